@@ -1,0 +1,64 @@
+# POEMetric — every target creates and reuses the virtual environment in .venv.
+# Variables: MODELS=gpt-4o,qwen2.5-7b-instruct (or a group: paper30, open, closed, thinking)
+#            JUDGE=gemini-2.5-pro  DATASET=demo|poemetric|path  RUN=runs/NAME  LIMIT=N  ARGS=...
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+POEMETRIC := $(BIN)/poemetric
+RUN ?= runs/default
+DATASET ?= demo
+MODELS ?= markov
+JUDGE ?=
+LIMIT ?=
+ARGS ?=
+
+limit_opt := $(if $(LIMIT),--limit $(LIMIT),)
+judge_opt := $(if $(JUDGE),--judge $(JUDGE),)
+
+.PHONY: install demo generate form judge analyze figures test lint typecheck bench clean help
+
+help:  ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools
+
+demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
+	$(POEMETRIC) demo --run $(if $(filter runs/default,$(RUN)),runs/demo,$(RUN)) $(ARGS)
+
+generate: install  ## Generate poems: make generate MODELS=paper30 DATASET=poemetric RUN=runs/x
+	$(POEMETRIC) generate --run $(RUN) --dataset $(DATASET) --models $(MODELS) $(limit_opt) $(ARGS)
+
+form: install  ## Rule-based form check of every stored poem
+	$(POEMETRIC) form run --run $(RUN) $(ARGS)
+
+judge: install  ## LLM-as-a-judge over every stored poem: make judge JUDGE=gemini-2.5-pro
+	$(POEMETRIC) judge --run $(RUN) $(judge_opt) $(limit_opt) $(ARGS)
+
+analyze: install  ## Tables of per-author scores
+	$(POEMETRIC) analyze --run $(RUN) $(ARGS)
+
+figures: install  ## Publication figures from a run
+	$(POEMETRIC) figures --run $(RUN) $(ARGS)
+
+test: install lint typecheck  ## Lint, type-check and run the test suite
+	$(BIN)/python -m pytest -q -n 2 --durations=15 $(ARGS)
+
+lint: install  ## ruff
+	$(BIN)/ruff check poemetric tests bench
+	$(BIN)/ruff format --check poemetric tests bench
+
+typecheck: install  ## mypy
+	$(BIN)/mypy
+
+bench: install  ## Benchmarks (print measured numbers; see docs/benchmarks.md)
+	$(BIN)/python bench/run_all.py $(ARGS)
+
+clean:  ## Remove the virtual environment and caches (runs/ is kept)
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

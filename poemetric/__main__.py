@@ -1,0 +1,3 @@
+from poemetric.cli import main
+
+main()

@@ -1,0 +1,57 @@
+"""The `poemetric` command line: one subcommand per pipeline stage."""
+
+from __future__ import annotations
+
+import typer
+
+from poemetric import __version__
+
+app = typer.Typer(
+    name="poemetric",
+    help=(
+        "Measure how well LLMs write fixed-form poetry, and how far they are from human poets.\n\n"
+        "Pipeline: dataset -> prompts -> generate -> form / judge -> analyze -> figures.\n"
+        "Each stage reads the previous stage's results from the run store (RUN/poemetric.sqlite)"
+        " and can be re-run alone.\n\n"
+        "Start with `poemetric demo` (offline, no keys, no GPU)."
+    ),
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    pretty_exceptions_show_locals=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"poemetric {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """POEMetric command line."""
+
+
+def _register() -> None:
+    # Each module adds its own commands to `app`; imported here so `app` is complete.
+    from poemetric.cli import (  # noqa: F401
+        analyze_cmd,
+        dataset_cmd,
+        demo_cmd,
+        export_cmd,
+        form_cmd,
+        generate_cmd,
+        judge_cmd,
+        prompts_cmd,
+    )
+
+
+_register()
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,1 @@
+"""Rule-based form checking: phonetics, meter, rhyme and the seven fixed forms."""

@@ -1,0 +1,39 @@
+"""Where POEMetric finds its bundled resources and keeps user data."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+
+from platformdirs import user_data_dir
+
+RESOURCE_DIRS = ("prompts", "datasets", "judges", "generators", "analysis")
+
+
+@cache
+def resource_root() -> Path:
+    """Directory holding `prompts/`, `datasets/`, `judges/`, `generators/` and `analysis/`.
+
+    Order: `$POEMETRIC_HOME`, the source checkout (editable install), then the copy bundled
+    into the wheel under `poemetric/_resources`.
+    """
+    override = os.environ.get("POEMETRIC_HOME")
+    if override:
+        return Path(override).expanduser().resolve()
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "prompts").is_dir() and (checkout / "pyproject.toml").is_file():
+        return checkout
+    return Path(__file__).resolve().parent / "_resources"
+
+
+def resource_path(kind: str, *parts: str) -> Path:
+    if kind not in RESOURCE_DIRS:
+        raise ValueError(f"unknown resource kind {kind!r}; expected one of {RESOURCE_DIRS}")
+    return resource_root().joinpath(kind, *parts)
+
+
+def user_data_path(*parts: str) -> Path:
+    """Per-user data directory (downloaded datasets, caches); `$POEMETRIC_DATA_DIR` overrides."""
+    base = os.environ.get("POEMETRIC_DATA_DIR") or user_data_dir("poemetric", appauthor=False)
+    return Path(base).expanduser().joinpath(*parts)

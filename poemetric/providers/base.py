@@ -1,0 +1,204 @@
+"""The one interface every model provider implements, and the typed model configuration.
+
+A provider adapter is a small class: it turns a `GenerationRequest` into one call of its SDK (or
+local engine) and returns a `Completion`, or raises `ProviderError` saying whether the failure is
+worth retrying. Retries, rate limits, caching and storage live in the batch runner, not here.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant"]
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    role: Role
+    content: str
+
+
+class GenerationSettings(BaseModel):
+    """Sampling settings. `None` everywhere means "the provider's (or model's) own default".
+
+    The paper uses each model's default sampling settings, so a model file normally sets nothing
+    here except what a provider needs to work at all (e.g. `max_tokens` for Anthropic, which has no
+    default, or for vLLM, whose default of 16 tokens would cut every poem).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    temperature: float | None = Field(default=None, ge=0)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    top_k: int | None = Field(default=None, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1)
+    seed: int | None = None
+    stop: tuple[str, ...] | None = None
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    reasoning_budget_tokens: int | None = Field(default=None, ge=0)
+    extra: dict[str, Any] = Field(
+        default_factory=dict, description="Provider-specific request fields, passed through as-is."
+    )
+
+    def merged(self, override: GenerationSettings | None) -> GenerationSettings:
+        """These settings with every field that `override` sets explicitly replaced."""
+        if override is None:
+            return self
+        data = self.model_dump()
+        data.update(override.model_dump(exclude_unset=True))
+        return GenerationSettings.model_validate(data)
+
+
+class VLLMOptions(BaseModel):
+    """Engine options for models served by vLLM's offline engine."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    max_model_len: int | None = None
+    dtype: str = "auto"
+    gpu_memory_utilization: float = 0.9
+    trust_remote_code: bool = False
+    distributed_executor_backend: str | None = Field(
+        default=None, description="'ray' for multi-node; vLLM's default otherwise."
+    )
+    engine_kwargs: dict[str, Any] = Field(default_factory=dict)
+
+
+class RateLimits(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    max_concurrency: int = Field(default=8, ge=1)
+    requests_per_minute: float | None = Field(default=None, gt=0)
+    tokens_per_minute: float | None = Field(default=None, gt=0)
+    timeout_s: float = Field(default=600.0, gt=0)
+    max_retries: int = Field(default=6, ge=0)
+
+
+class Pricing(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input_per_mtok: float = Field(default=0.0, ge=0, description="USD per million input tokens")
+    output_per_mtok: float = Field(default=0.0, ge=0, description="USD per million output tokens")
+    batch_discount: float = Field(default=0.5, ge=0, le=1, description="price factor in batch mode")
+
+    def cost(self, input_tokens: int, output_tokens: int, *, batch: bool = False) -> float:
+        usd = (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1e6
+        return usd * (self.batch_discount if batch else 1.0)
+
+
+class ModelSpec(BaseModel):
+    """One model, as declared by one YAML file in `generators/` or `judges/`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="Short unique name used on the command line, e.g. 'gpt-4o'.")
+    provider: str = Field(description="Registered provider name, e.g. 'openai', 'vllm', 'markov'.")
+    model: str = Field(description="The provider's model id, e.g. 'gpt-4o-2024-08-06'.")
+    display_name: str | None = None
+    groups: tuple[str, ...] = ()
+    open_weights: bool = False
+    thinking: bool = False
+    base_url: str | None = None
+    api_key_env: str | None = Field(
+        default=None, description="Environment variable holding the API key (never the key)."
+    )
+    settings: GenerationSettings = Field(default_factory=GenerationSettings)
+    pricing: Pricing = Field(default_factory=Pricing)
+    limits: RateLimits = Field(default_factory=RateLimits)
+    vllm: VLLMOptions | None = None
+    options: dict[str, Any] = Field(
+        default_factory=dict, description="Provider-specific options (not sampling settings)."
+    )
+    notes: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.display_name or self.name
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    messages: tuple[ChatMessage, ...]
+    settings: GenerationSettings
+    sample_index: int = 0
+
+
+@dataclass
+class TokenUsage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+@dataclass
+class Completion:
+    """What a provider returned for one request."""
+
+    text: str
+    reasoning: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict)
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    request_id: str | None = None
+    finish_reason: str | None = None
+    provider_model: str | None = None
+    latency_s: float | None = None
+
+
+class ProviderError(Exception):
+    """A failed call. `retryable` says whether the batch runner should try again."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        status: int | None = None,
+        retry_after_s: float | None = None,
+        raw: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after_s = retry_after_s
+        self.raw = raw
+
+
+class Provider(ABC):
+    """Base class for provider adapters. Subclasses set `name` and implement `generate`."""
+
+    name: ClassVar[str]
+    #: True when one process can serve many requests at once more efficiently as a single batch
+    #: (vLLM's offline engine); the runner then calls `generate_batch` with many requests.
+    prefers_batches: ClassVar[bool] = False
+    #: Whether the provider needs network access / an API key (shown by `--dry-run`).
+    remote: ClassVar[bool] = True
+
+    def __init__(self, spec: ModelSpec) -> None:
+        self.spec = spec
+
+    @abstractmethod
+    async def generate(self, request: GenerationRequest) -> Completion:
+        """Run one request. Raise `ProviderError` on failure."""
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[Completion | ProviderError]:
+        """Run many requests; the default runs them one by one."""
+        results: list[Completion | ProviderError] = []
+        for request in requests:
+            try:
+                results.append(await self.generate(request))
+            except ProviderError as error:
+                results.append(error)
+        return results
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release clients, engines and sockets."""

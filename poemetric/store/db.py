@@ -1,0 +1,244 @@
+"""The run store: one SQLite database per run directory.
+
+Every stage reads the previous stage's rows and writes its own in transactions. Writes are
+idempotent: a row that already succeeded is never overwritten by a re-run, and a failed row is
+replaced by the next attempt's result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, SCHEMA_VERSION
+
+DB_NAME = "poemetric.sqlite"
+
+
+class StoreError(RuntimeError):
+    pass
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def stable_id(*parts: object, length: int = 16) -> str:
+    """Deterministic short id from the parts' JSON encoding."""
+    payload = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:length]
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+class RunStore:
+    """A run directory's SQLite database. Use as a context manager or call `close()`."""
+
+    def __init__(self, run_dir: str | Path, *, create: bool = True) -> None:
+        self.run_dir = Path(run_dir)
+        self.path = self.run_dir / DB_NAME
+        if not self.path.exists() and not create:
+            raise StoreError(
+                f"no run store at {self.path}; start a run with `poemetric generate --run "
+                f"{self.run_dir}` or `poemetric demo`"
+            )
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.execute("PRAGMA busy_timeout=60000")
+        self._migrate()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def _migrate(self) -> None:
+        current = self.schema_version
+        if current > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {current}, newer than this POEMetric "
+                f"({SCHEMA_VERSION}); upgrade POEMetric to read it"
+            )
+        for version in range(current, SCHEMA_VERSION):
+            with self.transaction() as conn:
+                for statement in _split_sql(MIGRATIONS[version]):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {version + 1}")
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """An IMMEDIATE transaction: all of its writes land, or none do."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    # -- generic helpers -----------------------------------------------------------------
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        return list(self.conn.execute(sql, tuple(params)))
+
+    def count(self, table: str, where: str = "1", params: Iterable[Any] = ()) -> int:
+        _check_table(table)
+        return int(self.conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}", tuple(params)).fetchone()[0])
+
+    def frame(self, table: str) -> pd.DataFrame:
+        _check_table(table)
+        return pd.read_sql_query(f"SELECT * FROM {table}", self.conn)
+
+    def set_meta(self, key: str, value: Any) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, to_json(value)),
+            )
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    # -- dataset snapshot and prompts ----------------------------------------------------
+    def add_poems(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        """Insert poems (dict rows with the `poems` columns); existing ids are left alone."""
+        return self._insert_ignore("poems", rows)
+
+    def add_template(self, name: str, text: str) -> str:
+        template_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        self._insert_ignore("templates", [{"template_hash": template_hash, "name": name, "text": text}])
+        return template_hash
+
+    def add_prompts(self, rows: Iterable[Mapping[str, Any]]) -> int:
+        return self._insert_ignore("prompts", rows)
+
+    # -- results --------------------------------------------------------------------------
+    def save_generation(self, row: Mapping[str, Any]) -> bool:
+        """Insert or update one generation; a stored success is never replaced.
+
+        Returns True when the row was written.
+        """
+        return self._upsert_result("generations", ("prompt_id", "author", "sample_index"), row)
+
+    def save_judgment(self, row: Mapping[str, Any]) -> bool:
+        return self._upsert_result("judgments", ("generation_id", "judge", "sample_index"), row)
+
+    def save_form_check(self, row: Mapping[str, Any]) -> None:
+        data = {"created_at": utc_now(), **row}
+        if isinstance(data.get("explanation"), (dict, list)):
+            data["explanation"] = to_json(data["explanation"])
+        cols = list(data)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in cols if c != "generation_id")
+        with self.transaction() as conn:
+            conn.execute(
+                f"INSERT INTO form_checks ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
+                f"ON CONFLICT(generation_id) DO UPDATE SET {updates}",
+                [data[c] for c in cols],
+            )
+
+    # -- response cache and call log -------------------------------------------------------
+    def cached_completion(self, cache_key: str) -> dict[str, Any] | None:
+        row = self.conn.execute(
+            "SELECT completion FROM response_cache WHERE cache_key = ?", (cache_key,)
+        ).fetchone()
+        return None if row is None else dict(json.loads(row[0]))
+
+    def cache_completion(
+        self, cache_key: str, provider: str, model: str, completion: Mapping[str, Any]
+    ) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO response_cache(cache_key, provider, model, completion, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (cache_key, provider, model, to_json(dict(completion)), utc_now()),
+            )
+
+    def log_call(self, **fields: Any) -> None:
+        data = {"created_at": utc_now(), **fields}
+        cols = list(data)
+        with self.transaction() as conn:
+            conn.execute(
+                f"INSERT INTO calls ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                [data[c] for c in cols],
+            )
+
+    # -- export -----------------------------------------------------------------------------
+    def export(self, table: str, destination: str | Path) -> Path:
+        """Write one table to CSV, JSONL or Parquet, chosen by the file suffix."""
+        destination = Path(destination)
+        frame = self.frame(table)
+        suffix = destination.suffix.lower()
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if suffix == ".csv":
+            frame.to_csv(destination, index=False)
+        elif suffix in {".jsonl", ".ndjson"}:
+            frame.to_json(destination, orient="records", lines=True, force_ascii=False)
+        elif suffix == ".parquet":
+            frame.to_parquet(destination, index=False)
+        else:
+            raise StoreError(f"cannot export to {destination}: use .csv, .jsonl or .parquet")
+        return destination
+
+    # -- internals --------------------------------------------------------------------------
+    def _insert_ignore(self, table: str, rows: Iterable[Mapping[str, Any]]) -> int:
+        written = 0
+        with self.transaction() as conn:
+            for row in rows:
+                cols = list(row)
+                cur = conn.execute(
+                    f"INSERT OR IGNORE INTO {table} ({', '.join(cols)}) "
+                    f"VALUES ({', '.join('?' * len(cols))})",
+                    [row[c] for c in cols],
+                )
+                written += cur.rowcount
+        return written
+
+    def _upsert_result(self, table: str, key: tuple[str, ...], row: Mapping[str, Any]) -> bool:
+        data = {"created_at": utc_now(), **row}
+        for name, value in list(data.items()):
+            if isinstance(value, (dict, list, tuple)):
+                data[name] = to_json(value)
+        cols = list(data)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in cols if c not in key)
+        with self.transaction() as conn:
+            cur = conn.execute(
+                f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
+                f"ON CONFLICT({', '.join(key)}) DO UPDATE SET {updates}, "
+                f"attempts = {table}.attempts + 1 WHERE {table}.status != 'ok'",
+                [data[c] for c in cols],
+            )
+            return cur.rowcount > 0
+
+
+def _check_table(table: str) -> None:
+    if table not in EXPORTABLE_TABLES and table not in {"meta", "response_cache"}:
+        raise StoreError(f"unknown table {table!r}; tables: {', '.join(EXPORTABLE_TABLES)}")
+
+
+def _split_sql(script: str) -> list[str]:
+    return [s.strip() for s in script.split(";") if s.strip()]
