@@ -129,6 +129,9 @@ class GenerationRequest:
     messages: tuple[ChatMessage, ...]
     settings: GenerationSettings
     sample_index: int = 0
+    #: Stage context for offline generators (poem id, form, original text, dataset name...).
+    #: Never sent to remote APIs and not part of the response-cache key.
+    context: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
 @dataclass
