@@ -46,6 +46,7 @@ def _register() -> None:
         form_cmd,
         generate_cmd,
         judge_cmd,
+        merge_cmd,
         prompts_cmd,
     )
 
