@@ -205,3 +205,42 @@ class Provider(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients, engines and sockets."""
+
+
+BatchState = Literal["in_progress", "completed", "failed", "expired", "cancelled"]
+
+
+@dataclass
+class BatchStatus:
+    """Progress of one provider-side batch job (OpenAI Batch, Anthropic Message Batches, Gemini)."""
+
+    batch_id: str
+    state: BatchState
+    total: int = 0
+    completed: int = 0
+    failed: int = 0
+
+    @property
+    def done(self) -> bool:
+        """True once the batch will not change any more (results can be collected)."""
+        return self.state != "in_progress"
+
+
+class BatchCapable(ABC):
+    """Mixin for providers with an asynchronous, discounted batch API (about half price).
+
+    Custom ids are the runner's keys: `batch_results` maps each id given to `submit_batch` to its
+    `Completion`, or to a `ProviderError` for a request that failed or was never processed.
+    """
+
+    @abstractmethod
+    async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
+        """Submit (custom_id, request) pairs as one batch job; return the provider's batch id."""
+
+    @abstractmethod
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        """Poll one batch job."""
+
+    @abstractmethod
+    async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
+        """Results of a finished batch job, keyed by custom id."""
