@@ -183,6 +183,9 @@ class Provider(ABC):
     prefers_batches: ClassVar[bool] = False
     #: Whether the provider needs network access / an API key (shown by `--dry-run`).
     remote: ClassVar[bool] = True
+    #: True when each model should run in its own child process so that its resources (GPU
+    #: memory of a vLLM engine) are freed before the next model starts.
+    isolate_process: ClassVar[bool] = False
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec

@@ -106,7 +106,11 @@ class RunStore:
 
     def count(self, table: str, where: str = "1", params: Iterable[Any] = ()) -> int:
         _check_table(table)
-        return int(self.conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {where}", tuple(params)).fetchone()[0])
+        return int(
+            self.conn.execute(
+                f"SELECT COUNT(*) FROM {table} WHERE {where}", tuple(params)
+            ).fetchone()[0]
+        )
 
     def frame(self, table: str) -> pd.DataFrame:
         _check_table(table)
@@ -131,7 +135,9 @@ class RunStore:
 
     def add_template(self, name: str, text: str) -> str:
         template_hash = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        self._insert_ignore("templates", [{"template_hash": template_hash, "name": name, "text": text}])
+        self._insert_ignore(
+            "templates", [{"template_hash": template_hash, "name": name, "text": text}]
+        )
         return template_hash
 
     def add_prompts(self, rows: Iterable[Mapping[str, Any]]) -> int:
@@ -177,6 +183,40 @@ class RunStore:
                 "VALUES (?, ?, ?, ?, ?)",
                 (cache_key, provider, model, to_json(dict(completion)), utc_now()),
             )
+
+    def save_result_and_cache(
+        self,
+        table: str,
+        row: Mapping[str, Any],
+        *,
+        cache_key: str | None = None,
+        provider: str = "",
+        model: str = "",
+        completion: Mapping[str, Any] | None = None,
+        replace_cache: bool = False,
+    ) -> bool:
+        """Store a response in the cache and its result row in ONE transaction.
+
+        `table` is 'generations' or 'judgments'. A crash can therefore never leave a paid response
+        that is neither cached nor stored. `replace_cache` overwrites an existing cache entry (used
+        when a user forces a fresh call for a response that could not be parsed).
+        """
+        keys = {
+            "generations": ("prompt_id", "author", "sample_index"),
+            "judgments": ("generation_id", "judge", "sample_index"),
+        }
+        if table not in keys:
+            raise StoreError(f"save_result_and_cache: unknown result table {table!r}")
+        sql, params = _upsert_statement(table, keys[table], row)
+        verb = "INSERT OR REPLACE" if replace_cache else "INSERT OR IGNORE"
+        with self.transaction() as conn:
+            if cache_key is not None and completion is not None:
+                conn.execute(
+                    f"{verb} INTO response_cache(cache_key, provider, model, completion, created_at) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (cache_key, provider, model, to_json(dict(completion)), utc_now()),
+                )
+            return conn.execute(sql, params).rowcount > 0
 
     def log_call(self, **fields: Any) -> None:
         data = {"created_at": utc_now(), **fields}
@@ -233,6 +273,24 @@ class RunStore:
                 [data[c] for c in cols],
             )
             return cur.rowcount > 0
+
+
+def _upsert_statement(
+    table: str, key: tuple[str, ...], row: Mapping[str, Any]
+) -> tuple[str, list[Any]]:
+    """The upsert of `_upsert_result` as (sql, params), for use inside a wider transaction."""
+    data = {"created_at": utc_now(), **row}
+    for name, value in list(data.items()):
+        if isinstance(value, (dict, list, tuple)):
+            data[name] = to_json(value)
+    cols = list(data)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in cols if c not in key)
+    sql = (
+        f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
+        f"ON CONFLICT({', '.join(key)}) DO UPDATE SET {updates}, "
+        f"attempts = {table}.attempts + 1 WHERE {table}.status != 'ok'"
+    )
+    return sql, [data[c] for c in cols]
 
 
 def _check_table(table: str) -> None:
