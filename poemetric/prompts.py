@@ -1,0 +1,137 @@
+"""Prompt templates: load them from `prompts/`, render them, and hash them.
+
+The generation template is Jinja2 (`prompts/generation.jinja`). The judge prompt and the expert
+survey are the paper's published instruments, kept verbatim with `{generation_prompt}` and
+`{the_poem}` placeholders that are substituted literally (the prompt itself contains JSON braces,
+so `str.format` would not do).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from enum import Enum
+from functools import cache
+from pathlib import Path
+from typing import Protocol
+
+import jinja2
+
+from poemetric.paths import resource_path
+
+GENERATION_TEMPLATE = "generation.jinja"
+JUDGE_TEMPLATE = "judge.md"
+SURVEY_TEMPLATE = "survey.md"
+JUDGE_PLACEHOLDERS = ("{generation_prompt}", "{the_poem}")
+
+
+class PromptError(ValueError):
+    pass
+
+
+class PromptFields(Protocol):
+    """What the generation template needs from a poem (a `poemetric.data.Poem` has these)."""
+
+    @property
+    def form(self) -> object: ...
+    @property
+    def meter_pattern(self) -> str | None: ...
+    @property
+    def rhyme_pattern(self) -> str | None: ...
+    @property
+    def theme(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    name: str
+    text: str
+    path: Path
+
+    @property
+    def sha256(self) -> str:
+        return template_hash(self.text)
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    text: str
+    name: str
+    template_hash: str
+
+
+def template_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def template_path(name_or_path: str | Path) -> Path:
+    """A template file: a path as given, or a file name inside `prompts/`."""
+    candidate = Path(name_or_path)
+    if candidate.is_file():
+        return candidate
+    bundled = resource_path("prompts", str(name_or_path))
+    if bundled.is_file():
+        return bundled
+    available = ", ".join(sorted(p.name for p in resource_path("prompts").glob("*.*")))
+    raise PromptError(f"no prompt template {str(name_or_path)!r}; bundled templates: {available}")
+
+
+@cache
+def load_template(name_or_path: str | Path) -> PromptTemplate:
+    path = template_path(name_or_path)
+    return PromptTemplate(name=path.name, text=path.read_text(encoding="utf-8"), path=path)
+
+
+_JINJA = jinja2.Environment(
+    undefined=jinja2.StrictUndefined, keep_trailing_newline=False, autoescape=False
+)
+
+
+def _form_name(form: object) -> str:
+    value = form.value if isinstance(form, Enum) else form
+    return str(value).strip().lower()
+
+
+def render_generation_prompt(
+    poem: PromptFields, template: str | Path = GENERATION_TEMPLATE
+) -> RenderedPrompt:
+    """The exact text every model receives for this poem's prompt."""
+    loaded = load_template(template)
+    try:
+        text = _JINJA.from_string(loaded.text).render(
+            form=_form_name(poem.form),
+            meter=(poem.meter_pattern or "").strip(),
+            rhyme=(poem.rhyme_pattern or "").strip(),
+            theme=(poem.theme or "").strip(),
+        )
+    except jinja2.TemplateError as error:
+        raise PromptError(f"{loaded.path}: {error}") from error
+    return RenderedPrompt(text=text.strip() + "\n", name=loaded.name, template_hash=loaded.sha256)
+
+
+def _fill_instrument(template: PromptTemplate, generation_prompt: str, poem: str) -> str:
+    missing = [p for p in JUDGE_PLACEHOLDERS if p not in template.text]
+    if missing:
+        raise PromptError(f"{template.path} lacks the placeholder(s) {', '.join(missing)}")
+    # Substitute the poem last so that a poem containing "{generation_prompt}" stays literal.
+    marker = "\x00POEM\x00"
+    text = template.text.replace("{the_poem}", marker)
+    text = text.replace("{generation_prompt}", generation_prompt.strip())
+    return text.replace(marker, poem.strip())
+
+
+def render_judge_prompt(
+    generation_prompt: str, poem: str, template: str | Path = JUDGE_TEMPLATE
+) -> RenderedPrompt:
+    """The judge prompt of the paper's Appendix C for one (anonymised) poem."""
+    loaded = load_template(template)
+    return RenderedPrompt(
+        text=_fill_instrument(loaded, generation_prompt, poem),
+        name=loaded.name,
+        template_hash=loaded.sha256,
+    )
+
+
+def render_survey(generation_prompt: str, poem: str) -> str:
+    """The human-expert survey page of the paper's Appendix C for one poem."""
+    return _fill_instrument(load_template(SURVEY_TEMPLATE), generation_prompt, poem)
