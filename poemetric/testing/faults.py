@@ -1,0 +1,129 @@
+"""Fault injection for the local wire-protocol servers: scripted or seeded-random failures.
+
+A `FaultPlan` decides, for every generation request a server receives, whether to answer normally
+or with a `Fault`. Scripted faults are consumed first, in order (`None` in the script means "answer
+normally"); after the script, each entry of `random_faults` fires with its probability, drawn from a
+`random.Random(seed)` so that a run is reproducible. Server-side rate limiting (requests per second
+beyond which the server answers 429) is a separate `RateLimiter`.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+FaultKind = Literal["status", "slow", "truncated", "invalid_json", "disconnect"]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One injected failure.
+
+    kinds:
+      - ``status``: an HTTP error (`status`, with `Retry-After` / `retry-after-ms` when
+        `retry_after_s` is set) and the provider's JSON error body;
+      - ``slow``: wait `delay_s` before answering normally (beyond a client's timeout);
+      - ``truncated``: a 200 whose JSON body is cut in half (framing intact, JSON invalid);
+      - ``invalid_json``: a 200 whose body is not JSON at all;
+      - ``disconnect``: announce the full Content-Length, send half the body, close the socket.
+    """
+
+    kind: FaultKind
+    status: int = 500
+    retry_after_s: float | None = None
+    delay_s: float = 0.0
+    message: str = "injected fault"
+
+    @classmethod
+    def rate_limited(cls, retry_after_s: float | None = 1.0) -> Fault:
+        return cls("status", status=429, retry_after_s=retry_after_s, message="rate limit exceeded")
+
+    @classmethod
+    def server_error(cls, status: int = 500) -> Fault:
+        return cls("status", status=status, message=f"injected server error {status}")
+
+    @classmethod
+    def overloaded(cls) -> Fault:
+        """Anthropic's 529 "overloaded_error"."""
+        return cls("status", status=529, message="overloaded")
+
+    @classmethod
+    def client_error(cls, status: int = 400, message: str = "invalid request") -> Fault:
+        return cls("status", status=status, message=message)
+
+    @classmethod
+    def slow(cls, delay_s: float) -> Fault:
+        return cls("slow", delay_s=delay_s)
+
+    @classmethod
+    def truncated(cls) -> Fault:
+        return cls("truncated")
+
+    @classmethod
+    def invalid_json(cls) -> Fault:
+        return cls("invalid_json")
+
+    @classmethod
+    def disconnect(cls) -> Fault:
+        return cls("disconnect")
+
+
+@dataclass
+class FaultPlan:
+    """Which generation requests fail, and how. Thread-safe."""
+
+    script: Sequence[Fault | None] = ()
+    random_faults: Sequence[tuple[Fault, float]] = ()
+    seed: int = 0
+    _position: int = field(default=0, init=False, repr=False)
+    _rng: random.Random = field(init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        total = sum(probability for _, probability in self.random_faults)
+        if any(p < 0 for _, p in self.random_faults) or total > 1.0:
+            raise ValueError("random fault probabilities must be >= 0 and sum to at most 1")
+        self._rng = random.Random(self.seed)
+
+    def next_fault(self) -> Fault | None:
+        with self._lock:
+            if self._position < len(self.script):
+                fault = self.script[self._position]
+                self._position += 1
+                return fault
+            if not self.random_faults:
+                return None
+            draw = self._rng.random()
+            cumulative = 0.0
+            for fault, probability in self.random_faults:
+                cumulative += probability
+                if draw < cumulative:
+                    return fault
+            return None
+
+
+class RateLimiter:
+    """Sliding one-second window: more than `requests_per_second` requests in it → 429."""
+
+    def __init__(self, requests_per_second: float) -> None:
+        if requests_per_second <= 0:
+            raise ValueError("requests_per_second must be positive")
+        self.requests_per_second = requests_per_second
+        self._accepted: deque[float] = deque()
+        self._lock = threading.Lock()
+
+    def admit(self) -> float | None:
+        """None when the request may proceed, else the seconds until a slot frees up."""
+        now = time.monotonic()
+        with self._lock:
+            while self._accepted and now - self._accepted[0] >= 1.0:
+                self._accepted.popleft()
+            if len(self._accepted) < self.requests_per_second:
+                self._accepted.append(now)
+                return None
+            return max(0.001, 1.0 - (now - self._accepted[0]))

@@ -1,0 +1,368 @@
+"""The shared machinery of the local wire-protocol servers: threading HTTP server, request log,
+responder, fault injection, latency and rate limiting. Provider dialects subclass `LocalServer`."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
+from urllib.parse import parse_qs, urlsplit
+
+from poemetric.testing.faults import Fault, FaultPlan, RateLimiter
+
+
+@dataclass
+class ChatCall:
+    """A generation request as the responder sees it, whatever the wire dialect."""
+
+    api: str
+    model: str
+    #: Normalised conversation: {"role": "system"|"user"|"assistant", "content": str}.
+    messages: list[dict[str, str]]
+    #: The parsed JSON body exactly as received (for asserting on sent settings).
+    body: dict[str, Any]
+    #: The batch item's custom id when the call comes from a batch job.
+    custom_id: str | None = None
+
+    @property
+    def prompt(self) -> str:
+        """The last user message (empty when there is none)."""
+        for message in reversed(self.messages):
+            if message["role"] == "user":
+                return message["content"]
+        return ""
+
+
+@dataclass
+class Reply:
+    text: str
+    reasoning: str | None = None
+    #: Normalised: "stop" or "length"; each dialect maps it to its own vocabulary.
+    finish_reason: str = "stop"
+
+
+class ResponderError(Exception):
+    """Raise from a responder to answer with an HTTP error (or a failed batch item)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+Responder = Callable[[ChatCall], "str | Reply"]
+
+
+def echo_responder(call: ChatCall) -> Reply:
+    """Default responder: a deterministic reply that names the prompt it answers."""
+    return Reply(text=f"Echo: {call.prompt}")
+
+
+def count_tokens(text: str | None) -> int:
+    """The servers' token count: whitespace-separated words (deterministic and cheap)."""
+    return len(text.split()) if text else 0
+
+
+@dataclass
+class RecordedRequest:
+    """One request the server received and what it answered."""
+
+    seq: int
+    method: str
+    path: str
+    headers: dict[str, str]
+    #: Parsed JSON body; raw text for non-JSON bodies; None when empty.
+    body: Any
+    received_at: float
+    is_generation: bool = False
+    status: int | None = None
+    #: The JSON sent back for a successful (2xx) answer.
+    response: Any = None
+    #: The fault that was injected, e.g. "status:429", "slow", "truncated", "rate_limit".
+    #: Answers with any fault (a "slow" one included: its client has usually given up) do not
+    #: count as successful.
+    fault: str | None = None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300 and self.fault is None
+
+
+@dataclass
+class HttpAnswer:
+    status: int
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "application/json"
+    #: Close the socket after sending half of the body (Content-Length announces all of it).
+    disconnect: bool = False
+
+    @classmethod
+    def json(cls, status: int, payload: Any, headers: dict[str, str] | None = None) -> HttpAnswer:
+        return cls(status, json.dumps(payload).encode(), dict(headers or {}))
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    owner: LocalServer  # set on a per-server subclass
+
+    def log_message(self, format: str, *args: Any) -> None:  # silence stderr
+        pass
+
+    def _dispatch(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        answer = self.owner._handle(self.command, self.path, dict(self.headers.items()), raw)
+        body = answer.body[: len(answer.body) // 2] if answer.disconnect else answer.body
+        try:
+            self.send_response(answer.status)
+            self.send_header("Content-Type", answer.content_type)
+            self.send_header("Content-Length", str(len(answer.body)))
+            for name, value in answer.headers.items():
+                self.send_header(name, value)
+            if answer.disconnect:
+                self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+            if answer.disconnect:
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True  # the client gave up (e.g. its timeout fired)
+
+    do_GET = _dispatch
+    do_POST = _dispatch
+    do_DELETE = _dispatch
+
+
+class _ThreadingServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 512
+
+
+class LocalServer:
+    """A real HTTP server on 127.0.0.1 (port chosen by the OS) speaking one provider dialect.
+
+    Use it as a context manager, or call `start()` / `stop()`. The log (`requests`) is
+    thread-safe; the responder is called from handler threads, so it must be thread-safe too.
+    """
+
+    api: ClassVar[str]
+    #: URL suffix the dialect's SDK expects after the host, e.g. "/v1".
+    base_path: ClassVar[str] = ""
+
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        *,
+        faults: FaultPlan | Sequence[Fault | None] | None = None,
+        latency_s: float = 0.0,
+        rate_limit_rps: float | None = None,
+        batch_polls_in_progress: int = 1,
+        api_key: str | None = None,
+    ) -> None:
+        self.responder: Responder = responder or echo_responder
+        self.faults = faults if isinstance(faults, FaultPlan) else FaultPlan(script=faults or ())
+        self.latency_s = latency_s
+        self.rate_limiter = RateLimiter(rate_limit_rps) if rate_limit_rps else None
+        #: How many status polls report a batch as still running before it completes.
+        self.batch_polls_in_progress = batch_polls_in_progress
+        #: When set, requests carrying another key are answered 401.
+        self.api_key = api_key
+        self._log: list[RecordedRequest] = []
+        self._log_lock = threading.Lock()
+        self._seq = itertools.count(1)
+        self._ids = itertools.count(1)
+        self._stopping = threading.Event()
+        self._httpd: _ThreadingServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def start(self) -> LocalServer:
+        if self._httpd is not None:
+            return self
+        handler = type(f"{type(self).__name__}Handler", (_Handler,), {"owner": self})
+        self._httpd = _ThreadingServer(("127.0.0.1", 0), handler)
+        self._stopping.clear()
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is None:
+            return
+        self._stopping.set()  # wakes handlers sleeping on latency / slow faults
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = None
+        self._thread = None
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("server is not running; use it as a context manager or start()")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """What to give the dialect's SDK as its base URL."""
+        return self.origin + self.base_path
+
+    # -- the log -----------------------------------------------------------------------------
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._log_lock:
+            return list(self._log)
+
+    @property
+    def generation_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.is_generation]
+
+    @property
+    def successful_generations(self) -> list[RecordedRequest]:
+        return [r for r in self.generation_requests if r.succeeded]
+
+    def duplicate_successes(self) -> list[Any]:
+        """Bodies of generation requests that were answered successfully more than once."""
+        seen: dict[str, int] = {}
+        for record in self.successful_generations:
+            key = json.dumps(record.body, sort_keys=True)
+            seen[key] = seen.get(key, 0) + 1
+        return [json.loads(key) for key, n in seen.items() if n > 1]
+
+    def clear_log(self) -> None:
+        with self._log_lock:
+            self._log.clear()
+
+    def wait_for_requests(self, n: int, timeout_s: float = 5.0) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if len(self.requests) >= n:
+                return True
+            time.sleep(0.01)
+        return False
+
+    # -- helpers for dialects ----------------------------------------------------------------
+    def new_id(self, prefix: str) -> str:
+        return f"{prefix}{next(self._ids):06d}"
+
+    def respond(self, call: ChatCall) -> Reply:
+        """Apply the responder (no faults, no latency); raises ResponderError."""
+        reply = self.responder(call)
+        return Reply(text=reply) if isinstance(reply, str) else reply
+
+    def sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            self._stopping.wait(seconds)
+
+    # -- dialect hooks ---------------------------------------------------------------------
+    def route(self, record: RecordedRequest, query: dict[str, list[str]], raw: bytes) -> HttpAnswer:
+        """Answer one request (dialects implement this)."""
+        raise NotImplementedError
+
+    def error_answer(
+        self, status: int, message: str, headers: dict[str, str] | None = None
+    ) -> HttpAnswer:
+        """The dialect's JSON error body."""
+        return HttpAnswer.json(status, {"error": {"message": message, "code": status}}, headers)
+
+    def authorized(self, headers: dict[str, str]) -> bool:
+        return True
+
+    # -- the generation pipeline -------------------------------------------------------------
+    def generate(
+        self,
+        record: RecordedRequest,
+        call: ChatCall,
+        render: Callable[[ChatCall, Reply], tuple[Any, dict[str, str]]],
+    ) -> HttpAnswer:
+        """Rate limit → fault → latency → responder → rendered success, logging what happened."""
+        record.is_generation = True
+        if self.rate_limiter is not None:
+            wait_s = self.rate_limiter.admit()
+            if wait_s is not None:
+                record.fault = "rate_limit"
+                return self.error_answer(429, "rate limit exceeded", retry_headers(wait_s))
+        fault = self.faults.next_fault()
+        if fault is not None and fault.kind == "status":
+            record.fault = f"status:{fault.status}"
+            headers = retry_headers(fault.retry_after_s) if fault.retry_after_s is not None else {}
+            return self.error_answer(fault.status, fault.message, headers)
+        if fault is not None and fault.kind == "slow":
+            record.fault = "slow"
+            self.sleep(fault.delay_s)
+        self.sleep(self.latency_s)
+        try:
+            reply = self.respond(call)
+        except ResponderError as error:
+            return self.error_answer(error.status, error.message)
+        payload, headers = render(call, reply)
+        if fault is not None and fault.kind in ("truncated", "invalid_json", "disconnect"):
+            record.fault = fault.kind
+            body = json.dumps(payload).encode()
+            if fault.kind == "truncated":
+                return HttpAnswer(200, body[: len(body) // 2], headers)
+            if fault.kind == "invalid_json":
+                return HttpAnswer(200, b"<html>upstream proxy error</html>", headers)
+            return HttpAnswer(200, body, headers, disconnect=True)
+        record.response = payload
+        return HttpAnswer.json(200, payload, headers)
+
+    def _handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> HttpAnswer:
+        split = urlsplit(target)
+        body: Any = None
+        if raw:
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = raw.decode("utf-8", errors="replace")
+        record = RecordedRequest(
+            seq=next(self._seq),
+            method=method,
+            path=split.path,
+            headers=headers,
+            body=body,
+            received_at=time.time(),
+        )
+        with self._log_lock:
+            self._log.append(record)
+        if not self.authorized({k.lower(): v for k, v in headers.items()}):
+            answer = self.error_answer(401, "invalid API key")
+        else:
+            try:
+                answer = self.route(record, parse_qs(split.query), raw)
+            except ResponderError as error:
+                answer = self.error_answer(error.status, error.message)
+            except (KeyError, TypeError, ValueError) as error:
+                answer = self.error_answer(400, f"malformed request: {error!r}")
+        record.status = answer.status
+        return answer
+
+
+def retry_headers(seconds: float) -> dict[str, str]:
+    """`Retry-After` (whole seconds, rounded up) and the finer `retry-after-ms`."""
+    whole = max(0, math.ceil(seconds))
+    return {"Retry-After": str(whole), "retry-after-ms": str(round(seconds * 1000))}

@@ -1,0 +1,89 @@
+"""Local HTTP servers on 127.0.0.1 that speak each remote provider's wire protocol.
+
+They let the real SDKs (openai, anthropic, google-genai) — and the batch runner above them — be
+tested end to end without network access or API keys, including the failures real APIs produce.
+
+Servers
+-------
+``OpenAIServer``     ``POST /v1/chat/completions``, ``/v1/files`` (multipart upload, ``GET
+                     /v1/files/{id}[/content]``), ``/v1/batches`` (create, retrieve, cancel).
+                     ``expose_reasoning_content=True`` makes it a DeepSeek-style server
+                     (``message.reasoning_content``). Reasoning models (``o1``, ``o3``, ``o4``,
+                     ``gpt-5`` prefixes) reject ``max_tokens`` and a non-default ``temperature``
+                     with 400, as the real API does.
+``AnthropicServer``  ``POST /v1/messages`` (thinking blocks when the reply has reasoning and the
+                     request enables thinking; 400 when ``max_tokens`` is missing or the thinking
+                     budget is not below it) and ``/v1/messages/batches`` (create, retrieve,
+                     results JSONL, cancel).
+``GeminiServer``     ``POST /v1beta/models/{model}:generateContent`` (thought parts when
+                     ``thinkingConfig.includeThoughts``), ``:batchGenerateContent`` with inline
+                     requests and ``GET /v1beta/batches/{id}``.
+
+Common constructor arguments (keyword-only after ``responder``)::
+
+    Server(responder=None, *, faults=None, latency_s=0.0, rate_limit_rps=None,
+           batch_polls_in_progress=1, api_key=None)
+
+- ``responder(call: ChatCall) -> str | Reply``: called for every generation (and batch item);
+  ``ChatCall`` has ``api``, ``model``, ``messages`` (normalised role/content dicts), ``body`` (the
+  JSON as received), ``custom_id`` (batch items) and ``prompt`` (last user message). ``Reply`` has
+  ``text``, ``reasoning`` and ``finish_reason`` ("stop" | "length"). Raise
+  ``ResponderError(status, message)`` to answer with an HTTP error (a failed item in a batch).
+  Default: ``echo_responder`` ("Echo: <prompt>"). It runs in handler threads: keep it thread-safe.
+- ``faults``: a ``FaultPlan(script=[...], random_faults=[(Fault, p), ...], seed=0)`` or just a
+  script list. Each generation request takes the next scripted entry (``None`` = answer normally),
+  then a seeded random draw. ``Fault.rate_limited(retry_after_s)`` (429 + ``Retry-After`` and
+  ``retry-after-ms``), ``Fault.server_error(500|502|503|504)``, ``Fault.overloaded()`` (529),
+  ``Fault.client_error(400|401|...)``, ``Fault.slow(delay_s)`` (answers after the delay — beyond a
+  client's timeout), ``Fault.truncated()`` (200 with half a JSON body), ``Fault.invalid_json()``,
+  ``Fault.disconnect()`` (socket closed mid-body).
+- ``latency_s``: added to every generation. ``rate_limit_rps``: more generation requests than this
+  in any one-second window are answered 429 with ``Retry-After``.
+- ``batch_polls_in_progress``: status polls that still report a new batch as running.
+- ``api_key``: when set, other keys get 401.
+
+Usage::
+
+    with OpenAIServer(faults=[Fault.rate_limited(2.0), None]) as server:
+        client = AsyncOpenAI(base_url=server.base_url, api_key="test", max_retries=0)
+        ...
+        assert len(server.generation_requests) == 2
+        assert server.duplicate_successes() == []
+
+Log (thread-safe, each a copy): ``requests`` (every ``RecordedRequest``: ``seq``, ``method``,
+``path``, ``headers``, ``body``, ``received_at``, ``is_generation``, ``status``, ``response`` (JSON
+of a successful answer), ``fault``, ``succeeded``), ``generation_requests``,
+``successful_generations``, ``duplicate_successes()`` (bodies answered successfully more than
+once), ``clear_log()``, ``wait_for_requests(n, timeout_s)``. ``base_url`` is what the SDK takes;
+``origin`` is ``http://127.0.0.1:<port>``. Token counts are whitespace words.
+"""
+
+from __future__ import annotations
+
+from poemetric.testing.faults import Fault, FaultPlan, RateLimiter
+from poemetric.testing.http_base import (
+    ChatCall,
+    LocalServer,
+    RecordedRequest,
+    Reply,
+    Responder,
+    ResponderError,
+    count_tokens,
+    echo_responder,
+)
+from poemetric.testing.openai_server import OpenAIServer
+
+__all__ = [
+    "ChatCall",
+    "Fault",
+    "FaultPlan",
+    "LocalServer",
+    "OpenAIServer",
+    "RateLimiter",
+    "RecordedRequest",
+    "Reply",
+    "Responder",
+    "ResponderError",
+    "count_tokens",
+    "echo_responder",
+]
