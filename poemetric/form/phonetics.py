@@ -1,41 +1,485 @@
-"""Pronunciations of English words from the CMU Pronouncing Dictionary, with fallbacks.
+"""Pronunciations of English words for meter and rhyme, from CMUdict with offline fallbacks.
 
-First version: dictionary lookup plus a vowel-group fallback. Refined by the form-detector work.
+Lookup order for a word (every step cached):
+
+1. spelling normalisation (:func:`normalize_word`): case, curly quotes, diacritics
+   (``naïve`` -> ``naive``, ``Thermopylæ`` -> ``thermopylae``), outer punctuation; a grave accent
+   on ``è`` is kept because it marks a sounded syllable (``belovèd``);
+2. poetic contractions (``o'er``, ``e'er``, ``ne'er``, ``'tis``, ``th'``, ``thro'`` ...);
+3. CMUdict, all pronunciations;
+4. marked endings: ``lov'd`` (non-syllabic -ed), ``belovèd`` (syllabic -ed), other elisions
+   (``heav'n``, ``pow'r``: the elided vowel is dropped), possessives;
+5. hyphenated words: parts pronounced separately and joined;
+6. older spellings (``majestie``, ``musick``, ``vnto``, ``hye``...) looked up again;
+7. morphology: suffixes (``-s``, ``-ed``, ``-ing``, ``-eth``, ``-est``, ``-ly``, ``-ness``...) and
+   prefixes (``un-``, ``re-``...) stripped, the stem looked up and the affix's phones added;
+8. compounds split into two dictionary words;
+9. letter-to-sound rules (:mod:`poemetric.form.letter_to_sound`).
+
+:func:`pronunciations` never returns an empty tuple for a word containing letters.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
+import unicodedata
 from functools import cache
 
 import pronouncing
 
-_VOWEL_GROUPS = re.compile(r"[aeiouy]+")
-_NON_LETTERS = re.compile(r"[^a-z']")
+from poemetric.form.letter_to_sound import guess_pronunciations
+
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
+_LIGATURES = str.maketrans(
+    {"æ": "ae", "œ": "oe", "ß": "ss", "ø": "o", "đ": "d", "ð": "th", "þ": "th"}
+)
+_OUTER_JUNK = re.compile(r"^[^a-zè']+|[^a-zè']+$")
+_ALLOWED = re.compile(r"[^a-zè'\-]")
+
+# Poetic contractions and archaic forms whose pronunciation CMUdict lacks or gets wrong.
+_CONTRACTIONS: dict[str, tuple[str, ...]] = {
+    "o'er": ("OW1 R", "AO1 R"),
+    "e'er": ("EH1 R",),
+    "ne'er": ("N EH1 R",),
+    "where'er": ("W EH2 R EH1 R",),
+    "whene'er": ("W EH2 N EH1 R",),
+    "whate'er": ("W AH2 T EH1 R",),
+    "howe'er": ("HH AW2 EH1 R",),
+    "e'en": ("IY1 N",),
+    "e'enin": ("IY1 V N IH0 N",),
+    "'tis": ("T IH1 Z",),
+    "tis": ("T IH1 Z",),
+    "'twas": ("T W AH1 Z",),
+    "'twere": ("T W ER1",),
+    "'twill": ("T W IH1 L",),
+    "'twould": ("T W UH1 D",),
+    "'gainst": ("G EH1 N S T",),
+    "'neath": ("N IY1 TH",),
+    "'tween": ("T W IY1 N",),
+    "'twixt": ("T W IH1 K S T",),
+    "'mid": ("M IH1 D",),
+    "'midst": ("M IH1 D S T",),
+    "th'": ("DH",),
+    "th": ("DH",),
+    "thro'": ("TH R UW1",),
+    "thro": ("TH R UW1",),
+    "tho'": ("DH OW1",),
+    "tho": ("DH OW1",),
+    "i'": ("IH0",),
+    "o'": ("AH0",),
+    "ope": ("OW1 P",),
+    "oft": ("AO1 F T",),
+    "ere": ("EH1 R",),
+    "eke": ("IY1 K",),
+    "wot": ("W AA1 T",),
+    "twas": ("T W AH1 Z",),
+}
+
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "my",
+        "thy",
+        "his",
+        "her",
+        "its",
+        "our",
+        "your",
+        "their",
+        "thine",
+        "mine",
+        "i",
+        "me",
+        "we",
+        "us",
+        "you",
+        "ye",
+        "thou",
+        "thee",
+        "he",
+        "him",
+        "she",
+        "it",
+        "they",
+        "them",
+        "who",
+        "whom",
+        "whose",
+        "which",
+        "what",
+        "and",
+        "or",
+        "nor",
+        "but",
+        "if",
+        "as",
+        "than",
+        "so",
+        "yet",
+        "for",
+        "though",
+        "tho",
+        "although",
+        "because",
+        "while",
+        "when",
+        "where",
+        "whence",
+        "whither",
+        "then",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "upon",
+        "unto",
+        "o'er",
+        "over",
+        "under",
+        "through",
+        "thro",
+        "thro'",
+        "till",
+        "until",
+        "up",
+        "down",
+        "out",
+        "off",
+        "about",
+        "above",
+        "below",
+        "beneath",
+        "near",
+        "after",
+        "before",
+        "against",
+        "among",
+        "amid",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "art",
+        "wast",
+        "wert",
+        "hath",
+        "has",
+        "have",
+        "had",
+        "having",
+        "do",
+        "does",
+        "did",
+        "doth",
+        "dost",
+        "didst",
+        "shall",
+        "shalt",
+        "will",
+        "wilt",
+        "would",
+        "should",
+        "could",
+        "can",
+        "canst",
+        "may",
+        "mayst",
+        "might",
+        "must",
+        "not",
+        "no",
+        "'tis",
+        "'twas",
+        "th'",
+        "th",
+        "o",
+        "oh",
+        "ah",
+        "all",
+        "such",
+        "own",
+    ]
+)
+
+_SUFFIXES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    # (suffix, stem endings to try in place of it, phones to add: '@S' plural/-s rule,
+    #  '@D' past -ed rule, else literal phones)
+    ("'s", ("",), "@S"),
+    ("s'", ("s",), ""),
+    ("ies", ("y", "ie"), "@S"),
+    ("es", ("", "e"), "@S"),
+    ("s", ("",), "@S"),
+    ("ied", ("y",), "@D"),
+    ("ed", ("", "e", "@double"), "@D"),
+    ("'d", ("", "e", "@double"), "@D"),
+    ("d", ("e",), "@D"),
+    ("ing", ("", "e", "@double"), "IH0 NG"),
+    ("in'", ("", "e", "@double"), "IH0 N"),
+    ("eth", ("", "e", "@double"), "IH0 TH"),
+    ("'th", ("", "e"), "TH"),
+    ("est", ("", "e", "@double"), "IH0 S T"),
+    ("'st", ("", "e"), "S T"),
+    ("st", ("e",), "S T"),
+    ("iest", ("y",), "IY0 IH0 S T"),
+    ("ier", ("y",), "IY0 ER0"),
+    ("iness", ("y",), "IY0 N AH0 S"),
+    ("ily", ("y",), "AH0 L IY0"),
+    ("ly", ("", "le"), "L IY0"),
+    ("ness", ("",), "N AH0 S"),
+    ("less", ("",), "L AH0 S"),
+    ("ful", ("",), "F AH0 L"),
+    ("ment", ("",), "M AH0 N T"),
+    ("er", ("", "e", "@double"), "ER0"),
+    ("y", ("", "e", "@double"), "IY0"),
+)
+_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("un", "AH0 N"),
+    ("re", "R IY0"),
+    ("dis", "D IH0 S"),
+    ("mis", "M IH0 S"),
+    ("in", "IH0 N"),
+    ("im", "IH0 M"),
+    ("be", "B IH0"),
+    ("en", "EH0 N"),
+    ("em", "EH0 M"),
+    ("over", "OW1 V ER0"),
+    ("under", "AH1 N D ER0"),
+    ("out", "AW1 T"),
+    ("fore", "F AO1 R"),
+    ("up", "AH1 P"),
+    ("self", "S EH1 L F"),
+)
+_VOICELESS = frozenset({"P", "T", "K", "F", "TH"})
+_SIBILANTS = frozenset({"S", "Z", "SH", "ZH", "CH", "JH"})
 
 
 def normalize_word(word: str) -> str:
-    return _NON_LETTERS.sub("", word.lower()).strip("'")
+    """Lower-case spelling with quotes, diacritics and outer punctuation removed.
+
+    Internal apostrophes and hyphens are kept; a leading apostrophe is kept only for known
+    contractions (``'tis``); ``è`` is kept because it marks a sounded ``-èd`` syllable.
+    """
+    text = word.translate(_APOSTROPHES).lower().translate(_LIGATURES)
+    text = "".join(
+        char
+        for char in unicodedata.normalize("NFKD", text.replace("è", "\0"))
+        if not unicodedata.combining(char)
+    ).replace("\0", "è")
+    text = _ALLOWED.sub("", text).strip("-")
+    stripped = _OUTER_JUNK.sub("", text)
+    if text.startswith("'") and "'" + stripped.lstrip("'") in _CONTRACTIONS:
+        return "'" + stripped.lstrip("'")
+    if text.endswith("'") and stripped.rstrip("'") + "'" in _CONTRACTIONS:
+        return stripped.rstrip("'") + "'"
+    if text.endswith("in'") and len(stripped) > 4:
+        return stripped.rstrip("'") + "'"
+    return stripped.strip("'")
+
+
+def is_function_word(word: str) -> bool:
+    """True for articles, pronouns, prepositions, auxiliaries, conjunctions (stress optional)."""
+    return normalize_word(word) in _FUNCTION_WORDS
 
 
 @cache
 def pronunciations(word: str) -> tuple[str, ...]:
-    """All ARPAbet pronunciations of `word` (stress digits kept); never empty for a real word."""
+    """All ARPAbet pronunciations of `word` (stress digits kept); never empty for a word."""
     key = normalize_word(word)
-    if not key:
+    if not any(char.isalpha() for char in key):
         return ()
-    found = pronouncing.phones_for_word(key)
+    found = _lookup(key)
     if found:
-        return tuple(found)
-    return (_guess(key),)
+        return found
+    return guess_pronunciations(key.replace("è", "e")) or ("AH1",)
 
 
-def _guess(word: str) -> str:
-    groups = _VOWEL_GROUPS.findall(word) or ["a"]
-    return " ".join("AH1" if i == 0 else "AH0" for i, _ in enumerate(groups))
+def in_dictionary(word: str) -> bool:
+    """True when CMUdict (or the contraction table) knows the normalised word directly."""
+    key = normalize_word(word)
+    return key in _CONTRACTIONS or bool(_cmu(key.replace("è", "e")))
+
+
+def _cmu(key: str) -> tuple[str, ...]:
+    return tuple(pronouncing.phones_for_word(key)) if key else ()
+
+
+@cache
+def _lookup(key: str) -> tuple[str, ...]:
+    """Dictionary-backed pronunciations of a normalised key; () when all dictionary routes fail."""
+    if key in _CONTRACTIONS:
+        return _CONTRACTIONS[key]
+    if "-" in key:
+        return _join_parts(key)
+    if "è" in key:
+        return _sounded_ed(key)
+    direct = _cmu(key)
+    if direct:
+        return direct
+    if "'" in key:
+        elided = _elision(key)
+        if elided:
+            return elided
+        key = key.replace("'", "")
+        direct = _cmu(key)
+        if direct:
+            return direct
+    for variant in _spelling_variants(key):
+        found = _cmu(variant)
+        if found:
+            return found
+    return _morphology(key) or _compound(key)
+
+
+def _join_parts(key: str) -> tuple[str, ...]:
+    parts = [part for part in key.split("-") if part]
+    options = [pronunciations(part) for part in parts]
+    if not parts or any(not option for option in options):
+        return ()
+    joined = (" ".join(combo) for combo in itertools.product(*options))
+    return tuple(itertools.islice(joined, 8))
+
+
+def _sounded_ed(key: str) -> tuple[str, ...]:
+    """``belovèd``: the -ed ending is a syllable of its own."""
+    plain = key.replace("è", "e")
+    syllabic = tuple(p for p in _cmu(plain) if re.search(r"(IH0|AH0) D$", p))
+    if syllabic:
+        return syllabic
+    stem = plain[:-2] if plain.endswith("ed") else plain
+    stems = _cmu(stem) or _cmu(stem + "e") or pronunciations(stem)
+    return tuple(f"{phones} IH0 D" for phones in stems)
+
+
+def _elision(key: str) -> tuple[str, ...]:
+    """``lov'd`` / ``heav'n`` / ``pow'r``: fill the elided vowel, then drop its syllable."""
+    head, _, tail = key.rpartition("'")
+    if tail == "d":
+        full = _cmu(head + "ed") or _cmu(head + "d")
+        if full:
+            return tuple(dict.fromkeys(_drop_ed_syllable(p) for p in full))
+        stems = _cmu(head) or _cmu(head + "e")
+        return tuple(_add_suffix(p, "@D") for p in stems)
+    if tail in {"s", "st", "th", "ll", "re", "ve", "t"}:
+        return ()
+    vowels_before = len(re.findall(r"[aeiouy]+", head))
+    for filler in ("e", "o", "a", "i", "u"):
+        for phones in _cmu(head + filler + tail):
+            vowels = [i for i, phone in enumerate(phones.split()) if phone[-1].isdigit()]
+            if len(vowels) > vowels_before and phones.split()[vowels[vowels_before]][-1] == "0":
+                split = phones.split()
+                removed = split.pop(vowels[vowels_before])
+                if removed.startswith("ER"):
+                    split.insert(vowels[vowels_before], "R")
+                return (" ".join(split),)
+    return ()
+
+
+def _drop_ed_syllable(phones: str) -> str:
+    return re.sub(r" (IH0|AH0) D$", " D", phones)
+
+
+def _spelling_variants(key: str) -> list[str]:
+    """Modern spellings an older spelling may stand for (tried in order)."""
+    variants: list[str] = []
+    rules = (
+        (r"ie$", "y"),
+        (r"ye$", "y"),
+        (r"y$", "ie"),
+        (r"ck$", "c"),
+        (r"([^aeiou])\1$", r"\1"),
+        (r"([bcdfgklmnprt])e$", r"\1"),
+        (r"^v([^aeiou])", r"u\1"),
+        (r"([aeiou])u([aeiou])", r"\1v\2"),
+        (r"y", "i"),
+        (r"i", "y"),
+        (r"our$", "or"),
+        (r"yng$", "ing"),
+        (r"ll$", "l"),
+        (r"([aeiou][^aeiou])$", r"\1e"),
+    )
+    for pattern, replacement in rules:
+        variant = re.sub(pattern, replacement, key, count=1)
+        if variant != key:
+            variants.append(variant)
+    return variants
+
+
+def _add_suffix(phones: str, suffix: str) -> str:
+    last = phones.split()[-1]
+    if suffix == "@S":
+        if last in _SIBILANTS:
+            return f"{phones} IH0 Z"
+        return f"{phones} {'S' if last in _VOICELESS else 'Z'}"
+    if suffix == "@D":
+        if last in {"T", "D"}:
+            return f"{phones} IH0 D"
+        return f"{phones} {'T' if last in _VOICELESS | {'S', 'SH', 'CH'} else 'D'}"
+    return f"{phones} {suffix}" if suffix else phones
+
+
+def _morphology(key: str) -> tuple[str, ...]:
+    for suffix, stem_endings, added in sorted(_SUFFIXES, key=lambda rule: -len(rule[0])):
+        if not key.endswith(suffix) or len(key) - len(suffix) < 2:
+            continue
+        base = key[: -len(suffix)]
+        for ending in stem_endings:
+            if ending == "@double":
+                if len(base) < 3 or base[-1] != base[-2]:
+                    continue
+                stem = base[:-1]
+            else:
+                stem = base + ending
+            found = _cmu(stem) or (_lookup(stem) if len(stem) >= 3 and stem != key else ())
+            if found:
+                return tuple(_add_suffix(p, added) for p in found)
+    for prefix, phones in _PREFIXES:
+        rest = key[len(prefix) :]
+        if key.startswith(prefix) and len(rest) >= 3:
+            found = _cmu(rest) or _lookup(rest)
+            if found:
+                return tuple(f"{phones} {p}" for p in found)
+    return ()
+
+
+def _compound(key: str) -> tuple[str, ...]:
+    best: tuple[str, ...] = ()
+    best_balance = 0
+    for cut in range(3, len(key) - 2):
+        head, tail = key[:cut], key[cut:]
+        shorter, longer = sorted((len(head), len(tail)))
+        if shorter < 3 or (shorter == 3 and longer < 5):
+            continue
+        head_found = _cmu(head)
+        tail_found = tuple(p.replace("1", "2") for p in _cmu(tail))
+        if head_found and tail_found and min(len(head), len(tail)) > best_balance:
+            best_balance = min(len(head), len(tail))
+            best = tuple(
+                itertools.islice(
+                    (f"{h} {t}" for h, t in itertools.product(head_found, tail_found)), 6
+                )
+            )
+    return best
 
 
 def syllable_count(phones: str) -> int:
+    """Number of vowels (stress-marked phones) in an ARPAbet string."""
     return sum(ch.isdigit() for ch in phones)
 
 
@@ -45,4 +489,13 @@ def stress_pattern(phones: str) -> str:
 
 
 def rhyming_part(phones: str) -> str:
-    return pronouncing.rhyming_part(phones)
+    """Phones from the last primary-stressed vowel (or the last stressed, or last vowel) on."""
+    split = phones.split()
+    for digits in ("1", "12"):
+        for index in range(len(split) - 1, -1, -1):
+            if split[index][-1] in digits:
+                return " ".join(split[index:])
+    for index in range(len(split) - 1, -1, -1):
+        if split[index][-1].isdigit():
+            return " ".join(split[index:])
+    return phones

@@ -1,0 +1,274 @@
+"""Offline grapheme-to-phoneme rules: the last fallback for words missing from CMUdict.
+
+The rules are deliberately simple English spelling conventions (silent final ``e``, the "magic e"
+that lengthens the vowel before it, open syllables, vowel digraphs, soft ``c``/``g``, ``-le``
+syllables, ``-tion``), followed by a stress guess (first syllable unless it is a common unstressed
+prefix; a few suffixes attract or fix stress). Ambiguous spellings (``ow``, ``ough``, ``oo``) yield
+several candidate pronunciations so that callers choosing the best of all pronunciations (rhyme)
+can pick the right one. Output is ARPAbet with stress digits, like CMUdict.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+
+_VOWEL_LETTERS = frozenset("aeiouy")
+
+# Vowel spellings, longest first: letters -> alternative vowel phones (without stress digit,
+# optionally followed by a consonant such as R). The first alternative is the most likely.
+_VOWEL_SPELLINGS: dict[str, tuple[str, ...]] = {
+    "ough": ("AO", "OW", "UW", "AW", "AH F"),
+    "augh": ("AO",),
+    "eigh": ("EY",),
+    "igh": ("AY",),
+    "eau": ("OW",),
+    "ayer": ("EY ER",),
+    "aire": ("EH R",),
+    "eare": ("IH R",),
+    "oore": ("AO R",),
+    "ower": ("AW ER", "OW ER"),
+    "ire": ("AY R",),
+    "ure": ("UH R",),
+    "ore": ("AO R",),
+    "are": ("EH R",),
+    "ere": ("IH R", "EH R"),
+    "air": ("EH R",),
+    "ear": ("IH R", "EH R", "ER"),
+    "eer": ("IH R",),
+    "oar": ("AO R",),
+    "our": ("AW R", "AO R", "UH R"),
+    "oor": ("AO R", "UH R"),
+    "ai": ("EY",),
+    "ay": ("EY",),
+    "ee": ("IY",),
+    "ea": ("IY", "EH"),
+    "ei": ("EY", "IY"),
+    "ey": ("EY", "IY"),
+    "ie": ("IY", "AY"),
+    "oa": ("OW",),
+    "oe": ("OW",),
+    "oo": ("UW", "UH"),
+    "ou": ("AW", "UW"),
+    "ow": ("AW", "OW"),
+    "oi": ("OY",),
+    "oy": ("OY",),
+    "au": ("AO",),
+    "aw": ("AO",),
+    "ew": ("UW",),
+    "eu": ("UW",),
+    "ue": ("UW",),
+    "ui": ("UW",),
+    "ar": ("AA R",),
+    "or": ("AO R",),
+    "er": ("ER",),
+    "ir": ("ER",),
+    "ur": ("ER",),
+    "yr": ("ER",),
+}
+_SHORT = {"a": "AE", "e": "EH", "i": "IH", "o": "AA", "u": "AH", "y": "IH"}
+_LONG = {"a": "EY", "e": "IY", "i": "AY", "o": "OW", "u": "UW", "y": "AY"}
+
+_CONSONANT_SPELLINGS: dict[str, str] = {
+    "tch": "CH",
+    "sch": "S K",
+    "dge": "JH",
+    "ch": "CH",
+    "sh": "SH",
+    "th": "TH",
+    "ph": "F",
+    "ck": "K",
+    "ng": "NG",
+    "qu": "K W",
+    "wh": "W",
+    "wr": "R",
+    "gh": "",
+    "x": "K S",
+    "j": "JH",
+    "z": "Z",
+    "v": "V",
+    "w": "W",
+    "q": "K",
+    "b": "B",
+    "d": "D",
+    "f": "F",
+    "h": "HH",
+    "k": "K",
+    "l": "L",
+    "m": "M",
+    "n": "N",
+    "p": "P",
+    "r": "R",
+    "s": "S",
+    "t": "T",
+}
+_UNSTRESSED_PREFIXES = ("be", "de", "re", "con", "com", "dis", "ex", "mis", "pre", "pro", "un", "a")
+_FINAL_STRESS_SUFFIXES = ("ee", "eer", "oon", "ique", "ette", "esque", "ade")
+_PENULT_STRESS_SUFFIXES = ("tion", "sion", "ic", "ical", "ial", "ian", "ious")
+
+
+@dataclass
+class _Unit:
+    """One grapheme chunk: consonant phones, or a vowel with its alternatives."""
+
+    text: str
+    consonant: str | None = None
+    vowels: tuple[str, ...] = ()
+    long_possible: bool = False
+
+
+def _is_vowel(word: str, index: int) -> bool:
+    letter = word[index]
+    if letter == "y":
+        # y is a consonant before a vowel at the start of a syllable ("yes", "beyond").
+        nxt = word[index + 1] if index + 1 < len(word) else ""
+        return not (nxt in _VOWEL_LETTERS and nxt != "y")
+    return letter in _VOWEL_LETTERS
+
+
+def _segment(word: str) -> list[_Unit]:
+    units: list[_Unit] = []
+    i = 0
+    n = len(word)
+    while i < n:
+        if _is_vowel(word, i):
+            for length in (4, 3, 2):
+                chunk = word[i : i + length]
+                if chunk in _VOWEL_SPELLINGS and not (
+                    chunk.endswith("e") and len(chunk) > 2 and i + length < n
+                ):
+                    units.append(_Unit(chunk, vowels=_VOWEL_SPELLINGS[chunk]))
+                    i += length
+                    break
+            else:
+                letter = word[i]
+                units.append(_Unit(letter, vowels=(_SHORT[letter], _LONG[letter])))
+                i += 1
+            continue
+        for length in (3, 2, 1):
+            chunk = word[i : i + length]
+            if chunk in _CONSONANT_SPELLINGS and (length > 1 or chunk == word[i]):
+                phones = _CONSONANT_SPELLINGS[chunk]
+                if chunk == "gh" and i == 0:
+                    phones = "G"
+                units.append(_Unit(chunk, consonant=phones))
+                i += length
+                break
+        else:
+            letter = word[i]
+            nxt = word[i + 1] if i + 1 < n else ""
+            if letter == "c":
+                phones = "S" if nxt in {"e", "i", "y"} else "K"
+            elif letter == "g":
+                phones = "JH" if nxt in {"e", "i", "y"} and i > 0 else "G"
+            elif letter == "y":
+                phones = "Y"
+            else:
+                phones = ""
+            units.append(_Unit(letter, consonant=phones))
+            i += 1
+    return units
+
+
+def _drop_silent_letters(word: str) -> str:
+    word = re.sub(r"^(kn|gn|pn|ps)", lambda m: m.group(0)[1], word)
+    word = re.sub(r"mb$", "m", word)
+    word = re.sub(r"gn$", "n", word)
+    word = re.sub(r"([bcdfgklmnprstvz])\1", r"\1", word)  # double consonants
+    return word
+
+
+def guess_pronunciations(word: str) -> tuple[str, ...]:
+    """Plausible ARPAbet pronunciations of a lower-case alphabetic word (at most 4)."""
+    letters = re.sub(r"[^a-z]", "", word.lower())
+    if not letters:
+        return ()
+    letters = _drop_silent_letters(letters)
+    ending = ""
+    if re.search(r"[^aeiouy]le$", letters) and len(letters) > 3:
+        letters, ending = letters[:-2], "AH0 L"
+    elif re.search(r"tion$|sion$", letters):
+        ending = "SH AH0 N" if letters.endswith("tion") else "ZH AH0 N"
+        letters = letters[:-4]
+    elif letters.endswith("ous") and len(letters) > 4:
+        letters, ending = letters[:-3], "AH0 S"
+    elif re.search(r"[^aeiouy]ture$", letters):
+        letters, ending = letters[:-4], "CH ER0"
+    silent_e = False
+    if (
+        letters.endswith("e")
+        and len(letters) > 2
+        and re.search(r"[aeiouy]", letters[:-1])
+        and not letters.endswith(("ee", "ie", "oe", "ue", "ye"))
+    ):
+        letters, silent_e = letters[:-1], True
+    units = _segment(letters) if letters else []
+    vowel_positions = [k for k, unit in enumerate(units) if unit.vowels]
+    for position in vowel_positions:
+        unit = units[position]
+        if len(unit.text) != 1:
+            continue
+        following = units[position + 1 : position + 3]
+        single_consonant_then_vowel = (
+            len(following) == 2 and following[0].consonant is not None and bool(following[1].vowels)
+        )
+        word_final = position == len(units) - 1
+        closed_by_silent_e = (
+            silent_e and len(following) == 1 and following[0].consonant not in (None, "")
+        )
+        unit.long_possible = single_consonant_then_vowel or closed_by_silent_e or word_final
+    if not vowel_positions:
+        body = " ".join(u.consonant for u in units if u.consonant)
+        return (" ".join(part for part in (body, ending) if part) or "AH1",)
+    stressed = _stress_index(word.lower(), len(vowel_positions) + (1 if ending else 0))
+    stressed = min(stressed, len(vowel_positions) - 1)
+    alternatives: list[list[str]] = []
+    for unit_index, unit in enumerate(units):
+        if unit.consonant is not None:
+            alternatives.append([unit.consonant] if unit.consonant else [""])
+            continue
+        syllable = vowel_positions.index(unit_index)
+        alternatives.append(_vowel_choices(unit, syllable == stressed, unit_index, len(units)))
+    results: list[str] = []
+    for combo in itertools.islice(itertools.product(*alternatives), 4):
+        phones = " ".join(part for part in combo if part)
+        if ending:
+            phones = f"{phones} {ending}"
+        results.append(" ".join(phones.split()))
+    return tuple(dict.fromkeys(results))
+
+
+def _vowel_choices(unit: _Unit, stressed: bool, index: int, total: int) -> list[str]:
+    digit = "1" if stressed else "0"
+    if len(unit.text) == 1:
+        letter = unit.text
+        if not stressed:
+            if letter == "y" and index == total - 1:
+                return ["IY0"]
+            if unit.long_possible and index == total - 1:
+                return [f"{_LONG[letter]}0"]
+            return ["IH0" if letter in {"e", "i", "y"} else "AH0"]
+        if unit.long_possible:
+            return [f"{_LONG[letter]}1", f"{_SHORT[letter]}1"]
+        return [f"{_SHORT[letter]}1"]
+    choices = []
+    for option in unit.vowels if stressed else unit.vowels[:1]:
+        vowel, *rest = option.split()
+        if not stressed and unit.text in {"ey", "ie"} and index == total - 1:
+            vowel = "IY"
+        choices.append(" ".join([vowel + digit, *rest]))
+    return choices
+
+
+def _stress_index(word: str, syllables: int) -> int:
+    """Index of the syllable guessed to carry primary stress."""
+    if syllables <= 1:
+        return 0
+    if word.endswith(_FINAL_STRESS_SUFFIXES):
+        return syllables - 1
+    if word.endswith(_PENULT_STRESS_SUFFIXES):
+        return max(0, syllables - 2)
+    if syllables >= 2 and word.startswith(_UNSTRESSED_PREFIXES) and len(word) > 4:
+        return 1
+    return 0
