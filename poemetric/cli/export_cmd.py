@@ -1,5 +1,55 @@
-"""CLI commands: export (being written)."""
+"""`poemetric export`: write run-store tables to CSV, JSONL or Parquet."""
 
 from __future__ import annotations
 
-from poemetric.cli.app import app  # noqa: F401
+from enum import StrEnum
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from poemetric.cli.app import app
+from poemetric.cli.options import RunOption
+from poemetric.store import RunStore, StoreError
+from poemetric.store.schema import EXPORTABLE_TABLES
+
+console = Console()
+TABLES_HELP = f"Tables to export (default: all): {', '.join(EXPORTABLE_TABLES)}."
+
+
+class ExportFormat(StrEnum):
+    csv = "csv"
+    jsonl = "jsonl"
+    parquet = "parquet"
+
+
+@app.command("export")
+def export(
+    tables: list[str] = typer.Argument(None, help=TABLES_HELP),
+    run: Path = RunOption,
+    to: Path | None = typer.Option(None, "--to", help="Output directory (default: RUN/export)."),
+    fmt: ExportFormat = typer.Option(ExportFormat.csv, "--format", "-f", help="File format."),
+) -> None:
+    """Export tables of a run store, one file per table.
+
+    Examples:
+
+        poemetric export --run runs/demo
+
+        poemetric export generations judgments --run runs/paper --format parquet --to out/
+    """
+    chosen = tables or list(EXPORTABLE_TABLES)
+    unknown = [t for t in chosen if t not in EXPORTABLE_TABLES]
+    if unknown:
+        raise typer.BadParameter(
+            f"unknown table(s) {', '.join(unknown)}; tables: {', '.join(EXPORTABLE_TABLES)}"
+        )
+    try:
+        with RunStore(run, create=False) as store:
+            out_dir = to or (run / "export")
+            for table in chosen:
+                path = store.export(table, out_dir / f"{table}.{fmt.value}")
+                console.print(f"{table:<12} {store.count(table):>7} rows → {path}")
+    except StoreError as error:
+        console.print(f"[red]error:[/red] {error}")
+        raise typer.Exit(1) from error

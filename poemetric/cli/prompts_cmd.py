@@ -1,5 +1,86 @@
-"""CLI commands: prompts (being written)."""
+"""`poemetric prompts`: list the templates and show exactly what a model receives."""
 
 from __future__ import annotations
 
-from poemetric.cli.app import app  # noqa: F401
+from enum import StrEnum
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+from poemetric.cli.app import app
+from poemetric.cli.options import DatasetOption, LimitOption
+from poemetric.data import DatasetError, load_dataset
+from poemetric.paths import resource_path
+from poemetric.prompts import (
+    GENERATION_TEMPLATE,
+    JUDGE_TEMPLATE,
+    PromptError,
+    load_template,
+    render_generation_prompt,
+    render_judge_prompt,
+)
+
+prompts_app = typer.Typer(
+    help="Prompt templates: list them and render them for a dataset.", no_args_is_help=True
+)
+app.add_typer(prompts_app, name="prompts")
+console = Console()
+
+
+class PromptKind(StrEnum):
+    generation = "generation"
+    judge = "judge"
+
+
+@prompts_app.command("list")
+def list_templates() -> None:
+    """List the templates in prompts/ with their SHA-256 (stored with every result)."""
+    table = Table("template", "sha256", "size")
+    for path in sorted(resource_path("prompts").glob("*.*")):
+        if path.name == "README.md":
+            continue
+        template = load_template(path)
+        table.add_row(path.name, template.sha256[:16] + "…", f"{len(template.text)} chars")
+    console.print(table)
+
+
+@prompts_app.command("render")
+def render(
+    dataset: str = DatasetOption,
+    limit: int | None = LimitOption,
+    poem_id: list[str] = typer.Option([], "--poem-id", help="Only these poems (repeatable)."),
+    kind: PromptKind = typer.Option(PromptKind.generation, help="Which prompt to show."),
+    template: Path | None = typer.Option(None, help="Use this template file instead."),
+) -> None:
+    """Print exactly what a model (or the judge) receives for each poem.
+
+    Examples:
+
+        poemetric prompts render --limit 2
+
+        poemetric prompts render --kind judge --poem-id sonnet-william-shakespeare-sonnet-18-…
+    """
+    try:
+        poems = load_dataset(dataset).poems
+    except DatasetError as error:
+        raise typer.BadParameter(str(error), param_hint="--dataset") from error
+    if poem_id:
+        poems = [p for p in poems if p.poem_id in set(poem_id)]
+    poems = poems[:limit] if limit else poems
+    if not poems:
+        raise typer.BadParameter("no poem matches", param_hint="--poem-id")
+    try:
+        for poem in poems:
+            generation = render_generation_prompt(poem, template or GENERATION_TEMPLATE)
+            shown = generation
+            if kind is PromptKind.judge:
+                shown = render_judge_prompt(
+                    generation.text, poem.content, template or JUDGE_TEMPLATE
+                )
+            title = f"{poem.poem_id} · {shown.name} · sha256 {shown.template_hash[:12]}"
+            console.print(Panel(shown.text, title=title, expand=False), markup=False)
+    except PromptError as error:
+        raise typer.BadParameter(str(error), param_hint="--template") from error

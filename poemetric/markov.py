@@ -1,0 +1,223 @@
+"""A seeded word n-gram (Markov) poem generator: the offline baseline.
+
+The classic baseline of the ghostwriting literature (Potash et al.) is an n-gram model trained on
+the target author's texts. Ours is trained on the dataset's human poems (leaving out the poem whose
+prompt it answers) and is made just form-aware enough to be a fair floor: it samples candidate lines,
+keeps the one closest to the requested line length whose end word rhymes where the scheme asks,
+and copies refrains where the form repeats lines. It never sees the prompt's theme.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from bisect import bisect_right
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+
+from poemetric.form.phonetics import pronunciations, rhyming_part, syllable_count
+
+BOS = "<s>"
+EOS = "</s>"
+_TOKEN = re.compile(r"[A-Za-z0-9'’\-]+[.,;:!?]*|[.,;:!?]")
+_FEET = {"monometer": 1, "dimeter": 2, "trimeter": 3, "tetrameter": 4, "pentameter": 5,
+         "hexameter": 6, "heptameter": 7, "octameter": 8}  # fmt: skip
+_SESTINA_ORDER = (5, 0, 4, 1, 3, 2)  # retrogradatio cruciata: 6 1 5 2 4 3
+
+
+@dataclass
+class _Choices:
+    words: list[str] = field(default_factory=list)
+    cumulative: list[int] = field(default_factory=list)
+
+
+class MarkovModel:
+    """Word n-gram model over poem lines (each line is one sequence)."""
+
+    def __init__(self, lines: Iterable[str], order: int = 2) -> None:
+        if order < 1:
+            raise ValueError("order must be at least 1")
+        self.order = order
+        counts: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
+        for line in lines:
+            tokens = _TOKEN.findall(line)
+            if not tokens:
+                continue
+            seq = [BOS] * order + tokens + [EOS]
+            for i in range(order, len(seq)):
+                counts[tuple(seq[i - order : i])][seq[i]] += 1
+        if not counts:
+            raise ValueError("cannot train a Markov model on an empty corpus")
+        self._table: dict[tuple[str, ...], _Choices] = {}
+        for state, counter in counts.items():
+            words = sorted(counter)
+            self._table[state] = _Choices(words, list(accumulate(counter[w] for w in words)))
+
+    def sample_line(self, rng: random.Random, max_tokens: int = 30) -> str:
+        state = (BOS,) * self.order
+        out: list[str] = []
+        while len(out) < max_tokens:
+            choices = self._table.get(state)
+            if choices is None:
+                break
+            pick = rng.randrange(choices.cumulative[-1])
+            word = choices.words[bisect_right(choices.cumulative, pick)]
+            if word == EOS:
+                break
+            out.append(word)
+            state = (*state[1:], word)
+        return _join(out)
+
+
+def _join(tokens: Sequence[str]) -> str:
+    text = " ".join(tokens)
+    return re.sub(r" ([.,;:!?])", r"\1", text).strip()
+
+
+def _end_word(line: str) -> str:
+    words = re.findall(r"[A-Za-z'’]+", line)
+    return words[-1].lower() if words else ""
+
+
+def _syllables(line: str) -> int:
+    total = 0
+    for word in re.findall(r"[A-Za-z'’]+", line):
+        prons = pronunciations(word)
+        total += syllable_count(prons[0]) if prons else 1
+    return total
+
+
+def _replace_end_word(line: str, word: str) -> str:
+    match = re.search(r"[A-Za-z'’]+(\W*)$", line)
+    return line if match is None else line[: match.start()] + word + match.group(1)
+
+
+def _rhyme_key(word: str) -> set[str]:
+    return {rhyming_part(p) for p in pronunciations(word)} if word else set()
+
+
+@dataclass(frozen=True)
+class LinePlan:
+    """One line to write: its rhyme letter, target syllables and, for refrains, the source line."""
+
+    letter: str
+    syllables: int
+    repeat_of: int | None = None
+    end_word_of: int | None = None  # sestina: end with the end word of this earlier line
+
+
+def _line_syllables(meter: str | None, form: str, index: int) -> int:
+    text = (meter or "").lower()
+    for name, feet in _FEET.items():
+        if name in text:
+            per_foot = 3 if ("anap" in text or "dactyl" in text) else 2
+            return feet * per_foot
+    if form == "ballad" or "common" in text or "ballad" in text:
+        return 8 if index % 2 == 0 else 6
+    if form == "limerick":
+        return (8, 8, 5, 5, 8)[index % 5]
+    return 10 if form in {"sonnet", "villanelle", "sestina"} else 8
+
+
+def plan_poem(form: str, rhyme: str | None, meter: str | None) -> list[list[LinePlan]]:
+    """Stanzas of line plans for a form, following an explicit rhyme pattern when given."""
+    form = form.lower()
+    letters = re.sub(r"[^A-Za-z]", "", rhyme or "").upper()
+    if form == "villanelle":
+        plans = [LinePlan("A" if i in (0, 2) else "B", 10) for i in range(3)]
+        stanzas = [plans]
+        for s in range(1, 6):
+            refrain = 0 if s % 2 == 1 else 2
+            body = [LinePlan("A", 10), LinePlan("B", 10), LinePlan("A", 10, repeat_of=refrain)]
+            if s == 5:
+                body = [LinePlan("A", 10), LinePlan("B", 10), LinePlan("A", 10, repeat_of=0),
+                        LinePlan("A", 10, repeat_of=2)]  # fmt: skip
+            stanzas.append(body)
+        return stanzas
+    if form == "pantoum":
+        stanzas = [[LinePlan(c, 8) for c in "ABAB"]]
+        for s in range(1, 4):
+            prev = 4 * (s - 1)
+            stanzas.append([LinePlan("B", 8, repeat_of=prev + 1), LinePlan("C", 8),
+                            LinePlan("B", 8, repeat_of=prev + 3), LinePlan("C", 8)])  # fmt: skip
+        stanzas.append([LinePlan("C", 8, repeat_of=13), LinePlan("A", 8, repeat_of=2),
+                        LinePlan("C", 8, repeat_of=15), LinePlan("A", 8, repeat_of=0)])  # fmt: skip
+        return stanzas
+    if form == "sestina":
+        stanzas = [[LinePlan(c, 10) for c in "ABCDEF"]]
+        order = list(range(6))
+        for _ in range(1, 6):
+            order = [order[i] for i in _SESTINA_ORDER]
+            stanzas.append([LinePlan("ABCDEF"[k], 10, end_word_of=k) for k in order])
+        stanzas.append([LinePlan("ABCDEF"[k], 10, end_word_of=k) for k in (1, 3, 5)])
+        return stanzas
+    defaults = {"ballad": "ABCB" * 4, "ghazal": "AABACADAEA", "limerick": "AABBA",
+                "sonnet": "ABABCDCDEFEFGG"}  # fmt: skip
+    scheme = letters or defaults.get(form, "ABAB" * 3)
+    if form == "ballad" and len(scheme) <= 4:
+        scheme = scheme * 4
+    size = {"ballad": 4, "ghazal": 2}.get(form, len(scheme))
+    lines = [LinePlan(letter, _line_syllables(meter, form, i)) for i, letter in enumerate(scheme)]
+    if form == "ballad":  # rhyme letters are stanza-local: make each quatrain's letters unique
+        lines = [
+            LinePlan(f"{line.letter}{i // size}", line.syllables) for i, line in enumerate(lines)
+        ]
+    return [lines[i : i + size] for i in range(0, len(lines), size)]
+
+
+def write_poem(
+    model: MarkovModel,
+    form: str,
+    rhyme: str | None,
+    meter: str | None,
+    rng: random.Random,
+    *,
+    candidates: int = 40,
+) -> str:
+    """Sample a poem following `plan_poem`: best of `candidates` sampled lines for each line."""
+    written: list[str] = []
+    anchors: dict[str, str] = {}  # rhyme letter -> end word of its first line
+    stanzas_out: list[list[str]] = []
+    for stanza in plan_poem(form, rhyme, meter):
+        out: list[str] = []
+        for plan in stanza:
+            if plan.repeat_of is not None and plan.repeat_of < len(written):
+                line = written[plan.repeat_of]
+            else:
+                line = _best_line(model, plan, anchors, written, rng, candidates)
+            anchors.setdefault(plan.letter, _end_word(line))
+            written.append(line)
+            out.append(line)
+        stanzas_out.append(out)
+    return "\n\n".join("\n".join(s) for s in stanzas_out) + "\n"
+
+
+def _best_line(
+    model: MarkovModel,
+    plan: LinePlan,
+    anchors: dict[str, str],
+    written: list[str],
+    rng: random.Random,
+    candidates: int,
+) -> str:
+    anchor = anchors.get(plan.letter)
+    anchor_keys = _rhyme_key(anchor) if anchor else set()
+    best, best_cost = "", float("inf")
+    for _ in range(candidates):
+        line = model.sample_line(rng)
+        if not line:
+            continue
+        if plan.end_word_of is not None and plan.end_word_of < len(written):
+            required = _end_word(written[plan.end_word_of])
+            line = _replace_end_word(line, required)
+        end = _end_word(line)
+        cost = abs(_syllables(line) - plan.syllables) + (8 if line in written else 0)
+        if anchor_keys and plan.end_word_of is None:
+            cost += 0 if (end != anchor and _rhyme_key(end) & anchor_keys) else 6
+        if cost < best_cost:
+            best, best_cost = line, cost
+            if cost == 0:
+                break
+    return best or "..."

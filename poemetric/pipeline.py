@@ -1,0 +1,94 @@
+"""Run preparation: snapshot a dataset into a run store and build its prompts.
+
+This is the first stage of every run: dataset -> prompts (+ the `human` author's poems). Later
+stages (generate, form, judge, analyze, figures) read what this stage stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from poemetric.data import Dataset, load_dataset
+from poemetric.prompts import GENERATION_TEMPLATE, render_generation_prompt
+from poemetric.store import RunStore, StoreError, stable_id
+
+HUMAN_AUTHOR = "human"
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    dataset: Dataset
+    template_hash: str
+    poems_added: int
+    prompts_added: int
+
+
+def prompt_id_for(poem_id: str, template_hash: str) -> str:
+    return stable_id("prompt", poem_id, template_hash)
+
+
+def generation_id_for(prompt_id: str, author: str, sample_index: int) -> str:
+    return stable_id("generation", prompt_id, author, sample_index)
+
+
+def prepare_run(
+    store: RunStore,
+    dataset_spec: str | Path,
+    *,
+    limit: int | None = None,
+    template: str | Path = GENERATION_TEMPLATE,
+) -> PreparedRun:
+    """Store the dataset's poems, the rendered prompts and the human author's rows.
+
+    Idempotent: running it again adds nothing new. A run keeps one dataset; preparing a run with
+    another dataset is refused, so results of different datasets never mix in one store.
+    """
+    dataset = load_dataset(dataset_spec).head(limit)
+    recorded = store.get_meta("dataset")
+    if recorded is not None and recorded.get("sha256") != dataset.sha256:
+        raise StoreError(
+            f"run {store.run_dir} was prepared from dataset {recorded.get('name')!r} "
+            f"(sha256 {str(recorded.get('sha256'))[:12]}…), not {dataset.name!r} "
+            f"(sha256 {dataset.sha256[:12]}…); use another --run directory"
+        )
+    rendered = [(poem, render_generation_prompt(poem, template)) for poem in dataset.poems]
+    template_hash = rendered[0][1].template_hash if rendered else ""
+    if rendered:
+        from poemetric.prompts import load_template
+
+        loaded = load_template(template)
+        store.add_template(loaded.name, loaded.text)
+    poems_added = store.add_poems(dataset.store_rows())
+    prompt_rows = [
+        {
+            "prompt_id": prompt_id_for(poem.poem_id, prompt.template_hash),
+            "poem_id": poem.poem_id,
+            "template_hash": prompt.template_hash,
+            "text": prompt.text,
+        }
+        for poem, prompt in rendered
+    ]
+    prompts_added = store.add_prompts(prompt_rows)
+    for poem, prompt in rendered:
+        prompt_id = prompt_id_for(poem.poem_id, prompt.template_hash)
+        store.save_generation(
+            {
+                "generation_id": generation_id_for(prompt_id, HUMAN_AUTHOR, 0),
+                "prompt_id": prompt_id,
+                "poem_id": poem.poem_id,
+                "author": HUMAN_AUTHOR,
+                "sample_index": 0,
+                "status": "ok",
+                "provider": "human",
+                "provider_model": "human",
+                "template_hash": prompt.template_hash,
+                "response_text": poem.content,
+                "poem": poem.content,
+                "cost_usd": 0.0,
+            }
+        )
+    store.set_meta(
+        "dataset", {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256}
+    )
+    return PreparedRun(dataset, template_hash, poems_added, prompts_added)

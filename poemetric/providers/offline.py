@@ -1,0 +1,104 @@
+"""Offline generators: the `human` author and the seeded Markov baseline.
+
+Neither needs a key, a GPU or a network. Both read what they need from the request's `context`
+(the generation stage fills it): `original` (the human poem), `poem_id`, `form`, `meter`, `rhyme`
+and `dataset` (the dataset spec the run was prepared from).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from functools import cache
+from typing import ClassVar
+
+from poemetric.markov import MarkovModel, write_poem
+from poemetric.providers.base import (
+    Completion,
+    GenerationRequest,
+    Provider,
+    ProviderError,
+    TokenUsage,
+)
+from poemetric.store.db import stable_id
+
+
+def _require(request: GenerationRequest, key: str) -> str:
+    value = request.context.get(key)
+    if value is None or value == "":
+        raise ProviderError(
+            f"offline generator needs {key!r} in the request context", retryable=False
+        )
+    return str(value)
+
+
+class HumanProvider(Provider):
+    """The human author: answers each prompt with the original poem it was built from."""
+
+    name: ClassVar[str] = "human"
+    remote: ClassVar[bool] = False
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        original = _require(request, "original")
+        return Completion(text=original, provider_model="human", raw={"source": "dataset"})
+
+
+@cache
+def _dataset_lines(dataset: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    from poemetric.data import load_dataset
+
+    poems = load_dataset(dataset).poems
+    return tuple(
+        (poem.poem_id, tuple(line for line in poem.content.splitlines() if line.strip()))
+        for poem in poems
+    )
+
+
+@cache
+def _model_without(dataset: str, excluded_poem_id: str, order: int) -> MarkovModel:
+    lines = [
+        line for poem_id, poem_lines in _dataset_lines(dataset) if poem_id != excluded_poem_id
+        for line in poem_lines
+    ]  # fmt: skip
+    return MarkovModel(lines, order=order)
+
+
+class MarkovProvider(Provider):
+    """Word n-gram baseline trained on the run's dataset, leaving out the prompt's own poem.
+
+    Deterministic: the same (seed, poem, sample index) always gives the same poem.
+    Options (`options:` in the model file): `order` (default 2), `candidates` (default 40).
+    """
+
+    name: ClassVar[str] = "markov"
+    remote: ClassVar[bool] = False
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        started = time.perf_counter()
+        dataset = _require(request, "dataset")
+        poem_id = _require(request, "poem_id")
+        form = _require(request, "form")
+        order = int(self.spec.options.get("order", 2))
+        candidates = int(self.spec.options.get("candidates", 40))
+        seed = request.settings.seed if request.settings.seed is not None else 0
+        rng = random.Random(stable_id(seed, poem_id, request.sample_index))
+        try:
+            model = _model_without(dataset, poem_id, order)
+        except ValueError as error:
+            raise ProviderError(f"markov baseline: {error}", retryable=False) from error
+        poem = write_poem(
+            model,
+            form,
+            request.context.get("rhyme") or None,
+            request.context.get("meter") or None,
+            rng,
+            candidates=candidates,
+        )
+        return Completion(
+            text=poem,
+            provider_model=f"markov-order{order}",
+            raw={"order": order, "seed": seed, "candidates": candidates},
+            usage=TokenUsage(output_tokens=len(poem.split())),
+            latency_s=time.perf_counter() - started,
+            finish_reason="stop",
+        )
