@@ -1,0 +1,93 @@
+"""`load_dataset`: a validated, immutable list of poems from a name or a file."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from poemetric.data.io import SUPPORTED_SUFFIXES, DatasetError
+from poemetric.data.registry import dataset_registry
+from poemetric.data.schema import Poem, PoemForm
+from poemetric.data.validation import validate_file
+
+#: How many problems a DatasetError lists before "... and N more".
+ERRORS_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A loaded dataset. `sha256` is the hash of the file's bytes (for provenance)."""
+
+    name: str
+    path: Path
+    sha256: str
+    poems: list[Poem]
+
+    def __len__(self) -> int:
+        return len(self.poems)
+
+    def __iter__(self) -> Iterator[Poem]:
+        return iter(self.poems)
+
+    def get(self, poem_id: str) -> Poem:
+        for poem in self.poems:
+            if poem.poem_id == poem_id:
+                return poem
+        raise KeyError(f"no poem {poem_id!r} in dataset {self.name!r}")
+
+    def head(self, limit: int | None) -> Dataset:
+        """The first `limit` poems (all when None), keeping name, path and hash."""
+        if limit is None:
+            return self
+        return Dataset(self.name, self.path, self.sha256, self.poems[:limit])
+
+    def form_counts(self) -> dict[PoemForm, int]:
+        counts = Counter(poem.form for poem in self.poems)
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0].value)))
+
+    def store_rows(self) -> list[dict[str, object]]:
+        """Rows for `RunStore.add_poems`, positions in file order."""
+        return [poem.to_store_row(self.name, index) for index, poem in enumerate(self.poems)]
+
+
+def resolve_dataset(spec: str | Path) -> tuple[str, Path]:
+    """(name, path) for a registry name (`demo`, `poemetric`) or a file path."""
+    if isinstance(spec, str) and spec in (registry := dataset_registry()):
+        entry = registry[spec]
+        if not entry.present:
+            raise DatasetError(entry.missing_message())
+        return entry.name, entry.path
+    path = Path(spec).expanduser()
+    if path.is_file():
+        return path.stem, path
+    if isinstance(spec, str) and path.suffix.lower() not in SUPPORTED_SUFFIXES:
+        known = ", ".join(sorted(dataset_registry()))
+        raise DatasetError(
+            f"unknown dataset {spec!r}: expected a dataset name ({known}) or the path to a "
+            f"{'/'.join(SUPPORTED_SUFFIXES)} file"
+        )
+    raise DatasetError(f"dataset file {path} does not exist")
+
+
+def load_dataset(spec: str | Path) -> Dataset:
+    """Load and validate a dataset; raises DatasetError listing the first problems, if any.
+
+    `spec` is `demo` (bundled), `poemetric` (the authors' release, after
+    `poemetric dataset fetch poemetric`), or a path to a CSV/TSV/JSONL/Parquet file.
+    """
+    name, path = resolve_dataset(spec)
+    report = validate_file(path)
+    if not report.ok:
+        raise DatasetError(
+            f"{path}: {len(report.issues)} problem(s); fix them or run "
+            f"`poemetric dataset validate {path}`:\n{report.summary(ERRORS_SHOWN)}"
+        )
+    entry = dataset_registry().get(name) if isinstance(spec, str) else None
+    if entry is not None and not entry.bundled and entry.sha256 and entry.sha256 != report.sha256:
+        raise DatasetError(
+            f"{path} has sha256 {report.sha256}, not the pinned {entry.sha256}; "
+            f"re-run `poemetric dataset fetch {name}`"
+        )
+    return Dataset(name=name, path=path, sha256=report.sha256, poems=report.poems)

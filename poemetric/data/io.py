@@ -1,0 +1,251 @@
+"""Reading and writing dataset files (CSV/TSV, JSONL, Parquet) as raw records with positions.
+
+Readers never drop anything silently: structural problems (bad encoding, malformed quoting,
+wrong field counts, bad JSON) come back as `ValidationIssue`s with the physical line number
+where the record starts. Record-level checks live in `validation.py`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from poemetric.data.schema import OUTPUT_COLUMNS, Poem
+
+CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+SUPPORTED_SUFFIXES = (*CSV_SUFFIXES, *JSONL_SUFFIXES, *PARQUET_SUFFIXES)
+
+
+class DatasetError(ValueError):
+    """A dataset could not be found, read or validated; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class ValidationIssue:
+    """One problem in a dataset file.
+
+    `line` is the physical line (1-based) where the record starts for CSV/TSV/JSONL; for
+    Parquet (no lines) it is the 1-based row number and `unit` is "row".
+    """
+
+    file: str
+    line: int | None
+    column: str | None
+    reason: str
+    unit: str = "line"
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}" if self.unit == "line" else f":{self.unit} {self.line}"
+        return f"{where}: {self.column or '-'}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    """One record as read from the file: column → value, and where it starts."""
+
+    line: int
+    values: dict[str, Any]
+
+
+@dataclass
+class RawTable:
+    path: Path
+    file_format: str
+    columns: list[str]
+    header_line: int | None
+    records: list[RawRecord] = field(default_factory=list)
+    issues: list[ValidationIssue] = field(default_factory=list)
+    #: True once a header (CSV) or schema (Parquet) was read; JSONL records carry their own keys.
+    header_read: bool = False
+
+    @property
+    def unit(self) -> str:
+        return "row" if self.file_format == "parquet" else "line"
+
+
+def file_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in CSV_SUFFIXES:
+        return suffix.lstrip(".")
+    if suffix in JSONL_SUFFIXES:
+        return "jsonl"
+    if suffix in PARQUET_SUFFIXES:
+        return "parquet"
+    raise DatasetError(
+        f"{path}: unsupported file type {suffix or '(none)'!r}; use one of "
+        + ", ".join(SUPPORTED_SUFFIXES)
+    )
+
+
+def read_table(path: Path, data: bytes | None = None) -> RawTable:
+    """Read a dataset file into raw records. `data` is the file's bytes when already read."""
+    fmt = file_format(path)
+    if data is None:
+        data = path.read_bytes()
+    if fmt in ("csv", "tsv"):
+        return _read_csv(path, data, delimiter=CSV_SUFFIXES["." + fmt], fmt=fmt)
+    if fmt == "jsonl":
+        return _read_jsonl(path, data)
+    return _read_parquet(path, data)
+
+
+def _decode(path: Path, data: bytes, table: RawTable) -> str | None:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        table.issues.append(
+            ValidationIssue(
+                str(path),
+                line,
+                None,
+                f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start}); "
+                "save the file as UTF-8",
+            )
+        )
+        return None
+
+
+def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
+    table = RawTable(path, fmt, columns=[], header_line=None)
+    text = _decode(path, data, table)
+    if text is None:
+        return table
+    # newline="" keeps newlines inside quoted fields; reader.line_num counts physical lines.
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    header: list[str] | None = None
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            table.issues.append(
+                ValidationIssue(str(path), start, None, f"malformed {fmt.upper()}: {error}")
+            )
+            break
+        if not row or all(not cell.strip() for cell in row):
+            continue  # blank line: no data to lose
+        if header is None:
+            header = [name.strip() for name in row]
+            table.columns = header
+            table.header_line = start
+            table.header_read = True
+            continue
+        if len(row) != len(header):
+            table.issues.append(
+                ValidationIssue(
+                    str(path),
+                    start,
+                    None,
+                    f"expected {len(header)} fields (as in the header), found {len(row)}",
+                )
+            )
+            continue
+        table.records.append(RawRecord(start, dict(zip(header, row, strict=True))))
+    if header is None:
+        table.issues.append(ValidationIssue(str(path), 1, None, "empty file: no header row"))
+    return table
+
+
+def _read_jsonl(path: Path, data: bytes) -> RawTable:
+    table = RawTable(path, "jsonl", columns=[], header_line=None)
+    text = _decode(path, data, table)
+    if text is None:
+        return table
+    seen: dict[str, None] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            table.issues.append(ValidationIssue(str(path), number, None, f"bad JSON: {error.msg}"))
+            continue
+        if not isinstance(value, dict):
+            table.issues.append(
+                ValidationIssue(str(path), number, None, "expected a JSON object per line")
+            )
+            continue
+        seen.update(dict.fromkeys(value))
+        table.records.append(RawRecord(number, value))
+    table.columns = list(seen)
+    return table
+
+
+def _read_parquet(path: Path, data: bytes) -> RawTable:
+    table = RawTable(path, "parquet", columns=[], header_line=None)
+    try:
+        frame = pd.read_parquet(io.BytesIO(data))
+    except Exception as error:  # pyarrow raises several types for corrupt files
+        table.issues.append(ValidationIssue(str(path), None, None, f"not a Parquet file: {error}"))
+        return table
+    table.columns = [str(column) for column in frame.columns]
+    table.header_read = True
+    for number, record in enumerate(frame.to_dict(orient="records"), start=1):
+        values = {str(key): _python_value(value) for key, value in record.items()}
+        table.records.append(RawRecord(number, values))
+    return table
+
+
+def _python_value(value: Any) -> Any:
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):  # numpy scalar
+        return value.item()
+    return value
+
+
+# -- writing -------------------------------------------------------------------------------
+def write_dataset(poems: Iterable[Poem], path: str | Path) -> Path:
+    """Write poems as CSV/TSV, JSONL or Parquet (by suffix), atomically.
+
+    Columns: `poem_id` then the release's columns, so re-reading gives the same poems and ids.
+    """
+    path = Path(path)
+    fmt = file_format(path)
+    rows = [poem.to_row() for poem in poems]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    temp = Path(temp_name)
+    try:
+        if fmt in ("csv", "tsv"):
+            with temp.open("w", encoding="utf-8", newline="") as stream:
+                writer = csv.DictWriter(
+                    stream, fieldnames=list(OUTPUT_COLUMNS), delimiter=CSV_SUFFIXES["." + fmt]
+                )
+                writer.writeheader()
+                writer.writerows(
+                    {k: ("" if v is None else v) for k, v in row.items()} for row in rows
+                )
+        elif fmt == "jsonl":
+            with temp.open("w", encoding="utf-8", newline="\n") as stream:
+                for row in rows:
+                    stream.write(json.dumps(row, ensure_ascii=False) + "\n")
+        else:
+            schema = pa.schema([(column, pa.string()) for column in OUTPUT_COLUMNS])
+            pq.write_table(pa.Table.from_pylist(rows, schema=schema), temp)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+    return path

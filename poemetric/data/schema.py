@@ -1,0 +1,287 @@
+"""The poem record: one row of a POEMetric-style human poem dataset.
+
+Column names follow the authors' release (`POEMetric_human_poems_annotated.csv`):
+`form, source, title, author, content, poem_link-href, year, meter_pattern, rhyme_pattern,
+theme, imagery`, plus an optional `poem_id` (or `id`) column.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from enum import StrEnum
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class PoemForm(StrEnum):
+    """The seven fixed forms of POEMetric. Input is case-insensitive (`Sonnet` → `sonnet`)."""
+
+    BALLAD = "ballad"
+    GHAZAL = "ghazal"
+    LIMERICK = "limerick"
+    PANTOUM = "pantoum"
+    SESTINA = "sestina"
+    SONNET = "sonnet"
+    VILLANELLE = "villanelle"
+
+    @classmethod
+    def parse(cls, value: str) -> PoemForm:
+        cleaned = value.strip().lower()
+        try:
+            return cls(cleaned)
+        except ValueError:
+            known = ", ".join(form.value for form in cls)
+            raise ValueError(f"unknown form {value!r}; expected one of {known}") from None
+
+
+#: Columns of the POEMetric human-poem CSV, in the authors' order.
+POEMETRIC_COLUMNS: tuple[str, ...] = (
+    "form",
+    "source",
+    "title",
+    "author",
+    "content",
+    "poem_link-href",
+    "year",
+    "meter_pattern",
+    "rhyme_pattern",
+    "theme",
+    "imagery",
+)
+#: Columns every dataset file must have (the rest may be absent).
+REQUIRED_COLUMNS: tuple[str, ...] = ("form", "title", "author", "content")
+#: Columns that may carry an explicit, user-chosen poem id.
+ID_COLUMNS: tuple[str, ...] = ("poem_id", "id")
+#: Columns written by `write_dataset` (id first, so a re-read keeps the same ids).
+OUTPUT_COLUMNS: tuple[str, ...] = ("poem_id", *POEMETRIC_COLUMNS)
+#: Every column the loader understands; other columns are reported as ignored.
+KNOWN_COLUMNS: frozenset[str] = frozenset((*OUTPUT_COLUMNS, "id", "link"))
+
+_RHYME_PATTERN = re.compile(r"[A-Z]+( [A-Z]+)*")
+_YEAR = re.compile(r"(\d{1,4})(\.0+)?")
+_LIFE_DATES = re.compile(r"(\d{3,4})\s*[-–]\s*(\d{3,4})?")
+_EXPLICIT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
+_TRANSLITERATIONS = str.maketrans({"æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ß": "ss"})
+
+ID_SLUG_LENGTH = 60
+ID_HASH_LENGTH = 8
+
+
+def normalize_content(text: str) -> str:
+    """Canonical poem text: NFC, `\\n` newlines, no trailing spaces, no blank lines at the ends.
+
+    Indentation and blank lines between stanzas are kept.
+    """
+    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
+    lines = [line.rstrip() for line in text.split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
+def normalize_rhyme_pattern(pattern: str) -> str | None:
+    """Upper-case letters, one space between stanza groups; empty → None; else ValueError."""
+    cleaned = " ".join(pattern.split()).upper()
+    if not cleaned:
+        return None
+    if not _RHYME_PATTERN.fullmatch(cleaned) or not cleaned.isascii():
+        raise ValueError(
+            f"bad rhyme pattern {pattern!r}: use letters A-Z, with spaces between stanza groups "
+            "(e.g. 'ABABCDCDEFEF GG')"
+        )
+    return cleaned
+
+
+def rhyme_groups(pattern: str | None) -> list[str]:
+    """Stanza groups of a rhyme pattern: `'ABBAABBA CDECDE'` → `['ABBAABBA', 'CDECDE']`."""
+    return pattern.split() if pattern else []
+
+
+def slugify(text: str) -> str:
+    """ASCII, lower-case, words joined by '-': `'Thermopylæ'` → `'thermopylae'`."""
+    ascii_text = (
+        unicodedata.normalize("NFKD", text.translate(_TRANSLITERATIONS))
+        .encode("ascii", "ignore")
+        .decode("ascii")
+    )
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+
+
+def content_hash(content: str, length: int = ID_HASH_LENGTH) -> str:
+    return hashlib.sha256(normalize_content(content).encode("utf-8")).hexdigest()[:length]
+
+
+def derive_poem_id(form: PoemForm | str, author: str, title: str, content: str) -> str:
+    """`{form}-{author}-{title}` slug (truncated) plus a hash of the normalised content.
+
+    Deterministic across runs and machines. Two poems with the same form, author and title but
+    different text get different ids (the hash differs); identical records get the same id, which
+    the loader reports as a duplicate.
+    """
+    form_value = form.value if isinstance(form, PoemForm) else str(form)
+    slug = "-".join(part for part in (slugify(author) or "anonymous", slugify(title)) if part)
+    slug = slug[:ID_SLUG_LENGTH].rstrip("-")
+    return f"{form_value}-{slug}-{content_hash(content)}"
+
+
+def _blank_to_none(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, float) and value != value:  # NaN from pandas
+        return None
+    if isinstance(value, str) and not value.strip():
+        return None
+    return value
+
+
+class Poem(BaseModel):
+    """One human poem with its annotations (POEMetric column names are accepted as aliases)."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore", frozen=True)
+
+    poem_id: str = Field(
+        default="",
+        validation_alias=AliasChoices("poem_id", "id"),
+        description="Stable id: the file's poem_id/id column, else derived by derive_poem_id().",
+    )
+    form: PoemForm
+    source: str | None = None
+    title: str = Field(min_length=1)
+    author: str = Field(min_length=1)
+    content: str
+    link: str | None = Field(default=None, validation_alias=AliasChoices("poem_link-href", "link"))
+    year: int | None = None
+    author_dates: str | None = Field(
+        default=None,
+        description="Life dates given instead of a year (the release's `year` holds e.g. "
+        "'1897 - 1965' for some poems); `year` is then None.",
+    )
+    meter_pattern: str | None = None
+    rhyme_pattern: str | None = None
+    theme: str | None = None
+    imagery: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_year(cls, data: Any) -> Any:
+        """A `year` value like '1897 - 1965' is the author's life span, not a year."""
+        if isinstance(data, dict):
+            raw = data.get("year")
+            if isinstance(raw, str) and _LIFE_DATES.fullmatch(raw.strip()):
+                data = {**data, "year": None, "author_dates": raw.strip()}
+        return data
+
+    @field_validator(
+        "poem_id", "source", "link", "meter_pattern", "theme", "imagery", "author_dates",
+        mode="before",
+    )  # fmt: skip
+    @classmethod
+    def _strip_optional(cls, value: Any) -> Any:
+        value = _blank_to_none(value)
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("poem_id", mode="after")
+    @classmethod
+    def _check_id(cls, value: str | None) -> str:
+        if value and not _EXPLICIT_ID.fullmatch(value):
+            raise ValueError(
+                f"bad poem id {value!r}: use letters, digits and . _ : + - (no spaces)"
+            )
+        return value or ""
+
+    @field_validator("title", "author", mode="before")
+    @classmethod
+    def _strip_required(cls, value: Any) -> Any:
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("form", mode="before")
+    @classmethod
+    def _parse_form(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return PoemForm.parse(value)
+        return value
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _normalize_content(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = normalize_content(value)
+            if not value.strip():
+                raise ValueError("empty poem")
+        return value
+
+    @field_validator("year", mode="before")
+    @classmethod
+    def _parse_year(cls, value: Any) -> Any:
+        value = _blank_to_none(value)
+        if value is None or isinstance(value, bool):
+            return value
+        if isinstance(value, int):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        match = _YEAR.fullmatch(str(value).strip())
+        if not match:
+            raise ValueError(f"bad year {value!r}: expected a year such as 1850 (or empty)")
+        return int(match.group(1))
+
+    @field_validator("rhyme_pattern", mode="before")
+    @classmethod
+    def _parse_rhyme(cls, value: Any) -> Any:
+        value = _blank_to_none(value)
+        if isinstance(value, str):
+            return normalize_rhyme_pattern(value)
+        return value
+
+    @model_validator(mode="after")
+    def _derive_id(self) -> Poem:
+        if not self.poem_id:
+            derived = derive_poem_id(self.form, self.author, self.title, self.content)
+            object.__setattr__(self, "poem_id", derived)
+        return self
+
+    # -- convenience -----------------------------------------------------------------------
+    @property
+    def lines(self) -> list[str]:
+        """Non-blank lines of the poem."""
+        return [line for line in self.content.split("\n") if line.strip()]
+
+    @property
+    def stanzas(self) -> list[list[str]]:
+        """Lines grouped by blank-line-separated stanzas."""
+        return [
+            [line for line in block.split("\n") if line.strip()]
+            for block in re.split(r"\n\s*\n", self.content)
+            if block.strip()
+        ]
+
+    @property
+    def rhyme_groups(self) -> list[str]:
+        return rhyme_groups(self.rhyme_pattern)
+
+    def to_row(self) -> dict[str, Any]:
+        """The poem as a row with the release's column names (plus `poem_id` first)."""
+        data = self.model_dump(mode="json")
+        row = {column: data.get(column) for column in OUTPUT_COLUMNS}
+        row["poem_link-href"] = data["link"]
+        row["year"] = str(self.year) if self.year is not None else self.author_dates
+        return row
+
+    def to_store_row(self, dataset: str, position: int) -> dict[str, Any]:
+        """A row of the run store's `poems` table (see poemetric/store/schema.py)."""
+        return {
+            "poem_id": self.poem_id,
+            "dataset": dataset,
+            "position": position,
+            "form": self.form.value,
+            "title": self.title,
+            "author": self.author,
+            "content": self.content,
+            "meter": self.meter_pattern,
+            "rhyme": self.rhyme_pattern,
+            "theme": self.theme,
+            "imagery": self.imagery,
+            "record": json.dumps(self.model_dump(mode="json"), ensure_ascii=False, sort_keys=True),
+        }

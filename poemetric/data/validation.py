@@ -1,0 +1,144 @@
+"""Record-level validation: turn raw records into `Poem`s and collect every problem."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from poemetric.data.io import RawTable, ValidationIssue, read_table
+from poemetric.data.schema import ID_COLUMNS, KNOWN_COLUMNS, REQUIRED_COLUMNS, Poem, PoemForm
+
+#: Model field → file column, for messages.
+_FIELD_COLUMNS = {"link": "poem_link-href"}
+
+
+@dataclass
+class ValidationReport:
+    """Everything found in one file: the valid poems, the problems and the warnings."""
+
+    path: Path
+    file_format: str
+    sha256: str
+    records: int
+    poems: list[Poem] = field(default_factory=list)
+    issues: list[ValidationIssue] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.issues
+
+    def form_counts(self) -> dict[PoemForm, int]:
+        """Poems per form, most frequent first (ties by form name)."""
+        counts = Counter(poem.form for poem in self.poems)
+        return dict(sorted(counts.items(), key=lambda item: (-item[1], item[0].value)))
+
+    def summary(self, limit: int = 20) -> str:
+        """The first `limit` problems, one `file:line: column: reason` per line."""
+        lines = [str(issue) for issue in self.issues[:limit]]
+        if len(self.issues) > limit:
+            lines.append(f"... and {len(self.issues) - limit} more problems")
+        return "\n".join(lines)
+
+
+def validate_file(path: str | Path) -> ValidationReport:
+    """Read and check a dataset file; never raises for bad content (see `report.issues`)."""
+    path = Path(path)
+    data = path.read_bytes()
+    table = read_table(path, data)
+    report = ValidationReport(
+        path=path,
+        file_format=table.file_format,
+        sha256=hashlib.sha256(data).hexdigest(),
+        records=len(table.records),
+    )
+    report.issues.extend(table.issues)
+    _check_records(table, report)
+    report.issues.sort(key=lambda issue: issue.line or 0)
+    return report
+
+
+def _check_records(table: RawTable, report: ValidationReport) -> None:
+    file = str(table.path)
+    missing_headers: set[str] = set()
+    if table.header_read:
+        missing_headers = {column for column in REQUIRED_COLUMNS if column not in table.columns}
+        for column in sorted(missing_headers, key=REQUIRED_COLUMNS.index):
+            report.issues.append(
+                ValidationIssue(
+                    file,
+                    table.header_line,
+                    column,
+                    "missing column header (required: " + ", ".join(REQUIRED_COLUMNS) + ")",
+                )
+            )
+        duplicated = [name for name, count in Counter(table.columns).items() if count > 1]
+        for column in duplicated:
+            report.issues.append(
+                ValidationIssue(file, table.header_line, column, "column appears more than once")
+            )
+    unknown = [column for column in table.columns if column not in KNOWN_COLUMNS]
+    if unknown:
+        report.warnings.append(
+            "ignored columns (not part of the POEMetric schema): "
+            + ", ".join(repr(column) for column in unknown)
+        )
+    id_column = next((column for column in ID_COLUMNS if column in table.columns), "poem_id")
+
+    first_line: dict[str, int] = {}
+    for record in table.records:
+        try:
+            poem = Poem.model_validate(record.values)
+        except ValidationError as error:
+            problems = _issues_from_error(error, record.values, missing_headers, id_column)
+            for bad_column, reason in problems:
+                report.issues.append(
+                    ValidationIssue(file, record.line, bad_column, reason, unit=table.unit)
+                )
+            continue
+        if poem.poem_id in first_line:
+            explicit = any(record.values.get(column) for column in ID_COLUMNS)
+            where = f"{table.unit} {first_line[poem.poem_id]}"
+            reason = (
+                f"duplicate poem id {poem.poem_id!r} (first used on {where})"
+                if explicit
+                else f"duplicate poem: same form, author, title and text as {where}"
+            )
+            report.issues.append(
+                ValidationIssue(file, record.line, id_column, reason, unit=table.unit)
+            )
+            continue
+        first_line[poem.poem_id] = record.line
+        report.poems.append(poem)
+
+
+def _issues_from_error(
+    error: ValidationError, values: dict[str, Any], missing_headers: set[str], id_column: str
+) -> list[tuple[str | None, str]]:
+    problems: list[tuple[str | None, str]] = []
+    for detail in error.errors():
+        field_name = str(detail["loc"][0]) if detail["loc"] else None
+        if field_name == "poem_id":
+            column: str | None = id_column
+        elif field_name is not None:
+            column = _FIELD_COLUMNS.get(field_name, field_name)
+        else:
+            column = None
+        if column in missing_headers:
+            continue  # already reported once, at the header
+        kind = detail["type"]
+        if kind == "missing":
+            reason = "missing value"
+        elif kind == "string_too_short":
+            reason = "empty value"
+        elif kind in ("string_type", "int_type", "int_parsing"):
+            reason = f"{detail['msg'].lower()} (got {values.get(str(column))!r})"
+        else:
+            reason = str(detail["msg"]).removeprefix("Value error, ")
+        problems.append((column, reason))
+    return problems
