@@ -1,0 +1,205 @@
+"""Benchmark the meter scanner on the Stanford Literary Lab 2016 tagged sample.
+
+Usage: .venv/bin/python bench/bench_meter.py [--data PATH] [--speed] [--errors N]
+
+Prints, for isolated-line scansion (``scan_line``) and poem-context scansion (``scan_poem``):
+- line accuracy: share of lines whose whole w/s string equals the human ``parse``;
+- syllable accuracy: matching positions / gold syllables, where a line whose syllable count
+  differs from the gold counts all its gold syllables as wrong;
+- the same on the two halves split by PoemID parity (hash of the id), as a held-out check;
+- poem-level meter family accuracy and line-length (feet) accuracy.
+With --speed, also times line_fit / scan_line / scan_poem (cold and cached).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+import sys
+import time
+import zlib
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from poemetric.form import meter, scansion
+from poemetric.form.meter import FEET_BY_NAME, scan_line, scan_poem
+
+DEFAULT_DATA = (
+    Path(__file__).resolve().parent.parent.parent / "shared/data/litlab2016_meter_sample.tsv"
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    index: int
+    poem: str
+    family: str  # Meter Scheme
+    length: str  # Line Scheme
+    line: str
+    parse: str
+
+    @property
+    def half(self) -> int:
+        return zlib.crc32(self.poem.encode()) % 2
+
+
+def load(path: Path) -> list[Row]:
+    """Rows with a line and a gold parse; a row missing either is reported, not dropped silently."""
+    rows: list[Row] = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        for number, rec in enumerate(csv.DictReader(handle, delimiter="\t"), start=2):
+            if not rec.get("line") or not rec.get("parse"):
+                print(f"{path}:{number}: skipped (no line or no parse)", file=sys.stderr)
+                continue
+            rows.append(
+                Row(
+                    len(rows),
+                    rec["PoemID"],
+                    rec["Meter Scheme"],
+                    rec["Line Scheme"],
+                    rec["line"],
+                    rec["parse"],
+                )
+            )
+    return rows
+
+
+def score(pairs: list[tuple[str, str]]) -> tuple[float, float]:
+    """(line accuracy, syllable accuracy); a length mismatch makes all its gold syllables wrong."""
+    if not pairs:
+        return 0.0, 0.0
+    lines_ok = sum(pred == gold for pred, gold in pairs)
+    syl_total = sum(len(gold) for _, gold in pairs)
+    syl_ok = sum(
+        sum(a == b for a, b in zip(pred, gold, strict=True))
+        for pred, gold in pairs
+        if len(pred) == len(gold)
+    )
+    return lines_ok / len(pairs), syl_ok / syl_total
+
+
+def report(rows: list[Row], predictions: dict[int, str], label: str) -> None:
+    line_acc, syl_acc = score([(predictions[r.index], r.parse) for r in rows])
+    halves = []
+    for half in (0, 1):
+        sub = [(predictions[r.index], r.parse) for r in rows if r.half == half]
+        h_line, h_syl = score(sub)
+        halves.append(f"half{half} {h_line:.1%}/{h_syl:.1%} (n={len(sub)})")
+    same_length = sum(len(predictions[r.index]) == len(r.parse) for r in rows) / len(rows)
+    print(
+        f"{label:<14} lines {line_acc:.1%}  syllables {syl_acc:.1%}  "
+        f"same syllable count {same_length:.1%}  | " + "  ".join(halves)
+    )
+
+
+def group_poems(rows: list[Row]) -> dict[str, list[Row]]:
+    poems: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        poems[row.poem].append(row)
+    return poems
+
+
+def run_accuracy(rows: list[Row], show_errors: int) -> None:
+    isolated = {r.index: scan_line(r.line).pattern for r in rows}
+    report(rows, isolated, "isolated line")
+    context: dict[int, str] = {}
+    family_ok = feet_ok_poems = feet_ok_lines = 0
+    by_meter: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    poems = group_poems(rows)
+    for poem in poems.values():
+        result = scan_poem([r.line for r in poem])
+        family = Counter(r.family for r in poem).most_common(1)[0][0]
+        length = Counter(FEET_BY_NAME[r.length] for r in poem).most_common(1)[0][0]
+        family_ok += result.foot == family
+        feet_ok_poems += result.feet == length
+        for row, scan in zip(poem, result.line_scans, strict=True):
+            context[row.index] = scan.pattern
+            feet_ok_lines += (
+                scan.template is not None and scan.template.feet == FEET_BY_NAME[row.length]
+            )
+            by_meter[f"{row.family} {row.length}"].append((scan.pattern, row.parse))
+    report(rows, context, "poem context")
+    n = len(poems)
+    print(f"poem meter family accuracy {family_ok}/{n} = {family_ok / n:.1%}")
+    print(f"poem typical feet accuracy {feet_ok_poems}/{n} = {feet_ok_poems / n:.1%}")
+    print(f"line feet accuracy (poem context) {feet_ok_lines / len(rows):.1%}")
+    print("per meter (poem context): lines / syllables")
+    for name, pairs in sorted(by_meter.items()):
+        line_acc, syl_acc = score(pairs)
+        print(f"  {name:<22} n={len(pairs):<4} {line_acc:.1%} / {syl_acc:.1%}")
+    wrong = [r for r in rows if context[r.index] != r.parse][:show_errors]
+    for row in wrong:
+        scan = scan_line(row.line, row.family)
+        print(
+            f"{row.family[:5]} gold {row.parse:<18} got {context[row.index]:<18} "
+            f"{scan.stresses:<18} {row.line}"
+        )
+
+
+def run_speed(rows: list[Row]) -> None:
+    lines = [r.line for r in rows]
+    poems = [[r.line for r in poem] for poem in group_poems(rows).values()]
+
+    def clear(words_too: bool) -> None:
+        meter.scan_line.cache_clear()
+        meter._decode_line.cache_clear()
+        scansion.line_options.cache_clear()
+        if words_too:
+            scansion.word_options.cache_clear()
+
+    def fit_all() -> None:
+        for line in lines:
+            meter.line_fit(line, "iambic", 5)
+
+    def timed(fn: Callable[[], object]) -> float:
+        start = time.perf_counter()
+        fn()
+        return time.perf_counter() - start
+
+    n = len(lines)
+    for label, words_too in (("all caches cold", True), ("word cache warm, new lines", False)):
+        runs = []
+        for _ in range(3):
+            clear(words_too)
+            runs.append(timed(fit_all))
+        print(f"line_fit {label}: best {n / min(runs):,.0f} lines/s (worst {n / max(runs):,.0f})")
+    runs = [timed(fit_all) for _ in range(5)]
+    print(
+        f"line_fit fully cached: best {n / min(runs):,.0f} lines/s "
+        f"(median {n / statistics.median(runs):,.0f})"
+    )
+    runs = []
+    for _ in range(3):
+        clear(False)
+        runs.append(timed(lambda: [scan_poem(p) for p in poems]))
+    print(
+        f"scan_poem new lines (all foot types): best {n / min(runs):,.0f} lines/s "
+        f"(worst {n / max(runs):,.0f})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--speed", action="store_true")
+    parser.add_argument("--errors", type=int, default=0)
+    args = parser.parse_args()
+    if not args.data.is_file():
+        raise SystemExit(f"{args.data} not found (shared data lives beside the checkout)")
+    rows = load(args.data)
+    halves = Counter(r.half for r in rows)
+    print(
+        f"{len(rows)} lines, {len(group_poems(rows))} poems, half0/half1 lines {halves[0]}/{halves[1]}"
+    )
+    run_accuracy(rows, args.errors)
+    if args.speed:
+        run_speed(rows)
+
+
+if __name__ == "__main__":
+    main()
