@@ -1,0 +1,113 @@
+"""The offline Markov baseline: deterministic and shaped like the requested form."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+
+import pytest
+
+from poemetric.generation.jobs import user_request
+from poemetric.markov import MarkovModel, plan_poem, write_poem
+from poemetric.providers.base import GenerationSettings, ModelSpec
+from poemetric.providers.offline import HumanProvider, MarkovProvider
+
+CORPUS = """The sun goes down behind the western hill
+And all the birds are quiet in the tree
+The evening air is soft and warm and still
+A single lantern glimmers on the sea
+I walked along the river in the rain
+And thought of you and all that we had known
+The willow bent its branches to the plain
+The night was long and I was all alone
+My heart is like a singing bird at play
+The morning light is breaking on the day""".splitlines()
+
+
+def _stanzas(poem: str) -> list[list[str]]:
+    return [s.splitlines() for s in poem.strip().split("\n\n")]
+
+
+def test_same_seed_same_poem_and_different_seed_differs() -> None:
+    model = MarkovModel(CORPUS)
+    first = write_poem(model, "sonnet", None, None, random.Random(7))
+    again = write_poem(model, "sonnet", None, None, random.Random(7))
+    other = write_poem(model, "sonnet", None, None, random.Random(8))
+    assert first == again
+    assert first != other
+
+
+@pytest.mark.parametrize(
+    ("form", "rhyme", "shape"),
+    [
+        ("sonnet", None, [14]),
+        ("limerick", "AABBA", [5]),
+        ("limerick", "AABA", [4]),
+        ("villanelle", None, [3, 3, 3, 3, 3, 4]),
+        ("sestina", None, [6, 6, 6, 6, 6, 6, 3]),
+        ("pantoum", None, [4, 4, 4, 4, 4]),
+        ("ballad", "ABCB", [4, 4, 4, 4]),
+        ("ghazal", None, [2, 2, 2, 2, 2]),
+    ],
+)
+def test_poem_has_the_form_shape(form: str, rhyme: str | None, shape: list[int]) -> None:
+    poem = write_poem(MarkovModel(CORPUS), form, rhyme, None, random.Random(1))
+    assert [len(s) for s in _stanzas(poem)] == shape
+
+
+def test_villanelle_repeats_its_refrains() -> None:
+    lines = [
+        line
+        for stanza in _stanzas(write_poem(MarkovModel(CORPUS), "villanelle", None, None, random.Random(3)))
+        for line in stanza
+    ]  # fmt: skip
+    assert lines[0] == lines[5] == lines[11] == lines[17]
+    assert lines[2] == lines[8] == lines[14] == lines[18]
+
+
+def test_sestina_end_words_follow_the_permutation() -> None:
+    poem = write_poem(MarkovModel(CORPUS), "sestina", None, None, random.Random(2))
+    stanzas = _stanzas(poem)
+    ends = [[re.findall(r"[A-Za-z']+", line)[-1].lower() for line in s] for s in stanzas]
+    first = ends[0]
+    assert ends[1] == [first[i] for i in (5, 0, 4, 1, 3, 2)]
+
+
+def test_plan_uses_an_explicit_scheme() -> None:
+    plan = plan_poem("sonnet", "ABBAABBA CDECDE", "Iambic pentameter")
+    letters = "".join(line.letter for stanza in plan for line in stanza)
+    assert letters == "ABBAABBACDECDE"
+    assert {line.syllables for stanza in plan for line in stanza} == {10}
+
+
+def test_empty_corpus_is_an_error() -> None:
+    with pytest.raises(ValueError, match="empty corpus"):
+        MarkovModel(["", "   "])
+
+
+def test_offline_providers_use_the_request_context() -> None:
+    context = {
+        "original": "An original\npoem",
+        "poem_id": "x",
+        "form": "limerick",
+        "dataset": "demo",
+    }
+    request = user_request("Write a limerick.", GenerationSettings(), 0, context)
+    human = HumanProvider(ModelSpec(name="human", provider="human", model="human"))
+    assert asyncio.run(human.generate(request)).text == "An original\npoem"
+
+
+def test_markov_provider_is_deterministic_on_the_demo_dataset() -> None:
+    from poemetric.data import load_dataset
+
+    poem = load_dataset("demo").poems[0]
+    context = {"poem_id": poem.poem_id, "form": poem.form.value, "dataset": "demo",
+               "rhyme": poem.rhyme_pattern, "meter": poem.meter_pattern}  # fmt: skip
+    provider = MarkovProvider(ModelSpec(name="markov", provider="markov", model="markov"))
+    first = asyncio.run(provider.generate(user_request("p", GenerationSettings(), 0, context)))
+    again = asyncio.run(provider.generate(user_request("p", GenerationSettings(), 0, context)))
+    other = asyncio.run(provider.generate(user_request("p", GenerationSettings(), 1, context)))
+    assert first.text == again.text and first.text != other.text
+    assert first.text.strip() and first.usage.output_tokens > 0
+    assert poem.content.strip() not in first.text

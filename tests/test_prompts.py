@@ -1,0 +1,89 @@
+"""Prompt templates: the generation prompt and the paper's verbatim judge prompt and survey."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from poemetric.prompts import (
+    PromptError,
+    load_template,
+    render_generation_prompt,
+    render_judge_prompt,
+    render_survey,
+    template_hash,
+)
+
+
+def _poem(**fields: object) -> SimpleNamespace:
+    base: dict[str, object] = dict(
+        form="sonnet", meter_pattern="Iambic pentameter", rhyme_pattern="ABAB CDCD EFEF GG",
+        theme="Time and love",
+    )  # fmt: skip
+    base.update(fields)
+    return SimpleNamespace(**base)
+
+
+def test_generation_prompt_states_form_meter_rhyme_theme() -> None:
+    text = render_generation_prompt(_poem()).text
+    assert "sonnet" in text
+    assert "Meter: Iambic pentameter." in text
+    assert "Rhyme scheme: ABAB CDCD EFEF GG." in text
+    assert "Theme: Time and love." in text
+    assert "poem only" in text
+
+
+def test_generation_prompt_omits_missing_fields() -> None:
+    text = render_generation_prompt(_poem(meter_pattern=None, rhyme_pattern="")).text
+    assert "Meter" not in text and "Rhyme" not in text
+    assert text.startswith("Write a poem in the form of a sonnet.")
+
+
+def test_same_fields_same_prompt_and_hash() -> None:
+    first, second = render_generation_prompt(_poem()), render_generation_prompt(_poem())
+    assert first == second
+    assert first.template_hash == template_hash(load_template("generation.jinja").text)
+
+
+def test_judge_prompt_is_the_published_instrument() -> None:
+    text = render_judge_prompt("PROMPT TEXT", "POEM TEXT").text
+    assert text.startswith("# Role Description\nYou are a professional poetry critic and analyst.")
+    for number, question in [
+        (1, "The poem follows the given prompt in terms of form, including meter and rhyme"),
+        (3, "The poem uses a varied vocabulary."),
+        (5, "This poem shows idiosyncrasy."),
+        (7, "The imagery in this poem is used well."),
+        (8, "At least one of the literary devices listed below is used well in the poem."),
+        (10, "This is a good poem."),
+        (12, "The poem is written by a human."),
+        (13, "Please give comments on why you gave the answer that you did for question 12"),
+    ]:
+        assert f"{number}. {question}" in text
+    assert text.count("0 - N/A") == 2
+    assert '{"1": <insert your score here>' in text
+    assert "## The prompt\nPROMPT TEXT\n" in text and "## The poem\nPOEM TEXT\n" in text
+
+
+def test_placeholders_in_poem_stay_literal() -> None:
+    text = render_judge_prompt("P", "a {generation_prompt} and {the_poem}").text
+    assert "a {generation_prompt} and {the_poem}" in text
+
+
+def test_survey_has_required_marks() -> None:
+    text = render_survey("P", "Q")
+    assert text.count("(Required)") == 10
+    assert "Please do not check any online or offline resources" in text
+
+
+def test_template_without_placeholders_is_rejected(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.md"
+    bad.write_text("no placeholders here", encoding="utf-8")
+    with pytest.raises(PromptError, match="placeholder"):
+        render_judge_prompt("P", "Q", template=bad)
+
+
+def test_unknown_template_lists_the_bundled_ones() -> None:
+    with pytest.raises(PromptError, match=r"judge\.md"):
+        load_template("nonexistent.jinja")

@@ -1,0 +1,117 @@
+"""Run store: schema, migrations, idempotent writes, export."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from poemetric.store import RunStore, StoreError
+from poemetric.store.schema import SCHEMA_VERSION
+
+
+def _seed(store: RunStore) -> str:
+    template_hash = store.add_template("t", "Write a {{ form }}.")
+    store.add_poems(
+        [dict(poem_id="p1", dataset="d", position=0, form="sonnet", content="x", record="{}")]
+    )
+    store.add_prompts(
+        [dict(prompt_id="q1", poem_id="p1", template_hash=template_hash, text="Write a sonnet.")]
+    )
+    return template_hash
+
+
+def _generation(status: str, poem: str | None = None) -> dict[str, object]:
+    return dict(
+        generation_id="g1", prompt_id="q1", poem_id="p1", author="m", status=status, poem=poem
+    )
+
+
+def test_new_store_is_wal_and_current(tmp_path: Path) -> None:
+    with RunStore(tmp_path) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        mode = store.conn.execute("PRAGMA journal_mode").fetchone()[0]
+        assert mode == "wal"
+
+
+def test_refuses_newer_schema(tmp_path: Path) -> None:
+    RunStore(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / "poemetric.sqlite")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(StoreError, match="newer than this POEMetric"):
+        RunStore(tmp_path)
+
+
+def test_missing_store_without_create(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no run store"):
+        RunStore(tmp_path / "nope", create=False)
+
+
+def test_success_is_never_overwritten_and_errors_are_replaced(tmp_path: Path) -> None:
+    with RunStore(tmp_path) as store:
+        _seed(store)
+        assert store.save_generation(_generation("error"))
+        assert store.save_generation(_generation("ok", "first"))
+        assert not store.save_generation(_generation("ok", "second"))
+        assert not store.save_generation(_generation("error"))
+        rows = store.query("SELECT status, poem, attempts FROM generations")
+        assert [tuple(r) for r in rows] == [("ok", "first", 2)]
+
+
+def test_inserts_are_idempotent(tmp_path: Path) -> None:
+    with RunStore(tmp_path) as store:
+        first = _seed(store)
+        second = _seed(store)
+        assert first == second
+        assert store.count("poems") == store.count("prompts") == store.count("templates") == 1
+
+
+def test_failed_transaction_writes_nothing(tmp_path: Path) -> None:
+    with RunStore(tmp_path) as store:
+        _seed(store)
+        with pytest.raises(RuntimeError), store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES ('a', '1')",
+            )
+            raise RuntimeError("interrupted")
+        assert store.get_meta("a") is None
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl", ".parquet"])
+def test_export_round_trip(tmp_path: Path, suffix: str) -> None:
+    with RunStore(tmp_path / "run") as store:
+        _seed(store)
+        store.save_generation(_generation("ok", "line one\nline two"))
+        path = store.export("generations", tmp_path / f"out{suffix}")
+    if suffix == ".csv":
+        frame = pd.read_csv(path)
+    elif suffix == ".jsonl":
+        frame = pd.read_json(path, lines=True)
+    else:
+        frame = pd.read_parquet(path)
+    assert frame.loc[0, "poem"] == "line one\nline two"
+    assert frame.loc[0, "status"] == "ok"
+
+
+def test_export_rejects_unknown_format_and_table(tmp_path: Path) -> None:
+    with RunStore(tmp_path) as store:
+        with pytest.raises(StoreError, match=r"\.csv, \.jsonl or \.parquet"):
+            store.export("poems", tmp_path / "x.xlsx")
+        with pytest.raises(StoreError, match="unknown table"):
+            store.export("sqlite_master", tmp_path / "x.csv")
+
+
+def test_meta_and_cache(tmp_path: Path) -> None:
+    with RunStore(tmp_path) as store:
+        store.set_meta("dataset", {"name": "demo"})
+        assert store.get_meta("dataset") == {"name": "demo"}
+        store.cache_completion("k", "openai", "gpt-4o", {"text": "poem"})
+        store.cache_completion("k", "openai", "gpt-4o", {"text": "other"})
+        assert store.cached_completion("k") == {"text": "poem"}
+        assert json.loads(store.query("SELECT completion FROM response_cache")[0][0]) == {
+            "text": "poem"
+        }
