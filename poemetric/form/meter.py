@@ -19,6 +19,7 @@ Lines are matched against foot templates (iambic, trochaic, anapestic, dactylic,
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -216,3 +217,149 @@ def scan_poem(lines: Sequence[str]) -> PoemMeter:
     feet = feet_counts.most_common(1)[0][0] if feet_counts else None
     fits = tuple(line_fit(line, foot, feet) for line in text_lines)
     return PoemMeter(foot, feet, scans, fits, dict(votes))
+
+
+# --------------------------------------------------------------------------------------------
+# Requested meters
+# --------------------------------------------------------------------------------------------
+
+_NAMED_METERS: dict[str, MeterSpec] = {
+    "common meter": MeterSpec("common meter", "iambic", None, (4, 3), (4, 4)),
+    "common measure": MeterSpec("common meter", "iambic", None, (4, 3), (4, 4)),
+    "ballad meter": MeterSpec("ballad meter", None, None, (4, 3), (4, 4)),
+    "ballad measure": MeterSpec("ballad meter", None, None, (4, 3), (4, 4)),
+    "ballad stanza": MeterSpec("ballad meter", None, None, (4, 3), (4, 4)),
+    "long meter": MeterSpec("long meter", "iambic", 4, (4,)),
+    "long measure": MeterSpec("long meter", "iambic", 4, (4,)),
+    "short meter": MeterSpec("short meter", "iambic", None, (3, 3, 4, 3)),
+    "short measure": MeterSpec("short meter", "iambic", None, (3, 3, 4, 3)),
+    "limerick": MeterSpec("limerick meter", "anapestic", None, (3, 3, 2, 2, 3)),
+    "limerick meter": MeterSpec("limerick meter", "anapestic", None, (3, 3, 2, 2, 3)),
+    "blank verse": MeterSpec("iambic pentameter", "iambic", 5),
+    "heroic couplet": MeterSpec("iambic pentameter", "iambic", 5),
+    "heroic couplets": MeterSpec("iambic pentameter", "iambic", 5),
+}
+_FOOT_WORDS: dict[str, str] = {
+    "iambic": "iambic",
+    "iamb": "iambic",
+    "iambs": "iambic",
+    "trochaic": "trochaic",
+    "trochee": "trochaic",
+    "trochees": "trochaic",
+    "anapestic": "anapestic",
+    "anapaestic": "anapestic",
+    "anapest": "anapestic",
+    "dactylic": "dactylic",
+    "dactyl": "dactylic",
+    "amphibrachic": "amphibrachic",
+    "amphibrach": "amphibrachic",
+}
+_NO_METER = {"", "none", "nan", "n/a", "na", "free verse", "-", "unknown"}
+
+
+def parse_meter(text: str | None) -> MeterSpec | None:
+    """Parse a meter description such as ``Iambic pentameter``, ``Trochaic`` or ``Common meter``.
+
+    Empty / None / "free verse" give None; a string naming no known foot, line length or
+    stanza meter raises ValueError.
+    """
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise ValueError(f"meter must be a string, got {type(text).__name__}")
+    norm = " ".join(re.sub(r"[^a-z ]+", " ", text.lower()).split())
+    if norm in _NO_METER:
+        return None
+    if norm in _NAMED_METERS:
+        return _NAMED_METERS[norm]
+    words = norm.split()
+    feet_words = [FEET_BY_NAME[w] for w in words if w in FEET_BY_NAME]
+    foot_words = [_FOOT_WORDS[w] for w in words if w in _FOOT_WORDS]
+    unknown = [w for w in words if w not in FEET_BY_NAME and w not in _FOOT_WORDS]
+    if unknown or len(feet_words) > 1 or len(set(foot_words)) > 1 or not (feet_words or foot_words):
+        raise ValueError(
+            f"unrecognised meter {text!r}: expected e.g. 'iambic pentameter', 'trochaic', "
+            f"'anapestic trimeter', 'common meter', 'ballad meter' or 'limerick'"
+        )
+    foot = foot_words[0] if foot_words else None
+    feet = feet_words[0] if feet_words else None
+    if foot is None and feet in (5, 6):
+        foot = "iambic"  # "pentameter" alone conventionally means iambic
+    name = " ".join(x for x in (foot, FEET_NAMES.get(feet or 0)) if x)
+    return MeterSpec(name, foot, feet)
+
+
+@dataclass(frozen=True)
+class LineVerdict:
+    """Why one line does or does not count as fitting a requested meter."""
+
+    line: str
+    fits: bool
+    fit: float
+    expected: str
+    scansion: str  # w/s pattern of the scan used for the verdict
+    variations: tuple[str, ...]
+
+
+def _stanzas(lines: Sequence[str]) -> list[list[str]]:
+    stanzas: list[list[str]] = [[]]
+    for line in lines:
+        if line.strip():
+            stanzas[-1].append(line)
+        elif stanzas[-1]:
+            stanzas.append([])
+    return [s for s in stanzas if s]
+
+
+def _pattern_verdicts(
+    lines: Sequence[str], spec: MeterSpec, pattern: tuple[int, ...], cutoff: float
+) -> list[LineVerdict]:
+    verdicts = []
+    for stanza in _stanzas(lines):
+        for position, line in enumerate(stanza):
+            beats = pattern[position % len(pattern)]
+            if spec.foot is not None:
+                scan = scan_line(line, spec.foot, beats)
+                fit = scan.fit
+            else:
+                fit = beat_pattern_fit(line, beats)
+                scan = scan_line(line, None, beats) if fit else scan_line(line)
+            expected = f"{beats} beats" + (f" ({spec.foot})" if spec.foot else "")
+            verdicts.append(
+                LineVerdict(line, fit >= cutoff, fit, expected, scan.pattern, scan.variations)
+            )
+    return verdicts
+
+
+def meter_score(
+    lines: Sequence[str], requested: MeterSpec | str | None, cutoff: float = FIT_CUTOFF
+) -> tuple[float, list[LineVerdict]]:
+    """Share of (non-blank) lines that fit the requested meter, with a verdict per line.
+
+    Blank lines separate stanzas; beat patterns (common meter 4-3-4-3, limerick 3-3-2-2-3)
+    restart at each stanza. For a beat-pattern meter with a fallback (long meter 4-4-4-4 for
+    ballads), the fallback reading counts at half weight when it explains more lines.
+    A spec with no foot and no pattern (None) scores 1.0: nothing was requested.
+    """
+    spec = parse_meter(requested) if isinstance(requested, str) or requested is None else requested
+    text_lines = _nonblank(lines)
+    if spec is None or not text_lines:
+        return 1.0, []
+    if spec.beat_pattern is not None:
+        verdicts = _pattern_verdicts(lines, spec, spec.beat_pattern, cutoff)
+        score = sum(v.fits for v in verdicts) / len(verdicts)
+        if spec.fallback_pattern is not None:
+            fallback = _pattern_verdicts(lines, spec, spec.fallback_pattern, cutoff)
+            fallback_score = 0.5 * sum(v.fits for v in fallback) / len(fallback)
+            if fallback_score > score:
+                return fallback_score, fallback
+        return score, verdicts
+    verdicts = []
+    for line in text_lines:
+        scan = scan_line(line, spec.foot, spec.feet)
+        verdicts.append(
+            LineVerdict(
+                line, scan.fit >= cutoff, scan.fit, spec.name, scan.pattern, scan.variations
+            )
+        )
+    return sum(v.fits for v in verdicts) / len(verdicts), verdicts
