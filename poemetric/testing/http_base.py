@@ -77,6 +77,7 @@ class RecordedRequest:
     seq: int
     method: str
     path: str
+    #: Header names in lower case.
     headers: dict[str, str]
     #: Parsed JSON body; raw text for non-JSON bodies; None when empty.
     body: Any
@@ -332,6 +333,7 @@ class LocalServer:
         return HttpAnswer.json(200, payload, headers)
 
     def _handle(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> HttpAnswer:
+        headers = {name.lower(): value for name, value in headers.items()}
         split = urlsplit(target)
         body: Any = None
         if raw:
@@ -349,7 +351,7 @@ class LocalServer:
         )
         with self._log_lock:
             self._log.append(record)
-        if not self.authorized({k.lower(): v for k, v in headers.items()}):
+        if not self.authorized(headers):
             answer = self.error_answer(401, "invalid API key")
         else:
             try:

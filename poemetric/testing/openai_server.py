@@ -160,7 +160,7 @@ class OpenAIServer(LocalServer):
 
     # -- files -------------------------------------------------------------------------------
     def upload_file(self, record: RecordedRequest, raw: bytes) -> HttpAnswer:
-        content_type = record.headers.get("Content-Type") or record.headers.get("content-type")
+        content_type = record.headers.get("content-type")
         message = BytesParser(policy=HTTP).parsebytes(
             f"Content-Type: {content_type}\r\n\r\n".encode() + raw
         )

@@ -1,0 +1,319 @@
+"""OpenAI chat completions, and any OpenAI-compatible endpoint (DeepSeek, Together, `vllm serve`).
+
+One call per `generate`, with the SDK's own retries disabled: the batch runner retries, using the
+`ProviderError` this module raises. Settings left `None` are not sent, so the API's defaults apply.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+import openai
+from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletion
+from pydantic import ValidationError
+
+from poemetric.providers.base import (
+    BatchCapable,
+    BatchStatus,
+    Completion,
+    GenerationRequest,
+    Provider,
+    ProviderError,
+    TokenUsage,
+)
+from poemetric.providers.remote_common import (
+    malformed_error,
+    resolve_api_key,
+    scrub_raw,
+    status_error,
+    transport_error,
+)
+
+#: o1, o3-mini, o4-mini, gpt-5...: `max_completion_tokens`, `reasoning_effort`, no temperature.
+REASONING_MODEL_RE = re.compile(r"^(o\d|gpt-5)")
+CHAT_ENDPOINT: Literal["/v1/chat/completions"] = "/v1/chat/completions"
+_BATCH_STATES: dict[str, Any] = {
+    "validating": "in_progress",
+    "in_progress": "in_progress",
+    "finalizing": "in_progress",
+    "cancelling": "in_progress",
+    "completed": "completed",
+    "failed": "failed",
+    "expired": "expired",
+    "cancelled": "cancelled",
+}
+
+
+class OpenAIProvider(Provider, BatchCapable):
+    """`provider: openai`. `options.reasoning_model: true|false` overrides the name-based guess."""
+
+    name: ClassVar[str] = "openai"
+    default_key_envs: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
+
+    def __init__(self, spec: Any) -> None:
+        super().__init__(spec)
+        self._client: AsyncOpenAI | None = None
+        self._key: str | None = None
+
+    # -- client ------------------------------------------------------------------------------
+    @property
+    def client(self) -> AsyncOpenAI:
+        """Created on first use, so a missing key surfaces as a `ProviderError` from a call."""
+        if self._client is None:
+            self._key = resolve_api_key(self.spec, self.default_key_envs)
+            self._client = AsyncOpenAI(
+                api_key=self._key,
+                base_url=self.spec.base_url,
+                max_retries=0,
+                timeout=self.spec.limits.timeout_s,
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={self.spec.base_url!r})"
+
+    # -- request -----------------------------------------------------------------------------
+    @property
+    def is_reasoning_model(self) -> bool:
+        explicit = self.spec.options.get("reasoning_model")
+        if explicit is not None:
+            return bool(explicit)
+        return self.name == "openai" and bool(REASONING_MODEL_RE.match(self.spec.model))
+
+    def request_body(self, request: GenerationRequest) -> dict[str, Any]:
+        """The JSON body of a chat completion request (also one line of a batch file)."""
+        settings = request.settings
+        body: dict[str, Any] = {
+            "model": self.spec.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        }
+        if self.is_reasoning_model:
+            # Reasoning models reject max_tokens, temperature and top_p; the paper's "provider
+            # default" sampling means we simply do not send them.
+            _put(body, "max_completion_tokens", settings.max_tokens)
+            _put(body, "reasoning_effort", settings.reasoning_effort)
+        else:
+            _put(body, "temperature", settings.temperature)
+            _put(body, "top_p", settings.top_p)
+            _put(body, "max_tokens", settings.max_tokens)
+            if settings.reasoning_effort is not None:
+                body["reasoning_effort"] = settings.reasoning_effort
+        _put(body, "seed", settings.seed)
+        if settings.stop is not None:
+            body["stop"] = list(settings.stop)
+        if settings.top_k is not None:
+            if self.name == "openai":
+                raise ProviderError(
+                    "openai: the OpenAI API has no top_k; remove it from the model's settings",
+                    retryable=False,
+                )
+            body["top_k"] = settings.top_k  # vLLM / Together accept it as an extra field
+        if settings.reasoning_budget_tokens is not None:
+            raise ProviderError(
+                f"{self.name}: reasoning_budget_tokens is not an OpenAI chat-completions setting; "
+                "use reasoning_effort, or settings.extra for a server-specific field",
+                retryable=False,
+            )
+        body.update(settings.extra)
+        return body
+
+    # -- response ----------------------------------------------------------------------------
+    def to_completion(self, response: ChatCompletion, latency_s: float | None) -> Completion:
+        if not response.choices:
+            raise ProviderError(f"{self.name}: response has no choices", retryable=True)
+        choice = response.choices[0]
+        message = choice.message
+        extra = message.model_extra or {}
+        reasoning = extra.get("reasoning_content") or extra.get("reasoning")
+        usage = TokenUsage()
+        if response.usage is not None:
+            usage.input_tokens = response.usage.prompt_tokens
+            usage.output_tokens = response.usage.completion_tokens
+            details = response.usage.completion_tokens_details
+            if details is not None and details.reasoning_tokens:
+                usage.reasoning_tokens = details.reasoning_tokens
+        return Completion(
+            text=message.content or "",
+            reasoning=str(reasoning) if reasoning else None,
+            raw=scrub_raw(response.model_dump(mode="json"), self._key),
+            usage=usage,
+            request_id=getattr(response, "_request_id", None),
+            finish_reason=choice.finish_reason,
+            provider_model=response.model,
+            latency_s=latency_s,
+        )
+
+    # -- one call ----------------------------------------------------------------------------
+    async def generate(self, request: GenerationRequest) -> Completion:
+        body = self.request_body(request)
+        client = self.client
+        started = time.perf_counter()
+        try:
+            response = await client.chat.completions.create(**_sdk_kwargs(body))
+        except Exception as error:
+            raise self.translate(error) from error
+        return self.to_completion(response, time.perf_counter() - started)
+
+    def translate(self, error: BaseException) -> ProviderError:
+        """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
+        if isinstance(error, ProviderError):
+            return error
+        if isinstance(error, openai.APIStatusError):
+            return status_error(
+                self.name,
+                error.status_code,
+                error.message,
+                headers=error.response.headers,
+                body=error.body,
+                secret=self._key,
+            )
+        if isinstance(error, openai.APIConnectionError):
+            return transport_error(self.name, error, self._key)
+        if isinstance(error, ValueError | ValidationError | openai.APIResponseValidationError):
+            return malformed_error(self.name, error, self._key)
+        return ProviderError(f"{self.name}: unexpected {type(error).__name__}", retryable=False)
+
+    # -- batch API ---------------------------------------------------------------------------
+    async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
+        lines = [
+            json.dumps(
+                {
+                    "custom_id": custom_id,
+                    "method": "POST",
+                    "url": CHAT_ENDPOINT,
+                    "body": self.request_body(request),
+                }
+            )
+            for custom_id, request in items
+        ]
+        if len(set(custom_id for custom_id, _ in items)) != len(items):
+            raise ProviderError(f"{self.name}: duplicate custom ids in batch", retryable=False)
+        client = self.client
+        try:
+            upload = await client.files.create(
+                file=("poemetric-batch.jsonl", "\n".join(lines).encode()), purpose="batch"
+            )
+            batch = await client.batches.create(
+                input_file_id=upload.id, endpoint=CHAT_ENDPOINT, completion_window="24h"
+            )
+        except Exception as error:
+            raise self.translate(error) from error
+        return batch.id
+
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        try:
+            batch = await self.client.batches.retrieve(batch_id)
+        except Exception as error:
+            raise self.translate(error) from error
+        counts = batch.request_counts
+        return BatchStatus(
+            batch_id=batch.id,
+            state=_BATCH_STATES.get(batch.status, "failed"),
+            total=counts.total if counts else 0,
+            completed=counts.completed if counts else 0,
+            failed=counts.failed if counts else 0,
+        )
+
+    async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
+        client = self.client
+        results: dict[str, Completion | ProviderError] = {}
+        try:
+            batch = await client.batches.retrieve(batch_id)
+            submitted = await self._read_jsonl(batch.input_file_id)
+            for file_id in (batch.output_file_id, batch.error_file_id):
+                for line in await self._read_jsonl(file_id):
+                    results[line["custom_id"]] = self._batch_line(line)
+        except ProviderError:
+            raise
+        except Exception as error:
+            raise self.translate(error) from error
+        for line in submitted:
+            if line["custom_id"] not in results:
+                results[line["custom_id"]] = ProviderError(
+                    f"{self.name}: batch {batch_id} ended ({batch.status}) without a result "
+                    "for this request",
+                    retryable=True,
+                )
+        return results
+
+    async def _read_jsonl(self, file_id: str | None) -> list[dict[str, Any]]:
+        if not file_id:
+            return []
+        content = await self.client.files.content(file_id)
+        lines: list[dict[str, Any]] = []
+        for number, text in enumerate(content.text.splitlines(), start=1):
+            if not text.strip():
+                continue
+            try:
+                lines.append(json.loads(text))
+            except ValueError as error:
+                raise ProviderError(
+                    f"{self.name}: batch file {file_id} line {number} is not JSON: {error}",
+                    retryable=True,
+                ) from error
+        return lines
+
+    def _batch_line(self, line: dict[str, Any]) -> Completion | ProviderError:
+        response = line.get("response") or {}
+        status = int(response.get("status_code") or 0)
+        body = response.get("body") or {}
+        if line.get("error") or status != 200:
+            error = line.get("error") or body.get("error") or {}
+            message = error.get("message") if isinstance(error, dict) else str(error)
+            if not status:
+                return ProviderError(f"{self.name}: batch item failed: {message}", retryable=True)
+            return status_error(self.name, status, str(message), body=body, secret=self._key)
+        try:
+            completion = self.to_completion(ChatCompletion.model_validate(body), None)
+        except (ValidationError, ProviderError) as error:
+            return malformed_error(self.name, error, self._key)
+        completion.request_id = response.get("request_id") or completion.request_id
+        return completion
+
+
+class OpenAICompatibleProvider(OpenAIProvider):
+    """`provider: openai-compatible` with `base_url` (DeepSeek, Together, a `vllm serve` endpoint).
+
+    Reads DeepSeek's `reasoning_content` (or vLLM's `reasoning`) into `Completion.reasoning`;
+    text with inline `<think>` tags is kept as-is. The key comes from `api_key_env` (required).
+    """
+
+    name: ClassVar[str] = "openai-compatible"
+    default_key_envs: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, spec: Any) -> None:
+        if not spec.base_url:
+            raise ProviderError(
+                f"model {spec.name!r}: provider 'openai-compatible' needs base_url", retryable=False
+            )
+        super().__init__(spec)
+
+
+def _put(body: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None:
+        body[key] = value
+
+
+_SDK_PARAMS = frozenset(
+    {"model", "messages", "temperature", "top_p", "max_tokens", "max_completion_tokens", "seed",
+     "stop", "reasoning_effort"}
+)  # fmt: skip
+
+
+def _sdk_kwargs(body: dict[str, Any]) -> dict[str, Any]:
+    """Known parameters as SDK arguments; everything else (top_k, extras) in `extra_body`."""
+    kwargs = {k: v for k, v in body.items() if k in _SDK_PARAMS}
+    extra = {k: v for k, v in body.items() if k not in _SDK_PARAMS}
+    if extra:
+        kwargs["extra_body"] = extra
+    return kwargs

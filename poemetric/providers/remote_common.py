@@ -1,0 +1,134 @@
+"""Helpers shared by the remote API adapters: API keys, retry hints, status classification.
+
+Kept out of `base.py` because only the SDK-backed adapters need them.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from poemetric.providers.base import ModelSpec, ProviderError
+
+#: HTTP statuses worth retrying: timeouts, conflicts, rate limits, server errors, overload (529).
+RETRYABLE_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+_RAW_ERROR_CHARS = 2000
+
+
+def resolve_api_key(spec: ModelSpec, default_envs: Sequence[str]) -> str:
+    """The API key from the environment variable the spec names (or the provider's defaults).
+
+    Raises a non-retryable `ProviderError` naming the variable(s) when none is set. The key itself
+    never appears in any message.
+    """
+    names = [spec.api_key_env] if spec.api_key_env else list(default_envs)
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    wanted = " or ".join(names) if names else "(no variable configured: set api_key_env)"
+    raise ProviderError(
+        f"model {spec.name!r} (provider {spec.provider!r}) needs an API key: set the environment "
+        f"variable {wanted}",
+        retryable=False,
+    )
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds to wait from `retry-after-ms`, or `Retry-After` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    milliseconds = lowered.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return max(0.0, float(milliseconds) / 1000.0)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        if parsed is None:
+            return None
+        return max(0.0, parsed.timestamp() - time.time())
+
+
+def is_retryable_status(status: int) -> bool:
+    return status in RETRYABLE_STATUSES or status >= 500
+
+
+def status_error(
+    provider: str,
+    status: int,
+    message: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    body: Any = None,
+    secret: str | None = None,
+) -> ProviderError:
+    """A `ProviderError` for an HTTP error status, with the retry hint when there is one."""
+    raw = None if body is None else scrub(_to_text(body), secret)[:_RAW_ERROR_CHARS]
+    return ProviderError(
+        scrub(f"{provider}: HTTP {status}: {message}", secret),
+        retryable=is_retryable_status(status),
+        status=status,
+        retry_after_s=retry_after_seconds(headers),
+        raw=raw,
+    )
+
+
+def transport_error(
+    provider: str, error: BaseException, secret: str | None = None
+) -> ProviderError:
+    """Timeouts and dropped connections: always worth retrying."""
+    kind = type(error).__name__
+    return ProviderError(
+        scrub(f"{provider}: {kind}: {error} (timeout or connection failure)", secret),
+        retryable=True,
+    )
+
+
+def malformed_error(
+    provider: str, error: BaseException, secret: str | None = None
+) -> ProviderError:
+    """A 2xx answer whose body could not be parsed (truncated, not JSON, missing fields)."""
+    return ProviderError(
+        scrub(
+            f"{provider}: malformed or truncated response body ({type(error).__name__}: "
+            f"{str(error)[:300]})",
+            secret,
+        ),
+        retryable=True,
+    )
+
+
+def scrub(text: str, secret: str | None) -> str:
+    return text.replace(secret, "[REDACTED]") if secret and secret in text else text
+
+
+def scrub_raw(raw: dict[str, Any], secret: str | None) -> dict[str, Any]:
+    """`raw` with every occurrence of the secret replaced (a belt-and-braces check)."""
+    if not secret:
+        return raw
+    text = json.dumps(raw, default=str)
+    if secret not in text:
+        return raw
+    result: dict[str, Any] = json.loads(text.replace(secret, "[REDACTED]"))
+    return result
+
+
+def _to_text(body: Any) -> str:
+    if isinstance(body, str | bytes):
+        return body.decode(errors="replace") if isinstance(body, bytes) else body
+    try:
+        return json.dumps(body, default=str)
+    except (TypeError, ValueError):
+        return repr(body)

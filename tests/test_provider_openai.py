@@ -1,0 +1,235 @@
+"""OpenAI and OpenAI-compatible adapters: the real `openai` SDK against the local OpenAI server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from poemetric.providers.base import (
+    ChatMessage,
+    Completion,
+    GenerationRequest,
+    GenerationSettings,
+    ModelSpec,
+    ProviderError,
+    RateLimits,
+)
+from poemetric.providers.openai_provider import OpenAICompatibleProvider, OpenAIProvider
+from poemetric.testing import ChatCall, Fault, OpenAIServer, Reply, ResponderError
+
+KEY = "sk-test-SECRET-0123456789"
+
+
+def make_spec(server: OpenAIServer, model: str = "gpt-4o", **kwargs: Any) -> ModelSpec:
+    fields: dict[str, Any] = {
+        "name": "m",
+        "provider": "openai",
+        "model": model,
+        "base_url": server.base_url,
+        "limits": RateLimits(timeout_s=2.0),
+    }
+    fields.update(kwargs)
+    return ModelSpec(**fields)
+
+
+def request(text: str = "Write a limerick", **settings: Any) -> GenerationRequest:
+    return GenerationRequest(
+        messages=(ChatMessage(role="user", content=text),),
+        settings=GenerationSettings(**settings),
+    )
+
+
+def run(provider: OpenAIProvider, req: GenerationRequest) -> Completion:
+    async def go() -> Completion:
+        try:
+            return await provider.generate(req)
+        finally:
+            await provider.aclose()
+
+    return asyncio.run(go())
+
+
+def failure(provider: OpenAIProvider, req: GenerationRequest | None = None) -> ProviderError:
+    with pytest.raises(ProviderError) as caught:
+        run(provider, req or request())
+    return caught.value
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("DEEPSEEK_KEY", KEY)
+
+
+@pytest.fixture
+def server() -> Iterator[OpenAIServer]:
+    with OpenAIServer(api_key=KEY) as running:
+        yield running
+
+
+def test_completion_text_usage_request_id(server: OpenAIServer) -> None:
+    completion = run(OpenAIProvider(make_spec(server)), request("Write a sonnet"))
+    assert completion.text == "Echo: Write a sonnet"
+    assert completion.usage.input_tokens == 3
+    assert completion.usage.output_tokens == 4
+    assert completion.request_id is not None and completion.request_id.startswith("req_")
+    assert completion.finish_reason == "stop"
+    assert completion.provider_model == "gpt-4o-served"
+    assert completion.latency_s is not None and completion.latency_s > 0
+    assert completion.raw["choices"][0]["message"]["content"] == "Echo: Write a sonnet"
+
+
+def test_unset_settings_are_not_sent_and_set_ones_are(server: OpenAIServer) -> None:
+    run(OpenAIProvider(make_spec(server)), request())
+    run(OpenAIProvider(make_spec(server)), request(temperature=0.7, max_tokens=50, seed=3))
+    first, second = (r.body for r in server.generation_requests)
+    assert set(first) == {"model", "messages"}
+    assert second["temperature"] == 0.7 and second["max_tokens"] == 50 and second["seed"] == 3
+    assert "top_p" not in second
+
+
+def test_reasoning_model_parameters_and_reasoning_tokens() -> None:
+    def think(call: ChatCall) -> Reply:
+        return Reply(text="A poem.", reasoning="count the syllables first")
+
+    with OpenAIServer(think) as server:
+        spec = make_spec(server, model="o3-mini")
+        completion = run(
+            OpenAIProvider(spec), request(max_tokens=900, temperature=0.2, reasoning_effort="low")
+        )
+        body = server.generation_requests[0].body
+    assert body["max_completion_tokens"] == 900 and body["reasoning_effort"] == "low"
+    assert "max_tokens" not in body and "temperature" not in body
+    assert completion.usage.reasoning_tokens == 4
+    assert completion.usage.output_tokens == 6  # includes the reasoning tokens
+    assert completion.reasoning is None  # OpenAI does not return the reasoning text
+
+
+def test_deepseek_reasoning_content_is_read() -> None:
+    def think(call: ChatCall) -> Reply:
+        return Reply(text="<think>kept raw</think>Final poem", reasoning="private chain")
+
+    with OpenAIServer(think, expose_reasoning_content=True) as server:
+        spec = make_spec(
+            server,
+            model="deepseek-reasoner",
+            provider="openai-compatible",
+            api_key_env="DEEPSEEK_KEY",
+        )
+        completion = run(OpenAICompatibleProvider(spec), request(top_k=40))
+        body = server.generation_requests[0].body
+    assert completion.reasoning == "private chain"
+    assert completion.text == "<think>kept raw</think>Final poem"
+    assert body["top_k"] == 40
+
+
+def test_rate_limit_gives_retry_after() -> None:
+    with OpenAIServer(faults=[Fault.rate_limited(2.5)]) as server:
+        error = failure(OpenAIProvider(make_spec(server)))
+    assert error.retryable and error.status == 429 and error.retry_after_s == pytest.approx(2.5)
+
+
+@pytest.mark.parametrize("status", [500, 502, 503, 504, 529])
+def test_server_errors_are_retryable(status: int) -> None:
+    with OpenAIServer(faults=[Fault.server_error(status)]) as server:
+        error = failure(OpenAIProvider(make_spec(server)))
+    assert error.retryable and error.status == status
+
+
+@pytest.mark.parametrize("status", [400, 403, 404])
+def test_client_errors_are_not_retryable(status: int) -> None:
+    with OpenAIServer(faults=[Fault.client_error(status)]) as server:
+        error = failure(OpenAIProvider(make_spec(server)))
+    assert not error.retryable and error.status == status
+
+
+def test_wrong_key_is_401_not_retryable(
+    server: OpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
+    error = failure(OpenAIProvider(make_spec(server)))
+    assert not error.retryable and error.status == 401
+
+
+@pytest.mark.parametrize("fault", [Fault.truncated(), Fault.invalid_json(), Fault.disconnect()])
+def test_broken_bodies_are_retryable(fault: Fault) -> None:
+    with OpenAIServer(faults=[fault]) as server:
+        error = failure(OpenAIProvider(make_spec(server)))
+    assert error.retryable
+    assert "malformed" in str(error) or "connection" in str(error)
+
+
+def test_timeout_is_retryable() -> None:
+    with OpenAIServer(faults=[Fault.slow(3.0)]) as server:
+        spec = make_spec(server, limits=RateLimits(timeout_s=0.3))
+        error = failure(OpenAIProvider(spec))
+    assert error.retryable and "Timeout" in str(error)
+
+
+def test_reasoning_model_rejection_is_surfaced_not_retried() -> None:
+    with OpenAIServer() as server:
+        spec = make_spec(server, model="o1", options={"reasoning_model": False})
+        error = failure(OpenAIProvider(spec), request(max_tokens=10))
+    assert not error.retryable and error.status == 400 and "max_completion_tokens" in str(error)
+
+
+def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with OpenAIServer() as server:
+        error = failure(OpenAIProvider(make_spec(server)))
+        assert server.requests == []
+    assert not error.retryable and "OPENAI_API_KEY" in str(error)
+    with OpenAIServer() as server:
+        spec = make_spec(server, provider="openai-compatible", api_key_env="MY_ENDPOINT_KEY")
+        assert "MY_ENDPOINT_KEY" in str(failure(OpenAICompatibleProvider(spec)))
+
+
+def test_key_never_in_raw_or_repr(server: OpenAIServer) -> None:
+    provider = OpenAIProvider(make_spec(server))
+    completion = run(provider, request())
+    assert KEY not in repr(completion) and KEY not in str(completion.raw)
+    assert KEY not in repr(provider)
+    assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_top_k_on_openai_is_a_clear_error(server: OpenAIServer) -> None:
+    error = failure(OpenAIProvider(make_spec(server)), request(top_k=5))
+    assert not error.retryable and "top_k" in str(error)
+    assert server.requests == []
+
+
+def test_batch_round_trip() -> None:
+    def answer(call: ChatCall) -> Reply:
+        if "fail" in call.prompt:
+            raise ResponderError(400, "content policy")
+        return Reply(text=f"poem for {call.custom_id}")
+
+    async def go(server: OpenAIServer) -> tuple[list[str], dict[str, Completion | ProviderError]]:
+        provider = OpenAIProvider(make_spec(server))
+        items = [
+            ("a", request("one")),
+            ("b", request("two", max_tokens=20)),
+            ("c", request("fail")),
+        ]
+        batch_id = await provider.submit_batch(items)
+        states = []
+        for _ in range(3):
+            status = await provider.batch_status(batch_id)
+            states.append(status.state)
+        assert (status.total, status.completed, status.failed) == (3, 2, 1)
+        results = await provider.batch_results(batch_id)
+        await provider.aclose()
+        return states, results
+
+    with OpenAIServer(answer, batch_polls_in_progress=2) as server:
+        states, results = asyncio.run(go(server))
+        uploaded = server.requests[0]
+    assert states == ["in_progress", "in_progress", "completed"]
+    assert uploaded.path == "/v1/files" and uploaded.body["purpose"] == "batch"
+    a, b, c = results["a"], results["b"], results["c"]
+    assert isinstance(a, Completion) and a.text == "poem for a" and a.request_id
+    assert isinstance(b, Completion) and b.usage.output_tokens == 3
+    assert isinstance(c, ProviderError) and c.status == 400 and not c.retryable
