@@ -1,5 +1,80 @@
-"""CLI commands: demo (being written)."""
+"""`poemetric demo`: the whole pipeline offline on the bundled demo dataset."""
 
 from __future__ import annotations
 
-from poemetric.cli.app import app  # noqa: F401
+import os
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from poemetric.cli.app import app
+from poemetric.cli.options import LimitOption
+
+console = Console()
+
+JUDGE_HELP = """\
+[bold]Judge stage skipped:[/bold] no judge is configured. To add LLM-as-a-judge scores, either
+  • export GEMINI_API_KEY=…   and run  poemetric judge --run {run} --judge gemini-2.5-pro
+    (the paper's judge; judges/ lists the others: gpt-4o, claude-3.7-sonnet, deepseek-r1), or
+  • serve any model with an OpenAI-compatible API (e.g. `vllm serve Qwen/Qwen2.5-7B-Instruct`),
+    export POEMETRIC_LOCAL_BASE_URL=http://localhost:8000/v1 and use  --judge local-openai.
+  `poemetric demo --judge NAME` (or POEMETRIC_JUDGE=NAME) runs it as part of the demo."""
+
+
+@app.command("demo")
+def demo(
+    run: Path = typer.Option(Path("runs/demo"), "--run", "-r", help="Run directory."),
+    judge: str | None = typer.Option(
+        None, "--judge", "-j", envvar="POEMETRIC_JUDGE", help="Also run this judge (judges/)."
+    ),
+    samples: int = typer.Option(1, "--samples", min=1, help="Markov samples per prompt."),
+    limit: int | None = LimitOption,
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bars."),
+) -> None:
+    """Run the whole pipeline offline: demo dataset -> prompts -> human + Markov poems ->
+    form checks -> (judge) -> analysis tables -> figures. No key, GPU or network needed.
+
+    Interrupt it at any time and run it again: finished work is kept and nothing is repeated.
+    """
+    from poemetric.analysis import analyze_run, make_figures
+    from poemetric.form.stage import run_form_stage
+    from poemetric.generation.roster import select_models
+    from poemetric.generation.runner import RunnerOptions
+    from poemetric.generation.stage import run_generation
+    from poemetric.pipeline import prepare_run
+    from poemetric.store import RunStore
+
+    with RunStore(run) as store:
+        console.rule("[bold]POEMetric demo")
+        prepared = prepare_run(store, "demo", limit=limit)
+        console.print(
+            f"1/5 dataset  {prepared.dataset.name}: {len(prepared.dataset)} poems "
+            f"(sha256 {prepared.dataset.sha256[:12]}…), prompts template "
+            f"{prepared.template_hash[:12]}…"
+        )
+        options = RunnerOptions(samples=samples, progress=progress)
+        report = run_generation(store, select_models("markov"), options=options)
+        console.print(f"2/5 generate {report.summary_line()}")
+        form_report = run_form_stage(store, progress=progress)
+        console.print(f"3/5 form     {form_report.summary_line()}")
+        if judge:
+            from poemetric.generation.roster import load_roster
+            from poemetric.judge.stage import run_judging
+
+            judge_report = run_judging(store, load_roster("judges")[judge], options=options)
+            console.print(f"4/5 judge    {judge_report.summary_line()}")
+        else:
+            console.print("4/5 judge    skipped (see below)")
+        analysis = analyze_run(store, out_dir=run / "analysis")
+        figures = make_figures(store, run / "figures")
+        console.print(f"5/5 analysis {len(analysis.tables)} tables, {len(figures)} figures")
+        console.print(analysis.summary_table())
+    console.rule("[bold]Results")
+    console.print(f"run store   {store.path}")
+    console.print(f"tables      {run / 'analysis'}{os.sep}")
+    for figure in figures:
+        console.print(f"figure      {figure}")
+    console.print(f"export      poemetric export --run {run} --format csv")
+    if not judge:
+        console.print(JUDGE_HELP.format(run=run))
