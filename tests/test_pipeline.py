@@ -1,0 +1,117 @@
+"""Run preparation and the offline demo, including a kill-and-resume of `poemetric demo`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.data import load_dataset
+from poemetric.pipeline import HUMAN_AUTHOR, prepare_run
+from poemetric.store import RunStore, StoreError
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_prepare_run_is_idempotent(tmp_path: Path) -> None:
+    with RunStore(tmp_path) as store:
+        first = prepare_run(store, "demo", limit=3)
+        again = prepare_run(store, "demo", limit=3)
+        assert (first.poems_added, first.prompts_added) == (3, 3)
+        assert (again.poems_added, again.prompts_added) == (0, 0)
+        humans = store.query(
+            "SELECT poem, poem_id FROM generations WHERE author = ?", [HUMAN_AUTHOR]
+        )
+        originals = {p.poem_id: p.content for p in load_dataset("demo").poems[:3]}
+        assert {row["poem_id"]: row["poem"] for row in humans} == originals
+        template_hashes = {row[0] for row in store.query("SELECT template_hash FROM prompts")}
+        assert template_hashes == {first.template_hash}
+        assert store.count("templates", "template_hash = ?", [first.template_hash]) == 1
+
+
+def test_a_run_keeps_one_dataset(tmp_path: Path) -> None:
+    other = tmp_path / "other.jsonl"
+    load_dataset("demo").poems[0]
+    from poemetric.data import write_dataset
+
+    write_dataset(load_dataset("demo").poems[:2], other)
+    with RunStore(tmp_path / "run") as store:
+        prepare_run(store, "demo", limit=2)
+        with pytest.raises(StoreError, match="use another --run directory"):
+            prepare_run(store, other)
+
+
+def _counts(db: Path) -> tuple[int, int, int]:
+    conn = sqlite3.connect(db)
+    try:
+        total = conn.execute("SELECT COUNT(*) FROM generations").fetchone()[0]
+        distinct = conn.execute(
+            "SELECT COUNT(*) FROM (SELECT DISTINCT prompt_id, author, sample_index FROM generations)"
+        ).fetchone()[0]
+        checks = conn.execute("SELECT COUNT(*) FROM form_checks").fetchone()[0]
+    finally:
+        conn.close()
+    return total, distinct, checks
+
+
+def test_demo_runs_offline_and_writes_store_tables_and_figures(tmp_path: Path) -> None:
+    run = tmp_path / "demo"
+    result = CliRunner().invoke(app, ["demo", "--run", str(run), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert (run / "poemetric.sqlite").is_file()
+    assert list((run / "figures").glob("*.png")), "the demo must draw at least one figure"
+    assert any((run / "analysis").iterdir())
+    assert "poemetric judge" in result.output  # says how to enable the judge stage
+    poems = len(load_dataset("demo").poems)
+    total, distinct, checks = _counts(run / "poemetric.sqlite")
+    assert total == distinct == checks == 2 * poems  # human + markov, each form-checked
+
+
+@pytest.mark.slow
+def test_killed_demo_resumes_without_duplicates_or_gaps(tmp_path: Path) -> None:
+    run = tmp_path / "demo"
+    samples = 6
+    command = [sys.executable, "-m", "poemetric", "demo", "--run", str(run), "--no-progress",
+               "--samples", str(samples)]  # fmt: skip
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    process = subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    db = run / "poemetric.sqlite"
+    deadline = time.monotonic() + 120
+    killed_with = None
+    while time.monotonic() < deadline and process.poll() is None:
+        if db.exists():
+            try:
+                conn = sqlite3.connect(db, timeout=1)
+                done = conn.execute(
+                    "SELECT COUNT(*) FROM generations WHERE author = 'markov'"
+                ).fetchone()[0]
+                conn.close()
+            except sqlite3.OperationalError:
+                done = 0
+            if done > 0:
+                process.send_signal(signal.SIGKILL)
+                killed_with = done
+                break
+        time.sleep(0.02)
+    process.wait(timeout=30)
+    assert killed_with is not None, "the demo finished before it could be interrupted"
+    poems = len(load_dataset("demo").poems)
+    assert _counts(db)[0] < poems * (1 + samples), "the kill came after generation finished"
+
+    resumed = subprocess.run(
+        command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    total, distinct, checks = _counts(db)
+    assert total == distinct == poems * (1 + samples)
+    assert checks == total
