@@ -1,0 +1,168 @@
+"""`--batch`: provider batch APIs (OpenAI Batch, Anthropic Message Batches, Gemini batch mode).
+
+Resumable by construction:
+
+* a batch's id and the keys of its requests go into the `batches` table right after the provider
+  accepts it, before any waiting, so a restarted run finds it and polls it instead of
+  resubmitting (the only window is between the provider's answer and that insert, a few
+  milliseconds);
+* a restarted run submits only jobs that are neither done, cached, nor inside a batch still in
+  flight;
+* results are stored one by one (row + cache entry in one transaction), then the batch is marked
+  'collected'; collecting twice is harmless because stored successes are never overwritten.
+
+Custom ids are the jobs' stable keys (generation_id / judgment_id): 16 hex characters, valid for
+every provider's id rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from poemetric.generation.calls import estimate, log_attempt, record_completion, record_failure
+from poemetric.generation.cost import usage_cost
+from poemetric.generation.jobs import Job, completion_to_dict
+from poemetric.providers.base import BatchCapable, BatchStatus, Completion, ProviderError
+from poemetric.store.db import utc_now
+
+if TYPE_CHECKING:
+    from poemetric.generation.runner import ModelRun
+
+#: Batch rows in these states have been fully stored (or given up on).
+FINISHED_STATES = ("collected",)
+
+
+def in_flight_batches(run: ModelRun) -> list[tuple[str, dict[str, str]]]:
+    """Batches of this stage and model not yet collected: (batch_id, {custom_id: cache_key})."""
+    rows = run.store.query(
+        "SELECT batch_id, request_keys FROM batches WHERE stage = ? AND model = ? "
+        "AND provider = ? AND status NOT IN ('collected') ORDER BY created_at",
+        (run.handler.table, run.spec.name, run.spec.provider),
+    )
+    return [(str(r["batch_id"]), dict(json.loads(r["request_keys"]))) for r in rows]
+
+
+def _record_batch(run: ModelRun, batch_id: str, jobs: Sequence[Job]) -> None:
+    now = utc_now()
+    keys = {job.key: job.cache_key for job in jobs}
+    with run.store.transaction() as conn:
+        conn.execute(
+            "INSERT OR IGNORE INTO batches(batch_id, provider, model, stage, status, "
+            "request_keys, detail, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                batch_id,
+                run.spec.provider,
+                run.spec.name,
+                run.handler.table,
+                "submitted",
+                json.dumps(keys, sort_keys=True),
+                json.dumps({"provider_model": run.spec.model, "requests": len(jobs)}),
+                now,
+                now,
+            ),
+        )
+
+
+def _update_batch(run: ModelRun, batch_id: str, status: str, detail: dict[str, Any]) -> None:
+    with run.store.transaction() as conn:
+        conn.execute(
+            "UPDATE batches SET status = ?, detail = ?, updated_at = ? WHERE batch_id = ?",
+            (status, json.dumps(detail, sort_keys=True), utc_now(), batch_id),
+        )
+
+
+async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence[Job]) -> None:
+    by_key = {job.key: job for job in pending}
+    waiting: list[tuple[str, dict[str, str]]] = []
+    covered: set[str] = set()
+    for batch_id, keys in in_flight_batches(run):
+        waiting.append((batch_id, keys))
+        covered.update(keys)
+        run.report.batch_ids.append(batch_id)
+    to_submit = [job for job in pending if job.key not in covered]
+    reserved: dict[str, float] = {}
+    size = max(1, run.options.batch_max_items)
+    for start in range(0, len(to_submit), size):
+        chunk: list[Job] = []
+        for job in to_submit[start : start + size]:
+            guess = estimate(run, job, batch=True)
+            if run.budget.exhausted or not run.budget.try_reserve(guess.cost_usd):
+                run.report.skipped_budget += 1
+                run.advance()
+                continue
+            reserved[job.key] = guess.cost_usd
+            chunk.append(job)
+        if not chunk:
+            continue
+        batch_id = await provider.submit_batch([(job.key, job.request) for job in chunk])
+        _record_batch(run, batch_id, chunk)
+        waiting.append((batch_id, {job.key: job.cache_key for job in chunk}))
+        run.report.batch_ids.append(batch_id)
+    await asyncio.gather(
+        *(_wait_and_collect(run, provider, bid, keys, by_key, reserved) for bid, keys in waiting)
+    )
+
+
+async def _wait_and_collect(
+    run: ModelRun,
+    provider: BatchCapable,
+    batch_id: str,
+    keys: dict[str, str],
+    by_key: dict[str, Job],
+    reserved: dict[str, float],
+) -> None:
+    delay = run.options.batch_poll_s
+    while True:
+        status: BatchStatus = await provider.batch_status(batch_id)
+        detail = {
+            "state": status.state,
+            "total": status.total,
+            "completed": status.completed,
+            "failed": status.failed,
+        }
+        _update_batch(run, batch_id, status.state, detail)
+        if status.done:
+            break
+        await asyncio.sleep(delay)
+        delay = min(run.options.batch_poll_max_s, delay * 1.5)
+    try:
+        results = await provider.batch_results(batch_id)
+    except ProviderError as error:
+        # Leave the batch uncollected: the next run polls it again rather than paying twice.
+        _update_batch(
+            run, batch_id, status.state, {**detail, "collect_error": run.redact(str(error))}
+        )
+        for key in keys:
+            run.budget.settle(reserved.pop(key, 0.0), 0.0)
+            if key in by_key:
+                record_failure(run, by_key[key], error, batch_id=batch_id)
+        return
+    for key, cache_key in keys.items():
+        result = results.get(key)
+        job = by_key.get(key)
+        if result is None:
+            result = ProviderError(f"batch {batch_id} returned no result for {key}", retryable=True)
+        if job is None:
+            # Not pending in this invocation (done meanwhile, or outside this shard): keep
+            # the paid response in the cache so that whoever needs it replays it.
+            if isinstance(result, Completion):
+                run.store.cache_completion(
+                    cache_key,
+                    run.spec.provider,
+                    run.spec.model,
+                    run.redact_completion(completion_to_dict(result)),
+                )
+            continue
+        if isinstance(result, Completion):
+            actual = usage_cost(run.spec, result.usage, batch=True)
+            run.budget.settle(reserved.pop(key, 0.0), actual)
+            log_attempt(run, job, 1, "ok", latency_s=result.latency_s)
+            record_completion(run, job, result, batch_id=batch_id)
+        else:
+            run.budget.settle(reserved.pop(key, 0.0), 0.0)
+            log_attempt(run, job, 1, "error", error=result)
+            record_failure(run, job, result, batch_id=batch_id)
+    _update_batch(run, batch_id, "collected", detail)

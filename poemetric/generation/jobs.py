@@ -1,0 +1,154 @@
+"""Jobs (one paid or offline call each), their cache keys, and deterministic sharding."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from poemetric.providers.base import (
+    ChatMessage,
+    Completion,
+    GenerationRequest,
+    GenerationSettings,
+    ModelSpec,
+    TokenUsage,
+)
+
+#: Bumped when the cache-key recipe changes, so old entries can never be misread as new ones.
+CACHE_KEY_VERSION = 1
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no whitespace: equal values always give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def settings_json(settings: GenerationSettings) -> str:
+    return canonical_json(settings.model_dump(mode="json"))
+
+
+def cache_key(spec: ModelSpec, request: GenerationRequest) -> str:
+    """sha256 over (provider, model id, settings, messages, sample index).
+
+    The request's `context` (offline generators' inputs) is deliberately left out: it is derived
+    from the prompt, which is already in the messages.
+    """
+    payload = {
+        "v": CACHE_KEY_VERSION,
+        "provider": spec.provider,
+        "model": spec.model,
+        "settings": request.settings.model_dump(mode="json"),
+        "messages": [message.model_dump(mode="json") for message in request.messages],
+        "sample_index": request.sample_index,
+    }
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def user_request(
+    text: str,
+    settings: GenerationSettings,
+    sample_index: int,
+    context: dict[str, Any] | None = None,
+) -> GenerationRequest:
+    """The prompt as a single user message: no system prompt (the provider's default applies)."""
+    return GenerationRequest(
+        messages=(ChatMessage(role="user", content=text),),
+        settings=settings,
+        sample_index=sample_index,
+        context=dict(context or {}),
+    )
+
+
+@dataclass(frozen=True)
+class Job:
+    """One request whose result becomes one row of a result table.
+
+    `key` is the row's stable id (generation_id / judgment_id), also used as the batch custom id
+    and as the shard key. `row` holds the identifying columns the stage writes with every result.
+    """
+
+    key: str
+    spec: ModelSpec
+    request: GenerationRequest
+    cache_key: str
+    row: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+# -- sharding ------------------------------------------------------------------------------------
+_SHARD_RE = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `index` of `count` (0-based): a job belongs to it when hash(key) % count == index."""
+
+    index: int
+    count: int
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        match = _SHARD_RE.match(text)
+        if not match:
+            raise ValueError(f"--shard must look like K/N (e.g. 0/4), got {text!r}")
+        index, count = int(match.group(1)), int(match.group(2))
+        if count < 1 or not 0 <= index < count:
+            raise ValueError(
+                f"--shard {text}: need N >= 1 and 0 <= K < N (shards are numbered from 0, "
+                "like SLURM_ARRAY_TASK_ID with --array=0-(N-1))"
+            )
+        return cls(index, count)
+
+    def owns(self, job_key: str) -> bool:
+        return shard_of(job_key, self.count) == self.index
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def shard_of(job_key: str, count: int) -> int:
+    digest = hashlib.sha256(job_key.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % count
+
+
+def select_shard(jobs: Iterable[Job], shard: Shard | None) -> list[Job]:
+    return [job for job in jobs if shard is None or shard.owns(job.key)]
+
+
+# -- completions <-> JSON --------------------------------------------------------------------------
+def completion_to_dict(completion: Completion) -> dict[str, Any]:
+    return {
+        "text": completion.text,
+        "reasoning": completion.reasoning,
+        "raw": completion.raw,
+        "usage": {
+            "input_tokens": completion.usage.input_tokens,
+            "output_tokens": completion.usage.output_tokens,
+            "reasoning_tokens": completion.usage.reasoning_tokens,
+        },
+        "request_id": completion.request_id,
+        "finish_reason": completion.finish_reason,
+        "provider_model": completion.provider_model,
+        "latency_s": completion.latency_s,
+    }
+
+
+def completion_from_dict(data: dict[str, Any]) -> Completion:
+    usage = data.get("usage") or {}
+    return Completion(
+        text=str(data.get("text") or ""),
+        reasoning=data.get("reasoning"),
+        raw=dict(data.get("raw") or {}),
+        usage=TokenUsage(
+            input_tokens=int(usage.get("input_tokens") or 0),
+            output_tokens=int(usage.get("output_tokens") or 0),
+            reasoning_tokens=int(usage.get("reasoning_tokens") or 0),
+        ),
+        request_id=data.get("request_id"),
+        finish_reason=data.get("finish_reason"),
+        provider_model=data.get("provider_model"),
+        latency_s=data.get("latency_s"),
+    )

@@ -1,0 +1,107 @@
+"""What a stage did (or, with --dry-run, would do), per model."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+@dataclass
+class ModelReport:
+    """Counts for one model. `jobs` = done + cached + pending (after sharding)."""
+
+    model: str
+    provider: str
+    jobs: int = 0
+    already_done: int = 0
+    from_cache: int = 0
+    pending: int = 0
+    called: int = 0
+    ok: int = 0
+    errors: int = 0
+    skipped_budget: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    estimated_input_tokens: int = 0
+    estimated_output_tokens: int = 0
+    estimated_cost_usd: float = 0.0
+    mode: str = "async"
+    batch_ids: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ModelReport:
+        return cls(**data)
+
+
+@dataclass
+class StageReport:
+    stage: str
+    dry_run: bool = False
+    shard: str | None = None
+    models: list[ModelReport] = field(default_factory=list)
+    stopped_by_budget: bool = False
+
+    def total(self, attribute: str) -> float:
+        return sum(getattr(m, attribute) for m in self.models)
+
+    @property
+    def errors(self) -> int:
+        return int(self.total("errors"))
+
+    @property
+    def cost_usd(self) -> float:
+        return float(self.total("cost_usd"))
+
+    def render(self, console: Console | None = None) -> None:
+        console = console or Console()
+        title = f"{self.stage}: {'plan (dry run)' if self.dry_run else 'summary'}"
+        if self.shard:
+            title += f", shard {self.shard}"
+        table = Table(title=title)
+        columns = ["model", "jobs", "done", "cached", "pending"]
+        if self.dry_run:
+            columns += ["est. tokens in/out", "est. cost $"]
+        else:
+            columns += ["ok", "errors", "budget-skipped", "tokens in/out", "cost $"]
+        for column in columns:
+            table.add_column(column, justify="left" if column == "model" else "right")
+        for m in self.models:
+            cells = [m.model, m.jobs, m.already_done, m.from_cache, m.pending]
+            if self.dry_run:
+                cells += [
+                    f"{m.estimated_input_tokens:,}/{m.estimated_output_tokens:,}",
+                    f"{m.estimated_cost_usd:.4f}",
+                ]
+            else:
+                cells += [
+                    m.ok,
+                    m.errors,
+                    m.skipped_budget,
+                    f"{m.input_tokens:,}/{m.output_tokens:,}",
+                    f"{m.cost_usd:.4f}",
+                ]
+            table.add_row(*(str(c) for c in cells))
+        console.print(table)
+        if self.dry_run:
+            console.print(
+                f"Estimated cost of the pending calls: ${self.total('estimated_cost_usd'):.4f} "
+                "(input from prompt length, output from a typical poem length; batch discount "
+                "applied with --batch). Nothing was called."
+            )
+        elif self.stopped_by_budget:
+            console.print(
+                "[yellow]Stopped at the --max-cost budget; run again (with a higher budget) to "
+                "finish the skipped jobs.[/yellow]"
+            )
+        if not self.dry_run and self.errors:
+            console.print(
+                f"[yellow]{self.errors} job(s) ended in error; they are stored with their error "
+                "and retried by the next run.[/yellow]"
+            )

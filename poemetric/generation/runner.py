@@ -1,0 +1,331 @@
+"""The batch runner shared by the generation and judge stages.
+
+A stage turns its inputs into `Job`s (one request each, with a stable key and a cache key) and
+supplies a `ResultHandler` that turns a response or an error into a row of its result table. The
+runner then, per model:
+
+1. drops jobs outside `--shard`, and jobs whose row is already `ok`;
+2. answers jobs from the response cache (no call; a stored error row whose response is cached is
+   re-processed from the cache, e.g. a judge answer re-parsed by a fixed parser);
+3. calls the provider for the rest: concurrently under the model's rate limits with retries, in
+   large chunks for offline engines (`prefers_batches`), or through the provider's batch API
+   (`--batch`);
+4. writes each response into the cache and its row in the same transaction as soon as it
+   arrives, so an interrupted run resumes without repeating a paid call or losing a result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from poemetric.generation.cost import Budget
+from poemetric.generation.jobs import Job, Shard, completion_from_dict, select_shard
+from poemetric.generation.redact import Redactor
+from poemetric.generation.report import ModelReport, StageReport
+from poemetric.providers.base import BatchCapable, Completion, ModelSpec, Provider
+from poemetric.providers.registry import create_provider, provider_class
+from poemetric.store.db import RunStore, to_json
+
+
+@dataclass(frozen=True)
+class RunnerOptions:
+    """How a stage runs. Every field has a safe default; the CLI maps flags onto them."""
+
+    samples: int = 1
+    #: Only the first N poems of the run's dataset (their prompts, or their generations).
+    limit: int | None = None
+    dry_run: bool = False
+    max_cost_usd: float | None = None
+    shard: Shard | None = None
+    batch: bool = False
+    #: Overrides every model's `limits.max_concurrency`.
+    concurrency: int | None = None
+    use_cache: bool = True
+    #: Make a new paid call for error rows whose cached response still fails to process
+    #: (e.g. an unparsable judge answer); the new response replaces the cache entry.
+    refresh_failed_parses: bool = False
+    show_progress: bool = True
+    retry_base_s: float = 1.0
+    retry_cap_s: float = 60.0
+    #: Requests per `generate_batch` call for offline engines.
+    chunk_size: int = 512
+    batch_poll_s: float = 30.0
+    batch_poll_max_s: float = 600.0
+    batch_max_items: int = 10_000
+    output_tokens_estimate: int | None = None
+    seed: int = 0
+    #: Set in the child process that runs one isolated model (internal).
+    in_child: bool = False
+
+
+class ResultHandler(Protocol):
+    """Builds one stage's result rows."""
+
+    table: str
+
+    def ok_row(
+        self, job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
+    ) -> dict[str, Any]:
+        """The row for a response (its status may still be 'error', e.g. unparsable)."""
+        ...
+
+    def error_row(self, job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]: ...
+
+
+@dataclass
+class ModelRun:
+    """Shared state while one model's jobs run."""
+
+    store: RunStore
+    spec: ModelSpec
+    handler: ResultHandler
+    options: RunnerOptions
+    budget: Budget
+    report: ModelReport
+    redactor: Redactor
+    progress: Progress | None = None
+    task: TaskID | None = None
+    _tokens: int = field(default=0, repr=False)
+    _cost: float = field(default=0.0, repr=False)
+
+    def advance(self, *, tokens: int = 0, cost: float = 0.0) -> None:
+        self._tokens += tokens
+        self._cost += cost
+        if self.progress is not None and self.task is not None:
+            self.progress.update(
+                self.task, advance=1, tokens=f"{self._tokens:,}", cost=f"{self._cost:.4f}"
+            )
+
+    def redact(self, text: str) -> str:
+        return self.redactor(text)
+
+    def redact_completion(self, data: dict[str, Any]) -> dict[str, Any]:
+        text = to_json(data)
+        if not self.redactor.contains_secret(text):
+            return data
+        import json
+
+        return dict(json.loads(self.redactor(text)))
+
+
+def plan_model(
+    store: RunStore,
+    spec: ModelSpec,
+    jobs: Sequence[Job],
+    statuses: Mapping[str, str],
+    options: RunnerOptions,
+) -> tuple[ModelReport, list[tuple[Job, Completion]], list[Job]]:
+    """Split a model's jobs into done / answerable from the cache / pending calls."""
+    report = ModelReport(model=spec.name, provider=spec.provider)
+    selected = select_shard(jobs, options.shard)
+    report.jobs = len(selected)
+    cached: list[tuple[Job, Completion]] = []
+    pending: list[Job] = []
+    for job in selected:
+        status = statuses.get(job.key)
+        if status == "ok":
+            report.already_done += 1
+            continue
+        hit = store.cached_completion(job.cache_key) if options.use_cache else None
+        if hit is not None:
+            cached.append((job, completion_from_dict(hit)))
+        else:
+            pending.append(job)
+    report.from_cache = len(cached)
+    report.pending = len(pending)
+    return report, cached, pending
+
+
+def replay_cached(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -> list[Job]:
+    """Store rows from cached responses; return jobs that still fail and may be re-called."""
+    from poemetric.generation.cost import usage_cost
+
+    retry: list[Job] = []
+    for job, completion in cached:
+        cost = usage_cost(run.spec, completion.usage)
+        row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=None)
+        run.store.save_result_and_cache(run.handler.table, row)
+        if row.get("status") == "ok":
+            run.report.ok += 1
+        elif run.options.refresh_failed_parses:
+            retry.append(job)
+        else:
+            run.report.errors += 1
+    return retry
+
+
+async def execute_model(run: ModelRun, provider: Provider, pending: Sequence[Job]) -> None:
+    from poemetric.generation import batch_mode, calls
+
+    if not pending:
+        return
+    if provider.prefers_batches:
+        run.report.mode = "offline-chunks"
+        await calls.run_offline_chunks(run, provider, pending)
+    elif run.options.batch and isinstance(provider, BatchCapable):
+        run.report.mode = "batch-api"
+        await batch_mode.run_batch_api(run, provider, pending)
+    else:
+        await calls.run_concurrent(run, provider, pending)
+
+
+@contextmanager
+def progress_display(options: RunnerOptions, console: Console | None = None) -> Iterator[Progress]:
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[tokens]} tok  ${task.fields[cost]}"),
+        console=console,
+        disable=not options.show_progress,
+        transient=False,
+    )
+    with progress:
+        yield progress
+
+
+JobSource = Callable[[ModelSpec], tuple[list[Job], dict[str, str]]]
+HandlerFactory = Callable[[ModelSpec], ResultHandler]
+#: Runs one isolated model in a child process: (run_dir, spec, options, provider target) -> report.
+ChildEntry = Callable[[str, dict[str, Any], RunnerOptions, str], dict[str, Any]]
+
+
+def run_stage(
+    store: RunStore,
+    stage: str,
+    specs: Sequence[ModelSpec],
+    *,
+    jobs_for: JobSource,
+    handler_for: HandlerFactory,
+    options: RunnerOptions,
+    child_entry: ChildEntry | None = None,
+    console: Console | None = None,
+) -> StageReport:
+    """Run (or plan) a stage for several models; remote models run concurrently."""
+    report = StageReport(
+        stage=stage, dry_run=options.dry_run, shard=str(options.shard) if options.shard else None
+    )
+    budget = Budget(options.max_cost_usd)
+    isolated = [s for s in specs if _isolated(s) and not options.in_child and child_entry]
+    inline = [s for s in specs if s not in isolated]
+
+    async def main(progress: Progress) -> list[ModelReport]:
+        runs: list[tuple[ModelRun, Provider | None, list[Job]]] = []
+        for spec in inline:
+            jobs, statuses = jobs_for(spec)
+            model_report, cached, pending = plan_model(store, spec, jobs, statuses, options)
+            run = ModelRun(
+                store,
+                spec,
+                handler_for(spec),
+                options,
+                budget,
+                model_report,
+                Redactor([spec.api_key_env or ""]),
+            )
+            _add_estimates(run, pending)
+            if not options.dry_run:
+                pending = pending + replay_cached(run, cached)
+            runs.append((run, None, pending))
+        if options.dry_run:
+            return [run.report for run, _, _ in runs]
+
+        async def one(run: ModelRun, pending: list[Job]) -> None:
+            if not pending:
+                return
+            run.progress = progress
+            run.task = progress.add_task(run.spec.name, total=len(pending), tokens="0", cost="0")
+            provider = create_provider(run.spec)
+            try:
+                await execute_model(run, provider, pending)
+            finally:
+                await provider.aclose()
+
+        await asyncio.gather(*(one(run, pending) for run, _, pending in runs))
+        return [run.report for run, _, _ in runs]
+
+    with progress_display(options, console) as progress:
+        report.models.extend(asyncio.run(main(progress)))
+    for spec in isolated:
+        assert child_entry is not None
+        child_options = replace(
+            options,
+            in_child=True,
+            max_cost_usd=None
+            if options.max_cost_usd is None
+            else max(0.0, options.max_cost_usd - budget.spent_usd),
+        )
+        model_report = spawn_isolated(child_entry, store, spec, child_options)
+        budget.spent_usd += model_report.cost_usd
+        report.models.append(model_report)
+    report.stopped_by_budget = budget.exhausted or any(m.skipped_budget for m in report.models)
+    return report
+
+
+def _add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
+    from poemetric.generation.calls import estimate
+
+    batch = run.options.batch and _batch_capable(run.spec)
+    for job in pending:
+        guess = estimate(run, job, batch=batch)
+        run.report.estimated_input_tokens += guess.input_tokens
+        run.report.estimated_output_tokens += guess.output_tokens
+        run.report.estimated_cost_usd += guess.cost_usd
+
+
+def _isolated(spec: ModelSpec) -> bool:
+    return bool(provider_class(spec.provider).isolate_process)
+
+
+def _batch_capable(spec: ModelSpec) -> bool:
+    return issubclass(provider_class(spec.provider), BatchCapable)
+
+
+def provider_target(spec: ModelSpec) -> str:
+    cls = provider_class(spec.provider)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def spawn_isolated(
+    entry: ChildEntry, store: RunStore, spec: ModelSpec, options: RunnerOptions
+) -> ModelReport:
+    """Run one model in a fresh 'spawn' child process (its GPU memory is freed on exit)."""
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(processes=1, maxtasksperchild=1) as pool:
+        result = pool.apply(
+            entry,
+            (str(store.run_dir), spec.model_dump(mode="json"), options, provider_target(spec)),
+        )
+    return ModelReport.from_dict(result)
+
+
+def register_target(name: str, target: str) -> None:
+    """In a child process: make the parent's provider class available under its name."""
+    import importlib
+
+    from poemetric.providers.registry import register_provider
+
+    module_name, _, qualname = target.partition(":")
+    obj: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    register_provider(name, obj)

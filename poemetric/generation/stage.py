@@ -1,0 +1,161 @@
+"""The generation stage: every model writes a poem for every prompt (× samples)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+
+from poemetric.generation.jobs import Job, cache_key, settings_json, user_request
+from poemetric.generation.report import ModelReport, StageReport
+from poemetric.generation.runner import RunnerOptions, register_target, run_stage
+from poemetric.pipeline import generation_id_for
+from poemetric.providers.base import Completion, ModelSpec
+from poemetric.store.db import RunStore, to_json
+
+STAGE = "generate"
+
+
+def prompt_rows(store: RunStore, limit: int | None = None) -> list[dict[str, Any]]:
+    """Prompts joined with their poems, in dataset order; `limit` keeps the first N poems."""
+    rows = store.query(
+        "SELECT p.prompt_id, p.poem_id, p.template_hash, p.text, po.form, po.meter, po.rhyme, "
+        "po.theme, po.dataset, po.content, po.position FROM prompts p "
+        "JOIN poems po ON po.poem_id = p.poem_id ORDER BY po.position, p.prompt_id"
+    )
+    selected: list[dict[str, Any]] = []
+    poems: set[str] = set()
+    for row in rows:
+        if limit is not None and row["poem_id"] not in poems and len(poems) >= limit:
+            continue
+        poems.add(row["poem_id"])
+        selected.append(dict(row))
+    return selected
+
+
+def generation_jobs(
+    store: RunStore, spec: ModelSpec, *, samples: int = 1, limit: int | None = None
+) -> tuple[list[Job], dict[str, str]]:
+    """Jobs (prompt × sample) for one model, and the status of rows already stored."""
+    jobs: list[Job] = []
+    for prompt in prompt_rows(store, limit):
+        context = {
+            "poem_id": prompt["poem_id"],
+            "form": prompt["form"],
+            "meter": prompt["meter"],
+            "rhyme": prompt["rhyme"],
+            "theme": prompt["theme"],
+            "dataset": prompt["dataset"],
+            "original": prompt["content"],
+        }
+        for sample in range(samples):
+            request = user_request(prompt["text"], spec.settings, sample, context)
+            key = generation_id_for(prompt["prompt_id"], spec.name, sample)
+            row = {
+                "generation_id": key,
+                "prompt_id": prompt["prompt_id"],
+                "poem_id": prompt["poem_id"],
+                "author": spec.name,
+                "sample_index": sample,
+                "provider": spec.provider,
+                "settings": settings_json(spec.settings),
+                "template_hash": prompt["template_hash"],
+            }
+            jobs.append(Job(key, spec, request, cache_key(spec, request), row))
+    stored = store.query(
+        "SELECT prompt_id, sample_index, status FROM generations WHERE author = ?", (spec.name,)
+    )
+    by_natural_key = {(r["prompt_id"], int(r["sample_index"])): str(r["status"]) for r in stored}
+    statuses = {
+        job.key: by_natural_key[(job.row["prompt_id"], job.row["sample_index"])]
+        for job in jobs
+        if (job.row["prompt_id"], job.row["sample_index"]) in by_natural_key
+    }
+    return jobs, statuses
+
+
+class GenerationRows:
+    """Result rows of the `generations` table."""
+
+    table = "generations"
+
+    def ok_row(
+        self, job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
+    ) -> dict[str, Any]:
+        from poemetric.generation.extract import extract_poem
+
+        extracted = extract_poem(completion.text, completion.reasoning)
+        return {
+            **job.row,
+            "status": "ok",
+            "provider_model": completion.provider_model or job.spec.model,
+            "cache_key": job.cache_key,
+            "raw_response": to_json(completion.raw),
+            "response_text": completion.text,
+            "poem": extracted.poem,
+            "reasoning": extracted.reasoning,
+            "extraction_notes": to_json(list(extracted.notes)),
+            "input_tokens": completion.usage.input_tokens,
+            "output_tokens": completion.usage.output_tokens,
+            "reasoning_tokens": completion.usage.reasoning_tokens,
+            "cost_usd": cost_usd,
+            "latency_s": completion.latency_s,
+            "request_id": completion.request_id,
+            "finish_reason": completion.finish_reason,
+            "error": None,
+            "batch_id": batch_id,
+        }
+
+    def error_row(self, job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
+        return {
+            **job.row,
+            "status": "error",
+            "provider_model": job.spec.model,
+            "cache_key": job.cache_key,
+            "error": error,
+            "batch_id": batch_id,
+        }
+
+
+def run_generation(
+    store: RunStore,
+    specs: Sequence[ModelSpec],
+    *,
+    options: RunnerOptions | None = None,
+    console: Console | None = None,
+) -> StageReport:
+    """Generate (or, with `options.dry_run`, plan) poems for every stored prompt and model.
+
+    Jobs are prompt × model × sample (`options.samples`; `options.limit` keeps the first N
+    poems). Already-ok rows are skipped, cached
+    responses replayed, and the rest called; see `poemetric.generation.runner`.
+    """
+    options = options or RunnerOptions()
+    return run_stage(
+        store,
+        STAGE,
+        specs,
+        jobs_for=lambda spec: generation_jobs(
+            store, spec, samples=options.samples, limit=options.limit
+        ),
+        handler_for=lambda spec: GenerationRows(),
+        options=options,
+        child_entry=_generation_child,
+        console=console,
+    )
+
+
+def _generation_child(
+    run_dir: str, spec_data: dict[str, Any], options: RunnerOptions, target: str
+) -> dict[str, Any]:
+    """Child-process entry for providers with `isolate_process` (one model per process)."""
+    spec = ModelSpec.model_validate(spec_data)
+    register_target(spec.provider, target)
+    with RunStore(run_dir) as store:
+        report = run_generation(store, [spec], options=options)
+    return (
+        report.models[0].to_dict()
+        if report.models
+        else ModelReport(spec.name, spec.provider).to_dict()
+    )
