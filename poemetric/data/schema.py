@@ -122,7 +122,9 @@ def derive_poem_id(form: PoemForm | str, author: str, title: str, content: str) 
     """
     form_value = form.value if isinstance(form, PoemForm) else str(form)
     slug = "-".join(part for part in (slugify(author) or "anonymous", slugify(title)) if part)
-    slug = slug[:ID_SLUG_LENGTH].rstrip("-")
+    if len(slug) > ID_SLUG_LENGTH:  # cut at a word boundary when there is one
+        cut = slug[: ID_SLUG_LENGTH + 1]
+        slug = cut.rsplit("-", 1)[0] if "-" in cut else slug[:ID_SLUG_LENGTH]
     return f"{form_value}-{slug}-{content_hash(content)}"
 
 
