@@ -1,0 +1,116 @@
+"""Reading a run store into the data frames the analysis works on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
+from poemetric.store import RunStore
+
+#: The author name the human poems carry in the `generations` table.
+HUMAN_AUTHOR = "human"
+
+
+@dataclass
+class RunData:
+    """The rows an analysis needs, already joined. Empty frames when a stage has not run."""
+
+    generations: pd.DataFrame
+    form_checks: pd.DataFrame
+    judgments: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def judges(self) -> list[str]:
+        if self.judgments.empty:
+            return []
+        return sorted(self.judgments["judge"].unique())
+
+
+def author_order(
+    authors: list[str] | pd.Index | np.ndarray, human: str = HUMAN_AUTHOR
+) -> list[str]:
+    """`human` first, then the others alphabetically (case-insensitive): one order everywhere."""
+    unique = list(dict.fromkeys(str(a) for a in authors))
+    others = sorted((a for a in unique if a != human), key=str.lower)
+    return ([human] if human in unique else []) + others
+
+
+def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
+    """Successful generations (with their prompt's form and human original), form checks and
+    judgments, each joined with author and form. Failed rows are counted in `notes`."""
+    notes: list[str] = []
+    generations = pd.read_sql_query(
+        """
+        SELECT g.generation_id, g.poem_id, g.prompt_id, g.author, g.sample_index, g.poem,
+               p.form AS poem_form, p.content AS human_poem
+        FROM generations g JOIN poems p ON p.poem_id = g.poem_id
+        WHERE g.status = 'ok' AND g.poem IS NOT NULL
+        """,
+        store.conn,
+    )
+    failed = store.count("generations", "status != 'ok' OR poem IS NULL")
+    if failed:
+        notes.append(f"{failed} generation(s) failed or hold no poem and are left out")
+    form_checks = pd.read_sql_query(
+        """
+        SELECT f.generation_id, g.author, g.poem_id, p.form AS poem_form, f.passed, f.meter_score,
+               f.rhyme_score, f.form_score, f.error
+        FROM form_checks f
+        JOIN generations g ON g.generation_id = f.generation_id
+        JOIN poems p ON p.poem_id = g.poem_id
+        WHERE g.status = 'ok'
+        """,
+        store.conn,
+    )
+    columns = ", ".join(f"j.{key}" for key in DIMENSION_KEYS)
+    judge_filter = "AND j.judge = ?" if judge else ""
+    judgments = pd.read_sql_query(
+        f"""
+        SELECT j.generation_id, j.judge, j.sample_index, g.author, g.poem_id, p.form AS poem_form, {columns}
+        FROM judgments j
+        JOIN generations g ON g.generation_id = j.generation_id
+        JOIN poems p ON p.poem_id = g.poem_id
+        WHERE j.status = 'ok' AND g.status = 'ok' {judge_filter}
+        """,
+        store.conn,
+        params=(judge,) if judge else (),
+    )
+    if judge and judgments.empty and store.count("judgments"):
+        known = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments")]
+        raise ValueError(f"no judgments by judge {judge!r} in the run; judges: {known}")
+    failed_judgments = store.count(
+        "judgments",
+        "status != 'ok'" + (" AND judge = ?" if judge else ""),
+        (judge,) if judge else (),
+    )
+    if failed_judgments:
+        notes.append(f"{failed_judgments} judgment(s) failed to parse or call and are left out")
+    for key in DIMENSION_KEYS:
+        judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
+    return RunData(generations, form_checks, judgments, notes)
+
+
+def judgments_per_generation(judgments: pd.DataFrame) -> pd.DataFrame:
+    """One row per (judge, generation): repeated judge samples averaged.
+
+    N/A (0) is excluded from the average of imagery and literary devices; a poem whose every
+    sample said N/A keeps NaN for the score and `<key>_na` = True.
+    """
+    if judgments.empty:
+        return judgments.assign(
+            **{f"{d.key}_na": pd.Series(dtype=bool) for d in DIMENSIONS if d.allows_na}
+        )
+    frame = judgments.copy()
+    for dimension in DIMENSIONS:
+        if dimension.allows_na:
+            frame[dimension.key] = frame[dimension.key].where(frame[dimension.key] != 0)
+    keys = ["judge", "generation_id", "author", "poem_id", "poem_form"]
+    averaged = frame.groupby(keys, as_index=False, sort=False)[list(DIMENSION_KEYS)].mean()
+    for dimension in DIMENSIONS:
+        if dimension.allows_na:
+            averaged[f"{dimension.key}_na"] = averaged[dimension.key].isna()
+    return averaged

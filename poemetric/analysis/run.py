@@ -1,0 +1,123 @@
+"""`analyze_run`: every table of a run in one call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from poemetric.analysis.data import load_run_data
+from poemetric.analysis.experts import experts_as_judgments, load_expert_ratings
+from poemetric.analysis.lexical import (
+    lexical_summary,
+    opening_words,
+    poem_features,
+    profile_similarity,
+    top_words,
+)
+from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
+from poemetric.analysis.stats import CIMethod
+from poemetric.analysis.tables import write_table
+from poemetric.analysis.validation import discrimination, expert_pao, judge_agreement
+from poemetric.store import RunStore
+
+#: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
+TABLE_CAPTIONS: dict[str, str] = {
+    "dimension_scores": "Judge scores per author and dimension (mean, SD, 95% CI over poems)",
+    "dimension_scores_by_form": "Judge scores per author, form and dimension",
+    "group_scores": "Basic / advanced / appraisal averages and the POEMetric ranking score",
+    "form_checks": "Rule-based form check per author (pass rate with Wilson CI, mean scores)",
+    "form_checks_by_form": "Rule-based form check per author and form",
+    "lexical": "Lexical features per author (TTR, MATTR-50, repetition of the human original)",
+    "top_words": "Top content words per author",
+    "opening_words": "Top opening words per author",
+    "profile_similarity": "Cosine similarity of top-word profiles to the human poems",
+    "expert_scores": "Expert panel scores per author and dimension",
+    "agreement": "Agreement of the LLM judge with human experts per item (bootstrap 95% CIs)",
+    "agreement_by_expert": "PAo of the LLM judge with each expert",
+    "discrimination": "Overall quality by the experts and each judge on the expert-rated poems",
+}
+
+
+@dataclass
+class AnalysisResult:
+    """The analysis tables of a run; `notes` says what was skipped and why."""
+
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    judges: list[str] = field(default_factory=list)
+
+    def table(self, name: str) -> pd.DataFrame:
+        if name not in self.tables:
+            raise KeyError(f"no table {name!r} in this analysis; tables: {sorted(self.tables)}")
+        return self.tables[name]
+
+    def write(self, out_dir: str | Path) -> list[Path]:
+        """Write every table as CSV, LaTeX and Markdown; returns the paths."""
+        written: list[Path] = []
+        for name, frame in self.tables.items():
+            written += write_table(frame, out_dir, name, caption=TABLE_CAPTIONS.get(name, name))
+        notes = Path(out_dir) / "NOTES.txt"
+        notes.write_text("\n".join(self.notes) + ("\n" if self.notes else ""), encoding="utf-8")
+        return [*written, notes]
+
+
+def analyze_run(
+    store: RunStore,
+    *,
+    judge: str | None = None,
+    experts: str | Path | None = None,
+    ci_method: CIMethod = "t",
+    n_boot: int = 500,
+    seed: int = 0,
+    top_k: int = 20,
+) -> AnalysisResult:
+    """Compute the per-author tables of a run (paper Sec. 6, App. D, F, H)."""
+    data = load_run_data(store, judge=judge)
+    result = AnalysisResult(notes=list(data.notes), judges=data.judges)
+    if data.generations.empty:
+        result.notes.append("no successful generations: nothing to analyze")
+        return result
+
+    if data.form_checks.empty:
+        result.notes.append("form-check tables skipped: no form checks (run `poemetric form run`)")
+    else:
+        result.tables["form_checks"] = form_check_scores(data.form_checks)
+        result.tables["form_checks_by_form"] = form_check_scores(data.form_checks, by_form=True)
+
+    features = poem_features(data.generations)
+    result.tables["lexical"] = lexical_summary(features)
+    result.tables["top_words"] = top_words(data.generations, k=top_k)
+    result.tables["opening_words"] = opening_words(data.generations)
+    similarity = profile_similarity(data.generations, k=top_k)
+    if similarity.empty:
+        result.notes.append("profile similarity skipped: the run has no human poems")
+    else:
+        result.tables["profile_similarity"] = similarity
+
+    if data.judgments.empty:
+        result.notes.append("judge tables skipped: no successful judgments (run `poemetric judge`)")
+    else:
+        result.tables["dimension_scores"] = dimension_scores(
+            data.judgments, method=ci_method, seed=seed
+        )
+        result.tables["dimension_scores_by_form"] = dimension_scores(
+            data.judgments, by_form=True, method=ci_method, seed=seed
+        )
+        result.tables["group_scores"] = group_scores(data.judgments, method=ci_method, seed=seed)
+
+    if experts is not None:
+        ratings = load_expert_ratings(experts, store)
+        result.tables["expert_scores"] = dimension_scores(
+            experts_as_judgments(ratings), method=ci_method, seed=seed
+        )
+        if data.judgments.empty:
+            result.notes.append("agreement skipped: experts given but the run has no judgments")
+        else:
+            result.tables["agreement"] = judge_agreement(
+                ratings, data.judgments, n_boot=n_boot, seed=seed
+            )
+            result.tables["agreement_by_expert"] = expert_pao(ratings, data.judgments)
+            result.tables["discrimination"] = discrimination(ratings, data.judgments)
+    return result

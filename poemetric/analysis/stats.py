@@ -1,0 +1,88 @@
+"""Summary statistics with confidence intervals (t, bootstrap, Wilson)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+CIMethod = Literal["t", "bootstrap"]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Mean, sample SD and a 95% (by default) confidence interval of the mean."""
+
+    n: int
+    mean: float
+    sd: float
+    ci_low: float
+    ci_high: float
+
+    def as_dict(self) -> dict[str, float | int]:
+        return asdict(self)
+
+
+def summarize(
+    values: Sequence[float] | np.ndarray,
+    *,
+    method: CIMethod = "t",
+    confidence: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> Summary:
+    """Summarize finite values (NaN is ignored). SD uses ddof=1; with n < 2 the CI is NaN."""
+    data = np.asarray(values, dtype=float)
+    data = data[np.isfinite(data)]
+    n = int(data.size)
+    if n == 0:
+        return Summary(0, math.nan, math.nan, math.nan, math.nan)
+    mean = float(data.mean())
+    if n < 2:
+        return Summary(n, mean, math.nan, math.nan, math.nan)
+    sd = float(data.std(ddof=1))
+    if method == "t":
+        half = float(scipy_stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
+        return Summary(n, mean, sd, mean - half, mean + half)
+    low, high = bootstrap_ci(
+        data, lambda x: float(np.mean(x)), confidence=confidence, n_boot=n_boot, seed=seed
+    )
+    return Summary(n, mean, sd, low, high)
+
+
+def bootstrap_ci(
+    data: np.ndarray,
+    statistic: Callable[[np.ndarray], float],
+    *,
+    confidence: float = 0.95,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap CI of `statistic`, resampling the first axis of `data`."""
+    rng = np.random.default_rng(seed)
+    n = len(data)
+    estimates = np.empty(n_boot)
+    for index in range(n_boot):
+        estimates[index] = statistic(data[rng.integers(0, n, n)])
+    estimates = estimates[np.isfinite(estimates)]
+    if estimates.size == 0:
+        return math.nan, math.nan
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(estimates, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (well-behaved near 0 and 1)."""
+    if n == 0:
+        return math.nan, math.nan
+    z = float(scipy_stats.norm.ppf(0.5 + confidence / 2))
+    p = successes / n
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
