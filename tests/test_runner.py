@@ -1,0 +1,246 @@
+"""Runner building blocks and the generation stage against an in-process provider."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+import pytest
+from test_runner_support import (
+    FAST,
+    IsolatedProvider,
+    generation_rows,
+    prepared_store,
+    scripted_spec,
+    use_scripted,
+)
+
+from poemetric.generation.cost import Budget
+from poemetric.generation.jobs import Shard, cache_key, shard_of, user_request
+from poemetric.generation.ratelimit import TokenBucket
+from poemetric.generation.retry import RetryPolicy
+from poemetric.generation.stage import run_generation
+from poemetric.providers.base import (
+    Completion,
+    GenerationRequest,
+    GenerationSettings,
+    ProviderError,
+    TokenUsage,
+)
+from poemetric.providers.registry import register_provider
+
+
+# -- building blocks ---------------------------------------------------------------------------
+def test_token_bucket_paces_requests() -> None:
+    async def acquire_all() -> float:
+        bucket = TokenBucket(rate_per_s=50.0, capacity=1.0)
+        started = time.monotonic()
+        for _ in range(11):
+            await bucket.acquire()
+        return time.monotonic() - started
+
+    elapsed = asyncio.run(acquire_all())
+    assert 0.18 <= elapsed < 0.6  # 10 waits of 20 ms after the first free token
+
+
+def test_token_bucket_oversized_request_goes_into_debt() -> None:
+    async def scenario() -> float:
+        bucket = TokenBucket(rate_per_s=100.0, capacity=10.0)
+        await bucket.acquire(30)  # larger than the bucket: allowed, level becomes -20
+        started = time.monotonic()
+        await bucket.acquire(1)
+        return time.monotonic() - started
+
+    assert asyncio.run(scenario()) >= 0.18
+
+
+def test_retry_delay_full_jitter_and_retry_after() -> None:
+    policy = RetryPolicy(max_retries=5, base_s=1.0, cap_s=8.0)
+    rng = random.Random(1)
+    delays = [policy.delay(4, None, rng) for _ in range(200)]
+    assert all(0 <= d <= 8.0 for d in delays) and max(delays) > 4.0
+    assert min(policy.delay(1, 3.0, rng) for _ in range(50)) >= 3.0
+
+
+def test_cache_key_covers_settings_sample_and_messages_not_context() -> None:
+    spec = scripted_spec()
+    base = user_request("Write a sonnet.", GenerationSettings(), 0, {"poem_id": "a"})
+    same = user_request("Write a sonnet.", GenerationSettings(), 0, {"poem_id": "b"})
+    assert cache_key(spec, base) == cache_key(spec, same)
+    assert cache_key(spec, base) != cache_key(spec, dataclasses.replace(base, sample_index=1))
+    hotter = user_request("Write a sonnet.", GenerationSettings(temperature=1.0), 0)
+    assert cache_key(spec, base) != cache_key(spec, hotter)
+    assert cache_key(spec, base) != cache_key(
+        spec, user_request("Write a ghazal.", base.settings, 0)
+    )
+    other_model = spec.model_copy(update={"model": "scripted-2"})
+    assert cache_key(spec, base) != cache_key(other_model, base)
+
+
+def test_shard_parse_and_partition() -> None:
+    assert Shard.parse("2/5") == Shard(2, 5)
+    for bad in ("5/5", "-1/3", "1", "a/b", "1/0"):
+        with pytest.raises(ValueError, match="shard"):
+            Shard.parse(bad)
+    keys = [f"job-{i}" for i in range(300)]
+    owners = [[k for k in keys if Shard(i, 3).owns(k)] for i in range(3)]
+    union = [key for owner in owners for key in owner]
+    assert sorted(union) == sorted(keys)  # union = all, and disjoint
+    assert all(60 < len(o) < 140 for o in owners)
+    assert shard_of("job-1", 3) == shard_of("job-1", 3)
+
+
+def test_budget_counts_spent_and_in_flight() -> None:
+    budget = Budget(limit_usd=1.0)
+    assert budget.try_reserve(0.6)
+    assert not budget.try_reserve(0.6)  # 0.6 in flight + 0.6 > 1.0
+    budget.settle(0.6, 0.3)
+    assert budget.try_reserve(0.6) and budget.exhausted
+
+
+# -- the generation stage with an in-process provider -------------------------------------------
+def test_generation_rows_cache_and_second_run_makes_no_calls(tmp_path: Path) -> None:
+    provider = use_scripted()
+    store = prepared_store(tmp_path, poems=3)
+    spec = scripted_spec()
+    report = run_generation(store, [spec], options=dataclasses.replace(FAST, samples=2))
+    assert len(provider.calls) == 6 and report.models[0].ok == 6
+    rows = generation_rows(store, spec.name)
+    assert len(rows) == 6 and {r["status"] for r in rows} == {"ok"}
+    first = rows[0]
+    assert first["poem"] and first["cache_key"] and first["input_tokens"] == 100
+    assert first["cost_usd"] == pytest.approx((100 * 10.0 + 50 * 20.0) / 1e6)
+    assert json.loads(first["settings"]) == spec.settings.model_dump(mode="json")
+    assert provider.calls[0].messages[0].role == "user" and len(provider.calls[0].messages) == 1
+    assert store.count("response_cache") == 6 and store.count("calls") == 6
+
+    again = run_generation(store, [spec], options=dataclasses.replace(FAST, samples=2))
+    assert len(provider.calls) == 6 and again.models[0].already_done == 6
+
+    # Lost rows are rebuilt from the cache without calls; a third sample misses the cache.
+    store.conn.execute("DELETE FROM generations WHERE author = ?", (spec.name,))
+    replay = run_generation(store, [spec], options=dataclasses.replace(FAST, samples=3))
+    assert replay.models[0].from_cache == 6 and replay.models[0].called == 3
+    assert len(provider.calls) == 9 and {c.sample_index for c in provider.calls[6:]} == {2}
+
+
+def test_changed_settings_miss_the_cache(tmp_path: Path) -> None:
+    provider = use_scripted()
+    store = prepared_store(tmp_path, poems=2)
+    run_generation(store, [scripted_spec()], options=FAST)
+    store.conn.execute("DELETE FROM generations WHERE author = 'scripted-model'")
+    warmer = scripted_spec(settings={"temperature": 0.7})
+    report = run_generation(store, [warmer], options=FAST)
+    assert report.models[0].from_cache == 0 and len(provider.calls) == 4
+
+
+def test_dry_run_plans_without_calling_or_writing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    provider = use_scripted()
+    store = prepared_store(tmp_path, poems=3)
+    spec = scripted_spec()
+    run_generation(store, [spec], options=dataclasses.replace(FAST, limit=1))
+    before = store.count("generations")
+    report = run_generation(
+        store, [spec], options=dataclasses.replace(FAST, dry_run=True, samples=2)
+    )
+    assert len(provider.calls) == 1 and store.count("generations") == before
+    model = report.models[0]
+    assert (model.jobs, model.already_done, model.pending) == (6, 1, 5)
+    assert model.estimated_cost_usd > 0 and model.estimated_output_tokens == 5 * 800
+    report.render()
+    assert "dry run" in capsys.readouterr().out
+
+
+def test_max_cost_stops_before_spending_more(tmp_path: Path) -> None:
+    def behaviour(request: GenerationRequest, number: int) -> Completion:
+        return Completion(text="poem", usage=TokenUsage(input_tokens=100, output_tokens=500))
+
+    provider = use_scripted(behaviour)
+    store = prepared_store(tmp_path, poems=6)
+    # A call costs 0.011 $ (100 in at 10 $/Mtok, 500 out at 20 $/Mtok) and is estimated at about
+    # 0.017 $ beforehand (800 typical output tokens): after 3 calls, 0.033 + 0.017 > 0.04.
+    spec = scripted_spec(limits={"max_concurrency": 1})
+    report = run_generation(store, [spec], options=dataclasses.replace(FAST, max_cost_usd=0.04))
+    model = report.models[0]
+    assert model.ok == len(provider.calls) == 3 and model.skipped_budget == 3
+    assert report.stopped_by_budget and report.cost_usd == pytest.approx(0.033)
+    assert store.count("generations", "author = ?", ("scripted-model",)) == 3  # no error rows
+    # The next run (new budget) finishes the skipped jobs only.
+    run_generation(store, [spec], options=FAST)
+    assert len(provider.calls) == 6
+
+
+def test_shards_split_a_run_exactly(tmp_path: Path) -> None:
+    provider = use_scripted()
+    store = prepared_store(tmp_path, poems=6)
+    spec = scripted_spec()
+    seen = 0
+    for index in range(3):
+        options = dataclasses.replace(FAST, samples=2, shard=Shard(index, 3))
+        seen += run_generation(store, [spec], options=options).models[0].jobs
+    assert seen == 12 and len(provider.calls) == 12
+    assert len({(c.messages[0].content, c.sample_index) for c in provider.calls}) == 12
+
+
+def test_failures_are_stored_and_retried_next_run(tmp_path: Path) -> None:
+    state = {"fail": True}
+
+    def behaviour(request: GenerationRequest, number: int) -> Completion:
+        if state["fail"] and request.sample_index == 0:
+            raise ProviderError(
+                f"bad request with key {os.environ['OPENAI_API_KEY']}", retryable=False, status=400
+            )
+        return Completion(text="ok poem", usage=TokenUsage(10, 10))
+
+    os.environ["OPENAI_API_KEY"] = "sk-live-abcdefghijklmnop"
+    try:
+        provider = use_scripted(behaviour)
+        store = prepared_store(tmp_path, poems=2)
+        spec = scripted_spec()
+        report = run_generation(store, [spec], options=FAST)
+        assert report.errors == 2 and len(provider.calls) == 2
+        rows = generation_rows(store, spec.name)
+        assert [r["status"] for r in rows] == ["error", "error"]
+        assert "HTTP 400" in rows[0]["error"] and "sk-live" not in rows[0]["error"]
+        details = [r["detail"] for r in store.query("SELECT detail FROM calls")]
+        assert all("sk-live" not in d for d in details)
+        state["fail"] = False
+        run_generation(store, [spec], options=FAST)
+        rows = generation_rows(store, spec.name)
+        assert [r["status"] for r in rows] == ["ok", "ok"] and rows[0]["attempts"] == 2
+    finally:
+        del os.environ["OPENAI_API_KEY"]
+
+
+def test_retryable_errors_are_retried_within_a_run(tmp_path: Path) -> None:
+    def behaviour(request: GenerationRequest, number: int) -> Completion:
+        if number <= 3:
+            raise ProviderError("overloaded", retryable=True, status=503, retry_after_s=0.01)
+        return Completion(text="poem", usage=TokenUsage(5, 5))
+
+    provider = use_scripted(behaviour)
+    store = prepared_store(tmp_path, poems=2)
+    spec = scripted_spec(limits={"max_concurrency": 1, "max_retries": 5})
+    report = run_generation(store, [spec], options=FAST)
+    assert report.models[0].ok == 2 and len(provider.calls) == 5
+    outcomes = [r["outcome"] for r in store.query("SELECT outcome FROM calls ORDER BY call_id")]
+    assert outcomes == ["retry", "retry", "retry", "ok", "ok"]
+
+
+def test_isolated_provider_runs_in_a_child_process(tmp_path: Path) -> None:
+    register_provider("isolated", IsolatedProvider)
+    store = prepared_store(tmp_path, poems=3)
+    spec = scripted_spec(name="local-engine", provider="isolated", model="local")
+    options = dataclasses.replace(FAST, samples=2, chunk_size=4)
+    report = run_generation(store, [spec], options=options)
+    assert report.models[0].ok == 6 and report.models[0].mode == "offline-chunks"
+    raws = [json.loads(r["raw_response"]) for r in generation_rows(store, "local-engine")]
+    assert {r["pid"] for r in raws} != {os.getpid()} and len({r["pid"] for r in raws}) == 1
+    assert sorted(r["chunk"] for r in raws) == [2, 2, 4, 4, 4, 4]
