@@ -316,6 +316,11 @@ def in_dictionary(word: str) -> bool:
     return key in _CONTRACTIONS or bool(_cmu(key.replace("è", "e")))
 
 
+def clear_lookup_cache() -> None:
+    """Forget cached dictionary routes (pronunciations() has its own cache_clear)."""
+    _lookup.cache_clear()
+
+
 def _cmu(key: str) -> tuple[str, ...]:
     return tuple(pronouncing.phones_for_word(key)) if key else ()
 

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from poemetric.form.phonetics import clear_lookup_cache as phonetics_lookup_cache_clear
 from poemetric.form.phonetics import normalize_word, pronunciations
 from poemetric.form.rhyme_pattern import (
     PairCheck,
@@ -53,6 +54,7 @@ __all__ = [
     "RhymeMatch",
     "check_rhyme_pattern",
     "classify_rhyme",
+    "clear_caches",
     "compare_schemes",
     "infer_scheme",
     "infer_stanza_schemes",
@@ -122,6 +124,14 @@ def _match_normalized(key_a: str, key_b: str) -> RhymeMatch:
         if len(rime_a) >= 2 and rime_a == rime_b:
             return RhymeMatch(RhymeKind.EYE)
     return best
+
+
+def clear_caches() -> None:
+    """Forget cached pronunciations and pair verdicts (for benchmarks and calibration)."""
+    _match_normalized.cache_clear()
+    compare_pronunciations.cache_clear()
+    pronunciations.cache_clear()
+    phonetics_lookup_cache_clear()
 
 
 def rhyme_match(word_a: str, word_b: str) -> RhymeMatch:
