@@ -60,6 +60,7 @@ once), ``clear_log()``, ``wait_for_requests(n, timeout_s)``. ``base_url`` is wha
 
 from __future__ import annotations
 
+from poemetric.testing.anthropic_server import AnthropicServer
 from poemetric.testing.faults import Fault, FaultPlan, RateLimiter
 from poemetric.testing.http_base import (
     ChatCall,
@@ -74,6 +75,7 @@ from poemetric.testing.http_base import (
 from poemetric.testing.openai_server import OpenAIServer
 
 __all__ = [
+    "AnthropicServer",
     "ChatCall",
     "Fault",
     "FaultPlan",

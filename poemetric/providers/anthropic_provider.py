@@ -1,0 +1,242 @@
+"""Anthropic Messages API (with extended thinking) and Message Batches.
+
+`max_tokens` is required by the API, so when a model file leaves it unset this adapter sends
+`DEFAULT_MAX_TOKENS` (4096), or `DEFAULT_MAX_TOKENS_THINKING` (16000, or the thinking budget plus
+4096 when that is larger) with extended thinking. System messages go into `system=`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import anthropic
+from anthropic import AsyncAnthropic
+from pydantic import ValidationError
+
+from poemetric.providers.base import (
+    BatchCapable,
+    BatchStatus,
+    Completion,
+    GenerationRequest,
+    ModelSpec,
+    Provider,
+    ProviderError,
+    TokenUsage,
+)
+from poemetric.providers.remote_common import (
+    malformed_error,
+    resolve_api_key,
+    scrub_raw,
+    status_error,
+    transport_error,
+)
+
+DEFAULT_MAX_TOKENS = 4096
+DEFAULT_MAX_TOKENS_THINKING = 16000
+_ANSWER_ROOM = 4096  # tokens left for the answer beyond a large thinking budget
+
+
+class AnthropicProvider(Provider, BatchCapable):
+    """`provider: anthropic`. `settings.reasoning_budget_tokens` enables extended thinking."""
+
+    name: ClassVar[str] = "anthropic"
+    default_key_envs: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
+
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__(spec)
+        self._client: AsyncAnthropic | None = None
+        self._key: str | None = None
+
+    @property
+    def client(self) -> AsyncAnthropic:
+        if self._client is None:
+            self._key = resolve_api_key(self.spec, self.default_key_envs)
+            self._client = AsyncAnthropic(
+                api_key=self._key,
+                base_url=self.spec.base_url,
+                max_retries=0,
+                timeout=self.spec.limits.timeout_s,
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={self.spec.base_url!r})"
+
+    # -- request -----------------------------------------------------------------------------
+    def request_params(self, request: GenerationRequest) -> dict[str, Any]:
+        """The JSON parameters of one Messages request (also the `params` of a batch item)."""
+        settings = request.settings
+        unsupported_values = {"seed": settings.seed, "reasoning_effort": settings.reasoning_effort}
+        for unsupported, value in unsupported_values.items():
+            if value is not None:
+                raise ProviderError(
+                    f"anthropic: the Messages API has no {unsupported}; remove it from the "
+                    "model's settings (use reasoning_budget_tokens for extended thinking)",
+                    retryable=False,
+                )
+        system = [m.content for m in request.messages if m.role == "system"]
+        params: dict[str, Any] = {
+            "model": self.spec.model,
+            "messages": [
+                {"role": m.role, "content": m.content}
+                for m in request.messages
+                if m.role != "system"
+            ],
+        }
+        budget = settings.reasoning_budget_tokens
+        thinking = budget is not None and budget > 0
+        if settings.max_tokens is not None:
+            params["max_tokens"] = settings.max_tokens
+        elif thinking and budget is not None:
+            params["max_tokens"] = max(DEFAULT_MAX_TOKENS_THINKING, budget + _ANSWER_ROOM)
+        else:
+            params["max_tokens"] = DEFAULT_MAX_TOKENS
+        if thinking:
+            params["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        if system:
+            params["system"] = "\n\n".join(system)
+        sampling = {
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            "top_k": settings.top_k,
+        }
+        params.update({key: number for key, number in sampling.items() if number is not None})
+        if settings.stop is not None:
+            params["stop_sequences"] = list(settings.stop)
+        params.update(settings.extra)
+        return params
+
+    # -- response ----------------------------------------------------------------------------
+    def to_completion(
+        self, message: Any, raw: dict[str, Any], latency_s: float | None
+    ) -> Completion:
+        texts: list[str] = []
+        thoughts: list[str] = []
+        for block in message.content:
+            kind = getattr(block, "type", None)
+            if kind == "text":
+                texts.append(block.text)
+            elif kind == "thinking":
+                thoughts.append(block.thinking)
+        usage = TokenUsage(
+            input_tokens=message.usage.input_tokens, output_tokens=message.usage.output_tokens
+        )
+        return Completion(
+            text="".join(texts),
+            reasoning="\n\n".join(thoughts) if thoughts else None,
+            raw=scrub_raw(raw, self._key),
+            usage=usage,
+            request_id=getattr(message, "_request_id", None),
+            finish_reason=message.stop_reason,
+            provider_model=message.model,
+            latency_s=latency_s,
+        )
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        params = self.request_params(request)
+        client = self.client
+        started = time.perf_counter()
+        try:
+            message = await client.messages.create(**_sdk_kwargs(params))
+        except Exception as error:
+            raise self.translate(error) from error
+        return self.to_completion(
+            message, message.model_dump(mode="json"), time.perf_counter() - started
+        )
+
+    def translate(self, error: BaseException) -> ProviderError:
+        if isinstance(error, ProviderError):
+            return error
+        if isinstance(error, anthropic.APIStatusError):
+            return status_error(
+                self.name,
+                error.status_code,
+                error.message,
+                headers=error.response.headers,
+                body=error.body,
+                secret=self._key,
+            )
+        if isinstance(error, anthropic.APIConnectionError):
+            return transport_error(self.name, error, self._key)
+        if isinstance(error, ValueError | ValidationError | anthropic.APIResponseValidationError):
+            return malformed_error(self.name, error, self._key)
+        return ProviderError(f"{self.name}: unexpected {type(error).__name__}", retryable=False)
+
+    # -- message batches ---------------------------------------------------------------------
+    async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
+        requests = [
+            {"custom_id": custom_id, "params": self.request_params(request)}
+            for custom_id, request in items
+        ]
+        if len({item["custom_id"] for item in requests}) != len(requests):
+            raise ProviderError(f"{self.name}: duplicate custom ids in batch", retryable=False)
+        try:
+            batch = await self.client.messages.batches.create(requests=requests)  # type: ignore[arg-type]
+        except Exception as error:
+            raise self.translate(error) from error
+        return batch.id
+
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        try:
+            batch = await self.client.messages.batches.retrieve(batch_id)
+        except Exception as error:
+            raise self.translate(error) from error
+        counts = batch.request_counts
+        failed = counts.errored + counts.canceled + counts.expired
+        total = counts.processing + counts.succeeded + failed
+        if batch.processing_status != "ended":
+            state: Any = "in_progress"
+        elif batch.cancel_initiated_at is not None:
+            state = "cancelled"
+        elif counts.expired and not counts.succeeded:
+            state = "expired"
+        else:
+            state = "completed"
+        return BatchStatus(batch.id, state, total, counts.succeeded, failed)
+
+    async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
+        results: dict[str, Completion | ProviderError] = {}
+        try:
+            stream = await self.client.messages.batches.results(batch_id)
+            async for line in stream:
+                results[line.custom_id] = self._batch_result(line.result)
+        except Exception as error:
+            raise self.translate(error) from error
+        return results
+
+    def _batch_result(self, result: Any) -> Completion | ProviderError:
+        kind = result.type
+        if kind == "succeeded":
+            message = result.message
+            return self.to_completion(message, message.model_dump(mode="json"), None)
+        if kind == "errored":
+            detail = result.error.error
+            message = getattr(detail, "message", str(detail))
+            error_type = getattr(detail, "type", "api_error")
+            retryable = error_type in {"api_error", "overloaded_error", "rate_limit_error"}
+            return ProviderError(
+                f"{self.name}: batch item errored ({error_type}): {message}", retryable=retryable
+            )
+        return ProviderError(
+            f"{self.name}: batch item {kind} before it was processed", retryable=True
+        )
+
+
+#: Parameters passed as SDK keyword arguments. Sampling parameters (temperature, top_p, top_k) go
+#: through `extra_body`: recent SDK releases no longer list them as arguments, the API accepts them.
+_SDK_PARAMS = frozenset({"model", "messages", "max_tokens", "system", "thinking", "stop_sequences"})
+
+
+def _sdk_kwargs(params: dict[str, Any]) -> dict[str, Any]:
+    kwargs = {k: v for k, v in params.items() if k in _SDK_PARAMS}
+    extra = {k: v for k, v in params.items() if k not in _SDK_PARAMS}
+    if extra:
+        kwargs["extra_body"] = extra
+    return kwargs

@@ -1,0 +1,190 @@
+"""Anthropic adapter: the real `anthropic` SDK against the local Anthropic server."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from poemetric.providers.anthropic_provider import AnthropicProvider
+from poemetric.providers.base import (
+    ChatMessage,
+    Completion,
+    GenerationRequest,
+    GenerationSettings,
+    ModelSpec,
+    ProviderError,
+    RateLimits,
+)
+from poemetric.testing import AnthropicServer, ChatCall, Fault, Reply, ResponderError
+
+KEY = "sk-ant-test-SECRET-42"
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+
+
+def provider(server: AnthropicServer, timeout_s: float = 2.0, **kwargs: Any) -> AnthropicProvider:
+    spec = ModelSpec(
+        name="claude",
+        provider="anthropic",
+        model="claude-test-model",
+        base_url=server.base_url,
+        limits=RateLimits(timeout_s=timeout_s),
+        **kwargs,
+    )
+    return AnthropicProvider(spec)
+
+
+def request(*messages: tuple[str, str], **settings: Any) -> GenerationRequest:
+    chat = messages or (("user", "Write a villanelle"),)
+    return GenerationRequest(
+        messages=tuple(ChatMessage(role=role, content=text) for role, text in chat),  # type: ignore[arg-type]
+        settings=GenerationSettings(**settings),
+    )
+
+
+def run(adapter: AnthropicProvider, req: GenerationRequest) -> Completion:
+    async def go() -> Completion:
+        try:
+            return await adapter.generate(req)
+        finally:
+            await adapter.aclose()
+
+    return asyncio.run(go())
+
+
+def failure(adapter: AnthropicProvider, req: GenerationRequest | None = None) -> ProviderError:
+    with pytest.raises(ProviderError) as caught:
+        run(adapter, req or request())
+    return caught.value
+
+
+def thinker(call: ChatCall) -> Reply:
+    return Reply(text="Do not go gentle", reasoning="plan the refrains")
+
+
+def test_completion_system_prompt_and_default_max_tokens() -> None:
+    with AnthropicServer(api_key=KEY) as server:
+        completion = run(
+            provider(server), request(("system", "You are a poet."), ("user", "Write a ghazal"))
+        )
+        sent = server.generation_requests[0].body
+        headers = server.generation_requests[0].headers
+    assert completion.text == "Echo: Write a ghazal"
+    assert completion.reasoning is None
+    assert sent["system"] == "You are a poet."
+    assert sent["messages"] == [{"role": "user", "content": "Write a ghazal"}]
+    assert sent["max_tokens"] == 4096
+    assert set(sent) == {"model", "messages", "max_tokens", "system"}
+    assert KEY in (
+        headers.get("x-api-key"),
+        headers.get("authorization", "").removeprefix("Bearer "),
+    )
+    assert completion.usage.input_tokens == 7 and completion.usage.output_tokens == 4
+    assert completion.request_id is not None and completion.request_id.startswith("req_")
+    assert completion.finish_reason == "end_turn"
+    assert KEY not in repr(completion) and KEY not in str(completion.raw)
+
+
+def test_extended_thinking_blocks_become_reasoning() -> None:
+    with AnthropicServer(thinker) as server:
+        completion = run(provider(server), request(reasoning_budget_tokens=2048, top_p=0.95))
+        sent = server.generation_requests[0].body
+    assert sent["thinking"] == {"type": "enabled", "budget_tokens": 2048}
+    assert sent["max_tokens"] == 16000 and sent["top_p"] == 0.95
+    assert completion.text == "Do not go gentle"
+    assert completion.reasoning == "plan the refrains"
+    assert completion.usage.output_tokens == 7
+
+
+def test_explicit_settings_are_sent() -> None:
+    with AnthropicServer() as server:
+        run(provider(server), request(max_tokens=300, temperature=0.5, top_k=20, stop=("END",)))
+        sent = server.generation_requests[0].body
+    assert sent["max_tokens"] == 300 and sent["temperature"] == 0.5 and sent["top_k"] == 20
+    assert sent["stop_sequences"] == ["END"]
+
+
+def test_seed_is_a_clear_error_before_any_request() -> None:
+    with AnthropicServer() as server:
+        error = failure(provider(server), request(seed=1))
+        assert server.requests == []
+    assert not error.retryable and "seed" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("fault", "status", "retryable"),
+    [
+        (Fault.rate_limited(3.0), 429, True),
+        (Fault.overloaded(), 529, True),
+        (Fault.server_error(500), 500, True),
+        (Fault.server_error(503), 503, True),
+        (Fault.client_error(400), 400, False),
+        (Fault.client_error(401), 401, False),
+    ],
+)
+def test_status_errors(fault: Fault, status: int, retryable: bool) -> None:
+    with AnthropicServer(faults=[fault]) as server:
+        error = failure(provider(server))
+    assert error.status == status and error.retryable is retryable
+    if status == 429:
+        assert error.retry_after_s == pytest.approx(3.0)
+
+
+def test_thinking_budget_not_below_max_tokens_is_rejected_by_api() -> None:
+    with AnthropicServer() as server:
+        error = failure(provider(server), request(reasoning_budget_tokens=2000, max_tokens=1500))
+    assert error.status == 400 and not error.retryable and "budget_tokens" in str(error)
+
+
+@pytest.mark.parametrize("fault", [Fault.truncated(), Fault.invalid_json(), Fault.disconnect()])
+def test_broken_bodies_are_retryable(fault: Fault) -> None:
+    with AnthropicServer(faults=[fault]) as server:
+        assert failure(provider(server)).retryable
+
+
+def test_timeout_is_retryable() -> None:
+    with AnthropicServer(faults=[Fault.slow(3.0)]) as server:
+        error = failure(provider(server, timeout_s=0.3))
+    assert error.retryable and error.status is None
+
+
+def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    with AnthropicServer() as server:
+        error = failure(provider(server))
+    assert not error.retryable and "ANTHROPIC_API_KEY" in str(error)
+
+
+def test_message_batch_round_trip() -> None:
+    def answer(call: ChatCall) -> Reply:
+        if call.prompt == "bad":
+            raise ResponderError(400, "prompt is too long")
+        return Reply(text=f"poem {call.custom_id}", reasoning="thoughts")
+
+    async def go(server: AnthropicServer) -> tuple[list[str], dict[str, Any]]:
+        adapter = provider(server)
+        items = [
+            ("g1", request(("user", "one"), reasoning_budget_tokens=1024)),
+            ("g2", request(("user", "two"))),
+            ("g3", request(("user", "bad"))),
+        ]
+        batch_id = await adapter.submit_batch(items)
+        states = [(await adapter.batch_status(batch_id)).state for _ in range(2)]
+        final = await adapter.batch_status(batch_id)
+        assert (final.total, final.completed, final.failed) == (3, 2, 1)
+        results = await adapter.batch_results(batch_id)
+        await adapter.aclose()
+        return states, results
+
+    with AnthropicServer(answer, batch_polls_in_progress=1) as server:
+        states, results = asyncio.run(go(server))
+    assert states == ["in_progress", "completed"]
+    g1, g2, g3 = results["g1"], results["g2"], results["g3"]
+    assert isinstance(g1, Completion) and g1.text == "poem g1" and g1.reasoning == "thoughts"
+    assert isinstance(g2, Completion) and g2.reasoning is None
+    assert isinstance(g3, ProviderError) and not g3.retryable and "too long" in str(g3)
