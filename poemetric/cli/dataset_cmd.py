@@ -1,5 +1,140 @@
-"""CLI commands: dataset (being written)."""
+"""`poemetric dataset ...`: validate, list, show and fetch human poem datasets."""
 
 from __future__ import annotations
 
-from poemetric.cli.app import app  # noqa: F401
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from poemetric.cli.app import app
+from poemetric.cli.options import LimitOption
+from poemetric.data import (
+    DatasetError,
+    dataset_registry,
+    load_dataset,
+    resolve_dataset,
+    validate_file,
+)
+from poemetric.data.fetch import fetch_dataset
+
+dataset_app = typer.Typer(
+    help="Human poem datasets: check a file, list and show known datasets, fetch the release.",
+    no_args_is_help=True,
+)
+app.add_typer(dataset_app, name="dataset")
+
+DEFAULT_SHOW_LIMIT = 20
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+@dataset_app.command("validate")
+def validate(
+    spec: str = typer.Argument(
+        ...,
+        metavar="PATH",
+        help="A CSV/TSV/JSONL/Parquet file, or a dataset name (demo, poemetric).",
+    ),
+) -> None:
+    """Check every record of a dataset file; list all problems as `file:line: column: reason`."""
+    try:
+        _, path = resolve_dataset(spec)
+        report = validate_file(path)
+    except (DatasetError, OSError) as error:
+        raise _fail(str(error)) from None
+    for warning in report.warnings:
+        typer.echo(f"warning: {path}: {warning}")
+    if not report.ok:
+        for issue in report.issues:
+            typer.echo(str(issue))
+        typer.echo(
+            f"{len(report.issues)} problem(s) in {path}: {len(report.poems)} of "
+            f"{report.records} records valid"
+        )
+        raise typer.Exit(1)
+    table = Table("form", "poems", title=f"{path.name} (sha256 {report.sha256[:12]}…)")
+    for form, count in report.form_counts().items():
+        table.add_row(form.value, str(count))
+    console = _console()
+    console.print(f"{len(report.poems)} valid poems")
+    console.print(table)
+
+
+@dataset_app.command("list")
+def list_datasets() -> None:
+    """Known datasets and whether each is present on this machine."""
+    table = Table("name", "present", "poems", "where", "description")
+    for entry in dataset_registry().values():
+        table.add_row(
+            entry.name,
+            "yes" if entry.present else f"no (poemetric dataset fetch {entry.name})",
+            str(entry.poems or ""),
+            "bundled" if entry.bundled else str(entry.path),
+            entry.description,
+        )
+    _console().print(table)
+
+
+@dataset_app.command("show")
+def show(
+    name: str = typer.Argument(..., help="Dataset name (demo, poemetric) or file path."),
+    limit: int | None = LimitOption,
+) -> None:
+    """A table of a dataset's poems (first 20 unless --limit)."""
+    try:
+        dataset = load_dataset(name)
+    except (DatasetError, OSError) as error:
+        raise _fail(str(error)) from None
+    shown = dataset.head(limit or DEFAULT_SHOW_LIMIT)
+    table = Table(title=f"{dataset.name}: {len(shown)} of {len(dataset)} poems")
+    table.add_column("poem_id", overflow="fold")
+    for column in ("form", "title", "author", "lines", "meter", "rhyme"):
+        table.add_column(column)
+    for poem in shown:
+        table.add_row(
+            poem.poem_id,
+            poem.form.value,
+            poem.title,
+            poem.author,
+            str(len(poem.lines)),
+            poem.meter_pattern or "",
+            poem.rhyme_pattern or "",
+        )
+    _console().print(table)
+
+
+@dataset_app.command("fetch")
+def fetch(
+    name: str = typer.Argument(
+        "poemetric", help="Dataset to fetch (see `poemetric dataset list`)."
+    ),
+    source: Path | None = typer.Option(
+        None, "--from", help="Copy this local file instead of downloading (same hash check)."
+    ),
+    url: str | None = typer.Option(
+        None, "--url", help="Download from this URL ('{commit}' is replaced) instead."
+    ),
+    commit: str | None = typer.Option(None, "--commit", help="Pin a different commit."),
+    sha256: str | None = typer.Option(
+        None, "--sha256", help="Expected sha256 when you deliberately pin another release."
+    ),
+    force: bool = typer.Option(False, "--force", help="Fetch again even if the file is present."),
+) -> None:
+    """Download the authors' release into the user data dir (pinned commit, sha256-verified)."""
+    try:
+        path = fetch_dataset(
+            name, source=source, url=url, commit=commit, sha256=sha256, force=force
+        )
+        dataset = load_dataset(path)
+    except (DatasetError, OSError) as error:
+        raise _fail(str(error), code=1) from None
+    typer.echo(f"{name}: {len(dataset)} poems at {path} (sha256 {dataset.sha256})")

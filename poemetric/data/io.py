@@ -245,6 +245,7 @@ def write_dataset(poems: Iterable[Poem], path: str | Path) -> Path:
         else:
             schema = pa.schema([(column, pa.string()) for column in OUTPUT_COLUMNS])
             pq.write_table(pa.Table.from_pylist(rows, schema=schema), temp)
+        temp.chmod(0o644)  # mkstemp creates 0600
         os.replace(temp, path)
     finally:
         temp.unlink(missing_ok=True)

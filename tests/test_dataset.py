@@ -1,0 +1,259 @@
+"""Poem schema, loaders (CSV/TSV/JSONL/Parquet), validation and the bundled demo dataset."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from poemetric.data import (
+    POEMETRIC_COLUMNS,
+    DatasetError,
+    Poem,
+    PoemForm,
+    dataset_registry,
+    derive_poem_id,
+    load_dataset,
+    rhyme_groups,
+    validate_file,
+    write_dataset,
+)
+from poemetric.store.db import RunStore
+
+LIMERICK = "A first line here,\nA second line near,\nA third one short,\nA fourth of a sort,\nAnd the last line is clear."
+
+
+def poem_row(**overrides: str) -> dict[str, str]:
+    row = {column: "" for column in POEMETRIC_COLUMNS}
+    row.update(form="Limerick", source="test", title="A Test", author="Nobody", content=LIMERICK)
+    row.update(overrides)
+    return row
+
+
+def write_csv(path: Path, rows: list[dict[str, str]], *, bom: bool = False) -> Path:
+    columns = list(rows[0]) if rows else list(POEMETRIC_COLUMNS)
+    with path.open("w", encoding="utf-8-sig" if bom else "utf-8", newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+# -- the Poem model ------------------------------------------------------------------------
+def test_form_is_case_insensitive_and_unknown_forms_are_rejected() -> None:
+    assert Poem.model_validate(poem_row(form="LIMERICK")).form is PoemForm.LIMERICK
+    assert Poem.model_validate(poem_row(form=" sonnet ")).form is PoemForm.SONNET
+    with pytest.raises(ValueError, match="unknown form 'Haiku'"):
+        Poem.model_validate(poem_row(form="Haiku"))
+
+
+def test_rhyme_pattern_is_normalised_and_validated() -> None:
+    poem = Poem.model_validate(poem_row(rhyme_pattern=" ababcdcd  efef gg "))
+    assert poem.rhyme_pattern == "ABABCDCD EFEF GG"
+    assert poem.rhyme_groups == ["ABABCDCD", "EFEF", "GG"]
+    assert rhyme_groups(None) == []
+    assert Poem.model_validate(poem_row(rhyme_pattern="")).rhyme_pattern is None
+    for bad in ("AB1B", "ABAB/CDCD", "ÄBAB"):
+        with pytest.raises(ValueError, match="bad rhyme pattern"):
+            Poem.model_validate(poem_row(rhyme_pattern=bad))
+
+
+def test_year_accepts_floats_blanks_and_life_dates() -> None:
+    assert Poem.model_validate(poem_row(year="1850.0")).year == 1850
+    assert Poem.model_validate(poem_row(year="1846")).year == 1846
+    assert Poem.model_validate(poem_row(year="")).year is None
+    lifespan = Poem.model_validate(poem_row(year="1897 - 1965"))
+    assert (lifespan.year, lifespan.author_dates) == (None, "1897 - 1965")
+    assert Poem.model_validate(poem_row(year="1946 - ")).author_dates == "1946 -"
+    with pytest.raises(ValueError, match="bad year"):
+        Poem.model_validate(poem_row(year="c. 1850"))
+
+
+def test_content_is_normalised_and_empty_poems_are_invalid() -> None:
+    poem = Poem.model_validate(
+        poem_row(content="\r\n  One line   \r\nTwo\t\r\n\r\n\r\nThree\r\n\r\n")
+    )
+    assert poem.content == "  One line\nTwo\n\n\nThree"
+    assert poem.lines == ["  One line", "Two", "Three"]
+    assert poem.stanzas == [["  One line", "Two"], ["Three"]]
+    for empty in ("", "   \n \r\n"):
+        with pytest.raises(ValueError, match="empty poem"):
+            Poem.model_validate(poem_row(content=empty))
+
+
+def test_meter_is_kept_raw_and_blank_optionals_become_none() -> None:
+    poem = Poem.model_validate(
+        poem_row(meter_pattern=" Anapestic trimeter ", theme=" ", imagery="")
+    )
+    assert poem.meter_pattern == "Anapestic trimeter"
+    assert poem.theme is None and poem.imagery is None and poem.link is None
+
+
+def test_derived_ids_are_stable_and_distinguish_poems() -> None:
+    first = Poem.model_validate(poem_row())
+    again = Poem.model_validate(poem_row(content=LIMERICK.replace("\n", "\r\n") + "  \n"))
+    other_text = Poem.model_validate(poem_row(content=LIMERICK + "\nAn extra line."))
+    assert first.poem_id == again.poem_id  # line endings and trailing blanks do not matter
+    assert first.poem_id != other_text.poem_id  # same title/author, different text
+    assert re.fullmatch(r"limerick-nobody-a-test-[0-9a-f]{8}", first.poem_id)
+    content_hash = hashlib.sha256(LIMERICK.encode()).hexdigest()[:8]
+    assert derive_poem_id("limerick", "Nobody", "A Test", LIMERICK).endswith(content_hash)
+    long_id = derive_poem_id("sonnet", "Ann Author", "word " * 40, "text")
+    assert len(long_id) <= len("sonnet-") + 60 + 9 and not long_id.split("-")[-2].endswith("wor")
+
+
+def test_explicit_id_column_wins() -> None:
+    assert Poem.model_validate({**poem_row(), "id": "p-001"}).poem_id == "p-001"
+    assert Poem.model_validate({**poem_row(), "poem_id": "p:2"}).poem_id == "p:2"
+    with pytest.raises(ValueError, match="bad poem id"):
+        Poem.model_validate({**poem_row(), "poem_id": "has space"})
+
+
+# -- files ---------------------------------------------------------------------------------
+def test_demo_dataset_loads_validates_and_matches_registry() -> None:
+    dataset = load_dataset("demo")
+    entry = dataset_registry()["demo"]
+    assert len(dataset) == entry.poems and len(dataset) >= 15
+    assert dataset.sha256 == entry.sha256
+    assert validate_file(dataset.path).ok
+    counts = dataset.form_counts()
+    assert counts[PoemForm.SONNET] >= 4 and counts[PoemForm.LIMERICK] >= 4
+    assert {PoemForm.BALLAD, PoemForm.VILLANELLE} <= set(counts)
+    assert len({poem.poem_id for poem in dataset}) == len(dataset)
+    for poem in dataset:
+        assert poem.source == "public_domain" and poem.year is not None and poem.year < 1900
+        assert poem.rhyme_pattern and poem.theme
+    sonnets = [poem for poem in dataset if poem.form is PoemForm.SONNET]
+    assert all(len(poem.lines) == 14 for poem in sonnets)
+    villanelles = [poem for poem in dataset if poem.form is PoemForm.VILLANELLE]
+    assert all(len(poem.lines) == 19 for poem in villanelles)
+    assert load_dataset("demo").poems == dataset.poems  # ids stable across loads
+
+
+def test_bom_and_no_bom_give_the_same_poems(tmp_path: Path) -> None:
+    rows = [poem_row(title=f"Poem {i}", content=f"{LIMERICK}\nLine {i}") for i in range(3)]
+    plain = load_dataset(write_csv(tmp_path / "plain.csv", rows))
+    with_bom = load_dataset(write_csv(tmp_path / "bom.csv", rows, bom=True))
+    assert (tmp_path / "bom.csv").read_bytes().startswith(b"\xef\xbb\xbf")
+    assert with_bom.poems == plain.poems and len(plain) == 3
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".parquet", ".csv", ".tsv"])
+def test_round_trip_keeps_poems_and_ids(tmp_path: Path, suffix: str) -> None:
+    demo = load_dataset("demo")
+    path = write_dataset(demo.poems, tmp_path / f"copy{suffix}")
+    again = load_dataset(path)
+    assert again.poems == demo.poems
+    assert again.name == "copy"
+
+
+def test_round_trip_of_the_release(tmp_path: Path, poemetric_gold_csv: Path) -> None:
+    release = load_dataset(poemetric_gold_csv)
+    for suffix in (".jsonl", ".parquet"):
+        again = load_dataset(write_dataset(release.poems, tmp_path / f"release{suffix}"))
+        assert again.poems == release.poems
+
+
+def test_jsonl_problems_name_their_lines(tmp_path: Path) -> None:
+    good = json.dumps(poem_row())
+    path = tmp_path / "poems.jsonl"
+    path.write_text(f"{good}\n\nnot json\n[1, 2]\n{json.dumps(poem_row(form='haiku'))}\n")
+    report = validate_file(path)
+    assert len(report.poems) == 1
+    assert [(issue.line, issue.column) for issue in report.issues] == [
+        (3, None),
+        (4, None),
+        (5, "form"),
+    ]
+    no_content = {key: value for key, value in poem_row().items() if key != "content"}
+    path.write_text(json.dumps(no_content) + "\n")
+    assert [str(issue) for issue in validate_file(path).issues] == [
+        f"{path}:1: content: missing value"
+    ]
+
+
+def test_parquet_problems_name_their_rows(tmp_path: Path) -> None:
+    demo = load_dataset("demo")
+    path = write_dataset(demo.poems[:3], tmp_path / "poems.parquet")
+    import pandas as pd
+
+    frame = pd.read_parquet(path)
+    frame.loc[1, "rhyme_pattern"] = "AB-AB"
+    frame.to_parquet(path, index=False)
+    issues = validate_file(path).issues
+    assert [str(issue) for issue in issues] == [
+        f"{path}:row 2: rhyme_pattern: bad rhyme pattern 'AB-AB': use letters A-Z, with spaces "
+        "between stanza groups (e.g. 'ABABCDCDEFEF GG')"
+    ]
+
+
+def test_malformed_csv_reports_lines(tmp_path: Path) -> None:
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=list(POEMETRIC_COLUMNS))
+    writer.writeheader()
+    writer.writerow(poem_row(title="ok"))
+    good = text.getvalue()
+    short_line = good.count("\n") + 1
+    path = tmp_path / "bad.csv"
+    path.write_text(good + "Sonnet,only,three\n" + 'Sonnet,x,"unclosed\nquote\n', encoding="utf-8")
+    report = validate_file(path)
+    assert [(issue.line, issue.reason.split(":")[0]) for issue in report.issues] == [
+        (short_line, "expected 11 fields (as in the header), found 3"),
+        (short_line + 1, "malformed CSV"),
+    ]
+    assert len(report.poems) == 1
+
+
+def test_duplicates_are_errors(tmp_path: Path) -> None:
+    same = [poem_row(), poem_row()]
+    issues = validate_file(write_csv(tmp_path / "dup.csv", same)).issues
+    assert [(issue.line, issue.column) for issue in issues] == [(7, "poem_id")]
+    assert "same form, author, title and text as line 2" in issues[0].reason
+    explicit = [{"poem_id": "x1", **poem_row()}, {"poem_id": "x1", **poem_row(title="Other")}]
+    issues = validate_file(write_csv(tmp_path / "dup_ids.csv", explicit)).issues
+    assert "duplicate poem id 'x1'" in issues[0].reason
+
+
+def test_unknown_columns_are_reported_not_silently_dropped(tmp_path: Path) -> None:
+    report = validate_file(write_csv(tmp_path / "extra.csv", [{**poem_row(), "mood": "glad"}]))
+    assert report.ok
+    assert report.warnings == ["ignored columns (not part of the POEMetric schema): 'mood'"]
+
+
+def test_load_dataset_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path / "data"))
+    with pytest.raises(
+        DatasetError, match=r"run `poemetric dataset fetch poemetric` or pass the path"
+    ):
+        load_dataset("poemetric")
+    with pytest.raises(DatasetError, match="unknown dataset 'nope'"):
+        load_dataset("nope")
+    with pytest.raises(DatasetError, match="does not exist"):
+        load_dataset(str(tmp_path / "missing.csv"))
+    bad = write_csv(tmp_path / "bad.csv", [poem_row(), poem_row(form="ode", content="")])
+    with pytest.raises(DatasetError) as error:
+        load_dataset(bad)
+    message = str(error.value)
+    assert f"{bad}:7: form: unknown form 'ode'" in message
+    assert f"{bad}:7: content: empty poem" in message
+
+
+def test_store_rows_fit_the_run_store(tmp_path: Path) -> None:
+    dataset = load_dataset("demo")
+    rows = dataset.store_rows()
+    with RunStore(tmp_path / "run") as store:
+        columns = [row["name"] for row in store.query("PRAGMA table_info(poems)")]
+        assert list(rows[0]) == columns
+        assert store.add_poems(rows) == len(dataset)
+        assert store.add_poems(rows) == 0  # idempotent
+        stored = store.query("SELECT * FROM poems ORDER BY position")
+    assert [row["poem_id"] for row in stored] == [poem.poem_id for poem in dataset]
+    first = stored[0]
+    assert (first["dataset"], first["position"], first["form"]) == ("demo", 0, "sonnet")
+    assert first["meter"] == "Iambic pentameter" and first["rhyme"] == "ABABCDCDEFEF GG"
+    assert Poem.model_validate(json.loads(first["record"])) == dataset.poems[0]

@@ -1,0 +1,135 @@
+"""`poemetric dataset validate|list|show|fetch` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli.app import app
+
+runner = CliRunner()
+
+RELEASE_COUNTS = {
+    "ballad": 77,
+    "sonnet": 69,
+    "villanelle": 6,
+    "limerick": 5,
+    "ghazal": 3,
+    "sestina": 3,
+}
+
+
+def test_validate_the_release(poemetric_gold_csv: Path) -> None:
+    result = runner.invoke(app, ["dataset", "validate", str(poemetric_gold_csv)])
+    assert result.exit_code == 0, result.output
+    assert "163 valid poems" in result.output
+    for form, count in RELEASE_COUNTS.items():
+        assert re.search(rf"{form}\s*│\s*{count}\s*│", result.output), form
+
+
+def _corrupt_copy(source: Path, target: Path) -> dict[str, int]:
+    """Copy of the release with four planted problems; returns each problem's start line.
+
+    Start lines are computed here independently of the loader: 1 + the newlines written
+    before the record.
+    """
+    with source.open(encoding="utf-8-sig", newline="") as stream:
+        reader = csv.DictReader(stream)
+        rows = list(reader)
+        columns = [name for name in reader.fieldnames or [] if name != "author"]
+    plants = {
+        4: ("content", ""),
+        9: ("form", "Haiku"),
+        20: ("rhyme_pattern", "AB1B CC"),
+        30: ("year", "18x0"),
+    }
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
+    writer.writeheader()
+    lines: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        if index in plants:
+            column, value = plants[index]
+            row[column] = value
+            lines[column] = out.getvalue().count("\n") + 1
+        writer.writerow(row)
+    target.write_text(out.getvalue(), encoding="utf-8")
+    return lines
+
+
+def test_validate_a_corrupted_copy(poemetric_gold_csv: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "corrupted.csv"
+    lines = _corrupt_copy(poemetric_gold_csv, bad)
+    assert lines["form"] > 9 + 1  # records span several physical lines
+    result = runner.invoke(app, ["dataset", "validate", str(bad)])
+    assert result.exit_code == 1
+    problems = [line for line in result.output.splitlines() if line.startswith(f"{bad}:")]
+    assert problems == [
+        f"{bad}:1: author: missing column header (required: form, title, author, content)",
+        f"{bad}:{lines['content']}: content: empty poem",
+        f"{bad}:{lines['form']}: form: unknown form 'Haiku'; expected one of ballad, ghazal, "
+        "limerick, pantoum, sestina, sonnet, villanelle",
+        f"{bad}:{lines['rhyme_pattern']}: rhyme_pattern: bad rhyme pattern 'AB1B CC': use "
+        "letters A-Z, with spaces between stanza groups (e.g. 'ABABCDCDEFEF GG')",
+        f"{bad}:{lines['year']}: year: bad year '18x0': expected a year such as 1850 (or empty)",
+    ]
+    assert (
+        "5 problem(s)" in result.output and "0 of 163 records valid" in result.output
+    )  # no author column
+
+
+def test_validate_names_and_missing_files(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["dataset", "validate", "demo"])
+    assert result.exit_code == 0 and "18 valid poems" in result.output
+    result = runner.invoke(app, ["dataset", "validate", str(tmp_path / "none.csv")])
+    assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_list_show_and_fetch_from(
+    poemetric_gold_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path))
+    listing = runner.invoke(app, ["dataset", "list"])
+    assert listing.exit_code == 0
+    assert re.search(r"poemetric\s*│\s*no", listing.output) and re.search(
+        r"demo\s*│\s*yes", listing.output
+    )
+
+    missing = runner.invoke(app, ["dataset", "show", "poemetric"])
+    assert missing.exit_code == 2
+    assert "run `poemetric dataset fetch poemetric` or pass the path" in missing.output
+
+    fetched = runner.invoke(
+        app, ["dataset", "fetch", "poemetric", "--from", str(poemetric_gold_csv)]
+    )
+    assert fetched.exit_code == 0, fetched.output
+    target = tmp_path / "datasets" / "poemetric" / "POEMetric_human_poems_annotated.csv"
+    assert target.read_bytes() == poemetric_gold_csv.read_bytes()
+    assert "163 poems" in fetched.output
+
+    listing = runner.invoke(app, ["dataset", "list"])
+    assert re.search(r"poemetric\s*│\s*yes", listing.output)
+    shown = runner.invoke(app, ["dataset", "show", "poemetric", "--limit", "4"])
+    assert shown.exit_code == 0 and "4 of 163 poems" in shown.output
+
+
+def test_fetch_from_a_file_with_the_wrong_hash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path / "data"))
+    impostor = tmp_path / "impostor.csv"
+    impostor.write_text("form,title,author,content\n")
+    result = runner.invoke(app, ["dataset", "fetch", "poemetric", "--from", str(impostor)])
+    assert result.exit_code == 1
+    assert "sha256 mismatch" in result.output and "nothing was written" in result.output
+    assert not any(path.is_file() for path in (tmp_path / "data").rglob("*"))
+
+
+def test_show_demo_with_limit() -> None:
+    result = runner.invoke(app, ["dataset", "show", "demo", "-n", "2"])
+    assert result.exit_code == 0 and "2 of 18 poems" in result.output
