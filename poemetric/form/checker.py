@@ -1,0 +1,200 @@
+"""Public entry of rule-based form checking: `check_poem` -> `FormCheck`.
+
+A poem passes when every applicable score (metre, rhyme, form) reaches the threshold (0.7 by
+default, as in POEMetric Appendix B). Scores are None when the request and the form ask nothing of
+that kind (e.g. rhyme for an unrhymed sestina). Bad input never raises: the `FormCheck` then has
+`error` set and no scores.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from poemetric.form.adapters import MeterError, parse_meter
+from poemetric.form.forms import FORMS, RULES, FormOutcome, FormRequest
+from poemetric.form.parsing import (
+    MAX_LINES,
+    PatternError,
+    latin_share,
+    parse_poem,
+    parse_rhyme_pattern,
+)
+from poemetric.form.scoring import Finding
+
+#: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
+CHECKER_VERSION = "form-1.0"
+DEFAULT_THRESHOLD = 0.7
+#: Inputs longer than this many characters are cut before parsing (time and memory bound).
+MAX_CHARS = 200_000
+
+_FORM_ALIASES = {
+    "ballade": "ballad",
+    "ghazel": "ghazal",
+    "sonnets": "sonnet",
+}
+
+
+class Issue(BaseModel):
+    """One failed or weak constraint."""
+
+    constraint: str = Field(
+        description="rhyme, meter, lines, stanzas, refrain, radif, end words..."
+    )
+    lines: list[int] = Field(default_factory=list, description="1-based line numbers involved")
+    detail: str
+
+
+class FormCheck(BaseModel):
+    """The verdict on one poem, JSON-ready."""
+
+    form: str
+    meter: str | None = None
+    rhyme: str | None = None
+    passed: bool = False
+    meter_score: float | None = None
+    rhyme_score: float | None = None
+    form_score: float | None = None
+    threshold: float = DEFAULT_THRESHOLD
+    summary: str = ""
+    explanation: list[Issue] = Field(default_factory=list)
+    facts: dict[str, str] = Field(default_factory=dict)
+    lines: int = 0
+    stanzas: int = 0
+    error: str | None = None
+    checker_version: str = CHECKER_VERSION
+
+
+def normalize_form(form: str) -> str:
+    key = " ".join(form.strip().lower().split())
+    return _FORM_ALIASES.get(key, key)
+
+
+def _error(
+    form: str, meter: str | None, rhyme: str | None, threshold: float, message: str
+) -> FormCheck:
+    return FormCheck(
+        form=form,
+        meter=meter,
+        rhyme=rhyme,
+        threshold=threshold,
+        passed=False,
+        summary=f"not checked: {message}",
+        error=message,
+    )
+
+
+def check_poem(
+    text: str,
+    form: str,
+    meter: str | None = None,
+    rhyme: str | None = None,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+) -> FormCheck:
+    """Check `text` against a form and, optionally, a metre and a rhyme pattern."""
+    meter = meter.strip() if isinstance(meter, str) and meter.strip() else None
+    rhyme = rhyme.strip() if isinstance(rhyme, str) and rhyme.strip() else None
+    form_key = normalize_form(form or "")
+    if form_key not in RULES:
+        return _error(
+            form, meter, rhyme, threshold, f"unknown form {form!r}; known forms: {', '.join(FORMS)}"
+        )
+    try:
+        meter_spec = parse_meter(meter) if meter else None
+    except MeterError as exc:
+        return _error(form_key, meter, rhyme, threshold, str(exc))
+    try:
+        letters = parse_rhyme_pattern(rhyme)[0] if rhyme else None
+    except PatternError as exc:
+        return _error(form_key, meter, rhyme, threshold, str(exc))
+    if not isinstance(text, str) or not text.strip():
+        return _error(form_key, meter, rhyme, threshold, "empty poem text")
+    notes: list[str] = []
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS]
+        notes.append(f"only the first {MAX_CHARS} characters were analysed")
+    if latin_share(text[:5000]) < 0.5:
+        return _error(
+            form_key, meter, rhyme, threshold, "the text is not in Latin script (English expected)"
+        )
+    poem = parse_poem(text, max_lines=MAX_LINES)
+    if len(poem.lines) < 2:
+        return _error(
+            form_key,
+            meter,
+            rhyme,
+            threshold,
+            f"only {len(poem.lines)} verse line(s); a poem in a fixed form needs more",
+        )
+    request = FormRequest(form=form_key, meter=meter_spec, rhyme=letters)
+    outcome = RULES[form_key](poem, request)
+    return _verdict(poem, request, outcome, meter, rhyme, threshold, notes)
+
+
+def _verdict(
+    poem: object,
+    request: FormRequest,
+    outcome: FormOutcome,
+    meter: str | None,
+    rhyme: str | None,
+    threshold: float,
+    notes: list[str],
+) -> FormCheck:
+    from poemetric.form.parsing import ParsedPoem
+
+    assert isinstance(poem, ParsedPoem)
+    scores = {
+        "meter": _round(outcome.meter_score),
+        "rhyme": _round(outcome.rhyme_score),
+        "form": _round(outcome.form_score),
+    }
+    applicable = {k: v for k, v in scores.items() if v is not None}
+    failing = [k for k, v in applicable.items() if v < threshold]
+    passed = bool(applicable) and not failing
+    explanation = [
+        Issue.model_construct(constraint=f.constraint, lines=list(f.lines), detail=f.detail)
+        for f in outcome.findings
+    ]
+    for note in (*poem.notes, *notes):
+        explanation.append(Issue.model_construct(constraint="input", lines=[], detail=note))
+    shown = ", ".join(f"{k} {v:.2f}" for k, v in applicable.items())
+    if passed:
+        summary = f"PASS {request.form}: {shown}"
+    else:
+        reasons = "; ".join(_first_reason(outcome.findings, k) for k in failing)
+        summary = f"FAIL {request.form}: {shown} (threshold {threshold:.2f}) - {reasons}"
+    facts = dict(outcome.facts)
+    return FormCheck.model_construct(
+        form=request.form,
+        meter=meter,
+        rhyme=rhyme,
+        passed=passed,
+        meter_score=scores["meter"],
+        rhyme_score=scores["rhyme"],
+        form_score=scores["form"],
+        threshold=threshold,
+        summary=summary,
+        explanation=explanation,
+        facts=facts,
+        lines=len(poem.lines),
+        stanzas=len(poem.stanzas),
+        error=None,
+        checker_version=CHECKER_VERSION,
+    )
+
+
+_CONSTRAINT_KIND = {"rhyme": {"rhyme"}, "meter": {"meter"}}
+
+
+def _first_reason(findings: list[Finding], kind: str) -> str:
+    wanted = _CONSTRAINT_KIND.get(kind)
+    for finding in findings:
+        if (wanted and finding.constraint in wanted) or (
+            not wanted and finding.constraint not in {"rhyme", "meter"}
+        ):
+            return f"{kind}: {finding.detail}"
+    return f"{kind} score below threshold"
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(max(0.0, min(1.0, value)), 4)

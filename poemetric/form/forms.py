@@ -1,0 +1,198 @@
+"""The seven fixed forms (POEMetric, Appendix A) as rules that score a parsed poem.
+
+Each rule returns a `FormOutcome`: a form score (structure, refrains, end-word order...), a rhyme
+score and a metre score (None where the form does not ask for one and none was requested), the
+findings that explain any shortfall, and facts such as the rhyme scheme that matched best.
+
+Rhyme patterns are stanza-local for stanzaic forms (ballad, pantoum, ghazal): ``ABCB`` is laid
+over every quatrain with fresh letters. For fixed forms (sonnet, villanelle, limerick, sestina)
+a pattern covers the whole poem.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+
+from poemetric.form.adapters import MeterSpec, parse_meter
+from poemetric.form.parsing import ParsedPoem, minimal_period
+from poemetric.form.scoring import (
+    Finding,
+    FormOutcome,
+    FormRequest,
+    SchemeUnit,
+    best_scheme,
+    count_finding,
+    end_words,
+    global_rhyme,
+    line_count_score,
+    requested_meter,
+    score_meter,
+    stanzaic_units,
+)
+from poemetric.form.special_forms import ghazal_rule, limerick_rule, pantoum_rule, sestina_rule
+
+FORMS = ("ballad", "ghazal", "limerick", "pantoum", "sestina", "sonnet", "villanelle")
+STANZAIC_FORMS = frozenset({"ballad", "pantoum", "ghazal"})
+
+
+SONNET_SCHEMES: dict[str, str] = {
+    "Shakespearean": "ABABCDCDEFEFGG",
+    "Spenserian": "ABABBCBCCDCDEE",
+    "Petrarchan (CDECDE)": "ABBAABBACDECDE",
+    "Petrarchan (CDCDCD)": "ABBAABBACDCDCD",
+    "Petrarchan (CDDCDC)": "ABBAABBACDDCDC",
+    "Petrarchan (CDEDCE)": "ABBAABBACDEDCE",
+    "Petrarchan (CDDCEE)": "ABBAABBACDDCEE",
+    "Petrarchan (CDCDEE)": "ABBAABBACDCDEE",
+    "Petrarchan (CDEEDC)": "ABBAABBACDEEDC",
+    "Petrarchan (CDDECE)": "ABBAABBACDDECE",
+    "Petrarchan (CDCEDE)": "ABBAABBACDCEDE",
+    "Petrarchan (CDDCCD)": "ABBAABBACDDCCD",
+    "Petrarchan (CDCDDC)": "ABBAABBACDCDDC",
+    "Petrarchan, open octave (ABBACDDC ...)": "ABBACDDCEFEFGG",
+    "Petrarchan, ABABABAB octave": "ABABABABCDECDE",
+}
+BALLAD_SCHEMES = ("ABCB", "ABAB", "AABB")
+VILLANELLE_SCHEME = "ABA" * 5 + "ABAA"
+SONNET_METER = MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
+
+
+def ballad_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
+    outcome = FormOutcome()
+    words = end_words(poem.lines)
+    schemes = (request.rhyme,) if request.rhyme else BALLAD_SCHEMES
+    candidates = [(scheme, layout) for scheme in schemes for layout in stanzaic_units(poem, scheme)]
+    name, scored = best_scheme(words, candidates)
+    outcome.rhyme_score = scored.score
+    outcome.facts["rhyme"] = scored.note
+    outcome.facts["scheme"] = name
+    outcome.add(scored)
+    period = len(minimal_period(name))
+    n = len(poem.lines)
+    if n < 4:
+        outcome.form_score = 0.0
+        outcome.findings.append(Finding("stanzas", (), f"a ballad needs quatrains; only {n} lines"))
+    else:
+        unit = (period, 4) if period != 4 else (4,)
+        stanzas = poem.stanzas
+
+        def regular(size: int) -> bool:
+            return any(size % u == 0 for u in unit) or size > period
+
+        odd = [k + 1 for k, st in enumerate(stanzas) if not regular(len(st))]
+        structure = 1.0 - len(odd) / len(stanzas)
+        if odd:
+            outcome.findings.append(
+                Finding(
+                    "stanzas",
+                    tuple(stanzas[k - 1][0] + 1 for k in odd[:8]),
+                    f"stanza(s) {', '.join(map(str, odd[:8]))} are not {period}-line units",
+                )
+            )
+        regularity, irregular = _length_regularity(poem)
+        if irregular:
+            outcome.findings.append(
+                Finding(
+                    "line length",
+                    tuple(irregular[:8]),
+                    f"{len(irregular)} line(s) are much longer or shorter than their neighbours",
+                )
+            )
+        outcome.form_score = 0.6 * structure + 0.4 * regularity
+    requested_meter(poem, request, outcome)
+    return outcome
+
+
+def _length_regularity(poem: ParsedPoem) -> tuple[float, list[int]]:
+    """Share of lines whose syllable count is close to the median of lines at the same parity."""
+    from poemetric.form.adapters import syllables
+
+    counts = [syllables(line) for line in poem.lines]
+    medians = [statistics.median(counts[p::2]) if counts[p::2] else 0 for p in (0, 1)]
+    irregular = []
+    for i, count in enumerate(counts):
+        expected = medians[i % 2]
+        if abs(count - expected) > max(2.0, 0.3 * expected):
+            irregular.append(i + 1)
+    return 1.0 - len(irregular) / max(1, len(counts)), irregular
+
+
+def sonnet_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
+    outcome = FormOutcome()
+    expected = len(request.rhyme) if request.rhyme else 14
+    n = len(poem.lines)
+    outcome.form_score = line_count_score(n, expected)
+    outcome.findings.extend(count_finding(n, expected, "sonnet"))
+    words = end_words(poem.lines)
+    # Octave and sestet (or quatrains and couplet) weigh equally: a wrong sestet fails.
+    parts = (range(0, 8), range(8, max(n, expected))) if n >= 12 else ()
+    if request.rhyme:
+        global_rhyme(poem, request.rhyme, outcome, request.rhyme, parts=parts)
+    else:
+        m = min(n, 14)
+        candidates = [
+            (name, [SchemeUnit(tuple(range(m)), letters[:m])])
+            for name, letters in SONNET_SCHEMES.items()
+        ]
+        name, scored = best_scheme(words, candidates, parts=parts)
+        outcome.rhyme_score = scored.score
+        outcome.facts["scheme"] = f"{name} {SONNET_SCHEMES[name]}"
+        outcome.facts["rhyme"] = scored.note
+        outcome.add(scored)
+    meter = request.meter or SONNET_METER
+    scored_meter = score_meter(poem.lines, meter)
+    outcome.meter_score = scored_meter.score
+    outcome.facts["meter"] = scored_meter.note
+    outcome.add(scored_meter)
+    return outcome
+
+
+def villanelle_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
+    from poemetric.form.scoring import score_repeats
+
+    outcome = FormOutcome()
+    n = len(poem.lines)
+    count = line_count_score(n, 19)
+    outcome.findings.extend(count_finding(n, 19, "villanelle"))
+    stanza_shape = 1.0
+    if poem.has_stanza_breaks and poem.stanza_sizes != (3, 3, 3, 3, 3, 4):
+        stanza_shape = 0.5
+        outcome.findings.append(
+            Finding(
+                "stanzas",
+                (),
+                f"stanzas of {poem.stanza_sizes}, expected five tercets and a quatrain",
+            )
+        )
+    pairs = [(0, i, "refrain A1") for i in (5, 11, 17)] + [
+        (2, i, "refrain A2") for i in (8, 14, 18)
+    ]
+    refrains = score_repeats(poem.lines, pairs, "refrain")
+    outcome.add(refrains)
+    outcome.form_score = 0.2 * count + 0.1 * stanza_shape + 0.7 * (refrains.score or 0.0)
+    global_rhyme(
+        poem, request.rhyme or VILLANELLE_SCHEME, outcome, request.rhyme or "ABA x5 + ABAA"
+    )
+    requested_meter(poem, request, outcome)
+    return outcome
+
+
+RULES: dict[str, Callable[[ParsedPoem, FormRequest], FormOutcome]] = {
+    "ballad": ballad_rule,
+    "ghazal": ghazal_rule,
+    "limerick": limerick_rule,
+    "pantoum": pantoum_rule,
+    "sestina": sestina_rule,
+    "sonnet": sonnet_rule,
+    "villanelle": villanelle_rule,
+}
+
+__all__ = [
+    "FORMS",
+    "RULES",
+    "SONNET_SCHEMES",
+    "FormOutcome",
+    "FormRequest",
+    "parse_meter",
+]

@@ -1,0 +1,363 @@
+"""Rules for the forms built on repetition: ghazal, limerick, pantoum and sestina."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from poemetric.form import adapters
+from poemetric.form.adapters import BEAT_METERS, MeterSpec
+from poemetric.form.parsing import ParsedPoem, words_of
+from poemetric.form.scoring import (
+    Finding,
+    FormOutcome,
+    FormRequest,
+    SchemeUnit,
+    best_scheme,
+    count_finding,
+    end_words,
+    global_rhyme,
+    requested_meter,
+    score_meter,
+    score_repeats,
+    score_scheme,
+    stanzaic_units,
+)
+
+# -- ghazal -------------------------------------------------------------------------------------------
+
+
+def _lower_words(line: str) -> tuple[str, ...]:
+    return tuple(w.lower().replace("’", "'") for w in words_of(line))
+
+
+def find_radif(lines: list[tuple[str, ...]]) -> tuple[tuple[str, ...], float]:
+    """The longest end phrase (up to 5 words) shared by most couplet-closing lines, and its share."""
+    best: tuple[tuple[str, ...], float] = ((), 0.0)
+    if not lines or not lines[0]:
+        return best
+    reference = lines[1] if len(lines) > 1 and lines[1] else lines[0]
+    for size in range(1, min(5, len(reference) - 1) + 1):
+        phrase = reference[-size:]
+        share = sum(1 for words in lines if words[-size:] == phrase) / len(lines)
+        if share >= 0.6 or (size == 1 and share > best[1]):
+            best = (phrase, share)
+        else:
+            break
+    return best
+
+
+def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
+    outcome = FormOutcome()
+    n = len(poem.lines)
+    couplets = (
+        [s for s in poem.stanzas]
+        if poem.has_stanza_breaks
+        else [tuple(range(i, min(i + 2, n))) for i in range(0, n, 2)]
+    )
+    regular = sum(1 for c in couplets if len(c) == 2)
+    structure = regular / max(1, len(couplets))
+    if len(couplets) < 3:
+        structure *= len(couplets) / 3
+        outcome.findings.append(
+            Finding("couplets", (), f"a ghazal has at least 3 couplets; found {len(couplets)}")
+        )
+    if regular < len(couplets):
+        odd = [c[0] + 1 for c in couplets if len(c) != 2]
+        outcome.findings.append(
+            Finding("couplets", tuple(odd[:8]), "stanza(s) that are not couplets")
+        )
+    closing = [0, *(c[-1] for c in couplets if len(c) == 2)] if couplets else []
+    closing = sorted(set(closing))
+    closing_words = [_lower_words(poem.lines[i]) for i in closing]
+    radif, share = find_radif(closing_words)
+    if share < 0.6:
+        radif = ()
+    missing = [
+        closing[k] + 1 for k, w in enumerate(closing_words) if radif and w[-len(radif) :] != radif
+    ]
+    if radif:
+        outcome.facts["radif"] = " ".join(radif)
+        if missing:
+            outcome.findings.append(
+                Finding(
+                    "radif",
+                    tuple(missing[:8]),
+                    f"line(s) do not end with the radif {' '.join(radif)!r}",
+                )
+            )
+    else:
+        outcome.findings.append(
+            Finding("radif", (), "no repeated end word or phrase (radif) across the couplets")
+        )
+    radif_score = share if radif else 0.0
+    outcome.form_score = 0.4 * structure + 0.6 * radif_score
+    # Qafia: the word before the radif rhymes in the matla and every couplet's closing line.
+    qafia = tuple(
+        (words[-len(radif) - 1] if len(words) > len(radif) else "")
+        if radif
+        else (words[-1] if words else "")
+        for words in closing_words
+    )
+    if request.rhyme:
+        letters = request.rhyme
+        scored = best_scheme(
+            end_words(poem.lines), [(letters, layout) for layout in stanzaic_units(poem, letters)]
+        )[1]
+    else:
+        scored = score_scheme(
+            qafia, [SchemeUnit(tuple(range(len(qafia))), "A" * len(qafia))], pattern_name="qafia"
+        )
+        scored = type(scored)(
+            scored.score,
+            tuple(
+                Finding(
+                    f.constraint, tuple(closing[k - 1] + 1 for k in f.lines), f.detail + " (qafia)"
+                )
+                for f in scored.findings
+            ),
+            scored.note,
+        )
+    outcome.rhyme_score = scored.score
+    outcome.facts["rhyme"] = scored.note
+    outcome.add(scored)
+    requested_meter(poem, request, outcome)
+    return outcome
+
+
+# -- limerick -----------------------------------------------------------------------------------------
+
+_SPLIT = re.compile(r"[,;:!.?—–-]\s+")
+
+
+@lru_cache(maxsize=4096)
+def split_lear_line(line: str) -> tuple[str, str] | None:
+    """Split a merged limerick line ("..., ...") into halves whose end words rhyme, if possible."""
+    candidates = [m.end() for m in _SPLIT.finditer(line)]
+    words = words_of(line)
+    if len(words) >= 4:
+        # No punctuation: try every word boundary near the middle.
+        spans = [m.end() for m in re.finditer(r"\s+", line)]
+        candidates += spans[len(spans) // 3 : 2 * len(spans) // 3 + 1]
+    best: tuple[float, tuple[str, str]] | None = None
+    for cut in candidates:
+        left, right = line[:cut].strip(), line[cut:].strip()
+        if not words_of(left) or not words_of(right):
+            continue
+        kind = adapters.rhyme_kind(words_of(left)[-1].lower(), words_of(right)[-1].lower())
+        credit = adapters.RHYME_CREDIT[kind] - abs(len(left) - len(right)) / (10 * len(line))
+        if best is None or credit > best[0]:
+            best = (credit, (left, right))
+    return best[1] if best else None
+
+
+def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
+    outcome = FormOutcome()
+    lines = list(poem.lines)
+    real_number = list(range(1, len(lines) + 1))
+    lear = len(lines) == 4
+    if lear:
+        halves = split_lear_line(lines[2])
+        if halves is not None:
+            lines = [lines[0], lines[1], halves[0], halves[1], lines[3]]
+            real_number = [1, 2, 3, 3, 4]
+            outcome.facts["variant"] = "Lear (4 lines, line 3 with internal rhyme)"
+    n = len(lines)
+    expected = 5
+    outcome.form_score = 1.0 if n == expected else 0.0 if abs(n - expected) > 1 else 0.4
+    if n != expected:
+        outcome.findings.extend(
+            count_finding(len(poem.lines), 5, "limerick (or 4 in Lear's layout)")
+        )
+    virtual = ParsedPoem(lines=tuple(lines), stanzas=(tuple(range(n)),), has_stanza_breaks=False)
+    letters = request.rhyme or "AABBA"
+    if lear and len(letters) == 4 and request.rhyme:
+        letters = letters[:2] + letters[2] + letters[2] + letters[3]
+    inner = FormOutcome()
+    global_rhyme(virtual, letters, inner, letters)
+    shape = _limerick_meter(request.meter)
+    scored_meter = score_meter(virtual.lines, shape)
+    inner.meter_score = scored_meter.score
+    inner.facts["meter"] = scored_meter.note
+    inner.add(scored_meter)
+    outcome.rhyme_score, outcome.meter_score = inner.rhyme_score, inner.meter_score
+    outcome.facts.update(inner.facts)
+    for finding in inner.findings:
+        mapped = tuple(sorted({real_number[i - 1] for i in finding.lines if 0 < i <= n}))
+        outcome.findings.append(Finding(finding.constraint, mapped, finding.detail))
+    return outcome
+
+
+def _limerick_meter(spec: MeterSpec | None) -> MeterSpec:
+    if spec is None or spec.beats:
+        return spec or MeterSpec(
+            name="limerick meter (3-3-2-2-3 beats)",
+            foot="anapestic",
+            beats=BEAT_METERS["limerick meter"],
+        )
+    assert spec.feet is not None
+    long, short = spec.feet, max(1, spec.feet - 1)
+    return MeterSpec(
+        name=f"{spec.name} (lines 3-4 shorter)", beats=(long, long, short, short, long)
+    )
+
+
+# -- pantoum ------------------------------------------------------------------------------------------
+
+
+def pantoum_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
+    outcome = FormOutcome()
+    n = len(poem.lines)
+    quatrains = (
+        list(poem.stanzas)
+        if poem.has_stanza_breaks
+        else [tuple(range(i, min(i + 4, n))) for i in range(0, n, 4)]
+    )
+    regular = sum(1 for q in quatrains if len(q) == 4)
+    structure = regular / max(1, len(quatrains))
+    if len(quatrains) < 2:
+        structure = 0.0
+        outcome.findings.append(Finding("stanzas", (), "a pantoum needs at least two quatrains"))
+    elif regular < len(quatrains):
+        outcome.findings.append(
+            Finding(
+                "stanzas",
+                tuple(q[0] + 1 for q in quatrains if len(q) != 4),
+                "stanza(s) that are not quatrains",
+            )
+        )
+    pairs: list[tuple[int, int, str]] = []
+    for prev, nxt in zip(quatrains, quatrains[1:], strict=False):
+        if len(prev) == 4 and len(nxt) == 4:
+            pairs += [
+                (prev[1], nxt[0], "chain (line 2 -> next line 1)"),
+                (prev[3], nxt[2], "chain (line 4 -> next line 3)"),
+            ]
+    chain = score_repeats(poem.lines, pairs, "repetition")
+    outcome.add(chain)
+    closing_score = 0.0
+    if len(quatrains) >= 2 and len(quatrains[0]) == 4 and len(quatrains[-1]) == 4:
+        first, last = quatrains[0], quatrains[-1]
+        swapped = score_repeats(
+            poem.lines, [(first[2], last[1], "closing"), (first[0], last[3], "closing")], "closing"
+        )
+        same = score_repeats(
+            poem.lines, [(first[0], last[1], "closing"), (first[2], last[3], "closing")], "closing"
+        )
+        best = max((swapped, same), key=lambda s: s.score or 0.0)
+        closing_score = best.score or 0.0
+        outcome.add(best)
+        outcome.facts["closing"] = (
+            "lines 3/1 of the first stanza" if best is swapped else "lines 1/3 of the first stanza"
+        )
+    chain_score = chain.score if chain.score is not None else 0.0
+    outcome.form_score = 0.2 * structure + 0.6 * chain_score + 0.2 * closing_score
+    if request.rhyme:
+        words = end_words(poem.lines)
+        name, scored = best_scheme(
+            words, [(request.rhyme, lay) for lay in stanzaic_units(poem, request.rhyme)]
+        )
+        outcome.rhyme_score = scored.score
+        outcome.facts["rhyme"] = scored.note
+        outcome.add(scored)
+    requested_meter(poem, request, outcome)
+    return outcome
+
+
+# -- sestina ------------------------------------------------------------------------------------------
+
+RETROGRADATIO = (5, 0, 4, 1, 3, 2)  # next stanza's end words: 6-1-5-2-4-3 of the previous
+_SUFFIXES = ("ing", "ed", "es", "s", "'s", "ly", "er", "est", "d")
+
+
+@lru_cache(maxsize=65536)
+def word_family(word: str) -> str:
+    """A crude stem so that inflected end words (home/homes, wait/waiting) match."""
+    word = word.lower().replace("’", "'")
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word.rstrip("e")
+
+
+def same_end_word(a: str, b: str) -> bool:
+    if not a or not b:
+        return False
+    if word_family(a) == word_family(b):
+        return True
+    return adapters.rhyme_kind(a, b) is adapters.Rhyme.IDENTICAL
+
+
+def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
+    outcome = FormOutcome()
+    n = len(poem.lines)
+    words = end_words(poem.lines)
+    count = 1.0 if n == 39 else 0.5 if n in (36, 38, 40) else 0.0
+    outcome.findings.extend(count_finding(n, 39, "sestina"))
+    if n < 12:
+        outcome.form_score = 0.0
+        requested_meter(poem, request, outcome)
+        return outcome
+    current = list(words[:6])
+    distinct = len({word_family(w) for w in current})
+    if distinct < 6:
+        outcome.findings.append(
+            Finding(
+                "end words",
+                tuple(range(1, 7)),
+                f"the first stanza has only {distinct} different end words",
+            )
+        )
+    credits: list[float] = []
+    for stanza in range(1, 6):
+        expected = [current[k] for k in RETROGRADATIO]
+        start = stanza * 6
+        for offset, want in enumerate(expected):
+            index = start + offset
+            got = words[index] if index < n else ""
+            if same_end_word(got, want):
+                credits.append(1.0)
+            elif any(same_end_word(got, w) for w in current):
+                credits.append(0.5)
+                outcome.findings.append(
+                    Finding(
+                        "end words",
+                        (index + 1,),
+                        f"line {index + 1} ends with {got!r}, expected {want!r} (6-1-5-2-4-3 order)",
+                    )
+                )
+            else:
+                credits.append(0.0)
+                outcome.findings.append(
+                    Finding(
+                        "end words",
+                        (index + 1,),
+                        f"line {index + 1} ends with {got!r}, which is none of the six end words",
+                    )
+                )
+        current = expected
+    order_score = sum(credits) / len(credits) * distinct / 6
+    envoi = [w.lower() for line in poem.lines[36:39] for w in words_of(line)]
+    families = {word_family(w) for w in envoi}
+    present = [w for w in words[:6] if word_family(w) in families]
+    envoi_score = len(present) / 6 if n >= 39 else 0.0
+    if envoi_score < 1.0:
+        absent = [w for w in words[:6] if w not in present]
+        outcome.findings.append(
+            Finding(
+                "envoi",
+                tuple(range(37, min(n, 39) + 1)),
+                f"the envoi lacks {', '.join(map(repr, absent))}",
+            )
+        )
+    outcome.form_score = 0.15 * count + 0.65 * order_score + 0.2 * envoi_score
+    if len(outcome.findings) > 12:
+        outcome.findings = [
+            *outcome.findings[:10],
+            Finding("end words", (), f"{len(outcome.findings) - 10} more end-word problems"),
+        ]
+    if request.rhyme:
+        global_rhyme(poem, request.rhyme, outcome, request.rhyme)
+    requested_meter(poem, request, outcome)
+    return outcome
