@@ -54,7 +54,13 @@ def user_request(
     sample_index: int,
     context: dict[str, Any] | None = None,
 ) -> GenerationRequest:
-    """The prompt as a single user message: no system prompt (the provider's default applies)."""
+    """The prompt as a single user message: no system prompt (the provider's default applies).
+
+    When the settings fix a `seed`, sample k > 0 uses `seed + k`: samples stay reproducible but
+    are not k identical copies of sample 0.
+    """
+    if settings.seed is not None and sample_index > 0:
+        settings = settings.model_copy(update={"seed": settings.seed + sample_index})
     return GenerationRequest(
         messages=(ChatMessage(role="user", content=text),),
         settings=settings,

@@ -1,0 +1,101 @@
+"""The runner with the real `openai` SDK against the local OpenAI wire-protocol server."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from test_runner_support import (
+    FAST,
+    TEST_KEY,
+    TEST_KEY_ENV,
+    generation_rows,
+    openai_spec,
+    prepared_store,
+)
+
+from poemetric.generation.stage import run_generation
+from poemetric.testing.servers import Fault, OpenAIServer
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+
+
+def test_transient_faults_all_end_ok(tmp_path: Path) -> None:
+    faults = [
+        Fault.rate_limited(0.3),
+        Fault.server_error(500),
+        Fault.server_error(503),
+        Fault.slow(3.0),
+        Fault.truncated(),
+        Fault.disconnect(),
+        Fault.invalid_json(),
+    ]
+    store = prepared_store(tmp_path, poems=6)
+    with OpenAIServer(faults=faults, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, timeout_s=1.0, max_concurrency=2)
+        report = run_generation(store, [spec], options=FAST)
+        assert report.models[0].ok == 6 and report.errors == 0
+        rows = generation_rows(store, spec.name)
+        assert len(rows) == 6 and {r["status"] for r in rows} == {"ok"}
+        assert all(r["response_text"].startswith("Echo: Write a poem") for r in rows)
+        # Every injected fault was retried; the 429's Retry-After was honoured.
+        outcomes = store.query("SELECT outcome, http_status, detail FROM calls")
+        assert sum(r["outcome"] == "retry" for r in outcomes) == len(faults)
+        assert {r["http_status"] for r in outcomes} >= {429, 500, 503}
+        assert any("timeout" in (r["detail"] or "") for r in outcomes)
+        # No secret anywhere in the store.
+        dump = "\n".join(store.conn.iterdump())
+        assert TEST_KEY not in dump
+        # Apart from the answer the client gave up on (slow), no prompt was answered twice.
+        answered = [r for r in server.successful_generations if r.fault != "slow"]
+        assert len(answered) == 6
+
+
+def test_rate_limit_retry_after_is_honoured(tmp_path: Path) -> None:
+    store = prepared_store(tmp_path, poems=1)
+    with OpenAIServer(faults=[Fault.rate_limited(0.5)], api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url)
+        run_generation(store, [spec], options=FAST)
+        first, second = server.generation_requests
+        assert second.received_at - first.received_at >= 0.5
+
+
+def test_permanent_error_kept_and_retried_next_run(tmp_path: Path) -> None:
+    store = prepared_store(tmp_path, poems=3)
+    with OpenAIServer(faults=[Fault.client_error(400, "bad field")], api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=1)
+        report = run_generation(store, [spec], options=FAST)
+        assert (report.models[0].ok, report.errors) == (2, 1)
+        assert len(server.generation_requests) == 3  # a 400 is not retried
+        failed = [r for r in generation_rows(store, spec.name) if r["status"] == "error"]
+        assert (
+            len(failed) == 1 and "400" in failed[0]["error"] and "bad field" in failed[0]["error"]
+        )
+
+        again = run_generation(store, [spec], options=FAST)
+        assert (again.models[0].already_done, again.models[0].called) == (2, 1)
+        rows = generation_rows(store, spec.name)
+        assert {r["status"] for r in rows} == {"ok"} and len(rows) == 3
+        assert len(server.generation_requests) == 4 and server.duplicate_successes() == []
+
+
+def test_retries_exhausted_leave_an_error_row(tmp_path: Path) -> None:
+    store = prepared_store(tmp_path, poems=1)
+    with OpenAIServer(faults=[Fault.server_error(503)] * 3, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_retries=2)
+        report = run_generation(store, [spec], options=FAST)
+        assert report.errors == 1 and len(server.generation_requests) == 3
+        (row,) = generation_rows(store, spec.name)
+        assert row["status"] == "error" and "503" in row["error"]
+
+
+def test_batch_option_without_batch_api_runs_concurrently(tmp_path: Path) -> None:
+    store = prepared_store(tmp_path, poems=2)
+    with OpenAIServer(api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url)
+        report = run_generation(store, [spec], options=dataclasses.replace(FAST, batch=False))
+        assert report.models[0].mode == "async" and report.models[0].ok == 2
