@@ -62,6 +62,7 @@ from __future__ import annotations
 
 from poemetric.testing.anthropic_server import AnthropicServer
 from poemetric.testing.faults import Fault, FaultPlan, RateLimiter
+from poemetric.testing.gemini_server import GeminiServer
 from poemetric.testing.http_base import (
     ChatCall,
     LocalServer,
@@ -79,6 +80,7 @@ __all__ = [
     "ChatCall",
     "Fault",
     "FaultPlan",
+    "GeminiServer",
     "LocalServer",
     "OpenAIServer",
     "RateLimiter",

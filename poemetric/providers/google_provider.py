@@ -1,0 +1,286 @@
+"""Google Gemini through `google-genai` (Developer API): generateContent and inline batch jobs.
+
+The SDK is pointed at `spec.base_url` with `HttpOptions(base_url=...)`, its timeout is set in
+milliseconds from `spec.limits.timeout_s`, and its retries are switched off with
+`HttpRetryOptions(attempts=1)` (which also disables the SDK's implicit retry of aiohttp connection
+errors). Thought parts (`part.thought`) become `Completion.reasoning`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import httpx
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types
+from pydantic import ValidationError
+
+from poemetric.providers.base import (
+    BatchCapable,
+    BatchStatus,
+    Completion,
+    GenerationRequest,
+    ModelSpec,
+    Provider,
+    ProviderError,
+    TokenUsage,
+)
+from poemetric.providers.remote_common import (
+    malformed_error,
+    resolve_api_key,
+    scrub,
+    scrub_raw,
+    status_error,
+    transport_error,
+)
+
+try:  # google-genai >= 2 speaks httpx2; older releases httpx
+    import httpx2
+
+    _TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
+        httpx.TransportError,
+        httpx2.TransportError,
+    )
+except ImportError:  # pragma: no cover - depends on the installed SDK
+    _TRANSPORT_ERRORS = (httpx.TransportError,)
+
+_BATCH_STATES: dict[str, Any] = {
+    "JOB_STATE_SUCCEEDED": "completed",
+    "JOB_STATE_PARTIALLY_SUCCEEDED": "completed",
+    "JOB_STATE_FAILED": "failed",
+    "JOB_STATE_CANCELLED": "cancelled",
+    "JOB_STATE_EXPIRED": "expired",
+}
+_DURATION = re.compile(r"^\s*([\d.]+)s\s*$")
+
+
+class GoogleProvider(Provider, BatchCapable):
+    """`provider: google`. `reasoning_budget_tokens` → `thinking_budget` (0 turns thinking off),
+    `reasoning_effort` → `thinking_level`; thoughts are requested whenever thinking is configured
+    or the model file says `thinking: true`. `settings.extra` holds `GenerateContentConfig` fields.
+    """
+
+    name: ClassVar[str] = "google"
+    default_key_envs: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__(spec)
+        self._client: genai.Client | None = None
+        self._key: str | None = None
+
+    @property
+    def client(self) -> genai.Client:
+        if self._client is None:
+            self._key = resolve_api_key(self.spec, self.default_key_envs)
+            options = types.HttpOptions(
+                base_url=self.spec.base_url,
+                timeout=max(1, round(self.spec.limits.timeout_s * 1000)),
+                retry_options=types.HttpRetryOptions(attempts=1),
+            )
+            self._client = genai.Client(api_key=self._key, http_options=options)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aio.aclose()
+            self._client = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={self.spec.base_url!r})"
+
+    # -- request -----------------------------------------------------------------------------
+    def contents(self, request: GenerationRequest) -> list[types.Content]:
+        return [
+            types.Content(
+                role="model" if m.role == "assistant" else "user",
+                parts=[types.Part(text=m.content)],
+            )
+            for m in request.messages
+            if m.role != "system"
+        ]
+
+    def config(self, request: GenerationRequest) -> types.GenerateContentConfig:
+        settings = request.settings
+        fields: dict[str, Any] = {
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            "top_k": settings.top_k,
+            "max_output_tokens": settings.max_tokens,
+            "seed": settings.seed,
+            "stop_sequences": list(settings.stop) if settings.stop is not None else None,
+        }
+        system = [m.content for m in request.messages if m.role == "system"]
+        if system:
+            fields["system_instruction"] = "\n\n".join(system)
+        budget = settings.reasoning_budget_tokens
+        effort = settings.reasoning_effort
+        if budget is not None or effort is not None or self.spec.thinking:
+            fields["thinking_config"] = types.ThinkingConfig(
+                thinking_budget=budget,
+                thinking_level=types.ThinkingLevel(effort.upper()) if effort else None,
+                include_thoughts=budget != 0,
+            )
+        fields.update(settings.extra)
+        try:
+            return types.GenerateContentConfig(**{k: v for k, v in fields.items() if v is not None})
+        except ValidationError as error:
+            raise ProviderError(
+                f"google: invalid generation settings for {self.spec.name!r}: {error}",
+                retryable=False,
+            ) from error
+
+    # -- response ----------------------------------------------------------------------------
+    def to_completion(
+        self, response: types.GenerateContentResponse, latency_s: float | None
+    ) -> Completion:
+        raw = scrub_raw(
+            response.model_dump(mode="json", exclude_none=True, exclude={"sdk_http_response"}),
+            self._key,
+        )
+        if not response.candidates:
+            feedback = response.prompt_feedback
+            if feedback is not None and feedback.block_reason is not None:
+                raise ProviderError(
+                    f"google: prompt blocked ({feedback.block_reason})",
+                    retryable=False,
+                    raw=str(raw),
+                )
+            raise ProviderError("google: response has no candidates", retryable=True, raw=str(raw))
+        candidate = response.candidates[0]
+        texts: list[str] = []
+        thoughts: list[str] = []
+        for part in (candidate.content.parts if candidate.content else None) or []:
+            if part.text is None:
+                continue
+            (thoughts if part.thought else texts).append(part.text)
+        usage = TokenUsage()
+        meta = response.usage_metadata
+        if meta is not None:
+            usage.input_tokens = meta.prompt_token_count or 0
+            usage.reasoning_tokens = meta.thoughts_token_count or 0
+            usage.output_tokens = (meta.candidates_token_count or 0) + usage.reasoning_tokens
+        finish = candidate.finish_reason
+        return Completion(
+            text="".join(texts),
+            reasoning="".join(thoughts) if thoughts else None,
+            raw=raw,
+            usage=usage,
+            request_id=response.response_id,
+            finish_reason=finish.value if finish is not None else None,
+            provider_model=response.model_version,
+            latency_s=latency_s,
+        )
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        contents, config = self.contents(request), self.config(request)
+        client = self.client
+        started = time.perf_counter()
+        try:
+            response = await client.aio.models.generate_content(
+                model=self.spec.model, contents=contents, config=config
+            )
+        except Exception as error:
+            raise self.translate(error) from error
+        return self.to_completion(response, time.perf_counter() - started)
+
+    def translate(self, error: BaseException) -> ProviderError:
+        if isinstance(error, ProviderError):
+            return error
+        if isinstance(error, genai_errors.APIError):
+            headers: Mapping[str, str] = getattr(error.response, "headers", None) or {}
+            converted = status_error(
+                self.name,
+                error.code,
+                f"{error.status}: {error.message}",
+                headers=headers,
+                body=error.details,
+                secret=self._key,
+            )
+            if converted.retry_after_s is None:
+                converted.retry_after_s = _retry_delay(error.details)
+            return converted
+        if isinstance(error, _TRANSPORT_ERRORS):
+            return transport_error(self.name, error, self._key)
+        if isinstance(error, ValueError | ValidationError):
+            return malformed_error(self.name, error, self._key)
+        return ProviderError(
+            scrub(f"{self.name}: unexpected {type(error).__name__}: {error}", self._key),
+            retryable=False,
+        )
+
+    # -- batch jobs (inline requests) --------------------------------------------------------
+    async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
+        if len({custom_id for custom_id, _ in items}) != len(items):
+            raise ProviderError(f"{self.name}: duplicate custom ids in batch", retryable=False)
+        inlined = [
+            types.InlinedRequest(
+                contents=self.contents(request),
+                config=self.config(request),
+                metadata={"key": custom_id},
+            )
+            for custom_id, request in items
+        ]
+        try:
+            job = await self.client.aio.batches.create(
+                model=self.spec.model,
+                src=inlined,
+                config=types.CreateBatchJobConfig(display_name=f"poemetric-{self.spec.name}"),
+            )
+        except Exception as error:
+            raise self.translate(error) from error
+        if not job.name:
+            raise ProviderError(f"{self.name}: batch job has no name", retryable=True)
+        return job.name
+
+    async def _job(self, batch_id: str) -> types.BatchJob:
+        try:
+            return await self.client.aio.batches.get(name=batch_id)
+        except Exception as error:
+            raise self.translate(error) from error
+
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        job = await self._job(batch_id)
+        state = _BATCH_STATES.get(job.state.value if job.state else "", "in_progress")
+        responses = (job.dest.inlined_responses if job.dest else None) or []
+        failed = sum(1 for item in responses if item.error is not None)
+        return BatchStatus(batch_id, state, len(responses), len(responses) - failed, failed)
+
+    async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
+        job = await self._job(batch_id)
+        results: dict[str, Completion | ProviderError] = {}
+        for index, item in enumerate((job.dest.inlined_responses if job.dest else None) or []):
+            custom_id = (item.metadata or {}).get("key")
+            if custom_id is None:
+                raise ProviderError(
+                    f"{self.name}: batch {batch_id} response {index} carries no metadata key",
+                    retryable=False,
+                )
+            if item.error is not None:
+                code = item.error.code or 0
+                results[custom_id] = status_error(
+                    self.name, code, str(item.error.message), body=item.error.details
+                )
+            elif item.response is not None:
+                try:
+                    results[custom_id] = self.to_completion(item.response, None)
+                except ProviderError as error:
+                    results[custom_id] = error
+            else:
+                results[custom_id] = ProviderError(
+                    f"{self.name}: batch item has neither response nor error", retryable=True
+                )
+        return results
+
+
+def _retry_delay(details: Any) -> float | None:
+    """Gemini's `google.rpc.RetryInfo` detail ("retryDelay": "37s"), when present."""
+    error = details.get("error", details) if isinstance(details, dict) else None
+    for detail in (error or {}).get("details", []) if isinstance(error, dict) else []:
+        match = _DURATION.match(str(detail.get("retryDelay", "")))
+        if match:
+            return float(match.group(1))
+    return None

@@ -1,0 +1,205 @@
+"""Google adapter: the real `google-genai` SDK against the local Gemini server."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from poemetric.providers.base import (
+    ChatMessage,
+    Completion,
+    GenerationRequest,
+    GenerationSettings,
+    ModelSpec,
+    ProviderError,
+    RateLimits,
+)
+from poemetric.providers.google_provider import GoogleProvider
+from poemetric.testing import ChatCall, Fault, GeminiServer, Reply, ResponderError
+
+KEY = "AIza-test-SECRET-77"
+
+
+@pytest.fixture(autouse=True)
+def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    monkeypatch.setenv("GEMINI_API_KEY", KEY)
+
+
+def provider(server: GeminiServer, timeout_s: float = 2.0, **kwargs: Any) -> GoogleProvider:
+    spec = ModelSpec(
+        name="gemini",
+        provider="google",
+        model="gemini-2.5-pro",
+        base_url=server.base_url,
+        limits=RateLimits(timeout_s=timeout_s),
+        **kwargs,
+    )
+    return GoogleProvider(spec)
+
+
+def request(*messages: tuple[str, str], **settings: Any) -> GenerationRequest:
+    chat = messages or (("user", "Write a pantoum"),)
+    return GenerationRequest(
+        messages=tuple(ChatMessage(role=role, content=text) for role, text in chat),  # type: ignore[arg-type]
+        settings=GenerationSettings(**settings),
+    )
+
+
+def run(adapter: GoogleProvider, req: GenerationRequest) -> Completion:
+    async def go() -> Completion:
+        try:
+            return await adapter.generate(req)
+        finally:
+            await adapter.aclose()
+
+    return asyncio.run(go())
+
+
+def failure(adapter: GoogleProvider, req: GenerationRequest | None = None) -> ProviderError:
+    with pytest.raises(ProviderError) as caught:
+        run(adapter, req or request())
+    return caught.value
+
+
+def thinker(call: ChatCall) -> Reply:
+    return Reply(text="Lines that return", reasoning="repeat lines two and four")
+
+
+def test_completion_usage_and_request_id() -> None:
+    with GeminiServer(api_key=KEY) as server:
+        completion = run(
+            provider(server), request(("system", "Be a poet."), ("user", "Write a sestina"))
+        )
+        record = server.generation_requests[0]
+    assert record.path.endswith("/models/gemini-2.5-pro:generateContent")
+    assert record.headers["x-goog-api-key"] == KEY
+    assert record.body["systemInstruction"]["parts"][0]["text"] == "Be a poet."
+    assert [c["role"] for c in record.body["contents"]] == ["user"]
+    assert record.body.get("generationConfig", {}) == {}  # nothing set, nothing sent
+    assert completion.text == "Echo: Write a sestina"
+    assert completion.reasoning is None
+    assert completion.usage.input_tokens == 6 and completion.usage.output_tokens == 4
+    assert completion.request_id is not None and completion.finish_reason == "STOP"
+    assert completion.provider_model == "gemini-2.5-pro-001"
+    assert KEY not in repr(completion) and KEY not in str(completion.raw)
+
+
+def test_thought_parts_become_reasoning() -> None:
+    with GeminiServer(thinker) as server:
+        completion = run(provider(server), request(reasoning_budget_tokens=1024, max_tokens=2000))
+        config = server.generation_requests[0].body["generationConfig"]
+    assert config["maxOutputTokens"] == 2000
+    thinking = config.get("thinkingConfig") or config["thinking_config"]
+    assert (thinking.get("thinkingBudget") or thinking.get("thinking_budget")) == 1024
+    assert completion.reasoning == "repeat lines two and four"
+    assert completion.text == "Lines that return"
+    assert completion.usage.reasoning_tokens == 5
+    assert completion.usage.output_tokens == 8  # answer + thoughts
+
+
+def test_thinking_budget_zero_turns_thinking_off() -> None:
+    with GeminiServer(thinker) as server:
+        completion = run(provider(server, thinking=True), request(reasoning_budget_tokens=0))
+    assert completion.reasoning is None and completion.usage.reasoning_tokens == 0
+
+
+def test_settings_mapping() -> None:
+    with GeminiServer() as server:
+        run(provider(server), request(temperature=0.4, top_p=0.9, top_k=32, seed=5, stop=("##",)))
+        config = server.generation_requests[0].body["generationConfig"]
+    assert config == {
+        "temperature": 0.4,
+        "topP": 0.9,
+        "topK": 32,
+        "seed": 5,
+        "stopSequences": ["##"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("fault", "status", "retryable"),
+    [
+        (Fault.server_error(500), 500, True),
+        (Fault.server_error(503), 503, True),
+        (Fault.client_error(400), 400, False),
+        (Fault.client_error(401), 401, False),
+    ],
+)
+def test_status_errors(fault: Fault, status: int, retryable: bool) -> None:
+    with GeminiServer(faults=[fault]) as server:
+        error = failure(provider(server))
+    assert error.status == status and error.retryable is retryable
+
+
+def test_rate_limit_retry_after() -> None:
+    with GeminiServer(faults=[Fault.rate_limited(4.0)]) as server:
+        error = failure(provider(server))
+    assert error.retryable and error.status == 429 and error.retry_after_s == pytest.approx(4.0)
+
+
+def test_server_side_rate_limit() -> None:
+    with GeminiServer(rate_limit_rps=1) as server:
+        run(provider(server), request())
+        error = failure(provider(server))
+        assert [r.fault for r in server.generation_requests] == [None, "rate_limit"]
+    assert error.status == 429 and error.retry_after_s is not None and error.retry_after_s <= 1
+
+
+@pytest.mark.parametrize("fault", [Fault.truncated(), Fault.invalid_json(), Fault.disconnect()])
+def test_broken_bodies_are_retryable(fault: Fault) -> None:
+    with GeminiServer(faults=[fault]) as server:
+        assert failure(provider(server)).retryable
+
+
+def test_timeout_is_retryable() -> None:
+    with GeminiServer(faults=[Fault.slow(3.0)]) as server:
+        error = failure(provider(server, timeout_s=0.3))
+    assert error.retryable and error.status is None
+
+
+def test_missing_key_names_both_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY")
+    with GeminiServer() as server:
+        error = failure(provider(server))
+    assert not error.retryable
+    assert "GEMINI_API_KEY" in str(error) and "GOOGLE_API_KEY" in str(error)
+
+
+def test_google_api_key_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY")
+    monkeypatch.setenv("GOOGLE_API_KEY", KEY)
+    with GeminiServer(api_key=KEY) as server:
+        assert run(provider(server), request()).text == "Echo: Write a pantoum"
+
+
+def test_inline_batch_round_trip() -> None:
+    def answer(call: ChatCall) -> Reply:
+        if call.prompt == "bad":
+            raise ResponderError(400, "unsupported")
+        return Reply(text=f"poem {call.custom_id}", reasoning="thoughts")
+
+    async def go(server: GeminiServer) -> tuple[list[str], dict[str, Any]]:
+        adapter = provider(server)
+        items = [
+            ("k1", request(("user", "one"), reasoning_budget_tokens=256)),
+            ("k2", request(("system", "sys"), ("user", "two"))),
+            ("k3", request(("user", "bad"))),
+        ]
+        batch_id = await adapter.submit_batch(items)
+        states = [(await adapter.batch_status(batch_id)).state for _ in range(3)]
+        final = await adapter.batch_status(batch_id)
+        assert (final.total, final.completed, final.failed) == (3, 2, 1)
+        results = await adapter.batch_results(batch_id)
+        await adapter.aclose()
+        return states, results
+
+    with GeminiServer(answer, batch_polls_in_progress=2) as server:
+        states, results = asyncio.run(go(server))
+    assert states == ["in_progress", "in_progress", "completed"]
+    k1, k2, k3 = results["k1"], results["k2"], results["k3"]
+    assert isinstance(k1, Completion) and k1.text == "poem k1" and k1.reasoning == "thoughts"
+    assert isinstance(k2, Completion) and k2.text == "poem k2" and k2.reasoning is None
+    assert isinstance(k3, ProviderError) and k3.status == 400 and not k3.retryable
