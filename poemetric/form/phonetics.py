@@ -229,7 +229,7 @@ _SUFFIXES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("ied", ("y",), "@D"),
     ("ed", ("", "e", "@double"), "@D"),
     ("'d", ("", "e", "@double"), "@D"),
-    ("d", ("e",), "@D"),
+    ("d", ("", "e"), "@D"),
     ("ing", ("", "e", "@double"), "IH0 NG"),
     ("in'", ("", "e", "@double"), "IH0 N"),
     ("eth", ("", "e", "@double"), "IH0 TH"),

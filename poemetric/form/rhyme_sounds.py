@@ -128,6 +128,7 @@ CATEGORY_RELATION: dict[str, SoundRelation] = {
     "far_vowel_same_coda": SoundRelation.NONE,
     "far_vowel_before_r": SoundRelation.NONE,
 }
+_CATEGORY_ORDER = list(CATEGORY_RELATION)
 _VOICING = {frozenset(p) for p in (("P", "B"), ("T", "D"), ("K", "G"), ("F", "V"), ("TH", "DH"))}
 _VOICING |= {frozenset(p) for p in (("S", "Z"), ("SH", "ZH"), ("CH", "JH"))}
 _NASALS = frozenset({"M", "N", "NG"})
@@ -201,34 +202,54 @@ def rime_category(phones_a: str, phones_b: str) -> str | None:
     rime_b = _comparable(rhyming_part(phones_b).split())
     if rime_a == rime_b:
         return "perfect"
-    secondary_a = _comparable(_rime_from(split_a, "12"))
-    secondary_b = _comparable(_rime_from(split_b, "12"))
+    secondary_a = _comparable(_rime_from(split_a, "12")) or rime_a
+    secondary_b = _comparable(_rime_from(split_b, "12")) or rime_b
     if (secondary_a and secondary_a in (secondary_b, rime_b)) or (
         secondary_b and secondary_b == rime_a
     ):
         return "secondary_stress"
+    weak = _weak_final_category(split_a, split_b)
+    if weak is not None:
+        return weak
+    found: list[str] = []
+    for option_a in dict.fromkeys(map(tuple, (rime_a, secondary_a))):
+        for option_b in dict.fromkeys(map(tuple, (rime_b, secondary_b))):
+            category = _vowel_coda_category(list(option_a), list(option_b))
+            if category is not None:
+                found.append(category)
+    return min(found, key=_CATEGORY_ORDER.index) if found else None
+
+
+def _weak_final_category(split_a: list[str], split_b: list[str]) -> str | None:
+    """Categories resting on a final syllable without primary stress (``melody``/``free``)."""
     stress_a, last_a = _last_syllable(split_a)
     stress_b, last_b = _last_syllable(split_b)
-    if "0" in (stress_a, stress_b) and last_a and last_b:
-        plain_a, plain_b = [_strip(p) for p in last_a], [_strip(p) for p in last_b]
-        unstressed = last_a if stress_a == "0" else last_b
-        other = plain_b if unstressed is last_a else plain_a
-        full = _strip(unstressed[0]) in _FULL_UNSTRESSED or (
-            unstressed[0] in _SCHWAS and unstressed[1:] == ["NG"]
-        )
-        if full and plain_a == plain_b:
-            both = stress_a == "0" and stress_b == "0"
-            return "both_unstressed_final" if both else "unstressed_final"
-        if unstressed == ["IY0"] and other == ["AY"]:
-            return "y_as_ai"
-        if (
-            unstressed[0] in _SCHWAS
-            and len(unstressed) > 1
-            and stress_a != stress_b
-            and other[0] in _LAX
-            and other[1:] == [_strip(p) for p in unstressed[1:]]
-        ):
-            return "unstressed_schwa_final"
+    weak_a, weak_b = stress_a in ("0", "2"), stress_b in ("0", "2")
+    if not (weak_a or weak_b) or not last_a or not last_b:
+        return None
+    a_is_weaker = weak_a and (not weak_b or stress_a <= stress_b)
+    unstressed = last_a if a_is_weaker else last_b
+    plain_a, plain_b = [_strip(p) for p in last_a], [_strip(p) for p in last_b]
+    plain_weak, other = (plain_a, plain_b) if a_is_weaker else (plain_b, plain_a)
+    full = plain_weak[0] in _FULL_UNSTRESSED or (
+        unstressed[0] in _SCHWAS and unstressed[1:] == ["NG"]
+    )
+    if full and plain_a == plain_b:
+        return "both_unstressed_final" if weak_a and weak_b else "unstressed_final"
+    if plain_weak == ["IY"] and other == ["AY"]:
+        return "y_as_ai"
+    if (
+        unstressed[0] in _SCHWAS
+        and len(unstressed) > 1
+        and stress_a != stress_b
+        and other[0] in _LAX
+        and other[1:] == plain_weak[1:]
+    ):
+        return "unstressed_schwa_final"
+    return None
+
+
+def _vowel_coda_category(rime_a: list[str], rime_b: list[str]) -> str | None:
     if not rime_a or not rime_b:
         return None
     vowel_a, coda_a = _split_r(rime_a)

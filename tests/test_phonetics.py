@@ -1,0 +1,126 @@
+"""Phonetics: normalisation of poetic spellings, CMUdict lookup, offline fallbacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from poemetric.form.letter_to_sound import guess_pronunciations
+from poemetric.form.phonetics import (
+    in_dictionary,
+    is_function_word,
+    normalize_word,
+    pronunciations,
+    rhyming_part,
+    stress_pattern,
+    syllable_count,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Love,", "love"),
+        ("\u201cHello!\u201d", "hello"),
+        ("O\u2019er", "o'er"),
+        ("\u2019Tis", "'tis"),
+        ("th'", "th'"),
+        ("naïve", "naive"),
+        ("Thermopylæ", "thermopylae"),
+        ("belovèd", "belovèd"),
+        ("sea-green;", "sea-green"),
+        ("'quoted'", "quoted"),
+    ],
+)
+def test_normalize_word(raw: str, expected: str) -> None:
+    assert normalize_word(raw) == expected
+
+
+def test_all_dictionary_pronunciations_are_returned() -> None:
+    assert set(pronunciations("wind")) >= {"W AY1 N D", "W IH1 N D"}
+    assert pronunciations("") == ()
+    assert pronunciations("...") == ()
+
+
+@pytest.mark.parametrize(
+    ("word", "syllables"),
+    [
+        ("lov'd", 1),
+        ("belovèd", 3),
+        ("beloved", 2),  # CMUdict's first reading
+        ("o'er", 1),
+        ("e'er", 1),
+        ("ne'er", 1),
+        ("'tis", 1),
+        ("'twas", 1),
+        ("e'en", 1),
+        ("th'", 0),
+        ("thro'", 1),
+        ("heav'n", 1),
+        ("pow'r", 1),
+        ("ev'ry", 2),
+        ("sea-green", 2),
+    ],
+)
+def test_poetic_forms_syllables(word: str, syllables: int) -> None:
+    assert syllable_count(pronunciations(word)[0]) == syllables
+
+
+def test_marked_endings_and_contractions_sound_right() -> None:
+    assert pronunciations("lov'd")[0].endswith("AH1 V D")
+    assert pronunciations("belovèd")[0].endswith("V AH0 D") or pronunciations("belovèd")[
+        0
+    ].endswith("V IH0 D")
+    assert pronunciations("ne'er") == ("N EH1 R",)  # not the name "Neer"
+    assert pronunciations("th'") == ("DH",)  # not the abbreviation "th"
+
+
+def test_possessives_capitals_and_curly_apostrophes() -> None:
+    assert pronunciations("Cupid\u2019s")[0] == "K Y UW1 P IH0 D Z"
+    assert pronunciations("MOON") == pronunciations("moon")
+
+
+def test_oov_morphology_uses_the_stem() -> None:
+    assert not in_dictionary("loveth")
+    assert pronunciations("loveth")[0] == "L AH1 V IH0 TH"
+    assert pronunciations("singin'")[0].startswith("S IH1 NG")
+    assert pronunciations("oppressd")[0].endswith("EH1 S T")
+
+
+def test_oov_older_spellings_are_modernised() -> None:
+    assert rhyming_part(pronunciations("majestie")[0]) == rhyming_part(pronunciations("majesty")[0])
+    assert pronunciations("publick") == pronunciations("public")
+    assert pronunciations("vnto") == pronunciations("unto")
+
+
+def test_oov_compound_split_into_dictionary_words() -> None:
+    (phones, *_) = pronunciations("moonbeamlight")
+    assert syllable_count(phones) == 3
+    assert phones.endswith("L AY2 T")
+
+
+def test_letter_to_sound_fallback_is_plausible() -> None:
+    assert not in_dictionary("blorple")
+    (phones, *_) = pronunciations("blorple")
+    assert syllable_count(phones) == 2  # -le syllable
+    assert syllable_count(guess_pronunciations("snake")[0]) == 1  # silent final e
+    assert guess_pronunciations("snake")[0] == "S N EY1 K"  # magic e lengthens the vowel
+    assert guess_pronunciations("flimp")[0] == "F L IH1 M P"
+    assert stress_pattern(guess_pronunciations("zorbication")[0]).index("1") == 2
+
+
+def test_every_word_with_letters_gets_a_pronunciation() -> None:
+    for word in ("xqzt", "brrr", "y", "qwghlm", "Æthelstan"):
+        assert pronunciations(word), word
+
+
+def test_stress_pattern_and_rhyming_part() -> None:
+    assert stress_pattern("B IH0 L AH1 V AH0 D") == "010"
+    assert rhyming_part("B IH0 L AH1 V AH0 D") == "AH1 V AH0 D"
+    assert rhyming_part("DH") == "DH"
+
+
+def test_function_words() -> None:
+    assert is_function_word("The")
+    assert is_function_word("thou")
+    assert is_function_word("o'er")
+    assert not is_function_word("heart")
