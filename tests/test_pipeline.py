@@ -39,7 +39,6 @@ def test_prepare_run_is_idempotent(tmp_path: Path) -> None:
 
 def test_a_run_keeps_one_dataset(tmp_path: Path) -> None:
     other = tmp_path / "other.jsonl"
-    load_dataset("demo").poems[0]
     from poemetric.data import write_dataset
 
     write_dataset(load_dataset("demo").poems[:2], other)
