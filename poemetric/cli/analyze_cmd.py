@@ -1,5 +1,181 @@
-"""CLI commands: analyze (being written)."""
+"""CLI commands: `analyze` (tables) and `figures` (publication figures)."""
 
 from __future__ import annotations
 
-from poemetric.cli.app import app  # noqa: F401
+import math
+from pathlib import Path
+from typing import cast
+
+import pandas as pd
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from poemetric.analysis import AnalysisResult, analyze_run, render_figures
+from poemetric.analysis.experts import ExpertRatingsError
+from poemetric.analysis.plotting import FIGURE_FORMATS
+from poemetric.analysis.recipes import RecipeError
+from poemetric.analysis.stats import CIMethod
+from poemetric.cli.app import app
+from poemetric.cli.options import JudgeOption, RunOption
+from poemetric.judge.answer import DIMENSIONS
+from poemetric.store import RunStore, StoreError
+
+console = Console()
+
+
+def _open(run: Path) -> RunStore:
+    try:
+        return RunStore(run, create=False)
+    except StoreError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from exc
+
+
+def _fmt(value: object, digits: int = 2) -> str:
+    if isinstance(value, float):
+        return "–" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def _summary_table(result: AnalysisResult) -> Table:
+    """Authors x (form check, lexical, judge dimensions, POEMetric score)."""
+    table = Table(title="POEMetric summary (means; judge scores 1-5)", header_style="bold")
+    frames: dict[str, pd.DataFrame] = {}
+    if "form_checks" in result.tables:
+        frames["form"] = result.tables["form_checks"].set_index("author")
+    lexical = result.tables["lexical"].set_index("author")
+    scores = result.tables.get("dimension_scores")
+    groups = result.tables.get("group_scores")
+    judges = sorted(scores["judge"].unique()) if scores is not None else []
+    table.add_column("author")
+    if judges and len(judges) > 1:
+        table.add_column("judge")
+    table.add_column("poems", justify="right")
+    if "form" in frames:
+        table.add_column("form pass", justify="right")
+    table.add_column("MATTR", justify="right")
+    table.add_column("repet.", justify="right")
+    for dimension in DIMENSIONS if judges else ():
+        table.add_column(dimension.short_label, justify="right")
+    if judges:
+        table.add_column("POEMetric", justify="right", style="bold")
+    for author in lexical.index:
+        base = [str(author)]
+        style = "bold dark_orange" if author == "human" else None
+        for judge in judges or [None]:
+            row = [*base]
+            if len(judges) > 1:
+                row.append(str(judge))
+            row.append(_fmt(lexical.at[author, "n"]))
+            if "form" in frames:
+                form = frames["form"]
+                row.append(_fmt(form.at[author, "pass_rate"]) if author in form.index else "–")
+            row.append(_fmt(lexical.at[author, "mattr_mean"], 3))
+            row.append(_fmt(lexical.at[author, "repetition_all_mean"]))
+            if judge is not None and scores is not None and groups is not None:
+                mine = scores[(scores["judge"] == judge) & (scores["author"] == author)]
+                means = dict(zip(mine["dimension"], mine["mean"], strict=True))
+                row += [_fmt(means.get(d.key, math.nan)) for d in DIMENSIONS]
+                total = groups[
+                    (groups["judge"] == judge)
+                    & (groups["author"] == author)
+                    & (groups["part"] == "poemetric")
+                ]
+                row.append(_fmt(float(total["mean"].iloc[0])) if len(total) else "–")
+            table.add_row(*row, style=style)
+    return table
+
+
+@app.command()
+def analyze(
+    run: Path = RunOption,
+    judge: str | None = JudgeOption,
+    experts: Path | None = typer.Option(
+        None,
+        "--experts",
+        "-e",
+        exists=True,
+        dir_okay=False,
+        help="CSV of human expert ratings (one row per expert x poem; see docs/analysis.md).",
+    ),
+    ci: str = typer.Option("t", "--ci", help="Confidence intervals of means: 't' or 'bootstrap'."),
+    n_boot: int = typer.Option(
+        500, "--bootstrap", min=0, help="Bootstrap resamples for agreement CIs."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Random seed of the bootstraps."),
+    out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
+) -> None:
+    """Per-author tables (judge dimensions, form checks, lexical features, agreement with
+    experts) as CSV, LaTeX and Markdown in RUN/analysis/, and a summary in the terminal."""
+    if ci not in ("t", "bootstrap"):
+        raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
+    with _open(run) as store:
+        try:
+            result = analyze_run(
+                store,
+                judge=judge,
+                experts=experts,
+                ci_method=cast(CIMethod, ci),
+                n_boot=n_boot,
+                seed=seed,
+            )
+        except (ExpertRatingsError, ValueError) as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(1) from exc
+    if "lexical" in result.tables:
+        console.print(_summary_table(result))
+    if "agreement" in result.tables:
+        agreement = result.tables["agreement"]
+        overall = agreement[agreement["item"] == "all"]
+        for row in overall.itertuples(index=False):
+            console.print(
+                f"judge {row.judge} vs experts (all items, {row.n_pairs:.0f} pairs): "
+                f"PAo {row.pao:.3f} [{row.pao_ci_low:.3f}, {row.pao_ci_high:.3f}], "
+                f"quadratic kappa {row.kappa_quadratic:.3f}, "
+                f"Krippendorff alpha (interval) {row.alpha_interval:.3f}"
+            )
+    paths = result.write(out or run / "analysis")
+    for note in result.notes:
+        console.print(f"[yellow]note:[/yellow] {note}")
+    console.print(f"wrote {len(paths)} files to {(out or run / 'analysis')}")
+
+
+@app.command()
+def figures(
+    run: Path = RunOption,
+    judge: str | None = JudgeOption,
+    fmt: str = typer.Option(
+        ",".join(FIGURE_FORMATS), "--format", "-f", help="Comma-separated: pdf, png, svg."
+    ),
+    recipe: str | None = typer.Option(
+        None,
+        "--recipe",
+        help="Bundled recipe name from analysis/ (e.g. 'paper', 'rule-based') or a YAML path; "
+        "default: every figure.",
+    ),
+    out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/figures)."),
+) -> None:
+    """Publication figures (vector PDF + 300-dpi PNG) in RUN/figures/; prints their paths and
+    which figures were skipped for lack of data."""
+    formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
+    bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
+    if bad or not formats:
+        raise typer.BadParameter(
+            f"unknown format(s) {bad}; use pdf, png, svg", param_hint="--format"
+        )
+    with _open(run) as store:
+        try:
+            report = render_figures(
+                store, out or run / "figures", judge=judge, formats=formats, recipe=recipe
+            )
+        except (RecipeError, ValueError) as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(1) from exc
+    for path in report.paths:
+        console.print(str(path), highlight=False, soft_wrap=True)
+    for reason in report.skipped:
+        console.print(f"[yellow]skipped[/yellow] {reason}", soft_wrap=True)
+    if not report.paths:
+        console.print("[red]no figures written[/red]")
+        raise typer.Exit(1)

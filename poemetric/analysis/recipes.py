@@ -1,0 +1,193 @@
+"""Figure recipes (YAML lists of figures) and `make_figures`.
+
+A recipe is `analysis/NAME.yaml` (bundled) or a path to a YAML file:
+
+    description: what the set is for
+    figures:
+      - name: fig06-basic        # output file stem
+        kind: dimension_bars     # a key of FIGURE_KINDS
+        group: basic             # any other key is a parameter of the figure function
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from matplotlib.figure import Figure
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from poemetric.analysis.case_study import case_study
+from poemetric.analysis.context import FigureContext, FigureSkipped
+from poemetric.analysis.data import load_run_data
+from poemetric.analysis.figures import (
+    dimension_bars,
+    form_accuracy,
+    form_heatmap,
+    heatmap,
+    lexical,
+    opening_words_figure,
+    radar,
+    ranking,
+    rule_based,
+    top_words_figure,
+)
+from poemetric.analysis.plotting import FIGURE_FORMATS, figure_style, save_figure
+from poemetric.paths import resource_path
+from poemetric.store import RunStore
+
+FigureFunction = Callable[..., Figure]
+
+#: kind -> (function, needs judgments). Judge figures are drawn once per judge.
+FIGURE_KINDS: dict[str, tuple[FigureFunction, bool]] = {
+    "dimension_bars": (dimension_bars, True),
+    "ranking": (ranking, True),
+    "heatmap": (heatmap, True),
+    "radar": (radar, True),
+    "case_study": (case_study, True),
+    "form_accuracy": (form_accuracy, False),
+    "form_heatmap": (form_heatmap, False),
+    "lexical": (lexical, False),
+    "rule_based": (rule_based, False),
+    "top_words": (top_words_figure, False),
+    "opening_words": (opening_words_figure, False),
+}
+
+
+class RecipeError(ValueError):
+    pass
+
+
+class FigureSpec(BaseModel):
+    """One figure of a recipe; extra keys are keyword parameters of the figure function."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    kind: str
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, kind: str) -> str:
+        if kind not in FIGURE_KINDS:
+            raise ValueError(f"unknown figure kind {kind!r}; kinds: {', '.join(FIGURE_KINDS)}")
+        return kind
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class Recipe(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    description: str = ""
+    figures: list[FigureSpec]
+
+
+#: Used when no recipe is named: every figure kind once.
+DEFAULT_RECIPE = Recipe(
+    description="every figure POEMetric can draw",
+    figures=[
+        FigureSpec(name="rule-based", kind="rule_based"),
+        FigureSpec(name="form-accuracy", kind="form_accuracy"),
+        FigureSpec(name="form-by-poem-form", kind="form_heatmap"),
+        FigureSpec(name="lexical-diversity", kind="lexical"),
+        FigureSpec(name="top-words", kind="top_words"),
+        FigureSpec(name="opening-words", kind="opening_words"),
+        FigureSpec(name="scores-basic", kind="dimension_bars", group="basic"),
+        FigureSpec(name="scores-advanced", kind="dimension_bars", group="advanced"),
+        FigureSpec(name="scores-appraisal", kind="dimension_bars", group="appraisal"),
+        FigureSpec(name="ranking", kind="ranking"),
+        FigureSpec(name="heatmap", kind="heatmap"),
+        FigureSpec(name="radar", kind="radar"),
+        FigureSpec(name="case-study", kind="case_study"),
+    ],
+)
+
+
+def load_recipe(name_or_path: str | Path) -> Recipe:
+    """A bundled recipe by name (`analysis/NAME.yaml`) or a YAML file path."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = resource_path("analysis", f"{name_or_path}.yaml")
+    if not path.is_file():
+        bundled = sorted(p.stem for p in resource_path("analysis").glob("*.yaml"))
+        raise RecipeError(
+            f"no recipe {str(name_or_path)!r} (looked for {path}); bundled recipes: {bundled}"
+        )
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        recipe = Recipe.model_validate(raw)
+    except yaml.YAMLError as exc:
+        raise RecipeError(f"{path}: not valid YAML: {exc}") from exc
+    except ValidationError as exc:
+        raise RecipeError(f"{path}: invalid recipe:\n{exc}") from exc
+    for spec in recipe.figures:
+        function = FIGURE_KINDS[spec.kind][0]
+        accepted = set(inspect.signature(function).parameters) - {"ctx"}
+        unknown = set(spec.params) - accepted
+        if unknown:
+            raise RecipeError(
+                f"{path}: figure {spec.name!r} ({spec.kind}) has unknown parameter(s) "
+                f"{sorted(unknown)}; accepted: {sorted(accepted)}"
+            )
+    return recipe
+
+
+@dataclass
+class FigureReport:
+    paths: list[Path] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def render_figures(
+    store: RunStore,
+    out_dir: str | Path,
+    *,
+    judge: str | None = None,
+    formats: Sequence[str] = FIGURE_FORMATS,
+    recipe: str | Path | Recipe | None = None,
+) -> FigureReport:
+    """Draw a recipe's figures into `out_dir`; figures the data cannot support are skipped
+    with a reason. Judge figures are drawn per judge (file suffix `-JUDGE` when several)."""
+    chosen = (
+        recipe if isinstance(recipe, Recipe) else load_recipe(recipe) if recipe else DEFAULT_RECIPE
+    )
+    data = load_run_data(store, judge=judge)
+    report = FigureReport()
+    if data.generations.empty:
+        report.skipped.append("all figures: the run has no successful generations")
+        return report
+    judges: list[str | None] = list(data.judges) or [None]
+    out = Path(out_dir)
+    with figure_style():
+        for spec in chosen.figures:
+            function, needs_judge = FIGURE_KINDS[spec.kind]
+            for current in judges if needs_judge else [None]:
+                name = spec.name + (
+                    f"-{current}" if needs_judge and current and len(judges) > 1 else ""
+                )
+                try:
+                    figure = function(FigureContext(data, judge=current), **spec.params)
+                except FigureSkipped as skipped:
+                    report.skipped.append(f"{name}: {skipped}")
+                    continue
+                report.paths += save_figure(figure, out, name, formats)
+    return report
+
+
+def make_figures(
+    store: RunStore,
+    out_dir: str | Path,
+    *,
+    judge: str | None = None,
+    formats: Sequence[str] = FIGURE_FORMATS,
+    recipe: str | Path | Recipe | None = None,
+) -> list[Path]:
+    """Write figures and return their paths (see `render_figures` for what was skipped)."""
+    return render_figures(store, out_dir, judge=judge, formats=formats, recipe=recipe).paths
