@@ -1,5 +1,83 @@
-"""CLI commands: merge (being written)."""
+"""CLI commands: `poemetric merge`, combining run stores (e.g. the shards of one run)."""
 
 from __future__ import annotations
 
-from poemetric.cli.app import app  # noqa: F401
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from poemetric.cli.app import app
+from poemetric.generation.merge import MERGED_TABLES, MergeReport, merge_runs
+from poemetric.store.db import StoreError
+
+_COLUMNS = (
+    ("copied", "new"),
+    ("identical", "same"),
+    ("replaced_error", "ok>error"),
+    ("kept_ok", "kept ok"),
+    ("kept_error", "both err"),
+    ("updated", "updated"),
+    ("conflicts", "conflicts"),
+    ("skipped", "skipped"),
+)
+_SHOWN_CONFLICTS = 20
+
+
+@app.command()
+def merge(
+    sources: list[Path] = typer.Argument(
+        ..., help="Run directories to merge (e.g. runs/x-shard1 runs/x-shard2 ...)."
+    ),
+    into: Path = typer.Option(
+        ..., "--into", help="Destination run directory (created if new; may be one of the sources)."
+    ),
+    strict: bool = typer.Option(
+        False, "--strict", help="Exit with status 1 when any conflict was found."
+    ),
+) -> None:
+    """Merge run stores, e.g. the shards of a run made with `generate --shard K/N`.
+
+    Rows missing from the destination are copied and identical rows are kept once; a successful
+    result replaces a failed one; two different successful results for the same prompt, author
+    and sample are reported as conflicts and the destination's is kept.
+    """
+    console = Console(highlight=False, soft_wrap=True)
+    try:
+        report = merge_runs(list(sources), into)
+    except StoreError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from error
+    _print_report(console, report)
+    if report.conflicts and strict:
+        raise typer.Exit(1)
+
+
+def _print_report(console: Console, report: MergeReport) -> None:
+    merged = [s for s in report.sources if s not in report.skipped_sources]
+    console.print(f"Merged {len(merged)} store(s) into [bold]{report.destination}[/bold]")
+    for skipped in report.skipped_sources:
+        console.print(f"  skipped {skipped}: it is the destination")
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("table", no_wrap=True)
+    for _, header in _COLUMNS:
+        table.add_column(header, justify="right")
+    for name in MERGED_TABLES:
+        stats = report.tables.get(name)
+        if stats is None:
+            continue
+        table.add_row(name, *(str(getattr(stats, attr)) for attr, _ in _COLUMNS))
+    console.print(table)
+    console.print(
+        "new: copied; same: already there; ok>error: a success replaced a failure; kept ok: a "
+        "failure was ignored; both err: both failed; skipped: depends on a conflicting generation"
+    )
+    if report.conflicts:
+        console.print(
+            f"[yellow]{len(report.conflicts)} conflict(s): the destination's rows were kept.[/yellow]"
+        )
+        for conflict in report.conflicts[:_SHOWN_CONFLICTS]:
+            console.print(f"  {conflict.describe()}")
+        if len(report.conflicts) > _SHOWN_CONFLICTS:
+            console.print(f"  ... and {len(report.conflicts) - _SHOWN_CONFLICTS} more")

@@ -1,0 +1,250 @@
+"""Merging shard run stores: union, deduplication, ok-beats-error, conflicts, schema check."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli.app import app
+from poemetric.generation.merge import MergeError, merge_runs
+from poemetric.store.db import DB_NAME, RunStore, stable_id
+
+POEMS = ["p1", "p2", "p3", "p4"]
+
+
+def _poem(poem_id: str, position: int) -> dict[str, Any]:
+    return {
+        "poem_id": poem_id,
+        "dataset": "demo",
+        "position": position,
+        "form": "limerick",
+        "content": f"poem text {poem_id}",
+        "record": "{}",
+    }
+
+
+def _generation(
+    poem_id: str, author: str, *, status: str = "ok", poem: str | None = None
+) -> dict[str, Any]:
+    prompt_id = f"prompt-{poem_id}"
+    row: dict[str, Any] = {
+        "generation_id": stable_id(prompt_id, author, 0),
+        "prompt_id": prompt_id,
+        "poem_id": poem_id,
+        "author": author,
+        "sample_index": 0,
+        "status": status,
+        "provider": "markov",
+    }
+    if status == "ok":
+        row["poem"] = poem if poem is not None else f"{author} wrote about {poem_id}"
+        row["response_text"] = row["poem"]
+    else:
+        row["error"] = "HTTP 503"
+    return row
+
+
+def _make_store(run_dir: Path, poem_ids: list[str], authors: list[str]) -> Path:
+    with RunStore(run_dir) as store:
+        store.add_poems(_poem(p, POEMS.index(p)) for p in POEMS)  # every shard snapshots all poems
+        template = store.add_template("default", "Write a {form}.")
+        store.add_prompts(
+            {
+                "prompt_id": f"prompt-{p}",
+                "poem_id": p,
+                "template_hash": template,
+                "text": f"Write {p}",
+            }
+            for p in POEMS
+        )
+        for poem_id in poem_ids:
+            for author in authors:
+                row = _generation(poem_id, author)
+                store.save_generation(row)
+                store.save_form_check(
+                    {"generation_id": row["generation_id"], "checker_version": "1", "passed": 1}
+                )
+                store.save_judgment(
+                    {
+                        "judgment_id": stable_id(row["generation_id"], "judge", 0),
+                        "generation_id": row["generation_id"],
+                        "judge": "gemini-2.5-pro",
+                        "status": "ok",
+                        "overall_quality": 3,
+                    }
+                )
+                key = stable_id("cache", poem_id, author)
+                store.cache_completion(key, "markov", "markov-ngram", {"text": row["poem"]})
+                store.log_call(
+                    cache_key=key, provider="markov", model="markov-ngram", attempt=1, outcome="ok"
+                )
+    return run_dir
+
+
+def _count(run_dir: Path, table: str, where: str = "1") -> int:
+    with RunStore(run_dir, create=False) as store:
+        return store.count(table, where)
+
+
+def test_two_shards_merge_into_union(tmp_path: Path) -> None:
+    shard1 = _make_store(tmp_path / "shard1", ["p1", "p2"], ["markov", "gpt-4o"])
+    shard2 = _make_store(tmp_path / "shard2", ["p3", "p4"], ["markov", "gpt-4o"])
+    report = merge_runs([shard1, shard2], tmp_path / "merged")
+    merged = tmp_path / "merged"
+    assert _count(merged, "poems") == 4
+    assert _count(merged, "prompts") == 4
+    assert _count(merged, "templates") == 1
+    assert _count(merged, "generations") == 8
+    assert _count(merged, "form_checks") == 8
+    assert _count(merged, "judgments") == 8
+    assert _count(merged, "response_cache") == 8
+    assert _count(merged, "calls") == 8
+    assert report.conflicts == []
+    # The second shard's poems/prompts/templates are the same rows: counted as identical.
+    assert report.tables["poems"].copied == 4 and report.tables["poems"].identical == 4
+    assert report.tables["generations"].copied == 8
+    with RunStore(merged, create=False) as store:
+        assert [entry["source"] for entry in store.get_meta("merged_from")] == [
+            str(shard1),
+            str(shard2),
+        ]
+
+
+def test_merging_twice_is_idempotent(tmp_path: Path) -> None:
+    shard1 = _make_store(tmp_path / "s1", ["p1"], ["markov"])
+    merge_runs([shard1], tmp_path / "dest")
+    again = merge_runs([shard1], tmp_path / "dest")
+    assert _count(tmp_path / "dest", "generations") == 1
+    assert _count(tmp_path / "dest", "calls") == 1
+    assert again.copied == 0
+    assert again.tables["generations"].identical == 1
+    assert again.tables["calls"].identical == 1
+
+
+def test_ok_row_beats_error_row_both_ways(tmp_path: Path) -> None:
+    failed = tmp_path / "failed"
+    succeeded = tmp_path / "succeeded"
+    _make_store(failed, [], [])
+    _make_store(succeeded, [], [])
+    with RunStore(failed) as store:
+        store.save_generation(_generation("p1", "gpt-4o", status="error"))
+        store.save_generation(_generation("p2", "gpt-4o"))
+    with RunStore(succeeded) as store:
+        store.save_generation(_generation("p1", "gpt-4o"))
+        store.save_generation(_generation("p2", "gpt-4o", status="error"))
+    report = merge_runs([succeeded], failed)
+    stats = report.tables["generations"]
+    assert stats.replaced_error == 1
+    assert stats.kept_ok == 1
+    assert _count(failed, "generations", "status = 'ok'") == 2
+    assert report.conflicts == []
+
+
+def test_conflicting_ok_rows_keep_destination_and_are_reported(tmp_path: Path) -> None:
+    dest = _make_store(tmp_path / "dest", ["p1"], ["gpt-4o"])
+    other = tmp_path / "other"
+    _make_store(other, [], [])
+    row = _generation("p1", "gpt-4o", poem="a different poem")
+    with RunStore(other) as store:
+        store.save_generation(row)
+        store.save_judgment(
+            {
+                "judgment_id": stable_id(row["generation_id"], "judge", 0),
+                "generation_id": row["generation_id"],
+                "judge": "gemini-2.5-pro",
+                "status": "ok",
+                "overall_quality": 5,
+            }
+        )
+    report = merge_runs([other], dest)
+    assert len(report.conflicts) == 1
+    conflict = report.conflicts[0]
+    assert conflict.table == "generations"
+    assert conflict.key == {"prompt_id": "prompt-p1", "author": "gpt-4o", "sample_index": 0}
+    assert "poem" in conflict.columns
+    assert "differs in" in conflict.describe()
+    with RunStore(dest, create=False) as store:
+        assert store.query("SELECT poem FROM generations")[0]["poem"] == "gpt-4o wrote about p1"
+        # The other version's judgment is not attached to the destination's poem.
+        assert store.query("SELECT overall_quality FROM judgments")[0][0] == 3
+
+
+def test_judgment_for_conflicting_generation_is_skipped_when_absent(tmp_path: Path) -> None:
+    dest = tmp_path / "dest"
+    _make_store(dest, [], [])
+    with RunStore(dest) as store:
+        store.save_generation(_generation("p1", "gpt-4o"))
+    other = _make_store(tmp_path / "other", [], [])
+    row = _generation("p1", "gpt-4o", poem="another poem")
+    with RunStore(other) as store:
+        store.save_generation(row)
+        store.save_judgment(
+            {
+                "judgment_id": "j1",
+                "generation_id": row["generation_id"],
+                "judge": "gpt-4o",
+                "status": "ok",
+            }
+        )
+    report = merge_runs([other], dest)
+    assert report.tables["judgments"].skipped == 1
+    assert _count(dest, "judgments") == 0
+
+
+def test_schema_version_mismatch_is_refused(tmp_path: Path) -> None:
+    shard = _make_store(tmp_path / "shard", ["p1"], ["markov"])
+    conn = sqlite3.connect(shard / DB_NAME)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(MergeError, match="schema version 99"):
+        merge_runs([shard], tmp_path / "dest")
+    assert not (tmp_path / "dest" / DB_NAME).exists()
+
+
+def test_missing_source_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(MergeError, match="no run store"):
+        merge_runs([tmp_path / "nowhere"], tmp_path / "dest")
+
+
+def test_destination_among_sources_is_skipped(tmp_path: Path) -> None:
+    dest = _make_store(tmp_path / "dest", ["p1"], ["markov"])
+    report = merge_runs([dest], dest)
+    assert report.skipped_sources == [dest]
+    assert _count(dest, "generations") == 1
+
+
+def test_batches_take_the_newest_row(tmp_path: Path) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    for run_dir, status, updated in [
+        (old, "in_progress", "2025-01-01"),
+        (new, "completed", "2025-01-02"),
+    ]:
+        with RunStore(run_dir) as store, store.transaction() as conn:
+            conn.execute(
+                "INSERT INTO batches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                ("b1", "openai", "gpt-4o", "generate", status, "[]", None, "2025-01-01", updated),
+            )
+    report = merge_runs([new], old)
+    assert report.tables["batches"].updated == 1
+    with RunStore(old, create=False) as store:
+        assert store.query("SELECT status FROM batches")[0][0] == "completed"
+
+
+def test_merge_cli(tmp_path: Path) -> None:
+    shard1 = _make_store(tmp_path / "s1", ["p1"], ["markov"])
+    shard2 = _make_store(tmp_path / "s2", ["p2"], ["markov"])
+    result = CliRunner().invoke(
+        app, ["merge", str(shard1), str(shard2), "--into", str(tmp_path / "all")]
+    )
+    assert result.exit_code == 0, result.output
+    assert "generations" in result.output
+    assert _count(tmp_path / "all", "generations") == 2
+    missing = CliRunner().invoke(
+        app, ["merge", str(tmp_path / "none"), "--into", str(tmp_path / "x")]
+    )
+    assert missing.exit_code != 0
+    assert "no run store" in missing.output
