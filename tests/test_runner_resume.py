@@ -29,7 +29,7 @@ DRIVER = textwrap.dedent(
     from poemetric.store import RunStore
 
     run_dir, spec_json, options_json = sys.argv[1:4]
-    options = RunnerOptions(show_progress=False, **json.loads(options_json))
+    options = RunnerOptions(progress=False, **json.loads(options_json))
     with RunStore(run_dir) as store:
         run_generation(store, [ModelSpec.model_validate_json(spec_json)], options=options)
     """

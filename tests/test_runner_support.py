@@ -26,7 +26,7 @@ TEST_KEY_ENV = "POEMETRIC_TEST_API_KEY"
 TEST_KEY = "sk-test-secret-0123456789abcdef"
 
 #: Fast retries for tests (the policy itself is tested separately).
-FAST = RunnerOptions(show_progress=False, retry_base_s=0.01, retry_cap_s=0.05)
+FAST = RunnerOptions(progress=False, retry_base_s=0.01, retry_cap_s=0.05)
 
 VALID_JUDGE_ANSWER = (
     '{"1": 4, "2": 5, "3": 3, "4": 4, "5": 2, "6": 3, "7": 4, "8": 0, '

@@ -1,5 +1,117 @@
-"""CLI commands: generate (being written)."""
+"""`poemetric generate`: every selected model writes a poem for every prompt of a run."""
 
 from __future__ import annotations
 
-from poemetric.cli.app import app  # noqa: F401
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+
+from poemetric.cli.app import app
+from poemetric.cli.options import DatasetOption, LimitOption, ModelsOption, RunOption
+
+if TYPE_CHECKING:
+    from poemetric.generation.jobs import Shard
+
+console = Console()
+
+MaxCostOption = typer.Option(
+    None,
+    "--max-cost",
+    min=0.0,
+    help="Stop before this command spends more than USD (spent + in-flight estimates); "
+    "skipped jobs are left for the next run.",
+)
+ShardOption = typer.Option(
+    None,
+    "--shard",
+    help="K/N: run only shard K (0-based) of N, a fixed partition of the jobs by hash, e.g. "
+    "--shard $SLURM_ARRAY_TASK_ID/4 with --array=0-3.",
+)
+BatchOption = typer.Option(
+    False, "--batch", help="Use the provider's batch API (about half price, results within 24 h)."
+)
+ConcurrencyOption = typer.Option(
+    None, "--concurrency", min=1, help="Requests in flight per model (overrides the model file)."
+)
+DryRunOption = typer.Option(
+    False, "--dry-run", help="Print the plan (jobs, done, cached, tokens, cost); call nothing."
+)
+ProgressOption = typer.Option(True, "--progress/--no-progress", help="Progress bars.")
+
+
+def parse_shard(text: str | None) -> Shard | None:
+    from poemetric.generation.jobs import Shard
+
+    if text is None:
+        return None
+    try:
+        return Shard.parse(text)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--shard") from error
+
+
+@app.command(
+    "generate",
+    epilog=(
+        "Examples:\n\n"
+        "  poemetric generate --run runs/trial --models markov --limit 5\n\n"
+        "  poemetric generate --run runs/paper --dataset poemetric --models paper30 --dry-run\n\n"
+        "  poemetric generate --run runs/paper --dataset poemetric --models gpt-4o,claude-3.7-sonnet"
+        " --batch --max-cost 20\n\n"
+        "  sbatch --array=0-3 --wrap 'poemetric generate --run runs/part$SLURM_ARRAY_TASK_ID"
+        " --dataset poemetric --models open --shard $SLURM_ARRAY_TASK_ID/4'\n\n"
+        "Interrupted runs resume where they stopped: stored results and cached responses are "
+        "never paid for twice. See docs/running.md."
+    ),
+)
+def generate(
+    run: Path = RunOption,
+    dataset: str = DatasetOption,
+    models: str = ModelsOption,
+    limit: int | None = LimitOption,
+    samples: int = typer.Option(1, "--samples", min=1, help="Poems per prompt and model."),
+    dry_run: bool = DryRunOption,
+    max_cost: float | None = MaxCostOption,
+    shard: str | None = ShardOption,
+    batch: bool = BatchOption,
+    concurrency: int | None = ConcurrencyOption,
+    progress: bool = ProgressOption,
+) -> None:
+    """Generate poems: each model answers each prompt of the run's dataset (x --samples).
+
+    The run is prepared first (dataset snapshot, prompts and the human poems); then every
+    (prompt, model, sample) job not yet stored is called, concurrently within each model's rate
+    limits, with retries. Failures are stored as errors and retried by the next run.
+    """
+    from poemetric.generation.roster import RosterError, select_models
+    from poemetric.generation.runner import RunnerOptions
+    from poemetric.generation.stage import run_generation
+    from poemetric.pipeline import prepare_run
+    from poemetric.store import RunStore
+
+    try:
+        specs = select_models(models)
+    except RosterError as error:
+        raise typer.BadParameter(str(error), param_hint="--models") from error
+    options = RunnerOptions(
+        samples=samples,
+        limit=limit,
+        dry_run=dry_run,
+        max_cost_usd=max_cost,
+        shard=parse_shard(shard),
+        batch=batch,
+        concurrency=concurrency,
+        progress=progress,
+    )
+    with RunStore(run) as store:
+        prepared = prepare_run(store, dataset, limit=limit)
+        console.print(
+            f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
+            f"{len(specs)} model(s) x {samples} sample(s)"
+        )
+        report = run_generation(store, specs, options=options, console=console)
+    report.render(console)
+    if report.errors and not dry_run:
+        raise typer.Exit(code=1)

@@ -59,6 +59,21 @@ class StageReport:
     def cost_usd(self) -> float:
         return float(self.total("cost_usd"))
 
+    def summary_line(self) -> str:
+        """One line for logs and the demo: models, rows ok / errors, calls, cost."""
+        if self.dry_run:
+            return (
+                f"{len(self.models)} model(s), {int(self.total('pending'))} call(s) planned, "
+                f"estimated ${self.total('estimated_cost_usd'):.4f}"
+            )
+        done = int(self.total("already_done"))
+        text = (
+            f"{len(self.models)} model(s): {int(self.total('ok'))} new ok, {self.errors} error(s), "
+            f"{done} already done, {int(self.total('called'))} call(s), ${self.cost_usd:.4f}"
+        )
+        skipped = int(self.total("skipped_budget"))
+        return text + (f", {skipped} skipped by --max-cost" if skipped else "")
+
     def render(self, console: Console | None = None) -> None:
         console = console or Console()
         title = f"{self.stage}: {'plan (dry run)' if self.dry_run else 'summary'}"

@@ -60,7 +60,7 @@ class RunnerOptions:
     #: Make a new paid call for error rows whose cached response still fails to process
     #: (e.g. an unparsable judge answer); the new response replaces the cache entry.
     refresh_failed_parses: bool = False
-    show_progress: bool = True
+    progress: bool = True
     retry_base_s: float = 1.0
     retry_cap_s: float = 60.0
     #: Requests per `generate_batch` call for offline engines.
@@ -160,11 +160,12 @@ def replay_cached(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -> li
     for job, completion in cached:
         cost = usage_cost(run.spec, completion.usage)
         row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=None)
+        if row.get("status") != "ok" and run.options.refresh_failed_parses:
+            retry.append(job)  # stored once, by the new call
+            continue
         run.store.save_result_and_cache(run.handler.table, row)
         if row.get("status") == "ok":
             run.report.ok += 1
-        elif run.options.refresh_failed_parses:
-            retry.append(job)
         else:
             run.report.errors += 1
     return retry
@@ -196,7 +197,7 @@ def progress_display(options: RunnerOptions, console: Console | None = None) -> 
         TimeRemainingColumn(),
         TextColumn("{task.fields[tokens]} tok  ${task.fields[cost]}"),
         console=console,
-        disable=not options.show_progress,
+        disable=not options.progress,
         transient=False,
     )
     with progress:

@@ -1,0 +1,63 @@
+"""`poemetric generate` end to end with the offline Markov generator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.store import RunStore
+
+
+def invoke(*args: str) -> str:
+    result = CliRunner().invoke(app, ["generate", "--no-progress", *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_dry_run_then_run_then_nothing_left(tmp_path: Path) -> None:
+    run = str(tmp_path / "run")
+    out = invoke("--run", run, "--models", "markov", "--limit", "3", "--samples", "2", "--dry-run")
+    assert "plan (dry run)" in out and "Nothing was" in out
+    with RunStore(run) as store:
+        assert store.count("generations", "author = 'markov'") == 0
+    invoke("--run", run, "--models", "markov", "--limit", "3", "--samples", "2")
+    with RunStore(run) as store:
+        rows = store.query("SELECT status, poem, cost_usd FROM generations WHERE author = 'markov'")
+        assert len(rows) == 6 and all(r["status"] == "ok" and r["poem"] for r in rows)
+        calls = store.count("calls")
+    invoke("--run", run, "--models", "markov", "--limit", "3", "--samples", "2")
+    with RunStore(run) as store:
+        assert store.count("calls") == calls  # second run: zero calls
+
+
+def test_shards_cover_the_run_once(tmp_path: Path) -> None:
+    run = str(tmp_path / "run")
+    for k in range(3):
+        invoke(
+            "--run",
+            run,
+            "--models",
+            "markov",
+            "--limit",
+            "5",
+            "--samples",
+            "2",
+            "--shard",
+            f"{k}/3",
+        )
+    with RunStore(run) as store:
+        rows = store.query(
+            "SELECT COUNT(*) AS n, COUNT(DISTINCT prompt_id || sample_index) AS jobs "
+            "FROM generations WHERE author = 'markov'"
+        )
+        assert (rows[0]["n"], rows[0]["jobs"]) == (10, 10)
+        assert store.count("calls") == 10
+
+
+def test_bad_shard_and_help(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["generate", "--run", str(tmp_path), "--shard", "3/3"])
+    assert result.exit_code != 0 and "0 <= K < N" in result.output
+    help_text = CliRunner().invoke(app, ["generate", "--help"]).output
+    assert "--max-cost" in help_text and "--shard" in help_text and "Examples" in help_text

@@ -1,0 +1,129 @@
+"""The judge stage against the local OpenAI server: blind prompts, parsing, re-parse from cache."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from pathlib import Path
+
+import pytest
+from test_runner_support import (
+    FAST,
+    TEST_KEY,
+    TEST_KEY_ENV,
+    VALID_JUDGE_ANSWER,
+    openai_spec,
+    prepared_store,
+    scripted_spec,
+    use_scripted,
+)
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.generation.stage import run_generation
+from poemetric.judge.stage import run_judging
+from poemetric.prompts import render_judge_prompt
+from poemetric.testing.servers import ChatCall, OpenAIServer
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+
+
+class Answers:
+    """Valid answers, except a garbled one for the first `garbled` calls."""
+
+    def __init__(self, garbled: int = 0) -> None:
+        self.garbled = garbled
+        self.lock = threading.Lock()
+
+    def __call__(self, call: ChatCall) -> str:
+        with self.lock:
+            if self.garbled > 0:
+                self.garbled -= 1
+                return "I would rate this poem highly overall."
+        return f"```json\n{VALID_JUDGE_ANSWER}\n```"
+
+
+def judged_run(tmp_path: Path) -> object:
+    use_scripted()
+    store = prepared_store(tmp_path, poems=3)
+    run_generation(store, [scripted_spec(name="machine")], options=FAST)
+    return store
+
+
+def test_judge_is_blind_and_fills_columns(tmp_path: Path) -> None:
+    store = judged_run(tmp_path)
+    with OpenAIServer(Answers(), api_key=TEST_KEY) as server:
+        judge = openai_spec(server.base_url, name="test-judge")
+        report = run_judging(store, judge, options=FAST)  # type: ignore[arg-type]
+        assert report.models[0].ok == 6 and report.errors == 0  # 3 human + 3 machine poems
+        # The judge sees exactly the instrument filled with the prompt and the poem: no author.
+        expected = {
+            render_judge_prompt(r["prompt"], r["poem"]).text
+            for r in store.query(  # type: ignore[attr-defined]
+                "SELECT p.text AS prompt, g.poem FROM generations g JOIN prompts p USING (prompt_id)"
+            )
+        }
+        sent = [r.body["messages"] for r in server.generation_requests]
+        assert all(len(m) == 1 and m[0]["role"] == "user" for m in sent)
+        assert {m[0]["content"] for m in sent} == expected
+        assert all("machine" not in json.dumps(r.body) for r in server.generation_requests)
+    rows = store.query("SELECT * FROM judgments")  # type: ignore[attr-defined]
+    assert len(rows) == 6 and {r["status"] for r in rows} == {"ok"}
+    row = rows[0]
+    assert (row["form"], row["overall_quality"], row["literary_devices"]) == (4, 4, 0)
+    assert row["comment_human_authorship"] == "too regular" and row["template_hash"]
+    assert json.loads(row["parsed"])["theme"] == 5 and "```json" in row["response_text"]
+
+
+def test_unparsable_answer_is_reparsed_from_cache_then_refreshed(tmp_path: Path) -> None:
+    store = judged_run(tmp_path)
+    with OpenAIServer(Answers(garbled=6), api_key=TEST_KEY) as server:
+        judge = openai_spec(server.base_url, name="test-judge", max_concurrency=1)
+        options = dataclasses.replace(FAST, limit=1)
+        report = run_judging(store, judge, options=options, authors=["machine"])  # type: ignore[arg-type]
+        assert report.errors == 1 and len(server.generation_requests) == 1
+        (row,) = store.query("SELECT * FROM judgments")  # type: ignore[attr-defined]
+        assert row["status"] == "error" and "unparsable" in row["error"]
+        assert row["response_text"].startswith("I would rate")
+
+        # Next run: answered from the cache (re-parsed), no new call, still an error.
+        again = run_judging(store, judge, options=options, authors=["machine"])  # type: ignore[arg-type]
+        assert again.models[0].from_cache == 1 and len(server.generation_requests) == 1
+
+        # --refresh-failed-parses pays for a new answer; still garbled, then valid.
+        refresh = dataclasses.replace(options, refresh_failed_parses=True)
+        run_judging(store, judge, options=refresh, authors=["machine"])  # type: ignore[arg-type]
+        assert len(server.generation_requests) == 2
+        server.responder = Answers(garbled=0)
+        final = run_judging(store, judge, options=refresh, authors=["machine"])  # type: ignore[arg-type]
+        assert final.models[0].ok == 1 and len(server.generation_requests) == 3
+        (row,) = store.query("SELECT * FROM judgments")  # type: ignore[attr-defined]
+        assert row["status"] == "ok" and row["attempts"] == 4
+        # The refreshed answer replaced the cache entry.
+        (cached,) = store.query(
+            "SELECT completion FROM response_cache WHERE cache_key = ?", (row["cache_key"],)
+        )  # type: ignore[attr-defined]
+        assert VALID_JUDGE_ANSWER in json.loads(cached["completion"])["text"]
+
+
+def test_judge_cli_without_judge_explains_how(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("POEMETRIC_JUDGE", raising=False)
+    result = CliRunner().invoke(app, ["judge", "--run", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "GEMINI_API_KEY" in result.output and "--judge gemini-2.5-pro" in result.output
+    assert "local-openai" in result.output
+
+
+def test_judge_cli_dry_run(tmp_path: Path) -> None:
+    judged_run(tmp_path)
+    result = CliRunner().invoke(
+        app, ["judge", "--run", str(tmp_path), "--judge", "gemini-2.5-pro", "--dry-run", "--batch"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "dry run" in result.output and "Nothing was" in result.output
