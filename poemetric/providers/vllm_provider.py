@@ -1,0 +1,288 @@
+"""Open-weights models on local GPUs through vLLM's offline engine (`vllm.LLM` + `llm.chat`).
+
+vLLM is imported lazily, inside the class: importing POEMetric never imports vLLM, and a missing
+installation gives a clear error only when a vLLM model is actually run.
+
+Sampling follows the paper's "model default" rule explicitly. vLLM's bare `SamplingParams()`
+would generate 16 tokens at temperature 1.0, ignoring the model's `generation_config.json`; so
+every request starts from `llm.get_default_sampling_params()` (the model's own generation config),
+then the model file's non-None settings override it, and when no `max_tokens` comes from either,
+the request may use the rest of the context window (`max_model_len` minus the prompt's tokens
+after the chat template), or `options.default_max_tokens` when the model file sets one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from poemetric.providers.base import (
+    Completion,
+    GenerationRequest,
+    ModelSpec,
+    Provider,
+    ProviderError,
+    TokenUsage,
+    VLLMOptions,
+)
+
+log = logging.getLogger(__name__)
+
+INSTALL_HINT = "pip install 'poemetric[vllm]' (vLLM needs a CUDA GPU)"
+#: Used only when the engine's context length cannot be read.
+FALLBACK_MAX_TOKENS = 4096
+#: SamplingParams fields that a model's generation config can set (copied from the defaults).
+_MODEL_DEFAULT_FIELDS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "repetition_penalty",
+    "presence_penalty",
+    "frequency_penalty",
+    "max_tokens",
+)
+#: vLLM's own `SamplingParams.max_tokens` default: not a model choice, so treated as unset.
+_VLLM_CLASS_DEFAULT_MAX_TOKENS = 16
+
+
+class VLLMProvider(Provider):
+    """`provider: vllm`; engine options under `vllm:` in the model file (`VLLMOptions`).
+
+    `options.chat_template_kwargs` (e.g. `{enable_thinking: true}`) is passed to `llm.chat`;
+    `options.default_max_tokens` replaces the remaining-context default.
+    """
+
+    name: ClassVar[str] = "vllm"
+    prefers_batches: ClassVar[bool] = True
+    remote: ClassVar[bool] = False
+    isolate_process: ClassVar[bool] = True
+
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__(spec)
+        self.options = spec.vllm or VLLMOptions()
+        self._vllm: Any = None
+        self._llm: Any = None
+
+    # -- engine ------------------------------------------------------------------------------
+    @property
+    def vllm(self) -> Any:
+        if self._vllm is None:
+            try:
+                import vllm
+            except ImportError as error:
+                raise ProviderError(
+                    f"model {self.spec.name!r} uses provider 'vllm', but vLLM is not installed: "
+                    f"{INSTALL_HINT}",
+                    retryable=False,
+                ) from error
+            self._vllm = vllm
+        return self._vllm
+
+    def engine_kwargs(self) -> dict[str, Any]:
+        options = self.options
+        kwargs: dict[str, Any] = {
+            "model": self.spec.model,
+            "tensor_parallel_size": options.tensor_parallel_size,
+            "pipeline_parallel_size": options.pipeline_parallel_size,
+            "dtype": options.dtype,
+            "gpu_memory_utilization": options.gpu_memory_utilization,
+            "trust_remote_code": options.trust_remote_code,
+            "seed": self.spec.settings.seed if self.spec.settings.seed is not None else 0,
+        }
+        if options.max_model_len is not None:
+            kwargs["max_model_len"] = options.max_model_len
+        if options.distributed_executor_backend is not None:
+            kwargs["distributed_executor_backend"] = options.distributed_executor_backend
+        kwargs.update(options.engine_kwargs)
+        return kwargs
+
+    @property
+    def llm(self) -> Any:
+        """The engine, loaded on first use (this takes the GPU memory)."""
+        if self._llm is None:
+            kwargs = self.engine_kwargs()
+            log.info("loading vLLM engine for %s", self.spec.model)
+            try:
+                self._llm = self.vllm.LLM(**kwargs)
+            except (ValueError, TypeError, OSError, RuntimeError) as error:
+                raise ProviderError(
+                    f"vllm: could not load {self.spec.model!r}: {type(error).__name__}: {error}",
+                    retryable=False,
+                ) from error
+        return self._llm
+
+    async def aclose(self) -> None:
+        self._llm = None  # the runner isolates vLLM models in child processes to free the GPU
+
+    # -- sampling ----------------------------------------------------------------------------
+    def max_model_len(self) -> int | None:
+        if self.options.max_model_len is not None:
+            return self.options.max_model_len
+        for path in (("llm_engine", "model_config"), ("llm_engine", "vllm_config", "model_config")):
+            node: Any = self.llm
+            for attribute in path:
+                node = getattr(node, attribute, None)
+            length = getattr(node, "max_model_len", None)
+            if isinstance(length, int):
+                return length
+        return None
+
+    def prompt_tokens(self, conversation: list[dict[str, str]]) -> int:
+        tokenizer = self.llm.get_tokenizer()
+        ids = tokenizer.apply_chat_template(
+            conversation,
+            tokenize=True,
+            add_generation_prompt=True,
+            **self.spec.options.get("chat_template_kwargs", {}),
+        )
+        return len(ids)
+
+    def sampling_params(
+        self, request: GenerationRequest, conversation: list[dict[str, str]]
+    ) -> Any:
+        settings = request.settings
+        for unsupported in ("reasoning_effort", "reasoning_budget_tokens"):
+            if getattr(settings, unsupported) is not None:
+                raise ProviderError(
+                    f"vllm: {unsupported} is not a vLLM sampling setting; use "
+                    "options.chat_template_kwargs (e.g. enable_thinking) instead",
+                    retryable=False,
+                )
+        defaults = self.llm.get_default_sampling_params()
+        fields = {
+            name: getattr(defaults, name)
+            for name in _MODEL_DEFAULT_FIELDS
+            if hasattr(defaults, name)
+        }
+        if fields.get("max_tokens") in (None, _VLLM_CLASS_DEFAULT_MAX_TOKENS):
+            fields.pop("max_tokens", None)
+        overrides = {
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            "top_k": settings.top_k,
+            "max_tokens": settings.max_tokens,
+            "seed": settings.seed,
+            "stop": list(settings.stop) if settings.stop is not None else None,
+        }
+        fields.update({name: value for name, value in overrides.items() if value is not None})
+        fields.update(settings.extra)
+        if "max_tokens" not in fields:
+            fields["max_tokens"] = self.default_max_tokens(conversation)
+        try:
+            return self.vllm.SamplingParams(**fields)
+        except (TypeError, ValueError) as error:
+            raise ProviderError(
+                f"vllm: invalid sampling settings: {error}", retryable=False
+            ) from error
+
+    def default_max_tokens(self, conversation: list[dict[str, str]]) -> int:
+        configured = self.spec.options.get("default_max_tokens")
+        if configured is not None:
+            return int(configured)
+        context = self.max_model_len()
+        if context is None:
+            log.warning(
+                "vllm: context length unknown; max_tokens defaults to %d", FALLBACK_MAX_TOKENS
+            )
+            return FALLBACK_MAX_TOKENS
+        remaining = context - self.prompt_tokens(conversation)
+        if remaining <= 0:
+            raise ProviderError(
+                f"vllm: the prompt fills the whole context ({context} tokens) of {self.spec.model!r}",
+                retryable=False,
+            )
+        return remaining
+
+    # -- generation --------------------------------------------------------------------------
+    async def generate(self, request: GenerationRequest) -> Completion:
+        result = (await self.generate_batch([request]))[0]
+        if isinstance(result, ProviderError):
+            raise result
+        return result
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[Completion | ProviderError]:
+        """All requests in one `llm.chat` call (vLLM schedules them with continuous batching)."""
+        return await asyncio.to_thread(self._run_batch, list(requests))
+
+    def _run_batch(self, requests: list[GenerationRequest]) -> list[Completion | ProviderError]:
+        conversations = [
+            [{"role": m.role, "content": m.content} for m in request.messages]
+            for request in requests
+        ]
+        results: list[Completion | ProviderError | None] = [None] * len(requests)
+        runnable: list[int] = []
+        params: list[Any] = []
+        for index, (request, conversation) in enumerate(zip(requests, conversations, strict=True)):
+            try:
+                params.append(self.sampling_params(request, conversation))
+                runnable.append(index)
+            except ProviderError as error:
+                results[index] = error
+        if runnable:
+            try:
+                outputs = self._chat([conversations[i] for i in runnable], params)
+            except ProviderError as error:
+                if len(runnable) == 1:
+                    outputs = [error]
+                else:  # isolate the request that broke the batch: run each on its own
+                    outputs = [
+                        self._chat_one(conversations[i], p)
+                        for i, p in zip(runnable, params, strict=True)
+                    ]
+            for index, output in zip(runnable, outputs, strict=True):
+                results[index] = (
+                    output if isinstance(output, ProviderError) else self._to_completion(output)
+                )
+        return [
+            r if r is not None else ProviderError("vllm: no result", retryable=True)
+            for r in results
+        ]
+
+    def _chat(self, conversations: list[list[dict[str, str]]], params: list[Any]) -> list[Any]:
+        kwargs: dict[str, Any] = {"use_tqdm": False}
+        template_kwargs = self.spec.options.get("chat_template_kwargs")
+        if template_kwargs:
+            kwargs["chat_template_kwargs"] = template_kwargs
+        try:
+            outputs = list(self.llm.chat(conversations, params, **kwargs))
+        except ProviderError:
+            raise
+        except Exception as error:  # vLLM raises plain ValueError/RuntimeError
+            raise ProviderError(
+                f"vllm: generation failed: {type(error).__name__}: {error}", retryable=False
+            ) from error
+        if len(outputs) != len(conversations):
+            raise ProviderError(
+                f"vllm: {len(outputs)} outputs for {len(conversations)} prompts", retryable=True
+            )
+        return outputs
+
+    def _chat_one(self, conversation: list[dict[str, str]], params: Any) -> Any:
+        try:
+            return self._chat([conversation], [params])[0]
+        except ProviderError as error:
+            return error
+
+    def _to_completion(self, output: Any) -> Completion:
+        sample = output.outputs[0]
+        prompt_ids = getattr(output, "prompt_token_ids", None) or []
+        token_ids = getattr(sample, "token_ids", None) or []
+        return Completion(
+            text=sample.text,
+            raw={
+                "request_id": getattr(output, "request_id", None),
+                "finish_reason": sample.finish_reason,
+                "stop_reason": getattr(sample, "stop_reason", None),
+                "prompt_tokens": len(prompt_ids),
+                "completion_tokens": len(token_ids),
+            },
+            usage=TokenUsage(input_tokens=len(prompt_ids), output_tokens=len(token_ids)),
+            request_id=getattr(output, "request_id", None),
+            finish_reason=sample.finish_reason,
+            provider_model=self.spec.model,
+        )

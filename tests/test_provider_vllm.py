@@ -1,0 +1,256 @@
+"""vLLM adapter against a small in-test double of vLLM's documented offline interface.
+
+vLLM cannot be installed on the CI machines (no GPU, no CPU wheel on PyPI), so `vllm.LLM` and
+`vllm.SamplingParams` are replaced through `sys.modules` by doubles that follow vLLM's documented
+signatures and defaults (notably `SamplingParams.max_tokens == 16`). See docs/providers.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from poemetric.providers.base import (
+    ChatMessage,
+    Completion,
+    GenerationRequest,
+    GenerationSettings,
+    ModelSpec,
+    ProviderError,
+    VLLMOptions,
+)
+from poemetric.providers.vllm_provider import VLLMProvider
+
+
+@dataclass
+class FakeSamplingParams:
+    """vLLM's SamplingParams fields used here, with vLLM's defaults."""
+
+    n: int = 1
+    temperature: float = 1.0
+    top_p: float = 1.0
+    top_k: int = 0
+    min_p: float = 0.0
+    repetition_penalty: float = 1.0
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    seed: int | None = None
+    stop: list[str] | None = None
+    max_tokens: int | None = 16
+
+    def __post_init__(self) -> None:
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be at least 1, got {self.max_tokens}.")
+
+
+@dataclass
+class FakeCompletionOutput:
+    text: str
+    token_ids: list[int]
+    finish_reason: str = "stop"
+    stop_reason: Any = None
+
+
+@dataclass
+class FakeRequestOutput:
+    request_id: str
+    prompt_token_ids: list[int]
+    outputs: list[FakeCompletionOutput]
+
+
+class FakeTokenizer:
+    def apply_chat_template(
+        self,
+        conversation: list[dict[str, str]],
+        tokenize: bool,
+        add_generation_prompt: bool,
+        **_: Any,
+    ) -> list[int]:
+        words = sum(len(m["content"].split()) + 2 for m in conversation)  # role markers
+        return list(range(words + (1 if add_generation_prompt else 0)))
+
+
+@dataclass
+class FakeLLM:
+    """Records what the adapter does with the engine; answers deterministically."""
+
+    instances: Any = field(default=None, init=False, repr=False)
+    model: str = ""
+    init_kwargs: dict[str, Any] = field(default_factory=dict)
+    chat_calls: list[tuple[list[Any], list[FakeSamplingParams], dict[str, Any]]] = field(
+        default_factory=list
+    )
+    generation_config: dict[str, Any] = field(default_factory=dict)
+
+    def get_default_sampling_params(self) -> FakeSamplingParams:
+        return FakeSamplingParams(**self.generation_config)
+
+    def get_tokenizer(self) -> FakeTokenizer:
+        return FakeTokenizer()
+
+    @property
+    def llm_engine(self) -> Any:
+        length = self.init_kwargs.get("max_model_len", 4096)
+        return types.SimpleNamespace(model_config=types.SimpleNamespace(max_model_len=length))
+
+    def chat(
+        self, messages: list[Any], sampling_params: list[FakeSamplingParams], **kwargs: Any
+    ) -> list[FakeRequestOutput]:
+        self.chat_calls.append((messages, sampling_params, kwargs))
+        outputs = []
+        for number, (conversation, params) in enumerate(
+            zip(messages, sampling_params, strict=True)
+        ):
+            prompt = conversation[-1]["content"]
+            if prompt == "explode":
+                raise ValueError("prompt contains a forbidden token")
+            words = f"<think>hmm</think> poem about {prompt}".split()[: params.max_tokens]
+            outputs.append(
+                FakeRequestOutput(
+                    request_id=str(len(self.chat_calls) * 100 + number),
+                    prompt_token_ids=FakeTokenizer().apply_chat_template(conversation, True, True),
+                    outputs=[FakeCompletionOutput(" ".join(words), list(range(len(words))))],
+                )
+            )
+        return outputs
+
+
+@pytest.fixture
+def fake_vllm(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[FakeLLM]]:
+    engines: list[FakeLLM] = []
+    generation_config = {"temperature": 0.6, "top_p": 0.95, "top_k": 20}
+
+    def make_llm(**kwargs: Any) -> FakeLLM:
+        engine = FakeLLM(
+            model=kwargs["model"], init_kwargs=kwargs, generation_config=generation_config
+        )
+        engines.append(engine)
+        return engine
+
+    module = types.ModuleType("vllm")
+    module.LLM = make_llm  # type: ignore[attr-defined]
+    module.SamplingParams = FakeSamplingParams  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "vllm", module)
+    yield engines
+
+
+def make_spec(**kwargs: Any) -> ModelSpec:
+    fields: dict[str, Any] = {"name": "qwen", "provider": "vllm", "model": "/models/qwen3-8b"}
+    fields.update(kwargs)
+    return ModelSpec(**fields)
+
+
+def request(text: str = "the sea", **settings: Any) -> GenerationRequest:
+    return GenerationRequest(
+        messages=(ChatMessage(role="user", content=text),), settings=GenerationSettings(**settings)
+    )
+
+
+def batch(
+    provider: VLLMProvider, requests: list[GenerationRequest]
+) -> list[Completion | ProviderError]:
+    return asyncio.run(provider.generate_batch(requests))
+
+
+def test_engine_options_are_passed(fake_vllm: list[FakeLLM]) -> None:
+    options = VLLMOptions(tensor_parallel_size=2, pipeline_parallel_size=2, max_model_len=8192,
+                          dtype="bfloat16", gpu_memory_utilization=0.8,
+                          engine_kwargs={"enforce_eager": True})  # fmt: skip
+    provider = VLLMProvider(make_spec(vllm=options, settings=GenerationSettings(seed=7)))
+    assert fake_vllm == []  # nothing loads before the first request
+    batch(provider, [request()])
+    assert fake_vllm[0].init_kwargs == {
+        "model": "/models/qwen3-8b", "tensor_parallel_size": 2, "pipeline_parallel_size": 2,
+        "max_model_len": 8192, "dtype": "bfloat16", "gpu_memory_utilization": 0.8,
+        "trust_remote_code": False, "seed": 7, "enforce_eager": True,
+    }  # fmt: skip
+
+
+def test_all_requests_go_in_one_chat_call(fake_vllm: list[FakeLLM]) -> None:
+    provider = VLLMProvider(make_spec())
+    results = batch(provider, [request(f"topic {i}") for i in range(5)])
+    assert VLLMProvider.prefers_batches and not VLLMProvider.remote
+    assert len(fake_vllm[0].chat_calls) == 1
+    conversations, _, kwargs = fake_vllm[0].chat_calls[0]
+    assert len(conversations) == 5 and conversations[0] == [{"role": "user", "content": "topic 0"}]
+    assert kwargs["use_tqdm"] is False
+    first = results[0]
+    assert isinstance(first, Completion)
+    assert first.text == "<think>hmm</think> poem about topic 0"  # raw text kept
+    assert first.usage.input_tokens == 5 and first.usage.output_tokens == 5
+    assert first.finish_reason == "stop" and first.request_id == "100"
+
+
+def test_model_generation_config_applies_and_max_tokens_is_not_16(fake_vllm: list[FakeLLM]) -> None:
+    provider = VLLMProvider(make_spec(vllm=VLLMOptions(max_model_len=2048)))
+    batch(provider, [request("a b c")])
+    params = fake_vllm[0].chat_calls[0][1][0]
+    assert (params.temperature, params.top_p, params.top_k) == (0.6, 0.95, 20)
+    assert params.max_tokens == 2048 - 6  # rest of the context after the templated prompt
+    assert params.seed is None and params.stop is None
+
+
+def test_spec_settings_override_model_defaults(fake_vllm: list[FakeLLM]) -> None:
+    provider = VLLMProvider(make_spec())
+    settings = {"temperature": 0.0, "max_tokens": 3, "seed": 11, "stop": ("\n\n",),
+                "extra": {"repetition_penalty": 1.1}}  # fmt: skip
+    (result,) = batch(provider, [request(**settings)])
+    params = fake_vllm[0].chat_calls[0][1][0]
+    assert (params.temperature, params.top_p, params.max_tokens) == (0.0, 0.95, 3)
+    assert params.seed == 11 and params.stop == ["\n\n"] and params.repetition_penalty == 1.1
+    assert isinstance(result, Completion) and result.usage.output_tokens == 3
+
+
+def test_default_max_tokens_option_and_chat_template_kwargs(fake_vllm: list[FakeLLM]) -> None:
+    spec = make_spec(
+        options={"default_max_tokens": 1000, "chat_template_kwargs": {"enable_thinking": True}}
+    )
+    batch(VLLMProvider(spec), [request()])
+    _, params, kwargs = fake_vllm[0].chat_calls[0]
+    assert params[0].max_tokens == 1000
+    assert kwargs["chat_template_kwargs"] == {"enable_thinking": True}
+
+
+def test_a_failing_request_is_isolated(fake_vllm: list[FakeLLM]) -> None:
+    provider = VLLMProvider(make_spec())
+    results = batch(provider, [request("one"), request("explode"), request("two")])
+    assert isinstance(results[0], Completion) and isinstance(results[2], Completion)
+    error = results[1]
+    assert isinstance(error, ProviderError) and not error.retryable and "forbidden" in str(error)
+    assert len(fake_vllm[0].chat_calls) == 4  # the batch, then each request alone
+
+
+def test_bad_settings_fail_only_their_request(fake_vllm: list[FakeLLM]) -> None:
+    provider = VLLMProvider(make_spec())
+    results = batch(provider, [request(reasoning_effort="high"), request()])
+    assert isinstance(results[0], ProviderError) and "reasoning_effort" in str(results[0])
+    assert isinstance(results[1], Completion)
+
+
+def test_prompt_longer_than_context_is_a_clear_error(fake_vllm: list[FakeLLM]) -> None:
+    provider = VLLMProvider(make_spec(vllm=VLLMOptions(max_model_len=4)))
+    with pytest.raises(ProviderError, match="whole context"):
+        asyncio.run(provider.generate(request("far too many words for this")))
+
+
+def test_missing_vllm_gives_install_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "vllm", None)  # makes `import vllm` raise ImportError
+    with pytest.raises(ProviderError, match=r"pip install 'poemetric\[vllm\]'") as caught:
+        asyncio.run(VLLMProvider(make_spec()).generate(request()))
+    assert not caught.value.retryable
+
+
+def test_importing_poemetric_does_not_import_vllm() -> None:
+    code = (
+        "import sys, poemetric, poemetric.providers.registry, poemetric.providers.vllm_provider;"
+        "print('vllm' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
