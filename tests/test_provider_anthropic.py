@@ -42,7 +42,7 @@ def provider(server: AnthropicServer, timeout_s: float = 2.0, **kwargs: Any) -> 
 def request(*messages: tuple[str, str], **settings: Any) -> GenerationRequest:
     chat = messages or (("user", "Write a villanelle"),)
     return GenerationRequest(
-        messages=tuple(ChatMessage(role=role, content=text) for role, text in chat),  # type: ignore[arg-type]
+        messages=tuple(ChatMessage(role=role, content=text) for role, text in chat),
         settings=GenerationSettings(**settings),
     )
 
@@ -174,7 +174,7 @@ def test_message_batch_round_trip() -> None:
             ("g3", request(("user", "bad"))),
         ]
         batch_id = await adapter.submit_batch(items)
-        states = [(await adapter.batch_status(batch_id)).state for _ in range(2)]
+        states = [str((await adapter.batch_status(batch_id)).state) for _ in range(2)]
         final = await adapter.batch_status(batch_id)
         assert (final.total, final.completed, final.failed) == (3, 2, 1)
         results = await adapter.batch_results(batch_id)

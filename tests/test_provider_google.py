@@ -43,7 +43,7 @@ def provider(server: GeminiServer, timeout_s: float = 2.0, **kwargs: Any) -> Goo
 def request(*messages: tuple[str, str], **settings: Any) -> GenerationRequest:
     chat = messages or (("user", "Write a pantoum"),)
     return GenerationRequest(
-        messages=tuple(ChatMessage(role=role, content=text) for role, text in chat),  # type: ignore[arg-type]
+        messages=tuple(ChatMessage(role=role, content=text) for role, text in chat),
         settings=GenerationSettings(**settings),
     )
 
@@ -189,7 +189,7 @@ def test_inline_batch_round_trip() -> None:
             ("k3", request(("user", "bad"))),
         ]
         batch_id = await adapter.submit_batch(items)
-        states = [(await adapter.batch_status(batch_id)).state for _ in range(3)]
+        states = [str((await adapter.batch_status(batch_id)).state) for _ in range(3)]
         final = await adapter.batch_status(batch_id)
         assert (final.total, final.completed, final.failed) == (3, 2, 1)
         results = await adapter.batch_results(batch_id)

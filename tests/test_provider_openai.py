@@ -218,7 +218,7 @@ def test_batch_round_trip() -> None:
         states = []
         for _ in range(3):
             status = await provider.batch_status(batch_id)
-            states.append(status.state)
+            states.append(str(status.state))
         assert (status.total, status.completed, status.failed) == (3, 2, 1)
         results = await provider.batch_results(batch_id)
         await provider.aclose()

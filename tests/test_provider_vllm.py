@@ -199,7 +199,7 @@ def test_model_generation_config_applies_and_max_tokens_is_not_16(fake_vllm: lis
 
 def test_spec_settings_override_model_defaults(fake_vllm: list[FakeLLM]) -> None:
     provider = VLLMProvider(make_spec())
-    settings = {"temperature": 0.0, "max_tokens": 3, "seed": 11, "stop": ("\n\n",),
+    settings: dict[str, Any] = {"temperature": 0.0, "max_tokens": 3, "seed": 11, "stop": ("\n\n",),
                 "extra": {"repetition_penalty": 1.1}}  # fmt: skip
     (result,) = batch(provider, [request(**settings)])
     params = fake_vllm[0].chat_calls[0][1][0]

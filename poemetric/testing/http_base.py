@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 from urllib.parse import parse_qs, urlsplit
 
 from poemetric.testing.faults import Fault, FaultPlan, RateLimiter
@@ -188,7 +188,7 @@ class LocalServer:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def start(self) -> LocalServer:
+    def start(self) -> Self:
         if self._httpd is not None:
             return self
         handler = type(f"{type(self).__name__}Handler", (_Handler,), {"owner": self})
@@ -211,7 +211,7 @@ class LocalServer:
         self._httpd = None
         self._thread = None
 
-    def __enter__(self) -> LocalServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
