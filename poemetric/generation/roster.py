@@ -92,7 +92,10 @@ def roster_directories(
 
 
 # -- YAML with line numbers and without silent duplicates ----------------------------------------
-class _StrictLoader(yaml.SafeLoader):
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StrictLoader(_BaseLoader):  # type: ignore[valid-type,misc]
     """SafeLoader that rejects duplicate mapping keys instead of keeping the last one."""
 
 
@@ -121,8 +124,12 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     except (OSError, UnicodeDecodeError) as error:
         raise RosterError(f"{path}: cannot read: {error}") from error
     try:
-        node = yaml.compose(text, Loader=_StrictLoader)
-        data = yaml.load(text, Loader=_StrictLoader)
+        loader = _StrictLoader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
@@ -218,8 +225,11 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
 
 
 # -- loading ---------------------------------------------------------------------------------
-def load_model_file(path: Path) -> ModelSpec:
-    """Read and validate one model file; the file stem must equal its `name`."""
+def load_model_file(path: Path, providers: Sequence[str] | None = None) -> ModelSpec:
+    """Read and validate one model file; the file stem must equal its `name`.
+
+    `providers` (the registered provider names) is looked up when not given.
+    """
     path = Path(path)
     data, node = _read_yaml(path)
     if not isinstance(data, dict):
@@ -240,7 +250,7 @@ def load_model_file(path: Path) -> ModelSpec:
         )
     if spec.name == ALL_GROUP or spec.name == "human":
         raise RosterError(f"{path}: {spec.name!r} is reserved and cannot name a model")
-    providers = available_providers()
+    providers = available_providers() if providers is None else providers
     if spec.provider not in providers:
         raise RosterError(
             f"{path}:{_line_of(node, ('provider',))}: unknown provider {spec.provider!r}; "
@@ -260,11 +270,12 @@ def load_entries(
 ) -> dict[str, RosterEntry]:
     """Every model of the roster with the file it came from, sorted by name."""
     entries: dict[str, RosterEntry] = {}
+    providers = available_providers()
     for folder in roster_directories(kind, directory):
         if not folder.is_dir():
             raise RosterError(f"no {kind} folder at {folder}")
         for path in _model_files(folder):
-            spec = load_model_file(path)
+            spec = load_model_file(path, providers)
             entries[spec.name] = RosterEntry(spec=spec, path=path)
     return dict(sorted(entries.items()))
 

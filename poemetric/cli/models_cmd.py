@@ -1,0 +1,109 @@
+"""CLI commands: `poemetric models` lists the roster, `poemetric models show NAME` one model."""
+
+from __future__ import annotations
+
+import typer
+import yaml
+from rich.console import Console
+from rich.table import Table
+
+from poemetric.cli.app import app
+from poemetric.generation.roster import (
+    RosterError,
+    RosterKind,
+    list_models,
+    load_entries,
+    load_groups,
+    roster_directories,
+)
+
+models_app = typer.Typer(
+    help="The model roster: generators/ (or judges/ with --judges), one YAML file per model.",
+    no_args_is_help=False,
+    invoke_without_command=True,
+)
+app.add_typer(models_app, name="models")
+
+JudgesOption = typer.Option(False, "--judges", help="Judges (judges/) instead of generators.")
+
+
+def _kind(judges: bool) -> RosterKind:
+    return "judges" if judges else "generators"
+
+
+def _fail(error: Exception) -> typer.Exit:
+    typer.echo(f"error: {error}", err=True)
+    return typer.Exit(2)
+
+
+def _price(value: float) -> str:
+    return "-" if value == 0 else f"{value:g}"
+
+
+@models_app.callback()
+def models(
+    ctx: typer.Context,
+    group: str | None = typer.Option(
+        None, "--group", "-g", help="Only this group's models (e.g. paper30, open, thinking)."
+    ),
+    judges: bool = JudgesOption,
+) -> None:
+    """List models with provider, model id, groups, thinking and price (USD per million tokens)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    kind = _kind(judges)
+    try:
+        rows = list_models(kind, group)
+        groups = load_groups(kind)
+    except RosterError as error:
+        raise _fail(error) from error
+    title = f"{len(rows)} {'judges' if judges else 'models'}" + (
+        f" in group {group}" if group else ""
+    )
+    table = Table(title=title, show_edge=False, pad_edge=False)
+    table.add_column("name", no_wrap=True)
+    table.add_column("provider", no_wrap=True)
+    table.add_column("model id", no_wrap=True)
+    table.add_column("open", justify="center")
+    table.add_column("think", justify="center")
+    table.add_column("in $/M", justify="right")
+    table.add_column("out $/M", justify="right")
+    table.add_column("groups", overflow="fold")
+    for row in rows:
+        table.add_row(
+            row.name,
+            row.provider,
+            row.model,
+            "yes" if row.open_weights else "",
+            "yes" if row.thinking else "",
+            _price(row.input_per_mtok),
+            _price(row.output_per_mtok),
+            ", ".join(row.groups),
+        )
+    console = Console(highlight=False, soft_wrap=True)
+    console.print(table)
+    names = ", ".join(name for name in groups if name != "all")
+    console.print(f"groups: {names}; folders: {', '.join(map(str, roster_directories(kind)))}")
+
+
+@models_app.command("show")
+def show(
+    name: str = typer.Argument(..., help="Model name, e.g. gpt-4o."),
+    judges: bool = JudgesOption,
+) -> None:
+    """Print one model's resolved settings (defaults filled in, ${VAR} replaced)."""
+    kind = _kind(judges)
+    try:
+        entries = load_entries(kind)
+    except RosterError as error:
+        raise _fail(error) from error
+    if name not in entries:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(entries), n=3, cutoff=0.5)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise _fail(RosterError(f"unknown {kind[:-1]} {name!r}{hint}"))
+    entry = entries[name]
+    typer.echo(f"# {entry.path}")
+    data = entry.spec.model_dump(mode="json")
+    typer.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100).rstrip())

@@ -1,0 +1,248 @@
+"""The shipped roster, the roster loader's errors, model selection and `poemetric models`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import poemetric.cli.models_cmd  # noqa: F401 - registers `poemetric models` on the app
+from poemetric.cli.app import app
+from poemetric.generation.roster import (
+    RosterError,
+    get_model,
+    list_models,
+    load_groups,
+    load_model_file,
+    load_roster,
+    select_models,
+)
+from poemetric.paths import resource_path
+from poemetric.providers.registry import available_providers
+
+GOOD = """\
+name: tiny
+provider: openai-compatible
+model: tiny-model
+groups: [mine]
+base_url: http://127.0.0.1:9/v1
+settings:
+  max_tokens: 64
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_user_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("POEMETRIC_GENERATORS_DIR", raising=False)
+    monkeypatch.delenv("POEMETRIC_JUDGES_DIR", raising=False)
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# -- the shipped roster ---------------------------------------------------------------------------
+def test_shipped_roster_has_the_papers_30_models() -> None:
+    roster = load_roster()
+    groups = load_groups()
+    assert len(groups["paper30"]) == 30
+    assert set(groups["open"]) | set(groups["closed"]) == set(groups["paper30"])
+    assert not set(groups["open"]) & set(groups["closed"])
+    assert set(groups["thinking"]) | set(groups["non-thinking"]) == set(groups["paper30"])
+    assert groups["baselines"] == ["markov"]
+    assert set(roster) == set(groups["paper30"]) | {"markov"}
+    assert len(groups["open"]) == 20 and len(groups["thinking"]) == 6
+
+
+def test_shipped_groups_agree_with_model_files() -> None:
+    roster = load_roster()
+    groups = load_groups()
+    for name, members in groups.items():
+        assert len(members) == len(set(members)), name
+        assert set(members) <= set(roster), name
+        if name == "all":
+            continue
+        for member in members:
+            assert name in roster[member].groups, f"{member} is in {name} but does not say so"
+    for spec in roster.values():
+        for group in spec.groups:
+            assert spec.name in groups[group]
+        assert spec.thinking == (spec.name in groups["thinking"]) or spec.name == "markov"
+        assert spec.open_weights == (spec.name not in groups["closed"])
+
+
+def test_shipped_files_are_named_after_their_model() -> None:
+    for kind in ("generators", "judges"):
+        for path in sorted(resource_path(kind).glob("*.yaml")):
+            if path.stem == "groups":
+                continue
+            assert load_model_file(path).name == path.stem
+
+
+def test_shipped_models_are_runnable_as_declared() -> None:
+    providers = set(available_providers())
+    for spec in load_roster().values():
+        assert spec.provider in providers
+        if spec.provider == "vllm":
+            assert spec.vllm is not None, spec.name
+            assert spec.settings.max_tokens, f"{spec.name}: vLLM's default max_tokens is 16"
+            assert spec.vllm.max_model_len and spec.vllm.max_model_len > spec.settings.max_tokens
+            assert spec.pricing.input_per_mtok == 0
+        if spec.provider == "anthropic":
+            assert spec.settings.max_tokens, f"{spec.name}: Anthropic requires max_tokens"
+        if spec.provider == "openai-compatible":
+            assert spec.base_url and spec.api_key_env
+        if spec.provider in {"openai", "anthropic", "google"} and spec.name != "gemini-2.0-pro":
+            assert spec.pricing.output_per_mtok > 0, spec.name
+        assert spec.notes, f"{spec.name}: say where the price comes from"
+    claude = get_model("claude-3.7-sonnet")
+    assert claude.thinking and claude.settings.reasoning_budget_tokens
+    assert (
+        claude.settings.max_tokens
+        and claude.settings.max_tokens > claude.settings.reasoning_budget_tokens
+    )
+
+
+def test_shipped_judges() -> None:
+    judges = load_roster("judges")
+    assert {"gemini-2.5-pro", "gpt-4o", "deepseek-r1", "claude-3.7-sonnet", "local-openai"} <= set(
+        judges
+    )
+    assert load_groups("judges")["paper"] == ["gemini-2.5-pro"]
+
+
+def test_local_judge_reads_its_endpoint_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert load_roster("judges")["local-openai"].base_url == "http://127.0.0.1:8000/v1"
+    monkeypatch.setenv("POEMETRIC_LOCAL_BASE_URL", "http://gpu-node:9000/v1")
+    monkeypatch.setenv("POEMETRIC_LOCAL_MODEL", "my/model")
+    spec = load_roster("judges")["local-openai"]
+    assert spec.base_url == "http://gpu-node:9000/v1"
+    assert spec.model == "my/model"
+
+
+# -- selection ---------------------------------------------------------------------------------------
+def test_select_keeps_order_and_deduplicates() -> None:
+    names = [s.name for s in select_models("gpt-4o, qwen2.5 ,qwen2.5-7b-instruct,gpt-4o")]
+    assert names[0] == "gpt-4o"
+    assert names[1:] == load_groups()["qwen2.5"]
+
+
+def test_select_groups() -> None:
+    assert len(select_models("paper30")) == 30
+    assert [s.name for s in select_models("markov")] == ["markov"]
+    assert len(select_models("all")) == 31
+
+
+def test_select_unknown_name_suggests_close_matches() -> None:
+    with pytest.raises(
+        RosterError, match=r"unknown model or group 'gpt4o' \(did you mean 'gpt-4o'"
+    ):
+        select_models("gpt4o")
+    with pytest.raises(RosterError, match="always part of a run"):
+        select_models("human,gpt-4o")
+    with pytest.raises(RosterError, match="no models selected"):
+        select_models(" , ")
+
+
+# -- user folders and bad files ------------------------------------------------------------------------
+def test_user_folder_adds_and_overrides_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(tmp_path / "mine", "tiny.yaml", GOOD)
+    override = (
+        (resource_path("generators") / "gpt-4o.yaml")
+        .read_text()
+        .replace("model: gpt-4o-2024-08-06", "model: gpt-4o-2024-11-20")
+    )
+    _write(tmp_path / "mine", "gpt-4o.yaml", override)
+    _write(tmp_path / "mine", "groups.yaml", "favourites: [tiny, gpt-4o]\n")
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(tmp_path / "mine"))
+    roster = load_roster()
+    assert roster["tiny"].settings.max_tokens == 64
+    assert roster["gpt-4o"].model == "gpt-4o-2024-11-20"
+    assert [s.name for s in select_models("favourites")] == ["tiny", "gpt-4o"]
+    assert [s.name for s in select_models("mine")] == ["tiny"]  # joined through its own file
+    assert len(select_models("paper30")) == 30
+
+
+def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(tmp_path / "absent"))
+    with pytest.raises(RosterError, match="POEMETRIC_GENERATORS_DIR"):
+        load_roster()
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        (GOOD.replace("model: tiny-model", "model: tiny-model\ntemprature: 0.5"),
+         r"bad\.yaml:4: temprature: unknown key 'temprature'; allowed:"),
+        (GOOD.replace("  max_tokens: 64", "  max_tokens: 64\n  temprature: 0.5"),
+         r"bad\.yaml:8: settings\.temprature: unknown key 'temprature' \(did you mean 'temperature'\?\)"),
+        (GOOD.replace("  max_tokens: 64", "  max_tokens: -3"),
+         r"bad\.yaml:7: settings\.max_tokens: Input should be greater than or equal to 1"),
+        (GOOD.replace("name: tiny", "name: other"), r"bad\.yaml:1: name 'other' must equal the file name"),
+        (GOOD.replace("provider: openai-compatible", "provider: nonesuch"),
+         r"bad\.yaml:2: unknown provider 'nonesuch'"),
+        (GOOD + "model: again\n", r"bad\.yaml:\d+: invalid YAML: duplicate key 'model'"),
+        ("name: [unclosed\n", r"bad\.yaml:\d+: invalid YAML"),
+        ("- a list\n", r"bad\.yaml: expected a mapping"),
+        (GOOD.replace("provider: openai-compatible\n", ""), r"bad\.yaml:1: provider: Field required"),
+        (GOOD.replace("base_url: http://127.0.0.1:9/v1", "base_url: ${NOPE_NOT_SET}"),
+         r"bad\.yaml:5: base_url: environment variable NOPE_NOT_SET is not set"),
+        (GOOD + "notes: ${HOME}\n", r"bad\.yaml:\d+: notes: \$\{\.\.\.\} is only replaced in"),
+    ],
+)  # fmt: skip
+def test_bad_model_files_name_file_and_line(tmp_path: Path, text: str, pattern: str) -> None:
+    path = _write(tmp_path, "bad.yaml", text.replace("name: tiny", "name: bad", 1))
+    if "name: other" in text:
+        path.write_text(text)
+    with pytest.raises(RosterError, match=pattern):
+        load_model_file(path)
+
+
+def test_bad_groups_are_reported(tmp_path: Path) -> None:
+    _write(tmp_path, "tiny.yaml", GOOD)
+    _write(tmp_path, "groups.yaml", "mine2: [tiny, tinny]\n")
+    with pytest.raises(
+        RosterError,
+        match=r"groups\.yaml: group 'mine2' names unknown .* 'tinny' \(did you mean 'tiny'",
+    ):
+        load_groups(directory=tmp_path)
+    _write(tmp_path, "groups.yaml", "a: [b]\nb: [a]\n")
+    with pytest.raises(RosterError, match="cycle"):
+        load_groups(directory=tmp_path)
+    _write(tmp_path, "groups.yaml", "tiny: [tiny]\n")
+    with pytest.raises(RosterError, match="has the name of a model"):
+        load_groups(directory=tmp_path)
+
+
+def test_roster_from_a_directory(tmp_path: Path) -> None:
+    _write(tmp_path, "tiny.yaml", GOOD)
+    assert list(load_roster(directory=tmp_path)) == ["tiny"]
+    assert [row.name for row in list_models(directory=tmp_path)] == ["tiny"]
+    assert [s.name for s in select_models("all", directory=tmp_path)] == ["tiny"]
+
+
+# -- CLI ---------------------------------------------------------------------------------------------
+def test_models_cli_lists_and_shows() -> None:
+    runner = CliRunner()
+    listed = runner.invoke(app, ["models", "--group", "closed"], env={"COLUMNS": "200"})
+    assert listed.exit_code == 0, listed.output
+    assert "10 models in group closed" in listed.output
+    assert "claude-3-7-sonnet-20250219" in listed.output
+    judges = runner.invoke(app, ["models", "--judges"], env={"COLUMNS": "200"})
+    assert judges.exit_code == 0 and "local-openai" in judges.output
+    shown = runner.invoke(app, ["models", "show", "qwen2.5-72b-instruct"])
+    assert shown.exit_code == 0, shown.output
+    assert "tensor_parallel_size: 4" in shown.output
+    assert "generators/qwen2.5-72b-instruct.yaml" in shown.output
+    unknown = runner.invoke(app, ["models", "show", "gpt-4oo"])
+    assert unknown.exit_code == 2 and "did you mean" in unknown.output
+    bad_group = runner.invoke(app, ["models", "--group", "nope"])
+    assert bad_group.exit_code == 2 and "unknown group 'nope'" in bad_group.output
