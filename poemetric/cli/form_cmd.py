@@ -1,5 +1,139 @@
-"""CLI commands: form (being written)."""
+"""`poemetric form`: rule-based form checks (files, one poem, or a run's generations)."""
 
 from __future__ import annotations
 
-from poemetric.cli.app import app  # noqa: F401
+import sys
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from poemetric.cli.app import app
+from poemetric.cli.options import RunOption
+from poemetric.form import adapters
+from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
+from poemetric.form.io import FormInputError, check_file
+from poemetric.form.parsing import end_word, parse_poem
+
+form_app = typer.Typer(
+    help="Rule-based form checks: metre, rhyme and the fixed-form rules of the seven forms.",
+    no_args_is_help=True,
+)
+app.add_typer(form_app, name="form")
+console = Console()
+err_console = Console(stderr=True)
+
+ThresholdOption = typer.Option(
+    DEFAULT_THRESHOLD, "--threshold", "-t", min=0.0, max=1.0, help="Pass mark for every score."
+)
+
+
+@form_app.command("check")
+def check_command(
+    input_path: Path = typer.Argument(..., help="CSV or JSONL with content/text, form, meter, rhyme."),
+    output: Path = typer.Option(..., "--output", "-o", help="JSONL file to write, one line per row."),
+    threshold: float = ThresholdOption,
+) -> None:
+    """Check every row of a CSV/JSONL file; bad rows get an `error`, never stop the run."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with output.open("w", encoding="utf-8") as handle:
+            summary = check_file(input_path, handle, threshold=threshold)
+    except FormInputError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    table = Table(title=f"Form check of {input_path} -> {output}")
+    table.add_column("form")
+    table.add_column("passed", justify="right")
+    table.add_column("checked", justify="right")
+    table.add_column("rate", justify="right")
+    for form in sorted(summary.total):
+        total, passed = summary.total[form], summary.passed[form]
+        table.add_row(form, str(passed), str(total), f"{passed / total:.2f}")
+    console.print(table)
+    console.print(f"{summary.rows} rows, {summary.errors} with errors (see the `error` field)")
+
+
+@form_app.command("scan")
+def scan_command(
+    file: str = typer.Argument("-", help="Poem text file, or - for standard input."),
+    form: str = typer.Option(..., "--form", "-f", help="ballad, ghazal, limerick, pantoum, sestina, sonnet or villanelle."),
+    meter: str | None = typer.Option(None, "--meter", "-m", help="e.g. 'iambic pentameter'."),
+    rhyme: str | None = typer.Option(None, "--rhyme", help="e.g. 'ABAB CDCD EFEF GG'."),
+    threshold: float = ThresholdOption,
+) -> None:
+    """Show one poem line by line (syllables, scansion, fit, end word) with the verdict."""
+    if file == "-":
+        text = sys.stdin.read()
+    else:
+        path = Path(file)
+        if not path.is_file():
+            err_console.print(f"[red]error:[/red] {path}: no such file")
+            raise typer.Exit(2)
+        text = path.read_text(encoding="utf-8-sig")
+    result = check_poem(text, form, meter, rhyme, threshold=threshold)
+    poem = parse_poem(text)
+    spec = None
+    try:
+        spec = adapters.parse_meter(meter) if meter else None
+    except adapters.MeterError:
+        spec = None
+    if spec is None and result.form == "sonnet":
+        spec = adapters.MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
+    letters = _line_letters(poem.lines, rhyme)
+    table = Table(title=f"{result.form}" + (f", {meter}" if meter else "") + (f", {rhyme}" if rhyme else ""))
+    for column in ("#", "line", "syl", "scansion", "fit", "end word", "rhyme"):
+        table.add_column(column, justify="right" if column in {"#", "syl", "fit"} else "left")
+    for i, line in enumerate(poem.lines):
+        fit = (
+            f"{adapters.meter_fit(line, spec.foot, spec.feet):.2f}"
+            if spec is not None and not spec.beats
+            else str(adapters.beats(line)) + "b"
+        )
+        table.add_row(
+            str(i + 1), line, str(adapters.syllables(line)), adapters.scansion(line), fit,
+            end_word(line), letters[i] if i < len(letters) else "",
+        )
+    console.print(table)
+    colour = "green" if result.passed else "red"
+    console.print(f"[{colour}]{result.summary}[/{colour}]")
+    for issue in result.explanation:
+        lines = ",".join(map(str, issue.lines))
+        console.print(f"  [{issue.constraint}]" + (f" lines {lines}:" if lines else "") + f" {issue.detail}")
+    if result.error:
+        raise typer.Exit(1)
+
+
+def _line_letters(lines: tuple[str, ...], rhyme: str | None) -> str:
+    """The inferred rhyme letter of each line (shown next to the requested pattern)."""
+    from poemetric.form.rhyme import infer_scheme
+
+    return infer_scheme([end_word(line) for line in lines], window=6)
+
+
+@form_app.command("run")
+def run_command(
+    run: Path = RunOption,
+    threshold: float = ThresholdOption,
+    force: bool = typer.Option(False, "--force", help="Re-check rows already checked by this version."),
+) -> None:
+    """Form-check every successful generation of a run (the pipeline's form stage)."""
+    from poemetric.form.stage import run_form_stage
+    from poemetric.store.db import RunStore, StoreError
+
+    try:
+        store = RunStore(run, create=False)
+    except StoreError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    with store:
+        report = run_form_stage(store, threshold=threshold, force=force)
+    table = Table(title=f"Form checks in {run}")
+    for column in ("author", "passed", "checked", "rate"):
+        table.add_column(column, justify="left" if column == "author" else "right")
+    for author in sorted(report.total_by_author):
+        total = report.total_by_author[author]
+        table.add_row(author, str(report.passed_by_author[author]), str(total), f"{report.pass_rate(author):.2f}")
+    console.print(table)
+    console.print(f"checked {report.checked}, skipped {report.skipped} (already checked), errors {report.errors}")

@@ -12,6 +12,7 @@ from enum import Enum
 from functools import lru_cache
 
 from poemetric.form import meter
+from poemetric.form.phonetics import pronunciations
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
 
 
@@ -22,15 +23,17 @@ class Rhyme(str, Enum):
     PERFECT = "perfect"
     SLANT = "slant"
     EYE = "eye"
+    NEAR = "near"  # assonance or consonance only (folk-ballad rhyme), found by `near_rhyme`
     NONE = "none"
 
 
 #: Credit a rhyme class earns towards a required rhyme.
 RHYME_CREDIT: dict[Rhyme, float] = {
     Rhyme.PERFECT: 1.0,
-    Rhyme.IDENTICAL: 0.8,
+    Rhyme.IDENTICAL: 0.6,
     Rhyme.SLANT: 0.75,
     Rhyme.EYE: 0.5,
+    Rhyme.NEAR: 0.55,
     Rhyme.NONE: 0.0,
 }
 
@@ -38,10 +41,50 @@ RHYME_CREDIT: dict[Rhyme, float] = {
 @lru_cache(maxsize=262144)
 def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
     """Rhyme class of two end words (order does not matter), from `poemetric.form.rhyme`."""
-    return _KIND_TO_RHYME[classify_rhyme(word_a, word_b).name]
+    kind = _KIND_TO_RHYME[classify_rhyme(word_a, word_b).name]
+    if kind is Rhyme.NONE and near_rhyme(word_a, word_b):
+        return Rhyme.NEAR
+    return kind
 
 
 _KIND_TO_RHYME = {kind.name: Rhyme[kind.name] for kind in RhymeKind}
+_REDUCED = {"AH": "@", "IH": "@", "UH": "@", "ER": "@R"}
+
+
+def _last_syllables(phones: str) -> tuple[str, str, str, tuple[str, ...]]:
+    """(last stressed vowel, its coda, last vowel reduced if unstressed, final coda)."""
+    parts = phones.split()
+    vowel_positions = [i for i, p in enumerate(parts) if p[-1].isdigit()]
+    if not vowel_positions:
+        return "", "", "", ()
+    stressed = [i for i in vowel_positions if parts[i][-1] in "12"] or vowel_positions
+    s = stressed[-1]
+    last = vowel_positions[-1]
+    last_vowel = parts[last][:-1]
+    if parts[last][-1] == "0":
+        last_vowel = _REDUCED.get(last_vowel, last_vowel)
+    coda = tuple(parts[last + 1 :])
+    stressed_coda = " ".join(p for p in parts[s + 1 :] if not p[-1].isdigit())
+    return parts[s][:-1], stressed_coda, last_vowel, coda
+
+
+@lru_cache(maxsize=262144)
+def near_rhyme(word_a: str, word_b: str) -> bool:
+    """Assonance (same last stressed vowel: keep/speak) or consonance of the final syllable
+    (apple/shovel, mind/attend): the looser rhymes of folk ballads and ghazal qafias."""
+    if not word_a or not word_b:
+        return False
+    for pa in pronunciations(word_a):
+        for pb in pronunciations(word_b):
+            va, ca, la, fa = _last_syllables(pa)
+            vb, cb, lb, fb = _last_syllables(pb)
+            if not va or not vb:
+                continue
+            if va == vb and len(ca.split()) <= 2 and len(cb.split()) <= 2:
+                return True
+            if fa and fa == fb and (la == lb or len(fa) >= 2):
+                return True
+    return False
 
 
 # -- metre ----------------------------------------------------------------------------------------

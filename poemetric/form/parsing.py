@@ -125,7 +125,12 @@ def words_of(line: str) -> list[str]:
 def end_word(line: str) -> str:
     """The last word of a line, lower-cased, without punctuation ('' when there is none)."""
     found = _WORD.findall(line)
-    return found[-1].lower().replace("’", "'") if found else ""
+    if not found:
+        return ""
+    word = found[-1].lower().replace("’", "'").replace("æ", "ae").replace("œ", "oe")
+    if not word.isascii():
+        word = unicodedata.normalize("NFKD", word).encode("ascii", "ignore").decode("ascii")
+    return word
 
 
 class PatternError(ValueError):
