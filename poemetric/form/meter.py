@@ -52,6 +52,11 @@ FOOT_TYPES: tuple[str, ...] = tuple(FOOT_PATTERNS)
 FIT_SCALE = 0.5
 # A line "fits" a requested meter when its fit is at least this (calibrated in docs/meter.md).
 FIT_CUTOFF = 0.5
+# In a poem, a line is read with the poem's typical number of feet when that costs at most this
+# much more than its own best reading (poets keep line length; mixed-length stanzas still win).
+TYPICAL_LENGTH_MARGIN = 0.6
+# Weight of the per-foot prior when lines vote for a poem's foot (many lines make it less needed).
+POEM_PRIOR_WEIGHT = 0.0
 
 
 @dataclass(frozen=True)
@@ -192,29 +197,46 @@ def beat_pattern_fit(line: str, beats: int, foot: str | None = None) -> float:
     return best
 
 
+def _prefer_typical_length(scan: LineScan, foot: str, feet: int | None) -> LineScan:
+    """Re-read a line with the poem's typical number of feet unless that costs clearly more."""
+    if feet is None or scan.template is None or scan.template.feet == feet:
+        return scan
+    typical = scan_line(scan.line, foot, feet)
+    return typical if typical.cost <= scan.cost + TYPICAL_LENGTH_MARGIN else scan
+
+
 def _nonblank(lines: Iterable[str]) -> list[str]:
     return [line for line in lines if line.strip()]
 
 
 def scan_poem(lines: Sequence[str]) -> PoemMeter:
-    """Dominant meter of a poem: majority foot (ties by total cost), then the typical feet."""
+    """Dominant meter of a poem: the majority foot (ties: lower total cost), then typical feet.
+
+    Each line is then read in that foot, preferring the poem's typical number of feet when
+    that costs at most TYPICAL_LENGTH_MARGIN more (poets keep their line length).
+    """
     text_lines = _nonblank(lines)
     if not text_lines:
         return PoemMeter(None, None, (), ())
     votes: Counter[str] = Counter()
     totals: dict[str, float] = dict.fromkeys(FOOT_TYPES, 0.0)
     for line in text_lines:
-        best = scan_line(line)
-        if best.template is not None:
-            votes[best.template.foot] += 1
+        costs = {
+            name: scan_line(line, name).cost + POEM_PRIOR_WEIGHT * GRAMMARS[name].prior
+            for name in FOOT_TYPES
+        }
+        best = min(FOOT_TYPES, key=lambda name: costs[name])
+        if math.isfinite(costs[best]):
+            votes[best] += 1
         for name in FOOT_TYPES:
-            totals[name] += min(scan_line(line, name).cost, 50.0)
+            totals[name] += min(costs[name], 50.0)
     if not votes:
         return PoemMeter(None, None, (), tuple(0.0 for _ in text_lines))
     foot = min(FOOT_TYPES, key=lambda name: (-votes[name], totals[name]))
-    scans = tuple(scan_line(line, foot) for line in text_lines)
-    feet_counts = Counter(s.template.feet for s in scans if s.template is not None)
+    free_scans = [scan_line(line, foot) for line in text_lines]
+    feet_counts = Counter(s.template.feet for s in free_scans if s.template is not None)
     feet = feet_counts.most_common(1)[0][0] if feet_counts else None
+    scans = tuple(_prefer_typical_length(scan, foot, feet) for scan in free_scans)
     fits = tuple(line_fit(line, foot, feet) for line in text_lines)
     return PoemMeter(foot, feet, scans, fits, dict(votes))
 

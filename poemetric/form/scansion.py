@@ -44,12 +44,33 @@ MAX_FEET = 8
 
 # (cost when the syllable sits in a w position, cost when it sits in an s position)
 STRESS_COSTS: dict[str, tuple[float, float]] = {
+    "N": (0.4, 0.0),  # monosyllabic content word right before another stress (old MAN)
     "S": (1.5, 0.0),
     "U": (0.0, 0.8),
     "T": (0.25, 0.1),
     "P": (0.6, 0.0),
     "M": (0.5, 0.0),
     "F": (0.0, 0.35),
+}
+
+# Cost of choosing a shorter (or, for -ed, longer) syllabification than the dictionary's.
+ELISION_COSTS: dict[str, float] = {
+    "slur": 0.3,
+    "syncope": 0.7,
+    "synaloepha": 0.8,
+    "sounded -ed": 0.9,
+}
+
+# The line's last syllable: a stressed syllable there is hard to hear as weak (feminine endings
+# are unstressed), so demoting it costs more.
+FINAL_STRESS_COSTS: dict[str, tuple[float, float]] = {
+    "N": (1.2, 0.0),
+    "S": (2.0, 0.0),
+    "U": (0.0, 0.8),
+    "T": (0.6, 0.1),
+    "P": (0.9, 0.0),
+    "M": (1.2, 0.0),
+    "F": (0.3, 0.35),
 }
 
 _LOCAL_FUNCTION_WORDS = frozenset(
@@ -180,10 +201,10 @@ _LOCAL_FUNCTION_WORDS = frozenset(
 
 
 def is_function_word(word: str) -> bool:
-    """Whether `word` is a grammatical (function) word; uses the phonetics module's list when present."""
+    """Whether `word` is a grammatical (function) word: the phonetics module's list plus ours."""
     key = phonetics.normalize_word(word)
-    if _shared_is_function_word is not None:
-        return bool(_shared_is_function_word(key))
+    if _shared_is_function_word is not None and _shared_is_function_word(key):
+        return True
     return key in _LOCAL_FUNCTION_WORDS
 
 
@@ -213,15 +234,6 @@ class WordOption:
     note: str | None = None
 
 
-def _spelled_syllables(word: str) -> int:
-    """Syllable estimate from spelling for forms CMUdict lacks (heav'n, lov'd, o'er)."""
-    letters = word.replace("'", "")
-    count = len(_VOWEL_GROUP.findall(letters))
-    if letters.endswith("e") and not letters.endswith(("le", "ee")) and count > 1:
-        count -= 1
-    return count
-
-
 def _classes_from_stress(stress: str, function: bool) -> str:
     if len(stress) == 1:
         return "F" if function else "M"
@@ -236,25 +248,36 @@ def _classes_from_stress(stress: str, function: bool) -> str:
     return "".join(out)
 
 
-def _syncope_variants(phones: str) -> list[str]:
-    """Stress strings with one weak unstressed vowel dropped (heaven -> heav'n, power -> pow'r)."""
+def _syncope_variants(phones: str) -> list[tuple[str, str]]:
+    """Stress strings with one weak unstressed vowel dropped, with the kind of elision.
+
+    ``slur``: a weak vowel right after another vowel or gliding into one (power -> pow'r,
+    flower, being, Assyrian, -ious); ``syncope``: a schwa-like vowel before r/l/n/m or
+    between consonants (heaven -> heav'n, every -> ev'ry, wandering -> wand'ring).
+    """
     items = phones.split()
-    vowel_idx = [i for i, p in enumerate(items) if p[:-1] in _VOWEL_PHONES]
-    if len(vowel_idx) < 2:
-        return []
+    vowel_idx = [i for i, p in enumerate(items) if p[-1].isdigit()]
+    if len(vowel_idx) < 2 or len(vowel_idx) == len(items):
+        return []  # one syllable, or a spelling-based guess with no consonants to reason about
     stress = [items[i][-1] for i in vowel_idx]
     variants = []
     for k, i in enumerate(vowel_idx):
-        phone = items[i]
-        if phone[-1] != "0" or phone[:-1] not in {"AH", "ER", "IH", "IY", "UW"}:
+        vowel, digit = items[i][:-1], items[i][-1]
+        if digit != "0" or vowel not in {"AH", "ER", "IH", "IY", "UW"}:
             continue
         before = items[i - 1] if i > 0 else ""
         after = items[i + 1] if i + 1 < len(items) else ""
-        glide = phone[:-1] in {"IY", "UW"} and after[:-1] in _VOWEL_PHONES  # -ian, -ious
-        hiatus = before[:-1] in _VOWEL_PHONES  # power, being, violet
-        weak = phone[:-1] in {"AH", "ER", "IH"} and (after in {"R", "L", "N", "M"} or after == "")
-        if glide or hiatus or (weak and phone[:-1] != "IH") or (phone[:-1] == "ER" and after):
-            variants.append("".join(stress[:k] + stress[k + 1 :]))
+        before_vowel = before[-1:].isdigit() and not before.startswith("ER")
+        after_vowel = after[-1:].isdigit()
+        shorter = "".join(stress[:k] + stress[k + 1 :])
+        if (vowel in {"IY", "UW", "IH"} and after_vowel) or (before_vowel and vowel == "ER"):
+            variants.append((shorter, "slur"))  # Assyrian, glorious; power, flower, fire
+        elif before_vowel:
+            variants.append((shorter, "syncope"))  # being, violet, joyous
+        elif (k > 0 and vowel in {"AH", "ER"} and after in {"R", "L", "N", "M"}) or (
+            k > 0 and vowel == "ER" and (after_vowel or not after)
+        ):
+            variants.append((shorter, "syncope"))
     return variants
 
 
@@ -286,48 +309,28 @@ def _single_word_options(word: str) -> tuple[WordOption, ...]:
         if classes not in options or options[classes].cost > cost:
             options[classes] = WordOption(classes, cost, note)
 
-    if "'" in key and not _in_dictionary(key):
-        count = _spelled_syllables(key)
-        base = _apostrophe_stress(key, count)
-        add(base, 0.0, "elision" if count else "elided")
+    if not _VOWEL_GROUP.search(key):
+        add("", 0.0, "elided")  # th', t'
     else:
-        for phones in phonetics.pronunciations(key):
+        prons = phonetics.pronunciations(key)
+        longest = max(phonetics.syllable_count(p) for p in prons)
+        for phones in prons:
             stress = phonetics.stress_pattern(phones)
             add(stress, 0.0)
-            for shorter in _syncope_variants(phones):
-                add(shorter, 0.45, "syncope")
+            if len(stress) == longest and "'" not in key:
+                for shorter, kind in _syncope_variants(phones):
+                    add(shorter, ELISION_COSTS[kind], kind)
     accented_ed = word.lower().endswith(("èd", "éd"))
     if key.endswith("ed") and not key.endswith(("eed", "'d")) and len(key) > 3:
         for classes in list(options):
             if options[classes].cost == 0.0 and classes:
                 stress = "".join("1" if c in "SMP" else "2" if c == "T" else "0" for c in classes)
-                add(stress + "0", 0.0 if accented_ed else 0.9, "sounded -ed")
+                add(
+                    stress + "0",
+                    0.0 if accented_ed else ELISION_COSTS["sounded -ed"],
+                    "sounded -ed",
+                )
     return tuple(sorted(options.values(), key=lambda o: o.cost))
-
-
-@lru_cache(maxsize=65536)
-def _in_dictionary(key: str) -> bool:
-    import pronouncing
-
-    return bool(pronouncing.phones_for_word(key))
-
-
-def _apostrophe_stress(key: str, count: int) -> str:
-    """Stress digits for an apostrophe form: borrow the stress of a restored spelling if known."""
-    if count == 0:
-        return ""
-    stem = key.replace("'", "")
-    for restored in (key.replace("'", "e"), stem, key.replace("'", "i"), key.replace("'", "o")):
-        if _in_dictionary(restored):
-            stress = phonetics.stress_pattern(phonetics.pronunciations(restored)[0])
-            if len(stress) == count:
-                return stress
-            if len(stress) > count:
-                drop = stress.find("0") if "0" in stress else len(stress) - 1
-                shorter = stress[:drop] + stress[drop + 1 :]
-                if len(shorter) == count:
-                    return shorter
-    return "1" + "0" * (count - 1)
 
 
 def _ends_in_vowel_sound(word: str) -> bool:
@@ -351,8 +354,16 @@ def line_options(line: str) -> tuple[tuple[str, ...], tuple[tuple[WordOption, ..
         if nxt is not None and _ends_in_vowel_sound(word) and _starts_with_vowel_sound(nxt):
             for opt in list(opts):
                 if opt.classes and opt.classes[-1] in "UF" and opt.cost == 0.0:
-                    opts.append(WordOption(opt.classes[:-1], 0.5, "synaloepha"))
+                    opts.append(
+                        WordOption(opt.classes[:-1], ELISION_COSTS["synaloepha"], "synaloepha")
+                    )
         per_word.append(tuple(opts))
+    for i in range(len(per_word) - 1):
+        # phrase stress: of two adjacent stressed monosyllables the first yields (old MAN)
+        if any(o.classes[:1] in ("S", "M") for o in per_word[i + 1]):
+            per_word[i] = tuple(
+                WordOption("N", o.cost, o.note) if o.classes == "M" else o for o in per_word[i]
+            )
     return tuple(words), tuple(per_word)
 
 
@@ -404,7 +415,11 @@ GRAMMARS: dict[str, FootGrammar] = {
         "sww",
         first=(("wsww", 0.8, "anacrusis"), ("sw", 0.5, "trochee"), ("wsw", 1.1, "anacrusis")),
         inner=(("sw", 0.5, "trochee"),),
-        catalectic=(("sw", 0.1, "catalexis"), ("s", 0.2, "catalexis")),
+        catalectic=(
+            ("sw", 0.1, "catalexis"),
+            ("s", 0.2, "catalexis"),
+            ("sws", 0.3, "cretic ending"),
+        ),
         endings=(),
         prior=0.2,
     ),
@@ -518,15 +533,18 @@ def decode(options: tuple[tuple[WordOption, ...], ...], machine: Automaton) -> D
     arcs = machine.arcs
     # layer: state -> (cost, backpointer); backpointer = (prev_state, option, labels, vars, prev)
     layer: dict[int, tuple[float, Any]] = {machine.start: (0.0, None)}
-    for word_opts in options:
+    last_word = len(options) - 1
+    for word_index, word_opts in enumerate(options):
         nxt: dict[int, tuple[float, Any]] = {}
         for state, (base_cost, back) in layer.items():
             for opt in word_opts:
                 frontier: dict[int, tuple[float, str, tuple[str, ...]]] = {
                     state: (base_cost + opt.cost, "", ())
                 }
-                for cls in opt.classes:
-                    costs = STRESS_COSTS[cls]
+                final_syllable = len(opt.classes) - 1 if word_index == last_word else -1
+                for syllable, cls in enumerate(opt.classes):
+                    table = FINAL_STRESS_COSTS if syllable == final_syllable else STRESS_COSTS
+                    costs = table[cls]
                     stepped: dict[int, tuple[float, str, tuple[str, ...]]] = {}
                     for st, (cost, labels, variations) in frontier.items():
                         for arc in arcs[st]:
