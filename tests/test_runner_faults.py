@@ -93,9 +93,26 @@ def test_retries_exhausted_leave_an_error_row(tmp_path: Path) -> None:
         assert row["status"] == "error" and "503" in row["error"]
 
 
-def test_batch_option_without_batch_api_runs_concurrently(tmp_path: Path) -> None:
-    store = prepared_store(tmp_path, poems=2)
-    with OpenAIServer(api_key=TEST_KEY) as server:
-        spec = openai_spec(server.base_url)
-        report = run_generation(store, [spec], options=dataclasses.replace(FAST, batch=False))
-        assert report.models[0].mode == "async" and report.models[0].ok == 2
+@pytest.mark.parametrize("batch", [False, True])
+def test_anthropic_protocol_with_overload_and_batches(tmp_path: Path, batch: bool) -> None:
+    from poemetric.providers.base import ModelSpec
+    from poemetric.testing.servers import AnthropicServer
+
+    store = prepared_store(tmp_path, poems=3)
+    faults = [Fault.overloaded(), Fault.rate_limited(0.1)]
+    with AnthropicServer(faults=faults, api_key=TEST_KEY, batch_polls_in_progress=1) as server:
+        spec = ModelSpec.model_validate(
+            {
+                **openai_spec(server.base_url, name="claude").model_dump(),
+                "provider": "anthropic",
+                "model": "claude-test",
+            }
+        )
+        options = dataclasses.replace(FAST, batch=batch, batch_poll_s=0.01)
+        report = run_generation(store, [spec], options=options)
+        model = report.models[0]
+        assert model.ok == 3 and report.errors == 0
+        assert model.mode == ("batch-api" if batch else "async")
+        rows = generation_rows(store, "claude")
+        assert {r["status"] for r in rows} == {"ok"} and all(r["poem"] for r in rows)
+        assert all((r["batch_id"] is not None) == batch for r in rows)

@@ -17,6 +17,7 @@ runner then, per model:
 from __future__ import annotations
 
 import asyncio
+import json
 import multiprocessing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -119,8 +120,6 @@ class ModelRun:
         text = to_json(data)
         if not self.redactor.contains_secret(text):
             return data
-        import json
-
         return dict(json.loads(self.redactor(text)))
 
 
@@ -230,7 +229,7 @@ def run_stage(
     inline = [s for s in specs if s not in isolated]
 
     async def main(progress: Progress) -> list[ModelReport]:
-        runs: list[tuple[ModelRun, Provider | None, list[Job]]] = []
+        runs: list[tuple[ModelRun, list[Job]]] = []
         for spec in inline:
             jobs, statuses = jobs_for(spec)
             model_report, cached, pending = plan_model(store, spec, jobs, statuses, options)
@@ -246,9 +245,9 @@ def run_stage(
             _add_estimates(run, pending)
             if not options.dry_run:
                 pending = pending + replay_cached(run, cached)
-            runs.append((run, None, pending))
+            runs.append((run, pending))
         if options.dry_run:
-            return [run.report for run, _, _ in runs]
+            return [run.report for run, _ in runs]
 
         async def one(run: ModelRun, pending: list[Job]) -> None:
             if not pending:
@@ -261,8 +260,8 @@ def run_stage(
             finally:
                 await provider.aclose()
 
-        await asyncio.gather(*(one(run, pending) for run, _, pending in runs))
-        return [run.report for run, _, _ in runs]
+        await asyncio.gather(*(one(run, pending) for run, pending in runs))
+        return [run.report for run, _ in runs]
 
     with progress_display(options, console) as progress:
         report.models.extend(asyncio.run(main(progress)))
