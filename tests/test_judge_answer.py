@@ -54,7 +54,14 @@ MESSY = {
     "'8': 0, '9': \"No simile or metaphor is used.\", '10': 3, '11': 'Competent but flat.', "
     "'12': 2, '13': 'The rhymes feel mechanical.',}",
     "scores as strings with labels": json.dumps(
-        {**CLEAN, "1": "4 - Agree", "2": "5 (Strongly agree)", "3": "3", "8": "0 - N/A (No literary devices are used)", "12": "2/5"}
+        {
+            **CLEAN,
+            "1": "4 - Agree",
+            "2": "5 (Strongly agree)",
+            "3": "3",
+            "8": "0 - N/A (No literary devices are used)",
+            "12": "2/5",
+        }
     ),
     "Q-prefixed and dotted keys": json.dumps(
         {f"Q{k}" if int(k) % 2 else f"{k}.": v for k, v in CLEAN.items()}
@@ -62,11 +69,11 @@ MESSY = {
     "integer keys (python literal)": "{"
     + ", ".join(f"{k}: {json.dumps(v)}" for k, v in CLEAN.items())
     + "}",
-    "bare unquoted keys": "{"
-    + ", ".join(f"Q{k}: {json.dumps(v)}" for k, v in CLEAN.items())
-    + "}",
+    "bare unquoted keys": "{" + ", ".join(f"Q{k}: {json.dumps(v)}" for k, v in CLEAN.items()) + "}",
     "nested under answers": json.dumps({"answers": CLEAN, "note": "done"}),
-    "likert labels only": json.dumps({**CLEAN, "1": "Agree", "2": "Strongly agree", "10": "Neutral"}),
+    "likert labels only": json.dumps(
+        {**CLEAN, "1": "Agree", "2": "Strongly agree", "10": "Neutral"}
+    ),
     "floats that are whole": json.dumps({**CLEAN, "1": 4.0}),
     "N/A word for imagery-style item": json.dumps({**CLEAN, "8": "N/A"}),
     "markdown bold scores": json.dumps({**CLEAN, "1": "**4**"}),
@@ -88,7 +95,10 @@ def test_last_complete_object_wins_over_an_earlier_draft() -> None:
 
 def test_comment_values_are_kept_verbatim() -> None:
     text = json.dumps({**CLEAN, "13": "  Feels like “Frost”, {braces} and all.  "})
-    assert parse_judge_response(text).comment_human_authorship == "Feels like “Frost”, {braces} and all."
+    assert (
+        parse_judge_response(text).comment_human_authorship
+        == "Feels like “Frost”, {braces} and all."
+    )
 
 
 @pytest.mark.parametrize(

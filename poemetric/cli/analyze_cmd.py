@@ -18,10 +18,13 @@ from poemetric.analysis.recipes import RecipeError
 from poemetric.analysis.stats import CIMethod
 from poemetric.cli.app import app
 from poemetric.cli.options import JudgeOption, RunOption
-from poemetric.judge.answer import DIMENSIONS
 from poemetric.store import RunStore, StoreError
 
 console = Console()
+
+#: Summary columns: group averages (per-dimension means are in RUN/analysis/dimension_scores.*).
+PARTS = ("basic", "advanced", "quality", "appraisal")
+PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
 
 
 def _open(run: Path) -> RunStore:
@@ -40,7 +43,10 @@ def _fmt(value: object, digits: int = 2) -> str:
 
 def _summary_table(result: AnalysisResult) -> Table:
     """Authors x (form check, lexical, judge dimensions, POEMetric score)."""
-    table = Table(title="POEMetric summary (means; judge scores 1-5)", header_style="bold")
+    table = Table(
+        title="POEMetric summary (means; judge scores 1-5; score = POEMetric ranking score)",
+        header_style="bold",
+    )
     frames: dict[str, pd.DataFrame] = {}
     if "form_checks" in result.tables:
         frames["form"] = result.tables["form_checks"].set_index("author")
@@ -48,18 +54,18 @@ def _summary_table(result: AnalysisResult) -> Table:
     scores = result.tables.get("dimension_scores")
     groups = result.tables.get("group_scores")
     judges = sorted(scores["judge"].unique()) if scores is not None else []
-    table.add_column("author")
+    table.add_column("author", no_wrap=True)
     if judges and len(judges) > 1:
         table.add_column("judge")
     table.add_column("poems", justify="right")
     if "form" in frames:
         table.add_column("form pass", justify="right")
     table.add_column("MATTR", justify="right")
-    table.add_column("repet.", justify="right")
-    for dimension in DIMENSIONS if judges else ():
-        table.add_column(dimension.short_label, justify="right")
+    table.add_column("rep.", justify="right")
+    for part in PARTS if judges else ():
+        table.add_column(PART_HEADERS[part], justify="right")
     if judges:
-        table.add_column("POEMetric", justify="right", style="bold")
+        table.add_column("score", justify="right", style="bold")
     for author in lexical.index:
         base = [str(author)]
         style = "bold dark_orange" if author == "human" else None
@@ -73,16 +79,10 @@ def _summary_table(result: AnalysisResult) -> Table:
                 row.append(_fmt(form.at[author, "pass_rate"]) if author in form.index else "–")
             row.append(_fmt(lexical.at[author, "mattr_mean"], 3))
             row.append(_fmt(lexical.at[author, "repetition_all_mean"]))
-            if judge is not None and scores is not None and groups is not None:
-                mine = scores[(scores["judge"] == judge) & (scores["author"] == author)]
-                means = dict(zip(mine["dimension"], mine["mean"], strict=True))
-                row += [_fmt(means.get(d.key, math.nan)) for d in DIMENSIONS]
-                total = groups[
-                    (groups["judge"] == judge)
-                    & (groups["author"] == author)
-                    & (groups["part"] == "poemetric")
-                ]
-                row.append(_fmt(float(total["mean"].iloc[0])) if len(total) else "–")
+            if judge is not None and groups is not None:
+                mine = groups[(groups["judge"] == judge) & (groups["author"] == author)]
+                means = dict(zip(mine["part"], mine["mean"], strict=True))
+                row += [_fmt(means.get(part, math.nan)) for part in (*PARTS, "poemetric")]
             table.add_row(*row, style=style)
     return table
 

@@ -1,0 +1,221 @@
+"""Per-author aggregation, expert ratings and agreement on a hand-filled run store."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from poemetric.analysis import ExpertRatingsError, analyze_run, load_expert_ratings
+from poemetric.analysis.data import load_run_data
+from poemetric.analysis.scores import dimension_scores, group_scores
+from poemetric.judge import DIMENSION_KEYS
+from poemetric.store import RunStore
+
+BASE = dict.fromkeys(DIMENSION_KEYS, 3)
+
+
+def _fill(store: RunStore) -> None:
+    """Two prompts (sonnet, ballad); authors human and bot; hand-chosen scores."""
+    template = store.add_template("t", "Write a {form}.")
+    store.add_poems([
+        {"poem_id": "p1", "dataset": "t", "position": 0, "form": "sonnet",
+         "content": "the moon over the sea", "record": "{}"},
+        {"poem_id": "p2", "dataset": "t", "position": 1, "form": "ballad",
+         "content": "a road in the rain", "record": "{}"},
+    ])  # fmt: skip
+    store.add_prompts([
+        {"prompt_id": f"q{i}", "poem_id": f"p{i}", "template_hash": template, "text": "x"}
+        for i in (1, 2)
+    ])  # fmt: skip
+    poems = {
+        ("human", "p1"): "the moon over the sea",
+        ("human", "p2"): "a road in the rain",
+        ("bot", "p1"): "the sea the sea the moon",
+        ("bot", "p2"): "rain rain bright road",
+    }
+    for (author, poem_id), text in poems.items():
+        store.save_generation({"generation_id": f"{author}-{poem_id}", "prompt_id": f"q{poem_id[1]}",
+                               "poem_id": poem_id, "author": author, "status": "ok", "poem": text})  # fmt: skip
+    store.save_generation({"generation_id": "bot-failed", "prompt_id": "q1", "poem_id": "p1",
+                           "author": "bot", "sample_index": 1, "status": "error", "error": "timeout"})  # fmt: skip
+    judgments = [
+        # (generation, sample, overrides)
+        ("human-p1", 0, {"form": 5, "overall_quality": 5, "imagery": 4}),
+        ("human-p2", 0, {"form": 3, "overall_quality": 4, "imagery": 0}),
+        ("bot-p1", 0, {"form": 4, "overall_quality": 2, "imagery": 0, "literary_devices": 0}),
+        ("bot-p1", 1, {"form": 2, "overall_quality": 2, "imagery": 0, "literary_devices": 4}),
+        ("bot-p2", 0, {"form": 4, "overall_quality": 3, "imagery": 2}),
+    ]
+    for generation_id, sample, overrides in judgments:
+        store.save_judgment({"judgment_id": f"{generation_id}-{sample}", "generation_id": generation_id,
+                             "judge": "j", "sample_index": sample, "status": "ok", **BASE, **overrides})  # fmt: skip
+    store.save_judgment({"judgment_id": "bad", "generation_id": "bot-p2", "judge": "j",
+                         "sample_index": 2, "status": "error", "error": "unparseable"})  # fmt: skip
+    for generation_id, passed, score in [("human-p1", 1, 0.9), ("human-p2", 1, 0.8),
+                                         ("bot-p1", 0, 0.5), ("bot-p2", None, None)]:  # fmt: skip
+        store.save_form_check({"generation_id": generation_id, "checker_version": "t",
+                               "passed": passed, "form_score": score})  # fmt: skip
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> RunStore:
+    with RunStore(tmp_path / "run") as run_store:
+        _fill(run_store)
+        yield run_store
+
+
+def _cell(frame: pd.DataFrame, author: str, dimension: str, column: str) -> float:
+    row = frame[(frame["author"] == author) & (frame["dimension"] == dimension)]
+    assert len(row) == 1
+    return float(row.iloc[0][column])
+
+
+def test_dimension_means_average_samples_and_exclude_na(store: RunStore) -> None:
+    data = load_run_data(store)
+    assert any("1 generation(s) failed" in note for note in data.notes)
+    assert any("1 judgment(s) failed" in note for note in data.notes)
+    scores = dimension_scores(data.judgments)
+    assert list(scores["author"].unique()) == ["human", "bot"]
+    # bot-p1 samples 4 and 2 average to 3; bot-p2 says 4 -> mean 3.5 over 2 poems.
+    assert _cell(scores, "bot", "form", "mean") == pytest.approx(3.5)
+    assert _cell(scores, "bot", "form", "n") == 2
+    # imagery: bot-p1 is N/A in both samples -> excluded; only bot-p2 (2) counts.
+    assert _cell(scores, "bot", "imagery", "mean") == pytest.approx(2.0)
+    assert _cell(scores, "bot", "imagery", "na_share") == pytest.approx(0.5)
+    # literary devices: bot-p1 samples 0 (N/A) and 4 -> 4; bot-p2 3 -> mean 3.5, no N/A poem.
+    assert _cell(scores, "bot", "literary_devices", "mean") == pytest.approx(3.5)
+    assert _cell(scores, "bot", "literary_devices", "na_share") == 0
+    assert _cell(scores, "human", "overall_quality", "mean") == pytest.approx(4.5)
+    assert _cell(scores, "human", "overall_quality", "sd") == pytest.approx(0.70710678)
+    # t interval with 1 df: mean +- 12.706 * sd / sqrt(2)
+    assert _cell(scores, "human", "overall_quality", "ci_high") == pytest.approx(
+        4.5 + 12.7062 * 0.5, abs=1e-3
+    )
+    assert math.isnan(_cell(scores, "human", "form", "na_share"))
+
+
+def test_dimension_scores_by_form_and_groups(store: RunStore) -> None:
+    data = load_run_data(store)
+    by_form = dimension_scores(data.judgments, by_form=True)
+    human_sonnet = by_form[(by_form["author"] == "human") & (by_form["poem_form"] == "sonnet")
+                           & (by_form["dimension"] == "form")]  # fmt: skip
+    assert float(human_sonnet["mean"].iloc[0]) == 5
+    groups = group_scores(data.judgments).set_index(["author", "part"])["mean"]
+    # human basic: p1 (5+3)/2 = 4, p2 (3+3)/2 = 3 -> 3.5
+    assert groups[("human", "basic")] == pytest.approx(3.5)
+    assert groups[("human", "quality")] == pytest.approx(4.5)
+    # poemetric = mean over poems of mean(basic, advanced, quality)
+    p1 = (4 + (3 + 3 + 3 + 3 + 4 + 3) / 6 + 5) / 3
+    p2 = (3 + (3 + 3 + 3 + 3 + 3) / 5 + 4) / 3
+    assert groups[("human", "poemetric")] == pytest.approx((p1 + p2) / 2)
+
+
+def test_analyze_run_tables_and_files(store: RunStore, tmp_path: Path) -> None:
+    result = analyze_run(store)
+    checks = result.table("form_checks").set_index("author")
+    assert checks.at["human", "pass_rate"] == 1.0
+    assert checks.at["bot", "n"] == 1 and checks.at["bot", "n_unchecked"] == 1
+    lexical = result.table("lexical").set_index("author")
+    # bot-p1 "the sea the sea the moon": all 6 tokens in the original; bot-p2: rain rain road of 4.
+    assert lexical.at["bot", "repetition_all_mean"] == pytest.approx((1.0 + 3 / 4) / 2)
+    written = result.write(tmp_path / "out")
+    names = {p.name for p in written}
+    assert {
+        "dimension_scores.csv",
+        "dimension_scores.tex",
+        "dimension_scores.md",
+        "NOTES.txt",
+    } <= names
+    tex = (tmp_path / "out" / "dimension_scores.tex").read_text()
+    assert "\\toprule" in tex and "overall\\_quality" in tex
+    md = (tmp_path / "out" / "form_checks.md").read_text()
+    assert md.splitlines()[2].startswith("| author |")
+
+
+def test_judge_filter_and_unknown_judge(store: RunStore) -> None:
+    with pytest.raises(ValueError, match="no judgments by judge 'nobody'"):
+        analyze_run(store, judge="nobody")
+
+
+def _write_experts(path: Path, rows: list[dict[str, object]]) -> Path:
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_expert_ratings_agreement(store: RunStore, tmp_path: Path) -> None:
+    judge_p1 = {**BASE, "form": 4, "overall_quality": 5, "imagery": 4}
+    rows = [
+        {"expert": "e1", "generation_id": "human-p1", **judge_p1},  # identical to the judge
+        {"expert": "e2", "generation_id": "human-p1", **judge_p1, "form": 5, "overall_quality": 4},
+        {"expert": "e1", "poem_id": "p1", "author": "bot", **BASE, "form": 3, "overall_quality": 2,
+         "imagery": 0, "literary_devices": 0},
+        {"expert": "e2", "poem_id": "p2", "author": "bot", **BASE, "overall_quality": 1, "imagery": ""},
+    ]  # fmt: skip
+    path = _write_experts(tmp_path / "experts.csv", rows)
+    result = analyze_run(store, experts=path, n_boot=20)
+    agreement = result.table("agreement").set_index("item")
+    assert set(agreement.index) == {*DIMENSION_KEYS, "all"}
+    # overall quality pairs (expert, judge): (5,5) (4,5) (2,2) (1,3) -> 2 of 4 agree.
+    assert agreement.at["overall_quality", "pao"] == pytest.approx(0.5)
+    assert agreement.at["overall_quality", "n_pairs"] == 4
+    assert agreement.at["all", "n_pairs"] == 39  # 40 item ratings, one blank
+    assert (
+        agreement.at["all", "pao_ci_low"]
+        <= agreement.at["all", "pao"]
+        <= agreement.at["all", "pao_ci_high"]
+    )
+    discrimination = result.table("discrimination").set_index("rater")
+    assert discrimination.at["experts", "mean"] == pytest.approx((5 + 4 + 2 + 1) / 4)
+    # judge: human-p1 5, bot-p1 2 and 2 (two samples), bot-p2 3
+    assert discrimination.at["j", "mean"] == pytest.approx((5 + 2 + 2 + 3) / 4)
+    assert set(result.table("agreement_by_expert")["expert"]) == {"e1", "e2"}
+    experts = result.table("expert_scores")
+    assert _cell(experts, "human", "form", "mean") == pytest.approx(4.5)
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"expert": "e1", "generation_id": "nope", **BASE}, "experts.csv:2: generation_id 'nope'"),
+        (
+            {"expert": "e1", "generation_id": "bot-p1", **BASE, "theme": 0},
+            "experts.csv:2: theme = '0' is outside 1-5",
+        ),
+        (
+            {"expert": "e1", "generation_id": "bot-p1", **BASE, "imagery": 7},
+            "imagery = '7' is outside 0-5",
+        ),
+        (
+            {"expert": "e1", "generation_id": "bot-p1", **BASE, "form": "good"},
+            "form = 'good' is not a number",
+        ),
+        ({"expert": "", "generation_id": "bot-p1", **BASE}, "empty expert id"),
+        (
+            {"expert": "e1", "poem_id": "p9", "author": "bot", **BASE},
+            "no successful generation for poem_id='p9'",
+        ),
+    ],
+)
+def test_bad_expert_rows_name_file_and_line(
+    store: RunStore, tmp_path: Path, row: dict[str, object], message: str
+) -> None:
+    path = _write_experts(tmp_path / "experts.csv", [row])
+    with pytest.raises(ExpertRatingsError, match=message.replace("(", r"\(")):
+        load_expert_ratings(path, store)
+
+
+def test_expert_csv_missing_columns_and_duplicates(store: RunStore, tmp_path: Path) -> None:
+    path = _write_experts(tmp_path / "experts.csv", [{"rater": "e1", "form": 3}])
+    with pytest.raises(ExpertRatingsError, match="missing column"):
+        load_expert_ratings(path, store)
+    row = {"expert": "e1", "generation_id": "bot-p1", **BASE}
+    path = _write_experts(tmp_path / "experts.csv", [row, row])
+    with pytest.raises(
+        ExpertRatingsError,
+        match=re.escape("experts.csv:3: expert 'e1' rated poem bot-p1 already on line 2"),
+    ):
+        load_expert_ratings(path, store)
