@@ -156,7 +156,18 @@ def speed(stanzas: Sequence[Stanza], repeats: int) -> None:
         for a, b in pairs:
             rhyme.classify_rhyme(a, b)
         warm_rates.append(len(pairs) / (time.perf_counter() - start))
+    scheme_rates = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for stanza in stanzas:
+            rhyme.infer_scheme(stanza.words, window=MAX_DISTANCE)
+            rhyme.check_rhyme_pattern(stanza.words, "ABAB", stanza_local=True)
+        scheme_rates.append(len(stanzas) / (time.perf_counter() - start))
     print(f"classify_rhyme cold (empty caches, CMUdict loaded): {cold:,.0f} pairs/s")
+    print(
+        f"infer_scheme + check_rhyme_pattern per stanza (cached): best {max(scheme_rates):,.0f}"
+        f" stanzas/s, worst {min(scheme_rates):,.0f} stanzas/s"
+    )
     print(
         f"classify_rhyme cached: best {max(warm_rates):,.0f} pairs/s, "
         f"worst {min(warm_rates):,.0f} pairs/s over {repeats} runs of {len(pairs):,} pairs"

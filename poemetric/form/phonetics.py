@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 
 import pronouncing
 
@@ -270,6 +270,7 @@ _VOICELESS = frozenset({"P", "T", "K", "F", "TH"})
 _SIBILANTS = frozenset({"S", "Z", "SH", "ZH", "CH", "JH"})
 
 
+@lru_cache(maxsize=1 << 18)
 def normalize_word(word: str) -> str:
     """Lower-case spelling with quotes, diacritics and outer punctuation removed.
 
@@ -319,6 +320,7 @@ def in_dictionary(word: str) -> bool:
 def clear_lookup_cache() -> None:
     """Forget cached dictionary routes (pronunciations() has its own cache_clear)."""
     _lookup.cache_clear()
+    normalize_word.cache_clear()
 
 
 def _cmu(key: str) -> tuple[str, ...]:
@@ -400,30 +402,40 @@ def _drop_ed_syllable(phones: str) -> str:
     return re.sub(r" (IH0|AH0) D$", " D", phones)
 
 
-def _spelling_variants(key: str) -> list[str]:
-    """Modern spellings an older spelling may stand for (tried in order)."""
-    variants: list[str] = []
-    rules = (
-        (r"ie$", "y"),
+_SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"ie$", "y"),  # majestie
         (r"ye$", "y"),
         (r"y$", "ie"),
-        (r"ck$", "c"),
-        (r"([^aeiou])\1$", r"\1"),
-        (r"([bcdfgklmnprt])e$", r"\1"),
-        (r"^v([^aeiou])", r"u\1"),
-        (r"([aeiou])u([aeiou])", r"\1v\2"),
-        (r"y", "i"),
+        (r"ck$", "c"),  # publick
+        (r"([^aeiou])\1$", r"\1"),  # untill
+        (r"([bcdfgklmnprstvz])e$", r"\1"),  # olde
+        (r"^v([^aeiou])", r"u\1"),  # vnto
+        (r"([aeiou])u([aeiour])", r"\1v\2"),  # haue, reuiue
+        (r"^i([aeiou])", r"j\1"),  # ioy
+        (r"y", "i"),  # wyse
         (r"i", "y"),
         (r"our$", "or"),
         (r"yng$", "ing"),
-        (r"ll$", "l"),
-        (r"([aeiou][^aeiou])$", r"\1e"),
+        (r"([aeiou][^aeiou])$", r"\1e"),  # ston -> stone
+        (r"z", "s"),  # surprize
+        (r"ence$", "ense"),  # offence
+        (r"f", "s"),  # long s printed as f: praife
     )
-    for pattern, replacement in rules:
-        variant = re.sub(pattern, replacement, key, count=1)
-        if variant != key:
-            variants.append(variant)
-    return variants
+)
+
+
+def _spelling_variants(key: str) -> list[str]:
+    """Modern spellings an older spelling may stand for (single rules, then pairs of rules)."""
+    single = [rule.sub(replacement, key) for rule, replacement in _SPELLING_RULES]
+    single = [variant for variant in dict.fromkeys(single) if variant != key]
+    double = [
+        rule.sub(replacement, variant)
+        for variant in single
+        for rule, replacement in _SPELLING_RULES
+    ]
+    return list(dict.fromkeys([*single, *(v for v in double if v != key)]))
 
 
 def _add_suffix(phones: str, suffix: str) -> str:

@@ -32,7 +32,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from poemetric.form.phonetics import clear_lookup_cache as phonetics_lookup_cache_clear
 from poemetric.form.phonetics import normalize_word, pronunciations
@@ -98,7 +98,7 @@ _LAST_RIME = re.compile(r"[aeiouy]+[^aeiouy]*$")
 
 def _spelled_rime(word: str) -> str:
     """Letters from the last vowel group on, treating a final silent ``e`` as part of the rime."""
-    letters = re.sub(r"[^a-z]", "", word.replace("è", "e"))
+    letters = re.sub(r"([a-z])\1", r"\1", re.sub(r"[^a-z]", "", word.replace("è", "e")))
     if letters.endswith("e") and len(letters) > 3 and letters[-2] not in "aeiouy":
         match = _LAST_RIME.search(letters[:-1])
         return (match.group(0) + "e") if match else letters
@@ -129,6 +129,7 @@ def _match_normalized(key_a: str, key_b: str) -> RhymeMatch:
 def clear_caches() -> None:
     """Forget cached pronunciations and pair verdicts (for benchmarks and calibration)."""
     _match_normalized.cache_clear()
+    classify_rhyme.cache_clear()
     compare_pronunciations.cache_clear()
     pronunciations.cache_clear()
     phonetics_lookup_cache_clear()
@@ -143,8 +144,9 @@ def rhyme_match(word_a: str, word_b: str) -> RhymeMatch:
     return match
 
 
+@lru_cache(maxsize=1 << 20)
 def classify_rhyme(word_a: str, word_b: str) -> RhymeKind:
-    """Strongest rhyme relation between two words over all their pronunciations."""
+    """Strongest rhyme relation between two words over all their pronunciations (cached)."""
     key_a, key_b = sorted((normalize_word(word_a), normalize_word(word_b)))
     return _match_normalized(key_a, key_b).kind
 
@@ -228,14 +230,20 @@ def check_rhyme_pattern(
         expected, n_expected, stanza_local=stanza_local, stanza_sizes=stanza_sizes
     )
 
+    floor = RhymeKind.EYE if allow_slant else RhymeKind.PERFECT
+
+    def describe(first: int, second: int) -> str:
+        return rhyme_match(end_words[first], end_words[second]).describe(
+            end_words[first], end_words[second]
+        )
+
     def required(first: int, second: int) -> tuple[bool, str]:
-        match = rhyme_match(end_words[first], end_words[second])
-        ok = rhymes(end_words[first], end_words[second], allow_slant=allow_slant)
-        return ok, match.describe(end_words[first], end_words[second])
+        ok = classify_rhyme(end_words[first], end_words[second]) >= floor
+        return ok, "" if ok else describe(first, second)
 
     def forbidden(first: int, second: int) -> tuple[bool, str]:
-        match = rhyme_match(end_words[first], end_words[second])
-        return match.kind >= RhymeKind.PERFECT, match.describe(end_words[first], end_words[second])
+        bad = classify_rhyme(end_words[first], end_words[second]) >= RhymeKind.PERFECT
+        return bad, describe(first, second) if bad else ""
 
     return match_pattern(
         n_lines,

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 _TOKEN = re.compile(r"[^\W\d_][0-9'′]*")
 UNCONSTRAINED = "X"
@@ -77,6 +78,11 @@ def parse_pattern(pattern: str) -> list[str]:
 
     Raises ValueError naming the offending text when the pattern has other characters.
     """
+    return list(_parse_pattern(pattern))
+
+
+@lru_cache(maxsize=4096)
+def _parse_pattern(pattern: str) -> tuple[str, ...]:
     compact = re.sub(r"\s+", "", pattern)
     tokens = _TOKEN.findall(compact)
     if "".join(tokens) != compact:
@@ -84,7 +90,7 @@ def parse_pattern(pattern: str) -> list[str]:
         raise ValueError(
             f"rhyme pattern {pattern!r} has characters that are not letters: {leftover!r}"
         )
-    return [token[0].upper() for token in tokens]
+    return tuple(token[0].upper() for token in tokens)
 
 
 def group_sizes(scheme: str) -> list[int]:
@@ -141,14 +147,16 @@ def match_pattern(
     forbids = forbids or rhymes
     checks: list[PairCheck] = []
     required = required_ok = forbidden = forbidden_ok = 0
+    seen: dict[tuple[int, str], list[int]] = {}
     for second, (tile, letter) in enumerate(expected):
         if letter == UNCONSTRAINED:
             continue
-        earlier = [first for first in range(second) if expected[first] == (tile, letter)]
+        earlier = seen.setdefault((tile, letter), [])
         if earlier:
             required += 1
             if second >= n_lines:
                 checks.append(PairCheck(earlier[-1], second, True, False, "line missing"))
+                earlier.append(second)
                 continue
             outcome, detail = False, ""
             for first in reversed(earlier):
@@ -159,6 +167,7 @@ def match_pattern(
                 detail = detail or why
             required_ok += outcome
             checks.append(PairCheck(earlier[-1], second, True, outcome, detail))
+        earlier.append(second)
         for first in range(max(0, second - window), second):
             other_tile, other_letter = expected[first]
             if other_tile != tile or other_letter in (letter, UNCONSTRAINED) or second >= n_lines:

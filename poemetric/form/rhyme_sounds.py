@@ -119,6 +119,7 @@ CATEGORY_RELATION: dict[str, SoundRelation] = {
     "both_unstressed_final": SoundRelation.SLANT,
     "r_coloured_vowel": SoundRelation.SLANT,
     "unstressed_schwa_final": SoundRelation.SLANT,
+    "unstressed_schwa_final_tense": SoundRelation.NONE,  # precision 0.45
     "coda_voicing": SoundRelation.SLANT,
     "coda_nasal": SoundRelation.NONE,
     "coda_place": SoundRelation.NONE,
@@ -143,10 +144,17 @@ def _is_vowel(phone: str) -> bool:
 
 
 def _comparable(rime: list[str]) -> list[str]:
-    """Rime without stress; post-tonic schwa-like vowels merged into '@'."""
+    """Rime without stress; post-tonic schwa-like vowels merged into '@'.
+
+    A vowel followed by unstressed ``ER`` is read as vowel + ``R`` (``fire`` F AY1 ER0 rhymes
+    with ``ire`` AY1 R: the same word is spoken with one or two syllables).
+    """
     if not rime:
         return []
-    return [_strip(rime[0])] + ["@" if p in _SCHWAS else _strip(p) for p in rime[1:]]
+    tail = ["@" if p in _SCHWAS else _strip(p) for p in rime[1:]]
+    if tail[:1] == ["ER"] and rime[1] == "ER0":
+        tail[0] = "R"
+    return [_strip(rime[0]), *tail]
 
 
 def _rime_from(phones: list[str], stresses: str) -> list[str]:
@@ -209,9 +217,7 @@ def rime_category(phones_a: str, phones_b: str) -> str | None:
     ):
         return "secondary_stress"
     weak = _weak_final_category(split_a, split_b)
-    if weak is not None:
-        return weak
-    found: list[str] = []
+    found: list[str] = [weak] if weak else []
     for option_a in dict.fromkeys(map(tuple, (rime_a, secondary_a))):
         for option_b in dict.fromkeys(map(tuple, (rime_b, secondary_b))):
             category = _vowel_coda_category(list(option_a), list(option_b))
@@ -236,16 +242,18 @@ def _weak_final_category(split_a: list[str], split_b: list[str]) -> str | None:
     )
     if full and plain_a == plain_b:
         return "both_unstressed_final" if weak_a and weak_b else "unstressed_final"
-    if plain_weak == ["IY"] and other == ["AY"]:
+    if plain_weak[0] == "IY" and other[0] == "AY" and plain_weak[1:] == other[1:]:
         return "y_as_ai"
     if (
         unstressed[0] in _SCHWAS
         and len(unstressed) > 1
         and stress_a != stress_b
-        and other[0] in _LAX
         and other[1:] == plain_weak[1:]
     ):
-        return "unstressed_schwa_final"
+        if other[0] in _LAX:
+            return "unstressed_schwa_final"
+        polysyllable = len([p for p in (split_a if a_is_weaker else split_b) if _is_vowel(p)]) > 1
+        return "unstressed_schwa_final_tense" if polysyllable else None
     return None
 
 
