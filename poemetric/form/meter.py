@@ -49,7 +49,7 @@ FEET_BY_NAME: dict[str, int] = {name: n for n, name in FEET_NAMES.items()}
 FEET_BY_NAME.update({"alexandrine": 6, "fourteener": 7, "septenary": 7})
 FOOT_TYPES: tuple[str, ...] = tuple(FOOT_PATTERNS)
 # Scale turning cost per foot into a 0-1 fit: fit = exp(-cost / (FIT_SCALE * feet)).
-FIT_SCALE = 0.5
+FIT_SCALE = 0.6
 # A line "fits" a requested meter when its fit is at least this (calibrated in docs/meter.md).
 FIT_CUTOFF = 0.5
 # In a poem, a line is read with the poem's typical number of feet when that costs at most this

@@ -66,7 +66,7 @@ ELISION_COSTS: dict[str, float] = {
 FINAL_STRESS_COSTS: dict[str, tuple[float, float]] = {
     "N": (1.2, 0.0),
     "S": (2.0, 0.0),
-    "U": (0.0, 0.8),
+    "U": (0.0, 0.4),  # final promotion is common: tem-per-ATE, me-lo-DY
     "T": (0.6, 0.1),
     "P": (0.9, 0.0),
     "M": (1.2, 0.0),
@@ -406,7 +406,7 @@ GRAMMARS: dict[str, FootGrammar] = {
     "anapestic": FootGrammar(
         "wws",
         first=(("ws", 0.15, "iamb"), ("s", 1.0, "headless")),
-        inner=(("ws", 0.6, "iamb"),),
+        inner=(("ws", 1.0, "iamb"),),
         catalectic=(),
         endings=(("w", 0.3, "feminine ending"), ("ww", 0.6, "double feminine ending")),
         prior=0.2,
