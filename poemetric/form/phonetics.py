@@ -29,6 +29,13 @@ from functools import cache, lru_cache
 import pronouncing
 
 from poemetric.form.letter_to_sound import guess_pronunciations
+from poemetric.form.phonetic_tables import (
+    CONTRACTIONS,
+    FUNCTION_WORDS,
+    PREFIXES,
+    SPELLING_RULES,
+    SUFFIXES,
+)
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
 _LIGATURES = str.maketrans(
@@ -37,235 +44,7 @@ _LIGATURES = str.maketrans(
 _OUTER_JUNK = re.compile(r"^[^a-zè']+|[^a-zè']+$")
 _ALLOWED = re.compile(r"[^a-zè'\-]")
 
-# Poetic contractions and archaic forms whose pronunciation CMUdict lacks or gets wrong.
-_CONTRACTIONS: dict[str, tuple[str, ...]] = {
-    "o'er": ("OW1 R", "AO1 R"),
-    "e'er": ("EH1 R",),
-    "ne'er": ("N EH1 R",),
-    "where'er": ("W EH2 R EH1 R",),
-    "whene'er": ("W EH2 N EH1 R",),
-    "whate'er": ("W AH2 T EH1 R",),
-    "howe'er": ("HH AW2 EH1 R",),
-    "e'en": ("IY1 N",),
-    "e'enin": ("IY1 V N IH0 N",),
-    "'tis": ("T IH1 Z",),
-    "tis": ("T IH1 Z",),
-    "'twas": ("T W AH1 Z",),
-    "'twere": ("T W ER1",),
-    "'twill": ("T W IH1 L",),
-    "'twould": ("T W UH1 D",),
-    "'gainst": ("G EH1 N S T",),
-    "'neath": ("N IY1 TH",),
-    "'tween": ("T W IY1 N",),
-    "'twixt": ("T W IH1 K S T",),
-    "'mid": ("M IH1 D",),
-    "'midst": ("M IH1 D S T",),
-    "th'": ("DH",),
-    "th": ("DH",),
-    "thro'": ("TH R UW1",),
-    "thro": ("TH R UW1",),
-    "tho'": ("DH OW1",),
-    "tho": ("DH OW1",),
-    "i'": ("IH0",),
-    "o'": ("AH0",),
-    "ope": ("OW1 P",),
-    "oft": ("AO1 F T",),
-    "ere": ("EH1 R",),
-    "eke": ("IY1 K",),
-    "wot": ("W AA1 T",),
-    "twas": ("T W AH1 Z",),
-}
 
-_FUNCTION_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "this",
-        "that",
-        "these",
-        "those",
-        "my",
-        "thy",
-        "his",
-        "her",
-        "its",
-        "our",
-        "your",
-        "their",
-        "thine",
-        "mine",
-        "i",
-        "me",
-        "we",
-        "us",
-        "you",
-        "ye",
-        "thou",
-        "thee",
-        "he",
-        "him",
-        "she",
-        "it",
-        "they",
-        "them",
-        "who",
-        "whom",
-        "whose",
-        "which",
-        "what",
-        "and",
-        "or",
-        "nor",
-        "but",
-        "if",
-        "as",
-        "than",
-        "so",
-        "yet",
-        "for",
-        "though",
-        "tho",
-        "although",
-        "because",
-        "while",
-        "when",
-        "where",
-        "whence",
-        "whither",
-        "then",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "with",
-        "from",
-        "into",
-        "onto",
-        "upon",
-        "unto",
-        "o'er",
-        "over",
-        "under",
-        "through",
-        "thro",
-        "thro'",
-        "till",
-        "until",
-        "up",
-        "down",
-        "out",
-        "off",
-        "about",
-        "above",
-        "below",
-        "beneath",
-        "near",
-        "after",
-        "before",
-        "against",
-        "among",
-        "amid",
-        "is",
-        "am",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "art",
-        "wast",
-        "wert",
-        "hath",
-        "has",
-        "have",
-        "had",
-        "having",
-        "do",
-        "does",
-        "did",
-        "doth",
-        "dost",
-        "didst",
-        "shall",
-        "shalt",
-        "will",
-        "wilt",
-        "would",
-        "should",
-        "could",
-        "can",
-        "canst",
-        "may",
-        "mayst",
-        "might",
-        "must",
-        "not",
-        "no",
-        "'tis",
-        "'twas",
-        "th'",
-        "th",
-        "o",
-        "oh",
-        "ah",
-        "all",
-        "such",
-        "own",
-    ]
-)
-
-_SUFFIXES: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    # (suffix, stem endings to try in place of it, phones to add: '@S' plural/-s rule,
-    #  '@D' past -ed rule, else literal phones)
-    ("'s", ("",), "@S"),
-    ("s'", ("s",), ""),
-    ("ies", ("y", "ie"), "@S"),
-    ("es", ("", "e"), "@S"),
-    ("s", ("",), "@S"),
-    ("ied", ("y",), "@D"),
-    ("ed", ("", "e", "@double"), "@D"),
-    ("'d", ("", "e", "@double"), "@D"),
-    ("d", ("", "e"), "@D"),
-    ("ing", ("", "e", "@double"), "IH0 NG"),
-    ("in'", ("", "e", "@double"), "IH0 N"),
-    ("eth", ("", "e", "@double"), "IH0 TH"),
-    ("'th", ("", "e"), "TH"),
-    ("est", ("", "e", "@double"), "IH0 S T"),
-    ("'st", ("", "e"), "S T"),
-    ("st", ("e",), "S T"),
-    ("iest", ("y",), "IY0 IH0 S T"),
-    ("ier", ("y",), "IY0 ER0"),
-    ("iness", ("y",), "IY0 N AH0 S"),
-    ("ily", ("y",), "AH0 L IY0"),
-    ("ly", ("", "le"), "L IY0"),
-    ("ness", ("",), "N AH0 S"),
-    ("less", ("",), "L AH0 S"),
-    ("ful", ("",), "F AH0 L"),
-    ("ment", ("",), "M AH0 N T"),
-    ("er", ("", "e", "@double"), "ER0"),
-    ("y", ("", "e", "@double"), "IY0"),
-)
-_PREFIXES: tuple[tuple[str, str], ...] = (
-    ("un", "AH0 N"),
-    ("re", "R IY0"),
-    ("dis", "D IH0 S"),
-    ("mis", "M IH0 S"),
-    ("in", "IH0 N"),
-    ("im", "IH0 M"),
-    ("be", "B IH0"),
-    ("en", "EH0 N"),
-    ("em", "EH0 M"),
-    ("over", "OW1 V ER0"),
-    ("under", "AH1 N D ER0"),
-    ("out", "AW1 T"),
-    ("fore", "F AO1 R"),
-    ("up", "AH1 P"),
-    ("self", "S EH1 L F"),
-)
 _VOICELESS = frozenset({"P", "T", "K", "F", "TH"})
 _SIBILANTS = frozenset({"S", "Z", "SH", "ZH", "CH", "JH"})
 
@@ -285,9 +64,9 @@ def normalize_word(word: str) -> str:
     ).replace("\0", "è")
     text = _ALLOWED.sub("", text).strip("-")
     stripped = _OUTER_JUNK.sub("", text)
-    if text.startswith("'") and "'" + stripped.lstrip("'") in _CONTRACTIONS:
+    if text.startswith("'") and "'" + stripped.lstrip("'") in CONTRACTIONS:
         return "'" + stripped.lstrip("'")
-    if text.endswith("'") and stripped.rstrip("'") + "'" in _CONTRACTIONS:
+    if text.endswith("'") and stripped.rstrip("'") + "'" in CONTRACTIONS:
         return stripped.rstrip("'") + "'"
     if text.endswith("in'") and len(stripped) > 4:
         return stripped.rstrip("'") + "'"
@@ -296,7 +75,7 @@ def normalize_word(word: str) -> str:
 
 def is_function_word(word: str) -> bool:
     """True for articles, pronouns, prepositions, auxiliaries, conjunctions (stress optional)."""
-    return normalize_word(word) in _FUNCTION_WORDS
+    return normalize_word(word) in FUNCTION_WORDS
 
 
 @cache
@@ -314,7 +93,7 @@ def pronunciations(word: str) -> tuple[str, ...]:
 def in_dictionary(word: str) -> bool:
     """True when CMUdict (or the contraction table) knows the normalised word directly."""
     key = normalize_word(word)
-    return key in _CONTRACTIONS or bool(_cmu(key.replace("è", "e")))
+    return key in CONTRACTIONS or bool(_cmu(key.replace("è", "e")))
 
 
 def clear_lookup_cache() -> None:
@@ -330,8 +109,8 @@ def _cmu(key: str) -> tuple[str, ...]:
 @cache
 def _lookup(key: str) -> tuple[str, ...]:
     """Dictionary-backed pronunciations of a normalised key; () when all dictionary routes fail."""
-    if key in _CONTRACTIONS:
-        return _CONTRACTIONS[key]
+    if key in CONTRACTIONS:
+        return CONTRACTIONS[key]
     if "-" in key:
         return _join_parts(key)
     if "è" in key:
@@ -402,38 +181,12 @@ def _drop_ed_syllable(phones: str) -> str:
     return re.sub(r" (IH0|AH0) D$", " D", phones)
 
 
-_SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), replacement)
-    for pattern, replacement in (
-        (r"ie$", "y"),  # majestie
-        (r"ye$", "y"),
-        (r"y$", "ie"),
-        (r"ck$", "c"),  # publick
-        (r"([^aeiou])\1$", r"\1"),  # untill
-        (r"([bcdfgklmnprstvz])e$", r"\1"),  # olde
-        (r"^v([^aeiou])", r"u\1"),  # vnto
-        (r"([aeiou])u([aeiour])", r"\1v\2"),  # haue, reuiue
-        (r"^i([aeiou])", r"j\1"),  # ioy
-        (r"y", "i"),  # wyse
-        (r"i", "y"),
-        (r"our$", "or"),
-        (r"yng$", "ing"),
-        (r"([aeiou][^aeiou])$", r"\1e"),  # ston -> stone
-        (r"z", "s"),  # surprize
-        (r"ence$", "ense"),  # offence
-        (r"f", "s"),  # long s printed as f: praife
-    )
-)
-
-
 def _spelling_variants(key: str) -> list[str]:
     """Modern spellings an older spelling may stand for (single rules, then pairs of rules)."""
-    single = [rule.sub(replacement, key) for rule, replacement in _SPELLING_RULES]
+    single = [rule.sub(replacement, key) for rule, replacement in SPELLING_RULES]
     single = [variant for variant in dict.fromkeys(single) if variant != key]
     double = [
-        rule.sub(replacement, variant)
-        for variant in single
-        for rule, replacement in _SPELLING_RULES
+        rule.sub(replacement, variant) for variant in single for rule, replacement in SPELLING_RULES
     ]
     return list(dict.fromkeys([*single, *(v for v in double if v != key)]))
 
@@ -452,7 +205,7 @@ def _add_suffix(phones: str, suffix: str) -> str:
 
 
 def _morphology(key: str) -> tuple[str, ...]:
-    for suffix, stem_endings, added in sorted(_SUFFIXES, key=lambda rule: -len(rule[0])):
+    for suffix, stem_endings, added in sorted(SUFFIXES, key=lambda rule: -len(rule[0])):
         if not key.endswith(suffix) or len(key) - len(suffix) < 2:
             continue
         base = key[: -len(suffix)]
@@ -466,7 +219,7 @@ def _morphology(key: str) -> tuple[str, ...]:
             found = _cmu(stem) or (_lookup(stem) if len(stem) >= 3 and stem != key else ())
             if found:
                 return tuple(_add_suffix(p, added) for p in found)
-    for prefix, phones in _PREFIXES:
+    for prefix, phones in PREFIXES:
         rest = key[len(prefix) :]
         if key.startswith(prefix) and len(rest) >= 3:
             found = _cmu(rest) or _lookup(rest)
