@@ -337,3 +337,22 @@ def test_first_lines_that_open_like_chat_are_kept(first_line: str) -> None:
 def test_preamble_variants_removed(preamble: str) -> None:
     result = extract_poem(preamble + "\n\n" + QUATRAINS)
     assert result.poem == QUATRAINS, result.notes
+
+
+def test_bold_first_verse_line_is_not_a_title() -> None:
+    text = "**The harbour lamps are folding into fog,**\n" + QUATRAINS.split("\n", 1)[1]
+    result = extract_poem(text)
+    assert result.title is None
+    assert result.poem == QUATRAINS
+
+
+def test_sestina_envoi_and_ghazal_couplet_labels() -> None:
+    text = (
+        "Couplet 1:\n"
+        + "\n".join(GHAZAL.split("\n")[:2])
+        + "\n\nCouplet 2:\n"
+        + "\n".join(GHAZAL.split("\n")[3:5])
+    )
+    assert extract_poem(text).poem == "\n".join(GHAZAL.split("\n")[:2]) + "\n\n" + "\n".join(
+        GHAZAL.split("\n")[3:5]
+    )

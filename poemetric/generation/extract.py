@@ -320,7 +320,12 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         title = prefix.group(1)
     elif heading:
         title = heading.group(1)
-    elif bold and following < len(lines) and len(bold.group(2).split()) <= 12:
+    elif (
+        bold
+        and following < len(lines)
+        and len(bold.group(2).split()) <= 12
+        and (blank_after or bold.group(2).strip()[-1:] not in {",", ".", ";", ":"})
+    ):
         title = bold.group(2)
     elif italic and blank_after and verse_after and _looks_like_title(italic.group(2)):
         title = italic.group(2)
