@@ -446,7 +446,28 @@ class Arc:
 class Automaton:
     arcs: tuple[tuple[Arc, ...], ...]
     accepting: dict[int, int]  # state -> number of feet
+    to_go: tuple[tuple[int, int], ...]  # state -> (fewest, most) syllables left to accept
     start: int = 0
+
+
+def _syllables_to_go(
+    arcs: list[list[Arc]], accepting: dict[int, int]
+) -> tuple[tuple[int, int], ...]:
+    """Fewest and most syllables from each state to an accepting state (the graph is acyclic)."""
+    memo: dict[int, tuple[int, int]] = {}
+    never = (10**6, -(10**6))
+
+    def visit(state: int) -> tuple[int, int]:
+        if state in memo:
+            return memo[state]
+        low, high = (0, 0) if state in accepting else never
+        for arc in arcs[state]:
+            sub_low, sub_high = visit(arc.target)
+            low, high = min(low, sub_low + 1), max(high, sub_high + 1)
+        memo[state] = (low, high)
+        return memo[state]
+
+    return tuple(visit(state) for state in range(len(arcs)))
 
 
 def _foot_variants(grammar: FootGrammar, index: int, last: bool) -> Variants:
@@ -508,7 +529,7 @@ def automaton(foot: str, min_feet: int, max_feet: int) -> Automaton:
             accepting[final] = index + 1
             for pattern, (cost, name) in _foot_variants(grammar, index, last=True).items():
                 add_path(source, pattern, final, cost, name)
-    return Automaton(tuple(tuple(a) for a in arcs), accepting)
+    return Automaton(tuple(tuple(a) for a in arcs), accepting, _syllables_to_go(arcs, accepting))
 
 
 # --------------------------------------------------------------------------------------------
@@ -534,7 +555,16 @@ def decode(options: tuple[tuple[WordOption, ...], ...], machine: Automaton) -> D
     # layer: state -> (cost, backpointer); backpointer = (prev_state, option, labels, vars, prev)
     layer: dict[int, tuple[float, Any]] = {machine.start: (0.0, None)}
     last_word = len(options) - 1
+    to_go = machine.to_go
+    # fewest / most syllables in the words after each word: prunes states that cannot finish
+    after_low = [0] * (len(options) + 1)
+    after_high = [0] * (len(options) + 1)
+    for i in range(len(options) - 1, -1, -1):
+        lengths = [len(o.classes) for o in options[i]] or [0]
+        after_low[i] = after_low[i + 1] + min(lengths)
+        after_high[i] = after_high[i + 1] + max(lengths)
     for word_index, word_opts in enumerate(options):
+        rest_low, rest_high = after_low[word_index + 1], after_high[word_index + 1]
         nxt: dict[int, tuple[float, Any]] = {}
         for state, (base_cost, back) in layer.items():
             for opt in word_opts:
@@ -542,12 +572,18 @@ def decode(options: tuple[tuple[WordOption, ...], ...], machine: Automaton) -> D
                     state: (base_cost + opt.cost, "", ())
                 }
                 final_syllable = len(opt.classes) - 1 if word_index == last_word else -1
+                n_classes = len(opt.classes)
                 for syllable, cls in enumerate(opt.classes):
                     table = FINAL_STRESS_COSTS if syllable == final_syllable else STRESS_COSTS
                     costs = table[cls]
+                    left = n_classes - syllable - 1
+                    need_low, need_high = left + rest_low, left + rest_high
                     stepped: dict[int, tuple[float, str, tuple[str, ...]]] = {}
                     for st, (cost, labels, variations) in frontier.items():
                         for arc in arcs[st]:
+                            fewest, most = to_go[arc.target]
+                            if fewest > need_high or most < need_low:
+                                continue
                             total = cost + arc.cost + costs[arc.label]
                             old = stepped.get(arc.target)
                             if old is None or old[0] > total:
