@@ -92,3 +92,13 @@ def test_krippendorff_alpha_matches_reference_package(level: str) -> None:
         assert ours == pytest.approx(reference, abs=1e-9)
     reference = krippendorff.alpha(reliability_data=KRIPPENDORFF_2011, level_of_measurement=level)
     assert krippendorff_alpha(KRIPPENDORFF_2011, level=level) == pytest.approx(reference, abs=1e-9)  # type: ignore[arg-type]
+
+
+def test_spearman_matches_scipy_with_ties() -> None:
+    from scipy.stats import spearmanr
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        x = rng.integers(1, 6, 25).astype(float)
+        y = rng.integers(1, 6, 25).astype(float)
+        assert spearman(x, y) == pytest.approx(spearmanr(x, y).statistic, abs=1e-12)

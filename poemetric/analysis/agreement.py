@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 Level = Literal["nominal", "ordinal", "interval", "ratio"]
 Weights = Literal["linear", "quadratic"] | None
@@ -116,12 +115,21 @@ def gwet_ac(
     return (p_a - p_e) / (1 - p_e) if p_e != 1 else math.nan
 
 
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks with ties averaged (fast for the few distinct values of a rating scale)."""
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    below = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    return np.asarray(below[inverse] + (counts[inverse] + 1) / 2, dtype=float)
+
+
 def spearman(a: ArrayLike, b: ArrayLike) -> float:
     """Spearman's rank correlation over the units both raters rated (NaN if constant)."""
     x, y = _complete(a, b)
     if x.size < 3 or np.all(x == x[0]) or np.all(y == y[0]):
         return math.nan
-    return float(scipy_stats.spearmanr(x, y).statistic)
+    rx, ry = _average_ranks(x), _average_ranks(y)
+    rx, ry = rx - rx.mean(), ry - ry.mean()
+    return float((rx @ ry) / math.sqrt(float(rx @ rx) * float(ry @ ry)))
 
 
 def krippendorff_alpha(
