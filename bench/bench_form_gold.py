@@ -15,10 +15,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mutations import GoldPoem, load_gold, mutation_pass_rates  # noqa: E402
-from poemetric.form.checker import check_poem  # noqa: E402
+from mutations import GoldPoem, load_gold, mutation_pass_rates
 
-DEFAULT_CSV = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "poemetric_human_poems_annotated.csv"
+from poemetric.form.checker import check_poem
+
+DEFAULT_CSV = (
+    Path(__file__).resolve().parent.parent.parent
+    / "shared"
+    / "data"
+    / "poemetric_human_poems_annotated.csv"
+)
 
 
 def gold_pass_rate(poems: list[GoldPoem], *, verbose: bool) -> float:

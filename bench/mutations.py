@@ -21,12 +21,7 @@ from poemetric.form.parsing import end_word, parse_poem, parse_rhyme_pattern
 FORMS = ("ballad", "ghazal", "limerick", "pantoum", "sestina", "sonnet", "villanelle")
 
 #: Plain words used as non-rhyming replacements for end words.
-FILLER_WORDS = (
-    "table window river garden basket pencil mountain morning candle ladder "
-    "orange silver market kitchen paper shoulder pocket blanket hammer engine "
-    "carpet lemon forest wagon button letter harbor doctor bottle cabin "
-    "village ribbon blossom thunder meadow kettle lantern saddle tunnel velvet"
-).split()
+FILLER_WORDS = ["table", "window", "river", "garden", "basket", "pencil", "mountain", "morning", "candle", "ladder", "orange", "silver", "market", "kitchen", "paper", "shoulder", "pocket", "blanket", "hammer", "engine", "carpet", "lemon", "forest", "wagon", "button", "letter", "harbor", "doctor", "bottle", "cabin", "village", "ribbon", "blossom", "thunder", "meadow", "kettle", "lantern", "saddle", "tunnel", "velvet"]
 
 
 @dataclass(frozen=True)
@@ -181,7 +176,9 @@ def refrains_destroyed(poem: GoldPoem, rng: random.Random) -> Corruption | None:
         words = verse[index].split()
         rng.shuffle(words)
         words[-1] = rng.choice(FILLER_WORDS)
-        verse[index] = " ".join(rng.choice(FILLER_WORDS) if k % 2 else w for k, w in enumerate(words))
+        verse[index] = " ".join(
+            rng.choice(FILLER_WORDS) if k % 2 else w for k, w in enumerate(words)
+        )
     blocks: list[str] = []
     for stanza in parsed.stanzas:
         blocks.append("\n".join(verse[i] for i in stanza))
@@ -223,7 +220,9 @@ def mutation_pass_rates(
         passed, total = rates.get(corruption.kind, (0, 0))
         rates[corruption.kind] = (passed + int(result.passed), total + 1)
         if verbose and result.passed:
-            print(f"  passed: {corruption.kind} form={corruption.form} rhyme={corruption.rhyme!r}: {result.summary}")
+            print(
+                f"  passed: {corruption.kind} form={corruption.form} rhyme={corruption.rhyme!r}: {result.summary}"
+            )
     return rates
 
 

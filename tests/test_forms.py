@@ -242,7 +242,7 @@ def test_ghazal_radif_and_qafia() -> None:
     assert result.facts["radif"] == "of rain"
     couplets = GHAZAL.split("\n\n")
     endings = ["of snow.", "in the dark.", "at noon.", "of my youth.", "for the bells."]
-    broken = "\n\n".join(c.rsplit(" of rain", 1)[0] + " " + e for c, e in zip(couplets, endings))
+    broken = "\n\n".join(c.rsplit(" of rain", 1)[0] + " " + e for c, e in zip(couplets, endings, strict=False))
     result = check(broken, "ghazal")
     assert not result.passed
     assert any(i.constraint == "radif" for i in result.explanation)

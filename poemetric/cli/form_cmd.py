@@ -31,8 +31,12 @@ ThresholdOption = typer.Option(
 
 @form_app.command("check")
 def check_command(
-    input_path: Path = typer.Argument(..., help="CSV or JSONL with content/text, form, meter, rhyme."),
-    output: Path = typer.Option(..., "--output", "-o", help="JSONL file to write, one line per row."),
+    input_path: Path = typer.Argument(
+        ..., help="CSV or JSONL with content/text, form, meter, rhyme."
+    ),
+    output: Path = typer.Option(
+        ..., "--output", "-o", help="JSONL file to write, one line per row."
+    ),
     threshold: float = ThresholdOption,
 ) -> None:
     """Check every row of a CSV/JSONL file; bad rows get an `error`, never stop the run."""
@@ -58,7 +62,12 @@ def check_command(
 @form_app.command("scan")
 def scan_command(
     file: str = typer.Argument("-", help="Poem text file, or - for standard input."),
-    form: str = typer.Option(..., "--form", "-f", help="ballad, ghazal, limerick, pantoum, sestina, sonnet or villanelle."),
+    form: str = typer.Option(
+        ...,
+        "--form",
+        "-f",
+        help="ballad, ghazal, limerick, pantoum, sestina, sonnet or villanelle.",
+    ),
     meter: str | None = typer.Option(None, "--meter", "-m", help="e.g. 'iambic pentameter'."),
     rhyme: str | None = typer.Option(None, "--rhyme", help="e.g. 'ABAB CDCD EFEF GG'."),
     threshold: float = ThresholdOption,
@@ -82,7 +91,9 @@ def scan_command(
     if spec is None and result.form == "sonnet":
         spec = adapters.MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
     letters = _line_letters(poem.lines, rhyme)
-    table = Table(title=f"{result.form}" + (f", {meter}" if meter else "") + (f", {rhyme}" if rhyme else ""))
+    table = Table(
+        title=f"{result.form}" + (f", {meter}" if meter else "") + (f", {rhyme}" if rhyme else "")
+    )
     for column in ("#", "line", "syl", "scansion", "fit", "end word", "rhyme"):
         table.add_column(column, justify="right" if column in {"#", "syl", "fit"} else "left")
     for i, line in enumerate(poem.lines):
@@ -92,15 +103,22 @@ def scan_command(
             else str(adapters.beats(line)) + "b"
         )
         table.add_row(
-            str(i + 1), line, str(adapters.syllables(line)), adapters.scansion(line), fit,
-            end_word(line), letters[i] if i < len(letters) else "",
+            str(i + 1),
+            line,
+            str(adapters.syllables(line)),
+            adapters.scansion(line),
+            fit,
+            end_word(line),
+            letters[i] if i < len(letters) else "",
         )
     console.print(table)
     colour = "green" if result.passed else "red"
     console.print(f"[{colour}]{result.summary}[/{colour}]")
     for issue in result.explanation:
         lines = ",".join(map(str, issue.lines))
-        console.print(f"  [{issue.constraint}]" + (f" lines {lines}:" if lines else "") + f" {issue.detail}")
+        console.print(
+            f"  [{issue.constraint}]" + (f" lines {lines}:" if lines else "") + f" {issue.detail}"
+        )
     if result.error:
         raise typer.Exit(1)
 
@@ -116,7 +134,9 @@ def _line_letters(lines: tuple[str, ...], rhyme: str | None) -> str:
 def run_command(
     run: Path = RunOption,
     threshold: float = ThresholdOption,
-    force: bool = typer.Option(False, "--force", help="Re-check rows already checked by this version."),
+    force: bool = typer.Option(
+        False, "--force", help="Re-check rows already checked by this version."
+    ),
 ) -> None:
     """Form-check every successful generation of a run (the pipeline's form stage)."""
     from poemetric.form.stage import run_form_stage
@@ -134,6 +154,13 @@ def run_command(
         table.add_column(column, justify="left" if column == "author" else "right")
     for author in sorted(report.total_by_author):
         total = report.total_by_author[author]
-        table.add_row(author, str(report.passed_by_author[author]), str(total), f"{report.pass_rate(author):.2f}")
+        table.add_row(
+            author,
+            str(report.passed_by_author[author]),
+            str(total),
+            f"{report.pass_rate(author):.2f}",
+        )
     console.print(table)
-    console.print(f"checked {report.checked}, skipped {report.skipped} (already checked), errors {report.errors}")
+    console.print(
+        f"checked {report.checked}, skipped {report.skipped} (already checked), errors {report.errors}"
+    )

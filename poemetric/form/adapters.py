@@ -8,7 +8,7 @@ checking thousands of poems per second possible: poems share words, and repeated
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from functools import lru_cache
 
 from poemetric.form import meter
@@ -16,7 +16,7 @@ from poemetric.form.phonetics import pronunciations
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
 
 
-class Rhyme(str, Enum):
+class Rhyme(StrEnum):
     """How two end words rhyme, strongest first."""
 
     IDENTICAL = "identical"

@@ -110,11 +110,14 @@ def parse_poem(text: str, *, max_lines: int = MAX_LINES) -> ParsedPoem:
 
 def latin_share(text: str) -> float:
     """Share of letters in `text` that are Latin-script (1.0 for text without letters)."""
-    letters = [ch for ch in text if ch.isalpha()]
-    if not letters:
+    if text.isascii():
         return 1.0
-    latin = sum(1 for ch in letters if "LATIN" in unicodedata.name(ch, ""))
-    return latin / len(letters)
+    ascii_letters = sum(1 for ch in text if ch.isascii() and ch.isalpha())
+    others = [ch for ch in text if not ch.isascii() and ch.isalpha()]
+    if not others:
+        return 1.0
+    latin = ascii_letters + sum(1 for ch in others if "LATIN" in unicodedata.name(ch, ""))
+    return latin / (ascii_letters + len(others))
 
 
 def words_of(line: str) -> list[str]:

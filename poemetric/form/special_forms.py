@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 
@@ -227,7 +228,7 @@ def pantoum_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
             )
         )
     pairs: list[tuple[int, int, str]] = []
-    for prev, nxt in zip(quatrains, quatrains[1:], strict=False):
+    for prev, nxt in itertools.pairwise(quatrains):
         if len(prev) == 4 and len(nxt) == 4:
             pairs += [
                 (prev[1], nxt[0], "chain (line 2 -> next line 1)"),
@@ -254,7 +255,7 @@ def pantoum_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     outcome.form_score = 0.2 * structure + 0.6 * chain_score + 0.2 * closing_score
     if request.rhyme:
         words = end_words(poem.lines)
-        name, scored = best_scheme(
+        _name, scored = best_scheme(
             words, [(request.rhyme, lay) for lay in stanzaic_units(poem, request.rhyme)]
         )
         outcome.rhyme_score = scored.score

@@ -65,7 +65,9 @@ def run_form_stage(
         task = bar.add_task("form", total=len(todo))
         for row in todo:
             text = row["poem"] if row["poem"] is not None else row["response_text"]
-            result = check_poem(text or "", row["form"], row["meter"], row["rhyme"], threshold=threshold)
+            result = check_poem(
+                text or "", row["form"], row["meter"], row["rhyme"], threshold=threshold
+            )
             store.save_form_check(
                 {
                     "generation_id": row["generation_id"],

@@ -1,0 +1,97 @@
+"""Throughput of the whole form check (parse, rhyme, metre, form rules, verdict) on one core.
+
+The gold poems are written N times into a JSONL file and streamed through `check_file` (load
+excluded: the file is read row by row while checking). Prints poems/s for a cold first pass and
+for the streamed pass, and the peak RSS of a child process for 1x and 10x input.
+
+    .venv/bin/python bench/bench_form_speed.py [--repeat 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mutations import load_gold
+
+from poemetric.form.checker import check_poem
+from poemetric.form.io import check_file
+
+DEFAULT_CSV = (
+    Path(__file__).resolve().parent.parent.parent
+    / "shared"
+    / "data"
+    / "poemetric_human_poems_annotated.csv"
+)
+
+
+def _write_jsonl(path: Path, repeat: int) -> int:
+    poems = load_gold(DEFAULT_CSV)
+    with path.open("w", encoding="utf-8") as handle:
+        for k in range(repeat):
+            for p in poems:
+                handle.write(
+                    json.dumps(
+                        {
+                            "id": f"{k}-{p.row}",
+                            "content": p.text,
+                            "form": p.form,
+                            "meter_pattern": p.meter,
+                            "rhyme_pattern": p.rhyme,
+                        }
+                    )
+                    + "\n"
+                )
+    return repeat * len(poems)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        check_file(args.child, io.StringIO() if False else open("/dev/null", "w"))  # noqa: SIM115
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+        return
+    poems = load_gold(DEFAULT_CSV)
+    start = time.perf_counter()
+    for p in poems:
+        check_poem(p.text, p.form, p.meter, p.rhyme)
+    cold = time.perf_counter() - start
+    print(
+        f"cold pass (empty caches): {len(poems)} poems in {cold:.2f}s = {len(poems) / cold:.0f} poems/s"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "gold.jsonl"
+        n = _write_jsonl(source, args.repeat)
+        start = time.perf_counter()
+        with open("/dev/null", "w") as sink:
+            check_file(source, sink)
+        warm = time.perf_counter() - start
+        print(
+            f"streamed x{args.repeat}: {n} poems in {warm:.2f}s = {n / warm:.0f} poems/s (CSV/JSON parse and output included)"
+        )
+        for factor in (1, 10):
+            path = Path(tmp) / f"x{factor}.jsonl"
+            _write_jsonl(path, factor)
+            rss = subprocess.run(
+                [sys.executable, __file__, "--child", str(path)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            print(f"peak RSS, {factor:>2}x gold input: {rss} MiB")
+
+
+if __name__ == "__main__":
+    main()
