@@ -1,6 +1,7 @@
 """Rhyme detection accuracy on the Chicago Rhyming Poetry Corpus gold file, and speed.
 
-Usage: .venv/bin/python bench/bench_rhyme.py [--gold PATH] [--errors N] [--speed-repeats N]
+Usage: .venv/bin/python bench/bench_rhyme.py [--gold PATH] [--errors N] [--categories]
+                                            [--speed-repeats N]
 
 Prints, for even-indexed stanzas (calibration), odd-indexed stanzas (held out) and all:
 precision / recall / F1 of "these two lines rhyme" over line pairs at most 4 lines apart in a
@@ -12,6 +13,8 @@ with a word missing from CMUdict, and classify_rhyme throughput (cold and cached
 from __future__ import annotations
 
 import argparse
+import collections
+import itertools
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -21,7 +24,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-from poemetric.form import phonetics, rhyme  # noqa: E402
+from poemetric.form import phonetics, rhyme, rhyme_sounds  # noqa: E402
 
 DEFAULT_GOLD = REPO_ROOT.parent / "shared" / "data" / "chicago_rhyme_gold_english.pgold"
 MAX_DISTANCE = 4
@@ -141,6 +144,42 @@ def report(label: str, stanzas: Sequence[Stanza]) -> dict[str, object]:
     return result
 
 
+def best_category(a: str, b: str) -> str:
+    """Strongest resemblance category of two words, whether or not it counts as a rhyme."""
+    key_a, key_b = phonetics.normalize_word(a), phonetics.normalize_word(b)
+    if key_a == key_b:
+        return "identical"
+    order = list(rhyme_sounds.CATEGORY_RELATION)
+    found = [
+        (category, phones_a, phones_b)
+        for phones_a, phones_b in itertools.product(
+            phonetics.pronunciations(key_a), phonetics.pronunciations(key_b)
+        )
+        if (category := rhyme_sounds.rime_category(phones_a, phones_b))
+    ]
+    if not found:
+        return "eye" if rhyme.classify_rhyme(a, b) == rhyme.RhymeKind.EYE else "none"
+    category, phones_a, phones_b = min(found, key=lambda item: order.index(item[0]))
+    if category in {"near_vowel", "far_vowel_same_coda", "r_coloured_vowel", "far_vowel_before_r"}:
+        vowels = sorted(
+            phonetics.rhyming_part(p).split()[0].rstrip("012") for p in (phones_a, phones_b)
+        )
+        category += ":" + "-".join(vowels)
+    return category
+
+
+def category_report(stanzas: Sequence[Stanza]) -> None:
+    """Precision of each resemblance category (what the calibration thresholds rest on)."""
+    counts: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+    for stanza in stanzas:
+        for first, second in stanza_pairs(stanza):
+            category = best_category(stanza.words[first], stanza.words[second])
+            counts[category][stanza.scheme[first] == stanza.scheme[second]] += 1
+    print("== resemblance categories on this split (gold rhymes / not / precision)")
+    for category, (negative, positive) in sorted(counts.items(), key=lambda kv: -sum(kv[1])):
+        print(f"{category:<36} {positive:7d} {negative:7d} {positive / (positive + negative):.3f}")
+
+
 def speed(stanzas: Sequence[Stanza], repeats: int) -> None:
     pairs = [
         (stanza.words[a], stanza.words[b]) for stanza in stanzas for a, b in stanza_pairs(stanza)
@@ -179,6 +218,9 @@ def main() -> None:
     parser.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
     parser.add_argument("--errors", type=int, default=0, help="print N errors (calibration split)")
     parser.add_argument("--speed-repeats", type=int, default=3)
+    parser.add_argument(
+        "--categories", action="store_true", help="precision per category (calibration split)"
+    )
     args = parser.parse_args()
     if not args.gold.is_file():
         sys.exit(f"gold file not found: {args.gold}")
@@ -195,6 +237,8 @@ def main() -> None:
         assert isinstance(errors, Counts)
         for line in errors.errors[: args.errors]:
             print(line)
+    if args.categories:
+        category_report(stanzas[0::2])
     speed(stanzas, args.speed_repeats)
 
 
