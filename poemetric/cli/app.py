@@ -47,6 +47,7 @@ def _register() -> None:
         generate_cmd,
         judge_cmd,
         merge_cmd,
+        models_cmd,
         prompts_cmd,
     )
 
