@@ -41,7 +41,7 @@ def _fmt(value: object, digits: int = 2) -> str:
     return str(value)
 
 
-def _summary_table(result: AnalysisResult) -> Table:
+def summary_table(result: AnalysisResult) -> Table:
     """Authors x (form check, lexical, judge dimensions, POEMetric score)."""
     table = Table(
         title="POEMetric summary (means; judge scores 1-5; score = POEMetric ranking score)",
@@ -124,7 +124,7 @@ def analyze(
             console.print(f"[red]{exc}[/red]")
             raise typer.Exit(1) from exc
     if "lexical" in result.tables:
-        console.print(_summary_table(result))
+        console.print(summary_table(result))
     if "agreement" in result.tables:
         agreement = result.tables["agreement"]
         overall = agreement[agreement["item"] == "all"]

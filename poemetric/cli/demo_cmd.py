@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from poemetric.cli.analyze_cmd import summary_table
 from poemetric.cli.app import app
 from poemetric.cli.options import LimitOption
 
@@ -57,7 +58,14 @@ def demo(
         report = run_generation(store, select_models("markov"), options=options)
         console.print(f"2/5 generate {report.summary_line()}")
         form_report = run_form_stage(store, progress=progress)
-        console.print(f"3/5 form     {form_report.summary_line()}")
+        rates = ", ".join(
+            f"{author} {form_report.pass_rate(author):.0%}"
+            for author in sorted(form_report.total_by_author)
+        )
+        console.print(
+            f"3/5 form     {form_report.checked} checked, {form_report.skipped} already done, "
+            f"{form_report.errors} errors; pass rate (this pass): {rates or 'n/a'}"
+        )
         if judge:
             from poemetric.generation.roster import load_roster
             from poemetric.judge.stage import run_judging
@@ -66,10 +74,12 @@ def demo(
             console.print(f"4/5 judge    {judge_report.summary_line()}")
         else:
             console.print("4/5 judge    skipped (see below)")
-        analysis = analyze_run(store, out_dir=run / "analysis")
+        analysis = analyze_run(store)
+        analysis.write(run / "analysis")
         figures = make_figures(store, run / "figures")
         console.print(f"5/5 analysis {len(analysis.tables)} tables, {len(figures)} figures")
-        console.print(analysis.summary_table())
+        if "lexical" in analysis.tables:
+            console.print(summary_table(analysis))
     console.rule("[bold]Results")
     console.print(f"run store   {store.path}")
     console.print(f"tables      {run / 'analysis'}{os.sep}")
