@@ -188,3 +188,18 @@ def test_message_batch_round_trip() -> None:
     assert isinstance(g1, Completion) and g1.text == "poem g1" and g1.reasoning == "thoughts"
     assert isinstance(g2, Completion) and g2.reasoning is None
     assert isinstance(g3, ProviderError) and not g3.retryable and "too long" in str(g3)
+
+
+def test_batch_results_before_the_end_is_a_retryable_error() -> None:
+    async def go(server: AnthropicServer) -> ProviderError:
+        adapter = provider(server)
+        batch_id = await adapter.submit_batch([("a", request())])
+        with pytest.raises(ProviderError) as caught:
+            await adapter.batch_results(batch_id)
+        await adapter.aclose()
+        return caught.value
+
+    with AnthropicServer(batch_polls_in_progress=5) as server:
+        error = asyncio.run(go(server))
+        assert KEY not in repr(provider(server))
+    assert error.retryable and "in progress" in str(error)

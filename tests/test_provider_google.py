@@ -203,3 +203,18 @@ def test_inline_batch_round_trip() -> None:
     assert isinstance(k1, Completion) and k1.text == "poem k1" and k1.reasoning == "thoughts"
     assert isinstance(k2, Completion) and k2.text == "poem k2" and k2.reasoning is None
     assert isinstance(k3, ProviderError) and k3.status == 400 and not k3.retryable
+
+
+def test_batch_results_before_the_end_is_a_retryable_error() -> None:
+    async def go(server: GeminiServer) -> ProviderError:
+        adapter = provider(server)
+        batch_id = await adapter.submit_batch([("a", request())])
+        with pytest.raises(ProviderError) as caught:
+            await adapter.batch_results(batch_id)
+        await adapter.aclose()
+        return caught.value
+
+    with GeminiServer(batch_polls_in_progress=5) as server:
+        error = asyncio.run(go(server))
+        assert KEY not in repr(provider(server))
+    assert error.retryable and "in progress" in str(error)

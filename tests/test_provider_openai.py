@@ -233,3 +233,17 @@ def test_batch_round_trip() -> None:
     assert isinstance(a, Completion) and a.text == "poem for a" and a.request_id
     assert isinstance(b, Completion) and b.usage.output_tokens == 3
     assert isinstance(c, ProviderError) and c.status == 400 and not c.retryable
+
+
+def test_batch_results_before_the_end_is_a_retryable_error() -> None:
+    async def go(server: OpenAIServer) -> ProviderError:
+        provider = OpenAIProvider(make_spec(server))
+        batch_id = await provider.submit_batch([("a", request())])
+        with pytest.raises(ProviderError) as caught:
+            await provider.batch_results(batch_id)
+        await provider.aclose()
+        return caught.value
+
+    with OpenAIServer(batch_polls_in_progress=5) as server:
+        error = asyncio.run(go(server))
+    assert error.retryable and "still" in str(error)

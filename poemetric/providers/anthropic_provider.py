@@ -203,6 +203,13 @@ class AnthropicProvider(Provider, BatchCapable):
 
     async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
         results: dict[str, Completion | ProviderError] = {}
+        status = await self.batch_status(batch_id)
+        if not status.done:
+            raise ProviderError(
+                f"{self.name}: batch {batch_id} is still in progress; poll batch_status until "
+                "it is done",
+                retryable=True,
+            )
         try:
             stream = await self.client.messages.batches.results(batch_id)
             async for line in stream:

@@ -251,6 +251,12 @@ class GoogleProvider(Provider, BatchCapable):
 
     async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
         job = await self._job(batch_id)
+        if _BATCH_STATES.get(job.state.value if job.state else "") is None:
+            raise ProviderError(
+                f"{self.name}: batch {batch_id} is still in progress; poll batch_status until "
+                "it is done",
+                retryable=True,
+            )
         results: dict[str, Completion | ProviderError] = {}
         for index, item in enumerate((job.dest.inlined_responses if job.dest else None) or []):
             custom_id = (item.metadata or {}).get("key")

@@ -229,6 +229,12 @@ class OpenAIProvider(Provider, BatchCapable):
         results: dict[str, Completion | ProviderError] = {}
         try:
             batch = await client.batches.retrieve(batch_id)
+            if _BATCH_STATES.get(batch.status) == "in_progress":
+                raise ProviderError(
+                    f"{self.name}: batch {batch_id} is still {batch.status}; poll batch_status "
+                    "until it is done",
+                    retryable=True,
+                )
             submitted = await self._read_jsonl(batch.input_file_id)
             for file_id in (batch.output_file_id, batch.error_file_id):
                 for line in await self._read_jsonl(file_id):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -65,6 +66,7 @@ class VLLMProvider(Provider):
         self.options = spec.vllm or VLLMOptions()
         self._vllm: Any = None
         self._llm: Any = None
+        self._engine_lock = threading.RLock()
 
     # -- engine ------------------------------------------------------------------------------
     @property
@@ -102,6 +104,10 @@ class VLLMProvider(Provider):
     @property
     def llm(self) -> Any:
         """The engine, loaded on first use (this takes the GPU memory)."""
+        with self._engine_lock:
+            return self._load_engine()
+
+    def _load_engine(self) -> Any:
         if self._llm is None:
             kwargs = self.engine_kwargs()
             log.info("loading vLLM engine for %s", self.spec.model)
