@@ -70,7 +70,7 @@ def test_validate_a_corrupted_copy(poemetric_gold_csv: Path, tmp_path: Path) -> 
     assert result.exit_code == 1
     problems = [line for line in result.output.splitlines() if line.startswith(f"{bad}:")]
     assert problems == [
-        f"{bad}:1: author: missing column header (required: form, title, author, content)",
+        f"{bad}:1: author: missing column header (required: form, title, author, content, meter_pattern, rhyme_pattern, theme)",
         f"{bad}:{lines['content']}: content: empty poem",
         f"{bad}:{lines['form']}: form: unknown form 'Haiku'; expected one of ballad, ghazal, "
         "limerick, pantoum, sestina, sonnet, villanelle",

@@ -52,8 +52,17 @@ POEMETRIC_COLUMNS: tuple[str, ...] = (
     "theme",
     "imagery",
 )
-#: Columns every dataset file must have (the rest may be absent).
-REQUIRED_COLUMNS: tuple[str, ...] = ("form", "title", "author", "content")
+#: Columns every dataset file must have (the rest may be absent). The generation prompt is built
+#: from form, meter, rhyme scheme and theme, so their columns must exist even where a value is empty.
+REQUIRED_COLUMNS: tuple[str, ...] = (
+    "form",
+    "title",
+    "author",
+    "content",
+    "meter_pattern",
+    "rhyme_pattern",
+    "theme",
+)
 #: Columns that may carry an explicit, user-chosen poem id.
 ID_COLUMNS: tuple[str, ...] = ("poem_id", "id")
 #: Columns written by `write_dataset` (id first, so a re-read keeps the same ids).

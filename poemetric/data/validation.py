@@ -11,7 +11,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from poemetric.data.io import RawTable, ValidationIssue, read_table
-from poemetric.data.schema import ID_COLUMNS, KNOWN_COLUMNS, REQUIRED_COLUMNS, Poem, PoemForm
+from poemetric.data.schema import (
+    ID_COLUMNS,
+    KNOWN_COLUMNS,
+    POEMETRIC_COLUMNS,
+    REQUIRED_COLUMNS,
+    Poem,
+    PoemForm,
+)
 
 #: Model field → file column, for messages.
 _FIELD_COLUMNS = {"link": "poem_link-href"}
@@ -82,6 +89,18 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             report.issues.append(
                 ValidationIssue(file, table.header_line, column, "column appears more than once")
             )
+    absent = [
+        column
+        for column in POEMETRIC_COLUMNS
+        if column not in table.columns
+        and column not in REQUIRED_COLUMNS
+        and not (column == "poem_link-href" and "link" in table.columns)
+    ]
+    if table.header_read and absent:
+        report.warnings.append(
+            "optional POEMetric columns absent (their values are treated as empty): "
+            + ", ".join(repr(column) for column in absent)
+        )
     unknown = [column for column in table.columns if column not in KNOWN_COLUMNS]
     if unknown:
         report.warnings.append(
