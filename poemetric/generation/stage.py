@@ -9,6 +9,7 @@ from rich.console import Console
 
 from poemetric.generation.jobs import Job, cache_key, settings_json, user_request
 from poemetric.generation.report import ModelReport, StageReport
+from poemetric.generation.rows import error_row, response_columns, stored_statuses
 from poemetric.generation.runner import RunnerOptions, register_target, run_stage
 from poemetric.pipeline import generation_id_for
 from poemetric.providers.base import Completion, ModelSpec
@@ -63,15 +64,9 @@ def generation_jobs(
                 "template_hash": prompt["template_hash"],
             }
             jobs.append(Job(key, spec, request, cache_key(spec, request), row))
-    stored = store.query(
-        "SELECT prompt_id, sample_index, status FROM generations WHERE author = ?", (spec.name,)
+    statuses = stored_statuses(
+        store, jobs, table="generations", parent="prompt_id", owner="author", name=spec.name
     )
-    by_natural_key = {(r["prompt_id"], int(r["sample_index"])): str(r["status"]) for r in stored}
-    statuses = {
-        job.key: by_natural_key[(job.row["prompt_id"], job.row["sample_index"])]
-        for job in jobs
-        if (job.row["prompt_id"], job.row["sample_index"]) in by_natural_key
-    }
     return jobs, statuses
 
 
@@ -87,35 +82,17 @@ class GenerationRows:
 
         extracted = extract_poem(completion.text, completion.reasoning)
         return {
-            **job.row,
+            **response_columns(job, completion, cost_usd=cost_usd, batch_id=batch_id),
             "status": "ok",
-            "provider_model": completion.provider_model or job.spec.model,
-            "cache_key": job.cache_key,
-            "raw_response": to_json(completion.raw),
-            "response_text": completion.text,
             "poem": extracted.poem,
             "reasoning": extracted.reasoning,
             "extraction_notes": to_json(list(extracted.notes)),
-            "input_tokens": completion.usage.input_tokens,
-            "output_tokens": completion.usage.output_tokens,
-            "reasoning_tokens": completion.usage.reasoning_tokens,
-            "cost_usd": cost_usd,
-            "latency_s": completion.latency_s,
-            "request_id": completion.request_id,
             "finish_reason": completion.finish_reason,
             "error": None,
-            "batch_id": batch_id,
         }
 
     def error_row(self, job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
-        return {
-            **job.row,
-            "status": "error",
-            "provider_model": job.spec.model,
-            "cache_key": job.cache_key,
-            "error": error,
-            "batch_id": batch_id,
-        }
+        return error_row(job, error, batch_id=batch_id)
 
 
 def run_generation(

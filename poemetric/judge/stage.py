@@ -16,6 +16,7 @@ from rich.console import Console
 
 from poemetric.generation.jobs import Job, cache_key, settings_json, user_request
 from poemetric.generation.report import ModelReport, StageReport
+from poemetric.generation.rows import error_row, response_columns, stored_statuses
 from poemetric.generation.runner import RunnerOptions, register_target, run_stage
 from poemetric.judge.answer import JudgeParseError, parse_judge_response
 from poemetric.prompts import JUDGE_TEMPLATE, load_template, render_judge_prompt
@@ -78,17 +79,9 @@ def judge_jobs(
                 "template_hash": rendered.template_hash,
             }
             jobs.append(Job(key, judge, request, cache_key(judge, request), row))
-    stored = store.query(
-        "SELECT generation_id, sample_index, status FROM judgments WHERE judge = ?", (judge.name,)
+    statuses = stored_statuses(
+        store, jobs, table="judgments", parent="generation_id", owner="judge", name=judge.name
     )
-    by_natural_key = {
-        (r["generation_id"], int(r["sample_index"])): str(r["status"]) for r in stored
-    }
-    statuses = {
-        job.key: by_natural_key[(job.row["generation_id"], job.row["sample_index"])]
-        for job in jobs
-        if (job.row["generation_id"], job.row["sample_index"]) in by_natural_key
-    }
     return jobs, statuses
 
 
@@ -101,19 +94,8 @@ class JudgmentRows:
         self, job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
     ) -> dict[str, Any]:
         row: dict[str, Any] = {
-            **job.row,
-            "provider_model": completion.provider_model or job.spec.model,
-            "cache_key": job.cache_key,
-            "raw_response": to_json(completion.raw),
-            "response_text": completion.text,
+            **response_columns(job, completion, cost_usd=cost_usd, batch_id=batch_id),
             "reasoning": completion.reasoning,
-            "input_tokens": completion.usage.input_tokens,
-            "output_tokens": completion.usage.output_tokens,
-            "reasoning_tokens": completion.usage.reasoning_tokens,
-            "cost_usd": cost_usd,
-            "latency_s": completion.latency_s,
-            "request_id": completion.request_id,
-            "batch_id": batch_id,
         }
         try:
             columns = parse_judge_response(completion.text).to_columns()
@@ -127,14 +109,7 @@ class JudgmentRows:
         return {**row, **columns, "status": "ok", "parsed": to_json(columns), "error": None}
 
     def error_row(self, job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
-        return {
-            **job.row,
-            "status": "error",
-            "provider_model": job.spec.model,
-            "cache_key": job.cache_key,
-            "error": error,
-            "batch_id": batch_id,
-        }
+        return error_row(job, error, batch_id=batch_id)
 
 
 def run_judging(

@@ -1,0 +1,62 @@
+"""Building the result rows shared by the generation and judge stages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from poemetric.generation.jobs import Job
+from poemetric.providers.base import Completion
+from poemetric.store.db import RunStore, to_json
+
+
+def stored_statuses(
+    store: RunStore, jobs: Sequence[Job], *, table: str, parent: str, owner: str, name: str
+) -> dict[str, str]:
+    """Status of the rows already stored for `jobs`, by job key.
+
+    Rows are matched on their natural key (`parent` column, sample index) for the model `name`
+    held in the `owner` column, e.g. (prompt_id, sample_index) of author 'gpt-4o'.
+    """
+    stored = store.query(
+        f"SELECT {parent}, sample_index, status FROM {table} WHERE {owner} = ?", (name,)
+    )
+    by_natural_key = {(r[parent], int(r["sample_index"])): str(r["status"]) for r in stored}
+    statuses: dict[str, str] = {}
+    for job in jobs:
+        status = by_natural_key.get((job.row[parent], job.row["sample_index"]))
+        if status is not None:
+            statuses[job.key] = status
+    return statuses
+
+
+def response_columns(
+    job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
+) -> dict[str, Any]:
+    """The columns every stage stores for a response, whatever it goes on to parse."""
+    return {
+        **job.row,
+        "provider_model": completion.provider_model or job.spec.model,
+        "cache_key": job.cache_key,
+        "raw_response": to_json(completion.raw),
+        "response_text": completion.text,
+        "input_tokens": completion.usage.input_tokens,
+        "output_tokens": completion.usage.output_tokens,
+        "reasoning_tokens": completion.usage.reasoning_tokens,
+        "cost_usd": cost_usd,
+        "latency_s": completion.latency_s,
+        "request_id": completion.request_id,
+        "batch_id": batch_id,
+    }
+
+
+def error_row(job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
+    """A failed call: kept as an 'error' row and retried by the next run."""
+    return {
+        **job.row,
+        "status": "error",
+        "provider_model": job.spec.model,
+        "cache_key": job.cache_key,
+        "error": error,
+        "batch_id": batch_id,
+    }
