@@ -20,14 +20,12 @@ from poemetric.providers.base import (
     BatchStatus,
     Completion,
     GenerationRequest,
-    ModelSpec,
-    Provider,
     ProviderError,
     TokenUsage,
 )
 from poemetric.providers.remote_common import (
+    SDKProvider,
     malformed_error,
-    resolve_api_key,
     scrub_raw,
     status_error,
     transport_error,
@@ -38,36 +36,22 @@ DEFAULT_MAX_TOKENS_THINKING = 16000
 _ANSWER_ROOM = 4096  # tokens left for the answer beyond a large thinking budget
 
 
-class AnthropicProvider(Provider, BatchCapable):
+class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
     """`provider: anthropic`. `settings.reasoning_budget_tokens` enables extended thinking."""
 
     name: ClassVar[str] = "anthropic"
     default_key_envs: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
 
-    def __init__(self, spec: ModelSpec) -> None:
-        super().__init__(spec)
-        self._client: AsyncAnthropic | None = None
-        self._key: str | None = None
+    def create_client(self, api_key: str) -> AsyncAnthropic:
+        return AsyncAnthropic(
+            api_key=api_key,
+            base_url=self.spec.base_url,
+            max_retries=0,
+            timeout=self.spec.limits.timeout_s,
+        )
 
-    @property
-    def client(self) -> AsyncAnthropic:
-        if self._client is None:
-            self._key = resolve_api_key(self.spec, self.default_key_envs)
-            self._client = AsyncAnthropic(
-                api_key=self._key,
-                base_url=self.spec.base_url,
-                max_retries=0,
-                timeout=self.spec.limits.timeout_s,
-            )
-        return self._client
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={self.spec.base_url!r})"
+    async def close_client(self, client: AsyncAnthropic) -> None:
+        await client.close()
 
     # -- request -----------------------------------------------------------------------------
     def request_params(self, request: GenerationRequest) -> dict[str, Any]:

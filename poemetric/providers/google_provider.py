@@ -24,14 +24,12 @@ from poemetric.providers.base import (
     BatchStatus,
     Completion,
     GenerationRequest,
-    ModelSpec,
-    Provider,
     ProviderError,
     TokenUsage,
 )
 from poemetric.providers.remote_common import (
+    SDKProvider,
     malformed_error,
-    resolve_api_key,
     scrub,
     scrub_raw,
     status_error,
@@ -58,7 +56,7 @@ _BATCH_STATES: dict[str, Any] = {
 _DURATION = re.compile(r"^\s*([\d.]+)s\s*$")
 
 
-class GoogleProvider(Provider, BatchCapable):
+class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
     """`provider: google`. `reasoning_budget_tokens` → `thinking_budget` (0 turns thinking off),
     `reasoning_effort` → `thinking_level`; thoughts are requested whenever thinking is configured
     or the model file says `thinking: true`. `settings.extra` holds `GenerateContentConfig` fields.
@@ -67,30 +65,16 @@ class GoogleProvider(Provider, BatchCapable):
     name: ClassVar[str] = "google"
     default_key_envs: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 
-    def __init__(self, spec: ModelSpec) -> None:
-        super().__init__(spec)
-        self._client: genai.Client | None = None
-        self._key: str | None = None
+    def create_client(self, api_key: str) -> genai.Client:
+        options = types.HttpOptions(
+            base_url=self.spec.base_url,
+            timeout=max(1, round(self.spec.limits.timeout_s * 1000)),
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
+        return genai.Client(api_key=api_key, http_options=options)
 
-    @property
-    def client(self) -> genai.Client:
-        if self._client is None:
-            self._key = resolve_api_key(self.spec, self.default_key_envs)
-            options = types.HttpOptions(
-                base_url=self.spec.base_url,
-                timeout=max(1, round(self.spec.limits.timeout_s * 1000)),
-                retry_options=types.HttpRetryOptions(attempts=1),
-            )
-            self._client = genai.Client(api_key=self._key, http_options=options)
-        return self._client
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aio.aclose()
-            self._client = None
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={self.spec.base_url!r})"
+    async def close_client(self, client: genai.Client) -> None:
+        await client.aio.aclose()
 
     # -- request -----------------------------------------------------------------------------
     def contents(self, request: GenerationRequest) -> list[types.Content]:

@@ -22,13 +22,12 @@ from poemetric.providers.base import (
     BatchStatus,
     Completion,
     GenerationRequest,
-    Provider,
     ProviderError,
     TokenUsage,
 )
 from poemetric.providers.remote_common import (
+    SDKProvider,
     malformed_error,
-    resolve_api_key,
     scrub_raw,
     status_error,
     transport_error,
@@ -49,38 +48,22 @@ _BATCH_STATES: dict[str, Any] = {
 }
 
 
-class OpenAIProvider(Provider, BatchCapable):
+class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
     """`provider: openai`. `options.reasoning_model: true|false` overrides the name-based guess."""
 
     name: ClassVar[str] = "openai"
     default_key_envs: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
 
-    def __init__(self, spec: Any) -> None:
-        super().__init__(spec)
-        self._client: AsyncOpenAI | None = None
-        self._key: str | None = None
+    def create_client(self, api_key: str) -> AsyncOpenAI:
+        return AsyncOpenAI(
+            api_key=api_key,
+            base_url=self.spec.base_url,
+            max_retries=0,
+            timeout=self.spec.limits.timeout_s,
+        )
 
-    # -- client ------------------------------------------------------------------------------
-    @property
-    def client(self) -> AsyncOpenAI:
-        """Created on first use, so a missing key surfaces as a `ProviderError` from a call."""
-        if self._client is None:
-            self._key = resolve_api_key(self.spec, self.default_key_envs)
-            self._client = AsyncOpenAI(
-                api_key=self._key,
-                base_url=self.spec.base_url,
-                max_retries=0,
-                timeout=self.spec.limits.timeout_s,
-            )
-        return self._client
-
-    async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={self.spec.base_url!r})"
+    async def close_client(self, client: AsyncOpenAI) -> None:
+        await client.close()
 
     # -- request -----------------------------------------------------------------------------
     @property

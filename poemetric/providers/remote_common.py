@@ -9,10 +9,13 @@ import email.utils
 import json
 import os
 import time
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar, Generic, TypeVar
 
-from poemetric.providers.base import ModelSpec, ProviderError
+from poemetric.providers.base import ModelSpec, Provider, ProviderError
+
+ClientT = TypeVar("ClientT")
 
 #: HTTP statuses worth retrying: timeouts, conflicts, rate limits, server errors, overload (529).
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
@@ -36,6 +39,45 @@ def resolve_api_key(spec: ModelSpec, default_envs: Sequence[str]) -> str:
         f"variable {wanted}",
         retryable=False,
     )
+
+
+class SDKProvider(Provider, Generic[ClientT]):
+    """Base of the adapters backed by an official SDK client.
+
+    The client is created on first use from the key in the environment, so a missing key
+    surfaces as a `ProviderError` from a call rather than when the roster is loaded; the key is
+    kept only to scrub it from error messages and raw responses.
+    """
+
+    default_key_envs: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__(spec)
+        self._client: ClientT | None = None
+        self._key: str | None = None
+
+    @abstractmethod
+    def create_client(self, api_key: str) -> ClientT:
+        """A client with the SDK's own retries off (the batch runner retries)."""
+
+    @abstractmethod
+    async def close_client(self, client: ClientT) -> None:
+        """Close the client's connections."""
+
+    @property
+    def client(self) -> ClientT:
+        if self._client is None:
+            self._key = resolve_api_key(self.spec, self.default_key_envs)
+            self._client = self.create_client(self._key)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            client, self._client = self._client, None
+            await self.close_client(client)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={self.spec.base_url!r})"
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
