@@ -63,7 +63,7 @@ def ballad_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     words = end_words(poem.lines)
     schemes = (request.rhyme,) if request.rhyme else BALLAD_SCHEMES
     candidates = [(scheme, layout) for scheme in schemes for layout in stanzaic_units(poem, scheme)]
-    name, scored = best_scheme(words, candidates)
+    name, scored = best_scheme(words, candidates, lines=poem.lines)
     outcome.rhyme_score = scored.score
     outcome.facts["rhyme"] = scored.note
     outcome.facts["scheme"] = name
@@ -74,22 +74,9 @@ def ballad_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         outcome.form_score = 0.0
         outcome.findings.append(Finding("stanzas", (), f"a ballad needs quatrains; only {n} lines"))
     else:
-        unit = (period, 4) if period != 4 else (4,)
-        stanzas = poem.stanzas
-
-        def regular(size: int) -> bool:
-            return any(size % u == 0 for u in unit) or size > period
-
-        odd = [k + 1 for k, st in enumerate(stanzas) if not regular(len(st))]
-        structure = 1.0 - len(odd) / len(stanzas)
-        if odd:
-            outcome.findings.append(
-                Finding(
-                    "stanzas",
-                    tuple(stanzas[k - 1][0] + 1 for k in odd[:8]),
-                    f"stanza(s) {', '.join(map(str, odd[:8]))} are not {period}-line units",
-                )
-            )
+        structure, odd_finding = stanza_discipline(poem, (period, 4), "ballad")
+        if odd_finding:
+            outcome.findings.append(odd_finding)
         regularity, irregular = _length_regularity(poem)
         if irregular:
             outcome.findings.append(
@@ -99,9 +86,48 @@ def ballad_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
                     f"{len(irregular)} line(s) are much longer or shorter than their neighbours",
                 )
             )
-        outcome.form_score = 0.6 * structure + 0.4 * regularity
+        outcome.form_score = STRUCTURE_WEIGHT * structure + (1 - STRUCTURE_WEIGHT) * regularity
     requested_meter(poem, request, outcome)
     return outcome
+
+
+#: Share of a ballad's form score that comes from its stanza sizes (the rest: line lengths).
+STRUCTURE_WEIGHT = 0.7
+
+
+def stanza_discipline(
+    poem: ParsedPoem, units: tuple[int, ...], form: str
+) -> tuple[float, Finding | None]:
+    """Score stanza sizes against the form's stanza units (e.g. quatrains for a ballad).
+
+    A stanza is regular when its size is a multiple of one of `units` (an eight-line stanza is
+    two quatrains). A poem without blank lines is read as consecutive units of the first size,
+    so a leftover tail (a final couplet after quatrains) is an irregular stanza. Each irregular
+    stanza costs twice its share: one odd stanza in four gives 0.5, because a 5-line or 3-line
+    "quatrain" is the mark of an added or dropped line, not a variant of the form. A shorter last
+    stanza costs its share once (a closing coda is a known variant).
+    """
+    sizes = [u for u in units if u > 0]
+    if poem.has_stanza_breaks:
+        stanzas = [len(s) for s in poem.stanzas]
+        starts = [s[0] for s in poem.stanzas]
+    else:
+        n, step = len(poem.lines), sizes[0]
+        stanzas = [min(step, n - i) for i in range(0, n, step)]
+        starts = list(range(0, n, step))
+    odd = [k for k, size in enumerate(stanzas) if not any(size % u == 0 for u in sizes)]
+    if not odd:
+        return 1.0, None
+    # A shorter closing stanza (a coda) is a known variant: it costs its share only once.
+    cost = sum(1.0 if k == len(stanzas) - 1 and stanzas[k] < max(sizes) else 2.0 for k in odd)
+    score = max(0.0, 1.0 - cost / len(stanzas))
+    shown = ", ".join(f"{k + 1} ({stanzas[k]} lines)" for k in odd[:8])
+    unit_names = " or ".join(f"{u}-line" for u in sorted(set(sizes)))
+    return score, Finding(
+        "stanzas",
+        tuple(starts[k] + 1 for k in odd[:8]),
+        f"{form} stanza(s) {shown} are not made of {unit_names} units",
+    )
 
 
 def _length_regularity(poem: ParsedPoem) -> tuple[float, list[int]]:
@@ -135,7 +161,7 @@ def sonnet_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
             (name, [SchemeUnit(tuple(range(m)), letters[:m])])
             for name, letters in SONNET_SCHEMES.items()
         ]
-        name, scored = best_scheme(words, candidates, parts=parts)
+        name, scored = best_scheme(words, candidates, parts=parts, lines=poem.lines)
         outcome.rhyme_score = scored.score
         outcome.facts["scheme"] = f"{name} {SONNET_SCHEMES[name]}"
         outcome.facts["rhyme"] = scored.note

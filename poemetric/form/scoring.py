@@ -74,12 +74,18 @@ def score_scheme(
     *,
     pattern_name: str = "",
     parts: tuple[range, ...] = (),
+    lines: tuple[str, ...] | None = None,
 ) -> Scored:
     """Score lines against rhyme letters; letters are local to each unit.
 
     A line with an already-used letter must rhyme with an earlier line of that letter (its best
     rhyme credit counts); a line opening a new letter should *not* rhyme perfectly with an earlier
-    line of another letter (an unexpected rhyme costs half a required rhyme).
+    line of another letter (an unexpected rhyme costs half a required rhyme). With `lines`, a line
+    that repeats an earlier line word for word earns no rhyme credit from it: a copied line is a
+    repetition, not a rhyme (refrains are credited by the refrain rules). With `parts` (octave and
+    sestet), each part is also scored on its own and the score is the mean of the pooled score
+    and the weaker part's, so a poem with the right octave and a different sestet does not pass
+    on the octave's strength.
     """
     credit_sum = 0.0
     required = 0
@@ -113,7 +119,11 @@ def score_scheme(
             if earlier:
                 required += 1
                 best_credit, best_kind, best_j = 0.0, Rhyme.NONE, earlier[-1]
+                copied_from = -1
                 for j in earlier:
+                    if lines is not None and same_words(lines[j], lines[index]):
+                        copied_from = j
+                        continue
                     kind = adapters.rhyme_kind(words[j], word)
                     if RHYME_CREDIT[kind] > best_credit:
                         best_credit, best_kind, best_j = RHYME_CREDIT[kind], kind, j
@@ -124,7 +134,10 @@ def score_scheme(
                         Finding(
                             "rhyme",
                             (best_j + 1, index + 1),
-                            f"lines {best_j + 1} and {index + 1} should rhyme ({letter}) but "
+                            f"line {index + 1} repeats line {copied_from + 1} word for word; a "
+                            f"repeated line is not a rhyme ({letter})"
+                            if copied_from >= 0 and best_credit == 0.0
+                            else f"lines {best_j + 1} and {index + 1} should rhyme ({letter}) but "
                             f"{words[best_j] or '-'!r} / {word or '-'!r} is {best_kind.value}",
                         )
                     )
@@ -158,6 +171,13 @@ def score_scheme(
     if denominator == 0:
         return Scored(None, (), f"pattern {pattern_name} asks for no rhymes")
     score = credit_sum / denominator
+    part_scores = [
+        credit / (req + UNEXPECTED_WEIGHT * unexp)
+        for credit, req, unexp in part_totals
+        if req + UNEXPECTED_WEIGHT * unexp > 0
+    ]
+    if part_scores:
+        score = 0.5 * score + 0.5 * min(part_scores)
     note = f"{pattern_name}: {credit_sum:.1f} of {required} required rhymes" + (
         f", {unexpected} unexpected" if unexpected else ""
     )
@@ -186,7 +206,7 @@ def stanzaic_units(poem: ParsedPoem, letters: str) -> list[list[SchemeUnit]]:
         for stanza in poem.stanzas:
             for start in range(0, len(stanza), size):
                 chunk = stanza[start : start + size]
-                aligned.append(unit(tuple(chunk), len(stanza) < size))
+                aligned.append(unit(tuple(chunk), len(chunk) < size))
         if aligned != continuous:
             layouts.append(aligned)
     return layouts
@@ -197,12 +217,13 @@ def best_scheme(
     candidates: list[tuple[str, list[SchemeUnit]]],
     *,
     parts: tuple[range, ...] = (),
+    lines: tuple[str, ...] | None = None,
 ) -> tuple[str, Scored]:
     """The best-scoring (name, layout) candidate; ties keep the earlier one."""
     best_name, best = candidates[0][0], Scored(None)
     best_value = -1.0
     for name, units in candidates:
-        result = score_scheme(words, units, pattern_name=name, parts=parts)
+        result = score_scheme(words, units, pattern_name=name, parts=parts, lines=lines)
         value = -0.5 if result.score is None else result.score
         if value > best_value + 1e-9:
             best_name, best, best_value = name, result, value
@@ -301,6 +322,13 @@ _TOKEN = re.compile(r"[a-z0-9']+")
 @lru_cache(maxsize=65536)
 def _tokens(line: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(line.lower().replace("’", "'")))
+
+
+@lru_cache(maxsize=65536)
+def same_words(line_a: str, line_b: str) -> bool:
+    """Whether two lines have the same words (case and punctuation ignored)."""
+    a = _tokens(line_a)
+    return bool(a) and a == _tokens(line_b)
 
 
 @lru_cache(maxsize=65536)
@@ -407,7 +435,7 @@ def global_rhyme(
     n = min(len(words), len(letters))
     missing = required_rhymes(letters) - required_rhymes(letters[:n])
     unit = SchemeUnit(tuple(range(n)), letters[:n], missing)
-    scored = score_scheme(words, [unit], pattern_name=name, parts=parts)
+    scored = score_scheme(words, [unit], pattern_name=name, parts=parts, lines=poem.lines)
     outcome.rhyme_score = scored.score
     outcome.facts["rhyme"] = scored.note
     outcome.add(scored)

@@ -57,7 +57,8 @@ def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         else [tuple(range(i, min(i + 2, n))) for i in range(0, n, 2)]
     )
     regular = sum(1 for c in couplets if len(c) == 2)
-    structure = regular / max(1, len(couplets))
+    # Every stanza of a ghazal is a couplet; each odd one costs twice its share (see ballads).
+    structure = max(0.0, 1.0 - 2.0 * (len(couplets) - regular) / max(1, len(couplets)))
     if len(couplets) < 3:
         structure *= len(couplets) / 3
         outcome.findings.append(
@@ -92,7 +93,8 @@ def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
             Finding("radif", (), "no repeated end word or phrase (radif) across the couplets")
         )
     radif_score = share if radif else 0.0
-    outcome.form_score = 0.4 * structure + 0.6 * radif_score
+    # Couplets are the frame the radif hangs on: broken couplets scale the whole form score.
+    outcome.form_score = structure * (0.4 + 0.6 * radif_score)
     # Qafia: the word before the radif rhymes in the matla and every couplet's closing line.
     qafia = tuple(
         (words[-len(radif) - 1] if len(words) > len(radif) else "")
@@ -103,7 +105,9 @@ def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     if request.rhyme:
         letters = request.rhyme
         scored = best_scheme(
-            end_words(poem.lines), [(letters, layout) for layout in stanzaic_units(poem, letters)]
+            end_words(poem.lines),
+            [(letters, layout) for layout in stanzaic_units(poem, letters)],
+            lines=poem.lines,
         )[1]
     else:
         scored = score_scheme(
@@ -172,7 +176,8 @@ def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         )
     virtual = ParsedPoem(lines=tuple(lines), stanzas=(tuple(range(n)),), has_stanza_breaks=False)
     letters = request.rhyme or "AABBA"
-    if lear and len(letters) == 4 and request.rhyme:
+    # Lear's 4-letter pattern (AABA) printed on 5 lines: line 3's two halves are lines 3 and 4.
+    if len(letters) == 4 and (lear or n == 5):
         letters = letters[:2] + letters[2] + letters[2] + letters[3]
     inner = FormOutcome()
     global_rhyme(virtual, letters, inner, letters)
@@ -256,7 +261,9 @@ def pantoum_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     if request.rhyme:
         words = end_words(poem.lines)
         _name, scored = best_scheme(
-            words, [(request.rhyme, lay) for lay in stanzaic_units(poem, request.rhyme)]
+            words,
+            [(request.rhyme, lay) for lay in stanzaic_units(poem, request.rhyme)],
+            lines=poem.lines,
         )
         outcome.rhyme_score = scored.score
         outcome.facts["rhyme"] = scored.note
