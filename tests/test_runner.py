@@ -129,6 +129,24 @@ def test_generation_rows_cache_and_second_run_makes_no_calls(tmp_path: Path) -> 
     assert len(provider.calls) == 9 and {c.sample_index for c in provider.calls[6:]} == {2}
 
 
+def test_identical_prompts_of_different_poems_are_sampled_independently(tmp_path: Path) -> None:
+    from poemetric.data import load_dataset, write_dataset
+    from poemetric.pipeline import prepare_run
+    from poemetric.store import RunStore
+
+    poem = load_dataset("demo").poems[0]
+    twin = poem.model_copy(update={"poem_id": "twin", "title": "Twin", "content": "Other\ntext"})
+    dataset = write_dataset([poem, twin], tmp_path / "twins.jsonl")
+    provider = use_scripted()
+    with RunStore(tmp_path / "run") as store:
+        prepare_run(store, dataset)
+        prompts = [row[0] for row in store.query("SELECT text FROM prompts")]
+        assert len(prompts) == 2 and prompts[0] == prompts[1]
+        report = run_generation(store, [scripted_spec()], options=FAST)
+        assert report.models[0].called == 2 and len(provider.calls) == 2
+        assert store.count("response_cache") == 2
+
+
 def test_changed_settings_miss_the_cache(tmp_path: Path) -> None:
     provider = use_scripted()
     store = prepared_store(tmp_path, poems=2)

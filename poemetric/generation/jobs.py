@@ -31,13 +31,16 @@ def settings_json(settings: GenerationSettings) -> str:
     return canonical_json(settings.model_dump(mode="json"))
 
 
-def cache_key(spec: ModelSpec, request: GenerationRequest) -> str:
-    """sha256 over (provider, model id, settings, messages, sample index).
+def cache_key(spec: ModelSpec, request: GenerationRequest, *, scope: str | None = None) -> str:
+    """sha256 over (provider, model id, settings, messages, sample index[, scope]).
 
     The request's `context` (offline generators' inputs) is deliberately left out: it is derived
-    from the prompt, which is already in the messages.
+    from the prompt, which is already in the messages. `scope` separates requests whose text is
+    identical but which must be sampled independently: two poems of a dataset can share a prompt
+    (same form, meter, rhyme and theme), and each must get its own poem, as it would without a
+    cache.
     """
-    payload = {
+    payload: dict[str, Any] = {
         "v": CACHE_KEY_VERSION,
         "provider": spec.provider,
         "model": spec.model,
@@ -45,6 +48,8 @@ def cache_key(spec: ModelSpec, request: GenerationRequest) -> str:
         "messages": [message.model_dump(mode="json") for message in request.messages],
         "sample_index": request.sample_index,
     }
+    if scope is not None:
+        payload["scope"] = scope
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 

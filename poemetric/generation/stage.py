@@ -63,7 +63,8 @@ def generation_jobs(
                 "settings": settings_json(spec.settings),
                 "template_hash": prompt["template_hash"],
             }
-            jobs.append(Job(key, spec, request, cache_key(spec, request), row))
+            scoped_key = cache_key(spec, request, scope=prompt["prompt_id"])
+            jobs.append(Job(key, spec, request, scoped_key, row))
     statuses = stored_statuses(
         store, jobs, table="generations", parent="prompt_id", owner="author", name=spec.name
     )
