@@ -8,14 +8,16 @@ Prints, for isolated-line scansion (``scan_line``) and poem-context scansion (``
   differs from the gold counts all its gold syllables as wrong;
 - the same on the two halves split by PoemID parity (hash of the id), as a held-out check;
 - poem-level meter family accuracy and line-length (feet) accuracy.
-With --speed, also times line_fit / scan_line / scan_poem (cold and cached).
+With --speed, also times line_fit, meter_score and scan_poem: cold (each run in a fresh
+process, so pronunciations, template tables and line analyses are all computed), on new lines
+whose words were seen, and on repeated lines (cached); best and worst of 3 runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import statistics
+import subprocess
 import sys
 import time
 import zlib
@@ -26,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from poemetric.form import meter, scansion
+from poemetric.form import meter, meter_words
 from poemetric.form.meter import FEET_BY_NAME, scan_line, scan_poem
 
 DEFAULT_DATA = (
@@ -141,46 +143,66 @@ def run_accuracy(rows: list[Row], show_errors: int) -> None:
         )
 
 
-def run_speed(rows: list[Row]) -> None:
+def _timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def _workloads(rows: list[Row]) -> dict[str, tuple[int, Callable[[], object]]]:
+    """Named workloads: (lines processed, function)."""
     lines = [r.line for r in rows]
     poems = [[r.line for r in poem] for poem in group_poems(rows).values()]
+    # form-check sized chunks (~20 lines, the average generated poem) for meter_score
+    chunks = [lines[i : i + 20] for i in range(0, len(lines), 20)]
+    return {
+        "line_fit one line at a time": (
+            len(lines),
+            lambda: [meter.line_fit(line, "iambic", 5) for line in lines],
+        ),
+        "meter_score per 20-line poem": (
+            len(lines),
+            lambda: [meter.meter_score(chunk, "Iambic pentameter") for chunk in chunks],
+        ),
+        "scan_poem per poem": (len(lines), lambda: [scan_poem(p) for p in poems]),
+    }
 
-    def clear(words_too: bool) -> None:
-        meter.scan_line.cache_clear()
-        meter._decode_line.cache_clear()
-        scansion.line_options.cache_clear()
-        if words_too:
-            scansion.word_options.cache_clear()
 
-    def fit_all() -> None:
-        for line in lines:
-            meter.line_fit(line, "iambic", 5)
+def run_cold_once(rows: list[Row], name: str) -> None:
+    """One cold measurement in this (fresh) process: prints seconds and lines."""
+    count, work = _workloads(rows)[name]
+    print(f"{_timed(work):.6f} {count}")
 
-    def timed(fn: Callable[[], object]) -> float:
-        start = time.perf_counter()
-        fn()
-        return time.perf_counter() - start
 
-    n = len(lines)
-    for label, words_too in (("all caches cold", True), ("word cache warm, new lines", False)):
-        runs = []
+def run_speed(rows: list[Row], data: Path) -> None:
+    workloads = _workloads(rows)
+    for name in workloads:
+        rates = []
         for _ in range(3):
-            clear(words_too)
-            runs.append(timed(fit_all))
-        print(f"line_fit {label}: best {n / min(runs):,.0f} lines/s (worst {n / max(runs):,.0f})")
-    runs = [timed(fit_all) for _ in range(5)]
-    print(
-        f"line_fit fully cached: best {n / min(runs):,.0f} lines/s "
-        f"(median {n / statistics.median(runs):,.0f})"
-    )
-    runs = []
-    for _ in range(3):
-        clear(False)
-        runs.append(timed(lambda: [scan_poem(p) for p in poems]))
-    print(
-        f"scan_poem new lines (all foot types): best {n / min(runs):,.0f} lines/s "
-        f"(worst {n / max(runs):,.0f})"
-    )
+            out = subprocess.run(
+                [sys.executable, __file__, "--data", str(data), "--cold-once", name],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout.split()
+            rates.append(int(out[1]) / float(out[0]))
+        print(
+            f"{name}, cold (fresh process: dictionary, templates, words, lines all new): "
+            f"best {max(rates):,.0f} lines/s (worst {min(rates):,.0f})"
+        )
+    for name, (count, work) in workloads.items():
+        work()  # word pronunciations and template tables now cached
+        rates = []
+        for _ in range(3):
+            meter.clear_caches()
+            meter_words.line_options.cache_clear()
+            rates.append(count / _timed(work))
+        print(
+            f"{name}, new lines (words seen before): best {max(rates):,.0f} lines/s "
+            f"(worst {min(rates):,.0f})"
+        )
+        rates = [count / _timed(work) for _ in range(3)]
+        print(f"{name}, repeated lines (cached): best {max(rates):,.0f} lines/s")
 
 
 def main() -> None:
@@ -188,17 +210,21 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--speed", action="store_true")
     parser.add_argument("--errors", type=int, default=0)
+    parser.add_argument("--cold-once", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not args.data.is_file():
         raise SystemExit(f"{args.data} not found (shared data lives beside the checkout)")
     rows = load(args.data)
+    if args.cold_once:
+        run_cold_once(rows, args.cold_once)
+        return
     halves = Counter(r.half for r in rows)
     print(
         f"{len(rows)} lines, {len(group_poems(rows))} poems, half0/half1 lines {halves[0]}/{halves[1]}"
     )
     run_accuracy(rows, args.errors)
     if args.speed:
-        run_speed(rows)
+        run_speed(rows, args.data)
 
 
 if __name__ == "__main__":

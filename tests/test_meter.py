@@ -20,7 +20,7 @@ from poemetric.form.meter import (
     scan_line,
     scan_poem,
 )
-from poemetric.form.scansion import tokenize
+from poemetric.form.meter_words import tokenize
 
 SHAKESPEARE_18 = [
     "Shall I compare thee to a summer's day?",

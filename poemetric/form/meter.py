@@ -13,7 +13,9 @@ Public API (see docs/meter.md for the method and measured accuracy):
 - ``meter_score(lines, requested) -> (score, explanations)``: share of lines fitting a MeterSpec.
 
 Lines are matched against foot templates (iambic, trochaic, anapestic, dactylic, amphibrachic,
-1-8 feet) by a lattice search in :mod:`poemetric.form.scansion`.
+1-8 feet): :mod:`poemetric.form.meter_words` gives each word's syllabification options,
+:mod:`poemetric.form.meter_templates` every realisation of every meter and
+:mod:`poemetric.form.meter_search` scores all of them at once per line.
 """
 
 from __future__ import annotations
@@ -25,15 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from poemetric.form.scansion import (
-    FOOT_PATTERNS,
-    GRAMMARS,
-    MAX_FEET,
-    Decoding,
-    automaton,
-    decode,
-    line_options,
-)
+from poemetric.form.meter_search import LineAnalysis, Reading, analyse_lines
+from poemetric.form.meter_templates import FOOT_PRIORS, FOOT_TYPES, GRAMMARS, MAX_FEET
 
 FEET_NAMES: dict[int, str] = {
     1: "monometer",
@@ -47,7 +42,6 @@ FEET_NAMES: dict[int, str] = {
 }
 FEET_BY_NAME: dict[str, int] = {name: n for n, name in FEET_NAMES.items()}
 FEET_BY_NAME.update({"alexandrine": 6, "fourteener": 7, "septenary": 7})
-FOOT_TYPES: tuple[str, ...] = tuple(FOOT_PATTERNS)
 # Scale turning cost per foot into a 0-1 fit: fit = exp(-cost / (FIT_SCALE * feet)).
 FIT_SCALE = 0.6
 # A line "fits" a requested meter when its fit is at least this (calibrated in docs/meter.md).
@@ -55,8 +49,9 @@ FIT_CUTOFF = 0.5
 # In a poem, a line is read with the poem's typical number of feet when that costs at most this
 # much more than its own best reading (poets keep line length; mixed-length stanzas still win).
 TYPICAL_LENGTH_MARGIN = 0.6
-# Weight of the per-foot prior when lines vote for a poem's foot (many lines make it less needed).
-POEM_PRIOR_WEIGHT = 0.0
+# Line analyses kept in memory (a dict cleared when full; analyses are cheap to redo).
+ANALYSIS_CACHE_SIZE = 200_000
+_ANALYSES: dict[str, LineAnalysis] = {}
 
 
 @dataclass(frozen=True)
@@ -75,7 +70,7 @@ class LineScan:
     words: tuple[str, ...]
     syllables: int
     pattern: str  # metrical positions, "w"/"s" per syllable
-    stresses: str  # lexical stress class per syllable (see scansion module docstring)
+    stresses: str  # lexical stress class per syllable (see meter_words module docstring)
     template: MeterTemplate | None
     fit: float  # 0-1
     cost: float
@@ -116,68 +111,90 @@ def _fit(cost: float, feet: int) -> float:
     return math.exp(-cost / (FIT_SCALE * max(1, feet)))
 
 
-def _feet_range(options: tuple[tuple[object, ...], ...], line: str) -> tuple[int, int]:
-    _, per_word = line_options(line)
-    low = sum(min((len(o.classes) for o in opts), default=0) for opts in per_word)
-    high = sum(max((len(o.classes) for o in opts), default=0) for opts in per_word)
-    return max(1, (low - 2) // 3), max(1, min(MAX_FEET, (high + 1) // 2 + 1))
+def analyse(lines: Iterable[str]) -> list[LineAnalysis]:
+    """Analyses of `lines` (cached per line); new lines are analysed together in one batch."""
+    wanted = list(lines)
+    missing = list(dict.fromkeys(line for line in wanted if line not in _ANALYSES))
+    if missing:
+        if len(_ANALYSES) + len(missing) > ANALYSIS_CACHE_SIZE:
+            _ANALYSES.clear()
+        _ANALYSES.update(zip(missing, analyse_lines(missing), strict=True))
+    return [_ANALYSES[line] for line in wanted]
 
 
-@lru_cache(maxsize=65536)
-def _decode_line(line: str, foot: str, min_feet: int, max_feet: int) -> Decoding | None:
-    _, per_word = line_options(line)
-    return decode(per_word, automaton(foot, min_feet, max_feet))
+def clear_caches() -> None:
+    """Forget cached line analyses and scans (word pronunciations stay cached)."""
+    _ANALYSES.clear()
+    scan_line.cache_clear()
+
+
+def _check_arguments(foot: str | None, feet: int | None) -> None:
+    if foot is not None and foot not in GRAMMARS:
+        raise ValueError(f"unknown foot {foot!r}; expected one of {', '.join(FOOT_TYPES)}")
+    if feet is not None and not 1 <= feet <= MAX_FEET:
+        raise ValueError(f"number of feet must be 1..{MAX_FEET}, got {feet}")
+
+
+def _free_choice(analysis: LineAnalysis, feet: int | None) -> tuple[str, int | None]:
+    """Foot (and feet) of the cheapest unconstrained reading, with the per-foot priors."""
+    costs = analysis.best + FOOT_PRIORS[:, None]
+    if feet is not None:
+        foot_index = int(costs[:, feet].argmin())
+        return FOOT_TYPES[foot_index], feet
+    foot_index, best_feet = divmod(int(costs.argmin()), costs.shape[1])
+    return FOOT_TYPES[foot_index], best_feet
 
 
 @lru_cache(maxsize=65536)
 def scan_line(line: str, foot: str | None = None, feet: int | None = None) -> LineScan:
     """Best scansion of `line`, optionally restricted to one foot type and/or number of feet."""
-    if foot is not None and foot not in GRAMMARS:
-        raise ValueError(f"unknown foot {foot!r}; expected one of {', '.join(FOOT_TYPES)}")
-    if feet is not None and not 1 <= feet <= MAX_FEET:
-        raise ValueError(f"number of feet must be 1..{MAX_FEET}, got {feet}")
-    words, per_word = line_options(line)
-    if not words:
+    _check_arguments(foot, feet)
+    (analysis,) = analyse([line])
+    if not analysis.words:
         return LineScan(line, (), 0, "", "", None, 0.0, math.inf)
-    low, high = (feet, feet) if feet is not None else _feet_range(per_word, line)
-    best: tuple[float, str, Decoding] | None = None
-    for name in (foot,) if foot is not None else FOOT_TYPES:
-        decoding = _decode_line(line, name, low, high)
-        if decoding is None:
-            continue
-        ranked = decoding.cost + (GRAMMARS[name].prior if foot is None else 0.0)
-        if best is None or ranked < best[0]:
-            best = (ranked, name, decoding)
-    if best is None:
-        syllables = sum(len(o[0].classes) for o in per_word if o)
-        return LineScan(line, words, syllables, "", "", None, 0.0, math.inf)
-    _, name, dec = best
+    if foot is None:
+        foot, feet = _free_choice(analysis, feet)
+    reading = analysis.reading(foot, feet)
+    if reading is None:
+        return LineScan(line, analysis.words, analysis.plain_syllables, "", "", None, 0.0, math.inf)
+    return _line_scan(line, analysis, reading)
+
+
+def _line_scan(line: str, analysis: LineAnalysis, reading: Reading) -> LineScan:
+    notes = tuple(o.note for o in reading.choices if o.note and o.note not in ("elided",))
     return LineScan(
         line=line,
-        words=words,
-        syllables=len(dec.labels),
-        pattern=dec.labels,
-        stresses=dec.classes,
-        template=MeterTemplate(name, dec.feet),
-        fit=_fit(dec.cost, dec.feet),
-        cost=dec.cost,
-        variations=dec.variations + _stress_variations(dec),
+        words=analysis.words,
+        syllables=len(reading.labels),
+        pattern=reading.labels,
+        stresses=reading.classes,
+        template=MeterTemplate(reading.foot, reading.feet),
+        fit=_fit(reading.cost, reading.feet),
+        cost=reading.cost,
+        variations=tuple(dict.fromkeys(reading.variations + notes + _stress_variations(reading))),
     )
 
 
-def _stress_variations(dec: Decoding) -> tuple[str, ...]:
+def _stress_variations(reading: Reading) -> tuple[str, ...]:
     found = []
-    for label, cls in zip(dec.labels, dec.classes, strict=True):
+    for label, cls in zip(reading.labels, reading.classes, strict=True):
         if label == "w" and cls in "SM":
             found.append("stressed syllable in weak position")
         elif label == "s" and cls in "UF":
             found.append("promoted weak syllable")
-    return tuple(dict.fromkeys(found))
+    return tuple(found)
 
 
 def line_fit(line: str, foot: str, feet: int | None = None) -> float:
     """0-1 fit of `line` to `foot` (and `feet` when given); 0 when the line cannot be scanned."""
-    return scan_line(line, foot, feet).fit
+    _check_arguments(foot, feet)
+    (analysis,) = analyse([line])
+    if feet is None:
+        feet = analysis.best_feet(foot)
+        if feet is None:
+            return 0.0
+    cost = analysis.cost(foot, feet)
+    return _fit(cost, feet) if math.isfinite(cost) else 0.0
 
 
 def beat_count(line: str, foot: str | None = None) -> int:
@@ -190,19 +207,13 @@ def beat_pattern_fit(line: str, beats: int, foot: str | None = None) -> float:
     feet_options = [foot] if foot else ["iambic", "anapestic", "amphibrachic", "trochaic"]
     best = 0.0
     for name in feet_options:
+        if line_fit(line, name, beats) <= best:
+            continue
         scan = scan_line(line, name, beats)
         # catalectic/headless forms keep the beat count equal to the number of feet
         if scan.beats == beats:
             best = max(best, scan.fit)
     return best
-
-
-def _prefer_typical_length(scan: LineScan, foot: str, feet: int | None) -> LineScan:
-    """Re-read a line with the poem's typical number of feet unless that costs clearly more."""
-    if feet is None or scan.template is None or scan.template.feet == feet:
-        return scan
-    typical = scan_line(scan.line, foot, feet)
-    return typical if typical.cost <= scan.cost + TYPICAL_LENGTH_MARGIN else scan
 
 
 def _nonblank(lines: Iterable[str]) -> list[str]:
@@ -213,32 +224,45 @@ def scan_poem(lines: Sequence[str]) -> PoemMeter:
     """Dominant meter of a poem: the majority foot (ties: lower total cost), then typical feet.
 
     Each line is then read in that foot, preferring the poem's typical number of feet when
-    that costs at most TYPICAL_LENGTH_MARGIN more (poets keep their line length).
+    that costs at most TYPICAL_LENGTH_MARGIN more (poets keep their line length). Distinct
+    lines are analysed once, together, against all meters.
     """
     text_lines = _nonblank(lines)
     if not text_lines:
         return PoemMeter(None, None, (), ())
+    analyses = analyse(text_lines)
     votes: Counter[str] = Counter()
     totals: dict[str, float] = dict.fromkeys(FOOT_TYPES, 0.0)
-    for line in text_lines:
-        costs = {
-            name: scan_line(line, name).cost + POEM_PRIOR_WEIGHT * GRAMMARS[name].prior
-            for name in FOOT_TYPES
-        }
-        best = min(FOOT_TYPES, key=lambda name: costs[name])
-        if math.isfinite(costs[best]):
-            votes[best] += 1
-        for name in FOOT_TYPES:
-            totals[name] += min(costs[name], 50.0)
+    for analysis in analyses:
+        per_foot = analysis.best.min(axis=1)
+        best = int(per_foot.argmin())
+        if math.isfinite(per_foot[best]):
+            votes[FOOT_TYPES[best]] += 1
+        for index, name in enumerate(FOOT_TYPES):
+            totals[name] += min(float(per_foot[index]), 50.0)
     if not votes:
         return PoemMeter(None, None, (), tuple(0.0 for _ in text_lines))
     foot = min(FOOT_TYPES, key=lambda name: (-votes[name], totals[name]))
-    free_scans = [scan_line(line, foot) for line in text_lines]
-    feet_counts = Counter(s.template.feet for s in free_scans if s.template is not None)
+    own_feet = [a.best_feet(foot) for a in analyses]
+    feet_counts = Counter(f for f in own_feet if f is not None)
     feet = feet_counts.most_common(1)[0][0] if feet_counts else None
-    scans = tuple(_prefer_typical_length(scan, foot, feet) for scan in free_scans)
-    fits = tuple(line_fit(line, foot, feet) for line in text_lines)
-    return PoemMeter(foot, feet, scans, fits, dict(votes))
+    scans = []
+    for line, analysis, own in zip(text_lines, analyses, own_feet, strict=True):
+        chosen = own
+        if (
+            feet is not None
+            and own is not None
+            and analysis.cost(foot, feet) <= analysis.cost(foot, own) + TYPICAL_LENGTH_MARGIN
+        ):
+            chosen = feet
+        scans.append(scan_line(line, foot, chosen))
+    fits = tuple(
+        _fit(a.cost(foot, feet), feet)
+        if feet is not None and math.isfinite(a.cost(foot, feet))
+        else 0.0
+        for a in analyses
+    )
+    return PoemMeter(foot, feet, tuple(scans), fits, dict(votes))
 
 
 # --------------------------------------------------------------------------------------------
@@ -367,6 +391,7 @@ def meter_score(
     text_lines = _nonblank(lines)
     if spec is None or not text_lines:
         return 1.0, []
+    analyse(text_lines)  # new lines analysed together, in one batch
     if spec.beat_pattern is not None:
         verdicts = _pattern_verdicts(lines, spec, spec.beat_pattern, cutoff)
         score = sum(v.fits for v in verdicts) / len(verdicts)

@@ -1,0 +1,309 @@
+"""Words of a verse line and the ways each can be said: syllable counts and stress classes.
+
+Each syllable gets a *stress class* (one letter):
+
+``S`` primary stress of a polysyllable, ``U`` unstressed syllable of a polysyllable,
+``T`` secondary stress (flexible), ``P`` stressed syllable of a polysyllabic function word
+(``upon``, ``into``), ``M`` monosyllabic content word (usually strong, may be demoted),
+``F`` monosyllabic function word (usually weak, may be promoted), ``N`` a content monosyllable
+right before another stress (phrase stress: *old MAN*).
+
+A word offers several options (dictionary pronunciations, slurred or syncopated forms, a sounded
+``-ed``, synaloepha with the next word), each with a cost; the meter search picks among them.
+Pronunciations come from :mod:`poemetric.form.phonetics`; everything meter-specific (which vowels
+may be elided, how costly that is) lives here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from itertools import product
+
+from poemetric.form import phonetics
+
+# Cost of choosing a shorter (or, for -ed, longer) syllabification than the dictionary's.
+ELISION_COSTS: dict[str, float] = {
+    "slur": 0.3,
+    "syncope": 0.7,
+    "synaloepha": 0.8,
+    "sounded -ed": 0.9,
+}
+CLASS_LETTERS = "NSUTPMF"  # index = integer code of a stress class
+
+_LOCAL_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "but",
+        "or",
+        "nor",
+        "for",
+        "yet",
+        "so",
+        "if",
+        "as",
+        "than",
+        "that",
+        "though",
+        "while",
+        "when",
+        "whence",
+        "where",
+        "whose",
+        "who",
+        "whom",
+        "which",
+        "what",
+        "whate'er",
+        "wherein",
+        "whereof",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "we",
+        "us",
+        "our",
+        "ours",
+        "you",
+        "your",
+        "yours",
+        "ye",
+        "thou",
+        "thee",
+        "thy",
+        "thine",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "hers",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "'tis",
+        "'twas",
+        "o'er",
+        "this",
+        "these",
+        "those",
+        "am",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "have",
+        "has",
+        "had",
+        "do",
+        "does",
+        "did",
+        "shall",
+        "should",
+        "will",
+        "would",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "at",
+        "by",
+        "from",
+        "in",
+        "into",
+        "of",
+        "off",
+        "on",
+        "onto",
+        "to",
+        "till",
+        "up",
+        "upon",
+        "with",
+        "within",
+        "without",
+        "o",
+        "oh",
+        "ah",
+        "not",
+        "no",
+        "e'er",
+        "ne'er",
+        "'twill",
+        "'em",
+        "th'",
+        "t'",
+        "i'm",
+        "i'll",
+        "i'd",
+        "it's",
+        "there",
+        "here",
+        "then",
+        "thus",
+        "too",
+        "such",
+    ]
+)
+
+_TOKEN = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’-][A-Za-zÀ-ÿ]+)*'?|'[A-Za-z]+(?:['’-][A-Za-z]+)*")
+_VOWEL_GROUP = re.compile(r"[aeiouyàâäèéêëìîïòôöùûü]+")
+
+
+def is_function_word(word: str) -> bool:
+    """Whether `word` is a grammatical (function) word: the phonetics module's list plus ours."""
+    key = phonetics.normalize_word(word)
+    return phonetics.is_function_word(key) or key in _LOCAL_FUNCTION_WORDS
+
+
+def tokenize(line: str) -> list[str]:
+    """Words of a line: keeps hyphenated compounds and apostrophe forms (o'er, lov'd, 'tis)."""
+    text = line.replace("’", "'").replace("‘", "'")
+    return _TOKEN.findall(text)  # every token contains a letter
+
+
+@dataclass(frozen=True)
+class WordOption:
+    """One way to say a word: stress classes (one letter per syllable), cost, note."""
+
+    classes: str
+    cost: float
+    note: str | None = None
+
+
+def _classes_from_stress(stress: str, function: bool) -> str:
+    if len(stress) == 1:
+        return "F" if function else "M"
+    return "".join(
+        ("P" if function else "S") if digit == "1" else "T" if digit == "2" else "U"
+        for digit in stress
+    )
+
+
+def _syncope_variants(phones: str) -> list[tuple[str, str]]:
+    """Stress strings with one weak unstressed vowel dropped, with the kind of elision.
+
+    ``slur``: a weak vowel right after another vowel or gliding into one (power -> pow'r,
+    flower, being, Assyrian, -ious); ``syncope``: a schwa-like vowel before r/l/n/m or
+    between consonants (heaven -> heav'n, every -> ev'ry, wandering -> wand'ring).
+    """
+    items = phones.split()
+    vowel_idx = [i for i, p in enumerate(items) if p[-1].isdigit()]
+    if len(vowel_idx) < 2 or len(vowel_idx) == len(items):
+        return []  # one syllable, or a spelling-based guess with no consonants to reason about
+    stress = [items[i][-1] for i in vowel_idx]
+    variants = []
+    for k, i in enumerate(vowel_idx):
+        vowel, digit = items[i][:-1], items[i][-1]
+        if digit != "0" or vowel not in {"AH", "ER", "IH", "IY", "UW"}:
+            continue
+        before = items[i - 1] if i > 0 else ""
+        after = items[i + 1] if i + 1 < len(items) else ""
+        before_vowel = before[-1:].isdigit() and not before.startswith("ER")
+        after_vowel = after[-1:].isdigit()
+        shorter = "".join(stress[:k] + stress[k + 1 :])
+        if (vowel in {"IY", "UW", "IH"} and after_vowel) or (before_vowel and vowel == "ER"):
+            variants.append((shorter, "slur"))  # Assyrian, glorious; power, flower, fire
+        elif before_vowel:
+            variants.append((shorter, "syncope"))  # being, violet, joyous
+        elif (k > 0 and vowel in {"AH", "ER"} and after in {"R", "L", "N", "M"}) or (
+            k > 0 and vowel == "ER" and (after_vowel or not after)
+        ):
+            variants.append((shorter, "syncope"))
+    return variants
+
+
+@cache
+def word_options(word: str) -> tuple[WordOption, ...]:
+    """All syllabification / stress options of one word (hyphenated compounds combined)."""
+    parts = [p for p in re.split(r"-+", word) if p]
+    if len(parts) > 1:
+        combos: dict[str, WordOption] = {}
+        for choice in product(*(word_options(p) for p in parts)):
+            classes = "".join(o.classes for o in choice)
+            cost = sum(o.cost for o in choice)
+            notes = [o.note for o in choice if o.note]
+            if classes not in combos or combos[classes].cost > cost:
+                combos[classes] = WordOption(classes, cost, notes[0] if notes else None)
+        return tuple(sorted(combos.values(), key=lambda o: o.cost)[:6])
+    return _single_word_options(word)
+
+
+def _single_word_options(word: str) -> tuple[WordOption, ...]:
+    key = phonetics.normalize_word(word)
+    if not key:
+        return ()
+    function = is_function_word(key)
+    options: dict[str, WordOption] = {}
+
+    def add(stress: str, cost: float, note: str | None = None) -> None:
+        classes = _classes_from_stress(stress, function) if stress else ""
+        if classes not in options or options[classes].cost > cost:
+            options[classes] = WordOption(classes, cost, note)
+
+    if not _VOWEL_GROUP.search(key):
+        add("", 0.0, "elided")  # th', t'
+    else:
+        prons = phonetics.pronunciations(key)
+        longest = max(phonetics.syllable_count(p) for p in prons)
+        for phones in prons:
+            stress = phonetics.stress_pattern(phones)
+            add(stress, 0.0)
+            if len(stress) == longest and "'" not in key:
+                for shorter, kind in _syncope_variants(phones):
+                    add(shorter, ELISION_COSTS[kind], kind)
+    accented_ed = word.lower().endswith(("èd", "éd"))
+    if key.endswith("ed") and not key.endswith(("eed", "'d")) and len(key) > 3:
+        for classes in list(options):
+            if options[classes].cost == 0.0 and classes:
+                stress = "".join("1" if c in "SMP" else "2" if c == "T" else "0" for c in classes)
+                add(
+                    stress + "0",
+                    0.0 if accented_ed else ELISION_COSTS["sounded -ed"],
+                    "sounded -ed",
+                )
+    return tuple(sorted(options.values(), key=lambda o: o.cost))
+
+
+@cache
+def _word_entry(word: str) -> tuple[tuple[WordOption, ...], bool, bool, bool]:
+    """Options of a token, whether it ends / starts with a vowel sound, may start stressed."""
+    key = phonetics.normalize_word(word)
+    options = word_options(word)
+    ends_vowel = bool(key) and key[-1] in "aeiouy" and key not in {"you", "thou", "i", "o", "oh"}
+    starts_vowel = bool(key) and (key[0] in "aeiou" or key in {"hour", "hours", "honour"})
+    starts_stressed = any(o.classes[:1] in ("S", "M") for o in options)
+    return options, ends_vowel, starts_vowel, starts_stressed
+
+
+@lru_cache(maxsize=65536)
+def line_options(line: str) -> tuple[tuple[str, ...], tuple[tuple[WordOption, ...], ...]]:
+    """Tokens of a line and, per token, its options including cross-word synaloepha."""
+    words = tokenize(line)
+    entries = [_word_entry(word) for word in words]
+    per_word: list[tuple[WordOption, ...]] = []
+    last = len(entries) - 1
+    for i, (opts, ends_vowel, _starts, _stressed) in enumerate(entries):
+        if i < last and ends_vowel and entries[i + 1][2]:
+            opts = opts + tuple(
+                WordOption(o.classes[:-1], ELISION_COSTS["synaloepha"], "synaloepha")
+                for o in opts
+                if o.classes and o.classes[-1] in "UF" and o.cost == 0.0
+            )
+        if i < last and entries[i + 1][3] and any(o.classes == "M" for o in opts):
+            # phrase stress: of two adjacent stressed monosyllables the first yields (old MAN)
+            opts = tuple(WordOption("N", o.cost, o.note) if o.classes == "M" else o for o in opts)
+        per_word.append(opts)
+    return tuple(words), tuple(per_word)
