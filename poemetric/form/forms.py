@@ -17,6 +17,7 @@ from collections.abc import Callable
 from poemetric.form.adapters import MeterSpec, parse_meter
 from poemetric.form.parsing import ParsedPoem, minimal_period
 from poemetric.form.scoring import (
+    FOLK_CREDIT,
     Finding,
     FormOutcome,
     FormRequest,
@@ -63,7 +64,9 @@ def ballad_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     words = end_words(poem.lines)
     schemes = (request.rhyme,) if request.rhyme else BALLAD_SCHEMES
     candidates = [(scheme, layout) for scheme in schemes for layout in stanzaic_units(poem, scheme)]
-    name, scored = best_scheme(words, candidates, lines=poem.lines)
+    name, scored = best_scheme(
+        words, candidates, lines=poem.lines, incidental_ok=True, credits=FOLK_CREDIT
+    )
     outcome.rhyme_score = scored.score
     outcome.facts["rhyme"] = scored.note
     outcome.facts["scheme"] = name

@@ -19,6 +19,9 @@ from poemetric.form.parsing import ParsedPoem, end_word, minimal_period
 REPORT_BELOW = 0.5
 #: Weight of an unexpected perfect rhyme (a new letter that rhymes with an earlier one).
 UNEXPECTED_WEIGHT = 0.5
+#: Rhyme credits for folk forms (ballads): assonance and consonance rhymes (dwellin'/Allen,
+#: keep/speak) are the norm of oral balladry, so they earn what a slant rhyme earns.
+FOLK_CREDIT: dict[Rhyme, float] = {**RHYME_CREDIT, Rhyme.NEAR: RHYME_CREDIT[Rhyme.SLANT]}
 #: Findings of one kind listed individually before they are summarised.
 MAX_FINDINGS_PER_KIND = 8
 
@@ -75,6 +78,8 @@ def score_scheme(
     pattern_name: str = "",
     parts: tuple[range, ...] = (),
     lines: tuple[str, ...] | None = None,
+    incidental_ok: bool = False,
+    credits: dict[Rhyme, float] = RHYME_CREDIT,
 ) -> Scored:
     """Score lines against rhyme letters; letters are local to each unit.
 
@@ -85,7 +90,8 @@ def score_scheme(
     repetition, not a rhyme (refrains are credited by the refrain rules). With `parts` (octave and
     sestet), each part is also scored on its own and the score is the mean of the pooled score
     and the weaker part's, so a poem with the right octave and a different sestet does not pass
-    on the octave's strength.
+    on the octave's strength. With `incidental_ok` (stanzaic forms, three or more units),
+    unexpected rhymes in fewer than half of the units are chance and forgiven.
     """
     credit_sum = 0.0
     required = 0
@@ -125,8 +131,8 @@ def score_scheme(
                         copied_from = j
                         continue
                     kind = adapters.rhyme_kind(words[j], word)
-                    if RHYME_CREDIT[kind] > best_credit:
-                        best_credit, best_kind, best_j = RHYME_CREDIT[kind], kind, j
+                    if credits[kind] > best_credit:
+                        best_credit, best_kind, best_j = credits[kind], kind, j
                 credit_sum += best_credit
                 tally(index, best_credit, True)
                 if best_credit < REPORT_BELOW:
@@ -167,6 +173,12 @@ def score_scheme(
                         )
                         break
             earlier.append(index)
+    if incidental_ok and len(units) >= 3 and unexpected < len(units) / 2:
+        # Extra rhymes in a minority of stanzas are chance (forgiven); in most, they are a
+        # different pattern (ABAB written for ABCB) and count.
+        unexpected, surprises = 0, []
+        for k in range(len(part_totals)):
+            part_totals[k][2] = 0
     denominator = required + UNEXPECTED_WEIGHT * unexpected
     if denominator == 0:
         return Scored(None, (), f"pattern {pattern_name} asks for no rhymes")
@@ -218,12 +230,22 @@ def best_scheme(
     *,
     parts: tuple[range, ...] = (),
     lines: tuple[str, ...] | None = None,
+    incidental_ok: bool = False,
+    credits: dict[Rhyme, float] = RHYME_CREDIT,
 ) -> tuple[str, Scored]:
     """The best-scoring (name, layout) candidate; ties keep the earlier one."""
     best_name, best = candidates[0][0], Scored(None)
     best_value = -1.0
     for name, units in candidates:
-        result = score_scheme(words, units, pattern_name=name, parts=parts, lines=lines)
+        result = score_scheme(
+            words,
+            units,
+            pattern_name=name,
+            parts=parts,
+            lines=lines,
+            incidental_ok=incidental_ok,
+            credits=credits,
+        )
         value = -0.5 if result.score is None else result.score
         if value > best_value + 1e-9:
             best_name, best, best_value = name, result, value
