@@ -99,7 +99,7 @@ _LAST_RIME = re.compile(r"[aeiouy]+[^aeiouy]*$")
 def _spelled_rime(word: str) -> str:
     """Letters from the last vowel group on, treating a final silent ``e`` as part of the rime."""
     letters = re.sub(r"([a-z])\1", r"\1", re.sub(r"[^a-z]", "", word.replace("è", "e")))
-    if letters.endswith("e") and len(letters) > 3 and letters[-2] not in "aeiouy":
+    if letters.endswith("e") and len(letters) >= 3 and letters[-2] not in "aeiouy":
         match = _LAST_RIME.search(letters[:-1])
         return (match.group(0) + "e") if match else letters
     match = _LAST_RIME.search(letters)
