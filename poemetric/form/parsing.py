@@ -108,16 +108,32 @@ def parse_poem(text: str, *, max_lines: int = MAX_LINES) -> ParsedPoem:
     )
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+
+
+@lru_cache(maxsize=4096)
+def _is_latin_letter(ch: str) -> bool | None:
+    """True/False for a Latin/other-script letter, None for a non-letter (curly quote, dash)."""
+    if not ch.isalpha():
+        return None
+    return "LATIN" in unicodedata.name(ch, "")
+
+
 def latin_share(text: str) -> float:
-    """Share of letters in `text` that are Latin-script (1.0 for text without letters)."""
+    """Share of letters in `text` that are Latin-script (1.0 for text without letters).
+
+    Only the non-ASCII characters are looked at one by one (found by a regex), so typographic
+    quotes and dashes in otherwise ASCII text cost almost nothing.
+    """
     if text.isascii():
         return 1.0
-    ascii_letters = sum(1 for ch in text if ch.isascii() and ch.isalpha())
-    others = [ch for ch in text if not ch.isascii() and ch.isalpha()]
+    kinds = [_is_latin_letter(ch) for ch in _NON_ASCII.findall(text)]
+    others = [k for k in kinds if k is not None]
     if not others:
         return 1.0
-    latin = ascii_letters + sum(1 for ch in others if "LATIN" in unicodedata.name(ch, ""))
-    return latin / (ascii_letters + len(others))
+    ascii_letters = len(_ASCII_LETTER.findall(text))
+    return (ascii_letters + sum(others)) / (ascii_letters + len(others))
 
 
 def words_of(line: str) -> list[str]:
