@@ -27,6 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import numpy as np
+
 from poemetric.form.meter_search import LineAnalysis, Reading, analyse_lines
 from poemetric.form.meter_templates import FOOT_PRIORS, FOOT_TYPES, GRAMMARS, MAX_FEET
 
@@ -49,6 +51,12 @@ FIT_CUTOFF = 0.5
 # In a poem, a line is read with the poem's typical number of feet when that costs at most this
 # much more than its own best reading (poets keep line length; mixed-length stanzas still win).
 TYPICAL_LENGTH_MARGIN = 0.6
+# A line votes for the poem's foot only when its best foot beats the runner-up by this much
+# (a headless iambic line is also a catalectic trochaic one; such lines decide nothing).
+VOTE_MARGIN = 0.0
+# In a poem, a line leaves the dominant foot for another when that is cheaper by this much
+# (poems that mix meters, e.g. anapestic and iambic stanzas).
+FOOT_SWITCH_MARGIN = 1.5
 # Line analyses kept in memory (a dict cleared when full; analyses are cheap to redo).
 ANALYSIS_CACHE_SIZE = 200_000
 _ANALYSES: dict[str, LineAnalysis] = {}
@@ -233,13 +241,17 @@ def scan_poem(lines: Sequence[str]) -> PoemMeter:
     analyses = analyse(text_lines)
     votes: Counter[str] = Counter()
     totals: dict[str, float] = dict.fromkeys(FOOT_TYPES, 0.0)
+    weak_votes: Counter[str] = Counter()
     for analysis in analyses:
         per_foot = analysis.best.min(axis=1)
-        best = int(per_foot.argmin())
-        if math.isfinite(per_foot[best]):
-            votes[FOOT_TYPES[best]] += 1
+        first, second = np.argsort(per_foot)[:2]
+        if math.isfinite(per_foot[first]):
+            clear = per_foot[second] - per_foot[first] >= VOTE_MARGIN
+            (votes if clear else weak_votes)[FOOT_TYPES[first]] += 1
         for index, name in enumerate(FOOT_TYPES):
             totals[name] += min(float(per_foot[index]), 50.0)
+    if not votes:
+        votes = weak_votes
     if not votes:
         return PoemMeter(None, None, (), tuple(0.0 for _ in text_lines))
     foot = min(FOOT_TYPES, key=lambda name: (-votes[name], totals[name]))
@@ -248,6 +260,10 @@ def scan_poem(lines: Sequence[str]) -> PoemMeter:
     feet = feet_counts.most_common(1)[0][0] if feet_counts else None
     scans = []
     for line, analysis, own in zip(text_lines, analyses, own_feet, strict=True):
+        other = FOOT_TYPES[int(analysis.best.min(axis=1).argmin())]
+        if other != foot and analysis.cost(other) + FOOT_SWITCH_MARGIN < analysis.cost(foot):
+            scans.append(scan_line(line, other))
+            continue
         chosen = own
         if (
             feet is not None

@@ -159,6 +159,13 @@ _LOCAL_FUNCTION_WORDS = frozenset(
 )
 
 _TOKEN = re.compile(r"[A-Za-zÀ-ÿ]+(?:['’-][A-Za-zÀ-ÿ]+)*'?|'[A-Za-z]+(?:['’-][A-Za-z]+)*")
+# A diphthong followed by a weak -er (F AY1 ER0): when the dictionary also has a one-syllable
+# form, the two-syllable one costs this much.
+GLIDE_ER_COST = 0.3
+_GLIDE_ER = re.compile(r"\b(AY|AW|OW|OY|EY)[12] ER0\b")
+_VOWEL_STARTS = frozenset(
+    ["AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"]
+)
 _VOWEL_GROUP = re.compile(r"[aeiouyàâäèéêëìîïòôöùûü]+")
 
 
@@ -219,7 +226,7 @@ def _syncope_variants(phones: str) -> list[tuple[str, str]]:
         elif before_vowel:
             variants.append((shorter, "syncope"))  # being, violet, joyous
         elif (k > 0 and vowel in {"AH", "ER"} and after in {"R", "L", "N", "M"}) or (
-            k > 0 and vowel == "ER" and (after_vowel or not after)
+            k > 0 and vowel == "ER" and after_vowel
         ):
             variants.append((shorter, "syncope"))
     return variants
@@ -253,14 +260,17 @@ def _single_word_options(word: str) -> tuple[WordOption, ...]:
         if classes not in options or options[classes].cost > cost:
             options[classes] = WordOption(classes, cost, note)
 
-    if not _VOWEL_GROUP.search(key):
-        add("", 0.0, "elided")  # th', t'
+    if not _VOWEL_GROUP.search(key) and "'" in word.replace("’", "'"):
+        add("", 0.0, "elided")  # th', t', 's (abbreviations such as St, Mr, W are pronounced)
     else:
         prons = phonetics.pronunciations(key)
         longest = max(phonetics.syllable_count(p) for p in prons)
+        shortest = min(phonetics.syllable_count(p) for p in prons)
         for phones in prons:
             stress = phonetics.stress_pattern(phones)
-            add(stress, 0.0)
+            # fire, hour, our: verse normally counts the diphthong + r as one syllable
+            long_glide = len(stress) > shortest and _GLIDE_ER.search(phones) is not None
+            add(stress, GLIDE_ER_COST if long_glide else 0.0)
             if len(stress) == longest and "'" not in key:
                 for shorter, kind in _syncope_variants(phones):
                     add(shorter, ELISION_COSTS[kind], kind)
@@ -282,8 +292,12 @@ def _word_entry(word: str) -> tuple[tuple[WordOption, ...], bool, bool, bool]:
     """Options of a token, whether it ends / starts with a vowel sound, may start stressed."""
     key = phonetics.normalize_word(word)
     options = word_options(word)
-    ends_vowel = bool(key) and key[-1] in "aeiouy" and key not in {"you", "thou", "i", "o", "oh"}
-    starts_vowel = bool(key) and (key[0] in "aeiou" or key in {"hour", "hours", "honour"})
+    prons = phonetics.pronunciations(key) if key else ()
+    # synaloepha: a weak final vowel (many a, glory of) or th', t' before a vowel sound
+    ends_vowel = key in {"the", "to"} or (
+        bool(prons) and all(p.endswith("0") for p in prons) and len(options[0].classes) > 1
+    )
+    starts_vowel = bool(prons) and all(p[:2] in _VOWEL_STARTS for p in prons)
     starts_stressed = any(o.classes[:1] in ("S", "M") for o in options)
     return options, ends_vowel, starts_vowel, starts_stressed
 
