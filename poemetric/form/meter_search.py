@@ -125,18 +125,14 @@ class LineAnalysis:
         found: Reading | None = None
         for syl in self.syllabifications:
             table = length_table(len(syl.classes))
-            if table is None:
+            rows = table.group_rows.get((FOOT_TYPES.index(foot), feet)) if table else None
+            if table is None or rows is None:
                 continue
-            group = next(
-                (g for g in table.groups if g[0] == FOOT_TYPES.index(foot) and g[1] == feet), None
-            )
-            if group is None:
-                continue
-            start, end = group[2], group[3]
-            codes = _codes(syl.classes)
-            costs = table.strong[start:end, :-1] @ _DELTA[codes] + table.cost[start:end]
+            start, end = rows
+            codes, w_sum = _code_list(syl.classes)
+            costs = table.strong[start:end] @ _DELTA[np.array(codes, dtype=np.intp)]
             row = int(costs.argmin())
-            total = float(costs[row]) + syl.cost + float(_W_COST[codes].sum())
+            total = float(costs[row]) + syl.cost + w_sum
             if found is None or total < found.cost - 1e-9:
                 found = Reading(
                     foot,
@@ -147,6 +143,8 @@ class LineAnalysis:
                     syl.choices,
                     table.variations[start + row],
                 )
+            if total <= target + 1e-9:
+                break  # the cheapest reading (syllabifications come cheapest first)
         return found
 
 
@@ -158,10 +156,6 @@ def _code_list(classes: str) -> tuple[tuple[int, ...], float]:
     if codes:
         codes[-1] += _FINAL
     return (*codes, _BIAS), sum(_W_LIST[c] for c in codes)
-
-
-def _codes(classes: str) -> npt.NDArray[np.intp]:
-    return np.array(_code_list(classes)[0][:-1], dtype=np.intp)
 
 
 def syllabifications(per_word: Sequence[tuple[WordOption, ...]]) -> tuple[Syllabification, ...]:

@@ -145,6 +145,7 @@ class LengthTable:
     variations: tuple[tuple[str, ...], ...]
     groups: tuple[tuple[int, int, int, int], ...]  # (foot index, feet, first row, end row)
     group_starts: npt.NDArray[np.intp]  # first row of each group
+    group_rows: dict[tuple[int, int], tuple[int, int]]  # (foot index, feet) -> row range
     group_cells: npt.NDArray[np.intp]  # foot index * (MAX_FEET + 1) + feet, per group
 
 
@@ -183,5 +184,6 @@ def length_table(syllables: int) -> LengthTable | None:
         variations=tuple(row[4] for row in rows),
         groups=tuple(groups),
         group_starts=np.array([g[2] for g in groups], dtype=np.intp),
+        group_rows={(g[0], g[1]): (g[2], g[3]) for g in groups},
         group_cells=np.array([g[0] * (MAX_FEET + 1) + g[1] for g in groups], dtype=np.intp),
     )
