@@ -11,6 +11,7 @@ a pattern covers the whole poem.
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Callable
 
@@ -59,7 +60,69 @@ VILLANELLE_SCHEME = "ABA" * 5 + "ABAA"
 SONNET_METER = MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
 
 
+#: A ballad line this long (in syllables) is a fourteener: two ballad lines printed as one.
+FOURTEENER_SYLLABLES = 12
+_CAESURA = re.compile(r"[,;:!?.—–-]\s+")
+
+
+def caesura_split(line: str) -> tuple[str, str] | None:
+    """Split a long line at the punctuation nearest its middle (else the middle word gap)."""
+    middle = len(line) / 2
+    cuts = [m.end() for m in _CAESURA.finditer(line) if 0.25 < m.end() / len(line) < 0.75]
+    if not cuts:
+        cuts = [m.end() for m in re.finditer(r"\s+", line)]
+    if not cuts:
+        return None
+    cut = min(cuts, key=lambda c: abs(c - middle))
+    left, right = line[:cut].strip(), line[cut:].strip()
+    return (left, right) if left and right else None
+
+
+def split_fourteeners(poem: ParsedPoem) -> tuple[ParsedPoem, list[int]] | None:
+    """The poem with its long lines split at the caesura, and each new line's 1-based source.
+
+    Ballad stanzas are often printed as long lines (fourteeners, or 4+3-beat pairs with an
+    internal rhyme); the rhyme pattern then belongs to the half-lines. None when the poem's
+    lines are not mostly long.
+    """
+    from poemetric.form.adapters import syllables
+
+    counts = [syllables(line) for line in poem.lines]
+    if not counts or statistics.median(counts) < FOURTEENER_SYLLABLES:
+        return None
+    lines: list[str] = []
+    origin: list[int] = []
+    stanzas: list[tuple[int, ...]] = []
+    for stanza in poem.stanzas:
+        indices: list[int] = []
+        for i in stanza:
+            halves = caesura_split(poem.lines[i]) if counts[i] >= FOURTEENER_SYLLABLES else None
+            for part in halves or (poem.lines[i],):
+                indices.append(len(lines))
+                lines.append(part)
+                origin.append(i + 1)
+        stanzas.append(tuple(indices))
+    split = ParsedPoem(tuple(lines), tuple(stanzas), poem.has_stanza_breaks, poem.notes)
+    return split, origin
+
+
 def ballad_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
+    outcome = _ballad_reading(poem, request)
+    split = split_fourteeners(poem)
+    if split is not None:
+        halves, origin = split
+        other = _ballad_reading(halves, request)
+        if (other.rhyme_score or 0.0) > (outcome.rhyme_score or 0.0) + 1e-9:
+            other.findings = [
+                Finding(f.constraint, tuple(sorted({origin[k - 1] for k in f.lines})), f.detail)
+                for f in other.findings
+            ]
+            other.facts["layout"] = "long lines read as two ballad lines (split at the caesura)"
+            return other
+    return outcome
+
+
+def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     outcome = FormOutcome()
     words = end_words(poem.lines)
     schemes = (request.rhyme,) if request.rhyme else BALLAD_SCHEMES
