@@ -27,8 +27,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import numpy as np
-
 from poemetric.form.meter_search import LineAnalysis, Reading, analyse_lines
 from poemetric.form.meter_templates import FOOT_PRIORS, FOOT_TYPES, GRAMMARS, MAX_FEET
 
@@ -51,9 +49,6 @@ FIT_CUTOFF = 0.5
 # In a poem, a line is read with the poem's typical number of feet when that costs at most this
 # much more than its own best reading (poets keep line length; mixed-length stanzas still win).
 TYPICAL_LENGTH_MARGIN = 0.6
-# A line votes for the poem's foot only when its best foot beats the runner-up by this much
-# (a headless iambic line is also a catalectic trochaic one; such lines decide nothing).
-VOTE_MARGIN = 0.0
 # In a poem, a line leaves the dominant foot for another when that is cheaper by this much
 # (poems that mix meters, e.g. anapestic and iambic stanzas).
 FOOT_SWITCH_MARGIN = 1.5
@@ -241,17 +236,13 @@ def scan_poem(lines: Sequence[str]) -> PoemMeter:
     analyses = analyse(text_lines)
     votes: Counter[str] = Counter()
     totals: dict[str, float] = dict.fromkeys(FOOT_TYPES, 0.0)
-    weak_votes: Counter[str] = Counter()
     for analysis in analyses:
         per_foot = analysis.best.min(axis=1)
-        first, second = np.argsort(per_foot)[:2]
+        first = int(per_foot.argmin())
         if math.isfinite(per_foot[first]):
-            clear = per_foot[second] - per_foot[first] >= VOTE_MARGIN
-            (votes if clear else weak_votes)[FOOT_TYPES[first]] += 1
+            votes[FOOT_TYPES[first]] += 1
         for index, name in enumerate(FOOT_TYPES):
             totals[name] += min(float(per_foot[index]), 50.0)
-    if not votes:
-        votes = weak_votes
     if not votes:
         return PoemMeter(None, None, (), tuple(0.0 for _ in text_lines))
     foot = min(FOOT_TYPES, key=lambda name: (-votes[name], totals[name]))
