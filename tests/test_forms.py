@@ -242,7 +242,9 @@ def test_ghazal_radif_and_qafia() -> None:
     assert result.facts["radif"] == "of rain"
     couplets = GHAZAL.split("\n\n")
     endings = ["of snow.", "in the dark.", "at noon.", "of my youth.", "for the bells."]
-    broken = "\n\n".join(c.rsplit(" of rain", 1)[0] + " " + e for c, e in zip(couplets, endings, strict=False))
+    broken = "\n\n".join(
+        c.rsplit(" of rain", 1)[0] + " " + e for c, e in zip(couplets, endings, strict=False)
+    )
     result = check(broken, "ghazal")
     assert not result.passed
     assert any(i.constraint == "radif" for i in result.explanation)
@@ -305,3 +307,97 @@ def test_threshold_is_configurable() -> None:
     strict = check_poem(BALLAD, "ballad", rhyme="ABCB", threshold=0.99)
     assert not strict.passed
     assert "threshold 0.99" in strict.summary
+
+
+# -- stanza discipline, repeats, fourteeners, sonnet parts ---------------------------------------
+
+
+def _stanzas(text: str) -> list[list[str]]:
+    return [block.split("\n") for block in text.split("\n\n")]
+
+
+def _join(stanzas: list[list[str]]) -> str:
+    return "\n\n".join("\n".join(lines) for lines in stanzas)
+
+
+def test_ballad_stanza_of_five_lines_is_not_a_quatrain() -> None:
+    stanzas = _stanzas(BALLAD)
+    stanzas[1].insert(2, stanzas[1][1])  # a duplicated line
+    result = check(_join(stanzas), "ballad", rhyme="ABAB")
+    assert not result.passed
+    assert result.form_score is not None and result.form_score < 0.7
+    assert any(i.constraint == "stanzas" and "5 lines" in i.detail for i in result.explanation)
+    dropped = _stanzas(BALLAD)
+    del dropped[2][1]
+    assert not check(_join(dropped), "ballad", rhyme="ABAB").passed
+
+
+def test_repeated_line_is_not_a_rhyme() -> None:
+    lines = LIMERICK.split("\n")
+    copied = "\n".join([lines[0], lines[0], *lines[2:]])
+    result = check(copied, "limerick")
+    assert any("word for word" in i.detail for i in result.explanation)
+    original = check(LIMERICK, "limerick").rhyme_score
+    assert result.rhyme_score is not None and original is not None
+    assert result.rhyme_score < original
+
+
+def test_shakespearean_sonnet_is_not_a_ballad() -> None:
+    result = check(SONNET_18, "ballad")
+    assert not result.passed
+    assert any(i.constraint == "stanzas" for i in result.explanation)
+
+
+def test_sonnet_with_other_sestet_fails() -> None:
+    # Shakespeare's sonnet checked as ABAB CDCD EFEF GG passes; the same octave with a sestet
+    # pattern it does not follow must not pass on the octave's strength.
+    result = check(SONNET_18, "sonnet", rhyme="ABABCDCD EEFGGF")
+    assert not result.passed, result.summary
+
+
+def test_incidental_extra_rhyme_is_forgiven_habitual_one_is_not() -> None:
+    extra = (
+        BALLAD
+        + "\n\n"
+        + "\n".join(
+            [
+                "The morning came with frost and rain",
+                "Upon the empty road,",
+                "The miller took the cart again",
+                "And drove his heavy load.",
+            ]
+        )
+    )
+    stanzas = _stanzas(extra)
+    stanzas[0][2] = "He carried flour in a sack"  # quatrain 1 now A/C unrhymed
+    stanzas[1][2] = "He asked her if she'd wait for him"
+    incidental = _join(stanzas)
+    assert check(incidental, "ballad", rhyme="ABCB").passed
+    assert not check(extra, "ballad", rhyme="ABCB").passed  # A/C rhyme in 3 of 4 stanzas
+
+
+FOURTEENERS = """The ferry left the harbour wall, the gulls were crying loud,
+The captain stood upon the deck and watched the gathering cloud.
+The wind came up along the bay, it tore the sails apart,
+And every sailor on the boat was praying in his heart.
+
+The lantern swung upon the mast, the timbers groaned and cried,
+The water rose above the rail and swept the deck outside.
+But dawn came over silver hills, the storm had blown away,
+And safe they rowed to harbour in the quiet of the day."""
+
+
+def test_ballad_in_long_lines_is_read_at_the_caesura() -> None:
+    result = check(FOURTEENERS, "ballad", rhyme="ABCB")
+    assert result.passed, result.summary
+    assert "caesura" in result.facts.get("layout", "")
+    assert not check(FOURTEENERS, "ballad", rhyme="ABAB").passed
+
+
+def test_ghazal_with_broken_couplets_fails() -> None:
+    couplets = _stanzas(GHAZAL)
+    couplets[1].append(couplets[1][1])
+    couplets[3] = couplets[3][:1]
+    result = check(_join(couplets), "ghazal")
+    assert not result.passed
+    assert result.form_score is not None and result.form_score < 0.7
