@@ -27,7 +27,9 @@ def main(argv: list[str]) -> int:
         print(f"\n=== {script.name} ===", flush=True)
         started = time.perf_counter()
         result = subprocess.run([sys.executable, str(script)], check=False)
-        print(f"--- {script.name}: exit {result.returncode} in {time.perf_counter() - started:.1f}s")
+        print(
+            f"--- {script.name}: exit {result.returncode} in {time.perf_counter() - started:.1f}s"
+        )
         failures += result.returncode != 0
     return 1 if failures else 0
 
