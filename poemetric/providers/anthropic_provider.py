@@ -13,7 +13,6 @@ from typing import Any, ClassVar
 
 import anthropic
 from anthropic import AsyncAnthropic
-from pydantic import ValidationError
 
 from poemetric.providers.base import (
     BatchCapable,
@@ -25,10 +24,8 @@ from poemetric.providers.base import (
 )
 from poemetric.providers.remote_common import (
     SDKProvider,
-    malformed_error,
     scrub_raw,
-    status_error,
-    transport_error,
+    translate_stainless_error,
 )
 
 DEFAULT_MAX_TOKENS = 4096
@@ -136,22 +133,8 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
         )
 
     def translate(self, error: BaseException) -> ProviderError:
-        if isinstance(error, ProviderError):
-            return error
-        if isinstance(error, anthropic.APIStatusError):
-            return status_error(
-                self.name,
-                error.status_code,
-                error.message,
-                headers=error.response.headers,
-                body=error.body,
-                secret=self._key,
-            )
-        if isinstance(error, anthropic.APIConnectionError):
-            return transport_error(self.name, error, self._key)
-        if isinstance(error, ValueError | ValidationError | anthropic.APIResponseValidationError):
-            return malformed_error(self.name, error, self._key)
-        return ProviderError(f"{self.name}: unexpected {type(error).__name__}", retryable=False)
+        """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
+        return translate_stainless_error(self.name, error, self._key, anthropic)
 
     # -- message batches ---------------------------------------------------------------------
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:

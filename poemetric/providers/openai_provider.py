@@ -30,7 +30,7 @@ from poemetric.providers.remote_common import (
     malformed_error,
     scrub_raw,
     status_error,
-    transport_error,
+    translate_stainless_error,
 )
 
 #: o1, o3-mini, o4-mini, gpt-5...: `max_completion_tokens`, `reasoning_effort`, no temperature.
@@ -149,22 +149,7 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
 
     def translate(self, error: BaseException) -> ProviderError:
         """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
-        if isinstance(error, ProviderError):
-            return error
-        if isinstance(error, openai.APIStatusError):
-            return status_error(
-                self.name,
-                error.status_code,
-                error.message,
-                headers=error.response.headers,
-                body=error.body,
-                secret=self._key,
-            )
-        if isinstance(error, openai.APIConnectionError):
-            return transport_error(self.name, error, self._key)
-        if isinstance(error, ValueError | ValidationError | openai.APIResponseValidationError):
-            return malformed_error(self.name, error, self._key)
-        return ProviderError(f"{self.name}: unexpected {type(error).__name__}", retryable=False)
+        return translate_stainless_error(self.name, error, self._key, openai)
 
     # -- batch API ---------------------------------------------------------------------------
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
