@@ -124,3 +124,43 @@ def test_function_words() -> None:
     assert is_function_word("thou")
     assert is_function_word("o'er")
     assert not is_function_word("heart")
+
+
+def test_letter_to_sound_latin_stress_rule_for_long_words() -> None:
+    # three or more syllables: penultimate when heavy, else antepenultimate (invented names)
+    assert stress_pattern(guess_pronunciations("calomypae")[0]) == "0100"  # ca-LO-my-pae
+    assert guess_pronunciations("calomypae")[0].endswith("IY0")  # Latin -ae
+    assert stress_pattern(guess_pronunciations("varundesta")[0]) == "0010"  # heavy penult -des-
+    # "-ian" and "-ia": the stress falls before the i, which is a syllable of its own
+    (phones, *_) = guess_pronunciations("borlavian")
+    assert stress_pattern(phones) == "0100"
+    assert "IY0 AH0 N" in phones
+    assert guess_pronunciations("tesmaria")[0].endswith("IY0 AH0")
+
+
+def test_letter_to_sound_french_endings_take_final_stress() -> None:
+    (phones, *_) = guess_pronunciations("brolliere")
+    assert phones.endswith("EH1 R")  # -ière rhymes with "air"
+    assert stress_pattern(phones).endswith("1")
+    assert guess_pronunciations("palingue")[0].endswith("AE1 NG")
+    assert guess_pronunciations("trombonette")[0].endswith("EH1 T")
+    assert guess_pronunciations("gourdeur")[0].endswith("ER1")
+
+
+def test_letter_to_sound_soft_consonants_and_r_before_vowels() -> None:
+    assert guess_pronunciations("flirdge")[0].endswith("JH")  # not G
+    assert guess_pronunciations("blonce")[0].endswith("N S")  # soft c before silent e
+    assert guess_pronunciations("scintor")[0].startswith("S IH1")  # sc before i is /s/
+    assert "R OW" in guess_pronunciations("zero")[0].replace("Z ", "")  # r opens "-ro"
+
+
+def test_ence_nouns_come_from_their_ent_adjectives() -> None:
+    assert pronunciations("quiescence") == ("K W AY0 EH1 S AH0 N S",)
+    assert syllable_count(pronunciations("quiescency")[0]) == 4
+
+
+def test_diphthong_er_words_have_a_one_syllable_form() -> None:
+    for word in ("flower", "power", "tower", "bower", "higher"):
+        counts = sorted(syllable_count(p) for p in pronunciations(word))
+        assert counts[0] == 1 and counts[-1] == 2, word
+    assert "F L AW1 R Z" in pronunciations("flowers")

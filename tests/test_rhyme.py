@@ -171,3 +171,11 @@ def test_chicago_gold_f1_floor(chicago_rhyme_gold: Path) -> None:
     precision, recall = tp / (tp + fp), tp / (tp + fn)
     f1 = 2 * precision * recall / (precision + recall)
     assert f1 > 0.88, f"F1 {f1:.3f} (P {precision:.3f}, R {recall:.3f})"
+
+
+def test_weak_final_syllable_with_s_against_z_is_a_slant_rhyme() -> None:
+    # same vowel, stressed against unstressed, coda differing only in s/z voicing
+    assert classify_rhyme("this", "lattices") == RhymeKind.SLANT
+    assert classify_rhyme("his", "tennis") == RhymeKind.SLANT
+    # a t/d difference is not enough (the -ed ending against "it" was mostly not a rhyme)
+    assert classify_rhyme("it", "wanted") == RhymeKind.NONE

@@ -40,6 +40,7 @@ _VOWEL_SPELLINGS: dict[str, tuple[str, ...]] = {
     "oar": ("AO R",),
     "our": ("AW R", "AO R", "UH R"),
     "oor": ("AO R", "UH R"),
+    "ae": ("IY", "EY"),  # Latin -ae: Thermopylae, antennae
     "ai": ("EY",),
     "ay": ("EY",),
     "ee": ("IY",),
@@ -105,7 +106,9 @@ _CONSONANT_SPELLINGS: dict[str, str] = {
 }
 _UNSTRESSED_PREFIXES = ("be", "de", "re", "con", "com", "dis", "ex", "mis", "pre", "pro", "un", "a")
 _FINAL_STRESS_SUFFIXES = ("ee", "eer", "oon", "ique", "ette", "esque", "ade")
-_PENULT_STRESS_SUFFIXES = ("tion", "sion", "ic", "ical", "ial", "ian", "ious")
+_PENULT_STRESS_SUFFIXES = ("tion", "sion", "ic")
+#: Suffixes whose ``i`` is a syllable of its own (``-i-an``): stress on the syllable before it.
+_ANTEPENULT_STRESS_SUFFIXES = ("ical", "ial", "ian", "ious", "ia", "ium", "ius")
 
 
 @dataclass
@@ -127,6 +130,11 @@ def _is_vowel(word: str, index: int) -> bool:
     return letter in _VOWEL_LETTERS
 
 
+def _vowel_follows(word: str, index: int) -> bool:
+    """Whether a vowel letter starts at `index` (an ``r`` before it opens the next syllable)."""
+    return index < len(word) and word[index] in _VOWEL_LETTERS
+
+
 def _segment(word: str) -> list[_Unit]:
     units: list[_Unit] = []
     i = 0
@@ -135,8 +143,10 @@ def _segment(word: str) -> list[_Unit]:
         if _is_vowel(word, i):
             for length in (4, 3, 2):
                 chunk = word[i : i + length]
-                if chunk in _VOWEL_SPELLINGS and not (
-                    chunk.endswith("e") and len(chunk) > 2 and i + length < n
+                if (
+                    chunk in _VOWEL_SPELLINGS
+                    and not (chunk.endswith("e") and len(chunk) > 2 and i + length < n)
+                    and not (chunk.endswith("r") and _vowel_follows(word, i + length))
                 ):
                     units.append(_Unit(chunk, vowels=_VOWEL_SPELLINGS[chunk]))
                     i += length
@@ -179,28 +189,72 @@ def _drop_silent_letters(word: str) -> str:
     return word
 
 
+#: Endings of French loanwords, which keep the French final stress: spelling -> phones of the
+#: stressed final syllable (alternatives). Accents are already removed (``-ière`` -> ``-iere``).
+_FRENCH_ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("iere", ("IY0 EH1 R", "IH1 R")),  # montgolfière, portière
+    ("ingue", ("AE1 NG",)),  # a final nasal vowel before silent -gue
+    ("angue", ("AE1 NG",)),
+    ("oire", ("W AA1 R",)),
+    ("euse", ("UW1 Z", "ER1 Z")),
+    ("eur", ("ER1",)),
+    ("esque", ("EH1 S K",)),
+    ("ette", ("EH1 T",)),
+    ("ique", ("IY1 K",)),
+    ("eau", ("OW1",)),
+    ("aine", ("EY1 N", "EH1 N")),
+    ("elle", ("EH1 L",)),
+    ("ade", ("EY1 D", "AA1 D")),
+    ("ere", ("IH1 R", "EH1 R")),  # sincere, austere: the -ere syllable is stressed
+)
+
+
+def _french_ending(letters: str) -> tuple[str, tuple[str, ...]] | None:
+    """(remaining letters, stressed final syllables) for a French loanword ending."""
+    for spelling, phones in _FRENCH_ENDINGS:
+        rest = letters[: -len(spelling)]
+        if letters.endswith(spelling) and len(rest) >= 2 and re.search(r"[aeiouy]", rest):
+            return rest, phones
+    return None
+
+
+def _respell(letters: str) -> str:
+    """Spelling changes that must precede the silent-e rule: a soft ``c``/``g`` before a final
+    ``e`` (``-ce``, ``-ge``, ``-dge``) and ``sc`` before a front vowel (``science``)."""
+    letters = re.sub(r"sc(?=[eiy])", "s", letters)
+    letters = re.sub(r"dge$", "j", letters)  # the d keeps the vowel short: budge
+    letters = re.sub(r"ge$", "je", letters) if len(letters) > 3 else letters
+    return re.sub(r"ce$", "se", letters) if len(letters) > 3 else letters
+
+
 def guess_pronunciations(word: str) -> tuple[str, ...]:
     """Plausible ARPAbet pronunciations of a lower-case alphabetic word (at most 4)."""
     letters = re.sub(r"[^a-z]", "", word.lower())
     if not letters:
         return ()
+    final_syllables: tuple[str, ...] = ("",)
+    french = _french_ending(letters)  # before doubled consonants are merged (-ette, -elle)
+    if french is not None:
+        letters, final_syllables = french
     letters = _drop_silent_letters(letters)
+    letters = _respell(letters)
     ending = ""
-    if re.search(r"[^aeiouy]le$", letters) and len(letters) > 3:
+    if french is None and re.search(r"[^aeiouy]le$", letters) and len(letters) > 3:
         letters, ending = letters[:-2], "AH0 L"
-    elif re.search(r"tion$|sion$", letters):
+    elif french is None and re.search(r"tion$|sion$", letters):
         ending = "SH AH0 N" if letters.endswith("tion") else "ZH AH0 N"
         letters = letters[:-4]
-    elif letters.endswith("ous") and len(letters) > 4:
+    elif french is None and letters.endswith("ous") and len(letters) > 4:
         letters, ending = letters[:-3], "AH0 S"
-    elif re.search(r"[^aeiouy]ture$", letters):
+    elif french is None and re.search(r"[^aeiouy]ture$", letters):
         letters, ending = letters[:-4], "CH ER0"
     silent_e = False
     if (
-        letters.endswith("e")
+        french is None
+        and letters.endswith("e")
         and len(letters) > 2
         and re.search(r"[aeiouy]", letters[:-1])
-        and not letters.endswith(("ee", "ie", "oe", "ue", "ye"))
+        and not letters.endswith(("ee", "ie", "oe", "ue", "ye", "ae"))
     ):
         letters, silent_e = letters[:-1], True
     units = _segment(letters) if letters else []
@@ -213,42 +267,58 @@ def guess_pronunciations(word: str) -> tuple[str, ...]:
         single_consonant_then_vowel = (
             len(following) == 2 and following[0].consonant is not None and bool(following[1].vowels)
         )
-        word_final = position == len(units) - 1
+        word_final = position == len(units) - 1 and french is None
         closed_by_silent_e = (
             silent_e and len(following) == 1 and following[0].consonant not in (None, "")
         )
         unit.long_possible = single_consonant_then_vowel or closed_by_silent_e or word_final
     if not vowel_positions:
         body = " ".join(u.consonant for u in units if u.consonant)
-        return (" ".join(part for part in (body, ending) if part) or "AH1",)
-    stressed = _stress_index(word.lower(), len(vowel_positions) + (1 if ending else 0))
-    stressed = min(stressed, len(vowel_positions) - 1)
+        return tuple(
+            " ".join(part for part in (body, ending, final) if part) or "AH1"
+            for final in final_syllables
+        )
+    if french is not None:
+        stressed = -1  # the French ending carries the stress
+    else:
+        weights = _syllable_weights(units, vowel_positions, ending)
+        stressed = _stress_index(word.lower(), weights + ([False] if ending else []))
+        stressed = min(stressed, len(vowel_positions) - 1)
     alternatives: list[list[str]] = []
     for unit_index, unit in enumerate(units):
         if unit.consonant is not None:
             alternatives.append([unit.consonant] if unit.consonant else [""])
             continue
         syllable = vowel_positions.index(unit_index)
-        alternatives.append(_vowel_choices(unit, syllable == stressed, unit_index, len(units)))
+        before_vowel = unit_index + 1 < len(units) and bool(units[unit_index + 1].vowels)
+        alternatives.append(
+            _vowel_choices(unit, syllable == stressed, unit_index, len(units), before_vowel)
+        )
     results: list[str] = []
-    for combo in itertools.islice(itertools.product(*alternatives), 4):
-        phones = " ".join(part for part in combo if part)
-        if ending:
-            phones = f"{phones} {ending}"
+    combos = itertools.islice(itertools.product(*alternatives, final_syllables), 4)
+    for combo in combos:
+        body, final = " ".join(part for part in combo[:-1] if part), combo[-1]
+        phones = " ".join(part for part in (body, ending, final) if part)
         results.append(" ".join(phones.split()))
     return tuple(dict.fromkeys(results))
 
 
-def _vowel_choices(unit: _Unit, stressed: bool, index: int, total: int) -> list[str]:
+def _vowel_choices(
+    unit: _Unit, stressed: bool, index: int, total: int, before_vowel: bool = False
+) -> list[str]:
     digit = "1" if stressed else "0"
     if len(unit.text) == 1:
         letter = unit.text
         if not stressed:
-            if letter == "y" and index == total - 1:
-                return ["IY0"]
+            if letter == "a" and index == total - 1:
+                return ["AH0"]  # arcadia, vista
+            if letter in "iye" and (before_vowel or (letter == "y" and index == total - 1)):
+                return ["IY0"]  # acadian, hyperion: a front vowel in hiatus is a glide-like /i/
             if unit.long_possible and index == total - 1:
                 return [f"{_LONG[letter]}0"]
             return ["IH0" if letter in {"e", "i", "y"} else "AH0"]
+        if before_vowel and letter in "iy":
+            return [f"{_LONG[letter]}1", "IY1"]
         if unit.long_possible:
             return [f"{_LONG[letter]}1", f"{_SHORT[letter]}1"]
         return [f"{_SHORT[letter]}1"]
@@ -261,14 +331,44 @@ def _vowel_choices(unit: _Unit, stressed: bool, index: int, total: int) -> list[
     return choices
 
 
-def _stress_index(word: str, syllables: int) -> int:
-    """Index of the syllable guessed to carry primary stress."""
+def _syllable_weights(units: list[_Unit], vowel_positions: list[int], ending: str) -> list[bool]:
+    """Whether each vowel's syllable is heavy: a long vowel or digraph, or closed (two or more
+    consonant sounds before the next vowel)."""
+    weights = []
+    for k, position in enumerate(vowel_positions):
+        unit = units[position]
+        stop = vowel_positions[k + 1] if k + 1 < len(vowel_positions) else len(units)
+        consonants = sum(
+            len(u.consonant.split()) for u in units[position + 1 : stop] if u.consonant
+        )
+        if k + 1 == len(vowel_positions) and ending and not ending.startswith("AH0"):
+            consonants += 1  # -tion, -ture: the ending's first consonant closes the syllable
+        digraph = len(unit.text) > 1 and not unit.vowels[0].startswith(("ER", "AA R", "AO R"))
+        weights.append(digraph or consonants >= 2)
+    return weights
+
+
+def _stress_index(word: str, weights: list[bool]) -> int:
+    """Index of the syllable guessed to carry primary stress.
+
+    Stress-fixing suffixes first (``-ee`` final; ``-tion``, ``-ic`` penultimate; ``-ian``,
+    ``-ious`` on the syllable before the ``i``).
+    Words of three or more syllables follow the Latin (and English) stress rule, which suits the
+    learned and classical words that reach this fallback (names such as *Thermopylae*,
+    *Acadian*): the penultimate syllable when it is heavy, else the antepenultimate. Shorter
+    words take first-syllable stress unless they start with an unstressed prefix.
+    """
+    syllables = len(weights)
     if syllables <= 1:
         return 0
     if word.endswith(_FINAL_STRESS_SUFFIXES):
         return syllables - 1
     if word.endswith(_PENULT_STRESS_SUFFIXES):
         return max(0, syllables - 2)
-    if syllables >= 2 and word.startswith(_UNSTRESSED_PREFIXES) and len(word) > 4:
+    if word.endswith(_ANTEPENULT_STRESS_SUFFIXES):
+        return max(0, syllables - 3)
+    if syllables >= 3:
+        return syllables - 2 if weights[-2] else syllables - 3
+    if word.startswith(_UNSTRESSED_PREFIXES) and len(word) > 4:
         return 1
     return 0

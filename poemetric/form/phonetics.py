@@ -86,8 +86,26 @@ def pronunciations(word: str) -> tuple[str, ...]:
         return ()
     found = _lookup(key)
     if found:
-        return found
+        return _with_glide_r(found)
     return guess_pronunciations(key.replace("è", "e")) or ("AH1",)
+
+
+_GLIDE_ER_END = re.compile(r"(AY|AW)1 ER0( [ZD])?$")
+
+
+def _with_glide_r(found: tuple[str, ...]) -> tuple[str, ...]:
+    """Add the one-syllable form of a final diphthong + weak *-er* (``flower`` F L AW1 R).
+
+    CMUdict lists both forms for *fire* and *hour* but only the two-syllable one for *flower*,
+    *power*, *tower*, *higher*; verse counts them either way, so every such word gets both.
+    """
+    extra = [
+        _GLIDE_ER_END.sub(lambda m: f"{m.group(1)}1 R{m.group(2) or ''}", phones)
+        for phones in found
+        if _GLIDE_ER_END.search(phones)
+    ]
+    new = [phones for phones in extra if phones not in found]
+    return (*found, *new) if new else found
 
 
 def in_dictionary(word: str) -> bool:
@@ -204,7 +222,21 @@ def _add_suffix(phones: str, suffix: str) -> str:
     return f"{phones} {suffix}" if suffix else phones
 
 
+#: Noun/adjective pairs: ``quiescence`` is ``quiescent`` with its final T sounded S.
+_ENT_ENCE = (
+    ("ence", "ent", "S"),
+    ("ance", "ant", "S"),
+    ("ency", "ent", "S IY0"),
+    ("ancy", "ant", "S IY0"),
+)
+
+
 def _morphology(key: str) -> tuple[str, ...]:
+    for ending, adjective, phones in _ENT_ENCE:
+        if key.endswith(ending) and len(key) > len(ending) + 2:
+            found = _cmu(key[: -len(ending)] + adjective)
+            if found:
+                return tuple(p[:-1] + phones for p in found if p.endswith(" T"))
     for suffix, stem_endings, added in sorted(SUFFIXES, key=lambda rule: -len(rule[0])):
         if not key.endswith(suffix) or len(key) - len(suffix) < 2:
             continue

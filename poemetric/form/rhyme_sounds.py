@@ -121,6 +121,7 @@ CATEGORY_RELATION: dict[str, SoundRelation] = {
     "unstressed_schwa_final": SoundRelation.SLANT,
     "unstressed_schwa_final_tense": SoundRelation.NONE,  # precision 0.45
     "coda_voicing": SoundRelation.SLANT,
+    "unstressed_final_s_z": SoundRelation.SLANT,
     "coda_nasal": SoundRelation.NONE,
     "coda_place": SoundRelation.NONE,
     "coda_weak_added": SoundRelation.NONE,
@@ -244,6 +245,17 @@ def _weak_final_category(split_a: list[str], split_b: list[str]) -> str | None:
         return "both_unstressed_final" if weak_a and weak_b else "unstressed_final"
     if plain_weak[0] == "IY" and other[0] == "AY" and plain_weak[1:] == other[1:]:
         return "y_as_ai"
+    if (
+        unstressed[0] in _SCHWAS
+        and len(unstressed) > 1
+        and stress_a != stress_b
+        and len(other) == len(plain_weak)
+        and other[1:] != plain_weak[1:]
+        and other[0] == plain_weak[0]
+        and {other[-1], plain_weak[-1]} == {"S", "Z"}
+        and other[1:-1] == plain_weak[1:-1]
+    ):
+        return "unstressed_final_s_z"  # this / cadences: same vowel, s against z
     if (
         unstressed[0] in _SCHWAS
         and len(unstressed) > 1
