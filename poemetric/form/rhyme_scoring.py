@@ -1,0 +1,220 @@
+"""Rhyme-scheme scoring: poem lines laid out in units of pattern letters, each scored by the
+rhyme class of its end words (see `score_scheme`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from poemetric.form import adapters
+from poemetric.form.adapters import RHYME_CREDIT, Rhyme
+from poemetric.form.findings import REPORT_BELOW, Finding, Scored, cap_findings
+from poemetric.form.parsing import ParsedPoem, end_word, minimal_period
+from poemetric.form.repeats import same_words
+
+#: Weight of an unexpected perfect rhyme (a new letter that rhymes with an earlier one).
+UNEXPECTED_WEIGHT = 0.5
+#: Rhyme credits for folk forms (ballads): assonance and consonance rhymes (dwellin'/Allen,
+#: keep/speak) are the norm of oral balladry, so they earn what a slant rhyme earns.
+FOLK_CREDIT: dict[Rhyme, float] = {**RHYME_CREDIT, Rhyme.NEAR: RHYME_CREDIT[Rhyme.SLANT]}
+
+
+@dataclass(frozen=True)
+class SchemeUnit:
+    """Consecutive-or-not poem lines (0-based) checked against pattern letters, one per line."""
+
+    lines: tuple[int, ...]
+    letters: str
+    #: Rhymes the full pattern asks for that this (truncated) unit cannot hold: counted as failed.
+    missing: int = 0
+
+
+def required_rhymes(letters: str) -> int:
+    """Number of lines that repeat an earlier letter (each must rhyme)."""
+    return len(letters) - len(set(letters))
+
+
+def score_scheme(
+    words: tuple[str, ...],
+    units: list[SchemeUnit],
+    *,
+    pattern_name: str = "",
+    parts: tuple[range, ...] = (),
+    lines: tuple[str, ...] | None = None,
+    incidental_ok: bool = False,
+    credits: dict[Rhyme, float] = RHYME_CREDIT,
+) -> Scored:
+    """Score lines against rhyme letters; letters are local to each unit.
+
+    A line with an already-used letter must rhyme with an earlier line of that letter (its best
+    rhyme credit counts); a line opening a new letter should *not* rhyme perfectly with an earlier
+    line of another letter (an unexpected rhyme costs half a required rhyme). With `lines`, a line
+    that repeats an earlier line word for word earns no rhyme credit from it: a copied line is a
+    repetition, not a rhyme (refrains are credited by the refrain rules). With `parts` (octave and
+    sestet), each part is also scored on its own and the score is the mean of the pooled score
+    and the weaker part's, so a poem with the right octave and a different sestet does not pass
+    on the octave's strength. With `incidental_ok` (stanzaic forms, three or more units),
+    unexpected rhymes in fewer than half of the units are chance and forgiven.
+    """
+    credit_sum = 0.0
+    required = 0
+    unexpected = 0
+    findings: list[Finding] = []
+    surprises: list[Finding] = []
+    # Per part (e.g. octave and sestet): [credit, required, unexpected].
+    part_totals = [[0.0, 0, 0] for _ in parts]
+
+    def tally(index: int, credit: float, is_required: bool) -> None:
+        for k, part in enumerate(parts):
+            if index in part:
+                part_totals[k][0] += credit
+                part_totals[k][1 if is_required else 2] += 1
+
+    for unit in units:
+        if unit.missing:
+            required += unit.missing
+            findings.append(
+                Finding(
+                    "rhyme",
+                    tuple(i + 1 for i in unit.lines),
+                    f"stanza at line {unit.lines[0] + 1 if unit.lines else '?'} is too short for "
+                    f"the pattern: {unit.missing} rhyme(s) missing",
+                )
+            )
+        seen: dict[str, list[int]] = {}
+        for index, letter in zip(unit.lines, unit.letters, strict=False):
+            word = words[index]
+            earlier = seen.setdefault(letter, [])
+            if earlier:
+                required += 1
+                best_credit, best_kind, best_j = 0.0, Rhyme.NONE, earlier[-1]
+                copied_from = -1
+                for j in earlier:
+                    if lines is not None and same_words(lines[j], lines[index]):
+                        copied_from = j
+                        continue
+                    kind = adapters.rhyme_kind(words[j], word)
+                    if credits[kind] > best_credit:
+                        best_credit, best_kind, best_j = credits[kind], kind, j
+                credit_sum += best_credit
+                tally(index, best_credit, True)
+                if best_credit < REPORT_BELOW:
+                    findings.append(
+                        Finding(
+                            "rhyme",
+                            (best_j + 1, index + 1),
+                            f"line {index + 1} repeats line {copied_from + 1} word for word; a "
+                            f"repeated line is not a rhyme ({letter})"
+                            if copied_from >= 0 and best_credit == 0.0
+                            else f"lines {best_j + 1} and {index + 1} should rhyme ({letter}) but "
+                            f"{words[best_j] or '-'!r} / {word or '-'!r} is {best_kind.value}",
+                        )
+                    )
+            else:
+                for other_letter, members in seen.items():
+                    if other_letter == letter:
+                        continue
+                    hit = next(
+                        (
+                            j
+                            for j in members
+                            if adapters.rhyme_kind(words[j], word) is Rhyme.PERFECT
+                        ),
+                        None,
+                    )
+                    if hit is not None:
+                        unexpected += 1
+                        tally(index, 0.0, False)
+                        surprises.append(
+                            Finding(
+                                "rhyme",
+                                (hit + 1, index + 1),
+                                f"line {index + 1} ({letter}) rhymes with line {hit + 1} "
+                                f"({other_letter}): {words[hit]!r} / {word!r}, but the pattern "
+                                "asks for a new rhyme",
+                            )
+                        )
+                        break
+            earlier.append(index)
+    if incidental_ok and len(units) >= 3 and unexpected < len(units) / 2:
+        # Extra rhymes in a minority of stanzas are chance (forgiven); in most, they are a
+        # different pattern (ABAB written for ABCB) and count.
+        unexpected, surprises = 0, []
+        for k in range(len(part_totals)):
+            part_totals[k][2] = 0
+    denominator = required + UNEXPECTED_WEIGHT * unexpected
+    if denominator == 0:
+        return Scored(None, (), f"pattern {pattern_name} asks for no rhymes")
+    score = credit_sum / denominator
+    part_scores = [
+        credit / (req + UNEXPECTED_WEIGHT * unexp)
+        for credit, req, unexp in part_totals
+        if req + UNEXPECTED_WEIGHT * unexp > 0
+    ]
+    if part_scores:
+        score = 0.5 * score + 0.5 * min(part_scores)
+    note = f"{pattern_name}: {credit_sum:.1f} of {required} required rhymes" + (
+        f", {unexpected} unexpected" if unexpected else ""
+    )
+    return Scored(
+        score, tuple(cap_findings(findings, "rhyme") + cap_findings(surprises, "rhyme")), note
+    )
+
+
+def stanzaic_units(poem: ParsedPoem, letters: str) -> list[list[SchemeUnit]]:
+    """Candidate ways to lay a stanza pattern over the poem (stanza-aligned, continuous)."""
+    period = minimal_period(letters)
+    size = len(period)
+    n = len(poem.lines)
+    layouts: list[list[SchemeUnit]] = []
+    full = required_rhymes(period)
+
+    def unit(lines: tuple[int, ...], truncated: bool) -> SchemeUnit:
+        letters = period[: len(lines)]
+        return SchemeUnit(lines, letters, full - required_rhymes(letters) if truncated else 0)
+
+    continuous = [
+        unit(tuple(range(i, min(i + size, n))), n - i < size and n > size)
+        for i in range(0, n, size)
+    ]
+    layouts.append(continuous)
+    if poem.has_stanza_breaks:
+        aligned: list[SchemeUnit] = []
+        for stanza in poem.stanzas:
+            for start in range(0, len(stanza), size):
+                chunk = stanza[start : start + size]
+                aligned.append(unit(tuple(chunk), len(chunk) < size))
+        if aligned != continuous:
+            layouts.append(aligned)
+    return layouts
+
+
+def best_scheme(
+    words: tuple[str, ...],
+    candidates: list[tuple[str, list[SchemeUnit]]],
+    *,
+    parts: tuple[range, ...] = (),
+    lines: tuple[str, ...] | None = None,
+    incidental_ok: bool = False,
+    credits: dict[Rhyme, float] = RHYME_CREDIT,
+) -> tuple[str, Scored]:
+    """The best-scoring (name, layout) candidate; ties keep the earlier one."""
+    best_name, best = candidates[0][0], Scored(None)
+    best_value = -1.0
+    for name, units in candidates:
+        result = score_scheme(
+            words,
+            units,
+            pattern_name=name,
+            parts=parts,
+            lines=lines,
+            incidental_ok=incidental_ok,
+            credits=credits,
+        )
+        value = -0.5 if result.score is None else result.score
+        if value > best_value + 1e-9:
+            best_name, best, best_value = name, result, value
+    return best_name, best
+
+
+def end_words(lines: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(end_word(line) for line in lines)
