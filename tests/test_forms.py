@@ -401,3 +401,25 @@ def test_ghazal_with_broken_couplets_fails() -> None:
     result = check(_join(couplets), "ghazal")
     assert not result.passed
     assert result.form_score is not None and result.form_score < 0.7
+
+
+MOSAIC_LIMERICK = """There once was a lady named Rita
+Who waited for someone to meet her;
+He came on a bike,
+Which she didn't quite like,
+So she rode home alone with her cheetah."""
+
+
+def test_mosaic_rhyme_on_a_final_pronoun() -> None:
+    from poemetric.form.adapters import Rhyme, rhyme_kind
+    from poemetric.form.rhyme_scoring import rhyme_unit
+
+    assert rhyme_unit("Who waited for someone to meet her;") == "meet her"
+    assert rhyme_unit("He gave the flowers to her") == "her"  # after a function word: no unit
+    assert rhyme_kind("rita", "meet her") is Rhyme.PERFECT
+    assert rhyme_kind("stir", "meet her") is Rhyme.PERFECT  # the pronoun alone still rhymes
+    assert rhyme_kind("kiss him", "miss him") is Rhyme.PERFECT  # not just the same word
+    result = check(MOSAIC_LIMERICK, "limerick")
+    assert result.passed and result.rhyme_score == 1.0, result.summary
+    broken = MOSAIC_LIMERICK.replace("meet her", "follow")
+    assert not check(broken, "limerick").passed

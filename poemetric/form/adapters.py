@@ -14,6 +14,7 @@ from functools import lru_cache
 from poemetric.form import meter
 from poemetric.form.phonetics import pronunciations
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
+from poemetric.form.rhyme_sounds import SoundRelation, compare_pronunciations
 
 
 class Rhyme(StrEnum):
@@ -40,7 +41,15 @@ RHYME_CREDIT: dict[Rhyme, float] = {
 
 @lru_cache(maxsize=262144)
 def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
-    """Rhyme class of two end words (order does not matter), from `poemetric.form.rhyme`."""
+    """Rhyme class of two end words (order does not matter), from `poemetric.form.rhyme`.
+
+    An end word may be a mosaic unit such as ``"hush her"`` (see `rhyme_unit`): then the last
+    words alone and the units read as one word are both tried, and the better rhyme counts.
+    """
+    if word_a == word_b and word_a:
+        return Rhyme.IDENTICAL
+    if " " in word_a or " " in word_b:
+        return _mosaic_kind(word_a, word_b)
     kind = _KIND_TO_RHYME[classify_rhyme(word_a, word_b).name]
     if kind is Rhyme.NONE and near_rhyme(word_a, word_b):
         return Rhyme.NEAR
@@ -48,6 +57,42 @@ def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
 
 
 _KIND_TO_RHYME = {kind.name: Rhyme[kind.name] for kind in RhymeKind}
+
+#: Unstressed words that can close a *mosaic* rhyme (Russia / hush her, pity / admit it), with
+#: their weak forms in connected speech (h dropped, vowel reduced; "her" also r-less).
+CLITIC_WEAK_FORMS: dict[str, tuple[str, ...]] = {
+    "her": ("ER0", "AH0"),
+    "him": ("IH0 M",),
+    "it": ("IH0 T",),
+    "me": ("M IY0",),
+    "us": ("AH0 S",),
+    "them": ("DH AH0 M", "AH0 M"),
+    "you": ("Y UW0", "Y AH0"),
+    "thee": ("DH IY0",),
+    "ye": ("Y IY0",),
+}
+_SOUND_TO_RHYME = {SoundRelation.PERFECT: Rhyme.PERFECT, SoundRelation.SLANT: Rhyme.SLANT}
+
+
+def _unit_pronunciations(unit: str) -> tuple[str, ...]:
+    """Pronunciations of a rhyme unit: one word, or 'word clitic' read as one word."""
+    head, _, clitic = unit.rpartition(" ")
+    if not head:
+        return pronunciations(unit)
+    return tuple(f"{p} {weak}" for p in pronunciations(head) for weak in CLITIC_WEAK_FORMS[clitic])
+
+
+def _mosaic_kind(unit_a: str, unit_b: str) -> Rhyme:
+    """Best of the last words alone and the two-word units read as one word."""
+    best = rhyme_kind(unit_a.rpartition(" ")[2], unit_b.rpartition(" ")[2])
+    for phones_a in _unit_pronunciations(unit_a):
+        for phones_b in _unit_pronunciations(unit_b):
+            kind = _SOUND_TO_RHYME.get(compare_pronunciations(phones_a, phones_b), Rhyme.NONE)
+            if RHYME_CREDIT[kind] > RHYME_CREDIT[best]:
+                best = kind
+    return best
+
+
 _REDUCED = {"AH": "@", "IH": "@", "UH": "@", "ER": "@R"}
 
 

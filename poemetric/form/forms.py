@@ -25,10 +25,10 @@ from poemetric.form.scoring import (
     SchemeUnit,
     best_scheme,
     count_finding,
-    end_words,
     global_rhyme,
     line_count_score,
     requested_meter,
+    rhyme_words,
     score_meter,
     stanzaic_units,
 )
@@ -124,7 +124,7 @@ def ballad_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
 
 def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     outcome = FormOutcome()
-    words = end_words(poem.lines)
+    words = rhyme_words(poem.lines)
     schemes = (request.rhyme,) if request.rhyme else BALLAD_SCHEMES
     candidates = [(scheme, layout) for scheme in schemes for layout in stanzaic_units(poem, scheme)]
     name, scored = best_scheme(
@@ -216,7 +216,7 @@ def sonnet_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     n = len(poem.lines)
     outcome.form_score = line_count_score(n, expected)
     outcome.findings.extend(count_finding(n, expected, "sonnet"))
-    words = end_words(poem.lines)
+    words = rhyme_words(poem.lines)
     # Octave and sestet (or quatrains and couplet) weigh equally: a wrong sestet fails.
     parts = (range(0, 8), range(8, max(n, expected))) if n >= 12 else ()
     if request.rhyme:

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from poemetric.form import adapters
 from poemetric.form.adapters import RHYME_CREDIT, Rhyme
 from poemetric.form.findings import REPORT_BELOW, Finding, Scored, cap_findings
-from poemetric.form.parsing import ParsedPoem, end_word, minimal_period
+from poemetric.form.parsing import ParsedPoem, end_word, minimal_period, words_of
+from poemetric.form.phonetics import is_function_word
 from poemetric.form.repeats import same_words
 
 #: Weight of an unexpected perfect rhyme (a new letter that rhymes with an earlier one).
@@ -218,3 +219,21 @@ def best_scheme(
 
 def end_words(lines: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(end_word(line) for line in lines)
+
+
+def rhyme_unit(line: str) -> str:
+    """The end word of a line, or its last two words when it ends in an unstressed pronoun after
+    a content word (``"hush her"``): a mosaic rhyme unit, scored both ways by `rhyme_kind`."""
+    last = end_word(line)
+    if last not in adapters.CLITIC_WEAK_FORMS:
+        return last
+    words = words_of(line)
+    if len(words) < 2 or is_function_word(words[-2]):
+        return last
+    before = end_word(words[-2])
+    return f"{before} {last}" if before else last
+
+
+def rhyme_words(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """Rhyme units of the lines (end words, or mosaic units; see `rhyme_unit`)."""
+    return tuple(rhyme_unit(line) for line in lines)

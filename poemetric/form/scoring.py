@@ -21,6 +21,7 @@ from poemetric.form.rhyme_scoring import (
     best_scheme,
     end_words,
     required_rhymes,
+    rhyme_words,
     score_scheme,
     stanzaic_units,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "repeat_similarity",
     "requested_meter",
     "required_rhymes",
+    "rhyme_words",
     "same_words",
     "score_meter",
     "score_repeats",
@@ -187,7 +189,7 @@ def global_rhyme(
     parts: tuple[range, ...] = (),
 ) -> None:
     """Score the whole poem against one pattern (extra lines are ignored, missing ones fail)."""
-    words = end_words(poem.lines)
+    words = rhyme_words(poem.lines)
     n = min(len(words), len(letters))
     missing = required_rhymes(letters) - required_rhymes(letters[:n])
     unit = SchemeUnit(tuple(range(n)), letters[:n], missing)

@@ -19,6 +19,7 @@ from poemetric.form.scoring import (
     end_words,
     global_rhyme,
     requested_meter,
+    rhyme_words,
     score_meter,
     score_repeats,
     score_scheme,
@@ -105,7 +106,7 @@ def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     if request.rhyme:
         letters = request.rhyme
         scored = best_scheme(
-            end_words(poem.lines),
+            rhyme_words(poem.lines),
             [(letters, layout) for layout in stanzaic_units(poem, letters)],
             lines=poem.lines,
         )[1]
@@ -259,7 +260,7 @@ def pantoum_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     chain_score = chain.score if chain.score is not None else 0.0
     outcome.form_score = 0.2 * structure + 0.6 * chain_score + 0.2 * closing_score
     if request.rhyme:
-        words = end_words(poem.lines)
+        words = rhyme_words(poem.lines)
         _name, scored = best_scheme(
             words,
             [(request.rhyme, lay) for lay in stanzaic_units(poem, request.rhyme)],
