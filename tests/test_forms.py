@@ -423,3 +423,33 @@ def test_mosaic_rhyme_on_a_final_pronoun() -> None:
     assert result.passed and result.rhyme_score == 1.0, result.summary
     broken = MOSAIC_LIMERICK.replace("meet her", "follow")
     assert not check(broken, "limerick").passed
+
+
+SLANT_QAFIA_GHAZAL = """The cat slept on the cellar stair beside the candle in the dark,
+My grandmother sat peeling fruit, she dropped an apple in the dark.
+
+The horses stamped inside the barn, the rope hung loose upon its nail,
+My brother went to fix the gate and lost a saddle in the dark.
+
+We laid the plates for seven guests who never came across the hill,
+And someone set a crust of bread upon the table in the dark.
+
+The river spoke in older words than any of us understood,
+A heron waited on the stone, as still as marble in the dark.
+
+I told my name to no one there, I left it written on the sill,
+And walked out past the sleeping town, a quiet pebble in the dark."""
+
+
+def test_ghazal_with_slant_qafia_and_missing_radif() -> None:
+    # a qafia of final -le syllables (consonance) before an exact radif is a ghazal
+    result = check(SLANT_QAFIA_GHAZAL, "ghazal")
+    assert result.passed, result.summary
+    assert result.facts["radif"] == "in the dark"
+    # the radif dropped from two of six closing lines: the defining repetition is broken
+    lines = SLANT_QAFIA_GHAZAL.split("\n")
+    lines[4] = lines[4].replace(" in the dark", " by the road")
+    lines[10] = lines[10].replace(" in the dark", " on the shelf")
+    result = check("\n".join(lines), "ghazal")
+    assert not result.passed, result.summary
+    assert any(i.constraint == "radif" for i in result.explanation)

@@ -10,6 +10,7 @@ from poemetric.form import adapters
 from poemetric.form.adapters import BEAT_METERS, MeterSpec
 from poemetric.form.parsing import ParsedPoem, words_of
 from poemetric.form.scoring import (
+    FOLK_CREDIT,
     Finding,
     FormOutcome,
     FormRequest,
@@ -93,7 +94,9 @@ def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         outcome.findings.append(
             Finding("radif", (), "no repeated end word or phrase (radif) across the couplets")
         )
-    radif_score = share if radif else 0.0
+    # The radif is the ghazal's defining repetition: like an odd stanza, each closing line
+    # without it costs twice its share (one missing in eight keeps 0.75).
+    radif_score = max(0.0, 1.0 - 2.0 * (1.0 - share)) if radif else 0.0
     # Couplets are the frame the radif hangs on: broken couplets scale the whole form score.
     outcome.form_score = structure * (0.4 + 0.6 * radif_score)
     # Qafia: the word before the radif rhymes in the matla and every couplet's closing line.
@@ -111,8 +114,13 @@ def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
             lines=poem.lines,
         )[1]
     else:
+        # English ghazals commonly carry a slant qafia (assonance, or consonance of the final
+        # syllable: apple / angel) before an exact radif, so near rhymes earn the slant credit.
         scored = score_scheme(
-            qafia, [SchemeUnit(tuple(range(len(qafia))), "A" * len(qafia))], pattern_name="qafia"
+            qafia,
+            [SchemeUnit(tuple(range(len(qafia))), "A" * len(qafia))],
+            pattern_name="qafia",
+            credits=FOLK_CREDIT,
         )
         scored = type(scored)(
             scored.score,
