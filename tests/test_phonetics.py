@@ -164,3 +164,12 @@ def test_diphthong_er_words_have_a_one_syllable_form() -> None:
         counts = sorted(syllable_count(p) for p in pronunciations(word))
         assert counts[0] == 1 and counts[-1] == 2, word
     assert "F L AW1 R Z" in pronunciations("flowers")
+
+
+def test_letter_to_sound_y_w_h_between_vowels() -> None:
+    # y after a consonant is a vowel even before another vowel (hy-e-na: three syllables)
+    assert syllable_count(guess_pronunciations("blyamor")[0]) == 3
+    # w and h before a vowel open the next syllable instead of closing a digraph
+    assert syllable_count(guess_pronunciations("tawaneka")[0]) == 4
+    assert " W " in guess_pronunciations("tawaneka")[0]
+    assert guess_pronunciations("shuhgah")[0].endswith("G AA0")  # final h is silent

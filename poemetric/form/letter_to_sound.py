@@ -61,6 +61,10 @@ _VOWEL_SPELLINGS: dict[str, tuple[str, ...]] = {
     "eu": ("UW",),
     "ue": ("UW",),
     "ui": ("UW",),
+    "ah": ("AA",),  # a final or pre-consonantal h is silent: Shuh-shuh-gah
+    "eh": ("EY",),
+    "oh": ("OW",),
+    "uh": ("AH",),
     "ar": ("AA R",),
     "or": ("AO R",),
     "er": ("ER",),
@@ -124,14 +128,18 @@ class _Unit:
 def _is_vowel(word: str, index: int) -> bool:
     letter = word[index]
     if letter == "y":
-        # y is a consonant before a vowel at the start of a syllable ("yes", "beyond").
+        # y is a consonant before a vowel at the start of a word or after a vowel ("yes",
+        # "beyond"); after a consonant it is a vowel ("hyena", "tyrant").
         nxt = word[index + 1] if index + 1 < len(word) else ""
-        return not (nxt in _VOWEL_LETTERS and nxt != "y")
+        before_vowel = nxt in _VOWEL_LETTERS and nxt != "y"
+        after_consonant = index > 0 and word[index - 1] not in _VOWEL_LETTERS
+        return not before_vowel or after_consonant
     return letter in _VOWEL_LETTERS
 
 
 def _vowel_follows(word: str, index: int) -> bool:
-    """Whether a vowel letter starts at `index` (an ``r`` before it opens the next syllable)."""
+    """Whether a vowel letter starts at `index` (an ``r``, ``w`` or ``h`` before it opens the
+    next syllable: *hero*, *Nawadaha*, *Ohio*)."""
     return index < len(word) and word[index] in _VOWEL_LETTERS
 
 
@@ -146,7 +154,7 @@ def _segment(word: str) -> list[_Unit]:
                 if (
                     chunk in _VOWEL_SPELLINGS
                     and not (chunk.endswith("e") and len(chunk) > 2 and i + length < n)
-                    and not (chunk.endswith("r") and _vowel_follows(word, i + length))
+                    and not (chunk.endswith(("r", "w", "h")) and _vowel_follows(word, i + length))
                 ):
                     units.append(_Unit(chunk, vowels=_VOWEL_SPELLINGS[chunk]))
                     i += length
