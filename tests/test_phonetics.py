@@ -173,3 +173,11 @@ def test_letter_to_sound_y_w_h_between_vowels() -> None:
     assert syllable_count(guess_pronunciations("tawaneka")[0]) == 4
     assert " W " in guess_pronunciations("tawaneka")[0]
     assert guess_pronunciations("shuhgah")[0].endswith("G AA0")  # final h is silent
+
+
+def test_letter_to_sound_ous_and_re_endings() -> None:
+    assert syllable_count(guess_pronunciations("florteous")[0]) == 3  # flor-te-ous
+    assert guess_pronunciations("brascious")[0].endswith("SH AH0 S")  # -cious: one syllable
+    assert guess_pronunciations("plorgeous")[0].endswith("JH AH0 S")
+    assert guess_pronunciations("glimbre")[0].endswith("B ER0")  # British -re sounds -er
+    assert pronunciations("sombre") == pronunciations("somber")  # spelled the American way

@@ -110,9 +110,19 @@ _CONSONANT_SPELLINGS: dict[str, str] = {
 }
 _UNSTRESSED_PREFIXES = ("be", "de", "re", "con", "com", "dis", "ex", "mis", "pre", "pro", "un", "a")
 _FINAL_STRESS_SUFFIXES = ("ee", "eer", "oon", "ique", "ette", "esque", "ade")
-_PENULT_STRESS_SUFFIXES = ("tion", "sion", "ic")
+_PENULT_STRESS_SUFFIXES = (
+    "tion",
+    "sion",
+    "ic",
+    "cious",
+    "tious",
+    "xious",
+    "ceous",
+    "geous",
+    "gious",
+)
 #: Suffixes whose ``i`` is a syllable of its own (``-i-an``): stress on the syllable before it.
-_ANTEPENULT_STRESS_SUFFIXES = ("ical", "ial", "ian", "ious", "ia", "ium", "ius")
+_ANTEPENULT_STRESS_SUFFIXES = ("ical", "ial", "ian", "ious", "eous", "ia", "ium", "ius")
 
 
 @dataclass
@@ -245,17 +255,27 @@ def guess_pronunciations(word: str) -> tuple[str, ...]:
     if french is not None:
         letters, final_syllables = french
     letters = _drop_silent_letters(letters)
-    letters = _respell(letters)
     ending = ""
     if french is None and re.search(r"[^aeiouy]le$", letters) and len(letters) > 3:
         letters, ending = letters[:-2], "AH0 L"
     elif french is None and re.search(r"tion$|sion$", letters):
         ending = "SH AH0 N" if letters.endswith("tion") else "ZH AH0 N"
         letters = letters[:-4]
+    elif french is None and re.search(r"[ct]ious$|ceous$", letters):
+        letters, ending = letters[:-5], "SH AH0 S"  # gracious, cautious, herbaceous
+    elif french is None and letters.endswith("xious"):
+        letters, ending = letters[:-5], "K SH AH0 S"  # anxious, noxious
+    elif french is None and re.search(r"g[ei]ous$", letters):
+        letters, ending = letters[:-5], "JH AH0 S"  # gorgeous, religious
+    elif french is None and re.search(r"[^aeiouy][ei]ous$", letters):
+        letters, ending = letters[:-4], "IY0 AH0 S"  # plenteous, beauteous: -e-ous, -i-ous
     elif french is None and letters.endswith("ous") and len(letters) > 4:
         letters, ending = letters[:-3], "AH0 S"
     elif french is None and re.search(r"[^aeiouy]ture$", letters):
         letters, ending = letters[:-4], "CH ER0"
+    elif french is None and re.search(r"[^aeiouy]re$", letters) and len(letters) > 3:
+        letters, ending = letters[:-2], "ER0"  # British -re (lustre) unknown to the dictionary
+    letters = _respell(letters)
     silent_e = False
     if (
         french is None
@@ -290,7 +310,8 @@ def guess_pronunciations(word: str) -> tuple[str, ...]:
         stressed = -1  # the French ending carries the stress
     else:
         weights = _syllable_weights(units, vowel_positions, ending)
-        stressed = _stress_index(word.lower(), weights + ([False] if ending else []))
+        ending_syllables = sum(char.isdigit() for char in ending)
+        stressed = _stress_index(word.lower(), weights + [False] * ending_syllables)
         stressed = min(stressed, len(vowel_positions) - 1)
     alternatives: list[list[str]] = []
     for unit_index, unit in enumerate(units):

@@ -250,6 +250,7 @@ SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"y", "i"),  # wyse
         (r"i", "y"),
         (r"our$", "or"),
+        (r"([^aeiou])re$", r"\1er"),  # British -re: sombre, spectre
         (r"yng$", "ing"),
         (r"([aeiou][^aeiou])$", r"\1e"),  # ston -> stone
         (r"z", "s"),  # surprize
