@@ -419,6 +419,7 @@ def test_mosaic_rhyme_on_a_final_pronoun() -> None:
     assert rhyme_kind("rita", "meet her") is Rhyme.PERFECT
     assert rhyme_kind("stir", "meet her") is Rhyme.PERFECT  # the pronoun alone still rhymes
     assert rhyme_kind("kiss him", "miss him") is Rhyme.PERFECT  # not just the same word
+    assert rhyme_kind("beside him", "riding") is Rhyme.NEAR  # folk assonance across the unit
     result = check(MOSAIC_LIMERICK, "limerick")
     assert result.passed and result.rhyme_score == 1.0, result.summary
     broken = MOSAIC_LIMERICK.replace("meet her", "follow")

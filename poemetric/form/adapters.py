@@ -90,6 +90,8 @@ def _mosaic_kind(unit_a: str, unit_b: str) -> Rhyme:
             kind = _SOUND_TO_RHYME.get(compare_pronunciations(phones_a, phones_b), Rhyme.NONE)
             if RHYME_CREDIT[kind] > RHYME_CREDIT[best]:
                 best = kind
+    if best is Rhyme.NONE and near_rhyme(unit_a, unit_b):
+        return Rhyme.NEAR
     return best
 
 
@@ -119,8 +121,8 @@ def near_rhyme(word_a: str, word_b: str) -> bool:
     (apple/shovel, mind/attend): the looser rhymes of folk ballads and ghazal qafias."""
     if not word_a or not word_b:
         return False
-    for pa in pronunciations(word_a):
-        for pb in pronunciations(word_b):
+    for pa in _unit_pronunciations(word_a):
+        for pb in _unit_pronunciations(word_b):
             va, ca, la, fa = _last_syllables(pa)
             vb, cb, lb, fb = _last_syllables(pb)
             if not va or not vb:
