@@ -4,6 +4,7 @@ rhyme class of its end words (see `score_scheme`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from poemetric.form import adapters
 from poemetric.form.adapters import RHYME_CREDIT, Rhyme
@@ -221,6 +222,7 @@ def end_words(lines: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(end_word(line) for line in lines)
 
 
+@lru_cache(maxsize=65536)
 def rhyme_unit(line: str) -> str:
     """The end word of a line, or its last two words when it ends in an unstressed pronoun after
     a content word (``"hush her"``): a mosaic rhyme unit, scored both ways by `rhyme_kind`."""
