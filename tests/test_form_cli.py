@@ -199,7 +199,7 @@ def test_gold_pass_rate_and_mutations(poemetric_gold_csv: Path) -> None:
 
     poems = load_gold(poemetric_gold_csv)
     passed = sum(check_poem(p.text, p.form, p.meter, p.rhyme).passed for p in poems)
-    assert passed / len(poems) >= 0.9  # target 0.95; see docs/form-check.md for the current rate
+    assert passed / len(poems) >= 0.92  # target 0.95; see docs/form-check.md for the current rate
     sample = random.Random(1).sample(poems, 40)
     mutated = list(corruptions(sample, seed=3))
     mutated_passed = sum(check_poem(c.text, c.form, c.meter, c.rhyme).passed for c in mutated)
