@@ -4,8 +4,11 @@ Usage: .venv/bin/python bench/bench_meter.py [--data PATH] [--speed] [--errors N
 
 Prints, for isolated-line scansion (``scan_line``) and poem-context scansion (``scan_poem``):
 - line accuracy: share of lines whose whole w/s string equals the human ``parse``;
-- syllable accuracy: matching positions / gold syllables, where a line whose syllable count
-  differs from the gold counts all its gold syllables as wrong;
+- syllable accuracy under three rules, all over the gold syllables: *strict* (a line whose
+  syllable count differs from the gold counts all its gold syllables as wrong), *positional*
+  (positions compared from the start of the line as far as both readings go) and *aligned*
+  (syllables in the longest matching blocks of the two strings, difflib); the second human
+  annotator (``parse_human2``) is scored against ``parse`` under the same rules as a yardstick;
 - the same on the two halves split by PoemID parity (hash of the id), as a held-out check;
 - poem-level meter family accuracy and line-length (feet) accuracy.
 With --speed, also times line_fit, meter_score and scan_poem: cold (each run in a fresh
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import difflib
 import subprocess
 import sys
 import time
@@ -44,6 +48,7 @@ class Row:
     length: str  # Line Scheme
     line: str
     parse: str
+    parse_human2: str = ""
 
     @property
     def half(self) -> int:
@@ -66,6 +71,7 @@ def load(path: Path) -> list[Row]:
                     rec["Line Scheme"],
                     rec["line"],
                     rec["parse"],
+                    (rec.get("parse_human2") or "").replace("|", "").strip(),
                 )
             )
     return rows
@@ -83,6 +89,39 @@ def score(pairs: list[tuple[str, str]]) -> tuple[float, float]:
         if len(pred) == len(gold)
     )
     return lines_ok / len(pairs), syl_ok / syl_total
+
+
+SYLLABLE_RULES = ("strict", "positional", "aligned")
+
+
+def syllable_rates(pairs: list[tuple[str, str]]) -> dict[str, float]:
+    """Share of gold syllables matched under each rule of SYLLABLE_RULES (see module doc)."""
+    total = sum(len(gold) for _, gold in pairs) or 1
+    positional = sum(sum(a == b for a, b in zip(pred, gold)) for pred, gold in pairs)  # noqa: B905
+    aligned = sum(
+        sum(
+            m.size
+            for m in difflib.SequenceMatcher(None, pred, gold, autojunk=False).get_matching_blocks()
+        )
+        for pred, gold in pairs
+    )
+    return {
+        "strict": score(pairs)[1],
+        "positional": positional / total,
+        "aligned": aligned / total,
+    }
+
+
+def report_rules(rows: list[Row], predictions: dict[int, str], label: str) -> None:
+    """Syllable accuracy under each rule, beside the second annotator under the same rule."""
+    ours = syllable_rates([(predictions[r.index], r.parse) for r in rows])
+    annotated = [r for r in rows if r.parse_human2]
+    human = syllable_rates([(r.parse_human2, r.parse) for r in annotated])
+    human_lines = sum(r.parse_human2 == r.parse for r in annotated) / max(1, len(annotated))
+    cells = "  ".join(
+        f"{rule} {ours[rule]:.1%} (human2 {human[rule]:.1%})" for rule in SYLLABLE_RULES
+    )
+    print(f"{label:<14} syllables by rule: {cells}; human2 lines {human_lines:.1%}")
 
 
 def report(rows: list[Row], predictions: dict[int, str], label: str) -> None:
@@ -126,6 +165,7 @@ def run_accuracy(rows: list[Row], show_errors: int) -> None:
             )
             by_meter[f"{row.family} {row.length}"].append((scan.pattern, row.parse))
     report(rows, context, "poem context")
+    report_rules(rows, context, "poem context")
     n = len(poems)
     print(f"poem meter family accuracy {family_ok}/{n} = {family_ok / n:.1%}")
     print(f"poem typical feet accuracy {feet_ok_poems}/{n} = {feet_ok_poems / n:.1%}")
