@@ -21,7 +21,48 @@ from poemetric.form.parsing import end_word, parse_poem, parse_rhyme_pattern
 FORMS = ("ballad", "ghazal", "limerick", "pantoum", "sestina", "sonnet", "villanelle")
 
 #: Plain words used as non-rhyming replacements for end words.
-FILLER_WORDS = ["table", "window", "river", "garden", "basket", "pencil", "mountain", "morning", "candle", "ladder", "orange", "silver", "market", "kitchen", "paper", "shoulder", "pocket", "blanket", "hammer", "engine", "carpet", "lemon", "forest", "wagon", "button", "letter", "harbor", "doctor", "bottle", "cabin", "village", "ribbon", "blossom", "thunder", "meadow", "kettle", "lantern", "saddle", "tunnel", "velvet"]
+FILLER_WORDS = [
+    "table",
+    "window",
+    "river",
+    "garden",
+    "basket",
+    "pencil",
+    "mountain",
+    "morning",
+    "candle",
+    "ladder",
+    "orange",
+    "silver",
+    "market",
+    "kitchen",
+    "paper",
+    "shoulder",
+    "pocket",
+    "blanket",
+    "hammer",
+    "engine",
+    "carpet",
+    "lemon",
+    "forest",
+    "wagon",
+    "button",
+    "letter",
+    "harbor",
+    "doctor",
+    "bottle",
+    "cabin",
+    "village",
+    "ribbon",
+    "blossom",
+    "thunder",
+    "meadow",
+    "kettle",
+    "lantern",
+    "saddle",
+    "tunnel",
+    "velvet",
+]
 
 
 @dataclass(frozen=True)
