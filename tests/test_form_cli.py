@@ -181,6 +181,42 @@ def test_stage_checks_ok_generations_idempotently(tmp_path: Path) -> None:
         assert forced.checked == 3 and store.count("form_checks") == 3
 
 
+def test_stage_fails_texts_that_are_not_poems(tmp_path: Path) -> None:
+    """A refusal, an empty answer or a non-English answer fails the form check (it is not left
+    out as "unchecked", which would raise the author's pass rate)."""
+    with _store_with_generations(tmp_path / "run") as store:
+        for gid, text in (("g5", "I'm sorry, I can't write that poem."), ("g6", ""),
+                          ("g7", "春眠不觉晓\n处处闻啼鸟\n夜来风雨声")):  # fmt: skip
+            store.save_generation(
+                {"generation_id": gid, "prompt_id": "q2", "poem_id": "p2", "author": "markov",
+                 "sample_index": int(gid[1:]), "status": "ok", "poem": text}
+            )  # fmt: skip
+        report = run_form_stage(store, progress=False)
+        assert report.checked == 6 and report.errors == 0
+        assert report.total_by_author["markov"] == 4 and report.passed_by_author["markov"] == 0
+        rows = {r["generation_id"]: r for r in store.query("SELECT * FROM form_checks")}
+        for gid in ("g5", "g6", "g7"):
+            assert rows[gid]["passed"] == 0 and rows[gid]["error"], gid
+            assert rows[gid]["form_score"] == 0.0
+        # The analysis counts them as failures, not as unchecked poems.
+        from poemetric.analysis.data import load_run_data
+        from poemetric.analysis.scores import form_check_scores
+
+        table = form_check_scores(load_run_data(store).form_checks).set_index("author")
+        assert table.at["markov", "n"] == 4 and table.at["markov", "n_unchecked"] == 0
+
+
+def test_stage_rechecks_when_the_threshold_changes(tmp_path: Path) -> None:
+    with _store_with_generations(tmp_path / "run") as store:
+        assert run_form_stage(store, progress=False).checked == 3
+        assert run_form_stage(store, progress=False).checked == 0
+        strict = run_form_stage(store, progress=False, threshold=1.0)
+        assert strict.checked == 3 and strict.skipped == 0
+        stored = store.query("SELECT explanation FROM form_checks")
+        assert {json.loads(r["explanation"])["threshold"] for r in stored} == {1.0}
+        assert run_form_stage(store, progress=False, threshold=1.0).checked == 0
+
+
 def test_run_command(tmp_path: Path) -> None:
     _store_with_generations(tmp_path / "run").close()
     result = runner.invoke(app, ["form", "run", "--run", str(tmp_path / "run")])

@@ -8,6 +8,8 @@ that kind (e.g. rhyme for an unrhymed sestina). Bad input never raises: the `For
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from poemetric.form.adapters import MeterError, parse_meter
@@ -61,6 +63,10 @@ class FormCheck(BaseModel):
     lines: int = 0
     stanzas: int = 0
     error: str | None = None
+    #: What the error is about: "request" (unknown form, unreadable metre or rhyme pattern: the
+    #: checker cannot assess anything) or "text" (empty, a single line, not in Latin script: the
+    #: text is not a poem of the requested form, which is a failure of whoever wrote it).
+    error_kind: Literal["request", "text"] | None = None
     checker_version: str = CHECKER_VERSION
 
 
@@ -70,7 +76,12 @@ def normalize_form(form: str) -> str:
 
 
 def _error(
-    form: str, meter: str | None, rhyme: str | None, threshold: float, message: str
+    form: str,
+    meter: str | None,
+    rhyme: str | None,
+    threshold: float,
+    message: str,
+    kind: Literal["request", "text"] = "request",
 ) -> FormCheck:
     return FormCheck(
         form=form,
@@ -80,6 +91,7 @@ def _error(
         passed=False,
         summary=f"not checked: {message}",
         error=message,
+        error_kind=kind,
     )
 
 
@@ -108,14 +120,19 @@ def check_poem(
     except PatternError as exc:
         return _error(form_key, meter, rhyme, threshold, str(exc))
     if not isinstance(text, str) or not text.strip():
-        return _error(form_key, meter, rhyme, threshold, "empty poem text")
+        return _error(form_key, meter, rhyme, threshold, "empty poem text", "text")
     notes: list[str] = []
     if len(text) > MAX_CHARS:
         text = text[:MAX_CHARS]
         notes.append(f"only the first {MAX_CHARS} characters were analysed")
     if latin_share(text[:5000]) < 0.5:
         return _error(
-            form_key, meter, rhyme, threshold, "the text is not in Latin script (English expected)"
+            form_key,
+            meter,
+            rhyme,
+            threshold,
+            "the text is not in Latin script (English expected)",
+            "text",
         )
     poem = parse_poem(text, max_lines=MAX_LINES)
     if len(poem.lines) < 2:
@@ -125,6 +142,7 @@ def check_poem(
             rhyme,
             threshold,
             f"only {len(poem.lines)} verse line(s); a poem in a fixed form needs more",
+            "text",
         )
     request = FormRequest(form=form_key, meter=meter_spec, rhyme=letters)
     outcome = RULES[form_key](poem, request)

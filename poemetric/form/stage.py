@@ -2,11 +2,19 @@
 
 Each generation is checked against the form, metre and rhyme pattern of the dataset poem its
 prompt came from, and the verdict is stored in ``form_checks``. Re-running skips rows already
-checked by the same `CHECKER_VERSION` (unless ``force``) and replaces older verdicts.
+checked by the same `CHECKER_VERSION` at the same threshold (unless ``force``) and replaces
+older verdicts, verdicts made at another threshold, and rows the checker could not assess.
+
+A generation whose text is not a poem of the requested form at all (empty, a single line, not in
+Latin script, e.g. a refusal) *fails* the check with scores 0: leaving it out as "unchecked" would
+raise its author's pass rate. Only a request the checker cannot read (unknown form, unreadable
+metre or rhyme pattern) leaves `passed` NULL.
 """
 
 from __future__ import annotations
 
+import math
+import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -17,7 +25,9 @@ from poemetric.store.db import RunStore
 
 _PENDING_SQL = """
 SELECT g.generation_id, g.author, g.poem, g.response_text, p.form, p.meter, p.rhyme,
-       f.checker_version AS checked_version
+       f.checker_version AS checked_version, f.passed AS checked_passed,
+       json_extract(f.explanation, '$.threshold') AS checked_threshold,
+       json_extract(f.explanation, '$.error_kind') AS checked_error_kind
 FROM generations AS g
 JOIN poems AS p ON p.poem_id = g.poem_id
 LEFT JOIN form_checks AS f ON f.generation_id = g.generation_id
@@ -51,7 +61,7 @@ def run_form_stage(
     report = FormStageReport()
     todo = []
     for row in rows:
-        if not force and row["checked_version"] == CHECKER_VERSION:
+        if not force and _is_current(row, threshold):
             report.skipped += 1
         else:
             todo.append(row)
@@ -68,28 +78,46 @@ def run_form_stage(
             result = check_poem(
                 text or "", row["form"], row["meter"], row["rhyme"], threshold=threshold
             )
+            unassessable = result.error is not None and result.error_kind != "text"
+            not_a_poem = result.error is not None and not unassessable
             store.save_form_check(
                 {
                     "generation_id": row["generation_id"],
                     "checker_version": CHECKER_VERSION,
-                    "passed": None if result.error else int(result.passed),
-                    "meter_score": result.meter_score,
-                    "rhyme_score": result.rhyme_score,
-                    "form_score": result.form_score,
+                    "passed": None if unassessable else int(result.passed),
+                    "meter_score": 0.0 if not_a_poem else result.meter_score,
+                    "rhyme_score": 0.0 if not_a_poem else result.rhyme_score,
+                    "form_score": 0.0 if not_a_poem else result.form_score,
                     "explanation": {
                         "summary": result.summary,
                         "issues": [issue.model_dump() for issue in result.explanation],
                         "facts": result.facts,
                         "threshold": threshold,
+                        "error_kind": result.error_kind,
                     },
                     "error": result.error,
                 }
             )
             report.checked += 1
-            if result.error:
+            if unassessable:
                 report.errors += 1
             else:
                 report.total_by_author[row["author"]] += 1
                 report.passed_by_author[row["author"]] += int(result.passed)
             bar.advance(task)
     return report
+
+
+def _is_current(row: sqlite3.Row, threshold: float) -> bool:
+    """A stored verdict this run would repeat: same checker version and threshold.
+
+    A NULL verdict stored before errors had a kind (an empty or one-line text left unchecked
+    instead of failed) is not current either.
+    """
+    stored_threshold = row["checked_threshold"]
+    return (
+        row["checked_version"] == CHECKER_VERSION
+        and (row["checked_passed"] is not None or row["checked_error_kind"] is not None)
+        and stored_threshold is not None
+        and math.isclose(float(stored_threshold), threshold)
+    )
