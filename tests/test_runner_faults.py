@@ -116,3 +116,17 @@ def test_anthropic_protocol_with_overload_and_batches(tmp_path: Path, batch: boo
         rows = generation_rows(store, "claude")
         assert {r["status"] for r in rows} == {"ok"} and all(r["poem"] for r in rows)
         assert all((r["batch_id"] is not None) == batch for r in rows)
+
+
+def test_a_key_echoed_in_a_response_is_stored_nowhere(tmp_path: Path) -> None:
+    """The result row (raw response, text) is redacted like the cache entry."""
+    store = prepared_store(tmp_path, poems=2)
+    with OpenAIServer(
+        lambda call: f"A poem\nwith the key {TEST_KEY}\n", api_key=TEST_KEY
+    ) as server:
+        spec = openai_spec(server.base_url)
+        report = run_generation(store, [spec], options=FAST)
+        assert report.models[0].ok == 2
+    rows = generation_rows(store, spec.name)
+    assert all("***" in r["response_text"] and "***" in r["poem"] for r in rows)
+    assert TEST_KEY not in "\n".join(store.conn.iterdump())

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from poemetric.generation.cost import estimate_input_tokens, estimate_output_tokens, usage_cost
-from poemetric.generation.jobs import Job, completion_to_dict
+from poemetric.generation.jobs import Job, completion_from_dict, completion_to_dict
 from poemetric.generation.ratelimit import ModelLimiter
 from poemetric.generation.retry import RetryPolicy
 from poemetric.providers.base import Completion, Provider, ProviderError
@@ -52,8 +52,13 @@ def record_completion(
 ) -> None:
     """Cost, store (row + cache in one transaction), report and progress for one response."""
     cost = usage_cost(run.spec, completion.usage, batch=batch_id is not None)
+    # Redact before anything is derived from the response: the row (raw response, text, poem)
+    # is stored beside the cache entry and must be as clean as it.
+    original = completion_to_dict(completion)
+    completion_data = run.redact_completion(original)
+    if completion_data is not original:
+        completion = completion_from_dict(completion_data)
     row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=batch_id)
-    completion_data = run.redact_completion(completion_to_dict(completion))
     run.store.save_result_and_cache(
         run.handler.table,
         row,
