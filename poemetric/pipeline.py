@@ -41,8 +41,10 @@ def prepare_run(
 ) -> PreparedRun:
     """Store the dataset's poems, the rendered prompts and the human author's rows.
 
-    Idempotent: running it again adds nothing new. A run keeps one dataset; preparing a run with
-    another dataset is refused, so results of different datasets never mix in one store.
+    Idempotent: running it again adds nothing new. A run keeps one dataset and one generation
+    template; preparing a run with another dataset, or with a changed template, is refused, so
+    results of different datasets or prompts never mix in one store (a second template would add
+    a second prompt, and a second human row, for every poem).
     """
     dataset = load_dataset(dataset_spec).head(limit)
     recorded = store.get_meta("dataset")
@@ -54,6 +56,8 @@ def prepare_run(
         )
     rendered = [(poem, render_generation_prompt(poem, template)) for poem in dataset.poems]
     template_hash = rendered[0][1].template_hash if rendered else ""
+    if rendered:
+        _check_one_template(store, template_hash, rendered[0][1].name)
     if rendered:
         from poemetric.prompts import load_template
 
@@ -92,3 +96,14 @@ def prepare_run(
         "dataset", {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256}
     )
     return PreparedRun(dataset, template_hash, poems_added, prompts_added)
+
+
+def _check_one_template(store: RunStore, template_hash: str, name: str) -> None:
+    stored = [str(r[0]) for r in store.query("SELECT DISTINCT template_hash FROM prompts")]
+    if stored and template_hash not in stored:
+        raise StoreError(
+            f"run {store.run_dir} was prepared with another generation prompt template "
+            f"(sha256 {stored[0][:12]}…) than {name!r} (sha256 {template_hash[:12]}…): the "
+            "template changed since; a run keeps one template so that every model answers the "
+            "same prompts. Use another --run directory, or restore the template"
+        )

@@ -114,3 +114,16 @@ def test_killed_demo_resumes_without_duplicates_or_gaps(tmp_path: Path) -> None:
     total, distinct, checks = _counts(db)
     assert total == distinct == poems * (1 + samples)
     assert checks == total
+
+
+def test_a_run_keeps_one_generation_template(tmp_path: Path) -> None:
+    from poemetric.prompts import load_template
+
+    changed = tmp_path / "generation.jinja"
+    changed.write_text(load_template("generation.jinja").text + "\nBe brief.\n", encoding="utf-8")
+    with RunStore(tmp_path / "run") as store:
+        prepare_run(store, "demo", limit=2)
+        with pytest.raises(StoreError, match="another generation prompt template"):
+            prepare_run(store, "demo", limit=2, template=changed)
+        assert store.count("prompts") == 2
+        assert store.count("generations", "author = ?", [HUMAN_AUTHOR]) == 2
