@@ -61,3 +61,32 @@ def test_bad_shard_and_help(tmp_path: Path) -> None:
     assert result.exit_code != 0 and "0 <= K < N" in result.output
     help_text = CliRunner().invoke(app, ["generate", "--help"]).output
     assert "--max-cost" in help_text and "--shard" in help_text and "Examples" in help_text
+
+
+def test_dataset_problems_are_clear_errors(tmp_path: Path) -> None:
+    run = str(tmp_path / "run")
+    for dataset, message in (
+        ("nosuch", "unknown dataset 'nosuch'"),
+        (str(tmp_path / "missing.csv"), "does not exist"),
+    ):
+        result = CliRunner().invoke(app, ["generate", "--run", run, "--dataset", dataset])
+        assert result.exit_code == 2, result.output
+        assert message in result.output and result.exception is not None
+        assert "Traceback" not in result.output
+    invoke("--run", run, "--limit", "1")
+    other = tmp_path / "other.csv"
+    other.write_text("not,a,dataset\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["generate", "--run", run, "--dataset", str(other)])
+    assert result.exit_code == 2 and "other.csv" in result.output
+    from poemetric.data import load_dataset, write_dataset
+
+    mixed = tmp_path / "mixed.jsonl"
+    write_dataset(load_dataset("demo").poems[:2], mixed)
+    result = CliRunner().invoke(app, ["generate", "--run", run, "--dataset", str(mixed)])
+    assert result.exit_code == 2 and "use another --run directory" in result.output
+
+
+def test_demo_refuses_an_unknown_judge(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["demo", "--run", str(tmp_path / "d"), "--judge", "nosuch"])
+    assert result.exit_code == 2 and "unknown judge 'nosuch'" in result.output
+    assert not (tmp_path / "d").exists()

@@ -127,3 +127,14 @@ def test_judge_cli_dry_run(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "dry run" in result.output and "Nothing was" in result.output
+
+
+def test_judge_cli_refuses_unknown_authors(tmp_path: Path) -> None:
+    judged_run(tmp_path)
+    result = CliRunner().invoke(
+        app,
+        ["judge", "--run", str(tmp_path), "--judge", "gemini-2.5-pro", "--dry-run",
+         "--authors", "human,gtp-4o"],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "gtp-4o" in result.output and "machine" in result.output  # names the run's authors

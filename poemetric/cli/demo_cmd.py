@@ -10,6 +10,7 @@ from rich.console import Console
 
 from poemetric.cli.analyze_cmd import summary_table
 from poemetric.cli.app import app
+from poemetric.cli.generate_cmd import prepare_or_exit
 from poemetric.cli.options import LimitOption
 
 console = Console()
@@ -40,21 +41,25 @@ def demo(
     """
     from poemetric.analysis import analyze_run, make_figures
     from poemetric.form.stage import run_form_stage
-    from poemetric.generation.roster import select_models
+    from poemetric.generation.roster import load_roster, select_models
     from poemetric.generation.runner import RunnerOptions
     from poemetric.generation.stage import run_generation
-    from poemetric.pipeline import prepare_run
     from poemetric.store import RunStore
 
+    judges = load_roster("judges")
+    if judge and judge not in judges:
+        raise typer.BadParameter(
+            f"unknown judge {judge!r}; available: {', '.join(judges)}", param_hint="--judge"
+        )
     with RunStore(run) as store:
         console.rule("[bold]POEMetric demo")
-        prepared = prepare_run(store, "demo", limit=limit)
+        prepared = prepare_or_exit(store, "demo", limit)
         console.print(
             f"1/5 dataset  {prepared.dataset.name}: {len(prepared.dataset)} poems "
             f"(sha256 {prepared.dataset.sha256[:12]}…), prompts template "
             f"{prepared.template_hash[:12]}…"
         )
-        options = RunnerOptions(samples=samples, progress=progress)
+        options = RunnerOptions(samples=samples, limit=limit, progress=progress)
         report = run_generation(store, select_models("markov"), options=options)
         console.print(f"2/5 generate {report.summary_line()}")
         form_report = run_form_stage(store, progress=progress)
@@ -67,10 +72,9 @@ def demo(
             f"{form_report.errors} errors; pass rate (this pass): {rates or 'n/a'}"
         )
         if judge:
-            from poemetric.generation.roster import load_roster
             from poemetric.judge.stage import run_judging
 
-            judge_report = run_judging(store, load_roster("judges")[judge], options=options)
+            judge_report = run_judging(store, judges[judge], options=options)
             console.print(f"4/5 judge    {judge_report.summary_line()}")
         else:
             console.print("4/5 judge    skipped (see below)")

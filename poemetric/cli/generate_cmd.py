@@ -13,6 +13,8 @@ from poemetric.cli.options import DatasetOption, LimitOption, ModelsOption, RunO
 
 if TYPE_CHECKING:
     from poemetric.generation.jobs import Shard
+    from poemetric.pipeline import PreparedRun
+    from poemetric.store import RunStore
 
 console = Console()
 
@@ -39,6 +41,21 @@ DryRunOption = typer.Option(
     False, "--dry-run", help="Print the plan (jobs, done, cached, tokens, cost); call nothing."
 )
 ProgressOption = typer.Option(True, "--progress/--no-progress", help="Progress bars.")
+
+
+def prepare_or_exit(store: RunStore, dataset: str, limit: int | None) -> PreparedRun:
+    """`prepare_run` with its expected failures (unknown or invalid dataset, a run prepared from
+    another dataset or template) printed as one clear error instead of a traceback."""
+    from poemetric.data import DatasetError
+    from poemetric.pipeline import prepare_run
+    from poemetric.prompts import PromptError
+    from poemetric.store import StoreError
+
+    try:
+        return prepare_run(store, dataset, limit=limit)
+    except (DatasetError, StoreError, PromptError) as error:
+        Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=2) from error
 
 
 def parse_shard(text: str | None) -> Shard | None:
@@ -88,7 +105,6 @@ def generate(
     from poemetric.generation.roster import RosterError, select_models
     from poemetric.generation.runner import RunnerOptions
     from poemetric.generation.stage import run_generation
-    from poemetric.pipeline import prepare_run
     from poemetric.store import RunStore
 
     try:
@@ -106,7 +122,7 @@ def generate(
         progress=progress,
     )
     with RunStore(run) as store:
-        prepared = prepare_run(store, dataset, limit=limit)
+        prepared = prepare_or_exit(store, dataset, limit)
         console.print(
             f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
             f"{len(specs)} model(s) x {samples} sample(s)"

@@ -116,6 +116,15 @@ def judge(
         if store.count("generations", "status = 'ok'") == 0:
             console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
             raise typer.Exit(code=1)
+        if author_list:
+            known = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
+            unknown = [a for a in author_list if a not in known]
+            if unknown:
+                raise typer.BadParameter(
+                    f"no poems by {', '.join(map(repr, unknown))} in run {run}; authors: "
+                    f"{', '.join(sorted(known))}",
+                    param_hint="--authors",
+                )
         report = run_judging(
             store,
             judges[judge_name],
