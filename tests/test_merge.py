@@ -248,3 +248,17 @@ def test_merge_cli(tmp_path: Path) -> None:
     )
     assert missing.exit_code != 0
     assert "no run store" in missing.output
+
+
+def test_runs_of_different_datasets_are_refused(tmp_path: Path) -> None:
+    for name, digest in (("a", "1" * 64), ("b", "2" * 64)):
+        _make_store(tmp_path / name, ["p1"], ["markov"])
+        with RunStore(tmp_path / name) as store:
+            store.set_meta("dataset", {"name": name, "path": name, "sha256": digest})
+    with pytest.raises(MergeError, match="different datasets"):
+        merge_runs([tmp_path / "a", tmp_path / "b"], tmp_path / "merged")
+    assert not (tmp_path / "merged" / DB_NAME).exists()
+    with pytest.raises(MergeError, match="different datasets"):
+        merge_runs([tmp_path / "b"], tmp_path / "a")
+    with RunStore(tmp_path / "a") as store:
+        assert store.count("generations", "author = 'markov'") == 1

@@ -123,6 +123,33 @@ def _store_file(run_dir: Path) -> Path:
     return path
 
 
+def _dataset_of(db_path: Path) -> dict[str, Any] | None:
+    """The `dataset` meta entry (name, path, sha256) of a store, if it was recorded."""
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
+    finally:
+        conn.close()
+    return None if row is None else dict(json.loads(row[0]))
+
+
+def _check_one_dataset(db_paths: list[Path]) -> None:
+    """Refuse to mix runs of different datasets (as `prepare_run` refuses for one run)."""
+    seen: dict[str, Path] = {}
+    for path in db_paths:
+        dataset = _dataset_of(path)
+        if dataset is None or not dataset.get("sha256"):
+            continue
+        seen.setdefault(str(dataset["sha256"]), path)
+        if len(seen) > 1:
+            (first_hash, first), (other_hash, other) = list(seen.items())[:2]
+            raise MergeError(
+                f"{first} and {other} were prepared from different datasets (sha256 "
+                f"{first_hash[:12]}… and {other_hash[:12]}…); only runs of one dataset can be "
+                "merged"
+            )
+
+
 def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
     """Merge the run stores in `sources` (run directories) into `destination` (created if new)."""
     destination = Path(destination)
@@ -146,6 +173,8 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
             f"destination {dest_file} has schema version {version}, this POEMetric writes "
             f"{SCHEMA_VERSION}; refusing to merge into it"
         )
+
+    _check_one_dataset([*source_files, *([dest_file] if dest_file.is_file() else [])])
 
     with RunStore(destination) as store:
         for source, path in zip(report.sources, source_files, strict=True):
