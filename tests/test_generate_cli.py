@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -90,3 +91,15 @@ def test_demo_refuses_an_unknown_judge(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["demo", "--run", str(tmp_path / "d"), "--judge", "nosuch"])
     assert result.exit_code == 2 and "unknown judge 'nosuch'" in result.output
     assert not (tmp_path / "d").exists()
+
+
+def test_summary_shows_why_jobs_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = CliRunner().invoke(
+        app,
+        ["generate", "--no-progress", "--run", str(tmp_path / "r"), "--models", "gpt-4o",
+         "--limit", "2"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "gpt-4o: 2 error(s), first:" in result.output
+    assert "OPENAI_API_KEY" in " ".join(result.output.split())

@@ -75,7 +75,7 @@ def record_completion(
     if row.get("status") == "ok":
         run.report.ok += 1
     else:
-        run.report.errors += 1
+        run.report.note_error(row.get("error"))
     run.advance(tokens=completion.usage.input_tokens + completion.usage.output_tokens, cost=cost)
 
 
@@ -89,7 +89,7 @@ def record_failure(
         run.handler.table, run.handler.error_row(job, message, batch_id=batch_id)
     )
     run.report.called += 1
-    run.report.errors += 1
+    run.report.note_error(message)
     run.advance()
 
 

@@ -31,6 +31,13 @@ class ModelReport:
     estimated_cost_usd: float = 0.0
     mode: str = "async"
     batch_ids: list[str] = field(default_factory=list)
+    #: The first error of this command (e.g. a missing API key), shown under the summary table.
+    first_error: str | None = None
+
+    def note_error(self, message: str | None) -> None:
+        self.errors += 1
+        if self.first_error is None and message:
+            self.first_error = message
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -120,3 +127,11 @@ class StageReport:
                 f"[yellow]{self.errors} job(s) ended in error; they are stored with their error "
                 "and retried by the next run.[/yellow]"
             )
+            for m in self.models:
+                if m.errors and m.first_error:
+                    console.print(
+                        f"  {m.model}: {m.errors} error(s), first: {m.first_error}",
+                        highlight=False,
+                        markup=False,
+                        soft_wrap=True,
+                    )

@@ -166,7 +166,7 @@ def replay_cached(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -> li
         if row.get("status") == "ok":
             run.report.ok += 1
         else:
-            run.report.errors += 1
+            run.report.note_error(row.get("error"))
     return retry
 
 
