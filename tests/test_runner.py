@@ -82,6 +82,24 @@ def test_cache_key_covers_settings_sample_and_messages_not_context() -> None:
     assert cache_key(spec, base) != cache_key(other_model, base)
 
 
+def test_cache_key_covers_endpoint_and_provider_and_engine_options() -> None:
+    """Two model files with one model id but another endpoint, chat-template switch or engine
+    quantization are different models: one must never be answered from the other's cache."""
+    from poemetric.providers.base import VLLMOptions
+
+    spec = scripted_spec()
+    request = user_request("Write a sonnet.", GenerationSettings(), 0)
+    variants = [
+        spec.model_copy(update={"base_url": "http://127.0.0.1:8001/v1"}),
+        spec.model_copy(update={"options": {"chat_template_kwargs": {"enable_thinking": False}}}),
+        spec.model_copy(update={"vllm": VLLMOptions(engine_kwargs={"quantization": "fp8"})}),
+    ]
+    keys = {cache_key(s, request) for s in [spec, *variants]}
+    assert len(keys) == 4
+    renamed = spec.model_copy(update={"name": "same-model-other-name"})
+    assert cache_key(renamed, request) == cache_key(spec, request)
+
+
 def test_shard_parse_and_partition() -> None:
     assert Shard.parse("2/5") == Shard(2, 5)
     for bad in ("5/5", "-1/3", "1", "a/b", "1/0"):

@@ -32,7 +32,8 @@ def settings_json(settings: GenerationSettings) -> str:
 
 
 def cache_key(spec: ModelSpec, request: GenerationRequest, *, scope: str | None = None) -> str:
-    """sha256 over (provider, model id, settings, messages, sample index[, scope]).
+    """sha256 over (provider, model id, settings, messages, sample index[, endpoint, provider and
+    engine options, scope]).
 
     The request's `context` (offline generators' inputs) is deliberately left out: it is derived
     from the prompt, which is already in the messages. `scope` separates requests whose text is
@@ -48,6 +49,15 @@ def cache_key(spec: ModelSpec, request: GenerationRequest, *, scope: str | None 
         "messages": [message.model_dump(mode="json") for message in request.messages],
         "sample_index": request.sample_index,
     }
+    # What else decides the answer: the endpoint (two servers may serve different weights under
+    # one model id), provider options (a chat template switch, a generator's order) and engine
+    # options (quantization, dtype). Added only when set, so keys of plain specs stay as they were.
+    if spec.base_url:
+        payload["base_url"] = spec.base_url
+    if spec.options:
+        payload["options"] = spec.options
+    if spec.vllm is not None:
+        payload["vllm"] = spec.vllm.model_dump(mode="json")
     if scope is not None:
         payload["scope"] = scope
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
