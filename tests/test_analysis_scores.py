@@ -219,3 +219,15 @@ def test_expert_csv_missing_columns_and_duplicates(store: RunStore, tmp_path: Pa
         match=re.escape("experts.csv:3: expert 'e1' rated poem bot-p1 already on line 2"),
     ):
         load_expert_ratings(path, store)
+
+
+def test_notes_say_when_a_stage_covers_only_part_of_the_poems(store: RunStore) -> None:
+    assert not any("no form check" in n or "not judged" in n for n in load_run_data(store).notes)
+    store.save_generation({"generation_id": "bot-p2-late", "prompt_id": "q2", "poem_id": "p2",
+                           "author": "bot", "sample_index": 5, "status": "ok", "poem": "late"})  # fmt: skip
+    notes = load_run_data(store).notes
+    assert any("1 generation(s) have no form check (bot 1)" in n for n in notes), notes
+    assert any("1 generation(s) were not judged by j (bot 1)" in n for n in notes), notes
+    store.save_form_check({"generation_id": "bot-p2-late", "checker_version": "newer",
+                           "passed": 0, "explanation": {"threshold": 0.7}})  # fmt: skip
+    assert any("different rules" in n for n in load_run_data(store).notes)

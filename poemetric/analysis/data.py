@@ -91,7 +91,46 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         notes.append(f"{failed_judgments} judgment(s) failed to parse or call and are left out")
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
+    notes += coverage_notes(generations, form_checks, judgments, store)
     return RunData(generations, form_checks, judgments, notes)
+
+
+def coverage_notes(
+    generations: pd.DataFrame, form_checks: pd.DataFrame, judgments: pd.DataFrame, store: RunStore
+) -> list[str]:
+    """Say when a stage covers only part of the poems (e.g. poems generated after the last
+    `form run` or `judge`), or mixes checker versions or thresholds: the tables would then
+    silently compare authors over different subsets or rules."""
+    notes: list[str] = []
+    if not form_checks.empty:
+        unchecked = generations[~generations["generation_id"].isin(form_checks["generation_id"])]
+        if len(unchecked):
+            by_author = unchecked["author"].value_counts().sort_index()
+            listed = ", ".join(f"{author} {count}" for author, count in by_author.items())
+            notes.append(
+                f"{len(unchecked)} generation(s) have no form check ({listed}): the form tables "
+                "cover only the checked ones; run `poemetric form run`"
+            )
+        rules = store.query(
+            "SELECT DISTINCT checker_version, json_extract(explanation, '$.threshold') "
+            "FROM form_checks"
+        )
+        if len(rules) > 1:
+            listed = ", ".join(f"{r[0]} at threshold {r[1]}" for r in rules)
+            notes.append(
+                f"form checks were made with different rules ({listed}): run `poemetric form run` "
+                "to re-check them alike"
+            )
+    for judge, rows in judgments.groupby("judge", sort=True):
+        unjudged = generations[~generations["generation_id"].isin(rows["generation_id"])]
+        if len(unjudged):
+            by_author = unjudged["author"].value_counts().sort_index()
+            listed = ", ".join(f"{author} {count}" for author, count in by_author.items())
+            notes.append(
+                f"{len(unjudged)} generation(s) were not judged by {judge} ({listed}): its "
+                f"tables cover only the judged ones; run `poemetric judge --judge {judge}`"
+            )
+    return notes
 
 
 def judgments_per_generation(judgments: pd.DataFrame) -> pd.DataFrame:
