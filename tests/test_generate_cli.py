@@ -93,13 +93,21 @@ def test_demo_refuses_an_unknown_judge(tmp_path: Path) -> None:
     assert not (tmp_path / "d").exists()
 
 
-def test_summary_shows_why_jobs_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_model_without_its_key_is_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    result = CliRunner().invoke(
-        app,
-        ["generate", "--no-progress", "--run", str(tmp_path / "r"), "--models", "gpt-4o",
-         "--limit", "2"],
-    )  # fmt: skip
+    run = tmp_path / "r"
+    command = ["generate", "--no-progress", "--run", str(run), "--models", "gpt-4o,markov",
+               "--limit", "2"]  # fmt: skip
+    dry = CliRunner().invoke(app, [*command, "--dry-run"])
+    assert dry.exit_code == 0 and "gpt-4o cannot run" in dry.output
+    result = CliRunner().invoke(app, command)
     assert result.exit_code == 1
-    assert "gpt-4o: 2 error(s), first:" in result.output
-    assert "OPENAI_API_KEY" in " ".join(result.output.split())
+    output = " ".join(result.output.split())
+    assert "gpt-4o cannot run (2 job(s) left pending)" in output and "OPENAI_API_KEY" in output
+    with RunStore(run) as store:
+        # No error row per job: the other model ran, and gpt-4o's jobs stay pending.
+        assert store.count("generations", "author = 'gpt-4o'") == 0
+        assert store.count("generations", "author = 'markov' AND status = 'ok'") == 2
+        assert store.count("calls", "provider = 'openai'") == 0

@@ -245,6 +245,8 @@ def test_missing_vllm_gives_install_hint(monkeypatch: pytest.MonkeyPatch) -> Non
     with pytest.raises(ProviderError, match=r"pip install 'poemetric\[vllm\]'") as caught:
         asyncio.run(VLLMProvider(make_spec()).generate(request()))
     assert not caught.value.retryable
+    with pytest.raises(ProviderError, match=r"pip install 'poemetric\[vllm\]'"):
+        VLLMProvider(make_spec()).preflight()  # the runner's check before any job
 
 
 def test_importing_poemetric_does_not_import_vllm() -> None:

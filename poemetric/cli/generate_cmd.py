@@ -129,5 +129,5 @@ def generate(
         )
         report = run_generation(store, specs, options=options, console=console)
     report.render(console)
-    if report.errors and not dry_run:
+    if (report.errors or report.not_run) and not dry_run:
         raise typer.Exit(code=1)

@@ -134,5 +134,5 @@ def judge(
             console=console,
         )
     report.render(console)
-    if report.errors and not dry_run:
+    if (report.errors or report.not_run) and not dry_run:
         raise typer.Exit(code=1)

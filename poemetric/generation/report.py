@@ -33,6 +33,9 @@ class ModelReport:
     batch_ids: list[str] = field(default_factory=list)
     #: The first error of this command (e.g. a missing API key), shown under the summary table.
     first_error: str | None = None
+    #: Why the model was not run at all (its provider's pre-flight check failed); no call was
+    #: made and no row written, so its jobs stay pending for the next run.
+    not_run: str | None = None
 
     def note_error(self, message: str | None) -> None:
         self.errors += 1
@@ -63,6 +66,10 @@ class StageReport:
         return int(self.total("errors"))
 
     @property
+    def not_run(self) -> list[ModelReport]:
+        return [m for m in self.models if m.not_run]
+
+    @property
     def cost_usd(self) -> float:
         return float(self.total("cost_usd"))
 
@@ -79,7 +86,9 @@ class StageReport:
             f"{done} already done, {int(self.total('called'))} call(s), ${self.cost_usd:.4f}"
         )
         skipped = int(self.total("skipped_budget"))
-        return text + (f", {skipped} skipped by --max-cost" if skipped else "")
+        text += f", {skipped} skipped by --max-cost" if skipped else ""
+        not_run = ", ".join(m.model for m in self.not_run)
+        return text + (f"; not run: {not_run}" if not_run else "")
 
     def render(self, console: Console | None = None) -> None:
         console = console or Console()
@@ -121,6 +130,12 @@ class StageReport:
             console.print(
                 "[yellow]Stopped at the --max-cost budget; run again (with a higher budget) to "
                 "finish the skipped jobs.[/yellow]"
+            )
+        for m in self.not_run:
+            console.print(
+                f"[red]{m.model} cannot run ({m.pending} job(s) left pending):[/red] {m.not_run}",
+                highlight=False,
+                soft_wrap=True,
             )
         if not self.dry_run and self.errors:
             console.print(

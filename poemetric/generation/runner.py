@@ -39,7 +39,7 @@ from poemetric.generation.cost import Budget
 from poemetric.generation.jobs import Job, Shard, completion_from_dict, select_shard
 from poemetric.generation.redact import Redactor
 from poemetric.generation.report import ModelReport, StageReport
-from poemetric.providers.base import BatchCapable, Completion, ModelSpec, Provider
+from poemetric.providers.base import BatchCapable, Completion, ModelSpec, Provider, ProviderError
 from poemetric.providers.registry import create_provider, provider_class
 from poemetric.store.db import RunStore, to_json
 
@@ -247,14 +247,28 @@ def run_stage(
                 pending = pending + replay_cached(run, cached)
             runs.append((run, pending))
         if options.dry_run:
+            for run, _ in runs:
+                provider = create_provider(run.spec)
+                try:
+                    provider.preflight()
+                except ProviderError as error:
+                    run.report.not_run = str(error)
+                finally:
+                    await provider.aclose()
             return [run.report for run, _ in runs]
 
         async def one(run: ModelRun, pending: list[Job]) -> None:
             if not pending:
                 return
+            provider = create_provider(run.spec)
+            try:
+                provider.preflight()
+            except ProviderError as error:
+                run.report.not_run = str(error)
+                await provider.aclose()
+                return
             run.progress = progress
             run.task = progress.add_task(run.spec.name, total=len(pending), tokens="0", cost="0")
-            provider = create_provider(run.spec)
             try:
                 await execute_model(run, provider, pending)
             finally:

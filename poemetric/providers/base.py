@@ -206,6 +206,11 @@ class Provider(ABC):
                 results.append(error)
         return results
 
+    def preflight(self) -> None:  # noqa: B027 - optional hook
+        """Raise a non-retryable `ProviderError` when this provider cannot run at all (no API
+        key, engine not installed). The runner calls it before a model's first job, so such a
+        model is reported once instead of filling the run with one error row per job."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients, engines and sockets."""
 

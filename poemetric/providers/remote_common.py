@@ -73,6 +73,9 @@ class SDKProvider(Provider, Generic[ClientT]):
             self._client = self.create_client(self._key)
         return self._client
 
+    def preflight(self) -> None:
+        resolve_api_key(self.spec, self.default_key_envs)
+
     async def aclose(self) -> None:
         if self._client is not None:
             client, self._client = self._client, None

@@ -83,6 +83,9 @@ class VLLMProvider(Provider):
             self._vllm = vllm
         return self._vllm
 
+    def preflight(self) -> None:
+        self.vllm  # noqa: B018 - imports vLLM or raises the install hint
+
     def engine_kwargs(self) -> dict[str, Any]:
         options = self.options
         kwargs: dict[str, Any] = {
