@@ -79,6 +79,22 @@ def test_judge_is_blind_and_fills_columns(tmp_path: Path) -> None:
     assert json.loads(row["parsed"])["theme"] == 5 and "```json" in row["response_text"]
 
 
+def test_a_poem_identical_to_another_is_judged_independently(tmp_path: Path) -> None:
+    from poemetric.providers.base import Completion
+
+    # A model that recites the human original: same prompt, same poem text as the human row.
+    use_scripted(lambda request, number: Completion(text=request.context["original"]))
+    store = prepared_store(tmp_path, poems=2)
+    run_generation(store, [scripted_spec(name="reciter")], options=FAST)
+    poems = store.query("SELECT author, poem FROM generations ORDER BY poem, author")
+    assert [r["author"] for r in poems] == ["human", "reciter"] * 2
+    assert poems[0]["poem"] == poems[1]["poem"]
+    with OpenAIServer(Answers(), api_key=TEST_KEY) as server:
+        report = run_judging(store, openai_spec(server.base_url, name="j"), options=FAST)
+        assert report.models[0].called == 4 and len(server.generation_requests) == 4
+    assert store.count("response_cache", "provider = ?", ["openai-compatible"]) == 4
+
+
 def test_unparsable_answer_is_reparsed_from_cache_then_refreshed(tmp_path: Path) -> None:
     store = judged_run(tmp_path)
     with OpenAIServer(Answers(garbled=6), api_key=TEST_KEY) as server:

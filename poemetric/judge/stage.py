@@ -78,7 +78,10 @@ def judge_jobs(
                 "settings": settings_json(judge.settings),
                 "template_hash": rendered.template_hash,
             }
-            jobs.append(Job(key, judge, request, cache_key(judge, request), row))
+            # Scoped by generation: two poems with the same text (a model reciting the human
+            # original, say) are judged independently, as they would be without a cache.
+            scoped_key = cache_key(judge, request, scope=generation["generation_id"])
+            jobs.append(Job(key, judge, request, scoped_key, row))
     statuses = stored_statuses(
         store, jobs, table="judgments", parent="generation_id", owner="judge", name=judge.name
     )
