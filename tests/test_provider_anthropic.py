@@ -6,13 +6,12 @@ import asyncio
 from typing import Any
 
 import pytest
+from provider_support import chat_request as request
+from provider_support import failure, run
 
 from poemetric.providers.anthropic_provider import AnthropicProvider
 from poemetric.providers.base import (
-    ChatMessage,
     Completion,
-    GenerationRequest,
-    GenerationSettings,
     ModelSpec,
     ProviderError,
     RateLimits,
@@ -37,30 +36,6 @@ def provider(server: AnthropicServer, timeout_s: float = 2.0, **kwargs: Any) -> 
         **kwargs,
     )
     return AnthropicProvider(spec)
-
-
-def request(*messages: tuple[str, str], **settings: Any) -> GenerationRequest:
-    chat = messages or (("user", "Write a villanelle"),)
-    return GenerationRequest(
-        messages=tuple(ChatMessage(role=role, content=text) for role, text in chat),
-        settings=GenerationSettings(**settings),
-    )
-
-
-def run(adapter: AnthropicProvider, req: GenerationRequest) -> Completion:
-    async def go() -> Completion:
-        try:
-            return await adapter.generate(req)
-        finally:
-            await adapter.aclose()
-
-    return asyncio.run(go())
-
-
-def failure(adapter: AnthropicProvider, req: GenerationRequest | None = None) -> ProviderError:
-    with pytest.raises(ProviderError) as caught:
-        run(adapter, req or request())
-    return caught.value
 
 
 def thinker(call: ChatCall) -> Reply:

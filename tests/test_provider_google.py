@@ -6,12 +6,11 @@ import asyncio
 from typing import Any
 
 import pytest
+from provider_support import chat_request as request
+from provider_support import failure, run
 
 from poemetric.providers.base import (
-    ChatMessage,
     Completion,
-    GenerationRequest,
-    GenerationSettings,
     ModelSpec,
     ProviderError,
     RateLimits,
@@ -38,30 +37,6 @@ def provider(server: GeminiServer, timeout_s: float = 2.0, **kwargs: Any) -> Goo
         **kwargs,
     )
     return GoogleProvider(spec)
-
-
-def request(*messages: tuple[str, str], **settings: Any) -> GenerationRequest:
-    chat = messages or (("user", "Write a pantoum"),)
-    return GenerationRequest(
-        messages=tuple(ChatMessage(role=role, content=text) for role, text in chat),
-        settings=GenerationSettings(**settings),
-    )
-
-
-def run(adapter: GoogleProvider, req: GenerationRequest) -> Completion:
-    async def go() -> Completion:
-        try:
-            return await adapter.generate(req)
-        finally:
-            await adapter.aclose()
-
-    return asyncio.run(go())
-
-
-def failure(adapter: GoogleProvider, req: GenerationRequest | None = None) -> ProviderError:
-    with pytest.raises(ProviderError) as caught:
-        run(adapter, req or request())
-    return caught.value
 
 
 def thinker(call: ChatCall) -> Reply:
@@ -172,7 +147,7 @@ def test_google_api_key_is_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GEMINI_API_KEY")
     monkeypatch.setenv("GOOGLE_API_KEY", KEY)
     with GeminiServer(api_key=KEY) as server:
-        assert run(provider(server), request()).text == "Echo: Write a pantoum"
+        assert run(provider(server), request()).text == "Echo: Write a poem"
 
 
 def test_inline_batch_round_trip() -> None:

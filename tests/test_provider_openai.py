@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from provider_support import failure, run
 
 from poemetric.providers.base import (
     ChatMessage,
@@ -40,22 +41,6 @@ def request(text: str = "Write a limerick", **settings: Any) -> GenerationReques
         messages=(ChatMessage(role="user", content=text),),
         settings=GenerationSettings(**settings),
     )
-
-
-def run(provider: OpenAIProvider, req: GenerationRequest) -> Completion:
-    async def go() -> Completion:
-        try:
-            return await provider.generate(req)
-        finally:
-            await provider.aclose()
-
-    return asyncio.run(go())
-
-
-def failure(provider: OpenAIProvider, req: GenerationRequest | None = None) -> ProviderError:
-    with pytest.raises(ProviderError) as caught:
-        run(provider, req or request())
-    return caught.value
 
 
 @pytest.fixture(autouse=True)
