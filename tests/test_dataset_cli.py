@@ -85,7 +85,7 @@ def test_validate_a_corrupted_copy(poemetric_gold_csv: Path, tmp_path: Path) -> 
 
 def test_validate_names_and_missing_files(tmp_path: Path) -> None:
     result = runner.invoke(app, ["dataset", "validate", "demo"])
-    assert result.exit_code == 0 and "18 valid poems" in result.output
+    assert result.exit_code == 0 and "16 valid poems" in result.output
     result = runner.invoke(app, ["dataset", "validate", str(tmp_path / "none.csv")])
     assert result.exit_code == 2 and "does not exist" in result.output
 
@@ -132,4 +132,4 @@ def test_fetch_from_a_file_with_the_wrong_hash(
 
 def test_show_demo_with_limit() -> None:
     result = runner.invoke(app, ["dataset", "show", "demo", "-n", "2"])
-    assert result.exit_code == 0 and "2 of 18 poems" in result.output
+    assert result.exit_code == 0 and "2 of 16 poems" in result.output

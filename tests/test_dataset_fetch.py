@@ -52,7 +52,7 @@ def test_download_verifies_and_writes(served_dir: tuple[Path, str], tmp_path: Pa
         "poemetric", url=base + "/{commit}/release.csv", commit="abc123", sha256=digest, dest=dest
     )
     assert path == dest and dest.read_bytes() == payload
-    assert len(load_dataset(dest)) == 18
+    assert len(load_dataset(dest)) == 16
     # Already present with the right hash: kept, no download needed (server may be gone).
     assert fetch_dataset("poemetric", url="http://127.0.0.1:9/x", sha256=digest, dest=dest) == dest
 

@@ -36,11 +36,11 @@ GRAY_ELEGY = [
     "And leaves the world to darkness and to me.",
 ]
 LEAR_LIMERICK = [
-    "There was an Old Man with a beard,",
-    'Who said, "It is just as I feared!',
-    "Two Owls and a Hen,",
-    "Four Larks and a Wren,",
-    'Have all built their nests in my beard!"',
+    "There was an Old Man in a tree,",
+    "Who was horribly bored by a Bee;",
+    'When they said, "Does it buzz?"',
+    'He replied, "Yes, it does!',
+    "It's a regular brute of a Bee!\"",
 ]
 AMAZING_GRACE = [
     "Amazing grace! how sweet the sound",
@@ -71,13 +71,13 @@ def test_shakespeare_and_gray_scan_as_regular_iambic_pentameter() -> None:
     assert scan_line(GRAY_ELEGY[0]).fit == pytest.approx(1.0)
 
 
-def test_poe_and_scott_anapestic_tetrameter() -> None:
-    poe = "It was many and many a year ago,"
-    scan = scan_line(poe, "anapestic")
+def test_anapestic_tetrameter_lines() -> None:
+    clement = "And the mouse in the house was as still as a stone,"  # written for this test
+    scan = scan_line(clement, "anapestic")
     assert scan.template == MeterTemplate("anapestic", 4)
-    assert scan.pattern == "wwswwswwsws"
-    assert line_fit(poe, "anapestic", 4) >= FIT_CUTOFF
-    assert line_fit(poe, "anapestic", 4) > line_fit(poe, "trochaic", 4)
+    assert scan.pattern == "wwswwswwswws"
+    assert line_fit(clement, "anapestic", 4) >= FIT_CUTOFF
+    assert line_fit(clement, "anapestic", 4) > line_fit(clement, "trochaic", 4)
     scott = "Through all the wide Border his steed was the best;"
     assert scan_line(scott, "anapestic", 4).pattern == "wswwswwswws"
 
