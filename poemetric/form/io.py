@@ -40,6 +40,11 @@ class InputRow:
     rhyme: Any
     error: str | None = None
 
+    @classmethod
+    def unreadable(cls, row_id: str, error: str) -> InputRow:
+        """A row that could not be read at all: only its id and the reason survive."""
+        return cls(row_id, None, None, None, None, error)
+
 
 @dataclass
 class CheckSummary:
@@ -101,13 +106,8 @@ def _read_csv(path: Path, *, delimiter: str) -> Iterator[InputRow]:
         _require_columns(list(reader.fieldnames or []), path)
         for number, record in enumerate(reader, start=1):
             if None in record:  # more fields than the header
-                yield InputRow(
-                    str(number),
-                    None,
-                    None,
-                    None,
-                    None,
-                    f"{path}: data row {number} has more fields than the header",
+                yield InputRow.unreadable(
+                    str(number), f"{path}: data row {number} has more fields than the header"
                 )
                 continue
             yield _row(record, number)
@@ -124,23 +124,13 @@ def _read_jsonl(path: Path) -> Iterator[InputRow]:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
-                yield InputRow(
-                    str(number),
-                    None,
-                    None,
-                    None,
-                    None,
-                    f"{path}:{line_number}: invalid JSON ({exc.msg})",
+                yield InputRow.unreadable(
+                    str(number), f"{path}:{line_number}: invalid JSON ({exc.msg})"
                 )
                 continue
             if not isinstance(record, dict):
-                yield InputRow(
-                    str(number),
-                    None,
-                    None,
-                    None,
-                    None,
-                    f"{path}:{line_number}: a JSON object is expected",
+                yield InputRow.unreadable(
+                    str(number), f"{path}:{line_number}: a JSON object is expected"
                 )
                 continue
             if not checked_columns:
