@@ -134,16 +134,10 @@ class AnthropicServer(LocalServer):
         }
 
     def create_message(self, record: RecordedRequest) -> HttpAnswer:
-        try:
-            call = self.parse_call(record.body)
-        except ResponderError as error:
-            record.is_generation = True
-            return self.error_answer(error.status, error.message)
-
         def render(call: ChatCall, reply: Reply) -> tuple[Any, dict[str, str]]:
             return self.render_message(call, reply), {"request-id": self.new_id("req_")}
 
-        return self.generate(record, call, render)
+        return self.answer_generation(record, self.parse_call, render)
 
     # -- message batches ---------------------------------------------------------------------
     def create_batch(self, body: dict[str, Any]) -> HttpAnswer:

@@ -298,6 +298,21 @@ class LocalServer:
         return True
 
     # -- the generation pipeline -------------------------------------------------------------
+    def answer_generation(
+        self,
+        record: RecordedRequest,
+        parse: Callable[[dict[str, Any]], ChatCall],
+        render: Callable[[ChatCall, Reply], tuple[Any, dict[str, str]]],
+    ) -> HttpAnswer:
+        """Parse a generation request and run it through `generate`; a request the parser
+        rejects is answered with the dialect's error and logged as a failed generation."""
+        try:
+            call = parse(record.body)
+        except ResponderError as error:
+            record.is_generation = True
+            return self.error_answer(error.status, error.message)
+        return self.generate(record, call, render)
+
     def generate(
         self,
         record: RecordedRequest,

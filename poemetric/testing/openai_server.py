@@ -147,16 +147,10 @@ class OpenAIServer(LocalServer):
         }
 
     def chat_completion(self, record: RecordedRequest) -> HttpAnswer:
-        try:
-            call = self.parse_call(record.body)
-        except ResponderError as error:
-            record.is_generation = True
-            return self.error_answer(error.status, error.message)
-
         def render(call: ChatCall, reply: Reply) -> tuple[Any, dict[str, str]]:
             return self.render_completion(call, reply), {"x-request-id": self.new_id("req_")}
 
-        return self.generate(record, call, render)
+        return self.answer_generation(record, self.parse_call, render)
 
     # -- files -------------------------------------------------------------------------------
     def upload_file(self, record: RecordedRequest, raw: bytes) -> HttpAnswer:
