@@ -12,8 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from poemetric.generation.merge import merge_runs
 from poemetric.store.db import RunStore, stable_id, utc_now
+from poemetric.store.merge import merge_runs
 
 PROMPTS = 203
 MODELS = 30

@@ -25,10 +25,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from poemetric.generation.runner import RunnerOptions
 from poemetric.generation.stage import run_generation
 from poemetric.pipeline import prepare_run
 from poemetric.providers.base import ModelSpec
+from poemetric.runner.runner import RunnerOptions
 from poemetric.store import RunStore
 from poemetric.testing.servers import Fault, FaultPlan, OpenAIServer
 

@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from poemetric.generation.jobs import user_request
 from poemetric.markov import MarkovModel, plan_poem, write_poem
 from poemetric.providers.base import GenerationSettings, ModelSpec
 from poemetric.providers.offline import HumanProvider, MarkovProvider
+from poemetric.runner.jobs import user_request
 
 CORPUS = """The sun goes down behind the western hill
 And all the birds are quiet in the tree

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli.app import app
-from poemetric.generation.merge import MergeError, merge_runs
 from poemetric.store.db import DB_NAME, RunStore, stable_id
+from poemetric.store.merge import MergeError, merge_runs
 
 POEMS = ["p1", "p2", "p3", "p4"]
 

@@ -9,7 +9,9 @@ from typer.testing import CliRunner
 
 import poemetric.cli.models_cmd  # noqa: F401 - registers `poemetric models` on the app
 from poemetric.cli.app import app
-from poemetric.generation.roster import (
+from poemetric.paths import resource_path
+from poemetric.providers.registry import available_providers
+from poemetric.roster import (
     RosterError,
     get_model,
     list_models,
@@ -18,8 +20,6 @@ from poemetric.generation.roster import (
     load_roster,
     select_models,
 )
-from poemetric.paths import resource_path
-from poemetric.providers.registry import available_providers
 
 GOOD = """\
 name: tiny

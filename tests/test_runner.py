@@ -20,10 +20,6 @@ from test_runner_support import (
     use_scripted,
 )
 
-from poemetric.generation.cost import Budget
-from poemetric.generation.jobs import Shard, cache_key, shard_of, user_request
-from poemetric.generation.ratelimit import TokenBucket
-from poemetric.generation.retry import RetryPolicy
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import (
     Completion,
@@ -33,6 +29,10 @@ from poemetric.providers.base import (
     TokenUsage,
 )
 from poemetric.providers.registry import register_provider
+from poemetric.runner.cost import Budget
+from poemetric.runner.jobs import Shard, cache_key, shard_of, user_request
+from poemetric.runner.ratelimit import TokenBucket
+from poemetric.runner.retry import RetryPolicy
 
 
 # -- building blocks ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from poemetric.testing.servers import OpenAIServer
 DRIVER = textwrap.dedent(
     """
     import json, sys
-    from poemetric.generation.runner import RunnerOptions
+    from poemetric.runner.runner import RunnerOptions
     from poemetric.generation.stage import run_generation
     from poemetric.providers.base import ModelSpec
     from poemetric.store import RunStore

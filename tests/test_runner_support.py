@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from poemetric.generation.runner import RunnerOptions
 from poemetric.pipeline import prepare_run
 from poemetric.providers.base import (
     Completion,
@@ -20,6 +19,7 @@ from poemetric.providers.base import (
     TokenUsage,
 )
 from poemetric.providers.registry import register_provider
+from poemetric.runner.runner import RunnerOptions
 from poemetric.store import RunStore
 
 TEST_KEY_ENV = "POEMETRIC_TEST_API_KEY"

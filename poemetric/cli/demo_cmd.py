@@ -41,9 +41,9 @@ def demo(
     """
     from poemetric.analysis import analyze_run, make_figures
     from poemetric.form.stage import run_form_stage
-    from poemetric.generation.roster import load_roster, select_models
-    from poemetric.generation.runner import RunnerOptions
     from poemetric.generation.stage import run_generation
+    from poemetric.roster import load_roster, select_models
+    from poemetric.runner.runner import RunnerOptions
     from poemetric.store import RunStore
 
     judges = load_roster("judges")

@@ -12,8 +12,8 @@ from poemetric.cli.app import app
 from poemetric.cli.options import DatasetOption, LimitOption, ModelsOption, RunOption
 
 if TYPE_CHECKING:
-    from poemetric.generation.jobs import Shard
     from poemetric.pipeline import PreparedRun
+    from poemetric.runner.jobs import Shard
     from poemetric.store import RunStore
 
 console = Console()
@@ -59,7 +59,7 @@ def prepare_or_exit(store: RunStore, dataset: str, limit: int | None) -> Prepare
 
 
 def parse_shard(text: str | None) -> Shard | None:
-    from poemetric.generation.jobs import Shard
+    from poemetric.runner.jobs import Shard
 
     if text is None:
         return None
@@ -102,9 +102,9 @@ def generate(
     (prompt, model, sample) job not yet stored is called, concurrently within each model's rate
     limits, with retries. Failures are stored as errors and retried by the next run.
     """
-    from poemetric.generation.roster import RosterError, select_models
-    from poemetric.generation.runner import RunnerOptions
     from poemetric.generation.stage import run_generation
+    from poemetric.roster import RosterError, select_models
+    from poemetric.runner.runner import RunnerOptions
     from poemetric.store import RunStore
 
     try:

@@ -79,9 +79,9 @@ def judge(
     The judge sees only the generation prompt and the poem. Answers are parsed into the ten
     POEMetric scores and three comments; the raw response is kept with each judgment.
     """
-    from poemetric.generation.roster import RosterError, load_roster
-    from poemetric.generation.runner import RunnerOptions
     from poemetric.judge.stage import run_judging
+    from poemetric.roster import RosterError, load_roster
+    from poemetric.runner.runner import RunnerOptions
     from poemetric.store import RunStore, StoreError
 
     try:

@@ -9,8 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.generation.merge import MERGED_TABLES, MergeReport, merge_runs
 from poemetric.store.db import StoreError
+from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
 
 _COLUMNS = (
     ("copied", "new"),

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.generation.roster import (
+from poemetric.roster import (
     RosterError,
     RosterKind,
     list_models,

@@ -7,12 +7,12 @@ from typing import Any
 
 from rich.console import Console
 
-from poemetric.generation.jobs import Job, cache_key, settings_json, user_request
-from poemetric.generation.report import ModelReport, StageReport
-from poemetric.generation.rows import error_row, response_columns, stored_statuses
-from poemetric.generation.runner import RunnerOptions, register_target, run_stage
 from poemetric.pipeline import generation_id_for
 from poemetric.providers.base import Completion, ModelSpec
+from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
+from poemetric.runner.report import ModelReport, StageReport
+from poemetric.runner.rows import error_row, response_columns, stored_statuses
+from poemetric.runner.runner import RunnerOptions, register_target, run_stage
 from poemetric.store.db import RunStore, to_json
 
 STAGE = "generate"
@@ -107,7 +107,7 @@ def run_generation(
 
     Jobs are prompt × model × sample (`options.samples`; `options.limit` keeps the first N
     poems). Already-ok rows are skipped, cached
-    responses replayed, and the rest called; see `poemetric.generation.runner`.
+    responses replayed, and the rest called; see `poemetric.runner.runner`.
     """
     options = options or RunnerOptions()
     return run_stage(

@@ -14,13 +14,13 @@ from typing import Any
 
 from rich.console import Console
 
-from poemetric.generation.jobs import Job, cache_key, settings_json, user_request
-from poemetric.generation.report import ModelReport, StageReport
-from poemetric.generation.rows import error_row, response_columns, stored_statuses
-from poemetric.generation.runner import RunnerOptions, register_target, run_stage
 from poemetric.judge.answer import JudgeParseError, parse_judge_response
 from poemetric.prompts import JUDGE_TEMPLATE, load_template, render_judge_prompt
 from poemetric.providers.base import Completion, ModelSpec
+from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
+from poemetric.runner.report import ModelReport, StageReport
+from poemetric.runner.rows import error_row, response_columns, stored_statuses
+from poemetric.runner.runner import RunnerOptions, register_target, run_stage
 from poemetric.store.db import RunStore, stable_id, to_json
 
 STAGE = "judge"

@@ -1,4 +1,4 @@
-"""The batch runner shared by the generation and judge stages.
+"""The batch runner shared by every stage that calls models (generation, judging, probes).
 
 A stage turns its inputs into `Job`s (one request each, with a stable key and a cache key) and
 supplies a `ResultHandler` that turns a response or an error into a row of its result table. The
@@ -35,12 +35,12 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from poemetric.generation.cost import Budget
-from poemetric.generation.jobs import Job, Shard, completion_from_dict, select_shard
-from poemetric.generation.redact import Redactor
-from poemetric.generation.report import ModelReport, StageReport
 from poemetric.providers.base import BatchCapable, Completion, ModelSpec, Provider, ProviderError
 from poemetric.providers.registry import create_provider, provider_class
+from poemetric.runner.cost import Budget
+from poemetric.runner.jobs import Job, Shard, completion_from_dict, select_shard
+from poemetric.runner.redact import Redactor
+from poemetric.runner.report import ModelReport, StageReport
 from poemetric.store.db import RunStore, to_json
 
 
@@ -153,7 +153,7 @@ def plan_model(
 
 def replay_cached(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -> list[Job]:
     """Store rows from cached responses; return jobs that still fail and may be re-called."""
-    from poemetric.generation.cost import usage_cost
+    from poemetric.runner.cost import usage_cost
 
     retry: list[Job] = []
     for job, completion in cached:
@@ -171,7 +171,7 @@ def replay_cached(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -> li
 
 
 async def execute_model(run: ModelRun, provider: Provider, pending: Sequence[Job]) -> None:
-    from poemetric.generation import batch_mode, calls
+    from poemetric.runner import batch_mode, calls
 
     if not pending:
         return
@@ -296,7 +296,7 @@ def run_stage(
 
 
 def _add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
-    from poemetric.generation.calls import estimate
+    from poemetric.runner.calls import estimate
 
     batch = run.options.batch and _batch_capable(run.spec)
     for job in pending:

@@ -1,12 +1,12 @@
-"""Building the result rows shared by the generation and judge stages."""
+"""Building the result rows shared by the stages that call models."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from poemetric.generation.jobs import Job
 from poemetric.providers.base import Completion
+from poemetric.runner.jobs import Job
 from poemetric.store.db import RunStore, to_json
 
 

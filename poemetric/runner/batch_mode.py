@@ -22,14 +22,14 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from poemetric.generation.calls import estimate, log_attempt, record_completion, record_failure
-from poemetric.generation.cost import usage_cost
-from poemetric.generation.jobs import Job, completion_to_dict
 from poemetric.providers.base import BatchCapable, BatchStatus, Completion, ProviderError
+from poemetric.runner.calls import estimate, log_attempt, record_completion, record_failure
+from poemetric.runner.cost import usage_cost
+from poemetric.runner.jobs import Job, completion_to_dict
 from poemetric.store.db import utc_now
 
 if TYPE_CHECKING:
-    from poemetric.generation.runner import ModelRun
+    from poemetric.runner.runner import ModelRun
 
 #: Batch rows in these states have been fully stored (or given up on).
 FINISHED_STATES = ("collected",)

@@ -9,14 +9,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from poemetric.generation.cost import estimate_input_tokens, estimate_output_tokens, usage_cost
-from poemetric.generation.jobs import Job, completion_from_dict, completion_to_dict
-from poemetric.generation.ratelimit import ModelLimiter
-from poemetric.generation.retry import RetryPolicy
 from poemetric.providers.base import Completion, Provider, ProviderError
+from poemetric.runner.cost import estimate_input_tokens, estimate_output_tokens, usage_cost
+from poemetric.runner.jobs import Job, completion_from_dict, completion_to_dict
+from poemetric.runner.ratelimit import ModelLimiter
+from poemetric.runner.retry import RetryPolicy
 
 if TYPE_CHECKING:
-    from poemetric.generation.runner import ModelRun
+    from poemetric.runner.runner import ModelRun
 
 
 @dataclass
