@@ -1,11 +1,17 @@
-"""Shared fixtures. Tests that need ../shared/data skip outside CI and fail loudly under CI."""
+"""Shared fixtures. Tests that need ../shared/data or Chromium skip outside CI and fail under CI."""
 
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
@@ -36,3 +42,42 @@ def chicago_rhyme_gold() -> Path:
 @pytest.fixture
 def litlab_meter_sample() -> Path:
     return shared_data_file("litlab2016_meter_sample.tsv")
+
+
+#: Flags for Chromium on a closed network (no background fetches, no sandbox as root).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str:
+    """Debian's Chromium; skip (or, under CI, fail) when it is not installed."""
+    path = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(path).is_file():
+        message = "Debian's chromium is not installed (`apt-get install chromium`; .ci/run does it)"
+        if IN_CI:
+            pytest.fail(message + "; under CI it must be present")
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """A headless Chromium driven by Playwright (one per test worker)."""
+    path = chromium_path()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(
+            executable_path=path, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield instance
+        finally:
+            instance.close()
