@@ -13,6 +13,8 @@ from poemetric.judge.answer import DIMENSIONS, GROUPS
 RANKING_PARTS: tuple[str, ...] = ("basic", "advanced", "quality")
 
 SUMMARY_COLUMNS = ["n", "mean", "sd", "ci_low", "ci_high"]
+#: Judge scores are 1-5 once N/A (0) is left out.
+LIKERT_DOMAIN = (1.0, 5.0)
 
 
 def _ordered(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -52,7 +54,9 @@ def dimension_scores(
             zip(keys, group_key if isinstance(group_key, tuple) else (group_key,), strict=True)
         )
         for dimension in DIMENSIONS:
-            summary = summarize(poems[dimension.key].to_numpy(), method=method, seed=seed)
+            summary = summarize(
+                poems[dimension.key].to_numpy(), method=method, seed=seed, domain=LIKERT_DOMAIN
+            )
             n_na = int(poems[f"{dimension.key}_na"].sum()) if dimension.allows_na else 0
             rows.append(
                 {
@@ -87,7 +91,9 @@ def group_scores(judgments: pd.DataFrame, *, method: CIMethod = "t", seed: int =
     rows: list[dict[str, object]] = []
     for (judge, author), poems in scored.groupby(["judge", "author"], sort=False):
         for part in (*GROUPS, "quality", "poemetric"):
-            summary = summarize(poems[part].to_numpy(), method=method, seed=seed)
+            summary = summarize(
+                poems[part].to_numpy(), method=method, seed=seed, domain=LIKERT_DOMAIN
+            )
             rows.append({"judge": judge, "author": author, "part": part, **summary.as_dict()})
     return _ordered(pd.DataFrame(rows, columns=columns), ["judge"])
 
@@ -132,7 +138,9 @@ def form_check_scores(form_checks: pd.DataFrame, *, by_form: bool = False) -> pd
             "pass_ci_high": high,
         }
         for score in ("meter_score", "rhyme_score", "form_score"):
-            summary = summarize(pd.to_numeric(checks[score], errors="coerce").to_numpy())
+            summary = summarize(
+                pd.to_numeric(checks[score], errors="coerce").to_numpy(), domain=(0.0, 1.0)
+            )
             row |= {
                 f"{score}_mean": summary.mean,
                 f"{score}_sd": summary.sd,

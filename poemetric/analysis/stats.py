@@ -27,6 +27,27 @@ class Summary:
         return asdict(self)
 
 
+#: The range a bounded score can take, e.g. (0, 1) for a proportion or (1, 5) for a Likert item.
+Domain = tuple[float, float]
+
+
+def clip_interval(
+    low: float, high: float, estimate: float, domain: Domain | None
+) -> tuple[float, float]:
+    """An interval that contains its estimate and, when a domain is given, stays inside it.
+
+    Floating-point residue can put a bound a hair on the wrong side of the estimate (e.g. a
+    Wilson upper bound of 0.9999999999 for 12/12), and a t interval of a bounded score can leave
+    the score's range (a CI of -0.10 for a proportion): neither is a real value.
+    """
+    if math.isnan(low) or math.isnan(high):
+        return low, high
+    low, high = min(low, estimate), max(high, estimate)
+    if domain is not None:
+        low, high = max(low, domain[0]), min(high, domain[1])
+    return low, high
+
+
 def summarize(
     values: Sequence[float] | np.ndarray,
     *,
@@ -34,8 +55,12 @@ def summarize(
     confidence: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
+    domain: Domain | None = None,
 ) -> Summary:
-    """Summarize finite values (NaN is ignored). SD uses ddof=1; with n < 2 the CI is NaN."""
+    """Summarize finite values (NaN is ignored). SD uses ddof=1; with n < 2 the CI is NaN.
+
+    With `domain` the confidence interval is clipped to the range the values can take.
+    """
     data = np.asarray(values, dtype=float)
     data = data[np.isfinite(data)]
     n = int(data.size)
@@ -47,10 +72,12 @@ def summarize(
     sd = float(data.std(ddof=1))
     if method == "t":
         half = float(scipy_stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
-        return Summary(n, mean, sd, mean - half, mean + half)
+        low, high = clip_interval(mean - half, mean + half, mean, domain)
+        return Summary(n, mean, sd, low, high)
     low, high = bootstrap_ci(
         data, lambda x: float(np.mean(x)), confidence=confidence, n_boot=n_boot, seed=seed
     )
+    low, high = clip_interval(low, high, mean, domain)
     return Summary(n, mean, sd, low, high)
 
 
@@ -85,4 +112,4 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return clip_interval(centre - half, centre + half, p, (0.0, 1.0))
