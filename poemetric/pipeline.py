@@ -41,12 +41,16 @@ def prepare_run(
 ) -> PreparedRun:
     """Store the dataset's poems, the rendered prompts and the human author's rows.
 
+    The whole dataset is stored as the run's snapshot; `limit` keeps the prompts (and human
+    rows) to the first N poems.
+
     Idempotent: running it again adds nothing new. A run keeps one dataset and one generation
     template; preparing a run with another dataset, or with a changed template, is refused, so
     results of different datasets or prompts never mix in one store (a second template would add
     a second prompt, and a second human row, for every poem).
     """
-    dataset = load_dataset(dataset_spec).head(limit)
+    full = load_dataset(dataset_spec)
+    dataset = full.head(limit)
     recorded = store.get_meta("dataset")
     if recorded is not None and recorded.get("sha256") != dataset.sha256:
         raise StoreError(
@@ -63,7 +67,9 @@ def prepare_run(
 
         loaded = load_template(template)
         store.add_template(loaded.name, loaded.text)
-    poems_added = store.add_poems(dataset.store_rows())
+    # The whole dataset is the run's snapshot (offline generators such as the Markov baseline
+    # train on it); `limit` only decides which poems get prompts.
+    poems_added = store.add_poems(full.store_rows())
     prompt_rows = [
         {
             "prompt_id": prompt_id_for(poem.poem_id, prompt.template_hash),
