@@ -20,6 +20,7 @@ from poemetric.analysis.scores import dimension_scores, form_check_scores, group
 from poemetric.analysis.stats import CIMethod
 from poemetric.analysis.tables import write_table
 from poemetric.analysis.validation import discrimination, expert_pao, judge_agreement
+from poemetric.ghostwriting.tables import GHOSTWRITING_CAPTIONS, ghostwriting_tables
 from poemetric.store import RunStore
 
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
@@ -37,6 +38,7 @@ TABLE_CAPTIONS: dict[str, str] = {
     "agreement": "Agreement of the LLM judge with human experts per item (bootstrap 95% CIs)",
     "agreement_by_expert": "PAo of the LLM judge with each expert",
     "discrimination": "Overall quality by the experts and each judge on the expert-rated poems",
+    **GHOSTWRITING_CAPTIONS,
 }
 
 
@@ -95,6 +97,9 @@ def analyze_run(
         result.notes.append("profile similarity skipped: the run has no human poems")
     else:
         result.tables["profile_similarity"] = similarity
+    ghostwriting = ghostwriting_tables(store, data.generations)
+    result.tables.update(ghostwriting.tables)
+    result.notes += ghostwriting.notes
 
     if data.judgments.empty:
         result.notes.append("judge tables skipped: no successful judgments (run `poemetric judge`)")
