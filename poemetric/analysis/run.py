@@ -20,7 +20,7 @@ from poemetric.analysis.scores import dimension_scores, form_check_scores, group
 from poemetric.analysis.stats import CIMethod
 from poemetric.analysis.tables import write_table
 from poemetric.analysis.validation import discrimination, expert_pao, judge_agreement
-from poemetric.ghostwriting.tables import GHOSTWRITING_CAPTIONS, ghostwriting_tables
+from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.store import RunStore
 
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
@@ -97,6 +97,8 @@ def analyze_run(
         result.notes.append("profile similarity skipped: the run has no human poems")
     else:
         result.tables["profile_similarity"] = similarity
+    from poemetric.ghostwriting.tables import ghostwriting_tables  # it imports this package
+
     ghostwriting = ghostwriting_tables(store, data.generations)
     result.tables.update(ghostwriting.tables)
     result.notes += ghostwriting.notes

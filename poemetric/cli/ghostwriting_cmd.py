@@ -33,7 +33,7 @@ console = Console()
 
 #: Default of --threshold (poemetric.ghostwriting.uniqueness.NEAR_COPY_THRESHOLD, not imported
 #: here; a test keeps the two equal).
-NEAR_COPY_DEFAULT = 0.8
+NEAR_COPY_DEFAULT = 0.7
 PHONETICS = ("cmu", "espeak")
 
 
@@ -123,10 +123,11 @@ def metrics_command(
         poemetric ghostwriting metrics --run runs/paper --threshold 0.7 --raplyzer-phonetics espeak
     """
     from poemetric.analysis.tables import write_table
+    from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
     from poemetric.ghostwriting.metrics import GhostwritingOptions
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable
     from poemetric.ghostwriting.references import ReferenceCorpusError, load_reference_corpora
-    from poemetric.ghostwriting.tables import GHOSTWRITING_CAPTIONS, ghostwriting_tables
+    from poemetric.ghostwriting.tables import ghostwriting_tables
     from poemetric.store import RunStore, StoreError
 
     if no_dataset and not reference:
@@ -134,7 +135,7 @@ def metrics_command(
     try:
         extra = load_reference_corpora(reference)
     except ReferenceCorpusError as error:
-        console.print(f"[red]reference corpus:[/red] {error}", highlight=False)
+        console.print(f"[red]reference corpus:[/red] {error}", highlight=False, soft_wrap=True)
         raise typer.Exit(1) from error
     options = GhostwritingOptions(
         extra_references=tuple(extra),

@@ -194,7 +194,7 @@ def import_lines_command(
         try:
             report = import_line_annotations(store, files)
         except LineImportError as error:
-            console.print(f"[red]nothing imported:[/red]\n{error}", highlight=False)
+            console.print(f"[red]nothing imported:[/red]\n{error}", highlight=False, soft_wrap=True)
             raise typer.Exit(1) from error
         scores = fluency_scores(load_line_annotations(store))
     console.print(

@@ -193,8 +193,12 @@ def espeak_transcription(text: str, *, voice: str = "en-us") -> str:
         text=True,
         check=True,
     )
-    output = result.stdout.replace("_:'Ekskl@m,eIS@n_:", "")
-    return output.replace("'", "").replace(",", "")
+    return clean_espeak_output(result.stdout)
+
+
+def clean_espeak_output(output: str) -> str:
+    """eSpeak's transcription without the spoken-exclamation marker and the stress marks."""
+    return output.replace("_:'Ekskl@m,eIS@n_:", "").replace("'", "").replace(",", "")
 
 
 def _rhyme_length(stream: _Stream, earlier: int, later: int) -> int:

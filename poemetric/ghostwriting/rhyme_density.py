@@ -8,8 +8,9 @@ over several syllables and words (*gritty* / *city*, *stolen art* / *swollen hea
 
 1. Two syllables *match* when they have the same vowel and codas of the same shape
    (`Syllable.rhyme_key`), belong to different words, and the words are not the same word: a
-   word repeated is not a rhyme (identity), which is what keeps a repeated line from rhyming
-   with itself.
+   word repeated is not a rhyme (identity). A line that repeats an earlier line of the poem
+   (same words) takes no part in matching: its syllables count among all syllables, but it
+   rhymes nothing that its first occurrence did not already rhyme.
 2. Matches that continue one another (syllable j-1 with i-1, j with i ...) form a run. The
    rhyme in a run starts at its first pair of stressed syllables and ends at its last pair that
    ends a word on both sides: a rhyme runs from a stressed vowel to the end of a word (*gritty* /
@@ -20,13 +21,19 @@ over several syllables and words (*gritty* / *city*, *stolen art* / *swollen hea
 
 The entropy weighting (paper, Sec. 4.2). The paper says it computes "entropy at the token level
 and divide[s] by total number of tokens"; taken literally (H / N) the weight would fall with the
-length of any poem, repetitive or not, and the paper reports that weighting left the average
-density of its non-degenerate verses unchanged. We read it as the entropy divided by its maximum
-for that many tokens: ``w = H / log2(N)``, the normalised (Pielou) entropy, 1 when no token
-repeats and lower the more the text repeats itself. ``rhyme_density = w x raw``. Because
-identical words never rhyme, repeating a line adds no rhymed syllables that were not already
-rhymed inside it, while the weight falls: repetition cannot raise the score
-(tests/test_ghostwriting_density.py checks a line repeated ten times).
+length of any poem, repetitive or not (a 10-token text would weigh 0.33, a sonnet 0.06), while
+the paper reports that weighting left the average density of its non-degenerate verses
+unchanged. We read it as the entropy divided by its maximum for that many tokens:
+``w = H / log2(N)``, the normalised (Pielou) entropy, 1 when no token repeats and lower the more
+the text repeats itself; ``rhyme_density = w x raw``.
+
+The paper applied the weight to a detector (Hirjee's) that counts a repeated word as a rhyme.
+No weighting of that kind can keep repetition from raising the score: a line without rhymes,
+repeated, would go from 0 to a positive density under any positive weight, and in the demo
+set even with identity excluded, repeating the internally rhyming last line of Sonnet 18 nine
+times raises H/log2(N) x raw from 0.117 to 0.125. So the repetitions are removed at the source
+(steps 1 and 3): repeating a line adds syllables but no rhymed syllables, the raw density falls,
+and the entropy weight lowers it further (tests/test_ghostwriting_density.py).
 """
 
 from __future__ import annotations
@@ -71,13 +78,31 @@ def entropy_weight(tokens: list[str]) -> float:
     return entropy / math.log2(total)
 
 
+def repeated_lines(words: list[Word]) -> set[int]:
+    """Lines (0-based) whose words repeat those of an earlier line."""
+    by_line: dict[int, list[str]] = defaultdict(list)
+    for word in words:
+        by_line[word.line].append(word.text)
+    seen: set[tuple[str, ...]] = set()
+    repeated: set[int] = set()
+    for line in sorted(by_line):
+        key = tuple(by_line[line])
+        if key in seen:
+            repeated.add(line)
+        seen.add(key)
+    return repeated
+
+
 def _matches(
     syllables: list[Syllable], words: list[Word], window_lines: int
 ) -> set[tuple[int, int]]:
-    """Pairs (j, i), j < i, of matching syllables within the window."""
+    """Pairs (j, i), j < i, of matching syllables within the window, repeated lines aside."""
     earlier: dict[tuple[str, tuple[str, ...]], list[int]] = defaultdict(list)
     found: set[tuple[int, int]] = set()
+    repeated = repeated_lines(words)
     for i, syllable in enumerate(syllables):
+        if syllable.line in repeated:
+            continue
         key = syllable.rhyme_key
         for j in reversed(earlier[key]):
             other = syllables[j]
