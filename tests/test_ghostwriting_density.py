@@ -93,10 +93,10 @@ def test_entropy_weight_and_syllables() -> None:
     assert entropy_weight(["a", "a", "a", "a"]) == 0.0
     assert entropy_weight(["a"]) == 1.0
     # Word-internal syllables leave one consonant to the next syllable; the last keeps all.
-    assert split_syllables(("M", "AA1", "R", "K", "AH0", "T")) == [
+    assert split_syllables(("M", "AA1", "R", "K", "AH0", "T")) == (
         ("AA", 1, ("R",)),
         ("AH", 0, ("T",)),
-    ]
+    )
 
 
 def test_rhymes_run_from_a_stressed_vowel_to_a_word_end() -> None:

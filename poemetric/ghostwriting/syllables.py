@@ -96,7 +96,8 @@ def poem_words(text: str) -> list[Word]:
     ]
 
 
-def split_syllables(phones: tuple[str, ...]) -> list[tuple[str, int, tuple[str, ...]]]:
+@lru_cache(maxsize=1 << 16)
+def split_syllables(phones: tuple[str, ...]) -> tuple[tuple[str, int, tuple[str, ...]], ...]:
     """(vowel, stress digit, coda) of each syllable of an ARPAbet pronunciation."""
     vowels = [i for i, phone in enumerate(phones) if phone[-1].isdigit()]
     syllables = []
@@ -106,7 +107,7 @@ def split_syllables(phones: tuple[str, ...]) -> list[tuple[str, int, tuple[str, 
         coda = consonants if number + 1 == len(vowels) else consonants[:-1]
         phone = phones[position]
         syllables.append((phone[:-1], int(phone[-1]), tuple(coda)))
-    return syllables
+    return tuple(syllables)
 
 
 def poem_syllables(words: list[Word]) -> list[Syllable]:
