@@ -20,6 +20,8 @@ from poemetric.cli.options import RunOption
 if TYPE_CHECKING:
     import pandas as pd
 
+    from poemetric.store import RunStore
+
 ghostwriting_app = typer.Typer(
     help=(
         "Ghostwriting measures (Potash et al.): rhyme density, uniqueness against a reference "
@@ -59,6 +61,16 @@ def _number(value: object, digits: int = 3) -> str:
     if isinstance(value, float):
         return "–" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
+
+
+def open_run(run: Path) -> RunStore:
+    """An existing run's store; a missing run is a usage error."""
+    from poemetric.store import RunStore, StoreError
+
+    try:
+        return RunStore(run, create=False)
+    except StoreError as error:
+        raise typer.BadParameter(str(error), param_hint="--run") from error
 
 
 def frame_table(frame: pd.DataFrame, title: str, columns: dict[str, str]) -> Table:
@@ -128,7 +140,6 @@ def metrics_command(
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable
     from poemetric.ghostwriting.references import ReferenceCorpusError, load_reference_corpora
     from poemetric.ghostwriting.tables import ghostwriting_tables
-    from poemetric.store import RunStore, StoreError
 
     if no_dataset and not reference:
         raise typer.BadParameter("--no-dataset needs at least one --reference corpus")
@@ -145,11 +156,7 @@ def metrics_command(
         raplyzer_phonetics="espeak" if phonetics == "espeak" else "cmu",
         window_lines=window,
     )
-    try:
-        store = RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
-    with store:
+    with open_run(run) as store:
         try:
             result = ghostwriting_tables(store, options=options)
         except EspeakUnavailable as error:

@@ -15,9 +15,15 @@ from poemetric.cli.generate_cmd import (
     MaxCostOption,
     ProgressOption,
     ShardOption,
-    parse_shard,
 )
-from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
+from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app, open_run
+from poemetric.cli.judging import (
+    judge_runner_options,
+    judge_spec,
+    load_judges,
+    open_judged_run,
+    split_authors,
+)
 from poemetric.cli.options import LimitOption, RunOption
 
 console = Console()
@@ -25,10 +31,6 @@ console = Console()
 AuthorsOption = typer.Option(
     None, "--authors", help="Only these authors' poems (comma-separated, e.g. human,gpt-4o)."
 )
-
-
-def _authors(value: str | None) -> list[str] | None:
-    return [a.strip() for a in value.split(",") if a.strip()] if value else None
 
 
 @ghostwriting_app.command(
@@ -70,42 +72,26 @@ def style_match_command(
     """Style matching by an LLM judge: for each poem, which of four human poems is by the poet
     it belongs to? Accuracy per judge and author (Wilson CI) goes to style_matching.csv."""
     from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy
-    from poemetric.roster import RosterError, load_roster
-    from poemetric.runner.runner import RunnerOptions
-    from poemetric.store import RunStore, StoreError
     from poemetric.style.stage import run_style_matching
 
-    try:
-        judges = load_roster("judges")
-    except RosterError as error:
-        raise typer.BadParameter(str(error)) from error
-    if judge_name not in judges:
-        raise typer.BadParameter(
-            f"unknown judge {judge_name!r}; available: {', '.join(judges)}", param_hint="--judge"
-        )
-    options = RunnerOptions(
+    spec = judge_spec(load_judges(), judge_name)
+    options = judge_runner_options(
         limit=limit,
         dry_run=dry_run,
-        max_cost_usd=max_cost,
-        shard=parse_shard(shard),
+        max_cost=max_cost,
+        shard=shard,
         batch=batch,
         concurrency=concurrency,
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,
     )
-    try:
-        store = RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
-    with store:
-        if store.count("generations", "status = 'ok'") == 0:
-            console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
-            raise typer.Exit(code=1)
+    author_list = split_authors(authors)
+    with open_judged_run(run, author_list, console) as store:
         report = run_style_matching(
             store,
-            judges[judge_name],
+            spec,
             options=options,
-            authors=_authors(authors),
+            authors=author_list,
             samples=samples,
             trials_per_poem=trials,
             seed=seed,
@@ -143,14 +129,11 @@ def sheets_command(
     """
     from poemetric.annotation.sheets import write_line_sheets
     from poemetric.annotation.task import build_line_task
-    from poemetric.store import RunStore, StoreError
 
-    try:
-        store = RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
-    with store:
-        task = build_line_task(store, authors=_authors(authors), per_author=per_author, seed=seed)
+    with open_run(run) as store:
+        task = build_line_task(
+            store, authors=split_authors(authors), per_author=per_author, seed=seed
+        )
     if not task.items:
         console.print(f"no poems to annotate in {run} (authors: {authors or 'all'})")
         raise typer.Exit(1)
@@ -184,13 +167,8 @@ def import_lines_command(
     """
     from poemetric.annotation.importer import LineImportError, import_line_annotations
     from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations
-    from poemetric.store import RunStore, StoreError
 
-    try:
-        store = RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
-    with store:
+    with open_run(run) as store:
         try:
             report = import_line_annotations(store, files)
         except LineImportError as error:
