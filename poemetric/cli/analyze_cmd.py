@@ -107,7 +107,16 @@ def analyze(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
 ) -> None:
     """Per-author tables (judge dimensions, form checks, lexical features, agreement with
-    experts) as CSV, LaTeX and Markdown in RUN/analysis/, and a summary in the terminal."""
+    experts) as CSV, LaTeX and Markdown in RUN/analysis/, and a summary in the terminal.
+
+    Examples:
+
+        poemetric analyze --run runs/demo
+
+        poemetric analyze --run runs/paper --judge gemini-2.5-pro --ci bootstrap
+
+        poemetric analyze --run runs/paper --experts ratings.csv
+    """
     if ci not in ("t", "bootstrap"):
         raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
     with _open(run) as store:
@@ -157,7 +166,14 @@ def figures(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/figures)."),
 ) -> None:
     """Publication figures (vector PDF + 300-dpi PNG) in RUN/figures/; prints their paths and
-    which figures were skipped for lack of data."""
+    which figures were skipped for lack of data.
+
+    Examples:
+
+        poemetric figures --run runs/demo
+
+        poemetric figures --run runs/paper --recipe paper --format png
+    """
     formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
     if bad or not formats:

@@ -38,6 +38,14 @@ def demo(
     form checks -> (judge) -> analysis tables -> figures. No key, GPU or network needed.
 
     Interrupt it at any time and run it again: finished work is kept and nothing is repeated.
+
+    Examples:
+
+        poemetric demo
+
+        poemetric demo --run runs/demo --limit 4
+
+        poemetric demo --judge local-openai
     """
     from poemetric.analysis import analyze_run, make_figures
     from poemetric.form.stage import run_form_stage
