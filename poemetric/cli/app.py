@@ -50,6 +50,7 @@ def _register() -> None:
         merge_cmd,
         models_cmd,
         prompts_cmd,
+        survey_cmd,
     )
 
 
