@@ -128,10 +128,12 @@ def agree(
             ratings, focus=focus, n_boot=n_boot, seed=seed, confidence=confidence
         )
     except RatingsFileError as exc:
-        console.print(str(exc), style="red", highlight=False, markup=False)
+        console.print(str(exc), style="red", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(1) from exc
     except ValueError as exc:
-        console.print(f"{ratings_file}: {exc}", style="red", highlight=False, markup=False)
+        console.print(
+            f"{ratings_file}: {exc}", style="red", highlight=False, markup=False, soft_wrap=True
+        )
         raise typer.Exit(1) from exc
     report.settings["na_value"] = na_value
     if fmt == "json":

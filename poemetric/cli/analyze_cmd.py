@@ -139,7 +139,7 @@ def analyze(
             )
         except (ExpertRatingsError, ValueError) as exc:
             # Messages quote users' files: print them as plain text, never as markup.
-            console.print(str(exc), style="red", markup=False, highlight=False)
+            console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1) from exc
     if "lexical" in result.tables:
         console.print(summary_table(result))

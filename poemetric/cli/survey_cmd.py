@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -10,6 +11,9 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.options import RunOption
+
+if TYPE_CHECKING:
+    from poemetric.store import RunStore
 
 survey_app = typer.Typer(
     help="Expert survey (paper App. C): draw a sample, serve it to raters or print it, import "
@@ -28,11 +32,11 @@ SERVE_WARNING = (
 
 
 def _fail(message: object, code: int = 1) -> typer.Exit:
-    console.print(str(message), style="red", markup=False, highlight=False)
+    console.print(str(message), style="red", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
-def _open(run: Path):  # type: ignore[no-untyped-def]
+def _open(run: Path) -> RunStore:
     from poemetric.store import RunStore, StoreError
 
     try:
@@ -129,13 +133,14 @@ def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]]
 
 
 def _print_links(rater_links: list[tuple[str, str]], admin: str) -> None:
-    table = Table(title="Private links (send each rater only their own)", header_style="bold")
-    table.add_column("rater")
-    table.add_column("link", overflow="fold")
+    """One line per link (never wrapped, so each can be copied whole)."""
+    console.print("[bold]Private links[/bold] (send each rater only their own):")
+    width = max(len(rater) for rater, _ in rater_links)
     for rater, link in rater_links:
-        table.add_row(rater, link)
-    console.print(table)
-    console.print(f"admin (progress, agreement): {admin}", highlight=False, soft_wrap=True)
+        console.print(f"  {rater:<{width}}  {link}", markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        f"admin (progress, agreement): {admin}", markup=False, highlight=False, soft_wrap=True
+    )
 
 
 @survey_app.command("links")

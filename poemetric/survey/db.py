@@ -7,6 +7,7 @@ rater changing an answer replaces it and nothing is stored twice.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -95,7 +96,11 @@ def raters(store: RunStore, survey_id: str) -> list[str]:
 
 def pages(store: RunStore, survey_id: str, rater: str) -> list[Page]:
     """The rater's pages in their order, with the generation prompt and the poem."""
-    rows = store.query(
+    return _pages(store.conn, survey_id, rater)
+
+
+def _pages(conn: sqlite3.Connection, survey_id: str, rater: str) -> list[Page]:
+    rows = conn.execute(
         """
         SELECT a.position, a.generation_id, a.check_expected, p.text AS prompt, g.poem
         FROM survey_assignments a
@@ -104,7 +109,7 @@ def pages(store: RunStore, survey_id: str, rater: str) -> list[Page]:
         WHERE a.survey_id = ? AND a.rater_id = ?
         ORDER BY a.position
         """,
-        [survey_id, rater],
+        (survey_id, rater),
     )
     return [
         Page(r["position"], r["generation_id"], r["prompt"], r["poem"] or "", r["check_expected"])
@@ -150,22 +155,30 @@ def save_answers(
                 for key, (score, text) in values.items()
             ],
         )
-        answered = {
-            row[0]
-            for row in conn.execute(
-                "SELECT question FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
-                "AND generation_id = ? AND (score IS NOT NULL OR text != '')",
-                (survey_id, rater, page.generation_id),
-            )
-        }
-        complete = set(required) <= answered
-        if complete:
-            conn.execute(
-                "UPDATE survey_assignments SET completed_at = COALESCE(completed_at, ?) "
-                "WHERE survey_id = ? AND rater_id = ? AND position = ?",
-                (now, survey_id, rater, page.position),
-            )
+        complete = _mark_if_complete(conn, survey_id, rater, page, set(required), now)
     return complete
+
+
+def _mark_if_complete(
+    conn: sqlite3.Connection, survey_id: str, rater: str, page: Page, required: set[str], now: str
+) -> bool:
+    """Set the page's completed_at once every required question has an answer."""
+    answered = {
+        row[0]
+        for row in conn.execute(
+            "SELECT question FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
+            "AND generation_id = ? AND (score IS NOT NULL OR text != '')",
+            (survey_id, rater, page.generation_id),
+        )
+    }
+    if not required <= answered:
+        return False
+    conn.execute(
+        "UPDATE survey_assignments SET completed_at = COALESCE(completed_at, ?) "
+        "WHERE survey_id = ? AND rater_id = ? AND position = ?",
+        (now, survey_id, rater, page.position),
+    )
+    return True
 
 
 def completed_positions(store: RunStore, survey_id: str, rater: str) -> set[int]:
@@ -217,6 +230,7 @@ def import_answers(
     Returns (new answers, replaced answers)."""
     now = utc_now()
     new = replaced = 0
+    touched: set[str] = set()
     with store.transaction() as conn:
         conn.execute(
             "INSERT OR IGNORE INTO surveys VALUES (?, 'poemetric', NULL, ?, ?)",
@@ -237,4 +251,13 @@ def import_answers(
             )
             replaced += exists is not None
             new += exists is None
+            touched.add(rater)
+        # Pages of the survey's assignments that these answers complete (e.g. filled sheets).
+        survey_task = task(
+            conn.execute("SELECT task FROM surveys WHERE survey_id = ?", (survey_id,)).fetchone()[0]
+        )
+        for rater in touched:
+            for page in _pages(conn, survey_id, rater):
+                required = {q.key for q in survey_task.questions(page) if q.required}
+                _mark_if_complete(conn, survey_id, rater, page, required, now)
     return new, replaced
