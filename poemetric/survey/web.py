@@ -160,20 +160,19 @@ class SurveyApp:
 
     # -- rater pages ----------------------------------------------------------------------------
     async def welcome(self, request: Request) -> Response:
-        rater = self._rater(request)
-        if rater is None:
-            return self._not_found()
-        with self._store() as store:
-            context = self._context(store, rater)
-        return self._page("welcome.html", **context)
+        return self._overview(request, "welcome.html")
 
     async def done(self, request: Request) -> Response:
+        return self._overview(request, "done.html")
+
+    def _overview(self, request: Request, template: str) -> HTMLResponse:
+        """A page about the rater's whole survey (start / thank-you), with their progress."""
         rater = self._rater(request)
         if rater is None:
             return self._not_found()
         with self._store() as store:
             context = self._context(store, rater)
-        return self._page("done.html", **context)
+        return self._page(template, **context)
 
     def _find(self, context: dict[str, Any], request: Request) -> Page | None:
         position = request.path_params["position"]
