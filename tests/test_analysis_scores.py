@@ -142,6 +142,23 @@ def test_judge_filter_and_unknown_judge(store: RunStore) -> None:
         analyze_run(store, judge="nobody")
 
 
+def test_a_judge_whose_every_call_failed_is_named_with_its_first_error(
+    store: RunStore, tmp_path: Path
+) -> None:
+    generation = store.query("SELECT generation_id FROM generations LIMIT 1")[0][0]
+    for index, error in enumerate(["connection refused by http://127.0.0.1:9/v1", "HTTP 500"]):
+        store.save_judgment(
+            {"judgment_id": f"broken-{index}", "generation_id": generation, "judge": "broken",
+             "sample_index": index, "status": "error", "error": error,
+             "created_at": f"2026-01-0{index + 1}T00:00:00Z"}
+        )  # fmt: skip
+    with pytest.raises(ValueError) as raised:
+        analyze_run(store, judge="broken")
+    message = str(raised.value)
+    assert "all 2 judgment(s) by judge 'broken' failed" in message
+    assert "connection refused by http://127.0.0.1:9/v1" in message
+
+
 def _write_experts(path: Path, rows: list[dict[str, object]]) -> Path:
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
