@@ -12,7 +12,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from poemetric.analysis.context import FigureContext, FigureSkipped
-from poemetric.analysis.plotting import author_colours, highlight_human_ticks
+from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.plotting import author_colours
 from poemetric.analysis.stats import summarize
 from poemetric.ghostwriting.metrics import poem_measures
 from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD, ReferenceText
@@ -54,7 +55,9 @@ def ghostwriting_figure(ctx: FigureContext) -> Figure:
                  width=0.75, edgecolor="black", linewidth=0.4)  # fmt: skip
         axis.set_xticks(x, authors, rotation=45 if len(authors) > 3 else 0,
                         ha="right" if len(authors) > 3 else "center")  # fmt: skip
-        highlight_human_ticks(axis)
+        for tick in axis.get_xticklabels():
+            if tick.get_text() == HUMAN_AUTHOR:
+                tick.set_fontweight("bold")
         axis.set_title(title)
         if column == "uniqueness":
             axis.axhline(NEAR_COPY_THRESHOLD, linestyle="--", linewidth=0.8, color="black")
