@@ -90,6 +90,13 @@ def test_score_command_prints_both_densities(tmp_path: Path) -> None:
     assert "wonder / thunder" in result.output
 
 
+def test_score_command_reports_a_file_that_is_not_text(tmp_path: Path) -> None:
+    poem = tmp_path / "latin1.txt"
+    poem.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    result = CliRunner().invoke(app, ["ghostwriting", "score", str(poem)], terminal_width=200)
+    assert result.exit_code == 1 and "not valid UTF-8" in result.output
+
+
 def test_cli_default_threshold_is_the_documented_one() -> None:
     assert NEAR_COPY_DEFAULT == NEAR_COPY_THRESHOLD
 

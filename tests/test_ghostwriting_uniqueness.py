@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import math
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,12 @@ def test_text_the_corpus_never_saw_counts_against_similarity(
     appended = corpus[0].text + "\n" + UNRELATED
     (nearest,) = index.nearest([appended])
     assert nearest.reference_id == corpus[0].id and nearest.similarity < 0.9
+
+
+def test_a_text_without_words_has_no_nearest_text(index: UniquenessIndex) -> None:
+    (nearest,) = index.nearest(["... --- !!!"])
+    assert math.isnan(nearest.similarity) and nearest.reference_id is None
+    assert not is_near_copy(nearest.similarity)
 
 
 def test_scores_do_not_depend_on_the_other_poems_scored(index: UniquenessIndex) -> None:

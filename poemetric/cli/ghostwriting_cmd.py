@@ -31,7 +31,7 @@ ghostwriting_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(ghostwriting_app, name="ghostwriting")
-console = Console()
+console = Console(soft_wrap=True)  # paths and file:line messages are never hard-wrapped
 
 #: Default of --threshold (poemetric.ghostwriting.uniqueness.NEAR_COPY_THRESHOLD, not imported
 #: here; a test keeps the two equal).
@@ -146,7 +146,7 @@ def metrics_command(
     try:
         extra = load_reference_corpora(reference)
     except ReferenceCorpusError as error:
-        console.print(f"[red]reference corpus:[/red] {error}", highlight=False, soft_wrap=True)
+        console.print(f"[red]reference corpus:[/red] {error}", highlight=False)
         raise typer.Exit(1) from error
     options = GhostwritingOptions(
         extra_references=tuple(extra),
@@ -175,7 +175,7 @@ def metrics_command(
         frame_table(result.tables["ghostwriting"], "Ghostwriting per author", SUMMARY_COLUMNS)
     )
     for note in result.notes:
-        console.print(f"[yellow]note:[/yellow] {note}", soft_wrap=True)
+        console.print(f"[yellow]note:[/yellow] {note}")
     console.print(f"wrote {len(written)} files to {destination}")
 
 
@@ -205,7 +205,11 @@ def score_command(
         table.add_column(header, justify="left" if header == "file" else "right")
     found: list[tuple[Path, tuple[tuple[str, str], ...]]] = []
     for path in files:
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            console.print(f"[red]{path}: not valid UTF-8 ({error.reason})[/red]", highlight=False)
+            raise typer.Exit(1) from error
         measured = rhyme_density(text, window_lines=window)
         try:
             raplyzer = raplyzer_density(
@@ -228,4 +232,4 @@ def score_command(
     if rhymes:
         for path, pairs in found:
             listed = "; ".join(f"{a} / {b}" for a, b in pairs) or "none"
-            console.print(f"{path}: {listed}", highlight=False, soft_wrap=True)
+            console.print(f"{path}: {listed}", highlight=False)

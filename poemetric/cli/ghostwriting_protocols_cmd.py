@@ -26,7 +26,7 @@ from poemetric.cli.judging import (
 )
 from poemetric.cli.options import LimitOption, RunOption
 
-console = Console()
+console = Console(soft_wrap=True)  # paths and file:line messages are never hard-wrapped
 
 AuthorsOption = typer.Option(
     None, "--authors", help="Only these authors' poems (comma-separated, e.g. human,gpt-4o)."
@@ -172,7 +172,7 @@ def import_lines_command(
         try:
             report = import_line_annotations(store, files)
         except LineImportError as error:
-            console.print(f"[red]nothing imported:[/red]\n{error}", highlight=False, soft_wrap=True)
+            console.print(f"[red]nothing imported:[/red]\n{error}", highlight=False)
             raise typer.Exit(1) from error
         scores = fluency_scores(load_line_annotations(store))
     console.print(

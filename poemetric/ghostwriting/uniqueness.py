@@ -108,14 +108,17 @@ class UniquenessIndex:
         return sparse.csr_matrix((values, (rows, columns)), shape=shape), norms
 
     def similarities(self, texts: Sequence[str]) -> np.ndarray:
-        """Cosine similarity of each text (rows) to each reference (columns), in [0, 1]."""
+        """Cosine similarity of each text (rows) to each reference (columns), in [0, 1]; NaN
+        for a text without a word."""
         import numpy as np
 
         vectors, norms = self._vectors(texts)
         products = np.asarray((vectors @ self.matrix.T).todense(), dtype=float)
         safe = np.where(norms > 0, norms, 1.0)
         # Rounded so that a verbatim copy is exactly 1.0 rather than 0.9999999999999998.
-        return np.clip(np.round(products / safe[:, None], 12), 0.0, 1.0)
+        scores = np.clip(np.round(products / safe[:, None], 12), 0.0, 1.0)
+        scores[norms == 0] = np.nan  # a text without a word is like nothing
+        return scores
 
     def nearest(
         self, texts: Sequence[str], exclude: Sequence[Collection[str]] | None = None
@@ -135,6 +138,9 @@ class UniquenessIndex:
             for reference_id in skipped:
                 if reference_id in positions:
                     masked[positions[reference_id]] = -1.0
+            if np.isnan(masked).all():
+                results.append(Nearest(math.nan, None, None))
+                continue
             best = int(np.argmax(masked))
             if masked[best] < 0:
                 results.append(Nearest(math.nan, None, None))
