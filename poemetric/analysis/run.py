@@ -29,6 +29,7 @@ from poemetric.analysis.validation import (
     expert_pao,
     judge_agreement,
 )
+from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.store import RunStore
 
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
@@ -47,6 +48,7 @@ TABLE_CAPTIONS: dict[str, str] = {
     "agreement_experts": "Agreement of the human experts with each other per item (bootstrap 95% CIs)",
     "agreement_by_expert": "PAo of the LLM judge with each expert",
     "discrimination": "Overall quality by the experts and each judge on the expert-rated poems",
+    **GHOSTWRITING_CAPTIONS,
 }
 
 
@@ -109,6 +111,11 @@ def analyze_run(
         result.notes.append("profile similarity skipped: the run has no human poems")
     else:
         result.tables["profile_similarity"] = similarity
+    from poemetric.ghostwriting.tables import ghostwriting_tables  # it imports this package
+
+    ghostwriting = ghostwriting_tables(store, data.generations)
+    result.tables.update(ghostwriting.tables)
+    result.notes += ghostwriting.notes
 
     if data.judgments.empty:
         result.notes.append("judge tables skipped: no successful judgments (run `poemetric judge`)")

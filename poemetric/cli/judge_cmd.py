@@ -15,7 +15,13 @@ from poemetric.cli.generate_cmd import (
     MaxCostOption,
     ProgressOption,
     ShardOption,
-    parse_shard,
+)
+from poemetric.cli.judging import (
+    judge_runner_options,
+    judge_spec,
+    load_judges,
+    open_judged_run,
+    split_authors,
 )
 from poemetric.cli.options import LimitOption, RunOption
 
@@ -80,58 +86,28 @@ def judge(
     POEMetric scores and three comments; the raw response is kept with each judgment.
     """
     from poemetric.judge.stage import run_judging
-    from poemetric.roster import RosterError, load_roster
-    from poemetric.runner.runner import RunnerOptions
-    from poemetric.store import RunStore, StoreError
 
-    try:
-        judges = load_roster("judges")
-    except RosterError as error:
-        raise typer.BadParameter(str(error)) from error
+    judges = load_judges()
     if not judge_name:
         console.print(
             NO_JUDGE.format(run=run, available=", ".join(judges)), highlight=False, soft_wrap=True
         )
         raise typer.Exit(code=2)
-    if judge_name not in judges:
-        raise typer.BadParameter(
-            f"unknown judge {judge_name!r}; available: {', '.join(judges)}", param_hint="--judge"
-        )
-    options = RunnerOptions(
+    spec = judge_spec(judges, judge_name)
+    options = judge_runner_options(
         limit=limit,
         dry_run=dry_run,
-        max_cost_usd=max_cost,
-        shard=parse_shard(shard),
+        max_cost=max_cost,
+        shard=shard,
         batch=batch,
         concurrency=concurrency,
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,
     )
-    author_list = [a.strip() for a in authors.split(",") if a.strip()] if authors else None
-    try:
-        store = RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
-    with store:
-        if store.count("generations", "status = 'ok'") == 0:
-            console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
-            raise typer.Exit(code=1)
-        if author_list:
-            known = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
-            unknown = [a for a in author_list if a not in known]
-            if unknown:
-                raise typer.BadParameter(
-                    f"no poems by {', '.join(map(repr, unknown))} in run {run}; authors: "
-                    f"{', '.join(sorted(known))}",
-                    param_hint="--authors",
-                )
+    author_list = split_authors(authors)
+    with open_judged_run(run, author_list, console) as store:
         report = run_judging(
-            store,
-            judges[judge_name],
-            options=options,
-            authors=author_list,
-            samples=samples,
-            console=console,
+            store, spec, options=options, authors=author_list, samples=samples, console=console
         )
     report.render(console)
     if (report.errors or report.not_run) and not dry_run:

@@ -22,6 +22,13 @@ from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, SCHEMA_VERSION
 
 DB_NAME = "poemetric.sqlite"
 
+#: Result tables the batch runner writes, with the natural key of their rows.
+RESULT_TABLE_KEYS: dict[str, tuple[str, ...]] = {
+    "generations": ("prompt_id", "author", "sample_index"),
+    "judgments": ("generation_id", "judge", "sample_index"),
+    "style_matches": ("trial_id", "judge", "sample_index"),
+}
+
 
 class StoreError(RuntimeError):
     pass
@@ -197,17 +204,13 @@ class RunStore:
     ) -> bool:
         """Store a response in the cache and its result row in ONE transaction.
 
-        `table` is 'generations' or 'judgments'. A crash can therefore never leave a paid response
+        `table` is one of `RESULT_TABLE_KEYS`. A crash can therefore never leave a paid response
         that is neither cached nor stored. `replace_cache` overwrites an existing cache entry (used
         when a user forces a fresh call for a response that could not be parsed).
         """
-        keys = {
-            "generations": ("prompt_id", "author", "sample_index"),
-            "judgments": ("generation_id", "judge", "sample_index"),
-        }
-        if table not in keys:
+        if table not in RESULT_TABLE_KEYS:
             raise StoreError(f"save_result_and_cache: unknown result table {table!r}")
-        sql, params = _upsert_statement(table, keys[table], row)
+        sql, params = _upsert_statement(table, RESULT_TABLE_KEYS[table], row)
         verb = "INSERT OR REPLACE" if replace_cache else "INSERT OR IGNORE"
         with self.transaction() as conn:
             if cache_key is not None and completion is not None:
