@@ -13,8 +13,9 @@ from rich.table import Table
 
 from poemetric.analysis import AnalysisResult, analyze_run, render_figures
 from poemetric.analysis.experts import ExpertRatingsError
-from poemetric.analysis.plotting import FIGURE_FORMATS
+from poemetric.analysis.plotting import FIGURE_FORMATS, parse_width
 from poemetric.analysis.recipes import RecipeError
+from poemetric.analysis.selection import AuthorSelectionError
 from poemetric.analysis.stats import CIMethod
 from poemetric.cli.app import app
 from poemetric.cli.options import JudgeOption, RunOption
@@ -141,7 +142,15 @@ def analyze(
     console.print(f"wrote {len(paths)} files to {(out or run / 'analysis')}")
 
 
-@app.command()
+@app.command(
+    epilog=(
+        "Examples:\n\n"
+        "    poemetric figures --run runs/demo\n\n"
+        "    poemetric figures --run runs/x --recipe paper --width one --format pdf\n\n"
+        "    poemetric figures --run runs/x --recipe paper --authors paper7 --experts experts.csv\n\n"
+        "    poemetric figures --run runs/x --authors gpt-4o,deepseek-r1 --width 5.5"
+    )
+)
 def figures(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
@@ -154,26 +163,64 @@ def figures(
         help="Bundled recipe name from analysis/ (e.g. 'paper', 'rule-based') or a YAML path; "
         "default: every figure.",
     ),
+    width: str = typer.Option(
+        "two",
+        "--width",
+        "-w",
+        help="Printed width: 'one' column (3.3 in), 'two' columns (6.8 in), or inches (e.g. 5.5).",
+    ),
+    authors: str | None = typer.Option(
+        None,
+        "--authors",
+        "-a",
+        help="Authors to show, comma-separated model names or generator groups (e.g. paper7, "
+        "the paper's 7 representative models); the human poets are always shown. Overrides "
+        "the recipe's choice.",
+    ),
+    experts: Path | None = typer.Option(
+        None,
+        "--experts",
+        "-e",
+        exists=True,
+        dir_okay=False,
+        help="Expert ratings CSV: Figs. 6-8 then show the human experts beside the judge.",
+    ),
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/figures)."),
 ) -> None:
-    """Publication figures (vector PDF + 300-dpi PNG) in RUN/figures/; prints their paths and
-    which figures were skipped for lack of data."""
+    """Publication figures (vector PDF + 300-dpi PNG, each with a NAME.caption.txt saying what
+    the bars and whiskers are) in RUN/figures/; prints their paths and which figures were
+    skipped for lack of data."""
     formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
     if bad or not formats:
         raise typer.BadParameter(
             f"unknown format(s) {bad}; use pdf, png, svg", param_hint="--format"
         )
+    try:
+        inches = parse_width(width)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--width") from exc
     with _open(run) as store:
         try:
             report = render_figures(
-                store, out or run / "figures", judge=judge, formats=formats, recipe=recipe
+                store,
+                out or run / "figures",
+                judge=judge,
+                formats=formats,
+                recipe=recipe,
+                width=inches,
+                authors=authors,
+                experts=experts,
             )
-        except (RecipeError, ValueError) as exc:
+        except AuthorSelectionError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--authors") from exc
+        except (RecipeError, ExpertRatingsError, ValueError) as exc:
             console.print(f"[red]{exc}[/red]")
             raise typer.Exit(1) from exc
     for path in report.paths:
         console.print(str(path), highlight=False, soft_wrap=True)
+    for note in report.notes:
+        console.print(f"[yellow]note[/yellow] {note}", soft_wrap=True)
     for reason in report.skipped:
         console.print(f"[yellow]skipped[/yellow] {reason}", soft_wrap=True)
     if not report.paths:
