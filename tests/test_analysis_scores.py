@@ -92,9 +92,10 @@ def test_dimension_means_average_samples_and_exclude_na(store: RunStore) -> None
     assert _cell(scores, "human", "overall_quality", "mean") == pytest.approx(4.5)
     assert _cell(scores, "human", "overall_quality", "sd") == pytest.approx(0.70710678)
     # t interval with 1 df: mean +- 12.706 * sd / sqrt(2)
-    assert _cell(scores, "human", "overall_quality", "ci_high") == pytest.approx(
-        4.5 + 12.7062 * 0.5, abs=1e-3
-    )
+    # the t interval 4.5 ± 12.7062 × 0.5 reaches 10.85, past the scale: clipped to its top
+    assert 4.5 + 12.7062 * 0.5 > 5
+    assert _cell(scores, "human", "overall_quality", "ci_high") == 5.0
+    assert _cell(scores, "human", "overall_quality", "ci_low") == 1.0
     assert math.isnan(_cell(scores, "human", "form", "na_share"))
 
 
@@ -139,6 +140,23 @@ def test_analyze_run_tables_and_files(store: RunStore, tmp_path: Path) -> None:
 def test_judge_filter_and_unknown_judge(store: RunStore) -> None:
     with pytest.raises(ValueError, match="no judgments by judge 'nobody'"):
         analyze_run(store, judge="nobody")
+
+
+def test_a_judge_whose_every_call_failed_is_named_with_its_first_error(
+    store: RunStore, tmp_path: Path
+) -> None:
+    generation = store.query("SELECT generation_id FROM generations LIMIT 1")[0][0]
+    for index, error in enumerate(["connection refused by http://127.0.0.1:9/v1", "HTTP 500"]):
+        store.save_judgment(
+            {"judgment_id": f"broken-{index}", "generation_id": generation, "judge": "broken",
+             "sample_index": index, "status": "error", "error": error,
+             "created_at": f"2026-01-0{index + 1}T00:00:00Z"}
+        )  # fmt: skip
+    with pytest.raises(ValueError) as raised:
+        analyze_run(store, judge="broken")
+    message = str(raised.value)
+    assert "all 2 judgment(s) by judge 'broken' failed" in message
+    assert "connection refused by http://127.0.0.1:9/v1" in message
 
 
 def _write_experts(path: Path, rows: list[dict[str, object]]) -> Path:

@@ -108,7 +108,16 @@ def analyze(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
 ) -> None:
     """Per-author tables (judge dimensions, form checks, lexical features, agreement with
-    experts) as CSV, LaTeX and Markdown in RUN/analysis/, and a summary in the terminal."""
+    experts) as CSV, LaTeX and Markdown in RUN/analysis/, and a summary in the terminal.
+
+    Examples:
+
+        poemetric analyze --run runs/demo
+
+        poemetric analyze --run runs/paper --judge gemini-2.5-pro --ci bootstrap
+
+        poemetric analyze --run runs/paper --experts ratings.csv
+    """
     if ci not in ("t", "bootstrap"):
         raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
     with _open(run) as store:
@@ -142,15 +151,7 @@ def analyze(
     console.print(f"wrote {len(paths)} files to {(out or run / 'analysis')}")
 
 
-@app.command(
-    epilog=(
-        "Examples:\n\n"
-        "    poemetric figures --run runs/demo\n\n"
-        "    poemetric figures --run runs/x --recipe paper --width one --format pdf\n\n"
-        "    poemetric figures --run runs/x --recipe paper --authors paper7 --experts experts.csv\n\n"
-        "    poemetric figures --run runs/x --authors gpt-4o,deepseek-r1 --width 5.5"
-    )
-)
+@app.command()
 def figures(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
@@ -188,8 +189,19 @@ def figures(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/figures)."),
 ) -> None:
     """Publication figures (vector PDF + 300-dpi PNG, each with a NAME.caption.txt saying what
-    the bars and whiskers are) in RUN/figures/; prints their paths and which figures were
-    skipped for lack of data."""
+    the bars and whiskers are) in RUN/figures/, drawn at their printed width; prints their paths
+    and which figures were skipped for lack of data.
+
+    Examples:
+
+        poemetric figures --run runs/demo
+
+        poemetric figures --run runs/paper --recipe paper --format png
+
+        poemetric figures --run runs/paper --recipe paper --width one --authors paper7
+
+        poemetric figures --run runs/paper --recipe paper --experts experts.csv --width 5.5
+    """
     formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
     if bad or not formats:
