@@ -21,7 +21,11 @@ from poemetric.analysis.labels import run_labels
 from poemetric.analysis.plotting import COLUMN_WIDTHS, figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS, FigureSpec
 from poemetric.analysis.selection import AuthorSelectionError, select_authors
-from poemetric.analysis.synthetic import build_synthetic_run, paper_scale_run, write_synthetic_experts
+from poemetric.analysis.synthetic import (
+    build_synthetic_run,
+    paper_scale_run,
+    write_synthetic_experts,
+)
 from poemetric.cli import app
 from poemetric.paths import resource_path
 from poemetric.roster import load_groups
@@ -88,14 +92,23 @@ def _texts(figure: Figure) -> set[str]:
 
 
 @pytest.mark.slow
-def test_every_paper_figure_is_readable_at_one_and_two_columns(paper_run: tuple[Path, Path]) -> None:
+def test_every_paper_figure_is_readable_at_one_and_two_columns(
+    paper_run: tuple[Path, Path],
+) -> None:
     """Every figure kind of the paper recipe (and the rest) on 31 authors with experts: no text
     under 6 pt, no overlapping text, nothing outside the figure, the exact printed width."""
     path, experts = paper_run
     specs = load_recipe("paper").figures + [
         FigureSpec(name=kind, kind=kind)
-        for kind in ("form_accuracy", "form_heatmap", "lexical", "radar", "imagery",
-                     "opening_words", "top_words")  # fmt: skip
+        for kind in (
+            "form_accuracy",
+            "form_heatmap",
+            "lexical",
+            "radar",
+            "imagery",
+            "opening_words",
+            "top_words",
+        )
     ]
     with RunStore(path, create=False) as store, figure_style():
         data = load_run_data(store)

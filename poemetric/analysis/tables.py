@@ -288,18 +288,13 @@ def to_latex(frame: pd.DataFrame, *, caption: str = "", label: str = "", digits:
 def to_markdown(frame: pd.DataFrame, *, digits: int = 2) -> str:
     """A GitHub-flavoured Markdown table with readable headers."""
     header = "| " + " | ".join(readable(str(c)) for c in frame.columns) + " |"
-    rule = (
-        "|"
-        + "|".join(
-            "---:" if _numeric(frame, str(c)) else "---" for c in frame.columns
-        )
-        + "|"
-    )
+    rule = "|" + "|".join("---:" if _numeric(frame, str(c)) else "---" for c in frame.columns) + "|"
     counts = [_is_count(str(c)) for c in frame.columns]
     body = [
         "| "
         + " | ".join(
-            _cell(v, digits, count).replace("|", "\\|") for v, count in zip(row, counts, strict=True)
+            _cell(v, digits, count).replace("|", "\\|")
+            for v, count in zip(row, counts, strict=True)
         )
         + " |"
         for row in frame.itertuples(index=False)
