@@ -4,6 +4,7 @@ selection, display names."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -92,8 +93,9 @@ def _texts(figure: Figure) -> set[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("width", COLUMN_WIDTHS.values(), ids=COLUMN_WIDTHS.keys())
 def test_every_paper_figure_is_readable_at_one_and_two_columns(
-    paper_run: tuple[Path, Path],
+    paper_run: tuple[Path, Path], width: float
 ) -> None:
     """Every figure kind of the paper recipe (and the rest) on 31 authors with experts: no text
     under 6 pt, no overlapping text, nothing outside the figure, the exact printed width."""
@@ -114,25 +116,24 @@ def test_every_paper_figure_is_readable_at_one_and_two_columns(
         data = load_run_data(store)
         labels = run_labels(store)
         ratings = load_expert_ratings(experts, store)
-        for width in COLUMN_WIDTHS.values():
-            for spec in specs:
-                shown, _ = select_authors(spec.authors, data.generations["author"].unique())
-                ctx = FigureContext(data, judge="gemini-2.5-pro", authors=shown, width=width,
-                                    labels=labels, experts=ratings)  # fmt: skip
-                drawing = FIGURE_KINDS[spec.kind][0](ctx, **spec.params)
-                problems = text_problems(drawing.figure)
-                assert problems == [], (spec.name, width, problems[:5])
-                if spec.kind != "radar":
-                    assert drawing.figure.get_figwidth() == pytest.approx(width), spec.name
-                assert drawing.figure.get_figheight() <= 9.0 + 1e-9, spec.name
-                texts = _texts(drawing.figure)
-                # display names, never model ids; the human poets named as such
-                assert "Human" in texts or spec.kind in ("case_study", "radar"), spec.name
-                assert "deepseek-r1" not in texts and "gpt-4o" not in texts, spec.name
-                if spec.authors == "paper7" and spec.kind != "case_study":
-                    assert "GPT-4o" in texts and "GPT-3.5-Turbo" not in texts, spec.name
-                if spec.kind in ("all_models", "ranking"):  # 31 bars, each labelled directly
-                    assert {"GPT-3.5-Turbo", "o1", "QwQ-32B", "Qwen2.5-0.5B-Instruct"} <= texts
+        for spec in specs:
+            shown, _ = select_authors(spec.authors, data.generations["author"].unique())
+            ctx = FigureContext(data, judge="gemini-2.5-pro", authors=shown, width=width,
+                                labels=labels, experts=ratings)  # fmt: skip
+            drawing = FIGURE_KINDS[spec.kind][0](ctx, **spec.params)
+            problems = text_problems(drawing.figure)
+            assert problems == [], (spec.name, width, problems[:5])
+            if spec.kind != "radar":
+                assert drawing.figure.get_figwidth() == pytest.approx(width), spec.name
+            assert drawing.figure.get_figheight() <= 9.0 + 1e-9, spec.name
+            texts = _texts(drawing.figure)
+            # display names, never model ids; the human poets named as such
+            assert "Human" in texts or spec.kind in ("case_study", "radar"), spec.name
+            assert "deepseek-r1" not in texts and "gpt-4o" not in texts, spec.name
+            if spec.authors == "paper7" and spec.kind != "case_study":
+                assert "GPT-4o" in texts and "GPT-3.5-Turbo" not in texts, spec.name
+            if spec.kind in ("all_models", "ranking"):  # 31 bars, each labelled directly
+                assert {"GPT-3.5-Turbo", "o1", "QwQ-32B", "Qwen2.5-0.5B-Instruct"} <= texts
 
 
 def test_likert_axes_run_from_1_to_5_and_experts_get_a_panel(paper_run: tuple[Path, Path]) -> None:
@@ -194,13 +195,14 @@ def test_a_recipe_choice_missing_from_the_run_falls_back_to_every_author(
 def test_paper_recipe(paper_run: tuple[Path, Path], tmp_path: Path) -> None:
     path, experts = paper_run
     with RunStore(path, create=False) as store:
-        report = render_figures(store, tmp_path, recipe="paper", formats=["png"], width=3.3,
+        report = render_figures(store, tmp_path, recipe="paper", formats=["pdf"], width=3.3,
                                 experts=experts)  # fmt: skip
     assert not report.skipped
     assert len(report.paths) == 2 * len(load_recipe("paper").figures)
     _check_files(report.paths)
-    png = (tmp_path / "fig09-ranking.png").read_bytes()
-    assert int.from_bytes(png[16:20], "big") == round(3.3 * 300)  # printed width at 300 dpi
+    pdf = (tmp_path / "fig09-ranking.pdf").read_bytes()
+    box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ", pdf)
+    assert box is not None and float(box.group(1)) == 237.6  # 3.3 in: the printed width
 
 
 def test_figures_without_judgments_skip_with_reasons(rule_only_run: Path, tmp_path: Path) -> None:

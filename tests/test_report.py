@@ -40,7 +40,8 @@ JUDGE_ANSWER = {
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path, Path]]:
     """`poemetric demo` then `poemetric report` (the make targets), then the same run judged
-    through a local OpenAI-protocol server and reported again: (run, report, judged report)."""
+    through a local OpenAI-protocol server and reported again: (run, report, judged report).
+    Tests ask for it before `browser`: the pipeline's asyncio must run before Playwright's."""
     run = tmp_path_factory.mktemp("demo") / "demo"
     runner = CliRunner()
     result = runner.invoke(app, ["demo", "--run", str(run), "--no-progress"])
@@ -90,7 +91,7 @@ def test_report_is_one_self_contained_file(demo_run: tuple[Path, Path, Path]) ->
 
 
 def test_every_author_title_poem_and_explanation_is_reachable(
-    browser: Browser, demo_run: tuple[Path, Path, Path]
+    demo_run: tuple[Path, Path, Path], browser: Browser
 ) -> None:
     run, report, _ = demo_run
     page, requests, errors = _open(browser, report)
@@ -120,7 +121,7 @@ def test_every_author_title_poem_and_explanation_is_reachable(
     page.close()
 
 
-def test_keyboard_navigation(browser: Browser, demo_run: tuple[Path, Path, Path]) -> None:
+def test_keyboard_navigation(demo_run: tuple[Path, Path, Path], browser: Browser) -> None:
     _, report, _ = demo_run
     page, _, errors = _open(browser, report)
     options = page.locator("#prompt-list li[role=option]")
@@ -141,7 +142,7 @@ def test_keyboard_navigation(browser: Browser, demo_run: tuple[Path, Path, Path]
     page.close()
 
 
-def test_filters(browser: Browser, demo_run: tuple[Path, Path, Path]) -> None:
+def test_filters(demo_run: tuple[Path, Path, Path], browser: Browser) -> None:
     run, report, _ = demo_run
     page, _, errors = _open(browser, report)
     visible = page.locator("#prompt-list li[role=option]:not([hidden])")
@@ -169,7 +170,7 @@ def test_filters(browser: Browser, demo_run: tuple[Path, Path, Path]) -> None:
 
 
 def test_judge_scores_and_comments_show_escaped(
-    browser: Browser, demo_run: tuple[Path, Path, Path], tmp_path: Path
+    demo_run: tuple[Path, Path, Path], browser: Browser, tmp_path: Path
 ) -> None:
     _, _, judged = demo_run
     html = judged.read_text(encoding="utf-8")
