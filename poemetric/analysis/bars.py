@@ -143,11 +143,13 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
                      yerr=[low, high], **style)  # fmt: skip
     for label, values, marker in panel.marks:
         points = values.reindex(authors).to_numpy(float)
-        marker = marker if horizontal else {"|": "_"}.get(marker, marker)
+        style = {"marker": marker, "linestyle": "none", "color": "black",
+                 "markerfacecolor": "white", "markersize": 3.5, "markeredgewidth": 0.8,
+                 "label": label, "zorder": 4}  # fmt: skip
         if horizontal:
-            axis.plot(points, slots, marker, color="black", markersize=4, label=label)
+            axis.plot(points, slots, **style)
         else:
-            axis.plot(slots, points, marker, color="black", markersize=4, label=label)
+            axis.plot(slots, points, **style)
     names = ctx.labels.author_list(authors)
     low_end, high_end = panel.value_range
     likert_ticks = [1, 2, 3, 4, 5] if panel.value_range == (1.0, 5.0) else None
@@ -192,7 +194,11 @@ def draw_grid(ctx: FigureContext, panels: Sequence[Panel], *, value_label: str,
         draw_panel(ctx, axis, panel, grid.horizontal,
                    show_labels=not grid.horizontal or index % columns == 0)  # fmt: skip
     if legend:
-        handles, names = grid.axes[0].get_legend_handles_labels()
+        found: dict[str, Any] = {}
+        for axis in grid.axes:
+            for handle, name in zip(*axis.get_legend_handles_labels(), strict=True):
+                found.setdefault(name, handle)
+        handles, names = list(found.values()), list(found)
         if handles:
             grid.figure.legend(handles, names, loc="outside upper center", ncols=len(handles))
     return grid.figure

@@ -49,10 +49,10 @@ def rule_based(ctx: FigureContext) -> Drawing:
         chance = lexical.set_index("author")["repetition_all_chance_mean"]
         panels.append(Panel("Repetition of original", (_lexical_series(ctx, "repetition_all"),),
                             SHARE, authors=tuple(authors),
-                            marks=(("chance: other originals", chance, "|"),)))  # fmt: skip
+                            marks=(("chance: other originals of the form", chance, "D"),)))  # fmt: skip
         notes.append(
             "repetition: share of an LLM poem's tokens that occur in the human poem of its "
-            f"prompt, {T_NOTE}; black tick: the same share against the other prompts' "
+            f"prompt, {T_NOTE}; white diamond: the same share against the other prompts' "
             "originals of the same form (chance overlap); the human poets have none"
         )
     figure = draw_grid(ctx, panels, value_label="share (0-1); whiskers: 95% CI",

@@ -9,8 +9,8 @@ from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.heatmaps import (
     MIN_COLUMN_IN,
     HeatmapSpec,
-    annotated_heatmap,
     colour_bar_width,
+    heatmap_figure,
     side_by_side,
 )
 from poemetric.analysis.imagery import imagery_counts
@@ -33,7 +33,7 @@ def _word_spec(ctx: FigureContext, frame: pd.DataFrame, word: str, value: str, t
     room = width - label_width_in(words) - colour_bar_width(width) - 0.1
     if room / max(len(authors), 1) >= MIN_COLUMN_IN:
         matrix = matrix.reindex(index=words, columns=authors).fillna(0) * 100
-        return HeatmapSpec(matrix, words, names, colour_label, title=title)
+        return HeatmapSpec(matrix, words, names, colour_label, title=title, authors_axis="x")
     room = width - label_width_in(names) - colour_bar_width(width) - 0.1
     fitting = max(1, int(room // MIN_COLUMN_IN))
     if fitting < len(words):
@@ -44,8 +44,7 @@ def _word_spec(ctx: FigureContext, frame: pd.DataFrame, word: str, value: str, t
 
 
 def _figure(ctx: FigureContext, spec: HeatmapSpec) -> Figure:
-    return annotated_heatmap(ctx, spec.matrix, spec.column_labels, colour_label=spec.colour_label,
-                             row_labels=spec.row_labels, title=spec.title)  # fmt: skip
+    return heatmap_figure(ctx, spec)
 
 
 def _shown(spec: HeatmapSpec, k: int) -> str:

@@ -42,6 +42,8 @@ class HeatmapSpec:
     title: str = ""
     #: Rows are authors (columns the words or items) rather than the other way round.
     transposed: bool = False
+    #: The axis that lists authors ("y" rows, "x" columns): its human label is highlighted.
+    authors_axis: str = "y"
 
     @property
     def values(self) -> np.ndarray:
@@ -93,8 +95,7 @@ def draw_heatmap(
         axis.set_xticks(range(len(spec.column_labels)), list(spec.column_labels), rotation=45,
                         ha="right", rotation_mode="anchor")  # fmt: skip
     axis.set_yticks(range(len(spec.row_labels)), list(spec.row_labels))
-    highlight_human_ticks(axis, human_label, "y")
-    highlight_human_ticks(axis, human_label, "x")
+    highlight_human_ticks(axis, human_label, spec.authors_axis)
     axis.grid(False)
     axis.tick_params(length=0)
     for spine in axis.spines.values():
@@ -133,6 +134,11 @@ def annotated_heatmap(
     (two, one or no decimals, by the cell's printed width). The human label is highlighted."""
     rows = list(row_labels) if row_labels is not None else [str(r) for r in matrix.index]
     spec = HeatmapSpec(matrix, rows, list(column_labels), colour_label, value_range, title)
+    return heatmap_figure(ctx, spec)
+
+
+def heatmap_figure(ctx: FigureContext, spec: HeatmapSpec) -> Figure:
+    """One heatmap filling the context's width."""
     height = min(MAX_HEIGHT_IN, spec.height(ctx.width))
     figure = Figure(figsize=(ctx.width, height), layout="constrained")
     draw_heatmap(figure, spec, ctx.width, ctx.human_label)

@@ -68,12 +68,12 @@ def summary_table(result: AnalysisResult) -> Table:
     if judges:
         table.add_column("score", justify="right", style="bold")
     for author in lexical.index:
-        base = [str(author)]
+        base = [result.labels.author(str(author))]
         style = "bold dark_orange" if author == "human" else None
         for judge in judges or [None]:
             row = [*base]
             if len(judges) > 1:
-                row.append(str(judge))
+                row.append(result.labels.judge(str(judge)))
             row.append(_fmt(lexical.at[author, "n"]))
             if "form" in frames:
                 form = frames["form"]
