@@ -18,13 +18,15 @@ from poemetric.analysis.recipes import RecipeError
 from poemetric.analysis.selection import AuthorSelectionError
 from poemetric.analysis.stats import CIMethod
 from poemetric.cli.app import app
-from poemetric.cli.options import JudgeOption, RunOption
+from poemetric.cli.options import JudgeOption, RunOption, experts_option
 from poemetric.store import RunStore, StoreError
 
 console = Console()
 
 #: Summary columns: group averages (per-dimension means are in RUN/analysis/dimension_scores.*).
 PARTS = ("basic", "advanced", "quality", "appraisal")
+ANALYZE_EXPERTS = experts_option("agreement tables and the experts' scores.")
+FIGURE_EXPERTS = experts_option("Figs. 6-8 show the experts beside the judge.")
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
 
 
@@ -92,14 +94,7 @@ def summary_table(result: AnalysisResult) -> Table:
 def analyze(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
-    experts: Path | None = typer.Option(
-        None,
-        "--experts",
-        "-e",
-        exists=True,
-        dir_okay=False,
-        help="CSV of human expert ratings (one row per expert x poem; see docs/analysis.md).",
-    ),
+    experts: Path | None = ANALYZE_EXPERTS,
     ci: str = typer.Option("t", "--ci", help="Confidence intervals of means: 't' or 'bootstrap'."),
     n_boot: int = typer.Option(
         500, "--bootstrap", min=0, help="Bootstrap resamples for agreement CIs."
@@ -178,14 +173,7 @@ def figures(
         "the paper's 7 representative models); the human poets are always shown. Overrides "
         "the recipe's choice.",
     ),
-    experts: Path | None = typer.Option(
-        None,
-        "--experts",
-        "-e",
-        exists=True,
-        dir_okay=False,
-        help="Expert ratings CSV: Figs. 6-8 then show the human experts beside the judge.",
-    ),
+    experts: Path | None = FIGURE_EXPERTS,
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/figures)."),
 ) -> None:
     """Publication figures (vector PDF + 300-dpi PNG, each with a NAME.caption.txt saying what

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -31,3 +32,16 @@ JudgeOption = typer.Option(
 LimitOption = typer.Option(
     None, "--limit", "-n", min=1, help="Only the first N poems of the dataset (quick trials)."
 )
+
+
+def experts_option(purpose: str) -> Any:
+    """`--experts FILE`: a CSV of human expert ratings (docs/analysis.md); `purpose` says what
+    the command does with it."""
+    return typer.Option(
+        None,
+        "--experts",
+        "-e",
+        exists=True,
+        dir_okay=False,
+        help=f"CSV of human expert ratings (one row per expert x poem; docs/analysis.md): {purpose}",
+    )

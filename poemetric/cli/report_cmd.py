@@ -9,24 +9,18 @@ from rich.console import Console
 
 from poemetric.analysis.experts import ExpertRatingsError
 from poemetric.cli.app import app
-from poemetric.cli.options import JudgeOption, RunOption
+from poemetric.cli.options import JudgeOption, RunOption, experts_option
 from poemetric.store import RunStore, StoreError
 
 console = Console()
+REPORT_EXPERTS = experts_option("adds their scores and agreement with each judge.")
 
 
 @app.command()
 def report(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
-    experts: Path | None = typer.Option(
-        None,
-        "--experts",
-        "-e",
-        exists=True,
-        dir_okay=False,
-        help="Expert ratings CSV: adds the experts' scores and their agreement with each judge.",
-    ),
+    experts: Path | None = REPORT_EXPERTS,
     n_boot: int = typer.Option(
         200, "--bootstrap", min=0, help="Bootstrap resamples for the agreement CIs."
     ),
