@@ -233,3 +233,18 @@ def test_sections_are_a_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_report_cli_errors(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["report", "--run", str(tmp_path / "missing")])
     assert result.exit_code == 1 and "no run store" in result.output
+
+
+def test_expert_ratings_add_the_agreement_section(tmp_path: Path) -> None:
+    from poemetric.analysis.synthetic import write_synthetic_experts
+
+    with build_synthetic_run(tmp_path / "run", poems_per_form=3) as store:
+        experts = write_synthetic_experts(
+            store, tmp_path / "experts.csv", authors=("human", "model-a"), experts=3
+        )
+        without = build_report(store, tmp_path / "plain.html").read_text(encoding="utf-8")
+        html = build_report(store, tmp_path / "experts.html", experts=experts, n_boot=20)
+    text = html.read_text(encoding="utf-8")
+    assert 'id="agreement"' not in without and 'id="agreement"' in text
+    assert "3 experts rated" in text and "Human experts" in text
+    assert "(paper Table 2)" in text and re.search(r"<td>judge-x</td><td>Quality</td>", text)
