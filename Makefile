@@ -27,6 +27,7 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps 'irrCAC==0.4.4'  # test-only; see pyproject.toml
 	@touch $@
 
 install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools

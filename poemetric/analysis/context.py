@@ -4,19 +4,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR, RunData, author_order
-from poemetric.analysis.experts import EXPERTS_JUDGE, experts_as_judgments
+from poemetric.analysis.experts import (
+    EXPERTS_JUDGE,
+    experts_as_judgments,
+    load_expert_ratings,
+    stored_expert_ratings,
+)
 from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.labels import Labels
 from poemetric.analysis.plotting import COLUMN_WIDTHS
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
+from poemetric.store import RunStore
 
 
 class FigureSkipped(Exception):
     """The figure cannot be drawn from this run; the message says why."""
+
+
+def expert_ratings(store: RunStore, path: str | Path | None = None) -> pd.DataFrame | None:
+    """Expert ratings from `path` when given, else the run's stored survey answers (as
+    `analyze_run` reads them); None when there are none."""
+    ratings = load_expert_ratings(path, store) if path is not None else stored_expert_ratings(store)
+    return None if ratings.empty else ratings
 
 
 @dataclass

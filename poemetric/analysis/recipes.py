@@ -22,9 +22,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from poemetric.analysis.case_study import case_study
-from poemetric.analysis.context import FigureContext, FigureSkipped
+from poemetric.analysis.context import FigureContext, FigureSkipped, expert_ratings
 from poemetric.analysis.data import load_run_data
-from poemetric.analysis.experts import load_expert_ratings
 from poemetric.analysis.figures_rules import form_accuracy, form_heatmap, lexical, rule_based
 from poemetric.analysis.figures_scores import all_models, dimension_bars, heatmap, radar, ranking
 from poemetric.analysis.figures_words import (
@@ -172,8 +171,8 @@ def render_figures(
     """Draw a recipe's figures into `out_dir` at `width` inches (3.3 = one column, 6.8 = two),
     each with a caption file; figures the data cannot support are skipped with a reason. Judge
     figures are drawn per judge (file suffix `-JUDGE` when several). `authors` (names or a
-    generator group) overrides every figure's own selection; `experts` (a ratings CSV) adds the
-    human-expert panel to Figs. 6-8."""
+    generator group) overrides every figure's own selection; expert ratings (the file
+    `experts`, else the run's stored survey answers) add the human-expert panel to Figs. 6-8."""
     chosen = (
         recipe if isinstance(recipe, Recipe) else load_recipe(recipe) if recipe else DEFAULT_RECIPE
     )
@@ -183,7 +182,7 @@ def render_figures(
         report.skipped.append("all figures: the run has no successful generations")
         return report
     labels = run_labels(store)
-    ratings = load_expert_ratings(experts, store) if experts is not None else None
+    ratings = expert_ratings(store, experts)
     present = data.generations["author"].unique().tolist()
     if authors is not None:
         select_authors(authors, present)  # a bad --authors is an error before any drawing

@@ -9,6 +9,7 @@ from typing import cast
 import pandas as pd
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from poemetric.analysis import AnalysisResult, analyze_run, render_figures
@@ -25,8 +26,10 @@ console = Console()
 
 #: Summary columns: group averages (per-dimension means are in RUN/analysis/dimension_scores.*).
 PARTS = ("basic", "advanced", "quality", "appraisal")
-ANALYZE_EXPERTS = experts_option("agreement tables and the experts' scores.")
-FIGURE_EXPERTS = experts_option("Figs. 6-8 show the experts beside the judge.")
+ANALYZE_EXPERTS = experts_option("default: the run's stored survey answers, if any.")
+FIGURE_EXPERTS = experts_option(
+    "Figs. 6-8 show the experts beside the judge; default: the run's stored survey answers."
+)
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
 
 
@@ -95,6 +98,9 @@ def analyze(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
     experts: Path | None = ANALYZE_EXPERTS,
+    survey: str | None = typer.Option(
+        None, "--survey", help="Only this survey's stored answers (default: every survey)."
+    ),
     ci: str = typer.Option("t", "--ci", help="Confidence intervals of means: 't' or 'bootstrap'."),
     n_boot: int = typer.Option(
         500, "--bootstrap", min=0, help="Bootstrap resamples for agreement CIs."
@@ -112,6 +118,8 @@ def analyze(
         poemetric analyze --run runs/paper --judge gemini-2.5-pro --ci bootstrap
 
         poemetric analyze --run runs/paper --experts ratings.csv
+
+        poemetric analyze --run runs/paper --survey experts --bootstrap 2000
     """
     if ci not in ("t", "bootstrap"):
         raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
@@ -121,28 +129,39 @@ def analyze(
                 store,
                 judge=judge,
                 experts=experts,
+                survey=survey,
                 ci_method=cast(CIMethod, ci),
                 n_boot=n_boot,
                 seed=seed,
             )
         except (ExpertRatingsError, ValueError) as exc:
-            console.print(f"[red]{exc}[/red]")
+            # Messages quote users' files: print them as plain text, never as markup.
+            console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1) from exc
     if "lexical" in result.tables:
         console.print(summary_table(result))
-    if "agreement" in result.tables:
-        agreement = result.tables["agreement"]
-        overall = agreement[agreement["item"] == "all"]
-        for row in overall.itertuples(index=False):
+    for name, who in (("agreement", "judge {judge} vs experts"), ("agreement_experts", "experts")):
+        if name not in result.tables:
+            continue
+        table = result.tables[name]
+        for row in table[table["item"] == "all"].to_dict("records"):
             console.print(
-                f"judge {row.judge} vs experts (all items, {row.n_pairs:.0f} pairs): "
-                f"PAo {row.pao:.3f} [{row.pao_ci_low:.3f}, {row.pao_ci_high:.3f}], "
-                f"quadratic kappa {row.kappa_quadratic:.3f}, "
-                f"Krippendorff alpha (interval) {row.alpha_interval:.3f}"
+                who.format(judge=row.get("judge"))
+                + f" (all items, {row['n_poems']} poems, {row['n_pairs']} paired ratings): "
+                + ", ".join(
+                    f"{label} {row[key]:.3f} [{row[key + '_ci_low']:.3f}, "
+                    f"{row[key + '_ci_high']:.3f}]"
+                    for key, label in (
+                        ("pao", "PAo"),
+                        ("qwk", "QWK"),
+                        ("alpha_interval", "alpha interval"),
+                    )
+                ),
+                highlight=False,
             )
     paths = result.write(out or run / "analysis")
     for note in result.notes:
-        console.print(f"[yellow]note:[/yellow] {note}")
+        console.print(f"[yellow]note:[/yellow] {escape(note)}")
     console.print(f"wrote {len(paths)} files to {(out or run / 'analysis')}")
 
 

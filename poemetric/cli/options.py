@@ -35,13 +35,13 @@ LimitOption = typer.Option(
 
 
 def experts_option(purpose: str) -> Any:
-    """`--experts FILE`: a CSV of human expert ratings (docs/analysis.md); `purpose` says what
-    the command does with it."""
+    """`--experts FILE`: human expert ratings (long or wide format, docs/survey.md); `purpose`
+    says what the command does with them."""
     return typer.Option(
         None,
         "--experts",
         "-e",
         exists=True,
         dir_okay=False,
-        help=f"CSV of human expert ratings (one row per expert x poem; docs/analysis.md): {purpose}",
+        help=f"Expert ratings file, long or wide format (docs/survey.md); {purpose}",
     )

@@ -10,8 +10,8 @@ from pathlib import Path
 from markupsafe import Markup
 
 from poemetric import __version__
+from poemetric.analysis.context import expert_ratings
 from poemetric.analysis.data import load_run_data
-from poemetric.analysis.experts import load_expert_ratings
 from poemetric.analysis.labels import run_labels
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section_builders
@@ -35,7 +35,7 @@ def load_report_run(
 ) -> ReportRun:
     """Read the run (and expert ratings, when given) for the sections."""
     data = load_run_data(store, judge=judge)
-    ratings = load_expert_ratings(experts, store) if experts is not None else None
+    ratings = expert_ratings(store, experts)
     return ReportRun(
         store=store,
         data=data,

@@ -1,4 +1,5 @@
-"""Agreement of each judge with the human experts (when the report is given expert ratings)."""
+"""Agreement of each judge with the human experts, and of the experts with each other (when
+the run has expert ratings: a file given to the report, or the run's stored survey answers)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ from poemetric.report.sections_support import records
 def agreement(run: ReportRun) -> Section | None:
     if run.experts is None:
         return None
-    table = run.table("agreement")
     html = render(
         "agreement.html.j2",
-        items=records(run, table),
+        items=records(run, run.table("agreement")),
+        panel=records(run, run.table("agreement_experts")),
         discrimination=records(run, run.table("discrimination"), rater="rater"),
         by_expert=records(run, run.table("agreement_by_expert")),
         experts=int(run.experts["expert"].nunique()),
