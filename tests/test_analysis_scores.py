@@ -132,9 +132,9 @@ def test_analyze_run_tables_and_files(store: RunStore, tmp_path: Path) -> None:
         "NOTES.txt",
     } <= names
     tex = (tmp_path / "out" / "dimension_scores.tex").read_text()
-    assert "\\toprule" in tex and "overall\\_quality" in tex
+    assert "\\toprule" in tex and "Quality" in tex and "overall\\_quality" not in tex
     md = (tmp_path / "out" / "form_checks.md").read_text()
-    assert md.splitlines()[2].startswith("| author |")
+    assert md.splitlines()[2].startswith("| Author | n | n unchecked | Pass rate [95% CI] |")
 
 
 def test_judge_filter_and_unknown_judge(store: RunStore) -> None:

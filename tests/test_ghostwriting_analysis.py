@@ -108,4 +108,6 @@ def test_the_ghostwriting_figure_is_drawn(reciting_run: Path, tmp_path: Path) ->
     recipe = Recipe(figures=[FigureSpec(name="gw", kind="ghostwriting")])
     with RunStore(reciting_run, create=False) as store:
         report = render_figures(store, tmp_path, formats=["png"], recipe=recipe)
-    assert [p.name for p in report.paths] == ["gw.png"] and not report.skipped
+    assert sorted(p.name for p in report.paths) == ["gw.caption.txt", "gw.png"]
+    assert not report.skipped
+    assert "95% CI" in (tmp_path / "gw.caption.txt").read_text()

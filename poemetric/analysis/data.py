@@ -46,7 +46,9 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     generations = pd.read_sql_query(
         """
         SELECT g.generation_id, g.poem_id, g.prompt_id, g.author, g.sample_index, g.poem,
-               p.form AS poem_form, p.content AS human_poem
+               g.extraction_notes,
+               p.form AS poem_form, p.content AS human_poem, p.title AS poem_title,
+               p.imagery AS poem_imagery
         FROM generations g JOIN poems p ON p.poem_id = g.poem_id
         WHERE g.status = 'ok' AND g.poem IS NOT NULL
         """,

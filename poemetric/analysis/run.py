@@ -13,16 +13,18 @@ from poemetric.analysis.experts import (
     load_expert_ratings,
     stored_expert_ratings,
 )
-from poemetric.analysis.lexical import (
-    lexical_summary,
-    opening_words,
-    poem_features,
-    profile_similarity,
-    top_words,
+from poemetric.analysis.features import lexical_summary, poem_features
+from poemetric.analysis.imagery import imagery_counts
+from poemetric.analysis.labels import Labels, run_labels
+from poemetric.analysis.lexical import MATTR_WINDOW, opening_words, profile_similarity, top_words
+from poemetric.analysis.scores import (
+    dimension_matrix,
+    dimension_scores,
+    form_check_scores,
+    group_scores,
 )
-from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
 from poemetric.analysis.stats import CIMethod
-from poemetric.analysis.tables import write_table
+from poemetric.analysis.tables import latex_preview, presentable, write_table
 from poemetric.analysis.validation import (
     discrimination,
     expert_agreement,
@@ -39,7 +41,13 @@ TABLE_CAPTIONS: dict[str, str] = {
     "group_scores": "Basic / advanced / appraisal averages and the POEMetric ranking score",
     "form_checks": "Rule-based form check per author (pass rate with Wilson CI, mean scores)",
     "form_checks_by_form": "Rule-based form check per author and form",
-    "lexical": "Lexical features per author (TTR, MATTR-50, repetition of the human original)",
+    "lexical": (
+        f"Lexical features per author: TTR, MATTR (window {MATTR_WINDOW}), MTLD, and repetition "
+        "of the human original beside its chance baseline (other originals of the form) and "
+        "the difference (means with 95% CIs over poems)"
+    ),
+    "dimension_matrix": "Mean judge score per author and dimension (1-5)",
+    "imagery": "Top images per author (imagery lexicon, share of poems using each)",
     "top_words": "Top content words per author",
     "opening_words": "Top opening words per author",
     "profile_similarity": "Cosine similarity of top-word profiles to the human poems",
@@ -52,6 +60,10 @@ TABLE_CAPTIONS: dict[str, str] = {
 }
 
 
+#: Tables with one row per poem: written as CSV only (thousands of rows at the paper's scale).
+PER_POEM_TABLES = frozenset({"ghostwriting_poems"})
+
+
 @dataclass
 class AnalysisResult:
     """The analysis tables of a run; `notes` says what was skipped and why."""
@@ -59,6 +71,7 @@ class AnalysisResult:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     judges: list[str] = field(default_factory=list)
+    labels: Labels = field(default_factory=Labels)
 
     def table(self, name: str) -> pd.DataFrame:
         if name not in self.tables:
@@ -66,10 +79,21 @@ class AnalysisResult:
         return self.tables[name]
 
     def write(self, out_dir: str | Path) -> list[Path]:
-        """Write every table as CSV, LaTeX and Markdown; returns the paths."""
+        """Write every table as CSV (machine names), LaTeX and Markdown (display names,
+        readable headers; per-poem tables as CSV only), `tables.tex` to preview every LaTeX
+        table, and NOTES.txt."""
         written: list[Path] = []
         for name, frame in self.tables.items():
-            written += write_table(frame, out_dir, name, caption=TABLE_CAPTIONS.get(name, name))
+            if name in PER_POEM_TABLES:  # data for further analysis, not a table for a paper
+                written += write_table(frame, out_dir, name, formats=("csv",))
+                continue
+            shown = presentable(frame, author_name=self.labels.author, rater_name=self.labels.judge)
+            written += write_table(
+                frame, out_dir, name, caption=TABLE_CAPTIONS.get(name, name), shown=shown
+            )
+        tex = [p for p in written if p.suffix == ".tex"]
+        if tex:
+            written.append(latex_preview(tex, Path(out_dir) / "tables.tex"))
         notes = Path(out_dir) / "NOTES.txt"
         notes.write_text("\n".join(self.notes) + ("\n" if self.notes else ""), encoding="utf-8")
         return [*written, notes]
@@ -91,7 +115,7 @@ def analyze_run(
     Expert ratings come from the file `experts` when given, else from the run's stored survey
     answers (`poemetric survey serve` / `survey import`; `survey` picks one survey)."""
     data = load_run_data(store, judge=judge)
-    result = AnalysisResult(notes=list(data.notes), judges=data.judges)
+    result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
     if data.generations.empty:
         result.notes.append("no successful generations: nothing to analyze")
         return result
@@ -105,6 +129,7 @@ def analyze_run(
     features = poem_features(data.generations)
     result.tables["lexical"] = lexical_summary(features)
     result.tables["top_words"] = top_words(data.generations, k=top_k)
+    result.tables["imagery"] = imagery_counts(data.generations, k=top_k)
     result.tables["opening_words"] = opening_words(data.generations)
     similarity = profile_similarity(data.generations, k=top_k)
     if similarity.empty:
@@ -127,6 +152,7 @@ def analyze_run(
             data.judgments, by_form=True, method=ci_method, seed=seed
         )
         result.tables["group_scores"] = group_scores(data.judgments, method=ci_method, seed=seed)
+        result.tables["dimension_matrix"] = dimension_matrix(result.tables["dimension_scores"])
 
     _expert_tables(result, store, data, experts, survey, ci_method, n_boot, seed)
     return result

@@ -10,7 +10,7 @@ app = typer.Typer(
     name="poemetric",
     help=(
         "Measure how well LLMs write fixed-form poetry, and how far they are from human poets.\n\n"
-        "Pipeline: dataset -> prompts -> generate -> form / judge -> analyze -> figures.\n"
+        "Pipeline: dataset -> prompts -> generate -> form / judge -> analyze -> figures / report.\n"
         "Each stage reads the previous stage's results from the run store (RUN/poemetric.sqlite)"
         " and can be re-run alone.\n\n"
         "Start with `poemetric demo` (offline, no keys, no GPU)."
@@ -52,6 +52,7 @@ def _register() -> None:
         merge_cmd,
         models_cmd,
         prompts_cmd,
+        report_cmd,
         survey_cmd,
     )
 

@@ -123,7 +123,7 @@ def metrics_command(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
 ) -> None:
     """Rhyme density (paper and Raplyzer variants), uniqueness and near-copies per poem and per
-    author, written as ghostwriting.csv / ghostwriting_poems.csv (+ .md, .tex); `analyze` writes
+    author, written as ghostwriting.csv (+ .md, .tex) and ghostwriting_poems.csv; `analyze` writes
     the same tables with the defaults.
 
     Examples:
@@ -134,7 +134,8 @@ def metrics_command(
 
         poemetric ghostwriting metrics --run runs/paper --threshold 0.7 --raplyzer-phonetics espeak
     """
-    from poemetric.analysis.tables import write_table
+    from poemetric.analysis.run import PER_POEM_TABLES
+    from poemetric.analysis.tables import TABLE_FORMATS, write_table
     from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
     from poemetric.ghostwriting.metrics import GhostwritingOptions
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable
@@ -169,7 +170,13 @@ def metrics_command(
     written = [
         path
         for name, frame in result.tables.items()
-        for path in write_table(frame, destination, name, caption=GHOSTWRITING_CAPTIONS[name])
+        for path in write_table(
+            frame,
+            destination,
+            name,
+            caption=GHOSTWRITING_CAPTIONS[name],
+            formats=("csv",) if name in PER_POEM_TABLES else TABLE_FORMATS,
+        )
     ]
     console.print(
         frame_table(result.tables["ghostwriting"], "Ghostwriting per author", SUMMARY_COLUMNS)

@@ -42,6 +42,7 @@ from poemetric.runner.jobs import Job, Shard, completion_from_dict, select_shard
 from poemetric.runner.redact import Redactor
 from poemetric.runner.report import ModelReport, StageReport
 from poemetric.store.db import RunStore, to_json
+from poemetric.store.models import record_models
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,8 @@ def run_stage(
     console: Console | None = None,
 ) -> StageReport:
     """Run (or plan) a stage for several models; remote models run concurrently."""
+    if not options.dry_run:
+        record_models(store, stage, specs)
     report = StageReport(
         stage=stage, dry_run=options.dry_run, shard=str(options.shard) if options.shard else None
     )
