@@ -1,24 +1,30 @@
-"""CLI commands: `analyze` (tables) and `figures` (publication figures)."""
+"""CLI commands: `analyze` (tables) and `figures` (publication figures).
+
+The analysis package (pandas, SciPy, matplotlib) is imported inside the commands, so that every
+other command starts quickly (tests/test_cli_startup.py).
+"""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from poemetric.analysis import AnalysisResult, analyze_run, render_figures
-from poemetric.analysis.experts import ExpertRatingsError
-from poemetric.analysis.plotting import FIGURE_FORMATS
-from poemetric.analysis.recipes import RecipeError
-from poemetric.analysis.stats import CIMethod
 from poemetric.cli.app import app
 from poemetric.cli.options import JudgeOption, RunOption
 from poemetric.store import RunStore, StoreError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from poemetric.analysis import AnalysisResult
+
+#: Default of `figures --format` (poemetric.analysis.plotting.FIGURE_FORMATS, not imported here).
+DEFAULT_FIGURE_FORMATS = "pdf,png"
 
 console = Console()
 
@@ -110,13 +116,16 @@ def analyze(
     experts) as CSV, LaTeX and Markdown in RUN/analysis/, and a summary in the terminal."""
     if ci not in ("t", "bootstrap"):
         raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
+    from poemetric.analysis import analyze_run
+    from poemetric.analysis.experts import ExpertRatingsError
+
     with _open(run) as store:
         try:
             result = analyze_run(
                 store,
                 judge=judge,
                 experts=experts,
-                ci_method=cast(CIMethod, ci),
+                ci_method="bootstrap" if ci == "bootstrap" else "t",
                 n_boot=n_boot,
                 seed=seed,
             )
@@ -146,7 +155,7 @@ def figures(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
     fmt: str = typer.Option(
-        ",".join(FIGURE_FORMATS), "--format", "-f", help="Comma-separated: pdf, png, svg."
+        DEFAULT_FIGURE_FORMATS, "--format", "-f", help="Comma-separated: pdf, png, svg."
     ),
     recipe: str | None = typer.Option(
         None,
@@ -164,6 +173,9 @@ def figures(
         raise typer.BadParameter(
             f"unknown format(s) {bad}; use pdf, png, svg", param_hint="--format"
         )
+    from poemetric.analysis import render_figures
+    from poemetric.analysis.recipes import RecipeError
+
     with _open(run) as store:
         try:
             report = render_figures(

@@ -17,7 +17,6 @@ from poemetric.data import (
     resolve_dataset,
     validate_file,
 )
-from poemetric.data.fetch import fetch_dataset
 
 dataset_app = typer.Typer(
     help="Human poem datasets: check a file, list and show known datasets, fetch the release.",
@@ -130,6 +129,8 @@ def fetch(
     force: bool = typer.Option(False, "--force", help="Fetch again even if the file is present."),
 ) -> None:
     """Download the authors' release into the user data dir (pinned commit, sha256-verified)."""
+    from poemetric.data.fetch import fetch_dataset  # httpx: only when fetching
+
     try:
         path = fetch_dataset(
             name, source=source, url=url, commit=commit, sha256=sha256, force=force
