@@ -192,6 +192,12 @@ def beat_fit(line: str, beats: int, foot: str | None = None) -> float:
     return meter.beat_pattern_fit(line, beats, foot)
 
 
+def prepare_lines(lines: tuple[str, ...]) -> None:
+    """Analyse a poem's new lines for metre in one batch (shares numpy's per-call overhead);
+    later per-line calls find them cached."""
+    meter.analyse(lines)
+
+
 def beats(line: str) -> int:
     """Estimated number of strong beats."""
     return meter.beat_count(line)

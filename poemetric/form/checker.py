@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from poemetric.form.adapters import MeterError, parse_meter
+from poemetric.form.adapters import MeterError, parse_meter, prepare_lines
 from poemetric.form.forms import FORMS, RULES, FormOutcome, FormRequest
 from poemetric.form.parsing import (
     MAX_LINES,
@@ -144,6 +144,7 @@ def check_poem(
             f"only {len(poem.lines)} verse line(s); a poem in a fixed form needs more",
             "text",
         )
+    prepare_lines(poem.lines)
     request = FormRequest(form=form_key, meter=meter_spec, rhyme=letters)
     outcome = RULES[form_key](poem, request)
     return _verdict(poem, request, outcome, meter, rhyme, threshold, notes)

@@ -46,6 +46,7 @@ from poemetric.form.rhyme_pattern import (
     scheme_similarity,
 )
 from poemetric.form.rhyme_sounds import SoundRelation, compare_pronunciations
+from poemetric.form.rhyme_sounds import clear_caches as clear_sound_caches
 
 __all__ = [
     "PairCheck",
@@ -130,7 +131,7 @@ def clear_caches() -> None:
     """Forget cached pronunciations and pair verdicts (for benchmarks and calibration)."""
     _match_normalized.cache_clear()
     classify_rhyme.cache_clear()
-    compare_pronunciations.cache_clear()
+    clear_sound_caches()
     pronunciations.cache_clear()
     phonetics_lookup_cache_clear()
 

@@ -287,7 +287,30 @@ def _vowel_coda_category(rime_a: list[str], rime_b: list[str]) -> str | None:
 
 
 @cache
+def rhyme_key(phones: str) -> str:
+    """The part of a pronunciation that `rime_category` looks at: the phones from the last
+    primary stress on (`rhyming_part`), after a weak ``AH0`` standing for any earlier syllables
+    (only whether there are any matters). Words with the same key rhyme alike, so verdicts are
+    cached per key pair: *day*, *away* and *today* share one."""
+    rime = rhyming_part(phones)
+    if rime == phones:
+        return phones
+    vowels = sum(ch.isdigit() for ch in rime)
+    return rime if vowels != 1 or sum(ch.isdigit() for ch in phones) == 1 else f"AH0 {rime}"
+
+
 def compare_pronunciations(phones_a: str, phones_b: str) -> SoundRelation:
     """How two pronunciations rhyme: PERFECT, SLANT or NONE."""
-    category = rime_category(phones_a, phones_b)
+    return _compare_keys(rhyme_key(phones_a), rhyme_key(phones_b))
+
+
+@cache
+def _compare_keys(key_a: str, key_b: str) -> SoundRelation:
+    category = rime_category(key_a, key_b)
     return SoundRelation.NONE if category is None else CATEGORY_RELATION[category]
+
+
+def clear_caches() -> None:
+    """Forget cached keys and verdicts (benchmarks measuring cold speed)."""
+    rhyme_key.cache_clear()
+    _compare_keys.cache_clear()
