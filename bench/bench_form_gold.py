@@ -86,7 +86,9 @@ def errata_rates(poems: list[GoldPoem]) -> None:
     print(f"\nGold with the {len(errata.errata)} errata of datasets/poemetric/errata.yaml:")
     print(f"  as released (default)          {released:>3}/{n:<3} {released / n:.3f}")
     print(f"  errata rows left out           {excluded:>3}/{kept:<3} {excluded / max(1, kept):.3f}")
-    print(f"  errata applied (null = out)    {corrected:>3}/{fixed:<3} {corrected / max(1, fixed):.3f}")
+    print(
+        f"  errata applied (null = out)    {corrected:>3}/{fixed:<3} {corrected / max(1, fixed):.3f}"
+    )
 
 
 def main() -> None:

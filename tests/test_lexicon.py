@@ -33,9 +33,7 @@ def test_unwritable_cache_dir_still_works(tmp_path: Path) -> None:
     assert lexicon.cached_table(blocker / "t.marshal", "v", lambda: [1, 2]) == [1, 2]
 
 
-def test_cache_dir_honours_the_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_cache_dir_honours_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POEMETRIC_CACHE_DIR", str(tmp_path))
     assert lexicon.table_path().parent == tmp_path
 

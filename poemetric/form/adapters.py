@@ -25,6 +25,7 @@ class Rhyme(StrEnum):
     SLANT = "slant"
     EYE = "eye"
     NEAR = "near"  # assonance or consonance only (folk-ballad rhyme), found by `near_rhyme`
+    LOOSE = "loose"  # Dickinson's slant rhyme (room/storm, day/eternity), found by `loose_rhyme`
     NONE = "none"
 
 
@@ -35,6 +36,7 @@ RHYME_CREDIT: dict[Rhyme, float] = {
     Rhyme.SLANT: 0.75,
     Rhyme.EYE: 0.5,
     Rhyme.NEAR: 0.55,
+    Rhyme.LOOSE: 0.0,
     Rhyme.NONE: 0.0,
 }
 
@@ -53,6 +55,8 @@ def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
     kind = _KIND_TO_RHYME[classify_rhyme(word_a, word_b).name]
     if kind is Rhyme.NONE and near_rhyme(word_a, word_b):
         return Rhyme.NEAR
+    if kind is Rhyme.NONE and loose_rhyme(word_a, word_b):
+        return Rhyme.LOOSE
     return kind
 
 
@@ -92,6 +96,8 @@ def _mosaic_kind(unit_a: str, unit_b: str) -> Rhyme:
                 best = kind
     if best is Rhyme.NONE and near_rhyme(unit_a, unit_b):
         return Rhyme.NEAR
+    if best is Rhyme.NONE and loose_rhyme(unit_a, unit_b):
+        return Rhyme.LOOSE
     return best
 
 
@@ -131,6 +137,40 @@ def near_rhyme(word_a: str, word_b: str) -> bool:
                 return True
             if fa and fa == fb and (la == lb or len(fa) >= 2):
                 return True
+    return False
+
+
+_OPEN_STRESSED = frozenset({"IY", "EY", "AY"})
+
+
+def _final_syllable(phones: str) -> tuple[str, str, tuple[str, ...]]:
+    """(last vowel without stress, its stress digit, the consonants after it)."""
+    parts = phones.split()
+    for index in range(len(parts) - 1, -1, -1):
+        if parts[index][-1].isdigit():
+            return parts[index][:-1], parts[index][-1], tuple(parts[index + 1 :])
+    return "", "", ()
+
+
+@lru_cache(maxsize=262144)
+def loose_rhyme(word_a: str, word_b: str) -> bool:
+    """Dickinson's slant rhymes, looser than `near_rhyme`: two stressed final syllables ending
+    in the same consonant with different vowels (room/storm, chill/tulle, abroad/head), or an
+    unstressed final -y against a stressed open IY/EY/AY (day/eternity, away/civility)."""
+    if not word_a or not word_b:
+        return False
+    for pa in _unit_pronunciations(word_a):
+        for pb in _unit_pronunciations(word_b):
+            va, sa, ca = _final_syllable(pa)
+            vb, sb, cb = _final_syllable(pb)
+            if not va or not vb:
+                continue
+            if ca and cb and ca[-1] == cb[-1] and va != vb and sa in "12" and sb in "12":
+                return True
+            if not ca and not cb:
+                weak, strong = ((va, sa), (vb, sb)) if sa == "0" else ((vb, sb), (va, sa))
+                if weak == ("IY", "0") and strong[1] in "12" and strong[0] in _OPEN_STRESSED:
+                    return True
     return False
 
 

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from poemetric.form.adapters import MeterError, parse_meter, prepare_lines
-from poemetric.form.forms import FORMS, RULES, FormOutcome, FormRequest
+from poemetric.form.forms import EXTRA_FORMS, FORMS, RULES, FormOutcome, FormRequest
 from poemetric.form.parsing import (
     MAX_LINES,
     PatternError,
@@ -24,15 +24,24 @@ from poemetric.form.parsing import (
 from poemetric.form.scoring import Finding
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
-CHECKER_VERSION = "form-1.2"
+CHECKER_VERSION = "form-2.0"
 DEFAULT_THRESHOLD = 0.7
 #: Inputs longer than this many characters are cut before parsing (time and memory bound).
 MAX_CHARS = 200_000
 
+#: Spellings of the known forms. "Ballade" is not here: it is the French fixed form, not a
+#: spelling of "ballad" (poemetric.form.extra_forms).
 _FORM_ALIASES = {
-    "ballade": "ballad",
     "ghazel": "ghazal",
     "sonnets": "sonnet",
+    "ballads": "ballad",
+    "limericks": "limerick",
+    "villanelles": "villanelle",
+    "sestinas": "sestina",
+    "pantoums": "pantoum",
+    "ghazals": "ghazal",
+    "double-sestina": "double sestina",
+    "ballades": "ballade",
 }
 
 
@@ -109,7 +118,12 @@ def check_poem(
     form_key = normalize_form(form or "")
     if form_key not in RULES:
         return _error(
-            form, meter, rhyme, threshold, f"unknown form {form!r}; known forms: {', '.join(FORMS)}"
+            form,
+            meter,
+            rhyme,
+            threshold,
+            f"unknown form {form!r}: the checker knows {', '.join(FORMS)} "
+            f"(and {', '.join(EXTRA_FORMS)}); it cannot check this one",
         )
     try:
         meter_spec = parse_meter(meter) if meter else None

@@ -16,14 +16,15 @@ import statistics
 from collections.abc import Callable
 
 from poemetric.form.adapters import MeterSpec, parse_meter
+from poemetric.form.extra_forms import ballade_rule, double_sestina_rule
 from poemetric.form.parsing import ParsedPoem, minimal_period
 from poemetric.form.scoring import (
     FOLK_CREDIT,
     Finding,
-    Scored,
     FormOutcome,
     FormRequest,
     SchemeUnit,
+    Scored,
     best_scheme,
     count_finding,
     global_rhyme,
@@ -37,6 +38,8 @@ from poemetric.form.scoring import (
 from poemetric.form.special_forms import ghazal_rule, limerick_rule, pantoum_rule, sestina_rule
 
 FORMS = ("ballad", "ghazal", "limerick", "pantoum", "sestina", "sonnet", "villanelle")
+#: Forms checked beyond POEMetric's seven (`poemetric.form.extra_forms`).
+EXTRA_FORMS = ("ballade", "double sestina")
 STANZAIC_FORMS = frozenset({"ballad", "pantoum", "ghazal"})
 
 
@@ -146,7 +149,12 @@ def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     schemes = (request.rhyme,) if request.rhyme else BALLAD_SCHEMES
     candidates = [(scheme, layout) for scheme in schemes for layout in stanzaic_units(poem, scheme)]
     name, scored = best_scheme(
-        words, candidates, lines=poem.lines, incidental_ok=True, credits=FOLK_CREDIT
+        words,
+        candidates,
+        lines=poem.lines,
+        incidental_ok=True,
+        credits=FOLK_CREDIT,
+        extra_rhymes_ok=request.rhyme is None and len(poem.lines) >= 8,
     )
     outcome.rhyme_score = scored.score
     outcome.facts["rhyme"] = scored.note
@@ -289,7 +297,9 @@ def free_sonnet_reading(poem: ParsedPoem) -> tuple[str, Scored] | None:
     )
     if octave < 6 or sestet < 4 or couplets > 3:
         return None
-    scored = score_scheme(words, [SchemeUnit(tuple(range(len(letters))), letters)], lines=poem.lines)
+    scored = score_scheme(
+        words, [SchemeUnit(tuple(range(len(letters))), letters)], lines=poem.lines
+    )
     if scored.score is None:
         return None
     note = f"free sonnet {letters}: {scored.note.partition(': ')[2]}"
@@ -327,6 +337,8 @@ def villanelle_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
 
 
 RULES: dict[str, Callable[[ParsedPoem, FormRequest], FormOutcome]] = {
+    "ballade": ballade_rule,
+    "double sestina": double_sestina_rule,
     "ballad": ballad_rule,
     "ghazal": ghazal_rule,
     "limerick": limerick_rule,
