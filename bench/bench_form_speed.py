@@ -99,7 +99,7 @@ def _timed(command: list[str], env: dict[str, str] | None = None) -> tuple[float
 
 
 def _spread(values: list[float], unit: str, digits: int = 0) -> str:
-    best = max(values) if unit.endswith("/s") else min(values)
+    best = max(values) if "/s" in unit else min(values)
     return (
         f"best {best:,.{digits}f} {unit} (median {statistics.median(values):,.{digits}f}, "
         f"spread {min(values):,.{digits}f}-{max(values):,.{digits}f}, {len(values)} runs)"

@@ -128,3 +128,24 @@ def test_headers_epigraphs_and_attributions_are_dropped_with_a_note() -> None:
     # a verse line that happens to start with a dash is kept
     owen = check_poem(CASES["owen-anthem"].text, "sonnet")
     assert owen.lines == 14
+
+
+def test_no_over_elision_before_a_consonant_and_another_syllable() -> None:
+    from poemetric.form.meter_words import word_options
+
+    def syllables(word: str) -> set[int]:
+        return {len(option.classes) for option in word_options(word)}
+
+    assert syllables("balances") == {3}  # not "bal'nces"
+    assert syllables("cadences") == {3}
+    assert 1 in syllables("heaven") and 1 in syllables("heavens")  # heav'n, heav'ns
+    assert 2 in syllables("wandering")  # wand'ring
+
+
+def test_historical_rhymes_earn_partial_credit_in_the_form_checker_only() -> None:
+    from poemetric.form.rhyme import RhymeKind, classify_rhyme
+
+    assert rhyme_kind("bliss", "paradise") is Rhyme.HISTORICAL
+    assert rhyme_kind("tea", "obey") is Rhyme.HISTORICAL
+    assert rhyme_kind("table", "window") is Rhyme.NONE
+    assert classify_rhyme("tea", "obey") is RhymeKind.NONE  # the rhyme module is unchanged

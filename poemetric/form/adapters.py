@@ -12,6 +12,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from poemetric.form import meter
+from poemetric.form.historical_rhymes import historical_rhyme
 from poemetric.form.phonetics import pronunciations
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
 from poemetric.form.rhyme_sounds import SoundRelation, compare_pronunciations
@@ -25,6 +26,7 @@ class Rhyme(StrEnum):
     SLANT = "slant"
     EYE = "eye"
     NEAR = "near"  # assonance or consonance only (folk-ballad rhyme), found by `near_rhyme`
+    HISTORICAL = "historical"  # rhymed in older English (tea/obey), `historical_rhymes` table
     LOOSE = "loose"  # Dickinson's slant rhyme (room/storm, day/eternity), found by `loose_rhyme`
     NONE = "none"
 
@@ -36,6 +38,7 @@ RHYME_CREDIT: dict[Rhyme, float] = {
     Rhyme.SLANT: 0.75,
     Rhyme.EYE: 0.5,
     Rhyme.NEAR: 0.55,
+    Rhyme.HISTORICAL: 0.75,
     Rhyme.LOOSE: 0.0,
     Rhyme.NONE: 0.0,
 }
@@ -53,6 +56,8 @@ def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
     if " " in word_a or " " in word_b:
         return _mosaic_kind(word_a, word_b)
     kind = _KIND_TO_RHYME[classify_rhyme(word_a, word_b).name]
+    if kind in (Rhyme.NONE, Rhyme.EYE) and historical_rhyme(word_a, word_b):
+        return Rhyme.HISTORICAL
     if kind is Rhyme.NONE and near_rhyme(word_a, word_b):
         return Rhyme.NEAR
     if kind is Rhyme.NONE and loose_rhyme(word_a, word_b):
@@ -78,6 +83,7 @@ CLITIC_WEAK_FORMS: dict[str, tuple[str, ...]] = {
 _SOUND_TO_RHYME = {SoundRelation.PERFECT: Rhyme.PERFECT, SoundRelation.SLANT: Rhyme.SLANT}
 
 
+@lru_cache(maxsize=1 << 16)
 def _unit_pronunciations(unit: str) -> tuple[str, ...]:
     """Pronunciations of a rhyme unit: one word, or 'word clitic' read as one word."""
     head, _, clitic = unit.rpartition(" ")
@@ -104,6 +110,7 @@ def _mosaic_kind(unit_a: str, unit_b: str) -> Rhyme:
 _REDUCED = {"AH": "@", "IH": "@", "UH": "@", "ER": "@R"}
 
 
+@lru_cache(maxsize=1 << 16)
 def _last_syllables(phones: str) -> tuple[str, str, str, tuple[str, ...]]:
     """(last stressed vowel, its coda, last vowel reduced if unstressed, final coda)."""
     parts = phones.split()
@@ -143,6 +150,7 @@ def near_rhyme(word_a: str, word_b: str) -> bool:
 _OPEN_STRESSED = frozenset({"IY", "EY", "AY"})
 
 
+@lru_cache(maxsize=1 << 16)
 def _final_syllable(phones: str) -> tuple[str, str, tuple[str, ...]]:
     """(last vowel without stress, its stress digit, the consonants after it)."""
     parts = phones.split()

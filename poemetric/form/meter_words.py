@@ -199,6 +199,16 @@ def _classes_from_stress(stress: str, function: bool) -> str:
     )
 
 
+def _closes_syllable(rest: list[str]) -> bool:
+    """Whether a sonorant followed by `rest` can close or join a syllable once the vowel before
+    it is dropped: word-final (heav'n), before a vowel (wand'ring, list'ning) or before a final
+    inflection (heav'ns, op'nd); not before a consonant and another syllable (*bal'nces*,
+    *vi'l'nce*: over-elisions that made regular lines look unmetrical)."""
+    if not rest or rest[0][-1].isdigit():
+        return True
+    return len(rest) == 1 and rest[0] in {"S", "Z", "D", "T"}
+
+
 def _syncope_variants(phones: str) -> list[tuple[str, str]]:
     """Stress strings with one weak unstressed vowel dropped, with the kind of elision.
 
@@ -225,9 +235,12 @@ def _syncope_variants(phones: str) -> list[tuple[str, str]]:
             variants.append((shorter, "slur"))  # Assyrian, glorious; power, flower, fire
         elif before_vowel:
             variants.append((shorter, "syncope"))  # being, violet, joyous
-        elif (k > 0 and vowel in {"AH", "ER"} and after in {"R", "L", "N", "M"}) or (
-            k > 0 and vowel == "ER" and after_vowel
-        ):
+        elif (
+            k > 0
+            and vowel in {"AH", "ER"}
+            and after in {"R", "L", "N", "M"}
+            and _closes_syllable(items[i + 2 :])
+        ) or (k > 0 and vowel == "ER" and after_vowel):
             variants.append((shorter, "syncope"))
     return variants
 

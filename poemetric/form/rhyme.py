@@ -97,6 +97,7 @@ _SOUND_TO_KIND = {
 _LAST_RIME = re.compile(r"[aeiouy]+[^aeiouy]*$")
 
 
+@lru_cache(maxsize=1 << 16)
 def _spelled_rime(word: str) -> str:
     """Letters from the last vowel group on, treating a final silent ``e`` as part of the rime."""
     letters = re.sub(r"([a-z])\1", r"\1", re.sub(r"[^a-z]", "", word.replace("è", "e")))

@@ -204,15 +204,21 @@ def _split_r(rime: list[str]) -> tuple[str, list[str]]:
     return vowel, coda
 
 
+@cache
+def _parts(phones: str) -> tuple[list[str], list[str], list[str]]:
+    """(phones, comparable rime, comparable rime from the last stress of any level), per
+    pronunciation: computed once, compared with many others. Callers must not modify them."""
+    split = phones.split()
+    rime = _comparable(rhyming_part(phones).split())
+    return split, rime, _comparable(_rime_from(split, "12")) or rime
+
+
 def rime_category(phones_a: str, phones_b: str) -> str | None:
     """The strongest category of sound resemblance between two pronunciations (None: none)."""
-    split_a, split_b = phones_a.split(), phones_b.split()
-    rime_a = _comparable(rhyming_part(phones_a).split())
-    rime_b = _comparable(rhyming_part(phones_b).split())
+    split_a, rime_a, secondary_a = _parts(phones_a)
+    split_b, rime_b, secondary_b = _parts(phones_b)
     if rime_a == rime_b:
         return "perfect"
-    secondary_a = _comparable(_rime_from(split_a, "12")) or rime_a
-    secondary_b = _comparable(_rime_from(split_b, "12")) or rime_b
     if (secondary_a and secondary_a in (secondary_b, rime_b)) or (
         secondary_b and secondary_b == rime_a
     ):
@@ -314,3 +320,4 @@ def clear_caches() -> None:
     """Forget cached keys and verdicts (benchmarks measuring cold speed)."""
     rhyme_key.cache_clear()
     _compare_keys.cache_clear()
+    _parts.cache_clear()
