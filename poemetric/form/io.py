@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from poemetric.data.io import DatasetError, RawTable, file_format, read_table
 from poemetric.extraction import extract_poem
-from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
+from poemetric.form.checker import DEFAULT_THRESHOLD, batch_checks, check_poem
 
 TEXT_KEYS = ("content", "text", "poem")
 FORM_KEYS = ("form",)
@@ -195,14 +195,15 @@ def check_file(
 ) -> CheckSummary:
     """Check every row of `source`, writing one JSON line per row to `destination`."""
     summary = CheckSummary()
-    for row in read_rows(source):
-        record = check_row(row, threshold, extract=extract)
-        destination.write(json.dumps(record, ensure_ascii=False) + "\n")
-        summary.rows += 1
-        form = str(record.get("form") or "?")
-        if record["error"] and record["error_kind"] != "text":
-            summary.errors += 1
-        else:
-            summary.total[form] += 1
-            summary.passed[form] += int(bool(record["passed"]))
+    with batch_checks():
+        for row in read_rows(source):
+            record = check_row(row, threshold, extract=extract)
+            destination.write(json.dumps(record, ensure_ascii=False) + "\n")
+            summary.rows += 1
+            form = str(record.get("form") or "?")
+            if record["error"] and record["error_kind"] != "text":
+                summary.errors += 1
+            else:
+                summary.total[form] += 1
+                summary.passed[form] += int(bool(record["passed"]))
     return summary
