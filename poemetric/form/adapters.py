@@ -44,7 +44,7 @@ RHYME_CREDIT: dict[Rhyme, float] = {
 }
 
 
-@lru_cache(maxsize=262144)
+@lru_cache(maxsize=1 << 14)
 def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
     """Rhyme class of two end words (order does not matter), from `poemetric.form.rhyme`.
 
@@ -128,7 +128,7 @@ def _last_syllables(phones: str) -> tuple[str, str, str, tuple[str, ...]]:
     return parts[s][:-1], stressed_coda, last_vowel, coda
 
 
-@lru_cache(maxsize=262144)
+@lru_cache(maxsize=1 << 14)
 def near_rhyme(word_a: str, word_b: str) -> bool:
     """Assonance (same last stressed vowel: keep/speak) or consonance of the final syllable
     (apple/shovel, mind/attend): the looser rhymes of folk ballads and ghazal qafias."""
@@ -160,7 +160,7 @@ def _final_syllable(phones: str) -> tuple[str, str, tuple[str, ...]]:
     return "", "", ()
 
 
-@lru_cache(maxsize=262144)
+@lru_cache(maxsize=1 << 14)
 def loose_rhyme(word_a: str, word_b: str) -> bool:
     """Dickinson's slant rhymes, looser than `near_rhyme`: two stressed final syllables ending
     in the same consonant with different vowels (room/storm, chill/tulle, abroad/head), or an
@@ -226,7 +226,7 @@ def parse_meter(text: str) -> MeterSpec | None:
 FIT_CUTOFF = meter.FIT_CUTOFF
 
 
-@lru_cache(maxsize=131072)
+@lru_cache(maxsize=16384)
 def meter_fit(line: str, foot: str | None, feet: int | None) -> float:
     """How well a line fits `feet` feet of `foot` (either may be None = any), in [0, 1]."""
     if foot is None:
@@ -234,7 +234,7 @@ def meter_fit(line: str, foot: str | None, feet: int | None) -> float:
     return meter.line_fit(line, foot, feet)
 
 
-@lru_cache(maxsize=131072)
+@lru_cache(maxsize=16384)
 def beat_fit(line: str, beats: int, foot: str | None = None) -> float:
     """Fit of a line read with exactly `beats` strong beats."""
     return meter.beat_pattern_fit(line, beats, foot)

@@ -57,7 +57,7 @@ def _older(word: str) -> tuple[str, ...]:
     return HISTORICAL_PRONUNCIATIONS.get(normalize_word(word), ())
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=1 << 14)
 def historical_rhyme(word_a: str, word_b: str) -> bool:
     """Whether an older pronunciation (the table above) of one word rhymes with the other."""
     if not word_a or not word_b:

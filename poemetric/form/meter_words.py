@@ -382,7 +382,7 @@ def word_entry_table() -> dict[str, str]:
     return table
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def line_options(line: str) -> tuple[tuple[str, ...], tuple[tuple[WordOption, ...], ...]]:
     """Tokens of a line and, per token, its options including cross-word synaloepha."""
     words = tokenize(line)

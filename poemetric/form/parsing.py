@@ -167,7 +167,7 @@ def words_of(line: str) -> list[str]:
     return _WORD.findall(line)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def end_word(line: str) -> str:
     """The last word of a line, lower-cased, without punctuation ('' when there is none)."""
     found = _WORD.findall(line)

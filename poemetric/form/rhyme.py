@@ -108,7 +108,7 @@ def _spelled_rime(word: str) -> str:
     return match.group(0) if match else letters
 
 
-@cache
+@lru_cache(maxsize=1 << 14)
 def _match_normalized(key_a: str, key_b: str) -> RhymeMatch:
     if not key_a or not key_b:
         return RhymeMatch(RhymeKind.NONE)
@@ -146,7 +146,7 @@ def rhyme_match(word_a: str, word_b: str) -> RhymeMatch:
     return match
 
 
-@lru_cache(maxsize=1 << 20)
+@lru_cache(maxsize=1 << 14)
 def classify_rhyme(word_a: str, word_b: str) -> RhymeKind:
     """Strongest rhyme relation between two words over all their pronunciations (cached)."""
     key_a, key_b = sorted((normalize_word(word_a), normalize_word(word_b)))

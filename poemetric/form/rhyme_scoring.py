@@ -232,7 +232,7 @@ def end_words(lines: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(end_word(line) for line in lines)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def rhyme_unit(line: str) -> str:
     """The end word of a line, or its last two words when it ends in an unstressed pronoun after
     a content word (``"hush her"``): a mosaic rhyme unit, scored both ways by `rhyme_kind`."""

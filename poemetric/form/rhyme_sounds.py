@@ -15,7 +15,7 @@ of the Chicago rhyme gold file, keeping a category when its precision there is a
 from __future__ import annotations
 
 import enum
-from functools import cache
+from functools import cache, lru_cache
 
 from poemetric.form.phonetics import rhyming_part
 
@@ -292,7 +292,7 @@ def _vowel_coda_category(rime_a: list[str], rime_b: list[str]) -> str | None:
     return None
 
 
-@cache
+@lru_cache(maxsize=1 << 15)
 def rhyme_key(phones: str) -> str:
     """The part of a pronunciation that `rime_category` looks at: the phones from the last
     primary stress on (`rhyming_part`), after a weak ``AH0`` standing for any earlier syllables
@@ -310,7 +310,7 @@ def compare_pronunciations(phones_a: str, phones_b: str) -> SoundRelation:
     return _compare_keys(rhyme_key(phones_a), rhyme_key(phones_b))
 
 
-@cache
+@lru_cache(maxsize=1 << 15)
 def _compare_keys(key_a: str, key_b: str) -> SoundRelation:
     category = rime_category(key_a, key_b)
     return SoundRelation.NONE if category is None else CATEGORY_RELATION[category]
