@@ -32,7 +32,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from poemetric.form.phonetics import clear_lookup_cache as phonetics_lookup_cache_clear
 from poemetric.form.phonetics import normalize_word, pronunciations
