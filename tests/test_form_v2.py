@@ -149,3 +149,21 @@ def test_historical_rhymes_earn_partial_credit_in_the_form_checker_only() -> Non
     assert rhyme_kind("tea", "obey") is Rhyme.HISTORICAL
     assert rhyme_kind("table", "window") is Rhyme.NONE
     assert classify_rhyme("tea", "obey") is RhymeKind.NONE  # the rhyme module is unchanged
+
+
+def test_meter_analysis_survives_its_cache_being_cleared_mid_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from poemetric.form import meter
+
+    meter.clear_caches()
+    monkeypatch.setattr(meter, "ANALYSIS_CACHE_SIZE", 3)
+    first = [
+        "The curfew tolls the knell of parting day,",
+        "The lowing herd wind slowly o'er the lea,",
+    ]
+    meter.analyse(first)
+    # one line seen, two new: the cache overflows and is cleared; every line still comes back
+    found = meter.analyse([first[0], "The ploughman homeward plods his weary way,", "And leaves"])
+    assert len(found) == 3 and all(a.words for a in found)
+    meter.clear_caches()
