@@ -44,7 +44,7 @@ RHYME_CREDIT: dict[Rhyme, float] = {
 }
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 15)
 def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
     """Rhyme class of two end words (order does not matter), from `poemetric.form.rhyme`.
 

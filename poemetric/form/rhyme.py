@@ -146,7 +146,7 @@ def rhyme_match(word_a: str, word_b: str) -> RhymeMatch:
     return match
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 15)
 def classify_rhyme(word_a: str, word_b: str) -> RhymeKind:
     """Strongest rhyme relation between two words over all their pronunciations (cached)."""
     key_a, key_b = sorted((normalize_word(word_a), normalize_word(word_b)))
