@@ -108,7 +108,9 @@ def scan_command(
 
         poemetric form scan poem.txt --form sonnet
 
-        cat poem.txt | poemetric form scan - --form ballad --meter "common meter" --rhyme ABCB
+        poemetric form scan limerick.txt --form limerick --rhyme AABBA
+
+        poemetric form scan - --form ballad --meter "common meter" --rhyme ABCB < poem.txt
     """
     from poemetric.form import adapters
     from poemetric.form.checker import check_poem
