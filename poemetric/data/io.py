@@ -195,8 +195,7 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
                         None,
                         f"expected {len(header)} fields (as in the header), found {len(row)}"
                         + (
-                            " (an unquoted comma in a text field? put such fields in double "
-                            "quotes)"
+                            " (an unquoted comma in a text field? put such fields in double quotes)"
                             if len(row) > len(header)
                             else ""
                         ),
