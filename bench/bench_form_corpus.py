@@ -25,15 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from form_corpus import gold_overlap, load_corpus
+from mutations import GOLD_CSV
 
 from poemetric.form.checker import check_poem
-
-GOLD_CSV = (
-    Path(__file__).resolve().parent.parent.parent
-    / "shared"
-    / "data"
-    / "poemetric_human_poems_annotated.csv"
-)
 
 
 def main() -> None:

@@ -16,17 +16,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mutations import GoldPoem, load_gold, mutation_pass_rates
+from mutations import GOLD_CSV, GoldPoem, load_gold, mutation_pass_rates
 
 from poemetric.data.errata import correction_for, load_errata
 from poemetric.form.checker import check_poem
 
-DEFAULT_CSV = (
-    Path(__file__).resolve().parent.parent.parent
-    / "shared"
-    / "data"
-    / "poemetric_human_poems_annotated.csv"
-)
+DEFAULT_CSV = GOLD_CSV
 
 
 def gold_pass_rate(poems: list[GoldPoem], *, verbose: bool) -> float:

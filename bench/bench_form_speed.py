@@ -32,7 +32,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-GOLD_CSV = HERE.parent.parent / "shared" / "data" / "poemetric_human_poems_annotated.csv"
 PIN = ["taskset", "-c", "0"] if shutil.which("taskset") else []
 
 
@@ -133,7 +132,7 @@ def main() -> None:
         return
 
     from distinct_poems import distinct_poems, line_reuse
-    from mutations import load_gold
+    from mutations import GOLD_CSV, load_gold
 
     from poemetric.form import lexicon, meter_templates, meter_words
 
