@@ -1,26 +1,31 @@
-"""CLI commands: `analyze` (tables) and `figures` (publication figures)."""
+"""CLI commands: `analyze` (tables) and `figures` (publication figures).
+
+The analysis package (pandas, SciPy, matplotlib) is imported inside the commands, so that every
+other command starts quickly (tests/test_cli_startup.py).
+"""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from poemetric.analysis import AnalysisResult, analyze_run, render_figures
-from poemetric.analysis.experts import ExpertRatingsError
-from poemetric.analysis.plotting import FIGURE_FORMATS, parse_width
-from poemetric.analysis.recipes import RecipeError
-from poemetric.analysis.selection import AuthorSelectionError
-from poemetric.analysis.stats import CIMethod
 from poemetric.cli.app import app
 from poemetric.cli.options import JudgeOption, RunOption, experts_option
 from poemetric.store import RunStore, StoreError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from poemetric.analysis import AnalysisResult
+
+#: Default of `figures --format` (poemetric.analysis.plotting.FIGURE_FORMATS, not imported here).
+DEFAULT_FIGURE_FORMATS = "pdf,png"
 
 console = Console()
 
@@ -123,6 +128,9 @@ def analyze(
     """
     if ci not in ("t", "bootstrap"):
         raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
+    from poemetric.analysis import analyze_run
+    from poemetric.analysis.experts import ExpertRatingsError
+
     with _open(run) as store:
         try:
             result = analyze_run(
@@ -130,7 +138,7 @@ def analyze(
                 judge=judge,
                 experts=experts,
                 survey=survey,
-                ci_method=cast(CIMethod, ci),
+                ci_method="bootstrap" if ci == "bootstrap" else "t",
                 n_boot=n_boot,
                 seed=seed,
             )
@@ -170,7 +178,7 @@ def figures(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
     fmt: str = typer.Option(
-        ",".join(FIGURE_FORMATS), "--format", "-f", help="Comma-separated: pdf, png, svg."
+        DEFAULT_FIGURE_FORMATS, "--format", "-f", help="Comma-separated: pdf, png, svg."
     ),
     recipe: str | None = typer.Option(
         None,
@@ -215,6 +223,12 @@ def figures(
         raise typer.BadParameter(
             f"unknown format(s) {bad}; use pdf, png, svg", param_hint="--format"
         )
+    from poemetric.analysis import render_figures
+    from poemetric.analysis.experts import ExpertRatingsError
+    from poemetric.analysis.plotting import parse_width
+    from poemetric.analysis.recipes import RecipeError
+    from poemetric.analysis.selection import AuthorSelectionError
+
     try:
         inches = parse_width(width)
     except ValueError as exc:
@@ -234,7 +248,7 @@ def figures(
         except AuthorSelectionError as exc:
             raise typer.BadParameter(str(exc), param_hint="--authors") from exc
         except (RecipeError, ExpertRatingsError, ValueError) as exc:
-            console.print(f"[red]{exc}[/red]")
+            console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1) from exc
     for path in report.paths:
         console.print(str(path), highlight=False, soft_wrap=True)

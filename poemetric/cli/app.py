@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import typer
 
 from poemetric import __version__
@@ -61,4 +63,9 @@ _register()
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    finally:
+        # The process is about to end: spare the garbage collector's final passes over what the
+        # command built (the form checker's caches took 1.5 s to tear down after 1,630 poems).
+        gc.freeze()

@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-from poemetric.analysis.experts import ExpertRatingsError
 from poemetric.cli.app import app
 from poemetric.cli.options import JudgeOption, RunOption, experts_option
 from poemetric.store import RunStore, StoreError
@@ -42,6 +41,7 @@ def report(
 
         poemetric report --run runs/paper --judge gemini-2.5-pro --out paper-report.html
     """
+    from poemetric.analysis.experts import ExpertRatingsError
     from poemetric.report import build_report
 
     try:

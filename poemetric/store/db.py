@@ -14,9 +14,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, SCHEMA_VERSION
 
@@ -121,6 +122,8 @@ class RunStore:
 
     def frame(self, table: str) -> pd.DataFrame:
         _check_table(table)
+        import pandas as pd  # here, not at module level: CLI start-up time
+
         return pd.read_sql_query(f"SELECT * FROM {table}", self.conn)
 
     def set_meta(self, key: str, value: Any) -> None:
