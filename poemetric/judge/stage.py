@@ -14,7 +14,8 @@ from typing import Any
 
 from rich.console import Console
 
-from poemetric.judge.answer import JudgeParseError, parse_judge_response
+from poemetric.judge.answer import JudgeParseError
+from poemetric.judge.parse import parse_judge_response
 from poemetric.prompts import JUDGE_TEMPLATE, load_template, render_judge_prompt
 from poemetric.providers.base import Completion, ModelSpec
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
