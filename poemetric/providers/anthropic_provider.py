@@ -38,6 +38,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
 
     name: ClassVar[str] = "anthropic"
     default_key_envs: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
+    default_base_url: ClassVar[str] = "https://api.anthropic.com"
 
     def create_client(self, api_key: str) -> AsyncAnthropic:
         return AsyncAnthropic(
@@ -134,7 +135,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
 
     def translate(self, error: BaseException) -> ProviderError:
         """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
-        return translate_stainless_error(self.name, error, self._key, anthropic)
+        return translate_stainless_error(self.name, error, self._key, anthropic, self.endpoint)
 
     # -- message batches ---------------------------------------------------------------------
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:

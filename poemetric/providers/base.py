@@ -156,7 +156,9 @@ class Completion:
 
 
 class ProviderError(Exception):
-    """A failed call. `retryable` says whether the batch runner should try again."""
+    """A failed call. `retryable` says whether the batch runner should try again; `fatal` that
+    no request of this model can succeed now (e.g. nothing listens at its local endpoint), so
+    the runner stops the model and leaves its jobs pending instead of failing each one."""
 
     def __init__(
         self,
@@ -166,12 +168,14 @@ class ProviderError(Exception):
         status: int | None = None,
         retry_after_s: float | None = None,
         raw: str | None = None,
+        fatal: bool = False,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.retry_after_s = retry_after_s
         self.raw = raw
+        self.fatal = fatal
 
 
 class Provider(ABC):

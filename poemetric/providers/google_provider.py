@@ -64,6 +64,7 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
 
     name: ClassVar[str] = "google"
     default_key_envs: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com"
 
     def create_client(self, api_key: str) -> genai.Client:
         options = types.HttpOptions(
@@ -188,7 +189,7 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
                 converted.retry_after_s = _retry_delay(error.details)
             return converted
         if isinstance(error, _TRANSPORT_ERRORS):
-            return transport_error(self.name, error, self._key)
+            return transport_error(self.name, error, self._key, self.endpoint)
         if isinstance(error, ValueError | ValidationError):
             return malformed_error(self.name, error, self._key)
         return ProviderError(

@@ -53,6 +53,7 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
 
     name: ClassVar[str] = "openai"
     default_key_envs: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
+    default_base_url: ClassVar[str] = "https://api.openai.com/v1"
 
     def create_client(self, api_key: str) -> AsyncOpenAI:
         return AsyncOpenAI(
@@ -149,7 +150,7 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
 
     def translate(self, error: BaseException) -> ProviderError:
         """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
-        return translate_stainless_error(self.name, error, self._key, openai)
+        return translate_stainless_error(self.name, error, self._key, openai, self.endpoint)
 
     # -- batch API ---------------------------------------------------------------------------
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:

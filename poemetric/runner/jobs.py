@@ -88,8 +88,10 @@ def user_request(
 class Job:
     """One request whose result becomes one row of a result table.
 
-    `key` is the row's stable id (generation_id / judgment_id), also used as the batch custom id
-    and as the shard key. `row` holds the identifying columns the stage writes with every result.
+    `key` is the row's stable id (generation_id / judgment_id), also used as the batch custom id,
+    the lease key and the shard key. `row` holds the identifying columns the stage writes with
+    every result. `turn` counts follow-up turns: a follow-up job keeps the key and row of its
+    first turn, and carries the whole conversation in its request.
     """
 
     key: str
@@ -97,6 +99,7 @@ class Job:
     request: GenerationRequest
     cache_key: str
     row: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    turn: int = 0
 
 
 # -- sharding ------------------------------------------------------------------------------------

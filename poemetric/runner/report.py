@@ -33,9 +33,21 @@ class ModelReport:
     batch_ids: list[str] = field(default_factory=list)
     #: The first error of this command (e.g. a missing API key), shown under the summary table.
     first_error: str | None = None
-    #: Why the model was not run at all (its provider's pre-flight check failed); no call was
-    #: made and no row written, so its jobs stay pending for the next run.
+    #: Why the model was not run at all (its provider's pre-flight check failed), or was stopped
+    #: mid-run (its local endpoint refused connections); its jobs stay pending for the next run.
     not_run: str | None = None
+    #: Jobs left pending because the model was stopped.
+    left_pending: int = 0
+    #: Jobs leased by another live process on the same run (left to it), and who holds them.
+    held_elsewhere: int = 0
+    held_by: str | None = None
+    #: Responses the stage found unusable and followed up with another turn (re-asks).
+    reasked: int = 0
+    #: Inputs the stage did not send at all (e.g. a judge is not asked about an empty answer).
+    not_sent: int = 0
+    #: Times the adaptive rate control slowed down on a 429, and the rate it ended at (req/s).
+    rate_decreases: int = 0
+    final_rate_per_s: float | None = None
 
     def note_error(self, message: str | None) -> None:
         self.errors += 1

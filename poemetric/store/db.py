@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, SCHEMA_VERSION
+from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, RESULT_KEYS, SCHEMA_VERSION
 
 DB_NAME = "poemetric.sqlite"
 
@@ -194,20 +194,21 @@ class RunStore:
         model: str = "",
         completion: Mapping[str, Any] | None = None,
         replace_cache: bool = False,
+        key: tuple[str, ...] | None = None,
     ) -> bool:
         """Store a response in the cache and its result row in ONE transaction.
 
-        `table` is 'generations' or 'judgments'. A crash can therefore never leave a paid response
-        that is neither cached nor stored. `replace_cache` overwrites an existing cache entry (used
-        when a user forces a fresh call for a response that could not be parsed).
+        `table` is a result table: one of `RESULT_KEYS`, or a stage's own table whose natural
+        `key` columns are given. A crash can therefore never leave a paid response that is
+        neither cached nor stored. `replace_cache` overwrites an existing cache entry (used when
+        a user forces a fresh call for a response that could not be parsed).
         """
-        keys = {
-            "generations": ("prompt_id", "author", "sample_index"),
-            "judgments": ("generation_id", "judge", "sample_index"),
-        }
-        if table not in keys:
-            raise StoreError(f"save_result_and_cache: unknown result table {table!r}")
-        sql, params = _upsert_statement(table, keys[table], row)
+        key = key or RESULT_KEYS.get(table)
+        if key is None:
+            raise StoreError(
+                f"save_result_and_cache: unknown result table {table!r}; pass its key columns"
+            )
+        sql, params = _upsert_statement(table, key, row)
         verb = "INSERT OR REPLACE" if replace_cache else "INSERT OR IGNORE"
         with self.transaction() as conn:
             if cache_key is not None and completion is not None:

@@ -57,6 +57,7 @@ _RULES = (
     ),
     _TableRule("form_checks", ("generation_id",), "error"),
     _TableRule("judgments", ("generation_id", "judge", "sample_index"), "status", ("judgment_id",)),
+    _TableRule("recognitions", ("poem_id", "judge", "sample_index"), "status", ("recognition_id",)),
     _TableRule("response_cache", ("cache_key",), "plain"),
     _TableRule("calls", (), "log"),
     _TableRule("batches", ("batch_id",), "latest"),
