@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
+from poemetric.cli.interrupt import interruptible
 from poemetric.cli.options import DatasetOption, LimitOption, ModelsOption, RunOption
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ def generate(
         concurrency=concurrency,
         progress=progress,
     )
-    with RunStore(run) as store:
+    with RunStore(run) as store, interruptible(run):
         prepared = prepare_or_exit(store, dataset, limit)
         console.print(
             f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
@@ -129,5 +130,5 @@ def generate(
         )
         report = run_generation(store, specs, options=options, console=console)
     report.render(console)
-    if (report.errors or report.not_run) and not dry_run:
+    if report.incomplete and not dry_run:
         raise typer.Exit(code=1)

@@ -64,7 +64,7 @@ def parse_judgment(text: str) -> ParsedJudgment:
     """Parse a judge's raw response; raises `JudgeParseError` naming every failed item."""
     if not text or not text.strip():
         raise JudgeParseError("the response is empty")
-    body, notes, draft = _split_reasoning(text)
+    body, notes, draft = split_reasoning(text)
     candidates = _candidates(body)
     if not candidates:
         raise JudgeParseError(_why_no_answer(text, body, draft))
@@ -81,7 +81,7 @@ _OPEN = re.compile(rf"<(?:{_TAGS})>", re.IGNORECASE)
 _CLOSE = re.compile(rf"</(?:{_TAGS})>", re.IGNORECASE)
 
 
-def _split_reasoning(text: str) -> tuple[str, list[str], str | None]:
+def split_reasoning(text: str) -> tuple[str, list[str], str | None]:
     """(the text outside reasoning, notes, an unterminated reasoning block or None)."""
     notes: list[str] = []
     body = _BLOCK.sub(" ", text)

@@ -63,6 +63,7 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
     """
 
     name: ClassVar[str] = "google"
+    takes_seed: ClassVar[bool] = True
     default_key_envs: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com"
 
@@ -109,6 +110,9 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
                 thinking_level=types.ThinkingLevel(effort.upper()) if effort else None,
                 include_thoughts=budget != 0,
             )
+        if request.response_schema is not None:
+            fields["response_mime_type"] = "application/json"
+            fields["response_json_schema"] = request.response_schema.schema
         fields.update(settings.extra)
         try:
             return types.GenerateContentConfig(**{k: v for k, v in fields.items() if v is not None})

@@ -82,6 +82,11 @@ class StageReport:
         return [m for m in self.models if m.not_run]
 
     @property
+    def incomplete(self) -> bool:
+        """Jobs were left undone: errors, a model that could not run, jobs held elsewhere."""
+        return bool(self.errors or self.not_run or any(m.held_elsewhere for m in self.models))
+
+    @property
     def cost_usd(self) -> float:
         return float(self.total("cost_usd"))
 
@@ -97,8 +102,13 @@ class StageReport:
             f"{len(self.models)} model(s): {int(self.total('ok'))} new ok, {self.errors} error(s), "
             f"{done} already done, {int(self.total('called'))} call(s), ${self.cost_usd:.4f}"
         )
-        skipped = int(self.total("skipped_budget"))
-        text += f", {skipped} skipped by --max-cost" if skipped else ""
+        extras = {
+            "re-asked": int(self.total("reasked")),
+            "not sent (not a poem)": int(self.total("not_sent")),
+            "skipped by --max-cost": int(self.total("skipped_budget")),
+            "left to another process": int(self.total("held_elsewhere")),
+        }
+        text += "".join(f", {count} {what}" for what, count in extras.items() if count)
         not_run = ", ".join(m.model for m in self.not_run)
         return text + (f"; not run: {not_run}" if not_run else "")
 
@@ -112,7 +122,8 @@ class StageReport:
         if self.dry_run:
             columns += ["est. tokens in/out", "est. cost $"]
         else:
-            columns += ["ok", "errors", "budget-skipped", "tokens in/out", "cost $"]
+            columns += ["ok", "errors", "re-asked", "not sent", "budget-skipped"]
+            columns += ["tokens in/out", "cost $"]
         for column in columns:
             table.add_column(column, justify="left" if column == "model" else "right")
         for m in self.models:
@@ -126,6 +137,8 @@ class StageReport:
                 cells += [
                     m.ok,
                     m.errors,
+                    m.reasked,
+                    m.not_sent,
                     m.skipped_budget,
                     f"{m.input_tokens:,}/{m.output_tokens:,}",
                     f"{m.cost_usd:.4f}",
@@ -144,11 +157,27 @@ class StageReport:
                 "finish the skipped jobs.[/yellow]"
             )
         for m in self.not_run:
+            left = m.left_pending or m.pending
             console.print(
-                f"[red]{m.model} cannot run ({m.pending} job(s) left pending):[/red] {m.not_run}",
+                f"[red]{m.model} cannot run ({left} job(s) left pending):[/red] {m.not_run}",
                 highlight=False,
                 soft_wrap=True,
             )
+        for m in self.models:
+            if m.held_elsewhere:
+                console.print(
+                    f"[yellow]{m.model}: {m.held_elsewhere} job(s) are being run by another "
+                    f"process on this run and were left to it ({m.held_by}). Nothing is bought "
+                    "twice; run the command again once it ends to pick up what it left.[/yellow]",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            if m.not_sent:
+                console.print(
+                    f"{m.model}: {m.not_sent} answer(s) are not poems (empty or a refusal): "
+                    "stored as not judged, not sent.",
+                    highlight=False,
+                )
         if not self.dry_run and self.errors:
             console.print(
                 f"[yellow]{self.errors} job(s) ended in error; they are stored with their error "
