@@ -131,15 +131,16 @@ class AdaptiveRate:
         now = self._clock()
         if now - self._last_decrease < HOLD_S:
             return
-        self._last_decrease = now
-        self.decreases += 1
         granted = self._granted(now)
         current = self.rate
-        if current is None:
-            base = granted if granted > 0 else 1.0
-        else:
-            base = min(current, granted) if granted > 0 else current
+        if current is None and granted <= 0:
+            return  # nothing granted yet to measure: the jobs wait their Retry-After
+        # The lower of what was configured and what the server granted lately.
+        candidates = [r for r in (current, granted) if r is not None and r > 0]
+        base = min(candidates)
         lowered = max(MIN_RATE, base * DECREASE)
+        self._last_decrease = now
+        self.decreases += 1
         if self._bucket is None:
             self._bucket = TokenBucket(lowered, 1.0, clock=self._clock)
         else:

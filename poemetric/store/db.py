@@ -295,7 +295,12 @@ def _upsert_statement(
 
 
 def _check_table(table: str) -> None:
-    if table not in EXPORTABLE_TABLES and table not in {"meta", "response_cache"}:
+    if table not in EXPORTABLE_TABLES and table not in {
+        "meta",
+        "response_cache",
+        "holders",
+        "leases",
+    }:
         raise StoreError(f"unknown table {table!r}; tables: {', '.join(EXPORTABLE_TABLES)}")
 
 
