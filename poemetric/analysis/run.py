@@ -9,6 +9,7 @@ import pandas as pd
 
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.experts import experts_as_judgments, load_expert_ratings
+from poemetric.analysis.judges import judge_report, recognition_table
 from poemetric.analysis.lexical import (
     lexical_summary,
     opening_words,
@@ -37,6 +38,10 @@ TABLE_CAPTIONS: dict[str, str] = {
     "agreement": "Agreement of the LLM judge with human experts per item (bootstrap 95% CIs)",
     "agreement_by_expert": "PAo of the LLM judge with each expert",
     "discrimination": "Overall quality by the experts and each judge on the expert-rated poems",
+    "judges": "Per judge: parse failures, refusals, re-asks, non-poems not judged, SD of overall "
+    "quality, cost",
+    "recognition": "Human poems each judge recognised (title and author), and its human-authorship"
+    " score of recognised vs not recognised poems",
 }
 
 
@@ -106,6 +111,10 @@ def analyze_run(
             data.judgments, by_form=True, method=ci_method, seed=seed
         )
         result.tables["group_scores"] = group_scores(data.judgments, method=ci_method, seed=seed)
+
+    for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
+        if not table.empty:
+            result.tables[name] = table
 
     if experts is not None:
         ratings = load_expert_ratings(experts, store)

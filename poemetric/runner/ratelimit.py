@@ -1,11 +1,12 @@
 """Client-side rate limiting: a concurrency cap, an adaptive request rate and a token-rate bucket.
 
 The request rate adapts to the server (AIMD, as TCP does): a model starts at its configured
-`requests_per_minute`, or unpaced when the model file sets none; the first 429 sets the rate just
-below the throughput the server was granting, each later 429 cuts it by `DECREASE` (at most once
-per `HOLD_S`), and every success raises it again by about `INCREASE` requests/s per second, never
-above the configured ceiling. A model file without limits therefore finds a server's rate by
-itself instead of failing its jobs.
+`requests_per_minute`, or unpaced when the model file sets none. When the server starts refusing
+(a burst of 429s, not a lone one), the rate drops to `DECREASE` times the current rate (the first
+time, the throughput the server granted while unpaced), at most once per `HOLD_S`; every success
+raises it again (by `INCREASE` requests/s per second, or `INCREASE_SHARE` of the rate if more),
+never above the configured ceiling. A model file without limits therefore finds a server's rate
+by itself instead of failing its jobs.
 """
 
 from __future__ import annotations
@@ -75,15 +76,22 @@ class TokenBucket:
         self.rate_per_s = rate_per_s
 
 
-#: Multiplicative decrease on a 429, and the shortest time between two decreases.
+#: Multiplicative decrease when the server rate-limits, and the shortest time between two.
 DECREASE = 0.85
 HOLD_S = 1.0
-#: Additive increase: requests/s gained per second of successes.
-INCREASE = 1.0
+#: Additive increase: requests/s gained per second of successes (at least INCREASE, or
+#: INCREASE_SHARE of the current rate, whichever is more).
+INCREASE = 0.5
+INCREASE_SHARE = 0.08
 #: Never slower than this (requests/s).
 MIN_RATE = 0.05
 #: Successes within this window measure the throughput the server grants.
 WINDOW_S = 2.0
+#: 429s that count as the server's limit being reached: this many within the time of
+#: BURST_REQUESTS requests (at least one second). A lone 429 (an overloaded replica, a proxy
+#: hiccup) only makes its own job wait its Retry-After.
+BURST_429 = 2
+BURST_REQUESTS = 2.5
 
 
 class AdaptiveRate:
@@ -96,6 +104,7 @@ class AdaptiveRate:
         self._clock = clock
         self._bucket = TokenBucket(ceiling_per_s, 1.0, clock=clock) if ceiling_per_s else None
         self._successes: deque[float] = deque()
+        self._limited: deque[float] = deque()
         self._started = clock()
         self._last_decrease = float("-inf")
         self.decreases = 0
@@ -121,7 +130,8 @@ class AdaptiveRate:
         if self._bucket is None:
             return
         rate = self._bucket.rate_per_s
-        raised = rate + INCREASE / max(rate, 1.0)
+        per_second = max(INCREASE, INCREASE_SHARE * rate)
+        raised = rate + per_second / max(rate, 1.0)
         if self.ceiling is not None:
             raised = min(raised, self.ceiling)
         if raised != rate:
@@ -129,17 +139,23 @@ class AdaptiveRate:
 
     def on_rate_limited(self) -> None:
         now = self._clock()
-        if now - self._last_decrease < HOLD_S:
+        window = max(1.0, BURST_REQUESTS / self.rate) if self.rate else 1.0
+        self._limited.append(now)
+        while self._limited and now - self._limited[0] > window:
+            self._limited.popleft()
+        if len(self._limited) < BURST_429 or now - self._last_decrease < HOLD_S:
             return
-        granted = self._granted(now)
         current = self.rate
-        if current is None and granted <= 0:
-            return  # nothing granted yet to measure: the jobs wait their Retry-After
-        # The lower of what was configured and what the server granted lately.
-        candidates = [r for r in (current, granted) if r is not None and r > 0]
-        base = min(candidates)
-        lowered = max(MIN_RATE, base * DECREASE)
+        if current is None:
+            # Unpaced so far: start from what the server granted while we pushed it (later on,
+            # successes measure how much work is left as much as the server's capacity).
+            granted = self._granted(now)
+            if granted <= 0:
+                return  # nothing granted yet to measure: the jobs wait their Retry-After
+            current = granted
+        lowered = max(MIN_RATE, current * DECREASE)
         self._last_decrease = now
+        self._limited.clear()
         self.decreases += 1
         if self._bucket is None:
             self._bucket = TokenBucket(lowered, 1.0, clock=self._clock)

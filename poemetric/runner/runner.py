@@ -69,8 +69,10 @@ class RunnerOptions:
     #: (e.g. an unparsable judge answer); the new response replaces the cache entry.
     refresh_failed_parses: bool = False
     progress: bool = True
-    retry_base_s: float = 1.0
-    retry_cap_s: float = 60.0
+    #: Full-jitter backoff after a failure: uniform in [0, min(cap, base * 2^(k-1))] (the
+    #: official SDKs start at 0.5 s too); a Retry-After from the server is always honoured.
+    retry_base_s: float = 0.5
+    retry_cap_s: float = 30.0
     #: Requests per `generate_batch` call for offline engines.
     chunk_size: int = 512
     batch_poll_s: float = 30.0
