@@ -36,7 +36,7 @@ from poemetric.providers.base import ModelSpec
 from poemetric.roster import get_model
 from poemetric.runner.runner import RunnerOptions
 from poemetric.store import RunStore
-from poemetric.testing.servers import ChatCall, Fault, FaultPlan, OpenAIServer
+from poemetric.testing.servers import ChatCall, FaultPlan, OpenAIServer
 
 KEY_ENV = "POEMETRIC_BENCH_KEY"
 SHARED_CSV = (
@@ -106,16 +106,7 @@ class Outcome:
 def judge_once(store: RunStore, rate: float, latency: float, seed: int) -> Outcome:
     store.conn.execute("DELETE FROM judgments")
     store.conn.execute("DELETE FROM response_cache WHERE provider = 'openai-compatible'")
-    each = 0.10 / 4
-    faults = FaultPlan(
-        random_faults=[
-            (Fault.server_error(500), each),
-            (Fault.server_error(503), each),
-            (Fault.rate_limited(0.5), each),
-            (Fault.truncated(), each),
-        ],
-        seed=seed,
-    )
+    faults = FaultPlan.transient(0.10, seed)
     responder = Judge()
     with OpenAIServer(
         responder, faults=faults, latency_s=latency, rate_limit_rps=rate, api_key="bench-key"

@@ -32,7 +32,7 @@ from poemetric.pipeline import prepare_run
 from poemetric.providers.base import ModelSpec
 from poemetric.runner.runner import RunnerOptions
 from poemetric.store import RunStore
-from poemetric.testing.servers import Fault, FaultPlan, OpenAIServer
+from poemetric.testing.servers import FaultPlan, OpenAIServer
 
 KEY_ENV = "POEMETRIC_BENCH_KEY"
 
@@ -71,18 +71,7 @@ def spec_for(base_url: str, rate: float, concurrency: int) -> ModelSpec:
 
 
 def scenario(rate: float, latency: float, samples: int, fault_share: float, seed: int) -> Outcome:
-    faults = None
-    if fault_share:
-        each = fault_share / 4
-        faults = FaultPlan(
-            random_faults=[
-                (Fault.server_error(500), each),
-                (Fault.server_error(503), each),
-                (Fault.rate_limited(0.5), each),
-                (Fault.truncated(), each),
-            ],
-            seed=seed,
-        )
+    faults = FaultPlan.transient(fault_share, seed) if fault_share else None
     concurrency = max(4, int(rate * latency * 4))
     with (
         tempfile.TemporaryDirectory() as tmp,

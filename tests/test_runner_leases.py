@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +29,7 @@ from poemetric.generation.stage import run_generation
 from poemetric.runner.leases import Leases
 from poemetric.store import RunStore
 from poemetric.store.db import utc_now
-from poemetric.testing.servers import OpenAIServer
+from poemetric.testing.servers import ChatCall, OpenAIServer
 
 MODEL_FILE = """\
 name: {name}
@@ -40,7 +41,7 @@ settings:
   seed: 7
 limits:
   max_concurrency: 2
-  timeout_s: 10
+  timeout_s: 150
 """
 
 
@@ -77,27 +78,47 @@ def leased(run: Path) -> int:
         return store.count("leases") if (run / "poemetric.sqlite").exists() else 0
 
 
+class Gate:
+    """A responder that holds every answer until the test opens the gate: the first process is
+    then certainly still at work when the second one starts, however slow the machine."""
+
+    def __init__(self, answer: str | None = None) -> None:
+        self.open = threading.Event()
+        self.answer = answer
+
+    def __call__(self, call: ChatCall) -> str:
+        self.open.wait(timeout=120)
+        return self.answer if self.answer is not None else f"Echo: {call.prompt}"
+
+
+def two_processes(
+    tmp_path: Path, run: Path, gate: Gate, args: tuple[str, ...], env: dict[str, str]
+) -> tuple[subprocess.Popen[str], str, str]:
+    """Start a command, start the same command again once the first holds its jobs, let the
+    second finish, then open the gate for the first; returns (first, its output, the second's)."""
+    first = cli(tmp_path, *args, env=env)
+    wait_for(lambda: leased(run) > 0)
+    second = cli(tmp_path, *args, env=env)
+    second_out, _ = second.communicate(timeout=120)
+    gate.open.set()
+    first_out, _ = first.communicate(timeout=120)
+    assert first.returncode == 0, first_out
+    assert second.returncode == 1, second_out
+    assert "being run by another process" in second_out, second_out
+    assert f"pid {first.pid}" in second_out
+    return first, first_out, second_out
+
+
 @pytest.mark.slow
 def test_two_generate_processes_buy_no_answer_twice(tmp_path: Path) -> None:
     run = tmp_path / "run"
     prepared_store(run, poems=12).close()
-    with OpenAIServer(latency_s=0.4, api_key=TEST_KEY) as server:
-        env = {
-            "POEMETRIC_GENERATORS_DIR": str(
-                model_dir(tmp_path, "gen", server.base_url, "remote-test")
-            )
-        }
+    gate = Gate()
+    with OpenAIServer(gate, api_key=TEST_KEY) as server:
+        folder = model_dir(tmp_path, "gen", server.base_url, "remote-test")
         args = ("generate", "--run", str(run), "--models", "remote-test", "--limit", "12",
                 "--samples", "2", "--no-progress")  # fmt: skip
-        first = cli(tmp_path, *args, env=env)
-        wait_for(lambda: leased(run) > 0)
-        time.sleep(0.5)  # the second user arrives a little later
-        second = cli(tmp_path, *args, env=env)
-        second_out, _ = second.communicate(timeout=120)
-        first_out, _ = first.communicate(timeout=120)
-    assert first.returncode == 0, first_out
-    assert second.returncode == 1, second_out
-    assert "being run by another process" in second_out and f"pid {first.pid}" in second_out
+        two_processes(tmp_path, run, gate, args, {"POEMETRIC_GENERATORS_DIR": str(folder)})
     assert server.duplicate_successes() == [] and len(server.successful_generations) == 24
     with RunStore(run) as store:
         rows = store.query(
@@ -112,28 +133,16 @@ def test_two_generate_processes_buy_no_answer_twice(tmp_path: Path) -> None:
 def test_two_judge_processes_buy_no_answer_twice(tmp_path: Path) -> None:
     run = tmp_path / "run"
     use_scripted()
-    with prepared_store(run, poems=16) as store:
+    with prepared_store(run, poems=8) as store:
         run_generation(store, [scripted_spec(name="machine")], options=FAST)
-    answer = f"```json\n{VALID_JUDGE_ANSWER}\n```"
-    with OpenAIServer(lambda call: answer, latency_s=0.4, api_key=TEST_KEY) as server:
-        env = {
-            "POEMETRIC_JUDGES_DIR": str(
-                model_dir(tmp_path, "judges", server.base_url, "judge-test")
-            )
-        }
+    gate = Gate(f"```json\n{VALID_JUDGE_ANSWER}\n```")
+    with OpenAIServer(gate, api_key=TEST_KEY) as server:
+        folder = model_dir(tmp_path, "judges", server.base_url, "judge-test")
         args = ("judge", "--run", str(run), "--judge", "judge-test", "--no-progress")
-        first = cli(tmp_path, *args, env=env)
-        wait_for(lambda: leased(run) > 0)
-        time.sleep(0.5)
-        second = cli(tmp_path, *args, env=env)
-        second_out, _ = second.communicate(timeout=120)
-        first_out, _ = first.communicate(timeout=120)
-    assert first.returncode == 0, first_out
-    assert "being run by another process" in second_out, second_out
-    assert f"pid {first.pid}" in second_out
-    assert server.duplicate_successes() == [] and len(server.successful_generations) == 32
+        two_processes(tmp_path, run, gate, args, {"POEMETRIC_JUDGES_DIR": str(folder)})
+    assert server.duplicate_successes() == [] and len(server.successful_generations) == 16
     with RunStore(run) as store:
-        assert store.count("judgments", "status = 'ok'") == 32 and store.count("judgments") == 32
+        assert store.count("judgments", "status = 'ok'") == 16 and store.count("judgments") == 16
 
 
 def test_leases_of_dead_or_silent_holders_are_taken_over(tmp_path: Path) -> None:

@@ -22,9 +22,9 @@ from poemetric.judge.parse import split_reasoning
 from poemetric.prompts import RECOGNISE_TEMPLATE, load_template
 from poemetric.providers.base import Completion, ModelSpec, ResponseSchema
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
-from poemetric.runner.report import ModelReport, StageReport
+from poemetric.runner.report import StageReport
 from poemetric.runner.rows import error_row, response_columns, stored_statuses
-from poemetric.runner.runner import RunnerOptions, register_target, run_stage
+from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
 from poemetric.store.db import RunStore, stable_id
 
 STAGE = "recognise"
@@ -234,14 +234,11 @@ def run_recognition(
 def _recognise_child(
     run_dir: str, spec_data: dict[str, Any], options: RunnerOptions, target: str
 ) -> dict[str, Any]:
-    judge = ModelSpec.model_validate(spec_data)
-    register_target(judge.provider, target)
-    with RunStore(run_dir) as store:
-        report = run_recognition(store, [judge], options=options)
-    return (
-        report.models[0].to_dict()
-        if report.models
-        else ModelReport(judge.name, judge.provider).to_dict()
+    return report_in_child(
+        run_dir,
+        spec_data,
+        target,
+        lambda store, judge: run_recognition(store, [judge], options=options),
     )
 
 

@@ -35,9 +35,9 @@ from poemetric.providers.base import ChatMessage, Completion, ModelSpec
 from poemetric.providers.registry import provider_class
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, cache_key, follow_up_cache_key, settings_json, user_request
-from poemetric.runner.report import ModelReport, StageReport
+from poemetric.runner.report import StageReport
 from poemetric.runner.rows import error_row, response_columns, stored_statuses
-from poemetric.runner.runner import RunnerOptions, register_target, run_stage
+from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
 from poemetric.screening import looks_like_refusal, not_a_poem_reason
 from poemetric.store.db import RunStore, stable_id, to_json
 
@@ -303,12 +303,10 @@ def _judge_child(
     template: str | Path | None,
 ) -> dict[str, Any]:
     """Child-process entry for a judge whose provider has `isolate_process` (local vLLM)."""
-    judge = ModelSpec.model_validate(spec_data)
-    register_target(judge.provider, target)
-    with RunStore(run_dir) as store:
-        report = run_judging(
+
+    def run_one(store: RunStore, judge: ModelSpec) -> StageReport:
+        return run_judging(
             store, judge, options=options, authors=authors, samples=samples, template=template
         )
-    if report.models:
-        return report.models[0].to_dict()
-    return ModelReport(judge.name, judge.provider).to_dict()
+
+    return report_in_child(run_dir, spec_data, target, run_one)

@@ -375,6 +375,22 @@ def spawn_isolated(
     return ModelReport.from_dict(result)
 
 
+def report_in_child(
+    run_dir: str,
+    spec_data: dict[str, Any],
+    target: str,
+    run_one: Callable[[RunStore, ModelSpec], StageReport],
+) -> dict[str, Any]:
+    """The body of a stage's child entry: rebuild the spec, make its provider class available,
+    run the stage for that one model on the run store, and return its report as a dict."""
+    spec = ModelSpec.model_validate(spec_data)
+    register_target(spec.provider, target)
+    with RunStore(run_dir) as store:
+        report = run_one(store, spec)
+    model = report.models[0] if report.models else ModelReport(spec.name, spec.provider)
+    return model.to_dict()
+
+
 def register_target(name: str, target: str) -> None:
     """In a child process: make the parent's provider class available under its name."""
     import importlib
