@@ -146,7 +146,12 @@ def recognise_jobs(
 ) -> tuple[list[Job], dict[str, str]]:
     template = load_template(RECOGNISE_TEMPLATE)
     template_hash = store.add_template(template.name, template.text)
-    poems = store.query("SELECT poem_id, content FROM poems ORDER BY position")
+    # The human poems of the run (a run snapshots the whole dataset; --limit limits prompts).
+    poems = store.query(
+        "SELECT poem_id, content FROM poems WHERE poem_id IN "
+        "(SELECT poem_id FROM generations WHERE author = 'human' AND status = 'ok') "
+        "ORDER BY position"
+    )
     schema = RECOGNITION_SCHEMA if judge.structured == "auto" else None
     jobs: list[Job] = []
     for poem in poems[:limit] if limit else poems:
