@@ -6,8 +6,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from test_runner_support import (
@@ -21,7 +22,14 @@ from test_runner_support import (
 
 from poemetric.generation.stage import run_generation
 from poemetric.judge.stage import run_judging
-from poemetric.providers.base import ModelSpec
+from poemetric.providers.base import (
+    Completion,
+    GenerationRequest,
+    ModelSpec,
+    Provider,
+    ProviderError,
+)
+from poemetric.providers.registry import register_provider
 from poemetric.store import RunStore
 from poemetric.testing.servers import (
     AnthropicServer,
@@ -192,3 +200,47 @@ def test_a_failed_follow_up_resumes_without_buying_the_first_turn_again(tmp_path
         assert second.models[0].ok == 1 and second.models[0].called == 1
         assert len(server.generation_requests) == 3  # turn 0, refused follow-up, follow-up
         assert judgment(store)["reasks"] == 1
+
+
+def test_reask_after_a_batch_goes_through_the_synchronous_api(tmp_path: Path) -> None:
+    store = one_poem_run(tmp_path)
+    with OpenAIServer(Reasker(), api_key=TEST_KEY, batch_polls_in_progress=1) as server:
+        spec = judge_spec("openai", server.base_url)
+        options = dataclasses.replace(ONE, batch=True, batch_poll_s=0.01)
+        report = run_judging(store, spec, options=options, authors=["machine"])
+        assert report.models[0].ok == 1 and report.models[0].reasked == 1
+        batches = [r for r in server.requests if r.method == "POST" and r.path.endswith("/batches")]
+        assert len(batches) == 1 and len(server.generation_requests) == 1  # the follow-up
+    row = judgment(store)
+    assert row["status"] == "ok" and row["reasks"] == 1 and row["batch_id"] is None
+
+
+class ChunkJudge(Provider):
+    """An offline engine (answers many requests per call): garbled first turns."""
+
+    name: ClassVar[str] = "chunk-judge"
+    remote: ClassVar[bool] = False
+    prefers_batches: ClassVar[bool] = True
+    chunks: ClassVar[list[int]] = []
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        raise ProviderError("use generate_batch", retryable=False)
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[Completion | ProviderError]:
+        type(self).chunks.append(len(requests))
+        return [
+            Completion(text="3-4 overall" if len(r.messages) == 1 else json.dumps(ANSWER))
+            for r in requests
+        ]
+
+
+def test_reask_with_an_offline_engine_goes_into_a_later_chunk(tmp_path: Path) -> None:
+    store = one_poem_run(tmp_path)
+    register_provider("chunk-judge", ChunkJudge)
+    ChunkJudge.chunks = []
+    spec = ModelSpec.model_validate({"name": "engine", "provider": "chunk-judge", "model": "m"})
+    report = run_judging(store, spec, options=dataclasses.replace(FAST, limit=1))
+    assert report.models[0].ok == 2 and report.models[0].reasked == 2
+    assert ChunkJudge.chunks == [2, 2]  # both poems, then both follow-ups
