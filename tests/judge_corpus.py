@@ -152,6 +152,19 @@ def accepted() -> Iterator[Case]:
         "1. The form is a sonnet.\n2. The theme is loss.\n\n" + body,
         SCORES,
     )
+    legend = "\n".join(f"{n} - {LABELS[n]}" for n in range(1, 6))
+    yield Case("scale legend echoed, then JSON", f"The scale:\n{legend}\n\n{body}", SCORES)
+    question = "1. The poem follows the given prompt in terms of form, including meter and rhyme."
+    yield Case("questionnaire echoed, then JSON", f"{question}\n{legend}\n\n{body}", SCORES)
+    table = "| # | Item | Score |\n|---|---|---|\n" + "\n".join(
+        f"| {k} | {NAMES.get(k, 'Comment')} | {v} |" for k, v in ANSWER.items()
+    )
+    yield Case("markdown table", table, SCORES)
+    named_rows = "\n".join(
+        f"| **{NAMES[k]}** | {v if v else 'N/A - none used'} |" for k, v in SCORES.items()
+    )
+    yield Case("markdown table by name", f"| Dimension | Score |\n|---|---|\n{named_rows}", SCORES)
+    yield Case("N/A with a reason", compact(with_(q8="N/A - no device is used")), SCORES)
     other = {**SCORES, "10": 5, "12": 5}
     yield Case("other values", compact(other), other)
     all_na = {**SCORES, "7": 0, "8": 0}
@@ -216,6 +229,11 @@ def rejected() -> Iterator[Case]:
     )
     yield Case("partial object disagrees", 'I lean to {"10": 5}.\n' + body, reason="item 10")
     yield Case("list item twice", numbered_list() + "\n10. 5", reason="item 10")
+    table = "| Item | Score |\n|---|---|\n| Overall quality | 5 |"
+    yield Case("table row disagrees with JSON", f"{table}\n\n{body}", reason="item 10")
+    yield Case(
+        "N/A with a number in the reason", compact(with_(q8="N/A - 2 similes")), reason="item 8"
+    )
     yield Case("truncated", body[: len(body) // 2], reason="unclosed")
     yield Case("refusal", "I'm sorry, but I can't evaluate this poem.", reason="declined")
     yield Case(

@@ -5,16 +5,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from poemetric.judge.answer import QUESTION_FIELDS
+from poemetric.judge.answer import LIKERT_LABELS, QUESTION_FIELDS
 from poemetric.judge.answer_objects import (
     ALIASES,
     COMMENT_QUESTIONS,
     COMMENT_WORDS,
+    SCORE_QUESTIONS,
     Candidate,
+    classify_key,
     label_meaning,
     normal,
     strip_emphasis,
 )
+from poemetric.judge.answer_values import read_score
 
 # -- numbered lists and labelled lines --------------------------------------------------------
 _LIST_ITEM = re.compile(
@@ -60,6 +63,8 @@ def list_candidates(text: str) -> list[Candidate]:
         runs.append(current)
     candidates = []
     for run in runs:
+        if _is_scale_legend(run):
+            continue
         candidate = Candidate("a numbered list")
         for line in run:
             value = _line_value(line, candidate)
@@ -70,7 +75,34 @@ def list_candidates(text: str) -> list[Candidate]:
     return candidates
 
 
+def _is_scale_legend(run: list[_Line]) -> bool:
+    """The scale echoed from the prompt ("1 - Strongly disagree" ... "5 - Strongly agree"):
+    consecutive numbers from 1, each followed by its own label. Never a complete answer, and
+    not an answer that disagrees with the real one."""
+    if not 1 < len(run) <= 5 or [line.question for line in run] != list(range(1, len(run) + 1)):
+        return False
+    labels = [strip_emphasis(line.rest).lower().rstrip(".").replace("-", " ") for line in run]
+    return all(
+        LIKERT_LABELS.get(label) == line.question for label, line in zip(labels, run, strict=True)
+    )
+
+
+def _table_row(raw: str) -> _Line | None:
+    """A markdown table row: `| 1 | Form | 4 (Agree) |` or `| Form | 4 |`."""
+    cells = [cell.strip() for cell in raw.strip().strip("|").split("|")]
+    if len(cells) < 2 or not cells[0] or set(cells[-1]) <= set("-: "):
+        return None
+    meaning = classify_key(strip_emphasis(cells[0]))
+    if meaning.question is None:
+        return None
+    return _Line(
+        meaning.question, " - ".join([*cells[1:-1], cells[-1]]) if len(cells) > 2 else cells[-1]
+    )
+
+
 def _line_item(raw: str) -> _Line | None:
+    if raw.lstrip().startswith("|"):
+        return _table_row(raw)
     match = _LIST_ITEM.match(raw)
     if match is not None:
         number = int(match.group("prefixed") or match.group("number"))
@@ -98,6 +130,8 @@ def _line_value(line: _Line, candidate: Candidate) -> str | None:
             paragraph.append(extra)
         text = " ".join([rest, *paragraph]).strip()
         return text or None
+    if _reads_as_score(rest, line.question):
+        return rest  # "4 - Agree", "N/A - no device is used": the separator is the score's own
     value = rest
     if not re.search(r"\d", rest) and label_meaning(line.question, normal(rest), rest).question:
         value = ""  # a heading such as "### 1. Form": the score is on the next line
@@ -116,3 +150,11 @@ def _line_value(line: _Line, candidate: Candidate) -> str | None:
         following = [extra for extra in line.continuation if extra]
         value = following[0] if following else ""
     return strip_emphasis(value) or None
+
+
+def _reads_as_score(text: str, question: int) -> bool:
+    try:
+        read_score(text, SCORE_QUESTIONS[question])
+    except ValueError:
+        return False
+    return True

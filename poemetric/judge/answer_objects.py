@@ -161,9 +161,8 @@ _NUMBERED_KEY = re.compile(
     r"^\s*(?:q(?:uestion)?|item|no\.?)?[\s#_-]*(\d{1,3})(?![\d.]*\d)\s*[.):\]\-–—_]?\s*(.*)$",
     re.IGNORECASE | re.DOTALL,
 )
-_QUESTION_WORDS = {q: normal(text) for q, text in (
-    *((d.question, d.long_label) for d in DIMENSIONS),
-)}  # fmt: skip
+#: Each scored item's question text, for keys that copy it ("1 (The poem follows the...)").
+_QUESTION_WORDS = {d.question: normal(d.long_label) for d in DIMENSIONS}
 
 
 @dataclass(frozen=True)

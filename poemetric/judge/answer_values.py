@@ -46,7 +46,7 @@ _PLAIN = re.compile(rf"{_NUMBER}(?:\s*/\s*5|\s+out of\s+5)?")
 _NUMBER_LABEL = re.compile(rf"{_NUMBER}\s*(?:[-–—:=.]\s*|\s+)\(?\s*{_LABEL}\s*\)?")
 _LABEL_NUMBER = re.compile(rf"{_LABEL}\s*(?:\(\s*{_NUMBER}\s*\)|[-–—:=]\s*{_NUMBER})")
 _PREFIX = re.compile(r"^(?:score|rating|answer)\s*[:=]\s*")
-_NA_LABEL = re.compile(r"^(?:n/a|na|not applicable)\b(?:\s*\(.*\))?$")
+_NA_LABEL = re.compile(r"^(?:n/a|na|not applicable)\b(?:\s*\(.*\)|\s*[-–—:,;.]\s*[^\d]*)?$")
 _ZERO_NA = re.compile(
     r"0\s*(?:[-–—:=.]\s*|\s+)?\(?\s*(?:n/a|na|not applicable)\b(?:\s*\(.*\))?\s*\)?"
 )
