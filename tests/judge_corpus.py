@@ -165,6 +165,16 @@ def accepted() -> Iterator[Case]:
     )
     yield Case("markdown table by name", f"| Dimension | Score |\n|---|---|\n{named_rows}", SCORES)
     yield Case("N/A with a reason", compact(with_(q8="N/A - no device is used")), SCORES)
+    yield Case(
+        "q1_score keys",
+        compact(
+            {(f"q{k}_score" if k in SCORES else f"q{k}_comment"): v for k, v in ANSWER.items()}
+        ),
+        SCORES,
+    )
+    yield Case(
+        "names with the scale", compact({f"{NAMES[k]} (1-5)": v for k, v in SCORES.items()}), SCORES
+    )
     other = {**SCORES, "10": 5, "12": 5}
     yield Case("other values", compact(other), other)
     all_na = {**SCORES, "7": 0, "8": 0}

@@ -179,16 +179,22 @@ def classify_key(key: Any) -> KeyMeaning:
         return KeyMeaning(key if key in QUESTION_FIELDS else None)
     text = str(key)
     match = _NUMBERED_KEY.match(text)
-    if match is None:
-        return KeyMeaning(ALIASES.get(normal(text)))
+    if match is None:  # a name: "Form", "overall_quality", "Overall quality (1-5)"
+        named = ALIASES.get(normal(text)) or ALIASES.get(normal(_PARENTHESES.sub(" ", text)))
+        return KeyMeaning(named)
     number, label = int(match.group(1)), normal(match.group(2))
     if number not in QUESTION_FIELDS:
         return KeyMeaning(None)
     return label_meaning(number, label, text)
 
 
+_PARENTHESES = re.compile(r"\([^()]*\)")
+#: Words a key may add to an item's number without naming another item ("q1_score").
+_NEUTRAL_LABELS = frozenset({"score", "rating", "answer", "value", "likert"})
+
+
 def label_meaning(number: int, label: str, text: str) -> KeyMeaning:
-    if not label:
+    if not label or (number in SCORE_QUESTIONS and label in _NEUTRAL_LABELS):
         return KeyMeaning(number)
     named = ALIASES.get(label)
     if named == number:
