@@ -227,3 +227,21 @@ def test_a_version_1_store_migrates_with_its_judgments(tmp_path: Path) -> None:
         store.save_judgment({"judgment_id": "k", "generation_id": "g", "judge": "new",
                              "sample_index": 0, "status": "not_judged", "error": "empty"})  # fmt: skip
         assert store.count("judgments") == 2
+
+
+def test_ctrl_c_during_judging_says_how_to_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import poemetric.judge.stage as stage
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    run = run_with_machine_poems(tmp_path, poems=1)
+    monkeypatch.setattr(stage, "run_judging", interrupted)
+    monkeypatch.setattr("sys.argv", ["poemetric", "judge", "--run", str(run), "--judge", "gpt-4o"])
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-unused")
+    code, output = invoke("judge", "--run", str(run), "--judge", "gpt-4o")
+    assert code == 130
+    assert "Every answer received so far is saved" in output
+    assert f"poemetric judge --run {run} --judge gpt-4o" in output
