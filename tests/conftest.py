@@ -67,9 +67,11 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """A headless Chromium driven by Playwright (one per test worker)."""
+    """A headless Chromium driven by Playwright (one per test module). Not per session: while
+    Playwright's sync API runs, its event loop is the thread's running loop, and every later
+    test in the same worker that calls `asyncio.run` (the runner, the providers) would fail."""
     path = chromium_path()
     from playwright.sync_api import sync_playwright
 

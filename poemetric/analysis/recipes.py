@@ -42,6 +42,14 @@ from poemetric.store import RunStore
 
 FigureFunction = Callable[..., Figure]
 
+
+def ghostwriting(ctx: FigureContext) -> Figure:
+    """Rhyme density, Raplyzer and uniqueness per author (poemetric.ghostwriting.figure)."""
+    from poemetric.ghostwriting.figure import ghostwriting_figure  # it imports this package
+
+    return ghostwriting_figure(ctx)
+
+
 #: kind -> (function, needs judgments). Judge figures are drawn once per judge.
 FIGURE_KINDS: dict[str, tuple[FigureFunction, bool]] = {
     "dimension_bars": (dimension_bars, True),
@@ -55,6 +63,7 @@ FIGURE_KINDS: dict[str, tuple[FigureFunction, bool]] = {
     "rule_based": (rule_based, False),
     "top_words": (top_words_figure, False),
     "opening_words": (opening_words_figure, False),
+    "ghostwriting": (ghostwriting, False),
 }
 
 
@@ -99,6 +108,7 @@ DEFAULT_RECIPE = Recipe(
         FigureSpec(name="lexical-diversity", kind="lexical"),
         FigureSpec(name="top-words", kind="top_words"),
         FigureSpec(name="opening-words", kind="opening_words"),
+        FigureSpec(name="ghostwriting", kind="ghostwriting"),
         FigureSpec(name="scores-basic", kind="dimension_bars", group="basic"),
         FigureSpec(name="scores-advanced", kind="dimension_bars", group="advanced"),
         FigureSpec(name="scores-appraisal", kind="dimension_bars", group="appraisal"),

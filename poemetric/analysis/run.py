@@ -30,6 +30,7 @@ from poemetric.analysis.validation import (
     expert_pao,
     judge_agreement,
 )
+from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.store import RunStore
 
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
@@ -52,6 +53,7 @@ TABLE_CAPTIONS: dict[str, str] = {
     "quality, cost",
     "recognition": "Human poems each judge recognised (title and author), and its human-authorship"
     " score of recognised vs not recognised poems",
+    **GHOSTWRITING_CAPTIONS,
 }
 
 
@@ -114,6 +116,11 @@ def analyze_run(
         result.notes.append("profile similarity skipped: the run has no human poems")
     else:
         result.tables["profile_similarity"] = similarity
+    from poemetric.ghostwriting.tables import ghostwriting_tables  # it imports this package
+
+    ghostwriting = ghostwriting_tables(store, data.generations)
+    result.tables.update(ghostwriting.tables)
+    result.notes += ghostwriting.notes
 
     if data.judgments.empty:
         result.notes.append("judge tables skipped: no successful judgments (run `poemetric judge`)")

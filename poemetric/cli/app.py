@@ -46,6 +46,8 @@ def _register() -> None:
         export_cmd,
         form_cmd,
         generate_cmd,
+        ghostwriting_cmd,
+        ghostwriting_protocols_cmd,
         judge_cmd,
         merge_cmd,
         models_cmd,

@@ -18,9 +18,14 @@ from poemetric.cli.generate_cmd import (
     MaxCostOption,
     ProgressOption,
     ShardOption,
-    parse_shard,
 )
 from poemetric.cli.interrupt import interruptible
+from poemetric.cli.judging import (
+    judge_runner_options,
+    load_judges,
+    open_judged_run,
+    split_authors,
+)
 from poemetric.cli.options import LimitOption, RunOption
 
 if TYPE_CHECKING:
@@ -62,16 +67,14 @@ judge_app = typer.Typer(
 app.add_typer(judge_app, name="judge")
 
 
-def select_judges(selection: str, run: Path) -> list[ModelSpec]:
-    from poemetric.roster import RosterError, load_roster, select_models
+def select_judges(selection: str) -> list[ModelSpec]:
+    """Judges and judge groups, comma-separated (a panel)."""
+    from poemetric.roster import RosterError, select_models
 
     try:
         return select_models(selection, kind="judges")
     except RosterError as error:
-        try:
-            available = ", ".join(load_roster("judges"))
-        except RosterError:
-            available = "?"
+        available = ", ".join(load_judges())
         raise typer.BadParameter(f"{error}; judges: {available}", param_hint="--judge") from error
 
 
@@ -146,45 +149,28 @@ def judge(
         return
     from poemetric.judge.stage import JudgeStageError, run_judging
     from poemetric.prompts import PromptError
-    from poemetric.roster import RosterError, load_roster
-    from poemetric.runner.runner import RunnerOptions
 
     if not judge_name:
-        try:
-            available = ", ".join(load_roster("judges"))
-        except RosterError as error:
-            raise typer.BadParameter(str(error)) from error
+        available = ", ".join(load_judges())
         console.print(
             NO_JUDGE.format(run=run, available=available), highlight=False, soft_wrap=True
         )
         raise typer.Exit(code=2)
-    judges = select_judges(judge_name, run)
+    judges = select_judges(judge_name)
     if reask is not None:
         judges = [j.model_copy(update={"reask": reask}) for j in judges]
-    options = RunnerOptions(
+    options = judge_runner_options(
         limit=limit,
         dry_run=dry_run,
-        max_cost_usd=max_cost,
-        shard=parse_shard(shard),
+        max_cost=max_cost,
+        shard=shard,
         batch=batch,
         concurrency=concurrency,
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,
     )
-    author_list = [a.strip() for a in authors.split(",") if a.strip()] if authors else None
-    with open_run(run) as store, interruptible(run):
-        if store.count("generations", "status = 'ok'") == 0:
-            console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
-            raise typer.Exit(code=1)
-        if author_list:
-            known = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
-            unknown = [a for a in author_list if a not in known]
-            if unknown:
-                raise typer.BadParameter(
-                    f"no poems by {', '.join(map(repr, unknown))} in run {run}; authors: "
-                    f"{', '.join(sorted(known))}",
-                    param_hint="--authors",
-                )
+    author_list = split_authors(authors)
+    with open_judged_run(run, author_list, console) as store, interruptible(run):
         try:
             report = run_judging(
                 store,
@@ -303,7 +289,7 @@ def recognise_command(
 
     if not judge_name:
         raise typer.BadParameter("give the judge(s) to ask", param_hint="--judge")
-    judges = select_judges(judge_name, run)
+    judges = select_judges(judge_name)
     options = RunnerOptions(
         limit=limit,
         dry_run=dry_run,

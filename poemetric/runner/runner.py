@@ -88,7 +88,7 @@ class ResultHandler(Protocol):
     """Builds one stage's result rows.
 
     Optional members, looked up with getattr: `natural_key` (the key columns of a table that
-    is not in `poemetric.store.schema.RESULT_KEYS`) and `follow_up(job, completion, row) ->
+    is not in `poemetric.store.db.RESULT_TABLE_KEYS`) and `follow_up(job, completion, row) ->
     Job | None` (the next turn after a response whose row is not 'ok', or None to stop).
     """
 

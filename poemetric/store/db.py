@@ -18,9 +18,17 @@ from typing import Any
 
 import pandas as pd
 
-from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, RESULT_KEYS, SCHEMA_VERSION
+from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, SCHEMA_VERSION
 
 DB_NAME = "poemetric.sqlite"
+
+#: Result tables the batch runner writes, with the natural key of their rows.
+RESULT_TABLE_KEYS: dict[str, tuple[str, ...]] = {
+    "generations": ("prompt_id", "author", "sample_index"),
+    "judgments": ("generation_id", "judge", "sample_index"),
+    "style_matches": ("trial_id", "judge", "sample_index"),
+    "recognitions": ("poem_id", "judge", "sample_index"),
+}
 
 
 class StoreError(RuntimeError):
@@ -198,12 +206,12 @@ class RunStore:
     ) -> bool:
         """Store a response in the cache and its result row in ONE transaction.
 
-        `table` is a result table: one of `RESULT_KEYS`, or a stage's own table whose natural
+        `table` is a result table: one of `RESULT_TABLE_KEYS`, or a stage's own table whose natural
         `key` columns are given. A crash can therefore never leave a paid response that is
         neither cached nor stored. `replace_cache` overwrites an existing cache entry (used when
         a user forces a fresh call for a response that could not be parsed).
         """
-        key = key or RESULT_KEYS.get(table)
+        key = key or RESULT_TABLE_KEYS.get(table)
         if key is None:
             raise StoreError(
                 f"save_result_and_cache: unknown result table {table!r}; pass its key columns"

@@ -181,7 +181,57 @@ MIGRATIONS: list[str] = [
         FOREIGN KEY (survey_id, rater_id) REFERENCES survey_raters(survey_id, rater_id)
     );
     """,
-    # 3: judging, complete (issue 8). Judgments may be 'not_judged' (an empty answer or a refusal
+    # 3: ghostwriting protocols (issue 13): style-matching answers of LLM judges, and line-level
+    # fluency / coherence annotations imported from printable sheets
+    """
+    CREATE TABLE style_matches (
+        match_id TEXT PRIMARY KEY,
+        trial_id TEXT NOT NULL,
+        generation_id TEXT NOT NULL REFERENCES generations(generation_id),
+        judge TEXT NOT NULL,
+        trial_index INTEGER NOT NULL,
+        sample_index INTEGER NOT NULL DEFAULT 0,
+        target_poet TEXT NOT NULL,
+        candidates TEXT NOT NULL,
+        candidate_poets TEXT NOT NULL,
+        correct_choice TEXT NOT NULL,
+        choice TEXT,
+        correct INTEGER,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+        provider TEXT,
+        provider_model TEXT,
+        settings TEXT,
+        template_hash TEXT,
+        cache_key TEXT,
+        raw_response TEXT,
+        response_text TEXT,
+        reasoning TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        reasoning_tokens INTEGER,
+        cost_usd REAL,
+        latency_s REAL,
+        request_id TEXT,
+        error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        batch_id TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (trial_id, judge, sample_index)
+    );
+    CREATE INDEX style_matches_judge ON style_matches(judge);
+    CREATE TABLE line_annotations (
+        sheet_id TEXT NOT NULL,
+        annotator TEXT NOT NULL,
+        generation_id TEXT NOT NULL REFERENCES generations(generation_id),
+        line_number INTEGER NOT NULL,
+        fluency REAL,
+        coherence REAL,
+        source TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (sheet_id, annotator, generation_id, line_number)
+    );
+    """,
+    # 4: judging, complete (issue 8). Judgments may be 'not_judged' (an empty answer or a refusal
     # is not sent to the judge) and record the parser's notes, refusals, re-asks and structured
     # output; `recognitions` holds the memorisation probe; `holders` and `leases` keep two
     # processes from buying the same answer.
@@ -292,14 +342,6 @@ MIGRATIONS: list[str] = [
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
-#: Result tables written by the batch runner, with the natural key of a row (a stage adding its
-#: own table passes its key to `RunStore.save_result_and_cache`).
-RESULT_KEYS: dict[str, tuple[str, ...]] = {
-    "generations": ("prompt_id", "author", "sample_index"),
-    "judgments": ("generation_id", "judge", "sample_index"),
-    "recognitions": ("poem_id", "judge", "sample_index"),
-}
-
 #: Tables users may export, in pipeline order.
 EXPORTABLE_TABLES = (
     "poems",
@@ -313,4 +355,6 @@ EXPORTABLE_TABLES = (
     "batches",
     "survey_assignments",
     "survey_answers",
+    "style_matches",
+    "line_annotations",
 )
