@@ -285,16 +285,18 @@ def recognise_command(
         poemetric judge recognise --run runs/paper --judge gemini-2.5-pro
     """
     from poemetric.judge.recognise import run_recognition
-    from poemetric.runner.runner import RunnerOptions
 
     if not judge_name:
         raise typer.BadParameter("give the judge(s) to ask", param_hint="--judge")
     judges = select_judges(judge_name)
-    options = RunnerOptions(
+    options = judge_runner_options(
         limit=limit,
         dry_run=dry_run,
-        max_cost_usd=max_cost,
+        max_cost=max_cost,
+        shard=None,
+        batch=False,
         concurrency=concurrency,
+        refresh_failed_parses=False,
         progress=progress,
     )
     with open_run(run) as store, interruptible(run):
