@@ -85,11 +85,21 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         raise ValueError(no_judgments_message(store, judge))
     failed_judgments = store.count(
         "judgments",
-        "status != 'ok'" + (" AND judge = ?" if judge else ""),
+        "status = 'error'" + (" AND judge = ?" if judge else ""),
         (judge,) if judge else (),
     )
     if failed_judgments:
         notes.append(f"{failed_judgments} judgment(s) failed to parse or call and are left out")
+    not_poems = store.count(
+        "judgments",
+        "status = 'not_judged'" + (" AND judge = ?" if judge else ""),
+        (judge,) if judge else (),
+    )
+    if not_poems:
+        notes.append(
+            f"{not_poems} judgment(s) not made: the answer was not a poem (empty or a refusal); "
+            "see the `judges` table"
+        )
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
     notes += coverage_notes(generations, form_checks, judgments, store)

@@ -15,6 +15,7 @@ from poemetric.analysis.experts import (
 )
 from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.imagery import imagery_counts
+from poemetric.analysis.judges import judge_report, recognition_table
 from poemetric.analysis.labels import Labels, run_labels
 from poemetric.analysis.lexical import MATTR_WINDOW, opening_words, profile_similarity, top_words
 from poemetric.analysis.scores import (
@@ -56,6 +57,10 @@ TABLE_CAPTIONS: dict[str, str] = {
     "agreement_experts": "Agreement of the human experts with each other per item (bootstrap 95% CIs)",
     "agreement_by_expert": "PAo of the LLM judge with each expert",
     "discrimination": "Overall quality by the experts and each judge on the expert-rated poems",
+    "judges": "Per judge: parse failures, refusals, re-asks, non-poems not judged, SD of overall "
+    "quality, cost",
+    "recognition": "Human poems each judge recognised (title and author), and its human-authorship"
+    " score of recognised vs not recognised poems",
     **GHOSTWRITING_CAPTIONS,
 }
 
@@ -153,6 +158,10 @@ def analyze_run(
         )
         result.tables["group_scores"] = group_scores(data.judgments, method=ci_method, seed=seed)
         result.tables["dimension_matrix"] = dimension_matrix(result.tables["dimension_scores"])
+
+    for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
+        if not table.empty:
+            result.tables[name] = table
 
     _expert_tables(result, store, data, experts, survey, ci_method, n_boot, seed)
     return result

@@ -28,6 +28,7 @@ RESULT_TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "generations": ("prompt_id", "author", "sample_index"),
     "judgments": ("generation_id", "judge", "sample_index"),
     "style_matches": ("trial_id", "judge", "sample_index"),
+    "recognitions": ("poem_id", "judge", "sample_index"),
 }
 
 
@@ -204,16 +205,21 @@ class RunStore:
         model: str = "",
         completion: Mapping[str, Any] | None = None,
         replace_cache: bool = False,
+        key: tuple[str, ...] | None = None,
     ) -> bool:
         """Store a response in the cache and its result row in ONE transaction.
 
-        `table` is one of `RESULT_TABLE_KEYS`. A crash can therefore never leave a paid response
-        that is neither cached nor stored. `replace_cache` overwrites an existing cache entry (used
-        when a user forces a fresh call for a response that could not be parsed).
+        `table` is a result table: one of `RESULT_TABLE_KEYS`, or a stage's own table whose natural
+        `key` columns are given. A crash can therefore never leave a paid response that is
+        neither cached nor stored. `replace_cache` overwrites an existing cache entry (used when
+        a user forces a fresh call for a response that could not be parsed).
         """
-        if table not in RESULT_TABLE_KEYS:
-            raise StoreError(f"save_result_and_cache: unknown result table {table!r}")
-        sql, params = _upsert_statement(table, RESULT_TABLE_KEYS[table], row)
+        key = key or RESULT_TABLE_KEYS.get(table)
+        if key is None:
+            raise StoreError(
+                f"save_result_and_cache: unknown result table {table!r}; pass its key columns"
+            )
+        sql, params = _upsert_statement(table, key, row)
         verb = "INSERT OR REPLACE" if replace_cache else "INSERT OR IGNORE"
         with self.transaction() as conn:
             if cache_key is not None and completion is not None:
@@ -300,7 +306,12 @@ def _upsert_statement(
 
 
 def _check_table(table: str) -> None:
-    if table not in EXPORTABLE_TABLES and table not in {"meta", "response_cache"}:
+    if table not in EXPORTABLE_TABLES and table not in {
+        "meta",
+        "response_cache",
+        "holders",
+        "leases",
+    }:
         raise StoreError(f"unknown table {table!r}; tables: {', '.join(EXPORTABLE_TABLES)}")
 
 
