@@ -111,3 +111,13 @@ def test_the_ghostwriting_figure_is_drawn(reciting_run: Path, tmp_path: Path) ->
     assert sorted(p.name for p in report.paths) == ["gw.caption.txt", "gw.png"]
     assert not report.skipped
     assert "95% CI" in (tmp_path / "gw.caption.txt").read_text()
+
+
+def test_the_report_lists_near_copies_with_their_source(reciting_run: Path, tmp_path: Path) -> None:
+    from poemetric.report import build_report
+
+    with RunStore(reciting_run, create=False) as store:
+        html = build_report(store, tmp_path / "report.html").read_text(encoding="utf-8")
+    section = html[html.index('id="ghostwriting"') :]
+    section = section[: section.index("</section>")]
+    assert "Near-copies (6)" in section and section.count("1.000") == 6

@@ -248,3 +248,16 @@ def test_expert_ratings_add_the_agreement_section(tmp_path: Path) -> None:
     assert 'id="agreement"' not in without and 'id="agreement"' in text
     assert "3 experts rated" in text and "Human experts" in text
     assert "(paper Table 2)" in text and re.search(r"<td>judge-x</td><td>Quality</td>", text)
+
+
+def test_ghostwriting_and_judge_behaviour_sections(
+    demo_run: tuple[Path, Path, Path], browser: Browser
+) -> None:
+    _, _, judged = demo_run
+    page, requests, errors = _open(browser, judged)
+    rows = page.locator("#ghostwriting table.data").first.locator("tbody tr").all_inner_texts()
+    assert [row.split("\t")[0] for row in rows] == ["Human", "Markov baseline"]
+    judges = page.locator("#judges table.data thead").inner_text()
+    assert "Parse failures" in judges and "Not judged" in judges and "Re-asked" in judges
+    assert requests == [] and errors == []
+    page.close()

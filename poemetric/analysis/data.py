@@ -109,10 +109,16 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
 def no_judgments_message(store: RunStore, judge: str) -> str:
     """Why a judge has no usable judgment: it never ran, or every one of its judgments failed."""
     failed = store.query(
-        "SELECT error FROM judgments WHERE judge = ? AND status != 'ok' "
+        "SELECT error FROM judgments WHERE judge = ? AND status = 'error' "
         "ORDER BY created_at, judgment_id",
         (judge,),
     )
+    not_judged = store.count("judgments", "judge = ? AND status = 'not_judged'", (judge,))
+    if not_judged and not failed:
+        return (
+            f"judge {judge!r} has no judgment: all {not_judged} poem(s) it was given were not "
+            "poems (empty answers or refusals) and were not sent to it"
+        )
     if failed:
         return (
             f"all {len(failed)} judgment(s) by judge {judge!r} failed; the first error: "

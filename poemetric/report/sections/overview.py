@@ -24,7 +24,8 @@ def overview(run: ReportRun) -> Section:
         "Form checks": store.count("form_checks"),
         "Judges": len(run.data.judges),
         "Judgments (successful)": store.count("judgments", "status = 'ok'"),
-        "Judgments failed": store.count("judgments", "status != 'ok'"),
+        "Judgments failed": store.count("judgments", "status = 'error'"),
+        "Not judged (not a poem)": store.count("judgments", "status = 'not_judged'"),
     }
     notes = list(dict.fromkeys([*run.notes, *run.analysis.notes]))
     html = render("overview.html.j2", dataset=dataset, counts=counts, notes=notes,
