@@ -182,7 +182,9 @@ def mutated_answers(draw: st.DrawFn) -> tuple[str, str]:
     kind = draw(st.sampled_from(["hedge", "duplicate-key", "respelled-key", "missing",
                                  "second-answer", "unterminated-think"]))  # fmt: skip
     if kind == "hedge":
-        a, b = sorted({max(1, scores[question]), other})
+        # a hedge between two whole numbers on the 1-5 scale (an N/A item hedges from 1)
+        low = max(1, scores[question])
+        a, b = sorted({low, draw(st.sampled_from([s for s in range(1, 6) if s != low]))})
         answer[question] = draw(st.sampled_from(HEDGES)).format(a=a, b=b)
         return json.dumps(answer), f"item {question}"
     if kind == "duplicate-key":
