@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -85,7 +86,11 @@ SCORE_ITEMS = [str(d.question) for d in DIMENSIONS]
 NA_ITEMS = {str(d.question) for d in DIMENSIONS if d.allows_na}
 NAMES = {str(d.question): d.short_label for d in DIMENSIONS}
 LABELS = {1: "Strongly disagree", 2: "Disagree", 3: "Neutral", 4: "Agree", 5: "Strongly agree"}
-PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=int(os.environ.get("POEMETRIC_HYPOTHESIS_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 scores_strategy = st.fixed_dictionaries(
     {q: st.integers(0 if q in NA_ITEMS else 1, 5) for q in SCORE_ITEMS}
