@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from poemetric.store import RunStore
 
 survey_app = typer.Typer(
-    help="Expert survey (paper App. C): draw a sample, serve it to raters or print it, import "
-    "answers. Answers land in the run store, where `poemetric analyze` finds them.",
+    help="Human ratings: the expert survey (paper App. C) or line-level fluency / coherence "
+    "(--task lines). Draw a sample, serve it to raters or print it, import answers. Answers "
+    "land in the run store, where `poemetric analyze` finds them.",
     no_args_is_help=True,
 )
 app.add_typer(survey_app, name="survey")
@@ -64,6 +65,12 @@ def build(
         0, "--attention-checks", min=0, help="Instructed-response checks per rater (web only)."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the sample, assignment and order."),
+    task_name: str = typer.Option(
+        "poemetric",
+        "--task",
+        help="poemetric: the expert survey (App. C); lines: grade each line's fluency and "
+        "coherence (1 / 0.5 / 0), scored in analyze's fluency_coherence table.",
+    ),
 ) -> None:
     """Draw a survey: poems stratified by author and form, each given to --per-poem raters,
     every rater's poems in their own random order. Stored in the run; prints the design.
@@ -73,6 +80,8 @@ def build(
         poemetric survey build --run runs/demo --raters 3 --per-rater 4
 
         poemetric survey build --run runs/paper --raters 7 --per-rater 10 --per-poem 2 --authors human,gpt-4o,deepseek-r1 --attention-checks 1 --seed 7
+
+        poemetric survey build --run runs/paper --survey lines --task lines --raters 3 --per-rater 12
     """
     from poemetric.survey.build import build_survey
     from poemetric.survey.db import SurveyError
@@ -91,6 +100,7 @@ def build(
                 authors=chosen,
                 checks=checks,
                 seed=seed,
+                task_name=task_name,
             )
         except DesignError as exc:
             raise _fail(exc, 2) from exc
@@ -252,7 +262,7 @@ def import_(
     """
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
     from poemetric.survey.build import check_name
-    from poemetric.survey.db import import_answers
+    from poemetric.survey.db import SurveyError, import_answers
     from poemetric.survey.design import DesignError
 
     try:
@@ -264,13 +274,16 @@ def import_(
             answers = read_expert_answers(ratings_file, store)
         except ExpertRatingsError as exc:
             raise _fail(exc) from exc
-        new, replaced = import_answers(
-            store,
-            survey,
-            [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
-            source=ratings_file.name,
-            config={"imported_from": ratings_file.name},
-        )
+        try:
+            new, replaced = import_answers(
+                store,
+                survey,
+                [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
+                source=ratings_file.name,
+                config={"imported_from": ratings_file.name},
+            )
+        except SurveyError as exc:
+            raise _fail(exc) from exc
     raters_count = len({a.expert for a in answers})
     console.print(
         f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
