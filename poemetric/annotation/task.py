@@ -10,9 +10,9 @@ Annotators grade every line of a poem twice, on the paper's three-point scales:
   verses that repeat one line).
 
 A `LineTask` is the data of one set of sheets: the poems (blind: no author), their lines and the
-grades fixed by rule. It is plain JSON (`to_dict`) with a `kind`, so that the survey app can
-later serve the same task as one of its task kinds; the printable sheets and the CSV template are
-renderings of it.
+grades fixed by rule. It is plain JSON (`to_dict`) with a `kind`, stored in the run's meta; the
+printable sheets and the CSV template are renderings of it, and the survey app serves it as its
+`lines` task (`poemetric.survey.lines`, sheet id `survey-SURVEY`).
 """
 
 from __future__ import annotations

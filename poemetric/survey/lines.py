@@ -26,7 +26,6 @@ from poemetric.survey.answers import Answer
 from poemetric.survey.instrument import Instrument
 from poemetric.survey.tasks import Page, Question
 
-SCALES = ("fluency", "coherence")
 GRADE_OPTIONS: tuple[tuple[float, str], ...] = ((1, "strongly"), (0.5, "weakly"), (0, "not"))
 SCALE = [0.0, 0.5, 1.0]
 _KEY = re.compile(r"line_([1-9][0-9]*)_(fluency|coherence)")
@@ -167,7 +166,8 @@ class LineSurvey:
     unit = "line"
     agreement_note = (
         "Units are lines; fluency and coherence on 1 / 0.5 / 0. Coherence fixed by rule (first "
-        "and repeated lines) is left out. PAo is the paper's raw agreement."
+        "and repeated lines) is left out. PAo is the paper's raw agreement. The CIs resample "
+        "lines, which are not independent within a poem: read them as optimistic."
     )
 
     def __init__(self, sheet: LineTask | None = None) -> None:

@@ -39,7 +39,7 @@ def write_sheets(
     for rater in only or everyone:
         pages = db.pages(store, survey_id, rater)
         if isinstance(task, LineSurvey):
-            written += _line_sheet(task, pages, out / rater)
+            written += _line_sheet(task, pages, out, rater)
             continue
         # Attention checks are a web-only device: a printed sheet shows the survey as published.
         plain = [replace(p, check_expected=None) for p in pages]
@@ -68,12 +68,12 @@ def write_sheets(
     return written
 
 
-def _line_sheet(task: LineSurvey, pages: list[Page], stem: Path) -> list[Path]:
+def _line_sheet(task: LineSurvey, pages: list[Page], out: Path, rater: str) -> list[Path]:
     """The rater's poems as a line-annotation sheet, numbered as their pages."""
     items = [
         replace(item, item=page.position) for page in pages if (item := task.item(page)) is not None
     ]
     sheet = replace(task.sheet, items=items)
-    html = stem.with_suffix(".html")
+    html = out / f"{rater}.html"
     html.write_text(render_sheet_html(sheet), encoding="utf-8")
-    return [html, write_csv_template(sheet, stem.with_suffix(".csv"))]
+    return [html, write_csv_template(sheet, out / f"{rater}.csv")]
