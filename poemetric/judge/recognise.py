@@ -23,7 +23,7 @@ from poemetric.prompts import RECOGNISE_TEMPLATE, load_template
 from poemetric.providers.base import Completion, ModelSpec, ResponseSchema
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageReport
-from poemetric.runner.rows import error_row, response_columns, stored_statuses
+from poemetric.runner.rows import ParsedAnswerRows, stored_statuses
 from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
 from poemetric.store.db import RunStore, stable_id
 
@@ -174,10 +174,11 @@ def recognise_jobs(
     return jobs, statuses
 
 
-class RecognitionRows:
+class RecognitionRows(ParsedAnswerRows):
     """Result rows of the `recognitions` table."""
 
     table = "recognitions"
+    parse_errors = (RecognitionParseError,)
 
     def __init__(self, store: RunStore) -> None:
         self.truth = {
@@ -185,33 +186,18 @@ class RecognitionRows:
             for r in store.query("SELECT poem_id, title, author FROM poems")
         }
 
-    def ok_row(
-        self, job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
-    ) -> dict[str, Any]:
-        row: dict[str, Any] = {
-            **response_columns(job, completion, cost_usd=cost_usd, batch_id=batch_id),
-            "reasoning": completion.reasoning,
-        }
-        try:
-            title, author = parse_recognition(completion.text)
-        except RecognitionParseError as error:
-            return {**row, "status": "error", "error": f"unparsable answer: {error}"}
+    def parse(self, job: Job, completion: Completion) -> dict[str, Any]:
+        title, author = parse_recognition(completion.text)
         true_title, true_author = self.truth.get(str(job.row["poem_id"]), (None, None))
         title_score = title_similarity(title, true_title)
         author_score = author_similarity(author, true_author)
         return {
-            **row,
-            "status": "ok",
-            "error": None,
             "answered_title": title,
             "answered_author": author,
             "title_similarity": round(title_score, 4),
             "author_similarity": round(author_score, 4),
             "recognised": int(is_recognised(title_score, author_score, true_title, true_author)),
         }
-
-    def error_row(self, job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
-        return error_row(job, error, batch_id=batch_id)
 
 
 def run_recognition(
