@@ -13,6 +13,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from rich.console import Console
@@ -24,7 +25,7 @@ from poemetric.providers.base import Completion, ModelSpec, ResponseSchema
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageReport
 from poemetric.runner.rows import ParsedAnswerRows, stored_statuses
-from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
+from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.store.db import RunStore, stable_id
 
 STAGE = "recognise"
@@ -202,7 +203,7 @@ class RecognitionRows(ParsedAnswerRows):
 
 def run_recognition(
     store: RunStore,
-    judges: Sequence[ModelSpec],
+    judges: ModelSpec | Sequence[ModelSpec],
     *,
     options: RunnerOptions | None = None,
     console: Console | None = None,
@@ -213,23 +214,12 @@ def run_recognition(
     return run_stage(
         store,
         STAGE,
-        list(judges),
+        [judges] if isinstance(judges, ModelSpec) else list(judges),
         jobs_for=lambda spec: recognise_jobs(store, spec, limit=options.limit),
         handler_for=lambda spec: handler,
         options=options,
-        child_entry=_recognise_child,
+        child_entry=partial(rerun_in_child, stage=run_recognition),
         console=console,
-    )
-
-
-def _recognise_child(
-    run_dir: str, spec_data: dict[str, Any], options: RunnerOptions, target: str
-) -> dict[str, Any]:
-    return report_in_child(
-        run_dir,
-        spec_data,
-        target,
-        lambda store, judge: run_recognition(store, [judge], options=options),
     )
 
 

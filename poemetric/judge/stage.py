@@ -37,7 +37,7 @@ from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, cache_key, follow_up_cache_key, settings_json, user_request
 from poemetric.runner.report import StageReport
 from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, stored_statuses
-from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
+from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.screening import looks_like_refusal, not_a_poem_reason
 from poemetric.store.db import RunStore, stable_id, to_json
 
@@ -275,29 +275,11 @@ def run_judging(
         jobs_for=plan,
         handler_for=JudgmentRows,
         options=options,
-        child_entry=partial(_judge_child, authors=authors, samples=samples, template=template),
+        child_entry=partial(
+            rerun_in_child, stage=run_judging, authors=authors, samples=samples, template=template
+        ),
         console=console,
     )
     for model in report.models:
         model.not_sent = plan.not_sent.get(model.model, model.not_sent)
     return report
-
-
-def _judge_child(
-    run_dir: str,
-    spec_data: dict[str, Any],
-    options: RunnerOptions,
-    target: str,
-    *,
-    authors: list[str] | None,
-    samples: int,
-    template: str | Path | None,
-) -> dict[str, Any]:
-    """Child-process entry for a judge whose provider has `isolate_process` (local vLLM)."""
-
-    def run_one(store: RunStore, judge: ModelSpec) -> StageReport:
-        return run_judging(
-            store, judge, options=options, authors=authors, samples=samples, template=template
-        )
-
-    return report_in_child(run_dir, spec_data, target, run_one)

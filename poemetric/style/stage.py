@@ -21,7 +21,7 @@ from poemetric.providers.base import Completion, ModelSpec
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageReport
 from poemetric.runner.rows import ParsedAnswerRows, stored_statuses
-from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
+from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.store.db import RunStore, stable_id, to_json
 from poemetric.style.answer import StyleAnswerError, parse_style_answer
 from poemetric.style.trials import (
@@ -166,7 +166,8 @@ def run_style_matching(
         handler_for=lambda spec: StyleMatchRows(),
         options=options,
         child_entry=partial(
-            _style_child,
+            rerun_in_child,
+            stage=run_style_matching,
             authors=authors,
             samples=samples,
             trials_per_poem=trials_per_poem,
@@ -174,23 +175,3 @@ def run_style_matching(
         ),
         console=console,
     )
-
-
-def _style_child(
-    run_dir: str,
-    spec_data: dict[str, Any],
-    options: RunnerOptions,
-    target: str,
-    *,
-    authors: list[str] | None,
-    samples: int,
-    trials_per_poem: int,
-    seed: int,
-) -> dict[str, Any]:
-    """Child-process entry for a judge whose provider has `isolate_process` (local vLLM)."""
-
-    def run_one(store: RunStore, judge: ModelSpec) -> StageReport:
-        return run_style_matching(store, judge, options=options, authors=authors,
-                                  samples=samples, trials_per_poem=trials_per_poem, seed=seed)  # fmt: skip
-
-    return report_in_child(run_dir, spec_data, target, run_one)
