@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.judging import split_names
 from poemetric.cli.options import RunOption
 
 if TYPE_CHECKING:
@@ -43,6 +46,21 @@ def _open(run: Path) -> RunStore:
     try:
         return RunStore(run, create=False)
     except StoreError as exc:
+        raise _fail(exc) from exc
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """A design that cannot be met is a usage error (exit 2); a missing survey or one of
+    another task exits 1."""
+    from poemetric.survey.db import SurveyError
+    from poemetric.survey.design import DesignError
+
+    try:
+        yield
+    except DesignError as exc:
+        raise _fail(exc, 2) from exc
+    except SurveyError as exc:
         raise _fail(exc) from exc
 
 
@@ -84,28 +102,20 @@ def build(
         poemetric survey build --run runs/paper --survey lines --task lines --raters 3 --per-rater 12
     """
     from poemetric.survey.build import build_survey
-    from poemetric.survey.db import SurveyError
-    from poemetric.survey.design import DesignError
 
-    chosen = [a.strip() for a in authors.split(",") if a.strip()] if authors else None
-    with _open(run) as store:
-        try:
-            summary = build_survey(
-                store,
-                survey_id=survey,
-                raters=raters,
-                poems=poems,
-                per_rater=per_rater,
-                per_poem=per_poem,
-                authors=chosen,
-                checks=checks,
-                seed=seed,
-                task_name=task_name,
-            )
-        except DesignError as exc:
-            raise _fail(exc, 2) from exc
-        except SurveyError as exc:
-            raise _fail(exc) from exc
+    with _open(run) as store, _refusals():
+        summary = build_survey(
+            store,
+            survey_id=survey,
+            raters=raters,
+            poems=poems,
+            per_rater=per_rater,
+            per_poem=per_poem,
+            authors=split_names(authors),
+            checks=checks,
+            seed=seed,
+            task_name=task_name,
+        )
     total = sum(summary.poems_by_author.values())
     console.print(
         f"survey [bold]{survey}[/bold]: {total} poems x {per_poem} raters = "
@@ -130,11 +140,8 @@ def build(
 def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]], str]:
     from poemetric.survey import db, tokens
 
-    with _open(run) as store:
-        try:
-            db.load_survey(store, survey)
-        except db.SurveyError as exc:
-            raise _fail(exc) from exc
+    with _open(run) as store, _refusals():
+        db.load_survey(store, survey)
         ids = db.raters(store, survey)
     secret = tokens.load_secret(run)
     base = base_url.rstrip("/")
@@ -227,14 +234,10 @@ def sheets(
 
         poemetric survey sheets --run runs/paper --survey experts --rater R3 --out sheets/
     """
-    from poemetric.survey.db import SurveyError
     from poemetric.survey.sheets import write_sheets
 
-    with _open(run) as store:
-        try:
-            paths = write_sheets(store, survey, out or run / f"survey-{survey}", only=rater)
-        except SurveyError as exc:
-            raise _fail(exc) from exc
+    with _open(run) as store, _refusals():
+        paths = write_sheets(store, survey, out or run / f"survey-{survey}", only=rater)
     for path in paths:
         console.print(str(path), highlight=False, soft_wrap=True)
 
@@ -262,28 +265,22 @@ def import_(
     """
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
     from poemetric.survey.build import check_name
-    from poemetric.survey.db import SurveyError, import_answers
-    from poemetric.survey.design import DesignError
+    from poemetric.survey.db import import_answers
 
-    try:
+    with _refusals():
         check_name(survey, "survey id")
-    except DesignError as exc:
-        raise _fail(exc, 2) from exc
-    with _open(run) as store:
+    with _open(run) as store, _refusals():
         try:
             answers = read_expert_answers(ratings_file, store)
         except ExpertRatingsError as exc:
             raise _fail(exc) from exc
-        try:
-            new, replaced = import_answers(
-                store,
-                survey,
-                [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
-                source=ratings_file.name,
-                config={"imported_from": ratings_file.name},
-            )
-        except SurveyError as exc:
-            raise _fail(exc) from exc
+        new, replaced = import_answers(
+            store,
+            survey,
+            [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
+            source=ratings_file.name,
+            config={"imported_from": ratings_file.name},
+        )
     raters_count = len({a.expert for a in answers})
     console.print(
         f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
@@ -304,11 +301,8 @@ def status(run: Path = RunOption, survey: str = SurveyOption) -> None:
     """
     from poemetric.survey import db
 
-    with _open(run) as store:
-        try:
-            db.load_survey(store, survey)
-        except db.SurveyError as exc:
-            raise _fail(exc) from exc
+    with _open(run) as store, _refusals():
+        db.load_survey(store, survey)
         rows = db.progress(store, survey)
     table = Table(title=f"Survey {survey}", header_style="bold")
     for column in ("rater", "done", "of", "answers", "last answer (UTC)", "checks failed"):

@@ -54,7 +54,10 @@ def load_survey(store: RunStore, survey_id: str) -> SurveyInfo:
     if row is None:
         known = ", ".join(survey_ids(store)) or "none yet (`poemetric survey build`)"
         raise SurveyError(f"no survey {survey_id!r} in {store.path}; surveys: {known}")
-    bound = task(row["task"]).for_survey(store, survey_id)
+    try:
+        bound = task(row["task"]).for_survey(store, survey_id)
+    except ValueError as exc:  # a task this version does not know, or its data lost
+        raise SurveyError(f"survey {survey_id!r} cannot be opened: {exc}") from exc
     return SurveyInfo(survey_id, bound, row["seed"], json.loads(row["config"]))
 
 
