@@ -204,6 +204,7 @@ class RunStore:
         keys = {
             "generations": ("prompt_id", "author", "sample_index"),
             "judgments": ("generation_id", "judge", "sample_index"),
+            "probe_choices": ("pair_id", "scorer", "sample_index"),
         }
         if table not in keys:
             raise StoreError(f"save_result_and_cache: unknown result table {table!r}")
