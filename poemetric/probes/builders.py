@@ -149,7 +149,7 @@ POS_LABEL = {"n": "noun", "v": "verb", "a": "adjective", "r": "adverb"}
 def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> list[Corruption]:
     """A line-end rhyme word replaced by a WordNet synonym of the same part of speech that
     rhymes with none of its partners (BPoMP task 3)."""
-    from poemetric.probes.thesaurus import load_wordnet, word_synonyms
+    from poemetric.probes.thesaurus import load_wordnet, synonym_lemma, word_synonyms
 
     wordnet = load_wordnet()
     slots = [(line, group) for group in rhyme.groups for line in group]
@@ -159,6 +159,7 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
         word = poem.end_words[line]
         partners = [poem.end_words[other] for other in group if other != line]
         pos, options = word_synonyms(wordnet, word, previous_word(poem, line))
+        lemmas: list[str] = []
         considered = []
         chosen = None
         for option in options:
@@ -170,6 +171,7 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
             considered.append({"word": option, "verdict": reason})
             if reason == "ok" and chosen is None:
                 chosen = option
+                lemmas = [synonym_lemma(wordnet, word), synonym_lemma(wordnet, option)]
         if chosen is None:
             continue
         text = poem.with_lines({line: _replace_end_word(poem, line, match_case(chosen, word))})
@@ -180,6 +182,7 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
                     "line": line,
                     "word": word,
                     "synonym": match_case(chosen, word),
+                    "lemmas": lemmas,
                     "pos": POS_LABEL.get(pos or "", pos),
                     "partners": partners,
                     "candidates": considered,
@@ -205,12 +208,15 @@ def _delete(poem: Poem, targets: Sequence[tuple[int, int]]) -> str:
                 kept.append(Token(carry + token.lead, token.core, token.trail))
                 carry = ""
                 continue
-            if token.trail and kept:
+            # The deleted word's punctuation stays in reading order: with the word before it
+            # when it closes something (a comma, a closing quote), else with the word after it
+            # (an opening quote alone).
+            punctuation = token.lead + token.trail
+            if token.trail and kept and not carry:
                 last = kept[-1]
-                kept[-1] = Token(last.lead, last.core, last.trail + token.trail)
-            elif token.trail:
-                carry += token.trail
-            carry += token.lead
+                kept[-1] = Token(last.lead, last.core, last.trail + punctuation)
+            else:
+                carry += punctuation
         if carry:
             if kept:
                 last = kept[-1]
@@ -320,6 +326,7 @@ def build_pairs(
                         corrupted=corruption.text,
                         details={
                             **corruption.details,
+                            "rhyme_groups": [list(group) for group in rhyme.groups],
                             "rhyme_scheme": rhyme.scheme,
                             "rhyme_source": rhyme.source,
                             "seed": seed,

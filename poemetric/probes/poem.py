@@ -3,7 +3,7 @@
 Rhyme groups come from the dataset's rhyme pattern when it fits the poem (one letter per verse
 line), otherwise from the form checker's inferred scheme (`poemetric.form.rhyme.infer_scheme`).
 Either way a group is then split by the checker's own verdicts, so that two lines count as
-rhyming partners only when their end words really rhyme (perfect, slant or identical): a
+rhyming partners only when their end words really rhyme (perfect or identical; slant rhymes are too uncertain to build on): a
 corruption built on a "rhyme" the ear does not hear would test nothing.
 """
 
@@ -19,8 +19,8 @@ from poemetric.form.rhyme import RhymeKind, classify_rhyme, infer_scheme
 RhymeSource = Literal["auto", "dataset", "checker"]
 #: A word: letters with inner apostrophes or hyphens (``o'er``, ``well-known``).
 WORD = re.compile(r"[A-Za-z\u00C0-\u024F]+(?:['\u2019-][A-Za-z\u00C0-\u024F]+)*")
-#: Rhyme strength that makes two end words partners.
-PARTNER_FLOOR = RhymeKind.SLANT
+#: Rhyme strength that makes two end words partners (slant rhymes such as bonnet/it are not).
+PARTNER_FLOOR = RhymeKind.PERFECT
 
 
 @dataclass(frozen=True)

@@ -240,5 +240,14 @@ def word_synonyms(
         and not wordnet.parts_of_speech(lower)
     ):
         options = [s for s in wordnet.synonyms(stem, "n") if wordnet.dominant_pos(s) == "n"]
-        return "n", [plural(s) for s in options]
+        # a plural that is itself another word (genu -> "genus") is not used
+        return "n", [plural(s) for s in options if not wordnet.parts_of_speech(plural(s))]
     return pos, []
+
+
+def synonym_lemma(wordnet: WordNet, word: str) -> str:
+    """The WordNet lemma of a word as `word_synonyms` treats it (regular plurals singularised)."""
+    lower = word.lower()
+    if wordnet.parts_of_speech(lower):
+        return lower
+    return singular(lower) or lower
