@@ -58,8 +58,13 @@ def is_masked_lm(source: ModelSource) -> bool:
     if source.gguf_file:
         kwargs["gguf_file"] = source.gguf_file
     config = transformers.AutoConfig.from_pretrained(source.location, **kwargs)
+    architectures = getattr(config, "architectures", None) or []
+    if any(name.endswith("ForMaskedLM") for name in architectures):
+        return True
+    if any(name.endswith("ForCausalLM") or name.endswith("LMHeadModel") for name in architectures):
+        return False
     causal = transformers.models.auto.modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
-    return config.model_type not in causal or bool(getattr(config, "is_encoder_decoder", False))
+    return config.model_type not in causal
 
 
 class MaskedLM:
