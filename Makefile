@@ -1,13 +1,15 @@
 # POEMetric — every target creates and reuses the virtual environment in .venv.
 # Variables: MODELS=gpt-4o,qwen2.5-7b-instruct (or a group: paper30, open, closed, thinking)
 #            JUDGE=gemini-2.5-pro  DATASET=demo|poemetric|path  RUN=runs/NAME  LIMIT=N  ARGS=...
+# RUN defaults to runs/<dataset name> (runs/demo for the demo), the same for every target, so
+# `make demo` then `make analyze` / `make figures` read the run the demo wrote.
 
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 POEMETRIC := $(BIN)/poemetric
-RUN ?= runs/default
 DATASET ?= demo
+RUN ?= runs/$(basename $(notdir $(DATASET)))
 MODELS ?= markov
 JUDGE ?=
 LIMIT ?=
@@ -37,12 +39,13 @@ ifeq ($(LOCAL),1)
 else
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 endif
+	$(BIN)/python -m pip install --quiet --no-deps 'irrCAC==0.4.4'  # test-only; see pyproject.toml
 	@touch $@
 
 install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools
 
 demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
-	$(POEMETRIC) demo --run $(if $(filter runs/default,$(RUN)),runs/demo,$(RUN)) $(ARGS)
+	$(POEMETRIC) demo --run $(RUN) $(ARGS)
 
 generate: install  ## Generate poems: make generate MODELS=paper30 DATASET=poemetric RUN=runs/x
 	$(POEMETRIC) generate --run $(RUN) --dataset $(DATASET) --models $(MODELS) $(limit_opt) $(ARGS)

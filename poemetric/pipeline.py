@@ -10,7 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poemetric.data import Dataset, load_dataset
-from poemetric.prompts import GENERATION_TEMPLATE, render_generation_prompt
+from poemetric.prompts import (
+    GENERATION_TEMPLATE,
+    PromptTemplate,
+    load_template,
+    render_generation_prompt,
+)
 from poemetric.store import RunStore, StoreError, stable_id
 
 HUMAN_AUTHOR = "human"
@@ -37,16 +42,22 @@ def prepare_run(
     dataset_spec: str | Path,
     *,
     limit: int | None = None,
-    template: str | Path = GENERATION_TEMPLATE,
+    template: str | Path | None = None,
 ) -> PreparedRun:
     """Store the dataset's poems, the rendered prompts and the human author's rows.
+
+    The whole dataset is stored as the run's snapshot; `limit` keeps the prompts (and human
+    rows) to the first N poems. `template` is the generation template (a bundled name or a
+    file); when None, a run that already has prompts keeps the template it stored, and a new run
+    uses the bundled `generation.jinja`.
 
     Idempotent: running it again adds nothing new. A run keeps one dataset and one generation
     template; preparing a run with another dataset, or with a changed template, is refused, so
     results of different datasets or prompts never mix in one store (a second template would add
     a second prompt, and a second human row, for every poem).
     """
-    dataset = load_dataset(dataset_spec).head(limit)
+    full = load_dataset(dataset_spec)
+    dataset = full.head(limit)
     recorded = store.get_meta("dataset")
     if recorded is not None and recorded.get("sha256") != dataset.sha256:
         raise StoreError(
@@ -54,16 +65,17 @@ def prepare_run(
             f"(sha256 {str(recorded.get('sha256'))[:12]}…), not {dataset.name!r} "
             f"(sha256 {dataset.sha256[:12]}…); use another --run directory"
         )
-    rendered = [(poem, render_generation_prompt(poem, template)) for poem in dataset.poems]
-    template_hash = rendered[0][1].template_hash if rendered else ""
+    loaded = stored_generation_template(store) if template is None else None
+    if loaded is None:
+        loaded = load_template(GENERATION_TEMPLATE if template is None else template)
+    rendered = [(poem, render_generation_prompt(poem, loaded)) for poem in dataset.poems]
+    template_hash = loaded.sha256
     if rendered:
-        _check_one_template(store, template_hash, rendered[0][1].name)
-    if rendered:
-        from poemetric.prompts import load_template
-
-        loaded = load_template(template)
+        _check_one_template(store, template_hash, loaded.name)
         store.add_template(loaded.name, loaded.text)
-    poems_added = store.add_poems(dataset.store_rows())
+    # The whole dataset is the run's snapshot (offline generators such as the Markov baseline
+    # train on it); `limit` only decides which poems get prompts.
+    poems_added = store.add_poems(full.store_rows())
     prompt_rows = [
         {
             "prompt_id": prompt_id_for(poem.poem_id, prompt.template_hash),
@@ -98,12 +110,23 @@ def prepare_run(
     return PreparedRun(dataset, template_hash, poems_added, prompts_added)
 
 
+def stored_generation_template(store: RunStore) -> PromptTemplate | None:
+    """The generation template a prepared run stored (None for a new run)."""
+    rows = store.query(
+        "SELECT t.name, t.text FROM templates t WHERE t.template_hash IN "
+        "(SELECT DISTINCT template_hash FROM prompts) LIMIT 1"
+    )
+    if not rows:
+        return None
+    return PromptTemplate(name=str(rows[0]["name"]), text=str(rows[0]["text"]), path=store.path)
+
+
 def _check_one_template(store: RunStore, template_hash: str, name: str) -> None:
     stored = [str(r[0]) for r in store.query("SELECT DISTINCT template_hash FROM prompts")]
     if stored and template_hash not in stored:
         raise StoreError(
             f"run {store.run_dir} was prepared with another generation prompt template "
-            f"(sha256 {stored[0][:12]}…) than {name!r} (sha256 {template_hash[:12]}…): the "
-            "template changed since; a run keeps one template so that every model answers the "
-            "same prompts. Use another --run directory, or restore the template"
+            f"(sha256 {stored[0][:12]}…) than {name!r} (sha256 {template_hash[:12]}…): a run "
+            "keeps one template so that every model answers the same prompts. Leave out "
+            "--template to keep the run's own, or use another --run directory for the new one"
         )

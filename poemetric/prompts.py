@@ -93,10 +93,14 @@ def _form_name(form: object) -> str:
 
 
 def render_generation_prompt(
-    poem: PromptFields, template: str | Path = GENERATION_TEMPLATE
+    poem: PromptFields, template: str | Path | PromptTemplate = GENERATION_TEMPLATE
 ) -> RenderedPrompt:
-    """The exact text every model receives for this poem's prompt."""
-    loaded = load_template(template)
+    """The exact text every model receives for this poem's prompt.
+
+    `template` is a bundled template's name, a file, or an already loaded template (e.g. the
+    one a run stored when it was prepared).
+    """
+    loaded = template if isinstance(template, PromptTemplate) else load_template(template)
     try:
         text = _JINJA.from_string(loaded.text).render(
             form=_form_name(poem.form),

@@ -92,9 +92,10 @@ def test_dimension_means_average_samples_and_exclude_na(store: RunStore) -> None
     assert _cell(scores, "human", "overall_quality", "mean") == pytest.approx(4.5)
     assert _cell(scores, "human", "overall_quality", "sd") == pytest.approx(0.70710678)
     # t interval with 1 df: mean +- 12.706 * sd / sqrt(2)
-    assert _cell(scores, "human", "overall_quality", "ci_high") == pytest.approx(
-        4.5 + 12.7062 * 0.5, abs=1e-3
-    )
+    # the t interval 4.5 ± 12.7062 × 0.5 reaches 10.85, past the scale: clipped to its top
+    assert 4.5 + 12.7062 * 0.5 > 5
+    assert _cell(scores, "human", "overall_quality", "ci_high") == 5.0
+    assert _cell(scores, "human", "overall_quality", "ci_low") == 1.0
     assert math.isnan(_cell(scores, "human", "form", "na_share"))
 
 
@@ -139,6 +140,23 @@ def test_analyze_run_tables_and_files(store: RunStore, tmp_path: Path) -> None:
 def test_judge_filter_and_unknown_judge(store: RunStore) -> None:
     with pytest.raises(ValueError, match="no judgments by judge 'nobody'"):
         analyze_run(store, judge="nobody")
+
+
+def test_a_judge_whose_every_call_failed_is_named_with_its_first_error(
+    store: RunStore, tmp_path: Path
+) -> None:
+    generation = store.query("SELECT generation_id FROM generations LIMIT 1")[0][0]
+    for index, error in enumerate(["connection refused by http://127.0.0.1:9/v1", "HTTP 500"]):
+        store.save_judgment(
+            {"judgment_id": f"broken-{index}", "generation_id": generation, "judge": "broken",
+             "sample_index": index, "status": "error", "error": error,
+             "created_at": f"2026-01-0{index + 1}T00:00:00Z"}
+        )  # fmt: skip
+    with pytest.raises(ValueError) as raised:
+        analyze_run(store, judge="broken")
+    message = str(raised.value)
+    assert "all 2 judgment(s) by judge 'broken' failed" in message
+    assert "connection refused by http://127.0.0.1:9/v1" in message
 
 
 def _write_experts(path: Path, rows: list[dict[str, object]]) -> Path:
@@ -231,3 +249,95 @@ def test_notes_say_when_a_stage_covers_only_part_of_the_poems(store: RunStore) -
     store.save_form_check({"generation_id": "bot-p2-late", "checker_version": "newer",
                            "passed": 0, "explanation": {"threshold": 0.7}})  # fmt: skip
     assert any("different rules" in n for n in load_run_data(store).notes)
+
+
+def test_long_format_matches_wide_and_keeps_comments(store: RunStore, tmp_path: Path) -> None:
+    from poemetric.analysis.experts import read_expert_answers
+
+    wide = _write_experts(tmp_path / "wide.csv", [
+        {"expert": "e1", "generation_id": "human-p1", **BASE, "imagery": 0, "form": 5},
+        {"expert": "e2", "generation_id": "human-p1", **BASE, "form": 4},
+    ])  # fmt: skip
+    long_rows = [
+        {"poem": "human-p1", "rater": expert, "item": key, "score": value, "comment": ""}
+        for expert, scores in (("e1", {**BASE, "imagery": "N/A", "form": 5}),
+                               ("e2", {**BASE, "form": 4}))
+        for key, value in scores.items()
+    ]  # fmt: skip
+    long_rows[-2]["comment"] = "a fine poem, really"  # e2's overall_quality
+    long_rows[1]["item"] = "2"  # question number of theme
+    long = _write_experts(tmp_path / "long.csv", long_rows)
+    assert load_expert_ratings(long, store).equals(load_expert_ratings(wide, store))
+    answers = read_expert_answers(long, store)
+    comments = [a for a in answers if a.text]
+    assert [(a.expert, a.question, a.text) for a in comments] == [
+        ("e2", "comment_overall_quality", "a fine poem, really")
+    ]
+    bad = _write_experts(tmp_path / "bad.csv", [
+        {"poem": "human-p1", "rater": "e1", "item": "form", "score": 3, "comment": "why"},
+        {"poem": "human-p1", "rater": "e1", "item": "form", "score": 4, "comment": ""},
+        {"poem": "human-p1", "rater": "e1", "item": "rhyme", "score": 4, "comment": ""},
+    ])  # fmt: skip
+    with pytest.raises(ExpertRatingsError) as error:
+        load_expert_ratings(bad, store)
+    assert (
+        "bad.csv:2: only literary_devices, overall_quality, human_authorship take a comment"
+        in str(error.value)
+    )
+    assert "bad.csv:3: rater 'e1' rated item 'form' of poem human-p1 already on line 2" in str(
+        error.value
+    )
+    assert "bad.csv:4: item 'rhyme' is not one of" in str(error.value)
+
+
+def test_analyze_reports_a_row_with_an_extra_field_instead_of_a_traceback(
+    store: RunStore, tmp_path: Path
+) -> None:
+    # Issue 7: an unquoted comma in a comment gave a row one field too many -> AttributeError.
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    header = ",".join(["expert", "generation_id", *DIMENSION_KEYS, "comment_overall_quality"])
+    scores = ",".join(["3"] * len(DIMENSION_KEYS))
+    path = tmp_path / "experts.csv"
+    path.write_text(
+        f"{header}\ne1,human-p1,{scores},fine\ne2,human-p1,{scores},good, but [/red] long\n",
+        encoding="utf-8",
+    )
+    run_dir = store.run_dir
+    store.close()
+    result = CliRunner().invoke(app, ["analyze", "--run", str(run_dir), "--experts", str(path)])
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "experts.csv:3" in result.output and "found 14" in result.output
+    assert "unquoted comma" in result.output
+
+
+def test_analyze_uses_stored_survey_answers_for_expert_and_judge_agreement(
+    store: RunStore,
+) -> None:
+    now = "2026-01-01T00:00:00"
+    with store.transaction() as conn:
+        conn.execute("INSERT INTO surveys VALUES ('s', 'poemetric', 0, '{}', ?)", (now,))
+        for rater in ("a", "b", "c"):
+            conn.execute("INSERT INTO survey_raters VALUES ('s', ?, ?)", (rater, now))
+            for gid, offset in (("human-p1", 0), ("bot-p1", 1), ("bot-p2", 2)):
+                for i, key in enumerate(DIMENSION_KEYS):
+                    score = 1 + (i + offset + (rater == "c")) % 5
+                    conn.execute(
+                        "INSERT INTO survey_answers VALUES ('s', ?, ?, ?, ?, NULL, 'web', ?)",
+                        (rater, gid, key, score, now),
+                    )
+    result = analyze_run(store, n_boot=50)
+    panel = result.table("agreement_experts").set_index("item")
+    # a and b agree everywhere, c is one step off: 1 agreeing pair of 3 per rating.
+    assert panel.at["all", "pao"] == pytest.approx(1 / 3)
+    assert panel.at["all", "n_poems"] == 3 and panel.at["all", "n_pairs"] == 90
+    assert panel.at["all", "pao_ci_low"] <= 1 / 3 <= panel.at["all", "pao_ci_high"]
+    judge = result.table("agreement").set_index("item")
+    assert judge.at["all", "n_pairs"] == 90  # 3 poems x 10 items x 3 experts
+    assert {"gwet_ac1", "kendall", "adjacent", "qwk_ci_high"} <= set(judge.columns)
+    assert any(
+        "expert ratings from the run's survey answers: 3 rater(s)" in n for n in result.notes
+    )

@@ -107,7 +107,7 @@ def test_probe_cli_builds_and_scores_with_ngram_and_the_packaged_model(
             str(pairs),
             "--tasks",
             "rhyme_line_swap,synonym,delete_1_rhyming,delete_2_nonrhyming",
-        ],  # fmt: skip
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "rhyme_line_swap" in result.output
@@ -143,7 +143,7 @@ def test_last_line_candidates_by_beam_and_delayed_beam_search(smollm2: Any) -> N
 
     spec = load_roster("generators")["smollm2-135m"]
     (item,) = line_requests(lear(1), seed=0, rhyme_source="auto")
-    poem, request = item
+    _poem, request = item
     assert request.partners == ("beard", "feared")
     assert request.context.endswith("Four Larks and a Wren,\n")
     beam = LocalLineGenerator(spec, search="beam", beams=2)

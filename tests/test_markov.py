@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+from pathlib import Path
 
 import pytest
 
 from poemetric.markov import MarkovModel, plan_poem, write_poem
-from poemetric.providers.base import GenerationSettings, ModelSpec
+from poemetric.providers.base import GenerationSettings, ModelSpec, RunCorpus
 from poemetric.providers.offline import HumanProvider, MarkovProvider
 from poemetric.runner.jobs import user_request
 
@@ -91,7 +92,6 @@ def test_offline_providers_use_the_request_context() -> None:
         "original": "An original\npoem",
         "poem_id": "x",
         "form": "limerick",
-        "dataset": "demo",
     }
     request = user_request("Write a limerick.", GenerationSettings(), 0, context)
     human = HumanProvider(ModelSpec(name="human", provider="human", model="human"))
@@ -101,8 +101,10 @@ def test_offline_providers_use_the_request_context() -> None:
 def test_markov_provider_is_deterministic_on_the_demo_dataset() -> None:
     from poemetric.data import load_dataset
 
-    poem = load_dataset("demo").poems[0]
-    context = {"poem_id": poem.poem_id, "form": poem.form.value, "dataset": "demo",
+    poems = load_dataset("demo").poems
+    poem = poems[0]
+    corpus = RunCorpus("demo", tuple((p.poem_id, p.content) for p in poems))
+    context = {"poem_id": poem.poem_id, "form": poem.form.value, "corpus": corpus,
                "rhyme": poem.rhyme_pattern, "meter": poem.meter_pattern}  # fmt: skip
     provider = MarkovProvider(ModelSpec(name="markov", provider="markov", model="markov"))
     first = asyncio.run(provider.generate(user_request("p", GenerationSettings(), 0, context)))
@@ -111,3 +113,27 @@ def test_markov_provider_is_deterministic_on_the_demo_dataset() -> None:
     assert first.text == again.text and first.text != other.text
     assert first.text.strip() and first.usage.output_tokens > 0
     assert poem.content.strip() not in first.text
+
+
+def test_markov_on_a_users_own_csv_trains_on_the_runs_poems(tmp_path: Path) -> None:
+    """A dataset given by path (not a registered name) still trains the baseline."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+    from poemetric.paths import resource_path
+    from poemetric.store import RunStore
+
+    own = tmp_path / "my poems.csv"
+    own.write_bytes(resource_path("datasets", "demo", "poems.csv").read_bytes())
+    run = str(tmp_path / "run")
+    for command in (
+        ["generate", "--no-progress", "--run", run, "--dataset", str(own), "--models", "markov"],
+        ["form", "run", "--run", run],
+        ["analyze", "--run", run],
+    ):
+        result = CliRunner().invoke(app, command)
+        assert result.exit_code == 0, result.output
+    with RunStore(run, create=False) as store:
+        rows = store.query("SELECT status, error FROM generations WHERE author = 'markov'")
+        assert rows and all(row["status"] == "ok" for row in rows), rows[0]["error"]
+        assert store.count("form_checks", "error IS NULL") == store.count("generations")

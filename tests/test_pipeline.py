@@ -25,7 +25,8 @@ def test_prepare_run_is_idempotent(tmp_path: Path) -> None:
     with RunStore(tmp_path) as store:
         first = prepare_run(store, "demo", limit=3)
         again = prepare_run(store, "demo", limit=3)
-        assert (first.poems_added, first.prompts_added) == (3, 3)
+        # the whole dataset is the run's snapshot; prompts only for the first 3 poems
+        assert (first.poems_added, first.prompts_added) == (len(load_dataset("demo").poems), 3)
         assert (again.poems_added, again.prompts_added) == (0, 0)
         humans = store.query(
             "SELECT poem, poem_id FROM generations WHERE author = ?", [HUMAN_AUTHOR]
@@ -127,3 +128,30 @@ def test_a_run_keeps_one_generation_template(tmp_path: Path) -> None:
             prepare_run(store, "demo", limit=2, template=changed)
         assert store.count("prompts") == 2
         assert store.count("generations", "author = ?", [HUMAN_AUTHOR]) == 2
+
+
+def test_an_existing_run_keeps_its_stored_template_and_a_new_run_takes_a_chosen_one(
+    tmp_path: Path,
+) -> None:
+    from poemetric.prompts import load_template
+
+    variant = tmp_path / "variant.jinja"
+    variant.write_text("Write a {{ form }} about {{ theme }}, please.\n", encoding="utf-8")
+    with RunStore(tmp_path / "old") as store:
+        first = prepare_run(store, "demo", limit=2, template=variant)
+        # a later call without --template keeps the run's own template (not the bundled one)
+        again = prepare_run(store, "demo", limit=3)
+        assert again.template_hash == first.template_hash == load_template(variant).sha256
+        assert store.count("prompts") == 3
+        texts = [row[0] for row in store.query("SELECT text FROM prompts")]
+        assert all(text.startswith("Write a ") and "please" in text for text in texts)
+    result = CliRunner().invoke(
+        app, ["generate", "--no-progress", "--run", str(tmp_path / "new"), "--models", "markov",
+              "--limit", "1", "--template", str(variant)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with RunStore(tmp_path / "new") as store:
+        assert (
+            store.query("SELECT template_hash FROM generations WHERE author = 'markov'")[0][0]
+            == load_template(variant).sha256
+        )

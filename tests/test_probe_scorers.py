@@ -11,7 +11,7 @@ import threading
 import types
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, openai_spec
@@ -87,7 +87,24 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import torch
 
     folder = tmp_path_factory.mktemp("tiny-bert")
-    words = "there was an old man with a beard who said it is just as i feared".split()
+    words = [
+        "there",
+        "was",
+        "an",
+        "old",
+        "man",
+        "with",
+        "a",
+        "beard",
+        "who",
+        "said",
+        "it",
+        "is",
+        "just",
+        "as",
+        "i",
+        "feared",
+    ]
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ",", "!", "'", *words, "bear", "##d"]
     (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
     tokenizer = transformers.BertTokenizerFast(vocab={piece: i for i, piece in enumerate(vocab)})
@@ -160,7 +177,7 @@ class DoubleTokenizer:
 
 
 class DoubleLLM:
-    instances: list[DoubleLLM] = []
+    instances: ClassVar[list[DoubleLLM]] = []
 
     def __init__(self, **kwargs: Any) -> None:
         self.kwargs = kwargs

@@ -35,6 +35,21 @@ def test_generation_prompt_states_form_meter_rhyme_theme() -> None:
     assert "poem only" in text
 
 
+@pytest.mark.parametrize("theme", ["Memory preserves it.", "Why stay?", "Go now!", "Rain.  "])
+def test_a_field_that_ends_a_sentence_gets_no_second_full_stop(theme: str) -> None:
+    text = render_generation_prompt(_poem(theme=theme)).text
+    assert f"Theme: {theme.strip()}\n" in text
+    assert ".." not in text and "?." not in text and "!." not in text
+
+
+def test_every_demo_prompt_reads_cleanly() -> None:
+    from poemetric.data import load_dataset
+
+    for poem in load_dataset("demo").poems:
+        text = render_generation_prompt(poem).text
+        assert ".." not in text, text
+
+
 def test_generation_prompt_omits_missing_fields() -> None:
     text = render_generation_prompt(_poem(meter_pattern=None, rhyme_pattern="")).text
     assert "Meter" not in text and "Rhyme" not in text

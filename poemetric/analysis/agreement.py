@@ -1,6 +1,8 @@
-"""Inter-rater agreement statistics (paper Sec. 6.4, App. D), implemented with numpy.
+"""Two-rater and coders x units agreement statistics (paper Sec. 6.4, App. D).
 
-Ratings are float arrays with NaN for "not rated". Two-rater statistics take two aligned
+Thin entry points over `poemetric.reliability` (which computes every coefficient from
+contingency tables, coincidence matrices and Gwet's unit terms) for callers holding plain
+arrays. Ratings are float arrays with NaN for "not rated". Two-rater statistics take two aligned
 arrays (one entry per rated unit); Krippendorff's alpha takes a coders x units matrix.
 """
 
@@ -12,7 +14,9 @@ from typing import Literal
 
 import numpy as np
 
-Level = Literal["nominal", "ordinal", "interval", "ratio"]
+from poemetric.reliability import coefficients as co
+
+Level = co.Level
 Weights = Literal["linear", "quadratic"] | None
 
 ArrayLike = Sequence[float] | np.ndarray
@@ -45,36 +49,24 @@ def _complete(a: ArrayLike, b: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     return x[keep], y[keep]
 
 
+def _positions(values: np.ndarray, cats: np.ndarray) -> np.ndarray:
+    index = np.clip(np.searchsorted(cats, values), 0, len(cats) - 1)
+    unknown = cats[index] != values
+    if unknown.any():
+        raise ValueError(f"rating {values[unknown][0]} is not among the categories {cats}")
+    return index
+
+
 def _table(
     x: np.ndarray, y: np.ndarray, categories: ArrayLike | None
 ) -> tuple[np.ndarray, np.ndarray]:
+    """The two raters' contingency table (counts) over the categories, and the categories."""
     cats = (
         np.unique(np.concatenate([x, y])) if categories is None else np.asarray(categories, float)
     )
-    positions = []
-    for ratings in (x, y):
-        index = np.clip(np.searchsorted(cats, ratings), 0, len(cats) - 1)
-        unknown = cats[index] != ratings
-        if unknown.any():
-            raise ValueError(f"rating {ratings[unknown][0]} is not among the categories {cats}")
-        positions.append(index)
     table = np.zeros((len(cats), len(cats)))
-    np.add.at(table, (positions[0], positions[1]), 1)
-    return table / table.sum(), cats
-
-
-def _disagreement_weights(cats: np.ndarray, weights: Weights) -> np.ndarray:
-    """0 on the diagonal, 1 for the farthest pair (linear or quadratic in category distance)."""
-    position = np.arange(len(cats), dtype=float)
-    distance = np.abs(position[:, None] - position[None, :])
-    span = max(len(cats) - 1, 1)
-    if weights is None:
-        return (distance > 0).astype(float)
-    if weights == "linear":
-        return distance / span
-    if weights == "quadratic":
-        return (distance / span) ** 2
-    raise ValueError(f"unknown weights {weights!r}; use None, 'linear' or 'quadratic'")
+    np.add.at(table, (_positions(x, cats), _positions(y, cats)), 1)
+    return table, cats
 
 
 def cohen_kappa(
@@ -88,48 +80,74 @@ def cohen_kappa(
     x, y = _complete(a, b)
     if x.size == 0:
         return math.nan
-    observed, cats = _table(x, y, categories)
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
-    w = _disagreement_weights(cats, weights)
-    expected_disagreement = float((w * expected).sum())
-    if expected_disagreement == 0:
-        return math.nan
-    return 1 - float((w * observed).sum()) / expected_disagreement
+    table, _ = _table(x, y, categories)
+    return float(co.kappa(table, weights or "identity"))
 
 
 def gwet_ac(
     a: ArrayLike, b: ArrayLike, *, weights: Weights = None, categories: ArrayLike | None = None
 ) -> float:
-    """Gwet's AC1 (weights=None) or AC2 (weighted) for two raters (Gwet 2014, ch. 2-3)."""
+    """Gwet's AC1 (weights=None) or AC2 (weighted) for two raters over the units both rated
+    (Gwet 2014, ch. 2-3). For many raters with missing ratings see `gwet_ac_raters`."""
     x, y = _complete(a, b)
     if x.size == 0:
         return math.nan
-    observed, cats = _table(x, y, categories)
-    q = len(cats)
-    if q < 2:
+    return gwet_ac_raters(np.vstack([x, y]), weights=weights, categories=categories)
+
+
+def gwet_ac_raters(
+    ratings: ArrayLike | Sequence[Sequence[float]],
+    *,
+    weights: Weights = None,
+    categories: ArrayLike | None = None,
+) -> float:
+    """Gwet's AC1/AC2 for a raters x units matrix with missing ratings (NaN), as Gwet defines
+    it: p_a over the units rated at least twice, the category shares over all rated units."""
+    data = np.asarray(ratings, dtype=float)
+    if data.ndim != 2:
+        raise ValueError("ratings must be a raters x units matrix")
+    seen = np.unique(data[np.isfinite(data)])
+    cats = seen if categories is None else np.asarray(categories, float)
+    if cats.size < 2:
         return math.nan
-    agreement_weights = 1 - _disagreement_weights(cats, weights)
-    p_a = float((agreement_weights * observed).sum())
-    pi = (observed.sum(axis=1) + observed.sum(axis=0)) / 2
-    p_e = float(agreement_weights.sum()) / (q * (q - 1)) * float((pi * (1 - pi)).sum())
-    return (p_a - p_e) / (1 - p_e) if p_e != 1 else math.nan
+    counts = _unit_counts(data, cats)
+    agreement_weights = co.gwet_weights(cats, weights or "identity")
+    raters = counts.sum(axis=1)
+    shares = co.safe_divide(counts, raters[:, None])
+    return float(
+        co.gwet_ac(
+            co.unit_gwet_terms(counts, agreement_weights).sum(),
+            (raters >= 2).sum(),
+            np.nan_to_num(shares).sum(axis=0),
+            (raters >= 1).sum(),
+            agreement_weights,
+        )
+    )
 
 
-def _average_ranks(values: np.ndarray) -> np.ndarray:
-    """Ranks with ties averaged (fast for the few distinct values of a rating scale)."""
-    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
-    below = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    return np.asarray(below[inverse] + (counts[inverse] + 1) / 2, dtype=float)
+def _unit_counts(data: np.ndarray, cats: np.ndarray) -> np.ndarray:
+    """units x categories: how many raters gave each category to each unit."""
+    finite = data[np.isfinite(data)]
+    _positions(finite, cats)  # raises for a value outside the categories
+    return np.stack([(data == v).sum(axis=0) for v in cats], axis=1).astype(float)
 
 
 def spearman(a: ArrayLike, b: ArrayLike) -> float:
     """Spearman's rank correlation over the units both raters rated (NaN if constant)."""
     x, y = _complete(a, b)
-    if x.size < 3 or np.all(x == x[0]) or np.all(y == y[0]):
+    if x.size < 3:
         return math.nan
-    rx, ry = _average_ranks(x), _average_ranks(y)
-    rx, ry = rx - rx.mean(), ry - ry.mean()
-    return float((rx @ ry) / math.sqrt(float(rx @ rx) * float(ry @ ry)))
+    table, _ = _table(x, y, None)
+    return float(co.spearman(table))
+
+
+def kendall(a: ArrayLike, b: ArrayLike) -> float:
+    """Kendall's tau-b over the units both raters rated (NaN if constant)."""
+    x, y = _complete(a, b)
+    if x.size < 2:
+        return math.nan
+    table, _ = _table(x, y, None)
+    return float(co.kendall_tau_b(table))
 
 
 def krippendorff_alpha(
@@ -143,40 +161,10 @@ def krippendorff_alpha(
     data = np.asarray(reliability_data, dtype=float)
     if data.ndim != 2:
         raise ValueError("reliability data must be a coders x units matrix")
+    if level not in ("nominal", "ordinal", "interval", "ratio"):
+        raise ValueError(f"unknown level {level!r}; use nominal, ordinal, interval or ratio")
     values = np.unique(data[np.isfinite(data)])
     if values.size < 2:
         return math.nan
-    # counts[u, c]: how many coders gave value c to unit u.
-    counts = np.stack([(data == v).sum(axis=0) for v in values], axis=1).astype(float)
-    pairable = counts.sum(axis=1)
-    counts, pairable = counts[pairable >= 2], pairable[pairable >= 2]
-    if counts.size == 0:
-        return math.nan
-    coincidences = np.einsum("uc,uk->ck", counts / (pairable - 1)[:, None], counts)
-    coincidences -= np.diag((counts / (pairable - 1)[:, None]).sum(axis=0))
-    n_c = coincidences.sum(axis=1)
-    n = n_c.sum()
-    delta = _alpha_distance(values, n_c, level)
-    observed = float((coincidences * delta).sum()) / n
-    expected = float((np.outer(n_c, n_c) * delta).sum()) / (n * (n - 1))
-    return 1 - observed / expected if expected > 0 else math.nan
-
-
-def _alpha_distance(values: np.ndarray, n_c: np.ndarray, level: Level) -> np.ndarray:
-    """Squared difference function delta^2(c, k) of Krippendorff's alpha."""
-    if level == "nominal":
-        return 1 - np.eye(len(values))
-    if level == "interval":
-        return (values[:, None] - values[None, :]) ** 2
-    if level == "ratio":
-        total = values[:, None] + values[None, :]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = np.where(total == 0, 0.0, (values[:, None] - values[None, :]) / total)
-        return np.asarray(ratio**2)
-    if level == "ordinal":
-        cumulative = np.cumsum(n_c)
-        low = np.minimum.outer(np.arange(len(values)), np.arange(len(values)))
-        high = np.maximum.outer(np.arange(len(values)), np.arange(len(values)))
-        between = cumulative[high] - cumulative[low] + n_c[low]  # sum of n_g for g in [low, high]
-        return np.asarray((between - (n_c[low] + n_c[high]) / 2) ** 2)
-    raise ValueError(f"unknown level {level!r}; use nominal, ordinal, interval or ratio")
+    coincidences = co.unit_coincidences(_unit_counts(data, values)).sum(axis=0)
+    return float(co.alpha(coincidences, values, level))

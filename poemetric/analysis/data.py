@@ -80,8 +80,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         params=(judge,) if judge else (),
     )
     if judge and judgments.empty and store.count("judgments"):
-        known = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments")]
-        raise ValueError(f"no judgments by judge {judge!r} in the run; judges: {known}")
+        raise ValueError(no_judgments_message(store, judge))
     failed_judgments = store.count(
         "judgments",
         "status != 'ok'" + (" AND judge = ?" if judge else ""),
@@ -93,6 +92,23 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
     notes += coverage_notes(generations, form_checks, judgments, store)
     return RunData(generations, form_checks, judgments, notes)
+
+
+def no_judgments_message(store: RunStore, judge: str) -> str:
+    """Why a judge has no usable judgment: it never ran, or every one of its judgments failed."""
+    failed = store.query(
+        "SELECT error FROM judgments WHERE judge = ? AND status != 'ok' "
+        "ORDER BY created_at, judgment_id",
+        (judge,),
+    )
+    if failed:
+        return (
+            f"all {len(failed)} judgment(s) by judge {judge!r} failed; the first error: "
+            f"{failed[0]['error']} (fix the cause, then run `poemetric judge --judge {judge}` "
+            "again: failed judgments are retried)"
+        )
+    known = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments ORDER BY judge")]
+    return f"no judgments by judge {judge!r} in the run; judges: {', '.join(known)}"
 
 
 def coverage_notes(

@@ -1,168 +1,287 @@
-"""Human expert ratings: reading the CSV and matching it to the run's generations.
+"""Human expert ratings: reading them (a file, or the run's survey answers) and matching them to
+the run's generations.
 
-CSV format (one row per expert x poem; documented in docs/analysis.md):
+Two file formats (CSV/TSV/JSONL/Parquet; documented in docs/survey.md):
 
-* `expert` — any rater id (required);
-* the poem, either `generation_id`, or `poem_id` + `author` (+ optional `sample_index`, default 0);
-* the 10 items, one column each, named like the judge dimensions: form, theme, vocabulary,
-  creativity, idiosyncrasy, emotional_resonance, imagery, literary_devices, overall_quality,
-  human_authorship. Scores 1-5; 0 = N/A for imagery and literary_devices; a blank cell = not
-  rated. Other columns (comments, timestamps) are ignored.
+* **long**, one row per rater x poem x item: `poem` (a generation_id; or `poem_id` + `author`
+  + optional `sample_index`), `rater` (or `expert`), `item`, `score`, optional `comment`.
+  `item` is a dimension key (form, theme, …) or its question number (1-8, 10, 12); the comment
+  of a row belongs to its item (only literary_devices, overall_quality and human_authorship
+  have comments).
+* **wide**, one row per expert x poem: `expert`, the poem as above (or `generation_id`), one
+  column per dimension key and optionally the comment columns `comment_literary_devices`,
+  `comment_overall_quality`, `comment_human_authorship`. Other columns are ignored.
+
+Scores 1-5; 0 (or N/A) = N/A for imagery and literary_devices; a blank score = not rated.
 """
 
 from __future__ import annotations
 
-import csv
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
-from poemetric.judge.answer import DIMENSIONS
+from poemetric.data.io import DatasetError, RawRecord, read_table
+from poemetric.judge.answer import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
+from poemetric.reliability.io import problem_report
 from poemetric.store import RunStore
 
 EXPERTS_JUDGE = "experts"
+#: The comment key that explains each commented dimension.
+COMMENT_OF = {QUESTION_FIELDS[c.about]: c.key for c in COMMENTS}
+FRAME_COLUMNS = [
+    "expert",
+    "generation_id",
+    "author",
+    "poem_id",
+    "poem_form",
+    *(d.key for d in DIMENSIONS),
+]
 
 
 class ExpertRatingsError(ValueError):
-    """The expert CSV is malformed; the message names the file and line."""
+    """The expert ratings are malformed; the message names the file and line."""
 
 
-def load_expert_ratings(path: str | Path, store: RunStore) -> pd.DataFrame:
-    """Validated expert ratings joined with the run's generations.
+@dataclass(frozen=True)
+class ExpertAnswer:
+    """One answer: a dimension score (0 = N/A) or a comment (`question` = comment key)."""
 
-    Returns columns expert, generation_id, author, poem_id, poem_form and the 10 dimension keys
-    (float; NaN = not rated).
-    """
+    line: int
+    expert: str
+    generation_id: str
+    question: str
+    score: float | None = None
+    text: str | None = None
+
+
+def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]:
+    """Validated answers from a long- or wide-format file; every bad row is reported at once."""
     path = Path(path)
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            header = [h.strip() for h in reader.fieldnames or []]
-            raw_rows = [
-                {(k or "").strip(): (v or "").strip() for k, v in row.items()} for row in reader
-            ]
-    except OSError as exc:
+        table = read_table(path)
+    except (OSError, DatasetError) as exc:
         raise ExpertRatingsError(f"{path}: cannot read expert ratings: {exc}") from exc
-    missing = [c for c in ("expert",) if c not in header]
-    by_generation = "generation_id" in header
-    if not by_generation and not {"poem_id", "author"} <= set(header):
-        missing.append("generation_id (or poem_id and author)")
-    dims_present = [d.key for d in DIMENSIONS if d.key in header]
-    if not dims_present:
-        missing.append("at least one item column (" + ", ".join(d.key for d in DIMENSIONS) + ")")
+    header = set(table.columns) if table.header_read else _keys(table.records)
+    resolver = _Resolver(store, path, header)
+    long_format = {"item", "score"} <= header
+    rater_column = "rater" if long_format and "rater" in header else "expert"
+    missing = [] if rater_column in header else [rater_column]
+    missing += resolver.missing_columns()
+    if not long_format and not any(d.key in header for d in DIMENSIONS):
+        missing.append(
+            "item and score (long format) or at least one item column ("
+            + ", ".join(d.key for d in DIMENSIONS)
+            + ")"
+        )
     if missing:
         raise ExpertRatingsError(f"{path}: missing column(s): {', '.join(missing)}")
-
-    generations = pd.read_sql_query(
-        "SELECT g.generation_id, g.poem_id, g.author, g.sample_index, p.form AS poem_form "
-        "FROM generations g JOIN poems p ON p.poem_id = g.poem_id WHERE g.status = 'ok'",
-        store.conn,
-    )
-    by_id = generations.set_index("generation_id")
-    by_key: dict[tuple[str, str, int], str] = {
-        (str(poem_id), str(author), int(sample)): str(generation_id)
-        for generation_id, poem_id, author, sample in zip(
-            generations["generation_id"],
-            generations["poem_id"],
-            generations["author"],
-            generations["sample_index"],
-            strict=True,
-        )
-    }
-    rows: list[dict[str, object]] = []
-    seen: dict[tuple[str, str], int] = {}
-    problems: list[str] = []
-    for line, raw in enumerate(raw_rows, start=2):
-        where = f"{path}:{line}"
-        expert = raw.get("expert", "")
+    problems = [str(issue) for issue in table.issues]
+    answers: list[ExpertAnswer] = []
+    seen: dict[tuple[str, ...], int] = {}
+    for record in table.records:
+        where = f"{path}:{record.line}"
+        raw = {k: "" if v is None else str(v).strip() for k, v in record.values.items()}
+        expert = raw.get(rater_column, "")
         if not expert:
-            problems.append(f"{where}: empty expert id")
+            problems.append(f"{where}: empty {rater_column} id")
             continue
-        generation_id = _resolve_generation(
-            raw, by_generation, by_key, by_id.index, where, problems
-        )
+        generation_id = resolver.resolve(raw, where, problems)
         if generation_id is None:
             continue
-        if (expert, generation_id) in seen:
-            problems.append(
-                f"{where}: expert {expert!r} rated poem {generation_id} already on line "
-                f"{seen[(expert, generation_id)]}"
-            )
+        if long_format:
+            rows = _long_row(raw, record.line, expert, generation_id, where, problems)
+            key: tuple[str, ...] = (expert, generation_id, raw.get("item", ""))
+            duplicate = f"{rater_column} {expert!r} rated item {key[2]!r} of poem {generation_id}"
+        else:
+            rows = _wide_row(raw, record.line, expert, generation_id, where, problems)
+            key = (expert, generation_id)
+            duplicate = f"expert {expert!r} rated poem {generation_id}"
+        if key in seen:
+            problems.append(f"{where}: {duplicate} already on line {seen[key]}")
             continue
-        seen[(expert, generation_id)] = line
-        record: dict[str, object] = {
-            "expert": expert,
-            "generation_id": generation_id,
-            "author": by_id.at[generation_id, "author"],
-            "poem_id": by_id.at[generation_id, "poem_id"],
-            "poem_form": by_id.at[generation_id, "poem_form"],
-        }
-        for dimension in DIMENSIONS:
-            text = raw.get(dimension.key, "")
-            record[dimension.key] = _read_cell(
-                text, dimension.allows_na, dimension.key, where, problems
-            )
-        rows.append(record)
+        seen[key] = record.line
+        answers += rows
     if problems:
-        shown = problems[:20] + (
-            [f"... and {len(problems) - 20} more"] if len(problems) > 20 else []
-        )
-        raise ExpertRatingsError("invalid expert ratings:\n  " + "\n  ".join(shown))
-    columns = [
-        "expert",
-        "generation_id",
-        "author",
-        "poem_id",
-        "poem_form",
-        *(d.key for d in DIMENSIONS),
-    ]
-    return pd.DataFrame(rows, columns=columns)
+        raise ExpertRatingsError(problem_report("invalid expert ratings", problems))
+    return answers
 
 
-def _resolve_generation(
-    raw: dict[str, str],
-    by_generation: bool,
-    by_key: dict[tuple[str, str, int], str],
-    known: pd.Index,
-    where: str,
-    problems: list[str],
-) -> str | None:
-    if by_generation and raw.get("generation_id"):
-        generation_id = raw["generation_id"]
-        if generation_id not in known:
-            problems.append(
-                f"{where}: generation_id {generation_id!r} is not a successful generation of this run"
-            )
-            return None
-        return generation_id
-    try:
-        sample = int(raw.get("sample_index") or 0)
-    except ValueError:
-        problems.append(f"{where}: sample_index {raw.get('sample_index')!r} is not an integer")
-        return None
-    key = (raw.get("poem_id", ""), raw.get("author", ""), sample)
-    if key not in by_key:
+def _keys(records: Iterable[RawRecord]) -> set[str]:
+    return {key for record in records for key in record.values}
+
+
+def _long_row(
+    raw: dict[str, str], line: int, expert: str, gid: str, where: str, problems: list[str]
+) -> list[ExpertAnswer]:
+    text = raw.get("item", "")
+    item = QUESTION_FIELDS.get(int(text)) if text.isdigit() else text
+    if item not in DIMENSIONS_BY_KEY:
         problems.append(
-            f"{where}: no successful generation for poem_id={key[0]!r}, author={key[1]!r}, sample_index={sample}"
+            f"{where}: item {text!r} is not one of "
+            + ", ".join(d.key for d in DIMENSIONS)
+            + " (or their question numbers)"
         )
-        return None
-    return by_key[key]
+        return []
+    rows = []
+    score = _read_score(raw.get("score", ""), item, where, problems)
+    if score is not None:
+        rows.append(ExpertAnswer(line, expert, gid, item, score=score))
+    comment = raw.get("comment", "")
+    if comment:
+        if item not in COMMENT_OF:
+            problems.append(f"{where}: only {', '.join(COMMENT_OF)} take a comment, not {item!r}")
+        else:
+            rows.append(ExpertAnswer(line, expert, gid, COMMENT_OF[item], text=comment))
+    return rows
 
 
-def _read_cell(text: str, allows_na: bool, key: str, where: str, problems: list[str]) -> float:
+def _wide_row(
+    raw: dict[str, str], line: int, expert: str, gid: str, where: str, problems: list[str]
+) -> list[ExpertAnswer]:
+    rows = []
+    for dimension in DIMENSIONS:
+        score = _read_score(raw.get(dimension.key, ""), dimension.key, where, problems)
+        if score is not None:
+            rows.append(ExpertAnswer(line, expert, gid, dimension.key, score=score))
+    for comment in COMMENTS:
+        if raw.get(comment.key):
+            rows.append(ExpertAnswer(line, expert, gid, comment.key, text=raw[comment.key]))
+    return rows
+
+
+def _read_score(text: str, key: str, where: str, problems: list[str]) -> float | None:
+    """The score of a cell (None = not rated); N/A reads as 0 where the item offers it."""
     if text == "":
-        return float("nan")
+        return None
+    allows_na = DIMENSIONS_BY_KEY[key].allows_na
+    if text.lower() in ("n/a", "na") and allows_na:
+        return 0.0
     try:
         value = float(text)
     except ValueError:
         problems.append(f"{where}: {key} = {text!r} is not a number")
-        return float("nan")
+        return None
     low = 0 if allows_na else 1
     if not value.is_integer() or not low <= value <= 5:
         problems.append(
-            f"{where}: {key} = {text!r} is outside {low}-5 (0 = N/A only for imagery and literary_devices)"
+            f"{where}: {key} = {text!r} is outside {low}-5 "
+            "(0 = N/A only for imagery and literary_devices)"
         )
+        return None
     return value
+
+
+class _Resolver:
+    """Maps a row's poem columns to a successful generation of the run."""
+
+    def __init__(self, store: RunStore, path: Path, header: set[str]) -> None:
+        self.header = header
+        self.id_column = next((c for c in ("poem", "generation_id") if c in header), None)
+        generations = _generations(store)
+        self.known = set(generations["generation_id"])
+        self.by_key = {
+            (str(p), str(a), int(s)): str(g)
+            for g, p, a, s in zip(
+                generations["generation_id"],
+                generations["poem_id"],
+                generations["author"],
+                generations["sample_index"],
+                strict=True,
+            )
+        }
+
+    def missing_columns(self) -> list[str]:
+        if self.id_column or {"poem_id", "author"} <= self.header:
+            return []
+        return ["poem or generation_id (or poem_id and author)"]
+
+    def resolve(self, raw: dict[str, str], where: str, problems: list[str]) -> str | None:
+        if self.id_column and raw.get(self.id_column):
+            generation_id = raw[self.id_column]
+            if generation_id not in self.known:
+                problems.append(
+                    f"{where}: {self.id_column} {generation_id!r} is not a successful "
+                    "generation of this run"
+                )
+                return None
+            return generation_id
+        try:
+            sample = int(raw.get("sample_index") or 0)
+        except ValueError:
+            problems.append(f"{where}: sample_index {raw.get('sample_index')!r} is not an integer")
+            return None
+        key = (raw.get("poem_id", ""), raw.get("author", ""), sample)
+        if key not in self.by_key:
+            problems.append(
+                f"{where}: no successful generation for poem_id={key[0]!r}, "
+                f"author={key[1]!r}, sample_index={sample}"
+            )
+            return None
+        return self.by_key[key]
+
+
+def _generations(store: RunStore) -> pd.DataFrame:
+    return pd.read_sql_query(
+        "SELECT g.generation_id, g.poem_id, g.author, g.sample_index, p.form AS poem_form "
+        "FROM generations g JOIN poems p ON p.poem_id = g.poem_id WHERE g.status = 'ok'",
+        store.conn,
+    )
+
+
+def ratings_frame(answers: Iterable[ExpertAnswer], store: RunStore) -> pd.DataFrame:
+    """One row per expert x poem with the 10 dimension scores (NaN = not rated), joined with
+    author, poem_id and form: the frame `load_expert_ratings` returns."""
+    scores = [
+        {"expert": a.expert, "generation_id": a.generation_id, "item": a.question, "score": a.score}
+        for a in answers
+        if a.question in DIMENSIONS_BY_KEY and a.score is not None
+    ]
+    if not scores:
+        return pd.DataFrame(columns=FRAME_COLUMNS)
+    wide = (
+        pd.DataFrame(scores)
+        .pivot_table(index=["expert", "generation_id"], columns="item", values="score")
+        .reindex(columns=[d.key for d in DIMENSIONS])
+        .reset_index()
+    )
+    wide.columns.name = None
+    info = _generations(store).drop(columns="sample_index")
+    frame = wide.merge(info, on="generation_id", how="left")
+    return frame[FRAME_COLUMNS].astype({d.key: float for d in DIMENSIONS})
+
+
+def load_expert_ratings(path: str | Path, store: RunStore) -> pd.DataFrame:
+    """Validated expert ratings (long or wide file) joined with the run's generations.
+
+    Returns columns expert, generation_id, author, poem_id, poem_form and the 10 dimension keys
+    (float; NaN = not rated; 0 = N/A).
+    """
+    return ratings_frame(read_expert_answers(path, store), store)
+
+
+def stored_expert_ratings(store: RunStore, survey: str | None = None) -> pd.DataFrame:
+    """The expert ratings stored in the run (survey answers from `poemetric survey serve` or
+    `survey import`), in the frame of `load_expert_ratings`. Rater ids are prefixed with the
+    survey id when the run holds several surveys."""
+    query = "SELECT survey_id, rater_id, generation_id, question, score FROM survey_answers"
+    rows = store.query(
+        query + (" WHERE survey_id = ?" if survey else ""), [survey] if survey else []
+    )
+    surveys = {row["survey_id"] for row in rows}
+    answers = [
+        ExpertAnswer(
+            0,
+            f"{row['survey_id']}:{row['rater_id']}" if len(surveys) > 1 else row["rater_id"],
+            row["generation_id"],
+            row["question"],
+            score=row["score"],
+        )
+        for row in rows
+    ]
+    return ratings_frame(answers, store)
 
 
 def experts_as_judgments(experts: pd.DataFrame) -> pd.DataFrame:

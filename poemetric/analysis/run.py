@@ -7,8 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from poemetric.analysis.data import load_run_data
-from poemetric.analysis.experts import experts_as_judgments, load_expert_ratings
+from poemetric.analysis.data import RunData, load_run_data
+from poemetric.analysis.experts import (
+    experts_as_judgments,
+    load_expert_ratings,
+    stored_expert_ratings,
+)
 from poemetric.analysis.lexical import (
     lexical_summary,
     opening_words,
@@ -19,7 +23,12 @@ from poemetric.analysis.lexical import (
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
 from poemetric.analysis.stats import CIMethod
 from poemetric.analysis.tables import write_table
-from poemetric.analysis.validation import discrimination, expert_pao, judge_agreement
+from poemetric.analysis.validation import (
+    discrimination,
+    expert_agreement,
+    expert_pao,
+    judge_agreement,
+)
 from poemetric.store import RunStore
 
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
@@ -35,6 +44,7 @@ TABLE_CAPTIONS: dict[str, str] = {
     "profile_similarity": "Cosine similarity of top-word profiles to the human poems",
     "expert_scores": "Expert panel scores per author and dimension",
     "agreement": "Agreement of the LLM judge with human experts per item (bootstrap 95% CIs)",
+    "agreement_experts": "Agreement of the human experts with each other per item (bootstrap 95% CIs)",
     "agreement_by_expert": "PAo of the LLM judge with each expert",
     "discrimination": "Overall quality by the experts and each judge on the expert-rated poems",
 }
@@ -68,12 +78,16 @@ def analyze_run(
     *,
     judge: str | None = None,
     experts: str | Path | None = None,
+    survey: str | None = None,
     ci_method: CIMethod = "t",
     n_boot: int = 500,
     seed: int = 0,
     top_k: int = 20,
 ) -> AnalysisResult:
-    """Compute the per-author tables of a run (paper Sec. 6, App. D, F, H)."""
+    """Compute the per-author tables of a run (paper Sec. 6, App. D, F, H).
+
+    Expert ratings come from the file `experts` when given, else from the run's stored survey
+    answers (`poemetric survey serve` / `survey import`; `survey` picks one survey)."""
     data = load_run_data(store, judge=judge)
     result = AnalysisResult(notes=list(data.notes), judges=data.judges)
     if data.generations.empty:
@@ -107,17 +121,51 @@ def analyze_run(
         )
         result.tables["group_scores"] = group_scores(data.judgments, method=ci_method, seed=seed)
 
-    if experts is not None:
-        ratings = load_expert_ratings(experts, store)
-        result.tables["expert_scores"] = dimension_scores(
-            experts_as_judgments(ratings), method=ci_method, seed=seed
-        )
-        if data.judgments.empty:
-            result.notes.append("agreement skipped: experts given but the run has no judgments")
-        else:
-            result.tables["agreement"] = judge_agreement(
-                ratings, data.judgments, n_boot=n_boot, seed=seed
-            )
-            result.tables["agreement_by_expert"] = expert_pao(ratings, data.judgments)
-            result.tables["discrimination"] = discrimination(ratings, data.judgments)
+    _expert_tables(result, store, data, experts, survey, ci_method, n_boot, seed)
     return result
+
+
+def _expert_tables(
+    result: AnalysisResult,
+    store: RunStore,
+    data: RunData,
+    experts: str | Path | None,
+    survey: str | None,
+    ci_method: CIMethod,
+    n_boot: int,
+    seed: int,
+) -> None:
+    """Expert panel scores, judge-vs-expert and expert-vs-expert agreement (with CIs)."""
+    if experts is not None:
+        ratings, source = load_expert_ratings(experts, store), str(experts)
+    else:
+        ratings, source = stored_expert_ratings(store, survey), "the run's survey answers"
+        if ratings.empty:
+            if survey is not None:
+                result.notes.append(f"expert tables skipped: survey {survey!r} has no answers")
+            return
+    if ratings.empty:
+        result.notes.append(f"expert tables skipped: {source} holds no scores")
+        return
+    result.notes.append(
+        f"expert ratings from {source}: {ratings['expert'].nunique()} rater(s), "
+        f"{ratings['generation_id'].nunique()} poem(s)"
+    )
+    result.tables["expert_scores"] = dimension_scores(
+        experts_as_judgments(ratings), method=ci_method, seed=seed
+    )
+    panel = expert_agreement(ratings, n_boot=n_boot, seed=seed)
+    if panel.empty:
+        result.notes.append("expert-vs-expert agreement skipped: fewer than two raters")
+    else:
+        result.tables["agreement_experts"] = panel
+    if data.judgments.empty:
+        result.notes.append("judge agreement skipped: the run has no judgments")
+        return
+    agreement = judge_agreement(ratings, data.judgments, n_boot=n_boot, seed=seed)
+    if agreement.empty:
+        result.notes.append("judge agreement skipped: no poem was rated by a judge and an expert")
+        return
+    result.tables["agreement"] = agreement
+    result.tables["agreement_by_expert"] = expert_pao(ratings, data.judgments)
+    result.tables["discrimination"] = discrimination(ratings, data.judgments)

@@ -1,30 +1,28 @@
-"""Agreement of an LLM judge with human experts (paper Sec. 6.4, App. D, Table 2).
+"""Agreement of LLM judges with human experts, and of the experts with each other (paper
+Sec. 6.4, App. D, Table 2), computed by `poemetric.reliability` (the code behind `poemetric agree`).
 
-Pairs are (expert rating, judge rating) of the same poem and item. When the judge rated a poem
-several times, its first sample (lowest sample_index) is used, since agreement statistics need
-the judge's actual answer rather than an average.
-
-* PAo counts N/A (0) as a category of its own (both said N/A = agreement).
-* Weighted kappa, Gwet's AC2, Spearman and Krippendorff's alpha use the 1-5 scale and treat N/A
-  as not rated.
-* Krippendorff's alpha per item has the experts and the judge as coders and the poems as units;
-  `alpha_experts` is the experts alone (the human ceiling to compare with). For "all" items the
-  units are (poem, item) pairs.
-* CIs: percentile bootstrap over poems (all of a poem's ratings move together).
+* Units are poems. When a judge rated a poem several times, its first sample (lowest
+  sample_index) is used: agreement needs the judge's actual answer, not an average.
+* Judge vs experts: the pairwise statistics (PAo, adjacent, QWK, Spearman, Kendall) are taken
+  over the (judge, expert) pairs only, pooled (PAo, adjacent) or averaged over experts (QWK,
+  Spearman, Kendall); Krippendorff's alpha and Gwet's AC have the experts and the judge as raters.
+  Compare them with the experts-vs-experts table, the human ceiling.
+* N/A (0) is a category for PAo and adjacent agreement and missing for the other statistics.
+* Item `all` pools the 10 items (units = poem x item pairs); CIs are percentile bootstrap
+  intervals over poems (a poem's ratings by every rater, on every item, move together).
 """
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
 
-from poemetric.analysis.agreement import cohen_kappa, gwet_ac, krippendorff_alpha, pao, spearman
+from poemetric.analysis.agreement import pao
 from poemetric.judge.answer import DIMENSION_KEYS
+from poemetric.reliability import OVERALL, Rating, Ratings, agreement_report
 
-SCALE = np.arange(1.0, 6.0)
+SCALE = [1.0, 2.0, 3.0, 4.0, 5.0]
 ALL_ITEMS = "all"
+JUDGE_PREFIX = "judge:"
 
 
 def judge_first_samples(judgments: pd.DataFrame) -> pd.DataFrame:
@@ -45,103 +43,45 @@ def _long(frame: pd.DataFrame, rater: str) -> pd.DataFrame:
     return melted.dropna(subset=["score"])
 
 
-STAT_NAMES = (
-    "pao",
-    "kappa_quadratic",
-    "gwet_ac2_quadratic",
-    "spearman",
-    "alpha_ordinal",
-    "alpha_interval",
-)
+def _ratings(frame: pd.DataFrame, rater_column: str, prefix: str = "") -> list[Rating]:
+    """Long ratings of a frame with the 10 dimension columns; 0 becomes N/A."""
+    long = _long(frame, rater_column)
+    return [
+        Rating(str(gid), prefix + str(rater), str(item), None if score == 0 else float(score))
+        for gid, rater, item, score in long.itertuples(index=False)
+    ]
 
 
-def _tensors(
-    experts: pd.DataFrame, ratings: pd.DataFrame, poems: list[str]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Expert ratings as experts x poems x items, judge ratings as poems x items (NaN = none)."""
-    expert_ids = sorted(experts["expert"].astype(str).unique())
-    poem_index = {gid: i for i, gid in enumerate(poems)}
-    expert_tensor = np.full((len(expert_ids), len(poems), len(DIMENSION_KEYS)), np.nan)
-    for e, expert in enumerate(expert_ids):
-        rows = experts[experts["expert"].astype(str) == expert]
-        rows = rows[rows["generation_id"].isin(poem_index)]
-        expert_tensor[e, rows["generation_id"].map(poem_index).to_numpy()] = rows[
-            list(DIMENSION_KEYS)
-        ].to_numpy(float)
-    judge_matrix = np.full((len(poems), len(DIMENSION_KEYS)), np.nan)
-    rows = ratings[ratings["generation_id"].isin(poem_index)]
-    judge_matrix[rows["generation_id"].map(poem_index).to_numpy()] = rows[
-        list(DIMENSION_KEYS)
-    ].to_numpy(float)
-    return expert_tensor, judge_matrix
-
-
-def _statistics(expert_tensor: np.ndarray, judge_matrix: np.ndarray) -> dict[str, float]:
-    """All statistics for experts x units x items and units x items ratings."""
-    judge_tensor = np.broadcast_to(judge_matrix, expert_tensor.shape)
-    paired = np.isfinite(expert_tensor) & np.isfinite(judge_tensor)
-    expert, judge = expert_tensor[paired], judge_tensor[paired]
-    scaled = (expert > 0) & (judge > 0)
-    e, j = expert[scaled], judge[scaled]
-    coders = np.concatenate([expert_tensor, judge_matrix[None]], axis=0).reshape(
-        expert_tensor.shape[0] + 1, -1
-    )
-    coders = np.where(coders > 0, coders, np.nan)
-    experts_only = coders[:-1]
-    return {
-        "n_pairs": float(paired.sum()),
-        "pao": pao(expert, judge) if expert.size else math.nan,
-        "kappa_quadratic": cohen_kappa(e, j, weights="quadratic", categories=SCALE),
-        "gwet_ac2_quadratic": gwet_ac(e, j, weights="quadratic", categories=SCALE),
-        "spearman": spearman(e, j),
-        "alpha_ordinal": krippendorff_alpha(coders, level="ordinal"),
-        "alpha_interval": krippendorff_alpha(coders, level="interval"),
-        "alpha_experts_interval": krippendorff_alpha(experts_only, level="interval")
-        if experts_only.shape[0] >= 2
-        else math.nan,
-    }
+def _table(ratings: list[Rating], focus: str | None, n_boot: int, seed: int) -> pd.DataFrame:
+    coded = Ratings.from_ratings(ratings, scale=SCALE)
+    report = agreement_report(coded, focus=focus, n_boot=n_boot, seed=seed)
+    frame = pd.DataFrame(report.rows()).rename(columns={"n_units": "n_poems"})
+    frame["item"] = frame["item"].replace({OVERALL: ALL_ITEMS})
+    order = {key: i for i, key in enumerate([*DIMENSION_KEYS, ALL_ITEMS])}
+    return frame.sort_values("item", key=lambda s: s.map(order)).reset_index(drop=True)
 
 
 def judge_agreement(
-    experts: pd.DataFrame,
-    judgments: pd.DataFrame,
-    *,
-    n_boot: int = 500,
-    seed: int = 0,
-    confidence: float = 0.95,
+    experts: pd.DataFrame, judgments: pd.DataFrame, *, n_boot: int = 500, seed: int = 0
 ) -> pd.DataFrame:
-    """Per judge x item (and 'all' items): agreement statistics with bootstrap CIs over poems."""
-    judge_rows = judge_first_samples(judgments)
-    rows: list[dict[str, object]] = []
-    items: list[tuple[str, list[int]]] = [(k, [i]) for i, k in enumerate(DIMENSION_KEYS)]
-    items.append((ALL_ITEMS, list(range(len(DIMENSION_KEYS)))))
-    for judge, ratings in judge_rows.groupby("judge", sort=True):
-        poems = sorted(set(experts["generation_id"]) & set(ratings["generation_id"]))
-        expert_tensor, judge_matrix = _tensors(experts, ratings, poems)
-        rng = np.random.default_rng(seed)
-        draws = [
-            rng.integers(0, len(poems), len(poems)) for _ in range(n_boot if len(poems) >= 2 else 0)
-        ]
-        for item, columns in items:
-            e_item, j_item = expert_tensor[:, :, columns], judge_matrix[:, columns]
-            row: dict[str, object] = {"judge": judge, "item": item, "n_poems": len(poems)}
-            row |= _statistics(e_item, j_item)
-            boot = [_statistics(e_item[:, d], j_item[d]) for d in draws]
-            for name in STAT_NAMES:
-                row[f"{name}_ci_low"], row[f"{name}_ci_high"] = _percentiles(
-                    [b[name] for b in boot], confidence
-                )
-            rows.append(row)
-    return pd.DataFrame(rows)
+    """Per judge x item (and `all`): each judge against the experts, with bootstrap CIs."""
+    frames = []
+    for judge, rows in judge_first_samples(judgments).groupby("judge", sort=True):
+        poems = set(experts["generation_id"]) & set(rows["generation_id"])
+        if not poems:
+            continue
+        ratings = _ratings(experts[experts["generation_id"].isin(poems)], "expert")
+        ratings += _ratings(rows[rows["generation_id"].isin(poems)], "judge", JUDGE_PREFIX)
+        table = _table(ratings, JUDGE_PREFIX + str(judge), n_boot, seed)
+        frames.append(table.assign(judge=judge)[["judge", *table.columns]])
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _percentiles(values: list[float], confidence: float) -> tuple[float, float]:
-    finite = np.asarray(values, dtype=float)
-    finite = finite[np.isfinite(finite)]
-    if finite.size == 0:
-        return math.nan, math.nan
-    tail = (1 - confidence) / 2 * 100
-    return float(np.percentile(finite, tail)), float(np.percentile(finite, 100 - tail))
+def expert_agreement(experts: pd.DataFrame, *, n_boot: int = 500, seed: int = 0) -> pd.DataFrame:
+    """Per item (and `all`): the experts with each other (every pair of experts), with CIs."""
+    if experts["expert"].nunique() < 2:
+        return pd.DataFrame()
+    return _table(_ratings(experts, "expert"), None, n_boot, seed)
 
 
 def expert_pao(experts: pd.DataFrame, judgments: pd.DataFrame) -> pd.DataFrame:
@@ -179,3 +119,12 @@ def discrimination(
     ):
         rows.append({"rater": str(judge), **summary(ratings[item])})
     return pd.DataFrame(rows, columns=["rater", "n", "mean", "sd"])
+
+
+__all__ = [
+    "discrimination",
+    "expert_agreement",
+    "expert_pao",
+    "judge_agreement",
+    "judge_first_samples",
+]

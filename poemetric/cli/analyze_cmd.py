@@ -9,6 +9,7 @@ from typing import cast
 import pandas as pd
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from poemetric.analysis import AnalysisResult, analyze_run, render_figures
@@ -97,7 +98,11 @@ def analyze(
         "-e",
         exists=True,
         dir_okay=False,
-        help="CSV of human expert ratings (one row per expert x poem; see docs/analysis.md).",
+        help="Expert ratings file, long or wide format (docs/survey.md); default: the run's "
+        "stored survey answers, if any.",
+    ),
+    survey: str | None = typer.Option(
+        None, "--survey", help="Only this survey's stored answers (default: every survey)."
     ),
     ci: str = typer.Option("t", "--ci", help="Confidence intervals of means: 't' or 'bootstrap'."),
     n_boot: int = typer.Option(
@@ -107,7 +112,18 @@ def analyze(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
 ) -> None:
     """Per-author tables (judge dimensions, form checks, lexical features, agreement with
-    experts) as CSV, LaTeX and Markdown in RUN/analysis/, and a summary in the terminal."""
+    experts) as CSV, LaTeX and Markdown in RUN/analysis/, and a summary in the terminal.
+
+    Examples:
+
+        poemetric analyze --run runs/demo
+
+        poemetric analyze --run runs/paper --judge gemini-2.5-pro --ci bootstrap
+
+        poemetric analyze --run runs/paper --experts ratings.csv
+
+        poemetric analyze --run runs/paper --survey experts --bootstrap 2000
+    """
     if ci not in ("t", "bootstrap"):
         raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
     with _open(run) as store:
@@ -116,28 +132,39 @@ def analyze(
                 store,
                 judge=judge,
                 experts=experts,
+                survey=survey,
                 ci_method=cast(CIMethod, ci),
                 n_boot=n_boot,
                 seed=seed,
             )
         except (ExpertRatingsError, ValueError) as exc:
-            console.print(f"[red]{exc}[/red]")
+            # Messages quote users' files: print them as plain text, never as markup.
+            console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1) from exc
     if "lexical" in result.tables:
         console.print(summary_table(result))
-    if "agreement" in result.tables:
-        agreement = result.tables["agreement"]
-        overall = agreement[agreement["item"] == "all"]
-        for row in overall.itertuples(index=False):
+    for name, who in (("agreement", "judge {judge} vs experts"), ("agreement_experts", "experts")):
+        if name not in result.tables:
+            continue
+        table = result.tables[name]
+        for row in table[table["item"] == "all"].to_dict("records"):
             console.print(
-                f"judge {row.judge} vs experts (all items, {row.n_pairs:.0f} pairs): "
-                f"PAo {row.pao:.3f} [{row.pao_ci_low:.3f}, {row.pao_ci_high:.3f}], "
-                f"quadratic kappa {row.kappa_quadratic:.3f}, "
-                f"Krippendorff alpha (interval) {row.alpha_interval:.3f}"
+                who.format(judge=row.get("judge"))
+                + f" (all items, {row['n_poems']} poems, {row['n_pairs']} paired ratings): "
+                + ", ".join(
+                    f"{label} {row[key]:.3f} [{row[key + '_ci_low']:.3f}, "
+                    f"{row[key + '_ci_high']:.3f}]"
+                    for key, label in (
+                        ("pao", "PAo"),
+                        ("qwk", "QWK"),
+                        ("alpha_interval", "alpha interval"),
+                    )
+                ),
+                highlight=False,
             )
     paths = result.write(out or run / "analysis")
     for note in result.notes:
-        console.print(f"[yellow]note:[/yellow] {note}")
+        console.print(f"[yellow]note:[/yellow] {escape(note)}")
     console.print(f"wrote {len(paths)} files to {(out or run / 'analysis')}")
 
 
@@ -157,7 +184,14 @@ def figures(
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/figures)."),
 ) -> None:
     """Publication figures (vector PDF + 300-dpi PNG) in RUN/figures/; prints their paths and
-    which figures were skipped for lack of data."""
+    which figures were skipped for lack of data.
+
+    Examples:
+
+        poemetric figures --run runs/demo
+
+        poemetric figures --run runs/paper --recipe paper --format png
+    """
     formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
     if bad or not formats:

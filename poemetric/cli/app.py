@@ -39,6 +39,7 @@ def _root(
 def _register() -> None:
     # Each module adds its own commands to `app`; imported here so `app` is complete.
     from poemetric.cli import (  # noqa: F401
+        agree_cmd,
         analyze_cmd,
         dataset_cmd,
         demo_cmd,
@@ -50,6 +51,7 @@ def _register() -> None:
         models_cmd,
         probe_cmd,
         prompts_cmd,
+        survey_cmd,
     )
 
 

@@ -45,7 +45,14 @@ def validate(
         help="A CSV/TSV/JSONL/Parquet file, or a dataset name (demo, poemetric).",
     ),
 ) -> None:
-    """Check every record of a dataset file; list all problems as `file:line: column: reason`."""
+    """Check every record of a dataset file; list all problems as `file:line: column: reason`.
+
+    Examples:
+
+        poemetric dataset validate my_poems.csv
+
+        poemetric dataset validate poemetric
+    """
     try:
         _, path = resolve_dataset(spec)
         report = validate_file(path)
@@ -71,7 +78,12 @@ def validate(
 
 @dataset_app.command("list")
 def list_datasets() -> None:
-    """Known datasets and whether each is present on this machine."""
+    """Known datasets and whether each is present on this machine.
+
+    Examples:
+
+        poemetric dataset list
+    """
     table = Table("name", "present", "poems", "where", "description")
     for entry in dataset_registry().values():
         table.add_row(
@@ -89,7 +101,14 @@ def show(
     name: str = typer.Argument(..., help="Dataset name (demo, poemetric) or file path."),
     limit: int | None = LimitOption,
 ) -> None:
-    """A table of a dataset's poems (first 20 unless --limit)."""
+    """A table of a dataset's poems (first 20 unless --limit).
+
+    Examples:
+
+        poemetric dataset show demo
+
+        poemetric dataset show poemetric --limit 50
+    """
     try:
         dataset = load_dataset(name)
     except (DatasetError, OSError) as error:
@@ -129,7 +148,14 @@ def fetch(
     ),
     force: bool = typer.Option(False, "--force", help="Fetch again even if the file is present."),
 ) -> None:
-    """Download the authors' release into the user data dir (pinned commit, sha256-verified)."""
+    """Download the authors' release into the user data dir (pinned commit, sha256-verified).
+
+    Examples:
+
+        poemetric dataset fetch poemetric
+
+        poemetric dataset fetch poemetric --from ~/Downloads/POEMetric_human_poems_annotated.csv
+    """
     try:
         path = fetch_dataset(
             name, source=source, url=url, commit=commit, sha256=sha256, force=force

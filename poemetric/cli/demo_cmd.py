@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -13,15 +15,48 @@ from poemetric.cli.app import app
 from poemetric.cli.generate_cmd import prepare_or_exit
 from poemetric.cli.options import LimitOption
 
+if TYPE_CHECKING:
+    from poemetric.providers.base import ModelSpec
+
 console = Console()
 
-JUDGE_HELP = """\
-[bold]Judge stage skipped:[/bold] no judge is configured. To add LLM-as-a-judge scores, either
-  • export GEMINI_API_KEY=…   and run  poemetric judge --run {run} --judge gemini-2.5-pro
-    (the paper's judge; judges/ lists the others: gpt-4o, claude-3.7-sonnet, deepseek-r1), or
-  • serve any model with an OpenAI-compatible API (e.g. `vllm serve Qwen/Qwen2.5-7B-Instruct`),
-    export POEMETRIC_LOCAL_BASE_URL=http://localhost:8000/v1 and use  --judge local-openai.
-  `poemetric demo --judge NAME` (or POEMETRIC_JUDGE=NAME) runs it as part of the demo."""
+PAPER_JUDGE = "gemini-2.5-pro"
+LOCAL_JUDGE = "local-openai"
+#: The variables judges/local-openai.yaml reads its endpoint and model from.
+LOCAL_BASE_URL_ENV = "POEMETRIC_LOCAL_BASE_URL"
+LOCAL_MODEL_ENV = "POEMETRIC_LOCAL_MODEL"
+
+
+def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
+    """How to add judge scores, with commands that work when copied as printed.
+
+    The commands are built from the judge files themselves (model, endpoint, the variable the key
+    is read from), so the hint cannot drift from `judges/`.
+    """
+    from poemetric.providers.remote_common import key_variables
+
+    lines = ["[bold]Judge stage skipped:[/bold] no judge is configured. To add LLM-as-a-judge "
+             "scores, either"]  # fmt: skip
+    paper = judges.get(PAPER_JUDGE)
+    if paper is not None:
+        others = ", ".join(name for name in judges if name not in {PAPER_JUDGE, LOCAL_JUDGE})
+        lines.append(f"  • the paper's judge (judges/ lists the others: {others}):")
+        lines += [f"      export {variable}=…" for variable in key_variables(paper)[:1]]
+        lines.append(f"      poemetric judge --run {run} --judge {PAPER_JUDGE}")
+    local = judges.get(LOCAL_JUDGE)
+    if local is not None:
+        lines += [
+            "  • or any model behind an OpenAI-compatible API, e.g. a local vLLM server:",
+            f"      vllm serve {local.model} --api-key local-secret   # the key: any non-empty value",
+            f"      export {LOCAL_BASE_URL_ENV}={local.base_url}",
+            f"      export {LOCAL_MODEL_ENV}={local.model}",
+            *(f"      export {variable}=local-secret" for variable in key_variables(local)[:1]),
+            f"      poemetric judge --run {run} --judge {LOCAL_JUDGE}",
+        ]
+    lines.append(
+        "  `poemetric demo --judge NAME` (or POEMETRIC_JUDGE=NAME) runs it as part of the demo."
+    )
+    return "\n".join(lines)
 
 
 @app.command("demo")
@@ -38,6 +73,14 @@ def demo(
     form checks -> (judge) -> analysis tables -> figures. No key, GPU or network needed.
 
     Interrupt it at any time and run it again: finished work is kept and nothing is repeated.
+
+    Examples:
+
+        poemetric demo
+
+        poemetric demo --run runs/demo --limit 4
+
+        poemetric demo --judge local-openai
     """
     from poemetric.analysis import analyze_run, make_figures
     from poemetric.form.stage import run_form_stage
@@ -91,4 +134,4 @@ def demo(
         console.print(f"figure      {figure}")
     console.print(f"export      poemetric export --run {run} --format csv")
     if not judge:
-        console.print(JUDGE_HELP.format(run=run))
+        console.print(judge_hint(run, judges), highlight=False, soft_wrap=True)

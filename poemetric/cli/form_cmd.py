@@ -39,7 +39,14 @@ def check_command(
     ),
     threshold: float = ThresholdOption,
 ) -> None:
-    """Check every row of a CSV/JSONL file; bad rows get an `error`, never stop the run."""
+    """Check every row of a CSV/JSONL file; bad rows get an `error`, never stop the run.
+
+    Examples:
+
+        poemetric form check poems.csv --output checks.jsonl
+
+        poemetric form check answers.jsonl --threshold 0.8 -o checks.jsonl
+    """
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
         with output.open("w", encoding="utf-8") as handle:
@@ -72,7 +79,14 @@ def scan_command(
     rhyme: str | None = typer.Option(None, "--rhyme", help="e.g. 'ABAB CDCD EFEF GG'."),
     threshold: float = ThresholdOption,
 ) -> None:
-    """Show one poem line by line (syllables, scansion, fit, end word) with the verdict."""
+    """Show one poem line by line (syllables, scansion, fit, end word) with the verdict.
+
+    Examples:
+
+        poemetric form scan poem.txt --form sonnet
+
+        poemetric form scan limerick.txt --form limerick --rhyme AABBA
+    """
     if file == "-":
         text = sys.stdin.read()
     else:
@@ -138,7 +152,14 @@ def run_command(
         False, "--force", help="Re-check rows already checked by this version."
     ),
 ) -> None:
-    """Form-check every successful generation of a run (the pipeline's form stage)."""
+    """Form-check every successful generation of a run (the pipeline's form stage).
+
+    Examples:
+
+        poemetric form run --run runs/demo
+
+        poemetric form run --run runs/paper --threshold 0.8
+    """
     from poemetric.form.stage import run_form_stage
     from poemetric.store.db import RunStore, StoreError
 

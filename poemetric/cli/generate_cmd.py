@@ -43,7 +43,18 @@ DryRunOption = typer.Option(
 ProgressOption = typer.Option(True, "--progress/--no-progress", help="Progress bars.")
 
 
-def prepare_or_exit(store: RunStore, dataset: str, limit: int | None) -> PreparedRun:
+TemplateOption = typer.Option(
+    None,
+    "--template",
+    help="Generation prompt template: a file, or a name in prompts/ (default: the run's own "
+    "template, or prompts/generation.jinja for a new run). Its sha256 is stored with every "
+    "result; a run keeps one template, so try a variant in a new --run directory.",
+)
+
+
+def prepare_or_exit(
+    store: RunStore, dataset: str, limit: int | None, template: str | None = None
+) -> PreparedRun:
     """`prepare_run` with its expected failures (unknown or invalid dataset, a run prepared from
     another dataset or template) printed as one clear error instead of a traceback."""
     from poemetric.data import DatasetError
@@ -52,10 +63,22 @@ def prepare_or_exit(store: RunStore, dataset: str, limit: int | None) -> Prepare
     from poemetric.store import StoreError
 
     try:
-        return prepare_run(store, dataset, limit=limit)
+        return prepare_run(store, dataset, limit=limit, template=template)
     except (DatasetError, StoreError, PromptError) as error:
         Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
         raise typer.Exit(code=2) from error
+
+
+def note_kept_template(run_template_hash: str, chosen: str | None) -> None:
+    """Say so when a run keeps a generation template other than today's bundled one."""
+    from poemetric.prompts import GENERATION_TEMPLATE, load_template
+
+    if chosen is None and run_template_hash != load_template(GENERATION_TEMPLATE).sha256:
+        console.print(
+            f"[dim]note: this run keeps the generation template it was prepared with (sha256 "
+            f"{run_template_hash[:12]}…), not today's prompts/{GENERATION_TEMPLATE}; "
+            "docs/changelog.md lists prompt changes.[/dim]"
+        )
 
 
 def parse_shard(text: str | None) -> Shard | None:
@@ -75,6 +98,7 @@ def parse_shard(text: str | None) -> Shard | None:
         "Examples:\n\n"
         "  poemetric generate --run runs/trial --models markov --limit 5\n\n"
         "  poemetric generate --run runs/paper --dataset poemetric --models paper30 --dry-run\n\n"
+        "  poemetric generate --run runs/variant --models markov --template my-prompt.jinja\n\n"
         "  poemetric generate --run runs/paper --dataset poemetric --models gpt-4o,claude-3.7-sonnet"
         " --batch --max-cost 20\n\n"
         "  sbatch --array=0-3 --wrap 'poemetric generate --run runs/part$SLURM_ARRAY_TASK_ID"
@@ -95,6 +119,7 @@ def generate(
     batch: bool = BatchOption,
     concurrency: int | None = ConcurrencyOption,
     progress: bool = ProgressOption,
+    template: str | None = TemplateOption,
 ) -> None:
     """Generate poems: each model answers each prompt of the run's dataset (x --samples).
 
@@ -122,7 +147,8 @@ def generate(
         progress=progress,
     )
     with RunStore(run) as store:
-        prepared = prepare_or_exit(store, dataset, limit)
+        prepared = prepare_or_exit(store, dataset, limit, template)
+        note_kept_template(prepared.template_hash, template)
         console.print(
             f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
             f"{len(specs)} model(s) x {samples} sample(s)"

@@ -42,6 +42,10 @@ def merge(
     Rows missing from the destination are copied and identical rows are kept once; a successful
     result replaces a failed one; two different successful results for the same prompt, author
     and sample are reported as conflicts and the destination's is kept.
+
+    Examples:
+
+        poemetric merge runs/paper runs/part0 runs/part1 runs/part2 runs/part3
     """
     console = Console(highlight=False, soft_wrap=True)
     try:

@@ -18,7 +18,6 @@ from poemetric.roster import (
 )
 
 models_app = typer.Typer(
-    help="The model roster: generators/ (or judges/ with --judges), one YAML file per model.",
     no_args_is_help=False,
     invoke_without_command=True,
 )
@@ -48,7 +47,18 @@ def models(
     ),
     judges: bool = JudgesOption,
 ) -> None:
-    """List models with provider, model id, groups, thinking and price (USD per million tokens)."""
+    """The model roster: generators/ (or judges/ with --judges), one YAML file per model.
+
+    Lists models with provider, model id, groups, thinking and price (USD per million tokens).
+
+    Examples:
+
+        poemetric models
+
+        poemetric models --judges
+
+        poemetric models --group open
+    """
     if ctx.invoked_subcommand is not None:
         return
     kind = _kind(judges)
@@ -91,7 +101,14 @@ def show(
     name: str = typer.Argument(..., help="Model name, e.g. gpt-4o."),
     judges: bool = JudgesOption,
 ) -> None:
-    """Print one model's resolved settings (defaults filled in, ${VAR} replaced)."""
+    """Print one model's resolved settings (defaults filled in, ${VAR} replaced).
+
+    Examples:
+
+        poemetric models show gpt-4o
+
+        poemetric models show gemini-2.5-pro --judges
+    """
     kind = _kind(judges)
     try:
         entries = load_entries(kind)

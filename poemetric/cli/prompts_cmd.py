@@ -37,7 +37,12 @@ class PromptKind(StrEnum):
 
 @prompts_app.command("list")
 def list_templates() -> None:
-    """List the templates in prompts/ with their SHA-256 (stored with every result)."""
+    """List the templates in prompts/ with their SHA-256 (stored with every result).
+
+    Examples:
+
+        poemetric prompts list
+    """
     table = Table("template", "sha256", "size")
     for path in sorted(resource_path("prompts").glob("*.*")):
         if path.name == "README.md":

@@ -155,7 +155,12 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
                     str(path),
                     start,
                     None,
-                    f"expected {len(header)} fields (as in the header), found {len(row)}",
+                    f"expected {len(header)} fields (as in the header), found {len(row)}"
+                    + (
+                        " (an unquoted comma in a text field? put such fields in double quotes)"
+                        if len(row) > len(header)
+                        else ""
+                    ),
                 )
             )
             continue

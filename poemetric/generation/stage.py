@@ -8,12 +8,12 @@ from typing import Any
 from rich.console import Console
 
 from poemetric.pipeline import generation_id_for
-from poemetric.providers.base import Completion, ModelSpec
+from poemetric.providers.base import Completion, ModelSpec, RunCorpus
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import ModelReport, StageReport
 from poemetric.runner.rows import error_row, response_columns, stored_statuses
 from poemetric.runner.runner import RunnerOptions, register_target, run_stage
-from poemetric.store.db import RunStore, to_json
+from poemetric.store.db import RunStore, stable_id, to_json
 
 STAGE = "generate"
 
@@ -40,6 +40,7 @@ def generation_jobs(
 ) -> tuple[list[Job], dict[str, str]]:
     """Jobs (prompt × sample) for one model, and the status of rows already stored."""
     jobs: list[Job] = []
+    corpus = run_corpus(store)
     for prompt in prompt_rows(store, limit):
         context = {
             "poem_id": prompt["poem_id"],
@@ -49,6 +50,7 @@ def generation_jobs(
             "theme": prompt["theme"],
             "dataset": prompt["dataset"],
             "original": prompt["content"],
+            "corpus": corpus,
         }
         for sample in range(samples):
             request = user_request(prompt["text"], spec.settings, sample, context)
@@ -69,6 +71,13 @@ def generation_jobs(
         store, jobs, table="generations", parent="prompt_id", owner="author", name=spec.name
     )
     return jobs, statuses
+
+
+def run_corpus(store: RunStore) -> RunCorpus:
+    """The run's stored dataset snapshot, for offline generators that learn from the poems."""
+    rows = store.query("SELECT poem_id, content FROM poems ORDER BY position, poem_id")
+    poems = tuple((str(row["poem_id"]), str(row["content"])) for row in rows)
+    return RunCorpus(stable_id("corpus", *(f"{pid}:{text}" for pid, text in poems)), poems)
 
 
 class GenerationRows:

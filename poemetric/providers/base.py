@@ -134,6 +134,18 @@ class GenerationRequest:
     context: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
+@dataclass(frozen=True)
+class RunCorpus:
+    """The poems of a run's dataset snapshot, handed to offline generators that learn from them.
+
+    Equality and hashing use `fingerprint` only, so a model built from a corpus can be cached
+    without hashing every poem on every request.
+    """
+
+    fingerprint: str
+    poems: tuple[tuple[str, str], ...] = field(compare=False)
+
+
 @dataclass
 class TokenUsage:
     input_tokens: int = 0

@@ -2,7 +2,7 @@
 
 Neither needs a key, a GPU or a network. Both read what they need from the request's `context`
 (the generation stage fills it): `original` (the human poem), `poem_id`, `form`, `meter`, `rhyme`
-and `dataset` (the dataset spec the run was prepared from).
+and `corpus` (the poems of the run's stored dataset snapshot, whatever the dataset's source).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from poemetric.providers.base import (
     GenerationRequest,
     Provider,
     ProviderError,
+    RunCorpus,
     TokenUsage,
 )
 from poemetric.store.db import stable_id
@@ -44,27 +45,19 @@ class HumanProvider(Provider):
 
 
 @cache
-def _dataset_lines(dataset: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    from poemetric.data import load_dataset
-
-    poems = load_dataset(dataset).poems
-    return tuple(
-        (poem.poem_id, tuple(line for line in poem.content.splitlines() if line.strip()))
-        for poem in poems
-    )
-
-
-@cache
-def _model_without(dataset: str, excluded_poem_id: str, order: int) -> MarkovModel:
+def _model_without(corpus: RunCorpus, excluded_poem_id: str, order: int) -> MarkovModel:
     lines = [
-        line for poem_id, poem_lines in _dataset_lines(dataset) if poem_id != excluded_poem_id
-        for line in poem_lines
-    ]  # fmt: skip
+        line
+        for poem_id, content in corpus.poems
+        if poem_id != excluded_poem_id
+        for line in content.splitlines()
+        if line.strip()
+    ]
     return MarkovModel(lines, order=order)
 
 
 class MarkovProvider(Provider):
-    """Word n-gram baseline trained on the run's dataset, leaving out the prompt's own poem.
+    """Word n-gram baseline trained on the run's stored poems, leaving out the prompt's own poem.
 
     Deterministic: the same (seed, poem, sample index) always gives the same poem.
     Options (`options:` in the model file): `order` (default 2), `candidates` (default 40).
@@ -75,7 +68,12 @@ class MarkovProvider(Provider):
 
     async def generate(self, request: GenerationRequest) -> Completion:
         started = time.perf_counter()
-        dataset = _require(request, "dataset")
+        corpus = request.context.get("corpus")
+        if not isinstance(corpus, RunCorpus):
+            raise ProviderError(
+                "markov baseline needs the run's poems ('corpus' in the request context)",
+                retryable=False,
+            )
         poem_id = _require(request, "poem_id")
         form = _require(request, "form")
         order = int(self.spec.options.get("order", 2))
@@ -83,7 +81,7 @@ class MarkovProvider(Provider):
         seed = request.settings.seed if request.settings.seed is not None else 0
         rng = random.Random(stable_id(seed, poem_id, request.sample_index))
         try:
-            model = _model_without(dataset, poem_id, order)
+            model = _model_without(corpus, poem_id, order)
         except ValueError as error:
             raise ProviderError(f"markov baseline: {error}", retryable=False) from error
         poem = write_poem(

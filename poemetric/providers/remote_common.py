@@ -24,6 +24,15 @@ RETRYABLE_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _RAW_ERROR_CHARS = 2000
 
 
+def key_variables(spec: ModelSpec) -> list[str]:
+    """The environment variables a model's API key is read from, in order."""
+    if spec.api_key_env:
+        return [spec.api_key_env]
+    from poemetric.providers.registry import provider_class
+
+    return list(getattr(provider_class(spec.provider), "default_key_envs", ()))
+
+
 def resolve_api_key(spec: ModelSpec, default_envs: Sequence[str]) -> str:
     """The API key from the environment variable the spec names (or the provider's defaults).
 

@@ -142,7 +142,46 @@ MIGRATIONS: list[str] = [
         updated_at TEXT NOT NULL
     );
     """,
-    # 2: forced-choice answers of the minimal-pair probes (`probe run --scorer chat:MODEL`)
+    # 2: human rating surveys (poemetric survey build / serve / sheets / import)
+    """
+    CREATE TABLE surveys (
+        survey_id TEXT PRIMARY KEY,
+        task TEXT NOT NULL,
+        seed INTEGER,
+        config TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE survey_raters (
+        survey_id TEXT NOT NULL REFERENCES surveys(survey_id),
+        rater_id TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (survey_id, rater_id)
+    );
+    CREATE TABLE survey_assignments (
+        survey_id TEXT NOT NULL,
+        rater_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        generation_id TEXT NOT NULL REFERENCES generations(generation_id),
+        check_expected INTEGER,
+        completed_at TEXT,
+        PRIMARY KEY (survey_id, rater_id, position),
+        UNIQUE (survey_id, rater_id, generation_id),
+        FOREIGN KEY (survey_id, rater_id) REFERENCES survey_raters(survey_id, rater_id)
+    );
+    CREATE TABLE survey_answers (
+        survey_id TEXT NOT NULL,
+        rater_id TEXT NOT NULL,
+        generation_id TEXT NOT NULL REFERENCES generations(generation_id),
+        question TEXT NOT NULL,
+        score REAL,
+        text TEXT,
+        source TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (survey_id, rater_id, generation_id, question),
+        FOREIGN KEY (survey_id, rater_id) REFERENCES survey_raters(survey_id, rater_id)
+    );
+    """,
+    # 3: forced-choice answers of the minimal-pair probes (`probe run --scorer chat:MODEL`)
     """
     CREATE TABLE probe_choices (
         choice_id TEXT PRIMARY KEY,
@@ -187,5 +226,7 @@ EXPORTABLE_TABLES = (
     "judgments",
     "calls",
     "batches",
+    "survey_assignments",
+    "survey_answers",
     "probe_choices",
 )

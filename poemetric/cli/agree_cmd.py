@@ -1,0 +1,146 @@
+"""`poemetric agree`: inter-rater agreement of any long-format ratings file."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from poemetric.cli.app import app
+
+if TYPE_CHECKING:
+    from poemetric.reliability import AgreementReport
+
+console = Console()
+
+LABELS = {
+    "pao": "PAo (exact)",
+    "adjacent": "adjacent (±1 step)",
+    "alpha_nominal": "Krippendorff α nominal",
+    "alpha_ordinal": "Krippendorff α ordinal",
+    "alpha_interval": "Krippendorff α interval",
+    "gwet_ac1": "Gwet AC1",
+    "gwet_ac2_linear": "Gwet AC2 linear",
+    "gwet_ac2_quadratic": "Gwet AC2 quadratic",
+    "qwk": "QWK (pairwise mean)",
+    "spearman": "Spearman ρ (pairwise mean)",
+    "kendall": "Kendall τb (pairwise mean)",
+}
+
+EPILOG = """\
+Examples:
+
+  poemetric agree ratings.csv
+
+  poemetric agree ratings.csv --format json --bootstrap 2000 --seed 1 > agreement.json
+
+  poemetric agree docs/examples/krippendorff-2011.csv --na none
+
+  poemetric agree judge_and_experts.csv --focus gemini-2.5-pro --scale 1-5
+
+The file has one row per rating: unit, rater, item (optional), score; other columns are
+ignored. A blank score is "not rated"; N/A (the --na value, or the words n/a, na) is a category
+for PAo and adjacent agreement and missing for every other statistic. Definitions:
+docs/agreement.md."""
+
+
+def _number(value: float, digits: int = 3) -> str:
+    return "–" if math.isnan(value) else f"{value:.{digits}f}"
+
+
+def report_table(report: AgreementReport, title: str) -> Table:
+    """Statistics as rows: pooled estimate with its CI, then each item's estimate."""
+    from poemetric.reliability import STATISTICS
+
+    items = list(report.items) if len(report.items) > 1 else []
+    confidence = report.settings["confidence"]
+    table = Table(title=title, header_style="bold")
+    table.add_column("statistic", no_wrap=True)
+    table.add_column(f"overall [{confidence:.0%} CI]", no_wrap=True)
+    for item in items:
+        table.add_column(item, justify="right")
+    overall = report.overall
+    for name in STATISTICS:
+        low, high = overall.ci_low.get(name, math.nan), overall.ci_high.get(name, math.nan)
+        ci = "" if math.isnan(low) else f" [{_number(low)}, {_number(high)}]"
+        cells = [_number(report.items[item].estimates[name]) for item in items]
+        table.add_row(LABELS[name], _number(overall.estimates[name]) + ci, *cells)
+    counts = overall.counts
+    table.caption = (
+        f"{counts['n_units']} units, {counts['n_raters']} raters, {counts['n_ratings']} ratings "
+        f"({counts['n_na']} N/A), {counts['n_pairs']} paired ratings; scale "
+        f"{', '.join(f'{v:g}' for v in report.settings['scale'])}. "
+        "Per-item CIs: --format json or csv."
+    )
+    return table
+
+
+@app.command("agree", epilog=EPILOG)
+def agree(
+    ratings_file: Path = typer.Argument(
+        ..., exists=True, dir_okay=False, help="Ratings: CSV/TSV/JSONL/Parquet in long format."
+    ),
+    fmt: str = typer.Option("table", "--format", "-f", help="table, json or csv."),
+    n_boot: int = typer.Option(
+        1000, "--bootstrap", "-b", min=0, help="Bootstrap resamples of units for the CIs (0: none)."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Random seed of the bootstrap."),
+    confidence: float = typer.Option(
+        0.95, "--confidence", min=0.5, max=0.999, help="Confidence level of the CIs."
+    ),
+    na: str = typer.Option(
+        "0", "--na", help="Score that means N/A (POEMetric: 0); 'none' if every number is a score."
+    ),
+    scale: str | None = typer.Option(
+        None, "--scale", help="The rating scale, e.g. 1-5 or 0,0.5,1 (default: the scores seen)."
+    ),
+    focus: str | None = typer.Option(
+        None,
+        "--focus",
+        help="Pairwise statistics only between this rater and each other one (e.g. a judge).",
+    ),
+) -> None:
+    """Inter-rater agreement per item and pooled over items, with bootstrap CIs over units:
+    PAo, adjacent agreement, Krippendorff's α (nominal, ordinal, interval), Gwet's AC1 and AC2
+    (linear, quadratic), quadratic-weighted kappa, Spearman and Kendall."""
+    from poemetric.reliability import agreement_report, parse_scale
+    from poemetric.reliability.io import RatingsFileError, read_ratings
+
+    if fmt not in ("table", "json", "csv"):
+        raise typer.BadParameter("use table, json or csv", param_hint="--format")
+    try:
+        na_value = None if na.strip().lower() == "none" else float(na)
+    except ValueError as exc:
+        raise typer.BadParameter("a number or 'none'", param_hint="--na") from exc
+    try:
+        scale_values = parse_scale(scale) if scale is not None else None
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--scale") from exc
+    try:
+        ratings = read_ratings(ratings_file, na_value=na_value, scale=scale_values)
+        report = agreement_report(
+            ratings, focus=focus, n_boot=n_boot, seed=seed, confidence=confidence
+        )
+    except RatingsFileError as exc:
+        console.print(str(exc), style="red", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(1) from exc
+    except ValueError as exc:
+        console.print(
+            f"{ratings_file}: {exc}", style="red", highlight=False, markup=False, soft_wrap=True
+        )
+        raise typer.Exit(1) from exc
+    report.settings["na_value"] = na_value
+    if fmt == "json":
+        sys.stdout.write(json.dumps(report.as_dict(), indent=2) + "\n")
+    elif fmt == "csv":
+        import pandas as pd
+
+        pd.DataFrame(report.rows()).to_csv(sys.stdout, index=False)
+    else:
+        console.print(report_table(report, f"Agreement: {ratings_file.name}"))

@@ -1,0 +1,306 @@
+"""`poemetric survey`: collect expert ratings (a local web app, printable sheets, imports)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from poemetric.cli.app import app
+from poemetric.cli.options import RunOption
+
+if TYPE_CHECKING:
+    from poemetric.store import RunStore
+
+survey_app = typer.Typer(
+    help="Expert survey (paper App. C): draw a sample, serve it to raters or print it, import "
+    "answers. Answers land in the run store, where `poemetric analyze` finds them.",
+    no_args_is_help=True,
+)
+app.add_typer(survey_app, name="survey")
+console = Console()
+
+SurveyOption = typer.Option("experts", "--survey", "-s", help="Survey id within the run.")
+SERVE_WARNING = (
+    "[yellow]warning:[/yellow] --host {host} makes the survey reachable from other machines "
+    "over plain HTTP. Prefer an SSH tunnel or a TLS reverse proxy in front of 127.0.0.1 "
+    "(docs/survey.md, 'Remote raters')."
+)
+
+
+def _fail(message: object, code: int = 1) -> typer.Exit:
+    console.print(str(message), style="red", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def _open(run: Path) -> RunStore:
+    from poemetric.store import RunStore, StoreError
+
+    try:
+        return RunStore(run, create=False)
+    except StoreError as exc:
+        raise _fail(exc) from exc
+
+
+@survey_app.command("build")
+def build(
+    run: Path = RunOption,
+    survey: str = SurveyOption,
+    raters: str = typer.Option(
+        "3", "--raters", help="Number of raters (ids R1, R2, …) or their ids: 'ann,ben,cy'."
+    ),
+    poems: int | None = typer.Option(None, "--poems", min=1, help="Poems in the sample."),
+    per_rater: int | None = typer.Option(
+        None, "--per-rater", min=1, help="Poems per rater (instead of --poems)."
+    ),
+    per_poem: int = typer.Option(2, "--per-poem", min=2, help="Raters per poem (at least 2)."),
+    authors: str | None = typer.Option(
+        None, "--authors", help="Only these authors' poems (comma-separated, e.g. human,gpt-4o)."
+    ),
+    checks: int = typer.Option(
+        0, "--attention-checks", min=0, help="Instructed-response checks per rater (web only)."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sample, assignment and order."),
+) -> None:
+    """Draw a survey: poems stratified by author and form, each given to --per-poem raters,
+    every rater's poems in their own random order. Stored in the run; prints the design.
+
+    Examples:
+
+        poemetric survey build --run runs/demo --raters 3 --per-rater 4
+
+        poemetric survey build --run runs/paper --raters 7 --per-rater 10 --per-poem 2 --authors human,gpt-4o,deepseek-r1 --attention-checks 1 --seed 7
+    """
+    from poemetric.survey.build import build_survey
+    from poemetric.survey.db import SurveyError
+    from poemetric.survey.design import DesignError
+
+    chosen = [a.strip() for a in authors.split(",") if a.strip()] if authors else None
+    with _open(run) as store:
+        try:
+            summary = build_survey(
+                store,
+                survey_id=survey,
+                raters=raters,
+                poems=poems,
+                per_rater=per_rater,
+                per_poem=per_poem,
+                authors=chosen,
+                checks=checks,
+                seed=seed,
+            )
+        except DesignError as exc:
+            raise _fail(exc, 2) from exc
+        except SurveyError as exc:
+            raise _fail(exc) from exc
+    total = sum(summary.poems_by_author.values())
+    console.print(
+        f"survey [bold]{survey}[/bold]: {total} poems x {per_poem} raters = "
+        f"{total * per_poem} ratings by {len(summary.raters)} raters "
+        f"({min(summary.loads.values())}-{max(summary.loads.values())} poems each"
+        + (f", {checks} attention check(s) each" if checks else "")
+        + ")"
+    )
+    console.print("by author: " + ", ".join(f"{a} {n}" for a, n in summary.poems_by_author.items()))
+    console.print("by form:   " + ", ".join(f"{f} {n}" for f, n in summary.poems_by_form.items()))
+    shared = list(summary.overlap.values())
+    console.print(
+        f"poems shared by each pair of raters: {min(shared)}-{max(shared)} "
+        f"({sum(1 for s in shared if s == 0)} pair(s) share none)"
+    )
+    console.print(
+        f"next: poemetric survey serve --run {run} --survey {survey}   (web, private links)\n"
+        f"      poemetric survey sheets --run {run} --survey {survey}  (print / CSV for offline raters)"
+    )
+
+
+def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]], str]:
+    from poemetric.survey import db, tokens
+
+    with _open(run) as store:
+        try:
+            db.load_survey(store, survey)
+        except db.SurveyError as exc:
+            raise _fail(exc) from exc
+        ids = db.raters(store, survey)
+    secret = tokens.load_secret(run)
+    base = base_url.rstrip("/")
+    rater_links = [(r, f"{base}/r/{tokens.rater_token(secret, survey, r)}") for r in ids]
+    return rater_links, f"{base}/admin/{tokens.admin_token(secret, survey)}"
+
+
+def _print_links(rater_links: list[tuple[str, str]], admin: str) -> None:
+    """One line per link (never wrapped, so each can be copied whole)."""
+    console.print("[bold]Private links[/bold] (send each rater only their own):")
+    width = max(len(rater) for rater, _ in rater_links)
+    for rater, link in rater_links:
+        console.print(f"  {rater:<{width}}  {link}", markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        f"admin (progress, agreement): {admin}", markup=False, highlight=False, soft_wrap=True
+    )
+
+
+@survey_app.command("links")
+def links(
+    run: Path = RunOption,
+    survey: str = SurveyOption,
+    base_url: str = typer.Option(
+        "http://127.0.0.1:8765", "--base-url", help="Address raters will use (e.g. behind a proxy)."
+    ),
+) -> None:
+    """Print each rater's private link and the admin link (they are derived from the secret in
+    RUN/survey-secret.key: delete that file to revoke every link).
+
+    Examples:
+
+        poemetric survey links --run runs/demo
+
+        poemetric survey links --run runs/paper --survey experts --base-url https://survey.example.org
+    """
+    _print_links(*_links(run, survey, base_url))
+
+
+@survey_app.command("serve")
+def serve(
+    run: Path = RunOption,
+    survey: str = SurveyOption,
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Interface to bind (default: local only)."
+    ),
+    port: int = typer.Option(8765, "--port", "-p", min=1, max=65535, help="Port."),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="Address raters will use, for the printed links."
+    ),
+) -> None:
+    """Serve the survey to raters: one page per poem, answers saved as they are given,
+    resumable, with an admin page (progress and agreement). Stop with Ctrl-C; answers are kept.
+
+    Examples:
+
+        poemetric survey serve --run runs/demo --port 8765
+
+        poemetric survey serve --run runs/paper --survey experts --base-url https://survey.example.org
+    """
+    try:
+        import uvicorn
+
+        from poemetric.survey.web import create_app
+    except ImportError as exc:
+        raise _fail(
+            f"the survey web app needs its extra: pip install 'poemetric[survey]' ({exc})"
+        ) from exc
+    rater_links, admin = _links(run, survey, base_url or f"http://{host}:{port}")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        console.print(SERVE_WARNING.format(host=host))
+    _print_links(rater_links, admin)
+    uvicorn.run(
+        create_app(run, survey), host=host, port=port, log_level="warning", server_header=False
+    )
+
+
+@survey_app.command("sheets")
+def sheets(
+    run: Path = RunOption,
+    survey: str = SurveyOption,
+    out: Path | None = typer.Option(None, "--out", help="Folder (default RUN/survey-SURVEY)."),
+    rater: list[str] | None = typer.Option(None, "--rater", help="Only this rater (repeatable)."),
+) -> None:
+    """Printable answer sheets (HTML, print it or save as PDF from a browser) and a CSV
+    template per rater, for raters working offline. Import filled CSVs with `survey import`.
+
+    Examples:
+
+        poemetric survey sheets --run runs/demo
+
+        poemetric survey sheets --run runs/paper --survey experts --rater R3 --out sheets/
+    """
+    from poemetric.survey.db import SurveyError
+    from poemetric.survey.sheets import write_sheets
+
+    with _open(run) as store:
+        try:
+            paths = write_sheets(store, survey, out or run / f"survey-{survey}", only=rater)
+        except SurveyError as exc:
+            raise _fail(exc) from exc
+    for path in paths:
+        console.print(str(path), highlight=False, soft_wrap=True)
+
+
+@survey_app.command("import")
+def import_(
+    ratings_file: Path = typer.Argument(
+        ...,
+        exists=True,
+        dir_okay=False,
+        help="Ratings: long (poem, rater, item, score, "
+        "comment) or wide format; CSV/TSV/JSONL/Parquet.",
+    ),
+    run: Path = RunOption,
+    survey: str = SurveyOption,
+) -> None:
+    """Store ratings from a file in the run (all rows or none; every bad row is reported with
+    its line). Rows already stored for the same rater, poem and item are replaced.
+
+    Examples:
+
+        poemetric survey import R3.csv --run runs/paper --survey experts
+
+        poemetric survey import paper_experts.csv --run runs/paper --survey paper
+    """
+    from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
+    from poemetric.survey.build import check_name
+    from poemetric.survey.db import import_answers
+    from poemetric.survey.design import DesignError
+
+    try:
+        check_name(survey, "survey id")
+    except DesignError as exc:
+        raise _fail(exc, 2) from exc
+    with _open(run) as store:
+        try:
+            answers = read_expert_answers(ratings_file, store)
+        except ExpertRatingsError as exc:
+            raise _fail(exc) from exc
+        new, replaced = import_answers(
+            store,
+            survey,
+            [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
+            source=ratings_file.name,
+            config={"imported_from": ratings_file.name},
+        )
+    raters_count = len({a.expert for a in answers})
+    console.print(
+        f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
+        f"{raters_count} rater(s) into survey {survey!r} of {run}",
+        highlight=False,
+    )
+
+
+@survey_app.command("status")
+def status(run: Path = RunOption, survey: str = SurveyOption) -> None:
+    """Progress per rater and attention checks (what the admin page shows, in the terminal).
+
+    Examples:
+
+        poemetric survey status --run runs/demo
+
+        poemetric survey status --run runs/paper --survey experts
+    """
+    from poemetric.survey import db
+
+    with _open(run) as store:
+        try:
+            db.load_survey(store, survey)
+        except db.SurveyError as exc:
+            raise _fail(exc) from exc
+        rows = db.progress(store, survey)
+    table = Table(title=f"Survey {survey}", header_style="bold")
+    for column in ("rater", "done", "of", "answers", "last answer (UTC)", "checks failed"):
+        table.add_column(column, justify="left" if column == "rater" else "right")
+    for row in rows:
+        table.add_row(row.rater, str(row.completed), str(row.assigned), str(row.answers),
+                      row.last_answer_at or "–", f"{row.checks_failed}/{row.checks}")  # fmt: skip
+    console.print(table)

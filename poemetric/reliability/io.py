@@ -1,0 +1,83 @@
+"""Reading a long-format ratings file: one row per unit x rater x item."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from poemetric.data.io import DatasetError, read_table
+from poemetric.reliability.ratings import Rating, Ratings, parse_score
+
+REQUIRED = ("unit", "rater", "score")
+#: The item of files without an `item` column.
+SINGLE_ITEM = "score"
+MAX_SHOWN = 20
+
+
+class RatingsFileError(ValueError):
+    """The ratings file is unreadable or has bad rows; the message names file and line."""
+
+
+def problem_report(title: str, problems: Sequence[str]) -> str:
+    """`title` and the first problems, one per line (the count of the others at the end)."""
+    shown = list(problems[:MAX_SHOWN])
+    if len(problems) > MAX_SHOWN:
+        shown.append(f"... and {len(problems) - MAX_SHOWN} more")
+    return title + ":\n  " + "\n  ".join(shown)
+
+
+def read_ratings(
+    path: str | Path, *, na_value: float | None = 0.0, scale: Sequence[float] | None = None
+) -> Ratings:
+    """Ratings from a CSV/TSV/JSONL/Parquet file with columns `unit, rater, score` and an
+    optional `item` (other columns are ignored). A blank score = not rated; `n/a`, `na` or
+    `na_value` = N/A. Every bad row is reported with its file and line."""
+    path = Path(path)
+    try:
+        table = read_table(path)
+    except (OSError, DatasetError) as exc:
+        raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
+    problems = [str(issue) for issue in table.issues]
+    missing = [c for c in REQUIRED if table.header_read and c not in table.columns]
+    if missing:
+        raise RatingsFileError(
+            f"{path}: missing column(s) {', '.join(missing)}; a ratings file has columns "
+            "unit, rater, item (optional), score"
+        )
+    allowed = set(scale) if scale is not None else None
+    ratings: list[Rating] = []
+    seen: dict[tuple[str, str, str], int] = {}
+    for record in table.records:
+        where = f"{path}:{record.line}"
+        values = {k: "" if v is None else str(v).strip() for k, v in record.values.items()}
+        unit, rater = values.get("unit", ""), values.get("rater", "")
+        item = values.get("item", SINGLE_ITEM) or ""
+        text = values.get("score", "")
+        if not unit or not rater or not item:
+            empty = [c for c, v in (("unit", unit), ("rater", rater), ("item", item)) if not v]
+            problems.append(f"{where}: empty {', '.join(empty)}")
+            continue
+        key = (unit, rater, item)
+        if key in seen:
+            problems.append(
+                f"{where}: rater {rater!r} rated unit {unit!r} on {item!r} already on line "
+                f"{seen[key]}"
+            )
+            continue
+        seen[key] = record.line
+        if text == "":
+            continue  # not rated
+        try:
+            score = parse_score(text, na_value)
+        except ValueError:
+            problems.append(f"{where}: score {text!r} is not a number (or N/A)")
+            continue
+        if score is not None and allowed is not None and score not in allowed:
+            problems.append(f"{where}: score {text!r} is not on the scale {sorted(allowed)}")
+            continue
+        ratings.append(Rating(unit, rater, item, score))
+    if problems:
+        raise RatingsFileError(problem_report(f"{path}: invalid ratings", problems))
+    if not ratings:
+        raise RatingsFileError(f"{path}: no ratings (every score is blank)")
+    return Ratings.from_ratings(ratings, scale=scale)

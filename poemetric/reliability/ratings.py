@@ -1,0 +1,114 @@
+"""Ratings of units by raters on one or more items, coded for the agreement statistics."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+
+#: What an N/A rating is called in files (case-insensitive), besides the numeric N/A value.
+NA_WORDS = frozenset({"n/a", "na"})
+NOT_RATED = -1
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One rating; `score` None = N/A (a category of its own, not a point on the scale)."""
+
+    unit: str
+    rater: str
+    item: str
+    score: float | None
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Raters x units x items as integer codes: -1 not rated, 0..n-1 the position on the scale,
+    n = N/A. `scale` holds the n ordered values of the rating scale."""
+
+    units: tuple[str, ...]
+    raters: tuple[str, ...]
+    items: tuple[str, ...]
+    scale: np.ndarray
+    codes: np.ndarray
+
+    @property
+    def na_code(self) -> int:
+        return len(self.scale)
+
+    @classmethod
+    def from_ratings(
+        cls, ratings: Iterable[Rating], *, scale: Sequence[float] | None = None
+    ) -> Ratings:
+        """Code ratings; `scale` fixes the scale (default: the values seen). Each (unit, rater,
+        item) may occur once; a value outside a given scale is an error."""
+        rows = list(ratings)
+        seen_values = sorted({r.score for r in rows if r.score is not None})
+        values = np.asarray(sorted(set(scale)) if scale is not None else seen_values, float)
+        outside = [v for v in seen_values if v not in set(values.tolist())]
+        if outside:
+            raise ValueError(f"score(s) {outside} are not on the scale {values.tolist()}")
+        units = tuple(dict.fromkeys(r.unit for r in rows))
+        raters = tuple(sorted(dict.fromkeys(r.rater for r in rows)))
+        items = tuple(dict.fromkeys(r.item for r in rows))
+        index = {
+            "unit": {u: i for i, u in enumerate(units)},
+            "rater": {r: i for i, r in enumerate(raters)},
+            "item": {t: i for i, t in enumerate(items)},
+        }
+        position = {v: i for i, v in enumerate(values.tolist())}
+        codes = np.full((len(raters), len(units), len(items)), NOT_RATED, dtype=np.int64)
+        for r in rows:
+            at = (index["rater"][r.rater], index["unit"][r.unit], index["item"][r.item])
+            if codes[at] != NOT_RATED:
+                raise ValueError(f"rater {r.rater!r} rated unit {r.unit!r} on {r.item!r} twice")
+            codes[at] = len(values) if r.score is None else position[r.score]
+        return cls(units, raters, items, values, codes)
+
+    def pairs(self, focus: str | None = None) -> np.ndarray:
+        """Rater pairs (indices) the pairwise statistics are taken over: every pair, or with
+        `focus` only the pairs of that rater with each other rater."""
+        all_pairs = list(combinations(range(len(self.raters)), 2))
+        if focus is not None:
+            if focus not in self.raters:
+                raise ValueError(f"no rater {focus!r}; raters: {', '.join(self.raters)}")
+            f = self.raters.index(focus)
+            all_pairs = [(f, b if a == f else a) for a, b in all_pairs if f in (a, b)]
+        return np.asarray(all_pairs, dtype=np.int64).reshape(-1, 2)
+
+
+def parse_score(text: str, na_value: float | None) -> float | None:
+    """A score cell: a number, or N/A (the words n/a, na, or the number `na_value`).
+
+    Raises ValueError for anything else (NaN and infinities included).
+    """
+    cleaned = text.strip()
+    if cleaned.lower() in NA_WORDS:
+        return None
+    value = float(cleaned)
+    if not math.isfinite(value):
+        raise ValueError(f"{cleaned!r} is not a finite number")
+    if na_value is not None and value == na_value:
+        return None
+    return value
+
+
+def parse_scale(text: str) -> list[float]:
+    """'1-5' (integers from 1 to 5) or a comma-separated list of values ('0,0.5,1')."""
+    text = text.strip()
+    bounds = re.fullmatch(r"(-?\d+)\s*-\s*(-?\d+)", text)
+    try:
+        if bounds:
+            low, high = int(bounds[1]), int(bounds[2])
+            values = [float(v) for v in range(low, high + 1)]
+        else:
+            values = sorted({float(part) for part in text.split(",") if part.strip()})
+    except ValueError as exc:
+        raise ValueError(f"scale {text!r}: use MIN-MAX (e.g. 1-5) or values (0,0.5,1)") from exc
+    if len(values) < 2 or not all(math.isfinite(v) for v in values):
+        raise ValueError(f"scale {text!r} needs at least two values")
+    return values

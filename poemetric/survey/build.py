@@ -1,0 +1,118 @@
+"""`build_survey`: draw a survey from a run's poems and store it (poemetric survey build)."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from poemetric.store import RunStore
+from poemetric.survey import db
+from poemetric.survey.design import (
+    Candidate,
+    DesignError,
+    assign,
+    attention_checks,
+    overlap,
+    resolve_sizes,
+    stratified_sample,
+)
+from poemetric.survey.tasks import task
+
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    survey_id: str
+    raters: list[str]
+    poems_by_author: dict[str, int]
+    poems_by_form: dict[str, int]
+    loads: dict[str, int]
+    overlap: dict[tuple[str, str], int]
+    attention_checks: int
+
+
+def check_name(value: str, what: str) -> str:
+    if not NAME.fullmatch(value):
+        raise DesignError(
+            f"{what} {value!r}: use 1-40 letters, digits, '_', '.' or '-' (starting with a "
+            "letter or digit)"
+        )
+    return value
+
+
+def rater_ids(raters: str) -> list[str]:
+    """'7' -> R1..R7; 'ann,ben,cy' -> those ids."""
+    raters = raters.strip()
+    if raters.isdigit():
+        count = int(raters)
+        if count < 2:
+            raise DesignError("--raters: at least 2 raters (agreement needs overlap)")
+        return [f"R{i}" for i in range(1, count + 1)]
+    ids = [check_name(r.strip(), "rater id") for r in raters.split(",") if r.strip()]
+    if len(set(ids)) != len(ids) or len(ids) < 2:
+        raise DesignError("--raters: at least 2 distinct rater ids")
+    return ids
+
+
+def candidates(store: RunStore, authors: list[str] | None) -> list[Candidate]:
+    rows = store.query(
+        "SELECT g.generation_id, g.author, p.form FROM generations g "
+        "JOIN poems p ON p.poem_id = g.poem_id "
+        "WHERE g.status = 'ok' AND g.poem IS NOT NULL AND TRIM(g.poem) != ''"
+    )
+    found = [Candidate(r[0], r[1], r[2]) for r in rows]
+    if authors:
+        known = {c.author for c in found}
+        unknown = sorted(set(authors) - known)
+        if unknown:
+            raise DesignError(
+                f"--authors: no poems by {', '.join(unknown)}; authors: {', '.join(sorted(known))}"
+            )
+        found = [c for c in found if c.author in authors]
+    return found
+
+
+def build_survey(
+    store: RunStore,
+    *,
+    survey_id: str = "experts",
+    raters: str = "3",
+    poems: int | None = None,
+    per_rater: int | None = None,
+    per_poem: int = 2,
+    authors: list[str] | None = None,
+    checks: int = 0,
+    seed: int = 0,
+    task_name: str = "poemetric",
+) -> BuildSummary:
+    check_name(survey_id, "survey id")
+    task(task_name)
+    ids = rater_ids(raters)
+    pool = candidates(store, authors)
+    sizes = resolve_sizes(len(ids), per_poem, poems, per_rater, len(pool))
+    rng = random.Random(seed)
+    sample = stratified_sample(pool, sizes.poems, rng)
+    assigned = assign([c.generation_id for c in sample], ids, sizes.per_poem, rng)
+    instructed = attention_checks(assigned, checks, rng)
+    config = {
+        "authors": sorted({c.author for c in sample}),
+        "poems": sizes.poems,
+        "per_poem": sizes.per_poem,
+        "raters": ids,
+        "attention_checks": checks,
+        "candidates": len(pool),
+        "instrument_sha256": task(task_name).instrument.sha256,
+    }
+    db.create_survey(store, survey_id, task_name, seed, config, assigned, instructed)
+    return BuildSummary(
+        survey_id,
+        ids,
+        dict(sorted(Counter(c.author for c in sample).items())),
+        dict(sorted(Counter(c.form for c in sample).items())),
+        {r: len(p) for r, p in assigned.items()},
+        overlap(assigned),
+        checks,
+    )

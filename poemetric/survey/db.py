@@ -1,0 +1,263 @@
+"""The survey tables of the run store: surveys, raters, assignments (pages) and answers.
+
+Every write is one transaction; answers are upserted by (survey, rater, poem, question), so a
+rater changing an answer replaces it and nothing is stored twice.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from poemetric.store import RunStore
+from poemetric.store.db import utc_now
+from poemetric.survey.tasks import ATTENTION_KEY, Page, Task, task
+
+Answer = tuple[float | None, str | None]  # (score, text)
+
+
+class SurveyError(ValueError):
+    """No such survey / rater, or a survey that already exists."""
+
+
+@dataclass(frozen=True)
+class SurveyInfo:
+    survey_id: str
+    task: Task
+    seed: int | None
+    config: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RaterProgress:
+    rater: str
+    assigned: int
+    completed: int
+    answers: int
+    last_answer_at: str | None
+    checks: int
+    checks_failed: int
+
+
+def survey_ids(store: RunStore) -> list[str]:
+    return [row[0] for row in store.query("SELECT survey_id FROM surveys ORDER BY created_at")]
+
+
+def load_survey(store: RunStore, survey_id: str) -> SurveyInfo:
+    row = store.conn.execute(
+        "SELECT task, seed, config FROM surveys WHERE survey_id = ?", (survey_id,)
+    ).fetchone()
+    if row is None:
+        known = ", ".join(survey_ids(store)) or "none yet (`poemetric survey build`)"
+        raise SurveyError(f"no survey {survey_id!r} in {store.path}; surveys: {known}")
+    return SurveyInfo(survey_id, task(row["task"]), row["seed"], json.loads(row["config"]))
+
+
+def create_survey(
+    store: RunStore,
+    survey_id: str,
+    task_name: str,
+    seed: int,
+    config: Mapping[str, Any],
+    assigned: Mapping[str, list[str]],
+    checks: Mapping[tuple[str, int], int],
+) -> None:
+    """Store a drawn survey: raters and their ordered pages (all in one transaction)."""
+    now = utc_now()
+    with store.transaction() as conn:
+        if conn.execute("SELECT 1 FROM surveys WHERE survey_id = ?", (survey_id,)).fetchone():
+            raise SurveyError(
+                f"survey {survey_id!r} already exists in {store.path}; choose another --survey"
+            )
+        conn.execute(
+            "INSERT INTO surveys VALUES (?, ?, ?, ?, ?)",
+            (survey_id, task_name, seed, json.dumps(dict(config)), now),
+        )
+        for rater, poems in assigned.items():
+            conn.execute("INSERT INTO survey_raters VALUES (?, ?, ?)", (survey_id, rater, now))
+            conn.executemany(
+                "INSERT INTO survey_assignments VALUES (?, ?, ?, ?, ?, NULL)",
+                [
+                    (survey_id, rater, position, gid, checks.get((rater, position)))
+                    for position, gid in enumerate(poems, start=1)
+                ],
+            )
+
+
+def raters(store: RunStore, survey_id: str) -> list[str]:
+    rows = store.query(
+        "SELECT rater_id FROM survey_raters WHERE survey_id = ? ORDER BY rater_id", [survey_id]
+    )
+    return [row[0] for row in rows]
+
+
+def pages(store: RunStore, survey_id: str, rater: str) -> list[Page]:
+    """The rater's pages in their order, with the generation prompt and the poem."""
+    return _pages(store.conn, survey_id, rater)
+
+
+def _pages(conn: sqlite3.Connection, survey_id: str, rater: str) -> list[Page]:
+    rows = conn.execute(
+        """
+        SELECT a.position, a.generation_id, a.check_expected, p.text AS prompt, g.poem
+        FROM survey_assignments a
+        JOIN generations g ON g.generation_id = a.generation_id
+        JOIN prompts p ON p.prompt_id = g.prompt_id
+        WHERE a.survey_id = ? AND a.rater_id = ?
+        ORDER BY a.position
+        """,
+        (survey_id, rater),
+    )
+    return [
+        Page(r["position"], r["generation_id"], r["prompt"], r["poem"] or "", r["check_expected"])
+        for r in rows
+    ]
+
+
+def answers(store: RunStore, survey_id: str, rater: str) -> dict[str, dict[str, Answer]]:
+    """generation_id -> question -> (score, text) of one rater."""
+    out: dict[str, dict[str, Answer]] = {}
+    for row in store.query(
+        "SELECT generation_id, question, score, text FROM survey_answers "
+        "WHERE survey_id = ? AND rater_id = ?",
+        [survey_id, rater],
+    ):
+        out.setdefault(row[0], {})[row[1]] = (row[2], row[3])
+    return out
+
+
+def save_answers(
+    store: RunStore,
+    survey_id: str,
+    rater: str,
+    page: Page,
+    values: Mapping[str, Answer],
+    *,
+    required: Iterable[str],
+    source: str = "web",
+) -> bool:
+    """Upsert a page's answers; marks the page complete once every required question has an
+    answer. Returns whether the page is complete."""
+    now = utc_now()
+    with store.transaction() as conn:
+        conn.executemany(
+            """
+            INSERT INTO survey_answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (survey_id, rater_id, generation_id, question) DO UPDATE SET
+                score = excluded.score, text = excluded.text, source = excluded.source,
+                updated_at = excluded.updated_at
+            """,
+            [
+                (survey_id, rater, page.generation_id, key, score, text, source, now)
+                for key, (score, text) in values.items()
+            ],
+        )
+        complete = _mark_if_complete(conn, survey_id, rater, page, set(required), now)
+    return complete
+
+
+def _mark_if_complete(
+    conn: sqlite3.Connection, survey_id: str, rater: str, page: Page, required: set[str], now: str
+) -> bool:
+    """Set the page's completed_at once every required question has an answer."""
+    answered = {
+        row[0]
+        for row in conn.execute(
+            "SELECT question FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
+            "AND generation_id = ? AND (score IS NOT NULL OR text != '')",
+            (survey_id, rater, page.generation_id),
+        )
+    }
+    if not required <= answered:
+        return False
+    conn.execute(
+        "UPDATE survey_assignments SET completed_at = COALESCE(completed_at, ?) "
+        "WHERE survey_id = ? AND rater_id = ? AND position = ?",
+        (now, survey_id, rater, page.position),
+    )
+    return True
+
+
+def completed_positions(store: RunStore, survey_id: str, rater: str) -> set[int]:
+    rows = store.query(
+        "SELECT position FROM survey_assignments WHERE survey_id = ? AND rater_id = ? "
+        "AND completed_at IS NOT NULL",
+        [survey_id, rater],
+    )
+    return {row[0] for row in rows}
+
+
+def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
+    """Per rater: pages assigned and completed, answers, last answer, attention checks."""
+    rows = store.query(
+        """
+        SELECT r.rater_id,
+          (SELECT COUNT(*) FROM survey_assignments a
+             WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id) AS assigned,
+          (SELECT COUNT(*) FROM survey_assignments a WHERE a.survey_id = r.survey_id
+             AND a.rater_id = r.rater_id AND a.completed_at IS NOT NULL) AS completed,
+          (SELECT COUNT(*) FROM survey_answers s
+             WHERE s.survey_id = r.survey_id AND s.rater_id = r.rater_id) AS answers,
+          (SELECT MAX(updated_at) FROM survey_answers s
+             WHERE s.survey_id = r.survey_id AND s.rater_id = r.rater_id) AS last_at,
+          (SELECT COUNT(*) FROM survey_assignments a WHERE a.survey_id = r.survey_id
+             AND a.rater_id = r.rater_id AND a.check_expected IS NOT NULL) AS checks,
+          (SELECT COUNT(*) FROM survey_assignments a JOIN survey_answers s
+             ON s.survey_id = a.survey_id AND s.rater_id = a.rater_id
+             AND s.generation_id = a.generation_id AND s.question = ?
+             WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id
+             AND s.score != a.check_expected) AS failed
+        FROM survey_raters r WHERE r.survey_id = ? ORDER BY r.rater_id
+        """,
+        [ATTENTION_KEY, survey_id],
+    )
+    return [RaterProgress(*tuple(row)) for row in rows]
+
+
+def import_answers(
+    store: RunStore,
+    survey_id: str,
+    rows: Iterable[tuple[str, str, str, float | None, str | None]],
+    *,
+    source: str,
+    config: Mapping[str, Any],
+) -> tuple[int, int]:
+    """Store (rater, generation_id, question, score, text) rows under `survey_id` (created as
+    a 'poemetric' survey when new; raters added as needed), in one transaction.
+    Returns (new answers, replaced answers)."""
+    now = utc_now()
+    new = replaced = 0
+    touched: set[str] = set()
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT OR IGNORE INTO surveys VALUES (?, 'poemetric', NULL, ?, ?)",
+            (survey_id, json.dumps(dict(config)), now),
+        )
+        for rater, gid, question, score, text in rows:
+            conn.execute(
+                "INSERT OR IGNORE INTO survey_raters VALUES (?, ?, ?)", (survey_id, rater, now)
+            )
+            exists = conn.execute(
+                "SELECT 1 FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
+                "AND generation_id = ? AND question = ?",
+                (survey_id, rater, gid, question),
+            ).fetchone()
+            conn.execute(
+                "INSERT OR REPLACE INTO survey_answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (survey_id, rater, gid, question, score, text, source, now),
+            )
+            replaced += exists is not None
+            new += exists is None
+            touched.add(rater)
+        # Pages of the survey's assignments that these answers complete (e.g. filled sheets).
+        survey_task = task(
+            conn.execute("SELECT task FROM surveys WHERE survey_id = ?", (survey_id,)).fetchone()[0]
+        )
+        for rater in touched:
+            for page in _pages(conn, survey_id, rater):
+                required = {q.key for q in survey_task.questions(page) if q.required}
+                _mark_if_complete(conn, survey_id, rater, page, required, now)
+    return new, replaced

@@ -1,0 +1,60 @@
+"""Printable answer sheets (HTML with print CSS) and CSV templates for raters working offline.
+
+Per rater: RATER.html (the survey's instructions, then one printed page per poem with its prompt,
+the poem and the questions with boxes to tick) and RATER.csv (long format, one row per poem x
+item with empty score and comment cells, ready for `poemetric survey import`).
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import replace
+from pathlib import Path
+
+from poemetric.store import RunStore
+from poemetric.survey import db
+from poemetric.survey.render import render
+
+CSV_COLUMNS = ("page", "poem", "rater", "item", "score", "comment")
+
+
+def write_sheets(
+    store: RunStore, survey_id: str, out_dir: str | Path, *, only: list[str] | None = None
+) -> list[Path]:
+    """Write RATER.html and RATER.csv for each rater (or those in `only`); returns the paths."""
+    survey = db.load_survey(store, survey_id)
+    everyone = db.raters(store, survey_id)
+    unknown = sorted(set(only or []) - set(everyone))
+    if unknown:
+        raise db.SurveyError(f"no rater(s) {', '.join(unknown)} in survey {survey_id!r}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    task = survey.task
+    for rater in only or everyone:
+        pages = db.pages(store, survey_id, rater)
+        # Attention checks are a web-only device: a printed sheet shows the survey as published.
+        plain = [replace(p, check_expected=None) for p in pages]
+        html = out / f"{rater}.html"
+        html.write_text(
+            render(
+                "sheet.html",
+                instrument=task.instrument,
+                survey_id=survey_id,
+                rater=rater,
+                pages=[(page, task.questions(page)) for page in plain],
+            ),
+            encoding="utf-8",
+        )
+        template = out / f"{rater}.csv"
+        with template.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(CSV_COLUMNS)
+            for page in plain:
+                for question in task.questions(page):
+                    if question.kind == "choice":
+                        writer.writerow(
+                            [page.position, page.generation_id, rater, question.key, "", ""]
+                        )
+        written += [html, template]
+    return written

@@ -1,0 +1,51 @@
+// Saves each answer as soon as it is given (radio: on change; comments: shortly after typing),
+// so closing the page loses nothing. Without JavaScript the "Save" buttons do the same.
+(function () {
+  "use strict";
+  var form = document.getElementById("survey-form");
+  if (!form) return;
+  var url = form.getAttribute("data-save-url");
+  var csrf = form.elements.namedItem("csrf").value;
+  var timers = {};
+
+  function status(element, text, failed) {
+    var box = element.closest("fieldset").querySelector(".saved");
+    if (!box) return;
+    box.textContent = text;
+    box.classList.toggle("failed", !!failed);
+  }
+
+  function save(element) {
+    var body = new URLSearchParams();
+    body.set("csrf", csrf);
+    body.set("field", element.name);
+    body.set("value", element.value);
+    status(element, "saving…", false);
+    fetch(url, { method: "POST", body: body, credentials: "same-origin" })
+      .then(function (response) {
+        return response.json().then(function (data) { return { ok: response.ok, data: data }; });
+      })
+      .then(function (result) {
+        if (!result.ok) { status(element, result.data.error || "not saved", true); return; }
+        status(element, "saved", false);
+        var bar = document.getElementById("progress-bar");
+        var count = document.getElementById("progress-count");
+        if (bar && count) {
+          bar.value = result.data.completed;
+          count.textContent = result.data.completed + " of " + result.data.total + " poems done";
+        }
+      })
+      .catch(function () { status(element, "not saved: check your connection", true); });
+  }
+
+  form.addEventListener("change", function (event) {
+    var element = event.target;
+    if (element.name && element.name !== "csrf" && element.type === "radio") save(element);
+  });
+  form.addEventListener("input", function (event) {
+    var element = event.target;
+    if (element.tagName !== "TEXTAREA") return;
+    clearTimeout(timers[element.name]);
+    timers[element.name] = setTimeout(function () { save(element); }, 700);
+  });
+})();

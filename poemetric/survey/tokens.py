@@ -1,0 +1,58 @@
+"""Private links: unguessable per-rater and admin tokens derived from a secret kept beside the
+run store (never inside it, so a shared poemetric.sqlite gives no access).
+
+token = base64url(HMAC-SHA256(secret, purpose / survey / rater)), 43 characters (256 bits).
+Deriving rather than storing tokens lets `poemetric survey links` print the same links again;
+deleting the secret file revokes every link (new ones are derived from a new secret).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import secrets
+from pathlib import Path
+
+SECRET_FILE = "survey-secret.key"
+
+
+def secret_path(run_dir: Path) -> Path:
+    return Path(run_dir) / SECRET_FILE
+
+
+def load_secret(run_dir: Path, *, create: bool = True) -> bytes:
+    """The run's survey secret (32 random bytes, file mode 0600), created on first use."""
+    path = secret_path(run_dir)
+    if path.exists():
+        return path.read_bytes()
+    if not create:
+        raise FileNotFoundError(f"{path} is missing: build a survey first")
+    secret = secrets.token_bytes(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(secret)
+    return secret
+
+
+def _token(secret: bytes, *parts: str) -> str:
+    digest = hmac.new(secret, "\x00".join(parts).encode("utf-8"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def rater_token(secret: bytes, survey_id: str, rater: str) -> str:
+    return _token(secret, "rater", survey_id, rater)
+
+
+def admin_token(secret: bytes, survey_id: str) -> str:
+    return _token(secret, "admin", survey_id)
+
+
+def csrf_token(secret: bytes, survey_id: str, rater: str) -> str:
+    """The hidden form field every POST of that rater must carry."""
+    return _token(secret, "csrf", survey_id, rater)
+
+
+def same(a: str, b: str) -> bool:
+    return hmac.compare_digest(a.encode("utf-8"), b.encode("utf-8"))

@@ -1,0 +1,351 @@
+"""`poemetric survey serve`: the survey as a small Starlette app (run by uvicorn).
+
+Raters open a private link /r/TOKEN: one page per poem with the generation prompt, the poem and
+the Appendix C questions; each answer is saved as it is given (POST .../save, JavaScript) and
+the whole page again on "Save and next" (works without JavaScript). /admin/TOKEN shows progress
+and the agreement so far. Safety: unguessable links (tokens.py), a CSRF token and an Origin
+check on every POST, server-side validation of every field against the task's questions, a body
+size limit, Jinja autoescaping, a strict Content-Security-Policy, no-referrer (the token is in
+the URL), and answers written in one SQLite transaction per request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from poemetric.reliability import STATISTICS
+from poemetric.store import RunStore
+from poemetric.survey import db, tokens
+from poemetric.survey.agreement import current_agreement
+from poemetric.survey.render import STATIC, render
+from poemetric.survey.tasks import MAX_TEXT_CHARS, AnswerError, Page, Question
+
+#: Largest request body accepted (a page's three comments at the length limit fit easily).
+MAX_BODY_BYTES = 256 * 1024
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+    "cross-origin-opener-policy": "same-origin",
+}
+STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+ADMIN_LABELS = {
+    "pao": "PAo", "adjacent": "adjacent", "alpha_nominal": "α nominal",
+    "alpha_ordinal": "α ordinal", "alpha_interval": "α interval", "gwet_ac1": "AC1",
+    "gwet_ac2_linear": "AC2 lin.", "gwet_ac2_quadratic": "AC2 quad.", "qwk": "QWK",
+    "spearman": "Spearman", "kendall": "Kendall",
+}  # fmt: skip
+
+ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
+
+
+class Guard:
+    """ASGI middleware: security headers on every response; POST bodies must declare a length
+    within the limit and, when the browser sends an Origin, come from this site."""
+
+    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY_BYTES) -> None:
+        self.app, self.max_body = app, max_body
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = self._refusal(scope["method"], headers)
+
+        async def send_with_headers(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                extra = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        if refusal is not None:
+            await JSONResponse({"error": refusal[1]}, status_code=refusal[0])(
+                scope, receive, send_with_headers
+            )
+            return
+        await self.app(scope, receive, send_with_headers)
+
+    def _refusal(self, method: str, headers: dict[str, str]) -> tuple[int, str] | None:
+        if method not in ("GET", "HEAD", "POST"):
+            return 405, "method not allowed"
+        if method != "POST":
+            return None
+        length = headers.get("content-length")
+        if length is None or not length.isdigit():
+            return 411, "a request body needs a Content-Length"
+        if int(length) > self.max_body:
+            return 413, f"request too large ({length} bytes, at most {self.max_body})"
+        origin = headers.get("origin")
+        if origin not in (None, "null") and urlsplit(origin).netloc != headers.get("host"):
+            return 403, "cross-site request refused"
+        if headers.get("sec-fetch-site") == "cross-site":
+            return 403, "cross-site request refused"
+        return None
+
+
+@dataclass
+class Rater:
+    rater: str
+    token: str
+    csrf: str
+
+
+class SurveyApp:
+    """Routes of one survey of one run; opens the run store per request."""
+
+    def __init__(self, run_dir: Path, survey_id: str) -> None:
+        self.run_dir, self.survey_id = Path(run_dir), survey_id
+        secret = tokens.load_secret(self.run_dir)
+        with self._store() as store:
+            self.survey = db.load_survey(store, survey_id)
+            ids = db.raters(store, survey_id)
+        self.by_token = {
+            tokens.rater_token(secret, survey_id, r): Rater(
+                r, tokens.rater_token(secret, survey_id, r), tokens.csrf_token(secret, survey_id, r)
+            )
+            for r in ids
+        }
+        self.admin = tokens.admin_token(secret, survey_id)
+        self.instrument = self.survey.task.instrument
+
+    def _store(self) -> RunStore:
+        return RunStore(self.run_dir, create=False)
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        html = render(template, instrument=self.instrument, **context)
+        return HTMLResponse(html, status_code=status)
+
+    def _not_found(self) -> HTMLResponse:
+        return self._page(
+            "message.html",
+            404,
+            heading="Link not found",
+            message="This link is not valid. Please open the private link you were sent.",
+        )
+
+    def _rater(self, request: Request) -> Rater | None:
+        token = str(request.path_params.get("token", ""))
+        match = self.by_token.get(token)
+        return match if match is not None and tokens.same(match.token, token) else None
+
+    def _context(self, store: RunStore, rater: Rater) -> dict[str, Any]:
+        pages = db.pages(store, self.survey_id, rater.rater)
+        done = db.completed_positions(store, self.survey_id, rater.rater)
+        return {
+            "pages": pages,
+            "page_list": [{"position": p.position, "done": p.position in done} for p in pages],
+            "completed": len(done),
+            "total": len(pages),
+            "base": f"/r/{rater.token}",
+            "next_position": next((p.position for p in pages if p.position not in done), None),
+            "current_position": None,
+        }
+
+    # -- rater pages ----------------------------------------------------------------------------
+    async def welcome(self, request: Request) -> Response:
+        return self._overview(request, "welcome.html")
+
+    async def done(self, request: Request) -> Response:
+        return self._overview(request, "done.html")
+
+    def _overview(self, request: Request, template: str) -> HTMLResponse:
+        """A page about the rater's whole survey (start / thank-you), with their progress."""
+        rater = self._rater(request)
+        if rater is None:
+            return self._not_found()
+        with self._store() as store:
+            context = self._context(store, rater)
+        return self._page(template, **context)
+
+    def _find(self, context: dict[str, Any], request: Request) -> Page | None:
+        position = request.path_params["position"]
+        return next((p for p in context["pages"] if p.position == position), None)
+
+    async def page(self, request: Request) -> Response:
+        rater = self._rater(request)
+        if rater is None:
+            return self._not_found()
+        with self._store() as store:
+            context = self._context(store, rater)
+            page = self._find(context, request)
+            if page is None:
+                return self._not_found()
+            if request.method == "POST":
+                return await self._submit(request, store, rater, page, context)
+            stored = db.answers(store, self.survey_id, rater.rater).get(page.generation_id, {})
+        return self._show(rater, page, context, stored, {})
+
+    def _show(
+        self,
+        rater: Rater,
+        page: Page,
+        context: dict[str, Any],
+        stored: dict[str, db.Answer],
+        errors: dict[str, str],
+        status: int = 200,
+    ) -> HTMLResponse:
+        scores = {k: int(s) for k, (s, _) in stored.items() if s is not None}
+        texts = {k: t for k, (_, t) in stored.items() if t is not None}
+        return self._page(
+            "page.html",
+            status,
+            **{**context, "current_position": page.position},
+            page=page,
+            task=self.survey.task,
+            questions=self.survey.task.questions(page),
+            scores=scores,
+            texts=texts,
+            errors=errors,
+            csrf=rater.csrf,
+            max_text=MAX_TEXT_CHARS,
+        )
+
+    async def _form(self, request: Request, rater: Rater) -> FormData | Response:
+        try:
+            form = await request.form(max_files=0, max_fields=64)
+        except Exception:  # malformed body (the parser's own errors vary by content type)
+            return JSONResponse({"error": "malformed form data"}, status_code=400)
+        if not tokens.same(str(form.get("csrf", "")), rater.csrf):
+            return JSONResponse({"error": "invalid or missing CSRF token"}, status_code=403)
+        keys = [key for key, _ in form.multi_items()]
+        if len(keys) != len(set(keys)):
+            return JSONResponse({"error": "a field was sent twice"}, status_code=400)
+        if any(not isinstance(value, str) for _, value in form.multi_items()):
+            return JSONResponse({"error": "files are not accepted"}, status_code=400)
+        return form
+
+    @staticmethod
+    def _parse(questions: dict[str, Question], key: str, raw: str) -> db.Answer:
+        if key not in questions:
+            raise AnswerError(f"unknown question {key[:40]!r}")
+        return questions[key].parse(raw)
+
+    async def _submit(
+        self, request: Request, store: RunStore, rater: Rater, page: Page, context: dict[str, Any]
+    ) -> Response:
+        form = await self._form(request, rater)
+        if isinstance(form, Response):
+            return form
+        questions = {q.key: q for q in self.survey.task.questions(page)}
+        values: dict[str, db.Answer] = {}
+        try:
+            for key, raw in form.multi_items():
+                if key in ("csrf", "action"):
+                    continue
+                values[key] = self._parse(questions, key, str(raw))
+        except AnswerError as exc:
+            return self._page("message.html", 400, heading="Answer refused", message=str(exc))
+        required = [k for k, q in questions.items() if q.required]
+        complete = db.save_answers(
+            store, self.survey_id, rater.rater, page, values, required=required
+        )
+        base = context["base"]
+        if form.get("action") == "previous":
+            return RedirectResponse(f"{base}/{max(page.position - 1, 1)}", status_code=303)
+        if not complete:
+            stored = db.answers(store, self.survey_id, rater.rater).get(page.generation_id, {})
+            errors = {
+                k: f"Question {questions[k].label} needs an answer."
+                for k in required
+                if stored.get(k, (None, None))[0] is None
+            }
+            context = self._context(store, rater)
+            return self._show(rater, page, context, stored, errors, status=422)
+        done = db.completed_positions(store, self.survey_id, rater.rater)
+        later = [p.position for p in context["pages"] if p.position not in done]
+        following = [p for p in later if p > page.position] or later
+        target = f"{base}/{following[0]}" if following else f"{base}/done"
+        return RedirectResponse(target, status_code=303)
+
+    async def save(self, request: Request) -> Response:
+        """Save one answer (the page's JavaScript calls this on every change)."""
+        rater = self._rater(request)
+        if rater is None:
+            return JSONResponse({"error": "not found"}, status_code=404)
+        with self._store() as store:
+            context = self._context(store, rater)
+            page = self._find(context, request)
+            if page is None:
+                return JSONResponse({"error": "not found"}, status_code=404)
+            form = await self._form(request, rater)
+            if isinstance(form, Response):
+                return form
+            if set(form.keys()) != {"csrf", "field", "value"}:
+                return JSONResponse({"error": "send csrf, field and value"}, status_code=400)
+            questions = {q.key: q for q in self.survey.task.questions(page)}
+            key = str(form["field"])
+            try:
+                value = self._parse(questions, key, str(form["value"]))
+            except AnswerError as exc:
+                return JSONResponse({"error": str(exc)}, status_code=400)
+            required = [k for k, q in questions.items() if q.required]
+            complete = db.save_answers(
+                store, self.survey_id, rater.rater, page, {key: value}, required=required
+            )
+            completed = len(db.completed_positions(store, self.survey_id, rater.rater))
+        return JSONResponse(
+            {"saved": key, "page_complete": complete, "completed": completed,
+             "total": context["total"]}
+        )  # fmt: skip
+
+    # -- admin and static -----------------------------------------------------------------------
+    async def admin_page(self, request: Request) -> Response:
+        if not tokens.same(str(request.path_params.get("token", "")), self.admin):
+            return self._not_found()
+        with self._store() as store:
+            progress = db.progress(store, self.survey_id)
+            agreement = current_agreement(store, self.survey)
+        rows = (
+            [] if agreement is None else [*agreement.items.items(), ("overall", agreement.overall)]
+        )
+        return self._page(
+            "admin.html",
+            survey_id=self.survey_id,
+            progress=progress,
+            agreement=agreement,
+            agreement_rows=rows,
+            statistics=STATISTICS,
+            labels=ADMIN_LABELS,
+        )
+
+    async def static(self, request: Request) -> Response:
+        name = str(request.path_params["name"])
+        path = STATIC / name
+        if name not in {p.name for p in STATIC.iterdir()} or path.suffix not in STATIC_TYPES:
+            return Response("not found", status_code=404, media_type="text/plain")
+        return Response(path.read_bytes(), media_type=STATIC_TYPES[path.suffix])
+
+    async def home(self, request: Request) -> Response:
+        return self._not_found()
+
+
+def create_app(run_dir: str | Path, survey_id: str, *, max_body: int = MAX_BODY_BYTES) -> Any:
+    """The ASGI app serving one survey of one run."""
+    survey = SurveyApp(Path(run_dir), survey_id)
+    routes = [
+        Route("/", survey.home),
+        Route("/static/{name}", survey.static),
+        Route("/admin/{token}", survey.admin_page),
+        Route("/r/{token}", survey.welcome),
+        Route("/r/{token}/done", survey.done),
+        Route("/r/{token}/{position:int}", survey.page, methods=["GET", "POST"]),
+        Route("/r/{token}/{position:int}/save", survey.save, methods=["POST"]),
+    ]
+    return Guard(Starlette(routes=routes), max_body=max_body)

@@ -1,0 +1,54 @@
+"""Every command's --help teaches with examples, and the examples only use real options."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterator
+from typing import Any
+
+import typer.main
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+
+
+def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    if hasattr(group, "commands"):
+        if path and group.callback is not None:
+            yield path, group  # a group that does work itself (e.g. `poemetric models`)
+        for name, command in group.commands.items():
+            yield from _commands(command, (*path, name))
+    else:
+        yield path, group
+
+
+def _options(command: Any) -> set[str]:
+    names = {opt for param in command.params for opt in getattr(param, "opts", [])}
+    names |= {opt for param in command.params for opt in getattr(param, "secondary_opts", [])}
+    return names
+
+
+def test_every_command_has_examples_that_name_only_real_options() -> None:
+    root = typer.main.get_command(app)
+    checked = 0
+    for path, command in _commands(root):
+        result = CliRunner().invoke(app, [*path, "--help"], terminal_width=200)
+        assert result.exit_code == 0, path
+        prefix = " ".join(("poemetric", *path))
+        examples = [
+            line.strip().strip("│").strip()
+            for line in result.output.splitlines()
+            if line.strip().strip("│").strip().startswith(prefix + " ")
+            or line.strip().strip("│").strip() == prefix
+        ]
+        assert examples, f"`{prefix} --help` shows no example"
+        known = _options(command)
+        for example in examples:
+            words = shlex.split(example.replace("…", ""))
+            for word in words:
+                option = word.split("=", 1)[0]
+                if re.fullmatch(r"--?[a-z][a-z-]*", option):
+                    assert option in known, f"{example!r}: {prefix} has no option {option}"
+        checked += 1
+    assert checked >= 18

@@ -1,0 +1,57 @@
+"""The demo's hint for adding a judge works when followed exactly as printed."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from test_runner_support import VALID_JUDGE_ANSWER
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.cli.demo_cmd import LOCAL_BASE_URL_ENV
+from poemetric.store import RunStore
+from poemetric.testing.servers import ChatCall, OpenAIServer
+
+
+def test_following_the_printed_local_judge_hint_judges_the_demo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for variable in (
+        "POEMETRIC_LOCAL_BASE_URL",
+        "POEMETRIC_LOCAL_MODEL",
+        "POEMETRIC_LOCAL_API_KEY",
+    ):
+        monkeypatch.delenv(variable, raising=False)
+    run = tmp_path / "demo"
+    demo = CliRunner().invoke(
+        app, ["demo", "--run", str(run), "--limit", "1", "--no-progress"], terminal_width=200
+    )
+    assert demo.exit_code == 0, demo.output
+    hint = demo.output[demo.output.index("Judge stage skipped") :]
+    local = hint[hint.index("OpenAI-compatible") :]
+    exports = dict(re.findall(r"export (\w+)=(\S+)", local))
+    serve = re.search(r"vllm serve (\S+) --api-key (\S+)", local)
+    command = re.search(r"(poemetric judge .*--judge local-openai)", local)
+    assert serve and command and exports, hint
+    # The hint's server: the model it names, checking the key it names. Only the port differs
+    # (the test cannot own port 8000), so the printed base URL is swapped for the test server's.
+    model, key = serve.groups()
+    assert exports["POEMETRIC_LOCAL_MODEL"] == model
+    assert exports[LOCAL_BASE_URL_ENV].startswith("http://127.0.0.1:")
+
+    def answer(call: ChatCall) -> str:
+        assert call.body["model"] == model
+        return VALID_JUDGE_ANSWER
+
+    with OpenAIServer(answer, api_key=key) as server:
+        for variable, value in exports.items():
+            monkeypatch.setenv(variable, value)
+        monkeypatch.setenv(LOCAL_BASE_URL_ENV, server.base_url)
+        args = shlex.split(command.group(1))[1:]
+        judged = CliRunner().invoke(app, [*args, "--no-progress"])
+        assert judged.exit_code == 0, judged.output
+    with RunStore(run, create=False) as store:
+        assert store.count("judgments", "status = 'ok'") == store.count("generations") == 2

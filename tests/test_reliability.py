@@ -1,0 +1,193 @@
+"""Agreement of any ratings: published values, reference packages, the bootstrap, the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.analysis.agreement import gwet_ac_raters, kendall
+from poemetric.cli import app
+from poemetric.reliability import Rating, Ratings, agreement_report, parse_scale, parse_score
+from poemetric.reliability.features import coefficients_from_sums, unit_features
+from poemetric.reliability.io import RatingsFileError, read_ratings
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "krippendorff-2011.csv"
+runner = CliRunner()
+
+
+def _ratings(matrix: np.ndarray, items: int = 1) -> Ratings:
+    """Raters x units (x items) floats with NaN = not rated, as Ratings on the 1-5 scale."""
+    data = matrix.reshape(*matrix.shape[:2], items)
+    rows = [
+        Rating(f"u{u:03d}", f"r{r}", f"i{i}", float(data[r, u, i]))
+        for r, u, i in np.argwhere(np.isfinite(data))
+    ]
+    return Ratings.from_ratings(rows, scale=[1, 2, 3, 4, 5])
+
+
+def _random_matrix(rng: np.random.Generator, raters: int, units: int) -> np.ndarray:
+    data = rng.integers(1, 6, size=(raters, units)).astype(float)
+    data[rng.random(data.shape) < 0.25] = np.nan
+    return data
+
+
+def test_cli_reproduces_krippendorff_and_gwet_published_values() -> None:
+    # Krippendorff (2011) 4 coders x 12 units: alpha .743 / .815 / .849; Gwet (2014): AC1 .775.
+    result = runner.invoke(app, ["agree", str(EXAMPLE), "--format", "json", "--bootstrap", "200"])
+    assert result.exit_code == 0, result.output
+    overall = json.loads(result.output)["overall"]
+    published = {"alpha_nominal": 0.743, "alpha_ordinal": 0.815, "alpha_interval": 0.849,
+                 "gwet_ac1": 0.775}  # fmt: skip
+    for name, value in published.items():
+        assert round(overall[name]["estimate"], 3) == value, name
+        assert overall[name]["ci_low"] <= overall[name]["estimate"] <= overall[name]["ci_high"]
+    assert overall["n_units"] == 12 and overall["n_raters"] == 4 and overall["n_ratings"] == 41
+    table = runner.invoke(app, ["agree", str(EXAMPLE), "--bootstrap", "0"])
+    assert table.exit_code == 0 and "0.743" in table.output and "0.775" in table.output
+
+
+def test_matches_reference_packages_on_random_ratings() -> None:
+    krippendorff = pytest.importorskip("krippendorff")
+    irr = pytest.importorskip("irrCAC.raw")
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    import pandas as pd
+    from scipy.stats import kendalltau, spearmanr
+
+    rng = np.random.default_rng(11)
+    for trial in range(12):
+        data = _random_matrix(rng, raters=3 + trial % 3, units=30)
+        report = agreement_report(_ratings(data), n_boot=0).overall.estimates
+        for level in ("nominal", "ordinal", "interval"):
+            expected = krippendorff.alpha(reliability_data=data, level_of_measurement=level)
+            assert report[f"alpha_{level}"] == pytest.approx(expected, abs=1e-12)
+        # irrCAC drops NaN categories only when told the categories (pandas 3 keeps them).
+        frame = pd.DataFrame(data.T)
+        for weights, name in (("identity", "gwet_ac1"), ("linear", "gwet_ac2_linear"),
+                              ("quadratic", "gwet_ac2_quadratic")):  # fmt: skip
+            cac = irr.CAC(frame, weights=weights, categories=[1, 2, 3, 4, 5], digits=15)
+            expected = cac.gwet()["est"]["coefficient_value"]
+            assert report[name] == pytest.approx(expected, abs=1e-12)
+        qwk, rho, tau = [], [], []
+        for a, b in combinations(range(len(data)), 2):
+            both = np.isfinite(data[a]) & np.isfinite(data[b])
+            x, y = data[a][both], data[b][both]
+            qwk.append(sklearn_metrics.cohen_kappa_score(x, y, weights="quadratic",
+                                                         labels=[1, 2, 3, 4, 5]))  # fmt: skip
+            rho.append(spearmanr(x, y).statistic)
+            tau.append(kendalltau(x, y).statistic)
+            assert kendall(data[a], data[b]) == pytest.approx(tau[-1], abs=1e-12)
+        assert report["qwk"] == pytest.approx(np.mean(qwk), abs=1e-12)
+        assert report["spearman"] == pytest.approx(np.mean(rho), abs=1e-12)
+        assert report["kendall"] == pytest.approx(np.mean(tau), abs=1e-12)
+        assert gwet_ac_raters(data, categories=[1, 2, 3, 4, 5]) == pytest.approx(
+            report["gwet_ac1"], abs=1e-12
+        )
+
+
+def test_a_bootstrap_draw_equals_recomputing_on_the_resampled_units() -> None:
+    rng = np.random.default_rng(5)
+    data = _random_matrix(rng, raters=4, units=15)
+    ratings = _ratings(data)
+    pairs = ratings.pairs()
+    features = unit_features(ratings.codes[:, :, 0], ratings.scale, pairs)
+    drawn = rng.integers(0, 15, 15)
+    weighted = coefficients_from_sums(np.bincount(drawn, minlength=15) @ features,
+                                      ratings.scale, len(pairs))  # fmt: skip
+    resampled = agreement_report(_ratings(ratings_matrix(ratings)[:, drawn]), n_boot=0)
+    for name, value in resampled.overall.estimates.items():
+        assert float(weighted[name]) == pytest.approx(value, abs=1e-12, nan_ok=True), name
+
+
+def ratings_matrix(ratings: Ratings) -> np.ndarray:
+    codes = ratings.codes[:, :, 0]
+    return np.where(codes >= 0, ratings.scale[np.clip(codes, 0, len(ratings.scale) - 1)], np.nan)
+
+
+def test_items_pool_and_na_is_a_category_only_for_pao_and_adjacent() -> None:
+    rows = [
+        Rating("p1", "a", "imagery", None), Rating("p1", "b", "imagery", None),
+        Rating("p2", "a", "imagery", 4), Rating("p2", "b", "imagery", None),
+        Rating("p1", "a", "form", 5), Rating("p1", "b", "form", 4),
+        Rating("p2", "a", "form", 2), Rating("p2", "b", "form", 2),
+    ]  # fmt: skip
+    report = agreement_report(Ratings.from_ratings(rows, scale=[1, 2, 3, 4, 5]), n_boot=0)
+    imagery, form, overall = report.items["imagery"], report.items["form"], report.overall
+    assert imagery.estimates["pao"] == 0.5  # N/A = N/A agrees; 4 vs N/A does not
+    assert imagery.estimates["adjacent"] == 0.5
+    assert imagery.counts["n_na"] == 3 and imagery.counts["n_pairs"] == 2
+    assert math.isnan(imagery.estimates["alpha_interval"])  # no pairable scale values left
+    assert form.estimates["pao"] == 0.5 and form.estimates["adjacent"] == 1.0
+    assert overall.estimates["pao"] == 0.5 and overall.counts["n_pairs"] == 4
+
+
+def test_focus_keeps_only_that_raters_pairs() -> None:
+    data = np.array([[1, 2, 3, 4, 5, 1], [1, 2, 3, 4, 5, 1], [5, 4, 3, 2, 1, 5]], float)
+    ratings = _ratings(data)
+    assert agreement_report(ratings, n_boot=0).overall.estimates["pao"] == pytest.approx(
+        (6 + 1 + 1) / 18
+    )
+    focused = agreement_report(ratings, focus="r0", n_boot=0)
+    assert focused.settings["pairs"] == [["r0", "r1"], ["r0", "r2"]]
+    assert focused.overall.estimates["pao"] == pytest.approx(7 / 12)
+    with pytest.raises(ValueError, match="no rater 'judge'"):
+        agreement_report(ratings, focus="judge")
+
+
+def test_bootstrap_is_seeded_and_brackets_the_estimate() -> None:
+    ratings = _ratings(_random_matrix(np.random.default_rng(2), raters=3, units=40))
+    first = agreement_report(ratings, n_boot=300, seed=4).overall
+    again = agreement_report(ratings, n_boot=300, seed=4).overall
+    assert first.ci_low == again.ci_low and first.ci_high == again.ci_high
+    for name, estimate in first.estimates.items():
+        assert first.ci_low[name] <= estimate <= first.ci_high[name], name
+
+
+def test_read_ratings_reports_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_text(
+        "unit,rater,item,score\n"
+        "p1,a,form,4\n"
+        "p1,a,form,5\n"        # duplicate of line 2
+        "p2,a,form,good\n"     # not a number
+        "p3,,form,3\n"         # empty rater
+        "p4,a,form,3,extra\n"  # an unquoted comma
+        "p5,a,form,9\n",       # off the scale
+        encoding="utf-8",
+    )  # fmt: skip
+    with pytest.raises(RatingsFileError) as error:
+        read_ratings(path, scale=[1, 2, 3, 4, 5])
+    message = str(error.value)
+    for expected in (
+        "ratings.csv:3: rater 'a' rated unit 'p1' on 'form' already on line 2",
+        "ratings.csv:4: score 'good' is not a number",
+        "ratings.csv:5: empty rater",
+        "ratings.csv:6: -: expected 4 fields (as in the header), found 5 (an unquoted comma",
+        "ratings.csv:7: score '9' is not on the scale",
+    ):
+        assert expected in message
+    bad = runner.invoke(app, ["agree", str(path)])
+    assert bad.exit_code == 1 and "ratings.csv:4" in bad.output and "Traceback" not in bad.output
+    (tmp_path / "nocols.csv").write_text("who,what\na,b\n", encoding="utf-8")
+    with pytest.raises(RatingsFileError, match="missing column"):
+        read_ratings(tmp_path / "nocols.csv")
+
+
+def test_scores_scales_and_usage_errors() -> None:
+    assert parse_score(" N/A ", 0) is None and parse_score("0", 0) is None
+    assert parse_score("0", None) == 0.0 and parse_score("2.5", 0) == 2.5
+    with pytest.raises(ValueError):
+        parse_score("nan", 0)
+    assert parse_scale("1-5") == [1, 2, 3, 4, 5]
+    assert parse_scale("0,0.5,1") == [0, 0.5, 1]
+    with pytest.raises(ValueError):
+        parse_scale("5-1")
+    usage = runner.invoke(app, ["agree", str(EXAMPLE), "--scale", "x"])
+    assert usage.exit_code == 2
+    usage = runner.invoke(app, ["agree", str(EXAMPLE), "--format", "xml"])
+    assert usage.exit_code == 2

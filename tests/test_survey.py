@@ -1,0 +1,187 @@
+"""Survey design, the survey CLI (build, sheets, import, links, status) and analysis of its
+answers: judge-vs-expert and expert-vs-expert agreement with CIs on a run rated by 3 raters."""
+
+from __future__ import annotations
+
+import csv
+import random
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from survey_support import survey_run
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.judge import DIMENSION_KEYS
+from poemetric.store import RunStore
+from poemetric.survey import db
+from poemetric.survey.design import (
+    Candidate,
+    DesignError,
+    assign,
+    overlap,
+    resolve_sizes,
+    stratified_sample,
+)
+from poemetric.survey.instrument import appendix_c_survey
+
+runner = CliRunner()
+
+
+def test_sample_is_stratified_by_author_and_form() -> None:
+    forms = ["sonnet", "ballad", "villanelle"]
+    pool = [Candidate(f"{a}-{i}", a, forms[i % 3]) for a in ("human", "x", "y", "z")
+            for i in range(30)]  # fmt: skip
+    sample = stratified_sample(pool, 24, random.Random(3))
+    assert len({c.generation_id for c in sample}) == 24
+    assert set(Counter(c.author for c in sample).values()) == {6}
+    assert set(Counter(c.form for c in sample).values()) == {8}
+    assert [c.generation_id for c in stratified_sample(pool, 24, random.Random(3))] == [
+        c.generation_id for c in sample
+    ]
+
+
+def test_assignment_balances_loads_and_overlaps_every_pair() -> None:
+    # The paper's 7 raters x 10 poems, now with 2 raters per poem: 35 poems.
+    sizes = resolve_sizes(raters=7, per_poem=2, poems=None, per_rater=10, available=100)
+    assert sizes.poems == 35 and sizes.loads == (10, 10)
+    raters = [f"R{i}" for i in range(1, 8)]
+    assigned = assign([f"p{i}" for i in range(35)], raters, 2, random.Random(0))
+    assert {len(p) for p in assigned.values()} == {10}
+    per_poem = Counter(p for poems in assigned.values() for p in poems)
+    assert set(per_poem.values()) == {2}
+    assert min(overlap(assigned).values()) >= 1  # every pair of raters shares a poem
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"raters": 3, "per_poem": 1, "poems": 5, "per_rater": None}, "at least 2"),
+        ({"raters": 2, "per_poem": 3, "poems": 5, "per_rater": None}, "needs at least 3 raters"),
+        ({"raters": 3, "per_poem": 2, "poems": 5, "per_rater": 4}, "drop one of"),
+        ({"raters": 3, "per_poem": 2, "poems": None, "per_rater": None}, "give --poems"),
+        ({"raters": 3, "per_poem": 2, "poems": 50, "per_rater": None}, "only 20 successful"),
+    ],
+)
+def test_impossible_sizes_are_explained(kwargs: dict[str, int], message: str) -> None:
+    with pytest.raises(DesignError, match=message):
+        resolve_sizes(available=20, **kwargs)  # type: ignore[arg-type]
+
+
+def test_instrument_is_the_appendix_c_text() -> None:
+    survey = appendix_c_survey()
+    source = Path(__file__).resolve().parent.parent / "prompts" / "survey.md"
+    text = source.read_text(encoding="utf-8")
+    for part in [survey.title, *survey.instructions, survey.questions_preface]:
+        assert part in text
+    assert [q.number for q in survey.questions] == list(range(1, 14))
+    assert [q.number for q in survey.questions if q.required] == [1, 2, 3, 4, 5, 6, 7, 8, 10, 12]
+    assert survey.questions[6].options[0] == (0, "N/A (No imagery is used)")
+
+
+def _fill(template: Path, offset: int) -> None:
+    """A rater fills their CSV template: scores shifted by `offset`, one comment."""
+    rows = list(csv.DictReader(template.open(encoding="utf-8")))
+    for index, row in enumerate(rows):
+        row["score"] = str(1 + (index + offset) % 5)
+        if row["item"] == "overall_quality":
+            row["comment"] = "vivid, but the turn, alas, comes late"
+    with template.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+@pytest.mark.slow
+def test_survey_cli_from_build_to_agreement_tables(tmp_path: Path) -> None:
+    run = survey_run(tmp_path / "run", poems=4, judge=True)
+    build = ["survey", "build", "--run", str(run), "--raters", "3", "--per-rater", "4"]
+    result = runner.invoke(app, [*build, "--seed", "2"])
+    assert result.exit_code == 0, result.output
+    assert (
+        "6 poems x 2 raters" in result.output and "by author: human 3, machine 3" in result.output
+    )
+    again = runner.invoke(app, build)
+    assert again.exit_code == 1 and "already exists" in again.output
+    bad = runner.invoke(app, [*build, "--survey", "other", "--per-poem", "4"])
+    assert bad.exit_code == 2 and "needs at least 4 raters" in bad.output
+
+    sheets = runner.invoke(app, ["survey", "sheets", "--run", str(run)])
+    assert sheets.exit_code == 0, sheets.output
+    folder = run / "survey-experts"
+    html = (folder / "R1.html").read_text(encoding="utf-8")
+    assert appendix_c_survey().instructions[0] in html and "page-break-before" in html
+    assert "Attention check" not in html
+    for offset, rater in enumerate(["R1", "R2", "R3"]):
+        _fill(folder / f"{rater}.csv", offset if rater != "R2" else 0)
+        imported = runner.invoke(
+            app, ["survey", "import", str(folder / f"{rater}.csv"), "--run", str(run)]
+        )
+        assert imported.exit_code == 0, imported.output
+        assert "44 new, 0 replaced" in imported.output  # 4 poems x (10 items + 1 comment)
+    with RunStore(run, create=False) as store:
+        assert store.count("survey_answers", "question = 'comment_overall_quality'") == 12
+        assert [p.completed for p in db.progress(store, "experts")] == [4, 4, 4]
+
+    broken = folder / "broken.csv"
+    broken.write_text("poem,rater,item,score\nnope,R1,form,3\n", encoding="utf-8")
+    refused = runner.invoke(app, ["survey", "import", str(broken), "--run", str(run)])
+    assert refused.exit_code == 1 and "broken.csv:2: poem 'nope'" in refused.output
+
+    links = runner.invoke(
+        app, ["survey", "links", "--run", str(run), "--base-url", "https://s.example"]
+    )
+    assert links.exit_code == 0 and links.output.count("https://s.example/r/") == 3
+    status = runner.invoke(app, ["survey", "status", "--run", str(run)])
+    assert status.exit_code == 0 and "R3" in status.output
+
+    result = runner.invoke(app, ["analyze", "--run", str(run), "--bootstrap", "100"])
+    assert result.exit_code == 0, result.output
+    assert "judge judge-x vs experts (all items, 6 poems" in result.output
+    assert "experts (all items, 6 poems, 120 paired ratings)" in result.output
+    judge = pd.read_csv(run / "analysis" / "agreement.csv").set_index("item")
+    experts = pd.read_csv(run / "analysis" / "agreement_experts.csv").set_index("item")
+    for table in (judge, experts):
+        assert set(table.index) == {*DIMENSION_KEYS, "all"}
+        for name in ("pao", "adjacent", "alpha_interval", "gwet_ac1", "qwk", "kendall"):
+            assert table.at["all", f"{name}_ci_low"] <= table.at["all", name]
+            assert table.at["all", name] <= table.at["all", f"{name}_ci_high"]
+    assert judge.at["all", "n_pairs"] == 6 * 10 * 2  # judge with each of the 2 raters per poem
+
+
+@pytest.mark.slow
+def test_survey_serve_binds_localhost_and_prints_working_links(tmp_path: Path) -> None:
+    import re
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    run = survey_run(tmp_path / "run", poems=2)
+    assert runner.invoke(app, ["survey", "build", "--run", str(run), "--poems", "3"]).exit_code == 0
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    command = [sys.executable, "-m", "poemetric", "survey", "serve", "--run", str(run),
+               "--port", str(port)]  # fmt: skip
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        lines = [server.stdout.readline() for _ in range(5)]
+        links = [m[0] for line in lines for m in [re.search(r"http://\S+", line)] if m]
+        assert len(links) == 4 and all(f"http://127.0.0.1:{port}/" in link for link in links)
+        for _ in range(100):
+            try:
+                response = httpx.get(links[0], timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert response.status_code == 200 and "Please read the prompt" in response.text
+        assert httpx.get(links[-1], timeout=2).status_code == 200  # the admin page
+    finally:
+        server.terminate()
+        server.wait(10)

@@ -1,0 +1,158 @@
+"""The survey web app end to end in headless Chromium, and hostile input over real HTTP."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import httpx
+import pytest
+from survey_support import answers_of, serving, survey_run
+
+from poemetric.judge import DIMENSION_KEYS
+from poemetric.store import RunStore
+from poemetric.survey import db, tokens
+from poemetric.survey.build import build_survey
+from poemetric.survey.web import create_app
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.slow
+HOSTILE = '<script>window.pwned = 1</script><img src=x onerror="window.pwned=2"> & \'); DROP TABLE survey_answers;--'
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    run = survey_run(tmp_path_factory.mktemp("survey") / "run", poems=4)
+    with RunStore(run, create=False) as store:
+        build_survey(store, raters="ann,ben,cy", per_rater=4, per_poem=2, checks=1, seed=1)
+    with serving(create_app(run, "experts")) as url:
+        yield run, url
+
+
+def _links(run: Path, rater: str) -> tuple[str, str]:
+    secret = tokens.load_secret(run)
+    return tokens.rater_token(secret, "experts", rater), tokens.admin_token(secret, "experts")
+
+
+def _answer_page(page: Page, run: Path, rater: str, position: int, only: int | None = None) -> None:
+    """Tick answers on the open poem page (the first `only` questions), waiting until saved."""
+    page.wait_for_load_state("load")  # the saving script is loaded
+    with RunStore(run, create=False) as store:
+        check = db.pages(store, "experts", rater)[position - 1].check_expected
+    keys = [*DIMENSION_KEYS, *(["attention_check"] if check else [])][:only]
+    for index, key in enumerate(keys):
+        value = check if key == "attention_check" else 1 + index % 5
+        radio = page.locator(f"#q-{key} input[value='{value}']")
+        if not radio.is_checked():  # an answer given before is already saved
+            radio.check()
+            page.locator(f"#q-{key} .saved").filter(has_text="saved").wait_for()
+
+
+def test_rater_answers_closes_and_resumes(live: tuple[Path, str], browser: Browser) -> None:
+    run, url = live
+    token, admin = _links(run, "ann")
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{url}/r/{token}")
+    assert "Please read the prompt" in page.content()
+    page.get_by_role("link", name="Start with poem 1").click()
+    assert page.locator(".poem-text").inner_text().strip()
+    assert page.locator("#q-literary_devices li").all_inner_texts() == [
+        "Simile", "Metaphor", "Personification", "Allusion"
+    ]  # fmt: skip
+    assert page.get_by_text("0 - N/A (No imagery is used)").count() == 1
+    _answer_page(page, run, "ann", 1)
+    screenshots = os.environ.get("POEMETRIC_SCREENSHOTS")
+    if screenshots:
+        page.set_viewport_size({"width": 900, "height": 1500})
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=str(Path(screenshots) / "survey.png"), full_page=False)
+    comment = page.locator("textarea[name='comment_overall_quality']")
+    comment.fill(HOSTILE)
+    page.locator("#q-comment_overall_quality .saved").filter(has_text="saved").wait_for()
+    page.get_by_role("button", name="Save and next poem").click()
+    page.wait_for_url(f"{url}/r/{token}/2")
+    _answer_page(page, run, "ann", 2, only=3)
+    assert page.locator("#progress-count").inner_text() == "1 of 4 poems done"
+    context.close()  # the rater closes the browser
+
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{url}/r/{token}")
+    page.get_by_role("link", name="Continue with poem 2").click()
+    for index, key in enumerate(DIMENSION_KEYS[:3]):
+        assert page.locator(f"#q-{key} input[value='{1 + index % 5}']").is_checked()
+    _answer_page(page, run, "ann", 2)
+    page.get_by_role("button", name="Save and next poem").click()
+    page.wait_for_url(f"{url}/r/{token}/3")
+    page.goto(f"{url}/r/{token}/1")
+    assert page.locator("textarea[name='comment_overall_quality']").input_value() == HOSTILE
+    assert page.evaluate("window.pwned") is None  # shown as text, never run
+    context.close()
+
+    stored = answers_of(run, "ann")
+    with RunStore(run, create=False) as store:
+        pages = db.pages(store, "experts", "ann")
+        assert db.completed_positions(store, "experts", "ann") == {1, 2}
+    first, second = pages[0].generation_id, pages[1].generation_id
+    assert stored[(first, "form")] == (1.0, None)
+    assert stored[(first, "comment_overall_quality")] == (None, HOSTILE)
+    assert all((second, key) in stored for key in DIMENSION_KEYS)
+
+    admin_page = browser.new_page()
+    admin_page.goto(f"{url}/admin/{admin}")
+    row = admin_page.locator("tr", has=admin_page.locator("td", has_text="ann")).first
+    assert row.locator("td").nth(1).inner_text() == "2"
+    assert "Agreement between raters so far" in admin_page.content()
+    admin_page.close()
+
+
+def test_hostile_requests_are_refused_or_stored_inertly(live: tuple[Path, str]) -> None:
+    run, url = live
+    token, admin = _links(run, "ben")
+    other, _ = _links(run, "cy")
+    secret = tokens.load_secret(run)
+    csrf = tokens.csrf_token(secret, "experts", "ben")
+    save = f"{url}/r/{token}/1/save"
+    before = answers_of(run, "ben")
+
+    def post(target: str, data: dict[str, str], **headers: str) -> httpx.Response:
+        return httpx.post(target, data=data, headers=headers, timeout=10)
+
+    cases = [
+        (post(save, {"csrf": csrf, "field": "form", "value": "6"}), 400),  # out of range
+        (post(save, {"csrf": csrf, "field": "theme", "value": "0"}), 400),  # N/A not offered
+        (post(save, {"csrf": csrf, "field": "form", "value": "3.0"}), 400),
+        (post(save, {"csrf": csrf, "field": "rater_id", "value": "cy"}), 400),  # unknown field
+        (post(save, {"csrf": csrf, "field": "comment_overall_quality", "value": "x" * 100_000}), 400),
+        (post(save, {"csrf": csrf, "field": "form", "value": "4", "extra": "1"}), 400),
+        (post(save, {"field": "form", "value": "4"}), 403),  # no CSRF token
+        (post(save, {"csrf": tokens.csrf_token(secret, "experts", "cy"), "field": "form",
+                     "value": "4"}), 403),  # another rater's token
+        (post(save, {"csrf": csrf, "field": "form", "value": "4"},
+              Origin="https://evil.example"), 403),  # cross-site
+        (post(f"{url}/r/{other[:-2]}{'yy' if other.endswith('xx') else 'xx'}/1/save",
+              {"csrf": csrf, "field": "form", "value": "4"}), 404),
+        (post(f"{url}/r/{token}/99/save", {"csrf": csrf, "field": "form", "value": "4"}), 404),
+        (post(save, {"csrf": csrf, "field": "comment_overall_quality", "value": "y" * 300_000}), 413),
+        (post(f"{url}/r/{token}/1", {"csrf": csrf, "form": "2", "theme": "7"}), 400),
+        (httpx.get(f"{url}/admin/{admin[:-1]}{'B' if admin[-1] == 'A' else 'A'}", timeout=10), 404),
+        (httpx.get(f"{url}/r/{token}/0", timeout=10), 404),
+        (httpx.request("PUT", save, timeout=10), 405),
+    ]  # fmt: skip
+    for index, (response, status) in enumerate(cases):
+        assert response.status_code == status, (index, response.text[:200])
+    assert answers_of(run, "ben") == before  # nothing above was stored
+
+    ok = post(save, {"csrf": csrf, "field": "comment_literary_devices", "value": HOSTILE})
+    assert ok.status_code == 200 and ok.json()["saved"] == "comment_literary_devices"
+    page = httpx.get(f"{url}/r/{token}/1", timeout=10)
+    assert HOSTILE not in page.text and "&lt;script&gt;window.pwned" in page.text
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    assert page.headers["referrer-policy"] == "no-referrer"
+    with RunStore(run, create=False) as store:
+        assert store.count("survey_answers") >= 1  # the table survived the "DROP TABLE"
