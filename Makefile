@@ -45,7 +45,7 @@ endif
 install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools
 
 demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
-	$(POEMETRIC) demo --run $(RUN) $(ARGS)
+	$(POEMETRIC) demo --run $(RUN) $(if $(filter 1,$(LOCAL)),--local,) $(ARGS)
 
 generate: install  ## Generate poems: make generate MODELS=paper30 DATASET=poemetric RUN=runs/x
 	$(POEMETRIC) generate --run $(RUN) --dataset $(DATASET) --models $(MODELS) $(limit_opt) $(ARGS)

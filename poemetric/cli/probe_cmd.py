@@ -266,17 +266,21 @@ def _show(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
         console.print(f"tables: {len(written)} files in {out_dir}")
 
 
-@probe_app.command("report")
+@probe_app.command(
+    "report",
+    epilog=(
+        "Examples:\n\n"
+        "  poemetric probe report scores-ngram.jsonl scores-smollm2.jsonl\n\n"
+        "  poemetric probe report scores-*.jsonl --output probe-tables/"
+    ),
+)
 def report(
     scores: list[Path] = typer.Argument(..., help="Scores files from `probe run`."),
     output: Path | None = typer.Option(
         None, "--output", "-o", help="Write the tables (CSV, LaTeX, Markdown) into this folder."
     ),
 ) -> None:
-    """Accuracy tables of one or more scores files, beside the papers' published numbers.
-
-    Example: poemetric probe report scores-ngram.jsonl scores-smollm2.jsonl --output tables/
-    """
+    """Accuracy tables of one or more scores files, beside the papers' published numbers."""
     from poemetric.probes.pairs import PairFileError
     from poemetric.probes.results import probe_tables
     from poemetric.probes.scorers import read_scores
