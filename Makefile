@@ -63,7 +63,7 @@ figures: install  ## Publication figures from a run
 	$(POEMETRIC) figures --run $(RUN) $(ARGS)
 
 test: install lint typecheck  ## Lint, type-check and run the test suite
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup --durations=15 $(ARGS)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 $(ARGS)
 
 lint: install  ## ruff
 	$(BIN)/ruff check poemetric tests bench

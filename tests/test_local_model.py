@@ -1,8 +1,9 @@
 """A real language model in the pipeline: the packaged SmolLM2-135M-Instruct on the CPU.
 
 Skips outside CI when the `local` extra is missing; under CI=true it must run. All tests share
-one loaded model per worker (`smollm2` fixture) and sit in one xdist group, so the model loads
-once in the whole run (about 15-20 s).
+one loaded model per worker (`smollm2` fixture); `make test` distributes tests by file
+(`--dist loadfile`), so this module runs on one worker and the model loads once in the whole run
+(about 15-20 s). (pytest-xdist's `loadgroup` would be finer, but with pytest 9 it does not group.)
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from poemetric.cli import app
 from poemetric.data import load_dataset
 from poemetric.probes.builders import SourcePoem, build_pairs
 
-pytestmark = [pytest.mark.xdist_group("smollm2"), pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 
 def lear(limit: int) -> list[SourcePoem]:
