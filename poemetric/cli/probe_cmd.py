@@ -134,7 +134,9 @@ def build(
         by_task[pair.task] = by_task.get(pair.task, 0) + 1
     console.print(f"{count} pairs from {len(sources)} poems of {dataset.name} -> {output}")
     for task in chosen:
-        console.print(f"  {task:22} {by_task.get(task, 0) + by_task.get(task + '_dbs', 0)}")
+        # last_line pairs are named by how they were generated (last_line_dbs, last_line_chat...)
+        names = [t for t in by_task if t == task or t.startswith(f"{task}_")]
+        console.print(f"  {task:22} {sum(by_task[t] for t in names)}")
 
 
 def _last_line_pairs(

@@ -24,8 +24,10 @@ from __future__ import annotations
 import importlib.util
 import logging
 import math
+import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,6 +122,21 @@ def import_transformers() -> Any:
     return transformers
 
 
+@contextmanager
+def quiet_progress() -> Iterator[None]:
+    """No tqdm bars while loading (transformers' GGUF reader draws its own, outside its logging
+    switch); `TQDM_DISABLE` is restored afterwards."""
+    previous = os.environ.get("TQDM_DISABLE")
+    os.environ["TQDM_DISABLE"] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop("TQDM_DISABLE", None)
+        else:
+            os.environ["TQDM_DISABLE"] = previous
+
+
 def pick_device(device: str = "auto") -> str:
     if device != "auto":
         return device
@@ -197,10 +214,13 @@ class LocalCausalLM:
         if source.gguf_file:
             kwargs["gguf_file"] = source.gguf_file
         try:
-            self.tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, **kwargs)
-            self.model = transformers.AutoModelForCausalLM.from_pretrained(
-                source.location, dtype=self.dtype, **kwargs
-            )
+            with quiet_progress():
+                self.tokenizer = transformers.AutoTokenizer.from_pretrained(
+                    source.location, **kwargs
+                )
+                self.model = transformers.AutoModelForCausalLM.from_pretrained(
+                    source.location, dtype=self.dtype, **kwargs
+                )
         except (OSError, ValueError, ImportError, RuntimeError) as error:
             raise LocalModelError(
                 f"could not load {source.describe()!r}: {type(error).__name__}: {error}"

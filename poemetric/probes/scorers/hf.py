@@ -30,6 +30,7 @@ from poemetric.providers.transformers_engine import (
     import_transformers,
     pick_device,
     pick_dtype,
+    quiet_progress,
     resolve_source,
 )
 
@@ -84,10 +85,11 @@ class MaskedLM:
         kwargs: dict[str, Any] = {"local_files_only": source.local_only}
         if source.gguf_file:
             kwargs["gguf_file"] = source.gguf_file
-        tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, **kwargs)
-        model = transformers.AutoModelForMaskedLM.from_pretrained(
-            source.location, dtype=pick_dtype(dtype, device), **kwargs
-        )
+        with quiet_progress():
+            tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, **kwargs)
+            model = transformers.AutoModelForMaskedLM.from_pretrained(
+                source.location, dtype=pick_dtype(dtype, device), **kwargs
+            )
         return cls(tokenizer, model, device)
 
     def pll(
@@ -169,7 +171,10 @@ class HFScorer:
         )
 
     def score(self, pairs: Sequence[Pair]) -> list[ScoreRecord]:
+        records = score_by_texts(pairs, self.name, self.score_texts)
         details: dict[str, Any] = {"model": self.source.describe()}
-        if not self.masked:
+        if self._causal is not None:
+            prefix = self._causal.prefix_token_id(self.prefix_token)
+            details["prefix_token"] = self._causal.tokenizer.convert_ids_to_tokens(prefix)
             details["batch_size"] = self.batch_size
-        return score_by_texts(pairs, self.name, self.score_texts, **details)
+        return [r.model_copy(update={"details": details}) for r in records]
