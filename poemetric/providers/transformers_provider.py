@@ -18,9 +18,7 @@ a seed run one at a time so that each one's seed alone decides its poem.
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from poemetric.providers.base import (
@@ -28,10 +26,10 @@ from poemetric.providers.base import (
     GenerationRequest,
     GenerationSettings,
     ModelSpec,
-    Provider,
     ProviderError,
     TokenUsage,
 )
+from poemetric.providers.batched import InProcessBatchProvider
 from poemetric.providers.transformers_engine import (
     LocalCausalLM,
     LocalModelError,
@@ -60,7 +58,7 @@ def local_model_for(spec: ModelSpec) -> LocalCausalLM:
     )
 
 
-class TransformersProvider(Provider):
+class TransformersProvider(InProcessBatchProvider):
     """`provider: transformers` — see the module docstring for the model file's options."""
 
     name: ClassVar[str] = "transformers"
@@ -88,17 +86,6 @@ class TransformersProvider(Provider):
             except LocalModelError as error:
                 raise ProviderError(f"transformers: {error}", retryable=False) from error
         return self._model
-
-    async def generate(self, request: GenerationRequest) -> Completion:
-        result = (await self.generate_batch([request]))[0]
-        if isinstance(result, ProviderError):
-            raise result
-        return result
-
-    async def generate_batch(
-        self, requests: Sequence[GenerationRequest]
-    ) -> list[Completion | ProviderError]:
-        return await asyncio.to_thread(self._run, list(requests))
 
     # -- internals -------------------------------------------------------------------------------
     def sampling(self, settings: GenerationSettings) -> dict[str, Any]:
@@ -129,7 +116,7 @@ class TransformersProvider(Provider):
         sampling.update(settings.extra)
         return sampling
 
-    def _run(self, requests: list[GenerationRequest]) -> list[Completion | ProviderError]:
+    def run_batch(self, requests: list[GenerationRequest]) -> list[Completion | ProviderError]:
         results: list[Completion | ProviderError | None] = [None] * len(requests)
         groups: dict[str, list[int]] = {}
         prompts: dict[int, list[int]] = {}
