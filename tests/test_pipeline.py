@@ -70,6 +70,7 @@ def test_demo_runs_offline_and_writes_store_tables_and_figures(tmp_path: Path) -
     assert list((run / "figures").glob("*.png")), "the demo must draw at least one figure"
     assert any((run / "analysis").iterdir())
     assert "poemetric judge" in result.output  # says how to enable the judge stage
+    assert "Real model" in result.output  # says how to add the packaged real model
     poems = len(load_dataset("demo").poems)
     total, distinct, checks = _counts(run / "poemetric.sqlite")
     assert total == distinct == checks == 2 * poems  # human + markov, each form-checked

@@ -278,3 +278,25 @@ def test_text_scores_are_computed_once_per_distinct_text() -> None:
     records = score_by_texts(pairs, "fake", fake)  # type: ignore[arg-type]
     assert len(seen) == 3 and len(set(seen)) == 3
     assert records[0].verdict_sum == "wrong"  # "hair" is shorter, so "more probable" here
+
+
+def test_probe_cli_rejects_bad_input_with_file_and_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+    from poemetric.probes.pairs import write_jsonl
+
+    pairs = tmp_path / "pairs.jsonl"
+    write_jsonl([pair(0), pair(1)], pairs)
+    pairs.write_text(pairs.read_text() + "{not json\n", encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(app, ["probe", "run", str(pairs), "-o", str(tmp_path / "s.jsonl")])
+    assert result.exit_code == 2 and "pairs.jsonl:3: not valid JSON" in result.output
+    write_jsonl([pair(0), pair(1)], pairs)
+    result = runner.invoke(
+        app, ["probe", "run", str(pairs), "--scorer", "nope", "-o", str(tmp_path / "s.jsonl")]
+    )
+    assert result.exit_code == 2 and "unknown scorer 'nope'" in result.output
+    result = runner.invoke(app, ["probe", "build", "demo", "--tasks", "rhyme_swap", "-o", "x"])
+    assert result.exit_code == 2 and "unknown task" in result.output
+    assert not (tmp_path / "s.jsonl").exists()
