@@ -33,7 +33,7 @@ def test_packaged_model_reference_names_a_missing_package_clearly() -> None:
     with pytest.raises(LocalModelError, match=r"no_such_model_package.*not installed"):
         resolve_source("package:no_such_model_package")
     # the package's folder is found without importing it (pytest's own, which holds no .gguf)
-    with pytest.raises(LocalModelError, match="holds 0 .gguf files"):
+    with pytest.raises(LocalModelError, match=r"holds 0 \.gguf files"):
         resolve_source("package:_pytest")
 
 

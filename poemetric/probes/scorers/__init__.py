@@ -39,6 +39,8 @@ def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
         if argument and not argument.isdigit():
             raise ValueError(f"ngram order must be a number, got {argument!r}")
         return NgramScorer(int(argument or 3))
+    if kind not in ("hf", "vllm", "chat"):
+        raise ValueError(f"unknown scorer {name!r}: use ngram, hf:MODEL, vllm:MODEL or chat:MODEL")
     if not argument:
         raise ValueError(f"--scorer {name!r} needs a model: {kind}:MODEL")
     if kind == "hf":
