@@ -119,7 +119,7 @@ def _paper_table(
             {"model": model, "source": source, **dict(zip(columns, values, strict=True)), "n": None}
         )
     frame = pd.DataFrame(rows, columns=["model", "source", *columns, "n"])
-    frame["n"] = [None if pd.isna(n) else int(n) for n in frame["n"]]
+    frame["n"] = pd.Series([None if pd.isna(n) else int(n) for n in frame["n"]], dtype=object)
     return frame
 
 

@@ -21,10 +21,10 @@ log-probability; on the CPU everything runs in float32.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import logging
 import math
-import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -124,17 +124,19 @@ def import_transformers() -> Any:
 
 @contextmanager
 def quiet_progress() -> Iterator[None]:
-    """No tqdm bars while loading (transformers' GGUF reader draws its own, outside its logging
-    switch); `TQDM_DISABLE` is restored afterwards."""
-    previous = os.environ.get("TQDM_DISABLE")
-    os.environ["TQDM_DISABLE"] = "1"
+    """No progress bar while loading: transformers' GGUF reader draws its own tqdm bar, outside
+    its logging switch, so its module's `tqdm` is swapped for a pass-through meanwhile."""
+    try:
+        module: Any = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    except ImportError:
+        yield
+        return
+    original = getattr(module, "tqdm", None)
+    module.tqdm = lambda iterable, *args, **kwargs: iterable
     try:
         yield
     finally:
-        if previous is None:
-            os.environ.pop("TQDM_DISABLE", None)
-        else:
-            os.environ["TQDM_DISABLE"] = previous
+        module.tqdm = original
 
 
 def pick_device(device: str = "auto") -> str:
