@@ -67,9 +67,13 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """A headless Chromium driven by Playwright (one per test worker)."""
+    """A headless Chromium driven by Playwright, one per test module.
+
+    Not per session: Playwright's sync API keeps an event loop running in the main thread until
+    it stops, so every later `asyncio.run` in the same worker (the runner's, e.g. in `poemetric
+    demo`) would fail with "cannot be called from a running event loop"."""
     path = chromium_path()
     from playwright.sync_api import sync_playwright
 

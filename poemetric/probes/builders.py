@@ -105,7 +105,7 @@ def rhyme_word_swap(
 
 
 # -- rhyme_line_swap ------------------------------------------------------------------------------
-def _ends_sentence(line: str) -> bool:
+def ends_sentence(line: str) -> bool:
     stripped = line.rstrip().rstrip(_CLOSERS + " –—-")
     return bool(stripped) and stripped[-1] in _SENTENCE_END
 
@@ -129,7 +129,7 @@ def rhyme_line_swap(
             second: _indent(line_b) + line_a.strip(),
         }
         new_last = swapped.get(last, poem.lines[last])
-        if _ends_sentence(poem.lines[last]) and not _ends_sentence(new_last):
+        if ends_sentence(poem.lines[last]) and not ends_sentence(new_last):
             continue  # the corrupted poem would end on a comma
         out.append(
             Corruption(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from poemetric.form.rhyme import RhymeKind
-from poemetric.probes.builders import SourcePoem, _ends_sentence
+from poemetric.probes.builders import SourcePoem, ends_sentence
 from poemetric.probes.pairs import Pair
 from poemetric.probes.poem import Poem, RhymeSource, Token, rhyme_kind
 from poemetric.providers.base import ModelSpec
@@ -217,7 +217,7 @@ def accept(candidate: str, request: LineRequest) -> str | None:
         return "no word"
     if not any(rhyme_kind(words[-1], p) >= RhymeKind.PERFECT for p in request.partners):
         return "does not rhyme"
-    if _ends_sentence(request.original_line) and not _ends_sentence(candidate):
+    if ends_sentence(request.original_line) and not ends_sentence(candidate):
         return "does not end a sentence"
     return None
 
