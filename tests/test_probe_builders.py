@@ -207,3 +207,32 @@ def test_pairs_file_round_trip_and_line_numbered_errors(tmp_path: Path, wordnet:
     path.write_text(same + "\n", encoding="utf-8")
     with pytest.raises(PairFileError, match=r":1: "):
         read_pairs(path)
+
+
+def test_last_line_pairs_keep_only_rhyming_new_lines_and_name_their_search() -> None:
+    from poemetric.probes.last_line import LineRequest, build_last_line_pairs
+
+    class Scripted:
+        description = "scripted"
+
+        def candidates(self, requests: list[LineRequest]) -> list[list[str]]:
+            return [
+                [
+                    r.original_line,  # identical: rejected
+                    "And they sat on the top of his head.",  # no rhyme: rejected
+                    f"And they sang as they sat on his {r.partners[-1].lower()}!",
+                ]
+                for r in requests
+            ]
+
+    poems = sources("lear-limericks")[:3]
+    beam = build_last_line_pairs(poems, Scripted(), seed=0)
+    delayed = build_last_line_pairs(poems, Scripted(), seed=0, task="last_line_dbs")
+    assert [p.task for p in beam] == ["last_line"] * 3
+    assert {p.id for p in beam}.isdisjoint(p.id for p in delayed)
+    for pair in beam:
+        a, b = verse(pair.original), verse(pair.corrupted)
+        assert a[:-1] == b[:-1] and a[-1] != b[-1]
+        assert b[-1] == pair.details["generated"]
+        verdicts = [c["verdict"] for c in pair.details["candidates"]]
+        assert verdicts == ["identical to the original line", "does not rhyme", "ok"]

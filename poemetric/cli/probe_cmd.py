@@ -157,6 +157,9 @@ def _last_line_pairs(
     roster = load_roster("generators")
     if generator not in roster:
         raise ValueError(f"unknown --generator {generator!r}; see `poemetric models`")
+    suffix = {"beam": "", "delayed_beam": "_dbs", "sample": "_sample"}[search]
+    if roster[generator].provider != "transformers":
+        suffix = "_chat"
     try:
         line_generator = generator_for(
             roster[generator],
@@ -164,19 +167,16 @@ def _last_line_pairs(
             attempts=attempts,
             beams=beams,
         )
-        pairs = build_last_line_pairs(
+        return build_last_line_pairs(
             sources,
             line_generator,
             seed=seed,
             per_poem=per_poem,
             rhyme_source=cast("RhymeSource", rhyme_from),
+            task=f"last_line{suffix}",
         )
     except (LocalModelError, ProviderError) as error:
         raise ValueError(f"last_line: {error}") from error
-    suffix = {"beam": "", "delayed_beam": "_dbs", "sample": "_sample"}[search]
-    if roster[generator].provider != "transformers":
-        suffix = "_chat"
-    return [p.model_copy(update={"task": p.task + suffix}) for p in pairs]
 
 
 @probe_app.command(

@@ -229,7 +229,10 @@ def build_last_line_pairs(
     seed: int = 0,
     per_poem: int = 1,
     rhyme_source: RhymeSource = "auto",
+    task: str = "last_line",
 ) -> list[Pair]:
+    """Pairs named `task` (last_line, last_line_dbs...: the id depends on it, so pairs made by
+    different searches can share one file)."""
     items = line_requests(poems, seed, rhyme_source)
     all_candidates = generator.candidates([request for _, request in items])
     pairs: list[Pair] = []
@@ -246,9 +249,9 @@ def build_last_line_pairs(
         for number, line in enumerate(kept[:per_poem]):
             pairs.append(
                 Pair(
-                    id=stable_id(poem.poem_id, "last_line", seed, number),
+                    id=stable_id(poem.poem_id, task, seed, number),
                     poem_id=poem.poem_id,
-                    task="last_line",
+                    task=task,
                     original=poem.text,
                     corrupted=poem.with_lines({last: indent + line}),
                     details={
