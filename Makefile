@@ -18,7 +18,7 @@ ARGS ?=
 limit_opt := $(if $(LIMIT),--limit $(LIMIT),)
 judge_opt := $(if $(JUDGE),--judge $(JUDGE),)
 
-.PHONY: install demo generate form judge analyze figures test lint typecheck bench clean help
+.PHONY: install demo generate form judge analyze figures report test lint typecheck bench clean help
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -61,6 +61,9 @@ analyze: install  ## Tables of per-author scores
 
 figures: install  ## Publication figures from a run
 	$(POEMETRIC) figures --run $(RUN) $(ARGS)
+
+report: install  ## The run report: RUN/report/index.html (one self-contained file, poem browser)
+	$(POEMETRIC) report --run $(RUN) $(ARGS)
 
 test: install lint typecheck  ## Lint, type-check and run the test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 $(ARGS)

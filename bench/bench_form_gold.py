@@ -16,16 +16,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mutations import GoldPoem, load_gold, mutation_pass_rates
+from mutations import GOLD_CSV, GoldPoem, load_gold, mutation_pass_rates
 
+from poemetric.data.errata import correction_for, load_errata
 from poemetric.form.checker import check_poem
 
-DEFAULT_CSV = (
-    Path(__file__).resolve().parent.parent.parent
-    / "shared"
-    / "data"
-    / "poemetric_human_poems_annotated.csv"
-)
+DEFAULT_CSV = GOLD_CSV
 
 
 def gold_pass_rate(poems: list[GoldPoem], *, verbose: bool) -> float:
@@ -49,6 +45,47 @@ def gold_pass_rate(poems: list[GoldPoem], *, verbose: bool) -> float:
     return rate
 
 
+def errata_rates(poems: list[GoldPoem]) -> None:
+    """Gold pass rate as released, without the errata rows, and with the errata applied."""
+    errata = load_errata("poemetric")
+    if errata is None:
+        return
+    released = excluded = corrected = 0
+    kept = fixed = 0
+    for poem in poems:
+        ok = check_poem(poem.text, poem.form, poem.meter, poem.rhyme).passed
+        released += ok
+        field_value = {"rhyme_pattern": poem.rhyme, "meter_pattern": poem.meter}
+        correction = None
+        for erratum in errata.errata:
+            if erratum.row == poem.row:
+                correction = correction_for(
+                    errata, poem.row, poem.text, field_value.get(erratum.field)
+                )
+        if correction is None:
+            kept += 1
+            excluded += ok
+            fixed += 1
+            corrected += ok
+            continue
+        if correction.status == "mismatch":
+            print(f"  erratum for row {poem.row} does not match the file: not applied")
+            continue
+        if correction.status == "corrected":
+            value = correction.erratum.corrected
+            meter = value if correction.erratum.field == "meter_pattern" else poem.meter
+            rhyme = value if correction.erratum.field == "rhyme_pattern" else poem.rhyme
+            fixed += 1
+            corrected += check_poem(poem.text, poem.form, meter, rhyme).passed
+    n = len(poems)
+    print(f"\nGold with the {len(errata.errata)} errata of datasets/poemetric/errata.yaml:")
+    print(f"  as released (default)          {released:>3}/{n:<3} {released / n:.3f}")
+    print(f"  errata rows left out           {excluded:>3}/{kept:<3} {excluded / max(1, kept):.3f}")
+    print(
+        f"  errata applied (null = out)    {corrected:>3}/{fixed:<3} {corrected / max(1, fixed):.3f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--csv", type=Path, default=DEFAULT_CSV)
@@ -57,6 +94,7 @@ def main() -> None:
     args = parser.parse_args()
     poems = load_gold(args.csv)
     gold_pass_rate(poems, verbose=not args.quiet)
+    errata_rates(poems)
     print("\nCorruptions that still pass (lower is better), per seed:")
     per_seed: list[dict[str, tuple[int, int]]] = []
     for seed in args.seeds:

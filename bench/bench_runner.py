@@ -1,7 +1,8 @@
 """Batch-runner throughput and integrity against the local OpenAI wire-protocol server.
 
 Two scenarios, each with the real `openai` SDK and the generation stage over the demo prompts
-(x samples, with a fixed seed so that every job is a distinct request):
+(x samples, with a fixed seed so that every job is a distinct request; the number of prompts is
+read from the data):
 
 1. clean: the server adds LATENCY to every answer and answers 429 above RATE requests per
    second (sliding one-second window); the runner is configured at the same rate. Reported:
@@ -10,7 +11,7 @@ Two scenarios, each with the real `openai` SDK and the generation stage over the
    truncated bodies). Reported: jobs lost (no ok row) and duplicated (more than one row, or more
    than one successful answer for the same request) — target 0 and 0.
 
-Usage: python bench/bench_runner.py [--rate 20] [--latency 0.2] [--jobs 396] [--repeat 1]
+Usage: python bench/bench_runner.py [--rate 20] [--latency 0.2] [--jobs 400] [--repeat 1]
 Exit status 1 when a target is missed.
 """
 
@@ -25,15 +26,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from poemetric.data import load_dataset
 from poemetric.generation.stage import run_generation
 from poemetric.pipeline import prepare_run
 from poemetric.providers.base import ModelSpec
 from poemetric.runner.runner import RunnerOptions
 from poemetric.store import RunStore
-from poemetric.testing.servers import Fault, FaultPlan, OpenAIServer
+from poemetric.testing.servers import FaultPlan, OpenAIServer
 
 KEY_ENV = "POEMETRIC_BENCH_KEY"
-DEMO_PROMPTS = 18
 
 
 @dataclass
@@ -70,18 +71,7 @@ def spec_for(base_url: str, rate: float, concurrency: int) -> ModelSpec:
 
 
 def scenario(rate: float, latency: float, samples: int, fault_share: float, seed: int) -> Outcome:
-    faults = None
-    if fault_share:
-        each = fault_share / 4
-        faults = FaultPlan(
-            random_faults=[
-                (Fault.server_error(500), each),
-                (Fault.server_error(503), each),
-                (Fault.rate_limited(0.5), each),
-                (Fault.truncated(), each),
-            ],
-            seed=seed,
-        )
+    faults = FaultPlan.transient(fault_share, seed) if fault_share else None
     concurrency = max(4, int(rate * latency * 4))
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -91,6 +81,7 @@ def scenario(rate: float, latency: float, samples: int, fault_share: float, seed
     ):
         store = RunStore(Path(tmp))
         prepare_run(store, "demo")
+        prompts = store.count("prompts")  # counted from the data, never assumed
         spec = spec_for(server.base_url, rate, concurrency)
         options = RunnerOptions(samples=samples, progress=False, retry_base_s=0.2)
         started = time.perf_counter()
@@ -104,7 +95,7 @@ def scenario(rate: float, latency: float, samples: int, fault_share: float, seed
             "FROM generations WHERE author = ? GROUP BY prompt_id, sample_index",
             (spec.name,),
         )
-        jobs = DEMO_PROMPTS * samples
+        jobs = prompts * samples
         bodies: dict[str, int] = {}
         for record in answered:
             key = json.dumps(record.body, sort_keys=True)
@@ -129,14 +120,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rate", type=float, default=20.0, help="requests/s (server and runner)")
     parser.add_argument("--latency", type=float, default=0.2, help="server latency in seconds")
-    parser.add_argument("--jobs", type=int, default=396, help="jobs (rounded to 18 x samples)")
+    parser.add_argument(
+        "--jobs", type=int, default=400, help="jobs (rounded to demo prompts x samples)"
+    )
     parser.add_argument("--repeat", type=int, default=1, help="runs of each scenario")
     args = parser.parse_args()
     os.environ[KEY_ENV] = "bench-key"
-    samples = max(1, round(args.jobs / DEMO_PROMPTS))
+    prompts = len(load_dataset("demo").poems)
+    samples = max(1, round(args.jobs / prompts))
     print(
-        f"runner benchmark: {DEMO_PROMPTS * samples} jobs, server latency {args.latency * 1000:.0f}"
-        f" ms, server limit {args.rate:g} req/s, runner limit {args.rate:g} req/s"
+        f"runner benchmark: {prompts * samples} jobs ({prompts} demo prompts x {samples} samples),"
+        f" server latency {args.latency * 1000:.0f} ms, server limit {args.rate:g} req/s, runner "
+        f"limit {args.rate:g} req/s"
     )
     ok = True
     clean_shares: list[float] = []

@@ -19,6 +19,13 @@ from poemetric.form.checker import check_poem
 from poemetric.form.parsing import end_word, parse_poem, parse_rhyme_pattern
 
 FORMS = ("ballad", "ghazal", "limerick", "pantoum", "sestina", "sonnet", "villanelle")
+#: The POEMetric release, read from ../shared/data beside the checkout (never committed).
+GOLD_CSV = (
+    Path(__file__).resolve().parent.parent.parent
+    / "shared"
+    / "data"
+    / "poemetric_human_poems_annotated.csv"
+)
 
 #: Plain words used as non-rhyming replacements for end words.
 FILLER_WORDS = [

@@ -21,6 +21,8 @@ from poemetric.paths import resource_path
 
 GENERATION_TEMPLATE = "generation.jinja"
 JUDGE_TEMPLATE = "judge.md"
+JUDGE_REASK_TEMPLATE = "judge-reask.md"
+RECOGNISE_TEMPLATE = "recognise.md"
 SURVEY_TEMPLATE = "survey.md"
 JUDGE_PLACEHOLDERS = ("{generation_prompt}", "{the_poem}")
 
@@ -64,16 +66,25 @@ def template_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def template_path(name_or_path: str | Path) -> Path:
-    """A template file: a path as given, or a file name inside `prompts/`."""
-    candidate = Path(name_or_path)
-    if candidate.is_file():
-        return candidate
-    bundled = resource_path("prompts", str(name_or_path))
-    if bundled.is_file():
-        return bundled
+#: Suffixes tried, in order, for a template named without one (`template: judge-v2`).
+TEMPLATE_SUFFIXES = (".md", ".txt", ".jinja")
+
+
+def template_path(name_or_path: str | Path, *, relative_to: Path | None = None) -> Path:
+    """A template file: a path as given (or relative to `relative_to`, e.g. the judge file's
+    folder), or a file inside `prompts/`; a name without suffix tries .md, .txt and .jinja."""
+    name = str(name_or_path)
+    names = [name] if Path(name).suffix else [name, *(name + s for s in TEMPLATE_SUFFIXES)]
+    for candidate in names:
+        for folder in (None, relative_to):
+            path = Path(candidate) if folder is None else folder / candidate
+            if path.is_file():
+                return path
+        bundled = resource_path("prompts", candidate)
+        if bundled.is_file():
+            return bundled
     available = ", ".join(sorted(p.name for p in resource_path("prompts").glob("*.*")))
-    raise PromptError(f"no prompt template {str(name_or_path)!r}; bundled templates: {available}")
+    raise PromptError(f"no prompt template {name!r}; bundled templates: {available}")
 
 
 @cache

@@ -174,11 +174,27 @@ def _format_validation_error(path: Path, error: ValidationError, node: yaml.Node
             message = f"unknown key {loc[-1]!r}"
             allowed = _allowed_keys(loc[:-1])
             if allowed:
-                close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-                message += f" (did you mean {close[0]!r}?)" if close else ""
+                close = _closest_key(str(loc[-1]), loc[:-1], allowed)
+                message += f" (did you mean {close!r}?)" if close else ""
                 message += f"; allowed: {', '.join(allowed)}"
         problems.append(f"{where}: {dotted}: {message}")
     return "invalid model file:\n  " + "\n  ".join(problems)
+
+
+def _closest_key(word: str, parent: Sequence[int | str], allowed: list[str]) -> str | None:
+    """The allowed key closest to a misspelt one; at the top level also the keys one level down
+    (`temprature` -> `settings.temperature`, not `template`)."""
+    candidates = {key: key for key in allowed}
+    if not parent:
+        for key in allowed:
+            for child in _allowed_keys((key,)):
+                candidates.setdefault(child, f"{key}.{child}")
+    scored = [
+        (difflib.SequenceMatcher(None, word, name).ratio(), dotted)
+        for name, dotted in candidates.items()
+    ]
+    best = max(scored, default=(0.0, ""))
+    return best[1] if best[0] >= 0.6 else None
 
 
 def _allowed_keys(parent: Sequence[int | str]) -> list[str]:
@@ -225,10 +241,17 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
 
 
 # -- loading ---------------------------------------------------------------------------------
-def load_model_file(path: Path, providers: Sequence[str] | None = None) -> ModelSpec:
+#: Fields that only a judge file may set.
+JUDGE_ONLY_FIELDS = ("template", "structured", "reask")
+
+
+def load_model_file(
+    path: Path, providers: Sequence[str] | None = None, kind: RosterKind | None = None
+) -> ModelSpec:
     """Read and validate one model file; the file stem must equal its `name`.
 
-    `providers` (the registered provider names) is looked up when not given.
+    `providers` (the registered provider names) is looked up when not given. A judge file's
+    `template` is resolved (beside the file, or in prompts/) to a path and checked.
     """
     path = Path(path)
     data, node = _read_yaml(path)
@@ -256,7 +279,33 @@ def load_model_file(path: Path, providers: Sequence[str] | None = None) -> Model
             f"{path}:{_line_of(node, ('provider',))}: unknown provider {spec.provider!r}; "
             f"available: {', '.join(providers)}"
         )
+    if kind == "generators":
+        for field in JUDGE_ONLY_FIELDS:
+            if field in spec.model_fields_set:
+                raise RosterError(
+                    f"{path}:{_line_of(node, (field,))}: {field!r} is a judge setting; it belongs "
+                    "in a file under judges/"
+                )
+    if spec.template is not None:
+        spec = spec.model_copy(update={"template": _judge_template(path, spec.template, node)})
     return spec
+
+
+def _judge_template(path: Path, name: str, node: yaml.Node | None) -> str:
+    from poemetric.prompts import JUDGE_PLACEHOLDERS, PromptError, template_path
+
+    where = f"{path}:{_line_of(node, ('template',))}"
+    try:
+        found = template_path(name, relative_to=path.parent)
+    except PromptError as error:
+        raise RosterError(f"{where}: template: {error}") from None
+    text = found.read_text(encoding="utf-8")
+    missing = [p for p in JUDGE_PLACEHOLDERS if p not in text]
+    if missing:
+        raise RosterError(
+            f"{where}: template {found} lacks the placeholder(s) {', '.join(missing)}"
+        )
+    return str(found.resolve())
 
 
 def _model_files(folder: Path) -> list[Path]:
@@ -275,7 +324,7 @@ def load_entries(
         if not folder.is_dir():
             raise RosterError(f"no {kind} folder at {folder}")
         for path in _model_files(folder):
-            spec = load_model_file(path, providers)
+            spec = load_model_file(path, providers, kind)
             entries[spec.name] = RosterEntry(spec=spec, path=path)
     return dict(sorted(entries.items()))
 

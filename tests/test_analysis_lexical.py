@@ -1,4 +1,5 @@
-"""Lexical features on small texts."""
+"""Lexical features on small texts: tokens, diversity, repetition with its chance baseline,
+imagery counts."""
 
 from __future__ import annotations
 
@@ -7,15 +8,20 @@ import math
 import pandas as pd
 import pytest
 
+from poemetric.analysis.features import lexical_summary, poem_features
+from poemetric.analysis.imagery import BUNDLED_IMAGERY, fold, imagery_counts, imagery_lexicon
 from poemetric.analysis.lexical import (
+    STOP_WORDS,
+    content_words,
     mattr,
+    mtld,
     opening_words,
     profile_similarity,
-    repetition_rate,
     tokenize,
     top_words,
     type_token_ratio,
 )
+from poemetric.analysis.repetition import repetition_features, repetition_rate
 
 
 def test_tokenize_keeps_inner_apostrophes_and_hyphens() -> None:
@@ -24,18 +30,43 @@ def test_tokenize_keeps_inner_apostrophes_and_hyphens() -> None:
     ]  # fmt: skip
 
 
+def test_tokenize_is_unicode_aware() -> None:
+    # Accented letters (composed or decomposed) stay inside their word.
+    assert tokenize("The wingèd hart, naïve Zoë") == ["the", "wingèd", "hart", "naïve", "zoë"]
+    assert tokenize("winge\u0300d") == ["wingèd"]
+    assert "d" not in tokenize("On wingèd feet, the wingèd horse")
+
+
+def test_elisions_keep_their_apostrophe_and_quotes_do_not() -> None:
+    assert tokenize("'Tis the season; ‘twas night") == ["'tis", "the", "season", "'twas", "night"]
+    assert tokenize("'Hello,' she said") == ["hello", "she", "said"]
+    assert content_words(tokenize("'Tis ’twas love")) == ["love"]
+    assert {"'tis", "'twas"} <= STOP_WORDS
+
+
 def test_ttr() -> None:
     assert type_token_ratio(tokenize("the cat and the hat")) == pytest.approx(4 / 5)
     assert math.isnan(type_token_ratio([]))
 
 
-def test_mattr_short_text_is_ttr_and_windows_average() -> None:
+def test_mattr_needs_a_full_window() -> None:
     tokens = tokenize("a b a c")
-    assert mattr(tokens, window=50) == type_token_ratio(tokens)
+    assert math.isnan(mattr(tokens, window=50))  # no silent fallback to TTR
     # windows of 3 over a b a c: {a,b,a} -> 2/3, {b,a,c} -> 3/3; mean 5/6.
     assert mattr(tokens, window=3) == pytest.approx(5 / 6)
+    assert mattr(tokens, window=4) == pytest.approx(3 / 4)
     # a repeated 2-word cycle: every 4-token window has 2 types.
     assert mattr(["x", "y"] * 50, window=4) == pytest.approx(0.5)
+
+
+def test_mtld_by_hand() -> None:
+    # a b a b ...: the TTR drops to 2/3 <= 0.72 every third token: factors after 3 and 6 tokens,
+    # then a partial factor (1 - 2/2) / 0.28 = 0 for the last two: 8 / 2 = 4 both ways.
+    assert mtld(["a", "b"] * 4) == pytest.approx(4.0)
+    # a b c a: ... partial factor (1 - 0.75) / 0.28 after the whole text: 4 / 0.892857.
+    assert mtld(["a", "b", "c", "a"]) == pytest.approx(4 / (0.25 / 0.28))
+    assert math.isnan(mtld(["a", "b", "c"]))  # never repeats: no factor at all
+    assert math.isnan(mtld([]))
 
 
 def test_repetition_rate_relative_to_original() -> None:
@@ -47,6 +78,64 @@ def test_repetition_rate_relative_to_original() -> None:
     assert repetition_rate(poem, original, content_only=True) == pytest.approx(2 / 4)
     assert repetition_rate(original, original) == 1.0
     assert math.isnan(repetition_rate("", original))
+
+
+def _run() -> pd.DataFrame:
+    originals = {"p1": "sun moon star", "p2": "sun rain", "p3": "moon sea", "p4": "sun sun"}
+    forms = {"p1": "sonnet", "p2": "sonnet", "p3": "sonnet", "p4": "limerick"}
+    rows = [("human", p, text) for p, text in originals.items()]
+    rows += [("bot", "p1", "sun moon rain"), ("bot", "p4", "moon star")]
+    return pd.DataFrame({
+        "generation_id": [f"{a}-{p}" for a, p, _ in rows], "author": [a for a, _, _ in rows],
+        "poem_id": [p for _, p, _ in rows], "poem": [t for _, _, t in rows],
+        "poem_form": [forms[p] for _, p, _ in rows], "human_poem": [originals[p] for _, p, _ in rows],
+    })  # fmt: skip
+
+
+def test_repetition_has_a_chance_baseline_from_other_originals() -> None:
+    table = repetition_features(_run()).set_index("generation_id")
+    p1 = table.loc["bot-p1"]
+    # own original "sun moon star": sun, moon of 3 tokens. Other sonnets: "sun rain" 2/3,
+    # "moon sea" 1/3 -> chance 1/2, excess 1/6.
+    assert p1["repetition_all"] == pytest.approx(2 / 3)
+    assert p1["repetition_all_chance"] == pytest.approx(1 / 2)
+    assert p1["repetition_all_excess"] == pytest.approx(1 / 6)
+    assert p1["chance_pool"] == 2
+    # p4 is the only limerick: its baseline falls back to every other original (p1, p2, p3).
+    p4 = table.loc["bot-p4"]
+    assert p4["repetition_all"] == 0.0 and p4["chance_pool"] == 3
+    assert p4["repetition_all_chance"] == pytest.approx((2 / 2 + 0 + 1 / 2) / 3)
+    assert "human-p1" not in table.index  # a human poem trivially repeats itself
+
+
+def test_poem_features_and_summary_carry_the_baseline() -> None:
+    features = poem_features(_run(), window=2)
+    summary = lexical_summary(features).set_index("author")
+    assert summary.at["bot", "repetition_all_chance_mean"] == pytest.approx((1 / 2 + 1 / 2) / 2)
+    assert math.isnan(summary.at["human", "repetition_all_mean"])
+    assert summary.at["human", "mattr_short"] == 0
+    window_3 = lexical_summary(poem_features(_run(), window=3)).set_index("author")
+    assert window_3.at["bot", "mattr_short"] == 1  # "moon star" is shorter than the window
+
+
+def test_imagery_lexicon_folds_plurals_and_adds_annotations() -> None:
+    assert fold("eyes", BUNDLED_IMAGERY) == "eye" and fold("lilies", BUNDLED_IMAGERY) == "lily"
+    assert fold("branches", BUNDLED_IMAGERY) == "branch" and fold("sun's", BUNDLED_IMAGERY) == "sun"
+    assert fold("love", BUNDLED_IMAGERY) is None
+    lexicon = imagery_lexicon(["owls, zephyrs", None, "the weather, spirits"])
+    assert {"owl", "zephyrs", "spirit"} <= lexicon  # plurals of bundled images fold to them
+    assert "the weather" not in lexicon  # only single-word terms
+    assert imagery_lexicon(["zephyrs"], include_dataset=False) == BUNDLED_IMAGERY
+
+
+def test_imagery_counts_per_author() -> None:
+    frame = pd.DataFrame({"author": ["human", "human", "bot"],
+                          "poem": ["Her eyes, her eye; the sun", "The sea", "threads of sun"]})  # fmt: skip
+    counts = imagery_counts(frame, lexicon=BUNDLED_IMAGERY)
+    human = counts[counts["author"] == "human"].set_index("image")
+    assert human.at["eye", "count"] == 2 and human.at["eye", "poems"] == 1
+    assert human.at["eye", "poem_share"] == 0.5 and human.at["eye", "rank"] == 1
+    assert set(counts[counts["author"] == "bot"]["image"]) == {"thread", "sun"}
 
 
 def _poems() -> pd.DataFrame:

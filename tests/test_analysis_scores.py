@@ -132,9 +132,9 @@ def test_analyze_run_tables_and_files(store: RunStore, tmp_path: Path) -> None:
         "NOTES.txt",
     } <= names
     tex = (tmp_path / "out" / "dimension_scores.tex").read_text()
-    assert "\\toprule" in tex and "overall\\_quality" in tex
+    assert "\\toprule" in tex and "Quality" in tex and "overall\\_quality" not in tex
     md = (tmp_path / "out" / "form_checks.md").read_text()
-    assert md.splitlines()[2].startswith("| author |")
+    assert md.splitlines()[2].startswith("| Author | n | n unchecked | Pass rate [95% CI] |")
 
 
 def test_judge_filter_and_unknown_judge(store: RunStore) -> None:
@@ -341,3 +341,14 @@ def test_analyze_uses_stored_survey_answers_for_expert_and_judge_agreement(
     assert any(
         "expert ratings from the run's survey answers: 3 rater(s)" in n for n in result.notes
     )
+
+
+def test_a_judge_given_only_non_poems_is_not_called_failed(store: RunStore) -> None:
+    generation = store.query("SELECT generation_id FROM generations LIMIT 1")[0][0]
+    store.save_judgment(
+        {"judgment_id": "skipped-0", "generation_id": generation, "judge": "picky",
+         "sample_index": 0, "status": "not_judged", "error": "not a poem: empty answer",
+         "created_at": "2026-01-01T00:00:00Z"}
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="1 poem\\(s\\) it was given were not poems"):
+        analyze_run(store, judge="picky")

@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from poemetric.analysis.figures import _bars
+from poemetric.analysis.bars import Panel, Series, draw_panel, summary_frame
+from poemetric.analysis.context import FigureContext
+from poemetric.analysis.data import RunData
 from poemetric.analysis.scores import form_check_scores
 from poemetric.analysis.stats import summarize, wilson_interval
 
@@ -45,5 +47,9 @@ def test_form_check_table_and_bars_for_zero_and_full_pass_rates() -> None:
         mean = table["pass_rate" if column == "pass" else f"{column}_mean"]
         assert ((low >= 0) & (low <= mean) & (mean <= high) & (high <= 1)).all(), column
     axis = Figure().subplots()
-    _bars(axis, table["author"].tolist(), table["pass_rate"].tolist(),
-          table["pass_ci_low"].tolist(), table["pass_ci_high"].tolist())  # fmt: skip
+    authors = table["author"].tolist()
+    empty = pd.DataFrame(columns=["author"])
+    ctx = FigureContext(RunData(empty, empty, empty), authors=authors)
+    series = Series(summary_frame(table, "pass_rate", "pass_ci_low", "pass_ci_high"))
+    for horizontal in (False, True):
+        draw_panel(ctx, axis, Panel("pass", (series,), (0.0, 1.0)), horizontal)

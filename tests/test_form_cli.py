@@ -46,15 +46,17 @@ def test_check_csv_with_poemetric_columns_and_bad_rows(tmp_path: Path) -> None:
     )
     out = tmp_path / "out" / "checks.jsonl"
     result = runner.invoke(app, ["form", "check", str(source), "--output", str(out)])
-    assert result.exit_code == 0, result.output
+    # Rows 4 and 5 ask for something the checker cannot read: the exit code says so.
+    assert result.exit_code == 1, result.output
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in records] == ["1", "2", "3", "4", "5"]
     assert records[0]["passed"] and records[1]["passed"]
     assert records[0]["meter_score"] is not None and records[0]["explanation"] is not None
-    assert "empty" in records[2]["error"]
+    # An empty text is a failed poem (as in the pipeline), not an unreadable row.
+    assert "empty" in records[2]["error"] and records[2]["error_kind"] == "text"
     assert "unknown form" in records[3]["error"]
     assert "letters" in records[4]["error"]
-    assert "sonnet" in result.output and "3 with errors" in result.output
+    assert "sonnet" in result.output and "2 with errors" in result.output
 
 
 def test_check_jsonl_with_ids_and_malformed_lines(tmp_path: Path) -> None:
@@ -72,13 +74,58 @@ def test_check_jsonl_with_ids_and_malformed_lines(tmp_path: Path) -> None:
     result = runner.invoke(
         app, ["form", "check", str(source), "-o", str(out), "--threshold", "0.6"]
     )
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in records] == ["a", "2", "3", "d"]
     assert records[0]["passed"] is True
-    assert "invalid JSON" in records[1]["error"] and ":2:" in records[1]["error"]
+    assert "bad JSON" in records[1]["error"] and ":2:" in records[1]["error"]
     assert "JSON object" in records[2]["error"]
     assert records[3]["passed"] is False and records[3]["error"] is None
+
+
+def test_check_csv_with_an_unclosed_quote_reports_the_line_and_checks_the_rest(
+    tmp_path: Path,
+) -> None:
+    """Issue 7: an unterminated quote must not turn poem lines into checked garbage records."""
+    source = tmp_path / "poems.csv"
+    sonnet = SONNET_18.replace('"', "")
+    source.write_text(
+        "form,content,meter_pattern,rhyme_pattern\n"
+        + f'sonnet,"{sonnet}",Iambic pentameter,ABABCDCDEFEF GG\n'
+        + 'ballad,"A broken record, its quote never closed\nsonnet,a poem line, with commas\n'
+        + f'sonnet,"{sonnet}",Iambic pentameter,ABABCDCDEFEF GG\n',
+        encoding="utf-8",
+    )
+    broken_line = 2 + sonnet.count("\n") + 1
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out)])
+    assert result.exit_code == 1, result.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 3
+    assert records[0]["passed"] and records[2]["passed"]
+    assert records[2]["line"] == broken_line + 2
+    error = records[1]["error"]
+    assert f"{source}:{broken_line}:" in error and "malformed CSV" in error
+    assert records[1]["passed"] is False and records[1]["meter_score"] is None
+
+
+def test_check_applies_the_pipelines_answer_extraction(tmp_path: Path) -> None:
+    answer = (
+        "Here is a sonnet about summer:\n\n```\n"
+        + SONNET_18
+        + "\n```\n\nI hope you enjoy this sonnet!"
+    )
+    source = tmp_path / "answers.jsonl"
+    source.write_text(json.dumps({"text": answer, "form": "sonnet"}) + "\n")
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert record["passed"] and record["extraction"]
+    raw = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "--no-extract"])
+    assert raw.exit_code == 0
+    (unextracted,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert unextracted["extraction"] == [] and not unextracted["passed"]
 
 
 def test_check_unusable_input_exits_non_zero(tmp_path: Path) -> None:

@@ -99,6 +99,7 @@ def test_unparsable_answer_is_reparsed_from_cache_then_refreshed(tmp_path: Path)
     store = judged_run(tmp_path)
     with OpenAIServer(Answers(garbled=6), api_key=TEST_KEY) as server:
         judge = openai_spec(server.base_url, name="test-judge", max_concurrency=1)
+        judge = judge.model_copy(update={"reask": 0})  # re-asking is tested on its own
         options = dataclasses.replace(FAST, limit=1)
         report = run_judging(store, judge, options=options, authors=["machine"])  # type: ignore[arg-type]
         assert report.errors == 1 and len(server.generation_requests) == 1

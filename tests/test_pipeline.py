@@ -69,6 +69,10 @@ def test_demo_runs_offline_and_writes_store_tables_and_figures(tmp_path: Path) -
     assert (run / "poemetric.sqlite").is_file()
     assert list((run / "figures").glob("*.png")), "the demo must draw at least one figure"
     assert any((run / "analysis").iterdir())
+    ghostwriting = (run / "analysis" / "ghostwriting.csv").read_text(encoding="utf-8")
+    assert ghostwriting.startswith("author,poems,rhyme_density,")  # issue 13
+    assert {"rhyme_density_raplyzer", "uniqueness"} <= set(ghostwriting.splitlines()[0].split(","))
+    assert (run / "figures" / "ghostwriting.png").is_file()
     assert "poemetric judge" in result.output  # says how to enable the judge stage
     assert "Real model" in result.output  # says how to add the packaged real model
     poems = len(load_dataset("demo").poems)

@@ -8,6 +8,7 @@ signatures and defaults (notably `SamplingParams.max_tokens == 16`). See docs/pr
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import subprocess
 import sys
 import types
@@ -44,6 +45,8 @@ class FakeSamplingParams:
     seed: int | None = None
     stop: list[str] | None = None
     max_tokens: int | None = 16
+    structured_outputs: Any = None  # vLLM >= 0.11
+    guided_decoding: Any = None  # earlier releases
 
     def __post_init__(self) -> None:
         if self.max_tokens is not None and self.max_tokens < 1:
@@ -256,3 +259,25 @@ def test_importing_poemetric_does_not_import_vllm() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@dataclass
+class FakeJsonConstraint:
+    json: Any = None
+
+
+@pytest.mark.parametrize("kind", ["StructuredOutputsParams", "GuidedDecodingParams", None])
+def test_response_schema_becomes_guided_json(fake_vllm: list[FakeLLM], kind: str | None) -> None:
+    from poemetric.providers.base import ResponseSchema
+
+    module = sys.modules["vllm"]
+    module.sampling_params = types.SimpleNamespace(**({kind: FakeJsonConstraint} if kind else {}))  # type: ignore[attr-defined]
+    schema = {"type": "object", "properties": {"1": {"type": "integer"}}, "required": ["1"]}
+    wanted = dataclasses.replace(request(), response_schema=ResponseSchema("answer", schema))
+    (result,) = batch(VLLMProvider(make_spec()), [wanted])
+    if kind is None:
+        assert isinstance(result, ProviderError) and "structured: off" in str(result)
+        return
+    params = fake_vllm[0].chat_calls[0][1][0]
+    field_name = "structured_outputs" if kind == "StructuredOutputsParams" else "guided_decoding"
+    assert getattr(params, field_name) == FakeJsonConstraint(json=schema)

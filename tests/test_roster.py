@@ -181,7 +181,7 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
     ("text", "pattern"),
     [
         (GOOD.replace("model: tiny-model", "model: tiny-model\ntemprature: 0.5"),
-         r"bad\.yaml:4: temprature: unknown key 'temprature'; allowed:"),
+         r"bad\.yaml:4: temprature: unknown key 'temprature' \(did you mean 'settings\.temperature'\?\); allowed:"),
         (GOOD.replace("  max_tokens: 64", "  max_tokens: 64\n  temprature: 0.5"),
          r"bad\.yaml:8: settings\.temprature: unknown key 'temprature' \(did you mean 'temperature'\?\)"),
         (GOOD.replace("  max_tokens: 64", "  max_tokens: -3"),

@@ -32,7 +32,7 @@ from poemetric.providers.registry import register_provider
 from poemetric.runner.cost import Budget
 from poemetric.runner.jobs import Shard, cache_key, shard_of, user_request
 from poemetric.runner.ratelimit import TokenBucket
-from poemetric.runner.retry import RetryPolicy
+from poemetric.runner.retry import Attempts, RetryPolicy
 
 
 # -- building blocks ---------------------------------------------------------------------------
@@ -62,9 +62,12 @@ def test_token_bucket_oversized_request_goes_into_debt() -> None:
 def test_retry_delay_full_jitter_and_retry_after() -> None:
     policy = RetryPolicy(max_retries=5, base_s=1.0, cap_s=8.0)
     rng = random.Random(1)
-    delays = [policy.delay(4, None, rng) for _ in range(200)]
+    fourth = Attempts(failures=4)
+    server_error = ProviderError("busy", retryable=True, status=503)
+    delays = [policy.delay(fourth, server_error, rng) for _ in range(200)]
     assert all(0 <= d <= 8.0 for d in delays) and max(delays) > 4.0
-    assert min(policy.delay(1, 3.0, rng) for _ in range(50)) >= 3.0
+    told = ProviderError("busy", retryable=True, status=503, retry_after_s=3.0)
+    assert min(policy.delay(Attempts(failures=1), told, rng) for _ in range(50)) >= 3.0
 
 
 def test_cache_key_covers_settings_sample_and_messages_not_context() -> None:

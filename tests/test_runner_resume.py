@@ -79,9 +79,12 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path, monkeypatch: pytest.MonkeyP
         driver.wait()
         before = stored()
         assert 8 <= before < jobs
+        # The killed process left its leases behind; they must not block the resume.
+        assert store.count("holders") == 1 and store.count("leases") > 0
 
         report = run_generation(store, [spec], options=dataclasses.replace(FAST, samples=2))
         assert report.models[0].already_done == before and report.errors == 0
+        assert report.models[0].held_elsewhere == 0 and store.count("leases") == 0
 
         rows = store.query(
             "SELECT prompt_id, sample_index, COUNT(*) AS n, MIN(status) AS status FROM generations "

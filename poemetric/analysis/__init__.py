@@ -17,7 +17,7 @@ from poemetric.analysis.agreement import (
 )
 from poemetric.analysis.data import HUMAN_AUTHOR, RunData, author_order, load_run_data
 from poemetric.analysis.experts import ExpertRatingsError, load_expert_ratings
-from poemetric.analysis.lexical import mattr, repetition_rate, tokenize, type_token_ratio
+from poemetric.analysis.lexical import mattr, mtld, tokenize, type_token_ratio
 from poemetric.analysis.recipes import (
     FIGURE_KINDS,
     FigureReport,
@@ -27,6 +27,7 @@ from poemetric.analysis.recipes import (
     make_figures,
     render_figures,
 )
+from poemetric.analysis.repetition import repetition_rate
 from poemetric.analysis.run import AnalysisResult, analyze_run
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "load_run_data",
     "make_figures",
     "mattr",
+    "mtld",
     "pao",
     "render_figures",
     "repetition_rate",

@@ -1,22 +1,57 @@
-"""Paper Fig. 3: the judge's scores of two poems written for the same prompt."""
+"""Paper Fig. 3 (and 12-13): two poems written for the same prompt, their text and titles, and
+the judge's scores of each side by side."""
 
 from __future__ import annotations
 
+import ast
+import json
+import textwrap
+
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure, SubFigure
+from matplotlib.transforms import offset_copy
 
 from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR, judgments_per_generation
-from poemetric.analysis.plotting import HUMAN_COLOUR, SINGLE_LLM_COLOUR
+from poemetric.analysis.plotting import HUMAN_COLOUR, SINGLE_LLM_COLOUR, Drawing, subfigures
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
+
+POEM_FONT_PT = 6.5
+LINE_IN = POEM_FONT_PT * 1.25 / 72
+_TITLE_NOTE = "removed title line: "
+
+
+def title_from_notes(notes: object) -> str | None:
+    """The title the generation stage removed from a model's answer (its extraction notes)."""
+    try:
+        items = json.loads(notes) if isinstance(notes, str) else []
+    except json.JSONDecodeError:
+        return None
+    for note in items if isinstance(items, list) else []:
+        if isinstance(note, str) and note.startswith(_TITLE_NOTE):
+            try:
+                line = str(ast.literal_eval(note[len(_TITLE_NOTE) :]))
+            except (ValueError, SyntaxError):
+                return None
+            line = line.strip().lstrip("#").strip().strip("*_").strip()
+            if line.lower().startswith("title:"):
+                line = line[6:].strip().strip("*_").strip()
+            return line.strip('"“”') or None
+    return None
 
 
 def pick_case(
-    per_poem: pd.DataFrame, author: str | None, poem_id: str | None, other: str
+    per_poem: pd.DataFrame,
+    author: str | None,
+    poem_id: str | None,
+    other: str,
+    short_prompts: set[str] | None = None,
 ) -> tuple[str, str]:
     """(author, poem_id) to show. Defaults: the LLM with the best mean overall quality, and the
-    prompt where its poem's mean score most exceeds `other`'s (the most striking showcase)."""
+    prompt where its poem's mean score most exceeds `other`'s (the most striking showcase),
+    among prompts whose poems fit on a page (`short_prompts`) when there are any."""
     if author is None:
         llms = per_poem[per_poem["author"] != other]
         if llms.empty:
@@ -28,12 +63,59 @@ def pick_case(
     if poem_id is None:
         if not shared:
             raise FigureSkipped(f"no prompt judged for both {author!r} and {other!r}")
+        candidates = [p for p in shared if p in (short_prompts or set())] or shared
         keys = list(DIMENSION_KEYS)
-        gap = mine.loc[shared, keys].mean(axis=1) - theirs.loc[shared, keys].mean(axis=1)
+        gap = mine.loc[candidates, keys].mean(axis=1) - theirs.loc[candidates, keys].mean(axis=1)
         poem_id = str(gap.groupby(level=0).mean().idxmax())
     elif poem_id not in shared:
         raise FigureSkipped(f"poem {poem_id!r} is not judged for both {author!r} and {other!r}")
     return author, poem_id
+
+
+def _wrap(poem: str, chars: int, max_lines: int) -> tuple[list[str], int]:
+    """Poem lines wrapped to `chars` (continuations indented) and cut at `max_lines`."""
+    printed: list[str] = []
+    for line in poem.strip("\n").split("\n"):
+        printed += textwrap.wrap(line, chars, subsequent_indent="    ") or [""]
+    if len(printed) <= max_lines:
+        return printed, 0
+    return printed[: max_lines - 1], len(printed) - (max_lines - 1)
+
+
+def _poem_panel(axis: Axes, heading: str, lines: list[str], cut: int) -> None:
+    axis.axis("off")
+    axis.set_xlim(0, 1)
+    axis.set_ylim(0, 1)
+    axis.text(0, 1, heading, va="top", ha="left", fontsize=7, fontweight="bold")
+    body = "\n".join(lines) + (f"\n[… {cut} more lines]" if cut else "")
+    below_heading = offset_copy(axis.transAxes, fig=axis.get_figure(root=True), y=-1.6 * LINE_IN * 72,
+                                units="points")  # fmt: skip
+    axis.text(0, 1, body, va="top", ha="left", fontsize=POEM_FONT_PT, family="DejaVu Serif",
+              linespacing=1.25, transform=below_heading)  # fmt: skip
+
+
+def _score_bars(ctx: FigureContext, container: Figure | SubFigure, rows: dict[str, pd.Series],
+                names: dict[str, str]) -> None:  # fmt: skip
+    axis = container.subplots()
+    x = np.arange(len(DIMENSIONS))
+    colours = [SINGLE_LLM_COLOUR, HUMAN_COLOUR if HUMAN_AUTHOR in rows else "#009E73"]
+    for index, ((key, row), colour) in enumerate(zip(rows.items(), colours, strict=True)):
+        values = np.array([row[d.key] for d in DIMENSIONS], dtype=float)
+        offset = x + (index - 0.5) * 0.4
+        axis.bar(offset, np.nan_to_num(values - 1), bottom=1, width=0.38, color=colour,
+                 edgecolor="black", linewidth=0.3, label=names[key])  # fmt: skip
+        for position, value in zip(offset, values, strict=True):
+            if np.isnan(value):
+                axis.text(position, 1.08, "N/A", ha="center", va="bottom", rotation=90, fontsize=6)
+            else:
+                axis.text(position, value + 0.05, f"{value:g}", ha="center", va="bottom",
+                          fontsize=6)  # fmt: skip
+    axis.set_xticks(x, [d.short_label for d in DIMENSIONS], rotation=45, ha="right",
+                    rotation_mode="anchor")  # fmt: skip
+    axis.set_ylim(1, 5.6)
+    axis.set_yticks([1, 2, 3, 4, 5])
+    axis.set_ylabel(f"score (1-5) by {ctx.judge_label}")
+    container.legend(loc="outside upper center", ncols=2)
 
 
 def case_study(
@@ -41,29 +123,59 @@ def case_study(
     author: str | None = None,
     poem_id: str | None = None,
     other: str = HUMAN_AUTHOR,
-) -> Figure:
-    """Grouped bars: poem A (`author`) vs poem B (`other`, the human poet by default)."""
+    max_lines: int = 40,
+) -> Drawing:
+    """Poem A (`author`, default the best LLM) and poem B (`other`, default the human poet) for
+    one prompt: both texts with their titles, and the judge's scores as grouped bars."""
     per_poem = judgments_per_generation(ctx.judgments)
-    author, poem_id = pick_case(per_poem, author, poem_id, other)
-    rows = {
+    poems = ctx.data.generations
+    line_counts = poems.assign(lines=poems["poem"].astype(str).str.count("\n") + 1)
+    longest = line_counts.groupby("poem_id")["lines"].max()
+    short = set(longest[longest <= max_lines].index)
+    author, poem_id = pick_case(per_poem, author, poem_id, other, short)
+    chosen = {
         name: per_poem[(per_poem["author"] == name) & (per_poem["poem_id"] == poem_id)].iloc[0]
         for name in (author, other)
     }
-    x = np.arange(len(DIMENSIONS))
-    figure = Figure(figsize=(7.2, 2.9), layout="constrained")
-    axis = figure.subplots()
-    colours = {author: SINGLE_LLM_COLOUR, other: HUMAN_COLOUR}
-    for offset, (label, name) in zip((-0.2, 0.2), (("A", author), ("B", other)), strict=True):
-        values = np.array([rows[name][d.key] for d in DIMENSIONS], dtype=float)
-        bars = axis.bar(x + offset, np.nan_to_num(values), width=0.4, color=colours[name],
-                        edgecolor="black", linewidth=0.4, label=f"Poem {label}: {name}")  # fmt: skip
-        for bar, value in zip(bars, values, strict=True):
-            text = "N/A" if np.isnan(value) else f"{value:g}"
-            axis.text(bar.get_x() + bar.get_width() / 2, bar.get_height() + 0.05, text,
-                      ha="center", va="bottom", fontsize=7)  # fmt: skip
-    axis.set_xticks(x, [d.short_label for d in DIMENSIONS], rotation=30, ha="right")
-    axis.set_ylim(0, 5.6)
-    axis.set_ylabel("score (1-5)")
-    axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.32), ncol=2, frameon=False)
-    axis.set_title(ctx.title(f"Case study, prompt {poem_id}"))
-    return figure
+    texts = poems[poems["poem_id"] == poem_id].set_index("author")
+    human_title = str(texts["poem_title"].iloc[0] or "")
+    titles = {
+        name: (human_title if name == HUMAN_AUTHOR else title_from_notes(
+            texts.at[name, "extraction_notes"] if "extraction_notes" in texts else None))
+        for name in (author, other)
+    }  # fmt: skip
+    narrow = ctx.narrow
+    panel_width = ctx.width - 0.2 if narrow else ctx.width / 2 - 0.2
+    chars = max(24, int(panel_width * 72 / (POEM_FONT_PT * 0.5)))
+    wrapped = {name: _wrap(str(texts.at[name, "poem"]), chars, max_lines) for name in chosen}
+    heights = {
+        n: (len(lines) + (1 if cut else 0) + 2) * LINE_IN for n, (lines, cut) in wrapped.items()
+    }
+    text_height = sum(heights.values()) if narrow else max(heights.values())
+    bars_height = 1.75
+    figure = Figure(figsize=(ctx.width, text_height + bars_height + 0.1), layout="constrained")
+    top, bottom = subfigures(figure, 2, 1, height_ratios=[text_height, bars_height])
+    if narrow:
+        ratios = [heights[author], heights[other]]
+        axes = top.subplots(2, 1, gridspec_kw={"height_ratios": ratios})
+    else:
+        axes = top.subplots(1, 2)
+    for axis, (label, name) in zip(axes, (("A", author), ("B", other)), strict=True):
+        title = titles[name]
+        heading = f"Poem {label}: {title}" if title else f"Poem {label} (untitled)"
+        _poem_panel(axis, heading, *wrapped[name])
+    names = {author: f"Poem A ({ctx.label(author)})", other: f"Poem B ({ctx.label(other)})"}
+    _score_bars(ctx, bottom, chosen, names)
+    cut_note = "".join(
+        f" Poem {label} is cut after {max_lines - 1} printed lines ({wrapped[name][1]} more)."
+        for label, name in (("A", author), ("B", other))
+        if wrapped[name][1]
+    )
+    caption = (
+        f"A showcase of the poems by {ctx.label(author)} (Poem A) and "
+        f"{'a human poet' if other == HUMAN_AUTHOR else ctx.label(other)} (Poem B) for the same "
+        f"prompt (poem {poem_id}). The bars show their POEMetric scores judged by "
+        f"{ctx.judge_label} (the mean over judge samples where there are several); N/A: the "
+        f"judge found no imagery or literary devices.{cut_note}"
+    )
+    return Drawing(figure, caption)

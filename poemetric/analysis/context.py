@@ -4,35 +4,64 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import pandas as pd
 
-from poemetric.analysis.data import RunData, author_order
-from poemetric.analysis.lexical import lexical_summary, poem_features
+from poemetric.analysis.data import HUMAN_AUTHOR, RunData, author_order
+from poemetric.analysis.experts import (
+    EXPERTS_JUDGE,
+    experts_as_judgments,
+    load_expert_ratings,
+    stored_expert_ratings,
+)
+from poemetric.analysis.features import lexical_summary, poem_features
+from poemetric.analysis.labels import Labels
+from poemetric.analysis.plotting import COLUMN_WIDTHS
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
+from poemetric.store import RunStore
 
 
 class FigureSkipped(Exception):
     """The figure cannot be drawn from this run; the message says why."""
 
 
+def expert_ratings(store: RunStore, path: str | Path | None = None) -> pd.DataFrame | None:
+    """Expert ratings from `path` when given, else the run's stored survey answers (as
+    `analyze_run` reads them); None when there are none."""
+    ratings = load_expert_ratings(path, store) if path is not None else stored_expert_ratings(store)
+    return None if ratings.empty else ratings
+
+
 @dataclass
 class FigureContext:
-    """The run's data for one judge (or none), with the tables computed on first use."""
+    """The run's data for one judge (or none), at one printed width, for chosen authors.
+
+    `authors`: the authors to show, in display order (default: every author of the run, human
+    first). `experts`: expert ratings (`load_expert_ratings`), drawn as a second panel where a
+    figure has one. `labels`: display names.
+    """
 
     data: RunData
     judge: str | None = None
     authors: list[str] = field(default_factory=list)
+    width: float = COLUMN_WIDTHS["two"]
+    labels: Labels = field(default_factory=Labels)
+    experts: pd.DataFrame | None = None
 
     def __post_init__(self) -> None:
         if not self.authors:
             self.authors = author_order(self.data.generations["author"].unique())
+
+    def _chosen(self, frame: pd.DataFrame) -> pd.DataFrame:
+        return frame[frame["author"].isin(self.authors)]
 
     @cached_property
     def judgments(self) -> pd.DataFrame:
         frame = self.data.judgments
         if self.judge is not None:
             frame = frame[frame["judge"] == self.judge]
+        frame = self._chosen(frame)
         if frame.empty:
             raise FigureSkipped("no judgments (run `poemetric judge`)")
         return frame
@@ -42,22 +71,55 @@ class FigureContext:
         return dimension_scores(self.judgments)
 
     @cached_property
+    def expert_scores(self) -> pd.DataFrame | None:
+        """Per-author expert scores (judge = 'experts'), or None without expert ratings."""
+        if self.experts is None or self.experts.empty:
+            return None
+        chosen = self._chosen(self.experts)
+        return dimension_scores(experts_as_judgments(chosen)) if not chosen.empty else None
+
+    @cached_property
+    def expert_count(self) -> int:
+        return 0 if self.experts is None else int(self.experts["expert"].nunique())
+
+    @cached_property
     def groups(self) -> pd.DataFrame:
         return group_scores(self.judgments)
 
     @cached_property
     def form_checks(self) -> pd.DataFrame:
-        if self.data.form_checks.empty:
+        checks = self._chosen(self.data.form_checks)
+        if checks.empty:
             raise FigureSkipped("no form checks (run `poemetric form run`)")
-        return form_check_scores(self.data.form_checks)
+        return form_check_scores(checks)
+
+    @cached_property
+    def generations(self) -> pd.DataFrame:
+        return self._chosen(self.data.generations)
 
     @cached_property
     def lexical(self) -> pd.DataFrame:
-        return lexical_summary(poem_features(self.data.generations))
+        return lexical_summary(poem_features(self.generations))
 
-    def ordered(self, present: pd.Series | list[str]) -> list[str]:
+    def ordered(self, present: pd.Series | pd.Index | list[str]) -> list[str]:
         wanted = set(present)
         return [a for a in self.authors if a in wanted]
 
-    def title(self, text: str) -> str:
-        return f"{text} (judge: {self.judge})" if self.judge else text
+    def label(self, author: str) -> str:
+        return self.labels.author(author)
+
+    @property
+    def judge_label(self) -> str:
+        return self.labels.judge(self.judge) if self.judge else "the LLM judge"
+
+    @property
+    def human_label(self) -> str:
+        return self.labels.author(HUMAN_AUTHOR)
+
+    @property
+    def experts_label(self) -> str:
+        return self.labels.judge(EXPERTS_JUDGE)
+
+    @property
+    def narrow(self) -> bool:
+        return self.width < 5.0

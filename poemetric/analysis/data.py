@@ -46,7 +46,9 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     generations = pd.read_sql_query(
         """
         SELECT g.generation_id, g.poem_id, g.prompt_id, g.author, g.sample_index, g.poem,
-               p.form AS poem_form, p.content AS human_poem
+               g.extraction_notes,
+               p.form AS poem_form, p.content AS human_poem, p.title AS poem_title,
+               p.imagery AS poem_imagery
         FROM generations g JOIN poems p ON p.poem_id = g.poem_id
         WHERE g.status = 'ok' AND g.poem IS NOT NULL
         """,
@@ -83,11 +85,21 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         raise ValueError(no_judgments_message(store, judge))
     failed_judgments = store.count(
         "judgments",
-        "status != 'ok'" + (" AND judge = ?" if judge else ""),
+        "status = 'error'" + (" AND judge = ?" if judge else ""),
         (judge,) if judge else (),
     )
     if failed_judgments:
         notes.append(f"{failed_judgments} judgment(s) failed to parse or call and are left out")
+    not_poems = store.count(
+        "judgments",
+        "status = 'not_judged'" + (" AND judge = ?" if judge else ""),
+        (judge,) if judge else (),
+    )
+    if not_poems:
+        notes.append(
+            f"{not_poems} judgment(s) not made: the answer was not a poem (empty or a refusal); "
+            "see the `judges` table"
+        )
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
     notes += coverage_notes(generations, form_checks, judgments, store)
@@ -97,10 +109,16 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
 def no_judgments_message(store: RunStore, judge: str) -> str:
     """Why a judge has no usable judgment: it never ran, or every one of its judgments failed."""
     failed = store.query(
-        "SELECT error FROM judgments WHERE judge = ? AND status != 'ok' "
+        "SELECT error FROM judgments WHERE judge = ? AND status = 'error' "
         "ORDER BY created_at, judgment_id",
         (judge,),
     )
+    not_judged = store.count("judgments", "judge = ? AND status = 'not_judged'", (judge,))
+    if not_judged and not failed:
+        return (
+            f"judge {judge!r} has no judgment: all {not_judged} poem(s) it was given were not "
+            "poems (empty answers or refusals) and were not sent to it"
+        )
     if failed:
         return (
             f"all {len(failed)} judgment(s) by judge {judge!r} failed; the first error: "

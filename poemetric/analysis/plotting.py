@@ -1,9 +1,16 @@
-"""Shared matplotlib style: Agg backend, colour-blind-safe colours, human highlighted, saving."""
+"""Shared matplotlib style: Agg backend, page widths, colour-blind-safe colours, saving.
+
+Figures are drawn at their printed size: one column (3.3 in) or two columns (6.8 in) wide, with
+text of 6-7.5 pt, so a figure dropped into a paper at 100% keeps every label readable. Heights
+grow with the number of authors; `MAX_HEIGHT_IN` keeps a figure on one page (figures switch to a
+compact form, e.g. a heatmap, before they would exceed it).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,14 +20,24 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
+from matplotlib.figure import Figure, SubFigure
 
 from poemetric.analysis.data import HUMAN_AUTHOR
 
+#: Printed widths in inches (a two-column paper's column and full text width).
+COLUMN_WIDTHS: dict[str, float] = {"one": 3.3, "two": 6.8}
+MIN_FONT_PT = 6.0
+MAX_HEIGHT_IN = 9.0
+#: Height of one author row in horizontal bar charts and heatmaps (fits 6.5 pt labels).
+ROW_IN = 0.125
+#: Narrowest slot for one vertical bar whose label is rotated (fits 6.5 pt labels).
+BAR_SLOT_IN = 0.13
+
 #: Okabe & Ito (2008) colours; vermillion is reserved for the human poets.
 HUMAN_COLOUR = "#D55E00"
-LLM_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#F0E442", "#999999")
+LLM_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
 SINGLE_LLM_COLOUR = "#0072B2"
+EXPERT_COLOUR = "#999999"
 PART_COLOURS = {
     "basic": "#0072B2",
     "advanced": "#009E73",
@@ -32,24 +49,46 @@ FIGURE_FORMATS: tuple[str, ...] = ("pdf", "png")
 
 STYLE: dict[Any, Any] = {
     "font.family": "DejaVu Sans",
-    "font.size": 9,
-    "axes.titlesize": 10,
-    "axes.labelsize": 9,
-    "xtick.labelsize": 8,
-    "ytick.labelsize": 8,
-    "legend.fontsize": 8,
+    "font.size": 7,
+    "axes.titlesize": 7.5,
+    "axes.labelsize": 7,
+    "xtick.labelsize": 6.5,
+    "ytick.labelsize": 6.5,
+    "legend.fontsize": 6.5,
+    "figure.titlesize": 8,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": True,
     "axes.grid.axis": "y",
+    "axes.linewidth": 0.6,
+    "xtick.major.width": 0.6,
+    "ytick.major.width": 0.6,
+    "xtick.major.size": 2.5,
+    "ytick.major.size": 2.5,
     "grid.alpha": 0.3,
-    "grid.linewidth": 0.6,
-    "savefig.bbox": "tight",
-    "savefig.pad_inches": 0.05,
+    "grid.linewidth": 0.5,
+    "legend.frameon": False,
+    "figure.constrained_layout.h_pad": 0.03,
+    "figure.constrained_layout.w_pad": 0.03,
+    "savefig.pad_inches": 0.02,
     "pdf.fonttype": 42,  # embed TrueType: editable text, accepted by publishers
     "ps.fonttype": 42,
     "svg.fonttype": "none",
 }
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """A drawn figure and its caption (written beside it as NAME.caption.txt)."""
+
+    figure: Figure
+    caption: str
+
+
+def subfigures(figure: Figure, rows: int, columns: int, **kwargs: Any) -> list[SubFigure]:
+    """`figure.subfigures` as a flat list, whatever the grid's shape."""
+    parts = figure.subfigures(rows, columns, squeeze=False, **kwargs)
+    return [part for part in parts.flat]
 
 
 @contextmanager
@@ -58,8 +97,26 @@ def figure_style() -> Iterator[None]:
         yield
 
 
+def parse_width(value: str | float) -> float:
+    """'one' / 'two' (or '1' / '2') column widths, or a width in inches (2-10)."""
+    text = str(value).strip().lower()
+    aliases = {"1": "one", "2": "two", "single": "one", "double": "two"}
+    text = aliases.get(text, text)
+    if text in COLUMN_WIDTHS:
+        return COLUMN_WIDTHS[text]
+    try:
+        inches = float(text.removesuffix("in"))
+    except ValueError:
+        raise ValueError(f"width {value!r}: use 'one', 'two' or inches (e.g. 5.5)") from None
+    if not 2.0 <= inches <= 10.0:
+        raise ValueError(f"width {value!r}: inches must be between 2 and 10")
+    return inches
+
+
 def author_colours(authors: Sequence[str]) -> dict[str, str]:
-    """Human in vermillion; up to 7 LLMs in distinct Okabe-Ito colours, more in one blue."""
+    """Human in vermillion; up to 7 LLMs in distinct Okabe-Ito colours. With more LLMs every
+    LLM bar is one blue: the figures then label each bar directly (its tick label) instead of
+    relying on a legend, since no palette keeps 30 colours apart."""
     llms = [a for a in authors if a != HUMAN_AUTHOR]
     colours = {HUMAN_AUTHOR: HUMAN_COLOUR}
     if len(llms) <= len(LLM_COLOURS):
@@ -69,26 +126,39 @@ def author_colours(authors: Sequence[str]) -> dict[str, str]:
     return colours
 
 
-def highlight_human_ticks(axis: Axes, which: str = "x") -> None:
+def highlight_human_ticks(axis: Axes, human_label: str, which: str = "x") -> None:
     """Bold, vermillion tick label for the human author."""
     labels = axis.get_xticklabels() if which == "x" else axis.get_yticklabels()
     for label in labels:
-        if label.get_text() == HUMAN_AUTHOR:
+        if label.get_text() == human_label:
             label.set_fontweight("bold")
             label.set_color(HUMAN_COLOUR)
 
 
-def save_figure(figure: Figure, out_dir: Path, name: str, formats: Sequence[str]) -> list[Path]:
-    """Write `name.<fmt>` for each format (PNG at 300 dpi) and close the figure."""
+def text_width_in(text: str, size_pt: float) -> float:
+    """A safe upper estimate of a label's printed width (DejaVu Sans averages ~0.6 em)."""
+    return len(text) * size_pt * 0.62 / 72
+
+
+def label_width_in(labels: Sequence[str], size_pt: float = 6.5) -> float:
+    return max((text_width_in(label, size_pt) for label in labels), default=0.0) + 0.08
+
+
+def save_figure(drawing: Drawing, out_dir: Path, name: str, formats: Sequence[str]) -> list[Path]:
+    """Write `name.<fmt>` for each format (PNG at 300 dpi) at the figure's exact size, and its
+    caption as `name.caption.txt`; close the figure."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for fmt in formats:
         if fmt not in {"pdf", "png", "svg"}:
             raise ValueError(f"unknown figure format {fmt!r}; use pdf, png or svg")
         path = out_dir / f"{name}.{fmt}"
-        figure.savefig(path, dpi=300 if fmt == "png" else None, metadata=_metadata(fmt))
+        drawing.figure.savefig(path, dpi=300 if fmt == "png" else None, metadata=_metadata(fmt))
         written.append(path)
-    plt.close(figure)
+    caption = out_dir / f"{name}.caption.txt"
+    caption.write_text(drawing.caption.strip() + "\n", encoding="utf-8")
+    written.append(caption)
+    plt.close(drawing.figure)
     return written
 
 

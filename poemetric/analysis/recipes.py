@@ -6,6 +6,7 @@ A recipe is `analysis/NAME.yaml` (bundled) or a path to a YAML file:
     figures:
       - name: fig06-basic        # output file stem
         kind: dimension_bars     # a key of FIGURE_KINDS
+        authors: paper7          # optional: authors shown (names or a generator group)
         group: basic             # any other key is a parameter of the figure function
 """
 
@@ -18,33 +19,45 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from matplotlib.figure import Figure
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from poemetric.analysis.case_study import case_study
-from poemetric.analysis.context import FigureContext, FigureSkipped
+from poemetric.analysis.context import FigureContext, FigureSkipped, expert_ratings
 from poemetric.analysis.data import load_run_data
-from poemetric.analysis.figures import (
-    dimension_bars,
-    form_accuracy,
-    form_heatmap,
-    heatmap,
-    lexical,
+from poemetric.analysis.figures_rules import form_accuracy, form_heatmap, lexical, rule_based
+from poemetric.analysis.figures_scores import all_models, dimension_bars, heatmap, radar, ranking
+from poemetric.analysis.figures_words import (
+    imagery_figure,
+    opening_imagery,
     opening_words_figure,
-    radar,
-    ranking,
-    rule_based,
     top_words_figure,
 )
-from poemetric.analysis.plotting import FIGURE_FORMATS, figure_style, save_figure
+from poemetric.analysis.labels import run_labels
+from poemetric.analysis.plotting import (
+    COLUMN_WIDTHS,
+    FIGURE_FORMATS,
+    Drawing,
+    figure_style,
+    save_figure,
+)
+from poemetric.analysis.selection import AuthorSelectionError, select_authors
 from poemetric.paths import resource_path
 from poemetric.store import RunStore
 
-FigureFunction = Callable[..., Figure]
+FigureFunction = Callable[..., Drawing]
+
+
+def ghostwriting(ctx: FigureContext) -> Drawing:
+    """Rhyme density, Raplyzer and uniqueness per author (poemetric.ghostwriting.figure)."""
+    from poemetric.ghostwriting.figure import ghostwriting_figure  # it imports this package
+
+    return ghostwriting_figure(ctx)
+
 
 #: kind -> (function, needs judgments). Judge figures are drawn once per judge.
 FIGURE_KINDS: dict[str, tuple[FigureFunction, bool]] = {
     "dimension_bars": (dimension_bars, True),
+    "all_models": (all_models, True),
     "ranking": (ranking, True),
     "heatmap": (heatmap, True),
     "radar": (radar, True),
@@ -55,6 +68,9 @@ FIGURE_KINDS: dict[str, tuple[FigureFunction, bool]] = {
     "rule_based": (rule_based, False),
     "top_words": (top_words_figure, False),
     "opening_words": (opening_words_figure, False),
+    "ghostwriting": (ghostwriting, False),
+    "imagery": (imagery_figure, False),
+    "opening_imagery": (opening_imagery, False),
 }
 
 
@@ -69,6 +85,8 @@ class FigureSpec(BaseModel):
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     kind: str
+    #: Authors shown: model names or a generator group; `--authors` overrides it.
+    authors: str | None = None
 
     @field_validator("kind")
     @classmethod
@@ -99,10 +117,13 @@ DEFAULT_RECIPE = Recipe(
         FigureSpec(name="lexical-diversity", kind="lexical"),
         FigureSpec(name="top-words", kind="top_words"),
         FigureSpec(name="opening-words", kind="opening_words"),
+        FigureSpec(name="ghostwriting", kind="ghostwriting"),
+        FigureSpec(name="imagery", kind="imagery"),
         FigureSpec(name="scores-basic", kind="dimension_bars", group="basic"),
         FigureSpec(name="scores-advanced", kind="dimension_bars", group="advanced"),
         FigureSpec(name="scores-appraisal", kind="dimension_bars", group="appraisal"),
         FigureSpec(name="ranking", kind="ranking"),
+        FigureSpec(name="scores-all-authors", kind="all_models", group="all"),
         FigureSpec(name="heatmap", kind="heatmap"),
         FigureSpec(name="radar", kind="radar"),
         FigureSpec(name="case-study", kind="case_study"),
@@ -143,6 +164,7 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
 class FigureReport:
     paths: list[Path] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
 
 def render_figures(
@@ -152,9 +174,15 @@ def render_figures(
     judge: str | None = None,
     formats: Sequence[str] = FIGURE_FORMATS,
     recipe: str | Path | Recipe | None = None,
+    width: float = COLUMN_WIDTHS["two"],
+    authors: str | None = None,
+    experts: str | Path | None = None,
 ) -> FigureReport:
-    """Draw a recipe's figures into `out_dir`; figures the data cannot support are skipped
-    with a reason. Judge figures are drawn per judge (file suffix `-JUDGE` when several)."""
+    """Draw a recipe's figures into `out_dir` at `width` inches (3.3 = one column, 6.8 = two),
+    each with a caption file; figures the data cannot support are skipped with a reason. Judge
+    figures are drawn per judge (file suffix `-JUDGE` when several). `authors` (names or a
+    generator group) overrides every figure's own selection; expert ratings (the file
+    `experts`, else the run's stored survey answers) add the human-expert panel to Figs. 6-8."""
     chosen = (
         recipe if isinstance(recipe, Recipe) else load_recipe(recipe) if recipe else DEFAULT_RECIPE
     )
@@ -163,21 +191,35 @@ def render_figures(
     if data.generations.empty:
         report.skipped.append("all figures: the run has no successful generations")
         return report
+    labels = run_labels(store)
+    ratings = expert_ratings(store, experts)
+    present = data.generations["author"].unique().tolist()
+    if authors is not None:
+        select_authors(authors, present)  # a bad --authors is an error before any drawing
     judges: list[str | None] = list(data.judges) or [None]
     out = Path(out_dir)
     with figure_style():
         for spec in chosen.figures:
             function, needs_judge = FIGURE_KINDS[spec.kind]
+            selection = authors if authors is not None else spec.authors
+            try:
+                shown, notes = select_authors(selection, present)
+            except AuthorSelectionError as error:
+                shown, notes = select_authors(None, present)
+                notes = [f"{error}; showing every author"]
+            report.notes += [f"{spec.name}: {note}" for note in notes]
             for current in judges if needs_judge else [None]:
                 name = spec.name + (
                     f"-{current}" if needs_judge and current and len(judges) > 1 else ""
                 )
+                context = FigureContext(data, judge=current, authors=shown, width=width,
+                                        labels=labels, experts=ratings)  # fmt: skip
                 try:
-                    figure = function(FigureContext(data, judge=current), **spec.params)
+                    drawing = function(context, **spec.params)
                 except FigureSkipped as skipped:
                     report.skipped.append(f"{name}: {skipped}")
                     continue
-                report.paths += save_figure(figure, out, name, formats)
+                report.paths += save_figure(drawing, out, name, formats)
     return report
 
 
@@ -188,6 +230,10 @@ def make_figures(
     judge: str | None = None,
     formats: Sequence[str] = FIGURE_FORMATS,
     recipe: str | Path | Recipe | None = None,
+    width: float = COLUMN_WIDTHS["two"],
+    authors: str | None = None,
 ) -> list[Path]:
     """Write figures and return their paths (see `render_figures` for what was skipped)."""
-    return render_figures(store, out_dir, judge=judge, formats=formats, recipe=recipe).paths
+    report = render_figures(store, out_dir, judge=judge, formats=formats, recipe=recipe,
+                            width=width, authors=authors)  # fmt: skip
+    return report.paths

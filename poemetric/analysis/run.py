@@ -13,22 +13,26 @@ from poemetric.analysis.experts import (
     load_expert_ratings,
     stored_expert_ratings,
 )
-from poemetric.analysis.lexical import (
-    lexical_summary,
-    opening_words,
-    poem_features,
-    profile_similarity,
-    top_words,
+from poemetric.analysis.features import lexical_summary, poem_features
+from poemetric.analysis.imagery import imagery_counts
+from poemetric.analysis.judges import judge_report, recognition_table
+from poemetric.analysis.labels import Labels, run_labels
+from poemetric.analysis.lexical import MATTR_WINDOW, opening_words, profile_similarity, top_words
+from poemetric.analysis.scores import (
+    dimension_matrix,
+    dimension_scores,
+    form_check_scores,
+    group_scores,
 )
-from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
 from poemetric.analysis.stats import CIMethod
-from poemetric.analysis.tables import write_table
+from poemetric.analysis.tables import latex_preview, presentable, write_table
 from poemetric.analysis.validation import (
     discrimination,
     expert_agreement,
     expert_pao,
     judge_agreement,
 )
+from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.store import RunStore
 
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
@@ -38,7 +42,13 @@ TABLE_CAPTIONS: dict[str, str] = {
     "group_scores": "Basic / advanced / appraisal averages and the POEMetric ranking score",
     "form_checks": "Rule-based form check per author (pass rate with Wilson CI, mean scores)",
     "form_checks_by_form": "Rule-based form check per author and form",
-    "lexical": "Lexical features per author (TTR, MATTR-50, repetition of the human original)",
+    "lexical": (
+        f"Lexical features per author: TTR, MATTR (window {MATTR_WINDOW}), MTLD, and repetition "
+        "of the human original beside its chance baseline (other originals of the form) and "
+        "the difference (means with 95% CIs over poems)"
+    ),
+    "dimension_matrix": "Mean judge score per author and dimension (1-5)",
+    "imagery": "Top images per author (imagery lexicon, share of poems using each)",
     "top_words": "Top content words per author",
     "opening_words": "Top opening words per author",
     "profile_similarity": "Cosine similarity of top-word profiles to the human poems",
@@ -47,7 +57,16 @@ TABLE_CAPTIONS: dict[str, str] = {
     "agreement_experts": "Agreement of the human experts with each other per item (bootstrap 95% CIs)",
     "agreement_by_expert": "PAo of the LLM judge with each expert",
     "discrimination": "Overall quality by the experts and each judge on the expert-rated poems",
+    "judges": "Per judge: parse failures, refusals, re-asks, non-poems not judged, SD of overall "
+    "quality, cost",
+    "recognition": "Human poems each judge recognised (title and author), and its human-authorship"
+    " score of recognised vs not recognised poems",
+    **GHOSTWRITING_CAPTIONS,
 }
+
+
+#: Tables with one row per poem: written as CSV only (thousands of rows at the paper's scale).
+PER_POEM_TABLES = frozenset({"ghostwriting_poems"})
 
 
 @dataclass
@@ -57,6 +76,7 @@ class AnalysisResult:
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     judges: list[str] = field(default_factory=list)
+    labels: Labels = field(default_factory=Labels)
 
     def table(self, name: str) -> pd.DataFrame:
         if name not in self.tables:
@@ -64,10 +84,21 @@ class AnalysisResult:
         return self.tables[name]
 
     def write(self, out_dir: str | Path) -> list[Path]:
-        """Write every table as CSV, LaTeX and Markdown; returns the paths."""
+        """Write every table as CSV (machine names), LaTeX and Markdown (display names,
+        readable headers; per-poem tables as CSV only), `tables.tex` to preview every LaTeX
+        table, and NOTES.txt."""
         written: list[Path] = []
         for name, frame in self.tables.items():
-            written += write_table(frame, out_dir, name, caption=TABLE_CAPTIONS.get(name, name))
+            if name in PER_POEM_TABLES:  # data for further analysis, not a table for a paper
+                written += write_table(frame, out_dir, name, formats=("csv",))
+                continue
+            shown = presentable(frame, author_name=self.labels.author, rater_name=self.labels.judge)
+            written += write_table(
+                frame, out_dir, name, caption=TABLE_CAPTIONS.get(name, name), shown=shown
+            )
+        tex = [p for p in written if p.suffix == ".tex"]
+        if tex:
+            written.append(latex_preview(tex, Path(out_dir) / "tables.tex"))
         notes = Path(out_dir) / "NOTES.txt"
         notes.write_text("\n".join(self.notes) + ("\n" if self.notes else ""), encoding="utf-8")
         return [*written, notes]
@@ -89,7 +120,7 @@ def analyze_run(
     Expert ratings come from the file `experts` when given, else from the run's stored survey
     answers (`poemetric survey serve` / `survey import`; `survey` picks one survey)."""
     data = load_run_data(store, judge=judge)
-    result = AnalysisResult(notes=list(data.notes), judges=data.judges)
+    result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
     if data.generations.empty:
         result.notes.append("no successful generations: nothing to analyze")
         return result
@@ -103,12 +134,18 @@ def analyze_run(
     features = poem_features(data.generations)
     result.tables["lexical"] = lexical_summary(features)
     result.tables["top_words"] = top_words(data.generations, k=top_k)
+    result.tables["imagery"] = imagery_counts(data.generations, k=top_k)
     result.tables["opening_words"] = opening_words(data.generations)
     similarity = profile_similarity(data.generations, k=top_k)
     if similarity.empty:
         result.notes.append("profile similarity skipped: the run has no human poems")
     else:
         result.tables["profile_similarity"] = similarity
+    from poemetric.ghostwriting.tables import ghostwriting_tables  # it imports this package
+
+    ghostwriting = ghostwriting_tables(store, data.generations)
+    result.tables.update(ghostwriting.tables)
+    result.notes += ghostwriting.notes
 
     if data.judgments.empty:
         result.notes.append("judge tables skipped: no successful judgments (run `poemetric judge`)")
@@ -120,6 +157,11 @@ def analyze_run(
             data.judgments, by_form=True, method=ci_method, seed=seed
         )
         result.tables["group_scores"] = group_scores(data.judgments, method=ci_method, seed=seed)
+        result.tables["dimension_matrix"] = dimension_matrix(result.tables["dimension_scores"])
+
+    for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
+        if not table.empty:
+            result.tables[name] = table
 
     _expert_tables(result, store, data, experts, survey, ci_method, n_boot, seed)
     return result

@@ -108,6 +108,19 @@ def score_matrix(scores: pd.DataFrame, judge: str | None = None) -> pd.DataFrame
     return matrix.loc[author_order(matrix.index), dims]
 
 
+def dimension_matrix(scores: pd.DataFrame) -> pd.DataFrame:
+    """The wide table of the paper's App. H: one row per judge x author, one column of means
+    per dimension (questionnaire order)."""
+    keys = [d.key for d in DIMENSIONS]
+    if scores.empty:
+        return pd.DataFrame(columns=["judge", "author", *keys])
+    wide = scores.pivot_table(
+        index=["judge", "author"], columns="dimension", values="mean", sort=False
+    ).reset_index()
+    wide.columns.name = None
+    return _ordered(wide.reindex(columns=["judge", "author", *keys]), ["judge"])
+
+
 def form_check_scores(form_checks: pd.DataFrame, *, by_form: bool = False) -> pd.DataFrame:
     """Per author (x form): pass rate with a Wilson CI and mean meter / rhyme / form scores.
 

@@ -1,14 +1,36 @@
-"""Writing result tables as CSV, LaTeX (booktabs) and Markdown."""
+"""Writing result tables as CSV, LaTeX (booktabs) and Markdown.
+
+CSV keeps the machine names (`author` = `gpt-4o`, column `pass_ci_low`) at full precision: it
+is the file to compute with. LaTeX and Markdown are for reading: display names (`GPT-4o`),
+readable headers (`Pass 95% CI low`), counts as integers, numbers rounded.
+
+LaTeX tables must fit a page. The printed width is estimated from the cells; a table wider than
+a portrait text block is set sideways (`sidewaystable`, package `rotating`), and one wider than
+that is split into column groups that each repeat the identifying columns. Tables longer than a
+page use `longtable` (rotated with `pdflscape` when wide). A column with one value throughout
+(e.g. the judge) moves into the caption. Every `.tex` file names the packages it needs.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY
+
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tex", "md")
+LATEX_PACKAGES = ("booktabs", "longtable", "rotating", "pdflscape")
+
+#: Printed widths in points at \small (9 pt) in a 6.5 x 9 in text block (1 in margins).
+PORTRAIT_PT = 468.0
+LANDSCAPE_PT = 640.0
+CHAR_PT = 4.6  # a safe average glyph width at 9 pt (Computer Modern averages about 4.3)
+COLUMN_PAD_PT = 12.0  # \tabcolsep on both sides
+#: Rows per page of a float; longer tables become longtables.
+FLOAT_ROWS = 40
 
 _LATEX_SPECIALS = {
     "\\": r"\textbackslash{}",
@@ -23,52 +45,258 @@ _LATEX_SPECIALS = {
     "^": r"\textasciicircum{}",
 }
 
+#: Readable headers for the columns the analysis writes (others: snake_case -> words).
+HEADERS: dict[str, str] = {
+    "n": "n",
+    "n_na": "n N/A",
+    "na_share": "N/A share",
+    "sd": "SD",
+    "ci_low": "95% CI low",
+    "ci_high": "95% CI high",
+    "n_unchecked": "n unchecked",
+    "pass_rate": "Pass rate",
+    "pass_ci_low": "Pass CI low",
+    "pass_ci_high": "Pass CI high",
+    "poem_form": "Form",
+    "mattr_short": "Too short for MATTR",
+    "cosine_to_human": "Cosine to human",
+    "n_poems": "Poems",
+    "n_pairs": "Pairs",
+    "pao": "PAo",
+    "alpha_ordinal": "α ordinal",
+    "alpha_interval": "α interval",
+    "alpha_experts_interval": "α experts (interval)",
+    "kappa_quadratic": "κ quadratic",
+    "gwet_ac2_quadratic": "AC2 quadratic",
+    "poem_share": "Share of poems",
+    "per_1k_tokens": "Per 1k tokens",
+    "repetition_all": "Repetition of original",
+    "repetition_all_chance": "Repetition by chance",
+    "repetition_all_excess": "Repetition above chance",
+    "repetition_content": "Repetition of original (content words)",
+    "repetition_content_chance": "Repetition by chance (content words)",
+    "repetition_content_excess": "Repetition above chance (content words)",
+    "mtld": "MTLD",
+    "mattr": "MATTR",
+    "ttr": "TTR",
+    # judge dimensions as columns (the wide author x dimension table)
+    **{d.key: d.short_label for d in DIMENSIONS},
+}
+_WORDS = {"ci": "CI", "sd": "SD", "ttr": "TTR", "mattr": "MATTR", "mtld": "MTLD", "na": "N/A",
+          "pao": "PAo", "qwk": "QWK", "usd": "USD"}  # fmt: skip
+#: Columns holding counts: printed as integers.
+COUNT_COLUMNS = {"n", "count", "rank", "poems", "mattr_short", "chance_pool", "n_poems", "n_pairs"}
+#: Columns that identify a row (repeated when a wide table is split; said once when constant).
+IDENTITY_COLUMNS = {"judge", "author", "rater", "expert", "poem_form", "dimension", "group",
+                    "part", "item", "word", "image"}  # fmt: skip
+#: Columns naming authors or raters: printed with display names.
+AUTHOR_COLUMNS = {"author"}
+RATER_COLUMNS = {"judge", "rater"}
+
 
 def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
 
 
-def _cell(value: object, digits: int) -> str:
-    if value is None:
+def readable(column: str) -> str:
+    """A header people read: `pass_ci_low` -> `Pass CI low`, `ttr_mean` -> `TTR mean`."""
+    if column.endswith("__ci"):
+        stem = column.removesuffix("__ci")
+        return readable(stem if stem in HEADERS else stem.removesuffix("_mean")) + " [95% CI]"
+    if column in HEADERS:
+        return HEADERS[column]
+    words = [_WORDS.get(word, word) for word in column.split("_")]
+    text = " ".join(words)
+    return text[:1].upper() + text[1:]
+
+
+def _is_count(column: str) -> bool:
+    return column in COUNT_COLUMNS or column.startswith("n_")
+
+
+def _cell(value: object, digits: int, count: bool = False) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float):
-        if math.isnan(value):
-            return ""
+        if count and value.is_integer():
+            return f"{int(value)}"
         if value.is_integer() and abs(value) >= 1000:
             return f"{int(value)}"
         return f"{value:.{digits}f}"
     return str(value)
 
 
+Namer = Callable[[str], str]
+
+
+def dimension_label(key: str) -> str:
+    """`overall_quality` -> `Quality`; other values (e.g. 'all') unchanged."""
+    return DIMENSIONS_BY_KEY[key].short_label if key in DIMENSIONS_BY_KEY else key
+
+
+def presentable(
+    frame: pd.DataFrame,
+    *,
+    author_name: Namer | None = None,
+    rater_name: Namer | None = None,
+    value_names: dict[str, Namer] | None = None,
+    digits: int = 2,
+) -> pd.DataFrame:
+    """The frame as read by people: display names in author / rater columns, dimension labels
+    in `dimension` / `item` columns (and any column in `value_names`). Headers and number
+    formats are applied when rendering."""
+    shown = frame.copy()
+    renames: dict[str, Namer] = {"dimension": dimension_label, "item": dimension_label}
+    renames |= dict(value_names or {})
+    for column in shown.columns:
+        if column in AUTHOR_COLUMNS and author_name:
+            renames.setdefault(column, author_name)
+        if column in RATER_COLUMNS and rater_name:
+            renames.setdefault(column, rater_name)
+    for column, namer in renames.items():
+        if column in shown:
+            shown[column] = shown[column].map(lambda v, n=namer: n(str(v)) if pd.notna(v) else v)
+    return with_intervals(shown, digits)
+
+
+def _interval_columns(frame: pd.DataFrame) -> list[tuple[str, str, str, str]]:
+    """(estimate, low, high, name) column triples: `mean`/`ci_low`/`ci_high`,
+    `X_mean`/`X_ci_low`/`X_ci_high`, `pass_rate`/`pass_ci_low`/`pass_ci_high`, and `X` with
+    `X_ci_low`/`X_ci_high`."""
+    triples = []
+    for low in (c for c in frame.columns if c.endswith("ci_low")):
+        stem = low.removesuffix("ci_low").removesuffix("_")
+        high = f"{stem}_ci_high" if stem else "ci_high"
+        candidates = [f"{stem}_mean", stem, f"{stem}_rate"] if stem else ["mean"]
+        estimate = next((c for c in candidates if c in frame.columns), None)
+        if high in frame.columns and estimate is not None:
+            triples.append((estimate, low, high, estimate))
+    return triples
+
+
+def with_intervals(frame: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
+    """Each estimate and its 95% CI in one column, `0.48 [0.46, 0.50]`; the SD of a metric
+    shown this way is left to the CSV, except a table's plain `sd` (Table 2 reports SDs)."""
+    shown = frame.copy()
+    for estimate, low, high, name in _interval_columns(frame):
+        cells = [
+            "" if pd.isna(m) else f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+            if pd.notna(lo) and pd.notna(hi) else f"{m:.{digits}f}"
+            for m, lo, hi in zip(frame[estimate], frame[low], frame[high], strict=True)
+        ]  # fmt: skip
+        shown[estimate] = cells
+        drop = [low, high]
+        stem = estimate.removesuffix("_mean")
+        if estimate.endswith("_mean") and f"{stem}_sd" in shown:
+            drop.append(f"{stem}_sd")
+        shown = shown.drop(columns=drop).rename(columns={estimate: f"{name}__ci"})
+    return shown
+
+
+def _numeric(frame: pd.DataFrame, column: str) -> bool:
+    return pd.api.types.is_numeric_dtype(frame[column]) or column.endswith("__ci")
+
+
+def _keys(frame: pd.DataFrame) -> list[str]:
+    return [c for c in frame.columns if c in IDENTITY_COLUMNS or not _numeric(frame, c)]
+
+
+def _constant_keys(frame: pd.DataFrame) -> list[str]:
+    """Identity columns with one value throughout (e.g. the judge): said once, in the caption."""
+    if len(frame) < 2:
+        return []
+    return [c for c in _keys(frame) if frame[c].nunique(dropna=False) == 1]
+
+
+def _width_pt(frame: pd.DataFrame, columns: Sequence[str], digits: int) -> float:
+    total = 0.0
+    for column in columns:
+        count = _is_count(column)
+        cells = [len(_cell(v, digits, count)) for v in frame[column]]
+        longest = max([len(readable(column)), *cells])
+        total += longest * CHAR_PT + COLUMN_PAD_PT
+    return total
+
+
+def _column_groups(frame: pd.DataFrame, digits: int) -> list[list[str]]:
+    """Columns split so that each group (with the identifying columns repeated) fits sideways."""
+    keys = _keys(frame)
+    values = [c for c in frame.columns if c not in keys]
+    groups: list[list[str]] = []
+    current: list[str] = []
+    for column in values:
+        if current and _width_pt(frame, [*keys, *current, column], digits) > LANDSCAPE_PT:
+            groups.append(current)
+            current = []
+        current.append(column)
+    groups.append(current)
+    return [[*keys, *group] for group in groups]
+
+
+def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int) -> list[str]:
+    counts = [_is_count(c) for c in columns]
+    return [
+        " & ".join(
+            latex_escape(_cell(v, digits, count)) for v, count in zip(row, counts, strict=True)
+        )
+        + r" \\"
+        for row in frame[list(columns)].itertuples(index=False)
+    ]
+
+
+def _latex_block(frame: pd.DataFrame, columns: Sequence[str], caption: str, label: str,
+                 digits: int, sideways: bool) -> list[str]:  # fmt: skip
+    align = "".join("r" if _numeric(frame, c) else "l" for c in columns)
+    header = " & ".join(latex_escape(readable(c)) for c in columns) + r" \\"
+    rows = _tabular_rows(frame, columns, digits)
+    title = [rf"\caption{{{latex_escape(caption)}}}"] if caption else []
+    title += [rf"\label{{{label}}}"] if label else []
+    if len(frame) > FLOAT_ROWS:
+        body = [r"\begin{small}", rf"\begin{{longtable}}{{{align}}}", *title]
+        if title:
+            body[-1] += r" \\"
+        body += [r"\toprule", header, r"\midrule", r"\endfirsthead", r"\toprule", header,
+                 r"\midrule", r"\endhead", r"\bottomrule", r"\endlastfoot", *rows,
+                 r"\end{longtable}", r"\end{small}"]  # fmt: skip
+        return [r"\begin{landscape}", *body, r"\end{landscape}"] if sideways else body
+    environment = "sidewaystable" if sideways else "table"
+    return [rf"\begin{{{environment}}}[tp]", r"\centering", r"\small", *title,
+            rf"\begin{{tabular}}{{{align}}}", r"\toprule", header, r"\midrule", *rows,
+            r"\bottomrule", r"\end{tabular}", rf"\end{{{environment}}}"]  # fmt: skip
+
+
 def to_latex(frame: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 2) -> str:
-    """A booktabs table (needs `\\usepackage{booktabs}`); numbers right-aligned."""
-    align = "".join("r" if pd.api.types.is_numeric_dtype(frame[c]) else "l" for c in frame.columns)
-    lines = [r"\begin{table}[t]", r"\centering"]
-    if caption:
-        lines.append(rf"\caption{{{latex_escape(caption)}}}")
-    if label:
-        lines.append(rf"\label{{{label}}}")
-    lines += [rf"\begin{{tabular}}{{{align}}}", r"\toprule"]
-    lines.append(" & ".join(latex_escape(str(c)) for c in frame.columns) + r" \\")
-    lines.append(r"\midrule")
-    for row in frame.itertuples(index=False):
-        lines.append(" & ".join(latex_escape(_cell(v, digits)) for v in row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
-    return "\n".join(lines)
+    """booktabs LaTeX that fits a page (see the module docstring); numbers right-aligned."""
+    constant = _constant_keys(frame)
+    if constant:
+        said = "; ".join(f"{readable(c).lower()}: {frame[c].iloc[0]}" for c in constant)
+        caption = f"{caption} ({said})" if caption else said
+        frame = frame.drop(columns=constant)
+    lines = [f"% Needs \\usepackage{{{','.join(LATEX_PACKAGES)}}} in the preamble."]
+    width = _width_pt(frame, list(frame.columns), digits)
+    if width <= PORTRAIT_PT:
+        lines += _latex_block(frame, list(frame.columns), caption, label, digits, False)
+    else:
+        groups = _column_groups(frame, digits) if width > LANDSCAPE_PT else [list(frame.columns)]
+        for index, columns in enumerate(groups, start=1):
+            part = f" (part {index} of {len(groups)})" if len(groups) > 1 else ""
+            part_label = f"{label}-{index}" if label and len(groups) > 1 else label
+            lines += _latex_block(frame, columns, caption + part, part_label, digits, True)
+    return "\n".join(lines) + "\n"
 
 
 def to_markdown(frame: pd.DataFrame, *, digits: int = 2) -> str:
-    """A GitHub-flavoured Markdown table."""
-    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
-    rule = (
-        "|"
-        + "|".join(
-            "---:" if pd.api.types.is_numeric_dtype(frame[c]) else "---" for c in frame.columns
-        )
-        + "|"
-    )
+    """A GitHub-flavoured Markdown table with readable headers."""
+    header = "| " + " | ".join(readable(str(c)) for c in frame.columns) + " |"
+    rule = "|" + "|".join("---:" if _numeric(frame, str(c)) else "---" for c in frame.columns) + "|"
+    counts = [_is_count(str(c)) for c in frame.columns]
     body = [
-        "| " + " | ".join(_cell(v, digits).replace("|", "\\|") for v in row) + " |"
+        "| "
+        + " | ".join(
+            _cell(v, digits, count).replace("|", "\\|")
+            for v, count in zip(row, counts, strict=True)
+        )
+        + " |"
         for row in frame.itertuples(index=False)
     ]
     return "\n".join([header, rule, *body]) + "\n"
@@ -82,10 +310,13 @@ def write_table(
     caption: str = "",
     digits: int = 2,
     formats: Sequence[str] = TABLE_FORMATS,
+    shown: pd.DataFrame | None = None,
 ) -> list[Path]:
-    """Write `name.csv` (full precision), `name.tex` and `name.md` (rounded to `digits`)."""
+    """Write `name.csv` (`frame`, full precision), `name.tex` and `name.md` (`shown`, the
+    presentable version, by default `frame`; rounded to `digits`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    shown = frame if shown is None else shown
     written: list[Path] = []
     for fmt in formats:
         path = out / f"{name}.{fmt}"
@@ -93,13 +324,30 @@ def write_table(
             frame.to_csv(path, index=False)
         elif fmt == "tex":
             path.write_text(
-                to_latex(frame, caption=caption, label=f"tab:{name}", digits=digits),
+                to_latex(shown, caption=caption, label=f"tab:{name}", digits=digits),
                 encoding="utf-8",
             )
         elif fmt == "md":
             title = f"**{caption}**\n\n" if caption else ""
-            path.write_text(title + to_markdown(frame, digits=digits), encoding="utf-8")
+            path.write_text(title + to_markdown(shown, digits=digits), encoding="utf-8")
         else:
             raise ValueError(f"unknown table format {fmt!r}; use {', '.join(TABLE_FORMATS)}")
         written.append(path)
     return written
+
+
+def latex_preview(table_files: Sequence[Path], out: Path) -> Path:
+    """A standalone document that inputs every table: `pdflatex tables.tex` previews them."""
+    lines = [
+        r"\documentclass[11pt]{article}",
+        r"\usepackage[margin=1in]{geometry}",
+        r"\usepackage[utf8]{inputenc}",
+        rf"\usepackage{{{','.join(LATEX_PACKAGES)}}}",
+        r"\DeclareUnicodeCharacter{03B1}{$\alpha$}",
+        r"\DeclareUnicodeCharacter{03BA}{$\kappa$}",
+        r"\begin{document}",
+        *(rf"\input{{{path.name}}}" + "\n\\clearpage" for path in table_files),
+        r"\end{document}",
+    ]
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out

@@ -1,30 +1,40 @@
-"""CLI commands: `analyze` (tables) and `figures` (publication figures)."""
+"""CLI commands: `analyze` (tables) and `figures` (publication figures).
+
+The analysis package (pandas, SciPy, matplotlib) is imported inside the commands, so that every
+other command starts quickly (tests/test_cli_startup.py).
+"""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from poemetric.analysis import AnalysisResult, analyze_run, render_figures
-from poemetric.analysis.experts import ExpertRatingsError
-from poemetric.analysis.plotting import FIGURE_FORMATS
-from poemetric.analysis.recipes import RecipeError
-from poemetric.analysis.stats import CIMethod
 from poemetric.cli.app import app
-from poemetric.cli.options import JudgeOption, RunOption
+from poemetric.cli.options import JudgeOption, RunOption, experts_option
 from poemetric.store import RunStore, StoreError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from poemetric.analysis import AnalysisResult
+
+#: Default of `figures --format` (poemetric.analysis.plotting.FIGURE_FORMATS, not imported here).
+DEFAULT_FIGURE_FORMATS = "pdf,png"
 
 console = Console()
 
 #: Summary columns: group averages (per-dimension means are in RUN/analysis/dimension_scores.*).
 PARTS = ("basic", "advanced", "quality", "appraisal")
+ANALYZE_EXPERTS = experts_option("default: the run's stored survey answers, if any.")
+FIGURE_EXPERTS = experts_option(
+    "Figs. 6-8 show the experts beside the judge; default: the run's stored survey answers."
+)
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
 
 
@@ -68,12 +78,12 @@ def summary_table(result: AnalysisResult) -> Table:
     if judges:
         table.add_column("score", justify="right", style="bold")
     for author in lexical.index:
-        base = [str(author)]
+        base = [result.labels.author(str(author))]
         style = "bold dark_orange" if author == "human" else None
         for judge in judges or [None]:
             row = [*base]
             if len(judges) > 1:
-                row.append(str(judge))
+                row.append(result.labels.judge(str(judge)))
             row.append(_fmt(lexical.at[author, "n"]))
             if "form" in frames:
                 form = frames["form"]
@@ -92,15 +102,7 @@ def summary_table(result: AnalysisResult) -> Table:
 def analyze(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
-    experts: Path | None = typer.Option(
-        None,
-        "--experts",
-        "-e",
-        exists=True,
-        dir_okay=False,
-        help="Expert ratings file, long or wide format (docs/survey.md); default: the run's "
-        "stored survey answers, if any.",
-    ),
+    experts: Path | None = ANALYZE_EXPERTS,
     survey: str | None = typer.Option(
         None, "--survey", help="Only this survey's stored answers (default: every survey)."
     ),
@@ -126,6 +128,9 @@ def analyze(
     """
     if ci not in ("t", "bootstrap"):
         raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
+    from poemetric.analysis import analyze_run
+    from poemetric.analysis.experts import ExpertRatingsError
+
     with _open(run) as store:
         try:
             result = analyze_run(
@@ -133,7 +138,7 @@ def analyze(
                 judge=judge,
                 experts=experts,
                 survey=survey,
-                ci_method=cast(CIMethod, ci),
+                ci_method="bootstrap" if ci == "bootstrap" else "t",
                 n_boot=n_boot,
                 seed=seed,
             )
@@ -173,7 +178,7 @@ def figures(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
     fmt: str = typer.Option(
-        ",".join(FIGURE_FORMATS), "--format", "-f", help="Comma-separated: pdf, png, svg."
+        DEFAULT_FIGURE_FORMATS, "--format", "-f", help="Comma-separated: pdf, png, svg."
     ),
     recipe: str | None = typer.Option(
         None,
@@ -181,16 +186,36 @@ def figures(
         help="Bundled recipe name from analysis/ (e.g. 'paper', 'rule-based') or a YAML path; "
         "default: every figure.",
     ),
+    width: str = typer.Option(
+        "two",
+        "--width",
+        "-w",
+        help="Printed width: 'one' column (3.3 in), 'two' columns (6.8 in), or inches (e.g. 5.5).",
+    ),
+    authors: str | None = typer.Option(
+        None,
+        "--authors",
+        "-a",
+        help="Authors to show, comma-separated model names or generator groups (e.g. paper7, "
+        "the paper's 7 representative models); the human poets are always shown. Overrides "
+        "the recipe's choice.",
+    ),
+    experts: Path | None = FIGURE_EXPERTS,
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/figures)."),
 ) -> None:
-    """Publication figures (vector PDF + 300-dpi PNG) in RUN/figures/; prints their paths and
-    which figures were skipped for lack of data.
+    """Publication figures (vector PDF + 300-dpi PNG, each with a NAME.caption.txt saying what
+    the bars and whiskers are) in RUN/figures/, drawn at their printed width; prints their paths
+    and which figures were skipped for lack of data.
 
     Examples:
 
         poemetric figures --run runs/demo
 
         poemetric figures --run runs/paper --recipe paper --format png
+
+        poemetric figures --run runs/paper --recipe paper --width one --authors paper7
+
+        poemetric figures --run runs/paper --recipe paper --experts experts.csv --width 5.5
     """
     formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
@@ -198,16 +223,37 @@ def figures(
         raise typer.BadParameter(
             f"unknown format(s) {bad}; use pdf, png, svg", param_hint="--format"
         )
+    from poemetric.analysis import render_figures
+    from poemetric.analysis.experts import ExpertRatingsError
+    from poemetric.analysis.plotting import parse_width
+    from poemetric.analysis.recipes import RecipeError
+    from poemetric.analysis.selection import AuthorSelectionError
+
+    try:
+        inches = parse_width(width)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--width") from exc
     with _open(run) as store:
         try:
             report = render_figures(
-                store, out or run / "figures", judge=judge, formats=formats, recipe=recipe
+                store,
+                out or run / "figures",
+                judge=judge,
+                formats=formats,
+                recipe=recipe,
+                width=inches,
+                authors=authors,
+                experts=experts,
             )
-        except (RecipeError, ValueError) as exc:
-            console.print(f"[red]{exc}[/red]")
+        except AuthorSelectionError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--authors") from exc
+        except (RecipeError, ExpertRatingsError, ValueError) as exc:
+            console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1) from exc
     for path in report.paths:
         console.print(str(path), highlight=False, soft_wrap=True)
+    for note in report.notes:
+        console.print(f"[yellow]note[/yellow] {note}", soft_wrap=True)
     for reason in report.skipped:
         console.print(f"[yellow]skipped[/yellow] {reason}", soft_wrap=True)
     if not report.paths:

@@ -17,7 +17,6 @@ from poemetric.data import (
     resolve_dataset,
     validate_file,
 )
-from poemetric.data.fetch import fetch_dataset
 
 dataset_app = typer.Typer(
     help="Human poem datasets: check a file, list and show known datasets, fetch the release.",
@@ -156,6 +155,8 @@ def fetch(
 
         poemetric dataset fetch poemetric --from ~/Downloads/POEMetric_human_poems_annotated.csv
     """
+    from poemetric.data.fetch import fetch_dataset  # httpx: only when fetching
+
     try:
         path = fetch_dataset(
             name, source=source, url=url, commit=commit, sha256=sha256, force=force

@@ -105,7 +105,8 @@ def demo(
     ),
 ) -> None:
     """Run the whole pipeline offline: demo dataset -> prompts -> human + Markov poems ->
-    form checks -> (judge) -> analysis tables -> figures. No key, GPU or network needed.
+    form checks -> (judge) -> analysis tables -> figures -> report. No key, GPU or network
+    needed.
 
     Interrupt it at any time and run it again: finished work is kept and nothing is repeated.
 
@@ -122,6 +123,7 @@ def demo(
     from poemetric.analysis import analyze_run, make_figures
     from poemetric.form.stage import run_form_stage
     from poemetric.generation.stage import run_generation
+    from poemetric.report import build_report
     from poemetric.roster import load_roster, select_models
     from poemetric.runner.runner import RunnerOptions
     from poemetric.store import RunStore
@@ -171,8 +173,11 @@ def demo(
             console.print("4/5 judge    skipped (see below)")
         analysis = analyze_run(store)
         analysis.write(run / "analysis")
-        figures = make_figures(store, run / "figures")
-        console.print(f"5/5 analysis {len(analysis.tables)} tables, {len(figures)} figures")
+        figures = [p for p in make_figures(store, run / "figures") if p.suffix != ".txt"]
+        report_path = build_report(store)
+        console.print(
+            f"5/5 analysis {len(analysis.tables)} tables, {len(figures)} figures, the report"
+        )
         if "lexical" in analysis.tables:
             console.print(summary_table(analysis))
     console.rule("[bold]Results")
@@ -180,6 +185,7 @@ def demo(
     console.print(f"tables      {run / 'analysis'}{os.sep}")
     for figure in figures:
         console.print(f"figure      {figure}")
+    console.print(f"report      {report_path}  (open it in a browser)")
     console.print(f"export      poemetric export --run {run} --format csv")
     if not judge:
         console.print(judge_hint(run, judges), highlight=False, soft_wrap=True)

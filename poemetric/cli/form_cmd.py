@@ -1,4 +1,8 @@
-"""`poemetric form`: rule-based form checks (files, one poem, or a run's generations)."""
+"""`poemetric form`: rule-based form checks (files, one poem, or a run's generations).
+
+The checker is imported inside the commands: `poemetric --help` and every other command start
+without loading it (and `form check` loads only what it uses).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +15,9 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.options import RunOption
-from poemetric.form import adapters
-from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
-from poemetric.form.io import FormInputError, check_file
-from poemetric.form.parsing import end_word, parse_poem
+
+#: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
+DEFAULT_THRESHOLD = 0.7
 
 form_app = typer.Typer(
     help="Rule-based form checks: metre, rhyme and the fixed-form rules of the seven forms.",
@@ -38,19 +41,34 @@ def check_command(
         ..., "--output", "-o", help="JSONL file to write, one line per row."
     ),
     threshold: float = ThresholdOption,
+    extract: bool = typer.Option(
+        True,
+        "--extract/--no-extract",
+        help="Pull the poem out of raw model answers first (code fences, chat preambles, "
+        "titles, closing remarks), as the pipeline does; removals are listed per row.",
+    ),
 ) -> None:
-    """Check every row of a CSV/JSONL file; bad rows get an `error`, never stop the run.
+    """Check every row of a CSV/TSV/JSONL/Parquet file; write one JSON line per row.
+
+    A record that cannot be read (e.g. an unclosed quote in a CSV) becomes an output row whose
+    `error` names the file and line; the records around it are still checked. The exit code is
+    0 when every row was checked, 1 when some rows could not be (unreadable record, missing
+    text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable.
 
     Examples:
 
         poemetric form check poems.csv --output checks.jsonl
 
-        poemetric form check answers.jsonl --threshold 0.8 -o checks.jsonl
+        poemetric form check answers.jsonl -o checks.jsonl --threshold 0.8
+
+        poemetric form check human.csv -o checks.jsonl --no-extract
     """
+    from poemetric.form.io import FormInputError, check_file
+
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
         with output.open("w", encoding="utf-8") as handle:
-            summary = check_file(input_path, handle, threshold=threshold)
+            summary = check_file(input_path, handle, threshold=threshold, extract=extract)
     except FormInputError as exc:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -64,6 +82,11 @@ def check_command(
         table.add_row(form, str(passed), str(total), f"{passed / total:.2f}")
     console.print(table)
     console.print(f"{summary.rows} rows, {summary.errors} with errors (see the `error` field)")
+    if summary.errors:
+        err_console.print(
+            f"[red]{summary.errors} row(s) could not be checked[/red]; their `error` says why"
+        )
+        raise typer.Exit(1)
 
 
 @form_app.command("scan")
@@ -86,7 +109,13 @@ def scan_command(
         poemetric form scan poem.txt --form sonnet
 
         poemetric form scan limerick.txt --form limerick --rhyme AABBA
+
+        poemetric form scan - --form ballad --meter "common meter" --rhyme ABCB < poem.txt
     """
+    from poemetric.form import adapters
+    from poemetric.form.checker import check_poem
+    from poemetric.form.parsing import end_word, parse_poem
+
     if file == "-":
         text = sys.stdin.read()
     else:
@@ -139,6 +168,7 @@ def scan_command(
 
 def _line_letters(lines: tuple[str, ...], rhyme: str | None) -> str:
     """The inferred rhyme letter of each line (shown next to the requested pattern)."""
+    from poemetric.form.parsing import end_word
     from poemetric.form.rhyme import infer_scheme
 
     return infer_scheme([end_word(line) for line in lines], window=6)
@@ -156,9 +186,9 @@ def run_command(
 
     Examples:
 
-        poemetric form run --run runs/demo
+        poemetric form run --run runs/paper
 
-        poemetric form run --run runs/paper --threshold 0.8
+        poemetric form run --run runs/paper --threshold 0.8 --force
     """
     from poemetric.form.stage import run_form_stage
     from poemetric.store.db import RunStore, StoreError

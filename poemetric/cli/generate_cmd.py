@@ -9,6 +9,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
+from poemetric.cli.interrupt import interruptible
 from poemetric.cli.options import DatasetOption, LimitOption, ModelsOption, RunOption
 
 if TYPE_CHECKING:
@@ -146,7 +147,7 @@ def generate(
         concurrency=concurrency,
         progress=progress,
     )
-    with RunStore(run) as store:
+    with RunStore(run) as store, interruptible(run):
         prepared = prepare_or_exit(store, dataset, limit, template)
         note_kept_template(prepared.template_hash, template)
         console.print(
@@ -155,5 +156,5 @@ def generate(
         )
         report = run_generation(store, specs, options=options, console=console)
     report.render(console)
-    if (report.errors or report.not_run) and not dry_run:
+    if report.incomplete and not dry_run:
         raise typer.Exit(code=1)

@@ -1,8 +1,11 @@
-"""`poemetric judge`: an LLM judge scores every stored poem with the POEMetric questionnaire."""
+"""`poemetric judge`: LLM judges score every stored poem with the POEMetric questionnaire;
+`judge parse` / `judge reparse` read answers without calling anyone; `judge recognise` asks
+the judges whether they know the human poems."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -15,11 +18,22 @@ from poemetric.cli.generate_cmd import (
     MaxCostOption,
     ProgressOption,
     ShardOption,
-    parse_shard,
+)
+from poemetric.cli.interrupt import interruptible
+from poemetric.cli.judging import (
+    judge_runner_options,
+    load_judges,
+    open_judged_run,
+    split_authors,
 )
 from poemetric.cli.options import LimitOption, RunOption
 
+if TYPE_CHECKING:
+    from poemetric.providers.base import ModelSpec
+    from poemetric.store import RunStore
+
 console = Console()
+err_console = Console(stderr=True)
 
 NO_JUDGE = """\
 No judge given. Choose one with --judge NAME (or set POEMETRIC_JUDGE=NAME), for example:
@@ -36,32 +50,84 @@ No judge given. Choose one with --judge NAME (or set POEMETRIC_JUDGE=NAME), for 
 
 Available judges (judges/): {available}"""
 
+JudgeNameOption = typer.Option(
+    None,
+    "--judge",
+    "-j",
+    envvar="POEMETRIC_JUDGE",
+    help="Judges or judge groups from judges/, comma-separated (e.g. 'gemini-2.5-pro' or "
+    "'gpt-4o,claude-3.7-sonnet' or 'pilot'); env POEMETRIC_JUDGE.",
+)
 
-@app.command(
-    "judge",
+judge_app = typer.Typer(
+    help="LLM-as-a-judge: score poems with the POEMetric questionnaire, parse answers, probe "
+    "memorisation.",
+    no_args_is_help=False,
+)
+app.add_typer(judge_app, name="judge")
+
+
+def select_judges(selection: str) -> list[ModelSpec]:
+    """Judges and judge groups, comma-separated (a panel)."""
+    from poemetric.roster import RosterError, select_models
+
+    try:
+        return select_models(selection, kind="judges")
+    except RosterError as error:
+        available = ", ".join(load_judges())
+        raise typer.BadParameter(f"{error}; judges: {available}", param_hint="--judge") from error
+
+
+def open_run(run: Path) -> RunStore:
+    from poemetric.store import RunStore, StoreError
+
+    try:
+        return RunStore(run, create=False)
+    except StoreError as error:
+        raise typer.BadParameter(str(error), param_hint="--run") from error
+
+
+@judge_app.callback(
+    invoke_without_command=True,
     epilog=(
         "Examples:\n\n"
         "  poemetric judge --run runs/demo --judge gemini-2.5-pro --dry-run\n\n"
         "  poemetric judge --run runs/paper --judge gemini-2.5-pro --batch --max-cost 50\n\n"
+        "  poemetric judge --run runs/paper --judge pilot --samples 3   (a panel, 3 seeds each)\n\n"
         "  poemetric judge --run runs/paper --judge local-openai --authors human,gpt-4o\n\n"
-        "Unparsable answers are stored as errors with the raw response; the next run re-parses "
-        "them from the cache for free, --refresh-failed-parses pays for new answers."
+        "Commands: `judge parse` and `judge reparse` read answers without calling anyone; "
+        "`judge recognise` asks the judges whether they know the human poems.\n\n"
+        "An unparsable answer is re-asked once (the judge file's `reask`), telling the judge "
+        "why; one that stays unparsable is stored as an error with the raw response, re-parsed "
+        "for free by the next run; --refresh-failed-parses pays for new answers. Empty answers "
+        "and refusals are not sent. See docs/judging.md."
     ),
 )
 def judge(
+    ctx: typer.Context,
     run: Path = RunOption,
-    judge_name: str | None = typer.Option(
+    judge_name: str | None = JudgeNameOption,
+    judge_template: Path | None = typer.Option(
         None,
-        "--judge",
-        "-j",
-        envvar="POEMETRIC_JUDGE",
-        help="Judge name from judges/ (e.g. 'gemini-2.5-pro'); env POEMETRIC_JUDGE.",
+        "--judge-template",
+        help="Judge prompt template file instead of each judge's own (default prompts/judge.md);"
+        " a judge keeps one template per run.",
     ),
     authors: str | None = typer.Option(
         None, "--authors", help="Only these authors' poems (comma-separated, e.g. human,gpt-4o)."
     ),
     limit: int | None = LimitOption,
-    samples: int = typer.Option(1, "--samples", min=1, help="Judgments per poem."),
+    samples: int = typer.Option(
+        1, "--samples", min=1, help="Judgments per poem and judge (the seed varies per sample)."
+    ),
+    reask: int | None = typer.Option(
+        None,
+        "--reask",
+        min=0,
+        max=5,
+        help="Follow-up turns for an unparsable answer "
+        "(overrides the judge files' `reask`, default 1).",
+    ),
     dry_run: bool = DryRunOption,
     max_cost: float | None = MaxCostOption,
     shard: str | None = ShardOption,
@@ -74,65 +140,177 @@ def judge(
     ),
     progress: bool = ProgressOption,
 ) -> None:
-    """Score every ok generation with an LLM judge (blind to the author).
+    """Score every ok generation with one or more LLM judges (blind to the author).
 
     The judge sees only the generation prompt and the poem. Answers are parsed into the ten
     POEMetric scores and three comments; the raw response is kept with each judgment.
     """
-    from poemetric.judge.stage import run_judging
-    from poemetric.roster import RosterError, load_roster
-    from poemetric.runner.runner import RunnerOptions
-    from poemetric.store import RunStore, StoreError
+    if ctx.invoked_subcommand is not None:
+        return
+    from poemetric.judge.stage import JudgeStageError, run_judging
+    from poemetric.prompts import PromptError
 
-    try:
-        judges = load_roster("judges")
-    except RosterError as error:
-        raise typer.BadParameter(str(error)) from error
     if not judge_name:
+        available = ", ".join(load_judges())
         console.print(
-            NO_JUDGE.format(run=run, available=", ".join(judges)), highlight=False, soft_wrap=True
+            NO_JUDGE.format(run=run, available=available), highlight=False, soft_wrap=True
         )
         raise typer.Exit(code=2)
-    if judge_name not in judges:
-        raise typer.BadParameter(
-            f"unknown judge {judge_name!r}; available: {', '.join(judges)}", param_hint="--judge"
-        )
-    options = RunnerOptions(
+    judges = select_judges(judge_name)
+    if reask is not None:
+        judges = [j.model_copy(update={"reask": reask}) for j in judges]
+    options = judge_runner_options(
         limit=limit,
         dry_run=dry_run,
-        max_cost_usd=max_cost,
-        shard=parse_shard(shard),
+        max_cost=max_cost,
+        shard=shard,
         batch=batch,
         concurrency=concurrency,
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,
     )
-    author_list = [a.strip() for a in authors.split(",") if a.strip()] if authors else None
+    author_list = split_authors(authors)
+    with open_judged_run(run, author_list, console) as store, interruptible(run):
+        try:
+            report = run_judging(
+                store,
+                judges,
+                options=options,
+                authors=author_list,
+                samples=samples,
+                template=judge_template,
+                console=console,
+            )
+        except (JudgeStageError, PromptError) as error:
+            err_console.print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+            raise typer.Exit(code=2) from error
+    report.render(console)
+    if report.incomplete and not dry_run:
+        raise typer.Exit(code=1)
+
+
+@judge_app.command("parse")
+def parse_command(
+    input_path: Path = typer.Argument(
+        ..., help='JSONL input, one {"id": ..., "response": "<the judge\'s raw answer>"} a line.'
+    ),
+    output: Path = typer.Option(
+        ..., "--output", "-o", help="JSONL output, one line per input line."
+    ),
+) -> None:
+    """Parse judge answers from a file, with the parser the judge stage uses (no call).
+
+    Each output line is {"id", "ok", "scores": {"1": 4, ..., "12": 2}, "comments": {"9": ...},
+    "error", "notes"}: scores keyed by question number, 0 for N/A on items 7 and 8. Exit status
+    0 when every answer was read, 1 when some were rejected (the error names the item), 2 when
+    the input cannot be read or some lines are not {"id", "response"} objects.
+
+    Example:
+
+        poemetric judge parse answers.jsonl --output parsed.jsonl
+    """
+    from poemetric.judge.reparse import ParseInputError, parse_file
+
+    output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        store = RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
-    with store:
-        if store.count("generations", "status = 'ok'") == 0:
-            console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
-            raise typer.Exit(code=1)
-        if author_list:
-            known = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
-            unknown = [a for a in author_list if a not in known]
-            if unknown:
-                raise typer.BadParameter(
-                    f"no poems by {', '.join(map(repr, unknown))} in run {run}; authors: "
-                    f"{', '.join(sorted(known))}",
-                    param_hint="--authors",
-                )
-        report = run_judging(
-            store,
-            judges[judge_name],
-            options=options,
-            authors=author_list,
-            samples=samples,
-            console=console,
+        with output.open("w", encoding="utf-8") as handle:
+            summary = parse_file(input_path, handle)
+    except ParseInputError as error:
+        err_console.print(f"[red]error:[/red] {error}", highlight=False)
+        raise typer.Exit(code=2) from None
+    console.print(
+        f"{summary.lines} answer(s): {summary.ok} read, {summary.rejected} rejected, "
+        f"{len(summary.unreadable)} unreadable line(s) -> {output}",
+        highlight=False,
+    )
+    for problem in summary.unreadable[:10]:
+        err_console.print(f"[red]unreadable:[/red] {problem}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code=summary.exit_code)
+
+
+@judge_app.command("reparse")
+def reparse_command(
+    run: Path = RunOption,
+    judge_name: str | None = typer.Option(
+        None, "--judge", "-j", help="Only these judges (comma-separated); default all."
+    ),
+) -> None:
+    """Re-parse a run's stored judge answers after a parser change (no call) and report what
+    changed: answers now read, answers now rejected (their old values were a misreading) and
+    values that changed.
+
+    Example:
+
+        poemetric judge reparse --run runs/paper
+    """
+    from poemetric.judge.reparse import reparse_run
+
+    names = [n.strip() for n in judge_name.split(",") if n.strip()] if judge_name else None
+    with open_run(run) as store:
+        result = reparse_run(store, names)
+    console.print(
+        f"{result.rows} stored answer(s) re-parsed: {result.unchanged} unchanged, "
+        f"{len(result.now_ok)} now read, {len(result.now_rejected)} now rejected, "
+        f"{len(result.values_changed)} with changed values, {result.still_rejected} still "
+        "rejected.",
+        highlight=False,
+    )
+    for identifier, reason in result.now_rejected[:20]:
+        console.print(f"  now rejected {identifier}: {reason}", highlight=False, markup=False)
+    for identifier, changes in result.values_changed[:20]:
+        console.print(f"  changed {identifier}: {', '.join(changes)}", highlight=False)
+    if result.now_rejected:
+        console.print(
+            "Rejected answers are now errors: `poemetric judge` re-asks or re-parses them.",
+            highlight=False,
+        )
+
+
+@judge_app.command("recognise")
+def recognise_command(
+    run: Path = RunOption,
+    judge_name: str | None = JudgeNameOption,
+    limit: int | None = LimitOption,
+    dry_run: bool = DryRunOption,
+    max_cost: float | None = MaxCostOption,
+    concurrency: int | None = ConcurrencyOption,
+    progress: bool = ProgressOption,
+) -> None:
+    """Ask each judge to name the title and author of every human poem of the run (a
+    memorisation probe); answers are scored against the dataset and stored in `recognitions`.
+    `poemetric analyze` then reports the recognised share per judge.
+
+    Example:
+
+        poemetric judge recognise --run runs/paper --judge gemini-2.5-pro
+    """
+    from poemetric.judge.recognise import run_recognition
+
+    if not judge_name:
+        raise typer.BadParameter("give the judge(s) to ask", param_hint="--judge")
+    judges = select_judges(judge_name)
+    options = judge_runner_options(
+        limit=limit,
+        dry_run=dry_run,
+        max_cost=max_cost,
+        shard=None,
+        batch=False,
+        concurrency=concurrency,
+        refresh_failed_parses=False,
+        progress=progress,
+    )
+    with open_run(run) as store, interruptible(run):
+        report = run_recognition(store, judges, options=options, console=console)
+        recognised = store.query(
+            "SELECT judge, SUM(recognised) AS hits, COUNT(*) AS n FROM recognitions "
+            "WHERE status = 'ok' GROUP BY judge ORDER BY judge"
         )
     report.render(console)
-    if (report.errors or report.not_run) and not dry_run:
+    for row in recognised:
+        share = row["hits"] / row["n"] if row["n"] else 0.0
+        console.print(
+            f"{row['judge']}: recognised {row['hits']} of {row['n']} human poems ({share:.1%})",
+            highlight=False,
+        )
+    if report.incomplete and not dry_run:
         raise typer.Exit(code=1)

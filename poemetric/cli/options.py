@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -31,3 +32,16 @@ JudgeOption = typer.Option(
 LimitOption = typer.Option(
     None, "--limit", "-n", min=1, help="Only the first N poems of the dataset (quick trials)."
 )
+
+
+def experts_option(purpose: str) -> Any:
+    """`--experts FILE`: human expert ratings (long or wide format, docs/survey.md); `purpose`
+    says what the command does with them."""
+    return typer.Option(
+        None,
+        "--experts",
+        "-e",
+        exists=True,
+        dir_okay=False,
+        help=f"Expert ratings file, long or wide format (docs/survey.md); {purpose}",
+    )

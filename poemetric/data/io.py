@@ -2,7 +2,9 @@
 
 Readers never drop anything silently: structural problems (bad encoding, malformed quoting,
 wrong field counts, bad JSON) come back as `ValidationIssue`s with the physical line number
-where the record starts. Record-level checks live in `validation.py`.
+where the record starts, and reading goes on after them (a CSV record with an unclosed quote is
+reported once and the reader resynchronises on the next well-formed record). Record-level checks
+live in `validation.py`. pandas/pyarrow are imported only for Parquet (start-up time).
 """
 
 from __future__ import annotations
@@ -13,14 +15,10 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from poemetric.data.schema import OUTPUT_COLUMNS, Poem
 
@@ -127,46 +125,92 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
     text = _decode(path, data, table)
     if text is None:
         return table
-    # newline="" keeps newlines inside quoted fields; reader.line_num counts physical lines.
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    # newline="" keeps newlines inside quoted fields; lines are counted here, physically.
+    lines = list(io.StringIO(text, newline=""))
     header: list[str] | None = None
-    while True:
-        start = reader.line_num + 1
-        try:
-            row = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as error:
-            table.issues.append(
-                ValidationIssue(str(path), start, None, f"malformed {fmt.upper()}: {error}")
-            )
-            break
-        if not row or all(not cell.strip() for cell in row):
-            continue  # blank line: no data to lose
-        if header is None:
-            header = [name.strip() for name in row]
-            table.columns = header
-            table.header_line = start
-            table.header_read = True
-            continue
-        if len(row) != len(header):
+    next_line = 0  # 0-based index of the next physical line to parse
+    # A malformed record being skipped: (first line, csv error); records that do not have the
+    # header's field count are absorbed into it until a well-formed one starts.
+    broken: tuple[int, str] | None = None
+
+    def close_broken(last_line: int) -> None:
+        nonlocal broken
+        if broken is not None:
+            first, error = broken
+            span = f"line {first}" if last_line <= first else f"lines {first}-{last_line}"
             table.issues.append(
                 ValidationIssue(
                     str(path),
-                    start,
+                    first,
                     None,
-                    f"expected {len(header)} fields (as in the header), found {len(row)}"
-                    + (
-                        " (an unquoted comma in a text field? put such fields in double quotes)"
-                        if len(row) > len(header)
-                        else ""
-                    ),
+                    f"malformed {fmt.upper()}: {error}; {span} could not be read as a record "
+                    "(an unclosed quote?), reading resumed after it",
                 )
             )
-            continue
-        table.records.append(RawRecord(start, dict(zip(header, row, strict=True))))
-    if header is None:
+            broken = None
+
+    while next_line < len(lines):
+        consumed = [next_line]
+
+        def feed(start: int, consumed: list[int] = consumed) -> Iterator[str]:
+            for index in range(start, len(lines)):
+                consumed[0] = index + 1
+                yield lines[index]
+
+        reader = csv.reader(feed(next_line), delimiter=delimiter, strict=True)
+        restart: int | None = None
+        while True:
+            start = consumed[0] + 1  # 1-based physical line where this record starts
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as error:
+                if header is None:
+                    table.issues.append(
+                        ValidationIssue(str(path), start, None, f"malformed {fmt.upper()}: {error}")
+                    )
+                    next_line = len(lines)
+                    break
+                if broken is None:
+                    broken = (start, str(error))
+                restart = start  # resume on the line after this record's first line
+                break
+            if not row or all(not cell.strip() for cell in row):
+                continue  # blank line: no data to lose
+            if header is None:
+                header = [name.strip() for name in row]
+                table.columns = header
+                table.header_line = start
+                table.header_read = True
+                continue
+            if len(row) != len(header):
+                if broken is not None:
+                    restart = start  # still inside the broken record: skip one line
+                    break
+                table.issues.append(
+                    ValidationIssue(
+                        str(path),
+                        start,
+                        None,
+                        f"expected {len(header)} fields (as in the header), found {len(row)}"
+                        + (
+                            " (an unquoted comma in a text field? put such fields in double quotes)"
+                            if len(row) > len(header)
+                            else ""
+                        ),
+                    )
+                )
+                continue
+            close_broken(start - 1)
+            table.records.append(RawRecord(start, dict(zip(header, row, strict=True))))
+        if restart is None:
+            break
+        next_line = restart  # index of the line after the record's first line
+    close_broken(len(lines))
+    if header is None and not table.issues:
         table.issues.append(ValidationIssue(str(path), 1, None, "empty file: no header row"))
+    table.issues.sort(key=lambda issue: issue.line or 0)
     return table
 
 
@@ -197,6 +241,8 @@ def _read_jsonl(path: Path, data: bytes) -> RawTable:
 
 def _read_parquet(path: Path, data: bytes) -> RawTable:
     table = RawTable(path, "parquet", columns=[], header_line=None)
+    import pandas as pd
+
     try:
         frame = pd.read_parquet(io.BytesIO(data))
     except Exception as error:  # pyarrow raises several types for corrupt files
@@ -211,6 +257,8 @@ def _read_parquet(path: Path, data: bytes) -> RawTable:
 
 
 def _python_value(value: Any) -> Any:
+    import pandas as pd
+
     if value is None or value is pd.NA:
         return None
     if isinstance(value, float) and math.isnan(value):
@@ -248,6 +296,9 @@ def write_dataset(poems: Iterable[Poem], path: str | Path) -> Path:
                 for row in rows:
                     stream.write(json.dumps(row, ensure_ascii=False) + "\n")
         else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
             schema = pa.schema([(column, pa.string()) for column in OUTPUT_COLUMNS])
             pq.write_table(pa.Table.from_pylist(rows, schema=schema), temp)
         temp.chmod(0o644)  # mkstemp creates 0600

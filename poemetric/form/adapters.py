@@ -12,6 +12,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from poemetric.form import meter
+from poemetric.form.historical_rhymes import historical_rhyme
 from poemetric.form.phonetics import pronunciations
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
 from poemetric.form.rhyme_sounds import SoundRelation, compare_pronunciations
@@ -25,6 +26,8 @@ class Rhyme(StrEnum):
     SLANT = "slant"
     EYE = "eye"
     NEAR = "near"  # assonance or consonance only (folk-ballad rhyme), found by `near_rhyme`
+    HISTORICAL = "historical"  # rhymed in older English (tea/obey), `historical_rhymes` table
+    LOOSE = "loose"  # Dickinson's slant rhyme (room/storm, day/eternity), found by `loose_rhyme`
     NONE = "none"
 
 
@@ -35,11 +38,13 @@ RHYME_CREDIT: dict[Rhyme, float] = {
     Rhyme.SLANT: 0.75,
     Rhyme.EYE: 0.5,
     Rhyme.NEAR: 0.55,
+    Rhyme.HISTORICAL: 0.75,
+    Rhyme.LOOSE: 0.0,
     Rhyme.NONE: 0.0,
 }
 
 
-@lru_cache(maxsize=262144)
+@lru_cache(maxsize=1 << 15)
 def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
     """Rhyme class of two end words (order does not matter), from `poemetric.form.rhyme`.
 
@@ -51,8 +56,12 @@ def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
     if " " in word_a or " " in word_b:
         return _mosaic_kind(word_a, word_b)
     kind = _KIND_TO_RHYME[classify_rhyme(word_a, word_b).name]
+    if kind in (Rhyme.NONE, Rhyme.EYE) and historical_rhyme(word_a, word_b):
+        return Rhyme.HISTORICAL
     if kind is Rhyme.NONE and near_rhyme(word_a, word_b):
         return Rhyme.NEAR
+    if kind is Rhyme.NONE and loose_rhyme(word_a, word_b):
+        return Rhyme.LOOSE
     return kind
 
 
@@ -74,6 +83,7 @@ CLITIC_WEAK_FORMS: dict[str, tuple[str, ...]] = {
 _SOUND_TO_RHYME = {SoundRelation.PERFECT: Rhyme.PERFECT, SoundRelation.SLANT: Rhyme.SLANT}
 
 
+@lru_cache(maxsize=1 << 16)
 def _unit_pronunciations(unit: str) -> tuple[str, ...]:
     """Pronunciations of a rhyme unit: one word, or 'word clitic' read as one word."""
     head, _, clitic = unit.rpartition(" ")
@@ -92,12 +102,15 @@ def _mosaic_kind(unit_a: str, unit_b: str) -> Rhyme:
                 best = kind
     if best is Rhyme.NONE and near_rhyme(unit_a, unit_b):
         return Rhyme.NEAR
+    if best is Rhyme.NONE and loose_rhyme(unit_a, unit_b):
+        return Rhyme.LOOSE
     return best
 
 
 _REDUCED = {"AH": "@", "IH": "@", "UH": "@", "ER": "@R"}
 
 
+@lru_cache(maxsize=1 << 16)
 def _last_syllables(phones: str) -> tuple[str, str, str, tuple[str, ...]]:
     """(last stressed vowel, its coda, last vowel reduced if unstressed, final coda)."""
     parts = phones.split()
@@ -115,7 +128,7 @@ def _last_syllables(phones: str) -> tuple[str, str, str, tuple[str, ...]]:
     return parts[s][:-1], stressed_coda, last_vowel, coda
 
 
-@lru_cache(maxsize=262144)
+@lru_cache(maxsize=1 << 14)
 def near_rhyme(word_a: str, word_b: str) -> bool:
     """Assonance (same last stressed vowel: keep/speak) or consonance of the final syllable
     (apple/shovel, mind/attend): the looser rhymes of folk ballads and ghazal qafias."""
@@ -131,6 +144,41 @@ def near_rhyme(word_a: str, word_b: str) -> bool:
                 return True
             if fa and fa == fb and (la == lb or len(fa) >= 2):
                 return True
+    return False
+
+
+_OPEN_STRESSED = frozenset({"IY", "EY", "AY"})
+
+
+@lru_cache(maxsize=1 << 16)
+def _final_syllable(phones: str) -> tuple[str, str, tuple[str, ...]]:
+    """(last vowel without stress, its stress digit, the consonants after it)."""
+    parts = phones.split()
+    for index in range(len(parts) - 1, -1, -1):
+        if parts[index][-1].isdigit():
+            return parts[index][:-1], parts[index][-1], tuple(parts[index + 1 :])
+    return "", "", ()
+
+
+@lru_cache(maxsize=1 << 14)
+def loose_rhyme(word_a: str, word_b: str) -> bool:
+    """Dickinson's slant rhymes, looser than `near_rhyme`: two stressed final syllables ending
+    in the same consonant with different vowels (room/storm, chill/tulle, abroad/head), or an
+    unstressed final -y against a stressed open IY/EY/AY (day/eternity, away/civility)."""
+    if not word_a or not word_b:
+        return False
+    for pa in _unit_pronunciations(word_a):
+        for pb in _unit_pronunciations(word_b):
+            va, sa, ca = _final_syllable(pa)
+            vb, sb, cb = _final_syllable(pb)
+            if not va or not vb:
+                continue
+            if ca and cb and ca[-1] == cb[-1] and va != vb and sa in "12" and sb in "12":
+                return True
+            if not ca and not cb:
+                weak, strong = ((va, sa), (vb, sb)) if sa == "0" else ((vb, sb), (va, sa))
+                if weak == ("IY", "0") and strong[1] in "12" and strong[0] in _OPEN_STRESSED:
+                    return True
     return False
 
 
@@ -178,7 +226,7 @@ def parse_meter(text: str) -> MeterSpec | None:
 FIT_CUTOFF = meter.FIT_CUTOFF
 
 
-@lru_cache(maxsize=131072)
+@lru_cache(maxsize=16384)
 def meter_fit(line: str, foot: str | None, feet: int | None) -> float:
     """How well a line fits `feet` feet of `foot` (either may be None = any), in [0, 1]."""
     if foot is None:
@@ -186,10 +234,16 @@ def meter_fit(line: str, foot: str | None, feet: int | None) -> float:
     return meter.line_fit(line, foot, feet)
 
 
-@lru_cache(maxsize=131072)
+@lru_cache(maxsize=16384)
 def beat_fit(line: str, beats: int, foot: str | None = None) -> float:
     """Fit of a line read with exactly `beats` strong beats."""
     return meter.beat_pattern_fit(line, beats, foot)
+
+
+def prepare_lines(lines: tuple[str, ...]) -> None:
+    """Analyse a poem's new lines for metre in one batch (shares numpy's per-call overhead);
+    later per-line calls find them cached."""
+    meter.analyse(lines)
 
 
 def beats(line: str) -> int:

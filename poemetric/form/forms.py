@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Callable
 
 from poemetric.form.adapters import MeterSpec, parse_meter
+from poemetric.form.extra_forms import ballade_rule, double_sestina_rule
 from poemetric.form.parsing import ParsedPoem, minimal_period
 from poemetric.form.scoring import (
     FOLK_CREDIT,
@@ -23,6 +24,7 @@ from poemetric.form.scoring import (
     FormOutcome,
     FormRequest,
     SchemeUnit,
+    Scored,
     best_scheme,
     count_finding,
     global_rhyme,
@@ -30,11 +32,14 @@ from poemetric.form.scoring import (
     requested_meter,
     rhyme_words,
     score_meter,
+    score_scheme,
     stanzaic_units,
 )
 from poemetric.form.special_forms import ghazal_rule, limerick_rule, pantoum_rule, sestina_rule
 
 FORMS = ("ballad", "ghazal", "limerick", "pantoum", "sestina", "sonnet", "villanelle")
+#: Forms checked beyond POEMetric's seven (`poemetric.form.extra_forms`).
+EXTRA_FORMS = ("ballade", "double sestina")
 STANZAIC_FORMS = frozenset({"ballad", "pantoum", "ghazal"})
 
 
@@ -52,9 +57,25 @@ SONNET_SCHEMES: dict[str, str] = {
     "Petrarchan (CDCEDE)": "ABBAABBACDCEDE",
     "Petrarchan (CDDCCD)": "ABBAABBACDDCCD",
     "Petrarchan (CDCDDC)": "ABBAABBACDCDDC",
+    "Petrarchan (CCDEED)": "ABBAABBACCDEED",
+    "Petrarchan (CCDDEE)": "ABBAABBACCDDEE",
+    "Petrarchan (CDECED)": "ABBAABBACDECED",
+    "Petrarchan (CDEDEC)": "ABBAABBACDEDEC",
+    "Petrarchan (CDDEEC)": "ABBAABBACDDEEC",
     "Petrarchan, open octave (ABBACDDC ...)": "ABBACDDCEFEFGG",
+    "Petrarchan, open octave (ABBACDDC EFGEFG)": "ABBACDDCEFGEFG",
     "Petrarchan, ABABABAB octave": "ABABABABCDECDE",
+    "Petrarchan, ABABABAB octave (CDCDCD)": "ABABABABCDCDCD",
+    "quatrain octave (ABABCDCD EFGEFG)": "ABABCDCDEFGEFG",
+    "quatrain octave (ABABCDCD EFEFEF)": "ABABCDCDEFEFEF",
+    "quatrain octave (ABABCDCD EEFGGF)": "ABABCDCDEEFGGF",
+    "quatrain octave (ABABCDCD EFFEGG)": "ABABCDCDEFFEGG",
+    "quatrain octave (ABBACDDC EFFEGG)": "ABBACDDCEFFEGG",
+    "Spenserian-like (ABABBCBC CDCDCD)": "ABABBCBCCDCDCD",
 }
+#: A "free sonnet" (14 lines of pentameter whose rhyme is sustained but follows no canonical
+#: scheme, as in many 19th-century sonnets) earns at most this rhyme score, below a canonical one.
+FREE_SONNET_CREDIT = 0.8
 BALLAD_SCHEMES = ("ABCB", "ABAB", "AABB")
 VILLANELLE_SCHEME = "ABA" * 5 + "ABAA"
 SONNET_METER = MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
@@ -128,7 +149,12 @@ def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     schemes = (request.rhyme,) if request.rhyme else BALLAD_SCHEMES
     candidates = [(scheme, layout) for scheme in schemes for layout in stanzaic_units(poem, scheme)]
     name, scored = best_scheme(
-        words, candidates, lines=poem.lines, incidental_ok=True, credits=FOLK_CREDIT
+        words,
+        candidates,
+        lines=poem.lines,
+        incidental_ok=True,
+        credits=FOLK_CREDIT,
+        extra_rhymes_ok=request.rhyme is None and len(poem.lines) >= 8,
     )
     outcome.rhyme_score = scored.score
     outcome.facts["rhyme"] = scored.note
@@ -228,16 +254,56 @@ def sonnet_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
             for name, letters in SONNET_SCHEMES.items()
         ]
         name, scored = best_scheme(words, candidates, parts=parts, lines=poem.lines)
-        outcome.rhyme_score = scored.score
-        outcome.facts["scheme"] = f"{name} {SONNET_SCHEMES[name]}"
-        outcome.facts["rhyme"] = scored.note
-        outcome.add(scored)
+        free = free_sonnet_reading(poem) if n >= 12 else None
+        if free is not None and (scored.score or 0.0) < (free[1].score or 0.0):
+            letters, free_scored = free
+            outcome.rhyme_score = free_scored.score
+            outcome.facts["scheme"] = f"free sonnet {letters} (no canonical scheme fits better)"
+            outcome.facts["rhyme"] = free_scored.note
+            outcome.add(free_scored)
+        else:
+            outcome.rhyme_score = scored.score
+            outcome.facts["scheme"] = f"{name} {SONNET_SCHEMES[name]}"
+            outcome.facts["rhyme"] = scored.note
+            outcome.add(scored)
     meter = request.meter or SONNET_METER
     scored_meter = score_meter(poem.lines, meter)
     outcome.meter_score = scored_meter.score
     outcome.facts["meter"] = scored_meter.note
     outcome.add(scored_meter)
     return outcome
+
+
+def free_sonnet_reading(poem: ParsedPoem) -> tuple[str, Scored] | None:
+    """The poem's own rhyme scheme read as a free sonnet, or None when it is not one.
+
+    The scheme is inferred from the end words (perfect and slant rhymes within six lines). It
+    counts when the rhyme is *sustained*: at least 6 of the octave's 8 lines and 4 of the
+    sestet's rhyme with another line, and the poem is not rhymed couplets (at most three of the
+    seven line pairs 1-2, 3-4 ... form a couplet of their own; heroic couplets are not a
+    sonnet). Its score is FREE_SONNET_CREDIT x the mean credit of its rhymes.
+    """
+    from poemetric.form.rhyme import infer_scheme
+
+    words = rhyme_words(poem.lines[:14])
+    letters = infer_scheme(words, window=6)
+    counts = {letter: letters.count(letter) for letter in set(letters)}
+    rhymed = [counts[letter] > 1 for letter in letters]
+    octave, sestet = sum(rhymed[:8]), sum(rhymed[8:14])
+    couplets = sum(
+        1
+        for k in range(0, len(letters) - 1, 2)
+        if letters[k] == letters[k + 1] and counts[letters[k]] == 2
+    )
+    if octave < 6 or sestet < 4 or couplets > 3:
+        return None
+    scored = score_scheme(
+        words, [SchemeUnit(tuple(range(len(letters))), letters)], lines=poem.lines
+    )
+    if scored.score is None:
+        return None
+    note = f"free sonnet {letters}: {scored.note.partition(': ')[2]}"
+    return letters, Scored(FREE_SONNET_CREDIT * scored.score, scored.findings, note)
 
 
 def villanelle_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
@@ -271,6 +337,8 @@ def villanelle_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
 
 
 RULES: dict[str, Callable[[ParsedPoem, FormRequest], FormOutcome]] = {
+    "ballade": ballade_rule,
+    "double sestina": double_sestina_rule,
     "ballad": ballad_rule,
     "ghazal": ghazal_rule,
     "limerick": limerick_rule,

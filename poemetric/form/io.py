@@ -1,30 +1,35 @@
-"""Streaming form checks of a CSV or JSONL file into a JSONL file (constant memory).
+"""Form checks of a CSV/TSV, JSONL or Parquet file into a JSONL file.
 
-Input columns (CSV header or JSONL keys): POEMetric's ``content, form, meter_pattern,
-rhyme_pattern`` or ``text, form, meter, rhyme``; an ``id`` column is passed through, otherwise the
-1-based data row number is the id. A bad row becomes an output line with ``error`` set; only an
-unusable file (missing, unreadable, no text/form columns) raises `FormInputError`.
+The input is read with the dataset loader's validating reader (`poemetric.data.io.read_table`):
+a record that cannot be read (malformed quoting, wrong field count, bad JSON) becomes an output
+line with `error` naming its file and line, and every well-formed record around it is still
+checked. Columns (CSV header or JSONL keys): POEMetric's ``content, form, meter_pattern,
+rhyme_pattern`` or ``text, form, meter, rhyme``; an ``id`` (or ``poem_id``) column is passed
+through, otherwise the 1-based record number is the id. Texts go through the pipeline's answer
+extraction first (`poemetric.extraction.extract_poem`: code fences, chat preambles, titles,
+closing remarks), so raw model answers are checked as the pipeline checks them; what was removed
+is listed in the output. Only an unusable file (missing, unsupported type, no text/form
+columns) raises `FormInputError`.
 """
 
 from __future__ import annotations
 
-import csv
 import json
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
+from poemetric.data.io import DatasetError, RawTable, file_format, read_table
+from poemetric.extraction import extract_poem
+from poemetric.form.checker import DEFAULT_THRESHOLD, batch_checks, check_poem
 
 TEXT_KEYS = ("content", "text", "poem")
 FORM_KEYS = ("form",)
 METER_KEYS = ("meter_pattern", "meter")
 RHYME_KEYS = ("rhyme_pattern", "rhyme")
-
-csv.field_size_limit(min(sys.maxsize, 2**31 - 1))
+ID_KEYS = ("id", "poem_id")
 
 
 class FormInputError(ValueError):
@@ -39,16 +44,20 @@ class InputRow:
     meter: Any
     rhyme: Any
     error: str | None = None
+    #: Physical line (CSV/JSONL) or row (Parquet) where the record starts.
+    line: int | None = None
 
     @classmethod
-    def unreadable(cls, row_id: str, error: str) -> InputRow:
-        """A row that could not be read at all: only its id and the reason survive."""
-        return cls(row_id, None, None, None, None, error)
+    def unreadable(cls, row_id: str, error: str, line: int | None = None) -> InputRow:
+        """A row that could not be read at all: only its id, line and the reason survive."""
+        return cls(row_id, None, None, None, None, error, line)
 
 
 @dataclass
 class CheckSummary:
     rows: int = 0
+    #: Rows that could not be checked: unreadable records, missing text or form, unknown form,
+    #: unreadable metre or rhyme pattern. (A text that is not a poem is a failed check instead.)
     errors: int = 0
     passed: Counter[str] = field(default_factory=Counter)
     total: Counter[str] = field(default_factory=Counter)
@@ -74,69 +83,50 @@ def _require_columns(columns: list[str], path: Path) -> None:
         )
 
 
-def read_rows(path: Path) -> Iterator[InputRow]:
-    """Rows of a .csv or .jsonl/.ndjson file, one at a time."""
+def _read_table(path: Path) -> RawTable:
     if not path.is_file():
         raise FormInputError(f"{path}: no such file")
-    suffix = path.suffix.lower()
-    if suffix in {".jsonl", ".ndjson", ".json"}:
-        yield from _read_jsonl(path)
-    elif suffix in {".csv", ".tsv"}:
-        yield from _read_csv(path, delimiter="\t" if suffix == ".tsv" else ",")
-    else:
-        raise FormInputError(f"{path}: unsupported input type {suffix!r}; use .csv or .jsonl")
+    try:
+        file_format(path)
+        return read_table(path)
+    except DatasetError as exc:
+        raise FormInputError(str(exc)) from None
+    except OSError as exc:
+        raise FormInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
-def _row(record: dict[str, Any], default_id: int) -> InputRow:
-    record = {str(k).strip().lower(): v for k, v in record.items()}
-    raw_id = record.get("id")
-    row_id = str(raw_id) if raw_id not in (None, "") else str(default_id)
+def read_rows(path: Path) -> Iterator[InputRow]:
+    """Rows of the file in file order: readable records and unreadable ones (with `error`)."""
+    table = _read_table(path)
+    if table.header_read or table.records:
+        _require_columns(table.columns, path)
+    events: list[tuple[int, int, InputRow | str]] = [
+        (record.line, 1, _row(record.values, record.line)) for record in table.records
+    ]
+    events += [(issue.line or 0, 0, str(issue)) for issue in table.issues]
+    events.sort(key=lambda event: (event[0], event[1]))
+    for number, (line, _order, item) in enumerate(events, start=1):
+        if isinstance(item, str):
+            yield InputRow.unreadable(str(number), item, line)
+        else:
+            yield item if item.id else InputRow(str(number), *_fields(item), line=line)
+
+
+def _fields(row: InputRow) -> tuple[Any, Any, Any, Any]:
+    return row.text, row.form, row.meter, row.rhyme
+
+
+def _row(values: dict[str, Any], line: int) -> InputRow:
+    record = {str(k).strip().lower(): v for k, v in values.items()}
+    raw_id = _pick(record, ID_KEYS)
     return InputRow(
-        id=row_id,
+        id="" if raw_id in (None, "") else str(raw_id),
         text=_pick(record, TEXT_KEYS),
         form=_pick(record, FORM_KEYS),
         meter=_pick(record, METER_KEYS),
         rhyme=_pick(record, RHYME_KEYS),
+        line=line,
     )
-
-
-def _read_csv(path: Path, *, delimiter: str) -> Iterator[InputRow]:
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter=delimiter)
-        _require_columns(list(reader.fieldnames or []), path)
-        for number, record in enumerate(reader, start=1):
-            if None in record:  # more fields than the header
-                yield InputRow.unreadable(
-                    str(number), f"{path}: data row {number} has more fields than the header"
-                )
-                continue
-            yield _row(record, number)
-
-
-def _read_jsonl(path: Path) -> Iterator[InputRow]:
-    with path.open(encoding="utf-8-sig") as handle:
-        checked_columns = False
-        number = 0
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            number += 1
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield InputRow.unreadable(
-                    str(number), f"{path}:{line_number}: invalid JSON ({exc.msg})"
-                )
-                continue
-            if not isinstance(record, dict):
-                yield InputRow.unreadable(
-                    str(number), f"{path}:{line_number}: a JSON object is expected"
-                )
-                continue
-            if not checked_columns:
-                _require_columns(list(record), path)
-                checked_columns = True
-            yield _row(record, number)
 
 
 def _as_text(value: Any) -> str | None:
@@ -145,7 +135,7 @@ def _as_text(value: Any) -> str | None:
     return str(value)
 
 
-def check_row(row: InputRow, threshold: float) -> dict[str, Any]:
+def check_row(row: InputRow, threshold: float, *, extract: bool = True) -> dict[str, Any]:
     """One output record for one input row."""
     if row.error is None:
         text, form = _as_text(row.text), _as_text(row.form)
@@ -154,11 +144,16 @@ def check_row(row: InputRow, threshold: float) -> dict[str, Any]:
         elif text is None:
             error = "missing poem text"
         else:
+            removed: list[str] = []
+            if extract:
+                extracted = extract_poem(text)
+                text, removed = extracted.poem, extracted.notes
             result = check_poem(
                 text, form, _as_text(row.meter), _as_text(row.rhyme), threshold=threshold
             )
             return {
                 "id": row.id,
+                "line": row.line,
                 "form": result.form,
                 "passed": result.passed,
                 "meter_score": result.meter_score,
@@ -167,13 +162,16 @@ def check_row(row: InputRow, threshold: float) -> dict[str, Any]:
                 "summary": result.summary,
                 "explanation": [issue.model_dump() for issue in result.explanation],
                 "facts": result.facts,
+                "extraction": removed,
                 "error": result.error,
+                "error_kind": result.error_kind,
                 "checker_version": result.checker_version,
             }
     else:
         error = row.error
     return {
         "id": row.id,
+        "line": row.line,
         "form": _as_text(row.form),
         "passed": False,
         "meter_score": None,
@@ -182,23 +180,30 @@ def check_row(row: InputRow, threshold: float) -> dict[str, Any]:
         "summary": f"not checked: {error}",
         "explanation": [],
         "facts": {},
+        "extraction": [],
         "error": error,
+        "error_kind": "input",
     }
 
 
 def check_file(
-    source: Path, destination: TextIO, *, threshold: float = DEFAULT_THRESHOLD
+    source: Path,
+    destination: TextIO,
+    *,
+    threshold: float = DEFAULT_THRESHOLD,
+    extract: bool = True,
 ) -> CheckSummary:
     """Check every row of `source`, writing one JSON line per row to `destination`."""
     summary = CheckSummary()
-    for row in read_rows(source):
-        record = check_row(row, threshold)
-        destination.write(json.dumps(record, ensure_ascii=False) + "\n")
-        summary.rows += 1
-        form = str(record.get("form") or "?")
-        if record["error"]:
-            summary.errors += 1
-        else:
-            summary.total[form] += 1
-            summary.passed[form] += int(bool(record["passed"]))
+    with batch_checks():
+        for row in read_rows(source):
+            record = check_row(row, threshold, extract=extract)
+            destination.write(json.dumps(record, ensure_ascii=False) + "\n")
+            summary.rows += 1
+            form = str(record.get("form") or "?")
+            if record["error"] and record["error_kind"] != "text":
+                summary.errors += 1
+            else:
+                summary.total[form] += 1
+                summary.passed[form] += int(bool(record["passed"]))
     return summary

@@ -52,8 +52,9 @@ TYPICAL_LENGTH_MARGIN = 0.6
 # In a poem, a line leaves the dominant foot for another when that is cheaper by this much
 # (poems that mix meters, e.g. anapestic and iambic stanzas).
 FOOT_SWITCH_MARGIN = 1.5
-# Line analyses kept in memory (a dict cleared when full; analyses are cheap to redo).
-ANALYSIS_CACHE_SIZE = 200_000
+# Line analyses kept in memory (a dict cleared when full; analyses are cheap to redo, and
+# distinct poems rarely share lines: a large cache only grew the memory of long batches).
+ANALYSIS_CACHE_SIZE = 4_096
 _ANALYSES: dict[str, LineAnalysis] = {}
 
 
@@ -120,7 +121,8 @@ def analyse(lines: Iterable[str]) -> list[LineAnalysis]:
     missing = list(dict.fromkeys(line for line in wanted if line not in _ANALYSES))
     if missing:
         if len(_ANALYSES) + len(missing) > ANALYSIS_CACHE_SIZE:
-            _ANALYSES.clear()
+            _ANALYSES.clear()  # then every wanted line is missing, not only the new ones
+            missing = list(dict.fromkeys(wanted))
         _ANALYSES.update(zip(missing, analyse_lines(missing), strict=True))
     return [_ANALYSES[line] for line in wanted]
 
@@ -148,7 +150,7 @@ def _free_choice(analysis: LineAnalysis, feet: int | None) -> tuple[str, int | N
     return FOOT_TYPES[foot_index], best_feet
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)
 def scan_line(line: str, foot: str | None = None, feet: int | None = None) -> LineScan:
     """Best scansion of `line`, optionally restricted to one foot type and/or number of feet."""
     _check_arguments(foot, feet)

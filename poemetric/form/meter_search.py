@@ -148,7 +148,7 @@ class LineAnalysis:
         return found
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _code_list(classes: str) -> tuple[tuple[int, ...], float]:
     """Integer codes of a class string (the last syllable uses the line-final table, then the
     variation-cost column), and the summed w-position costs."""

@@ -149,8 +149,24 @@ class LengthTable:
     group_cells: npt.NDArray[np.intp]  # foot index * (MAX_FEET + 1) + feet, per group
 
 
+#: Bump when the grammars, costs or limits above change (the enumeration is cached on disk).
+TEMPLATES_VERSION = "1"
+
+
 @cache
 def _all_realisations() -> dict[int, list[tuple[int, int, str, float, tuple[str, ...]]]]:
+    """Every realisation by syllable count (enumerated once, then loaded from the user cache)."""
+    from poemetric.form.lexicon import cache_dir, cached_table
+
+    tag = f"{TEMPLATES_VERSION}:{MAX_SYLLABLES}:{MAX_FEET}:{sorted(GRAMMARS.items())!r}"
+    path = cache_dir() / f"meter-templates-{TEMPLATES_VERSION}.marshal"
+    stored: dict[int, list[tuple[int, int, str, float, tuple[str, ...]]]] = cached_table(
+        path, tag, _enumerate_realisations
+    )
+    return stored
+
+
+def _enumerate_realisations() -> dict[int, list[tuple[int, int, str, float, tuple[str, ...]]]]:
     by_length: dict[int, list[tuple[int, int, str, float, tuple[str, ...]]]] = {}
     for foot_index, foot in enumerate(FOOT_TYPES):
         for feet in range(1, MAX_FEET + 1):

@@ -199,6 +199,16 @@ def _classes_from_stress(stress: str, function: bool) -> str:
     )
 
 
+def _closes_syllable(rest: list[str]) -> bool:
+    """Whether a sonorant followed by `rest` can close or join a syllable once the vowel before
+    it is dropped: word-final (heav'n), before a vowel (wand'ring, list'ning) or before a final
+    inflection (heav'ns, op'nd); not before a consonant and another syllable (*bal'nces*,
+    *vi'l'nce*: over-elisions that made regular lines look unmetrical)."""
+    if not rest or rest[0][-1].isdigit():
+        return True
+    return len(rest) == 1 and rest[0] in {"S", "Z", "D", "T"}
+
+
 def _syncope_variants(phones: str) -> list[tuple[str, str]]:
     """Stress strings with one weak unstressed vowel dropped, with the kind of elision.
 
@@ -225,9 +235,12 @@ def _syncope_variants(phones: str) -> list[tuple[str, str]]:
             variants.append((shorter, "slur"))  # Assyrian, glorious; power, flower, fire
         elif before_vowel:
             variants.append((shorter, "syncope"))  # being, violet, joyous
-        elif (k > 0 and vowel in {"AH", "ER"} and after in {"R", "L", "N", "M"}) or (
-            k > 0 and vowel == "ER" and after_vowel
-        ):
+        elif (
+            k > 0
+            and vowel in {"AH", "ER"}
+            and after in {"R", "L", "N", "M"}
+            and _closes_syllable(items[i + 2 :])
+        ) or (k > 0 and vowel == "ER" and after_vowel):
             variants.append((shorter, "syncope"))
     return variants
 
@@ -287,9 +300,24 @@ def _single_word_options(word: str) -> tuple[WordOption, ...]:
     return tuple(sorted(options.values(), key=lambda o: o.cost))
 
 
+WordEntry = tuple[tuple[WordOption, ...], bool, bool, bool]
+
+
 @cache
-def _word_entry(word: str) -> tuple[tuple[WordOption, ...], bool, bool, bool]:
-    """Options of a token, whether it ends / starts with a vowel sound, may start stressed."""
+def _word_entry(word: str) -> WordEntry:
+    """Options of a token, whether it ends / starts with a vowel sound, may start stressed.
+
+    Plain dictionary words come from the precomputed table (`word_entry_table`); other tokens
+    (apostrophes, hyphens, accents, unknown words; case does not matter) are computed here.
+    """
+    if word.isascii() and word.isalpha():
+        stored = word_entry_table().get(word.lower())
+        if stored is not None:
+            return decode_entry(stored)
+    return _compute_word_entry(word)
+
+
+def _compute_word_entry(word: str) -> WordEntry:
     key = phonetics.normalize_word(word)
     options = word_options(word)
     prons = phonetics.pronunciations(key) if key else ()
@@ -302,7 +330,59 @@ def _word_entry(word: str) -> tuple[tuple[WordOption, ...], bool, bool, bool]:
     return options, ends_vowel, starts_vowel, starts_stressed
 
 
-@lru_cache(maxsize=65536)
+def encode_entry(entry: WordEntry) -> str:
+    """A word entry as a short string: three flag digits, then ``classes,cost,note`` by ``;``."""
+    options, *flags = entry
+    head = "".join("1" if flag else "0" for flag in flags)
+    return head + ";".join(f"{o.classes},{o.cost!r},{o.note or ''}" for o in options)
+
+
+def decode_entry(text: str) -> WordEntry:
+    options = []
+    for item in text[3:].split(";") if len(text) > 3 else ():
+        classes, cost, note = item.split(",")
+        options.append(WordOption(classes, float(cost), note or None))
+    return tuple(options), text[0] == "1", text[1] == "1", text[2] == "1"
+
+
+#: Modules whose code decides a word entry: a change to any of them rebuilds the table.
+_ENTRY_SOURCES = (
+    "meter_words.py",
+    "phonetics.py",
+    "phonetic_tables.py",
+    "letter_to_sound.py",
+    "lexicon.py",
+)
+
+
+@cache
+def word_entry_table() -> dict[str, str]:
+    """Encoded entries of every plain CMUdict word, built once per machine (about 4 s) and
+    cached under the user cache dir; the file name holds a hash of the code that made it."""
+    import hashlib
+    from pathlib import Path
+
+    from poemetric.form import lexicon
+
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for name in _ENTRY_SOURCES:
+        digest.update((here / name).read_bytes())
+    tag = digest.hexdigest()[:16]
+    path = lexicon.table_path().with_name(f"word-entries-{tag}-{lexicon.table_path().name}")
+
+    def build() -> dict[str, str]:
+        return {
+            word: encode_entry(_compute_word_entry(word))
+            for word in lexicon.table()
+            if word.isascii() and word.isalpha()
+        }
+
+    table: dict[str, str] = lexicon.cached_table(path, tag, build)
+    return table
+
+
+@lru_cache(maxsize=4096)
 def line_options(line: str) -> tuple[tuple[str, ...], tuple[tuple[WordOption, ...], ...]]:
     """Tokens of a line and, per token, its options including cross-word synaloepha."""
     words = tokenize(line)

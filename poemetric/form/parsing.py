@@ -17,6 +17,10 @@ from functools import lru_cache
 MAX_LINES = 600
 
 _SECTION_NUMBER = re.compile(r"^\s*(?:[IVXLC]+|\d{1,3})\s*[.):]?\s*$")
+#: "— Emily Dickinson", "-- W. B. Yeats, 1919": an attribution line.
+_ATTRIBUTION = re.compile(r"^\s*(?:—|–|-{1,2}|~)\s*[A-Z(][^.!?;]{0,60}$")
+#: "from The Prelude", "From 'Song of Myself'": the header of an excerpt.
+_FROM_HEADER = re.compile(r"^\s*[Ff]rom\s+\S")
 _MARKDOWN_HEADING = re.compile(r"^\s*(?:#{1,6}\s+\S.*|\*\*[^*]+\*\*|__[^_]+__)\s*$")
 _WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z]+)*")
 _PATTERN_CHARS = re.compile(r"^[A-Za-z]+$")
@@ -68,6 +72,29 @@ def parse_poem(text: str, *, max_lines: int = MAX_LINES) -> ParsedPoem:
         notes.append(f"ignored title line {blocks[0][0]!r}")
         blocks[0] = blocks[0][1:]
         blocks = [b for b in blocks if b]
+    # A trailing attribution ("— Walt Whitman") is not verse.
+    if blocks and len(blocks[-1][-1].split()) <= 8 and _ATTRIBUTION.match(blocks[-1][-1]):
+        notes.append(f"ignored attribution line {blocks[-1][-1]!r}")
+        blocks[-1] = blocks[-1][:-1]
+        blocks = [b for b in blocks if b]
+    # An excerpt's header ("from The Prelude") set off by a blank line.
+    if (
+        len(blocks) >= 2
+        and len(blocks[0]) == 1
+        and _FROM_HEADER.match(blocks[0][0])
+        and len(blocks[0][0].split()) <= 8
+    ):
+        notes.append(f"ignored header line {blocks[0][0]!r}")
+        blocks = blocks[1:]
+    # An epigraph: a short block ending in an attribution, before the poem.
+    if (
+        len(blocks) >= 2
+        and len(blocks[0]) <= 4
+        and _ATTRIBUTION.match(blocks[0][-1])
+        and sum(len(b) for b in blocks[1:]) >= 4
+    ):
+        notes.append(f"ignored epigraph of {len(blocks[0])} line(s) ending {blocks[0][-1]!r}")
+        blocks = blocks[1:]
     # A short single line set off before multi-line stanzas is a title.
     if len(blocks) >= 2 and len(blocks[0]) == 1:
         rest = [len(b) for b in blocks[1:]]
@@ -140,7 +167,7 @@ def words_of(line: str) -> list[str]:
     return _WORD.findall(line)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def end_word(line: str) -> str:
     """The last word of a line, lower-cased, without punctuation ('' when there is none)."""
     found = _WORD.findall(line)

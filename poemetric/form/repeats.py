@@ -11,19 +11,19 @@ from poemetric.form.findings import Finding, Scored, cap_findings
 _TOKEN = re.compile(r"[a-z0-9']+")
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def _tokens(line: str) -> tuple[str, ...]:
     return tuple(_TOKEN.findall(line.lower().replace("’", "'")))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def same_words(line_a: str, line_b: str) -> bool:
     """Whether two lines have the same words (case and punctuation ignored)."""
     a = _tokens(line_a)
     return bool(a) and a == _tokens(line_b)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def repeat_similarity(line_a: str, line_b: str) -> float:
     """1.0 for the same words (case and punctuation ignored), less for near-repeats, 0 otherwise.
 

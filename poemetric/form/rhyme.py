@@ -32,7 +32,7 @@ import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from poemetric.form.phonetics import clear_lookup_cache as phonetics_lookup_cache_clear
 from poemetric.form.phonetics import normalize_word, pronunciations
@@ -46,6 +46,7 @@ from poemetric.form.rhyme_pattern import (
     scheme_similarity,
 )
 from poemetric.form.rhyme_sounds import SoundRelation, compare_pronunciations
+from poemetric.form.rhyme_sounds import clear_caches as clear_sound_caches
 
 __all__ = [
     "PairCheck",
@@ -96,6 +97,7 @@ _SOUND_TO_KIND = {
 _LAST_RIME = re.compile(r"[aeiouy]+[^aeiouy]*$")
 
 
+@lru_cache(maxsize=1 << 16)
 def _spelled_rime(word: str) -> str:
     """Letters from the last vowel group on, treating a final silent ``e`` as part of the rime."""
     letters = re.sub(r"([a-z])\1", r"\1", re.sub(r"[^a-z]", "", word.replace("è", "e")))
@@ -106,7 +108,7 @@ def _spelled_rime(word: str) -> str:
     return match.group(0) if match else letters
 
 
-@cache
+@lru_cache(maxsize=1 << 14)
 def _match_normalized(key_a: str, key_b: str) -> RhymeMatch:
     if not key_a or not key_b:
         return RhymeMatch(RhymeKind.NONE)
@@ -130,7 +132,7 @@ def clear_caches() -> None:
     """Forget cached pronunciations and pair verdicts (for benchmarks and calibration)."""
     _match_normalized.cache_clear()
     classify_rhyme.cache_clear()
-    compare_pronunciations.cache_clear()
+    clear_sound_caches()
     pronunciations.cache_clear()
     phonetics_lookup_cache_clear()
 
@@ -144,7 +146,7 @@ def rhyme_match(word_a: str, word_b: str) -> RhymeMatch:
     return match
 
 
-@lru_cache(maxsize=1 << 20)
+@lru_cache(maxsize=1 << 15)
 def classify_rhyme(word_a: str, word_b: str) -> RhymeKind:
     """Strongest rhyme relation between two words over all their pronunciations (cached)."""
     key_a, key_b = sorted((normalize_word(word_a), normalize_word(word_b)))

@@ -16,8 +16,13 @@ from poemetric.form.repeats import same_words
 #: Weight of an unexpected perfect rhyme (a new letter that rhymes with an earlier one).
 UNEXPECTED_WEIGHT = 0.5
 #: Rhyme credits for folk forms (ballads): assonance and consonance rhymes (dwellin'/Allen,
-#: keep/speak) are the norm of oral balladry, so they earn what a slant rhyme earns.
-FOLK_CREDIT: dict[Rhyme, float] = {**RHYME_CREDIT, Rhyme.NEAR: RHYME_CREDIT[Rhyme.SLANT]}
+#: keep/speak) are the norm of oral balladry, so they earn what a slant rhyme earns; the looser
+#: slant rhymes of Dickinson's common measure (room/storm, day/eternity) earn partial credit.
+FOLK_CREDIT: dict[Rhyme, float] = {
+    **RHYME_CREDIT,
+    Rhyme.NEAR: RHYME_CREDIT[Rhyme.SLANT],
+    Rhyme.LOOSE: 0.5,
+}
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ def score_scheme(
     lines: tuple[str, ...] | None = None,
     incidental_ok: bool = False,
     credits: dict[Rhyme, float] = RHYME_CREDIT,
+    extra_rhymes_ok: bool = False,
 ) -> Scored:
     """Score lines against rhyme letters; letters are local to each unit.
 
@@ -55,7 +61,9 @@ def score_scheme(
     sestet), each part is also scored on its own and the score is the mean of the pooled score
     and the weaker part's, so a poem with the right octave and a different sestet does not pass
     on the octave's strength. With `incidental_ok` (stanzaic forms, three or more units),
-    unexpected rhymes in fewer than half of the units are chance and forgiven.
+    unexpected rhymes in fewer than half of the units are chance and forgiven; with
+    `extra_rhymes_ok` (a stanza pattern chosen by the checker, none requested) they never cost:
+    a ballad that rhymes more than ABCB asks is still a ballad.
     """
     credit_sum = 0.0
     required = 0
@@ -137,7 +145,7 @@ def score_scheme(
                         )
                         break
             earlier.append(index)
-    if incidental_ok and len(units) >= 3 and unexpected < len(units) / 2:
+    if extra_rhymes_ok or (incidental_ok and len(units) >= 3 and unexpected < len(units) / 2):
         # Extra rhymes in a minority of stanzas are chance (forgiven); in most, they are a
         # different pattern (ABAB written for ABCB) and count.
         unexpected, surprises = 0, []
@@ -198,6 +206,7 @@ def best_scheme(
     lines: tuple[str, ...] | None = None,
     incidental_ok: bool = False,
     credits: dict[Rhyme, float] = RHYME_CREDIT,
+    extra_rhymes_ok: bool = False,
 ) -> tuple[str, Scored]:
     """The best-scoring (name, layout) candidate; ties keep the earlier one."""
     best_name, best = candidates[0][0], Scored(None)
@@ -211,6 +220,7 @@ def best_scheme(
             lines=lines,
             incidental_ok=incidental_ok,
             credits=credits,
+            extra_rhymes_ok=extra_rhymes_ok,
         )
         value = -0.5 if result.score is None else result.score
         if value > best_value + 1e-9:
@@ -222,7 +232,7 @@ def end_words(lines: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(end_word(line) for line in lines)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)
 def rhyme_unit(line: str) -> str:
     """The end word of a line, or its last two words when it ends in an unstressed pronoun after
     a content word (``"hush her"``): a mosaic rhyme unit, scored both ways by `rhyme_kind`."""

@@ -15,7 +15,7 @@ of the Chicago rhyme gold file, keeping a category when its precision there is a
 from __future__ import annotations
 
 import enum
-from functools import cache
+from functools import cache, lru_cache
 
 from poemetric.form.phonetics import rhyming_part
 
@@ -204,15 +204,21 @@ def _split_r(rime: list[str]) -> tuple[str, list[str]]:
     return vowel, coda
 
 
+@cache
+def _parts(phones: str) -> tuple[list[str], list[str], list[str]]:
+    """(phones, comparable rime, comparable rime from the last stress of any level), per
+    pronunciation: computed once, compared with many others. Callers must not modify them."""
+    split = phones.split()
+    rime = _comparable(rhyming_part(phones).split())
+    return split, rime, _comparable(_rime_from(split, "12")) or rime
+
+
 def rime_category(phones_a: str, phones_b: str) -> str | None:
     """The strongest category of sound resemblance between two pronunciations (None: none)."""
-    split_a, split_b = phones_a.split(), phones_b.split()
-    rime_a = _comparable(rhyming_part(phones_a).split())
-    rime_b = _comparable(rhyming_part(phones_b).split())
+    split_a, rime_a, secondary_a = _parts(phones_a)
+    split_b, rime_b, secondary_b = _parts(phones_b)
     if rime_a == rime_b:
         return "perfect"
-    secondary_a = _comparable(_rime_from(split_a, "12")) or rime_a
-    secondary_b = _comparable(_rime_from(split_b, "12")) or rime_b
     if (secondary_a and secondary_a in (secondary_b, rime_b)) or (
         secondary_b and secondary_b == rime_a
     ):
@@ -286,8 +292,32 @@ def _vowel_coda_category(rime_a: list[str], rime_b: list[str]) -> str | None:
     return None
 
 
-@cache
+@lru_cache(maxsize=1 << 15)
+def rhyme_key(phones: str) -> str:
+    """The part of a pronunciation that `rime_category` looks at: the phones from the last
+    primary stress on (`rhyming_part`), after a weak ``AH0`` standing for any earlier syllables
+    (only whether there are any matters). Words with the same key rhyme alike, so verdicts are
+    cached per key pair: *day*, *away* and *today* share one."""
+    rime = rhyming_part(phones)
+    if rime == phones:
+        return phones
+    vowels = sum(ch.isdigit() for ch in rime)
+    return rime if vowels != 1 or sum(ch.isdigit() for ch in phones) == 1 else f"AH0 {rime}"
+
+
 def compare_pronunciations(phones_a: str, phones_b: str) -> SoundRelation:
     """How two pronunciations rhyme: PERFECT, SLANT or NONE."""
-    category = rime_category(phones_a, phones_b)
+    return _compare_keys(rhyme_key(phones_a), rhyme_key(phones_b))
+
+
+@lru_cache(maxsize=1 << 15)
+def _compare_keys(key_a: str, key_b: str) -> SoundRelation:
+    category = rime_category(key_a, key_b)
     return SoundRelation.NONE if category is None else CATEGORY_RELATION[category]
+
+
+def clear_caches() -> None:
+    """Forget cached keys and verdicts (benchmarks measuring cold speed)."""
+    rhyme_key.cache_clear()
+    _compare_keys.cache_clear()
+    _parts.cache_clear()

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from poemetric.form.checker import CHECKER_VERSION, DEFAULT_THRESHOLD, check_poem
+from poemetric.form.checker import CHECKER_VERSION, DEFAULT_THRESHOLD, batch_checks, check_poem
 from poemetric.store.db import RunStore
 
 _PENDING_SQL = """
@@ -65,13 +65,16 @@ def run_form_stage(
             report.skipped += 1
         else:
             todo.append(row)
-    with Progress(
-        TextColumn("form check"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        disable=not progress,
-    ) as bar:
+    with (
+        Progress(
+            TextColumn("form check"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            disable=not progress,
+        ) as bar,
+        batch_checks(),
+    ):
         task = bar.add_task("form", total=len(todo))
         for row in todo:
             text = row["poem"] if row["poem"] is not None else row["response_text"]

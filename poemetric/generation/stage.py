@@ -10,9 +10,9 @@ from rich.console import Console
 from poemetric.pipeline import generation_id_for
 from poemetric.providers.base import Completion, ModelSpec, RunCorpus
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
-from poemetric.runner.report import ModelReport, StageReport
+from poemetric.runner.report import StageReport
 from poemetric.runner.rows import error_row, response_columns, stored_statuses
-from poemetric.runner.runner import RunnerOptions, register_target, run_stage
+from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
 from poemetric.store.db import RunStore, stable_id, to_json
 
 STAGE = "generate"
@@ -137,12 +137,9 @@ def _generation_child(
     run_dir: str, spec_data: dict[str, Any], options: RunnerOptions, target: str
 ) -> dict[str, Any]:
     """Child-process entry for providers with `isolate_process` (one model per process)."""
-    spec = ModelSpec.model_validate(spec_data)
-    register_target(spec.provider, target)
-    with RunStore(run_dir) as store:
-        report = run_generation(store, [spec], options=options)
-    return (
-        report.models[0].to_dict()
-        if report.models
-        else ModelReport(spec.name, spec.provider).to_dict()
+    return report_in_child(
+        run_dir,
+        spec_data,
+        target,
+        lambda store, spec: run_generation(store, [spec], options=options),
     )

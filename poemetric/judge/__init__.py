@@ -1,6 +1,6 @@
-"""LLM-as-a-judge: the POEMetric questionnaire answer and its parser.
+"""LLM-as-a-judge: the POEMetric questionnaire, its answer and the parser for what judges return.
 
-`poemetric.judge.stage` (calling the judge over a run) lives beside this module.
+`poemetric.judge.stage` (calling the judge over a run) lives beside these modules.
 """
 
 from poemetric.judge.answer import (
@@ -13,8 +13,8 @@ from poemetric.judge.answer import (
     Dimension,
     JudgeAnswer,
     JudgeParseError,
-    parse_judge_response,
 )
+from poemetric.judge.parse import ParsedJudgment, parse_judge_response, parse_judgment
 
 __all__ = [
     "COMMENTS",
@@ -26,5 +26,7 @@ __all__ = [
     "Dimension",
     "JudgeAnswer",
     "JudgeParseError",
+    "ParsedJudgment",
     "parse_judge_response",
+    "parse_judgment",
 ]

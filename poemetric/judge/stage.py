@@ -1,33 +1,82 @@
-"""The judge stage: an LLM judge scores every stored poem with the paper's questionnaire.
+"""The judge stage: LLM judges score every stored poem with the paper's questionnaire.
 
 The judge is blind to authorship: its prompt holds only the generation prompt and the poem text.
-Each response is parsed into the `judgments` columns. An unparsable answer is stored as an
-'error' row with the raw response kept; the next run re-parses it from the response cache (no new
-call, so a parser fix costs nothing), and only `--refresh-failed-parses` pays for a new answer.
+Each response is parsed into the `judgments` columns (`poemetric.judge.parse`). An unparsable
+answer gets `reask` follow-up turns carrying the parser's reason (every turn is cached and kept in
+the row's `turns`; `reasks` marks a re-asked answer). An answer that stays unparsable is stored
+as an 'error' row with the raw response kept; the next run re-parses it from the response cache
+(no new call, so a parser fix costs nothing), and only `--refresh-failed-parses` pays for a new
+answer. A generation that is not a poem (empty after extraction, a refusal) is not sent at all:
+it is stored as 'not_judged' with the reason, and costs nothing.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from poemetric.judge.answer import JudgeParseError, parse_judge_response
-from poemetric.prompts import JUDGE_TEMPLATE, load_template, render_judge_prompt
-from poemetric.providers.base import Completion, ModelSpec
-from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
-from poemetric.runner.report import ModelReport, StageReport
+from poemetric.judge.answer import DIMENSION_KEYS, JudgeParseError
+from poemetric.judge.parse import parse_judgment
+from poemetric.judge.structured import JUDGE_RESPONSE_SCHEMA, structured_mode
+from poemetric.prompts import (
+    JUDGE_REASK_TEMPLATE,
+    JUDGE_TEMPLATE,
+    PromptTemplate,
+    load_template,
+    render_judge_prompt,
+)
+from poemetric.providers.base import ChatMessage, Completion, ModelSpec
+from poemetric.providers.registry import provider_class
+from poemetric.runner.cost import usage_cost
+from poemetric.runner.jobs import Job, cache_key, follow_up_cache_key, settings_json, user_request
+from poemetric.runner.report import StageReport
 from poemetric.runner.rows import error_row, response_columns, stored_statuses
-from poemetric.runner.runner import RunnerOptions, register_target, run_stage
+from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
+from poemetric.screening import looks_like_refusal, not_a_poem_reason
 from poemetric.store.db import RunStore, stable_id, to_json
 
 STAGE = "judge"
+UNPARSABLE = "unparsable answer: "
+
+
+class JudgeStageError(ValueError):
+    """A judge cannot run over this run as asked (e.g. another template than before)."""
 
 
 def judgment_id_for(generation_id: str, judge: str, sample_index: int) -> str:
     return stable_id("judgment", generation_id, judge, sample_index)
+
+
+def judge_template(judge: ModelSpec, override: str | Path | None = None) -> PromptTemplate:
+    """The judge's prompt template: `override`, the judge file's `template`, or the paper's."""
+    return load_template(override or judge.template or JUDGE_TEMPLATE)
+
+
+def check_template(store: RunStore, judge: ModelSpec, template: PromptTemplate) -> None:
+    """Refuse to mix two templates under one judge name in a run: the template hash keeps
+    judgments apart, so a variant is another judge (another file, another name)."""
+    rows = store.query(
+        "SELECT t.name, j.template_hash, COUNT(*) AS n FROM judgments j "
+        "LEFT JOIN templates t ON t.template_hash = j.template_hash "
+        "WHERE j.judge = ? AND j.template_hash IS NOT NULL AND j.template_hash != ? "
+        "GROUP BY j.template_hash",
+        (judge.name, template.sha256),
+    )
+    if rows:
+        used = ", ".join(f"{r['name'] or '?'} (sha256 {r['template_hash'][:12]}…)" for r in rows)
+        raise JudgeStageError(
+            f"judge {judge.name!r} already judged {sum(r['n'] for r in rows)} poem(s) of this run "
+            f"with another template: {used}; this command uses {template.name} (sha256 "
+            f"{template.sha256[:12]}…). A judge with another template is another judge: copy its "
+            f"file to judges/{judge.name}-<variant>.yaml and set `template:` there, or use "
+            "another run."
+        )
 
 
 def judgeable_generations(
@@ -53,91 +102,194 @@ def judgeable_generations(
     return selected
 
 
-def judge_jobs(
-    store: RunStore,
-    judge: ModelSpec,
-    *,
-    authors: Sequence[str] | None = None,
-    samples: int = 1,
-    limit: int | None = None,
-) -> tuple[list[Job], dict[str, str]]:
-    template = load_template(JUDGE_TEMPLATE)
-    store.add_template(template.name, template.text)
-    jobs: list[Job] = []
-    for generation in judgeable_generations(store, authors=authors, limit=limit):
-        rendered = render_judge_prompt(generation["prompt"], generation["poem"] or "")
-        for sample in range(samples):
-            request = user_request(rendered.text, judge.settings, sample)
-            key = judgment_id_for(generation["generation_id"], judge.name, sample)
-            row = {
-                "judgment_id": key,
-                "generation_id": generation["generation_id"],
-                "judge": judge.name,
-                "sample_index": sample,
-                "provider": judge.provider,
-                "settings": settings_json(judge.settings),
-                "template_hash": rendered.template_hash,
-            }
-            # Scoped by generation: two poems with the same text (a model reciting the human
-            # original, say) are judged independently, as they would be without a cache.
-            scoped_key = cache_key(judge, request, scope=generation["generation_id"])
-            jobs.append(Job(key, judge, request, scoped_key, row))
-    statuses = stored_statuses(
-        store, jobs, table="judgments", parent="generation_id", owner="judge", name=judge.name
-    )
-    return jobs, statuses
+@dataclasses.dataclass
+class JudgePlan:
+    """Builds one judge's jobs (the runner's `jobs_for`); stores 'not_judged' rows on the way."""
+
+    store: RunStore
+    authors: Sequence[str] | None = None
+    samples: int = 1
+    limit: int | None = None
+    template: str | Path | None = None
+    #: Generations not sent, by judge name.
+    not_sent: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def __call__(self, judge: ModelSpec) -> tuple[list[Job], dict[str, str]]:
+        template = judge_template(judge, self.template)
+        self.store.add_template(template.name, template.text)
+        vary_seed = self.samples > 1 and provider_class(judge.provider).takes_seed
+        schema = JUDGE_RESPONSE_SCHEMA if judge.structured == "auto" else None
+        jobs: list[Job] = []
+        skipped: list[dict[str, Any]] = []
+        for generation in judgeable_generations(self.store, authors=self.authors, limit=self.limit):
+            reason = not_a_poem_reason(generation["poem"])
+            rendered = render_judge_prompt(
+                generation["prompt"], generation["poem"] or "", template.path
+            )
+            for sample in range(self.samples):
+                key = judgment_id_for(generation["generation_id"], judge.name, sample)
+                row = {
+                    "judgment_id": key,
+                    "generation_id": generation["generation_id"],
+                    "judge": judge.name,
+                    "sample_index": sample,
+                    "provider": judge.provider,
+                    "settings": settings_json(judge.settings),
+                    "template_hash": rendered.template_hash,
+                }
+                if reason is not None:
+                    skipped.append({**row, "status": "not_judged", "error": reason})
+                    continue
+                request = user_request(
+                    rendered.text,
+                    judge.settings,
+                    sample,
+                    vary_seed=vary_seed,
+                    response_schema=schema,
+                )
+                row.update(
+                    reasks=0,
+                    turns=None,
+                    structured=structured_mode(judge.provider) if schema else None,
+                )
+                # Scoped by generation: two poems with the same text (a model reciting the human
+                # original, say) are judged independently, as they would be without a cache.
+                scoped_key = cache_key(judge, request, scope=generation["generation_id"])
+                jobs.append(Job(key, judge, request, scoped_key, row))
+        for row in skipped:
+            self.store.save_judgment(row)
+        self.not_sent[judge.name] = len(skipped)
+        statuses = stored_statuses(
+            self.store,
+            jobs,
+            table="judgments",
+            parent="generation_id",
+            owner="judge",
+            name=judge.name,
+        )
+        return jobs, statuses
 
 
 class JudgmentRows:
-    """Result rows of the `judgments` table."""
+    """Result rows of the `judgments` table; unparsable answers are re-asked `reask` times."""
 
     table = "judgments"
+
+    def __init__(self, judge: ModelSpec) -> None:
+        self.judge = judge
+        self.reask = judge.reask
 
     def ok_row(
         self, job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
     ) -> dict[str, Any]:
+        earlier = _turns(job)
         row: dict[str, Any] = {
             **response_columns(job, completion, cost_usd=cost_usd, batch_id=batch_id),
             "reasoning": completion.reasoning,
         }
+        for column in ("cost_usd", "input_tokens", "output_tokens"):  # every turn was paid
+            row[column] = (row[column] or 0) + sum(turn.get(column) or 0 for turn in earlier)
         try:
-            columns = parse_judge_response(completion.text).to_columns()
+            parsed = parse_judgment(completion.text)
         except JudgeParseError as error:
             return {
                 **row,
+                **dict.fromkeys(DIMENSION_KEYS),
                 "status": "error",
                 "parsed": None,
-                "error": f"unparsable answer: {error}",
+                "parse_notes": None,
+                "refusal": int(looks_like_refusal(completion.text)),
+                "error": f"{UNPARSABLE}{error}",
             }
-        return {**row, **columns, "status": "ok", "parsed": to_json(columns), "error": None}
+        columns = parsed.answer.to_columns()
+        return {
+            **row,
+            **columns,
+            "status": "ok",
+            "parsed": to_json(columns),
+            "parse_notes": to_json(list(parsed.notes)),
+            "refusal": 0,
+            "error": None,
+        }
 
     def error_row(self, job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
         return error_row(job, error, batch_id=batch_id)
 
+    def follow_up(self, job: Job, completion: Completion, row: dict[str, Any]) -> Job | None:
+        """Re-ask an unparsable answer, telling the judge why it could not be used."""
+        error = str(row.get("error") or "")
+        if job.turn >= self.reask or not error.startswith(UNPARSABLE):
+            return None
+        turns = [
+            *_turns(job),
+            {
+                "turn": job.turn,
+                "response_text": completion.text,
+                "error": error,
+                "cost_usd": usage_cost(job.spec, completion.usage),
+                "input_tokens": completion.usage.input_tokens,
+                "output_tokens": completion.usage.output_tokens,
+            },
+        ]
+        messages = (
+            *job.request.messages,
+            ChatMessage(role="assistant", content=completion.text.strip() or "(no answer)"),
+            ChatMessage(role="user", content=reask_prompt(error.removeprefix(UNPARSABLE))),
+        )
+        request = dataclasses.replace(job.request, messages=messages)
+        row_fields = {**job.row, "reasks": job.turn + 1, "turns": to_json(turns)}
+        return Job(
+            job.key,
+            job.spec,
+            request,
+            follow_up_cache_key(job.cache_key, request),
+            row_fields,
+            turn=job.turn + 1,
+        )
+
+
+def reask_prompt(reason: str) -> str:
+    return load_template(JUDGE_REASK_TEMPLATE).text.replace("{error}", reason).strip()
+
+
+def _turns(job: Job) -> list[dict[str, Any]]:
+    stored = job.row.get("turns")
+    return list(json.loads(stored)) if stored else []
+
 
 def run_judging(
     store: RunStore,
-    judge: ModelSpec,
+    judges: ModelSpec | Sequence[ModelSpec],
     *,
     options: RunnerOptions | None = None,
     authors: list[str] | None = None,
     samples: int = 1,
+    template: str | Path | None = None,
     console: Console | None = None,
 ) -> StageReport:
-    """Judge every ok generation (of `authors`, default all) `samples` times with `judge`."""
+    """Judge every ok generation (of `authors`, default all) `samples` times with each judge.
+
+    Several judges (a panel) run side by side, each with its own rate limits. `template`
+    replaces every judge's prompt template (`--judge-template`).
+    """
     options = options or RunnerOptions()
-    return run_stage(
+    panel = [judges] if isinstance(judges, ModelSpec) else list(judges)
+    for judge in panel:
+        check_template(store, judge, judge_template(judge, template))
+    plan = JudgePlan(store, authors, samples, options.limit, template)
+    report = run_stage(
         store,
         STAGE,
-        [judge],
-        jobs_for=lambda spec: judge_jobs(
-            store, spec, authors=authors, samples=samples, limit=options.limit
-        ),
-        handler_for=lambda spec: JudgmentRows(),
+        panel,
+        jobs_for=plan,
+        handler_for=JudgmentRows,
         options=options,
-        child_entry=partial(_judge_child, authors=authors, samples=samples),
+        child_entry=partial(_judge_child, authors=authors, samples=samples, template=template),
         console=console,
     )
+    for model in report.models:
+        model.not_sent = plan.not_sent.get(model.model, model.not_sent)
+    return report
 
 
 def _judge_child(
@@ -148,12 +300,13 @@ def _judge_child(
     *,
     authors: list[str] | None,
     samples: int,
+    template: str | Path | None,
 ) -> dict[str, Any]:
     """Child-process entry for a judge whose provider has `isolate_process` (local vLLM)."""
-    judge = ModelSpec.model_validate(spec_data)
-    register_target(judge.provider, target)
-    with RunStore(run_dir) as store:
-        report = run_judging(store, judge, options=options, authors=authors, samples=samples)
-    if report.models:
-        return report.models[0].to_dict()
-    return ModelReport(judge.name, judge.provider).to_dict()
+
+    def run_one(store: RunStore, judge: ModelSpec) -> StageReport:
+        return run_judging(
+            store, judge, options=options, authors=authors, samples=samples, template=template
+        )
+
+    return report_in_child(run_dir, spec_data, target, run_one)

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -38,6 +39,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
 
     name: ClassVar[str] = "anthropic"
     default_key_envs: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
+    default_base_url: ClassVar[str] = "https://api.anthropic.com"
 
     def create_client(self, api_key: str) -> AsyncAnthropic:
         return AsyncAnthropic(
@@ -91,6 +93,19 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
         params.update({key: number for key, number in sampling.items() if number is not None})
         if settings.stop is not None:
             params["stop_sequences"] = list(settings.stop)
+        if request.response_schema is not None:
+            wanted = request.response_schema
+            params["tools"] = [
+                {
+                    "name": wanted.name,
+                    "description": wanted.description or f"Record the {wanted.name}.",
+                    "input_schema": wanted.schema,
+                }
+            ]
+            # Extended thinking allows only tool_choice "auto": the prompt then asks for the tool.
+            params["tool_choice"] = (
+                {"type": "auto"} if thinking else {"type": "tool", "name": wanted.name}
+            )
         params.update(settings.extra)
         return params
 
@@ -106,6 +121,9 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
                 texts.append(block.text)
             elif kind == "thinking":
                 thoughts.append(block.thinking)
+            elif kind == "tool_use":
+                # Structured output arrives as the tool's input; it becomes the answer text.
+                texts.append(("\n" if texts else "") + json.dumps(block.input, ensure_ascii=False))
         usage = TokenUsage(
             input_tokens=message.usage.input_tokens, output_tokens=message.usage.output_tokens
         )
@@ -134,7 +152,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
 
     def translate(self, error: BaseException) -> ProviderError:
         """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
-        return translate_stainless_error(self.name, error, self._key, anthropic)
+        return translate_stainless_error(self.name, error, self._key, anthropic, self.endpoint)
 
     # -- message batches ---------------------------------------------------------------------
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
@@ -205,7 +223,10 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
 
 #: Parameters passed as SDK keyword arguments. Sampling parameters (temperature, top_p, top_k) go
 #: through `extra_body`: recent SDK releases no longer list them as arguments, the API accepts them.
-_SDK_PARAMS = frozenset({"model", "messages", "max_tokens", "system", "thinking", "stop_sequences"})
+_SDK_PARAMS = frozenset(
+    {"model", "messages", "max_tokens", "system", "thinking", "stop_sequences", "tools",
+     "tool_choice"}
+)  # fmt: skip
 
 
 def _sdk_kwargs(params: dict[str, Any]) -> dict[str, Any]:

@@ -117,11 +117,42 @@ class ModelSpec(BaseModel):
     options: dict[str, Any] = Field(
         default_factory=dict, description="Provider-specific options (not sampling settings)."
     )
+    # -- judge files only ----------------------------------------------------------------------
+    template: str | None = Field(
+        default=None,
+        description="Judge prompt template: a file in prompts/ ('judge-v2' or 'judge-v2.md') or "
+        "a path (relative to the judge file); default: the paper's prompts/judge.md.",
+    )
+    structured: Literal["off", "auto"] = Field(
+        default="off",
+        description="'auto': ask for structured output (OpenAI json_schema, Gemini response "
+        "schema, Anthropic tool use, vLLM guided JSON); 'off': the paper's free-text answer.",
+    )
+    reask: int = Field(
+        default=1,
+        ge=0,
+        le=5,
+        description="Follow-up turns after an unparsable answer, each carrying the reason.",
+    )
     notes: str | None = None
 
     @property
     def label(self) -> str:
         return self.display_name or self.name
+
+
+@dataclass(frozen=True)
+class ResponseSchema:
+    """Structured output wanted from the model: a JSON Schema for one object.
+
+    Each provider asks for it its own way (OpenAI `json_schema` strict, Gemini
+    `response_json_schema`, Anthropic a forced tool call, vLLM guided decoding); the text of the
+    `Completion` is then that object as JSON.
+    """
+
+    name: str
+    schema: dict[str, Any] = field(hash=False)
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -132,6 +163,8 @@ class GenerationRequest:
     #: Stage context for offline generators (poem id, form, original text, dataset name...).
     #: Never sent to remote APIs and not part of the response-cache key.
     context: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    #: Structured output (part of the cache key); None = free text.
+    response_schema: ResponseSchema | None = None
 
 
 @dataclass(frozen=True)
@@ -168,7 +201,9 @@ class Completion:
 
 
 class ProviderError(Exception):
-    """A failed call. `retryable` says whether the batch runner should try again."""
+    """A failed call. `retryable` says whether the batch runner should try again; `fatal` that
+    no request of this model can succeed now (e.g. nothing listens at its local endpoint), so
+    the runner stops the model and leaves its jobs pending instead of failing each one."""
 
     def __init__(
         self,
@@ -178,12 +213,14 @@ class ProviderError(Exception):
         status: int | None = None,
         retry_after_s: float | None = None,
         raw: str | None = None,
+        fatal: bool = False,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.status = status
         self.retry_after_s = retry_after_s
         self.raw = raw
+        self.fatal = fatal
 
 
 class Provider(ABC):
@@ -198,6 +235,8 @@ class Provider(ABC):
     #: True when each model should run in its own child process so that its resources (GPU
     #: memory of a vLLM engine) are freed before the next model starts.
     isolate_process: ClassVar[bool] = False
+    #: True when the provider honours `settings.seed` (repeated samples then vary the seed).
+    takes_seed: ClassVar[bool] = False
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec

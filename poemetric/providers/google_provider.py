@@ -63,7 +63,9 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
     """
 
     name: ClassVar[str] = "google"
+    takes_seed: ClassVar[bool] = True
     default_key_envs: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+    default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com"
 
     def create_client(self, api_key: str) -> genai.Client:
         options = types.HttpOptions(
@@ -108,6 +110,9 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
                 thinking_level=types.ThinkingLevel(effort.upper()) if effort else None,
                 include_thoughts=budget != 0,
             )
+        if request.response_schema is not None:
+            fields["response_mime_type"] = "application/json"
+            fields["response_json_schema"] = request.response_schema.schema
         fields.update(settings.extra)
         try:
             return types.GenerateContentConfig(**{k: v for k, v in fields.items() if v is not None})
@@ -188,7 +193,7 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
                 converted.retry_after_s = _retry_delay(error.details)
             return converted
         if isinstance(error, _TRANSPORT_ERRORS):
-            return transport_error(self.name, error, self._key)
+            return transport_error(self.name, error, self._key, self.endpoint)
         if isinstance(error, ValueError | ValidationError):
             return malformed_error(self.name, error, self._key)
         return ProviderError(

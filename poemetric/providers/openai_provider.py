@@ -52,7 +52,9 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
     """`provider: openai`. `options.reasoning_model: true|false` overrides the name-based guess."""
 
     name: ClassVar[str] = "openai"
+    takes_seed: ClassVar[bool] = True
     default_key_envs: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
+    default_base_url: ClassVar[str] = "https://api.openai.com/v1"
 
     def create_client(self, api_key: str) -> AsyncOpenAI:
         return AsyncOpenAI(
@@ -107,6 +109,17 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
                 "use reasoning_effort, or settings.extra for a server-specific field",
                 retryable=False,
             )
+        if request.response_schema is not None:
+            wanted = request.response_schema
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": wanted.name,
+                    "description": wanted.description,
+                    "schema": wanted.schema,
+                    "strict": True,
+                },
+            }
         body.update(settings.extra)
         return body
 
@@ -149,7 +162,7 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
 
     def translate(self, error: BaseException) -> ProviderError:
         """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
-        return translate_stainless_error(self.name, error, self._key, openai)
+        return translate_stainless_error(self.name, error, self._key, openai, self.endpoint)
 
     # -- batch API ---------------------------------------------------------------------------
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
@@ -264,6 +277,8 @@ class OpenAICompatibleProvider(OpenAIProvider):
 
     name: ClassVar[str] = "openai-compatible"
     default_key_envs: ClassVar[tuple[str, ...]] = ()
+    #: Not every compatible server accepts `seed` (DeepSeek's API documents none).
+    takes_seed: ClassVar[bool] = False
 
     def __init__(self, spec: Any) -> None:
         if not spec.base_url:
@@ -280,7 +295,7 @@ def _put(body: dict[str, Any], key: str, value: Any) -> None:
 
 _SDK_PARAMS = frozenset(
     {"model", "messages", "temperature", "top_p", "max_tokens", "max_completion_tokens", "seed",
-     "stop", "reasoning_effort"}
+     "stop", "reasoning_effort", "response_format"}
 )  # fmt: skip
 
 

@@ -6,12 +6,14 @@ Kept out of `base.py` because only the SDK-backed adapters need them.
 from __future__ import annotations
 
 import email.utils
+import errno
 import json
 import os
 import time
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -61,6 +63,8 @@ class SDKProvider(Provider, Generic[ClientT]):
     """
 
     default_key_envs: ClassVar[tuple[str, ...]] = ()
+    #: The API's address when the model file sets no `base_url` (named in connection errors).
+    default_base_url: ClassVar[str] = ""
 
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__(spec)
@@ -81,6 +85,11 @@ class SDKProvider(Provider, Generic[ClientT]):
             self._key = resolve_api_key(self.spec, self.default_key_envs)
             self._client = self.create_client(self._key)
         return self._client
+
+    @property
+    def endpoint(self) -> str:
+        """Where requests go: the model file's `base_url` or the API's default address."""
+        return self.spec.base_url or self.default_base_url
 
     def preflight(self) -> None:
         resolve_api_key(self.spec, self.default_key_envs)
@@ -141,13 +150,50 @@ def status_error(
     )
 
 
+LOCAL_HOSTS = frozenset({"localhost", "::1", "0.0.0.0"})
+
+
+def is_local(url: str | None) -> bool:
+    """True for an endpoint on this machine (127.x.x.x, localhost, ::1)."""
+    host = urlsplit(url).hostname if url else None
+    return bool(host) and (host in LOCAL_HOSTS or str(host).startswith("127."))
+
+
+def connection_refused(error: BaseException) -> bool:
+    """True when the error (or one it was raised from) is a refused TCP connection."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError) or (
+            isinstance(current, OSError) and current.errno == errno.ECONNREFUSED
+        ):
+            return True
+        if "connection refused" in str(current).lower():
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def transport_error(
-    provider: str, error: BaseException, secret: str | None = None
+    provider: str, error: BaseException, secret: str | None = None, endpoint: str | None = None
 ) -> ProviderError:
-    """Timeouts and dropped connections: always worth retrying."""
+    """Timeouts and dropped connections, worth retrying; a refused connection to a local
+    endpoint is not (nothing listens there: the server is not started), and stops the model."""
+    where = f" calling {endpoint}" if endpoint else ""
+    if connection_refused(error) and is_local(endpoint):
+        return ProviderError(
+            scrub(
+                f"{provider}: cannot connect to {endpoint} (connection refused): is the server "
+                "running, and is base_url right?",
+                secret,
+            ),
+            retryable=False,
+            fatal=True,
+        )
     kind = type(error).__name__
     return ProviderError(
-        scrub(f"{provider}: {kind}: {error} (timeout or connection failure)", secret),
+        scrub(f"{provider}: {kind}: {error}{where} (timeout or connection failure)", secret),
         retryable=True,
     )
 
@@ -167,7 +213,7 @@ def malformed_error(
 
 
 def translate_stainless_error(
-    provider: str, error: BaseException, secret: str | None, sdk: Any
+    provider: str, error: BaseException, secret: str | None, sdk: Any, endpoint: str | None = None
 ) -> ProviderError:
     """SDK exception → `ProviderError` for the `openai` and `anthropic` SDKs.
 
@@ -186,7 +232,7 @@ def translate_stainless_error(
             secret=secret,
         )
     if isinstance(error, sdk.APIConnectionError):
-        return transport_error(provider, error, secret)
+        return transport_error(provider, error, secret, endpoint)
     if isinstance(error, ValueError | ValidationError | sdk.APIResponseValidationError):
         return malformed_error(provider, error, secret)
     return ProviderError(f"{provider}: unexpected {type(error).__name__}", retryable=False)

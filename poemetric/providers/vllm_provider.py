@@ -58,6 +58,7 @@ class VLLMProvider(InProcessBatchProvider):
     prefers_batches: ClassVar[bool] = True
     remote: ClassVar[bool] = False
     isolate_process: ClassVar[bool] = True
+    takes_seed: ClassVar[bool] = True
 
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__(spec)
@@ -175,6 +176,8 @@ class VLLMProvider(InProcessBatchProvider):
             "stop": list(settings.stop) if settings.stop is not None else None,
         }
         fields.update({name: value for name, value in overrides.items() if value is not None})
+        if request.response_schema is not None:
+            fields.update(self.guided_json(request.response_schema.schema))
         fields.update(settings.extra)
         if "max_tokens" not in fields:
             fields["max_tokens"] = self.default_max_tokens(conversation)
@@ -184,6 +187,22 @@ class VLLMProvider(InProcessBatchProvider):
             raise ProviderError(
                 f"vllm: invalid sampling settings: {error}", retryable=False
             ) from error
+
+    def guided_json(self, schema: dict[str, Any]) -> dict[str, Any]:
+        """The SamplingParams field that constrains decoding to `schema` (vLLM >= 0.11 calls it
+        `structured_outputs`, earlier releases `guided_decoding`)."""
+        params = getattr(self.vllm, "sampling_params", None)
+        structured = getattr(params, "StructuredOutputsParams", None)
+        if structured is not None:
+            return {"structured_outputs": structured(json=schema)}
+        guided = getattr(params, "GuidedDecodingParams", None)
+        if guided is not None:
+            return {"guided_decoding": guided(json=schema)}
+        raise ProviderError(
+            "vllm: this vLLM has no guided decoding (StructuredOutputsParams or "
+            "GuidedDecodingParams); set `structured: off` in the judge file",
+            retryable=False,
+        )
 
     def default_max_tokens(self, conversation: list[dict[str, str]]) -> int:
         configured = self.spec.options.get("default_max_tokens")

@@ -22,10 +22,22 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from poemetric.providers.base import BatchCapable, BatchStatus, Completion, ProviderError
-from poemetric.runner.calls import estimate, log_attempt, record_completion, record_failure
+from poemetric.providers.base import (
+    BatchCapable,
+    BatchStatus,
+    Completion,
+    Provider,
+    ProviderError,
+)
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, completion_to_dict
+from poemetric.runner.recording import (
+    estimate,
+    log_attempt,
+    record_completion,
+    record_failure,
+    resolve_from_cache,
+)
 from poemetric.store.db import utc_now
 
 if TYPE_CHECKING:
@@ -101,9 +113,19 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         _record_batch(run, batch_id, chunk)
         waiting.append((batch_id, {job.key: job.cache_key for job in chunk}))
         run.report.batch_ids.append(batch_id)
+    follow_ups: list[Job] = []
     await asyncio.gather(
-        *(_wait_and_collect(run, provider, bid, keys, by_key, reserved) for bid, keys in waiting)
+        *(
+            _wait_and_collect(run, provider, bid, keys, by_key, reserved, follow_ups)
+            for bid, keys in waiting
+        )
     )
+    if follow_ups and isinstance(provider, Provider):
+        # Follow-up turns (a judge re-asking an unusable answer) are few: the synchronous API
+        # answers them now instead of another day-long batch round.
+        from poemetric.runner.calls import run_concurrent
+
+        await run_concurrent(run, provider, follow_ups)
 
 
 async def _wait_and_collect(
@@ -113,6 +135,7 @@ async def _wait_and_collect(
     keys: dict[str, str],
     by_key: dict[str, Job],
     reserved: dict[str, float],
+    follow_ups: list[Job],
 ) -> None:
     delay = run.options.batch_poll_s
     while True:
@@ -160,7 +183,11 @@ async def _wait_and_collect(
             actual = usage_cost(run.spec, result.usage, batch=True)
             run.budget.settle(reserved.pop(key, 0.0), actual)
             log_attempt(run, job, 1, "ok", latency_s=result.latency_s)
-            record_completion(run, job, result, batch_id=batch_id)
+            follow_up = resolve_from_cache(
+                run, record_completion(run, job, result, batch_id=batch_id)
+            )
+            if follow_up is not None:
+                follow_ups.append(follow_up)
         else:
             run.budget.settle(reserved.pop(key, 0.0), 0.0)
             log_attempt(run, job, 1, "error", error=result)

@@ -10,112 +10,37 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import Completion, Provider, ProviderError
-from poemetric.runner.cost import estimate_input_tokens, estimate_output_tokens, usage_cost
-from poemetric.runner.jobs import Job, completion_from_dict, completion_to_dict
+from poemetric.runner.cost import usage_cost
+from poemetric.runner.jobs import Job
 from poemetric.runner.ratelimit import ModelLimiter
-from poemetric.runner.retry import RetryPolicy
+from poemetric.runner.recording import (
+    Estimate,
+    as_provider_error,
+    estimate,
+    log_attempt,
+    record_completion,
+    record_failure,
+    resolve_from_cache,
+)
+from poemetric.runner.retry import RetryPolicy, is_rate_limit
 
 if TYPE_CHECKING:
     from poemetric.runner.runner import ModelRun
 
 
+class _NotCalled(Exception):
+    """The job is left for later: over the --max-cost budget, or its model was stopped."""
+
+
 @dataclass
-class Estimate:
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float
-
-    @property
-    def tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
-
-
-def estimate(run: ModelRun, job: Job, *, batch: bool = False) -> Estimate:
-    spec = run.spec
-    input_tokens = estimate_input_tokens(job.request.messages)
-    output_tokens = estimate_output_tokens(spec, run.options.output_tokens_estimate)
-    return Estimate(
-        input_tokens, output_tokens, spec.pricing.cost(input_tokens, output_tokens, batch=batch)
-    )
-
-
-def as_provider_error(error: BaseException, timeout_s: float) -> ProviderError:
-    if isinstance(error, ProviderError):
-        return error
-    if isinstance(error, TimeoutError):
-        return ProviderError(f"no response within {timeout_s:g} s (timeout)", retryable=True)
-    return ProviderError(f"{type(error).__name__}: {error}", retryable=False)
-
-
-def record_completion(
-    run: ModelRun, job: Job, completion: Completion, *, batch_id: str | None = None
-) -> None:
-    """Cost, store (row + cache in one transaction), report and progress for one response."""
-    cost = usage_cost(run.spec, completion.usage, batch=batch_id is not None)
-    # Redact before anything is derived from the response: the row (raw response, text, poem)
-    # is stored beside the cache entry and must be as clean as it.
-    original = completion_to_dict(completion)
-    completion_data = run.redact_completion(original)
-    if completion_data is not original:
-        completion = completion_from_dict(completion_data)
-    row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=batch_id)
-    run.store.save_result_and_cache(
-        run.handler.table,
-        row,
-        cache_key=job.cache_key,
-        provider=run.spec.provider,
-        model=run.spec.model,
-        completion=completion_data,
-        replace_cache=run.options.refresh_failed_parses,
-    )
-    run.report.called += 1
-    run.report.input_tokens += completion.usage.input_tokens
-    run.report.output_tokens += completion.usage.output_tokens
-    run.report.cost_usd += cost
-    if row.get("status") == "ok":
-        run.report.ok += 1
-    else:
-        run.report.note_error(row.get("error"))
-    run.advance(tokens=completion.usage.input_tokens + completion.usage.output_tokens, cost=cost)
-
-
-def record_failure(
-    run: ModelRun, job: Job, error: ProviderError, *, batch_id: str | None = None
-) -> None:
-    message = run.redact(str(error))
-    if error.status is not None:
-        message = f"HTTP {error.status}: {message}"
-    run.store.save_result_and_cache(
-        run.handler.table, run.handler.error_row(job, message, batch_id=batch_id)
-    )
-    run.report.called += 1
-    run.report.note_error(message)
-    run.advance()
-
-
-def log_attempt(
-    run: ModelRun,
-    job: Job,
-    attempt: int,
-    outcome: str,
-    *,
-    error: ProviderError | None = None,
-    latency_s: float | None = None,
-) -> None:
-    run.store.log_call(
-        cache_key=job.cache_key,
-        provider=run.spec.provider,
-        model=run.spec.model,
-        attempt=attempt,
-        outcome=outcome,
-        http_status=None if error is None else error.status,
-        detail=None if error is None else run.redact(str(error))[:500],
-        latency_s=latency_s,
-    )
+class _JobState:
+    guess: Estimate
+    reserved: bool = False
+    latency_s: float | None = None
 
 
 async def run_concurrent(run: ModelRun, provider: Provider, jobs: Sequence[Job]) -> None:
-    """All jobs at once, paced by the model's limiter; each retried per the policy."""
+    """All jobs at once, paced by the model's adaptive limiter; each retried per the policy."""
     limits = run.spec.limits
     limiter = ModelLimiter(limits, concurrency=run.options.concurrency)
     policy = RetryPolicy(
@@ -124,10 +49,13 @@ async def run_concurrent(run: ModelRun, provider: Provider, jobs: Sequence[Job])
         cap_s=run.options.retry_cap_s,
     )
     rng = random.Random(f"{run.options.seed}:{run.spec.name}")
-    await asyncio.gather(*(_one_job(run, provider, limiter, policy, rng, job) for job in jobs))
+    await asyncio.gather(*(_run_job(run, provider, limiter, policy, rng, job) for job in jobs))
+    run.report.rate_decreases += limiter.requests.decreases
+    if limiter.requests.rate is not None:
+        run.report.final_rate_per_s = limiter.requests.rate
 
 
-async def _one_job(
+async def _run_job(
     run: ModelRun,
     provider: Provider,
     limiter: ModelLimiter,
@@ -135,56 +63,96 @@ async def _one_job(
     rng: random.Random,
     job: Job,
 ) -> None:
-    guess = estimate(run, job)
+    """One job and the follow-up turns its stage asks for (cached turns are not called)."""
+    current: Job | None = job
+    while current is not None:
+        completion = await _call(run, provider, limiter, policy, rng, current)
+        if completion is None:
+            return
+        current = resolve_from_cache(run, record_completion(run, current, completion))
+
+
+async def _call(
+    run: ModelRun,
+    provider: Provider,
+    limiter: ModelLimiter,
+    policy: RetryPolicy,
+    rng: random.Random,
+    job: Job,
+) -> Completion | None:
+    """The job's response, or None after storing its failure (or leaving it for later)."""
+    state = _JobState(estimate(run, job))
+
+    def before_sleep(error: ProviderError, attempt: int) -> None:
+        log_attempt(run, job, attempt, "retry", error=error, latency_s=state.latency_s)
+
+    attempt_number = 0
+    try:
+        async for attempt in policy.retrying(rng, before_sleep=before_sleep):
+            with attempt:
+                attempt_number = attempt.retry_state.attempt_number
+                completion = await _attempt(run, provider, limiter, state, job)
+    except _NotCalled:
+        if state.reserved:
+            run.budget.settle(state.guess.cost_usd, 0.0)
+        run.advance()
+        return None
+    except ProviderError as error:
+        run.budget.settle(state.guess.cost_usd, 0.0)
+        if error.fatal:  # the model cannot run now: stop it, leave its jobs pending
+            run.stop(run.redact(str(error)))
+            run.report.left_pending += 1
+            run.advance()
+            return None
+        log_attempt(run, job, attempt_number, "error", error=error, latency_s=state.latency_s)
+        record_failure(run, job, error)
+        return None
+    if completion.latency_s is None:
+        completion.latency_s = state.latency_s
+    used = completion.usage.input_tokens + completion.usage.output_tokens
+    limiter.correct_tokens(state.guess.tokens, used or state.guess.tokens)
+    run.budget.settle(state.guess.cost_usd, usage_cost(run.spec, completion.usage))
+    log_attempt(run, job, attempt_number, "ok", latency_s=state.latency_s)
+    return completion
+
+
+async def _attempt(
+    run: ModelRun, provider: Provider, limiter: ModelLimiter, state: _JobState, job: Job
+) -> Completion:
     timeout_s = run.spec.limits.timeout_s
-    reserved = False
-    attempt = 0
-    while True:
-        attempt += 1
-        completion: Completion | None = None
-        error: ProviderError | None = None
-        async with limiter.concurrency_slot():
-            if not reserved:
-                if run.budget.exhausted or not run.budget.try_reserve(guess.cost_usd):
-                    run.report.skipped_budget += 1
-                    run.advance()
-                    return
-                reserved = True
-            await limiter.pace(guess.tokens)
-            started = time.monotonic()
-            try:
-                completion = await asyncio.wait_for(provider.generate(job.request), timeout_s)
-            except Exception as caught:
-                error = as_provider_error(caught, timeout_s)
-            latency = time.monotonic() - started
-        if completion is not None:
-            if completion.latency_s is None:
-                completion.latency_s = latency
-            used = completion.usage.input_tokens + completion.usage.output_tokens
-            limiter.correct_tokens(guess.tokens, used or guess.tokens)
-            run.budget.settle(guess.cost_usd, usage_cost(run.spec, completion.usage))
-            log_attempt(run, job, attempt, "ok", latency_s=latency)
-            record_completion(run, job, completion)
-            return
-        assert error is not None
-        retry = error.retryable and attempt <= policy.max_retries
-        log_attempt(
-            run, job, attempt, "retry" if retry else "error", error=error, latency_s=latency
-        )
-        if not retry:
-            run.budget.settle(guess.cost_usd, 0.0)
-            record_failure(run, job, error)
-            return
-        await asyncio.sleep(policy.delay(attempt, error.retry_after_s, rng))
+    async with limiter.concurrency_slot():
+        if run.stopped is not None:
+            run.report.left_pending += 1
+            raise _NotCalled
+        if not state.reserved:
+            if run.budget.exhausted or not run.budget.try_reserve(state.guess.cost_usd):
+                run.report.skipped_budget += 1
+                raise _NotCalled
+            state.reserved = True
+        await limiter.pace(state.guess.tokens)
+        started = time.monotonic()
+        try:
+            completion = await asyncio.wait_for(provider.generate(job.request), timeout_s)
+        except Exception as caught:
+            state.latency_s = time.monotonic() - started
+            error = as_provider_error(caught, timeout_s)
+            if is_rate_limit(error):
+                limiter.requests.on_rate_limited()
+            raise error from caught
+        state.latency_s = time.monotonic() - started
+    limiter.requests.on_success()
+    return completion
 
 
 async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[Job]) -> None:
-    """Providers that prefer batches (vLLM offline engine): `generate_batch` on large chunks."""
+    """Providers that prefer batches (vLLM offline engine): `generate_batch` on large chunks;
+    follow-up turns go into later chunks."""
     size = max(1, run.options.chunk_size)
-    for start in range(0, len(jobs), size):
+    queue = list(jobs)
+    while queue:
         chunk: list[Job] = []
         reserved: list[Estimate] = []
-        for job in jobs[start : start + size]:
+        for job in queue[:size]:
             guess = estimate(run, job)
             if run.budget.exhausted or not run.budget.try_reserve(guess.cost_usd):
                 run.report.skipped_budget += 1
@@ -192,6 +160,7 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
                 continue
             chunk.append(job)
             reserved.append(guess)
+        queue = queue[size:]
         if not chunk:
             continue
         started = time.monotonic()
@@ -213,7 +182,9 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
                     result.latency_s = latency
                 run.budget.settle(guess.cost_usd, usage_cost(run.spec, result.usage))
                 log_attempt(run, job, 1, "ok", latency_s=latency)
-                record_completion(run, job, result)
+                follow_up = resolve_from_cache(run, record_completion(run, job, result))
+                if follow_up is not None:
+                    queue.append(follow_up)
             else:
                 error = as_provider_error(result, run.spec.limits.timeout_s)
                 run.budget.settle(guess.cost_usd, 0.0)

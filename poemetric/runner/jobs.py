@@ -15,6 +15,7 @@ from poemetric.providers.base import (
     GenerationRequest,
     GenerationSettings,
     ModelSpec,
+    ResponseSchema,
     TokenUsage,
 )
 
@@ -58,8 +59,20 @@ def cache_key(spec: ModelSpec, request: GenerationRequest, *, scope: str | None 
         payload["options"] = spec.options
     if spec.vllm is not None:
         payload["vllm"] = spec.vllm.model_dump(mode="json")
+    if request.response_schema is not None:
+        payload["response_schema"] = {
+            "name": request.response_schema.name,
+            "schema": request.response_schema.schema,
+        }
     if scope is not None:
         payload["scope"] = scope
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def follow_up_cache_key(first_key: str, request: GenerationRequest) -> str:
+    """The cache key of a follow-up turn: its first turn's key and the whole conversation."""
+    messages = [message.model_dump(mode="json") for message in request.messages]
+    payload = {"v": CACHE_KEY_VERSION, "first": first_key, "messages": messages}
     return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
 
 
@@ -68,19 +81,25 @@ def user_request(
     settings: GenerationSettings,
     sample_index: int,
     context: dict[str, Any] | None = None,
+    *,
+    vary_seed: bool = False,
+    response_schema: ResponseSchema | None = None,
 ) -> GenerationRequest:
     """The prompt as a single user message: no system prompt (the provider's default applies).
 
     When the settings fix a `seed`, sample k > 0 uses `seed + k`: samples stay reproducible but
-    are not k identical copies of sample 0.
+    are not k identical copies of sample 0. With `vary_seed` (a provider that takes a seed), a
+    sample k > 0 gets seed k even when the settings fix none; sample 0 is sent as configured,
+    so adding samples later never changes (or re-buys) the first one.
     """
-    if settings.seed is not None and sample_index > 0:
-        settings = settings.model_copy(update={"seed": settings.seed + sample_index})
+    if sample_index > 0 and (settings.seed is not None or vary_seed):
+        settings = settings.model_copy(update={"seed": (settings.seed or 0) + sample_index})
     return GenerationRequest(
         messages=(ChatMessage(role="user", content=text),),
         settings=settings,
         sample_index=sample_index,
         context=dict(context or {}),
+        response_schema=response_schema,
     )
 
 
@@ -88,8 +107,10 @@ def user_request(
 class Job:
     """One request whose result becomes one row of a result table.
 
-    `key` is the row's stable id (generation_id / judgment_id), also used as the batch custom id
-    and as the shard key. `row` holds the identifying columns the stage writes with every result.
+    `key` is the row's stable id (generation_id / judgment_id), also used as the batch custom id,
+    the lease key and the shard key. `row` holds the identifying columns the stage writes with
+    every result. `turn` counts follow-up turns: a follow-up job keeps the key and row of its
+    first turn, and carries the whole conversation in its request.
     """
 
     key: str
@@ -97,6 +118,7 @@ class Job:
     request: GenerationRequest
     cache_key: str
     row: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    turn: int = 0
 
 
 # -- sharding ------------------------------------------------------------------------------------

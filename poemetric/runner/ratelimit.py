@@ -1,9 +1,19 @@
-"""Client-side rate limiting: a concurrency cap plus request-rate and token-rate token buckets."""
+"""Client-side rate limiting: a concurrency cap, an adaptive request rate and a token-rate bucket.
+
+The request rate adapts to the server (AIMD, as TCP does): a model starts at its configured
+`requests_per_minute`, or unpaced when the model file sets none. When the server starts refusing
+(a burst of 429s, not a lone one), the rate drops to `DECREASE` times the current rate (the first
+time, the throughput the server granted while unpaced), at most once per `HOLD_S`; every success
+raises it again (by `INCREASE` requests/s per second, or `INCREASE_SHARE` of the rate if more),
+never above the configured ceiling. A model file without limits therefore finds a server's rate
+by itself instead of failing its jobs.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -58,24 +68,116 @@ class TokenBucket:
         self._refill()
         self._level = min(self.capacity, self._level - delta)
 
+    def set_rate(self, rate_per_s: float) -> None:
+        """Change the refill rate from now on (the level reached so far is kept)."""
+        if rate_per_s <= 0:
+            raise ValueError("rate must be positive")
+        self._refill()
+        self.rate_per_s = rate_per_s
+
+
+#: Multiplicative decrease when the server rate-limits, and the shortest time between two.
+DECREASE = 0.85
+HOLD_S = 1.0
+#: Additive increase: requests/s gained per second of successes (at least INCREASE, or
+#: INCREASE_SHARE of the current rate, whichever is more).
+INCREASE = 0.5
+INCREASE_SHARE = 0.08
+#: Never slower than this (requests/s).
+MIN_RATE = 0.05
+#: Successes within this window measure the throughput the server grants.
+WINDOW_S = 2.0
+#: 429s that count as the server's limit being reached: this many within the time of
+#: BURST_REQUESTS requests (at least one second). A lone 429 (an overloaded replica, a proxy
+#: hiccup) only makes its own job wait its Retry-After.
+BURST_429 = 2
+BURST_REQUESTS = 2.5
+
+
+class AdaptiveRate:
+    """A request rate that adapts to the server's 429s (AIMD); None = not paced."""
+
+    def __init__(
+        self, ceiling_per_s: float | None, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.ceiling = ceiling_per_s
+        self._clock = clock
+        self._bucket = TokenBucket(ceiling_per_s, 1.0, clock=clock) if ceiling_per_s else None
+        self._successes: deque[float] = deque()
+        self._limited: deque[float] = deque()
+        self._started = clock()
+        self._last_decrease = float("-inf")
+        self.decreases = 0
+
+    @property
+    def rate(self) -> float | None:
+        return None if self._bucket is None else self._bucket.rate_per_s
+
+    async def acquire(self) -> None:
+        if self._bucket is not None:
+            await self._bucket.acquire(1.0)
+
+    def _granted(self, now: float) -> float:
+        """Successes per second over the last window (since the start, early on)."""
+        while self._successes and now - self._successes[0] > WINDOW_S:
+            self._successes.popleft()
+        span = max(min(WINDOW_S, now - self._started), 0.25)
+        return len(self._successes) / span
+
+    def on_success(self) -> None:
+        now = self._clock()
+        self._successes.append(now)
+        if self._bucket is None:
+            return
+        rate = self._bucket.rate_per_s
+        per_second = max(INCREASE, INCREASE_SHARE * rate)
+        raised = rate + per_second / max(rate, 1.0)
+        if self.ceiling is not None:
+            raised = min(raised, self.ceiling)
+        if raised != rate:
+            self._bucket.set_rate(raised)
+
+    def on_rate_limited(self) -> None:
+        now = self._clock()
+        window = max(1.0, BURST_REQUESTS / self.rate) if self.rate else 1.0
+        self._limited.append(now)
+        while self._limited and now - self._limited[0] > window:
+            self._limited.popleft()
+        if len(self._limited) < BURST_429 or now - self._last_decrease < HOLD_S:
+            return
+        current = self.rate
+        if current is None:
+            # Unpaced so far: start from what the server granted while we pushed it (later on,
+            # successes measure how much work is left as much as the server's capacity).
+            granted = self._granted(now)
+            if granted <= 0:
+                return  # nothing granted yet to measure: the jobs wait their Retry-After
+            current = granted
+        lowered = max(MIN_RATE, current * DECREASE)
+        self._last_decrease = now
+        self._limited.clear()
+        self.decreases += 1
+        if self._bucket is None:
+            self._bucket = TokenBucket(lowered, 1.0, clock=self._clock)
+        else:
+            self._bucket.set_rate(lowered)
+
 
 class ModelLimiter:
-    """Everything that paces one model's calls: `async with limiter.slot(tokens): call()`.
+    """Everything that paces one model's calls: a concurrency slot, then `pace`, then the call.
 
     The concurrency slot is taken first and the rate buckets second, so a request never consumes
     a rate slot while it still queues for a connection. Request pacing uses a bucket of one
     request (smooth, no bursts): providers and proxies enforce limits over sliding windows that a
-    burst would overrun. The token bucket holds ten seconds' worth of tokens.
+    burst would overrun; its rate adapts to 429s (`AdaptiveRate`). The token bucket holds ten
+    seconds' worth of tokens.
     """
 
     def __init__(self, limits: RateLimits, *, concurrency: int | None = None) -> None:
         self.concurrency = concurrency or limits.max_concurrency
         self._slots = asyncio.Semaphore(self.concurrency)
-        self.requests = (
-            TokenBucket(limits.requests_per_minute / 60.0, 1.0)
-            if limits.requests_per_minute
-            else None
-        )
+        rpm = limits.requests_per_minute
+        self.requests = AdaptiveRate(rpm / 60.0 if rpm else None)
         self.tokens = (
             TokenBucket(limits.tokens_per_minute / 60.0, limits.tokens_per_minute / 6.0)
             if limits.tokens_per_minute
@@ -89,8 +191,7 @@ class ModelLimiter:
 
     async def pace(self, estimated_tokens: int) -> None:
         """Wait for the rate buckets (call inside `concurrency_slot`)."""
-        if self.requests is not None:
-            await self.requests.acquire(1.0)
+        await self.requests.acquire()
         if self.tokens is not None:
             await self.tokens.acquire(float(estimated_tokens))
 

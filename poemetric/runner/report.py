@@ -33,9 +33,21 @@ class ModelReport:
     batch_ids: list[str] = field(default_factory=list)
     #: The first error of this command (e.g. a missing API key), shown under the summary table.
     first_error: str | None = None
-    #: Why the model was not run at all (its provider's pre-flight check failed); no call was
-    #: made and no row written, so its jobs stay pending for the next run.
+    #: Why the model was not run at all (its provider's pre-flight check failed), or was stopped
+    #: mid-run (its local endpoint refused connections); its jobs stay pending for the next run.
     not_run: str | None = None
+    #: Jobs left pending because the model was stopped.
+    left_pending: int = 0
+    #: Jobs leased by another live process on the same run (left to it), and who holds them.
+    held_elsewhere: int = 0
+    held_by: str | None = None
+    #: Responses the stage found unusable and followed up with another turn (re-asks).
+    reasked: int = 0
+    #: Inputs the stage did not send at all (e.g. a judge is not asked about an empty answer).
+    not_sent: int = 0
+    #: Times the adaptive rate control slowed down on a 429, and the rate it ended at (req/s).
+    rate_decreases: int = 0
+    final_rate_per_s: float | None = None
 
     def note_error(self, message: str | None) -> None:
         self.errors += 1
@@ -70,6 +82,11 @@ class StageReport:
         return [m for m in self.models if m.not_run]
 
     @property
+    def incomplete(self) -> bool:
+        """Jobs were left undone: errors, a model that could not run, jobs held elsewhere."""
+        return bool(self.errors or self.not_run or any(m.held_elsewhere for m in self.models))
+
+    @property
     def cost_usd(self) -> float:
         return float(self.total("cost_usd"))
 
@@ -85,8 +102,13 @@ class StageReport:
             f"{len(self.models)} model(s): {int(self.total('ok'))} new ok, {self.errors} error(s), "
             f"{done} already done, {int(self.total('called'))} call(s), ${self.cost_usd:.4f}"
         )
-        skipped = int(self.total("skipped_budget"))
-        text += f", {skipped} skipped by --max-cost" if skipped else ""
+        extras = {
+            "re-asked": int(self.total("reasked")),
+            "not sent (not a poem)": int(self.total("not_sent")),
+            "skipped by --max-cost": int(self.total("skipped_budget")),
+            "left to another process": int(self.total("held_elsewhere")),
+        }
+        text += "".join(f", {count} {what}" for what, count in extras.items() if count)
         not_run = ", ".join(m.model for m in self.not_run)
         return text + (f"; not run: {not_run}" if not_run else "")
 
@@ -100,7 +122,8 @@ class StageReport:
         if self.dry_run:
             columns += ["est. tokens in/out", "est. cost $"]
         else:
-            columns += ["ok", "errors", "budget-skipped", "tokens in/out", "cost $"]
+            columns += ["ok", "errors", "re-asked", "not sent", "budget-skipped"]
+            columns += ["tokens in/out", "cost $"]
         for column in columns:
             table.add_column(column, justify="left" if column == "model" else "right")
         for m in self.models:
@@ -114,6 +137,8 @@ class StageReport:
                 cells += [
                     m.ok,
                     m.errors,
+                    m.reasked,
+                    m.not_sent,
                     m.skipped_budget,
                     f"{m.input_tokens:,}/{m.output_tokens:,}",
                     f"{m.cost_usd:.4f}",
@@ -132,11 +157,27 @@ class StageReport:
                 "finish the skipped jobs.[/yellow]"
             )
         for m in self.not_run:
+            left = m.left_pending or m.pending
             console.print(
-                f"[red]{m.model} cannot run ({m.pending} job(s) left pending):[/red] {m.not_run}",
+                f"[red]{m.model} cannot run ({left} job(s) left pending):[/red] {m.not_run}",
                 highlight=False,
                 soft_wrap=True,
             )
+        for m in self.models:
+            if m.held_elsewhere:
+                console.print(
+                    f"[yellow]{m.model}: {m.held_elsewhere} job(s) are being run by another "
+                    f"process on this run and were left to it ({m.held_by}). Nothing is bought "
+                    "twice; run the command again once it ends to pick up what it left.[/yellow]",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+            if m.not_sent:
+                console.print(
+                    f"{m.model}: {m.not_sent} answer(s) are not poems (empty or a refusal): "
+                    "stored as not judged, not sent.",
+                    highlight=False,
+                )
         if not self.dry_run and self.errors:
             console.print(
                 f"[yellow]{self.errors} job(s) ended in error; they are stored with their error "

@@ -5,13 +5,19 @@ supplies a `ResultHandler` that turns a response or an error into a row of its r
 runner then, per model:
 
 1. drops jobs outside `--shard`, and jobs whose row is already `ok`;
-2. answers jobs from the response cache (no call; a stored error row whose response is cached is
+2. leases the rest in the run store, so that a second process on the same run leaves them
+   alone (`poemetric.runner.leases`);
+3. answers jobs from the response cache (no call; a stored error row whose response is cached is
    re-processed from the cache, e.g. a judge answer re-parsed by a fixed parser);
-3. calls the provider for the rest: concurrently under the model's rate limits with retries, in
-   large chunks for offline engines (`prefers_batches`), or through the provider's batch API
-   (`--batch`);
-4. writes each response into the cache and its row in the same transaction as soon as it
-   arrives, so an interrupted run resumes without repeating a paid call or losing a result.
+4. calls the provider for the rest: concurrently under the model's adaptive rate limit with
+   retries, in large chunks for offline engines (`prefers_batches`), or through the provider's
+   batch API (`--batch`);
+5. writes each response into the cache and its row in the same transaction as soon as it
+   arrives, so an interrupted run resumes without repeating a paid call or losing a result;
+6. asks the follow-up turn the stage's handler wants for a response it could not use (a judge
+   re-asking an unparsable answer), each turn cached and stored like the first.
+
+See docs/running.md ("Adding a stage") for the contract a third stage follows.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import asyncio
 import json
 import multiprocessing
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -39,9 +45,11 @@ from poemetric.providers.base import BatchCapable, Completion, ModelSpec, Provid
 from poemetric.providers.registry import create_provider, provider_class
 from poemetric.runner.cost import Budget
 from poemetric.runner.jobs import Job, Shard, completion_from_dict, select_shard
+from poemetric.runner.leases import Leases
 from poemetric.runner.redact import Redactor
 from poemetric.runner.report import ModelReport, StageReport
 from poemetric.store.db import RunStore, to_json
+from poemetric.store.models import record_models
 
 
 @dataclass(frozen=True)
@@ -62,8 +70,10 @@ class RunnerOptions:
     #: (e.g. an unparsable judge answer); the new response replaces the cache entry.
     refresh_failed_parses: bool = False
     progress: bool = True
-    retry_base_s: float = 1.0
-    retry_cap_s: float = 60.0
+    #: Full-jitter backoff after a failure: uniform in [0, min(cap, base * 2^(k-1))] (the
+    #: official SDKs start at 0.5 s too); a Retry-After from the server is always honoured.
+    retry_base_s: float = 0.5
+    retry_cap_s: float = 30.0
     #: Requests per `generate_batch` call for offline engines.
     chunk_size: int = 512
     batch_poll_s: float = 30.0
@@ -76,7 +86,12 @@ class RunnerOptions:
 
 
 class ResultHandler(Protocol):
-    """Builds one stage's result rows."""
+    """Builds one stage's result rows.
+
+    Optional members, looked up with getattr: `natural_key` (the key columns of a table that
+    is not in `poemetric.store.db.RESULT_TABLE_KEYS`) and `follow_up(job, completion, row) ->
+    Job | None` (the next turn after a response whose row is not 'ok', or None to stop).
+    """
 
     table: str
 
@@ -102,8 +117,16 @@ class ModelRun:
     redactor: Redactor
     progress: Progress | None = None
     task: TaskID | None = None
+    #: Why the model was stopped mid-run (e.g. its local server refuses connections).
+    stopped: str | None = None
     _tokens: int = field(default=0, repr=False)
     _cost: float = field(default=0.0, repr=False)
+
+    def stop(self, reason: str) -> None:
+        """No further call for this model: its remaining jobs stay pending for the next run."""
+        if self.stopped is None:
+            self.stopped = reason
+            self.report.not_run = reason
 
     def advance(self, *, tokens: int = 0, cost: float = 0.0) -> None:
         self._tokens += tokens
@@ -152,22 +175,20 @@ def plan_model(
 
 
 def replay_cached(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -> list[Job]:
-    """Store rows from cached responses; return jobs that still fail and may be re-called."""
-    from poemetric.runner.cost import usage_cost
+    """Store rows from cached responses; return the jobs (or follow-up turns) to call."""
+    from poemetric.runner.recording import next_turn, replay_completion, resolve_from_cache
 
-    retry: list[Job] = []
+    to_call: list[Job] = []
     for job, completion in cached:
-        cost = usage_cost(run.spec, completion.usage)
-        row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=None)
-        if row.get("status") != "ok" and run.options.refresh_failed_parses:
-            retry.append(job)  # stored once, by the new call
-            continue
-        run.store.save_result_and_cache(run.handler.table, row)
-        if row.get("status") == "ok":
-            run.report.ok += 1
-        else:
-            run.report.note_error(row.get("error"))
-    return retry
+        if run.options.refresh_failed_parses:
+            row = run.handler.ok_row(job, completion, cost_usd=0.0, batch_id=None)
+            if row.get("status") != "ok" and next_turn(run, job, completion, row) is None:
+                to_call.append(job)  # stored once, by the new call
+                continue
+        follow_up = resolve_from_cache(run, replay_completion(run, job, completion))
+        if follow_up is not None:
+            to_call.append(follow_up)
+    return to_call
 
 
 async def execute_model(run: ModelRun, provider: Provider, pending: Sequence[Job]) -> None:
@@ -221,12 +242,15 @@ def run_stage(
     console: Console | None = None,
 ) -> StageReport:
     """Run (or plan) a stage for several models; remote models run concurrently."""
+    if not options.dry_run:
+        record_models(store, stage, specs)
     report = StageReport(
         stage=stage, dry_run=options.dry_run, shard=str(options.shard) if options.shard else None
     )
     budget = Budget(options.max_cost_usd)
     isolated = [s for s in specs if _isolated(s) and not options.in_child and child_entry]
     inline = [s for s in specs if s not in isolated]
+    leases = None if options.dry_run else Leases(store)
 
     async def main(progress: Progress) -> list[ModelReport]:
         runs: list[tuple[ModelRun, list[Job]]] = []
@@ -242,6 +266,8 @@ def run_stage(
                 model_report,
                 Redactor([spec.api_key_env or ""]),
             )
+            if leases is not None:
+                cached, pending = _lease(leases, run, cached, pending)
             _add_estimates(run, pending)
             if not options.dry_run:
                 pending = pending + replay_cached(run, cached)
@@ -277,7 +303,7 @@ def run_stage(
         await asyncio.gather(*(one(run, pending) for run, pending in runs))
         return [run.report for run, _ in runs]
 
-    with progress_display(options, console) as progress:
+    with progress_display(options, console) as progress, leases or nullcontext():
         report.models.extend(asyncio.run(main(progress)))
     for spec in isolated:
         assert child_entry is not None
@@ -295,8 +321,28 @@ def run_stage(
     return report
 
 
+def _lease(
+    leases: Leases,
+    run: ModelRun,
+    cached: list[tuple[Job, Completion]],
+    pending: list[Job],
+) -> tuple[list[tuple[Job, Completion]], list[Job]]:
+    """Keep the jobs this process could lease; count those another live process holds."""
+    keys = [job.key for job, _ in cached] + [job.key for job in pending]
+    claim = leases.claim(run.handler.table, keys)
+    if claim.held_elsewhere:
+        run.report.held_elsewhere = claim.held_elsewhere
+        run.report.held_by = claim.describe_holders()
+        run.report.pending -= sum(1 for job in pending if job.key not in claim.mine)
+        run.report.from_cache -= sum(1 for job, _ in cached if job.key not in claim.mine)
+    return (
+        [(job, hit) for job, hit in cached if job.key in claim.mine],
+        [job for job in pending if job.key in claim.mine],
+    )
+
+
 def _add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
-    from poemetric.runner.calls import estimate
+    from poemetric.runner.recording import estimate
 
     batch = run.options.batch and _batch_capable(run.spec)
     for job in pending:
@@ -330,6 +376,22 @@ def spawn_isolated(
             (str(store.run_dir), spec.model_dump(mode="json"), options, provider_target(spec)),
         )
     return ModelReport.from_dict(result)
+
+
+def report_in_child(
+    run_dir: str,
+    spec_data: dict[str, Any],
+    target: str,
+    run_one: Callable[[RunStore, ModelSpec], StageReport],
+) -> dict[str, Any]:
+    """The body of a stage's child entry: rebuild the spec, make its provider class available,
+    run the stage for that one model on the run store, and return its report as a dict."""
+    spec = ModelSpec.model_validate(spec_data)
+    register_target(spec.provider, target)
+    with RunStore(run_dir) as store:
+        report = run_one(store, spec)
+    model = report.models[0] if report.models else ModelReport(spec.name, spec.provider)
+    return model.to_dict()
 
 
 def register_target(name: str, target: str) -> None:

@@ -14,13 +14,23 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, SCHEMA_VERSION
 
 DB_NAME = "poemetric.sqlite"
+
+#: Result tables the batch runner writes, with the natural key of their rows.
+RESULT_TABLE_KEYS: dict[str, tuple[str, ...]] = {
+    "generations": ("prompt_id", "author", "sample_index"),
+    "judgments": ("generation_id", "judge", "sample_index"),
+    "style_matches": ("trial_id", "judge", "sample_index"),
+    "recognitions": ("poem_id", "judge", "sample_index"),
+    "probe_choices": ("pair_id", "scorer", "sample_index"),
+}
 
 
 class StoreError(RuntimeError):
@@ -114,6 +124,8 @@ class RunStore:
 
     def frame(self, table: str) -> pd.DataFrame:
         _check_table(table)
+        import pandas as pd  # here, not at module level: CLI start-up time
+
         return pd.read_sql_query(f"SELECT * FROM {table}", self.conn)
 
     def set_meta(self, key: str, value: Any) -> None:
@@ -194,21 +206,21 @@ class RunStore:
         model: str = "",
         completion: Mapping[str, Any] | None = None,
         replace_cache: bool = False,
+        key: tuple[str, ...] | None = None,
     ) -> bool:
         """Store a response in the cache and its result row in ONE transaction.
 
-        `table` is 'generations' or 'judgments'. A crash can therefore never leave a paid response
-        that is neither cached nor stored. `replace_cache` overwrites an existing cache entry (used
-        when a user forces a fresh call for a response that could not be parsed).
+        `table` is a result table: one of `RESULT_TABLE_KEYS`, or a stage's own table whose natural
+        `key` columns are given. A crash can therefore never leave a paid response that is
+        neither cached nor stored. `replace_cache` overwrites an existing cache entry (used when
+        a user forces a fresh call for a response that could not be parsed).
         """
-        keys = {
-            "generations": ("prompt_id", "author", "sample_index"),
-            "judgments": ("generation_id", "judge", "sample_index"),
-            "probe_choices": ("pair_id", "scorer", "sample_index"),
-        }
-        if table not in keys:
-            raise StoreError(f"save_result_and_cache: unknown result table {table!r}")
-        sql, params = _upsert_statement(table, keys[table], row)
+        key = key or RESULT_TABLE_KEYS.get(table)
+        if key is None:
+            raise StoreError(
+                f"save_result_and_cache: unknown result table {table!r}; pass its key columns"
+            )
+        sql, params = _upsert_statement(table, key, row)
         verb = "INSERT OR REPLACE" if replace_cache else "INSERT OR IGNORE"
         with self.transaction() as conn:
             if cache_key is not None and completion is not None:
@@ -295,7 +307,12 @@ def _upsert_statement(
 
 
 def _check_table(table: str) -> None:
-    if table not in EXPORTABLE_TABLES and table not in {"meta", "response_cache"}:
+    if table not in EXPORTABLE_TABLES and table not in {
+        "meta",
+        "response_cache",
+        "holders",
+        "leases",
+    }:
         raise StoreError(f"unknown table {table!r}; tables: {', '.join(EXPORTABLE_TABLES)}")
 
 

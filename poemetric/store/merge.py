@@ -57,6 +57,11 @@ _RULES = (
     ),
     _TableRule("form_checks", ("generation_id",), "error"),
     _TableRule("judgments", ("generation_id", "judge", "sample_index"), "status", ("judgment_id",)),
+    _TableRule("recognitions", ("poem_id", "judge", "sample_index"), "status", ("recognition_id",)),
+    _TableRule("style_matches", ("trial_id", "judge", "sample_index"), "status", ("match_id",)),
+    _TableRule(
+        "line_annotations", ("sheet_id", "annotator", "generation_id", "line_number"), "latest"
+    ),
     _TableRule("response_cache", ("cache_key",), "plain"),
     _TableRule("calls", (), "log"),
     _TableRule("batches", ("batch_id",), "latest"),

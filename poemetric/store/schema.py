@@ -181,7 +181,164 @@ MIGRATIONS: list[str] = [
         FOREIGN KEY (survey_id, rater_id) REFERENCES survey_raters(survey_id, rater_id)
     );
     """,
-    # 3: forced-choice answers of the minimal-pair probes (`probe run --scorer chat:MODEL`)
+    # 3: ghostwriting protocols (issue 13): style-matching answers of LLM judges, and line-level
+    # fluency / coherence annotations imported from printable sheets
+    """
+    CREATE TABLE style_matches (
+        match_id TEXT PRIMARY KEY,
+        trial_id TEXT NOT NULL,
+        generation_id TEXT NOT NULL REFERENCES generations(generation_id),
+        judge TEXT NOT NULL,
+        trial_index INTEGER NOT NULL,
+        sample_index INTEGER NOT NULL DEFAULT 0,
+        target_poet TEXT NOT NULL,
+        candidates TEXT NOT NULL,
+        candidate_poets TEXT NOT NULL,
+        correct_choice TEXT NOT NULL,
+        choice TEXT,
+        correct INTEGER,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+        provider TEXT,
+        provider_model TEXT,
+        settings TEXT,
+        template_hash TEXT,
+        cache_key TEXT,
+        raw_response TEXT,
+        response_text TEXT,
+        reasoning TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        reasoning_tokens INTEGER,
+        cost_usd REAL,
+        latency_s REAL,
+        request_id TEXT,
+        error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        batch_id TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (trial_id, judge, sample_index)
+    );
+    CREATE INDEX style_matches_judge ON style_matches(judge);
+    CREATE TABLE line_annotations (
+        sheet_id TEXT NOT NULL,
+        annotator TEXT NOT NULL,
+        generation_id TEXT NOT NULL REFERENCES generations(generation_id),
+        line_number INTEGER NOT NULL,
+        fluency REAL,
+        coherence REAL,
+        source TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (sheet_id, annotator, generation_id, line_number)
+    );
+    """,
+    # 4: judging, complete (issue 8). Judgments may be 'not_judged' (an empty answer or a refusal
+    # is not sent to the judge) and record the parser's notes, refusals, re-asks and structured
+    # output; `recognitions` holds the memorisation probe; `holders` and `leases` keep two
+    # processes from buying the same answer.
+    """
+    CREATE TABLE judgments_v2 (
+        judgment_id TEXT PRIMARY KEY,
+        generation_id TEXT NOT NULL REFERENCES generations(generation_id),
+        judge TEXT NOT NULL,
+        sample_index INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'error', 'not_judged')),
+        provider TEXT,
+        provider_model TEXT,
+        settings TEXT,
+        template_hash TEXT,
+        cache_key TEXT,
+        raw_response TEXT,
+        response_text TEXT,
+        reasoning TEXT,
+        parsed TEXT,
+        form INTEGER, theme INTEGER, vocabulary INTEGER, creativity INTEGER,
+        idiosyncrasy INTEGER, emotional_resonance INTEGER, imagery INTEGER,
+        literary_devices INTEGER, overall_quality INTEGER, human_authorship INTEGER,
+        comment_literary_devices TEXT, comment_overall_quality TEXT, comment_human_authorship TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        reasoning_tokens INTEGER,
+        cost_usd REAL,
+        latency_s REAL,
+        request_id TEXT,
+        error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        batch_id TEXT,
+        created_at TEXT NOT NULL,
+        parse_notes TEXT,
+        refusal INTEGER NOT NULL DEFAULT 0,
+        reasks INTEGER NOT NULL DEFAULT 0,
+        turns TEXT,
+        structured TEXT,
+        UNIQUE (generation_id, judge, sample_index)
+    );
+    INSERT INTO judgments_v2 (judgment_id, generation_id, judge, sample_index, status, provider,
+        provider_model, settings, template_hash, cache_key, raw_response, response_text,
+        reasoning, parsed, form, theme, vocabulary, creativity, idiosyncrasy,
+        emotional_resonance, imagery, literary_devices, overall_quality, human_authorship,
+        comment_literary_devices, comment_overall_quality, comment_human_authorship,
+        input_tokens, output_tokens, reasoning_tokens, cost_usd, latency_s, request_id, error,
+        attempts, batch_id, created_at)
+    SELECT judgment_id, generation_id, judge, sample_index, status, provider, provider_model,
+        settings, template_hash, cache_key, raw_response, response_text, reasoning, parsed, form,
+        theme, vocabulary, creativity, idiosyncrasy, emotional_resonance, imagery,
+        literary_devices, overall_quality, human_authorship, comment_literary_devices,
+        comment_overall_quality, comment_human_authorship, input_tokens, output_tokens,
+        reasoning_tokens, cost_usd, latency_s, request_id, error, attempts, batch_id, created_at
+    FROM judgments;
+    DROP TABLE judgments;
+    ALTER TABLE judgments_v2 RENAME TO judgments;
+    CREATE INDEX judgments_judge ON judgments(judge);
+    CREATE TABLE recognitions (
+        recognition_id TEXT PRIMARY KEY,
+        poem_id TEXT NOT NULL REFERENCES poems(poem_id),
+        judge TEXT NOT NULL,
+        sample_index INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+        provider TEXT,
+        provider_model TEXT,
+        settings TEXT,
+        template_hash TEXT,
+        cache_key TEXT,
+        raw_response TEXT,
+        response_text TEXT,
+        reasoning TEXT,
+        answered_title TEXT,
+        answered_author TEXT,
+        title_similarity REAL,
+        author_similarity REAL,
+        recognised INTEGER,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        reasoning_tokens INTEGER,
+        cost_usd REAL,
+        latency_s REAL,
+        request_id TEXT,
+        error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        batch_id TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (poem_id, judge, sample_index)
+    );
+    CREATE TABLE holders (
+        holder TEXT PRIMARY KEY,
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        process_start TEXT,
+        command TEXT,
+        started_at TEXT NOT NULL,
+        heartbeat_at TEXT NOT NULL
+    );
+    CREATE TABLE leases (
+        stage TEXT NOT NULL,
+        job_key TEXT NOT NULL,
+        holder TEXT NOT NULL,
+        acquired_at TEXT NOT NULL,
+        PRIMARY KEY (stage, job_key)
+    );
+    CREATE INDEX leases_holder ON leases(holder);
+    """,
+    # 5: forced-choice answers of the minimal-pair probes (`probe run --scorer chat:MODEL`)
     """
     CREATE TABLE probe_choices (
         choice_id TEXT PRIMARY KEY,
@@ -224,9 +381,12 @@ EXPORTABLE_TABLES = (
     "generations",
     "form_checks",
     "judgments",
+    "recognitions",
     "calls",
     "batches",
     "survey_assignments",
     "survey_answers",
+    "style_matches",
+    "line_annotations",
     "probe_choices",
 )

@@ -98,6 +98,18 @@ class AnthropicServer(LocalServer):
                 )
             if body.get("temperature") not in (None, 1):
                 raise ResponderError(400, "temperature may only be 1 when thinking is enabled")
+            if (body.get("tool_choice") or {}).get("type") in ("any", "tool"):
+                raise ResponderError(
+                    400, "Thinking may not be enabled when tool_choice forces tool use."
+                )
+        schema = None
+        tools = body.get("tools") or []
+        if tools:
+            forced = (body.get("tool_choice") or {}).get("name")
+            tool = next((t for t in tools if t.get("name") == forced), tools[0])
+            if "input_schema" not in tool or "name" not in tool:
+                raise ResponderError(400, "tools.0: 'name' and 'input_schema' are required")
+            schema = dict(tool["input_schema"])
         messages = []
         system = body.get("system")
         if system:
@@ -108,15 +120,28 @@ class AnthropicServer(LocalServer):
             if not isinstance(content, str):
                 content = "".join(block.get("text", "") for block in content)
             messages.append({"role": str(message["role"]), "content": content})
-        return ChatCall(self.api, str(body["model"]), messages, body, custom_id)
+        return ChatCall(self.api, str(body["model"]), messages, body, custom_id, schema)
 
     def render_message(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
         content: list[dict[str, Any]] = []
         thinking_on = (call.body.get("thinking") or {}).get("type") == "enabled"
         if reply.reasoning is not None and thinking_on:
             content.append({"type": "thinking", "thinking": reply.reasoning, "signature": "sig=="})
-        content.append({"type": "text", "text": reply.text})
-        output_tokens = count_tokens(reply.text) + (
+        tools = call.body.get("tools") or []
+        stop_reason = _STOP_REASONS.get(reply.finish_reason, reply.finish_reason)
+        if reply.structured is not None and tools:
+            if reply.text:
+                content.append({"type": "text", "text": reply.text})
+            forced = (call.body.get("tool_choice") or {}).get("name")
+            name = forced or tools[0]["name"]
+            content.append(
+                {"type": "tool_use", "id": self.new_id("toolu_"), "name": name,
+                 "input": reply.structured}
+            )  # fmt: skip
+            stop_reason = "tool_use"
+        else:
+            content.append({"type": "text", "text": reply.content()})
+        output_tokens = count_tokens(reply.content()) + (
             count_tokens(reply.reasoning) if thinking_on else 0
         )
         return {
@@ -125,7 +150,7 @@ class AnthropicServer(LocalServer):
             "role": "assistant",
             "model": call.model,
             "content": content,
-            "stop_reason": _STOP_REASONS.get(reply.finish_reason, reply.finish_reason),
+            "stop_reason": stop_reason,
             "stop_sequence": None,
             "usage": {
                 "input_tokens": sum(count_tokens(m["content"]) for m in call.messages),

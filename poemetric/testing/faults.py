@@ -90,6 +90,19 @@ class FaultPlan:
             raise ValueError("random fault probabilities must be >= 0 and sum to at most 1")
         self._rng = random.Random(self.seed)
 
+    @classmethod
+    def transient(cls, share: float, seed: int = 0, retry_after_s: float = 0.5) -> FaultPlan:
+        """`share` of the requests failing transiently, in equal parts: 500, 503, 429 with
+        Retry-After, and a 200 with a truncated body (what the benchmarks inject)."""
+        each = share / 4
+        faults = (
+            Fault.server_error(500),
+            Fault.server_error(503),
+            Fault.rate_limited(retry_after_s),
+            Fault.truncated(),
+        )
+        return cls(random_faults=[(fault, each) for fault in faults], seed=seed)
+
     def next_fault(self) -> Fault | None:
         with self._lock:
             if self._position < len(self.script):

@@ -101,7 +101,13 @@ class GeminiServer(LocalServer):
         for content in body["contents"]:
             role = "assistant" if content.get("role") == "model" else "user"
             messages.append({"role": role, "content": _text_of(content)})
-        return ChatCall(self.api, model, messages, body, custom_id)
+        config = _field(body, "generationConfig") or {}
+        schema = _field(config, "responseJsonSchema") or _field(config, "responseSchema")
+        if schema is not None and _field(config, "responseMimeType") != "application/json":
+            raise ResponderError(
+                400, "response_mime_type must be application/json when a response schema is set"
+            )
+        return ChatCall(self.api, model, messages, body, custom_id, schema)
 
     def render_response(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
         config = _field(call.body, "generationConfig") or {}
@@ -110,9 +116,9 @@ class GeminiServer(LocalServer):
         parts: list[dict[str, Any]] = []
         if thinks and _field(thinking, "includeThoughts"):
             parts.append({"text": reply.reasoning, "thought": True})
-        parts.append({"text": reply.text})
+        parts.append({"text": reply.content()})
         prompt_tokens = sum(count_tokens(m["content"]) for m in call.messages)
-        answer_tokens = count_tokens(reply.text)
+        answer_tokens = count_tokens(reply.content())
         thought_tokens = count_tokens(reply.reasoning) if thinks else 0
         usage = {
             "promptTokenCount": prompt_tokens,
@@ -135,12 +141,10 @@ class GeminiServer(LocalServer):
         }
 
     def generate_content(self, record: RecordedRequest, model: str) -> HttpAnswer:
-        call = self.parse_call(record.body, model)
-
         def render(call: ChatCall, reply: Reply) -> tuple[Any, dict[str, str]]:
             return self.render_response(call, reply), {}
 
-        return self.generate(record, call, render)
+        return self.answer_generation(record, lambda body: self.parse_call(body, model), render)
 
     # -- batches -----------------------------------------------------------------------------
     def create_batch(self, body: dict[str, Any], model: str) -> HttpAnswer:

@@ -30,6 +30,9 @@ class ChatCall:
     body: dict[str, Any]
     #: The batch item's custom id when the call comes from a batch job.
     custom_id: str | None = None
+    #: The JSON Schema of a structured-output request, whatever the dialect (OpenAI
+    #: `response_format`, Anthropic `tools`, Gemini `responseJsonSchema`); None for free text.
+    schema: dict[str, Any] | None = None
 
     @property
     def prompt(self) -> str:
@@ -46,6 +49,35 @@ class Reply:
     reasoning: str | None = None
     #: Normalised: "stop" or "length"; each dialect maps it to its own vocabulary.
     finish_reason: str = "stop"
+    #: A structured answer: the message content as JSON (OpenAI, Gemini) or a `tool_use` block
+    #: (Anthropic, when the request offers a tool).
+    structured: dict[str, Any] | None = None
+
+    def content(self) -> str:
+        """The text of the answer (the structured object as JSON when there is one)."""
+        if self.structured is not None:
+            return json.dumps(self.structured, ensure_ascii=False)
+        return self.text
+
+
+def strict_schema_problems(schema: Any, where: str = "schema") -> list[str]:
+    """Why a JSON Schema is not valid for OpenAI's strict mode (every object lists all its
+    properties as required and sets additionalProperties to false)."""
+    if not isinstance(schema, dict):
+        return [f"{where} must be an object"]
+    problems: list[str] = []
+    properties = schema.get("properties")
+    if schema.get("type") == "object" or properties is not None:
+        if schema.get("additionalProperties") is not False:
+            problems.append(f"{where}: 'additionalProperties' is required to be supplied and false")
+        missing = sorted(set(properties or {}) - set(schema.get("required") or []))
+        if missing:
+            problems.append(f"{where}: 'required' must include every property; missing {missing}")
+        for name, child in (properties or {}).items():
+            problems += strict_schema_problems(child, f"{where}.properties.{name}")
+    if "items" in schema:
+        problems += strict_schema_problems(schema["items"], f"{where}.items")
+    return problems
 
 
 class ResponderError(Exception):

@@ -18,6 +18,7 @@ from poemetric.testing.http_base import (
     Reply,
     ResponderError,
     count_tokens,
+    strict_schema_problems,
 )
 
 #: Model-name prefixes the server treats as reasoning models (they reject max_tokens/temperature).
@@ -115,15 +116,15 @@ class OpenAIServer(LocalServer):
             {"role": str(m["role"]).replace("developer", "system"), "content": str(m["content"])}
             for m in body["messages"]
         ]
-        return ChatCall(self.api, model, messages, body, custom_id)
+        return ChatCall(self.api, model, messages, body, custom_id, _response_schema(body))
 
     def render_completion(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": reply.text, "refusal": None}
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content(), "refusal": None}
         if reply.reasoning is not None and self.expose_reasoning_content:
             message["reasoning_content"] = reply.reasoning
         prompt_tokens = sum(count_tokens(m["content"]) for m in call.messages)
         reasoning_tokens = count_tokens(reply.reasoning)
-        completion_tokens = count_tokens(reply.text) + reasoning_tokens
+        completion_tokens = count_tokens(reply.content()) + reasoning_tokens
         return {
             "id": self.new_id("chatcmpl-"),
             "object": "chat.completion",
@@ -258,3 +259,24 @@ class OpenAIServer(LocalServer):
         if batch_id not in self.batches:
             raise ResponderError(404, f"No such Batch object: {batch_id}")
         return self.batches[batch_id]
+
+
+def _response_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The schema of `response_format` (400, as the API answers, for a non-strict one)."""
+    wanted = body.get("response_format")
+    if not wanted:
+        return None
+    if wanted.get("type") == "json_object":
+        return {"type": "object"}
+    if wanted.get("type") != "json_schema":
+        raise ResponderError(400, f"Invalid value for 'response_format.type': {wanted.get('type')}")
+    spec = wanted.get("json_schema") or {}
+    if "name" not in spec or "schema" not in spec:
+        raise ResponderError(400, "response_format.json_schema needs 'name' and 'schema'")
+    if spec.get("strict"):
+        problems = strict_schema_problems(spec["schema"])
+        if problems:
+            raise ResponderError(
+                400, f"Invalid schema for response_format '{spec['name']}': {problems[0]}"
+            )
+    return dict(spec["schema"])

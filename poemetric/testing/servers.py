@@ -37,6 +37,12 @@ Common constructor arguments (keyword-only after ``responder``)::
   ``Fault.client_error(400|401|...)``, ``Fault.slow(delay_s)`` (answers after the delay — beyond a
   client's timeout), ``Fault.truncated()`` (200 with half a JSON body), ``Fault.invalid_json()``,
   ``Fault.disconnect()`` (socket closed mid-body).
+- Structured output: ``ChatCall.schema`` is the requested JSON Schema whatever the dialect
+  (OpenAI ``response_format`` json_schema, checked for strict mode like the real API; Anthropic
+  ``tools``, with 400 for a forced ``tool_choice`` under extended thinking; Gemini
+  ``responseJsonSchema``/``responseSchema``, with 400 without ``responseMimeType``
+  ``application/json``). ``Reply(text="", structured={...})`` answers with that object: as the
+  message content (OpenAI, Gemini) or as a ``tool_use`` block (Anthropic, when tools were sent).
 - ``latency_s``: added to every generation. ``rate_limit_rps``: more generation requests than this
   in any one-second window are answered 429 with ``Retry-After``.
 - ``batch_polls_in_progress``: status polls that still report a new batch as running.

@@ -1,0 +1,217 @@
+"""Bar panels with one bar (or one bar per rater) per author, and whiskers for intervals.
+
+Few authors: vertical bars with rotated author labels. Many authors (when their labels would no
+longer fit side by side at the printed width): horizontal bars, one row per author, so 31
+authors stay readable in one column. Every panel grid states its whiskers' meaning in the value
+axis label.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from poemetric.analysis.context import FigureContext
+from poemetric.analysis.plotting import (
+    BAR_SLOT_IN,
+    MAX_HEIGHT_IN,
+    ROW_IN,
+    author_colours,
+    highlight_human_ticks,
+    label_width_in,
+)
+
+
+@dataclass(frozen=True)
+class Series:
+    """One rater's (or one measure's) values per author: columns mean, ci_low, ci_high."""
+
+    frame: pd.DataFrame
+    label: str = ""
+    colour: str | None = None  # None: each author's own colour
+    hatch: str | None = None
+
+
+@dataclass(frozen=True)
+class Panel:
+    title: str
+    series: tuple[Series, ...]
+    value_range: tuple[float, float]
+    #: Bars grow from here (1 for Likert means, 0 for shares).
+    baseline: float = 0.0
+    #: Authors this panel shows (default: the figure's authors).
+    authors: tuple[str, ...] = ()
+    #: Extra marks, e.g. a chance baseline: (label, values by author, marker).
+    marks: tuple[tuple[str, pd.Series, str], ...] = ()
+    #: A threshold drawn as a dashed line across the panel: (label, value).
+    reference: tuple[str, float] | None = None
+
+
+@dataclass(frozen=True)
+class Grid:
+    figure: Figure
+    axes: list[Axes]
+    horizontal: bool
+    columns: int
+
+
+def _rows_height(n_authors: int, n_series: int) -> float:
+    return n_authors * ROW_IN * (1.0 if n_series == 1 else 0.75 * n_series)
+
+
+def horizontal_layout(ctx: FigureContext, n_authors: int, n_series: int, columns: int) -> bool:
+    """True when vertical bars would be narrower than a rotated label at this width."""
+    panel_width = ctx.width / columns - 0.35
+    return panel_width / max(n_authors * max(n_series, 1), 1) < BAR_SLOT_IN
+
+
+def panel_grid(
+    ctx: FigureContext,
+    n_panels: int,
+    n_authors: int,
+    n_series: int = 1,
+    *,
+    value_label: str,
+    max_columns: int = 4,
+    share_labels: bool = True,
+    force_horizontal: bool = False,
+) -> Grid:
+    """A figure of `n_panels` bar panels sized for the context's width."""
+    labels = ctx.labels.author_list(ctx.authors)
+    label_w = label_width_in(labels)
+    columns = min(n_panels, max_columns)
+    vertical_columns = next(
+        (c for c in range(columns, 0, -1) if not horizontal_layout(ctx, n_authors, n_series, c)),
+        0,
+    )
+    rows = math.ceil(n_panels / max(vertical_columns, 1))
+    vertical_height = rows * (1.25 + label_w * 0.75) + 0.3
+    horizontal = force_horizontal or vertical_columns == 0 or vertical_height > MAX_HEIGHT_IN
+    if horizontal:
+        panel_min = 0.75 if share_labels else label_w + 0.9
+        usable = ctx.width - (label_w if share_labels else 0.0)
+        columns = max(1, min(n_panels, max_columns, int(usable // panel_min)))
+        rows = math.ceil(n_panels / columns)
+        height = rows * (_rows_height(n_authors, n_series) + 0.45) + 0.35
+    else:
+        columns = vertical_columns
+        height = vertical_height
+    height = min(height, MAX_HEIGHT_IN)
+    figure = Figure(figsize=(ctx.width, height), layout="constrained")
+    grid = figure.subplots(
+        rows, columns, squeeze=False, sharey=share_labels and horizontal, sharex=False
+    )
+    axes = list(grid.flat)
+    for axis in axes[n_panels:]:
+        axis.set_visible(False)
+    if horizontal:
+        figure.supxlabel(value_label, fontsize=7)
+    else:
+        figure.supylabel(value_label, fontsize=7)
+    return Grid(figure, axes[:n_panels], horizontal, columns)
+
+
+def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *,
+               show_labels: bool = True) -> None:  # fmt: skip
+    """Bars (grouped by series) per author, whiskers from ci_low to ci_high."""
+    authors = list(panel.authors) or ctx.authors
+    colours = author_colours(authors)
+    slots = np.arange(len(authors), dtype=float)
+    count = len(panel.series)
+    width = 0.8 / count
+    for index, series in enumerate(panel.series):
+        frame = series.frame.reindex(authors)
+        means = frame["mean"].to_numpy(float)
+        low = np.nan_to_num(means - frame["ci_low"].to_numpy(float), nan=0.0)
+        high = np.nan_to_num(frame["ci_high"].to_numpy(float) - means, nan=0.0)
+        offset = slots + (index - (count - 1) / 2) * width
+        colour = [series.colour or colours[a] for a in authors]
+        lengths = np.nan_to_num(means - panel.baseline, nan=0.0)
+        style: dict[str, Any] = {"color": colour, "edgecolor": "black", "linewidth": 0.3, "hatch": series.hatch,
+                 "label": series.label or None,
+                 "error_kw": {"elinewidth": 0.6, "capsize": 1.2, "capthick": 0.6}}  # fmt: skip
+        if horizontal:
+            axis.barh(offset, lengths, height=width * 0.92, left=panel.baseline,
+                      xerr=[low, high], **style)  # fmt: skip
+        else:
+            axis.bar(offset, lengths, width=width * 0.92, bottom=panel.baseline,
+                     yerr=[low, high], **style)  # fmt: skip
+    for label, values, marker in panel.marks:
+        points = values.reindex(authors).to_numpy(float)
+        style = {"marker": marker, "linestyle": "none", "color": "black",
+                 "markerfacecolor": "white", "markersize": 3.5, "markeredgewidth": 0.8,
+                 "label": label, "zorder": 4}  # fmt: skip
+        if horizontal:
+            axis.plot(points, slots, **style)
+        else:
+            axis.plot(slots, points, **style)
+    if panel.reference is not None:
+        label, value = panel.reference
+        line = axis.axvline if horizontal else axis.axhline
+        line(value, linestyle="--", linewidth=0.7, color="black", label=label, zorder=3)
+    names = ctx.labels.author_list(authors)
+    low_end, high_end = panel.value_range
+    likert_ticks = [1, 2, 3, 4, 5] if panel.value_range == (1.0, 5.0) else None
+    if horizontal:
+        if show_labels:  # shared y axes share their tick labels: set them once
+            axis.set_yticks(slots, names)
+            axis.set_ylim(len(authors) - 0.5, -0.5)
+        axis.set_xlim(low_end, high_end)
+        if likert_ticks:
+            axis.set_xticks(likert_ticks)
+        axis.grid(axis="x", alpha=0.3)
+        axis.grid(axis="y", visible=False)
+        highlight_human_ticks(axis, ctx.human_label, "y")
+    else:
+        axis.set_xticks(slots, names, rotation=45, ha="right", rotation_mode="anchor")
+        axis.set_xlim(-0.6, len(authors) - 0.4)
+        axis.set_ylim(low_end, high_end)
+        if likert_ticks:
+            axis.set_yticks(likert_ticks)
+        highlight_human_ticks(axis, ctx.human_label, "x")
+    axis.set_title(panel.title)
+
+
+def grid_height(ctx: FigureContext, n_panels: int, n_authors: int, n_series: int = 1) -> float:
+    """The height a horizontal grid with shared author labels would need (uncapped)."""
+    label_w = label_width_in(ctx.labels.author_list(ctx.authors))
+    columns = max(1, min(n_panels, 4, int((ctx.width - label_w) // 0.75)))
+    rows = math.ceil(n_panels / columns)
+    return rows * (_rows_height(n_authors, n_series) + 0.45) + 0.35
+
+
+def draw_grid(ctx: FigureContext, panels: Sequence[Panel], *, value_label: str,
+              max_columns: int = 4, legend: bool = False,
+              force_horizontal: bool = False) -> Figure:  # fmt: skip
+    """Panels on a grid sized for the width; a legend above when several series or marks."""
+    n_authors = max(len(p.authors) or len(ctx.authors) for p in panels)
+    n_series = max(len(p.series) for p in panels)
+    grid = panel_grid(ctx, len(panels), n_authors, n_series, value_label=value_label,
+                      max_columns=max_columns, force_horizontal=force_horizontal)  # fmt: skip
+    columns = grid.columns
+    for index, (axis, panel) in enumerate(zip(grid.axes, panels, strict=True)):
+        draw_panel(ctx, axis, panel, grid.horizontal,
+                   show_labels=not grid.horizontal or index % columns == 0)  # fmt: skip
+    if legend:
+        found: dict[str, Any] = {}
+        for axis in grid.axes:
+            for handle, name in zip(*axis.get_legend_handles_labels(), strict=True):
+                found.setdefault(name, handle)
+        handles, names = list(found.values()), list(found)
+        if handles:
+            grid.figure.legend(handles, names, loc="outside upper center", ncols=len(handles))
+    return grid.figure
+
+
+def summary_frame(frame: pd.DataFrame, mean: str, low: str, high: str) -> pd.DataFrame:
+    """Rename a table's mean / interval columns to mean, ci_low, ci_high, indexed by author."""
+    renamed = frame.set_index("author")[[mean, low, high]]
+    renamed.columns = pd.Index(["mean", "ci_low", "ci_high"])
+    return renamed

@@ -1,0 +1,119 @@
+"""Figures that need no judge: Fig. 5 (form accuracy, TTR, repetition of the original with
+its chance baseline), the form-check details and lexical diversity."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from poemetric.analysis.bars import Panel, Series, draw_grid, summary_frame
+from poemetric.analysis.context import FigureContext, FigureSkipped
+from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.heatmaps import annotated_heatmap
+from poemetric.analysis.lexical import MATTR_WINDOW
+from poemetric.analysis.plotting import Drawing
+from poemetric.analysis.scores import form_check_scores
+
+SHARE = (0.0, 1.0)
+T_NOTE = "95% CI of the mean over poems (Student t)"
+WILSON_NOTE = "95% Wilson interval"
+
+
+def _lexical_series(ctx: FigureContext, metric: str) -> Series:
+    return Series(summary_frame(ctx.lexical, f"{metric}_mean", f"{metric}_ci_low",
+                                f"{metric}_ci_high"))  # fmt: skip
+
+
+def rule_based(ctx: FigureContext) -> Drawing:
+    """Paper Fig. 5: form-check pass rate, TTR and repetition of the human original per
+    author; the repetition panel marks the chance overlap with other prompts' originals."""
+    lexical = ctx.lexical
+    authors = ctx.ordered(lexical["author"])
+    panels: list[Panel] = []
+    notes: list[str] = []
+    try:
+        checks = ctx.form_checks
+        pass_rate = summary_frame(checks, "pass_rate", "pass_ci_low", "pass_ci_high")
+        panels.append(Panel("Form accuracy (pass rate)", (Series(pass_rate),), SHARE,
+                            authors=tuple(authors)))  # fmt: skip
+        notes.append(
+            f"form accuracy: share of poems passing the rule-based form check, {WILSON_NOTE}"
+        )
+    except FigureSkipped as skipped:
+        notes.append(f"form accuracy not shown: {skipped}")
+    panels.append(Panel("TTR", (_lexical_series(ctx, "ttr"),), SHARE, authors=tuple(authors)))
+    notes.append(f"TTR: type-token ratio per poem, {T_NOTE}")
+    llms = [a for a in authors if a != HUMAN_AUTHOR]
+    if llms:
+        chance = lexical.set_index("author")["repetition_all_chance_mean"]
+        panels.append(Panel("Repetition of original", (_lexical_series(ctx, "repetition_all"),),
+                            SHARE, authors=tuple(authors),
+                            marks=(("chance: other originals of the form", chance, "D"),)))  # fmt: skip
+        notes.append(
+            "repetition: share of an LLM poem's tokens that occur in the human poem of its "
+            f"prompt, {T_NOTE}; white diamond: the same share against the other prompts' "
+            "originals of the same form (chance overlap); the human poets have none"
+        )
+    figure = draw_grid(ctx, panels, value_label="share (0-1); whiskers: 95% CI",
+                       legend=bool(llms), max_columns=3)  # fmt: skip
+    caption = "Rule-based evaluation per author. " + "; ".join(notes) + "."
+    return Drawing(figure, caption)
+
+
+def form_accuracy(ctx: FigureContext) -> Drawing:
+    """Rule-based form check per author: pass rate (Wilson CI) and mean form, meter and rhyme
+    scores (t CI)."""
+    checks = ctx.form_checks
+    authors = tuple(ctx.ordered(checks["author"]))
+    panels = [Panel("Passed (share)", (Series(summary_frame(checks, "pass_rate", "pass_ci_low",
+                                                            "pass_ci_high")),), SHARE, authors=authors)]  # fmt: skip
+    for score, title in (("form_score", "Form score"), ("meter_score", "Meter score"),
+                         ("rhyme_score", "Rhyme score")):  # fmt: skip
+        frame = summary_frame(checks, f"{score}_mean", f"{score}_ci_low", f"{score}_ci_high")
+        panels.append(Panel(title, (Series(frame),), SHARE, authors=authors))
+    figure = draw_grid(ctx, panels, value_label="share or score (0-1); whiskers: 95% CI")
+    caption = (
+        "Rule-based form check per author: share of poems passing (threshold on the form "
+        f"score), with a {WILSON_NOTE}; mean form, meter and rhyme scores (0-1), with the "
+        f"{T_NOTE}, clipped to 0-1."
+    )
+    return Drawing(figure, caption)
+
+
+def form_heatmap(ctx: FigureContext) -> Drawing:
+    """Rule-based pass rate per author and poem form."""
+    checks = ctx.data.form_checks
+    checks = checks[checks["author"].isin(ctx.authors)]
+    if checks.empty:
+        raise FigureSkipped("no form checks (run `poemetric form run`)")
+    by_form = form_check_scores(checks, by_form=True)
+    matrix = by_form.pivot_table(index="author", columns="poem_form", values="pass_rate")
+    matrix = matrix.loc[ctx.ordered(matrix.index.tolist())]
+    figure = annotated_heatmap(ctx, matrix, [str(c) for c in matrix.columns],
+                               colour_label="pass rate", value_range=SHARE,
+                               row_labels=ctx.labels.author_list(matrix.index))  # fmt: skip
+    caption = "Share of poems passing the rule-based form check, per author and poem form."
+    return Drawing(figure, caption)
+
+
+def lexical(ctx: FigureContext) -> Drawing:
+    """TTR, MATTR and MTLD per author."""
+    summary = ctx.lexical
+    authors = tuple(ctx.ordered(summary["author"]))
+    mtld_high = summary["mtld_ci_high"].max()
+    mtld_top = 10 * math.ceil((mtld_high if pd.notna(mtld_high) else 100) / 10 * 1.05)
+    panels = [
+        Panel("TTR", (_lexical_series(ctx, "ttr"),), SHARE, authors=authors),
+        Panel(f"MATTR ({MATTR_WINDOW})", (_lexical_series(ctx, "mattr"),), SHARE, authors=authors),
+        Panel("MTLD", (_lexical_series(ctx, "mtld"),), (0.0, float(mtld_top)), authors=authors),
+    ]
+    figure = draw_grid(ctx, panels, value_label="mean per poem; whiskers: 95% CI", max_columns=3)
+    short = int(summary["mattr_short"].sum())
+    caption = (
+        f"Lexical diversity per author: TTR, MATTR (moving-average TTR, window of "
+        f"{MATTR_WINDOW} tokens) and MTLD (factor threshold 0.72), mean over poems with the "
+        f"{T_NOTE}."
+        + (f" {short} poem(s) shorter than {MATTR_WINDOW} tokens have no MATTR." if short else "")
+    )
+    return Drawing(figure, caption)

@@ -1,0 +1,242 @@
+"""Figures of the judge's scores: Figs. 6-8 (with the expert panel), 9, 14-17, the heatmap and
+the radar chart. Each function takes a `FigureContext` and returns a `Drawing`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from poemetric.analysis.bars import Panel, Series, draw_grid, grid_height
+from poemetric.analysis.context import FigureContext
+from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.heatmaps import annotated_heatmap
+from poemetric.analysis.plotting import (
+    EXPERT_COLOUR,
+    LLM_COLOURS,
+    MAX_HEIGHT_IN,
+    PART_COLOURS,
+    ROW_IN,
+    SINGLE_LLM_COLOUR,
+    Drawing,
+    author_colours,
+    highlight_human_ticks,
+)
+from poemetric.analysis.scores import score_matrix
+from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
+
+LIKERT = (1.0, 5.0)
+CI_NOTE = "whiskers: 95% CI of the mean over poems (Student t, clipped to 1-5)"
+GROUP_TITLES = {
+    "basic": "basic instruction-following abilities (form, theme)",
+    "advanced": "advanced creative abilities",
+    "appraisal": "general appraisal (overall quality, human authorship)",
+    "all": "all ten dimensions",
+}
+
+
+def _keys(group: str | None, dimensions: list[str] | None) -> list[str]:
+    if dimensions:
+        unknown = [d for d in dimensions if d not in DIMENSIONS_BY_KEY]
+        if unknown:
+            raise ValueError(f"unknown dimension(s) {unknown}; use {', '.join(DIMENSIONS_BY_KEY)}")
+        return list(dimensions)
+    group = group or "all"
+    if group == "all":
+        return [d.key for d in DIMENSIONS]
+    if group not in GROUPS:
+        raise ValueError(f"unknown group {group!r}; use basic, advanced, appraisal or all")
+    return list(GROUPS[group])
+
+
+def _title(key: str) -> str:
+    dimension = DIMENSIONS_BY_KEY[key]
+    return dimension.short_label + ("*" if dimension.allows_na else "")
+
+
+def _na_note(keys: list[str]) -> str:
+    na = [DIMENSIONS_BY_KEY[k].short_label for k in keys if DIMENSIONS_BY_KEY[k].allows_na]
+    return f" *{' and '.join(na)}: N/A answers left out of the mean." if na else ""
+
+
+def _by_author(scores: pd.DataFrame, key: str) -> pd.DataFrame:
+    return scores[scores["dimension"] == key].set_index("author")[
+        ["mean", "ci_low", "ci_high", "n"]
+    ]
+
+
+def _poem_count(scores: pd.DataFrame) -> str:
+    counts = scores.groupby("author")["n"].max()
+    low, high = int(counts.min()), int(counts.max())
+    return f"{low}" if low == high else f"{low}-{high}"
+
+
+def dimension_bars(ctx: FigureContext, group: str = "all",
+                   dimensions: list[str] | None = None) -> Drawing:  # fmt: skip
+    """Paper Figs. 6-8: a panel per dimension, a bar per author; with expert ratings, the
+    experts' mean beside the judge's (hatched grey)."""
+    keys = _keys(group, dimensions)
+    scores = ctx.scores
+    authors = ctx.ordered(scores["author"])
+    experts = ctx.expert_scores
+    panels = []
+    for key in keys:
+        judge_series = Series(_by_author(scores, key), label=ctx.judge_label,
+                              colour=SINGLE_LLM_COLOUR if experts is not None else None)  # fmt: skip
+        series = [judge_series]
+        if experts is not None:
+            series.append(Series(_by_author(experts, key), colour=EXPERT_COLOUR, hatch="/////",
+                                 label=f"{ctx.experts_label} ({ctx.expert_count})"))  # fmt: skip
+        panels.append(Panel(_title(key), tuple(series), LIKERT, baseline=1.0,
+                            authors=tuple(authors)))  # fmt: skip
+    figure = draw_grid(ctx, panels, value_label="mean score (1-5); whiskers: 95% CI",
+                       legend=experts is not None, max_columns=3 if len(keys) > 4 else 4)  # fmt: skip
+    expert_text = (
+        f" Hatched grey bars: {ctx.expert_count} human experts on the poems they rated "
+        f"({int(ctx.experts['generation_id'].nunique())} poems; authors without expert ratings "
+        "have no grey bar)."
+        if experts is not None and ctx.experts is not None
+        else ""
+    )
+    caption = (
+        f"POEMetric scores, {GROUP_TITLES.get(group, group) if not dimensions else ', '.join(keys)}"
+        f", judged by {ctx.judge_label}: mean Likert score per author over "
+        f"{_poem_count(scores)} poems each; bars start at 1, the scale's minimum; {CI_NOTE}."
+        f"{expert_text}{_na_note(keys)}"
+    )
+    return Drawing(figure, caption)
+
+
+def all_models(ctx: FigureContext, group: str = "all", dimensions: list[str] | None = None,
+               layout: str = "auto") -> Drawing:  # fmt: skip
+    """Paper Figs. 14-17: every author, sorted by the mean over the panels' dimensions, one
+    horizontal bar panel per dimension. `layout`: bars, heatmap, or auto (the heatmap when the
+    bars would not fit on a page at this width)."""
+    keys = _keys(group, dimensions)
+    scores = ctx.scores
+    matrix = score_matrix(scores).reindex(columns=keys)
+    order = matrix.mean(axis=1).sort_values(ascending=False).index.tolist()
+    if layout not in {"auto", "bars", "heatmap"}:
+        raise ValueError(f"unknown layout {layout!r}; use auto, bars or heatmap")
+    too_tall = grid_height(ctx, len(keys), len(order)) > MAX_HEIGHT_IN
+    what = GROUP_TITLES.get(group, group) if not dimensions else ", ".join(keys)
+    if layout == "heatmap" or (layout == "auto" and too_tall):
+        figure = annotated_heatmap(
+            ctx, matrix.loc[order], [_title(k) for k in keys], colour_label="mean score (1-5)",
+            value_range=LIKERT, row_labels=ctx.labels.author_list(order),
+        )  # fmt: skip
+        caption = (
+            f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
+            f"score per author over {_poem_count(scores)} poems, authors sorted by their mean "
+            f"over these dimensions (shown as a heatmap: bars would not fit at this width; "
+            f"`--layout bars` forces them).{_na_note(keys)}"
+        )
+        return Drawing(figure, caption)
+    panels = [
+        Panel(
+            _title(key),
+            (Series(_by_author(scores, key)),),
+            LIKERT,
+            baseline=1.0,
+            authors=tuple(order),
+        )
+        for key in keys
+    ]
+    figure = draw_grid(ctx, panels, value_label="mean score (1-5); whiskers: 95% CI",
+                       force_horizontal=True)  # fmt: skip
+    caption = (
+        f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
+        f"score per author over {_poem_count(scores)} poems, sorted by the mean over the "
+        f"dimensions shown; bars start at 1, the scale's minimum; {CI_NOTE}.{_na_note(keys)}"
+    )
+    return Drawing(figure, caption)
+
+
+def ranking(ctx: FigureContext) -> Drawing:
+    """Paper Fig. 9: authors ranked by the POEMetric score (mean of basic, advanced and
+    quality), with the three parts as bars and the score's 95% CI."""
+    groups = ctx.groups
+    wide = groups.pivot_table(index="author", columns="part", values="mean")
+    wide = wide.sort_values("poemetric", ascending=False)
+    score = groups[groups["part"] == "poemetric"].set_index("author").loc[wide.index]
+    parts = ["basic", "advanced", "quality"]
+    names = ctx.labels.author_list(wide.index)
+    height = min(MAX_HEIGHT_IN, 0.9 + len(wide) * ROW_IN * 1.7)
+    figure = Figure(figsize=(ctx.width, height), layout="constrained")
+    axis = figure.subplots()
+    y = np.arange(len(wide))
+    bar = 0.8 / len(parts)
+    for index, part in enumerate(parts):
+        axis.barh(y + (index - 1) * bar, wide[part] - 1, left=1, height=bar * 0.95,
+                  color=PART_COLOURS[part], label=part, edgecolor="black", linewidth=0.2)  # fmt: skip
+    errors = np.nan_to_num([score["mean"] - score["ci_low"], score["ci_high"] - score["mean"]])
+    axis.errorbar(score["mean"], y, xerr=errors, fmt="D", color="black", markersize=3,
+                  elinewidth=0.7, capsize=1.5, label="POEMetric score (95% CI)")  # fmt: skip
+    axis.set_yticks(y, names)
+    axis.set_ylim(len(wide) - 0.5, -0.6)
+    highlight_human_ticks(axis, ctx.human_label, "y")
+    axis.set_xlim(*LIKERT)
+    figure.supxlabel("mean score (1-5)" + ("\n" if ctx.narrow else "; ")
+                     + "diamond: POEMetric score, whiskers: its 95% CI", fontsize=7)  # fmt: skip
+    axis.grid(axis="x", alpha=0.3)
+    axis.grid(axis="y", visible=False)
+    figure.legend(loc="outside upper center", ncols=4 if not ctx.narrow else 2)
+    caption = (
+        f"POEMetric ranking, judged by {ctx.judge_label}: authors sorted by the POEMetric score, "
+        "the per-poem mean of the basic, advanced and overall-quality scores averaged over "
+        "poems (diamond; whiskers: its 95% CI over poems, Student t). Bars: the three parts' "
+        "means, starting at 1, the scale's minimum."
+    )
+    return Drawing(figure, caption)
+
+
+def heatmap(ctx: FigureContext) -> Drawing:
+    """Authors x dimensions mean scores (App. H in one figure)."""
+    matrix = score_matrix(ctx.scores)
+    matrix = matrix.loc[ctx.ordered(matrix.index)]
+    figure = annotated_heatmap(
+        ctx, matrix, [_title(k) for k in matrix.columns], colour_label="mean score (1-5)",
+        value_range=LIKERT, row_labels=ctx.labels.author_list(matrix.index),
+    )  # fmt: skip
+    caption = (
+        f"Mean score per author and dimension, judged by {ctx.judge_label} (1-5; "
+        f"{_poem_count(ctx.scores)} poems per author).{_na_note(list(matrix.columns))}"
+    )
+    return Drawing(figure, caption)
+
+
+def radar(ctx: FigureContext, max_authors: int = 8) -> Drawing:
+    """Dimension profile of the human poets and the best LLMs by POEMetric score."""
+    matrix = score_matrix(ctx.scores)
+    groups = ctx.groups
+    best = (
+        groups[groups["part"] == "poemetric"]
+        .sort_values("mean", ascending=False)["author"]
+        .tolist()
+    )
+    chosen = ([HUMAN_AUTHOR] if HUMAN_AUTHOR in matrix.index else []) + [
+        a for a in best if a != HUMAN_AUTHOR
+    ]
+    chosen = ctx.ordered(chosen[: min(max_authors, len(LLM_COLOURS) + 1)])
+    angles = np.linspace(0, 2 * np.pi, matrix.shape[1], endpoint=False)
+    size = min(ctx.width, 4.6)
+    figure = Figure(figsize=(size, size + 0.25 * ((len(chosen) + 1) // 2)), layout="constrained")
+    axis = figure.add_subplot(projection="polar")
+    colours = author_colours(chosen)
+    styles = ["-", "--", "-.", ":"]
+    for index, author in enumerate(chosen):
+        values = matrix.loc[author].to_numpy(float)
+        closed = np.append(values, values[0])
+        axis.plot(np.append(angles, angles[0]), closed, styles[index % 4], color=colours[author],
+                  linewidth=1.6 if author == HUMAN_AUTHOR else 0.9, label=ctx.label(author))  # fmt: skip
+    axis.set_xticks(angles, [DIMENSIONS_BY_KEY[k].short_label for k in matrix.columns])
+    axis.tick_params(axis="x", pad=1)
+    axis.set_ylim(1, 5)
+    axis.set_yticks([2, 3, 4, 5], ["2", "3", "4", "5"], fontsize=6)
+    figure.legend(loc="outside lower center", ncols=1 if ctx.narrow else 2)
+    caption = (
+        f"Dimension profile (mean score, 1 at the centre to 5 at the rim) of the human poets and "
+        f"the {len(chosen) - (HUMAN_AUTHOR in chosen)} best LLMs by POEMetric score, judged by "
+        f"{ctx.judge_label}."
+    )
+    return Drawing(figure, caption)

@@ -1,0 +1,113 @@
+"""Word figures of App. F: top content words (Fig. 10), opening words and imagery (Fig. 11)."""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from poemetric.analysis.context import FigureContext, FigureSkipped
+from poemetric.analysis.heatmaps import (
+    MIN_COLUMN_IN,
+    HeatmapSpec,
+    colour_bar_width,
+    heatmap_figure,
+    side_by_side,
+)
+from poemetric.analysis.imagery import imagery_counts
+from poemetric.analysis.lexical import opening_words, top_words
+from poemetric.analysis.plotting import Drawing, label_width_in
+
+
+def _word_spec(ctx: FigureContext, frame: pd.DataFrame, word: str, value: str, top: int,
+               colour_label: str, title: str = "", width: float | None = None) -> HeatmapSpec:  # fmt: skip
+    """Words x authors, or authors x words when the authors would not fit as columns (then as
+    many of the `top` words as fit the width: the title says how many)."""
+    if frame.empty:
+        raise FigureSkipped("no words in the poems")
+    authors = ctx.ordered(frame["author"])
+    totals = frame.groupby(word)[value].mean().sort_values(ascending=False)
+    words = [str(w) for w in totals.index[:top]]
+    matrix = frame.pivot_table(index=word, columns="author", values=value, aggfunc="sum")
+    names = ctx.labels.author_list(authors)
+    width = width or ctx.width
+    room = width - label_width_in(words) - colour_bar_width(width) - 0.1
+    if room / max(len(authors), 1) >= MIN_COLUMN_IN:
+        matrix = matrix.reindex(index=words, columns=authors).fillna(0) * 100
+        return HeatmapSpec(matrix, words, names, colour_label, title=title, authors_axis="x")
+    room = width - label_width_in(names) - colour_bar_width(width) - 0.1
+    fitting = max(1, int(room // MIN_COLUMN_IN))
+    if fitting < len(words):
+        words = words[:fitting]
+        title = f"{title} (top {fitting})" if title else f"top {fitting}"
+    matrix = matrix.reindex(index=words, columns=authors).fillna(0) * 100
+    return HeatmapSpec(matrix.T, names, words, colour_label, title=title, transposed=True)
+
+
+def _figure(ctx: FigureContext, spec: HeatmapSpec) -> Figure:
+    return heatmap_figure(ctx, spec)
+
+
+def _shown(spec: HeatmapSpec, k: int) -> str:
+    shown = len(spec.column_labels) if spec.transposed else len(spec.row_labels)
+    return f"{shown}" if shown == k else f"{shown} (of the {k} asked for: no more fit the width)"
+
+
+def _authors_note(ctx: FigureContext) -> str:
+    return f"{len(ctx.authors)} authors ({', '.join(ctx.labels.author_list(ctx.authors))})"
+
+
+def top_words_figure(ctx: FigureContext, k: int = 20) -> Drawing:
+    """Paper Fig. 10: shares of the most frequent content words, by author."""
+    frame = top_words(ctx.generations, k=200)
+    spec = _word_spec(ctx, frame, "word", "share", k, "% of content tokens")
+    caption = (
+        f"The {_shown(spec, k)} most frequent content words (stop words removed, case-insensitive) over "
+        f"{_authors_note(ctx)}, ranked by their mean share; cells: % of each author's content "
+        "tokens."
+    )
+    return Drawing(_figure(ctx, spec), caption)
+
+
+def _opening_spec(ctx: FigureContext, k: int, width: float | None = None) -> HeatmapSpec:
+    frame = opening_words(ctx.generations, k=50)
+    return _word_spec(ctx, frame, "word", "share", k, "% of poems", "Opening words", width)
+
+
+def _imagery_spec(ctx: FigureContext, k: int, width: float | None = None) -> HeatmapSpec:
+    frame = imagery_counts(ctx.generations, k=100)
+    return _word_spec(ctx, frame, "image", "poem_share", k, "% of poems", "Imagery", width)
+
+
+def opening_words_figure(ctx: FigureContext, k: int = 12) -> Drawing:
+    """Paper Fig. 11 (left): the most common first words of poems, by author."""
+    spec = _opening_spec(ctx, k)
+    caption = (
+        f"The {_shown(spec, k)} most common opening words (first word of each poem) over "
+        f"{_authors_note(ctx)}; cells: % of each author's poems that begin with the word."
+    )
+    return Drawing(_figure(ctx, spec), caption)
+
+
+def imagery_figure(ctx: FigureContext, k: int = 15) -> Drawing:
+    """Paper Fig. 11 (right): the images (App. F lexicon) most authors use, by author."""
+    spec = _imagery_spec(ctx, k)
+    caption = (
+        f"The {_shown(spec, k)} most used images over {_authors_note(ctx)} (nouns of the imagery "
+        "lexicon, docs/analysis.md; plurals folded); cells: % of each author's poems that use "
+        "the image."
+    )
+    return Drawing(_figure(ctx, spec), caption)
+
+
+def opening_imagery(ctx: FigureContext, k: int = 12) -> Drawing:
+    """Paper Fig. 11: opening words and imagery side by side (stacked at one column)."""
+    width = ctx.width if ctx.narrow else ctx.width / 2
+    specs = [_opening_spec(ctx, k, width), _imagery_spec(ctx, k, width)]
+    where = ("Top", "Bottom") if ctx.narrow else ("Left", "Right")
+    caption = (
+        f"{where[0]}: the {_shown(specs[0], k)} most common opening words (% of each author's "
+        f"poems beginning with the word). {where[1]}: the {_shown(specs[1], k)} most used images "
+        f"(% of each author's poems using the image; imagery lexicon in docs/analysis.md). "
+        f"{_authors_note(ctx)[0].upper()}{_authors_note(ctx)[1:]}."
+    )
+    return Drawing(side_by_side(ctx, specs), caption)

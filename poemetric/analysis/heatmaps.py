@@ -1,0 +1,162 @@
+"""Annotated heatmaps sized for a printed width (App. H scores, words and images per author)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure, SubFigure
+
+from poemetric.analysis.context import FigureContext
+from poemetric.analysis.plotting import (
+    MAX_HEIGHT_IN,
+    ROW_IN,
+    SEQUENTIAL_CMAP,
+    highlight_human_ticks,
+    label_width_in,
+    subfigures,
+    text_width_in,
+)
+
+CELL_FONT_PT = 6.0
+COLOURBAR_IN = 0.55
+#: Narrower than this, the colour bar goes below the map (its width goes to the cells).
+BOTTOM_BAR_BELOW_IN = 5.0
+#: Narrowest column whose label fits at 45 degrees.
+MIN_COLUMN_IN = 0.14
+
+
+def colour_bar_width(width: float) -> float:
+    return 0.05 if width < BOTTOM_BAR_BELOW_IN else COLOURBAR_IN
+
+
+@dataclass(frozen=True)
+class HeatmapSpec:
+    matrix: pd.DataFrame
+    row_labels: Sequence[str]
+    column_labels: Sequence[str]
+    colour_label: str
+    value_range: tuple[float, float] | None = None
+    title: str = ""
+    #: Rows are authors (columns the words or items) rather than the other way round.
+    transposed: bool = False
+    #: The axis that lists authors ("y" rows, "x" columns): its human label is highlighted.
+    authors_axis: str = "y"
+
+    @property
+    def values(self) -> np.ndarray:
+        return self.matrix.to_numpy(float)
+
+    def bounds(self) -> tuple[float, float]:
+        if self.value_range is not None:
+            return self.value_range
+        finite = self.values[np.isfinite(self.values)]
+        return (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+
+    def cell_width(self, width: float) -> float:
+        label_w = label_width_in(self.row_labels)
+        return (width - label_w - colour_bar_width(width)) / max(len(self.column_labels), 1)
+
+    def flat_header(self, width: float) -> bool:
+        cell = self.cell_width(width)
+        return all(text_width_in(c, 6.5) + 0.04 <= cell for c in self.column_labels)
+
+    def height(self, width: float) -> float:
+        header = 0.2 if self.flat_header(width) else label_width_in(self.column_labels) * 0.75
+        below = 0.45 if width < BOTTOM_BAR_BELOW_IN else 0.0
+        return (
+            len(self.row_labels) * ROW_IN * 1.1 + header + 0.4 + below + (0.15 if self.title else 0)
+        )
+
+
+def _cell_format(cell_width_in: float, high: float) -> str | None:
+    """Decimals that fit a cell: two, one, none (or no annotation at all)."""
+    whole = len(f"{high:.0f}")
+    for decimals in (2, 1, 0):
+        sample = "0" * whole + ("." + "0" * decimals if decimals else "")
+        if text_width_in(sample, CELL_FONT_PT) + 0.03 <= cell_width_in:
+            return f"{{:.{decimals}f}}"
+    return None
+
+
+def draw_heatmap(
+    container: Figure | SubFigure, spec: HeatmapSpec, width: float, human_label: str
+) -> None:
+    """Draw `spec` into a figure or subfigure `width` inches wide."""
+    values = spec.values
+    low, high = spec.bounds()
+    axis = container.subplots()
+    image = axis.imshow(values, cmap=SEQUENTIAL_CMAP, vmin=low, vmax=high, aspect="auto")
+    if spec.flat_header(width):
+        axis.set_xticks(range(len(spec.column_labels)), list(spec.column_labels))
+    else:
+        axis.set_xticks(range(len(spec.column_labels)), list(spec.column_labels), rotation=45,
+                        ha="right", rotation_mode="anchor")  # fmt: skip
+    axis.set_yticks(range(len(spec.row_labels)), list(spec.row_labels))
+    highlight_human_ticks(axis, human_label, spec.authors_axis)
+    axis.grid(False)
+    axis.tick_params(length=0)
+    for spine in axis.spines.values():
+        spine.set_visible(False)
+    fmt = _cell_format(spec.cell_width(width), max(abs(low), abs(high)))
+    if fmt is not None:
+        middle = low + (high - low) * 0.55
+        for (row, col), value in np.ndenumerate(values):
+            if np.isfinite(value):
+                axis.text(col, row, fmt.format(value), ha="center", va="center",
+                          fontsize=CELL_FONT_PT, color="black" if value > middle else "white")  # fmt: skip
+    if width < BOTTOM_BAR_BELOW_IN:
+        bar = container.colorbar(image, ax=axis, location="bottom", shrink=0.7, aspect=30,
+                                 pad=0.01)  # fmt: skip
+    else:
+        height = spec.height(width)
+        bar = container.colorbar(image, ax=axis, shrink=min(1.0, 2.5 / height), aspect=25,
+                                 pad=0.02)  # fmt: skip
+    bar.set_label(spec.colour_label, fontsize=6.5)
+    bar.ax.tick_params(labelsize=6)
+    if spec.title:
+        axis.set_title(spec.title)
+
+
+def annotated_heatmap(
+    ctx: FigureContext,
+    matrix: pd.DataFrame,
+    column_labels: Sequence[str],
+    *,
+    colour_label: str,
+    value_range: tuple[float, float] | None = None,
+    row_labels: Sequence[str] | None = None,
+    title: str = "",
+) -> Figure:
+    """Rows x columns of numbers coloured by value, each cell annotated when its number fits
+    (two, one or no decimals, by the cell's printed width). The human label is highlighted."""
+    rows = list(row_labels) if row_labels is not None else [str(r) for r in matrix.index]
+    spec = HeatmapSpec(matrix, rows, list(column_labels), colour_label, value_range, title)
+    return heatmap_figure(ctx, spec)
+
+
+def heatmap_figure(ctx: FigureContext, spec: HeatmapSpec) -> Figure:
+    """One heatmap filling the context's width."""
+    height = min(MAX_HEIGHT_IN, spec.height(ctx.width))
+    figure = Figure(figsize=(ctx.width, height), layout="constrained")
+    draw_heatmap(figure, spec, ctx.width, ctx.human_label)
+    return figure
+
+
+def side_by_side(ctx: FigureContext, specs: Sequence[HeatmapSpec]) -> Figure:
+    """Several heatmaps in one figure: side by side at two columns, stacked at one."""
+    if ctx.narrow:
+        heights = [spec.height(ctx.width) for spec in specs]
+        figure = Figure(figsize=(ctx.width, min(MAX_HEIGHT_IN, sum(heights))), layout="constrained")
+        parts = subfigures(figure, len(specs), 1, height_ratios=heights)
+        widths = [ctx.width] * len(specs)
+    else:
+        widths = [ctx.width / len(specs)] * len(specs)
+        height = max(spec.height(w) for spec, w in zip(specs, widths, strict=True))
+        figure = Figure(figsize=(ctx.width, min(MAX_HEIGHT_IN, height)), layout="constrained")
+        parts = subfigures(figure, 1, len(specs))
+    for part, spec, width in zip(parts, specs, widths, strict=True):
+        draw_heatmap(part, spec, width, ctx.human_label)
+    return figure

@@ -1,0 +1,85 @@
+"""Per-judge tables: how each judge behaved (parse failures, refusals, re-asks, not-judged
+non-poems, the SD of overall quality the paper used to reject judges, cost) and how often it
+recognised the human poems (`judge recognise`), with human-authorship scores split by it."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.store import RunStore
+
+
+def judge_report(store: RunStore) -> pd.DataFrame:
+    """One row per judge. Rates are shares of the answers received (ok + unparsable)."""
+    rows = pd.read_sql_query(
+        "SELECT judge, status, error, refusal, reasks, overall_quality, cost_usd FROM judgments",
+        store.conn,
+    )
+    if rows.empty:
+        return pd.DataFrame()
+    table = []
+    for judge, group in rows.groupby("judge", sort=True):
+        ok = group[group["status"] == "ok"]
+        errors = group[group["status"] == "error"]
+        unparsable = errors["error"].fillna("").str.startswith("unparsable")
+        answered = len(ok) + int(unparsable.sum())
+        reasked = group["reasks"].fillna(0) > 0
+        quality = pd.to_numeric(ok["overall_quality"], errors="coerce")
+        table.append(
+            {
+                "judge": judge,
+                "judgments": len(group),
+                "ok": len(ok),
+                "parse_failures": int(unparsable.sum()),
+                "call_errors": int((~unparsable).sum()),
+                "not_judged": int((group["status"] == "not_judged").sum()),
+                "refusals": int(group["refusal"].fillna(0).sum()),
+                "reasked": int(reasked.sum()),
+                "reasked_ok": int((reasked & (group["status"] == "ok")).sum()),
+                "parse_failure_rate": unparsable.sum() / answered if answered else float("nan"),
+                "refusal_rate": group["refusal"].fillna(0).sum() / answered
+                if answered
+                else float("nan"),
+                "reask_rate": reasked.sum() / answered if answered else float("nan"),
+                "overall_quality_mean": quality.mean(),
+                "overall_quality_sd": quality.std(ddof=1) if len(quality) > 1 else float("nan"),
+                "cost_usd": float(group["cost_usd"].fillna(0).sum()),
+            }
+        )
+    return pd.DataFrame(table)
+
+
+def recognition_table(store: RunStore) -> pd.DataFrame:
+    """Recognised share of the human poems per judge, and the judge's human-authorship score
+    of the human poems it recognised vs those it did not."""
+    recognitions = pd.read_sql_query(
+        "SELECT judge, poem_id, recognised FROM recognitions WHERE status = 'ok'", store.conn
+    )
+    if recognitions.empty:
+        return pd.DataFrame()
+    authorship = pd.read_sql_query(
+        "SELECT j.judge, g.poem_id, AVG(j.human_authorship) AS human_authorship "
+        "FROM judgments j JOIN generations g ON g.generation_id = j.generation_id "
+        "WHERE j.status = 'ok' AND g.author = ? GROUP BY j.judge, g.poem_id",
+        store.conn,
+        params=(HUMAN_AUTHOR,),
+    )
+    merged = recognitions.merge(authorship, on=["judge", "poem_id"], how="left")
+    table = []
+    for judge, group in merged.groupby("judge", sort=True):
+        known = group[group["recognised"] == 1]["human_authorship"].dropna()
+        unknown = group[group["recognised"] == 0]["human_authorship"].dropna()
+        table.append(
+            {
+                "judge": judge,
+                "poems": len(group),
+                "recognised": int(group["recognised"].sum()),
+                "recognised_share": float(group["recognised"].mean()),
+                "human_authorship_recognised": known.mean(),
+                "n_recognised_judged": len(known),
+                "human_authorship_not_recognised": unknown.mean(),
+                "n_not_recognised_judged": len(unknown),
+            }
+        )
+    return pd.DataFrame(table)

@@ -1,0 +1,73 @@
+"""Display names of authors and judges for figures, tables and the report.
+
+A model's name (`gpt-4o`) is its key everywhere in the run store and in CSV files; people read
+its `display_name` (`GPT-4o`). The name shown is, in order: the display name recorded in the run
+when the model generated or judged (`poemetric.store.models`), the display name in the current
+model file (runs made before names were recorded), or the name itself (a model file that is
+gone). So a run always renders, and renders as it was run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.experts import EXPERTS_JUDGE
+from poemetric.store import RunStore
+from poemetric.store.models import recorded_models
+
+HUMAN_LABEL = "Human"
+EXPERTS_LABEL = "Human experts"
+
+
+@dataclass(frozen=True)
+class Labels:
+    """name -> display name, for authors (generators) and judges."""
+
+    authors: dict[str, str] = field(default_factory=dict)
+    judges: dict[str, str] = field(default_factory=dict)
+
+    def author(self, name: str) -> str:
+        if name == HUMAN_AUTHOR:
+            return self.authors.get(name, HUMAN_LABEL)
+        return self.authors.get(name, name)
+
+    def judge(self, name: str) -> str:
+        if name == EXPERTS_JUDGE:
+            return self.judges.get(name, EXPERTS_LABEL)
+        return self.judges.get(name, name)
+
+    def author_list(self, names: Iterable[str]) -> list[str]:
+        return [self.author(n) for n in names]
+
+
+def _roster_labels(kind: str) -> dict[str, str]:
+    # The roster is optional here: a broken or missing model folder must not stop a report.
+    from poemetric.roster import RosterError, load_roster
+
+    try:
+        roster = load_roster(kind)  # type: ignore[arg-type]
+    except (RosterError, OSError):
+        return {}
+    return {name: spec.label for name, spec in roster.items()}
+
+
+def run_labels(store: RunStore) -> Labels:
+    """Display names for every author and judge of the run (see module docstring)."""
+    recorded = recorded_models(store)
+    authors = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
+    judges = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments")]
+    result = Labels()
+    for names, stage, kind, target in (
+        (authors, "generate", "generators", result.authors),
+        (judges, "judge", "judges", result.judges),
+    ):
+        stored = {n: str(r.get("display_name") or n) for n, r in recorded.get(stage, {}).items()}
+        missing = [n for n in names if n not in stored and n != HUMAN_AUTHOR]
+        fallback = _roster_labels(kind) if missing else {}
+        for name in names:
+            target[name] = stored.get(name) or fallback.get(name) or name
+    result.authors[HUMAN_AUTHOR] = HUMAN_LABEL
+    result.judges.setdefault(EXPERTS_JUDGE, EXPERTS_LABEL)
+    return result

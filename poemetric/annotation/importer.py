@@ -1,0 +1,182 @@
+"""Import filled line-annotation CSVs into the run store (`line_annotations`).
+
+Every row is checked against the sheet it names (saved in the run store when the sheets were
+made): known sheet, poem and line, the line's text unchanged (a moved row is caught), a grade
+on the paper's scale, the coherence grades the protocol fixes (none for a first line, *not* for
+a repeated line), and every line of a poem graded once an annotator has graded any. Problems are
+reported as ``file:line: reason``; a file with any problem imports nothing. Rows without an
+annotator and without grades are untouched template rows and are skipped. Importing a file again
+replaces that annotator's earlier grades for the same lines.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from poemetric.annotation.task import LABEL_SCORES, NOT_APPLICABLE, LineItem, stored_tasks
+from poemetric.store import RunStore, utc_now
+
+_COLUMNS = ("sheet_id", "annotator", "generation_id", "line_number", "fluency", "coherence",
+            "source")  # fmt: skip
+
+
+class LineImportError(ValueError):
+    """The files could not be imported; `problems` lists every `file:line: reason`."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        shown = problems[:30]
+        more = f"\n... and {len(problems) - 30} more" if len(problems) > 30 else ""
+        super().__init__("\n".join(shown) + more)
+
+
+@dataclass
+class LineImportReport:
+    rows: int = 0
+    skipped_blank: int = 0
+    annotators: set[str] = field(default_factory=set)
+    poems: set[str] = field(default_factory=set)
+
+
+def _grade(value: Any) -> float | None:
+    text = str(value if value is not None else "").strip().lower()
+    if not text:
+        return None
+    if text not in LABEL_SCORES:
+        raise ValueError(f"{value!r} is not a grade; use strong, weak or not (or 1, 0.5, 0)")
+    return LABEL_SCORES[text]
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _check_row(
+    values: dict[str, Any], item: LineItem, location: str
+) -> tuple[int, float, float | None] | str:
+    """(line number, fluency, coherence) of a graded row, or the problem."""
+    try:
+        number = int(str(values.get("line", "")).strip())
+    except ValueError:
+        return f"{location}: line {values.get('line')!r} is not a line number"
+    if not 1 <= number <= len(item.lines):
+        return f"{location}: poem {item.item} has lines 1-{len(item.lines)}, not {number}"
+    text = values.get("text")
+    if text is not None and _normal(str(text)) != _normal(item.lines[number - 1]):
+        return (
+            f"{location}: the text differs from line {number} of poem {item.item} "
+            f"({item.lines[number - 1]!r}); was a row moved or edited?"
+        )
+    try:
+        fluency = _grade(values.get("fluency"))
+        raw_coherence = str(values.get("coherence") or "").strip().lower()
+        coherence = None if raw_coherence == NOT_APPLICABLE else _grade(raw_coherence)
+    except ValueError as error:
+        return f"{location}: {error}"
+    if fluency is None:
+        return f"{location}: no fluency grade (the annotator graded other lines of this poem)"
+    if number == 1:
+        if coherence is not None:
+            return f"{location}: the first line has no line before it: leave coherence n/a"
+    elif number in item.repeats:
+        if coherence not in (None, 0.0):
+            return f"{location}: line {number} repeats line {number - 1}: coherence is 'not'"
+        coherence = 0.0
+    elif coherence is None:
+        return f"{location}: no coherence grade"
+    return number, fluency, coherence
+
+
+def read_line_annotations(
+    store: RunStore, paths: Sequence[str | Path]
+) -> tuple[list[dict[str, Any]], LineImportReport]:
+    """Checked rows ready for the store; raises LineImportError listing every problem."""
+    from poemetric.data.io import DatasetError, read_table
+
+    tasks = stored_tasks(store)
+    problems: list[str] = []
+    rows: list[dict[str, Any]] = []
+    report = LineImportReport()
+    seen: dict[tuple[str, str, str, int], str] = {}
+    graded: dict[tuple[str, str, str], set[int]] = defaultdict(set)
+    for path in map(Path, paths):
+        try:
+            table = read_table(path)
+        except (DatasetError, OSError) as error:
+            problems.append(f"{path}: {error}")
+            continue
+        problems += [str(issue) for issue in table.issues]
+        for record in table.records:
+            location = f"{path}:{record.line}"
+            values = record.values
+            annotator = str(values.get("annotator") or "").strip()
+            grades = [str(values.get(c) or "").strip() for c in ("fluency", "coherence")]
+            if not annotator and not grades[0] and grades[1] in ("", NOT_APPLICABLE, "not"):
+                report.skipped_blank += 1
+                continue
+            if not annotator:
+                problems.append(f"{location}: grades without an annotator name")
+                continue
+            task = tasks.get(str(values.get("sheet_id") or "").strip())
+            if task is None:
+                problems.append(
+                    f"{location}: unknown sheet {values.get('sheet_id')!r}; sheets of this run: "
+                    f"{', '.join(sorted(tasks)) or 'none (run `poemetric ghostwriting sheets`)'}"
+                )
+                continue
+            generation_id = str(values.get("generation_id") or "").strip()
+            item = next((i for i in task.items if i.generation_id == generation_id), None)
+            if item is None:
+                problems.append(
+                    f"{location}: poem {generation_id!r} is not on sheet {task.sheet_id}"
+                )
+                continue
+            checked = _check_row(values, item, location)
+            if isinstance(checked, str):
+                problems.append(checked)
+                continue
+            number, fluency, coherence = checked
+            key = (task.sheet_id, annotator, generation_id, number)
+            if key in seen:
+                problems.append(f"{location}: {annotator} graded line {number} of poem "
+                                f"{item.item} already at {seen[key]}")  # fmt: skip
+                continue
+            seen[key] = location
+            graded[(task.sheet_id, annotator, generation_id)].add(number)
+            rows.append({"sheet_id": task.sheet_id, "annotator": annotator,
+                         "generation_id": generation_id, "line_number": number,
+                         "fluency": fluency, "coherence": coherence, "source": location})  # fmt: skip
+    for (sheet_id, annotator, generation_id), numbers in graded.items():
+        item = next(i for i in tasks[sheet_id].items if i.generation_id == generation_id)
+        missing = sorted(set(range(1, len(item.lines) + 1)) - numbers)
+        if missing:
+            problems.append(
+                f"sheet {sheet_id}: {annotator} graded poem {item.item} only in part; "
+                f"lines without a row: {', '.join(map(str, missing))}"
+            )
+    if problems:
+        raise LineImportError(problems)
+    report.rows = len(rows)
+    report.annotators = {row["annotator"] for row in rows}
+    report.poems = {row["generation_id"] for row in rows}
+    return rows, report
+
+
+def import_line_annotations(store: RunStore, paths: Sequence[str | Path]) -> LineImportReport:
+    """Check and store the grades of `paths` in one transaction (all or nothing)."""
+    rows, report = read_line_annotations(store, paths)
+    now = utc_now()
+    with store.transaction() as conn:
+        conn.executemany(
+            f"INSERT INTO line_annotations ({', '.join(_COLUMNS)}, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (sheet_id, annotator, generation_id, line_number) DO UPDATE SET "
+            "fluency = excluded.fluency, coherence = excluded.coherence, "
+            "source = excluded.source, updated_at = excluded.updated_at",
+            [(*(r[c] for c in _COLUMNS), now) for r in rows],
+        )
+    return report

@@ -1,0 +1,49 @@
+"""Printable annotation sheets of a `LineTask`: an HTML page (print CSS: one poem per page), the
+CSV template annotators fill in, and the task itself as JSON."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import jinja2
+
+from poemetric.annotation.task import NOT_APPLICABLE, LineTask
+
+#: Columns of the CSV template, in order. Annotators fill `annotator`, `fluency`, `coherence`.
+CSV_COLUMNS = ("sheet_id", "annotator", "item", "generation_id", "line", "text", "fluency",
+               "coherence")  # fmt: skip
+_TEMPLATE = Path(__file__).with_name("line_sheet.html.jinja")
+
+
+def render_sheet_html(task: LineTask) -> str:
+    environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    return environment.from_string(_TEMPLATE.read_text(encoding="utf-8")).render(task=task)
+
+
+def write_csv_template(task: LineTask, path: Path) -> Path:
+    """One row per line; coherence is pre-filled where the protocol fixes it."""
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for item in task.items:
+            for number, line in enumerate(item.lines, start=1):
+                coherence = (
+                    NOT_APPLICABLE if number == 1 else "not" if number in item.repeats else ""
+                )
+                writer.writerow(
+                    [task.sheet_id, "", item.item, item.generation_id, number, line, "", coherence]
+                )
+    return path
+
+
+def write_line_sheets(task: LineTask, out_dir: str | Path) -> list[Path]:
+    """`sheet.html`, `annotations.csv` (template) and `task.json` in `out_dir`."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    html = out / "sheet.html"
+    html.write_text(render_sheet_html(task), encoding="utf-8")
+    data = out / "task.json"
+    data.write_text(json.dumps(task.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
+    return [html, write_csv_template(task, out / "annotations.csv"), data]

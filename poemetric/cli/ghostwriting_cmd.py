@@ -1,0 +1,242 @@
+"""`poemetric ghostwriting`: rhyme density, uniqueness and near-copies (`metrics`, `score`).
+
+The protocol commands (`style-match`, `sheets`, `import-lines`) are in ghostwriting_protocols_cmd.
+Heavy libraries are imported inside the commands (CLI start-up time).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from poemetric.cli.app import app
+from poemetric.cli.options import RunOption
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from poemetric.store import RunStore
+
+ghostwriting_app = typer.Typer(
+    help=(
+        "Ghostwriting measures (Potash et al.): rhyme density, uniqueness against a reference "
+        "corpus, near-copies, style matching by an LLM judge, line-level fluency/coherence sheets. "
+        "Definitions: docs/ghostwriting.md."
+    ),
+    no_args_is_help=True,
+)
+app.add_typer(ghostwriting_app, name="ghostwriting")
+console = Console(soft_wrap=True)  # paths and file:line messages are never hard-wrapped
+
+#: Default of --threshold (poemetric.ghostwriting.uniqueness.NEAR_COPY_THRESHOLD, not imported
+#: here; a test keeps the two equal).
+NEAR_COPY_DEFAULT = 0.7
+PHONETICS = ("cmu", "espeak")
+
+
+def _phonetics(value: str) -> str:
+    if value not in PHONETICS:
+        raise typer.BadParameter(f"use {' or '.join(PHONETICS)}", param_hint="--raplyzer-phonetics")
+    return value
+
+
+PhoneticsOption = typer.Option(
+    "cmu",
+    "--raplyzer-phonetics",
+    callback=_phonetics,
+    help="Vowels for the Raplyzer measure: 'cmu' (CMUdict + letter-to-sound) or 'espeak' "
+    "(eSpeak NG, as the original; needs espeak-ng installed).",
+)
+WindowOption = typer.Option(
+    3, "--window", min=0, help="Lines above a line searched for its rhymes (paper variant)."
+)
+
+
+def _number(value: object, digits: int = 3) -> str:
+    if isinstance(value, float):
+        return "–" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def open_run(run: Path) -> RunStore:
+    """An existing run's store; a missing run is a usage error."""
+    from poemetric.store import RunStore, StoreError
+
+    try:
+        return RunStore(run, create=False)
+    except StoreError as error:
+        raise typer.BadParameter(str(error), param_hint="--run") from error
+
+
+def frame_table(frame: pd.DataFrame, title: str, columns: dict[str, str]) -> Table:
+    """A rich table of `frame`'s `columns` (name -> header)."""
+    table = Table(title=title, header_style="bold")
+    for header in columns.values():
+        table.add_column(header, justify="left" if header in {"judge", "author"} else "right")
+    for row in frame.to_dict("records"):
+        table.add_row(*(_number(row[name]) for name in columns))
+    return table
+
+
+SUMMARY_COLUMNS = {
+    "author": "author",
+    "poems": "poems",
+    "rhyme_density": "rhyme density",
+    "rhyme_density_raplyzer": "Raplyzer",
+    "uniqueness": "uniqueness",
+    "uniqueness_max": "max",
+    "near_copies": "near-copies",
+}
+
+
+@ghostwriting_app.command("metrics")
+def metrics_command(
+    run: Path = RunOption,
+    reference: list[Path] = typer.Option(
+        [],
+        "--reference",
+        help="Extra reference corpus: a folder of .txt files, a .txt file, or a CSV/TSV/JSONL/"
+        "Parquet table with a text or content column (repeatable).",
+    ),
+    no_dataset: bool = typer.Option(
+        False, "--no-dataset", help="Leave the run's dataset poems out of the reference corpus."
+    ),
+    exclude_original: bool = typer.Option(
+        False,
+        "--exclude-original",
+        help="Compare a generated poem with the corpus minus the human poem it was prompted with.",
+    ),
+    threshold: float = typer.Option(
+        NEAR_COPY_DEFAULT,
+        "--threshold",
+        min=0.0,
+        max=1.0,
+        help="Similarity at or above which a poem is flagged as a near-copy.",
+    ),
+    phonetics: str = PhoneticsOption,
+    window: int = WindowOption,
+    out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
+) -> None:
+    """Rhyme density (paper and Raplyzer variants), uniqueness and near-copies per poem and per
+    author, written as ghostwriting.csv (+ .md, .tex) and ghostwriting_poems.csv; `analyze` writes
+    the same tables with the defaults.
+
+    Examples:
+
+        poemetric ghostwriting metrics --run runs/demo
+
+        poemetric ghostwriting metrics --run runs/paper --reference training-sample.jsonl --exclude-original
+
+        poemetric ghostwriting metrics --run runs/paper --threshold 0.7 --raplyzer-phonetics espeak
+    """
+    from poemetric.analysis.run import PER_POEM_TABLES
+    from poemetric.analysis.tables import TABLE_FORMATS, write_table
+    from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
+    from poemetric.ghostwriting.metrics import GhostwritingOptions
+    from poemetric.ghostwriting.raplyzer import EspeakUnavailable
+    from poemetric.ghostwriting.references import ReferenceCorpusError, load_reference_corpora
+    from poemetric.ghostwriting.tables import ghostwriting_tables
+
+    if no_dataset and not reference:
+        raise typer.BadParameter("--no-dataset needs at least one --reference corpus")
+    try:
+        extra = load_reference_corpora(reference)
+    except ReferenceCorpusError as error:
+        console.print(f"[red]reference corpus:[/red] {error}", highlight=False)
+        raise typer.Exit(1) from error
+    options = GhostwritingOptions(
+        extra_references=tuple(extra),
+        dataset_references=not no_dataset,
+        exclude_original=exclude_original,
+        threshold=threshold,
+        raplyzer_phonetics="espeak" if phonetics == "espeak" else "cmu",
+        window_lines=window,
+    )
+    with open_run(run) as store:
+        try:
+            result = ghostwriting_tables(store, options=options)
+        except EspeakUnavailable as error:
+            console.print(f"[red]{error}[/red]")
+            raise typer.Exit(1) from error
+    if "ghostwriting" not in result.tables:
+        console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
+        raise typer.Exit(1)
+    destination = out or run / "analysis"
+    written = [
+        path
+        for name, frame in result.tables.items()
+        for path in write_table(
+            frame,
+            destination,
+            name,
+            caption=GHOSTWRITING_CAPTIONS[name],
+            formats=("csv",) if name in PER_POEM_TABLES else TABLE_FORMATS,
+        )
+    ]
+    console.print(
+        frame_table(result.tables["ghostwriting"], "Ghostwriting per author", SUMMARY_COLUMNS)
+    )
+    for note in result.notes:
+        console.print(f"[yellow]note:[/yellow] {note}")
+    console.print(f"wrote {len(written)} files to {destination}")
+
+
+@ghostwriting_app.command("score")
+def score_command(
+    files: list[Path] = typer.Argument(
+        ..., exists=True, dir_okay=False, help="Text files, one poem each (one line per line)."
+    ),
+    phonetics: str = PhoneticsOption,
+    window: int = WindowOption,
+    rhymes: bool = typer.Option(False, "--rhymes", help="List the rhymes found in each poem."),
+) -> None:
+    """Both rhyme densities of single poems, with the parts they are computed from.
+
+    Examples:
+
+        poemetric ghostwriting score poem.txt
+
+        poemetric ghostwriting score drafts/*.txt --rhymes --raplyzer-phonetics espeak
+    """
+    from poemetric.ghostwriting.raplyzer import EspeakUnavailable, raplyzer_density
+    from poemetric.ghostwriting.rhyme_density import rhyme_density
+
+    table = Table(header_style="bold")
+    for header in ("file", "syllables", "rhymed", "unweighted", "entropy w", "density",
+                   "Raplyzer"):  # fmt: skip
+        table.add_column(header, justify="left" if header == "file" else "right")
+    found: list[tuple[Path, tuple[tuple[str, str], ...]]] = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            console.print(f"[red]{path}: not valid UTF-8 ({error.reason})[/red]", highlight=False)
+            raise typer.Exit(1) from error
+        measured = rhyme_density(text, window_lines=window)
+        try:
+            raplyzer = raplyzer_density(
+                text, phonetics="espeak" if phonetics == "espeak" else "cmu"
+            )
+        except EspeakUnavailable as error:
+            console.print(f"[red]{error}[/red]")
+            raise typer.Exit(1) from error
+        table.add_row(
+            str(path),
+            str(measured.syllables),
+            str(measured.rhymed_syllables),
+            _number(measured.raw),
+            _number(measured.entropy_weight),
+            _number(measured.density),
+            _number(raplyzer),
+        )
+        found.append((path, measured.rhymes))
+    console.print(table)
+    if rhymes:
+        for path, pairs in found:
+            listed = "; ".join(f"{a} / {b}" for a, b in pairs) or "none"
+            console.print(f"{path}: {listed}", highlight=False)

@@ -1,0 +1,185 @@
+"""`poemetric ghostwriting style-match | sheets | import-lines`: the two protocols of the
+ghostwriting evaluation that need judges or annotators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from poemetric.cli.generate_cmd import (
+    BatchOption,
+    ConcurrencyOption,
+    DryRunOption,
+    MaxCostOption,
+    ProgressOption,
+    ShardOption,
+)
+from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app, open_run
+from poemetric.cli.judging import (
+    judge_runner_options,
+    judge_spec,
+    load_judges,
+    open_judged_run,
+    split_authors,
+)
+from poemetric.cli.options import LimitOption, RunOption
+
+console = Console(soft_wrap=True)  # paths and file:line messages are never hard-wrapped
+
+AuthorsOption = typer.Option(
+    None, "--authors", help="Only these authors' poems (comma-separated, e.g. human,gpt-4o)."
+)
+
+
+@ghostwriting_app.command(
+    "style-match",
+    epilog=(
+        "Examples:\n\n"
+        "  poemetric ghostwriting style-match --run runs/demo --judge gpt-4o --dry-run\n\n"
+        "  poemetric ghostwriting style-match --run runs/paper --judge gemini-2.5-pro --batch "
+        "--max-cost 20\n\n"
+        "  poemetric ghostwriting style-match --run runs/paper --judge local-openai --authors "
+        "human,gpt-4o --trials 8\n\n"
+        "Each poem gets --trials trials; over each four the correct candidate stands once at "
+        "A, B, C and D. Unparsable answers are stored as errors and re-parsed from the cache "
+        "by the next run; --refresh-failed-parses pays for new answers."
+    ),
+)
+def style_match_command(
+    run: Path = RunOption,
+    judge_name: str = typer.Option(
+        ..., "--judge", "-j", help="Judge name from judges/ (e.g. 'gemini-2.5-pro')."
+    ),
+    authors: str | None = AuthorsOption,
+    trials: int = typer.Option(
+        4, "--trials", min=1, help="Trials per poem (4 = each letter once)."
+    ),
+    samples: int = typer.Option(1, "--samples", min=1, help="Answers per trial."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the candidate draw."),
+    limit: int | None = LimitOption,
+    dry_run: bool = DryRunOption,
+    max_cost: float | None = MaxCostOption,
+    shard: str | None = ShardOption,
+    batch: bool = BatchOption,
+    concurrency: int | None = ConcurrencyOption,
+    refresh_failed_parses: bool = typer.Option(
+        False, "--refresh-failed-parses", help="Pay for a new answer where the cached one fails."
+    ),
+    progress: bool = ProgressOption,
+) -> None:
+    """Style matching by an LLM judge: for each poem, which of four human poems is by the poet
+    it belongs to? Accuracy per judge and author (Wilson CI) goes to style_matching.csv."""
+    from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy
+    from poemetric.style.stage import run_style_matching
+
+    spec = judge_spec(load_judges(), judge_name)
+    options = judge_runner_options(
+        limit=limit,
+        dry_run=dry_run,
+        max_cost=max_cost,
+        shard=shard,
+        batch=batch,
+        concurrency=concurrency,
+        refresh_failed_parses=refresh_failed_parses,
+        progress=progress,
+    )
+    author_list = split_authors(authors)
+    with open_judged_run(run, author_list, console) as store:
+        report = run_style_matching(
+            store,
+            spec,
+            options=options,
+            authors=author_list,
+            samples=samples,
+            trials_per_poem=trials,
+            seed=seed,
+            console=console,
+        )
+        matches = load_style_matches(store)
+    report.render(console)
+    mine = matches[matches["judge"] == judge_name]
+    if not mine.empty and not dry_run:
+        columns = {"author": "author", "trials": "trials", "accuracy": "accuracy",
+                   "ci_low": "CI low", "ci_high": "CI high", "unparsed": "unparsed"}  # fmt: skip
+        console.print(frame_table(style_accuracy(mine), f"Style matching by {judge_name}", columns))
+    if (report.errors or report.not_run) and not dry_run:
+        raise typer.Exit(code=1)
+
+
+@ghostwriting_app.command("sheets")
+def sheets_command(
+    run: Path = RunOption,
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="Folder for sheet.html, annotations.csv, task.json."
+    ),
+    authors: str | None = AuthorsOption,
+    per_author: int = typer.Option(5, "--per-author", min=1, help="Poems drawn per author."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the draw and of the poem order."),
+) -> None:
+    """Printable line-level fluency/coherence sheets (one poem per page, authors hidden) and the
+    CSV template annotators fill in; import it with `poemetric ghostwriting import-lines`.
+
+    Examples:
+
+        poemetric ghostwriting sheets --run runs/demo --out sheets/
+
+        poemetric ghostwriting sheets --run runs/paper --out sheets/ --authors human,gpt-4o --per-author 10
+    """
+    from poemetric.annotation.sheets import write_line_sheets
+    from poemetric.annotation.task import build_line_task
+
+    with open_run(run) as store:
+        task = build_line_task(
+            store, authors=split_authors(authors), per_author=per_author, seed=seed
+        )
+    if not task.items:
+        console.print(f"no poems to annotate in {run} (authors: {authors or 'all'})")
+        raise typer.Exit(1)
+    paths = write_line_sheets(task, out)
+    lines = sum(len(item.lines) for item in task.items)
+    console.print(f"sheet {task.sheet_id}: {len(task.items)} poems, {lines} lines")
+    for path in paths:
+        console.print(f"  {path}", highlight=False)
+    console.print(
+        f"Print {paths[0].name} (or fill {paths[1].name} directly), then: "
+        f"poemetric ghostwriting import-lines --run {run} FILE.csv",
+        highlight=False,
+    )
+
+
+@ghostwriting_app.command("import-lines")
+def import_lines_command(
+    files: list[Path] = typer.Argument(
+        ..., help="Filled annotations.csv files (one per annotator or merged)."
+    ),
+    run: Path = RunOption,
+) -> None:
+    """Import filled line-annotation CSVs into the run store; every bad row is reported as
+    file:line and nothing is imported from files with errors. Prints per-author scores.
+
+    Examples:
+
+        poemetric ghostwriting import-lines --run runs/demo sheets/annotations-ann1.csv
+
+        poemetric ghostwriting import-lines --run runs/paper ann1.csv ann2.csv
+    """
+    from poemetric.annotation.importer import LineImportError, import_line_annotations
+    from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations
+
+    with open_run(run) as store:
+        try:
+            report = import_line_annotations(store, files)
+        except LineImportError as error:
+            console.print(f"[red]nothing imported:[/red]\n{error}", highlight=False)
+            raise typer.Exit(1) from error
+        scores = fluency_scores(load_line_annotations(store))
+    console.print(
+        f"imported {report.rows} line grades ({len(report.poems)} poems, annotators: "
+        f"{', '.join(sorted(report.annotators))}); {report.skipped_blank} blank rows skipped"
+    )
+    columns = {"author": "author", "poems": "poems", "annotations": "grades",
+               "fluency": "fluency", "coherence": "coherence",
+               "fluency_agreement": "fluency agr.", "coherence_agreement": "coherence agr."}  # fmt: skip
+    console.print(frame_table(scores, "Line-level fluency and coherence (1 / 0.5 / 0)", columns))

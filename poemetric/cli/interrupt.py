@@ -1,0 +1,38 @@
+"""Ctrl-C during a long command: say that nothing is lost and how to resume."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+#: The exit status of a process ended by SIGINT (128 + 2), as shells report it.
+INTERRUPTED = 130
+
+
+def resume_command() -> str:
+    """The command line that was run, as `poemetric ...` (what to type to resume)."""
+    return shlex.join(["poemetric", *sys.argv[1:]])
+
+
+@contextmanager
+def interruptible(run: Path) -> Iterator[None]:
+    """Turn Ctrl-C into a clear message and exit status 130 (the run store stays consistent:
+    every answer received was stored with its row; requests in flight are simply asked again)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        console = Console(stderr=True)
+        console.print(
+            f"\n[yellow]Interrupted.[/yellow] Every answer received so far is saved in {run}; "
+            "nothing is lost and nothing stored is paid for twice. Resume with:",
+            highlight=False,
+            soft_wrap=True,
+        )
+        console.print(f"  {resume_command()}", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(code=INTERRUPTED) from None

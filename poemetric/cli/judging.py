@@ -1,0 +1,92 @@
+"""Command-line plumbing shared by the commands that run an LLM judge over a run's poems
+(`poemetric judge`, `poemetric ghostwriting style-match`). Imports stay inside the functions
+(CLI start-up time)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from poemetric.providers.base import ModelSpec
+    from poemetric.runner.runner import RunnerOptions
+    from poemetric.store import RunStore
+
+
+def load_judges() -> dict[str, ModelSpec]:
+    """The judges of judges/ (a broken file is a usage error)."""
+    from poemetric.roster import RosterError, load_roster
+
+    try:
+        return load_roster("judges")
+    except RosterError as error:
+        raise typer.BadParameter(str(error)) from error
+
+
+def judge_spec(judges: dict[str, ModelSpec], name: str) -> ModelSpec:
+    if name not in judges:
+        raise typer.BadParameter(
+            f"unknown judge {name!r}; available: {', '.join(judges)}", param_hint="--judge"
+        )
+    return judges[name]
+
+
+def split_authors(value: str | None) -> list[str] | None:
+    """`--authors a,b` as a list (None: every author)."""
+    return [a.strip() for a in value.split(",") if a.strip()] if value else None
+
+
+def judge_runner_options(
+    *,
+    limit: int | None,
+    dry_run: bool,
+    max_cost: float | None,
+    shard: str | None,
+    batch: bool,
+    concurrency: int | None,
+    refresh_failed_parses: bool,
+    progress: bool,
+) -> RunnerOptions:
+    from poemetric.cli.generate_cmd import parse_shard
+    from poemetric.runner.runner import RunnerOptions
+
+    return RunnerOptions(
+        limit=limit,
+        dry_run=dry_run,
+        max_cost_usd=max_cost,
+        shard=parse_shard(shard),
+        batch=batch,
+        concurrency=concurrency,
+        refresh_failed_parses=refresh_failed_parses,
+        progress=progress,
+    )
+
+
+def open_judged_run(run: Path, authors: list[str] | None, console: Console) -> RunStore:
+    """The run's store, once it has poems and every author in `authors` has some."""
+    from poemetric.store import RunStore, StoreError
+
+    try:
+        store = RunStore(run, create=False)
+    except StoreError as error:
+        raise typer.BadParameter(str(error), param_hint="--run") from error
+    try:
+        if store.count("generations", "status = 'ok'") == 0:
+            console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
+            raise typer.Exit(code=1)
+        if authors:
+            known = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
+            unknown = [a for a in authors if a not in known]
+            if unknown:
+                raise typer.BadParameter(
+                    f"no poems by {', '.join(map(repr, unknown))} in run {run}; authors: "
+                    f"{', '.join(sorted(known))}",
+                    param_hint="--authors",
+                )
+    except BaseException:
+        store.close()
+        raise
+    return store

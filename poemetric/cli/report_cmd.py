@@ -1,0 +1,59 @@
+"""CLI command: `report` (one self-contained HTML file with a poem browser)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from poemetric.cli.app import app
+from poemetric.cli.options import JudgeOption, RunOption, experts_option
+from poemetric.store import RunStore, StoreError
+
+console = Console()
+REPORT_EXPERTS = experts_option("adds their scores and agreement with each judge.")
+
+
+@app.command()
+def report(
+    run: Path = RunOption,
+    judge: str | None = JudgeOption,
+    experts: Path | None = REPORT_EXPERTS,
+    n_boot: int = typer.Option(
+        200, "--bootstrap", min=0, help="Bootstrap resamples for the agreement CIs."
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Output file (default RUN/report/index.html)."
+    ),
+) -> None:
+    """The run report: one self-contained HTML file (no network requests; charts as inline
+    SVG) with the leaderboard and its CIs, per-dimension charts, the form checks, the judges,
+    agreement with experts, run metadata and a poem browser (every author's poem beside the
+    human original, with its form-check explanation and each judge's scores and comments).
+    Open it in any browser, send it by mail, or put it on a static site.
+
+    Examples:
+
+        poemetric report --run runs/demo
+
+        poemetric report --run runs/paper --experts ratings.csv
+
+        poemetric report --run runs/paper --judge gemini-2.5-pro --out paper-report.html
+    """
+    from poemetric.analysis.experts import ExpertRatingsError
+    from poemetric.report import build_report
+
+    try:
+        store = RunStore(run, create=False)
+    except StoreError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(1) from exc
+    with store, console.status("building the report"):
+        try:
+            path = build_report(store, out, judge=judge, experts=experts, n_boot=n_boot)
+        except (ExpertRatingsError, ValueError) as exc:
+            console.print(f"[red]{exc}[/red]")
+            raise typer.Exit(1) from exc
+    size = path.stat().st_size / 1e6
+    console.print(f"wrote {path} ({size:.1f} MB); open it in a browser", highlight=False)

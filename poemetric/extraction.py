@@ -1,0 +1,439 @@
+"""Pull the poem out of a model's answer, conservatively, recording every removal.
+
+Chat models wrap poems in chatter: "Sure! Here is a villanelle about ...:", a bold title, code
+fences, stanza labels, "I hope you enjoy it!" and notes on the rhyme scheme. Reasoning models add
+`<think>` blocks. The form checker and the judge need the poem alone, so this module removes
+those parts, but only when a line is clearly not verse: a removal needs a chat marker (an opener
+such as "Here is", a meta word such as "rhyme scheme" or "poem", a markdown construct). When in
+doubt the text stays. Each removal is described in `ExtractedPoem.notes`; the raw response is kept
+by the caller.
+
+Shared by the generation stage (`poemetric.generation.extract` re-exports it) and `poemetric form
+check`, which applies the same extraction to raw answers read from a file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["ExtractedPoem", "extract_poem", "split_reasoning"]
+
+_QUOTE_LIMIT = 80
+
+
+@dataclass
+class ExtractedPoem:
+    poem: str
+    reasoning: str | None = None
+    notes: list[str] = field(default_factory=list)
+    title: str | None = None
+
+
+# -- reasoning ---------------------------------------------------------------------------------
+_THINK_BLOCK = re.compile(
+    r"<(think|thinking|thought|reasoning)>(.*?)</\1>", re.IGNORECASE | re.DOTALL
+)
+_THINK_CLOSE = re.compile(r"</(think|thinking|thought|reasoning)>", re.IGNORECASE)
+_THINK_OPEN = re.compile(r"^\s*<(think|thinking|thought|reasoning)>", re.IGNORECASE)
+
+
+def split_reasoning(text: str, reasoning: str | None = None) -> tuple[str, str | None, list[str]]:
+    """Separate reasoning from the answer: tagged blocks plus the provider's reasoning field.
+
+    Returns (answer, reasoning or None, notes).
+    """
+    notes: list[str] = []
+    parts: list[str] = []
+    if reasoning and reasoning.strip():
+        parts.append(reasoning.strip())
+
+    blocks = [match.group(2).strip() for match in _THINK_BLOCK.finditer(text)]
+    if blocks:
+        text = _THINK_BLOCK.sub("", text)
+        notes.append(f"moved {len(blocks)} <think> block(s) to reasoning")
+        parts.extend(block for block in blocks if block)
+    closing = list(_THINK_CLOSE.finditer(text))
+    if closing:
+        # R1-style output: the chat template opened the block, so only the closing tag is left.
+        last = closing[-1]
+        before = _THINK_OPEN.sub("", _THINK_CLOSE.sub("", text[: last.start()])).strip()
+        if before:
+            parts.append(before)
+        text = text[last.end() :]
+        notes.append("moved the text before a closing </think> tag (no opening tag) to reasoning")
+    opening = _THINK_OPEN.match(text)
+    if opening:
+        # Opened but never closed: the answer was cut off while still thinking.
+        unfinished = text[opening.end() :].strip()
+        if unfinished:
+            parts.append(unfinished)
+        text = ""
+        notes.append("the response ends inside an unclosed <think> block: no answer after it")
+
+    merged: list[str] = []
+    for part in parts:
+        if part not in merged:
+            merged.append(part)
+    return text, ("\n\n".join(merged) if merged else None), notes
+
+
+# -- line classification ---------------------------------------------------------------------------
+_FORMS = (
+    r"poems?|sonnets?|villanelles?|ghazals?|limericks?|pantoums?|sestinas?|ballads?|verses?|"
+    r"stanzas?|quatrains?|couplets?|tercets?|haikus?|odes?|elegy|elegies|lyrics?|rhymes?|piece"
+)
+_META = (
+    r"rhyme scheme|rhyming scheme|rhyme pattern|meter|metre|iambic|trochaic|anapestic|dactylic|"
+    r"pentameter|tetrameter|trimeter|syllables?|refrains?|end[- ]words?|envoi|envoy|volta|"
+    r"radif|qafia|the form|this form|structure|theme|imagery|prompt|request|as requested|"
+    r"adheres?|follows?|following|written|composed|crafted|inspired by|attempt|titled|entitled|"
+    r"captures?|explores?|evokes?|reflects?|conveys?|uses|employs?|[A-H]{3,}(?: [A-H]{2,})*"
+)
+_FORM_RE = re.compile(rf"\b(?:{_FORMS})\b", re.IGNORECASE)
+_META_RE = re.compile(rf"\b(?:{_META})\b")
+_META_RE_I = re.compile(rf"\b(?:{_META.replace('|[A-H]{3,}(?: [A-H]{2,})*', '')})\b", re.I)
+_INTERJECTION = re.compile(
+    r"^(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|gladly|great|"
+    r"happy to help|with pleasure|here you go|here it is)\s*[!.,:]*$",
+    re.IGNORECASE,
+)
+_CHAT_PREFIX = re.compile(
+    r"^(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|gladly|great)\s*[!.,]\s*",
+    re.IGNORECASE,
+)
+_PREAMBLE_OPENER = re.compile(
+    r"^(?:here is|here's|here are|below is|below you'?ll find|the following is|this is (?:my|a|an)|"
+    r"i(?:'ve| have) (?:written|composed|crafted|created|tried)|i wrote|i(?:'ll| will) write|"
+    r"let me|as requested|following your|in response to|presenting|happy to)\b",
+    re.IGNORECASE,
+)
+_SIGN_OFF = (
+    r"i hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
+    r"bring|suit|fit|work|request|appreciat)|hope you (?:enjoy|like|love)|let me know|feel free|"
+    r"would you like (?:me|any|a different|another|changes|adjustments)|"
+    r"if you(?:'d| would) like (?:me|any|a different|another|changes|adjustments)|"
+    r"enjoy!?$|happy reading"
+)
+_CLOSING_OPENER = re.compile(
+    r"^(?:\(?\s*notes?\s*[:\-–—]|explanation\s*:|analysis\s*:|commentary\s*:|breakdown\s*:|"
+    r"(?:rhyme scheme|rhyming scheme|meter|metre|form|structure|theme|key features?|"
+    r"literary devices|word count)\s*:|"
+    + _SIGN_OFF
+    + r"|i(?:'ve| have)? (?:tried|aimed|attempted|followed|kept|chose) (?:to )?"
+    r"(?:capture|keep|follow|use|maintain|adhere|stick|write|evoke|create)|"
+    r"(?:this|the|my|in this|in the) (?:" + _FORMS + r")\b)",
+    re.IGNORECASE,
+)
+_STRONG_CLOSING = re.compile(rf"^(?:{_SIGN_OFF})", re.IGNORECASE)
+_COMMENTARY_HEADER = re.compile(
+    r"^(?:a\s+)?(?:notes?|explanation|analysis|commentary|breakdown|about|details|key|structure|"
+    r"form|poetic devices|literary devices)\b[^:]{0,60}:$",
+    re.IGNORECASE,
+)
+_METADATA = re.compile(
+    r"^(?:form|poetic form|rhyme scheme|rhyming scheme|meter|metre|theme|style|structure|"
+    r"subject|topic|word count|syllable count)\s*:\s*\S",
+    re.IGNORECASE,
+)
+_RULE = re.compile(r"^\s*(?:-\s*){3,}$|^\s*(?:\*\s*){3,}$|^\s*(?:_\s*){3,}$|^\s*[~=]{3,}\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+_TITLE_PREFIX = re.compile(r"^\s*(?:\*\*|__)?\s*title\s*:\s*(?:\*\*|__)?\s*(.+?)\s*$", re.I)
+_BOLD_LINE = re.compile(r"^\s*(\*\*|__)(.+?)\1\s*$")
+_ITALIC_LINE = re.compile(r"^\s*([*_])(?![*_\s])(.+?)(?<![\s*_])\1\s*$")
+_NUMBERS = r"\d+|[ivxlc]+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_LABEL_WORDS = (
+    r"stanza|verse|quatrain|tercet|couplet|sestet|octave|octet|cinquain|refrain|chorus|volta|"
+    r"envoi|envoy|sher|she'r|shi'r|poem|answer|final answer|response"
+)
+_LABEL_LINE = re.compile(
+    rf"^\s*[\(\[]?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?\s*[\)\]]?\s*[:.\-–—]?\s*$",
+    re.IGNORECASE,
+)
+_INLINE_LABEL = re.compile(
+    rf"^\s*[\(\[]?(?:stanza|quatrain|tercet|couplet|sestet|envoi|envoy|sher|she'r)"
+    rf"(?:\s+(?:{_NUMBERS}))?[\)\]]?\s*[:\-–—]\s+(\S.*)$",
+    re.IGNORECASE,
+)
+_NUMBER_LINE = re.compile(r"^\s*(?:\d+|[IVXLC]+)[.)]?\s*$")
+_REFRAIN_TAG = re.compile(r"\s*\((?:refrain(?:\s*[A-Z]?\d?)?|[A-Z]\d)\)\s*$", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
+
+
+def _plain(line: str) -> str:
+    """The line without markdown emphasis and surrounding spaces (for matching only)."""
+    return re.sub(r"(\*\*|__|\*|_)", "", line).strip()
+
+
+def _quote(line: str) -> str:
+    line = line.strip()
+    return repr(line if len(line) <= _QUOTE_LIMIT else line[: _QUOTE_LIMIT - 1] + "…")
+
+
+def _is_preamble(line: str) -> bool:
+    """An opening line of chat ("Sure! Here is a sonnet about ...:"), never a verse line.
+
+    An opener alone is not enough ("Here is the gate, and here the garden wall"): the line must
+    also speak about the poem and end like a sentence.
+    """
+    text = _plain(line)
+    if not text:
+        return False
+    if _INTERJECTION.match(text) or _METADATA.match(text):
+        return True
+    prefix = _CHAT_PREFIX.match(text)
+    rest = text[prefix.end() :] if prefix else text
+    if prefix and not rest:
+        return True
+    about_poem = bool(_FORM_RE.search(rest) or _META_RE_I.search(rest))
+    sentence_end = text[-1:] in {".", ":", "!", ")"} or re.search(r"\byour?\b", text, re.I)
+    if _PREAMBLE_OPENER.match(rest) and (
+        about_poem or re.search(r"\bhere (?:you go|it is)\b", rest, re.I)
+    ):
+        return bool(sentence_end)
+    if prefix and about_poem and re.search(r"\b(?:i|i'll|i'd|i've|you|your|here)\b", rest, re.I):
+        return bool(sentence_end)
+    return bool(text.endswith(":") and _FORM_RE.search(text) and _META_RE.search(text))
+
+
+def _is_meta_prose(line: str) -> bool:
+    """A prose sentence about the poem (rhyme scheme, form, the request)."""
+    text = _plain(line)
+    words = text.split()
+    hits = len(_META_RE.findall(text)) + len(_FORM_RE.findall(text))
+    return len(words) >= 10 and hits >= 2 and text[-1:] in {".", ":", "!", ")"}
+
+
+def _is_commentary(line: str) -> bool:
+    text = _plain(line)
+    if not text:
+        return True
+    if _COMMENTARY_HEADER.match(text) or _METADATA.match(text):
+        return True
+    if _CLOSING_OPENER.match(text):
+        # "The poem" or "This sonnet" opening a verse line needs more evidence of prose.
+        form_start = re.match(rf"^(?:this|the|my|in this|in the) (?:{_FORMS})\b", text, re.I)
+        if not form_start:
+            return True
+        rest = text[form_start.end() :]
+        return bool(_META_RE.search(rest) or _META_RE_I.search(rest)) or len(text.split()) >= 14
+    return _is_meta_prose(line) or bool(_BULLET.match(line) and _META_RE_I.search(text))
+
+
+# -- the pipeline ------------------------------------------------------------------------------
+def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
+    """The poem in `text` (a model's answer), its reasoning, and notes on what was removed."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+    answer, merged_reasoning, notes = split_reasoning(text, reasoning)
+    lines = [line.rstrip() for line in answer.split("\n")]
+    lines = _unfence(lines, notes)
+    lines = _strip_rules(lines, notes)
+    lines = _strip_leading_chatter(lines, notes)
+    lines, title = _strip_title(lines, notes)
+    if title is not None:
+        lines = _strip_leading_chatter(lines, notes)  # metadata such as "Form: villanelle"
+    lines = _strip_trailing_chatter(lines, notes)
+    lines = _strip_labels(lines, notes)
+    lines = _strip_markdown(lines, notes)
+    poem = _tidy(lines)
+    original = _tidy([line.rstrip() for line in answer.split("\n")])
+    if not poem and original:
+        notes.append("extraction would remove everything; kept the answer as it was")
+        poem, title = original, None
+    return ExtractedPoem(poem=poem, reasoning=merged_reasoning, notes=notes, title=title)
+
+
+def _unfence(lines: list[str], notes: list[str]) -> list[str]:
+    fences = [i for i, line in enumerate(lines) if _FENCE.match(line)]
+    if not fences:
+        return lines
+    if len(fences) == 2 and any(line.strip() for line in lines[fences[0] + 1 : fences[1]]):
+        start, end = fences
+        outside = [line for line in lines[:start] + lines[end + 1 :] if line.strip()]
+        if all(_is_preamble(x) or _is_commentary(x) or _is_meta_prose(x) for x in outside):
+            for line in outside:
+                notes.append(f"removed text outside the code block: {_quote(line)}")
+            notes.append("removed code fences")
+            return lines[start + 1 : end]
+    notes.append(f"removed {len(fences)} code fence line(s)")
+    return [line for i, line in enumerate(lines) if i not in set(fences)]
+
+
+def _strip_rules(lines: list[str], notes: list[str]) -> list[str]:
+    count = sum(1 for line in lines if _RULE.match(line))
+    if count:
+        notes.append(f"removed {count} horizontal rule(s) (kept as stanza breaks)")
+        return ["" if _RULE.match(line) else line for line in lines]
+    return lines
+
+
+def _first_content(lines: list[str], start: int = 0) -> int:
+    index = start
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    return index
+
+
+def _strip_leading_chatter(lines: list[str], notes: list[str]) -> list[str]:
+    index = _first_content(lines)
+    removed_any = False
+    while index < len(lines):
+        line = lines[index]
+        continuation = removed_any and (_is_meta_prose(line) or _is_preamble(line))
+        if not (_is_preamble(line) or continuation):
+            break
+        notes.append(f"removed preamble: {_quote(line)}")
+        removed_any = True
+        index = _first_content(lines, index + 1)
+    return lines[index:]
+
+
+def _paragraph_end(lines: list[str], start: int) -> int:
+    end = start
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    return end
+
+
+def _looks_like_title(text: str) -> bool:
+    words = text.split()
+    if not words or len(words) > 10 or text[-1:] in {".", ",", ";", ":"}:
+        return False
+    long_words = [w.strip("\"'“”‘’()") for w in words if len(w.strip("\"'“”‘’()")) >= 4]
+    return (
+        all(w[:1].isupper() or not w[:1].isalpha() for w in long_words) and words[0][:1].isupper()
+    )
+
+
+def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
+    index = _first_content(lines)
+    if index >= len(lines):
+        return lines, None
+    line = lines[index]
+    title: str | None = None
+    if _LABEL_LINE.match(_plain(line)):
+        return lines, None
+    following = _first_content(lines, index + 1)
+    blank_after = following > index + 1
+    verse_after = following < len(lines) and _paragraph_end(lines, following) - following >= 2
+    prefix, heading, bold = _TITLE_PREFIX.match(line), _HEADING.match(line), _BOLD_LINE.match(line)
+    italic = _ITALIC_LINE.match(line)
+    if prefix:
+        title = prefix.group(1)
+    elif heading:
+        title = heading.group(1)
+    elif (
+        bold
+        and following < len(lines)
+        and len(bold.group(2).split()) <= 12
+        and (blank_after or bold.group(2).strip()[-1:] not in {",", ".", ";", ":"})
+    ):
+        title = bold.group(2)
+    elif italic and blank_after and verse_after and _looks_like_title(italic.group(2)):
+        title = italic.group(2)
+    elif blank_after and verse_after and _looks_like_title(line.strip()):
+        title = line.strip()
+    if title is None:
+        return lines, None
+    title = _plain(title).strip('"“”')
+    notes.append(f"removed title line: {_quote(line)}")
+    rest = lines[following:]
+    # A subtitle such as "(A Petrarchan sonnet)" or "*a villanelle*" right after the title.
+    if rest and _FORM_RE.search(rest[0]) and len(rest[0].split()) <= 8:
+        candidate = rest[0].strip()
+        if (candidate.startswith("(") and candidate.endswith(")")) or _ITALIC_LINE.match(candidate):
+            notes.append(f"removed subtitle: {_quote(candidate)}")
+            rest = rest[_first_content(rest, 1) :]
+    return rest, title
+
+
+def _strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
+    starts = [
+        i for i, line in enumerate(lines) if line.strip() and (i == 0 or not lines[i - 1].strip())
+    ]
+    first_content = starts[0] if starts else len(lines)
+    cut = len(lines)
+    for start in starts[1:]:
+        if not _is_commentary(lines[start]):
+            continue
+        later = [s for s in starts if s > start]
+        if all(_is_commentary(lines[s]) or _BULLET.match(lines[s]) for s in later):
+            cut = start
+            break
+    # A sign-off glued to the last stanza ("... night.\nI hope you enjoy it!").
+    end = cut
+    while end > first_content + 1 and _STRONG_CLOSING.match(_plain(lines[end - 1]) or "x"):
+        end -= 1
+    if end < cut:
+        cut = end
+    for line in lines[cut:]:
+        if line.strip():
+            notes.append(f"removed closing remark: {_quote(line)}")
+    return lines[:cut]
+
+
+def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
+    result: list[str] = []
+    numbered = [
+        i for i, line in enumerate(lines)
+        if _NUMBER_LINE.match(line) and (i == 0 or not lines[i - 1].strip())
+        and i + 1 < len(lines) and lines[i + 1].strip()
+    ]  # fmt: skip
+    drop_numbers = len(numbered) >= 2
+    for i, line in enumerate(lines):
+        plain = _plain(line)
+        if plain and _LABEL_LINE.match(plain):
+            notes.append(f"removed stanza label: {_quote(line)}")
+            if result and result[-1].strip():
+                result.append("")
+            continue
+        if drop_numbers and i in numbered:
+            notes.append(f"removed stanza number: {_quote(line)}")
+            if result and result[-1].strip():
+                result.append("")
+            continue
+        inline = _INLINE_LABEL.match(plain) if plain else None
+        if inline:
+            label = plain[: len(plain) - len(inline.group(1))].strip()
+            notes.append(f"removed stanza label {label!r} (kept its text)")
+            line = inline.group(1)
+        tagged = _REFRAIN_TAG.search(line)
+        if tagged and len(line[: tagged.start()].split()) >= 3:
+            notes.append(f"removed refrain marker {tagged.group(0).strip()!r}")
+            line = line[: tagged.start()]
+        result.append(line)
+    return result
+
+
+def _strip_markdown(lines: list[str], notes: list[str]) -> list[str]:
+    content = [line for line in lines if line.strip()]
+    if content and all(line.lstrip().startswith(">") for line in content):
+        notes.append("removed blockquote markers")
+        lines = [re.sub(r"^\s*>\s?", "", line) for line in lines]
+    changed = 0
+    result = []
+    for line in lines:
+        new = re.sub(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", r"\2", line)
+        new = re.sub(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])", r"\1", new)
+        new = re.sub(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])", r"\1", new)
+        new = re.sub(r"(?:\\|  +)$", "", new)
+        if new != line.rstrip():
+            changed += 1
+        result.append(new.rstrip())
+    if changed:
+        notes.append(f"removed markdown emphasis markers on {changed} line(s)")
+    return result
+
+
+def _tidy(lines: list[str]) -> str:
+    out: list[str] = []
+    for line in lines:
+        if not line.strip():
+            if out and out[-1]:
+                out.append("")
+            continue
+        out.append(line.rstrip())
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out)

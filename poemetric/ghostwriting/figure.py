@@ -1,0 +1,77 @@
+"""The ghostwriting figure: per author, the paper's rhyme density, the Raplyzer rhyme factor and
+uniqueness (mean with a t 95% CI), the near-copy threshold marked.
+
+Drawn from the run's data as every figure is (`FigureContext`), in the shared bar layout (sized
+for the chosen column width, horizontal rows when there are many authors). The reference corpus
+is the human originals of the run's prompts, which is the dataset's whole snapshot except in runs
+prepared with `--limit` (the tables use the whole snapshot).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from poemetric.analysis.bars import Panel, Series, draw_grid
+from poemetric.analysis.context import FigureContext, FigureSkipped
+from poemetric.analysis.plotting import Drawing
+from poemetric.analysis.stats import summarize
+from poemetric.ghostwriting.metrics import poem_measures
+from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD, ReferenceText
+
+PANELS = (
+    ("rhyme_density", "Rhyme dens.", (0.0, 1.0)),
+    ("rhyme_density_raplyzer", "Raplyzer", None),
+    ("uniqueness", "Uniqueness", (0.0, 1.0)),
+)
+
+
+def _summary(poems: pd.DataFrame, column: str, authors: list[str],
+             domain: tuple[float, float] | None) -> pd.DataFrame:  # fmt: skip
+    rows = {
+        author: summarize(
+            poems.loc[poems["author"] == author, column].to_numpy(dtype=float), domain=domain
+        )
+        for author in authors
+    }
+    return pd.DataFrame(
+        {"mean": [s.mean for s in rows.values()], "ci_low": [s.ci_low for s in rows.values()],
+         "ci_high": [s.ci_high for s in rows.values()]},
+        index=pd.Index(list(rows), name="author"),
+    )  # fmt: skip
+
+
+def ghostwriting_figure(ctx: FigureContext) -> Drawing:
+    generations = ctx.generations
+    if generations.empty:
+        raise FigureSkipped("no poems")
+    originals = generations.drop_duplicates("poem_id")
+    references = [
+        ReferenceText(str(r.poem_id), str(r.human_poem), str(r.poem_id))
+        for r in originals.itertuples(index=False)
+    ]
+    poems = poem_measures(generations, references).frame
+    authors = ctx.ordered(poems["author"])
+    panels: list[Panel] = []
+    for column, title, domain in PANELS:
+        frame = _summary(poems, column, authors, domain)
+        if domain is None:
+            top = np.nanmax(frame[["mean", "ci_high"]].to_numpy(float), initial=0.0)
+            domain = (0.0, float(top) * 1.1 if top > 0 else 1.0)
+        reference = (
+            (f"near-copy threshold ({NEAR_COPY_THRESHOLD:g})", NEAR_COPY_THRESHOLD)
+            if column == "uniqueness"
+            else None
+        )
+        panels.append(Panel(title, (Series(frame),), domain, authors=tuple(authors),
+                            reference=reference))  # fmt: skip
+    figure = draw_grid(ctx, panels, value_label="mean per poem; whiskers: 95% CI", legend=True,
+                       max_columns=3)  # fmt: skip
+    caption = (
+        'Ghostwriting measures per author (docs/ghostwriting.md): rhyme density ("Rhyme dens.": '
+        "rhymed syllables / all syllables, entropy-weighted), the Raplyzer rhyme factor (mean longest matching "
+        "vowel sequence per word) and uniqueness (maximum tf-idf cosine similarity to the "
+        "reference poems; the dashed line is the near-copy threshold); means over poems with the 95% CI "
+        "of the mean (Student t), clipped to 0-1 where the measure is bounded."
+    )
+    return Drawing(figure, caption)

@@ -1,0 +1,154 @@
+"""Per-poem and per-author ghostwriting measures of a run: rhyme density (paper and Raplyzer
+variants) and uniqueness against a reference corpus, with the near-copy flag."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache, partial
+
+import pandas as pd
+
+from poemetric.analysis.data import HUMAN_AUTHOR, author_order
+from poemetric.analysis.stats import summarize
+from poemetric.ghostwriting.raplyzer import Phonetics, raplyzer_density
+from poemetric.ghostwriting.rhyme_density import DEFAULT_WINDOW_LINES, rhyme_density
+from poemetric.ghostwriting.uniqueness import (
+    NEAR_COPY_THRESHOLD,
+    ReferenceText,
+    UniquenessIndex,
+    is_near_copy,
+)
+
+POEM_COLUMNS = (
+    "generation_id",
+    "author",
+    "poem_id",
+    "poem_form",
+    "syllables",
+    "rhymed_syllables",
+    "rhyme_density_unweighted",
+    "entropy_weight",
+    "rhyme_density",
+    "rhyme_density_raplyzer",
+    "uniqueness",
+    "nearest_reference",
+    "nearest_reference_id",
+    "near_copy",
+)
+
+
+@dataclass(frozen=True)
+class GhostwritingOptions:
+    """How the measures are computed; the defaults are documented in docs/ghostwriting.md."""
+
+    #: Extra reference texts (e.g. a training-data sample) besides the dataset's human poems.
+    extra_references: tuple[ReferenceText, ...] = ()
+    #: Include the run's dataset poems in the reference corpus.
+    dataset_references: bool = True
+    #: Leave a generated poem's own original out of its reference corpus. A human poem is always
+    #: compared with the other texts only.
+    exclude_original: bool = False
+    threshold: float = NEAR_COPY_THRESHOLD
+    raplyzer_phonetics: Phonetics = "cmu"
+    window_lines: int = DEFAULT_WINDOW_LINES
+
+
+DEFAULT_OPTIONS = GhostwritingOptions()
+
+
+@dataclass
+class PoemMeasures:
+    frame: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+
+
+def poem_measures(
+    generations: pd.DataFrame,
+    references: Sequence[ReferenceText],
+    options: GhostwritingOptions = DEFAULT_OPTIONS,
+) -> PoemMeasures:
+    """One row per poem (`generations`: generation_id, author, poem_id, poem_form, poem)."""
+    notes: list[str] = []
+    # Cached by text: human poems and recited originals repeat across authors.
+    density = lru_cache(maxsize=None)(partial(rhyme_density, window_lines=options.window_lines))
+    raplyzer = lru_cache(maxsize=None)(
+        partial(raplyzer_density, phonetics=options.raplyzer_phonetics)
+    )
+    rows: list[dict[str, object]] = []
+    for poem in generations.itertuples(index=False):
+        text = str(poem.poem)
+        measured = density(text)
+        rows.append(
+            {
+                "generation_id": poem.generation_id,
+                "author": poem.author,
+                "poem_id": poem.poem_id,
+                "poem_form": poem.poem_form,
+                "syllables": measured.syllables,
+                "rhymed_syllables": measured.rhymed_syllables,
+                "rhyme_density_unweighted": measured.raw,
+                "entropy_weight": measured.entropy_weight,
+                "rhyme_density": measured.density,
+                "rhyme_density_raplyzer": raplyzer(text),
+            }
+        )
+    frame = pd.DataFrame(rows, columns=list(POEM_COLUMNS[:10]))
+    if references:
+        index = UniquenessIndex(references)
+        exclude = [
+            {poem_id} if author == HUMAN_AUTHOR or options.exclude_original else set()
+            for author, poem_id in zip(generations["author"], generations["poem_id"], strict=True)
+        ]
+        nearest = index.nearest([str(t) for t in generations["poem"]], exclude)
+        frame["uniqueness"] = [n.similarity for n in nearest]
+        frame["nearest_reference"] = [n.reference_label for n in nearest]
+        frame["nearest_reference_id"] = [n.reference_id for n in nearest]
+    else:
+        notes.append("uniqueness skipped: the reference corpus is empty")
+        frame["uniqueness"] = math.nan
+        frame["nearest_reference"] = None
+        frame["nearest_reference_id"] = None
+    frame["near_copy"] = [is_near_copy(s, options.threshold) for s in frame["uniqueness"]]
+    return PoemMeasures(frame[list(POEM_COLUMNS)], notes)
+
+
+def author_measures(poems: pd.DataFrame) -> pd.DataFrame:
+    """Per author: means of the measures (t 95% CI of the paper's rhyme density) and near-copy
+    counts."""
+    rows: list[dict[str, object]] = []
+    for author in author_order(poems["author"].unique()):
+        mine = poems[poems["author"] == author]
+        summary = summarize(mine["rhyme_density"].to_numpy(), domain=(0.0, 1.0))
+        uniqueness = pd.to_numeric(mine["uniqueness"], errors="coerce")
+        near = int(mine["near_copy"].sum())
+        rows.append(
+            {
+                "author": author,
+                "poems": len(mine),
+                "rhyme_density": summary.mean,
+                "rhyme_density_ci_low": summary.ci_low,
+                "rhyme_density_ci_high": summary.ci_high,
+                "rhyme_density_unweighted": mine["rhyme_density_unweighted"].mean(),
+                "rhyme_density_raplyzer": mine["rhyme_density_raplyzer"].mean(),
+                "uniqueness": uniqueness.mean(),
+                "uniqueness_max": uniqueness.max(),
+                "near_copies": near,
+                "near_copy_share": near / len(mine) if len(mine) else math.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def near_copy_note(poems: pd.DataFrame, threshold: float) -> str | None:
+    """A one-line warning naming the authors with near-copies, or None."""
+    flagged = poems[poems["near_copy"]]
+    if flagged.empty:
+        return None
+    by_author = flagged["author"].value_counts().sort_index()
+    listed = ", ".join(f"{author} {count}" for author, count in by_author.items())
+    return (
+        f"{len(flagged)} poem(s) are near-copies of a reference text (tf-idf similarity >= "
+        f"{threshold:g}): {listed}; see ghostwriting_poems.csv for the nearest texts"
+    )

@@ -1,0 +1,116 @@
+"""Reference corpora for uniqueness: the run's dataset poems and any texts a user names.
+
+A user corpus is
+
+* a folder: every ``*.txt`` file under it is one text (id: its path inside the folder);
+* a ``.txt`` file: one text;
+* a table (``.csv``, ``.tsv``, ``.jsonl``, ``.parquet``): one text per record in a ``text`` or
+  ``content`` column, with optional ``id``, ``title`` and ``author`` columns (a POEMetric dataset
+  file works as it is).
+
+A bad record is reported as ``file:line: reason`` and nothing is loaded from a corpus with errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from poemetric.ghostwriting.uniqueness import ReferenceText
+from poemetric.store import RunStore
+
+TEXT_COLUMNS = ("text", "content")
+
+
+class ReferenceCorpusError(ValueError):
+    """A reference corpus could not be read; the message lists every problem."""
+
+
+def dataset_references(store: RunStore) -> list[ReferenceText]:
+    """The human poems of the run's dataset snapshot (all of them, whatever `--limit` chose)."""
+    rows = store.query("SELECT poem_id, title, author, content FROM poems ORDER BY position")
+    return [
+        ReferenceText(str(r["poem_id"]), str(r["content"]), _label(r["author"], r["title"]))
+        for r in rows
+    ]
+
+
+def _label(author: object, title: object) -> str:
+    parts = [str(p).strip() for p in (author, title) if p is not None and str(p).strip()]
+    return ": ".join(parts) or "untitled"
+
+
+def load_reference_corpus(path: str | Path) -> list[ReferenceText]:
+    """Texts of a user corpus (see the module docstring); ids are prefixed with the file name."""
+    source = Path(path)
+    if source.is_dir():
+        files = sorted(source.rglob("*.txt"))
+        if not files:
+            raise ReferenceCorpusError(f"{source}: no .txt files in this folder")
+        return [
+            ReferenceText(f"{source.name}/{f.relative_to(source)}", _read_text(f), f.stem)
+            for f in files
+        ]
+    if not source.is_file():
+        raise ReferenceCorpusError(f"{source}: no such file or folder")
+    if source.suffix.lower() == ".txt":
+        return [ReferenceText(source.name, _read_text(source), source.stem)]
+    return _table_texts(source)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ReferenceCorpusError(f"{path}: not valid UTF-8 ({error.reason})") from error
+    if not text.strip():
+        raise ReferenceCorpusError(f"{path}:1: the file is empty")
+    return text
+
+
+def _table_texts(path: Path) -> list[ReferenceText]:
+    from poemetric.data.io import DatasetError, read_table
+
+    try:
+        table = read_table(path)
+    except DatasetError as error:
+        raise ReferenceCorpusError(str(error)) from error
+    problems = [str(issue) for issue in table.issues]
+    column = next((c for c in TEXT_COLUMNS if c in table.columns), None)
+    if table.header_read and column is None and not problems:
+        raise ReferenceCorpusError(
+            f"{path}: no text column; name it one of {', '.join(TEXT_COLUMNS)} "
+            f"(columns: {', '.join(table.columns)})"
+        )
+    texts: list[ReferenceText] = []
+    seen: set[str] = set()
+    where = "row" if table.unit == "row" else "line"
+    for record in table.records:
+        values = record.values
+        text = next((values.get(c) for c in TEXT_COLUMNS if values.get(c)), None)
+        location = f"{path}:{record.line}" if where == "line" else f"{path}:row {record.line}"
+        if not isinstance(text, str) or not text.strip():
+            problems.append(f"{location}: empty text (columns {', '.join(TEXT_COLUMNS)})")
+            continue
+        record_id = str(values.get("id") or values.get("poem_id") or record.line)
+        if record_id in seen:
+            problems.append(f"{location}: id {record_id!r} appears twice")
+            continue
+        seen.add(record_id)
+        texts.append(
+            ReferenceText(
+                f"{path.name}:{record_id}", text, _label(values.get("author"), values.get("title"))
+            )
+        )
+    if problems:
+        shown = problems[:20]
+        more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise ReferenceCorpusError("\n".join(shown) + more)
+    if not texts:
+        raise ReferenceCorpusError(f"{path}: no texts")
+    return texts
+
+
+def load_reference_corpora(paths: Sequence[str | Path]) -> list[ReferenceText]:
+    """Every text of every named corpus, in order."""
+    return [text for path in paths for text in load_reference_corpus(path)]

@@ -1,0 +1,72 @@
+"""Every ghostwriting table of a run, for `analyze`, `poemetric ghostwriting metrics` and the
+run report: `ghostwriting_tables(store)` returns them with their captions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations
+from poemetric.ghostwriting.metrics import (
+    DEFAULT_OPTIONS,
+    GhostwritingOptions,
+    author_measures,
+    near_copy_note,
+    poem_measures,
+)
+from poemetric.ghostwriting.references import dataset_references
+from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy, style_positions
+from poemetric.store import RunStore
+
+
+@dataclass
+class GhostwritingTables:
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def load_generations(store: RunStore) -> pd.DataFrame:
+    """Ok generations with a poem: generation_id, author, poem_id, poem_form, poem."""
+    return pd.read_sql_query(
+        "SELECT g.generation_id, g.author, g.poem_id, p.form AS poem_form, g.poem "
+        "FROM generations g JOIN poems p ON p.poem_id = g.poem_id "
+        "WHERE g.status = 'ok' AND g.poem IS NOT NULL ORDER BY p.position, g.author, g.sample_index",
+        store.conn,
+    )
+
+
+def ghostwriting_tables(
+    store: RunStore,
+    generations: pd.DataFrame | None = None,
+    options: GhostwritingOptions = DEFAULT_OPTIONS,
+) -> GhostwritingTables:
+    """The ghostwriting tables of a run (see GHOSTWRITING_CAPTIONS); `generations` defaults to
+    every ok generation of the run (`load_generations`)."""
+    result = GhostwritingTables()
+    poems = load_generations(store) if generations is None else generations
+    if not poems.empty:
+        references = [
+            *(dataset_references(store) if options.dataset_references else []),
+            *options.extra_references,
+        ]
+        measured = poem_measures(poems, references, options)
+        result.notes += measured.notes
+        result.tables["ghostwriting"] = author_measures(measured.frame)
+        result.tables["ghostwriting_poems"] = measured.frame
+        note = near_copy_note(measured.frame, options.threshold)
+        if note:
+            result.notes.append(note)
+    matches = load_style_matches(store)
+    if not matches.empty:
+        result.tables["style_matching"] = style_accuracy(matches)
+        result.tables["style_matching_positions"] = style_positions(matches)
+        unparsed = int((matches["status"] != "ok").sum())
+        if unparsed:
+            result.notes.append(
+                f"{unparsed} style-matching answer(s) failed to parse or call and are left out"
+            )
+    annotations = load_line_annotations(store)
+    if not annotations.empty:
+        result.tables["fluency_coherence"] = fluency_scores(annotations)
+    return result

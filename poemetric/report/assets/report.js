@@ -1,0 +1,291 @@
+/* POEMetric report: the poem browser. Reads the run's JSON once and draws only the chosen
+   prompt's poems. Every value from the run goes into the page through textContent, never as
+   HTML, so a poem or a comment cannot inject markup or script. */
+(function () {
+  "use strict";
+  var POEMETRIC = JSON.parse(document.getElementById("report-data").textContent);
+  window.POEMETRIC = POEMETRIC;
+  var B = POEMETRIC.sections.browser;
+  if (!B) { return; }
+
+  var list = document.getElementById("prompt-list");
+  var view = document.getElementById("prompt-view");
+  var search = document.getElementById("filter-search");
+  var formFilter = document.getElementById("filter-form");
+  var checkFilter = document.getElementById("filter-check");
+  var authorBoxes = Array.prototype.slice.call(
+    document.querySelectorAll("#filter-authors input[type=checkbox]"));
+  var items = Array.prototype.slice.call(list.querySelectorAll("li[role=option]"));
+  var count = document.getElementById("prompt-count");
+
+  // Poems grouped by prompt (the JSON is sorted by prompt, then author, then sample).
+  var byPrompt = [];
+  B.prompts.forEach(function () { byPrompt.push([]); });
+  B.poems.forEach(function (poem) { byPrompt[poem.p].push(poem); });
+  var humanIndex = B.authors.findIndex(function (a) { return a.human; });
+  var current = -1;
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) { node.className = className; }
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    return node;
+  }
+
+  function checkState(poem) {
+    if (!poem.c || poem.c.ok === null || poem.c.ok === undefined) { return "none"; }
+    return poem.c.ok ? "pass" : "fail";
+  }
+
+  function selectedAuthors() {
+    var chosen = {};
+    authorBoxes.forEach(function (box) { if (box.checked) { chosen[box.value] = true; } });
+    return chosen;
+  }
+
+  function poemVisible(poem, authors, check) {
+    if (!authors[poem.a]) { return false; }
+    return !check || checkState(poem) === check;
+  }
+
+  function promptVisible(index, query, form, authors, check) {
+    var prompt = B.prompts[index];
+    if (form && prompt.form !== form) { return false; }
+    if (query) {
+      var hay = (prompt.title + " " + prompt.poet + " " + prompt.id).toLowerCase();
+      if (hay.indexOf(query) < 0) { return false; }
+    }
+    if (!check) { return true; }
+    return byPrompt[index].some(function (poem) { return poemVisible(poem, authors, check); });
+  }
+
+  function applyFilters() {
+    var query = search.value.trim().toLowerCase();
+    var form = formFilter.value;
+    var authors = selectedAuthors();
+    var check = checkFilter.value;
+    var shown = 0;
+    items.forEach(function (item, index) {
+      var visible = promptVisible(index, query, form, authors, check);
+      item.hidden = !visible;
+      if (visible) { shown += 1; }
+    });
+    count.textContent = shown + " of " + items.length + " prompts";
+    if (current >= 0 && !items[current].hidden) {
+      render(current);
+    } else {
+      var first = visibleItems()[0];
+      if (first) { select(Number(first.dataset.index), false); } else { current = -1; clearView(); }
+    }
+  }
+
+  function clearView() {
+    view.textContent = "";
+    view.appendChild(el("p", "placeholder", "No prompt matches the filters."));
+  }
+
+  function visibleItems() {
+    return items.filter(function (item) { return !item.hidden; });
+  }
+
+  function poemLines(text, flagged) {
+    var ol = el("ol", "poem-lines");
+    var number = 0;
+    text.split("\n").forEach(function (line) {
+      var li;
+      if (!line.trim()) {
+        li = el("li", "blank");
+        li.setAttribute("aria-hidden", "true");
+      } else {
+        number += 1;
+        li = el("li", flagged[number] ? "line flagged" : "line", line);
+        li.value = number;
+        if (flagged[number]) { li.title = flagged[number].join("\n"); }
+      }
+      ol.appendChild(li);
+    });
+    return ol;
+  }
+
+  function checkBlock(poem) {
+    var box = el("div", "check");
+    if (!poem.c) {
+      box.appendChild(el("p", "summary muted", "No form check (run poemetric form run)."));
+      return { node: box, flagged: {} };
+    }
+    var flagged = {};
+    box.appendChild(el("p", "summary", poem.c.s || poem.c.e || "checked"));
+    var scores = [];
+    if (poem.c.f !== null) { scores.push("form " + poem.c.f.toFixed(2)); }
+    if (poem.c.m !== null) { scores.push("metre " + poem.c.m.toFixed(2)); }
+    if (poem.c.r !== null) { scores.push("rhyme " + poem.c.r.toFixed(2)); }
+    if (scores.length) { box.appendChild(el("p", "scores muted", scores.join(" · "))); }
+    if (poem.c.i.length) {
+      var ul = el("ul", "issues");
+      poem.c.i.forEach(function (issue) {
+        var named = /\blines?\b/i.test(issue[1]);
+        var where = issue[0].length && !named ? "line" + (issue[0].length > 1 ? "s " : " ") + issue[0].join(", ") + ": " : "";
+        ul.appendChild(el("li", null, where + issue[1]));
+        issue[0].forEach(function (n) { (flagged[n] = flagged[n] || []).push(issue[1]); });
+      });
+      box.appendChild(ul);
+    }
+    return { node: box, flagged: flagged };
+  }
+
+  function judgmentBlock(judgment) {
+    var box = el("div", "judgment");
+    var judge = B.judges[judgment.j] || { label: "judge" };
+    box.appendChild(el("h5", null, judge.label + (judgment.n ? " (sample " + (judgment.n + 1) + ")" : "")));
+    var table = el("table", "scores");
+    var head = el("tr"), body = el("tr");
+    B.dimensions.forEach(function (d, i) {
+      var th = el("th", null, d.abbr);
+      th.title = d.q + ". " + d.long;
+      head.appendChild(th);
+      var v = judgment.v[i];
+      body.appendChild(el("td", "score s" + v, v === 0 ? "N/A" : (v === null ? "–" : v)));
+    });
+    table.appendChild(head);
+    table.appendChild(body);
+    box.appendChild(table);
+    var dl = el("dl", "comments");
+    B.comments.forEach(function (c, i) {
+      if (!judgment.c[i]) { return; }
+      dl.appendChild(el("dt", null, "Why " + c.about.toLowerCase() + " (Q" + c.q + ")"));
+      dl.appendChild(el("dd", null, judgment.c[i]));
+    });
+    if (dl.childNodes.length) { box.appendChild(dl); }
+    return box;
+  }
+
+  function card(poem) {
+    var author = B.authors[poem.a];
+    var state = poem.x ? "error" : checkState(poem);
+    var article = el("article", "poem-card " + state + (author.human ? " human" : ""));
+    article.tabIndex = 0;
+    article.dataset.author = author.id;
+    article.dataset.check = state;
+    var header = el("header");
+    header.appendChild(el("h4", null, author.human ? author.label + " (original)" : author.label));
+    if (poem.s) { header.appendChild(el("span", "sample", "sample " + (poem.s + 1))); }
+    var badge = { pass: "passed", fail: "failed", none: "not checked", error: "no poem" }[state];
+    header.appendChild(el("span", "badge " + state, badge));
+    article.appendChild(header);
+    if (poem.x) {
+      article.appendChild(el("p", "error", "Generation failed: " + poem.x));
+      return article;
+    }
+    var check = checkBlock(poem);
+    article.appendChild(poemLines(poem.t, check.flagged));
+    article.appendChild(check.node);
+    poem.j.forEach(function (judgment) { article.appendChild(judgmentBlock(judgment)); });
+    return article;
+  }
+
+  function render(index) {
+    var prompt = B.prompts[index];
+    var started = performance.now();
+    var authors = selectedAuthors();
+    var check = checkFilter.value;
+    view.textContent = "";
+    var head = el("header", "prompt-head");
+    head.appendChild(el("h3", null, prompt.title || prompt.id));
+    head.appendChild(el("p", "meta", prompt.form + " · " + prompt.poet + " · " + prompt.id));
+    var details = el("details", "prompt-text");
+    details.appendChild(el("summary", null, "Generation prompt"));
+    details.appendChild(el("pre", null, prompt.text));
+    head.appendChild(details);
+    view.appendChild(head);
+    var poems = byPrompt[index];
+    var human = poems.filter(function (p) { return p.a === humanIndex; });
+    var others = poems.filter(function (p) { return p.a !== humanIndex && poemVisible(p, authors, check); });
+    var layout = el("div", "prompt-layout");
+    var original = el("div", "original");
+    if (human.length) {
+      human.forEach(function (p) { original.appendChild(card(p)); });
+    } else {
+      var stub = el("article", "poem-card human");
+      stub.appendChild(el("header")).appendChild(el("h4", null, "Human original"));
+      stub.appendChild(poemLines(prompt.original || "", {}));
+      original.appendChild(stub);
+    }
+    layout.appendChild(original);
+    var grid = el("div", "poem-grid");
+    if (!others.length) {
+      grid.appendChild(el("p", "placeholder", "No poem by the chosen authors matches the filters."));
+    }
+    others.forEach(function (p) { grid.appendChild(card(p)); });
+    layout.appendChild(grid);
+    view.appendChild(layout);
+    view.dataset.renderMs = (performance.now() - started).toFixed(1);
+  }
+
+  function select(index, focus) {
+    if (current >= 0) { items[current].setAttribute("aria-selected", "false"); }
+    current = index;
+    var item = items[index];
+    item.setAttribute("aria-selected", "true");
+    list.setAttribute("aria-activedescendant", item.id);
+    item.scrollIntoView({ block: "nearest" });
+    if (focus) { list.focus({ preventScroll: true }); }
+    if (history.replaceState) { history.replaceState(null, "", "#prompt=" + encodeURIComponent(B.prompts[index].id)); }
+    render(index);
+  }
+
+  function step(delta) {
+    var visible = visibleItems();
+    if (!visible.length) { return; }
+    var position = visible.indexOf(items[current]);
+    var next = position < 0 ? 0 : Math.min(visible.length - 1, Math.max(0, position + delta));
+    select(Number(visible[next].dataset.index), true);
+  }
+
+  list.addEventListener("click", function (event) {
+    var item = event.target.closest("li[role=option]");
+    if (item) { select(Number(item.dataset.index), true); }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var tag = (event.target.tagName || "").toLowerCase();
+    if (tag === "input" || tag === "select" || tag === "textarea") {
+      if (event.key === "Escape") { event.target.blur(); }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) { return; }
+    var inBrowser = event.target === document.body || document.getElementById("poem-browser").contains(event.target);
+    if (!inBrowser) { return; }
+    var visible = visibleItems();
+    if (event.key === "j" || event.key === "ArrowDown") { step(1); }
+    else if (event.key === "k" || event.key === "ArrowUp") { step(-1); }
+    else if (event.key === "Home" && visible.length) { select(Number(visible[0].dataset.index), true); }
+    else if (event.key === "End" && visible.length) { select(Number(visible[visible.length - 1].dataset.index), true); }
+    else if (event.key === "/") { search.focus(); }
+    else { return; }
+    event.preventDefault();
+  });
+
+  [search, formFilter, checkFilter].forEach(function (input) {
+    input.addEventListener("input", applyFilters);
+  });
+  authorBoxes.forEach(function (box) { box.addEventListener("change", applyFilters); });
+  document.querySelectorAll("#filter-authors button[data-authors]").forEach(function (button) {
+    button.addEventListener("click", function () {
+      var on = button.dataset.authors === "all";
+      authorBoxes.forEach(function (box) { box.checked = on; });
+      applyFilters();
+    });
+  });
+
+  var wanted = /prompt=([^&]+)/.exec(location.hash);
+  var start = 0;
+  if (wanted) {
+    var id = decodeURIComponent(wanted[1]);
+    var found = B.prompts.findIndex(function (p) { return p.id === id; });
+    if (found >= 0) { start = found; }
+  }
+  count.textContent = items.length + " of " + items.length + " prompts";
+  if (items.length) { select(start, false); }
+  document.documentElement.dataset.ready = "true";
+  performance.mark("poemetric-report-ready");
+})();

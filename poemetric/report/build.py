@@ -1,0 +1,84 @@
+"""`build_report`: load the run once, build every section, write one self-contained HTML file."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from importlib.resources import files
+from pathlib import Path
+
+from markupsafe import Markup
+
+from poemetric import __version__
+from poemetric.analysis.context import expert_ratings
+from poemetric.analysis.data import load_run_data
+from poemetric.analysis.labels import run_labels
+from poemetric.report.model import ReportRun, Section
+from poemetric.report.registry import section_builders
+from poemetric.report.render import json_for_html, render
+from poemetric.store import RunStore
+
+REPORT_DIR = "report"
+REPORT_FILE = "index.html"
+
+
+def _asset(name: str) -> str:
+    return (files("poemetric.report") / "assets" / name).read_text(encoding="utf-8")
+
+
+def load_report_run(
+    store: RunStore,
+    *,
+    judge: str | None = None,
+    experts: str | Path | None = None,
+    n_boot: int = 200,
+) -> ReportRun:
+    """Read the run (and expert ratings, when given) for the sections."""
+    data = load_run_data(store, judge=judge)
+    ratings = expert_ratings(store, experts)
+    return ReportRun(
+        store=store,
+        data=data,
+        labels=run_labels(store),
+        judge=judge,
+        experts_path=Path(experts) if experts is not None else None,
+        experts=ratings,
+        notes=list(data.notes),
+        n_boot=n_boot,
+    )
+
+
+def build_sections(run: ReportRun) -> list[Section]:
+    """Every registered section that has something to show for this run."""
+    return [built for builder in section_builders() if (built := builder(run)) is not None]
+
+
+def build_report(
+    store: RunStore,
+    out: str | Path | None = None,
+    *,
+    judge: str | None = None,
+    experts: str | Path | None = None,
+    n_boot: int = 200,
+) -> Path:
+    """Write the report of `store`'s run to `out` (default RUN/report/index.html)."""
+    started = time.perf_counter()
+    run = load_report_run(store, judge=judge, experts=experts, n_boot=n_boot)
+    sections = build_sections(run)
+    payload = {"sections": {s.id: s.data for s in sections if s.data is not None}}
+    path = Path(out) if out is not None else store.run_dir / REPORT_DIR / REPORT_FILE
+    page = render(
+        "page.html.j2",
+        title=f"POEMetric report: {store.run_dir.name}",
+        run_name=store.run_dir.name,
+        sections=sections,
+        css=Markup(_asset("report.css")),
+        script=Markup(_asset("report.js")),
+        data_json=Markup(json_for_html(payload)),
+        version=__version__,
+        generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        build_seconds=f"{time.perf_counter() - started:.1f}",
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path

@@ -1,0 +1,57 @@
+"""What a section builder gets (the loaded run) and what it returns (a section of the page)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from markupsafe import Markup
+
+from poemetric.analysis.data import RunData
+from poemetric.analysis.labels import Labels
+from poemetric.analysis.run import AnalysisResult, analyze_run
+from poemetric.store import RunStore
+
+
+@dataclass(frozen=True)
+class Section:
+    """One part of the page. `html` must be escaped already (render it with
+    `poemetric.report.render.render`, whose templates escape every value); `data` is put into
+    the page's JSON under `sections[id]` for scripts; `script` is JavaScript run after the
+    page's own, with `data` available as `POEMETRIC.sections[id]`."""
+
+    id: str
+    title: str
+    html: Markup
+    data: Any = None
+    script: str = ""
+
+
+@dataclass
+class ReportRun:
+    """The run as the sections see it. Tables are computed once, on first use."""
+
+    store: RunStore
+    data: RunData
+    labels: Labels
+    judge: str | None = None
+    experts_path: Path | None = None
+    experts: pd.DataFrame | None = None
+    notes: list[str] = field(default_factory=list)
+    n_boot: int = 200
+
+    @property
+    def run_dir(self) -> Path:
+        return self.store.run_dir
+
+    @cached_property
+    def analysis(self) -> AnalysisResult:
+        return analyze_run(
+            self.store, judge=self.judge, experts=self.experts_path, n_boot=self.n_boot
+        )
+
+    def table(self, name: str) -> pd.DataFrame | None:
+        return self.analysis.tables.get(name)

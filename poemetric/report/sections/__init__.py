@@ -1,0 +1,1 @@
+"""Built-in report sections, one module each (imported by the registry)."""

@@ -1,0 +1,156 @@
+"""The poem browser: pick a prompt, read every author's poem beside the human original with its
+form-check explanation and each judge's scores and comments. The poems travel once, as JSON in
+the page; the browser draws only the chosen prompt's poems (report.js), so 6,090 poems load
+fast. Filters: author, form, pass/fail; keys: j/k or arrows, / to search."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from poemetric.analysis.data import HUMAN_AUTHOR, author_order
+from poemetric.judge.answer import COMMENTS, DIMENSION_KEYS, DIMENSIONS, DIMENSIONS_BY_KEY
+from poemetric.report.model import ReportRun, Section
+from poemetric.report.registry import section
+from poemetric.report.render import render
+
+#: Column heads of the scores table on a poem card (the full question is the tooltip).
+ABBREVIATIONS = {"form": "Form", "theme": "Thm", "vocabulary": "Voc", "creativity": "Crea",
+                 "idiosyncrasy": "Idio", "emotional_resonance": "Emo", "imagery": "Img",
+                 "literary_devices": "Dev", "overall_quality": "Qual", "human_authorship": "Hum"}  # fmt: skip
+
+
+def _number(value: object) -> float | None:
+    if value is None:
+        return None
+    number = float(value)  # type: ignore[arg-type]
+    return None if math.isnan(number) else round(number, 3)
+
+
+def _check(row: Any) -> dict[str, Any]:
+    explanation: dict[str, Any] = {}
+    if row["explanation"]:
+        try:
+            explanation = json.loads(row["explanation"])
+        except json.JSONDecodeError:
+            explanation = {}
+    issues = [
+        [list(issue.get("lines") or []), str(issue.get("detail") or "")]
+        for issue in explanation.get("issues") or []
+        if isinstance(issue, dict)
+    ]
+    return {
+        "ok": None if row["passed"] is None else int(row["passed"]),
+        "f": _number(row["form_score"]),
+        "m": _number(row["meter_score"]),
+        "r": _number(row["rhyme_score"]),
+        "s": str(explanation.get("summary") or ""),
+        "i": issues,
+        "e": row["error"] or "",
+    }
+
+
+def browser_payload(run: ReportRun) -> dict[str, Any]:
+    """Everything the browser shows, in compact arrays (see report.js for the reading side)."""
+    store = run.store
+    generations = run.data.generations
+    authors = author_order(generations["author"].unique())
+    author_index = {a: i for i, a in enumerate(authors)}
+    prompts = [
+        dict(r)
+        for r in store.query(
+            "SELECT p.prompt_id, p.poem_id, p.text, po.title, po.author AS poet, po.form, "
+            "po.content FROM prompts p JOIN poems po ON po.poem_id = p.poem_id "
+            "ORDER BY po.position, p.prompt_id"
+        )
+    ]
+    prompt_index = {p["prompt_id"]: i for i, p in enumerate(prompts)}
+    checks = {r["generation_id"]: _check(r) for r in store.query(
+        "SELECT generation_id, passed, form_score, meter_score, rhyme_score, explanation, error "
+        "FROM form_checks")}  # fmt: skip
+    judges = sorted(run.data.judges)
+    judge_index = {j: i for i, j in enumerate(judges)}
+    comment_keys = [c.key for c in COMMENTS]
+    judgments: dict[str, list[dict[str, Any]]] = {}
+    judge_filter = "AND judge = ?" if run.judge else ""
+    for r in store.query(
+        f"SELECT generation_id, judge, sample_index, {', '.join(DIMENSION_KEYS)}, "
+        f"{', '.join(comment_keys)} FROM judgments WHERE status = 'ok' {judge_filter} "
+        "ORDER BY judge, sample_index",
+        (run.judge,) if run.judge else (),
+    ):
+        judgments.setdefault(r["generation_id"], []).append({
+            "j": judge_index.get(r["judge"], 0), "n": r["sample_index"],
+            "v": [r[k] for k in DIMENSION_KEYS], "c": [r[k] or "" for k in comment_keys],
+        })  # fmt: skip
+    poems: list[dict[str, Any]] = []
+    columns = ["generation_id", "prompt_id", "author", "sample_index", "poem"]
+    for generation_id, prompt_id, author, sample, text in generations[columns].itertuples(
+        index=False, name=None
+    ):
+        if prompt_id not in prompt_index:
+            continue
+        poems.append({
+            "p": prompt_index[prompt_id], "a": author_index[author], "s": int(sample),
+            "t": str(text), "c": checks.get(generation_id), "j": judgments.get(generation_id, []),
+        })  # fmt: skip
+    for r in store.query(
+        "SELECT prompt_id, author, sample_index, error FROM generations WHERE status != 'ok' "
+        "OR poem IS NULL"
+    ):
+        if r["prompt_id"] in prompt_index and r["author"] in author_index:
+            poems.append({"p": prompt_index[r["prompt_id"]], "a": author_index[r["author"]],
+                          "s": r["sample_index"], "t": "", "x": r["error"] or "no poem"})  # fmt: skip
+    poems.sort(key=lambda p: (p["p"], p["a"], p["s"]))
+    return {
+        "authors": [
+            {"id": a, "label": run.labels.author(a), "human": a == HUMAN_AUTHOR} for a in authors
+        ],
+        "judges": [{"id": j, "label": run.labels.judge(j)} for j in judges],
+        "dimensions": [
+            {
+                "key": d.key,
+                "short": d.short_label,
+                "abbr": ABBREVIATIONS[d.key],
+                "q": d.question,
+                "long": d.long_label,
+            }
+            for d in DIMENSIONS
+        ],
+        "comments": [
+            {
+                "q": c.question,
+                "about": DIMENSIONS_BY_KEY[
+                    next(d.key for d in DIMENSIONS if d.question == c.about)
+                ].short_label,
+            }
+            for c in COMMENTS
+        ],
+        "prompts": [
+            {
+                "id": p["poem_id"],
+                "title": p["title"] or "",
+                "poet": p["poet"] or "",
+                "form": p["form"],
+                "text": p["text"],
+                "original": p["content"],
+            }
+            for p in prompts
+        ],
+        "poems": poems,
+    }
+
+
+@section(80)
+def browser(run: ReportRun) -> Section | None:
+    if run.data.generations.empty:
+        return None
+    payload = browser_payload(run)
+    forms = sorted({p["form"] for p in payload["prompts"]})
+    counts: dict[int, int] = {}
+    for poem in payload["poems"]:
+        counts[poem["p"]] = counts.get(poem["p"], 0) + 1
+    html = render("browser.html.j2", authors=payload["authors"], forms=forms,
+                  prompts=payload["prompts"], counts=counts)  # fmt: skip
+    return Section("browser", "Poem browser", html, data=payload)

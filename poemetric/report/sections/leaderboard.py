@@ -1,0 +1,68 @@
+"""Leaderboard: authors ranked by the POEMetric score (with its CI) per judge, beside their
+form-check pass rate; without judgments, ranked by the pass rate."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.report.model import ReportRun, Section
+from poemetric.report.registry import section
+from poemetric.report.render import render
+from poemetric.report.svg import Row, interval_chart
+
+
+def _by_author(frame: pd.DataFrame | None) -> dict[str, dict[str, object]]:
+    if frame is None or frame.empty:
+        return {}
+    return {
+        str(row["author"]): {str(k): v for k, v in row.items()} for row in frame.to_dict("records")
+    }
+
+
+@section(20)
+def leaderboard(run: ReportRun) -> Section | None:
+    groups = run.table("group_scores")
+    checks = _by_author(run.table("form_checks"))
+    lexical = _by_author(run.table("lexical"))
+    boards = []
+    if groups is not None and not groups.empty:
+        for judge, rows in groups.groupby("judge", sort=True):
+            wide = rows.pivot_table(index="author", columns="part", values="mean")
+            score = rows[rows["part"] == "poemetric"].set_index("author")
+            order = wide.sort_values("poemetric", ascending=False).index.tolist()
+            entries = [
+                {
+                    "author": run.labels.author(a),
+                    "human": a == HUMAN_AUTHOR,
+                    "score": score.loc[a],
+                    "parts": wide.loc[a],
+                    "check": checks.get(a),
+                    "lexical": lexical.get(a),
+                }
+                for a in order
+            ]
+            chart = interval_chart(
+                [Row(e["author"], float(e["score"]["mean"]), float(e["score"]["ci_low"]),
+                     float(e["score"]["ci_high"]), bool(e["human"])) for e in entries],
+                domain=(1, 5), ticks=[1, 2, 3, 4, 5],
+                title=f"POEMetric score by {run.labels.judge(str(judge))}: mean over poems, "
+                "whiskers 95% CI",
+            )  # fmt: skip
+            boards.append(
+                {"judge": run.labels.judge(str(judge)), "entries": entries, "chart": chart}
+            )
+    elif checks:
+        ranked = sorted(checks.values(), key=lambda c: -float(c["pass_rate"] or 0))  # type: ignore[arg-type]
+        chart = interval_chart(
+            [Row(run.labels.author(str(c["author"])), float(c["pass_rate"]),  # type: ignore[arg-type]
+                 float(c["pass_ci_low"]), float(c["pass_ci_high"]),  # type: ignore[arg-type]
+                 c["author"] == HUMAN_AUTHOR) for c in ranked],
+            domain=(0, 1), ticks=[0, 0.25, 0.5, 0.75, 1],
+            title="Form-check pass rate, whiskers 95% Wilson interval",
+        )  # fmt: skip
+        return Section("leaderboard", "Leaderboard",
+                       render("leaderboard_form.html.j2", chart=chart))  # fmt: skip
+    else:
+        return None
+    return Section("leaderboard", "Leaderboard", render("leaderboard.html.j2", boards=boards))

@@ -1,0 +1,67 @@
+"""Run metadata: the dataset, every model as it was declared (display name, provider, model id,
+settings), prompt templates with their hashes, tokens, costs and dates."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from poemetric import __version__
+from poemetric.report.model import ReportRun, Section
+from poemetric.report.registry import section
+from poemetric.report.render import render
+from poemetric.store.models import recorded_models
+
+_USAGE = """
+    SELECT {who} AS name, COUNT(*) AS total, SUM(status = 'ok') AS ok,
+           SUM(COALESCE(input_tokens, 0)) AS input_tokens,
+           SUM(COALESCE(output_tokens, 0)) AS output_tokens,
+           SUM(COALESCE(cost_usd, 0)) AS cost, MIN(created_at) AS first, MAX(created_at) AS last,
+           MAX(provider) AS provider, MAX(provider_model) AS provider_model,
+           MAX(settings) AS settings, GROUP_CONCAT(DISTINCT template_hash) AS templates
+    FROM {table} GROUP BY {who} ORDER BY {who}
+"""
+
+
+def _models(run: ReportRun, table: str, who: str, stage: str) -> list[dict[str, Any]]:
+    recorded = recorded_models(run.store).get(stage, {})
+    label = run.labels.author if stage == "generate" else run.labels.judge
+    rows = []
+    for row in run.store.query(_USAGE.format(who=who, table=table)):
+        record = recorded.get(row["name"], {})
+        settings = record.get("settings") or (
+            json.loads(row["settings"]) if row["settings"] else {}
+        )
+        rows.append({
+            **dict(row), "label": label(str(row["name"])),
+            "model": record.get("model") or row["provider_model"] or "",
+            "provider": record.get("provider") or row["provider"] or "",
+            "settings": ", ".join(f"{k}={v}" for k, v in sorted(settings.items()) if v is not None),
+        })  # fmt: skip
+    return rows
+
+
+@section(100)
+def metadata(run: ReportRun) -> Section:
+    store = run.store
+    templates = store.query(
+        "SELECT t.name, t.template_hash, COUNT(p.prompt_id) AS prompts FROM templates t "
+        "LEFT JOIN prompts p ON p.template_hash = t.template_hash GROUP BY t.template_hash "
+        "ORDER BY t.name"
+    )
+    generators = _models(run, "generations", "author", "generate")
+    judges = _models(run, "judgments", "judge", "judge")
+    total = sum(float(r["cost"] or 0) for r in [*generators, *judges])
+    html = render(
+        "metadata.html.j2",
+        run_dir=str(store.run_dir),
+        dataset=store.get_meta("dataset", {}) or {},
+        merged=store.get_meta("merged_from", []) or [],
+        generators=generators,
+        judges=judges,
+        templates=[dict(t) for t in templates],
+        total_cost=total,
+        version=__version__,
+        schema=store.schema_version,
+    )
+    return Section("metadata", "Run metadata", html)

@@ -1,0 +1,33 @@
+"""Overview: what the run holds and what the analysis left out."""
+
+from __future__ import annotations
+
+from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.report.model import ReportRun, Section
+from poemetric.report.registry import section
+from poemetric.report.render import render
+
+
+@section(10)
+def overview(run: ReportRun) -> Section:
+    store = run.store
+    dataset = store.get_meta("dataset", {}) or {}
+    generations = run.data.generations
+    authors = (
+        [a for a in generations["author"].unique() if a != HUMAN_AUTHOR] if len(generations) else []
+    )
+    counts = {
+        "Prompts": store.count("prompts"),
+        "LLM authors": len(authors),
+        "Poems (LLM, successful)": int((generations["author"] != HUMAN_AUTHOR).sum()),
+        "Generations failed": store.count("generations", "status != 'ok'"),
+        "Form checks": store.count("form_checks"),
+        "Judges": len(run.data.judges),
+        "Judgments (successful)": store.count("judgments", "status = 'ok'"),
+        "Judgments failed": store.count("judgments", "status = 'error'"),
+        "Not judged (not a poem)": store.count("judgments", "status = 'not_judged'"),
+    }
+    notes = list(dict.fromkeys([*run.notes, *run.analysis.notes]))
+    html = render("overview.html.j2", dataset=dataset, counts=counts, notes=notes,
+                  experts=run.experts_path.name if run.experts_path else None)  # fmt: skip
+    return Section("overview", "Overview", html)

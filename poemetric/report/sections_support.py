@@ -1,0 +1,33 @@
+"""Small helpers shared by section builders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from poemetric.judge.answer import DIMENSIONS_BY_KEY
+from poemetric.report.model import ReportRun
+
+
+def records(
+    run: ReportRun, frame: pd.DataFrame | None, *, rater: str = "judge"
+) -> list[dict[str, Any]]:
+    """A table's rows as dicts, with display names (`label`, `rater_label`) and dimension
+    labels (`item_label`) added."""
+    if frame is None or frame.empty:
+        return []
+    rows: list[dict[str, Any]] = []
+    for row in frame.to_dict("records"):
+        extra: dict[str, Any] = {}
+        if "author" in row:
+            extra["label"] = run.labels.author(str(row["author"]))
+        if rater in row:
+            extra["rater_label"] = run.labels.judge(str(row[rater]))
+        if "item" in row:
+            item = str(row["item"])
+            extra["item_label"] = (
+                DIMENSIONS_BY_KEY[item].short_label if item in DIMENSIONS_BY_KEY else item
+            )
+        rows.append({**{str(k): v for k, v in row.items()}, **extra})
+    return rows

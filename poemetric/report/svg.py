@@ -1,0 +1,76 @@
+"""Inline SVG charts for the report: one row per author, a dot for the estimate and a line for
+its interval. Text is real SVG text (searchable, copyable, readable by screen readers)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup, escape
+
+HUMAN_COLOUR = "#D55E00"
+LLM_COLOUR = "#0072B2"
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    value: float
+    low: float = math.nan
+    high: float = math.nan
+    human: bool = False
+
+
+def interval_chart(
+    rows: Sequence[Row],
+    *,
+    domain: tuple[float, float],
+    ticks: Sequence[float],
+    title: str,
+    width: int = 560,
+    label_width: int = 200,
+    row_height: int = 17,
+) -> Markup:
+    """Dot-and-whisker chart; `title` names the chart and says what the whiskers are."""
+    low, high = domain
+    plot = width - label_width - 16
+    top, bottom = 8, 26
+    height = top + bottom + row_height * len(rows)
+
+    def x(value: float) -> float:
+        return label_width + (min(max(value, low), high) - low) / (high - low) * plot
+
+    parts = [
+        f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" '
+        f'height="{height}" aria-label="{escape(title)}"><title>{escape(title)}</title>'
+    ]
+    axis_y = top + row_height * len(rows)
+    for tick in ticks:
+        tx = x(tick)
+        parts.append(
+            f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="{top}" y2="{axis_y}" class="grid"/>'
+            f'<text x="{tx:.1f}" y="{axis_y + 14}" class="tick">{tick:g}</text>'
+        )
+    for index, row in enumerate(rows):
+        y = top + row_height * index + row_height / 2
+        colour = HUMAN_COLOUR if row.human else LLM_COLOUR
+        weight = ' font-weight="bold"' if row.human else ""
+        parts.append(
+            f'<text x="{label_width - 8}" y="{y + 4:.1f}" class="label"{weight}>'
+            f"{escape(row.label)}</text>"
+        )
+        if math.isnan(row.value):
+            continue
+        if not (math.isnan(row.low) or math.isnan(row.high)):
+            parts.append(
+                f'<line x1="{x(row.low):.1f}" x2="{x(row.high):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+                f'stroke="{colour}" class="whisker"/>'
+            )
+        interval = "" if math.isnan(row.low) else f" [{row.low:.2f}, {row.high:.2f}]"
+        parts.append(
+            f'<circle cx="{x(row.value):.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
+            f"<title>{escape(row.label)}: {row.value:.2f}{interval}</title></circle>"
+        )
+    parts.append("</svg>")
+    return Markup("".join(parts))

@@ -1,0 +1,168 @@
+"""What happens to a response or a failure: estimate, store (row + cache), log, follow-up turns.
+
+Every execution mode (concurrent calls, offline chunks, batch APIs, cache replay) goes through
+these functions, so a response is stored the same way whichever way it arrived.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from poemetric.providers.base import Completion, ProviderError
+from poemetric.runner.cost import estimate_input_tokens, estimate_output_tokens, usage_cost
+from poemetric.runner.jobs import Job, completion_from_dict, completion_to_dict
+
+if TYPE_CHECKING:
+    from poemetric.runner.runner import ModelRun
+
+
+@dataclass
+class Estimate:
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+def estimate(run: ModelRun, job: Job, *, batch: bool = False) -> Estimate:
+    spec = run.spec
+    input_tokens = estimate_input_tokens(job.request.messages)
+    output_tokens = estimate_output_tokens(spec, run.options.output_tokens_estimate)
+    return Estimate(
+        input_tokens, output_tokens, spec.pricing.cost(input_tokens, output_tokens, batch=batch)
+    )
+
+
+def as_provider_error(error: BaseException, timeout_s: float) -> ProviderError:
+    if isinstance(error, ProviderError):
+        return error
+    if isinstance(error, TimeoutError):
+        return ProviderError(f"no response within {timeout_s:g} s (timeout)", retryable=True)
+    return ProviderError(f"{type(error).__name__}: {error}", retryable=False)
+
+
+def _store_row(
+    run: ModelRun,
+    job: Job,
+    row: dict[str, Any],
+    *,
+    completion: dict[str, Any] | None,
+) -> None:
+    run.store.save_result_and_cache(
+        run.handler.table,
+        row,
+        cache_key=job.cache_key,
+        provider=run.spec.provider,
+        model=run.spec.model,
+        completion=completion,
+        replace_cache=run.options.refresh_failed_parses,
+        key=getattr(run.handler, "natural_key", None),
+    )
+
+
+def _count_outcome(run: ModelRun, row: dict[str, Any], follow_up: Job | None) -> None:
+    if follow_up is not None:
+        run.report.reasked += 1
+    elif row.get("status") == "ok":
+        run.report.ok += 1
+    else:
+        run.report.note_error(row.get("error"))
+
+
+def next_turn(run: ModelRun, job: Job, completion: Completion, row: dict[str, Any]) -> Job | None:
+    """The follow-up turn the stage asks for after a response it could not use, if any."""
+    if row.get("status") == "ok":
+        return None
+    follow_up = getattr(run.handler, "follow_up", None)
+    return None if follow_up is None else follow_up(job, completion, row)
+
+
+def record_completion(
+    run: ModelRun, job: Job, completion: Completion, *, batch_id: str | None = None
+) -> Job | None:
+    """Cost, store (row + cache in one transaction), report and progress for one response.
+
+    Returns the follow-up turn to ask next (a stage re-asking an unusable answer), or None.
+    """
+    cost = usage_cost(run.spec, completion.usage, batch=batch_id is not None)
+    # Redact before anything is derived from the response: the row (raw response, text, poem)
+    # is stored beside the cache entry and must be as clean as it.
+    original = completion_to_dict(completion)
+    completion_data = run.redact_completion(original)
+    if completion_data is not original:
+        completion = completion_from_dict(completion_data)
+    row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=batch_id)
+    follow_up = next_turn(run, job, completion, row)
+    _store_row(run, job, row, completion=completion_data)
+    run.report.called += 1
+    run.report.input_tokens += completion.usage.input_tokens
+    run.report.output_tokens += completion.usage.output_tokens
+    run.report.cost_usd += cost
+    _count_outcome(run, row, follow_up)
+    if follow_up is None:
+        run.advance(
+            tokens=completion.usage.input_tokens + completion.usage.output_tokens, cost=cost
+        )
+    return follow_up
+
+
+def replay_completion(run: ModelRun, job: Job, completion: Completion) -> Job | None:
+    """Store the row of a cached response (no call, no cost); returns the follow-up turn."""
+    cost = usage_cost(run.spec, completion.usage)
+    row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=None)
+    follow_up = next_turn(run, job, completion, row)
+    _store_row(run, job, row, completion=None)
+    _count_outcome(run, row, follow_up)
+    return follow_up
+
+
+def resolve_from_cache(run: ModelRun, job: Job | None) -> Job | None:
+    """Follow a job's turns through the response cache: the first turn that needs a call, or
+    None when the cache answered every turn (its rows are stored)."""
+    while job is not None:
+        hit = run.store.cached_completion(job.cache_key) if run.options.use_cache else None
+        if hit is None:
+            return job
+        job = replay_completion(run, job, completion_from_dict(hit))
+    return None
+
+
+def record_failure(
+    run: ModelRun, job: Job, error: ProviderError, *, batch_id: str | None = None
+) -> None:
+    message = run.redact(str(error))
+    if error.status is not None:
+        message = f"HTTP {error.status}: {message}"
+    run.store.save_result_and_cache(
+        run.handler.table,
+        run.handler.error_row(job, message, batch_id=batch_id),
+        key=getattr(run.handler, "natural_key", None),
+    )
+    run.report.called += 1
+    run.report.note_error(message)
+    run.advance()
+
+
+def log_attempt(
+    run: ModelRun,
+    job: Job,
+    attempt: int,
+    outcome: str,
+    *,
+    error: ProviderError | None = None,
+    latency_s: float | None = None,
+) -> None:
+    run.store.log_call(
+        cache_key=job.cache_key,
+        provider=run.spec.provider,
+        model=run.spec.model,
+        attempt=attempt,
+        outcome=outcome,
+        http_status=None if error is None else error.status,
+        detail=None if error is None else run.redact(str(error))[:500],
+        latency_s=latency_s,
+    )

@@ -1,0 +1,38 @@
+"""The benchmark scripts count from the data (issue 7: `make bench` reported 'lost' jobs that
+were never lost because it assumed 18 demo prompts)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+@pytest.fixture(autouse=True)
+def _bench_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    monkeypatch.setenv("POEMETRIC_BENCH_KEY", "bench-key")
+
+
+def test_runner_bench_counts_the_demo_prompts() -> None:
+    import bench_runner
+
+    outcome = bench_runner.scenario(rate=200.0, latency=0.0, samples=1, fault_share=0.0, seed=0)
+    assert outcome.jobs == outcome.requests == 16  # the demo has 16 prompts
+    assert outcome.lost == 0 and outcome.duplicated_rows == 0
+
+
+@pytest.mark.slow
+def test_judge_rate_bench_checks_stored_scores_against_the_server() -> None:
+    import bench_judge_rate
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store, _ = bench_judge_rate.prepared(Path(tmp), use_shared=False, demo_samples=1)
+        outcome = bench_judge_rate.judge_once(store, rate=100.0, latency=0.01, seed=0)
+        store.close()
+    assert outcome.poems == 32 and outcome.missing == 0
+    assert outcome.error_rows == 0 and outcome.wrong_scores == 0
+    assert outcome.requests >= outcome.poems

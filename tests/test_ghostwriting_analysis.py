@@ -1,0 +1,123 @@
+"""The ghostwriting tables in `analyze` and the `poemetric ghostwriting metrics | score` commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from test_runner_support import FAST, prepared_store, scripted_spec, use_scripted
+from typer.testing import CliRunner
+
+from poemetric.analysis import analyze_run
+from poemetric.cli import app
+from poemetric.cli.ghostwriting_cmd import NEAR_COPY_DEFAULT
+from poemetric.generation.stage import run_generation
+from poemetric.ghostwriting.tables import ghostwriting_tables
+from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD
+from poemetric.providers.base import Completion
+from poemetric.store import RunStore
+
+REQUIRED = {"author", "rhyme_density", "rhyme_density_raplyzer", "uniqueness", "near_copies"}
+
+
+@pytest.fixture(scope="module")
+def reciting_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Demo poems, their human rows and a model that recites each original."""
+    run = tmp_path_factory.mktemp("run")
+    use_scripted(lambda request, number: Completion(text=request.context["original"]))
+    store = prepared_store(run, poems=6)
+    run_generation(store, [scripted_spec(name="reciter")], options=FAST)
+    store.close()
+    return run
+
+
+def test_analyze_writes_the_per_author_ghostwriting_table(
+    reciting_run: Path, tmp_path: Path
+) -> None:
+    with RunStore(reciting_run, create=False) as store:
+        result = analyze_run(store)
+    result.write(tmp_path)
+    table = pd.read_csv(tmp_path / "ghostwriting.csv").set_index("author")
+    assert REQUIRED - {"author"} <= set(table.columns)
+    assert list(table.index) == ["human", "reciter"]
+    # The reciter copies every original: uniqueness 1.0, every poem a near-copy; the human poems
+    # are compared with the other poems only.
+    assert table.loc["reciter", "uniqueness"] == 1.0 and table.loc["reciter", "near_copies"] == 6
+    assert table.loc["human", "near_copies"] == 0 and table.loc["human", "uniqueness"] < 0.3
+    assert table.loc["human", "rhyme_density"] == table.loc["reciter", "rhyme_density"]
+    poems = pd.read_csv(tmp_path / "ghostwriting_poems.csv")
+    copied = poems[poems["author"] == "reciter"]
+    assert (copied["nearest_reference_id"] == copied["poem_id"]).all()
+    assert (tmp_path / "ghostwriting.md").is_file() and (tmp_path / "ghostwriting.tex").is_file()
+    assert any("6 poem(s) are near-copies" in note for note in result.notes)
+
+
+def test_excluding_the_original_hides_a_copy_of_it(reciting_run: Path) -> None:
+    from poemetric.ghostwriting.metrics import GhostwritingOptions
+
+    with RunStore(reciting_run, create=False) as store:
+        result = ghostwriting_tables(store, options=GhostwritingOptions(exclude_original=True))
+    table = result.tables["ghostwriting"].set_index("author")
+    assert table.loc["reciter", "uniqueness"] < 0.3 and table.loc["reciter", "near_copies"] == 0
+
+
+def test_metrics_command_with_an_extra_corpus(reciting_run: Path, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "unrelated.txt").write_text("a quiet river wanders through the town\n")
+    out = tmp_path / "out"
+    args = ["ghostwriting", "metrics", "--run", str(reciting_run), "--reference", str(corpus),
+            "--no-dataset", "--out", str(out)]  # fmt: skip
+    result = CliRunner().invoke(app, args, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    poems = pd.read_csv(out / "ghostwriting_poems.csv")
+    assert set(poems["nearest_reference_id"]) == {"corpus/unrelated.txt"}
+    bad = CliRunner().invoke(
+        app, ["ghostwriting", "metrics", "--run", str(reciting_run), "--no-dataset"]
+    )
+    assert bad.exit_code == 2 and "--reference" in bad.output
+
+
+def test_score_command_prints_both_densities(tmp_path: Path) -> None:
+    poem = tmp_path / "couplet.txt"
+    poem.write_text("My heart is full of wonder\nas skies roll on in thunder\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["ghostwriting", "score", str(poem), "--rhymes"], terminal_width=200
+    )
+    assert result.exit_code == 0, result.output
+    assert "0.286" in result.output and "0.364" in result.output
+    assert "wonder / thunder" in result.output
+
+
+def test_score_command_reports_a_file_that_is_not_text(tmp_path: Path) -> None:
+    poem = tmp_path / "latin1.txt"
+    poem.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    result = CliRunner().invoke(app, ["ghostwriting", "score", str(poem)], terminal_width=200)
+    assert result.exit_code == 1 and "not valid UTF-8" in result.output
+
+
+def test_cli_default_threshold_is_the_documented_one() -> None:
+    assert NEAR_COPY_DEFAULT == NEAR_COPY_THRESHOLD
+
+
+def test_the_ghostwriting_figure_is_drawn(reciting_run: Path, tmp_path: Path) -> None:
+    from poemetric.analysis import render_figures
+    from poemetric.analysis.recipes import FigureSpec, Recipe
+
+    recipe = Recipe(figures=[FigureSpec(name="gw", kind="ghostwriting")])
+    with RunStore(reciting_run, create=False) as store:
+        report = render_figures(store, tmp_path, formats=["png"], recipe=recipe)
+    assert sorted(p.name for p in report.paths) == ["gw.caption.txt", "gw.png"]
+    assert not report.skipped
+    assert "95% CI" in (tmp_path / "gw.caption.txt").read_text()
+
+
+def test_the_report_lists_near_copies_with_their_source(reciting_run: Path, tmp_path: Path) -> None:
+    from poemetric.report import build_report
+
+    with RunStore(reciting_run, create=False) as store:
+        html = build_report(store, tmp_path / "report.html").read_text(encoding="utf-8")
+    section = html[html.index('id="ghostwriting"') :]
+    section = section[: section.index("</section>")]
+    assert "Near-copies (6)" in section and section.count("1.000") == 6

@@ -1,0 +1,151 @@
+"""Rhyme density, both variants, against values computed by hand and against the original
+Raplyzer program (its values on the demo poems are in tests/data/raplyzer_demo_reference.json)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from poemetric.ghostwriting.raplyzer import (
+    average_rhyme_length,
+    clean_espeak_output,
+    cmu_vowel_words,
+    espeak_transcription,
+    espeak_vowel_words,
+    raplyzer_density,
+    rhyme_lengths,
+)
+from poemetric.ghostwriting.rhyme_density import entropy_weight, rhyme_density
+from poemetric.ghostwriting.syllables import split_syllables
+
+DATA = Path(__file__).parent / "data"
+DEMO = Path(__file__).parent.parent / "datasets" / "demo" / "poems.csv"
+
+COUPLET = "My heart is full of wonder\nas skies roll on in thunder"
+NO_RHYME = "A small boat drifts\nunder grey clouds"
+LINE = "the fine wine"
+
+
+def test_couplet_rhyming_on_two_syllables() -> None:
+    measured = rhyme_density(COUPLET)
+    # 7 + 7 syllables (wonder and thunder have two each); the only rhyme is wonder / thunder,
+    # AH1 (coda N) + ER0 on both sides: 4 rhymed syllables. 12 distinct tokens: weight 1.
+    assert measured.rhymes == (("wonder", "thunder"),)
+    assert (measured.syllables, measured.rhymed_syllables) == (14, 4)
+    assert measured.entropy_weight == 1.0
+    assert measured.density == pytest.approx(4 / 14)
+    # Raplyzer, vowels: my a-i, heart A, is i, full U, of V, wonder V-3, as a, skies a-i,
+    # roll o-U, on o, in i, thunder V-3. Rhyme lengths of words 2..12: skies/my 2 (a-i),
+    # thunder/wonder 2 (V-3), every other word 0 (in/is are the same word up to their vowel;
+    # one-vowel matches count 0): 4 / 11.
+    words = cmu_vowel_words(COUPLET)
+    assert ["".join(w.vowels) for w in words] == [
+        "ai", "A", "i", "U", "V", "V3", "a", "ai", "oU", "o", "i", "V3",
+    ]  # fmt: skip
+    assert rhyme_lengths(words) == [0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2]
+    assert raplyzer_density(COUPLET) == pytest.approx(4 / 11)
+
+
+def test_a_line_repeated_ten_times_does_not_raise_either_density() -> None:
+    repeated = "\n".join([LINE] * 10)
+    once, ten = rhyme_density(LINE), rhyme_density(repeated)
+    # Once: fine / wine rhyme, 'the' does not: 2 of 3 syllables, three distinct tokens.
+    assert once.density == pytest.approx(2 / 3)
+    # Ten times: the nine repetitions add 27 syllables and no rhyme (identical words never
+    # rhyme, repeated lines take no part in matching): 2 of 30; weight H / log2 N =
+    # log2(3) / log2(30) = 0.32301; density 0.02153.
+    assert (ten.syllables, ten.rhymed_syllables) == (30, 2)
+    assert ten.entropy_weight == pytest.approx(math.log2(3) / math.log2(30))
+    assert ten.density == pytest.approx(2 / 30 * math.log2(3) / math.log2(30))
+    assert ten.density < once.density
+    # Raplyzer drops repeated lines: 'the' has only a schwa, wine / fine match on a-i: 2.
+    assert raplyzer_density(LINE) == raplyzer_density(repeated) == 2.0
+
+
+def test_repeating_a_poems_last_line_never_raises_the_density() -> None:
+    """Every demo poem with its last line repeated nine more times. Sonnets 18 and 116 end on a
+    line that rhymes inside itself (lives / gives, never / ever): with the entropy weight alone
+    their score would rise."""
+    with DEMO.open(encoding="utf-8") as handle:
+        poems = [row["content"] for row in csv.DictReader(handle)]
+    for poem in poems:
+        padded = poem + ("\n" + poem.splitlines()[-1]) * 9
+        assert rhyme_density(padded).density < rhyme_density(poem).density
+        assert raplyzer_density(padded) == raplyzer_density(poem)
+
+
+def test_a_text_without_rhyme_scores_zero() -> None:
+    measured = rhyme_density(NO_RHYME)
+    assert (measured.syllables, measured.rhymed_syllables, measured.density) == (8, 0, 0.0)
+    # Vowels: a a, small o, boat o-U, drifts i, under V-3, grey e-i, clouds a-U; the only
+    # matches (grey/drifts on i, clouds/boat on U) are one vowel long and count 0.
+    assert raplyzer_density(NO_RHYME) == 0.0
+
+
+def test_entropy_weight_and_syllables() -> None:
+    assert entropy_weight(["a", "b", "c", "d"]) == 1.0
+    assert entropy_weight(["a", "a", "a", "a"]) == 0.0
+    assert entropy_weight(["a"]) == 1.0
+    # Word-internal syllables leave one consonant to the next syllable; the last keeps all.
+    assert split_syllables(("M", "AA1", "R", "K", "AH0", "T")) == (
+        ("AA", 1, ("R",)),
+        ("AH", 0, ("T",)),
+    )
+
+
+def test_rhymes_run_from_a_stressed_vowel_to_a_word_end() -> None:
+    found = rhyme_density("New York City gritty committee pity the fool").rhymes
+    assert ("city gritty", "committee pity") in found  # a four-syllable mosaic rhyme
+    assert rhyme_density("heaven every").rhymed_syllables == 0  # EH1 matches, the endings not
+    assert rhyme_density("the cat\na dog").rhymed_syllables == 0  # unstressed the / a
+
+
+def _reference() -> dict[str, object]:
+    return dict(json.loads((DATA / "raplyzer_demo_reference.json").read_text(encoding="utf-8")))
+
+
+def test_espeak_front_end_reproduces_the_original_raplyzer_on_the_demo_poems() -> None:
+    poems = _reference()["poems"]
+    assert isinstance(poems, list) and len(poems) == 16
+    for poem in poems:
+        words = espeak_vowel_words(clean_espeak_output(poem["transcription"]))
+        assert len(words) == poem["words"], poem["title"]
+        assert average_rhyme_length(words) == pytest.approx(poem["raplyzer"], abs=1e-9)
+
+
+def test_cmu_front_end_stays_close_to_the_original() -> None:
+    """CMUdict vowels instead of eSpeak's: same ordering of poems, small absolute differences
+    (values recorded in docs/ghostwriting.md)."""
+    reference = {p["title"]: p["raplyzer"] for p in _reference()["poems"]}  # type: ignore[union-attr]
+    with DEMO.open(encoding="utf-8") as handle:
+        texts = {row["title"]: row["content"] for row in csv.DictReader(handle)}
+    differences = [abs(raplyzer_density(texts[t]) - value) for t, value in reference.items()]
+    assert sum(differences) / len(differences) < 0.1
+    assert max(differences) < 0.3
+
+
+def _espeak_or_skip() -> None:
+    if shutil.which("espeak-ng") is None:
+        message = "espeak-ng is not installed (apt-get install espeak-ng; .ci/run does it)"
+        if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(message + "; under CI it must be present")
+        pytest.skip(message)
+
+
+def test_live_espeak_transcription_matches_the_recorded_one() -> None:
+    _espeak_or_skip()
+    poems = _reference()["poems"]
+    with DEMO.open(encoding="utf-8") as handle:
+        texts = {row["title"]: row["content"] for row in csv.DictReader(handle)}
+    for poem in poems[:3]:  # type: ignore[index]
+        live = espeak_transcription(texts[poem["title"]])
+        assert live == clean_espeak_output(poem["transcription"])
+        assert raplyzer_density(texts[poem["title"]], phonetics="espeak") == pytest.approx(
+            poem["raplyzer"], abs=1e-9
+        )

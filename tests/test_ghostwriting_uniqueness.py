@@ -1,0 +1,137 @@
+"""Uniqueness: maximum tf-idf cosine similarity to a reference corpus, nearest text, near-copies."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import pytest
+
+from poemetric.ghostwriting.references import ReferenceCorpusError, load_reference_corpus
+from poemetric.ghostwriting.uniqueness import (
+    NEAR_COPY_THRESHOLD,
+    ReferenceText,
+    UniquenessIndex,
+    is_near_copy,
+)
+
+DEMO = Path(__file__).parent.parent / "datasets" / "demo" / "poems.csv"
+NEW_LINE = "A quiet river wanders through the town,"
+#: Lines of no demo poem, to replace lines of Sonnet 18 one by one.
+NEW_LINES = (
+    NEW_LINE,
+    "and nobody is looking at the sky",
+    "the engine hums beneath the kitchen floor",
+    "while grandmother counts the coins in jars",
+    "and radios murmur of a distant war",
+    "a dog is barking somewhere in the rain",
+)
+UNRELATED = (
+    "The engine hums beneath the kitchen floor\n"
+    "while grandmother counts the coins in jars\n"
+    "and radios murmur of a distant war"
+)
+
+
+@pytest.fixture(scope="module")
+def corpus() -> list[ReferenceText]:
+    with DEMO.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    return [ReferenceText(f"demo-{i}", r["content"], r["title"]) for i, r in enumerate(rows)]
+
+
+@pytest.fixture(scope="module")
+def index(corpus: list[ReferenceText]) -> UniquenessIndex:
+    return UniquenessIndex(corpus)
+
+
+def test_a_copy_scores_one_and_names_its_source(
+    index: UniquenessIndex, corpus: list[ReferenceText]
+) -> None:
+    for reference in corpus:
+        (nearest,) = index.nearest([reference.text])
+        assert nearest.similarity == 1.0
+        assert (nearest.reference_id, nearest.reference_label) == (reference.id, reference.label)
+        assert is_near_copy(nearest.similarity)
+
+
+def test_changing_one_line_scores_just_below_one(
+    index: UniquenessIndex, corpus: list[ReferenceText]
+) -> None:
+    lines = corpus[0].text.splitlines()
+    one = "\n".join([*lines[:5], NEW_LINE, *lines[6:]])
+    (first,) = index.nearest([one])
+    assert first.reference_id == corpus[0].id
+    assert 0.9 < first.similarity < 1.0 and is_near_copy(first.similarity)
+    # Replacing more lines lowers the score step by step; most of the poem copied still flags.
+    scores = []
+    for changed, new in enumerate(NEW_LINES, start=1):
+        lines[2 * changed - 1] = new
+        (nearest,) = index.nearest(["\n".join(lines)])
+        scores.append(nearest.similarity)
+    assert scores == sorted(scores, reverse=True)
+    assert is_near_copy(scores[3]) and not is_near_copy(scores[5])
+    assert scores[3] >= NEAR_COPY_THRESHOLD
+
+
+def test_unrelated_poems_score_low(index: UniquenessIndex, corpus: list[ReferenceText]) -> None:
+    (nearest,) = index.nearest([UNRELATED])
+    assert nearest.similarity < 0.1 and not is_near_copy(nearest.similarity)
+    # The demo poems are unrelated to one another: each scores low against the others.
+    others = index.nearest([r.text for r in corpus], exclude=[{r.id} for r in corpus])
+    assert max(n.similarity for n in others) < 0.25
+    assert all(n.reference_id != r.id for n, r in zip(others, corpus, strict=True))
+
+
+def test_text_the_corpus_never_saw_counts_against_similarity(
+    index: UniquenessIndex, corpus: list[ReferenceText]
+) -> None:
+    """Words no reference uses keep their weight in the poem's norm: appending new text to a
+    copy lowers the score instead of being ignored."""
+    appended = corpus[0].text + "\n" + UNRELATED
+    (nearest,) = index.nearest([appended])
+    assert nearest.reference_id == corpus[0].id and nearest.similarity < 0.9
+
+
+def test_a_text_without_words_has_no_nearest_text(index: UniquenessIndex) -> None:
+    (nearest,) = index.nearest(["... --- !!!"])
+    assert math.isnan(nearest.similarity) and nearest.reference_id is None
+    assert not is_near_copy(nearest.similarity)
+
+
+def test_scores_do_not_depend_on_the_other_poems_scored(index: UniquenessIndex) -> None:
+    alone = index.similarities([UNRELATED])
+    together = index.similarities([UNRELATED, "Shall I compare thee to a summer's day?"])
+    assert alone[0].tolist() == together[0].tolist()
+
+
+def test_reference_corpora_from_files(tmp_path: Path) -> None:
+    folder = tmp_path / "corpus"
+    (folder / "a").mkdir(parents=True)
+    (folder / "a" / "one.txt").write_text("first text\n", encoding="utf-8")
+    (folder / "two.txt").write_text("second text\n", encoding="utf-8")
+    texts = load_reference_corpus(folder)
+    assert [t.id for t in texts] == ["corpus/a/one.txt", "corpus/two.txt"]
+    table = tmp_path / "extra.csv"
+    table.write_text('id,title,text\n7,Seven,"a poem\nover two lines"\n8,Eight,another\n')
+    loaded = load_reference_corpus(table)
+    assert [(t.id, t.label) for t in loaded] == [("extra.csv:7", "Seven"), ("extra.csv:8", "Eight")]
+    assert loaded[0].text == "a poem\nover two lines"
+
+
+def test_a_bad_reference_record_names_its_file_and_line(tmp_path: Path) -> None:
+    table = tmp_path / "extra.csv"
+    table.write_text('id,text\n1,"fine"\n2,\n3,"also fine"\n3,"same id"\n', encoding="utf-8")
+    with pytest.raises(ReferenceCorpusError) as caught:
+        load_reference_corpus(table)
+    message = str(caught.value)
+    assert f"{table}:3: empty text" in message
+    assert f"{table}:5: id '3' appears twice" in message
+    jsonl = tmp_path / "extra.jsonl"
+    jsonl.write_text('{"text": "ok"}\n{"text": \n', encoding="utf-8")
+    with pytest.raises(ReferenceCorpusError, match=r"extra\.jsonl:2"):
+        load_reference_corpus(jsonl)
+    with pytest.raises(ReferenceCorpusError, match="no text column"):
+        (tmp_path / "x.csv").write_text("id,body\n1,hello\n", encoding="utf-8")
+        load_reference_corpus(tmp_path / "x.csv")

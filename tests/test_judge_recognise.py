@@ -1,0 +1,112 @@
+"""`judge recognise`: the memorisation probe through the three SDKs, and its fuzzy matching."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_judge_structured import DIALECTS, judge_spec
+from test_runner_support import TEST_KEY, TEST_KEY_ENV, prepared_store
+
+from poemetric.analysis import analyze_run
+from poemetric.judge.recognise import (
+    RecognitionParseError,
+    author_similarity,
+    is_recognised,
+    parse_recognition,
+    run_recognition,
+    title_similarity,
+)
+from poemetric.store import RunStore
+from poemetric.testing.servers import ChatCall, Reply
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+
+
+def test_matching_is_normalised_and_fuzzy() -> None:
+    assert author_similarity("W. B. Yeats", "William Butler Yeats") == 1.0
+    assert author_similarity("Yeats", "William Butler Yeats") == 1.0
+    assert author_similarity("John Keats", "William Butler Yeats") < 0.85
+    assert author_similarity("Thomas Hardy", "Thomas Hardie") > 0.85
+    assert title_similarity("The Raven", "raven") == 1.0
+    assert title_similarity("Sonnet 18", "Sonnet 18: Shall I compare thee") == 1.0
+    assert title_similarity("Ode to a Nightingale", "Ode on a Grecian Urn") < 0.8
+    assert title_similarity("Élégie", "Elegie") == 1.0
+    assert is_recognised(1.0, 1.0, "The Raven", "Poe")
+    assert not is_recognised(1.0, 0.2, "The Raven", "Poe")
+    assert is_recognised(0.0, 1.0, "", "Poe")  # the dataset has no title: the author decides
+    assert not is_recognised(1.0, 1.0, "", "Anonymous")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"title": "The Raven", "author": "Edgar Allan Poe"}', ("The Raven", "Edgar Allan Poe")),
+        ('<think>maybe Poe</think>```json\n{"title": null, "author": "Poe"}\n```', (None, "Poe")),
+        ("I do not recognise this poem.", (None, None)),
+        ('{"title": "unknown", "author": ""}', (None, None)),
+    ],
+)
+def test_recognition_answers(text: str, expected: tuple[str | None, str | None]) -> None:
+    assert parse_recognition(text) == expected
+
+
+def test_two_different_names_are_refused() -> None:
+    with pytest.raises(RecognitionParseError):
+        parse_recognition('{"title": "A", "author": "B"} or rather {"title": "C", "author": "D"}')
+
+
+@pytest.mark.parametrize("dialect", list(DIALECTS))
+def test_recognise_through_each_sdk(tmp_path: Path, dialect: str) -> None:
+    store = prepared_store(tmp_path, poems=3)
+    poems = store.query("SELECT title, author, content FROM poems ORDER BY position")
+    known = poems[0]
+
+    def respond(call: ChatCall) -> Reply:
+        if known["content"].strip() in call.prompt:
+            answer: dict[str, Any] = {"title": known["title"], "author": known["author"]}
+        else:
+            answer = {"title": "", "author": ""}
+        if call.schema is not None:
+            return Reply(text="", structured=answer)
+        return Reply(text=json.dumps(answer) if answer["title"] else "I do not know this poem.")
+
+    structured = "auto" if dialect == "anthropic" else "off"
+    with DIALECTS[dialect][0](respond, api_key=TEST_KEY) as server:
+        spec = judge_spec(dialect, server.base_url, structured=structured)
+        report = run_recognition(store, [spec])
+        assert report.models[0].ok == 3 and report.errors == 0
+        again = run_recognition(store, [spec])
+        assert again.models[0].already_done == 3 and len(server.generation_requests) == 3
+    rows = store.query("SELECT * FROM recognitions ORDER BY recognised DESC")
+    assert [r["recognised"] for r in rows] == [1, 0, 0]
+    assert rows[0]["answered_author"] == known["author"] and rows[0]["author_similarity"] == 1.0
+
+
+def test_recognise_cli_reports_the_share(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from test_judge_panel import invoke, write_judge
+
+    from poemetric.testing.servers import OpenAIServer
+
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    with RunStore(run) as store:
+        first = store.query("SELECT title, author FROM poems ORDER BY position")[0]
+    answer = json.dumps({"title": first["title"], "author": first["author"]})
+    with OpenAIServer(lambda call: answer, api_key=TEST_KEY) as server:
+        write_judge(tmp_path / "judges", "j", server.base_url)
+        monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(tmp_path / "judges"))
+        code, output = invoke(
+            "judge", "recognise", "--run", str(run), "--judge", "j", "--no-progress"
+        )
+    assert code == 0, output
+    assert "j: recognised 1 of 2 human poems (50.0%)" in output
+    with RunStore(run) as store:
+        (row,) = analyze_run(store).table("recognition").to_dict("records")
+    assert (row["judge"], row["poems"], row["recognised"]) == ("j", 2, 1)
+    assert row["recognised_share"] == 0.5

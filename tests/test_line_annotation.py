@@ -1,0 +1,173 @@
+"""Line-level fluency / coherence: sheets, CSV template, import with file:line errors, scores."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from test_runner_support import prepared_store
+from typer.testing import CliRunner
+
+from poemetric.annotation.importer import LineImportError, import_line_annotations
+from poemetric.annotation.sheets import CSV_COLUMNS, write_line_sheets
+from poemetric.annotation.task import LineTask, build_line_task, stored_tasks
+from poemetric.cli import app
+from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations
+from poemetric.store import RunStore
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+REFRAIN = "The same line again and again"
+
+
+def _store_with_a_refrain(tmp_path: Path) -> RunStore:
+    """Four demo poems (human rows) and a 'parrot' poem that repeats its second line."""
+    store = prepared_store(tmp_path / "run", poems=4)
+    human = store.query("SELECT * FROM generations WHERE author = 'human' LIMIT 1")[0]
+    row = dict(human)
+    row.update(generation_id="parrot-1", author="parrot", poem=f"One line\n{REFRAIN}\n{REFRAIN}")
+    with store.transaction() as conn:
+        conn.execute(
+            f"INSERT INTO generations ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+            list(row.values()),
+        )
+    return store
+
+
+def _filled(template: Path, out: Path, annotator: str, grade: str) -> Path:
+    with template.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["annotator"] = annotator
+        row["fluency"] = grade
+        if not row["coherence"]:
+            row["coherence"] = grade
+    with out.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    return out
+
+
+@pytest.fixture
+def sheets(tmp_path: Path) -> tuple[RunStore, LineTask, list[Path]]:
+    store = _store_with_a_refrain(tmp_path)
+    task = build_line_task(store, per_author=5, seed=3)
+    return store, task, write_line_sheets(task, tmp_path / "sheets")
+
+
+def test_sheets_hold_every_poem_blind_with_the_fixed_grades(
+    sheets: tuple[RunStore, LineTask, list[Path]],
+) -> None:
+    store, task, (html, template, data) = sheets
+    assert len(task.items) == 5 and stored_tasks(store)[task.sheet_id] == task
+    parrot = next(item for item in task.items if item.generation_id == "parrot-1")
+    assert parrot.repeats == [3]
+    assert json.loads(data.read_text(encoding="utf-8"))["kind"] == "line-fluency-coherence"
+    page = html.read_text(encoding="utf-8")
+    assert "parrot" not in page and "human" not in page.lower().replace("human-", "")
+    assert "repeats line 2: not coherent" in page and "first line: none" in page
+    with template.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == sum(len(item.lines) for item in task.items)
+    fixed = [r for r in rows if r["generation_id"] == "parrot-1"]
+    assert [r["coherence"] for r in fixed] == ["n/a", "", "not"]
+
+
+def test_import_scores_per_author_and_replaces_a_reimport(
+    sheets: tuple[RunStore, LineTask, list[Path]], tmp_path: Path
+) -> None:
+    store, task, (_, template, _) = sheets
+    first = _filled(template, tmp_path / "ann1.csv", "ann1", "strong")
+    second = _filled(template, tmp_path / "ann2.csv", "ann2", "weak")
+    report = import_line_annotations(store, [first, second])
+    lines = sum(len(item.lines) for item in task.items)
+    assert report.rows == 2 * lines and report.annotators == {"ann1", "ann2"}
+    scores = fluency_scores(load_line_annotations(store)).set_index("author")
+    # Paper eq. 1 per poem: (strong + 0.5 weak) / annotations = (1 + 0.5) / 2.
+    assert scores.loc["human", "fluency"] == pytest.approx(0.75)
+    assert scores.loc["human", "fluency_agreement"] == 0.0
+    # The parrot's third line is not coherent by rule; its first line has no coherence grade:
+    # coherence over lines 2 and 3 of two annotators = (1 + 0.5 + 0 + 0) / 4.
+    assert scores.loc["parrot", "coherence"] == pytest.approx(0.375)
+    assert scores.loc["parrot", "coherence_not"] == pytest.approx(0.5)
+    again = _filled(template, tmp_path / "ann2b.csv", "ann2", "strong")
+    import_line_annotations(store, [again])
+    assert store.count("line_annotations") == 2 * lines
+    rescored = fluency_scores(load_line_annotations(store)).set_index("author")
+    assert (
+        rescored.loc["human", "fluency"] == 1.0
+        and rescored.loc["human", "fluency_agreement"] == 1.0
+    )
+
+
+def test_bad_rows_are_reported_by_file_and_line_and_nothing_is_imported(
+    sheets: tuple[RunStore, LineTask, list[Path]], tmp_path: Path
+) -> None:
+    store, _, (_, template, _) = sheets
+    path = _filled(template, tmp_path / "bad.csv", "ann1", "strong")
+    with path.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    parrot = [n for n, r in enumerate(rows) if r["generation_id"] == "parrot-1"]
+    rows[0]["fluency"] = "quite"  # not a grade
+    rows[1]["text"] = "edited text"  # a moved or edited row
+    rows[parrot[2]]["coherence"] = "strong"  # a repeated line cannot be coherent
+    rows[parrot[0]]["coherence"] = "weak"  # the first line has no coherence
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(LineImportError) as caught:
+        import_line_annotations(store, [path])
+    problems = caught.value.problems
+    assert f"{path}:2: 'quite' is not a grade; use strong, weak or not (or 1, 0.5, 0)" in problems
+    assert any(p.startswith(f"{path}:3: the text differs from line 2") for p in problems)
+    assert f"{path}:{parrot[2] + 2}: line 3 repeats line 2: coherence is 'not'" in problems
+    assert any(p.startswith(f"{path}:{parrot[0] + 2}: the first line") for p in problems)
+    assert store.count("line_annotations") == 0
+
+
+def test_cli_makes_sheets_and_imports_them(tmp_path: Path) -> None:
+    store = _store_with_a_refrain(tmp_path)
+    store.close()
+    run = str(tmp_path / "run")
+    made = CliRunner().invoke(
+        app, ["ghostwriting", "sheets", "--run", run, "--out", str(tmp_path / "s")]
+    )
+    assert made.exit_code == 0, made.output
+    filled = _filled(tmp_path / "s" / "annotations.csv", tmp_path / "f.csv", "me", "strong")
+    done = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(filled)])
+    assert done.exit_code == 0, done.output
+    assert "imported" in done.output and "parrot" in done.output
+    broken = tmp_path / "broken.csv"
+    broken.write_text(filled.read_text(encoding="utf-8").replace(",me,", ",,", 1), encoding="utf-8")
+    failed = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(broken)])
+    assert failed.exit_code == 1 and f"{broken}:2: grades without an annotator" in failed.output
+
+
+def test_the_printed_sheet_puts_one_poem_on_each_page(
+    sheets: tuple[RunStore, LineTask, list[Path]], browser: Browser, tmp_path: Path
+) -> None:
+    _, task, (html, _, _) = sheets
+    page = browser.new_page(viewport={"width": 900, "height": 1200})
+    try:
+        page.goto(html.as_uri())
+        assert page.locator("section.poem").count() == len(task.items)
+        page.emulate_media(media="print")
+        breaks = page.eval_on_selector_all(
+            "section.poem", "els => els.map(e => getComputedStyle(e).breakBefore)"
+        )
+        assert breaks == ["page"] * len(task.items)
+        boxes = page.locator("section.poem").first.locator("td.box span")
+        assert boxes.first.bounding_box()["width"] > 8  # type: ignore[index]
+        page.screenshot(path=str(tmp_path / "sheet.png"), full_page=True)
+        pdf = page.pdf(format="A4")
+        # The instructions, then one page per poem (each poem here fits on a page).
+        assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == len(task.items) + 1
+    finally:
+        page.close()
