@@ -300,3 +300,30 @@ def test_probe_cli_rejects_bad_input_with_file_and_line(tmp_path: Path) -> None:
     result = runner.invoke(app, ["probe", "build", "demo", "--tasks", "rhyme_swap", "-o", "x"])
     assert result.exit_code == 2 and "unknown task" in result.output
     assert not (tmp_path / "s.jsonl").exists()
+
+
+def test_last_line_through_a_chat_api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from poemetric.data import load_dataset
+    from poemetric.probes.builders import SourcePoem
+    from poemetric.probes.last_line import ChatLineGenerator, build_last_line_pairs
+
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    poems = [
+        SourcePoem(p.poem_id, p.content, p.rhyme_pattern)
+        for p in load_dataset("lear-limericks").poems[:2]
+    ]
+    answers = iter(["Sure! Here it is:\n", "\u201cAnd they all flew away from his beard.\u201d"])
+
+    def answer(call: ChatCall) -> str:
+        assert "It must rhyme with" in call.prompt and "Write the missing last line" in call.prompt
+        return next(answers, "A line that does not rhyme at all")
+
+    with OpenAIServer(answer, api_key=TEST_KEY) as server:
+        generator = ChatLineGenerator(openai_spec(server.base_url, name="liner"), attempts=2)
+        pairs = build_last_line_pairs(poems, generator, seed=0, task="last_line_chat")
+        assert len(server.generation_requests) == 4
+    (pair,) = pairs  # only the first poem got a rhyming line; preambles and quotes are stripped
+    assert pair.task == "last_line_chat" and pair.details["generated"] == (
+        "And they all flew away from his beard."
+    )
+    assert [c["verdict"] for c in pair.details["candidates"]] == ["does not rhyme", "ok"]
