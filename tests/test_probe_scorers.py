@@ -327,3 +327,33 @@ def test_last_line_through_a_chat_api(tmp_path: Path, monkeypatch: pytest.Monkey
         "And they all flew away from his beard."
     )
     assert [c["verdict"] for c in pair.details["candidates"]] == ["does not rhyme", "ok"]
+
+
+def test_the_run_report_shows_probe_scores_kept_in_the_run(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from poemetric.analysis.synthetic import build_synthetic_run
+    from poemetric.cli import app
+    from poemetric.report import build_report
+    from poemetric.store import RunStore
+
+    run = tmp_path / "run"
+    build_synthetic_run(run, poems_per_form=1).close()
+    (run / "probes").mkdir()
+    pairs = run / "probes" / "pairs.jsonl"  # a pairs file beside the scores is skipped, named
+    runner = CliRunner()
+    built = runner.invoke(app, ["probe", "build", "lear-limericks", "--seed", "0",
+                                "--tasks", "rhyme_word_swap,delete_1_rhyming", "-o", str(pairs)])  # fmt: skip
+    assert built.exit_code == 0, built.output
+    scored = runner.invoke(
+        app,
+        ["probe", "run", str(pairs), "--scorer", "ngram", "-o", str(run / "probes" / "n.jsonl")],
+    )
+    assert scored.exit_code == 0, scored.output
+    with RunStore(run, create=False) as store:
+        html = build_report(store, tmp_path / "report.html").read_text(encoding="utf-8")
+    probes = html[html.index('id="probes"') :]
+    probes = probes[: probes.index("</section>")]
+    assert "rhyme_word_swap" in probes and "delete_1_rhyming" in probes
+    assert "BPoMP 2021, Table 2" in probes and "Limericks 2022, Table 2" in probes
+    assert "pairs.jsonl: not a score file" in probes
