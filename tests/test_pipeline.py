@@ -74,6 +74,7 @@ def test_demo_runs_offline_and_writes_store_tables_and_figures(tmp_path: Path) -
     assert {"rhyme_density_raplyzer", "uniqueness"} <= set(ghostwriting.splitlines()[0].split(","))
     assert (run / "figures" / "ghostwriting.png").is_file()
     assert "poemetric judge" in result.output  # says how to enable the judge stage
+    assert "Real model" in result.output  # says how to add the packaged real model
     poems = len(load_dataset("demo").poems)
     total, distinct, checks = _counts(run / "poemetric.sqlite")
     assert total == distinct == checks == 2 * poems  # human + markov, each form-checked

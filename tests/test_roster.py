@@ -54,7 +54,7 @@ def test_shipped_roster_has_the_papers_30_models() -> None:
     assert not set(groups["open"]) & set(groups["closed"])
     assert set(groups["thinking"]) | set(groups["non-thinking"]) == set(groups["paper30"])
     assert groups["baselines"] == ["markov"]
-    assert set(roster) == set(groups["paper30"]) | {"markov"}
+    assert set(roster) == set(groups["paper30"]) | {"markov", "smollm2-135m"}
     assert len(groups["open"]) == 20 and len(groups["thinking"]) == 6
 
 
@@ -136,7 +136,7 @@ def test_select_keeps_order_and_deduplicates() -> None:
 def test_select_groups() -> None:
     assert len(select_models("paper30")) == 30
     assert [s.name for s in select_models("markov")] == ["markov"]
-    assert len(select_models("all")) == 31
+    assert len(select_models("all")) == 32  # the paper's 30, markov, smollm2-135m
 
 
 def test_select_unknown_name_suggests_close_matches() -> None:

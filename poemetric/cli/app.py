@@ -53,6 +53,7 @@ def _register() -> None:
         judge_cmd,
         merge_cmd,
         models_cmd,
+        probe_cmd,
         prompts_cmd,
         report_cmd,
         survey_cmd,

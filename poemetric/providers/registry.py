@@ -26,6 +26,7 @@ _BUILTIN: dict[str, str] = {
     "anthropic": "poemetric.providers.anthropic_provider:AnthropicProvider",
     "google": "poemetric.providers.google_provider:GoogleProvider",
     "vllm": "poemetric.providers.vllm_provider:VLLMProvider",
+    "transformers": "poemetric.providers.transformers_provider:TransformersProvider",
 }
 _REGISTERED: dict[str, type[Provider]] = {}
 

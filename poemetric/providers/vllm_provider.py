@@ -13,21 +13,19 @@ after the chat template), or `options.default_max_tokens` when the model file se
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
-from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from poemetric.providers.base import (
     Completion,
     GenerationRequest,
     ModelSpec,
-    Provider,
     ProviderError,
     TokenUsage,
     VLLMOptions,
 )
+from poemetric.providers.batched import InProcessBatchProvider
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +47,7 @@ _MODEL_DEFAULT_FIELDS = (
 _VLLM_CLASS_DEFAULT_MAX_TOKENS = 16
 
 
-class VLLMProvider(Provider):
+class VLLMProvider(InProcessBatchProvider):
     """`provider: vllm`; engine options under `vllm:` in the model file (`VLLMOptions`).
 
     `options.chat_template_kwargs` (e.g. `{enable_thinking: true}`) is passed to `llm.chat`;
@@ -225,19 +223,8 @@ class VLLMProvider(Provider):
         return remaining
 
     # -- generation --------------------------------------------------------------------------
-    async def generate(self, request: GenerationRequest) -> Completion:
-        result = (await self.generate_batch([request]))[0]
-        if isinstance(result, ProviderError):
-            raise result
-        return result
-
-    async def generate_batch(
-        self, requests: Sequence[GenerationRequest]
-    ) -> list[Completion | ProviderError]:
+    def run_batch(self, requests: list[GenerationRequest]) -> list[Completion | ProviderError]:
         """All requests in one `llm.chat` call (vLLM schedules them with continuous batching)."""
-        return await asyncio.to_thread(self._run_batch, list(requests))
-
-    def _run_batch(self, requests: list[GenerationRequest]) -> list[Completion | ProviderError]:
         conversations = [
             [{"role": m.role, "content": m.content} for m in request.messages]
             for request in requests

@@ -29,6 +29,7 @@ RESULT_TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "judgments": ("generation_id", "judge", "sample_index"),
     "style_matches": ("trial_id", "judge", "sample_index"),
     "recognitions": ("poem_id", "judge", "sample_index"),
+    "probe_choices": ("pair_id", "scorer", "sample_index"),
 }
 
 

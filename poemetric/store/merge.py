@@ -65,6 +65,7 @@ _RULES = (
     _TableRule("response_cache", ("cache_key",), "plain"),
     _TableRule("calls", (), "log"),
     _TableRule("batches", ("batch_id",), "latest"),
+    _TableRule("probe_choices", ("pair_id", "scorer", "sample_index"), "status", ("choice_id",)),
 )
 MERGED_TABLES = tuple(rule.name for rule in _RULES)
 

@@ -338,6 +338,37 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX leases_holder ON leases(holder);
     """,
+    # 5: forced-choice answers of the minimal-pair probes (`probe run --scorer chat:MODEL`)
+    """
+    CREATE TABLE probe_choices (
+        choice_id TEXT PRIMARY KEY,
+        pair_id TEXT NOT NULL,
+        scorer TEXT NOT NULL,
+        sample_index INTEGER NOT NULL DEFAULT 0,
+        task TEXT,
+        poem_id TEXT,
+        original_position INTEGER,
+        choice INTEGER,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+        provider TEXT,
+        provider_model TEXT,
+        settings TEXT,
+        cache_key TEXT,
+        raw_response TEXT,
+        response_text TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        reasoning_tokens INTEGER,
+        cost_usd REAL,
+        latency_s REAL,
+        request_id TEXT,
+        error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        batch_id TEXT,
+        created_at TEXT NOT NULL,
+        UNIQUE (pair_id, scorer, sample_index)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -357,4 +388,5 @@ EXPORTABLE_TABLES = (
     "survey_answers",
     "style_matches",
     "line_annotations",
+    "probe_choices",
 )

@@ -1,0 +1,296 @@
+"""`poemetric probe build|run|report`: the minimal-pair probes of BPoMP and the limerick paper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+import typer
+from rich.console import Console
+
+from poemetric.cli.app import app
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from poemetric.probes.builders import SourcePoem
+    from poemetric.probes.last_line import Search
+    from poemetric.probes.pairs import Pair
+    from poemetric.probes.poem import RhymeSource
+
+console = Console()
+err = Console(stderr=True)
+
+probe_app = typer.Typer(
+    help=(
+        "Minimal-pair probes: does a language model prefer an original poem to a minimally "
+        "corrupted copy? (BPoMP, RANLP 2021; Limericks and Computational Poetics, JCLS 2022)\n\n"
+        "  poemetric probe build lear-limericks --output pairs.jsonl\n\n"
+        "  poemetric probe run pairs.jsonl --scorer ngram --output scores-ngram.jsonl\n\n"
+        "  poemetric probe run pairs.jsonl --scorer hf:smollm2-135m --output scores-smollm2.jsonl\n\n"
+        "  poemetric probe report scores-*.jsonl --output probe-tables/"
+    ),
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+)
+app.add_typer(probe_app, name="probe")
+
+
+def _fail(message: str) -> typer.Exit:
+    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code=2)
+
+
+@probe_app.command(
+    "build",
+    epilog=(
+        "Examples:\n\n"
+        "  poemetric probe build lear-limericks --output pairs.jsonl\n\n"
+        "  poemetric probe build demo --tasks synonym,rhyme_line_swap --seed 3 --per-poem 2"
+        " --output pairs.jsonl\n\n"
+        "  poemetric probe build lear-limericks --tasks last_line --generator smollm2-135m"
+        " --search delayed_beam --output last-line.jsonl"
+    ),
+)
+def build(
+    poems: str = typer.Argument(
+        ..., help="Dataset name (lear-limericks, demo, poemetric) or a CSV/JSONL/Parquet file."
+    ),
+    output: Path = typer.Option(..., "--output", "-o", help="Pairs file to write (JSONL)."),
+    tasks: str = typer.Option(
+        "offline",
+        "--tasks",
+        "-t",
+        help="Comma-separated tasks, or 'offline' (all but last_line) or 'all': rhyme_word_swap,"
+        " rhyme_line_swap, synonym, delete_{1,2,3}_{rhyming,nonrhyming}, last_line.",
+    ),
+    seed: int = typer.Option(0, "--seed", "-s", help="Seed: same seed, same pairs."),
+    per_poem: int = typer.Option(1, "--per-poem", min=1, help="Pairs per poem and task (at most)."),
+    forms: str | None = typer.Option(
+        None, "--forms", help="Only these forms, e.g. 'limerick' or 'limerick,ballad'."
+    ),
+    rhyme_from: str = typer.Option(
+        "auto",
+        "--rhyme-from",
+        help="Rhyme pattern from the 'dataset', the form 'checker', or 'auto' (dataset when it "
+        "fits the poem, else checker).",
+    ),
+    limit: int | None = typer.Option(None, "--limit", "-n", min=1, help="First N poems only."),
+    generator: str = typer.Option(
+        "smollm2-135m", "--generator", help="last_line: model file that writes the new lines."
+    ),
+    search: str = typer.Option(
+        "beam", "--search", help="last_line with a local model: beam, delayed_beam or sample."
+    ),
+    attempts: int = typer.Option(4, "--attempts", min=1, help="last_line: samples per poem."),
+    beams: int = typer.Option(8, "--beams", min=1, help="last_line: beam width (beam search)."),
+) -> None:
+    """Build seeded, deterministic minimal pairs from a set of rhymed poems."""
+    from poemetric.data import DatasetError, load_dataset
+    from poemetric.probes.builders import SourcePoem, build_pairs
+    from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
+    from poemetric.probes.thesaurus import ThesaurusUnavailable
+
+    chosen = {"offline": list(OFFLINE_TASKS), "all": list(TASKS)}.get(
+        tasks, [t.strip() for t in tasks.split(",") if t.strip()]
+    )
+    unknown = [t for t in chosen if t not in TASKS]
+    if unknown:
+        raise typer.BadParameter(
+            f"unknown task(s) {', '.join(unknown)}; tasks: {', '.join(TASKS)}", param_hint="--tasks"
+        )
+    if rhyme_from not in ("auto", "dataset", "checker"):
+        raise typer.BadParameter("use auto, dataset or checker", param_hint="--rhyme-from")
+    if search not in ("beam", "delayed_beam", "sample"):
+        raise typer.BadParameter("use beam, delayed_beam or sample", param_hint="--search")
+    try:
+        dataset = load_dataset(poems)
+    except DatasetError as error:
+        raise _fail(str(error)) from error
+    wanted = {f.strip().lower() for f in forms.split(",")} if forms else None
+    sources = [
+        SourcePoem(p.poem_id, p.content, p.rhyme_pattern, str(p.form))
+        for p in dataset.poems
+        if wanted is None or str(p.form) in wanted
+    ][:limit]
+    offline = [t for t in chosen if t != "last_line"]
+    try:
+        pairs = build_pairs(
+            sources,
+            offline,
+            seed=seed,
+            per_poem=per_poem,
+            rhyme_source=cast("RhymeSource", rhyme_from),
+        )
+        if "last_line" in chosen:
+            pairs += _last_line_pairs(
+                sources, generator, search, attempts, beams, seed, per_poem, rhyme_from
+            )
+    except (ThesaurusUnavailable, ValueError) as error:
+        raise _fail(str(error)) from error
+    count = write_jsonl(pairs, output)
+    by_task: dict[str, int] = {}
+    for pair in pairs:
+        by_task[pair.task] = by_task.get(pair.task, 0) + 1
+    console.print(f"{count} pairs from {len(sources)} poems of {dataset.name} -> {output}")
+    for task in chosen:
+        # last_line pairs are named by how they were generated (last_line_dbs, last_line_chat...)
+        names = [t for t in by_task if t == task or t.startswith(f"{task}_")]
+        console.print(f"  {task:22} {sum(by_task[t] for t in names)}")
+
+
+def _last_line_pairs(
+    sources: list[SourcePoem],
+    generator: str,
+    search: str,
+    attempts: int,
+    beams: int,
+    seed: int,
+    per_poem: int,
+    rhyme_from: str,
+) -> list[Pair]:
+    from poemetric.probes.last_line import build_last_line_pairs, generator_for
+    from poemetric.providers.base import ProviderError
+    from poemetric.providers.transformers_engine import LocalModelError
+    from poemetric.roster import load_roster
+
+    roster = load_roster("generators")
+    if generator not in roster:
+        raise ValueError(f"unknown --generator {generator!r}; see `poemetric models`")
+    suffix = {"beam": "", "delayed_beam": "_dbs", "sample": "_sample"}[search]
+    if roster[generator].provider != "transformers":
+        suffix = "_chat"
+    try:
+        line_generator = generator_for(
+            roster[generator],
+            search=cast("Search", search),
+            attempts=attempts,
+            beams=beams,
+        )
+        return build_last_line_pairs(
+            sources,
+            line_generator,
+            seed=seed,
+            per_poem=per_poem,
+            rhyme_source=cast("RhymeSource", rhyme_from),
+            task=f"last_line{suffix}",
+        )
+    except (LocalModelError, ProviderError) as error:
+        raise ValueError(f"last_line: {error}") from error
+
+
+@probe_app.command(
+    "run",
+    epilog=(
+        "Examples:\n\n"
+        "  poemetric probe run pairs.jsonl --scorer ngram --output scores-ngram.jsonl\n\n"
+        "  poemetric probe run pairs.jsonl --scorer hf:smollm2-135m --batch-size 16"
+        " --output scores-smollm2.jsonl\n\n"
+        "  poemetric probe run pairs.jsonl --scorer hf:/models/bert-base-cased --pll word_l2r"
+        " --output scores-bert.jsonl\n\n"
+        "  poemetric probe run pairs.jsonl --scorer chat:gpt-4o --run runs/probes"
+        " --output scores-gpt4o.jsonl"
+    ),
+)
+def run(
+    pairs_file: Path = typer.Argument(..., help="Pairs file from `probe build`."),
+    output: Path = typer.Option(..., "--output", "-o", help="Scores file to write (JSONL)."),
+    scorer: str = typer.Option(
+        "ngram", "--scorer", help="ngram[:N], hf:MODEL, vllm:MODEL or chat:MODEL."
+    ),
+    batch_size: int = typer.Option(8, "--batch-size", min=1, help="hf: texts per forward pass."),
+    prefix_token: str | None = typer.Option(
+        None,
+        "--prefix-token",
+        help="Token put before every text (default: the model's "
+        "document separator, else BOS, else EOS).",
+    ),
+    pll: str = typer.Option("original", "--pll", help="Masked LMs: original or word_l2r."),
+    chunk_size: int = typer.Option(64, "--chunk-size", min=1, help="Masked copies per pass."),
+    device: str | None = typer.Option(
+        None, "--device", help="hf: cpu, cuda, cuda:1 (default auto)."
+    ),
+    run_dir: Path = typer.Option(
+        Path("runs/probes"), "--run", "-r", help="chat: run store holding the response cache."
+    ),
+    seed: int = typer.Option(0, "--seed", help="chat: seed of the balanced answer order."),
+    tasks: str | None = typer.Option(None, "--tasks", help="Only these tasks (comma-separated)."),
+    tables: Path | None = typer.Option(
+        None, "--tables", help="Also write the accuracy tables (CSV, LaTeX, Markdown) here."
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="chat: progress bars."),
+) -> None:
+    """Score every pair (both texts) and print accuracy tables beside the papers' numbers."""
+    from poemetric.probes.pairs import PairFileError, read_pairs, write_jsonl
+    from poemetric.probes.results import probe_tables
+    from poemetric.probes.scorers import ScorerOptions, make_scorer
+    from poemetric.providers.base import ProviderError
+    from poemetric.providers.transformers_engine import LocalModelError
+    from poemetric.runner.runner import RunnerOptions
+
+    try:
+        pairs = read_pairs(pairs_file)
+    except PairFileError as error:
+        raise _fail(str(error)) from error
+    if tasks:
+        keep = {t.strip() for t in tasks.split(",")}
+        pairs = [p for p in pairs if p.task in keep]
+    options = ScorerOptions(
+        batch_size=batch_size,
+        prefix_token=prefix_token,
+        pll=pll,
+        chunk_size=chunk_size,
+        device=device,
+        run_dir=run_dir,
+        seed=seed,
+        runner=RunnerOptions(progress=progress),
+    )
+    try:
+        chosen = make_scorer(scorer, options)
+        records = chosen.score(pairs)
+    except ValueError as error:
+        raise _fail(str(error)) from error
+    except (LocalModelError, ProviderError) as error:
+        raise _fail(f"{scorer}: {error}") from error
+    write_jsonl(records, output)
+    console.print(f"{len(records)} pairs scored by {chosen.name} -> {output}")
+    _show(probe_tables(records), tables)
+
+
+def _show(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
+    from poemetric.analysis.tables import to_markdown
+    from poemetric.probes.results import markdown_summary, write_probe_tables
+
+    typer.echo(to_markdown(tables["accuracy"], digits=3))
+    typer.echo(markdown_summary(tables))
+    if out_dir is not None:
+        written = write_probe_tables(tables, out_dir)
+        console.print(f"tables: {len(written)} files in {out_dir}")
+
+
+@probe_app.command(
+    "report",
+    epilog=(
+        "Examples:\n\n"
+        "  poemetric probe report scores-ngram.jsonl scores-smollm2.jsonl\n\n"
+        "  poemetric probe report scores-*.jsonl --output probe-tables/"
+    ),
+)
+def report(
+    scores: list[Path] = typer.Argument(..., help="Scores files from `probe run`."),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Write the tables (CSV, LaTeX, Markdown) into this folder."
+    ),
+) -> None:
+    """Accuracy tables of one or more scores files, beside the papers' published numbers."""
+    from poemetric.probes.pairs import PairFileError
+    from poemetric.probes.results import probe_tables
+    from poemetric.probes.scorers import read_scores
+
+    records = []
+    try:
+        for path in scores:
+            records += read_scores(str(path))
+    except PairFileError as error:
+        raise _fail(str(error)) from error
+    _show(probe_tables(records), output)

@@ -1,0 +1,267 @@
+"""The `last_line` task: a poem's last line replaced by a generated line that rhymes.
+
+Two ways to generate (the limerick paper's Sec. 3.5):
+
+- a local causal model (`provider: transformers`) continues the raw text of the poem's other
+  lines, by beam search (`beam`: `beams` beams, all returned) or delayed beam search
+  (`delayed_beam`: the first `sampled_tokens` tokens drawn by top-p sampling, then a beam search
+  of width 5 — Massarelli et al. 2019), `attempts` times;
+- any other provider is asked through its chat interface for a last line, `attempts` samples.
+
+A candidate is kept when it differs from the original line, its end word rhymes (perfect or
+identical rhyme) with a partner of the original last line, and — as the paper's acceptance rule
+asks — it ends a sentence when the original does. Lines whose last line has no rhyme partner are
+skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from poemetric.form.rhyme import RhymeKind
+from poemetric.probes.builders import SourcePoem, ends_sentence
+from poemetric.probes.pairs import Pair
+from poemetric.probes.poem import Poem, RhymeSource, Token, rhyme_kind
+from poemetric.providers.base import ModelSpec
+from poemetric.store.db import stable_id
+
+Search = Literal["beam", "delayed_beam", "sample"]
+
+
+@dataclass(frozen=True)
+class LineRequest:
+    poem_id: str
+    context: str  # the poem's lines before the last one, newline-terminated
+    original_line: str
+    partners: tuple[str, ...]
+    seed: int
+
+
+class LineGenerator(Protocol):
+    description: str
+
+    def candidates(self, requests: Sequence[LineRequest]) -> list[list[str]]:
+        """Candidate last lines for each request."""
+        ...
+
+
+def first_line(text: str) -> str:
+    for line in text.replace("\r", "").split("\n"):
+        cleaned = line.strip().strip("`").strip()
+        if cleaned:
+            return cleaned
+    return ""
+
+
+class LocalLineGenerator:
+    """Beam or delayed-beam continuation of raw text with a local causal model."""
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        *,
+        search: Search = "beam",
+        beams: int = 8,
+        attempts: int = 4,
+        top_p: float = 0.9,
+        sampled_tokens: int = 3,
+    ) -> None:
+        from poemetric.providers.transformers_provider import local_model_for
+
+        self.model = local_model_for(spec)
+        self.search = search
+        self.beams, self.attempts = beams, attempts
+        self.top_p, self.sampled_tokens = top_p, sampled_tokens
+        self.description = f"{spec.name} ({search})"
+
+    def candidates(self, requests: Sequence[LineRequest]) -> list[list[str]]:
+        return [self._one(request) for request in requests]
+
+    def _one(self, request: LineRequest) -> list[str]:
+        model = self.model
+        prompt = [model.prefix_token_id(), *model.encode([request.context])[0]]
+        budget = len(model.encode([request.original_line])[0]) + 2
+        outputs: list[list[int]] = []
+        if self.search == "beam":
+            outputs = model.continuations(
+                prompt,
+                max_new_tokens=budget,
+                num_beams=self.beams,
+                num_return_sequences=self.beams,
+                do_sample=False,
+            )
+        else:
+            for attempt in range(self.attempts):
+                seed = request.seed + attempt
+                head = model.continuations(
+                    prompt,
+                    seed=seed,
+                    max_new_tokens=self.sampled_tokens,
+                    do_sample=True,
+                    top_p=self.top_p,
+                    top_k=0,
+                )[0]
+                if self.search == "sample":
+                    tails = model.continuations(
+                        prompt + head,
+                        seed=seed,
+                        max_new_tokens=max(1, budget - len(head)),
+                        do_sample=True,
+                        top_p=self.top_p,
+                        top_k=0,
+                    )
+                else:
+                    tails = model.continuations(
+                        prompt + head,
+                        max_new_tokens=max(1, budget - len(head)),
+                        num_beams=5,
+                        num_return_sequences=5,
+                        do_sample=False,
+                    )
+                outputs.extend(head + tail for tail in tails)
+        return [
+            first_line(model.tokenizer.decode(ids, skip_special_tokens=True)) for ids in outputs
+        ]
+
+
+class ChatLineGenerator:
+    """Asks any provider, through its chat interface, for the poem's last line."""
+
+    PROMPT = (
+        "Here is a poem with its last line missing:\n\n{context}\n"
+        "Write the missing last line. It must rhyme with \u201c{partner}\u201d. "
+        "Answer with that one line only."
+    )
+
+    def __init__(self, spec: ModelSpec, *, attempts: int = 4) -> None:
+        self.spec = spec
+        self.attempts = attempts
+        self.description = f"{spec.name} (chat, {attempts} samples)"
+
+    def candidates(self, requests: Sequence[LineRequest]) -> list[list[str]]:
+        from poemetric.providers.registry import create_provider
+        from poemetric.runner.jobs import user_request
+
+        provider = create_provider(self.spec)
+        provider.preflight()
+        jobs = [
+            user_request(
+                self.PROMPT.format(context=r.context, partner=r.partners[0]),
+                self.spec.settings.merged(None).model_copy(update={"seed": r.seed}),
+                attempt,
+            )
+            for r in requests
+            for attempt in range(self.attempts)
+        ]
+
+        async def run() -> list[object]:
+            try:
+                return list(await provider.generate_batch(jobs))
+            finally:
+                await provider.aclose()
+
+        answers = asyncio.run(run())
+        texts = [getattr(answer, "text", "") for answer in answers]
+        return [
+            [first_line(t).strip("\"'\u201c\u201d") for t in texts[i : i + self.attempts]]
+            for i in range(0, len(texts), self.attempts)
+        ]
+
+
+def generator_for(spec: ModelSpec, *, search: Search, attempts: int, beams: int) -> LineGenerator:
+    if spec.provider == "transformers":
+        return LocalLineGenerator(spec, search=search, attempts=attempts, beams=beams)
+    return ChatLineGenerator(spec, attempts=attempts)
+
+
+def line_requests(
+    poems: Iterable[SourcePoem], seed: int, rhyme_source: RhymeSource
+) -> list[tuple[Poem, LineRequest]]:
+    out = []
+    for source in poems:
+        poem = Poem(source.poem_id, source.text, source.rhyme_pattern)
+        last = poem.verse[-1]
+        group = next((g for g in poem.rhyme_info(rhyme_source).groups if last in g), None)
+        if group is None:
+            continue
+        partners = tuple(poem.end_words[line] for line in group if line != last)
+        context = "\n".join(poem.lines[:last]) + "\n"
+        out.append(
+            (
+                poem,
+                LineRequest(
+                    source.poem_id,
+                    context,
+                    poem.lines[last].strip(),
+                    partners,
+                    random.Random(stable_id(seed, source.poem_id, "last_line")).randrange(2**31),
+                ),
+            )
+        )
+    return out
+
+
+def accept(candidate: str, request: LineRequest) -> str | None:
+    """Why a candidate is rejected, or None when it is kept."""
+    if not candidate:
+        return "empty"
+    if candidate.strip() == request.original_line:
+        return "identical to the original line"
+    tokens = [Token.split(part) for part in candidate.split()]
+    words = [t.core for t in tokens if t.core]
+    if not words:
+        return "no word"
+    if not any(rhyme_kind(words[-1], p) >= RhymeKind.PERFECT for p in request.partners):
+        return "does not rhyme"
+    if ends_sentence(request.original_line) and not ends_sentence(candidate):
+        return "does not end a sentence"
+    return None
+
+
+def build_last_line_pairs(
+    poems: Iterable[SourcePoem],
+    generator: LineGenerator,
+    *,
+    seed: int = 0,
+    per_poem: int = 1,
+    rhyme_source: RhymeSource = "auto",
+    task: str = "last_line",
+) -> list[Pair]:
+    """Pairs named `task` (last_line, last_line_dbs...: the id depends on it, so pairs made by
+    different searches can share one file)."""
+    items = line_requests(poems, seed, rhyme_source)
+    all_candidates = generator.candidates([request for _, request in items])
+    pairs: list[Pair] = []
+    for (poem, request), candidates in zip(items, all_candidates, strict=True):
+        verdicts = []
+        kept: list[str] = []
+        for candidate in candidates:
+            reason = accept(candidate, request)
+            verdicts.append({"line": candidate, "verdict": reason or "ok"})
+            if reason is None and candidate not in kept:
+                kept.append(candidate)
+        last = poem.verse[-1]
+        indent = poem.lines[last][: len(poem.lines[last]) - len(poem.lines[last].lstrip())]
+        for number, line in enumerate(kept[:per_poem]):
+            pairs.append(
+                Pair(
+                    id=stable_id(poem.poem_id, task, seed, number),
+                    poem_id=poem.poem_id,
+                    task=task,
+                    original=poem.text,
+                    corrupted=poem.with_lines({last: indent + line}),
+                    details={
+                        "line": last,
+                        "generated": line,
+                        "partners": list(request.partners),
+                        "generator": generator.description,
+                        "candidates": verdicts,
+                        "seed": seed,
+                    },
+                )
+            )
+    return pairs

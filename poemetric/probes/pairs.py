@@ -1,0 +1,101 @@
+"""The minimal-pair record and its JSONL file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+#: Every task `probe build` knows, in the order the papers introduce them.
+TASKS: tuple[str, ...] = (
+    "rhyme_word_swap",
+    "rhyme_line_swap",
+    "synonym",
+    "delete_1_rhyming",
+    "delete_2_rhyming",
+    "delete_3_rhyming",
+    "delete_1_nonrhyming",
+    "delete_2_nonrhyming",
+    "delete_3_nonrhyming",
+    "last_line",
+)
+#: Tasks built without a language model (the default of `probe build`).
+OFFLINE_TASKS: tuple[str, ...] = tuple(t for t in TASKS if t != "last_line")
+
+
+class PairFileError(ValueError):
+    """A pairs or scores file cannot be read; the message names the file and line."""
+
+
+class Pair(BaseModel):
+    """One minimal pair: `original` should be preferred over `corrupted`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(min_length=1)
+    poem_id: str = Field(min_length=1)
+    task: str = Field(min_length=1)
+    original: str = Field(min_length=1)
+    corrupted: str = Field(min_length=1)
+    details: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _not_trivial(self) -> Pair:
+        if self.original == self.corrupted:
+            raise ValueError("original and corrupted texts are identical")
+        return self
+
+
+def write_jsonl(records: Iterable[BaseModel], path: str | Path) -> int:
+    """Write models as JSON lines (UTF-8, one per line); return how many."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with path.open("w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; a bad line raises `PairFileError`."""
+    path = Path(path)
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as error:
+        raise PairFileError(f"{path}: cannot read: {error.strerror or error}") from error
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise PairFileError(f"{path}:{number}: not valid JSON: {error.msg}") from error
+            if not isinstance(value, dict):
+                raise PairFileError(f"{path}:{number}: expected a JSON object")
+            yield number, value
+
+
+def read_pairs(path: str | Path) -> list[Pair]:
+    """Every pair of a JSONL file; ids must be unique."""
+    pairs: list[Pair] = []
+    seen: dict[str, int] = {}
+    for number, value in iter_jsonl(path):
+        try:
+            pair = Pair.model_validate(value)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "record"
+            raise PairFileError(f"{path}:{number}: {where}: {first['msg']}") from error
+        if pair.id in seen:
+            raise PairFileError(
+                f"{path}:{number}: duplicate pair id {pair.id!r} (first on line {seen[pair.id]})"
+            )
+        seen[pair.id] = number
+        pairs.append(pair)
+    return pairs

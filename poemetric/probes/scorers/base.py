@@ -1,0 +1,102 @@
+"""What every scorer returns, and the shared path from text scores to verdicts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from poemetric.probes.pairs import Pair, PairFileError, iter_jsonl
+from poemetric.providers.transformers_engine import SequenceScore
+
+Verdict = Literal["correct", "wrong", "tie", "unanswered"]
+
+
+class ScoreRecord(BaseModel):
+    """One scored pair (one line of `probe run --output`).
+
+    `*_logprob` are natural-log probability sums over `*_tokens` tokens, `*_mean` the per-token
+    means (each sequence normalised by its own count); None for forced-choice scorers, which only
+    give a verdict. Verdicts are strict: equal scores are a tie, never a success.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    pair_id: str
+    poem_id: str
+    task: str
+    scorer: str
+    original_logprob: float | None = None
+    corrupted_logprob: float | None = None
+    original_tokens: int | None = None
+    corrupted_tokens: int | None = None
+    original_mean: float | None = None
+    corrupted_mean: float | None = None
+    verdict_sum: Verdict
+    verdict_mean: Verdict
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+def compare(original: float | None, corrupted: float | None) -> Verdict:
+    if original is None or corrupted is None or math.isnan(original) or math.isnan(corrupted):
+        return "unanswered"
+    if original > corrupted:
+        return "correct"
+    if original < corrupted:
+        return "wrong"
+    return "tie"
+
+
+def record_from_scores(
+    pair: Pair, scorer: str, original: SequenceScore, corrupted: SequenceScore, **details: Any
+) -> ScoreRecord:
+    return ScoreRecord(
+        pair_id=pair.id,
+        poem_id=pair.poem_id,
+        task=pair.task,
+        scorer=scorer,
+        original_logprob=original.logprob_sum,
+        corrupted_logprob=corrupted.logprob_sum,
+        original_tokens=original.n_tokens,
+        corrupted_tokens=corrupted.n_tokens,
+        original_mean=original.mean,
+        corrupted_mean=corrupted.mean,
+        verdict_sum=compare(original.logprob_sum, corrupted.logprob_sum),
+        verdict_mean=compare(original.mean, corrupted.mean),
+        details=details,
+    )
+
+
+class Scorer(Protocol):
+    name: str
+
+    def score(self, pairs: Sequence[Pair]) -> list[ScoreRecord]: ...
+
+
+TextScorer = Callable[[Sequence[str]], list[SequenceScore]]
+
+
+def score_by_texts(
+    pairs: Sequence[Pair], name: str, score_texts: TextScorer, **details: Any
+) -> list[ScoreRecord]:
+    """Score each distinct text once (an original is shared by all its pairs), then compare."""
+    texts = list(dict.fromkeys(text for p in pairs for text in (p.original, p.corrupted)))
+    scores = dict(zip(texts, score_texts(texts), strict=True))
+    return [
+        record_from_scores(pair, name, scores[pair.original], scores[pair.corrupted], **details)
+        for pair in pairs
+    ]
+
+
+def read_scores(path: str) -> list[ScoreRecord]:
+    records = []
+    for number, value in iter_jsonl(path):
+        try:
+            records.append(ScoreRecord.model_validate(value))
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "record"
+            raise PairFileError(f"{path}:{number}: {where}: {first['msg']}") from error
+    return records

@@ -1,0 +1,180 @@
+"""`hf:<model>`: log-probabilities from a transformers model on the CPU or a GPU.
+
+Causal models give the log-probability of every token after an explicit prefix token
+(`LocalCausalLM.score_texts`). Masked models give a pseudo-log-likelihood (Salazar et al. 2020,
+the formulation BPoMP adapts from Lau et al. 2020): each token is masked in its own copy of the
+text and predicted from both sides. `word_l2r` is the within-word left-to-right variant (Kauf and
+Ivanova 2023): when a word is split into several tokens, the tokens of the same word to the
+right of the predicted one are masked too, so a word's later pieces cannot give its earlier
+ones away. The masked copies are run in chunks of `chunk_size`.
+
+`<model>` is a model name from `generators/` with `provider: transformers` (``smollm2-135m``) or
+anything `transformers_engine.resolve_source` accepts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from poemetric.probes.pairs import Pair
+from poemetric.probes.scorers.base import ScoreRecord, score_by_texts
+from poemetric.providers.base import ModelSpec
+from poemetric.providers.transformers_engine import (
+    LocalCausalLM,
+    LocalModelError,
+    ModelSource,
+    SequenceScore,
+    import_torch,
+    import_transformers,
+    pick_device,
+    pick_dtype,
+    quiet_progress,
+    resolve_source,
+)
+
+PllVariant = Literal["original", "word_l2r"]
+
+
+def spec_for(reference: str) -> ModelSpec:
+    """The model file named `reference`, or an ad-hoc spec for a path / GGUF / hub id."""
+    from poemetric.roster import load_roster
+
+    roster = load_roster("generators")
+    if reference in roster:
+        spec = roster[reference]
+        if spec.provider != "transformers":
+            raise LocalModelError(
+                f"model {reference!r} uses provider {spec.provider!r}; hf: needs a "
+                "transformers model (use vllm: or chat: for it)"
+            )
+        return spec
+    return ModelSpec(name=reference, provider="transformers", model=reference)
+
+
+def is_masked_lm(source: ModelSource) -> bool:
+    transformers = import_transformers()
+    kwargs: dict[str, Any] = {"local_files_only": source.local_only}
+    if source.gguf_file:
+        kwargs["gguf_file"] = source.gguf_file
+    config = transformers.AutoConfig.from_pretrained(source.location, **kwargs)
+    architectures = getattr(config, "architectures", None) or []
+    if any(name.endswith("ForMaskedLM") for name in architectures):
+        return True
+    if any(name.endswith("ForCausalLM") or name.endswith("LMHeadModel") for name in architectures):
+        return False
+    causal = transformers.models.auto.modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    return config.model_type not in causal
+
+
+class MaskedLM:
+    """A masked language model for pseudo-log-likelihoods (float32 on the CPU)."""
+
+    def __init__(self, tokenizer: Any, model: Any, device: str = "cpu") -> None:
+        self.tokenizer = tokenizer
+        self.model = model.to(device).eval()
+        self.device = device
+        if tokenizer.mask_token_id is None:
+            raise LocalModelError("the tokenizer has no mask token")
+
+    @classmethod
+    def load(cls, source: ModelSource, device: str = "auto", dtype: str = "float32") -> MaskedLM:
+        transformers = import_transformers()
+        device = pick_device(device)
+        kwargs: dict[str, Any] = {"local_files_only": source.local_only}
+        if source.gguf_file:
+            kwargs["gguf_file"] = source.gguf_file
+        with quiet_progress():
+            tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, **kwargs)
+            model = transformers.AutoModelForMaskedLM.from_pretrained(
+                source.location, dtype=pick_dtype(dtype, device), **kwargs
+            )
+        return cls(tokenizer, model, device)
+
+    def pll(
+        self, texts: Sequence[str], *, variant: PllVariant = "original", chunk_size: int = 64
+    ) -> list[SequenceScore]:
+        torch = import_torch()
+        results = []
+        for text in texts:
+            encoding = self.tokenizer(text, return_special_tokens_mask=True)
+            ids = list(encoding["input_ids"])
+            words = encoding.word_ids()
+            special = encoding["special_tokens_mask"]
+            positions = [i for i, is_special in enumerate(special) if not is_special]
+            copies = []
+            for position in positions:
+                masked = list(ids)
+                masked[position] = self.tokenizer.mask_token_id
+                if variant == "word_l2r" and words[position] is not None:
+                    for later in range(position + 1, len(ids)):
+                        if words[later] == words[position]:
+                            masked[later] = self.tokenizer.mask_token_id
+                copies.append(masked)
+            values: list[float] = []
+            with torch.inference_mode():
+                for start in range(0, len(copies), max(1, chunk_size)):
+                    batch = torch.tensor(copies[start : start + chunk_size], device=self.device)
+                    logits = self.model(input_ids=batch).logits.float()
+                    logprobs = torch.log_softmax(logits, dim=-1)
+                    for row, position in enumerate(positions[start : start + chunk_size]):
+                        values.append(float(logprobs[row, position, ids[position]]))
+            results.append(SequenceScore(math.fsum(values), len(values), tuple(values)))
+        return results
+
+
+class HFScorer:
+    """`hf:<model>` (see the module docstring)."""
+
+    def __init__(
+        self,
+        reference: str,
+        *,
+        batch_size: int = 8,
+        prefix_token: str | None = None,
+        pll: PllVariant = "original",
+        chunk_size: int = 64,
+        device: str | None = None,
+    ) -> None:
+        self.spec = spec_for(reference)
+        if device is not None:
+            self.spec = self.spec.model_copy(
+                update={"options": {**self.spec.options, "device": device}}
+            )
+        self.batch_size, self.prefix_token = batch_size, prefix_token
+        self.pll_variant, self.chunk_size = pll, chunk_size
+        self.source = resolve_source(
+            self.spec.model,
+            gguf_file=self.spec.options.get("gguf_file"),
+            allow_download=bool(self.spec.options.get("allow_download", False)),
+        )
+        self.masked = is_masked_lm(self.source)
+        suffix = f"/pll-{pll}" if self.masked else ""
+        self.name = f"hf:{reference}{suffix}"
+        self._causal: LocalCausalLM | None = None
+        self._masked: MaskedLM | None = None
+
+    def score_texts(self, texts: Sequence[str]) -> list[SequenceScore]:
+        if self.masked:
+            if self._masked is None:
+                self._masked = MaskedLM.load(
+                    self.source, str(self.spec.options.get("device", "auto"))
+                )
+            return self._masked.pll(texts, variant=self.pll_variant, chunk_size=self.chunk_size)
+        if self._causal is None:
+            from poemetric.providers.transformers_provider import local_model_for
+
+            self._causal = local_model_for(self.spec)
+        return self._causal.score_texts(
+            texts, batch_size=self.batch_size, prefix_token=self.prefix_token
+        )
+
+    def score(self, pairs: Sequence[Pair]) -> list[ScoreRecord]:
+        records = score_by_texts(pairs, self.name, self.score_texts)
+        details: dict[str, Any] = {"model": self.source.describe()}
+        if self._causal is not None:
+            prefix = self._causal.prefix_token_id(self.prefix_token)
+            details["prefix_token"] = self._causal.tokenizer.convert_ids_to_tokens(prefix)
+            details["batch_size"] = self.batch_size
+        return [r.model_copy(update={"details": details}) for r in records]

