@@ -71,6 +71,17 @@ def serving(app: Any) -> Iterator[str]:
         sock.close()
 
 
+def add_generation(store: RunStore, generation_id: str, author: str, poem: str) -> None:
+    """Another ok generation, a copy of a human row with this author and poem."""
+    row = dict(store.query("SELECT * FROM generations WHERE author = 'human' LIMIT 1")[0])
+    row.update(generation_id=generation_id, author=author, poem=poem)
+    with store.transaction() as conn:
+        conn.execute(
+            f"INSERT INTO generations ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+            list(row.values()),
+        )
+
+
 def answers_of(run: Path, rater: str) -> dict[tuple[str, str], tuple[Any, Any]]:
     with RunStore(run, create=False) as store:
         rows = store.query(

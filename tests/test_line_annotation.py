@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from survey_support import add_generation
 from test_runner_support import prepared_store
 from typer.testing import CliRunner
 
@@ -28,14 +29,7 @@ REFRAIN = "The same line again and again"
 def _store_with_a_refrain(tmp_path: Path) -> RunStore:
     """Four demo poems (human rows) and a 'parrot' poem that repeats its second line."""
     store = prepared_store(tmp_path / "run", poems=4)
-    human = store.query("SELECT * FROM generations WHERE author = 'human' LIMIT 1")[0]
-    row = dict(human)
-    row.update(generation_id="parrot-1", author="parrot", poem=f"One line\n{REFRAIN}\n{REFRAIN}")
-    with store.transaction() as conn:
-        conn.execute(
-            f"INSERT INTO generations ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
-            list(row.values()),
-        )
+    add_generation(store, "parrot-1", "parrot", f"One line\n{REFRAIN}\n{REFRAIN}")
     return store
 
 

@@ -4,17 +4,28 @@ a blind prompt, strict parsing, cached and resumable answers, accuracy with Wils
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import re
 import threading
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, openai_spec, prepared_store
+from test_runner_support import (
+    FAST,
+    TEST_KEY,
+    TEST_KEY_ENV,
+    IsolatedProvider,
+    openai_spec,
+    prepared_store,
+    scripted_spec,
+)
 from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy, style_positions
+from poemetric.providers.registry import register_provider
 from poemetric.store import RunStore
 from poemetric.style.answer import StyleAnswerError, parse_style_answer
 from poemetric.style.stage import run_style_matching, style_trials
@@ -209,3 +220,14 @@ def test_shards_of_a_style_matching_run_merge_into_one(tmp_path: Path) -> None:
     assert not report.conflicts
     with RunStore(tmp_path / "merged", create=False) as merged:
         assert merged.count("style_matches", "status = 'ok' AND correct = 1") == 52
+
+
+def test_a_local_engine_judge_runs_in_its_own_process(store: RunStore) -> None:
+    register_provider("isolated", IsolatedProvider)
+    judge = scripted_spec(name="local-judge", provider="isolated", model="local")
+    report = run_style_matching(store, judge, options=FAST)
+    rows = store.query("SELECT status, error, raw_response FROM style_matches")
+    assert report.models[0].mode == "offline-chunks" and report.models[0].errors == len(rows) > 0
+    assert os.getpid() not in {json.loads(r["raw_response"])["pid"] for r in rows}
+    # The engine answers "poem 0": kept as unparsable answers, as in the parent.
+    assert all(r["error"].startswith("unparsable answer: ") for r in rows)

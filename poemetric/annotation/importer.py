@@ -17,11 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from poemetric.annotation.grades import LineGrade, store_line_grades
 from poemetric.annotation.task import LABEL_SCORES, NOT_APPLICABLE, LineItem, stored_tasks
 from poemetric.store import RunStore, utc_now
-
-_COLUMNS = ("sheet_id", "annotator", "generation_id", "line_number", "fluency", "coherence",
-            "source")  # fmt: skip
 
 
 class LineImportError(ValueError):
@@ -93,13 +91,13 @@ def _check_row(
 
 def read_line_annotations(
     store: RunStore, paths: Sequence[str | Path]
-) -> tuple[list[dict[str, Any]], LineImportReport]:
+) -> tuple[list[LineGrade], LineImportReport]:
     """Checked rows ready for the store; raises LineImportError listing every problem."""
     from poemetric.data.io import DatasetError, read_table
 
     tasks = stored_tasks(store)
     problems: list[str] = []
-    rows: list[dict[str, Any]] = []
+    rows: list[LineGrade] = []
     report = LineImportReport()
     seen: dict[tuple[str, str, str, int], str] = {}
     graded: dict[tuple[str, str, str], set[int]] = defaultdict(set)
@@ -147,9 +145,8 @@ def read_line_annotations(
                 continue
             seen[key] = location
             graded[(task.sheet_id, annotator, generation_id)].add(number)
-            rows.append({"sheet_id": task.sheet_id, "annotator": annotator,
-                         "generation_id": generation_id, "line_number": number,
-                         "fluency": fluency, "coherence": coherence, "source": location})  # fmt: skip
+            rows.append(LineGrade(task.sheet_id, annotator, generation_id, number, fluency,
+                                  coherence, location))  # fmt: skip
     for (sheet_id, annotator, generation_id), numbers in graded.items():
         item = next(i for i in tasks[sheet_id].items if i.generation_id == generation_id)
         missing = sorted(set(range(1, len(item.lines) + 1)) - numbers)
@@ -161,8 +158,8 @@ def read_line_annotations(
     if problems:
         raise LineImportError(problems)
     report.rows = len(rows)
-    report.annotators = {row["annotator"] for row in rows}
-    report.poems = {row["generation_id"] for row in rows}
+    report.annotators = {row.annotator for row in rows}
+    report.poems = {row.generation_id for row in rows}
     return rows, report
 
 
@@ -171,12 +168,5 @@ def import_line_annotations(store: RunStore, paths: Sequence[str | Path]) -> Lin
     rows, report = read_line_annotations(store, paths)
     now = utc_now()
     with store.transaction() as conn:
-        conn.executemany(
-            f"INSERT INTO line_annotations ({', '.join(_COLUMNS)}, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (sheet_id, annotator, generation_id, line_number) DO UPDATE SET "
-            "fluency = excluded.fluency, coherence = excluded.coherence, "
-            "source = excluded.source, updated_at = excluded.updated_at",
-            [(*(r[c] for c in _COLUMNS), now) for r in rows],
-        )
+        store_line_grades(conn, rows, now)
     return report

@@ -10,9 +10,9 @@ Annotators grade every line of a poem twice, on the paper's three-point scales:
   verses that repeat one line).
 
 A `LineTask` is the data of one set of sheets: the poems (blind: no author), their lines and the
-grades fixed by rule. It is plain JSON (`to_dict`) with a `kind`, so that the survey app can
-later serve the same task as one of its task kinds; the printable sheets and the CSV template are
-renderings of it.
+grades fixed by rule. It is plain JSON (`to_dict`) with a `kind`, stored in the run's meta; the
+printable sheets and the CSV template are renderings of it, and the survey app serves it as its
+`lines` task (`poemetric.survey.lines`, sheet id `survey-SURVEY`).
 """
 
 from __future__ import annotations
@@ -64,6 +64,15 @@ class LineItem:
     lines: list[str]
     repeats: list[int] = field(default_factory=list)
 
+    def asks_coherence(self, number: int) -> bool:
+        """Whether line `number` gets a coherence grade from the annotator (not the first line,
+        not a line that repeats the one before: those are fixed by rule)."""
+        return number > 1 and number not in self.repeats
+
+    def fixed_coherence(self, number: int) -> float | None:
+        """The coherence a line gets by rule: 0 for a repeated line, none for the first."""
+        return 0.0 if number in self.repeats else None
+
 
 @dataclass(frozen=True)
 class LineTask:
@@ -114,15 +123,26 @@ def build_line_task(
         poems = by_author[author]
         chosen += rng.sample(poems, min(per_author, len(poems)))
     rng.shuffle(chosen)
-    items = [
-        LineItem(number, generation_id, lines, repeated_lines(lines))
-        for number, (generation_id, poem) in enumerate(chosen, start=1)
-        if (lines := poem_lines(poem))
-    ]
+    items = line_items(chosen)
     sheet_id = stable_id("line-sheet", [item.generation_id for item in items], seed, length=10)
     task = LineTask(sheet_id, utc_now(), items)
     store.set_meta(META_PREFIX + sheet_id, task.to_dict())
     return task
+
+
+def line_items(poems: Sequence[tuple[str, str]]) -> list[LineItem]:
+    """The items of (generation_id, poem) pairs, numbered in this order; a poem without lines
+    is left out (its number too)."""
+    return [
+        LineItem(number, generation_id, lines, repeated_lines(lines))
+        for number, (generation_id, poem) in enumerate(poems, start=1)
+        if (lines := poem_lines(poem))
+    ]
+
+
+def stored_task(store: RunStore, sheet_id: str) -> LineTask | None:
+    data = store.get_meta(META_PREFIX + sheet_id)
+    return None if data is None else LineTask.from_dict(data)
 
 
 def stored_tasks(store: RunStore) -> dict[str, LineTask]:

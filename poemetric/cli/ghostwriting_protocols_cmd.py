@@ -22,7 +22,7 @@ from poemetric.cli.judging import (
     judge_spec,
     load_judges,
     open_judged_run,
-    split_authors,
+    split_names,
 )
 from poemetric.cli.options import LimitOption, RunOption
 
@@ -85,7 +85,7 @@ def style_match_command(
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,
     )
-    author_list = split_authors(authors)
+    author_list = split_names(authors)
     with open_judged_run(run, author_list, console) as store:
         report = run_style_matching(
             store,
@@ -132,7 +132,7 @@ def sheets_command(
 
     with open_run(run) as store:
         task = build_line_task(
-            store, authors=split_authors(authors), per_author=per_author, seed=seed
+            store, authors=split_names(authors), per_author=per_author, seed=seed
         )
     if not task.items:
         console.print(f"no poems to annotate in {run} (authors: {authors or 'all'})")

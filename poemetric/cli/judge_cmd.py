@@ -24,7 +24,7 @@ from poemetric.cli.judging import (
     judge_runner_options,
     load_judges,
     open_judged_run,
-    split_authors,
+    split_names,
 )
 from poemetric.cli.options import LimitOption, RunOption
 
@@ -169,7 +169,7 @@ def judge(
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,
     )
-    author_list = split_authors(authors)
+    author_list = split_names(authors)
     with open_judged_run(run, author_list, console) as store, interruptible(run):
         try:
             report = run_judging(
@@ -245,7 +245,7 @@ def reparse_command(
     """
     from poemetric.judge.reparse import reparse_run
 
-    names = [n.strip() for n in judge_name.split(",") if n.strip()] if judge_name else None
+    names = split_names(judge_name)
     with open_run(run) as store:
         result = reparse_run(store, names)
     console.print(

@@ -34,8 +34,8 @@ def judge_spec(judges: dict[str, ModelSpec], name: str) -> ModelSpec:
     return judges[name]
 
 
-def split_authors(value: str | None) -> list[str] | None:
-    """`--authors a,b` as a list (None: every author)."""
+def split_names(value: str | None) -> list[str] | None:
+    """A comma-separated option (`--authors a,b`) as a list; None when it is not given."""
     return [a.strip() for a in value.split(",") if a.strip()] if value else None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,14 +12,16 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.judging import split_names
 from poemetric.cli.options import RunOption
 
 if TYPE_CHECKING:
     from poemetric.store import RunStore
 
 survey_app = typer.Typer(
-    help="Expert survey (paper App. C): draw a sample, serve it to raters or print it, import "
-    "answers. Answers land in the run store, where `poemetric analyze` finds them.",
+    help="Human ratings: the expert survey (paper App. C) or line-level fluency / coherence "
+    "(--task lines). Draw a sample, serve it to raters or print it, import answers. Answers "
+    "land in the run store, where `poemetric analyze` finds them.",
     no_args_is_help=True,
 )
 app.add_typer(survey_app, name="survey")
@@ -45,6 +49,21 @@ def _open(run: Path) -> RunStore:
         raise _fail(exc) from exc
 
 
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """A design that cannot be met is a usage error (exit 2); a missing survey or one of
+    another task exits 1."""
+    from poemetric.survey.db import SurveyError
+    from poemetric.survey.design import DesignError
+
+    try:
+        yield
+    except DesignError as exc:
+        raise _fail(exc, 2) from exc
+    except SurveyError as exc:
+        raise _fail(exc) from exc
+
+
 @survey_app.command("build")
 def build(
     run: Path = RunOption,
@@ -64,6 +83,12 @@ def build(
         0, "--attention-checks", min=0, help="Instructed-response checks per rater (web only)."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the sample, assignment and order."),
+    task_name: str = typer.Option(
+        "poemetric",
+        "--task",
+        help="poemetric: the expert survey (App. C); lines: grade each line's fluency and "
+        "coherence (1 / 0.5 / 0), scored in analyze's fluency_coherence table.",
+    ),
 ) -> None:
     """Draw a survey: poems stratified by author and form, each given to --per-poem raters,
     every rater's poems in their own random order. Stored in the run; prints the design.
@@ -73,29 +98,24 @@ def build(
         poemetric survey build --run runs/demo --raters 3 --per-rater 4
 
         poemetric survey build --run runs/paper --raters 7 --per-rater 10 --per-poem 2 --authors human,gpt-4o,deepseek-r1 --attention-checks 1 --seed 7
+
+        poemetric survey build --run runs/paper --survey lines --task lines --raters 3 --per-rater 12
     """
     from poemetric.survey.build import build_survey
-    from poemetric.survey.db import SurveyError
-    from poemetric.survey.design import DesignError
 
-    chosen = [a.strip() for a in authors.split(",") if a.strip()] if authors else None
-    with _open(run) as store:
-        try:
-            summary = build_survey(
-                store,
-                survey_id=survey,
-                raters=raters,
-                poems=poems,
-                per_rater=per_rater,
-                per_poem=per_poem,
-                authors=chosen,
-                checks=checks,
-                seed=seed,
-            )
-        except DesignError as exc:
-            raise _fail(exc, 2) from exc
-        except SurveyError as exc:
-            raise _fail(exc) from exc
+    with _open(run) as store, _refusals():
+        summary = build_survey(
+            store,
+            survey_id=survey,
+            raters=raters,
+            poems=poems,
+            per_rater=per_rater,
+            per_poem=per_poem,
+            authors=split_names(authors),
+            checks=checks,
+            seed=seed,
+            task_name=task_name,
+        )
     total = sum(summary.poems_by_author.values())
     console.print(
         f"survey [bold]{survey}[/bold]: {total} poems x {per_poem} raters = "
@@ -120,11 +140,8 @@ def build(
 def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]], str]:
     from poemetric.survey import db, tokens
 
-    with _open(run) as store:
-        try:
-            db.load_survey(store, survey)
-        except db.SurveyError as exc:
-            raise _fail(exc) from exc
+    with _open(run) as store, _refusals():
+        db.load_survey(store, survey)
         ids = db.raters(store, survey)
     secret = tokens.load_secret(run)
     base = base_url.rstrip("/")
@@ -217,14 +234,10 @@ def sheets(
 
         poemetric survey sheets --run runs/paper --survey experts --rater R3 --out sheets/
     """
-    from poemetric.survey.db import SurveyError
     from poemetric.survey.sheets import write_sheets
 
-    with _open(run) as store:
-        try:
-            paths = write_sheets(store, survey, out or run / f"survey-{survey}", only=rater)
-        except SurveyError as exc:
-            raise _fail(exc) from exc
+    with _open(run) as store, _refusals():
+        paths = write_sheets(store, survey, out or run / f"survey-{survey}", only=rater)
     for path in paths:
         console.print(str(path), highlight=False, soft_wrap=True)
 
@@ -253,13 +266,10 @@ def import_(
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
     from poemetric.survey.build import check_name
     from poemetric.survey.db import import_answers
-    from poemetric.survey.design import DesignError
 
-    try:
+    with _refusals():
         check_name(survey, "survey id")
-    except DesignError as exc:
-        raise _fail(exc, 2) from exc
-    with _open(run) as store:
+    with _open(run) as store, _refusals():
         try:
             answers = read_expert_answers(ratings_file, store)
         except ExpertRatingsError as exc:
@@ -291,11 +301,8 @@ def status(run: Path = RunOption, survey: str = SurveyOption) -> None:
     """
     from poemetric.survey import db
 
-    with _open(run) as store:
-        try:
-            db.load_survey(store, survey)
-        except db.SurveyError as exc:
-            raise _fail(exc) from exc
+    with _open(run) as store, _refusals():
+        db.load_survey(store, survey)
         rows = db.progress(store, survey)
     table = Table(title=f"Survey {survey}", header_style="bold")
     for column in ("rater", "done", "of", "answers", "last answer (UTC)", "checks failed"):

@@ -1,6 +1,7 @@
 """Per-author fluency and coherence from line annotations (Potash et al., Sec. 6.1, eq. 1).
 
-A poem's score is the mean over every annotation of every line (each annotator's grade of each
+The grades come from `line_annotations` (imported sheets and the survey web app alike). A
+poem's score is the mean over every annotation of every line (each annotator's grade of each
 line counts once): (strong + 0.5 x weak) / annotations. First lines have no coherence grade. An
 author's score is the mean of its poems' scores, with a t 95% CI over poems; the shares of
 strong / weak / not grades are over all annotations, and the raw agreement is the share of
@@ -22,9 +23,15 @@ GRADES = {"strong": 1.0, "weak": 0.5, "not": 0.0}
 
 
 def load_line_annotations(store: RunStore) -> pd.DataFrame:
+    """The stored line grades, from sheets and from the survey web app alike. A poem counts for
+    an annotator once every line of it is graded (a sheet is imported only so; a web page while
+    the rater is still at it is left out until its last grade is given)."""
     return pd.read_sql_query(
         "SELECT a.sheet_id, a.annotator, a.generation_id, a.line_number, a.fluency, a.coherence, "
-        "g.author FROM line_annotations a JOIN generations g USING (generation_id)",
+        "g.author FROM line_annotations a JOIN generations g USING (generation_id) "
+        "WHERE NOT EXISTS (SELECT 1 FROM line_annotations b WHERE b.sheet_id = a.sheet_id "
+        "AND b.annotator = a.annotator AND b.generation_id = a.generation_id "
+        "AND (b.fluency IS NULL OR (b.coherence IS NULL AND b.line_number > 1)))",
         store.conn,
     )
 

@@ -13,6 +13,7 @@ import difflib
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from rich.console import Console
@@ -23,8 +24,8 @@ from poemetric.prompts import RECOGNISE_TEMPLATE, load_template
 from poemetric.providers.base import Completion, ModelSpec, ResponseSchema
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageReport
-from poemetric.runner.rows import error_row, response_columns, stored_statuses
-from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
+from poemetric.runner.rows import ParsedAnswerRows, stored_statuses
+from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.store.db import RunStore, stable_id
 
 STAGE = "recognise"
@@ -174,10 +175,11 @@ def recognise_jobs(
     return jobs, statuses
 
 
-class RecognitionRows:
+class RecognitionRows(ParsedAnswerRows):
     """Result rows of the `recognitions` table."""
 
     table = "recognitions"
+    parse_errors = (RecognitionParseError,)
 
     def __init__(self, store: RunStore) -> None:
         self.truth = {
@@ -185,24 +187,12 @@ class RecognitionRows:
             for r in store.query("SELECT poem_id, title, author FROM poems")
         }
 
-    def ok_row(
-        self, job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
-    ) -> dict[str, Any]:
-        row: dict[str, Any] = {
-            **response_columns(job, completion, cost_usd=cost_usd, batch_id=batch_id),
-            "reasoning": completion.reasoning,
-        }
-        try:
-            title, author = parse_recognition(completion.text)
-        except RecognitionParseError as error:
-            return {**row, "status": "error", "error": f"unparsable answer: {error}"}
+    def parse(self, job: Job, completion: Completion) -> dict[str, Any]:
+        title, author = parse_recognition(completion.text)
         true_title, true_author = self.truth.get(str(job.row["poem_id"]), (None, None))
         title_score = title_similarity(title, true_title)
         author_score = author_similarity(author, true_author)
         return {
-            **row,
-            "status": "ok",
-            "error": None,
             "answered_title": title,
             "answered_author": author,
             "title_similarity": round(title_score, 4),
@@ -210,13 +200,10 @@ class RecognitionRows:
             "recognised": int(is_recognised(title_score, author_score, true_title, true_author)),
         }
 
-    def error_row(self, job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
-        return error_row(job, error, batch_id=batch_id)
-
 
 def run_recognition(
     store: RunStore,
-    judges: Sequence[ModelSpec],
+    judges: ModelSpec | Sequence[ModelSpec],
     *,
     options: RunnerOptions | None = None,
     console: Console | None = None,
@@ -227,23 +214,12 @@ def run_recognition(
     return run_stage(
         store,
         STAGE,
-        list(judges),
+        [judges] if isinstance(judges, ModelSpec) else list(judges),
         jobs_for=lambda spec: recognise_jobs(store, spec, limit=options.limit),
         handler_for=lambda spec: handler,
         options=options,
-        child_entry=_recognise_child,
+        child_entry=partial(rerun_in_child, stage=run_recognition),
         console=console,
-    )
-
-
-def _recognise_child(
-    run_dir: str, spec_data: dict[str, Any], options: RunnerOptions, target: str
-) -> dict[str, Any]:
-    return report_in_child(
-        run_dir,
-        spec_data,
-        target,
-        lambda store, judge: run_recognition(store, [judge], options=options),
     )
 
 

@@ -36,13 +36,12 @@ from poemetric.providers.registry import provider_class
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, cache_key, follow_up_cache_key, settings_json, user_request
 from poemetric.runner.report import StageReport
-from poemetric.runner.rows import error_row, response_columns, stored_statuses
-from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
+from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, stored_statuses
+from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.screening import looks_like_refusal, not_a_poem_reason
 from poemetric.store.db import RunStore, stable_id, to_json
 
 STAGE = "judge"
-UNPARSABLE = "unparsable answer: "
 
 
 class JudgeStageError(ValueError):
@@ -170,10 +169,11 @@ class JudgePlan:
         return jobs, statuses
 
 
-class JudgmentRows:
+class JudgmentRows(ParsedAnswerRows):
     """Result rows of the `judgments` table; unparsable answers are re-asked `reask` times."""
 
     table = "judgments"
+    parse_errors = (JudgeParseError,)
 
     def __init__(self, judge: ModelSpec) -> None:
         self.judge = judge
@@ -182,38 +182,29 @@ class JudgmentRows:
     def ok_row(
         self, job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
     ) -> dict[str, Any]:
+        row = super().ok_row(job, completion, cost_usd=cost_usd, batch_id=batch_id)
         earlier = _turns(job)
-        row: dict[str, Any] = {
-            **response_columns(job, completion, cost_usd=cost_usd, batch_id=batch_id),
-            "reasoning": completion.reasoning,
-        }
         for column in ("cost_usd", "input_tokens", "output_tokens"):  # every turn was paid
             row[column] = (row[column] or 0) + sum(turn.get(column) or 0 for turn in earlier)
-        try:
-            parsed = parse_judgment(completion.text)
-        except JudgeParseError as error:
-            return {
-                **row,
-                **dict.fromkeys(DIMENSION_KEYS),
-                "status": "error",
-                "parsed": None,
-                "parse_notes": None,
-                "refusal": int(looks_like_refusal(completion.text)),
-                "error": f"{UNPARSABLE}{error}",
-            }
+        return row
+
+    def parse(self, job: Job, completion: Completion) -> dict[str, Any]:
+        parsed = parse_judgment(completion.text)
         columns = parsed.answer.to_columns()
         return {
-            **row,
             **columns,
-            "status": "ok",
             "parsed": to_json(columns),
             "parse_notes": to_json(list(parsed.notes)),
             "refusal": 0,
-            "error": None,
         }
 
-    def error_row(self, job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
-        return error_row(job, error, batch_id=batch_id)
+    def unparsed(self, job: Job, completion: Completion) -> dict[str, Any]:
+        return {
+            **dict.fromkeys(DIMENSION_KEYS),
+            "parsed": None,
+            "parse_notes": None,
+            "refusal": int(looks_like_refusal(completion.text)),
+        }
 
     def follow_up(self, job: Job, completion: Completion, row: dict[str, Any]) -> Job | None:
         """Re-ask an unparsable answer, telling the judge why it could not be used."""
@@ -284,29 +275,11 @@ def run_judging(
         jobs_for=plan,
         handler_for=JudgmentRows,
         options=options,
-        child_entry=partial(_judge_child, authors=authors, samples=samples, template=template),
+        child_entry=partial(
+            rerun_in_child, stage=run_judging, authors=authors, samples=samples, template=template
+        ),
         console=console,
     )
     for model in report.models:
         model.not_sent = plan.not_sent.get(model.model, model.not_sent)
     return report
-
-
-def _judge_child(
-    run_dir: str,
-    spec_data: dict[str, Any],
-    options: RunnerOptions,
-    target: str,
-    *,
-    authors: list[str] | None,
-    samples: int,
-    template: str | Path | None,
-) -> dict[str, Any]:
-    """Child-process entry for a judge whose provider has `isolate_process` (local vLLM)."""
-
-    def run_one(store: RunStore, judge: ModelSpec) -> StageReport:
-        return run_judging(
-            store, judge, options=options, authors=authors, samples=samples, template=template
-        )
-
-    return report_in_child(run_dir, spec_data, target, run_one)

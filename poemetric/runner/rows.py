@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
@@ -60,3 +61,44 @@ def error_row(job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
         "error": error,
         "batch_id": batch_id,
     }
+
+
+#: How the error of a response its stage could not parse begins (the judge re-asks such rows).
+UNPARSABLE = "unparsable answer: "
+
+
+class ParsedAnswerRows(ABC):
+    """A result handler whose responses are parsed into columns (judging, recognition, style
+    matching). A response's row holds the response columns, the model's reasoning and what
+    `parse` returns, with status 'ok'; an answer `parse` rejects with one of `parse_errors` is
+    kept as an 'error' row (raw response included, `unparsed` columns, error "unparsable
+    answer: REASON"), which the next run re-parses from the response cache for free; a failed
+    call is `error_row`."""
+
+    table: str
+    parse_errors: tuple[type[Exception], ...] = (ValueError,)
+
+    @abstractmethod
+    def parse(self, job: Job, completion: Completion) -> dict[str, Any]:
+        """The columns read from a response; raises one of `parse_errors` when it cannot."""
+
+    def unparsed(self, job: Job, completion: Completion) -> dict[str, Any]:
+        """The parsed columns of an unparsable answer (their empty values)."""
+        return {}
+
+    def ok_row(
+        self, job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
+    ) -> dict[str, Any]:
+        row: dict[str, Any] = {
+            **response_columns(job, completion, cost_usd=cost_usd, batch_id=batch_id),
+            "reasoning": completion.reasoning,
+        }
+        try:
+            columns = self.parse(job, completion)
+        except self.parse_errors as error:
+            return {**row, **self.unparsed(job, completion), "status": "error",
+                    "error": f"{UNPARSABLE}{error}"}  # fmt: skip
+        return {**row, **columns, "status": "ok", "error": None}
+
+    def error_row(self, job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
+        return error_row(job, error, batch_id=batch_id)

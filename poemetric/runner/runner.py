@@ -394,6 +394,24 @@ def report_in_child(
     return model.to_dict()
 
 
+def rerun_in_child(
+    run_dir: str,
+    spec_data: dict[str, Any],
+    options: RunnerOptions,
+    target: str,
+    *,
+    stage: Callable[..., StageReport],
+    **stage_options: Any,
+) -> dict[str, Any]:
+    """A stage's child entry, `partial(rerun_in_child, stage=run_x, **its options)`: runs
+    `stage(store, spec, options=options, **stage_options)` for the one model in the child."""
+
+    def run_one(store: RunStore, spec: ModelSpec) -> StageReport:
+        return stage(store, spec, options=options, **stage_options)
+
+    return report_in_child(run_dir, spec_data, target, run_one)
+
+
 def register_target(name: str, target: str) -> None:
     """In a child process: make the parent's provider class available under its name."""
     import importlib

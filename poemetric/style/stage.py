@@ -19,9 +19,9 @@ from rich.console import Console
 from poemetric.prompts import load_template
 from poemetric.providers.base import Completion, ModelSpec
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
-from poemetric.runner.report import ModelReport, StageReport
-from poemetric.runner.rows import error_row, response_columns, stored_statuses
-from poemetric.runner.runner import RunnerOptions, register_target, run_stage
+from poemetric.runner.report import StageReport
+from poemetric.runner.rows import ParsedAnswerRows, stored_statuses
+from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.store.db import RunStore, stable_id, to_json
 from poemetric.style.answer import StyleAnswerError, parse_style_answer
 from poemetric.style.trials import (
@@ -124,28 +124,18 @@ def style_jobs(
     return jobs, statuses
 
 
-class StyleMatchRows:
+class StyleMatchRows(ParsedAnswerRows):
     """Result rows of the `style_matches` table."""
 
     table = "style_matches"
+    parse_errors = (StyleAnswerError,)
 
-    def ok_row(
-        self, job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
-    ) -> dict[str, Any]:
-        row: dict[str, Any] = {
-            **response_columns(job, completion, cost_usd=cost_usd, batch_id=batch_id),
-            "reasoning": completion.reasoning,
-        }
-        try:
-            choice = parse_style_answer(completion.text)
-        except StyleAnswerError as error:
-            return {**row, "status": "error", "choice": None, "correct": None,
-                    "error": f"unparsable answer: {error}"}  # fmt: skip
-        correct = int(choice == job.row["correct_choice"])
-        return {**row, "status": "ok", "choice": choice, "correct": correct, "error": None}
+    def parse(self, job: Job, completion: Completion) -> dict[str, Any]:
+        choice = parse_style_answer(completion.text)
+        return {"choice": choice, "correct": int(choice == job.row["correct_choice"])}
 
-    def error_row(self, job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:
-        return error_row(job, error, batch_id=batch_id)
+    def unparsed(self, job: Job, completion: Completion) -> dict[str, Any]:
+        return {"choice": None, "correct": None}
 
 
 def run_style_matching(
@@ -176,7 +166,8 @@ def run_style_matching(
         handler_for=lambda spec: StyleMatchRows(),
         options=options,
         child_entry=partial(
-            _style_child,
+            rerun_in_child,
+            stage=run_style_matching,
             authors=authors,
             samples=samples,
             trials_per_poem=trials_per_poem,
@@ -184,32 +175,3 @@ def run_style_matching(
         ),
         console=console,
     )
-
-
-def _style_child(
-    run_dir: str,
-    spec_data: dict[str, Any],
-    options: RunnerOptions,
-    target: str,
-    *,
-    authors: list[str] | None,
-    samples: int,
-    trials_per_poem: int,
-    seed: int,
-) -> dict[str, Any]:
-    """Child-process entry for a judge whose provider has `isolate_process` (local vLLM)."""
-    judge = ModelSpec.model_validate(spec_data)
-    register_target(judge.provider, target)
-    with RunStore(run_dir) as store:
-        report = run_style_matching(
-            store,
-            judge,
-            options=options,
-            authors=authors,
-            samples=samples,
-            trials_per_poem=trials_per_poem,
-            seed=seed,
-        )
-    if report.models:
-        return report.models[0].to_dict()
-    return ModelReport(judge.name, judge.provider).to_dict()

@@ -89,7 +89,12 @@ def build_survey(
     task_name: str = "poemetric",
 ) -> BuildSummary:
     check_name(survey_id, "survey id")
-    task(task_name)
+    try:
+        survey_task = task(task_name)
+    except ValueError as exc:
+        raise DesignError(f"--task: {exc}") from exc
+    if checks and not survey_task.attention_checks:
+        raise DesignError(f"--attention-checks: the {task_name!r} task has no attention checks")
     ids = rater_ids(raters)
     pool = candidates(store, authors)
     sizes = resolve_sizes(len(ids), per_poem, poems, per_rater, len(pool))
@@ -104,9 +109,10 @@ def build_survey(
         "raters": ids,
         "attention_checks": checks,
         "candidates": len(pool),
-        "instrument_sha256": task(task_name).instrument.sha256,
+        "instrument_sha256": survey_task.instrument.sha256,
     }
-    db.create_survey(store, survey_id, task_name, seed, config, assigned, instructed)
+    meta = survey_task.prepare(store, survey_id, [c.generation_id for c in sample])
+    db.create_survey(store, survey_id, task_name, seed, config, assigned, instructed, meta)
     return BuildSummary(
         survey_id,
         ids,

@@ -1,7 +1,7 @@
 """The survey tables of the run store: surveys, raters, assignments (pages) and answers.
 
-Every write is one transaction; answers are upserted by (survey, rater, poem, question), so a
-rater changing an answer replaces it and nothing is stored twice.
+Every write is one transaction; answers are upserted (in the task's `AnswerStore`), so a rater
+changing an answer replaces it and nothing is stored twice.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from poemetric.store import RunStore
-from poemetric.store.db import utc_now
+from poemetric.store.db import to_json, utc_now
+from poemetric.survey.answers import Answer, answered
 from poemetric.survey.tasks import ATTENTION_KEY, Page, Task, task
 
-Answer = tuple[float | None, str | None]  # (score, text)
+__all__ = ["Answer", "RaterProgress", "SurveyError", "SurveyInfo"]
 
 
 class SurveyError(ValueError):
@@ -53,7 +54,11 @@ def load_survey(store: RunStore, survey_id: str) -> SurveyInfo:
     if row is None:
         known = ", ".join(survey_ids(store)) or "none yet (`poemetric survey build`)"
         raise SurveyError(f"no survey {survey_id!r} in {store.path}; surveys: {known}")
-    return SurveyInfo(survey_id, task(row["task"]), row["seed"], json.loads(row["config"]))
+    try:
+        bound = task(row["task"]).for_survey(store, survey_id)
+    except ValueError as exc:  # a task this version does not know, or its data lost
+        raise SurveyError(f"survey {survey_id!r} cannot be opened: {exc}") from exc
+    return SurveyInfo(survey_id, bound, row["seed"], json.loads(row["config"]))
 
 
 def create_survey(
@@ -64,8 +69,10 @@ def create_survey(
     config: Mapping[str, Any],
     assigned: Mapping[str, list[str]],
     checks: Mapping[tuple[str, int], int],
+    meta: Mapping[str, Any] | None = None,
 ) -> None:
-    """Store a drawn survey: raters and their ordered pages (all in one transaction)."""
+    """Store a drawn survey: raters, their ordered pages and the task's `meta` entries (all in
+    one transaction)."""
     now = utc_now()
     with store.transaction() as conn:
         if conn.execute("SELECT 1 FROM surveys WHERE survey_id = ?", (survey_id,)).fetchone():
@@ -85,6 +92,11 @@ def create_survey(
                     for position, gid in enumerate(poems, start=1)
                 ],
             )
+        conn.executemany(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [(key, to_json(value)) for key, value in (meta or {}).items()],
+        )
 
 
 def raters(store: RunStore, survey_id: str) -> list[str]:
@@ -117,21 +129,14 @@ def _pages(conn: sqlite3.Connection, survey_id: str, rater: str) -> list[Page]:
     ]
 
 
-def answers(store: RunStore, survey_id: str, rater: str) -> dict[str, dict[str, Answer]]:
+def answers(store: RunStore, survey: SurveyInfo, rater: str) -> dict[str, dict[str, Answer]]:
     """generation_id -> question -> (score, text) of one rater."""
-    out: dict[str, dict[str, Answer]] = {}
-    for row in store.query(
-        "SELECT generation_id, question, score, text FROM survey_answers "
-        "WHERE survey_id = ? AND rater_id = ?",
-        [survey_id, rater],
-    ):
-        out.setdefault(row[0], {})[row[1]] = (row[2], row[3])
-    return out
+    return survey.task.answers.load(store.conn, survey.survey_id, rater)
 
 
 def save_answers(
     store: RunStore,
-    survey_id: str,
+    survey: SurveyInfo,
     rater: str,
     page: Page,
     values: Mapping[str, Answer],
@@ -143,35 +148,26 @@ def save_answers(
     answer. Returns whether the page is complete."""
     now = utc_now()
     with store.transaction() as conn:
-        conn.executemany(
-            """
-            INSERT INTO survey_answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (survey_id, rater_id, generation_id, question) DO UPDATE SET
-                score = excluded.score, text = excluded.text, source = excluded.source,
-                updated_at = excluded.updated_at
-            """,
-            [
-                (survey_id, rater, page.generation_id, key, score, text, source, now)
-                for key, (score, text) in values.items()
-            ],
+        survey.task.answers.save(
+            conn, survey.survey_id, rater, page.generation_id, values, source=source, now=now
         )
-        complete = _mark_if_complete(conn, survey_id, rater, page, set(required), now)
+        complete = _mark_if_complete(conn, survey.task, survey.survey_id, rater, page,
+                                     set(required), now)  # fmt: skip
     return complete
 
 
 def _mark_if_complete(
-    conn: sqlite3.Connection, survey_id: str, rater: str, page: Page, required: set[str], now: str
+    conn: sqlite3.Connection,
+    survey_task: Task,
+    survey_id: str,
+    rater: str,
+    page: Page,
+    required: set[str],
+    now: str,
 ) -> bool:
     """Set the page's completed_at once every required question has an answer."""
-    answered = {
-        row[0]
-        for row in conn.execute(
-            "SELECT question FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
-            "AND generation_id = ? AND (score IS NOT NULL OR text != '')",
-            (survey_id, rater, page.generation_id),
-        )
-    }
-    if not required <= answered:
+    stored = survey_task.answers.load(conn, survey_id, rater, page.generation_id)
+    if not required <= answered(stored.get(page.generation_id, {})):
         return False
     conn.execute(
         "UPDATE survey_assignments SET completed_at = COALESCE(completed_at, ?) "
@@ -192,6 +188,8 @@ def completed_positions(store: RunStore, survey_id: str, rater: str) -> set[int]
 
 def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
     """Per rater: pages assigned and completed, answers, last answer, attention checks."""
+    survey = load_survey(store, survey_id)
+    activity = survey.task.answers.activity(store.conn, survey_id)
     rows = store.query(
         """
         SELECT r.rater_id,
@@ -199,10 +197,6 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
              WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id) AS assigned,
           (SELECT COUNT(*) FROM survey_assignments a WHERE a.survey_id = r.survey_id
              AND a.rater_id = r.rater_id AND a.completed_at IS NOT NULL) AS completed,
-          (SELECT COUNT(*) FROM survey_answers s
-             WHERE s.survey_id = r.survey_id AND s.rater_id = r.rater_id) AS answers,
-          (SELECT MAX(updated_at) FROM survey_answers s
-             WHERE s.survey_id = r.survey_id AND s.rater_id = r.rater_id) AS last_at,
           (SELECT COUNT(*) FROM survey_assignments a WHERE a.survey_id = r.survey_id
              AND a.rater_id = r.rater_id AND a.check_expected IS NOT NULL) AS checks,
           (SELECT COUNT(*) FROM survey_assignments a JOIN survey_answers s
@@ -214,7 +208,11 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
         """,
         [ATTENTION_KEY, survey_id],
     )
-    return [RaterProgress(*tuple(row)) for row in rows]
+    return [
+        RaterProgress(row["rater_id"], row["assigned"], row["completed"],
+                      *activity.get(row["rater_id"], (0, None)), row["checks"], row["failed"])
+        for row in rows
+    ]  # fmt: skip
 
 
 def import_answers(
@@ -236,6 +234,15 @@ def import_answers(
             "INSERT OR IGNORE INTO surveys VALUES (?, 'poemetric', NULL, ?, ?)",
             (survey_id, json.dumps(dict(config)), now),
         )
+        kind = conn.execute("SELECT task FROM surveys WHERE survey_id = ?", (survey_id,)).fetchone()
+        if kind[0] != "poemetric":
+            raise SurveyError(
+                f"survey {survey_id!r} is a {kind[0]!r} survey, not the expert survey these "
+                "ratings belong to; choose another --survey"
+                + (" (line grades: `poemetric ghostwriting import-lines`)" if kind[0] == "lines"
+                   else "")
+            )  # fmt: skip
+        survey_task = task("poemetric")
         for rater, gid, question, score, text in rows:
             conn.execute(
                 "INSERT OR IGNORE INTO survey_raters VALUES (?, ?, ?)", (survey_id, rater, now)
@@ -253,11 +260,8 @@ def import_answers(
             new += exists is None
             touched.add(rater)
         # Pages of the survey's assignments that these answers complete (e.g. filled sheets).
-        survey_task = task(
-            conn.execute("SELECT task FROM surveys WHERE survey_id = ?", (survey_id,)).fetchone()[0]
-        )
         for rater in touched:
             for page in _pages(conn, survey_id, rater):
                 required = {q.key for q in survey_task.questions(page) if q.required}
-                _mark_if_complete(conn, survey_id, rater, page, required, now)
+                _mark_if_complete(conn, survey_task, survey_id, rater, page, required, now)
     return new, replaced

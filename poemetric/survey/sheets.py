@@ -2,7 +2,9 @@
 
 Per rater: RATER.html (the survey's instructions, then one printed page per poem with its prompt,
 the poem and the questions with boxes to tick) and RATER.csv (long format, one row per poem x
-item with empty score and comment cells, ready for `poemetric survey import`).
+item with empty score and comment cells, ready for `poemetric survey import`). A line survey
+(`--task lines`) gets the line-annotation sheet and template of `poemetric.annotation.sheets`
+instead, with the survey's sheet id, for `poemetric ghostwriting import-lines`.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ import csv
 from dataclasses import replace
 from pathlib import Path
 
+from poemetric.annotation.sheets import render_sheet_html, write_csv_template
 from poemetric.store import RunStore
 from poemetric.survey import db
+from poemetric.survey.lines import LineSurvey
 from poemetric.survey.render import render
+from poemetric.survey.tasks import Page
 
 CSV_COLUMNS = ("page", "poem", "rater", "item", "score", "comment")
 
@@ -33,6 +38,9 @@ def write_sheets(
     task = survey.task
     for rater in only or everyone:
         pages = db.pages(store, survey_id, rater)
+        if isinstance(task, LineSurvey):
+            written += _line_sheet(task, pages, out, rater)
+            continue
         # Attention checks are a web-only device: a printed sheet shows the survey as published.
         plain = [replace(p, check_expected=None) for p in pages]
         html = out / f"{rater}.html"
@@ -58,3 +66,14 @@ def write_sheets(
                         )
         written += [html, template]
     return written
+
+
+def _line_sheet(task: LineSurvey, pages: list[Page], out: Path, rater: str) -> list[Path]:
+    """The rater's poems as a line-annotation sheet, numbered as their pages."""
+    items = [
+        replace(item, item=page.position) for page in pages if (item := task.item(page)) is not None
+    ]
+    sheet = replace(task.sheet, items=items)
+    html = out / f"{rater}.html"
+    html.write_text(render_sheet_html(sheet), encoding="utf-8")
+    return [html, write_csv_template(sheet, out / f"{rater}.csv")]

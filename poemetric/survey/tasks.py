@@ -1,22 +1,28 @@
 """Survey tasks: what a rater answers about one page (a poem with its generation prompt).
 
-A task turns a page into questions and validates answers; the web app, the printed sheets and
-the admin page's agreement only talk to this interface. The POEMetric expert survey (Appendix C)
-is the first task. A new kind of rating, e.g. per-line fluency / coherence (1 / 0.5 / 0), is a
-new `Task` (its questions can depend on the poem's lines) plus a template partial
-`templates/task_<name>.html`, registered in `TASKS`.
+A task turns a page into questions and validates answers, names the template partial that
+renders a page (`templates/task_<name>.html`), keeps its answers in an `AnswerStore`, and gives
+the admin page its ratings for agreement; the web app, the printed sheets and the admin page
+only talk to this interface. Two tasks: the POEMetric expert survey (Appendix C) and the
+line-level fluency / coherence task of the ghostwriting evaluation (`poemetric.survey.lines`).
 """
 
 from __future__ import annotations
 
-import math
+import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from poemetric.judge.answer import QUESTION_FIELDS
+from poemetric.reliability import Rating
+from poemetric.store import RunStore
+from poemetric.survey.answers import AnswerStore, SurveyAnswerTable
 from poemetric.survey.instrument import Instrument, appendix_c_survey
 
 ATTENTION_KEY = "attention_check"
+#: The stored score of an N/A answer (items 7 and 8).
+NA_SCORE = 0.0
 #: Longest comment accepted (characters); the form says so too.
 MAX_TEXT_CHARS = 10_000
 
@@ -25,23 +31,35 @@ class AnswerError(ValueError):
     """An answer that is not one of the question's options (or too long, or not text)."""
 
 
+def option_value(value: float) -> str:
+    """How a choice is written in the form: 1, 0.5, 0 (never 1.0)."""
+    return f"{value:g}"
+
+
 @dataclass(frozen=True)
 class Question:
-    key: str  # stored as survey_answers.question
+    key: str  # how its answer is stored (a survey_answers.question, a line and scale)
     label: str  # number shown to the rater ("1", "13", "✓")
     text: str
     kind: Literal["choice", "text"]
-    options: tuple[tuple[int, str], ...] = ()
+    options: tuple[tuple[float, str], ...] = ()
     bullets: tuple[str, ...] = ()
     required: bool = False
+    #: How the rater is told an answer is missing (default "Question LABEL").
+    name: str = ""
+
+    @property
+    def missing(self) -> str:
+        return f"{self.name or f'Question {self.label}'} needs an answer."
 
     def parse(self, raw: str) -> tuple[float | None, str | None]:
         """(score, text) of a submitted value; AnswerError when it is not acceptable."""
         if self.kind == "choice":
-            allowed = {str(value): float(value) for value, _ in self.options}
+            allowed = {option_value(value): float(value) for value, _ in self.options}
             if raw not in allowed:
                 raise AnswerError(
-                    f"question {self.label}: {raw[:20]!r} is not one of " + ", ".join(allowed)
+                    f"{self.name or f'question {self.label}'}: {raw[:20]!r} is not one of "
+                    + ", ".join(allowed)
                 )
             return allowed[raw], None
         if len(raw) > MAX_TEXT_CHARS:
@@ -66,14 +84,35 @@ class Page:
 
 class Task(Protocol):
     name: str
-    #: Jinja template (in templates/) rendering this task's questions for one page.
+    #: Jinja template (in templates/) rendering the content of one page.
     template: str
-    instrument: Instrument
+    #: Whether `survey build --attention-checks` can add instructed-response items.
+    attention_checks: bool
+    #: What the admin page's agreement is over ("poem", "line") and how to read it.
+    unit: str
+    agreement_note: str
+
+    @property
+    def instrument(self) -> Instrument:
+        """Title and instructions shown to raters."""
+        ...
+
+    @property
+    def answers(self) -> AnswerStore: ...
+
+    def for_survey(self, store: RunStore, survey_id: str) -> Task:
+        """The task bound to one stored survey (a task whose pages depend on data stored with
+        the survey loads it here)."""
+        ...
+
+    def prepare(self, store: RunStore, survey_id: str, poems: Sequence[str]) -> dict[str, Any]:
+        """Meta entries to store with a new survey of these generation ids (key -> JSON)."""
+        ...
 
     def questions(self, page: Page) -> list[Question]: ...
 
-    def agreement_items(self) -> tuple[tuple[str, ...], list[float], float | None]:
-        """Scored question keys, their scale, and the value meaning N/A (None: no N/A)."""
+    def ratings(self, conn: sqlite3.Connection, survey_id: str) -> tuple[list[Rating], list[float]]:
+        """The answers that enter rater-vs-rater agreement (score None = N/A), and the scale."""
         ...
 
 
@@ -83,6 +122,13 @@ class PoemetricSurvey:
 
     name = "poemetric"
     template = "task_poemetric.html"
+    answers: AnswerStore = SurveyAnswerTable()
+    attention_checks = True
+    unit = "poem"
+    agreement_note = (
+        "N/A counts as a category for PAo and adjacent agreement, as missing otherwise "
+        "(docs/agreement.md)."
+    )
 
     def __init__(self) -> None:
         self.instrument = appendix_c_survey()
@@ -118,9 +164,26 @@ class PoemetricSurvey:
         # After question 6, so that it sits among the statements it checks attention to.
         return [*self._questions[:6], check, *self._questions[6:]]
 
-    def agreement_items(self) -> tuple[tuple[str, ...], list[float], float | None]:
-        keys = tuple(q.key for q in self._questions if q.kind == "choice")
-        return keys, [1.0, 2.0, 3.0, 4.0, 5.0], 0.0
+    def for_survey(self, store: RunStore, survey_id: str) -> Task:
+        return self
+
+    def prepare(self, store: RunStore, survey_id: str, poems: Sequence[str]) -> dict[str, Any]:
+        return {}
+
+    def ratings(self, conn: sqlite3.Connection, survey_id: str) -> tuple[list[Rating], list[float]]:
+        keys = [q.key for q in self._questions if q.kind == "choice"]
+        rows = conn.execute(
+            f"SELECT rater_id, generation_id, question, score FROM survey_answers "
+            f"WHERE survey_id = ? AND question IN ({','.join('?' * len(keys))}) "
+            "AND score IS NOT NULL",
+            [survey_id, *keys],
+        )
+        ratings = [
+            Rating(r["generation_id"], r["rater_id"], r["question"],
+                   None if r["score"] == NA_SCORE else float(r["score"]))
+            for r in rows
+        ]  # fmt: skip
+        return ratings, [1.0, 2.0, 3.0, 4.0, 5.0]
 
 
 TASKS: dict[str, Task] = {}
@@ -129,11 +192,10 @@ TASKS: dict[str, Task] = {}
 def task(name: str) -> Task:
     """The task of that name (built on first use)."""
     if not TASKS:
+        from poemetric.survey.lines import LineSurvey
+
         TASKS["poemetric"] = PoemetricSurvey()
+        TASKS["lines"] = LineSurvey()
     if name not in TASKS:
         raise ValueError(f"unknown survey task {name!r}; tasks: {', '.join(TASKS)}")
     return TASKS[name]
-
-
-def finite(value: float | None) -> bool:
-    return value is not None and math.isfinite(value)

@@ -189,7 +189,7 @@ class SurveyApp:
                 return self._not_found()
             if request.method == "POST":
                 return await self._submit(request, store, rater, page, context)
-            stored = db.answers(store, self.survey_id, rater.rater).get(page.generation_id, {})
+            stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
         return self._show(rater, page, context, stored, {})
 
     def _show(
@@ -201,7 +201,7 @@ class SurveyApp:
         errors: dict[str, str],
         status: int = 200,
     ) -> HTMLResponse:
-        scores = {k: int(s) for k, (s, _) in stored.items() if s is not None}
+        scores = {k: s for k, (s, _) in stored.items() if s is not None}
         texts = {k: t for k, (_, t) in stored.items() if t is not None}
         return self._page(
             "page.html",
@@ -217,9 +217,11 @@ class SurveyApp:
             max_text=MAX_TEXT_CHARS,
         )
 
-    async def _form(self, request: Request, rater: Rater) -> FormData | Response:
+    async def _form(
+        self, request: Request, rater: Rater, max_fields: int = 64
+    ) -> FormData | Response:
         try:
-            form = await request.form(max_files=0, max_fields=64)
+            form = await request.form(max_files=0, max_fields=max_fields)
         except Exception:  # malformed body (the parser's own errors vary by content type)
             return JSONResponse({"error": "malformed form data"}, status_code=400)
         if not tokens.same(str(form.get("csrf", "")), rater.csrf):
@@ -240,10 +242,11 @@ class SurveyApp:
     async def _submit(
         self, request: Request, store: RunStore, rater: Rater, page: Page, context: dict[str, Any]
     ) -> Response:
-        form = await self._form(request, rater)
+        questions = {q.key: q for q in self.survey.task.questions(page)}
+        # A page of a long poem (line task) has two questions per line.
+        form = await self._form(request, rater, max_fields=max(64, len(questions) + 2))
         if isinstance(form, Response):
             return form
-        questions = {q.key: q for q in self.survey.task.questions(page)}
         values: dict[str, db.Answer] = {}
         try:
             for key, raw in form.multi_items():
@@ -253,18 +256,14 @@ class SurveyApp:
         except AnswerError as exc:
             return self._page("message.html", 400, heading="Answer refused", message=str(exc))
         required = [k for k, q in questions.items() if q.required]
-        complete = db.save_answers(
-            store, self.survey_id, rater.rater, page, values, required=required
-        )
+        complete = db.save_answers(store, self.survey, rater.rater, page, values, required=required)
         base = context["base"]
         if form.get("action") == "previous":
             return RedirectResponse(f"{base}/{max(page.position - 1, 1)}", status_code=303)
         if not complete:
-            stored = db.answers(store, self.survey_id, rater.rater).get(page.generation_id, {})
+            stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
             errors = {
-                k: f"Question {questions[k].label} needs an answer."
-                for k in required
-                if stored.get(k, (None, None))[0] is None
+                k: questions[k].missing for k in required if stored.get(k, (None, None))[0] is None
             }
             context = self._context(store, rater)
             return self._show(rater, page, context, stored, errors, status=422)
@@ -297,7 +296,7 @@ class SurveyApp:
                 return JSONResponse({"error": str(exc)}, status_code=400)
             required = [k for k, q in questions.items() if q.required]
             complete = db.save_answers(
-                store, self.survey_id, rater.rater, page, {key: value}, required=required
+                store, self.survey, rater.rater, page, {key: value}, required=required
             )
             completed = len(db.completed_positions(store, self.survey_id, rater.rater))
         return JSONResponse(
@@ -319,6 +318,7 @@ class SurveyApp:
             "admin.html",
             survey_id=self.survey_id,
             progress=progress,
+            task=self.survey.task,
             agreement=agreement,
             agreement_rows=rows,
             statistics=STATISTICS,
