@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 from scipy import stats
+from shared_data import SHARED_DATA, require
 
 from poemetric.ghostwriting.metrics import poem_measures
 from poemetric.ghostwriting.raplyzer import raplyzer_density
@@ -33,7 +34,7 @@ from poemetric.ghostwriting.rhyme_density import rhyme_density
 from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD, ReferenceText, UniquenessIndex
 
 ROOT = Path(__file__).resolve().parent.parent
-GOLD = ROOT.parent / "shared" / "data" / "poemetric_human_poems_annotated.csv"
+GOLD = SHARED_DATA / "poemetric_human_poems_annotated.csv"
 DEMO = ROOT / "datasets" / "demo" / "poems.csv"
 
 
@@ -196,10 +197,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--models", type=int, default=30, help="Candidates per gold poem.")
     args = parser.parse_args()
-    if not GOLD.is_file():
-        print(f"{GOLD} is missing: the gold poems live in ../shared/data")
-        return 1
-    gold_rows = _rows(GOLD)
+    gold_rows = _rows(require(GOLD))
     gold = [row["content"] for row in gold_rows]
     speed(gold + [row["content"] for row in _rows(DEMO)])
     uniqueness(gold, args.models)

@@ -28,6 +28,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared_data import SHARED_DATA
+
 from poemetric.generation.stage import run_generation
 from poemetric.judge.stage import run_judging
 from poemetric.pipeline import prepare_run
@@ -39,9 +41,7 @@ from poemetric.store import RunStore
 from poemetric.testing.servers import ChatCall, FaultPlan, OpenAIServer
 
 KEY_ENV = "POEMETRIC_BENCH_KEY"
-SHARED_CSV = (
-    Path(__file__).resolve().parents[2] / "shared" / "data" / "poemetric_human_poems_annotated.csv"
-)
+SHARED_CSV = SHARED_DATA / "poemetric_human_poems_annotated.csv"
 TARGET_SHARE = 0.85
 
 

@@ -32,12 +32,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from shared_data import SHARED_DATA, require
+
 from poemetric.form import meter, meter_words
 from poemetric.form.meter import FEET_BY_NAME, scan_line, scan_poem
 
-DEFAULT_DATA = (
-    Path(__file__).resolve().parent.parent.parent / "shared/data/litlab2016_meter_sample.tsv"
-)
+DEFAULT_DATA = SHARED_DATA / "litlab2016_meter_sample.tsv"
 
 
 @dataclass(frozen=True)
@@ -252,9 +252,7 @@ def main() -> None:
     parser.add_argument("--errors", type=int, default=0)
     parser.add_argument("--cold-once", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if not args.data.is_file():
-        raise SystemExit(f"{args.data} not found (shared data lives beside the checkout)")
-    rows = load(args.data)
+    rows = load(require(args.data))
     if args.cold_once:
         run_cold_once(rows, args.cold_once)
         return

@@ -24,9 +24,11 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
+from shared_data import SHARED_DATA, require  # noqa: E402
+
 from poemetric.form import phonetics, rhyme, rhyme_sounds  # noqa: E402
 
-DEFAULT_GOLD = REPO_ROOT.parent / "shared" / "data" / "chicago_rhyme_gold_english.pgold"
+DEFAULT_GOLD = SHARED_DATA / "chicago_rhyme_gold_english.pgold"
 MAX_DISTANCE = 4
 
 
@@ -222,10 +224,8 @@ def main() -> None:
         "--categories", action="store_true", help="precision per category (calibration split)"
     )
     args = parser.parse_args()
-    if not args.gold.is_file():
-        sys.exit(f"gold file not found: {args.gold}")
     skipped: list[str] = []
-    stanzas = read_gold(args.gold, skipped)
+    stanzas = read_gold(require(args.gold), skipped)
     print(f"{len(stanzas)} stanzas read; {len(skipped)} malformed records skipped", end="")
     print(f" (first: {skipped[0]})" if skipped else "")
     phonetics.pronunciations("warm")  # load CMUdict outside the timings

@@ -14,18 +14,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from shared_data import SHARED_DATA, require
+
 from poemetric.form.adapters import Rhyme, rhyme_kind
 from poemetric.form.checker import check_poem
 from poemetric.form.parsing import end_word, parse_poem, parse_rhyme_pattern
 
 FORMS = ("ballad", "ghazal", "limerick", "pantoum", "sestina", "sonnet", "villanelle")
 #: The POEMetric release, read from ../shared/data beside the checkout (never committed).
-GOLD_CSV = (
-    Path(__file__).resolve().parent.parent.parent
-    / "shared"
-    / "data"
-    / "poemetric_human_poems_annotated.csv"
-)
+GOLD_CSV = SHARED_DATA / "poemetric_human_poems_annotated.csv"
 
 #: Plain words used as non-rhyming replacements for end words.
 FILLER_WORDS = [
@@ -93,7 +90,7 @@ class Corruption:
 def load_gold(path: Path) -> list[GoldPoem]:
     """POEMetric annotated CSV (UTF-8 with BOM) -> poems with their own annotation."""
     poems = []
-    with path.open(encoding="utf-8-sig", newline="") as handle:
+    with require(path).open(encoding="utf-8-sig", newline="") as handle:
         for row_number, row in enumerate(csv.DictReader(handle), start=1):
             poems.append(
                 GoldPoem(

@@ -1,7 +1,9 @@
 """Run every benchmark script in bench/ (each prints its own measured numbers).
 
 Usage: python bench/run_all.py [NAME ...]   e.g. `python bench/run_all.py rhyme meter`
-Scripts that need a GPU (bench_vllm.py) are skipped unless named explicitly.
+Scripts that need a GPU (bench_vllm.py) are skipped unless named explicitly. A script whose input
+in ../shared/data is missing exits with `shared_data.SKIPPED` and is reported as skipped; the run
+fails only when a script fails.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from shared_data import SKIPPED
 
 HERE = Path(__file__).resolve().parent
 GPU_ONLY = {"bench_vllm.py", "bench_probe_gpu.py"}
@@ -22,16 +26,24 @@ def main(argv: list[str]) -> int:
         scripts = [s for s in scripts if s.name in wanted]
     else:
         scripts = [s for s in scripts if s.name not in GPU_ONLY]
-    failures = 0
+    failed: list[str] = []
+    skipped: list[str] = []
     for script in scripts:
         print(f"\n=== {script.name} ===", flush=True)
         started = time.perf_counter()
         result = subprocess.run([sys.executable, str(script)], check=False)
-        print(
-            f"--- {script.name}: exit {result.returncode} in {time.perf_counter() - started:.1f}s"
-        )
-        failures += result.returncode != 0
-    return 1 if failures else 0
+        elapsed = time.perf_counter() - started
+        if result.returncode == SKIPPED:
+            skipped.append(script.name)
+            print(f"--- {script.name}: skipped (its shared data is missing) after {elapsed:.1f}s")
+            continue
+        print(f"--- {script.name}: exit {result.returncode} in {elapsed:.1f}s")
+        if result.returncode != 0:
+            failed.append(script.name)
+    ran = len(scripts) - len(skipped)
+    print(f"\n{ran} benchmarks ran, {len(failed)} failed: {', '.join(failed) or 'none'}", end="")
+    print(f"; {len(skipped)} skipped: {', '.join(skipped)}" if skipped else "")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -36,3 +36,31 @@ def test_judge_rate_bench_checks_stored_scores_against_the_server() -> None:
     assert outcome.poems == 32 and outcome.missing == 0
     assert outcome.error_rows == 0 and outcome.wrong_scores == 0
     assert outcome.requests >= outcome.poems
+
+
+def test_missing_shared_data_is_a_skip_not_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fresh clone without ../shared/data runs `make bench` to exit 0, naming what it skipped."""
+    import run_all
+    import shared_data
+
+    with pytest.raises(SystemExit) as exit_info:
+        shared_data.require(tmp_path / "absent.tsv")
+    assert exit_info.value.code == shared_data.SKIPPED
+    assert "absent.tsv not found" in capsys.readouterr().err
+
+    scripts = {
+        "bench_needs_data.py": f"raise SystemExit({shared_data.SKIPPED})",
+        "bench_measures.py": "print('42 poems/s')",
+    }
+    for name, body in scripts.items():
+        (tmp_path / name).write_text(body)
+    monkeypatch.setattr(run_all, "HERE", tmp_path)
+    assert run_all.main([]) == 0
+    out = capsys.readouterr().out
+    assert "1 benchmarks ran, 0 failed: none; 1 skipped: bench_needs_data.py" in out
+
+    (tmp_path / "bench_broken.py").write_text("raise SystemExit(1)")
+    assert run_all.main([]) == 1
+    assert "1 failed: bench_broken.py" in capsys.readouterr().out
