@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import verdict
 from shared_data import SHARED_DATA
 
 from poemetric.generation.stage import run_generation
@@ -174,7 +175,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     os.environ[KEY_ENV] = "bench-key"
-    ok = True
+    correct = rate_met = True
     with tempfile.TemporaryDirectory() as tmp:
         store, source = prepared(Path(tmp), use_shared=not args.demo)
         poems = store.count("generations", "status = 'ok'")
@@ -196,15 +197,10 @@ def main() -> int:
                 f"the last failed jobs); error rows {outcome.error_rows}, missing "
                 f"{outcome.missing}, scores differing from the server's {outcome.wrong_scores}"
             )
-            ok &= (
-                share >= TARGET_SHARE
-                and outcome.error_rows == 0
-                and outcome.missing == 0
-                and outcome.wrong_scores == 0
-            )
+            rate_met &= share >= TARGET_SHARE
+            correct &= outcome.error_rows == outcome.missing == outcome.wrong_scores == 0
         store.close()
-    print("targets met" if ok else "TARGET MISSED")
-    return 0 if ok else 1
+    return verdict.report(correct, rate_met)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import verdict
+
 from poemetric.data import load_dataset
 from poemetric.generation.stage import run_generation
 from poemetric.pipeline import prepare_run
@@ -133,7 +135,7 @@ def main() -> int:
         f" server latency {args.latency * 1000:.0f} ms, server limit {args.rate:g} req/s, runner "
         f"limit {args.rate:g} req/s"
     )
-    ok = True
+    correct = rate_met = True
     clean_shares: list[float] = []
     for attempt in range(args.repeat):
         clean = scenario(args.rate, args.latency, samples, 0.0, attempt)
@@ -145,7 +147,8 @@ def main() -> int:
             f"{clean.rejected_429} answered 429; lost {clean.lost}, duplicated rows "
             f"{clean.duplicated_rows}, repeated answers {clean.duplicated_answers}"
         )
-        ok &= share >= 0.9 and clean.lost == 0 and clean.duplicated_rows == 0
+        rate_met &= share >= 0.9
+        correct &= clean.lost == clean.duplicated_rows == 0
     for attempt in range(args.repeat):
         faulty = scenario(args.rate, args.latency, samples, 0.10, attempt)
         print(
@@ -156,14 +159,13 @@ def main() -> int:
             f" jobs lost {faulty.lost}, duplicated rows {faulty.duplicated_rows}, repeated "
             f"successful answers {faulty.duplicated_answers}"
         )
-        ok &= faulty.lost == 0 and faulty.duplicated_rows == 0 and faulty.duplicated_answers == 0
+        correct &= faulty.lost == faulty.duplicated_rows == faulty.duplicated_answers == 0
     if len(clean_shares) > 1:
         print(
             f"clean share of the limit: best {max(clean_shares):.1%}, "
             f"spread {min(clean_shares):.1%}..{max(clean_shares):.1%}"
         )
-    print("targets met" if ok else "TARGET MISSED")
-    return 0 if ok else 1
+    return verdict.report(correct, rate_met)
 
 
 if __name__ == "__main__":

@@ -64,3 +64,17 @@ def test_missing_shared_data_is_a_skip_not_a_failure(
     (tmp_path / "bench_broken.py").write_text("raise SystemExit(1)")
     assert run_all.main([]) == 1
     assert "1 failed: bench_broken.py" in capsys.readouterr().out
+
+
+def test_rate_benchmarks_fail_on_wrong_results_not_on_a_busy_machine(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import verdict
+
+    assert verdict.report(correct=True, rate_met=True) == 0
+    assert verdict.report(correct=True, rate_met=False) == 0
+    assert "rate target missed: a wall-clock share, measured at load average" in (
+        capsys.readouterr().out
+    )
+    assert verdict.report(correct=False, rate_met=True) == 1
+    assert "RESULTS WRONG" in capsys.readouterr().out
