@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mutations import GOLD_CSV, GoldPoem, load_gold, mutation_pass_rates
 
-from poemetric.data.errata import correction_for, load_errata
+from poemetric.data.errata import corrected_annotation, load_errata
 from poemetric.form.checker import check_poem
 
 DEFAULT_CSV = GOLD_CSV
@@ -55,28 +55,25 @@ def errata_rates(poems: list[GoldPoem]) -> None:
     for poem in poems:
         ok = check_poem(poem.text, poem.form, poem.meter, poem.rhyme).passed
         released += ok
-        field_value = {"rhyme_pattern": poem.rhyme, "meter_pattern": poem.meter}
-        correction = None
-        for erratum in errata.errata:
-            if erratum.row == poem.row:
-                correction = correction_for(
-                    errata, poem.row, poem.text, field_value.get(erratum.field)
-                )
-        if correction is None:
+        annotation = corrected_annotation(
+            errata, poem.row, poem.text, poem.form, poem.meter, poem.rhyme
+        )
+        if annotation is None:
             kept += 1
             excluded += ok
             fixed += 1
             corrected += ok
             continue
-        if correction.status == "mismatch":
+        status = annotation.correction.status
+        if status == "mismatch":
             print(f"  erratum for row {poem.row} does not match the file: not applied")
-            continue
-        if correction.status == "corrected":
-            value = correction.erratum.corrected
-            meter = value if correction.erratum.field == "meter_pattern" else poem.meter
-            rhyme = value if correction.erratum.field == "rhyme_pattern" else poem.rhyme
             fixed += 1
-            corrected += check_poem(poem.text, poem.form, meter, rhyme).passed
+            corrected += ok
+        elif status == "corrected":
+            fixed += 1
+            corrected += check_poem(
+                poem.text, annotation.form, annotation.meter, annotation.rhyme
+            ).passed
     n = len(poems)
     print(f"\nGold with the {len(errata.errata)} errata of datasets/poemetric/errata.yaml:")
     print(f"  as released (default)          {released:>3}/{n:<3} {released / n:.3f}")

@@ -70,6 +70,12 @@ def test_dickinson_slant_rhymes_earn_partial_credit_in_ballads_only() -> None:
     assert not tightened.passed
 
 
+def test_scots_spelling_of_ee_rhymes_in_a_ballad() -> None:
+    """Sir Patrick Spens: *kne* / *se*, *me* / *se* rhyme (older spelling of knee, see)."""
+    assert rhyme_kind("kne", "se") is Rhyme.PERFECT
+    assert check_poem(CASES["anonymous-sir-patrick-spens"].text, "ballad").passed
+
+
 def test_ballade_is_its_own_form_and_rondeau_is_an_unknown_form() -> None:
     ballade = CASES["rossetti-dead-ladies"].text
     result = check_poem(ballade, "Ballade")

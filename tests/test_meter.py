@@ -21,7 +21,8 @@ from poemetric.form.meter import (
     scan_line,
     scan_poem,
 )
-from poemetric.form.meter_words import tokenize
+from poemetric.form.meter_words import tokenize, word_options
+from poemetric.form.phonetics import pronunciations, stress_pattern
 
 SHAKESPEARE_18 = [
     "Shall I compare thee to a summer's day?",
@@ -134,6 +135,29 @@ def test_elision_is_chosen_when_the_meter_needs_it() -> None:
     assert scan_line("The flower that smiles today", "iambic", 3).variations == ()
     assert scan_line("A flower in the crannied wall", "iambic", 4).syllables == 8
     assert scan_line("And heav'n and earth are still", "iambic", 3).syllables == 6
+
+
+def test_final_syllabic_sonorant_after_a_stop_or_voiceless_fricative_is_never_dropped() -> None:
+    """*written*, *often*, *single* keep two syllables even when a metre would like one fewer
+    (seen in real LLM lines); *heav'n*, *ev'n* and *list'ning* still elide."""
+    for word in ("written", "often", "listen", "single", "people", "forgotten"):
+        syllables = {len(option.classes) for option in word_options(word)}
+        assert min(syllables) == len(stress_pattern(pronunciations(word)[0])), word
+    assert {len(o.classes) for o in word_options("heaven")} == {1, 2}
+    assert {len(o.classes) for o in word_options("listening")} >= {2, 3}
+    assert scan_line("Often was love", "trochaic", 2).syllables == 4
+
+
+def test_llm_lines_counted_by_hand_are_well_formed() -> None:
+    """bench/data/llm_meter_lines.tsv: one w/s letter per hand-counted syllable, ids unique."""
+    path = Path(__file__).resolve().parent.parent / "bench" / "data" / "llm_meter_lines.tsv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    assert len(rows) >= 100 and len({r["id"] for r in rows}) == len(rows)
+    for row in rows:
+        assert set(row["stresses"]) <= {"w", "s"} and "s" in row["stresses"], row["id"]
+        assert len(row["stresses"]) == int(row["syllables"]), row["id"]
+        assert row["line"] == row["line"].strip() and row["form"], row["id"]
 
 
 def test_line_fit_prefers_the_true_meter() -> None:

@@ -92,6 +92,15 @@ def test_oov_older_spellings_are_modernised() -> None:
     assert pronunciations("vnto") == pronunciations("unto")
 
 
+def test_older_and_scots_final_e_spellings_read_as_ee() -> None:
+    """*se*, *kne*, *tre*, *fre* (see, knee, tree, free) gain the -ee word's reading, also when
+    CMUdict knows the spelling as something else (*se* S EY1); function words keep theirs."""
+    assert "S IY1" in pronunciations("se") and "S EY1" in pronunciations("se")
+    assert "T R IY1" in pronunciations("tre") and "F R IY1" in pronunciations("fre")
+    assert pronunciations("kne") == pronunciations("knee")
+    assert pronunciations("the") == ("DH AH0", "DH AH1", "DH IY0")
+
+
 def test_oov_compound_split_into_dictionary_words() -> None:
     (phones, *_) = pronunciations("moonbeamlight")
     assert syllable_count(phones) == 3

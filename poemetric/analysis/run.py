@@ -8,6 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.analysis.data import RunData, load_run_data
+from poemetric.analysis.errata import CAPTIONS as ERRATA_CAPTIONS
+from poemetric.analysis.errata import DEFAULT_NOTE, errata_tables
 from poemetric.analysis.experts import (
     experts_as_judgments,
     load_expert_ratings,
@@ -32,6 +34,7 @@ from poemetric.analysis.validation import (
     expert_pao,
     judge_agreement,
 )
+from poemetric.data.errata import errata_for_release
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.store import RunStore
 
@@ -42,6 +45,7 @@ TABLE_CAPTIONS: dict[str, str] = {
     "group_scores": "Basic / advanced / appraisal averages and the POEMetric ranking score",
     "form_checks": "Rule-based form check per author (pass rate with Wilson CI, mean scores)",
     "form_checks_by_form": "Rule-based form check per author and form",
+    **ERRATA_CAPTIONS,
     "lexical": (
         f"Lexical features per author: TTR, MATTR (window {MATTR_WINDOW}), MTLD, and repetition "
         "of the human original beside its chance baseline (other originals of the form) and "
@@ -77,6 +81,12 @@ class AnalysisResult:
     notes: list[str] = field(default_factory=list)
     judges: list[str] = field(default_factory=list)
     labels: Labels = field(default_factory=Labels)
+    #: Captions that differ from TABLE_CAPTIONS in this run (e.g. saying which annotation the
+    #: human row used when the dataset has errata).
+    captions: dict[str, str] = field(default_factory=dict)
+
+    def caption(self, name: str) -> str:
+        return self.captions.get(name) or TABLE_CAPTIONS.get(name, name)
 
     def table(self, name: str) -> pd.DataFrame:
         if name not in self.tables:
@@ -93,9 +103,7 @@ class AnalysisResult:
                 written += write_table(frame, out_dir, name, formats=("csv",))
                 continue
             shown = presentable(frame, author_name=self.labels.author, rater_name=self.labels.judge)
-            written += write_table(
-                frame, out_dir, name, caption=TABLE_CAPTIONS.get(name, name), shown=shown
-            )
+            written += write_table(frame, out_dir, name, caption=self.caption(name), shown=shown)
         tex = [p for p in written if p.suffix == ".tex"]
         if tex:
             written.append(latex_preview(tex, Path(out_dir) / "tables.tex"))
@@ -130,6 +138,13 @@ def analyze_run(
     else:
         result.tables["form_checks"] = form_check_scores(data.form_checks)
         result.tables["form_checks_by_form"] = form_check_scores(data.form_checks, by_form=True)
+        errata = errata_for_release((store.get_meta("dataset") or {}).get("sha256"))
+        tables, notes = errata_tables(data.form_checks, data.generations, errata)
+        result.tables.update(tables)
+        result.notes += notes
+        if tables:
+            for name in ("form_checks", "form_checks_by_form"):
+                result.captions[name] = TABLE_CAPTIONS[name] + DEFAULT_NOTE
 
     features = poem_features(data.generations)
     result.tables["lexical"] = lexical_summary(features)

@@ -1,10 +1,12 @@
 """Dataset errata: confirmed annotation errors with evidence and corrected values.
 
-`datasets/<name>/errata.yaml` lists them (see the file's header). `load_errata` reads the list;
-`apply_errata` returns corrected copies of the annotations it matches (by data row and a hash of
-the poem text, so an erratum never lands on another poem) and says what it did. Nothing here is
-applied by the loader: data is always read as released, and a caller that applies errata must
-say so in what it reports.
+`datasets/<name>/errata.yaml` lists them (see the file's header). `load_errata` reads the list
+of a dataset name, `errata_for_release` the list written for a file's sha256 (a run prepared from
+the file by path still finds it). `corrected_annotation` returns the corrected annotation of one
+data row, matched by row number and a hash of the poem text (so an erratum never lands on another
+poem), and says what it did. Nothing here is applied by the loader: data is always read as
+released, and a caller that applies errata must say so in what it reports (the form stage stores
+the human poems' verdicts with errata beside the default ones; the analysis reports both).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict
 
+from poemetric.data.schema import normalize_content
 from poemetric.paths import resource_path
 
 
@@ -51,8 +54,21 @@ def load_errata(dataset: str = "poemetric") -> Errata | None:
     return Errata.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
 
 
+def errata_for_release(sha256: str | None) -> Errata | None:
+    """The errata written for the dataset file with this sha256, whatever its name or path."""
+    if not sha256:
+        return None
+    for path in sorted(resource_path("datasets").glob("*/errata.yaml")):
+        errata = load_errata(path.parent.name)
+        if errata is not None and errata.release_sha256 == sha256:
+            return errata
+    return None
+
+
 def content_hash(content: str) -> str:
-    return hashlib.sha256(content.encode("utf-8")).hexdigest()[:16]
+    """First 16 hex digits of the sha256 of the poem text as loaded (`normalize_content`: NFC,
+    `\\n` newlines, no trailing spaces), so the raw file and a run's stored snapshot agree."""
+    return hashlib.sha256(normalize_content(content).encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -76,3 +92,33 @@ def correction_for(errata: Errata, row: int, content: str, value: str | None) ->
             return Correction(erratum, "mismatch")
         return Correction(erratum, "corrected" if erratum.corrected is not None else "excluded")
     return None
+
+
+@dataclass(frozen=True)
+class CorrectedAnnotation:
+    """A data row's form, metre and rhyme pattern once its erratum is applied."""
+
+    correction: Correction
+    form: str
+    meter: str | None
+    rhyme: str | None
+
+
+def corrected_annotation(
+    errata: Errata, row: int, content: str, form: str, meter: str | None, rhyme: str | None
+) -> CorrectedAnnotation | None:
+    """The annotation of data row `row` with its erratum applied; None when it has none.
+
+    The values stay the row's own when the erratum does not match the row (`status`
+    "mismatch") or leaves the row out ("excluded")."""
+    erratum = next((e for e in errata.errata if e.row == row), None)
+    if erratum is None:
+        return None
+    values: dict[str, str | None] = {"form": form, "meter_pattern": meter, "rhyme_pattern": rhyme}
+    correction = correction_for(errata, row, content, values[erratum.field])
+    assert correction is not None  # the row has an erratum
+    if correction.status == "corrected":
+        values[erratum.field] = erratum.corrected
+    return CorrectedAnnotation(
+        correction, values["form"] or form, values["meter_pattern"], values["rhyme_pattern"]
+    )

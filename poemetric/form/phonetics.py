@@ -85,9 +85,17 @@ def pronunciations(word: str) -> tuple[str, ...]:
     if not any(char.isalpha() for char in key):
         return ()
     found = _lookup(key)
+    if _ARCHAIC_EE.fullmatch(key) and key not in FUNCTION_WORDS:
+        found = tuple(dict.fromkeys((*found, *_cmu(key + "e"))))
     if found:
         return _with_glide_r(found)
     return guess_pronunciations(key.replace("è", "e")) or ("AH1",)
+
+
+#: A consonant-only spelling with a final *e*: older and Scots spelling of *-ee* (*se*, *tre*,
+#: *kne*, *fre*, *thre* for see, tree, knee, free, three). CMUdict's own readings (*se* as a
+#: name, S EY1) are kept; the *-ee* word's are added. Function words (*the*, *he*) are left alone.
+_ARCHAIC_EE = re.compile(r"[^aeiouyè'\-]+e")
 
 
 _GLIDE_ER_END = re.compile(r"(AY|AW)1 ER0( [ZD])?$")

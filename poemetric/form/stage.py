@@ -9,6 +9,10 @@ A generation whose text is not a poem of the requested form at all (empty, a sin
 Latin script, e.g. a refusal) *fails* the check with scores 0: leaving it out as "unchecked" would
 raise its author's pass rate. Only a request the checker cannot read (unknown form, unreadable
 metre or rhyme pattern) leaves `passed` NULL.
+
+Human poems whose data row has a dataset erratum also get the verdict against the corrected
+annotation, stored apart under `errata` in the explanation (`poemetric.form.errata_verdicts`);
+the default verdict is always the one against the annotation as released.
 """
 
 from __future__ import annotations
@@ -20,14 +24,18 @@ from dataclasses import dataclass, field
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from poemetric.data.errata import errata_for_release
 from poemetric.form.checker import CHECKER_VERSION, DEFAULT_THRESHOLD, batch_checks, check_poem
+from poemetric.form.errata_verdicts import annotation_with_errata, errata_key, errata_verdict
 from poemetric.store.db import RunStore
 
 _PENDING_SQL = """
 SELECT g.generation_id, g.author, g.poem, g.response_text, p.form, p.meter, p.rhyme,
+       p.position, p.content,
        f.checker_version AS checked_version, f.passed AS checked_passed,
        json_extract(f.explanation, '$.threshold') AS checked_threshold,
-       json_extract(f.explanation, '$.error_kind') AS checked_error_kind
+       json_extract(f.explanation, '$.error_kind') AS checked_error_kind,
+       json_extract(f.explanation, '$.errata.key') AS checked_errata
 FROM generations AS g
 JOIN poems AS p ON p.poem_id = g.poem_id
 LEFT JOIN form_checks AS f ON f.generation_id = g.generation_id
@@ -58,13 +66,16 @@ def run_form_stage(
 ) -> FormStageReport:
     """Check every 'ok' generation and save the verdicts; returns counts per author."""
     rows = store.query(_PENDING_SQL)
+    errata = errata_for_release((store.get_meta("dataset") or {}).get("sha256"))
     report = FormStageReport()
     todo = []
     for row in rows:
-        if not force and _is_current(row, threshold):
+        fixed = annotation_with_errata(errata, row)
+        errata_current = fixed is None or row["checked_errata"] == errata_key(fixed)
+        if not force and errata_current and _is_current(row, threshold):
             report.skipped += 1
         else:
-            todo.append(row)
+            todo.append((row, fixed))
     with (
         Progress(
             TextColumn("form check"),
@@ -76,7 +87,7 @@ def run_form_stage(
         batch_checks(),
     ):
         task = bar.add_task("form", total=len(todo))
-        for row in todo:
+        for row, fixed in todo:
             text = row["poem"] if row["poem"] is not None else row["response_text"]
             result = check_poem(
                 text or "", row["form"], row["meter"], row["rhyme"], threshold=threshold
@@ -97,6 +108,11 @@ def run_form_stage(
                         "facts": result.facts,
                         "threshold": threshold,
                         "error_kind": result.error_kind,
+                        **(
+                            {"errata": errata_verdict(text or "", fixed, threshold)}
+                            if fixed is not None
+                            else {}
+                        ),
                     },
                     "error": result.error,
                 }

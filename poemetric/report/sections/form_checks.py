@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
+import pandas as pd
+
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -28,5 +32,16 @@ def form_checks(run: ReportRun) -> Section | None:
         for a in (table["author"] if matrix is not None else [])
         if matrix is not None and a in matrix.index
     ]  # fmt: skip
-    html = render("form_checks.html.j2", rows=rows, forms=forms, grid=grid)
+    html = render(
+        "form_checks.html.j2",
+        rows=rows,
+        forms=forms,
+        grid=grid,
+        errata=_records(run.table("form_checks_errata")),
+        errata_rows=_records(run.table("form_checks_errata_rows")),
+    )
     return Section("form-checks", "Form checks", html)
+
+
+def _records(frame: pd.DataFrame | None) -> list[dict[Hashable, object]]:
+    return [] if frame is None else frame.to_dict("records")
