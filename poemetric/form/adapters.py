@@ -67,6 +67,17 @@ def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
 
 _KIND_TO_RHYME = {kind.name: Rhyme[kind.name] for kind in RhymeKind}
 
+
+def perfect_rhyme(word_a: str, word_b: str) -> bool:
+    """Whether `rhyme_kind(word_a, word_b)` is PERFECT, without the looser classes' work
+    (historical, near and loose rhymes are only looked for when the sounds do not rhyme)."""
+    if word_a == word_b and word_a:
+        return False
+    if " " in word_a or " " in word_b:
+        return rhyme_kind(word_a, word_b) is Rhyme.PERFECT
+    return classify_rhyme(word_a, word_b) is RhymeKind.PERFECT
+
+
 #: Unstressed words that can close a *mosaic* rhyme (Russia / hush her, pity / admit it), with
 #: their weak forms in connected speech (h dropped, vowel reduced; "her" also r-less).
 CLITIC_WEAK_FORMS: dict[str, tuple[str, ...]] = {

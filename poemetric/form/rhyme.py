@@ -45,7 +45,7 @@ from poemetric.form.rhyme_pattern import (
     parse_pattern,
     scheme_similarity,
 )
-from poemetric.form.rhyme_sounds import SoundRelation, compare_pronunciations
+from poemetric.form.rhyme_sounds import SoundRelation, compare_rhyme_keys, rhyme_key
 from poemetric.form.rhyme_sounds import clear_caches as clear_sound_caches
 
 __all__ = [
@@ -115,8 +115,10 @@ def _match_normalized(key_a: str, key_b: str) -> RhymeMatch:
     if key_a == key_b:
         return RhymeMatch(RhymeKind.IDENTICAL)
     best = RhymeMatch(RhymeKind.NONE)
-    for phones_a, phones_b in itertools.product(pronunciations(key_a), pronunciations(key_b)):
-        kind = _SOUND_TO_KIND[compare_pronunciations(phones_a, phones_b)]
+    for (phones_a, tail_a), (phones_b, tail_b) in itertools.product(
+        _rhyme_tails(key_a), _rhyme_tails(key_b)
+    ):
+        kind = _SOUND_TO_KIND[compare_rhyme_keys(tail_a, tail_b)]
         if kind > best.kind:
             best = RhymeMatch(kind, phones_a, phones_b)
             if kind == RhymeKind.PERFECT:
@@ -128,9 +130,20 @@ def _match_normalized(key_a: str, key_b: str) -> RhymeMatch:
     return best
 
 
+@lru_cache(maxsize=1 << 15)
+def _rhyme_tails(key: str) -> tuple[tuple[str, str], ...]:
+    """(pronunciation, its rhyme key) for each distinct rhyme key of a word, in dictionary order:
+    pronunciations that differ only before the rhyme (*either*, *economic*) are compared once."""
+    tails: dict[str, str] = {}
+    for phones in pronunciations(key):
+        tails.setdefault(rhyme_key(phones), phones)
+    return tuple((phones, tail) for tail, phones in tails.items())
+
+
 def clear_caches() -> None:
     """Forget cached pronunciations and pair verdicts (for benchmarks and calibration)."""
     _match_normalized.cache_clear()
+    _rhyme_tails.cache_clear()
     classify_rhyme.cache_clear()
     clear_sound_caches()
     pronunciations.cache_clear()
