@@ -131,6 +131,7 @@ def clear_caches() -> None:
     """Forget cached line analyses and scans (word pronunciations stay cached)."""
     _ANALYSES.clear()
     scan_line.cache_clear()
+    syllable_count.cache_clear()
 
 
 def _check_arguments(foot: str | None, feet: int | None) -> None:
@@ -163,6 +164,16 @@ def scan_line(line: str, foot: str | None = None, feet: int | None = None) -> Li
     if reading is None:
         return LineScan(line, analysis.words, analysis.plain_syllables, "", "", None, 0.0, math.inf)
     return _line_scan(line, analysis, reading)
+
+
+@lru_cache(maxsize=16384)
+def syllable_count(line: str) -> int:
+    """`scan_line(line).syllables` without building the scan (form rules ask it of every line)."""
+    (analysis,) = analyse([line])
+    if not analysis.words:
+        return 0
+    reading = analysis.reading(*_free_choice(analysis, None))
+    return len(reading.labels) if reading is not None else analysis.plain_syllables
 
 
 def _line_scan(line: str, analysis: LineAnalysis, reading: Reading) -> LineScan:

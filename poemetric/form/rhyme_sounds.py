@@ -313,7 +313,7 @@ def compare_pronunciations(phones_a: str, phones_b: str) -> SoundRelation:
 @lru_cache(maxsize=1 << 15)
 def compare_rhyme_keys(key_a: str, key_b: str) -> SoundRelation:
     """`compare_pronunciations` of two pronunciations with these rhyme keys (`rhyme_key`)."""
-    if not _may_resemble(_key_features(key_a), _key_features(key_b)):
+    if not _may_resemble(key_features(key_a), key_features(key_b)):
         return SoundRelation.NONE
     category = rime_category(key_a, key_b)
     return SoundRelation.NONE if category is None else CATEGORY_RELATION[category]
@@ -332,7 +332,7 @@ _Features = tuple[
 
 
 @lru_cache(maxsize=1 << 15)
-def _key_features(key: str) -> _Features:
+def key_features(key: str) -> _Features:
     """What two pronunciations must share for `rime_category` to find any category."""
     split, rime, secondary = _parts(key)
     rimes = [r for r in (rime, secondary) if r]
@@ -369,5 +369,5 @@ def clear_caches() -> None:
     """Forget cached keys and verdicts (benchmarks measuring cold speed)."""
     rhyme_key.cache_clear()
     compare_rhyme_keys.cache_clear()
-    _key_features.cache_clear()
+    key_features.cache_clear()
     _parts.cache_clear()
