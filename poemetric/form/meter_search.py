@@ -145,7 +145,7 @@ class LineAnalysis:
         return found
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 15)
 def _code_list(classes: str) -> tuple[tuple[int, ...], float]:
     """Integer codes of a class string (the last syllable uses the line-final table, then the
     variation-cost column), and the summed w-position costs."""
@@ -158,9 +158,18 @@ def _code_list(classes: str) -> tuple[tuple[int, ...], float]:
 def syllabifications(per_word: Sequence[tuple[WordOption, ...]]) -> tuple[Syllabification, ...]:
     """Cheapest joint choices of one option per word (bounded), cheapest first."""
     partial: list[tuple[float, str, tuple[WordOption, ...]]] = [(0.0, "", ())]
+    # Words with one free option change no cost, so no pruning or ordering: they are appended to
+    # every partial choice in one step, before the next word that has a choice (or at the end).
+    pending: list[WordOption] = []
     for options in per_word:
         if not options:
             continue
+        if len(options) == 1 and options[0].cost == 0.0:
+            pending.append(options[0])
+            continue
+        if pending:
+            partial = _extend(partial, pending)
+            pending = []
         if len(options) == 1:
             only = options[0]
             partial = [(c + only.cost, k + only.classes, (*ch, only)) for c, k, ch in partial]
@@ -174,8 +183,17 @@ def syllabifications(per_word: Sequence[tuple[WordOption, ...]]) -> tuple[Syllab
         if len(partial) > MAX_SYLLABIFICATIONS:
             partial.sort(key=lambda item: item[0])
             del partial[MAX_SYLLABIFICATIONS:]
+    if pending:
+        partial = _extend(partial, pending)
     partial.sort(key=lambda item: item[0])
     return tuple(Syllabification(ch, c, k) for c, k, ch in partial)
+
+
+def _extend(
+    partial: list[tuple[float, str, tuple[WordOption, ...]]], options: list[WordOption]
+) -> list[tuple[float, str, tuple[WordOption, ...]]]:
+    classes = "".join(o.classes for o in options)
+    return [(c, k + classes, (*ch, *options)) for c, k, ch in partial]
 
 
 #: Cost of a stress-class string in every (foot, feet) cell, before a syllabification's own
