@@ -166,7 +166,7 @@ def scan_line(line: str, foot: str | None = None, feet: int | None = None) -> Li
     return _line_scan(line, analysis, reading)
 
 
-@lru_cache(maxsize=16384)
+@lru_cache(maxsize=8192)
 def syllable_count(line: str) -> int:
     """`scan_line(line).syllables` without building the scan (form rules ask it of every line)."""
     (analysis,) = analyse([line])

@@ -145,7 +145,7 @@ class LineAnalysis:
         return found
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 14)
 def _code_list(classes: str) -> tuple[tuple[int, ...], float]:
     """Integer codes of a class string (the last syllable uses the line-final table, then the
     variation-cost column), and the summed w-position costs."""
@@ -201,7 +201,7 @@ def _extend(
 #: Distinct lines share class strings (``FMFSUMFM``...) about twice as often as they share text,
 #: so this is computed once per string; the dict is cleared when full (memory stays flat).
 _CLASS_COSTS: dict[str, tuple[npt.NDArray[np.float64], float] | None] = {}
-CLASS_CACHE_SIZE = 1 << 15
+CLASS_CACHE_SIZE = 1 << 13
 
 
 def _cost_classes(wanted: set[str]) -> None:
@@ -254,7 +254,7 @@ def analyse_lines(lines: Sequence[str]) -> list[LineAnalysis]:
     return analyses
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 13)
 def _best_row(classes: str, foot_index: int, feet: int) -> tuple[int, float, LengthTable] | None:
     """Cheapest realisation of (foot, feet) for a class string: (row, variation and stress cost
     before the w-position sum and option cost, the length table), None when there is none."""

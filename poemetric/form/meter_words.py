@@ -397,7 +397,7 @@ def line_options(line: str) -> tuple[tuple[str, ...], tuple[tuple[WordOption, ..
     return tuple(words), tuple(per_word)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _options_before(
     word: str, next_starts_vowel: bool, next_starts_stressed: bool
 ) -> tuple[WordOption, ...]:

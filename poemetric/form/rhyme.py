@@ -136,7 +136,7 @@ def _match_normalized(key_a: str, key_b: str) -> RhymeMatch:
     return best
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 14)
 def _rhyme_tails(key: str) -> tuple[tuple[str, str], ...]:
     """(pronunciation, its rhyme key) for each distinct rhyme key of a word, in dictionary order:
     pronunciations that differ only before the rhyme (*either*, *economic*) are compared once."""
@@ -191,7 +191,7 @@ _Signature = tuple[
 ]
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 14)
 def _perfect_signature(key: str) -> _Signature:
     """(rimes, codas after a weak last vowel, all codas after the last vowel) over a word's rhyme
     tails: a perfect rhyme needs a rime in common (perfect, secondary stress) or a weak last

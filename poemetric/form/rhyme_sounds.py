@@ -331,7 +331,7 @@ _Features = tuple[
 ]
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 13)
 def key_features(key: str) -> _Features:
     """What two pronunciations must share for `rime_category` to find any category."""
     split, rime, secondary = _parts(key)
