@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from poemetric.form import meter_search
 from poemetric.form.meter_search import LineAnalysis, Reading, analyse_lines
 from poemetric.form.meter_templates import FOOT_PRIORS, FOOT_TYPES, GRAMMARS, MAX_FEET
 
@@ -128,7 +129,9 @@ def analyse(lines: Iterable[str]) -> list[LineAnalysis]:
 
 
 def clear_caches() -> None:
-    """Forget cached line analyses and scans (word pronunciations stay cached)."""
+    """Forget cached line analyses, scans and per-class-string costs (word pronunciations stay
+    cached)."""
+    meter_search.clear_caches()
     _ANALYSES.clear()
     scan_line.cache_clear()
     syllable_count.cache_clear()
