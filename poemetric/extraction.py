@@ -161,9 +161,14 @@ _REFRAIN_TAG = re.compile(r"\s*\((?:refrain(?:\s*[A-Z]?\d?)?|[A-Z]\d)\)\s*$", re
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
 
 
+_EMPHASIS_MARKS = re.compile(r"(\*\*|__|\*|_)")
+
+
 def _plain(line: str) -> str:
     """The line without markdown emphasis and surrounding spaces (for matching only)."""
-    return re.sub(r"(\*\*|__|\*|_)", "", line).strip()
+    if "*" not in line and "_" not in line:
+        return line.strip()
+    return _EMPHASIS_MARKS.sub("", line).strip()
 
 
 def _quote(line: str) -> str:
@@ -406,6 +411,12 @@ def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
     return result
 
 
+_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_STAR_EMPHASIS = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
+_UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
+_HARD_BREAK = re.compile(r"(?:\\|  +)$")
+
+
 def _strip_markdown(lines: list[str], notes: list[str]) -> list[str]:
     content = [line for line in lines if line.strip()]
     if content and all(line.lstrip().startswith(">") for line in content):
@@ -414,10 +425,13 @@ def _strip_markdown(lines: list[str], notes: list[str]) -> list[str]:
     changed = 0
     result = []
     for line in lines:
-        new = re.sub(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1", r"\2", line)
-        new = re.sub(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])", r"\1", new)
-        new = re.sub(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])", r"\1", new)
-        new = re.sub(r"(?:\\|  +)$", "", new)
+        new = line
+        if "*" in line or "_" in line:  # most lines have no emphasis markers at all
+            new = _BOLD.sub(r"\2", new)
+            new = _STAR_EMPHASIS.sub(r"\1", new)
+            new = _UNDERSCORE_EMPHASIS.sub(r"\1", new)
+        if new.endswith(("\\", "  ")):
+            new = _HARD_BREAK.sub("", new)
         if new != line.rstrip():
             changed += 1
         result.append(new.rstrip())

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
-from poemetric.form import meter
+from poemetric.form import meter, rhyme
 from poemetric.form.historical_rhymes import historical_rhyme
 from poemetric.form.phonetics import pronunciations
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
@@ -66,6 +66,17 @@ def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
 
 
 _KIND_TO_RHYME = {kind.name: Rhyme[kind.name] for kind in RhymeKind}
+
+
+def perfect_rhyme(word_a: str, word_b: str) -> bool:
+    """Whether `rhyme_kind(word_a, word_b)` is PERFECT, without the looser classes' work
+    (historical, near and loose rhymes are only looked for when the sounds do not rhyme)."""
+    if word_a == word_b and word_a:
+        return False
+    if " " in word_a or " " in word_b:
+        return rhyme_kind(word_a, word_b) is Rhyme.PERFECT
+    return rhyme.perfect_rhyme(word_a, word_b)
+
 
 #: Unstressed words that can close a *mosaic* rhyme (Russia / hush her, pity / admit it), with
 #: their weak forms in connected speech (h dropped, vowel reduced; "her" also r-less).
@@ -252,7 +263,7 @@ def beats(line: str) -> int:
 
 
 def syllables(line: str) -> int:
-    return meter.scan_line(line).syllables
+    return meter.syllable_count(line)
 
 
 def scansion(line: str) -> str:

@@ -160,7 +160,10 @@ def check_row(row: InputRow, threshold: float, *, extract: bool = True) -> dict[
                 "rhyme_score": result.rhyme_score,
                 "form_score": result.form_score,
                 "summary": result.summary,
-                "explanation": [issue.model_dump() for issue in result.explanation],
+                "explanation": [
+                    {"constraint": issue.constraint, "lines": issue.lines, "detail": issue.detail}
+                    for issue in result.explanation
+                ],
                 "facts": result.facts,
                 "extraction": removed,
                 "error": result.error,

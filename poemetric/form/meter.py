@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from poemetric.form import meter_search
 from poemetric.form.meter_search import LineAnalysis, Reading, analyse_lines
 from poemetric.form.meter_templates import FOOT_PRIORS, FOOT_TYPES, GRAMMARS, MAX_FEET
 
@@ -128,9 +129,12 @@ def analyse(lines: Iterable[str]) -> list[LineAnalysis]:
 
 
 def clear_caches() -> None:
-    """Forget cached line analyses and scans (word pronunciations stay cached)."""
+    """Forget cached line analyses, scans and per-class-string costs (word pronunciations stay
+    cached)."""
+    meter_search.clear_caches()
     _ANALYSES.clear()
     scan_line.cache_clear()
+    syllable_count.cache_clear()
 
 
 def _check_arguments(foot: str | None, feet: int | None) -> None:
@@ -163,6 +167,16 @@ def scan_line(line: str, foot: str | None = None, feet: int | None = None) -> Li
     if reading is None:
         return LineScan(line, analysis.words, analysis.plain_syllables, "", "", None, 0.0, math.inf)
     return _line_scan(line, analysis, reading)
+
+
+@lru_cache(maxsize=8192)
+def syllable_count(line: str) -> int:
+    """`scan_line(line).syllables` without building the scan (form rules ask it of every line)."""
+    (analysis,) = analyse([line])
+    if not analysis.words:
+        return 0
+    reading = analysis.reading(*_free_choice(analysis, None))
+    return len(reading.labels) if reading is not None else analysis.plain_syllables
 
 
 def _line_scan(line: str, analysis: LineAnalysis, reading: Reading) -> LineScan:

@@ -23,7 +23,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from poemetric.form.meter_templates import FOOT_TYPES, MAX_FEET, length_table
+from poemetric.form.meter_templates import FOOT_TYPES, MAX_FEET, LengthTable, length_table
 from poemetric.form.meter_words import CLASS_LETTERS, WordOption, line_options
 
 # (cost when the syllable sits in a w position, cost when it sits in an s position)
@@ -123,25 +123,22 @@ class LineAnalysis:
         if not math.isfinite(target):
             return None
         found: Reading | None = None
+        foot_index = FOOT_TYPES.index(foot)
         for syl in self.syllabifications:
-            table = length_table(len(syl.classes))
-            rows = table.group_rows.get((FOOT_TYPES.index(foot), feet)) if table else None
-            if table is None or rows is None:
+            best_row = _best_row(syl.classes, foot_index, feet)
+            if best_row is None:
                 continue
-            start, end = rows
-            codes, w_sum = _code_list(syl.classes)
-            costs = table.strong[start:end] @ _DELTA[np.array(codes, dtype=np.intp)]
-            row = int(costs.argmin())
-            total = float(costs[row]) + syl.cost + w_sum
+            row, value, table = best_row
+            total = value + syl.cost + _code_list(syl.classes)[1]
             if found is None or total < found.cost - 1e-9:
                 found = Reading(
                     foot,
                     feet,
                     total,
-                    table.patterns[start + row],
+                    table.patterns[row],
                     syl.classes,
                     syl.choices,
-                    table.variations[start + row],
+                    table.variations[row],
                 )
             if total <= target + 1e-9:
                 break  # the cheapest reading (syllabifications come cheapest first)
@@ -161,9 +158,18 @@ def _code_list(classes: str) -> tuple[tuple[int, ...], float]:
 def syllabifications(per_word: Sequence[tuple[WordOption, ...]]) -> tuple[Syllabification, ...]:
     """Cheapest joint choices of one option per word (bounded), cheapest first."""
     partial: list[tuple[float, str, tuple[WordOption, ...]]] = [(0.0, "", ())]
+    # Words with one free option change no cost, so no pruning or ordering: they are appended to
+    # every partial choice in one step, before the next word that has a choice (or at the end).
+    pending: list[WordOption] = []
     for options in per_word:
         if not options:
             continue
+        if len(options) == 1 and options[0].cost == 0.0:
+            pending.append(options[0])
+            continue
+        if pending:
+            partial = _extend(partial, pending)
+            pending = []
         if len(options) == 1:
             only = options[0]
             partial = [(c + only.cost, k + only.classes, (*ch, only)) for c, k, ch in partial]
@@ -177,40 +183,93 @@ def syllabifications(per_word: Sequence[tuple[WordOption, ...]]) -> tuple[Syllab
         if len(partial) > MAX_SYLLABIFICATIONS:
             partial.sort(key=lambda item: item[0])
             del partial[MAX_SYLLABIFICATIONS:]
+    if pending:
+        partial = _extend(partial, pending)
     partial.sort(key=lambda item: item[0])
     return tuple(Syllabification(ch, c, k) for c, k, ch in partial)
 
 
-def analyse_lines(lines: Sequence[str]) -> list[LineAnalysis]:
-    """Analyse lines together (their syllabifications of equal length share one matrix product)."""
-    best = np.full((len(lines), _SHAPE[0] * _SHAPE[1]), np.inf)
-    analyses: list[LineAnalysis] = []
-    by_length: dict[int, list[tuple[int, Syllabification]]] = {}
-    for index, line in enumerate(lines):
-        words, per_word = line_options(line)
-        syls = syllabifications(per_word)
-        analyses.append(LineAnalysis(words, syls, best[index].reshape(_SHAPE)))
-        for syl in syls:
-            by_length.setdefault(len(syl.classes), []).append((index, syl))
+def _extend(
+    partial: list[tuple[float, str, tuple[WordOption, ...]]], options: list[WordOption]
+) -> list[tuple[float, str, tuple[WordOption, ...]]]:
+    classes = "".join(o.classes for o in options)
+    return [(c, k + classes, (*ch, *options)) for c, k, ch in partial]
+
+
+#: Cost of a stress-class string in every (foot, feet) cell, before a syllabification's own
+#: option cost: (cells, w-position cost sum), or None when no meter has that many syllables.
+#: Distinct lines share class strings (``FMFSUMFM``...) about twice as often as they share text,
+#: so this is computed once per string; the dict is cleared when full (memory stays flat).
+_CLASS_COSTS: dict[str, tuple[npt.NDArray[np.float64], float] | None] = {}
+CLASS_CACHE_SIZE = 1 << 13
+
+
+def _cost_classes(wanted: set[str]) -> None:
+    """Fill `_CLASS_COSTS` for new class strings; strings of one length share a matrix product."""
+    by_length: dict[int, list[str]] = {}
+    for classes in wanted:
+        by_length.setdefault(len(classes), []).append(classes)
     for length, members in by_length.items():
         table = length_table(length)
         if table is None:
+            _CLASS_COSTS.update(dict.fromkeys(members))
             continue
-        coded = [_code_list(syl.classes) for _, syl in members]
+        coded = [_code_list(classes) for classes in members]
         delta = _DELTA[np.array([codes for codes, _ in coded], dtype=np.intp)]
         costs = table.strong @ delta.T  # (rows, members): variation + stress costs
         group_min = np.minimum.reduceat(costs, table.group_starts, axis=0)
-        group_min += np.array(
-            [syl.cost + w_sum for (_, syl), (_, w_sum) in zip(members, coded, strict=True)]
+        cells = np.full((_SHAPE[0] * _SHAPE[1], len(members)), np.inf)
+        cells[table.group_cells] = group_min
+        for k, (classes, (_, w_sum)) in enumerate(zip(members, coded, strict=True)):
+            _CLASS_COSTS[classes] = (cells[:, k].copy(), w_sum)
+
+
+def analyse_lines(lines: Sequence[str]) -> list[LineAnalysis]:
+    """Analyse lines: each line's best cost in every (foot, feet) is the cheapest of its
+    syllabifications, each costed once per distinct stress-class string."""
+    best = np.full((len(lines), _SHAPE[0] * _SHAPE[1]), np.inf)
+    analyses: list[LineAnalysis] = []
+    for index, line in enumerate(lines):
+        words, per_word = line_options(line)
+        analyses.append(
+            LineAnalysis(words, syllabifications(per_word), best[index].reshape(_SHAPE))
         )
-        owners = [index for index, _ in members]
-        if owners[0] == owners[-1]:  # one line (members are in line order)
-            cells = best[owners[0]]
-            cells[table.group_cells] = np.minimum(cells[table.group_cells], group_min.min(axis=1))
-            continue
-        starts = [0] + [i for i in range(1, len(owners)) if owners[i] != owners[i - 1]]
-        per_line = np.minimum.reduceat(group_min, starts, axis=1)  # (groups, lines)
-        rows = np.array([owners[i] for i in starts], dtype=np.intp)[:, None]
-        cells = table.group_cells[None, :]
-        best[rows, cells] = np.minimum(best[rows, cells], per_line.T)
+    wanted = {syl.classes for analysis in analyses for syl in analysis.syllabifications}
+    missing = wanted.difference(_CLASS_COSTS)
+    if missing:
+        if len(_CLASS_COSTS) + len(missing) > CLASS_CACHE_SIZE:
+            _CLASS_COSTS.clear()
+            missing = wanted
+        _cost_classes(missing)
+    for index, analysis in enumerate(analyses):
+        row: npt.NDArray[np.float64] | None = None
+        for syl in analysis.syllabifications:
+            entry = _CLASS_COSTS[syl.classes]
+            if entry is None:
+                continue
+            costs = entry[0] + (syl.cost + entry[1])
+            row = costs if row is None else np.minimum(row, costs, out=row)
+        if row is not None:
+            best[index] = row
     return analyses
+
+
+@lru_cache(maxsize=1 << 13)
+def _best_row(classes: str, foot_index: int, feet: int) -> tuple[int, float, LengthTable] | None:
+    """Cheapest realisation of (foot, feet) for a class string: (row, variation and stress cost
+    before the w-position sum and option cost, the length table), None when there is none."""
+    table = length_table(len(classes))
+    rows = table.group_rows.get((foot_index, feet)) if table else None
+    if table is None or rows is None:
+        return None
+    start, end = rows
+    codes, _ = _code_list(classes)
+    costs = table.strong[start:end] @ _DELTA[np.array(codes, dtype=np.intp)]
+    row = int(costs.argmin())
+    return start + row, float(costs[row]), table
+
+
+def clear_caches() -> None:
+    """Forget per-class-string costs (benchmarks measuring cold speed)."""
+    _CLASS_COSTS.clear()
+    _best_row.cache_clear()

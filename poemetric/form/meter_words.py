@@ -396,18 +396,30 @@ def word_entry_table() -> dict[str, str]:
 def line_options(line: str) -> tuple[tuple[str, ...], tuple[tuple[WordOption, ...], ...]]:
     """Tokens of a line and, per token, its options including cross-word synaloepha."""
     words = tokenize(line)
+    if not words:
+        return (), ()
     entries = [_word_entry(word) for word in words]
-    per_word: list[tuple[WordOption, ...]] = []
-    last = len(entries) - 1
-    for i, (opts, ends_vowel, _starts, _stressed) in enumerate(entries):
-        if i < last and ends_vowel and entries[i + 1][2]:
-            opts = opts + tuple(
-                WordOption(o.classes[:-1], ELISION_COSTS["synaloepha"], "synaloepha")
-                for o in opts
-                if o.classes and o.classes[-1] in "UF" and o.cost == 0.0
-            )
-        if i < last and entries[i + 1][3] and any(o.classes == "M" for o in opts):
-            # phrase stress: of two adjacent stressed monosyllables the first yields (old MAN)
-            opts = tuple(WordOption("N", o.cost, o.note) if o.classes == "M" else o for o in opts)
-        per_word.append(opts)
+    per_word = [
+        _options_before(word, following[2], following[3])
+        for word, following in zip(words, entries[1:], strict=False)
+    ]
+    per_word.append(entries[-1][0])
     return tuple(words), tuple(per_word)
+
+
+@lru_cache(maxsize=1 << 14)
+def _options_before(
+    word: str, next_starts_vowel: bool, next_starts_stressed: bool
+) -> tuple[WordOption, ...]:
+    """Options of a word that another follows (starting with a vowel sound / stressed or not)."""
+    opts, ends_vowel, _starts, _stressed = _word_entry(word)
+    if ends_vowel and next_starts_vowel:
+        opts = opts + tuple(
+            WordOption(o.classes[:-1], ELISION_COSTS["synaloepha"], "synaloepha")
+            for o in opts
+            if o.classes and o.classes[-1] in "UF" and o.cost == 0.0
+        )
+    if next_starts_stressed and any(o.classes == "M" for o in opts):
+        # phrase stress: of two adjacent stressed monosyllables the first yields (old MAN)
+        opts = tuple(WordOption("N", o.cost, o.note) if o.classes == "M" else o for o in opts)
+    return opts

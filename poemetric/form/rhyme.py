@@ -45,7 +45,12 @@ from poemetric.form.rhyme_pattern import (
     parse_pattern,
     scheme_similarity,
 )
-from poemetric.form.rhyme_sounds import SoundRelation, compare_pronunciations
+from poemetric.form.rhyme_sounds import (
+    SoundRelation,
+    compare_rhyme_keys,
+    key_features,
+    rhyme_key,
+)
 from poemetric.form.rhyme_sounds import clear_caches as clear_sound_caches
 
 __all__ = [
@@ -60,6 +65,7 @@ __all__ = [
     "infer_scheme",
     "infer_stanza_schemes",
     "parse_pattern",
+    "perfect_rhyme",
     "rhyme_match",
     "rhymes",
     "scheme_letters",
@@ -115,8 +121,10 @@ def _match_normalized(key_a: str, key_b: str) -> RhymeMatch:
     if key_a == key_b:
         return RhymeMatch(RhymeKind.IDENTICAL)
     best = RhymeMatch(RhymeKind.NONE)
-    for phones_a, phones_b in itertools.product(pronunciations(key_a), pronunciations(key_b)):
-        kind = _SOUND_TO_KIND[compare_pronunciations(phones_a, phones_b)]
+    for (phones_a, tail_a), (phones_b, tail_b) in itertools.product(
+        _rhyme_tails(key_a), _rhyme_tails(key_b)
+    ):
+        kind = _SOUND_TO_KIND[compare_rhyme_keys(tail_a, tail_b)]
         if kind > best.kind:
             best = RhymeMatch(kind, phones_a, phones_b)
             if kind == RhymeKind.PERFECT:
@@ -128,9 +136,21 @@ def _match_normalized(key_a: str, key_b: str) -> RhymeMatch:
     return best
 
 
+@lru_cache(maxsize=1 << 14)
+def _rhyme_tails(key: str) -> tuple[tuple[str, str], ...]:
+    """(pronunciation, its rhyme key) for each distinct rhyme key of a word, in dictionary order:
+    pronunciations that differ only before the rhyme (*either*, *economic*) are compared once."""
+    tails: dict[str, str] = {}
+    for phones in pronunciations(key):
+        tails.setdefault(rhyme_key(phones), phones)
+    return tuple((phones, tail) for tail, phones in tails.items())
+
+
 def clear_caches() -> None:
     """Forget cached pronunciations and pair verdicts (for benchmarks and calibration)."""
     _match_normalized.cache_clear()
+    _rhyme_tails.cache_clear()
+    _perfect_signature.cache_clear()
     classify_rhyme.cache_clear()
     clear_sound_caches()
     pronunciations.cache_clear()
@@ -151,6 +171,37 @@ def classify_rhyme(word_a: str, word_b: str) -> RhymeKind:
     """Strongest rhyme relation between two words over all their pronunciations (cached)."""
     key_a, key_b = sorted((normalize_word(word_a), normalize_word(word_b)))
     return _match_normalized(key_a, key_b).kind
+
+
+def perfect_rhyme(word_a: str, word_b: str) -> bool:
+    """Whether `classify_rhyme(word_a, word_b)` is PERFECT. Most word pairs are ruled out by
+    what their rhyme tails share (`_perfect_signature`) without comparing them."""
+    key_a, key_b = normalize_word(word_a), normalize_word(word_b)
+    if not key_a or not key_b or key_a == key_b:
+        return False
+    rimes_a, weak_a, codas_a = _perfect_signature(key_a)
+    rimes_b, weak_b, codas_b = _perfect_signature(key_b)
+    if rimes_a.isdisjoint(rimes_b) and weak_a.isdisjoint(codas_b) and codas_a.isdisjoint(weak_b):
+        return False
+    return classify_rhyme(word_a, word_b) is RhymeKind.PERFECT
+
+
+_Signature = tuple[
+    frozenset[tuple[str, ...]], frozenset[tuple[str, ...]], frozenset[tuple[str, ...]]
+]
+
+
+@lru_cache(maxsize=1 << 14)
+def _perfect_signature(key: str) -> _Signature:
+    """(rimes, codas after a weak last vowel, all codas after the last vowel) over a word's rhyme
+    tails: a perfect rhyme needs a rime in common (perfect, secondary stress) or a weak last
+    syllable with the other word's coda (unstressed final syllable, -y as /ai/)."""
+    features = [key_features(tail) for _, tail in _rhyme_tails(key)]
+    return (
+        frozenset(rime for rimes, *_ in features for rime in rimes),
+        frozenset(coda for _, weak, coda, *_ in features if weak and coda is not None),
+        frozenset(coda for _, _, coda, *_ in features if coda is not None),
+    )
 
 
 def rhymes(word_a: str, word_b: str, *, allow_slant: bool = True) -> bool:

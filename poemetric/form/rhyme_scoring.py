@@ -123,14 +123,7 @@ def score_scheme(
                 for other_letter, members in seen.items():
                     if other_letter == letter:
                         continue
-                    hit = next(
-                        (
-                            j
-                            for j in members
-                            if adapters.rhyme_kind(words[j], word) is Rhyme.PERFECT
-                        ),
-                        None,
-                    )
+                    hit = next((j for j in members if adapters.perfect_rhyme(words[j], word)), None)
                     if hit is not None:
                         unexpected += 1
                         tally(index, 0.0, False)

@@ -307,17 +307,67 @@ def rhyme_key(phones: str) -> str:
 
 def compare_pronunciations(phones_a: str, phones_b: str) -> SoundRelation:
     """How two pronunciations rhyme: PERFECT, SLANT or NONE."""
-    return _compare_keys(rhyme_key(phones_a), rhyme_key(phones_b))
+    return compare_rhyme_keys(rhyme_key(phones_a), rhyme_key(phones_b))
 
 
 @lru_cache(maxsize=1 << 15)
-def _compare_keys(key_a: str, key_b: str) -> SoundRelation:
+def compare_rhyme_keys(key_a: str, key_b: str) -> SoundRelation:
+    """`compare_pronunciations` of two pronunciations with these rhyme keys (`rhyme_key`)."""
+    if not _may_resemble(key_features(key_a), key_features(key_b)):
+        return SoundRelation.NONE
     category = rime_category(key_a, key_b)
     return SoundRelation.NONE if category is None else CATEGORY_RELATION[category]
+
+
+#: Per rhyme key: (its rimes from the last primary and from the last stress of any level; whether
+#: its last vowel is unstressed or secondary; the consonants after that vowel, a final Z read as
+#: S (None without phones); the vowels and the codas of its rimes as `_split_r` splits them).
+_Features = tuple[
+    frozenset[tuple[str, ...]],
+    bool,
+    tuple[str, ...] | None,
+    frozenset[str],
+    frozenset[tuple[str, ...]],
+]
+
+
+@lru_cache(maxsize=1 << 13)
+def key_features(key: str) -> _Features:
+    """What two pronunciations must share for `rime_category` to find any category."""
+    split, rime, secondary = _parts(key)
+    rimes = [r for r in (rime, secondary) if r]
+    stress, last = _last_syllable(split)
+    coda: tuple[str, ...] | None = tuple(_strip(p) for p in last[1:]) if last else None
+    if coda and coda[-1] == "Z":
+        coda = (*coda[:-1], "S")
+    splits = [_split_r(r) for r in rimes]
+    return (
+        frozenset(tuple(r) for r in rimes),
+        stress in ("0", "2"),
+        coda,
+        frozenset(vowel for vowel, _ in splits),
+        frozenset(tuple(c) for _, c in splits),
+    )
+
+
+def _may_resemble(a: _Features, b: _Features) -> bool:
+    """False only when `rime_category` must find nothing: no rime in common (perfect, secondary
+    stress), no rime pair with the same vowel or the same coda (`_vowel_coda_category`), and
+    no weak last syllable with the other's coda (every weak-final category compares the codas
+    after the last vowels, s against z aside)."""
+    rimes_a, weak_a, coda_a, vowels_a, codas_a = a
+    rimes_b, weak_b, coda_b, vowels_b, codas_b = b
+    return (
+        not rimes_a.isdisjoint(rimes_b)
+        or not vowels_a.isdisjoint(vowels_b)
+        or not codas_a.isdisjoint(codas_b)
+        or ((weak_a or weak_b) and coda_a is not None and coda_a == coda_b)
+    )
 
 
 def clear_caches() -> None:
     """Forget cached keys and verdicts (benchmarks measuring cold speed)."""
     rhyme_key.cache_clear()
-    _compare_keys.cache_clear()
+    compare_rhyme_keys.cache_clear()
+    key_features.cache_clear()
     _parts.cache_clear()
