@@ -129,13 +129,18 @@ def test_check_applies_the_pipelines_answer_extraction(tmp_path: Path) -> None:
 
 
 def test_check_unusable_input_exits_non_zero(tmp_path: Path) -> None:
+    wide = {"COLUMNS": "400"}  # the error panel must not wrap a long temporary path
     missing = runner.invoke(
-        app, ["form", "check", str(tmp_path / "nope.csv"), "-o", str(tmp_path / "o.jsonl")]
+        app,
+        ["form", "check", str(tmp_path / "nope.csv"), "-o", str(tmp_path / "o.jsonl")],
+        env=wide,
     )
     assert missing.exit_code == 2 and "no such file" in missing.output
     bad = tmp_path / "bad.csv"
     bad.write_text("title,author\nx,y\n")
-    result = runner.invoke(app, ["form", "check", str(bad), "-o", str(tmp_path / "o.jsonl")])
+    result = runner.invoke(
+        app, ["form", "check", str(bad), "-o", str(tmp_path / "o.jsonl")], env=wide
+    )
     assert result.exit_code == 2 and "missing required column" in result.output
 
 
