@@ -16,9 +16,7 @@ from poemetric.prompts import (
     load_template,
     render_generation_prompt,
 )
-from poemetric.store import RunStore, StoreError, stable_id
-
-HUMAN_AUTHOR = "human"
+from poemetric.store import HUMAN_AUTHOR, RunStore, StoreError, stable_id
 
 
 @dataclass(frozen=True)

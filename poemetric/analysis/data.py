@@ -8,10 +8,9 @@ import numpy as np
 import pandas as pd
 
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
-from poemetric.store import RunStore
+from poemetric.store import HUMAN_AUTHOR, RunStore
 
 #: The author name the human poems carry in the `generations` table.
-HUMAN_AUTHOR = "human"
 
 
 @dataclass

@@ -14,9 +14,7 @@ from typing import Any
 
 from poemetric.data.errata import CorrectedAnnotation, Errata, corrected_annotation
 from poemetric.form.checker import check_poem
-
-#: The author whose poems are the dataset's own (the `human` provider).
-HUMAN_AUTHOR = "human"
+from poemetric.store import HUMAN_AUTHOR
 
 
 def annotation_with_errata(errata: Errata | None, row: sqlite3.Row) -> CorrectedAnnotation | None:

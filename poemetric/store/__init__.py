@@ -2,4 +2,7 @@
 
 from poemetric.store.db import RunStore, StoreError, stable_id, utc_now
 
-__all__ = ["RunStore", "StoreError", "stable_id", "utc_now"]
+#: The author id of a run's human poems (the dataset's own, stored by run preparation).
+HUMAN_AUTHOR = "human"
+
+__all__ = ["HUMAN_AUTHOR", "RunStore", "StoreError", "stable_id", "utc_now"]
