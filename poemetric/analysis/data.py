@@ -10,8 +10,6 @@ import pandas as pd
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
 from poemetric.store import HUMAN_AUTHOR, RunStore
 
-#: The author name the human poems carry in the `generations` table.
-
 
 @dataclass
 class RunData:

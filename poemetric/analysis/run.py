@@ -34,7 +34,7 @@ from poemetric.analysis.validation import (
     expert_pao,
     judge_agreement,
 )
-from poemetric.data.errata import errata_for_release
+from poemetric.data.errata import errata_for_run
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.store import RunStore
 
@@ -138,7 +138,7 @@ def analyze_run(
     else:
         result.tables["form_checks"] = form_check_scores(data.form_checks)
         result.tables["form_checks_by_form"] = form_check_scores(data.form_checks, by_form=True)
-        errata = errata_for_release((store.get_meta("dataset") or {}).get("sha256"))
+        errata = errata_for_run(store)
         tables, notes = errata_tables(data.form_checks, data.generations, errata)
         result.tables.update(tables)
         result.notes += notes

@@ -14,13 +14,16 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict
 
 from poemetric.data.schema import normalize_content
 from poemetric.paths import resource_path
+
+if TYPE_CHECKING:
+    from poemetric.store import RunStore
 
 
 class Erratum(BaseModel):
@@ -63,6 +66,11 @@ def errata_for_release(sha256: str | None) -> Errata | None:
         if errata is not None and errata.release_sha256 == sha256:
             return errata
     return None
+
+
+def errata_for_run(store: RunStore) -> Errata | None:
+    """The errata of the dataset file a run was prepared from (its recorded sha256)."""
+    return errata_for_release((store.get_meta("dataset") or {}).get("sha256"))
 
 
 def content_hash(content: str) -> str:

@@ -199,12 +199,16 @@ def _classes_from_stress(stress: str, function: bool) -> str:
     )
 
 
+def _before_vowel(rest: list[str]) -> bool:
+    return bool(rest) and rest[0][-1].isdigit()
+
+
 def _closes_syllable(rest: list[str]) -> bool:
     """Whether a sonorant followed by `rest` can close or join a syllable once the vowel before
     it is dropped: word-final (heav'n), before a vowel (wand'ring, list'ning) or before a final
     inflection (heav'ns, ev'ns); not before a consonant and another syllable (*bal'nces*,
     *vi'l'nce*: over-elisions that made regular lines look unmetrical)."""
-    if not rest or rest[0][-1].isdigit():
+    if not rest or _before_vowel(rest):
         return True
     return len(rest) == 1 and rest[0] in {"S", "Z", "D", "T"}
 
@@ -212,10 +216,6 @@ def _closes_syllable(rest: list[str]) -> bool:
 #: Consonants after which a final -en / -le / -er stays a syllable of its own (*written*,
 #: *often*, *listen*, *single*, *people*), unlike *heav'n*, *ev'n*, *fall'n*, *ris'n*.
 _STOPS_AND_VOICELESS = frozenset({"P", "B", "T", "D", "K", "G", "F", "TH", "S", "SH", "CH", "JH"})
-
-
-def _before_vowel(rest: list[str]) -> bool:
-    return bool(rest) and rest[0][-1].isdigit()
 
 
 def _syncope_variants(phones: str) -> list[tuple[str, str]]:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from poemetric.data.errata import errata_for_release
+from poemetric.data.errata import errata_for_run
 from poemetric.form.checker import CHECKER_VERSION, DEFAULT_THRESHOLD, batch_checks, check_poem
 from poemetric.form.errata_verdicts import annotation_with_errata, errata_key, errata_verdict
 from poemetric.store.db import RunStore
@@ -66,7 +66,7 @@ def run_form_stage(
 ) -> FormStageReport:
     """Check every 'ok' generation and save the verdicts; returns counts per author."""
     rows = store.query(_PENDING_SQL)
-    errata = errata_for_release((store.get_meta("dataset") or {}).get("sha256"))
+    errata = errata_for_run(store)
     report = FormStageReport()
     todo = []
     for row in rows:
