@@ -8,9 +8,9 @@ gold requests; no poem is repeated and about 3% of lines recur (mostly refrains)
 the precomputed tables (CMUdict, per-word metre entries, metre templates) are built once per
 machine in the user cache dir; every process opens them (the time to open them and make one
 lookup in each is printed) and reads the words it meets during the check, so that reading is
-inside the in-process figures; nothing else is carried between processes. The last line, labelled "repeated", checks the same gold
-poems again and again in one process (warm per-line and per-pair caches) and is shown only to
-compare with older figures.
+inside the in-process figures; nothing else is carried between processes. The last line,
+labelled "repeated", checks the same gold poems again and again in one process (warm per-line
+and per-pair caches) and is shown only to compare with older figures.
 
     .venv/bin/python bench/bench_form_speed.py [--runs 3] [--reference /tmp/POEMetric_rule_based_algorithm.py]
         [--reference-python PYTHON_WITH_NLTK] [--poems 1630] [--memory-poems 10000]
@@ -149,6 +149,11 @@ def main() -> None:
     poems = distinct_poems(gold, args.poems)
     lines, reused = line_reuse(poems)
     print(f"one core: {'taskset -c 0' if PIN else 'not pinned (no taskset)'}")
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print(
+            "bytecode cache: off (PYTHONDONTWRITEBYTECODE is set): modules without a .pyc are "
+            "compiled in every process, which adds to the start-up figures"
+        )
     print(
         f"input: {len(poems)} distinct poems (163 gold + {len(poems) - 163} Markov), "
         f"{lines} lines, {reused} of them in more than one poem"

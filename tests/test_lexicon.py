@@ -36,6 +36,23 @@ def test_disk_table_is_built_once_and_rebuilt_when_stale_or_corrupt(tmp_path: Pa
     assert len(builds) == 3
 
 
+def test_after_many_lookups_the_whole_table_is_read_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(table_store, "BULK_AFTER", 2)
+    pairs = [(f"w{i}", f"v{i}") for i in range(10)]
+    table = DiskTable("t", "v", lambda: pairs, tmp_path)
+    assert [table.get(k) for k in ("w1", "nothing", "w2", "w3", "also nothing")] == [
+        "v1",
+        None,
+        "v2",
+        "v3",
+        None,
+    ]
+    assert table.get("w9") == "v9"
+    assert list(table.items()) == sorted(pairs)
+
+
 def test_unwritable_cache_dir_still_works(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
