@@ -45,6 +45,18 @@ def test_commands_are_imported_only_when_used() -> None:
     assert _command_modules_loaded_by("form", "check", "--help") == ["poemetric.cli.form_cmd"]
 
 
+def test_a_group_split_over_modules_is_complete_when_one_was_imported_first() -> None:
+    code = (
+        "import poemetric.cli.ghostwriting_cmd\n"
+        "from typer.testing import CliRunner\n"
+        "from poemetric.cli import app\n"
+        "result = CliRunner().invoke(app, ['ghostwriting', 'style-match', '--help'])\n"
+        "print(result.exit_code)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "0"
+
+
 def test_the_lazy_command_table_names_every_command() -> None:
     for module in pkgutil.iter_modules(poemetric.cli.__path__):
         if module.name.endswith("_cmd"):

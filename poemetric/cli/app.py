@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -106,8 +107,15 @@ class LazyGroup(TyperGroup):
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
+        registered = dict(self.commands)
+        self.commands = {}
         for name, lazy in COMMANDS.items():
-            self.commands.setdefault(name, _placeholder(name, lazy))
+            # A command is complete only once all its modules are imported (`ghostwriting` with
+            # ghostwriting_cmd alone lacks the protocol commands).
+            command = registered.pop(name, None)
+            complete = command is not None and all(m in sys.modules for m in lazy.modules)
+            self.commands[name] = command if command and complete else _placeholder(name, lazy)
+        self.commands.update(registered)  # not in COMMANDS: a test forbids that
         self._listing = False
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:

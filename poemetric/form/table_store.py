@@ -90,12 +90,6 @@ class DiskTable:
             return
         yield from connection.execute("SELECT key, value FROM entries ORDER BY key")
 
-    def close(self) -> None:
-        """Close the file and forget remembered answers (the next lookup opens it again)."""
-        if self._connection is not None:
-            self._connection.close()
-        self._connection, self._memo, self._in_memory = None, {}, False
-
     def _open(self) -> sqlite3.Connection | None:
         if self._in_memory:
             return None
@@ -105,12 +99,10 @@ class DiskTable:
         connection = _connect(path, self.tag)
         if connection is None:
             pairs = list(self._build())
-            if not _write(path, self.tag, pairs):
-                self._memo, self._in_memory = dict(pairs), True
-                return None
-            _delete_old_versions(path, self.name)
-            connection = _connect(path, self.tag)
-            if connection is None:  # pragma: no cover - written and replaced just now
+            if _write(path, self.tag, pairs):
+                _delete_old_versions(path, self.name)
+                connection = _connect(path, self.tag)
+            if connection is None:  # the cache dir is not writable: keep the table in memory
                 self._memo, self._in_memory = dict(pairs), True
                 return None
         self._connection, self._pid = connection, os.getpid()
