@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from form_corpus import load_corpus
 from mutations import GoldPoem
 
-from poemetric.form.lexicon import cache_dir
+from poemetric.form.table_store import cache_dir
 from poemetric.markov import MarkovModel, write_poem
 
 

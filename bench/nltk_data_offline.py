@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poemetric.form.lexicon import cache_dir, table
+from poemetric.form.lexicon import table
+from poemetric.form.table_store import cache_dir
 
 
 def build_nltk_data() -> Path:

@@ -7,6 +7,7 @@ import shlex
 from collections.abc import Iterator
 from typing import Any
 
+import typer
 import typer.main
 from typer.testing import CliRunner
 
@@ -17,8 +18,9 @@ def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[st
     if hasattr(group, "commands"):
         if path and group.callback is not None:
             yield path, group  # a group that does work itself (e.g. `poemetric models`)
-        for name, command in group.commands.items():
-            yield from _commands(command, (*path, name))
+        ctx = typer.Context(group)
+        for name in group.list_commands(ctx):  # loads lazily registered commands
+            yield from _commands(group.get_command(ctx, name), (*path, name))
     else:
         yield path, group
 

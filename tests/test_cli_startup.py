@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import subprocess
 import sys
+from typing import Any
 
+import typer.main
+
+import poemetric.cli
 from poemetric.cli import form_cmd
+from poemetric.cli.app import COMMANDS, app
 from poemetric.form.checker import DEFAULT_THRESHOLD
 
 HEAVY = ("pandas", "scipy", "matplotlib", "pyarrow", "httpx", "numpy", "pronouncing")
@@ -19,6 +26,52 @@ def test_cli_import_loads_no_heavy_library() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()
     assert loaded == "", f"`import poemetric.cli.app` loads {loaded}"
+
+
+def _command_modules_loaded_by(*args: str) -> list[str]:
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from poemetric.cli import app\n"
+        f"assert CliRunner().invoke(app, {list(args)!r}).exit_code == 0\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.endswith('_cmd'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return done.stdout.split()
+
+
+def test_commands_are_imported_only_when_used() -> None:
+    assert _command_modules_loaded_by("--help") == []
+    assert _command_modules_loaded_by("form", "check", "--help") == ["poemetric.cli.form_cmd"]
+
+
+def test_a_group_split_over_modules_is_complete_when_one_was_imported_first() -> None:
+    code = (
+        "import poemetric.cli.ghostwriting_cmd\n"
+        "from typer.testing import CliRunner\n"
+        "from poemetric.cli import app\n"
+        "result = CliRunner().invoke(app, ['ghostwriting', 'style-match', '--help'])\n"
+        "print(result.exit_code)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "0"
+
+
+def test_the_lazy_command_table_names_every_command() -> None:
+    for module in pkgutil.iter_modules(poemetric.cli.__path__):
+        if module.name.endswith("_cmd"):
+            importlib.import_module(f"poemetric.cli.{module.name}")
+    registered = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    unlisted = {name for name, command in registered.items() if name not in COMMANDS}
+    assert not unlisted, f"add {unlisted} to poemetric.cli.app.COMMANDS"
+    for name, lazy in COMMANDS.items():
+        assert _modules_defining(registered[name]) == set(lazy.modules), name
+
+
+def _modules_defining(command: Any) -> set[str]:
+    if getattr(command, "commands", None):
+        return set().union(*(_modules_defining(c) for c in command.commands.values()))
+    return {command.callback.__module__}
 
 
 def test_form_check_imports_no_analysis_library() -> None:

@@ -1,15 +1,159 @@
-"""The `poemetric` command line: one subcommand per pipeline stage."""
+"""The `poemetric` command line: one subcommand per pipeline stage.
+
+Commands are loaded lazily: `poemetric form check` imports only `form_cmd` (and what it uses),
+not every stage's libraries. `COMMANDS` names each command's module(s) and the one-line help
+that `poemetric --help` lists without importing them; a test keeps it complete.
+"""
 
 from __future__ import annotations
 
 import gc
+import importlib
+import sys
+from typing import TYPE_CHECKING, Any
 
 import typer
+import typer.main
+from typer.core import TyperCommand, TyperGroup
 
 from poemetric import __version__
 
+if TYPE_CHECKING:
+    from typer._click import Command, Context, HelpFormatter  # typer's copy of click
+
+
+class Lazy:
+    """A command not loaded yet: the modules that define it and its one-line help."""
+
+    def __init__(self, summary: str, *modules: str) -> None:
+        self.summary = summary
+        self.modules = tuple(f"poemetric.cli.{name}" for name in modules)
+
+
+#: Every top-level command, in the order `poemetric --help` lists them.
+COMMANDS: dict[str, Lazy] = {
+    "agree": Lazy(
+        "Inter-rater agreement per item and pooled, with bootstrap CIs (PAo, Krippendorff's α, "
+        "Gwet's AC1/AC2, weighted kappa, Spearman, Kendall).",
+        "agree_cmd",
+    ),
+    "analyze": Lazy(
+        "Per-author tables (judge dimensions, form checks, lexical features, agreement with "
+        "experts) in RUN/analysis/, and a summary in the terminal.",
+        "analyze_cmd",
+    ),
+    "figures": Lazy(
+        "Publication figures (vector PDF + 300-dpi PNG, each with a caption file) in RUN/figures/.",
+        "analyze_cmd",
+    ),
+    "generate": Lazy(
+        "Generate poems: each model answers each prompt of the run's dataset (x --samples).",
+        "generate_cmd",
+    ),
+    "demo": Lazy(
+        "Run the whole pipeline offline on the demo dataset, from prompts to report. No key, GPU "
+        "or network needed.",
+        "demo_cmd",
+    ),
+    "export": Lazy("Export tables of a run store, one file per table.", "export_cmd"),
+    "merge": Lazy(
+        "Merge run stores, e.g. the shards of a run made with generate --shard K/N.", "merge_cmd"
+    ),
+    "report": Lazy(
+        "The run report: one self-contained HTML file (leaderboard, charts, form checks, judges, "
+        "poem browser).",
+        "report_cmd",
+    ),
+    "dataset": Lazy(
+        "Human poem datasets: check a file, list and show known datasets, fetch the release.",
+        "dataset_cmd",
+    ),
+    "form": Lazy(
+        "Rule-based form checks: metre, rhyme and the fixed-form rules of the seven forms.",
+        "form_cmd",
+    ),
+    "ghostwriting": Lazy(
+        "Ghostwriting measures (Potash et al.): rhyme density, uniqueness, near-copies, style "
+        "matching, line-level sheets.",
+        "ghostwriting_cmd",
+        "ghostwriting_protocols_cmd",
+    ),
+    "judge": Lazy(
+        "LLM-as-a-judge: score poems with the POEMetric questionnaire, parse answers, probe "
+        "memorisation.",
+        "judge_cmd",
+    ),
+    "models": Lazy(
+        "The model roster: generators/ (or judges/ with --judges), one YAML file per model.",
+        "models_cmd",
+    ),
+    "probe": Lazy(
+        "Minimal-pair probes: does a language model prefer an original poem to a minimally "
+        "corrupted copy?",
+        "probe_cmd",
+    ),
+    "prompts": Lazy("Prompt templates: list them and render them for a dataset.", "prompts_cmd"),
+    "survey": Lazy(
+        "Human ratings: the expert survey or line-level fluency / coherence; draw a sample, "
+        "serve it, import answers.",
+        "survey_cmd",
+    ),
+}
+
+
+class LazyGroup(TyperGroup):
+    """The root group: a command's module is imported when the command is looked up to run
+    (or to show its own help); listing commands in `--help` shows `COMMANDS`' summaries."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        registered = dict(self.commands)
+        self.commands = {}
+        for name, lazy in COMMANDS.items():
+            # A command is complete only once all its modules are imported (`ghostwriting` with
+            # ghostwriting_cmd alone lacks the protocol commands).
+            command = registered.pop(name, None)
+            complete = command is not None and all(m in sys.modules for m in lazy.modules)
+            self.commands[name] = command if command and complete else _placeholder(name, lazy)
+        self.commands.update(registered)  # not in COMMANDS: a test forbids that
+        self._listing = False
+
+    def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
+        command = self.commands.get(cmd_name)
+        if isinstance(command, _Unloaded) and not self._listing:
+            command = self.commands[cmd_name] = _load(cmd_name)
+        return command
+
+    def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
+
+class _Unloaded(TyperCommand):
+    """Stands in for a command in the listing until the command is needed."""
+
+
+def _placeholder(name: str, lazy: Lazy) -> Command:
+    return _Unloaded(name, short_help=lazy.summary)
+
+
+def _load(name: str) -> Command:
+    lazy = COMMANDS[name]
+    for module in lazy.modules:
+        importlib.import_module(module)  # registers its commands on `app`
+    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+    if isinstance(command, _Unloaded):
+        raise RuntimeError(f"{', '.join(lazy.modules)} defines no command {name!r}")
+    command.short_help = lazy.summary
+    return command
+
+
 app = typer.Typer(
     name="poemetric",
+    cls=LazyGroup,
     help=(
         "Measure how well LLMs write fixed-form poetry, and how far they are from human poets.\n\n"
         "Pipeline: dataset -> prompts -> generate -> form / judge -> analyze -> figures / report.\n"
@@ -36,31 +180,6 @@ def _root(
     ),
 ) -> None:
     """POEMetric command line."""
-
-
-def _register() -> None:
-    # Each module adds its own commands to `app`; imported here so `app` is complete.
-    from poemetric.cli import (  # noqa: F401
-        agree_cmd,
-        analyze_cmd,
-        dataset_cmd,
-        demo_cmd,
-        export_cmd,
-        form_cmd,
-        generate_cmd,
-        ghostwriting_cmd,
-        ghostwriting_protocols_cmd,
-        judge_cmd,
-        merge_cmd,
-        models_cmd,
-        probe_cmd,
-        prompts_cmd,
-        report_cmd,
-        survey_cmd,
-    )
-
-
-_register()
 
 
 def main() -> None:

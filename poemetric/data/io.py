@@ -18,9 +18,10 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from poemetric.data.schema import OUTPUT_COLUMNS, Poem
+if TYPE_CHECKING:
+    from poemetric.data.schema import Poem
 
 CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -274,6 +275,9 @@ def write_dataset(poems: Iterable[Poem], path: str | Path) -> Path:
 
     Columns: `poem_id` then the release's columns, so re-reading gives the same poems and ids.
     """
+    # Imported here: reading tables (the form checker) does not need the pydantic schema.
+    from poemetric.data.schema import OUTPUT_COLUMNS
+
     path = Path(path)
     fmt = file_format(path)
     rows = [poem.to_row() for poem in poems]

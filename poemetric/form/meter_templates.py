@@ -10,11 +10,14 @@ syllabification length (see :mod:`poemetric.form.meter_search`).
 
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 import numpy.typing as npt
+
+from poemetric.form.table_store import DiskTable
 
 FOOT_PATTERNS: dict[str, str] = {
     "iambic": "ws",
@@ -153,21 +156,30 @@ class LengthTable:
 TEMPLATES_VERSION = "1"
 
 
+Row = tuple[int, int, str, float, tuple[str, ...]]  # foot index, feet, pattern, cost, names
+
+
 @cache
-def _all_realisations() -> dict[int, list[tuple[int, int, str, float, tuple[str, ...]]]]:
-    """Every realisation by syllable count (enumerated once, then loaded from the user cache)."""
-    from poemetric.form.lexicon import cache_dir, cached_table
-
-    tag = f"{TEMPLATES_VERSION}:{MAX_SYLLABLES}:{MAX_FEET}:{sorted(GRAMMARS.items())!r}"
-    path = cache_dir() / f"meter-templates-{TEMPLATES_VERSION}.marshal"
-    stored: dict[int, list[tuple[int, int, str, float, tuple[str, ...]]]] = cached_table(
-        path, tag, _enumerate_realisations
+def _stored_realisations() -> DiskTable:
+    """Realisations by syllable count (enumerated once per machine, one marshal blob each)."""
+    tag = (
+        f"meter templates {TEMPLATES_VERSION}:{MAX_SYLLABLES}:{MAX_FEET}:"
+        f"{sorted(GRAMMARS.items())!r}, marshal {marshal.version}"
     )
-    return stored
+
+    def build() -> list[tuple[str, bytes]]:
+        return [(str(n), marshal.dumps(rows)) for n, rows in _enumerate_realisations().items()]
+
+    return DiskTable("meter-templates", tag, build)
 
 
-def _enumerate_realisations() -> dict[int, list[tuple[int, int, str, float, tuple[str, ...]]]]:
-    by_length: dict[int, list[tuple[int, int, str, float, tuple[str, ...]]]] = {}
+def _realisations(syllables: int) -> list[Row]:
+    stored = _stored_realisations().get(str(syllables))
+    return [] if stored is None else list(marshal.loads(stored))
+
+
+def _enumerate_realisations() -> dict[int, list[Row]]:
+    by_length: dict[int, list[Row]] = {}
     for foot_index, foot in enumerate(FOOT_TYPES):
         for feet in range(1, MAX_FEET + 1):
             limit = MAX_VARIATION_COST_PER_FOOT * feet + MAX_VARIATION_COST_BASE
@@ -181,7 +193,7 @@ def _enumerate_realisations() -> dict[int, list[tuple[int, int, str, float, tupl
 @cache
 def length_table(syllables: int) -> LengthTable | None:
     """The realisations of every meter with exactly `syllables` syllables (None if there are none)."""
-    rows = _all_realisations().get(syllables)
+    rows = _realisations(syllables)
     if not rows:
         return None
     groups: list[tuple[int, int, int, int]] = []

@@ -22,6 +22,7 @@ from functools import cache, lru_cache
 from itertools import product
 
 from poemetric.form import phonetics
+from poemetric.form.table_store import DiskTable
 
 # Cost of choosing a shorter (or, for -ed, longer) syllabification than the dictionary's.
 ELISION_COSTS: dict[str, float] = {
@@ -366,9 +367,9 @@ _ENTRY_SOURCES = (
 
 
 @cache
-def word_entry_table() -> dict[str, str]:
-    """Encoded entries of every plain CMUdict word, built once per machine (about 4 s) and
-    cached under the user cache dir; the file name holds a hash of the code that made it."""
+def word_entry_table() -> DiskTable:
+    """Encoded entries of every plain CMUdict word, built once per machine (about 4 s) and kept
+    on disk; the version tag holds a hash of the code that made it and the lexicon's tag."""
     import hashlib
     from pathlib import Path
 
@@ -378,18 +379,16 @@ def word_entry_table() -> dict[str, str]:
     digest = hashlib.sha256()
     for name in _ENTRY_SOURCES:
         digest.update((here / name).read_bytes())
-    tag = digest.hexdigest()[:16]
-    path = lexicon.table_path().with_name(f"word-entries-{tag}-{lexicon.table_path().name}")
+    tag = f"word entries {digest.hexdigest()[:16]}, {lexicon.store().tag}"
 
-    def build() -> dict[str, str]:
-        return {
-            word: encode_entry(_compute_word_entry(word))
-            for word in lexicon.table()
+    def build() -> list[tuple[str, str]]:
+        return [
+            (word, encode_entry(_compute_word_entry(word)))
+            for word, _phones in lexicon.store().items()
             if word.isascii() and word.isalpha()
-        }
+        ]
 
-    table: dict[str, str] = lexicon.cached_table(path, tag, build)
-    return table
+    return DiskTable("word-entries", tag, build)
 
 
 @lru_cache(maxsize=4096)

@@ -6,8 +6,8 @@ Lookup order for a word (every step cached):
    (``naïve`` -> ``naive``, ``Thermopylæ`` -> ``thermopylae``), outer punctuation; a grave accent
    on ``è`` is kept because it marks a sounded syllable (``belovèd``);
 2. poetic contractions (``o'er``, ``e'er``, ``ne'er``, ``'tis``, ``th'``, ``thro'`` ...);
-3. CMUdict, all pronunciations (:mod:`poemetric.form.lexicon`: a precomputed table cached on
-   disk, loaded in about 40 ms);
+3. CMUdict, all pronunciations (:mod:`poemetric.form.lexicon`: a precomputed table on disk,
+   read one word at a time);
 4. marked endings: ``lov'd`` (non-syllabic -ed), ``belovèd`` (syllabic -ed), other elisions
    (``heav'n``, ``pow'r``: the elided vowel is dropped), possessives;
 5. hyphenated words: parts pronounced separately and joined;
