@@ -190,3 +190,15 @@ def test_letter_to_sound_ous_and_re_endings() -> None:
     assert guess_pronunciations("plorgeous")[0].endswith("JH AH0 S")
     assert guess_pronunciations("glimbre")[0].endswith("B ER0")  # British -re sounds -er
     assert pronunciations("sombre") == pronunciations("somber")  # spelled the American way
+
+
+def test_letter_by_letter_readings_are_dropped_when_the_word_has_another() -> None:
+    # CMUdict also lists *us* as U.S., *am* as A.M., *id* as I.D.
+    assert pronunciations("us") == ("AH1 S",)
+    assert pronunciations("am") == ("AE1 M",)
+    assert pronunciations("Id") == ("IH1 D",)
+    assert syllable_count(pronunciations("us")[0]) == 1
+    # spellings without a vowel keep the letter-by-letter reading (TV); other words keep all
+    assert pronunciations("the") == ("DH AH0", "DH AH1", "DH IY0")
+    assert "T IY1 V IY1" in pronunciations("tv")
+    assert len(pronunciations("every")) == 2

@@ -129,7 +129,41 @@ def clear_lookup_cache() -> None:
 
 
 def _cmu(key: str) -> tuple[str, ...]:
-    return lexicon.phones_for_word(key) if key else ()
+    """CMUdict's readings of `key`, without a letter-by-letter reading when the word has another
+    (*us* is also listed as U.S., *am* as A.M., *id* as I.D.). Spellings without a vowel letter
+    keep it: *TV* is said letter by letter."""
+    found = lexicon.phones_for_word(key) if key else ()
+    if len(found) > 1 and 1 < len(key) <= _MAX_SPELLED and _VOWEL_LETTER.search(key):
+        kept = tuple(phones for phones in found if not _spelled_out(key, phones))
+        if kept:
+            return kept
+    return found
+
+
+_VOWEL_LETTER = re.compile("[aeiouy]")
+#: Longer spellings are not checked for a letter-by-letter reading (acronyms are short).
+_MAX_SPELLED = 6
+
+
+def _spelled_out(key: str, phones: str) -> bool:
+    """True when `phones` is `key` read letter by letter (stress ignored)."""
+    sounds = tuple(re.sub(r"\d", "", phones).split())
+
+    def match(letter: int, at: int) -> bool:
+        if letter == len(key):
+            return at == len(sounds)
+        return any(
+            sounds[at : at + len(name)] == name and match(letter + 1, at + len(name))
+            for name in _letter_names(key[letter])
+        )
+
+    return match(0, 0)
+
+
+@cache
+def _letter_names(letter: str) -> tuple[tuple[str, ...], ...]:
+    """How a letter's name is said (CMUdict's entry for the letter, stress removed)."""
+    return tuple(tuple(re.sub(r"\d", "", p).split()) for p in lexicon.phones_for_word(letter))
 
 
 @cache
