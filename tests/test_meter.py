@@ -148,6 +148,14 @@ def test_final_syllabic_sonorant_after_a_stop_or_voiceless_fricative_is_never_dr
     assert scan_line("Often was love", "trochaic", 2).syllables == 4
 
 
+def test_no_syncope_before_a_stem_final_s_or_t() -> None:
+    """*moment*, *silence*, *talent* keep two syllables (after a sonorant, S and T belong to the
+    stem); before a voiced inflection the schwa may still go (*heav'ns*)."""
+    for word in ("moment", "silence", "talent", "patience"):
+        assert {len(option.classes) for option in word_options(word)} == {2}, word
+    assert {len(o.classes) for o in word_options("heavens")} == {1, 2}
+
+
 def test_llm_lines_counted_by_hand_are_well_formed() -> None:
     """bench/data/llm_meter_lines.tsv: one w/s letter per hand-counted syllable, ids unique."""
     path = Path(__file__).resolve().parent.parent / "bench" / "data" / "llm_meter_lines.tsv"

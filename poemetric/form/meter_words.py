@@ -207,11 +207,13 @@ def _before_vowel(rest: list[str]) -> bool:
 def _closes_syllable(rest: list[str]) -> bool:
     """Whether a sonorant followed by `rest` can close or join a syllable once the vowel before
     it is dropped: word-final (heav'n), before a vowel (wand'ring, list'ning) or before a final
-    inflection (heav'ns, ev'ns); not before a consonant and another syllable (*bal'nces*,
-    *vi'l'nce*: over-elisions that made regular lines look unmetrical)."""
+    inflection (heav'ns, op'nd); not before a consonant and another syllable (*bal'nces*,
+    *vi'l'nce*: over-elisions that made regular lines look unmetrical), nor before a final S or
+    T, which after a sonorant belong to the stem (*moment*, *silence*, *talent*): an inflection
+    there is voiced (Z, D)."""
     if not rest or _before_vowel(rest):
         return True
-    return len(rest) == 1 and rest[0] in {"S", "Z", "D", "T"}
+    return len(rest) == 1 and rest[0] in {"Z", "D"}
 
 
 #: Consonants after which a final -en / -le / -er stays a syllable of its own (*written*,
