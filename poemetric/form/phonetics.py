@@ -147,7 +147,7 @@ _MAX_SPELLED = 6
 
 def _spelled_out(key: str, phones: str) -> bool:
     """True when `phones` is `key` read letter by letter (stress ignored)."""
-    sounds = tuple(re.sub(r"\d", "", phones).split())
+    sounds = _without_stress(phones)
 
     def match(letter: int, at: int) -> bool:
         if letter == len(key):
@@ -163,7 +163,14 @@ def _spelled_out(key: str, phones: str) -> bool:
 @cache
 def _letter_names(letter: str) -> tuple[tuple[str, ...], ...]:
     """How a letter's name is said (CMUdict's entry for the letter, stress removed)."""
-    return tuple(tuple(re.sub(r"\d", "", p).split()) for p in lexicon.phones_for_word(letter))
+    return tuple(_without_stress(phones) for phones in lexicon.phones_for_word(letter))
+
+
+def _without_stress(phones: str) -> tuple[str, ...]:
+    return tuple(_STRESS_DIGIT.sub("", phones).split())
+
+
+_STRESS_DIGIT = re.compile(r"\d")
 
 
 @cache
