@@ -1,4 +1,4 @@
-"""Form checker on the public-domain evaluation corpus (bench/data/form_eval), per category.
+"""Form checker on a public-domain evaluation corpus (bench/data/form_eval), per category.
 
 Sonnets are checked by form alone (no pattern), ballads as "ballad" with no pattern, limericks
 as "limerick"; free verse, blank verse and prose are checked as sonnet, ballad and limerick, and
@@ -7,7 +7,10 @@ verdict with its summary, the schemes chosen for passing sonnets, the overlap wi
 release (must be empty; needs ../shared/data), and whole-process speed of `poemetric form check`
 on all cases (wall and CPU time, best of --runs).
 
-    .venv/bin/python bench/bench_form_corpus.py [--quiet] [--runs 3]
+    .venv/bin/python bench/bench_form_corpus.py [--quiet] [--runs 3] [--corpus DIR]
+
+`--corpus bench/data/form_holdout` runs the same on the corpus typed after the checker was built
+(see its README.md for its first, unseen result).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from form_corpus import gold_overlap, load_corpus
+from form_corpus import CORPUS_DIR, gold_overlap, load_corpus
 from mutations import GOLD_CSV
 
 from poemetric.form.checker import check_poem
@@ -37,10 +40,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quiet", action="store_true", help="do not list unexpected verdicts")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--corpus", type=Path, default=CORPUS_DIR, help="corpus directory (default: %(default)s)"
+    )
     args = parser.parse_args()
-    cases = load_corpus()
+    cases = load_corpus(args.corpus)
+    print(f"corpus: {args.corpus} ({len(cases)} cases)")
     if GOLD_CSV.is_file():
-        overlap = gold_overlap(GOLD_CSV)
+        overlap = gold_overlap(GOLD_CSV, args.corpus)
         print(f"poems also in the POEMetric release: {len(overlap)} {overlap or ''}")
     else:
         print("POEMetric release not found: overlap not checked")

@@ -1,8 +1,10 @@
-"""The public-domain evaluation corpus of bench/data/form_eval/ (see its README.md).
+"""The public-domain evaluation corpora of bench/data/ (see each one's README.md).
 
-`load_corpus()` returns every case: a text, the form it is checked as, and whether it should
-pass. `gold_overlap(csv)` lists corpus poems that also appear in the POEMetric release (by
-normalised title or first line); the corpus must have none.
+`load_corpus(directory)` returns every case of one corpus (default: `form_eval`, the corpus the
+form checker was developed on; `form_holdout` was typed later and first checked unseen): a text,
+the form it is checked as, and whether it should pass. A corpus may lack any of the files.
+`gold_overlap(csv)` lists corpus poems that also appear in the POEMetric release (by normalised
+title or first line); a corpus must have none.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 import yaml
 
 CORPUS_DIR = Path(__file__).resolve().parent / "data" / "form_eval"
+HOLDOUT_DIR = CORPUS_DIR.with_name("form_holdout")
 NEGATIVE_FORMS = {
     "free verse": ("sonnet", "ballad", "limerick"),
     "blank verse": ("sonnet", "ballad", "limerick"),
@@ -40,20 +43,22 @@ class Case:
     note: str = ""
 
 
-def _entries(name: str) -> list[dict[str, object]]:
-    loaded = yaml.safe_load((CORPUS_DIR / name).read_text(encoding="utf-8"))
-    return list(loaded)
+def _entries(directory: Path, name: str) -> list[dict[str, object]]:
+    path = directory / name
+    if not path.is_file():
+        return []
+    return list(yaml.safe_load(path.read_text(encoding="utf-8")) or [])
 
 
-def load_corpus() -> list[Case]:
+def load_corpus(directory: Path = CORPUS_DIR) -> list[Case]:
     cases: list[Case] = []
     for name, (category, form) in FILES.items():
-        for entry in _entries(name):
+        for entry in _entries(directory, name):
             cases.append(_case(entry, category, form, True))
-    for entry in _entries("other_forms.yaml"):
+    for entry in _entries(directory, "other_forms.yaml"):
         form = str(entry["form"])
         cases.append(_case(entry, form, form, form == "ballade"))
-    for entry in _entries("negatives.yaml"):
+    for entry in _entries(directory, "negatives.yaml"):
         kind = str(entry["category"])
         for form in NEGATIVE_FORMS[kind]:
             cases.append(_case(entry, f"{kind} as {form}", form, False))
@@ -81,14 +86,14 @@ def _first_line(text: str) -> str:
     return next((line for line in text.splitlines() if line.strip()), "")
 
 
-def gold_overlap(gold_csv: Path) -> list[str]:
+def gold_overlap(gold_csv: Path, directory: Path = CORPUS_DIR) -> list[str]:
     """Corpus ids whose title or first line is also in the POEMetric release."""
     with gold_csv.open(encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))
     titles = {_key(row["title"]) for row in rows}
     firsts = {_key(_first_line(row["content"]))[:40] for row in rows}
     found = []
-    for case in {c.id: c for c in load_corpus()}.values():
+    for case in {c.id: c for c in load_corpus(directory)}.values():
         title = _key(case.title.split(":")[-1].split("(")[0])
         first = _key(_first_line(case.text))[:40]
         if (title and title in titles) or first in firsts:
