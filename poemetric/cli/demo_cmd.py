@@ -155,7 +155,7 @@ def demo(
             )
             local_report = run_generation(store, [spec], options=local_options)
             console.print(f"   generate {local_report.summary_line()}")
-        form_report = run_form_stage(store, progress=progress)
+        form_report = run_form_stage(store, progress=progress, jobs=0)
         rates = ", ".join(
             f"{author} {form_report.pass_rate(author):.0%}"
             for author in sorted(form_report.total_by_author)

@@ -7,6 +7,8 @@ without loading it (and `form check` loads only what it uses).
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -30,6 +32,14 @@ err_console = Console(stderr=True)
 ThresholdOption = typer.Option(
     DEFAULT_THRESHOLD, "--threshold", "-t", min=0.0, max=1.0, help="Pass mark for every score."
 )
+JobsOption = typer.Option(
+    0,
+    "--jobs",
+    "-j",
+    min=0,
+    help="Worker processes: 0 = one per 500 poems, up to the CPUs available; 1 = no workers. "
+    "Results and their order do not depend on it.",
+)
 
 
 @form_app.command("check")
@@ -47,6 +57,7 @@ def check_command(
         help="Pull the poem out of raw model answers first (code fences, chat preambles, "
         "titles, closing remarks), as the pipeline does; removals are listed per row.",
     ),
+    jobs: int = JobsOption,
 ) -> None:
     """Check every row of a CSV/TSV/JSONL/Parquet file; write one JSON line per row.
 
@@ -62,13 +73,22 @@ def check_command(
         poemetric form check answers.jsonl -o checks.jsonl --threshold 0.8
 
         poemetric form check human.csv -o checks.jsonl --no-extract
+
+        poemetric form check big.jsonl -o checks.jsonl --jobs 8
     """
     from poemetric.form.io import FormInputError, check_file
 
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with output.open("w", encoding="utf-8") as handle:
-            summary = check_file(input_path, handle, threshold=threshold, extract=extract)
+        with output.open("w", encoding="utf-8") as handle, _row_progress() as advance:
+            summary = check_file(
+                input_path,
+                handle,
+                threshold=threshold,
+                extract=extract,
+                jobs=jobs,
+                on_row=advance,
+            )
     except FormInputError as exc:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -87,6 +107,19 @@ def check_command(
             f"[red]{summary.errors} row(s) could not be checked[/red]; their `error` says why"
         )
         raise typer.Exit(1)
+
+
+@contextmanager
+def _row_progress() -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr when it is a terminal (rows done of all rows), else nothing."""
+    if not err_console.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=err_console, transient=True) as bar:
+        task = bar.add_task("form check", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 @form_app.command("scan")
@@ -181,6 +214,7 @@ def run_command(
     force: bool = typer.Option(
         False, "--force", help="Re-check rows already checked by this version."
     ),
+    jobs: int = JobsOption,
 ) -> None:
     """Form-check every successful generation of a run (the pipeline's form stage).
 
@@ -199,7 +233,7 @@ def run_command(
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
     with store:
-        report = run_form_stage(store, threshold=threshold, force=force)
+        report = run_form_stage(store, threshold=threshold, force=force, jobs=jobs)
     table = Table(title=f"Form checks in {run}")
     for column in ("author", "passed", "checked", "rate"):
         table.add_column(column, justify="left" if column == "author" else "right")

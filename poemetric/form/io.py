@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
 from poemetric.data.io import DatasetError, RawTable, file_format, read_table
 from poemetric.extraction import extract_poem
-from poemetric.form.checker import DEFAULT_THRESHOLD, batch_checks, check_poem
+from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
+from poemetric.form.parallel import map_in_order, resolve_jobs
 
 TEXT_KEYS = ("content", "text", "poem")
 FORM_KEYS = ("form",)
@@ -195,18 +197,27 @@ def check_file(
     *,
     threshold: float = DEFAULT_THRESHOLD,
     extract: bool = True,
+    jobs: int = 1,
+    on_row: Callable[[int, int], None] | None = None,
 ) -> CheckSummary:
-    """Check every row of `source`, writing one JSON line per row to `destination`."""
+    """Check every row of `source`, writing one JSON line per row to `destination` in file order.
+
+    `jobs`: worker processes (0 = automatic: one per 500 rows, up to the CPUs; 1 = this process;
+    see `poemetric.form.parallel`); the output is the same whatever the number. `on_row(done,
+    total)` is called after each row is written (a progress bar).
+    """
+    rows = list(read_rows(source))
     summary = CheckSummary()
-    with batch_checks():
-        for row in read_rows(source):
-            record = check_row(row, threshold, extract=extract)
-            destination.write(json.dumps(record, ensure_ascii=False) + "\n")
-            summary.rows += 1
-            form = str(record.get("form") or "?")
-            if record["error"] and record["error_kind"] != "text":
-                summary.errors += 1
-            else:
-                summary.total[form] += 1
-                summary.passed[form] += int(bool(record["passed"]))
+    work = partial(check_row, threshold=threshold, extract=extract)
+    for record in map_in_order(work, rows, jobs=resolve_jobs(jobs, len(rows))):
+        destination.write(json.dumps(record, ensure_ascii=False) + "\n")
+        summary.rows += 1
+        form = str(record.get("form") or "?")
+        if record["error"] and record["error_kind"] != "text":
+            summary.errors += 1
+        else:
+            summary.total[form] += 1
+            summary.passed[form] += int(bool(record["passed"]))
+        if on_row is not None:
+            on_row(summary.rows, len(rows))
     return summary

@@ -216,7 +216,7 @@ def _cost_classes(wanted: set[str]) -> None:
             continue
         coded = [_code_list(classes) for classes in members]
         delta = _DELTA[np.array([codes for codes, _ in coded], dtype=np.intp)]
-        costs = table.strong @ delta.T  # (rows, members): variation + stress costs
+        costs = _settled(table.strong @ delta.T)  # (rows, members): variation + stress costs
         group_min = np.minimum.reduceat(costs, table.group_starts, axis=0)
         cells = np.full((_SHAPE[0] * _SHAPE[1], len(members)), np.inf)
         cells[table.group_cells] = group_min
@@ -264,9 +264,23 @@ def _best_row(classes: str, foot_index: int, feet: int) -> tuple[int, float, Len
         return None
     start, end = rows
     codes, _ = _code_list(classes)
-    costs = table.strong[start:end] @ _DELTA[np.array(codes, dtype=np.intp)]
+    costs = _settled(table.strong[start:end] @ _DELTA[np.array(codes, dtype=np.intp)])
     row = int(costs.argmin())
     return start + row, float(costs[row]), table
+
+
+#: Decimals kept of a summed cost. Costs are sums of constants with at most three decimals;
+#: BLAS sums in an order that depends on the shape of the product (how many class strings are
+#: costed together), so the last bit of a sum, and with it the choice between two equally cheap
+#: readings, depended on which lines were checked together (in one process, or split across
+#: worker processes). Rounded, equal costs are equal wherever they were computed.
+COST_DECIMALS = 9
+
+
+def _settled(costs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    np.round(costs, COST_DECIMALS, out=costs)
+    costs += 0.0  # a -0.0 left by rounding a tiny negative sum becomes 0.0
+    return costs
 
 
 def clear_caches() -> None:

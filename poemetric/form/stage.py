@@ -21,12 +21,19 @@ import math
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from poemetric.data.errata import errata_for_run
-from poemetric.form.checker import CHECKER_VERSION, DEFAULT_THRESHOLD, batch_checks, check_poem
-from poemetric.form.errata_verdicts import annotation_with_errata, errata_key, errata_verdict
+from poemetric.form.checker import CHECKER_VERSION, DEFAULT_THRESHOLD, check_poem
+from poemetric.form.errata_verdicts import (
+    CorrectedAnnotation,
+    annotation_with_errata,
+    errata_key,
+    errata_verdict,
+)
+from poemetric.form.parallel import map_in_order, resolve_jobs
 from poemetric.store.db import RunStore
 
 _PENDING_SQL = """
@@ -63,8 +70,13 @@ def run_form_stage(
     threshold: float = DEFAULT_THRESHOLD,
     progress: bool = True,
     force: bool = False,
+    jobs: int = 1,
 ) -> FormStageReport:
-    """Check every 'ok' generation and save the verdicts; returns counts per author."""
+    """Check every 'ok' generation and save the verdicts; returns counts per author.
+
+    `jobs`: worker processes (0 = one per 500 pending rows, up to the CPUs; 1 = this process;
+    see `poemetric.form.parallel`). Verdicts are saved as they arrive, in generation order.
+    """
     rows = store.query(_PENDING_SQL)
     errata = errata_for_run(store)
     report = FormStageReport()
@@ -76,55 +88,80 @@ def run_form_stage(
             report.skipped += 1
         else:
             todo.append((row, fixed))
-    with (
-        Progress(
-            TextColumn("form check"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            disable=not progress,
-        ) as bar,
-        batch_checks(),
-    ):
-        task = bar.add_task("form", total=len(todo))
-        for row, fixed in todo:
-            text = row["poem"] if row["poem"] is not None else row["response_text"]
-            result = check_poem(
-                text or "", row["form"], row["meter"], row["rhyme"], threshold=threshold
-            )
-            unassessable = result.error is not None and result.error_kind != "text"
-            not_a_poem = result.error is not None and not unassessable
-            store.save_form_check(
-                {
-                    "generation_id": row["generation_id"],
-                    "checker_version": CHECKER_VERSION,
-                    "passed": None if unassessable else int(result.passed),
-                    "meter_score": 0.0 if not_a_poem else result.meter_score,
-                    "rhyme_score": 0.0 if not_a_poem else result.rhyme_score,
-                    "form_score": 0.0 if not_a_poem else result.form_score,
-                    "explanation": {
-                        "summary": result.summary,
-                        "issues": [issue.model_dump() for issue in result.explanation],
-                        "facts": result.facts,
-                        "threshold": threshold,
-                        "error_kind": result.error_kind,
-                        **(
-                            {"errata": errata_verdict(text or "", fixed, threshold)}
-                            if fixed is not None
-                            else {}
-                        ),
-                    },
-                    "error": result.error,
-                }
-            )
+    tasks = [
+        _Task(
+            row["generation_id"],
+            row["poem"] if row["poem"] is not None else row["response_text"] or "",
+            row["form"],
+            row["meter"],
+            row["rhyme"],
+            threshold,
+            fixed,
+        )
+        for row, fixed in todo
+    ]
+    authors = {row["generation_id"]: row["author"] for row, _fixed in todo}
+    workers = resolve_jobs(jobs, len(tasks))
+    with Progress(
+        TextColumn("form check" + (f" ({workers} processes)" if workers > 1 else "")),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        disable=not progress,
+    ) as bar:
+        task = bar.add_task("form", total=len(tasks))
+        for verdict in map_in_order(_verdict, tasks, jobs=workers):
+            store.save_form_check(verdict)
             report.checked += 1
-            if unassessable:
+            if verdict["passed"] is None:
                 report.errors += 1
             else:
-                report.total_by_author[row["author"]] += 1
-                report.passed_by_author[row["author"]] += int(result.passed)
+                author = authors[verdict["generation_id"]]
+                report.total_by_author[author] += 1
+                report.passed_by_author[author] += verdict["passed"]
             bar.advance(task)
     return report
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What a worker needs to check one generation (plain data: it crosses processes)."""
+
+    generation_id: str
+    text: str
+    form: str
+    meter: str | None
+    rhyme: str | None
+    threshold: float
+    fixed: CorrectedAnnotation | None
+
+
+def _verdict(task: _Task) -> dict[str, Any]:
+    """The `form_checks` record of one generation."""
+    result = check_poem(task.text, task.form, task.meter, task.rhyme, threshold=task.threshold)
+    unassessable = result.error is not None and result.error_kind != "text"
+    not_a_poem = result.error is not None and not unassessable
+    return {
+        "generation_id": task.generation_id,
+        "checker_version": CHECKER_VERSION,
+        "passed": None if unassessable else int(result.passed),
+        "meter_score": 0.0 if not_a_poem else result.meter_score,
+        "rhyme_score": 0.0 if not_a_poem else result.rhyme_score,
+        "form_score": 0.0 if not_a_poem else result.form_score,
+        "explanation": {
+            "summary": result.summary,
+            "issues": [issue.model_dump() for issue in result.explanation],
+            "facts": result.facts,
+            "threshold": task.threshold,
+            "error_kind": result.error_kind,
+            **(
+                {"errata": errata_verdict(task.text, task.fixed, task.threshold)}
+                if task.fixed is not None
+                else {}
+            ),
+        },
+        "error": result.error,
+    }
 
 
 def _is_current(row: sqlite3.Row, threshold: float) -> bool:

@@ -1,0 +1,74 @@
+"""Form checks of many poems across worker processes, results in input order.
+
+The checker is pure Python and CPU-bound, so a batch scales with processes, not threads. Workers
+are started with ``spawn``: the parent's open SQLite tables must not be shared through ``fork``.
+Each worker imports the checker and opens the per-machine tables itself (about 0.4 s), so a worker
+pays off only over a few hundred poems: `auto_jobs` asks for one worker per `POEMS_PER_WORKER`
+poems, up to the CPUs this process may use. With one job everything runs in this process, as
+before. Results are the same whatever the number of jobs (`tests/test_form_parallel.py`).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
+
+from poemetric.form.checker import batch_checks
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+#: Below this many poems per worker, starting workers costs more than it saves.
+POEMS_PER_WORKER = 500
+#: Poems sent to a worker at a time (amortises pickling; small enough to keep workers busy).
+CHUNK_SIZE = 16
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def auto_jobs(poems: int) -> int:
+    """Worker processes for `poems` poems: one per POEMS_PER_WORKER, at most one per CPU."""
+    return max(1, min(available_cpus(), poems // POEMS_PER_WORKER))
+
+
+def resolve_jobs(jobs: int, poems: int) -> int:
+    """`jobs` as asked (0 = automatic), never more than there are poems."""
+    if jobs < 0:
+        raise ValueError(f"jobs must be 0 (automatic) or a positive number, got {jobs}")
+    wanted = auto_jobs(poems) if jobs == 0 else jobs
+    return max(1, min(wanted, poems))
+
+
+def _start_worker() -> None:
+    # A worker lives for one batch: keep batch_checks' collector settings for its whole life.
+    gc.freeze()
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 50_000), max(threshold[1], 20), max(threshold[2], 100))
+
+
+def map_in_order(
+    work: Callable[[Item], Result], items: Iterable[Item], *, jobs: int = 1
+) -> Iterator[Result]:
+    """`work(item)` for every item, yielded in input order; in `jobs` worker processes when
+    `jobs` > 1 (`work` and the items must then pickle: a module-level function and plain data)."""
+    if jobs <= 1:
+        with batch_checks():
+            yield from map(work, items)
+        return
+    import multiprocessing  # here: `form check` of a few poems starts without it
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker)
+    try:
+        yield from pool.map(work, items, chunksize=CHUNK_SIZE)
+    finally:
+        # Stopped early (an error, Ctrl-C): drop the chunks not started rather than finish them.
+        pool.shutdown(wait=True, cancel_futures=True)
