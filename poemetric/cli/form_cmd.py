@@ -37,7 +37,7 @@ JobsOption = typer.Option(
     "--jobs",
     "-j",
     min=0,
-    help="Worker processes: 0 = one per 500 poems, up to the CPUs available; 1 = no workers. "
+    help="Worker processes: 0 = one per 1,000 poems, up to the CPUs available; 1 = no workers. "
     "Results and their order do not depend on it.",
 )
 

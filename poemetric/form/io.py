@@ -202,7 +202,7 @@ def check_file(
 ) -> CheckSummary:
     """Check every row of `source`, writing one JSON line per row to `destination` in file order.
 
-    `jobs`: worker processes (0 = automatic: one per 500 rows, up to the CPUs; 1 = this process;
+    `jobs`: worker processes (0 = automatic: one per 1,000 rows, up to the CPUs; 1 = this process;
     see `poemetric.form.parallel`); the output is the same whatever the number. `on_row(done,
     total)` is called after each row is written (a progress bar).
     """

@@ -3,7 +3,7 @@
 The checker is pure Python and CPU-bound, so a batch scales with processes, not threads. Workers
 are started with ``spawn``: the parent's open SQLite tables must not be shared through ``fork``.
 Each worker imports the checker and opens the per-machine tables itself (about 0.4 s), so a worker
-pays off only over a few hundred poems: `auto_jobs` asks for one worker per `POEMS_PER_WORKER`
+pays off only over a thousand poems or so: `auto_jobs` asks for one worker per `POEMS_PER_WORKER`
 poems, up to the CPUs this process may use. With one job everything runs in this process, as
 before. Results are the same whatever the number of jobs (`tests/test_form_parallel.py`).
 """
@@ -20,8 +20,9 @@ from poemetric.form.checker import batch_checks
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-#: Below this many poems per worker, starting workers costs more than it saves.
-POEMS_PER_WORKER = 500
+#: Poems per worker when the count is automatic. A worker costs about 0.5 s to start plus its own
+#: cold caches (the words and rhyme pairs it meets first); measured in docs/benchmarks.md.
+POEMS_PER_WORKER = 1000
 #: Poems sent to a worker at a time (amortises pickling; small enough to keep workers busy).
 CHUNK_SIZE = 16
 

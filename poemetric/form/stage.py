@@ -74,7 +74,7 @@ def run_form_stage(
 ) -> FormStageReport:
     """Check every 'ok' generation and save the verdicts; returns counts per author.
 
-    `jobs`: worker processes (0 = one per 500 pending rows, up to the CPUs; 1 = this process;
+    `jobs`: worker processes (0 = one per 1,000 pending rows, up to the CPUs; 1 = this process;
     see `poemetric.form.parallel`). Verdicts are saved as they arrive, in generation order.
     """
     rows = store.query(_PENDING_SQL)

@@ -1,0 +1,88 @@
+"""`poemetric form check --jobs N`: wall time of the whole process against the number of worker
+processes, on distinct poems (bench/distinct_poems.py: the 163 gold poems, then Markov poems for
+the gold requests; nothing repeated). Each job count runs `--runs` times in alternation with the
+others (best and median wall time; CPU time of all processes together), and every output must be
+byte-identical to the one-process output. Not pinned to one core: using more cores is the point.
+Nothing is cached between processes except the per-machine tables (built before timing).
+
+    .venv/bin/python bench/bench_form_parallel.py [--poems 1630 10000] [--jobs 1 2 4] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from shared_data import require
+
+
+def main() -> None:
+    from poemetric.form.parallel import available_cpus
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--poems", type=int, nargs="+", default=[1630])
+    parser.add_argument("--jobs", type=int, nargs="+", default=None)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    cpus = available_cpus()
+    jobs = args.jobs or sorted({1, 2, cpus} | ({4} if cpus >= 4 else set()))
+
+    from distinct_poems import distinct_poems
+    from mutations import GOLD_CSV, load_gold
+
+    from poemetric.form import lexicon, meter_templates, meter_words
+
+    lexicon.store().get("a"), meter_words.word_entry_table().get("a")  # build once, untimed
+    meter_templates.length_table(10)
+    gold = load_gold(require(GOLD_CSV))
+    poemetric = str(Path(sys.executable).with_name("poemetric"))
+    print(f"CPUs available: {cpus}; job counts: {jobs}; runs: {args.runs} (alternating)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.poems:
+            source = Path(tmp) / f"poems-{n}.jsonl"
+            source.write_text(
+                "".join(json.dumps(p.__dict__) + "\n" for p in distinct_poems(gold, n)),
+                encoding="utf-8",
+            )
+            walls: dict[int, list[float]] = {j: [] for j in jobs}
+            cpus_used: dict[int, list[float]] = {j: [] for j in jobs}
+            outputs: dict[int, bytes] = {}
+            for _ in range(args.runs):
+                for j in jobs:
+                    out = Path(tmp) / f"out-{n}-{j}.jsonl"
+                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    start = time.perf_counter()
+                    command = [poemetric, "form", "check", str(source), "-o", str(out)]
+                    subprocess.run([*command, "--jobs", str(j)], capture_output=True, check=True)
+                    walls[j].append(time.perf_counter() - start)
+                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                    cpus_used[j].append(
+                        after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+                    )
+                    outputs[j] = out.read_bytes()
+            base = min(walls[1]) if 1 in walls else None
+            print(f"\n{n:,} distinct poems, whole `poemetric form check` process:")
+            for j in jobs:
+                best = min(walls[j])
+                speedup = f", {base / best:.2f}x one process" if base else ""
+                same = "identical" if outputs[j] == outputs[jobs[0]] else "DIFFERENT OUTPUT"
+                print(
+                    f"  --jobs {j}: best {best:.2f} s wall = {n / best:,.0f} poems/s "
+                    f"(median {statistics.median(walls[j]):.2f} s{speedup}); "
+                    f"CPU of all processes {min(cpus_used[j]):.1f} s; output {same}"
+                )
+                if outputs[j] != outputs[jobs[0]]:
+                    raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
