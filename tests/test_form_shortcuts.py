@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from poemetric.form import lexicon, meter
+from poemetric.form import lexicon, meter, meter_search
 from poemetric.form.rhyme import RhymeKind, classify_rhyme, perfect_rhyme
 from poemetric.form.rhyme_sounds import _may_resemble, key_features, rhyme_key, rime_category
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from form_corpus import load_corpus
 
 RHYME_WORDS = [
     "day",
@@ -112,3 +118,26 @@ def test_perfect_rhyme_agrees_with_classify_rhyme() -> None:
 )
 def test_syllable_count_is_the_free_scan(line: str) -> None:
     assert meter.syllable_count(line) == meter.scan_line(line).syllables
+
+
+def test_reading_length_is_the_length_of_the_rebuilt_reading() -> None:
+    """Every (foot, feet) of every line of the public-domain corpus, also after the per-class-
+    string costs were forgotten (then the reading is rebuilt)."""
+    corpus = load_corpus()
+    lines = list(
+        dict.fromkeys(line.strip() for c in corpus for line in c.text.splitlines() if line.strip())
+    )
+    assert len(lines) > 1000
+    checked = 0
+    for analysis in meter.analyse(lines):
+        for foot in meter_search.FOOT_TYPES:
+            for feet in range(1, meter_search.MAX_FEET + 1):
+                reading = analysis.reading(foot, feet)
+                expected = None if reading is None else len(reading.labels)
+                assert analysis.reading_length(foot, feet) == expected
+                checked += expected is not None
+    assert checked > 10_000
+    analysis = meter.analyse([lines[0]])[0]
+    meter_search._CLASS_COSTS.clear()
+    reading = analysis.reading("iambic", 5)
+    assert reading is not None and analysis.reading_length("iambic", 5) == len(reading.labels)

@@ -175,8 +175,9 @@ def syllable_count(line: str) -> int:
     (analysis,) = analyse([line])
     if not analysis.words:
         return 0
-    reading = analysis.reading(*_free_choice(analysis, None))
-    return len(reading.labels) if reading is not None else analysis.plain_syllables
+    foot, feet = _free_choice(analysis, None)
+    length = analysis.reading_length(foot, feet) if feet is not None else None
+    return analysis.plain_syllables if length is None else length
 
 
 def _line_scan(line: str, analysis: LineAnalysis, reading: Reading) -> LineScan:

@@ -113,6 +113,24 @@ class LineAnalysis:
         feet = int(row.argmin())
         return feet if math.isfinite(row[feet]) else None
 
+    def reading_length(self, foot: str, feet: int) -> int | None:
+        """Syllables of `reading(foot, feet)` without rebuilding it (form rules ask it of every
+        line): the first syllabification, cheapest first, whose cost in that cell is the line's
+        best, from the per-class-string costs of the analysis when they are still cached."""
+        foot_index = FOOT_TYPES.index(foot)
+        target = self.best[foot_index, feet]
+        if not math.isfinite(target):
+            return None
+        cell = foot_index * _SHAPE[1] + feet
+        for syl in self.syllabifications:
+            if syl.classes not in _CLASS_COSTS:
+                break  # the cache was cleared since: rebuild the reading
+            entry = _CLASS_COSTS[syl.classes]
+            if entry is not None and entry[0][cell] + (syl.cost + entry[1]) <= target + 1e-9:
+                return len(syl.classes)
+        found = self.reading(foot, feet)
+        return None if found is None else len(found.labels)
+
     def reading(self, foot: str, feet: int | None = None) -> Reading | None:
         """Cheapest reading in `foot` with `feet` feet (any number when None)."""
         if feet is None:
