@@ -287,7 +287,7 @@ def _best_row(classes: str, foot_index: int, feet: int) -> tuple[int, float, Len
     return start + row, float(costs[row]), table
 
 
-#: Decimals kept of a summed cost. Costs are sums of constants with at most three decimals;
+#: Decimals kept of a summed cost. Costs are sums of constants with at most two decimals;
 #: BLAS sums in an order that depends on the shape of the product (how many class strings are
 #: costed together), so the last bit of a sum, and with it the choice between two equally cheap
 #: readings, depended on which lines were checked together (in one process, or split across

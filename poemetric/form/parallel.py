@@ -2,7 +2,7 @@
 
 The checker is pure Python and CPU-bound, so a batch scales with processes, not threads. Workers
 are started with ``spawn``: the parent's open SQLite tables must not be shared through ``fork``.
-Each worker imports the checker and opens the per-machine tables itself (about 0.4 s), so a worker
+Each worker imports the checker and opens the per-machine tables itself (about 0.5 s), so a worker
 pays off only over a thousand poems or so: `auto_jobs` asks for one worker per `POEMS_PER_WORKER`
 poems, up to the CPUs this process may use. With one job everything runs in this process, as
 before. Results are the same whatever the number of jobs (`tests/test_form_parallel.py`).
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
@@ -48,6 +49,9 @@ def resolve_jobs(jobs: int, poems: int) -> int:
 
 
 def _start_worker() -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the batch (see map_in_order), and
+    # workers that also raised KeyboardInterrupt would only print one traceback each.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # A worker lives for one batch: keep batch_checks' collector settings for its whole life.
     gc.freeze()
     threshold = gc.get_threshold()
