@@ -6,6 +6,8 @@ Each worker imports the checker and opens the per-machine tables itself (about 0
 pays off only over a thousand poems or so: `auto_jobs` asks for one worker per `POEMS_PER_WORKER`
 poems, up to the CPUs this process may use. With one job everything runs in this process, as
 before. Results are the same whatever the number of jobs (`tests/test_form_parallel.py`).
+A script that asks for workers must do so under ``if __name__ == "__main__":`` (``spawn`` imports
+the main module again in each worker).
 """
 
 from __future__ import annotations
