@@ -91,14 +91,21 @@ def batch_checks() -> Iterator[None]:
     again and again was a third of the time of a long batch. Used by `check_file` and the
     pipeline stage; settings are restored on exit.
     """
-    threshold = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(threshold[0], 50_000), max(threshold[1], 20), max(threshold[2], 100))
+    threshold = relax_collector()
     try:
         yield
     finally:
         gc.set_threshold(*threshold)
         gc.unfreeze()
+
+
+def relax_collector() -> tuple[int, int, int]:
+    """`batch_checks`' collector settings, without restoring them (a worker process keeps them
+    for its life); returns the thresholds they replaced."""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(max(threshold[0], 50_000), max(threshold[1], 20), max(threshold[2], 100))
+    return threshold
 
 
 def normalize_form(form: str) -> str:

@@ -12,13 +12,12 @@ the main module again in each worker).
 
 from __future__ import annotations
 
-import gc
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from poemetric.form.checker import batch_checks
+from poemetric.form.checker import batch_checks, relax_collector
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -54,10 +53,7 @@ def _start_worker() -> None:
     # Ctrl-C reaches the whole process group: the parent stops the batch (see map_in_order), and
     # workers that also raised KeyboardInterrupt would only print one traceback each.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # A worker lives for one batch: keep batch_checks' collector settings for its whole life.
-    gc.freeze()
-    threshold = gc.get_threshold()
-    gc.set_threshold(max(threshold[0], 50_000), max(threshold[1], 20), max(threshold[2], 100))
+    relax_collector()  # a worker lives for one batch
 
 
 def map_in_order(

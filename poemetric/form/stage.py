@@ -80,27 +80,27 @@ def run_form_stage(
     rows = store.query(_PENDING_SQL)
     errata = errata_for_run(store)
     report = FormStageReport()
-    todo = []
+    tasks: list[_Task] = []
+    authors: dict[str, str] = {}
     for row in rows:
         fixed = annotation_with_errata(errata, row)
         errata_current = fixed is None or row["checked_errata"] == errata_key(fixed)
         if not force and errata_current and _is_current(row, threshold):
             report.skipped += 1
-        else:
-            todo.append((row, fixed))
-    tasks = [
-        _Task(
-            row["generation_id"],
-            row["poem"] if row["poem"] is not None else row["response_text"] or "",
-            row["form"],
-            row["meter"],
-            row["rhyme"],
-            threshold,
-            fixed,
+            continue
+        text = row["poem"] if row["poem"] is not None else row["response_text"] or ""
+        tasks.append(
+            _Task(
+                row["generation_id"],
+                text,
+                row["form"],
+                row["meter"],
+                row["rhyme"],
+                threshold,
+                fixed,
+            )
         )
-        for row, fixed in todo
-    ]
-    authors = {row["generation_id"]: row["author"] for row, _fixed in todo}
+        authors[row["generation_id"]] = row["author"]
     workers = resolve_jobs(jobs, len(tasks))
     with Progress(
         TextColumn("form check" + (f" ({workers} processes)" if workers > 1 else "")),
