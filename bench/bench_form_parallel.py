@@ -3,7 +3,8 @@ processes, on distinct poems (bench/distinct_poems.py: the 163 gold poems, then 
 the gold requests; nothing repeated). Each job count runs `--runs` times in alternation with the
 others (best and median wall time; CPU time of all processes together), and every output must be
 byte-identical to the one-process output. Not pinned to one core: using more cores is the point.
-Nothing is cached between processes except the per-machine tables (built before timing).
+Nothing is cached between processes except the per-machine tables (built before timing) and the
+bytecode of the modules (on, as in a normal install; see bench_form_speed.py).
 
     .venv/bin/python bench/bench_form_parallel.py [--poems 1630 10000] [--jobs 1 2 4] [--runs 3]
 """
@@ -12,16 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_form_speed import _open_tables, _timed
 from shared_data import require
 
 
@@ -41,8 +40,7 @@ def main() -> None:
 
     from poemetric.form import lexicon, meter_templates, meter_words
 
-    lexicon.store().get("a"), meter_words.word_entry_table().get("a")  # build once, untimed
-    meter_templates.length_table(10)
+    _open_tables(lexicon, meter_words, meter_templates)  # build them once, outside the timings
     gold = load_gold(require(GOLD_CSV))
     poemetric = str(Path(sys.executable).with_name("poemetric"))
     print(f"CPUs available: {cpus}; job counts: {jobs}; runs: {args.runs} (alternating)")
@@ -56,18 +54,21 @@ def main() -> None:
             walls: dict[int, list[float]] = {j: [] for j in jobs}
             cpus_used: dict[int, list[float]] = {j: [] for j in jobs}
             outputs: dict[int, bytes] = {}
+            one = Path(tmp) / "one.jsonl"
+            one.write_text(source.read_text(encoding="utf-8").split("\n", 1)[0] + "\n")
+            warm = [poemetric, "form", "check", str(one), "-o", str(Path(tmp) / "warm.jsonl")]
+            _timed(warm, pin=False)  # untimed: writes the .pyc files
+            command = [poemetric, "form", "check", str(source)]
             for _ in range(args.runs):
                 for j in jobs:
                     out = Path(tmp) / f"out-{n}-{j}.jsonl"
-                    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    start = time.perf_counter()
-                    command = [poemetric, "form", "check", str(source), "-o", str(out)]
-                    subprocess.run([*command, "--jobs", str(j)], capture_output=True, check=True)
-                    walls[j].append(time.perf_counter() - start)
-                    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-                    cpus_used[j].append(
-                        after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+                    wall, cpu, code = _timed(
+                        [*command, "-o", str(out), "--jobs", str(j)], pin=False
                     )
+                    if code != 0:
+                        raise SystemExit(f"`poemetric form check --jobs {j}` exited with {code}")
+                    walls[j].append(wall)
+                    cpus_used[j].append(cpu)
                     outputs[j] = out.read_bytes()
             base = min(walls[1]) if 1 in walls else None
             print(f"\n{n:,} distinct poems, whole `poemetric form check` process:")

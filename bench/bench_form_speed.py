@@ -100,11 +100,16 @@ def _run_child(mode: str, path: Path) -> dict[str, float]:
     return result
 
 
-def _timed(command: list[str], env: dict[str, str] = CHILD_ENV) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds, exit code) of a whole child process."""
+def _timed(
+    command: list[str], env: dict[str, str] = CHILD_ENV, *, pin: bool = True
+) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of it and its children, exit code) of a whole child process,
+    on one core unless `pin` is False."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run([*PIN, *command], capture_output=True, check=False, env=env)
+    done = subprocess.run(
+        [*(PIN if pin else []), *command], capture_output=True, check=False, env=env
+    )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
