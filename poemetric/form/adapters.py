@@ -68,9 +68,11 @@ def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
 _KIND_TO_RHYME = {kind.name: Rhyme[kind.name] for kind in RhymeKind}
 
 
+@lru_cache(maxsize=1 << 16)
 def perfect_rhyme(word_a: str, word_b: str) -> bool:
     """Whether `rhyme_kind(word_a, word_b)` is PERFECT, without the looser classes' work
-    (historical, near and loose rhymes are only looked for when the sounds do not rhyme)."""
+    (historical, near and loose rhymes are only looked for when the sounds do not rhyme).
+    Cached: scheme searches ask it of the same end-word pairs once per candidate scheme."""
     if word_a == word_b and word_a:
         return False
     if " " in word_a or " " in word_b:

@@ -50,6 +50,7 @@ def score_scheme(
     incidental_ok: bool = False,
     credits: dict[Rhyme, float] = RHYME_CREDIT,
     extra_rhymes_ok: bool = False,
+    explain: bool = True,
 ) -> Scored:
     """Score lines against rhyme letters; letters are local to each unit.
 
@@ -63,7 +64,8 @@ def score_scheme(
     on the octave's strength. With `incidental_ok` (stanzaic forms, three or more units),
     unexpected rhymes in fewer than half of the units are chance and forgiven; with
     `extra_rhymes_ok` (a stanza pattern chosen by the checker, none requested) they never cost:
-    a ballad that rhymes more than ABCB asks is still a ballad.
+    a ballad that rhymes more than ABCB asks is still a ballad. With `explain=False` the score
+    and note are the same but no findings are written (`best_scheme` explains only the winner).
     """
     credit_sum = 0.0
     required = 0
@@ -82,14 +84,15 @@ def score_scheme(
     for unit in units:
         if unit.missing:
             required += unit.missing
-            findings.append(
-                Finding(
-                    "rhyme",
-                    tuple(i + 1 for i in unit.lines),
-                    f"stanza at line {unit.lines[0] + 1 if unit.lines else '?'} is too short for "
-                    f"the pattern: {unit.missing} rhyme(s) missing",
+            if explain:
+                findings.append(
+                    Finding(
+                        "rhyme",
+                        tuple(i + 1 for i in unit.lines),
+                        f"stanza at line {unit.lines[0] + 1 if unit.lines else '?'} is too short "
+                        f"for the pattern: {unit.missing} rhyme(s) missing",
+                    )
                 )
-            )
         seen: dict[str, list[int]] = {}
         for index, letter in zip(unit.lines, unit.letters, strict=False):
             word = words[index]
@@ -107,7 +110,7 @@ def score_scheme(
                         best_credit, best_kind, best_j = credits[kind], kind, j
                 credit_sum += best_credit
                 tally(index, best_credit, True)
-                if best_credit < REPORT_BELOW:
+                if explain and best_credit < REPORT_BELOW:
                     findings.append(
                         Finding(
                             "rhyme",
@@ -127,15 +130,16 @@ def score_scheme(
                     if hit is not None:
                         unexpected += 1
                         tally(index, 0.0, False)
-                        surprises.append(
-                            Finding(
-                                "rhyme",
-                                (hit + 1, index + 1),
-                                f"line {index + 1} ({letter}) rhymes with line {hit + 1} "
-                                f"({other_letter}): {words[hit]!r} / {word!r}, but the pattern "
-                                "asks for a new rhyme",
+                        if explain:
+                            surprises.append(
+                                Finding(
+                                    "rhyme",
+                                    (hit + 1, index + 1),
+                                    f"line {index + 1} ({letter}) rhymes with line {hit + 1} "
+                                    f"({other_letter}): {words[hit]!r} / {word!r}, but the "
+                                    "pattern asks for a new rhyme",
+                                )
                             )
-                        )
                         break
             earlier.append(index)
     if extra_rhymes_ok or (incidental_ok and len(units) >= 3 and unexpected < len(units) / 2):
@@ -201,10 +205,11 @@ def best_scheme(
     credits: dict[Rhyme, float] = RHYME_CREDIT,
     extra_rhymes_ok: bool = False,
 ) -> tuple[str, Scored]:
-    """The best-scoring (name, layout) candidate; ties keep the earlier one."""
-    best_name, best = candidates[0][0], Scored(None)
+    """The best-scoring (name, layout) candidate; ties keep the earlier one. Candidates are
+    scored without findings and only the winner is scored again with them."""
+    best_index, best = 0, Scored(None)
     best_value = -1.0
-    for name, units in candidates:
+    for index, (name, units) in enumerate(candidates):
         result = score_scheme(
             words,
             units,
@@ -214,11 +219,24 @@ def best_scheme(
             incidental_ok=incidental_ok,
             credits=credits,
             extra_rhymes_ok=extra_rhymes_ok,
+            explain=len(candidates) == 1,
         )
         value = -0.5 if result.score is None else result.score
         if value > best_value + 1e-9:
-            best_name, best, best_value = name, result, value
-    return best_name, best
+            best_index, best, best_value = index, result, value
+    name, units = candidates[best_index]
+    if len(candidates) > 1 and best.score is not None:
+        best = score_scheme(
+            words,
+            units,
+            pattern_name=name,
+            parts=parts,
+            lines=lines,
+            incidental_ok=incidental_ok,
+            credits=credits,
+            extra_rhymes_ok=extra_rhymes_ok,
+        )
+    return name, best
 
 
 def end_words(lines: tuple[str, ...]) -> tuple[str, ...]:
