@@ -146,7 +146,6 @@ class LengthTable:
     cost: npt.NDArray[np.float64]  # (rows,) variation cost
     patterns: tuple[str, ...]
     variations: tuple[tuple[str, ...], ...]
-    groups: tuple[tuple[int, int, int, int], ...]  # (foot index, feet, first row, end row)
     group_starts: npt.NDArray[np.intp]  # first row of each group
     group_rows: dict[tuple[int, int], tuple[int, int]]  # (foot index, feet) -> row range
     group_cells: npt.NDArray[np.intp]  # foot index * (MAX_FEET + 1) + feet, per group
@@ -196,22 +195,28 @@ def length_table(syllables: int) -> LengthTable | None:
     rows = _realisations(syllables)
     if not rows:
         return None
-    groups: list[tuple[int, int, int, int]] = []
-    for index, (foot_index, feet, *_rest) in enumerate(rows):
-        if groups and groups[-1][:2] == (foot_index, feet):
-            groups[-1] = (foot_index, feet, groups[-1][2], index + 1)
-        else:
-            groups.append((foot_index, feet, index, index + 1))
-    strong = np.array(
-        [[float(ch == "s") for ch in row[2]] + [row[3]] for row in rows], dtype=np.float64
+    # rows come sorted by (foot index, feet): a group is a run of rows of one meter
+    cells = np.fromiter(
+        (row[0] * (MAX_FEET + 1) + row[1] for row in rows), dtype=np.intp, count=len(rows)
     )
+    starts = np.flatnonzero(np.diff(cells, prepend=-1))
+    ends = [*starts[1:].tolist(), len(rows)]
+    patterns = tuple(row[2] for row in rows)
+    cost = np.array([row[3] for row in rows], dtype=np.float64)
+    # w/s patterns as 0/1 columns, then the variation cost as a last column
+    letters = np.frombuffer("".join(patterns).encode("ascii"), dtype=np.uint8)
+    strong = np.empty((len(rows), syllables + 1), dtype=np.float64)
+    strong[:, :syllables] = letters.reshape(len(rows), syllables) == ord("s")
+    strong[:, syllables] = cost
     return LengthTable(
         strong=strong,
-        cost=np.array([row[3] for row in rows]),
-        patterns=tuple(row[2] for row in rows),
+        cost=cost,
+        patterns=patterns,
         variations=tuple(row[4] for row in rows),
-        groups=tuple(groups),
-        group_starts=np.array([g[2] for g in groups], dtype=np.intp),
-        group_rows={(g[0], g[1]): (g[2], g[3]) for g in groups},
-        group_cells=np.array([g[0] * (MAX_FEET + 1) + g[1] for g in groups], dtype=np.intp),
+        group_starts=starts,
+        group_rows={
+            (rows[start][0], rows[start][1]): (start, end)
+            for start, end in zip(starts.tolist(), ends, strict=True)
+        },
+        group_cells=cells[starts],
     )
