@@ -144,6 +144,28 @@ def test_check_unusable_input_exits_non_zero(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "missing required column" in result.output
 
 
+def test_check_replaces_an_earlier_output_only_with_a_finished_one(tmp_path: Path) -> None:
+    wide = {"COLUMNS": "400"}
+    out = tmp_path / "checks.jsonl"
+    out.write_text('{"earlier": "results"}\n')
+    typo = runner.invoke(
+        app, ["form", "check", str(tmp_path / "chekcs.csv"), "-o", str(out)], env=wide
+    )
+    assert typo.exit_code == 2 and "no such file" in typo.output
+    assert out.read_text() == '{"earlier": "results"}\n'
+    source = tmp_path / "answers.jsonl"
+    source.write_text(json.dumps({"text": LIMERICK, "form": "limerick"}) + "\n")
+    # The output may be the input: it is read before it is replaced.
+    same = runner.invoke(app, ["form", "check", str(source), "-o", str(source)], env=wide)
+    assert same.exit_code == 0, same.output
+    (record,) = [json.loads(line) for line in source.read_text().splitlines()]
+    assert record["passed"] and record["form"] == "limerick"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["answers.jsonl", "checks.jsonl"]
+    folder = runner.invoke(app, ["form", "check", str(source), "-o", str(tmp_path)], env=wide)
+    assert folder.exit_code == 2 and "is a directory" in folder.output
+    assert folder.exception is None or isinstance(folder.exception, SystemExit)
+
+
 def test_scan_prints_table_and_verdict(tmp_path: Path) -> None:
     poem = tmp_path / "sonnet.txt"
     poem.write_text(SONNET_18)

@@ -13,10 +13,12 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.options import RunOption
+from poemetric.cli.output import OutputError, replaced_on_success
 
 #: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
 DEFAULT_THRESHOLD = 0.7
@@ -78,9 +80,8 @@ def check_command(
     """
     from poemetric.form.io import FormInputError, check_file
 
-    output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with output.open("w", encoding="utf-8") as handle, _row_progress() as advance:
+        with replaced_on_success(output) as handle, _row_progress() as advance:
             summary = check_file(
                 input_path,
                 handle,
@@ -89,8 +90,8 @@ def check_command(
                 jobs=jobs,
                 on_row=advance,
             )
-    except FormInputError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+    except (FormInputError, OutputError) as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
     table = Table(title=f"Form check of {input_path} -> {output}")
     table.add_column("form")
