@@ -231,7 +231,7 @@ def run_command(
     try:
         store = RunStore(run, create=False)
     except StoreError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(2) from None
     with store:
         report = run_form_stage(store, threshold=threshold, force=force, jobs=jobs)
