@@ -176,6 +176,20 @@ def test_scan_prints_table_and_verdict(tmp_path: Path) -> None:
     assert "FAIL limerick" in from_stdin.output
 
 
+def test_scan_reports_unreadable_files_without_a_traceback(tmp_path: Path) -> None:
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("Caf\u00e9 line one\nline two\n".encode("latin-1"))
+    result = runner.invoke(
+        app, ["form", "scan", str(latin1), "--form", "sonnet"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+    assert f"{latin1}: not UTF-8 text (byte 0xe9 at offset 3)" in result.output
+    folder = runner.invoke(
+        app, ["form", "scan", str(tmp_path), "--form", "sonnet"], env={"COLUMNS": "400"}
+    )
+    assert folder.exit_code == 2 and "a folder, not a file" in folder.output
+
+
 def _store_with_generations(run_dir: Path) -> RunStore:
     store = RunStore(run_dir)
     store.add_poems(

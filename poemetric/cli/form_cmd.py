@@ -150,14 +150,24 @@ def scan_command(
     from poemetric.form.checker import check_poem
     from poemetric.form.parsing import end_word, parse_poem
 
-    if file == "-":
-        text = sys.stdin.read()
-    else:
-        path = Path(file)
-        if not path.is_file():
-            err_console.print(f"[red]error:[/red] {path}: no such file")
-            raise typer.Exit(2)
-        text = path.read_text(encoding="utf-8-sig")
+    try:
+        if file == "-":
+            text = sys.stdin.read()
+        else:
+            path = Path(file)
+            if not path.is_file():
+                reason = "a folder, not a file" if path.is_dir() else "no such file"
+                err_console.print(f"[red]error:[/red] {escape(file)}: {reason}", highlight=False)
+                raise typer.Exit(2)
+            text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        where = "standard input" if file == "-" else file
+        err_console.print(
+            f"[red]error:[/red] {escape(where)}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
+            f"at offset {exc.start})",
+            highlight=False,
+        )
+        raise typer.Exit(2) from None
     result = check_poem(text, form, meter, rhyme, threshold=threshold)
     poem = parse_poem(text)
     spec = None
