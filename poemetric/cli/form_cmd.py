@@ -91,7 +91,7 @@ def check_command(
                 on_row=advance,
             )
     except (FormInputError, OutputError) as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     table = Table(title=f"Form check of {input_path} -> {output}")
     table.add_column("form")
@@ -157,7 +157,9 @@ def scan_command(
             path = Path(file)
             if not path.is_file():
                 reason = "a folder, not a file" if path.is_dir() else "no such file"
-                err_console.print(f"[red]error:[/red] {escape(file)}: {reason}", highlight=False)
+                err_console.print(
+                    f"[red]error:[/red] {escape(file)}: {reason}", highlight=False, soft_wrap=True
+                )
                 raise typer.Exit(2)
             text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -166,6 +168,7 @@ def scan_command(
             f"[red]error:[/red] {escape(where)}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
             f"at offset {exc.start})",
             highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(2) from None
     result = check_poem(text, form, meter, rhyme, threshold=threshold)
@@ -241,7 +244,7 @@ def run_command(
     try:
         store = RunStore(run, create=False)
     except StoreError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     with store:
         report = run_form_stage(store, threshold=threshold, force=force, jobs=jobs)

@@ -219,7 +219,9 @@ def parse_command(
         with replaced_on_success(output) as handle:
             summary = parse_file(input_path, handle)
     except (ParseInputError, OutputError) as error:
-        err_console.print(f"[red]error:[/red] {escape(str(error))}", highlight=False)
+        err_console.print(
+            f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
+        )
         raise typer.Exit(code=2) from None
     console.print(
         f"{summary.lines} answer(s): {summary.ok} read, {summary.rejected} rejected, "
