@@ -133,3 +133,26 @@ def test_fetch_from_a_file_with_the_wrong_hash(
 def test_show_demo_with_limit() -> None:
     result = runner.invoke(app, ["dataset", "show", "demo", "-n", "2"])
     assert result.exit_code == 0 and "2 of 16 poems" in result.output
+
+
+def test_the_documented_required_columns_are_required_and_may_be_empty(tmp_path: Path) -> None:
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "datasets.md").read_text()
+    documented = re.search(r"missing column header \(required: ([^)]*)\)", docs)
+    assert documented is not None
+    four = tmp_path / "four.csv"
+    four.write_text('form,title,author,content\nsonnet,T,A,"one\ntwo"\n', encoding="utf-8")
+    result = runner.invoke(app, ["dataset", "validate", str(four)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    missing = [
+        line.split(": ")[1] for line in result.output.splitlines() if "missing column" in line
+    ]
+    assert missing == ["meter_pattern", "rhyme_pattern", "theme"]
+    assert f"(required: {documented.group(1)})" in result.output
+    seven = tmp_path / "seven.csv"
+    seven.write_text(
+        'form,title,author,content,meter_pattern,rhyme_pattern,theme\nsonnet,T,A,"one\ntwo",,,\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["dataset", "validate", str(seven)], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert "1 valid poems" in result.output

@@ -144,6 +144,28 @@ def test_check_unusable_input_exits_non_zero(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "missing required column" in result.output
 
 
+def test_check_replaces_an_earlier_output_only_with_a_finished_one(tmp_path: Path) -> None:
+    wide = {"COLUMNS": "400"}
+    out = tmp_path / "checks.jsonl"
+    out.write_text('{"earlier": "results"}\n')
+    typo = runner.invoke(
+        app, ["form", "check", str(tmp_path / "chekcs.csv"), "-o", str(out)], env=wide
+    )
+    assert typo.exit_code == 2 and "no such file" in typo.output
+    assert out.read_text() == '{"earlier": "results"}\n'
+    source = tmp_path / "answers.jsonl"
+    source.write_text(json.dumps({"text": LIMERICK, "form": "limerick"}) + "\n")
+    # The output may be the input: it is read before it is replaced.
+    same = runner.invoke(app, ["form", "check", str(source), "-o", str(source)], env=wide)
+    assert same.exit_code == 0, same.output
+    (record,) = [json.loads(line) for line in source.read_text().splitlines()]
+    assert record["passed"] and record["form"] == "limerick"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["answers.jsonl", "checks.jsonl"]
+    folder = runner.invoke(app, ["form", "check", str(source), "-o", str(tmp_path)], env=wide)
+    assert folder.exit_code == 2 and "is a directory" in folder.output
+    assert folder.exception is None or isinstance(folder.exception, SystemExit)
+
+
 def test_scan_prints_table_and_verdict(tmp_path: Path) -> None:
     poem = tmp_path / "sonnet.txt"
     poem.write_text(SONNET_18)
@@ -152,6 +174,20 @@ def test_scan_prints_table_and_verdict(tmp_path: Path) -> None:
     assert "temperate" in result.output and "PASS sonnet" in result.output
     from_stdin = runner.invoke(app, ["form", "scan", "-", "--form", "limerick"], input=SONNET_18)
     assert "FAIL limerick" in from_stdin.output
+
+
+def test_scan_reports_unreadable_files_without_a_traceback(tmp_path: Path) -> None:
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("Caf\u00e9 line one\nline two\n".encode("latin-1"))
+    result = runner.invoke(
+        app, ["form", "scan", str(latin1), "--form", "sonnet"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
+    assert f"{latin1}: not UTF-8 text (byte 0xe9 at offset 3)" in result.output
+    folder = runner.invoke(
+        app, ["form", "scan", str(tmp_path), "--form", "sonnet"], env={"COLUMNS": "400"}
+    )
+    assert folder.exit_code == 2 and "a folder, not a file" in folder.output
 
 
 def _store_with_generations(run_dir: Path) -> RunStore:

@@ -183,6 +183,11 @@ def test_judge_parse_exit_codes(tmp_path: Path) -> None:
     assert (
         invoke("judge", "parse", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "c"))[0] == 2
     )
+    # A mistyped input leaves an earlier output as it was.
+    earlier = tmp_path / "a.jsonl"
+    before = earlier.read_text()
+    assert invoke("judge", "parse", str(tmp_path / "god.jsonl"), "-o", str(earlier))[0] == 2
+    assert earlier.read_text() == before and before
 
 
 def test_reparse_corrects_stored_answers_without_calls(tmp_path: Path) -> None:

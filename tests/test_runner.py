@@ -273,6 +273,35 @@ def test_retryable_errors_are_retried_within_a_run(tmp_path: Path) -> None:
     assert outcomes == ["retry", "retry", "retry", "ok", "ok"]
 
 
+class _UninstalledIsolatedProvider(IsolatedProvider):
+    name = "isolated-uninstalled"
+
+    def preflight(self) -> None:
+        raise ProviderError(
+            f"engine not installed in process {os.getpid()}: pip install 'poemetric[engine]'",
+            retryable=False,
+        )
+
+
+def test_a_dry_run_plans_isolated_models_in_process_and_shows_install_hints(
+    tmp_path: Path,
+) -> None:
+    from rich.console import Console
+
+    register_provider("isolated-uninstalled", _UninstalledIsolatedProvider)
+    store = prepared_store(tmp_path, poems=3)
+    spec = scripted_spec(name="gpu-model", provider="isolated-uninstalled", model="local")
+    report = run_generation(store, [spec], options=dataclasses.replace(FAST, dry_run=True))
+    (model,) = report.models
+    assert model.pending == 3 and model.estimated_output_tokens > 0
+    # Planned here: a dry run starts no process per GPU model.
+    assert f"in process {os.getpid()}:" in (model.not_run or "")
+    console = Console(record=True, width=300)
+    report.render(console)
+    # Square brackets in a message are text, not console markup.
+    assert "pip install 'poemetric[engine]'" in console.export_text()
+
+
 def test_isolated_provider_runs_in_a_child_process(tmp_path: Path) -> None:
     register_provider("isolated", IsolatedProvider)
     store = prepared_store(tmp_path, poems=3)

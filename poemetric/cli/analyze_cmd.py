@@ -42,7 +42,7 @@ def _open(run: Path) -> RunStore:
     try:
         return RunStore(run, create=False)
     except StoreError as exc:
-        console.print(f"[red]{exc}[/red]")
+        console.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from exc
 
 

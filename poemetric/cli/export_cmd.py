@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from poemetric.cli.app import app
 from poemetric.cli.options import RunOption
@@ -51,5 +52,5 @@ def export(
                 path = store.export(table, out_dir / f"{table}.{fmt.value}")
                 console.print(f"{table:<12} {store.count(table):>7} rows → {path}")
     except StoreError as error:
-        console.print(f"[red]error:[/red] {error}")
+        console.print(f"[red]error:[/red] {escape(str(error))}")
         raise typer.Exit(1) from error

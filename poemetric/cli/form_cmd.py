@@ -13,10 +13,12 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.options import RunOption
+from poemetric.cli.output import OutputError, replaced_on_success
 
 #: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
 DEFAULT_THRESHOLD = 0.7
@@ -78,9 +80,8 @@ def check_command(
     """
     from poemetric.form.io import FormInputError, check_file
 
-    output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with output.open("w", encoding="utf-8") as handle, _row_progress() as advance:
+        with replaced_on_success(output) as handle, _row_progress() as advance:
             summary = check_file(
                 input_path,
                 handle,
@@ -89,8 +90,8 @@ def check_command(
                 jobs=jobs,
                 on_row=advance,
             )
-    except FormInputError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+    except (FormInputError, OutputError) as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     table = Table(title=f"Form check of {input_path} -> {output}")
     table.add_column("form")
@@ -149,14 +150,27 @@ def scan_command(
     from poemetric.form.checker import check_poem
     from poemetric.form.parsing import end_word, parse_poem
 
-    if file == "-":
-        text = sys.stdin.read()
-    else:
-        path = Path(file)
-        if not path.is_file():
-            err_console.print(f"[red]error:[/red] {path}: no such file")
-            raise typer.Exit(2)
-        text = path.read_text(encoding="utf-8-sig")
+    try:
+        if file == "-":
+            text = sys.stdin.read()
+        else:
+            path = Path(file)
+            if not path.is_file():
+                reason = "a folder, not a file" if path.is_dir() else "no such file"
+                err_console.print(
+                    f"[red]error:[/red] {escape(file)}: {reason}", highlight=False, soft_wrap=True
+                )
+                raise typer.Exit(2)
+            text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        where = "standard input" if file == "-" else file
+        err_console.print(
+            f"[red]error:[/red] {escape(where)}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
+            f"at offset {exc.start})",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(2) from None
     result = check_poem(text, form, meter, rhyme, threshold=threshold)
     poem = parse_poem(text)
     spec = None
@@ -230,7 +244,7 @@ def run_command(
     try:
         store = RunStore(run, create=False)
     except StoreError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     with store:
         report = run_form_stage(store, threshold=threshold, force=force, jobs=jobs)

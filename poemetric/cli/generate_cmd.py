@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from poemetric.cli.app import app
 from poemetric.cli.interrupt import interruptible
@@ -66,7 +67,9 @@ def prepare_or_exit(
     try:
         return prepare_run(store, dataset, limit=limit, template=template)
     except (DatasetError, StoreError, PromptError) as error:
-        Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+        Console(stderr=True).print(
+            f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
+        )
         raise typer.Exit(code=2) from error
 
 

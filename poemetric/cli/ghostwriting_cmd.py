@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
@@ -147,7 +148,7 @@ def metrics_command(
     try:
         extra = load_reference_corpora(reference)
     except ReferenceCorpusError as error:
-        console.print(f"[red]reference corpus:[/red] {error}", highlight=False)
+        console.print(f"[red]reference corpus:[/red] {escape(str(error))}", highlight=False)
         raise typer.Exit(1) from error
     options = GhostwritingOptions(
         extra_references=tuple(extra),
@@ -161,7 +162,7 @@ def metrics_command(
         try:
             result = ghostwriting_tables(store, options=options)
         except EspeakUnavailable as error:
-            console.print(f"[red]{error}[/red]")
+            console.print(f"[red]{escape(str(error))}[/red]")
             raise typer.Exit(1) from error
     if "ghostwriting" not in result.tables:
         console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
@@ -215,7 +216,9 @@ def score_command(
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as error:
-            console.print(f"[red]{path}: not valid UTF-8 ({error.reason})[/red]", highlight=False)
+            console.print(
+                f"[red]{escape(str(path))}: not valid UTF-8 ({error.reason})[/red]", highlight=False
+            )
             raise typer.Exit(1) from error
         measured = rhyme_density(text, window_lines=window)
         try:
@@ -223,7 +226,7 @@ def score_command(
                 text, phonetics="espeak" if phonetics == "espeak" else "cmu"
             )
         except EspeakUnavailable as error:
-            console.print(f"[red]{error}[/red]")
+            console.print(f"[red]{escape(str(error))}[/red]")
             raise typer.Exit(1) from error
         table.add_row(
             str(path),

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from poemetric.cli.generate_cmd import (
     BatchOption,
@@ -172,7 +173,7 @@ def import_lines_command(
         try:
             report = import_line_annotations(store, files)
         except LineImportError as error:
-            console.print(f"[red]nothing imported:[/red]\n{error}", highlight=False)
+            console.print(f"[red]nothing imported:[/red]\n{escape(str(error))}", highlight=False)
             raise typer.Exit(1) from error
         scores = fluency_scores(load_line_annotations(store))
     console.print(

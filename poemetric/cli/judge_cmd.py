@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from poemetric.cli.app import app
 from poemetric.cli.generate_cmd import (
@@ -27,6 +28,7 @@ from poemetric.cli.judging import (
     split_names,
 )
 from poemetric.cli.options import LimitOption, RunOption
+from poemetric.cli.output import OutputError, replaced_on_success
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -182,7 +184,9 @@ def judge(
                 console=console,
             )
         except (JudgeStageError, PromptError) as error:
-            err_console.print(f"[red]error:[/red] {error}", highlight=False, soft_wrap=True)
+            err_console.print(
+                f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
+            )
             raise typer.Exit(code=2) from error
     report.render(console)
     if report.incomplete and not dry_run:
@@ -211,12 +215,13 @@ def parse_command(
     """
     from poemetric.judge.reparse import ParseInputError, parse_file
 
-    output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        with output.open("w", encoding="utf-8") as handle:
+        with replaced_on_success(output) as handle:
             summary = parse_file(input_path, handle)
-    except ParseInputError as error:
-        err_console.print(f"[red]error:[/red] {error}", highlight=False)
+    except (ParseInputError, OutputError) as error:
+        err_console.print(
+            f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
+        )
         raise typer.Exit(code=2) from None
     console.print(
         f"{summary.lines} answer(s): {summary.ok} read, {summary.rejected} rejected, "
@@ -224,7 +229,9 @@ def parse_command(
         highlight=False,
     )
     for problem in summary.unreadable[:10]:
-        err_console.print(f"[red]unreadable:[/red] {problem}", highlight=False, soft_wrap=True)
+        err_console.print(
+            f"[red]unreadable:[/red] {escape(problem)}", highlight=False, soft_wrap=True
+        )
     raise typer.Exit(code=summary.exit_code)
 
 

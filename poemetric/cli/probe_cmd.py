@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from poemetric.cli.app import app
 
@@ -37,7 +38,7 @@ app.add_typer(probe_app, name="probe")
 
 
 def _fail(message: str) -> typer.Exit:
-    err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
 
 

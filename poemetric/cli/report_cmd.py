@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from poemetric.cli.app import app
 from poemetric.cli.options import JudgeOption, RunOption, experts_option
@@ -47,13 +48,13 @@ def report(
     try:
         store = RunStore(run, create=False)
     except StoreError as exc:
-        console.print(f"[red]{exc}[/red]")
+        console.print(f"[red]{escape(str(exc))}[/red]")
         raise typer.Exit(1) from exc
     with store, console.status("building the report"):
         try:
             path = build_report(store, out, judge=judge, experts=experts, n_boot=n_boot)
         except (ExpertRatingsError, ValueError) as exc:
-            console.print(f"[red]{exc}[/red]")
+            console.print(f"[red]{escape(str(exc))}[/red]")
             raise typer.Exit(1) from exc
     size = path.stat().st_size / 1e6
     console.print(f"wrote {path} ({size:.1f} MB); open it in a browser", highlight=False)

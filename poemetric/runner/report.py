@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -159,7 +160,8 @@ class StageReport:
         for m in self.not_run:
             left = m.left_pending or m.pending
             console.print(
-                f"[red]{m.model} cannot run ({left} job(s) left pending):[/red] {m.not_run}",
+                f"[red]{m.model} cannot run ({left} job(s) left pending):[/red] "
+                + escape(m.not_run or ""),  # install hints carry [extras]
                 highlight=False,
                 soft_wrap=True,
             )

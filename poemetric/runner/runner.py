@@ -217,7 +217,7 @@ def progress_display(options: RunnerOptions, console: Console | None = None) -> 
         TimeRemainingColumn(),
         TextColumn("{task.fields[tokens]} tok  ${task.fields[cost]}"),
         console=console,
-        disable=not options.progress,
+        disable=not options.progress or options.dry_run,  # a plan has nothing to show
         transient=False,
     )
     with progress:
@@ -248,7 +248,12 @@ def run_stage(
         stage=stage, dry_run=options.dry_run, shard=str(options.shard) if options.shard else None
     )
     budget = Budget(options.max_cost_usd)
-    isolated = [s for s in specs if _isolated(s) and not options.in_child and child_entry]
+    # A dry run loads no model, so it plans isolated (GPU) models here, without a process each.
+    isolated = [
+        s
+        for s in specs
+        if _isolated(s) and not options.in_child and not options.dry_run and child_entry
+    ]
     inline = [s for s in specs if s not in isolated]
     leases = None if options.dry_run else Leases(store)
 
