@@ -8,9 +8,10 @@ replaced, and when a table is written the older versions of it beyond the newest
 deleted. A process opens the file (well under a millisecond) and looks up only the keys it
 needs, each once (a dict in the process remembers answers, misses included), instead of
 unmarshalling a whole table per process. A process that has looked up `BULK_AFTER` distinct
-keys (a batch of poems: the distinct words of 150 poems and of 1,600 differ little) then reads
-the whole table at once from a marshal copy kept in the same file, which costs about what a few
-thousand more single lookups would.
+keys then reads the whole table at once from a marshal copy kept in the same file: that read
+costs about what 10,000 single lookups do (`bench/bench_table_reads.py`), so a few hundred poems
+(2,000-7,500 distinct words) never pay it and a large batch pays it once, at most about twice
+what the cheaper way would have cost.
 An unwritable cache dir costs the build in each process, nothing else.
 """
 
@@ -28,8 +29,9 @@ from typing import Any
 
 #: Versions of one table kept side by side (e.g. checkouts of two branches sharing a cache dir).
 KEEP = 3
-#: Distinct keys looked up one by one before the whole table is read at once.
-BULK_AFTER = 2000
+#: Distinct keys looked up one by one before the whole table is read at once (a whole read costs
+#: about 10,000 lookups: switching after 8,000 keeps any batch within about twice its best cost).
+BULK_AFTER = 8000
 #: Files of the marshal tables that the SQLite ones replaced: deleted when a table is written.
 _LEGACY = ("cmudict-*.marshal", "word-entries-*.marshal", "meter-templates-*.marshal")
 
