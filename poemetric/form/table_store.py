@@ -9,9 +9,9 @@ deleted. A process opens the file (well under a millisecond) and looks up only t
 needs, each once (a dict in the process remembers answers, misses included), instead of
 unmarshalling a whole table per process. A process that has looked up `BULK_AFTER` distinct
 keys then reads the whole table at once from a marshal copy kept in the same file: that read
-costs about what 10,000 single lookups do (`bench/bench_table_reads.py`), so a few hundred poems
-(2,000-7,500 distinct words) never pay it and a large batch pays it once, at most about twice
-what the cheaper way would have cost.
+costs about what 10,000 single lookups do (`bench/bench_table_reads.py`), so batches of up to a
+few thousand poems (2,000-9,000 distinct words) never pay it, and a larger one pays it once, at
+most about twice what the cheaper way would have cost for its table reads.
 An unwritable cache dir costs the build in each process, nothing else.
 """
 
@@ -30,8 +30,8 @@ from typing import Any
 #: Versions of one table kept side by side (e.g. checkouts of two branches sharing a cache dir).
 KEEP = 3
 #: Distinct keys looked up one by one before the whole table is read at once (a whole read costs
-#: about 10,000 lookups: switching after 8,000 keeps any batch within about twice its best cost).
-BULK_AFTER = 8000
+#: about 10,000 lookups: switching after 12,000 keeps any batch within about twice its best cost).
+BULK_AFTER = 12000
 #: Files of the marshal tables that the SQLite ones replaced: deleted when a table is written.
 _LEGACY = ("cmudict-*.marshal", "word-entries-*.marshal", "meter-templates-*.marshal")
 
