@@ -144,6 +144,34 @@ def test_check_unusable_input_exits_non_zero(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "missing required column" in result.output
 
 
+def test_check_an_input_without_rows_is_unusable_in_every_format(tmp_path: Path) -> None:
+    """An empty file, blank lines or a lone CSV header: exit 2 and one `error:` line naming the
+    file, whatever the format (an empty CSV gave an error row and exit 1, an empty JSONL exit 0)."""
+    import pandas as pd
+
+    wide = {"COLUMNS": "400"}
+    inputs = {
+        "empty.csv": "",
+        "blank.tsv": "\n\n",
+        "header.csv": "content,form,meter_pattern,rhyme_pattern\n",
+        "empty.jsonl": "",
+        "blank.ndjson": "\n  \n",
+    }
+    for name, text in inputs.items():
+        (tmp_path / name).write_text(text)
+    pd.DataFrame({"content": pd.Series(dtype=str), "form": pd.Series(dtype=str)}).to_parquet(
+        tmp_path / "empty.parquet"
+    )
+    out = tmp_path / "out.jsonl"
+    for name in [*inputs, "empty.parquet"]:
+        source = tmp_path / name
+        result = runner.invoke(app, ["form", "check", str(source), "-o", str(out)], env=wide)
+        assert result.exit_code == 2, (name, result.output)
+        (line,) = result.output.strip().splitlines()
+        assert line == f"error: {source}: has no rows (empty, or only a header); nothing to check"
+        assert not out.exists()
+
+
 def test_check_replaces_an_earlier_output_only_with_a_finished_one(tmp_path: Path) -> None:
     wide = {"COLUMNS": "400"}
     out = tmp_path / "checks.jsonl"

@@ -66,7 +66,8 @@ def check_command(
     A record that cannot be read (e.g. an unclosed quote in a CSV) becomes an output row whose
     `error` names the file and line; the records around it are still checked. The exit code is
     0 when every row was checked, 1 when some rows could not be (unreadable record, missing
-    text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable.
+    text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
+    (missing, an unsupported type, no rows at all, no text or form column).
 
     Examples:
 
