@@ -136,6 +136,11 @@ def test_check_unusable_input_exits_non_zero(tmp_path: Path) -> None:
         env=wide,
     )
     assert missing.exit_code == 2 and "no such file" in missing.output
+    folder = runner.invoke(
+        app, ["form", "check", str(tmp_path), "-o", str(tmp_path / "o.jsonl")], env=wide
+    )
+    assert folder.exit_code == 2
+    assert folder.output.strip() == f"error: {tmp_path}: a folder, not a file"
     bad = tmp_path / "bad.csv"
     bad.write_text("title,author\nx,y\n")
     result = runner.invoke(

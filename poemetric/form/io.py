@@ -87,7 +87,8 @@ def _require_columns(columns: list[str], path: Path) -> None:
 
 def _read_table(path: Path) -> RawTable:
     if not path.is_file():
-        raise FormInputError(f"{path}: no such file")
+        reason = "a folder, not a file" if path.is_dir() else "no such file"
+        raise FormInputError(f"{path}: {reason}")
     try:
         file_format(path)
         table = read_table(path)
