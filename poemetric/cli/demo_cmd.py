@@ -13,7 +13,7 @@ from rich.console import Console
 
 from poemetric.cli.analyze_cmd import summary_table
 from poemetric.cli.app import app
-from poemetric.cli.generate_cmd import prepare_or_exit
+from poemetric.cli.generate_cmd import open_prepared
 from poemetric.cli.options import LimitOption
 
 if TYPE_CHECKING:
@@ -126,16 +126,15 @@ def demo(
     from poemetric.report import build_report
     from poemetric.roster import load_roster, select_models
     from poemetric.runner.runner import RunnerOptions
-    from poemetric.store import RunStore
 
     judges = load_roster("judges")
     if judge and judge not in judges:
         raise typer.BadParameter(
             f"unknown judge {judge!r}; available: {', '.join(judges)}", param_hint="--judge"
         )
-    with RunStore(run) as store:
-        console.rule("[bold]POEMetric demo")
-        prepared = prepare_or_exit(store, "demo", limit)
+    console.rule("[bold]POEMetric demo")
+    store, prepared = open_prepared(run, "demo", limit)
+    with store:
         console.print(
             f"1/5 dataset  {prepared.dataset.name}: {len(prepared.dataset)} poems "
             f"(sha256 {prepared.dataset.sha256[:12]}…), prompts template "
