@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption
+from poemetric.cli.options import RunOption, existing_run
 from poemetric.cli.output import OutputError, replaced_on_success
 
 #: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
@@ -240,14 +240,8 @@ def run_command(
         poemetric form run --run runs/paper --threshold 0.8 --force
     """
     from poemetric.form.stage import run_form_stage
-    from poemetric.store.db import RunStore, StoreError
 
-    try:
-        store = RunStore(run, create=False)
-    except StoreError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
-    with store:
+    with existing_run(run) as store:
         report = run_form_stage(store, threshold=threshold, force=force, jobs=jobs)
     table = Table(title=f"Form checks in {run}")
     for column in ("author", "passed", "checked", "rate"):

@@ -27,12 +27,11 @@ from poemetric.cli.judging import (
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import LimitOption, RunOption
+from poemetric.cli.options import LimitOption, RunOption, existing_run
 from poemetric.cli.output import OutputError, replaced_on_success
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
-    from poemetric.store import RunStore
 
 console = Console()
 err_console = Console(stderr=True)
@@ -78,15 +77,6 @@ def select_judges(selection: str) -> list[ModelSpec]:
     except RosterError as error:
         available = ", ".join(load_judges())
         raise typer.BadParameter(f"{error}; judges: {available}", param_hint="--judge") from error
-
-
-def open_run(run: Path) -> RunStore:
-    from poemetric.store import RunStore, StoreError
-
-    try:
-        return RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
 
 
 @judge_app.callback(
@@ -253,7 +243,7 @@ def reparse_command(
     from poemetric.judge.reparse import reparse_run
 
     names = split_names(judge_name)
-    with open_run(run) as store:
+    with existing_run(run) as store:
         result = reparse_run(store, names)
     console.print(
         f"{result.rows} stored answer(s) re-parsed: {result.unchanged} unchanged, "
@@ -306,7 +296,7 @@ def recognise_command(
         refresh_failed_parses=False,
         progress=progress,
     )
-    with open_run(run) as store, interruptible(run):
+    with existing_run(run) as store, interruptible(run):
         report = run_recognition(store, judges, options=options, console=console)
         recognised = store.query(
             "SELECT judge, SUM(recognised) AS hits, COUNT(*) AS n FROM recognitions "

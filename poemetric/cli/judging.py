@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from poemetric.cli.options import existing_run
+
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
     from poemetric.runner.runner import RunnerOptions
@@ -67,12 +69,7 @@ def judge_runner_options(
 
 def open_judged_run(run: Path, authors: list[str] | None, console: Console) -> RunStore:
     """The run's store, once it has poems and every author in `authors` has some."""
-    from poemetric.store import RunStore, StoreError
-
-    try:
-        store = RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
+    store = existing_run(run)
     try:
         if store.count("generations", "status = 'ok'") == 0:
             console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
