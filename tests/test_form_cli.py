@@ -340,9 +340,21 @@ def test_stage_rechecks_when_the_threshold_changes(tmp_path: Path) -> None:
 
 def test_run_command(tmp_path: Path) -> None:
     _store_with_generations(tmp_path / "run").close()
-    result = runner.invoke(app, ["form", "run", "--run", str(tmp_path / "run")])
+    wide = {"COLUMNS": "200"}
+    result = runner.invoke(app, ["form", "run", "--run", str(tmp_path / "run")], env=wide)
     assert result.exit_code == 0, result.output
     assert "checked 3" in result.output
+    # stderr is not a terminal here: no progress bar (it printed `form check ━━ 3/3`).
+    assert result.stderr == "" and "form check" not in result.output
+    assert "stored verdicts" not in result.stdout
+    again = runner.invoke(app, ["form", "run", "--run", str(tmp_path / "run")], env=wide)
+    assert again.exit_code == 0 and again.stderr == "" and "form check" not in again.output
+    # Nothing left to check: the table shows the stored verdicts instead of nothing.
+    assert "all 3 generations were already checked" in again.stdout
+    assert "their stored verdicts" in again.stdout
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in again.stdout.splitlines()]
+    assert ["human", "2", "2", "1.00"] in cells and ["markov", "0", "1", "0.00"] in cells
+    assert "checked 0, skipped 3" in again.stdout
     missing = runner.invoke(app, ["form", "run", "--run", str(tmp_path / "none")])
     assert missing.exit_code == 2
 

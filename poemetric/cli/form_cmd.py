@@ -239,20 +239,36 @@ def run_command(
 
         poemetric form run --run runs/paper --threshold 0.8 --force
     """
-    from poemetric.form.stage import run_form_stage
+    from poemetric.form.stage import run_form_stage, stored_report
 
     with existing_run(run) as store:
-        report = run_form_stage(store, threshold=threshold, force=force, jobs=jobs)
+        report = run_form_stage(
+            store,
+            threshold=threshold,
+            force=force,
+            jobs=jobs,
+            progress=err_console.is_terminal,
+            console=err_console,
+        )
+        stored = report.checked == 0 and report.skipped > 0
+        shown = stored_report(store) if stored else report
+    if stored:
+        console.print(
+            f"all {report.skipped} generations were already checked (--force checks them "
+            "again); their stored verdicts:",
+            highlight=False,
+            soft_wrap=True,
+        )
     table = Table(title=f"Form checks in {run}")
     for column in ("author", "passed", "checked", "rate"):
         table.add_column(column, justify="left" if column == "author" else "right")
-    for author in sorted(report.total_by_author):
-        total = report.total_by_author[author]
+    for author in sorted(shown.total_by_author):
+        total = shown.total_by_author[author]
         table.add_row(
             author,
-            str(report.passed_by_author[author]),
+            str(shown.passed_by_author[author]),
             str(total),
-            f"{report.pass_rate(author):.2f}",
+            f"{shown.pass_rate(author):.2f}",
         )
     console.print(table)
     console.print(
