@@ -14,6 +14,7 @@ from rich.console import Console
 from poemetric.cli.analyze_cmd import summary_table
 from poemetric.cli.app import app
 from poemetric.cli.generate_cmd import open_prepared
+from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
 from poemetric.cli.options import LimitOption
 
 if TYPE_CHECKING:
@@ -46,10 +47,6 @@ def local_model_hint() -> str | None:
 
 
 PAPER_JUDGE = "gemini-2.5-pro"
-LOCAL_JUDGE = "local-openai"
-#: The variables judges/local-openai.yaml reads its endpoint and model from.
-LOCAL_BASE_URL_ENV = "POEMETRIC_LOCAL_BASE_URL"
-LOCAL_MODEL_ENV = "POEMETRIC_LOCAL_MODEL"
 
 
 def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
@@ -72,11 +69,7 @@ def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
     if local is not None:
         lines += [
             "  • or any model behind an OpenAI-compatible API, e.g. a local vLLM server:",
-            f"      vllm serve {local.model} --api-key local-secret   # the key: any non-empty value",
-            f"      export {LOCAL_BASE_URL_ENV}={local.base_url}",
-            f"      export {LOCAL_MODEL_ENV}={local.model}",
-            *(f"      export {variable}=local-secret" for variable in key_variables(local)[:1]),
-            f"      poemetric judge --run {run} --judge {LOCAL_JUDGE}",
+            *(f"      {command}" for command in local_judge_commands(local, run)),
         ]
     lines.append(
         "  `poemetric demo --judge NAME` (or POEMETRIC_JUDGE=NAME) runs it as part of the demo."

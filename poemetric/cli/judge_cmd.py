@@ -22,8 +22,10 @@ from poemetric.cli.generate_cmd import (
 )
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
+    LOCAL_JUDGE,
     judge_runner_options,
     load_judges,
+    local_judge_commands,
     open_judged_run,
     split_names,
 )
@@ -43,12 +45,7 @@ No judge given. Choose one with --judge NAME (or set POEMETRIC_JUDGE=NAME), for 
         export GEMINI_API_KEY=...
         poemetric judge --run {run} --judge gemini-2.5-pro
 
-  • a local model behind an OpenAI-compatible server (no key needed, no cost):
-        vllm serve Qwen/Qwen2.5-72B-Instruct --api-key local
-        export POEMETRIC_LOCAL_BASE_URL=http://127.0.0.1:8000/v1
-        export POEMETRIC_LOCAL_MODEL=Qwen/Qwen2.5-72B-Instruct POEMETRIC_LOCAL_API_KEY=local
-        poemetric judge --run {run} --judge local-openai
-
+{local}
 Available judges (judges/): {available}"""
 
 JudgeNameOption = typer.Option(
@@ -143,9 +140,17 @@ def judge(
     from poemetric.prompts import PromptError
 
     if not judge_name:
-        available = ", ".join(load_judges())
+        roster = load_judges()
+        local = ""
+        if LOCAL_JUDGE in roster:
+            commands = local_judge_commands(roster[LOCAL_JUDGE], run)
+            local = "  • a local model behind an OpenAI-compatible server (no cost):\n" + "".join(
+                f"        {command}\n" for command in commands
+            )
         console.print(
-            NO_JUDGE.format(run=run, available=available), highlight=False, soft_wrap=True
+            NO_JUDGE.format(run=run, local=local, available=", ".join(roster)),
+            highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(code=2)
     judges = select_judges(judge_name)

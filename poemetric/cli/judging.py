@@ -18,6 +18,29 @@ if TYPE_CHECKING:
     from poemetric.store import RunStore
 
 
+#: The judge file for any model behind an OpenAI-compatible server, and the variables it reads.
+LOCAL_JUDGE = "local-openai"
+LOCAL_BASE_URL_ENV = "POEMETRIC_LOCAL_BASE_URL"
+LOCAL_MODEL_ENV = "POEMETRIC_LOCAL_MODEL"
+#: The key in the printed local-judge commands: the server started with it checks it.
+LOCAL_API_KEY = "local-secret"
+
+
+def local_judge_commands(local: ModelSpec, run: Path) -> list[str]:
+    """Shell commands that serve `local`'s model with vLLM and judge `run` with it, built from
+    the judge file (model, endpoint, the variable its key is read from); `demo` and `judge`
+    print the same ones."""
+    from poemetric.providers.remote_common import key_variables
+
+    return [
+        f"vllm serve {local.model} --api-key {LOCAL_API_KEY}   # the key: any non-empty value",
+        f"export {LOCAL_BASE_URL_ENV}={local.base_url}",
+        f"export {LOCAL_MODEL_ENV}={local.model}",
+        *(f"export {variable}={LOCAL_API_KEY}" for variable in key_variables(local)[:1]),
+        f"poemetric judge --run {run} --judge {LOCAL_JUDGE}",
+    ]
+
+
 def load_judges() -> dict[str, ModelSpec]:
     """The judges of judges/ (a broken file is a usage error)."""
     from poemetric.roster import RosterError, load_roster
