@@ -83,6 +83,23 @@ def test_check_jsonl_with_ids_and_malformed_lines(tmp_path: Path) -> None:
     assert records[3]["passed"] is False and records[3]["error"] is None
 
 
+def test_an_unchecked_row_has_passed_false_and_error_says_why(tmp_path: Path) -> None:
+    """As docs/form-check.md says: `passed` is false (not null) for a row that could not be
+    checked; `error_kind` (input/request) tells it from a failed poem (text), `error` says why."""
+    source = tmp_path / "rows.jsonl"
+    rows = [{"text": LIMERICK, "form": "rondeau"}, {"text": LIMERICK, "form": ""}, {"text": "", "form": "sonnet"}]  # fmt: skip
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows) + "{not json\n")
+    out = tmp_path / "out.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out)])
+    assert result.exit_code == 1, result.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["passed"] for r in records] == [False] * 4
+    assert [r["error_kind"] for r in records] == ["request", "input", "text", "input"]
+    assert all(r["error"] and r["form_score"] is None for r in records)
+    assert "unknown form 'rondeau'" in records[0]["error"] and records[1]["error"] == "missing form"
+    assert "3 with errors" in result.output  # the text row is a failed check, not an error
+
+
 def test_check_csv_with_an_unclosed_quote_reports_the_line_and_checks_the_rest(
     tmp_path: Path,
 ) -> None:
