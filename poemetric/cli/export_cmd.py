@@ -45,6 +45,11 @@ def export(
         )
     with existing_run(run) as store:
         out_dir = to or (run / "export")
+        width = max(map(len, chosen))
         for table in chosen:
             path = store.export(table, out_dir / f"{table}.{fmt.value}")
-            console.print(f"{table:<12} {store.count(table):>7} rows → {path}")
+            console.print(
+                f"{table:<{width}} {store.count(table):>7} rows → {path}",
+                highlight=False,
+                soft_wrap=True,
+            )
