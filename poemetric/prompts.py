@@ -70,6 +70,15 @@ def template_hash(text: str) -> str:
 TEMPLATE_SUFFIXES = (".md", ".txt", ".jinja")
 
 
+def bundled_templates() -> list[Path]:
+    """The template files in `prompts/`, by name (its README.md is not one)."""
+    return sorted(
+        path
+        for path in resource_path("prompts").glob("*.*")
+        if path.suffix in TEMPLATE_SUFFIXES and path.name != "README.md"
+    )
+
+
 def template_path(name_or_path: str | Path, *, relative_to: Path | None = None) -> Path:
     """A template file: a path as given (or relative to `relative_to`, e.g. the judge file's
     folder), or a file inside `prompts/`; a name without suffix tries .md, .txt and .jinja."""
@@ -83,7 +92,7 @@ def template_path(name_or_path: str | Path, *, relative_to: Path | None = None) 
         bundled = resource_path("prompts", candidate)
         if bundled.is_file():
             return bundled
-    available = ", ".join(sorted(p.name for p in resource_path("prompts").glob("*.*")))
+    available = ", ".join(path.name for path in bundled_templates())
     raise PromptError(f"no prompt template {name!r}; bundled templates: {available}")
 
 

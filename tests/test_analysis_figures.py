@@ -255,7 +255,7 @@ def test_cli_analyze_and_figures(run_dir: Path, tmp_path: Path) -> None:
 def test_cli_errors(tmp_path: Path, run_dir: Path) -> None:
     runner = CliRunner()
     result = runner.invoke(app, ["analyze", "--run", str(tmp_path / "missing")])
-    assert result.exit_code == 1 and "no run store" in result.output
+    assert result.exit_code == 2 and "error: no run store" in result.stderr
     result = runner.invoke(app, ["figures", "--run", str(run_dir), "--format", "gif"])
     assert result.exit_code != 0 and "gif" in result.output
     result = runner.invoke(app, ["figures", "--run", str(run_dir), "--width", "wide"])

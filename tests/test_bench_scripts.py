@@ -78,3 +78,17 @@ def test_rate_benchmarks_fail_on_wrong_results_not_on_a_busy_machine(
     )
     assert verdict.report(correct=False, rate_met=True) == 1
     assert "RESULTS WRONG" in capsys.readouterr().out
+
+
+def test_validate_bench_times_distinct_valid_copies(tmp_path: Path) -> None:
+    """bench_validate.py's inputs are distinct files with the same (valid) records."""
+    import bench_validate
+
+    from poemetric.data import validate_file
+    from poemetric.paths import resource_path
+
+    demo = resource_path("datasets", "demo", "poems.csv")
+    copies = bench_validate.shuffled_copies(demo, tmp_path, 3)
+    assert len({path.read_bytes() for path in copies}) == 3
+    reports = [validate_file(path) for path in copies]
+    assert all(r.records == validate_file(demo).records == 16 and not r.issues for r in reports)

@@ -11,7 +11,7 @@ from test_runner_support import VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
 
 from poemetric.cli import app
-from poemetric.cli.demo_cmd import LOCAL_BASE_URL_ENV
+from poemetric.cli.judging import LOCAL_BASE_URL_ENV
 from poemetric.store import RunStore
 from poemetric.testing.servers import ChatCall, OpenAIServer
 
@@ -55,3 +55,27 @@ def test_following_the_printed_local_judge_hint_judges_the_demo(
         assert judged.exit_code == 0, judged.output
     with RunStore(run, create=False) as store:
         assert store.count("judgments", "status = 'ok'") == store.count("generations") == 2
+
+
+def test_judge_without_a_judge_prints_the_demos_local_judge_commands(tmp_path: Path) -> None:
+    """`judge` with no --judge and the demo's closing hint print the same (working, tested above)
+    local-judge commands; `judge` said `--api-key local`, the demo `--api-key local-secret`."""
+    from poemetric.cli.demo_cmd import judge_hint
+    from poemetric.cli.judging import load_judges
+
+    run = tmp_path / "run"
+    result = CliRunner().invoke(app, ["judge", "--run", str(run)], terminal_width=200)
+    assert result.exit_code == 2
+
+    def local_commands(text: str) -> list[str]:
+        start = text.index("OpenAI-compatible")
+        return [
+            line.split("   #")[0].strip()
+            for line in text[start:].splitlines()[1:6]
+            if line.strip().startswith(("vllm serve", "export", "poemetric judge"))
+        ]
+
+    printed = local_commands(result.output)
+    assert len(printed) == 5 and printed == local_commands(judge_hint(run, load_judges()))
+    assert printed[0].endswith("--api-key local-secret")
+    assert "export POEMETRIC_LOCAL_API_KEY=local-secret" in printed

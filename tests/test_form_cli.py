@@ -83,6 +83,23 @@ def test_check_jsonl_with_ids_and_malformed_lines(tmp_path: Path) -> None:
     assert records[3]["passed"] is False and records[3]["error"] is None
 
 
+def test_an_unchecked_row_has_passed_false_and_error_says_why(tmp_path: Path) -> None:
+    """As docs/form-check.md says: `passed` is false (not null) for a row that could not be
+    checked; `error_kind` (input/request) tells it from a failed poem (text), `error` says why."""
+    source = tmp_path / "rows.jsonl"
+    rows = [{"text": LIMERICK, "form": "rondeau"}, {"text": LIMERICK, "form": ""}, {"text": "", "form": "sonnet"}]  # fmt: skip
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows) + "{not json\n")
+    out = tmp_path / "out.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out)])
+    assert result.exit_code == 1, result.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["passed"] for r in records] == [False] * 4
+    assert [r["error_kind"] for r in records] == ["request", "input", "text", "input"]
+    assert all(r["error"] and r["form_score"] is None for r in records)
+    assert "unknown form 'rondeau'" in records[0]["error"] and records[1]["error"] == "missing form"
+    assert "3 with errors" in result.output  # the text row is a failed check, not an error
+
+
 def test_check_csv_with_an_unclosed_quote_reports_the_line_and_checks_the_rest(
     tmp_path: Path,
 ) -> None:
@@ -136,12 +153,45 @@ def test_check_unusable_input_exits_non_zero(tmp_path: Path) -> None:
         env=wide,
     )
     assert missing.exit_code == 2 and "no such file" in missing.output
+    folder = runner.invoke(
+        app, ["form", "check", str(tmp_path), "-o", str(tmp_path / "o.jsonl")], env=wide
+    )
+    assert folder.exit_code == 2
+    assert folder.output.strip() == f"error: {tmp_path}: a folder, not a file"
     bad = tmp_path / "bad.csv"
     bad.write_text("title,author\nx,y\n")
     result = runner.invoke(
         app, ["form", "check", str(bad), "-o", str(tmp_path / "o.jsonl")], env=wide
     )
     assert result.exit_code == 2 and "missing required column" in result.output
+
+
+def test_check_an_input_without_rows_is_unusable_in_every_format(tmp_path: Path) -> None:
+    """An empty file, blank lines or a lone CSV header: exit 2 and one `error:` line naming the
+    file, whatever the format (an empty CSV gave an error row and exit 1, an empty JSONL exit 0)."""
+    import pandas as pd
+
+    wide = {"COLUMNS": "400"}
+    inputs = {
+        "empty.csv": "",
+        "blank.tsv": "\n\n",
+        "header.csv": "content,form,meter_pattern,rhyme_pattern\n",
+        "empty.jsonl": "",
+        "blank.ndjson": "\n  \n",
+    }
+    for name, text in inputs.items():
+        (tmp_path / name).write_text(text)
+    pd.DataFrame({"content": pd.Series(dtype=str), "form": pd.Series(dtype=str)}).to_parquet(
+        tmp_path / "empty.parquet"
+    )
+    out = tmp_path / "out.jsonl"
+    for name in [*inputs, "empty.parquet"]:
+        source = tmp_path / name
+        result = runner.invoke(app, ["form", "check", str(source), "-o", str(out)], env=wide)
+        assert result.exit_code == 2, (name, result.output)
+        (line,) = result.output.strip().splitlines()
+        assert line == f"error: {source}: has no rows (empty, or only a header); nothing to check"
+        assert not out.exists()
 
 
 def test_check_replaces_an_earlier_output_only_with_a_finished_one(tmp_path: Path) -> None:
@@ -307,9 +357,21 @@ def test_stage_rechecks_when_the_threshold_changes(tmp_path: Path) -> None:
 
 def test_run_command(tmp_path: Path) -> None:
     _store_with_generations(tmp_path / "run").close()
-    result = runner.invoke(app, ["form", "run", "--run", str(tmp_path / "run")])
+    wide = {"COLUMNS": "200"}
+    result = runner.invoke(app, ["form", "run", "--run", str(tmp_path / "run")], env=wide)
     assert result.exit_code == 0, result.output
     assert "checked 3" in result.output
+    # stderr is not a terminal here: no progress bar (it printed `form check ━━ 3/3`).
+    assert result.stderr == "" and "form check" not in result.output
+    assert "stored verdicts" not in result.stdout
+    again = runner.invoke(app, ["form", "run", "--run", str(tmp_path / "run")], env=wide)
+    assert again.exit_code == 0 and again.stderr == "" and "form check" not in again.output
+    # Nothing left to check: the table shows the stored verdicts instead of nothing.
+    assert "all 3 generations were already checked" in again.stdout
+    assert "their stored verdicts" in again.stdout
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in again.stdout.splitlines()]
+    assert ["human", "2", "2", "1.00"] in cells and ["markov", "0", "1", "0.00"] in cells
+    assert "checked 0, skipped 3" in again.stdout
     missing = runner.invoke(app, ["form", "run", "--run", str(tmp_path / "none")])
     assert missing.exit_code == 2
 

@@ -85,6 +85,29 @@ def test_dataset_problems_are_clear_errors(tmp_path: Path) -> None:
     write_dataset(load_dataset("demo").poems[:2], mixed)
     result = CliRunner().invoke(app, ["generate", "--run", run, "--dataset", str(mixed)])
     assert result.exit_code == 2 and "use another --run directory" in result.output
+    with RunStore(run, create=False) as store:  # an existing run is kept as it was
+        assert store.count("generations", "author = 'human'") == 1
+
+
+def test_a_failed_first_preparation_leaves_no_store_behind(tmp_path: Path) -> None:
+    """A mistyped dataset must not leave an empty store that later looks like a run."""
+    nested = tmp_path / "runs" / "typo" / "run"
+    kept = tmp_path / "existing"
+    kept.mkdir()
+    for run in (nested, kept):
+        for extra in ([], ["--dry-run"]):
+            result = CliRunner().invoke(
+                app, ["generate", "--run", str(run), "--dataset", "nosuch", *extra]
+            )
+            assert result.exit_code == 2 and "unknown dataset 'nosuch'" in result.output
+    assert not (tmp_path / "runs").exists()  # the folders it made are gone too
+    assert kept.is_dir() and list(kept.iterdir()) == []  # a folder that was there stays
+    bad = tmp_path / "bad.csv"
+    bad.write_text("not,a,dataset\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["generate", "--run", str(nested), "--dataset", str(bad), "--dry-run"]
+    )
+    assert result.exit_code == 2 and not (tmp_path / "runs").exists()
 
 
 def test_demo_refuses_an_unknown_judge(tmp_path: Path) -> None:

@@ -102,3 +102,24 @@ def test_template_without_placeholders_is_rejected(tmp_path: Path) -> None:
 def test_unknown_template_lists_the_bundled_ones() -> None:
     with pytest.raises(PromptError, match=r"judge\.md"):
         load_template("nonexistent.jinja")
+
+
+def test_unknown_template_on_the_command_line_lists_only_templates() -> None:
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    result = CliRunner().invoke(
+        app, ["prompts", "render", "--template", "nope", "--limit", "1"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code != 0
+    listed = result.output.split("bundled templates: ")[1].split()[0:6]
+    names = [name.strip(",") for name in listed]
+    assert names == [
+        "generation.jinja", "judge-reask.md", "judge.md", "recognise.md", "style_match.md",
+        "survey.md",
+    ]  # fmt: skip
+    assert "README" not in result.output
+    listing = CliRunner().invoke(app, ["prompts", "list"], env={"COLUMNS": "200"})
+    assert listing.exit_code == 0 and "survey.md" in listing.output
+    assert "README" not in listing.output

@@ -232,7 +232,7 @@ def test_sections_are_a_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 def test_report_cli_errors(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["report", "--run", str(tmp_path / "missing")])
-    assert result.exit_code == 1 and "no run store" in result.output
+    assert result.exit_code == 2 and "error: no run store" in result.stderr
 
 
 def test_expert_ratings_add_the_agreement_section(tmp_path: Path) -> None:

@@ -16,8 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import JudgeOption, RunOption, experts_option
-from poemetric.store import RunStore, StoreError
+from poemetric.cli.options import JudgeOption, RunOption, existing_run, experts_option
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,14 +35,6 @@ FIGURE_EXPERTS = experts_option(
     "Figs. 6-8 show the experts beside the judge; default: the run's stored survey answers."
 )
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
-
-
-def _open(run: Path) -> RunStore:
-    try:
-        return RunStore(run, create=False)
-    except StoreError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]")
-        raise typer.Exit(1) from exc
 
 
 def _fmt(value: object, digits: int = 2) -> str:
@@ -131,7 +122,7 @@ def analyze(
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError
 
-    with _open(run) as store:
+    with existing_run(run) as store:
         try:
             result = analyze_run(
                 store,
@@ -233,7 +224,7 @@ def figures(
         inches = parse_width(width)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--width") from exc
-    with _open(run) as store:
+    with existing_run(run) as store:
         try:
             report = render_figures(
                 store,

@@ -13,7 +13,8 @@ from rich.console import Console
 
 from poemetric.cli.analyze_cmd import summary_table
 from poemetric.cli.app import app
-from poemetric.cli.generate_cmd import prepare_or_exit
+from poemetric.cli.generate_cmd import open_prepared
+from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
 from poemetric.cli.options import LimitOption
 
 if TYPE_CHECKING:
@@ -46,10 +47,6 @@ def local_model_hint() -> str | None:
 
 
 PAPER_JUDGE = "gemini-2.5-pro"
-LOCAL_JUDGE = "local-openai"
-#: The variables judges/local-openai.yaml reads its endpoint and model from.
-LOCAL_BASE_URL_ENV = "POEMETRIC_LOCAL_BASE_URL"
-LOCAL_MODEL_ENV = "POEMETRIC_LOCAL_MODEL"
 
 
 def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
@@ -72,11 +69,7 @@ def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
     if local is not None:
         lines += [
             "  • or any model behind an OpenAI-compatible API, e.g. a local vLLM server:",
-            f"      vllm serve {local.model} --api-key local-secret   # the key: any non-empty value",
-            f"      export {LOCAL_BASE_URL_ENV}={local.base_url}",
-            f"      export {LOCAL_MODEL_ENV}={local.model}",
-            *(f"      export {variable}=local-secret" for variable in key_variables(local)[:1]),
-            f"      poemetric judge --run {run} --judge {LOCAL_JUDGE}",
+            *(f"      {command}" for command in local_judge_commands(local, run)),
         ]
     lines.append(
         "  `poemetric demo --judge NAME` (or POEMETRIC_JUDGE=NAME) runs it as part of the demo."
@@ -126,16 +119,15 @@ def demo(
     from poemetric.report import build_report
     from poemetric.roster import load_roster, select_models
     from poemetric.runner.runner import RunnerOptions
-    from poemetric.store import RunStore
 
     judges = load_roster("judges")
     if judge and judge not in judges:
         raise typer.BadParameter(
             f"unknown judge {judge!r}; available: {', '.join(judges)}", param_hint="--judge"
         )
-    with RunStore(run) as store:
-        console.rule("[bold]POEMetric demo")
-        prepared = prepare_or_exit(store, "demo", limit)
+    console.rule("[bold]POEMetric demo")
+    store, prepared = open_prepared(run, "demo", limit)
+    with store:
         console.print(
             f"1/5 dataset  {prepared.dataset.name}: {len(prepared.dataset)} poems "
             f"(sha256 {prepared.dataset.sha256[:12]}…), prompts template "

@@ -7,11 +7,9 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption
-from poemetric.store import RunStore, StoreError
+from poemetric.cli.options import RunOption, existing_run
 from poemetric.store.schema import EXPORTABLE_TABLES
 
 console = Console()
@@ -45,12 +43,13 @@ def export(
         raise typer.BadParameter(
             f"unknown table(s) {', '.join(unknown)}; tables: {', '.join(EXPORTABLE_TABLES)}"
         )
-    try:
-        with RunStore(run, create=False) as store:
-            out_dir = to or (run / "export")
-            for table in chosen:
-                path = store.export(table, out_dir / f"{table}.{fmt.value}")
-                console.print(f"{table:<12} {store.count(table):>7} rows → {path}")
-    except StoreError as error:
-        console.print(f"[red]error:[/red] {escape(str(error))}")
-        raise typer.Exit(1) from error
+    with existing_run(run) as store:
+        out_dir = to or (run / "export")
+        width = max(map(len, chosen))
+        for table in chosen:
+            path = store.export(table, out_dir / f"{table}.{fmt.value}")
+            console.print(
+                f"{table:<{width}} {store.count(table):>7} rows → {path}",
+                highlight=False,
+                soft_wrap=True,
+            )

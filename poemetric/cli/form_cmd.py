@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption
+from poemetric.cli.options import RunOption, existing_run
 from poemetric.cli.output import OutputError, replaced_on_success
 
 #: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
@@ -66,7 +66,8 @@ def check_command(
     A record that cannot be read (e.g. an unclosed quote in a CSV) becomes an output row whose
     `error` names the file and line; the records around it are still checked. The exit code is
     0 when every row was checked, 1 when some rows could not be (unreadable record, missing
-    text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable.
+    text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
+    (missing, an unsupported type, no rows at all, no text or form column).
 
     Examples:
 
@@ -238,26 +239,36 @@ def run_command(
 
         poemetric form run --run runs/paper --threshold 0.8 --force
     """
-    from poemetric.form.stage import run_form_stage
-    from poemetric.store.db import RunStore, StoreError
+    from poemetric.form.stage import run_form_stage, stored_report
 
-    try:
-        store = RunStore(run, create=False)
-    except StoreError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
-    with store:
-        report = run_form_stage(store, threshold=threshold, force=force, jobs=jobs)
+    with existing_run(run) as store:
+        report = run_form_stage(
+            store,
+            threshold=threshold,
+            force=force,
+            jobs=jobs,
+            progress=err_console.is_terminal,
+            console=err_console,
+        )
+        stored = report.checked == 0 and report.skipped > 0
+        shown = stored_report(store) if stored else report
+    if stored:
+        console.print(
+            f"all {report.skipped} generations were already checked (--force checks them "
+            "again); their stored verdicts:",
+            highlight=False,
+            soft_wrap=True,
+        )
     table = Table(title=f"Form checks in {run}")
     for column in ("author", "passed", "checked", "rate"):
         table.add_column(column, justify="left" if column == "author" else "right")
-    for author in sorted(report.total_by_author):
-        total = report.total_by_author[author]
+    for author in sorted(shown.total_by_author):
+        total = shown.total_by_author[author]
         table.add_row(
             author,
-            str(report.passed_by_author[author]),
+            str(shown.passed_by_author[author]),
             str(total),
-            f"{report.pass_rate(author):.2f}",
+            f"{shown.pass_rate(author):.2f}",
         )
     console.print(table)
     console.print(

@@ -73,6 +73,40 @@ def prepare_or_exit(
         raise typer.Exit(code=2) from error
 
 
+def open_prepared(
+    run: Path, dataset: str, limit: int | None, template: str | None = None
+) -> tuple[RunStore, PreparedRun]:
+    """The run's store (created when new), prepared by `prepare_or_exit`.
+
+    When that fails (a mistyped or invalid dataset), a store this call created is removed again
+    with the folders made for it, so that a mistyped run directory does not look like a run
+    later; an existing store is only closed, never removed.
+    """
+    from poemetric.store import RunStore
+    from poemetric.store.db import DB_NAME
+
+    made: list[Path] = []  # the run folder and its missing parents, innermost first
+    folder = run
+    while not folder.exists() and folder != folder.parent:
+        made.append(folder)
+        folder = folder.parent
+    new = not (run / DB_NAME).exists()
+    store = RunStore(run)
+    try:
+        return store, prepare_or_exit(store, dataset, limit, template)
+    except Exception:  # typer.Exit too
+        store.close()
+        if new:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                store.path.with_name(store.path.name + suffix).unlink(missing_ok=True)
+            for empty in made:
+                try:
+                    empty.rmdir()
+                except OSError:
+                    break
+        raise
+
+
 def note_kept_template(run_template_hash: str, chosen: str | None) -> None:
     """Say so when a run keeps a generation template other than today's bundled one."""
     from poemetric.prompts import GENERATION_TEMPLATE, load_template
@@ -134,7 +168,6 @@ def generate(
     from poemetric.generation.stage import run_generation
     from poemetric.roster import RosterError, select_models
     from poemetric.runner.runner import RunnerOptions
-    from poemetric.store import RunStore
 
     try:
         specs = select_models(models)
@@ -150,14 +183,15 @@ def generate(
         concurrency=concurrency,
         progress=progress,
     )
-    with RunStore(run) as store, interruptible(run):
-        prepared = prepare_or_exit(store, dataset, limit, template)
-        note_kept_template(prepared.template_hash, template)
-        console.print(
-            f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
-            f"{len(specs)} model(s) x {samples} sample(s)"
-        )
-        report = run_generation(store, specs, options=options, console=console)
+    with interruptible(run):
+        store, prepared = open_prepared(run, dataset, limit, template)
+        with store:
+            note_kept_template(prepared.template_hash, template)
+            console.print(
+                f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
+                f"{len(specs)} model(s) x {samples} sample(s)"
+            )
+            report = run_generation(store, specs, options=options, console=console)
     report.render(console)
     if report.incomplete and not dry_run:
         raise typer.Exit(code=1)

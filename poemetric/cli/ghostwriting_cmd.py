@@ -16,12 +16,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption
+from poemetric.cli.options import RunOption, existing_run
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from poemetric.store import RunStore
 
 ghostwriting_app = typer.Typer(
     help=(
@@ -62,16 +61,6 @@ def _number(value: object, digits: int = 3) -> str:
     if isinstance(value, float):
         return "–" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
-
-
-def open_run(run: Path) -> RunStore:
-    """An existing run's store; a missing run is a usage error."""
-    from poemetric.store import RunStore, StoreError
-
-    try:
-        return RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
 
 
 def frame_table(frame: pd.DataFrame, title: str, columns: dict[str, str]) -> Table:
@@ -158,7 +147,7 @@ def metrics_command(
         raplyzer_phonetics="espeak" if phonetics == "espeak" else "cmu",
         window_lines=window,
     )
-    with open_run(run) as store:
+    with existing_run(run) as store:
         try:
             result = ghostwriting_tables(store, options=options)
         except EspeakUnavailable as error:

@@ -17,7 +17,7 @@ from poemetric.cli.generate_cmd import (
     ProgressOption,
     ShardOption,
 )
-from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app, open_run
+from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
 from poemetric.cli.judging import (
     judge_runner_options,
     judge_spec,
@@ -25,7 +25,7 @@ from poemetric.cli.judging import (
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import LimitOption, RunOption
+from poemetric.cli.options import LimitOption, RunOption, existing_run
 
 console = Console(soft_wrap=True)  # paths and file:line messages are never hard-wrapped
 
@@ -131,7 +131,7 @@ def sheets_command(
     from poemetric.annotation.sheets import write_line_sheets
     from poemetric.annotation.task import build_line_task
 
-    with open_run(run) as store:
+    with existing_run(run) as store:
         task = build_line_task(
             store, authors=split_names(authors), per_author=per_author, seed=seed
         )
@@ -169,7 +169,7 @@ def import_lines_command(
     from poemetric.annotation.importer import LineImportError, import_line_annotations
     from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations
 
-    with open_run(run) as store:
+    with existing_run(run) as store:
         try:
             report = import_line_annotations(store, files)
         except LineImportError as error:

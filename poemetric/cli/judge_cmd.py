@@ -22,17 +22,18 @@ from poemetric.cli.generate_cmd import (
 )
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
+    LOCAL_JUDGE,
     judge_runner_options,
     load_judges,
+    local_judge_commands,
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import LimitOption, RunOption
+from poemetric.cli.options import LimitOption, RunOption, existing_run
 from poemetric.cli.output import OutputError, replaced_on_success
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
-    from poemetric.store import RunStore
 
 console = Console()
 err_console = Console(stderr=True)
@@ -44,12 +45,7 @@ No judge given. Choose one with --judge NAME (or set POEMETRIC_JUDGE=NAME), for 
         export GEMINI_API_KEY=...
         poemetric judge --run {run} --judge gemini-2.5-pro
 
-  • a local model behind an OpenAI-compatible server (no key needed, no cost):
-        vllm serve Qwen/Qwen2.5-72B-Instruct --api-key local
-        export POEMETRIC_LOCAL_BASE_URL=http://127.0.0.1:8000/v1
-        export POEMETRIC_LOCAL_MODEL=Qwen/Qwen2.5-72B-Instruct POEMETRIC_LOCAL_API_KEY=local
-        poemetric judge --run {run} --judge local-openai
-
+{local}
 Available judges (judges/): {available}"""
 
 JudgeNameOption = typer.Option(
@@ -78,15 +74,6 @@ def select_judges(selection: str) -> list[ModelSpec]:
     except RosterError as error:
         available = ", ".join(load_judges())
         raise typer.BadParameter(f"{error}; judges: {available}", param_hint="--judge") from error
-
-
-def open_run(run: Path) -> RunStore:
-    from poemetric.store import RunStore, StoreError
-
-    try:
-        return RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
 
 
 @judge_app.callback(
@@ -153,9 +140,17 @@ def judge(
     from poemetric.prompts import PromptError
 
     if not judge_name:
-        available = ", ".join(load_judges())
+        roster = load_judges()
+        local = ""
+        if LOCAL_JUDGE in roster:
+            commands = local_judge_commands(roster[LOCAL_JUDGE], run)
+            local = "  • a local model behind an OpenAI-compatible server (no cost):\n" + "".join(
+                f"        {command}\n" for command in commands
+            )
         console.print(
-            NO_JUDGE.format(run=run, available=available), highlight=False, soft_wrap=True
+            NO_JUDGE.format(run=run, local=local, available=", ".join(roster)),
+            highlight=False,
+            soft_wrap=True,
         )
         raise typer.Exit(code=2)
     judges = select_judges(judge_name)
@@ -253,7 +248,7 @@ def reparse_command(
     from poemetric.judge.reparse import reparse_run
 
     names = split_names(judge_name)
-    with open_run(run) as store:
+    with existing_run(run) as store:
         result = reparse_run(store, names)
     console.print(
         f"{result.rows} stored answer(s) re-parsed: {result.unchanged} unchanged, "
@@ -306,7 +301,7 @@ def recognise_command(
         refresh_failed_parses=False,
         progress=progress,
     )
-    with open_run(run) as store, interruptible(run):
+    with existing_run(run) as store, interruptible(run):
         report = run_recognition(store, judges, options=options, console=console)
         recognised = store.query(
             "SELECT judge, SUM(recognised) AS hits, COUNT(*) AS n FROM recognitions "

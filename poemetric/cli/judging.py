@@ -10,10 +10,35 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from poemetric.cli.options import existing_run
+
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
     from poemetric.runner.runner import RunnerOptions
     from poemetric.store import RunStore
+
+
+#: The judge file for any model behind an OpenAI-compatible server, and the variables it reads.
+LOCAL_JUDGE = "local-openai"
+LOCAL_BASE_URL_ENV = "POEMETRIC_LOCAL_BASE_URL"
+LOCAL_MODEL_ENV = "POEMETRIC_LOCAL_MODEL"
+#: The key in the printed local-judge commands: the server started with it checks it.
+LOCAL_API_KEY = "local-secret"
+
+
+def local_judge_commands(local: ModelSpec, run: Path) -> list[str]:
+    """Shell commands that serve `local`'s model with vLLM and judge `run` with it, built from
+    the judge file (model, endpoint, the variable its key is read from); `demo` and `judge`
+    print the same ones."""
+    from poemetric.providers.remote_common import key_variables
+
+    return [
+        f"vllm serve {local.model} --api-key {LOCAL_API_KEY}   # the key: any non-empty value",
+        f"export {LOCAL_BASE_URL_ENV}={local.base_url}",
+        f"export {LOCAL_MODEL_ENV}={local.model}",
+        *(f"export {variable}={LOCAL_API_KEY}" for variable in key_variables(local)[:1]),
+        f"poemetric judge --run {run} --judge {LOCAL_JUDGE}",
+    ]
 
 
 def load_judges() -> dict[str, ModelSpec]:
@@ -67,12 +92,7 @@ def judge_runner_options(
 
 def open_judged_run(run: Path, authors: list[str] | None, console: Console) -> RunStore:
     """The run's store, once it has poems and every author in `authors` has some."""
-    from poemetric.store import RunStore, StoreError
-
-    try:
-        store = RunStore(run, create=False)
-    except StoreError as error:
-        raise typer.BadParameter(str(error), param_hint="--run") from error
+    store = existing_run(run)
     try:
         if store.count("generations", "status = 'ok'") == 0:
             console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")

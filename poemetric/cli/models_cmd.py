@@ -9,6 +9,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.roster import (
+    ModelRow,
     RosterError,
     RosterKind,
     list_models,
@@ -37,6 +38,31 @@ def _fail(error: Exception) -> typer.Exit:
 
 def _price(value: float) -> str:
     return "-" if value == 0 else f"{value:g}"
+
+
+#: Width the groups column keeps before `models` leaves out the model id, then the provider.
+GROUPS_MIN = 24
+#: Widths of the open, think, in $/M and out $/M columns (their headers).
+NARROW_COLUMNS = (4, 5, 6, 7)
+
+
+def _wide_columns(rows: list[ModelRow], width: int) -> list[str]:
+    """The provider and model id columns when they fit beside whole names, the narrow columns
+    and `GROUPS_MIN` of groups (or all of them, when shorter) in `width`; a column costs its
+    widest text plus 3 for ` │ `."""
+    name = max((len(row.name) for row in rows), default=4)
+    groups = min(GROUPS_MIN, max((len(", ".join(row.groups)) for row in rows), default=6))
+    used = name + sum(NARROW_COLUMNS) + max(groups, 6) + 3 * 5
+    shown = []
+    for column, size in (
+        ("provider", max((len(row.provider) for row in rows), default=8)),
+        ("model id", max((len(row.model) for row in rows), default=8)),
+    ):
+        if used + size + 3 > width:
+            break
+        shown.append(column)
+        used += size + 3
+    return shown
 
 
 @models_app.callback()
@@ -70,28 +96,34 @@ def models(
     title = f"{len(rows)} {'judges' if judges else 'models'}" + (
         f" in group {group}" if group else ""
     )
+    console = Console(highlight=False, soft_wrap=True)
+    # Names stay whole and the short columns keep their width; at a narrow terminal the groups
+    # wrap, and the model id (then the provider) is left out rather than squeezing the rest.
+    wide = _wide_columns(rows, console.width)
     table = Table(title=title, show_edge=False, pad_edge=False)
     table.add_column("name", no_wrap=True)
-    table.add_column("provider", no_wrap=True)
-    table.add_column("model id", no_wrap=True)
-    table.add_column("open", justify="center")
-    table.add_column("think", justify="center")
-    table.add_column("in $/M", justify="right")
-    table.add_column("out $/M", justify="right")
-    table.add_column("groups", overflow="fold")
+    for column in wide:
+        table.add_column(column, no_wrap=True)
+    for header, size in zip(("open", "think", "in $/M", "out $/M"), NARROW_COLUMNS, strict=True):
+        table.add_column(
+            header, justify="center" if size < 6 else "right", no_wrap=True, min_width=size
+        )
+    table.add_column("groups", overflow="fold", ratio=1)
     for row in rows:
+        extra = {"provider": row.provider, "model id": row.model}
         table.add_row(
             row.name,
-            row.provider,
-            row.model,
+            *(extra[column] for column in wide),
             "yes" if row.open_weights else "",
             "yes" if row.thinking else "",
             _price(row.input_per_mtok),
             _price(row.output_per_mtok),
             ", ".join(row.groups),
         )
-    console = Console(highlight=False, soft_wrap=True)
     console.print(table)
+    if len(wide) < 2:
+        left_out = ", ".join(c for c in ("provider", "model id") if c not in wide)
+        console.print(f"({left_out} left out at this width; see `poemetric models show NAME`)")
     names = ", ".join(name for name in groups if name != "all")
     console.print(f"groups: {names}; folders: {', '.join(map(str, roster_directories(kind)))}")
 

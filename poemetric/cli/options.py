@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from poemetric.store import RunStore
 
 DEFAULT_RUN = Path("runs/default")
 
@@ -32,6 +35,23 @@ JudgeOption = typer.Option(
 LimitOption = typer.Option(
     None, "--limit", "-n", min=1, help="Only the first N poems of the dataset (quick trials)."
 )
+
+
+def existing_run(run: Path) -> RunStore:
+    """The store of an existing run. A missing (or unreadable) one is unusable input: one
+    `error: ...` line on stderr and exit status 2, the same in every command."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    from poemetric.store import RunStore, StoreError
+
+    try:
+        return RunStore(run, create=False)
+    except StoreError as error:
+        Console(stderr=True).print(
+            f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
+        )
+        raise typer.Exit(2) from None
 
 
 def experts_option(purpose: str) -> Any:

@@ -13,11 +13,11 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.options import DatasetOption, LimitOption
 from poemetric.data import DatasetError, load_dataset
-from poemetric.paths import resource_path
 from poemetric.prompts import (
     GENERATION_TEMPLATE,
     JUDGE_TEMPLATE,
     PromptError,
+    bundled_templates,
     load_template,
     render_generation_prompt,
     render_judge_prompt,
@@ -44,9 +44,7 @@ def list_templates() -> None:
         poemetric prompts list
     """
     table = Table("template", "sha256", "size")
-    for path in sorted(resource_path("prompts").glob("*.*")):
-        if path.name == "README.md":
-            continue
+    for path in bundled_templates():
         template = load_template(path)
         table.add_row(path.name, template.sha256[:16] + "…", f"{len(template.text)} chars")
     console.print(table)

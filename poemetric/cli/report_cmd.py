@@ -9,8 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from poemetric.cli.app import app
-from poemetric.cli.options import JudgeOption, RunOption, experts_option
-from poemetric.store import RunStore, StoreError
+from poemetric.cli.options import JudgeOption, RunOption, existing_run, experts_option
 
 console = Console()
 REPORT_EXPERTS = experts_option("adds their scores and agreement with each judge.")
@@ -45,12 +44,7 @@ def report(
     from poemetric.analysis.experts import ExpertRatingsError
     from poemetric.report import build_report
 
-    try:
-        store = RunStore(run, create=False)
-    except StoreError as exc:
-        console.print(f"[red]{escape(str(exc))}[/red]")
-        raise typer.Exit(1) from exc
-    with store, console.status("building the report"):
+    with existing_run(run) as store, console.status("building the report"):
         try:
             path = build_report(store, out, judge=judge, experts=experts, n_boot=n_boot)
         except (ExpertRatingsError, ValueError) as exc:

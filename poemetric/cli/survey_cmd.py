@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -13,10 +12,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.judging import split_names
-from poemetric.cli.options import RunOption
-
-if TYPE_CHECKING:
-    from poemetric.store import RunStore
+from poemetric.cli.options import RunOption, existing_run
 
 survey_app = typer.Typer(
     help="Human ratings: the expert survey (paper App. C) or line-level fluency / coherence "
@@ -38,15 +34,6 @@ SERVE_WARNING = (
 def _fail(message: object, code: int = 1) -> typer.Exit:
     console.print(str(message), style="red", markup=False, highlight=False, soft_wrap=True)
     return typer.Exit(code)
-
-
-def _open(run: Path) -> RunStore:
-    from poemetric.store import RunStore, StoreError
-
-    try:
-        return RunStore(run, create=False)
-    except StoreError as exc:
-        raise _fail(exc) from exc
 
 
 @contextmanager
@@ -103,7 +90,7 @@ def build(
     """
     from poemetric.survey.build import build_survey
 
-    with _open(run) as store, _refusals():
+    with existing_run(run) as store, _refusals():
         summary = build_survey(
             store,
             survey_id=survey,
@@ -140,7 +127,7 @@ def build(
 def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]], str]:
     from poemetric.survey import db, tokens
 
-    with _open(run) as store, _refusals():
+    with existing_run(run) as store, _refusals():
         db.load_survey(store, survey)
         ids = db.raters(store, survey)
     secret = tokens.load_secret(run)
@@ -236,7 +223,7 @@ def sheets(
     """
     from poemetric.survey.sheets import write_sheets
 
-    with _open(run) as store, _refusals():
+    with existing_run(run) as store, _refusals():
         paths = write_sheets(store, survey, out or run / f"survey-{survey}", only=rater)
     for path in paths:
         console.print(str(path), highlight=False, soft_wrap=True)
@@ -269,7 +256,7 @@ def import_(
 
     with _refusals():
         check_name(survey, "survey id")
-    with _open(run) as store, _refusals():
+    with existing_run(run) as store, _refusals():
         try:
             answers = read_expert_answers(ratings_file, store)
         except ExpertRatingsError as exc:
@@ -301,7 +288,7 @@ def status(run: Path = RunOption, survey: str = SurveyOption) -> None:
     """
     from poemetric.survey import db
 
-    with _open(run) as store, _refusals():
+    with existing_run(run) as store, _refusals():
         db.load_survey(store, survey)
         rows = db.progress(store, survey)
     table = Table(title=f"Survey {survey}", header_style="bold")

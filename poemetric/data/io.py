@@ -27,6 +27,8 @@ CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 SUPPORTED_SUFFIXES = (*CSV_SUFFIXES, *JSONL_SUFFIXES, *PARQUET_SUFFIXES)
+#: The issue of a CSV/TSV file with no header row (nothing in it but blank lines).
+EMPTY_CSV = "empty file: no header row"
 
 
 class DatasetError(ValueError):
@@ -210,7 +212,7 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
         next_line = restart  # index of the line after the record's first line
     close_broken(len(lines))
     if header is None and not table.issues:
-        table.issues.append(ValidationIssue(str(path), 1, None, "empty file: no header row"))
+        table.issues.append(ValidationIssue(str(path), 1, None, EMPTY_CSV))
     table.issues.sort(key=lambda issue: issue.line or 0)
     return table
 

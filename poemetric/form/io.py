@@ -8,8 +8,8 @@ rhyme_pattern`` or ``text, form, meter, rhyme``; an ``id`` (or ``poem_id``) colu
 through, otherwise the 1-based record number is the id. Texts go through the pipeline's answer
 extraction first (`poemetric.extraction.extract_poem`: code fences, chat preambles, titles,
 closing remarks), so raw model answers are checked as the pipeline checks them; what was removed
-is listed in the output. Only an unusable file (missing, unsupported type, no text/form
-columns) raises `FormInputError`.
+is listed in the output. Only an unusable file (missing, unsupported type, no rows at all, no
+text/form columns) raises `FormInputError`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from poemetric.data.io import DatasetError, RawTable, file_format, read_table
+from poemetric.data.io import EMPTY_CSV, DatasetError, RawTable, file_format, read_table
 from poemetric.extraction import extract_poem
 from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
 from poemetric.form.parallel import map_in_order, resolve_jobs
@@ -87,14 +87,18 @@ def _require_columns(columns: list[str], path: Path) -> None:
 
 def _read_table(path: Path) -> RawTable:
     if not path.is_file():
-        raise FormInputError(f"{path}: no such file")
+        reason = "a folder, not a file" if path.is_dir() else "no such file"
+        raise FormInputError(f"{path}: {reason}")
     try:
         file_format(path)
-        return read_table(path)
+        table = read_table(path)
     except DatasetError as exc:
         raise FormInputError(str(exc)) from None
     except OSError as exc:
         raise FormInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if not table.records and all(issue.reason == EMPTY_CSV for issue in table.issues):
+        raise FormInputError(f"{path}: has no rows (empty, or only a header); nothing to check")
+    return table
 
 
 def read_rows(path: Path) -> Iterator[InputRow]:

@@ -21,7 +21,7 @@ import math
 import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -35,6 +35,9 @@ from poemetric.form.errata_verdicts import (
 )
 from poemetric.form.parallel import map_in_order, resolve_jobs
 from poemetric.store.db import RunStore
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _PENDING_SQL = """
 SELECT g.generation_id, g.author, g.poem, g.response_text, p.form, p.meter, p.rhyme,
@@ -71,11 +74,13 @@ def run_form_stage(
     progress: bool = True,
     force: bool = False,
     jobs: int = 1,
+    console: Console | None = None,
 ) -> FormStageReport:
     """Check every 'ok' generation and save the verdicts; returns counts per author.
 
     `jobs`: worker processes (0 = one per 1,000 pending rows, up to the CPUs; 1 = this process;
     see `poemetric.form.parallel`). Verdicts are saved as they arrive, in generation order.
+    `progress`: a progress bar on `console` (default: rich's) while rows are being checked.
     """
     rows = store.query(_PENDING_SQL)
     errata = errata_for_run(store)
@@ -107,7 +112,8 @@ def run_form_stage(
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        disable=not progress,
+        console=console,
+        disable=not progress or not tasks,
     ) as bar:
         task = bar.add_task("form", total=len(tasks))
         for verdict in map_in_order(_verdict, tasks, jobs=workers):
@@ -120,6 +126,23 @@ def run_form_stage(
                 report.total_by_author[author] += 1
                 report.passed_by_author[author] += verdict["passed"]
             bar.advance(task)
+    return report
+
+
+def stored_report(store: RunStore) -> FormStageReport:
+    """The verdicts stored for the run's 'ok' generations, counted as `run_form_stage` counts the
+    rows it checks (`checked` = rows with a stored verdict; `errors` = those left unchecked)."""
+    report = FormStageReport()
+    for row in store.query(
+        "SELECT g.author, f.passed FROM generations AS g "
+        "JOIN form_checks AS f ON f.generation_id = g.generation_id WHERE g.status = 'ok'"
+    ):
+        report.checked += 1
+        if row["passed"] is None:
+            report.errors += 1
+        else:
+            report.total_by_author[row["author"]] += 1
+            report.passed_by_author[row["author"]] += row["passed"]
     return report
 
 

@@ -125,8 +125,7 @@ class StageReport:
         else:
             columns += ["ok", "errors", "re-asked", "not sent", "budget-skipped"]
             columns += ["tokens in/out", "cost $"]
-        for column in columns:
-            table.add_column(column, justify="left" if column == "model" else "right")
+        rows = []
         for m in self.models:
             cells = [m.model, m.jobs, m.already_done, m.from_cache, m.pending]
             if self.dry_run:
@@ -144,8 +143,21 @@ class StageReport:
                     f"{m.input_tokens:,}/{m.output_tokens:,}",
                     f"{m.cost_usd:.4f}",
                 ]
-            table.add_row(*(str(c) for c in cells))
+            rows.append([str(c) for c in cells])
+        shown, zeros = _fitting_columns(columns, rows, console.width)
+        # Model names and numbers stay whole (80 columns cut names to `gem…`); headers wrap.
+        for index, width in shown.items():
+            table.add_column(
+                columns[index],
+                justify="left" if index == 0 else "right",
+                width=width,
+                no_wrap=index == 0,
+            )
+        for row in rows:
+            table.add_row(*(row[index] for index in shown))
         console.print(table)
+        if zeros:
+            console.print(f"(0 for every model, left out at this width: {', '.join(zeros)})")
         if self.dry_run:
             console.print(
                 f"Estimated cost of the pending calls: ${self.total('estimated_cost_usd'):.4f} "
@@ -193,3 +205,29 @@ class StageReport:
                         markup=False,
                         soft_wrap=True,
                     )
+
+
+def _fitting_columns(
+    columns: list[str], rows: list[list[str]], width: int
+) -> tuple[dict[int, int | None], list[str]]:
+    """Column index -> fixed width (None: rich's own) of the columns to show, and the names of
+    those left out. Every column when the table fits in `width` as it is; else the headers wrap
+    at spaces in columns as wide as their widest word or cell, and when even that is too wide,
+    the count columns that are 0 for every model are left out."""
+
+    def widest(i: int, header_words: bool) -> int:
+        header = columns[i].split() if header_words else [columns[i]]
+        return max([*map(len, header), *(len(row[i]) for row in rows)])
+
+    def needed(indices: list[int], header_words: bool) -> int:
+        # "│ " before each cell and " │" after the last one.
+        return sum(widest(i, header_words) for i in indices) + 3 * len(indices) + 1
+
+    every = list(range(len(columns)))
+    if needed(every, header_words=False) <= width:
+        return dict.fromkeys(every), []
+    zero = set()
+    if needed(every, header_words=True) > width:
+        zero = {i for i in every[1:] if rows and all(row[i] == "0" for row in rows)}
+    shown = [i for i in every if i not in zero]
+    return {i: widest(i, header_words=True) for i in shown}, [columns[i] for i in sorted(zero)]

@@ -1,0 +1,95 @@
+"""At an 80-column terminal the tables keep model names whole: `models` left the open, think,
+price and groups columns no room, the `generate`/`judge` summaries cut names to `gem…`, and
+`export` misaligned table names longer than 12 characters."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.roster import list_models
+
+NARROW = {"COLUMNS": "80"}
+LONG_NAMES = ["markov", "gemini-2.5-pro", "deepseek-r1-distill-qwen-1.5b", "claude-3.7-sonnet"]
+
+
+@pytest.fixture(autouse=True)
+def _narrow_consoles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`generate` and `judge` print through consoles made when their module is first imported,
+    at whatever width the environment had then: make them 80 columns wide here."""
+    from poemetric.cli import generate_cmd, judge_cmd
+
+    for module in (generate_cmd, judge_cmd):
+        monkeypatch.setattr(module.console, "width", 80)
+
+
+def _cells(output: str) -> list[list[str]]:
+    return [[c.strip() for c in re.split("[│┃]", line)[1:-1]] for line in output.splitlines()]
+
+
+def test_models_at_80_columns_keep_names_and_the_short_columns() -> None:
+    for extra, kind in (([], "generators"), (["--judges"], "judges")):
+        result = CliRunner().invoke(app, ["models", *extra], env=NARROW)
+        assert result.exit_code == 0, result.output
+        assert max(map(len, result.output.splitlines()[:-1])) <= 80
+        assert "…" not in result.output
+        names = [row.name for row in list_models(kind)]
+        first_cells = [line.split("│")[0].strip() for line in result.output.splitlines()]
+        assert set(names) <= set(first_cells)
+        header = next(line for line in result.output.splitlines() if line.startswith("name"))
+        assert [h.strip() for h in header.split("┃")][1:5] == ["open", "think", "in $/M", "out $/M"]
+        assert "left out at this width" in result.output and "models show NAME" in result.output
+    wide = CliRunner().invoke(app, ["models"], env={"COLUMNS": "250"})
+    assert "model id" in wide.output and "left out" not in wide.output
+
+
+def test_run_summaries_at_80_columns_keep_model_names_whole(tmp_path: Path) -> None:
+    run = str(tmp_path / "run")
+    plan = CliRunner().invoke(
+        app,
+        ["generate", "--run", run, "--models", ",".join(LONG_NAMES), "--dry-run", "--no-progress"],
+        env=NARROW,
+    )
+    assert plan.exit_code == 0, plan.output
+    table = plan.output[plan.output.index("plan (dry run)") : plan.output.index("└")]
+    assert "…" not in table and max(map(len, table.splitlines())) <= 80
+    assert {cells[0] for cells in _cells(table) if cells} >= set(LONG_NAMES)
+    assert "0 for every model, left out at this width: done, cached" in plan.output
+    generated = CliRunner().invoke(
+        app, ["generate", "--run", run, "--models", "markov", "--limit", "1", "--no-progress"],
+        env=NARROW,
+    )  # fmt: skip
+    assert generated.exit_code == 0 and ["markov", "1", "1", "1"] in [
+        cells[:4] for cells in _cells(generated.output)
+    ]
+    judges = ["gemini-2.5-pro", "claude-3.7-sonnet", "local-openai"]
+    judged = CliRunner().invoke(
+        app, ["judge", "--run", run, "--judge", ",".join(judges), "--dry-run", "--no-progress"],
+        env=NARROW,
+    )  # fmt: skip
+    assert judged.exit_code == 0, judged.output
+    table = judged.output[judged.output.index("plan (dry run)") : judged.output.index("└")]
+    assert "…" not in table and {cells[0] for cells in _cells(table) if cells} >= set(judges)
+    # Numbers are whole too: the token estimates were cut to `27,201/12…`.
+    assert all(
+        re.fullmatch(r"[\d,]+/[\d,]+", c[5])
+        for c in _cells(table)
+        if c[:1] in [[j] for j in judges]
+    )
+
+
+def test_export_aligns_long_table_names(tmp_path: Path) -> None:
+    run = str(tmp_path / "run")
+    made = CliRunner().invoke(app, ["generate", "--run", run, "--limit", "1", "--no-progress"])
+    assert made.exit_code == 0, made.output
+    result = CliRunner().invoke(
+        app, ["export", "--run", run, "--to", str(tmp_path / "out")], env=NARROW
+    )
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if "rows →" in line]
+    assert any(line.startswith("survey_assignments ") for line in lines)
+    assert len({line.index("rows →") for line in lines}) == 1
