@@ -4,7 +4,7 @@ rhyme class of its end words (see `score_scheme`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from poemetric.form import adapters
 from poemetric.form.adapters import RHYME_CREDIT, Rhyme
@@ -207,35 +207,25 @@ def best_scheme(
 ) -> tuple[str, Scored]:
     """The best-scoring (name, layout) candidate; ties keep the earlier one. Candidates are
     scored without findings and only the winner is scored again with them."""
+    score = partial(
+        score_scheme,
+        words,
+        parts=parts,
+        lines=lines,
+        incidental_ok=incidental_ok,
+        credits=credits,
+        extra_rhymes_ok=extra_rhymes_ok,
+    )
     best_index, best = 0, Scored(None)
     best_value = -1.0
     for index, (name, units) in enumerate(candidates):
-        result = score_scheme(
-            words,
-            units,
-            pattern_name=name,
-            parts=parts,
-            lines=lines,
-            incidental_ok=incidental_ok,
-            credits=credits,
-            extra_rhymes_ok=extra_rhymes_ok,
-            explain=len(candidates) == 1,
-        )
+        result = score(units, pattern_name=name, explain=len(candidates) == 1)
         value = -0.5 if result.score is None else result.score
         if value > best_value + 1e-9:
             best_index, best, best_value = index, result, value
     name, units = candidates[best_index]
     if len(candidates) > 1 and best.score is not None:
-        best = score_scheme(
-            words,
-            units,
-            pattern_name=name,
-            parts=parts,
-            lines=lines,
-            incidental_ok=incidental_ok,
-            credits=credits,
-            extra_rhymes_ok=extra_rhymes_ok,
-        )
+        best = score(units, pattern_name=name)
     return name, best
 
 
