@@ -141,3 +141,68 @@ def test_reading_length_is_the_length_of_the_rebuilt_reading() -> None:
     meter_search._CLASS_COSTS.clear()
     reading = analysis.reading("iambic", 5)
     assert reading is not None and analysis.reading_length("iambic", 5) == len(reading.labels)
+
+
+def test_best_scheme_explains_the_winner_as_scoring_every_candidate_fully_would() -> None:
+    """`best_scheme` scores candidates without findings and only the winner with them: same name,
+    score, note and findings as the full scoring of every candidate, for every corpus poem read
+    against the sonnet schemes (octave/sestet parts) and against ballad stanza layouts."""
+    from poemetric.form.forms import SONNET_SCHEMES
+    from poemetric.form.parsing import parse_poem
+    from poemetric.form.rhyme_scoring import (
+        SchemeUnit,
+        best_scheme,
+        rhyme_words,
+        score_scheme,
+        stanzaic_units,
+    )
+
+    def full(words: tuple[str, ...], candidates: list, **options: object) -> tuple[str, object]:
+        best_name, best, best_value = candidates[0][0], None, -1.0
+        for name, units in candidates:
+            result = score_scheme(words, units, pattern_name=name, **options)  # type: ignore[arg-type]
+            value = -0.5 if result.score is None else result.score
+            if value > best_value + 1e-9:
+                best_name, best, best_value = name, result, value
+        return best_name, best
+
+    compared = 0
+    for case in load_corpus():
+        poem = parse_poem(case.text)
+        words = rhyme_words(poem.lines)
+        n = min(len(poem.lines), 14)
+        sonnet = [
+            (name, [SchemeUnit(tuple(range(n)), s[:n])]) for name, s in SONNET_SCHEMES.items()
+        ]
+        parts = (range(0, 8), range(8, max(len(poem.lines), 14)))
+        ballad = [
+            (s, layout) for s in ("ABCB", "ABAB", "AABB") for layout in stanzaic_units(poem, s)
+        ]
+        for candidates, options in (
+            (sonnet, {"parts": parts, "lines": poem.lines}),
+            (ballad, {"lines": poem.lines, "incidental_ok": True}),
+        ):
+            expected = full(words, candidates, **options)
+            assert best_scheme(words, candidates, **options) == expected
+            compared += 1
+    assert compared > 200
+
+
+def test_length_tables_match_their_stored_realisations() -> None:
+    from poemetric.form.meter_templates import MAX_FEET, MAX_SYLLABLES, _realisations, length_table
+
+    for syllables in range(1, MAX_SYLLABLES + 1):
+        rows = _realisations(syllables)
+        table = length_table(syllables)
+        if not rows:
+            assert table is None
+            continue
+        assert table is not None
+        strong = [[float(ch == "s") for ch in row[2]] + [row[3]] for row in rows]
+        assert table.strong.tolist() == strong
+        assert table.patterns == tuple(row[2] for row in rows)
+        for (foot_index, feet), (start, end) in table.group_rows.items():
+            assert {(r[0], r[1]) for r in rows[start:end]} == {(foot_index, feet)}
+        assert sum(end - start for start, end in table.group_rows.values()) == len(rows)
+        cells = [rows[start][0] * (MAX_FEET + 1) + rows[start][1] for start in table.group_starts]
+        assert table.group_cells.tolist() == cells
