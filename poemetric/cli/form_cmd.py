@@ -13,11 +13,10 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption, existing_run
+from poemetric.cli.options import RunOption, error_exit, existing_run
 from poemetric.cli.output import OutputError, replaced_on_success
 
 #: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
@@ -92,8 +91,7 @@ def check_command(
                 on_row=advance,
             )
     except (FormInputError, OutputError) as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise error_exit(exc) from None
     table = Table(title=f"Form check of {input_path} -> {output}")
     table.add_column("form")
     table.add_column("passed", justify="right")
@@ -158,20 +156,14 @@ def scan_command(
             path = Path(file)
             if not path.is_file():
                 reason = "a folder, not a file" if path.is_dir() else "no such file"
-                err_console.print(
-                    f"[red]error:[/red] {escape(file)}: {reason}", highlight=False, soft_wrap=True
-                )
-                raise typer.Exit(2)
+                raise error_exit(f"{file}: {reason}")
             text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         where = "standard input" if file == "-" else file
-        err_console.print(
-            f"[red]error:[/red] {escape(where)}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} "
-            f"at offset {exc.start})",
-            highlight=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(2) from None
+        byte = exc.object[exc.start]
+        raise error_exit(
+            f"{where}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})"
+        ) from None
     result = check_poem(text, form, meter, rhyme, threshold=threshold)
     poem = parse_poem(text)
     spec = None

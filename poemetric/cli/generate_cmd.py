@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from poemetric.cli.app import app
 from poemetric.cli.interrupt import interruptible
-from poemetric.cli.options import DatasetOption, LimitOption, ModelsOption, RunOption
+from poemetric.cli.options import DatasetOption, LimitOption, ModelsOption, RunOption, error_exit
 
 if TYPE_CHECKING:
     from poemetric.pipeline import PreparedRun
@@ -67,10 +66,7 @@ def prepare_or_exit(
     try:
         return prepare_run(store, dataset, limit=limit, template=template)
     except (DatasetError, StoreError, PromptError) as error:
-        Console(stderr=True).print(
-            f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
-        )
-        raise typer.Exit(code=2) from error
+        raise error_exit(error) from error
 
 
 def open_prepared(

@@ -29,7 +29,7 @@ from poemetric.cli.judging import (
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import LimitOption, RunOption, existing_run
+from poemetric.cli.options import LimitOption, RunOption, error_exit, existing_run
 from poemetric.cli.output import OutputError, replaced_on_success
 
 if TYPE_CHECKING:
@@ -179,10 +179,7 @@ def judge(
                 console=console,
             )
         except (JudgeStageError, PromptError) as error:
-            err_console.print(
-                f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
-            )
-            raise typer.Exit(code=2) from error
+            raise error_exit(error) from error
     report.render(console)
     if report.incomplete and not dry_run:
         raise typer.Exit(code=1)
@@ -214,10 +211,7 @@ def parse_command(
         with replaced_on_success(output) as handle:
             summary = parse_file(input_path, handle)
     except (ParseInputError, OutputError) as error:
-        err_console.print(
-            f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
-        )
-        raise typer.Exit(code=2) from None
+        raise error_exit(error) from None
     console.print(
         f"{summary.lines} answer(s): {summary.ok} read, {summary.rejected} rejected, "
         f"{len(summary.unreadable)} unreadable line(s) -> {output}",

@@ -37,21 +37,27 @@ LimitOption = typer.Option(
 )
 
 
-def existing_run(run: Path) -> RunStore:
-    """The store of an existing run. A missing (or unreadable) one is unusable input: one
-    `error: ...` line on stderr and exit status 2, the same in every command."""
+def error_exit(message: object, code: int = 2) -> typer.Exit:
+    """Print ``error: <message>`` on stderr, on one line and never read as console markup (an
+    install hint's ``[vllm]`` stays text), and return the exit to raise (2: unusable input)."""
     from rich.console import Console
     from rich.markup import escape
 
+    Console(stderr=True).print(
+        f"[red]error:[/red] {escape(str(message))}", highlight=False, soft_wrap=True
+    )
+    return typer.Exit(code)
+
+
+def existing_run(run: Path) -> RunStore:
+    """The store of an existing run. A missing (or unreadable) one is unusable input: one
+    `error: ...` line on stderr and exit status 2, the same in every command."""
     from poemetric.store import RunStore, StoreError
 
     try:
         return RunStore(run, create=False)
     except StoreError as error:
-        Console(stderr=True).print(
-            f"[red]error:[/red] {escape(str(error))}", highlight=False, soft_wrap=True
-        )
-        raise typer.Exit(2) from None
+        raise error_exit(error) from None
 
 
 def experts_option(purpose: str) -> Any:

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, cast
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from poemetric.cli.app import app
+from poemetric.cli.options import error_exit
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from poemetric.probes.poem import RhymeSource
 
 console = Console()
-err = Console(stderr=True)
 
 probe_app = typer.Typer(
     help=(
@@ -35,11 +34,6 @@ probe_app = typer.Typer(
     rich_markup_mode="markdown",
 )
 app.add_typer(probe_app, name="probe")
-
-
-def _fail(message: str) -> typer.Exit:
-    err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code=2)
 
 
 @probe_app.command(
@@ -107,7 +101,7 @@ def build(
     try:
         dataset = load_dataset(poems)
     except DatasetError as error:
-        raise _fail(str(error)) from error
+        raise error_exit(str(error)) from error
     wanted = {f.strip().lower() for f in forms.split(",")} if forms else None
     sources = [
         SourcePoem(p.poem_id, p.content, p.rhyme_pattern, str(p.form))
@@ -128,7 +122,7 @@ def build(
                 sources, generator, search, attempts, beams, seed, per_poem, rhyme_from
             )
     except (ThesaurusUnavailable, ValueError) as error:
-        raise _fail(str(error)) from error
+        raise error_exit(str(error)) from error
     count = write_jsonl(pairs, output)
     by_task: dict[str, int] = {}
     for pair in pairs:
@@ -232,7 +226,7 @@ def run(
     try:
         pairs = read_pairs(pairs_file)
     except PairFileError as error:
-        raise _fail(str(error)) from error
+        raise error_exit(str(error)) from error
     if tasks:
         keep = {t.strip() for t in tasks.split(",")}
         pairs = [p for p in pairs if p.task in keep]
@@ -250,9 +244,9 @@ def run(
         chosen = make_scorer(scorer, options)
         records = chosen.score(pairs)
     except ValueError as error:
-        raise _fail(str(error)) from error
+        raise error_exit(str(error)) from error
     except (LocalModelError, ProviderError) as error:
-        raise _fail(f"{scorer}: {error}") from error
+        raise error_exit(f"{scorer}: {error}") from error
     write_jsonl(records, output)
     console.print(f"{len(records)} pairs scored by {chosen.name} -> {output}")
     _show(probe_tables(records), tables)
@@ -293,5 +287,5 @@ def report(
         for path in scores:
             records += read_scores(str(path))
     except PairFileError as error:
-        raise _fail(str(error)) from error
+        raise error_exit(str(error)) from error
     _show(probe_tables(records), output)
