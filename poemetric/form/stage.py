@@ -62,6 +62,15 @@ class FormStageReport:
     passed_by_author: Counter[str] = field(default_factory=Counter)
     total_by_author: Counter[str] = field(default_factory=Counter)
 
+    def count(self, author: str, passed: int | None) -> None:
+        """One verdict: `passed` None is a row left unchecked (an error), else 0 or 1."""
+        self.checked += 1
+        if passed is None:
+            self.errors += 1
+        else:
+            self.total_by_author[author] += 1
+            self.passed_by_author[author] += passed
+
     def pass_rate(self, author: str) -> float:
         total = self.total_by_author[author]
         return self.passed_by_author[author] / total if total else 0.0
@@ -118,13 +127,7 @@ def run_form_stage(
         task = bar.add_task("form", total=len(tasks))
         for verdict in map_in_order(_verdict, tasks, jobs=workers):
             store.save_form_check(verdict)
-            report.checked += 1
-            if verdict["passed"] is None:
-                report.errors += 1
-            else:
-                author = authors[verdict["generation_id"]]
-                report.total_by_author[author] += 1
-                report.passed_by_author[author] += verdict["passed"]
+            report.count(authors[verdict["generation_id"]], verdict["passed"])
             bar.advance(task)
     return report
 
@@ -137,12 +140,7 @@ def stored_report(store: RunStore) -> FormStageReport:
         "SELECT g.author, f.passed FROM generations AS g "
         "JOIN form_checks AS f ON f.generation_id = g.generation_id WHERE g.status = 'ok'"
     ):
-        report.checked += 1
-        if row["passed"] is None:
-            report.errors += 1
-        else:
-            report.total_by_author[row["author"]] += 1
-            report.passed_by_author[row["author"]] += row["passed"]
+        report.count(row["author"], row["passed"])
     return report
 
 
