@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,12 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_form_speed import PIN
 from form_corpus import CORPUS_DIR, gold_overlap, load_corpus
 from mutations import GOLD_CSV
 
 from poemetric.form.checker import check_poem
-
-PIN = ["taskset", "-c", "0"] if shutil.which("taskset") else []
 
 
 def main() -> None:

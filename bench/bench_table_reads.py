@@ -18,11 +18,14 @@ import argparse
 import json
 import random
 import resource
-import shutil
 import subprocess
 import sys
+from pathlib import Path
 
-PIN = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_form_speed import PIN
+
 TABLES = ("lexicon", "word-entries")
 
 
