@@ -7,6 +7,11 @@ Nothing is cached between processes except the per-machine tables (built before 
 bytecode of the modules (on, as in a normal install; see bench_form_speed.py).
 
     .venv/bin/python bench/bench_form_parallel.py [--poems 1630 10000] [--jobs 1 2 4] [--runs 3]
+
+`--input FILE ...` times poem files written beforehand (one JSON poem a line, as `poemetric form
+check` reads them) instead of making them from ../shared/data: that is how the script runs on a
+machine without the shared data (the 16-core device machine, docs/benchmarks.md). Where no
+`poemetric` script sits beside the interpreter, `python -m poemetric` is timed instead.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ def main() -> None:
     parser.add_argument("--poems", type=int, nargs="+", default=[1630])
     parser.add_argument("--jobs", type=int, nargs="+", default=None)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--input", type=Path, nargs="+", default=None)
     args = parser.parse_args()
     cpus = available_cpus()
     jobs = args.jobs or sorted({1, 2, cpus} | ({4} if cpus >= 4 else set()))
@@ -41,24 +47,30 @@ def main() -> None:
     from poemetric.form import lexicon, meter_templates, meter_words
 
     _open_tables(lexicon, meter_words, meter_templates)  # build them once, outside the timings
-    gold = load_gold(require(GOLD_CSV))
-    poemetric = str(Path(sys.executable).with_name("poemetric"))
+    script = Path(sys.executable).with_name("poemetric")
+    poemetric = [str(script)] if script.is_file() else [sys.executable, "-m", "poemetric"]
     print(f"CPUs available: {cpus}; job counts: {jobs}; runs: {args.runs} (alternating)")
     with tempfile.TemporaryDirectory() as tmp:
-        for n in args.poems:
-            source = Path(tmp) / f"poems-{n}.jsonl"
-            source.write_text(
-                "".join(json.dumps(p.__dict__) + "\n" for p in distinct_poems(gold, n)),
-                encoding="utf-8",
-            )
+        if args.input:
+            sources = list(args.input)
+        else:
+            gold = load_gold(require(GOLD_CSV))
+            sources = [Path(tmp) / f"poems-{n}.jsonl" for n in args.poems]
+            for n, source in zip(args.poems, sources, strict=True):
+                source.write_text(
+                    "".join(json.dumps(p.__dict__) + "\n" for p in distinct_poems(gold, n)),
+                    encoding="utf-8",
+                )
+        for source in sources:
+            n = len(source.read_text(encoding="utf-8").splitlines())
             walls: dict[int, list[float]] = {j: [] for j in jobs}
             cpus_used: dict[int, list[float]] = {j: [] for j in jobs}
             outputs: dict[int, bytes] = {}
             one = Path(tmp) / "one.jsonl"
             one.write_text(source.read_text(encoding="utf-8").split("\n", 1)[0] + "\n")
-            warm = [poemetric, "form", "check", str(one), "-o", str(Path(tmp) / "warm.jsonl")]
+            warm = [*poemetric, "form", "check", str(one), "-o", str(Path(tmp) / "warm.jsonl")]
             _timed(warm, pin=False)  # untimed: writes the .pyc files
-            command = [poemetric, "form", "check", str(source)]
+            command = [*poemetric, "form", "check", str(source)]
             for _ in range(args.runs):
                 for j in jobs:
                     out = Path(tmp) / f"out-{n}-{j}.jsonl"

@@ -18,6 +18,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.options import RunOption, error_exit, existing_run
 from poemetric.cli.output import OutputError, replaced_on_success
+from poemetric.form.blas import ask_one_blas_thread
 
 #: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
 DEFAULT_THRESHOLD = 0.7
@@ -78,6 +79,7 @@ def check_command(
 
         poemetric form check big.jsonl -o checks.jsonl --jobs 8
     """
+    ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.io import FormInputError, check_file
 
     try:
@@ -145,6 +147,7 @@ def scan_command(
 
         poemetric form scan - --form ballad --meter "common meter" --rhyme ABCB < poem.txt
     """
+    ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form import adapters
     from poemetric.form.checker import check_poem
     from poemetric.form.parsing import end_word, parse_poem
@@ -231,6 +234,7 @@ def run_command(
 
         poemetric form run --run runs/paper --threshold 0.8 --force
     """
+    ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.stage import run_form_stage, stored_report
 
     with existing_run(run) as store:

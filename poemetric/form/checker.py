@@ -11,9 +11,12 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from threadpoolctl import threadpool_limits
 
 from poemetric.form.adapters import MeterError, parse_meter, prepare_lines
 from poemetric.form.forms import EXTRA_FORMS, FORMS, RULES, FormOutcome, FormRequest
@@ -85,18 +88,30 @@ class FormCheck(BaseModel):
 @contextmanager
 def batch_checks() -> Iterator[None]:
     """Check many poems faster: the garbage collector skips the objects that exist already
-    (tables, caches: `gc.freeze`) and runs less often, for the duration of the block.
+    (tables, caches: `gc.freeze`) and runs less often, and BLAS uses one thread, for the
+    duration of the block.
 
     The checker makes no reference cycles of its own, and its caches only grow; tracing them
     again and again was a third of the time of a long batch. Used by `check_file` and the
     pipeline stage; settings are restored on exit.
     """
     threshold = relax_collector()
+    blas = single_blas_thread()
     try:
         yield
     finally:
+        blas.restore_original_limits()
         gc.set_threshold(*threshold)
         gc.unfreeze()
+
+
+def single_blas_thread() -> threadpool_limits:
+    """Limit a BLAS pool that is already running to one thread until
+    `restore_original_limits()`: the metre search's products are small, and more threads only
+    spin. For a numpy not yet loaded, `poemetric.form.blas.ask_one_blas_thread` does better."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def relax_collector() -> tuple[int, int, int]:

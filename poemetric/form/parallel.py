@@ -17,7 +17,7 @@ import signal
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from poemetric.form.checker import batch_checks, relax_collector
+from poemetric.form.blas import ask_one_blas_thread
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -53,7 +53,11 @@ def _start_worker() -> None:
     # Ctrl-C reaches the whole process group: the parent stops the batch (see map_in_order), and
     # workers that also raised KeyboardInterrupt would only print one traceback each.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    ask_one_blas_thread()  # first: the checker's import loads numpy (this module does not)
+    from poemetric.form.checker import relax_collector, single_blas_thread
+
     relax_collector()  # a worker lives for one batch
+    single_blas_thread()  # for a numpy that the program's main module had loaded already
 
 
 def map_in_order(
@@ -62,6 +66,8 @@ def map_in_order(
     """`work(item)` for every item, yielded in input order; in `jobs` worker processes when
     `jobs` > 1 (`work` and the items must then pickle: a module-level function and plain data)."""
     if jobs <= 1:
+        from poemetric.form.checker import batch_checks
+
         with batch_checks():
             yield from map(work, items)
         return

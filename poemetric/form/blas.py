@@ -1,0 +1,36 @@
+"""One BLAS thread for processes that check form; this module must not import numpy.
+
+The metre search's matrix products are small (the realisations of one line length by a dozen
+columns), so a BLAS pool of one thread per core gives nothing and costs CPU: OpenBLAS starts its
+threads when numpy is imported, and each spins for a while before it sleeps, after start-up and
+after every product. On a 16-core machine, `poemetric form check` of 10,000 distinct poems with
+16 worker processes used 59.3 s of CPU (4.34 s wall) with the default pool and 43.3 s (3.33 s
+wall) with `OPENBLAS_NUM_THREADS=1`, and one process checking 1,630 poems 8.2 s of CPU in 4.3 s
+of wall time against 4.7 s in 4.7 s (docs/benchmarks.md).
+
+The thread count is read once, when the BLAS library loads, so `ask_one_blas_thread` must run
+before numpy is imported: the `form` commands call it first, and so does every worker process
+(`poemetric.form.parallel`). A value the user has set is kept. Where numpy is already loaded
+(a library caller's process), `poemetric.form.checker.batch_checks` limits the running pool
+instead, through threadpoolctl, and gives it back afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+
+#: The variables the common BLAS builds read for their thread count (OpenBLAS, MKL, BLIS, and
+#: Apple's Accelerate).
+BLAS_THREAD_VARIABLES = (
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+)
+
+
+def ask_one_blas_thread() -> None:
+    """Ask the BLAS library that numpy will load, in this process and the processes it starts,
+    for one thread; variables already set are left as they are."""
+    for name in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")
