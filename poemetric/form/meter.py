@@ -8,8 +8,8 @@ Public API (see docs/meter.md for the method and measured accuracy):
 - ``line_fit(line, foot, feet=None) -> float``: how well a line fits a meter (cached).
 - ``beat_count(line) -> int``: estimated number of strong beats.
 - ``scan_poem(lines) -> PoemMeter``: dominant meter (foot + typical feet) and per-line fits.
-- ``parse_meter(text) -> MeterSpec | None``: the dataset's meter strings (``Iambic pentameter``,
-  ``Trochaic``, ``Common meter``, ``Ballad meter``, ``Limerick`` ...).
+- ``parse_meter(text) -> MeterSpec | None`` (defined in :mod:`poemetric.form.meter_spec`): the
+  dataset's meter strings (``Iambic pentameter``, ``Trochaic``, ``Common meter``, ``Limerick``).
 - ``meter_score(lines, requested) -> (score, explanations)``: share of lines fitting a MeterSpec.
 
 Lines are matched against foot templates (iambic, trochaic, anapestic, dactylic, amphibrachic,
@@ -21,7 +21,6 @@ Lines are matched against foot templates (iambic, trochaic, anapestic, dactylic,
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,20 +28,10 @@ from functools import lru_cache
 
 from poemetric.form import meter_search
 from poemetric.form.meter_search import LineAnalysis, Reading, analyse_lines
+from poemetric.form.meter_spec import FEET_BY_NAME as FEET_BY_NAME
+from poemetric.form.meter_spec import FEET_NAMES, MeterSpec, parse_meter
 from poemetric.form.meter_templates import FOOT_PRIORS, FOOT_TYPES, GRAMMARS, MAX_FEET
 
-FEET_NAMES: dict[int, str] = {
-    1: "monometer",
-    2: "dimeter",
-    3: "trimeter",
-    4: "tetrameter",
-    5: "pentameter",
-    6: "hexameter",
-    7: "heptameter",
-    8: "octameter",
-}
-FEET_BY_NAME: dict[str, int] = {name: n for n, name in FEET_NAMES.items()}
-FEET_BY_NAME.update({"alexandrine": 6, "fourteener": 7, "septenary": 7})
 # Scale turning cost per foot into a 0-1 fit: fit = exp(-cost / (FIT_SCALE * feet)).
 FIT_SCALE = 0.6
 # A line "fits" a requested meter when its fit is at least this (calibrated in docs/meter.md).
@@ -84,17 +73,6 @@ class LineScan:
     @property
     def beats(self) -> int:
         return self.pattern.count("s")
-
-
-@dataclass(frozen=True)
-class MeterSpec:
-    """A requested meter: a foot and/or a number of feet, or a cyclic beat pattern."""
-
-    name: str
-    foot: str | None = None
-    feet: int | None = None
-    beat_pattern: tuple[int, ...] | None = None  # e.g. (4, 3) for common meter
-    fallback_pattern: tuple[int, ...] | None = None  # accepted with a lower score (long meter)
 
 
 @dataclass(frozen=True)
@@ -287,76 +265,6 @@ def scan_poem(lines: Sequence[str]) -> PoemMeter:
         for a in analyses
     )
     return PoemMeter(foot, feet, tuple(scans), fits, dict(votes))
-
-
-# --------------------------------------------------------------------------------------------
-# Requested meters
-# --------------------------------------------------------------------------------------------
-
-_NAMED_METERS: dict[str, MeterSpec] = {
-    "common meter": MeterSpec("common meter", "iambic", None, (4, 3), (4, 4)),
-    "common measure": MeterSpec("common meter", "iambic", None, (4, 3), (4, 4)),
-    "ballad meter": MeterSpec("ballad meter", None, None, (4, 3), (4, 4)),
-    "ballad measure": MeterSpec("ballad meter", None, None, (4, 3), (4, 4)),
-    "ballad stanza": MeterSpec("ballad meter", None, None, (4, 3), (4, 4)),
-    "long meter": MeterSpec("long meter", "iambic", 4, (4,)),
-    "long measure": MeterSpec("long meter", "iambic", 4, (4,)),
-    "short meter": MeterSpec("short meter", "iambic", None, (3, 3, 4, 3)),
-    "short measure": MeterSpec("short meter", "iambic", None, (3, 3, 4, 3)),
-    "limerick": MeterSpec("limerick meter", "anapestic", None, (3, 3, 2, 2, 3)),
-    "limerick meter": MeterSpec("limerick meter", "anapestic", None, (3, 3, 2, 2, 3)),
-    "blank verse": MeterSpec("iambic pentameter", "iambic", 5),
-    "heroic couplet": MeterSpec("iambic pentameter", "iambic", 5),
-    "heroic couplets": MeterSpec("iambic pentameter", "iambic", 5),
-}
-_FOOT_WORDS: dict[str, str] = {
-    "iambic": "iambic",
-    "iamb": "iambic",
-    "iambs": "iambic",
-    "trochaic": "trochaic",
-    "trochee": "trochaic",
-    "trochees": "trochaic",
-    "anapestic": "anapestic",
-    "anapaestic": "anapestic",
-    "anapest": "anapestic",
-    "dactylic": "dactylic",
-    "dactyl": "dactylic",
-    "amphibrachic": "amphibrachic",
-    "amphibrach": "amphibrachic",
-}
-_NO_METER = {"", "none", "nan", "n/a", "na", "free verse", "-", "unknown"}
-
-
-def parse_meter(text: str | None) -> MeterSpec | None:
-    """Parse a meter description such as ``Iambic pentameter``, ``Trochaic`` or ``Common meter``.
-
-    Empty / None / "free verse" give None; a string naming no known foot, line length or
-    stanza meter raises ValueError.
-    """
-    if text is None:
-        return None
-    if not isinstance(text, str):
-        raise ValueError(f"meter must be a string, got {type(text).__name__}")
-    norm = " ".join(re.sub(r"[^a-z ]+", " ", text.lower()).split())
-    if norm in _NO_METER:
-        return None
-    if norm in _NAMED_METERS:
-        return _NAMED_METERS[norm]
-    words = norm.split()
-    feet_words = [FEET_BY_NAME[w] for w in words if w in FEET_BY_NAME]
-    foot_words = [_FOOT_WORDS[w] for w in words if w in _FOOT_WORDS]
-    unknown = [w for w in words if w not in FEET_BY_NAME and w not in _FOOT_WORDS]
-    if unknown or len(feet_words) > 1 or len(set(foot_words)) > 1 or not (feet_words or foot_words):
-        raise ValueError(
-            f"unrecognised meter {text!r}: expected e.g. 'iambic pentameter', 'trochaic', "
-            f"'anapestic trimeter', 'common meter', 'ballad meter' or 'limerick'"
-        )
-    foot = foot_words[0] if foot_words else None
-    feet = feet_words[0] if feet_words else None
-    if foot is None and feet in (5, 6):
-        foot = "iambic"  # "pentameter" alone conventionally means iambic
-    name = " ".join(x for x in (foot, FEET_NAMES.get(feet or 0)) if x)
-    return MeterSpec(name, foot, feet)
 
 
 @dataclass(frozen=True)
