@@ -37,12 +37,14 @@ def generation_id_for(prompt_id: str, author: str, sample_index: int) -> str:
 
 def prepare_run(
     store: RunStore,
-    dataset_spec: str | Path,
+    dataset_spec: str | Path | Dataset,
     *,
     limit: int | None = None,
     template: str | Path | None = None,
 ) -> PreparedRun:
     """Store the dataset's poems, the rendered prompts and the human author's rows.
+
+    `dataset_spec` is what `load_dataset` takes, or a dataset it loaded already.
 
     The whole dataset is stored as the run's snapshot; `limit` keeps the prompts (and human
     rows) to the first N poems. `template` is the generation template (a bundled name or a
@@ -54,7 +56,7 @@ def prepare_run(
     results of different datasets or prompts never mix in one store (a second template would add
     a second prompt, and a second human row, for every poem).
     """
-    full = load_dataset(dataset_spec)
+    full = dataset_spec if isinstance(dataset_spec, Dataset) else load_dataset(dataset_spec)
     dataset = full.head(limit)
     recorded = store.get_meta("dataset")
     if recorded is not None and recorded.get("sha256") != dataset.sha256:

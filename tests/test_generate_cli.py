@@ -110,6 +110,33 @@ def test_a_failed_first_preparation_leaves_no_store_behind(tmp_path: Path) -> No
     assert result.exit_code == 2 and not (tmp_path / "runs").exists()
 
 
+def test_a_failed_preparation_never_removes_a_run_another_process_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two `generate` commands start on the same new run; the one with the mistyped dataset
+    fails while the other prepares the run. Its cleanup must not remove the other's store."""
+    import poemetric.data
+    import poemetric.pipeline
+    from poemetric.data import Dataset, DatasetError
+
+    run = tmp_path / "shared-run"
+    real_load = poemetric.data.load_dataset
+
+    def other_process_prepares_then_this_one_fails(spec: str) -> Dataset:
+        if spec != "nosuch":
+            return real_load(spec)
+        with RunStore(run) as store:
+            poemetric.pipeline.prepare_run(store, "demo", limit=1)
+        raise DatasetError(f"unknown dataset {spec!r}")
+
+    for module in (poemetric.data, poemetric.pipeline):  # wherever the command looks it up
+        monkeypatch.setattr(module, "load_dataset", other_process_prepares_then_this_one_fails)
+    result = CliRunner().invoke(app, ["generate", "--run", str(run), "--dataset", "nosuch"])
+    assert result.exit_code == 2 and "unknown dataset 'nosuch'" in result.output
+    with RunStore(run, create=False) as store:
+        assert store.count("generations", "author = 'human'") == 1
+
+
 def test_demo_refuses_an_unknown_judge(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["demo", "--run", str(tmp_path / "d"), "--judge", "nosuch"])
     assert result.exit_code == 2 and "unknown judge 'nosuch'" in result.output

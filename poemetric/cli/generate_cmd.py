@@ -13,6 +13,7 @@ from poemetric.cli.interrupt import interruptible
 from poemetric.cli.options import DatasetOption, LimitOption, ModelsOption, RunOption, error_exit
 
 if TYPE_CHECKING:
+    from poemetric.data import Dataset
     from poemetric.pipeline import PreparedRun
     from poemetric.runner.jobs import Shard
     from poemetric.store import RunStore
@@ -54,7 +55,7 @@ TemplateOption = typer.Option(
 
 
 def prepare_or_exit(
-    store: RunStore, dataset: str, limit: int | None, template: str | None = None
+    store: RunStore, dataset: str | Dataset, limit: int | None, template: str | None = None
 ) -> PreparedRun:
     """`prepare_run` with its expected failures (unknown or invalid dataset, a run prepared from
     another dataset or template) printed as one clear error instead of a traceback."""
@@ -74,13 +75,23 @@ def open_prepared(
 ) -> tuple[RunStore, PreparedRun]:
     """The run's store (created when new), prepared by `prepare_or_exit`.
 
-    When that fails (a mistyped or invalid dataset), a store this call created is removed again
-    with the folders made for it, so that a mistyped run directory does not look like a run
-    later; an existing store is only closed, never removed.
+    The dataset and the template are read first: a mistyped or invalid one is an error before
+    any folder or store exists, so that nothing can later look like a run, and a run that
+    another process creates meanwhile is never touched. When preparing a store this call
+    created fails all the same, the store is removed again with the folders made for it; an
+    existing store is only closed, never removed.
     """
+    from poemetric.data import DatasetError, load_dataset
+    from poemetric.prompts import PromptError, load_template
     from poemetric.store import RunStore
     from poemetric.store.db import DB_NAME
 
+    try:
+        loaded = load_dataset(dataset)
+        if template is not None:
+            load_template(template)
+    except (DatasetError, PromptError) as error:
+        raise error_exit(error) from error
     made: list[Path] = []  # the run folder and its missing parents, innermost first
     folder = run
     while not folder.exists() and folder != folder.parent:
@@ -89,7 +100,7 @@ def open_prepared(
     new = not (run / DB_NAME).exists()
     store = RunStore(run)
     try:
-        return store, prepare_or_exit(store, dataset, limit, template)
+        return store, prepare_or_exit(store, loaded, limit, template)
     except Exception:  # typer.Exit too
         store.close()
         if new:
