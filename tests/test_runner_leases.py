@@ -91,6 +91,26 @@ class Gate:
         return self.answer if self.answer is not None else f"Echo: {call.prompt}"
 
 
+class HoldAfter:
+    """A responder that answers the first `n` requests and holds every later one until the test
+    sets `release`: the command is certainly still at work when the test interrupts it, however
+    loaded the machine (under load the test once sent Ctrl-C only after all 24 answers)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.release = threading.Event()
+        self._lock = threading.Lock()
+        self._seen = 0
+
+    def __call__(self, call: ChatCall) -> str:
+        with self._lock:
+            self._seen += 1
+            held = self._seen > self.n
+        if held:
+            self.release.wait(timeout=120)
+        return f"Echo: {call.prompt}"
+
+
 def two_processes(
     tmp_path: Path, run: Path, gate: Gate, args: tuple[str, ...], env: dict[str, str]
 ) -> tuple[subprocess.Popen[str], str, str]:
@@ -193,7 +213,8 @@ def test_a_holder_releases_its_leases_when_it_ends(tmp_path: Path) -> None:
 def test_ctrl_c_says_the_run_is_saved_and_how_to_resume(tmp_path: Path) -> None:
     run = tmp_path / "run"
     prepared_store(run, poems=8).close()
-    with OpenAIServer(latency_s=0.3, api_key=TEST_KEY) as server:
+    hold = HoldAfter(3)
+    with OpenAIServer(hold, latency_s=0.3, api_key=TEST_KEY) as server:
         env = {
             "POEMETRIC_GENERATORS_DIR": str(
                 model_dir(tmp_path, "gen", server.base_url, "remote-test")
@@ -205,6 +226,7 @@ def test_ctrl_c_says_the_run_is_saved_and_how_to_resume(tmp_path: Path) -> None:
         wait_for(lambda: len(server.successful_generations) >= 3)
         process.send_signal(signal.SIGINT)
         output, _ = process.communicate(timeout=60)
+        hold.release.set()
         assert process.returncode == 130, output
         assert "Every answer received so far is saved" in output
         assert f"poemetric generate --run {run} --models remote-test" in output
