@@ -46,12 +46,23 @@ def _blas_threads(libraries: list[dict[str, object]]) -> set[object]:
     return threads
 
 
-def _new_process_threads(code: str) -> list[int]:
-    env = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}
+#: Also read by OpenBLAS (after OPENBLAS_NUM_THREADS) and MKL: a CI runner that sets
+#: OMP_NUM_THREADS=1 must not make the default pool look like one thread.
+OTHER_THREAD_VARIABLES = ("GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+
+
+def _new_process_threads(code: str, *, stdin: str | None = None) -> list[int]:
+    unset = (*BLAS_THREAD_VARIABLES, *OTHER_THREAD_VARIABLES)
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", code],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    threads: list[int] = json.loads(done.stdout)
+    threads: list[int] = json.loads(done.stdout.splitlines()[-1])  # after a command's output
     return threads
 
 
@@ -62,10 +73,9 @@ def test_asking_before_numpy_loads_gives_one_thread_from_the_start() -> None:
         assert _new_process_threads(BLAS_THREADS_OF_A_NEW_PROCESS)[0] > 1
 
 
+@pytest.mark.usefixtures("no_blas_variables")  # restores all four afterwards
 def test_a_value_the_user_set_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
-    monkeypatch.setenv("MKL_NUM_THREADS", "unset")
-    monkeypatch.delenv("MKL_NUM_THREADS")
     ask_one_blas_thread()
     assert os.environ["OPENBLAS_NUM_THREADS"] == "3" and os.environ["MKL_NUM_THREADS"] == "1"
 
@@ -75,6 +85,19 @@ def test_the_form_commands_ask_for_one_thread() -> None:
     result = CliRunner().invoke(app, ["form", "scan", "-", "--form", "limerick"], input=LIMERICK)
     assert result.exit_code == 0, result.output
     assert all(os.environ[name] == "1" for name in BLAS_THREAD_VARIABLES)
+
+
+def test_a_form_command_loads_numpy_with_one_blas_thread() -> None:
+    """The variables only count when they are set before numpy loads: a whole `form scan`
+    process, whose numpy the command itself loads, runs BLAS on one thread."""
+    command = (
+        "import sys; from poemetric.cli import main;"
+        "sys.argv = ['poemetric', 'form', 'scan', '-', '--form', 'limerick'];\n"
+        "try:\n main()\n"
+        "except SystemExit as end:\n assert not end.code, end.code\n"
+        "assert 'numpy' in sys.modules;"
+    )
+    assert _new_process_threads(command + BLAS_THREADS_OF_A_NEW_PROCESS, stdin=LIMERICK) == [1]
 
 
 @pytest.mark.usefixtures("no_blas_variables")
