@@ -137,6 +137,34 @@ def test_a_failed_preparation_never_removes_a_run_another_process_made(
         assert store.count("generations", "author = 'human'") == 1
 
 
+def test_a_run_another_process_prepared_after_the_dataset_was_read_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The other command prepares the new run from another dataset just as this one opens the
+    store (after its check that the store is new): this one's preparation then fails on the
+    mismatch, and must not remove the other's run as if this call had made it."""
+    import poemetric.pipeline
+    import poemetric.store
+    from poemetric.data import load_dataset, write_dataset
+
+    run = tmp_path / "shared-run"
+    two = tmp_path / "two.csv"
+    write_dataset(load_dataset("demo").poems[:2], two)
+
+    class OtherPreparesFirst(RunStore):
+        def __init__(self, run_dir: str | Path, *, create: bool = True) -> None:
+            if Path(run_dir) == run and not run.exists():
+                with RunStore(run) as other:
+                    poemetric.pipeline.prepare_run(other, "demo", limit=1)
+            super().__init__(run_dir, create=create)
+
+    monkeypatch.setattr(poemetric.store, "RunStore", OtherPreparesFirst)
+    result = CliRunner().invoke(app, ["generate", "--run", str(run), "--dataset", str(two)])
+    assert result.exit_code == 2 and "was prepared from dataset 'demo'" in result.output
+    with RunStore(run, create=False) as store:
+        assert store.count("generations", "author = 'human'") == 1
+
+
 def test_demo_refuses_an_unknown_judge(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["demo", "--run", str(tmp_path / "d"), "--judge", "nosuch"])
     assert result.exit_code == 2 and "unknown judge 'nosuch'" in result.output

@@ -76,11 +76,14 @@ def open_prepared(
     """The run's store (created when new), prepared by `prepare_or_exit`.
 
     The dataset and the template are read first: a mistyped or invalid one is an error before
-    any folder or store exists, so that nothing can later look like a run, and a run that
-    another process creates meanwhile is never touched. When preparing a store this call
-    created fails all the same, the store is removed again with the folders made for it; an
-    existing store is only closed, never removed.
+    any folder or store exists, so that nothing can later look like a run. When preparing a
+    store this call created fails all the same, the store is removed again with the folders
+    made for it, unless it records a dataset: `prepare_run` records it last, so another process
+    prepared that run meanwhile (the usual failure then: this call's dataset is not the run's).
+    An existing store is only closed, never removed.
     """
+    import sqlite3
+
     from poemetric.data import DatasetError, load_dataset
     from poemetric.prompts import PromptError, load_template
     from poemetric.store import RunStore
@@ -102,8 +105,12 @@ def open_prepared(
     try:
         return store, prepare_or_exit(store, loaded, limit, template)
     except Exception:  # typer.Exit too
+        try:
+            prepared_by_another = new and store.get_meta("dataset") is not None
+        except sqlite3.Error:
+            prepared_by_another = True  # cannot tell: keep it
         store.close()
-        if new:
+        if new and not prepared_by_another:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 store.path.with_name(store.path.name + suffix).unlink(missing_ok=True)
             for empty in made:
