@@ -10,7 +10,8 @@ bytecode of the modules (on, as in a normal install; see bench_form_speed.py).
 
 `--input FILE ...` times poem files written beforehand (one JSON poem a line, as `poemetric form
 check` reads them) instead of making them from ../shared/data: that is how the script runs on a
-machine without the shared data (the 16-core device machine, docs/benchmarks.md). Where no
+machine without the shared data (the 16-core device machine, docs/benchmarks.md); `--poems` is
+then not used, and each file's poem count is its number of non-blank lines. Where no
 `poemetric` script sits beside the interpreter, `python -m poemetric` is timed instead.
 """
 
@@ -62,7 +63,7 @@ def main() -> None:
                     encoding="utf-8",
                 )
         for source in sources:
-            n = len(source.read_text(encoding="utf-8").splitlines())
+            n = sum(1 for line in source.read_text(encoding="utf-8").splitlines() if line.strip())
             walls: dict[int, list[float]] = {j: [] for j in jobs}
             cpus_used: dict[int, list[float]] = {j: [] for j in jobs}
             outputs: dict[int, bytes] = {}

@@ -25,6 +25,22 @@ if IN_CI:
     hypothesis.settings.load_profile("ci")
 
 
+@pytest.fixture(autouse=True)
+def _blas_variables_restored() -> Iterator[None]:
+    """The form commands set the BLAS thread variables for the rest of their process
+    (poemetric/form/blas.py); run in process by CliRunner, they must not carry into later tests
+    (a later PyTorch would read MKL_NUM_THREADS=1) or make a worker test pass by the leak."""
+    from poemetric.form.blas import BLAS_THREAD_VARIABLES
+
+    saved = {name: os.environ.get(name) for name in BLAS_THREAD_VARIABLES}
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 def shared_data_file(name: str) -> Path:
     """Path of a file in ../shared/data; skip (or, under CI, fail) when it is absent."""
     path = SHARED_DATA / name

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from threadpoolctl import threadpool_info
+from threadpoolctl import threadpool_info, threadpool_limits
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -115,7 +115,8 @@ def test_workers_run_blas_on_one_thread() -> None:
 def test_a_batch_limits_a_loaded_pool_and_gives_it_back() -> None:
     """A library caller's numpy is loaded before any form code runs: the batch limits the pool
     while it runs, through threadpoolctl."""
-    before = _blas_threads(threadpool_info())
-    with batch_checks():
-        assert _blas_threads(threadpool_info()) == {1}
-    assert _blas_threads(threadpool_info()) == before
+    with threadpool_limits(limits=2, user_api="blas"):  # a pool of two, even on one CPU
+        assert _blas_threads(threadpool_info()) == {2}
+        with batch_checks():
+            assert _blas_threads(threadpool_info()) == {1}
+        assert _blas_threads(threadpool_info()) == {2}

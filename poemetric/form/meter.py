@@ -29,7 +29,9 @@ from functools import lru_cache
 from poemetric.form import meter_search
 from poemetric.form.meter_search import LineAnalysis, Reading, analyse_lines
 from poemetric.form.meter_spec import FEET_BY_NAME as FEET_BY_NAME
-from poemetric.form.meter_spec import FEET_NAMES, MeterSpec, parse_meter
+from poemetric.form.meter_spec import FEET_NAMES as FEET_NAMES
+from poemetric.form.meter_spec import MeterSpec as MeterSpec
+from poemetric.form.meter_spec import parse_meter as parse_meter
 from poemetric.form.meter_templates import FOOT_PRIORS, FOOT_TYPES, GRAMMARS, MAX_FEET
 
 # Scale turning cost per foot into a 0-1 fit: fit = exp(-cost / (FIT_SCALE * feet)).
