@@ -16,7 +16,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import JudgeOption, RunOption, existing_run, experts_option
+from poemetric.cli.options import (
+    JudgeOption,
+    RunOption,
+    existing_run,
+    experts_option,
+    output_folder,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,6 +125,7 @@ def analyze(
     """
     if ci not in ("t", "bootstrap"):
         raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
+    destination = output_folder(out or run / "analysis")
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError
 
@@ -158,10 +165,10 @@ def analyze(
                 ),
                 highlight=False,
             )
-    paths = result.write(out or run / "analysis")
+    paths = result.write(destination)
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {escape(note)}")
-    console.print(f"wrote {len(paths)} files to {(out or run / 'analysis')}")
+    console.print(f"wrote {len(paths)} files to {destination}")
 
 
 @app.command()
@@ -224,11 +231,12 @@ def figures(
         inches = parse_width(width)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--width") from exc
+    destination = output_folder(out or run / "figures")
     with existing_run(run) as store:
         try:
             report = render_figures(
                 store,
-                out or run / "figures",
+                destination,
                 judge=judge,
                 formats=formats,
                 recipe=recipe,

@@ -25,7 +25,7 @@ from poemetric.cli.judging import (
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import LimitOption, RunOption, existing_run
+from poemetric.cli.options import LimitOption, RunOption, existing_run, output_folder
 
 console = Console(soft_wrap=True)  # paths and file:line messages are never hard-wrapped
 
@@ -131,6 +131,7 @@ def sheets_command(
     from poemetric.annotation.sheets import write_line_sheets
     from poemetric.annotation.task import build_line_task
 
+    output_folder(out)
     with existing_run(run) as store:
         task = build_line_task(
             store, authors=split_names(authors), per_author=per_author, seed=seed

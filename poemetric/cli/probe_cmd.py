@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.options import error_exit
+from poemetric.cli.options import error_exit, output_folder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -223,6 +223,8 @@ def run(
     from poemetric.providers.transformers_engine import LocalModelError
     from poemetric.runner.runner import RunnerOptions
 
+    if tables is not None:
+        output_folder(tables, "--tables")
     try:
         pairs = read_pairs(pairs_file)
     except PairFileError as error:
@@ -282,6 +284,8 @@ def report(
     from poemetric.probes.results import probe_tables
     from poemetric.probes.scorers import read_scores
 
+    if output is not None:
+        output_folder(output, "--output")
     records = []
     try:
         for path in scores:
