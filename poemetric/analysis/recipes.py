@@ -202,8 +202,9 @@ def render_figures(
         for spec in chosen.figures:
             function, needs_judge = FIGURE_KINDS[spec.kind]
             selection = authors if authors is not None else spec.authors
+            source = "--authors" if authors is not None else "the recipe's authors:"
             try:
-                shown, notes = select_authors(selection, present)
+                shown, notes = select_authors(selection, present, source=source)
             except AuthorSelectionError as error:
                 shown, notes = select_authors(None, present)
                 notes = [f"{error}; showing every author"]

@@ -21,9 +21,12 @@ def _groups() -> dict[str, list[str]]:
         return {}
 
 
-def select_authors(selection: str | None, present: Iterable[str]) -> tuple[list[str], list[str]]:
+def select_authors(
+    selection: str | None, present: Iterable[str], *, source: str = "--authors"
+) -> tuple[list[str], list[str]]:
     """The authors to show, in the order named (the human poets first, always, when the run has
-    them), and notes on group members the run lacks. `None` or '' = every author of the run."""
+    them), and notes on group members the run lacks. `None` or '' = every author of the run.
+    `source` names where the selection came from in messages (a recipe's `authors:`)."""
     authors = author_order(list(present))
     if not selection or not selection.strip():
         return authors, []
@@ -55,6 +58,6 @@ def select_authors(selection: str | None, present: Iterable[str]) -> tuple[list[
     chosen = list(dict.fromkeys(a for a in chosen if a != HUMAN_AUTHOR))
     if not chosen:
         raise AuthorSelectionError(
-            f"--authors {selection!r} names no LLM author of this run; authors: {', '.join(authors)}"
+            f"{source} {selection!r} names no LLM author of this run; authors: {', '.join(authors)}"
         )
     return ([HUMAN_AUTHOR] if HUMAN_AUTHOR in authors else []) + chosen, notes

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import jinja2
@@ -14,7 +15,34 @@ from poemetric.annotation.task import NOT_APPLICABLE, LineTask
 #: Columns of the CSV template, in order. Annotators fill `annotator`, `fluency`, `coherence`.
 CSV_COLUMNS = ("sheet_id", "annotator", "item", "generation_id", "line", "text", "fluency",
                "coherence")  # fmt: skip
+#: Columns an annotator fills (coherence is pre-filled on some lines, so it says nothing).
+FILLED_COLUMNS = ("annotator", "fluency")
+IMPORTER = "poemetric ghostwriting import-lines"
 _TEMPLATE = Path(__file__).with_name("line_sheet.html.jinja")
+
+
+class FilledTemplateError(Exception):
+    """A CSV template about to be written already holds someone's answers."""
+
+
+def refuse_filled(paths: Iterable[Path], columns: Iterable[str], *, importer: str) -> None:
+    """Raise `FilledTemplateError` when any of `paths` exists with a value in one of `columns`
+    (answers typed into an earlier template): writing sheets again must not erase them."""
+    wanted = tuple(columns)
+    for path in paths:
+        try:
+            with path.open(encoding="utf-8", newline="") as handle:
+                filled = sum(
+                    any((row.get(c) or "").strip() for c in wanted)
+                    for row in csv.DictReader(handle)
+                )
+        except (OSError, UnicodeDecodeError, csv.Error):
+            continue  # no file (or not a template): nothing typed into it to keep
+        if filled:
+            raise FilledTemplateError(
+                f"{path} already holds answers ({filled} filled row(s)); import it with "
+                f"`{importer}` or move it away first (nothing was written)"
+            )
 
 
 def render_sheet_html(task: LineTask) -> str:
@@ -41,6 +69,7 @@ def write_csv_template(task: LineTask, path: Path) -> Path:
 def write_line_sheets(task: LineTask, out_dir: str | Path) -> list[Path]:
     """`sheet.html`, `annotations.csv` (template) and `task.json` in `out_dir`."""
     out = Path(out_dir)
+    refuse_filled([out / "annotations.csv"], FILLED_COLUMNS, importer=IMPORTER)
     out.mkdir(parents=True, exist_ok=True)
     html = out / "sheet.html"
     html.write_text(render_sheet_html(task), encoding="utf-8")

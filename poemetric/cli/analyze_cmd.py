@@ -16,7 +16,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import JudgeOption, RunOption, existing_run, experts_option
+from poemetric.cli.options import (
+    JudgeOption,
+    RunOption,
+    existing_run,
+    experts_option,
+    output_folder,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,46 +49,75 @@ def _fmt(value: object, digits: int = 2) -> str:
     return str(value)
 
 
-def summary_table(result: AnalysisResult) -> Table:
-    """Authors x (form check, lexical, judge dimensions, POEMetric score)."""
-    table = Table(
-        title="POEMetric summary (means; judge scores 1-5; score = POEMetric ranking score)",
-        header_style="bold",
-    )
+def summary_tables(result: AnalysisResult, width: int) -> list[Table]:
+    """The summary as one table when it fits `width` columns; otherwise the form-check and
+    lexical columns per author, then the judge scores, one table per judge (one wide table had
+    its numbers cut to `0.9…` at 80 columns)."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    whole = summary_table(result)
+    if "dimension_scores" not in result.tables:
+        return [whole]
+    measuring = Console(width=10_000)  # a measurement is clipped to the width it is given
+    if Measurement.get(measuring, measuring.options, whole).minimum <= width:
+        return [whole]
+    judges = sorted(result.tables["dimension_scores"]["judge"].unique())
+    return [
+        summary_table(result, scores=False),
+        *(summary_table(result, lexical=False, judge=str(judge)) for judge in judges),
+    ]
+
+
+def summary_table(
+    result: AnalysisResult, *, lexical: bool = True, scores: bool = True, judge: str | None = None
+) -> Table:
+    """Authors x (form check, lexical, judge dimensions, POEMetric score); `lexical=False` or
+    `scores=False` leaves out the first group of columns or the judges'; `judge` keeps one."""
+    title = "POEMetric summary (means; judge scores 1-5; score = POEMetric ranking score)"
+    if not scores:
+        title = "POEMetric summary (means)"
+    elif not lexical:
+        who = f"{result.labels.judge(judge)}: " if judge is not None else ""
+        title = f"Judge scores, {who}means (1-5; score = POEMetric ranking score)"
+    table = Table(title=title, header_style="bold")
     frames: dict[str, pd.DataFrame] = {}
     if "form_checks" in result.tables:
         frames["form"] = result.tables["form_checks"].set_index("author")
-    lexical = result.tables["lexical"].set_index("author")
-    scores = result.tables.get("dimension_scores")
+    features = result.tables["lexical"].set_index("author")
+    dimensions = result.tables.get("dimension_scores")
     groups = result.tables.get("group_scores")
-    judges = sorted(scores["judge"].unique()) if scores is not None else []
+    judges = sorted(dimensions["judge"].unique()) if dimensions is not None and scores else []
+    judges = [j for j in judges if judge is None or j == judge]
     table.add_column("author", no_wrap=True)
     if judges and len(judges) > 1:
         table.add_column("judge")
-    table.add_column("poems", justify="right")
-    if "form" in frames:
-        table.add_column("form pass", justify="right")
-    table.add_column("MATTR", justify="right")
-    table.add_column("rep.", justify="right")
+    if lexical:
+        table.add_column("poems", justify="right")
+        if "form" in frames:
+            table.add_column("form pass", justify="right")
+        table.add_column("MATTR", justify="right")
+        table.add_column("rep.", justify="right")
     for part in PARTS if judges else ():
         table.add_column(PART_HEADERS[part], justify="right")
     if judges:
         table.add_column("score", justify="right", style="bold")
-    for author in lexical.index:
+    for author in features.index:
         base = [result.labels.author(str(author))]
         style = "bold dark_orange" if author == "human" else None
-        for judge in judges or [None]:
+        for current in judges or [None]:
             row = [*base]
             if len(judges) > 1:
-                row.append(result.labels.judge(str(judge)))
-            row.append(_fmt(lexical.at[author, "n"]))
-            if "form" in frames:
-                form = frames["form"]
-                row.append(_fmt(form.at[author, "pass_rate"]) if author in form.index else "–")
-            row.append(_fmt(lexical.at[author, "mattr_mean"], 3))
-            row.append(_fmt(lexical.at[author, "repetition_all_mean"]))
-            if judge is not None and groups is not None:
-                mine = groups[(groups["judge"] == judge) & (groups["author"] == author)]
+                row.append(result.labels.judge(str(current)))
+            if lexical:
+                row.append(_fmt(features.at[author, "n"]))
+                if "form" in frames:
+                    form = frames["form"]
+                    row.append(_fmt(form.at[author, "pass_rate"]) if author in form.index else "–")
+                row.append(_fmt(features.at[author, "mattr_mean"], 3))
+                row.append(_fmt(features.at[author, "repetition_all_mean"]))
+            if current is not None and groups is not None:
+                mine = groups[(groups["judge"] == current) & (groups["author"] == author)]
                 means = dict(zip(mine["part"], mine["mean"], strict=True))
                 row += [_fmt(means.get(part, math.nan)) for part in (*PARTS, "poemetric")]
             table.add_row(*row, style=style)
@@ -119,6 +154,7 @@ def analyze(
     """
     if ci not in ("t", "bootstrap"):
         raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
+    destination = output_folder(out or run / "analysis")
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError
 
@@ -138,7 +174,8 @@ def analyze(
             console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
             raise typer.Exit(1) from exc
     if "lexical" in result.tables:
-        console.print(summary_table(result))
+        for summary in summary_tables(result, console.width):
+            console.print(summary)
     for name, who in (("agreement", "judge {judge} vs experts"), ("agreement_experts", "experts")):
         if name not in result.tables:
             continue
@@ -158,10 +195,10 @@ def analyze(
                 ),
                 highlight=False,
             )
-    paths = result.write(out or run / "analysis")
+    paths = result.write(destination)
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {escape(note)}")
-    console.print(f"wrote {len(paths)} files to {(out or run / 'analysis')}")
+    console.print(f"wrote {len(paths)} files to {destination}")
 
 
 @app.command()
@@ -224,11 +261,12 @@ def figures(
         inches = parse_width(width)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--width") from exc
+    destination = output_folder(out or run / "figures")
     with existing_run(run) as store:
         try:
             report = render_figures(
                 store,
-                out or run / "figures",
+                destination,
                 judge=judge,
                 formats=formats,
                 recipe=recipe,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from poemetric.cli.analyze_cmd import summary_table
+from poemetric.cli.analyze_cmd import summary_tables
 from poemetric.cli.app import app
 from poemetric.cli.generate_cmd import open_prepared
 from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
@@ -171,7 +171,8 @@ def demo(
             f"5/5 analysis {len(analysis.tables)} tables, {len(figures)} figures, the report"
         )
         if "lexical" in analysis.tables:
-            console.print(summary_table(analysis))
+            for table in summary_tables(analysis, console.width):
+                console.print(table)
     console.rule("[bold]Results")
     console.print(f"run store   {store.path}")
     console.print(f"tables      {run / 'analysis'}{os.sep}")

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption, existing_run
+from poemetric.cli.options import RunOption, existing_run, output_folder
 from poemetric.store.schema import EXPORTABLE_TABLES
 
 console = Console()
@@ -43,8 +43,8 @@ def export(
         raise typer.BadParameter(
             f"unknown table(s) {', '.join(unknown)}; tables: {', '.join(EXPORTABLE_TABLES)}"
         )
+    out_dir = output_folder(to or run / "export", "--to")
     with existing_run(run) as store:
-        out_dir = to or (run / "export")
         width = max(map(len, chosen))
         for table in chosen:
             path = store.export(table, out_dir / f"{table}.{fmt.value}")

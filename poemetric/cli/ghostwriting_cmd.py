@@ -16,7 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption, existing_run
+from poemetric.cli.options import RunOption, existing_run, output_folder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -134,6 +134,7 @@ def metrics_command(
 
     if no_dataset and not reference:
         raise typer.BadParameter("--no-dataset needs at least one --reference corpus")
+    destination = output_folder(out or run / "analysis")
     try:
         extra = load_reference_corpora(reference)
     except ReferenceCorpusError as error:
@@ -156,7 +157,6 @@ def metrics_command(
     if "ghostwriting" not in result.tables:
         console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
         raise typer.Exit(1)
-    destination = out or run / "analysis"
     written = [
         path
         for name, frame in result.tables.items()

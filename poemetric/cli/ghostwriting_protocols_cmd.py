@@ -25,7 +25,7 @@ from poemetric.cli.judging import (
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import LimitOption, RunOption, existing_run
+from poemetric.cli.options import LimitOption, RunOption, existing_run, output_folder
 
 console = Console(soft_wrap=True)  # paths and file:line messages are never hard-wrapped
 
@@ -128,9 +128,10 @@ def sheets_command(
 
         poemetric ghostwriting sheets --run runs/paper --out sheets/ --authors human,gpt-4o --per-author 10
     """
-    from poemetric.annotation.sheets import write_line_sheets
+    from poemetric.annotation.sheets import FilledTemplateError, write_line_sheets
     from poemetric.annotation.task import build_line_task
 
+    output_folder(out)
     with existing_run(run) as store:
         task = build_line_task(
             store, authors=split_names(authors), per_author=per_author, seed=seed
@@ -138,7 +139,11 @@ def sheets_command(
     if not task.items:
         console.print(f"no poems to annotate in {run} (authors: {authors or 'all'})")
         raise typer.Exit(1)
-    paths = write_line_sheets(task, out)
+    try:
+        paths = write_line_sheets(task, out)
+    except FilledTemplateError as error:
+        console.print(str(error), style="red", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from error
     lines = sum(len(item.lines) for item in task.items)
     console.print(f"sheet {task.sheet_id}: {len(task.items)} poems, {lines} lines")
     for path in paths:

@@ -60,6 +60,27 @@ def existing_run(run: Path) -> RunStore:
         raise error_exit(error) from None
 
 
+def output_folder(path: Path, option: str = "--out") -> Path:
+    """`path` as a folder a command may write into. A file there, or in place of a folder above
+    it, is unusable input: `error: ...` and exit status 2 before any work, not a traceback after
+    it."""
+    for folder in (path, *path.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                where = "" if folder == path else f" ({folder} is a file)"
+                raise error_exit(f"{option} {path}: not a folder{where}; give a folder")
+            break
+    return path
+
+
+def output_file(path: Path, option: str = "--out") -> Path:
+    """`path` as a file a command may write: a folder there is unusable input (exit 2)."""
+    if path.is_dir():
+        raise error_exit(f"{option} {path}: is a folder; give a file name")
+    output_folder(path.parent, option)
+    return path
+
+
 def experts_option(purpose: str) -> Any:
     """`--experts FILE`: human expert ratings (long or wide format, docs/survey.md); `purpose`
     says what the command does with them."""

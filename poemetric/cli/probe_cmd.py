@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.options import error_exit
+from poemetric.cli.options import error_exit, output_folder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -216,20 +216,35 @@ def run(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="chat: progress bars."),
 ) -> None:
     """Score every pair (both texts) and print accuracy tables beside the papers' numbers."""
-    from poemetric.probes.pairs import PairFileError, read_pairs, write_jsonl
+    from poemetric.probes.pairs import TASKS, PairFileError, read_pairs, write_jsonl
     from poemetric.probes.results import probe_tables
     from poemetric.probes.scorers import ScorerOptions, make_scorer
     from poemetric.providers.base import ProviderError
     from poemetric.providers.transformers_engine import LocalModelError
     from poemetric.runner.runner import RunnerOptions
 
+    if tables is not None:
+        output_folder(tables, "--tables")
     try:
         pairs = read_pairs(pairs_file)
     except PairFileError as error:
         raise error_exit(str(error)) from error
-    if tasks:
-        keep = {t.strip() for t in tasks.split(",")}
+    present = sorted({p.task for p in pairs})
+    keep = {t.strip() for t in (tasks or "").split(",") if t.strip()}
+    unknown = sorted(keep - set(TASKS) - set(present))  # a pairs file may hold its own tasks
+    if unknown:
+        raise typer.BadParameter(
+            f"unknown task(s) {', '.join(unknown)}; tasks: {', '.join(TASKS)}", param_hint="--tasks"
+        )
+    if keep:
         pairs = [p for p in pairs if p.task in keep]
+    if not pairs:
+        what = (
+            f"no pairs of task(s) {', '.join(sorted(keep))}; its tasks: {', '.join(present)}"
+            if present
+            else "no pairs; build them with `poemetric probe build`"
+        )
+        raise error_exit(f"{pairs_file}: {what}")
     options = ScorerOptions(
         batch_size=batch_size,
         prefix_token=prefix_token,
@@ -282,10 +297,16 @@ def report(
     from poemetric.probes.results import probe_tables
     from poemetric.probes.scorers import read_scores
 
+    if output is not None:
+        output_folder(output, "--output")
     records = []
     try:
         for path in scores:
             records += read_scores(str(path))
     except PairFileError as error:
         raise error_exit(str(error)) from error
+    if not records:
+        raise error_exit(
+            f"no scores in {', '.join(map(str, scores))}; write them with `poemetric probe run`"
+        )
     _show(probe_tables(records), output)

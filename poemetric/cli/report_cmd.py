@@ -9,7 +9,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from poemetric.cli.app import app
-from poemetric.cli.options import JudgeOption, RunOption, existing_run, experts_option
+from poemetric.cli.options import (
+    JudgeOption,
+    RunOption,
+    existing_run,
+    experts_option,
+    output_file,
+)
 
 console = Console()
 REPORT_EXPERTS = experts_option("adds their scores and agreement with each judge.")
@@ -44,6 +50,8 @@ def report(
     from poemetric.analysis.experts import ExpertRatingsError
     from poemetric.report import build_report
 
+    if out is not None:
+        output_file(out)
     with existing_run(run) as store, console.status("building the report"):
         try:
             path = build_report(store, out, judge=judge, experts=experts, n_boot=n_boot)

@@ -13,7 +13,13 @@ import csv
 from dataclasses import replace
 from pathlib import Path
 
-from poemetric.annotation.sheets import render_sheet_html, write_csv_template
+from poemetric.annotation import sheets as line_sheets
+from poemetric.annotation.sheets import (
+    FilledTemplateError,
+    refuse_filled,
+    render_sheet_html,
+    write_csv_template,
+)
 from poemetric.store import RunStore
 from poemetric.survey import db
 from poemetric.survey.lines import LineSurvey
@@ -33,9 +39,18 @@ def write_sheets(
     if unknown:
         raise db.SurveyError(f"no rater(s) {', '.join(unknown)} in survey {survey_id!r}")
     out = Path(out_dir)
+    task = survey.task
+    lines = isinstance(task, LineSurvey)
+    try:
+        refuse_filled(
+            [out / f"{rater}.csv" for rater in only or everyone],
+            line_sheets.FILLED_COLUMNS if lines else ("score", "comment"),
+            importer=line_sheets.IMPORTER if lines else "poemetric survey import FILE",
+        )
+    except FilledTemplateError as error:
+        raise db.SurveyError(str(error)) from None
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    task = survey.task
     for rater in only or everyone:
         pages = db.pages(store, survey_id, rater)
         if isinstance(task, LineSurvey):

@@ -1,0 +1,146 @@
+"""Output paths a user mistypes, and templates a user filled in.
+
+Output paths: an `--out` folder that is a file (or lies under one), a report
+`--out` that is a folder. Each is unusable input, reported as one `error:` line on stderr with exit
+status 2 before any work; before, every one of these commands ended in a traceback
+(FileExistsError, NotADirectoryError, IsADirectoryError), some after minutes of work.
+
+Templates: `survey sheets` and `ghostwriting sheets` write CSV templates that raters fill in
+place (the docs import `RUN/survey-lines/R2.csv` from there); running the command again, to
+reprint a sheet, wrote empty templates over the filled ones and the answers were lost."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("outputs") / "demo"
+    runner = CliRunner()
+    result = runner.invoke(app, ["demo", "--run", str(run), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    built = runner.invoke(
+        app, ["survey", "build", "--run", str(run), "--raters", "2", "--per-rater", "3"]
+    )
+    assert built.exit_code == 0, built.output
+    lines = ["survey", "build", "--run", str(run), "--survey", "lines", "--task", "lines"]
+    built = runner.invoke(app, [*lines, "--raters", "2", "--per-rater", "2"])
+    assert built.exit_code == 0, built.output
+    return run
+
+
+FOLDER_COMMANDS = [
+    (["analyze"], "--out"),
+    (["figures", "--format", "png"], "--out"),
+    (["export"], "--to"),
+    (["ghostwriting", "metrics"], "--out"),
+    (["ghostwriting", "sheets"], "--out"),
+    (["survey", "sheets"], "--out"),
+]
+
+
+@pytest.mark.parametrize("under", [False, True], ids=["is-a-file", "under-a-file"])
+@pytest.mark.parametrize(
+    ("command", "option"), FOLDER_COMMANDS, ids=lambda v: " ".join(v) if isinstance(v, list) else v
+)
+def test_an_output_folder_that_is_a_file_is_one_error_line_and_exit_2(
+    demo_run: Path, tmp_path: Path, command: list[str], option: str, under: bool
+) -> None:
+    blocker = tmp_path / "taken"
+    blocker.write_text("keep me\n", encoding="utf-8")
+    out = blocker / "sub" if under else blocker
+    result = CliRunner().invoke(
+        app, [*command, "--run", str(demo_run), option, str(out)], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: {option} {out}: not a folder")
+    assert blocker.read_text(encoding="utf-8") == "keep me\n"
+
+
+def test_probe_report_output_that_is_a_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "taken"
+    blocker.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["probe", "report", str(tmp_path / "scores.jsonl"), "--output", str(blocker)]
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: --output {blocker}: not a folder")
+
+
+def test_a_report_out_that_is_a_folder(demo_run: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["report", "--run", str(demo_run), "--out", str(tmp_path)], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"error: --out {tmp_path}: is a folder; give a file name\n"
+    blocker = tmp_path / "taken"
+    blocker.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["report", "--run", str(demo_run), "--out", str(blocker / "index.html")]
+    )
+    assert result.exit_code == 2, result.output
+    assert "not a folder" in result.stderr
+
+
+def _fill(path: Path, column: str, value: str, *, also: dict[str, str] | None = None) -> str:
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    rows[0][column] = value
+    rows[0].update(also or {})
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("survey", "column", "also"),
+    [
+        ("experts", "score", {}),
+        ("experts", "comment", {}),
+        ("lines", "fluency", {"annotator": "a"}),
+    ],
+)
+def test_survey_sheets_never_overwrite_a_filled_template(
+    demo_run: Path, tmp_path: Path, survey: str, column: str, also: dict[str, str]
+) -> None:
+    out = tmp_path / "sheets"
+    command = ["survey", "sheets", "--run", str(demo_run), "--survey", survey, "--out", str(out)]
+    runner = CliRunner()
+    assert runner.invoke(app, command).exit_code == 0
+    filled = _fill(out / "R2.csv", column, "1" if column != "comment" else "too long", also=also)
+    (out / "R1.csv").unlink()
+    again = runner.invoke(app, command, env={"COLUMNS": "400"})
+    assert again.exit_code == 1, again.output
+    assert f"{out / 'R2.csv'} already holds answers (1 filled row(s))" in again.output
+    assert (out / "R2.csv").read_text(encoding="utf-8") == filled
+    assert not (out / "R1.csv").exists()  # nothing written: not even the other raters' sheets
+    other = runner.invoke(app, [*command, "--rater", "R1"])  # an untouched rater: reprinted
+    assert other.exit_code == 0, other.output
+    assert (out / "R1.csv").is_file()
+
+
+def test_ghostwriting_sheets_never_overwrite_a_filled_template(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    command = ["ghostwriting", "sheets", "--run", str(demo_run), "--out", str(tmp_path)]
+    runner = CliRunner()
+    assert runner.invoke(app, command).exit_code == 0
+    template = tmp_path / "annotations.csv"
+    unchanged = runner.invoke(app, command)  # an empty template is simply written again
+    assert unchanged.exit_code == 0, unchanged.output
+    filled = _fill(template, "fluency", "0.5", also={"annotator": "ann"})
+    again = runner.invoke(app, [*command, "--seed", "3"], env={"COLUMNS": "400"})
+    assert again.exit_code == 1, again.output
+    assert "already holds answers" in again.output and "import-lines" in again.output
+    assert template.read_text(encoding="utf-8") == filled

@@ -1,0 +1,31 @@
+"""A recipe's own `authors:` that the run lacks: `figures` notes that it shows every author, and
+says the choice was the recipe's. Before, the note read "--authors 'paper7' names no LLM author"
+on every figure of `figures --recipe paper` after `poemetric demo`, though no `--authors` was
+given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from poemetric.analysis.synthetic import build_synthetic_run
+from poemetric.cli import app
+
+
+def test_a_recipe_choice_is_not_called_an_option(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    build_synthetic_run(run, poems_per_form=1).close()
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text(
+        "figures:\n  - {name: bars, kind: dimension_bars, authors: paper7}\n", encoding="utf-8"
+    )
+    command = ["figures", "--run", str(run), "--recipe", str(recipe), "--format", "png"]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert "--authors" not in result.output
+    assert "bars: the recipe's authors: 'paper7' names no LLM author of this run" in result.output
+    assert "showing every author" in result.output
+    chosen = CliRunner().invoke(app, [*command, "--authors", "human"], env={"COLUMNS": "400"})
+    assert chosen.exit_code == 2  # the option itself is still named when it is the culprit
+    assert "--authors 'human' names no LLM author" in chosen.output

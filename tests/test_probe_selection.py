@@ -1,0 +1,66 @@
+"""`probe run --tasks` with a mistyped or absent task, and `probe report` of a file without
+scores: each was accepted, scored nothing and printed empty tables with exit status 0, and
+`probe run` wrote an empty scores file over the `--output` given (a model's earlier scores). Now
+each is one `error:` line with exit status 2, and nothing is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+
+
+@pytest.fixture
+def pairs(tmp_path: Path) -> Path:
+    path = tmp_path / "pairs.jsonl"
+    command = ["probe", "build", "demo", "--tasks", "rhyme_line_swap", "--output", str(path)]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.mark.parametrize(
+    ("tasks", "message"),
+    [
+        ("rhyme_line_swaps", "unknown task(s) rhyme_line_swaps; tasks: rhyme_word_swap,"),
+        ("synonym", "no pairs of task(s) synonym; its tasks: rhyme_line_swap"),
+    ],
+)
+def test_probe_run_with_no_pair_selected_writes_nothing(
+    pairs: Path, tmp_path: Path, tasks: str, message: str
+) -> None:
+    scores = tmp_path / "scores.jsonl"
+    scores.write_text("earlier scores\n", encoding="utf-8")
+    command = ["probe", "run", str(pairs), "--tasks", tasks, "--output", str(scores)]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr
+    assert scores.read_text(encoding="utf-8") == "earlier scores\n"
+
+
+def test_probe_run_of_an_empty_pairs_file(tmp_path: Path) -> None:
+    empty = tmp_path / "pairs.jsonl"
+    empty.write_text("", encoding="utf-8")
+    command = ["probe", "run", str(empty), "--output", str(tmp_path / "scores.jsonl")]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: {empty}: no pairs; build them with")
+    assert not (tmp_path / "scores.jsonl").exists()
+
+
+def test_probe_report_of_a_file_without_scores(pairs: Path, tmp_path: Path) -> None:
+    scores = tmp_path / "scores.jsonl"
+    run = ["probe", "run", str(pairs), "--output", str(scores)]
+    assert CliRunner().invoke(app, run).exit_code == 0
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(app, ["probe", "report", str(empty)], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"error: no scores in {empty}; write them with")
+    both = CliRunner().invoke(app, ["probe", "report", str(empty), str(scores)])
+    assert both.exit_code == 0, both.output  # an empty file beside real scores is harmless
+    assert "rhyme_line_swap" in both.stdout
