@@ -308,10 +308,11 @@ def test_analyze_reports_a_row_with_an_extra_field_instead_of_a_traceback(
     run_dir = store.run_dir
     store.close()
     result = CliRunner().invoke(app, ["analyze", "--run", str(run_dir), "--experts", str(path)])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
-    assert "experts.csv:3" in result.output and "found 14" in result.output
-    assert "unquoted comma" in result.output
+    assert result.stdout == "" and result.stderr.startswith("error: ")
+    assert "experts.csv:3" in result.stderr and "found 14" in result.stderr
+    assert "unquoted comma" in result.stderr
 
 
 def test_analyze_uses_stored_survey_answers_for_expert_and_judge_agreement(

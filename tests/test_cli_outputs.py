@@ -121,8 +121,9 @@ def test_survey_sheets_never_overwrite_a_filled_template(
     filled = _fill(out / "R2.csv", column, "1" if column != "comment" else "too long", also=also)
     (out / "R1.csv").unlink()
     again = runner.invoke(app, command, env={"COLUMNS": "400"})
-    assert again.exit_code == 1, again.output
-    assert f"{out / 'R2.csv'} already holds answers (1 filled row(s))" in again.output
+    assert again.exit_code == 2, again.output
+    assert again.stdout == "" and again.stderr.startswith("error: ")
+    assert f"{out / 'R2.csv'} already holds answers (1 filled row(s))" in again.stderr
     assert (out / "R2.csv").read_text(encoding="utf-8") == filled
     assert not (out / "R1.csv").exists()  # nothing written: not even the other raters' sheets
     other = runner.invoke(app, [*command, "--rater", "R1"])  # an untouched rater: reprinted
@@ -141,6 +142,7 @@ def test_ghostwriting_sheets_never_overwrite_a_filled_template(
     assert unchanged.exit_code == 0, unchanged.output
     filled = _fill(template, "fluency", "0.5", also={"annotator": "ann"})
     again = runner.invoke(app, [*command, "--seed", "3"], env={"COLUMNS": "400"})
-    assert again.exit_code == 1, again.output
-    assert "already holds answers" in again.output and "import-lines" in again.output
+    assert again.exit_code == 2, again.output
+    assert again.stdout == "" and again.stderr.startswith("error: ")
+    assert "already holds answers" in again.stderr and "import-lines" in again.stderr
     assert template.read_text(encoding="utf-8") == filled

@@ -94,7 +94,8 @@ def test_score_command_reports_a_file_that_is_not_text(tmp_path: Path) -> None:
     poem = tmp_path / "latin1.txt"
     poem.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
     result = CliRunner().invoke(app, ["ghostwriting", "score", str(poem)], terminal_width=200)
-    assert result.exit_code == 1 and "not valid UTF-8" in result.output
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == f"error: {poem}: not valid UTF-8 (invalid continuation byte)\n"
 
 
 def test_cli_default_threshold_is_the_documented_one() -> None:

@@ -141,7 +141,8 @@ def test_cli_makes_sheets_and_imports_them(tmp_path: Path) -> None:
     broken = tmp_path / "broken.csv"
     broken.write_text(filled.read_text(encoding="utf-8").replace(",me,", ",,", 1), encoding="utf-8")
     failed = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(broken)])
-    assert failed.exit_code == 1 and f"{broken}:2: grades without an annotator" in failed.output
+    assert failed.exit_code == 2 and failed.stdout == "", failed.output
+    assert failed.stderr.startswith(f"error: nothing imported: {broken}:2: grades without an")
 
 
 def test_the_printed_sheet_puts_one_poem_on_each_page(

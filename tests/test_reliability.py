@@ -172,7 +172,8 @@ def test_read_ratings_reports_file_and_line(tmp_path: Path) -> None:
     ):
         assert expected in message
     bad = runner.invoke(app, ["agree", str(path)])
-    assert bad.exit_code == 1 and "ratings.csv:4" in bad.output and "Traceback" not in bad.output
+    assert bad.exit_code == 2 and bad.stdout == "" and bad.stderr.startswith("error: ")
+    assert "ratings.csv:4" in bad.stderr and "Traceback" not in bad.output
     (tmp_path / "nocols.csv").write_text("who,what\na,b\n", encoding="utf-8")
     with pytest.raises(RatingsFileError, match="missing column"):
         read_ratings(tmp_path / "nocols.csv")

@@ -104,7 +104,8 @@ def test_survey_cli_from_build_to_agreement_tables(tmp_path: Path) -> None:
         "6 poems x 2 raters" in result.output and "by author: human 3, machine 3" in result.output
     )
     again = runner.invoke(app, build)
-    assert again.exit_code == 1 and "already exists" in again.output
+    assert again.exit_code == 2 and again.stdout == ""
+    assert again.stderr.startswith("error: survey 'experts' already exists")
     bad = runner.invoke(app, [*build, "--survey", "other", "--per-poem", "4"])
     assert bad.exit_code == 2 and "needs at least 4 raters" in bad.output
 
@@ -128,7 +129,8 @@ def test_survey_cli_from_build_to_agreement_tables(tmp_path: Path) -> None:
     broken = folder / "broken.csv"
     broken.write_text("poem,rater,item,score\nnope,R1,form,3\n", encoding="utf-8")
     refused = runner.invoke(app, ["survey", "import", str(broken), "--run", str(run)])
-    assert refused.exit_code == 1 and "broken.csv:2: poem 'nope'" in refused.output
+    assert refused.exit_code == 2 and refused.stdout == "", refused.output
+    assert refused.stderr.startswith("error: ") and "broken.csv:2: poem 'nope'" in refused.stderr
 
     links = runner.invoke(
         app, ["survey", "links", "--run", str(run), "--base-url", "https://s.example"]

@@ -127,11 +127,13 @@ def test_cli_builds_a_line_survey_and_refuses_what_does_not_fit(tmp_path: Path) 
     ratings = tmp_path / "r.csv"
     ratings.write_text("poem,rater,item,score\n", encoding="utf-8")
     imported = runner.invoke(app, ["survey", "import", str(ratings), "--run", run, "-s", "lines"])
-    assert imported.exit_code == 1 and "ghostwriting import-lines" in imported.output
+    assert imported.exit_code == 2 and imported.stdout == ""
+    assert imported.stderr.startswith("error: ") and "ghostwriting import-lines" in imported.stderr
     with RunStore(tmp_path / "run", create=False) as store, store.transaction() as conn:
         conn.execute("DELETE FROM meta WHERE key = 'line_sheet:survey-lines'")
     lost = runner.invoke(app, ["survey", "status", "--run", run, "-s", "lines"])
-    assert lost.exit_code == 1 and "survey 'lines' cannot be opened" in lost.output
+    assert lost.exit_code == 2 and lost.stdout == ""
+    assert lost.stderr.startswith("error: survey 'lines' cannot be opened")
 
 
 def test_a_long_poem_is_saved_whole_without_javascript(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.options import error_exit
 
 if TYPE_CHECKING:
     from poemetric.reliability import AgreementReport
@@ -128,13 +129,9 @@ def agree(
             ratings, focus=focus, n_boot=n_boot, seed=seed, confidence=confidence
         )
     except RatingsFileError as exc:
-        console.print(str(exc), style="red", highlight=False, markup=False, soft_wrap=True)
-        raise typer.Exit(1) from exc
+        raise error_exit(exc) from exc
     except ValueError as exc:
-        console.print(
-            f"{ratings_file}: {exc}", style="red", highlight=False, markup=False, soft_wrap=True
-        )
-        raise typer.Exit(1) from exc
+        raise error_exit(f"{ratings_file}: {exc}") from exc
     report.settings["na_value"] = na_value
     if fmt == "json":
         sys.stdout.write(json.dumps(report.as_dict(), indent=2) + "\n")

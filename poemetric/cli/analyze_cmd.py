@@ -19,6 +19,7 @@ from poemetric.cli.app import app
 from poemetric.cli.options import (
     JudgeOption,
     RunOption,
+    error_exit,
     existing_run,
     experts_option,
     output_folder,
@@ -170,9 +171,7 @@ def analyze(
                 seed=seed,
             )
         except (ExpertRatingsError, ValueError) as exc:
-            # Messages quote users' files: print them as plain text, never as markup.
-            console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
-            raise typer.Exit(1) from exc
+            raise error_exit(exc) from exc
     if "lexical" in result.tables:
         for summary in summary_tables(result, console.width):
             console.print(summary)
@@ -277,8 +276,7 @@ def figures(
         except AuthorSelectionError as exc:
             raise typer.BadParameter(str(exc), param_hint="--authors") from exc
         except (RecipeError, ExpertRatingsError, ValueError) as exc:
-            console.print(str(exc), style="red", markup=False, highlight=False, soft_wrap=True)
-            raise typer.Exit(1) from exc
+            raise error_exit(exc) from exc
     for path in report.paths:
         console.print(str(path), highlight=False, soft_wrap=True)
     for note in report.notes:

@@ -9,10 +9,11 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import LimitOption
+from poemetric.cli.options import LimitOption, error_exit
 from poemetric.data import (
     DatasetError,
     dataset_registry,
+    get_entry,
     load_dataset,
     resolve_dataset,
     validate_file,
@@ -29,11 +30,6 @@ DEFAULT_SHOW_LIMIT = 20
 
 def _console() -> Console:
     return Console(highlight=False, soft_wrap=True)
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
 
 
 @dataset_app.command("validate")
@@ -56,7 +52,7 @@ def validate(
         _, path = resolve_dataset(spec)
         report = validate_file(path)
     except (DatasetError, OSError) as error:
-        raise _fail(str(error)) from None
+        raise error_exit(error) from None
     for warning in report.warnings:
         typer.echo(f"warning: {path}: {warning}")
     if not report.ok:
@@ -111,7 +107,7 @@ def show(
     try:
         dataset = load_dataset(name)
     except (DatasetError, OSError) as error:
-        raise _fail(str(error)) from None
+        raise error_exit(error) from None
     shown = dataset.head(limit or DEFAULT_SHOW_LIMIT)
     table = Table(title=f"{dataset.name}: {len(shown)} of {len(dataset)} poems")
     table.add_column("poem_id", overflow="fold")
@@ -157,11 +153,21 @@ def fetch(
     """
     from poemetric.data.fetch import fetch_dataset  # httpx: only when fetching
 
+    # An unknown or bundled name and a missing --from file are unusable input (exit 2); a failed
+    # download or a file with the wrong hash is a fetch that ran and failed (exit 1).
+    try:
+        bundled = get_entry(name).bundled
+    except DatasetError as error:
+        raise error_exit(error) from None
+    if bundled:
+        raise error_exit(f"dataset {name!r} is bundled with POEMetric; nothing to fetch")
+    if source is not None and not source.is_file():
+        raise error_exit(f"--from {source}: no such file")
     try:
         path = fetch_dataset(
             name, source=source, url=url, commit=commit, sha256=sha256, force=force
         )
         dataset = load_dataset(path)
     except (DatasetError, OSError) as error:
-        raise _fail(str(error), code=1) from None
+        raise error_exit(error, code=1) from None
     typer.echo(f"{name}: {len(dataset)} poems at {path} (sha256 {dataset.sha256})")

@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption, existing_run, output_folder
+from poemetric.cli.options import RunOption, error_exit, existing_run, output_folder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -138,8 +137,7 @@ def metrics_command(
     try:
         extra = load_reference_corpora(reference)
     except ReferenceCorpusError as error:
-        console.print(f"[red]reference corpus:[/red] {escape(str(error))}", highlight=False)
-        raise typer.Exit(1) from error
+        raise error_exit(f"reference corpus: {error}") from error
     options = GhostwritingOptions(
         extra_references=tuple(extra),
         dataset_references=not no_dataset,
@@ -152,11 +150,9 @@ def metrics_command(
         try:
             result = ghostwriting_tables(store, options=options)
         except EspeakUnavailable as error:
-            console.print(f"[red]{escape(str(error))}[/red]")
-            raise typer.Exit(1) from error
+            raise error_exit(error) from error
     if "ghostwriting" not in result.tables:
-        console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
-        raise typer.Exit(1)
+        raise error_exit(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
     written = [
         path
         for name, frame in result.tables.items()
@@ -205,18 +201,14 @@ def score_command(
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as error:
-            console.print(
-                f"[red]{escape(str(path))}: not valid UTF-8 ({error.reason})[/red]", highlight=False
-            )
-            raise typer.Exit(1) from error
+            raise error_exit(f"{path}: not valid UTF-8 ({error.reason})") from error
         measured = rhyme_density(text, window_lines=window)
         try:
             raplyzer = raplyzer_density(
                 text, phonetics="espeak" if phonetics == "espeak" else "cmu"
             )
         except EspeakUnavailable as error:
-            console.print(f"[red]{escape(str(error))}[/red]")
-            raise typer.Exit(1) from error
+            raise error_exit(error) from error
         table.add_row(
             str(path),
             str(measured.syllables),

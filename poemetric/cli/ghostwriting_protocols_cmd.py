@@ -7,7 +7,6 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from poemetric.cli.generate_cmd import (
     BatchOption,
@@ -25,7 +24,13 @@ from poemetric.cli.judging import (
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import LimitOption, RunOption, existing_run, output_folder
+from poemetric.cli.options import (
+    LimitOption,
+    RunOption,
+    error_exit,
+    existing_run,
+    output_folder,
+)
 
 console = Console(soft_wrap=True)  # paths and file:line messages are never hard-wrapped
 
@@ -87,7 +92,7 @@ def style_match_command(
         progress=progress,
     )
     author_list = split_names(authors)
-    with open_judged_run(run, author_list, console) as store:
+    with open_judged_run(run, author_list) as store:
         report = run_style_matching(
             store,
             spec,
@@ -137,13 +142,11 @@ def sheets_command(
             store, authors=split_names(authors), per_author=per_author, seed=seed
         )
     if not task.items:
-        console.print(f"no poems to annotate in {run} (authors: {authors or 'all'})")
-        raise typer.Exit(1)
+        raise error_exit(f"no poems to annotate in {run} (authors: {authors or 'all'})")
     try:
         paths = write_line_sheets(task, out)
     except FilledTemplateError as error:
-        console.print(str(error), style="red", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(1) from error
+        raise error_exit(error) from error
     lines = sum(len(item.lines) for item in task.items)
     console.print(f"sheet {task.sheet_id}: {len(task.items)} poems, {lines} lines")
     for path in paths:
@@ -178,8 +181,7 @@ def import_lines_command(
         try:
             report = import_line_annotations(store, files)
         except LineImportError as error:
-            console.print(f"[red]nothing imported:[/red]\n{escape(str(error))}", highlight=False)
-            raise typer.Exit(1) from error
+            raise error_exit(f"nothing imported: {error}") from error
         scores = fluency_scores(load_line_annotations(store))
     console.print(
         f"imported {report.rows} line grades ({len(report.poems)} poems, annotators: "

@@ -167,7 +167,7 @@ def judge(
         progress=progress,
     )
     author_list = split_names(authors)
-    with open_judged_run(run, author_list, console) as store, interruptible(run):
+    with open_judged_run(run, author_list) as store, interruptible(run):
         try:
             report = run_judging(
                 store,

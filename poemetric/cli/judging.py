@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
 
-from poemetric.cli.options import existing_run
+from poemetric.cli.options import error_exit, existing_run
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -90,13 +89,14 @@ def judge_runner_options(
     )
 
 
-def open_judged_run(run: Path, authors: list[str] | None, console: Console) -> RunStore:
+def open_judged_run(run: Path, authors: list[str] | None) -> RunStore:
     """The run's store, once it has poems and every author in `authors` has some."""
     store = existing_run(run)
     try:
         if store.count("generations", "status = 'ok'") == 0:
-            console.print(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
-            raise typer.Exit(code=1)
+            raise error_exit(
+                f"run {run} has no poems yet: run `poemetric generate --run {run}` first"
+            )
         if authors:
             known = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
             unknown = [a for a in authors if a not in known]

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.options import error_exit
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
 
@@ -51,8 +52,7 @@ def merge(
     try:
         report = merge_runs(list(sources), into)
     except StoreError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(2) from error
+        raise error_exit(error) from error
     _print_report(console, report)
     if report.conflicts and strict:
         raise typer.Exit(1)

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.options import error_exit
 from poemetric.roster import (
     ModelRow,
     RosterError,
@@ -29,11 +30,6 @@ JudgesOption = typer.Option(False, "--judges", help="Judges (judges/) instead of
 
 def _kind(judges: bool) -> RosterKind:
     return "judges" if judges else "generators"
-
-
-def _fail(error: Exception) -> typer.Exit:
-    typer.echo(f"error: {error}", err=True)
-    return typer.Exit(2)
 
 
 def _price(value: float) -> str:
@@ -92,7 +88,7 @@ def models(
         rows = list_models(kind, group)
         groups = load_groups(kind)
     except RosterError as error:
-        raise _fail(error) from error
+        raise error_exit(error) from error
     title = f"{len(rows)} {'judges' if judges else 'models'}" + (
         f" in group {group}" if group else ""
     )
@@ -145,13 +141,13 @@ def show(
     try:
         entries = load_entries(kind)
     except RosterError as error:
-        raise _fail(error) from error
+        raise error_exit(error) from error
     if name not in entries:
         import difflib
 
         close = difflib.get_close_matches(name, list(entries), n=3, cutoff=0.5)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise _fail(RosterError(f"unknown {kind[:-1]} {name!r}{hint}"))
+        raise error_exit(f"unknown {kind[:-1]} {name!r}{hint}")
     entry = entries[name]
     typer.echo(f"# {entry.path}")
     data = entry.spec.model_dump(mode="json")

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from poemetric.cli.app import app
 from poemetric.cli.options import (
     JudgeOption,
     RunOption,
+    error_exit,
     existing_run,
     experts_option,
     output_file,
@@ -56,7 +56,6 @@ def report(
         try:
             path = build_report(store, out, judge=judge, experts=experts, n_boot=n_boot)
         except (ExpertRatingsError, ValueError) as exc:
-            console.print(f"[red]{escape(str(exc))}[/red]")
-            raise typer.Exit(1) from exc
+            raise error_exit(exc) from exc
     size = path.stat().st_size / 1e6
     console.print(f"wrote {path} ({size:.1f} MB); open it in a browser", highlight=False)

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.judging import split_names
-from poemetric.cli.options import RunOption, existing_run, output_folder
+from poemetric.cli.options import RunOption, error_exit, existing_run, output_folder
 
 survey_app = typer.Typer(
     help="Human ratings: the expert survey (paper App. C) or line-level fluency / coherence "
@@ -31,24 +31,17 @@ SERVE_WARNING = (
 )
 
 
-def _fail(message: object, code: int = 1) -> typer.Exit:
-    console.print(str(message), style="red", markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
 @contextmanager
 def _refusals() -> Iterator[None]:
-    """A design that cannot be met is a usage error (exit 2); a missing survey or one of
-    another task exits 1."""
+    """A design that cannot be met, a missing survey, one of another task and filled sheets in
+    the way are unusable input: `error: ...` on stderr, exit status 2."""
     from poemetric.survey.db import SurveyError
     from poemetric.survey.design import DesignError
 
     try:
         yield
-    except DesignError as exc:
-        raise _fail(exc, 2) from exc
-    except SurveyError as exc:
-        raise _fail(exc) from exc
+    except (DesignError, SurveyError) as exc:
+        raise error_exit(exc) from exc
 
 
 @survey_app.command("build")
@@ -193,7 +186,7 @@ def serve(
 
         from poemetric.survey.web import create_app
     except ImportError as exc:
-        raise _fail(
+        raise error_exit(
             f"the survey web app needs its extra: pip install 'poemetric[survey]' ({exc})"
         ) from exc
     rater_links, admin = _links(run, survey, base_url or f"http://{host}:{port}")
@@ -261,7 +254,7 @@ def import_(
         try:
             answers = read_expert_answers(ratings_file, store)
         except ExpertRatingsError as exc:
-            raise _fail(exc) from exc
+            raise error_exit(exc) from exc
         new, replaced = import_answers(
             store,
             survey,

@@ -1,0 +1,132 @@
+"""Unusable input is one `error: ...` on stderr and exit status 2, before any work, in every
+command: an unknown recipe or dataset, an unreadable experts, reference, ratings or poem file, a
+run without poems. Before, these exited 1 with a red line on stdout (or plain text)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.store import RunStore
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("errors") / "demo"
+    result = CliRunner().invoke(app, ["demo", "--run", str(run), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    return run
+
+
+@pytest.fixture(scope="module")
+def empty_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("errors") / "empty"
+    RunStore(run, create=True).close()
+    return run
+
+
+def _error(args: list[str]) -> str:
+    """The one stderr line of a command that must refuse its input with exit status 2."""
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: "), line
+    return line
+
+
+def test_an_unknown_figures_recipe(demo_run: Path) -> None:
+    line = _error(["figures", "--run", str(demo_run), "--recipe", "nope"])
+    assert line.startswith("error: no recipe 'nope'") and "bundled recipes" in line
+
+
+@pytest.mark.parametrize("command", [["figures"], ["analyze"], ["report"]], ids=" ".join)
+def test_an_unreadable_experts_file(demo_run: Path, tmp_path: Path, command: list[str]) -> None:
+    experts = tmp_path / "experts.csv"
+    experts.write_text("x,[bold]y[/bold]\n1,2\n", encoding="utf-8")
+    line = _error([*command, "--run", str(demo_run), "--experts", str(experts)])
+    assert line.startswith(f"error: {experts}: missing column(s): expert")
+
+
+def test_a_missing_reference_corpus(demo_run: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.txt"
+    line = _error(["ghostwriting", "metrics", "--run", str(demo_run), "--reference", str(missing)])
+    assert line == f"error: reference corpus: {missing}: no such file or folder"
+
+
+def test_import_lines_of_a_missing_file(demo_run: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.csv"
+    line = _error(["ghostwriting", "import-lines", "--run", str(demo_run), str(missing)])
+    assert line.startswith(f"error: nothing imported: {missing}: ")
+
+
+def test_agree_on_a_file_without_ratings_columns(tmp_path: Path) -> None:
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("who,what\na,b\n", encoding="utf-8")
+    assert _error(["agree", str(ratings)]).startswith(f"error: {ratings}: missing column(s)")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["judge", "--judge", "gemini-2.5-pro"],
+        ["ghostwriting", "style-match", "--judge", "gemini-2.5-pro"],
+        ["ghostwriting", "metrics"],
+    ],
+    ids=" ".join,
+)
+def test_a_run_without_poems(empty_run: Path, command: list[str]) -> None:
+    line = _error([*command, "--run", str(empty_run)])
+    assert line == f"error: run {empty_run} has no poems yet: run `poemetric generate --run " + (
+        f"{empty_run}` first"
+    )
+
+
+def test_ghostwriting_sheets_with_no_poem_to_annotate(demo_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "sheets"
+    args = ["ghostwriting", "sheets", "--run", str(demo_run), "--out", str(out)]
+    line = _error([*args, "--authors", "nobody"])
+    assert line == f"error: no poems to annotate in {demo_run} (authors: nobody)"
+    assert not out.exists()
+
+
+def test_survey_status_of_an_unknown_survey(demo_run: Path) -> None:
+    line = _error(["survey", "status", "--run", str(demo_run), "--survey", "nope"])
+    assert line.startswith("error: no survey 'nope' in ")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nope"], "error: unknown dataset 'nope'; known datasets: "),
+        (["demo"], "error: dataset 'demo' is bundled with POEMetric; nothing to fetch"),
+        (["poemetric", "--from", "MISSING"], "error: --from MISSING: no such file"),
+    ],
+    ids=["unknown", "bundled", "missing --from"],
+)
+def test_dataset_fetch_of_unusable_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
+) -> None:
+    monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path / "data"))
+    missing = str(tmp_path / "missing.csv")
+    line = _error(["dataset", "fetch", *(missing if a == "MISSING" else a for a in args)])
+    assert line.startswith(message.replace("MISSING", missing))
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("command", [["score", "POEM"], ["metrics", "--run", "RUN"]], ids=" ".join)
+def test_espeak_phonetics_without_espeak(
+    demo_run: Path, tmp_path: Path, command: list[str]
+) -> None:
+    poem = tmp_path / "poem.txt"
+    poem.write_text("the cat sat\non the mat\n", encoding="utf-8")
+    paths = {"POEM": str(poem), "RUN": str(demo_run)}
+    args = ["ghostwriting", *(paths.get(a, a) for a in command), "--raplyzer-phonetics", "espeak"]
+    result = CliRunner().invoke(app, args, env={"PATH": str(tmp_path), "COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: ") and "espeak" in line
