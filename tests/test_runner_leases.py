@@ -20,6 +20,7 @@ from test_runner_support import (
     TEST_KEY,
     TEST_KEY_ENV,
     VALID_JUDGE_ANSWER,
+    HoldAfter,
     prepared_store,
     scripted_spec,
     use_scripted,
@@ -89,26 +90,6 @@ class Gate:
     def __call__(self, call: ChatCall) -> str:
         self.open.wait(timeout=120)
         return self.answer if self.answer is not None else f"Echo: {call.prompt}"
-
-
-class HoldAfter:
-    """A responder that answers the first `n` requests and holds every later one until the test
-    sets `release`: the command is certainly still at work when the test interrupts it, however
-    loaded the machine (under load the test once sent Ctrl-C only after all 24 answers)."""
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.release = threading.Event()
-        self._lock = threading.Lock()
-        self._seen = 0
-
-    def __call__(self, call: ChatCall) -> str:
-        with self._lock:
-            self._seen += 1
-            held = self._seen > self.n
-        if held:
-            self.release.wait(timeout=120)
-        return f"Echo: {call.prompt}"
 
 
 def two_processes(

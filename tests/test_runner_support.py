@@ -21,6 +21,7 @@ from poemetric.providers.base import (
 from poemetric.providers.registry import register_provider
 from poemetric.runner.runner import RunnerOptions
 from poemetric.store import RunStore
+from poemetric.testing.servers import ChatCall
 
 TEST_KEY_ENV = "POEMETRIC_TEST_API_KEY"
 TEST_KEY = "sk-test-secret-0123456789abcdef"
@@ -32,6 +33,30 @@ VALID_JUDGE_ANSWER = (
     '{"1": 4, "2": 5, "3": 3, "4": 4, "5": 2, "6": 3, "7": 4, "8": 0, '
     '"9": "no devices", "10": 4, "11": "solid", "12": 2, "13": "too regular"}'
 )
+
+
+class HoldAfter:
+    """A responder that answers the first `n` generation requests and holds every later one
+    until the test sets `release`: the command is certainly still at work when the test
+    interrupts or kills it, however loaded the machine (under load a test once sent Ctrl-C only
+    after all 24 answers). `held` lists the bodies of the requests held before the release."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.release = threading.Event()
+        self.held: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._seen = 0
+
+    def __call__(self, call: ChatCall) -> str:
+        with self._lock:
+            self._seen += 1
+            hold = self._seen > self.n and not self.release.is_set()
+            if hold:
+                self.held.append(call.body)
+        if hold:
+            self.release.wait(timeout=120)
+        return f"Echo: {call.prompt}"
 
 
 def prepared_store(path: Path, poems: int = 4) -> RunStore:
