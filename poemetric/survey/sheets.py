@@ -13,7 +13,8 @@ import csv
 from dataclasses import replace
 from pathlib import Path
 
-from poemetric.annotation import sheets as line_sheets
+from poemetric.annotation.sheets import FILLED_COLUMNS as LINE_FILLED_COLUMNS
+from poemetric.annotation.sheets import IMPORTER as LINE_IMPORTER
 from poemetric.annotation.sheets import (
     FilledTemplateError,
     refuse_filled,
@@ -27,6 +28,8 @@ from poemetric.survey.render import render
 from poemetric.survey.tasks import Page
 
 CSV_COLUMNS = ("page", "poem", "rater", "item", "score", "comment")
+#: Columns a rater fills in `CSV_COLUMNS`.
+FILLED_COLUMNS = ("score", "comment")
 
 
 def write_sheets(
@@ -44,8 +47,8 @@ def write_sheets(
     try:
         refuse_filled(
             [out / f"{rater}.csv" for rater in only or everyone],
-            line_sheets.FILLED_COLUMNS if lines else ("score", "comment"),
-            importer=line_sheets.IMPORTER if lines else "poemetric survey import FILE",
+            LINE_FILLED_COLUMNS if lines else FILLED_COLUMNS,
+            importer=LINE_IMPORTER if lines else "poemetric survey import FILE",
         )
     except FilledTemplateError as error:
         raise db.SurveyError(str(error)) from None
