@@ -33,11 +33,10 @@ BLAS_THREADS_OF_A_NEW_PROCESS = (
 
 
 @pytest.fixture
-def no_blas_variables(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The variables unset here, and restored to what they were after the test."""
+def no_blas_variables() -> None:
+    """The variables unset for the test (conftest's autouse fixture restores them after it)."""
     for name in BLAS_THREAD_VARIABLES:
-        monkeypatch.setenv(name, "unset")  # records the value to restore, even "not set"
-        monkeypatch.delenv(name)
+        os.environ.pop(name, None)
 
 
 def _blas_threads(libraries: list[dict[str, object]]) -> set[object]:
@@ -73,7 +72,7 @@ def test_asking_before_numpy_loads_gives_one_thread_from_the_start() -> None:
         assert _new_process_threads(BLAS_THREADS_OF_A_NEW_PROCESS)[0] > 1
 
 
-@pytest.mark.usefixtures("no_blas_variables")  # restores all four afterwards
+@pytest.mark.usefixtures("no_blas_variables")
 def test_a_value_the_user_set_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
     ask_one_blas_thread()

@@ -55,18 +55,18 @@ TemplateOption = typer.Option(
 
 
 def prepare_or_exit(
-    store: RunStore, dataset: str | Dataset, limit: int | None, template: str | None = None
+    store: RunStore, dataset: Dataset, limit: int | None, template: str | None = None
 ) -> PreparedRun:
-    """`prepare_run` with its expected failures (unknown or invalid dataset, a run prepared from
-    another dataset or template) printed as one clear error instead of a traceback."""
-    from poemetric.data import DatasetError
+    """`prepare_run` with a loaded dataset; its expected failures (a run prepared from another
+    dataset or template, a template that does not render) printed as one clear error instead of
+    a traceback."""
     from poemetric.pipeline import prepare_run
     from poemetric.prompts import PromptError
     from poemetric.store import StoreError
 
     try:
         return prepare_run(store, dataset, limit=limit, template=template)
-    except (DatasetError, StoreError, PromptError) as error:
+    except (StoreError, PromptError) as error:
         raise error_exit(error) from error
 
 
