@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from bench_form_speed import CHILD_ENV, PIN, _timed, _write  # noqa: E402
+from bench_form_speed import CHILD_ENV, PIN, _open_tables, _timed, _write  # noqa: E402
 
 
 def _child(path: str, out: str) -> None:
@@ -46,9 +46,7 @@ def _child(path: str, out: str) -> None:
     from poemetric.form import lexicon, meter_templates, meter_words
     from poemetric.form.checker import batch_checks, check_poem
 
-    lexicon.phones_for_word("the")
-    meter_words.word_entry_table().get("the")
-    meter_templates.length_table(10)
+    _open_tables(lexicon, meter_words, meter_templates)
     poems = [json.loads(line) for line in Path(path).read_text().splitlines()]
     start = time.process_time()
     with batch_checks():
@@ -123,9 +121,7 @@ def main() -> None:
 
     from poemetric.form import lexicon, meter_templates, meter_words
 
-    lexicon.phones_for_word("the")  # build the per-machine tables once, outside the timings
-    meter_words.word_entry_table().get("the")
-    meter_templates.length_table(10)
+    _open_tables(lexicon, meter_words, meter_templates)  # built once, outside the timings
     poems = distinct_poems(load_gold(GOLD_CSV), args.poems)
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
