@@ -197,6 +197,26 @@ def test_limericks_five_lines_and_lear_layout() -> None:
     assert "Lear" in lear.facts.get("variant", "")
 
 
+def test_a_beat_finding_says_why_when_the_count_is_right_but_the_feet_are_not() -> None:
+    """Lear's Whitehaven opens on a stress (swwswwsww): three beats, but not in the limerick's
+    anapests. The finding used to read "does not read with 3 beats (about 3)"."""
+    whitehaven = (
+        "There was an Old Man of Whitehaven,\n"
+        "Who danced a quadrille with a Raven;\n"
+        "But they said, \"It's absurd,\n"
+        'To encourage this bird!"\n'
+        "So they smashed that Old Man of Whitehaven.\n"
+    )
+    details = [f.detail for f in check(whitehaven, "limerick").explanation]
+    assert details[0].startswith(
+        "line 1 has about 3 beats, but not in anapestic feet (free reading"
+    )
+    assert "fit 0." in details[0]
+    for detail in details:
+        assert "3 beats (about 3)" not in detail
+    assert "line 2 does not read with 3 beats (about 4)" in details
+
+
 def test_limerick_shape_matters() -> None:
     result = check(SONNET_18, "limerick")
     assert not result.passed

@@ -84,6 +84,20 @@ def _beat_credits(
     return out
 
 
+def _beat_miss(index: int, line: str, expected: int, spec: MeterSpec) -> str:
+    """Why a line fails its beat count: its beats are about another number, or it has that
+    many only in a strained reading (the fit and scansion of its best such reading)."""
+    estimated = adapters.beats(line)
+    if estimated != expected:
+        return f"line {index + 1} does not read with {expected} beats (about {estimated})"
+    fit = adapters.beat_fit(line, expected, spec.foot)
+    feet = "" if spec.foot is None else f" in {spec.foot} feet"
+    return (
+        f"line {index + 1} has about {expected} beats, but not{feet} (free reading "
+        f"{adapters.scansion(line) or '-'}; best {expected}-beat fit {fit:.2f})"
+    )
+
+
 def score_meter(
     lines: tuple[str, ...], spec: MeterSpec, *, beat_cycle_starts: tuple[int, ...] = ()
 ) -> Scored:
@@ -101,14 +115,7 @@ def score_meter(
         credits = [c for c, _ in verdicts]
         for i, (credit, expected) in enumerate(verdicts):
             if credit < REPORT_BELOW:
-                findings.append(
-                    Finding(
-                        "meter",
-                        (i + 1,),
-                        f"line {i + 1} does not read with {expected} beats "
-                        f"(about {adapters.beats(lines[i])})",
-                    )
-                )
+                findings.append(Finding("meter", (i + 1,), _beat_miss(i, lines[i], expected, spec)))
     else:
         credits = []
         for i, line in enumerate(lines):
