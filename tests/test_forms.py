@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from poemetric.form import meter
 from poemetric.form.checker import CHECKER_VERSION, FormCheck, check_poem
 from poemetric.form.parsing import minimal_period, parse_poem, parse_rhyme_pattern
 
@@ -215,6 +216,25 @@ def test_a_beat_finding_says_why_when_the_count_is_right_but_the_feet_are_not() 
     for detail in details:
         assert "3 beats (about 3)" not in detail
     assert "line 2 does not read with 3 beats (about 4)" in details
+
+
+def test_a_metre_finding_names_the_words_that_strain_the_reading() -> None:
+    """A line whose positions are all iambic still fails when stressed syllables sit in weak
+    positions: the finding names them, and a line that reads as another metre says which."""
+    poem = (
+        "Than they who sow'd, that thou shouldst reap thereby?\n"
+        "Loving in truth, and fain in verse my love to show,\n"
+    )
+    details = [
+        f.detail
+        for f in check(poem, "ballad", meter="iambic pentameter").explanation
+        if f.constraint == "meter"
+    ]
+    assert details[0].startswith("line 1 does not scan as iambic pentameter (10 syllables, fit 0.")
+    assert "strained: 'thereby' stressed in a weak position" in details[0]
+    assert "reads best as" not in details[0]
+    assert "reads best as iambic hexameter" in details[1]
+    assert meter.strained_words("Shall I compare thee to a summer's day?", "iambic", 5) == ()
 
 
 def test_limerick_shape_matters() -> None:

@@ -268,6 +268,16 @@ def syllables(line: str) -> int:
     return meter.syllable_count(line)
 
 
+def free_scan(line: str) -> meter.LineScan:
+    """The line's best reading in any metre."""
+    return meter.scan_line(line)
+
+
+def strained_words(line: str, foot: str, feet: int | None) -> tuple[tuple[str, str], ...]:
+    """Words that strain the line's best reading in (foot, feet): see `meter.strained_words`."""
+    return meter.strained_words(line, foot, feet)
+
+
 def scansion(line: str) -> str:
     """w/s scansion of the line's best reading."""
     return meter.scan_line(line).pattern

@@ -185,6 +185,43 @@ def _stress_variations(reading: Reading) -> tuple[str, ...]:
     return tuple(found)
 
 
+#: A syllable's stress cost (`meter_search.STRESS_COSTS`) from which `strained_words` names its
+#: word: above a promoted function word (0.35), which every regular line has.
+STRAIN_NAMED_FROM = 0.4
+
+
+def strained_words(
+    line: str, foot: str, feet: int | None = None, most: int = 3
+) -> tuple[tuple[str, str], ...]:
+    """Words whose syllables cost most in the best reading of `line` in `foot` (and `feet`):
+    (word, "stressed in a weak position" or "unstressed in a strong position"), costliest first,
+    at most `most`; () when the line has no such reading or none costs `STRAIN_NAMED_FROM`."""
+    _check_arguments(foot, feet)
+    (analysis,) = analyse([line])
+    reading = analysis.reading(foot, feet) if analysis.words else None
+    if reading is None:
+        return ()
+    strained: list[tuple[float, int, str, str]] = []
+    position = 0
+    last = len(reading.labels) - 1
+    for index, (word, choice) in enumerate(zip(analysis.words, reading.choices, strict=True)):
+        worst, kind = 0.0, ""
+        for offset, cls in enumerate(choice.classes):
+            at = position + offset
+            costs = meter_search.FINAL_STRESS_COSTS if at == last else meter_search.STRESS_COSTS
+            strong = reading.labels[at] == "s"
+            cost = costs[cls][1 if strong else 0]
+            if cost > worst:
+                worst = cost
+                kind = (
+                    "unstressed in a strong position" if strong else "stressed in a weak position"
+                )
+        position += len(choice.classes)
+        if worst >= STRAIN_NAMED_FROM:
+            strained.append((-worst, index, word, kind))
+    return tuple((word, kind) for _, _, word, kind in sorted(strained)[:most])
+
+
 def line_fit(line: str, foot: str, feet: int | None = None) -> float:
     """0-1 fit of `line` to `foot` (and `feet` when given); 0 when the line cannot be scanned."""
     _check_arguments(foot, feet)

@@ -11,7 +11,13 @@ from dataclasses import dataclass, field
 
 from poemetric.form import adapters
 from poemetric.form.adapters import MeterSpec
-from poemetric.form.findings import REPORT_BELOW, Finding, Scored, cap_findings
+from poemetric.form.findings import (
+    MAX_FINDINGS_PER_KIND,
+    REPORT_BELOW,
+    Finding,
+    Scored,
+    cap_findings,
+)
 from poemetric.form.parsing import ParsedPoem
 from poemetric.form.repeats import repeat_similarity, same_words, score_repeats
 from poemetric.form.rhyme_scoring import (
@@ -98,6 +104,23 @@ def _beat_miss(index: int, line: str, expected: int, spec: MeterSpec) -> str:
     )
 
 
+def _foot_miss(index: int, line: str, spec: MeterSpec, fit: float) -> str:
+    """Why a line misses a foot metre: what it reads as instead, and which words strain the
+    requested reading (those whose syllables cost most in it)."""
+    free = adapters.free_scan(line)
+    parts = [f"{free.syllables} syllables, fit {fit:.2f}"]
+    if free.template is not None and (free.template.foot, free.template.feet) != (
+        spec.foot,
+        spec.feet if spec.feet is not None else free.template.feet,
+    ):
+        parts.append(f"reads best as {free.template.name}, {free.pattern}")
+    if spec.foot is not None:
+        strained = adapters.strained_words(line, spec.foot, spec.feet)
+        if strained:
+            parts.append("strained: " + ", ".join(f"'{word}' {kind}" for word, kind in strained))
+    return f"line {index + 1} does not scan as {spec.name} ({'; '.join(parts)})"
+
+
 def score_meter(
     lines: tuple[str, ...], spec: MeterSpec, *, beat_cycle_starts: tuple[int, ...] = ()
 ) -> Scored:
@@ -117,21 +140,18 @@ def score_meter(
             if credit < REPORT_BELOW:
                 findings.append(Finding("meter", (i + 1,), _beat_miss(i, lines[i], expected, spec)))
     else:
-        credits = []
-        for i, line in enumerate(lines):
-            fit = adapters.meter_fit(line, spec.foot, spec.feet)
-            credit = _credit(fit)
-            credits.append(credit)
-            if credit < 1.0:
-                findings.append(
-                    Finding(
-                        "meter",
-                        (i + 1,),
-                        f"line {i + 1} does not scan as {spec.name} "
-                        f"({adapters.syllables(line)} syllables, {adapters.scansion(line) or '-'}, "
-                        f"fit {fit:.2f})",
-                    )
-                )
+        fits = [adapters.meter_fit(line, spec.foot, spec.feet) for line in lines]
+        credits = [_credit(fit) for fit in fits]
+        failing = [i for i, credit in enumerate(credits) if credit < 1.0]
+        # Only the findings that `cap_findings` keeps are worth describing (a reading each).
+        findings = [
+            Finding(
+                "meter",
+                (i + 1,),
+                _foot_miss(i, lines[i], spec, fits[i]) if k < MAX_FINDINGS_PER_KIND else "",
+            )
+            for k, i in enumerate(failing)
+        ]
     score = sum(credits) / len(credits)
     good = sum(1 for c in credits if c >= 1.0)
     return Scored(
