@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import multiprocessing
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -44,6 +43,11 @@ from rich.progress import (
 from poemetric.providers.base import BatchCapable, Completion, ModelSpec, Provider, ProviderError
 from poemetric.providers.registry import create_provider, provider_class
 from poemetric.runner.cost import Budget
+from poemetric.runner.isolation import provider_target as provider_target
+from poemetric.runner.isolation import register_target as register_target
+from poemetric.runner.isolation import report_in_child as report_in_child
+from poemetric.runner.isolation import rerun_in_child as rerun_in_child
+from poemetric.runner.isolation import spawn_isolated
 from poemetric.runner.jobs import Job, Shard, completion_from_dict, select_shard
 from poemetric.runner.leases import Leases
 from poemetric.runner.redact import Redactor
@@ -363,68 +367,3 @@ def _isolated(spec: ModelSpec) -> bool:
 
 def _batch_capable(spec: ModelSpec) -> bool:
     return issubclass(provider_class(spec.provider), BatchCapable)
-
-
-def provider_target(spec: ModelSpec) -> str:
-    cls = provider_class(spec.provider)
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-def spawn_isolated(
-    entry: ChildEntry, store: RunStore, spec: ModelSpec, options: RunnerOptions
-) -> ModelReport:
-    """Run one model in a fresh 'spawn' child process (its GPU memory is freed on exit)."""
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(processes=1, maxtasksperchild=1) as pool:
-        result = pool.apply(
-            entry,
-            (str(store.run_dir), spec.model_dump(mode="json"), options, provider_target(spec)),
-        )
-    return ModelReport.from_dict(result)
-
-
-def report_in_child(
-    run_dir: str,
-    spec_data: dict[str, Any],
-    target: str,
-    run_one: Callable[[RunStore, ModelSpec], StageReport],
-) -> dict[str, Any]:
-    """The body of a stage's child entry: rebuild the spec, make its provider class available,
-    run the stage for that one model on the run store, and return its report as a dict."""
-    spec = ModelSpec.model_validate(spec_data)
-    register_target(spec.provider, target)
-    with RunStore(run_dir) as store:
-        report = run_one(store, spec)
-    model = report.models[0] if report.models else ModelReport(spec.name, spec.provider)
-    return model.to_dict()
-
-
-def rerun_in_child(
-    run_dir: str,
-    spec_data: dict[str, Any],
-    options: RunnerOptions,
-    target: str,
-    *,
-    stage: Callable[..., StageReport],
-    **stage_options: Any,
-) -> dict[str, Any]:
-    """A stage's child entry, `partial(rerun_in_child, stage=run_x, **its options)`: runs
-    `stage(store, spec, options=options, **stage_options)` for the one model in the child."""
-
-    def run_one(store: RunStore, spec: ModelSpec) -> StageReport:
-        return stage(store, spec, options=options, **stage_options)
-
-    return report_in_child(run_dir, spec_data, target, run_one)
-
-
-def register_target(name: str, target: str) -> None:
-    """In a child process: make the parent's provider class available under its name."""
-    import importlib
-
-    from poemetric.providers.registry import register_provider
-
-    module_name, _, qualname = target.partition(":")
-    obj: Any = importlib.import_module(module_name)
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    register_provider(name, obj)

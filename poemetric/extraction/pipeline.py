@@ -1,23 +1,21 @@
-"""Pull the poem out of a model's answer, conservatively, recording every removal.
-
-Chat models wrap poems in chatter: "Sure! Here is a villanelle about ...:", a bold title, code
-fences, stanza labels, "I hope you enjoy it!" and notes on the rhyme scheme. Reasoning models add
-`<think>` blocks. The form checker and the judge need the poem alone, so this module removes
-those parts, but only when a line is clearly not verse: a removal needs a chat marker (an opener
-such as "Here is", a meta word such as "rhyme scheme" or "poem", a markdown construct). When in
-doubt the text stays. Each removal is described in `ExtractedPoem.notes`; the raw response is kept
-by the caller.
-
-Shared by the generation stage (`poemetric.generation.extract` re-exports it) and `poemetric form
-check`, which applies the same extraction to raw answers read from a file.
-"""
+"""The extraction passes, in order: code fences, rules, preamble, title, closing remarks,
+stanza labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["ExtractedPoem", "extract_poem", "split_reasoning"]
+from poemetric.extraction.classify import (
+    _BULLET,
+    _FORM_RE,
+    _STRONG_CLOSING,
+    _is_commentary,
+    _is_meta_prose,
+    _is_preamble,
+    _plain,
+)
+from poemetric.extraction.reasoning import split_reasoning
 
 _QUOTE_LIMIT = 80
 
@@ -30,112 +28,6 @@ class ExtractedPoem:
     title: str | None = None
 
 
-# -- reasoning ---------------------------------------------------------------------------------
-_THINK_BLOCK = re.compile(
-    r"<(think|thinking|thought|reasoning)>(.*?)</\1>", re.IGNORECASE | re.DOTALL
-)
-_THINK_CLOSE = re.compile(r"</(think|thinking|thought|reasoning)>", re.IGNORECASE)
-_THINK_OPEN = re.compile(r"^\s*<(think|thinking|thought|reasoning)>", re.IGNORECASE)
-
-
-def split_reasoning(text: str, reasoning: str | None = None) -> tuple[str, str | None, list[str]]:
-    """Separate reasoning from the answer: tagged blocks plus the provider's reasoning field.
-
-    Returns (answer, reasoning or None, notes).
-    """
-    notes: list[str] = []
-    parts: list[str] = []
-    if reasoning and reasoning.strip():
-        parts.append(reasoning.strip())
-
-    blocks = [match.group(2).strip() for match in _THINK_BLOCK.finditer(text)]
-    if blocks:
-        text = _THINK_BLOCK.sub("", text)
-        notes.append(f"moved {len(blocks)} <think> block(s) to reasoning")
-        parts.extend(block for block in blocks if block)
-    closing = list(_THINK_CLOSE.finditer(text))
-    if closing:
-        # R1-style output: the chat template opened the block, so only the closing tag is left.
-        last = closing[-1]
-        before = _THINK_OPEN.sub("", _THINK_CLOSE.sub("", text[: last.start()])).strip()
-        if before:
-            parts.append(before)
-        text = text[last.end() :]
-        notes.append("moved the text before a closing </think> tag (no opening tag) to reasoning")
-    opening = _THINK_OPEN.match(text)
-    if opening:
-        # Opened but never closed: the answer was cut off while still thinking.
-        unfinished = text[opening.end() :].strip()
-        if unfinished:
-            parts.append(unfinished)
-        text = ""
-        notes.append("the response ends inside an unclosed <think> block: no answer after it")
-
-    merged: list[str] = []
-    for part in parts:
-        if part not in merged:
-            merged.append(part)
-    return text, ("\n\n".join(merged) if merged else None), notes
-
-
-# -- line classification ---------------------------------------------------------------------------
-_FORMS = (
-    r"poems?|sonnets?|villanelles?|ghazals?|limericks?|pantoums?|sestinas?|ballads?|verses?|"
-    r"stanzas?|quatrains?|couplets?|tercets?|haikus?|odes?|elegy|elegies|lyrics?|rhymes?|piece"
-)
-_META = (
-    r"rhyme scheme|rhyming scheme|rhyme pattern|meter|metre|iambic|trochaic|anapestic|dactylic|"
-    r"pentameter|tetrameter|trimeter|syllables?|refrains?|end[- ]words?|envoi|envoy|volta|"
-    r"radif|qafia|the form|this form|structure|theme|imagery|prompt|request|as requested|"
-    r"adheres?|follows?|following|written|composed|crafted|inspired by|attempt|titled|entitled|"
-    r"captures?|explores?|evokes?|reflects?|conveys?|uses|employs?|[A-H]{3,}(?: [A-H]{2,})*"
-)
-_FORM_RE = re.compile(rf"\b(?:{_FORMS})\b", re.IGNORECASE)
-_META_RE = re.compile(rf"\b(?:{_META})\b")
-_META_RE_I = re.compile(rf"\b(?:{_META.replace('|[A-H]{3,}(?: [A-H]{2,})*', '')})\b", re.I)
-_INTERJECTION = re.compile(
-    r"^(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|gladly|great|"
-    r"happy to help|with pleasure|here you go|here it is)\s*[!.,:]*$",
-    re.IGNORECASE,
-)
-_CHAT_PREFIX = re.compile(
-    r"^(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|gladly|great)\s*[!.,]\s*",
-    re.IGNORECASE,
-)
-_PREAMBLE_OPENER = re.compile(
-    r"^(?:here is|here's|here are|below is|below you'?ll find|the following is|this is (?:my|a|an)|"
-    r"i(?:'ve| have) (?:written|composed|crafted|created|tried)|i wrote|i(?:'ll| will) write|"
-    r"let me|as requested|following your|in response to|presenting|happy to)\b",
-    re.IGNORECASE,
-)
-_SIGN_OFF = (
-    r"i hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
-    r"bring|suit|fit|work|request|appreciat)|hope you (?:enjoy|like|love)|let me know|feel free|"
-    r"would you like (?:me|any|a different|another|changes|adjustments)|"
-    r"if you(?:'d| would) like (?:me|any|a different|another|changes|adjustments)|"
-    r"enjoy!?$|happy reading"
-)
-_CLOSING_OPENER = re.compile(
-    r"^(?:\(?\s*notes?\s*[:\-–—]|explanation\s*:|analysis\s*:|commentary\s*:|breakdown\s*:|"
-    r"(?:rhyme scheme|rhyming scheme|meter|metre|form|structure|theme|key features?|"
-    r"literary devices|word count)\s*:|"
-    + _SIGN_OFF
-    + r"|i(?:'ve| have)? (?:tried|aimed|attempted|followed|kept|chose) (?:to )?"
-    r"(?:capture|keep|follow|use|maintain|adhere|stick|write|evoke|create)|"
-    r"(?:this|the|my|in this|in the) (?:" + _FORMS + r")\b)",
-    re.IGNORECASE,
-)
-_STRONG_CLOSING = re.compile(rf"^(?:{_SIGN_OFF})", re.IGNORECASE)
-_COMMENTARY_HEADER = re.compile(
-    r"^(?:a\s+)?(?:notes?|explanation|analysis|commentary|breakdown|about|details|key|structure|"
-    r"form|poetic devices|literary devices)\b[^:]{0,60}:$",
-    re.IGNORECASE,
-)
-_METADATA = re.compile(
-    r"^(?:form|poetic form|rhyme scheme|rhyming scheme|meter|metre|theme|style|structure|"
-    r"subject|topic|word count|syllable count)\s*:\s*\S",
-    re.IGNORECASE,
-)
 _RULE = re.compile(r"^\s*(?:-\s*){3,}$|^\s*(?:\*\s*){3,}$|^\s*(?:_\s*){3,}$|^\s*[~=]{3,}\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
@@ -158,17 +50,6 @@ _INLINE_LABEL = re.compile(
 )
 _NUMBER_LINE = re.compile(r"^\s*(?:\d+|[IVXLC]+)[.)]?\s*$")
 _REFRAIN_TAG = re.compile(r"\s*\((?:refrain(?:\s*[A-Z]?\d?)?|[A-Z]\d)\)\s*$", re.IGNORECASE)
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
-
-
-_EMPHASIS_MARKS = re.compile(r"(\*\*|__|\*|_)")
-
-
-def _plain(line: str) -> str:
-    """The line without markdown emphasis and surrounding spaces (for matching only)."""
-    if "*" not in line and "_" not in line:
-        return line.strip()
-    return _EMPHASIS_MARKS.sub("", line).strip()
 
 
 def _quote(line: str) -> str:
@@ -176,57 +57,6 @@ def _quote(line: str) -> str:
     return repr(line if len(line) <= _QUOTE_LIMIT else line[: _QUOTE_LIMIT - 1] + "…")
 
 
-def _is_preamble(line: str) -> bool:
-    """An opening line of chat ("Sure! Here is a sonnet about ...:"), never a verse line.
-
-    An opener alone is not enough ("Here is the gate, and here the garden wall"): the line must
-    also speak about the poem and end like a sentence.
-    """
-    text = _plain(line)
-    if not text:
-        return False
-    if _INTERJECTION.match(text) or _METADATA.match(text):
-        return True
-    prefix = _CHAT_PREFIX.match(text)
-    rest = text[prefix.end() :] if prefix else text
-    if prefix and not rest:
-        return True
-    about_poem = bool(_FORM_RE.search(rest) or _META_RE_I.search(rest))
-    sentence_end = text[-1:] in {".", ":", "!", ")"} or re.search(r"\byour?\b", text, re.I)
-    if _PREAMBLE_OPENER.match(rest) and (
-        about_poem or re.search(r"\bhere (?:you go|it is)\b", rest, re.I)
-    ):
-        return bool(sentence_end)
-    if prefix and about_poem and re.search(r"\b(?:i|i'll|i'd|i've|you|your|here)\b", rest, re.I):
-        return bool(sentence_end)
-    return bool(text.endswith(":") and _FORM_RE.search(text) and _META_RE.search(text))
-
-
-def _is_meta_prose(line: str) -> bool:
-    """A prose sentence about the poem (rhyme scheme, form, the request)."""
-    text = _plain(line)
-    words = text.split()
-    hits = len(_META_RE.findall(text)) + len(_FORM_RE.findall(text))
-    return len(words) >= 10 and hits >= 2 and text[-1:] in {".", ":", "!", ")"}
-
-
-def _is_commentary(line: str) -> bool:
-    text = _plain(line)
-    if not text:
-        return True
-    if _COMMENTARY_HEADER.match(text) or _METADATA.match(text):
-        return True
-    if _CLOSING_OPENER.match(text):
-        # "The poem" or "This sonnet" opening a verse line needs more evidence of prose.
-        form_start = re.match(rf"^(?:this|the|my|in this|in the) (?:{_FORMS})\b", text, re.I)
-        if not form_start:
-            return True
-        rest = text[form_start.end() :]
-        return bool(_META_RE.search(rest) or _META_RE_I.search(rest)) or len(text.split()) >= 14
-    return _is_meta_prose(line) or bool(_BULLET.match(line) and _META_RE_I.search(text))
-
-
-# -- the pipeline ------------------------------------------------------------------------------
 def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     """The poem in `text` (a model's answer), its reasoning, and notes on what was removed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")

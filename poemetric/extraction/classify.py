@@ -1,0 +1,125 @@
+"""Is a line chat or verse? The vocabulary of chat (openers, sign-offs, words about the poem)
+and the tests that call a line a preamble, prose about the poem, or a closing remark."""
+
+from __future__ import annotations
+
+import re
+
+_FORMS = (
+    r"poems?|sonnets?|villanelles?|ghazals?|limericks?|pantoums?|sestinas?|ballads?|verses?|"
+    r"stanzas?|quatrains?|couplets?|tercets?|haikus?|odes?|elegy|elegies|lyrics?|rhymes?|piece"
+)
+_META = (
+    r"rhyme scheme|rhyming scheme|rhyme pattern|meter|metre|iambic|trochaic|anapestic|dactylic|"
+    r"pentameter|tetrameter|trimeter|syllables?|refrains?|end[- ]words?|envoi|envoy|volta|"
+    r"radif|qafia|the form|this form|structure|theme|imagery|prompt|request|as requested|"
+    r"adheres?|follows?|following|written|composed|crafted|inspired by|attempt|titled|entitled|"
+    r"captures?|explores?|evokes?|reflects?|conveys?|uses|employs?|[A-H]{3,}(?: [A-H]{2,})*"
+)
+_FORM_RE = re.compile(rf"\b(?:{_FORMS})\b", re.IGNORECASE)
+_META_RE = re.compile(rf"\b(?:{_META})\b")
+_META_RE_I = re.compile(rf"\b(?:{_META.replace('|[A-H]{3,}(?: [A-H]{2,})*', '')})\b", re.I)
+_INTERJECTION = re.compile(
+    r"^(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|gladly|great|"
+    r"happy to help|with pleasure|here you go|here it is)\s*[!.,:]*$",
+    re.IGNORECASE,
+)
+_CHAT_PREFIX = re.compile(
+    r"^(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|gladly|great)\s*[!.,]\s*",
+    re.IGNORECASE,
+)
+_PREAMBLE_OPENER = re.compile(
+    r"^(?:here is|here's|here are|below is|below you'?ll find|the following is|this is (?:my|a|an)|"
+    r"i(?:'ve| have) (?:written|composed|crafted|created|tried)|i wrote|i(?:'ll| will) write|"
+    r"let me|as requested|following your|in response to|presenting|happy to)\b",
+    re.IGNORECASE,
+)
+_SIGN_OFF = (
+    r"i hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
+    r"bring|suit|fit|work|request|appreciat)|hope you (?:enjoy|like|love)|let me know|feel free|"
+    r"would you like (?:me|any|a different|another|changes|adjustments)|"
+    r"if you(?:'d| would) like (?:me|any|a different|another|changes|adjustments)|"
+    r"enjoy!?$|happy reading"
+)
+_CLOSING_OPENER = re.compile(
+    r"^(?:\(?\s*notes?\s*[:\-–—]|explanation\s*:|analysis\s*:|commentary\s*:|breakdown\s*:|"
+    r"(?:rhyme scheme|rhyming scheme|meter|metre|form|structure|theme|key features?|"
+    r"literary devices|word count)\s*:|"
+    + _SIGN_OFF
+    + r"|i(?:'ve| have)? (?:tried|aimed|attempted|followed|kept|chose) (?:to )?"
+    r"(?:capture|keep|follow|use|maintain|adhere|stick|write|evoke|create)|"
+    r"(?:this|the|my|in this|in the) (?:" + _FORMS + r")\b)",
+    re.IGNORECASE,
+)
+_STRONG_CLOSING = re.compile(rf"^(?:{_SIGN_OFF})", re.IGNORECASE)
+_COMMENTARY_HEADER = re.compile(
+    r"^(?:a\s+)?(?:notes?|explanation|analysis|commentary|breakdown|about|details|key|structure|"
+    r"form|poetic devices|literary devices)\b[^:]{0,60}:$",
+    re.IGNORECASE,
+)
+_METADATA = re.compile(
+    r"^(?:form|poetic form|rhyme scheme|rhyming scheme|meter|metre|theme|style|structure|"
+    r"subject|topic|word count|syllable count)\s*:\s*\S",
+    re.IGNORECASE,
+)
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
+
+
+_EMPHASIS_MARKS = re.compile(r"(\*\*|__|\*|_)")
+
+
+def _plain(line: str) -> str:
+    """The line without markdown emphasis and surrounding spaces (for matching only)."""
+    if "*" not in line and "_" not in line:
+        return line.strip()
+    return _EMPHASIS_MARKS.sub("", line).strip()
+
+
+def _is_preamble(line: str) -> bool:
+    """An opening line of chat ("Sure! Here is a sonnet about ...:"), never a verse line.
+
+    An opener alone is not enough ("Here is the gate, and here the garden wall"): the line must
+    also speak about the poem and end like a sentence.
+    """
+    text = _plain(line)
+    if not text:
+        return False
+    if _INTERJECTION.match(text) or _METADATA.match(text):
+        return True
+    prefix = _CHAT_PREFIX.match(text)
+    rest = text[prefix.end() :] if prefix else text
+    if prefix and not rest:
+        return True
+    about_poem = bool(_FORM_RE.search(rest) or _META_RE_I.search(rest))
+    sentence_end = text[-1:] in {".", ":", "!", ")"} or re.search(r"\byour?\b", text, re.I)
+    if _PREAMBLE_OPENER.match(rest) and (
+        about_poem or re.search(r"\bhere (?:you go|it is)\b", rest, re.I)
+    ):
+        return bool(sentence_end)
+    if prefix and about_poem and re.search(r"\b(?:i|i'll|i'd|i've|you|your|here)\b", rest, re.I):
+        return bool(sentence_end)
+    return bool(text.endswith(":") and _FORM_RE.search(text) and _META_RE.search(text))
+
+
+def _is_meta_prose(line: str) -> bool:
+    """A prose sentence about the poem (rhyme scheme, form, the request)."""
+    text = _plain(line)
+    words = text.split()
+    hits = len(_META_RE.findall(text)) + len(_FORM_RE.findall(text))
+    return len(words) >= 10 and hits >= 2 and text[-1:] in {".", ":", "!", ")"}
+
+
+def _is_commentary(line: str) -> bool:
+    text = _plain(line)
+    if not text:
+        return True
+    if _COMMENTARY_HEADER.match(text) or _METADATA.match(text):
+        return True
+    if _CLOSING_OPENER.match(text):
+        # "The poem" or "This sonnet" opening a verse line needs more evidence of prose.
+        form_start = re.match(rf"^(?:this|the|my|in this|in the) (?:{_FORMS})\b", text, re.I)
+        if not form_start:
+            return True
+        rest = text[form_start.end() :]
+        return bool(_META_RE.search(rest) or _META_RE_I.search(rest)) or len(text.split()) >= 14
+    return _is_meta_prose(line) or bool(_BULLET.match(line) and _META_RE_I.search(text))

@@ -1,0 +1,168 @@
+"""One model file: validation with file-and-line messages, `${VAR}` interpolation, and the
+judge template a judge file names."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from poemetric.providers.base import ModelSpec
+from poemetric.providers.registry import available_providers
+from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind
+from poemetric.roster.yaml_reader import _line_of, _read_yaml
+
+INTERPOLATED_FIELDS = ("model", "display_name", "base_url")
+_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def _format_validation_error(path: Path, error: ValidationError, node: yaml.Node | None) -> str:
+    problems = []
+    for item in error.errors():
+        loc = tuple(item["loc"])
+        dotted = ".".join(str(part) for part in loc) or "(file)"
+        line = _line_of(node, loc)
+        where = f"{path}:{line}" if line is not None else str(path)
+        message = item["msg"]
+        if item["type"] == "extra_forbidden":
+            message = f"unknown key {loc[-1]!r}"
+            allowed = _allowed_keys(loc[:-1])
+            if allowed:
+                close = _closest_key(str(loc[-1]), loc[:-1], allowed)
+                message += f" (did you mean {close!r}?)" if close else ""
+                message += f"; allowed: {', '.join(allowed)}"
+        problems.append(f"{where}: {dotted}: {message}")
+    return "invalid model file:\n  " + "\n  ".join(problems)
+
+
+def _closest_key(word: str, parent: Sequence[int | str], allowed: list[str]) -> str | None:
+    """The allowed key closest to a misspelt one; at the top level also the keys one level down
+    (`temprature` -> `settings.temperature`, not `template`)."""
+    candidates = {key: key for key in allowed}
+    if not parent:
+        for key in allowed:
+            for child in _allowed_keys((key,)):
+                candidates.setdefault(child, f"{key}.{child}")
+    scored = [
+        (difflib.SequenceMatcher(None, word, name).ratio(), dotted)
+        for name, dotted in candidates.items()
+    ]
+    best = max(scored, default=(0.0, ""))
+    return best[1] if best[0] >= 0.6 else None
+
+
+def _allowed_keys(parent: Sequence[int | str]) -> list[str]:
+    model: Any = ModelSpec
+    for part in parent:
+        field = getattr(model, "model_fields", {}).get(str(part))
+        if field is None:
+            return []
+        annotation = field.annotation
+        candidates = [annotation, *getattr(annotation, "__args__", ())]
+        model = next((c for c in candidates if hasattr(c, "model_fields")), None)
+        if model is None:
+            return []
+    return sorted(model.model_fields)
+
+
+def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> dict[str, Any]:
+    result = dict(data)
+    for field in INTERPOLATED_FIELDS:
+        value = result.get(field)
+        if not isinstance(value, str):
+            continue
+
+        def substitute(match: re.Match[str], field: str = field) -> str:
+            variable, default = match.group(1), match.group(2)
+            found = os.environ.get(variable)
+            if found:
+                return found
+            if default is not None:
+                return default
+            raise RosterError(
+                f"{path}:{_line_of(node, (field,))}: {field}: environment variable {variable} is "
+                "not set and has no default (write ${" + variable + ":-default})"
+            )
+
+        result[field] = _ENV_RE.sub(substitute, value)
+    for field, value in data.items():
+        if field not in INTERPOLATED_FIELDS and isinstance(value, str) and _ENV_RE.search(value):
+            raise RosterError(
+                f"{path}:{_line_of(node, (field,))}: {field}: ${{...}} is only replaced in "
+                f"{', '.join(INTERPOLATED_FIELDS)}"
+            )
+    return result
+
+
+#: Fields that only a judge file may set.
+JUDGE_ONLY_FIELDS = ("template", "structured", "reask")
+
+
+def load_model_file(
+    path: Path, providers: Sequence[str] | None = None, kind: RosterKind | None = None
+) -> ModelSpec:
+    """Read and validate one model file; the file stem must equal its `name`.
+
+    `providers` (the registered provider names) is looked up when not given. A judge file's
+    `template` is resolved (beside the file, or in prompts/) to a path and checked.
+    """
+    path = Path(path)
+    data, node = _read_yaml(path)
+    if not isinstance(data, dict):
+        raise RosterError(f"{path}: expected a mapping of model fields, got {type(data).__name__}")
+    data = _interpolate(path, data, node)
+    try:
+        spec = ModelSpec.model_validate(data)
+    except ValidationError as error:
+        raise RosterError(_format_validation_error(path, error, node)) from None
+    if spec.name != path.stem:
+        raise RosterError(
+            f"{path}:{_line_of(node, ('name',))}: name {spec.name!r} must equal the file name "
+            f"{path.stem!r} (rename the file or the model)"
+        )
+    if not _NAME_RE.match(spec.name):
+        raise RosterError(
+            f"{path}: name {spec.name!r} must be lower case letters, digits, '.', '_' or '-'"
+        )
+    if spec.name == ALL_GROUP or spec.name == "human":
+        raise RosterError(f"{path}: {spec.name!r} is reserved and cannot name a model")
+    providers = available_providers() if providers is None else providers
+    if spec.provider not in providers:
+        raise RosterError(
+            f"{path}:{_line_of(node, ('provider',))}: unknown provider {spec.provider!r}; "
+            f"available: {', '.join(providers)}"
+        )
+    if kind == "generators":
+        for field in JUDGE_ONLY_FIELDS:
+            if field in spec.model_fields_set:
+                raise RosterError(
+                    f"{path}:{_line_of(node, (field,))}: {field!r} is a judge setting; it belongs "
+                    "in a file under judges/"
+                )
+    if spec.template is not None:
+        spec = spec.model_copy(update={"template": _judge_template(path, spec.template, node)})
+    return spec
+
+
+def _judge_template(path: Path, name: str, node: yaml.Node | None) -> str:
+    from poemetric.prompts import JUDGE_PLACEHOLDERS, PromptError, template_path
+
+    where = f"{path}:{_line_of(node, ('template',))}"
+    try:
+        found = template_path(name, relative_to=path.parent)
+    except PromptError as error:
+        raise RosterError(f"{where}: template: {error}") from None
+    text = found.read_text(encoding="utf-8")
+    missing = [p for p in JUDGE_PLACEHOLDERS if p not in text]
+    if missing:
+        raise RosterError(
+            f"{where}: template {found} lacks the placeholder(s) {', '.join(missing)}"
+        )
+    return str(found.resolve())
