@@ -86,6 +86,29 @@ def test_oov_morphology_uses_the_stem() -> None:
     assert pronunciations("oppressd")[0].endswith("EH1 S T")
 
 
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("loveliness", "L AH1 V L IY0 N AH0 S"),  # -iness: the stem's -y vowel once
+        ("wearier", "W IH1 R IY0 ER0"),
+        ("loveliest", "L AH1 V L IY0 IH0 S T"),
+        ("cheerily", "CH IH1 R AH0 L IY0"),  # -ily replaces it
+        ("invisibly", "IH2 N V IH1 Z AH0 B L IY0"),  # a -le stem's L joins -ly
+        ("dejection", "D IH0 JH EH1 K SH AH0 N"),  # not deject + ion
+        ("dejections", "D IH0 JH EH1 K SH AH0 N Z"),
+        ("drest", "D R EH1 S T"),  # not the abbreviation Dr. + -est
+    ],
+)
+def test_oov_words_built_on_a_stem_get_its_syllables_right(word: str, expected: str) -> None:
+    assert not in_dictionary(word)
+    assert pronunciations(word)[0] == expected
+
+
+def test_a_final_vowel_digraph_is_not_a_stem_and_y() -> None:
+    assert [syllable_count(p) for p in pronunciations("roundelay")] == [3, 3]
+    assert all(p.endswith("EY0") for p in pronunciations("roundelay"))
+
+
 def test_oov_older_spellings_are_modernised() -> None:
     assert rhyming_part(pronunciations("majestie")[0]) == rhyming_part(pronunciations("majesty")[0])
     assert pronunciations("publick") == pronunciations("public")

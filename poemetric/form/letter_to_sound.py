@@ -258,9 +258,11 @@ def guess_pronunciations(word: str) -> tuple[str, ...]:
     ending = ""
     if french is None and re.search(r"[^aeiouy]le$", letters) and len(letters) > 3:
         letters, ending = letters[:-2], "AH0 L"
-    elif french is None and re.search(r"tion$|sion$", letters):
+    elif french is None and re.search(r"[ts]ions?$", letters):
+        plural = letters.endswith("s")  # dejections: the ending with its plural
+        letters = letters[:-1] if plural else letters
         ending = "SH AH0 N" if letters.endswith("tion") else "ZH AH0 N"
-        letters = letters[:-4]
+        ending, letters = ending + (" Z" if plural else ""), letters[:-4]
     elif french is None and re.search(r"[ct]ious$|ceous$", letters):
         letters, ending = letters[:-5], "SH AH0 S"  # gracious, cautious, herbaceous
     elif french is None and letters.endswith("xious"):

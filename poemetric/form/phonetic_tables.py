@@ -187,7 +187,8 @@ FUNCTION_WORDS = frozenset(
 
 SUFFIXES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     # (suffix, stem endings to try in place of it, phones to add: '@S' plural/-s rule,
-    #  '@D' past -ed rule, else literal phones)
+    #  '@D' past -ed rule, '@ILY' / '@LY' adverbs of -y and -le stems (happily, gently), else
+    #  literal phones)
     ("'s", ("",), "@S"),
     ("s'", ("s",), ""),
     ("ies", ("y", "ie"), "@S"),
@@ -204,11 +205,12 @@ SUFFIXES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("est", ("", "e", "@double"), "IH0 S T"),
     ("'st", ("", "e"), "S T"),
     ("st", ("e",), "S T"),
-    ("iest", ("y",), "IY0 IH0 S T"),
-    ("ier", ("y",), "IY0 ER0"),
-    ("iness", ("y",), "IY0 N AH0 S"),
-    ("ily", ("y",), "AH0 L IY0"),
-    ("ly", ("", "le"), "L IY0"),
+    ("iest", ("y",), "IH0 S T"),  # the stem keeps its -y vowel: happiest
+    ("ier", ("y",), "ER0"),
+    ("iness", ("y",), "N AH0 S"),
+    ("ily", ("y",), "@ILY"),
+    ("ly", ("",), "L IY0"),
+    ("ly", ("le",), "@LY"),  # a syllabic -le joins the -ly: gently, invisibly
     ("ness", ("",), "N AH0 S"),
     ("less", ("",), "L AH0 S"),
     ("ful", ("",), "F AH0 L"),

@@ -268,6 +268,14 @@ def _add_suffix(phones: str, suffix: str) -> str:
         if last in {"T", "D"}:
             return f"{phones} IH0 D"
         return f"{phones} {'T' if last in _VOICELESS | {'S', 'SH', 'CH'} else 'D'}"
+    if suffix == "@ILY":  # the stem's final -y vowel becomes -ily: happy -> happily
+        return (
+            f"{phones[: -len(' IY0')]} AH0 L IY0" if phones.endswith(" IY0") else f"{phones} L IY0"
+        )
+    if suffix == "@LY":  # a -le stem: its syllabic L joins the -ly (gentle -> gently)
+        return (
+            f"{phones[: -len(' AH0 L')]} L IY0" if phones.endswith(" AH0 L") else f"{phones} L IY0"
+        )
     return f"{phones} {suffix}" if suffix else phones
 
 
@@ -290,6 +298,8 @@ def _morphology(key: str) -> tuple[str, ...]:
         if not key.endswith(suffix) or len(key) - len(suffix) < 2:
             continue
         base = key[: -len(suffix)]
+        if suffix == "y" and base[-1] in "aeou":
+            continue  # -ay, -ey, -oy, -uy spell one vowel (roundelay), not a stem and -y
         for ending in stem_endings:
             if ending == "@double":
                 if len(base) < 3 or base[-1] != base[-2]:
@@ -297,16 +307,34 @@ def _morphology(key: str) -> tuple[str, ...]:
                 stem = base[:-1]
             else:
                 stem = base + ending
-            found = _cmu(stem) or (_lookup(stem) if len(stem) >= 3 and stem != key else ())
+            if not _VOWEL_NOT_LAST.search(stem + "."):
+                continue  # no vowel letter: an abbreviation (*dr*, *st*), never a stem
+            found = _cmu(stem) or (_lookup(stem) if _plausible_stem(stem, key) else ())
             if found:
                 return tuple(_add_suffix(p, added) for p in found)
     for prefix, phones in PREFIXES:
         rest = key[len(prefix) :]
         if key.startswith(prefix) and len(rest) >= 3:
-            found = _cmu(rest) or _lookup(rest)
+            found = _cmu(rest) or (_lookup(rest) if _plausible_stem(rest, key) else ())
             if found:
                 return tuple(f"{phones} {p}" for p in found)
     return ()
+
+
+def _plausible_stem(stem: str, key: str) -> bool:
+    """Whether a stem not in the dictionary is worth resolving in turn: three letters or more
+    and a vowel letter before its last letter (*dre* of *drest* is not a stem: resolved, it
+    came back as the abbreviation *Dr.*, "drive")."""
+    return len(stem) >= 3 and stem != key and _VOWEL_NOT_LAST.search(stem) is not None
+
+
+_VOWEL_NOT_LAST = re.compile(r"[aeiouy](?=.)")
+
+#: Endings that CMUdict also lists as words (*ion*, *ism*), which must not end a compound:
+#: *dejection* is not *deject* + *ion*.
+_SUFFIX_LIKE_TAILS = frozenset(
+    ["ion", "ions", "ism", "isms", "ist", "ists", "ous", "ive", "ives", "ize", "ise", "ing", "ings"]
+)
 
 
 def _compound(key: str) -> tuple[str, ...]:
@@ -315,7 +343,7 @@ def _compound(key: str) -> tuple[str, ...]:
     for cut in range(3, len(key) - 2):
         head, tail = key[:cut], key[cut:]
         shorter, longer = sorted((len(head), len(tail)))
-        if shorter < 3 or (shorter == 3 and longer < 5):
+        if shorter < 3 or (shorter == 3 and longer < 5) or tail in _SUFFIX_LIKE_TAILS:
             continue
         head_found = _cmu(head)
         tail_found = tuple(p.replace("1", "2") for p in _cmu(tail))
