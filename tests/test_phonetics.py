@@ -97,11 +97,20 @@ def test_oov_morphology_uses_the_stem() -> None:
         ("dejection", "D IH0 JH EH1 K SH AH0 N"),  # not deject + ion
         ("dejections", "D IH0 JH EH1 K SH AH0 N Z"),
         ("drest", "D R EH1 S T"),  # not the abbreviation Dr. + -est
+        ("whereof", "W EH2 R AH1 V"),  # where + of, not three syllables
+        ("plumèd", "P L UW1 M IH0 D"),  # plume, with its -ed sounded
+        ("persèver", "P ER0 S AH0 V IH1 R"),  # a stress mark, not a sounded -ed
+        ("sloped", "S L OW1 P T"),  # slope + -ed, not slop
     ],
 )
 def test_oov_words_built_on_a_stem_get_its_syllables_right(word: str, expected: str) -> None:
     assert not in_dictionary(word)
     assert pronunciations(word)[0] == expected
+
+
+def test_a_letter_by_letter_reading_is_never_a_stem() -> None:
+    """CMUdict reads *clos* as C.L.O.S.; as the stem of *unclosed* it gave six syllables."""
+    assert all(syllable_count(p) == 2 for p in pronunciations("unclosed"))
 
 
 def test_a_final_vowel_digraph_is_not_a_stem_and_y() -> None:

@@ -180,8 +180,9 @@ def _lookup(key: str) -> tuple[str, ...]:
         return CONTRACTIONS[key]
     if "-" in key:
         return _join_parts(key)
-    if "è" in key:
+    if key.endswith("èd"):
         return _sounded_ed(key)
+    key = key.replace("è", "e")  # a stress mark elsewhere (persèver): the plain spelling
     direct = _cmu(key)
     if direct:
         return direct
@@ -212,11 +213,15 @@ def _join_parts(key: str) -> tuple[str, ...]:
 def _sounded_ed(key: str) -> tuple[str, ...]:
     """``belovèd``: the -ed ending is a syllable of its own."""
     plain = key.replace("è", "e")
-    syllabic = tuple(p for p in _cmu(plain) if re.search(r"(IH0|AH0) D$", p))
+    listed = _cmu(plain)
+    syllabic = tuple(p for p in listed if re.search(r"(IH0|AH0) D$", p))
     if syllabic:
         return syllabic
+    if listed:  # plumed P L UW1 M D -> plumèd P L UW1 M IH0 D
+        return tuple(dict.fromkeys(re.sub(r" [DT]$", " IH0 D", p) for p in listed))
     stem = plain[:-2] if plain.endswith("ed") else plain
-    stems = _cmu(stem) or _cmu(stem + "e") or pronunciations(stem)
+    first, second = _stem_endings_in_order(stem, ("", "e"))
+    stems = _cmu(stem + first) or _cmu(stem + second) or pronunciations(stem)
     return tuple(f"{phones} IH0 D" for phones in stems)
 
 
@@ -300,7 +305,10 @@ def _morphology(key: str) -> tuple[str, ...]:
         base = key[: -len(suffix)]
         if suffix == "y" and base[-1] in "aeou":
             continue  # -ay, -ey, -oy, -uy spell one vowel (roundelay), not a stem and -y
-        for ending in stem_endings:
+        endings = (
+            _stem_endings_in_order(base, stem_endings) if suffix[0] in "aeiouy" else stem_endings
+        )
+        for ending in endings:
             if ending == "@double":
                 if len(base) < 3 or base[-1] != base[-2]:
                     continue
@@ -309,16 +317,39 @@ def _morphology(key: str) -> tuple[str, ...]:
                 stem = base + ending
             if not _VOWEL_NOT_LAST.search(stem + "."):
                 continue  # no vowel letter: an abbreviation (*dr*, *st*), never a stem
-            found = _cmu(stem) or (_lookup(stem) if _plausible_stem(stem, key) else ())
+            found = _stem_cmu(stem) or (_lookup(stem) if _plausible_stem(stem, key) else ())
             if found:
                 return tuple(_add_suffix(p, added) for p in found)
     for prefix, phones in PREFIXES:
         rest = key[len(prefix) :]
         if key.startswith(prefix) and len(rest) >= 3:
-            found = _cmu(rest) or (_lookup(rest) if _plausible_stem(rest, key) else ())
+            found = _stem_cmu(rest) or (_lookup(rest) if _plausible_stem(rest, key) else ())
             if found:
                 return tuple(f"{phones} {p}" for p in found)
     return ()
+
+
+#: A one-syllable stem of a single vowel letter and a single consonant letter, left when a
+#: suffix that starts with a vowel goes: *plum-ed*, *slop-ed*, *gap-ing* come from *plume*,
+#: *slope*, *gape* (*plum* would double its consonant: *plummed*). Not longer stems: the
+#: *-ity* of *importunity* is not *importunite* + *-y*.
+_MAGIC_E_STEM = re.compile(r"^[^aeiouy]*[aeiou][^aeiouwxy]$")
+
+
+def _stem_endings_in_order(base: str, endings: tuple[str, ...]) -> tuple[str, ...]:
+    """Stem endings to try, the silent *e* first where the spelling points to it."""
+    if "e" in endings and "" in endings and _MAGIC_E_STEM.search(base):
+        return ("e", *(ending for ending in endings if ending != "e"))
+    return endings
+
+
+def _stem_cmu(stem: str) -> tuple[str, ...]:
+    """CMUdict's readings of a stem or a part of a word, without letter-by-letter ones: CMUdict
+    reads *clos* as C.L.O.S., which as the stem of *unclosed* gave six syllables."""
+    found = _cmu(stem)
+    if len(stem) > _MAX_SPELLED:
+        return found
+    return tuple(phones for phones in found if not _spelled_out(stem, phones))
 
 
 def _plausible_stem(stem: str, key: str) -> bool:
@@ -338,6 +369,11 @@ _SUFFIX_LIKE_TAILS = frozenset(
 
 
 def _compound(key: str) -> tuple[str, ...]:
+    for adverb in ("where", "there", "here"):  # whereof, whereon, thereat: stress on the end
+        rest = key[len(adverb) :]
+        if key.startswith(adverb) and rest in FUNCTION_WORDS and _cmu(rest):
+            heads = tuple(p.replace("1", "2") for p in _cmu(adverb)[:1])
+            return tuple(f"{h} {t}" for h, t in itertools.product(heads, _cmu(rest)[:2]))
     best: tuple[str, ...] = ()
     best_balance = 0
     for cut in range(3, len(key) - 2):
@@ -345,8 +381,8 @@ def _compound(key: str) -> tuple[str, ...]:
         shorter, longer = sorted((len(head), len(tail)))
         if shorter < 3 or (shorter == 3 and longer < 5) or tail in _SUFFIX_LIKE_TAILS:
             continue
-        head_found = _cmu(head)
-        tail_found = tuple(p.replace("1", "2") for p in _cmu(tail))
+        head_found = _stem_cmu(head)
+        tail_found = tuple(p.replace("1", "2") for p in _stem_cmu(tail))
         if head_found and tail_found and min(len(head), len(tail)) > best_balance:
             best_balance = min(len(head), len(tail))
             best = tuple(
