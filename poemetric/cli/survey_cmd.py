@@ -30,6 +30,12 @@ SERVE_WARNING = (
     "(docs/survey.md, 'Remote raters')."
 )
 
+NO_ANSWERS = (
+    "{path}: no filled answers found: no row has a score or a comment, so nothing was imported "
+    "(an unfilled template? save the filled sheet and import it again). A filled row has a "
+    "score from 1 to 5, e.g. page,poem,rater,item,score,comment = 1,POEM_ID,R1,form,4,"
+)
+
 
 @contextmanager
 def _refusals() -> Iterator[None]:
@@ -246,22 +252,24 @@ def import_(
     """
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
     from poemetric.survey.build import check_name
-    from poemetric.survey.db import import_answers
+    from poemetric.survey.db import NoAnswersError, import_answers
 
     with _refusals():
         check_name(survey, "survey id")
     with existing_run(run) as store, _refusals():
         try:
             answers = read_expert_answers(ratings_file, store)
+            new, replaced = import_answers(
+                store,
+                survey,
+                [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
+                source=ratings_file.name,
+                config={"imported_from": ratings_file.name},
+            )
         except ExpertRatingsError as exc:
             raise error_exit(exc) from exc
-        new, replaced = import_answers(
-            store,
-            survey,
-            [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
-            source=ratings_file.name,
-            config={"imported_from": ratings_file.name},
-        )
+        except NoAnswersError as exc:
+            raise error_exit(NO_ANSWERS.format(path=ratings_file)) from exc
     raters_count = len({a.expert for a in answers})
     console.print(
         f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
