@@ -156,7 +156,7 @@ app = typer.Typer(
     cls=LazyGroup,
     help=(
         "Measure how well LLMs write fixed-form poetry, and how far they are from human poets.\n\n"
-        "Pipeline: dataset -> prompts -> generate -> form / judge -> analyze -> figures / report.\n"
+        "Pipeline: dataset, prompts, generate, form/judge, analyze, figures/report.\n\n"
         "Each stage reads the previous stage's results from the run store (RUN/poemetric.sqlite)"
         " and can be re-run alone.\n\n"
         "Start with `poemetric demo` (offline, no keys, no GPU)."

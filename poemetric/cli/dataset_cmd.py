@@ -149,7 +149,7 @@ def fetch(
 
         poemetric dataset fetch poemetric
 
-        poemetric dataset fetch poemetric --from ~/Downloads/POEMetric_human_poems_annotated.csv
+        poemetric dataset fetch --from POEMetric_human_poems_annotated.csv
     """
     from poemetric.data.fetch import fetch_dataset  # httpx: only when fetching
 

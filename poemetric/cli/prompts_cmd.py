@@ -64,7 +64,11 @@ def render(
 
         poemetric prompts render --limit 2
 
-        poemetric prompts render --kind judge --poem-id sonnet-william-shakespeare-sonnet-18-…
+        poemetric prompts render --kind judge --limit 1
+
+        poemetric prompts render --dataset poemetric --poem-id POEM_ID
+
+    POEM_ID is a poem_id of the dataset (`poemetric dataset show poemetric` lists them).
     """
     try:
         poems = load_dataset(dataset).poems
