@@ -65,7 +65,7 @@ COMMANDS: dict[str, Lazy] = {
         "report_cmd",
     ),
     "dataset": Lazy(
-        "Human poem datasets: check a file, list and show known datasets, fetch the release.",
+        "Human poem datasets: validate a file, list and show known datasets, fetch the release.",
         "dataset_cmd",
     ),
     "form": Lazy(
