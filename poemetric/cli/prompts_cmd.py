@@ -56,7 +56,11 @@ def render(
     limit: int | None = LimitOption,
     poem_id: list[str] = typer.Option([], "--poem-id", help="Only these poems (repeatable)."),
     kind: PromptKind = typer.Option(PromptKind.generation, help="Which prompt to show."),
-    template: Path | None = typer.Option(None, help="Use this template file instead."),
+    template: Path | None = typer.Option(
+        None,
+        help="Use this template file instead of the bundled one (with --kind judge, the judge "
+        "template; the prompt it quotes stays the bundled generation prompt).",
+    ),
 ) -> None:
     """Print exactly what a model (or the judge) receives for each poem.
 
@@ -81,9 +85,12 @@ def render(
         raise typer.BadParameter("no poem matches", param_hint="--poem-id")
     try:
         for poem in poems:
-            generation = render_generation_prompt(poem, template or GENERATION_TEMPLATE)
+            judging = kind is PromptKind.judge
+            generation = render_generation_prompt(
+                poem, GENERATION_TEMPLATE if judging else template or GENERATION_TEMPLATE
+            )
             shown = generation
-            if kind is PromptKind.judge:
+            if judging:
                 shown = render_judge_prompt(
                     generation.text, poem.content, template or JUDGE_TEMPLATE
                 )
