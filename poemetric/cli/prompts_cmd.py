@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import DatasetOption, LimitOption
+from poemetric.cli.options import DatasetOption, LimitOption, error_exit
 from poemetric.data import DatasetError, load_dataset
 from poemetric.prompts import (
     GENERATION_TEMPLATE,
@@ -77,7 +77,7 @@ def render(
     try:
         poems = load_dataset(dataset).poems
     except DatasetError as error:
-        raise typer.BadParameter(str(error), param_hint="--dataset") from error
+        raise error_exit(error) from error
     if poem_id:
         poems = [p for p in poems if p.poem_id in set(poem_id)]
     poems = poems[:limit] if limit else poems
