@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.options import error_exit, output_folder
+from poemetric.cli.options import error_exit, output_file, output_folder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,6 +96,7 @@ def build(
         raise typer.BadParameter("use auto, dataset or checker", param_hint="--rhyme-from")
     if search not in ("beam", "delayed_beam", "sample"):
         raise typer.BadParameter("use beam, delayed_beam or sample", param_hint="--search")
+    output_file(output, "--output")
     try:
         dataset = load_dataset(poems)
     except DatasetError as error:
@@ -219,6 +220,7 @@ def run(
     from poemetric.providers.transformers_engine import LocalModelError
     from poemetric.runner.runner import RunnerOptions
 
+    output_file(output, "--output")  # before the scoring, which may take long or cost money
     if tables is not None:
         output_folder(tables, "--tables")
     try:
