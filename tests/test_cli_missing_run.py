@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.store import RunStore
 
 COMMANDS = [
     ["form", "run"],
@@ -33,4 +34,19 @@ def test_a_missing_run_store_is_one_error_line_and_exit_2(
     assert result.stdout == ""
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"error: no run store at {run / 'poemetric.sqlite'}; ")
+    assert not run.exists()
+
+
+def test_a_missing_run_names_the_runs_beside_it(tmp_path: Path) -> None:
+    """`poemetric analyze` after `poemetric demo` (runs/default, not runs/demo), or a mistyped
+    --run, only said to start a new run there; the runs that do exist are named."""
+    for name in ("demo", "paper"):
+        RunStore(tmp_path / "runs" / name).close()
+    run = tmp_path / "runs" / "dmeo"
+    result = CliRunner().invoke(app, ["analyze", "--run", str(run)], env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith(
+        f"error: no run store at {run / 'poemetric.sqlite'}; runs beside it: "
+        f"{tmp_path / 'runs' / 'demo'}, {tmp_path / 'runs' / 'paper'}; start a run with "
+    )
     assert not run.exists()

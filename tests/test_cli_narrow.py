@@ -5,25 +5,31 @@ price and groups columns no room, the `generate`/`judge` summaries cut names to 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+import typer
+import typer.main
 from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.roster import list_models
 
 NARROW = {"COLUMNS": "80"}
+#: A line of --help that is an example command.
+EXAMPLE = re.compile(r"(poemetric|sbatch) ")
 LONG_NAMES = ["markov", "gemini-2.5-pro", "deepseek-r1-distill-qwen-1.5b", "claude-3.7-sonnet"]
 
 
 @pytest.fixture(autouse=True)
 def _narrow_consoles(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`generate` and `judge` print through consoles made when their module is first imported,
-    at whatever width the environment had then: make them 80 columns wide here."""
-    from poemetric.cli import generate_cmd, judge_cmd
+    """`generate`, `judge` and `survey` print through consoles made when their module is first
+    imported, at whatever width the environment had then: make them 80 columns wide here."""
+    from poemetric.cli import generate_cmd, judge_cmd, survey_cmd
 
-    for module in (generate_cmd, judge_cmd):
+    for module in (generate_cmd, judge_cmd, survey_cmd):
         monkeypatch.setattr(module.console, "width", 80)
 
 
@@ -93,3 +99,45 @@ def test_export_aligns_long_table_names(tmp_path: Path) -> None:
     lines = [line for line in result.output.splitlines() if "rows →" in line]
     assert any(line.startswith("survey_assignments ") for line in lines)
     assert len({line.index("rows →") for line in lines}) == 1
+
+
+def _command_paths(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """Every command and group, the root included (groups have help text of their own)."""
+    yield path
+    if hasattr(group, "commands"):
+        ctx = typer.Context(group)
+        for name in group.list_commands(ctx):  # loads lazily registered commands
+            yield from _command_paths(group.get_command(ctx, name), (*path, name))
+
+
+def _help_lines(path: tuple[str, ...], columns: int) -> list[str]:
+    result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    return [line.strip().strip("│").strip() for line in result.output.splitlines()]
+
+
+def test_help_examples_stay_whole_at_80_columns() -> None:
+    """An example command in --help was split mid-argument at 80 columns (`... --template` /
+    `my-prompt.jinja`), so it could not be copied; every example line now fits."""
+    broken = []
+    for path in _command_paths(typer.main.get_command(app)):
+        narrow = set(_help_lines(path, 80))
+        examples = [line for line in _help_lines(path, 250) if EXAMPLE.match(line)]
+        broken += [line for line in examples if line not in narrow]
+    assert broken == []
+
+
+def test_survey_build_hints_stay_whole_at_80_columns(tmp_path: Path) -> None:
+    """The `next:` commands after `survey build` were wrapped mid-line (`... (print / CSV for`
+    / `offline raters)`, or inside the command with a long run path)."""
+    run = tmp_path / "a-run-folder-with-a-rather-long-name"
+    made = CliRunner().invoke(app, ["generate", "--run", str(run), "--limit", "2", "--no-progress"])
+    assert made.exit_code == 0, made.output
+    result = CliRunner().invoke(
+        app, ["survey", "build", "--run", str(run), "--per-rater", "2"], env=NARROW
+    )
+    assert result.exit_code == 0, result.output
+    for command in ("serve", "sheets"):
+        assert f"  poemetric survey {command} --run {run} --survey experts" in (
+            result.output.splitlines()
+        )

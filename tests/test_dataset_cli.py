@@ -90,6 +90,17 @@ def test_validate_names_and_missing_files(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "does not exist" in result.output
 
 
+def test_the_help_names_the_command_that_checks_a_file() -> None:
+    """`poemetric --help` and `poemetric dataset --help` said "check a file", and `poemetric
+    dataset check` answered "No such command 'check'": the command is `validate`."""
+    for group in ([], ["dataset"]):
+        result = runner.invoke(app, [*group, "--help"], env={"COLUMNS": "200"})
+        assert "validate a file" in result.output and "check a file" not in result.output
+    argument = runner.invoke(app, ["dataset", "validate", "--help"], env={"COLUMNS": "200"})
+    assert "dataset name (demo, lear-limericks, poemetric)" in argument.output
+    assert runner.invoke(app, ["dataset", "validate", "lear-limericks"]).exit_code == 0
+
+
 def test_list_show_and_fetch_from(
     poemetric_gold_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

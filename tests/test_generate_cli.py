@@ -189,3 +189,20 @@ def test_a_model_without_its_key_is_not_run(
         assert store.count("generations", "author = 'gpt-4o'") == 0
         assert store.count("generations", "author = 'markov' AND status = 'ok'") == 2
         assert store.count("calls", "provider = 'openai'") == 0
+
+
+@pytest.mark.parametrize("command", [["generate"], ["demo", "--no-progress"]], ids=" ".join)
+def test_a_file_in_place_of_the_run_folder_is_an_error_not_a_traceback(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`--run` naming a file (or a folder under one) ended in mkdir's FileExistsError traceback."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine\n", encoding="utf-8")
+    for run, reason in ((a_file, "not a folder"), (a_file / "run", f"({a_file} is a file)")):
+        result = CliRunner().invoke(
+            app, [*command, "--run", str(run), "--limit", "1"], env={"COLUMNS": "400"}
+        )
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        (line,) = result.stderr.splitlines()  # stdout: at most the demo's title
+        assert line.startswith(f"error: --run {run}: not a folder") and reason in line
+    assert a_file.read_text(encoding="utf-8") == "mine\n"

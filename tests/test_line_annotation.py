@@ -145,6 +145,21 @@ def test_cli_makes_sheets_and_imports_them(tmp_path: Path) -> None:
     assert failed.stderr.startswith(f"error: nothing imported: {broken}:2: grades without an")
 
 
+def test_importing_an_unfilled_template_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    """The sheet's own annotations.csv, not filled in, imported "0 line grades" (exit 0)."""
+    _store_with_a_refrain(tmp_path).close()
+    run = str(tmp_path / "run")
+    made = CliRunner().invoke(
+        app, ["ghostwriting", "sheets", "--run", run, "--out", str(tmp_path / "s")]
+    )
+    assert made.exit_code == 0, made.output
+    template = tmp_path / "s" / "annotations.csv"
+    result = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(template)])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith(f"error: nothing imported: {template}: no filled grades found")
+    assert "e.g. annotator,fluency,coherence = ann1,strong,weak" in result.stderr
+
+
 def test_the_printed_sheet_puts_one_poem_on_each_page(
     sheets: tuple[RunStore, LineTask, list[Path]], browser: Browser, tmp_path: Path
 ) -> None:

@@ -250,6 +250,18 @@ def test_merge_cli(tmp_path: Path) -> None:
     assert "no run store" in missing.output
 
 
+def test_a_file_as_destination_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    """`merge --into FILE` ended in mkdir's FileExistsError traceback."""
+    shard = _make_store(tmp_path / "s1", ["p1"], ["markov"])
+    a_file = tmp_path / "all.sqlite"
+    a_file.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["merge", str(shard), "--into", str(a_file)], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == f"error: --into {a_file}: not a folder; give a folder\n"
+
+
 def test_runs_of_different_datasets_are_refused(tmp_path: Path) -> None:
     for name, digest in (("a", "1" * 64), ("b", "2" * 64)):
         _make_store(tmp_path / name, ["p1"], ["markov"])

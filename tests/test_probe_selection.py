@@ -1,7 +1,8 @@
 """`probe run --tasks` with a mistyped or absent task, and `probe report` of a file without
 scores: each was accepted, scored nothing and printed empty tables with exit status 0, and
 `probe run` wrote an empty scores file over the `--output` given (a model's earlier scores). Now
-each is one `error:` line with exit status 2, and nothing is written."""
+each is one `error:` line with exit status 2, and nothing is written. So is an `--output` that
+cannot be a file, before any pair is built or scored."""
 
 from __future__ import annotations
 
@@ -64,3 +65,21 @@ def test_probe_report_of_a_file_without_scores(pairs: Path, tmp_path: Path) -> N
     both = CliRunner().invoke(app, ["probe", "report", str(empty), str(scores)])
     assert both.exit_code == 0, both.output  # an empty file beside real scores is harmless
     assert "rhyme_line_swap" in both.stdout
+
+
+@pytest.mark.parametrize("command", ["build", "run"])
+def test_an_output_that_is_a_folder_is_refused_before_the_work(
+    pairs: Path, tmp_path: Path, command: str
+) -> None:
+    """`probe build|run --output FOLDER` built or scored every pair, then ended in an
+    IsADirectoryError traceback (a file in place of a parent folder: FileExistsError)."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("", encoding="utf-8")
+    source = ["demo", "--tasks", "synonym"] if command == "build" else [str(pairs)]
+    for output, message in ((tmp_path, f"{tmp_path}: is a folder; give a file name"),
+                            (a_file / "out.jsonl", f"{a_file}: not a folder")):  # fmt: skip
+        result = CliRunner().invoke(
+            app, ["probe", command, *source, "--output", str(output)], env={"COLUMNS": "400"}
+        )
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        assert result.stderr.startswith(f"error: --output {message}")

@@ -123,3 +123,44 @@ def test_unknown_template_on_the_command_line_lists_only_templates() -> None:
     listing = CliRunner().invoke(app, ["prompts", "list"], env={"COLUMNS": "200"})
     assert listing.exit_code == 0 and "survey.md" in listing.output
     assert "README" not in listing.output
+
+
+def test_a_judge_template_renders_the_judge_prompt_around_the_generation_prompt(
+    tmp_path: Path,
+) -> None:
+    """`prompts render --kind judge --template J` rendered J as the generation prompt too, so
+    the judge prompt it showed quoted the judge prompt itself under "The prompt"."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    judge = tmp_path / "my-judge.md"
+    judge.write_text("MY JUDGE\n" + load_template("judge.md").text, encoding="utf-8")
+    wide = {"COLUMNS": "400"}
+    result = CliRunner().invoke(
+        app, ["prompts", "render", "--kind", "judge", "--template", str(judge), "--limit", "1"],
+        env=wide,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.output.count("MY JUDGE") == 1
+    plain = CliRunner().invoke(app, ["prompts", "render", "--limit", "1"], env=wide)
+    first_line = plain.output.splitlines()[1].strip("│ ")
+    assert first_line and first_line in result.output
+
+
+def test_a_dataset_that_cannot_be_loaded_is_one_error_line_with_its_path_whole(
+    tmp_path: Path,
+) -> None:
+    """`prompts render --dataset` of a missing file (or a release not fetched yet) was a usage
+    box that broke the expected path across lines; it is one `error:` line, as in `generate`."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    missing = tmp_path / ("a-folder-with-a-long-name-" * 3) / "poems.csv"
+    result = CliRunner().invoke(
+        app, ["prompts", "render", "--dataset", str(missing)], env={"COLUMNS": "80"}
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: ") and str(missing) in line

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from survey_support import survey_run
+from test_runner_support import prepared_store
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -151,6 +152,24 @@ def test_survey_cli_from_build_to_agreement_tables(tmp_path: Path) -> None:
             assert table.at["all", f"{name}_ci_low"] <= table.at["all", name]
             assert table.at["all", name] <= table.at["all", f"{name}_ci_high"]
     assert judge.at["all", "n_pairs"] == 6 * 10 * 2  # judge with each of the 2 raters per poem
+
+
+def test_importing_an_unfilled_template_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    """A rater's CSV saved without answers imported "0 answers" with exit status 0."""
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    built = runner.invoke(app, ["survey", "build", "--run", run, "--raters", "2", "--poems", "2"])
+    assert built.exit_code == 0, built.output
+    assert runner.invoke(app, ["survey", "sheets", "--run", run]).exit_code == 0
+    template = tmp_path / "run" / "survey-experts" / "R1.csv"
+    for survey in ("experts", "new-one"):
+        result = runner.invoke(app, ["survey", "import", str(template), "--run", run, "-s", survey])
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        assert result.stderr.startswith(f"error: {template}: no filled answers found")
+        assert "e.g. page,poem,rater,item,score,comment = 1,POEM_ID,R1,form,4," in result.stderr
+    with RunStore(tmp_path / "run", create=False) as store:
+        assert store.count("survey_answers") == 0
+        assert [r[0] for r in store.query("SELECT survey_id FROM surveys")] == ["experts"]
 
 
 @pytest.mark.slow

@@ -5,8 +5,9 @@ made): known sheet, poem and line, the line's text unchanged (a moved row is cau
 on the paper's scale, the coherence grades the protocol fixes (none for a first line, *not* for
 a repeated line), and every line of a poem graded once an annotator has graded any. Problems are
 reported as ``file:line: reason``; a file with any problem imports nothing. Rows without an
-annotator and without grades are untouched template rows and are skipped. Importing a file again
-replaces that annotator's earlier grades for the same lines.
+annotator and without grades are untouched template rows and are skipped; a file with nothing
+else (an unfilled template) is a problem too. Importing a file again replaces that annotator's
+earlier grades for the same lines.
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ from typing import Any
 from poemetric.annotation.grades import LineGrade, store_line_grades
 from poemetric.annotation.task import LABEL_SCORES, NOT_APPLICABLE, LineItem, stored_tasks
 from poemetric.store import RunStore, utc_now
+
+#: The problem of a file without one graded row (an unfilled template, say).
+NO_GRADES = (
+    "no filled grades found: no row names an annotator or grades a line (an unfilled template? "
+    "save the filled sheet and import it again). A filled row has the annotator's name and a "
+    "fluency grade, e.g. annotator,fluency,coherence = ann1,strong,weak"
+)
 
 
 class LineImportError(ValueError):
@@ -108,6 +116,7 @@ def read_line_annotations(
             problems.append(f"{path}: {error}")
             continue
         problems += [str(issue) for issue in table.issues]
+        filled = 0
         for record in table.records:
             location = f"{path}:{record.line}"
             values = record.values
@@ -116,6 +125,7 @@ def read_line_annotations(
             if not annotator and not grades[0] and grades[1] in ("", NOT_APPLICABLE, "not"):
                 report.skipped_blank += 1
                 continue
+            filled += 1
             if not annotator:
                 problems.append(f"{location}: grades without an annotator name")
                 continue
@@ -147,6 +157,8 @@ def read_line_annotations(
             graded[(task.sheet_id, annotator, generation_id)].add(number)
             rows.append(LineGrade(task.sheet_id, annotator, generation_id, number, fluency,
                                   coherence, location))  # fmt: skip
+        if not filled:
+            problems.append(f"{path}: {NO_GRADES}")
     for (sheet_id, annotator, generation_id), numbers in graded.items():
         item = next(i for i in tasks[sheet_id].items if i.generation_id == generation_id)
         missing = sorted(set(range(1, len(item.lines) + 1)) - numbers)

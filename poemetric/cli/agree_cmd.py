@@ -39,7 +39,7 @@ Examples:
 
   poemetric agree ratings.csv
 
-  poemetric agree ratings.csv --format json --bootstrap 2000 --seed 1 > agreement.json
+  poemetric agree ratings.csv --format json --bootstrap 2000 > agreement.json
 
   poemetric agree docs/examples/krippendorff-2011.csv --na none
 

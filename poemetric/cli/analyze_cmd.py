@@ -242,7 +242,7 @@ def figures(
 
         poemetric figures --run runs/paper --recipe paper --width one --authors paper7
 
-        poemetric figures --run runs/paper --recipe paper --experts experts.csv --width 5.5
+        poemetric figures --run runs/paper --experts experts.csv --width 5.5
     """
     formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]

@@ -65,7 +65,7 @@ COMMANDS: dict[str, Lazy] = {
         "report_cmd",
     ),
     "dataset": Lazy(
-        "Human poem datasets: check a file, list and show known datasets, fetch the release.",
+        "Human poem datasets: validate a file, list and show known datasets, fetch the release.",
         "dataset_cmd",
     ),
     "form": Lazy(
@@ -156,7 +156,7 @@ app = typer.Typer(
     cls=LazyGroup,
     help=(
         "Measure how well LLMs write fixed-form poetry, and how far they are from human poets.\n\n"
-        "Pipeline: dataset -> prompts -> generate -> form / judge -> analyze -> figures / report.\n"
+        "Pipeline: dataset, prompts, generate, form/judge, analyze, figures/report.\n\n"
         "Each stage reads the previous stage's results from the run store (RUN/poemetric.sqlite)"
         " and can be re-run alone.\n\n"
         "Start with `poemetric demo` (offline, no keys, no GPU)."

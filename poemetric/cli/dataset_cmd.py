@@ -20,7 +20,7 @@ from poemetric.data import (
 )
 
 dataset_app = typer.Typer(
-    help="Human poem datasets: check a file, list and show known datasets, fetch the release.",
+    help="Human poem datasets: validate a file, list and show known datasets, fetch the release.",
     no_args_is_help=True,
 )
 app.add_typer(dataset_app, name="dataset")
@@ -37,7 +37,7 @@ def validate(
     spec: str = typer.Argument(
         ...,
         metavar="PATH",
-        help="A CSV/TSV/JSONL/Parquet file, or a dataset name (demo, poemetric).",
+        help="A CSV/TSV/JSONL/Parquet file, or a dataset name (demo, lear-limericks, poemetric).",
     ),
 ) -> None:
     """Check every record of a dataset file; list all problems as `file:line: column: reason`.
@@ -149,7 +149,7 @@ def fetch(
 
         poemetric dataset fetch poemetric
 
-        poemetric dataset fetch poemetric --from ~/Downloads/POEMetric_human_poems_annotated.csv
+        poemetric dataset fetch --from POEMetric_human_poems_annotated.csv
     """
     from poemetric.data.fetch import fetch_dataset  # httpx: only when fetching
 

@@ -35,7 +35,9 @@ def export(
 
         poemetric export --run runs/demo
 
-        poemetric export generations judgments --run runs/paper --format parquet --to out/
+        poemetric export generations judgments --run runs/paper --to out/
+
+        poemetric export --run runs/paper --format parquet
     """
     chosen = tables or list(EXPORTABLE_TABLES)
     unknown = [t for t in chosen if t not in EXPORTABLE_TABLES]

@@ -145,7 +145,7 @@ def scan_command(
 
         poemetric form scan limerick.txt --form limerick --rhyme AABBA
 
-        poemetric form scan - --form ballad --meter "common meter" --rhyme ABCB < poem.txt
+        poemetric form scan - --form ballad --meter "common meter" < poem.txt
     """
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form import adapters

@@ -10,7 +10,14 @@ from rich.console import Console
 
 from poemetric.cli.app import app
 from poemetric.cli.interrupt import interruptible
-from poemetric.cli.options import DatasetOption, LimitOption, ModelsOption, RunOption, error_exit
+from poemetric.cli.options import (
+    DatasetOption,
+    LimitOption,
+    ModelsOption,
+    RunOption,
+    error_exit,
+    output_folder,
+)
 
 if TYPE_CHECKING:
     from poemetric.data import Dataset
@@ -75,12 +82,13 @@ def open_prepared(
 ) -> tuple[RunStore, PreparedRun]:
     """The run's store (created when new), prepared by `prepare_or_exit`.
 
-    The dataset and the template are read first: a mistyped or invalid one is an error before
-    any folder or store exists, so that nothing can later look like a run. When preparing a
-    store this call created fails all the same, the store is removed again with the folders
-    made for it, unless it records a dataset: `prepare_run` records it last, so another process
-    prepared that run meanwhile (the usual failure then: this call's dataset is not the run's).
-    An existing store is only closed, never removed.
+    The dataset and the template are read first, and `run` must be a folder (or not exist yet,
+    with no file in its way): a mistyped or invalid one is an error before any folder or store
+    exists, so that nothing can later look like a run. When preparing a store this call created
+    fails all the same, the store is removed again with the folders made for it, unless it
+    records a dataset: `prepare_run` records it last, so another process prepared that run
+    meanwhile (the usual failure then: this call's dataset is not the run's). An existing store
+    is only closed, never removed.
     """
     import sqlite3
 
@@ -95,6 +103,7 @@ def open_prepared(
             load_template(template)
     except (DatasetError, PromptError) as error:
         raise error_exit(error) from error
+    output_folder(run, "--run")  # a file in the way: an error, not a traceback from mkdir
     made: list[Path] = []  # the run folder and its missing parents, innermost first
     folder = run
     while not folder.exists() and folder != folder.parent:
@@ -149,12 +158,13 @@ def parse_shard(text: str | None) -> Shard | None:
     epilog=(
         "Examples:\n\n"
         "  poemetric generate --run runs/trial --models markov --limit 5\n\n"
-        "  poemetric generate --run runs/paper --dataset poemetric --models paper30 --dry-run\n\n"
-        "  poemetric generate --run runs/variant --models markov --template my-prompt.jinja\n\n"
-        "  poemetric generate --run runs/paper --dataset poemetric --models gpt-4o,claude-3.7-sonnet"
-        " --batch --max-cost 20\n\n"
-        "  sbatch --array=0-3 --wrap 'poemetric generate --run runs/part$SLURM_ARRAY_TASK_ID"
-        " --dataset poemetric --models open --shard $SLURM_ARRAY_TASK_ID/4'\n\n"
+        "  poemetric generate --run runs/paper --dataset poemetric --dry-run\n\n"
+        "  poemetric generate --run runs/paper --models paper30 --max-cost 20\n\n"
+        "  poemetric generate --run runs/paper --models gpt-4o,gemini-2.5-pro --batch\n\n"
+        "  poemetric generate --run runs/variant --template my-prompt.jinja\n\n"
+        "  poemetric generate --run runs/part$K --models open --shard $K/4\n\n"
+        "The last one runs shard K of 4 (e.g. K=$SLURM_ARRAY_TASK_ID in an sbatch --array=0-3 "
+        "job); `poemetric merge` combines the parts (docs/scaling.md).\n\n"
         "Interrupted runs resume where they stopped: stored results and cached responses are "
         "never paid for twice. See docs/running.md."
     ),

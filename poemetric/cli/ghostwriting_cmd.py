@@ -119,9 +119,11 @@ def metrics_command(
 
         poemetric ghostwriting metrics --run runs/demo
 
-        poemetric ghostwriting metrics --run runs/paper --reference training-sample.jsonl --exclude-original
+        poemetric ghostwriting metrics --run runs/paper --reference corpus.jsonl
 
-        poemetric ghostwriting metrics --run runs/paper --threshold 0.7 --raplyzer-phonetics espeak
+        poemetric ghostwriting metrics --run runs/paper --exclude-original
+
+        poemetric ghostwriting metrics --run runs/paper --raplyzer-phonetics espeak
     """
     from poemetric.analysis.run import PER_POEM_TABLES
     from poemetric.analysis.tables import TABLE_FORMATS, write_table

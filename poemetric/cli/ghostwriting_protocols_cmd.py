@@ -44,10 +44,8 @@ AuthorsOption = typer.Option(
     epilog=(
         "Examples:\n\n"
         "  poemetric ghostwriting style-match --run runs/demo --judge gpt-4o --dry-run\n\n"
-        "  poemetric ghostwriting style-match --run runs/paper --judge gemini-2.5-pro --batch "
-        "--max-cost 20\n\n"
-        "  poemetric ghostwriting style-match --run runs/paper --judge local-openai --authors "
-        "human,gpt-4o --trials 8\n\n"
+        "  poemetric ghostwriting style-match --run runs/paper --judge gpt-4o --batch\n\n"
+        "  poemetric ghostwriting style-match --judge local-openai --trials 8\n\n"
         "Each poem gets --trials trials; over each four the correct candidate stands once at "
         "A, B, C and D. Unparsable answers are stored as errors and re-parsed from the cache "
         "by the next run; --refresh-failed-parses pays for new answers."
@@ -131,7 +129,7 @@ def sheets_command(
 
         poemetric ghostwriting sheets --run runs/demo --out sheets/
 
-        poemetric ghostwriting sheets --run runs/paper --out sheets/ --authors human,gpt-4o --per-author 10
+        poemetric ghostwriting sheets --run runs/paper --out sheets/ --per-author 10
     """
     from poemetric.annotation.sheets import FilledTemplateError, write_line_sheets
     from poemetric.annotation.task import build_line_task
@@ -170,7 +168,7 @@ def import_lines_command(
 
     Examples:
 
-        poemetric ghostwriting import-lines --run runs/demo sheets/annotations-ann1.csv
+        poemetric ghostwriting import-lines --run runs/demo sheets/ann1.csv
 
         poemetric ghostwriting import-lines --run runs/paper ann1.csv ann2.csv
     """

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import error_exit
+from poemetric.cli.options import error_exit, output_folder
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
 
@@ -49,6 +49,7 @@ def merge(
         poemetric merge runs/paper runs/part0 runs/part1 runs/part2 runs/part3
     """
     console = Console(highlight=False, soft_wrap=True)
+    output_folder(into, "--into")
     try:
         report = merge_runs(list(sources), into)
     except StoreError as error:

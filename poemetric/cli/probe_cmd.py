@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.options import error_exit, output_folder
+from poemetric.cli.options import error_exit, output_file, output_folder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,7 +27,7 @@ probe_app = typer.Typer(
         "corrupted copy? (BPoMP, RANLP 2021; Limericks and Computational Poetics, JCLS 2022)\n\n"
         "  poemetric probe build lear-limericks --output pairs.jsonl\n\n"
         "  poemetric probe run pairs.jsonl --scorer ngram --output scores-ngram.jsonl\n\n"
-        "  poemetric probe run pairs.jsonl --scorer hf:smollm2-135m --output scores-smollm2.jsonl\n\n"
+        "  poemetric probe run pairs.jsonl --scorer hf:smollm2-135m -o smollm2.jsonl\n\n"
         "  poemetric probe report scores-*.jsonl --output probe-tables/"
     ),
     no_args_is_help=True,
@@ -41,10 +41,8 @@ app.add_typer(probe_app, name="probe")
     epilog=(
         "Examples:\n\n"
         "  poemetric probe build lear-limericks --output pairs.jsonl\n\n"
-        "  poemetric probe build demo --tasks synonym,rhyme_line_swap --seed 3 --per-poem 2"
-        " --output pairs.jsonl\n\n"
-        "  poemetric probe build lear-limericks --tasks last_line --generator smollm2-135m"
-        " --search delayed_beam --output last-line.jsonl"
+        "  poemetric probe build demo --tasks synonym --seed 3 --per-poem 2 -o p.jsonl\n\n"
+        "  poemetric probe build demo -t last_line --search delayed_beam -o ll.jsonl"
     ),
 )
 def build(
@@ -98,6 +96,7 @@ def build(
         raise typer.BadParameter("use auto, dataset or checker", param_hint="--rhyme-from")
     if search not in ("beam", "delayed_beam", "sample"):
         raise typer.BadParameter("use beam, delayed_beam or sample", param_hint="--search")
+    output_file(output, "--output")
     try:
         dataset = load_dataset(poems)
     except DatasetError as error:
@@ -179,12 +178,10 @@ def _last_line_pairs(
     epilog=(
         "Examples:\n\n"
         "  poemetric probe run pairs.jsonl --scorer ngram --output scores-ngram.jsonl\n\n"
-        "  poemetric probe run pairs.jsonl --scorer hf:smollm2-135m --batch-size 16"
-        " --output scores-smollm2.jsonl\n\n"
-        "  poemetric probe run pairs.jsonl --scorer hf:/models/bert-base-cased --pll word_l2r"
-        " --output scores-bert.jsonl\n\n"
-        "  poemetric probe run pairs.jsonl --scorer chat:gpt-4o --run runs/probes"
-        " --output scores-gpt4o.jsonl"
+        "  poemetric probe run pairs.jsonl --scorer hf:smollm2-135m -o smollm2.jsonl\n\n"
+        "  poemetric probe run pairs.jsonl --scorer hf:/models/bert -o bert.jsonl\n\n"
+        "  poemetric probe run pairs.jsonl --scorer chat:gpt-4o -o gpt4o.jsonl\n\n"
+        "A masked model (BERT) is scored by pseudo-log-likelihood: --pll original or word_l2r."
     ),
 )
 def run(
@@ -223,6 +220,7 @@ def run(
     from poemetric.providers.transformers_engine import LocalModelError
     from poemetric.runner.runner import RunnerOptions
 
+    output_file(output, "--output")  # before the scoring, which may take long or cost money
     if tables is not None:
         output_folder(tables, "--tables")
     try:

@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import DatasetOption, LimitOption
+from poemetric.cli.options import DatasetOption, LimitOption, error_exit
 from poemetric.data import DatasetError, load_dataset
 from poemetric.prompts import (
     GENERATION_TEMPLATE,
@@ -56,7 +56,11 @@ def render(
     limit: int | None = LimitOption,
     poem_id: list[str] = typer.Option([], "--poem-id", help="Only these poems (repeatable)."),
     kind: PromptKind = typer.Option(PromptKind.generation, help="Which prompt to show."),
-    template: Path | None = typer.Option(None, help="Use this template file instead."),
+    template: Path | None = typer.Option(
+        None,
+        help="Use this template file instead of the bundled one (with --kind judge, the judge "
+        "template; the prompt it quotes stays the bundled generation prompt).",
+    ),
 ) -> None:
     """Print exactly what a model (or the judge) receives for each poem.
 
@@ -64,12 +68,16 @@ def render(
 
         poemetric prompts render --limit 2
 
-        poemetric prompts render --kind judge --poem-id sonnet-william-shakespeare-sonnet-18-…
+        poemetric prompts render --kind judge --limit 1
+
+        poemetric prompts render --dataset poemetric --poem-id POEM_ID
+
+    POEM_ID is a poem_id of the dataset (`poemetric dataset show poemetric` lists them).
     """
     try:
         poems = load_dataset(dataset).poems
     except DatasetError as error:
-        raise typer.BadParameter(str(error), param_hint="--dataset") from error
+        raise error_exit(error) from error
     if poem_id:
         poems = [p for p in poems if p.poem_id in set(poem_id)]
     poems = poems[:limit] if limit else poems
@@ -77,9 +85,12 @@ def render(
         raise typer.BadParameter("no poem matches", param_hint="--poem-id")
     try:
         for poem in poems:
-            generation = render_generation_prompt(poem, template or GENERATION_TEMPLATE)
+            judging = kind is PromptKind.judge
+            generation = render_generation_prompt(
+                poem, GENERATION_TEMPLATE if judging else template or GENERATION_TEMPLATE
+            )
             shown = generation
-            if kind is PromptKind.judge:
+            if judging:
                 shown = render_judge_prompt(
                     generation.text, poem.content, template or JUDGE_TEMPLATE
                 )

@@ -45,7 +45,7 @@ def report(
 
         poemetric report --run runs/paper --experts ratings.csv
 
-        poemetric report --run runs/paper --judge gemini-2.5-pro --out paper-report.html
+        poemetric report --run runs/paper --judge gemini-2.5-pro --out report.html
     """
     from poemetric.analysis.experts import ExpertRatingsError
     from poemetric.report import build_report

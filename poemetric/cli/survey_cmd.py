@@ -30,6 +30,12 @@ SERVE_WARNING = (
     "(docs/survey.md, 'Remote raters')."
 )
 
+NO_ANSWERS = (
+    "{path}: no filled answers found: no row has a score or a comment, so nothing was imported "
+    "(an unfilled template? save the filled sheet and import it again). A filled row has a "
+    "score from 1 to 5, e.g. page,poem,rater,item,score,comment = 1,POEM_ID,R1,form,4,"
+)
+
 
 @contextmanager
 def _refusals() -> Iterator[None]:
@@ -77,9 +83,13 @@ def build(
 
         poemetric survey build --run runs/demo --raters 3 --per-rater 4
 
-        poemetric survey build --run runs/paper --raters 7 --per-rater 10 --per-poem 2 --authors human,gpt-4o,deepseek-r1 --attention-checks 1 --seed 7
+        poemetric survey build --run runs/paper --raters 7 --per-rater 10 --seed 7
 
-        poemetric survey build --run runs/paper --survey lines --task lines --raters 3 --per-rater 12
+        poemetric survey build --run runs/paper --authors human,gpt-4o --poems 20
+
+        poemetric survey build --run runs/paper --per-rater 10 --attention-checks 1
+
+        poemetric survey build --run runs/demo --task lines --survey lines --poems 8
     """
     from poemetric.survey.build import build_survey
 
@@ -111,10 +121,14 @@ def build(
         f"poems shared by each pair of raters: {min(shared)}-{max(shared)} "
         f"({sum(1 for s in shared if s == 0)} pair(s) share none)"
     )
-    console.print(
-        f"next: poemetric survey serve --run {run} --survey {survey}   (web, private links)\n"
-        f"      poemetric survey sheets --run {run} --survey {survey}  (print / CSV for offline raters)"
-    )
+    console.print("next: serve it on the web (private links), or print sheets for offline raters:")
+    for command in ("serve", "sheets"):  # one line each, never wrapped, so it copies whole
+        console.print(
+            f"  poemetric survey {command} --run {run} --survey {survey}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]], str]:
@@ -155,7 +169,7 @@ def links(
 
         poemetric survey links --run runs/demo
 
-        poemetric survey links --run runs/paper --survey experts --base-url https://survey.example.org
+        poemetric survey links --run runs/paper --base-url https://rate.example.org
     """
     _print_links(*_links(run, survey, base_url))
 
@@ -179,7 +193,7 @@ def serve(
 
         poemetric survey serve --run runs/demo --port 8765
 
-        poemetric survey serve --run runs/paper --survey experts --base-url https://survey.example.org
+        poemetric survey serve --run runs/paper --base-url https://rate.example.org
     """
     try:
         import uvicorn
@@ -212,7 +226,7 @@ def sheets(
 
         poemetric survey sheets --run runs/demo
 
-        poemetric survey sheets --run runs/paper --survey experts --rater R3 --out sheets/
+        poemetric survey sheets --run runs/paper --rater R3 --out sheets/
     """
     from poemetric.survey.sheets import write_sheets
 
@@ -246,22 +260,24 @@ def import_(
     """
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
     from poemetric.survey.build import check_name
-    from poemetric.survey.db import import_answers
+    from poemetric.survey.db import NoAnswersError, import_answers
 
     with _refusals():
         check_name(survey, "survey id")
     with existing_run(run) as store, _refusals():
         try:
             answers = read_expert_answers(ratings_file, store)
+            new, replaced = import_answers(
+                store,
+                survey,
+                [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
+                source=ratings_file.name,
+                config={"imported_from": ratings_file.name},
+            )
         except ExpertRatingsError as exc:
             raise error_exit(exc) from exc
-        new, replaced = import_answers(
-            store,
-            survey,
-            [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
-            source=ratings_file.name,
-            config={"imported_from": ratings_file.name},
-        )
+        except NoAnswersError as exc:
+            raise error_exit(NO_ANSWERS.format(path=ratings_file)) from exc
     raters_count = len({a.expert for a in answers})
     console.print(
         f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "

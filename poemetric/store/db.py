@@ -51,6 +51,19 @@ def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
+def _runs_beside(run_dir: Path, shown: int = 5) -> str:
+    """`; runs beside it: A, B` naming the run stores in `run_dir`'s parent folder (a mistyped
+    `--run`, or the default `runs/default` after `poemetric demo` made `runs/demo`), or ''."""
+    try:
+        runs = sorted(str(path.parent) for path in run_dir.parent.glob(f"*/{DB_NAME}"))
+    except OSError:
+        return ""
+    if not runs:
+        return ""
+    more = f" and {len(runs) - shown} more" if len(runs) > shown else ""
+    return f"; runs beside it: {', '.join(runs[:shown])}{more}"
+
+
 class RunStore:
     """A run directory's SQLite database. Use as a context manager or call `close()`."""
 
@@ -59,8 +72,8 @@ class RunStore:
         self.path = self.run_dir / DB_NAME
         if not self.path.exists() and not create:
             raise StoreError(
-                f"no run store at {self.path}; start a run with `poemetric generate --run "
-                f"{self.run_dir}` or `poemetric demo`"
+                f"no run store at {self.path}{_runs_beside(self.run_dir)}; start a run with "
+                f"`poemetric generate --run {self.run_dir}` or `poemetric demo`"
             )
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)

@@ -17,11 +17,15 @@ from poemetric.store.db import to_json, utc_now
 from poemetric.survey.answers import Answer, answered
 from poemetric.survey.tasks import ATTENTION_KEY, Page, Task, task
 
-__all__ = ["Answer", "RaterProgress", "SurveyError", "SurveyInfo"]
+__all__ = ["Answer", "NoAnswersError", "RaterProgress", "SurveyError", "SurveyInfo"]
 
 
 class SurveyError(ValueError):
     """No such survey / rater, or a survey that already exists."""
+
+
+class NoAnswersError(SurveyError):
+    """Rows to import that hold no answer at all (e.g. an unfilled CSV template)."""
 
 
 @dataclass(frozen=True)
@@ -225,7 +229,9 @@ def import_answers(
 ) -> tuple[int, int]:
     """Store (rater, generation_id, question, score, text) rows under `survey_id` (created as
     a 'poemetric' survey when new; raters added as needed), in one transaction.
-    Returns (new answers, replaced answers)."""
+    Returns (new answers, replaced answers). No rows at all (for an expert survey) raise
+    `NoAnswersError` and store nothing."""
+    rows = list(rows)
     now = utc_now()
     new = replaced = 0
     touched: set[str] = set()
@@ -242,6 +248,8 @@ def import_answers(
                 + (" (line grades: `poemetric ghostwriting import-lines`)" if kind[0] == "lines"
                    else "")
             )  # fmt: skip
+        if not rows:
+            raise NoAnswersError(f"no answers to import into survey {survey_id!r}")
         survey_task = task("poemetric")
         for rater, gid, question, score, text in rows:
             conn.execute(
