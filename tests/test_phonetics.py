@@ -101,6 +101,7 @@ def test_oov_morphology_uses_the_stem() -> None:
         ("plumèd", "P L UW1 M IH0 D"),  # plume, with its -ed sounded
         ("persèver", "P ER0 S AH0 V IH1 R"),  # a stress mark, not a sounded -ed
         ("sloped", "S L OW1 P T"),  # slope + -ed, not slop
+        ("quadrille", "K W AH0 D R IH1 L"),  # French -ille keeps its stress
     ],
 )
 def test_oov_words_built_on_a_stem_get_its_syllables_right(word: str, expected: str) -> None:

@@ -222,6 +222,7 @@ _FRENCH_ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("eau", ("OW1",)),
     ("aine", ("EY1 N", "EH1 N")),
     ("elle", ("EH1 L",)),
+    ("ille", ("IH1 L", "IY1 L")),  # quadrille, espadrille, bastille
     ("ade", ("EY1 D", "AA1 D")),
     ("ere", ("IH1 R", "EH1 R")),  # sincere, austere: the -ere syllable is stressed
 )
