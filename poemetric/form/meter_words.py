@@ -246,6 +246,8 @@ def decode_entry(text: str) -> WordEntry:
 _ENTRY_SOURCES = (
     "meter_words.py",
     "phonetics.py",
+    "dictionary.py",
+    "morphology.py",
     "phonetic_tables.py",
     "letter_to_sound.py",
     "lexicon.py",
