@@ -240,6 +240,27 @@ def test_scan_reports_unreadable_files_without_a_traceback(tmp_path: Path) -> No
     assert folder.exit_code == 2 and "a folder, not a file" in folder.output
 
 
+def test_scan_refuses_an_unknown_form_before_scanning(tmp_path: Path) -> None:
+    """`form scan --form sonet` printed the whole scansion table, then "not checked: unknown
+    form", exit 1; the option is checked first: one `error:` line naming the known forms and
+    the closest one, exit 2."""
+    poem = tmp_path / "sonnet.txt"
+    poem.write_text(SONNET_18)
+    result = runner.invoke(
+        app, ["form", "scan", str(poem), "--form", "sonet"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: --form 'sonet': unknown form; the checker knows ballad, ")
+    assert "villanelle (and ballade, double sestina)" in line
+    assert line.endswith("did you mean 'sonnet'?")
+    haiku = runner.invoke(app, ["form", "scan", "-", "--form", "haiku"], input=SONNET_18)
+    assert haiku.exit_code == 2 and haiku.stdout == "" and "did you mean" not in haiku.stderr
+    # Spellings the checker reads (case, plurals) still scan.
+    plural = runner.invoke(app, ["form", "scan", str(poem), "--form", "Sonnets"])
+    assert plural.exit_code == 0 and "PASS sonnet" in plural.output
+
+
 def _store_with_generations(run_dir: Path) -> RunStore:
     store = RunStore(run_dir)
     store.add_poems(

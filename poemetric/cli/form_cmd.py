@@ -152,6 +152,7 @@ def scan_command(
     from poemetric.form.checker import check_poem
     from poemetric.form.parsing import end_word, parse_poem
 
+    _known_form(form)
     try:
         if file == "-":
             text = sys.stdin.read()
@@ -207,6 +208,25 @@ def scan_command(
         )
     if result.error:
         raise typer.Exit(1)
+
+
+def _known_form(form: str) -> None:
+    """Refuse an unknown `--form` before reading the poem: `error: ...` naming the forms the
+    checker knows and the closest one (a typo like `sonet` scanned the whole poem first)."""
+    import difflib
+
+    from poemetric.form.checker import normalize_form
+    from poemetric.form.forms import EXTRA_FORMS, FORMS, RULES
+
+    key = normalize_form(form)
+    if key in RULES:
+        return
+    close = difflib.get_close_matches(key, list(RULES), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise error_exit(
+        f"--form {form!r}: unknown form; the checker knows {', '.join(FORMS)} "
+        f"(and {', '.join(EXTRA_FORMS)}){hint}"
+    )
 
 
 def _line_letters(lines: tuple[str, ...], rhyme: str | None) -> str:
