@@ -158,8 +158,13 @@ def test_the_documented_required_columns_are_required_and_may_be_empty(tmp_path:
     missing = [
         line.split(": ")[1] for line in result.output.splitlines() if "missing column" in line
     ]
-    assert missing == ["meter_pattern", "rhyme_pattern", "theme"]
-    assert f"(required: {documented.group(1)})" in result.output
+    # One line for all of them: the required list was repeated once per missing column.
+    assert missing == ["meter_pattern, rhyme_pattern, theme"]
+    assert result.output.count(f"(required: {documented.group(1)})") == 1
+    assert (
+        f"{four}:1: meter_pattern, rhyme_pattern, theme: missing column headers (" in result.output
+    )
+    assert "1 problem(s)" in result.output
     seven = tmp_path / "seven.csv"
     seven.write_text(
         'form,title,author,content,meter_pattern,rhyme_pattern,theme\nsonnet,T,A,"one\ntwo",,,\n',

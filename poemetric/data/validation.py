@@ -74,14 +74,17 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
     file = str(table.path)
     missing_headers: set[str] = set()
     if table.header_read:
-        missing_headers = {column for column in REQUIRED_COLUMNS if column not in table.columns}
-        for column in sorted(missing_headers, key=REQUIRED_COLUMNS.index):
+        missing = [column for column in REQUIRED_COLUMNS if column not in table.columns]
+        missing_headers = set(missing)
+        if missing:
             report.issues.append(
                 ValidationIssue(
                     file,
                     table.header_line,
-                    column,
-                    "missing column header (required: " + ", ".join(REQUIRED_COLUMNS) + ")",
+                    ", ".join(missing),
+                    f"missing column header{'s' if len(missing) > 1 else ''} (required: "
+                    + ", ".join(REQUIRED_COLUMNS)
+                    + ")",
                 )
             )
         duplicated = [name for name, count in Counter(table.columns).items() if count > 1]
