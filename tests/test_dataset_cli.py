@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from pathlib import Path
 
@@ -173,3 +174,30 @@ def test_the_documented_required_columns_are_required_and_may_be_empty(tmp_path:
     result = runner.invoke(app, ["dataset", "validate", str(seven)], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     assert "1 valid poems" in result.output
+
+
+def test_a_text_column_is_named_once_as_the_schemas_content(tmp_path: Path) -> None:
+    """A file with the `text` column `form check` reads was "ignored" and then "content: missing
+    value" on every record; one line says the schema calls that column `content`."""
+    record = {"text": "one\ntwo", "form": "sonnet", "title": "T", "author": "A"}
+    jsonl = tmp_path / "poems.jsonl"
+    jsonl.write_text("".join(json.dumps({**record, "title": f"T{i}"}) + "\n" for i in range(3)))
+    result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    problems = [line for line in result.output.splitlines() if line.startswith(f"{jsonl}")]
+    hint = (
+        "the dataset schema calls the poem column 'content' ('text' is the column `form check` "
+        "reads): rename 'text' to 'content'"
+    )
+    assert problems == [f"{jsonl}: content: no record has a 'content' key; {hint}"]
+    assert "missing value" not in result.output
+    assert "1 problem(s)" in result.output and "0 of 3 records valid" in result.output
+    csv_file = tmp_path / "poems.csv"
+    csv_file.write_text(
+        'text,form,title,author,meter_pattern,rhyme_pattern,theme\n"one\ntwo",sonnet,T,A,,,\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["dataset", "validate", str(csv_file)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    assert f"{csv_file}:1: content: missing column header (required: " in result.output
+    assert result.output.count(hint) == 1

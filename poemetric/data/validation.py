@@ -22,6 +22,8 @@ from poemetric.data.schema import (
 
 #: Model field → file column, for messages.
 _FIELD_COLUMNS = {"link": "poem_link-href"}
+#: Poem-text columns that `form check` reads but this schema calls `content`.
+_TEXT_COLUMNS = ("text", "poem")
 
 
 @dataclass
@@ -84,7 +86,8 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
                     ", ".join(missing),
                     f"missing column header{'s' if len(missing) > 1 else ''} (required: "
                     + ", ".join(REQUIRED_COLUMNS)
-                    + ")",
+                    + ")"
+                    + (_content_hint(table.columns) if "content" in missing_headers else ""),
                 )
             )
         duplicated = [name for name, count in Counter(table.columns).items() if count > 1]
@@ -92,6 +95,17 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             report.issues.append(
                 ValidationIssue(file, table.header_line, column, "column appears more than once")
             )
+    elif table.records and "content" not in table.columns and _content_hint(table.columns):
+        # JSONL: said once for the file, not as "content: missing value" on every record.
+        missing_headers = {"content"}
+        report.issues.append(
+            ValidationIssue(
+                file,
+                None,
+                "content",
+                "no record has a 'content' key" + _content_hint(table.columns),
+            )
+        )
     absent = [
         column
         for column in POEMETRIC_COLUMNS
@@ -137,6 +151,17 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             continue
         first_line[poem.poem_id] = record.line
         report.poems.append(poem)
+
+
+def _content_hint(columns: list[str]) -> str:
+    """Why a file with a `text` (or `poem`) column has no poem text here, or ""."""
+    found = next((column for column in _TEXT_COLUMNS if column in columns), None)
+    if found is None:
+        return ""
+    return (
+        f"; the dataset schema calls the poem column 'content' ({found!r} is the column "
+        f"`form check` reads): rename {found!r} to 'content'"
+    )
 
 
 def _issues_from_error(
