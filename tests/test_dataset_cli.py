@@ -201,3 +201,35 @@ def test_a_text_column_is_named_once_as_the_schemas_content(tmp_path: Path) -> N
     assert result.exit_code == 1
     assert f"{csv_file}:1: content: missing column header (required: " in result.output
     assert result.output.count(hint) == 1
+
+
+def test_the_count_of_valid_records_leaves_out_every_record_with_a_problem(
+    tmp_path: Path,
+) -> None:
+    """A file lacking required columns, with one good-looking and one unreadable record, was
+    "1 of 1 records valid": the unreadable record was not counted, and a record of a file whose
+    header is wrong was called valid."""
+    header = "form,title,author,content"
+    good = 'sonnet,T,A,"one\ntwo"'
+    broken = tmp_path / "broken.csv"
+    broken.write_text(f'{header}\n{good}\nballad,T2,"unclosed\n', encoding="utf-8")
+    result = runner.invoke(app, ["dataset", "validate", str(broken)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    assert f"{broken}:4: -: malformed CSV" in result.output
+    assert result.output.splitlines()[-1] == (
+        f"2 problem(s) in {broken}: 0 of 2 records valid (1 could not be read)"
+    )
+    full = f"{header},meter_pattern,rhyme_pattern,theme"
+    one_bad = tmp_path / "one_bad.csv"
+    one_bad.write_text(f'{full}\n{good},,,\n{good.replace("T", "U")},,,\nballad,T3,"x\n')
+    result = runner.invoke(app, ["dataset", "validate", str(one_bad)], env={"COLUMNS": "400"})
+    assert result.output.splitlines()[-1] == (
+        f"1 problem(s) in {one_bad}: 2 of 3 records valid (1 could not be read)"
+    )
+    jsonl = tmp_path / "poems.jsonl"
+    record = {"form": "sonnet", "title": "T", "author": "A", "content": "one\ntwo"}
+    jsonl.write_text(json.dumps(record) + "\n{bad json\n")
+    result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
+    assert result.output.splitlines()[-1] == (
+        f"1 problem(s) in {jsonl}: 1 of 2 records valid (1 could not be read)"
+    )

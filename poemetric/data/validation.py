@@ -37,10 +37,20 @@ class ValidationReport:
     poems: list[Poem] = field(default_factory=list)
     issues: list[ValidationIssue] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Records that could not be read at all (malformed CSV, bad JSON): not in `records`.
+    unreadable: int = 0
+    #: The header (or, in JSONL, every record) lacks a required or has a repeated column, so no
+    #: record is valid even where its own values are.
+    column_problems: bool = False
 
     @property
     def ok(self) -> bool:
         return not self.issues
+
+    @property
+    def valid_records(self) -> int:
+        """Records without any problem: none when the columns themselves are wrong."""
+        return 0 if self.column_problems else len(self.poems)
 
     def form_counts(self) -> dict[PoemForm, int]:
         """Poems per form, most frequent first (ties by form name)."""
@@ -65,6 +75,7 @@ def validate_file(path: str | Path) -> ValidationReport:
         file_format=table.file_format,
         sha256=hashlib.sha256(data).hexdigest(),
         records=len(table.records),
+        unreadable=table.unreadable,
     )
     report.issues.extend(table.issues)
     _check_records(table, report)
@@ -74,6 +85,7 @@ def validate_file(path: str | Path) -> ValidationReport:
 
 def _check_records(table: RawTable, report: ValidationReport) -> None:
     file = str(table.path)
+    table_issues = len(report.issues)
     missing_headers: set[str] = set()
     if table.header_read:
         missing = [column for column in REQUIRED_COLUMNS if column not in table.columns]
@@ -124,6 +136,7 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             "ignored columns (not part of the POEMetric schema): "
             + ", ".join(repr(column) for column in unknown)
         )
+    report.column_problems = len(report.issues) > table_issues
     id_column = next((column for column in ID_COLUMNS if column in table.columns), "poem_id")
 
     first_line: dict[str, int] = {}
