@@ -4,6 +4,7 @@ run without poems. Before, these exited 1 with a red line on stdout (or plain te
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,17 @@ def _error(args: list[str]) -> str:
 def test_an_unknown_figures_recipe(demo_run: Path) -> None:
     line = _error(["figures", "--run", str(demo_run), "--recipe", "nope"])
     assert line.startswith("error: no recipe 'nope'") and "bundled recipes" in line
+    # Choices are words, not a Python list (`['judge-overview', 'paper', ...]`).
+    assert re.search(r"; bundled recipes: [\w-]+(, [\w-]+)+$", line), line
+
+
+def test_an_unknown_figures_format_names_the_choices_as_words(demo_run: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["figures", "--run", str(demo_run), "--format", "png,gif"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "unknown format(s) gif; use pdf, png, svg" in result.stderr
+    assert "[" not in result.stderr.split("--format")[-1]
 
 
 @pytest.mark.parametrize("command", [["figures"], ["analyze"], ["report"]], ids=" ".join)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from pathlib import Path
 
@@ -158,8 +159,13 @@ def test_the_documented_required_columns_are_required_and_may_be_empty(tmp_path:
     missing = [
         line.split(": ")[1] for line in result.output.splitlines() if "missing column" in line
     ]
-    assert missing == ["meter_pattern", "rhyme_pattern", "theme"]
-    assert f"(required: {documented.group(1)})" in result.output
+    # One line for all of them: the required list was repeated once per missing column.
+    assert missing == ["meter_pattern, rhyme_pattern, theme"]
+    assert result.output.count(f"(required: {documented.group(1)})") == 1
+    assert (
+        f"{four}:1: meter_pattern, rhyme_pattern, theme: missing column headers (" in result.output
+    )
+    assert "1 problem(s)" in result.output
     seven = tmp_path / "seven.csv"
     seven.write_text(
         'form,title,author,content,meter_pattern,rhyme_pattern,theme\nsonnet,T,A,"one\ntwo",,,\n',
@@ -168,3 +174,62 @@ def test_the_documented_required_columns_are_required_and_may_be_empty(tmp_path:
     result = runner.invoke(app, ["dataset", "validate", str(seven)], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     assert "1 valid poems" in result.output
+
+
+def test_a_text_column_is_named_once_as_the_schemas_content(tmp_path: Path) -> None:
+    """A file with the `text` column `form check` reads was "ignored" and then "content: missing
+    value" on every record; one line says the schema calls that column `content`."""
+    record = {"text": "one\ntwo", "form": "sonnet", "title": "T", "author": "A"}
+    jsonl = tmp_path / "poems.jsonl"
+    jsonl.write_text("".join(json.dumps({**record, "title": f"T{i}"}) + "\n" for i in range(3)))
+    result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    problems = [line for line in result.output.splitlines() if line.startswith(f"{jsonl}")]
+    hint = (
+        "the dataset schema calls the poem column 'content' ('text' is the column `form check` "
+        "reads): rename 'text' to 'content'"
+    )
+    assert problems == [f"{jsonl}: content: no record has a 'content' key; {hint}"]
+    assert "missing value" not in result.output
+    assert "1 problem(s)" in result.output and "0 of 3 records valid" in result.output
+    csv_file = tmp_path / "poems.csv"
+    csv_file.write_text(
+        'text,form,title,author,meter_pattern,rhyme_pattern,theme\n"one\ntwo",sonnet,T,A,,,\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["dataset", "validate", str(csv_file)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    assert f"{csv_file}:1: content: missing column header (required: " in result.output
+    assert result.output.count(hint) == 1
+
+
+def test_the_count_of_valid_records_leaves_out_every_record_with_a_problem(
+    tmp_path: Path,
+) -> None:
+    """A file lacking required columns, with one good-looking and one unreadable record, was
+    "1 of 1 records valid": the unreadable record was not counted, and a record of a file whose
+    header is wrong was called valid."""
+    header = "form,title,author,content"
+    good = 'sonnet,T,A,"one\ntwo"'
+    broken = tmp_path / "broken.csv"
+    broken.write_text(f'{header}\n{good}\nballad,T2,"unclosed\n', encoding="utf-8")
+    result = runner.invoke(app, ["dataset", "validate", str(broken)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    assert f"{broken}:4: -: malformed CSV" in result.output
+    assert result.output.splitlines()[-1] == (
+        f"2 problem(s) in {broken}: 0 of 2 records valid (1 could not be read)"
+    )
+    full = f"{header},meter_pattern,rhyme_pattern,theme"
+    one_bad = tmp_path / "one_bad.csv"
+    one_bad.write_text(f'{full}\n{good},,,\n{good.replace("T", "U")},,,\nballad,T3,"x\n')
+    result = runner.invoke(app, ["dataset", "validate", str(one_bad)], env={"COLUMNS": "400"})
+    assert result.output.splitlines()[-1] == (
+        f"1 problem(s) in {one_bad}: 2 of 3 records valid (1 could not be read)"
+    )
+    jsonl = tmp_path / "poems.jsonl"
+    record = {"form": "sonnet", "title": "T", "author": "A", "content": "one\ntwo"}
+    jsonl.write_text(json.dumps(record) + "\n{bad json\n")
+    result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
+    assert result.output.splitlines()[-1] == (
+        f"1 problem(s) in {jsonl}: 1 of 2 records valid (1 could not be read)"
+    )

@@ -240,6 +240,54 @@ def test_scan_reports_unreadable_files_without_a_traceback(tmp_path: Path) -> No
     assert folder.exit_code == 2 and "a folder, not a file" in folder.output
 
 
+def test_scan_refuses_an_unknown_form_before_scanning(tmp_path: Path) -> None:
+    """`form scan --form sonet` printed the whole scansion table, then "not checked: unknown
+    form", exit 1; the option is checked first: one `error:` line naming the known forms and
+    the closest one, exit 2."""
+    poem = tmp_path / "sonnet.txt"
+    poem.write_text(SONNET_18)
+    result = runner.invoke(
+        app, ["form", "scan", str(poem), "--form", "sonet"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: --form 'sonet': unknown form; the checker knows ballad, ")
+    assert "villanelle (and ballade, double sestina)" in line
+    assert line.endswith("did you mean 'sonnet'?")
+    haiku = runner.invoke(app, ["form", "scan", "-", "--form", "haiku"], input=SONNET_18)
+    assert haiku.exit_code == 2 and haiku.stdout == "" and "did you mean" not in haiku.stderr
+    # Spellings the checker reads (case, plurals) still scan.
+    plural = runner.invoke(app, ["form", "scan", str(poem), "--form", "Sonnets"])
+    assert plural.exit_code == 0 and "PASS sonnet" in plural.output
+
+
+def test_scan_refuses_a_file_of_poems_and_points_to_check(tmp_path: Path) -> None:
+    """`form scan poems.jsonl` scanned the JSON lines as verse and exited 0; a CSV/JSONL file
+    (or text whose first line is a JSON object) is one `error:` line pointing to `form check`."""
+    records = json.dumps({"text": SONNET_18, "form": "sonnet"}) + "\n"
+    jsonl = tmp_path / "poems.jsonl"
+    jsonl.write_text(records * 2)
+    csv_file = tmp_path / "poems.csv"
+    _write_csv(csv_file, [{"text": SONNET_18, "form": "sonnet"}])
+    named_txt = tmp_path / "poems.txt"
+    named_txt.write_text("\n" + records)
+    for source, what in ((jsonl, "is a JSONL file"), (csv_file, "is a CSV file"), (named_txt, "holds JSON records")):  # fmt: skip
+        result = runner.invoke(
+            app, ["form", "scan", str(source), "--form", "sonnet"], env={"COLUMNS": "400"}
+        )
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"error: {source}: {what}, not a poem's text; "), line
+        assert f"`poemetric form check {source} --output checks.jsonl`" in line
+    piped = runner.invoke(app, ["form", "scan", "-", "--form", "sonnet"], input=records)
+    assert piped.exit_code == 2 and "standard input: holds JSON records" in piped.stderr
+    # A plain-text poem (even one opening with a brace) still scans.
+    braced = tmp_path / "braced.txt"
+    braced.write_text("{ untitled }\n" + SONNET_18)
+    plain = runner.invoke(app, ["form", "scan", str(braced), "--form", "sonnet"])
+    assert plain.exit_code == 0 and "temperate" in plain.output
+
+
 def _store_with_generations(run_dir: Path) -> RunStore:
     store = RunStore(run_dir)
     store.add_poems(

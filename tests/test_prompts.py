@@ -164,3 +164,24 @@ def test_a_dataset_that_cannot_be_loaded_is_one_error_line_with_its_path_whole(
     assert result.exit_code == 2 and result.stdout == "", result.output
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: ") and str(missing) in line
+
+
+def test_no_poem_to_render_names_only_the_filters_given(tmp_path: Path) -> None:
+    """`prompts render` of a dataset without poems said "Invalid value for --poem-id: no poem
+    matches" though no --poem-id was given; the message names only what the user passed."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    wide = {"COLUMNS": "400"}
+    result = CliRunner().invoke(
+        app, ["prompts", "render", "--dataset", str(empty), "--limit", "2"], env=wide
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.splitlines() == [f"error: dataset {empty}: has no poems"]
+    unknown = CliRunner().invoke(app, ["prompts", "render", "--poem-id", "nope"], env=wide)
+    assert unknown.exit_code == 2 and unknown.stdout == "", unknown.output
+    (line,) = unknown.stderr.splitlines()
+    assert line.startswith("error: --poem-id nope: no such poem in dataset demo ")

@@ -139,7 +139,8 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
     if not path.is_file():
         bundled = sorted(p.stem for p in resource_path("analysis").glob("*.yaml"))
         raise RecipeError(
-            f"no recipe {str(name_or_path)!r} (looked for {path}); bundled recipes: {bundled}"
+            f"no recipe {str(name_or_path)!r} (looked for {path}); bundled recipes: "
+            + ", ".join(bundled)
         )
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -155,7 +156,7 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
         if unknown:
             raise RecipeError(
                 f"{path}: figure {spec.name!r} ({spec.kind}) has unknown parameter(s) "
-                f"{sorted(unknown)}; accepted: {sorted(accepted)}"
+                f"{', '.join(sorted(unknown))}; accepted: {', '.join(sorted(accepted)) or 'none'}"
             )
     return recipe
 

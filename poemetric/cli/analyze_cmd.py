@@ -248,7 +248,10 @@ def figures(
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
     if bad or not formats:
         raise typer.BadParameter(
-            f"unknown format(s) {bad}; use pdf, png, svg", param_hint="--format"
+            f"unknown format(s) {', '.join(bad)}; use pdf, png, svg"
+            if bad
+            else "no format given; use pdf, png, svg",
+            param_hint="--format",
         )
     from poemetric.analysis import render_figures
     from poemetric.analysis.experts import ExpertRatingsError

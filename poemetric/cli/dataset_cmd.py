@@ -58,9 +58,10 @@ def validate(
     if not report.ok:
         for issue in report.issues:
             typer.echo(str(issue))
+        unreadable = f" ({report.unreadable} could not be read)" if report.unreadable else ""
         typer.echo(
-            f"{len(report.issues)} problem(s) in {path}: {len(report.poems)} of "
-            f"{report.records} records valid"
+            f"{len(report.issues)} problem(s) in {path}: {report.valid_records} of "
+            f"{report.records + report.unreadable} records valid{unreadable}"
         )
         raise typer.Exit(1)
     table = Table("form", "poems", title=f"{path.name} (sha256 {report.sha256[:12]}…)")

@@ -6,6 +6,7 @@ without loading it (and `form check` loads only what it uses).
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -152,6 +153,7 @@ def scan_command(
     from poemetric.form.checker import check_poem
     from poemetric.form.parsing import end_word, parse_poem
 
+    _known_form(form)
     try:
         if file == "-":
             text = sys.stdin.read()
@@ -160,6 +162,7 @@ def scan_command(
             if not path.is_file():
                 reason = "a folder, not a file" if path.is_dir() else "no such file"
                 raise error_exit(f"{file}: {reason}")
+            _one_poem(file, path.suffix.lower())
             text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         where = "standard input" if file == "-" else file
@@ -167,6 +170,7 @@ def scan_command(
         raise error_exit(
             f"{where}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})"
         ) from None
+    _one_poem(file, None, text)
     result = check_poem(text, form, meter, rhyme, threshold=threshold)
     poem = parse_poem(text)
     spec = None
@@ -207,6 +211,49 @@ def scan_command(
         )
     if result.error:
         raise typer.Exit(1)
+
+
+def _one_poem(file: str, suffix: str | None, text: str = "") -> None:
+    """Refuse a file of poems (by its suffix, or a JSON object on its first non-blank line):
+    `form scan` read a JSONL file as one poem's text and scanned its JSON lines."""
+    from poemetric.data.io import SUPPORTED_SUFFIXES
+
+    if suffix in SUPPORTED_SUFFIXES:
+        kind = f"is a {suffix.lstrip('.').upper()} file"
+    else:
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        try:
+            record = json.loads(first) if first.lstrip().startswith("{") else None
+        except json.JSONDecodeError:
+            record = None
+        if not isinstance(record, dict):
+            return
+        kind = "holds JSON records"
+    where = "standard input" if file == "-" else file
+    target = "FILE" if file == "-" else file
+    raise error_exit(
+        f"{where}: {kind}, not a poem's text; `form scan` scans one poem (a text file or -), "
+        f"`poemetric form check {target} --output checks.jsonl` checks a file of poems"
+    )
+
+
+def _known_form(form: str) -> None:
+    """Refuse an unknown `--form` before reading the poem: `error: ...` naming the forms the
+    checker knows and the closest one (a typo like `sonet` scanned the whole poem first)."""
+    import difflib
+
+    from poemetric.form.checker import normalize_form
+    from poemetric.form.forms import EXTRA_FORMS, FORMS, RULES
+
+    key = normalize_form(form)
+    if key in RULES:
+        return
+    close = difflib.get_close_matches(key, list(RULES), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise error_exit(
+        f"--form {form!r}: unknown form; the checker knows {', '.join(FORMS)} "
+        f"(and {', '.join(EXTRA_FORMS)}){hint}"
+    )
 
 
 def _line_letters(lines: tuple[str, ...], rhyme: str | None) -> str:

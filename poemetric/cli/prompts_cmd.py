@@ -78,11 +78,17 @@ def render(
         poems = load_dataset(dataset).poems
     except DatasetError as error:
         raise error_exit(error) from error
+    if not poems:
+        raise error_exit(f"dataset {dataset}: has no poems")
     if poem_id:
         poems = [p for p in poems if p.poem_id in set(poem_id)]
+        if not poems:
+            ids = ", ".join(dict.fromkeys(poem_id))
+            raise error_exit(
+                f"--poem-id {ids}: no such poem in dataset {dataset} "
+                f"(`poemetric dataset show {dataset}` lists the poem ids)"
+            )
     poems = poems[:limit] if limit else poems
-    if not poems:
-        raise typer.BadParameter("no poem matches", param_hint="--poem-id")
     try:
         for poem in poems:
             judging = kind is PromptKind.judge

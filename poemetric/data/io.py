@@ -74,6 +74,8 @@ class RawTable:
     issues: list[ValidationIssue] = field(default_factory=list)
     #: True once a header (CSV) or schema (Parquet) was read; JSONL records carry their own keys.
     header_read: bool = False
+    #: Records that could not be read (each is one of `issues`; a broken CSV stretch counts once).
+    unreadable: int = 0
 
     @property
     def unit(self) -> str:
@@ -141,6 +143,7 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
         if broken is not None:
             first, error = broken
             span = f"line {first}" if last_line <= first else f"lines {first}-{last_line}"
+            table.unreadable += 1
             table.issues.append(
                 ValidationIssue(
                     str(path),
@@ -191,6 +194,7 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
                 if broken is not None:
                     restart = start  # still inside the broken record: skip one line
                     break
+                table.unreadable += 1
                 table.issues.append(
                     ValidationIssue(
                         str(path),
@@ -229,9 +233,11 @@ def _read_jsonl(path: Path, data: bytes) -> RawTable:
         try:
             value = json.loads(line)
         except json.JSONDecodeError as error:
+            table.unreadable += 1
             table.issues.append(ValidationIssue(str(path), number, None, f"bad JSON: {error.msg}"))
             continue
         if not isinstance(value, dict):
+            table.unreadable += 1
             table.issues.append(
                 ValidationIssue(str(path), number, None, "expected a JSON object per line")
             )

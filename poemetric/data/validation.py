@@ -22,6 +22,8 @@ from poemetric.data.schema import (
 
 #: Model field → file column, for messages.
 _FIELD_COLUMNS = {"link": "poem_link-href"}
+#: Poem-text columns that `form check` reads but this schema calls `content`.
+_TEXT_COLUMNS = ("text", "poem")
 
 
 @dataclass
@@ -35,10 +37,20 @@ class ValidationReport:
     poems: list[Poem] = field(default_factory=list)
     issues: list[ValidationIssue] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: Records that could not be read at all (malformed CSV, bad JSON): not in `records`.
+    unreadable: int = 0
+    #: The header (or, in JSONL, every record) lacks a required or has a repeated column, so no
+    #: record is valid even where its own values are.
+    column_problems: bool = False
 
     @property
     def ok(self) -> bool:
         return not self.issues
+
+    @property
+    def valid_records(self) -> int:
+        """Records without any problem: none when the columns themselves are wrong."""
+        return 0 if self.column_problems else len(self.poems)
 
     def form_counts(self) -> dict[PoemForm, int]:
         """Poems per form, most frequent first (ties by form name)."""
@@ -63,6 +75,7 @@ def validate_file(path: str | Path) -> ValidationReport:
         file_format=table.file_format,
         sha256=hashlib.sha256(data).hexdigest(),
         records=len(table.records),
+        unreadable=table.unreadable,
     )
     report.issues.extend(table.issues)
     _check_records(table, report)
@@ -72,16 +85,21 @@ def validate_file(path: str | Path) -> ValidationReport:
 
 def _check_records(table: RawTable, report: ValidationReport) -> None:
     file = str(table.path)
+    table_issues = len(report.issues)
     missing_headers: set[str] = set()
     if table.header_read:
-        missing_headers = {column for column in REQUIRED_COLUMNS if column not in table.columns}
-        for column in sorted(missing_headers, key=REQUIRED_COLUMNS.index):
+        missing = [column for column in REQUIRED_COLUMNS if column not in table.columns]
+        missing_headers = set(missing)
+        if missing:
             report.issues.append(
                 ValidationIssue(
                     file,
                     table.header_line,
-                    column,
-                    "missing column header (required: " + ", ".join(REQUIRED_COLUMNS) + ")",
+                    ", ".join(missing),
+                    f"missing column header{'s' if len(missing) > 1 else ''} (required: "
+                    + ", ".join(REQUIRED_COLUMNS)
+                    + ")"
+                    + (_content_hint(table.columns) if "content" in missing_headers else ""),
                 )
             )
         duplicated = [name for name, count in Counter(table.columns).items() if count > 1]
@@ -89,6 +107,17 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             report.issues.append(
                 ValidationIssue(file, table.header_line, column, "column appears more than once")
             )
+    elif table.records and "content" not in table.columns and _content_hint(table.columns):
+        # JSONL: said once for the file, not as "content: missing value" on every record.
+        missing_headers = {"content"}
+        report.issues.append(
+            ValidationIssue(
+                file,
+                None,
+                "content",
+                "no record has a 'content' key" + _content_hint(table.columns),
+            )
+        )
     absent = [
         column
         for column in POEMETRIC_COLUMNS
@@ -107,6 +136,7 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             "ignored columns (not part of the POEMetric schema): "
             + ", ".join(repr(column) for column in unknown)
         )
+    report.column_problems = len(report.issues) > table_issues
     id_column = next((column for column in ID_COLUMNS if column in table.columns), "poem_id")
 
     first_line: dict[str, int] = {}
@@ -134,6 +164,17 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             continue
         first_line[poem.poem_id] = record.line
         report.poems.append(poem)
+
+
+def _content_hint(columns: list[str]) -> str:
+    """Why a file with a `text` (or `poem`) column has no poem text here, or ""."""
+    found = next((column for column in _TEXT_COLUMNS if column in columns), None)
+    if found is None:
+        return ""
+    return (
+        f"; the dataset schema calls the poem column 'content' ({found!r} is the column "
+        f"`form check` reads): rename {found!r} to 'content'"
+    )
 
 
 def _issues_from_error(
