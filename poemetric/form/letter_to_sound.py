@@ -14,115 +14,19 @@ import itertools
 import re
 from dataclasses import dataclass
 
-_VOWEL_LETTERS = frozenset("aeiouy")
-
-# Vowel spellings, longest first: letters -> alternative vowel phones (without stress digit,
-# optionally followed by a consonant such as R). The first alternative is the most likely.
-_VOWEL_SPELLINGS: dict[str, tuple[str, ...]] = {
-    "ough": ("AO", "OW", "UW", "AW", "AH F"),
-    "augh": ("AO",),
-    "eigh": ("EY",),
-    "igh": ("AY",),
-    "eau": ("OW",),
-    "ayer": ("EY ER",),
-    "aire": ("EH R",),
-    "eare": ("IH R",),
-    "oore": ("AO R",),
-    "ower": ("AW ER", "OW ER"),
-    "ire": ("AY R",),
-    "ure": ("UH R",),
-    "ore": ("AO R",),
-    "are": ("EH R",),
-    "ere": ("IH R", "EH R"),
-    "air": ("EH R",),
-    "ear": ("IH R", "EH R", "ER"),
-    "eer": ("IH R",),
-    "oar": ("AO R",),
-    "our": ("AW R", "AO R", "UH R"),
-    "oor": ("AO R", "UH R"),
-    "ae": ("IY", "EY"),  # Latin -ae: Thermopylae, antennae
-    "ai": ("EY",),
-    "ay": ("EY",),
-    "ee": ("IY",),
-    "ea": ("IY", "EH"),
-    "ei": ("EY", "IY"),
-    "ey": ("EY", "IY"),
-    "ie": ("IY", "AY"),
-    "oa": ("OW",),
-    "oe": ("OW",),
-    "oo": ("UW", "UH"),
-    "ou": ("AW", "UW"),
-    "ow": ("AW", "OW"),
-    "oi": ("OY",),
-    "oy": ("OY",),
-    "au": ("AO",),
-    "aw": ("AO",),
-    "ew": ("UW",),
-    "eu": ("UW",),
-    "ue": ("UW",),
-    "ui": ("UW",),
-    "ah": ("AA",),  # a final or pre-consonantal h is silent: Shuh-shuh-gah
-    "eh": ("EY",),
-    "oh": ("OW",),
-    "uh": ("AH",),
-    "ar": ("AA R",),
-    "or": ("AO R",),
-    "er": ("ER",),
-    "ir": ("ER",),
-    "ur": ("ER",),
-    "yr": ("ER",),
-}
-_SHORT = {"a": "AE", "e": "EH", "i": "IH", "o": "AA", "u": "AH", "y": "IH"}
-_LONG = {"a": "EY", "e": "IY", "i": "AY", "o": "OW", "u": "UW", "y": "AY"}
-
-_CONSONANT_SPELLINGS: dict[str, str] = {
-    "tch": "CH",
-    "sch": "S K",
-    "dge": "JH",
-    "ch": "CH",
-    "sh": "SH",
-    "th": "TH",
-    "ph": "F",
-    "ck": "K",
-    "ng": "NG",
-    "qu": "K W",
-    "wh": "W",
-    "wr": "R",
-    "gh": "",
-    "x": "K S",
-    "j": "JH",
-    "z": "Z",
-    "v": "V",
-    "w": "W",
-    "q": "K",
-    "b": "B",
-    "d": "D",
-    "f": "F",
-    "h": "HH",
-    "k": "K",
-    "l": "L",
-    "m": "M",
-    "n": "N",
-    "p": "P",
-    "r": "R",
-    "s": "S",
-    "t": "T",
-}
-_UNSTRESSED_PREFIXES = ("be", "de", "re", "con", "com", "dis", "ex", "mis", "pre", "pro", "un", "a")
-_FINAL_STRESS_SUFFIXES = ("ee", "eer", "oon", "ique", "ette", "esque", "ade")
-_PENULT_STRESS_SUFFIXES = (
-    "tion",
-    "sion",
-    "ic",
-    "cious",
-    "tious",
-    "xious",
-    "ceous",
-    "geous",
-    "gious",
+from poemetric.form.letter_tables import (
+    ANTEPENULT_STRESS_SUFFIXES,
+    CONSONANT_SPELLINGS,
+    FINAL_STRESS_SUFFIXES,
+    FRENCH_ENDINGS,
+    LONG,
+    PENULT_STRESS_SUFFIXES,
+    SHORT,
+    UNSTRESSED_PREFIXES,
+    VOWEL_SPELLINGS,
 )
-#: Suffixes whose ``i`` is a syllable of its own (``-i-an``): stress on the syllable before it.
-_ANTEPENULT_STRESS_SUFFIXES = ("ical", "ial", "ian", "ious", "eous", "ia", "ium", "ius")
+
+_VOWEL_LETTERS = frozenset("aeiouy")
 
 
 @dataclass
@@ -162,22 +66,22 @@ def _segment(word: str) -> list[_Unit]:
             for length in (4, 3, 2):
                 chunk = word[i : i + length]
                 if (
-                    chunk in _VOWEL_SPELLINGS
+                    chunk in VOWEL_SPELLINGS
                     and not (chunk.endswith("e") and len(chunk) > 2 and i + length < n)
                     and not (chunk.endswith(("r", "w", "h")) and _vowel_follows(word, i + length))
                 ):
-                    units.append(_Unit(chunk, vowels=_VOWEL_SPELLINGS[chunk]))
+                    units.append(_Unit(chunk, vowels=VOWEL_SPELLINGS[chunk]))
                     i += length
                     break
             else:
                 letter = word[i]
-                units.append(_Unit(letter, vowels=(_SHORT[letter], _LONG[letter])))
+                units.append(_Unit(letter, vowels=(SHORT[letter], LONG[letter])))
                 i += 1
             continue
         for length in (3, 2, 1):
             chunk = word[i : i + length]
-            if chunk in _CONSONANT_SPELLINGS and (length > 1 or chunk == word[i]):
-                phones = _CONSONANT_SPELLINGS[chunk]
+            if chunk in CONSONANT_SPELLINGS and (length > 1 or chunk == word[i]):
+                phones = CONSONANT_SPELLINGS[chunk]
                 if chunk == "gh" and i == 0:
                     phones = "G"
                 units.append(_Unit(chunk, consonant=phones))
@@ -209,28 +113,9 @@ def _drop_silent_letters(word: str) -> str:
 
 #: Endings of French loanwords, which keep the French final stress: spelling -> phones of the
 #: stressed final syllable (alternatives). Accents are already removed (``-ière`` -> ``-iere``).
-_FRENCH_ENDINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("iere", ("IY0 EH1 R", "IH1 R")),  # montgolfière, portière
-    ("ingue", ("AE1 NG",)),  # a final nasal vowel before silent -gue
-    ("angue", ("AE1 NG",)),
-    ("oire", ("W AA1 R",)),
-    ("euse", ("UW1 Z", "ER1 Z")),
-    ("eur", ("ER1",)),
-    ("esque", ("EH1 S K",)),
-    ("ette", ("EH1 T",)),
-    ("ique", ("IY1 K",)),
-    ("eau", ("OW1",)),
-    ("aine", ("EY1 N", "EH1 N")),
-    ("elle", ("EH1 L",)),
-    ("ille", ("IH1 L", "IY1 L")),  # quadrille, espadrille, bastille
-    ("ade", ("EY1 D", "AA1 D")),
-    ("ere", ("IH1 R", "EH1 R")),  # sincere, austere: the -ere syllable is stressed
-)
-
-
 def _french_ending(letters: str) -> tuple[str, tuple[str, ...]] | None:
     """(remaining letters, stressed final syllables) for a French loanword ending."""
-    for spelling, phones in _FRENCH_ENDINGS:
+    for spelling, phones in FRENCH_ENDINGS:
         rest = letters[: -len(spelling)]
         if letters.endswith(spelling) and len(rest) >= 2 and re.search(r"[aeiouy]", rest):
             return rest, phones
@@ -347,13 +232,13 @@ def _vowel_choices(
             if letter in "iye" and (before_vowel or (letter == "y" and index == total - 1)):
                 return ["IY0"]  # acadian, hyperion: a front vowel in hiatus is a glide-like /i/
             if unit.long_possible and index == total - 1:
-                return [f"{_LONG[letter]}0"]
+                return [f"{LONG[letter]}0"]
             return ["IH0" if letter in {"e", "i", "y"} else "AH0"]
         if before_vowel and letter in "iy":
-            return [f"{_LONG[letter]}1", "IY1"]
+            return [f"{LONG[letter]}1", "IY1"]
         if unit.long_possible:
-            return [f"{_LONG[letter]}1", f"{_SHORT[letter]}1"]
-        return [f"{_SHORT[letter]}1"]
+            return [f"{LONG[letter]}1", f"{SHORT[letter]}1"]
+        return [f"{SHORT[letter]}1"]
     choices = []
     for option in unit.vowels if stressed else unit.vowels[:1]:
         vowel, *rest = option.split()
@@ -393,14 +278,14 @@ def _stress_index(word: str, weights: list[bool]) -> int:
     syllables = len(weights)
     if syllables <= 1:
         return 0
-    if word.endswith(_FINAL_STRESS_SUFFIXES):
+    if word.endswith(FINAL_STRESS_SUFFIXES):
         return syllables - 1
-    if word.endswith(_PENULT_STRESS_SUFFIXES):
+    if word.endswith(PENULT_STRESS_SUFFIXES):
         return max(0, syllables - 2)
-    if word.endswith(_ANTEPENULT_STRESS_SUFFIXES):
+    if word.endswith(ANTEPENULT_STRESS_SUFFIXES):
         return max(0, syllables - 3)
     if syllables >= 3:
         return syllables - 2 if weights[-2] else syllables - 3
-    if word.startswith(_UNSTRESSED_PREFIXES) and len(word) > 4:
+    if word.startswith(UNSTRESSED_PREFIXES) and len(word) > 4:
         return 1
     return 0

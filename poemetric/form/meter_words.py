@@ -250,6 +250,7 @@ _ENTRY_SOURCES = (
     "morphology.py",
     "phonetic_tables.py",
     "letter_to_sound.py",
+    "letter_tables.py",
     "lexicon.py",
 )
 
