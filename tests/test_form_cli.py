@@ -261,6 +261,25 @@ def test_scan_refuses_an_unknown_form_before_scanning(tmp_path: Path) -> None:
     assert plural.exit_code == 0 and "PASS sonnet" in plural.output
 
 
+def test_scan_refuses_an_unreadable_meter_or_rhyme_before_scanning() -> None:
+    """An unreadable `--rhyme` or `--meter` printed the whole scansion, then "not checked"."""
+    for option, value, start in (
+        ("--rhyme", "AB?B", "error: --rhyme: rhyme pattern 'AB?B' must contain only letters"),
+        ("--meter", "jambic pentameter", "error: --meter: unrecognised meter 'jambic pentameter'"),
+    ):
+        result = runner.invoke(
+            app, ["form", "scan", "-", "--form", "sonnet", option, value], input=SONNET_18
+        )
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(start), line
+    fine = runner.invoke(
+        app, ["form", "scan", "-", "--form", "sonnet", "--rhyme", "abab cdcd efef gg"],
+        input=SONNET_18,
+    )  # fmt: skip
+    assert fine.exit_code == 0 and "PASS sonnet" in fine.output
+
+
 def test_scan_refuses_a_file_of_poems_and_points_to_check(tmp_path: Path) -> None:
     """`form scan poems.jsonl` scanned the JSON lines as verse and exited 0; a CSV/JSONL file
     (or text whose first line is a JSON object) is one `error:` line pointing to `form check`."""

@@ -154,6 +154,7 @@ def scan_command(
     from poemetric.form.parsing import end_word, parse_poem
 
     _known_form(form)
+    _readable_request(meter, rhyme)
     try:
         if file == "-":
             text = sys.stdin.read()
@@ -254,6 +255,22 @@ def _known_form(form: str) -> None:
         f"--form {form!r}: unknown form; the checker knows {', '.join(FORMS)} "
         f"(and {', '.join(EXTRA_FORMS)}){hint}"
     )
+
+
+def _readable_request(meter: str | None, rhyme: str | None) -> None:
+    """Refuse a `--meter` or `--rhyme` the checker cannot read before reading the poem (the
+    whole scansion used to be printed, then "not checked")."""
+    from poemetric.form.adapters import MeterError, parse_meter
+    from poemetric.form.parsing import PatternError, parse_rhyme_pattern
+
+    try:
+        if meter:
+            parse_meter(meter)
+        if rhyme:
+            parse_rhyme_pattern(rhyme)
+    except (MeterError, PatternError) as error:
+        option = "--meter" if isinstance(error, MeterError) else "--rhyme"
+        raise error_exit(f"{option}: {error}") from None
 
 
 def _line_letters(lines: tuple[str, ...], rhyme: str | None) -> str:
