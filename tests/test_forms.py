@@ -215,7 +215,6 @@ def test_a_beat_finding_says_why_when_the_count_is_right_but_the_feet_are_not() 
     assert "fit 0." in details[0]
     for detail in details:
         assert "3 beats (about 3)" not in detail
-    assert "line 2 does not read with 3 beats (about 4)" in details
 
 
 def test_a_metre_finding_names_the_words_that_strain_the_reading() -> None:
@@ -308,6 +307,7 @@ def test_sestina_end_word_order() -> None:
         ("Only one line here", "sonnet", None, None, "line"),
         ("Это не английский текст\nСовсем не английский", "ballad", None, None, "Latin"),
         (SONNET_18, "haiku", None, None, "unknown form"),
+        (SONNET_18, "sonet", None, None, "did you mean 'sonnet'?"),
         (SONNET_18, "sonnet", "wobbly hexagonal", None, "meter"),
         (SONNET_18, "sonnet", None, "AB1B", "letters"),
     ],

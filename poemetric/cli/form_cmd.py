@@ -241,20 +241,12 @@ def _one_poem(file: str, suffix: str | None, text: str = "") -> None:
 def _known_form(form: str) -> None:
     """Refuse an unknown `--form` before reading the poem: `error: ...` naming the forms the
     checker knows and the closest one (a typo like `sonet` scanned the whole poem first)."""
-    import difflib
-
-    from poemetric.form.checker import normalize_form
-    from poemetric.form.forms import EXTRA_FORMS, FORMS, RULES
+    from poemetric.form.checker import known_forms_note, normalize_form
+    from poemetric.form.forms import RULES
 
     key = normalize_form(form)
-    if key in RULES:
-        return
-    close = difflib.get_close_matches(key, list(RULES), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise error_exit(
-        f"--form {form!r}: unknown form; the checker knows {', '.join(FORMS)} "
-        f"(and {', '.join(EXTRA_FORMS)}){hint}"
-    )
+    if key not in RULES:
+        raise error_exit(f"--form {form!r}: unknown form; {known_forms_note(key)}")
 
 
 def _readable_request(meter: str | None, rhyme: str | None) -> None:

@@ -150,6 +150,15 @@ def _error(
     )
 
 
+def known_forms_note(form_key: str) -> str:
+    """The forms the checker knows, and the closest to an unknown one (a typo: *sonet*)."""
+    import difflib
+
+    close = difflib.get_close_matches(form_key, list(RULES), n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else "; it cannot check this one"
+    return f"the checker knows {', '.join(FORMS)} (and {', '.join(EXTRA_FORMS)}){hint}"
+
+
 def check_poem(
     text: str,
     form: str,
@@ -168,8 +177,7 @@ def check_poem(
             meter,
             rhyme,
             threshold,
-            f"unknown form {form!r}: the checker knows {', '.join(FORMS)} "
-            f"(and {', '.join(EXTRA_FORMS)}); it cannot check this one",
+            f"unknown form {form!r}: {known_forms_note(form_key)}",
         )
     try:
         meter_spec = parse_meter(meter) if meter else None
