@@ -50,3 +50,21 @@ def test_a_missing_run_names_the_runs_beside_it(tmp_path: Path) -> None:
         f"{tmp_path / 'runs' / 'demo'}, {tmp_path / 'runs' / 'paper'}; start a run with "
     )
     assert not run.exists()
+
+
+@pytest.mark.parametrize("under", [False, True], ids=["a-file", "under-a-file"])
+@pytest.mark.parametrize("command", [*COMMANDS, ["survey", "sheets"]], ids=" ".join)
+def test_a_run_that_is_a_file_is_named_as_the_run(
+    tmp_path: Path, command: list[str], under: bool
+) -> None:
+    """`--run` naming a file (the store itself, a CSV): analyze, figures, export, ghostwriting
+    metrics and survey sheets blamed an `--out`/`--to` the user never gave ("--out
+    results.csv/analysis: not a folder") instead of saying there is no run there."""
+    blocker = tmp_path / "results.csv"
+    blocker.write_text("keep me\n", encoding="utf-8")
+    run = blocker / "sub" if under else blocker
+    result = CliRunner().invoke(app, [*command, "--run", str(run)], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: no run store at {run / 'poemetric.sqlite'}; "), line
+    assert blocker.read_text(encoding="utf-8") == "keep me\n"

@@ -22,7 +22,7 @@ from poemetric.cli.options import (
     error_exit,
     existing_run,
     experts_option,
-    output_folder,
+    run_output_folder,
 )
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ def analyze(
     """
     if ci not in ("t", "bootstrap"):
         raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
-    destination = output_folder(out or run / "analysis")
+    destination = run_output_folder(run, out, "analysis")
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError
 
@@ -263,7 +263,7 @@ def figures(
         inches = parse_width(width)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--width") from exc
-    destination = output_folder(out or run / "figures")
+    destination = run_output_folder(run, out, "figures")
     with existing_run(run) as store:
         try:
             report = render_figures(

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption, existing_run, output_folder
+from poemetric.cli.options import RunOption, existing_run, run_output_folder
 from poemetric.store.schema import EXPORTABLE_TABLES
 
 console = Console()
@@ -45,7 +45,7 @@ def export(
         raise typer.BadParameter(
             f"unknown table(s) {', '.join(unknown)}; tables: {', '.join(EXPORTABLE_TABLES)}"
         )
-    out_dir = output_folder(to or run / "export", "--to")
+    out_dir = run_output_folder(run, to, "export", "--to")
     with existing_run(run) as store:
         width = max(map(len, chosen))
         for table in chosen:

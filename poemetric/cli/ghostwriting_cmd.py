@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption, error_exit, existing_run, output_folder
+from poemetric.cli.options import RunOption, error_exit, existing_run, run_output_folder
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -135,7 +135,7 @@ def metrics_command(
 
     if no_dataset and not reference:
         raise typer.BadParameter("--no-dataset needs at least one --reference corpus")
-    destination = output_folder(out or run / "analysis")
+    destination = run_output_folder(run, out, "analysis")
     try:
         extra = load_reference_corpora(reference)
     except ReferenceCorpusError as error:

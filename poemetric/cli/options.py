@@ -73,6 +73,19 @@ def output_folder(path: Path, option: str = "--out") -> Path:
     return path
 
 
+def run_output_folder(run: Path, out: Path | None, name: str, option: str = "--out") -> Path:
+    """`out`, or the folder `name` inside the run, as `output_folder` checks it. Without `out`, a
+    `--run` that holds no store (a file, a path under one) is named as such, not as an `out`
+    the user never gave."""
+    if out is None:
+        from poemetric.store.db import DB_NAME
+
+        if not (run / DB_NAME).exists():
+            existing_run(run)  # raises: "no run store at RUN/poemetric.sqlite; ..."
+        out = run / name
+    return output_folder(out, option)
+
+
 def output_file(path: Path, option: str = "--out") -> Path:
     """`path` as a file a command may write: a folder there is unusable input (exit 2)."""
     if path.is_dir():

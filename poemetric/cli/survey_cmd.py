@@ -12,7 +12,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.judging import split_names
-from poemetric.cli.options import RunOption, error_exit, existing_run, output_folder
+from poemetric.cli.options import RunOption, error_exit, existing_run, run_output_folder
 
 survey_app = typer.Typer(
     help="Human ratings: the expert survey (paper App. C) or line-level fluency / coherence "
@@ -230,7 +230,7 @@ def sheets(
     """
     from poemetric.survey.sheets import write_sheets
 
-    destination = output_folder(out or run / f"survey-{survey}")
+    destination = run_output_folder(run, out, f"survey-{survey}")
     with existing_run(run) as store, _refusals():
         paths = write_sheets(store, survey, destination, only=rater)
     for path in paths:
