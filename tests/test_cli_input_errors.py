@@ -4,6 +4,7 @@ run without poems. Before, these exited 1 with a red line on stdout (or plain te
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -142,3 +143,45 @@ def test_espeak_phonetics_without_espeak(
     assert result.stdout == ""
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: ") and "espeak" in line
+
+
+#: A valid answer to the judge's 13 questions (10 scores, comments on 9, 11 and 13).
+ANSWER = json.dumps({str(q): "why" if q in (9, 11, 13) else 4 for q in range(1, 14)})
+
+
+def test_judge_parse_reads_a_file_that_starts_with_a_byte_order_mark(tmp_path: Path) -> None:
+    """Windows tools (Excel, Notepad, PowerShell's `Out-File`) start UTF-8 with a BOM: its first
+    answer was "unreadable: ... not JSON (Unexpected UTF-8 BOM)" and the exit status 2."""
+    answers = tmp_path / "answers.jsonl"
+    line = json.dumps({"id": "a", "response": ANSWER})
+    answers.write_bytes(b"\xef\xbb\xbf" + f"{line}\n{line.replace('a', 'b', 1)}\n".encode())
+    out = tmp_path / "parsed.jsonl"
+    result = CliRunner().invoke(app, ["judge", "parse", str(answers), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "2 answer(s): 2 read, 0 rejected, 0 unreadable" in result.stdout
+    assert [json.loads(row)["ok"] for row in out.read_text(encoding="utf-8").splitlines()] == [
+        True,
+        True,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "no answers (the file is empty)"),
+        (b"\n  \n", "no answers (the file is empty)"),
+        (b'{"id": "a", "response": "caf\xe9"}\n', "not UTF-8 text (line 1: byte 0xe9)"),
+    ],
+    ids=["empty", "blank lines", "latin-1"],
+)
+def test_judge_parse_of_a_file_without_answers(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    """An empty file was "0 answer(s): 0 read" and exit status 0 (a wrong path looked like a
+    success); a file in another encoding was a UnicodeDecodeError traceback."""
+    answers = tmp_path / "answers.jsonl"
+    answers.write_bytes(content)
+    out = tmp_path / "parsed.jsonl"
+    line = _error(["judge", "parse", str(answers), "-o", str(out)])
+    assert line == f"error: {answers}: {message}"
+    assert not out.exists()

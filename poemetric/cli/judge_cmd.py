@@ -201,7 +201,8 @@ def parse_command(
     Each output line is {"id", "ok", "scores": {"1": 4, ..., "12": 2}, "comments": {"9": ...},
     "error", "notes"}: scores keyed by question number, 0 for N/A on items 7 and 8. Exit status
     0 when every answer was read, 1 when some were rejected (the error names the item), 2 when
-    the input cannot be read or some lines are not {"id", "response"} objects.
+    the input cannot be read (missing, empty, not UTF-8) or some lines are not {"id", "response"}
+    objects.
 
     Example:
 

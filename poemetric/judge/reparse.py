@@ -3,6 +3,7 @@ stored raw answers after a parser change (`poemetric judge reparse`)."""
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -54,29 +55,42 @@ def parse_record(identifier: Any, response: str) -> dict[str, Any]:
 def parse_file(source: Path, output: IO[str]) -> ParseSummary:
     """Parse every `{"id", "response"}` line of `source` into `output` (one line each)."""
     summary = ParseSummary()
+    # universal newlines, as open() reads: a raw U+2028 inside a JSON string ends no line
+    for number, raw in enumerate(io.StringIO(_text(source), newline=None), start=1):
+        if not raw.strip():
+            continue
+        summary.lines += 1
+        record, problem = _read_line(raw)
+        if problem is not None:
+            where = f"{source} line {number}: {problem}"
+            summary.unreadable.append(where)
+            result: dict[str, Any] = {"id": record.get("id"), "ok": False, "scores": None,
+                      "comments": None, "error": where, "notes": []}  # fmt: skip
+        else:
+            result = parse_record(record["id"], record["response"])
+            if result["ok"]:
+                summary.ok += 1
+            else:
+                summary.rejected += 1
+        output.write(json.dumps(result, ensure_ascii=False) + "\n")
+    if not summary.lines:
+        raise ParseInputError(f"{source}: no answers (the file is empty)")
+    return summary
+
+
+def _text(source: Path) -> str:
+    """The file's text: UTF-8, with or without a byte order mark (Windows tools write one)."""
     try:
-        handle = source.open(encoding="utf-8")
+        data = source.read_bytes()
     except OSError as error:
         raise ParseInputError(f"cannot read {source}: {error.strerror or error}") from error
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            summary.lines += 1
-            record, problem = _read_line(raw)
-            if problem is not None:
-                where = f"{source} line {number}: {problem}"
-                summary.unreadable.append(where)
-                result: dict[str, Any] = {"id": record.get("id"), "ok": False, "scores": None,
-                          "comments": None, "error": where, "notes": []}  # fmt: skip
-            else:
-                result = parse_record(record["id"], record["response"])
-                if result["ok"]:
-                    summary.ok += 1
-                else:
-                    summary.rejected += 1
-            output.write(json.dumps(result, ensure_ascii=False) + "\n")
-    return summary
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ParseInputError(
+            f"{source}: not UTF-8 text (line {line}: byte 0x{data[error.start]:02x})"
+        ) from None
 
 
 def _read_line(raw: str) -> tuple[dict[str, Any], str | None]:
