@@ -146,3 +146,21 @@ def test_ghostwriting_sheets_never_overwrite_a_filled_template(
     assert again.stdout == "" and again.stderr.startswith("error: ")
     assert "already holds answers" in again.stderr and "import-lines" in again.stderr
     assert template.read_text(encoding="utf-8") == filled
+
+
+def test_figures_are_the_same_bytes_in_every_format_when_drawn_again(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    """The same run gives the same figure files (docs: "byte-stable PDFs and SVGs"); every SVG
+    differed between two identical runs, because matplotlib names its clip paths and images
+    with a random salt."""
+    drawn = []
+    for attempt in ("first", "second"):
+        out = tmp_path / attempt
+        args = ["figures", "--run", str(demo_run), "--recipe", "rule-based", "--out", str(out)]
+        result = CliRunner().invoke(app, [*args, "--format", "pdf,png,svg"])
+        assert result.exit_code == 0, result.output
+        drawn.append({path.name: path.read_bytes() for path in sorted(out.iterdir())})
+    assert any(name.endswith(".svg") for name in drawn[0])
+    assert drawn[0].keys() == drawn[1].keys()
+    assert [name for name in drawn[0] if drawn[0][name] != drawn[1][name]] == []

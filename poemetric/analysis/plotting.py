@@ -153,7 +153,9 @@ def save_figure(drawing: Drawing, out_dir: Path, name: str, formats: Sequence[st
         if fmt not in {"pdf", "png", "svg"}:
             raise ValueError(f"unknown figure format {fmt!r}; use pdf, png or svg")
         path = out_dir / f"{name}.{fmt}"
-        drawing.figure.savefig(path, dpi=300 if fmt == "png" else None, metadata=_metadata(fmt))
+        # A fixed salt: SVG clip-path and image ids are otherwise salted with a random uuid.
+        with plt.rc_context({"svg.hashsalt": f"poemetric:{name}"}):
+            drawing.figure.savefig(path, dpi=300 if fmt == "png" else None, metadata=_metadata(fmt))
         written.append(path)
     caption = out_dir / f"{name}.caption.txt"
     caption.write_text(drawing.caption.strip() + "\n", encoding="utf-8")
