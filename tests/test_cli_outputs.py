@@ -15,6 +15,7 @@ import csv
 from pathlib import Path
 
 import pytest
+from matplotlib.figure import Figure
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -164,3 +165,29 @@ def test_figures_are_the_same_bytes_in_every_format_when_drawn_again(
     assert any(name.endswith(".svg") for name in drawn[0])
     assert drawn[0].keys() == drawn[1].keys()
     assert [name for name in drawn[0] if drawn[0][name] != drawn[1][name]] == []
+
+
+def test_an_interrupted_figures_run_leaves_no_half_written_figure(
+    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while a figure was being saved left it truncated (an 84-byte PNG, a PDF without
+    its end) in place of the earlier, complete one."""
+    out = tmp_path / "figures"
+    args = ["figures", "--run", str(demo_run), "--recipe", "rule-based", "--out", str(out)]
+    assert CliRunner().invoke(app, [*args, "--format", "pdf,png"]).exit_code == 0
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    saved = []
+
+    def interrupted(self: Figure, fname: object, **kwargs: object) -> None:
+        """Ctrl-C in the middle of the second figure's file (its first bytes are written)."""
+        saved.append(fname)
+        if len(saved) == 3:
+            Path(str(fname)).write_bytes(b"\x89PNG\r\n\x1a\n")
+            raise KeyboardInterrupt
+        original(self, fname, **kwargs)
+
+    original = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", interrupted)
+    result = CliRunner().invoke(app, [*args, "--format", "pdf,png"])
+    assert result.exit_code != 0 and len(saved) == 3
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
