@@ -12,6 +12,7 @@ reprint a sheet, wrote empty templates over the filled ones and the answers were
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from matplotlib.figure import Figure
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.store import RunStore
 
 
 @pytest.fixture(scope="module")
@@ -191,3 +193,35 @@ def test_an_interrupted_figures_run_leaves_no_half_written_figure(
     result = CliRunner().invoke(app, [*args, "--format", "pdf,png"])
     assert result.exit_code != 0 and len(saved) == 3
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def _experts(run: Path, path: Path) -> Path:
+    """Two experts' overall-quality scores of six of the run's poems."""
+    with RunStore(run, create=False) as store:
+        poems = [row["generation_id"] for row in store.query(
+            "SELECT generation_id FROM generations WHERE status = 'ok' ORDER BY generation_id"
+        )][:6]  # fmt: skip
+    scores = {"e1": [4, 2, 5, 3, 1, 4], "e2": [4, 3, 5, 3, 2, 4]}
+    rows = [f"{poem},{rater},overall_quality,{scores[rater][i]}"
+            for i, poem in enumerate(poems) for rater in scores]  # fmt: skip
+    path.write_text("poem,rater,item,score\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_analyze_agreement_line_without_bootstrap_shows_no_mangled_interval(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    """With `--bootstrap 0` the intervals are NaN: the line read "PAo 0.167 , QWK -0.180 ,"
+    because "[nan, nan]" was taken for console markup and dropped."""
+    experts = _experts(demo_run, tmp_path / "experts.csv")
+    args = ["analyze", "--run", str(demo_run), "--experts", str(experts), "--out", str(tmp_path)]
+    runner = CliRunner()
+    without = runner.invoke(app, [*args, "--bootstrap", "0"], env={"COLUMNS": "400"}).stdout
+    (line,) = [line for line in without.splitlines() if line.startswith("experts (all items")]
+    assert re.fullmatch(
+        r"experts \(all items, 6 poems, 6 paired ratings\): PAo -?[\d.]+, QWK -?[\d.]+, "
+        r"alpha interval -?[\d.]+ \(no CIs: --bootstrap 0\)",
+        line,
+    ), line
+    with_cis = runner.invoke(app, [*args, "--bootstrap", "50"], env={"COLUMNS": "400"}).stdout
+    assert re.search(r"PAo -?[\d.]+ \[-?[\d.]+, -?[\d.]+\], QWK", with_cis), with_cis

@@ -7,8 +7,9 @@ other command starts quickly (tests/test_cli_startup.py).
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -48,6 +49,13 @@ def _fmt(value: object, digits: int = 2) -> str:
     if isinstance(value, float):
         return "–" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
+
+
+def _with_ci(row: Mapping[Hashable, Any], key: str) -> str:
+    """`0.175 [0.122, 0.225]`: the estimate of `key`, and its interval when it has one."""
+    low, high = row[key + "_ci_low"], row[key + "_ci_high"]
+    ci = "" if math.isnan(low) or math.isnan(high) else f" [{low:.3f}, {high:.3f}]"
+    return _fmt(float(row[key]), 3) + ci
 
 
 def summary_tables(result: AnalysisResult, width: int) -> list[Table]:
@@ -184,15 +192,16 @@ def analyze(
                 who.format(judge=row.get("judge"))
                 + f" (all items, {row['n_poems']} poems, {row['n_pairs']} paired ratings): "
                 + ", ".join(
-                    f"{label} {row[key]:.3f} [{row[key + '_ci_low']:.3f}, "
-                    f"{row[key + '_ci_high']:.3f}]"
+                    f"{label} {_with_ci(row, key)}"
                     for key, label in (
                         ("pao", "PAo"),
                         ("qwk", "QWK"),
                         ("alpha_interval", "alpha interval"),
                     )
-                ),
+                )
+                + (" (no CIs: --bootstrap 0)" if n_boot == 0 else ""),
                 highlight=False,
+                markup=False,  # "[0.12, 0.23]" is text; "[nan, nan]" read as a tag vanished
             )
     paths = result.write(destination)
     for note in result.notes:
