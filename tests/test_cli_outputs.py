@@ -225,3 +225,29 @@ def test_analyze_agreement_line_without_bootstrap_shows_no_mangled_interval(
     ), line
     with_cis = runner.invoke(app, [*args, "--bootstrap", "50"], env={"COLUMNS": "400"}).stdout
     assert re.search(r"PAo -?[\d.]+ \[-?[\d.]+, -?[\d.]+\], QWK", with_cis), with_cis
+
+
+def test_analyze_removes_its_tables_that_the_new_analysis_has_not(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    """`analyze --experts FILE`, then `analyze` without it: the agreement tables of the first
+    stayed in RUN/analysis beside the new ones, read as current (the command said it wrote 27
+    files; the folder held 33)."""
+    experts = _experts(demo_run, tmp_path / "experts.csv")
+    out = tmp_path / "analysis"
+    args = ["analyze", "--run", str(demo_run), "--out", str(out), "--bootstrap", "20"]
+    runner = CliRunner()
+    assert runner.invoke(app, [*args, "--experts", str(experts)]).exit_code == 0
+    assert (out / "agreement_experts.csv").exists() and (out / "expert_scores.tex").exists()
+    (out / "mine.csv").write_text("a researcher's own file\n", encoding="utf-8")
+    again = runner.invoke(app, args, env={"COLUMNS": "400"})
+    assert again.exit_code == 0, again.output
+    written = re.search(r"wrote (\d+) files", again.stdout)
+    assert written is not None, again.stdout
+    names = {p.name for p in out.iterdir()}
+    assert "mine.csv" in names and len(names - {"mine.csv"}) == int(written.group(1))
+    assert not any(name.startswith(("agreement", "expert_")) for name in names)
+    assert "removed the tables of an earlier analysis: agreement_experts, expert_scores" in (
+        again.stdout
+    )
+    assert "expert_scores" not in (out / "tables.tex").read_text(encoding="utf-8")

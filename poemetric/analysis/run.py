@@ -27,7 +27,7 @@ from poemetric.analysis.scores import (
     group_scores,
 )
 from poemetric.analysis.stats import CIMethod
-from poemetric.analysis.tables import latex_preview, presentable, write_table
+from poemetric.analysis.tables import TABLE_FORMATS, latex_preview, presentable, write_table
 from poemetric.analysis.validation import (
     discrimination,
     expert_agreement,
@@ -98,6 +98,9 @@ class AnalysisResult:
         readable headers; per-poem tables as CSV only), `tables.tex` to preview every LaTeX
         table, and NOTES.txt."""
         written: list[Path] = []
+        stale = self._remove_stale_tables(Path(out_dir))
+        if stale:
+            self.notes.append(f"removed the tables of an earlier analysis: {', '.join(stale)}")
         for name, frame in self.tables.items():
             if name in PER_POEM_TABLES:  # data for further analysis, not a table for a paper
                 written += write_table(frame, out_dir, name, formats=("csv",))
@@ -110,6 +113,19 @@ class AnalysisResult:
         notes = Path(out_dir) / "NOTES.txt"
         notes.write_text("\n".join(self.notes) + ("\n" if self.notes else ""), encoding="utf-8")
         return [*written, notes]
+
+    def _remove_stale_tables(self, out_dir: Path) -> list[str]:
+        """Delete the files of tables an earlier analysis wrote to `out_dir` that this one has
+        not (agreement tables after a run without `--experts`): left there, they read as
+        current. Other files are kept."""
+        stale = []
+        for name in sorted({*TABLE_CAPTIONS, *PER_POEM_TABLES} - set(self.tables)):
+            files = [out_dir / f"{name}.{fmt}" for fmt in TABLE_FORMATS]
+            if any(path.is_file() for path in files):
+                stale.append(name)
+                for path in files:
+                    path.unlink(missing_ok=True)
+        return stale
 
 
 def analyze_run(
