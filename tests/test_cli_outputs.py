@@ -251,3 +251,15 @@ def test_analyze_removes_its_tables_that_the_new_analysis_has_not(
         again.stdout
     )
     assert "expert_scores" not in (out / "tables.tex").read_text(encoding="utf-8")
+
+
+def test_analyze_summary_of_a_run_without_judgments_promises_no_judge_scores(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    """Its title read "(means; judge scores 1-5; score = POEMetric ranking score)" above a table
+    with neither judge scores nor a score column."""
+    args = ["analyze", "--run", str(demo_run), "--out", str(tmp_path)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert "POEMetric summary (means)" in result.stdout
+    assert "judge scores" not in result.stdout and "ranking score" not in result.stdout

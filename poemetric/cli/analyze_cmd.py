@@ -84,7 +84,7 @@ def summary_table(
     """Authors x (form check, lexical, judge dimensions, POEMetric score); `lexical=False` or
     `scores=False` leaves out the first group of columns or the judges'; `judge` keeps one."""
     title = "POEMetric summary (means; judge scores 1-5; score = POEMetric ranking score)"
-    if not scores:
+    if not scores or "dimension_scores" not in result.tables:  # no judge columns
         title = "POEMetric summary (means)"
     elif not lexical:
         who = f"{result.labels.judge(judge)}: " if judge is not None else ""
