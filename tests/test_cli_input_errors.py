@@ -185,3 +185,17 @@ def test_judge_parse_of_a_file_without_answers(
     line = _error(["judge", "parse", str(answers), "-o", str(out)])
     assert line == f"error: {answers}: {message}"
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [["agree"], ["analyze", "--experts"]], ids=" ".join)
+def test_a_ratings_file_separated_by_semicolons_shows_the_header_it_found(
+    demo_run: Path, tmp_path: Path, command: list[str]
+) -> None:
+    """A CSV saved by a spreadsheet in a comma-decimal locale has `;` between fields: the error
+    said "missing column(s) unit, rater, score" of a file whose header shows those very names."""
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("unit;rater;item;score\np1;a;form;4\np1;b;form;3\n", encoding="utf-8")
+    args = [*command, str(ratings)] + (["--run", str(demo_run)] if len(command) > 1 else [])
+    line = _error(args)
+    assert line.startswith(f"error: {ratings}: missing column(s)")
+    assert line.endswith("; found unit;rater;item;score"), line

@@ -77,7 +77,10 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
             + ")"
         )
     if missing:
-        raise ExpertRatingsError(f"{path}: missing column(s): {', '.join(missing)}")
+        found = table.columns if table.header_read else sorted(header)
+        raise ExpertRatingsError(
+            f"{path}: missing column(s): {', '.join(missing)}; found {', '.join(found) or 'none'}"
+        )
     problems = [str(issue) for issue in table.issues]
     answers: list[ExpertAnswer] = []
     seen: dict[tuple[str, ...], int] = {}

@@ -42,7 +42,7 @@ def read_ratings(
     if missing:
         raise RatingsFileError(
             f"{path}: missing column(s) {', '.join(missing)}; a ratings file has columns "
-            "unit, rater, item (optional), score"
+            f"unit, rater, item (optional), score; found {', '.join(table.columns) or 'none'}"
         )
     allowed = set(scale) if scale is not None else None
     ratings: list[Rating] = []
