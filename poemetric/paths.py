@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -37,3 +40,18 @@ def user_data_path(*parts: str) -> Path:
     """Per-user data directory (downloaded datasets, caches); `$POEMETRIC_DATA_DIR` overrides."""
     base = os.environ.get("POEMETRIC_DATA_DIR") or user_data_dir("poemetric", appauthor=False)
     return Path(base).expanduser().joinpath(*parts)
+
+
+@contextmanager
+def replaced_when_done(path: Path) -> Iterator[Path]:
+    """A temporary file beside `path`, moved onto it when the block ends without an exception:
+    an interrupted write (Ctrl-C) leaves the earlier file whole, never a truncated one."""
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(handle)
+    temp = Path(name)
+    try:
+        yield temp
+        temp.chmod(0o644)  # mkstemp creates 0600
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)

@@ -8,8 +8,6 @@ compact form, e.g. a heatmap, before they would exceed it).
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,6 +23,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
 
 from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.paths import replaced_when_done
 
 #: Printed widths in inches (a two-column paper's column and full text width).
 COLUMN_WIDTHS: dict[str, float] = {"one": 3.3, "two": 6.8}
@@ -156,32 +155,20 @@ def save_figure(drawing: Drawing, out_dir: Path, name: str, formats: Sequence[st
             raise ValueError(f"unknown figure format {fmt!r}; use pdf, png or svg")
         path = out_dir / f"{name}.{fmt}"
         # A fixed salt: SVG clip-path and image ids are otherwise salted with a random uuid.
-        with _replaced(path) as temp, plt.rc_context({"svg.hashsalt": f"poemetric:{name}"}):
+        with (
+            replaced_when_done(path) as temp,
+            plt.rc_context({"svg.hashsalt": f"poemetric:{name}"}),
+        ):
             drawing.figure.savefig(
                 temp, format=fmt, dpi=300 if fmt == "png" else None, metadata=_metadata(fmt)
             )
         written.append(path)
     caption = out_dir / f"{name}.caption.txt"
-    with _replaced(caption) as temp:
+    with replaced_when_done(caption) as temp:
         temp.write_text(drawing.caption.strip() + "\n", encoding="utf-8")
     written.append(caption)
     plt.close(drawing.figure)
     return written
-
-
-@contextmanager
-def _replaced(path: Path) -> Iterator[Path]:
-    """A temporary file beside `path`, moved onto it when the block ends without an exception:
-    an interrupted save (Ctrl-C) leaves the earlier file whole, not a truncated one."""
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    temp = Path(name)
-    try:
-        yield temp
-        temp.chmod(0o644)  # mkstemp creates 0600
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
 
 
 def _metadata(fmt: str) -> dict[str, str | None]:

@@ -256,18 +256,21 @@ class RunStore:
     # -- export -----------------------------------------------------------------------------
     def export(self, table: str, destination: str | Path) -> Path:
         """Write one table to CSV, JSONL or Parquet, chosen by the file suffix."""
+        from poemetric.paths import replaced_when_done
+
         destination = Path(destination)
-        frame = self.frame(table)
         suffix = destination.suffix.lower()
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        if suffix == ".csv":
-            frame.to_csv(destination, index=False)
-        elif suffix in {".jsonl", ".ndjson"}:
-            frame.to_json(destination, orient="records", lines=True, force_ascii=False)
-        elif suffix == ".parquet":
-            frame.to_parquet(destination, index=False)
-        else:
+        if suffix not in {".csv", ".jsonl", ".ndjson", ".parquet"}:
             raise StoreError(f"cannot export to {destination}: use .csv, .jsonl or .parquet")
+        frame = self.frame(table)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        with replaced_when_done(destination) as temp:  # Ctrl-C leaves no truncated table
+            if suffix == ".csv":
+                frame.to_csv(temp, index=False)
+            elif suffix == ".parquet":
+                frame.to_parquet(temp, index=False)
+            else:
+                frame.to_json(temp, orient="records", lines=True, force_ascii=False)
         return destination
 
     # -- internals --------------------------------------------------------------------------
