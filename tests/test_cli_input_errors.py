@@ -111,6 +111,17 @@ def test_survey_status_of_an_unknown_survey(demo_run: Path) -> None:
     assert line.startswith("error: no survey 'nope' in ")
 
 
+def test_analyze_of_an_unknown_survey(demo_run: Path, tmp_path: Path) -> None:
+    """A mistyped `--survey` was a note ("survey 'nope' has no answers") and exit status 0: the
+    tables were written without the experts the user asked for."""
+    out = tmp_path / "analysis"
+    line = _error(["analyze", "--run", str(demo_run), "--survey", "nope", "--out", str(out)])
+    assert line.startswith("error: no survey 'nope' in ") and line.endswith(
+        "surveys: none yet (`poemetric survey build`)"
+    )
+    assert not out.exists()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

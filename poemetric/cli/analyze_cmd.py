@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from poemetric.analysis import AnalysisResult
+    from poemetric.store import RunStore
 
 #: Default of `figures --format` (poemetric.analysis.plotting.FIGURE_FORMATS, not imported here).
 DEFAULT_FIGURE_FORMATS = "pdf,png"
@@ -168,6 +169,8 @@ def analyze(
     from poemetric.analysis.experts import ExpertRatingsError
 
     with existing_run(run) as store:
+        if survey is not None:
+            _known_survey(store, survey)
         try:
             result = analyze_run(
                 store,
@@ -207,6 +210,16 @@ def analyze(
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {escape(note)}")
     console.print(f"wrote {len(paths)} files to {destination}")
+
+
+def _known_survey(store: RunStore, survey: str) -> None:
+    """A `--survey` the run does not have is unusable input, as in `survey status`."""
+    from poemetric.survey.db import survey_ids
+
+    known = survey_ids(store)
+    if survey not in known:
+        surveys = ", ".join(known) or "none yet (`poemetric survey build`)"
+        raise error_exit(f"no survey {survey!r} in {store.path}; surveys: {surveys}")
 
 
 @app.command()
