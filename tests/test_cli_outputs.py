@@ -290,3 +290,15 @@ def test_an_interrupted_export_leaves_no_half_written_table(
     result = CliRunner().invoke(app, args)
     assert result.exit_code != 0 and len(written) == 4
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_demo_counts_figures_not_their_files(tmp_path: Path) -> None:
+    """The demo said "16 figures" of 8 figures, each written as a PDF and a PNG."""
+    run = tmp_path / "demo"
+    result = CliRunner().invoke(
+        app, ["demo", "--run", str(run), "--limit", "2", "--no-progress"], terminal_width=200
+    )
+    assert result.exit_code == 0, result.output
+    figures = {path.stem for path in (run / "figures").glob("*.pdf")}
+    assert len(figures) > 1
+    assert f"tables, {len(figures)} figures (PDF + PNG), the report" in result.stdout

@@ -167,8 +167,9 @@ def demo(
         analysis.write(run / "analysis")
         figures = [p for p in make_figures(store, run / "figures") if p.suffix != ".txt"]
         report_path = build_report(store)
+        drawn = len({figure.stem for figure in figures})  # each as a PDF and a PNG
         console.print(
-            f"5/5 analysis {len(analysis.tables)} tables, {len(figures)} figures, the report"
+            f"5/5 analysis {len(analysis.tables)} tables, {drawn} figures (PDF + PNG), the report"
         )
         if "lexical" in analysis.tables:
             for table in summary_tables(analysis, console.width):
