@@ -145,6 +145,21 @@ def test_check_applies_the_pipelines_answer_extraction(tmp_path: Path) -> None:
     assert unextracted["extraction"] == [] and not unextracted["passed"]
 
 
+def test_check_reads_raw_answers_under_response(tmp_path: Path) -> None:
+    """A file of raw answers keyed `response` (as `judge parse` reads them) or `response_text`
+    (a run's exported generations) was "missing poem text" on every row."""
+    answer = "Here is a sonnet about summer:\n\n" + SONNET_18 + "\n\nI hope you enjoy it!"
+    source = tmp_path / "answers.jsonl"
+    rows = [{"response": answer, "form": "sonnet"}, {"response_text": answer, "form": "sonnet"}]
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["passed"] for r in records] == [True, True]
+    assert all(r["extraction"] for r in records)
+
+
 def test_check_unusable_input_exits_non_zero(tmp_path: Path) -> None:
     wide = {"COLUMNS": "400"}  # the error panel must not wrap a long temporary path
     missing = runner.invoke(

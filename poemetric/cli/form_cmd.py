@@ -48,7 +48,9 @@ JobsOption = typer.Option(
 @form_app.command("check")
 def check_command(
     input_path: Path = typer.Argument(
-        ..., help="CSV or JSONL with content/text, form, meter, rhyme."
+        ...,
+        help="CSV, TSV, JSONL or Parquet: the poem (content, text, poem, or a raw answer in "
+        "response), form, and optionally meter (meter_pattern), rhyme (rhyme_pattern), id.",
     ),
     output: Path = typer.Option(
         ..., "--output", "-o", help="JSONL file to write, one line per row."

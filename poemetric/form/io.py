@@ -27,7 +27,10 @@ from poemetric.extraction import extract_poem
 from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
 from poemetric.form.parallel import map_in_order, resolve_jobs
 
-TEXT_KEYS = ("content", "text", "poem")
+#: Where a row's poem may be, first found first: a dataset's `content`, a plain `text` or
+#: `poem`, or a raw model answer (`response`, as `judge parse` names it; `response_text`, as a
+#: run's exported generations do), which `--extract` (the default) takes the poem out of.
+TEXT_KEYS = ("content", "text", "poem", "response", "response_text")
 FORM_KEYS = ("form",)
 METER_KEYS = ("meter_pattern", "meter")
 RHYME_KEYS = ("rhyme_pattern", "rhyme")
@@ -76,7 +79,7 @@ def _require_columns(columns: list[str], path: Path) -> None:
     lowered = {c.strip().lower() for c in columns}
     missing = []
     if not lowered & set(TEXT_KEYS):
-        missing.append("content (or text)")
+        missing.append("content (or text, poem, response)")
     if not lowered & set(FORM_KEYS):
         missing.append("form")
     if missing:
