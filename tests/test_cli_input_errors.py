@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,38 @@ def test_a_ratings_file_separated_by_semicolons_shows_the_header_it_found(
     line = _error(args)
     assert line.startswith(f"error: {ratings}: missing column(s)")
     assert line.endswith("; found unit;rater;item;score"), line
+
+
+ANALYSIS_COMMANDS = [["analyze"], ["figures", "--recipe", "rule-based"], ["report"]]
+
+
+@pytest.mark.parametrize("command", ANALYSIS_COMMANDS, ids=lambda c: c[0])
+def test_a_judge_of_a_run_without_judgments(
+    demo_run: Path, tmp_path: Path, command: list[str]
+) -> None:
+    """`--judge NAME` on a run that no judge has judged was a note and exit status 0 (the
+    tables, figures or report written without the judge asked for); on a run judged by others
+    it was already this error."""
+    out = tmp_path / ("out.html" if command == ["report"] else "out")
+    line = _error([*command, "--run", str(demo_run), "--judge", "nobody", "--out", str(out)])
+    assert line == (
+        "error: no judgments by judge 'nobody': the run has no judgments yet; make them with "
+        f"`poemetric judge --run {demo_run} --judge nobody`"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ANALYSIS_COMMANDS, ids=lambda c: c[0])
+def test_a_judge_of_a_run_judged_by_others(
+    demo_run: Path, tmp_path: Path, command: list[str]
+) -> None:
+    run = tmp_path / "judged"
+    shutil.copytree(demo_run, run)
+    with RunStore(run, create=False) as store:
+        generation = store.query("SELECT generation_id FROM generations LIMIT 1")[0][0]
+        store.save_judgment(
+            {"judgment_id": "j1", "generation_id": generation, "judge": "gpt-4o",
+             "sample_index": 0, "status": "error", "error": "HTTP 500"}
+        )  # fmt: skip
+    line = _error([*command, "--run", str(run), "--judge", "nobody"])
+    assert line == "error: no judgments by judge 'nobody' in the run; judges: gpt-4o"
