@@ -65,6 +65,18 @@ def test_an_unreadable_experts_file(demo_run: Path, tmp_path: Path, command: lis
     assert line.startswith(f"error: {experts}: missing column(s): expert")
 
 
+@pytest.mark.parametrize("command", [["figures"], ["analyze"], ["report"]], ids=" ".join)
+def test_an_experts_file_without_scores(demo_run: Path, tmp_path: Path, command: list[str]) -> None:
+    """A header only (an unfilled template) was a note ("holds no scores") and exit status 0,
+    the expert tables silently missing; `survey import` already refused such a file."""
+    experts = tmp_path / "experts.csv"
+    experts.write_text("poem,rater,item,score\n", encoding="utf-8")
+    out = tmp_path / ("out.html" if command == ["report"] else "out")
+    line = _error([*command, "--run", str(demo_run), "--experts", str(experts), "--out", str(out)])
+    assert line == f"error: {experts}: no expert scores: no row has a score (an unfilled template?)"
+    assert not out.exists()
+
+
 def test_a_missing_reference_corpus(demo_run: Path, tmp_path: Path) -> None:
     missing = tmp_path / "missing.txt"
     line = _error(["ghostwriting", "metrics", "--run", str(demo_run), "--reference", str(missing)])

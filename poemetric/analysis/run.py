@@ -209,7 +209,7 @@ def _expert_tables(
     seed: int,
 ) -> None:
     """Expert panel scores, judge-vs-expert and expert-vs-expert agreement (with CIs)."""
-    if experts is not None:
+    if experts is not None:  # a file without scores is an ExpertRatingsError
         ratings, source = load_expert_ratings(experts, store), str(experts)
     else:
         ratings, source = stored_expert_ratings(store, survey), "the run's survey answers"
@@ -217,9 +217,6 @@ def _expert_tables(
             if survey is not None:
                 result.notes.append(f"expert tables skipped: survey {survey!r} has no answers")
             return
-    if ratings.empty:
-        result.notes.append(f"expert tables skipped: {source} holds no scores")
-        return
     result.notes.append(
         f"expert ratings from {source}: {ratings['expert'].nunique()} rater(s), "
         f"{ratings['generation_id'].nunique()} poem(s)"
