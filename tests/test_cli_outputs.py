@@ -292,6 +292,16 @@ def test_an_interrupted_export_leaves_no_half_written_table(
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
 
 
+def test_a_table_named_twice_is_exported_once(demo_run: Path, tmp_path: Path) -> None:
+    """`export poems poems` wrote the same file twice and printed its line twice."""
+    out = tmp_path / "export"
+    args = ["export", "prompts", "poems", "prompts", "--run", str(demo_run), "--to", str(out)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert [line.split()[0] for line in result.stdout.splitlines()] == ["prompts", "poems"]
+    assert sorted(path.name for path in out.iterdir()) == ["poems.csv", "prompts.csv"]
+
+
 def test_demo_counts_figures_not_their_files(tmp_path: Path) -> None:
     """The demo said "16 figures" of 8 figures, each written as a PDF and a PNG."""
     run = tmp_path / "demo"

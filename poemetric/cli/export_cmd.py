@@ -39,7 +39,7 @@ def export(
 
         poemetric export --run runs/paper --format parquet
     """
-    chosen = tables or list(EXPORTABLE_TABLES)
+    chosen = list(dict.fromkeys(tables or EXPORTABLE_TABLES))  # each table once, in order
     unknown = [t for t in chosen if t not in EXPORTABLE_TABLES]
     if unknown:
         raise typer.BadParameter(
