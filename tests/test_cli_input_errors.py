@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.store import RunStore
+from poemetric.store.schema import EXPORTABLE_TABLES
 
 
 @pytest.fixture(scope="module")
@@ -258,3 +259,21 @@ def test_a_judge_of_a_run_judged_by_others(
         )  # fmt: skip
     line = _error([*command, "--run", str(run), "--judge", "nobody"])
     assert line == "error: no judgments by judge 'nobody' in the run; judges: gpt-4o"
+
+
+@pytest.mark.parametrize(
+    ("names", "unknown"),
+    [
+        (["nosuch"], "nosuch"),
+        (["poems", "generation", "xyz"], "generation (did you mean generations?), xyz"),
+    ],
+    ids=["unknown", "did-you-mean"],
+)
+def test_export_of_an_unknown_table(
+    demo_run: Path, tmp_path: Path, names: list[str], unknown: str
+) -> None:
+    """An unknown table was Typer's usage box (the table list cut across its lines)."""
+    out = tmp_path / "export"
+    line = _error(["export", *names, "--run", str(demo_run), "--to", str(out)])
+    assert line == f"error: unknown table(s) {unknown}; tables: {', '.join(EXPORTABLE_TABLES)}"
+    assert not out.exists()
