@@ -12,6 +12,7 @@ reprint a sheet, wrote empty templates over the filled ones and the answers were
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.store import RunStore
+from poemetric.store.schema import EXPORTABLE_TABLES
 
 
 @pytest.fixture(scope="module")
@@ -300,6 +302,30 @@ def test_a_table_named_twice_is_exported_once(demo_run: Path, tmp_path: Path) ->
     assert result.exit_code == 0, result.output
     assert [line.split()[0] for line in result.stdout.splitlines()] == ["prompts", "poems"]
     assert sorted(path.name for path in out.iterdir()) == ["poems.csv", "prompts.csv"]
+
+
+def test_an_empty_table_exported_as_jsonl_is_an_empty_file(demo_run: Path, tmp_path: Path) -> None:
+    """An empty table was written as JSONL "\n": one blank line, which a strict line reader
+    takes for a malformed record. CSV keeps its header line; other tables are unchanged."""
+    out = tmp_path / "export"
+    for fmt in ("jsonl", "csv"):
+        args = ["export", "--run", str(demo_run), "--to", str(out), "--format", fmt]
+        assert CliRunner().invoke(app, args).exit_code == 0
+    with RunStore(demo_run, create=False) as store:
+        counts = {table: store.count(table) for table in EXPORTABLE_TABLES}
+        frames = {table: store.frame(table) for table in EXPORTABLE_TABLES}
+    assert 0 in counts.values() and any(counts.values())
+    for table, count in counts.items():
+        jsonl = (out / f"{table}.jsonl").read_bytes()
+        lines = jsonl.decode("utf-8").splitlines()
+        assert all(isinstance(json.loads(line), dict) for line in lines)  # no blank line
+        if count == 0:
+            assert jsonl == b""
+            header = (out / f"{table}.csv").read_text(encoding="utf-8")
+            assert header == ",".join(frames[table].columns) + "\n"
+        else:
+            expected = frames[table].to_json(orient="records", lines=True, force_ascii=False)
+            assert jsonl == expected.encode("utf-8") and len(lines) == count
 
 
 def test_demo_counts_figures_not_their_files(tmp_path: Path) -> None:
