@@ -96,6 +96,18 @@ def test_agree_on_a_file_without_ratings_columns(tmp_path: Path) -> None:
     assert _error(["agree", str(ratings)]).startswith(f"error: {ratings}: missing column(s)")
 
 
+@pytest.mark.parametrize("scale", ["5-1", "3-3"])
+def test_agree_with_a_reversed_scale(tmp_path: Path, scale: str) -> None:
+    """`--scale 5-1` said "needs at least two values", though it names five."""
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("unit,rater,score\na,r1,1\na,r2,2\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["agree", str(ratings), "--scale", scale], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert f"scale '{scale}': use LOW-HIGH with LOW < HIGH (e.g. 1-5)" in result.stderr
+
+
 @pytest.mark.parametrize(
     "command",
     [
