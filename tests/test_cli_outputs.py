@@ -294,6 +294,57 @@ def test_an_interrupted_export_leaves_no_half_written_table(
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
 
 
+def test_an_interrupted_analysis_leaves_no_half_written_table(
+    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during `analyze` left a truncated table (a CSV with its header only) over the
+    earlier complete one, as `export` did."""
+    out = tmp_path / "analysis"
+    args = ["analyze", "--run", str(demo_run), "--out", str(out), "--bootstrap", "20"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    written = []
+
+    def interrupted(self: pd.DataFrame, path: object, **kwargs: object) -> None:
+        """Ctrl-C in the middle of the fourth table (its header is written)."""
+        written.append(path)
+        if len(written) == 4:
+            Path(str(path)).write_text(",".join(self.columns) + "\n", encoding="utf-8")
+            raise KeyboardInterrupt
+        original(self, path, **kwargs)
+
+    original = pd.DataFrame.to_csv
+    monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0 and len(written) == 4
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_an_interrupted_report_leaves_the_earlier_one_whole(
+    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the report was written left a truncated index.html (a page without its
+    poems and scripts) over the earlier complete one."""
+    page = tmp_path / "report.html"
+    args = ["report", "--run", str(demo_run), "--out", str(page), "--bootstrap", "0"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    before = page.read_bytes()
+
+    def interrupted(self: Path, data: str, *args: object, **kwargs: object) -> int:
+        """Ctrl-C in the middle of writing the page (its first kilobyte is written)."""
+        if data.startswith("<!DOCTYPE html>"):
+            original(self, data[:1024], *args, **kwargs)
+            raise KeyboardInterrupt
+        return original(self, data, *args, **kwargs)
+
+    original = Path.write_text
+    monkeypatch.setattr(Path, "write_text", interrupted)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0
+    assert page.read_bytes() == before
+    assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
+
+
 def test_a_table_named_twice_is_exported_once(demo_run: Path, tmp_path: Path) -> None:
     """`export poems poems` wrote the same file twice and printed its line twice."""
     out = tmp_path / "export"

@@ -36,6 +36,7 @@ from poemetric.analysis.validation import (
 )
 from poemetric.data.errata import errata_for_run
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
+from poemetric.paths import replaced_when_done
 from poemetric.store import RunStore
 
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
@@ -111,7 +112,8 @@ class AnalysisResult:
         if tex:
             written.append(latex_preview(tex, Path(out_dir) / "tables.tex"))
         notes = Path(out_dir) / "NOTES.txt"
-        notes.write_text("\n".join(self.notes) + ("\n" if self.notes else ""), encoding="utf-8")
+        with replaced_when_done(notes) as temp:
+            temp.write_text("\n".join(self.notes) + ("\n" if self.notes else ""), encoding="utf-8")
         return [*written, notes]
 
     def _remove_stale_tables(self, out_dir: Path) -> list[str]:
