@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.store import RunStore
+from poemetric.store.schema import EXPORTABLE_TABLES
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +66,18 @@ def test_an_unreadable_experts_file(demo_run: Path, tmp_path: Path, command: lis
     assert line.startswith(f"error: {experts}: missing column(s): expert")
 
 
+@pytest.mark.parametrize("command", [["figures"], ["analyze"], ["report"]], ids=" ".join)
+def test_an_experts_file_without_scores(demo_run: Path, tmp_path: Path, command: list[str]) -> None:
+    """A header only (an unfilled template) was a note ("holds no scores") and exit status 0,
+    the expert tables silently missing; `survey import` already refused such a file."""
+    experts = tmp_path / "experts.csv"
+    experts.write_text("poem,rater,item,score\n", encoding="utf-8")
+    out = tmp_path / ("out.html" if command == ["report"] else "out")
+    line = _error([*command, "--run", str(demo_run), "--experts", str(experts), "--out", str(out)])
+    assert line == f"error: {experts}: no expert scores: no row has a score (an unfilled template?)"
+    assert not out.exists()
+
+
 def test_a_missing_reference_corpus(demo_run: Path, tmp_path: Path) -> None:
     missing = tmp_path / "missing.txt"
     line = _error(["ghostwriting", "metrics", "--run", str(demo_run), "--reference", str(missing)])
@@ -80,6 +94,18 @@ def test_agree_on_a_file_without_ratings_columns(tmp_path: Path) -> None:
     ratings = tmp_path / "ratings.csv"
     ratings.write_text("who,what\na,b\n", encoding="utf-8")
     assert _error(["agree", str(ratings)]).startswith(f"error: {ratings}: missing column(s)")
+
+
+@pytest.mark.parametrize("scale", ["5-1", "3-3"])
+def test_agree_with_a_reversed_scale(tmp_path: Path, scale: str) -> None:
+    """`--scale 5-1` said "needs at least two values", though it names five."""
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("unit,rater,score\na,r1,1\na,r2,2\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["agree", str(ratings), "--scale", scale], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert f"scale '{scale}': use LOW-HIGH with LOW < HIGH (e.g. 1-5)" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -210,3 +236,56 @@ def test_a_ratings_file_separated_by_semicolons_shows_the_header_it_found(
     line = _error(args)
     assert line.startswith(f"error: {ratings}: missing column(s)")
     assert line.endswith("; found unit;rater;item;score"), line
+
+
+ANALYSIS_COMMANDS = [["analyze"], ["figures", "--recipe", "rule-based"], ["report"]]
+
+
+@pytest.mark.parametrize("command", ANALYSIS_COMMANDS, ids=lambda c: c[0])
+def test_a_judge_of_a_run_without_judgments(
+    demo_run: Path, tmp_path: Path, command: list[str]
+) -> None:
+    """`--judge NAME` on a run that no judge has judged was a note and exit status 0 (the
+    tables, figures or report written without the judge asked for); on a run judged by others
+    it was already this error."""
+    out = tmp_path / ("out.html" if command == ["report"] else "out")
+    line = _error([*command, "--run", str(demo_run), "--judge", "nobody", "--out", str(out)])
+    assert line == (
+        "error: no judgments by judge 'nobody': the run has no judgments yet; make them with "
+        f"`poemetric judge --run {demo_run} --judge nobody`"
+    )
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ANALYSIS_COMMANDS, ids=lambda c: c[0])
+def test_a_judge_of_a_run_judged_by_others(
+    demo_run: Path, tmp_path: Path, command: list[str]
+) -> None:
+    run = tmp_path / "judged"
+    shutil.copytree(demo_run, run)
+    with RunStore(run, create=False) as store:
+        generation = store.query("SELECT generation_id FROM generations LIMIT 1")[0][0]
+        store.save_judgment(
+            {"judgment_id": "j1", "generation_id": generation, "judge": "gpt-4o",
+             "sample_index": 0, "status": "error", "error": "HTTP 500"}
+        )  # fmt: skip
+    line = _error([*command, "--run", str(run), "--judge", "nobody"])
+    assert line == "error: no judgments by judge 'nobody' in the run; judges: gpt-4o"
+
+
+@pytest.mark.parametrize(
+    ("names", "unknown"),
+    [
+        (["nosuch"], "nosuch"),
+        (["poems", "generation", "xyz"], "generation (did you mean generations?), xyz"),
+    ],
+    ids=["unknown", "did-you-mean"],
+)
+def test_export_of_an_unknown_table(
+    demo_run: Path, tmp_path: Path, names: list[str], unknown: str
+) -> None:
+    """An unknown table was Typer's usage box (the table list cut across its lines)."""
+    out = tmp_path / "export"
+    line = _error(["export", *names, "--run", str(demo_run), "--to", str(out)])
+    assert line == f"error: unknown table(s) {unknown}; tables: {', '.join(EXPORTABLE_TABLES)}"
+    assert not out.exists()

@@ -68,3 +68,32 @@ def test_a_run_that_is_a_file_is_named_as_the_run(
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"error: no run store at {run / 'poemetric.sqlite'}; "), line
     assert blocker.read_text(encoding="utf-8") == "keep me\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [(["export", "poems"], "export/poems.csv"), (["report"], "report/index.html")],
+    ids=["export", "report"],
+)
+def test_a_run_given_as_its_store_file_is_that_run(
+    tmp_path: Path, command: list[str], written: str
+) -> None:
+    """`--run runs/x/poemetric.sqlite` (the store, as a shell completes it) said "no run store at
+    runs/x/poemetric.sqlite/poemetric.sqlite"; it names the run runs/x."""
+    run = tmp_path / "runs" / "x"
+    RunStore(run).close()
+    result = CliRunner().invoke(app, [*command, "--run", str(run / "poemetric.sqlite")])
+    assert result.exit_code == 0, result.output
+    assert (run / written).is_file()
+    assert (run / "poemetric.sqlite").is_file()
+
+
+def test_a_missing_store_file_names_the_store_once(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "x"
+    args = ["analyze", "--run", str(run / "poemetric.sqlite")]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith(f"error: no run store at {run / 'poemetric.sqlite'}; ")
+    assert not run.exists()
+    help_text = CliRunner().invoke(app, ["analyze", "--help"], env={"COLUMNS": "400"}).stdout
+    assert "the path of its poemetric.sqlite names the same run" in help_text

@@ -12,6 +12,7 @@ reprint a sheet, wrote empty templates over the filled ones and the answers were
 from __future__ import annotations
 
 import csv
+import json
 import re
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.store import RunStore
+from poemetric.store.schema import EXPORTABLE_TABLES
 
 
 @pytest.fixture(scope="module")
@@ -290,6 +292,91 @@ def test_an_interrupted_export_leaves_no_half_written_table(
     result = CliRunner().invoke(app, args)
     assert result.exit_code != 0 and len(written) == 4
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_an_interrupted_analysis_leaves_no_half_written_table(
+    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during `analyze` left a truncated table (a CSV with its header only) over the
+    earlier complete one, as `export` did."""
+    out = tmp_path / "analysis"
+    args = ["analyze", "--run", str(demo_run), "--out", str(out), "--bootstrap", "20"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    written = []
+
+    def interrupted(self: pd.DataFrame, path: object, **kwargs: object) -> None:
+        """Ctrl-C in the middle of the fourth table (its header is written)."""
+        written.append(path)
+        if len(written) == 4:
+            Path(str(path)).write_text(",".join(self.columns) + "\n", encoding="utf-8")
+            raise KeyboardInterrupt
+        original(self, path, **kwargs)
+
+    original = pd.DataFrame.to_csv
+    monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0 and len(written) == 4
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def test_an_interrupted_report_leaves_the_earlier_one_whole(
+    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the report was written left a truncated index.html (a page without its
+    poems and scripts) over the earlier complete one."""
+    page = tmp_path / "report.html"
+    args = ["report", "--run", str(demo_run), "--out", str(page), "--bootstrap", "0"]
+    assert CliRunner().invoke(app, args).exit_code == 0
+    before = page.read_bytes()
+
+    def interrupted(self: Path, data: str, *args: object, **kwargs: object) -> int:
+        """Ctrl-C in the middle of writing the page (its first kilobyte is written)."""
+        if data.startswith("<!DOCTYPE html>"):
+            original(self, data[:1024], *args, **kwargs)
+            raise KeyboardInterrupt
+        return original(self, data, *args, **kwargs)
+
+    original = Path.write_text
+    monkeypatch.setattr(Path, "write_text", interrupted)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0
+    assert page.read_bytes() == before
+    assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []
+
+
+def test_a_table_named_twice_is_exported_once(demo_run: Path, tmp_path: Path) -> None:
+    """`export poems poems` wrote the same file twice and printed its line twice."""
+    out = tmp_path / "export"
+    args = ["export", "prompts", "poems", "prompts", "--run", str(demo_run), "--to", str(out)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert [line.split()[0] for line in result.stdout.splitlines()] == ["prompts", "poems"]
+    assert sorted(path.name for path in out.iterdir()) == ["poems.csv", "prompts.csv"]
+
+
+def test_an_empty_table_exported_as_jsonl_is_an_empty_file(demo_run: Path, tmp_path: Path) -> None:
+    """An empty table was written as JSONL "\n": one blank line, which a strict line reader
+    takes for a malformed record. CSV keeps its header line; other tables are unchanged."""
+    out = tmp_path / "export"
+    for fmt in ("jsonl", "csv"):
+        args = ["export", "--run", str(demo_run), "--to", str(out), "--format", fmt]
+        assert CliRunner().invoke(app, args).exit_code == 0
+    with RunStore(demo_run, create=False) as store:
+        counts = {table: store.count(table) for table in EXPORTABLE_TABLES}
+        frames = {table: store.frame(table) for table in EXPORTABLE_TABLES}
+    assert 0 in counts.values() and any(counts.values())
+    for table, count in counts.items():
+        jsonl = (out / f"{table}.jsonl").read_bytes()
+        lines = jsonl.decode("utf-8").splitlines()
+        assert all(isinstance(json.loads(line), dict) for line in lines)  # no blank line
+        if count == 0:
+            assert jsonl == b""
+            header = (out / f"{table}.csv").read_text(encoding="utf-8")
+            assert header == ",".join(frames[table].columns) + "\n"
+        else:
+            expected = frames[table].to_json(orient="records", lines=True, force_ascii=False)
+            assert jsonl == expected.encode("utf-8") and len(lines) == count
 
 
 def test_demo_counts_figures_not_their_files(tmp_path: Path) -> None:

@@ -79,7 +79,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         store.conn,
         params=(judge,) if judge else (),
     )
-    if judge and judgments.empty and store.count("judgments"):
+    if judge and judgments.empty:
         raise ValueError(no_judgments_message(store, judge))
     failed_judgments = store.count(
         "judgments",
@@ -124,6 +124,11 @@ def no_judgments_message(store: RunStore, judge: str) -> str:
             "again: failed judgments are retried)"
         )
     known = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments ORDER BY judge")]
+    if not known:
+        return (
+            f"no judgments by judge {judge!r}: the run has no judgments yet; make them with "
+            f"`poemetric judge --run {store.run_dir} --judge {judge}`"
+        )
     return f"no judgments by judge {judge!r} in the run; judges: {', '.join(known)}"
 
 

@@ -260,9 +260,15 @@ def load_expert_ratings(path: str | Path, store: RunStore) -> pd.DataFrame:
     """Validated expert ratings (long or wide file) joined with the run's generations.
 
     Returns columns expert, generation_id, author, poem_id, poem_form and the 10 dimension keys
-    (float; NaN = not rated; 0 = N/A).
+    (float; NaN = not rated; 0 = N/A). A file without a score (a header, an unfilled template)
+    is an error: the expert tables asked for would be missing.
     """
-    return ratings_frame(read_expert_answers(path, store), store)
+    ratings = ratings_frame(read_expert_answers(path, store), store)
+    if ratings.empty:
+        raise ExpertRatingsError(
+            f"{path}: no expert scores: no row has a score (an unfilled template?)"
+        )
+    return ratings
 
 
 def stored_expert_ratings(store: RunStore, survey: str | None = None) -> pd.DataFrame:

@@ -36,6 +36,7 @@ from poemetric.analysis.validation import (
 )
 from poemetric.data.errata import errata_for_run
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
+from poemetric.paths import replaced_when_done
 from poemetric.store import RunStore
 
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
@@ -111,7 +112,8 @@ class AnalysisResult:
         if tex:
             written.append(latex_preview(tex, Path(out_dir) / "tables.tex"))
         notes = Path(out_dir) / "NOTES.txt"
-        notes.write_text("\n".join(self.notes) + ("\n" if self.notes else ""), encoding="utf-8")
+        with replaced_when_done(notes) as temp:
+            temp.write_text("\n".join(self.notes) + ("\n" if self.notes else ""), encoding="utf-8")
         return [*written, notes]
 
     def _remove_stale_tables(self, out_dir: Path) -> list[str]:
@@ -209,7 +211,7 @@ def _expert_tables(
     seed: int,
 ) -> None:
     """Expert panel scores, judge-vs-expert and expert-vs-expert agreement (with CIs)."""
-    if experts is not None:
+    if experts is not None:  # a file without scores is an ExpertRatingsError
         ratings, source = load_expert_ratings(experts, store), str(experts)
     else:
         ratings, source = stored_expert_ratings(store, survey), "the run's survey answers"
@@ -217,9 +219,6 @@ def _expert_tables(
             if survey is not None:
                 result.notes.append(f"expert tables skipped: survey {survey!r} has no answers")
             return
-    if ratings.empty:
-        result.notes.append(f"expert tables skipped: {source} holds no scores")
-        return
     result.notes.append(
         f"expert ratings from {source}: {ratings['expert'].nunique()} rater(s), "
         f"{ratings['generation_id'].nunique()} poem(s)"

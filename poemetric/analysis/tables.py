@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY
+from poemetric.paths import replaced_when_done
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tex", "md")
 LATEX_PACKAGES = ("booktabs", "longtable", "rotating", "pdflscape")
@@ -322,19 +323,20 @@ def write_table(
     shown = frame if shown is None else shown
     written: list[Path] = []
     for fmt in formats:
-        path = out / f"{name}.{fmt}"
-        if fmt == "csv":
-            frame.to_csv(path, index=False)
-        elif fmt == "tex":
-            path.write_text(
-                to_latex(shown, caption=caption, label=f"tab:{name}", digits=digits),
-                encoding="utf-8",
-            )
-        elif fmt == "md":
-            title = f"**{caption}**\n\n" if caption else ""
-            path.write_text(title + to_markdown(shown, digits=digits), encoding="utf-8")
-        else:
+        if fmt not in TABLE_FORMATS:
             raise ValueError(f"unknown table format {fmt!r}; use {', '.join(TABLE_FORMATS)}")
+        path = out / f"{name}.{fmt}"
+        with replaced_when_done(path) as temp:  # Ctrl-C leaves no half-written table
+            if fmt == "csv":
+                frame.to_csv(temp, index=False)
+            elif fmt == "tex":
+                temp.write_text(
+                    to_latex(shown, caption=caption, label=f"tab:{name}", digits=digits),
+                    encoding="utf-8",
+                )
+            else:
+                title = f"**{caption}**\n\n" if caption else ""
+                temp.write_text(title + to_markdown(shown, digits=digits), encoding="utf-8")
         written.append(path)
     return written
 
@@ -352,5 +354,6 @@ def latex_preview(table_files: Sequence[Path], out: Path) -> Path:
         *(rf"\input{{{path.name}}}" + "\n\\clearpage" for path in table_files),
         r"\end{document}",
     ]
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with replaced_when_done(out) as temp:
+        temp.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return out

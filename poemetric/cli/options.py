@@ -12,8 +12,22 @@ if TYPE_CHECKING:
 
 DEFAULT_RUN = Path("runs/default")
 
+
+def _run_folder(run: Path) -> Path:
+    """The run folder: its store file (`runs/x/poemetric.sqlite`, as a shell completes it) names
+    the run `runs/x`; it was taken for a folder ("no run store at .../poemetric.sqlite/...")."""
+    from poemetric.store.db import DB_NAME
+
+    return run.parent if run.name == DB_NAME and not run.is_dir() else run
+
+
 RunOption = typer.Option(
-    DEFAULT_RUN, "--run", "-r", help="Run directory (holds poemetric.sqlite and outputs)."
+    DEFAULT_RUN,
+    "--run",
+    "-r",
+    callback=_run_folder,
+    help="Run directory (holds poemetric.sqlite and outputs); the path of its poemetric.sqlite "
+    "names the same run (runs/x/poemetric.sqlite is runs/x).",
 )
 DatasetOption = typer.Option(
     "demo",

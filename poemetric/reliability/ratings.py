@@ -101,14 +101,15 @@ def parse_scale(text: str) -> list[float]:
     """'1-5' (integers from 1 to 5) or a comma-separated list of values ('0,0.5,1')."""
     text = text.strip()
     bounds = re.fullmatch(r"(-?\d+)\s*-\s*(-?\d+)", text)
+    if bounds and int(bounds[1]) >= int(bounds[2]):
+        raise ValueError(f"scale {text!r}: use LOW-HIGH with LOW < HIGH (e.g. 1-5)")
     try:
         if bounds:
-            low, high = int(bounds[1]), int(bounds[2])
-            values = [float(v) for v in range(low, high + 1)]
+            values = [float(v) for v in range(int(bounds[1]), int(bounds[2]) + 1)]
         else:
             values = sorted({float(part) for part in text.split(",") if part.strip()})
     except ValueError as exc:
-        raise ValueError(f"scale {text!r}: use MIN-MAX (e.g. 1-5) or values (0,0.5,1)") from exc
+        raise ValueError(f"scale {text!r}: use LOW-HIGH (e.g. 1-5) or values (0,0.5,1)") from exc
     if len(values) < 2 or not all(math.isfinite(v) for v in values):
         raise ValueError(f"scale {text!r} needs at least two values")
     return values

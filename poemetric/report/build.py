@@ -13,6 +13,7 @@ from poemetric import __version__
 from poemetric.analysis.context import expert_ratings
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.labels import run_labels
+from poemetric.paths import replaced_when_done
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section_builders
 from poemetric.report.render import json_for_html, render
@@ -80,5 +81,6 @@ def build_report(
         build_seconds=f"{time.perf_counter() - started:.1f}",
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
+    with replaced_when_done(path) as temp:  # Ctrl-C leaves the earlier report whole
+        temp.write_text(page, encoding="utf-8")
     return path

@@ -269,7 +269,7 @@ class RunStore:
                 frame.to_csv(temp, index=False)
             elif suffix == ".parquet":
                 frame.to_parquet(temp, index=False)
-            else:
+            elif not frame.empty:  # an empty table stays an empty file, not pandas' "\n"
                 frame.to_json(temp, orient="records", lines=True, force_ascii=False)
         return destination
 
