@@ -148,6 +148,18 @@ def test_analyze_of_an_unknown_survey(demo_run: Path, tmp_path: Path) -> None:
     assert not out.exists()
 
 
+def test_analyze_of_a_run_without_poems(tmp_path: Path) -> None:
+    """A run store with no poems (made, never generated) ended in a FileNotFoundError traceback
+    (exit 0 under CliRunner, 1 from a shell) while writing NOTES.txt."""
+    from poemetric.store import RunStore
+
+    run = tmp_path / "empty"
+    RunStore(run).close()
+    line = _error(["analyze", "--run", str(run)])
+    assert line == f"error: run {run} has no poems yet: run `poemetric generate --run {run}` first"
+    assert not (run / "analysis").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -99,6 +99,7 @@ class AnalysisResult:
         readable headers; per-poem tables as CSV only), `tables.tex` to preview every LaTeX
         table, and NOTES.txt."""
         written: list[Path] = []
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
         stale = self._remove_stale_tables(Path(out_dir))
         if stale:
             self.notes.append(f"removed the tables of an earlier analysis: {', '.join(stale)}")

@@ -169,6 +169,10 @@ def analyze(
     from poemetric.analysis.experts import ExpertRatingsError
 
     with existing_run(run) as store:
+        if store.count("generations", "status = 'ok'") == 0:
+            raise error_exit(
+                f"run {run} has no poems yet: run `poemetric generate --run {run}` first"
+            )
         if survey is not None:
             _known_survey(store, survey)
         try:
