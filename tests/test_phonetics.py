@@ -102,11 +102,20 @@ def test_oov_morphology_uses_the_stem() -> None:
         ("persèver", "P ER0 S AH0 V IH1 R"),  # a stress mark, not a sounded -ed
         ("sloped", "S L OW1 P T"),  # slope + -ed, not slop
         ("quadrille", "K W AH0 D R IH1 L"),  # French -ille keeps its stress
+        ("piteously", "P IH1 T IY0 AH0 S L IY0"),  # letter-to-sound on piteous, then -ly
     ],
 )
 def test_oov_words_built_on_a_stem_get_its_syllables_right(word: str, expected: str) -> None:
     assert not in_dictionary(word)
     assert pronunciations(word)[0] == expected
+
+
+def test_letter_to_sound_reads_the_stem_before_an_unstressed_suffix() -> None:
+    """The ending rules (-ous, -ish) apply to the stem: *sagaciously* was S AH0 G AH0 S IY0 AW1
+    S L IY0; a consonant doubled across the join is said once (*smelly*)."""
+    assert guess_pronunciations("sagaciously")[0] == "S AH0 G EY1 SH AH0 S L IY0"
+    assert guess_pronunciations("smelly") == ("S M EH1 L IY0",)
+    assert guess_pronunciations("plashless") == ("P L AE1 SH L AH0 S",)
 
 
 def test_a_letter_by_letter_reading_is_never_a_stem() -> None:

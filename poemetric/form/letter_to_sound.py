@@ -131,11 +131,32 @@ def _respell(letters: str) -> str:
     return re.sub(r"ce$", "se", letters) if len(letters) > 3 else letters
 
 
+#: Suffixes that never take the stress and leave the stem's as it was (`-ly`, `-ness`...).
+_UNSTRESSED_SUFFIXES = (
+    ("ness", "N AH0 S"),
+    ("less", "L AH0 S"),
+    ("ment", "M AH0 N T"),
+    ("ful", "F AH0 L"),
+    ("ly", "L IY0"),
+)
+
+
+def _joined(stem: str, suffix: str) -> str:
+    """Stem and suffix phones, a consonant doubled across them said once (*smell-ly*)."""
+    if stem.rsplit(" ", 1)[-1] == suffix.split(" ", 1)[0]:
+        return f"{stem} {suffix.split(' ', 1)[1]}"
+    return f"{stem} {suffix}"
+
+
 def guess_pronunciations(word: str) -> tuple[str, ...]:
     """Plausible ARPAbet pronunciations of a lower-case alphabetic word (at most 4)."""
     letters = re.sub(r"[^a-z]", "", word.lower())
     if not letters:
         return ()
+    for suffix, phones in _UNSTRESSED_SUFFIXES:  # piteous-ly: the stem's own ending rules apply
+        stem = letters[: -len(suffix)]
+        if letters.endswith(suffix) and len(stem) >= 4 and re.search(r"[aeiouy]", stem):
+            return tuple(_joined(guess, phones) for guess in guess_pronunciations(stem))
     final_syllables: tuple[str, ...] = ("",)
     french = _french_ending(letters)  # before doubled consonants are merged (-ette, -elle)
     if french is not None:
