@@ -246,3 +246,30 @@ def test_models_cli_lists_and_shows() -> None:
     assert unknown.exit_code == 2 and "did you mean" in unknown.output
     bad_group = runner.invoke(app, ["models", "--group", "nope"])
     assert bad_group.exit_code == 2 and "unknown group 'nope'" in bad_group.output
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD", "local-secret", "0a1b2c3d" * 8],
+    ids=["openai-key", "dashed", "hex-key"],
+)
+def test_a_key_pasted_into_api_key_env_is_refused_without_repeating_it(
+    tmp_path: Path, value: str
+) -> None:
+    """`api_key_env: sk-...` (the key where its variable's name belongs) was accepted: `models
+    show` printed the key, and `generate` printed it in "set the environment variable sk-..."."""
+    _write(tmp_path, "tiny.yaml", GOOD + f"api_key_env: {value}\n")
+    with pytest.raises(RosterError) as raised:
+        load_model_file(tmp_path / "tiny.yaml")
+    message = str(raised.value)
+    assert message.startswith(f"{tmp_path / 'tiny.yaml'}:8: api_key_env must be the name of the")
+    assert value not in message
+    env = {"POEMETRIC_GENERATORS_DIR": str(tmp_path), "COLUMNS": "300"}
+    shown = CliRunner().invoke(app, ["models", "show", "tiny"], env=env)
+    assert shown.exit_code == 2 and value not in shown.output
+
+
+def test_a_variable_name_in_api_key_env_is_fine(tmp_path: Path) -> None:
+    for value in ("OPENAI_API_KEY", "my_key_2", "TOGETHER_API_KEY_FOR_THE_POEMETRIC_PROJECT_RUNS"):
+        _write(tmp_path, "tiny.yaml", GOOD + f"api_key_env: {value}\n")
+        assert load_model_file(tmp_path / "tiny.yaml").api_key_env == value
