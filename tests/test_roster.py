@@ -273,3 +273,28 @@ def test_a_variable_name_in_api_key_env_is_fine(tmp_path: Path) -> None:
     for value in ("OPENAI_API_KEY", "my_key_2", "TOGETHER_API_KEY_FOR_THE_POEMETRIC_PROJECT_RUNS"):
         _write(tmp_path, "tiny.yaml", GOOD + f"api_key_env: {value}\n")
         assert load_model_file(tmp_path / "tiny.yaml").api_key_env == value
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_models_show_judges_flag_before_or_after_show(where: str) -> None:
+    """`models --judges show gpt-4o` showed generators/gpt-4o.yaml: the flag before `show` went
+    to the listing and was dropped, and the generator file was shown as the judge."""
+    args = ["models", "--judges", "show", "gpt-4o"]
+    if where == "after":
+        args = ["models", "show", "gpt-4o", "--judges"]
+    shown = CliRunner().invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.splitlines()[0].endswith("judges/gpt-4o.yaml")
+
+
+def test_models_show_names_the_other_roster() -> None:
+    """A judge asked for as a generator was "unknown generator 'local-openai'", with no hint."""
+    judge = CliRunner().invoke(app, ["models", "show", "local-openai"])
+    assert judge.exit_code == 2
+    assert judge.stderr.strip() == (
+        "error: unknown generator 'local-openai'; it is a judge: "
+        "`poemetric models show local-openai --judges`"
+    )
+    generator = CliRunner().invoke(app, ["models", "--judges", "show", "markov"])
+    assert generator.exit_code == 2
+    assert "it is a generator: `poemetric models show markov`" in generator.stderr
