@@ -34,6 +34,7 @@ from poemetric.cli.output import OutputError, replaced_on_success
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
+    from poemetric.store import RunStore
 
 console = Console()
 err_console = Console(stderr=True)
@@ -246,6 +247,8 @@ def reparse_command(
 
     names = split_names(judge_name)
     with existing_run(run) as store:
+        if names:
+            _check_judged_by(store, run, names)
         result = reparse_run(store, names)
     console.print(
         f"{result.rows} stored answer(s) re-parsed: {result.unchanged} unchanged, "
@@ -263,6 +266,22 @@ def reparse_command(
             "Rejected answers are now errors: `poemetric judge` re-asks or re-parses them.",
             highlight=False,
         )
+
+
+def _check_judged_by(store: RunStore, run: Path, names: list[str]) -> None:
+    """`--judge` of `reparse` names judges with answers in the run: a mistyped one re-parsed
+    nothing and said so as a success."""
+    known = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments ORDER BY judge")]
+    unknown = [name for name in names if name not in known]
+    if not unknown:
+        return
+    which = ", ".join(map(repr, unknown))
+    if not known:
+        raise error_exit(
+            f"no judgments by judge {which}: the run has no judgments yet; make them with "
+            f"`poemetric judge --run {run} --judge {unknown[0]}`"
+        )
+    raise error_exit(f"no judgments by judge {which} in the run; judges: {', '.join(known)}")
 
 
 @judge_app.command("recognise")
