@@ -236,6 +236,22 @@ def test_judge_parse_of_a_file_without_answers(
     assert not out.exists()
 
 
+def test_judge_parse_refuses_to_write_over_its_input(tmp_path: Path) -> None:
+    """`judge parse answers.jsonl -o answers.jsonl` replaced the judge's raw answers with the
+    parsed output, exit status 0: the answers were gone."""
+    answers = tmp_path / "answers.jsonl"
+    text = json.dumps({"id": "a", "response": ANSWER}) + "\n"
+    answers.write_text(text, encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    for output in (answers, tmp_path / "sub" / ".." / "answers.jsonl"):
+        line = _error(["judge", "parse", str(answers), "-o", str(output)])
+        assert line == (
+            f"error: --output {output} is the input file: the answers would be replaced by the "
+            "parsed output; give another file name"
+        )
+    assert answers.read_text(encoding="utf-8") == text
+
+
 @pytest.mark.parametrize("command", [["agree"], ["analyze", "--experts"]], ids=" ".join)
 def test_a_ratings_file_separated_by_semicolons_shows_the_header_it_found(
     demo_run: Path, tmp_path: Path, command: list[str]

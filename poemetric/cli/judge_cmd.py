@@ -211,6 +211,11 @@ def parse_command(
     """
     from poemetric.judge.reparse import ParseInputError, parse_file
 
+    if output.exists() and input_path.exists() and output.samefile(input_path):
+        raise error_exit(
+            f"--output {output} is the input file: the answers would be replaced by the parsed "
+            "output; give another file name"
+        )
     try:
         with replaced_on_success(output) as handle:
             summary = parse_file(input_path, handle)
