@@ -298,3 +298,23 @@ def test_models_show_names_the_other_roster() -> None:
     generator = CliRunner().invoke(app, ["models", "--judges", "show", "markov"])
     assert generator.exit_code == 2
     assert "it is a generator: `poemetric models show markov`" in generator.stderr
+
+
+def test_two_files_of_one_model_in_one_folder_are_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tiny.yaml` beside an old `tiny.yml`: the `.yml` was used and the edited `.yaml` ignored,
+    without a word. Across folders a later file still replaces an earlier one."""
+    _write(tmp_path / "mine", "tiny.yaml", GOOD)
+    _write(tmp_path / "mine", "tiny.yml", GOOD.replace("max_tokens: 64", "max_tokens: 32"))
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(tmp_path / "mine"))
+    with pytest.raises(RosterError) as raised:
+        load_roster()
+    assert str(raised.value) == (
+        f"{tmp_path / 'mine' / 'tiny.yaml'} and tiny.yml both define generator 'tiny'; keep one "
+        "of them"
+    )
+    (tmp_path / "mine" / "tiny.yml").rename(tmp_path / "tiny.yml")
+    _write(tmp_path / "later", "tiny.yml", GOOD.replace("max_tokens: 64", "max_tokens: 32"))
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", f"{tmp_path / 'mine'}:{tmp_path / 'later'}")
+    assert load_roster()["tiny"].settings.max_tokens == 32
