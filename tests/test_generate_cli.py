@@ -191,6 +191,33 @@ def test_a_model_without_its_key_is_not_run(
         assert store.count("calls", "provider = 'openai'") == 0
 
 
+def test_a_model_file_without_api_key_env_says_what_to_add(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An openai-compatible file without `api_key_env` (the provider has no default variable)
+    said "set the environment variable (no variable configured: set api_key_env)"."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "keyless.yaml").write_text(
+        "name: keyless\nprovider: openai-compatible\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
+    run = tmp_path / "r"
+    result = CliRunner().invoke(
+        app,
+        ["generate", "--no-progress", "--run", str(run), "--models", "keyless", "--limit", "1"],
+        env={"COLUMNS": "400"},
+    )
+    assert result.exit_code == 1, result.output
+    assert (
+        "keyless cannot run (1 job(s) left pending): model 'keyless' (provider "
+        "'openai-compatible') needs an API key, and its file names no variable for it: add "
+        "`api_key_env: VARIABLE` to the model file and set that variable"
+    ) in result.output
+    assert "set the environment variable (" not in result.output
+
+
 @pytest.mark.parametrize("command", [["generate"], ["demo", "--no-progress"]], ids=" ".join)
 def test_a_file_in_place_of_the_run_folder_is_an_error_not_a_traceback(
     tmp_path: Path, command: list[str]
