@@ -191,6 +191,33 @@ def test_a_model_without_its_key_is_not_run(
         assert store.count("calls", "provider = 'openai'") == 0
 
 
+BROKEN = "name: broken\nprovider: openai\nmodel: x\nsettings:\n  temprature: 1\n"
+
+
+@pytest.mark.parametrize("variable", ["POEMETRIC_GENERATORS_DIR", "POEMETRIC_JUDGES_DIR"])
+def test_demo_with_a_broken_user_model_file_is_an_error_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """A mistyped key in a file of the user's roster folder ended `demo` in a RosterError
+    traceback (after it had made the run's store, for a generator file)."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+    monkeypatch.setenv(variable, str(folder))
+    run = tmp_path / "demo"
+    result = CliRunner().invoke(
+        app, ["demo", "--run", str(run), "--no-progress"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        "error: invalid model file:",
+        f"  {folder / 'broken.yaml'}:5: settings.temprature: unknown key 'temprature' (did you "
+        "mean 'temperature'?); allowed: extra, max_tokens, reasoning_budget_tokens, "
+        "reasoning_effort, seed, stop, temperature, top_k, top_p",
+    ]
+    assert not run.exists()
+
+
 def test_a_model_file_without_api_key_env_says_what_to_add(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
