@@ -218,6 +218,44 @@ def test_demo_with_a_broken_user_model_file_is_an_error_not_a_traceback(
     assert not run.exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "variable", "first"),
+    [
+        (["generate", "--models", "markv"], None,
+         "error: unknown model or group 'markv' (did you mean 'markov'?); see `poemetric models`"),
+        (["generate", "--models", "markov"], "POEMETRIC_GENERATORS_DIR", "error: invalid model file:"),
+        (["judge", "--judge", "gpt4o"], None,
+         "error: unknown judge or group 'gpt4o' (did you mean 'gpt-4o'?); see `poemetric models "
+         "--judges`; judges: claude-3.7-sonnet, "),
+        (["judge", "--judge", "gpt-4o"], "POEMETRIC_JUDGES_DIR", "error: invalid model file:"),
+    ],
+    ids=["unknown-model", "broken-model", "unknown-judge", "broken-judge"],
+)  # fmt: skip
+def test_roster_errors_of_generate_and_judge_are_error_lines(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    variable: str | None,
+    first: str,
+) -> None:
+    """They were Typer's usage box, which cut a model file's path and its problems across
+    the box's lines (at 80 columns a path in a home folder did not fit)."""
+    if variable:
+        folder = tmp_path / "mine"
+        folder.mkdir()
+        (folder / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+        monkeypatch.setenv(variable, str(folder))
+    run = tmp_path / "run"
+    RunStore(run).close()
+    result = CliRunner().invoke(app, [*args, "--run", str(run), "--dry-run"], env={"COLUMNS": "80"})
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and "Usage:" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(first), lines
+    if variable:
+        assert lines[1].startswith(f"  {folder / 'broken.yaml'}:5: settings.temprature: ")
+
+
 def test_a_model_file_without_api_key_env_says_what_to_add(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -198,8 +198,8 @@ def generate(
 
     try:
         specs = select_models(models)
-    except RosterError as error:
-        raise typer.BadParameter(str(error), param_hint="--models") from error
+    except RosterError as error:  # not Typer's usage box: it cut the file's path across lines
+        raise error_exit(error) from None
     options = RunnerOptions(
         samples=samples,
         limit=limit,

@@ -73,8 +73,8 @@ def select_judges(selection: str) -> list[ModelSpec]:
     try:
         return select_models(selection, kind="judges")
     except RosterError as error:
-        available = ", ".join(load_judges())
-        raise typer.BadParameter(f"{error}; judges: {available}", param_hint="--judge") from error
+        available = ", ".join(load_judges())  # a broken file: load_judges names it and exits
+        raise error_exit(f"{error}; judges: {available}") from None
 
 
 @judge_app.callback(
