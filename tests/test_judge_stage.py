@@ -168,6 +168,8 @@ def test_judge_cli_dry_run(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "dry run" in result.output and "Nothing was" in result.output
+    # A judge writes no poem: the note said "output from a typical poem length".
+    assert "typical answer length" in " ".join(result.output.split())
 
 
 def test_judge_cli_refuses_unknown_authors(tmp_path: Path) -> None:

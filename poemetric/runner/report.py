@@ -167,7 +167,7 @@ class StageReport:
         if self.dry_run:
             console.print(
                 f"Estimated cost of the pending calls: ${self.total('estimated_cost_usd'):.4f} "
-                "(input from prompt length, output from a typical poem length; batch discount "
+                "(input from prompt length, output from a typical answer length; batch discount "
                 "applied with --batch). Nothing was called."
             )
         elif self.stopped_by_budget:
