@@ -46,11 +46,20 @@ def test_every_command_has_examples_that_name_only_real_options() -> None:
         ]
         assert examples, f"`{prefix} --help` shows no example"
         known = _options(command)
+        required = [
+            param.opts
+            for param in command.params
+            if param.required and getattr(param, "param_type_name", "") == "option"
+        ]
         for example in examples:
             words = shlex.split(example.replace("…", ""))
             for word in words:
                 option = word.split("=", 1)[0]
                 if re.fullmatch(r"--?[a-z][a-z-]*", option):
                     assert option in known, f"{example!r}: {prefix} has no option {option}"
+            # `merge`'s example left out --into, which it requires: copied, it failed.
+            given = {word.split("=", 1)[0] for word in words}
+            for opts in required:
+                assert given & set(opts), f"{example!r}: {prefix} requires {opts[0]}"
         checked += 1
     assert checked >= 18

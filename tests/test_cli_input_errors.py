@@ -236,6 +236,22 @@ def test_judge_parse_of_a_file_without_answers(
     assert not out.exists()
 
 
+def test_judge_parse_refuses_to_write_over_its_input(tmp_path: Path) -> None:
+    """`judge parse answers.jsonl -o answers.jsonl` replaced the judge's raw answers with the
+    parsed output, exit status 0: the answers were gone."""
+    answers = tmp_path / "answers.jsonl"
+    text = json.dumps({"id": "a", "response": ANSWER}) + "\n"
+    answers.write_text(text, encoding="utf-8")
+    (tmp_path / "sub").mkdir()
+    for output in (answers, tmp_path / "sub" / ".." / "answers.jsonl"):
+        line = _error(["judge", "parse", str(answers), "-o", str(output)])
+        assert line == (
+            f"error: --output {output} is the input file: the answers would be replaced by the "
+            "parsed output; give another file name"
+        )
+    assert answers.read_text(encoding="utf-8") == text
+
+
 @pytest.mark.parametrize("command", [["agree"], ["analyze", "--experts"]], ids=" ".join)
 def test_a_ratings_file_separated_by_semicolons_shows_the_header_it_found(
     demo_run: Path, tmp_path: Path, command: list[str]
@@ -283,6 +299,28 @@ def test_a_judge_of_a_run_judged_by_others(
         )  # fmt: skip
     line = _error([*command, "--run", str(run), "--judge", "nobody"])
     assert line == "error: no judgments by judge 'nobody' in the run; judges: gpt-4o"
+
+
+def test_judge_reparse_of_a_judge_without_judgments(demo_run: Path, tmp_path: Path) -> None:
+    """`judge reparse --judge NAME` with a judge that has no answers in the run (a typo) said
+    "0 stored answer(s) re-parsed" and exit status 0, as if all were well."""
+    line = _error(["judge", "reparse", "--run", str(demo_run), "--judge", "nobody"])
+    assert line == (
+        "error: no judgments by judge 'nobody': the run has no judgments yet; make them with "
+        f"`poemetric judge --run {demo_run} --judge nobody`"
+    )
+    run = tmp_path / "judged"
+    shutil.copytree(demo_run, run)
+    with RunStore(run, create=False) as store:
+        generation = store.query("SELECT generation_id FROM generations LIMIT 1")[0][0]
+        store.save_judgment(
+            {"judgment_id": "j1", "generation_id": generation, "judge": "gpt-4o",
+             "sample_index": 0, "status": "error", "error": "HTTP 500"}
+        )  # fmt: skip
+    line = _error(["judge", "reparse", "--run", str(run), "--judge", "gpt-4o,gpt4o"])
+    assert line == "error: no judgments by judge 'gpt4o' in the run; judges: gpt-4o"
+    known = CliRunner().invoke(app, ["judge", "reparse", "--run", str(run), "--judge", "gpt-4o"])
+    assert known.exit_code == 0, known.output
 
 
 @pytest.mark.parametrize(

@@ -97,3 +97,44 @@ def test_a_missing_store_file_names_the_store_once(tmp_path: Path) -> None:
     assert not run.exists()
     help_text = CliRunner().invoke(app, ["analyze", "--help"], env={"COLUMNS": "400"}).stdout
     assert "the path of its poemetric.sqlite names the same run" in help_text
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, ["generate"]], ids=" ".join)
+def test_a_damaged_store_is_one_error_line_and_exit_2(tmp_path: Path, command: list[str]) -> None:
+    """A store SQLite cannot read (a partly copied shard, a file put in its place) ended every
+    command in a `DatabaseError: file is not a database` traceback; it is left as it was."""
+    store = tmp_path / "run" / "poemetric.sqlite"
+    store.parent.mkdir()
+    store.write_bytes(b"not a database, half a copy\n" * 4)
+    result = CliRunner().invoke(app, [*command, "--run", str(store.parent)], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line == (
+        f"error: {store} is not a run store SQLite can read (file is not a database); is it "
+        "damaged, or only partly copied?"
+    )
+    assert store.read_bytes() == b"not a database, half a copy\n" * 4
+
+
+@pytest.mark.parametrize("damaged", ["source", "destination"])
+def test_merge_names_a_damaged_store(tmp_path: Path, damaged: str) -> None:
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    RunStore(good).close()
+    bad.mkdir()
+    (bad / "poemetric.sqlite").write_bytes(b"garbage" * 10)
+    args = [str(bad), str(good), "--into", str(tmp_path / "m")]
+    if damaged == "destination":
+        args = [str(good), "--into", str(bad)]
+    result = CliRunner().invoke(app, ["merge", *args], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: {bad / 'poemetric.sqlite'} is not a run store")
+
+
+def test_generate_on_a_store_of_a_newer_poemetric_is_one_error_line(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    with RunStore(run) as store:
+        store.conn.execute("PRAGMA user_version = 999")
+    result = CliRunner().invoke(app, ["generate", "--run", str(run)], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: {run / 'poemetric.sqlite'} has schema version 999, newer")

@@ -191,6 +191,98 @@ def test_a_model_without_its_key_is_not_run(
         assert store.count("calls", "provider = 'openai'") == 0
 
 
+BROKEN = "name: broken\nprovider: openai\nmodel: x\nsettings:\n  temprature: 1\n"
+
+
+@pytest.mark.parametrize("variable", ["POEMETRIC_GENERATORS_DIR", "POEMETRIC_JUDGES_DIR"])
+def test_demo_with_a_broken_user_model_file_is_an_error_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """A mistyped key in a file of the user's roster folder ended `demo` in a RosterError
+    traceback (after it had made the run's store, for a generator file)."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+    monkeypatch.setenv(variable, str(folder))
+    run = tmp_path / "demo"
+    result = CliRunner().invoke(
+        app, ["demo", "--run", str(run), "--no-progress"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr.splitlines() == [
+        "error: invalid model file:",
+        f"  {folder / 'broken.yaml'}:5: settings.temprature: unknown key 'temprature' (did you "
+        "mean 'temperature'?); allowed: extra, max_tokens, reasoning_budget_tokens, "
+        "reasoning_effort, seed, stop, temperature, top_k, top_p",
+    ]
+    assert not run.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "variable", "first"),
+    [
+        (["generate", "--models", "markv"], None,
+         "error: unknown model or group 'markv' (did you mean 'markov'?); see `poemetric models`"),
+        (["generate", "--models", "markov"], "POEMETRIC_GENERATORS_DIR", "error: invalid model file:"),
+        (["judge", "--judge", "gpt4o"], None,
+         "error: unknown judge or group 'gpt4o' (did you mean 'gpt-4o'?); see `poemetric models "
+         "--judges`; judges: claude-3.7-sonnet, "),
+        (["judge", "--judge", "gpt-4o"], "POEMETRIC_JUDGES_DIR", "error: invalid model file:"),
+    ],
+    ids=["unknown-model", "broken-model", "unknown-judge", "broken-judge"],
+)  # fmt: skip
+def test_roster_errors_of_generate_and_judge_are_error_lines(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    variable: str | None,
+    first: str,
+) -> None:
+    """They were Typer's usage box, which cut a model file's path and its problems across
+    the box's lines (at 80 columns a path in a home folder did not fit)."""
+    if variable:
+        folder = tmp_path / "mine"
+        folder.mkdir()
+        (folder / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+        monkeypatch.setenv(variable, str(folder))
+    run = tmp_path / "run"
+    RunStore(run).close()
+    result = CliRunner().invoke(app, [*args, "--run", str(run), "--dry-run"], env={"COLUMNS": "80"})
+    assert result.exit_code == 2, result.output
+    assert result.stdout == "" and "Usage:" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(first), lines
+    if variable:
+        assert lines[1].startswith(f"  {folder / 'broken.yaml'}:5: settings.temprature: ")
+
+
+def test_a_model_file_without_api_key_env_says_what_to_add(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An openai-compatible file without `api_key_env` (the provider has no default variable)
+    said "set the environment variable (no variable configured: set api_key_env)"."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "keyless.yaml").write_text(
+        "name: keyless\nprovider: openai-compatible\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
+    run = tmp_path / "r"
+    result = CliRunner().invoke(
+        app,
+        ["generate", "--no-progress", "--run", str(run), "--models", "keyless", "--limit", "1"],
+        env={"COLUMNS": "400"},
+    )
+    assert result.exit_code == 1, result.output
+    assert (
+        "keyless cannot run (1 job(s) left pending): model 'keyless' (provider "
+        "'openai-compatible') needs an API key, and its file names no variable for it: add "
+        "`api_key_env: VARIABLE` to the model file and set that variable"
+    ) in result.output
+    assert "set the environment variable (" not in result.output
+
+
 @pytest.mark.parametrize("command", [["generate"], ["demo", "--no-progress"]], ids=" ".join)
 def test_a_file_in_place_of_the_run_folder_is_an_error_not_a_traceback(
     tmp_path: Path, command: list[str]

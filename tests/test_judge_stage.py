@@ -127,6 +127,30 @@ def test_unparsable_answer_is_reparsed_from_cache_then_refreshed(tmp_path: Path)
         assert VALID_JUDGE_ANSWER in json.loads(cached["completion"])["text"]
 
 
+def test_the_summary_does_not_promise_to_retry_unparsable_answers(tmp_path: Path) -> None:
+    """Under the summary, an unparsable answer was one of the "job(s) ended in error; ...
+    retried by the next run": the next run re-parsed it from the cache, asked nothing, and said
+    the same again."""
+    from rich.console import Console
+
+    store = judged_run(tmp_path)
+    with OpenAIServer(Answers(garbled=1), api_key=TEST_KEY) as server:
+        judge = openai_spec(server.base_url, name="test-judge", max_concurrency=1)
+        judge = judge.model_copy(update={"reask": 0})
+        options = dataclasses.replace(FAST, limit=2)
+        report = run_judging(store, judge, options=options, authors=["machine"])  # type: ignore[arg-type]
+    assert report.errors == 1 and report.models[0].unparsable == 1
+    console = Console(record=True, width=300)
+    report.render(console)
+    text = console.export_text()
+    assert "retried by the next run" not in text
+    assert (
+        "1 answer(s) could not be parsed; they are stored with the raw response, and the next run "
+        "re-parses them from the cache without asking again; --refresh-failed-parses pays for "
+        "new answers."
+    ) in text
+
+
 def test_judge_cli_without_judge_explains_how(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -144,6 +168,8 @@ def test_judge_cli_dry_run(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "dry run" in result.output and "Nothing was" in result.output
+    # A judge writes no poem: the note said "output from a typical poem length".
+    assert "typical answer length" in " ".join(result.output.split())
 
 
 def test_judge_cli_refuses_unknown_authors(tmp_path: Path) -> None:

@@ -185,3 +185,19 @@ def test_no_poem_to_render_names_only_the_filters_given(tmp_path: Path) -> None:
     assert unknown.exit_code == 2 and unknown.stdout == "", unknown.output
     (line,) = unknown.stderr.splitlines()
     assert line.startswith("error: --poem-id nope: no such poem in dataset demo ")
+
+
+def test_one_unknown_poem_id_among_known_ones_is_an_error() -> None:
+    """`--poem-id GOOD --poem-id TYPO` rendered GOOD alone, exit status 0: the typo was dropped
+    without a word."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+    from poemetric.data import load_dataset
+
+    first = load_dataset("demo").poems[0].poem_id
+    args = ["prompts", "render", "--poem-id", first, "--poem-id", "typo"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: --poem-id typo: no such poem in dataset demo ")

@@ -246,3 +246,75 @@ def test_models_cli_lists_and_shows() -> None:
     assert unknown.exit_code == 2 and "did you mean" in unknown.output
     bad_group = runner.invoke(app, ["models", "--group", "nope"])
     assert bad_group.exit_code == 2 and "unknown group 'nope'" in bad_group.output
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD", "local-secret", "0a1b2c3d" * 8],
+    ids=["openai-key", "dashed", "hex-key"],
+)
+def test_a_key_pasted_into_api_key_env_is_refused_without_repeating_it(
+    tmp_path: Path, value: str
+) -> None:
+    """`api_key_env: sk-...` (the key where its variable's name belongs) was accepted: `models
+    show` printed the key, and `generate` printed it in "set the environment variable sk-..."."""
+    _write(tmp_path, "tiny.yaml", GOOD + f"api_key_env: {value}\n")
+    with pytest.raises(RosterError) as raised:
+        load_model_file(tmp_path / "tiny.yaml")
+    message = str(raised.value)
+    assert message.startswith(f"{tmp_path / 'tiny.yaml'}:8: api_key_env must be the name of the")
+    assert value not in message
+    env = {"POEMETRIC_GENERATORS_DIR": str(tmp_path), "COLUMNS": "300"}
+    shown = CliRunner().invoke(app, ["models", "show", "tiny"], env=env)
+    assert shown.exit_code == 2 and value not in shown.output
+
+
+def test_a_variable_name_in_api_key_env_is_fine(tmp_path: Path) -> None:
+    for value in ("OPENAI_API_KEY", "my_key_2", "TOGETHER_API_KEY_FOR_THE_POEMETRIC_PROJECT_RUNS"):
+        _write(tmp_path, "tiny.yaml", GOOD + f"api_key_env: {value}\n")
+        assert load_model_file(tmp_path / "tiny.yaml").api_key_env == value
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_models_show_judges_flag_before_or_after_show(where: str) -> None:
+    """`models --judges show gpt-4o` showed generators/gpt-4o.yaml: the flag before `show` went
+    to the listing and was dropped, and the generator file was shown as the judge."""
+    args = ["models", "--judges", "show", "gpt-4o"]
+    if where == "after":
+        args = ["models", "show", "gpt-4o", "--judges"]
+    shown = CliRunner().invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.splitlines()[0].endswith("judges/gpt-4o.yaml")
+
+
+def test_models_show_names_the_other_roster() -> None:
+    """A judge asked for as a generator was "unknown generator 'local-openai'", with no hint."""
+    judge = CliRunner().invoke(app, ["models", "show", "local-openai"])
+    assert judge.exit_code == 2
+    assert judge.stderr.strip() == (
+        "error: unknown generator 'local-openai'; it is a judge: "
+        "`poemetric models show local-openai --judges`"
+    )
+    generator = CliRunner().invoke(app, ["models", "--judges", "show", "markov"])
+    assert generator.exit_code == 2
+    assert "it is a generator: `poemetric models show markov`" in generator.stderr
+
+
+def test_two_files_of_one_model_in_one_folder_are_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tiny.yaml` beside an old `tiny.yml`: the `.yml` was used and the edited `.yaml` ignored,
+    without a word. Across folders a later file still replaces an earlier one."""
+    _write(tmp_path / "mine", "tiny.yaml", GOOD)
+    _write(tmp_path / "mine", "tiny.yml", GOOD.replace("max_tokens: 64", "max_tokens: 32"))
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(tmp_path / "mine"))
+    with pytest.raises(RosterError) as raised:
+        load_roster()
+    assert str(raised.value) == (
+        f"{tmp_path / 'mine' / 'tiny.yaml'} and tiny.yml both define generator 'tiny'; keep one "
+        "of them"
+    )
+    (tmp_path / "mine" / "tiny.yml").rename(tmp_path / "tiny.yml")
+    _write(tmp_path / "later", "tiny.yml", GOOD.replace("max_tokens: 64", "max_tokens: 32"))
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", f"{tmp_path / 'mine'}:{tmp_path / 'later'}")
+    assert load_roster()["tiny"].settings.max_tokens == 32

@@ -15,7 +15,7 @@ from poemetric.cli.analyze_cmd import summary_tables
 from poemetric.cli.app import app
 from poemetric.cli.generate_cmd import open_prepared
 from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
-from poemetric.cli.options import LimitOption
+from poemetric.cli.options import LimitOption, error_exit
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -117,10 +117,14 @@ def demo(
     from poemetric.form.stage import run_form_stage
     from poemetric.generation.stage import run_generation
     from poemetric.report import build_report
-    from poemetric.roster import load_roster, select_models
+    from poemetric.roster import RosterError, load_roster, select_models
     from poemetric.runner.runner import RunnerOptions
 
-    judges = load_roster("judges")
+    try:  # a broken file in a user folder: one error, before any run exists
+        judges = load_roster("judges")
+        generators = load_roster("generators")
+    except RosterError as error:
+        raise error_exit(error) from None
     if judge and judge not in judges:
         raise typer.BadParameter(
             f"unknown judge {judge!r}; available: {', '.join(judges)}", param_hint="--judge"
@@ -138,7 +142,7 @@ def demo(
         console.print(f"2/5 generate {report.summary_line()}")
         local_hint = local_model_hint()
         if local and local_hint is None:
-            spec = load_roster("generators")[LOCAL_MODEL]
+            spec = generators[LOCAL_MODEL]
             spec = spec.model_copy(
                 update={"settings": spec.settings.model_copy(update={"max_tokens": 160})}
             )

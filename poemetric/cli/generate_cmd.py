@@ -94,7 +94,7 @@ def open_prepared(
 
     from poemetric.data import DatasetError, load_dataset
     from poemetric.prompts import PromptError, load_template
-    from poemetric.store import RunStore
+    from poemetric.store import RunStore, StoreError
     from poemetric.store.db import DB_NAME
 
     try:
@@ -110,7 +110,10 @@ def open_prepared(
         made.append(folder)
         folder = folder.parent
     new = not (run / DB_NAME).exists()
-    store = RunStore(run)
+    try:
+        store = RunStore(run)
+    except StoreError as error:  # a damaged store, or one of a newer POEMetric
+        raise error_exit(error) from None
     try:
         return store, prepare_or_exit(store, loaded, limit, template)
     except Exception:  # typer.Exit too
@@ -195,8 +198,8 @@ def generate(
 
     try:
         specs = select_models(models)
-    except RosterError as error:
-        raise typer.BadParameter(str(error), param_hint="--models") from error
+    except RosterError as error:  # not Typer's usage box: it cut the file's path across lines
+        raise error_exit(error) from None
     options = RunnerOptions(
         samples=samples,
         limit=limit,

@@ -34,6 +34,7 @@ from poemetric.cli.output import OutputError, replaced_on_success
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
+    from poemetric.store import RunStore
 
 console = Console()
 err_console = Console(stderr=True)
@@ -72,8 +73,8 @@ def select_judges(selection: str) -> list[ModelSpec]:
     try:
         return select_models(selection, kind="judges")
     except RosterError as error:
-        available = ", ".join(load_judges())
-        raise typer.BadParameter(f"{error}; judges: {available}", param_hint="--judge") from error
+        available = ", ".join(load_judges())  # a broken file: load_judges names it and exits
+        raise error_exit(f"{error}; judges: {available}") from None
 
 
 @judge_app.callback(
@@ -210,6 +211,11 @@ def parse_command(
     """
     from poemetric.judge.reparse import ParseInputError, parse_file
 
+    if output.exists() and input_path.exists() and output.samefile(input_path):
+        raise error_exit(
+            f"--output {output} is the input file: the answers would be replaced by the parsed "
+            "output; give another file name"
+        )
     try:
         with replaced_on_success(output) as handle:
             summary = parse_file(input_path, handle)
@@ -246,6 +252,8 @@ def reparse_command(
 
     names = split_names(judge_name)
     with existing_run(run) as store:
+        if names:
+            _check_judged_by(store, run, names)
         result = reparse_run(store, names)
     console.print(
         f"{result.rows} stored answer(s) re-parsed: {result.unchanged} unchanged, "
@@ -263,6 +271,22 @@ def reparse_command(
             "Rejected answers are now errors: `poemetric judge` re-asks or re-parses them.",
             highlight=False,
         )
+
+
+def _check_judged_by(store: RunStore, run: Path, names: list[str]) -> None:
+    """`--judge` of `reparse` names judges with answers in the run: a mistyped one re-parsed
+    nothing and said so as a success."""
+    known = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments ORDER BY judge")]
+    unknown = [name for name in names if name not in known]
+    if not unknown:
+        return
+    which = ", ".join(map(repr, unknown))
+    if not known:
+        raise error_exit(
+            f"no judgments by judge {which}: the run has no judgments yet; make them with "
+            f"`poemetric judge --run {run} --judge {unknown[0]}`"
+        )
+    raise error_exit(f"no judgments by judge {which} in the run; judges: {', '.join(known)}")
 
 
 @judge_app.command("recognise")

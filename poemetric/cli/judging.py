@@ -47,7 +47,7 @@ def load_judges() -> dict[str, ModelSpec]:
     try:
         return load_roster("judges")
     except RosterError as error:
-        raise typer.BadParameter(str(error)) from error
+        raise error_exit(error) from None
 
 
 def judge_spec(judges: dict[str, ModelSpec], name: str) -> ModelSpec:

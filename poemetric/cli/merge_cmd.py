@@ -46,7 +46,7 @@ def merge(
 
     Examples:
 
-        poemetric merge runs/paper runs/part0 runs/part1 runs/part2 runs/part3
+        poemetric merge runs/part0 runs/part1 runs/part2 --into runs/paper
     """
     console = Console(highlight=False, soft_wrap=True)
     output_folder(into, "--into")

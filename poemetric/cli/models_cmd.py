@@ -82,6 +82,8 @@ def models(
         poemetric models --group open
     """
     if ctx.invoked_subcommand is not None:
+        # `models --judges show NAME`: the flag was given before the subcommand.
+        ctx.obj = {"judges": judges}
         return
     kind = _kind(judges)
     try:
@@ -126,6 +128,7 @@ def models(
 
 @models_app.command("show")
 def show(
+    ctx: typer.Context,
     name: str = typer.Argument(..., help="Model name, e.g. gpt-4o."),
     judges: bool = JudgesOption,
 ) -> None:
@@ -137,18 +140,32 @@ def show(
 
         poemetric models show gemini-2.5-pro --judges
     """
+    judges = judges or bool((ctx.obj or {}).get("judges"))
     kind = _kind(judges)
     try:
         entries = load_entries(kind)
     except RosterError as error:
         raise error_exit(error) from error
     if name not in entries:
-        import difflib
-
-        close = difflib.get_close_matches(name, list(entries), n=3, cutoff=0.5)
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise error_exit(f"unknown {kind[:-1]} {name!r}{hint}")
+        raise error_exit(f"unknown {kind[:-1]} {name!r}{_show_hint(name, list(entries), judges)}")
     entry = entries[name]
     typer.echo(f"# {entry.path}")
     data = entry.spec.model_dump(mode="json")
     typer.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100).rstrip())
+
+
+def _show_hint(name: str, names: list[str], judges: bool) -> str:
+    """Close names, or the other roster when the name is there (a judge asked for as a
+    generator: `models show local-openai`)."""
+    import difflib
+
+    other = _kind(not judges)
+    try:
+        elsewhere = name in load_entries(other)
+    except RosterError:
+        elsewhere = False
+    if elsewhere:
+        flag = "" if judges else " --judges"
+        return f"; it is a {other[:-1]}: `poemetric models show {name}{flag}`"
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    return f" (did you mean {', '.join(close)}?)" if close else ""

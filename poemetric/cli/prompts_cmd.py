@@ -81,9 +81,11 @@ def render(
     if not poems:
         raise error_exit(f"dataset {dataset}: has no poems")
     if poem_id:
+        known = {p.poem_id for p in poems}
         poems = [p for p in poems if p.poem_id in set(poem_id)]
-        if not poems:
-            ids = ", ".join(dict.fromkeys(poem_id))
+        unknown = [i for i in dict.fromkeys(poem_id) if i not in known]
+        if unknown:  # one typo among several ids was left out without a word
+            ids = ", ".join(unknown)
             raise error_exit(
                 f"--poem-id {ids}: no such poem in dataset {dataset} "
                 f"(`poemetric dataset show {dataset}` lists the poem ids)"

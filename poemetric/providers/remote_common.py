@@ -46,11 +46,15 @@ def resolve_api_key(spec: ModelSpec, default_envs: Sequence[str]) -> str:
         value = os.environ.get(name, "").strip()
         if value:
             return value
-    wanted = " or ".join(names) if names else "(no variable configured: set api_key_env)"
+    needs = f"model {spec.name!r} (provider {spec.provider!r}) needs an API key"
+    if not names:  # it said "set the environment variable (no variable configured: ...)"
+        raise ProviderError(
+            f"{needs}, and its file names no variable for it: add `api_key_env: VARIABLE` to "
+            "the model file and set that variable (any value, for a server that checks none)",
+            retryable=False,
+        )
     raise ProviderError(
-        f"model {spec.name!r} (provider {spec.provider!r}) needs an API key: set the environment "
-        f"variable {wanted}",
-        retryable=False,
+        f"{needs}: set the environment variable {' or '.join(names)}", retryable=False
     )
 
 

@@ -61,8 +61,15 @@ def load_entries(
     for folder in roster_directories(kind, directory):
         if not folder.is_dir():
             raise RosterError(f"no {kind} folder at {folder}")
+        here: dict[str, Path] = {}
         for path in _model_files(folder):
             spec = load_model_file(path, providers, kind)
+            if spec.name in here:  # NAME.yaml and NAME.yml: one of them was used, silently
+                raise RosterError(
+                    f"{here[spec.name]} and {path.name} both define {kind[:-1]} {spec.name!r}; "
+                    "keep one of them"
+                )
+            here[spec.name] = path
             entries[spec.name] = RosterEntry(spec=spec, path=path)
     return dict(sorted(entries.items()))
 

@@ -21,6 +21,7 @@ from poemetric.roster.yaml_reader import _line_of, _read_yaml
 INTERPOLATED_FIELDS = ("model", "display_name", "base_url")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _format_validation_error(path: Path, error: ValidationError, node: yaml.Node | None) -> str:
@@ -101,6 +102,12 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
     return result
 
 
+def _is_variable_name(value: str) -> bool:
+    """An environment variable's name, not a key: keys have '-' or are long runs of letters and
+    digits without '_' (hex keys)."""
+    return bool(_ENV_NAME_RE.match(value)) and (len(value) < 32 or "_" in value)
+
+
 #: Fields that only a judge file may set.
 JUDGE_ONLY_FIELDS = ("template", "structured", "reask")
 
@@ -122,6 +129,13 @@ def load_model_file(
         spec = ModelSpec.model_validate(data)
     except ValidationError as error:
         raise RosterError(_format_validation_error(path, error, node)) from None
+    if spec.api_key_env is not None and not _is_variable_name(spec.api_key_env):
+        # The value is not repeated: it is often the key itself, pasted in the wrong place.
+        raise RosterError(
+            f"{path}:{_line_of(node, ('api_key_env',))}: api_key_env must be the name of the "
+            "environment variable that holds the key (letters, digits and '_', e.g. "
+            "OPENAI_API_KEY), never the key itself"
+        )
     if spec.name != path.stem:
         raise RosterError(
             f"{path}:{_line_of(node, ('name',))}: name {spec.name!r} must equal the file name "

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from poemetric.providers.base import Completion, ProviderError
 from poemetric.runner.cost import estimate_input_tokens, estimate_output_tokens, usage_cost
 from poemetric.runner.jobs import Job, completion_from_dict, completion_to_dict
+from poemetric.runner.rows import UNPARSABLE
 
 if TYPE_CHECKING:
     from poemetric.runner.runner import ModelRun
@@ -71,6 +72,8 @@ def _count_outcome(run: ModelRun, row: dict[str, Any], follow_up: Job | None) ->
         run.report.ok += 1
     else:
         run.report.note_error(row.get("error"))
+        if str(row.get("error") or "").startswith(UNPARSABLE):
+            run.report.unparsable += 1
 
 
 def next_turn(run: ModelRun, job: Job, completion: Completion, row: dict[str, Any]) -> Job | None:

@@ -9,6 +9,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+#: Stages whose command has `--refresh-failed-parses` (named under the summary).
+REFRESHING_STAGES = ("judge", "style-match")
+
 
 @dataclass
 class ModelReport:
@@ -44,6 +47,9 @@ class ModelReport:
     held_by: str | None = None
     #: Responses the stage found unusable and followed up with another turn (re-asks).
     reasked: int = 0
+    #: Of `errors`, answers received that stayed unparsable: kept with the raw response and
+    #: re-parsed from the cache by the next run, not asked again.
+    unparsable: int = 0
     #: Inputs the stage did not send at all (e.g. a judge is not asked about an empty answer).
     not_sent: int = 0
     #: Times the adaptive rate control slowed down on a 429, and the rate it ended at (req/s).
@@ -161,7 +167,7 @@ class StageReport:
         if self.dry_run:
             console.print(
                 f"Estimated cost of the pending calls: ${self.total('estimated_cost_usd'):.4f} "
-                "(input from prompt length, output from a typical poem length; batch discount "
+                "(input from prompt length, output from a typical answer length; batch discount "
                 "applied with --batch). Nothing was called."
             )
         elif self.stopped_by_budget:
@@ -193,10 +199,22 @@ class StageReport:
                     highlight=False,
                 )
         if not self.dry_run and self.errors:
-            console.print(
-                f"[yellow]{self.errors} job(s) ended in error; they are stored with their error "
-                "and retried by the next run.[/yellow]"
-            )
+            unparsable = int(self.total("unparsable"))
+            if self.errors > unparsable:
+                console.print(
+                    f"[yellow]{self.errors - unparsable} job(s) ended in error; they are stored "
+                    "with their error and retried by the next run.[/yellow]"
+                )
+            if unparsable:
+                # They were "retried by the next run", which only re-parses them from the cache.
+                refresh = self.stage in REFRESHING_STAGES
+                console.print(
+                    f"[yellow]{unparsable} answer(s) could not be parsed; they are stored with "
+                    "the raw response, and the next run re-parses them from the cache without "
+                    "asking again"
+                    + ("; --refresh-failed-parses pays for new answers" if refresh else "")
+                    + ".[/yellow]"
+                )
             for m in self.models:
                 if m.errors and m.first_error:
                     console.print(

@@ -64,6 +64,14 @@ def _runs_beside(run_dir: Path, shown: int = 5) -> str:
     return f"; runs beside it: {', '.join(runs[:shown])}{more}"
 
 
+def not_a_store(path: Path, error: sqlite3.DatabaseError) -> str:
+    """What to say of a store file SQLite cannot read ("file is not a database")."""
+    return (
+        f"{path} is not a run store SQLite can read ({error}); is it damaged, or only partly "
+        "copied?"
+    )
+
+
 class RunStore:
     """A run directory's SQLite database. Use as a context manager or call `close()`."""
 
@@ -78,11 +86,19 @@ class RunStore:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
         self.conn.row_factory = sqlite3.Row
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.execute("PRAGMA foreign_keys=ON")
-        self.conn.execute("PRAGMA busy_timeout=60000")
-        self._migrate()
+        try:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.execute("PRAGMA busy_timeout=60000")
+            self._migrate()
+        except BaseException as error:
+            self.conn.close()
+            if isinstance(error, sqlite3.DatabaseError) and not isinstance(
+                error, sqlite3.OperationalError
+            ):
+                raise StoreError(not_a_store(self.path, error)) from None
+            raise
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from poemetric.store.db import DB_NAME, RunStore, StoreError, to_json, utc_now
+from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, to_json, utc_now
 from poemetric.store.schema import SCHEMA_VERSION
 
 __all__ = ["MergeConflict", "MergeError", "MergeReport", "TableMerge", "merge_runs"]
@@ -118,6 +118,10 @@ def _schema_version(db_path: Path) -> int:
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    except sqlite3.DatabaseError as error:
+        if isinstance(error, sqlite3.OperationalError):
+            raise
+        raise MergeError(not_a_store(db_path, error)) from None
     finally:
         conn.close()
 
