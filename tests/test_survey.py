@@ -206,3 +206,29 @@ def test_survey_serve_binds_localhost_and_prints_working_links(tmp_path: Path) -
     finally:
         server.terminate()
         server.wait(10)
+
+
+def _a_poem(run: Path) -> str:
+    with RunStore(run, create=False) as store:
+        return str(store.query("SELECT generation_id FROM generations WHERE status = 'ok'")[0][0])
+
+
+def test_an_item_named_by_key_and_by_question_number_is_a_duplicate_row(tmp_path: Path) -> None:
+    """`form` and `1` are the same item: the second row silently replaced the first ("1
+    replaced"), and `analyze --experts` averaged the two scores (1 and 5 -> 3.0)."""
+    prepared_store(tmp_path / "run", poems=2).close()
+    run, poem = tmp_path / "run", _a_poem(tmp_path / "run")
+    ratings = tmp_path / "R1.csv"
+    ratings.write_text(
+        f"poem,rater,item,score\n{poem},R1,form,1\n{poem},R1,theme,4\n{poem},R1,1,5\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["survey", "import", str(ratings), "--run", str(run)])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert f"R1.csv:4: rater 'R1' rated item 'form' of poem {poem} already on line 2" in (
+        result.stderr
+    )
+    with RunStore(run, create=False) as store:
+        assert store.count("survey_answers") == 0
+    analyzed = runner.invoke(app, ["analyze", "--run", str(run), "--experts", str(ratings)])
+    assert analyzed.exit_code == 2 and "already on line 2" in analyzed.stderr, analyzed.output

@@ -96,7 +96,9 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
             continue
         if long_format:
             rows = _long_row(raw, record.line, expert, generation_id, where, problems)
-            key: tuple[str, ...] = (expert, generation_id, raw.get("item", ""))
+            # The item by its key: `form` and its question number `1` are the same item.
+            item_text = raw.get("item", "")
+            key: tuple[str, ...] = (expert, generation_id, _item_key(item_text) or item_text)
             duplicate = f"{rater_column} {expert!r} rated item {key[2]!r} of poem {generation_id}"
         else:
             rows = _wide_row(raw, record.line, expert, generation_id, where, problems)
@@ -116,11 +118,17 @@ def _keys(records: Iterable[RawRecord]) -> set[str]:
     return {key for record in records for key in record.values}
 
 
+def _item_key(text: str) -> str | None:
+    """The dimension key an `item` cell names (a key or its question number), else None."""
+    item = QUESTION_FIELDS.get(int(text)) if text.isdigit() else text
+    return item if item in DIMENSIONS_BY_KEY else None
+
+
 def _long_row(
     raw: dict[str, str], line: int, expert: str, gid: str, where: str, problems: list[str]
 ) -> list[ExpertAnswer]:
     text = raw.get("item", "")
-    item = QUESTION_FIELDS.get(int(text)) if text.isdigit() else text
+    item = _item_key(text)
     if item not in DIMENSIONS_BY_KEY:
         problems.append(
             f"{where}: item {text!r} is not one of "
