@@ -232,3 +232,26 @@ def test_an_item_named_by_key_and_by_question_number_is_a_duplicate_row(tmp_path
         assert store.count("survey_answers") == 0
     analyzed = runner.invoke(app, ["analyze", "--run", str(run), "--experts", str(ratings)])
     assert analyzed.exit_code == 2 and "already on line 2" in analyzed.stderr, analyzed.output
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("poem,rater,item,score,comment\nP,R1,overall_quality,4,très bien\n".encode("cp1252"),
+         "line 2: not valid UTF-8 (byte 0xe8"),
+        (b"", "line 1: empty file: no header row"),
+    ],
+    ids=["cp1252", "empty"],
+)  # fmt: skip
+def test_an_unreadable_ratings_file_is_refused_with_its_reason(
+    tmp_path: Path, content: bytes, reason: str
+) -> None:
+    """A sheet saved as Windows-1252 (one accented comment) was told it lacked every column:
+    "missing column(s): expert, poem or generation_id ...; found none"."""
+    prepared_store(tmp_path / "run", poems=2).close()
+    ratings = tmp_path / "R1.csv"
+    ratings.write_bytes(content.replace(b"P,", _a_poem(tmp_path / "run").encode() + b","))
+    result = runner.invoke(app, ["survey", "import", str(ratings), "--run", str(tmp_path / "run")])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith(f"error: {ratings}: cannot read expert ratings: {reason}")
+    assert "missing column" not in result.stderr and len(result.stderr.splitlines()) == 1

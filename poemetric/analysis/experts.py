@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from poemetric.data.io import DatasetError, RawRecord, read_table
+from poemetric.data.io import DatasetError, RawRecord, RawTable, read_table
 from poemetric.judge.answer import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
 from poemetric.reliability.io import problem_report
 from poemetric.store import RunStore
@@ -64,6 +64,7 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
         table = read_table(path)
     except (OSError, DatasetError) as exc:
         raise ExpertRatingsError(f"{path}: cannot read expert ratings: {exc}") from exc
+    _refuse_unreadable(path, table)
     header = set(table.columns) if table.header_read else _keys(table.records)
     resolver = _Resolver(store, path, header)
     long_format = {"item", "score"} <= header
@@ -112,6 +113,22 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
     if problems:
         raise ExpertRatingsError(problem_report("invalid expert ratings", problems))
     return answers
+
+
+def _refuse_unreadable(path: Path, table: RawTable) -> None:
+    """A file of which nothing could be read (not UTF-8, empty, no JSON object) is refused with
+    the reason, not with the columns an unread header "lacks"."""
+    if table.header_read or table.records:
+        return
+    if not table.issues:
+        raise ExpertRatingsError(f"{path}: cannot read expert ratings: the file is empty")
+    first = table.issues[0]
+    where = f"line {first.line}: " if first.line else ""
+    more = len(table.issues) - 1
+    raise ExpertRatingsError(
+        f"{path}: cannot read expert ratings: {where}{first.reason}"
+        + (f" (and {more} more problem(s))" if more else "")
+    )
 
 
 def _keys(records: Iterable[RawRecord]) -> set[str]:
