@@ -160,6 +160,34 @@ def test_importing_an_unfilled_template_is_an_error_naming_the_file(tmp_path: Pa
     assert "e.g. annotator,fluency,coherence = ann1,strong,weak" in result.stderr
 
 
+def test_a_file_that_is_no_line_table_is_one_problem_naming_its_columns(
+    sheets: tuple[RunStore, LineTask, list[Path]], tmp_path: Path
+) -> None:
+    """A sheet saved with ';' as separator got one "expected 1 fields" line per row (30 shown),
+    an expert-survey CSV "no filled grades found (an unfilled template?)": neither said why."""
+    store, _, (_, template, _) = sheets
+    filled = _filled(template, tmp_path / "filled.csv", "ann1", "strong")
+    with filled.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    semicolons = tmp_path / "semicolons.csv"
+    with semicolons.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, delimiter=";").writerows(rows)
+    survey = tmp_path / "R1.csv"
+    survey.write_text("page,poem,rater,item,score,comment\n1,parrot-1,R1,form,4,\n")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(LineImportError) as caught:
+        import_line_annotations(store, [semicolons, survey, empty])
+    problems = caught.value.problems
+    assert len(problems) == 3, problems
+    assert problems[0].startswith(f"{semicolons}: missing column(s) sheet_id, annotator, ")
+    assert problems[0].endswith("; found " + ";".join(CSV_COLUMNS))
+    assert problems[1].startswith(f"{survey}: missing column(s) sheet_id, annotator, ")
+    assert problems[1].endswith("; found page, poem, rater, item, score, comment")
+    assert problems[2] == f"{empty}: the file is empty"
+    assert store.count("line_annotations") == 0
+
+
 def test_the_printed_sheet_puts_one_poem_on_each_page(
     sheets: tuple[RunStore, LineTask, list[Path]], browser: Browser, tmp_path: Path
 ) -> None:

@@ -16,11 +16,15 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from poemetric.annotation.grades import LineGrade, store_line_grades
+from poemetric.annotation.sheets import CSV_COLUMNS
 from poemetric.annotation.task import LABEL_SCORES, NOT_APPLICABLE, LineItem, stored_tasks
 from poemetric.store import RunStore, utc_now
+
+if TYPE_CHECKING:
+    from poemetric.data.io import RawTable
 
 #: The problem of a file without one graded row (an unfilled template, say).
 NO_GRADES = (
@@ -28,6 +32,11 @@ NO_GRADES = (
     "save the filled sheet and import it again). A filled row has the annotator's name and a "
     "fluency grade, e.g. annotator,fluency,coherence = ann1,strong,weak"
 )
+
+
+#: Columns the importer reads (`item` and `text` are the template's too; `text` is checked when
+#: present).
+REQUIRED_COLUMNS = ("sheet_id", "annotator", "generation_id", "line", "fluency", "coherence")
 
 
 class LineImportError(ValueError):
@@ -97,6 +106,25 @@ def _check_row(
     return number, fluency, coherence
 
 
+def _not_a_line_table(path: Path, table: RawTable) -> str | None:
+    """The one problem of a file that is no line-annotation table: nothing readable, or not the
+    template's columns (an expert-survey CSV, a sheet saved with ';' as separator). Its rows
+    would each be reported as wrong, or skipped as blank ("no filled grades found")."""
+    if not table.header_read and not table.records:
+        if not table.issues:
+            return f"{path}: the file is empty"
+        more = len(table.issues) - 1
+        return str(table.issues[0]) + (f" (and {more} more problem(s))" if more else "")
+    columns = table.columns or sorted({key for record in table.records for key in record.values})
+    missing = [column for column in REQUIRED_COLUMNS if column not in columns]
+    if not missing:
+        return None
+    return (
+        f"{path}: missing column(s) {', '.join(missing)} of the line-annotation template "
+        f"({', '.join(CSV_COLUMNS)}); found {', '.join(columns) or 'none'}"
+    )
+
+
 def read_line_annotations(
     store: RunStore, paths: Sequence[str | Path]
 ) -> tuple[list[LineGrade], LineImportReport]:
@@ -114,6 +142,10 @@ def read_line_annotations(
             table = read_table(path)
         except (DatasetError, OSError) as error:
             problems.append(f"{path}: {error}")
+            continue
+        refused = _not_a_line_table(path, table)
+        if refused:
+            problems.append(refused)
             continue
         problems += [str(issue) for issue in table.issues]
         filled = 0
