@@ -83,3 +83,16 @@ def test_an_output_that_is_a_folder_is_refused_before_the_work(
         )
         assert result.exit_code == 2 and result.stdout == "", result.output
         assert result.stderr.startswith(f"error: --output {message}")
+
+
+def test_probe_build_writes_each_pair_once_when_a_task_is_named_twice(tmp_path: Path) -> None:
+    """`--tasks synonym,synonym` wrote every synonym pair twice (same id), and listed the task
+    twice; `probe run` then refused the file (duplicate pair id)."""
+    once, twice = tmp_path / "once.jsonl", tmp_path / "twice.jsonl"
+    for path, tasks in ((once, "synonym"), (twice, "synonym,synonym")):
+        result = CliRunner().invoke(app, ["probe", "build", "demo", "-t", tasks, "-o", str(path)])
+        assert result.exit_code == 0, result.output
+    assert twice.read_bytes() == once.read_bytes()
+    assert result.stdout.count("synonym") == 1, result.stdout
+    scored = CliRunner().invoke(app, ["probe", "run", str(twice), "-o", str(tmp_path / "s.jsonl")])
+    assert scored.exit_code == 0, scored.output

@@ -84,8 +84,9 @@ def build(
     from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
     from poemetric.probes.thesaurus import ThesaurusUnavailable
 
+    # Each task once: `--tasks synonym,synonym` wrote every synonym pair twice (same id).
     chosen = {"offline": list(OFFLINE_TASKS), "all": list(TASKS)}.get(
-        tasks, [t.strip() for t in tasks.split(",") if t.strip()]
+        tasks, list(dict.fromkeys(t.strip() for t in tasks.split(",") if t.strip()))
     )
     unknown = [t for t in chosen if t not in TASKS]
     if unknown:
