@@ -96,3 +96,25 @@ def test_probe_build_writes_each_pair_once_when_a_task_is_named_twice(tmp_path: 
     assert result.stdout.count("synonym") == 1, result.stdout
     scored = CliRunner().invoke(app, ["probe", "run", str(twice), "-o", str(tmp_path / "s.jsonl")])
     assert scored.exit_code == 0, scored.output
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--forms", "limerick,sonet"], "--forms: no poems of form(s) sonet in demo; its forms: "),
+        (["--tasks", " , "], "--tasks names no task; tasks: rhyme_word_swap,"),
+    ],
+    ids=["form-absent", "no-task"],
+)
+def test_probe_build_selecting_nothing_writes_nothing(
+    tmp_path: Path, option: list[str], message: str
+) -> None:
+    """A form the poems lack (a typo) or an empty --tasks built "0 pairs", wrote an empty pairs
+    file and exited 0."""
+    output = tmp_path / "pairs.jsonl"
+    result = CliRunner().invoke(
+        app, ["probe", "build", "demo", *option, "-o", str(output)], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith(f"error: {message}"), result.stderr
+    assert not output.exists()
