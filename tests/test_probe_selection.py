@@ -118,3 +118,13 @@ def test_probe_build_selecting_nothing_writes_nothing(
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert result.stderr.startswith(f"error: {message}"), result.stderr
     assert not output.exists()
+
+
+def test_probe_run_with_an_ngram_order_of_zero(pairs: Path, tmp_path: Path) -> None:
+    """`--scorer ngram:0` ended in an IndexError traceback from the model's constructor."""
+    scores = tmp_path / "scores.jsonl"
+    command = ["probe", "run", str(pairs), "--scorer", "ngram:0", "--output", str(scores)]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == "error: ngram order must be at least 1, got '0'\n"
+    assert not scores.exists()
