@@ -128,3 +128,19 @@ def test_probe_run_with_an_ngram_order_of_zero(pairs: Path, tmp_path: Path) -> N
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert result.stderr == "error: ngram order must be at least 1, got '0'\n"
     assert not scores.exists()
+
+
+def test_probe_run_with_a_model_that_is_nowhere(pairs: Path, tmp_path: Path) -> None:
+    """`--scorer hf:NAME` of a model neither in generators/ nor on disk nor in the local cache
+    ended in a 40-frame OSError traceback ("We couldn't connect to 'https://huggingface.co'")."""
+    import importlib.util
+
+    scores = tmp_path / "scores.jsonl"
+    command = ["probe", "run", str(pairs), "--scorer", "hf:no-such-model-xyz", "-o", str(scores)]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400", "HF_HUB_OFFLINE": "1"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: hf:no-such-model-xyz: "), line
+    if importlib.util.find_spec("transformers") and importlib.util.find_spec("torch"):
+        assert line.endswith("not in the local Hugging Face cache (downloads are off)"), line
+    assert not scores.exists()
