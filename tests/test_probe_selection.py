@@ -144,3 +144,22 @@ def test_probe_run_with_a_model_that_is_nowhere(pairs: Path, tmp_path: Path) -> 
     if importlib.util.find_spec("transformers") and importlib.util.find_spec("torch"):
         assert line.endswith("not in the local Hugging Face cache (downloads are off)"), line
     assert not scores.exists()
+
+
+def test_probe_report_counts_each_scored_pair_once(pairs: Path, tmp_path: Path) -> None:
+    """The same scores named twice (or two runs of one scorer, or a file concatenated with
+    itself) counted every pair twice: n doubled and the Wilson intervals narrowed, exit 0."""
+    scores = tmp_path / "scores.jsonl"
+    run = ["probe", "run", str(pairs), "--output", str(scores)]
+    assert CliRunner().invoke(app, run).exit_code == 0
+    doubled = tmp_path / "doubled.jsonl"
+    doubled.write_bytes(scores.read_bytes() * 2)
+    lines = len(scores.read_text(encoding="utf-8").splitlines())
+    for files, where in (([scores, scores], f"{scores}:1"), ([doubled], f"{doubled}:{lines + 1}")):
+        result = CliRunner().invoke(
+            app, ["probe", "report", *map(str, files)], env={"COLUMNS": "400"}
+        )
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"error: {where}: pair '"), line
+        assert "was scored by ngram:3 already at" in line

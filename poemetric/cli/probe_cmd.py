@@ -308,9 +308,10 @@ def report(
     if output is not None:
         output_folder(output, "--output")
     records = []
+    seen: dict[tuple[str, str], str] = {}  # a pair scored twice would be counted twice
     try:
         for path in scores:
-            records += read_scores(str(path))
+            records += read_scores(str(path), seen)
     except PairFileError as error:
         raise error_exit(str(error)) from error
     if not records:
