@@ -255,3 +255,23 @@ def test_an_unreadable_ratings_file_is_refused_with_its_reason(
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert result.stderr.startswith(f"error: {ratings}: cannot read expert ratings: {reason}")
     assert "missing column" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_survey_serve_on_a_port_in_use_is_an_error_before_any_link(tmp_path: Path) -> None:
+    """It printed every rater's link for a server that never started, then uvicorn's
+    "ERROR: [Errno 98] ... address already in use" (exit status 3)."""
+    import socket
+
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    assert runner.invoke(app, ["survey", "build", "--run", run, "--poems", "2"]).exit_code == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = runner.invoke(app, ["survey", "serve", "--run", run, "--port", str(port)])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == (
+        f"error: cannot serve on 127.0.0.1:{port}: Address already in use (another `survey "
+        "serve` or program uses it: choose another --port)\n"
+    )
