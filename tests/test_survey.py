@@ -275,3 +275,43 @@ def test_survey_serve_on_a_port_in_use_is_an_error_before_any_link(tmp_path: Pat
         f"error: cannot serve on 127.0.0.1:{port}: Address already in use (another `survey "
         "serve` or program uses it: choose another --port)\n"
     )
+
+
+@pytest.mark.slow
+def test_survey_serve_on_ipv6_prints_links_a_browser_opens(tmp_path: Path) -> None:
+    """`--host ::1` printed http://::1:PORT/r/... links, which are not URLs."""
+    import re
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    try:
+        with socket.socket(socket.AF_INET6) as sock:
+            sock.bind(("::1", 0))
+            port = sock.getsockname()[1]
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    assert runner.invoke(app, ["survey", "build", "--run", run, "--poems", "2"]).exit_code == 0
+    command = [sys.executable, "-m", "poemetric", "survey", "serve", "--run", run,
+               "--host", "::1", "--port", str(port)]  # fmt: skip
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        lines = [server.stdout.readline() for _ in range(4)]
+        links = [m[0] for line in lines for m in [re.search(r"http://\S+", line)] if m]
+        assert links and all(link.startswith(f"http://[::1]:{port}/") for link in links), lines
+        for _ in range(100):
+            try:
+                response = httpx.get(links[0], timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert response.status_code == 200
+    finally:
+        server.terminate()
+        server.wait(10)

@@ -205,7 +205,8 @@ def serve(
         raise error_exit(
             f"the survey web app needs its extra: pip install 'poemetric[survey]' ({exc})"
         ) from exc
-    rater_links, admin = _links(run, survey, base_url or f"http://{host}:{port}")
+    address = f"[{host}]" if ":" in host else host  # an IPv6 address needs its brackets in a URL
+    rater_links, admin = _links(run, survey, base_url or f"http://{address}:{port}")
     sock = _listening_socket(host, port)
     if host not in ("127.0.0.1", "localhost", "::1"):
         console.print(SERVE_WARNING.format(host=host))
