@@ -188,6 +188,27 @@ def test_a_file_that_is_no_line_table_is_one_problem_naming_its_columns(
     assert store.count("line_annotations") == 0
 
 
+def test_a_line_survey_sheet_imported_completes_the_raters_pages(tmp_path: Path) -> None:
+    """`survey sheets --survey lines`, filled and imported with `import-lines`: `survey status`
+    (and the admin page, and the rater's link) said "0 of 2 done" of a rater whose every line
+    was graded, as if nothing had been imported."""
+    from poemetric.survey import db
+
+    _store_with_a_refrain(tmp_path).close()
+    run = str(tmp_path / "run")
+    build = ["survey", "build", "--run", run, "-s", "lines", "--task", "lines", "--poems", "3"]
+    assert CliRunner().invoke(app, build).exit_code == 0
+    assert CliRunner().invoke(app, ["survey", "sheets", "--run", run, "-s", "lines"]).exit_code == 0
+    folder = tmp_path / "run" / "survey-lines"
+    filled = _filled(folder / "R1.csv", tmp_path / "R1.csv", "R1", "weak")
+    done = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(filled)])
+    assert done.exit_code == 0, done.output
+    with RunStore(tmp_path / "run", create=False) as store:
+        progress = {row.rater: (row.completed, row.assigned) for row in db.progress(store, "lines")}
+    assert progress["R1"] == (progress["R1"][1], progress["R1"][1]) and progress["R1"][1] > 0
+    assert progress["R2"][0] == 0
+
+
 def test_the_printed_sheet_puts_one_poem_on_each_page(
     sheets: tuple[RunStore, LineTask, list[Path]], browser: Browser, tmp_path: Path
 ) -> None:

@@ -12,6 +12,7 @@ earlier grades for the same lines.
 
 from __future__ import annotations
 
+import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -213,4 +214,21 @@ def import_line_annotations(store: RunStore, paths: Sequence[str | Path]) -> Lin
     now = utc_now()
     with store.transaction() as conn:
         store_line_grades(conn, rows, now)
+        _complete_survey_pages(store, conn, {(row.sheet_id, row.annotator) for row in rows}, now)
     return report
+
+
+def _complete_survey_pages(
+    store: RunStore, conn: sqlite3.Connection, graded: set[tuple[str, str]], now: str
+) -> None:
+    """A line survey's sheet (`survey sheets --survey S`, sheet id `survey-S`) graded by one of
+    its raters completes that rater's pages, as web grades do: `survey status` and the admin page
+    said "0 of 4 done" of a rater whose every line was imported."""
+    from poemetric.survey import db
+    from poemetric.survey.lines import sheet_id_for
+
+    for survey_id in db.survey_ids(store):
+        raters = {annotator for sheet, annotator in graded if sheet == sheet_id_for(survey_id)}
+        if raters:
+            survey = db.load_survey(store, survey_id)
+            db.complete_pages(conn, survey.task, survey_id, raters, now)
