@@ -315,3 +315,14 @@ def test_survey_serve_on_ipv6_prints_links_a_browser_opens(tmp_path: Path) -> No
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_survey_build_names_a_rater_given_twice(tmp_path: Path) -> None:
+    """`--raters ann,ann,ben` was told "at least 2 distinct rater ids" (it has two)."""
+    prepared_store(tmp_path / "run", poems=4).close()
+    build = ["survey", "build", "--run", str(tmp_path / "run"), "--poems", "2", "--raters"]
+    result = runner.invoke(app, [*build, "ann,ben,ann"])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == "error: --raters: ann named more than once\n"
+    alone = runner.invoke(app, [*build, "ann"])
+    assert alone.stderr == "error: --raters: at least 2 distinct rater ids\n"
