@@ -185,14 +185,20 @@ def _read_score(text: str, key: str, where: str, problems: list[str]) -> float |
     if text == "":
         return None
     allows_na = DIMENSIONS_BY_KEY[key].allows_na
-    if text.lower() in ("n/a", "na") and allows_na:
-        return 0.0
+    if text.lower() in ("n/a", "na"):
+        if allows_na:
+            return 0.0
+        problems.append(f"{where}: {key} = {text!r}: N/A only for imagery and literary_devices")
+        return None
     try:
         value = float(text)
     except ValueError:
         problems.append(f"{where}: {key} = {text!r} is not a number")
         return None
     low = 0 if allows_na else 1
+    if not value.is_integer() and low <= value <= 5:  # "3.5 is outside 1-5" said before
+        problems.append(f"{where}: {key} = {text!r} is not a whole number; the scale is {low}-5")
+        return None
     if not value.is_integer() or not low <= value <= 5:
         problems.append(
             f"{where}: {key} = {text!r} is outside {low}-5 "
