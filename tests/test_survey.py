@@ -330,12 +330,14 @@ def test_survey_build_names_a_rater_given_twice(tmp_path: Path) -> None:
 
 def test_a_fractional_score_or_an_na_where_none_is_offered_says_so(tmp_path: Path) -> None:
     """3.5 was "outside 1-5" (it is inside: it is not a whole number) and N/A on an item
-    without N/A "not a number"."""
+    without N/A "not a number"; a row without its poem id was "no successful generation for
+    poem_id='', author=''" (columns the file does not have)."""
     prepared_store(tmp_path / "run", poems=2).close()
     poem = _a_poem(tmp_path / "run")
     ratings = tmp_path / "R1.csv"
     ratings.write_text(
-        f"poem,rater,item,score\n{poem},R1,form,3.5\n{poem},R1,theme,N/A\n{poem},R1,imagery,n/a\n",
+        f"poem,rater,item,score\n{poem},R1,form,3.5\n{poem},R1,theme,N/A\n{poem},R1,imagery,n/a\n"
+        ",R1,form,4\n",
         encoding="utf-8",
     )
     result = runner.invoke(app, ["survey", "import", str(ratings), "--run", str(tmp_path / "run")])
@@ -343,4 +345,5 @@ def test_a_fractional_score_or_an_na_where_none_is_offered_says_so(tmp_path: Pat
     assert result.stderr.splitlines()[1:] == [
         f"  {ratings}:2: form = '3.5' is not a whole number; the scale is 1-5",
         f"  {ratings}:3: theme = 'N/A': N/A only for imagery and literary_devices",
+        f"  {ratings}:5: empty poem",
     ]

@@ -242,6 +242,10 @@ class _Resolver:
                 )
                 return None
             return generation_id
+        if self.id_column and not {"poem_id", "author"} <= self.header:
+            # not "no successful generation for poem_id='', author=''" (columns it lacks)
+            problems.append(f"{where}: empty {self.id_column}")
+            return None
         try:
             sample = int(raw.get("sample_index") or 0)
         except ValueError:
