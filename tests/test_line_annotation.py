@@ -209,6 +209,18 @@ def test_a_line_survey_sheet_imported_completes_the_raters_pages(tmp_path: Path)
     assert progress["R2"][0] == 0
 
 
+def test_a_file_named_twice_is_one_problem(
+    sheets: tuple[RunStore, LineTask, list[Path]], tmp_path: Path
+) -> None:
+    """`import-lines a.csv a.csv` reported every row as graded "already at" itself."""
+    store, _, (_, template, _) = sheets
+    filled = _filled(template, tmp_path / "filled.csv", "ann1", "strong")
+    with pytest.raises(LineImportError) as caught:
+        import_line_annotations(store, [filled, tmp_path / "." / "filled.csv"])
+    assert caught.value.problems == [f"{tmp_path / '.' / 'filled.csv'}: named more than once"]
+    assert store.count("line_annotations") == 0
+
+
 def test_the_printed_sheet_puts_one_poem_on_each_page(
     sheets: tuple[RunStore, LineTask, list[Path]], browser: Browser, tmp_path: Path
 ) -> None:

@@ -138,7 +138,12 @@ def read_line_annotations(
     report = LineImportReport()
     seen: dict[tuple[str, str, str, int], str] = {}
     graded: dict[tuple[str, str, str], set[int]] = defaultdict(set)
+    named: set[Path] = set()
     for path in map(Path, paths):
+        if path.resolve() in named:  # each of its rows was "already at" itself, 30 lines shown
+            problems.append(f"{path}: named more than once")
+            continue
+        named.add(path.resolve())
         try:
             table = read_table(path)
         except (DatasetError, OSError) as error:
