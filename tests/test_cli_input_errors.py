@@ -339,3 +339,24 @@ def test_export_of_an_unknown_table(
     line = _error(["export", *names, "--run", str(demo_run), "--to", str(out)])
     assert line == f"error: unknown table(s) {unknown}; tables: {', '.join(EXPORTABLE_TABLES)}"
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("blank.txt", "\n  \n", "no poem text (the file is empty or blank)"),
+        ("poems.csv", "poem_id,content\np1,The fine wine\n", "is a CSV file, not a poem's text"),
+    ],
+    ids=["blank", "csv"],
+)
+def test_ghostwriting_score_of_a_file_that_is_not_one_poem(
+    tmp_path: Path, name: str, content: str, reason: str
+) -> None:
+    """A blank file was scored (0 syllables, Raplyzer 0.000, exit 0); a CSV of poems was one
+    poem whose verse was its rows."""
+    poem = tmp_path / "poem.txt"
+    poem.write_text("the fine wine\n", encoding="utf-8")
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    line = _error(["ghostwriting", "score", str(poem), str(path)])
+    assert line.startswith(f"error: {path}: {reason}"), line

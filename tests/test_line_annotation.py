@@ -160,6 +160,67 @@ def test_importing_an_unfilled_template_is_an_error_naming_the_file(tmp_path: Pa
     assert "e.g. annotator,fluency,coherence = ann1,strong,weak" in result.stderr
 
 
+def test_a_file_that_is_no_line_table_is_one_problem_naming_its_columns(
+    sheets: tuple[RunStore, LineTask, list[Path]], tmp_path: Path
+) -> None:
+    """A sheet saved with ';' as separator got one "expected 1 fields" line per row (30 shown),
+    an expert-survey CSV "no filled grades found (an unfilled template?)": neither said why."""
+    store, _, (_, template, _) = sheets
+    filled = _filled(template, tmp_path / "filled.csv", "ann1", "strong")
+    with filled.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    semicolons = tmp_path / "semicolons.csv"
+    with semicolons.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle, delimiter=";").writerows(rows)
+    survey = tmp_path / "R1.csv"
+    survey.write_text("page,poem,rater,item,score,comment\n1,parrot-1,R1,form,4,\n")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    with pytest.raises(LineImportError) as caught:
+        import_line_annotations(store, [semicolons, survey, empty])
+    problems = caught.value.problems
+    assert len(problems) == 3, problems
+    assert problems[0].startswith(f"{semicolons}: missing column(s) sheet_id, annotator, ")
+    assert problems[0].endswith("; found " + ";".join(CSV_COLUMNS))
+    assert problems[1].startswith(f"{survey}: missing column(s) sheet_id, annotator, ")
+    assert problems[1].endswith("; found page, poem, rater, item, score, comment")
+    assert problems[2] == f"{empty}: the file is empty"
+    assert store.count("line_annotations") == 0
+
+
+def test_a_line_survey_sheet_imported_completes_the_raters_pages(tmp_path: Path) -> None:
+    """`survey sheets --survey lines`, filled and imported with `import-lines`: `survey status`
+    (and the admin page, and the rater's link) said "0 of 2 done" of a rater whose every line
+    was graded, as if nothing had been imported."""
+    from poemetric.survey import db
+
+    _store_with_a_refrain(tmp_path).close()
+    run = str(tmp_path / "run")
+    build = ["survey", "build", "--run", run, "-s", "lines", "--task", "lines", "--poems", "3"]
+    assert CliRunner().invoke(app, build).exit_code == 0
+    assert CliRunner().invoke(app, ["survey", "sheets", "--run", run, "-s", "lines"]).exit_code == 0
+    folder = tmp_path / "run" / "survey-lines"
+    filled = _filled(folder / "R1.csv", tmp_path / "R1.csv", "R1", "weak")
+    done = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(filled)])
+    assert done.exit_code == 0, done.output
+    with RunStore(tmp_path / "run", create=False) as store:
+        progress = {row.rater: (row.completed, row.assigned) for row in db.progress(store, "lines")}
+    assert progress["R1"] == (progress["R1"][1], progress["R1"][1]) and progress["R1"][1] > 0
+    assert progress["R2"][0] == 0
+
+
+def test_a_file_named_twice_is_one_problem(
+    sheets: tuple[RunStore, LineTask, list[Path]], tmp_path: Path
+) -> None:
+    """`import-lines a.csv a.csv` reported every row as graded "already at" itself."""
+    store, _, (_, template, _) = sheets
+    filled = _filled(template, tmp_path / "filled.csv", "ann1", "strong")
+    with pytest.raises(LineImportError) as caught:
+        import_line_annotations(store, [filled, tmp_path / "." / "filled.csv"])
+    assert caught.value.problems == [f"{tmp_path / '.' / 'filled.csv'}: named more than once"]
+    assert store.count("line_annotations") == 0
+
+
 def test_the_printed_sheet_puts_one_poem_on_each_page(
     sheets: tuple[RunStore, LineTask, list[Path]], browser: Browser, tmp_path: Path
 ) -> None:

@@ -350,6 +350,9 @@ def test_the_run_report_shows_probe_scores_kept_in_the_run(tmp_path: Path) -> No
         ["probe", "run", str(pairs), "--scorer", "ngram", "-o", str(run / "probes" / "n.jsonl")],
     )
     assert scored.exit_code == 0, scored.output
+    # A copy of the scores (kept under another name) is skipped, named: it counted every pair
+    # twice (n 76 for 38 pairs, narrower intervals).
+    (run / "probes" / "n-copy.jsonl").write_bytes((run / "probes" / "n.jsonl").read_bytes())
     with RunStore(run, create=False) as store:
         html = build_report(store, tmp_path / "report.html").read_text(encoding="utf-8")
     probes = html[html.index('id="probes"') :]
@@ -357,3 +360,5 @@ def test_the_run_report_shows_probe_scores_kept_in_the_run(tmp_path: Path) -> No
     assert "rhyme_word_swap" in probes and "delete_1_rhyming" in probes
     assert "BPoMP 2021, Table 2" in probes and "Limericks 2022, Table 2" in probes
     assert "pairs.jsonl: not a score file" in probes
+    assert "n.jsonl: " in probes and "was scored by ngram:3 already at " in probes
+    assert ">38<" in probes and ">76<" not in probes  # delete_1_rhyming: one per limerick

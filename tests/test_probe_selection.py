@@ -83,3 +83,83 @@ def test_an_output_that_is_a_folder_is_refused_before_the_work(
         )
         assert result.exit_code == 2 and result.stdout == "", result.output
         assert result.stderr.startswith(f"error: --output {message}")
+
+
+def test_probe_build_writes_each_pair_once_when_a_task_is_named_twice(tmp_path: Path) -> None:
+    """`--tasks synonym,synonym` wrote every synonym pair twice (same id), and listed the task
+    twice; `probe run` then refused the file (duplicate pair id)."""
+    once, twice = tmp_path / "once.jsonl", tmp_path / "twice.jsonl"
+    for path, tasks in ((once, "synonym"), (twice, "synonym,synonym")):
+        result = CliRunner().invoke(app, ["probe", "build", "demo", "-t", tasks, "-o", str(path)])
+        assert result.exit_code == 0, result.output
+    assert twice.read_bytes() == once.read_bytes()
+    assert result.stdout.count("synonym") == 1, result.stdout
+    scored = CliRunner().invoke(app, ["probe", "run", str(twice), "-o", str(tmp_path / "s.jsonl")])
+    assert scored.exit_code == 0, scored.output
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--forms", "limerick,sonet"], "--forms: no poems of form(s) sonet in demo; its forms: "),
+        (["--tasks", " , "], "--tasks names no task; tasks: rhyme_word_swap,"),
+    ],
+    ids=["form-absent", "no-task"],
+)
+def test_probe_build_selecting_nothing_writes_nothing(
+    tmp_path: Path, option: list[str], message: str
+) -> None:
+    """A form the poems lack (a typo) or an empty --tasks built "0 pairs", wrote an empty pairs
+    file and exited 0."""
+    output = tmp_path / "pairs.jsonl"
+    result = CliRunner().invoke(
+        app, ["probe", "build", "demo", *option, "-o", str(output)], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith(f"error: {message}"), result.stderr
+    assert not output.exists()
+
+
+def test_probe_run_with_an_ngram_order_of_zero(pairs: Path, tmp_path: Path) -> None:
+    """`--scorer ngram:0` ended in an IndexError traceback from the model's constructor."""
+    scores = tmp_path / "scores.jsonl"
+    command = ["probe", "run", str(pairs), "--scorer", "ngram:0", "--output", str(scores)]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == "error: ngram order must be at least 1, got '0'\n"
+    assert not scores.exists()
+
+
+def test_probe_run_with_a_model_that_is_nowhere(pairs: Path, tmp_path: Path) -> None:
+    """`--scorer hf:NAME` of a model neither in generators/ nor on disk nor in the local cache
+    ended in a 40-frame OSError traceback ("We couldn't connect to 'https://huggingface.co'")."""
+    import importlib.util
+
+    scores = tmp_path / "scores.jsonl"
+    command = ["probe", "run", str(pairs), "--scorer", "hf:no-such-model-xyz", "-o", str(scores)]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400", "HF_HUB_OFFLINE": "1"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: hf:no-such-model-xyz: "), line
+    if importlib.util.find_spec("transformers") and importlib.util.find_spec("torch"):
+        assert line.endswith("not in the local Hugging Face cache (downloads are off)"), line
+    assert not scores.exists()
+
+
+def test_probe_report_counts_each_scored_pair_once(pairs: Path, tmp_path: Path) -> None:
+    """The same scores named twice (or two runs of one scorer, or a file concatenated with
+    itself) counted every pair twice: n doubled and the Wilson intervals narrowed, exit 0."""
+    scores = tmp_path / "scores.jsonl"
+    run = ["probe", "run", str(pairs), "--output", str(scores)]
+    assert CliRunner().invoke(app, run).exit_code == 0
+    doubled = tmp_path / "doubled.jsonl"
+    doubled.write_bytes(scores.read_bytes() * 2)
+    lines = len(scores.read_text(encoding="utf-8").splitlines())
+    for files, where in (([scores, scores], f"{scores}:1"), ([doubled], f"{doubled}:{lines + 1}")):
+        result = CliRunner().invoke(
+            app, ["probe", "report", *map(str, files)], env={"COLUMNS": "400"}
+        )
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"error: {where}: pair '"), line
+        assert "was scored by ngram:3 already at" in line

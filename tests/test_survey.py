@@ -206,3 +206,144 @@ def test_survey_serve_binds_localhost_and_prints_working_links(tmp_path: Path) -
     finally:
         server.terminate()
         server.wait(10)
+
+
+def _a_poem(run: Path) -> str:
+    with RunStore(run, create=False) as store:
+        return str(store.query("SELECT generation_id FROM generations WHERE status = 'ok'")[0][0])
+
+
+def test_an_item_named_by_key_and_by_question_number_is_a_duplicate_row(tmp_path: Path) -> None:
+    """`form` and `1` are the same item: the second row silently replaced the first ("1
+    replaced"), and `analyze --experts` averaged the two scores (1 and 5 -> 3.0)."""
+    prepared_store(tmp_path / "run", poems=2).close()
+    run, poem = tmp_path / "run", _a_poem(tmp_path / "run")
+    ratings = tmp_path / "R1.csv"
+    ratings.write_text(
+        f"poem,rater,item,score\n{poem},R1,form,1\n{poem},R1,theme,4\n{poem},R1,1,5\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["survey", "import", str(ratings), "--run", str(run)])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert f"R1.csv:4: rater 'R1' rated item 'form' of poem {poem} already on line 2" in (
+        result.stderr
+    )
+    with RunStore(run, create=False) as store:
+        assert store.count("survey_answers") == 0
+    analyzed = runner.invoke(app, ["analyze", "--run", str(run), "--experts", str(ratings)])
+    assert analyzed.exit_code == 2 and "already on line 2" in analyzed.stderr, analyzed.output
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("poem,rater,item,score,comment\nP,R1,overall_quality,4,très bien\n".encode("cp1252"),
+         "line 2: not valid UTF-8 (byte 0xe8"),
+        (b"", "line 1: empty file: no header row"),
+    ],
+    ids=["cp1252", "empty"],
+)  # fmt: skip
+def test_an_unreadable_ratings_file_is_refused_with_its_reason(
+    tmp_path: Path, content: bytes, reason: str
+) -> None:
+    """A sheet saved as Windows-1252 (one accented comment) was told it lacked every column:
+    "missing column(s): expert, poem or generation_id ...; found none"."""
+    prepared_store(tmp_path / "run", poems=2).close()
+    ratings = tmp_path / "R1.csv"
+    ratings.write_bytes(content.replace(b"P,", _a_poem(tmp_path / "run").encode() + b","))
+    result = runner.invoke(app, ["survey", "import", str(ratings), "--run", str(tmp_path / "run")])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith(f"error: {ratings}: cannot read expert ratings: {reason}")
+    assert "missing column" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_survey_serve_on_a_port_in_use_is_an_error_before_any_link(tmp_path: Path) -> None:
+    """It printed every rater's link for a server that never started, then uvicorn's
+    "ERROR: [Errno 98] ... address already in use" (exit status 3)."""
+    import socket
+
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    assert runner.invoke(app, ["survey", "build", "--run", run, "--poems", "2"]).exit_code == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = runner.invoke(app, ["survey", "serve", "--run", run, "--port", str(port)])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == (
+        f"error: cannot serve on 127.0.0.1:{port}: Address already in use (another `survey "
+        "serve` or program uses it: choose another --port)\n"
+    )
+
+
+@pytest.mark.slow
+def test_survey_serve_on_ipv6_prints_links_a_browser_opens(tmp_path: Path) -> None:
+    """`--host ::1` printed http://::1:PORT/r/... links, which are not URLs."""
+    import re
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    try:
+        with socket.socket(socket.AF_INET6) as sock:
+            sock.bind(("::1", 0))
+            port = sock.getsockname()[1]
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    assert runner.invoke(app, ["survey", "build", "--run", run, "--poems", "2"]).exit_code == 0
+    command = [sys.executable, "-m", "poemetric", "survey", "serve", "--run", run,
+               "--host", "::1", "--port", str(port)]  # fmt: skip
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        lines = [server.stdout.readline() for _ in range(4)]
+        links = [m[0] for line in lines for m in [re.search(r"http://\S+", line)] if m]
+        assert links and all(link.startswith(f"http://[::1]:{port}/") for link in links), lines
+        for _ in range(100):
+            try:
+                response = httpx.get(links[0], timeout=2)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert response.status_code == 200
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def test_survey_build_names_a_rater_given_twice(tmp_path: Path) -> None:
+    """`--raters ann,ann,ben` was told "at least 2 distinct rater ids" (it has two)."""
+    prepared_store(tmp_path / "run", poems=4).close()
+    build = ["survey", "build", "--run", str(tmp_path / "run"), "--poems", "2", "--raters"]
+    result = runner.invoke(app, [*build, "ann,ben,ann"])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == "error: --raters: ann named more than once\n"
+    alone = runner.invoke(app, [*build, "ann"])
+    assert alone.stderr == "error: --raters: at least 2 distinct rater ids\n"
+
+
+def test_a_fractional_score_or_an_na_where_none_is_offered_says_so(tmp_path: Path) -> None:
+    """3.5 was "outside 1-5" (it is inside: it is not a whole number) and N/A on an item
+    without N/A "not a number"; a row without its poem id was "no successful generation for
+    poem_id='', author=''" (columns the file does not have)."""
+    prepared_store(tmp_path / "run", poems=2).close()
+    poem = _a_poem(tmp_path / "run")
+    ratings = tmp_path / "R1.csv"
+    ratings.write_text(
+        f"poem,rater,item,score\n{poem},R1,form,3.5\n{poem},R1,theme,N/A\n{poem},R1,imagery,n/a\n"
+        ",R1,form,4\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["survey", "import", str(ratings), "--run", str(tmp_path / "run")])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.splitlines()[1:] == [
+        f"  {ratings}:2: form = '3.5' is not a whole number; the scale is 1-5",
+        f"  {ratings}:3: theme = 'N/A': N/A only for imagery and literary_devices",
+        f"  {ratings}:5: empty poem",
+    ]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from poemetric.data.io import DatasetError, RawRecord, read_table
+from poemetric.data.io import DatasetError, RawRecord, RawTable, read_table
 from poemetric.judge.answer import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
 from poemetric.reliability.io import problem_report
 from poemetric.store import RunStore
@@ -64,6 +64,7 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
         table = read_table(path)
     except (OSError, DatasetError) as exc:
         raise ExpertRatingsError(f"{path}: cannot read expert ratings: {exc}") from exc
+    _refuse_unreadable(path, table)
     header = set(table.columns) if table.header_read else _keys(table.records)
     resolver = _Resolver(store, path, header)
     long_format = {"item", "score"} <= header
@@ -96,7 +97,9 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
             continue
         if long_format:
             rows = _long_row(raw, record.line, expert, generation_id, where, problems)
-            key: tuple[str, ...] = (expert, generation_id, raw.get("item", ""))
+            # The item by its key: `form` and its question number `1` are the same item.
+            item_text = raw.get("item", "")
+            key: tuple[str, ...] = (expert, generation_id, _item_key(item_text) or item_text)
             duplicate = f"{rater_column} {expert!r} rated item {key[2]!r} of poem {generation_id}"
         else:
             rows = _wide_row(raw, record.line, expert, generation_id, where, problems)
@@ -112,15 +115,37 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
     return answers
 
 
+def _refuse_unreadable(path: Path, table: RawTable) -> None:
+    """A file of which nothing could be read (not UTF-8, empty, no JSON object) is refused with
+    the reason, not with the columns an unread header "lacks"."""
+    if table.header_read or table.records:
+        return
+    if not table.issues:
+        raise ExpertRatingsError(f"{path}: cannot read expert ratings: the file is empty")
+    first = table.issues[0]
+    where = f"line {first.line}: " if first.line else ""
+    more = len(table.issues) - 1
+    raise ExpertRatingsError(
+        f"{path}: cannot read expert ratings: {where}{first.reason}"
+        + (f" (and {more} more problem(s))" if more else "")
+    )
+
+
 def _keys(records: Iterable[RawRecord]) -> set[str]:
     return {key for record in records for key in record.values}
+
+
+def _item_key(text: str) -> str | None:
+    """The dimension key an `item` cell names (a key or its question number), else None."""
+    item = QUESTION_FIELDS.get(int(text)) if text.isdigit() else text
+    return item if item in DIMENSIONS_BY_KEY else None
 
 
 def _long_row(
     raw: dict[str, str], line: int, expert: str, gid: str, where: str, problems: list[str]
 ) -> list[ExpertAnswer]:
     text = raw.get("item", "")
-    item = QUESTION_FIELDS.get(int(text)) if text.isdigit() else text
+    item = _item_key(text)
     if item not in DIMENSIONS_BY_KEY:
         problems.append(
             f"{where}: item {text!r} is not one of "
@@ -160,14 +185,20 @@ def _read_score(text: str, key: str, where: str, problems: list[str]) -> float |
     if text == "":
         return None
     allows_na = DIMENSIONS_BY_KEY[key].allows_na
-    if text.lower() in ("n/a", "na") and allows_na:
-        return 0.0
+    if text.lower() in ("n/a", "na"):
+        if allows_na:
+            return 0.0
+        problems.append(f"{where}: {key} = {text!r}: N/A only for imagery and literary_devices")
+        return None
     try:
         value = float(text)
     except ValueError:
         problems.append(f"{where}: {key} = {text!r} is not a number")
         return None
     low = 0 if allows_na else 1
+    if not value.is_integer() and low <= value <= 5:  # "3.5 is outside 1-5" said before
+        problems.append(f"{where}: {key} = {text!r} is not a whole number; the scale is {low}-5")
+        return None
     if not value.is_integer() or not low <= value <= 5:
         problems.append(
             f"{where}: {key} = {text!r} is outside {low}-5 "
@@ -211,6 +242,10 @@ class _Resolver:
                 )
                 return None
             return generation_id
+        if self.id_column and not {"poem_id", "author"} <= self.header:
+            # not "no successful generation for poem_id='', author=''" (columns it lacks)
+            problems.append(f"{where}: empty {self.id_column}")
+            return None
         try:
             sample = int(raw.get("sample_index") or 0)
         except ValueError:

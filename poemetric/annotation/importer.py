@@ -12,15 +12,20 @@ earlier grades for the same lines.
 
 from __future__ import annotations
 
+import sqlite3
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from poemetric.annotation.grades import LineGrade, store_line_grades
+from poemetric.annotation.sheets import CSV_COLUMNS
 from poemetric.annotation.task import LABEL_SCORES, NOT_APPLICABLE, LineItem, stored_tasks
 from poemetric.store import RunStore, utc_now
+
+if TYPE_CHECKING:
+    from poemetric.data.io import RawTable
 
 #: The problem of a file without one graded row (an unfilled template, say).
 NO_GRADES = (
@@ -28,6 +33,11 @@ NO_GRADES = (
     "save the filled sheet and import it again). A filled row has the annotator's name and a "
     "fluency grade, e.g. annotator,fluency,coherence = ann1,strong,weak"
 )
+
+
+#: Columns the importer reads (`item` and `text` are the template's too; `text` is checked when
+#: present).
+REQUIRED_COLUMNS = ("sheet_id", "annotator", "generation_id", "line", "fluency", "coherence")
 
 
 class LineImportError(ValueError):
@@ -97,6 +107,25 @@ def _check_row(
     return number, fluency, coherence
 
 
+def _not_a_line_table(path: Path, table: RawTable) -> str | None:
+    """The one problem of a file that is no line-annotation table: nothing readable, or not the
+    template's columns (an expert-survey CSV, a sheet saved with ';' as separator). Its rows
+    would each be reported as wrong, or skipped as blank ("no filled grades found")."""
+    if not table.header_read and not table.records:
+        if not table.issues:
+            return f"{path}: the file is empty"
+        more = len(table.issues) - 1
+        return str(table.issues[0]) + (f" (and {more} more problem(s))" if more else "")
+    columns = table.columns or sorted({key for record in table.records for key in record.values})
+    missing = [column for column in REQUIRED_COLUMNS if column not in columns]
+    if not missing:
+        return None
+    return (
+        f"{path}: missing column(s) {', '.join(missing)} of the line-annotation template "
+        f"({', '.join(CSV_COLUMNS)}); found {', '.join(columns) or 'none'}"
+    )
+
+
 def read_line_annotations(
     store: RunStore, paths: Sequence[str | Path]
 ) -> tuple[list[LineGrade], LineImportReport]:
@@ -109,11 +138,20 @@ def read_line_annotations(
     report = LineImportReport()
     seen: dict[tuple[str, str, str, int], str] = {}
     graded: dict[tuple[str, str, str], set[int]] = defaultdict(set)
+    named: set[Path] = set()
     for path in map(Path, paths):
+        if path.resolve() in named:  # each of its rows was "already at" itself, 30 lines shown
+            problems.append(f"{path}: named more than once")
+            continue
+        named.add(path.resolve())
         try:
             table = read_table(path)
         except (DatasetError, OSError) as error:
             problems.append(f"{path}: {error}")
+            continue
+        refused = _not_a_line_table(path, table)
+        if refused:
+            problems.append(refused)
             continue
         problems += [str(issue) for issue in table.issues]
         filled = 0
@@ -181,4 +219,21 @@ def import_line_annotations(store: RunStore, paths: Sequence[str | Path]) -> Lin
     now = utc_now()
     with store.transaction() as conn:
         store_line_grades(conn, rows, now)
+        _complete_survey_pages(store, conn, {(row.sheet_id, row.annotator) for row in rows}, now)
     return report
+
+
+def _complete_survey_pages(
+    store: RunStore, conn: sqlite3.Connection, graded: set[tuple[str, str]], now: str
+) -> None:
+    """A line survey's sheet (`survey sheets --survey S`, sheet id `survey-S`) graded by one of
+    its raters completes that rater's pages, as web grades do: `survey status` and the admin page
+    said "0 of 4 done" of a rater whose every line was imported."""
+    from poemetric.survey import db
+    from poemetric.survey.lines import sheet_id_for
+
+    for survey_id in db.survey_ids(store):
+        raters = {annotator for sheet, annotator in graded if sheet == sheet_id_for(survey_id)}
+        if raters:
+            survey = db.load_survey(store, survey_id)
+            db.complete_pages(conn, survey.task, survey_id, raters, now)

@@ -174,6 +174,27 @@ def metrics_command(
     console.print(f"wrote {len(written)} files to {destination}")
 
 
+def _one_poem_text(path: Path) -> str:
+    """The poem of a text file; a file of poems (CSV/TSV/JSONL/Parquet) or one without text is
+    unusable input: it was measured as one poem (a CSV's rows as verse), or scored 0 syllables
+    with a Raplyzer density of 0 and exit status 0."""
+    from poemetric.data.io import SUPPORTED_SUFFIXES
+
+    if path.suffix.lower() in SUPPORTED_SUFFIXES:
+        raise error_exit(
+            f"{path}: is a {path.suffix.lstrip('.').upper()} file, not a poem's text; `score` "
+            "reads text files, one poem each; `ghostwriting metrics --run RUN` measures a run's "
+            "poems"
+        )
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise error_exit(f"{path}: not valid UTF-8 ({error.reason})") from error
+    if not text.strip():
+        raise error_exit(f"{path}: no poem text (the file is empty or blank)")
+    return text
+
+
 @ghostwriting_app.command("score")
 def score_command(
     files: list[Path] = typer.Argument(
@@ -200,10 +221,7 @@ def score_command(
         table.add_column(header, justify="left" if header == "file" else "right")
     found: list[tuple[Path, tuple[tuple[str, str], ...]]] = []
     for path in files:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as error:
-            raise error_exit(f"{path}: not valid UTF-8 ({error.reason})") from error
+        text = _one_poem_text(path)
         measured = rhyme_density(text, window_lines=window)
         try:
             raplyzer = raplyzer_density(

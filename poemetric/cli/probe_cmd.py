@@ -84,14 +84,17 @@ def build(
     from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
     from poemetric.probes.thesaurus import ThesaurusUnavailable
 
+    # Each task once: `--tasks synonym,synonym` wrote every synonym pair twice (same id).
     chosen = {"offline": list(OFFLINE_TASKS), "all": list(TASKS)}.get(
-        tasks, [t.strip() for t in tasks.split(",") if t.strip()]
+        tasks, list(dict.fromkeys(t.strip() for t in tasks.split(",") if t.strip()))
     )
     unknown = [t for t in chosen if t not in TASKS]
     if unknown:
         raise typer.BadParameter(
             f"unknown task(s) {', '.join(unknown)}; tasks: {', '.join(TASKS)}", param_hint="--tasks"
         )
+    if not chosen:
+        raise error_exit(f"--tasks names no task; tasks: {', '.join(TASKS)} (or offline, all)")
     if rhyme_from not in ("auto", "dataset", "checker"):
         raise typer.BadParameter("use auto, dataset or checker", param_hint="--rhyme-from")
     if search not in ("beam", "delayed_beam", "sample"):
@@ -101,7 +104,14 @@ def build(
         dataset = load_dataset(poems)
     except DatasetError as error:
         raise error_exit(str(error)) from error
-    wanted = {f.strip().lower() for f in forms.split(",")} if forms else None
+    wanted = {f.strip().lower() for f in forms.split(",") if f.strip()} if forms else None
+    present = sorted({str(p.form) for p in dataset.poems})
+    absent = sorted((wanted or set()) - set(present))
+    if absent:  # a typo or a form the set lacks: it built 0 pairs from 0 poems, exit status 0
+        raise error_exit(
+            f"--forms: no poems of form(s) {', '.join(absent)} in {dataset.name}; "
+            f"its forms: {', '.join(present)}"
+        )
     sources = [
         SourcePoem(p.poem_id, p.content, p.rhyme_pattern, str(p.form))
         for p in dataset.poems
@@ -298,9 +308,10 @@ def report(
     if output is not None:
         output_folder(output, "--output")
     records = []
+    seen: dict[tuple[str, str], str] = {}  # a pair scored twice would be counted twice
     try:
         for path in scores:
-            records += read_scores(str(path))
+            records += read_scores(str(path), seen)
     except PairFileError as error:
         raise error_exit(str(error)) from error
     if not records:

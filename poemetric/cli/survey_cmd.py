@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import socket
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import typer
@@ -203,13 +205,34 @@ def serve(
         raise error_exit(
             f"the survey web app needs its extra: pip install 'poemetric[survey]' ({exc})"
         ) from exc
-    rater_links, admin = _links(run, survey, base_url or f"http://{host}:{port}")
+    address = f"[{host}]" if ":" in host else host  # an IPv6 address needs its brackets in a URL
+    rater_links, admin = _links(run, survey, base_url or f"http://{address}:{port}")
+    sock = _listening_socket(host, port)
     if host not in ("127.0.0.1", "localhost", "::1"):
         console.print(SERVE_WARNING.format(host=host))
     _print_links(rater_links, admin)
-    uvicorn.run(
+    config = uvicorn.Config(
         create_app(run, survey), host=host, port=port, log_level="warning", server_header=False
     )
+    with suppress(KeyboardInterrupt):  # Ctrl-C stops the server: a normal end, as in uvicorn.run
+        uvicorn.Server(config).run(sockets=[sock])
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before any link is printed: a port in use printed every
+    rater's link, then uvicorn's "ERROR: [Errno 98] ... address already in use" (exit 3).
+    Bound as uvicorn binds it (IPv6 for a host with ':', SO_REUSEADDR)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        hint = " (another `survey serve` or program uses it: choose another --port)"
+        reason = f"{exc.strerror or exc}{hint if exc.errno == errno.EADDRINUSE else ''}"
+        raise error_exit(f"cannot serve on {host}:{port}: {reason}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 @survey_app.command("sheets")

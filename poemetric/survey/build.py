@@ -52,7 +52,10 @@ def rater_ids(raters: str) -> list[str]:
             raise DesignError("--raters: at least 2 raters (agreement needs overlap)")
         return [f"R{i}" for i in range(1, count + 1)]
     ids = [check_name(r.strip(), "rater id") for r in raters.split(",") if r.strip()]
-    if len(set(ids)) != len(ids) or len(ids) < 2:
+    repeated = sorted({r for r in ids if ids.count(r) > 1})
+    if repeated:  # it said "at least 2 distinct rater ids" of 'ann,ann,ben'
+        raise DesignError(f"--raters: {', '.join(repeated)} named more than once")
+    if len(ids) < 2:
         raise DesignError("--raters: at least 2 distinct rater ids")
     return ids
 

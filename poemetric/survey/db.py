@@ -267,9 +267,16 @@ def import_answers(
             replaced += exists is not None
             new += exists is None
             touched.add(rater)
-        # Pages of the survey's assignments that these answers complete (e.g. filled sheets).
-        for rater in touched:
-            for page in _pages(conn, survey_id, rater):
-                required = {q.key for q in survey_task.questions(page) if q.required}
-                _mark_if_complete(conn, survey_task, survey_id, rater, page, required, now)
+        complete_pages(conn, survey_task, survey_id, touched, now)
     return new, replaced
+
+
+def complete_pages(
+    conn: sqlite3.Connection, survey_task: Task, survey_id: str, raters: Iterable[str], now: str
+) -> None:
+    """Mark the pages of `raters` that their stored answers complete (answers imported from a
+    filled sheet rather than given on the web)."""
+    for rater in raters:
+        for page in _pages(conn, survey_id, rater):
+            required = {q.key for q in survey_task.questions(page) if q.required}
+            _mark_if_complete(conn, survey_task, survey_id, rater, page, required, now)

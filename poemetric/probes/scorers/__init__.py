@@ -38,6 +38,8 @@ def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
 
         if argument and not argument.isdigit():
             raise ValueError(f"ngram order must be a number, got {argument!r}")
+        if argument and int(argument) < 1:  # ngram:0 ended in an IndexError traceback
+            raise ValueError(f"ngram order must be at least 1, got {argument!r}")
         return NgramScorer(int(argument or 3))
     if kind not in ("hf", "vllm", "chat"):
         raise ValueError(f"unknown scorer {name!r}: use ngram, hf:MODEL, vllm:MODEL or chat:MODEL")

@@ -90,13 +90,32 @@ def score_by_texts(
     ]
 
 
-def read_scores(path: str) -> list[ScoreRecord]:
+class DuplicateScoreError(PairFileError):
+    """A pair scored twice by one scorer (a file named twice, two runs of one scorer)."""
+
+
+def read_scores(path: str, seen: dict[tuple[str, str], str] | None = None) -> list[ScoreRecord]:
+    """The records of a scores file. A pair one scorer scored twice, in this file or in one read
+    before with the same `seen` ((scorer, pair id) -> file:line, updated), raises
+    `DuplicateScoreError`: counted twice, it doubles n and narrows every interval."""
     records = []
+    known = {} if seen is None else seen
+    mine: dict[tuple[str, str], str] = {}
     for number, value in iter_jsonl(path):
         try:
-            records.append(ScoreRecord.model_validate(value))
+            record = ScoreRecord.model_validate(value)
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "record"
             raise PairFileError(f"{path}:{number}: {where}: {first['msg']}") from error
+        key = (record.scorer, record.pair_id)
+        if key in known or key in mine:
+            raise DuplicateScoreError(
+                f"{path}:{number}: pair {record.pair_id!r} was scored by {record.scorer} already "
+                f"at {known.get(key) or mine[key]}: counted twice, it would double n and narrow the "
+                "intervals (name each scores file once)"
+            )
+        mine[key] = f"{path}:{number}"
+        records.append(record)
+    known.update(mine)
     return records

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from poemetric.probes.pairs import Pair
@@ -53,12 +54,27 @@ def spec_for(reference: str) -> ModelSpec:
     return ModelSpec(name=reference, provider="transformers", model=reference)
 
 
+def not_loadable(source: ModelSource, error: Exception) -> LocalModelError:
+    """The error for a model that cannot be loaded; for a hub id without downloads, what the
+    reference may be (transformers' own text speaks of a failed connection)."""
+    if source.local_only and not Path(source.location).is_dir():
+        return LocalModelError(
+            f"could not load {source.describe()!r}: not a model file in generators/, a .gguf file "
+            "or a saved-model folder, and not in the local Hugging Face cache (downloads are off)"
+        )
+    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return LocalModelError(f"could not load {source.describe()!r}: {type(error).__name__}: {first}")
+
+
 def is_masked_lm(source: ModelSource) -> bool:
     transformers = import_transformers()
     kwargs: dict[str, Any] = {"local_files_only": source.local_only}
     if source.gguf_file:
         kwargs["gguf_file"] = source.gguf_file
-    config = transformers.AutoConfig.from_pretrained(source.location, **kwargs)
+    try:
+        config = transformers.AutoConfig.from_pretrained(source.location, **kwargs)
+    except (OSError, ValueError) as error:  # it was a traceback out of `probe run`
+        raise not_loadable(source, error) from error
     architectures = getattr(config, "architectures", None) or []
     if any(name.endswith("ForMaskedLM") for name in architectures):
         return True

@@ -25,15 +25,18 @@ def _cells(frame: pd.DataFrame) -> list[list[Any]]:
 def probes(run: ReportRun) -> Section | None:
     from poemetric.probes.pairs import PairFileError
     from poemetric.probes.results import CAPTIONS, probe_tables
-    from poemetric.probes.scorers.base import read_scores
+    from poemetric.probes.scorers.base import DuplicateScoreError, read_scores
 
     folder = Path(run.run_dir) / PROBES_DIR
     files = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
     records = []
     skipped: list[str] = []
+    seen: dict[tuple[str, str], str] = {}
     for path in files:
         try:
-            records += read_scores(str(path))
+            records += read_scores(str(path), seen)
+        except DuplicateScoreError as error:  # a copy of another file: counted twice
+            skipped.append(f"{path.name}: {error}")
         except PairFileError as error:  # e.g. a pairs file kept beside the scores
             skipped.append(f"{path.name}: not a score file ({error})")
     if not records:
