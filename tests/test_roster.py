@@ -196,6 +196,10 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         (GOOD.replace("base_url: http://127.0.0.1:9/v1", "base_url: ${NOPE_NOT_SET}"),
          r"bad\.yaml:5: base_url: environment variable NOPE_NOT_SET is not set"),
         (GOOD + "notes: ${HOME}\n", r"bad\.yaml:\d+: notes: \$\{\.\.\.\} is only replaced in"),
+        (GOOD.replace("base_url: http://127.0.0.1:9/v1", "base_url: http://h/v1?key=${MY_API_KEY}"),
+         r"bad\.yaml:5: base_url: \$\{MY_API_KEY\} names a secret; name it in api_key_env"),
+        (GOOD.replace("model: tiny-model", "model: ${hf_token:-x}"),
+         r"bad\.yaml:3: model: \$\{hf_token\} names a secret"),
     ],
 )  # fmt: skip
 def test_bad_model_files_name_file_and_line(tmp_path: Path, text: str, pattern: str) -> None:

@@ -73,6 +73,10 @@ def _allowed_keys(parent: Sequence[int | str]) -> list[str]:
     return sorted(model.model_fields)
 
 
+#: Variable names that hold secrets: never interpolated into a stored field.
+_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+
+
 def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> dict[str, Any]:
     result = dict(data)
     for field in INTERPOLATED_FIELDS:
@@ -82,6 +86,12 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
 
         def substitute(match: re.Match[str], field: str = field) -> str:
             variable, default = match.group(1), match.group(2)
+            if _SECRET_NAME.search(variable):
+                raise RosterError(
+                    f"{path}:{_line_of(node, (field,))}: {field}: ${{{variable}}} names a "
+                    "secret; name it in api_key_env instead (an interpolated value is stored "
+                    "with every result and shown in messages)"
+                )
             found = os.environ.get(variable)
             if found:
                 return found
