@@ -285,11 +285,8 @@ def test_a_judge_of_a_run_without_judgments(
     assert not out.exists()
 
 
-@pytest.mark.parametrize("command", ANALYSIS_COMMANDS, ids=lambda c: c[0])
-def test_a_judge_of_a_run_judged_by_others(
-    demo_run: Path, tmp_path: Path, command: list[str]
-) -> None:
-    run = tmp_path / "judged"
+def _judged_by_gpt_4o(demo_run: Path, run: Path) -> Path:
+    """A copy of the demo run with one (failed) judgment by gpt-4o."""
     shutil.copytree(demo_run, run)
     with RunStore(run, create=False) as store:
         generation = store.query("SELECT generation_id FROM generations LIMIT 1")[0][0]
@@ -297,6 +294,14 @@ def test_a_judge_of_a_run_judged_by_others(
             {"judgment_id": "j1", "generation_id": generation, "judge": "gpt-4o",
              "sample_index": 0, "status": "error", "error": "HTTP 500"}
         )  # fmt: skip
+    return run
+
+
+@pytest.mark.parametrize("command", ANALYSIS_COMMANDS, ids=lambda c: c[0])
+def test_a_judge_of_a_run_judged_by_others(
+    demo_run: Path, tmp_path: Path, command: list[str]
+) -> None:
+    run = _judged_by_gpt_4o(demo_run, tmp_path / "judged")
     line = _error([*command, "--run", str(run), "--judge", "nobody"])
     assert line == "error: no judgments by judge 'nobody' in the run; judges: gpt-4o"
 
@@ -309,14 +314,7 @@ def test_judge_reparse_of_a_judge_without_judgments(demo_run: Path, tmp_path: Pa
         "error: no judgments by judge 'nobody': the run has no judgments yet; make them with "
         f"`poemetric judge --run {demo_run} --judge nobody`"
     )
-    run = tmp_path / "judged"
-    shutil.copytree(demo_run, run)
-    with RunStore(run, create=False) as store:
-        generation = store.query("SELECT generation_id FROM generations LIMIT 1")[0][0]
-        store.save_judgment(
-            {"judgment_id": "j1", "generation_id": generation, "judge": "gpt-4o",
-             "sample_index": 0, "status": "error", "error": "HTTP 500"}
-        )  # fmt: skip
+    run = _judged_by_gpt_4o(demo_run, tmp_path / "judged")
     line = _error(["judge", "reparse", "--run", str(run), "--judge", "gpt-4o,gpt4o"])
     assert line == "error: no judgments by judge 'gpt4o' in the run; judges: gpt-4o"
     known = CliRunner().invoke(app, ["judge", "reparse", "--run", str(run), "--judge", "gpt-4o"])

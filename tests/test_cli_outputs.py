@@ -279,21 +279,27 @@ def test_an_interrupted_export_leaves_no_half_written_table(
     args = ["export", "--run", str(demo_run), "--to", str(out)]
     assert CliRunner().invoke(app, args).exit_code == 0
     before = {path.name: path.read_bytes() for path in out.iterdir()}
-    written = []
+    written = _interrupt_the_fourth_csv(monkeypatch)
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code != 0 and len(written) == 4
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+
+
+def _interrupt_the_fourth_csv(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Make `DataFrame.to_csv` stop like Ctrl-C in the middle of the fourth table (its header
+    written to the path); the paths asked for are returned as they come."""
+    written: list[object] = []
+    original = pd.DataFrame.to_csv
 
     def interrupted(self: pd.DataFrame, path: object, **kwargs: object) -> None:
-        """Ctrl-C in the middle of the fourth table (its first row is written)."""
         written.append(path)
         if len(written) == 4:
             Path(str(path)).write_text(",".join(self.columns) + "\n", encoding="utf-8")
             raise KeyboardInterrupt
         original(self, path, **kwargs)
 
-    original = pd.DataFrame.to_csv
     monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code != 0 and len(written) == 4
-    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+    return written
 
 
 def test_an_interrupted_analysis_leaves_no_half_written_table(
@@ -305,18 +311,7 @@ def test_an_interrupted_analysis_leaves_no_half_written_table(
     args = ["analyze", "--run", str(demo_run), "--out", str(out), "--bootstrap", "20"]
     assert CliRunner().invoke(app, args).exit_code == 0
     before = {path.name: path.read_bytes() for path in out.iterdir()}
-    written = []
-
-    def interrupted(self: pd.DataFrame, path: object, **kwargs: object) -> None:
-        """Ctrl-C in the middle of the fourth table (its header is written)."""
-        written.append(path)
-        if len(written) == 4:
-            Path(str(path)).write_text(",".join(self.columns) + "\n", encoding="utf-8")
-            raise KeyboardInterrupt
-        original(self, path, **kwargs)
-
-    original = pd.DataFrame.to_csv
-    monkeypatch.setattr(pd.DataFrame, "to_csv", interrupted)
+    written = _interrupt_the_fourth_csv(monkeypatch)
     result = CliRunner().invoke(app, args)
     assert result.exit_code != 0 and len(written) == 4
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
