@@ -209,6 +209,19 @@ def test_malformed_csv_reports_lines(tmp_path: Path) -> None:
     assert len(report.poems) == 1
 
 
+def test_a_poem_longer_than_the_csv_modules_default_field_limit_is_read(tmp_path: Path) -> None:
+    """A CSV poem of more than 131,072 characters was "malformed CSV: field larger than field
+    limit ... (an unclosed quote?)", the same poem in JSONL was read."""
+    long_poem = "\n".join(
+        f"Line {i} of a very long ballad that goes on and on" for i in range(4000)
+    )
+    assert len(long_poem) > 131_072
+    rows = [poem_row(form="Ballad", content=long_poem), poem_row(title="After it")]
+    report = validate_file(write_csv(tmp_path / "long.csv", rows))
+    assert report.issues == []
+    assert [poem.content for poem in report.poems] == [long_poem, LIMERICK]
+
+
 def test_duplicates_are_errors(tmp_path: Path) -> None:
     same = [poem_row(), poem_row()]
     issues = validate_file(write_csv(tmp_path / "dup.csv", same)).issues

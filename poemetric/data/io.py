@@ -29,6 +29,10 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 SUPPORTED_SUFFIXES = (*CSV_SUFFIXES, *JSONL_SUFFIXES, *PARQUET_SUFFIXES)
 #: The issue of a CSV/TSV file with no header row (nothing in it but blank lines).
 EMPTY_CSV = "empty file: no header row"
+#: The longest CSV field read (characters). Python's csv module stops at 131,072 by default,
+#: which rejected a long poem (a 3,000-line ballad) as "malformed CSV ... (an unclosed quote?)"
+#: while the same poem in JSONL or Parquet was read.
+CSV_FIELD_LIMIT = 1 << 26
 
 
 class DatasetError(ValueError):
@@ -130,6 +134,8 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
     text = _decode(path, data, table)
     if text is None:
         return table
+    if csv.field_size_limit() < CSV_FIELD_LIMIT:
+        csv.field_size_limit(CSV_FIELD_LIMIT)
     # newline="" keeps newlines inside quoted fields; lines are counted here, physically.
     lines = list(io.StringIO(text, newline=""))
     header: list[str] | None = None
