@@ -222,6 +222,23 @@ def test_a_poem_longer_than_the_csv_modules_default_field_limit_is_read(tmp_path
     assert [poem.content for poem in report.poems] == [long_poem, LIMERICK]
 
 
+def test_a_blank_id_cell_is_derived_and_a_numeric_id_is_its_digits(tmp_path: Path) -> None:
+    """An id column with a blank cell said "poem_id: input should be a valid string (got '')"
+    though ids are optional; a JSONL id of 1 was "input should be a valid string (got 1)" where
+    the same file as CSV was read."""
+    rows = [{"poem_id": "", **poem_row()}, {"poem_id": "7", **poem_row(title="Other")}]
+    report = validate_file(write_csv(tmp_path / "ids.csv", rows))
+    assert report.issues == []
+    derived = derive_poem_id(PoemForm.LIMERICK, "Nobody", "A Test", LIMERICK)
+    assert [poem.poem_id for poem in report.poems] == [derived, "7"]
+    jsonl = tmp_path / "ids.jsonl"
+    jsonl.write_text("".join(json.dumps({**row, "poem_id": n}) + "\n" for n, row in [
+        (None, rows[0]), (7, rows[1])
+    ]))  # fmt: skip
+    again = validate_file(jsonl)
+    assert again.issues == [] and [p.poem_id for p in again.poems] == [derived, "7"]
+
+
 def test_duplicates_are_errors(tmp_path: Path) -> None:
     same = [poem_row(), poem_row()]
     issues = validate_file(write_csv(tmp_path / "dup.csv", same)).issues

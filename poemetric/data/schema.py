@@ -185,12 +185,23 @@ class Poem(BaseModel):
         return data
 
     @field_validator(
-        "poem_id", "source", "link", "meter_pattern", "theme", "imagery", "author_dates",
-        mode="before",
+        "source", "link", "meter_pattern", "theme", "imagery", "author_dates", mode="before"
     )  # fmt: skip
     @classmethod
     def _strip_optional(cls, value: Any) -> Any:
         value = _blank_to_none(value)
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("poem_id", mode="before")
+    @classmethod
+    def _read_id(cls, value: Any) -> Any:
+        """A blank id cell means "derive it", as a missing column does; a whole number (a JSONL
+        or Parquet id column of integers) is the same id as its digits in a CSV."""
+        value = _blank_to_none(value)
+        if value is None:
+            return ""
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
         return value.strip() if isinstance(value, str) else value
 
     @field_validator("poem_id", mode="after")
