@@ -180,6 +180,7 @@ def test_a_text_column_is_named_once_as_the_schemas_content(tmp_path: Path) -> N
     """A file with the `text` column `form check` reads was "ignored" and then "content: missing
     value" on every record; one line says the schema calls that column `content`."""
     record = {"text": "one\ntwo", "form": "sonnet", "title": "T", "author": "A"}
+    record.update(meter_pattern="", rhyme_pattern="", theme="")
     jsonl = tmp_path / "poems.jsonl"
     jsonl.write_text("".join(json.dumps({**record, "title": f"T{i}"}) + "\n" for i in range(3)))
     result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
@@ -228,8 +229,29 @@ def test_the_count_of_valid_records_leaves_out_every_record_with_a_problem(
     )
     jsonl = tmp_path / "poems.jsonl"
     record = {"form": "sonnet", "title": "T", "author": "A", "content": "one\ntwo"}
+    record.update(meter_pattern="", rhyme_pattern="", theme="")
     jsonl.write_text(json.dumps(record) + "\n{bad json\n")
     result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
     assert result.output.splitlines()[-1] == (
         f"1 problem(s) in {jsonl}: 1 of 2 records valid (1 could not be read)"
     )
+
+
+def test_a_jsonl_file_without_a_required_key_is_an_error_as_a_csv_without_the_column(
+    tmp_path: Path,
+) -> None:
+    """JSONL records with a typo'd "thme" key validated as "2 valid poems": the theme was left
+    out of every generation prompt, where the same CSV was "theme: missing column header"."""
+    record = {"form": "sonnet", "title": "T", "author": "A", "content": "one\ntwo"}
+    record.update(meter_pattern="Iambic pentameter", rhyme_pattern="AABB", thme="the sea")
+    jsonl = tmp_path / "poems.jsonl"
+    jsonl.write_text("".join(json.dumps({**record, "title": t}) + "\n" for t in ("T1", "T2")))
+    result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1, result.output
+    assert f"{jsonl}: theme: no record has the key 'theme' (required: " in result.output
+    assert result.output.splitlines()[-1] == f"1 problem(s) in {jsonl}: 0 of 2 records valid"
+    record.pop("thme")  # one record that has the key, even empty, is enough
+    first, second = {**record, "theme": ""}, {**record, "title": "T2"}
+    jsonl.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")
+    result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
+    assert result.exit_code == 0 and "2 valid poems" in result.output, result.output

@@ -22,6 +22,8 @@ from poemetric.data.schema import (
 
 #: Model field → file column, for messages.
 _FIELD_COLUMNS = {"link": "poem_link-href"}
+#: Required columns whose value may be empty (the prompt leaves the field out).
+_EMPTY_ALLOWED = ("meter_pattern", "rhyme_pattern", "theme")
 #: Poem-text columns that `form check` reads but this schema calls `content`.
 _TEXT_COLUMNS = ("text", "poem")
 
@@ -118,6 +120,23 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
                 "no record has a 'content' key" + _content_hint(table.columns),
             )
         )
+    if not table.header_read and table.records:
+        # JSONL: a required key that no record has (a typo'd "thme") was read as empty in every
+        # poem, where a CSV without that column is an error. form, title, author and content
+        # are reported on each record ("missing value"); these three have no value to miss.
+        keyless = [column for column in _EMPTY_ALLOWED if column not in table.columns]
+        if keyless:
+            keys = ", ".join(repr(column) for column in keyless)
+            report.issues.append(
+                ValidationIssue(
+                    file,
+                    None,
+                    ", ".join(keyless),
+                    f"no record has the key{'s' if len(keyless) > 1 else ''} {keys} (required: "
+                    + ", ".join(REQUIRED_COLUMNS)
+                    + f'; write "{keyless[0]}": "" for an empty value)',
+                )
+            )
     absent = [
         column
         for column in POEMETRIC_COLUMNS
