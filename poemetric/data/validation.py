@@ -101,7 +101,8 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
                     f"missing column header{'s' if len(missing) > 1 else ''} (required: "
                     + ", ".join(REQUIRED_COLUMNS)
                     + ")"
-                    + (_content_hint(table.columns) if "content" in missing_headers else ""),
+                    + (_content_hint(table.columns) if "content" in missing_headers else "")
+                    + _delimiter_hint(table),
                 )
             )
         duplicated = [name for name, count in Counter(table.columns).items() if count > 1]
@@ -183,6 +184,40 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             continue
         first_line[poem.poem_id] = record.line
         report.poems.append(poem)
+
+
+#: Field separators a header may have been written with, and how to name them.
+_SEPARATORS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
+
+
+def _delimiter_hint(table: RawTable) -> str:
+    """What to do when the header is split on another separator than the file type's, or ""
+    (a semicolon-separated export read as one column was "missing column headers" of every
+    required column, all of which it has)."""
+    header = {",": "csv", "\t": "tsv"}
+    own = next((sep for sep, fmt in header.items() if fmt == table.file_format), None)
+    if own is None:
+        return ""
+    for separator, name in _SEPARATORS.items():
+        if separator == own:
+            continue
+        names = {
+            part.strip()
+            for column in table.columns
+            if separator in column
+            for part in column.split(separator)
+        }
+        if {"form", "content"} <= names:
+            fix = (
+                f"rename the file to .{header[separator]}"
+                if separator in header
+                else f"save it {'comma' if own == ',' else 'tab'}-separated"
+            )
+            return (
+                f"; the header is {name}-separated, and a .{table.file_format} file is read as "
+                f"{_SEPARATORS[own]}-separated: {fix}"
+            )
+    return ""
 
 
 def _content_hint(columns: list[str]) -> str:
