@@ -255,6 +255,26 @@ def test_unknown_columns_are_reported_not_silently_dropped(tmp_path: Path) -> No
     assert report.warnings == ["ignored columns (not part of the POEMetric schema): 'mood'"]
 
 
+def test_a_meter_the_form_checker_cannot_read_is_a_warning_naming_its_lines(
+    tmp_path: Path,
+) -> None:
+    """'iambic pentametre' validated without a word; `form run` then reported every poem of that
+    row, the human's and each model's, as "not checked: unrecognised meter"."""
+    rows = [
+        poem_row(title="One", meter_pattern="iambic pentametre"),
+        poem_row(title="Two", meter_pattern="Iambic pentameter"),
+        poem_row(title="Three", meter_pattern="iambic pentametre"),
+    ]
+    report = validate_file(write_csv(tmp_path / "meters.csv", rows))
+    assert report.ok and len(report.poems) == 3
+    (warning,) = [w for w in report.warnings if "meter_pattern" in w]
+    assert warning.startswith(
+        "lines 2, 12: meter_pattern: unrecognised meter 'iambic pentametre': expected e.g. "
+    )
+    assert warning.endswith("`poemetric form run` will not check these poems (nor any model's "
+                            "poem for them)")  # fmt: skip
+
+
 def test_load_dataset_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path / "data"))
     with pytest.raises(

@@ -184,6 +184,41 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             continue
         first_line[poem.poem_id] = record.line
         report.poems.append(poem)
+    report.warnings.extend(_meter_warnings(report.poems, first_line, table.unit))
+
+
+def _meter_warnings(poems: list[Poem], lines: dict[str, int], unit: str) -> list[str]:
+    """One warning per `meter_pattern` value the form checker cannot read ('iambic pentametre'):
+    the file is valid (the value is free text and goes into the prompt as written), but
+    `form run` reports each such poem, and every model's poem for it, as not checked."""
+    from poemetric.form.meter_spec import parse_meter  # re only; the checker is not loaded
+
+    unread: dict[str, tuple[str, list[int]]] = {}
+    for poem in poems:
+        meter = poem.meter_pattern
+        if meter is None:
+            continue
+        if meter in unread:
+            unread[meter][1].append(lines[poem.poem_id])
+            continue
+        try:
+            parse_meter(meter)
+        except ValueError as error:
+            unread[meter] = (str(error), [lines[poem.poem_id]])
+    warnings = []
+    for reason, where in unread.values():
+        shown = ", ".join(str(line) for line in where[:5])
+        more = f" and {len(where) - 5} more" if len(where) > 5 else ""
+        warnings.append(
+            f"{unit}{'s' if len(where) > 1 else ''} {shown}{more}: meter_pattern: {reason}; "
+            "`poemetric form run` will not check "
+            + (
+                "these poems (nor any model's poem for them)"
+                if len(where) > 1
+                else "this poem (nor any model's poem for it)"
+            )
+        )
+    return warnings
 
 
 #: Field separators a header may have been written with, and how to name them.
