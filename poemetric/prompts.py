@@ -25,6 +25,8 @@ JUDGE_REASK_TEMPLATE = "judge-reask.md"
 RECOGNISE_TEMPLATE = "recognise.md"
 SURVEY_TEMPLATE = "survey.md"
 JUDGE_PLACEHOLDERS = ("{generation_prompt}", "{the_poem}")
+#: The variables `render_generation_prompt` gives a generation template.
+GENERATION_VARIABLES = ("form", "meter", "rhyme", "theme")
 
 
 class PromptError(ValueError):
@@ -128,8 +130,17 @@ def render_generation_prompt(
             rhyme=(poem.rhyme_pattern or "").strip(),
             theme=(poem.theme or "").strip(),
         )
+    except jinja2.UndefinedError as error:  # a typo'd {{ metre }}: say what there is
+        raise PromptError(
+            f"{loaded.path}: {error} (the generation template's variables: "
+            f"{', '.join(GENERATION_VARIABLES)})"
+        ) from error
     except jinja2.TemplateError as error:
         raise PromptError(f"{loaded.path}: {error}") from error
+    if not text.strip():  # every model would be sent an empty message
+        poem_id = getattr(poem, "poem_id", None)
+        which = f"poem {poem_id} ({_form_name(poem.form)})" if poem_id else "a poem"
+        raise PromptError(f"{loaded.path}: renders an empty prompt for {which}")
     return RenderedPrompt(text=text.strip() + "\n", name=loaded.name, template_hash=loaded.sha256)
 
 

@@ -201,3 +201,41 @@ def test_one_unknown_poem_id_among_known_ones_is_an_error() -> None:
     assert result.exit_code == 2 and result.stdout == "", result.output
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: --poem-id typo: no such poem in dataset demo ")
+
+
+def test_a_generation_template_that_renders_nothing_is_an_error(tmp_path: Path) -> None:
+    """An empty template, or one whose text is all inside `{% if %}`s a poem leaves false,
+    rendered "" and `generate` sent every model an empty message (0 tokens in, stored as ok)."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    empty = tmp_path / "empty.jinja"
+    empty.write_text("\n", encoding="utf-8")
+    with pytest.raises(PromptError, match=r"empty\.jinja: renders an empty prompt for a poem"):
+        render_generation_prompt(_poem(), empty)
+    meter_only = tmp_path / "meter-only.jinja"
+    meter_only.write_text("{% if meter %}Meter: {{ meter }}{% endif %}\n", encoding="utf-8")
+    assert render_generation_prompt(_poem(), meter_only).text == "Meter: Iambic pentameter\n"
+    run = tmp_path / "run"
+    result = CliRunner().invoke(
+        app,
+        ["generate", "--run", str(run), "--template", str(meter_only), "--no-progress"],
+        env={"COLUMNS": "400"},
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: {meter_only}: renders an empty prompt for poem limerick-")
+    assert not run.exists()
+
+
+def test_a_typo_in_a_template_variable_names_the_variables_there_are(tmp_path: Path) -> None:
+    """`{{ metre }}` said only "'metre' is undefined"."""
+    typo = tmp_path / "typo.jinja"
+    typo.write_text("Write a {{ form }}.{% if metre %} Meter: {{ metre }}.{% endif %}\n")
+    with pytest.raises(PromptError) as error:
+        render_generation_prompt(_poem(), typo)
+    assert str(error.value) == (
+        f"{typo}: 'metre' is undefined (the generation template's variables: form, meter, rhyme, "
+        "theme)"
+    )
