@@ -239,3 +239,24 @@ def test_a_typo_in_a_template_variable_names_the_variables_there_are(tmp_path: P
         f"{typo}: 'metre' is undefined (the generation template's variables: form, meter, rhyme, "
         "theme)"
     )
+
+
+def test_prompts_render_says_a_template_error_on_one_line(tmp_path: Path) -> None:
+    """`prompts render --template` of a template with a typo was a usage box that wrapped the
+    message (and the path in it) at the terminal's width; it is one `error:` line on stderr, as
+    `generate --template` says it."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    typo = tmp_path / ("a-folder-with-a-long-name-" * 3) / "typo.jinja"
+    typo.parent.mkdir()
+    typo.write_text("Write a poem in the form of a {{ from }}.\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["prompts", "render", "--limit", "1", "--template", str(typo)], env={"COLUMNS": "80"}
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.splitlines() == [
+        f"error: --template: {typo}: 'from' is undefined (the generation template's variables: "
+        "form, meter, rhyme, theme)"
+    ]

@@ -104,5 +104,5 @@ def render(
                 )
             title = f"{poem.poem_id} · {shown.name} · sha256 {shown.template_hash[:12]}"
             console.print(Panel(shown.text, title=title, expand=False), markup=False)
-    except PromptError as error:
-        raise typer.BadParameter(str(error), param_hint="--template") from error
+    except PromptError as error:  # one `error:` line, as `generate` says it
+        raise error_exit(f"--template: {error}" if template else error) from None
