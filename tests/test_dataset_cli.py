@@ -276,3 +276,24 @@ def test_a_semicolon_separated_csv_is_named_as_such(tmp_path: Path) -> None:
         "the header is tab-separated, and a .csv file is read as comma-separated: rename the "
         "file to .tsv"
     ) in result.output
+
+
+@pytest.mark.parametrize("name", ["header-only.csv", "empty.jsonl"])
+def test_a_dataset_file_without_a_poem_is_a_problem(tmp_path: Path, name: str) -> None:
+    """A CSV with only its header, or an empty JSONL file, was "0 valid poems" (exit 0), and
+    `generate --dataset` of it prepared a run of no poems (exit 0) that refused the real dataset
+    afterwards ("prepared from dataset 'header-only' ...: use another --run directory")."""
+    path = tmp_path / name
+    path.write_text(
+        "form,title,author,content,meter_pattern,rhyme_pattern,theme\n" if name.endswith("csv")
+        else "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    result = runner.invoke(app, ["dataset", "validate", str(path)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1, result.output
+    assert f"{path}: -: no poems: the file has no records\n" in result.output
+    run = tmp_path / "run"
+    generate = ["generate", "--run", str(run), "--dataset", str(path), "--no-progress"]
+    result = runner.invoke(app, generate, env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and "no poems: the file has no records" in result.stderr
+    assert not run.exists()

@@ -22,6 +22,9 @@ from poemetric.data.schema import (
 
 #: Model field → file column, for messages.
 _FIELD_COLUMNS = {"link": "poem_link-href"}
+#: The issue of a file that reads cleanly and holds no record: a dataset without a poem was "0
+#: valid poems" (exit 0), and `generate` prepared a run of no poems that kept that dataset.
+NO_RECORDS = "no poems: the file has no records"
 #: Required columns whose value may be empty (the prompt leaves the field out).
 _EMPTY_ALLOWED = ("meter_pattern", "rhyme_pattern", "theme")
 #: Poem-text columns that `form check` reads but this schema calls `content`.
@@ -81,6 +84,8 @@ def validate_file(path: str | Path) -> ValidationReport:
     )
     report.issues.extend(table.issues)
     _check_records(table, report)
+    if not table.records and not report.issues:  # a header only, or an empty JSONL file
+        report.issues.append(ValidationIssue(str(path), None, None, NO_RECORDS))
     report.issues.sort(key=lambda issue: issue.line or 0)
     return report
 
