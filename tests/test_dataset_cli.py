@@ -297,3 +297,28 @@ def test_a_dataset_file_without_a_poem_is_a_problem(tmp_path: Path, name: str) -
     result = runner.invoke(app, generate, env={"COLUMNS": "400"})
     assert result.exit_code == 2 and "no poems: the file has no records" in result.stderr
     assert not run.exists()
+
+
+def test_show_of_the_release_names_the_known_annotation_errors_it_shows(
+    poemetric_gold_csv: Path,
+) -> None:
+    """`dataset show` printed the eight annotations errata.yaml corrects (row 124's
+    'ABABCDCDEFEF GG' of a Petrarchan sonnet) as the others, without a word."""
+    wide = {"COLUMNS": "400"}
+    result = runner.invoke(app, ["dataset", "show", str(poemetric_gold_csv), "-n", "60"], env=wide)
+    assert result.exit_code == 0, result.output
+    notes = result.output.split("known annotation errors in these rows, ")[1].splitlines()
+    assert notes[0] == (
+        "3 of the file's 8 (datasets/poemetric/errata.yaml; the table shows the data as "
+        "released, the errata are not applied):"
+    )
+    assert [line.split(" (")[0] for line in notes[1:]] == ["  row 16", "  row 39", "  row 53"]
+    assert notes[3].endswith("): rhyme_pattern 'ABAB' -> 'ABCB'")
+    assert notes[1].endswith("): rhyme_pattern 'AABB' -> no value fits")
+    full = runner.invoke(app, ["dataset", "show", str(poemetric_gold_csv), "-n", "200"], env=wide)
+    assert "8 of the file's 8" in full.output
+    assert "row 124 (sonnet-" in full.output
+    assert "): rhyme_pattern 'ABABCDCDEFEF GG' -> 'ABBAABBA CDCDCD'" in full.output
+    first = runner.invoke(app, ["dataset", "show", str(poemetric_gold_csv), "-n", "15"])
+    assert first.exit_code == 0 and "known annotation errors" not in first.output  # none there
+    assert "known annotation errors" not in runner.invoke(app, ["dataset", "show", "demo"]).output

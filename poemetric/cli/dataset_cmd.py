@@ -11,6 +11,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.options import LimitOption, error_exit
 from poemetric.data import (
+    Dataset,
     DatasetError,
     dataset_registry,
     get_entry,
@@ -124,7 +125,49 @@ def show(
             poem.meter_pattern or "",
             poem.rhyme_pattern or "",
         )
-    _console().print(table)
+    console = _console()
+    console.print(table)
+    for line in _errata_notes(dataset, len(shown)):
+        console.print(line, markup=False)
+
+
+def _errata_notes(dataset: Dataset, shown: int) -> list[str]:
+    """The file's known annotation errors (datasets/<name>/errata.yaml, found by the file's
+    sha256) among its first `shown` rows: the table shows the annotation as released, and a row
+    known to be wrong was shown without a word."""
+    from poemetric.data.errata import correction_for, errata_for_release
+
+    errata = errata_for_release(dataset.sha256)
+    if errata is None:
+        return []
+    notes = []
+    for erratum in sorted(errata.errata, key=lambda e: e.row):
+        if erratum.row > shown:
+            continue
+        poem = dataset.poems[erratum.row - 1]
+        values = {
+            "form": poem.form.value,
+            "meter_pattern": poem.meter_pattern,
+            "rhyme_pattern": poem.rhyme_pattern,
+        }
+        value = values[erratum.field]
+        correction = correction_for(errata, erratum.row, poem.content, value)
+        if correction is None or correction.status == "mismatch":
+            continue
+        fix = repr(erratum.corrected) if erratum.corrected is not None else "no value fits"
+        notes.append(f"  row {erratum.row} ({poem.poem_id}): {erratum.field} {value!r} -> {fix}")
+    if not notes:
+        return []
+    folder = next(
+        (e.name for e in dataset_registry().values() if e.sha256 == errata.release_sha256),
+        dataset.name,
+    )
+    head = (
+        f"known annotation errors in these rows, {len(notes)} of the file's "
+        f"{len(errata.errata)} (datasets/{folder}/errata.yaml; the table shows the data as "
+        "released, the errata are not applied):"
+    )
+    return [head, *notes]
 
 
 @dataset_app.command("fetch")
