@@ -322,3 +322,17 @@ def test_show_of_the_release_names_the_known_annotation_errors_it_shows(
     first = runner.invoke(app, ["dataset", "show", str(poemetric_gold_csv), "-n", "15"])
     assert first.exit_code == 0 and "known annotation errors" not in first.output  # none there
     assert "known annotation errors" not in runner.invoke(app, ["dataset", "show", "demo"]).output
+
+
+@pytest.mark.parametrize(
+    "command", [["dataset", "show"], ["dataset", "validate"], ["prompts", "render"], ["generate"]]
+)
+def test_the_help_of_a_dataset_argument_names_every_known_dataset(command: list[str]) -> None:
+    """`dataset show --help` said "Dataset name (demo, poemetric)", `--dataset` "'demo' ...,
+    'poemetric' ...": the bundled lear-limericks, which every stage reads, was not named."""
+    from poemetric.data import dataset_registry
+
+    result = runner.invoke(app, [*command, "--help"], terminal_width=400)
+    assert result.exit_code == 0
+    for name in dataset_registry():
+        assert name in result.output, (command, name)

@@ -95,7 +95,10 @@ def list_datasets() -> None:
 
 @dataset_app.command("show")
 def show(
-    name: str = typer.Argument(..., help="Dataset name (demo, poemetric) or file path."),
+    name: str = typer.Argument(
+        ...,
+        help="A dataset name (demo, lear-limericks, poemetric), or a CSV/TSV/JSONL/Parquet file.",
+    ),
     limit: int | None = LimitOption,
 ) -> None:
     """A table of a dataset's poems (first 20 unless --limit).

@@ -33,8 +33,8 @@ DatasetOption = typer.Option(
     "demo",
     "--dataset",
     "-d",
-    help="Dataset: 'demo' (bundled), 'poemetric' (after `poemetric dataset fetch poemetric`), "
-    "or a path to a CSV/JSONL/Parquet file.",
+    help="Dataset: 'demo' or 'lear-limericks' (bundled), 'poemetric' (after `poemetric dataset "
+    "fetch poemetric`), or a path to a CSV/TSV/JSONL/Parquet file.",
 )
 ModelsOption = typer.Option(
     "markov",
