@@ -191,6 +191,43 @@ def test_a_model_without_its_key_is_not_run(
         assert store.count("calls", "provider = 'openai'") == 0
 
 
+def test_a_wrong_key_stops_the_model_with_one_line_and_a_rerun_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wrong OPENAI_API_KEY made one 'HTTP 401: openai: HTTP 401: Error code: 401' error row
+    per job (4 jobs, 4 identical errors) and as many refused requests."""
+    from poemetric.testing import OpenAIServer
+
+    right, wrong = "sk-right-0123456789abcdef", "sk-wrong-fedcba9876543210"
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    run = tmp_path / "run"
+    command = ["generate", "--no-progress", "--run", str(run), "--models", "my-gpt",
+               "--limit", "2", "--samples", "2"]  # fmt: skip
+    with OpenAIServer(api_key=right) as server:
+        (folder / "my-gpt.yaml").write_text(
+            f"name: my-gpt\nprovider: openai\nmodel: gpt-4o\nbase_url: {server.base_url}\n"
+            "limits:\n  max_concurrency: 1\n",
+            encoding="utf-8",
+        )
+        monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
+        monkeypatch.setenv("OPENAI_API_KEY", wrong)
+        result = CliRunner().invoke(app, command, env={"COLUMNS": "200"})
+        assert result.exit_code == 1, result.output
+        line = "my-gpt: authentication failed (HTTP 401): check OPENAI_API_KEY; 4 jobs left for "
+        assert [x for x in result.output.splitlines() if "401" in x] == [line + "the next run"]
+        assert wrong not in result.output and "error(s)" not in result.output
+        assert len(server.requests) == 1
+        with RunStore(run, create=False) as store:
+            assert store.count("generations", "author = 'my-gpt'") == 0
+
+        monkeypatch.setenv("OPENAI_API_KEY", right)
+        invoke(*command[2:])
+        with RunStore(run, create=False) as store:
+            assert store.count("generations", "author = 'my-gpt' AND status = 'ok'") == 4
+        assert len(server.successful_generations) == 4  # each job paid for once
+
+
 BROKEN = "name: broken\nprovider: openai\nmodel: x\nsettings:\n  temprature: 1\n"
 
 
