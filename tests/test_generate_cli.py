@@ -21,8 +21,7 @@ def test_dry_run_then_run_then_nothing_left(tmp_path: Path) -> None:
     run = str(tmp_path / "run")
     out = invoke("--run", run, "--models", "markov", "--limit", "3", "--samples", "2", "--dry-run")
     assert "plan (dry run)" in out and "Nothing was" in out
-    with RunStore(run) as store:
-        assert store.count("generations", "author = 'markov'") == 0
+    assert not Path(run).exists()  # a plan makes no run
     invoke("--run", run, "--models", "markov", "--limit", "3", "--samples", "2")
     with RunStore(run) as store:
         rows = store.query("SELECT status, poem, cost_usd FROM generations WHERE author = 'markov'")
@@ -31,6 +30,37 @@ def test_dry_run_then_run_then_nothing_left(tmp_path: Path) -> None:
     invoke("--run", run, "--models", "markov", "--limit", "3", "--samples", "2")
     with RunStore(run) as store:
         assert store.count("calls") == calls  # second run: zero calls
+
+
+def test_a_dry_run_leaves_the_run_byte_for_byte_as_it_was(tmp_path: Path) -> None:
+    """`--dry-run` ("call nothing") prepared the run before planning it: it made a new run's
+    folder and store, and stored the prompts and human rows of poems a larger --limit added."""
+    run = tmp_path / "runs" / "new"
+    out = invoke("--run", str(run), "--models", "markov", "--limit", "2", "--dry-run")
+    assert "plan (dry run)" in out and "Nothing was" in out
+    assert not (tmp_path / "runs").exists()
+    invoke("--run", str(run), "--models", "markov", "--limit", "2")
+    files = {path.name: path.read_bytes() for path in run.iterdir()}
+    assert set(files) == {"poemetric.sqlite"}
+    out = invoke(
+        "--run", str(run), "--models", "markov", "--limit", "4", "--samples", "2", "--dry-run"
+    )
+    # The plan counts the two poems the larger --limit adds, without adding them.
+    row = next(line for line in out.splitlines() if line.startswith("│ markov"))
+    jobs_done_cached_pending = [cell.strip() for cell in row.split("│")[2:6]]
+    assert jobs_done_cached_pending == ["8", "2", "0", "6"]
+    assert {path.name: path.read_bytes() for path in run.iterdir()} == files
+    from poemetric.data import load_dataset, write_dataset
+
+    other = tmp_path / "other.jsonl"
+    write_dataset(load_dataset("demo").poems[:2], other)
+    result = CliRunner().invoke(
+        app, ["generate", "--run", str(run), "--dataset", str(other), "--dry-run"],
+        env={"COLUMNS": "400"},
+    )  # fmt: skip
+    assert result.exit_code == 2  # the error names the run, not the copy the plan was made in
+    assert result.stderr.startswith(f"error: run {run} was prepared from dataset 'demo'")
+    assert {path.name: path.read_bytes() for path in run.iterdir()} == files
 
 
 def test_shards_cover_the_run_once(tmp_path: Path) -> None:
