@@ -358,3 +358,68 @@ def test_ghostwriting_score_of_a_file_that_is_not_one_poem(
     path.write_text(content, encoding="utf-8")
     line = _error(["ghostwriting", "score", str(poem), str(path)])
     assert line.startswith(f"error: {path}: {reason}"), line
+
+
+TASKS_LISTED = "tasks: rhyme_word_swap, rhyme_line_swap, synonym, delete_1_rhyming, "
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["probe", "build", "demo", "-o", "OUT", "--tasks", "nope"],
+         f"error: --tasks: unknown task 'nope'; {TASKS_LISTED}"),
+        (["probe", "build", "demo", "-o", "OUT", "--tasks", "synonym,synonim"],
+         f"error: --tasks: unknown task 'synonim' (did you mean 'synonym'?); {TASKS_LISTED}"),
+        (["probe", "build", "demo", "-o", "OUT", "--rhyme-from", "data"],
+         "error: --rhyme-from: unknown value 'data' (did you mean 'dataset'?); choices: auto, "
+         "dataset, checker"),
+        (["probe", "build", "demo", "-o", "OUT", "--search", "nope"],
+         "error: --search: unknown value 'nope'; choices: beam, delayed_beam, sample"),
+        (["ghostwriting", "style-match", "--run", "RUN", "--judge", "nope"],
+         "error: unknown judge 'nope'; see `poemetric models --judges`; judges: "),
+        (["ghostwriting", "style-match", "--run", "RUN", "--judge", "gpt4o"],
+         "error: unknown judge 'gpt4o' (did you mean 'gpt-4o'?); see `poemetric models "),
+        (["ghostwriting", "style-match", "--run", "RUN", "--judge", "gpt-4o", "--authors", "humn"],
+         "error: --authors: no poems by 'humn' (did you mean 'human'?) in run RUN; authors: "),
+        (["ghostwriting", "metrics", "--run", "RUN", "--out", "OUT", "--no-dataset"],
+         "error: --no-dataset leaves no reference corpus: give at least one --reference"),
+        (["ghostwriting", "metrics", "--run", "RUN", "--raplyzer-phonetics", "nope"],
+         "error: --raplyzer-phonetics: unknown value 'nope'; choices: cmu, espeak"),
+        (["ghostwriting", "score", "--raplyzer-phonetics", "espek", "POEM"],
+         "error: --raplyzer-phonetics: unknown value 'espek' (did you mean 'espeak'?); "),
+        (["survey", "import", "MISSING", "--run", "RUN"],
+         "error: ratings file MISSING: no such file"),
+        (["survey", "import", "FOLDER", "--run", "RUN"],
+         "error: ratings file FOLDER: is a folder; give a file"),
+        (["ghostwriting", "score", "POEM", "MISSING"], "error: poem file MISSING: no such file"),
+    ],
+    ids=["tasks", "task-typo", "rhyme-from", "search", "style-match-judge", "judge-typo",
+         "style-match-authors", "no-dataset", "phonetics", "phonetics-typo", "survey-import-missing",
+         "survey-import-folder", "score-missing"],
+)  # fmt: skip
+def test_unusable_choices_and_missing_files_are_one_error_line(
+    demo_run: Path, tmp_path: Path, args: list[str], expected: str
+) -> None:
+    """Each was Typer's usage box (`Invalid value for --tasks: ...` cut across the box's lines,
+    `file '...' does not exist.`); a mistyped name now says the likely one."""
+    poem = tmp_path / "poem.txt"
+    poem.write_text("the fine wine\n", encoding="utf-8")
+    places = {"OUT": tmp_path / "out", "RUN": demo_run, "POEM": poem,
+              "MISSING": tmp_path / "missing.csv", "FOLDER": tmp_path}  # fmt: skip
+    line = _error([str(places.get(arg, arg)) for arg in args])
+    for name, place in places.items():
+        expected = expected.replace(name, str(place))
+    assert line.startswith(expected), line
+    assert not (tmp_path / "out").exists()
+
+
+def test_probe_run_of_an_unknown_task(tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.jsonl"
+    build = ["probe", "build", "demo", "--tasks", "rhyme_line_swap", "--output", str(pairs)]
+    assert CliRunner().invoke(app, build).exit_code == 0
+    scores = tmp_path / "scores.jsonl"
+    line = _error(["probe", "run", str(pairs), "--tasks", "nope", "--output", str(scores)])
+    assert line.startswith(f"error: --tasks: unknown task 'nope'; {TASKS_LISTED}"), line
+    line = _error(["probe", "run", str(pairs), "--tasks", "rhyme_line_swaps", "-o", str(scores)])
+    assert line.startswith("error: --tasks: unknown task 'rhyme_line_swaps' (did you mean "), line
+    assert not scores.exists()

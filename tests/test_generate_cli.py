@@ -21,8 +21,7 @@ def test_dry_run_then_run_then_nothing_left(tmp_path: Path) -> None:
     run = str(tmp_path / "run")
     out = invoke("--run", run, "--models", "markov", "--limit", "3", "--samples", "2", "--dry-run")
     assert "plan (dry run)" in out and "Nothing was" in out
-    with RunStore(run) as store:
-        assert store.count("generations", "author = 'markov'") == 0
+    assert not Path(run).exists()  # a plan makes no run
     invoke("--run", run, "--models", "markov", "--limit", "3", "--samples", "2")
     with RunStore(run) as store:
         rows = store.query("SELECT status, poem, cost_usd FROM generations WHERE author = 'markov'")
@@ -31,6 +30,37 @@ def test_dry_run_then_run_then_nothing_left(tmp_path: Path) -> None:
     invoke("--run", run, "--models", "markov", "--limit", "3", "--samples", "2")
     with RunStore(run) as store:
         assert store.count("calls") == calls  # second run: zero calls
+
+
+def test_a_dry_run_leaves_the_run_byte_for_byte_as_it_was(tmp_path: Path) -> None:
+    """`--dry-run` ("call nothing") prepared the run before planning it: it made a new run's
+    folder and store, and stored the prompts and human rows of poems a larger --limit added."""
+    run = tmp_path / "runs" / "new"
+    out = invoke("--run", str(run), "--models", "markov", "--limit", "2", "--dry-run")
+    assert "plan (dry run)" in out and "Nothing was" in out
+    assert not (tmp_path / "runs").exists()
+    invoke("--run", str(run), "--models", "markov", "--limit", "2")
+    files = {path.name: path.read_bytes() for path in run.iterdir()}
+    assert set(files) == {"poemetric.sqlite"}
+    out = invoke(
+        "--run", str(run), "--models", "markov", "--limit", "4", "--samples", "2", "--dry-run"
+    )
+    # The plan counts the two poems the larger --limit adds, without adding them.
+    row = next(line for line in out.splitlines() if line.startswith("│ markov"))
+    jobs_done_cached_pending = [cell.strip() for cell in row.split("│")[2:6]]
+    assert jobs_done_cached_pending == ["8", "2", "0", "6"]
+    assert {path.name: path.read_bytes() for path in run.iterdir()} == files
+    from poemetric.data import load_dataset, write_dataset
+
+    other = tmp_path / "other.jsonl"
+    write_dataset(load_dataset("demo").poems[:2], other)
+    result = CliRunner().invoke(
+        app, ["generate", "--run", str(run), "--dataset", str(other), "--dry-run"],
+        env={"COLUMNS": "400"},
+    )  # fmt: skip
+    assert result.exit_code == 2  # the error names the run, not the copy the plan was made in
+    assert result.stderr.startswith(f"error: run {run} was prepared from dataset 'demo'")
+    assert {path.name: path.read_bytes() for path in run.iterdir()} == files
 
 
 def test_shards_cover_the_run_once(tmp_path: Path) -> None:
@@ -189,6 +219,43 @@ def test_a_model_without_its_key_is_not_run(
         assert store.count("generations", "author = 'gpt-4o'") == 0
         assert store.count("generations", "author = 'markov' AND status = 'ok'") == 2
         assert store.count("calls", "provider = 'openai'") == 0
+
+
+def test_a_wrong_key_stops_the_model_with_one_line_and_a_rerun_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A wrong OPENAI_API_KEY made one 'HTTP 401: openai: HTTP 401: Error code: 401' error row
+    per job (4 jobs, 4 identical errors) and as many refused requests."""
+    from poemetric.testing import OpenAIServer
+
+    right, wrong = "sk-right-0123456789abcdef", "sk-wrong-fedcba9876543210"
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    run = tmp_path / "run"
+    command = ["generate", "--no-progress", "--run", str(run), "--models", "my-gpt",
+               "--limit", "2", "--samples", "2"]  # fmt: skip
+    with OpenAIServer(api_key=right) as server:
+        (folder / "my-gpt.yaml").write_text(
+            f"name: my-gpt\nprovider: openai\nmodel: gpt-4o\nbase_url: {server.base_url}\n"
+            "limits:\n  max_concurrency: 1\n",
+            encoding="utf-8",
+        )
+        monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
+        monkeypatch.setenv("OPENAI_API_KEY", wrong)
+        result = CliRunner().invoke(app, command, env={"COLUMNS": "200"})
+        assert result.exit_code == 1, result.output
+        line = "my-gpt: authentication failed (HTTP 401): check OPENAI_API_KEY; 4 jobs left for "
+        assert [x for x in result.output.splitlines() if "401" in x] == [line + "the next run"]
+        assert wrong not in result.output and "error(s)" not in result.output
+        assert len(server.requests) == 1
+        with RunStore(run, create=False) as store:
+            assert store.count("generations", "author = 'my-gpt'") == 0
+
+        monkeypatch.setenv("OPENAI_API_KEY", right)
+        invoke(*command[2:])
+        with RunStore(run, create=False) as store:
+            assert store.count("generations", "author = 'my-gpt' AND status = 'ok'") == 4
+        assert len(server.successful_generations) == 4  # each job paid for once
 
 
 BROKEN = "name: broken\nprovider: openai\nmodel: x\nsettings:\n  temprature: 1\n"

@@ -26,7 +26,7 @@ def pairs(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("tasks", "message"),
     [
-        ("rhyme_line_swaps", "unknown task(s) rhyme_line_swaps; tasks: rhyme_word_swap,"),
+        ("rhyme_line_swaps", "unknown task 'rhyme_line_swaps' (did you mean 'rhyme_line_swap'"),
         ("synonym", "no pairs of task(s) synonym; its tasks: rhyme_line_swap"),
     ],
 )

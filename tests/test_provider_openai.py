@@ -137,6 +137,8 @@ def test_wrong_key_is_401_not_retryable(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
     error = failure(OpenAIProvider(make_spec(server)))
     assert not error.retryable and error.status == 401
+    # The status is said once: it read "openai: HTTP 401: Error code: 401 - invalid API key".
+    assert str(error) == "openai: HTTP 401: invalid API key"
 
 
 @pytest.mark.parametrize("fault", [Fault.truncated(), Fault.invalid_json(), Fault.disconnect()])

@@ -74,9 +74,8 @@ def test_permanent_error_kept_and_retried_next_run(tmp_path: Path) -> None:
         assert (report.models[0].ok, report.errors) == (2, 1)
         assert len(server.generation_requests) == 3  # a 400 is not retried
         failed = [r for r in generation_rows(store, spec.name) if r["status"] == "error"]
-        assert (
-            len(failed) == 1 and "400" in failed[0]["error"] and "bad field" in failed[0]["error"]
-        )
+        # The status once: it was "HTTP 400: openai-compatible: HTTP 400: Error code: 400 - ...".
+        assert [r["error"] for r in failed] == ["openai-compatible: HTTP 400: bad field"]
 
         again = run_generation(store, [spec], options=FAST)
         assert (again.models[0].already_done, again.models[0].called) == (2, 1)
@@ -132,3 +131,32 @@ def test_a_key_echoed_in_a_response_is_stored_nowhere(tmp_path: Path) -> None:
     rows = generation_rows(store, spec.name)
     assert all("***" in r["response_text"] and "***" in r["poem"] for r in rows)
     assert TEST_KEY not in "\n".join(store.conn.iterdump())
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["async", "batch"])
+def test_a_refused_key_stops_the_model_and_leaves_its_jobs_pending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: bool
+) -> None:
+    """A wrong key made one 'HTTP 401: openai-compatible: HTTP 401: ...' error row per job, each
+    a request; now the first 401 stops the model and its jobs wait for a run with the right key."""
+    wrong = "sk-wrong-key-9876543210"
+    monkeypatch.setenv(TEST_KEY_ENV, wrong)
+    store = prepared_store(tmp_path, poems=4)
+    options = dataclasses.replace(FAST, batch=batch, batch_poll_s=0.01)
+    with OpenAIServer(api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=1)
+        report = run_generation(store, [spec], options=options)
+        assert len(server.requests) == 1  # the first refusal; nothing sent after it
+        (model,) = report.models
+        assert (model.errors, model.called, model.left_pending) == (0, 0, 4)
+        assert model.auth_status == 401 and report.incomplete
+        assert model.not_run == f"authentication failed (HTTP 401): check {TEST_KEY_ENV}"
+        assert generation_rows(store, spec.name) == []  # pending, not errors
+        assert wrong not in "\n".join(store.conn.iterdump())
+
+        monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+        again = run_generation(store, [spec], options=options)
+        assert again.models[0].ok == 4 and not again.incomplete
+        rows = generation_rows(store, spec.name)
+        assert len(rows) == 4 and {r["status"] for r in rows} == {"ok"}
+        assert server.duplicate_successes() == []

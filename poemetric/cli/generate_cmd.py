@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,7 +80,12 @@ def prepare_or_exit(
 
 
 def open_prepared(
-    run: Path, dataset: str, limit: int | None, template: str | None = None
+    run: Path,
+    dataset: str,
+    limit: int | None,
+    template: str | None = None,
+    *,
+    shown_as: Path | None = None,
 ) -> tuple[RunStore, PreparedRun]:
     """The run's store (created when new), prepared by `prepare_or_exit`.
 
@@ -88,7 +95,8 @@ def open_prepared(
     fails all the same, the store is removed again with the folders made for it, unless it
     records a dataset: `prepare_run` records it last, so another process prepared that run
     meanwhile (the usual failure then: this call's dataset is not the run's). An existing store
-    is only closed, never removed.
+    is only closed, never removed. `shown_as` is the run that messages name when `run` is a
+    scratch copy of it (`prepared_or_planned`).
     """
     import sqlite3
 
@@ -113,7 +121,10 @@ def open_prepared(
     try:
         store = RunStore(run)
     except StoreError as error:  # a damaged store, or one of a newer POEMetric
-        raise error_exit(error) from None
+        message = str(error) if shown_as is None else str(error).replace(str(run), str(shown_as))
+        raise error_exit(message) from None
+    if shown_as is not None:
+        store.run_dir = shown_as
     try:
         return store, prepare_or_exit(store, loaded, limit, template)
     except Exception:  # typer.Exit too
@@ -131,6 +142,30 @@ def open_prepared(
                 except OSError:
                     break
         raise
+
+
+@contextmanager
+def prepared_or_planned(
+    run: Path, dataset: str, limit: int | None, template: str | None, *, dry_run: bool
+) -> Iterator[tuple[RunStore, PreparedRun]]:
+    """The prepared run's store, open; with `dry_run`, a prepared scratch copy of it instead,
+    so that a plan writes nothing: the run is left byte for byte as it was, and a run that does
+    not exist yet is not made."""
+    from poemetric.store import StoreError
+    from poemetric.store.scratch import scratch_copy
+
+    with ExitStack() as stack:
+        if dry_run:
+            output_folder(run, "--run")
+            try:
+                folder = stack.enter_context(scratch_copy(run))
+            except StoreError as error:
+                raise error_exit(error) from None
+            store, prepared = open_prepared(folder, dataset, limit, template, shown_as=run)
+        else:
+            store, prepared = open_prepared(run, dataset, limit, template)
+        with store:
+            yield store, prepared
 
 
 def note_kept_template(run_template_hash: str, chosen: str | None) -> None:
@@ -188,7 +223,8 @@ def generate(
 ) -> None:
     """Generate poems: each model answers each prompt of the run's dataset (x --samples).
 
-    The run is prepared first (dataset snapshot, prompts and the human poems); then every
+    The run is prepared first (dataset snapshot, prompts and the human poems; --dry-run plans
+    from a throwaway copy and leaves the run as it was); then every
     (prompt, model, sample) job not yet stored is called, concurrently within each model's rate
     limits, with retries. Failures are stored as errors and retried by the next run.
     """
@@ -210,15 +246,14 @@ def generate(
         concurrency=concurrency,
         progress=progress,
     )
-    with interruptible(run):
-        store, prepared = open_prepared(run, dataset, limit, template)
-        with store:
-            note_kept_template(prepared.template_hash, template)
-            console.print(
-                f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
-                f"{len(specs)} model(s) x {samples} sample(s)"
-            )
-            report = run_generation(store, specs, options=options, console=console)
+    planned = prepared_or_planned(run, dataset, limit, template, dry_run=dry_run)
+    with interruptible(run), planned as (store, prepared):
+        note_kept_template(prepared.template_hash, template)
+        console.print(
+            f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
+            f"{len(specs)} model(s) x {samples} sample(s)"
+        )
+        report = run_generation(store, specs, options=options, console=console)
     report.render(console)
     if report.incomplete and not dry_run:
         raise typer.Exit(code=1)

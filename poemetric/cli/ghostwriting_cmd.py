@@ -15,7 +15,14 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption, error_exit, existing_run, run_output_folder
+from poemetric.cli.options import (
+    RunOption,
+    error_exit,
+    existing_file,
+    existing_run,
+    run_output_folder,
+    unknown_choice,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,7 +47,7 @@ PHONETICS = ("cmu", "espeak")
 
 def _phonetics(value: str) -> str:
     if value not in PHONETICS:
-        raise typer.BadParameter(f"use {' or '.join(PHONETICS)}", param_hint="--raplyzer-phonetics")
+        raise unknown_choice("--raplyzer-phonetics", value, PHONETICS)
     return value
 
 
@@ -134,7 +141,10 @@ def metrics_command(
     from poemetric.ghostwriting.tables import ghostwriting_tables
 
     if no_dataset and not reference:
-        raise typer.BadParameter("--no-dataset needs at least one --reference corpus")
+        raise error_exit(
+            "--no-dataset leaves no reference corpus: give at least one --reference (a file or "
+            "folder of poems), or leave out --no-dataset"
+        )
     destination = run_output_folder(run, out, "analysis")
     try:
         extra = load_reference_corpora(reference)
@@ -197,9 +207,7 @@ def _one_poem_text(path: Path) -> str:
 
 @ghostwriting_app.command("score")
 def score_command(
-    files: list[Path] = typer.Argument(
-        ..., exists=True, dir_okay=False, help="Text files, one poem each (one line per line)."
-    ),
+    files: list[Path] = typer.Argument(..., help="Text files, one poem each (one line per line)."),
     phonetics: str = PhoneticsOption,
     window: int = WindowOption,
     rhymes: bool = typer.Option(False, "--rhymes", help="List the rhymes found in each poem."),
@@ -219,6 +227,8 @@ def score_command(
     for header in ("file", "syllables", "rhymed", "unweighted", "entropy w", "density",
                    "Raplyzer"):  # fmt: skip
         table.add_column(header, justify="left" if header == "file" else "right")
+    for path in files:  # every file checked before any is scored
+        existing_file(path, "poem file")
     found: list[tuple[Path, tuple[tuple[str, str], ...]]] = []
     for path in files:
         text = _one_poem_text(path)

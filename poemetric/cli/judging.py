@@ -7,9 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-
-from poemetric.cli.options import error_exit, existing_run
+from poemetric.cli.options import did_you_mean, error_exit, existing_run
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -52,8 +50,9 @@ def load_judges() -> dict[str, ModelSpec]:
 
 def judge_spec(judges: dict[str, ModelSpec], name: str) -> ModelSpec:
     if name not in judges:
-        raise typer.BadParameter(
-            f"unknown judge {name!r}; available: {', '.join(judges)}", param_hint="--judge"
+        raise error_exit(
+            f"unknown judge {name!r}{did_you_mean(name, judges)}; see `poemetric models "
+            f"--judges`; judges: {', '.join(judges)}"
         )
     return judges[name]
 
@@ -101,10 +100,10 @@ def open_judged_run(run: Path, authors: list[str] | None) -> RunStore:
             known = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
             unknown = [a for a in authors if a not in known]
             if unknown:
-                raise typer.BadParameter(
-                    f"no poems by {', '.join(map(repr, unknown))} in run {run}; authors: "
-                    f"{', '.join(sorted(known))}",
-                    param_hint="--authors",
+                each = ", ".join(f"{a!r}{did_you_mean(a, known)}" for a in unknown)
+                raise error_exit(
+                    f"--authors: no poems by {each} in run {run}; authors: "
+                    f"{', '.join(sorted(known))}"
                 )
     except BaseException:
         store.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +62,39 @@ def error_exit(message: object, code: int = 2) -> typer.Exit:
         f"[red]error:[/red] {escape(str(message))}", highlight=False, soft_wrap=True
     )
     return typer.Exit(code)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """` (did you mean 'x'?)` when `word` looks like a mistyped choice, else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+
+
+def unknown_choice(
+    option: str, given: str | Sequence[str], choices: Sequence[str], noun: str | None = None
+) -> typer.Exit:
+    """`error: --tasks: unknown task 'synonim' (did you mean 'synonym'?); tasks: a, b, c` (or
+    `unknown value ...; choices: ...` without a `noun`): one line naming the choices, not
+    Typer's usage box; exit status 2."""
+    names = [given] if isinstance(given, str) else list(given)
+    each = ", ".join(f"{name!r}{did_you_mean(name, choices)}" for name in names)
+    many = "s" if len(names) > 1 else ""
+    listed = f"{noun}s" if noun else "choices"
+    return error_exit(
+        f"{option}: unknown {noun or 'value'}{many} {each}; {listed}: {', '.join(choices)}"
+    )
+
+
+def existing_file(path: Path, what: str = "file") -> Path:
+    """`path` as a file to read: a missing one, or a folder, is unusable input (exit 2), said
+    in one line rather than Typer's usage box."""
+    if path.is_dir():
+        raise error_exit(f"{what} {path}: is a folder; give a file")
+    if not path.exists():
+        raise error_exit(f"{what} {path}: no such file")
+    return path
 
 
 def existing_run(run: Path) -> RunStore:

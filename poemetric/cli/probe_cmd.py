@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.options import error_exit, output_file, output_folder
+from poemetric.cli.options import error_exit, output_file, output_folder, unknown_choice
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from poemetric.probes.poem import RhymeSource
 
 console = Console()
+
+#: Choices of `probe build --rhyme-from` and `--search`.
+RHYME_SOURCES = ("auto", "dataset", "checker")
+SEARCHES = ("beam", "delayed_beam", "sample")
 
 probe_app = typer.Typer(
     help=(
@@ -90,15 +94,13 @@ def build(
     )
     unknown = [t for t in chosen if t not in TASKS]
     if unknown:
-        raise typer.BadParameter(
-            f"unknown task(s) {', '.join(unknown)}; tasks: {', '.join(TASKS)}", param_hint="--tasks"
-        )
+        raise unknown_choice("--tasks", unknown, [*TASKS, "offline", "all"], "task")
     if not chosen:
         raise error_exit(f"--tasks names no task; tasks: {', '.join(TASKS)} (or offline, all)")
-    if rhyme_from not in ("auto", "dataset", "checker"):
-        raise typer.BadParameter("use auto, dataset or checker", param_hint="--rhyme-from")
-    if search not in ("beam", "delayed_beam", "sample"):
-        raise typer.BadParameter("use beam, delayed_beam or sample", param_hint="--search")
+    if rhyme_from not in RHYME_SOURCES:
+        raise unknown_choice("--rhyme-from", rhyme_from, RHYME_SOURCES)
+    if search not in SEARCHES:
+        raise unknown_choice("--search", search, SEARCHES)
     output_file(output, "--output")
     try:
         dataset = load_dataset(poems)
@@ -241,9 +243,7 @@ def run(
     keep = {t.strip() for t in (tasks or "").split(",") if t.strip()}
     unknown = sorted(keep - set(TASKS) - set(present))  # a pairs file may hold its own tasks
     if unknown:
-        raise typer.BadParameter(
-            f"unknown task(s) {', '.join(unknown)}; tasks: {', '.join(TASKS)}", param_hint="--tasks"
-        )
+        raise unknown_choice("--tasks", unknown, list(dict.fromkeys([*TASKS, *present])), "task")
     if keep:
         pairs = [p for p in pairs if p.task in keep]
     if not pairs:

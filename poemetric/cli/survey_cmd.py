@@ -14,7 +14,13 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.judging import split_names
-from poemetric.cli.options import RunOption, error_exit, existing_run, run_output_folder
+from poemetric.cli.options import (
+    RunOption,
+    error_exit,
+    existing_file,
+    existing_run,
+    run_output_folder,
+)
 
 survey_app = typer.Typer(
     help="Human ratings: the expert survey (paper App. C) or line-level fluency / coherence "
@@ -264,8 +270,6 @@ def sheets(
 def import_(
     ratings_file: Path = typer.Argument(
         ...,
-        exists=True,
-        dir_okay=False,
         help="Ratings: long (poem, rater, item, score, "
         "comment) or wide format; CSV/TSV/JSONL/Parquet.",
     ),
@@ -285,6 +289,7 @@ def import_(
     from poemetric.survey.build import check_name
     from poemetric.survey.db import NoAnswersError, import_answers
 
+    existing_file(ratings_file, "ratings file")
     with _refusals():
         check_name(survey, "survey id")
     with existing_run(run) as store, _refusals():

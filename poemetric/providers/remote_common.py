@@ -9,6 +9,7 @@ import email.utils
 import errno
 import json
 import os
+import re
 import time
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
@@ -143,10 +144,14 @@ def status_error(
     body: Any = None,
     secret: str | None = None,
 ) -> ProviderError:
-    """A `ProviderError` for an HTTP error status, with the retry hint when there is one."""
+    """A `ProviderError` for an HTTP error status, with the retry hint when there is one.
+
+    The SDKs' own "Error code: 401 - " prefix is dropped: the status is said once, as `HTTP 401`.
+    """
     raw = None if body is None else scrub(_to_text(body), secret)[:_RAW_ERROR_CHARS]
+    message = re.sub(rf"^\s*Error code: {status}\b(\s*-\s*)?", "", str(message)).strip()
     return ProviderError(
-        scrub(f"{provider}: HTTP {status}: {message}", secret),
+        scrub(f"{provider}: HTTP {status}" + (f": {message}" if message else ""), secret),
         retryable=is_retryable_status(status),
         status=status,
         retry_after_s=retry_after_seconds(headers),

@@ -38,6 +38,7 @@ from poemetric.runner.recording import (
     record_failure,
     resolve_from_cache,
 )
+from poemetric.runner.retry import is_auth_failure
 from poemetric.store.db import utc_now
 
 if TYPE_CHECKING:
@@ -109,7 +110,16 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             chunk.append(job)
         if not chunk:
             continue
-        batch_id = await provider.submit_batch([(job.key, job.request) for job in chunk])
+        try:
+            batch_id = await provider.submit_batch([(job.key, job.request) for job in chunk])
+        except ProviderError as error:
+            if not is_auth_failure(error):
+                raise
+            # The key was refused: nothing was submitted; this chunk and the next stay pending.
+            for job in chunk:
+                run.budget.settle(reserved.pop(job.key, 0.0), 0.0)
+            _leave_pending(run, error, len(chunk) + len(to_submit[start + size :]))
+            break
         _record_batch(run, batch_id, chunk)
         waiting.append((batch_id, {job.key: job.cache_key for job in chunk}))
         run.report.batch_ids.append(batch_id)
@@ -128,6 +138,14 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         await run_concurrent(run, provider, follow_ups)
 
 
+def _leave_pending(run: ModelRun, error: ProviderError, jobs: int) -> None:
+    """The provider refused the key: stop the model, its `jobs` left for the next run."""
+    run.stop_for_auth(error.status or 0)
+    run.report.left_pending += jobs
+    for _ in range(jobs):
+        run.advance()
+
+
 async def _wait_and_collect(
     run: ModelRun,
     provider: BatchCapable,
@@ -139,7 +157,16 @@ async def _wait_and_collect(
 ) -> None:
     delay = run.options.batch_poll_s
     while True:
-        status: BatchStatus = await provider.batch_status(batch_id)
+        try:
+            status: BatchStatus = await provider.batch_status(batch_id)
+        except ProviderError as error:
+            if not is_auth_failure(error):
+                raise
+            # Left uncollected: a run with the right key polls it again instead of paying twice.
+            for key in keys:
+                run.budget.settle(reserved.pop(key, 0.0), 0.0)
+            _leave_pending(run, error, sum(1 for key in keys if key in by_key))
+            return
         detail = {
             "state": status.state,
             "total": status.total,

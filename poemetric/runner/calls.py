@@ -22,7 +22,7 @@ from poemetric.runner.recording import (
     record_failure,
     resolve_from_cache,
 )
-from poemetric.runner.retry import RetryPolicy, is_rate_limit
+from poemetric.runner.retry import RetryPolicy, is_auth_failure, is_rate_limit
 
 if TYPE_CHECKING:
     from poemetric.runner.runner import ModelRun
@@ -99,8 +99,16 @@ async def _call(
         return None
     except ProviderError as error:
         run.budget.settle(state.guess.cost_usd, 0.0)
-        if error.fatal:  # the model cannot run now: stop it, leave its jobs pending
-            run.stop(run.redact(str(error)))
+        if error.fatal or is_auth_failure(error):
+            # The model cannot run now (nothing listens at its local endpoint, or its key was
+            # refused, as it would be for every other job): stop it, leave its jobs pending.
+            if is_auth_failure(error):
+                log_attempt(
+                    run, job, attempt_number, "error", error=error, latency_s=state.latency_s
+                )
+                run.stop_for_auth(error.status or 0)
+            else:
+                run.stop(run.redact(str(error)))
             run.report.left_pending += 1
             run.advance()
             return None

@@ -138,7 +138,7 @@ def record_failure(
     run: ModelRun, job: Job, error: ProviderError, *, batch_id: str | None = None
 ) -> None:
     message = run.redact(str(error))
-    if error.status is not None:
+    if error.status is not None and f"HTTP {error.status}" not in message:
         message = f"HTTP {error.status}: {message}"
     run.store.save_result_and_cache(
         run.handler.table,

@@ -42,6 +42,9 @@ class ModelReport:
     not_run: str | None = None
     #: Jobs left pending because the model was stopped.
     left_pending: int = 0
+    #: The HTTP status (401/403) with which the provider refused the model's API key; the
+    #: model was stopped at the first one (`not_run` says which variable to check).
+    auth_status: int | None = None
     #: Jobs leased by another live process on the same run (left to it), and who holds them.
     held_elsewhere: int = 0
     held_by: str | None = None
@@ -177,6 +180,16 @@ class StageReport:
             )
         for m in self.not_run:
             left = m.left_pending or m.pending
+            if m.auth_status is not None:
+                console.print(
+                    f"{m.model}: {m.not_run}; {left} job{'' if left == 1 else 's'} left for "
+                    "the next run",
+                    style="red",
+                    highlight=False,
+                    markup=False,
+                    soft_wrap=True,
+                )
+                continue
             console.print(
                 f"[red]{m.model} cannot run ({left} job(s) left pending):[/red] "
                 + escape(m.not_run or ""),  # install hints carry [extras]

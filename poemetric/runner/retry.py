@@ -23,10 +23,17 @@ from tenacity.wait import wait_base
 from poemetric.providers.base import ProviderError
 
 RATE_LIMIT_STATUS = 429
+#: The API key was refused (wrong, revoked, or without access to the model): every other
+#: request of the model would fail the same way, so the runner stops the model instead.
+AUTH_STATUSES = frozenset({401, 403})
 
 
 def is_rate_limit(error: BaseException) -> bool:
     return isinstance(error, ProviderError) and error.status == RATE_LIMIT_STATUS
+
+
+def is_auth_failure(error: BaseException) -> bool:
+    return isinstance(error, ProviderError) and error.status in AUTH_STATUSES
 
 
 def _worth_retrying(error: BaseException) -> bool:

@@ -132,6 +132,16 @@ class ModelRun:
             self.stopped = reason
             self.report.not_run = reason
 
+    def stop_for_auth(self, status: int) -> None:
+        """The provider refused the model's API key (HTTP 401/403): stop the model, naming the
+        variable the key comes from (never the key)."""
+        from poemetric.providers.remote_common import key_variables
+
+        if self.stopped is None:
+            variables = " or ".join(key_variables(self.spec)) or "the model's API key"
+            self.report.auth_status = status
+            self.stop(f"authentication failed (HTTP {status}): check {variables}")
+
     def advance(self, *, tokens: int = 0, cost: float = 0.0) -> None:
         self._tokens += tokens
         self._cost += cost
