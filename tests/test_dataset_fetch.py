@@ -90,3 +90,31 @@ def test_default_url_is_pinned() -> None:
     assert entry.sha256 == "96dce2be83cabc5f2d5171b9546ae38badbf7516d09b71ac54ad3322d97fe7af"
     with pytest.raises(DatasetError, match="bundled"):
         fetch_dataset("demo")
+
+
+def test_a_forced_fetch_of_an_unusable_file_keeps_the_earlier_one(
+    served_dir: tuple[Path, str], tmp_path: Path
+) -> None:
+    """`fetch --from BAD --sha256 <its hash> --force` moved BAD over the good file, then failed
+    to load it (exit 1, the good release gone). With `validate` it is checked first."""
+    root, base = served_dir
+    demo_bytes, demo_sha = _small_release(root)
+    target = tmp_path / "data" / "r.csv"
+    url = f"{base}/abc123/release.csv"
+    fetch_dataset("poemetric", url=url, sha256=demo_sha, dest=target, validate=load_dataset)
+    bad = b"poem_id,title\nx,no poem here\n"
+    (root / "abc123" / "bad.csv").write_bytes(bad)
+    with pytest.raises(DatasetError) as caught:
+        fetch_dataset(
+            "poemetric",
+            url=f"{base}/abc123/bad.csv",
+            sha256=hashlib.sha256(bad).hexdigest(),
+            dest=target,
+            force=True,
+            validate=load_dataset,
+        )
+    message = str(caught.value)
+    assert f"{base}/abc123/bad.csv" in message and f"nothing was written to {target}" in message
+    assert ".part" not in message  # the temporary file is not named
+    assert target.read_bytes() == demo_bytes
+    assert [p.name for p in target.parent.iterdir()] == ["r.csv"]

@@ -212,7 +212,13 @@ def fetch(
         raise error_exit(f"--from {source}: no such file")
     try:
         path = fetch_dataset(
-            name, source=source, url=url, commit=commit, sha256=sha256, force=force
+            name,
+            source=source,
+            url=url,
+            commit=commit,
+            sha256=sha256,
+            force=force,
+            validate=load_dataset,
         )
         dataset = load_dataset(path)
     except (DatasetError, OSError) as error:

@@ -1,7 +1,8 @@
 """Download (or copy) a registry dataset into the user data dir, verified by sha256.
 
 The file is written to a temporary name next to the target and moved into place only when its
-hash matches, so a failed or tampered download never leaves a file behind.
+hash matches (and, given `validate`, when it reads as a dataset), so a failed, tampered or
+unusable download never leaves a file behind, nor replaces the file that was there.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -39,12 +41,14 @@ def fetch_dataset(
     dest: str | Path | None = None,
     force: bool = False,
     timeout_s: float = DEFAULT_TIMEOUT_S,
+    validate: Callable[[Path], object] | None = None,
 ) -> Path:
     """Put dataset `name` at its user-data path (or `dest`) and return that path.
 
     `source` copies a local file instead of downloading. `url`, `commit` and `sha256` override
     the registry's pinned values (for mirrors, newer releases and tests). An existing file with
-    the expected hash is kept unless `force`.
+    the expected hash is kept unless `force`. `validate` (e.g. `load_dataset`) is called on the
+    new file before it is moved into place; its `DatasetError` keeps the earlier file.
     """
     entry = get_entry(name)
     if entry.bundled:
@@ -54,8 +58,8 @@ def fetch_dataset(
     if target.is_file() and not force and (expected is None or file_sha256(target) == expected):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".part"
+    handle, temp_name = tempfile.mkstemp(  # ends in the target's suffix: its format is read
+        dir=target.parent, prefix=f".{target.name}.", suffix=f".part{target.suffix}"
     )
     temp = Path(temp_name)
     try:
@@ -71,6 +75,13 @@ def fetch_dataset(
                 f"sha256 mismatch for {origin}: expected {expected}, got {digest}; "
                 f"nothing was written to {target}"
             )
+        if validate is not None:
+            try:
+                validate(temp)
+            except DatasetError as error:
+                raise DatasetError(
+                    f"{str(error).replace(str(temp), origin)}; nothing was written to {target}"
+                ) from None
         temp.chmod(0o644)  # mkstemp creates 0600; the dataset is not secret
         os.replace(temp, target)
     finally:
