@@ -261,3 +261,21 @@ def test_ghostwriting_and_judge_behaviour_sections(
     assert "Parse failures" in judges and "Not judged" in judges and "Re-asked" in judges
     assert requests == [] and errors == []
     page.close()
+
+
+def test_report_opens_at_its_top_and_keeps_section_links(
+    demo_run: tuple[Path, Path, Path], browser: Browser
+) -> None:
+    """The page starts at the overview (not scrolled to the browser, no #prompt added), a link
+    to a section stays on that section, and a #prompt link cut short still opens."""
+    _, report, _ = demo_run
+    page, _, errors = _open(browser, report)
+    assert page.evaluate("window.scrollY") == 0 and "#" not in page.url
+    for fragment in ("#leaderboard", "#prompt=%E0%A4"):
+        page.goto("about:blank")  # a new load, not a jump within the open page
+        page.goto(report.as_uri() + fragment)
+        page.wait_for_selector("html[data-ready=true]")
+        assert page.url.endswith(fragment)
+    assert page.locator("#prompt-list li[aria-selected=true]").get_attribute("data-index") == "0"
+    assert errors == []
+    page.close()

@@ -221,15 +221,17 @@
     view.dataset.renderMs = (performance.now() - started).toFixed(1);
   }
 
-  function select(index, focus) {
+  // `quiet` (opening the page without a #prompt link): neither scroll to the browser nor
+  // replace the address's fragment, so the page opens at its top or at the section linked to.
+  function select(index, focus, quiet) {
     if (current >= 0) { items[current].setAttribute("aria-selected", "false"); }
     current = index;
     var item = items[index];
     item.setAttribute("aria-selected", "true");
     list.setAttribute("aria-activedescendant", item.id);
-    item.scrollIntoView({ block: "nearest" });
+    if (!quiet) { item.scrollIntoView({ block: "nearest" }); }
     if (focus) { list.focus({ preventScroll: true }); }
-    if (history.replaceState) { history.replaceState(null, "", "#prompt=" + encodeURIComponent(B.prompts[index].id)); }
+    if (!quiet && history.replaceState) { history.replaceState(null, "", "#prompt=" + encodeURIComponent(B.prompts[index].id)); }
     render(index);
   }
 
@@ -278,14 +280,14 @@
   });
 
   var wanted = /prompt=([^&]+)/.exec(location.hash);
-  var start = 0;
+  var start = -1;
   if (wanted) {
-    var id = decodeURIComponent(wanted[1]);
-    var found = B.prompts.findIndex(function (p) { return p.id === id; });
-    if (found >= 0) { start = found; }
+    var id = null;
+    try { id = decodeURIComponent(wanted[1]); } catch (error) { id = null; }  // a link cut short
+    start = B.prompts.findIndex(function (p) { return p.id === id; });
   }
   count.textContent = items.length + " of " + items.length + " prompts";
-  if (items.length) { select(start, false); }
+  if (items.length) { select(Math.max(start, 0), false, start < 0); }
   document.documentElement.dataset.ready = "true";
   performance.mark("poemetric-report-ready");
 })();
