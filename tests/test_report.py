@@ -279,3 +279,29 @@ def test_report_opens_at_its_top_and_keeps_section_links(
     assert page.locator("#prompt-list li[aria-selected=true]").get_attribute("data-index") == "0"
     assert errors == []
     page.close()
+
+
+def test_arrow_keys_outside_the_browser_scroll_the_page(
+    demo_run: tuple[Path, Path, Path], browser: Browser
+) -> None:
+    """Reading the overview, ↓ and End scroll the page; j still steps the poem browser."""
+    _, report, _ = demo_run
+    page, _, errors = _open(browser, report)
+    selected = page.locator("#prompt-list li[aria-selected=true]")
+    page.locator("#overview h2").click()  # focus on the page itself, not in the browser
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("End")
+    for _ in range(40):  # (wait_for_function evaluates a string, which the page's CSP forbids)
+        if page.evaluate("window.scrollY") > 0:
+            break
+        page.wait_for_timeout(50)
+    assert page.evaluate("window.scrollY") > 0
+    assert selected.get_attribute("data-index") == "0"
+    page.keyboard.press("j")
+    assert selected.get_attribute("data-index") == "1"
+    page.keyboard.press("/")
+    page.keyboard.press("Escape")  # out of the search field, back to the prompt list
+    page.keyboard.press("ArrowDown")
+    assert selected.get_attribute("data-index") == "2"
+    assert errors == []
+    page.close()

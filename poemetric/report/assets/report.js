@@ -251,12 +251,18 @@
   document.addEventListener("keydown", function (event) {
     var tag = (event.target.tagName || "").toLowerCase();
     if (tag === "input" || tag === "select" || tag === "textarea") {
-      if (event.key === "Escape") { event.target.blur(); }
+      if (event.key === "Escape") {
+        event.target.blur();  // a filter of the browser hands the keys back to its prompt list
+        if (document.getElementById("poem-browser").contains(event.target)) { list.focus({ preventScroll: true }); }
+      }
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey) { return; }
-    var inBrowser = event.target === document.body || document.getElementById("poem-browser").contains(event.target);
-    if (!inBrowser) { return; }
+    // Arrows, Home and End step the browser only from inside it (the prompt list, a poem):
+    // elsewhere they scroll the page. j, k and / work from anywhere outside a field.
+    var inBrowser = document.getElementById("poem-browser").contains(event.target);
+    var letter = event.key === "j" || event.key === "k" || event.key === "/";
+    if (!inBrowser && !(letter && event.target === document.body)) { return; }
     var visible = visibleItems();
     if (event.key === "j" || event.key === "ArrowDown") { step(1); }
     else if (event.key === "k" || event.key === "ArrowUp") { step(-1); }
