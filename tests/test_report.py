@@ -165,6 +165,13 @@ def test_filters(demo_run: tuple[Path, Path, Path], browser: Browser) -> None:
     assert page.locator(".original .poem-card.human").count() == 1  # the original stays
     page.get_by_role("button", name="all").click()
     assert page.locator(".poem-grid .poem-card").count() == 1
+    # A search matching nothing, then cleared: the prompt chosen before is the one selected.
+    page.locator("#prompt-list li[role=option]").nth(2).click()
+    page.locator("#filter-search").fill("no such title")
+    assert page.locator("#prompt-count").inner_text() == f"0 of {total} prompts"
+    page.locator("#filter-search").fill("")
+    selected = page.locator("#prompt-list li[aria-selected=true]")
+    assert selected.count() == 1 and selected.get_attribute("data-index") == "2"
     assert errors == []
     page.close()
 

@@ -74,8 +74,9 @@
     if (current >= 0 && !items[current].hidden) {
       render(current);
     } else {
+      // Nothing matching keeps the chosen prompt (hidden): cleared filters bring it back.
       var first = visibleItems()[0];
-      if (first) { select(Number(first.dataset.index), false); } else { current = -1; clearView(); }
+      if (first) { select(Number(first.dataset.index), false); } else { clearView(); }
     }
   }
 
