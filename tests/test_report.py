@@ -312,3 +312,16 @@ def test_arrow_keys_outside_the_browser_scroll_the_page(
     assert selected.get_attribute("data-index") == "2"
     assert errors == []
     page.close()
+
+
+def test_prompt_list_counts_poems_not_failed_generations(tmp_path: Path) -> None:
+    with build_synthetic_run(tmp_path / "run", authors=("human", "model-a"),
+                             poems_per_form=1) as store:  # fmt: skip
+        store.conn.execute(
+            "UPDATE generations SET status = 'error', poem = NULL, error = 'timeout' "
+            "WHERE author = 'model-a' AND prompt_id = 'p-sonnet-0'"
+        )
+        html = build_report(store).read_text(encoding="utf-8")
+    metas = re.findall(r'data-form="(\w+)".*?<span class="meta">(.*?)</span>', html)
+    assert ("sonnet", "sonnet · Anonymous · 1 poem · 1 failed") in metas
+    assert ("ballad", "ballad · Anonymous · 2 poems") in metas
