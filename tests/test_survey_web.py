@@ -88,6 +88,8 @@ def test_rater_answers_closes_and_resumes(live: tuple[Path, str], browser: Brows
     page.wait_for_url(f"{url}/r/{token}/2")
     _answer_page(page, run, "ann", 2, only=3)
     assert page.locator("#progress-count").inner_text() == "1 of 4 poems done"
+    assert page.get_by_role("progressbar", name="1 of 4 poems done").count() == 1
+    assert page.locator("nav.pages a[aria-current=page]").inner_text() == "2"
     # A comment typed just before leaving by the list of poems is saved as the page goes.
     page.locator("textarea[name='comment_human_authorship']").fill("typed, then left")
     page.get_by_role("link", name="3", exact=True).click()
