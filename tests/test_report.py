@@ -165,6 +165,13 @@ def test_filters(demo_run: tuple[Path, Path, Path], browser: Browser) -> None:
     assert page.locator(".original .poem-card.human").count() == 1  # the original stays
     page.get_by_role("button", name="all").click()
     assert page.locator(".poem-grid .poem-card").count() == 1
+    # A search matching nothing, then cleared: the prompt chosen before is the one selected.
+    page.locator("#prompt-list li[role=option]").nth(2).click()
+    page.locator("#filter-search").fill("no such title")
+    assert page.locator("#prompt-count").inner_text() == f"0 of {total} prompts"
+    page.locator("#filter-search").fill("")
+    selected = page.locator("#prompt-list li[aria-selected=true]")
+    assert selected.count() == 1 and selected.get_attribute("data-index") == "2"
     assert errors == []
     page.close()
 
@@ -261,3 +268,60 @@ def test_ghostwriting_and_judge_behaviour_sections(
     assert "Parse failures" in judges and "Not judged" in judges and "Re-asked" in judges
     assert requests == [] and errors == []
     page.close()
+
+
+def test_report_opens_at_its_top_and_keeps_section_links(
+    demo_run: tuple[Path, Path, Path], browser: Browser
+) -> None:
+    """The page starts at the overview (not scrolled to the browser, no #prompt added), a link
+    to a section stays on that section, and a #prompt link cut short still opens."""
+    _, report, _ = demo_run
+    page, _, errors = _open(browser, report)
+    assert page.evaluate("window.scrollY") == 0 and "#" not in page.url
+    for fragment in ("#leaderboard", "#prompt=%E0%A4"):
+        page.goto("about:blank")  # a new load, not a jump within the open page
+        page.goto(report.as_uri() + fragment)
+        page.wait_for_selector("html[data-ready=true]")
+        assert page.url.endswith(fragment)
+    assert page.locator("#prompt-list li[aria-selected=true]").get_attribute("data-index") == "0"
+    assert errors == []
+    page.close()
+
+
+def test_arrow_keys_outside_the_browser_scroll_the_page(
+    demo_run: tuple[Path, Path, Path], browser: Browser
+) -> None:
+    """Reading the overview, ↓ and End scroll the page; j still steps the poem browser."""
+    _, report, _ = demo_run
+    page, _, errors = _open(browser, report)
+    selected = page.locator("#prompt-list li[aria-selected=true]")
+    page.locator("#overview h2").click()  # focus on the page itself, not in the browser
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("End")
+    for _ in range(40):  # (wait_for_function evaluates a string, which the page's CSP forbids)
+        if page.evaluate("window.scrollY") > 0:
+            break
+        page.wait_for_timeout(50)
+    assert page.evaluate("window.scrollY") > 0
+    assert selected.get_attribute("data-index") == "0"
+    page.keyboard.press("j")
+    assert selected.get_attribute("data-index") == "1"
+    page.keyboard.press("/")
+    page.keyboard.press("Escape")  # out of the search field, back to the prompt list
+    page.keyboard.press("ArrowDown")
+    assert selected.get_attribute("data-index") == "2"
+    assert errors == []
+    page.close()
+
+
+def test_prompt_list_counts_poems_not_failed_generations(tmp_path: Path) -> None:
+    with build_synthetic_run(tmp_path / "run", authors=("human", "model-a"),
+                             poems_per_form=1) as store:  # fmt: skip
+        store.conn.execute(
+            "UPDATE generations SET status = 'error', poem = NULL, error = 'timeout' "
+            "WHERE author = 'model-a' AND prompt_id = 'p-sonnet-0'"
+        )
+        html = build_report(store).read_text(encoding="utf-8")
+    metas = re.findall(r'data-form="(\w+)".*?<span class="meta">(.*?)</span>', html)
+    assert ("sonnet", "sonnet · Anonymous · 1 poem · 1 failed") in metas
+    assert ("ballad", "ballad · Anonymous · 2 poems") in metas

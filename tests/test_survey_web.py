@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,6 +37,15 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]
 def _links(run: Path, rater: str) -> tuple[str, str]:
     secret = tokens.load_secret(run)
     return tokens.rater_token(secret, "experts", rater), tokens.admin_token(secret, "experts")
+
+
+def _saved_comment(run: Path, rater: str, text: str) -> str:
+    """The poem on which `rater`'s comment `text` is stored, waiting up to 5 s for it."""
+    deadline = time.monotonic() + 5
+    while not (found := [g for (g, _), (_, t) in answers_of(run, rater).items() if t == text]):
+        assert time.monotonic() < deadline, f"comment {text!r} was not saved"
+        time.sleep(0.05)
+    return found[0]
 
 
 def _answer_page(page: Page, run: Path, rater: str, position: int, only: int | None = None) -> None:
@@ -78,6 +88,13 @@ def test_rater_answers_closes_and_resumes(live: tuple[Path, str], browser: Brows
     page.wait_for_url(f"{url}/r/{token}/2")
     _answer_page(page, run, "ann", 2, only=3)
     assert page.locator("#progress-count").inner_text() == "1 of 4 poems done"
+    assert page.get_by_role("progressbar", name="1 of 4 poems done").count() == 1
+    assert page.locator("nav.pages a[aria-current=page]").inner_text() == "2"
+    # A comment typed just before leaving by the list of poems is saved as the page goes.
+    page.locator("textarea[name='comment_human_authorship']").fill("typed, then left")
+    page.get_by_role("link", name="3", exact=True).click()
+    page.wait_for_url(f"{url}/r/{token}/3")
+    left = _saved_comment(run, "ann", "typed, then left")
     context.close()  # the rater closes the browser
 
     context = browser.new_context()
@@ -99,6 +116,7 @@ def test_rater_answers_closes_and_resumes(live: tuple[Path, str], browser: Brows
         pages = db.pages(store, "experts", "ann")
         assert db.completed_positions(store, "experts", "ann") == {1, 2}
     first, second = pages[0].generation_id, pages[1].generation_id
+    assert left == second
     assert stored[(first, "form")] == (1.0, None)
     assert stored[(first, "comment_overall_quality")] == (None, HOSTILE)
     assert all((second, key) in stored for key in DIMENSION_KEYS)

@@ -74,8 +74,9 @@
     if (current >= 0 && !items[current].hidden) {
       render(current);
     } else {
+      // Nothing matching keeps the chosen prompt (hidden): cleared filters bring it back.
       var first = visibleItems()[0];
-      if (first) { select(Number(first.dataset.index), false); } else { current = -1; clearView(); }
+      if (first) { select(Number(first.dataset.index), false); } else { clearView(); }
     }
   }
 
@@ -221,15 +222,17 @@
     view.dataset.renderMs = (performance.now() - started).toFixed(1);
   }
 
-  function select(index, focus) {
+  // `quiet` (opening the page without a #prompt link): neither scroll to the browser nor
+  // replace the address's fragment, so the page opens at its top or at the section linked to.
+  function select(index, focus, quiet) {
     if (current >= 0) { items[current].setAttribute("aria-selected", "false"); }
     current = index;
     var item = items[index];
     item.setAttribute("aria-selected", "true");
     list.setAttribute("aria-activedescendant", item.id);
-    item.scrollIntoView({ block: "nearest" });
+    if (!quiet) { item.scrollIntoView({ block: "nearest" }); }
     if (focus) { list.focus({ preventScroll: true }); }
-    if (history.replaceState) { history.replaceState(null, "", "#prompt=" + encodeURIComponent(B.prompts[index].id)); }
+    if (!quiet && history.replaceState) { history.replaceState(null, "", "#prompt=" + encodeURIComponent(B.prompts[index].id)); }
     render(index);
   }
 
@@ -249,12 +252,18 @@
   document.addEventListener("keydown", function (event) {
     var tag = (event.target.tagName || "").toLowerCase();
     if (tag === "input" || tag === "select" || tag === "textarea") {
-      if (event.key === "Escape") { event.target.blur(); }
+      if (event.key === "Escape") {
+        event.target.blur();  // a filter of the browser hands the keys back to its prompt list
+        if (document.getElementById("poem-browser").contains(event.target)) { list.focus({ preventScroll: true }); }
+      }
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey) { return; }
-    var inBrowser = event.target === document.body || document.getElementById("poem-browser").contains(event.target);
-    if (!inBrowser) { return; }
+    // Arrows, Home and End step the browser only from inside it (the prompt list, a poem):
+    // elsewhere they scroll the page. j, k and / work from anywhere outside a field.
+    var inBrowser = document.getElementById("poem-browser").contains(event.target);
+    var letter = event.key === "j" || event.key === "k" || event.key === "/";
+    if (!inBrowser && !(letter && event.target === document.body)) { return; }
     var visible = visibleItems();
     if (event.key === "j" || event.key === "ArrowDown") { step(1); }
     else if (event.key === "k" || event.key === "ArrowUp") { step(-1); }
@@ -278,14 +287,14 @@
   });
 
   var wanted = /prompt=([^&]+)/.exec(location.hash);
-  var start = 0;
+  var start = -1;
   if (wanted) {
-    var id = decodeURIComponent(wanted[1]);
-    var found = B.prompts.findIndex(function (p) { return p.id === id; });
-    if (found >= 0) { start = found; }
+    var id = null;
+    try { id = decodeURIComponent(wanted[1]); } catch (error) { id = null; }  // a link cut short
+    start = B.prompts.findIndex(function (p) { return p.id === id; });
   }
   count.textContent = items.length + " of " + items.length + " prompts";
-  if (items.length) { select(start, false); }
+  if (items.length) { select(Math.max(start, 0), false, start < 0); }
   document.documentElement.dataset.ready = "true";
   performance.mark("poemetric-report-ready");
 })();

@@ -148,9 +148,11 @@ def browser(run: ReportRun) -> Section | None:
         return None
     payload = browser_payload(run)
     forms = sorted({p["form"] for p in payload["prompts"]})
-    counts: dict[int, int] = {}
+    counts: dict[int, int] = {}  # poems per prompt
+    failed: dict[int, int] = {}  # failed generations per prompt (cards without a poem)
     for poem in payload["poems"]:
-        counts[poem["p"]] = counts.get(poem["p"], 0) + 1
+        tally = failed if "x" in poem else counts
+        tally[poem["p"]] = tally.get(poem["p"], 0) + 1
     html = render("browser.html.j2", authors=payload["authors"], forms=forms,
-                  prompts=payload["prompts"], counts=counts)  # fmt: skip
+                  prompts=payload["prompts"], counts=counts, failed=failed)  # fmt: skip
     return Section("browser", "Poem browser", html, data=payload)

@@ -1,5 +1,6 @@
-// Saves each answer as soon as it is given (radio: on change; comments: shortly after typing),
-// so closing the page loses nothing. Without JavaScript the "Save" buttons do the same.
+// Saves each answer as soon as it is given (radio: on change; comments: shortly after typing,
+// and at once when the page is left), so closing the page loses nothing. Without JavaScript the
+// "Save" buttons do the same.
 (function () {
   "use strict";
   var form = document.getElementById("survey-form");
@@ -15,13 +16,14 @@
     box.classList.toggle("failed", !!failed);
   }
 
-  function save(element) {
+  function save(element, leaving) {
     var body = new URLSearchParams();
     body.set("csrf", csrf);
     body.set("field", element.name);
     body.set("value", element.value);
     status(element, "saving…", false);
-    fetch(url, { method: "POST", body: body, credentials: "same-origin" })
+    // keepalive: the request outlives the page (a link followed, the tab closed).
+    fetch(url, { method: "POST", body: body, credentials: "same-origin", keepalive: !!leaving })
       .then(function (response) {
         return response.json().then(function (data) { return { ok: response.ok, data: data }; });
       })
@@ -46,6 +48,18 @@
     var element = event.target;
     if (element.tagName !== "TEXTAREA") return;
     clearTimeout(timers[element.name]);
-    timers[element.name] = setTimeout(function () { save(element); }, 700);
+    timers[element.name] = setTimeout(function () { delete timers[element.name]; save(element); }, 700);
   });
+
+  // Comments typed less than 0.7 s before the page goes: the form's own submit sends them;
+  // leaving otherwise (the list of poems, closing the tab) saves them now.
+  function pending(send) {
+    Object.keys(timers).forEach(function (name) {
+      clearTimeout(timers[name]);
+      delete timers[name];
+      if (send) save(form.elements.namedItem(name), true);
+    });
+  }
+  form.addEventListener("submit", function () { pending(false); });
+  window.addEventListener("pagehide", function () { pending(true); });
 })();
