@@ -9,12 +9,19 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 POEMETRIC := $(BIN)/poemetric
 DATASET ?= demo
-RUN ?= runs/$(basename $(notdir $(DATASET)))
+RUN ?= $(if $(strip $(DATASET)),runs/$(basename $(notdir $(DATASET))))
 MODELS ?= markov
 JUDGE ?=
 LIMIT ?=
 ARGS ?=
 
+comma := ,
+# need: stop with a clear line when a variable the target uses is empty (`make generate RUN=`),
+# instead of poemetric's usage error about the option that follows it
+need = $(if $(strip $($(1))),,$(error $(1) is empty: $(2)))
+need_run = $(call need,RUN,give the run directory$(comma) e.g. RUN=runs/paper (default: runs/<dataset name>))
+need_dataset = $(call need,DATASET,give a dataset name or file$(comma) e.g. DATASET=poemetric)
+need_models = $(call need,MODELS,give models or a group$(comma) e.g. MODELS=gpt-4o or MODELS=paper30)
 limit_opt := $(if $(LIMIT),--limit $(LIMIT),)
 judge_opt := $(if $(JUDGE),--judge $(JUDGE),)
 
@@ -45,25 +52,25 @@ endif
 install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools
 
 demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
-	$(POEMETRIC) demo --run $(RUN) $(if $(filter 1,$(LOCAL)),--local,) $(ARGS)
+	$(need_run)$(POEMETRIC) demo --run $(RUN) $(if $(filter 1,$(LOCAL)),--local,) $(ARGS)
 
 generate: install  ## Generate poems: make generate MODELS=paper30 DATASET=poemetric RUN=runs/x
-	$(POEMETRIC) generate --run $(RUN) --dataset $(DATASET) --models $(MODELS) $(limit_opt) $(ARGS)
+	$(need_dataset)$(need_models)$(need_run)$(POEMETRIC) generate --run $(RUN) --dataset $(DATASET) --models $(MODELS) $(limit_opt) $(ARGS)
 
 form: install  ## Rule-based form check of every stored poem
-	$(POEMETRIC) form run --run $(RUN) $(ARGS)
+	$(need_run)$(POEMETRIC) form run --run $(RUN) $(ARGS)
 
 judge: install  ## LLM-as-a-judge over every stored poem: make judge JUDGE=gemini-2.5-pro
-	$(POEMETRIC) judge --run $(RUN) $(judge_opt) $(limit_opt) $(ARGS)
+	$(need_run)$(POEMETRIC) judge --run $(RUN) $(judge_opt) $(limit_opt) $(ARGS)
 
 analyze: install  ## Tables of per-author scores
-	$(POEMETRIC) analyze --run $(RUN) $(ARGS)
+	$(need_run)$(POEMETRIC) analyze --run $(RUN) $(ARGS)
 
 figures: install  ## Publication figures from a run
-	$(POEMETRIC) figures --run $(RUN) $(ARGS)
+	$(need_run)$(POEMETRIC) figures --run $(RUN) $(ARGS)
 
 report: install  ## The run report: RUN/report/index.html (one self-contained file, poem browser)
-	$(POEMETRIC) report --run $(RUN) $(ARGS)
+	$(need_run)$(POEMETRIC) report --run $(RUN) $(ARGS)
 
 test: install lint typecheck  ## Lint, type-check and run the test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 $(ARGS)
