@@ -2,28 +2,39 @@
 # Variables: MODELS=gpt-4o,qwen2.5-7b-instruct (or a group: paper30, open, closed, thinking)
 #            JUDGE=gemini-2.5-pro  DATASET=demo|poemetric|path  RUN=runs/NAME  LIMIT=N  ARGS=...
 # RUN defaults to runs/<dataset name> (runs/demo for the demo), the same for every target, so
-# `make demo` then `make analyze` / `make figures` read the run the demo wrote.
+# `make demo` then `make analyze` / `make figures` read the run the demo wrote. Values are passed
+# to poemetric quoted, so paths may hold spaces; ARGS is split into words as the shell would.
 
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 POEMETRIC := $(BIN)/poemetric
 DATASET ?= demo
-RUN ?= $(if $(strip $(DATASET)),runs/$(basename $(notdir $(DATASET))))
+empty :=
+space := $(empty) $(empty)
+comma := ,
+# The dataset's file name without its extension; spaces in it are kept (make splits words on them).
+dataset_name = $(subst :space:,$(space),$(basename $(notdir $(subst $(space),:space:,$(strip $(DATASET))))))
+RUN ?= $(if $(dataset_name),runs/$(dataset_name))
 MODELS ?= markov
 JUDGE ?=
 LIMIT ?=
 ARGS ?=
 
-comma := ,
+ifneq ($(words $(VENV)),1)
+$(error VENV must be one path without spaces (make cannot build it), got '$(VENV)')
+endif
+
+# q: one shell word, whatever the value holds (spaces, quotes)
+q = '$(subst ','\'',$(1))'
 # need: stop with a clear line when a variable the target uses is empty (`make generate RUN=`),
 # instead of poemetric's usage error about the option that follows it
 need = $(if $(strip $($(1))),,$(error $(1) is empty: $(2)))
 need_run = $(call need,RUN,give the run directory$(comma) e.g. RUN=runs/paper (default: runs/<dataset name>))
 need_dataset = $(call need,DATASET,give a dataset name or file$(comma) e.g. DATASET=poemetric)
 need_models = $(call need,MODELS,give models or a group$(comma) e.g. MODELS=gpt-4o or MODELS=paper30)
-limit_opt := $(if $(LIMIT),--limit $(LIMIT),)
-judge_opt := $(if $(JUDGE),--judge $(JUDGE),)
+limit_opt = $(if $(strip $(LIMIT)),--limit $(call q,$(strip $(LIMIT))))
+judge_opt = $(if $(strip $(JUDGE)),--judge $(call q,$(strip $(JUDGE))))
 
 .PHONY: install demo generate form judge analyze figures report test lint typecheck bench clean help
 
@@ -52,25 +63,25 @@ endif
 install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools
 
 demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
-	$(need_run)$(POEMETRIC) demo --run $(RUN) $(if $(filter 1,$(LOCAL)),--local,) $(ARGS)
+	$(need_run)$(POEMETRIC) demo --run $(call q,$(RUN)) $(if $(filter 1,$(LOCAL)),--local,) $(ARGS)
 
 generate: install  ## Generate poems: make generate MODELS=paper30 DATASET=poemetric RUN=runs/x
-	$(need_dataset)$(need_models)$(need_run)$(POEMETRIC) generate --run $(RUN) --dataset $(DATASET) --models $(MODELS) $(limit_opt) $(ARGS)
+	$(need_dataset)$(need_models)$(need_run)$(POEMETRIC) generate --run $(call q,$(RUN)) --dataset $(call q,$(strip $(DATASET))) --models $(call q,$(strip $(MODELS))) $(limit_opt) $(ARGS)
 
 form: install  ## Rule-based form check of every stored poem
-	$(need_run)$(POEMETRIC) form run --run $(RUN) $(ARGS)
+	$(need_run)$(POEMETRIC) form run --run $(call q,$(RUN)) $(ARGS)
 
 judge: install  ## LLM-as-a-judge over every stored poem: make judge JUDGE=gemini-2.5-pro
-	$(need_run)$(POEMETRIC) judge --run $(RUN) $(judge_opt) $(limit_opt) $(ARGS)
+	$(need_run)$(POEMETRIC) judge --run $(call q,$(RUN)) $(judge_opt) $(limit_opt) $(ARGS)
 
 analyze: install  ## Tables of per-author scores
-	$(need_run)$(POEMETRIC) analyze --run $(RUN) $(ARGS)
+	$(need_run)$(POEMETRIC) analyze --run $(call q,$(RUN)) $(ARGS)
 
 figures: install  ## Publication figures from a run
-	$(need_run)$(POEMETRIC) figures --run $(RUN) $(ARGS)
+	$(need_run)$(POEMETRIC) figures --run $(call q,$(RUN)) $(ARGS)
 
 report: install  ## The run report: RUN/report/index.html (one self-contained file, poem browser)
-	$(need_run)$(POEMETRIC) report --run $(RUN) $(ARGS)
+	$(need_run)$(POEMETRIC) report --run $(call q,$(RUN)) $(ARGS)
 
 test: install lint typecheck  ## Lint, type-check and run the test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 $(ARGS)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,3 +57,26 @@ def test_an_empty_variable_stops_with_a_clear_line(target: str, variable: str) -
     # DATASET= empties RUN's default, so analyze names RUN
     assert f"{'RUN' if target == 'analyze' else variable} is empty: give " in done.stderr
     assert "poemetric" not in done.stdout
+
+
+def test_paths_with_spaces_reach_poemetric_whole(tmp_path: Path) -> None:
+    options = _options("generate", "DATASET=my data/my poems.csv", "MODELS=gpt-4o, markov")
+    assert options["--dataset"] == "my data/my poems.csv"
+    assert options["--run"] == "runs/my poems"
+    assert options["--models"] == "gpt-4o, markov"
+    assert _options("report", "RUN=runs/it's here")["--run"] == "runs/it's here"
+    venv = Path(sys.executable).parent.parent
+    if not (venv / "bin" / "poemetric").exists():
+        pytest.skip("poemetric is not installed beside this Python")
+    run = tmp_path / "my run"
+    done = _make("generate", f"RUN={run}", "LIMIT=1", "ARGS=--no-progress", venv=str(venv))
+    assert done.returncode == 0, done.stdout + done.stderr
+    with sqlite3.connect(run / "poemetric.sqlite") as db:
+        markov = "SELECT count(*) FROM generations WHERE author = 'markov'"
+        assert db.execute(markov).fetchone() == (1,)
+
+
+def test_a_venv_with_spaces_is_refused_clearly() -> None:
+    done = _make("-n", "install", venv="my env")
+    assert done.returncode == 2
+    assert "VENV must be one path without spaces" in done.stderr
