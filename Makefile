@@ -63,7 +63,7 @@ endif
 install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools
 
 demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
-	$(need_run)$(POEMETRIC) demo --run $(call q,$(RUN)) $(if $(filter 1,$(LOCAL)),--local,) $(ARGS)
+	$(need_run)$(POEMETRIC) demo --run $(call q,$(RUN)) $(if $(filter 1,$(LOCAL)),--local,) $(judge_opt) $(limit_opt) $(ARGS)
 
 generate: install  ## Generate poems: make generate MODELS=paper30 DATASET=poemetric RUN=runs/x
 	$(need_dataset)$(need_models)$(need_run)$(POEMETRIC) generate --run $(call q,$(RUN)) --dataset $(call q,$(strip $(DATASET))) --models $(call q,$(strip $(MODELS))) $(limit_opt) $(ARGS)

@@ -80,3 +80,9 @@ def test_a_venv_with_spaces_is_refused_clearly() -> None:
     done = _make("-n", "install", venv="my env")
     assert done.returncode == 2
     assert "VENV must be one path without spaces" in done.stderr
+
+
+def test_demo_takes_judge_and_limit() -> None:
+    options = _options("demo", "JUDGE=local-openai", "LIMIT=3")
+    assert (options["--judge"], options["--limit"]) == ("local-openai", "3")
+    assert "--judge" not in _options("demo") and "--limit" not in _options("demo")
