@@ -347,3 +347,23 @@ def test_a_fractional_score_or_an_na_where_none_is_offered_says_so(tmp_path: Pat
         f"  {ratings}:3: theme = 'N/A': N/A only for imagery and literary_devices",
         f"  {ratings}:5: empty poem",
     ]
+
+
+def test_a_filled_sheet_completes_every_page_even_with_attention_checks(tmp_path: Path) -> None:
+    """Attention checks are web only (the printed sheets leave them out), yet a page that had
+    one stayed unfinished after its rater's filled sheet was imported: `survey status` showed
+    9 of 10 pages done for a rater who had answered everything."""
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    build = ["survey", "build", "--run", run, "--raters", "2", "--poems", "4"]
+    built = runner.invoke(app, [*build, "--attention-checks", "1"])
+    assert built.exit_code == 0, built.output
+    assert runner.invoke(app, ["survey", "sheets", "--run", run]).exit_code == 0
+    sheet = tmp_path / "run" / "survey-experts" / "R1.csv"
+    _fill(sheet, 0)
+    imported = runner.invoke(app, ["survey", "import", str(sheet), "--run", run])
+    assert imported.exit_code == 0, imported.output
+    with RunStore(tmp_path / "run", create=False) as store:
+        r1 = next(p for p in db.progress(store, "experts") if p.rater == "R1")
+    assert r1.checks == 1 and r1.checks_failed == 0
+    assert r1.completed == r1.assigned == 4

@@ -275,8 +275,9 @@ def complete_pages(
     conn: sqlite3.Connection, survey_task: Task, survey_id: str, raters: Iterable[str], now: str
 ) -> None:
     """Mark the pages of `raters` that their stored answers complete (answers imported from a
-    filled sheet rather than given on the web)."""
+    filled sheet rather than given on the web). Attention checks are web only: a printed sheet
+    has none, so they are not required here."""
     for rater in raters:
         for page in _pages(conn, survey_id, rater):
-            required = {q.key for q in survey_task.questions(page) if q.required}
+            required = {q.key for q in survey_task.questions(page) if q.required} - {ATTENTION_KEY}
             _mark_if_complete(conn, survey_task, survey_id, rater, page, required, now)
