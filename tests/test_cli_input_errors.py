@@ -423,3 +423,35 @@ def test_probe_run_of_an_unknown_task(tmp_path: Path) -> None:
     line = _error(["probe", "run", str(pairs), "--tasks", "rhyme_line_swaps", "-o", str(scores)])
     assert line.startswith("error: --tasks: unknown task 'rhyme_line_swaps' (did you mean "), line
     assert not scores.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "start"),
+    [
+        (["agree", "MISSING"], "error: ratings file MISSING: no such file"),
+        (["agree", "RATINGS", "--format", "xml"], "error: --format: unknown value 'xml'"),
+        (["agree", "RATINGS", "--na", "n/a"], "error: --na 'n/a': use a number or 'none'"),
+        (["agree", "RATINGS", "--scale", "5-1"], "error: --scale: "),
+        (["analyze", "--run", "RUN", "--ci", "boot"], "error: --ci: unknown value 'boot'"),
+        (["analyze", "--run", "RUN", "--experts", "MISSING"], "error: --experts MISSING: no such"),
+        (["figures", "--run", "RUN", "--width", "wide"], "error: --width: "),
+        (["figures", "--run", "RUN", "--format", "gif"], "error: --format: unknown format(s) gif"),
+        (["generate", "--run", "NEW", "--shard", "5/4"], "error: --shard: --shard 5/4: need N"),
+    ],
+    ids=["agree-file", "agree-format", "agree-na", "agree-scale", "analyze-ci", "experts-file",
+         "figures-width", "figures-format", "generate-shard"],
+)  # fmt: skip
+def test_option_values_that_cannot_be_used_are_one_error_line(
+    demo_run: Path, tmp_path: Path, args: list[str], start: str
+) -> None:
+    """These answered with Typer's usage box (its lines cutting the message and paths)."""
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("unit,rater,score\np1,a,1\np1,b,2\np2,a,3\np2,b,3\n", encoding="utf-8")
+    names = {
+        "MISSING": str(tmp_path / "missing.csv"),
+        "RATINGS": str(ratings),
+        "RUN": str(demo_run),
+        "NEW": str(tmp_path / "new-run"),
+    }
+    line = _error([names.get(a, a) for a in args])
+    assert line.startswith(start.replace("MISSING", names["MISSING"])), line

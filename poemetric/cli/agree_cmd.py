@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import error_exit
+from poemetric.cli.options import error_exit, existing_file, unknown_choice
 
 if TYPE_CHECKING:
     from poemetric.reliability import AgreementReport
@@ -85,7 +85,9 @@ def report_table(report: AgreementReport, title: str) -> Table:
 @app.command("agree", epilog=EPILOG)
 def agree(
     ratings_file: Path = typer.Argument(
-        ..., exists=True, dir_okay=False, help="Ratings: CSV/TSV/JSONL/Parquet in long format."
+        ...,
+        callback=lambda path: existing_file(path, "ratings file"),
+        help="Ratings: CSV/TSV/JSONL/Parquet in long format.",
     ),
     fmt: str = typer.Option("table", "--format", "-f", help="table, json or csv."),
     n_boot: int = typer.Option(
@@ -114,15 +116,15 @@ def agree(
     from poemetric.reliability.io import RatingsFileError, read_ratings
 
     if fmt not in ("table", "json", "csv"):
-        raise typer.BadParameter("use table, json or csv", param_hint="--format")
+        raise unknown_choice("--format", fmt, ["table", "json", "csv"])
     try:
         na_value = None if na.strip().lower() == "none" else float(na)
     except ValueError as exc:
-        raise typer.BadParameter("a number or 'none'", param_hint="--na") from exc
+        raise error_exit(f"--na {na!r}: use a number or 'none'") from exc
     try:
         scale_values = parse_scale(scale) if scale is not None else None
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--scale") from exc
+        raise error_exit(f"--scale: {exc}") from exc
     try:
         ratings = read_ratings(ratings_file, na_value=na_value, scale=scale_values)
         report = agreement_report(

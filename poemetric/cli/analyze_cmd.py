@@ -24,6 +24,7 @@ from poemetric.cli.options import (
     existing_run,
     experts_option,
     run_output_folder,
+    unknown_choice,
 )
 
 if TYPE_CHECKING:
@@ -163,7 +164,7 @@ def analyze(
         poemetric analyze --run runs/paper --survey experts --bootstrap 2000
     """
     if ci not in ("t", "bootstrap"):
-        raise typer.BadParameter("use 't' or 'bootstrap'", param_hint="--ci")
+        raise unknown_choice("--ci", ci, ["t", "bootstrap"])
     destination = run_output_folder(run, out, "analysis")
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError
@@ -273,11 +274,10 @@ def figures(
     formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
     if bad or not formats:
-        raise typer.BadParameter(
-            f"unknown format(s) {', '.join(bad)}; use pdf, png, svg"
+        raise error_exit(
+            f"--format: unknown format(s) {', '.join(bad)}; use pdf, png, svg"
             if bad
-            else "no format given; use pdf, png, svg",
-            param_hint="--format",
+            else "--format: no format given; use pdf, png, svg"
         )
     from poemetric.analysis import render_figures
     from poemetric.analysis.experts import ExpertRatingsError
@@ -288,7 +288,7 @@ def figures(
     try:
         inches = parse_width(width)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--width") from exc
+        raise error_exit(f"--width: {exc}") from exc
     destination = run_output_folder(run, out, "figures")
     with existing_run(run) as store:
         try:
@@ -303,7 +303,7 @@ def figures(
                 experts=experts,
             )
         except AuthorSelectionError as exc:
-            raise typer.BadParameter(str(exc), param_hint="--authors") from exc
+            raise error_exit(f"--authors: {exc}") from exc
         except (RecipeError, ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc
     for path in report.paths:

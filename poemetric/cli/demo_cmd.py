@@ -15,7 +15,7 @@ from poemetric.cli.analyze_cmd import summary_tables
 from poemetric.cli.app import app
 from poemetric.cli.generate_cmd import open_prepared
 from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
-from poemetric.cli.options import LimitOption, error_exit
+from poemetric.cli.options import LimitOption, error_exit, unknown_choice
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -126,9 +126,7 @@ def demo(
     except RosterError as error:
         raise error_exit(error) from None
     if judge and judge not in judges:
-        raise typer.BadParameter(
-            f"unknown judge {judge!r}; available: {', '.join(judges)}", param_hint="--judge"
-        )
+        raise unknown_choice("--judge", judge, list(judges), noun="judge")
     console.rule("[bold]POEMetric demo")
     store, prepared = open_prepared(run, "demo", limit)
     with store:

@@ -188,7 +188,7 @@ def parse_shard(text: str | None) -> Shard | None:
     try:
         return Shard.parse(text)
     except ValueError as error:
-        raise typer.BadParameter(str(error), param_hint="--shard") from error
+        raise error_exit(f"--shard: {error}") from error
 
 
 @app.command(

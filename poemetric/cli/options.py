@@ -149,7 +149,11 @@ def experts_option(purpose: str) -> Any:
         None,
         "--experts",
         "-e",
-        exists=True,
-        dir_okay=False,
+        callback=_existing_experts_file,
         help=f"Expert ratings file, long or wide format (docs/survey.md); {purpose}",
     )
+
+
+def _existing_experts_file(path: Path | None) -> Path | None:
+    """A missing `--experts` file (or a folder) is one `error:` line, not Typer's usage box."""
+    return None if path is None else existing_file(path, "--experts")
