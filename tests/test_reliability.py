@@ -50,6 +50,8 @@ def test_cli_reproduces_krippendorff_and_gwet_published_values() -> None:
     assert overall["n_units"] == 12 and overall["n_raters"] == 4 and overall["n_ratings"] == 41
     table = runner.invoke(app, ["agree", str(EXAMPLE), "--bootstrap", "0"])
     assert table.exit_code == 0 and "0.743" in table.output and "0.775" in table.output
+    flat = " ".join(table.output.split())  # the caption wraps at the table's width
+    assert "No CIs (--bootstrap 0)." in flat and "Per-item CIs" not in flat
 
 
 def test_matches_reference_packages_on_random_ratings() -> None:

@@ -77,7 +77,11 @@ def report_table(report: AgreementReport, title: str) -> Table:
         f"{counts['n_units']} units, {counts['n_raters']} raters, {counts['n_ratings']} ratings "
         f"({counts['n_na']} N/A), {counts['n_pairs']} paired ratings; scale "
         f"{', '.join(f'{v:g}' for v in report.settings['scale'])}. "
-        "Per-item CIs: --format json or csv."
+        + (
+            "Per-item CIs: --format json or csv."
+            if report.settings["bootstrap"]
+            else "No CIs (--bootstrap 0)."
+        )
     )
     return table
 
