@@ -9,8 +9,6 @@ from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
-from platformdirs import user_data_dir
-
 RESOURCE_DIRS = ("prompts", "datasets", "judges", "generators", "analysis")
 
 
@@ -38,15 +36,18 @@ def resource_path(kind: str, *parts: str) -> Path:
 
 def user_data_path(*parts: str) -> Path:
     """Per-user data directory (downloaded datasets, caches); `$POEMETRIC_DATA_DIR` overrides."""
+    from platformdirs import user_data_dir  # here: `replaced_when_done` users need not load it
+
     base = os.environ.get("POEMETRIC_DATA_DIR") or user_data_dir("poemetric", appauthor=False)
     return Path(base).expanduser().joinpath(*parts)
 
 
 @contextmanager
-def replaced_when_done(path: Path) -> Iterator[Path]:
-    """A temporary file beside `path`, moved onto it when the block ends without an exception:
-    an interrupted write (Ctrl-C) leaves the earlier file whole, never a truncated one."""
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def replaced_when_done(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
+    """A temporary file beside `path` (its name ending in `suffix`), moved onto it when the
+    block ends without an exception: an interrupted write (Ctrl-C) or a rejected one leaves the
+    earlier file whole, never a truncated one."""
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
     os.close(handle)
     temp = Path(name)
     try:

@@ -8,8 +8,6 @@ unusable download never leaves a file behind, nor replaces the file that was the
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -18,6 +16,7 @@ import httpx
 
 from poemetric.data.io import DatasetError
 from poemetric.data.registry import DatasetEntry, get_entry
+from poemetric.paths import replaced_when_done
 
 CHUNK_SIZE = 1 << 16
 DEFAULT_TIMEOUT_S = 60.0
@@ -58,12 +57,9 @@ def fetch_dataset(
     if target.is_file() and not force and (expected is None or file_sha256(target) == expected):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(  # ends in the target's suffix: its format is read
-        dir=target.parent, prefix=f".{target.name}.", suffix=f".part{target.suffix}"
-    )
-    temp = Path(temp_name)
-    try:
-        with os.fdopen(handle, "wb") as out:
+    # The temporary name ends in the target's suffix, so that `validate` reads its format.
+    with replaced_when_done(target, suffix=f".part{target.suffix}") as temp:
+        with temp.open("wb") as out:
             if source is not None:
                 origin = str(source)
                 digest = _copy_local(Path(source), out)
@@ -82,10 +78,6 @@ def fetch_dataset(
                 raise DatasetError(
                     f"{str(error).replace(str(temp), origin)}; nothing was written to {target}"
                 ) from None
-        temp.chmod(0o644)  # mkstemp creates 0600; the dataset is not secret
-        os.replace(temp, target)
-    finally:
-        temp.unlink(missing_ok=True)
     return target
 
 

@@ -13,12 +13,12 @@ import csv
 import io
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from poemetric.paths import replaced_when_done
 
 if TYPE_CHECKING:
     from poemetric.data.schema import Poem
@@ -296,10 +296,7 @@ def write_dataset(poems: Iterable[Poem], path: str | Path) -> Path:
     fmt = file_format(path)
     rows = [poem.to_row() for poem in poems]
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(handle)
-    temp = Path(temp_name)
-    try:
+    with replaced_when_done(path) as temp:
         if fmt in ("csv", "tsv"):
             with temp.open("w", encoding="utf-8", newline="") as stream:
                 writer = csv.DictWriter(
@@ -319,8 +316,4 @@ def write_dataset(poems: Iterable[Poem], path: str | Path) -> Path:
 
             schema = pa.schema([(column, pa.string()) for column in OUTPUT_COLUMNS])
             pq.write_table(pa.Table.from_pylist(rows, schema=schema), temp)
-        temp.chmod(0o644)  # mkstemp creates 0600
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
     return path
