@@ -270,21 +270,6 @@ def test_analyze_summary_of_a_run_without_judgments_promises_no_judge_scores(
     assert "judge scores" not in result.stdout and "ranking score" not in result.stdout
 
 
-def test_an_interrupted_export_leaves_no_half_written_table(
-    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Ctrl-C during `export` left a truncated CSV (388 KB of a 2.2 MB form_checks.csv at the
-    paper's scale) over the earlier complete one: it reads as a table with fewer rows."""
-    out = tmp_path / "export"
-    args = ["export", "--run", str(demo_run), "--to", str(out)]
-    assert CliRunner().invoke(app, args).exit_code == 0
-    before = {path.name: path.read_bytes() for path in out.iterdir()}
-    written = _interrupt_the_fourth_csv(monkeypatch)
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code != 0 and len(written) == 4
-    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
-
-
 def _interrupt_the_fourth_csv(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Make `DataFrame.to_csv` stop like Ctrl-C in the middle of the fourth table (its header
     written to the path); the paths asked for are returned as they come."""
@@ -302,13 +287,26 @@ def _interrupt_the_fourth_csv(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     return written
 
 
-def test_an_interrupted_analysis_leaves_no_half_written_table(
-    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("command", "folder"),
+    [
+        (["export", "--run", "RUN", "--to", "OUT"], "export"),
+        (["analyze", "--run", "RUN", "--out", "OUT", "--bootstrap", "20"], "analysis"),
+    ],
+    ids=["export", "analyze"],
+)
+def test_an_interrupted_table_write_leaves_no_half_written_table(
+    demo_run: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: list[str],
+    folder: str,
 ) -> None:
-    """Ctrl-C during `analyze` left a truncated table (a CSV with its header only) over the
-    earlier complete one, as `export` did."""
-    out = tmp_path / "analysis"
-    args = ["analyze", "--run", str(demo_run), "--out", str(out), "--bootstrap", "20"]
+    """Ctrl-C during `export` left a truncated CSV (388 KB of a 2.2 MB form_checks.csv at the
+    paper's scale) over the earlier complete one: it reads as a table with fewer rows; `analyze`
+    left a CSV with its header only the same way."""
+    out = tmp_path / folder
+    args = [{"RUN": str(demo_run), "OUT": str(out)}.get(a, a) for a in command]
     assert CliRunner().invoke(app, args).exit_code == 0
     before = {path.name: path.read_bytes() for path in out.iterdir()}
     written = _interrupt_the_fourth_csv(monkeypatch)

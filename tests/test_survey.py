@@ -7,6 +7,7 @@ import csv
 import random
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -178,7 +179,6 @@ def test_survey_serve_binds_localhost_and_prints_working_links(tmp_path: Path) -
     import socket
     import subprocess
     import sys
-    import time
 
     import httpx
 
@@ -195,17 +195,26 @@ def test_survey_serve_binds_localhost_and_prints_working_links(tmp_path: Path) -
         lines = [server.stdout.readline() for _ in range(5)]
         links = [m[0] for line in lines for m in [re.search(r"http://\S+", line)] if m]
         assert len(links) == 4 and all(f"http://127.0.0.1:{port}/" in link for link in links)
-        for _ in range(100):
-            try:
-                response = httpx.get(links[0], timeout=2)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        response = _get_once_up(links[0])
         assert response.status_code == 200 and "Please read the prompt" in response.text
         assert httpx.get(links[-1], timeout=2).status_code == 200  # the admin page
     finally:
         server.terminate()
         server.wait(10)
+
+
+def _get_once_up(url: str) -> Any:
+    """GET `url` once the just-started server answers (up to about 10 s)."""
+    import time
+
+    import httpx
+
+    for _ in range(100):
+        try:
+            return httpx.get(url, timeout=2)
+        except httpx.TransportError:
+            time.sleep(0.1)
+    return httpx.get(url, timeout=2)  # the last try raises what keeps it from answering
 
 
 def _a_poem(run: Path) -> str:
@@ -284,9 +293,6 @@ def test_survey_serve_on_ipv6_prints_links_a_browser_opens(tmp_path: Path) -> No
     import socket
     import subprocess
     import sys
-    import time
-
-    import httpx
 
     try:
         with socket.socket(socket.AF_INET6) as sock:
@@ -305,12 +311,7 @@ def test_survey_serve_on_ipv6_prints_links_a_browser_opens(tmp_path: Path) -> No
         lines = [server.stdout.readline() for _ in range(4)]
         links = [m[0] for line in lines for m in [re.search(r"http://\S+", line)] if m]
         assert links and all(link.startswith(f"http://[::1]:{port}/") for link in links), lines
-        for _ in range(100):
-            try:
-                response = httpx.get(links[0], timeout=2)
-                break
-            except httpx.TransportError:
-                time.sleep(0.1)
+        response = _get_once_up(links[0])
         assert response.status_code == 200
     finally:
         server.terminate()
