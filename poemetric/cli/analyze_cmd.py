@@ -23,6 +23,7 @@ from poemetric.cli.options import (
     error_exit,
     existing_run,
     experts_option,
+    require_poems,
     run_output_folder,
     unknown_choice,
 )
@@ -170,10 +171,7 @@ def analyze(
     from poemetric.analysis.experts import ExpertRatingsError
 
     with existing_run(run) as store:
-        if store.count("generations", "status = 'ok'") == 0:
-            raise error_exit(
-                f"run {run} has no poems yet: run `poemetric generate --run {run}` first"
-            )
+        require_poems(store, run)
         if survey is not None:
             _known_survey(store, survey)
         try:

@@ -20,6 +20,7 @@ from poemetric.cli.options import (
     error_exit,
     existing_file,
     existing_run,
+    no_poems_yet,
     run_output_folder,
     unknown_choice,
 )
@@ -164,7 +165,7 @@ def metrics_command(
         except EspeakUnavailable as error:
             raise error_exit(error) from error
     if "ghostwriting" not in result.tables:
-        raise error_exit(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
+        raise no_poems_yet(run)
     written = [
         path
         for name, frame in result.tables.items()

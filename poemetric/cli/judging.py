@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from poemetric.cli.options import did_you_mean, error_exit, existing_run
+from poemetric.cli.options import did_you_mean, error_exit, existing_run, require_poems
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -92,10 +92,7 @@ def open_judged_run(run: Path, authors: list[str] | None) -> RunStore:
     """The run's store, once it has poems and every author in `authors` has some."""
     store = existing_run(run)
     try:
-        if store.count("generations", "status = 'ok'") == 0:
-            raise error_exit(
-                f"run {run} has no poems yet: run `poemetric generate --run {run}` first"
-            )
+        require_poems(store, run)
         if authors:
             known = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
             unknown = [a for a in authors if a not in known]

@@ -108,6 +108,17 @@ def existing_run(run: Path) -> RunStore:
         raise error_exit(error) from None
 
 
+def no_poems_yet(run: Path) -> typer.Exit:
+    """`error: run RUN has no poems yet: ...` (exit 2), for a command that needs poems."""
+    return error_exit(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
+
+
+def require_poems(store: RunStore, run: Path) -> None:
+    """Refuse a run without a successful generation (`no_poems_yet`)."""
+    if store.count("generations", "status = 'ok'") == 0:
+        raise no_poems_yet(run)
+
+
 def output_folder(path: Path, option: str = "--out") -> Path:
     """`path` as a folder a command may write into. A file there, or in place of a folder above
     it, is unusable input: `error: ...` and exit status 2 before any work, not a traceback after
