@@ -99,10 +99,11 @@ async def _call(
         return None
     except ProviderError as error:
         run.budget.settle(state.guess.cost_usd, 0.0)
-        if error.fatal or is_auth_failure(error):
+        refused_key = is_auth_failure(error)
+        if error.fatal or refused_key:
             # The model cannot run now (nothing listens at its local endpoint, or its key was
             # refused, as it would be for every other job): stop it, leave its jobs pending.
-            if is_auth_failure(error):
+            if refused_key:
                 log_attempt(
                     run, job, attempt_number, "error", error=error, latency_s=state.latency_s
                 )
