@@ -1,15 +1,20 @@
-"""Throughput of the vLLM adapter (one `llm.chat` call per batch) on a GPU. Prints numbers only.
+"""Throughput of a local-model adapter on a GPU: vLLM (one `llm.chat` call per batch), or with
+`--provider transformers` the transformers adapter (left-padded batches of `--batch-size`
+through `model.generate`). Prints numbers only.
 
-Needs a CUDA GPU with `pip install 'poemetric[vllm]'`; `bench/run_all.py` skips it unless named.
+Needs a CUDA GPU, with `pip install 'poemetric[vllm]'` for vLLM or the `local` extra for
+transformers; `bench/run_all.py` skips it unless named.
 
     python bench/bench_vllm.py --model /models/Qwen2.5-7B-Instruct --prompts 512
     # no weights at hand (offline machine): a randomly initialised model of a real model's shape,
     # built with transformers + tokenizers (a word-level tokenizer and a plain chat template):
     python bench/bench_vllm.py --random-init qwen2.5-7b --prompts 512 --max-tokens 256
+    python bench/bench_vllm.py --provider transformers --random-init qwen2.5-7b --batch-size 64
 
 Reported per repeat: prompts/s, output tokens/s and the wall time of `generate_batch` (engine
 loading excluded; the first repeat includes CUDA-graph / compile warm-up, so run --repeat >= 2).
-Random weights rarely emit EOS, so every answer runs to --max-tokens: a clean decode-speed test.
+With random weights EOS is ignored (vLLM's `ignore_eos`; transformers' `min_new_tokens`), so
+every answer runs to --max-tokens: a clean decode-speed test.
 """
 
 from __future__ import annotations
@@ -31,13 +36,15 @@ from poemetric.providers.base import (
     ModelSpec,
     VLLMOptions,
 )
-from poemetric.providers.vllm_provider import VLLMProvider
 
 #: Shapes of real models (from their published config.json) for --random-init.
 SHAPES: dict[str, dict[str, Any]] = {
     "tiny": {"model_type": "llama", "hidden_size": 256, "intermediate_size": 688,
              "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
              "vocab_size": 32000},
+    "smollm2-1.7b": {"model_type": "llama", "hidden_size": 2048, "intermediate_size": 8192,
+                     "num_hidden_layers": 24, "num_attention_heads": 32, "num_key_value_heads": 32,
+                     "vocab_size": 49152, "rope_theta": 130000.0},
     "qwen2.5-7b": {"model_type": "qwen2", "hidden_size": 3584, "intermediate_size": 18944,
                    "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
                    "vocab_size": 152064, "rope_theta": 1000000.0},
@@ -97,6 +104,44 @@ def prompts(n: int) -> list[GenerationRequest]:
     return requests
 
 
+def make_provider(args: argparse.Namespace, model: str) -> tuple[ModelSpec, Any]:
+    """The provider under test and its model spec; `.load()` loads the engine (untimed)."""
+    if args.provider == "transformers":
+        from poemetric.providers.transformers_provider import TransformersProvider
+
+        extra = {"min_new_tokens": args.max_tokens} if args.random_init else {}
+        dtype = "bfloat16" if args.dtype == "auto" else args.dtype
+        spec = ModelSpec(
+            name="bench",
+            provider="transformers",
+            model=model,
+            options={"device": args.device, "dtype": dtype, "batch_size": args.batch_size},
+            settings=GenerationSettings(max_tokens=args.max_tokens, extra=extra),
+        )
+        provider: Any = TransformersProvider(spec)
+        provider.load = lambda: provider.model
+        return spec, provider
+    from poemetric.providers.vllm_provider import VLLMProvider
+
+    options = VLLMOptions(
+        tensor_parallel_size=args.tensor_parallel_size,
+        max_model_len=args.max_model_len,
+        dtype=args.dtype,
+        gpu_memory_utilization=args.gpu_memory_utilization,
+    )
+    extra = {"ignore_eos": True} if args.random_init else {}
+    spec = ModelSpec(
+        name="bench",
+        provider="vllm",
+        model=model,
+        vllm=options,
+        settings=GenerationSettings(max_tokens=args.max_tokens, extra=extra),
+    )
+    provider = VLLMProvider(spec)
+    provider.load = lambda: provider.llm
+    return spec, provider
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group(required=True)
@@ -109,11 +154,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--gpu-memory-utilization", type=float, default=0.9)
     parser.add_argument("--dtype", default="auto")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--provider", choices=["vllm", "transformers"], default="vllm")
+    parser.add_argument(
+        "--batch-size", type=int, default=64, help="transformers: prompts per batch"
+    )
+    parser.add_argument("--device", default="cuda", help="transformers: cuda, or cpu to try it")
     args = parser.parse_args(argv)
     try:
-        import vllm  # noqa: F401
+        if args.provider == "vllm":
+            import vllm  # noqa: F401
+        else:
+            import transformers  # noqa: F401
     except ImportError:
-        print("vLLM is not installed: pip install 'poemetric[vllm]' (needs a CUDA GPU)")
+        extra = "vllm" if args.provider == "vllm" else "local"
+        print(f"{args.provider} is not installed: pip install 'poemetric[{extra}]' (needs a GPU)")
         return 2
 
     with tempfile.TemporaryDirectory(prefix="poemetric-bench-vllm-") as scratch:
@@ -122,24 +176,10 @@ def main(argv: list[str]) -> int:
             started = time.perf_counter()
             model = str(build_random_model(args.random_init, Path(scratch), args.max_model_len))
             print(f"built random {args.random_init} in {time.perf_counter() - started:.1f}s")
-        options = VLLMOptions(
-            tensor_parallel_size=args.tensor_parallel_size,
-            max_model_len=args.max_model_len,
-            dtype=args.dtype,
-            gpu_memory_utilization=args.gpu_memory_utilization,
-        )
-        extra = {"ignore_eos": True} if args.random_init else {}
-        spec = ModelSpec(
-            name="bench",
-            provider="vllm",
-            model=model,
-            vllm=options,
-            settings=GenerationSettings(max_tokens=args.max_tokens, extra=extra),
-        )
-        provider = VLLMProvider(spec)
+        spec, provider = make_provider(args, model)
         started = time.perf_counter()
-        _ = provider.llm
-        print(f"engine loaded in {time.perf_counter() - started:.1f}s")
+        provider.load()
+        print(f"{args.provider} engine loaded in {time.perf_counter() - started:.1f}s")
         requests = [
             GenerationRequest(r.messages, spec.settings, r.sample_index)
             for r in prompts(args.prompts)
