@@ -109,6 +109,17 @@ def test_status_errors(fault: Fault, status: int, retryable: bool) -> None:
     assert error.status == status and error.retryable is retryable
 
 
+def test_a_wrong_key_is_a_refused_key_and_a_plain_400_is_not() -> None:
+    """The real API answers a wrong key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID."""
+    with GeminiServer(api_key="AIza-the-right-key") as server:
+        refused = failure(provider(server))
+    assert refused.status == 400 and refused.key_refused and not refused.retryable
+    assert "API key not valid" in str(refused) and KEY not in str(refused)
+    with GeminiServer(faults=[Fault.client_error(400, "API key field is unknown")]) as server:
+        plain = failure(provider(server))
+    assert plain.status == 400 and not plain.key_refused
+
+
 def test_rate_limit_retry_after() -> None:
     with GeminiServer(faults=[Fault.rate_limited(4.0)]) as server:
         error = failure(provider(server))

@@ -1,4 +1,5 @@
-"""The runner with the real `openai` SDK against the local OpenAI wire-protocol server."""
+"""The runner with the real SDKs (`openai`, `anthropic`, `google-genai`) against the local
+wire-protocol servers."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from test_runner_support import (
 )
 
 from poemetric.generation.stage import run_generation
-from poemetric.testing.servers import Fault, OpenAIServer
+from poemetric.providers.base import ModelSpec
+from poemetric.testing.servers import Fault, GeminiServer, OpenAIServer
 
 
 @pytest.fixture(autouse=True)
@@ -96,7 +98,6 @@ def test_retries_exhausted_leave_an_error_row(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("batch", [False, True])
 def test_anthropic_protocol_with_overload_and_batches(tmp_path: Path, batch: bool) -> None:
-    from poemetric.providers.base import ModelSpec
     from poemetric.testing.servers import AnthropicServer
 
     store = prepared_store(tmp_path, poems=3)
@@ -160,3 +161,52 @@ def test_a_refused_key_stops_the_model_and_leaves_its_jobs_pending(
         rows = generation_rows(store, spec.name)
         assert len(rows) == 4 and {r["status"] for r in rows} == {"ok"}
         assert server.duplicate_successes() == []
+
+
+def gemini_spec(base_url: str) -> ModelSpec:
+    return ModelSpec.model_validate(
+        {
+            **openai_spec(base_url, name="gemini", max_concurrency=1).model_dump(),
+            "provider": "google",
+            "model": "gemini-test",
+        }
+    )
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["async", "batch"])
+def test_a_key_gemini_refuses_with_400_stops_the_model_and_leaves_its_jobs_pending(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: bool
+) -> None:
+    """Gemini answers a wrong key with 400 INVALID_ARGUMENT (reason API_KEY_INVALID), not 401:
+    it made one 'google: HTTP 400: INVALID_ARGUMENT: API key not valid...' error row per job."""
+    monkeypatch.setenv(TEST_KEY_ENV, "AIza-wrong-key-9876543210")
+    store = prepared_store(tmp_path, poems=4)
+    options = dataclasses.replace(FAST, batch=batch, batch_poll_s=0.01)
+    with GeminiServer(api_key=TEST_KEY) as server:
+        spec = gemini_spec(server.base_url)
+        report = run_generation(store, [spec], options=options)
+        assert [r.status for r in server.requests] == [400]  # nothing sent after the refusal
+        (model,) = report.models
+        assert (model.errors, model.called, model.left_pending) == (0, 0, 4)
+        assert model.auth_status == 400 and report.incomplete
+        assert model.not_run == f"authentication failed (HTTP 400): check {TEST_KEY_ENV}"
+        assert generation_rows(store, spec.name) == []  # pending, not errors
+
+        monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+        again = run_generation(store, [spec], options=options)
+        assert again.models[0].ok == 4 and not again.incomplete
+        rows = generation_rows(store, spec.name)
+        assert len(rows) == 4 and {r["status"] for r in rows} == {"ok"}
+        assert server.duplicate_successes() == []
+
+
+def test_an_ordinary_gemini_400_stays_an_error_row(tmp_path: Path) -> None:
+    store = prepared_store(tmp_path, poems=3)
+    with GeminiServer(faults=[Fault.client_error(400, "bad field")], api_key=TEST_KEY) as server:
+        spec = gemini_spec(server.base_url)
+        report = run_generation(store, [spec], options=FAST)
+        (model,) = report.models
+        assert (model.ok, model.errors, model.auth_status) == (2, 1, None)
+        assert not model.not_run and len(server.generation_requests) == 3
+        failed = [r for r in generation_rows(store, spec.name) if r["status"] == "error"]
+        assert [r["error"] for r in failed] == ["google: HTTP 400: INVALID_ARGUMENT: bad field"]

@@ -203,7 +203,9 @@ class Completion:
 class ProviderError(Exception):
     """A failed call. `retryable` says whether the batch runner should try again; `fatal` that
     no request of this model can succeed now (e.g. nothing listens at its local endpoint), so
-    the runner stops the model and leaves its jobs pending instead of failing each one."""
+    the runner stops the model and leaves its jobs pending instead of failing each one.
+    `key_refused` marks a refused API key that the status alone does not tell (Gemini answers
+    a wrong key with HTTP 400); HTTP 401/403 count as refused keys without it."""
 
     def __init__(
         self,
@@ -214,6 +216,7 @@ class ProviderError(Exception):
         retry_after_s: float | None = None,
         raw: str | None = None,
         fatal: bool = False,
+        key_refused: bool = False,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
@@ -221,6 +224,7 @@ class ProviderError(Exception):
         self.retry_after_s = retry_after_s
         self.raw = raw
         self.fatal = fatal
+        self.key_refused = key_refused
 
 
 class Provider(ABC):

@@ -191,6 +191,7 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
             )
             if converted.retry_after_s is None:
                 converted.retry_after_s = _retry_delay(error.details)
+            converted.key_refused = error.code == 400 and _key_invalid(error.details)
             return converted
         if isinstance(error, _TRANSPORT_ERRORS):
             return transport_error(self.name, error, self._key, self.endpoint)
@@ -269,6 +270,17 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
                     f"{self.name}: batch item has neither response nor error", retryable=True
                 )
         return results
+
+
+def _key_invalid(details: Any) -> bool:
+    """Gemini's answer to a wrong or expired key: HTTP 400 INVALID_ARGUMENT with a
+    `google.rpc.ErrorInfo` detail whose reason is API_KEY_INVALID ("API key not valid. Please
+    pass a valid API key."), not the 401/403 of the other APIs."""
+    error = details.get("error", details) if isinstance(details, dict) else None
+    if not isinstance(error, dict):
+        return False
+    reasons = [d.get("reason") for d in error.get("details") or [] if isinstance(d, dict)]
+    return "API_KEY_INVALID" in reasons or "API key not valid" in str(error.get("message", ""))
 
 
 def _retry_delay(details: Any) -> float | None:

@@ -25,6 +25,7 @@ from poemetric.providers.base import ProviderError
 RATE_LIMIT_STATUS = 429
 #: The API key was refused (wrong, revoked, or without access to the model): every other
 #: request of the model would fail the same way, so the runner stops the model instead.
+#: Gemini says it with HTTP 400 (API_KEY_INVALID): its adapter sets `ProviderError.key_refused`.
 AUTH_STATUSES = frozenset({401, 403})
 
 
@@ -33,7 +34,7 @@ def is_rate_limit(error: BaseException) -> bool:
 
 
 def is_auth_failure(error: BaseException) -> bool:
-    return isinstance(error, ProviderError) and error.status in AUTH_STATUSES
+    return isinstance(error, ProviderError) and (error.key_refused or error.status in AUTH_STATUSES)
 
 
 def _worth_retrying(error: BaseException) -> bool:

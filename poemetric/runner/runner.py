@@ -133,8 +133,8 @@ class ModelRun:
             self.report.not_run = reason
 
     def stop_for_auth(self, status: int) -> None:
-        """The provider refused the model's API key (HTTP 401/403): stop the model, naming the
-        variable the key comes from (never the key)."""
+        """The provider refused the model's API key (HTTP 401/403, Gemini's 400
+        API_KEY_INVALID): stop the model, naming the variable the key comes from (never the key)."""
         from poemetric.providers.remote_common import key_variables
 
         if self.stopped is None:

@@ -61,6 +61,19 @@ class GeminiServer(LocalServer):
     def authorized(self, headers: dict[str, str]) -> bool:
         return self.api_key is None or headers.get("x-goog-api-key") == self.api_key
 
+    def refused_key_answer(self) -> HttpAnswer:
+        """What the real API answers a wrong or expired key: 400, not 401."""
+        payload = _error_payload(400, "API key not valid. Please pass a valid API key.")
+        payload["error"]["details"] = [
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": "API_KEY_INVALID",
+                "domain": "googleapis.com",
+                "metadata": {"service": "generativelanguage.googleapis.com"},
+            }
+        ]
+        return HttpAnswer.json(400, payload)
+
     def error_answer(
         self, status: int, message: str, headers: dict[str, str] | None = None
     ) -> HttpAnswer:

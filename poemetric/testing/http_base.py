@@ -102,7 +102,7 @@ class LocalServer:
         self.rate_limiter = RateLimiter(rate_limit_rps) if rate_limit_rps else None
         #: How many status polls report a batch as still running before it completes.
         self.batch_polls_in_progress = batch_polls_in_progress
-        #: When set, requests carrying another key are answered 401.
+        #: When set, requests carrying another key are refused (401; Gemini: 400).
         self.api_key = api_key
         self._log: list[RecordedRequest] = []
         self._log_lock = threading.Lock()
@@ -218,6 +218,10 @@ class LocalServer:
     def authorized(self, headers: dict[str, str]) -> bool:
         return True
 
+    def refused_key_answer(self) -> HttpAnswer:
+        """The answer to a request carrying another key than `api_key`."""
+        return self.error_answer(401, "invalid API key")
+
     # -- the generation pipeline -------------------------------------------------------------
     def answer_generation(
         self,
@@ -292,7 +296,7 @@ class LocalServer:
         with self._log_lock:
             self._log.append(record)
         if not self.authorized(headers):
-            answer = self.error_answer(401, "invalid API key")
+            answer = self.refused_key_answer()
         else:
             try:
                 answer = self.route(record, parse_qs(split.query), raw)

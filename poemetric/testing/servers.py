@@ -46,7 +46,8 @@ Common constructor arguments (keyword-only after ``responder``)::
 - ``latency_s``: added to every generation. ``rate_limit_rps``: more generation requests than this
   in any one-second window are answered 429 with ``Retry-After``.
 - ``batch_polls_in_progress``: status polls that still report a new batch as running.
-- ``api_key``: when set, other keys get 401.
+- ``api_key``: when set, other keys get 401 (Gemini: 400 INVALID_ARGUMENT with an ErrorInfo
+  reason ``API_KEY_INVALID``, as the real API answers a wrong key).
 
 Usage::
 
