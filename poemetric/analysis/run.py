@@ -29,6 +29,8 @@ from poemetric.analysis.scores import (
 from poemetric.analysis.stats import CIMethod
 from poemetric.analysis.tables import TABLE_FORMATS, latex_preview, presentable, write_table
 from poemetric.analysis.validation import (
+    AGREEMENT_BOOTSTRAP,
+    BOOTSTRAP_SEED,
     discrimination,
     expert_agreement,
     expert_pao,
@@ -138,8 +140,8 @@ def analyze_run(
     experts: str | Path | None = None,
     survey: str | None = None,
     ci_method: CIMethod = "t",
-    n_boot: int = 500,
-    seed: int = 0,
+    n_boot: int = AGREEMENT_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
     top_k: int = 20,
 ) -> AnalysisResult:
     """Compute the per-author tables of a run (paper Sec. 6, App. D, F, H).

@@ -20,6 +20,12 @@ from poemetric.analysis.agreement import pao
 from poemetric.judge.answer import DIMENSION_KEYS
 from poemetric.reliability import OVERALL, Rating, Ratings, agreement_report
 
+#: Bootstrap resamples and seed of the agreement CIs: the defaults of `analyze` and `report`
+#: (their `--bootstrap` and `--seed`, poemetric.cli.options), so that both show a run the
+#: same intervals.
+AGREEMENT_BOOTSTRAP = 500
+BOOTSTRAP_SEED = 0
+
 SCALE = [1.0, 2.0, 3.0, 4.0, 5.0]
 ALL_ITEMS = "all"
 JUDGE_PREFIX = "judge:"
@@ -62,7 +68,11 @@ def _table(ratings: list[Rating], focus: str | None, n_boot: int, seed: int) -> 
 
 
 def judge_agreement(
-    experts: pd.DataFrame, judgments: pd.DataFrame, *, n_boot: int = 500, seed: int = 0
+    experts: pd.DataFrame,
+    judgments: pd.DataFrame,
+    *,
+    n_boot: int = AGREEMENT_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
 ) -> pd.DataFrame:
     """Per judge x item (and `all`): each judge against the experts, with bootstrap CIs."""
     frames = []
@@ -77,7 +87,9 @@ def judge_agreement(
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def expert_agreement(experts: pd.DataFrame, *, n_boot: int = 500, seed: int = 0) -> pd.DataFrame:
+def expert_agreement(
+    experts: pd.DataFrame, *, n_boot: int = AGREEMENT_BOOTSTRAP, seed: int = BOOTSTRAP_SEED
+) -> pd.DataFrame:
     """Per item (and `all`): the experts with each other (every pair of experts), with CIs."""
     if experts["expert"].nunique() < 2:
         return pd.DataFrame()

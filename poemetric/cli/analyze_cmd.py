@@ -18,8 +18,10 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.options import (
+    BootstrapOption,
     JudgeOption,
     RunOption,
+    SeedOption,
     error_exit,
     existing_run,
     experts_option,
@@ -145,10 +147,8 @@ def analyze(
         None, "--survey", help="Only this survey's stored answers (default: every survey)."
     ),
     ci: str = typer.Option("t", "--ci", help="Confidence intervals of means: 't' or 'bootstrap'."),
-    n_boot: int = typer.Option(
-        500, "--bootstrap", min=0, help="Bootstrap resamples for agreement CIs."
-    ),
-    seed: int = typer.Option(0, "--seed", help="Random seed of the bootstraps."),
+    n_boot: int = BootstrapOption,
+    seed: int = SeedOption,
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
 ) -> None:
     """Per-author tables (judge dimensions, form checks, lexical features, agreement with

@@ -50,6 +50,18 @@ JudgeOption = typer.Option(
 LimitOption = typer.Option(
     None, "--limit", "-n", min=1, help="Only the first N poems of the dataset (quick trials)."
 )
+#: poemetric.analysis.validation.AGREEMENT_BOOTSTRAP and BOOTSTRAP_SEED, not imported here (it
+#: loads pandas; tests/test_report_agreement_ci.py keeps them equal): `analyze` and `report`
+#: share them, so the report shows the agreement intervals of the analysis tables.
+AGREEMENT_BOOTSTRAP = 500
+BOOTSTRAP_SEED = 0
+BootstrapOption = typer.Option(
+    AGREEMENT_BOOTSTRAP,
+    "--bootstrap",
+    min=0,
+    help="Bootstrap resamples for the agreement CIs (0: none).",
+)
+SeedOption = typer.Option(BOOTSTRAP_SEED, "--seed", help="Random seed of the bootstraps.")
 
 
 def error_exit(message: object, code: int = 2) -> typer.Exit:

@@ -9,8 +9,10 @@ from rich.console import Console
 
 from poemetric.cli.app import app
 from poemetric.cli.options import (
+    BootstrapOption,
     JudgeOption,
     RunOption,
+    SeedOption,
     error_exit,
     existing_run,
     experts_option,
@@ -26,9 +28,8 @@ def report(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
     experts: Path | None = REPORT_EXPERTS,
-    n_boot: int = typer.Option(
-        200, "--bootstrap", min=0, help="Bootstrap resamples for the agreement CIs."
-    ),
+    n_boot: int = BootstrapOption,
+    seed: int = SeedOption,
     out: Path | None = typer.Option(
         None, "--out", "-o", help="Output file (default RUN/report/index.html)."
     ),
@@ -37,13 +38,14 @@ def report(
     SVG) with the leaderboard and its CIs, per-dimension charts, the form checks, the judges,
     agreement with experts, run metadata and a poem browser (every author's poem beside the
     human original, with its form-check explanation and each judge's scores and comments).
-    Open it in any browser, send it by mail, or put it on a static site.
+    Open it in any browser, send it by mail, or put it on a static site. Its agreement CIs equal
+    `analyze`'s for the same --bootstrap and --seed (their defaults are the same too).
 
     Examples:
 
         poemetric report --run runs/demo
 
-        poemetric report --run runs/paper --experts ratings.csv
+        poemetric report --run runs/paper --experts ratings.csv --bootstrap 2000
 
         poemetric report --run runs/paper --judge gemini-2.5-pro --out report.html
     """
@@ -54,7 +56,7 @@ def report(
         output_file(out)
     with existing_run(run) as store, console.status("building the report"):
         try:
-            path = build_report(store, out, judge=judge, experts=experts, n_boot=n_boot)
+            path = build_report(store, out, judge=judge, experts=experts, n_boot=n_boot, seed=seed)
         except (ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc
     size = path.stat().st_size / 1e6

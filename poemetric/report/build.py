@@ -13,6 +13,7 @@ from poemetric import __version__
 from poemetric.analysis.context import expert_ratings
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.labels import run_labels
+from poemetric.analysis.validation import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.paths import replaced_when_done
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section_builders
@@ -32,9 +33,11 @@ def load_report_run(
     *,
     judge: str | None = None,
     experts: str | Path | None = None,
-    n_boot: int = 200,
+    n_boot: int = AGREEMENT_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
 ) -> ReportRun:
-    """Read the run (and expert ratings, when given) for the sections."""
+    """Read the run (and expert ratings, when given) for the sections. `n_boot` and `seed`:
+    the agreement CIs' bootstrap, by default the one `analyze` uses."""
     data = load_run_data(store, judge=judge)
     ratings = expert_ratings(store, experts)
     return ReportRun(
@@ -46,6 +49,7 @@ def load_report_run(
         experts=ratings,
         notes=list(data.notes),
         n_boot=n_boot,
+        seed=seed,
     )
 
 
@@ -60,11 +64,12 @@ def build_report(
     *,
     judge: str | None = None,
     experts: str | Path | None = None,
-    n_boot: int = 200,
+    n_boot: int = AGREEMENT_BOOTSTRAP,
+    seed: int = BOOTSTRAP_SEED,
 ) -> Path:
     """Write the report of `store`'s run to `out` (default RUN/report/index.html)."""
     started = time.perf_counter()
-    run = load_report_run(store, judge=judge, experts=experts, n_boot=n_boot)
+    run = load_report_run(store, judge=judge, experts=experts, n_boot=n_boot, seed=seed)
     sections = build_sections(run)
     payload = {"sections": {s.id: s.data for s in sections if s.data is not None}}
     path = Path(out) if out is not None else store.run_dir / REPORT_DIR / REPORT_FILE

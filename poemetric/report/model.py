@@ -13,6 +13,7 @@ from markupsafe import Markup
 from poemetric.analysis.data import RunData
 from poemetric.analysis.labels import Labels
 from poemetric.analysis.run import AnalysisResult, analyze_run
+from poemetric.analysis.validation import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.store import RunStore
 
 
@@ -41,7 +42,8 @@ class ReportRun:
     experts_path: Path | None = None
     experts: pd.DataFrame | None = None
     notes: list[str] = field(default_factory=list)
-    n_boot: int = 200
+    n_boot: int = AGREEMENT_BOOTSTRAP
+    seed: int = BOOTSTRAP_SEED
 
     @property
     def run_dir(self) -> Path:
@@ -50,7 +52,11 @@ class ReportRun:
     @cached_property
     def analysis(self) -> AnalysisResult:
         return analyze_run(
-            self.store, judge=self.judge, experts=self.experts_path, n_boot=self.n_boot
+            self.store,
+            judge=self.judge,
+            experts=self.experts_path,
+            n_boot=self.n_boot,
+            seed=self.seed,
         )
 
     def table(self, name: str) -> pd.DataFrame | None:
