@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import sqlite3
+import threading
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -49,6 +52,73 @@ def test_refuses_newer_schema(tmp_path: Path) -> None:
 def test_missing_store_without_create(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no run store"):
         RunStore(tmp_path / "nope", create=False)
+
+
+ROUNDS = 25
+OPENERS = 3
+
+
+def _open_each_new_run(base: Path, barrier: Any, errors: Any) -> None:
+    """One of the processes of `test_processes_opening_a_new_run_at_once`: every round, open the
+    round's new run the moment all the others do."""
+    for round_ in range(ROUNDS):
+        barrier.wait(timeout=60)
+        try:
+            RunStore(base / f"run{round_}").close()
+        except Exception as error:
+            errors.put(f"round {round_}: {type(error).__name__}: {error}")
+    errors.put(None)
+
+
+def test_processes_opening_a_new_run_at_once(tmp_path: Path) -> None:
+    """Two shards started together on one new run: both create its store at the same moment.
+    Each migrated it anew ("table meta already exists"), or met SQLite's instant "database is
+    locked" while both switched it to write-ahead logging, and died with a traceback."""
+    context = multiprocessing.get_context("spawn")  # as on Windows and macOS
+    barrier, errors = context.Barrier(OPENERS), context.Queue()
+    openers = [
+        context.Process(target=_open_each_new_run, args=(tmp_path, barrier, errors))
+        for _ in range(OPENERS)
+    ]
+    for opener in openers:
+        opener.start()
+    failures, done = [], 0
+    while done < OPENERS:  # each opener's failures, then its None
+        report = errors.get(timeout=120)
+        done += report is None
+        failures += [] if report is None else [report]
+    for opener in openers:
+        opener.join(timeout=60)
+    assert failures == []
+    for round_ in range(ROUNDS):
+        with RunStore(tmp_path / f"run{round_}", create=False) as store:
+            assert store.schema_version == SCHEMA_VERSION
+            assert store.count("probe_choices") == 0  # the last migration's table
+
+
+def test_a_new_run_another_process_is_switching_to_wal_is_waited_for(tmp_path: Path) -> None:
+    """While another process switches a new store to write-ahead logging it holds a write lock on
+    it (still in rollback mode), and SQLite answered "database is locked" at once, without
+    waiting for the busy timeout."""
+    (tmp_path / "run").mkdir()
+    other = sqlite3.connect(tmp_path / "run" / "poemetric.sqlite", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    opened: list[object] = []
+
+    def open_run() -> None:
+        try:
+            with RunStore(tmp_path / "run") as store:
+                opened.append(store.schema_version)
+        except sqlite3.Error as error:
+            opened.append(f"{type(error).__name__}: {error}")
+
+    opener = threading.Thread(target=open_run)
+    opener.start()
+    opener.join(timeout=0.5)  # failed by now without waiting; waits for the lock with the fix
+    other.execute("ROLLBACK")
+    other.close()
+    opener.join(timeout=60)
+    assert opened == [SCHEMA_VERSION]
 
 
 def test_success_is_never_overwritten_and_errors_are_replaced(tmp_path: Path) -> None:

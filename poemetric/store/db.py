@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -87,7 +88,7 @@ class RunStore:
         self.conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
         self.conn.row_factory = sqlite3.Row
         try:
-            self.conn.execute("PRAGMA journal_mode=WAL")
+            _use_wal(self.conn, deadline=time.monotonic() + 60.0)
             self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
             self.conn.execute("PRAGMA busy_timeout=60000")
@@ -115,17 +116,27 @@ class RunStore:
         return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
 
     def _migrate(self) -> None:
+        """Apply the missing migrations, each in its own write transaction that reads the
+        version again: another process opening the same new run at the same moment (two shards
+        started together) may have applied it meanwhile, and a migration must not run twice."""
+        while not self._check_version():
+            with self.transaction() as conn:
+                if self._check_version():
+                    break
+                version = self.schema_version
+                for statement in _split_sql(MIGRATIONS[version]):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {version + 1}")
+
+    def _check_version(self) -> bool:
+        """True when the store is current; an error when it is newer than this POEMetric."""
         current = self.schema_version
         if current > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} has schema version {current}, newer than this POEMetric "
                 f"({SCHEMA_VERSION}); upgrade POEMetric to read it"
             )
-        for version in range(current, SCHEMA_VERSION):
-            with self.transaction() as conn:
-                for statement in _split_sql(MIGRATIONS[version]):
-                    conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {version + 1}")
+        return current == SCHEMA_VERSION
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -346,6 +357,20 @@ def _check_table(table: str) -> None:
         "leases",
     }:
         raise StoreError(f"unknown table {table!r}; tables: {', '.join(EXPORTABLE_TABLES)}")
+
+
+def _use_wal(conn: sqlite3.Connection, *, deadline: float) -> None:
+    """Switch the store to write-ahead logging. Two processes switching a new store at the same
+    moment: SQLite answers one of them "database is locked" at once, without waiting for the busy
+    timeout, so that one tries again (and then finds the store switched)."""
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _split_sql(script: str) -> list[str]:
