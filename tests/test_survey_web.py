@@ -174,3 +174,40 @@ def test_hostile_requests_are_refused_or_stored_inertly(live: tuple[Path, str]) 
     assert page.headers["referrer-policy"] == "no-referrer"
     with RunStore(run, create=False) as store:
         assert store.count("survey_answers") >= 1  # the table survived the "DROP TABLE"
+
+
+def test_going_back_to_an_earlier_visit_keeps_the_later_answers(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Chromium restores the form of a page reached by Back / Forward as it was on that visit;
+    the page showed older answers than those saved since, and "Save and next" stored them."""
+    run, url = live
+    token, _ = _links(run, "cy")
+    first, second = f"{url}/r/{token}/1", f"{url}/r/{token}/2"
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(first)
+    _answer_page(page, run, "cy", 1)
+    comment = page.locator("textarea[name='comment_overall_quality']")
+    saved = page.locator("#q-comment_overall_quality .saved").filter(has_text="saved")
+    comment.fill("first thoughts")
+    saved.wait_for()
+    page.goto(second)
+    page.goto(first)  # poem 1 again (the list of poems): the rater changes their mind
+    page.wait_for_load_state("load")
+    page.locator("#q-form input[value='5']").check()
+    page.locator("#q-form .saved").filter(has_text="saved").wait_for()
+    comment.fill("second thoughts")
+    saved.wait_for()
+    page.go_back()
+    page.go_back()  # the first visit of poem 1
+    shown = (page.locator("#q-form input:checked").get_attribute("value"), comment.input_value())
+    page.get_by_role("button", name="Save and next poem").click()
+    page.wait_for_url(second)
+    context.close()
+    with RunStore(run, create=False) as store:
+        poem = db.pages(store, "experts", "cy")[0].generation_id
+    stored = answers_of(run, "cy")
+    assert stored[(poem, "form")] == (5.0, None)
+    assert stored[(poem, "comment_overall_quality")] == (None, "second thoughts")
+    assert shown == ("5", "second thoughts")  # the page showed what was saved last

@@ -2,7 +2,9 @@
 
 Raters open a private link /r/TOKEN: one page per poem with the generation prompt, the poem and
 the Appendix C questions; each answer is saved as it is given (POST .../save, JavaScript) and
-the whole page again on "Save and next" (works without JavaScript). /admin/TOKEN shows progress
+the whole page again on "Save and next" (works without JavaScript); the form is
+autocomplete=off, so Back / Forward shows the answers saved last, not the browser's copy of an
+earlier visit that "Save and next" would store over later ones. /admin/TOKEN shows progress
 and the agreement so far. Safety: unguessable links (tokens.py), a CSRF token and an Origin
 check on every POST, server-side validation of every field against the task's questions, a body
 size limit, Jinja autoescaping, a strict Content-Security-Policy, no-referrer (the token is in
