@@ -324,8 +324,11 @@ def test_judge_reparse_of_a_judge_without_judgments(demo_run: Path, tmp_path: Pa
 @pytest.mark.parametrize(
     ("names", "unknown"),
     [
-        (["nosuch"], "nosuch"),
-        (["poems", "generation", "xyz"], "generation (did you mean generations?), xyz"),
+        (["nosuch"], "table 'nosuch'"),
+        (
+            ["poems", "generation", "xyz"],
+            "tables 'generation' (did you mean 'generations'?), 'xyz'",
+        ),
     ],
     ids=["unknown", "did-you-mean"],
 )
@@ -335,7 +338,7 @@ def test_export_of_an_unknown_table(
     """An unknown table was Typer's usage box (the table list cut across its lines)."""
     out = tmp_path / "export"
     line = _error(["export", *names, "--run", str(demo_run), "--to", str(out)])
-    assert line == f"error: unknown table(s) {unknown}; tables: {', '.join(EXPORTABLE_TABLES)}"
+    assert line == f"error: TABLES: unknown {unknown}; tables: {', '.join(EXPORTABLE_TABLES)}"
     assert not out.exists()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from enum import StrEnum
 from pathlib import Path
 
@@ -10,17 +9,11 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption, error_exit, existing_run, run_output_folder
+from poemetric.cli.options import RunOption, existing_run, run_output_folder, unknown_choice
 from poemetric.store.schema import EXPORTABLE_TABLES
 
 console = Console()
 TABLES_HELP = f"Tables to export (default: all): {', '.join(EXPORTABLE_TABLES)}."
-
-
-def _with_guess(name: str) -> str:
-    """`name`, with the table it most likely means: `generation (did you mean generations?)`."""
-    close = difflib.get_close_matches(name, EXPORTABLE_TABLES, n=1)
-    return f"{name} (did you mean {close[0]}?)" if close else name
 
 
 class ExportFormat(StrEnum):
@@ -49,10 +42,7 @@ def export(
     chosen = list(dict.fromkeys(tables or EXPORTABLE_TABLES))  # each table once, in order
     unknown = [t for t in chosen if t not in EXPORTABLE_TABLES]
     if unknown:
-        raise error_exit(
-            f"unknown table(s) {', '.join(map(_with_guess, unknown))}; tables: "
-            + ", ".join(EXPORTABLE_TABLES)
-        )
+        raise unknown_choice("TABLES", unknown, EXPORTABLE_TABLES, "table")
     out_dir = run_output_folder(run, to, "export", "--to")
     with existing_run(run) as store:
         width = max(map(len, chosen))
