@@ -18,6 +18,9 @@ from test_runner_support import (
 
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
+from poemetric.runner import RunnerOptions
+from poemetric.store import RunStore
+from poemetric.testing.http_base import LocalServer
 from poemetric.testing.servers import Fault, GeminiServer, OpenAIServer
 
 
@@ -155,12 +158,23 @@ def test_a_refused_key_stops_the_model_and_leaves_its_jobs_pending(
         assert generation_rows(store, spec.name) == []  # pending, not errors
         assert wrong not in "\n".join(store.conn.iterdump())
 
-        monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
-        again = run_generation(store, [spec], options=options)
-        assert again.models[0].ok == 4 and not again.incomplete
-        rows = generation_rows(store, spec.name)
-        assert len(rows) == 4 and {r["status"] for r in rows} == {"ok"}
-        assert server.duplicate_successes() == []
+        rerun_with_the_right_key(store, spec, options, server, monkeypatch)
+
+
+def rerun_with_the_right_key(
+    store: RunStore,
+    spec: ModelSpec,
+    options: RunnerOptions,
+    server: LocalServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After a refused key: the rerun with the right one pays each of the 4 jobs exactly once."""
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    again = run_generation(store, [spec], options=options)
+    assert again.models[0].ok == 4 and not again.incomplete
+    rows = generation_rows(store, spec.name)
+    assert len(rows) == 4 and {r["status"] for r in rows} == {"ok"}
+    assert server.duplicate_successes() == []
 
 
 def gemini_spec(base_url: str) -> ModelSpec:
@@ -192,12 +206,7 @@ def test_a_key_gemini_refuses_with_400_stops_the_model_and_leaves_its_jobs_pendi
         assert model.not_run == f"authentication failed (HTTP 400): check {TEST_KEY_ENV}"
         assert generation_rows(store, spec.name) == []  # pending, not errors
 
-        monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
-        again = run_generation(store, [spec], options=options)
-        assert again.models[0].ok == 4 and not again.incomplete
-        rows = generation_rows(store, spec.name)
-        assert len(rows) == 4 and {r["status"] for r in rows} == {"ok"}
-        assert server.duplicate_successes() == []
+        rerun_with_the_right_key(store, spec, options, server, monkeypatch)
 
 
 def test_an_ordinary_gemini_400_stays_an_error_row(tmp_path: Path) -> None:
