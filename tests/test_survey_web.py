@@ -29,7 +29,7 @@ HOSTILE = '<script>window.pwned = 1</script><img src=x onerror="window.pwned=2">
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     run = survey_run(tmp_path_factory.mktemp("survey") / "run", poems=4)
     with RunStore(run, create=False) as store:
-        build_survey(store, raters="ann,ben,cy", per_rater=4, per_poem=2, checks=1, seed=1)
+        build_survey(store, raters="ann,ben,cy,dee", per_rater=4, per_poem=2, checks=1, seed=1)
     with serving(create_app(run, "experts")) as url:
         yield run, url
 
@@ -211,3 +211,85 @@ def test_going_back_to_an_earlier_visit_keeps_the_later_answers(
     assert stored[(poem, "form")] == (5.0, None)
     assert stored[(poem, "comment_overall_quality")] == (None, "second thoughts")
     assert shown == ("5", "second thoughts")  # the page showed what was saved last
+
+
+def test_a_tab_drawn_before_an_answer_changed_in_another_keeps_the_newer_answer(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Poem 1 open in tab A, then in tab B where an answer is changed (and saved): "Save and
+    next" in tab A posted its older copy of that answer, and the server stored it over the new
+    one. Tab A's own changes still land."""
+    run, url = live
+    token, _ = _links(run, "dee")
+    first = f"{url}/r/{token}/1"
+    context = browser.new_context()
+    tab_a = context.new_page()
+    tab_a.goto(first)
+    _answer_page(tab_a, run, "dee", 1)  # "form" is 1
+    tab_b = context.new_page()
+    tab_b.goto(first)
+    tab_b.wait_for_load_state("load")
+    tab_b.locator("#q-form input[value='5']").check()
+    tab_b.locator("#q-form .saved").filter(has_text="saved").wait_for()
+    tab_b.close()
+    # Tab A still shows 1; the rater types a comment there and goes on at once.
+    assert tab_a.locator("#q-form input:checked").get_attribute("value") == "1"
+    tab_a.locator("textarea[name='comment_overall_quality']").fill("written in tab A")
+    tab_a.get_by_role("button", name="Save and next poem").click()
+    tab_a.wait_for_url(f"{url}/r/{token}/2")
+    with RunStore(run, create=False) as store:
+        poem = db.pages(store, "experts", "dee")[0].generation_id
+    stored = answers_of(run, "dee")
+    assert stored[(poem, "form")] == (5.0, None)  # tab B's answer, changed last
+    assert stored[(poem, "comment_overall_quality")] == (None, "written in tab A")
+    tab_a.goto(first)  # poem 1 again in tab A: the answer it could not store is not shown
+    assert tab_a.locator("#q-form input:checked").get_attribute("value") == "5"
+    context.close()
+
+
+def test_autosaves_arriving_out_of_order_keep_the_answer_edited_last(
+    live: tuple[Path, str],
+) -> None:
+    """Two saves of one answer, the later edit arriving first: the server stored the earlier
+    one over it. Edit times are the rater's browser clock (ms), compared only with each other."""
+    run, url = live
+    token, _ = _links(run, "dee")
+    csrf = tokens.csrf_token(tokens.load_secret(run), "experts", "dee")
+    page_url = f"{url}/r/{token}/3"
+    save = f"{page_url}/save"
+    with RunStore(run, create=False) as store:
+        poem = db.pages(store, "experts", "dee")[2].generation_id
+        # An answer without an edit time (stored before edit times, or imported): the oldest.
+        db.import_answers(store, "experts", [("dee", poem, "comment_literary_devices", None,
+                                              "on paper")], source="sheet", config={})  # fmt: skip
+
+    def post(target: str, **data: str) -> httpx.Response:
+        return httpx.post(target, data={"csrf": csrf, **data}, timeout=10)
+
+    def form() -> tuple[float | None, str | None]:
+        return answers_of(run, "dee")[(poem, "form")]
+
+    assert post(save, field="form", value="4", edited="2000").status_code == 200
+    late = post(save, field="form", value="2", edited="1000")  # edited before, arrived after
+    assert late.status_code == 409 and late.json()["stale"] == "form"
+    assert form() == (4.0, None)
+    assert post(save, field="form", value="3").status_code == 409  # no time: the oldest
+    assert form() == (4.0, None)
+    for bad in ("soon", "-1", "1e3", "9" * 16):
+        assert post(save, field="form", value="3", edited=bad).status_code == 400
+    assert post(save, field="form", value="3", edited="2001").status_code == 200
+    assert form() == (3.0, None)
+    # A browser clock far behind still replaces an answer without a time.
+    assert post(save, field="comment_literary_devices", value="on the web", edited="1").is_success
+    assert answers_of(run, "dee")[(poem, "comment_literary_devices")] == (None, "on the web")
+
+    # The page carries each stored time; the whole form sent back without JavaScript (times
+    # as drawn) stores what changed only where nothing newer came since it was drawn.
+    shown = httpx.get(page_url, timeout=10).text
+    assert 'name="edited:form" value="2001"' in shown
+    assert 'name="edited:theme" value=""' in shown
+    assert post(save, field="form", value="5", edited="2002").is_success  # another tab
+    sent = post(page_url, form="1", theme="2", **{"edited:form": "2001", "edited:theme": ""})
+    assert sent.status_code in (303, 422)
+    assert form() == (5.0, None)
+    assert answers_of(run, "dee")[(poem, "theme")] == (2.0, None)

@@ -369,6 +369,19 @@ MIGRATIONS: list[str] = [
         UNIQUE (pair_id, scorer, sample_index)
     );
     """,
+    # 6: when each survey answer given on the web was last edited, by the rater's browser clock
+    # (ms since 1970): a save older than the stored edit is not stored (poemetric.survey.edits)
+    """
+    CREATE TABLE survey_edits (
+        survey_id TEXT NOT NULL,
+        rater_id TEXT NOT NULL,
+        generation_id TEXT NOT NULL,
+        question TEXT NOT NULL,
+        edited_at INTEGER NOT NULL,
+        PRIMARY KEY (survey_id, rater_id, generation_id, question),
+        FOREIGN KEY (survey_id, rater_id) REFERENCES survey_raters(survey_id, rater_id)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,7 +1,8 @@
 """The survey tables of the run store: surveys, raters, assignments (pages) and answers.
 
 Every write is one transaction; answers are upserted (in the task's `AnswerStore`), so a rater
-changing an answer replaces it and nothing is stored twice.
+changing an answer replaces it and nothing is stored twice; a web save older than the stored
+answer (its browser edit time, `edits.py`) is not stored.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from poemetric.store import RunStore
 from poemetric.store.db import to_json, utc_now
+from poemetric.survey import edits
 from poemetric.survey.answers import Answer, answered
 from poemetric.survey.tasks import ATTENTION_KEY, Page, Task, task
 
@@ -148,16 +150,48 @@ def save_answers(
     required: Iterable[str],
     source: str = "web",
 ) -> bool:
+    """Upsert a page's answers, whatever their edit times; see `save_edits`. Returns whether
+    the page is complete."""
+    return save_edits(store, survey, rater, page, values, None, required=required, source=source)[0]
+
+
+def save_edits(
+    store: RunStore,
+    survey: SurveyInfo,
+    rater: str,
+    page: Page,
+    values: Mapping[str, Answer],
+    edited: Mapping[str, int | None] | None,
+    *,
+    required: Iterable[str],
+    source: str = "web",
+) -> tuple[bool, set[str]]:
     """Upsert a page's answers; marks the page complete once every required question has an
-    answer. Returns whether the page is complete."""
+    answer. `edited` (web saves): question -> when the rater last edited its answer (ms, their
+    browser's clock; None: unknown); an answer older than the stored one is left out
+    (`poemetric.survey.edits`). Returns whether the page is complete, and the questions left
+    out."""
     now = utc_now()
+    refused: set[str] = set()
     with store.transaction() as conn:
+        if edited is not None:
+            times = {key: edited.get(key) for key in values}
+            held = edits.load(conn, survey.survey_id, rater, page.generation_id)
+            refused = edits.stale(held, times)
+            values = {key: value for key, value in values.items() if key not in refused}
+            edits.record(conn, survey.survey_id, rater, page.generation_id,
+                         {key: time for key, time in times.items() if key not in refused})  # fmt: skip
         survey.task.answers.save(
             conn, survey.survey_id, rater, page.generation_id, values, source=source, now=now
         )
         complete = _mark_if_complete(conn, survey.task, survey.survey_id, rater, page,
                                      set(required), now)  # fmt: skip
-    return complete
+    return complete, refused
+
+
+def edit_times(store: RunStore, survey_id: str, rater: str, generation_id: str) -> dict[str, int]:
+    """question -> when the rater last edited its answer on the web (ms, their browser's clock)."""
+    return edits.load(store.conn, survey_id, rater, generation_id)
 
 
 def _mark_if_complete(

@@ -4,11 +4,14 @@ Raters open a private link /r/TOKEN: one page per poem with the generation promp
 the Appendix C questions; each answer is saved as it is given (POST .../save, JavaScript) and
 the whole page again on "Save and next" (works without JavaScript); the form is
 autocomplete=off, so Back / Forward shows the answers saved last, not the browser's copy of an
-earlier visit that "Save and next" would store over later ones. /admin/TOKEN shows progress
-and the agreement so far. Safety: unguessable links (tokens.py), a CSRF token and an Origin
-check on every POST, server-side validation of every field against the task's questions, a body
-size limit, Jinja autoescaping, a strict Content-Security-Policy, no-referrer (the token is in
-the URL), and answers written in one SQLite transaction per request.
+earlier visit that "Save and next" would store over later ones. Every answer sent carries the
+time it was last edited in the browser, and one older than the stored answer is not stored (a
+tab drawn before the answer changed in another; saves arriving out of order): `edits.py`.
+/admin/TOKEN shows progress and the agreement so far. Safety: unguessable links (tokens.py), a
+CSRF token and an Origin check on every POST, server-side validation of every field against the
+task's questions, a body size limit, Jinja autoescaping, a strict Content-Security-Policy,
+no-referrer (the token is in the URL), and answers written in one SQLite transaction per
+request.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from starlette.routing import Route
 
 from poemetric.reliability import STATISTICS
 from poemetric.store import RunStore
-from poemetric.survey import db, tokens
+from poemetric.survey import db, edits, tokens
 from poemetric.survey.agreement import current_agreement
 from poemetric.survey.render import STATIC, render
 from poemetric.survey.tasks import MAX_TEXT_CHARS, AnswerError, Page, Question
@@ -45,6 +48,10 @@ SECURITY_HEADERS = {
     "cache-control": "no-store",
     "cross-origin-opener-policy": "same-origin",
 }
+#: Prefix of the form's fields holding each answer's edit time (`edits.py`).
+EDITED = "edited:"
+SAVE_FIELDS = {"csrf", "field", "value", "edited"}
+STALE = "not saved: a newer answer (from another window?) is kept; reload the page to see it"
 STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 ADMIN_LABELS = {
     "pao": "PAo", "adjacent": "adjacent", "alpha_nominal": "α nominal",
@@ -192,7 +199,8 @@ class SurveyApp:
             if request.method == "POST":
                 return await self._submit(request, store, rater, page, context)
             stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
-        return self._show(rater, page, context, stored, {})
+            edited = db.edit_times(store, self.survey_id, rater.rater, page.generation_id)
+        return self._show(rater, page, context, stored, edited, {})
 
     def _show(
         self,
@@ -200,6 +208,7 @@ class SurveyApp:
         page: Page,
         context: dict[str, Any],
         stored: dict[str, db.Answer],
+        edited: dict[str, int],
         errors: dict[str, str],
         status: int = 200,
     ) -> HTMLResponse:
@@ -214,6 +223,7 @@ class SurveyApp:
             questions=self.survey.task.questions(page),
             scores=scores,
             texts=texts,
+            edited=edited,
             errors=errors,
             csrf=rater.csrf,
             max_text=MAX_TEXT_CHARS,
@@ -241,24 +251,40 @@ class SurveyApp:
             raise AnswerError(f"unknown question {key[:40]!r}")
         return questions[key].parse(raw)
 
+    @staticmethod
+    def _edit_time(questions: dict[str, Question], key: str, raw: str) -> int | None:
+        if key not in questions:
+            raise AnswerError(f"unknown question {key[:40]!r}")
+        try:
+            return edits.parse_time(raw)
+        except ValueError as exc:
+            raise AnswerError(f"{questions[key].name or key}: {exc}") from None
+
     async def _submit(
         self, request: Request, store: RunStore, rater: Rater, page: Page, context: dict[str, Any]
     ) -> Response:
         questions = {q.key: q for q in self.survey.task.questions(page)}
-        # A page of a long poem (line task) has two questions per line.
-        form = await self._form(request, rater, max_fields=max(64, len(questions) + 2))
+        # A page of a long poem (line task) has two questions per line, each with its edit time.
+        form = await self._form(request, rater, max_fields=max(64, 2 * len(questions) + 2))
         if isinstance(form, Response):
             return form
         values: dict[str, db.Answer] = {}
+        edited: dict[str, int | None] = {}
         try:
             for key, raw in form.multi_items():
                 if key in ("csrf", "action"):
+                    continue
+                if key.startswith(EDITED):
+                    key = key.removeprefix(EDITED)
+                    edited[key] = self._edit_time(questions, key, str(raw))
                     continue
                 values[key] = self._parse(questions, key, str(raw))
         except AnswerError as exc:
             return self._page("message.html", 400, heading="Answer refused", message=str(exc))
         required = [k for k, q in questions.items() if q.required]
-        complete = db.save_answers(store, self.survey, rater.rater, page, values, required=required)
+        complete, _ = db.save_edits(
+            store, self.survey, rater.rater, page, values, edited, required=required
+        )
         base = context["base"]
         if form.get("action") == "previous":
             return RedirectResponse(f"{base}/{max(page.position - 1, 1)}", status_code=303)
@@ -268,7 +294,8 @@ class SurveyApp:
                 k: questions[k].missing for k in required if stored.get(k, (None, None))[0] is None
             }
             context = self._context(store, rater)
-            return self._show(rater, page, context, stored, errors, status=422)
+            edit_times = db.edit_times(store, self.survey_id, rater.rater, page.generation_id)
+            return self._show(rater, page, context, stored, edit_times, errors, status=422)
         done = db.completed_positions(store, self.survey_id, rater.rater)
         later = [p.position for p in context["pages"] if p.position not in done]
         following = [p for p in later if p > page.position] or later
@@ -288,19 +315,25 @@ class SurveyApp:
             form = await self._form(request, rater)
             if isinstance(form, Response):
                 return form
-            if set(form.keys()) != {"csrf", "field", "value"}:
-                return JSONResponse({"error": "send csrf, field and value"}, status_code=400)
+            if not {"csrf", "field", "value"} <= set(form.keys()) <= SAVE_FIELDS:
+                return JSONResponse(
+                    {"error": "send csrf, field, value and optionally edited"}, status_code=400
+                )
             questions = {q.key: q for q in self.survey.task.questions(page)}
             key = str(form["field"])
             try:
                 value = self._parse(questions, key, str(form["value"]))
+                edited = self._edit_time(questions, key, str(form.get("edited", "")))
             except AnswerError as exc:
                 return JSONResponse({"error": str(exc)}, status_code=400)
             required = [k for k, q in questions.items() if q.required]
-            complete = db.save_answers(
-                store, self.survey, rater.rater, page, {key: value}, required=required
-            )
+            complete, refused = db.save_edits(
+                store, self.survey, rater.rater, page, {key: value}, {key: edited},
+                required=required,
+            )  # fmt: skip
             completed = len(db.completed_positions(store, self.survey_id, rater.rater))
+        if refused:
+            return JSONResponse({"error": STALE, "stale": key}, status_code=409)
         return JSONResponse(
             {"saved": key, "page_complete": complete, "completed": completed,
              "total": context["total"]}

@@ -1,6 +1,8 @@
 // Saves each answer as soon as it is given (radio: on change; comments: shortly after typing,
 // and at once when the page is left), so closing the page loses nothing. Without JavaScript the
-// "Save" buttons do the same.
+// "Save" buttons do the same. Each change also sets the answer's edit time (hidden field
+// "edited:NAME"), sent with every save of it: the server keeps the answer edited last, so a tab
+// drawn before an answer was changed in another cannot store its older answer over it.
 (function () {
   "use strict";
   var form = document.getElementById("survey-form");
@@ -16,11 +18,25 @@
     box.classList.toggle("failed", !!failed);
   }
 
+  function edited(name) {
+    return form.elements.namedItem("edited:" + name);
+  }
+
+  // The rater's clock, but always after the stored time the page was drawn with and after the
+  // previous change here: this change is newer than both, whatever the clocks of two devices say.
+  function stamp(element) {
+    var box = edited(element.name);
+    if (box) box.value = String(Math.max(Date.now(), (parseInt(box.value, 10) || 0) + 1));
+  }
+
   function save(element, leaving) {
+    var box = edited(element.name);
+    var sent = box ? box.value : "";
     var body = new URLSearchParams();
     body.set("csrf", csrf);
     body.set("field", element.name);
     body.set("value", element.value);
+    if (box) body.set("edited", sent);
     status(element, "saving…", false);
     // keepalive: the request outlives the page (a link followed, the tab closed).
     fetch(url, { method: "POST", body: body, credentials: "same-origin", keepalive: !!leaving })
@@ -28,6 +44,7 @@
         return response.json().then(function (data) { return { ok: response.ok, data: data }; });
       })
       .then(function (result) {
+        if (box && box.value !== sent) return; // changed again since: that save reports
         if (!result.ok) { status(element, result.data.error || "not saved", true); return; }
         status(element, "saved", false);
         var bar = document.getElementById("progress-bar");
@@ -42,11 +59,15 @@
 
   form.addEventListener("change", function (event) {
     var element = event.target;
-    if (element.name && element.name !== "csrf" && element.type === "radio") save(element);
+    if (element.name && element.name !== "csrf" && element.type === "radio") {
+      stamp(element);
+      save(element);
+    }
   });
   form.addEventListener("input", function (event) {
     var element = event.target;
     if (element.tagName !== "TEXTAREA") return;
+    stamp(element);
     clearTimeout(timers[element.name]);
     timers[element.name] = setTimeout(function () { delete timers[element.name]; save(element); }, 700);
   });
