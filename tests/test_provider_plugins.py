@@ -179,3 +179,66 @@ def test_two_packages_registering_one_name_is_an_error(
     assert code == 2, out + err
     assert "provider 'toy' is registered more than once" in err
     assert f"package {first} 0.1" in err and f"package {second} 0.1" in err
+
+
+WRONG_RETURN = (
+    GOOD.replace(
+        "            prompt = request.messages[-1].content\n",
+        "            prompt = request.messages[-1].content\n"
+        "            if 'sonnet-29' in request.context['poem_id']:\n"
+        "                return text_only(prompt)\n",
+    )
+    + "\n\n    def text_only(prompt):\n        return 'a bare string'\n"
+)
+
+
+@pytest.mark.parametrize("batches", [False, True], ids=["concurrent", "offline-chunks"])
+def test_an_adapter_returning_no_completion_fails_that_job_only(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path, batches: bool
+) -> None:
+    """It was an AttributeError traceback from the runner that ended the whole command."""
+    source = WRONG_RETURN
+    if batches:
+        source = source.replace("remote: ClassVar[bool] = False",
+                                "prefers_batches: ClassVar[bool] = True")  # fmt: skip
+    install("toy", source)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    run = str(tmp_path / "run")
+    code, out, err = cli("generate", "--run", run, "--models", "mine,markov", "--limit", "3",
+                         "--no-progress")  # fmt: skip
+    assert code == 1, out + err  # some jobs ended in error
+    assert "mine: 1 error(s), first: provider 'toy' returned str, not a " in out
+    with RunStore(run) as store:
+        rows = store.query("SELECT author, status FROM generations WHERE author != 'human'")
+    statuses = sorted((r["author"], r["status"]) for r in rows)
+    assert statuses == [*[("markov", "ok")] * 3, ("mine", "error"), *[("mine", "ok")] * 2]
+
+
+BAD_OPTION = GOOD.replace(
+    "        async def generate(self, request):\n",
+    "        def __init__(self, spec):\n"
+    "            super().__init__(spec)\n"
+    "            if not isinstance(spec.options.get('lines', 2), int):\n"
+    "                raise ValueError('options.lines must be a whole number')\n"
+    "\n"
+    "        async def generate(self, request):\n",
+)
+
+
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])
+def test_an_adapter_failing_as_it_starts_leaves_its_jobs_pending(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path, dry_run: bool
+) -> None:
+    """Its constructor's ValueError was a traceback ending the command (other models too)."""
+    install("toy", BAD_OPTION)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n"
+                "options: {lines: many}\n")  # fmt: skip
+    run = tmp_path / "run"
+    args = ["--dry-run"] if dry_run else ["--no-progress"]
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine,markov", "--limit",
+                         "2", *args)  # fmt: skip
+    assert code == (0 if dry_run else 1), out + err
+    assert "mine cannot run (2 job(s) left pending): ValueError: options.lines must be a " in out
+    if not dry_run:
+        with RunStore(run) as store:
+            assert store.count("generations", "author = 'markov' AND status = 'ok'") == 2
