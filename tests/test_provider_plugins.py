@@ -242,3 +242,50 @@ def test_an_adapter_failing_as_it_starts_leaves_its_jobs_pending(
     if not dry_run:
         with RunStore(run) as store:
             assert store.count("generations", "author = 'markov' AND status = 'ok'") == 2
+
+
+KEY_ECHO = """\
+    import os
+    from typing import ClassVar
+
+    from poemetric.providers import Completion, Provider, ProviderError
+    from poemetric.providers.remote_common import resolve_api_key
+
+
+    class Plugin(Provider):
+        name: ClassVar[str] = "NAME"
+        default_key_envs: ClassVar[tuple[str, ...]] = ("TOY_SERVICE_KEY",)
+
+        def preflight(self):
+            resolve_api_key(self.spec, self.default_key_envs)
+
+        async def generate(self, request):
+            key = resolve_api_key(self.spec, self.default_key_envs)
+            if "sonnet-29" in request.context["poem_id"]:
+                raise ProviderError(f"refused: bad request for {key}", retryable=False,
+                                    status=400, raw=key)
+            return Completion(text="A line\\nAnother line", raw={"echo": key})
+"""
+
+
+def test_a_plugins_default_key_variable_is_scrubbed(
+    install: Installer,
+    user_models: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only the model file's `api_key_env` (and a fixed list of well-known variables) was
+    scrubbed: a provider's own default variable was stored and printed in clear."""
+    install("toy", KEY_ECHO)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    run = tmp_path / "run"
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine", "--dry-run")
+    assert "mine cannot run" in out and "set the environment variable TOY_SERVICE_KEY" in out
+    secret = "toy-secret-value-0123"
+    monkeypatch.setenv("TOY_SERVICE_KEY", secret)
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine", "--limit", "3",
+                         "--no-progress")  # fmt: skip
+    assert code == 1, out + err
+    assert "refused: bad request for ***" in out and secret not in out + err
+    stored = b"".join(path.read_bytes() for path in run.iterdir() if path.is_file())
+    assert b"echo" in stored and secret.encode() not in stored

@@ -42,6 +42,7 @@ from rich.progress import (
 
 from poemetric.providers.base import BatchCapable, Completion, ModelSpec, Provider, ProviderError
 from poemetric.providers.registry import create_provider, provider_class
+from poemetric.providers.remote_common import key_variables
 from poemetric.runner.cost import Budget
 from poemetric.runner.isolation import provider_target as provider_target
 from poemetric.runner.isolation import register_target as register_target
@@ -135,8 +136,6 @@ class ModelRun:
     def stop_for_auth(self, status: int) -> None:
         """The provider refused the model's API key (HTTP 401/403, Gemini's 400
         API_KEY_INVALID): stop the model, naming the variable the key comes from (never the key)."""
-        from poemetric.providers.remote_common import key_variables
-
         if self.stopped is None:
             variables = " or ".join(key_variables(self.spec)) or "the model's API key"
             self.report.auth_status = status
@@ -283,7 +282,7 @@ def run_stage(
                 options,
                 budget,
                 model_report,
-                Redactor([spec.api_key_env or ""]),
+                Redactor(key_variables(spec)),  # the file's api_key_env, else the adapter's
             )
             if leases is not None:
                 cached, pending = _lease(leases, run, cached, pending)
