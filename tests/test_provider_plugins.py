@@ -289,3 +289,14 @@ def test_a_plugins_default_key_variable_is_scrubbed(
     assert "refused: bad request for ***" in out and secret not in out + err
     stored = b"".join(path.read_bytes() for path in run.iterdir() if path.is_file())
     assert b"echo" in stored and secret.encode() not in stored
+
+
+def test_models_lists_the_groups_of_a_user_groups_file(user_models: Callable[..., Path]) -> None:
+    path = user_models("generators", "mine", "name: mine\nprovider: markov\nmodel: m\n")
+    (path.parent / "groups.yaml").write_text("my-group: [mine, markov]\n", encoding="utf-8")
+    code, out, err = cli("models")
+    assert code == 0, out + err
+    rows = {line.split("│")[0].strip(): line.split("│")[-1].strip() for line in
+            out.splitlines() if "│" in line}  # fmt: skip
+    assert rows["mine"] == "my-group"
+    assert rows["markov"] == "baselines, my-group"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import ProviderLoadError, provider_class
-from poemetric.roster.base import RosterError, RosterKind, _dedupe, _suggest
+from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind, _dedupe, _suggest
 from poemetric.roster.groups import load_groups
 from poemetric.roster.loading import RosterEntry, load_entries
 
@@ -86,13 +86,14 @@ def get_model(
 def list_models(
     kind: RosterKind = "generators", group: str | None = None, directory: Path | None = None
 ) -> list[ModelRow]:
-    """Rows for the `poemetric models` table, in group order (or by name)."""
+    """Rows for the `poemetric models` table, in group order (or by name). A row's groups are
+    every group the model belongs to (a `groups.yaml` or its own `groups:`), `all` left out."""
     entries = load_entries(kind, directory)
     roster = {name: entry.spec for name, entry in entries.items()}
+    groups = load_groups(kind, directory, roster)
     if group is None:
         names: Iterable[str] = roster
     else:
-        groups = load_groups(kind, directory, roster)
         if group not in groups:
             raise RosterError(f"unknown group {group!r}" + _suggest(group, list(groups)))
         names = groups[group]
@@ -104,7 +105,9 @@ def list_models(
                 name=spec.name,
                 provider=spec.provider,
                 model=spec.model,
-                groups=spec.groups,
+                groups=tuple(
+                    g for g, members in groups.items() if g != ALL_GROUP and name in members
+                ),
                 open_weights=spec.open_weights,
                 thinking=spec.thinking,
                 input_per_mtok=spec.pricing.input_per_mtok,
