@@ -73,6 +73,8 @@ def select_judges(selection: str) -> list[ModelSpec]:
     try:
         return select_models(selection, kind="judges")
     except RosterError as error:
+        if isinstance(error.__cause__, LookupError):  # the judge is known; its provider is broken
+            raise error_exit(error) from None
         available = ", ".join(load_judges())  # a broken file: load_judges names it and exits
         raise error_exit(f"{error}; judges: {available}") from None
 

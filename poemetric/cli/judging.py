@@ -54,6 +54,12 @@ def judge_spec(judges: dict[str, ModelSpec], name: str) -> ModelSpec:
             f"unknown judge {name!r}{did_you_mean(name, judges)}; see `poemetric models "
             f"--judges`; judges: {', '.join(judges)}"
         )
+    from poemetric.providers.registry import ProviderLoadError, provider_class
+
+    try:
+        provider_class(judges[name].provider)  # a broken third-party provider: say so now
+    except ProviderLoadError as error:
+        raise error_exit(f"judge {name!r}: {error}") from None
     return judges[name]
 
 

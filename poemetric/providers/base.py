@@ -234,7 +234,7 @@ class Provider(ABC):
     #: True when one process can serve many requests at once more efficiently as a single batch
     #: (vLLM's offline engine); the runner then calls `generate_batch` with many requests.
     prefers_batches: ClassVar[bool] = False
-    #: Whether the provider needs network access / an API key (shown by `--dry-run`).
+    #: Whether the provider needs network access / an API key (informational; nothing reads it).
     remote: ClassVar[bool] = True
     #: True when each model should run in its own child process so that its resources (GPU
     #: memory of a vLLM engine) are freed before the next model starts.

@@ -5,13 +5,15 @@ A package adds a provider by declaring, in its own `pyproject.toml`::
     [project.entry-points."poemetric.providers"]
     myprovider = "mypkg.module:MyProvider"
 
-and a model file then says `provider: myprovider`.
+and a model file then says `provider: myprovider`. The built-in names are POEMetric's own: an
+entry point of another package that reuses one is an error, never a silent replacement.
 """
 
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
+import inspect
+from importlib.metadata import EntryPoint, entry_points
 
 from poemetric.providers.base import ModelSpec, Provider
 
@@ -35,17 +37,61 @@ class UnknownProviderError(LookupError):
     pass
 
 
+class ProviderLoadError(UnknownProviderError):
+    """A registered provider that cannot be used: its entry point does not import, names no
+    `Provider` subclass, or reuses a name that is taken."""
+
+
 def register_provider(name: str, cls: type[Provider]) -> None:
     """Register a provider class in-process (tests, notebooks)."""
     _REGISTERED[name] = cls
 
 
+def _checked(cls: object, what: str) -> type[Provider]:
+    if not (isinstance(cls, type) and issubclass(cls, Provider)):
+        raise ProviderLoadError(
+            f"{what} names {cls!r}, which is not a subclass of poemetric.providers.Provider"
+        )
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))
+        raise ProviderLoadError(f"{what}: {cls.__name__} does not implement {missing}")
+    if not inspect.iscoroutinefunction(cls.generate):
+        raise ProviderLoadError(
+            f"{what}: {cls.__name__}.generate must be a coroutine (`async def generate`)"
+        )
+    return cls
+
+
 def _load(target: str) -> type[Provider]:
     module_name, _, attr = target.partition(":")
-    cls = getattr(importlib.import_module(module_name), attr)
-    if not (isinstance(cls, type) and issubclass(cls, Provider)):
-        raise TypeError(f"{target} is not a poemetric Provider subclass")
-    return cls
+    return _checked(getattr(importlib.import_module(module_name), attr), target)
+
+
+def _described(entry: EntryPoint) -> str:
+    dist = getattr(entry, "dist", None)
+    package = f" of package {dist.name} {dist.version}" if dist is not None else ""
+    return f"entry point '{entry.name} = {entry.value}'{package}"
+
+
+def _load_entry_point(entry: EntryPoint) -> type[Provider]:
+    what = f"provider {entry.name!r} ({_described(entry)})"
+    try:
+        loaded = entry.load()
+    except Exception as error:  # an import error, a syntax error, a missing attribute...
+        raise ProviderLoadError(
+            f"{what} cannot be loaded: {type(error).__name__}: {error}"
+        ) from error
+    return _checked(loaded, what)
+
+
+def _third_party(name: str) -> list[EntryPoint]:
+    """Entry points named `name`, without POEMetric's own registration of its built-ins and
+    without the same target registered twice (one package found on two paths)."""
+    found: dict[str, EntryPoint] = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name == name and entry.value != _BUILTIN.get(name):
+            found.setdefault(entry.value, entry)
+    return list(found.values())
 
 
 def available_providers() -> list[str]:
@@ -55,13 +101,26 @@ def available_providers() -> list[str]:
 
 
 def provider_class(name: str) -> type[Provider]:
+    """The provider class registered as `name`; `ProviderLoadError` (with the entry point and
+    its package) when it cannot be used, `UnknownProviderError` when nothing has the name."""
     if name in _REGISTERED:
         return _REGISTERED[name]
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name == name:
-            return _load(ep.value)
+    entries = _third_party(name)
     if name in _BUILTIN:
+        if entries:
+            raise ProviderLoadError(
+                f"provider {name!r} is built into POEMetric, but {_described(entries[0])} "
+                "registers the same name: give that provider a name of its own (rename the "
+                "entry point and the model files' `provider:`), or uninstall the package"
+            )
         return _load(_BUILTIN[name])
+    if len(entries) > 1:
+        raise ProviderLoadError(
+            f"provider {name!r} is registered more than once: "
+            f"{'; '.join(_described(entry) for entry in entries)}; uninstall or rename all but one"
+        )
+    if entries:
+        return _load_entry_point(entries[0])
     raise UnknownProviderError(
         f"no provider named {name!r}; available: {', '.join(available_providers())}. "
         f"Third-party providers register through the {ENTRY_POINT_GROUP!r} entry-point group."

@@ -149,8 +149,18 @@ async def _attempt(
                 limiter.requests.on_rate_limited()
             raise error from caught
         state.latency_s = time.monotonic() - started
+    if not isinstance(completion, Completion):  # a third-party adapter's bug: this job fails
+        raise _not_a_completion(run, completion)
     limiter.requests.on_success()
     return completion
+
+
+def _not_a_completion(run: ModelRun, value: object) -> ProviderError:
+    return ProviderError(
+        f"provider {run.spec.provider!r} returned {type(value).__name__}, not a "
+        "poemetric.providers.Completion",
+        retryable=False,
+    )
 
 
 async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[Job]) -> None:
@@ -195,7 +205,11 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
                 if follow_up is not None:
                     queue.append(follow_up)
             else:
-                error = as_provider_error(result, run.spec.limits.timeout_s)
+                error = (
+                    as_provider_error(result, run.spec.limits.timeout_s)
+                    if isinstance(result, BaseException)
+                    else _not_a_completion(run, result)
+                )
                 run.budget.settle(guess.cost_usd, 0.0)
                 log_attempt(run, job, 1, "error", error=error, latency_s=latency)
                 record_failure(run, job, error)

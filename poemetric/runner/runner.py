@@ -42,6 +42,7 @@ from rich.progress import (
 
 from poemetric.providers.base import BatchCapable, Completion, ModelSpec, Provider, ProviderError
 from poemetric.providers.registry import create_provider, provider_class
+from poemetric.providers.remote_common import key_variables
 from poemetric.runner.cost import Budget
 from poemetric.runner.isolation import provider_target as provider_target
 from poemetric.runner.isolation import register_target as register_target
@@ -135,8 +136,6 @@ class ModelRun:
     def stop_for_auth(self, status: int) -> None:
         """The provider refused the model's API key (HTTP 401/403, Gemini's 400
         API_KEY_INVALID): stop the model, naming the variable the key comes from (never the key)."""
-        from poemetric.providers.remote_common import key_variables
-
         if self.stopped is None:
             variables = " or ".join(key_variables(self.spec)) or "the model's API key"
             self.report.auth_status = status
@@ -283,7 +282,7 @@ def run_stage(
                 options,
                 budget,
                 model_report,
-                Redactor([spec.api_key_env or ""]),
+                Redactor(key_variables(spec)),  # the file's api_key_env, else the adapter's
             )
             if leases is not None:
                 cached, pending = _lease(leases, run, cached, pending)
@@ -293,24 +292,12 @@ def run_stage(
             runs.append((run, pending))
         if options.dry_run:
             for run, _ in runs:
-                provider = create_provider(run.spec)
-                try:
-                    provider.preflight()
-                except ProviderError as error:
-                    run.report.not_run = str(error)
-                finally:
-                    await provider.aclose()
+                if (planned := await _started(run)) is not None:
+                    await planned.aclose()
             return [run.report for run, _ in runs]
 
         async def one(run: ModelRun, pending: list[Job]) -> None:
-            if not pending:
-                return
-            provider = create_provider(run.spec)
-            try:
-                provider.preflight()
-            except ProviderError as error:
-                run.report.not_run = str(error)
-                await provider.aclose()
+            if not pending or (provider := await _started(run)) is None:
                 return
             run.progress = progress
             run.task = progress.add_task(run.spec.name, total=len(pending), tokens="0", cost="0")
@@ -358,6 +345,22 @@ def _lease(
         [(job, hit) for job, hit in cached if job.key in claim.mine],
         [job for job in pending if job.key in claim.mine],
     )
+
+
+async def _started(run: ModelRun) -> Provider | None:
+    """The model's provider, created and preflighted; None, with the reason in the report, when
+    it cannot run (no key, no engine, or a third-party adapter failing as it starts)."""
+    provider = None
+    try:
+        provider = create_provider(run.spec)
+        provider.preflight()
+    except Exception as error:
+        why = str(error) if isinstance(error, ProviderError) else f"{type(error).__name__}: {error}"
+        run.report.not_run = run.redact(why)
+        if provider is not None:
+            await provider.aclose()
+        return None
+    return provider
 
 
 def _add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:

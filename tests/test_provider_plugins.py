@@ -1,0 +1,302 @@
+"""Third-party providers as a user adds them (docs/providers.md, "Writing a provider"): a package
+on the path with a `poemetric.providers` entry point, named by a model file in a user folder,
+run through the real `poemetric generate` / `judge` commands."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.store import RunStore
+
+#: A provider writing two lines per prompt, or the judge's JSON answer for a judge prompt.
+GOOD = """\
+    from typing import ClassVar
+
+    from poemetric.providers import Completion, Provider, TokenUsage
+
+    JUDGE = ('{"1": 4, "2": 4, "3": 3, "4": 3, "5": 2, "6": 3, "7": 0, "8": 3, "9": "ok", '
+             '"10": 3, "11": "fine", "12": 2, "13": "a machine"}')
+
+
+    class Plugin(Provider):
+        name: ClassVar[str] = "NAME"
+        remote: ClassVar[bool] = False
+
+        async def generate(self, request):
+            prompt = request.messages[-1].content
+            if "is written by a human" in prompt:
+                return Completion(text=JUDGE)
+            lines = int(self.spec.options.get("lines", 2))
+            text = "\\n".join(f"Line {i} of HIJACKED verse" for i in range(lines))
+            return Completion(text=text, usage=TokenUsage(input_tokens=3, output_tokens=5))
+"""
+
+Installer = Callable[..., str]
+
+
+@pytest.fixture
+def install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Installer]:
+    """`install(entry_name, source, attr="Plugin")`: a distribution on sys.path (module and a
+    `*.dist-info` with METADATA and entry_points.txt, as `pip install --target` leaves it) whose
+    entry point `entry_name` names `attr` of the module; returns the module's name."""
+    modules: list[str] = []
+
+    def make(entry_name: str, source: str, attr: str = "Plugin") -> str:
+        module = f"plug_{uuid.uuid4().hex[:10]}"
+        root = tmp_path / "site" / module
+        info = root / f"{module}-0.1.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+        (info / "entry_points.txt").write_text(
+            f"[poemetric.providers]\n{entry_name} = {module}:{attr}\n"
+        )
+        code = textwrap.dedent(source).replace('"NAME"', repr(entry_name))
+        (root / f"{module}.py").write_text(code, encoding="utf-8")
+        monkeypatch.syspath_prepend(str(root))
+        modules.append(module)
+        return module
+
+    yield make
+    for module in modules:
+        sys.modules.pop(module, None)
+
+
+@pytest.fixture
+def user_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Path]:
+    """`user_models(kind, name, text)` writes a model file into a user folder (docs/models.md)."""
+    folders = {"generators": tmp_path / "my-models", "judges": tmp_path / "my-judges"}
+    for kind, folder in folders.items():
+        folder.mkdir()
+        monkeypatch.setenv(f"POEMETRIC_{kind.upper()}_DIR", str(folder))
+
+    def write(kind: str, name: str, text: str) -> Path:
+        path = folders[kind] / f"{name}.yaml"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "400"})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_a_plugin_generates_and_judges(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path
+) -> None:
+    install("toy", GOOD)
+    user_models("generators", "toy-writer", "name: toy-writer\nprovider: toy\nmodel: w\n"
+                "options: {lines: 3}\n")  # fmt: skip
+    user_models("judges", "toy-judge", "name: toy-judge\nprovider: toy\nmodel: j\n")
+    run = str(tmp_path / "run")
+    code, out, err = cli("generate", "--run", run, "--models", "toy-writer", "--limit", "2",
+                         "--no-progress")  # fmt: skip
+    assert code == 0, out + err
+    code, out, err = cli("judge", "--run", run, "--judge", "toy-judge", "--no-progress")
+    assert code == 0, out + err
+    with RunStore(run) as store:
+        poems = store.query("SELECT poem FROM generations WHERE author = 'toy-writer'")
+        assert [p["poem"].count("\n") for p in poems] == [2, 2]  # options reached the plugin
+        judged = store.query("SELECT status FROM judgments WHERE judge = 'toy-judge'")
+        assert len(judged) == 4 and {j["status"] for j in judged} == {"ok"}
+
+
+NOT_A_PROVIDER = "class Plugin:\n    pass\n"
+ABSTRACT = "from poemetric.providers import Provider\nclass Plugin(Provider):\n    pass\n"
+NOT_ASYNC = GOOD.replace("async def generate", "def generate")
+
+
+@pytest.mark.parametrize(
+    ("source", "attr", "reason"),
+    [
+        ("import nonexistent_dependency_xyz\n", "Plugin",
+         "cannot be loaded: ModuleNotFoundError: No module named 'nonexistent_dependency_xyz'"),
+        ("def broken(:\n", "Plugin", "cannot be loaded: SyntaxError: "),
+        (GOOD, "Missing", "cannot be loaded: AttributeError: "),
+        (NOT_A_PROVIDER, "Plugin", "which is not a subclass of poemetric.providers.Provider"),
+        (ABSTRACT, "Plugin", ": Plugin does not implement generate"),
+        (NOT_ASYNC, "Plugin", ": Plugin.generate must be a coroutine (`async def generate`)"),
+    ],
+    ids=["import-error", "syntax-error", "missing-attribute", "not-a-provider", "abstract",
+         "not-async"],
+)  # fmt: skip
+def test_a_broken_entry_point_is_one_clear_error_before_anything_runs(
+    install: Installer,
+    user_models: Callable[..., Path],
+    tmp_path: Path,
+    source: str,
+    attr: str,
+    reason: str,
+) -> None:
+    module = install("broken", source, attr)
+    path = user_models("generators", "mine", "name: mine\nprovider: broken\nmodel: x\n")
+    run = tmp_path / "run"
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine", "--no-progress")
+    assert code == 2, out + err
+    assert err.startswith(
+        f"error: {path}: model 'mine': provider 'broken' (entry point 'broken = "
+        f"{module}:{attr}' of package {module} 0.1)"
+    ), err
+    assert reason in err and "Traceback" not in out + err
+    assert not run.exists()  # refused before the run was prepared
+    judge_path = user_models("judges", "mine", "name: mine\nprovider: broken\nmodel: x\n")
+    code, out, err = cli("judge", "--run", str(run), "--judge", "mine")
+    assert code == 2 and err.startswith(f"error: {judge_path}: judge 'mine': provider 'broken'")
+    assert "; judges:" not in err  # the judge exists: no list of judges to choose from
+    code, out, err = cli("ghostwriting", "style-match", "--run", str(run), "--judge", "mine")
+    assert code == 2 and err.startswith("error: judge 'mine': provider 'broken' (entry point ")
+
+
+def test_a_plugin_cannot_take_a_built_in_name(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path
+) -> None:
+    """An entry point named like a built-in replaced it silently: `markov` (or `openai`, for
+    every GPT model of the paper) ran the other package's code."""
+    module = install("markov", GOOD)
+    run = tmp_path / "run"
+    code, out, err = cli("generate", "--run", str(run), "--models", "markov", "--no-progress")
+    assert code == 2, out + err
+    assert "provider 'markov' is built into POEMetric, but entry point 'markov = " in err
+    assert f"of package {module} 0.1 registers the same name" in err
+    assert not run.exists()
+
+
+def test_two_packages_registering_one_name_is_an_error(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path
+) -> None:
+    first, second = install("toy", GOOD), install("toy", GOOD)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    code, out, err = cli("generate", "--run", str(tmp_path / "run"), "--models", "mine")
+    assert code == 2, out + err
+    assert "provider 'toy' is registered more than once" in err
+    assert f"package {first} 0.1" in err and f"package {second} 0.1" in err
+
+
+WRONG_RETURN = (
+    GOOD.replace(
+        "            prompt = request.messages[-1].content\n",
+        "            prompt = request.messages[-1].content\n"
+        "            if 'sonnet-29' in request.context['poem_id']:\n"
+        "                return text_only(prompt)\n",
+    )
+    + "\n\n    def text_only(prompt):\n        return 'a bare string'\n"
+)
+
+
+@pytest.mark.parametrize("batches", [False, True], ids=["concurrent", "offline-chunks"])
+def test_an_adapter_returning_no_completion_fails_that_job_only(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path, batches: bool
+) -> None:
+    """It was an AttributeError traceback from the runner that ended the whole command."""
+    source = WRONG_RETURN
+    if batches:
+        source = source.replace("remote: ClassVar[bool] = False",
+                                "prefers_batches: ClassVar[bool] = True")  # fmt: skip
+    install("toy", source)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    run = str(tmp_path / "run")
+    code, out, err = cli("generate", "--run", run, "--models", "mine,markov", "--limit", "3",
+                         "--no-progress")  # fmt: skip
+    assert code == 1, out + err  # some jobs ended in error
+    assert "mine: 1 error(s), first: provider 'toy' returned str, not a " in out
+    with RunStore(run) as store:
+        rows = store.query("SELECT author, status FROM generations WHERE author != 'human'")
+    statuses = sorted((r["author"], r["status"]) for r in rows)
+    assert statuses == [*[("markov", "ok")] * 3, ("mine", "error"), *[("mine", "ok")] * 2]
+
+
+BAD_OPTION = GOOD.replace(
+    "        async def generate(self, request):\n",
+    "        def __init__(self, spec):\n"
+    "            super().__init__(spec)\n"
+    "            if not isinstance(spec.options.get('lines', 2), int):\n"
+    "                raise ValueError('options.lines must be a whole number')\n"
+    "\n"
+    "        async def generate(self, request):\n",
+)
+
+
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])
+def test_an_adapter_failing_as_it_starts_leaves_its_jobs_pending(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path, dry_run: bool
+) -> None:
+    """Its constructor's ValueError was a traceback ending the command (other models too)."""
+    install("toy", BAD_OPTION)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n"
+                "options: {lines: many}\n")  # fmt: skip
+    run = tmp_path / "run"
+    args = ["--dry-run"] if dry_run else ["--no-progress"]
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine,markov", "--limit",
+                         "2", *args)  # fmt: skip
+    assert code == (0 if dry_run else 1), out + err
+    assert "mine cannot run (2 job(s) left pending): ValueError: options.lines must be a " in out
+    if not dry_run:
+        with RunStore(run) as store:
+            assert store.count("generations", "author = 'markov' AND status = 'ok'") == 2
+
+
+KEY_ECHO = """\
+    import os
+    from typing import ClassVar
+
+    from poemetric.providers import Completion, Provider, ProviderError
+    from poemetric.providers.remote_common import resolve_api_key
+
+
+    class Plugin(Provider):
+        name: ClassVar[str] = "NAME"
+        default_key_envs: ClassVar[tuple[str, ...]] = ("TOY_SERVICE_KEY",)
+
+        def preflight(self):
+            resolve_api_key(self.spec, self.default_key_envs)
+
+        async def generate(self, request):
+            key = resolve_api_key(self.spec, self.default_key_envs)
+            if "sonnet-29" in request.context["poem_id"]:
+                raise ProviderError(f"refused: bad request for {key}", retryable=False,
+                                    status=400, raw=key)
+            return Completion(text="A line\\nAnother line", raw={"echo": key})
+"""
+
+
+def test_a_plugins_default_key_variable_is_scrubbed(
+    install: Installer,
+    user_models: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only the model file's `api_key_env` (and a fixed list of well-known variables) was
+    scrubbed: a provider's own default variable was stored and printed in clear."""
+    install("toy", KEY_ECHO)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    run = tmp_path / "run"
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine", "--dry-run")
+    assert "mine cannot run" in out and "set the environment variable TOY_SERVICE_KEY" in out
+    secret = "toy-secret-value-0123"
+    monkeypatch.setenv("TOY_SERVICE_KEY", secret)
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine", "--limit", "3",
+                         "--no-progress")  # fmt: skip
+    assert code == 1, out + err
+    assert "refused: bad request for ***" in out and secret not in out + err
+    stored = b"".join(path.read_bytes() for path in run.iterdir() if path.is_file())
+    assert b"echo" in stored and secret.encode() not in stored
+
+
+def test_models_lists_the_groups_of_a_user_groups_file(user_models: Callable[..., Path]) -> None:
+    path = user_models("generators", "mine", "name: mine\nprovider: markov\nmodel: m\n")
+    (path.parent / "groups.yaml").write_text("my-group: [mine, markov]\n", encoding="utf-8")
+    code, out, err = cli("models")
+    assert code == 0, out + err
+    rows = {line.split("│")[0].strip(): line.split("│")[-1].strip() for line in
+            out.splitlines() if "│" in line}  # fmt: skip
+    assert rows["mine"] == "my-group"
+    assert rows["markov"] == "baselines, my-group"
