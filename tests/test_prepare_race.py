@@ -1,0 +1,99 @@
+"""Two processes preparing the same new run at once (shards started together on one --run)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+import time
+from multiprocessing.queues import Queue
+from pathlib import Path
+
+import pytest
+
+from poemetric.store import RunStore
+from poemetric.store.db import DB_NAME
+
+VARIANT = "Write a {{ form }}.\n"
+
+
+def _prepare(run: Path, dataset: str, template: str | None, said: Queue[str]) -> None:
+    """One process: open the run, say so, prepare it; then say how that went."""
+    from poemetric.pipeline import prepare_run
+
+    try:
+        with RunStore(run) as store:
+            said.put("opened")
+            prepare_run(store, dataset, template=template)
+        said.put("ok")
+    except Exception as error:
+        said.put(f"{type(error).__name__}: {error}")
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "refusal"),
+    [
+        (("demo", None), ("lear-limericks", None), "was prepared from dataset"),
+        (("demo", "generation.jinja"), ("demo", "variant.jinja"), "another generation prompt"),
+        (("demo", None), ("demo", None), None),
+    ],
+    ids=["datasets", "templates", "same"],
+)
+def test_processes_preparing_one_new_run_at_once_never_mix_two_preparations(
+    tmp_path: Path,
+    first: tuple[str, str | None],
+    second: tuple[str, str | None],
+    refusal: str | None,
+) -> None:
+    """Both processes checked the new run's dataset and template before either wrote, so both
+    passed and the run held two datasets (16 + 38 poems, prompts and human rows) or two
+    templates (two prompts and two human rows per poem). Another writer holds the store while
+    both start, so that both get as far as they can before either writes."""
+    (tmp_path / "variant.jinja").write_text(VARIANT, encoding="utf-8")
+    run = tmp_path / "run"
+    RunStore(run).close()
+    holder = sqlite3.connect(run / DB_NAME, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    context = multiprocessing.get_context("spawn")
+    said: Queue[str] = context.Queue()
+    files = {"variant.jinja": str(tmp_path / "variant.jinja")}  # others: bundled, or None
+    preparers = [
+        context.Process(target=_prepare, args=(run, dataset, files.get(t or "", t), said))
+        for dataset, t in (first, second)
+    ]
+    for preparer in preparers:
+        preparer.start()
+    assert [said.get(timeout=60) for _ in preparers] == ["opened", "opened"]
+    time.sleep(0.5)  # both read the run (and, unfixed, rendered their prompts) meanwhile
+    holder.execute("ROLLBACK")
+    holder.close()
+    results = [said.get(timeout=60) for _ in preparers]
+    for preparer in preparers:
+        preparer.join(timeout=60)
+    refused = [result for result in results if result != "ok"]
+    if refusal is None:
+        assert refused == []
+    else:
+        assert len(refused) == 1 and refused[0].startswith("StoreError: "), results
+        assert refusal in refused[0]
+    with RunStore(run, create=False) as store:
+        poems = store.count("poems")
+        assert poems in {16, 38}  # demo's, or lear-limericks' poems: one dataset
+        assert store.count("prompts") == store.count("generations") == poems
+        assert store.count("templates") == 1
+
+
+def test_a_transaction_inside_another_is_part_of_it(tmp_path: Path) -> None:
+    """`prepare_run` makes the store's writes inside its own transaction: an inner one that
+    fails undoes only its own writes, and the outer one's failure undoes them all."""
+    with RunStore(tmp_path) as store:
+        with store.transaction():
+            store.set_meta("outer", 1)
+            with pytest.raises(RuntimeError), store.transaction():
+                store.set_meta("inner", 2)
+                raise RuntimeError("inner fails")
+            store.set_meta("after", 3)
+        assert [store.get_meta(k) for k in ("outer", "inner", "after")] == [1, None, 3]
+        with pytest.raises(RuntimeError), store.transaction():
+            store.set_meta("kept", 4)
+            raise RuntimeError("outer fails")
+        assert store.get_meta("kept") is None and not store.conn.in_transaction
