@@ -14,6 +14,7 @@ from poemetric.store import RunStore
 from poemetric.store.db import DB_NAME
 
 VARIANT = "Write a {{ form }}.\n"
+POEMS = 2000
 
 
 def _prepare(run: Path, dataset: str, template: str | None, said: Queue[str]) -> None:
@@ -80,6 +81,56 @@ def test_processes_preparing_one_new_run_at_once_never_mix_two_preparations(
         assert poems in {16, 38}  # demo's, or lear-limericks' poems: one dataset
         assert store.count("prompts") == store.count("generations") == poems
         assert store.count("templates") == 1
+
+
+def _generate_with(run: Path, dataset: Path, template: Path, said: Queue[str]) -> None:
+    """One `generate --run RUN --dataset DATASET --template TEMPLATE`, up to its preparation."""
+    import typer
+
+    from poemetric.cli.generate_cmd import open_prepared
+
+    try:
+        store, _ = open_prepared(run, str(dataset), None, str(template))
+        store.close()
+        said.put("ok")
+    except typer.Exit as exit_:
+        said.put(f"exit {exit_.exit_code}")
+
+
+def test_a_failed_preparation_leaves_the_run_another_process_is_preparing(
+    tmp_path: Path,
+) -> None:
+    """One `generate` has a template that fails to render for the dataset's last poem; another
+    opens the same new run while the first renders, and prepares it. The first removed the store
+    it had made (no dataset recorded yet) while the other had it open: that one reported
+    success and went on writing into deleted files, and the run was gone."""
+    from poemetric.data import load_dataset, write_dataset
+    from poemetric.pipeline import prepare_run
+
+    demo = load_dataset("demo").poems
+    poems = [
+        demo[i % len(demo)].model_copy(update={"poem_id": f"p{i:04d}", "title": f"Poem {i}"})
+        for i in range(POEMS)
+    ]
+    poems[-1] = poems[-1].model_copy(update={"theme": "the last one"})
+    dataset = load_dataset(write_dataset(poems, tmp_path / "poems.csv"))
+    typo = tmp_path / "typo.jinja"
+    typo.write_text("Write a {{ form }}.{% if theme == 'the last one' %}{{ metre }}{% endif %}\n")
+    run = tmp_path / "run"
+    context = multiprocessing.get_context("spawn")
+    said: Queue[str] = context.Queue()
+    failing = context.Process(target=_generate_with, args=(run, dataset.path, typo, said))
+    failing.start()
+    deadline = time.monotonic() + 60
+    while not (run / DB_NAME).exists() and failing.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.001)  # unfixed, it made the store and renders its prompts now
+    with RunStore(run) as store:  # the other process, as its `generate` opens the run
+        prepare_run(store, dataset)
+    assert said.get(timeout=60) == "exit 2"  # the typo: 'metre' is undefined
+    failing.join(timeout=60)
+    with RunStore(run, create=False) as store:
+        assert store.count("generations", "author = 'human'") == POEMS
+        assert store.get_meta("dataset")["name"] == "poems"
 
 
 def test_a_transaction_inside_another_is_part_of_it(tmp_path: Path) -> None:
