@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from poemetric.data import Dataset, load_dataset
+from poemetric.data import Dataset, Poem, load_dataset
 from poemetric.prompts import (
     GENERATION_TEMPLATE,
     PromptTemplate,
+    RenderedPrompt,
     load_template,
     render_generation_prompt,
 )
@@ -58,56 +59,56 @@ def prepare_run(
     """
     full = dataset_spec if isinstance(dataset_spec, Dataset) else load_dataset(dataset_spec)
     dataset = full.head(limit)
-    recorded = store.get_meta("dataset")
-    if recorded is not None and recorded.get("sha256") != dataset.sha256:
-        raise StoreError(
-            f"run {store.run_dir} was prepared from dataset {recorded.get('name')!r} "
-            f"(sha256 {str(recorded.get('sha256'))[:12]}…), not {dataset.name!r} "
-            f"(sha256 {dataset.sha256[:12]}…); use another --run directory"
-        )
-    loaded = stored_generation_template(store) if template is None else None
-    if loaded is None:
-        loaded = load_template(GENERATION_TEMPLATE if template is None else template)
-    rendered = [(poem, render_generation_prompt(poem, loaded)) for poem in dataset.poems]
-    template_hash = loaded.sha256
-    if rendered:
-        _check_one_template(store, template_hash, loaded.name)
-        store.add_template(loaded.name, loaded.text)
-    # The whole dataset is the run's snapshot (offline generators such as the Markov baseline
-    # train on it); `limit` only decides which poems get prompts.
-    poems_added = store.add_poems(full.store_rows())
-    prompt_rows = [
-        {
-            "prompt_id": prompt_id_for(poem.poem_id, prompt.template_hash),
-            "poem_id": poem.poem_id,
-            "template_hash": prompt.template_hash,
-            "text": prompt.text,
-        }
-        for poem, prompt in rendered
-    ]
-    prompts_added = store.add_prompts(prompt_rows)
-    for poem, prompt in rendered:
-        prompt_id = prompt_id_for(poem.poem_id, prompt.template_hash)
-        store.save_generation(
+    chosen = None if template is None else load_template(template)
+    # The checks and the writes are one transaction: another process preparing the same new run
+    # at the same moment (two shards started together) waits for it, then sees this one's
+    # dataset and template and is refused, or finds nothing left to add.
+    with store.transaction():
+        _check_one_dataset(store, dataset)
+        loaded = chosen or stored_generation_template(store) or load_template(GENERATION_TEMPLATE)
+        rendered = render_prompts(dataset, loaded)
+        if rendered:
+            _check_one_template(store, loaded.sha256, loaded.name)
+            store.add_template(loaded.name, loaded.text)
+        # The whole dataset is the run's snapshot (offline generators such as the Markov
+        # baseline train on it); `limit` only decides which poems get prompts.
+        poems_added = store.add_poems(full.store_rows())
+        prompts_added = store.add_prompts(
             {
-                "generation_id": generation_id_for(prompt_id, HUMAN_AUTHOR, 0),
-                "prompt_id": prompt_id,
+                "prompt_id": prompt_id_for(poem.poem_id, prompt.template_hash),
                 "poem_id": poem.poem_id,
-                "author": HUMAN_AUTHOR,
-                "sample_index": 0,
-                "status": "ok",
-                "provider": "human",
-                "provider_model": "human",
                 "template_hash": prompt.template_hash,
-                "response_text": poem.content,
-                "poem": poem.content,
-                "cost_usd": 0.0,
+                "text": prompt.text,
             }
+            for poem, prompt in rendered
         )
-    store.set_meta(
-        "dataset", {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256}
-    )
-    return PreparedRun(dataset, template_hash, poems_added, prompts_added)
+        for poem, prompt in rendered:
+            prompt_id = prompt_id_for(poem.poem_id, prompt.template_hash)
+            store.save_generation(
+                {
+                    "generation_id": generation_id_for(prompt_id, HUMAN_AUTHOR, 0),
+                    "prompt_id": prompt_id,
+                    "poem_id": poem.poem_id,
+                    "author": HUMAN_AUTHOR,
+                    "sample_index": 0,
+                    "status": "ok",
+                    "provider": "human",
+                    "provider_model": "human",
+                    "template_hash": prompt.template_hash,
+                    "response_text": poem.content,
+                    "poem": poem.content,
+                    "cost_usd": 0.0,
+                }
+            )
+        store.set_meta(
+            "dataset", {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256}
+        )
+    return PreparedRun(dataset, loaded.sha256, poems_added, prompts_added)
+
+
+def render_prompts(dataset: Dataset, template: PromptTemplate) -> list[tuple[Poem, RenderedPrompt]]:
+    """Each poem of `dataset` with its generation prompt; a PromptError when one fails."""
+    return [(poem, render_generation_prompt(poem, template)) for poem in dataset.poems]
 
 
 def stored_generation_template(store: RunStore) -> PromptTemplate | None:
@@ -119,6 +120,16 @@ def stored_generation_template(store: RunStore) -> PromptTemplate | None:
     if not rows:
         return None
     return PromptTemplate(name=str(rows[0]["name"]), text=str(rows[0]["text"]), path=store.path)
+
+
+def _check_one_dataset(store: RunStore, dataset: Dataset) -> None:
+    recorded = store.get_meta("dataset")
+    if recorded is not None and recorded.get("sha256") != dataset.sha256:
+        raise StoreError(
+            f"run {store.run_dir} was prepared from dataset {recorded.get('name')!r} "
+            f"(sha256 {str(recorded.get('sha256'))[:12]}…), not {dataset.name!r} "
+            f"(sha256 {dataset.sha256[:12]}…); use another --run directory"
+        )
 
 
 def _check_one_template(store: RunStore, template_hash: str, name: str) -> None:

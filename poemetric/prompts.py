@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from enum import Enum
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -109,6 +109,12 @@ _JINJA = jinja2.Environment(
 )
 
 
+@lru_cache(maxsize=16)
+def _compiled(text: str) -> jinja2.Template:
+    """A generation template compiled once, not once per poem (most of a render's time)."""
+    return _JINJA.from_string(text)
+
+
 def _form_name(form: object) -> str:
     value = form.value if isinstance(form, Enum) else form
     return str(value).strip().lower()
@@ -124,7 +130,7 @@ def render_generation_prompt(
     """
     loaded = template if isinstance(template, PromptTemplate) else load_template(template)
     try:
-        text = _JINJA.from_string(loaded.text).render(
+        text = _compiled(loaded.text).render(
             form=_form_name(poem.form),
             meter=(poem.meter_pattern or "").strip(),
             rhyme=(poem.rhyme_pattern or "").strip(),

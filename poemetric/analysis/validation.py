@@ -18,13 +18,19 @@ import pandas as pd
 
 from poemetric.analysis.agreement import pao
 from poemetric.judge.answer import DIMENSION_KEYS
-from poemetric.reliability import OVERALL, Rating, Ratings, agreement_report
+from poemetric.reliability import (
+    AGREEMENT_BOOTSTRAP,
+    BOOTSTRAP_SEED,
+    OVERALL,
+    Rating,
+    Ratings,
+    agreement_report,
+)
 
-#: Bootstrap resamples and seed of the agreement CIs: the defaults of `analyze` and `report`
-#: (their `--bootstrap` and `--seed`, poemetric.cli.options), so that both show a run the
-#: same intervals.
-AGREEMENT_BOOTSTRAP = 500
-BOOTSTRAP_SEED = 0
+# AGREEMENT_BOOTSTRAP and BOOTSTRAP_SEED are the defaults of `analyze`, `report` (their
+# `--bootstrap` and `--seed`, poemetric.cli.options) and the survey's admin page, so that all
+# show a run the same intervals; poemetric.reliability defines them for the survey server, which
+# does not load pandas.
 
 SCALE = [1.0, 2.0, 3.0, 4.0, 5.0]
 ALL_ITEMS = "all"

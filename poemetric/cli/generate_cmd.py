@@ -89,35 +89,30 @@ def open_prepared(
 ) -> tuple[RunStore, PreparedRun]:
     """The run's store (created when new), prepared by `prepare_or_exit`.
 
-    The dataset and the template are read first, and `run` must be a folder (or not exist yet,
-    with no file in its way): a mistyped or invalid one is an error before any folder or store
-    exists, so that nothing can later look like a run. When preparing a store this call created
-    fails all the same, the store is removed again with the folders made for it, unless it
-    records a dataset: `prepare_run` records it last, so another process prepared that run
-    meanwhile (the usual failure then: this call's dataset is not the run's). An existing store
-    is only closed, never removed. `shown_as` is the run that messages name when `run` is a
-    scratch copy of it (`prepared_or_planned`).
+    Everything that can fail on this call's own arguments is tried before any folder or store
+    exists: `run` must be a folder (or not exist yet, with no file in its way), the dataset and
+    the template are read, and for a new run the template renders every prompt. So a mistyped or
+    invalid one leaves nothing that could later look like a run. What can still fail once the
+    store is open is a refusal because another process prepared the run first (another dataset
+    or template: `prepare_run` checks and writes in one transaction) or an I/O error; the store
+    is then only closed, never removed: it may be another process's, open there, and removing
+    it made that process write on into deleted files. `shown_as` is the run that messages name
+    when `run` is a scratch copy of it (`prepared_or_planned`).
     """
-    import sqlite3
-
     from poemetric.data import DatasetError, load_dataset
-    from poemetric.prompts import PromptError, load_template
+    from poemetric.pipeline import render_prompts
+    from poemetric.prompts import GENERATION_TEMPLATE, PromptError, load_template
     from poemetric.store import RunStore, StoreError
     from poemetric.store.db import DB_NAME
 
     try:
         loaded = load_dataset(dataset)
-        if template is not None:
-            load_template(template)
+        chosen = load_template(GENERATION_TEMPLATE if template is None else template)
+        if not (run / DB_NAME).exists():  # a new run's prompts (an existing run's: prepare_run)
+            render_prompts(loaded.head(limit), chosen)
     except (DatasetError, PromptError) as error:
         raise error_exit(error) from error
     output_folder(run, "--run")  # a file in the way: an error, not a traceback from mkdir
-    made: list[Path] = []  # the run folder and its missing parents, innermost first
-    folder = run
-    while not folder.exists() and folder != folder.parent:
-        made.append(folder)
-        folder = folder.parent
-    new = not (run / DB_NAME).exists()
     try:
         store = RunStore(run)
     except StoreError as error:  # a damaged store, or one of a newer POEMetric
@@ -127,20 +122,8 @@ def open_prepared(
         store.run_dir = shown_as
     try:
         return store, prepare_or_exit(store, loaded, limit, template)
-    except Exception:  # typer.Exit too
-        try:
-            prepared_by_another = new and store.get_meta("dataset") is not None
-        except sqlite3.Error:
-            prepared_by_another = True  # cannot tell: keep it
+    except BaseException:
         store.close()
-        if new and not prepared_by_another:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                store.path.with_name(store.path.name + suffix).unlink(missing_ok=True)
-            for empty in made:
-                try:
-                    empty.rmdir()
-                except OSError:
-                    break
         raise
 
 

@@ -50,9 +50,9 @@ JudgeOption = typer.Option(
 LimitOption = typer.Option(
     None, "--limit", "-n", min=1, help="Only the first N poems of the dataset (quick trials)."
 )
-#: poemetric.analysis.validation.AGREEMENT_BOOTSTRAP and BOOTSTRAP_SEED, not imported here (it
-#: loads pandas; tests/test_report_agreement_ci.py keeps them equal): `analyze` and `report`
-#: share them, so the report shows the agreement intervals of the analysis tables.
+#: poemetric.reliability.AGREEMENT_BOOTSTRAP and BOOTSTRAP_SEED, not imported here (it loads
+#: numpy; tests/test_report_agreement_ci.py keeps them equal): `analyze`, `report` and the
+#: survey's admin page share them, so all show the agreement intervals of the analysis tables.
 AGREEMENT_BOOTSTRAP = 500
 BOOTSTRAP_SEED = 0
 BootstrapOption = typer.Option(

@@ -7,9 +7,18 @@ survey's admin page. Statistics and their N/A handling are defined in docs/agree
 
 from poemetric.reliability.features import STATISTICS
 from poemetric.reliability.ratings import Rating, Ratings, parse_scale, parse_score
-from poemetric.reliability.report import OVERALL, Agreement, AgreementReport, agreement_report
+from poemetric.reliability.report import (
+    AGREEMENT_BOOTSTRAP,
+    BOOTSTRAP_SEED,
+    OVERALL,
+    Agreement,
+    AgreementReport,
+    agreement_report,
+)
 
 __all__ = [
+    "AGREEMENT_BOOTSTRAP",
+    "BOOTSTRAP_SEED",
     "OVERALL",
     "STATISTICS",
     "Agreement",

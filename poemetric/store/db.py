@@ -140,7 +140,21 @@ class RunStore:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """An IMMEDIATE transaction: all of its writes land, or none do."""
+        """An IMMEDIATE transaction: all of its writes land, or none do. Inside another
+        transaction it is a savepoint of that one: its writes land when the outer one commits
+        (so a caller can make several of this class's writes, and the reads that decide them,
+        one transaction: `prepare_run`)."""
+        if self.conn.in_transaction:
+            self.conn.execute("SAVEPOINT nested")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK TO nested")
+                self.conn.execute("RELEASE nested")
+                raise
+            else:
+                self.conn.execute("RELEASE nested")
+            return
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn

@@ -171,6 +171,9 @@ class PoemetricSurvey:
         return {}
 
     def ratings(self, conn: sqlite3.Connection, survey_id: str) -> tuple[list[Rating], list[float]]:
+        """The 10 items' answers item by item, then by rater and poem: the order in which
+        `analyze` takes them (poemetric.analysis.validation), which orders the poems that its
+        bootstrap resamples, so that the admin page's intervals are its agreement_experts'."""
         keys = [q.key for q in self._questions if q.kind == "choice"]
         rows = conn.execute(
             f"SELECT rater_id, generation_id, question, score FROM survey_answers "
@@ -183,6 +186,8 @@ class PoemetricSurvey:
                    None if r["score"] == NA_SCORE else float(r["score"]))
             for r in rows
         ]  # fmt: skip
+        order = {key: index for index, key in enumerate(keys)}
+        ratings.sort(key=lambda r: (order[r.item], r.rater, r.unit))
         return ratings, [1.0, 2.0, 3.0, 4.0, 5.0]
 
 

@@ -23,12 +23,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from poemetric.reliability import STATISTICS
+from poemetric.reliability import STATISTICS, AgreementReport
 from poemetric.store import RunStore
 from poemetric.survey import db, edits, tokens
 from poemetric.survey.agreement import current_agreement
@@ -343,9 +344,7 @@ class SurveyApp:
     async def admin_page(self, request: Request) -> Response:
         if not tokens.same(str(request.path_params.get("token", "")), self.admin):
             return self._not_found()
-        with self._store() as store:
-            progress = db.progress(store, self.survey_id)
-            agreement = current_agreement(store, self.survey)
+        progress, agreement = await run_in_threadpool(self._admin_figures)
         rows = (
             [] if agreement is None else [*agreement.items.items(), ("overall", agreement.overall)]
         )
@@ -359,6 +358,12 @@ class SurveyApp:
             statistics=STATISTICS,
             labels=ADMIN_LABELS,
         )
+
+    def _admin_figures(self) -> tuple[list[db.RaterProgress], AgreementReport | None]:
+        """The admin page's progress and agreement: in a worker thread, as the bootstrap takes
+        a second or more for a large survey and raters' requests must not wait for it."""
+        with self._store() as store:
+            return db.progress(store, self.survey_id), current_agreement(store, self.survey)
 
     async def static(self, request: Request) -> Response:
         name = str(request.path_params["name"])
