@@ -259,6 +259,7 @@ def test_a_wrong_key_stops_the_model_with_one_line_and_a_rerun_finishes(
 
 
 BROKEN = "name: broken\nprovider: openai\nmodel: x\nsettings:\n  temprature: 1\n"
+TYPO = "settings.temprature: unknown key 'temprature' (did you mean 'temperature'?)"
 
 
 @pytest.mark.parametrize("variable", ["POEMETRIC_GENERATORS_DIR", "POEMETRIC_JUDGES_DIR"])
@@ -266,21 +267,22 @@ def test_demo_with_a_broken_user_model_file_is_an_error_not_a_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
 ) -> None:
     """A mistyped key in a file of the user's roster folder ended `demo` in a RosterError
-    traceback (after it had made the run's store, for a generator file)."""
+    traceback (after it had made the run's store, for a generator file). Now such a file stops
+    the demo only when the demo uses its model: a user `markov.yaml`, or `--judge broken`."""
     folder = tmp_path / "mine"
     folder.mkdir()
-    (folder / "broken.yaml").write_text(BROKEN, encoding="utf-8")
+    name, args = ("markov", []) if "GENERATORS" in variable else ("broken", ["--judge", "broken"])
+    (folder / f"{name}.yaml").write_text(BROKEN.replace("broken", name), encoding="utf-8")
     monkeypatch.setenv(variable, str(folder))
     run = tmp_path / "demo"
     result = CliRunner().invoke(
-        app, ["demo", "--run", str(run), "--no-progress"], env={"COLUMNS": "400"}
+        app, ["demo", "--run", str(run), "--no-progress", *args], env={"COLUMNS": "400"}
     )
     assert result.exit_code == 2, result.output
+    what, flag = ("model", "") if "GENERATORS" in variable else ("judge", " --judges")
     assert result.stderr.splitlines() == [
-        "error: invalid model file:",
-        f"  {folder / 'broken.yaml'}:5: settings.temprature: unknown key 'temprature' (did you "
-        "mean 'temperature'?); allowed: extra, max_tokens, reasoning_budget_tokens, "
-        "reasoning_effort, seed, stop, temperature, top_k, top_p",
+        f"error: {folder / f'{name}.yaml'}: {what} {name!r} cannot be used: {TYPO}; details: "
+        f"`poemetric models show {name}{flag}`"
     ]
     assert not run.exists()
 
@@ -290,11 +292,13 @@ def test_demo_with_a_broken_user_model_file_is_an_error_not_a_traceback(
     [
         (["generate", "--models", "markv"], None,
          "error: unknown model or group 'markv' (did you mean 'markov'?); see `poemetric models`"),
-        (["generate", "--models", "markov"], "POEMETRIC_GENERATORS_DIR", "error: invalid model file:"),
+        (["generate", "--models", "broken"], "POEMETRIC_GENERATORS_DIR",
+         "error: {path}: model 'broken' cannot be used: " + TYPO),
         (["judge", "--judge", "gpt4o"], None,
          "error: unknown judge or group 'gpt4o' (did you mean 'gpt-4o'?); see `poemetric models "
          "--judges`; judges: claude-3.7-sonnet, "),
-        (["judge", "--judge", "gpt-4o"], "POEMETRIC_JUDGES_DIR", "error: invalid model file:"),
+        (["judge", "--judge", "broken"], "POEMETRIC_JUDGES_DIR",
+         "error: {path}: judge 'broken' cannot be used: " + TYPO),
     ],
     ids=["unknown-model", "broken-model", "unknown-judge", "broken-judge"],
 )  # fmt: skip
@@ -307,8 +311,8 @@ def test_roster_errors_of_generate_and_judge_are_error_lines(
 ) -> None:
     """They were Typer's usage box, which cut a model file's path and its problems across
     the box's lines (at 80 columns a path in a home folder did not fit)."""
+    folder = tmp_path / "mine"
     if variable:
-        folder = tmp_path / "mine"
         folder.mkdir()
         (folder / "broken.yaml").write_text(BROKEN, encoding="utf-8")
         monkeypatch.setenv(variable, str(folder))
@@ -318,9 +322,7 @@ def test_roster_errors_of_generate_and_judge_are_error_lines(
     assert result.exit_code == 2, result.output
     assert result.stdout == "" and "Usage:" not in result.stderr
     lines = result.stderr.splitlines()
-    assert lines[0].startswith(first), lines
-    if variable:
-        assert lines[1].startswith(f"  {folder / 'broken.yaml'}:5: settings.temprature: ")
+    assert len(lines) == 1 and lines[0].startswith(first.format(path=folder / "broken.yaml"))
 
 
 def test_a_model_file_without_api_key_env_says_what_to_add(

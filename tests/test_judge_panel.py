@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from typer.testing import CliRunner
 from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import Completion, GenerationRequest
-from poemetric.roster import RosterError, load_roster
+from poemetric.roster import RosterError, load_catalog, load_roster, select_models
 from poemetric.store import RunStore
 from poemetric.store.schema import MIGRATIONS
 from poemetric.testing.servers import ChatCall, OpenAIServer
@@ -148,8 +149,11 @@ def test_a_judge_template_without_placeholders_is_refused_at_load(
     write_judge(tmp_path, "bad", "http://127.0.0.1:9/v1", template="nothing.md")
     (tmp_path / "nothing.md").write_text("no placeholders here")
     monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(tmp_path))
-    with pytest.raises(RosterError, match=r"bad\.yaml:6: template .*placeholder"):
-        load_roster("judges")
+    assert "bad" not in load_roster("judges")  # unusable: the other judges still load
+    with pytest.raises(RosterError, match=r"bad\.yaml: judge 'bad' cannot be used: template "):
+        select_models("bad", kind="judges")
+    unusable = load_catalog("judges").unusable["bad"]
+    assert re.search(r"bad\.yaml:6: template .*placeholder", unusable.detail)
 
 
 def test_judge_parse_reads_the_corpus_exactly(tmp_path: Path) -> None:

@@ -117,12 +117,17 @@ def demo(
     from poemetric.form.stage import run_form_stage
     from poemetric.generation.stage import run_generation
     from poemetric.report import build_report
-    from poemetric.roster import RosterError, load_roster, select_models
+    from poemetric.roster import RosterError, load_roster, refuse_unusable, select_models
     from poemetric.runner.runner import RunnerOptions
 
-    try:  # a broken file in a user folder: one error, before any run exists
+    try:  # a broken file of a model the demo uses: one error, before any run exists
         judges = load_roster("judges")
         generators = load_roster("generators")
+        markov = select_models("markov")
+        if judge:
+            refuse_unusable(judge, "judges")
+        if local:
+            refuse_unusable(LOCAL_MODEL, "generators")
     except RosterError as error:
         raise error_exit(error) from None
     if judge and judge not in judges:
@@ -136,7 +141,7 @@ def demo(
             f"{prepared.template_hash[:12]}…"
         )
         options = RunnerOptions(samples=samples, limit=limit, progress=progress)
-        report = run_generation(store, select_models("markov"), options=options)
+        report = run_generation(store, markov, options=options)
         console.print(f"2/5 generate {report.summary_line()}")
         local_hint = local_model_hint()
         if local and local_hint is None:

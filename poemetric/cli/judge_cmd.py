@@ -68,12 +68,13 @@ app.add_typer(judge_app, name="judge")
 
 def select_judges(selection: str) -> list[ModelSpec]:
     """Judges and judge groups, comma-separated (a panel)."""
-    from poemetric.roster import RosterError, select_models
+    from poemetric.roster import RosterError, UnusableModelError, select_models
 
     try:
         return select_models(selection, kind="judges")
     except RosterError as error:
-        if isinstance(error.__cause__, LookupError):  # the judge is known; its provider is broken
+        # The judge is known: its file cannot be used, or its provider is broken.
+        if isinstance(error, UnusableModelError) or isinstance(error.__cause__, LookupError):
             raise error_exit(error) from None
         available = ", ".join(load_judges())  # a broken file: load_judges names it and exits
         raise error_exit(f"{error}; judges: {available}") from None

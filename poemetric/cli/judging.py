@@ -49,6 +49,12 @@ def load_judges() -> dict[str, ModelSpec]:
 
 
 def judge_spec(judges: dict[str, ModelSpec], name: str) -> ModelSpec:
+    from poemetric.roster import RosterError, refuse_unusable
+
+    try:
+        refuse_unusable(name, "judges")  # a judge file that cannot be used: its file and reason
+    except RosterError as error:
+        raise error_exit(error) from None
     if name not in judges:
         raise error_exit(
             f"unknown judge {name!r}{did_you_mean(name, judges)}; see `poemetric models "

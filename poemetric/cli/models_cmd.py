@@ -14,7 +14,8 @@ from poemetric.roster import (
     RosterError,
     RosterKind,
     list_models,
-    load_entries,
+    list_unusable,
+    load_catalog,
     load_groups,
     roster_directories,
 )
@@ -71,7 +72,8 @@ def models(
 ) -> None:
     """The model roster: generators/ (or judges/ with --judges), one YAML file per model.
 
-    Lists models with provider, model id, groups, thinking and price (USD per million tokens).
+    Lists models with provider, model id, groups, thinking and price (USD per million tokens),
+    then the model files that cannot be used, each with its reason.
 
     Examples:
 
@@ -88,12 +90,15 @@ def models(
     kind = _kind(judges)
     try:
         rows = list_models(kind, group)
+        unusable = list_unusable(kind, group)
         groups = load_groups(kind)
     except RosterError as error:
         raise error_exit(error) from error
     title = f"{len(rows)} {'judges' if judges else 'models'}" + (
         f" in group {group}" if group else ""
     )
+    if unusable:
+        title += f" (and {len(unusable)} unusable, below)"
     console = Console(highlight=False, soft_wrap=True)
     # Names stay whole and the short columns keep their width; at a narrow terminal the groups
     # wrap, and the model id (then the provider) is left out rather than squeezing the rest.
@@ -119,6 +124,14 @@ def models(
             ", ".join(row.groups),
         )
     console.print(table)
+    if unusable:
+        console.print(
+            f"unusable (selecting one is an error until its file is fixed; "
+            f"`poemetric models show NAME{' --judges' if judges else ''}` says more):",
+            markup=False,
+        )
+        for model in unusable:
+            console.print(f"  {model.name}: {model.reason}  ({model.path})", markup=False)
     if len(wide) < 2:
         left_out = ", ".join(c for c in ("provider", "model id") if c not in wide)
         console.print(f"({left_out} left out at this width; see `poemetric models show NAME`)")
@@ -143,11 +156,18 @@ def show(
     judges = judges or bool((ctx.obj or {}).get("judges"))
     kind = _kind(judges)
     try:
-        entries = load_entries(kind)
+        catalog = load_catalog(kind)
     except RosterError as error:
         raise error_exit(error) from error
+    if name in catalog.unusable:
+        model = catalog.unusable[name]
+        # The whole error (file, line, field, the allowed keys), under the one-line reason.
+        lines = [line.strip() for line in model.detail.splitlines()]
+        detail = "\n".join(f"  {line}" for line in lines if line != "invalid model file:")
+        raise error_exit(f"{model.error(kind, hint=False)}\n{detail}")
+    entries = catalog.entries
     if name not in entries:
-        raise error_exit(f"unknown {kind[:-1]} {name!r}{_show_hint(name, list(entries), judges)}")
+        raise error_exit(f"unknown {kind[:-1]} {name!r}{_show_hint(name, catalog.names(), judges)}")
     entry = entries[name]
     typer.echo(f"# {entry.path}")
     data = entry.spec.model_dump(mode="json")
@@ -161,7 +181,7 @@ def _show_hint(name: str, names: list[str], judges: bool) -> str:
 
     other = _kind(not judges)
     try:
-        elsewhere = name in load_entries(other)
+        elsewhere = name in load_catalog(other).names()
     except RosterError:
         elsewhere = False
     if elsewhere:

@@ -158,9 +158,10 @@ def _last_line_pairs(
     from poemetric.probes.last_line import build_last_line_pairs, generator_for
     from poemetric.providers.base import ProviderError
     from poemetric.providers.transformers_engine import LocalModelError
-    from poemetric.roster import load_roster
+    from poemetric.roster import load_roster, refuse_unusable
 
     roster = load_roster("generators")
+    refuse_unusable(generator)  # a RosterError, a ValueError: `error:` naming the file
     if generator not in roster:
         raise ValueError(f"unknown --generator {generator!r}; see `poemetric models`")
     suffix = {"beam": "", "delayed_beam": "_dbs", "sample": "_sample"}[search]

@@ -13,6 +13,11 @@ replaced from the environment when the file is loaded (used by `judges/local-ope
 Interpolation is limited to these fields so that a secret can never end up inside a spec that is
 stored with the results; keys are named by `api_key_env` and read by the providers.
 
+A model file that cannot be used (invalid YAML or fields, an unset `${VAR}`, a provider that is
+not installed) does not stop the roster: it is listed as unusable, with its reason, and only a
+command that selects its model fails. Errors of the roster as a whole (two files of one model
+in one folder, a broken `groups.yaml`, a missing folder) still stop every command.
+
 The package's modules, each with one job: `base` (the kinds, the error, name suggestions),
 `yaml_reader` (YAML with line numbers, no duplicate keys), `model_file` (one model file),
 `loading` (the folders and every model in them), `groups` (named groups and `all`) and
@@ -21,17 +26,33 @@ The package's modules, each with one job: `base` (the kinds, the error, name sug
 
 from __future__ import annotations
 
-from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind
+from poemetric.roster.base import (
+    ALL_GROUP,
+    RosterError,
+    RosterFileError,
+    RosterKind,
+    UnusableModelError,
+)
 from poemetric.roster.groups import GROUPS_FILE, load_groups
 from poemetric.roster.loading import (
     ENV_DIRS,
+    Roster,
     RosterEntry,
+    UnusableModel,
+    load_catalog,
     load_entries,
     load_roster,
     roster_directories,
 )
 from poemetric.roster.model_file import INTERPOLATED_FIELDS, JUDGE_ONLY_FIELDS, load_model_file
-from poemetric.roster.selection import ModelRow, get_model, list_models, select_models
+from poemetric.roster.selection import (
+    ModelRow,
+    get_model,
+    list_models,
+    list_unusable,
+    refuse_unusable,
+    select_models,
+)
 
 __all__ = [
     "ALL_GROUP",
@@ -40,15 +61,22 @@ __all__ = [
     "INTERPOLATED_FIELDS",
     "JUDGE_ONLY_FIELDS",
     "ModelRow",
+    "Roster",
     "RosterEntry",
     "RosterError",
+    "RosterFileError",
     "RosterKind",
+    "UnusableModel",
+    "UnusableModelError",
     "get_model",
     "list_models",
+    "list_unusable",
+    "load_catalog",
     "load_entries",
     "load_groups",
     "load_model_file",
     "load_roster",
+    "refuse_unusable",
     "roster_directories",
     "select_models",
 ]

@@ -1,4 +1,4 @@
-"""Names every roster module shares: the roster kinds, the built-in group `all`, the error, and
+"""Names every roster module shares: the roster kinds, the built-in group `all`, the errors, and
 the helpers that deduplicate names and suggest close matches."""
 
 from __future__ import annotations
@@ -13,6 +13,21 @@ ALL_GROUP = "all"
 
 class RosterError(ValueError):
     """A model or group file is invalid, or a selection names something unknown."""
+
+
+class RosterFileError(RosterError):
+    """One roster file is invalid: its YAML, a field, a `${VAR}` or its provider. `reason` says
+    why in one short line without the file's name (`unset variable ENDPOINT_URL`); the message
+    names the file, the line and the field. A model file with such an error does not stop the
+    roster: only the commands that select its model fail."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class UnusableModelError(RosterError):
+    """A selection names a model whose file has a `RosterFileError`."""
 
 
 def _dedupe(names: Iterable[str]) -> list[str]:

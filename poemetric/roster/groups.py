@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poemetric.providers.base import ModelSpec
 from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind, _dedupe, _suggest
-from poemetric.roster.loading import load_roster, roster_directories
+from poemetric.roster.loading import Roster, load_catalog, roster_directories
 from poemetric.roster.yaml_reader import _read_yaml
 
 GROUPS_FILE = "groups.yaml"
@@ -31,14 +30,17 @@ def _read_group_file(path: Path) -> dict[str, list[str]]:
 def load_groups(
     kind: RosterKind = "generators",
     directory: Path | None = None,
-    roster: dict[str, ModelSpec] | None = None,
+    catalog: Roster | None = None,
 ) -> dict[str, list[str]]:
     """Groups -> model names (expanded, ordered, deduplicated), including `all`.
 
     A group defined in several folders' `groups.yaml` takes the later folder's definition.
     Models whose own `groups:` field names a group are appended to it (creating it if needed).
+    Unusable models are members like the others (selecting their group is then an error naming
+    the file), joining groups through their `groups:` field when the file could be read.
     """
-    roster = load_roster(kind, directory) if roster is None else roster
+    catalog = load_catalog(kind, directory) if catalog is None else catalog
+    roster = catalog.names()
     raw: dict[str, list[str]] = {}
     sources: dict[str, Path] = {}
     for folder in roster_directories(kind, directory):
@@ -79,12 +81,16 @@ def load_groups(
 
     for name in raw:
         expand(name, ())
-    for spec in roster.values():
-        for group in spec.groups:
+    joined = [(e.spec.name, tuple(e.spec.groups), True) for e in catalog.entries.values()]
+    joined += [(u.name, u.groups, False) for u in catalog.unusable.values()]
+    for model, model_groups, usable in sorted(joined):
+        for group in model_groups:
             if group in roster or group == ALL_GROUP:
-                raise RosterError(f"model {spec.name!r} joins group {group!r}, which is reserved")
+                if not usable:  # read from a file that failed: it is listed as unusable anyway
+                    continue
+                raise RosterError(f"model {model!r} joins group {group!r}, which is reserved")
             members = expanded.setdefault(group, [])
-            if spec.name not in members:
-                members.append(spec.name)
+            if model not in members:
+                members.append(model)
     expanded[ALL_GROUP] = list(roster)
     return expanded

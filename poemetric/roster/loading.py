@@ -9,19 +9,73 @@ from pathlib import Path
 from poemetric.paths import resource_path
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import available_providers
-from poemetric.roster.base import RosterError, RosterKind
+from poemetric.roster.base import (
+    ALL_GROUP,
+    RosterError,
+    RosterFileError,
+    RosterKind,
+    UnusableModelError,
+)
 from poemetric.roster.model_file import load_model_file
+from poemetric.roster.yaml_reader import _read_yaml
 
 ENV_DIRS: dict[str, str] = {
     "generators": "POEMETRIC_GENERATORS_DIR",
     "judges": "POEMETRIC_JUDGES_DIR",
 }
+#: File names that cannot name a model: `all` is a built-in group, `human` the poets.
+RESERVED_NAMES = (ALL_GROUP, "human")
 
 
 @dataclass(frozen=True)
 class RosterEntry:
     spec: ModelSpec
     path: Path
+
+
+@dataclass(frozen=True)
+class UnusableModel:
+    """A model file that cannot be used (`RosterFileError`): listed, never run.
+
+    `name` is the file's stem; `groups` are those its `groups:` field names, when it could be
+    read. `reason` is one short line, `detail` the whole error (file, line, field)."""
+
+    name: str
+    path: Path
+    reason: str
+    detail: str
+    groups: tuple[str, ...] = ()
+
+    def error(self, kind: RosterKind, *, hint: bool = True) -> str:
+        """The one line a command that selects this model stops with."""
+        what = "judge" if kind == "judges" else "model"
+        flag = " --judges" if kind == "judges" else ""
+        more = f"; details: `poemetric models show {self.name}{flag}`" if hint else ""
+        return f"{self.path}: {what} {self.name!r} cannot be used: {self.reason}{more}"
+
+
+@dataclass(frozen=True)
+class Roster:
+    """Every model file of a roster kind: the usable ones and the unusable ones, by name."""
+
+    kind: RosterKind
+    entries: dict[str, RosterEntry]
+    unusable: dict[str, UnusableModel]
+
+    def specs(self) -> dict[str, ModelSpec]:
+        return {name: entry.spec for name, entry in self.entries.items()}
+
+    def names(self) -> list[str]:
+        """Every model's name, usable or not, sorted."""
+        return sorted([*self.entries, *self.unusable])
+
+    def refuse_unusable(self, names: list[str]) -> None:
+        """`UnusableModelError` (one line: the first file, then the others' names) when one of
+        `names` is an unusable model."""
+        broken = [self.unusable[name] for name in names if name in self.unusable]
+        if broken:
+            others = f"; also unusable: {', '.join(b.name for b in broken[1:])}"
+            raise UnusableModelError(broken[0].error(self.kind) + (others if broken[1:] else ""))
 
 
 def roster_directories(
@@ -52,30 +106,64 @@ def _model_files(folder: Path) -> list[Path]:
     )
 
 
-def load_entries(
-    kind: RosterKind = "generators", directory: Path | None = None
-) -> dict[str, RosterEntry]:
-    """Every model of the roster with the file it came from, sorted by name."""
+def _raw_groups(path: Path) -> tuple[str, ...]:
+    """The `groups:` field of a file that failed to load, when it can be read at all."""
+    try:
+        data, _ = _read_yaml(path)
+    except RosterError:
+        return ()
+    groups = data.get("groups") if isinstance(data, dict) else None
+    if isinstance(groups, list) and all(isinstance(g, str) for g in groups):
+        return tuple(groups)
+    return ()
+
+
+def load_catalog(kind: RosterKind = "generators", directory: Path | None = None) -> Roster:
+    """Every model file of the roster, sorted by name.
+
+    A file with a problem of its own (its YAML, a field, an unset `${VAR}`, a provider that is
+    not installed) is an `UnusableModel`, so that it stops only the commands that select it. A
+    later folder's file replaces an earlier one of the same name, usable or not. Errors of the
+    roster as a whole stay errors: a missing folder, two files of one model in one folder, a
+    reserved file name."""
     entries: dict[str, RosterEntry] = {}
+    unusable: dict[str, UnusableModel] = {}
     providers = available_providers()
     for folder in roster_directories(kind, directory):
         if not folder.is_dir():
             raise RosterError(f"no {kind} folder at {folder}")
         here: dict[str, Path] = {}
         for path in _model_files(folder):
-            spec = load_model_file(path, providers, kind)
-            if spec.name in here:  # NAME.yaml and NAME.yml: one of them was used, silently
+            name = path.stem
+            if name in here:  # NAME.yaml and NAME.yml: one of them was used, silently
                 raise RosterError(
-                    f"{here[spec.name]} and {path.name} both define {kind[:-1]} {spec.name!r}; "
+                    f"{here[name]} and {path.name} both define {kind[:-1]} {name!r}; "
                     "keep one of them"
                 )
-            here[spec.name] = path
-            entries[spec.name] = RosterEntry(spec=spec, path=path)
-    return dict(sorted(entries.items()))
+            if name in RESERVED_NAMES:
+                raise RosterError(f"{path}: {name!r} is reserved and cannot name a model")
+            here[name] = path
+            entries.pop(name, None)
+            unusable.pop(name, None)
+            try:
+                entries[name] = RosterEntry(spec=load_model_file(path, providers, kind), path=path)
+            except RosterFileError as error:
+                unusable[name] = UnusableModel(
+                    name, path, error.reason, str(error), _raw_groups(path)
+                )
+    return Roster(kind, dict(sorted(entries.items())), dict(sorted(unusable.items())))
+
+
+def load_entries(
+    kind: RosterKind = "generators", directory: Path | None = None
+) -> dict[str, RosterEntry]:
+    """Every usable model of the roster with the file it came from, sorted by name."""
+    return load_catalog(kind, directory).entries
 
 
 def load_roster(
     kind: RosterKind = "generators", directory: Path | None = None
 ) -> dict[str, ModelSpec]:
-    """Model specs by name, from the bundled folder (or `directory`) and the user's folders."""
-    return {name: entry.spec for name, entry in load_entries(kind, directory).items()}
+    """Usable model specs by name, from the bundled folder (or `directory`) and the user's
+    folders (`load_catalog` also has the unusable files)."""
+    return load_catalog(kind, directory).specs()

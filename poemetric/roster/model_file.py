@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import available_providers
-from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind
+from poemetric.roster.base import ALL_GROUP, RosterError, RosterFileError, RosterKind
 from poemetric.roster.yaml_reader import _line_of, _read_yaml
 
 INTERPOLATED_FIELDS = ("model", "display_name", "base_url")
@@ -24,23 +24,30 @@ _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def _format_validation_error(path: Path, error: ValidationError, node: yaml.Node | None) -> str:
+def _validation_error(
+    path: Path, error: ValidationError, node: yaml.Node | None
+) -> RosterFileError:
+    """Every problem with its file, line and field; the reason is the first one, shortly."""
     problems = []
+    short = []
     for item in error.errors():
         loc = tuple(item["loc"])
         dotted = ".".join(str(part) for part in loc) or "(file)"
         line = _line_of(node, loc)
         where = f"{path}:{line}" if line is not None else str(path)
         message = item["msg"]
+        allowed_list = ""
         if item["type"] == "extra_forbidden":
             message = f"unknown key {loc[-1]!r}"
             allowed = _allowed_keys(loc[:-1])
             if allowed:
                 close = _closest_key(str(loc[-1]), loc[:-1], allowed)
                 message += f" (did you mean {close!r}?)" if close else ""
-                message += f"; allowed: {', '.join(allowed)}"
-        problems.append(f"{where}: {dotted}: {message}")
-    return "invalid model file:\n  " + "\n  ".join(problems)
+                allowed_list = f"; allowed: {', '.join(allowed)}"
+        problems.append(f"{where}: {dotted}: {message}{allowed_list}")
+        short.append(f"{dotted}: {message}")
+    more = f" (and {len(short) - 1} more)" if len(short) > 1 else ""
+    return RosterFileError("invalid model file:\n  " + "\n  ".join(problems), short[0] + more)
 
 
 def _closest_key(word: str, parent: Sequence[int | str], allowed: list[str]) -> str | None:
@@ -87,27 +94,30 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
         def substitute(match: re.Match[str], field: str = field) -> str:
             variable, default = match.group(1), match.group(2)
             if _SECRET_NAME.search(variable):
-                raise RosterError(
+                raise RosterFileError(
                     f"{path}:{_line_of(node, (field,))}: {field}: ${{{variable}}} names a "
                     "secret; name it in api_key_env instead (an interpolated value is stored "
-                    "with every result and shown in messages)"
+                    "with every result and shown in messages)",
+                    f"{field}: ${{{variable}}} names a secret (use api_key_env)",
                 )
             found = os.environ.get(variable)
             if found:
                 return found
             if default is not None:
                 return default
-            raise RosterError(
+            raise RosterFileError(
                 f"{path}:{_line_of(node, (field,))}: {field}: environment variable {variable} is "
-                "not set and has no default (write ${" + variable + ":-default})"
+                "not set and has no default (write ${" + variable + ":-default})",
+                f"unset variable {variable}",
             )
 
         result[field] = _ENV_RE.sub(substitute, value)
     for field, value in data.items():
         if field not in INTERPOLATED_FIELDS and isinstance(value, str) and _ENV_RE.search(value):
-            raise RosterError(
+            raise RosterFileError(
                 f"{path}:{_line_of(node, (field,))}: {field}: ${{...}} is only replaced in "
-                f"{', '.join(INTERPOLATED_FIELDS)}"
+                f"{', '.join(INTERPOLATED_FIELDS)}",
+                f"{field}: ${{...}} is only replaced in {', '.join(INTERPOLATED_FIELDS)}",
             )
     return result
 
@@ -128,47 +138,61 @@ def load_model_file(
     """Read and validate one model file; the file stem must equal its `name`.
 
     `providers` (the registered provider names) is looked up when not given. A judge file's
-    `template` is resolved (beside the file, or in prompts/) to a path and checked.
+    `template` is resolved (beside the file, or in prompts/) to a path and checked. A problem of
+    the file is a `RosterFileError` (the roster defers it to the commands that select the model);
+    a reserved name is a `RosterError`.
     """
     path = Path(path)
     data, node = _read_yaml(path)
     if not isinstance(data, dict):
-        raise RosterError(f"{path}: expected a mapping of model fields, got {type(data).__name__}")
+        raise RosterFileError(
+            f"{path}: expected a mapping of model fields, got {type(data).__name__}",
+            "not a mapping of model fields",
+        )
     data = _interpolate(path, data, node)
     try:
         spec = ModelSpec.model_validate(data)
     except ValidationError as error:
-        raise RosterError(_format_validation_error(path, error, node)) from None
+        raise _validation_error(path, error, node) from None
     if spec.api_key_env is not None and not _is_variable_name(spec.api_key_env):
         # The value is not repeated: it is often the key itself, pasted in the wrong place.
-        raise RosterError(
+        raise RosterFileError(
             f"{path}:{_line_of(node, ('api_key_env',))}: api_key_env must be the name of the "
             "environment variable that holds the key (letters, digits and '_', e.g. "
-            "OPENAI_API_KEY), never the key itself"
+            "OPENAI_API_KEY), never the key itself",
+            "api_key_env is not a variable's name",
         )
     if spec.name != path.stem:
-        raise RosterError(
+        raise RosterFileError(
             f"{path}:{_line_of(node, ('name',))}: name {spec.name!r} must equal the file name "
-            f"{path.stem!r} (rename the file or the model)"
+            f"{path.stem!r} (rename the file or the model)",
+            f"name {spec.name!r} differs from the file name",
         )
     if not _NAME_RE.match(spec.name):
-        raise RosterError(
-            f"{path}: name {spec.name!r} must be lower case letters, digits, '.', '_' or '-'"
+        raise RosterFileError(
+            f"{path}: name {spec.name!r} must be lower case letters, digits, '.', '_' or '-'",
+            "the name must be lower case letters, digits, '.', '_' or '-'",
         )
     if spec.name == ALL_GROUP or spec.name == "human":
         raise RosterError(f"{path}: {spec.name!r} is reserved and cannot name a model")
     providers = available_providers() if providers is None else providers
     if spec.provider not in providers:
-        raise RosterError(
+        close = difflib.get_close_matches(spec.provider, list(providers), n=1, cutoff=0.75)
+        raise RosterFileError(
             f"{path}:{_line_of(node, ('provider',))}: unknown provider {spec.provider!r}; "
-            f"available: {', '.join(providers)}"
+            f"available: {', '.join(providers)} (a provider of another package needs that "
+            "package installed: docs/providers.md)",
+            f"unknown provider {spec.provider!r} (did you mean {close[0]!r}?)"
+            if close
+            else f"provider {spec.provider!r} is not installed",
         )
     if kind == "generators":
         for field in JUDGE_ONLY_FIELDS:
             if field in spec.model_fields_set:
-                raise RosterError(
+                raise RosterFileError(
                     f"{path}:{_line_of(node, (field,))}: {field!r} is a judge setting; it belongs "
-                    "in a file under judges/"
+                    "in a file under judges/",
+                    f"{field!r} is a judge setting (it belongs under judges/)",
                 )
     if spec.template is not None:
         spec = spec.model_copy(update={"template": _judge_template(path, spec.template, node)})
@@ -182,11 +206,12 @@ def _judge_template(path: Path, name: str, node: yaml.Node | None) -> str:
     try:
         found = template_path(name, relative_to=path.parent)
     except PromptError as error:
-        raise RosterError(f"{where}: template: {error}") from None
+        raise RosterFileError(f"{where}: template: {error}", f"template: {error}") from None
     text = found.read_text(encoding="utf-8")
     missing = [p for p in JUDGE_PLACEHOLDERS if p not in text]
     if missing:
-        raise RosterError(
-            f"{where}: template {found} lacks the placeholder(s) {', '.join(missing)}"
+        raise RosterFileError(
+            f"{where}: template {found} lacks the placeholder(s) {', '.join(missing)}",
+            f"template {found.name} lacks the placeholder(s) {', '.join(missing)}",
         )
     return str(found.resolve())

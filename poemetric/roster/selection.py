@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,7 +9,7 @@ from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import ProviderLoadError, provider_class
 from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind, _dedupe, _suggest
 from poemetric.roster.groups import load_groups
-from poemetric.roster.loading import RosterEntry, load_entries
+from poemetric.roster.loading import Roster, RosterEntry, UnusableModel, load_catalog
 
 
 @dataclass(frozen=True)
@@ -33,11 +32,12 @@ def select_models(
 ) -> list[ModelSpec]:
     """Models named by a comma-separated list of model and group names, in order, deduplicated.
 
-    Each selected model's provider is loaded, so that a third-party provider that cannot be
-    (a broken entry point) is an error naming the model file before anything runs."""
-    entries = load_entries(kind, directory)
-    roster = {name: entry.spec for name, entry in entries.items()}
-    groups = load_groups(kind, directory, roster)
+    A selected model whose file cannot be used is an `UnusableModelError` naming the file and
+    the reason. Each selected model's provider is loaded, so that a third-party provider that
+    cannot be (a broken entry point) is an error naming the model file before anything runs."""
+    catalog = load_catalog(kind, directory)
+    roster = catalog.names()
+    groups = load_groups(kind, directory, catalog)
     names: list[str] = []
     tokens = [token.strip() for token in selection.split(",")]
     if not any(tokens):
@@ -60,7 +60,9 @@ def select_models(
                 + _suggest(token, [*roster, *groups])
                 + f"; see `poemetric models{' --judges' if kind == 'judges' else ''}`"
             )
-    return [_usable(entries[name], kind) for name in _dedupe(names)]
+    chosen = _dedupe(names)
+    catalog.refuse_unusable(chosen)
+    return [_usable(catalog.entries[name], kind) for name in chosen]
 
 
 def _usable(entry: RosterEntry, kind: RosterKind) -> ModelSpec:
@@ -77,28 +79,32 @@ def get_model(
     name: str, kind: RosterKind = "generators", directory: Path | None = None
 ) -> ModelSpec:
     """One model by name (not a group), checked as `select_models` checks it."""
-    entries = load_entries(kind, directory)
-    if name not in entries:
-        raise RosterError(f"unknown {kind[:-1]} {name!r}" + _suggest(name, list(entries)))
-    return _usable(entries[name], kind)
+    catalog = load_catalog(kind, directory)
+    catalog.refuse_unusable([name])
+    if name not in catalog.entries:
+        raise RosterError(f"unknown {kind[:-1]} {name!r}" + _suggest(name, catalog.names()))
+    return _usable(catalog.entries[name], kind)
+
+
+def refuse_unusable(name: str, kind: RosterKind = "generators") -> None:
+    """`UnusableModelError` when `name` is a model whose file cannot be used; else nothing
+    (for commands that look a name up in `load_roster` and treat other names otherwise)."""
+    load_catalog(kind).refuse_unusable([name])
 
 
 def list_models(
     kind: RosterKind = "generators", group: str | None = None, directory: Path | None = None
 ) -> list[ModelRow]:
-    """Rows for the `poemetric models` table, in group order (or by name). A row's groups are
-    every group the model belongs to (a `groups.yaml` or its own `groups:`), `all` left out."""
-    entries = load_entries(kind, directory)
-    roster = {name: entry.spec for name, entry in entries.items()}
-    groups = load_groups(kind, directory, roster)
-    if group is None:
-        names: Iterable[str] = roster
-    else:
-        if group not in groups:
-            raise RosterError(f"unknown group {group!r}" + _suggest(group, list(groups)))
-        names = groups[group]
+    """Rows for the `poemetric models` table, in group order (or by name), of the usable models
+    (`list_unusable` has the others). A row's groups are every group the model belongs to (a
+    `groups.yaml` or its own `groups:`), `all` left out."""
+    catalog = load_catalog(kind, directory)
+    groups = load_groups(kind, directory, catalog)
+    entries = catalog.entries
     rows = []
-    for name in names:
+    for name in _listed(catalog, groups, group):
+        if name not in entries:
+            continue
         spec, path = entries[name].spec, entries[name].path
         rows.append(
             ModelRow(
@@ -116,3 +122,21 @@ def list_models(
             )
         )
     return rows
+
+
+def list_unusable(
+    kind: RosterKind = "generators", group: str | None = None, directory: Path | None = None
+) -> list[UnusableModel]:
+    """The models of the roster (or of `group`) whose files cannot be used, in the same order."""
+    catalog = load_catalog(kind, directory)
+    groups = load_groups(kind, directory, catalog)
+    listed = _listed(catalog, groups, group)
+    return [catalog.unusable[name] for name in listed if name in catalog.unusable]
+
+
+def _listed(catalog: Roster, groups: dict[str, list[str]], group: str | None) -> list[str]:
+    if group is None:
+        return catalog.names()
+    if group not in groups:
+        raise RosterError(f"unknown group {group!r}" + _suggest(group, list(groups)))
+    return groups[group]

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from poemetric.roster.base import RosterError
+from poemetric.roster.base import RosterFileError
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -40,7 +40,7 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise RosterError(f"{path}: cannot read: {error}") from error
+        raise RosterFileError(f"{path}: cannot read: {error}", "cannot read the file") from error
     try:
         loader = _StrictLoader(text)
         try:
@@ -52,7 +52,10 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
         mark = getattr(error, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(error, "problem", None) or str(error)
-        raise RosterError(f"{where}: invalid YAML: {problem}") from error
+        line = f" on line {mark.line + 1}" if mark is not None else ""
+        raise RosterFileError(
+            f"{where}: invalid YAML: {problem}", f"invalid YAML{line}: {problem}"
+        ) from error
     return data, node
 
 

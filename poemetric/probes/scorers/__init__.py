@@ -64,10 +64,12 @@ def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
         return VLLMScorer(argument, prefix_token=options.prefix_token)
     if kind == "chat":
         from poemetric.probes.scorers.chat import ChatScorer
-        from poemetric.roster import load_roster
+        from poemetric.roster import load_roster, refuse_unusable
 
         models = {**load_roster("judges"), **load_roster("generators")}
+        refuse_unusable(argument, "generators")  # the generator file wins over a judge's
         if argument not in models:
+            refuse_unusable(argument, "judges")
             raise ValueError(f"unknown model {argument!r} for chat:; see `poemetric models`")
         return ChatScorer(
             models[argument], options.run_dir, seed=options.seed, options=options.runner

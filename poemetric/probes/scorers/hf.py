@@ -40,9 +40,10 @@ PllVariant = Literal["original", "word_l2r"]
 
 def spec_for(reference: str) -> ModelSpec:
     """The model file named `reference`, or an ad-hoc spec for a path / GGUF / hub id."""
-    from poemetric.roster import load_roster
+    from poemetric.roster import load_roster, refuse_unusable
 
     roster = load_roster("generators")
+    refuse_unusable(reference)  # not taken for a hub id: the file's error
     if reference in roster:
         spec = roster[reference]
         if spec.provider != "transformers":

@@ -22,9 +22,10 @@ from poemetric.providers.vllm_provider import INSTALL_HINT
 
 
 def vllm_spec_for(reference: str) -> ModelSpec:
-    from poemetric.roster import load_roster
+    from poemetric.roster import load_roster, refuse_unusable
 
     roster = load_roster("generators")
+    refuse_unusable(reference)  # not taken for a hub id: the file's error
     if reference in roster and roster[reference].provider == "vllm":
         return roster[reference]
     return ModelSpec(name=reference, provider="vllm", model=reference)
