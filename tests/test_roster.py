@@ -239,6 +239,8 @@ def test_models_cli_lists_and_shows() -> None:
     listed = runner.invoke(app, ["models", "--group", "closed"], env={"COLUMNS": "200"})
     assert listed.exit_code == 0, listed.output
     assert "10 models in group closed" in listed.output
+    one = runner.invoke(app, ["models", "--group", "local"], env={"COLUMNS": "200"})
+    assert one.exit_code == 0 and "1 model in group local" in one.output  # was "1 models"
     assert "claude-3-7-sonnet-20250219" in listed.output
     judges = runner.invoke(app, ["models", "--judges"], env={"COLUMNS": "200"})
     assert judges.exit_code == 0 and "local-openai" in judges.output

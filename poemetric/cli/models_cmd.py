@@ -94,9 +94,8 @@ def models(
         groups = load_groups(kind)
     except RosterError as error:
         raise error_exit(error) from error
-    title = f"{len(rows)} {'judges' if judges else 'models'}" + (
-        f" in group {group}" if group else ""
-    )
+    noun = ("judge" if judges else "model") + ("" if len(rows) == 1 else "s")
+    title = f"{len(rows)} {noun}" + (f" in group {group}" if group else "")
     if unusable:
         title += f" (and {len(unusable)} unusable, below)"
     console = Console(highlight=False, soft_wrap=True)
