@@ -300,3 +300,45 @@ def test_models_lists_the_groups_of_a_user_groups_file(user_models: Callable[...
             out.splitlines() if "│" in line}  # fmt: skip
     assert rows["mine"] == "my-group"
     assert rows["markov"] == "baselines, my-group"
+
+
+DECLARED = GOOD.replace(
+    "        remote: ClassVar[bool] = False\n",
+    "        remote: ClassVar[bool] = False\n"
+    '        option_keys: ClassVar[frozenset[str] | None] = frozenset({"lines"})\n',
+)
+
+
+def test_a_plugin_without_declared_option_keys_is_not_checked(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path
+) -> None:
+    """Providers written before `option_keys` keep working: their options are theirs to check."""
+    install("toy", GOOD)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n"
+                "options: {lines: 1, anything: else}\n")  # fmt: skip
+    code, out, err = cli("models")
+    assert code == 0 and "unusable" not in out, out + err
+    code, out, err = cli("generate", "--run", str(tmp_path / "run"), "--models", "mine",
+                         "--limit", "1", "--no-progress")  # fmt: skip
+    assert code == 0, out + err
+
+
+def test_a_plugin_declaring_its_option_keys_gets_them_checked(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path
+) -> None:
+    install("toy", DECLARED)
+    path = user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n"
+                       "options: {lnes: 3}\n")  # fmt: skip
+    run = tmp_path / "run"
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine", "--limit", "1",
+                         "--dry-run")  # fmt: skip
+    assert (code, out) == (2, ""), err
+    assert err.splitlines() == [
+        f"error: {path}: model 'mine' cannot be used: options.lnes: unknown key 'lnes' (did you "
+        "mean 'lines'?); details: `poemetric models show mine`"
+    ]
+    assert not run.exists()
+    path.write_text("name: mine\nprovider: toy\nmodel: x\noptions: {lines: 3}\n", encoding="utf-8")
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine", "--limit", "1",
+                         "--no-progress")  # fmt: skip
+    assert code == 0, out + err

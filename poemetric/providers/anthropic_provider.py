@@ -38,6 +38,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
     """`provider: anthropic`. `settings.reasoning_budget_tokens` enables extended thinking."""
 
     name: ClassVar[str] = "anthropic"
+    option_keys: ClassVar[frozenset[str] | None] = frozenset()
     default_key_envs: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
 

@@ -228,7 +228,8 @@ class ProviderError(Exception):
 
 
 class Provider(ABC):
-    """Base class for provider adapters. Subclasses set `name` and implement `generate`."""
+    """Base class for provider adapters. Subclasses set `name` (and `option_keys`) and implement
+    `generate`."""
 
     name: ClassVar[str]
     #: True when one process can serve many requests at once more efficiently as a single batch
@@ -241,6 +242,10 @@ class Provider(ABC):
     isolate_process: ClassVar[bool] = False
     #: True when the provider honours `settings.seed` (repeated samples then vary the seed).
     takes_seed: ClassVar[bool] = False
+    #: The keys of the model file's `options:` that this provider reads. A file with any other
+    #: key is unusable (a typo such as `ordr: 3` would otherwise be ignored and the default run).
+    #: `None`: not declared, so nothing is checked; `frozenset()`: the provider reads no options.
+    option_keys: ClassVar[frozenset[str] | None] = None
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec

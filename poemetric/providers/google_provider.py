@@ -63,6 +63,7 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
     """
 
     name: ClassVar[str] = "google"
+    option_keys: ClassVar[frozenset[str] | None] = frozenset()
     takes_seed: ClassVar[bool] = True
     default_key_envs: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com"

@@ -37,6 +37,7 @@ class HumanProvider(Provider):
     """The human author: answers each prompt with the original poem it was built from."""
 
     name: ClassVar[str] = "human"
+    option_keys: ClassVar[frozenset[str] | None] = frozenset()
     remote: ClassVar[bool] = False
 
     async def generate(self, request: GenerationRequest) -> Completion:
@@ -64,6 +65,7 @@ class MarkovProvider(Provider):
     """
 
     name: ClassVar[str] = "markov"
+    option_keys: ClassVar[frozenset[str] | None] = frozenset({"order", "candidates"})
     remote: ClassVar[bool] = False
 
     async def generate(self, request: GenerationRequest) -> Completion:

@@ -52,6 +52,7 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
     """`provider: openai`. `options.reasoning_model: true|false` overrides the name-based guess."""
 
     name: ClassVar[str] = "openai"
+    option_keys: ClassVar[frozenset[str] | None] = frozenset({"reasoning_model"})
     takes_seed: ClassVar[bool] = True
     default_key_envs: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"

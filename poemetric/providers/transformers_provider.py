@@ -7,6 +7,7 @@
 - ``device``: ``auto`` (CUDA when available, else CPU), ``cpu``, ``cuda``, ``cuda:1``...
 - ``dtype``: ``float32`` (default; always on the CPU), ``bfloat16``, ``float16``, ``auto``;
 - ``gguf_file``: the GGUF file inside a folder; ``allow_download``: let a hub id download;
+- ``trust_remote_code``: run the model repository's own code (default false);
 - ``chat_template_kwargs``: passed to the tokenizer's chat template;
 - ``default_max_tokens``: new tokens when the settings set no ``max_tokens`` (default 512);
 - ``batch_size``: prompts generated together (default 8).
@@ -62,6 +63,19 @@ class TransformersProvider(InProcessBatchProvider):
     """`provider: transformers` — see the module docstring for the model file's options."""
 
     name: ClassVar[str] = "transformers"
+    #: Read here and by the probes' `hf:` scorer (`device`, `gguf_file`, `allow_download`).
+    option_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {
+            "device",
+            "dtype",
+            "gguf_file",
+            "allow_download",
+            "trust_remote_code",
+            "chat_template_kwargs",
+            "default_max_tokens",
+            "batch_size",
+        }
+    )
     prefers_batches: ClassVar[bool] = True
     remote: ClassVar[bool] = False
 

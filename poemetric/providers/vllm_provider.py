@@ -55,6 +55,9 @@ class VLLMProvider(InProcessBatchProvider):
     """
 
     name: ClassVar[str] = "vllm"
+    option_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {"chat_template_kwargs", "default_max_tokens"}
+    )
     prefers_batches: ClassVar[bool] = True
     remote: ClassVar[bool] = False
     isolate_process: ClassVar[bool] = True

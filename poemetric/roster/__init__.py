@@ -14,8 +14,8 @@ Interpolation is limited to these fields so that a secret can never end up insid
 stored with the results; keys are named by `api_key_env` and read by the providers.
 
 A model file that cannot be used (invalid YAML or fields, an unset `${VAR}`, a provider that is
-not installed) does not stop the roster: it is listed as unusable, with its reason, and only a
-command that selects its model fails. Errors of the roster as a whole (two files of one model
+not installed, an `options:` key its provider does not read) does not stop the roster: it is
+listed as unusable, with its reason, and only a command that selects its model fails. Errors of the roster as a whole (two files of one model
 in one folder, a broken `groups.yaml`, a missing folder) still stop every command.
 
 The package's modules, each with one job: `base` (the kinds, the error, name suggestions),

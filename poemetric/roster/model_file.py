@@ -13,9 +13,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from poemetric.providers.base import ModelSpec
-from poemetric.providers.registry import available_providers
-from poemetric.roster.base import ALL_GROUP, RosterError, RosterFileError, RosterKind
+from poemetric.providers.base import GenerationSettings, ModelSpec, VLLMOptions
+from poemetric.providers.registry import UnknownProviderError, available_providers, provider_class
+from poemetric.roster.base import ALL_GROUP, RosterError, RosterFileError, RosterKind, _suggest
 from poemetric.roster.yaml_reader import _line_of, _read_yaml
 
 INTERPOLATED_FIELDS = ("model", "display_name", "base_url")
@@ -186,6 +186,7 @@ def load_model_file(
             if close
             else f"provider {spec.provider!r} is not installed",
         )
+    _check_options(path, spec, node)
     if kind == "generators":
         for field in JUDGE_ONLY_FIELDS:
             if field in spec.model_fields_set:
@@ -197,6 +198,47 @@ def load_model_file(
     if spec.template is not None:
         spec = spec.model_copy(update={"template": _judge_template(path, spec.template, node)})
     return spec
+
+
+def _check_options(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
+    """A `RosterFileError` for a key of `options:` that the provider does not read (its
+    `option_keys`): a misspelt option would silently leave the provider's default in place. A
+    provider that declares no keys is not checked; one that cannot be loaded is reported when a
+    command selects the model."""
+    if not spec.options:
+        return
+    try:
+        allowed = provider_class(spec.provider).option_keys
+    except (UnknownProviderError, ImportError):
+        return
+    if allowed is None:
+        return
+    unknown = [key for key in spec.options if key not in allowed]
+    if not unknown:
+        return
+    reads = f"provider {spec.provider!r} reads " + (
+        f"options {', '.join(sorted(allowed))}" if allowed else "no options"
+    )
+    problems = [
+        f"{path}:{_line_of(node, ('options', key))}: options.{key}: "
+        f"{_unknown_option(key, spec.provider, allowed)}; {reads}"
+        for key in unknown
+    ]
+    more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+    first = _unknown_option(unknown[0], spec.provider, allowed)
+    raise RosterFileError(
+        "invalid model file:\n  " + "\n  ".join(problems), f"options.{unknown[0]}: {first}{more}"
+    )
+
+
+def _unknown_option(key: str, provider: str, allowed: frozenset[str]) -> str:
+    """`unknown key 'ordr' (did you mean 'order'?)`, or where such a key belongs instead."""
+    message = f"unknown key {key!r}"
+    if key in GenerationSettings.model_fields:
+        return f"{message} (a sampling setting: it belongs under `settings:`)"
+    if provider == "vllm" and key in VLLMOptions.model_fields:
+        return f"{message} (an engine option: it belongs under `vllm:`)"
+    return message + _suggest(key, sorted(allowed))
 
 
 def _judge_template(path: Path, name: str, node: yaml.Node | None) -> str:
