@@ -183,3 +183,21 @@ def test_every_built_in_provider_declares_the_keys_its_code_reads() -> None:
         assert declared is not None and keys <= declared, (provider, keys - (declared or set()))
     for name in _BUILTIN:
         assert provider_class(name).option_keys is not None, f"{name} declares no option_keys"
+
+
+def test_a_vllm_block_on_another_provider_makes_the_model_unusable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`vllm:` engine options on an openai-compatible (or transformers) file were silently
+    ignored: the researcher's tensor_parallel_size or max_model_len never reached any engine."""
+    text = (
+        "name: NAME\nprovider: openai-compatible\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n"
+        "api_key_env: LOCAL_KEY\nvllm:\n  max_model_len: 8192\n"
+    )
+    folder = _user_folder(tmp_path, monkeypatch, {"served": text})
+    code, out, err = _invoke("generate", "--run", str(tmp_path / "run"), "--models", "served")
+    assert (code, out) == (2, ""), err
+    assert "`vllm:` engine options on provider 'openai-compatible'" in err
+    assert not (tmp_path / "run").exists()
+    code, out, err = _invoke("models", "show", "served")
+    assert code == 2 and f"{folder / 'served.yaml'}:6: a `vllm:` block" in out + err

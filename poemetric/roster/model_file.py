@@ -187,6 +187,12 @@ def load_model_file(
             else f"provider {spec.provider!r} is not installed",
         )
     _check_options(path, spec, node)
+    if "vllm" in spec.model_fields_set and spec.provider != "vllm":
+        raise RosterFileError(
+            f"{path}:{_line_of(node, ('vllm',))}: a `vllm:` block is read only by provider "
+            f"'vllm', not {spec.provider!r}: its engine options would be ignored",
+            f"`vllm:` engine options on provider {spec.provider!r} (read only by provider 'vllm')",
+        )
     if kind == "generators":
         for field in JUDGE_ONLY_FIELDS:
             if field in spec.model_fields_set:
