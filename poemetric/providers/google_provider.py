@@ -259,7 +259,11 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
             if item.error is not None:
                 code = item.error.code or 0
                 results[custom_id] = status_error(
-                    self.name, code, str(item.error.message), body=item.error.details
+                    self.name,
+                    code,
+                    str(item.error.message),
+                    body=item.error.details,
+                    secret=self._key,
                 )
             elif item.response is not None:
                 try:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from poemetric.providers.base import ModelSpec, Provider, ProviderError
+from poemetric.redaction import Redactor, remember_secret
 
 ClientT = TypeVar("ClientT")
 
@@ -46,6 +47,7 @@ def resolve_api_key(spec: ModelSpec, default_envs: Sequence[str]) -> str:
     for name in names:
         value = os.environ.get(name, "").strip()
         if value:
+            remember_secret(value)  # kept out of everything this process stores or prints
             return value
     needs = f"model {spec.name!r} (provider {spec.provider!r}) needs an API key"
     if not names:  # it said "set the environment variable (no variable configured: ...)"
@@ -212,11 +214,8 @@ def malformed_error(
 ) -> ProviderError:
     """A 2xx answer whose body could not be parsed (truncated, not JSON, missing fields)."""
     return ProviderError(
-        scrub(
-            f"{provider}: malformed or truncated response body ({type(error).__name__}: "
-            f"{str(error)[:300]})",
-            secret,
-        ),
+        f"{provider}: malformed or truncated response body ({type(error).__name__}: "
+        f"{scrub(str(error), secret)[:300]})",
         retryable=True,
     )
 
@@ -248,18 +247,14 @@ def translate_stainless_error(
 
 
 def scrub(text: str, secret: str | None) -> str:
-    return text.replace(secret, "[REDACTED]") if secret and secret in text else text
+    """An error text without `secret` or any other known key (`poemetric.redaction`)."""
+    return Redactor(values=[secret])(text)
 
 
 def scrub_raw(raw: dict[str, Any], secret: str | None) -> dict[str, Any]:
-    """`raw` with every occurrence of the secret replaced (a belt-and-braces check)."""
-    if not secret:
-        return raw
-    text = json.dumps(raw, default=str)
-    if secret not in text:
-        return raw
-    result: dict[str, Any] = json.loads(text.replace(secret, "[REDACTED]"))
-    return result
+    """A raw response without `secret` or any other known key; `raw` itself when it holds
+    none (a belt-and-braces check: the runner redacts responses too)."""
+    return Redactor(values=[secret]).response_data(raw)
 
 
 def _to_text(body: Any) -> str:

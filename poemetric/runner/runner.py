@@ -23,7 +23,6 @@ See docs/running.md ("Adding a stage") for the contract a third stage follows.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
@@ -43,6 +42,7 @@ from rich.progress import (
 from poemetric.providers.base import BatchCapable, Completion, ModelSpec, Provider, ProviderError
 from poemetric.providers.registry import create_provider, provider_class
 from poemetric.providers.remote_common import key_variables
+from poemetric.redaction import Redactor
 from poemetric.runner.cost import Budget
 from poemetric.runner.isolation import provider_target as provider_target
 from poemetric.runner.isolation import register_target as register_target
@@ -51,9 +51,8 @@ from poemetric.runner.isolation import rerun_in_child as rerun_in_child
 from poemetric.runner.isolation import spawn_isolated
 from poemetric.runner.jobs import Job, Shard, completion_from_dict, select_shard
 from poemetric.runner.leases import Leases
-from poemetric.runner.redact import Redactor
 from poemetric.runner.report import ModelReport, StageReport
-from poemetric.store.db import RunStore, to_json
+from poemetric.store.db import RunStore
 from poemetric.store.models import record_models
 
 
@@ -153,10 +152,8 @@ class ModelRun:
         return self.redactor(text)
 
     def redact_completion(self, data: dict[str, Any]) -> dict[str, Any]:
-        text = to_json(data)
-        if not self.redactor.contains_secret(text):
-            return data
-        return dict(json.loads(self.redactor(text)))
+        """A stored completion without keys (`data` itself when it holds none)."""
+        return self.redactor.response_data(data)
 
 
 def plan_model(

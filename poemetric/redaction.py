@@ -1,0 +1,166 @@
+"""Keep API keys out of everything POEMetric stores, writes or prints.
+
+`Redactor` is the one place that decides what of a key a text may not contain. It knows the
+values of the key variables it is given (the model file's `api_key_env`, else the provider's
+`default_key_envs`), of the usual key variables (`COMMON_SECRET_ENV`) and of every key this
+process has read through `resolve_api_key` (`remember_secret`), each as set and with surrounding
+whitespace stripped. It replaces with `***`:
+
+* a key itself;
+* a word (a run of characters between spaces, quotes, brackets, ``,;:=&?|\\``) holding 8 or more
+  consecutive characters of a key: a key cut by a truncated message, or shortened by pydantic's
+  ``input_value='sk-abc...xyz'``. Eight digits, or eight letters of one case, are left alone:
+  they could be an ordinary number or word ("required" in a dummy key "sk-no-key-required");
+* a masked key, a word with ``***`` (or ``•••``, ``...``) after the first 4 or more characters
+  of a key or before its last 4 or more, as the OpenAI API answers a wrong key
+  ("Incorrect API key provided: sk-abcd****************wxyz");
+* in error texts, anything shaped like a key (``sk-...``, ``AIza...``, ``hf_...``, ``Bearer ...``).
+
+The runner applies it to every response and error before they reach the run store, the cache,
+the call log or the terminal; the adapters to their errors and raw responses.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+#: Environment variables that commonly hold credentials, redacted wherever they might echo.
+COMMON_SECRET_ENV = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "HF_TOKEN",
+    "HUGGING_FACE_HUB_TOKEN",
+    "DEEPSEEK_API_KEY",
+    "TOGETHER_API_KEY",
+    "OPENROUTER_API_KEY",
+)
+MARK = "***"
+#: Shorter values are not treated as secrets (they would blank out ordinary text).
+MIN_SECRET_CHARS = 6
+#: Consecutive characters of a key that make a fragment recognisable.
+FRAGMENT_CHARS = 8
+#: Characters of a key's start or end that make a masked key recognisable.
+MASK_EDGE_CHARS = 4
+_KEY_PATTERNS = re.compile(
+    r"(sk-[A-Za-z0-9_\-]{8,}|sk-ant-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|"
+    r"hf_[A-Za-z0-9]{16,}|(?i:bearer)\s+[A-Za-z0-9._\-]{8,})"
+)
+#: A word that may hold (part of) a key; shorter ones cannot be a fragment or a masked key.
+_WORD = re.compile(r"[^\s\"'`,;:=&?|\\()\[\]{}<>]{4,}")  # 4: MASK_EDGE_CHARS
+_MASK = re.compile(r"[*\u2022]{3,}|\.{3,}|\u2026")
+
+#: Keys this process has read (`resolve_api_key`), redacted by every `Redactor` made after.
+_remembered: set[str] = set()
+
+
+def remember_secret(value: str) -> None:
+    """Treat `value` as a key from now on, whatever variable it came from."""
+    if len(value.strip()) >= MIN_SECRET_CHARS:
+        _remembered.add(value.strip())
+
+
+class Redactor:
+    """Replaces keys, their recognisable fragments and masked forms by '***' (module docstring).
+
+    `env_names` are variables holding keys, besides `COMMON_SECRET_ENV`; `values` are keys given
+    directly (an adapter's own key).
+    """
+
+    def __init__(self, env_names: Iterable[str] = (), values: Iterable[str | None] = ()) -> None:
+        for name in env_names:
+            remember_secret(os.environ.get(name) or "")  # a key by declaration
+        names = {*COMMON_SECRET_ENV, *(n for n in env_names if n)}
+        found = {os.environ.get(name) for name in names} | set(values) | _remembered
+        secrets = {v for value in found if value for v in (value, value.strip())}
+        self._values = sorted(
+            (v for v in secrets if len(v.strip()) >= MIN_SECRET_CHARS), key=len, reverse=True
+        )
+        stripped = {v.strip() for v in self._values}
+        self._grams = {
+            gram
+            for value in stripped
+            for gram in (value[i : i + FRAGMENT_CHARS] for i in range(len(value)))
+            if len(gram) == FRAGMENT_CHARS and not _word_like(gram)
+        }
+        self._stripped = sorted(stripped)
+
+    def __call__(self, text: str) -> str:
+        """An error text or message without keys or anything shaped like one."""
+        return _KEY_PATTERNS.sub(MARK, self._secrets_removed(text))
+
+    def response(self, text: str) -> str:
+        """A model's answer: untouched unless it holds a key (then as `__call__`), so that a
+        poem line starting "Bearer" keeps its words."""
+        return self(text) if self.contains_secret(text) else text
+
+    def response_data(self, data: dict[str, Any]) -> dict[str, Any]:
+        """`response` for JSON-like data (a stored completion, a raw response), string by
+        string; `data` itself when no string in it holds a key."""
+        if not any(self.contains_secret(text) for text in _strings(data)):
+            return data
+        result: dict[str, Any] = _map_strings(data, self)
+        return result
+
+    def contains_secret(self, text: str) -> bool:
+        if any(value in text for value in self._values):
+            return True
+        return bool(self._stripped) and any(
+            self._is_secret_word(m.group().rstrip(".")) for m in _WORD.finditer(text)
+        )
+
+    def _secrets_removed(self, text: str) -> str:
+        for value in self._values:
+            text = text.replace(value, MARK)
+        if not self._stripped:
+            return text
+        return _WORD.sub(self._word_removed, text)
+
+    def _word_removed(self, match: re.Match[str]) -> str:
+        word = match.group()
+        core = word.rstrip(".")  # a full stop after a key stays
+        return MARK + word[len(core) :] if self._is_secret_word(core) else word
+
+    def _is_secret_word(self, word: str) -> bool:
+        grams, size = self._grams, FRAGMENT_CHARS
+        if any(word[i : i + size] in grams for i in range(len(word) - size + 1)):
+            return True
+        if not _MASK.search(word):
+            return False
+        pieces = _MASK.split(word)
+        head, tail = pieces[0], pieces[-1]
+        return (
+            len(head) >= MASK_EDGE_CHARS and any(v.startswith(head) for v in self._stripped)
+        ) or (len(tail) >= MASK_EDGE_CHARS and any(v.endswith(tail) for v in self._stripped))
+
+
+def _word_like(gram: str) -> bool:
+    """Digits only, or letters of one case only: possibly an ordinary number or word, not a
+    recognisable key fragment."""
+    return gram.isdigit() or (gram.isalpha() and (gram.islower() or gram.isupper()))
+
+
+def _strings(data: Any) -> Iterator[str]:
+    if isinstance(data, str):
+        yield data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield from _strings(key)
+            yield from _strings(value)
+    elif isinstance(data, list | tuple):
+        for value in data:
+            yield from _strings(value)
+
+
+def _map_strings(data: Any, change: Callable[[str], str]) -> Any:
+    if isinstance(data, str):
+        return change(data)
+    if isinstance(data, dict):
+        return {_map_strings(k, change): _map_strings(v, change) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_map_strings(value, change) for value in data]
+    return data

@@ -1,0 +1,140 @@
+"""No API key, nor a recognisable piece of one, in anything POEMetric stores or prints: the real
+SDKs against local servers that send the key back, as some proxies and APIs do."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_runner_support import FAST, prepared_store
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.generation.stage import run_generation
+from poemetric.providers.base import ModelSpec
+from poemetric.redaction import Redactor
+from poemetric.testing.exchange import HttpAnswer
+from poemetric.testing.servers import GeminiServer, OpenAIServer, RecordedRequest
+
+KEY_ENV = "POEMETRIC_SECRETS_TEST_KEY"
+#: First 8 characters "pm-audit", last 4 "v4Hb": neither occurs in a store or an output otherwise.
+KEY = "pm-audit-Zq8Xw3Lk5Rt7Yp2Nv4Hb"
+PIECES = (KEY, KEY[:8], KEY[8:16], KEY[-8:], KEY[-4:])
+
+
+def leaks(text: str | bytes) -> list[str]:
+    """The pieces of KEY found in `text` (a file's bytes, a command's output)."""
+    data = text.encode() if isinstance(text, str) else text
+    return [piece for piece in PIECES if piece.encode() in data]
+
+
+def folder_leaks(folder: Path) -> dict[str, list[str]]:
+    """Pieces of KEY in any file under `folder` (SQLite store and WAL read as bytes)."""
+    found = {str(p): leaks(p.read_bytes()) for p in folder.rglob("*") if p.is_file()}
+    return {path: pieces for path, pieces in found.items() if pieces}
+
+
+@pytest.fixture
+def model_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    folder = tmp_path / "generators"
+    folder.mkdir()
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
+    yield folder
+
+
+def model_file(folder: Path, name: str, provider: str, base_url: str, **fields: str) -> None:
+    lines = [f"name: {name}", f"provider: {provider}", "model: m", f"base_url: {base_url}"]
+    lines += [f"{field}: {value}" for field, value in fields.items()]
+    lines += ["limits:", "  max_retries: 0", "  max_concurrency: 1"]
+    (folder / f"{name}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def generate(run: Path, models: str, *extra: str) -> str:
+    command = ["generate", "--run", str(run), "--models", models, "--limit", "2", "--no-progress"]
+    result = CliRunner().invoke(app, [*command, *extra], env={"COLUMNS": "300"})
+    return result.output
+
+
+def test_the_redactor_removes_a_key_its_pieces_and_its_masked_forms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY + "\r\n")  # a .env file with Windows line ends
+    redact = Redactor([KEY_ENV])
+    assert redact(f"key={KEY}&x=1") == "key=***&x=1"
+    assert redact(f"Incorrect API key provided: {KEY[:8]}{'*' * 20}{KEY[-4:]}.") == (
+        "Incorrect API key provided: ***."
+    )
+    assert redact(f"cut at 300 characters: {KEY[:12]}") == "cut at 300 characters: ***"
+    truncated = f"[input_value='token {KEY[:14]}...stream, rotate it', input_type=str]"
+    assert redact(truncated) == "[input_value='token ***, rotate it', input_type=str]"
+    # A text without the key keeps its words, numbers and asterisks.
+    plain = "Field required; 12345678 tokens; **** ; Response... sk-test"
+    assert redact(plain) == plain
+    monkeypatch.setenv(KEY_ENV, "sk-no-key-required")  # a local server's dummy key
+    assert Redactor([KEY_ENV])("Field required") == "Field required"
+
+
+class MaskedKeyServer(OpenAIServer):
+    """Answers every chat request as the OpenAI API answers a wrong key, quoting its start and
+    end: "Incorrect API key provided: sk-abcd****wxyz"."""
+
+    def route(self, record: RecordedRequest, query: dict[str, list[str]], raw: bytes) -> Any:
+        key = record.headers["authorization"].removeprefix("Bearer ")
+        masked = f"{key[:8]}{'*' * 28}{key[-4:]}"
+        return self.error_answer(401, f"Incorrect API key provided: {masked}. You can find ...")
+
+
+def test_a_masked_key_in_an_error_is_neither_stored_nor_printed(
+    tmp_path: Path, model_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The call log kept "Incorrect API key provided: pm-audit****...v4Hb" (the key's first 8
+    and last 4 characters); only the whole key was scrubbed."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    run = tmp_path / "run"
+    with MaskedKeyServer() as server:
+        model_file(model_folder, "gpt", "openai", server.base_url)
+        output = generate(run, "gpt")
+    assert "authentication failed (HTTP 401): check OPENAI_API_KEY" in output
+    assert leaks(output) == [] and folder_leaks(run) == {}
+
+
+class TruncatingGeminiServer(GeminiServer):
+    """Answers generateContent with a 200 whose part has a string where a boolean belongs, the
+    key inside it: the SDK's pydantic error quotes the string shortened ('token pm-audit-Zq...')."""
+
+    def route(self, record: RecordedRequest, query: dict[str, list[str]], raw: bytes) -> Any:
+        key = record.headers["x-goog-api-key"]
+        thought = f"token {key} was rejected upstream, rotate it"
+        body = {"candidates": [{"content": {"parts": [{"text": "x", "thought": thought}]}}]}
+        return HttpAnswer.json(200, body)
+
+
+def test_a_key_shortened_by_an_sdk_error_is_neither_stored_nor_printed(
+    tmp_path: Path, model_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    run = tmp_path / "run"
+    with TruncatingGeminiServer() as server:
+        model_file(model_folder, "gem", "google", server.base_url, api_key_env=KEY_ENV)
+        output = generate(run, "gem")
+    assert "malformed or truncated response body (ValidationError" in output
+    assert leaks(output) == [] and folder_leaks(run) == {}
+
+
+def test_a_key_set_with_surrounding_whitespace_is_redacted_from_responses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK sends the key stripped; the runner looked for the variable's value as set
+    ("...v4Hb\\r" from a .env file with Windows line ends), so an echoed key was stored."""
+    monkeypatch.setenv(KEY_ENV, KEY + "\r")
+    store = prepared_store(tmp_path, poems=2)
+    with OpenAIServer(lambda call: f"A poem\nby the proxy of {KEY}\n") as server:
+        spec = ModelSpec.model_validate(
+            {"name": "remote", "provider": "openai-compatible", "model": "m",
+             "base_url": server.base_url, "api_key_env": KEY_ENV}
+        )  # fmt: skip
+        assert run_generation(store, [spec], options=FAST).models[0].ok == 2
+    store.close()
+    assert folder_leaks(tmp_path) == {}
