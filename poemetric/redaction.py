@@ -17,7 +17,8 @@ whitespace stripped. It replaces with `***`:
 * in error texts, anything shaped like a key (``sk-...``, ``AIza...``, ``hf_...``, ``Bearer ...``).
 
 The runner applies it to every response and error before they reach the run store, the cache,
-the call log or the terminal; the adapters to their errors and raw responses.
+the call log or the terminal; the adapters to their errors and raw responses; the command line
+to a crash's traceback.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ class Redactor:
 
     def __init__(self, env_names: Iterable[str] = (), values: Iterable[str | None] = ()) -> None:
         for name in env_names:
-            remember_secret(os.environ.get(name) or "")  # a key by declaration
+            remember_secret(os.environ.get(name) or "")  # for a crash's traceback too
         names = {*COMMON_SECRET_ENV, *(n for n in env_names if n)}
         found = {os.environ.get(name) for name in names} | set(values) | _remembered
         secrets = {v for value in found if value for v in (value, value.strip())}

@@ -3,6 +3,9 @@ SDKs against local servers that send the key back, as some proxies and APIs do."
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ from poemetric.redaction import Redactor
 from poemetric.testing.exchange import HttpAnswer
 from poemetric.testing.servers import GeminiServer, OpenAIServer, RecordedRequest
 
+REPO = Path(__file__).resolve().parent.parent
 KEY_ENV = "POEMETRIC_SECRETS_TEST_KEY"
 #: First 8 characters "pm-audit", last 4 "v4Hb": neither occurs in a store or an output otherwise.
 KEY = "pm-audit-Zq8Xw3Lk5Rt7Yp2Nv4Hb"
@@ -138,3 +142,31 @@ def test_a_key_set_with_surrounding_whitespace_is_redacted_from_responses(
         assert run_generation(store, [spec], options=FAST).models[0].ok == 2
     store.close()
     assert folder_leaks(tmp_path) == {}
+
+
+class EchoingBatchServer(GeminiServer):
+    """Refuses batch jobs with a 500 that quotes the request's key header."""
+
+    def route(self, record: RecordedRequest, query: dict[str, list[str]], raw: bytes) -> Any:
+        if record.path.endswith(":batchGenerateContent"):
+            key = record.headers["x-goog-api-key"]
+            return self.error_answer(500, f"upstream refused the batch for key {key}")
+        return super().route(record, query, raw)
+
+
+def test_a_crash_traceback_prints_no_key(tmp_path: Path, model_folder: Path) -> None:
+    """A failed batch submission ends the command with a traceback (not a secrets matter), and
+    that printed the SDK's exception, which the adapter's ProviderError is raised from, with the
+    key the server quoted in clear."""
+    run = tmp_path / "run"
+    env = {"POEMETRIC_GENERATORS_DIR": str(model_folder), KEY_ENV: KEY, "COLUMNS": "300"}
+    command = [sys.executable, "-m", "poemetric", "generate", "--run", str(run), "--models",
+               "gem", "--limit", "1", "--batch", "--no-progress"]  # fmt: skip
+    with EchoingBatchServer() as server:
+        model_file(model_folder, "gem", "google", server.base_url, api_key_env=KEY_ENV)
+        done = subprocess.run(
+            command, cwd=REPO, env={**os.environ, **env}, capture_output=True, text=True
+        )
+    assert done.returncode == 1
+    assert "upstream refused the batch for key ***" in done.stderr
+    assert leaks(done.stdout + done.stderr) == [] and folder_leaks(run) == {}
