@@ -4,6 +4,7 @@ SDKs against local servers that send the key back, as some proxies and APIs do."
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
 from poemetric.redaction import Redactor
 from poemetric.testing.exchange import HttpAnswer
-from poemetric.testing.servers import GeminiServer, OpenAIServer, RecordedRequest
+from poemetric.testing.servers import ChatCall, GeminiServer, OpenAIServer, RecordedRequest
 
 REPO = Path(__file__).resolve().parent.parent
 KEY_ENV = "POEMETRIC_SECRETS_TEST_KEY"
@@ -170,3 +171,28 @@ def test_a_crash_traceback_prints_no_key(tmp_path: Path, model_folder: Path) -> 
     assert done.returncode == 1
     assert "upstream refused the batch for key ***" in done.stderr
     assert leaks(done.stdout + done.stderr) == [] and folder_leaks(run) == {}
+
+
+def rhyming_echo(call: ChatCall) -> str:
+    """A last line that rhymes (it ends on the partner word) and quotes the key."""
+    partner = re.search(r"rhyme with \u201c(.+?)\u201d", call.prompt)
+    return f"The proxy sent {KEY} to {partner.group(1) if partner else 'x'}."
+
+
+def test_probe_lines_written_by_an_api_model_carry_no_key(
+    tmp_path: Path, model_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`probe build --tasks last_line --generator API-MODEL` asks the model outside the runner
+    and wrote its answers into the pairs file as they came."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    pairs = tmp_path / "pairs.jsonl"
+    with OpenAIServer(rhyming_echo) as server:
+        model_file(model_folder, "gpt", "openai-compatible", server.base_url, api_key_env=KEY_ENV)
+        result = CliRunner().invoke(
+            app,
+            ["probe", "build", "lear-limericks", "-o", str(pairs), "--tasks", "last_line",
+             "--limit", "2", "--generator", "gpt", "--attempts", "1"],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "The proxy sent *** to" in pairs.read_text(encoding="utf-8")
+    assert leaks(result.output) == [] and folder_leaks(tmp_path) == {}

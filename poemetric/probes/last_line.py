@@ -144,6 +144,8 @@ class ChatLineGenerator:
 
     def candidates(self, requests: Sequence[LineRequest]) -> list[list[str]]:
         from poemetric.providers.registry import create_provider
+        from poemetric.providers.remote_common import key_variables
+        from poemetric.redaction import Redactor
         from poemetric.runner.jobs import user_request
 
         provider = create_provider(self.spec)
@@ -165,7 +167,9 @@ class ChatLineGenerator:
                 await provider.aclose()
 
         answers = asyncio.run(run())
-        texts = [getattr(answer, "text", "") for answer in answers]
+        # The lines go into the pairs file, not through the runner: redact them here.
+        redactor = Redactor(key_variables(self.spec))
+        texts = [redactor.response(getattr(answer, "text", "")) for answer in answers]
         return [
             [first_line(t).strip("\"'\u201c\u201d") for t in texts[i : i + self.attempts]]
             for i in range(0, len(texts), self.attempts)
