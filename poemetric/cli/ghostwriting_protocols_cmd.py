@@ -17,6 +17,7 @@ from poemetric.cli.generate_cmd import (
     ShardOption,
 )
 from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
+from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
     judge_runner_options,
     judge_spec,
@@ -90,7 +91,7 @@ def style_match_command(
         progress=progress,
     )
     author_list = split_names(authors)
-    with open_judged_run(run, author_list) as store:
+    with open_judged_run(run, author_list) as store, interruptible(run):
         report = run_style_matching(
             store,
             spec,

@@ -50,9 +50,11 @@ def resolve_jobs(jobs: int, poems: int) -> int:
 
 
 def _start_worker() -> None:
-    # Ctrl-C reaches the whole process group: the parent stops the batch (see map_in_order), and
-    # workers that also raised KeyboardInterrupt would only print one traceback each.
+    # Ctrl-C reaches the whole process group, and a scheduler's SIGTERM every process of the
+    # job: the parent stops the batch (see map_in_order) and shuts the workers down; workers
+    # that also stopped would print one traceback each, or break the pool under the parent.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     ask_one_blas_thread()  # first: the checker's import loads numpy (this module does not)
     from poemetric.form.checker import relax_collector, single_blas_thread
 

@@ -29,6 +29,7 @@ from poemetric.providers.base import (
     Provider,
     ProviderError,
 )
+from poemetric.runner import stopping
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, completion_to_dict
 from poemetric.runner.recording import (
@@ -110,8 +111,14 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             chunk.append(job)
         if not chunk:
             continue
+        if not stopping.starting_call():  # SIGTERM: submit nothing more
+            for job in chunk:
+                run.budget.settle(reserved.pop(job.key, 0.0), 0.0)
+            break
         try:
             batch_id = await provider.submit_batch([(job.key, job.request) for job in chunk])
+            # Stored before a SIGTERM may stop the stage: a resumed run polls, never resubmits.
+            _record_batch(run, batch_id, chunk)
         except ProviderError as error:
             if not is_auth_failure(error):
                 raise
@@ -120,7 +127,8 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
                 run.budget.settle(reserved.pop(job.key, 0.0), 0.0)
             _leave_pending(run, error, len(chunk) + len(to_submit[start + size :]))
             break
-        _record_batch(run, batch_id, chunk)
+        finally:
+            stopping.call_done()
         waiting.append((batch_id, {job.key: job.cache_key for job in chunk}))
         run.report.batch_ids.append(batch_id)
     follow_ups: list[Job] = []
@@ -146,6 +154,15 @@ def _leave_pending(run: ModelRun, error: ProviderError, jobs: int) -> None:
         run.advance()
 
 
+def _detail(status: BatchStatus) -> dict[str, Any]:
+    return {
+        "state": status.state,
+        "total": status.total,
+        "completed": status.completed,
+        "failed": status.failed,
+    }
+
+
 async def _wait_and_collect(
     run: ModelRun,
     provider: BatchCapable,
@@ -167,17 +184,31 @@ async def _wait_and_collect(
                 run.budget.settle(reserved.pop(key, 0.0), 0.0)
             _leave_pending(run, error, sum(1 for key in keys if key in by_key))
             return
-        detail = {
-            "state": status.state,
-            "total": status.total,
-            "completed": status.completed,
-            "failed": status.failed,
-        }
+        detail = _detail(status)
         _update_batch(run, batch_id, status.state, detail)
         if status.done:
             break
         await asyncio.sleep(delay)
         delay = min(run.options.batch_poll_max_s, delay * 1.5)
+    if not stopping.starting_call():  # SIGTERM: the provider keeps the results for the next run
+        return
+    try:
+        await _collect(run, provider, batch_id, keys, (by_key, reserved, follow_ups), status)
+    finally:
+        stopping.call_done()
+
+
+async def _collect(
+    run: ModelRun,
+    provider: BatchCapable,
+    batch_id: str,
+    keys: dict[str, str],
+    pending: tuple[dict[str, Job], dict[str, float], list[Job]],
+    status: BatchStatus,
+) -> None:
+    """Fetch a finished batch's results and store them; mark the batch 'collected'."""
+    by_key, reserved, follow_ups = pending
+    detail = _detail(status)
     try:
         results = await provider.batch_results(batch_id)
     except ProviderError as error:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import Completion, Provider, ProviderError
+from poemetric.runner import stopping
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job
 from poemetric.runner.ratelimit import ModelLimiter
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 
 class _NotCalled(Exception):
     """The job is left for later: over the --max-cost budget, or its model was stopped."""
+
+
+class _Stopping(_NotCalled):
+    """The job is left for the resumed run: the command is stopping (SIGTERM)."""
 
 
 @dataclass
@@ -69,7 +74,10 @@ async def _run_job(
         completion = await _call(run, provider, limiter, policy, rng, current)
         if completion is None:
             return
-        current = resolve_from_cache(run, record_completion(run, current, completion))
+        try:
+            current = resolve_from_cache(run, record_completion(run, current, completion))
+        finally:
+            stopping.call_done()  # the answer is stored: a SIGTERM may now stop the stage
 
 
 async def _call(
@@ -92,10 +100,11 @@ async def _call(
             with attempt:
                 attempt_number = attempt.retry_state.attempt_number
                 completion = await _attempt(run, provider, limiter, state, job)
-    except _NotCalled:
+    except _NotCalled as left:
         if state.reserved:
             run.budget.settle(state.guess.cost_usd, 0.0)
-        run.advance()
+        if not isinstance(left, _Stopping):  # a stopping run's progress shows what was done
+            run.advance()
         return None
     except ProviderError as error:
         run.budget.settle(state.guess.cost_usd, 0.0)
@@ -139,17 +148,24 @@ async def _attempt(
                 raise _NotCalled
             state.reserved = True
         await limiter.pace(state.guess.tokens)
+        if not stopping.starting_call():  # SIGTERM: the job is left for the next run
+            raise _Stopping
         started = time.monotonic()
         try:
             completion = await asyncio.wait_for(provider.generate(job.request), timeout_s)
         except Exception as caught:
+            stopping.call_done()
             state.latency_s = time.monotonic() - started
             error = as_provider_error(caught, timeout_s)
             if is_rate_limit(error):
                 limiter.requests.on_rate_limited()
             raise error from caught
+        except BaseException:  # cancelled
+            stopping.call_done()
+            raise
         state.latency_s = time.monotonic() - started
     if not isinstance(completion, Completion):  # a third-party adapter's bug: this job fails
+        stopping.call_done()
         raise _not_a_completion(run, completion)
     limiter.requests.on_success()
     return completion
@@ -182,34 +198,60 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
         queue = queue[size:]
         if not chunk:
             continue
-        started = time.monotonic()
-        try:
-            results: Sequence[Any] = await provider.generate_batch([j.request for j in chunk])
-        except Exception as caught:
-            failure = as_provider_error(caught, run.spec.limits.timeout_s)
-            results = [failure] * len(chunk)
-        latency = (time.monotonic() - started) / len(chunk)
-        if len(results) != len(chunk):
-            mismatch = ProviderError(
-                f"generate_batch returned {len(results)} results for {len(chunk)} requests",
-                retryable=False,
-            )
-            results = [mismatch] * len(chunk)
-        for job, guess, result in zip(chunk, reserved, results, strict=True):
-            if isinstance(result, Completion):
-                if result.latency_s is None:
-                    result.latency_s = latency
-                run.budget.settle(guess.cost_usd, usage_cost(run.spec, result.usage))
-                log_attempt(run, job, 1, "ok", latency_s=latency)
-                follow_up = resolve_from_cache(run, record_completion(run, job, result))
-                if follow_up is not None:
-                    queue.append(follow_up)
-            else:
-                error = (
-                    as_provider_error(result, run.spec.limits.timeout_s)
-                    if isinstance(result, BaseException)
-                    else _not_a_completion(run, result)
-                )
+        if not stopping.starting_call():  # SIGTERM: the rest is left for the next run
+            for guess in reserved:
                 run.budget.settle(guess.cost_usd, 0.0)
-                log_attempt(run, job, 1, "error", error=error, latency_s=latency)
-                record_failure(run, job, error)
+            return
+        try:
+            _store_chunk(run, chunk, reserved, queue, await _answers(run, provider, chunk))
+        finally:
+            stopping.call_done()
+
+
+async def _answers(
+    run: ModelRun, provider: Provider, chunk: Sequence[Job]
+) -> tuple[Sequence[Any], float]:
+    """One `generate_batch` call: its results (a failure for every job when it raised) and the
+    latency per job."""
+    started = time.monotonic()
+    try:
+        results: Sequence[Any] = await provider.generate_batch([j.request for j in chunk])
+    except Exception as caught:
+        failure = as_provider_error(caught, run.spec.limits.timeout_s)
+        results = [failure] * len(chunk)
+    return results, (time.monotonic() - started) / len(chunk)
+
+
+def _store_chunk(
+    run: ModelRun,
+    chunk: Sequence[Job],
+    reserved: Sequence[Estimate],
+    queue: list[Job],
+    answers: tuple[Sequence[Any], float],
+) -> None:
+    """Store a chunk's results; follow-up turns go to the end of `queue`."""
+    results, latency = answers
+    if len(results) != len(chunk):
+        mismatch = ProviderError(
+            f"generate_batch returned {len(results)} results for {len(chunk)} requests",
+            retryable=False,
+        )
+        results = [mismatch] * len(chunk)
+    for job, guess, result in zip(chunk, reserved, results, strict=True):
+        if isinstance(result, Completion):
+            if result.latency_s is None:
+                result.latency_s = latency
+            run.budget.settle(guess.cost_usd, usage_cost(run.spec, result.usage))
+            log_attempt(run, job, 1, "ok", latency_s=latency)
+            follow_up = resolve_from_cache(run, record_completion(run, job, result))
+            if follow_up is not None:
+                queue.append(follow_up)
+        else:
+            error = (
+                as_provider_error(result, run.spec.limits.timeout_s)
+                if isinstance(result, BaseException)
+                else _not_a_completion(run, result)
+            )
+            run.budget.settle(guess.cost_usd, 0.0)
+            log_attempt(run, job, 1, "error", error=error, latency_s=latency)
+            record_failure(run, job, error)

@@ -43,6 +43,7 @@ from poemetric.providers.base import BatchCapable, Completion, ModelSpec, Provid
 from poemetric.providers.registry import create_provider, provider_class
 from poemetric.providers.remote_common import key_variables
 from poemetric.redaction import Redactor
+from poemetric.runner import stopping
 from poemetric.runner.cost import Budget
 from poemetric.runner.isolation import provider_target as provider_target
 from poemetric.runner.isolation import register_target as register_target
@@ -307,7 +308,7 @@ def run_stage(
         return [run.report for run, _ in runs]
 
     with progress_display(options, console) as progress, leases or nullcontext():
-        report.models.extend(asyncio.run(main(progress)))
+        report.models.extend(stopping.run(main(progress)))  # SIGTERM lets calls finish
     for spec in isolated:
         assert child_entry is not None
         child_options = replace(

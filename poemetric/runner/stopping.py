@@ -1,0 +1,162 @@
+"""Stopping a command on SIGTERM (a scheduler's time limit, `kill`) without losing what it paid for.
+
+`install()` (the command line's entry point) makes SIGTERM stop any command the way Ctrl-C does:
+files written under a temporary name are not left behind, worker processes are shut down, job
+leases are released, and the exit status is 143 (128 + 15) instead of 130.
+
+While a stage's calls run (`run`), the first SIGTERM does not cancel the requests in flight:
+no new request starts, those in flight are let finish and are stored (for at most `grace_s()`
+seconds: `POEMETRIC_STOP_GRACE`, default 20, under SLURM's default 30 s before SIGKILL), and then
+the stage stops. So a resumed run pays for none of them again. A second SIGTERM, or Ctrl-C,
+stops at once. Ctrl-C alone stops at once, as before.
+
+A "call" for this purpose is one request from the moment it is sent until its answer is stored
+(`starting_call` ... `call_done`), a batch submission until its id is stored, or a batch's
+results until they are stored.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Coroutine
+from contextlib import suppress
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # asyncio is imported when a stage runs: `form check` starts without it
+    import asyncio
+    from types import FrameType
+
+GRACE_ENV = "POEMETRIC_STOP_GRACE"
+DEFAULT_GRACE_S = 20.0
+
+T = TypeVar("T")
+
+
+class _State:
+    #: The stop signal received (SIGTERM), or None.
+    received: int | None = None
+    #: The stage whose calls are running now, or None.
+    active: _Drain | None = None
+
+
+_state = _State()
+
+
+def install() -> None:
+    """Make SIGTERM stop this process cleanly (see the module's doc). Main thread only."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def received() -> int | None:
+    """The stop signal this process received (SIGTERM), or None."""
+    return _state.received
+
+
+def exit_status(signum: int | None) -> int:
+    """The shell's status for a process stopped by `signum` (130 for Ctrl-C, 143 for SIGTERM)."""
+    return 128 + (signum or signal.SIGINT)
+
+
+def grace_s() -> float:
+    """Seconds the requests in flight may take to finish after SIGTERM."""
+    try:
+        value = float(os.environ.get(GRACE_ENV, DEFAULT_GRACE_S))
+    except ValueError:
+        return DEFAULT_GRACE_S
+    return value if value >= 0 else DEFAULT_GRACE_S
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    first = _state.received is None
+    _state.received = signum
+    drain = _state.active
+    if drain is not None:
+        drain.on_signal(first=first)
+        return
+    raise KeyboardInterrupt  # outside a stage's calls: stop as Ctrl-C does
+
+
+class _Drain:
+    """The running stage's event loop, its main task and its calls in flight."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+        import asyncio
+
+        self.loop = loop
+        self.task = task
+        self.in_flight = 0
+        self.draining = False
+        self.idle = asyncio.Event()
+        self.idle.set()
+
+    def on_signal(self, *, first: bool) -> None:
+        # In the signal handler: possibly in the middle of one of the loop's callbacks.
+        self.loop.call_soon_threadsafe(self._begin if first else self.task.cancel)
+
+    def _begin(self) -> None:
+        self.draining = True
+        grace = grace_s()
+        if self.in_flight:
+            print(
+                f"SIGTERM: no new request starts; waiting up to {grace:g} s for the "
+                f"{self.in_flight} in flight to be answered and stored.",
+                file=sys.stderr,
+                flush=True,
+            )
+        self.loop.create_task(self._stop_when_idle(grace))
+
+    async def _stop_when_idle(self, grace: float) -> None:
+        import asyncio
+
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self.idle.wait(), grace)
+        self.task.cancel()
+
+
+def starting_call() -> bool:
+    """False once a stop was asked for (leave the job for the next run); else True, and the
+    call counts as in flight until `call_done()`."""
+    drain = _state.active
+    if drain is None:
+        return True
+    if drain.draining:
+        return False
+    drain.in_flight += 1
+    drain.idle.clear()
+    return True
+
+
+def call_done() -> None:
+    """A call begun with `starting_call()` has ended (its answer is stored, or it failed)."""
+    drain = _state.active
+    if drain is None or drain.in_flight == 0:
+        return
+    drain.in_flight -= 1
+    if drain.in_flight == 0:
+        drain.idle.set()
+
+
+def run(main: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(main)`, stoppable by SIGTERM as the module's doc says (a stop raises
+    KeyboardInterrupt, as Ctrl-C does)."""
+    import asyncio
+
+    async def guarded() -> T:
+        task = asyncio.current_task()
+        assert task is not None
+        _state.active = _Drain(asyncio.get_running_loop(), task)
+        try:
+            return await main
+        finally:
+            _state.active = None
+
+    try:
+        return asyncio.run(guarded())
+    except asyncio.CancelledError:
+        if _state.received is None:
+            raise
+        raise KeyboardInterrupt from None

@@ -1,0 +1,257 @@
+"""A scheduler's SIGTERM (SLURM's time limit, `scancel`, `kill`): real processes through the real
+CLI, real signals, the local OpenAI server counting every request it answers."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_runner_support import (
+    FAST,
+    TEST_KEY,
+    TEST_KEY_ENV,
+    VALID_JUDGE_ANSWER,
+    prepared_store,
+)
+
+from poemetric.generation.stage import run_generation
+from poemetric.roster import select_models
+from poemetric.store import RunStore
+from poemetric.testing.servers import ChatCall, OpenAIServer
+
+MODEL_FILE = """\
+name: {name}
+provider: openai-compatible
+model: test-model
+base_url: {base_url}
+api_key_env: {key_env}
+settings:
+  seed: 7
+limits:
+  max_concurrency: 2
+  timeout_s: 150
+"""
+
+
+class HeldAfter:
+    """Answers the first `n` requests at once and holds later ones until `release` is set."""
+
+    def __init__(self, n: int, answer: str | None = None) -> None:
+        self.n = n
+        self.answer = answer
+        self.release = threading.Event()
+        self._lock = threading.Lock()
+        self._seen = 0
+
+    def __call__(self, call: ChatCall) -> str:
+        with self._lock:
+            self._seen += 1
+            hold = self._seen > self.n
+        if hold:
+            self.release.wait(timeout=60)
+        return self.answer if self.answer is not None else f"Echo: {call.prompt}"
+
+
+def model_dir(tmp_path: Path, base_url: str, name: str = "remote-test") -> Path:
+    folder = tmp_path / "models"
+    folder.mkdir(exist_ok=True)
+    (folder / f"{name}.yaml").write_text(
+        MODEL_FILE.format(name=name, base_url=base_url, key_env=TEST_KEY_ENV)
+    )
+    return folder
+
+
+def start(tmp_path: Path, *args: str, env: dict[str, str], log: str) -> subprocess.Popen[str]:
+    """The command as a batch job runs it: no terminal, stdout and stderr to a log file."""
+    handle = (tmp_path / log).open("w")
+    environment = {**os.environ, TEST_KEY_ENV: TEST_KEY, **env}
+    environment.pop("COLUMNS", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "poemetric", *args],
+        env=environment,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=handle,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, as a job step is
+    )
+
+
+def wait_for(condition: Callable[[], bool], process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        if process.poll() is not None:
+            pytest.fail(f"the command ended early with status {process.returncode}")
+        if time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("timed out")
+        time.sleep(0.02)
+
+
+def ok_rows(run: Path, table: str = "generations", author: str = "remote-test") -> int:
+    with RunStore(run) as store:
+        column = "author" if table == "generations" else "judge"
+        return store.count(table, f"{column} = ? AND status = 'ok'", (author,))
+
+
+def stopped(process: subprocess.Popen[str], log: Path) -> str:
+    process.wait(timeout=60)
+    return log.read_text()
+
+
+@pytest.mark.parametrize("stage", ["generate", "judge"])
+def test_sigterm_lets_answers_in_flight_arrive_and_the_resume_pays_for_none_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str
+) -> None:
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    run = tmp_path / "run"
+    store = prepared_store(run, poems=6)
+    if stage == "judge":
+        run_generation(store, select_models("markov"), options=FAST)
+    store.close()
+    table, folder_variable = (
+        ("generations", "POEMETRIC_GENERATORS_DIR")
+        if stage == "generate"
+        else ("judgments", "POEMETRIC_JUDGES_DIR")
+    )
+    responder = HeldAfter(2, VALID_JUDGE_ANSWER if stage == "judge" else None)
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        env = {folder_variable: str(model_dir(tmp_path, server.base_url))}
+        if stage == "generate":
+            args = ["generate", "--run", str(run), "--models", "remote-test"]
+        else:
+            args = ["judge", "--run", str(run), "--judge", "remote-test"]
+        args += ["--limit", "3", "--samples", "2"]
+        # 3 prompts x 2 samples; a judge scores the human and the markov poem of each
+        jobs = 6 if stage == "generate" else 12
+        process = start(tmp_path, *args, env=env, log="job.log")
+        # Two answers stored, two more requests held at the server (max_concurrency 2).
+        wait_for(lambda: ok_rows(run, table) == 2 and len(server.generation_requests) == 4, process)
+        os.killpg(process.pid, signal.SIGTERM)  # as SLURM signals every process of the step
+        time.sleep(0.5)
+        assert process.poll() is None  # waiting for the two answers in flight
+        responder.release.set()
+        output = stopped(process, tmp_path / "job.log")
+        assert process.returncode == 143, output
+        assert "Interrupted by SIGTERM" in output and "Resume with:" in output
+        assert f"poemetric {' '.join(args)}" in output
+        # Every answer the server gave was stored; nothing was recorded as failed.
+        assert ok_rows(run, table) == len(server.successful_generations) == 4
+        with RunStore(run) as store:
+            assert store.count("calls", "outcome != 'ok'") == 0
+            assert store.count("leases") == 0 and store.count("holders") == 0
+
+        again = start(tmp_path, *args, env=env, log="again.log")
+        output = stopped(again, tmp_path / "again.log")
+        assert again.returncode == 0, output
+    assert len(server.successful_generations) == jobs and server.duplicate_successes() == []
+    assert ok_rows(run, table) == jobs
+
+
+def test_sigterm_stops_after_the_grace_even_when_answers_do_not_come(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    prepared_store(run, poems=4).close()
+    responder = HeldAfter(2)
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        env = {
+            "POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url)),
+            "POEMETRIC_STOP_GRACE": "0.3",
+        }
+        args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "4"]
+        process = start(tmp_path, *args, env=env, log="job.log")
+        wait_for(lambda: ok_rows(run) == 2 and len(server.generation_requests) == 4, process)
+        process.send_signal(signal.SIGTERM)
+        began = time.monotonic()
+        output = stopped(process, tmp_path / "job.log")
+        assert time.monotonic() - began < 10
+        assert process.returncode == 143, output
+        assert "waiting up to 0.3 s for the 2 in flight" in output
+        responder.release.set()
+        with RunStore(run) as store:  # the two abandoned requests are pending, not failed
+            assert store.count("generations", "author = 'remote-test'") == 2
+            assert store.count("calls", "outcome != 'ok'") == 0 and store.count("leases") == 0
+
+
+def test_sigterm_while_a_batch_is_waiting_stops_at_once_and_the_resume_polls_it(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    prepared_store(run, poems=3).close()
+    with OpenAIServer(api_key=TEST_KEY, batch_polls_in_progress=1) as server:
+        env = {"POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url))}
+        args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "3", "--batch"]
+
+        def polls() -> int:
+            return sum(1 for r in server.requests if r.method == "GET" and "/batches/" in r.path)
+
+        process = start(tmp_path, *args, env=env, log="job.log")
+        wait_for(lambda: polls() >= 1, process)  # then it sleeps 30 s before the next poll
+        time.sleep(0.2)
+        os.killpg(process.pid, signal.SIGTERM)
+        output = stopped(process, tmp_path / "job.log")
+        assert process.returncode == 143, output
+        again = start(tmp_path, *args, env=env, log="again.log")
+        output = stopped(again, tmp_path / "again.log")
+        assert again.returncode == 0, output
+        submissions = [r for r in server.requests if r.method == "POST" and "/batches" in r.path]
+    assert len(submissions) == 1  # the resumed run polled the stored batch, paid nothing again
+    assert ok_rows(run) == 3
+
+
+def _processes_with(marker: str) -> list[int]:
+    """Pids of live processes whose environment holds `marker` (the command's workers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if marker.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux /proc")
+def test_sigterm_stops_a_form_check_with_workers_and_leaves_no_file_or_process(
+    tmp_path: Path,
+) -> None:
+    poem = "\n".join(["Shall I compare thee to a summer's day?"] * 14)
+    rows = "".join(f'{i},sonnet,"{poem}"\n' for i in range(4000))
+    (tmp_path / "poems.csv").write_text("id,form,text\n" + rows)
+    marker = f"POEMETRIC_TEST_MARKER={os.getpid()}-{time.monotonic_ns()}"
+    name, _, value = marker.partition("=")
+    args = ["form", "check", "poems.csv", "-o", "checks.jsonl", "--jobs", "2"]
+    process = start(tmp_path, *args, env={name: value}, log="job.log")
+    partial: list[Any] = []
+
+    def writing() -> bool:
+        partial[:] = [p for p in tmp_path.glob(".checks.jsonl.*") if p.stat().st_size > 0]
+        return bool(partial)
+
+    try:
+        wait_for(writing, process)
+        os.killpg(process.pid, signal.SIGTERM)
+        output = stopped(process, tmp_path / "job.log")
+        assert process.returncode == 143, output
+        assert "Interrupted by SIGTERM" in output and "Traceback" not in output
+        assert (
+            list(tmp_path.glob(".checks.jsonl.*")) == []
+            and not (tmp_path / "checks.jsonl").exists()
+        )
+        deadline = time.monotonic() + 5
+        while _processes_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _processes_with(marker) == []
+    finally:
+        for pid in _processes_with(marker):
+            os.kill(pid, signal.SIGKILL)
