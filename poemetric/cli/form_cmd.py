@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -116,9 +117,22 @@ def check_command(
 
 @contextmanager
 def _row_progress() -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr when it is a terminal (rows done of all rows), else nothing."""
-    if not err_console.is_terminal:
-        yield None
+    """A progress bar on stderr when it is a terminal (rows done of all rows), else a line
+    now and then (`poemetric.progress_lines`)."""
+    from poemetric.progress_lines import Count, draws_bars, progress_lines
+
+    if not draws_bars(err_console):
+        started = time.monotonic()
+        rows = [0, 0]  # done, total
+
+        def counts() -> list[Count]:
+            return [Count("form check", rows[0], rows[1] or None, time.monotonic() - started)]
+
+        def advance(done: int, total: int) -> None:
+            rows[:] = [done, total]
+
+        with progress_lines(err_console, counts):
+            yield advance
         return
     from rich.progress import Progress
 

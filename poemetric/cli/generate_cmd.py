@@ -51,7 +51,12 @@ ConcurrencyOption = typer.Option(
 DryRunOption = typer.Option(
     False, "--dry-run", help="Print the plan (jobs, done, cached, tokens, cost); call nothing."
 )
-ProgressOption = typer.Option(True, "--progress/--no-progress", help="Progress bars.")
+ProgressOption = typer.Option(
+    True,
+    "--progress/--no-progress",
+    help="Progress bars; where the output is not a terminal (a log file), a line every "
+    "POEMETRIC_PROGRESS_EVERY seconds (default 60) instead.",
+)
 
 
 TemplateOption = typer.Option(

@@ -34,6 +34,7 @@ from poemetric.form.errata_verdicts import (
     errata_verdict,
 )
 from poemetric.form.parallel import map_in_order, resolve_jobs
+from poemetric.progress_lines import progress_lines, rich_counts
 from poemetric.store.db import RunStore
 
 if TYPE_CHECKING:
@@ -116,15 +117,18 @@ def run_form_stage(
         )
         authors[row["generation_id"]] = row["author"]
     workers = resolve_jobs(jobs, len(tasks))
-    with Progress(
+    bar = Progress(
         TextColumn("form check" + (f" ({workers} processes)" if workers > 1 else "")),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=console,
         disable=not progress or not tasks,
-    ) as bar:
-        task = bar.add_task("form", total=len(tasks))
+    )
+    # In a log file: a line now and then instead of the bar.
+    lines = progress_lines(bar.console, rich_counts(bar), enabled=progress and bool(tasks))
+    with bar, lines:
+        task = bar.add_task("form check", total=len(tasks))
         for verdict in map_in_order(_verdict, tasks, jobs=workers):
             store.save_form_check(verdict)
             report.count(authors[verdict["generation_id"]], verdict["passed"])

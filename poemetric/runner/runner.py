@@ -219,6 +219,9 @@ async def execute_model(run: ModelRun, provider: Provider, pending: Sequence[Job
 
 @contextmanager
 def progress_display(options: RunnerOptions, console: Console | None = None) -> Iterator[Progress]:
+    """Progress bars on a terminal; in a log file, a line per model now and then."""
+    from poemetric.progress_lines import progress_lines, rich_counts
+
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -231,7 +234,8 @@ def progress_display(options: RunnerOptions, console: Console | None = None) -> 
         disable=not options.progress or options.dry_run,  # a plan has nothing to show
         transient=False,
     )
-    with progress:
+    shown = options.progress and not options.dry_run
+    with progress, progress_lines(progress.console, rich_counts(progress), enabled=shown):
         yield progress
 
 
