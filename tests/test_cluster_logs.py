@@ -1,4 +1,5 @@
-"""A batch job's log (no terminal, stdout and stderr to a file) says how far the job is."""
+"""A batch job's log (no terminal, stdout and stderr to a file) says how far the job is, and a
+scheduler can tell a finished job from one that left work undone by its exit status."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import sys
 from pathlib import Path
 
 from test_runner_support import TEST_KEY, TEST_KEY_ENV, prepared_store
+from typer.testing import CliRunner
 
+from poemetric.cli import app
+from poemetric.store import RunStore
 from poemetric.testing.servers import OpenAIServer
 
 MODEL_FILE = """\
@@ -98,3 +102,23 @@ def test_a_form_check_log_has_progress_lines(tmp_path: Path) -> None:
     assert lines and {m["name"] for m in lines} == {"form check"}, text
     assert {m["total"] for m in lines} == {"1,500"}
     assert "1500 rows, 0 with errors" in text
+
+
+def test_a_run_stopped_at_the_budget_exits_with_status_1(tmp_path: Path) -> None:
+    """Jobs skipped at --max-cost are left undone: a scheduler (`afterok`) or `&&` must not
+    take the command for finished."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=3).close()
+    with OpenAIServer(api_key=TEST_KEY) as server:
+        env = {
+            TEST_KEY_ENV: TEST_KEY,
+            "POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url)),
+        }
+        args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "3"]
+        result = CliRunner().invoke(app, [*args, "--max-cost", "0.0000001"], env=env)
+        assert result.exit_code == 1, result.output
+        assert "Stopped at the --max-cost budget" in result.output
+        result = CliRunner().invoke(app, args, env=env)
+        assert result.exit_code == 0, result.output
+    with RunStore(run) as store:
+        assert store.count("generations", "author = 'remote-test' AND status = 'ok'") == 3

@@ -109,7 +109,7 @@ def style_match_command(
         columns = {"author": "author", "trials": "trials", "accuracy": "accuracy",
                    "ci_low": "CI low", "ci_high": "CI high", "unparsed": "unparsed"}  # fmt: skip
         console.print(frame_table(style_accuracy(mine), f"Style matching by {judge_name}", columns))
-    if (report.errors or report.not_run) and not dry_run:
+    if report.incomplete and not dry_run:
         raise typer.Exit(code=1)
 
 

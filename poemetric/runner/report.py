@@ -93,8 +93,14 @@ class StageReport:
 
     @property
     def incomplete(self) -> bool:
-        """Jobs were left undone: errors, a model that could not run, jobs held elsewhere."""
-        return bool(self.errors or self.not_run or any(m.held_elsewhere for m in self.models))
+        """Jobs were left undone: errors, a model that could not run, jobs held elsewhere, jobs
+        skipped at the --max-cost budget (the command then exits with status 1)."""
+        return bool(
+            self.errors
+            or self.not_run
+            or any(m.held_elsewhere for m in self.models)
+            or self.stopped_by_budget
+        )
 
     @property
     def cost_usd(self) -> float:
