@@ -122,3 +122,23 @@ def test_a_run_stopped_at_the_budget_exits_with_status_1(tmp_path: Path) -> None
         assert result.exit_code == 0, result.output
     with RunStore(run) as store:
         assert store.count("generations", "author = 'remote-test' AND status = 'ok'") == 3
+
+
+def test_a_demo_whose_judge_cannot_run_exits_with_status_1_and_says_why(tmp_path: Path) -> None:
+    judges = tmp_path / "judges"
+    judges.mkdir()
+    # Nothing listens on port 9 (discard) of this machine: connection refused.
+    (judges / "remote-test.yaml").write_text(
+        MODEL_FILE.format(base_url="http://127.0.0.1:9/v1", key_env=TEST_KEY_ENV)
+    )
+    result = CliRunner().invoke(
+        app,
+        ["demo", "--run", str(tmp_path / "demo"), "--limit", "1", "--judge", "remote-test",
+         "--no-progress"],
+        env={TEST_KEY_ENV: TEST_KEY, "POEMETRIC_JUDGES_DIR": str(judges)},
+        terminal_width=200,
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "report " in result.output  # the rest of the demo was still done
+    assert "remote-test cannot run (2 job(s) left pending)" in result.output
+    assert "connection refused" in result.output

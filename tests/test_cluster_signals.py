@@ -255,3 +255,18 @@ def test_sigterm_stops_a_form_check_with_workers_and_leaves_no_file_or_process(
     finally:
         for pid in _processes_with(marker):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_sigterm_stops_the_demo_with_the_command_that_resumes_it(tmp_path: Path) -> None:
+    responder = HeldAfter(1, VALID_JUDGE_ANSWER)
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        env = {"POEMETRIC_JUDGES_DIR": str(model_dir(tmp_path, server.base_url))}
+        args = ["demo", "--run", "demo", "--limit", "2", "--judge", "remote-test"]
+        process = start(tmp_path, *args, env=env, log="job.log")
+        wait_for(lambda: len(server.generation_requests) == 3, process)  # 1 answered, 2 held
+        process.send_signal(signal.SIGTERM)
+        responder.release.set()
+        output = stopped(process, tmp_path / "job.log")
+    assert process.returncode == 143, output
+    assert "Interrupted by SIGTERM" in output and f"poemetric {' '.join(args)}" in output
+    assert ok_rows(tmp_path / "demo", "judgments") == 3  # the two in flight were stored

@@ -13,12 +13,14 @@ from rich.console import Console
 
 from poemetric.cli.analyze_cmd import summary_tables
 from poemetric.cli.app import app
-from poemetric.cli.generate_cmd import open_prepared
+from poemetric.cli.generate_cmd import ProgressOption, open_prepared
+from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
 from poemetric.cli.options import LimitOption, error_exit, unknown_choice
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
+    from poemetric.runner.report import StageReport
 
 console = Console()
 
@@ -85,7 +87,7 @@ def demo(
     ),
     samples: int = typer.Option(1, "--samples", min=1, help="Markov samples per prompt."),
     limit: int | None = LimitOption,
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bars."),
+    progress: bool = ProgressOption,
     local: bool = typer.Option(
         False,
         "--local/--no-local",
@@ -133,54 +135,59 @@ def demo(
     if judge and judge not in judges:
         raise unknown_choice("--judge", judge, list(judges), noun="judge")
     console.rule("[bold]POEMetric demo")
-    store, prepared = open_prepared(run, "demo", limit)
-    with store:
-        console.print(
-            f"1/5 dataset  {prepared.dataset.name}: {len(prepared.dataset)} poems "
-            f"(sha256 {prepared.dataset.sha256[:12]}…), prompts template "
-            f"{prepared.template_hash[:12]}…"
-        )
-        options = RunnerOptions(samples=samples, limit=limit, progress=progress)
-        report = run_generation(store, markov, options=options)
-        console.print(f"2/5 generate {report.summary_line()}")
-        local_hint = local_model_hint()
-        if local and local_hint is None:
-            spec = generators[LOCAL_MODEL]
-            spec = spec.model_copy(
-                update={"settings": spec.settings.model_copy(update={"max_tokens": 160})}
+    incomplete: list[StageReport] = []
+    with interruptible(run):
+        store, prepared = open_prepared(run, "demo", limit)
+        with store:
+            console.print(
+                f"1/5 dataset  {prepared.dataset.name}: {len(prepared.dataset)} poems "
+                f"(sha256 {prepared.dataset.sha256[:12]}…), prompts template "
+                f"{prepared.template_hash[:12]}…"
             )
-            local_options = dataclasses.replace(
-                options, limit=min(limit or local_poems, local_poems), samples=1
+            options = RunnerOptions(samples=samples, limit=limit, progress=progress)
+            report = run_generation(store, markov, options=options)
+            incomplete += [report] if report.incomplete else []
+            console.print(f"2/5 generate {report.summary_line()}")
+            local_hint = local_model_hint()
+            if local and local_hint is None:
+                spec = generators[LOCAL_MODEL]
+                spec = spec.model_copy(
+                    update={"settings": spec.settings.model_copy(update={"max_tokens": 160})}
+                )
+                local_options = dataclasses.replace(
+                    options, limit=min(limit or local_poems, local_poems), samples=1
+                )
+                local_report = run_generation(store, [spec], options=local_options)
+                incomplete += [local_report] if local_report.incomplete else []
+                console.print(f"   generate {local_report.summary_line()}")
+            form_report = run_form_stage(store, progress=progress, jobs=0)
+            rates = ", ".join(
+                f"{author} {form_report.pass_rate(author):.0%}"
+                for author in sorted(form_report.total_by_author)
             )
-            local_report = run_generation(store, [spec], options=local_options)
-            console.print(f"   generate {local_report.summary_line()}")
-        form_report = run_form_stage(store, progress=progress, jobs=0)
-        rates = ", ".join(
-            f"{author} {form_report.pass_rate(author):.0%}"
-            for author in sorted(form_report.total_by_author)
-        )
-        console.print(
-            f"3/5 form     {form_report.checked} checked, {form_report.skipped} already done, "
-            f"{form_report.errors} errors; pass rate (this pass): {rates or 'n/a'}"
-        )
-        if judge:
-            from poemetric.judge.stage import run_judging
+            console.print(
+                f"3/5 form     {form_report.checked} checked, {form_report.skipped} already done, "
+                f"{form_report.errors} errors; pass rate (this pass): {rates or 'n/a'}"
+            )
+            if judge:
+                from poemetric.judge.stage import run_judging
 
-            judge_report = run_judging(store, judges[judge], options=options)
-            console.print(f"4/5 judge    {judge_report.summary_line()}")
-        else:
-            console.print("4/5 judge    skipped (see below)")
-        analysis = analyze_run(store)
-        analysis.write(run / "analysis")
-        figures = [p for p in make_figures(store, run / "figures") if p.suffix != ".txt"]
-        report_path = build_report(store)
-        drawn = len({figure.stem for figure in figures})  # each as a PDF and a PNG
-        console.print(
-            f"5/5 analysis {len(analysis.tables)} tables, {drawn} figures (PDF + PNG), the report"
-        )
-        if "lexical" in analysis.tables:
-            for table in summary_tables(analysis, console.width):
-                console.print(table)
+                judge_report = run_judging(store, judges[judge], options=options)
+                incomplete += [judge_report] if judge_report.incomplete else []
+                console.print(f"4/5 judge    {judge_report.summary_line()}")
+            else:
+                console.print("4/5 judge    skipped (see below)")
+            analysis = analyze_run(store)
+            analysis.write(run / "analysis")
+            figures = [p for p in make_figures(store, run / "figures") if p.suffix != ".txt"]
+            report_path = build_report(store)
+            drawn = len({figure.stem for figure in figures})  # each as a PDF and a PNG
+            console.print(
+                f"5/5 analysis {len(analysis.tables)} tables, {drawn} figures (PDF + PNG), the report"
+            )
+            if "lexical" in analysis.tables:
+                for table in summary_tables(analysis, console.width):
+                    console.print(table)
     console.rule("[bold]Results")
     console.print(f"run store   {store.path}")
     console.print(f"tables      {run / 'analysis'}{os.sep}")
@@ -199,3 +206,7 @@ def demo(
             highlight=False,
             soft_wrap=True,
         )
+    if incomplete:  # a scheduler or script sees that the demo did not do all it was asked
+        for stage in incomplete:
+            stage.render_problems(console)
+        raise typer.Exit(code=1)

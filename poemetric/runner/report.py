@@ -184,6 +184,11 @@ class StageReport:
                 "[yellow]Stopped at the --max-cost budget; run again (with a higher budget) to "
                 "finish the skipped jobs.[/yellow]"
             )
+        self.render_problems(console)
+
+    def render_problems(self, console: Console) -> None:
+        """What was left undone and why: models that could not run, jobs held by another
+        process, answers that were not sent, errors (the lines under the summary table)."""
         for m in self.not_run:
             left = m.left_pending or m.pending
             if m.auth_status is not None:
