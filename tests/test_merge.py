@@ -250,6 +250,20 @@ def test_merge_cli(tmp_path: Path) -> None:
     assert "no run store" in missing.output
 
 
+def test_the_merge_table_keeps_its_headers_whole_in_an_80_column_log(tmp_path: Path) -> None:
+    """A batch job's log is 80 columns wide: the headers were cut to `ok>e…`, `confl…`."""
+    shard1 = _make_store(tmp_path / "s1", ["p1"], ["markov"])
+    shard2 = _make_store(tmp_path / "s2", ["p2"], ["markov"])
+    args = ["merge", str(shard1), str(shard2), "--into", str(tmp_path / "all")]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": None})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    header = next(line for line in result.output.splitlines() if line.startswith("table"))
+    assert header.split() == ["table", "┃", "new", "┃", "same"]
+    assert "left out at this width: ok>error, kept ok, both err, updated" in result.output
+    assert max(len(line) for line in result.output.splitlines() if "│" in line) <= 80
+
+
 def test_a_file_as_destination_is_an_error_not_a_traceback(tmp_path: Path) -> None:
     """`merge --into FILE` ended in mkdir's FileExistsError traceback."""
     shard = _make_store(tmp_path / "s1", ["p1"], ["markov"])

@@ -64,16 +64,27 @@ def _print_report(console: Console, report: MergeReport) -> None:
     console.print(f"Merged {len(merged)} store(s) into [bold]{report.destination}[/bold]")
     for skipped in report.skipped_sources:
         console.print(f"  skipped {skipped}: it is the destination")
+    rows = [
+        [name, *(str(getattr(report.tables[name], attr)) for attr, _ in _COLUMNS)]
+        for name in MERGED_TABLES
+        if name in report.tables
+    ]
+    headers = ["table", *(header for _, header in _COLUMNS)]
+    shown = list(range(len(headers)))
+    widths = [max([len(headers[i]), *(len(row[i]) for row in rows)]) for i in shown]
+    if sum(widths) + 3 * (len(widths) - 1) > console.width:
+        # A log file is 80 columns wide: leave out the columns that are 0 for every table
+        # rather than cut every header to "confl…".
+        shown = [i for i in shown if i == 0 or any(row[i] != "0" for row in rows)]
     table = Table(show_edge=False, pad_edge=False)
-    table.add_column("table", no_wrap=True)
-    for _, header in _COLUMNS:
-        table.add_column(header, justify="right")
-    for name in MERGED_TABLES:
-        stats = report.tables.get(name)
-        if stats is None:
-            continue
-        table.add_row(name, *(str(getattr(stats, attr)) for attr, _ in _COLUMNS))
+    for i in shown:
+        table.add_column(headers[i], justify="left" if i == 0 else "right", min_width=widths[i])
+    for row in rows:
+        table.add_row(*(row[i] for i in shown))
     console.print(table)
+    if len(shown) < len(headers):
+        left_out = ", ".join(headers[i] for i in range(len(headers)) if i not in shown)
+        console.print(f"(0 for every table, left out at this width: {left_out})")
     console.print(
         "new: copied; same: already there; ok>error: a success replaced a failure; kept ok: a "
         "failure was ignored; both err: both failed; skipped: depends on a conflicting generation"
