@@ -137,7 +137,9 @@ def test_sigterm_lets_answers_in_flight_arrive_and_the_resume_pays_for_none_agai
         # Two answers stored, two more requests held at the server (max_concurrency 2).
         wait_for(lambda: ok_rows(run, table) == 2 and len(server.generation_requests) == 4, process)
         os.killpg(process.pid, signal.SIGTERM)  # as SLURM signals every process of the step
-        time.sleep(0.5)
+        wait_for(lambda: "SIGTERM: no new request starts" in (tmp_path / "job.log").read_text(),
+                 process)  # fmt: skip
+        time.sleep(0.3)
         assert process.poll() is None  # waiting for the two answers in flight
         responder.release.set()
         output = stopped(process, tmp_path / "job.log")
@@ -265,6 +267,8 @@ def test_sigterm_stops_the_demo_with_the_command_that_resumes_it(tmp_path: Path)
         process = start(tmp_path, *args, env=env, log="job.log")
         wait_for(lambda: len(server.generation_requests) == 3, process)  # 1 answered, 2 held
         process.send_signal(signal.SIGTERM)
+        wait_for(lambda: "SIGTERM: no new request starts" in (tmp_path / "job.log").read_text(),
+                 process)  # fmt: skip
         responder.release.set()
         output = stopped(process, tmp_path / "job.log")
     assert process.returncode == 143, output
