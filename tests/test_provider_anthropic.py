@@ -178,3 +178,44 @@ def test_batch_results_before_the_end_is_a_retryable_error() -> None:
         error = asyncio.run(go(server))
         assert KEY not in repr(provider(server))
     assert error.retryable and "in progress" in str(error)
+
+
+class ContentlessServer(AnthropicServer):
+    """Answers a prompt asking for it with a 200 message without `content` (missing or null),
+    as a broken proxy might."""
+
+    def render_message(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
+        message = super().render_message(call, reply)
+        if call.prompt == "content: missing":
+            del message["content"]
+        elif call.prompt == "content: null":
+            message["content"] = None
+        return message
+
+
+@pytest.mark.parametrize("prompt", ["content: missing", "content: null"])
+def test_a_reply_without_content_is_a_retryable_malformed_reply(prompt: str) -> None:
+    """It was "TypeError: 'NoneType' object is not iterable", not retryable: an error row where
+    the other adapters retry a malformed reply."""
+    with ContentlessServer() as server:
+        error = failure(provider(server), request(("user", prompt)))
+    assert error.retryable and error.status is None
+    assert str(error).startswith("anthropic: malformed or truncated response body (")
+
+
+def test_a_batch_item_without_content_is_a_retryable_error_of_that_item() -> None:
+    async def go(server: AnthropicServer) -> dict[str, Completion | ProviderError]:
+        adapter = provider(server)
+        items = [("ok", request(("user", "one"))), ("broken", request(("user", "content: null")))]
+        batch_id = await adapter.submit_batch(items)
+        assert (await adapter.batch_status(batch_id)).done
+        results = await adapter.batch_results(batch_id)
+        await adapter.aclose()
+        return results
+
+    with ContentlessServer(batch_polls_in_progress=0) as server:
+        results = asyncio.run(go(server))
+    assert isinstance(results["ok"], Completion) and results["ok"].text == "Echo: one"
+    broken = results["broken"]
+    assert isinstance(broken, ProviderError) and broken.retryable
+    assert "malformed or truncated response body" in str(broken)

@@ -155,21 +155,70 @@ class EchoingBatchServer(GeminiServer):
         return super().route(record, query, raw)
 
 
-def test_a_crash_traceback_prints_no_key(tmp_path: Path, model_folder: Path) -> None:
-    """A failed batch submission ends the command with a traceback (not a secrets matter), and
-    that printed the SDK's exception, which the adapter's ProviderError is raised from, with the
-    key the server quoted in clear."""
+def test_a_failed_batch_submission_prints_one_line_without_the_key(
+    tmp_path: Path, model_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed batch submission ended the command with a traceback; it now stops the model
+    with one line, which quotes the provider's answer: scrubbed."""
+    monkeypatch.setenv(KEY_ENV, KEY)
     run = tmp_path / "run"
-    env = {"POEMETRIC_GENERATORS_DIR": str(model_folder), KEY_ENV: KEY, "COLUMNS": "300"}
-    command = [sys.executable, "-m", "poemetric", "generate", "--run", str(run), "--models",
-               "gem", "--limit", "1", "--batch", "--no-progress"]  # fmt: skip
     with EchoingBatchServer() as server:
         model_file(model_folder, "gem", "google", server.base_url, api_key_env=KEY_ENV)
-        done = subprocess.run(
-            command, cwd=REPO, env={**os.environ, **env}, capture_output=True, text=True
-        )
+        output = generate(run, "gem", "--batch")
+    assert (
+        "gem: batch submission failed: google: HTTP 500: INTERNAL: upstream refused the batch "
+        "for key ***; 2 jobs left for the next run"
+    ) in output
+    assert "Traceback" not in output
+    assert leaks(output) == [] and folder_leaks(run) == {}
+
+
+#: A third-party adapter with a bug: its batch submission raises a plain exception (no
+#: ProviderError, so no command handles it) that quotes the key it read.
+CRASHING_PLUGIN = """
+from poemetric.providers import Provider
+from poemetric.providers.base import BatchCapable
+from poemetric.providers.remote_common import resolve_api_key
+
+
+class Crashing(Provider, BatchCapable):
+    name = "crashing"
+
+    async def generate(self, request):
+        raise NotImplementedError
+
+    async def submit_batch(self, items):
+        raise KeyError(f"no batch field for the key {resolve_api_key(self.spec, ())}")
+
+    async def batch_status(self, batch_id):
+        raise NotImplementedError
+
+    async def batch_results(self, batch_id):
+        raise NotImplementedError
+"""
+
+
+def test_a_crash_traceback_prints_no_key(tmp_path: Path, model_folder: Path) -> None:
+    """A crash's traceback printed the exception as raised, with the key it quoted in clear."""
+    (tmp_path / "crashing_plugin.py").write_text(CRASHING_PLUGIN, encoding="utf-8")
+    (model_folder / "bug.yaml").write_text(
+        f"name: bug\nprovider: crashing\nmodel: m\napi_key_env: {KEY_ENV}\n", encoding="utf-8"
+    )
+    start = (
+        "import sys, crashing_plugin; from poemetric.providers import register_provider; "
+        "register_provider('crashing', crashing_plugin.Crashing); "
+        "from poemetric.cli.app import main; main()"
+    )
+    run = tmp_path / "run"
+    env = {"POEMETRIC_GENERATORS_DIR": str(model_folder), KEY_ENV: KEY, "COLUMNS": "300",
+           "PYTHONPATH": str(tmp_path)}  # fmt: skip
+    command = [sys.executable, "-c", start, "generate", "--run", str(run), "--models", "bug",
+               "--limit", "1", "--batch", "--no-progress"]  # fmt: skip
+    done = subprocess.run(
+        command, cwd=REPO, env={**os.environ, **env}, capture_output=True, text=True
+    )
     assert done.returncode == 1
-    assert "upstream refused the batch for key ***" in done.stderr
+    assert "Traceback" in done.stderr and "no batch field for the key ***" in done.stderr
     assert leaks(done.stdout + done.stderr) == [] and folder_leaks(run) == {}
 
 

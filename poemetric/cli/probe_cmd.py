@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from poemetric.cli.app import app
 from poemetric.cli.options import error_exit, output_file, output_folder, unknown_choice
@@ -120,6 +121,7 @@ def build(
         if wanted is None or str(p.form) in wanted
     ][:limit]
     offline = [t for t in chosen if t != "last_line"]
+    failed_calls: str | None = None
     try:
         pairs = build_pairs(
             sources,
@@ -129,11 +131,14 @@ def build(
             rhyme_source=cast("RhymeSource", rhyme_from),
         )
         if "last_line" in chosen:
-            pairs += _last_line_pairs(
+            generated, failed_calls = _last_line_pairs(
                 sources, generator, search, attempts, beams, seed, per_poem, rhyme_from
             )
+            pairs += generated
     except (ThesaurusUnavailable, ValueError) as error:
         raise error_exit(str(error)) from error
+    except _AllCallsFailed as error:
+        raise error_exit(str(error), code=1) from error
     count = write_jsonl(pairs, output)
     by_task: dict[str, int] = {}
     for pair in pairs:
@@ -143,6 +148,13 @@ def build(
         # last_line pairs are named by how they were generated (last_line_dbs, last_line_chat...)
         names = [t for t in by_task if t == task or t.startswith(f"{task}_")]
         console.print(f"  {task:22} {sum(by_task[t] for t in names)}")
+    if failed_calls is not None:
+        console.print(f"[yellow]{escape(failed_calls)}[/yellow]", highlight=False, soft_wrap=True)
+        raise typer.Exit(code=1)
+
+
+class _AllCallsFailed(Exception):
+    """Every call to the last_line generator failed: no line was written."""
 
 
 def _last_line_pairs(
@@ -154,7 +166,9 @@ def _last_line_pairs(
     seed: int,
     per_poem: int,
     rhyme_from: str,
-) -> list[Pair]:
+) -> tuple[list[Pair], str | None]:
+    """The pairs, and a line saying how many generator calls failed (None when none did);
+    `_AllCallsFailed` when every one did."""
     from poemetric.probes.last_line import build_last_line_pairs, generator_for
     from poemetric.providers.base import ProviderError
     from poemetric.providers.transformers_engine import LocalModelError
@@ -174,7 +188,7 @@ def _last_line_pairs(
             attempts=attempts,
             beams=beams,
         )
-        return build_last_line_pairs(
+        pairs = build_last_line_pairs(
             sources,
             line_generator,
             seed=seed,
@@ -184,6 +198,20 @@ def _last_line_pairs(
         )
     except (LocalModelError, ProviderError) as error:
         raise ValueError(f"last_line: {error}") from error
+    # Failed calls gave no candidate line: said here, or the command reported "0 pairs" alone.
+    failed, calls = getattr(line_generator, "failed", 0), getattr(line_generator, "calls", 0)
+    if not failed:
+        return pairs, None
+    first = getattr(line_generator, "first_error", None)
+    if failed == calls:
+        raise _AllCallsFailed(
+            f"last_line: all {calls} calls to {generator} failed, no line was written; "
+            f"first error: {first}"
+        )
+    return pairs, (
+        f"last_line: {failed} of {calls} calls to {generator} failed, their poems got fewer "
+        f"candidate lines; first error: {first}"
+    )
 
 
 @probe_app.command(

@@ -26,7 +26,7 @@ from poemetric.form.rhyme import RhymeKind
 from poemetric.probes.builders import SourcePoem, ends_sentence
 from poemetric.probes.pairs import Pair
 from poemetric.probes.poem import Poem, RhymeSource, Token, rhyme_kind
-from poemetric.providers.base import ModelSpec
+from poemetric.providers.base import Completion, ModelSpec
 from poemetric.store.db import stable_id
 
 Search = Literal["beam", "delayed_beam", "sample"]
@@ -129,7 +129,11 @@ class LocalLineGenerator:
 
 
 class ChatLineGenerator:
-    """Asks any provider, through its chat interface, for the poem's last line."""
+    """Asks any provider, through its chat interface, for the poem's last line.
+
+    A failed call gives no candidate; after `candidates`, `calls`, `failed` and `first_error`
+    (redacted) say how many calls were made, how many failed and why the first one did.
+    """
 
     PROMPT = (
         "Here is a poem with its last line missing:\n\n{context}\n"
@@ -141,19 +145,26 @@ class ChatLineGenerator:
         self.spec = spec
         self.attempts = attempts
         self.description = f"{spec.name} (chat, {attempts} samples)"
+        self.calls = 0
+        self.failed = 0
+        self.first_error: str | None = None
 
     def candidates(self, requests: Sequence[LineRequest]) -> list[list[str]]:
-        from poemetric.providers.registry import create_provider
+        from poemetric.providers.registry import create_provider, provider_class
         from poemetric.providers.remote_common import key_variables
         from poemetric.redaction import Redactor
         from poemetric.runner.jobs import user_request
 
         provider = create_provider(self.spec)
         provider.preflight()
+        # Each poem's seed only where the provider takes one, as the judge stage does: the
+        # Anthropic API has none, and its adapter refuses every request that carries one.
+        seeded = provider_class(self.spec.provider).takes_seed
+        settings = self.spec.settings
         jobs = [
             user_request(
                 self.PROMPT.format(context=r.context, partner=r.partners[0]),
-                self.spec.settings.merged(None).model_copy(update={"seed": r.seed}),
+                settings.model_copy(update={"seed": r.seed}) if seeded else settings,
                 attempt,
             )
             for r in requests
@@ -169,6 +180,9 @@ class ChatLineGenerator:
         answers = asyncio.run(run())
         # The lines go into the pairs file, not through the runner: redact them here.
         redactor = Redactor(key_variables(self.spec))
+        failures = [answer for answer in answers if not isinstance(answer, Completion)]
+        self.calls, self.failed = len(answers), len(failures)
+        self.first_error = redactor(str(failures[0])) if failures else None
         texts = [redactor.response(getattr(answer, "text", "")) for answer in answers]
         return [
             [first_line(t).strip("\"'\u201c\u201d") for t in texts[i : i + self.attempts]]

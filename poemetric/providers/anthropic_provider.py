@@ -25,6 +25,7 @@ from poemetric.providers.base import (
 )
 from poemetric.providers.remote_common import (
     SDKProvider,
+    malformed_error,
     scrub_raw,
     translate_stainless_error,
 )
@@ -111,6 +112,14 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
         return params
 
     # -- response ----------------------------------------------------------------------------
+    def parse_message(self, message: Any, latency_s: float | None) -> Completion:
+        """The completion of a message; a retryable `ProviderError` for a malformed one (a 2xx
+        body without `content` or `usage`: the SDK does not validate what it reads)."""
+        try:
+            return self.to_completion(message, message.model_dump(mode="json"), latency_s)
+        except (AttributeError, TypeError, ValueError) as error:
+            raise malformed_error(self.name, error, self._key) from error
+
     def to_completion(
         self, message: Any, raw: dict[str, Any], latency_s: float | None
     ) -> Completion:
@@ -147,9 +156,7 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
             message = await client.messages.create(**_sdk_kwargs(params))
         except Exception as error:
             raise self.translate(error) from error
-        return self.to_completion(
-            message, message.model_dump(mode="json"), time.perf_counter() - started
-        )
+        return self.parse_message(message, time.perf_counter() - started)
 
     def translate(self, error: BaseException) -> ProviderError:
         """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
@@ -207,8 +214,10 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
     def _batch_result(self, result: Any) -> Completion | ProviderError:
         kind = result.type
         if kind == "succeeded":
-            message = result.message
-            return self.to_completion(message, message.model_dump(mode="json"), None)
+            try:
+                return self.parse_message(result.message, None)
+            except ProviderError as error:
+                return error
         if kind == "errored":
             detail = result.error.error
             message = getattr(detail, "message", str(detail))

@@ -186,6 +186,33 @@ def connection_refused(error: BaseException) -> bool:
     return False
 
 
+def never_sent(error: BaseException) -> bool:
+    """True when the request certainly did not reach the server: no connection was made
+    (refused, unknown host, connect timeout), as the error or one it was raised from says. A
+    timeout or a dropped connection after that may come after the server acted on the request."""
+    import httpx
+
+    kinds: tuple[type[BaseException], ...] = (
+        ConnectionRefusedError,
+        httpx.ConnectError,
+        httpx.ConnectTimeout,
+    )
+    try:  # the SDKs' newer releases speak httpx2
+        import httpx2
+
+        kinds += (httpx2.ConnectError, httpx2.ConnectTimeout)
+    except ImportError:  # pragma: no cover - depends on the installed SDKs
+        pass
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, kinds):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
 def transport_error(
     provider: str, error: BaseException, secret: str | None = None, endpoint: str | None = None
 ) -> ProviderError:

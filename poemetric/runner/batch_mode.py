@@ -9,7 +9,12 @@ Resumable by construction:
 * a restarted run submits only jobs that are neither done, cached, nor inside a batch still in
   flight;
 * results are stored one by one (row + cache entry in one transaction), then the batch is marked
-  'collected'; collecting twice is harmless because stored successes are never overwritten.
+  'collected'; collecting twice is harmless because stored successes are never overwritten;
+* a submission or status poll that fails is retried like a job (429s, 5xx, timeouts; bounded
+  backoff). One that fails for good stops the model alone, its jobs left pending (a batch
+  already submitted stays in the table, polled by the next run). A submission is retried only
+  when no batch can have been created: the provider answered with an error status, or the
+  request never left.
 
 Custom ids are the jobs' stable keys (generation_id / judgment_id): 16 hex characters, valid for
 every provider's id rules.
@@ -19,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from poemetric.providers.base import (
     BatchCapable,
@@ -29,6 +36,7 @@ from poemetric.providers.base import (
     Provider,
     ProviderError,
 )
+from poemetric.providers.remote_common import never_sent
 from poemetric.runner import stopping
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, completion_to_dict
@@ -47,6 +55,10 @@ if TYPE_CHECKING:
 
 #: Batch rows in these states have been fully stored (or given up on).
 FINISHED_STATES = ("collected",)
+#: Longest provider message kept in the line that says why a model was stopped.
+_MESSAGE_CHARS = 300
+
+T = TypeVar("T")
 
 
 def in_flight_batches(run: ModelRun) -> list[tuple[str, dict[str, str]]]:
@@ -115,17 +127,18 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             for job in chunk:
                 run.budget.settle(reserved.pop(job.key, 0.0), 0.0)
             break
+        items = [(job.key, job.request) for job in chunk]
         try:
-            batch_id = await provider.submit_batch([(job.key, job.request) for job in chunk])
+            batch_id = await _retried(
+                run, partial(provider.submit_batch, items), also_if=_surely_not_accepted
+            )
             # Stored before a SIGTERM may stop the stage: a resumed run polls, never resubmits.
             _record_batch(run, batch_id, chunk)
-        except ProviderError as error:
-            if not is_auth_failure(error):
-                raise
-            # The key was refused: nothing was submitted; this chunk and the next stay pending.
+        except _GaveUp as failed:
+            # This chunk and the next stay pending; batches already submitted are still collected.
             for job in chunk:
                 run.budget.settle(reserved.pop(job.key, 0.0), 0.0)
-            _leave_pending(run, error, len(chunk) + len(to_submit[start + size :]))
+            _leave_pending(run, failed, "submission", len(chunk) + len(to_submit[start + size :]))
             break
         finally:
             stopping.call_done()
@@ -146,9 +159,67 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         await run_concurrent(run, provider, follow_ups)
 
 
-def _leave_pending(run: ModelRun, error: ProviderError, jobs: int) -> None:
-    """The provider refused the key: stop the model, its `jobs` left for the next run."""
-    run.stop_for_auth(error.status or 0)
+class _GaveUp(Exception):
+    """A batch request failed for good: not retryable, or still failing after the retries."""
+
+    def __init__(self, error: ProviderError, attempts: int) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.attempts = attempts
+
+
+async def _retried(
+    run: ModelRun,
+    call: Callable[[], Awaitable[T]],
+    *,
+    also_if: Callable[[ProviderError], bool] | None = None,
+) -> T:
+    """`call()` retried as the runner retries a job (429s, 5xx, timeouts; bounded backoff)."""
+    from poemetric.runner.calls import retry_policy
+
+    rng = random.Random(f"{run.options.seed}:{run.spec.name}:batch")
+    attempts = 0
+    try:
+        async for attempt in retry_policy(run).retrying(rng, also_if=also_if):
+            with attempt:
+                attempts += 1
+                return await call()
+    except ProviderError as error:
+        raise _GaveUp(error, attempts) from error
+    raise AssertionError("unreachable: tenacity re-raises the last failure")  # pragma: no cover
+
+
+def _surely_not_accepted(error: ProviderError) -> bool:
+    """The provider answered the submission with an error status, or it never left this machine:
+    no batch was created, so submitting again cannot buy one twice. After a timeout, a dropped
+    connection or an unreadable answer the batch may exist (no SDK sends an idempotency key):
+    it is not submitted again."""
+    return error.status is not None or never_sent(error)
+
+
+def _leave_pending(run: ModelRun, failed: _GaveUp, step: str, jobs: int) -> None:
+    """Stop the model, its `jobs` left for the next run: the provider refused the key, or a
+    batch `step` ('submission', 'status poll') failed for good."""
+    error = failed.error
+    if is_auth_failure(error):
+        run.stop_for_auth(error.status or 0)
+    else:
+        message = run.redact(str(error))
+        if len(message) > _MESSAGE_CHARS:
+            message = message[: _MESSAGE_CHARS - 1] + "…"
+        tries = f" after {failed.attempts} attempts" if failed.attempts > 1 else ""
+        status = (
+            f" (HTTP {error.status})"
+            if error.status and f"HTTP {error.status}" not in message
+            else ""
+        )
+        reason = f"batch {step} failed{tries}{status}: {message}"
+        if step == "submission" and error.retryable and not _surely_not_accepted(error):
+            reason += (
+                " (the provider may have accepted the batch all the same: see its batch list, "
+                "and cancel it there before running again, which submits these jobs again)"
+            )
+        run.stop_mid_run(reason)
     run.report.left_pending += jobs
     for _ in range(jobs):
         run.advance()
@@ -175,14 +246,12 @@ async def _wait_and_collect(
     delay = run.options.batch_poll_s
     while True:
         try:
-            status: BatchStatus = await provider.batch_status(batch_id)
-        except ProviderError as error:
-            if not is_auth_failure(error):
-                raise
-            # Left uncollected: a run with the right key polls it again instead of paying twice.
+            status: BatchStatus = await _retried(run, partial(provider.batch_status, batch_id))
+        except _GaveUp as failed:
+            # Left uncollected: the next run polls it again instead of paying twice.
             for key in keys:
                 run.budget.settle(reserved.pop(key, 0.0), 0.0)
-            _leave_pending(run, error, sum(1 for key in keys if key in by_key))
+            _leave_pending(run, failed, "status poll", sum(1 for key in keys if key in by_key))
             return
         detail = _detail(status)
         _update_batch(run, batch_id, status.state, detail)
@@ -210,9 +279,10 @@ async def _collect(
     by_key, reserved, follow_ups = pending
     detail = _detail(status)
     try:
-        results = await provider.batch_results(batch_id)
-    except ProviderError as error:
+        results = await _retried(run, partial(provider.batch_results, batch_id))
+    except _GaveUp as failed:
         # Leave the batch uncollected: the next run polls it again rather than paying twice.
+        error = failed.error
         _update_batch(
             run, batch_id, status.state, {**detail, "collect_error": run.redact(str(error))}
         )

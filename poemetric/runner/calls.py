@@ -44,15 +44,19 @@ class _JobState:
     latency_s: float | None = None
 
 
-async def run_concurrent(run: ModelRun, provider: Provider, jobs: Sequence[Job]) -> None:
-    """All jobs at once, paced by the model's adaptive limiter; each retried per the policy."""
-    limits = run.spec.limits
-    limiter = ModelLimiter(limits, concurrency=run.options.concurrency)
-    policy = RetryPolicy(
-        max_retries=limits.max_retries,
+def retry_policy(run: ModelRun) -> RetryPolicy:
+    """The model's retry policy: its `limits.max_retries`, the run's backoff options."""
+    return RetryPolicy(
+        max_retries=run.spec.limits.max_retries,
         base_s=run.options.retry_base_s,
         cap_s=run.options.retry_cap_s,
     )
+
+
+async def run_concurrent(run: ModelRun, provider: Provider, jobs: Sequence[Job]) -> None:
+    """All jobs at once, paced by the model's adaptive limiter; each retried per the policy."""
+    limiter = ModelLimiter(run.spec.limits, concurrency=run.options.concurrency)
+    policy = retry_policy(run)
     rng = random.Random(f"{run.options.seed}:{run.spec.name}")
     await asyncio.gather(*(_run_job(run, provider, limiter, policy, rng, job) for job in jobs))
     run.report.rate_decreases += limiter.requests.decreases

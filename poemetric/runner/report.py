@@ -45,6 +45,9 @@ class ModelReport:
     #: The HTTP status (401/403) with which the provider refused the model's API key; the
     #: model was stopped at the first one (`not_run` says which variable to check).
     auth_status: int | None = None
+    #: The model was stopped after part of its work (`not_run` says why, e.g. a batch API
+    #: request that kept failing), not before it started.
+    stopped_mid_run: bool = False
     #: Jobs leased by another live process on the same run (left to it), and who holds them.
     held_elsewhere: int = 0
     held_by: str | None = None
@@ -191,7 +194,7 @@ class StageReport:
         process, answers that were not sent, errors (the lines under the summary table)."""
         for m in self.not_run:
             left = m.left_pending or m.pending
-            if m.auth_status is not None:
+            if m.auth_status is not None or m.stopped_mid_run:
                 console.print(
                     f"{m.model}: {m.not_run}; {left} job{'' if left == 1 else 's'} left for "
                     "the next run",

@@ -91,13 +91,20 @@ class RetryPolicy:
         rng: random.Random,
         *,
         before_sleep: Callable[[ProviderError, int], None] | None = None,
+        also_if: Callable[[ProviderError], bool] | None = None,
     ) -> AsyncRetrying:
         """A tenacity controller for one job: `async for attempt in ...: with attempt: ...`.
 
         `before_sleep(error, attempt_number)` runs when a failed attempt is going to be retried.
-        The last failure is re-raised once the policy gives up.
+        `also_if(error)` narrows what is retried: a retryable error is retried only when it also
+        says yes. The last failure is re-raised once the policy gives up.
         """
         attempts = Attempts()
+
+        def worth_retrying(error: BaseException) -> bool:
+            if not _worth_retrying(error) or not isinstance(error, ProviderError):
+                return False
+            return also_if is None or also_if(error)
 
         def after(state: RetryCallState) -> None:
             attempts.count(_failure(state))
@@ -108,7 +115,7 @@ class RetryPolicy:
                 before_sleep(error, state.attempt_number)
 
         return AsyncRetrying(
-            retry=retry_if_exception(_worth_retrying),
+            retry=retry_if_exception(worth_retrying),
             stop=_StopWhenExhausted(self, attempts),
             wait=_WaitPerPolicy(self, attempts, rng),
             after=after,

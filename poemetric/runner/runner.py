@@ -141,6 +141,13 @@ class ModelRun:
             self.report.auth_status = status
             self.stop(f"authentication failed (HTTP {status}): check {variables}")
 
+    def stop_mid_run(self, reason: str) -> None:
+        """Stop the model after some of its work (a batch request failing for good): its
+        remaining jobs stay pending, said in one line under the summary."""
+        if self.stopped is None:
+            self.report.stopped_mid_run = True
+            self.stop(reason)
+
     def advance(self, *, tokens: int = 0, cost: float = 0.0) -> None:
         self._tokens += tokens
         self._cost += cost

@@ -53,6 +53,12 @@ class AnthropicServer(LocalServer):
         }
         return self.api_key in offered
 
+    def is_batch_control(self, method: str, path: str) -> bool:
+        parts = path.strip("/").split("/")
+        return parts[:3] == ["v1", "messages", "batches"] and (
+            (method == "POST" and len(parts) == 3) or (method == "GET" and len(parts) == 4)
+        )
+
     def error_answer(
         self, status: int, message: str, headers: dict[str, str] | None = None
     ) -> HttpAnswer:

@@ -61,6 +61,12 @@ class GeminiServer(LocalServer):
     def authorized(self, headers: dict[str, str]) -> bool:
         return self.api_key is None or headers.get("x-goog-api-key") == self.api_key
 
+    def is_batch_control(self, method: str, path: str) -> bool:
+        resource = path.strip("/").partition("/")[2]
+        if method == "POST":
+            return resource.startswith("models/") and resource.endswith(":batchGenerateContent")
+        return method == "GET" and resource.startswith("batches/") and ":" not in resource
+
     def refused_key_answer(self) -> HttpAnswer:
         """What the real API answers a wrong or expired key: 400, not 401."""
         payload = _error_payload(400, "API key not valid. Please pass a valid API key.")

@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar, Self
 from urllib.parse import parse_qs, urlsplit
@@ -95,9 +96,13 @@ class LocalServer:
         rate_limit_rps: float | None = None,
         batch_polls_in_progress: int = 1,
         api_key: str | None = None,
+        batch_faults: FaultPlan | Sequence[Fault | None] | None = None,
     ) -> None:
         self.responder: Responder = responder or echo_responder
-        self.faults = faults if isinstance(faults, FaultPlan) else FaultPlan(script=faults or ())
+        self.faults = _plan(faults)
+        #: Faults of the batch API's submissions and status polls (`is_batch_control`), drawn in
+        #: the order those requests arrive; generation requests draw from `faults`.
+        self.batch_faults = _plan(batch_faults)
         self.latency_s = latency_s
         self.rate_limiter = RateLimiter(rate_limit_rps) if rate_limit_rps else None
         #: How many status polls report a batch as still running before it completes.
@@ -218,6 +223,10 @@ class LocalServer:
     def authorized(self, headers: dict[str, str]) -> bool:
         return True
 
+    def is_batch_control(self, method: str, path: str) -> bool:
+        """True for a batch submission or status poll (these draw from `batch_faults`)."""
+        return False
+
     def refused_key_answer(self) -> HttpAnswer:
         """The answer to a request carrying another key than `api_key`."""
         return self.error_answer(401, "invalid API key")
@@ -265,14 +274,9 @@ class LocalServer:
         except ResponderError as error:
             return self.error_answer(error.status, error.message)
         payload, headers = render(call, reply)
-        if fault is not None and fault.kind in ("truncated", "invalid_json", "disconnect"):
+        if fault is not None and fault.kind in _BROKEN_BODIES:
             record.fault = fault.kind
-            body = json.dumps(payload).encode()
-            if fault.kind == "truncated":
-                return HttpAnswer(200, body[: len(body) // 2], headers)
-            if fault.kind == "invalid_json":
-                return HttpAnswer(200, b"<html>upstream proxy error</html>", headers)
-            return HttpAnswer(200, body, headers, disconnect=True)
+            return _broken(HttpAnswer.json(200, payload, headers), fault)
         record.response = payload
         return HttpAnswer.json(200, payload, headers)
 
@@ -297,12 +301,55 @@ class LocalServer:
             self._log.append(record)
         if not self.authorized(headers):
             answer = self.refused_key_answer()
+        elif self.is_batch_control(method, split.path):
+            answer = self._batch_control(record, parse_qs(split.query), raw)
         else:
-            try:
-                answer = self.route(record, parse_qs(split.query), raw)
-            except ResponderError as error:
-                answer = self.error_answer(error.status, error.message)
-            except (KeyError, TypeError, ValueError) as error:
-                answer = self.error_answer(400, f"malformed request: {error!r}")
+            answer = self._routed(record, parse_qs(split.query), raw)
         record.status = answer.status
         return answer
+
+    def _routed(
+        self, record: RecordedRequest, query: dict[str, list[str]], raw: bytes
+    ) -> HttpAnswer:
+        try:
+            return self.route(record, query, raw)
+        except ResponderError as error:
+            return self.error_answer(error.status, error.message)
+        except (KeyError, TypeError, ValueError) as error:
+            return self.error_answer(400, f"malformed request: {error!r}")
+
+    def _batch_control(
+        self, record: RecordedRequest, query: dict[str, list[str]], raw: bytes
+    ) -> HttpAnswer:
+        """A batch submission or status poll with the next of `batch_faults`: an error status
+        instead of the answer, or the answer late or broken (a submission is then accepted,
+        as a real API may accept one whose answer the client never reads)."""
+        fault = self.batch_faults.next_fault()
+        if fault is None:
+            return self._routed(record, query, raw)
+        record.fault = fault.kind if fault.kind != "status" else f"status:{fault.status}"
+        if fault.kind == "status":
+            headers = retry_headers(fault.retry_after_s) if fault.retry_after_s is not None else {}
+            return self.error_answer(fault.status, fault.message, headers)
+        if fault.kind == "slow":
+            self.sleep(fault.delay_s)
+        answer = self._routed(record, query, raw)
+        return _broken(answer, fault) if answer.status == 200 else answer
+
+
+_BROKEN_BODIES = ("truncated", "invalid_json", "disconnect")
+
+
+def _plan(faults: FaultPlan | Sequence[Fault | None] | None) -> FaultPlan:
+    return faults if isinstance(faults, FaultPlan) else FaultPlan(script=faults or ())
+
+
+def _broken(answer: HttpAnswer, fault: Fault) -> HttpAnswer:
+    """A 200 answer as the fault breaks it: cut in half, not JSON, or the socket closed mid-body."""
+    if fault.kind == "truncated":
+        return replace(answer, body=answer.body[: len(answer.body) // 2])
+    if fault.kind == "invalid_json":
+        return replace(answer, body=b"<html>upstream proxy error</html>")
+    if fault.kind == "disconnect":
+        return replace(answer, disconnect=True)
+    return answer

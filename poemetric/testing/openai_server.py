@@ -62,6 +62,12 @@ class OpenAIServer(LocalServer):
     def authorized(self, headers: dict[str, str]) -> bool:
         return self.api_key is None or headers.get("authorization") == f"Bearer {self.api_key}"
 
+    def is_batch_control(self, method: str, path: str) -> bool:
+        parts = path.strip("/").split("/")
+        return parts[:2] == ["v1", "batches"] and (
+            (method == "POST" and len(parts) == 2) or (method == "GET" and len(parts) == 3)
+        )
+
     def error_answer(
         self, status: int, message: str, headers: dict[str, str] | None = None
     ) -> HttpAnswer:

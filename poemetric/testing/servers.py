@@ -22,7 +22,7 @@ Servers
 Common constructor arguments (keyword-only after ``responder``)::
 
     Server(responder=None, *, faults=None, latency_s=0.0, rate_limit_rps=None,
-           batch_polls_in_progress=1, api_key=None)
+           batch_polls_in_progress=1, api_key=None, batch_faults=None)
 
 - ``responder(call: ChatCall) -> str | Reply``: called for every generation (and batch item);
   ``ChatCall`` has ``api``, ``model``, ``messages`` (normalised role/content dicts), ``body`` (the
@@ -46,6 +46,10 @@ Common constructor arguments (keyword-only after ``responder``)::
 - ``latency_s``: added to every generation. ``rate_limit_rps``: more generation requests than this
   in any one-second window are answered 429 with ``Retry-After``.
 - ``batch_polls_in_progress``: status polls that still report a new batch as running.
+- ``batch_faults``: like ``faults``, for the batch API's submissions and status polls (an
+  adapter's ``batch_results`` may poll the status too), in the order they arrive. A ``slow``,
+  ``truncated``, ``invalid_json`` or ``disconnect`` submission is accepted all the same: the batch
+  exists although the client never read its id.
 - ``api_key``: when set, other keys get 401 (Gemini: 400 INVALID_ARGUMENT with an ErrorInfo
   reason ``API_KEY_INVALID``, as the real API answers a wrong key).
 
