@@ -142,7 +142,9 @@ def call_done() -> None:
 
 def run(main: Coroutine[Any, Any, T]) -> T:
     """`asyncio.run(main)`, stoppable by SIGTERM as the module's doc says (a stop raises
-    KeyboardInterrupt, as Ctrl-C does)."""
+    KeyboardInterrupt, as Ctrl-C does: also when `main` ended within the grace, its last calls
+    stored and the jobs not started left aside, so that the command stops and says how to
+    resume instead of reporting a finished stage or starting the next one)."""
     import asyncio
 
     async def guarded() -> T:
@@ -155,8 +157,11 @@ def run(main: Coroutine[Any, Any, T]) -> T:
             _state.active = None
 
     try:
-        return asyncio.run(guarded())
+        result = asyncio.run(guarded())
     except asyncio.CancelledError:
         if _state.received is None:
             raise
         raise KeyboardInterrupt from None
+    if _state.received is not None:
+        raise KeyboardInterrupt
+    return result
