@@ -274,3 +274,33 @@ def test_sigterm_stops_the_demo_with_the_command_that_resumes_it(tmp_path: Path)
     assert process.returncode == 143, output
     assert "Interrupted by SIGTERM" in output and f"poemetric {' '.join(args)}" in output
     assert ok_rows(tmp_path / "demo", "judgments") == 3  # the two in flight were stored
+
+
+def test_a_stage_whose_last_calls_end_within_the_grace_still_stops_the_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The stage's main task may end on its own once its last answer is stored (every job not
+    started returns at once): the command must stop all the same, not report the stage finished
+    (status 0 with jobs undone) or go on to the next one."""
+    import asyncio
+
+    from poemetric.runner import stopping
+
+    monkeypatch.setattr(stopping, "_state", stopping._State())
+    previous = signal.getsignal(signal.SIGTERM)
+    stopping.install()
+
+    async def stage() -> str:
+        assert stopping.starting_call()  # one request in flight
+        os.kill(os.getpid(), signal.SIGTERM)
+        await asyncio.sleep(0.05)  # the stop begins: no new request starts
+        assert not stopping.starting_call()
+        stopping.call_done()  # its answer is stored; nothing else was started
+        return "stage returned"
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            stopping.run(stage())
+        assert stopping.received() == signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -199,7 +199,10 @@ def test_ctrl_c_says_the_run_is_saved_and_how_to_resume(tmp_path: Path) -> None:
         env = {
             "POEMETRIC_GENERATORS_DIR": str(
                 model_dir(tmp_path, "gen", server.base_url, "remote-test")
-            )
+            ),
+            # No grace: the held requests are dropped at once, as when the grace runs out
+            # (tests/test_ctrl_c.py lets them arrive).
+            "POEMETRIC_STOP_GRACE": "0",
         }
         args = ("generate", "--run", str(run), "--models", "remote-test", "--limit", "8",
                 "--samples", "3", "--no-progress")  # fmt: skip

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -186,14 +185,14 @@ def _root(
 def main() -> None:
     from poemetric.runner import stopping
 
-    stopping.install()  # SIGTERM (a scheduler's time limit) stops a command as Ctrl-C does
+    stopping.install()  # SIGTERM stops a command as Ctrl-C does; both let calls in flight end
     try:
         app()
     except SystemExit as end:
-        signum = stopping.received()
-        if signum is not None and end.code == stopping.exit_status(None):  # typer's 130
-            print(f"Interrupted by {signal.Signals(signum).name}.", file=sys.stderr)
-            raise SystemExit(stopping.exit_status(signum)) from None
+        how = stopping.by_signal()  # " by SIGTERM"; "" after Ctrl-C
+        if how and end.code == stopping.exit_status(None):  # typer's 130
+            print(f"Interrupted{how}.", file=sys.stderr)
+            raise SystemExit(stopping.exit_status(stopping.received())) from None
         raise
     except Exception as error:  # a crash: a bug, or a failure no command handles
         _print_crash(error)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,19 +22,19 @@ def resume_command() -> str:
 @contextmanager
 def interruptible(run: Path) -> Iterator[None]:
     """Turn Ctrl-C or SIGTERM into a clear message and exit status 130 or 143 (the run store
-    stays consistent: every answer received was stored with its row; after Ctrl-C the requests
-    in flight are asked again, after SIGTERM they were let finish: `poemetric.runner.stopping`)."""
+    stays consistent: every answer received was stored with its row; the requests in flight
+    were let finish, within the grace, unless a second signal stopped them: those are asked
+    again; `poemetric.runner.stopping`)."""
     try:
         yield
     except KeyboardInterrupt:
-        signum = stopping.received()  # SIGTERM (a scheduler's time limit), else Ctrl-C
-        how = "" if signum is None else f" by {signal.Signals(signum).name}"
         console = Console(stderr=True)
         console.print(
-            f"\n[yellow]Interrupted{how}.[/yellow] Every answer received so far is saved in "
-            f"{run}; nothing is lost and nothing stored is paid for twice. Resume with:",
+            f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] Every answer received so "
+            f"far is saved in {run}; nothing is lost and nothing stored is paid for twice. "
+            "Resume with:",
             highlight=False,
             soft_wrap=True,
         )
         console.print(f"  {resume_command()}", highlight=False, markup=False, soft_wrap=True)
-        raise typer.Exit(code=stopping.exit_status(signum)) from None
+        raise typer.Exit(code=stopping.exit_status(stopping.received())) from None

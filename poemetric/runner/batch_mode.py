@@ -123,7 +123,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             chunk.append(job)
         if not chunk:
             continue
-        if not stopping.starting_call():  # SIGTERM: submit nothing more
+        if not stopping.starting_call():  # a stop (Ctrl-C, SIGTERM): submit nothing more
             for job in chunk:
                 run.budget.settle(reserved.pop(job.key, 0.0), 0.0)
             break
@@ -132,7 +132,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             batch_id = await _retried(
                 run, partial(provider.submit_batch, items), also_if=_surely_not_accepted
             )
-            # Stored before a SIGTERM may stop the stage: a resumed run polls, never resubmits.
+            # Stored before a stop (Ctrl-C, SIGTERM) ends the stage: the resume polls it.
             _record_batch(run, batch_id, chunk)
         except _GaveUp as failed:
             # This chunk and the next stay pending; batches already submitted are still collected.
@@ -259,7 +259,7 @@ async def _wait_and_collect(
             break
         await asyncio.sleep(delay)
         delay = min(run.options.batch_poll_max_s, delay * 1.5)
-    if not stopping.starting_call():  # SIGTERM: the provider keeps the results for the next run
+    if not stopping.starting_call():  # a stop: the provider keeps the results for the next run
         return
     try:
         await _collect(run, provider, batch_id, keys, (by_key, reserved, follow_ups), status)

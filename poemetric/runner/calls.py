@@ -34,7 +34,7 @@ class _NotCalled(Exception):
 
 
 class _Stopping(_NotCalled):
-    """The job is left for the resumed run: the command is stopping (SIGTERM)."""
+    """The job is left for the resumed run: the command is stopping (Ctrl-C, SIGTERM)."""
 
 
 @dataclass
@@ -81,7 +81,7 @@ async def _run_job(
         try:
             current = resolve_from_cache(run, record_completion(run, current, completion))
         finally:
-            stopping.call_done()  # the answer is stored: a SIGTERM may now stop the stage
+            stopping.call_done()  # the answer is stored: a stop may now end the stage
 
 
 async def _call(
@@ -152,7 +152,7 @@ async def _attempt(
                 raise _NotCalled
             state.reserved = True
         await limiter.pace(state.guess.tokens)
-        if not stopping.starting_call():  # SIGTERM: the job is left for the next run
+        if not stopping.starting_call():  # a stop: the job is left for the next run
             raise _Stopping
         started = time.monotonic()
         try:
@@ -202,7 +202,7 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
         queue = queue[size:]
         if not chunk:
             continue
-        if not stopping.starting_call():  # SIGTERM: the rest is left for the next run
+        if not stopping.starting_call():  # a stop: the rest is left for the next run
             for guess in reserved:
                 run.budget.settle(guess.cost_usd, 0.0)
             return

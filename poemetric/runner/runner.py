@@ -319,7 +319,7 @@ def run_stage(
         return [run.report for run, _ in runs]
 
     with progress_display(options, console) as progress, leases or nullcontext():
-        report.models.extend(stopping.run(main(progress)))  # SIGTERM lets calls finish
+        report.models.extend(stopping.run(main(progress)))  # Ctrl-C, SIGTERM let calls finish
     for spec in isolated:
         assert child_entry is not None
         child_options = replace(

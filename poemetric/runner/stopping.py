@@ -1,14 +1,18 @@
-"""Stopping a command on SIGTERM (a scheduler's time limit, `kill`) without losing what it paid for.
+"""Stopping a command on Ctrl-C or SIGTERM (a scheduler's time limit, `kill`) without losing what
+it paid for.
 
 `install()` (the command line's entry point) makes SIGTERM stop any command the way Ctrl-C does:
 files written under a temporary name are not left behind, worker processes are shut down, job
 leases are released, and the exit status is 143 (128 + 15) instead of 130.
 
-While a stage's calls run (`run`), the first SIGTERM does not cancel the requests in flight:
-no new request starts, those in flight are let finish and are stored (for at most `grace_s()`
-seconds: `POEMETRIC_STOP_GRACE`, default 20, under SLURM's default 30 s before SIGKILL), and then
-the stage stops. So a resumed run pays for none of them again. A second SIGTERM, or Ctrl-C,
-stops at once. Ctrl-C alone stops at once, as before.
+While a stage's calls run (`run`), the first Ctrl-C or SIGTERM does not cancel the requests in
+flight: no new request starts, those in flight are let finish and are stored (for at most
+`grace_s()` seconds: `POEMETRIC_STOP_GRACE`, default 20, under SLURM's default 30 s before
+SIGKILL), and then the stage stops. So a resumed run pays for none of them again. A second
+signal (either) stops at once; a third, should the stage not unwind, raises KeyboardInterrupt
+wherever it lands. Outside a stage's calls Ctrl-C behaves as Python's default (and SIGTERM the
+same way); Ctrl-C is taken over during a stage only from the command line (`install()`) and
+only where it is not ignored (a command started with `&` by a script).
 
 A "call" for this purpose is one request from the moment it is sent until its answer is stored
 (`starting_call` ... `call_done`), a batch submission until its id is stored, or a batch's
@@ -21,8 +25,8 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Coroutine
-from contextlib import suppress
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # asyncio is imported when a stage runs: `form check` starts without it
@@ -36,24 +40,35 @@ T = TypeVar("T")
 
 
 class _State:
-    #: The stop signal received (SIGTERM), or None.
+    #: The first stop signal received (SIGTERM at any time, Ctrl-C during a stage), or None.
     received: int | None = None
     #: The stage whose calls are running now, or None.
     active: _Drain | None = None
+    #: Whether `install()` ran: a stage then lets Ctrl-C's calls in flight finish too.
+    installed: bool = False
 
 
 _state = _State()
 
 
 def install() -> None:
-    """Make SIGTERM stop this process cleanly (see the module's doc). Main thread only."""
+    """Make SIGTERM stop this process cleanly, and Ctrl-C let a stage's calls in flight finish
+    (see the module's doc). Main thread only."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        signal.signal(signal.SIGTERM, _on_signal)
+        _state.installed = True
 
 
 def received() -> int | None:
-    """The stop signal this process received (SIGTERM), or None."""
+    """The stop signal this process received (SIGTERM, or SIGINT during a stage), or None."""
     return _state.received
+
+
+def by_signal() -> str:
+    """' by SIGTERM' (for "Interrupted by SIGTERM.") after a stop by a signal other than Ctrl-C;
+    '' after Ctrl-C or when no signal was received."""
+    signum = _state.received
+    return "" if signum in (None, signal.SIGINT) else f" by {signal.Signals(signum).name}"
 
 
 def exit_status(signum: int | None) -> int:
@@ -62,7 +77,7 @@ def exit_status(signum: int | None) -> int:
 
 
 def grace_s() -> float:
-    """Seconds the requests in flight may take to finish after SIGTERM."""
+    """Seconds the requests in flight may take to finish after Ctrl-C or SIGTERM."""
     try:
         value = float(os.environ.get(GRACE_ENV, DEFAULT_GRACE_S))
     except ValueError:
@@ -70,12 +85,12 @@ def grace_s() -> float:
     return value if value >= 0 else DEFAULT_GRACE_S
 
 
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    first = _state.received is None
-    _state.received = signum
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    if _state.received is None:
+        _state.received = signum
     drain = _state.active
     if drain is not None:
-        drain.on_signal(first=first)
+        drain.on_signal(signum)
         return
     raise KeyboardInterrupt  # outside a stage's calls: stop as Ctrl-C does
 
@@ -90,20 +105,32 @@ class _Drain:
         self.task = task
         self.in_flight = 0
         self.draining = False
+        self.signals = 0
         self.idle = asyncio.Event()
         self.idle.set()
 
-    def on_signal(self, *, first: bool) -> None:
+    def on_signal(self, signum: int) -> None:
         # In the signal handler: possibly in the middle of one of the loop's callbacks.
-        self.loop.call_soon_threadsafe(self._begin if first else self.task.cancel)
+        self.signals += 1
+        if self.signals == 1:
+            self.loop.call_soon_threadsafe(self._begin, signum)
+        elif self.signals == 2:
+            self.loop.call_soon_threadsafe(self.task.cancel)
+        else:  # the loop did not get to the cancellation (a callback that does not return)
+            raise KeyboardInterrupt
 
-    def _begin(self) -> None:
+    def _begin(self, signum: int) -> None:
+        if self.task.done():  # a third signal ended it before the loop got here
+            return
         self.draining = True
         grace = grace_s()
         if self.in_flight:
+            ctrl_c = signum == signal.SIGINT
+            name = "\nCtrl-C" if ctrl_c else signal.Signals(signum).name
             print(
-                f"SIGTERM: no new request starts; waiting up to {grace:g} s for the "
-                f"{self.in_flight} in flight to be answered and stored.",
+                f"{name}: no new request starts; waiting up to {grace:g} s for the "
+                f"{self.in_flight} in flight to be answered and stored"
+                + (" (Ctrl-C again to stop now)." if ctrl_c else "."),
                 file=sys.stderr,
                 flush=True,
             )
@@ -141,8 +168,10 @@ def call_done() -> None:
 
 
 def run(main: Coroutine[Any, Any, T]) -> T:
-    """`asyncio.run(main)`, stoppable by SIGTERM as the module's doc says (a stop raises
-    KeyboardInterrupt, as Ctrl-C does)."""
+    """`asyncio.run(main)`, stoppable by Ctrl-C and SIGTERM as the module's doc says (a stop
+    raises KeyboardInterrupt: also when `main` ended within the grace, its last calls stored and
+    the jobs not started left aside, so that the command stops and says how to resume instead
+    of reporting a finished stage or starting the next one)."""
     import asyncio
 
     async def guarded() -> T:
@@ -154,9 +183,32 @@ def run(main: Coroutine[Any, Any, T]) -> T:
         finally:
             _state.active = None
 
+    with _ctrl_c_as_a_stop():
+        try:
+            result = asyncio.run(guarded())
+        except asyncio.CancelledError:
+            if _state.received is None:
+                raise
+            raise KeyboardInterrupt from None
+    if _state.received is not None:
+        raise KeyboardInterrupt
+    return result
+
+
+@contextmanager
+def _ctrl_c_as_a_stop() -> Iterator[None]:
+    """While a stage runs from the command line, Ctrl-C is handled as SIGTERM is (`asyncio.run`
+    then installs no handler of its own). Not where Ctrl-C is ignored (a command a script
+    started with `&`) or handled by someone else, nor for a library caller."""
+    if not (
+        _state.installed
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    ):
+        yield
+        return
+    signal.signal(signal.SIGINT, _on_signal)
     try:
-        return asyncio.run(guarded())
-    except asyncio.CancelledError:
-        if _state.received is None:
-            raise
-        raise KeyboardInterrupt from None
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

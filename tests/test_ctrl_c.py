@@ -1,0 +1,186 @@
+"""Ctrl-C during `generate`, `judge` and `--batch`: the first one lets the answers in flight
+arrive and be stored, a second stops at once. Real processes through the real CLI, real SIGINT
+to the process group (as a terminal sends it), the local OpenAI server counting every request."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_cluster_signals import HeldAfter, model_dir, ok_rows, start, stopped, wait_for
+from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER, prepared_store
+
+from poemetric.generation.stage import run_generation
+from poemetric.roster import select_models
+from poemetric.store import RunStore
+from poemetric.testing.servers import OpenAIServer
+
+WAITING = "Ctrl-C: no new request starts; waiting up to"
+AGAIN = "(Ctrl-C again to stop now)"
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_reaches_the_command() -> Iterator[None]:
+    """A test run started with `&` by a script ignores SIGINT, and so would the commands it
+    starts: let them take Ctrl-C as from a terminal (a handler is reset to the default by exec)."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def log_says(tmp_path: Path, text: str, log: str = "job.log") -> bool:
+    return text in (tmp_path / log).read_text()
+
+
+def ctrl_c(process: subprocess.Popen[str]) -> None:
+    os.killpg(process.pid, signal.SIGINT)  # a terminal sends it to the whole foreground group
+
+
+@pytest.mark.parametrize("stage", ["generate", "judge"])
+def test_the_first_ctrl_c_lets_answers_in_flight_arrive_and_the_resume_pays_for_none_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str
+) -> None:
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    run = tmp_path / "run"
+    store = prepared_store(run, poems=6)
+    if stage == "judge":
+        run_generation(store, select_models("markov"), options=FAST)
+    store.close()
+    table, folder_variable = (
+        ("generations", "POEMETRIC_GENERATORS_DIR")
+        if stage == "generate"
+        else ("judgments", "POEMETRIC_JUDGES_DIR")
+    )
+    responder = HeldAfter(2, VALID_JUDGE_ANSWER if stage == "judge" else None)
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        env = {folder_variable: str(model_dir(tmp_path, server.base_url))}
+        if stage == "generate":
+            args = ["generate", "--run", str(run), "--models", "remote-test"]
+        else:
+            args = ["judge", "--run", str(run), "--judge", "remote-test"]
+        args += ["--limit", "3", "--samples", "2"]
+        jobs = 6 if stage == "generate" else 12
+        process = start(tmp_path, *args, env=env, log="job.log")
+        # Two answers stored, two more requests held at the server (max_concurrency 2).
+        wait_for(lambda: ok_rows(run, table) == 2 and len(server.generation_requests) == 4, process)
+        ctrl_c(process)
+        wait_for(lambda: log_says(tmp_path, WAITING), process)
+        time.sleep(0.3)
+        assert process.poll() is None  # waiting for the two answers in flight
+        responder.release.set()
+        output = stopped(process, tmp_path / "job.log")
+        assert process.returncode == 130, output
+        assert f"{WAITING} 20 s for the 2 in flight to be answered and stored {AGAIN}" in output
+        assert "Interrupted." in output and "Interrupted by" not in output
+        assert f"Resume with:\n  poemetric {' '.join(args)}" in output
+        # Every answer the server gave was stored; nothing was recorded as failed.
+        assert ok_rows(run, table) == len(server.successful_generations) == 4
+        with RunStore(run) as store:
+            assert store.count("calls", "outcome != 'ok'") == 0
+            assert store.count("leases") == 0 and store.count("holders") == 0
+
+        again = start(tmp_path, *args, env=env, log="again.log")
+        output = stopped(again, tmp_path / "again.log")
+        assert again.returncode == 0, output
+        # The resume asked only for the jobs never sent: none of the four answered is repeated.
+        assert len(server.generation_requests) == jobs
+    assert len(server.successful_generations) == jobs and server.duplicate_successes() == []
+    assert ok_rows(run, table) == jobs
+
+
+def test_a_second_ctrl_c_stops_at_once_without_waiting_for_the_answers(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    prepared_store(run, poems=4).close()
+    responder = HeldAfter(2)
+    try:
+        with OpenAIServer(responder, api_key=TEST_KEY) as server:
+            env = {
+                "POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url)),
+                "POEMETRIC_STOP_GRACE": "120",  # only the second Ctrl-C can end it in time
+            }
+            args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "4"]
+            process = start(tmp_path, *args, env=env, log="job.log")
+            wait_for(lambda: ok_rows(run) == 2 and len(server.generation_requests) == 4, process)
+            ctrl_c(process)
+            wait_for(lambda: log_says(tmp_path, WAITING), process)
+            began = time.monotonic()
+            ctrl_c(process)
+            output = stopped(process, tmp_path / "job.log")
+            assert time.monotonic() - began < 30
+            assert process.returncode == 130, output
+            assert "waiting up to 120 s for the 2 in flight" in output
+            assert "Interrupted." in output and "Traceback" not in output
+            with RunStore(run) as store:  # the two abandoned requests are pending, not failed
+                assert store.count("generations", "author = 'remote-test'") == 2
+                assert store.count("calls", "outcome != 'ok'") == 0
+                assert store.count("leases") == 0 and store.count("holders") == 0
+    finally:
+        responder.release.set()
+
+
+def test_ctrl_c_during_a_batch_submission_stores_its_id_and_the_resume_polls_it(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    prepared_store(run, poems=3).close()
+    responder = HeldAfter(0)  # the server holds the submission (it answers each item)
+    with OpenAIServer(responder, api_key=TEST_KEY, batch_polls_in_progress=0) as server:
+        env = {"POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url))}
+        args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "3", "--batch"]
+
+        def submissions() -> int:
+            return sum(1 for r in server.requests if r.method == "POST" and r.path == "/v1/batches")
+
+        process = start(tmp_path, *args, env=env, log="job.log")
+        wait_for(lambda: submissions() == 1, process)
+        ctrl_c(process)
+        wait_for(lambda: log_says(tmp_path, WAITING), process)
+        responder.release.set()
+        output = stopped(process, tmp_path / "job.log")
+        assert process.returncode == 130, output
+        assert "for the 1 in flight" in output
+        with RunStore(run) as store:  # the batch the provider accepted is known to the run
+            assert store.count("batches") == 1
+        again = start(tmp_path, *args, env=env, log="again.log")
+        output = stopped(again, tmp_path / "again.log")
+        assert again.returncode == 0, output
+        assert submissions() == 1  # the resumed run polled the stored batch, paid nothing again
+    assert ok_rows(run) == 3
+
+
+def test_a_third_ctrl_c_interrupts_a_stage_too_busy_to_stop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first two Ctrl-C only ask the event loop to stop; when it does not get to it (busy
+    in code that does not return to it), the third interrupts that code, as a second Ctrl-C
+    did before the first one let calls finish."""
+    import asyncio
+
+    from poemetric.runner import stopping
+
+    monkeypatch.setattr(stopping, "_state", stopping._State())
+    previous = signal.getsignal(signal.SIGTERM)
+    stopping.install()
+    reached: list[str] = []
+
+    async def stage() -> None:
+        assert stopping.starting_call()
+        for _ in range(3):  # the loop never runs in between: this task holds it
+            os.kill(os.getpid(), signal.SIGINT)
+        reached.append("after the third Ctrl-C")
+        await asyncio.sleep(0)
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            stopping.run(stage())
+        assert reached == [] and stopping.received() == signal.SIGINT
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
+    finally:
+        signal.signal(signal.SIGTERM, previous)
