@@ -75,6 +75,8 @@ STYLE: dict[Any, Any] = {
     "pdf.fonttype": 42,  # embed TrueType: editable text, accepted by publishers
     "ps.fonttype": 42,
     "svg.fonttype": "none",
+    # Poems, titles and model names are printed as written: "$5 ... $6" is not mathtext.
+    "text.parse_math": False,
 }
 
 

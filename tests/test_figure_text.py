@@ -1,0 +1,47 @@
+"""Figure text as people wrote it: poems, titles and display names are printed verbatim (no
+mathtext), and the labels of a small run with ordinary model names fit at both widths."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from matplotlib.text import Text
+
+from poemetric.analysis.context import FigureContext
+from poemetric.analysis.data import HUMAN_AUTHOR, load_run_data
+from poemetric.analysis.labels import run_labels
+from poemetric.analysis.plotting import figure_style
+from poemetric.analysis.recipes import FIGURE_KINDS
+from poemetric.analysis.synthetic import build_synthetic_run
+from poemetric.store import RunStore
+
+DOLLAR_POEM = "The price of bread: $\\frac$ a loaf,\nand $5 I kept for wine."
+
+
+@pytest.fixture(scope="module")
+def dollar_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A judged run whose LLM poems speak of money, and whose model's name has dollar signs."""
+    path = tmp_path_factory.mktemp("dollars") / "run"
+    with build_synthetic_run(path, authors=(HUMAN_AUTHOR, "cash-model"),
+                             poems_per_form=1) as store:  # fmt: skip
+        store.conn.execute(
+            "UPDATE generations SET poem = ? WHERE author = 'cash-model'", (DOLLAR_POEM,)
+        )
+        store.conn.commit()
+    return path
+
+
+def test_dollar_signs_in_poems_and_names_are_printed_verbatim(dollar_run: Path) -> None:
+    with RunStore(dollar_run, create=False) as store, figure_style():
+        labels = run_labels(store)
+        labels.authors["cash-model"] = "Cash $x^2$ model"
+        ctx = FigureContext(load_run_data(store), judge="judge-x", labels=labels)
+        for kind in ("case_study", "ranking"):
+            drawing = FIGURE_KINDS[kind][0](ctx)
+            # mathtext would read "$\frac$" as a fraction without arguments and fail
+            drawing.figure.savefig(io.BytesIO(), format="png")
+            texts = [t for t in drawing.figure.findobj(Text) if "$" in t.get_text()]
+            assert texts, kind
+            assert not any(t.get_parse_math() for t in texts), kind
