@@ -6,11 +6,13 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pytest
 from matplotlib.text import Text
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import HUMAN_AUTHOR, load_run_data
+from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.labels import run_labels
 from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS
@@ -45,3 +47,38 @@ def test_dollar_signs_in_poems_and_names_are_printed_verbatim(dollar_run: Path) 
             texts = [t for t in drawing.figure.findobj(Text) if "$" in t.get_text()]
             assert texts, kind
             assert not any(t.get_parse_math() for t in texts), kind
+
+
+#: A small run as many papers have: the human poets and three models with ordinary names.
+FEW_AUTHORS = (HUMAN_AUTHOR, "deepseek-r1-distill-llama-70b", "gpt-4o", "markov")
+
+
+@pytest.fixture(scope="module")
+def few_authors_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("few") / "run"
+    build_synthetic_run(path, authors=FEW_AUTHORS, poems_per_form=2,
+                        judges=("local-openai",)).close()  # fmt: skip
+    return path
+
+
+@pytest.mark.parametrize("width", [3.3, 6.8], ids=["one", "two"])
+def test_four_authors_with_ordinary_names_fit_at_both_widths(
+    few_authors_run: Path, width: float
+) -> None:
+    """A long name rotated under a panel reaches far to the left of its tick: at one column the
+    rule-based (Fig. 5), lexical, form-accuracy and ghostwriting panels crowded their labels
+    over each other and pushed panel titles off the figure."""
+    problems: dict[str, list[str]] = {}
+    with RunStore(few_authors_run, create=False) as store, figure_style():
+        data, labels = load_run_data(store), run_labels(store)
+        assert labels.author("deepseek-r1-distill-llama-70b") == "DeepSeek-R1-Distill-Llama-70B"
+        for kind, (function, _) in FIGURE_KINDS.items():
+            if kind == "case_study":  # its own test below
+                continue
+            ctx = FigureContext(data, judge="local-openai", width=width, labels=labels)
+            drawing = function(ctx)
+            if found := text_problems(drawing.figure):
+                problems[kind] = found[:3]
+            assert drawing.figure.get_figwidth() == pytest.approx(width) or kind == "radar"
+            plt.close(drawing.figure)
+    assert problems == {}
