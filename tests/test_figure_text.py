@@ -82,3 +82,21 @@ def test_four_authors_with_ordinary_names_fit_at_both_widths(
             assert drawing.figure.get_figwidth() == pytest.approx(width) or kind == "radar"
             plt.close(drawing.figure)
     assert problems == {}
+
+
+@pytest.mark.parametrize("width", [3.3, 6.8], ids=["one", "two"])
+def test_case_study_fits_with_a_long_judge_name_and_a_long_author_name(
+    few_authors_run: Path, width: float
+) -> None:
+    """The bundled local judge is shown as 'Qwen/Qwen2.5-72B-Instruct (local)': in the score
+    axis label it was taller than the bars and ran into the poem above and off the figure."""
+    with RunStore(few_authors_run, create=False) as store, figure_style():
+        ctx = FigureContext(load_run_data(store), judge="local-openai", width=width,
+                            labels=run_labels(store))  # fmt: skip
+        assert ctx.judge_label == "Qwen/Qwen2.5-72B-Instruct (local)"
+        for author in FEW_AUTHORS[1:]:
+            drawing = FIGURE_KINDS["case_study"][0](ctx, author=author)
+            assert text_problems(drawing.figure) == [], author
+            texts = " ".join(t.get_text() for t in drawing.figure.findobj(Text))
+            assert "Qwen/Qwen2.5-72B-Instruct (local)" in texts  # the judge is still named
+            plt.close(drawing.figure)
