@@ -14,8 +14,15 @@ from conftest import IN_CI
 from poemetric.analysis import analyze_run
 from poemetric.analysis.labels import Labels
 from poemetric.analysis.synthetic import paper_scale_run, write_synthetic_experts
-from poemetric.analysis.tables import presentable, readable, to_latex, to_markdown
-from poemetric.roster import load_groups
+from poemetric.analysis.tables import (
+    latex_preview,
+    presentable,
+    readable,
+    to_latex,
+    to_markdown,
+    write_table,
+)
+from poemetric.roster import load_groups, load_roster
 
 LABELS = Labels(
     authors={"human": "Human", "gpt-4o": "GPT-4o"},
@@ -60,8 +67,9 @@ def test_wide_tables_are_rotated_or_split_and_long_ones_become_longtables() -> N
     wide["author"] = ["one", "two", "three"]
     assert "sidewaystable" in to_latex(wide.iloc[:, :12])
     split = to_latex(wide)
-    assert split.count(r"\begin{sidewaystable}") == 2 and "(part 2 of 2)" in split
-    assert split.count("Author &") == 2  # the identifying column repeats in each part
+    parts = split.count(r"\begin{sidewaystable}")
+    assert parts >= 2 and f"(part {parts} of {parts})" in split
+    assert split.count("Author &") == parts  # the identifying column repeats in each part
     long = pd.DataFrame({"author": [f"a{i}" for i in range(60)], "n": range(60)})
     latex = to_latex(long, caption="Long")
     assert r"\begin{longtable}" in latex and r"\endhead" in latex
@@ -105,3 +113,54 @@ def test_latex_tables_compile_and_fit_the_page(tables_dir: Path) -> None:
     assert result.returncode == 0, log[-3000:]
     assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]
     assert (tables_dir / "tables.pdf").stat().st_size > 10_000
+
+
+def _compile(folder: Path, *tables: Path) -> str:
+    """pdflatex the preview document of `tables`; the log (skips without pdflatex)."""
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        if IN_CI:
+            pytest.fail("pdflatex is not installed; .ci/run installs it")
+        pytest.skip("pdflatex is not installed")
+    latex_preview(list(tables), folder / "tables.tex")
+    result = subprocess.run(
+        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "tables.tex"],
+        cwd=folder, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    log = (folder / "tables.log").read_text(errors="replace")
+    assert result.returncode == 0, log[-3000:]
+    return log
+
+
+def test_a_paper_sized_form_check_table_fits_its_page(tmp_path: Path) -> None:
+    """31 authors with the paper's names and n = 203: the widths were estimated with an average
+    glyph (4.6 pt), short for names in capitals, so the sideways table was 0.9 pt too wide."""
+    authors = ["Human", *(spec.label for spec in load_roster("generators").values())]
+    cell = "0.77 [0.71, 0.83]"
+    frame = pd.DataFrame({"author": authors, "n": 203, "n_unchecked": 0,
+                          **{f"{m}__ci": cell for m in ("pass_rate", "meter_score",
+                                                         "rhyme_score", "form_score")}})  # fmt: skip
+    paths = write_table(frame, tmp_path, "form_checks", caption="Rule-based form check")
+    log = _compile(tmp_path, paths[1])
+    assert "DeepSeek-R1-Distill-Llama-70B" in paths[1].read_text()
+    assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]
+
+
+def test_long_titles_wrap_and_latex_specials_print_as_written(tmp_path: Path) -> None:
+    """The errata table of the authors' release: only text columns, which no split narrows, so
+    it was 136 pt wider than a landscape page; its long titles now wrap. `<`, `>` and `|` printed
+    as inverted marks and a dash in LaTeX's default encoding."""
+    title = "Be Still. The Hanging Gardens were a Dream"
+    frame = pd.DataFrame({
+        "form": ["sonnet", "ballad"], "title": [title, "Magic <Part | One>"],
+        "field": ["rhyme_pattern"] * 2, "annotated": ["ABABCDCDEFEF GG", "AABB"],
+        "corrected": ["ABBABAAB CDDECE", "none (left out)"], "status": ["corrected", "excluded"],
+        "verdict_errata_applied": ["pass", "left out"], "data_row": [130, 16],
+        "note_for_the_reader": ["annotated pattern contradicts the octave"] * 2,
+    })  # fmt: skip
+    paths = write_table(frame, tmp_path, "errata_rows", caption="Dataset errata")
+    latex = paths[1].read_text()
+    assert r"\parbox[t]" in latex and r"\raggedright Be Still." in latex
+    assert r"Magic \textless{}Part \textbar{} One\textgreater{}" in latex
+    log = _compile(tmp_path, paths[1])
+    assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]

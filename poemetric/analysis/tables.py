@@ -4,9 +4,11 @@ CSV keeps the machine names (`author` = `gpt-4o`, column `pass_ci_low`) at full 
 is the file to compute with. LaTeX and Markdown are for reading: display names (`GPT-4o`),
 readable headers (`Pass 95% CI low`), counts as integers, numbers rounded.
 
-LaTeX tables must fit a page. The printed width is estimated from the cells; a table wider than
-a portrait text block is set sideways (`sidewaystable`, package `rotating`), and one wider than
-that is split into column groups that each repeat the identifying columns. Tables longer than a
+LaTeX tables must fit a page. The printed width is measured from the cells (`latex_width`); a
+table wider than a portrait text block is set sideways (`sidewaystable`, package `rotating`),
+and one wider than that is split into column groups that each repeat the identifying columns;
+text columns that still do not fit are wrapped (the identifying columns of a table of text).
+Tables longer than a
 page use `longtable` (rotated with `pdflscape` when wide). A column with one value throughout
 (e.g. the judge) moves into the caption. Every `.tex` file names the packages it needs.
 """
@@ -19,17 +21,20 @@ from pathlib import Path
 
 import pandas as pd
 
+from poemetric.analysis.latex_width import text_width_pt
 from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY
 from poemetric.paths import replaced_when_done
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tex", "md")
 LATEX_PACKAGES = ("booktabs", "longtable", "rotating", "pdflscape")
 
-#: Printed widths in points at \small (9 pt) in a 6.5 x 9 in text block (1 in margins).
+#: Printed widths in points of a 6.5 x 9 in text block (1 in margins); cells are measured at
+#: \small in an 11 pt document (10 pt, `latex_width`).
 PORTRAIT_PT = 468.0
 LANDSCAPE_PT = 640.0
-CHAR_PT = 4.6  # a safe average glyph width at 9 pt (Computer Modern averages about 4.3)
 COLUMN_PAD_PT = 12.0  # \tabcolsep on both sides
+#: A text column wrapped to fit the page is never narrower than this.
+MIN_WRAPPED_PT = 90.0
 #: Rows per page of a float; longer tables become longtables.
 FLOAT_ROWS = 40
 
@@ -44,6 +49,10 @@ _LATEX_SPECIALS = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # In LaTeX's default font encoding (OT1) these print as "¡", "¿" and an em dash.
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
 }
 
 #: Readable headers for the columns the analysis writes (others: snake_case -> words).
@@ -212,14 +221,33 @@ def _constant_keys(frame: pd.DataFrame) -> list[str]:
     return [c for c in _keys(frame) if frame[c].nunique(dropna=False) == 1]
 
 
+def _column_pt(frame: pd.DataFrame, column: str, digits: int) -> float:
+    """The printed width of a column's widest cell (or its header), without padding."""
+    count = _is_count(column)
+    cells = [text_width_pt(_cell(v, digits, count)) for v in frame[column]]
+    return max([text_width_pt(readable(column)), *cells])
+
+
 def _width_pt(frame: pd.DataFrame, columns: Sequence[str], digits: int) -> float:
-    total = 0.0
-    for column in columns:
-        count = _is_count(column)
-        cells = [len(_cell(v, digits, count)) for v in frame[column]]
-        longest = max([len(readable(column)), *cells])
-        total += longest * CHAR_PT + COLUMN_PAD_PT
-    return total
+    return sum(_column_pt(frame, c, digits) + COLUMN_PAD_PT for c in columns)
+
+
+def _wrapped_columns(frame: pd.DataFrame, columns: Sequence[str], digits: int,
+                     limit: float) -> dict[str, float]:  # fmt: skip
+    """Text columns to wrap (name -> width in pt) so that the table fits `limit`: the widest
+    text column first (e.g. poem titles in the errata table, which no split can narrow)."""
+    wrapped: dict[str, float] = {}
+    excess = _width_pt(frame, columns, digits) - limit
+    texts = [c for c in columns if not _numeric(frame, c)]
+    for column in sorted(texts, key=lambda c: -_column_pt(frame, c, digits)):
+        if excess <= 0:
+            break
+        natural = _column_pt(frame, column, digits)
+        width = max(MIN_WRAPPED_PT, natural - excess)
+        if width < natural:
+            wrapped[column] = width
+            excess -= natural - width
+    return wrapped
 
 
 def _column_groups(frame: pd.DataFrame, digits: int) -> list[list[str]]:
@@ -237,11 +265,22 @@ def _column_groups(frame: pd.DataFrame, digits: int) -> list[list[str]]:
     return [[*keys, *group] for group in groups]
 
 
-def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int) -> list[str]:
+def _boxed(text: str, width: float | None) -> str:
+    """Escaped text, in a ragged-right top-aligned box when its column is wrapped."""
+    escaped = latex_escape(text)
+    if width is None or text_width_pt(text) <= width:
+        return escaped
+    return rf"\parbox[t]{{{width:.0f}pt}}{{\raggedright {escaped}}}"
+
+
+def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int,
+                  wrapped: dict[str, float]) -> list[str]:  # fmt: skip
     counts = [_is_count(c) for c in columns]
+    widths = [wrapped.get(c) for c in columns]
     return [
         " & ".join(
-            latex_escape(_cell(v, digits, count)) for v, count in zip(row, counts, strict=True)
+            _boxed(_cell(v, digits, count), width)
+            for v, count, width in zip(row, counts, widths, strict=True)
         )
         + r" \\"
         for row in frame[list(columns)].itertuples(index=False)
@@ -251,8 +290,9 @@ def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int) -> l
 def _latex_block(frame: pd.DataFrame, columns: Sequence[str], caption: str, label: str,
                  digits: int, sideways: bool) -> list[str]:  # fmt: skip
     align = "".join("r" if _numeric(frame, c) else "l" for c in columns)
-    header = " & ".join(latex_escape(readable(c)) for c in columns) + r" \\"
-    rows = _tabular_rows(frame, columns, digits)
+    wrapped = _wrapped_columns(frame, columns, digits, LANDSCAPE_PT if sideways else PORTRAIT_PT)
+    header = " & ".join(_boxed(readable(c), wrapped.get(c)) for c in columns) + r" \\"
+    rows = _tabular_rows(frame, columns, digits, wrapped)
     title = [rf"\caption{{{latex_escape(caption)}}}"] if caption else []
     title += [rf"\label{{{label}}}"] if label else []
     if len(frame) > FLOAT_ROWS:
