@@ -38,6 +38,17 @@ def test_readable_headers() -> None:
     assert readable("cosine_to_human") == "Cosine to human"
 
 
+def test_agreement_headers_name_each_statistic_alike() -> None:
+    """The agreement tables printed "Alpha nominal" beside "α ordinal", "Gwet ac1" beside "AC2
+    quadratic", and "N raters" beside "n N/A"."""
+    headers = [readable(c) for c in ("alpha_nominal", "alpha_ordinal", "gwet_ac1",
+                                     "gwet_ac2_linear", "gwet_ac2_quadratic", "n_raters",
+                                     "n_ratings", "n_na", "rhyme_density_raplyzer")]  # fmt: skip
+    assert headers == ["α nominal", "α ordinal", "AC1", "AC2 linear", "AC2 quadratic",
+                       "n raters", "n ratings", "n N/A", "Rhyme density (Raplyzer)"]  # fmt: skip
+    assert readable("alpha_nominal__ci") == "α nominal [95% CI]"
+
+
 def test_table_2_counts_are_integers_and_raters_have_display_names() -> None:
     table2 = pd.DataFrame({"rater": ["experts", "gpt-4o"], "n": [120.0, 58.0],
                            "mean": [2.43, 3.69], "sd": [1.09, 0.22]})  # fmt: skip

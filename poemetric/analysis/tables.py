@@ -21,8 +21,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from poemetric.analysis.headers import HEADERS as HEADERS
+from poemetric.analysis.headers import readable
 from poemetric.analysis.latex_width import text_width_pt
-from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY
+from poemetric.judge.answer import DIMENSIONS_BY_KEY
 from poemetric.paths import replaced_when_done
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tex", "md")
@@ -55,48 +57,6 @@ _LATEX_SPECIALS = {
     "|": r"\textbar{}",
 }
 
-#: Readable headers for the columns the analysis writes (others: snake_case -> words).
-HEADERS: dict[str, str] = {
-    "n": "n",
-    "n_na": "n N/A",
-    "na_share": "N/A share",
-    "sd": "SD",
-    "ci_low": "95% CI low",
-    "ci_high": "95% CI high",
-    "n_unchecked": "n unchecked",
-    "pass_rate": "Pass rate",
-    "pass_ci_low": "Pass CI low",
-    "pass_ci_high": "Pass CI high",
-    "poem_form": "Form",
-    "mattr_short": "Too short for MATTR",
-    "cosine_to_human": "Cosine to human",
-    "n_poems": "Poems",
-    "n_pairs": "Pairs",
-    "n_corrected": "n corrected",
-    "n_excluded": "n left out",
-    "n_not_matching": "n not matching",
-    "pao": "PAo",
-    "alpha_ordinal": "α ordinal",
-    "alpha_interval": "α interval",
-    "alpha_experts_interval": "α experts (interval)",
-    "kappa_quadratic": "κ quadratic",
-    "gwet_ac2_quadratic": "AC2 quadratic",
-    "poem_share": "Share of poems",
-    "per_1k_tokens": "Per 1k tokens",
-    "repetition_all": "Repetition of original",
-    "repetition_all_chance": "Repetition by chance",
-    "repetition_all_excess": "Repetition above chance",
-    "repetition_content": "Repetition of original (content words)",
-    "repetition_content_chance": "Repetition by chance (content words)",
-    "repetition_content_excess": "Repetition above chance (content words)",
-    "mtld": "MTLD",
-    "mattr": "MATTR",
-    "ttr": "TTR",
-    # judge dimensions as columns (the wide author x dimension table)
-    **{d.key: d.short_label for d in DIMENSIONS},
-}
-_WORDS = {"ci": "CI", "sd": "SD", "ttr": "TTR", "mattr": "MATTR", "mtld": "MTLD", "na": "N/A",
-          "pao": "PAo", "qwk": "QWK", "usd": "USD"}  # fmt: skip
 #: Columns holding counts: printed as integers.
 COUNT_COLUMNS = {"n", "count", "rank", "poems", "mattr_short", "chance_pool", "n_poems", "n_pairs"}
 #: Columns that identify a row (repeated when a wide table is split; said once when constant).
@@ -109,18 +69,6 @@ RATER_COLUMNS = {"judge", "rater"}
 
 def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
-
-
-def readable(column: str) -> str:
-    """A header people read: `pass_ci_low` -> `Pass CI low`, `ttr_mean` -> `TTR mean`."""
-    if column.endswith("__ci"):
-        stem = column.removesuffix("__ci")
-        return readable(stem if stem in HEADERS else stem.removesuffix("_mean")) + " [95% CI]"
-    if column in HEADERS:
-        return HEADERS[column]
-    words = [_WORDS.get(word, word) for word in column.split("_")]
-    text = " ".join(words)
-    return text[:1].upper() + text[1:]
 
 
 def _is_count(column: str) -> bool:
