@@ -175,3 +175,35 @@ def test_long_titles_wrap_and_latex_specials_print_as_written(tmp_path: Path) ->
     assert r"Magic \textless{}Part \textbar{} One\textgreater{}" in latex
     log = _compile(tmp_path, paths[1])
     assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]
+
+
+@pytest.mark.slow
+def test_every_table_compiles_with_only_the_packages_it_names(tables_dir: Path) -> None:
+    """An author inputs a table into a paper with the packages its first line names; the
+    agreement tables' α and κ headers stopped pdflatex ("Unicode character α not set up")."""
+    tables = sorted(p for p in tables_dir.glob("*.tex") if p.name != "tables.tex")
+    needs = {p.read_text().splitlines()[0] for p in tables}
+    assert len(needs) == 1 and needs.pop().startswith(r"% Needs \usepackage{")
+    packages = tables[0].read_text().splitlines()[0].removeprefix("% Needs ").split(" in ")[0]
+    body = "\n".join(rf"\input{{{p.name}}}" + "\n\\clearpage" for p in tables)
+    folder = tables_dir / "bare"
+    folder.mkdir(exist_ok=True)
+    for path in tables:
+        (folder / path.name).write_text(path.read_text())
+    (folder / "bare.tex").write_text(
+        "\\documentclass{article}\n"
+        + packages
+        + "\n\\begin{document}\n"
+        + body
+        + "\n\\end{document}\n"
+    )
+    assert any("α" in p.read_text() or r"\alpha" in p.read_text() for p in tables)
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        pytest.skip("pdflatex is not installed")
+    result = subprocess.run(
+        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "bare.tex"],
+        cwd=folder, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    log = (folder / "bare.log").read_text(errors="replace")
+    assert result.returncode == 0, [line for line in log.splitlines() if line.startswith("!")]

@@ -55,6 +55,9 @@ _LATEX_SPECIALS = {
     "<": r"\textless{}",
     ">": r"\textgreater{}",
     "|": r"\textbar{}",
+    # The agreement headers' Greek letters: LaTeX's UTF-8 input has no text glyph for them.
+    "α": r"$\alpha$",
+    "κ": r"$\kappa$",
 }
 
 #: Columns holding counts: printed as integers.
@@ -336,8 +339,6 @@ def latex_preview(table_files: Sequence[Path], out: Path) -> Path:
         r"\usepackage[margin=1in]{geometry}",
         r"\usepackage[utf8]{inputenc}",
         rf"\usepackage{{{','.join(LATEX_PACKAGES)}}}",
-        r"\DeclareUnicodeCharacter{03B1}{$\alpha$}",
-        r"\DeclareUnicodeCharacter{03BA}{$\kappa$}",
         r"\begin{document}",
         *(rf"\input{{{path.name}}}" + "\n\\clearpage" for path in table_files),
         r"\end{document}",
