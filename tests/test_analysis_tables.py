@@ -207,3 +207,14 @@ def test_every_table_compiles_with_only_the_packages_it_names(tables_dir: Path) 
     )  # fmt: skip
     log = (folder / "bare.log").read_text(errors="replace")
     assert result.returncode == 0, [line for line in log.splitlines() if line.startswith("!")]
+
+
+def test_a_value_that_does_not_exist_is_a_dash_not_an_empty_cell(tables_dir: Path) -> None:
+    """The human poets have no repetition of their own original: the cells were left empty,
+    which reads as data lost; the terminal summary already showed a dash."""
+    human = next(line for line in (tables_dir / "lexical.md").read_text().splitlines()
+                 if line.startswith("| Human |"))  # fmt: skip
+    cells = [cell.strip() for cell in human.strip("|").split("|")]
+    assert "" not in cells and "–" in cells
+    latex = (tables_dir / "lexical.tex").read_text()
+    assert "&  &" not in latex and "&  \\\\" not in latex

@@ -78,9 +78,14 @@ def _is_count(column: str) -> bool:
     return column in COUNT_COLUMNS or column.startswith("n_")
 
 
+#: A value that does not exist (the human poets' repetition of their own original, a statistic
+#: undefined for the ratings): an en dash, as the terminal summary shows it.
+MISSING = "–"
+
+
 def _cell(value: object, digits: int, count: bool = False) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
+        return MISSING
     if isinstance(value, float):
         if count and value.is_integer():
             return f"{int(value)}"
@@ -144,7 +149,7 @@ def with_intervals(frame: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     shown = frame.copy()
     for estimate, low, high, name in _interval_columns(frame):
         cells = [
-            "" if pd.isna(m) else f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+            MISSING if pd.isna(m) else f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
             if pd.notna(lo) and pd.notna(hi) else f"{m:.{digits}f}"
             for m, lo, hi in zip(frame[estimate], frame[low], frame[high], strict=True)
         ]  # fmt: skip
