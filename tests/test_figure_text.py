@@ -10,14 +10,17 @@ import matplotlib.pyplot as plt
 import pytest
 from matplotlib.text import Text
 
+from poemetric.analysis import Recipe, render_figures
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import HUMAN_AUTHOR, load_run_data
 from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.labels import run_labels
 from poemetric.analysis.plotting import figure_style
-from poemetric.analysis.recipes import FIGURE_KINDS
+from poemetric.analysis.recipes import FIGURE_KINDS, FigureSpec
 from poemetric.analysis.synthetic import build_synthetic_run
+from poemetric.providers.base import ModelSpec
 from poemetric.store import RunStore
+from poemetric.store.models import record_models
 
 DOLLAR_POEM = "The price of bread: $\\frac$ a loaf,\nand $5 I kept for wine."
 
@@ -100,3 +103,37 @@ def test_case_study_fits_with_a_long_judge_name_and_a_long_author_name(
             texts = " ".join(t.get_text() for t in drawing.figure.findobj(Text))
             assert "Qwen/Qwen2.5-72B-Instruct (local)" in texts  # the judge is still named
             plt.close(drawing.figure)
+
+
+LONG_NAME = "mistralai/Mistral-Small-3.1-24B-Instruct-2503-preview"
+
+
+@pytest.mark.parametrize("width", [3.3, 6.8], ids=["one", "two"])
+def test_a_name_too_long_for_any_figure_is_cut_in_the_middle(
+    few_authors_run: Path, width: float
+) -> None:
+    """A 53-character display name pushed every panel off a one-column figure (and several at
+    two columns): axes collapsed and labels left the canvas."""
+    problems: dict[str, list[str]] = {}
+    with RunStore(few_authors_run, create=False) as store, figure_style():
+        data, labels = load_run_data(store), run_labels(store)
+        labels.authors["gpt-4o"] = LONG_NAME
+        for kind, (function, _) in FIGURE_KINDS.items():
+            ctx = FigureContext(data, judge="local-openai", width=width, labels=labels)
+            drawing = function(ctx, author="gpt-4o") if kind == "case_study" else function(ctx)
+            if found := text_problems(drawing.figure):
+                problems[kind] = found[:3]
+            texts = " ".join(t.get_text() for t in drawing.figure.findobj(Text))
+            assert LONG_NAME not in texts and "mistralai/Mistra…" in texts, kind
+            plt.close(drawing.figure)
+    assert problems == {}
+
+
+def test_figures_say_which_names_they_cut(tmp_path: Path) -> None:
+    recipe = Recipe(figures=[FigureSpec(name="rank", kind="ranking")])
+    with build_synthetic_run(tmp_path / "run", authors=(HUMAN_AUTHOR, "gpt-4o"), poems_per_form=1,
+                             judges=("local-openai",)) as store:  # fmt: skip
+        record_models(store, "generate", [ModelSpec(name="gpt-4o", provider="openai",
+                                                    model="gpt-4o", display_name=LONG_NAME)])  # fmt: skip
+        report = render_figures(store, tmp_path / "figures", recipe=recipe, formats=("png",))
+    assert any(LONG_NAME in note and "…" in note for note in report.notes), report.notes

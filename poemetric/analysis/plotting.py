@@ -143,6 +143,11 @@ def text_width_in(text: str, size_pt: float) -> float:
     return len(text) * size_pt * 0.62 / 72
 
 
+#: The most characters an author's name prints in a figure: every figure kind is laid out for
+#: names up to the paper's longest, `DeepSeek-R1-Distill-Llama-70B` (29 characters).
+LABEL_LIMIT = 29
+
+
 def label_width_in(labels: Sequence[str], size_pt: float = 6.5) -> float:
     return max((text_width_in(label, size_pt) for label in labels), default=0.0) + 0.08
 
