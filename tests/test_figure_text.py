@@ -88,6 +88,23 @@ def test_four_authors_with_ordinary_names_fit_at_both_widths(
 
 
 @pytest.mark.parametrize("width", [3.3, 6.8], ids=["one", "two"])
+def test_one_model_beside_the_human_poets_fits_at_both_widths(tmp_path: Path, width: float) -> None:
+    """Two rows of scores: the heatmap's colour bar beside them was shorter than its label,
+    which ran off the top of a two-column figure."""
+    problems: dict[str, list[str]] = {}
+    with build_synthetic_run(tmp_path / "run", authors=(HUMAN_AUTHOR, "gpt-4o"),
+                             poems_per_form=2, judges=("local-openai",)) as store, figure_style():  # fmt: skip
+        data, labels = load_run_data(store), run_labels(store)
+        for kind, (function, _) in FIGURE_KINDS.items():
+            ctx = FigureContext(data, judge="local-openai", width=width, labels=labels)
+            drawing = function(ctx)
+            if found := text_problems(drawing.figure):
+                problems[kind] = found[:3]
+            plt.close(drawing.figure)
+    assert problems == {}
+
+
+@pytest.mark.parametrize("width", [3.3, 6.8], ids=["one", "two"])
 def test_case_study_fits_with_a_long_judge_name_and_a_long_author_name(
     few_authors_run: Path, width: float
 ) -> None:
