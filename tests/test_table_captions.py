@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from poemetric.analysis import analyze_run
-from poemetric.analysis.synthetic import build_synthetic_run
+from poemetric.analysis.synthetic import build_synthetic_run, write_synthetic_experts
 
 
 @pytest.mark.parametrize(("method", "said"), [("t", "Student t"),
@@ -25,3 +25,13 @@ def test_captions_name_the_interval(tmp_path: Path, method: str, said: str) -> N
     assert "Student t" in result.caption("lexical")
     result.write(tmp_path / "out")
     assert said in (tmp_path / "out" / "group_scores.md").read_text().splitlines()[0]
+
+
+def test_table_2_says_that_n_counts_ratings(tmp_path: Path) -> None:
+    """Table 2's n is ratings (every expert rating, every judge sample), 70 beside a judge's
+    69 on 69 poems; the other tables count poems, and this one did not say."""
+    with build_synthetic_run(tmp_path / "run", poems_per_form=2) as store:
+        experts = write_synthetic_experts(store, tmp_path / "experts.csv",
+                                          authors=("human", "model-a"), experts=3)  # fmt: skip
+        result = analyze_run(store, experts=experts, n_boot=10)
+    assert "n: ratings" in result.caption("discrimination")

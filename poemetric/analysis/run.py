@@ -63,7 +63,8 @@ TABLE_CAPTIONS: dict[str, str] = {
     "agreement": "Agreement of the LLM judge with human experts per item (bootstrap 95% CIs)",
     "agreement_experts": "Agreement of the human experts with each other per item (bootstrap 95% CIs)",
     "agreement_by_expert": "PAo of the LLM judge with each expert",
-    "discrimination": "Overall quality by the experts and each judge on the expert-rated poems",
+    "discrimination": "Overall quality by the experts and each judge on the expert-rated poems "
+    "(n: ratings, every expert rating and every judge sample)",
     "judges": "Per judge: parse failures, refusals, re-asks, non-poems not judged, SD of overall "
     "quality, cost",
     "recognition": "Human poems each judge recognised (title and author), and its human-authorship"
