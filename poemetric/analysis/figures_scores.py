@@ -129,7 +129,7 @@ def all_models(ctx: FigureContext, group: str = "all", dimensions: list[str] | N
             f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
             f"score per author over {_poem_count(scores)} poems, authors sorted by their mean "
             f"over these dimensions (shown as a heatmap: bars would not fit at this width; "
-            f"`--layout bars` forces them).{_na_note(keys)}"
+            f"a recipe entry's `layout: bars` forces them).{_na_note(keys)}"
         )
         return Drawing(figure, caption)
     panels = [

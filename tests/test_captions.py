@@ -1,4 +1,4 @@
-"""Every table with intervals says in its caption which interval it prints, as the figures do."""
+"""Captions say what a table or figure shows: which interval, what n counts, how to change it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from poemetric.analysis import analyze_run
+from poemetric.analysis import Recipe, analyze_run, render_figures
+from poemetric.analysis.recipes import FigureSpec
 from poemetric.analysis.synthetic import build_synthetic_run, write_synthetic_experts
 
 
@@ -35,3 +36,13 @@ def test_table_2_says_that_n_counts_ratings(tmp_path: Path) -> None:
                                           authors=("human", "model-a"), experts=3)  # fmt: skip
         result = analyze_run(store, experts=experts, n_boot=10)
     assert "n: ratings" in result.caption("discrimination")
+
+
+def test_a_heatmap_caption_names_the_recipe_setting_not_a_missing_option(tmp_path: Path) -> None:
+    """The App. H heatmap's caption pointed to `--layout bars`, which `figures` does not have:
+    the setting is `layout: bars` in a recipe entry."""
+    recipe = Recipe(figures=[FigureSpec(name="all", kind="all_models", layout="heatmap")])
+    with build_synthetic_run(tmp_path / "run", poems_per_form=2) as store:
+        render_figures(store, tmp_path / "figures", recipe=recipe, formats=("png",))
+    caption = (tmp_path / "figures" / "all.caption.txt").read_text()
+    assert "--layout" not in caption and "`layout: bars`" in caption
