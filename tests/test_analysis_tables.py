@@ -218,3 +218,13 @@ def test_a_value_that_does_not_exist_is_a_dash_not_an_empty_cell(tables_dir: Pat
     assert "" not in cells and "–" in cells
     latex = (tables_dir / "lexical.tex").read_text()
     assert "&  &" not in latex and "&  \\\\" not in latex
+
+
+def test_negative_numbers_get_a_minus_sign_not_a_hyphen() -> None:
+    """"-0.09" in text mode prints a hyphen, shorter and higher than the minus of "$-$0.09"; a
+    name with a hyphen keeps it."""
+    frame = pd.DataFrame({"author": ["Llama-3-8B"], "excess": [-0.0856],
+                          "excess_ci_low": [-0.124], "excess_ci_high": [-0.047]})  # fmt: skip
+    latex = to_latex(presentable(frame))
+    assert r"Llama-3-8B & $-$0.09 [$-$0.12, $-$0.05] \\" in latex
+    assert "| Llama-3-8B | -0.09 [-0.12, -0.05] |" in to_markdown(presentable(frame))

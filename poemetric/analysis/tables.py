@@ -16,6 +16,7 @@ page use `longtable` (rotated with `pdflscape` when wide). A column with one val
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -229,18 +230,24 @@ def _boxed(text: str, width: float | None) -> str:
     return rf"\parbox[t]{{{width:.0f}pt}}{{\raggedright {escaped}}}"
 
 
+#: A minus sign where a number starts ("-0.09", "[-0.12"), not inside a name ("Llama-3").
+_NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
+
+
 def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int,
                   wrapped: dict[str, float]) -> list[str]:  # fmt: skip
     counts = [_is_count(c) for c in columns]
     widths = [wrapped.get(c) for c in columns]
-    return [
-        " & ".join(
-            _boxed(_cell(v, digits, count), width)
-            for v, count, width in zip(row, counts, widths, strict=True)
-        )
-        + r" \\"
-        for row in frame[list(columns)].itertuples(index=False)
-    ]
+    numeric = [_numeric(frame, c) for c in columns]
+    rows = []
+    for row in frame[list(columns)].itertuples(index=False):
+        cells = []
+        for value, count, width, number in zip(row, counts, widths, numeric, strict=True):
+            cell = _boxed(_cell(value, digits, count), width)
+            # In text, "-0.09" prints a hyphen, shorter and higher than a minus.
+            cells.append(_NEGATIVE.sub(r"$-$", cell) if number else cell)
+        rows.append(" & ".join(cells) + r" \\")
+    return rows
 
 
 def _latex_block(frame: pd.DataFrame, columns: Sequence[str], caption: str, label: str,
