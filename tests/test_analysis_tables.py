@@ -221,7 +221,7 @@ def test_a_value_that_does_not_exist_is_a_dash_not_an_empty_cell(tables_dir: Pat
 
 
 def test_negative_numbers_get_a_minus_sign_not_a_hyphen() -> None:
-    """"-0.09" in text mode prints a hyphen, shorter and higher than the minus of "$-$0.09"; a
+    """ "-0.09" in text mode prints a hyphen, shorter and higher than the minus of "$-$0.09"; a
     name with a hyphen keeps it."""
     frame = pd.DataFrame({"author": ["Llama-3-8B"], "excess": [-0.0856],
                           "excess_ci_low": [-0.124], "excess_ci_high": [-0.047]})  # fmt: skip

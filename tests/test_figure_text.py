@@ -17,7 +17,7 @@ from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.labels import run_labels
 from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS, FigureSpec
-from poemetric.analysis.synthetic import build_synthetic_run
+from poemetric.analysis.synthetic import build_synthetic_run, paper_scale_run
 from poemetric.providers.base import ModelSpec
 from poemetric.store import RunStore
 from poemetric.store.models import record_models
@@ -154,3 +154,27 @@ def test_figures_say_which_names_they_cut(tmp_path: Path) -> None:
                                                     model="gpt-4o", display_name=LONG_NAME)])  # fmt: skip
         report = render_figures(store, tmp_path / "figures", recipe=recipe, formats=("png",))
     assert any(LONG_NAME in note and "…" in note for note in report.notes), report.notes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("width", [3.3, 6.8], ids=["one", "two"])
+def test_score_bars_of_every_paper_author_fit_a_page_or_become_a_heatmap(
+    tmp_path_factory: pytest.TempPathFactory, width: float
+) -> None:
+    """The default recipe's `scores-advanced` (one column) and judge-overview's `scores-all`
+    drew 31 authors x 6 or 10 panels of bars squeezed onto one page: every label overlapped."""
+    path = tmp_path_factory.mktemp("paper31") / "run"
+    prompts = {"ballad": 2, "sonnet": 2, "limerick": 1}
+    with paper_scale_run(path, prompts=prompts) as store, figure_style():
+        data, labels = load_run_data(store), run_labels(store)
+        for group in ("basic", "advanced", "appraisal", "all"):
+            ctx = FigureContext(data, judge="gemini-2.5-pro", width=width, labels=labels)
+            drawing = FIGURE_KINDS["dimension_bars"][0](ctx, group=group)
+            assert text_problems(drawing.figure) == [], group
+            assert drawing.figure.get_figheight() <= 9.0 + 1e-9
+            if "heatmap" in drawing.caption:  # says why, and that all 31 authors are there
+                assert "would not fit" in drawing.caption
+                assert "Qwen2.5-72B-Instruct" in {
+                    t.get_text() for t in drawing.figure.findobj(Text)
+                }
+            plt.close(drawing.figure)

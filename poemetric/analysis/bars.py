@@ -107,6 +107,45 @@ def horizontal_layout(ctx: FigureContext, n_authors: int, n_series: int, columns
     return any(extra + per_author * (n_authors + 0.2) > room for extra in reach)
 
 
+@dataclass(frozen=True)
+class Shape:
+    """How a grid of bar panels is laid out: orientation, columns, rows, height (uncapped) and
+    the estimated printed width of one panel's plot area."""
+
+    horizontal: bool
+    columns: int
+    rows: int
+    height: float
+    panel_in: float
+
+
+def grid_shape(ctx: FigureContext, n_panels: int, n_authors: int, n_series: int = 1, *,
+               max_columns: int = 4, share_labels: bool = True,
+               force_horizontal: bool = False) -> Shape:  # fmt: skip
+    """Vertical panels while the rotated labels fit side by side and the page holds the rows;
+    otherwise horizontal bars, one row per author."""
+    labels = ctx.labels.author_list(ctx.authors)
+    label_w = label_width_in(labels)
+    columns = min(n_panels, max_columns)
+    vertical_columns = next(
+        (c for c in range(columns, 0, -1) if not horizontal_layout(ctx, n_authors, n_series, c)),
+        0,
+    )
+    rows = math.ceil(n_panels / max(vertical_columns, 1))
+    vertical_height = rows * (1.25 + label_w * 0.75) + 0.3
+    if force_horizontal or vertical_columns == 0 or vertical_height > MAX_HEIGHT_IN:
+        panel_min = 0.75 if share_labels else label_w + 0.9
+        usable = ctx.width - (label_w if share_labels else 0.0)
+        columns = max(1, min(n_panels, max_columns, int(usable // panel_min)))
+        rows = math.ceil(n_panels / columns)
+        height = rows * (_rows_height(n_authors, n_series) + 0.45) + 0.35
+        return Shape(True, columns, rows, height, usable / columns)
+    column_in = ctx.width / vertical_columns - 0.35
+    slot = column_in / (n_authors + 0.2)
+    panel_in = column_in - max([0.0, *_reach_beyond(ctx, n_authors, slot)])
+    return Shape(False, vertical_columns, rows, vertical_height, panel_in)
+
+
 def panel_grid(
     ctx: FigureContext,
     n_panels: int,
@@ -118,31 +157,12 @@ def panel_grid(
     share_labels: bool = True,
     force_horizontal: bool = False,
 ) -> Grid:
-    """A figure of `n_panels` bar panels sized for the context's width."""
-    labels = ctx.labels.author_list(ctx.authors)
-    label_w = label_width_in(labels)
-    columns = min(n_panels, max_columns)
-    vertical_columns = next(
-        (c for c in range(columns, 0, -1) if not horizontal_layout(ctx, n_authors, n_series, c)),
-        0,
-    )
-    rows = math.ceil(n_panels / max(vertical_columns, 1))
-    vertical_height = rows * (1.25 + label_w * 0.75) + 0.3
-    horizontal = force_horizontal or vertical_columns == 0 or vertical_height > MAX_HEIGHT_IN
-    if horizontal:
-        panel_min = 0.75 if share_labels else label_w + 0.9
-        usable = ctx.width - (label_w if share_labels else 0.0)
-        columns = max(1, min(n_panels, max_columns, int(usable // panel_min)))
-        rows = math.ceil(n_panels / columns)
-        height = rows * (_rows_height(n_authors, n_series) + 0.45) + 0.35
-        panel_in = usable / columns
-    else:
-        columns = vertical_columns
-        height = vertical_height
-        column_in = ctx.width / columns - 0.35
-        slot = column_in / (n_authors + 0.2)
-        panel_in = column_in - max([0.0, *_reach_beyond(ctx, n_authors, slot)])
-    height = min(height, MAX_HEIGHT_IN)
+    """A figure of `n_panels` bar panels sized for the context's width (`grid_shape`), at most
+    a page tall."""
+    shape = grid_shape(ctx, n_panels, n_authors, n_series, max_columns=max_columns,
+                       share_labels=share_labels, force_horizontal=force_horizontal)  # fmt: skip
+    horizontal, columns, rows = shape.horizontal, shape.columns, shape.rows
+    height = min(shape.height, MAX_HEIGHT_IN)
     figure = Figure(figsize=(ctx.width, height), layout="constrained")
     grid = figure.subplots(
         rows, columns, squeeze=False, sharey=share_labels and horizontal, sharex=False
@@ -154,7 +174,7 @@ def panel_grid(
         figure.supxlabel(value_label, fontsize=7)
     else:
         figure.supylabel(value_label, fontsize=7)
-    return Grid(figure, axes[:n_panels], horizontal, columns, panel_in)
+    return Grid(figure, axes[:n_panels], horizontal, columns, shape.panel_in)
 
 
 def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *,
