@@ -178,3 +178,18 @@ def test_score_bars_of_every_paper_author_fit_a_page_or_become_a_heatmap(
                     t.get_text() for t in drawing.figure.findobj(Text)
                 }
             plt.close(drawing.figure)
+
+
+def test_heatmap_cells_never_round_a_likert_mean_to_a_whole_number(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """At one column the ten-dimension heatmap of 31 authors printed 3.55 as "4" beside 4.40
+    as "4": where one decimal does not fit, the cells are left to the colour scale."""
+    path = tmp_path_factory.mktemp("heat31") / "run"
+    with paper_scale_run(path, prompts={"ballad": 2, "sonnet": 1}) as store, figure_style():
+        ctx = FigureContext(load_run_data(store), judge="gemini-2.5-pro", width=3.3,
+                            labels=run_labels(store))  # fmt: skip
+        drawing = FIGURE_KINDS["heatmap"][0](ctx)
+    cells = [t.get_text() for t in drawing.figure.axes[0].texts]
+    assert not any(text.isdigit() for text in cells), cells[:10]
+    assert text_problems(drawing.figure) == []

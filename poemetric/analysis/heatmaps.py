@@ -79,9 +79,11 @@ class HeatmapSpec:
 
 
 def _cell_format(cell_width_in: float, high: float) -> str | None:
-    """Decimals that fit a cell: two, one, none (or no annotation at all)."""
+    """Decimals that fit a cell: two, one, none (or no annotation at all). Values under 10
+    (Likert means, shares) keep at least one decimal: a mean of 3.55 printed as "4" beside
+    4.40 as "4" misleads, and the colour scale reads better than that."""
     whole = len(f"{high:.0f}")
-    for decimals in (2, 1, 0):
+    for decimals in (2, 1) if abs(high) < 10 else (2, 1, 0):
         sample = "0" * whole + ("." + "0" * decimals if decimals else "")
         if text_width_in(sample, CELL_FONT_PT) + 0.03 <= cell_width_in:
             return f"{{:.{decimals}f}}"
