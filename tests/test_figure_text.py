@@ -193,3 +193,17 @@ def test_heatmap_cells_never_round_a_likert_mean_to_a_whole_number(
     cells = [t.get_text() for t in drawing.figure.axes[0].texts]
     assert not any(text.isdigit() for text in cells), cells[:10]
     assert text_problems(drawing.figure) == []
+
+
+def test_long_names_do_not_stack_a_one_column_figure_a_page_tall(few_authors_run: Path) -> None:
+    """Rotated under vertical bars, 'DeepSeek-R1-Distill-Llama-70B' took a column of its own
+    for each of Fig. 5's three panels: 7.9 in tall at one column, where horizontal bars take
+    2.6 in."""
+    with RunStore(few_authors_run, create=False) as store, figure_style():
+        data, labels = load_run_data(store), run_labels(store)
+        for kind in ("rule_based", "lexical", "ghostwriting", "form_accuracy"):
+            ctx = FigureContext(data, judge="local-openai", width=3.3, labels=labels)
+            drawing = FIGURE_KINDS[kind][0](ctx)
+            assert drawing.figure.get_figheight() < 4.0, kind
+            assert text_problems(drawing.figure) == [], kind
+            plt.close(drawing.figure)

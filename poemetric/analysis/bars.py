@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.plotting import (
@@ -77,6 +78,8 @@ TICK_ROOM_IN = 0.25
 TITLE_PT = 7.5
 #: The value axis label left of the first column of vertical panels.
 SUPYLABEL_IN = 0.2
+#: A one-row legend above a grid.
+LEGEND_IN = 0.3
 
 
 def _reach_beyond(ctx: FigureContext, n_authors: int, slot: float) -> list[float]:
@@ -120,10 +123,11 @@ class Shape:
 
 
 def grid_shape(ctx: FigureContext, n_panels: int, n_authors: int, n_series: int = 1, *,
-               max_columns: int = 4, share_labels: bool = True,
-               force_horizontal: bool = False) -> Shape:  # fmt: skip
-    """Vertical panels while the rotated labels fit side by side and the page holds the rows;
-    otherwise horizontal bars, one row per author."""
+               max_columns: int = 4, share_labels: bool = True, force_horizontal: bool = False,
+               legend: bool = False) -> Shape:  # fmt: skip
+    """Vertical panels while the rotated labels fit side by side, the page holds the rows and
+    they are not much taller than horizontal bars; otherwise horizontal bars, one row per
+    author (with room for a legend above them)."""
     labels = ctx.labels.author_list(ctx.authors)
     label_w = label_width_in(labels)
     columns = min(n_panels, max_columns)
@@ -133,13 +137,17 @@ def grid_shape(ctx: FigureContext, n_panels: int, n_authors: int, n_series: int 
     )
     rows = math.ceil(n_panels / max(vertical_columns, 1))
     vertical_height = rows * (1.25 + label_w * 0.75) + 0.3
-    if force_horizontal or vertical_columns == 0 or vertical_height > MAX_HEIGHT_IN:
-        panel_min = 0.75 if share_labels else label_w + 0.9
-        usable = ctx.width - (label_w if share_labels else 0.0)
-        columns = max(1, min(n_panels, max_columns, int(usable // panel_min)))
-        rows = math.ceil(n_panels / columns)
-        height = rows * (_rows_height(n_authors, n_series) + 0.45) + 0.35
-        return Shape(True, columns, rows, height, usable / columns)
+    panel_min = 0.75 if share_labels else label_w + 0.9
+    usable = ctx.width - (label_w if share_labels else 0.0)
+    columns = max(1, min(n_panels, max_columns, int(usable // panel_min)))
+    height = math.ceil(n_panels / columns) * (_rows_height(n_authors, n_series) + 0.45) + 0.35
+    height += LEGEND_IN if legend else 0.0
+    horizontal = Shape(True, columns, math.ceil(n_panels / columns), height, usable / columns)
+    # Long rotated names stack panels into a tall column: four authors at one column made a
+    # figure 7.9 in tall that horizontal bars draw in 2.3 in.
+    if (force_horizontal or vertical_columns == 0 or vertical_height > MAX_HEIGHT_IN
+            or vertical_height > 2 * horizontal.height):  # fmt: skip
+        return horizontal
     column_in = ctx.width / vertical_columns - 0.35
     slot = column_in / (n_authors + 0.2)
     panel_in = column_in - max([0.0, *_reach_beyond(ctx, n_authors, slot)])
@@ -156,11 +164,13 @@ def panel_grid(
     max_columns: int = 4,
     share_labels: bool = True,
     force_horizontal: bool = False,
+    legend: bool = False,
 ) -> Grid:
     """A figure of `n_panels` bar panels sized for the context's width (`grid_shape`), at most
     a page tall."""
     shape = grid_shape(ctx, n_panels, n_authors, n_series, max_columns=max_columns,
-                       share_labels=share_labels, force_horizontal=force_horizontal)  # fmt: skip
+                       share_labels=share_labels, force_horizontal=force_horizontal,
+                       legend=legend)  # fmt: skip
     horizontal, columns, rows = shape.horizontal, shape.columns, shape.rows
     height = min(shape.height, MAX_HEIGHT_IN)
     figure = Figure(figsize=(ctx.width, height), layout="constrained")
@@ -224,6 +234,9 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
             axis.set_yticks(slots, names)
             axis.set_ylim(len(authors) - 0.5, -0.5)
         axis.set_xlim(low_end, high_end)
+        # "1" and "0" rather than "1.0" and "0.0": side by side, neighbouring panels' end
+        # labels touched in narrow columns
+        axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
         if likert_ticks:
             axis.set_xticks(likert_ticks)
         axis.grid(axis="x", alpha=0.3)
@@ -263,7 +276,8 @@ def draw_grid(ctx: FigureContext, panels: Sequence[Panel], *, value_label: str,
     n_authors = max(len(p.authors) or len(ctx.authors) for p in panels)
     n_series = max(len(p.series) for p in panels)
     grid = panel_grid(ctx, len(panels), n_authors, n_series, value_label=value_label,
-                      max_columns=max_columns, force_horizontal=force_horizontal)  # fmt: skip
+                      max_columns=max_columns, force_horizontal=force_horizontal,
+                      legend=legend)  # fmt: skip
     columns = grid.columns
     for index, (axis, panel) in enumerate(zip(grid.axes, panels, strict=True)):
         draw_panel(ctx, axis, panel, grid.horizontal,

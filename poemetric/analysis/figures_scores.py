@@ -90,8 +90,8 @@ def dimension_bars(ctx: FigureContext, group: str = "all",
         panels.append(Panel(_title(key), tuple(series), LIKERT, baseline=1.0,
                             authors=tuple(authors)))  # fmt: skip
     max_columns = 3 if len(keys) > 4 else 4
-    if grid_shape(ctx, len(keys), len(authors), len(panels[0].series),
-                  max_columns=max_columns).height > MAX_HEIGHT_IN:  # fmt: skip
+    if grid_shape(ctx, len(keys), len(authors), len(panels[0].series), max_columns=max_columns,
+                  legend=experts is not None).height > MAX_HEIGHT_IN:  # fmt: skip
         return _dimension_heatmap(ctx, keys, group, dimensions, experts is not None)
     figure = draw_grid(ctx, panels, value_label="mean score (1-5); whiskers: 95% CI",
                        legend=experts is not None, max_columns=max_columns)  # fmt: skip
