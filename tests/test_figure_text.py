@@ -17,6 +17,7 @@ from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.labels import run_labels
 from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS, FigureSpec
+from poemetric.analysis.selection import select_authors
 from poemetric.analysis.synthetic import build_synthetic_run, paper_scale_run
 from poemetric.providers.base import ModelSpec
 from poemetric.store import RunStore
@@ -207,3 +208,19 @@ def test_long_names_do_not_stack_a_one_column_figure_a_page_tall(few_authors_run
             assert drawing.figure.get_figheight() < 4.0, kind
             assert text_problems(drawing.figure) == [], kind
             plt.close(drawing.figure)
+
+
+def test_the_paper_fig_5_keeps_two_panels_a_row_at_one_column(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The seven representative models' names fit two panels a row at one column (4.8 in);
+    an estimate of their width 10% too wide stacked the three panels 7 in tall."""
+    path = tmp_path_factory.mktemp("fig5") / "run"
+    with paper_scale_run(path, prompts={"ballad": 2, "sonnet": 1}) as store, figure_style():
+        data = load_run_data(store)
+        shown, _ = select_authors("paper7", data.generations["author"].unique())
+        ctx = FigureContext(data, judge="gemini-2.5-pro", authors=shown, width=3.3,
+                            labels=run_labels(store))  # fmt: skip
+        drawing = FIGURE_KINDS["rule_based"][0](ctx)
+    assert drawing.figure.get_figheight() < 5.0
+    assert text_problems(drawing.figure) == []

@@ -28,6 +28,7 @@ from poemetric.analysis.plotting import (
     author_colours,
     highlight_human_ticks,
     label_width_in,
+    measured_width_in,
     text_width_in,
 )
 
@@ -73,8 +74,9 @@ def _rows_height(n_authors: int, n_series: int) -> float:
 
 #: How far a 45-degree label reaches to the left of its tick, per inch of its length.
 ROTATED_REACH = math.sqrt(0.5)
-#: Room left of a panel that its y tick labels take anyway (part of the 0.35 in per column).
-TICK_ROOM_IN = 0.25
+#: Room left of a panel that its y tick labels take anyway (the 0.35 in per column less the
+#: layout's padding).
+TICK_ROOM_IN = 0.29
 TITLE_PT = 7.5
 #: The value axis label left of the first column of vertical panels.
 SUPYLABEL_IN = 0.2
@@ -85,7 +87,7 @@ LEGEND_IN = 0.3
 def _reach_beyond(ctx: FigureContext, n_authors: int, slot: float) -> list[float]:
     """Per author label: how far (in) its rotated label reaches left of the panel's tick-label
     room when the authors' slots are `slot` inches wide (the first tick sits 0.6 slots in)."""
-    widths = [text_width_in(label, 6.5) for label in ctx.labels.author_list(ctx.authors)]
+    widths = [measured_width_in(label, 6.5) for label in ctx.labels.author_list(ctx.authors)]
     return [
         ROTATED_REACH * width - (index + 0.6) * slot - TICK_ROOM_IN
         for index, width in enumerate(widths[:n_authors])
@@ -144,7 +146,7 @@ def grid_shape(ctx: FigureContext, n_panels: int, n_authors: int, n_series: int 
     height += LEGEND_IN if legend else 0.0
     horizontal = Shape(True, columns, math.ceil(n_panels / columns), height, usable / columns)
     # Long rotated names stack panels into a tall column: four authors at one column made a
-    # figure 7.9 in tall that horizontal bars draw in 2.3 in.
+    # figure 7.9 in tall that horizontal bars draw in 2.6 in.
     if (force_horizontal or vertical_columns == 0 or vertical_height > MAX_HEIGHT_IN
             or vertical_height > 2 * horizontal.height):  # fmt: skip
         return horizontal
