@@ -14,8 +14,15 @@ from conftest import IN_CI
 from poemetric.analysis import analyze_run
 from poemetric.analysis.labels import Labels
 from poemetric.analysis.synthetic import paper_scale_run, write_synthetic_experts
-from poemetric.analysis.tables import presentable, readable, to_latex, to_markdown
-from poemetric.roster import load_groups
+from poemetric.analysis.tables import (
+    latex_preview,
+    presentable,
+    readable,
+    to_latex,
+    to_markdown,
+    write_table,
+)
+from poemetric.roster import load_groups, load_roster
 
 LABELS = Labels(
     authors={"human": "Human", "gpt-4o": "GPT-4o"},
@@ -29,6 +36,17 @@ def test_readable_headers() -> None:
     assert readable("overall_quality") == "Quality"
     assert readable("repetition_all_excess") == "Repetition above chance"
     assert readable("cosine_to_human") == "Cosine to human"
+
+
+def test_agreement_headers_name_each_statistic_alike() -> None:
+    """The agreement tables printed "Alpha nominal" beside "α ordinal", "Gwet ac1" beside "AC2
+    quadratic", and "N raters" beside "n N/A"."""
+    headers = [readable(c) for c in ("alpha_nominal", "alpha_ordinal", "gwet_ac1",
+                                     "gwet_ac2_linear", "gwet_ac2_quadratic", "n_raters",
+                                     "n_ratings", "n_na", "rhyme_density_raplyzer")]  # fmt: skip
+    assert headers == ["α nominal", "α ordinal", "AC1", "AC2 linear", "AC2 quadratic",
+                       "n raters", "n ratings", "n N/A", "Rhyme density (Raplyzer)"]  # fmt: skip
+    assert readable("alpha_nominal__ci") == "α nominal [95% CI]"
 
 
 def test_table_2_counts_are_integers_and_raters_have_display_names() -> None:
@@ -60,8 +78,9 @@ def test_wide_tables_are_rotated_or_split_and_long_ones_become_longtables() -> N
     wide["author"] = ["one", "two", "three"]
     assert "sidewaystable" in to_latex(wide.iloc[:, :12])
     split = to_latex(wide)
-    assert split.count(r"\begin{sidewaystable}") == 2 and "(part 2 of 2)" in split
-    assert split.count("Author &") == 2  # the identifying column repeats in each part
+    parts = split.count(r"\begin{sidewaystable}")
+    assert parts >= 2 and f"(part {parts} of {parts})" in split
+    assert split.count("Author &") == parts  # the identifying column repeats in each part
     long = pd.DataFrame({"author": [f"a{i}" for i in range(60)], "n": range(60)})
     latex = to_latex(long, caption="Long")
     assert r"\begin{longtable}" in latex and r"\endhead" in latex
@@ -105,3 +124,107 @@ def test_latex_tables_compile_and_fit_the_page(tables_dir: Path) -> None:
     assert result.returncode == 0, log[-3000:]
     assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]
     assert (tables_dir / "tables.pdf").stat().st_size > 10_000
+
+
+def _compile(folder: Path, *tables: Path) -> str:
+    """pdflatex the preview document of `tables`; the log (skips without pdflatex)."""
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        if IN_CI:
+            pytest.fail("pdflatex is not installed; .ci/run installs it")
+        pytest.skip("pdflatex is not installed")
+    latex_preview(list(tables), folder / "tables.tex")
+    result = subprocess.run(
+        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "tables.tex"],
+        cwd=folder, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    log = (folder / "tables.log").read_text(errors="replace")
+    assert result.returncode == 0, log[-3000:]
+    return log
+
+
+def test_a_paper_sized_form_check_table_fits_its_page(tmp_path: Path) -> None:
+    """31 authors with the paper's names and n = 203: the widths were estimated with an average
+    glyph (4.6 pt), short for names in capitals, so the sideways table was 0.9 pt too wide."""
+    authors = ["Human", *(spec.label for spec in load_roster("generators").values())]
+    cell = "0.77 [0.71, 0.83]"
+    frame = pd.DataFrame({"author": authors, "n": 203, "n_unchecked": 0,
+                          **{f"{m}__ci": cell for m in ("pass_rate", "meter_score",
+                                                         "rhyme_score", "form_score")}})  # fmt: skip
+    paths = write_table(frame, tmp_path, "form_checks", caption="Rule-based form check")
+    log = _compile(tmp_path, paths[1])
+    assert "DeepSeek-R1-Distill-Llama-70B" in paths[1].read_text()
+    assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]
+
+
+def test_long_titles_wrap_and_latex_specials_print_as_written(tmp_path: Path) -> None:
+    """The errata table of the authors' release: only text columns, which no split narrows, so
+    it was 136 pt wider than a landscape page; its long titles now wrap. `<`, `>` and `|` printed
+    as inverted marks and a dash in LaTeX's default encoding."""
+    title = "Be Still. The Hanging Gardens were a Dream"
+    frame = pd.DataFrame({
+        "form": ["sonnet", "ballad"], "title": [title, "Magic <Part | One>"],
+        "field": ["rhyme_pattern"] * 2, "annotated": ["ABABCDCDEFEF GG", "AABB"],
+        "corrected": ["ABBABAAB CDDECE", "none (left out)"], "status": ["corrected", "excluded"],
+        "verdict_errata_applied": ["pass", "left out"], "data_row": [130, 16],
+        "note_for_the_reader": ["annotated pattern contradicts the octave"] * 2,
+    })  # fmt: skip
+    paths = write_table(frame, tmp_path, "errata_rows", caption="Dataset errata")
+    latex = paths[1].read_text()
+    assert r"\parbox[t]" in latex and r"\raggedright Be Still." in latex
+    assert r"Magic \textless{}Part \textbar{} One\textgreater{}" in latex
+    log = _compile(tmp_path, paths[1])
+    assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]
+
+
+@pytest.mark.slow
+def test_every_table_compiles_with_only_the_packages_it_names(tables_dir: Path) -> None:
+    """An author inputs a table into a paper with the packages its first line names; the
+    agreement tables' α and κ headers stopped pdflatex ("Unicode character α not set up")."""
+    tables = sorted(p for p in tables_dir.glob("*.tex") if p.name != "tables.tex")
+    needs = {p.read_text().splitlines()[0] for p in tables}
+    assert len(needs) == 1 and needs.pop().startswith(r"% Needs \usepackage{")
+    packages = tables[0].read_text().splitlines()[0].removeprefix("% Needs ").split(" in ")[0]
+    body = "\n".join(rf"\input{{{p.name}}}" + "\n\\clearpage" for p in tables)
+    folder = tables_dir / "bare"
+    folder.mkdir(exist_ok=True)
+    for path in tables:
+        (folder / path.name).write_text(path.read_text())
+    (folder / "bare.tex").write_text(
+        "\\documentclass{article}\n"
+        + packages
+        + "\n\\begin{document}\n"
+        + body
+        + "\n\\end{document}\n"
+    )
+    assert any("α" in p.read_text() or r"\alpha" in p.read_text() for p in tables)
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        pytest.skip("pdflatex is not installed")
+    result = subprocess.run(
+        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "bare.tex"],
+        cwd=folder, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    log = (folder / "bare.log").read_text(errors="replace")
+    assert result.returncode == 0, [line for line in log.splitlines() if line.startswith("!")]
+
+
+def test_a_value_that_does_not_exist_is_a_dash_not_an_empty_cell(tables_dir: Path) -> None:
+    """The human poets have no repetition of their own original: the cells were left empty,
+    which reads as data lost; the terminal summary already showed a dash."""
+    human = next(line for line in (tables_dir / "lexical.md").read_text().splitlines()
+                 if line.startswith("| Human |"))  # fmt: skip
+    cells = [cell.strip() for cell in human.strip("|").split("|")]
+    assert "" not in cells and "–" in cells
+    latex = (tables_dir / "lexical.tex").read_text()
+    assert "&  &" not in latex and "&  \\\\" not in latex
+
+
+def test_negative_numbers_get_a_minus_sign_not_a_hyphen() -> None:
+    """ "-0.09" in text mode prints a hyphen, shorter and higher than the minus of "$-$0.09"; a
+    name with a hyphen keeps it."""
+    frame = pd.DataFrame({"author": ["Llama-3-8B"], "excess": [-0.0856],
+                          "excess_ci_low": [-0.124], "excess_ci_high": [-0.047]})  # fmt: skip
+    latex = to_latex(presentable(frame))
+    assert r"Llama-3-8B & $-$0.09 [$-$0.12, $-$0.05] \\" in latex
+    assert "| Llama-3-8B | -0.09 [-0.12, -0.05] |" in to_markdown(presentable(frame))

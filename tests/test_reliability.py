@@ -194,3 +194,18 @@ def test_scores_scales_and_usage_errors() -> None:
     assert usage.exit_code == 2
     usage = runner.invoke(app, ["agree", str(EXAMPLE), "--format", "xml"])
     assert usage.exit_code == 2
+
+
+def test_one_unit_rated_twice_gives_an_estimate_without_an_interval() -> None:
+    """Seven experts on 70 poems with one poem rated by two of them: resampling poems can only
+    redraw that one poem, and the report printed PAo 0.30 [0.30, 0.30], an interval of no
+    width from one poem."""
+    matrix = np.full((2, 12), np.nan)
+    matrix[0, :6] = [1, 2, 3, 4, 5, 3]
+    matrix[1, 5:] = [4, 2, 3, 1, 5, 2, 2]  # unit 5 alone is rated by both
+    report = agreement_report(_ratings(matrix), n_boot=200, seed=0).overall
+    assert report.counts["n_pairs"] == 1 and math.isfinite(report.estimates["pao"])
+    assert all(math.isnan(report.ci_low.get(name, math.nan)) for name in report.estimates)
+    matrix[0, 6] = 2  # a second unit rated twice: now an interval
+    report = agreement_report(_ratings(matrix), n_boot=200, seed=0).overall
+    assert math.isfinite(report.ci_low["pao"]) and report.ci_low["pao"] < report.ci_high["pao"]

@@ -9,6 +9,7 @@ axis label.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.plotting import (
@@ -26,6 +28,8 @@ from poemetric.analysis.plotting import (
     author_colours,
     highlight_human_ticks,
     label_width_in,
+    measured_width_in,
+    text_width_in,
 )
 
 
@@ -60,16 +64,96 @@ class Grid:
     axes: list[Axes]
     horizontal: bool
     columns: int
+    #: The printed width of one panel's plot area, estimated (titles are wrapped to it).
+    panel_in: float
 
 
 def _rows_height(n_authors: int, n_series: int) -> float:
     return n_authors * ROW_IN * (1.0 if n_series == 1 else 0.75 * n_series)
 
 
+#: How far a 45-degree label reaches to the left of its tick, per inch of its length.
+ROTATED_REACH = math.sqrt(0.5)
+#: Room left of a panel that its y tick labels take anyway (the 0.35 in per column less the
+#: layout's padding).
+TICK_ROOM_IN = 0.29
+TITLE_PT = 7.5
+#: The value axis label left of the first column of vertical panels.
+SUPYLABEL_IN = 0.2
+#: A one-row legend above a grid.
+LEGEND_IN = 0.3
+
+
+def _reach_beyond(ctx: FigureContext, n_authors: int, slot: float) -> list[float]:
+    """Per author label: how far (in) its rotated label reaches left of the panel's tick-label
+    room when the authors' slots are `slot` inches wide (the first tick sits 0.6 slots in)."""
+    widths = [measured_width_in(label, 6.5) for label in ctx.labels.author_list(ctx.authors)]
+    return [
+        ROTATED_REACH * width - (index + 0.6) * slot - TICK_ROOM_IN
+        for index, width in enumerate(widths[:n_authors])
+    ]
+
+
 def horizontal_layout(ctx: FigureContext, n_authors: int, n_series: int, columns: int) -> bool:
-    """True when vertical bars would be narrower than a rotated label at this width."""
+    """True when vertical bars would be narrower than a rotated label at this width.
+
+    Each label, rotated 45 degrees, reaches left of its tick by ~0.71 of its length; what reaches
+    beyond the panel's left edge (and its tick labels) is taken from the panel's width by the
+    layout, so the bars get narrower: a long name among the first authors left too little room
+    at one column (labels crowded and overlapped) even when few authors were shown."""
     panel_width = ctx.width / columns - 0.35
-    return panel_width / max(n_authors * max(n_series, 1), 1) < BAR_SLOT_IN
+    per_author = BAR_SLOT_IN * max(n_series, 1)
+    if panel_width / max(n_authors, 1) < per_author:
+        return True
+    # The bars fit when each label's reach plus the slots from its tick to the right end do;
+    # the first column's labels must also stay clear of the value axis label left of it.
+    reach = _reach_beyond(ctx, n_authors, per_author)
+    room = (ctx.width - SUPYLABEL_IN) / columns - 0.35
+    return any(extra + per_author * (n_authors + 0.2) > room for extra in reach)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How a grid of bar panels is laid out: orientation, columns, rows, height (uncapped) and
+    the estimated printed width of one panel's plot area."""
+
+    horizontal: bool
+    columns: int
+    rows: int
+    height: float
+    panel_in: float
+
+
+def grid_shape(ctx: FigureContext, n_panels: int, n_authors: int, n_series: int = 1, *,
+               max_columns: int = 4, share_labels: bool = True, force_horizontal: bool = False,
+               legend: bool = False) -> Shape:  # fmt: skip
+    """Vertical panels while the rotated labels fit side by side, the page holds the rows and
+    they are not much taller than horizontal bars; otherwise horizontal bars, one row per
+    author (with room for a legend above them)."""
+    labels = ctx.labels.author_list(ctx.authors)
+    label_w = label_width_in(labels)
+    columns = min(n_panels, max_columns)
+    vertical_columns = next(
+        (c for c in range(columns, 0, -1) if not horizontal_layout(ctx, n_authors, n_series, c)),
+        0,
+    )
+    rows = math.ceil(n_panels / max(vertical_columns, 1))
+    vertical_height = rows * (1.25 + label_w * 0.75) + 0.3
+    panel_min = 0.75 if share_labels else label_w + 0.9
+    usable = ctx.width - (label_w if share_labels else 0.0)
+    columns = max(1, min(n_panels, max_columns, int(usable // panel_min)))
+    height = math.ceil(n_panels / columns) * (_rows_height(n_authors, n_series) + 0.45) + 0.35
+    height += LEGEND_IN if legend else 0.0
+    horizontal = Shape(True, columns, math.ceil(n_panels / columns), height, usable / columns)
+    # Long rotated names stack panels into a tall column: four authors at one column made a
+    # figure 7.9 in tall that horizontal bars draw in 2.6 in.
+    if (force_horizontal or vertical_columns == 0 or vertical_height > MAX_HEIGHT_IN
+            or vertical_height > 2 * horizontal.height):  # fmt: skip
+        return horizontal
+    column_in = ctx.width / vertical_columns - 0.35
+    slot = column_in / (n_authors + 0.2)
+    panel_in = column_in - max([0.0, *_reach_beyond(ctx, n_authors, slot)])
+    return Shape(False, vertical_columns, rows, vertical_height, panel_in)
 
 
 def panel_grid(
@@ -82,28 +166,15 @@ def panel_grid(
     max_columns: int = 4,
     share_labels: bool = True,
     force_horizontal: bool = False,
+    legend: bool = False,
 ) -> Grid:
-    """A figure of `n_panels` bar panels sized for the context's width."""
-    labels = ctx.labels.author_list(ctx.authors)
-    label_w = label_width_in(labels)
-    columns = min(n_panels, max_columns)
-    vertical_columns = next(
-        (c for c in range(columns, 0, -1) if not horizontal_layout(ctx, n_authors, n_series, c)),
-        0,
-    )
-    rows = math.ceil(n_panels / max(vertical_columns, 1))
-    vertical_height = rows * (1.25 + label_w * 0.75) + 0.3
-    horizontal = force_horizontal or vertical_columns == 0 or vertical_height > MAX_HEIGHT_IN
-    if horizontal:
-        panel_min = 0.75 if share_labels else label_w + 0.9
-        usable = ctx.width - (label_w if share_labels else 0.0)
-        columns = max(1, min(n_panels, max_columns, int(usable // panel_min)))
-        rows = math.ceil(n_panels / columns)
-        height = rows * (_rows_height(n_authors, n_series) + 0.45) + 0.35
-    else:
-        columns = vertical_columns
-        height = vertical_height
-    height = min(height, MAX_HEIGHT_IN)
+    """A figure of `n_panels` bar panels sized for the context's width (`grid_shape`), at most
+    a page tall."""
+    shape = grid_shape(ctx, n_panels, n_authors, n_series, max_columns=max_columns,
+                       share_labels=share_labels, force_horizontal=force_horizontal,
+                       legend=legend)  # fmt: skip
+    horizontal, columns, rows = shape.horizontal, shape.columns, shape.rows
+    height = min(shape.height, MAX_HEIGHT_IN)
     figure = Figure(figsize=(ctx.width, height), layout="constrained")
     grid = figure.subplots(
         rows, columns, squeeze=False, sharey=share_labels and horizontal, sharex=False
@@ -115,12 +186,13 @@ def panel_grid(
         figure.supxlabel(value_label, fontsize=7)
     else:
         figure.supylabel(value_label, fontsize=7)
-    return Grid(figure, axes[:n_panels], horizontal, columns)
+    return Grid(figure, axes[:n_panels], horizontal, columns, shape.panel_in)
 
 
 def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *,
-               show_labels: bool = True) -> None:  # fmt: skip
-    """Bars (grouped by series) per author, whiskers from ci_low to ci_high."""
+               show_labels: bool = True, title_in: float | None = None) -> None:  # fmt: skip
+    """Bars (grouped by series) per author, whiskers from ci_low to ci_high; the title wrapped
+    to `title_in` inches when given."""
     authors = list(panel.authors) or ctx.authors
     colours = author_colours(authors)
     slots = np.arange(len(authors), dtype=float)
@@ -164,6 +236,9 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
             axis.set_yticks(slots, names)
             axis.set_ylim(len(authors) - 0.5, -0.5)
         axis.set_xlim(low_end, high_end)
+        # "1" and "0" rather than "1.0" and "0.0": side by side, neighbouring panels' end
+        # labels touched in narrow columns
+        axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
         if likert_ticks:
             axis.set_xticks(likert_ticks)
         axis.grid(axis="x", alpha=0.3)
@@ -176,7 +251,16 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
         if likert_ticks:
             axis.set_yticks(likert_ticks)
         highlight_human_ticks(axis, ctx.human_label, "x")
-    axis.set_title(panel.title)
+    axis.set_title(_wrapped(panel.title, title_in))
+
+
+def _wrapped(title: str, width_in: float | None) -> str:
+    """The title in lines that fit `width_in` inches (a narrow panel's "Repetition of original"
+    ran into its neighbour or off the figure)."""
+    if width_in is None or text_width_in(title, TITLE_PT) <= width_in:
+        return title
+    chars = max(8, int(width_in / text_width_in("x", TITLE_PT)))
+    return textwrap.fill(title, chars, break_long_words=False, break_on_hyphens=False)
 
 
 def grid_height(ctx: FigureContext, n_panels: int, n_authors: int, n_series: int = 1) -> float:
@@ -194,11 +278,13 @@ def draw_grid(ctx: FigureContext, panels: Sequence[Panel], *, value_label: str,
     n_authors = max(len(p.authors) or len(ctx.authors) for p in panels)
     n_series = max(len(p.series) for p in panels)
     grid = panel_grid(ctx, len(panels), n_authors, n_series, value_label=value_label,
-                      max_columns=max_columns, force_horizontal=force_horizontal)  # fmt: skip
+                      max_columns=max_columns, force_horizontal=force_horizontal,
+                      legend=legend)  # fmt: skip
     columns = grid.columns
     for index, (axis, panel) in enumerate(zip(grid.axes, panels, strict=True)):
         draw_panel(ctx, axis, panel, grid.horizontal,
-                   show_labels=not grid.horizontal or index % columns == 0)  # fmt: skip
+                   show_labels=not grid.horizontal or index % columns == 0,
+                   title_in=grid.panel_in)  # fmt: skip
     if legend:
         found: dict[str, Any] = {}
         for axis in grid.axes:

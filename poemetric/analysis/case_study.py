@@ -15,7 +15,13 @@ from matplotlib.transforms import offset_copy
 
 from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR, judgments_per_generation
-from poemetric.analysis.plotting import HUMAN_COLOUR, SINGLE_LLM_COLOUR, Drawing, subfigures
+from poemetric.analysis.plotting import (
+    HUMAN_COLOUR,
+    SINGLE_LLM_COLOUR,
+    Drawing,
+    subfigures,
+    text_width_in,
+)
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
 
 POEM_FONT_PT = 6.5
@@ -114,8 +120,14 @@ def _score_bars(ctx: FigureContext, container: Figure | SubFigure, rows: dict[st
                     rotation_mode="anchor")  # fmt: skip
     axis.set_ylim(1, 5.6)
     axis.set_yticks([1, 2, 3, 4, 5])
-    axis.set_ylabel(f"score (1-5) by {ctx.judge_label}")
-    container.legend(loc="outside upper center", ncols=2)
+    axis.set_ylabel("score (1-5)")
+    # The judge is named above the bars: as part of the axis label, a long name (the local
+    # judge's "Qwen/Qwen2.5-72B-Instruct (local)") was taller than the bars. The two poems'
+    # entries share a row when they fit the width (a long model name does not at one column).
+    entries_in = sum(text_width_in(name, 6.5) + 0.45 for name in names.values())
+    legend = container.legend(loc="outside upper center", ncols=2 if entries_in < ctx.width else 1,
+                              title=f"judged by {ctx.judge_label}")  # fmt: skip
+    legend.get_title().set_fontsize(6.5)
 
 
 def case_study(

@@ -17,7 +17,7 @@ from poemetric.analysis.experts import (
 )
 from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.labels import Labels
-from poemetric.analysis.plotting import COLUMN_WIDTHS
+from poemetric.analysis.plotting import COLUMN_WIDTHS, LABEL_LIMIT
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
 from poemetric.store import RunStore
 
@@ -52,6 +52,8 @@ class FigureContext:
     def __post_init__(self) -> None:
         if not self.authors:
             self.authors = author_order(self.data.generations["author"].unique())
+        # A name too long for the width is cut in the middle (it ran off the figure).
+        self.labels = self.labels.shortened(LABEL_LIMIT)
 
     def _chosen(self, frame: pd.DataFrame) -> pd.DataFrame:
         return frame[frame["author"].isin(self.authors)]

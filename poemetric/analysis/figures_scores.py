@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from poemetric.analysis.bars import Panel, Series, draw_grid, grid_height
+from poemetric.analysis.bars import Panel, Series, draw_grid, grid_height, grid_shape
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.heatmaps import annotated_heatmap
@@ -89,8 +89,12 @@ def dimension_bars(ctx: FigureContext, group: str = "all",
                                  label=f"{ctx.experts_label} ({ctx.expert_count})"))  # fmt: skip
         panels.append(Panel(_title(key), tuple(series), LIKERT, baseline=1.0,
                             authors=tuple(authors)))  # fmt: skip
+    max_columns = 3 if len(keys) > 4 else 4
+    if grid_shape(ctx, len(keys), len(authors), len(panels[0].series), max_columns=max_columns,
+                  legend=experts is not None).height > MAX_HEIGHT_IN:  # fmt: skip
+        return _dimension_heatmap(ctx, keys, group, dimensions, experts is not None)
     figure = draw_grid(ctx, panels, value_label="mean score (1-5); whiskers: 95% CI",
-                       legend=experts is not None, max_columns=3 if len(keys) > 4 else 4)  # fmt: skip
+                       legend=experts is not None, max_columns=max_columns)  # fmt: skip
     expert_text = (
         f" Hatched grey bars: {ctx.expert_count} human experts on the poems they rated "
         f"({int(ctx.experts['generation_id'].nunique())} poems; authors without expert ratings "
@@ -103,6 +107,34 @@ def dimension_bars(ctx: FigureContext, group: str = "all",
         f", judged by {ctx.judge_label}: mean Likert score per author over "
         f"{_poem_count(scores)} poems each; bars start at 1, the scale's minimum; {CI_NOTE}."
         f"{expert_text}{_na_note(keys)}"
+    )
+    return Drawing(figure, caption)
+
+
+def _score_heatmap(ctx: FigureContext, keys: list[str]) -> tuple[Figure, list[str]]:
+    """Authors x dimensions of mean scores, authors sorted by their mean over `keys`."""
+    matrix = score_matrix(ctx.scores).reindex(columns=keys)
+    order = matrix.mean(axis=1).sort_values(ascending=False).index.tolist()
+    figure = annotated_heatmap(
+        ctx, matrix.loc[order], [_title(k) for k in keys], colour_label="mean score (1-5)",
+        value_range=LIKERT, row_labels=ctx.labels.author_list(order),
+    )  # fmt: skip
+    return figure, order
+
+
+def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
+                       dimensions: list[str] | None, experts: bool) -> Drawing:  # fmt: skip
+    """`dimension_bars` for more authors than a page of bars holds (31 authors x 10 panels
+    were squeezed until every label overlapped): the judge's means as a heatmap."""
+    figure, _ = _score_heatmap(ctx, keys)
+    what = GROUP_TITLES.get(group, group) if not dimensions else ", ".join(keys)
+    caption = (
+        f"POEMetric scores, {what}, judged by {ctx.judge_label}: mean Likert score per author "
+        f"over {_poem_count(ctx.scores)} poems, authors sorted by their mean over these "
+        "dimensions; shown as a heatmap without intervals because bars for these authors would "
+        "not fit a page at this width (fewer `--authors`, e.g. paper7, draw bars with 95% CIs)."
+        + (" The experts' scores are in the table expert_scores." if experts else "")
+        + _na_note(keys)
     )
     return Drawing(figure, caption)
 
@@ -121,15 +153,12 @@ def all_models(ctx: FigureContext, group: str = "all", dimensions: list[str] | N
     too_tall = grid_height(ctx, len(keys), len(order)) > MAX_HEIGHT_IN
     what = GROUP_TITLES.get(group, group) if not dimensions else ", ".join(keys)
     if layout == "heatmap" or (layout == "auto" and too_tall):
-        figure = annotated_heatmap(
-            ctx, matrix.loc[order], [_title(k) for k in keys], colour_label="mean score (1-5)",
-            value_range=LIKERT, row_labels=ctx.labels.author_list(order),
-        )  # fmt: skip
+        figure, _ = _score_heatmap(ctx, keys)
         caption = (
             f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
             f"score per author over {_poem_count(scores)} poems, authors sorted by their mean "
             f"over these dimensions (shown as a heatmap: bars would not fit at this width; "
-            f"`--layout bars` forces them).{_na_note(keys)}"
+            f"a recipe entry's `layout: bars` forces them).{_na_note(keys)}"
         )
         return Drawing(figure, caption)
     panels = [

@@ -55,9 +55,16 @@ class HeatmapSpec:
         finite = self.values[np.isfinite(self.values)]
         return (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
 
+    def bar_below(self, width: float) -> bool:
+        """The colour bar goes below the map at one column, and beside it only when the map
+        is taller than the bar's label (two rows of scores were not: the label ran off)."""
+        rows_in = len(self.row_labels) * ROW_IN * 1.1
+        return width < BOTTOM_BAR_BELOW_IN or rows_in < text_width_in(self.colour_label, 6.5)
+
     def cell_width(self, width: float) -> float:
         label_w = label_width_in(self.row_labels)
-        return (width - label_w - colour_bar_width(width)) / max(len(self.column_labels), 1)
+        bar_w = 0.05 if self.bar_below(width) else COLOURBAR_IN
+        return (width - label_w - bar_w) / max(len(self.column_labels), 1)
 
     def flat_header(self, width: float) -> bool:
         cell = self.cell_width(width)
@@ -65,16 +72,18 @@ class HeatmapSpec:
 
     def height(self, width: float) -> float:
         header = 0.2 if self.flat_header(width) else label_width_in(self.column_labels) * 0.75
-        below = 0.45 if width < BOTTOM_BAR_BELOW_IN else 0.0
+        below = 0.45 if self.bar_below(width) else 0.0
         return (
             len(self.row_labels) * ROW_IN * 1.1 + header + 0.4 + below + (0.15 if self.title else 0)
         )
 
 
 def _cell_format(cell_width_in: float, high: float) -> str | None:
-    """Decimals that fit a cell: two, one, none (or no annotation at all)."""
+    """Decimals that fit a cell: two, one, none (or no annotation at all). Values under 10
+    (Likert means, shares) keep at least one decimal: a mean of 3.55 printed as "4" beside
+    4.40 as "4" misleads, and the colour scale reads better than that."""
     whole = len(f"{high:.0f}")
-    for decimals in (2, 1, 0):
+    for decimals in (2, 1) if abs(high) < 10 else (2, 1, 0):
         sample = "0" * whole + ("." + "0" * decimals if decimals else "")
         if text_width_in(sample, CELL_FONT_PT) + 0.03 <= cell_width_in:
             return f"{{:.{decimals}f}}"
@@ -107,7 +116,7 @@ def draw_heatmap(
             if np.isfinite(value):
                 axis.text(col, row, fmt.format(value), ha="center", va="center",
                           fontsize=CELL_FONT_PT, color="black" if value > middle else "white")  # fmt: skip
-    if width < BOTTOM_BAR_BELOW_IN:
+    if spec.bar_below(width):
         bar = container.colorbar(image, ax=axis, location="bottom", shrink=0.7, aspect=30,
                                  pad=0.01)  # fmt: skip
     else:

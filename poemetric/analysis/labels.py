@@ -9,6 +9,7 @@ gone). So a run always renders, and renders as it was run.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -40,6 +41,20 @@ class Labels:
 
     def author_list(self, names: Iterable[str]) -> list[str]:
         return [self.author(n) for n in names]
+
+    def shortened(self, limit: int) -> Labels:
+        """The authors' names cut in the middle to at most `limit` characters (judges are named
+        in legends and titles, which have room)."""
+        return Labels({k: shorten(v, limit) for k, v in self.authors.items()}, self.judges)
+
+
+def shorten(name: str, limit: int) -> str:
+    """`name` cut in the middle to `limit` characters, keeping its start (the family) and its
+    end (size, version): `Mistral-Small-3…-Instruct-2503`."""
+    if len(name) <= limit:
+        return name
+    head = math.ceil((limit - 1) * 0.55)
+    return name[:head] + "…" + name[len(name) - (limit - 1 - head) :]
 
 
 def _roster_labels(kind: str) -> dict[str, str]:

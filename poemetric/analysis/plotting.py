@@ -8,6 +8,7 @@ compact form, e.g. a heatmap, before they would exceed it).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,7 +21,9 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure, SubFigure
+from matplotlib.font_manager import FontProperties
 
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.paths import replaced_when_done
@@ -75,6 +78,8 @@ STYLE: dict[Any, Any] = {
     "pdf.fonttype": 42,  # embed TrueType: editable text, accepted by publishers
     "ps.fonttype": 42,
     "svg.fonttype": "none",
+    # Poems, titles and model names are printed as written: "$5 ... $6" is not mathtext.
+    "text.parse_math": False,
 }
 
 
@@ -139,6 +144,23 @@ def highlight_human_ticks(axis: Axes, human_label: str, which: str = "x") -> Non
 def text_width_in(text: str, size_pt: float) -> float:
     """A safe upper estimate of a label's printed width (DejaVu Sans averages ~0.6 em)."""
     return len(text) * size_pt * 0.62 / 72
+
+
+#: The most characters an author's name prints in a figure: every figure kind is laid out for
+#: names up to the paper's longest, `DeepSeek-R1-Distill-Llama-70B` (29 characters).
+LABEL_LIMIT = 29
+
+
+@functools.lru_cache(maxsize=4096)
+def measured_width_in(text: str, size_pt: float) -> float:
+    """The printed width of `text` in the figures' font, from the Agg renderer's metrics (the
+    estimate above is safe but 10% wide for names, and half as wide for "mmm")."""
+    font = FontProperties(family=STYLE["font.family"], size=size_pt)
+    width, _, _ = _MEASURE.get_text_width_height_descent(text, font, ismath=False)
+    return float(width) / 72
+
+
+_MEASURE = RendererAgg(1, 1, 72)
 
 
 def label_width_in(labels: Sequence[str], size_pt: float = 6.5) -> float:

@@ -32,10 +32,11 @@ from poemetric.analysis.figures_words import (
     opening_words_figure,
     top_words_figure,
 )
-from poemetric.analysis.labels import run_labels
+from poemetric.analysis.labels import run_labels, shorten
 from poemetric.analysis.plotting import (
     COLUMN_WIDTHS,
     FIGURE_FORMATS,
+    LABEL_LIMIT,
     Drawing,
     figure_style,
     save_figure,
@@ -195,6 +196,12 @@ def render_figures(
     labels = run_labels(store)
     ratings = expert_ratings(store, experts)
     present = data.generations["author"].unique().tolist()
+    report.notes += [
+        f"{name!r} is shown as {shorten(name, LABEL_LIMIT)!r} (names over {LABEL_LIMIT} "
+        "characters are cut in the middle; a shorter display_name in the model file avoids it)"
+        for name in sorted({labels.author(a) for a in present})
+        if len(name) > LABEL_LIMIT
+    ]
     if authors is not None:
         select_authors(authors, present)  # a bad --authors is an error before any drawing
     judges: list[str | None] = list(data.judges) or [None]

@@ -26,7 +26,7 @@ from poemetric.analysis.scores import (
     form_check_scores,
     group_scores,
 )
-from poemetric.analysis.stats import CIMethod
+from poemetric.analysis.stats import SCORE_BOOTSTRAP, CIMethod
 from poemetric.analysis.tables import TABLE_FORMATS, latex_preview, presentable, write_table
 from poemetric.analysis.validation import (
     AGREEMENT_BOOTSTRAP,
@@ -63,13 +63,34 @@ TABLE_CAPTIONS: dict[str, str] = {
     "agreement": "Agreement of the LLM judge with human experts per item (bootstrap 95% CIs)",
     "agreement_experts": "Agreement of the human experts with each other per item (bootstrap 95% CIs)",
     "agreement_by_expert": "PAo of the LLM judge with each expert",
-    "discrimination": "Overall quality by the experts and each judge on the expert-rated poems",
+    "discrimination": "Overall quality by the experts and each judge on the expert-rated poems "
+    "(n: ratings, every expert rating and every judge sample)",
     "judges": "Per judge: parse failures, refusals, re-asks, non-poems not judged, SD of overall "
     "quality, cost",
     "recognition": "Human poems each judge recognised (title and author), and its human-authorship"
     " score of recognised vs not recognised poems",
     **GHOSTWRITING_CAPTIONS,
 }
+
+
+#: Tables whose mean CIs follow `--ci`; their captions say which interval they print.
+MEAN_TABLES = ("dimension_scores", "dimension_scores_by_form", "group_scores", "expert_scores")
+_CHECK_INTERVALS = "intervals: Wilson for the pass rate, Student t for the mean scores"
+#: The intervals of the other tables, which are always these.
+FIXED_INTERVALS = {
+    "form_checks": _CHECK_INTERVALS,
+    "form_checks_by_form": _CHECK_INTERVALS,
+    "form_checks_errata": _CHECK_INTERVALS,
+    "lexical": "intervals: Student t",
+    "ghostwriting": "intervals: Student t",
+}
+
+
+def interval_note(method: CIMethod) -> str:
+    """What the 95% CIs of the mean scores are, for a caption."""
+    if method == "t":
+        return "intervals: Student t"
+    return f"intervals: percentile bootstrap over poems, {SCORE_BOOTSTRAP:,} resamples"
 
 
 #: Tables with one row per poem: written as CSV only (thousands of rows at the paper's scale).
@@ -200,6 +221,10 @@ def analyze_run(
             result.tables[name] = table
 
     _expert_tables(result, store, data, experts, survey, ci_method, n_boot, seed)
+    for name in result.tables:  # a reader of the table alone learns which interval it prints
+        note = interval_note(ci_method) if name in MEAN_TABLES else FIXED_INTERVALS.get(name)
+        if note:
+            result.captions[name] = f"{result.caption(name)}; {note}"
     return result
 
 

@@ -11,6 +11,8 @@ import numpy as np
 from scipy import stats as scipy_stats
 
 CIMethod = Literal["t", "bootstrap"]
+#: Resamples of a percentile bootstrap CI of a mean (`--ci bootstrap`).
+SCORE_BOOTSTRAP = 2000
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ def summarize(
     *,
     method: CIMethod = "t",
     confidence: float = 0.95,
-    n_boot: int = 2000,
+    n_boot: int = SCORE_BOOTSTRAP,
     seed: int = 0,
     domain: Domain | None = None,
 ) -> Summary:

@@ -4,9 +4,11 @@ CSV keeps the machine names (`author` = `gpt-4o`, column `pass_ci_low`) at full 
 is the file to compute with. LaTeX and Markdown are for reading: display names (`GPT-4o`),
 readable headers (`Pass 95% CI low`), counts as integers, numbers rounded.
 
-LaTeX tables must fit a page. The printed width is estimated from the cells; a table wider than
-a portrait text block is set sideways (`sidewaystable`, package `rotating`), and one wider than
-that is split into column groups that each repeat the identifying columns. Tables longer than a
+LaTeX tables must fit a page. The printed width is measured from the cells (`latex_width`); a
+table wider than a portrait text block is set sideways (`sidewaystable`, package `rotating`),
+and one wider than that is split into column groups that each repeat the identifying columns;
+text columns that still do not fit are wrapped (the identifying columns of a table of text).
+Tables longer than a
 page use `longtable` (rotated with `pdflscape` when wide). A column with one value throughout
 (e.g. the judge) moves into the caption. Every `.tex` file names the packages it needs.
 """
@@ -14,22 +16,28 @@ page use `longtable` (rotated with `pdflscape` when wide). A column with one val
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY
+from poemetric.analysis.headers import HEADERS as HEADERS
+from poemetric.analysis.headers import readable
+from poemetric.analysis.latex_width import text_width_pt
+from poemetric.judge.answer import DIMENSIONS_BY_KEY
 from poemetric.paths import replaced_when_done
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tex", "md")
 LATEX_PACKAGES = ("booktabs", "longtable", "rotating", "pdflscape")
 
-#: Printed widths in points at \small (9 pt) in a 6.5 x 9 in text block (1 in margins).
+#: Printed widths in points of a 6.5 x 9 in text block (1 in margins); cells are measured at
+#: \small in an 11 pt document (10 pt, `latex_width`).
 PORTRAIT_PT = 468.0
 LANDSCAPE_PT = 640.0
-CHAR_PT = 4.6  # a safe average glyph width at 9 pt (Computer Modern averages about 4.3)
 COLUMN_PAD_PT = 12.0  # \tabcolsep on both sides
+#: A text column wrapped to fit the page is never narrower than this.
+MIN_WRAPPED_PT = 90.0
 #: Rows per page of a float; longer tables become longtables.
 FLOAT_ROWS = 40
 
@@ -44,50 +52,15 @@ _LATEX_SPECIALS = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    # In LaTeX's default font encoding (OT1) these print as "¡", "¿" and an em dash.
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    # The agreement headers' Greek letters: LaTeX's UTF-8 input has no text glyph for them.
+    "α": r"$\alpha$",
+    "κ": r"$\kappa$",
 }
 
-#: Readable headers for the columns the analysis writes (others: snake_case -> words).
-HEADERS: dict[str, str] = {
-    "n": "n",
-    "n_na": "n N/A",
-    "na_share": "N/A share",
-    "sd": "SD",
-    "ci_low": "95% CI low",
-    "ci_high": "95% CI high",
-    "n_unchecked": "n unchecked",
-    "pass_rate": "Pass rate",
-    "pass_ci_low": "Pass CI low",
-    "pass_ci_high": "Pass CI high",
-    "poem_form": "Form",
-    "mattr_short": "Too short for MATTR",
-    "cosine_to_human": "Cosine to human",
-    "n_poems": "Poems",
-    "n_pairs": "Pairs",
-    "n_corrected": "n corrected",
-    "n_excluded": "n left out",
-    "n_not_matching": "n not matching",
-    "pao": "PAo",
-    "alpha_ordinal": "α ordinal",
-    "alpha_interval": "α interval",
-    "alpha_experts_interval": "α experts (interval)",
-    "kappa_quadratic": "κ quadratic",
-    "gwet_ac2_quadratic": "AC2 quadratic",
-    "poem_share": "Share of poems",
-    "per_1k_tokens": "Per 1k tokens",
-    "repetition_all": "Repetition of original",
-    "repetition_all_chance": "Repetition by chance",
-    "repetition_all_excess": "Repetition above chance",
-    "repetition_content": "Repetition of original (content words)",
-    "repetition_content_chance": "Repetition by chance (content words)",
-    "repetition_content_excess": "Repetition above chance (content words)",
-    "mtld": "MTLD",
-    "mattr": "MATTR",
-    "ttr": "TTR",
-    # judge dimensions as columns (the wide author x dimension table)
-    **{d.key: d.short_label for d in DIMENSIONS},
-}
-_WORDS = {"ci": "CI", "sd": "SD", "ttr": "TTR", "mattr": "MATTR", "mtld": "MTLD", "na": "N/A",
-          "pao": "PAo", "qwk": "QWK", "usd": "USD"}  # fmt: skip
 #: Columns holding counts: printed as integers.
 COUNT_COLUMNS = {"n", "count", "rank", "poems", "mattr_short", "chance_pool", "n_poems", "n_pairs"}
 #: Columns that identify a row (repeated when a wide table is split; said once when constant).
@@ -102,25 +75,18 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
 
 
-def readable(column: str) -> str:
-    """A header people read: `pass_ci_low` -> `Pass CI low`, `ttr_mean` -> `TTR mean`."""
-    if column.endswith("__ci"):
-        stem = column.removesuffix("__ci")
-        return readable(stem if stem in HEADERS else stem.removesuffix("_mean")) + " [95% CI]"
-    if column in HEADERS:
-        return HEADERS[column]
-    words = [_WORDS.get(word, word) for word in column.split("_")]
-    text = " ".join(words)
-    return text[:1].upper() + text[1:]
-
-
 def _is_count(column: str) -> bool:
     return column in COUNT_COLUMNS or column.startswith("n_")
 
 
+#: A value that does not exist (the human poets' repetition of their own original, a statistic
+#: undefined for the ratings): an en dash, as the terminal summary shows it.
+MISSING = "–"
+
+
 def _cell(value: object, digits: int, count: bool = False) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
+        return MISSING
     if isinstance(value, float):
         if count and value.is_integer():
             return f"{int(value)}"
@@ -184,7 +150,7 @@ def with_intervals(frame: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     shown = frame.copy()
     for estimate, low, high, name in _interval_columns(frame):
         cells = [
-            "" if pd.isna(m) else f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+            MISSING if pd.isna(m) else f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
             if pd.notna(lo) and pd.notna(hi) else f"{m:.{digits}f}"
             for m, lo, hi in zip(frame[estimate], frame[low], frame[high], strict=True)
         ]  # fmt: skip
@@ -212,14 +178,33 @@ def _constant_keys(frame: pd.DataFrame) -> list[str]:
     return [c for c in _keys(frame) if frame[c].nunique(dropna=False) == 1]
 
 
+def _column_pt(frame: pd.DataFrame, column: str, digits: int) -> float:
+    """The printed width of a column's widest cell (or its header), without padding."""
+    count = _is_count(column)
+    cells = [text_width_pt(_cell(v, digits, count)) for v in frame[column]]
+    return max([text_width_pt(readable(column)), *cells])
+
+
 def _width_pt(frame: pd.DataFrame, columns: Sequence[str], digits: int) -> float:
-    total = 0.0
-    for column in columns:
-        count = _is_count(column)
-        cells = [len(_cell(v, digits, count)) for v in frame[column]]
-        longest = max([len(readable(column)), *cells])
-        total += longest * CHAR_PT + COLUMN_PAD_PT
-    return total
+    return sum(_column_pt(frame, c, digits) + COLUMN_PAD_PT for c in columns)
+
+
+def _wrapped_columns(frame: pd.DataFrame, columns: Sequence[str], digits: int,
+                     limit: float) -> dict[str, float]:  # fmt: skip
+    """Text columns to wrap (name -> width in pt) so that the table fits `limit`: the widest
+    text column first (e.g. poem titles in the errata table, which no split can narrow)."""
+    wrapped: dict[str, float] = {}
+    excess = _width_pt(frame, columns, digits) - limit
+    texts = [c for c in columns if not _numeric(frame, c)]
+    for column in sorted(texts, key=lambda c: -_column_pt(frame, c, digits)):
+        if excess <= 0:
+            break
+        natural = _column_pt(frame, column, digits)
+        width = max(MIN_WRAPPED_PT, natural - excess)
+        if width < natural:
+            wrapped[column] = width
+            excess -= natural - width
+    return wrapped
 
 
 def _column_groups(frame: pd.DataFrame, digits: int) -> list[list[str]]:
@@ -237,22 +222,40 @@ def _column_groups(frame: pd.DataFrame, digits: int) -> list[list[str]]:
     return [[*keys, *group] for group in groups]
 
 
-def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int) -> list[str]:
+def _boxed(text: str, width: float | None) -> str:
+    """Escaped text, in a ragged-right top-aligned box when its column is wrapped."""
+    escaped = latex_escape(text)
+    if width is None or text_width_pt(text) <= width:
+        return escaped
+    return rf"\parbox[t]{{{width:.0f}pt}}{{\raggedright {escaped}}}"
+
+
+#: A minus sign where a number starts ("-0.09", "[-0.12"), not inside a name ("Llama-3").
+_NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
+
+
+def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int,
+                  wrapped: dict[str, float]) -> list[str]:  # fmt: skip
     counts = [_is_count(c) for c in columns]
-    return [
-        " & ".join(
-            latex_escape(_cell(v, digits, count)) for v, count in zip(row, counts, strict=True)
-        )
-        + r" \\"
-        for row in frame[list(columns)].itertuples(index=False)
-    ]
+    widths = [wrapped.get(c) for c in columns]
+    numeric = [_numeric(frame, c) for c in columns]
+    rows = []
+    for row in frame[list(columns)].itertuples(index=False):
+        cells = []
+        for value, count, width, number in zip(row, counts, widths, numeric, strict=True):
+            cell = _boxed(_cell(value, digits, count), width)
+            # In text, "-0.09" prints a hyphen, shorter and higher than a minus.
+            cells.append(_NEGATIVE.sub(r"$-$", cell) if number else cell)
+        rows.append(" & ".join(cells) + r" \\")
+    return rows
 
 
 def _latex_block(frame: pd.DataFrame, columns: Sequence[str], caption: str, label: str,
                  digits: int, sideways: bool) -> list[str]:  # fmt: skip
     align = "".join("r" if _numeric(frame, c) else "l" for c in columns)
-    header = " & ".join(latex_escape(readable(c)) for c in columns) + r" \\"
-    rows = _tabular_rows(frame, columns, digits)
+    wrapped = _wrapped_columns(frame, columns, digits, LANDSCAPE_PT if sideways else PORTRAIT_PT)
+    header = " & ".join(_boxed(readable(c), wrapped.get(c)) for c in columns) + r" \\"
+    rows = _tabular_rows(frame, columns, digits, wrapped)
     title = [rf"\caption{{{latex_escape(caption)}}}"] if caption else []
     title += [rf"\label{{{label}}}"] if label else []
     if len(frame) > FLOAT_ROWS:
@@ -348,8 +351,6 @@ def latex_preview(table_files: Sequence[Path], out: Path) -> Path:
         r"\usepackage[margin=1in]{geometry}",
         r"\usepackage[utf8]{inputenc}",
         rf"\usepackage{{{','.join(LATEX_PACKAGES)}}}",
-        r"\DeclareUnicodeCharacter{03B1}{$\alpha$}",
-        r"\DeclareUnicodeCharacter{03BA}{$\kappa$}",
         r"\begin{document}",
         *(rf"\input{{{path.name}}}" + "\n\\clearpage" for path in table_files),
         r"\end{document}",

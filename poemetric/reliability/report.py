@@ -144,7 +144,9 @@ def _agreement(
     }
     estimates = {name: float(point[name]) for name in STATISTICS}
     agreement = Agreement(counts, estimates)
-    if len(draws) == 0:
+    # Resampling units cannot vary a statistic that one unit carries: no interval, not [x, x].
+    compared = int(((codes >= 0).sum(axis=0) >= 2).any(axis=-1).sum())
+    if len(draws) == 0 or compared < 2:
         return agreement
     boot: dict[str, list[np.ndarray]] = {name: [] for name in STATISTICS}
     for start in range(0, len(draws), CHUNK):

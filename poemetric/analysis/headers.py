@@ -1,0 +1,64 @@
+"""Readable headers for the columns of the analysis tables (LaTeX and Markdown)."""
+
+from __future__ import annotations
+
+from poemetric.judge.answer import DIMENSIONS
+
+#: Readable headers for the columns the analysis writes (others: snake_case -> words).
+HEADERS: dict[str, str] = {
+    "n": "n",
+    "n_na": "n N/A",
+    "na_share": "N/A share",
+    "sd": "SD",
+    "ci_low": "95% CI low",
+    "ci_high": "95% CI high",
+    "n_unchecked": "n unchecked",
+    "pass_rate": "Pass rate",
+    "pass_ci_low": "Pass CI low",
+    "pass_ci_high": "Pass CI high",
+    "poem_form": "Form",
+    "mattr_short": "Too short for MATTR",
+    "cosine_to_human": "Cosine to human",
+    "n_poems": "Poems",
+    "n_pairs": "Pairs",
+    "n_corrected": "n corrected",
+    "n_excluded": "n left out",
+    "n_not_matching": "n not matching",
+    "pao": "PAo",
+    "alpha_nominal": "α nominal",
+    "alpha_ordinal": "α ordinal",
+    "alpha_interval": "α interval",
+    "alpha_experts_interval": "α experts (interval)",
+    "kappa_quadratic": "κ quadratic",
+    "gwet_ac1": "AC1",
+    "gwet_ac2_linear": "AC2 linear",
+    "gwet_ac2_quadratic": "AC2 quadratic",
+    "rhyme_density_raplyzer": "Rhyme density (Raplyzer)",
+    "poem_share": "Share of poems",
+    "per_1k_tokens": "Per 1k tokens",
+    "repetition_all": "Repetition of original",
+    "repetition_all_chance": "Repetition by chance",
+    "repetition_all_excess": "Repetition above chance",
+    "repetition_content": "Repetition of original (content words)",
+    "repetition_content_chance": "Repetition by chance (content words)",
+    "repetition_content_excess": "Repetition above chance (content words)",
+    "mtld": "MTLD",
+    "mattr": "MATTR",
+    "ttr": "TTR",
+    # judge dimensions as columns (the wide author x dimension table)
+    **{d.key: d.short_label for d in DIMENSIONS},
+}
+_WORDS = {"ci": "CI", "sd": "SD", "ttr": "TTR", "mattr": "MATTR", "mtld": "MTLD", "na": "N/A",
+          "pao": "PAo", "qwk": "QWK", "usd": "USD"}  # fmt: skip
+
+
+def readable(column: str) -> str:
+    """A header people read: `pass_ci_low` -> `Pass CI low`, `ttr_mean` -> `TTR mean`."""
+    if column.endswith("__ci"):
+        stem = column.removesuffix("__ci")
+        return readable(stem if stem in HEADERS else stem.removesuffix("_mean")) + " [95% CI]"
+    if column in HEADERS:
+        return HEADERS[column]
+    words = [_WORDS.get(word, word) for word in column.split("_")]
+    text = " ".join(words)
+    return text if words[0] == "n" else text[:1].upper() + text[1:]  # "n raters", as "n"

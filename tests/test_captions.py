@@ -1,0 +1,48 @@
+"""Captions say what a table or figure shows: which interval, what n counts, how to change it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from poemetric.analysis import Recipe, analyze_run, render_figures
+from poemetric.analysis.recipes import FigureSpec
+from poemetric.analysis.synthetic import build_synthetic_run, write_synthetic_experts
+
+
+@pytest.mark.parametrize(("method", "said"), [("t", "Student t"),
+                                              ("bootstrap", "percentile bootstrap")])  # fmt: skip
+def test_captions_name_the_interval(tmp_path: Path, method: str, said: str) -> None:
+    """`analyze --ci bootstrap` changed the intervals of the judge tables while every table
+    still read "95% CI"; the form-check and lexical tables never said which intervals."""
+    with build_synthetic_run(tmp_path / "run", poems_per_form=2) as store:
+        result = analyze_run(store, ci_method=method)  # type: ignore[arg-type]
+    for name in ("dimension_scores", "dimension_scores_by_form", "group_scores"):
+        assert said in result.caption(name), name
+    for name in ("form_checks", "form_checks_by_form"):
+        caption = result.caption(name)
+        assert "Wilson" in caption and "Student t" in caption, name
+    assert "Student t" in result.caption("lexical")
+    result.write(tmp_path / "out")
+    assert said in (tmp_path / "out" / "group_scores.md").read_text().splitlines()[0]
+
+
+def test_table_2_says_that_n_counts_ratings(tmp_path: Path) -> None:
+    """Table 2's n is ratings (every expert rating, every judge sample), 70 beside a judge's
+    69 on 69 poems; the other tables count poems, and this one did not say."""
+    with build_synthetic_run(tmp_path / "run", poems_per_form=2) as store:
+        experts = write_synthetic_experts(store, tmp_path / "experts.csv",
+                                          authors=("human", "model-a"), experts=3)  # fmt: skip
+        result = analyze_run(store, experts=experts, n_boot=10)
+    assert "n: ratings" in result.caption("discrimination")
+
+
+def test_a_heatmap_caption_names_the_recipe_setting_not_a_missing_option(tmp_path: Path) -> None:
+    """The App. H heatmap's caption pointed to `--layout bars`, which `figures` does not have:
+    the setting is `layout: bars` in a recipe entry."""
+    recipe = Recipe(figures=[FigureSpec(name="all", kind="all_models", layout="heatmap")])
+    with build_synthetic_run(tmp_path / "run", poems_per_form=2) as store:
+        render_figures(store, tmp_path / "figures", recipe=recipe, formats=("png",))
+    caption = (tmp_path / "figures" / "all.caption.txt").read_text()
+    assert "--layout" not in caption and "`layout: bars`" in caption
