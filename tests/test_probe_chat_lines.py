@@ -1,11 +1,19 @@
 """`probe build --tasks last_line --generator API-MODEL`: the new last lines asked of a chat model
-(the real SDKs against the local servers), seeds only where the provider takes them, and failed
-calls said, not swallowed."""
+(the real SDKs against the local servers), seeds only where the provider takes them, failed
+calls said, not swallowed, and the calls made through the batch runner: cached in `--run`,
+retried, resumed after SIGTERM without paying twice."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +21,7 @@ from test_runner_support import TEST_KEY, TEST_KEY_ENV
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.store import RunStore
 from poemetric.testing.http_base import LocalServer
 from poemetric.testing.servers import AnthropicServer, ChatCall, Fault, OpenAIServer
 
@@ -50,11 +59,13 @@ def model_file(folder: Path, server: LocalServer, *extra: str) -> None:
     (folder / "liner.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def build(pairs: Path) -> tuple[int, str]:
+def build(pairs: Path, *extra: str) -> tuple[int, str]:
+    """`probe build` of two poems' last lines, two samples each, into the run beside `pairs`."""
     result = CliRunner().invoke(
         app,
         ["probe", "build", "lear-limericks", "-o", str(pairs), "--tasks", "last_line",
-         "--limit", "2", "--generator", "liner", "--attempts", "2"],
+         "--limit", "2", "--generator", "liner", "--attempts", "2",
+         "--run", str(pairs.parent / "run"), *extra],
         env={"COLUMNS": "300"},
     )  # fmt: skip
     return result.exit_code, result.output
@@ -82,8 +93,10 @@ def test_a_provider_that_takes_a_seed_gets_each_poems_seed(
         code, output = build(tmp_path / "pairs.jsonl")
         seeds = [r.body.get("seed") for r in server.generation_requests]
     assert code == 0, output
-    # Two poems, two samples each: sample 1 takes its poem's seed + 1.
-    assert None not in seeds and seeds[1] == seeds[0] + 1 and seeds[3] == seeds[2] + 1
+    # Two poems, two samples each: sample 1 takes its poem's seed + 1 (they arrive in any order).
+    assert None not in seeds
+    seeds = sorted(seeds)
+    assert seeds[1] == seeds[0] + 1 and seeds[3] == seeds[2] + 1 and seeds[2] > seeds[1]
 
 
 def test_every_call_failing_is_an_error_with_the_first_reason(
@@ -102,13 +115,138 @@ def test_every_call_failing_is_an_error_with_the_first_reason(
 
 
 def test_some_calls_failing_are_counted_under_the_pairs(tmp_path: Path, model_folder: Path) -> None:
+    """A call that fails for good (a 400, or a 503 past the retries) is said under the pairs."""
     pairs = tmp_path / "pairs.jsonl"
-    with AnthropicServer(rhyming, api_key=TEST_KEY, faults=[Fault.server_error(503)]) as server:
+    fault = Fault.client_error(400, "injected bad request")
+    with AnthropicServer(rhyming, api_key=TEST_KEY, faults=[fault]) as server:
         model_file(model_folder, server)
         code, output = build(pairs)
     assert code == 1 and pairs.exists()  # the pairs made are kept
     assert (
         "last_line: 1 of 4 calls to liner failed, their poems got fewer candidate lines; first "
-        "error: anthropic: HTTP 503: " in output
+        "error: anthropic: HTTP 400: " in output
     )
-    assert "injected server error 503" in output
+    assert "injected bad request" in output
+
+
+# -- through the batch runner: cache, resume, retries ---------------------------------------------
+@pytest.mark.parametrize("server_class", [OpenAIServer, AnthropicServer])
+def test_a_second_build_asks_nothing_and_writes_the_same_file(
+    tmp_path: Path, model_folder: Path, server_class: type[LocalServer]
+) -> None:
+    """Every build asked the API for every line again (and paid for it): the answers are now
+    kept in the run store, and the second build writes the same file from them alone."""
+    first, second, other = (tmp_path / f"{name}.jsonl" for name in ("first", "second", "other"))
+    with server_class(rhyming, api_key=TEST_KEY) as server:
+        model_file(model_folder, server)
+        code, output = build(first, "--no-progress")
+        assert code == 0, output
+        assert len(server.generation_requests) == 4
+        assert "4 line(s) from liner: 0 already in" in output and "4 asked now" in output
+        code, output = build(second, "--no-progress")
+        assert code == 0, output
+        assert len(server.generation_requests) == 4  # no request at all
+        assert "4 line(s) from liner: 4 already in" in output and "0 asked now" in output
+        # Another seed samples anew, also from an API that takes no seed (Anthropic's).
+        code, output = build(other, "--no-progress", "--seed", "1")
+        assert code == 0, output
+        assert len(server.generation_requests) == 8
+    assert second.read_bytes() == first.read_bytes()
+    assert len(first.read_text(encoding="utf-8").splitlines()) == 2
+
+
+def test_a_transient_error_is_retried(tmp_path: Path, model_folder: Path) -> None:
+    """A 503 lost its sample (one candidate line fewer, exit status 1); now it is asked again."""
+    pairs = tmp_path / "pairs.jsonl"
+    with OpenAIServer(rhyming, api_key=TEST_KEY, faults=[Fault.server_error(503)]) as server:
+        model_file(model_folder, server)
+        code, output = build(pairs, "--no-progress")
+        assert len(server.generation_requests) == 5 and len(server.successful_generations) == 4
+    assert code == 0, output
+    assert "failed" not in output and len(pairs.read_text(encoding="utf-8").splitlines()) == 2
+    with RunStore(tmp_path / "run") as store:
+        assert store.count("calls", "outcome = 'retry' AND http_status = 503") == 1
+        assert store.count("probe_lines", "status = 'ok'") == 4
+
+
+class HeldAfter:
+    """Answers the first `n` requests with a rhyming line and holds later ones until `release`."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.release = threading.Event()
+        self._lock = threading.Lock()
+        self._seen = 0
+
+    def __call__(self, call: ChatCall) -> str:
+        with self._lock:
+            self._seen += 1
+            hold = self._seen > self.n
+        if hold:
+            self.release.wait(timeout=60)
+        return rhyming(call)
+
+
+def ok_lines(run: Path) -> int:
+    if not (run / "poemetric.sqlite").exists():
+        return 0
+    with RunStore(run) as store:
+        return store.count("probe_lines", "status = 'ok'")
+
+
+def test_an_interrupted_build_resumes_paying_for_each_line_once(
+    tmp_path: Path, model_folder: Path
+) -> None:
+    """SIGTERM (or Ctrl-C) lost every answer of the build, and the next build paid for all of
+    them again: now the answers in flight arrive, every one is stored, and the resume asks only
+    for the lines not answered yet."""
+    run, pairs, log = tmp_path / "run", tmp_path / "pairs.jsonl", tmp_path / "job.log"
+    responder = HeldAfter(2)
+    args = [sys.executable, "-m", "poemetric", "probe", "build", "lear-limericks",
+            "-o", str(pairs), "--tasks", "last_line", "--limit", "3", "--generator", "liner",
+            "--attempts", "2", "--run", str(run)]  # fmt: skip
+    env = {**os.environ, "POEMETRIC_GENERATORS_DIR": str(model_folder)}
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        model_file(model_folder, server, "limits:", "  max_concurrency: 2", "  timeout_s: 120")
+        with log.open("w") as handle:
+            process = subprocess.Popen(
+                args, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=handle,
+                stderr=subprocess.STDOUT, text=True, start_new_session=True,
+            )  # fmt: skip
+        try:
+            # Two lines stored, two more requests held at the server (max_concurrency 2).
+            wait_for(lambda: ok_lines(run) == 2 and len(server.generation_requests) == 4, process)
+            os.killpg(process.pid, signal.SIGTERM)
+            wait_for(lambda: "SIGTERM: no new request starts" in log.read_text(), process)
+            responder.release.set()
+            process.wait(timeout=60)
+        finally:
+            responder.release.set()
+            if process.poll() is None:
+                process.kill()
+        output = log.read_text()
+        assert process.returncode == 143, output
+        assert "Interrupted by SIGTERM" in output and "Resume with:" in output
+        assert not pairs.exists()  # written by the build that has every line
+        # The two answers in flight were let arrive and stored with the first two.
+        assert ok_lines(run) == len(server.successful_generations) == 4
+
+        resumed = subprocess.run(
+            args, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+        assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+        assert "6 line(s) from liner: 4 already in" in resumed.stdout
+        assert len(server.successful_generations) == 6 and server.duplicate_successes() == []
+        assert len(server.generation_requests) == 6
+    assert len(pairs.read_text(encoding="utf-8").splitlines()) == 3
+
+
+def wait_for(condition: Callable[[], bool], process: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        if process.poll() is not None:
+            pytest.fail(f"the command ended early with status {process.returncode}")
+        if time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("timed out")
+        time.sleep(0.02)

@@ -305,7 +305,8 @@ def test_probe_cli_rejects_bad_input_with_file_and_line(tmp_path: Path) -> None:
 def test_last_line_through_a_chat_api(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from poemetric.data import load_dataset
     from poemetric.probes.builders import SourcePoem
-    from poemetric.probes.last_line import ChatLineGenerator, build_last_line_pairs
+    from poemetric.probes.chat_lines import ChatLineGenerator
+    from poemetric.probes.last_line import build_last_line_pairs
 
     monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
     poems = [
@@ -319,7 +320,9 @@ def test_last_line_through_a_chat_api(tmp_path: Path, monkeypatch: pytest.Monkey
         return next(answers, "A line that does not rhyme at all")
 
     with OpenAIServer(answer, api_key=TEST_KEY) as server:
-        generator = ChatLineGenerator(openai_spec(server.base_url, name="liner"), attempts=2)
+        # One call at a time: the answers go to the samples in order.
+        spec = openai_spec(server.base_url, name="liner", max_concurrency=1)
+        generator = ChatLineGenerator(spec, tmp_path / "run", attempts=2, options=FAST)
         pairs = build_last_line_pairs(poems, generator, seed=0, task="last_line_chat")
         assert len(server.generation_requests) == 4
     (pair,) = pairs  # only the first poem got a rhyming line; preambles and quotes are stripped

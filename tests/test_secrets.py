@@ -231,8 +231,8 @@ def rhyming_echo(call: ChatCall) -> str:
 def test_probe_lines_written_by_an_api_model_carry_no_key(
     tmp_path: Path, model_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`probe build --tasks last_line --generator API-MODEL` asks the model outside the runner
-    and wrote its answers into the pairs file as they came."""
+    """`probe build --tasks last_line --generator API-MODEL` wrote the model's answers into the
+    pairs file as they came; they now go through the runner, into its run store too."""
     monkeypatch.setenv(KEY_ENV, KEY)
     pairs = tmp_path / "pairs.jsonl"
     with OpenAIServer(rhyming_echo) as server:
@@ -240,8 +240,10 @@ def test_probe_lines_written_by_an_api_model_carry_no_key(
         result = CliRunner().invoke(
             app,
             ["probe", "build", "lear-limericks", "-o", str(pairs), "--tasks", "last_line",
-             "--limit", "2", "--generator", "gpt", "--attempts", "1"],
+             "--limit", "2", "--generator", "gpt", "--attempts", "1",
+             "--run", str(tmp_path / "run")],
         )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "The proxy sent *** to" in pairs.read_text(encoding="utf-8")
+    assert (tmp_path / "run" / "poemetric.sqlite").is_file()
     assert leaks(result.output) == [] and folder_leaks(tmp_path) == {}

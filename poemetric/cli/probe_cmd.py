@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from poemetric.probes.last_line import Search
     from poemetric.probes.pairs import Pair
     from poemetric.probes.poem import RhymeSource
+    from poemetric.runner.runner import RunnerOptions
 
 console = Console()
 
@@ -47,7 +49,8 @@ app.add_typer(probe_app, name="probe")
         "Examples:\n\n"
         "  poemetric probe build lear-limericks --output pairs.jsonl\n\n"
         "  poemetric probe build demo --tasks synonym --seed 3 --per-poem 2 -o p.jsonl\n\n"
-        "  poemetric probe build demo -t last_line --search delayed_beam -o ll.jsonl"
+        "  poemetric probe build demo -t last_line --search delayed_beam -o ll.jsonl\n\n"
+        "  poemetric probe build demo -t last_line --generator gpt-4o --run runs/probes -o ll.jsonl"
     ),
 )
 def build(
@@ -82,12 +85,23 @@ def build(
     ),
     attempts: int = typer.Option(4, "--attempts", min=1, help="last_line: samples per poem."),
     beams: int = typer.Option(8, "--beams", min=1, help="last_line: beam width (beam search)."),
+    run_dir: Path = typer.Option(
+        Path("runs/probes"),
+        "--run",
+        "-r",
+        help="last_line with an API --generator: run store holding its answers and response "
+        "cache (a repeated build asks nothing again; an interrupted one resumes).",
+    ),
+    progress: bool = typer.Option(
+        True, "--progress/--no-progress", help="last_line with an API --generator: progress bar."
+    ),
 ) -> None:
     """Build seeded, deterministic minimal pairs from a set of rhymed poems."""
     from poemetric.data import DatasetError, load_dataset
     from poemetric.probes.builders import SourcePoem, build_pairs
     from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
     from poemetric.probes.thesaurus import ThesaurusUnavailable
+    from poemetric.runner.runner import RunnerOptions
 
     # Each task once: `--tasks synonym,synonym` wrote every synonym pair twice (same id).
     chosen = {"offline": list(OFFLINE_TASKS), "all": list(TASKS)}.get(
@@ -132,7 +146,16 @@ def build(
         )
         if "last_line" in chosen:
             generated, failed_calls = _last_line_pairs(
-                sources, generator, search, attempts, beams, seed, per_poem, rhyme_from
+                sources,
+                generator,
+                search,
+                attempts,
+                beams,
+                seed,
+                per_poem,
+                rhyme_from,
+                options=RunnerOptions(progress=progress),
+                run_dir=run_dir,
             )
             pairs += generated
     except (ThesaurusUnavailable, ValueError) as error:
@@ -166,9 +189,13 @@ def _last_line_pairs(
     seed: int,
     per_poem: int,
     rhyme_from: str,
+    options: RunnerOptions,
+    run_dir: Path,
 ) -> tuple[list[Pair], str | None]:
     """The pairs, and a line saying how many generator calls failed (None when none did);
-    `_AllCallsFailed` when every one did."""
+    `_AllCallsFailed` when every one did. An API model's calls go through the batch runner,
+    stored in `run_dir`: Ctrl-C or SIGTERM says how to resume (exit 130 or 143)."""
+    from poemetric.cli.interrupt import interruptible
     from poemetric.probes.last_line import build_last_line_pairs, generator_for
     from poemetric.providers.base import ProviderError
     from poemetric.providers.transformers_engine import LocalModelError
@@ -179,25 +206,38 @@ def _last_line_pairs(
     if generator not in roster:
         raise ValueError(f"unknown --generator {generator!r}; see `poemetric models`")
     suffix = {"beam": "", "delayed_beam": "_dbs", "sample": "_sample"}[search]
-    if roster[generator].provider != "transformers":
+    api = roster[generator].provider != "transformers"
+    if api:
         suffix = "_chat"
+        output_folder(run_dir, "--run")
     try:
         line_generator = generator_for(
             roster[generator],
             search=cast("Search", search),
             attempts=attempts,
             beams=beams,
+            run_dir=run_dir,
+            options=options,
         )
-        pairs = build_last_line_pairs(
-            sources,
-            line_generator,
-            seed=seed,
-            per_poem=per_poem,
-            rhyme_source=cast("RhymeSource", rhyme_from),
-            task=f"last_line{suffix}",
-        )
+        with interruptible(run_dir) if api else nullcontext():
+            pairs = build_last_line_pairs(
+                sources,
+                line_generator,
+                seed=seed,
+                per_poem=per_poem,
+                rhyme_source=cast("RhymeSource", rhyme_from),
+                task=f"last_line{suffix}",
+            )
     except (LocalModelError, ProviderError) as error:
         raise ValueError(f"last_line: {error}") from error
+    report = getattr(line_generator, "report", None)
+    if report is not None:
+        stored = report.already_done + report.from_cache
+        console.print(
+            f"last_line: {report.jobs} line(s) from {generator}: {stored} already in "
+            f"{run_dir}, {report.called} asked now, ${report.cost_usd:.4f}",
+            highlight=False,
+        )
     # Failed calls gave no candidate line: said here, or the command reported "0 pairs" alone.
     failed, calls = getattr(line_generator, "failed", 0), getattr(line_generator, "calls", 0)
     if not failed:

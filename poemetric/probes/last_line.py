@@ -6,7 +6,9 @@ Two ways to generate (the limerick paper's Sec. 3.5):
   lines, by beam search (`beam`: `beams` beams, all returned) or delayed beam search
   (`delayed_beam`: the first `sampled_tokens` tokens drawn by top-p sampling, then a beam search
   of width 5 — Massarelli et al. 2019), `attempts` times;
-- any other provider is asked through its chat interface for a last line, `attempts` samples.
+- any other provider is asked through its chat interface for a last line, `attempts` samples,
+  through the batch runner (`poemetric.probes.chat_lines`: cached in a run store, retried,
+  resumable).
 
 A candidate is kept when it differs from the original line, its end word rhymes (perfect or
 identical rhyme) with a partner of the original last line, and — as the paper's acceptance rule
@@ -16,18 +18,21 @@ skipped.
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from poemetric.form.rhyme import RhymeKind
 from poemetric.probes.builders import SourcePoem, ends_sentence
 from poemetric.probes.pairs import Pair
 from poemetric.probes.poem import Poem, RhymeSource, Token, rhyme_kind
-from poemetric.providers.base import Completion, ModelSpec
+from poemetric.providers.base import ModelSpec
 from poemetric.store.db import stable_id
+
+if TYPE_CHECKING:
+    from poemetric.runner.runner import RunnerOptions
 
 Search = Literal["beam", "delayed_beam", "sample"]
 
@@ -128,72 +133,22 @@ class LocalLineGenerator:
         ]
 
 
-class ChatLineGenerator:
-    """Asks any provider, through its chat interface, for the poem's last line.
-
-    A failed call gives no candidate; after `candidates`, `calls`, `failed` and `first_error`
-    (redacted) say how many calls were made, how many failed and why the first one did.
-    """
-
-    PROMPT = (
-        "Here is a poem with its last line missing:\n\n{context}\n"
-        "Write the missing last line. It must rhyme with \u201c{partner}\u201d. "
-        "Answer with that one line only."
-    )
-
-    def __init__(self, spec: ModelSpec, *, attempts: int = 4) -> None:
-        self.spec = spec
-        self.attempts = attempts
-        self.description = f"{spec.name} (chat, {attempts} samples)"
-        self.calls = 0
-        self.failed = 0
-        self.first_error: str | None = None
-
-    def candidates(self, requests: Sequence[LineRequest]) -> list[list[str]]:
-        from poemetric.providers.registry import create_provider, provider_class
-        from poemetric.providers.remote_common import key_variables
-        from poemetric.redaction import Redactor
-        from poemetric.runner.jobs import user_request
-
-        provider = create_provider(self.spec)
-        provider.preflight()
-        # Each poem's seed only where the provider takes one, as the judge stage does: the
-        # Anthropic API has none, and its adapter refuses every request that carries one.
-        seeded = provider_class(self.spec.provider).takes_seed
-        settings = self.spec.settings
-        jobs = [
-            user_request(
-                self.PROMPT.format(context=r.context, partner=r.partners[0]),
-                settings.model_copy(update={"seed": r.seed}) if seeded else settings,
-                attempt,
-            )
-            for r in requests
-            for attempt in range(self.attempts)
-        ]
-
-        async def run() -> list[object]:
-            try:
-                return list(await provider.generate_batch(jobs))
-            finally:
-                await provider.aclose()
-
-        answers = asyncio.run(run())
-        # The lines go into the pairs file, not through the runner: redact them here.
-        redactor = Redactor(key_variables(self.spec))
-        failures = [answer for answer in answers if not isinstance(answer, Completion)]
-        self.calls, self.failed = len(answers), len(failures)
-        self.first_error = redactor(str(failures[0])) if failures else None
-        texts = [redactor.response(getattr(answer, "text", "")) for answer in answers]
-        return [
-            [first_line(t).strip("\"'\u201c\u201d") for t in texts[i : i + self.attempts]]
-            for i in range(0, len(texts), self.attempts)
-        ]
-
-
-def generator_for(spec: ModelSpec, *, search: Search, attempts: int, beams: int) -> LineGenerator:
+def generator_for(
+    spec: ModelSpec,
+    *,
+    search: Search,
+    attempts: int,
+    beams: int,
+    run_dir: Path = Path("runs/probes"),
+    options: RunnerOptions | None = None,
+) -> LineGenerator:
+    """The local model's search, or an API model asked through the batch runner (`run_dir`
+    holds its answers and response cache; `options` are the runner's)."""
     if spec.provider == "transformers":
         return LocalLineGenerator(spec, search=search, attempts=attempts, beams=beams)
-    return ChatLineGenerator(spec, attempts=attempts)
+    from poemetric.probes.chat_lines import ChatLineGenerator
+
+    return ChatLineGenerator(spec, run_dir, attempts=attempts, options=options)
 
 
 def line_requests(

@@ -31,6 +31,7 @@ RESULT_TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "style_matches": ("trial_id", "judge", "sample_index"),
     "recognitions": ("poem_id", "judge", "sample_index"),
     "probe_choices": ("pair_id", "scorer", "sample_index"),
+    "probe_lines": ("line_id",),
 }
 
 

@@ -66,6 +66,7 @@ _RULES = (
     _TableRule("calls", (), "log"),
     _TableRule("batches", ("batch_id",), "latest"),
     _TableRule("probe_choices", ("pair_id", "scorer", "sample_index"), "status", ("choice_id",)),
+    _TableRule("probe_lines", ("line_id",), "status"),
 )
 MERGED_TABLES = tuple(rule.name for rule in _RULES)
 

@@ -382,6 +382,35 @@ MIGRATIONS: list[str] = [
         FOREIGN KEY (survey_id, rater_id) REFERENCES survey_raters(survey_id, rater_id)
     );
     """,
+    # 7: last lines an API model wrote for `probe build --tasks last_line` (one row per request:
+    # `line_id` covers the generator, the prompt, its settings and seed, and the sample)
+    """
+    CREATE TABLE probe_lines (
+        line_id TEXT PRIMARY KEY,
+        poem_id TEXT NOT NULL,
+        generator TEXT NOT NULL,
+        sample_index INTEGER NOT NULL DEFAULT 0,
+        seed INTEGER,
+        status TEXT NOT NULL CHECK (status IN ('ok', 'error')),
+        provider TEXT,
+        provider_model TEXT,
+        settings TEXT,
+        cache_key TEXT,
+        raw_response TEXT,
+        response_text TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        reasoning_tokens INTEGER,
+        cost_usd REAL,
+        latency_s REAL,
+        request_id TEXT,
+        error TEXT,
+        attempts INTEGER NOT NULL DEFAULT 1,
+        batch_id TEXT,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX probe_lines_generator ON probe_lines(generator);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -402,4 +431,5 @@ EXPORTABLE_TABLES = (
     "style_matches",
     "line_annotations",
     "probe_choices",
+    "probe_lines",
 )
