@@ -250,3 +250,50 @@ def wait_for(condition: Callable[[], bool], process: subprocess.Popen[str]) -> N
             process.kill()
             pytest.fail("timed out")
         time.sleep(0.02)
+
+
+def _score(tmp_path: Path, pairs: Path) -> tuple[int, str, str]:
+    result = CliRunner().invoke(
+        app,
+        ["probe", "run", str(pairs), "--scorer", "chat:liner", "--no-progress",
+         "--run", str(tmp_path / "scores-run"), "-o", str(tmp_path / "scores.jsonl")],
+        env={"COLUMNS": "300"},
+    )  # fmt: skip
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def offline_pairs(tmp_path: Path) -> Path:
+    pairs = tmp_path / "offline-pairs.jsonl"
+    built = CliRunner().invoke(
+        app,
+        ["probe", "build", "lear-limericks", "--tasks", "rhyme_word_swap", "--limit", "3",
+         "-o", str(pairs)],
+    )  # fmt: skip
+    assert built.exit_code == 0, built.output
+    return pairs
+
+
+def test_probe_run_chat_with_a_refused_key_is_an_error_not_a_table_of_unanswered(
+    tmp_path: Path, model_folder: Path, offline_pairs: Path
+) -> None:
+    """A refused key (or no server) printed a table of 'unanswered' pairs with exit 0 and no
+    word of why."""
+    with OpenAIServer(lambda call: "1", api_key="the-right-key") as server:
+        model_file(model_folder, server)
+        code, out, err = _score(tmp_path, offline_pairs)
+    assert code == 2, out + err
+    assert "authentication failed (HTTP 401)" in err and TEST_KEY_ENV in err
+    assert not (tmp_path / "scores.jsonl").exists()
+
+
+def test_probe_run_chat_says_how_many_pairs_went_unanswered(
+    tmp_path: Path, model_folder: Path, offline_pairs: Path
+) -> None:
+    with OpenAIServer(lambda call: "Hard to say.", api_key=TEST_KEY) as server:
+        model_file(model_folder, server)
+        code, out, err = _score(tmp_path, offline_pairs)
+    total = len((tmp_path / "scores.jsonl").read_text().splitlines())
+    assert code == 1, out + err
+    assert f"chat:liner: {total} of {total} pairs unanswered" in err
+    assert "first error:" in err and "run again to retry them" in err

@@ -342,6 +342,15 @@ def run(
     write_jsonl(records, output)
     console.print(f"{len(records)} pairs scored by {chosen.name} -> {output}")
     _show(probe_tables(records), tables)
+    unanswered = getattr(chosen, "unanswered", 0)
+    if unanswered:  # counted as 'unanswered' in the tables; said, or it looked like a result
+        first = getattr(chosen, "first_error", None) or "not answered"
+        typer.echo(
+            f"{scorer}: {unanswered} of {len(records)} pairs unanswered (run again to retry "
+            f"them; answers already stored are not asked again); first error: {first}",
+            err=True,
+        )
+        raise typer.Exit(1)
 
 
 def _show(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
