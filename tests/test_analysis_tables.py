@@ -245,3 +245,18 @@ def test_markdown_cells_print_names_and_themes_as_written(tmp_path: Path) -> Non
     assert r"| a\|b | \[link\](x) | 1.00 |" in lines
     assert pd.read_csv(csv)["author"].tolist() == frame["author"].tolist()
     assert r"Cash \$x\textasciicircum{}2\$ model" in tex.read_text()
+
+
+def test_the_human_authorship_column_is_not_called_human_beside_the_human_row(
+    tables_dir: Path,
+) -> None:
+    """`dimension_matrix` had a column "Human" (the human-authorship item) and a row "Human"
+    (the human poets); the column is now named as the paper names the item."""
+    lines = (tables_dir / "dimension_matrix.md").read_text().splitlines()
+    header = next(line for line in lines if line.startswith("| Judge | Author |"))
+    cells = [cell.strip() for cell in header.strip("|").split("|")]
+    assert "Human authorship" in cells and "Human" not in cells
+    assert any(" | Human | " in line for line in lines)  # the human poets' row
+    assert "& Human authorship" in (tables_dir / "dimension_matrix.tex").read_text()
+    scores = (tables_dir / "dimension_scores.md").read_text()
+    assert "| Human | Human authorship |" in scores and "| Human | Human |" not in scores

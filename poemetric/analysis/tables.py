@@ -23,9 +23,8 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.analysis.headers import HEADERS as HEADERS
-from poemetric.analysis.headers import readable
+from poemetric.analysis.headers import dimension_label, readable
 from poemetric.analysis.latex_width import text_width_pt
-from poemetric.judge.answer import DIMENSIONS_BY_KEY
 from poemetric.paths import replaced_when_done
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tex", "md")
@@ -97,11 +96,6 @@ def _cell(value: object, digits: int, count: bool = False) -> str:
 
 
 Namer = Callable[[str], str]
-
-
-def dimension_label(key: str) -> str:
-    """`overall_quality` -> `Quality`; other values (e.g. 'all') unchanged."""
-    return DIMENSIONS_BY_KEY[key].short_label if key in DIMENSIONS_BY_KEY else key
 
 
 def presentable(
