@@ -33,7 +33,8 @@ HEADERS: dict[str, str] = {
     "poem_form": "Form",
     "mattr_short": "Too short for MATTR",
     "cosine_to_human": "Cosine to human",
-    "n_poems": "Poems",
+    "n_poems": "Poems with 2+ ratings",  # the agreement tables: the poems compared
+    "n_poems_rated": "Poems rated",
     "n_pairs": "Pairs",
     "n_corrected": "n corrected",
     "n_excluded": "n left out",
