@@ -195,6 +195,28 @@ def test_expert_ratings_agreement(store: RunStore, tmp_path: Path) -> None:
     assert _cell(experts, "human", "form", "mean") == pytest.approx(4.5)
 
 
+def test_agreement_tables_count_the_poems_their_statistics_compare(
+    store: RunStore, tmp_path: Path
+) -> None:
+    """Two experts who share one poem of the four they rated: `agreement_experts` said
+    "Poems 4", though every statistic rests on the one poem both rated (the paper-sized case
+    showed 69 with 1 poem paired)."""
+    rows = [{"expert": "e1", "generation_id": gid, **BASE}
+            for gid in ("human-p1", "human-p2", "bot-p1")]  # fmt: skip
+    rows += [{"expert": "e2", "generation_id": gid, **BASE, "form": 4}
+             for gid in ("bot-p1", "bot-p2")]  # fmt: skip
+    result = analyze_run(store, experts=_write_experts(tmp_path / "experts.csv", rows), n_boot=20)
+    panel = result.table("agreement_experts").set_index("item")
+    assert set(panel["n_poems"]) == {1} and set(panel["n_poems_rated"]) == {4}
+    assert panel.at["all", "n_pairs"] == 10  # one poem x 10 items x one pair of experts
+    judge = result.table("agreement").set_index("item")  # the judge rated all four poems
+    assert judge.at["all", "n_poems"] == 4 and judge.at["all", "n_poems_rated"] == 4
+    result.write(tmp_path / "out")
+    caption, _, header, *_ = (tmp_path / "out" / "agreement_experts.md").read_text().splitlines()
+    assert header.startswith("| Item | Poems with 2+ ratings | Poems rated |")
+    assert "poems with 2+ ratings: those rated at least twice on an item" in caption
+
+
 @pytest.mark.parametrize(
     ("row", "message"),
     [

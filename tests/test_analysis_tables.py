@@ -228,3 +228,35 @@ def test_negative_numbers_get_a_minus_sign_not_a_hyphen() -> None:
     latex = to_latex(presentable(frame))
     assert r"Llama-3-8B & $-$0.09 [$-$0.12, $-$0.05] \\" in latex
     assert "| Llama-3-8B | -0.09 [-0.12, -0.05] |" in to_markdown(presentable(frame))
+
+
+def test_markdown_cells_print_names_and_themes_as_written(tmp_path: Path) -> None:
+    """A display name `Cash $x^2$ model` rendered as maths on GitHub, `my_model_v2` and
+    `*starred*` as emphasis, and `a|b` split the row; CSV and LaTeX keep their own forms."""
+    frame = pd.DataFrame({"author": ["Cash $x^2$ model", "*starred* my_model_v2", "a|b"],
+                          "theme": ["love ~ loss", "<b>bold</b>", "[link](x)"],
+                          "mean": [0.5, -0.25, 1.0]})  # fmt: skip
+    md, csv, tex = (tmp_path / f"t.{fmt}" for fmt in ("md", "csv", "tex"))
+    write_table(frame, tmp_path, "t", caption="Names_and $themes$")
+    lines = md.read_text().splitlines()
+    assert lines[0] == r"**Names\_and \$themes\$**"
+    assert r"| Cash \$x^2\$ model | love \~ loss | 0.50 |" in lines
+    assert r"| \*starred\* my\_model\_v2 | \<b\>bold\</b\> | -0.25 |" in lines
+    assert r"| a\|b | \[link\](x) | 1.00 |" in lines
+    assert pd.read_csv(csv)["author"].tolist() == frame["author"].tolist()
+    assert r"Cash \$x\textasciicircum{}2\$ model" in tex.read_text()
+
+
+def test_the_human_authorship_column_is_not_called_human_beside_the_human_row(
+    tables_dir: Path,
+) -> None:
+    """`dimension_matrix` had a column "Human" (the human-authorship item) and a row "Human"
+    (the human poets); the column is now named as the paper names the item."""
+    lines = (tables_dir / "dimension_matrix.md").read_text().splitlines()
+    header = next(line for line in lines if line.startswith("| Judge | Author |"))
+    cells = [cell.strip() for cell in header.strip("|").split("|")]
+    assert "Human authorship" in cells and "Human" not in cells
+    assert any(" | Human | " in line for line in lines)  # the human poets' row
+    assert "& Human authorship" in (tables_dir / "dimension_matrix.tex").read_text()
+    scores = (tables_dir / "dimension_scores.md").read_text()
+    assert "| Human | Human authorship |" in scores and "| Human | Human |" not in scores

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pytest
 
 from poemetric.analysis import Recipe, analyze_run, render_figures
-from poemetric.analysis.recipes import FigureSpec
+from poemetric.analysis.context import FigureContext, FigureSkipped
+from poemetric.analysis.data import HUMAN_AUTHOR, load_run_data
+from poemetric.analysis.labels import run_labels
+from poemetric.analysis.plotting import figure_style
+from poemetric.analysis.recipes import FIGURE_KINDS, FigureSpec
 from poemetric.analysis.synthetic import build_synthetic_run, write_synthetic_experts
 
 
@@ -46,3 +52,31 @@ def test_a_heatmap_caption_names_the_recipe_setting_not_a_missing_option(tmp_pat
         render_figures(store, tmp_path / "figures", recipe=recipe, formats=("png",))
     caption = (tmp_path / "figures" / "all.caption.txt").read_text()
     assert "--layout" not in caption and "`layout: bars`" in caption
+
+
+#: A full stop, a space and a lowercase letter: a sentence that starts lowercase ("e.g. paper7"
+#: is not one).
+LOWERCASE_SENTENCE = re.compile(r"(?<!e\.g)(?<!i\.e)\. [a-z]")
+
+
+@pytest.mark.parametrize("form_checks", [True, False], ids=["checked", "unchecked"])
+def test_every_figure_caption_starts_its_sentences_with_a_capital(
+    tmp_path: Path, form_checks: bool
+) -> None:
+    """Fig. 5's caption read "Rule-based evaluation per author. form accuracy: share of …" (and
+    "… per author. form accuracy not shown: …" without form checks)."""
+    with build_synthetic_run(tmp_path / "run", authors=(HUMAN_AUTHOR, "gpt-4o", "markov"),
+                             poems_per_form=1, with_form_checks=form_checks) as store:  # fmt: skip
+        data, labels = load_run_data(store), run_labels(store)
+    captions = {}
+    with figure_style():
+        for kind, (function, _) in FIGURE_KINDS.items():
+            ctx = FigureContext(data, judge="judge-x", labels=labels)
+            try:
+                drawing = function(ctx, author="gpt-4o") if kind == "case_study" else function(ctx)
+            except FigureSkipped:
+                continue
+            captions[kind] = drawing.caption
+            plt.close(drawing.figure)
+    assert "rule_based" in captions
+    assert {k: c for k, c in captions.items() if LOWERCASE_SENTENCE.search(c)} == {}

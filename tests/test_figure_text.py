@@ -157,6 +157,30 @@ def test_figures_say_which_names_they_cut(tmp_path: Path) -> None:
     assert any(LONG_NAME in note and "…" in note for note in report.notes), report.notes
 
 
+def test_two_long_names_are_cut_apart_and_the_note_says_how(tmp_path: Path) -> None:
+    """Two display names cut to the same 'mistralai/Mistra…nstruct-2503' made two authors one
+    in every figure, and the note named that one cut for both."""
+    names = {"small": "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
+             "large": "mistralai/Mistral-Large-2.1-123B-Instruct-2503"}  # fmt: skip
+    recipe = Recipe(figures=[FigureSpec(name="rank", kind="ranking")])
+    with build_synthetic_run(tmp_path / "run", authors=(HUMAN_AUTHOR, *names), poems_per_form=1,
+                             judges=("local-openai",)) as store:  # fmt: skip
+        record_models(store, "generate", [ModelSpec(name=key, provider="openai", model=key,
+                                                    display_name=name)
+                                          for key, name in names.items()])  # fmt: skip
+        report = render_figures(store, tmp_path / "figures", recipe=recipe, formats=("png",))
+        ctx = FigureContext(load_run_data(store), judge="local-openai", labels=run_labels(store))
+    shown = {key: ctx.label(key) for key in names}
+    assert shown["small"] != shown["large"] and all("…" in s for s in shown.values())
+    with figure_style():
+        drawing = FIGURE_KINDS["ranking"][0](ctx)
+    texts = {t.get_text() for t in drawing.figure.findobj(Text)}
+    plt.close(drawing.figure)
+    assert set(shown.values()) <= texts
+    for key, name in names.items():  # each note names the cut the figures print
+        assert any(f"{name!r} is shown as {shown[key]!r}" in note for note in report.notes), key
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("width", [3.3, 6.8], ids=["one", "two"])
 def test_score_bars_of_every_paper_author_fit_a_page_or_become_a_heatmap(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from test_runner_support import FAST, prepared_store, scripted_spec, use_scripted
 
-from poemetric.analysis.labels import run_labels
+from poemetric.analysis.labels import Labels, run_labels, shorten, shortened_names
 from poemetric.generation.stage import run_generation
 from poemetric.store.models import recorded_models
 
@@ -46,3 +46,28 @@ def test_runs_without_recorded_names_use_the_roster_then_the_name(
     monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(tmp_path / "missing"))
     assert run_labels(prepared).author("gpt-4o") == "gpt-4o"
     prepared.close()
+
+
+SMALL = "mistralai/Mistral-Small-3.1-24B-Instruct-2503"
+LARGE = "mistralai/Mistral-Large-2.1-123B-Instruct-2503"
+
+
+def test_two_long_names_are_never_cut_to_the_same_name() -> None:
+    """Both Mistral names were cut to 'mistralai/Mistra…nstruct-2503': two authors with one
+    name in every figure."""
+    assert shorten(SMALL, 29) == shorten(LARGE, 29)  # the usual cut makes them alike
+    cut = shortened_names([SMALL, LARGE, "GPT-4o"], 29)
+    assert cut[SMALL] != cut[LARGE] and cut["GPT-4o"] == "GPT-4o"
+    assert all(len(short) <= 29 and "…" in short for short in (cut[SMALL], cut[LARGE]))
+    assert cut[SMALL].startswith("mistralai/Mistral-") and cut[LARGE].startswith("mistralai/")
+    # Names alike everywhere a cut can show (they differ only deep in the middle) get a number.
+    twins = [f"{'a' * 30}{middle}{'b' * 30}" for middle in "xy"]
+    numbered = shortened_names(twins, 29)
+    assert sorted(numbered.values()) == [shorten(twins[0], 25) + " (1)",
+                                         shorten(twins[0], 25) + " (2)"]  # fmt: skip
+    # A name that fits keeps its form even when it reads like another's cut.
+    fits = shorten(SMALL, 29)
+    assert shortened_names([SMALL, fits], 29)[fits] == fits
+    assert shortened_names([SMALL, fits], 29)[SMALL] != fits
+    labels = Labels(authors={"small": SMALL, "large": LARGE}).shortened(29)
+    assert labels.author("small") == cut[SMALL] and labels.author("large") == cut[LARGE]

@@ -13,6 +13,7 @@ from survey_support import serving, survey_run
 from typer.testing import CliRunner
 
 from poemetric.analysis.run import analyze_run
+from poemetric.analysis.validation import POEM_COUNTS
 from poemetric.cli import app
 from poemetric.judge import DIMENSION_KEYS
 from poemetric.store import RunStore
@@ -62,11 +63,13 @@ def test_the_admin_page_shows_the_expert_agreement_analyze_writes(tmp_path: Path
         table = analyze_run(store).tables["agreement_experts"]
     assert admin is not None
     assert {a.counts["n_na"] for a in admin.items.values()} != {0}  # N/A answers took part
-    shown = pd.DataFrame(admin.rows()).rename(columns={"n_units": "n_poems"})
+    shown = pd.DataFrame(admin.rows()).rename(columns=POEM_COUNTS)
     shown["item"] = shown["item"].replace({"overall": "all"})
     assert list(table["item"]) == [*DIMENSION_KEYS, "all"]
     pd.testing.assert_frame_equal(
-        shown.set_index("item").loc[table["item"]].reset_index(), table, check_exact=True
+        shown.set_index("item").loc[table["item"]].reset_index()[table.columns],
+        table,
+        check_exact=True,
     )
 
 

@@ -57,7 +57,8 @@ def rule_based(ctx: FigureContext) -> Drawing:
         )
     figure = draw_grid(ctx, panels, value_label="share (0-1); whiskers: 95% CI",
                        legend=bool(llms), max_columns=3)  # fmt: skip
-    caption = "Rule-based evaluation per author. " + "; ".join(notes) + "."
+    said = "; ".join(notes)  # the second sentence: "Form accuracy: …; TTR: …"
+    caption = f"Rule-based evaluation per author. {said[:1].upper()}{said[1:]}."
     return Drawing(figure, caption)
 
 

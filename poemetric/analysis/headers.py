@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from poemetric.judge.answer import DIMENSIONS
+from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY
+
+#: Dimension labels in tables where the short label misleads: "Human" (the human-authorship
+#: item) stood beside the row "Human" (the human poets) in `dimension_matrix`; the paper calls
+#: the item "human authorship (estimation)" (Sec. 6.2, Figs. 8 and 17).
+TABLE_DIMENSION_LABELS: dict[str, str] = {"human_authorship": "Human authorship"}
+
+
+def dimension_label(key: str) -> str:
+    """A dimension as tables name it: `overall_quality` -> `Quality`, `human_authorship` ->
+    `Human authorship`; other values (e.g. 'all') unchanged."""
+    if key in TABLE_DIMENSION_LABELS:
+        return TABLE_DIMENSION_LABELS[key]
+    return DIMENSIONS_BY_KEY[key].short_label if key in DIMENSIONS_BY_KEY else key
+
 
 #: Readable headers for the columns the analysis writes (others: snake_case -> words).
 HEADERS: dict[str, str] = {
@@ -19,7 +33,8 @@ HEADERS: dict[str, str] = {
     "poem_form": "Form",
     "mattr_short": "Too short for MATTR",
     "cosine_to_human": "Cosine to human",
-    "n_poems": "Poems",
+    "n_poems": "Poems with 2+ ratings",  # the agreement tables: the poems compared
+    "n_poems_rated": "Poems rated",
     "n_pairs": "Pairs",
     "n_corrected": "n corrected",
     "n_excluded": "n left out",
@@ -46,7 +61,7 @@ HEADERS: dict[str, str] = {
     "mattr": "MATTR",
     "ttr": "TTR",
     # judge dimensions as columns (the wide author x dimension table)
-    **{d.key: d.short_label for d in DIMENSIONS},
+    **{d.key: dimension_label(d.key) for d in DIMENSIONS},
 }
 _WORDS = {"ci": "CI", "sd": "SD", "ttr": "TTR", "mattr": "MATTR", "mtld": "MTLD", "na": "N/A",
           "pao": "PAo", "qwk": "QWK", "usd": "USD"}  # fmt: skip

@@ -43,18 +43,58 @@ class Labels:
         return [self.author(n) for n in names]
 
     def shortened(self, limit: int) -> Labels:
-        """The authors' names cut in the middle to at most `limit` characters (judges are named
-        in legends and titles, which have room)."""
-        return Labels({k: shorten(v, limit) for k, v in self.authors.items()}, self.judges)
+        """The authors' names cut in the middle to at most `limit` characters, two different
+        names never to the same one (`shortened_names`; judges are named in legends and titles,
+        which have room)."""
+        cut = shortened_names(self.authors.values(), limit)
+        return Labels({k: cut[v] for k, v in self.authors.items()}, self.judges)
 
 
-def shorten(name: str, limit: int) -> str:
+def _head(limit: int) -> int:
+    return math.ceil((limit - 1) * 0.55)
+
+
+def shorten(name: str, limit: int, head: int | None = None) -> str:
     """`name` cut in the middle to `limit` characters, keeping its start (the family) and its
-    end (size, version): `Mistral-Small-3…-Instruct-2503`."""
+    end (size, version): `Mistral-Small-3…-Instruct-2503`; `head` characters before the cut
+    (default 55% of those kept)."""
     if len(name) <= limit:
         return name
-    head = math.ceil((limit - 1) * 0.55)
+    head = _head(limit) if head is None else head
     return name[:head] + "…" + name[len(name) - (limit - 1 - head) :]
+
+
+def shortened_names(names: Iterable[str], limit: int) -> dict[str, str]:
+    """name -> the name cut to at most `limit` characters (`shorten`), the cut names distinct:
+    names that the usual cut makes alike (`…-Instruct-2503` of two long Mistral names) are cut
+    elsewhere, at the split nearest the usual one that tells them apart; names alike at every
+    split get a number, `… (2)`."""
+    distinct = sorted(set(names))
+    cut = {name: shorten(name, limit) for name in distinct}
+    groups: dict[str, list[str]] = {}
+    for name in distinct:
+        groups.setdefault(cut[name], []).append(name)
+    for shown, group in sorted(groups.items()):
+        clashing = [n for n in group if n != shown]  # a name that fits keeps its form
+        if len(group) < 2 or not clashing:
+            continue
+        others = {cut[n] for n in distinct if n not in clashing}
+        cut |= _apart(clashing, limit, others)
+    return cut
+
+
+def _apart(names: list[str], limit: int, others: set[str]) -> dict[str, str]:
+    """`names` (all longer than `limit`) cut to distinct names that none of `others` is."""
+    splits = sorted(range(1, limit - 1), key=lambda head: (abs(head - _head(limit)), -head))
+    for head in splits:
+        cut = {name: shorten(name, limit, head) for name in names}
+        if len(set(cut.values())) == len(names) and not others & set(cut.values()):
+            return cut
+    numbered = {}
+    for index, name in enumerate(names, start=1):
+        tag = f" ({index})"
+        numbered[name] = shorten(name, limit - len(tag)) + tag
+    return numbered
 
 
 def _roster_labels(kind: str) -> dict[str, str]:

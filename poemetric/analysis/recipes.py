@@ -32,7 +32,7 @@ from poemetric.analysis.figures_words import (
     opening_words_figure,
     top_words_figure,
 )
-from poemetric.analysis.labels import run_labels, shorten
+from poemetric.analysis.labels import Labels, run_labels, shorten
 from poemetric.analysis.plotting import (
     COLUMN_WIDTHS,
     FIGURE_FORMATS,
@@ -169,6 +169,25 @@ class FigureReport:
     notes: list[str] = field(default_factory=list)
 
 
+def _cut_name_notes(labels: Labels, present: Sequence[str]) -> list[str]:
+    """What each cut name is shown as: the names the figures print (`FigureContext`)."""
+    shown = labels.shortened(LABEL_LIMIT)
+    notes = []
+    for name, short in sorted({(labels.author(a), shown.author(a)) for a in present}):
+        if short == name:
+            continue
+        apart = (
+            f"; the usual cut, {shorten(name, LABEL_LIMIT)!r}, is another name's too"
+            if short != shorten(name, LABEL_LIMIT)
+            else ""
+        )
+        notes.append(
+            f"{name!r} is shown as {short!r} (names over {LABEL_LIMIT} characters are cut in "
+            f"the middle{apart}; a shorter display_name in the model file avoids it)"
+        )
+    return notes
+
+
 def render_figures(
     store: RunStore,
     out_dir: str | Path,
@@ -196,12 +215,7 @@ def render_figures(
     labels = run_labels(store)
     ratings = expert_ratings(store, experts)
     present = data.generations["author"].unique().tolist()
-    report.notes += [
-        f"{name!r} is shown as {shorten(name, LABEL_LIMIT)!r} (names over {LABEL_LIMIT} "
-        "characters are cut in the middle; a shorter display_name in the model file avoids it)"
-        for name in sorted({labels.author(a) for a in present})
-        if len(name) > LABEL_LIMIT
-    ]
+    report.notes += _cut_name_notes(labels, present)
     if authors is not None:
         select_authors(authors, present)  # a bad --authors is an error before any drawing
     judges: list[str | None] = list(data.judges) or [None]

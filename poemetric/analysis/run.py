@@ -41,6 +41,12 @@ from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.paths import replaced_when_done
 from poemetric.store import RunStore
 
+#: What the agreement tables' two poem counts are.
+POEMS_NOTE = (
+    "; poems with 2+ ratings: those rated at least twice on an item, the only poems the "
+    "statistics compare; poems rated: by anyone"
+)
+
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
 TABLE_CAPTIONS: dict[str, str] = {
     "dimension_scores": "Judge scores per author and dimension (mean, SD, 95% CI over poems)",
@@ -60,8 +66,10 @@ TABLE_CAPTIONS: dict[str, str] = {
     "opening_words": "Top opening words per author",
     "profile_similarity": "Cosine similarity of top-word profiles to the human poems",
     "expert_scores": "Expert panel scores per author and dimension",
-    "agreement": "Agreement of the LLM judge with human experts per item (bootstrap 95% CIs)",
-    "agreement_experts": "Agreement of the human experts with each other per item (bootstrap 95% CIs)",
+    "agreement": "Agreement of the LLM judge with human experts per item (bootstrap 95% CIs)"
+    + POEMS_NOTE,
+    "agreement_experts": "Agreement of the human experts with each other per item (bootstrap "
+    "95% CIs)" + POEMS_NOTE,
     "agreement_by_expert": "PAo of the LLM judge with each expert",
     "discrimination": "Overall quality by the experts and each judge on the expert-rated poems "
     "(n: ratings, every expert rating and every judge sample)",

@@ -23,9 +23,8 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.analysis.headers import HEADERS as HEADERS
-from poemetric.analysis.headers import readable
+from poemetric.analysis.headers import dimension_label, readable
 from poemetric.analysis.latex_width import text_width_pt
-from poemetric.judge.answer import DIMENSIONS_BY_KEY
 from poemetric.paths import replaced_when_done
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tex", "md")
@@ -97,11 +96,6 @@ def _cell(value: object, digits: int, count: bool = False) -> str:
 
 
 Namer = Callable[[str], str]
-
-
-def dimension_label(key: str) -> str:
-    """`overall_quality` -> `Quality`; other values (e.g. 'all') unchanged."""
-    return DIMENSIONS_BY_KEY[key].short_label if key in DIMENSIONS_BY_KEY else key
 
 
 def presentable(
@@ -292,16 +286,30 @@ def to_latex(frame: pd.DataFrame, *, caption: str = "", label: str = "", digits:
     return "\n".join(lines) + "\n"
 
 
+#: Characters that GitHub Markdown reads as markup in a table cell: maths (`$x^2$`), emphasis
+#: (`_`, `*`), strikethrough (`~`), code, links, HTML, the cell separator `|`.
+_MARKDOWN_SPECIALS = frozenset("\\`*_$|<>~[]")
+
+
+def markdown_escape(text: str) -> str:
+    """`text` shown as written in a Markdown table cell (a backslash before each special)."""
+    return "".join("\\" + char if char in _MARKDOWN_SPECIALS else char for char in text)
+
+
 def to_markdown(frame: pd.DataFrame, *, digits: int = 2) -> str:
-    """A GitHub-flavoured Markdown table with readable headers."""
-    header = "| " + " | ".join(readable(str(c)) for c in frame.columns) + " |"
-    rule = "|" + "|".join("---:" if _numeric(frame, str(c)) else "---" for c in frame.columns) + "|"
+    """A GitHub-flavoured Markdown table with readable headers; text cells (names, themes) are
+    escaped, numbers ("0.48 [0.46, 0.50]") are not."""
+    header = "| " + " | ".join(readable(str(c)).replace("|", "\\|") for c in frame.columns) + " |"
+    numeric = [_numeric(frame, str(c)) for c in frame.columns]
+    rule = "|" + "|".join("---:" if number else "---" for number in numeric) + "|"
     counts = [_is_count(str(c)) for c in frame.columns]
     body = [
         "| "
         + " | ".join(
             _cell(v, digits, count).replace("|", "\\|")
-            for v, count in zip(row, counts, strict=True)
+            if number
+            else markdown_escape(_cell(v, digits, count))
+            for v, count, number in zip(row, counts, numeric, strict=True)
         )
         + " |"
         for row in frame.itertuples(index=False)
@@ -338,7 +346,7 @@ def write_table(
                     encoding="utf-8",
                 )
             else:
-                title = f"**{caption}**\n\n" if caption else ""
+                title = f"**{markdown_escape(caption)}**\n\n" if caption else ""
                 temp.write_text(title + to_markdown(shown, digits=digits), encoding="utf-8")
         written.append(path)
     return written

@@ -33,6 +33,9 @@ from poemetric.reliability import (
 # does not load pandas.
 
 SCALE = [1.0, 2.0, 3.0, 4.0, 5.0]
+#: The report's unit counts as the tables name them: `n_poems`, the poems with two ratings of
+#: an item (the poems the statistics compare), and `n_poems_rated`, the poems anyone rated.
+POEM_COUNTS = {"n_compared": "n_poems", "n_units": "n_poems_rated"}
 ALL_ITEMS = "all"
 JUDGE_PREFIX = "judge:"
 
@@ -67,7 +70,9 @@ def _ratings(frame: pd.DataFrame, rater_column: str, prefix: str = "") -> list[R
 def _table(ratings: list[Rating], focus: str | None, n_boot: int, seed: int) -> pd.DataFrame:
     coded = Ratings.from_ratings(ratings, scale=SCALE)
     report = agreement_report(coded, focus=focus, n_boot=n_boot, seed=seed)
-    frame = pd.DataFrame(report.rows()).rename(columns={"n_units": "n_poems"})
+    frame = pd.DataFrame(report.rows()).rename(columns=POEM_COUNTS)
+    first = ["item", "n_poems", "n_poems_rated"]
+    frame = frame[[*first, *(c for c in frame.columns if c not in first)]]
     frame["item"] = frame["item"].replace({OVERALL: ALL_ITEMS})
     order = {key: i for i, key in enumerate([*DIMENSION_KEYS, ALL_ITEMS])}
     return frame.sort_values("item", key=lambda s: s.map(order)).reset_index(drop=True)

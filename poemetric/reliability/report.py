@@ -135,8 +135,11 @@ def _agreement(
     scale = ratings.scale
     point = coefficients_from_sums(features.sum(axis=0), scale, len(pairs))
     rated = codes >= 0
+    # Units with two ratings of one item: the only units any statistic compares.
+    compared = int((rated.sum(axis=0) >= 2).any(axis=-1).sum())
     counts = {
         "n_units": int(rated.any(axis=(0, 2)).sum()),
+        "n_compared": compared,
         "n_raters": int(rated.any(axis=(1, 2)).sum()),
         "n_ratings": int(rated.sum()),
         "n_na": int((codes == ratings.na_code).sum()),
@@ -145,7 +148,6 @@ def _agreement(
     estimates = {name: float(point[name]) for name in STATISTICS}
     agreement = Agreement(counts, estimates)
     # Resampling units cannot vary a statistic that one unit carries: no interval, not [x, x].
-    compared = int(((codes >= 0).sum(axis=0) >= 2).any(axis=-1).sum())
     if len(draws) == 0 or compared < 2:
         return agreement
     boot: dict[str, list[np.ndarray]] = {name: [] for name in STATISTICS}
