@@ -231,18 +231,21 @@ def test_negative_numbers_get_a_minus_sign_not_a_hyphen() -> None:
 
 
 def test_markdown_cells_print_names_and_themes_as_written(tmp_path: Path) -> None:
-    """A display name `Cash $x^2$ model` rendered as maths on GitHub, `my_model_v2` and
-    `*starred*` as emphasis, and `a|b` split the row; CSV and LaTeX keep their own forms."""
+    """A display name `Cash $x^2$ model` rendered as maths on GitHub, `_my_ model` and
+    `*starred*` as emphasis, and `a|b` split the row; CSV and LaTeX keep their own forms. An
+    underscore inside a word (`my_model_v2`, a task `rhyme_line_swap`) is never emphasis in
+    GitHub's Markdown, and stays as written: the probe commands print these tables on a
+    terminal."""
     frame = pd.DataFrame({"author": ["Cash $x^2$ model", "*starred* my_model_v2", "a|b"],
-                          "theme": ["love ~ loss", "<b>bold</b>", "[link](x)"],
+                          "theme": ["love ~ loss", "<b>bold</b>", "[link](x) _my_ model"],
                           "mean": [0.5, -0.25, 1.0]})  # fmt: skip
     md, csv, tex = (tmp_path / f"t.{fmt}" for fmt in ("md", "csv", "tex"))
-    write_table(frame, tmp_path, "t", caption="Names_and $themes$")
+    write_table(frame, tmp_path, "t", caption="Names_and $themes$ __all__")
     lines = md.read_text().splitlines()
-    assert lines[0] == r"**Names\_and \$themes\$**"
+    assert lines[0] == r"**Names_and \$themes\$ \_\_all\_\_**"
     assert r"| Cash \$x^2\$ model | love \~ loss | 0.50 |" in lines
-    assert r"| \*starred\* my\_model\_v2 | \<b\>bold\</b\> | -0.25 |" in lines
-    assert r"| a\|b | \[link\](x) | 1.00 |" in lines
+    assert r"| \*starred\* my_model_v2 | \<b\>bold\</b\> | -0.25 |" in lines
+    assert r"| a\|b | \[link\](x) \_my\_ model | 1.00 |" in lines
     assert pd.read_csv(csv)["author"].tolist() == frame["author"].tolist()
     assert r"Cash \$x\textasciicircum{}2\$ model" in tex.read_text()
 

@@ -42,9 +42,10 @@ limits:
 
 
 class HeldAfter:
-    """Answers the first `n` requests at once and holds later ones until `release` is set."""
+    """Answers the first `n` requests at once and holds later ones until `release` is set.
+    The answer: `answer` (a text, or a responder of the call), else an echo of the prompt."""
 
-    def __init__(self, n: int, answer: str | None = None) -> None:
+    def __init__(self, n: int, answer: str | Callable[[ChatCall], str] | None = None) -> None:
         self.n = n
         self.answer = answer
         self.release = threading.Event()
@@ -57,6 +58,8 @@ class HeldAfter:
             hold = self._seen > self.n
         if hold:
             self.release.wait(timeout=60)
+        if callable(self.answer):
+            return self.answer(call)
         return self.answer if self.answer is not None else f"Echo: {call.prompt}"
 
 
@@ -108,10 +111,18 @@ def stopped(process: subprocess.Popen[str], log: Path) -> str:
     return log.read_text()
 
 
-@pytest.mark.parametrize("stage", ["generate", "judge"])
-def test_sigterm_lets_answers_in_flight_arrive_and_the_resume_pays_for_none_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str
-) -> None:
+def stop_with_answers_in_flight_then_resume(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stage: str,
+    stop: Callable[[subprocess.Popen[str]], None],
+    waiting: str,
+) -> tuple[int, str, list[str]]:
+    """`generate` or `judge` of 6 or 12 jobs, stopped by `stop` (a signal to the command) while
+    two answers are stored and two more are held at the server; checks that the command waits
+    for those two (`waiting` in its log), that every answer the server gave is stored and none
+    recorded as failed, and that the resume pays for none of them again. Returns the stopped
+    command's exit status, its output and its arguments."""
     monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
     run = tmp_path / "run"
     store = prepared_store(run, poems=6)
@@ -136,16 +147,12 @@ def test_sigterm_lets_answers_in_flight_arrive_and_the_resume_pays_for_none_agai
         process = start(tmp_path, *args, env=env, log="job.log")
         # Two answers stored, two more requests held at the server (max_concurrency 2).
         wait_for(lambda: ok_rows(run, table) == 2 and len(server.generation_requests) == 4, process)
-        os.killpg(process.pid, signal.SIGTERM)  # as SLURM signals every process of the step
-        wait_for(lambda: "SIGTERM: no new request starts" in (tmp_path / "job.log").read_text(),
-                 process)  # fmt: skip
+        stop(process)
+        wait_for(lambda: waiting in (tmp_path / "job.log").read_text(), process)
         time.sleep(0.3)
         assert process.poll() is None  # waiting for the two answers in flight
         responder.release.set()
         output = stopped(process, tmp_path / "job.log")
-        assert process.returncode == 143, output
-        assert "Interrupted by SIGTERM" in output and "Resume with:" in output
-        assert f"poemetric {' '.join(args)}" in output
         # Every answer the server gave was stored; nothing was recorded as failed.
         assert ok_rows(run, table) == len(server.successful_generations) == 4
         with RunStore(run) as store:
@@ -153,10 +160,28 @@ def test_sigterm_lets_answers_in_flight_arrive_and_the_resume_pays_for_none_agai
             assert store.count("leases") == 0 and store.count("holders") == 0
 
         again = start(tmp_path, *args, env=env, log="again.log")
-        output = stopped(again, tmp_path / "again.log")
-        assert again.returncode == 0, output
+        resumed = stopped(again, tmp_path / "again.log")
+        assert again.returncode == 0, resumed
+        # The resume asked only for the jobs never sent: none of the four answered is repeated.
+        assert len(server.generation_requests) == jobs
     assert len(server.successful_generations) == jobs and server.duplicate_successes() == []
     assert ok_rows(run, table) == jobs
+    return process.returncode, output, args
+
+
+@pytest.mark.parametrize("stage", ["generate", "judge"])
+def test_sigterm_lets_answers_in_flight_arrive_and_the_resume_pays_for_none_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str
+) -> None:
+    def sigterm(process: subprocess.Popen[str]) -> None:
+        os.killpg(process.pid, signal.SIGTERM)  # as SLURM signals every process of the step
+
+    status, output, args = stop_with_answers_in_flight_then_resume(
+        tmp_path, monkeypatch, stage, sigterm, "SIGTERM: no new request starts"
+    )
+    assert status == 143, output
+    assert "Interrupted by SIGTERM" in output and "Resume with:" in output
+    assert f"poemetric {' '.join(args)}" in output
 
 
 def test_sigterm_stops_after_the_grace_even_when_answers_do_not_come(tmp_path: Path) -> None:

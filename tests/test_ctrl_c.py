@@ -12,11 +12,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_cluster_signals import HeldAfter, model_dir, ok_rows, start, stopped, wait_for
-from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER, prepared_store
+from test_cluster_signals import (
+    HeldAfter,
+    model_dir,
+    ok_rows,
+    start,
+    stop_with_answers_in_flight_then_resume,
+    stopped,
+    wait_for,
+)
+from test_runner_support import TEST_KEY, prepared_store
 
-from poemetric.generation.stage import run_generation
-from poemetric.roster import select_models
 from poemetric.store import RunStore
 from poemetric.testing.servers import OpenAIServer
 
@@ -47,52 +53,13 @@ def ctrl_c(process: subprocess.Popen[str]) -> None:
 def test_the_first_ctrl_c_lets_answers_in_flight_arrive_and_the_resume_pays_for_none_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stage: str
 ) -> None:
-    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
-    run = tmp_path / "run"
-    store = prepared_store(run, poems=6)
-    if stage == "judge":
-        run_generation(store, select_models("markov"), options=FAST)
-    store.close()
-    table, folder_variable = (
-        ("generations", "POEMETRIC_GENERATORS_DIR")
-        if stage == "generate"
-        else ("judgments", "POEMETRIC_JUDGES_DIR")
+    status, output, args = stop_with_answers_in_flight_then_resume(
+        tmp_path, monkeypatch, stage, ctrl_c, WAITING
     )
-    responder = HeldAfter(2, VALID_JUDGE_ANSWER if stage == "judge" else None)
-    with OpenAIServer(responder, api_key=TEST_KEY) as server:
-        env = {folder_variable: str(model_dir(tmp_path, server.base_url))}
-        if stage == "generate":
-            args = ["generate", "--run", str(run), "--models", "remote-test"]
-        else:
-            args = ["judge", "--run", str(run), "--judge", "remote-test"]
-        args += ["--limit", "3", "--samples", "2"]
-        jobs = 6 if stage == "generate" else 12
-        process = start(tmp_path, *args, env=env, log="job.log")
-        # Two answers stored, two more requests held at the server (max_concurrency 2).
-        wait_for(lambda: ok_rows(run, table) == 2 and len(server.generation_requests) == 4, process)
-        ctrl_c(process)
-        wait_for(lambda: log_says(tmp_path, WAITING), process)
-        time.sleep(0.3)
-        assert process.poll() is None  # waiting for the two answers in flight
-        responder.release.set()
-        output = stopped(process, tmp_path / "job.log")
-        assert process.returncode == 130, output
-        assert f"{WAITING} 20 s for the 2 in flight to be answered and stored {AGAIN}" in output
-        assert "Interrupted." in output and "Interrupted by" not in output
-        assert f"Resume with:\n  poemetric {' '.join(args)}" in output
-        # Every answer the server gave was stored; nothing was recorded as failed.
-        assert ok_rows(run, table) == len(server.successful_generations) == 4
-        with RunStore(run) as store:
-            assert store.count("calls", "outcome != 'ok'") == 0
-            assert store.count("leases") == 0 and store.count("holders") == 0
-
-        again = start(tmp_path, *args, env=env, log="again.log")
-        output = stopped(again, tmp_path / "again.log")
-        assert again.returncode == 0, output
-        # The resume asked only for the jobs never sent: none of the four answered is repeated.
-        assert len(server.generation_requests) == jobs
-    assert len(server.successful_generations) == jobs and server.duplicate_successes() == []
-    assert ok_rows(run, table) == jobs
+    assert status == 130, output
+    assert f"{WAITING} 20 s for the 2 in flight to be answered and stored {AGAIN}" in output
+    assert "Interrupted." in output and "Interrupted by" not in output
+    assert f"Resume with:\n  poemetric {' '.join(args)}" in output
 
 
 def test_a_second_ctrl_c_stops_at_once_without_waiting_for_the_answers(tmp_path: Path) -> None:

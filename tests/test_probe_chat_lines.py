@@ -11,12 +11,12 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_cluster_signals import HeldAfter
 from test_runner_support import TEST_KEY, TEST_KEY_ENV
 from typer.testing import CliRunner
 
@@ -169,24 +169,6 @@ def test_a_transient_error_is_retried(tmp_path: Path, model_folder: Path) -> Non
         assert store.count("probe_lines", "status = 'ok'") == 4
 
 
-class HeldAfter:
-    """Answers the first `n` requests with a rhyming line and holds later ones until `release`."""
-
-    def __init__(self, n: int) -> None:
-        self.n = n
-        self.release = threading.Event()
-        self._lock = threading.Lock()
-        self._seen = 0
-
-    def __call__(self, call: ChatCall) -> str:
-        with self._lock:
-            self._seen += 1
-            hold = self._seen > self.n
-        if hold:
-            self.release.wait(timeout=60)
-        return rhyming(call)
-
-
 def ok_lines(run: Path) -> int:
     if not (run / "poemetric.sqlite").exists():
         return 0
@@ -201,7 +183,7 @@ def test_an_interrupted_build_resumes_paying_for_each_line_once(
     them again: now the answers in flight arrive, every one is stored, and the resume asks only
     for the lines not answered yet."""
     run, pairs, log = tmp_path / "run", tmp_path / "pairs.jsonl", tmp_path / "job.log"
-    responder = HeldAfter(2)
+    responder = HeldAfter(2, rhyming)
     args = [sys.executable, "-m", "poemetric", "probe", "build", "lear-limericks",
             "-o", str(pairs), "--tasks", "last_line", "--limit", "3", "--generator", "liner",
             "--attempts", "2", "--run", str(run)]  # fmt: skip

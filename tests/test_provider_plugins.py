@@ -342,3 +342,27 @@ def test_a_plugin_declaring_its_option_keys_gets_them_checked(
     code, out, err = cli("generate", "--run", str(run), "--models", "mine", "--limit", "1",
                          "--no-progress")  # fmt: skip
     assert code == 0, out + err
+
+
+def test_a_broken_entry_point_is_one_clear_error_in_the_probe_commands(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path
+) -> None:
+    """`probe build --generator` and `probe run --scorer chat:` went through the batch runner
+    without the check `generate` and `judge` make: the broken plugin was a traceback."""
+    module = install("broken", "import nonexistent_dependency_xyz\n")
+    path = user_models("generators", "mine", "name: mine\nprovider: broken\nmodel: x\n")
+    pairs = tmp_path / "pairs.jsonl"
+    code, out, err = cli("probe", "build", "lear-limericks", "-o", str(pairs), "--tasks",
+                         "last_line", "--limit", "1", "--generator", "mine", "--run",
+                         str(tmp_path / "run"))  # fmt: skip
+    expected = (
+        f"error: {path}: model 'mine': provider 'broken' (entry point 'broken = "
+        f"{module}:Plugin' of package {module} 0.1) cannot be loaded: ModuleNotFoundError"
+    )
+    assert code == 2 and err.startswith(expected), out + err
+    code, out, err = cli("probe", "build", "lear-limericks", "-o", str(pairs), "--tasks",
+                         "synonym", "--limit", "3")  # fmt: skip
+    assert code == 0, out + err
+    code, out, err = cli("probe", "run", str(pairs), "--scorer", "chat:mine", "-o",
+                         str(tmp_path / "scores.jsonl"), "--run", str(tmp_path / "run"))  # fmt: skip
+    assert code == 2 and err.startswith(expected), out + err

@@ -198,3 +198,47 @@ def test_never_sent_tells_a_refused_connection_from_a_timeout() -> None:
     with OpenAIServer(faults=[Fault.slow(2.0)]) as server:
         late = failure(OpenAICompatibleProvider(openai_spec(server.base_url, timeout_s=0.3)))
     assert late.retryable and not never_sent(late)
+
+
+def test_a_stop_during_a_submission_retry_wait_submits_nothing_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM while a refused submission waits for its retry (a 429's Retry-After): the stage
+    stops at once, as the concurrent path does between attempts. The wait held the stop for the
+    whole Retry-After, and the retry then submitted a new batch after the stop was asked for
+    (one that a grace running out in the middle of would have bought without recording it)."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from poemetric.runner import stopping
+
+    monkeypatch.setattr(stopping, "_state", stopping._State())
+    monkeypatch.setenv(stopping.GRACE_ENV, "30")
+    previous = signal.getsignal(signal.SIGTERM)
+    store = prepared_store(tmp_path, poems=3)
+    with OpenAIServer(api_key=TEST_KEY, batch_faults=[Fault.rate_limited(3.0)]) as server:
+        spec = spec_for(server, "remote")
+
+        def stop_once_refused() -> None:
+            deadline = time.monotonic() + 30
+            while not submissions(server) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.2)  # the 429 answered: the retry is waiting its Retry-After
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        stopper = threading.Thread(target=stop_once_refused)
+        stopping.install()
+        try:
+            stopper.start()
+            began = time.monotonic()
+            with pytest.raises(KeyboardInterrupt):
+                run_generation(store, [spec], options=BATCH)
+            took = time.monotonic() - began
+        finally:
+            stopper.join()
+            signal.signal(signal.SIGTERM, previous)
+        assert len(submissions(server)) == 1 and server.batches == {}
+    assert took < 2.5  # not the 3 s Retry-After (nor the 30 s grace)
+    assert store.query("SELECT * FROM batches") == [] and generation_rows(store, "remote") == []

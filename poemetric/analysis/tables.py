@@ -292,8 +292,19 @@ _MARKDOWN_SPECIALS = frozenset("\\`*_$|<>~[]")
 
 
 def markdown_escape(text: str) -> str:
-    """`text` shown as written in a Markdown table cell (a backslash before each special)."""
-    return "".join("\\" + char if char in _MARKDOWN_SPECIALS else char for char in text)
+    """`text` shown as written in a Markdown table cell (a backslash before each special). An
+    underscore between two letters or digits stays: it never opens or closes emphasis
+    (CommonMark), and `rhyme_line_swap` reads as written where the table is not rendered."""
+    return "".join(
+        "\\" + char
+        if char in _MARKDOWN_SPECIALS and not (char == "_" and _inside_word(text, i))
+        else char
+        for i, char in enumerate(text)
+    )
+
+
+def _inside_word(text: str, i: int) -> bool:
+    return 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
 
 
 def to_markdown(frame: pd.DataFrame, *, digits: int = 2) -> str:

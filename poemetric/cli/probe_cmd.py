@@ -199,20 +199,20 @@ def _last_line_pairs(
     from poemetric.probes.last_line import build_last_line_pairs, generator_for
     from poemetric.providers.base import ProviderError
     from poemetric.providers.transformers_engine import LocalModelError
-    from poemetric.roster import load_roster, refuse_unusable
+    from poemetric.roster import get_model, load_roster, refuse_unusable
 
-    roster = load_roster("generators")
     refuse_unusable(generator)  # a RosterError, a ValueError: `error:` naming the file
-    if generator not in roster:
+    if generator not in load_roster("generators"):
         raise ValueError(f"unknown --generator {generator!r}; see `poemetric models`")
+    spec = get_model(generator)  # its provider loads, or a RosterError naming the file
     suffix = {"beam": "", "delayed_beam": "_dbs", "sample": "_sample"}[search]
-    api = roster[generator].provider != "transformers"
+    api = spec.provider != "transformers"
     if api:
         suffix = "_chat"
         output_folder(run_dir, "--run")
     try:
         line_generator = generator_for(
-            roster[generator],
+            spec,
             search=cast("Search", search),
             attempts=attempts,
             beams=beams,

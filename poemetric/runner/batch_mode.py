@@ -14,7 +14,7 @@ Resumable by construction:
   backoff). One that fails for good stops the model alone, its jobs left pending (a batch
   already submitted stays in the table, polled by the next run). A submission is retried only
   when no batch can have been created: the provider answered with an error status, or the
-  request never left.
+  request never left. A stop (Ctrl-C, SIGTERM) ends the wait for a retry and starts none.
 
 Custom ids are the jobs' stable keys (generation_id / judgment_id): 16 hex characters, valid for
 every provider's id rules.
@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -124,8 +124,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         if not chunk:
             continue
         if not stopping.starting_call():  # a stop (Ctrl-C, SIGTERM): submit nothing more
-            for job in chunk:
-                run.budget.settle(reserved.pop(job.key, 0.0), 0.0)
+            _release(run, reserved, [job.key for job in chunk])
             break
         items = [(job.key, job.request) for job in chunk]
         try:
@@ -134,11 +133,12 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             )
             # Stored before a stop (Ctrl-C, SIGTERM) ends the stage: the resume polls it.
             _record_batch(run, batch_id, chunk)
-        except _GaveUp as failed:
+        except (_GaveUp, _Stopped) as failed:
             # This chunk and the next stay pending; batches already submitted are still collected.
-            for job in chunk:
-                run.budget.settle(reserved.pop(job.key, 0.0), 0.0)
-            _leave_pending(run, failed, "submission", len(chunk) + len(to_submit[start + size :]))
+            _release(run, reserved, [job.key for job in chunk])
+            if isinstance(failed, _GaveUp):
+                left = len(chunk) + len(to_submit[start + size :])
+                _leave_pending(run, failed, "submission", left)
             break
         finally:
             stopping.call_done()
@@ -168,20 +168,36 @@ class _GaveUp(Exception):
         self.attempts = attempts
 
 
+class _Stopped(Exception):
+    """A stop (Ctrl-C, SIGTERM) began while a failed batch request waited for its retry: it is
+    not retried (the resume does it), as a job is not retried once the runner is stopping."""
+
+
+def _release(run: ModelRun, reserved: dict[str, float], keys: Iterable[str]) -> None:
+    """Give back the budget reserved for the jobs `keys`: nothing was paid for them."""
+    for key in keys:
+        run.budget.settle(reserved.pop(key, 0.0), 0.0)
+
+
 async def _retried(
     run: ModelRun,
     call: Callable[[], Awaitable[T]],
     *,
     also_if: Callable[[ProviderError], bool] | None = None,
 ) -> T:
-    """`call()` retried as the runner retries a job (429s, 5xx, timeouts; bounded backoff)."""
+    """`call()` retried as the runner retries a job (429s, 5xx, timeouts; bounded backoff).
+    `_GaveUp` when it fails for good; `_Stopped` when a stop begins before a retry (the wait
+    for it ends at once)."""
     from poemetric.runner.calls import retry_policy
 
     rng = random.Random(f"{run.options.seed}:{run.spec.name}:batch")
     attempts = 0
     try:
-        async for attempt in retry_policy(run).retrying(rng, also_if=also_if):
+        retrying = retry_policy(run).retrying(rng, also_if=also_if, sleep=stopping.pause)
+        async for attempt in retrying:
             with attempt:
+                if attempts and stopping.requested():
+                    raise _Stopped
                 attempts += 1
                 return await call()
     except ProviderError as error:
@@ -247,11 +263,12 @@ async def _wait_and_collect(
     while True:
         try:
             status: BatchStatus = await _retried(run, partial(provider.batch_status, batch_id))
-        except _GaveUp as failed:
+        except (_GaveUp, _Stopped) as failed:
             # Left uncollected: the next run polls it again instead of paying twice.
-            for key in keys:
-                run.budget.settle(reserved.pop(key, 0.0), 0.0)
-            _leave_pending(run, failed, "status poll", sum(1 for key in keys if key in by_key))
+            _release(run, reserved, keys)
+            if isinstance(failed, _GaveUp):
+                left = sum(1 for key in keys if key in by_key)
+                _leave_pending(run, failed, "status poll", left)
             return
         detail = _detail(status)
         _update_batch(run, batch_id, status.state, detail)
@@ -280,14 +297,17 @@ async def _collect(
     detail = _detail(status)
     try:
         results = await _retried(run, partial(provider.batch_results, batch_id))
+    except _Stopped:  # the provider keeps the results for the resume
+        _release(run, reserved, keys)
+        return
     except _GaveUp as failed:
         # Leave the batch uncollected: the next run polls it again rather than paying twice.
         error = failed.error
         _update_batch(
             run, batch_id, status.state, {**detail, "collect_error": run.redact(str(error))}
         )
+        _release(run, reserved, keys)
         for key in keys:
-            run.budget.settle(reserved.pop(key, 0.0), 0.0)
             if key in by_key:
                 record_failure(run, by_key[key], error, batch_id=batch_id)
         return

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,12 +92,14 @@ class RetryPolicy:
         *,
         before_sleep: Callable[[ProviderError, int], None] | None = None,
         also_if: Callable[[ProviderError], bool] | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
     ) -> AsyncRetrying:
         """A tenacity controller for one job: `async for attempt in ...: with attempt: ...`.
 
         `before_sleep(error, attempt_number)` runs when a failed attempt is going to be retried.
         `also_if(error)` narrows what is retried: a retryable error is retried only when it also
-        says yes. The last failure is re-raised once the policy gives up.
+        says yes. `sleep(seconds)` waits before a retry (default `asyncio.sleep`). The last
+        failure is re-raised once the policy gives up.
         """
         attempts = Attempts()
 
@@ -114,6 +116,7 @@ class RetryPolicy:
             if before_sleep is not None and isinstance(error, ProviderError):
                 before_sleep(error, state.attempt_number)
 
+        extra: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
         return AsyncRetrying(
             retry=retry_if_exception(worth_retrying),
             stop=_StopWhenExhausted(self, attempts),
@@ -121,6 +124,7 @@ class RetryPolicy:
             after=after,
             before_sleep=sleep_hook,
             reraise=True,
+            **extra,
         )
 
 

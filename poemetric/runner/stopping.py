@@ -16,7 +16,8 @@ only where it is not ignored (a command started with `&` by a script).
 
 A "call" for this purpose is one request from the moment it is sent until its answer is stored
 (`starting_call` ... `call_done`), a batch submission until its id is stored, or a batch's
-results until they are stored.
+results until they are stored. A failed request is not retried once a stop began (`requested`),
+and a wait before a retry (`pause`) ends at the stop.
 """
 
 from __future__ import annotations
@@ -108,6 +109,9 @@ class _Drain:
         self.signals = 0
         self.idle = asyncio.Event()
         self.idle.set()
+        #: Set once a stop began: waits between retries (`pause`) end early.
+        self.stopping = asyncio.Event()
+        self.stopper: asyncio.Task[None] | None = None  # kept: the loop holds tasks weakly
 
     def on_signal(self, signum: int) -> None:
         # In the signal handler: possibly in the middle of one of the loop's callbacks.
@@ -123,6 +127,7 @@ class _Drain:
         if self.task.done():  # a third signal ended it before the loop got here
             return
         self.draining = True
+        self.stopping.set()
         grace = grace_s()
         if self.in_flight:
             ctrl_c = signum == signal.SIGINT
@@ -134,7 +139,7 @@ class _Drain:
                 file=sys.stderr,
                 flush=True,
             )
-        self.loop.create_task(self._stop_when_idle(grace))
+        self.stopper = self.loop.create_task(self._stop_when_idle(grace))
 
     async def _stop_when_idle(self, grace: float) -> None:
         import asyncio
@@ -142,6 +147,26 @@ class _Drain:
         with suppress(TimeoutError):
             await asyncio.wait_for(self.idle.wait(), grace)
         self.task.cancel()
+
+
+def requested() -> bool:
+    """True once a stop (Ctrl-C, SIGTERM) began in the running stage: start no new request,
+    nor a retry of one."""
+    drain = _state.active
+    return drain is not None and drain.draining
+
+
+async def pause(seconds: float) -> None:
+    """`asyncio.sleep(seconds)` that ends early when a stop begins (a wait before a retry,
+    which `requested()` then refuses)."""
+    import asyncio
+
+    drain = _state.active
+    if drain is None:
+        await asyncio.sleep(seconds)
+        return
+    with suppress(TimeoutError):
+        await asyncio.wait_for(drain.stopping.wait(), seconds)
 
 
 def starting_call() -> bool:

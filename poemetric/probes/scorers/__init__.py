@@ -64,14 +64,15 @@ def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
         return VLLMScorer(argument, prefix_token=options.prefix_token)
     if kind == "chat":
         from poemetric.probes.scorers.chat import ChatScorer
-        from poemetric.roster import load_roster, refuse_unusable
+        from poemetric.roster import get_model, load_roster, refuse_unusable
 
-        models = {**load_roster("judges"), **load_roster("generators")}
+        generators = load_roster("generators")
         refuse_unusable(argument, "generators")  # the generator file wins over a judge's
-        if argument not in models:
+        if argument not in generators:
             refuse_unusable(argument, "judges")
-            raise ValueError(f"unknown model {argument!r} for chat:; see `poemetric models`")
-        return ChatScorer(
-            models[argument], options.run_dir, seed=options.seed, options=options.runner
-        )
+            if argument not in load_roster("judges"):
+                raise ValueError(f"unknown model {argument!r} for chat:; see `poemetric models`")
+        # Its provider loads (a broken plugin: a RosterError naming the file, not a traceback).
+        spec = get_model(argument, "generators" if argument in generators else "judges")
+        return ChatScorer(spec, options.run_dir, seed=options.seed, options=options.runner)
     raise ValueError(f"unknown scorer {name!r}: use ngram, hf:MODEL, vllm:MODEL or chat:MODEL")
