@@ -279,3 +279,43 @@ def test_probe_run_chat_says_how_many_pairs_went_unanswered(
     assert code == 1, out + err
     assert f"chat:liner: {total} of {total} pairs unanswered" in err
     assert "first error:" in err and "run again to retry them" in err
+
+
+def test_probe_run_chat_stopped_by_sigterm_says_how_to_resume(
+    tmp_path: Path, model_folder: Path
+) -> None:
+    """A stop of `probe run --scorer chat:` exited 143 with no word of where the answers are or
+    how to go on (`probe build` and `generate` say both)."""
+    run, log, offline_pairs = tmp_path / "scores-run", tmp_path / "job.log", tmp_path / "p.jsonl"
+    built = CliRunner().invoke(
+        app,
+        ["probe", "build", "lear-limericks", "--tasks", "rhyme_word_swap", "--limit", "12",
+         "-o", str(offline_pairs)],
+    )  # fmt: skip
+    assert built.exit_code == 0 and len(offline_pairs.read_text().splitlines()) > 4
+    responder = HeldAfter(2, "1")
+    args = [sys.executable, "-m", "poemetric", "probe", "run", str(offline_pairs),
+            "--scorer", "chat:liner", "--no-progress", "--run", str(run),
+            "-o", str(tmp_path / "scores.jsonl")]  # fmt: skip
+    env = {**os.environ, "POEMETRIC_GENERATORS_DIR": str(model_folder)}
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        model_file(model_folder, server, "limits:", "  max_concurrency: 2", "  timeout_s: 120")
+        with log.open("w") as handle:
+            process = subprocess.Popen(
+                args, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=handle,
+                stderr=subprocess.STDOUT, text=True, start_new_session=True,
+            )  # fmt: skip
+        try:
+            wait_for(lambda: len(server.generation_requests) == 4, process)
+            os.killpg(process.pid, signal.SIGTERM)
+            wait_for(lambda: "SIGTERM: no new request starts" in log.read_text(), process)
+            responder.release.set()
+            process.wait(timeout=60)
+        finally:
+            responder.release.set()
+            if process.poll() is None:
+                process.kill()
+    output = log.read_text()
+    assert process.returncode == 143, output
+    assert "Interrupted by SIGTERM" in output and "Resume with:" in output
+    assert f"--run {run}" in output and not (tmp_path / "scores.jsonl").exists()

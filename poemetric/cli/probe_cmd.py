@@ -294,6 +294,7 @@ def run(
     progress: bool = typer.Option(True, "--progress/--no-progress", help="chat: progress bars."),
 ) -> None:
     """Score every pair (both texts) and print accuracy tables beside the papers' numbers."""
+    from poemetric.cli.interrupt import interruptible
     from poemetric.probes.pairs import TASKS, PairFileError, read_pairs, write_jsonl
     from poemetric.probes.results import probe_tables
     from poemetric.probes.scorers import ScorerOptions, make_scorer
@@ -334,7 +335,9 @@ def run(
     )
     try:
         chosen = make_scorer(scorer, options)
-        records = chosen.score(pairs)
+        # chat: calls go through the batch runner into --run: a stop says how to resume.
+        with interruptible(run_dir) if scorer.startswith("chat:") else nullcontext():
+            records = chosen.score(pairs)
     except ValueError as error:
         raise error_exit(str(error)) from error
     except (LocalModelError, ProviderError) as error:
