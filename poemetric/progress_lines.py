@@ -43,7 +43,8 @@ class Count:
 
 
 def interval_s() -> float:
-    """Seconds between progress lines; 0 (or an unreadable value) turns them off."""
+    """Seconds between progress lines; 0 (or less) turns them off, an unreadable value is the
+    default."""
     try:
         value = float(os.environ.get(EVERY_ENV, DEFAULT_EVERY_S))
     except ValueError:
