@@ -63,3 +63,14 @@ def test_every_command_has_examples_that_name_only_real_options() -> None:
                 assert given & set(opts), f"{example!r}: {prefix} requires {opts[0]}"
         checked += 1
     assert checked >= 18
+
+
+def test_generate_and_judge_help_say_how_a_stop_ends_and_the_exit_statuses() -> None:
+    """docs/running.md's cluster section, where a batch-job user looks first: the grace
+    variable of Ctrl-C / SIGTERM and what each exit status means."""
+    for command in ("generate", "judge"):
+        result = CliRunner().invoke(app, [command, "--help"], terminal_width=200)
+        assert result.exit_code == 0
+        text = " ".join(result.output.replace("│", " ").split())
+        assert "POEMETRIC_STOP_GRACE seconds (default 20)" in text, command
+        assert "SIGTERM" in text and "130 / 143" in text and "Exit status: 0" in text, command

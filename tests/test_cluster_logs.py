@@ -104,6 +104,27 @@ def test_a_form_check_log_has_progress_lines(tmp_path: Path) -> None:
     assert "1500 rows, 0 with errors" in text
 
 
+def test_a_form_run_log_has_progress_lines(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    with prepared_store(run, poems=4) as store:
+        human = store.query("SELECT prompt_id, poem_id, poem FROM generations")
+        for i in range(1500):
+            row = human[i % len(human)]
+            store.save_generation(
+                {"generation_id": f"copy-{i}", "prompt_id": row["prompt_id"],
+                 "poem_id": row["poem_id"], "author": "copyist", "sample_index": i,
+                 "status": "ok", "poem": row["poem"]}
+            )  # fmt: skip
+    env = {"POEMETRIC_PROGRESS_EVERY": "0.05"}  # the check takes well under a second
+    status, text = logged(tmp_path, "form", "run", "--run", str(run), "--jobs", "1", env=env)
+    assert status == 0, text
+    assert_plain(text)
+    lines = [m for m in map(LINE.match, text.splitlines()) if m]
+    assert lines and {m["name"] for m in lines} == {"form check"}, text
+    assert {m["total"] for m in lines} == {"1,504"}
+    assert "checked 1504" in text
+
+
 def test_a_run_stopped_at_the_budget_exits_with_status_1(tmp_path: Path) -> None:
     """Jobs skipped at --max-cost are left undone: a scheduler (`afterok`) or `&&` must not
     take the command for finished."""

@@ -315,7 +315,7 @@ def run_command(
             threshold=threshold,
             force=force,
             jobs=jobs,
-            progress=err_console.is_terminal,
+            progress=True,  # a bar on a terminal, a line now and then in a log file
             console=err_console,
         )
         stored = report.checked == 0 and report.skipped > 0

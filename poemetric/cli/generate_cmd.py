@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.interrupt import interruptible
+from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.options import (
     DatasetOption,
     LimitOption,
@@ -192,7 +192,7 @@ def parse_shard(text: str | None) -> Shard | None:
         "The last one runs shard K of 4 (e.g. K=$SLURM_ARRAY_TASK_ID in an sbatch --array=0-3 "
         "job); `poemetric merge` combines the parts (docs/scaling.md).\n\n"
         "Interrupted runs resume where they stopped: stored results and cached responses are "
-        "never paid for twice. See docs/running.md."
+        "never paid for twice.\n\n" + STOPPING_HELP
     ),
 )
 def generate(

@@ -13,6 +13,15 @@ from rich.console import Console
 
 from poemetric.runner import stopping
 
+#: The end of `generate --help` and `judge --help`: what a stop costs, and the exit statuses.
+STOPPING_HELP = (
+    "Ctrl-C or SIGTERM (a scheduler's time limit) lets the requests in flight be answered and "
+    "stored first, for at most POEMETRIC_STOP_GRACE seconds (default 20); a second one stops at "
+    "once. Exit status: 0 every job stored; 1 jobs left undone (error rows, a model that cannot "
+    "run, --max-cost): run the same command again; 2 unusable input, nothing done; 130 / 143 "
+    "stopped by Ctrl-C / SIGTERM. See docs/running.md."
+)
+
 
 def resume_command() -> str:
     """The command line that was run, as `poemetric ...` (what to type to resume)."""

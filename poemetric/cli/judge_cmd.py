@@ -20,7 +20,7 @@ from poemetric.cli.generate_cmd import (
     ProgressOption,
     ShardOption,
 )
-from poemetric.cli.interrupt import interruptible
+from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
     LOCAL_JUDGE,
     judge_runner_options,
@@ -95,7 +95,7 @@ def select_judges(selection: str) -> list[ModelSpec]:
         "An unparsable answer is re-asked once (the judge file's `reask`), telling the judge "
         "why; one that stays unparsable is stored as an error with the raw response, re-parsed "
         "for free by the next run; --refresh-failed-parses pays for new answers. Empty answers "
-        "and refusals are not sent. See docs/judging.md."
+        "and refusals are not sent. See docs/judging.md.\n\n" + STOPPING_HELP
     ),
 )
 def judge(

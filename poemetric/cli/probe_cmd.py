@@ -50,7 +50,9 @@ app.add_typer(probe_app, name="probe")
         "  poemetric probe build lear-limericks --output pairs.jsonl\n\n"
         "  poemetric probe build demo --tasks synonym --seed 3 --per-poem 2 -o p.jsonl\n\n"
         "  poemetric probe build demo -t last_line --search delayed_beam -o ll.jsonl\n\n"
-        "  poemetric probe build demo -t last_line --generator gpt-4o --run runs/probes -o ll.jsonl"
+        "  poemetric probe build demo -t last_line --generator gpt-4o -o ll.jsonl\n\n"
+        "The last one asks an API model for the lines and keeps its answers in the run store "
+        "--run (default runs/probes): built again, it asks nothing again."
     ),
 )
 def build(

@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rich import get_console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from poemetric.data.errata import errata_for_run
@@ -34,7 +35,7 @@ from poemetric.form.errata_verdicts import (
     errata_verdict,
 )
 from poemetric.form.parallel import map_in_order, resolve_jobs
-from poemetric.progress_lines import progress_lines, rich_counts
+from poemetric.progress_lines import draws_bars, progress_lines, rich_counts
 from poemetric.store.db import RunStore
 
 if TYPE_CHECKING:
@@ -90,7 +91,8 @@ def run_form_stage(
 
     `jobs`: worker processes (0 = one per 1,000 pending rows, up to the CPUs; 1 = this process;
     see `poemetric.form.parallel`). Verdicts are saved as they arrive, in generation order.
-    `progress`: a progress bar on `console` (default: rich's) while rows are being checked.
+    `progress`: a progress bar on `console` (default: rich's) while rows are being checked, or
+    where no bar can be drawn (a log file) a line now and then (`poemetric.progress_lines`).
     """
     rows = store.query(_PENDING_SQL)
     errata = errata_for_run(store)
@@ -117,16 +119,18 @@ def run_form_stage(
         )
         authors[row["generation_id"]] = row["author"]
     workers = resolve_jobs(jobs, len(tasks))
+    console = console or get_console()
+    shown = progress and bool(tasks)
     bar = Progress(
         TextColumn("form check" + (f" ({workers} processes)" if workers > 1 else "")),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=console,
-        disable=not progress or not tasks,
+        disable=not shown or not draws_bars(console),
     )
     # In a log file: a line now and then instead of the bar.
-    lines = progress_lines(bar.console, rich_counts(bar), enabled=progress and bool(tasks))
+    lines = progress_lines(console, rich_counts(bar), enabled=shown)
     with bar, lines:
         task = bar.add_task("form check", total=len(tasks))
         for verdict in map_in_order(_verdict, tasks, jobs=workers):
