@@ -143,7 +143,7 @@ def make_provider(args: argparse.Namespace, model: str) -> tuple[ModelSpec, Any]
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", help="local path or hub id of the model")
     source.add_argument("--random-init", choices=sorted(SHAPES), help="random weights, real shape")
