@@ -11,12 +11,11 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_cluster_signals import HeldAfter
+from test_cluster_signals import HeldAfter, wait_for
 from test_runner_support import TEST_KEY, TEST_KEY_ENV
 from typer.testing import CliRunner
 
@@ -190,24 +189,11 @@ def test_an_interrupted_build_resumes_paying_for_each_line_once(
     env = {**os.environ, "POEMETRIC_GENERATORS_DIR": str(model_folder)}
     with OpenAIServer(responder, api_key=TEST_KEY) as server:
         model_file(model_folder, server, "limits:", "  max_concurrency: 2", "  timeout_s: 120")
-        with log.open("w") as handle:
-            process = subprocess.Popen(
-                args, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=handle,
-                stderr=subprocess.STDOUT, text=True, start_new_session=True,
-            )  # fmt: skip
-        try:
-            # Two lines stored, two more requests held at the server (max_concurrency 2).
-            wait_for(lambda: ok_lines(run) == 2 and len(server.generation_requests) == 4, process)
-            os.killpg(process.pid, signal.SIGTERM)
-            wait_for(lambda: "SIGTERM: no new request starts" in log.read_text(), process)
-            responder.release.set()
-            process.wait(timeout=60)
-        finally:
-            responder.release.set()
-            if process.poll() is None:
-                process.kill()
-        output = log.read_text()
-        assert process.returncode == 143, output
+        # Two lines stored, two more requests held at the server (max_concurrency 2).
+        output = sigterm_when(
+            lambda: ok_lines(run) == 2 and len(server.generation_requests) == 4,
+            args, env, log, responder,
+        )  # fmt: skip
         assert "Interrupted by SIGTERM" in output and "Resume with:" in output
         assert not pairs.exists()  # written by the build that has every line
         # The two answers in flight were let arrive and stored with the first two.
@@ -223,15 +209,30 @@ def test_an_interrupted_build_resumes_paying_for_each_line_once(
     assert len(pairs.read_text(encoding="utf-8").splitlines()) == 3
 
 
-def wait_for(condition: Callable[[], bool], process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
-    while not condition():
-        if process.poll() is not None:
-            pytest.fail(f"the command ended early with status {process.returncode}")
-        if time.monotonic() > deadline:
+def sigterm_when(
+    ready: Callable[[], bool], args: list[str], env: dict[str, str], log: Path, held: HeldAfter
+) -> str:
+    """Start the command in its own process group (as a job step is), SIGTERM it once `ready`,
+    release the answers held at the server once it says it waits for them, and return its
+    output; it must exit with 143."""
+    with log.open("w") as handle:
+        process = subprocess.Popen(
+            args, env=env, cwd=log.parent, stdin=subprocess.DEVNULL, stdout=handle,
+            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+        )  # fmt: skip
+    try:
+        wait_for(ready, process)
+        os.killpg(process.pid, signal.SIGTERM)
+        wait_for(lambda: "SIGTERM: no new request starts" in log.read_text(), process)
+        held.release.set()
+        process.wait(timeout=60)
+    finally:
+        held.release.set()
+        if process.poll() is None:
             process.kill()
-            pytest.fail("timed out")
-        time.sleep(0.02)
+    output = log.read_text()
+    assert process.returncode == 143, output
+    return output
 
 
 def _score(tmp_path: Path, pairs: Path) -> tuple[int, str, str]:
@@ -300,22 +301,8 @@ def test_probe_run_chat_stopped_by_sigterm_says_how_to_resume(
     env = {**os.environ, "POEMETRIC_GENERATORS_DIR": str(model_folder)}
     with OpenAIServer(responder, api_key=TEST_KEY) as server:
         model_file(model_folder, server, "limits:", "  max_concurrency: 2", "  timeout_s: 120")
-        with log.open("w") as handle:
-            process = subprocess.Popen(
-                args, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL, stdout=handle,
-                stderr=subprocess.STDOUT, text=True, start_new_session=True,
-            )  # fmt: skip
-        try:
-            wait_for(lambda: len(server.generation_requests) == 4, process)
-            os.killpg(process.pid, signal.SIGTERM)
-            wait_for(lambda: "SIGTERM: no new request starts" in log.read_text(), process)
-            responder.release.set()
-            process.wait(timeout=60)
-        finally:
-            responder.release.set()
-            if process.poll() is None:
-                process.kill()
-    output = log.read_text()
-    assert process.returncode == 143, output
+        output = sigterm_when(
+            lambda: len(server.generation_requests) == 4, args, env, log, responder
+        )
     assert "Interrupted by SIGTERM" in output and "Resume with:" in output
     assert f"--run {run}" in output and not (tmp_path / "scores.jsonl").exists()
