@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
@@ -42,7 +43,9 @@ def merge(
 
     Rows missing from the destination are copied and identical rows are kept once; a successful
     result replaces a failed one; two different successful results for the same prompt, author
-    and sample are reported as conflicts and the destination's is kept.
+    and sample are reported as conflicts and the destination's is kept. When the stores hold
+    shards of `--shard K/N` and some shard of a stage is in none of them, the merge is still
+    written, the missing shards are named, and the exit status is 1.
 
     Examples:
 
@@ -55,7 +58,14 @@ def merge(
     except StoreError as error:
         raise error_exit(error) from error
     _print_report(console, report)
-    if report.conflicts and strict:
+    for stage, count, lacking in report.missing_shards:
+        numbers = ", ".join(f"{k}/{count}" for k in lacking)
+        console.print(
+            f"[yellow]incomplete: {stage} ran with --shard K/{count}, but shard(s) {numbers} are "
+            f"in none of the merged stores; the merge was written: run the missing shard(s) "
+            f"and merge them into {escape(str(into))} too[/yellow]"
+        )
+    if report.missing_shards or (report.conflicts and strict):
         raise typer.Exit(1)
 
 

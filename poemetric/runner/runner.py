@@ -55,6 +55,7 @@ from poemetric.runner.leases import Leases
 from poemetric.runner.report import ModelReport, StageReport
 from poemetric.store.db import RunStore
 from poemetric.store.models import record_models
+from poemetric.store.shards import record_shard
 
 
 @dataclass(frozen=True)
@@ -266,6 +267,8 @@ def run_stage(
     """Run (or plan) a stage for several models; remote models run concurrently."""
     if not options.dry_run:
         record_models(store, stage, specs)
+        shard = options.shard or Shard(0, 1)
+        record_shard(store, stage, shard.index, shard.count)
     report = StageReport(
         stage=stage, dry_run=options.dry_run, shard=str(options.shard) if options.shard else None
     )

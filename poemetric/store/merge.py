@@ -26,6 +26,7 @@ from typing import Any
 
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, to_json, utc_now
 from poemetric.store.schema import SCHEMA_VERSION
+from poemetric.store.shards import SHARDS_META_KEY, missing_shards, parse_shards, union_shards
 
 __all__ = ["MergeConflict", "MergeError", "MergeReport", "TableMerge", "merge_runs"]
 
@@ -109,6 +110,8 @@ class MergeReport:
     tables: dict[str, TableMerge] = field(default_factory=dict)
     conflicts: list[MergeConflict] = field(default_factory=list)
     skipped_sources: list[Path] = field(default_factory=list)
+    #: (stage, N, K's) for each stage run with `--shard K/N` whose shards are not all merged.
+    missing_shards: list[tuple[str, int, list[int]]] = field(default_factory=list)
 
     @property
     def copied(self) -> int:
@@ -136,12 +139,8 @@ def _store_file(run_dir: Path) -> Path:
 
 def _dataset_of(db_path: Path) -> dict[str, Any] | None:
     """The `dataset` meta entry (name, path, sha256) of a store, if it was recorded."""
-    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
-    finally:
-        conn.close()
-    return None if row is None else dict(json.loads(row[0]))
+    value = _meta_value(db_path, "dataset")
+    return None if value is None else dict(json.loads(value))
 
 
 def _check_one_dataset(db_paths: list[Path]) -> None:
@@ -200,7 +199,23 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
             if source not in report.skipped_sources
         )
         store.set_meta("merged_from", merged_from)
+        shards = union_shards(
+            [parse_shards(_meta_value(path, SHARDS_META_KEY)) for path in source_files]
+            + [parse_shards(store.get_meta(SHARDS_META_KEY))]
+        )
+        if shards:
+            store.set_meta(SHARDS_META_KEY, shards)
+        report.missing_shards = missing_shards(shards)
     return report
+
+
+def _meta_value(db_path: Path, key: str) -> str | None:
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+    finally:
+        conn.close()
+    return None if row is None else str(row[0])
 
 
 def _merge_one(store: RunStore, source: Path, path: Path, report: MergeReport) -> None:
@@ -235,7 +250,7 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
 def _merge_meta(conn: sqlite3.Connection) -> None:
     conn.execute(
         "INSERT OR IGNORE INTO main.meta(key, value) SELECT key, value FROM src.meta "
-        "WHERE key != 'merged_from'"
+        "WHERE key NOT IN ('merged_from', 'shards')"  # both are combined by merge_runs
     )
 
 
