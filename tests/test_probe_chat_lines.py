@@ -306,3 +306,18 @@ def test_probe_run_chat_stopped_by_sigterm_says_how_to_resume(
         )
     assert "Interrupted by SIGTERM" in output and "Resume with:" in output
     assert f"--run {run}" in output and not (tmp_path / "scores.jsonl").exists()
+
+
+def test_summary_lines_keep_long_paths_whole(tmp_path: Path) -> None:
+    """At 80 columns the summary lines were wrapped inside their paths ('first.j' / 'sonl'), and
+    a `[` in a folder name would have been read as console markup."""
+    deep = tmp_path / ("a-rather-long-folder-name-for-the-probe-pairs-of-this-study [v2]" * 2)
+    deep.mkdir()
+    pairs = deep / "pairs.jsonl"
+    result = CliRunner().invoke(
+        app,
+        ["probe", "build", "lear-limericks", "--tasks", "rhyme_word_swap", "--limit", "3",
+         "-o", str(pairs)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"2 pairs from 3 poems of lear-limericks -> {pairs}\n" in result.output

@@ -24,6 +24,12 @@ if TYPE_CHECKING:
 
 console = Console()
 
+
+def _say(text: str) -> None:
+    """A line that names paths: never wrapped mid-path, never read as markup (a `[` in a name)."""
+    console.print(text, soft_wrap=True, highlight=False, markup=False)
+
+
 #: Choices of `probe build --rhyme-from` and `--search`.
 RHYME_SOURCES = ("auto", "dataset", "checker")
 SEARCHES = ("beam", "delayed_beam", "sample")
@@ -168,7 +174,7 @@ def build(
     by_task: dict[str, int] = {}
     for pair in pairs:
         by_task[pair.task] = by_task.get(pair.task, 0) + 1
-    console.print(f"{count} pairs from {len(sources)} poems of {dataset.name} -> {output}")
+    _say(f"{count} pairs from {len(sources)} poems of {dataset.name} -> {output}")
     for task in chosen:
         # last_line pairs are named by how they were generated (last_line_dbs, last_line_chat...)
         names = [t for t in by_task if t == task or t.startswith(f"{task}_")]
@@ -235,10 +241,9 @@ def _last_line_pairs(
     report = getattr(line_generator, "report", None)
     if report is not None:
         stored = report.already_done + report.from_cache
-        console.print(
+        _say(
             f"last_line: {report.jobs} line(s) from {generator}: {stored} already in "
-            f"{run_dir}, {report.called} asked now, ${report.cost_usd:.4f}",
-            highlight=False,
+            f"{run_dir}, {report.called} asked now, ${report.cost_usd:.4f}"
         )
     # Failed calls gave no candidate line: said here, or the command reported "0 pairs" alone.
     failed, calls = getattr(line_generator, "failed", 0), getattr(line_generator, "calls", 0)
@@ -345,7 +350,7 @@ def run(
     except (LocalModelError, ProviderError) as error:
         raise error_exit(f"{scorer}: {error}") from error
     write_jsonl(records, output)
-    console.print(f"{len(records)} pairs scored by {chosen.name} -> {output}")
+    _say(f"{len(records)} pairs scored by {chosen.name} -> {output}")
     _show(probe_tables(records), tables)
     unanswered = getattr(chosen, "unanswered", 0)
     if unanswered:  # counted as 'unanswered' in the tables; said, or it looked like a result
@@ -366,7 +371,7 @@ def _show(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
     typer.echo(markdown_summary(tables))
     if out_dir is not None:
         written = write_probe_tables(tables, out_dir)
-        console.print(f"tables: {len(written)} files in {out_dir}")
+        _say(f"tables: {len(written)} files in {out_dir}")
 
 
 @probe_app.command(
