@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.store import RunStore
+from poemetric.store.models import recorded_models
 
 
 def _generate(run: Path, *extra: str) -> None:
@@ -70,3 +72,28 @@ def test_shards_sharing_one_store_are_all_recorded(tmp_path: Path) -> None:
     _generate(tmp_path / "half", "--shard", "0/2")
     result = _merge(tmp_path / "half-merged", tmp_path / "half")
     assert result.exit_code == 1 and "shard(s) 1/2" in result.output, result.output
+
+
+def test_shards_that_ran_other_models_keep_their_model_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One model per array task: the merge kept the `models` record of the first store only, so
+    the report and the figures named the other shards' models from today's files (or not at
+    all, for a file since removed)."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "markov-b.yaml").write_text(
+        "name: markov-b\nprovider: markov\nmodel: markov\ndisplay_name: Markov B\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
+    first, second = tmp_path / "a", tmp_path / "b"
+    _generate(first)
+    args = ["generate", "--no-progress", "--run", str(second), "--models", "markov-b"]
+    assert CliRunner().invoke(app, [*args, "--limit", "4"]).exit_code == 0
+    dest = tmp_path / "all"
+    assert _merge(dest, first, second).exit_code == 0
+    with RunStore(dest) as store:
+        recorded = recorded_models(store)["generate"]
+    assert sorted(recorded) == ["markov", "markov-b"]
+    assert recorded["markov-b"]["display_name"] == "Markov B"
