@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, to_json, utc_now
-from poemetric.store.models import MODELS_META_KEY
+from poemetric.store.models import MODELS_META_KEY, merge_attached_records
 from poemetric.store.schema import SCHEMA_VERSION
 from poemetric.store.shards import SHARDS_META_KEY, missing_shards, parse_shards, union_shards
 
@@ -254,25 +254,7 @@ def _merge_meta(conn: sqlite3.Connection) -> None:
         "WHERE key NOT IN ('merged_from', 'shards', ?)",  # combined, not first-come
         (MODELS_META_KEY,),
     )
-    _merge_models(conn)
-
-
-def _merge_models(conn: sqlite3.Connection) -> None:
-    """The union of the stores' model records (stage -> model -> record): shards that ran other
-    models (one model per array task) keep theirs; a model already recorded keeps its record."""
-    source = conn.execute("SELECT value FROM src.meta WHERE key = ?", (MODELS_META_KEY,)).fetchone()
-    if source is None:
-        return
-    held = conn.execute("SELECT value FROM main.meta WHERE key = ?", (MODELS_META_KEY,)).fetchone()
-    merged: dict[str, dict[str, Any]] = json.loads(held[0]) if held else {}
-    for stage, records in json.loads(source[0]).items():
-        for name, record in records.items():
-            merged.setdefault(stage, {}).setdefault(name, record)
-    conn.execute(
-        "INSERT INTO main.meta(key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (MODELS_META_KEY, to_json(merged)),
-    )
+    merge_attached_records(conn)
 
 
 def _merge_table(

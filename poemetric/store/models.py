@@ -8,6 +8,7 @@ a model file is renamed, edited or deleted.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -51,3 +52,22 @@ def recorded_models(store: RunStore) -> dict[str, dict[str, dict[str, Any]]]:
     """stage -> model name -> record; empty for runs made before models were recorded."""
     value = store.get_meta(MODELS_META_KEY, {})
     return value if isinstance(value, dict) else {}
+
+
+def merge_attached_records(conn: sqlite3.Connection) -> None:
+    """Add the model records of the store attached as `src` (`merge`) to the main store's: the
+    union, stage -> model -> record, so shards that ran other models (one model per array task)
+    keep theirs; a model already recorded keeps its record."""
+    source = conn.execute("SELECT value FROM src.meta WHERE key = ?", (MODELS_META_KEY,)).fetchone()
+    if source is None:
+        return
+    held = conn.execute("SELECT value FROM main.meta WHERE key = ?", (MODELS_META_KEY,)).fetchone()
+    merged: dict[str, dict[str, Any]] = json.loads(held[0]) if held else {}
+    for stage, records in json.loads(source[0]).items():
+        for name, record in records.items():
+            merged.setdefault(stage, {}).setdefault(name, record)
+    conn.execute(
+        "INSERT INTO main.meta(key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        (MODELS_META_KEY, to_json(merged)),
+    )
