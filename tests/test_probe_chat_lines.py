@@ -321,3 +321,20 @@ def test_summary_lines_keep_long_paths_whole(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert f"2 pairs from 3 poems of lear-limericks -> {pairs}\n" in result.output
+
+
+def test_a_model_without_its_key_leaves_no_empty_run_store(
+    tmp_path: Path, model_folder: Path, offline_pairs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`probe build` / `probe run` with an API model whose key is not set made `--run`'s store
+    before saying so: an empty run store left behind by a command that did nothing."""
+    monkeypatch.delenv(TEST_KEY_ENV)
+    with OpenAIServer(rhyming, api_key=TEST_KEY) as server:
+        model_file(model_folder, server)
+        code, output = build(tmp_path / "pairs.jsonl")
+        assert code == 2 and f"set the environment variable {TEST_KEY_ENV}" in output
+        assert not (tmp_path / "run").exists()
+        code, _, err = _score(tmp_path, offline_pairs)
+        assert code == 2 and f"set the environment variable {TEST_KEY_ENV}" in err
+        assert not (tmp_path / "scores-run").exists()
+        assert server.generation_requests == []

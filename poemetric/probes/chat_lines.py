@@ -19,6 +19,7 @@ from typing import Any
 from poemetric.probes.last_line import LineRequest, first_line
 from poemetric.providers.base import Completion, ModelSpec, ProviderError
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
+from poemetric.runner.preflight import refuse_before_new_store
 from poemetric.runner.report import ModelReport
 from poemetric.runner.rows import error_row, response_columns
 from poemetric.runner.runner import RunnerOptions, run_stage
@@ -120,6 +121,7 @@ class ChatLineGenerator:
     def candidates(self, requests: Sequence[LineRequest]) -> list[list[str]]:
         jobs = self.jobs(requests)
         unique = list({job.key: job for job in jobs}.values())
+        refuse_before_new_store(self.spec, self.run_dir)  # no empty store for a model without a key
         with RunStore(self.run_dir) as store:
 
             def jobs_for(spec: ModelSpec) -> tuple[list[Job], dict[str, str]]:

@@ -21,6 +21,7 @@ from poemetric.probes.pairs import Pair
 from poemetric.probes.scorers.base import ScoreRecord, Verdict
 from poemetric.providers.base import Completion, ModelSpec, ProviderError
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
+from poemetric.runner.preflight import refuse_before_new_store
 from poemetric.runner.rows import error_row, response_columns, stored_statuses
 from poemetric.runner.runner import RunnerOptions, run_stage
 from poemetric.store.db import RunStore, stable_id
@@ -115,6 +116,7 @@ class ChatScorer:
         return jobs, statuses
 
     def score(self, pairs: Sequence[Pair]) -> list[ScoreRecord]:
+        refuse_before_new_store(self.spec, self.run_dir)  # no empty store for a model without a key
         with RunStore(self.run_dir) as store:
             self.report = run_stage(
                 store,
