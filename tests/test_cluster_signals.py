@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_runner_leases import model_dir as leases_model_dir
 from test_runner_support import (
     FAST,
     TEST_KEY,
@@ -26,19 +27,6 @@ from poemetric.generation.stage import run_generation
 from poemetric.roster import select_models
 from poemetric.store import RunStore
 from poemetric.testing.servers import ChatCall, OpenAIServer
-
-MODEL_FILE = """\
-name: {name}
-provider: openai-compatible
-model: test-model
-base_url: {base_url}
-api_key_env: {key_env}
-settings:
-  seed: 7
-limits:
-  max_concurrency: 2
-  timeout_s: 150
-"""
 
 
 class HeldAfter:
@@ -64,12 +52,8 @@ class HeldAfter:
 
 
 def model_dir(tmp_path: Path, base_url: str, name: str = "remote-test") -> Path:
-    folder = tmp_path / "models"
-    folder.mkdir(exist_ok=True)
-    (folder / f"{name}.yaml").write_text(
-        MODEL_FILE.format(name=name, base_url=base_url, key_env=TEST_KEY_ENV)
-    )
-    return folder
+    """test_runner_leases' model file (openai-compatible, 2 in flight) in `tmp_path/models`."""
+    return leases_model_dir(tmp_path, "models", base_url, name)
 
 
 def start(tmp_path: Path, *args: str, env: dict[str, str], log: str) -> subprocess.Popen[str]:

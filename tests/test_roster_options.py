@@ -8,11 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from test_roster_unusable import _folder, _invoke
 
 import poemetric
 import poemetric.cli.models_cmd  # registers `poemetric models` on the app
-from poemetric.cli import app
 from poemetric.providers.registry import _BUILTIN, provider_class
 from poemetric.roster import UnusableModelError, load_catalog, select_models
 
@@ -41,17 +40,12 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _user_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> Path:
-    folder = tmp_path / "mine"
-    folder.mkdir()
-    for name, text in files.items():
-        (folder / f"{name}.yaml").write_text(text.replace("NAME", name), encoding="utf-8")
+    """Model files NAME.yaml (NAME in the text is the file's name) as the user's generators."""
+    folder = _folder(
+        tmp_path, {f"{name}.yaml": text.replace("NAME", name) for name, text in files.items()}
+    )
     monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
     return folder
-
-
-def _invoke(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "250"})
-    return result.exit_code, result.stdout, result.stderr
 
 
 @pytest.mark.parametrize("name", list(TYPOS))
