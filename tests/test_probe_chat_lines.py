@@ -245,15 +245,22 @@ def _score(tmp_path: Path, pairs: Path) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@pytest.fixture
-def offline_pairs(tmp_path: Path) -> Path:
-    pairs = tmp_path / "offline-pairs.jsonl"
+def build_offline(pairs: Path, poems: int = 3) -> str:
+    """`probe build` of rhyme-word-swap pairs (no model) from the first `poems` Lear poems into
+    `pairs`; its output."""
     built = CliRunner().invoke(
         app,
-        ["probe", "build", "lear-limericks", "--tasks", "rhyme_word_swap", "--limit", "3",
+        ["probe", "build", "lear-limericks", "--tasks", "rhyme_word_swap", "--limit", str(poems),
          "-o", str(pairs)],
     )  # fmt: skip
     assert built.exit_code == 0, built.output
+    return built.output
+
+
+@pytest.fixture
+def offline_pairs(tmp_path: Path) -> Path:
+    pairs = tmp_path / "offline-pairs.jsonl"
+    build_offline(pairs)
     return pairs
 
 
@@ -288,12 +295,8 @@ def test_probe_run_chat_stopped_by_sigterm_says_how_to_resume(
     """A stop of `probe run --scorer chat:` exited 143 with no word of where the answers are or
     how to go on (`probe build` and `generate` say both)."""
     run, log, offline_pairs = tmp_path / "scores-run", tmp_path / "job.log", tmp_path / "p.jsonl"
-    built = CliRunner().invoke(
-        app,
-        ["probe", "build", "lear-limericks", "--tasks", "rhyme_word_swap", "--limit", "12",
-         "-o", str(offline_pairs)],
-    )  # fmt: skip
-    assert built.exit_code == 0 and len(offline_pairs.read_text().splitlines()) > 4
+    build_offline(offline_pairs, poems=12)
+    assert len(offline_pairs.read_text().splitlines()) > 4
     responder = HeldAfter(2, "1")
     args = [sys.executable, "-m", "poemetric", "probe", "run", str(offline_pairs),
             "--scorer", "chat:liner", "--no-progress", "--run", str(run),
@@ -314,13 +317,7 @@ def test_summary_lines_keep_long_paths_whole(tmp_path: Path) -> None:
     deep = tmp_path / ("a-rather-long-folder-name-for-the-probe-pairs-of-this-study [v2]" * 2)
     deep.mkdir()
     pairs = deep / "pairs.jsonl"
-    result = CliRunner().invoke(
-        app,
-        ["probe", "build", "lear-limericks", "--tasks", "rhyme_word_swap", "--limit", "3",
-         "-o", str(pairs)],
-    )  # fmt: skip
-    assert result.exit_code == 0, result.output
-    assert f"2 pairs from 3 poems of lear-limericks -> {pairs}\n" in result.output
+    assert f"2 pairs from 3 poems of lear-limericks -> {pairs}\n" in build_offline(pairs)
 
 
 def test_a_model_without_its_key_leaves_no_empty_run_store(
