@@ -266,6 +266,14 @@ class Provider(ABC):
                 results.append(error)
         return results
 
+    def chunk_limit(self) -> int | None:
+        """With `prefers_batches`: the most requests worth handing over in one `generate_batch`
+        call, or None for no limit. An engine that serves a chunk a few requests at a time
+        (transformers' `batch_size`) says so: the runner stores each chunk's answers when it
+        returns, so a larger chunk would only delay storing (a stop or a crash would lose it
+        all) and lengthen a stop's wait for the chunk in flight."""
+        return None
+
     def preflight(self) -> None:  # noqa: B027 - optional hook
         """Raise a non-retryable `ProviderError` when this provider cannot run at all (no API
         key, engine not installed). The runner calls it before a model's first job, so such a

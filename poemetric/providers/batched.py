@@ -29,14 +29,6 @@ class InProcessBatchProvider(Provider):
     ) -> list[Completion | ProviderError]:
         return await asyncio.to_thread(self.run_batch, list(requests))
 
-    def chunk_limit(self) -> int | None:
-        """The most requests worth handing over in one call, or None for no limit. An engine
-        that serves a chunk a few requests at a time (transformers' `batch_size`) says so: the
-        runner stores each chunk's answers when it returns, so a chunk larger than what the
-        engine works on at once would only delay storing (a stop or a crash would lose it all)
-        and a stop's wait for the chunk in flight."""
-        return None
-
     @abstractmethod
     def run_batch(self, requests: list[GenerationRequest]) -> list[Completion | ProviderError]:
         """Serve every request; a failed one is a `ProviderError` in its place."""

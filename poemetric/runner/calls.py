@@ -187,7 +187,7 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
     """Providers that prefer batches (vLLM offline engine): `generate_batch` on large chunks
     (no larger than the provider's `chunk_limit()`, where it has one); follow-up turns go into
     later chunks. Each chunk's answers are stored as soon as it returns."""
-    limit = getattr(provider, "chunk_limit", lambda: None)()
+    limit = provider.chunk_limit()
     size = max(1, min(run.options.chunk_size, limit or run.options.chunk_size))
     queue = list(jobs)
     while queue:
