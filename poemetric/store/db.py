@@ -11,7 +11,7 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -194,6 +194,16 @@ class RunStore:
     def get_meta(self, key: str, default: Any = None) -> Any:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return default if row is None else json.loads(row[0])
+
+    def update_meta(self, key: str, change: Callable[[Any], Any]) -> None:
+        """Replace a meta entry by `change(current)` (current: None when absent), read and
+        written in one IMMEDIATE transaction, so that two processes adding to one entry do not
+        lose each other's additions; nothing is written when the value stays the same."""
+        with self.transaction():
+            current = self.get_meta(key)
+            changed = change(current)
+            if changed != current:
+                self.set_meta(key, changed)
 
     # -- dataset snapshot and prompts ----------------------------------------------------
     def add_poems(self, rows: Iterable[Mapping[str, Any]]) -> int:

@@ -229,7 +229,7 @@ def _merge_one(store: RunStore, source: Path, path: Path, report: MergeReport) -
                 "CREATE TEMP TABLE IF NOT EXISTS merge_skip (generation_id TEXT PRIMARY KEY)"
             )
             conn.execute("DELETE FROM temp.merge_skip")
-            _merge_meta(conn)
+            _merge_meta(store)
             for rule in _RULES:
                 stats = _merge_table(conn, rule, source, report.conflicts)
                 report.tables.setdefault(rule.name, TableMerge()).add(stats)
@@ -248,13 +248,13 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
     return [row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")]
 
 
-def _merge_meta(conn: sqlite3.Connection) -> None:
-    conn.execute(
+def _merge_meta(store: RunStore) -> None:
+    store.conn.execute(
         "INSERT OR IGNORE INTO main.meta(key, value) SELECT key, value FROM src.meta "
         "WHERE key NOT IN ('merged_from', 'shards', ?)",  # combined, not first-come
         (MODELS_META_KEY,),
     )
-    merge_attached_records(conn)
+    merge_attached_records(store)
 
 
 def _merge_table(

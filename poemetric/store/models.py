@@ -8,11 +8,10 @@ a model file is renamed, edited or deleted.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from poemetric.store.db import RunStore, to_json
+from poemetric.store.db import RunStore
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -35,17 +34,8 @@ def model_record(spec: ModelSpec) -> dict[str, Any]:
 def record_models(store: RunStore, stage: str, specs: Iterable[ModelSpec]) -> None:
     """Add (or refresh) the stage's models in the run's meta table, atomically."""
     records = {spec.name: model_record(spec) for spec in specs}
-    if not records:
-        return
-    with store.transaction() as conn:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (MODELS_META_KEY,)).fetchone()
-        current: dict[str, dict[str, Any]] = json.loads(row[0]) if row else {}
-        current.setdefault(stage, {}).update(records)
-        conn.execute(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (MODELS_META_KEY, to_json(current)),
-        )
+    if records:
+        store.update_meta(MODELS_META_KEY, lambda held: _added(held, {stage: records}, True))
 
 
 def recorded_models(store: RunStore) -> dict[str, dict[str, dict[str, Any]]]:
@@ -54,20 +44,26 @@ def recorded_models(store: RunStore) -> dict[str, dict[str, dict[str, Any]]]:
     return value if isinstance(value, dict) else {}
 
 
-def merge_attached_records(conn: sqlite3.Connection) -> None:
-    """Add the model records of the store attached as `src` (`merge`) to the main store's: the
-    union, stage -> model -> record, so shards that ran other models (one model per array task)
-    keep theirs; a model already recorded keeps its record."""
-    source = conn.execute("SELECT value FROM src.meta WHERE key = ?", (MODELS_META_KEY,)).fetchone()
-    if source is None:
-        return
-    held = conn.execute("SELECT value FROM main.meta WHERE key = ?", (MODELS_META_KEY,)).fetchone()
-    merged: dict[str, dict[str, Any]] = json.loads(held[0]) if held else {}
-    for stage, records in json.loads(source[0]).items():
-        for name, record in records.items():
-            merged.setdefault(stage, {}).setdefault(name, record)
-    conn.execute(
-        "INSERT INTO main.meta(key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (MODELS_META_KEY, to_json(merged)),
-    )
+def merge_attached_records(store: RunStore) -> None:
+    """Add the model records of the store attached as `src` (`merge`) to `store`'s: the union,
+    stage -> model -> record, so shards that ran other models (one model per array task) keep
+    theirs; a model already recorded keeps its record."""
+    source = store.conn.execute(
+        "SELECT value FROM src.meta WHERE key = ?", (MODELS_META_KEY,)
+    ).fetchone()
+    if source is not None:
+        store.update_meta(MODELS_META_KEY, lambda held: _added(held, json.loads(source[0]), False))
+
+
+def _added(
+    held: dict[str, dict[str, Any]] | None, records: dict[str, dict[str, Any]], replace: bool
+) -> dict[str, dict[str, Any]]:
+    """`held` (stage -> model -> record) with `records` added: replacing a model's record when
+    `replace`, else keeping the one held."""
+    merged = {stage: dict(models) for stage, models in (held or {}).items()}
+    for stage, models in records.items():
+        into = merged.setdefault(stage, {})
+        for name, record in models.items():
+            if replace or name not in into:
+                into[name] = record
+    return merged

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from poemetric.store.db import RunStore, to_json
+from poemetric.store.db import RunStore
 
 SHARDS_META_KEY = "shards"
 
@@ -21,16 +21,8 @@ ShardRecord = dict[str, list[str]]
 
 def record_shard(store: RunStore, stage: str, index: int, count: int) -> None:
     """Add shard `index` of `count` to the stage's entry (idempotent, atomic)."""
-    with store.transaction() as conn:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (SHARDS_META_KEY,)).fetchone()
-        current = parse_shards(row[0] if row else None)
-        merged = union_shards([current, {stage: [f"{index}/{count}"]}])
-        if merged != current:
-            conn.execute(
-                "INSERT INTO meta(key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (SHARDS_META_KEY, to_json(merged)),
-            )
+    added = {stage: [f"{index}/{count}"]}
+    store.update_meta(SHARDS_META_KEY, lambda held: union_shards([parse_shards(held), added]))
 
 
 def parse_shards(value: object) -> ShardRecord:
