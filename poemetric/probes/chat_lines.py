@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from poemetric.probes.last_line import LineRequest, first_line
-from poemetric.providers.base import Completion, ModelSpec, ProviderError
+from poemetric.providers.base import Completion, ModelSpec
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.preflight import refuse_before_new_store
 from poemetric.runner.report import ModelReport
-from poemetric.runner.rows import error_row, response_columns
+from poemetric.runner.rows import error_row, response_columns, unanswered
 from poemetric.runner.runner import RunnerOptions, run_stage
 from poemetric.store.db import RunStore, stable_id
 
@@ -143,26 +143,14 @@ class ChatLineGenerator:
                     (self.spec.name,),
                 )
             }
-        self.report = model = report.models[0]
+        self.report = report.models[0]
         answered = [rows.get(job.key) for job in jobs]
-        if model.not_run and not any(r is not None and r["status"] == "ok" for r in answered):
-            # No key, no endpoint, a refused key: said as one error, as before the runner.
-            raise ProviderError(model.not_run, retryable=False)
-        missing = model.not_run or (
-            "left to another process building from the same run store"
-            if model.held_elsewhere
-            else "not answered"
-        )
-        texts: list[str] = []
-        self.calls, self.failed, self.first_error = len(jobs), 0, None
-        for row in answered:
-            if row is not None and row["status"] == "ok":
-                texts.append(str(row["response_text"] or ""))
-                continue
-            texts.append("")
-            self.failed += 1
-            if self.first_error is None:
-                self.first_error = str(row["error"]) if row is not None else missing
+        self.calls = len(jobs)
+        self.failed, self.first_error = unanswered(self.report, answered)
+        texts = [
+            str(row["response_text"] or "") if row is not None and row["status"] == "ok" else ""
+            for row in answered
+        ]
         return [
             [candidate_line(t) for t in texts[i : i + self.attempts]]
             for i in range(0, len(texts), self.attempts)

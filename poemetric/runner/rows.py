@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from poemetric.providers.base import Completion
+from poemetric.providers.base import Completion, ProviderError
 from poemetric.runner.jobs import Job
 from poemetric.store.db import RunStore, to_json
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from poemetric.runner.report import ModelReport
 
 
 def stored_statuses(
@@ -29,6 +34,27 @@ def stored_statuses(
         if status is not None:
             statuses[job.key] = status
     return statuses
+
+
+def unanswered(
+    model: ModelReport, rows: Sequence[Mapping[str, Any] | sqlite3.Row | None]
+) -> tuple[int, str | None]:
+    """How many of a model's jobs have no 'ok' row (`rows`: each job's stored row, None where
+    none was stored), and the first one's error. A model that could not run at all (its
+    `not_run`: no key, a refused key, no endpoint) and has no 'ok' row raises that one
+    `ProviderError` instead of reporting every job unanswered."""
+    if model.not_run and not any(row is not None and row["status"] == "ok" for row in rows):
+        raise ProviderError(model.not_run, retryable=False)
+    failed = [row for row in rows if row is None or row["status"] != "ok"]
+    if not failed:
+        return 0, None
+    if failed[0] is not None:
+        return len(failed), str(failed[0]["error"])
+    if model.not_run:
+        return len(failed), model.not_run
+    if model.held_elsewhere:
+        return len(failed), "left to another process using the same run store"
+    return len(failed), "not answered"
 
 
 def response_columns(

@@ -19,10 +19,10 @@ from typing import Any
 
 from poemetric.probes.pairs import Pair
 from poemetric.probes.scorers.base import ScoreRecord, Verdict
-from poemetric.providers.base import Completion, ModelSpec, ProviderError
+from poemetric.providers.base import Completion, ModelSpec
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.preflight import refuse_before_new_store
-from poemetric.runner.rows import error_row, response_columns, stored_statuses
+from poemetric.runner.rows import error_row, response_columns, stored_statuses, unanswered
 from poemetric.runner.runner import RunnerOptions, run_stage
 from poemetric.store.db import RunStore, stable_id
 
@@ -132,19 +132,12 @@ class ChatScorer:
                     f"SELECT * FROM {TABLE} WHERE scorer = ? AND sample_index = 0", (self.name,)
                 )
             }
-        model = self.report.models[0]
-        if model.not_run and not any(r["status"] == "ok" for r in rows.values()):
-            # No key, no endpoint, a refused key: one error, not a table of 'unanswered' pairs.
-            raise ProviderError(model.not_run, retryable=False)
-        self.unanswered, self.first_error = 0, None
+        self.unanswered, self.first_error = unanswered(
+            self.report.models[0], [rows.get(pair.id) for pair in pairs]
+        )
         records = []
         for pair in pairs:
             row = rows.get(pair.id)
-            if row is None or row["status"] != "ok":
-                self.unanswered += 1
-                if self.first_error is None:
-                    self.first_error = str(row["error"]) if row is not None else model.not_run
-
             verdict: Verdict = "unanswered"
             details: dict[str, Any] = {"model": self.spec.model}
             if row is not None:
