@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,11 +11,14 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.store import RunStore
+from poemetric.store.db import DB_NAME
 from poemetric.store.models import recorded_models
+from poemetric.store.shards import MODEL_SHARDS_META_KEY, MissingShards, missing_shards
 
 
 def _generate(run: Path, *extra: str) -> None:
-    args = ["generate", "--no-progress", "--run", str(run), "--models", "markov", "--limit", "4"]
+    models = [] if "--models" in extra else ["--models", "markov"]
+    args = ["generate", "--no-progress", "--run", str(run), *models, "--limit", "4"]
     result = CliRunner().invoke(app, [*args, *extra])
     assert result.exit_code == 0, result.output
 
@@ -74,12 +78,9 @@ def test_shards_sharing_one_store_are_all_recorded(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "shard(s) 1/2" in result.output, result.output
 
 
-def test_shards_that_ran_other_models_keep_their_model_records(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """One model per array task: the merge kept the `models` record of the first store only, so
-    the report and the figures named the other shards' models from today's files (or not at
-    all, for a file since removed)."""
+@pytest.fixture
+def markov_b(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second offline model, `markov-b`, beside the packaged `markov`."""
     folder = tmp_path / "mine"
     folder.mkdir()
     (folder / "markov-b.yaml").write_text(
@@ -87,6 +88,109 @@ def test_shards_that_ran_other_models_keep_their_model_records(
         encoding="utf-8",
     )
     monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
+
+
+def _incomplete(result: Result) -> list[str]:
+    return [line for line in result.output.splitlines() if line.startswith("incomplete")]
+
+
+def _as_written_before_model_shards(run: Path) -> None:
+    """What POEMetric wrote before shards were recorded per model: `shards` and `models`, no
+    `model_shards`."""
+    with sqlite3.connect(run / DB_NAME) as conn:
+        conn.execute("DELETE FROM meta WHERE key = ?", (MODEL_SHARDS_META_KEY,))
+    conn.close()
+
+
+@pytest.mark.usefixtures("markov_b")
+def test_a_shard_missing_for_one_model_is_named(tmp_path: Path) -> None:
+    """Array tasks with other `--models` under one N: task 1/2 ran `markov` but never
+    `markov-b`. The check was per stage (shards 0/2 and 1/2 both ran `generate`), so the merge
+    exited 0 and the merged run silently lacked half of markov-b's poems."""
+    part0, part1 = tmp_path / "part0", tmp_path / "part1"
+    _generate(part0, "--models", "markov,markov-b", "--shard", "0/2")
+    _generate(part1, "--shard", "1/2")
+    dest = tmp_path / "all"
+    result = _merge(dest, part0, part1)
+    assert result.exit_code == 1, result.output
+    [line] = _incomplete(result)
+    assert "generate of model markov-b ran with --shard K/2" in line, line
+    assert "shard(s) 1/2 are in none" in line and str(dest) in line and "0/2" not in line
+
+    late = tmp_path / "part1-markov-b"
+    _generate(late, "--models", "markov-b", "--shard", "1/2")
+    result = _merge(dest, late)
+    assert result.exit_code == 0 and not _incomplete(result), result.output
+    with RunStore(dest) as store:
+        assert store.count("generations", "author = 'markov-b'") == 4
+        assert store.count("generations", "author = 'markov'") == 4
+
+
+@pytest.mark.usefixtures("markov_b")
+def test_shards_recorded_without_models_count_for_every_model_of_their_stage(
+    tmp_path: Path,
+) -> None:
+    """A store written before shards were recorded per model still merges: its shards count
+    for every model of the stage (the models its `models` entry names are checked with them)."""
+    old, new = tmp_path / "old-part0", tmp_path / "new-part1"
+    _generate(old, "--models", "markov,markov-b", "--shard", "0/2")
+    _as_written_before_model_shards(old)
+    _generate(new, "--shard", "1/2")  # markov only
+    dest = tmp_path / "all"
+    result = _merge(dest, old, new)
+    assert result.exit_code == 1, result.output
+    [line] = _incomplete(result)
+    assert "generate of model markov-b" in line and "shard(s) 1/2 are in none" in line, line
+
+    # The old store's shard 0/2 is kept in the destination as any model's.
+    late = tmp_path / "new-part1-markov-b"
+    _generate(late, "--models", "markov-b", "--shard", "1/2")
+    result = _merge(dest, late)
+    assert result.exit_code == 0 and not _incomplete(result), result.output
+    with RunStore(dest) as store:
+        recorded = store.get_meta(MODEL_SHARDS_META_KEY)
+    assert recorded == {"generate": {"*": ["0/2"], "markov": ["1/2"], "markov-b": ["1/2"]}}
+
+    # Old stores alone: each model of the stage is checked with the stage's shards.
+    result = _merge(tmp_path / "old-only", old)
+    assert result.exit_code == 1, result.output
+    assert [("markov-b" in line, "shard(s) 1/2" in line) for line in _incomplete(result)] == [
+        (False, True),
+        (True, True),
+    ]
+
+
+@pytest.mark.usefixtures("markov_b")
+def test_a_store_shared_with_an_older_version_keeps_its_shards_as_any_models(
+    tmp_path: Path,
+) -> None:
+    """An older POEMetric ran shard 0/2 of both models in a store, this one then shard 0/2 of
+    `markov` alone: the older shard is not taken for markov's only (that would leave markov-b
+    without shard 0/2)."""
+    shared, other = tmp_path / "shared", tmp_path / "other"
+    _generate(shared, "--models", "markov,markov-b", "--shard", "0/2")
+    _as_written_before_model_shards(shared)
+    _generate(shared, "--shard", "0/2")
+    with RunStore(shared) as store:
+        assert store.get_meta(MODEL_SHARDS_META_KEY) == {
+            "generate": {"*": ["0/2"], "markov": ["0/2"]}
+        }
+    _generate(other, "--models", "markov,markov-b", "--shard", "1/2")
+    result = _merge(tmp_path / "all", shared, other)
+    assert result.exit_code == 0 and not _incomplete(result), result.output
+
+
+def test_a_stage_whose_shards_name_no_known_model_is_checked_as_one() -> None:
+    record = {"generate": {"*": ["0/3", "2/3"]}, "judge": {"*": ["0/2", "0/1"]}}
+    assert missing_shards(record, {}) == [MissingShards("generate", None, 3, (1,))]
+    assert missing_shards(record, {"generate": ["a"]}) == [MissingShards("generate", "a", 3, (1,))]
+
+
+@pytest.mark.usefixtures("markov_b")
+def test_shards_that_ran_other_models_keep_their_model_records(tmp_path: Path) -> None:
+    """One model per array task: the merge kept the `models` record of the first store only, so
+    the report and the figures named the other shards' models from today's files (or not at
+    all, for a file since removed)."""
     first, second = tmp_path / "a", tmp_path / "b"
     _generate(first)
     args = ["generate", "--no-progress", "--run", str(second), "--models", "markov-b"]

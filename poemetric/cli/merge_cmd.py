@@ -44,8 +44,9 @@ def merge(
     Rows missing from the destination are copied and identical rows are kept once; a successful
     result replaces a failed one; two different successful results for the same prompt, author
     and sample are reported as conflicts and the destination's is kept. When the stores hold
-    shards of `--shard K/N` and some shard of a stage is in none of them, the merge is still
-    written, the missing shards are named, and the exit status is 1.
+    shards of `--shard K/N` and some shard of a stage is in none of them for some model (e.g. an
+    array task run with other `--models`), the merge is still written, the missing shards are
+    named with their stage and model, and the exit status is 1.
 
     Examples:
 
@@ -58,12 +59,13 @@ def merge(
     except StoreError as error:
         raise error_exit(error) from error
     _print_report(console, report)
-    for stage, count, lacking in report.missing_shards:
-        numbers = ", ".join(f"{k}/{count}" for k in lacking)
+    for missing in report.missing_shards:
+        numbers = ", ".join(f"{k}/{missing.count}" for k in missing.indexes)
+        ran = f"{missing.stage} of model {missing.model}" if missing.model else missing.stage
         console.print(
-            f"[yellow]incomplete: {stage} ran with --shard K/{count}, but shard(s) {numbers} are "
-            f"in none of the merged stores; the merge was written: run the missing shard(s) "
-            f"and merge them into {escape(str(into))} too[/yellow]"
+            f"[yellow]incomplete: {escape(ran)} ran with --shard K/{missing.count}, but shard(s) "
+            f"{numbers} are in none of the merged stores; the merge was written: run the missing "
+            f"shard(s) and merge them into {escape(str(into))} too[/yellow]"
         )
     if report.missing_shards or (report.conflicts and strict):
         raise typer.Exit(1)

@@ -268,7 +268,7 @@ def run_stage(
     if not options.dry_run:
         record_models(store, stage, specs)
         shard = options.shard or Shard(0, 1)
-        record_shard(store, stage, shard.index, shard.count)
+        record_shard(store, stage, shard.index, shard.count, [spec.name for spec in specs])
     report = StageReport(
         stage=stage, dry_run=options.dry_run, shard=str(options.shard) if options.shard else None
     )

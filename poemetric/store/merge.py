@@ -27,7 +27,7 @@ from typing import Any
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, to_json, utc_now
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
 from poemetric.store.schema import SCHEMA_VERSION
-from poemetric.store.shards import SHARDS_META_KEY, missing_shards, parse_shards, union_shards
+from poemetric.store.shards import SHARD_META_KEYS, MissingShards, merge_shard_records
 
 __all__ = ["MergeConflict", "MergeError", "MergeReport", "TableMerge", "merge_runs"]
 
@@ -111,8 +111,8 @@ class MergeReport:
     tables: dict[str, TableMerge] = field(default_factory=dict)
     conflicts: list[MergeConflict] = field(default_factory=list)
     skipped_sources: list[Path] = field(default_factory=list)
-    #: (stage, N, K's) for each stage run with `--shard K/N` whose shards are not all merged.
-    missing_shards: list[tuple[str, int, list[int]]] = field(default_factory=list)
+    #: The shards of `--shard K/N` of a stage and model that none of the stores merged.
+    missing_shards: list[MissingShards] = field(default_factory=list)
 
     @property
     def copied(self) -> int:
@@ -200,13 +200,9 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
             if source not in report.skipped_sources
         )
         store.set_meta("merged_from", merged_from)
-        shards = union_shards(
-            [parse_shards(_meta_value(path, SHARDS_META_KEY)) for path in source_files]
-            + [parse_shards(store.get_meta(SHARDS_META_KEY))]
+        report.missing_shards = merge_shard_records(
+            store, [[_meta_value(path, key) for key in SHARD_META_KEYS] for path in source_files]
         )
-        if shards:
-            store.set_meta(SHARDS_META_KEY, shards)
-        report.missing_shards = missing_shards(shards)
     return report
 
 
@@ -251,8 +247,8 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
 def _merge_meta(store: RunStore) -> None:
     store.conn.execute(
         "INSERT OR IGNORE INTO main.meta(key, value) SELECT key, value FROM src.meta "
-        "WHERE key NOT IN ('merged_from', 'shards', ?)",  # combined, not first-come
-        (MODELS_META_KEY,),
+        "WHERE key NOT IN ('merged_from', ?, ?, ?)",  # combined, not first-come
+        (*SHARD_META_KEYS, MODELS_META_KEY),
     )
     merge_attached_records(store)
 
