@@ -366,3 +366,53 @@ def test_a_broken_entry_point_is_one_clear_error_in_the_probe_commands(
     code, out, err = cli("probe", "run", str(pairs), "--scorer", "chat:mine", "-o",
                          str(tmp_path / "scores.jsonl"), "--run", str(tmp_path / "run"))  # fmt: skip
     assert code == 2 and err.startswith(expected), out + err
+
+
+def test_models_lists_a_model_whose_entry_point_is_broken_as_unusable(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path
+) -> None:
+    """`poemetric models` listed such a model as usable: the broken plugin was found only when
+    a command selected it."""
+    broken = install("broken", "import nonexistent_dependency_xyz\n")
+    install("notaprovider", NOT_A_PROVIDER)
+    install("toy", GOOD)
+    mine = user_models("generators", "mine", "name: mine\nprovider: broken\nmodel: x\n"
+                       "groups: [plugged]\n")  # fmt: skip
+    other = user_models("generators", "other", "name: other\nprovider: notaprovider\nmodel: x\n")
+    user_models("generators", "fine", "name: fine\nprovider: toy\nmodel: x\ngroups: [plugged]\n")
+    judge = user_models("judges", "mine", "name: mine\nprovider: broken\nmodel: x\n")
+    load_error = (
+        f"provider 'broken' (entry point 'broken = {broken}:Plugin' of package {broken} 0.1) "
+        "cannot be loaded: ModuleNotFoundError: No module named 'nonexistent_dependency_xyz'"
+    )
+
+    code, out, err = cli("models")
+    assert code == 0, out + err
+    assert "(and 2 unusable, below)" in out.splitlines()[0]
+    lines = out.splitlines()
+    assert f"  mine: {load_error}  ({mine})" in lines
+    (listed,) = [line for line in lines if line.startswith("  other: provider 'notaprovider' (")]
+    assert listed.endswith(f"which is not a subclass of poemetric.providers.Provider  ({other})")
+    names = [line.split("│")[0].strip() for line in lines if "│" in line]
+    assert "fine" in names and "mine" not in names and "other" not in names
+
+    code, out, err = cli("models", "--group", "plugged")
+    assert code == 0, out + err
+    assert "1 model in group plugged (and 1 unusable, below)" in out
+    assert f"  mine: {load_error}  ({mine})" in out.splitlines()
+
+    code, out, err = cli("models", "--judges")
+    assert code == 0 and f"  mine: {load_error}  ({judge})" in out.splitlines(), out + err
+
+    code, out, err = cli("models", "show", "mine")
+    assert (code, out) == (2, ""), err
+    assert err.splitlines()[0] == f"error: {mine}: model 'mine' cannot be used: {load_error}"
+    assert err.splitlines()[1].startswith("  the model file is fine: fix or reinstall the ")
+
+    # Only the commands that select it stop, as before, with the same error.
+    run = tmp_path / "run"
+    code, out, err = cli("generate", "--run", str(run), "--models", "fine,markov", "--limit",
+                         "1", "--no-progress")  # fmt: skip
+    assert code == 0, out + err
+    code, out, err = cli("generate", "--run", str(run), "--models", "plugged", "--limit", "1")
+    assert code == 2 and err.startswith(f"error: {mine}: model 'mine': {load_error}"), out + err

@@ -19,6 +19,7 @@ from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
 from poemetric.redaction import Redactor
+from poemetric.store import RunStore
 from poemetric.testing.exchange import HttpAnswer
 from poemetric.testing.servers import ChatCall, GeminiServer, OpenAIServer, RecordedRequest
 
@@ -173,8 +174,9 @@ def test_a_failed_batch_submission_prints_one_line_without_the_key(
     assert leaks(output) == [] and folder_leaks(run) == {}
 
 
-#: A third-party adapter with a bug: its batch submission raises a plain exception (no
-#: ProviderError, so no command handles it) that quotes the key it read.
+#: A third-party adapter with two bugs: its batch submission and its `aclose` raise plain
+#: exceptions (no ProviderError) that quote the key it read. The first stops its model; the
+#: second, which nothing handles, ends the command with a traceback.
 CRASHING_PLUGIN = """
 from poemetric.providers import Provider
 from poemetric.providers.base import BatchCapable
@@ -195,11 +197,15 @@ class Crashing(Provider, BatchCapable):
 
     async def batch_results(self, batch_id):
         raise NotImplementedError
+
+    async def aclose(self):
+        raise KeyError(f"cannot close the client of {resolve_api_key(self.spec, ())}")
 """
 
 
 def test_a_crash_traceback_prints_no_key(tmp_path: Path, model_folder: Path) -> None:
-    """A crash's traceback printed the exception as raised, with the key it quoted in clear."""
+    """A crash's traceback printed the exception as raised, with the key it quoted in clear;
+    the traceback of the batch bug, kept in the call log, holds no key either."""
     (tmp_path / "crashing_plugin.py").write_text(CRASHING_PLUGIN, encoding="utf-8")
     (model_folder / "bug.yaml").write_text(
         f"name: bug\nprovider: crashing\nmodel: m\napi_key_env: {KEY_ENV}\n", encoding="utf-8"
@@ -218,8 +224,11 @@ def test_a_crash_traceback_prints_no_key(tmp_path: Path, model_folder: Path) -> 
         command, cwd=REPO, env={**os.environ, **env}, capture_output=True, text=True
     )
     assert done.returncode == 1
-    assert "Traceback" in done.stderr and "no batch field for the key ***" in done.stderr
+    assert "Traceback" in done.stderr and "cannot close the client of ***" in done.stderr
     assert leaks(done.stdout + done.stderr) == [] and folder_leaks(run) == {}
+    with RunStore(run) as store:
+        (logged,) = store.query("SELECT detail FROM calls WHERE outcome = 'adapter-error'")
+    assert "KeyError: 'no batch field for the key ***'" in logged["detail"]
 
 
 def rhyming_echo(call: ChatCall) -> str:

@@ -125,7 +125,7 @@ def models(
     console.print(table)
     if unusable:
         console.print(
-            f"unusable (selecting one is an error until its file is fixed; "
+            f"unusable (selecting one is an error until it is fixed; "
             f"`poemetric models show NAME{' --judges' if judges else ''}` says more):",
             markup=False,
         )
@@ -155,7 +155,7 @@ def show(
     judges = judges or bool((ctx.obj or {}).get("judges"))
     kind = _kind(judges)
     try:
-        catalog = load_catalog(kind)
+        catalog = load_catalog(kind).providers_checked()
     except RosterError as error:
         raise error_exit(error) from error
     if name in catalog.unusable:

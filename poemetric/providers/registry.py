@@ -127,5 +127,35 @@ def provider_class(name: str) -> type[Provider]:
     )
 
 
+def load_problem(name: str) -> str | None:
+    """Why the provider `name` cannot be used (`ProviderLoadError`'s message: a broken entry
+    point, a name registered twice or taken from a built-in), or None. Built-in adapters are not
+    imported (`poemetric models` stays quick); a name nothing registers is None too (the model
+    file check says "not installed")."""
+    if name in _REGISTERED or (name in _BUILTIN and not _third_party(name)):
+        return None
+    try:
+        provider_class(name)
+    except ProviderLoadError as error:
+        return str(error)
+    except UnknownProviderError:
+        return None
+    return None
+
+
+def describe_provider(name: str) -> str:
+    """`provider 'toy' (entry point 'toy = pkg.mod:Cls' of package pkg 1.0)`, or the class
+    that serves a built-in or in-process name, for messages about an adapter's own bug."""
+    entries = _third_party(name)
+    if len(entries) == 1:
+        return f"provider {name!r} ({_described(entries[0])})"
+    if name in _REGISTERED:
+        cls = _REGISTERED[name]
+        return f"provider {name!r} ({cls.__module__}:{cls.__qualname__})"
+    if name in _BUILTIN:
+        return f"provider {name!r} (built in: {_BUILTIN[name]})"
+    return f"provider {name!r}"
+
+
 def create_provider(spec: ModelSpec) -> Provider:
     return provider_class(spec.provider)(spec)

@@ -15,8 +15,10 @@ stored with the results; keys are named by `api_key_env` and read by the provide
 
 A model file that cannot be used (invalid YAML or fields, an unset `${VAR}`, a provider that is
 not installed, an `options:` key its provider does not read) does not stop the roster: it is
-listed as unusable, with its reason, and only a command that selects its model fails. Errors of the roster as a whole (two files of one model
-in one folder, a broken `groups.yaml`, a missing folder) still stop every command.
+listed as unusable, with its reason, and only a command that selects its model fails; `poemetric
+models` lists a model whose third-party provider cannot be loaded (a broken entry point) with
+them. Errors of the roster as a whole (two files of one model in one folder, a broken
+`groups.yaml`, a missing folder) still stop every command.
 
 The package's modules, each with one job: `base` (the kinds, the error, name suggestions),
 `yaml_reader` (YAML with line numbers, no duplicate keys), `model_file` (one model file),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from poemetric.paths import resource_path
 from poemetric.providers.base import ModelSpec
-from poemetric.providers.registry import available_providers
+from poemetric.providers.registry import available_providers, load_problem
 from poemetric.roster.base import (
     ALL_GROUP,
     RosterError,
@@ -23,6 +23,11 @@ ENV_DIRS: dict[str, str] = {
     "generators": "POEMETRIC_GENERATORS_DIR",
     "judges": "POEMETRIC_JUDGES_DIR",
 }
+#: What `models show` adds under a provider that cannot be loaded.
+_PROVIDER_HINT = (
+    "the model file is fine: fix or reinstall the package that registers the provider, or "
+    'uninstall it (docs/providers.md, "Writing a provider")'
+)
 #: File names that cannot name a model: `all` is a built-in group, `human` the poets.
 RESERVED_NAMES = (ALL_GROUP, "human")
 
@@ -76,6 +81,28 @@ class Roster:
         if broken:
             others = f"; also unusable: {', '.join(b.name for b in broken[1:])}"
             raise UnusableModelError(broken[0].error(self.kind) + (others if broken[1:] else ""))
+
+    def providers_checked(self) -> Roster:
+        """This roster with the models whose provider cannot be loaded (a third-party entry
+        point that does not import or names no `Provider`: `load_problem`) moved to `unusable`.
+        For `poemetric models`: a command loads only the providers of the models it selects."""
+        problems: dict[str, str | None] = {}
+        entries: dict[str, RosterEntry] = {}
+        unusable = dict(self.unusable)
+        for name, entry in self.entries.items():
+            provider = entry.spec.provider
+            if provider not in problems:
+                problems[provider] = load_problem(provider)
+            problem = problems[provider]
+            if problem is None:
+                entries[name] = entry
+                continue
+            first, *more = problem.splitlines() or [problem]
+            detail = "\n".join([*more, _PROVIDER_HINT])  # under the reason, in `models show`
+            unusable[name] = UnusableModel(
+                name, entry.path, first, detail, tuple(entry.spec.groups)
+            )
+        return Roster(self.kind, entries, dict(sorted(unusable.items())))
 
 
 def roster_directories(

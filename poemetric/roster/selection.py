@@ -97,8 +97,9 @@ def list_models(
 ) -> list[ModelRow]:
     """Rows for the `poemetric models` table, in group order (or by name), of the usable models
     (`list_unusable` has the others). A row's groups are every group the model belongs to (a
-    `groups.yaml` or its own `groups:`), `all` left out."""
-    catalog = load_catalog(kind, directory)
+    `groups.yaml` or its own `groups:`), `all` left out. A model whose provider cannot be
+    loaded (a broken entry point) is one of the unusable ones."""
+    catalog = load_catalog(kind, directory).providers_checked()
     groups = load_groups(kind, directory, catalog)
     entries = catalog.entries
     rows = []
@@ -127,8 +128,9 @@ def list_models(
 def list_unusable(
     kind: RosterKind = "generators", group: str | None = None, directory: Path | None = None
 ) -> list[UnusableModel]:
-    """The models of the roster (or of `group`) whose files cannot be used, in the same order."""
-    catalog = load_catalog(kind, directory)
+    """The models of the roster (or of `group`) whose files cannot be used, or whose provider
+    cannot be loaded (a broken entry point), in the same order."""
+    catalog = load_catalog(kind, directory).providers_checked()
     groups = load_groups(kind, directory, catalog)
     listed = _listed(catalog, groups, group)
     return [catalog.unusable[name] for name in listed if name in catalog.unusable]

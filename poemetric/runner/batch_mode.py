@@ -15,6 +15,9 @@ Resumable by construction:
   already submitted stays in the table, polled by the next run). A submission is retried only
   when no batch can have been created: the provider answered with an error status, or the
   request never left. A stop (Ctrl-C, SIGTERM) ends the wait for a retry and starts none.
+* a batch method of the adapter that raises something other than `ProviderError` (a bug in a
+  third-party adapter) stops the model alone the same way, its traceback in the call log
+  (`poemetric.runner.adapter_bugs`).
 
 Custom ids are the jobs' stable keys (generation_id / judgment_id): 16 hex characters, valid for
 every provider's id rules.
@@ -25,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,6 +41,7 @@ from poemetric.providers.base import (
 )
 from poemetric.providers.remote_common import never_sent
 from poemetric.runner import stopping
+from poemetric.runner.adapter_bugs import AdapterBug, Expected, adapter_call, stop_for_adapter_bug
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, completion_to_dict
 from poemetric.runner.recording import (
@@ -129,15 +133,21 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         items = [(job.key, job.request) for job in chunk]
         try:
             batch_id = await _retried(
-                run, partial(provider.submit_batch, items), also_if=_surely_not_accepted
+                run,
+                partial(provider.submit_batch, items),
+                also_if=_surely_not_accepted,
+                returns=(str, "a batch id (str)"),
             )
             # Stored before a stop (Ctrl-C, SIGTERM) ends the stage: the resume polls it.
             _record_batch(run, batch_id, chunk)
-        except (_GaveUp, _Stopped) as failed:
+        except (_GaveUp, _Stopped, AdapterBug) as failed:
             # This chunk and the next stay pending; batches already submitted are still collected.
             _release(run, reserved, [job.key for job in chunk])
-            if isinstance(failed, _GaveUp):
-                left = len(chunk) + len(to_submit[start + size :])
+            left = len(chunk) + len(to_submit[start + size :])
+            if isinstance(failed, AdapterBug):
+                stop_for_adapter_bug(run, failed, None)
+                _count_pending(run, left)
+            elif isinstance(failed, _GaveUp):
                 _leave_pending(run, failed, "submission", left)
             break
         finally:
@@ -183,11 +193,13 @@ async def _retried(
     run: ModelRun,
     call: Callable[[], Awaitable[T]],
     *,
+    returns: Expected,
     also_if: Callable[[ProviderError], bool] | None = None,
 ) -> T:
-    """`call()` retried as the runner retries a job (429s, 5xx, timeouts; bounded backoff).
-    `_GaveUp` when it fails for good; `_Stopped` when a stop begins before a retry (the wait
-    for it ends at once)."""
+    """`call()` (an adapter's batch method) retried as the runner retries a job (429s, 5xx,
+    timeouts; bounded backoff). `_GaveUp` when it fails for good; `_Stopped` when a stop begins
+    before a retry (the wait for it ends at once); `AdapterBug` when it raises anything but a
+    `ProviderError`, or returns something that is not of the type `returns` names."""
     from poemetric.runner.calls import retry_policy
 
     rng = random.Random(f"{run.options.seed}:{run.spec.name}:batch")
@@ -199,7 +211,7 @@ async def _retried(
                 if attempts and stopping.requested():
                     raise _Stopped
                 attempts += 1
-                return await call()
+                return await adapter_call(call, returns)
     except ProviderError as error:
         raise _GaveUp(error, attempts) from error
     raise AssertionError("unreachable: tenacity re-raises the last failure")  # pragma: no cover
@@ -236,6 +248,10 @@ def _leave_pending(run: ModelRun, failed: _GaveUp, step: str, jobs: int) -> None
                 "and cancel it there before running again, which submits these jobs again)"
             )
         run.stop_mid_run(reason)
+    _count_pending(run, jobs)
+
+
+def _count_pending(run: ModelRun, jobs: int) -> None:
     run.report.left_pending += jobs
     for _ in range(jobs):
         run.advance()
@@ -262,12 +278,19 @@ async def _wait_and_collect(
     delay = run.options.batch_poll_s
     while True:
         try:
-            status: BatchStatus = await _retried(run, partial(provider.batch_status, batch_id))
-        except (_GaveUp, _Stopped) as failed:
+            status: BatchStatus = await _retried(
+                run,
+                partial(provider.batch_status, batch_id),
+                returns=(BatchStatus, "a poemetric.providers.BatchStatus"),
+            )
+        except (_GaveUp, _Stopped, AdapterBug) as failed:
             # Left uncollected: the next run polls it again instead of paying twice.
             _release(run, reserved, keys)
-            if isinstance(failed, _GaveUp):
-                left = sum(1 for key in keys if key in by_key)
+            left = sum(1 for key in keys if key in by_key)
+            if isinstance(failed, AdapterBug):
+                stop_for_adapter_bug(run, failed, batch_id)
+                _count_pending(run, left)
+            elif isinstance(failed, _GaveUp):
                 _leave_pending(run, failed, "status poll", left)
             return
         detail = _detail(status)
@@ -296,9 +319,18 @@ async def _collect(
     by_key, reserved, follow_ups = pending
     detail = _detail(status)
     try:
-        results = await _retried(run, partial(provider.batch_results, batch_id))
+        results = await _retried(
+            run,
+            partial(provider.batch_results, batch_id),
+            returns=(Mapping, "a dict of results by custom id"),
+        )
     except _Stopped:  # the provider keeps the results for the resume
         _release(run, reserved, keys)
+        return
+    except AdapterBug as bug:  # left uncollected: the next run (a fixed adapter) collects it
+        _release(run, reserved, keys)
+        stop_for_adapter_bug(run, bug, batch_id)
+        _count_pending(run, sum(1 for key in keys if key in by_key))
         return
     except _GaveUp as failed:
         # Leave the batch uncollected: the next run polls it again rather than paying twice.
@@ -316,6 +348,12 @@ async def _collect(
         job = by_key.get(key)
         if result is None:
             result = ProviderError(f"batch {batch_id} returned no result for {key}", retryable=True)
+        elif not isinstance(result, Completion | ProviderError):  # the adapter's bug: this job
+            result = ProviderError(
+                f"provider {run.spec.provider!r} returned {type(result).__name__} for {key} in "
+                "batch_results, not a poemetric.providers.Completion or ProviderError",
+                retryable=False,
+            )
         if job is None:
             # Not pending in this invocation (done meanwhile, or outside this shard): keep
             # the paid response in the cache so that whoever needs it replays it.

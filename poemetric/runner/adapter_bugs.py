@@ -1,0 +1,91 @@
+"""A bug in a provider adapter's batch methods (`--batch`): `submit_batch`, `batch_status` or
+`batch_results` raising something other than `ProviderError` (a KeyError, a TypeError inside a
+third-party adapter), or returning something of the wrong type.
+
+It stops that model alone, as a batch request failing for good does: one paragraph naming the
+model, the adapter (its entry point and package) and the exception; its jobs stay pending (a
+batch already submitted stays in the `batches` table and is polled again by the next run); the
+other models of the command go on. The redacted traceback is kept in the run's call log (the
+`calls` table, outcome `adapter-error`), for the adapter's author.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from poemetric.providers.base import ProviderError
+from poemetric.providers.registry import describe_provider
+
+if TYPE_CHECKING:
+    from poemetric.runner.runner import ModelRun
+
+#: The `calls` outcome of an adapter's bug.
+OUTCOME = "adapter-error"
+#: Longest exception message kept in the line that says why the model was stopped.
+_MESSAGE_CHARS = 300
+
+T = TypeVar("T")
+#: The type(s) a batch method must return, and how to say it ("a batch id (str)").
+Expected = tuple[type | tuple[type, ...], str]
+
+
+class AdapterBug(Exception):
+    """`method` of the model's adapter raised `error` (not a `ProviderError`), or returned a
+    value of the wrong type (`error` is then a TypeError saying so)."""
+
+    def __init__(self, method: str, error: BaseException) -> None:
+        super().__init__(f"{method}: {type(error).__name__}: {error}")
+        self.method = method
+        self.error = error
+
+
+async def adapter_call(call: Callable[[], Awaitable[T]], returns: Expected) -> T:
+    """`await call()` (a `functools.partial` of an adapter's batch method): its value, or the
+    `ProviderError` it raised; `AdapterBug` for any other exception, or a value that is not of
+    the type `returns` names (an empty batch id included)."""
+    method = getattr(getattr(call, "func", call), "__name__", "a batch method")
+    try:
+        value = await call()
+    except ProviderError:
+        raise
+    except Exception as error:  # a bug in the adapter: never retried
+        raise AdapterBug(method, error) from error
+    expected, described = returns
+    if not isinstance(value, expected) or (isinstance(value, str) and not value):
+        wrong = TypeError(f"it returned {type(value).__name__}, not {described}: {value!r:.80}")
+        raise AdapterBug(method, wrong)
+    return value
+
+
+def stop_for_adapter_bug(run: ModelRun, bug: AdapterBug, batch_id: str | None) -> None:
+    """Stop the model (its jobs stay pending: the caller counts them) and log the traceback."""
+    error = bug.error
+    message = run.redact(str(error))
+    if len(message) > _MESSAGE_CHARS:
+        message = message[: _MESSAGE_CHARS - 1] + "…"
+    where = f" for batch {batch_id}" if batch_id else ""
+    reason = (
+        f"{describe_provider(run.spec.provider)} failed in {bug.method}{where} with "
+        f"{type(error).__name__}: {message}. This is a bug in the adapter, not a failure of the "
+        "service: nothing was stored as done or as an error; its traceback is in the run's call "
+        f"log (`poemetric export calls --run {run.store.run_dir}`, outcome adapter-error)"
+    )
+    if bug.method == "submit_batch":
+        reason += (
+            "; if the adapter created the batch before it failed, cancel it in the provider's "
+            "batch list before running again"
+        )
+    run.stop_mid_run(reason)
+    trace = "".join(traceback.format_exception(error))
+    run.store.log_call(
+        cache_key=batch_id or "-",
+        provider=run.spec.provider,
+        model=run.spec.model,
+        attempt=1,
+        outcome=OUTCOME,
+        http_status=None,
+        detail=run.redact(f"{bug.method}{where}: {trace}"),
+        latency_s=None,
+    )

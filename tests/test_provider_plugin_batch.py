@@ -1,0 +1,129 @@
+"""`--batch` with a third-party provider (docs/providers.md, "Writing a provider") whose batch
+methods have a bug: the plugin installed through a real entry point, run through the real
+`poemetric generate`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_provider_plugins import Installer, cli, install, user_models
+
+from poemetric.store import RunStore
+
+__all__ = ["install", "user_models"]  # fixtures
+
+
+#: A plugin with a batch API whose methods have a bug when TOY_BATCH_BUG names them: a KeyError
+#: quoting the key (or, for "junk", a batch id that is not a str). SUBMITTED is its "service".
+BATCH_PLUGIN = """\
+    import os
+    from typing import ClassVar
+
+    from poemetric.providers import Completion, Provider, TokenUsage
+    from poemetric.providers.base import BatchCapable, BatchStatus
+    from poemetric.providers.remote_common import resolve_api_key
+
+    SUBMITTED = {}
+    ANSWER = "A line of batch verse\\nAnother line of it"
+
+
+    class Plugin(Provider, BatchCapable):
+        name: ClassVar[str] = "NAME"
+        default_key_envs: ClassVar[tuple[str, ...]] = ("TOY_SERVICE_KEY",)
+
+        async def generate(self, request):
+            return Completion(text=ANSWER)
+
+        def bug(self, step):
+            if os.environ.get("TOY_BATCH_BUG") == step:
+                key = resolve_api_key(self.spec, self.default_key_envs)
+                raise KeyError(f"no 'id' in the answer for {key}")
+
+        async def submit_batch(self, items):
+            self.bug("submit")
+            batch_id = f"toy-batch-{len(SUBMITTED)}"
+            SUBMITTED[batch_id] = [key for key, _ in items]
+            if os.environ.get("TOY_BATCH_BUG") == "junk":
+                return {"id": batch_id}
+            return batch_id
+
+        async def batch_status(self, batch_id):
+            self.bug("poll")
+            n = len(SUBMITTED[batch_id])
+            return BatchStatus(batch_id=batch_id, state="completed", total=n, completed=n)
+
+        async def batch_results(self, batch_id):
+            self.bug("collect")
+            usage = TokenUsage(input_tokens=3, output_tokens=5)
+            return {key: Completion(text=ANSWER, usage=usage) for key in SUBMITTED[batch_id]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("step", "method", "error"),
+    [
+        ("submit", "submit_batch", "KeyError: \"no 'id' in the answer for ***\""),
+        ("junk", "submit_batch", "TypeError: it returned dict, not a batch id (str): {'id': "),
+        ("poll", "batch_status", "KeyError: \"no 'id' in the answer for ***\""),
+        ("collect", "batch_results", "KeyError: \"no 'id' in the answer for ***\""),
+    ],
+)
+def test_a_bug_in_a_batch_adapter_stops_its_model_alone(
+    install: Installer,
+    user_models: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    step: str,
+    method: str,
+    error: str,
+) -> None:
+    """A KeyError (any exception but ProviderError) from a plugin's submit_batch, batch_status
+    or batch_results was a traceback that ended the whole command, other models included."""
+    module = install("toy", BATCH_PLUGIN)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    secret = "toy-secret-value-0123"
+    monkeypatch.setenv("TOY_SERVICE_KEY", secret)
+    monkeypatch.setenv("TOY_BATCH_BUG", step)
+    run = tmp_path / "run"
+    args = ["generate", "--run", str(run), "--models", "mine,markov", "--limit", "3", "--batch",
+            "--no-progress"]  # fmt: skip
+    code, out, err = cli(*args)
+    assert code == 1, out + err
+    batch = "" if step in ("submit", "junk") else " for batch toy-batch-0"
+    stopped = [line for line in out.splitlines() if line.startswith("mine: ")]
+    assert len(stopped) == 1, out
+    assert stopped[0].startswith(
+        f"mine: provider 'toy' (entry point 'toy = {module}:Plugin' of package {module} 0.1) "
+        f"failed in {method}{batch} with {error}"
+    ), stopped[0]
+    assert "a bug in the adapter" in stopped[0]
+    assert stopped[0].endswith("; 3 jobs left for the next run")
+    assert "Traceback" not in out + err and secret not in out + err
+    with RunStore(run) as store:
+        assert store.count("generations", "author = 'markov' AND status = 'ok'") == 3
+        assert store.count("generations", "author = 'mine'") == 0  # pending: neither ok nor error
+        (logged,) = store.query("SELECT cache_key, detail FROM calls WHERE outcome = ?",
+                                ("adapter-error",))  # fmt: skip
+        batches = store.query("SELECT batch_id, status FROM batches")
+    assert logged["cache_key"] == ("-" if not batch else "toy-batch-0")
+    trace = logged["detail"]
+    if step == "junk":  # nothing raised: the wrong value is the whole story
+        assert trace == f"{method}: {error}'toy-batch-0'}}\n"
+    else:
+        assert trace.startswith(f"{method}{batch}: Traceback (most recent call last):")
+        assert f"{module}.py" in trace and "***" in trace and secret not in trace
+    # A batch the adapter submitted (and recorded) stays for the next run to poll, not resubmit.
+    submitted = [] if step == "submit" else ["toy-batch-0"]
+    assert [b["batch_id"] for b in batches] == ([] if step == "junk" else submitted)
+    assert all(b["status"] != "collected" for b in batches)
+
+    monkeypatch.delenv("TOY_BATCH_BUG")
+    code, out, err = cli(*args)
+    assert code == 0, out + err
+    with RunStore(run) as store:
+        assert store.count("generations", "author = 'mine' AND status = 'ok'") == 3
+    paid = sys.modules[module].SUBMITTED
+    assert len(paid) == (1 if step in ("submit", "poll", "collect") else 2), paid
