@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,12 +12,14 @@ from typing import TYPE_CHECKING
 import httpx
 import pytest
 from survey_support import answers_of, serving, survey_run
+from typer.testing import CliRunner
 
+from poemetric.cli import app
 from poemetric.judge import DIMENSION_KEYS
 from poemetric.store import RunStore
 from poemetric.survey import db, tokens
 from poemetric.survey.build import build_survey
-from poemetric.survey.web import create_app
+from poemetric.survey.web import STALE, create_app
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -46,6 +49,22 @@ def _saved_comment(run: Path, rater: str, text: str) -> str:
         assert time.monotonic() < deadline, f"comment {text!r} was not saved"
         time.sleep(0.05)
     return found[0]
+
+
+def _hidden(html: str, name: str) -> str:
+    """The value of the page's hidden field `name` ('' when it has none)."""
+    found = re.search(f'name="{re.escape(name)}" value="([^"]*)"', html)
+    return found[1] if found else ""
+
+
+def _import(run: Path, tmp: Path, rater: str, poem: str, scores: dict[str, int]) -> str:
+    """`poemetric survey import` of a long-format file with these scores; its output."""
+    ratings = tmp / f"{rater}.csv"
+    lines = [f"{poem},{rater},{item},{score}" for item, score in scores.items()]
+    ratings.write_text("\n".join(["poem,rater,item,score", *lines, ""]), encoding="utf-8")
+    result = CliRunner().invoke(app, ["survey", "import", str(ratings), "--run", str(run)])
+    assert result.exit_code == 0, result.output
+    return result.output
 
 
 def _answer_page(page: Page, run: Path, rater: str, position: int, only: int | None = None) -> None:
@@ -279,8 +298,13 @@ def test_autosaves_arriving_out_of_order_keep_the_answer_edited_last(
         assert post(save, field="form", value="3", edited=bad).status_code == 400
     assert post(save, field="form", value="3", edited="2001").status_code == 200
     assert form() == (3.0, None)
-    # A browser clock far behind still replaces an answer without a time.
-    assert post(save, field="comment_literary_devices", value="on the web", edited="1").is_success
+    # A browser clock far behind still replaces an answer without a time (on a page drawn
+    # after its import, which the page says in `imported`: see the import tests below).
+    seen = _hidden(httpx.get(page_url, timeout=10).text, "imported")
+    sent = post(
+        save, field="comment_literary_devices", value="on the web", edited="1", imported=seen
+    )
+    assert sent.is_success
     assert answers_of(run, "dee")[(poem, "comment_literary_devices")] == (None, "on the web")
 
     # The page carries each stored time; the whole form sent back without JavaScript (times
@@ -293,3 +317,79 @@ def test_autosaves_arriving_out_of_order_keep_the_answer_edited_last(
     assert sent.status_code in (303, 422)
     assert form() == (5.0, None)
     assert answers_of(run, "dee")[(poem, "theme")] == (2.0, None)
+
+
+def test_a_page_drawn_before_an_import_cannot_store_over_the_imported_answers(
+    live: tuple[Path, str], tmp_path: Path
+) -> None:
+    """`survey import` left the edit times alone: a page opened before the import and saved
+    after it (an autosave of a change made since, or "Save and next" sending the answers it was
+    drawn with) stored its answers over the imported ones. A page drawn after the import edits
+    them as usual; the import itself replaces web answers, also when run again."""
+    run, url = live
+    token, _ = _links(run, "ben")
+    csrf = tokens.csrf_token(tokens.load_secret(run), "experts", "ben")
+    page_url = f"{url}/r/{token}/2"
+    with RunStore(run, create=False) as store:
+        poem = db.pages(store, "experts", "ben")[1].generation_id
+
+    def post(target: str, **data: str) -> httpx.Response:
+        sent = {key: value for key, value in data.items() if value or key != "imported"}
+        return httpx.post(target, data={"csrf": csrf, **sent}, timeout=10)
+
+    def stored(key: str) -> float | None:
+        return answers_of(run, "ben").get((poem, key), (None, None))[0]
+
+    def drawn() -> str:
+        return _hidden(httpx.get(page_url, timeout=10).text, "imported")
+
+    stale = drawn()
+    assert post(
+        f"{page_url}/save", field="form", value="2", edited="5000", imported=stale
+    ).is_success
+    imported = _import(run, tmp_path, "ben", poem, {"form": 4, "theme": 5})
+    assert "(1 new, 1 replaced)" in imported  # an import after a web save replaces it
+    # The rater changes "form" on the page opened before the import: refused, as from a tab
+    # drawn before another changed it, whatever the browser clock says.
+    late = post(f"{page_url}/save", field="form", value="5", edited="9000", imported=stale)
+    assert late.status_code == 409 and late.json() == {"error": STALE, "stale": "form"}
+    # "Save and next" (also without JavaScript) of that page: its other answers land.
+    full = {"form": "2", "theme": "1", "creativity": "3", "edited:form": "5000", "imported": stale}
+    assert post(page_url, **full).status_code == 422  # not every question answered
+    assert (stored("form"), stored("theme"), stored("creativity")) == (4.0, 5.0, 3.0)
+
+    fresh = drawn()  # reloaded: the page shows the imported answers and edits them
+    assert fresh > stale
+    assert post(
+        f"{page_url}/save", field="form", value="5", edited="9001", imported=fresh
+    ).is_success
+    assert stored("form") == 5.0
+    again = _import(run, tmp_path, "ben", poem, {"form": 4, "theme": 5})  # the same file again
+    assert "(0 new, 2 replaced)" in again and stored("form") == 4.0
+    assert post(f"{page_url}/save", field="theme", value="1", imported=fresh).status_code == 409
+    assert post(f"{page_url}/save", field="theme", value="1", imported=drawn()).is_success
+    assert (stored("form"), stored("theme")) == (4.0, 1.0)
+
+
+def test_a_browser_page_opened_before_an_import_says_to_reload(
+    live: tuple[Path, str], browser: Browser, tmp_path: Path
+) -> None:
+    """The rater's change on a page opened before `survey import` is refused with the message
+    of a tab drawn before another; reloaded, the page shows the import and saves again."""
+    run, url = live
+    token, _ = _links(run, "cy")
+    with RunStore(run, create=False) as store:
+        poem = db.pages(store, "experts", "cy")[2].generation_id
+    page = browser.new_page()
+    page.goto(f"{url}/r/{token}/3")
+    _answer_page(page, run, "cy", 3, only=1)  # "form" is 1
+    _import(run, tmp_path, "cy", poem, {"form": 4})
+    page.locator("#q-form input[value='5']").check()
+    page.locator("#q-form .saved.failed").filter(has_text=STALE).wait_for(timeout=5000)
+    assert answers_of(run, "cy")[(poem, "form")] == (4.0, None)
+    page.reload()
+    assert page.locator("#q-form input:checked").get_attribute("value") == "4"
+    page.locator("#q-form input[value='5']").check()
+    page.locator("#q-form .saved:not(.failed)").filter(has_text="saved").wait_for()
+    page.close()
+    assert answers_of(run, "cy")[(poem, "form")] == (5.0, None)

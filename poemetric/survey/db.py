@@ -148,7 +148,7 @@ def save_answers(
     values: Mapping[str, Answer],
     *,
     required: Iterable[str],
-    source: str = "web",
+    source: str = edits.WEB,
 ) -> bool:
     """Upsert a page's answers, whatever their edit times; see `save_edits`. Returns whether
     the page is complete."""
@@ -164,11 +164,13 @@ def save_edits(
     edited: Mapping[str, int | None] | None,
     *,
     required: Iterable[str],
-    source: str = "web",
+    source: str = edits.WEB,
+    seen: str = "",
 ) -> tuple[bool, set[str]]:
     """Upsert a page's answers; marks the page complete once every required question has an
     answer. `edited` (web saves): question -> when the rater last edited its answer (ms, their
-    browser's clock; None: unknown); an answer older than the stored one is left out
+    browser's clock; None: unknown); an answer older than the stored one, or imported after the
+    page was drawn (`seen`: its newest import, `edits.seen`), is left out
     (`poemetric.survey.edits`). Returns whether the page is complete, and the questions left
     out."""
     now = utc_now()
@@ -177,7 +179,10 @@ def save_edits(
         if edited is not None:
             times = {key: edited.get(key) for key in values}
             held = edits.load(conn, survey.survey_id, rater, page.generation_id)
-            refused = edits.stale(held, times)
+            refused = edits.stale(held, times) | (
+                edits.imported_since(conn, survey.survey_id, rater, page.generation_id, seen)
+                & set(values)
+            )
             values = {key: value for key, value in values.items() if key not in refused}
             edits.record(conn, survey.survey_id, rater, page.generation_id,
                          {key: time for key, time in times.items() if key not in refused})  # fmt: skip
@@ -192,6 +197,12 @@ def save_edits(
 def edit_times(store: RunStore, survey_id: str, rater: str, generation_id: str) -> dict[str, int]:
     """question -> when the rater last edited its answer on the web (ms, their browser's clock)."""
     return edits.load(store.conn, survey_id, rater, generation_id)
+
+
+def imports_seen(store: RunStore, survey_id: str, rater: str, generation_id: str) -> str:
+    """The newest import a page of this poem drawn now shows (`edits.seen`); read before its
+    answers, so an import between the two reads only makes the page's saves of it refused."""
+    return edits.seen(store.conn, survey_id, rater, generation_id)
 
 
 def _mark_if_complete(
@@ -262,14 +273,17 @@ def import_answers(
     config: Mapping[str, Any],
 ) -> tuple[int, int]:
     """Store (rater, generation_id, question, score, text) rows under `survey_id` (created as
-    a 'poemetric' survey when new; raters added as needed), in one transaction.
+    a 'poemetric' survey when new; raters added as needed), in one transaction. `source` names
+    the file (never `edits.WEB`: a page drawn before the import must not store over them).
     Returns (new answers, replaced answers). No rows at all (for an expert survey) raise
     `NoAnswersError` and store nothing."""
     rows = list(rows)
-    now = utc_now()
     new = replaced = 0
     touched: set[str] = set()
     with store.transaction() as conn:
+        # Taken once the write lock is held: imports store in the order of their times, so a
+        # page that shows one import's answers (`edits.seen`) sees every earlier one too.
+        now = utc_now()
         conn.execute(
             "INSERT OR IGNORE INTO surveys VALUES (?, 'poemetric', NULL, ?, ?)",
             (survey_id, json.dumps(dict(config)), now),

@@ -14,8 +14,14 @@ clock, so a browser clock that is off does not matter on one device; the page al
 new time past the stored one it was drawn with, so an edit made after seeing an answer is newer
 than it whatever the clocks say. An answer without a time (stored before edit times, or never
 edited with JavaScript) counts as the oldest: a timed save replaces it, and a save without a
-time replaces only an answer without one (as before edit times). `survey import` and
-`ghostwriting import-lines` replace answers as before and leave the times alone.
+time replaces only an answer without one (as before edit times).
+
+`survey import` counts as an edit made after every page open at the time: whatever the browser
+clocks say, a page drawn before an import cannot store over an answer it imported (the page
+still showed the earlier one). The page carries the time of the newest imported answer it shows
+(`seen`, the server's clock, compared only with the import times it stores); a web save of an
+answer imported later than that is not stored. A page drawn after the import edits it like any
+other answer. `ghostwriting import-lines` replaces line grades as before.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ from collections.abc import Mapping
 
 #: Longest edit time accepted (digits of ms since 1970).
 MAX_DIGITS = 15
+#: `survey_answers.source` of an answer given on the web (an import stores the file's name).
+WEB = "web"
+#: Longest `seen` value accepted (an ISO time as `utc_now` writes it is 29 characters).
+MAX_SEEN = 40
 
 
 def parse_time(raw: str) -> int | None:
@@ -34,6 +44,37 @@ def parse_time(raw: str) -> int | None:
     if not (raw.isascii() and raw.isdigit() and len(raw) <= MAX_DIGITS):
         raise ValueError(f"edit time {raw[:20]!r} is not a time in ms")
     return int(raw)
+
+
+def parse_seen(raw: str) -> str:
+    """The import time a page was drawn with ('' for none). ValueError when it is no such time."""
+    if len(raw) > MAX_SEEN or not raw.isascii() or not raw.isprintable():
+        raise ValueError(f"import time {raw[:20]!r} is not a time")
+    return raw
+
+
+def seen(conn: sqlite3.Connection, survey_id: str, rater: str, generation_id: str) -> str:
+    """When the newest imported answer of one rater's poem was stored ('' for none): the page
+    drawn now shows every import up to that time."""
+    row = conn.execute(
+        "SELECT MAX(updated_at) FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
+        "AND generation_id = ? AND source != ?",
+        (survey_id, rater, generation_id, WEB),
+    ).fetchone()
+    return row[0] or ""
+
+
+def imported_since(
+    conn: sqlite3.Connection, survey_id: str, rater: str, generation_id: str, drawn: str
+) -> set[str]:
+    """Questions of one rater's poem whose answer was imported after a page drawn with `drawn`
+    (its `seen`): that page never showed them."""
+    rows = conn.execute(
+        "SELECT question FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
+        "AND generation_id = ? AND source != ? AND updated_at > ?",
+        (survey_id, rater, generation_id, WEB, drawn),
+    )
+    return {row[0] for row in rows}
 
 
 def load(

@@ -6,7 +6,8 @@ the whole page again on "Save and next" (works without JavaScript); the form is
 autocomplete=off, so Back / Forward shows the answers saved last, not the browser's copy of an
 earlier visit that "Save and next" would store over later ones. Every answer sent carries the
 time it was last edited in the browser, and one older than the stored answer is not stored (a
-tab drawn before the answer changed in another; saves arriving out of order): `edits.py`.
+tab drawn before the answer changed in another; saves arriving out of order), nor one imported
+(`survey import`) after the page was drawn: `edits.py`.
 /admin/TOKEN shows progress and the agreement so far. Safety: unguessable links (tokens.py), a
 CSRF token and an Origin check on every POST, server-side validation of every field against the
 task's questions, a body size limit, Jinja autoescaping, a strict Content-Security-Policy,
@@ -51,8 +52,10 @@ SECURITY_HEADERS = {
 }
 #: Prefix of the form's fields holding each answer's edit time (`edits.py`).
 EDITED = "edited:"
-SAVE_FIELDS = {"csrf", "field", "value", "edited"}
-STALE = "not saved: a newer answer (from another window?) is kept; reload the page to see it"
+#: The form's field holding the newest import the page shows (`edits.seen`).
+SEEN = "imported"
+SAVE_FIELDS = {"csrf", "field", "value", "edited", SEEN}
+STALE = "not saved: a newer answer (from another window, or imported) is kept; reload the page to see it"
 STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
 ADMIN_LABELS = {
     "pao": "PAo", "adjacent": "adjacent", "alpha_nominal": "α nominal",
@@ -199,9 +202,10 @@ class SurveyApp:
                 return self._not_found()
             if request.method == "POST":
                 return await self._submit(request, store, rater, page, context)
+            seen = db.imports_seen(store, self.survey_id, rater.rater, page.generation_id)
             stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
             edited = db.edit_times(store, self.survey_id, rater.rater, page.generation_id)
-        return self._show(rater, page, context, stored, edited, {})
+        return self._show(rater, page, context, stored, edited, seen, {})
 
     def _show(
         self,
@@ -210,6 +214,7 @@ class SurveyApp:
         context: dict[str, Any],
         stored: dict[str, db.Answer],
         edited: dict[str, int],
+        seen: str,
         errors: dict[str, str],
         status: int = 200,
     ) -> HTMLResponse:
@@ -225,6 +230,7 @@ class SurveyApp:
             scores=scores,
             texts=texts,
             edited=edited,
+            seen=seen,
             errors=errors,
             csrf=rater.csrf,
             max_text=MAX_TEXT_CHARS,
@@ -266,37 +272,39 @@ class SurveyApp:
     ) -> Response:
         questions = {q.key: q for q in self.survey.task.questions(page)}
         # A page of a long poem (line task) has two questions per line, each with its edit time.
-        form = await self._form(request, rater, max_fields=max(64, 2 * len(questions) + 2))
+        form = await self._form(request, rater, max_fields=max(64, 2 * len(questions) + 3))
         if isinstance(form, Response):
             return form
         values: dict[str, db.Answer] = {}
         edited: dict[str, int | None] = {}
         try:
+            seen = edits.parse_seen(str(form.get(SEEN, "")))
             for key, raw in form.multi_items():
-                if key in ("csrf", "action"):
+                if key in ("csrf", "action", SEEN):
                     continue
                 if key.startswith(EDITED):
                     key = key.removeprefix(EDITED)
                     edited[key] = self._edit_time(questions, key, str(raw))
                     continue
                 values[key] = self._parse(questions, key, str(raw))
-        except AnswerError as exc:
+        except ValueError as exc:  # an AnswerError, or the import time
             return self._page("message.html", 400, heading="Answer refused", message=str(exc))
         required = [k for k, q in questions.items() if q.required]
         complete, _ = db.save_edits(
-            store, self.survey, rater.rater, page, values, edited, required=required
+            store, self.survey, rater.rater, page, values, edited, required=required, seen=seen
         )
         base = context["base"]
         if form.get("action") == "previous":
             return RedirectResponse(f"{base}/{max(page.position - 1, 1)}", status_code=303)
         if not complete:
+            seen = db.imports_seen(store, self.survey_id, rater.rater, page.generation_id)
             stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
             errors = {
                 k: questions[k].missing for k in required if stored.get(k, (None, None))[0] is None
             }
             context = self._context(store, rater)
             edit_times = db.edit_times(store, self.survey_id, rater.rater, page.generation_id)
-            return self._show(rater, page, context, stored, edit_times, errors, status=422)
+            return self._show(rater, page, context, stored, edit_times, seen, errors, status=422)
         done = db.completed_positions(store, self.survey_id, rater.rater)
         later = [p.position for p in context["pages"] if p.position not in done]
         following = [p for p in later if p > page.position] or later
@@ -318,19 +326,20 @@ class SurveyApp:
                 return form
             if not {"csrf", "field", "value"} <= set(form.keys()) <= SAVE_FIELDS:
                 return JSONResponse(
-                    {"error": "send csrf, field, value and optionally edited"}, status_code=400
+                    {"error": "send csrf, field, value and optionally edited, imported"}, 400
                 )
             questions = {q.key: q for q in self.survey.task.questions(page)}
             key = str(form["field"])
             try:
                 value = self._parse(questions, key, str(form["value"]))
                 edited = self._edit_time(questions, key, str(form.get("edited", "")))
-            except AnswerError as exc:
+                seen = edits.parse_seen(str(form.get(SEEN, "")))
+            except ValueError as exc:  # an AnswerError, or the import time
                 return JSONResponse({"error": str(exc)}, status_code=400)
             required = [k for k, q in questions.items() if q.required]
             complete, refused = db.save_edits(
                 store, self.survey, rater.rater, page, {key: value}, {key: edited},
-                required=required,
+                required=required, seen=seen,
             )  # fmt: skip
             completed = len(db.completed_positions(store, self.survey_id, rater.rater))
         if refused:

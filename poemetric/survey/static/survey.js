@@ -2,13 +2,16 @@
 // and at once when the page is left), so closing the page loses nothing. Without JavaScript the
 // "Save" buttons do the same. Each change also sets the answer's edit time (hidden field
 // "edited:NAME"), sent with every save of it: the server keeps the answer edited last, so a tab
-// drawn before an answer was changed in another cannot store its older answer over it.
+// drawn before an answer was changed in another cannot store its older answer over it. The
+// hidden field "imported" (the newest imported answer the page shows) goes with every save too:
+// an answer imported after the page was drawn is not stored over.
 (function () {
   "use strict";
   var form = document.getElementById("survey-form");
   if (!form) return;
   var url = form.getAttribute("data-save-url");
   var csrf = form.elements.namedItem("csrf").value;
+  var imported = form.elements.namedItem("imported").value;
   var timers = {};
 
   function status(element, text, failed) {
@@ -37,6 +40,7 @@
     body.set("field", element.name);
     body.set("value", element.value);
     if (box) body.set("edited", sent);
+    body.set("imported", imported);
     status(element, "saving…", false);
     // keepalive: the request outlives the page (a link followed, the tab closed).
     fetch(url, { method: "POST", body: body, credentials: "same-origin", keepalive: !!leaving })
