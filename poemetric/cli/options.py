@@ -157,12 +157,25 @@ def run_output_folder(run: Path, out: Path | None, name: str, option: str = "--o
     return output_folder(out, option)
 
 
-def output_file(path: Path, option: str = "--out") -> Path:
-    """`path` as a file a command may write: a folder there is unusable input (exit 2)."""
+def output_file(
+    path: Path, option: str = "--out", *, source: Path | None = None, loss: str = ""
+) -> Path:
+    """`path` as a file a command may write: a folder there is unusable input (exit 2), and so
+    is the command's input file `source` (`not_the_input`)."""
     if path.is_dir():
         raise error_exit(f"{option} {path}: is a folder; give a file name")
+    if source is not None:
+        not_the_input(path, source, option, loss)
     output_folder(path.parent, option)
     return path
+
+
+def not_the_input(path: Path, source: Path, option: str, loss: str) -> None:
+    """Refuse (exit 2) an output file that is the input file `source` itself, under any
+    spelling (`-o` naming the input by mistake): the output would replace the input. `loss`
+    says what would be lost, e.g. "the poems would be replaced by the form checks"."""
+    if path.exists() and source.exists() and path.samefile(source):
+        raise error_exit(f"{option} {path} is the input file: {loss}; give another file name")
 
 
 def experts_option(purpose: str) -> Any:
