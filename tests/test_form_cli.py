@@ -220,11 +220,11 @@ def test_check_replaces_an_earlier_output_only_with_a_finished_one(tmp_path: Pat
     assert out.read_text() == '{"earlier": "results"}\n'
     source = tmp_path / "answers.jsonl"
     source.write_text(json.dumps({"text": LIMERICK, "form": "limerick"}) + "\n")
-    # The output may be the input: it is read before it is replaced.
+    # The output may not be the input, which it would replace (test_cli_output_is_input.py).
     same = runner.invoke(app, ["form", "check", str(source), "-o", str(source)], env=wide)
-    assert same.exit_code == 0, same.output
+    assert same.exit_code == 2 and "is the input file" in same.output
     (record,) = [json.loads(line) for line in source.read_text().splitlines()]
-    assert record["passed"] and record["form"] == "limerick"
+    assert record["text"] == LIMERICK and record["form"] == "limerick"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["answers.jsonl", "checks.jsonl"]
     folder = runner.invoke(app, ["form", "check", str(source), "-o", str(tmp_path)], env=wide)
     assert folder.exit_code == 2 and "is a directory" in folder.output

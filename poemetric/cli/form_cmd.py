@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption, error_exit, existing_run
+from poemetric.cli.options import RunOption, error_exit, existing_run, not_the_input
 from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.form.blas import ask_one_blas_thread
 
@@ -83,6 +83,7 @@ def check_command(
 
         poemetric form check big.jsonl -o checks.jsonl --jobs 8
     """
+    not_the_input(output, input_path, "--output", "the poems would be replaced by their checks")
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.io import FormInputError, check_file
 

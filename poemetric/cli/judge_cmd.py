@@ -29,7 +29,7 @@ from poemetric.cli.judging import (
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import LimitOption, RunOption, error_exit, existing_run
+from poemetric.cli.options import LimitOption, RunOption, error_exit, existing_run, not_the_input
 from poemetric.cli.output import OutputError, replaced_on_success
 
 if TYPE_CHECKING:
@@ -214,11 +214,9 @@ def parse_command(
     """
     from poemetric.judge.reparse import ParseInputError, parse_file
 
-    if output.exists() and input_path.exists() and output.samefile(input_path):
-        raise error_exit(
-            f"--output {output} is the input file: the answers would be replaced by the parsed "
-            "output; give another file name"
-        )
+    not_the_input(
+        output, input_path, "--output", "the answers would be replaced by the parsed output"
+    )
     try:
         with replaced_on_success(output) as handle:
             summary = parse_file(input_path, handle)

@@ -157,12 +157,40 @@ def run_output_folder(run: Path, out: Path | None, name: str, option: str = "--o
     return output_folder(out, option)
 
 
-def output_file(path: Path, option: str = "--out") -> Path:
-    """`path` as a file a command may write: a folder there is unusable input (exit 2)."""
+def output_file(
+    path: Path, option: str = "--out", *, source: Path | None = None, loss: str = ""
+) -> Path:
+    """`path` as a file a command may write: a folder there is unusable input (exit 2), and so
+    are the command's input file `source` (`not_the_input`) and a SQLite database, such as a
+    run store (`report --out RUN/poemetric.sqlite` replaced the whole run with the report)."""
     if path.is_dir():
         raise error_exit(f"{option} {path}: is a folder; give a file name")
+    if source is not None:
+        not_the_input(path, source, option, loss)
+    if _is_sqlite(path):
+        raise error_exit(
+            f"{option} {path} is a SQLite database (a run store?): the output would replace it; "
+            "give another file name"
+        )
     output_folder(path.parent, option)
     return path
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Whether `path` is an existing SQLite database file (such as a run's poemetric.sqlite)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
+def not_the_input(path: Path, source: Path, option: str, loss: str) -> None:
+    """Refuse (exit 2) an output file that is the input file `source` itself, under any
+    spelling (`-o` naming the input by mistake): the output would replace the input. `loss`
+    says what would be lost, e.g. "the poems would be replaced by the form checks"."""
+    if path.exists() and source.exists() and path.samefile(source):
+        raise error_exit(f"{option} {path} is the input file: {loss}; give another file name")
 
 
 def experts_option(purpose: str) -> Any:

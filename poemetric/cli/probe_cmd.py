@@ -124,7 +124,7 @@ def build(
         raise unknown_choice("--rhyme-from", rhyme_from, RHYME_SOURCES)
     if search not in SEARCHES:
         raise unknown_choice("--search", search, SEARCHES)
-    output_file(output, "--output")
+    output_file(output, "--output", source=Path(poems), loss="the poems would be replaced by pairs")
     try:
         dataset = load_dataset(poems)
     except DatasetError as error:
@@ -309,7 +309,8 @@ def run(
     from poemetric.providers.transformers_engine import LocalModelError
     from poemetric.runner.runner import RunnerOptions
 
-    output_file(output, "--output")  # before the scoring, which may take long or cost money
+    # Before the scoring, which may take long or cost money.
+    output_file(output, "--output", source=pairs_file, loss="the pairs would be replaced by scores")
     if tables is not None:
         output_folder(tables, "--tables")
     try:
