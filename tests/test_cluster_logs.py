@@ -101,7 +101,7 @@ def test_a_form_check_log_has_progress_lines(tmp_path: Path) -> None:
     lines = [m for m in map(LINE.match, text.splitlines()) if m]
     assert lines and {m["name"] for m in lines} == {"form check"}, text
     assert {m["total"] for m in lines} == {"1,500"}
-    assert "1500 rows, 0 with errors" in text
+    assert "1500 rows, 0 could not be checked" in text
 
 
 def test_a_form_run_log_has_progress_lines(tmp_path: Path) -> None:

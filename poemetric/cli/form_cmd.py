@@ -108,7 +108,16 @@ def check_command(
         total, passed = summary.total[form], summary.passed[form]
         table.add_row(form, str(passed), str(total), f"{passed / total:.2f}")
     console.print(table)
-    console.print(f"{summary.rows} rows, {summary.errors} with errors (see the `error` field)")
+    not_poems = (
+        f"; {summary.not_poems} of the checked failed as text that is not a poem (empty, one "
+        "line, non-Latin script)"
+        if summary.not_poems
+        else ""
+    )
+    console.print(
+        f"{summary.rows} rows, {summary.errors} could not be checked{not_poems} "
+        "(see the `error` field)"
+    )
     if summary.errors:
         err_console.print(
             f"[red]{summary.errors} row(s) could not be checked[/red]; their `error` says why"

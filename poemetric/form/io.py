@@ -64,6 +64,9 @@ class CheckSummary:
     #: Rows that could not be checked: unreadable records, missing text or form, unknown form,
     #: unreadable metre or rhyme pattern. (A text that is not a poem is a failed check instead.)
     errors: int = 0
+    #: Checked rows whose text is not a poem (empty, one line, non-Latin script): failed checks,
+    #: counted in `total`, with `error` saying why.
+    not_poems: int = 0
     passed: Counter[str] = field(default_factory=Counter)
     total: Counter[str] = field(default_factory=Counter)
 
@@ -223,6 +226,7 @@ def check_file(
         if record["error"] and record["error_kind"] != "text":
             summary.errors += 1
         else:
+            summary.not_poems += bool(record["error"])
             summary.total[form] += 1
             summary.passed[form] += int(bool(record["passed"]))
         if on_row is not None:
