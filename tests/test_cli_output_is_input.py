@@ -93,3 +93,18 @@ def test_report_out_naming_a_run_store_is_refused(tmp_path: Path) -> None:
         assert opened.count("generations", "status = 'ok'") == 32
     code, err = _invoke(["report", "--run", str(run), "--out", str(tmp_path / "r.html")])
     assert code == 0, err
+
+
+@pytest.mark.parametrize("command", [["form", "check"], ["judge", "parse"]])
+def test_a_jsonl_output_naming_a_run_store_is_refused(tmp_path: Path, command: list[str]) -> None:
+    """`form check` and `judge parse` write their `-o` through one replace-on-success file: a
+    run store named there (a completed path) would have been replaced by JSON lines."""
+    run = _demo_run(tmp_path)
+    store = run / "poemetric.sqlite"
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"text": "a\\nb", "form": "sonnet", "answer": "{}"}\n', encoding="utf-8")
+    code, err = _invoke([*command, str(source), "-o", str(store)])
+    assert code == 2
+    assert "is a SQLite database (a run store?): the output would replace it" in err
+    with RunStore(run) as opened:
+        assert opened.count("generations", "status = 'ok'") == 32

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from poemetric.cli.output import is_sqlite_file
+
 if TYPE_CHECKING:
     from poemetric.store import RunStore
 
@@ -167,22 +169,13 @@ def output_file(
         raise error_exit(f"{option} {path}: is a folder; give a file name")
     if source is not None:
         not_the_input(path, source, option, loss)
-    if _is_sqlite(path):
+    if is_sqlite_file(path):
         raise error_exit(
             f"{option} {path} is a SQLite database (a run store?): the output would replace it; "
             "give another file name"
         )
     output_folder(path.parent, option)
     return path
-
-
-def _is_sqlite(path: Path) -> bool:
-    """Whether `path` is an existing SQLite database file (such as a run's poemetric.sqlite)."""
-    try:
-        with path.open("rb") as handle:
-            return handle.read(16) == b"SQLite format 3\x00"
-    except OSError:
-        return False
 
 
 def not_the_input(path: Path, source: Path, option: str, loss: str) -> None:

@@ -19,9 +19,14 @@ def replaced_on_success(path: Path) -> Iterator[TextIO]:
     """A UTF-8 text handle on a temporary file beside `path`, moved onto `path` when the block
     ends without an exception (`poemetric.paths.replaced_when_done`). An input that turns out to
     be unusable (a mistyped file name) or an interrupt leaves an earlier `path` as it was, and
-    the output may be the input file."""
+    the output may be the input file. An existing SQLite database (a run store) is refused."""
     if path.is_dir():
         raise OutputError(f"{path}: is a directory; give a file name for the output")
+    if is_sqlite_file(path):
+        raise OutputError(
+            f"{path} is a SQLite database (a run store?): the output would replace it; give "
+            "another file name"
+        )
     stack = ExitStack()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -30,3 +35,12 @@ def replaced_on_success(path: Path) -> Iterator[TextIO]:
         raise OutputError(f"{path}: cannot write ({error.strerror or error})") from None
     with stack, temp.open("w", encoding="utf-8") as stream:
         yield stream
+
+
+def is_sqlite_file(path: Path) -> bool:
+    """Whether `path` is an existing SQLite database file (such as a run's poemetric.sqlite)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
