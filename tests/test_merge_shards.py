@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
@@ -75,18 +75,15 @@ def test_shards_sharing_one_store_are_all_recorded(tmp_path: Path) -> None:
 
 
 def test_shards_that_ran_other_models_keep_their_model_records(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
     """One model per array task: the merge kept the `models` record of the first store only, so
     the report and the figures named the other shards' models from today's files (or not at
     all, for a file since removed)."""
-    folder = tmp_path / "mine"
-    folder.mkdir()
-    (folder / "markov-b.yaml").write_text(
-        "name: markov-b\nprovider: markov\nmodel: markov\ndisplay_name: Markov B\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
+    user_model(
+        "generators", "markov-b", "name: markov-b\nprovider: markov\nmodel: markov\n"
+        "display_name: Markov B\n",
+    )  # fmt: skip
     first, second = tmp_path / "a", tmp_path / "b"
     _generate(first)
     args = ["generate", "--no-progress", "--run", str(second), "--models", "markov-b"]
