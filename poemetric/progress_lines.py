@@ -13,13 +13,14 @@ A task whose count has not moved since its last line is repeated only every ten 
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from poemetric.env_settings import seconds_from_env
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -43,13 +44,9 @@ class Count:
 
 
 def interval_s() -> float:
-    """Seconds between progress lines; 0 or less turns them off, an unreadable value gives
-    the default."""
-    try:
-        value = float(os.environ.get(EVERY_ENV, DEFAULT_EVERY_S))
-    except ValueError:
-        return DEFAULT_EVERY_S
-    return max(value, 0.0)
+    """Seconds between progress lines; 0 turns them off (a bad value of the variable is a
+    `SettingError`)."""
+    return seconds_from_env(EVERY_ENV, DEFAULT_EVERY_S)
 
 
 def draws_bars(console: Console) -> bool:
@@ -84,8 +81,7 @@ def progress_lines(
 ) -> Iterator[None]:
     """Print `counts()` as lines on `console` every `interval_s()` while the block runs, when
     `enabled` and the console cannot draw a bar (see the module's doc)."""
-    every = interval_s()
-    if not enabled or every <= 0 or draws_bars(console):
+    if not enabled or draws_bars(console) or (every := interval_s()) <= 0:
         yield
         return
     stop = threading.Event()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +39,25 @@ def _blas_variables_restored() -> Iterator[None]:
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture
+def user_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str, str, str], Path]:
+    """`user_model(kind, name, text)` writes `text` as a user's model file NAME.yaml
+    (docs/models.md) into tmp_path/KIND, made on first use, and names that folder in
+    POEMETRIC_GENERATORS_DIR or POEMETRIC_JUDGES_DIR (kind 'generators' or 'judges'); returns the
+    file's path (its `.parent` is the folder, for a subprocess's environment)."""
+    from poemetric.roster.loading import ENV_DIRS
+
+    def write(kind: str, name: str, text: str) -> Path:
+        folder = tmp_path / kind
+        folder.mkdir(exist_ok=True)
+        monkeypatch.setenv(ENV_DIRS[kind], str(folder))
+        path = folder / f"{name}.yaml"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    return write
 
 
 def shared_data_file(name: str) -> Path:

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from test_runner_support import TEST_KEY, TEST_KEY_ENV, prepared_store
@@ -33,13 +34,11 @@ LINE = re.compile(
 )
 
 
-def model_dir(tmp_path: Path, base_url: str) -> Path:
-    folder = tmp_path / "models"
-    folder.mkdir()
-    (folder / "remote-test.yaml").write_text(
-        MODEL_FILE.format(base_url=base_url, key_env=TEST_KEY_ENV)
-    )
-    return folder
+def model_dir(user_model: Callable[..., Path], kind: str, base_url: str) -> Path:
+    """The model `remote-test`, served at `base_url`, as a user's generator or judge file;
+    returns its folder."""
+    text = MODEL_FILE.format(base_url=base_url, key_env=TEST_KEY_ENV)
+    return user_model(kind, "remote-test", text).parent
 
 
 def logged(tmp_path: Path, *args: str, env: dict[str, str]) -> tuple[int, str]:
@@ -72,11 +71,14 @@ def assert_plain(text: str) -> None:
     assert "\r" not in text and "\x1b" not in text  # no redraws, no colour or cursor codes
 
 
-def test_a_generate_log_has_progress_lines_and_the_summary(tmp_path: Path) -> None:
+def test_a_generate_log_has_progress_lines_and_the_summary(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
     run = tmp_path / "run"
     prepared_store(run, poems=3).close()
     with OpenAIServer(latency_s=0.4, api_key=TEST_KEY) as server:
-        env = {"POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url))}
+        folder = model_dir(user_model, "generators", server.base_url)
+        env = {"POEMETRIC_GENERATORS_DIR": str(folder)}
         status, text = logged(
             tmp_path, "generate", "--run", str(run), "--models", "remote-test", "--limit", "3",
             "--samples", "2", env=env,
@@ -125,16 +127,16 @@ def test_a_form_run_log_has_progress_lines(tmp_path: Path) -> None:
     assert "checked 1504" in text
 
 
-def test_a_run_stopped_at_the_budget_exits_with_status_1(tmp_path: Path) -> None:
+def test_a_run_stopped_at_the_budget_exits_with_status_1(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
     """Jobs skipped at --max-cost are left undone: a scheduler (`afterok`) or `&&` must not
     take the command for finished."""
     run = tmp_path / "run"
     prepared_store(run, poems=3).close()
     with OpenAIServer(api_key=TEST_KEY) as server:
-        env = {
-            TEST_KEY_ENV: TEST_KEY,
-            "POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url)),
-        }
+        folder = model_dir(user_model, "generators", server.base_url)
+        env = {TEST_KEY_ENV: TEST_KEY, "POEMETRIC_GENERATORS_DIR": str(folder)}
         args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "3"]
         result = CliRunner().invoke(app, [*args, "--max-cost", "0.0000001"], env=env)
         assert result.exit_code == 1, result.output
@@ -145,13 +147,11 @@ def test_a_run_stopped_at_the_budget_exits_with_status_1(tmp_path: Path) -> None
         assert store.count("generations", "author = 'remote-test' AND status = 'ok'") == 3
 
 
-def test_a_demo_whose_judge_cannot_run_exits_with_status_1_and_says_why(tmp_path: Path) -> None:
-    judges = tmp_path / "judges"
-    judges.mkdir()
+def test_a_demo_whose_judge_cannot_run_exits_with_status_1_and_says_why(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
     # Nothing listens on port 9 (discard) of this machine: connection refused.
-    (judges / "remote-test.yaml").write_text(
-        MODEL_FILE.format(base_url="http://127.0.0.1:9/v1", key_env=TEST_KEY_ENV)
-    )
+    judges = model_dir(user_model, "judges", "http://127.0.0.1:9/v1")
     result = CliRunner().invoke(
         app,
         ["demo", "--run", str(tmp_path / "demo"), "--limit", "1", "--judge", "remote-test",

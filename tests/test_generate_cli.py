@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -222,25 +223,23 @@ def test_a_model_without_its_key_is_not_run(
 
 
 def test_a_wrong_key_stops_the_model_with_one_line_and_a_rerun_finishes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, user_model: Callable[..., Path]
 ) -> None:
     """A wrong OPENAI_API_KEY made one 'HTTP 401: openai: HTTP 401: Error code: 401' error row
     per job (4 jobs, 4 identical errors) and as many refused requests."""
     from poemetric.testing import OpenAIServer
 
     right, wrong = "sk-right-0123456789abcdef", "sk-wrong-fedcba9876543210"
-    folder = tmp_path / "mine"
-    folder.mkdir()
     run = tmp_path / "run"
     command = ["generate", "--no-progress", "--run", str(run), "--models", "my-gpt",
                "--limit", "2", "--samples", "2"]  # fmt: skip
     with OpenAIServer(api_key=right) as server:
-        (folder / "my-gpt.yaml").write_text(
+        user_model(
+            "generators",
+            "my-gpt",
             f"name: my-gpt\nprovider: openai\nmodel: gpt-4o\nbase_url: {server.base_url}\n"
             "limits:\n  max_concurrency: 1\n",
-            encoding="utf-8",
         )
-        monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
         monkeypatch.setenv("OPENAI_API_KEY", wrong)
         result = CliRunner().invoke(app, command, env={"COLUMNS": "200"})
         assert result.exit_code == 1, result.output
@@ -326,17 +325,15 @@ def test_roster_errors_of_generate_and_judge_are_error_lines(
 
 
 def test_a_model_file_without_api_key_env_says_what_to_add(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
     """An openai-compatible file without `api_key_env` (the provider has no default variable)
     said "set the environment variable (no variable configured: set api_key_env)"."""
-    folder = tmp_path / "mine"
-    folder.mkdir()
-    (folder / "keyless.yaml").write_text(
+    user_model(
+        "generators",
+        "keyless",
         "name: keyless\nprovider: openai-compatible\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n",
-        encoding="utf-8",
     )
-    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
     run = tmp_path / "r"
     result = CliRunner().invoke(
         app,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -38,13 +39,17 @@ def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def write_judge(
-    folder: Path, name: str, base_url: str, provider: str = "openai", **extra: str
-) -> None:
-    folder.mkdir(exist_ok=True)
+    user_model: Callable[..., Path],
+    name: str,
+    base_url: str,
+    provider: str = "openai",
+    **extra: str,
+) -> Path:
+    """A user's judge file for a judge served at `base_url`; returns the judges' folder."""
     lines = [f"name: {name}", f"provider: {provider}", "model: judge-model",
              f"base_url: {base_url}", f"api_key_env: {TEST_KEY_ENV}",
              *(f"{key}: {value}" for key, value in extra.items())]  # fmt: skip
-    (folder / f"{name}.yaml").write_text("\n".join(lines) + "\n")
+    return user_model("judges", name, "\n".join(lines) + "\n").parent
 
 
 def run_with_machine_poems(tmp_path: Path, poems: int = 2) -> Path:
@@ -73,15 +78,13 @@ def invoke(*args: str) -> tuple[int, str]:
 
 
 def test_a_panel_with_samples_runs_side_by_side(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
     run = run_with_machine_poems(tmp_path, poems=2)
     with OpenAIServer(lambda call: ANSWER, api_key=TEST_KEY) as server:
-        judges = tmp_path / "judges"
-        write_judge(judges, "seeded", server.base_url, provider="openai")
-        write_judge(judges, "compatible", server.base_url, provider="openai-compatible")
+        judges = write_judge(user_model, "seeded", server.base_url, provider="openai")
+        write_judge(user_model, "compatible", server.base_url, provider="openai-compatible")
         (judges / "groups.yaml").write_text("panel: [seeded, compatible]\n")
-        monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(judges))
         code, output = invoke("judge", "--run", str(run), "--judge", "panel", "--samples", "2",
                               "--no-progress")  # fmt: skip
         assert code == 0, output
@@ -97,12 +100,11 @@ def test_a_panel_with_samples_runs_side_by_side(
 
 
 def test_non_poems_are_not_sent_and_counted(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
     run = run_with_machine_poems(tmp_path, poems=3)
     with OpenAIServer(lambda call: ANSWER, api_key=TEST_KEY) as server:
-        write_judge(tmp_path / "judges", "j", server.base_url)
-        monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(tmp_path / "judges"))
+        write_judge(user_model, "j", server.base_url)
         code, output = invoke("judge", "--run", str(run), "--judge", "j", "--no-progress")
         assert code == 0, output
         assert len(server.generation_requests) == 4  # 3 human poems + 1 real machine poem
@@ -115,7 +117,7 @@ def test_non_poems_are_not_sent_and_counted(
 
 
 def test_judge_file_template_and_a_second_template_is_refused(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
     run = run_with_machine_poems(tmp_path, poems=1)
     seen: list[str] = []
@@ -125,10 +127,8 @@ def test_judge_file_template_and_a_second_template_is_refused(
         return ANSWER
 
     with OpenAIServer(respond, api_key=TEST_KEY) as server:
-        judges = tmp_path / "judges"
-        write_judge(judges, "variant", server.base_url, template="judge-v2")
+        judges = write_judge(user_model, "variant", server.base_url, template="judge-v2")
         (judges / "judge-v2.md").write_text("VARIANT\n{generation_prompt}\n---\n{the_poem}\n")
-        monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(judges))
         code, output = invoke("judge", "--run", str(run), "--judge", "variant", "--no-progress")
         assert code == 0, output
         assert seen and all(prompt.startswith("VARIANT") for prompt in seen)
@@ -144,11 +144,10 @@ def test_judge_file_template_and_a_second_template_is_refused(
 
 
 def test_a_judge_template_without_placeholders_is_refused_at_load(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    user_model: Callable[..., Path],
 ) -> None:
-    write_judge(tmp_path, "bad", "http://127.0.0.1:9/v1", template="nothing.md")
-    (tmp_path / "nothing.md").write_text("no placeholders here")
-    monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(tmp_path))
+    judges = write_judge(user_model, "bad", "http://127.0.0.1:9/v1", template="nothing.md")
+    (judges / "nothing.md").write_text("no placeholders here")
     assert "bad" not in load_roster("judges")  # unusable: the other judges still load
     with pytest.raises(RosterError, match=r"bad\.yaml: judge 'bad' cannot be used: template "):
         select_models("bad", kind="judges")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,7 @@ def test_recognise_through_each_sdk(tmp_path: Path, dialect: str) -> None:
     assert rows[0]["answered_author"] == known["author"] and rows[0]["author_similarity"] == 1.0
 
 
-def test_recognise_cli_reports_the_share(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_recognise_cli_reports_the_share(tmp_path: Path, user_model: Callable[..., Path]) -> None:
     from test_judge_panel import invoke, write_judge
 
     from poemetric.testing.servers import OpenAIServer
@@ -99,8 +100,7 @@ def test_recognise_cli_reports_the_share(tmp_path: Path, monkeypatch: pytest.Mon
         first = store.query("SELECT title, author FROM poems ORDER BY position")[0]
     answer = json.dumps({"title": first["title"], "author": first["author"]})
     with OpenAIServer(lambda call: answer, api_key=TEST_KEY) as server:
-        write_judge(tmp_path / "judges", "j", server.base_url)
-        monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(tmp_path / "judges"))
+        write_judge(user_model, "j", server.base_url)
         code, output = invoke(
             "judge", "recognise", "--run", str(run), "--judge", "j", "--no-progress"
         )

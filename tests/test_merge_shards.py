@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -79,15 +80,13 @@ def test_shards_sharing_one_store_are_all_recorded(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def markov_b(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def markov_b(user_model: Callable[[str, str, str], Path]) -> None:
     """A second offline model, `markov-b`, beside the packaged `markov`."""
-    folder = tmp_path / "mine"
-    folder.mkdir()
-    (folder / "markov-b.yaml").write_text(
+    user_model(
+        "generators",
+        "markov-b",
         "name: markov-b\nprovider: markov\nmodel: markov\ndisplay_name: Markov B\n",
-        encoding="utf-8",
     )
-    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
 
 
 def _incomplete(result: Result) -> list[str]:

@@ -32,21 +32,14 @@ def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
 
 
-@pytest.fixture
-def model_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "generators"
-    folder.mkdir()
-    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
-    return folder
-
-
 def rhyming(call: ChatCall) -> str:
     """A last line ending on the partner word the prompt names (an identical rhyme)."""
     partner = re.search(r"rhyme with \u201c(.+?)\u201d", call.prompt)
     return f"And that was the end of the {partner.group(1) if partner else 'x'}."
 
 
-def model_file(folder: Path, server: LocalServer, *extra: str) -> None:
+def model_file(user_model: Callable[..., Path], server: LocalServer, *extra: str) -> Path:
+    """The generator `liner`, served by `server`, as a user's model file; returns its folder."""
     lines = [
         "name: liner",
         f"provider: {PROVIDERS[server.api]}",
@@ -55,7 +48,7 @@ def model_file(folder: Path, server: LocalServer, *extra: str) -> None:
         f"api_key_env: {TEST_KEY_ENV}",
         *extra,
     ]
-    (folder / "liner.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return user_model("generators", "liner", "\n".join(lines) + "\n").parent
 
 
 def build(pairs: Path, *extra: str) -> tuple[int, str]:
@@ -70,12 +63,14 @@ def build(pairs: Path, *extra: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-def test_an_anthropic_generator_is_sent_no_seed(tmp_path: Path, model_folder: Path) -> None:
+def test_an_anthropic_generator_is_sent_no_seed(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
     """Every request carried the poem's seed, which the Anthropic adapter refuses: each call
     failed, the errors were dropped, and the command printed "0 pairs" with exit status 0."""
     pairs = tmp_path / "pairs.jsonl"
     with AnthropicServer(rhyming, api_key=TEST_KEY) as server:
-        model_file(model_folder, server)
+        model_file(user_model, server)
         code, output = build(pairs)
         bodies = [r.body for r in server.generation_requests]
     assert code == 0, output
@@ -85,10 +80,10 @@ def test_an_anthropic_generator_is_sent_no_seed(tmp_path: Path, model_folder: Pa
 
 
 def test_a_provider_that_takes_a_seed_gets_each_poems_seed(
-    tmp_path: Path, model_folder: Path
+    tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
     with OpenAIServer(rhyming, api_key=TEST_KEY) as server:
-        model_file(model_folder, server)
+        model_file(user_model, server)
         code, output = build(tmp_path / "pairs.jsonl")
         seeds = [r.body.get("seed") for r in server.generation_requests]
     assert code == 0, output
@@ -99,12 +94,12 @@ def test_a_provider_that_takes_a_seed_gets_each_poems_seed(
 
 
 def test_every_call_failing_is_an_error_with_the_first_reason(
-    tmp_path: Path, model_folder: Path
+    tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
     """A seed in the model file (which Anthropic has no use for) fails every call: "0 pairs"."""
     pairs = tmp_path / "pairs.jsonl"
     with AnthropicServer(rhyming, api_key=TEST_KEY) as server:
-        model_file(model_folder, server, "settings:", "  seed: 3")
+        model_file(user_model, server, "settings:", "  seed: 3")
         code, output = build(pairs)
     assert code == 1 and not pairs.exists()
     assert (
@@ -113,12 +108,14 @@ def test_every_call_failing_is_an_error_with_the_first_reason(
     )
 
 
-def test_some_calls_failing_are_counted_under_the_pairs(tmp_path: Path, model_folder: Path) -> None:
+def test_some_calls_failing_are_counted_under_the_pairs(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
     """A call that fails for good (a 400, or a 503 past the retries) is said under the pairs."""
     pairs = tmp_path / "pairs.jsonl"
     fault = Fault.client_error(400, "injected bad request")
     with AnthropicServer(rhyming, api_key=TEST_KEY, faults=[fault]) as server:
-        model_file(model_folder, server)
+        model_file(user_model, server)
         code, output = build(pairs)
     assert code == 1 and pairs.exists()  # the pairs made are kept
     assert (
@@ -131,13 +128,13 @@ def test_some_calls_failing_are_counted_under_the_pairs(tmp_path: Path, model_fo
 # -- through the batch runner: cache, resume, retries ---------------------------------------------
 @pytest.mark.parametrize("server_class", [OpenAIServer, AnthropicServer])
 def test_a_second_build_asks_nothing_and_writes_the_same_file(
-    tmp_path: Path, model_folder: Path, server_class: type[LocalServer]
+    tmp_path: Path, user_model: Callable[..., Path], server_class: type[LocalServer]
 ) -> None:
     """Every build asked the API for every line again (and paid for it): the answers are now
     kept in the run store, and the second build writes the same file from them alone."""
     first, second, other = (tmp_path / f"{name}.jsonl" for name in ("first", "second", "other"))
     with server_class(rhyming, api_key=TEST_KEY) as server:
-        model_file(model_folder, server)
+        model_file(user_model, server)
         code, output = build(first, "--no-progress")
         assert code == 0, output
         assert len(server.generation_requests) == 4
@@ -154,11 +151,11 @@ def test_a_second_build_asks_nothing_and_writes_the_same_file(
     assert len(first.read_text(encoding="utf-8").splitlines()) == 2
 
 
-def test_a_transient_error_is_retried(tmp_path: Path, model_folder: Path) -> None:
+def test_a_transient_error_is_retried(tmp_path: Path, user_model: Callable[..., Path]) -> None:
     """A 503 lost its sample (one candidate line fewer, exit status 1); now it is asked again."""
     pairs = tmp_path / "pairs.jsonl"
     with OpenAIServer(rhyming, api_key=TEST_KEY, faults=[Fault.server_error(503)]) as server:
-        model_file(model_folder, server)
+        model_file(user_model, server)
         code, output = build(pairs, "--no-progress")
         assert len(server.generation_requests) == 5 and len(server.successful_generations) == 4
     assert code == 0, output
@@ -176,7 +173,7 @@ def ok_lines(run: Path) -> int:
 
 
 def test_an_interrupted_build_resumes_paying_for_each_line_once(
-    tmp_path: Path, model_folder: Path
+    tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
     """SIGTERM (or Ctrl-C) lost every answer of the build, and the next build paid for all of
     them again: now the answers in flight arrive, every one is stored, and the resume asks only
@@ -186,9 +183,11 @@ def test_an_interrupted_build_resumes_paying_for_each_line_once(
     args = [sys.executable, "-m", "poemetric", "probe", "build", "lear-limericks",
             "-o", str(pairs), "--tasks", "last_line", "--limit", "3", "--generator", "liner",
             "--attempts", "2", "--run", str(run)]  # fmt: skip
-    env = {**os.environ, "POEMETRIC_GENERATORS_DIR": str(model_folder)}
     with OpenAIServer(responder, api_key=TEST_KEY) as server:
-        model_file(model_folder, server, "limits:", "  max_concurrency: 2", "  timeout_s: 120")
+        folder = model_file(
+            user_model, server, "limits:", "  max_concurrency: 2", "  timeout_s: 120"
+        )
+        env = {**os.environ, "POEMETRIC_GENERATORS_DIR": str(folder)}
         # Two lines stored, two more requests held at the server (max_concurrency 2).
         output = sigterm_when(
             lambda: ok_lines(run) == 2 and len(server.generation_requests) == 4,
@@ -265,12 +264,12 @@ def offline_pairs(tmp_path: Path) -> Path:
 
 
 def test_probe_run_chat_with_a_refused_key_is_an_error_not_a_table_of_unanswered(
-    tmp_path: Path, model_folder: Path, offline_pairs: Path
+    tmp_path: Path, user_model: Callable[..., Path], offline_pairs: Path
 ) -> None:
     """A refused key (or no server) printed a table of 'unanswered' pairs with exit 0 and no
     word of why."""
     with OpenAIServer(lambda call: "1", api_key="the-right-key") as server:
-        model_file(model_folder, server)
+        model_file(user_model, server)
         code, out, err = _score(tmp_path, offline_pairs)
     assert code == 2, out + err
     assert "authentication failed (HTTP 401)" in err and TEST_KEY_ENV in err
@@ -278,10 +277,10 @@ def test_probe_run_chat_with_a_refused_key_is_an_error_not_a_table_of_unanswered
 
 
 def test_probe_run_chat_says_how_many_pairs_went_unanswered(
-    tmp_path: Path, model_folder: Path, offline_pairs: Path
+    tmp_path: Path, user_model: Callable[..., Path], offline_pairs: Path
 ) -> None:
     with OpenAIServer(lambda call: "Hard to say.", api_key=TEST_KEY) as server:
-        model_file(model_folder, server)
+        model_file(user_model, server)
         code, out, err = _score(tmp_path, offline_pairs)
     total = len((tmp_path / "scores.jsonl").read_text().splitlines())
     assert code == 1, out + err
@@ -290,7 +289,7 @@ def test_probe_run_chat_says_how_many_pairs_went_unanswered(
 
 
 def test_probe_run_chat_stopped_by_sigterm_says_how_to_resume(
-    tmp_path: Path, model_folder: Path
+    tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
     """A stop of `probe run --scorer chat:` exited 143 with no word of where the answers are or
     how to go on (`probe build` and `generate` say both)."""
@@ -301,9 +300,11 @@ def test_probe_run_chat_stopped_by_sigterm_says_how_to_resume(
     args = [sys.executable, "-m", "poemetric", "probe", "run", str(offline_pairs),
             "--scorer", "chat:liner", "--no-progress", "--run", str(run),
             "-o", str(tmp_path / "scores.jsonl")]  # fmt: skip
-    env = {**os.environ, "POEMETRIC_GENERATORS_DIR": str(model_folder)}
     with OpenAIServer(responder, api_key=TEST_KEY) as server:
-        model_file(model_folder, server, "limits:", "  max_concurrency: 2", "  timeout_s: 120")
+        folder = model_file(
+            user_model, server, "limits:", "  max_concurrency: 2", "  timeout_s: 120"
+        )
+        env = {**os.environ, "POEMETRIC_GENERATORS_DIR": str(folder)}
         output = sigterm_when(
             lambda: len(server.generation_requests) == 4, args, env, log, responder
         )
@@ -321,13 +322,16 @@ def test_summary_lines_keep_long_paths_whole(tmp_path: Path) -> None:
 
 
 def test_a_model_without_its_key_leaves_no_empty_run_store(
-    tmp_path: Path, model_folder: Path, offline_pairs: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    user_model: Callable[..., Path],
+    offline_pairs: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """`probe build` / `probe run` with an API model whose key is not set made `--run`'s store
     before saying so: an empty run store left behind by a command that did nothing."""
     monkeypatch.delenv(TEST_KEY_ENV)
     with OpenAIServer(rhyming, api_key=TEST_KEY) as server:
-        model_file(model_folder, server)
+        model_file(user_model, server)
         code, output = build(tmp_path / "pairs.jsonl")
         assert code == 2 and f"set the environment variable {TEST_KEY_ENV}" in output
         assert not (tmp_path / "run").exists()

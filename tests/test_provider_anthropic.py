@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
+from provider_support import batch_round, early_batch_results, failure, local_spec, run
 from provider_support import chat_request as request
-from provider_support import failure, run
 
 from poemetric.providers.anthropic_provider import AnthropicProvider
-from poemetric.providers.base import (
-    Completion,
-    ModelSpec,
-    ProviderError,
-    RateLimits,
-)
+from poemetric.providers.base import Completion, ProviderError
 from poemetric.testing import AnthropicServer, ChatCall, Fault, Reply, ResponderError
 
 KEY = "sk-ant-test-SECRET-42"
@@ -27,14 +21,10 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def provider(server: AnthropicServer, timeout_s: float = 2.0, **kwargs: Any) -> AnthropicProvider:
-    spec = ModelSpec(
-        name="claude",
-        provider="anthropic",
-        model="claude-test-model",
-        base_url=server.base_url,
-        limits=RateLimits(timeout_s=timeout_s),
-        **kwargs,
-    )
+    spec = local_spec(
+        server, timeout_s=timeout_s, name="claude", provider="anthropic",
+        model="claude-test-model", **kwargs,
+    )  # fmt: skip
     return AnthropicProvider(spec)
 
 
@@ -141,41 +131,24 @@ def test_message_batch_round_trip() -> None:
             raise ResponderError(400, "prompt is too long")
         return Reply(text=f"poem {call.custom_id}", reasoning="thoughts")
 
-    async def go(server: AnthropicServer) -> tuple[list[str], dict[str, Any]]:
-        adapter = provider(server)
-        items = [
-            ("g1", request(("user", "one"), reasoning_budget_tokens=1024)),
-            ("g2", request(("user", "two"))),
-            ("g3", request(("user", "bad"))),
-        ]
-        batch_id = await adapter.submit_batch(items)
-        states = [str((await adapter.batch_status(batch_id)).state) for _ in range(2)]
-        final = await adapter.batch_status(batch_id)
-        assert (final.total, final.completed, final.failed) == (3, 2, 1)
-        results = await adapter.batch_results(batch_id)
-        await adapter.aclose()
-        return states, results
-
+    items = [
+        ("g1", request(("user", "one"), reasoning_budget_tokens=1024)),
+        ("g2", request(("user", "two"))),
+        ("g3", request(("user", "bad"))),
+    ]
     with AnthropicServer(answer, batch_polls_in_progress=1) as server:
-        states, results = asyncio.run(go(server))
-    assert states == ["in_progress", "completed"]
-    g1, g2, g3 = results["g1"], results["g2"], results["g3"]
+        batch = batch_round(provider(server), items, polls=2)
+    assert batch.states == ["in_progress", "completed"]
+    assert (batch.last.total, batch.last.completed, batch.last.failed) == (3, 2, 1)
+    g1, g2, g3 = batch.results["g1"], batch.results["g2"], batch.results["g3"]
     assert isinstance(g1, Completion) and g1.text == "poem g1" and g1.reasoning == "thoughts"
     assert isinstance(g2, Completion) and g2.reasoning is None
     assert isinstance(g3, ProviderError) and not g3.retryable and "too long" in str(g3)
 
 
 def test_batch_results_before_the_end_is_a_retryable_error() -> None:
-    async def go(server: AnthropicServer) -> ProviderError:
-        adapter = provider(server)
-        batch_id = await adapter.submit_batch([("a", request())])
-        with pytest.raises(ProviderError) as caught:
-            await adapter.batch_results(batch_id)
-        await adapter.aclose()
-        return caught.value
-
     with AnthropicServer(batch_polls_in_progress=5) as server:
-        error = asyncio.run(go(server))
+        error = early_batch_results(provider(server))
         assert KEY not in repr(provider(server))
     assert error.retryable and "in progress" in str(error)
 
@@ -204,17 +177,11 @@ def test_a_reply_without_content_is_a_retryable_malformed_reply(prompt: str) -> 
 
 
 def test_a_batch_item_without_content_is_a_retryable_error_of_that_item() -> None:
-    async def go(server: AnthropicServer) -> dict[str, Completion | ProviderError]:
-        adapter = provider(server)
-        items = [("ok", request(("user", "one"))), ("broken", request(("user", "content: null")))]
-        batch_id = await adapter.submit_batch(items)
-        assert (await adapter.batch_status(batch_id)).done
-        results = await adapter.batch_results(batch_id)
-        await adapter.aclose()
-        return results
-
+    items = [("ok", request(("user", "one"))), ("broken", request(("user", "content: null")))]
     with ContentlessServer(batch_polls_in_progress=0) as server:
-        results = asyncio.run(go(server))
+        batch = batch_round(provider(server), items, polls=1)
+    assert batch.last.done
+    results = batch.results
     assert isinstance(results["ok"], Completion) and results["ok"].text == "Echo: one"
     broken = results["broken"]
     assert isinstance(broken, ProviderError) and broken.retryable

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
+from provider_support import batch_round, early_batch_results, failure, local_spec, run
 from provider_support import chat_request as request
-from provider_support import failure, run
 
-from poemetric.providers.base import (
-    Completion,
-    ModelSpec,
-    ProviderError,
-    RateLimits,
-)
+from poemetric.providers.base import Completion, ProviderError
 from poemetric.providers.google_provider import GoogleProvider
 from poemetric.testing import ChatCall, Fault, GeminiServer, Reply, ResponderError
 
@@ -28,14 +22,10 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def provider(server: GeminiServer, timeout_s: float = 2.0, **kwargs: Any) -> GoogleProvider:
-    spec = ModelSpec(
-        name="gemini",
-        provider="google",
-        model="gemini-2.5-pro",
-        base_url=server.base_url,
-        limits=RateLimits(timeout_s=timeout_s),
+    spec = local_spec(
+        server, timeout_s=timeout_s, name="gemini", provider="google", model="gemini-2.5-pro",
         **kwargs,
-    )
+    )  # fmt: skip
     return GoogleProvider(spec)
 
 
@@ -167,40 +157,23 @@ def test_inline_batch_round_trip() -> None:
             raise ResponderError(400, "unsupported")
         return Reply(text=f"poem {call.custom_id}", reasoning="thoughts")
 
-    async def go(server: GeminiServer) -> tuple[list[str], dict[str, Any]]:
-        adapter = provider(server)
-        items = [
-            ("k1", request(("user", "one"), reasoning_budget_tokens=256)),
-            ("k2", request(("system", "sys"), ("user", "two"))),
-            ("k3", request(("user", "bad"))),
-        ]
-        batch_id = await adapter.submit_batch(items)
-        states = [str((await adapter.batch_status(batch_id)).state) for _ in range(3)]
-        final = await adapter.batch_status(batch_id)
-        assert (final.total, final.completed, final.failed) == (3, 2, 1)
-        results = await adapter.batch_results(batch_id)
-        await adapter.aclose()
-        return states, results
-
+    items = [
+        ("k1", request(("user", "one"), reasoning_budget_tokens=256)),
+        ("k2", request(("system", "sys"), ("user", "two"))),
+        ("k3", request(("user", "bad"))),
+    ]
     with GeminiServer(answer, batch_polls_in_progress=2) as server:
-        states, results = asyncio.run(go(server))
-    assert states == ["in_progress", "in_progress", "completed"]
-    k1, k2, k3 = results["k1"], results["k2"], results["k3"]
+        batch = batch_round(provider(server), items, polls=3)
+    assert batch.states == ["in_progress", "in_progress", "completed"]
+    assert (batch.last.total, batch.last.completed, batch.last.failed) == (3, 2, 1)
+    k1, k2, k3 = batch.results["k1"], batch.results["k2"], batch.results["k3"]
     assert isinstance(k1, Completion) and k1.text == "poem k1" and k1.reasoning == "thoughts"
     assert isinstance(k2, Completion) and k2.text == "poem k2" and k2.reasoning is None
     assert isinstance(k3, ProviderError) and k3.status == 400 and not k3.retryable
 
 
 def test_batch_results_before_the_end_is_a_retryable_error() -> None:
-    async def go(server: GeminiServer) -> ProviderError:
-        adapter = provider(server)
-        batch_id = await adapter.submit_batch([("a", request())])
-        with pytest.raises(ProviderError) as caught:
-            await adapter.batch_results(batch_id)
-        await adapter.aclose()
-        return caught.value
-
     with GeminiServer(batch_polls_in_progress=5) as server:
-        error = asyncio.run(go(server))
+        error = early_batch_results(provider(server))
         assert KEY not in repr(provider(server))
     assert error.retryable and "in progress" in str(error)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from provider_support import failure, run
+from provider_support import batch_round, early_batch_results, failure, local_spec, run
 
 from poemetric.providers.base import (
     ChatMessage,
@@ -25,15 +24,7 @@ KEY = "sk-test-SECRET-0123456789"
 
 
 def make_spec(server: OpenAIServer, model: str = "gpt-4o", **kwargs: Any) -> ModelSpec:
-    fields: dict[str, Any] = {
-        "name": "m",
-        "provider": "openai",
-        "model": model,
-        "base_url": server.base_url,
-        "limits": RateLimits(timeout_s=2.0),
-    }
-    fields.update(kwargs)
-    return ModelSpec(**fields)
+    return local_spec(server, **{"name": "m", "provider": "openai", "model": model, **kwargs})
 
 
 def request(text: str = "Write a limerick", **settings: Any) -> GenerationRequest:
@@ -194,43 +185,24 @@ def test_batch_round_trip() -> None:
             raise ResponderError(400, "content policy")
         return Reply(text=f"poem for {call.custom_id}")
 
-    async def go(server: OpenAIServer) -> tuple[list[str], dict[str, Completion | ProviderError]]:
-        provider = OpenAIProvider(make_spec(server))
-        items = [
-            ("a", request("one")),
-            ("b", request("two", max_tokens=20)),
-            ("c", request("fail")),
-        ]
-        batch_id = await provider.submit_batch(items)
-        states = []
-        for _ in range(3):
-            status = await provider.batch_status(batch_id)
-            states.append(str(status.state))
-        assert (status.total, status.completed, status.failed) == (3, 2, 1)
-        results = await provider.batch_results(batch_id)
-        await provider.aclose()
-        return states, results
-
+    items = [
+        ("a", request("one")),
+        ("b", request("two", max_tokens=20)),
+        ("c", request("fail")),
+    ]
     with OpenAIServer(answer, batch_polls_in_progress=2) as server:
-        states, results = asyncio.run(go(server))
+        batch = batch_round(OpenAIProvider(make_spec(server)), items, polls=3)
         uploaded = server.requests[0]
-    assert states == ["in_progress", "in_progress", "completed"]
+    assert batch.states == ["in_progress", "in_progress", "completed"]
+    assert (batch.last.total, batch.last.completed, batch.last.failed) == (3, 2, 1)
     assert uploaded.path == "/v1/files" and uploaded.body["purpose"] == "batch"
-    a, b, c = results["a"], results["b"], results["c"]
+    a, b, c = batch.results["a"], batch.results["b"], batch.results["c"]
     assert isinstance(a, Completion) and a.text == "poem for a" and a.request_id
     assert isinstance(b, Completion) and b.usage.output_tokens == 3
     assert isinstance(c, ProviderError) and c.status == 400 and not c.retryable
 
 
 def test_batch_results_before_the_end_is_a_retryable_error() -> None:
-    async def go(server: OpenAIServer) -> ProviderError:
-        provider = OpenAIProvider(make_spec(server))
-        batch_id = await provider.submit_batch([("a", request())])
-        with pytest.raises(ProviderError) as caught:
-            await provider.batch_results(batch_id)
-        await provider.aclose()
-        return caught.value
-
     with OpenAIServer(batch_polls_in_progress=5) as server:
-        error = asyncio.run(go(server))
+        error = early_batch_results(OpenAIProvider(make_spec(server)))
     assert error.retryable and "still" in str(error)

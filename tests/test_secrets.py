@@ -7,7 +7,7 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,19 +42,13 @@ def folder_leaks(folder: Path) -> dict[str, list[str]]:
     return {path: pieces for path, pieces in found.items() if pieces}
 
 
-@pytest.fixture
-def model_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    folder = tmp_path / "generators"
-    folder.mkdir()
-    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
-    yield folder
-
-
-def model_file(folder: Path, name: str, provider: str, base_url: str, **fields: str) -> None:
+def model_file(
+    user_model: Callable[..., Path], name: str, provider: str, base_url: str, **fields: str
+) -> None:
     lines = [f"name: {name}", f"provider: {provider}", "model: m", f"base_url: {base_url}"]
     lines += [f"{field}: {value}" for field, value in fields.items()]
     lines += ["limits:", "  max_retries: 0", "  max_concurrency: 1"]
-    (folder / f"{name}.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    user_model("generators", name, "\n".join(lines) + "\n")
 
 
 def generate(run: Path, models: str, *extra: str) -> str:
@@ -93,14 +87,14 @@ class MaskedKeyServer(OpenAIServer):
 
 
 def test_a_masked_key_in_an_error_is_neither_stored_nor_printed(
-    tmp_path: Path, model_folder: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, user_model: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The call log kept "Incorrect API key provided: pm-audit****...v4Hb" (the key's first 8
     and last 4 characters); only the whole key was scrubbed."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     run = tmp_path / "run"
     with MaskedKeyServer() as server:
-        model_file(model_folder, "gpt", "openai", server.base_url)
+        model_file(user_model, "gpt", "openai", server.base_url)
         output = generate(run, "gpt")
     assert "authentication failed (HTTP 401): check OPENAI_API_KEY" in output
     assert leaks(output) == [] and folder_leaks(run) == {}
@@ -118,12 +112,12 @@ class TruncatingGeminiServer(GeminiServer):
 
 
 def test_a_key_shortened_by_an_sdk_error_is_neither_stored_nor_printed(
-    tmp_path: Path, model_folder: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, user_model: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(KEY_ENV, KEY)
     run = tmp_path / "run"
     with TruncatingGeminiServer() as server:
-        model_file(model_folder, "gem", "google", server.base_url, api_key_env=KEY_ENV)
+        model_file(user_model, "gem", "google", server.base_url, api_key_env=KEY_ENV)
         output = generate(run, "gem")
     assert "malformed or truncated response body (ValidationError" in output
     assert leaks(output) == [] and folder_leaks(run) == {}
@@ -157,14 +151,14 @@ class EchoingBatchServer(GeminiServer):
 
 
 def test_a_failed_batch_submission_prints_one_line_without_the_key(
-    tmp_path: Path, model_folder: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, user_model: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A failed batch submission ended the command with a traceback; it now stops the model
     with one line, which quotes the provider's answer: scrubbed."""
     monkeypatch.setenv(KEY_ENV, KEY)
     run = tmp_path / "run"
     with EchoingBatchServer() as server:
-        model_file(model_folder, "gem", "google", server.base_url, api_key_env=KEY_ENV)
+        model_file(user_model, "gem", "google", server.base_url, api_key_env=KEY_ENV)
         output = generate(run, "gem", "--batch")
     assert (
         "gem: batch submission failed: google: HTTP 500: INTERNAL: upstream refused the batch "
@@ -203,12 +197,12 @@ class Crashing(Provider, BatchCapable):
 """
 
 
-def test_a_crash_traceback_prints_no_key(tmp_path: Path, model_folder: Path) -> None:
+def test_a_crash_traceback_prints_no_key(tmp_path: Path, user_model: Callable[..., Path]) -> None:
     """A crash's traceback printed the exception as raised, with the key it quoted in clear;
     the traceback of the batch bug, kept in the call log, holds no key either."""
     (tmp_path / "crashing_plugin.py").write_text(CRASHING_PLUGIN, encoding="utf-8")
-    (model_folder / "bug.yaml").write_text(
-        f"name: bug\nprovider: crashing\nmodel: m\napi_key_env: {KEY_ENV}\n", encoding="utf-8"
+    bug = user_model(
+        "generators", "bug", f"name: bug\nprovider: crashing\nmodel: m\napi_key_env: {KEY_ENV}\n"
     )
     start = (
         "import sys, crashing_plugin; from poemetric.providers import register_provider; "
@@ -216,7 +210,7 @@ def test_a_crash_traceback_prints_no_key(tmp_path: Path, model_folder: Path) -> 
         "from poemetric.cli.app import main; main()"
     )
     run = tmp_path / "run"
-    env = {"POEMETRIC_GENERATORS_DIR": str(model_folder), KEY_ENV: KEY, "COLUMNS": "300",
+    env = {"POEMETRIC_GENERATORS_DIR": str(bug.parent), KEY_ENV: KEY, "COLUMNS": "300",
            "PYTHONPATH": str(tmp_path)}  # fmt: skip
     command = [sys.executable, "-c", start, "generate", "--run", str(run), "--models", "bug",
                "--limit", "1", "--batch", "--no-progress"]  # fmt: skip
@@ -238,14 +232,14 @@ def rhyming_echo(call: ChatCall) -> str:
 
 
 def test_probe_lines_written_by_an_api_model_carry_no_key(
-    tmp_path: Path, model_folder: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, user_model: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`probe build --tasks last_line --generator API-MODEL` wrote the model's answers into the
     pairs file as they came; they now go through the runner, into its run store too."""
     monkeypatch.setenv(KEY_ENV, KEY)
     pairs = tmp_path / "pairs.jsonl"
     with OpenAIServer(rhyming_echo) as server:
-        model_file(model_folder, "gpt", "openai-compatible", server.base_url, api_key_env=KEY_ENV)
+        model_file(user_model, "gpt", "openai-compatible", server.base_url, api_key_env=KEY_ENV)
         result = CliRunner().invoke(
             app,
             ["probe", "build", "lear-limericks", "-o", str(pairs), "--tasks", "last_line",

@@ -29,8 +29,8 @@ from poemetric.reliability import (
 
 # AGREEMENT_BOOTSTRAP and BOOTSTRAP_SEED are the defaults of `analyze`, `report` (their
 # `--bootstrap` and `--seed`, poemetric.cli.options) and the survey's admin page, so that all
-# show a run the same intervals; poemetric.reliability defines them for the survey server, which
-# does not load pandas.
+# show a run the same intervals; poemetric.agreement_defaults defines them, importing nothing,
+# for the command line (no numpy) and the survey server (no pandas).
 
 SCALE = [1.0, 2.0, 3.0, 4.0, 5.0]
 #: The report's unit counts as the tables name them: `n_poems`, the poems with two ratings of

@@ -183,6 +183,7 @@ def _root(
 
 
 def main() -> None:
+    from poemetric.env_settings import SettingError
     from poemetric.runner import stopping
 
     stopping.install()  # SIGTERM stops a command as Ctrl-C does; both let calls in flight end
@@ -194,6 +195,9 @@ def main() -> None:
             print(f"Interrupted{how}.", file=sys.stderr)
             raise SystemExit(stopping.exit_status(stopping.received())) from None
         raise
+    except SettingError as error:  # a POEMETRIC_* variable with a bad value: unusable input
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
     except Exception as error:  # a crash: a bug, or a failure no command handles
         _print_crash(error)
         sys.exit(1)

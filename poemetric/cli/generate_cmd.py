@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from poemetric.data import Dataset
     from poemetric.pipeline import PreparedRun
     from poemetric.runner.jobs import Shard
+    from poemetric.runner.runner import RunnerOptions
     from poemetric.store import RunStore
 
 console = Console()
@@ -179,6 +180,35 @@ def parse_shard(text: str | None) -> Shard | None:
         raise error_exit(f"--shard: {error}") from error
 
 
+def runner_options(
+    *,
+    limit: int | None,
+    dry_run: bool,
+    max_cost: float | None,
+    shard: str | None,
+    batch: bool,
+    concurrency: int | None,
+    progress: bool,
+    samples: int = 1,
+    refresh_failed_parses: bool = False,
+) -> RunnerOptions:
+    """The runner's options from the flags every paid stage shares (`generate`, `judge`,
+    `judge recognise`, `ghostwriting style-match`): `--max-cost` is USD, `--shard` is K/N."""
+    from poemetric.runner.runner import RunnerOptions
+
+    return RunnerOptions(
+        samples=samples,
+        limit=limit,
+        dry_run=dry_run,
+        max_cost_usd=max_cost,
+        shard=parse_shard(shard),
+        batch=batch,
+        concurrency=concurrency,
+        refresh_failed_parses=refresh_failed_parses,
+        progress=progress,
+    )
+
+
 @app.command(
     "generate",
     epilog=(
@@ -218,18 +248,17 @@ def generate(
     """
     from poemetric.generation.stage import run_generation
     from poemetric.roster import RosterError, select_models
-    from poemetric.runner.runner import RunnerOptions
 
     try:
         specs = select_models(models)
     except RosterError as error:  # not Typer's usage box: it cut the file's path across lines
         raise error_exit(error) from None
-    options = RunnerOptions(
+    options = runner_options(
         samples=samples,
         limit=limit,
         dry_run=dry_run,
-        max_cost_usd=max_cost,
-        shard=parse_shard(shard),
+        max_cost=max_cost,
+        shard=shard,
         batch=batch,
         concurrency=concurrency,
         progress=progress,

@@ -15,11 +15,11 @@ from poemetric.cli.generate_cmd import (
     MaxCostOption,
     ProgressOption,
     ShardOption,
+    runner_options,
 )
 from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
-    judge_runner_options,
     judge_spec,
     load_judges,
     open_judged_run,
@@ -80,7 +80,7 @@ def style_match_command(
     from poemetric.style.stage import run_style_matching
 
     spec = judge_spec(load_judges(), judge_name)
-    options = judge_runner_options(
+    options = runner_options(
         limit=limit,
         dry_run=dry_run,
         max_cost=max_cost,

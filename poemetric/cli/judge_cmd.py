@@ -19,11 +19,11 @@ from poemetric.cli.generate_cmd import (
     MaxCostOption,
     ProgressOption,
     ShardOption,
+    runner_options,
 )
 from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
     LOCAL_JUDGE,
-    judge_runner_options,
     load_judges,
     local_judge_commands,
     open_judged_run,
@@ -162,7 +162,7 @@ def judge(
     judges = select_judges(judge_name)
     if reask is not None:
         judges = [j.model_copy(update={"reask": reask}) for j in judges]
-    options = judge_runner_options(
+    options = runner_options(
         limit=limit,
         dry_run=dry_run,
         max_cost=max_cost,
@@ -313,14 +313,13 @@ def recognise_command(
     if not judge_name:
         raise typer.BadParameter("give the judge(s) to ask", param_hint="--judge")
     judges = select_judges(judge_name)
-    options = judge_runner_options(
+    options = runner_options(
         limit=limit,
         dry_run=dry_run,
         max_cost=max_cost,
         shard=None,
         batch=False,
         concurrency=concurrency,
-        refresh_failed_parses=False,
         progress=progress,
     )
     with existing_run(run) as store, interruptible(run):

@@ -11,7 +11,6 @@ from poemetric.cli.options import did_you_mean, error_exit, existing_run, requir
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
-    from poemetric.runner.runner import RunnerOptions
     from poemetric.store import RunStore
 
 
@@ -72,32 +71,6 @@ def judge_spec(judges: dict[str, ModelSpec], name: str) -> ModelSpec:
 def split_names(value: str | None) -> list[str] | None:
     """A comma-separated option (`--authors a,b`) as a list; None when it is not given."""
     return [a.strip() for a in value.split(",") if a.strip()] if value else None
-
-
-def judge_runner_options(
-    *,
-    limit: int | None,
-    dry_run: bool,
-    max_cost: float | None,
-    shard: str | None,
-    batch: bool,
-    concurrency: int | None,
-    refresh_failed_parses: bool,
-    progress: bool,
-) -> RunnerOptions:
-    from poemetric.cli.generate_cmd import parse_shard
-    from poemetric.runner.runner import RunnerOptions
-
-    return RunnerOptions(
-        limit=limit,
-        dry_run=dry_run,
-        max_cost_usd=max_cost,
-        shard=parse_shard(shard),
-        batch=batch,
-        concurrency=concurrency,
-        refresh_failed_parses=refresh_failed_parses,
-        progress=progress,
-    )
 
 
 def open_judged_run(run: Path, authors: list[str] | None) -> RunStore:

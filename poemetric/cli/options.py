@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from poemetric.agreement_defaults import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.cli.output import is_sqlite_file
 
 if TYPE_CHECKING:
@@ -52,11 +53,6 @@ JudgeOption = typer.Option(
 LimitOption = typer.Option(
     None, "--limit", "-n", min=1, help="Only the first N poems of the dataset (quick trials)."
 )
-#: poemetric.reliability.AGREEMENT_BOOTSTRAP and BOOTSTRAP_SEED, not imported here (it loads
-#: numpy; tests/test_report_agreement_ci.py keeps them equal): `analyze`, `report` and the
-#: survey's admin page share them, so all show the agreement intervals of the analysis tables.
-AGREEMENT_BOOTSTRAP = 500
-BOOTSTRAP_SEED = 0
 BootstrapOption = typer.Option(
     AGREEMENT_BOOTSTRAP,
     "--bootstrap",

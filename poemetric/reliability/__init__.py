@@ -5,16 +5,10 @@ Shared by `poemetric agree`, the analysis stage (judge vs experts, experts vs ex
 survey's admin page. Statistics and their N/A handling are defined in docs/agreement.md.
 """
 
+from poemetric.agreement_defaults import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.reliability.features import STATISTICS
 from poemetric.reliability.ratings import Rating, Ratings, parse_scale, parse_score
-from poemetric.reliability.report import (
-    AGREEMENT_BOOTSTRAP,
-    BOOTSTRAP_SEED,
-    OVERALL,
-    Agreement,
-    AgreementReport,
-    agreement_report,
-)
+from poemetric.reliability.report import OVERALL, Agreement, AgreementReport, agreement_report
 
 __all__ = [
     "AGREEMENT_BOOTSTRAP",

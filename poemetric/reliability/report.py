@@ -16,11 +16,6 @@ OVERALL = "overall"
 SHARES = frozenset({"pao", "adjacent"})
 #: Resamples whose matrix product is done at once (bounds memory on large rating sets).
 CHUNK = 256
-#: Bootstrap resamples and seed of the agreement CIs of `analyze`, `report` and the survey's
-#: admin page, so that all three show a run the same intervals (poemetric.cli.options keeps a
-#: copy, as the defaults of `--bootstrap` and `--seed`).
-AGREEMENT_BOOTSTRAP = 500
-BOOTSTRAP_SEED = 0
 
 
 @dataclass

@@ -22,13 +22,14 @@ and a wait before a retry (`pause`) ends at the stop.
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import threading
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from poemetric.env_settings import seconds_from_env
 
 if TYPE_CHECKING:  # asyncio is imported when a stage runs: `form check` starts without it
     import asyncio
@@ -78,12 +79,9 @@ def exit_status(signum: int | None) -> int:
 
 
 def grace_s() -> float:
-    """Seconds the requests in flight may take to finish after Ctrl-C or SIGTERM."""
-    try:
-        value = float(os.environ.get(GRACE_ENV, DEFAULT_GRACE_S))
-    except ValueError:
-        return DEFAULT_GRACE_S
-    return value if value >= 0 else DEFAULT_GRACE_S
+    """Seconds the requests in flight may take to finish after Ctrl-C or SIGTERM (a bad value of
+    the variable is a `SettingError`)."""
+    return seconds_from_env(GRACE_ENV, DEFAULT_GRACE_S)
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -99,11 +97,14 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 class _Drain:
     """The running stage's event loop, its main task and its calls in flight."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any], grace: float
+    ) -> None:
         import asyncio
 
         self.loop = loop
         self.task = task
+        self.grace = grace
         self.in_flight = 0
         self.draining = False
         self.signals = 0
@@ -128,7 +129,7 @@ class _Drain:
             return
         self.draining = True
         self.stopping.set()
-        grace = grace_s()
+        grace = self.grace
         if self.in_flight:
             ctrl_c = signum == signal.SIGINT
             name = "\nCtrl-C" if ctrl_c else signal.Signals(signum).name
@@ -199,10 +200,16 @@ def run(main: Coroutine[Any, Any, T]) -> T:
     of reporting a finished stage or starting the next one)."""
     import asyncio
 
+    try:
+        grace = grace_s()  # read before any call: a bad value stops nothing halfway
+    except ValueError:
+        main.close()  # never run
+        raise
+
     async def guarded() -> T:
         task = asyncio.current_task()
         assert task is not None
-        _state.active = _Drain(asyncio.get_running_loop(), task)
+        _state.active = _Drain(asyncio.get_running_loop(), task, grace)
         try:
             return await main
         finally:
