@@ -7,7 +7,8 @@ a repeated line), and every line of a poem graded once an annotator has graded a
 reported as ``file:line: reason``; a file with any problem imports nothing. Rows without an
 annotator and without grades are untouched template rows and are skipped; a file with nothing
 else (an unfilled template) is a problem too. Importing a file again replaces that annotator's
-earlier grades for the same lines.
+earlier grades for the same lines, web grades included; a line-survey page drawn before the
+import cannot store over the grades it imported (`poemetric.survey.edits`).
 """
 
 from __future__ import annotations
@@ -216,8 +217,10 @@ def read_line_annotations(
 def import_line_annotations(store: RunStore, paths: Sequence[str | Path]) -> LineImportReport:
     """Check and store the grades of `paths` in one transaction (all or nothing)."""
     rows, report = read_line_annotations(store, paths)
-    now = utc_now()
     with store.transaction() as conn:
+        # Taken once the write lock is held: imports store in the order of their times, so a
+        # line-survey page that shows one import's grades (`edits.seen`) sees every earlier one.
+        now = utc_now()
         store_line_grades(conn, rows, now)
         _complete_survey_pages(store, conn, {(row.sheet_id, row.annotator) for row in rows}, now)
     return report

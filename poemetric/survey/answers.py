@@ -10,6 +10,8 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Protocol
 
+from poemetric.survey.edits import WEB
+
 Answer = tuple[float | None, str | None]  # (score, text)
 
 
@@ -38,6 +40,13 @@ class AnswerStore(Protocol):
         self, conn: sqlite3.Connection, survey_id: str
     ) -> dict[str, tuple[int, str | None]]:
         """rater -> (answers stored, time of the last one)."""
+        ...
+
+    def imports(
+        self, conn: sqlite3.Connection, survey_id: str, rater: str, generation_id: str
+    ) -> dict[str, str]:
+        """question -> when its stored answer was imported (not given on the web), of one
+        rater's poem: what `edits.seen` and `edits.imported_since` compare."""
         ...
 
 
@@ -94,6 +103,16 @@ class SurveyAnswerTable:
             (survey_id,),
         )
         return {row[0]: (row[1], row[2]) for row in rows}
+
+    def imports(
+        self, conn: sqlite3.Connection, survey_id: str, rater: str, generation_id: str
+    ) -> dict[str, str]:
+        rows = conn.execute(
+            "SELECT question, updated_at FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
+            "AND generation_id = ? AND source != ?",
+            (survey_id, rater, generation_id, WEB),
+        )
+        return {row[0]: row[1] for row in rows}
 
 
 def answered(answers: Mapping[str, Answer]) -> set[str]:

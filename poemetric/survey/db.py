@@ -179,10 +179,8 @@ def save_edits(
         if edited is not None:
             times = {key: edited.get(key) for key in values}
             held = edits.load(conn, survey.survey_id, rater, page.generation_id)
-            refused = edits.stale(held, times) | (
-                edits.imported_since(conn, survey.survey_id, rater, page.generation_id, seen)
-                & set(values)
-            )
+            imports = survey.task.answers.imports(conn, survey.survey_id, rater, page.generation_id)
+            refused = edits.stale(held, times) | (edits.imported_since(imports, seen) & set(values))
             values = {key: value for key, value in values.items() if key not in refused}
             edits.record(conn, survey.survey_id, rater, page.generation_id,
                          {key: time for key, time in times.items() if key not in refused})  # fmt: skip
@@ -199,10 +197,12 @@ def edit_times(store: RunStore, survey_id: str, rater: str, generation_id: str) 
     return edits.load(store.conn, survey_id, rater, generation_id)
 
 
-def imports_seen(store: RunStore, survey_id: str, rater: str, generation_id: str) -> str:
+def imports_seen(store: RunStore, survey: SurveyInfo, rater: str, generation_id: str) -> str:
     """The newest import a page of this poem drawn now shows (`edits.seen`); read before its
     answers, so an import between the two reads only makes the page's saves of it refused."""
-    return edits.seen(store.conn, survey_id, rater, generation_id)
+    return edits.seen(
+        survey.task.answers.imports(store.conn, survey.survey_id, rater, generation_id)
+    )
 
 
 def _mark_if_complete(

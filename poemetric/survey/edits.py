@@ -16,12 +16,14 @@ than it whatever the clocks say. An answer without a time (stored before edit ti
 edited with JavaScript) counts as the oldest: a timed save replaces it, and a save without a
 time replaces only an answer without one (as before edit times).
 
-`survey import` counts as an edit made after every page open at the time: whatever the browser
-clocks say, a page drawn before an import cannot store over an answer it imported (the page
-still showed the earlier one). The page carries the time of the newest imported answer it shows
-(`seen`, the server's clock, compared only with the import times it stores); a web save of an
-answer imported later than that is not stored. A page drawn after the import edits it like any
-other answer. `ghostwriting import-lines` replaces line grades as before.
+An import (`survey import`; `ghostwriting import-lines` of a line survey's sheet) counts as an
+edit made after every page open at the time: whatever the browser clocks say, a page drawn
+before an import cannot store over an answer it imported (the page still showed the earlier
+one). The page carries the time of the newest imported answer it shows (`seen`, the server's
+clock, compared only with the import times it stores); a web save of an answer imported later
+than that is not stored. A page drawn after the import edits it like any other answer. Each
+task's `AnswerStore.imports` says which of its answers were imported and when (`survey_answers`
+or `line_annotations`: `source` other than `WEB`, `updated_at`).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from collections.abc import Mapping
 
 #: Longest edit time accepted (digits of ms since 1970).
 MAX_DIGITS = 15
-#: `survey_answers.source` of an answer given on the web (an import stores the file's name).
+#: `source` of an answer given on the web (`survey_answers`, `line_annotations`); an import
+#: stores the file's name (and line).
 WEB = "web"
 #: Longest `seen` value accepted (an ISO time as `utc_now` writes it is 29 characters).
 MAX_SEEN = 40
@@ -53,28 +56,16 @@ def parse_seen(raw: str) -> str:
     return raw
 
 
-def seen(conn: sqlite3.Connection, survey_id: str, rater: str, generation_id: str) -> str:
-    """When the newest imported answer of one rater's poem was stored ('' for none): the page
-    drawn now shows every import up to that time."""
-    row = conn.execute(
-        "SELECT MAX(updated_at) FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
-        "AND generation_id = ? AND source != ?",
-        (survey_id, rater, generation_id, WEB),
-    ).fetchone()
-    return row[0] or ""
+def seen(imports: Mapping[str, str]) -> str:
+    """When the newest imported answer of one rater's poem was stored ('' for none), from its
+    `AnswerStore.imports`: the page drawn now shows every import up to that time."""
+    return max(imports.values(), default="")
 
 
-def imported_since(
-    conn: sqlite3.Connection, survey_id: str, rater: str, generation_id: str, drawn: str
-) -> set[str]:
-    """Questions of one rater's poem whose answer was imported after a page drawn with `drawn`
-    (its `seen`): that page never showed them."""
-    rows = conn.execute(
-        "SELECT question FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
-        "AND generation_id = ? AND source != ? AND updated_at > ?",
-        (survey_id, rater, generation_id, WEB, drawn),
-    )
-    return {row[0] for row in rows}
+def imported_since(imports: Mapping[str, str], drawn: str) -> set[str]:
+    """Questions of one rater's poem (its `AnswerStore.imports`) whose answer was imported after
+    a page drawn with `drawn` (its `seen`): that page never showed them."""
+    return {key for key, when in imports.items() if when > drawn}
 
 
 def load(

@@ -23,6 +23,7 @@ from poemetric.annotation.task import META_PREFIX, LineItem, LineTask, line_item
 from poemetric.reliability import Rating
 from poemetric.store import RunStore, utc_now
 from poemetric.survey.answers import Answer
+from poemetric.survey.edits import WEB
 from poemetric.survey.instrument import Instrument
 from poemetric.survey.tasks import Page, Question
 
@@ -146,6 +147,21 @@ class LineAnswers:
             count += len(self.given(grade))
             out[grade.annotator] = (count, max(filter(None, (last, updated_at)), default=None))
         return out
+
+    def imports(
+        self, conn: sqlite3.Connection, survey_id: str, rater: str, generation_id: str
+    ) -> dict[str, str]:
+        """Both grades of a line imported from a sheet (`ghostwriting import-lines`), till a web
+        save of either makes its row a web row (`source` is kept per line, not per grade)."""
+        stored = stored_line_grades(
+            conn, self.sheet.sheet_id, annotator=rater, generation_id=generation_id
+        )
+        return {
+            question_key(grade.line_number, scale): updated_at
+            for grade, updated_at in stored
+            if grade.source != WEB
+            for scale, _ in self.given(grade)
+        }
 
     def given(self, grade: LineGrade) -> list[tuple[str, float]]:
         """The grades of a row that the rater gave (not those fixed by rule, not missing ones)."""

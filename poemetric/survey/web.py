@@ -7,7 +7,7 @@ autocomplete=off, so Back / Forward shows the answers saved last, not the browse
 earlier visit that "Save and next" would store over later ones. Every answer sent carries the
 time it was last edited in the browser, and one older than the stored answer is not stored (a
 tab drawn before the answer changed in another; saves arriving out of order), nor one imported
-(`survey import`) after the page was drawn: `edits.py`.
+(`survey import`, `ghostwriting import-lines`) after the page was drawn: `edits.py`.
 /admin/TOKEN shows progress and the agreement so far. Safety: unguessable links (tokens.py), a
 CSRF token and an Origin check on every POST, server-side validation of every field against the
 task's questions, a body size limit, Jinja autoescaping, a strict Content-Security-Policy,
@@ -202,7 +202,7 @@ class SurveyApp:
                 return self._not_found()
             if request.method == "POST":
                 return await self._submit(request, store, rater, page, context)
-            seen = db.imports_seen(store, self.survey_id, rater.rater, page.generation_id)
+            seen = db.imports_seen(store, self.survey, rater.rater, page.generation_id)
             stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
             edited = db.edit_times(store, self.survey_id, rater.rater, page.generation_id)
         return self._show(rater, page, context, stored, edited, seen, {})
@@ -297,7 +297,7 @@ class SurveyApp:
         if form.get("action") == "previous":
             return RedirectResponse(f"{base}/{max(page.position - 1, 1)}", status_code=303)
         if not complete:
-            seen = db.imports_seen(store, self.survey_id, rater.rater, page.generation_id)
+            seen = db.imports_seen(store, self.survey, rater.rater, page.generation_id)
             stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
             errors = {
                 k: questions[k].missing for k in required if stored.get(k, (None, None))[0] is None
