@@ -458,3 +458,14 @@ def test_option_values_that_cannot_be_used_are_one_error_line(
     }
     line = _error([names.get(a, a) for a in args])
     assert line.startswith(start.replace("MISSING", names["MISSING"])), line
+
+
+def test_a_mistyped_dataset_name_gets_a_suggestion(tmp_path: Path) -> None:
+    """`generate --dataset dmeo` listed the known names but did not say which one was meant,
+    as a mistyped model, judge or author does."""
+    result = CliRunner().invoke(
+        app, ["generate", "--dataset", "dmeo", "--run", str(tmp_path / "r"), "--no-progress"]
+    )
+    assert result.exit_code == 2
+    assert "unknown dataset 'dmeo' (did you mean 'demo'?)" in result.output
+    assert not (tmp_path / "r").exists()

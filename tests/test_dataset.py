@@ -281,8 +281,10 @@ def test_load_dataset_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         DatasetError, match=r"run `poemetric dataset fetch poemetric` or pass the path"
     ):
         load_dataset("poemetric")
-    with pytest.raises(DatasetError, match="unknown dataset 'nope'"):
+    with pytest.raises(DatasetError, match="unknown dataset 'nope': "):
         load_dataset("nope")
+    with pytest.raises(DatasetError, match=r"unknown dataset 'dmeo' \(did you mean 'demo'\?\)"):
+        load_dataset("dmeo")
     with pytest.raises(DatasetError, match="does not exist"):
         load_dataset(str(tmp_path / "missing.csv"))
     bad = write_csv(tmp_path / "bad.csv", [poem_row(), poem_row(form="ode", content="")])

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
+from poemetric.suggest import did_you_mean
 
 
 class AuthorSelectionError(ValueError):
@@ -49,8 +49,7 @@ def select_authors(
                 )
             chosen += found
         else:
-            close = difflib.get_close_matches(token, [*authors, *groups], n=3, cutoff=0.5)
-            hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+            hint = did_you_mean(token, [*authors, *groups])
             raise AuthorSelectionError(
                 f"{token!r} is neither an author of this run nor a generator group{hint}; "
                 f"authors: {', '.join(authors)}"

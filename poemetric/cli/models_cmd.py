@@ -19,6 +19,7 @@ from poemetric.roster import (
     load_groups,
     roster_directories,
 )
+from poemetric.suggest import did_you_mean
 
 models_app = typer.Typer(
     no_args_is_help=False,
@@ -176,8 +177,6 @@ def show(
 def _show_hint(name: str, names: list[str], judges: bool) -> str:
     """Close names, or the other roster when the name is there (a judge asked for as a
     generator: `models show local-openai`)."""
-    import difflib
-
     other = _kind(not judges)
     try:
         elsewhere = name in load_catalog(other).names()
@@ -186,5 +185,4 @@ def _show_hint(name: str, names: list[str], judges: bool) -> str:
     if elsewhere:
         flag = "" if judges else " --judges"
         return f"; it is a {other[:-1]}: `poemetric models show {name}{flag}`"
-    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-    return f" (did you mean {', '.join(close)}?)" if close else ""
+    return did_you_mean(name, names)

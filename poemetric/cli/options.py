@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +10,7 @@ import typer
 
 from poemetric.agreement_defaults import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.cli.output import is_sqlite_file
+from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from poemetric.store import RunStore
@@ -72,14 +73,6 @@ def error_exit(message: object, code: int = 2) -> typer.Exit:
         f"[red]error:[/red] {escape(str(message))}", highlight=False, soft_wrap=True
     )
     return typer.Exit(code)
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """` (did you mean 'x'?)` when `word` looks like a mistyped choice, else ''."""
-    import difflib
-
-    close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.6)
-    return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
 
 
 def unknown_choice(

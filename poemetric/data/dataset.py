@@ -11,6 +11,7 @@ from poemetric.data.io import SUPPORTED_SUFFIXES, DatasetError
 from poemetric.data.registry import dataset_registry
 from poemetric.data.schema import Poem, PoemForm
 from poemetric.data.validation import validate_file
+from poemetric.suggest import did_you_mean
 
 #: How many problems a DatasetError lists before "... and N more".
 ERRORS_SHOWN = 20
@@ -65,7 +66,8 @@ def resolve_dataset(spec: str | Path) -> tuple[str, Path]:
     if isinstance(spec, str) and path.suffix.lower() not in SUPPORTED_SUFFIXES:
         known = ", ".join(sorted(dataset_registry()))
         raise DatasetError(
-            f"unknown dataset {spec!r}: expected a dataset name ({known}) or the path to a "
+            f"unknown dataset {spec!r}{did_you_mean(spec, dataset_registry())}: expected a "
+            f"dataset name ({known}) or the path to a "
             f"{'/'.join(SUPPORTED_SUFFIXES)} file"
         )
     raise DatasetError(f"dataset file {path} does not exist")

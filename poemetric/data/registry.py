@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from poemetric.data.io import DatasetError
 from poemetric.paths import resource_path, user_data_path
+from poemetric.suggest import did_you_mean
 
 REGISTRY_FILE = "registry.yaml"
 
@@ -88,4 +89,6 @@ def get_entry(name: str) -> DatasetEntry:
         return registry[name]
     except KeyError:
         known = ", ".join(sorted(registry))
-        raise DatasetError(f"unknown dataset {name!r}; known datasets: {known}") from None
+        raise DatasetError(
+            f"unknown dataset {name!r}{did_you_mean(name, registry)}; known datasets: {known}"
+        ) from None

@@ -3,8 +3,7 @@ the helpers that deduplicate names and suggest close matches."""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Literal
 
 RosterKind = Literal["generators", "judges"]
@@ -32,8 +31,3 @@ class UnusableModelError(RosterError):
 
 def _dedupe(names: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(names))
-
-
-def _suggest(word: str, choices: Sequence[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=3, cutoff=0.5)
-    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""

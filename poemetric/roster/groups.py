@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind, _dedupe, _suggest
+from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind, _dedupe
 from poemetric.roster.loading import Roster, load_catalog, roster_directories
 from poemetric.roster.yaml_reader import _read_yaml
+from poemetric.suggest import did_you_mean
 
 GROUPS_FILE = "groups.yaml"
 
@@ -74,7 +75,7 @@ def load_groups(
             else:
                 raise RosterError(
                     f"{sources[name]}: group {name!r} names unknown model or group {member!r}"
-                    + _suggest(member, [*roster, *raw])
+                    + did_you_mean(member, [*roster, *raw])
                 )
         expanded[name] = _dedupe(members)
         return expanded[name]

@@ -15,8 +15,9 @@ from pydantic import ValidationError
 
 from poemetric.providers.base import GenerationSettings, ModelSpec, VLLMOptions
 from poemetric.providers.registry import UnknownProviderError, available_providers, provider_class
-from poemetric.roster.base import ALL_GROUP, RosterError, RosterFileError, RosterKind, _suggest
+from poemetric.roster.base import ALL_GROUP, RosterError, RosterFileError, RosterKind
 from poemetric.roster.yaml_reader import _line_of, _read_yaml
+from poemetric.suggest import did_you_mean
 
 INTERPOLATED_FIELDS = ("model", "display_name", "base_url")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -244,7 +245,7 @@ def _unknown_option(key: str, provider: str, allowed: frozenset[str]) -> str:
         return f"{message} (a sampling setting: it belongs under `settings:`)"
     if provider == "vllm" and key in VLLMOptions.model_fields:
         return f"{message} (an engine option: it belongs under `vllm:`)"
-    return message + _suggest(key, sorted(allowed))
+    return message + did_you_mean(key, sorted(allowed))
 
 
 def _judge_template(path: Path, name: str, node: yaml.Node | None) -> str:

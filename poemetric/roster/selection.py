@@ -7,9 +7,10 @@ from pathlib import Path
 
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import ProviderLoadError, provider_class
-from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind, _dedupe, _suggest
+from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind, _dedupe
 from poemetric.roster.groups import load_groups
 from poemetric.roster.loading import Roster, RosterEntry, UnusableModel, load_catalog
+from poemetric.suggest import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def select_models(
             what = "judge" if kind == "judges" else "model"
             raise RosterError(
                 f"unknown {what} or group {token!r}"
-                + _suggest(token, [*roster, *groups])
+                + did_you_mean(token, [*roster, *groups])
                 + f"; see `poemetric models{' --judges' if kind == 'judges' else ''}`"
             )
     chosen = _dedupe(names)
@@ -82,7 +83,7 @@ def get_model(
     catalog = load_catalog(kind, directory)
     catalog.refuse_unusable([name])
     if name not in catalog.entries:
-        raise RosterError(f"unknown {kind[:-1]} {name!r}" + _suggest(name, catalog.names()))
+        raise RosterError(f"unknown {kind[:-1]} {name!r}" + did_you_mean(name, catalog.names()))
     return _usable(catalog.entries[name], kind)
 
 
@@ -140,5 +141,5 @@ def _listed(catalog: Roster, groups: dict[str, list[str]], group: str | None) ->
     if group is None:
         return catalog.names()
     if group not in groups:
-        raise RosterError(f"unknown group {group!r}" + _suggest(group, list(groups)))
+        raise RosterError(f"unknown group {group!r}" + did_you_mean(group, list(groups)))
     return groups[group]
