@@ -7,11 +7,12 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_provider_plugins import Installer, install
 from test_runner_support import FAST, prepared_store
 from typer.testing import CliRunner
 
@@ -19,7 +20,6 @@ from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
 from poemetric.redaction import Redactor
-from poemetric.store import RunStore
 from poemetric.testing.exchange import HttpAnswer
 from poemetric.testing.servers import ChatCall, GeminiServer, OpenAIServer, RecordedRequest
 
@@ -28,6 +28,8 @@ KEY_ENV = "POEMETRIC_SECRETS_TEST_KEY"
 #: First 8 characters "pm-audit", last 4 "v4Hb": neither occurs in a store or an output otherwise.
 KEY = "pm-audit-Zq8Xw3Lk5Rt7Yp2Nv4Hb"
 PIECES = (KEY, KEY[:8], KEY[8:16], KEY[-8:], KEY[-4:])
+
+__all__ = ["install"]  # fixture
 
 
 def leaks(text: str | bytes) -> list[str]:
@@ -174,20 +176,26 @@ def test_a_failed_batch_submission_prints_one_line_without_the_key(
     assert leaks(output) == [] and folder_leaks(run) == {}
 
 
-#: A third-party adapter with two bugs: its batch submission and its `aclose` raise plain
-#: exceptions (no ProviderError) that quote the key it read. The first stops its model; the
-#: second, which nothing handles, ends the command with a traceback.
+#: A third-party adapter with three bugs, each quoting the key it read: its batch submission and
+#: its `aclose` raise plain exceptions (no ProviderError), and `generate` lets through a library's
+#: timeout that derives from BaseException (as gevent's `Timeout` does, so that `except
+#: Exception` cannot swallow it). The runner lets the third through, as it lets cancellation
+#: through: the command crashes.
 CRASHING_PLUGIN = """
 from poemetric.providers import Provider
 from poemetric.providers.base import BatchCapable
 from poemetric.providers.remote_common import resolve_api_key
 
 
-class Crashing(Provider, BatchCapable):
-    name = "crashing"
+class Timeout(BaseException):
+    pass
+
+
+class Plugin(Provider, BatchCapable):
+    name = "NAME"
 
     async def generate(self, request):
-        raise NotImplementedError
+        raise Timeout(f"no answer in time for the key {resolve_api_key(self.spec, ())}")
 
     async def submit_batch(self, items):
         raise KeyError(f"no batch field for the key {resolve_api_key(self.spec, ())}")
@@ -203,32 +211,35 @@ class Crashing(Provider, BatchCapable):
 """
 
 
-def test_a_crash_traceback_prints_no_key(tmp_path: Path, model_folder: Path) -> None:
-    """A crash's traceback printed the exception as raised, with the key it quoted in clear;
-    the traceback of the batch bug, kept in the call log, holds no key either."""
-    (tmp_path / "crashing_plugin.py").write_text(CRASHING_PLUGIN, encoding="utf-8")
+def crashing(install: Installer, tmp_path: Path, model_folder: Path) -> Callable[..., Any]:
+    """`poemetric generate ...` in a process of its own, the plugin installed (an entry point)."""
+    module = install("crashing", CRASHING_PLUGIN)
     (model_folder / "bug.yaml").write_text(
         f"name: bug\nprovider: crashing\nmodel: m\napi_key_env: {KEY_ENV}\n", encoding="utf-8"
     )
-    start = (
-        "import sys, crashing_plugin; from poemetric.providers import register_provider; "
-        "register_provider('crashing', crashing_plugin.Crashing); "
-        "from poemetric.cli.app import main; main()"
-    )
-    run = tmp_path / "run"
     env = {"POEMETRIC_GENERATORS_DIR": str(model_folder), KEY_ENV: KEY, "COLUMNS": "300",
-           "PYTHONPATH": str(tmp_path)}  # fmt: skip
-    command = [sys.executable, "-c", start, "generate", "--run", str(run), "--models", "bug",
-               "--limit", "1", "--batch", "--no-progress"]  # fmt: skip
-    done = subprocess.run(
-        command, cwd=REPO, env={**os.environ, **env}, capture_output=True, text=True
-    )
-    assert done.returncode == 1
-    assert "Traceback" in done.stderr and "cannot close the client of ***" in done.stderr
-    assert leaks(done.stdout + done.stderr) == [] and folder_leaks(run) == {}
-    with RunStore(run) as store:
-        (logged,) = store.query("SELECT detail FROM calls WHERE outcome = 'adapter-error'")
-    assert "KeyError: 'no batch field for the key ***'" in logged["detail"]
+           "PYTHONPATH": str(tmp_path / "site" / module)}  # fmt: skip
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "poemetric", "generate", "--run", str(tmp_path / "run"),
+                   "--models", "bug", "--limit", "1", "--no-progress", *args]  # fmt: skip
+        return subprocess.run(
+            command, cwd=REPO, env={**os.environ, **env}, capture_output=True, text=True
+        )
+
+    return run
+
+
+def test_a_crash_traceback_prints_no_key(
+    install: Installer, tmp_path: Path, model_folder: Path
+) -> None:
+    """A crash's traceback printed the exception as raised, with the key it quoted in clear; an
+    exception deriving from BaseException alone was printed by Python itself, unscrubbed."""
+    done = crashing(install, tmp_path, model_folder)()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" in done.stderr
+    assert "Timeout: no answer in time for the key ***" in done.stderr
+    assert leaks(done.stdout + done.stderr) == [] and folder_leaks(tmp_path / "run") == {}
 
 
 def rhyming_echo(call: ChatCall) -> str:
