@@ -125,6 +125,8 @@ class ModelRun:
     task: TaskID | None = None
     #: Why the model was stopped mid-run (e.g. its local server refuses connections).
     stopped: str | None = None
+    #: Where the adapter raised a bug already logged (`adapter_bugs.note_adapter_bug`).
+    adapter_bug_sites: set[tuple[object, ...]] = field(default_factory=set, repr=False)
     _tokens: int = field(default=0, repr=False)
     _cost: float = field(default=0.0, repr=False)
 
