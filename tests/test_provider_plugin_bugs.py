@@ -1,6 +1,6 @@
 """A third-party provider (docs/providers.md, "Writing a provider") with a bug outside the batch
-methods: `generate` raising something other than `ProviderError`. The plugin is installed
-through a real entry point and run through the real `poemetric generate`."""
+methods: `generate` raising something other than `ProviderError`, `aclose` raising. The plugin
+is installed through a real entry point and run through the real `poemetric generate`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from test_provider_plugin_batch import BATCH_PLUGIN
 from test_provider_plugins import Installer, cli, install, user_models
 
 from poemetric.store import RunStore
@@ -103,3 +104,65 @@ def test_a_bug_in_generate_fails_its_jobs_and_logs_each_traceback_once(
         f"traceback is in the run's call log (`poemetric export calls --run {run}`, outcome "
         "adapter-error)"
     ) in warnings, warnings
+
+
+#: BATCH_PLUGIN with an `aclose` that raises, quoting the key, for a model whose options say
+#: so; `options.delay` slows its calls down.
+DELAY = "            await asyncio.sleep(self.spec.options.get('delay', 0))\n"
+CLOSING = (
+    BATCH_PLUGIN.replace("    import os\n", "    import asyncio\n    import os\n")
+    .replace('            self.bug("submit")\n', '            self.bug("submit")\n' + DELAY)
+    .replace(
+        "        async def generate(self, request):\n",
+        "        async def aclose(self):\n"
+        "            if self.spec.options.get('close_bug'):\n"
+        "                key = resolve_api_key(self.spec, self.default_key_envs)\n"
+        "                raise KeyError(f'cannot close the client of {key}')\n"
+        "\n"
+        "        async def generate(self, request):\n" + DELAY,
+    )
+)
+
+
+@pytest.mark.parametrize("mode", ["concurrent", "batch", "dry-run"])
+def test_an_aclose_that_raises_is_a_warning(
+    install: Installer,
+    user_models: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    mode: str,
+) -> None:
+    """It ended the whole command with a traceback, and the model still running (`slow`) was
+    cancelled: its results were lost, though every one of the first model's was stored."""
+    module = install("toy", CLOSING)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n"
+                "options: {close_bug: true}\n")  # fmt: skip
+    user_models("generators", "slow", "name: slow\nprovider: toy\nmodel: y\n"
+                "options: {delay: 0.3}\n")  # fmt: skip
+    monkeypatch.setenv("TOY_SERVICE_KEY", SECRET)
+    run = tmp_path / "run"
+    extra = {"concurrent": ["--no-progress"], "batch": ["--batch", "--no-progress"],
+             "dry-run": ["--dry-run"]}[mode]  # fmt: skip
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine,slow,markov",
+                         "--limit", "3", *extra)  # fmt: skip
+    assert code == 0, out + err  # every result is stored: the exit status says so
+    assert "Traceback" not in out + err and SECRET not in out + err
+    (warning,) = [line for line in out.splitlines() if ": warning: " in line]
+    assert warning.startswith(
+        f"mine: warning: provider 'toy' (entry point 'toy = {module}:Plugin' of package "
+        f"{module} 0.1) failed in aclose with KeyError: 'cannot close the client of ***'. This "
+        "is a bug in the adapter: the results are stored"
+    ), warning
+    if mode == "dry-run":
+        assert "call log" not in warning
+        return
+    assert warning.endswith(f"(`poemetric export calls --run {run}`, outcome adapter-error)")
+    with RunStore(run) as store:
+        for author in ("mine", "slow", "markov"):
+            assert store.count("generations", f"author = '{author}' AND status = 'ok'") == 3
+        (logged,) = store.query("SELECT model, cache_key, detail FROM calls WHERE outcome = ?",
+                                ("adapter-error",))  # fmt: skip
+    assert (logged["model"], logged["cache_key"]) == ("x", "-")
+    trace = logged["detail"]
+    assert trace.startswith("aclose: Traceback (most recent call last):"), trace
+    assert f"{module}.py" in trace and "***" in trace and SECRET not in trace

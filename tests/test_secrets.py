@@ -20,6 +20,7 @@ from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
 from poemetric.redaction import Redactor
+from poemetric.store import RunStore
 from poemetric.testing.exchange import HttpAnswer
 from poemetric.testing.servers import ChatCall, GeminiServer, OpenAIServer, RecordedRequest
 
@@ -179,8 +180,8 @@ def test_a_failed_batch_submission_prints_one_line_without_the_key(
 #: A third-party adapter with three bugs, each quoting the key it read: its batch submission and
 #: its `aclose` raise plain exceptions (no ProviderError), and `generate` lets through a library's
 #: timeout that derives from BaseException (as gevent's `Timeout` does, so that `except
-#: Exception` cannot swallow it). The runner lets the third through, as it lets cancellation
-#: through: the command crashes.
+#: Exception` cannot swallow it). The first stops its model, the second is a warning; the runner
+#: lets the third through, as it lets cancellation through: the command crashes.
 CRASHING_PLUGIN = """
 from poemetric.providers import Provider
 from poemetric.providers.base import BatchCapable
@@ -240,6 +241,24 @@ def test_a_crash_traceback_prints_no_key(
     assert "Traceback" in done.stderr
     assert "Timeout: no answer in time for the key ***" in done.stderr
     assert leaks(done.stdout + done.stderr) == [] and folder_leaks(tmp_path / "run") == {}
+
+
+def test_adapter_bug_tracebacks_and_warnings_hold_no_key(
+    install: Installer, tmp_path: Path, model_folder: Path
+) -> None:
+    """The tracebacks of an adapter's bugs, kept in the call log, and the warning about its
+    `aclose`, hold no key either."""
+    done = crashing(install, tmp_path, model_folder)("--batch")
+    assert done.returncode == 1, done.stdout + done.stderr  # its jobs are left pending
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "failed in aclose with KeyError: 'cannot close the client of ***'." in done.stdout
+    assert leaks(done.stdout + done.stderr) == [] and folder_leaks(tmp_path / "run") == {}
+    with RunStore(tmp_path / "run") as store:
+        logged = store.query("SELECT detail FROM calls WHERE outcome = 'adapter-error'")
+    submit, close = (entry["detail"] for entry in logged)
+    assert submit.startswith("submit_batch: Traceback") and close.startswith("aclose: Traceback")
+    assert "KeyError: 'no batch field for the key ***'" in submit
+    assert "KeyError: 'cannot close the client of ***'" in close
 
 
 def rhyming_echo(call: ChatCall) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from poemetric.providers.base import ProviderError
+from poemetric.providers.base import Provider, ProviderError
 from poemetric.providers.registry import describe_provider
 
 if TYPE_CHECKING:
@@ -124,6 +124,27 @@ def note_adapter_bug(run: ModelRun, method: str, error: BaseException, cache_key
         "next run); its traceback is in the run's call log (`poemetric export calls --run "
         f"{run.store.run_dir}`, outcome adapter-error)"
     )
+
+
+async def close_provider(run: ModelRun, provider: Provider) -> None:
+    """`provider.aclose()`; an exception from it is a warning (every result is stored by now),
+    its traceback logged, so that it neither ends the command nor stops the other models."""
+    try:
+        await provider.aclose()
+    except Exception as error:
+        message = _shortened(run.redact(str(error)))
+        logged = (
+            ""
+            if run.options.dry_run
+            else "; its traceback is in the run's call log (`poemetric export calls --run "
+            f"{run.store.run_dir}`, outcome adapter-error)"
+        )
+        run.report.warnings.append(
+            f"{describe_provider(run.spec.provider)} failed in aclose with "
+            f"{type(error).__name__}: {message}. This is a bug in the adapter: the results "
+            "are stored, but it may have left a client, connection or engine open" + logged
+        )
+        log_traceback(run, "aclose", error, cache_key="-")
 
 
 def _shortened(message: str) -> str:

@@ -61,8 +61,8 @@ class ModelReport:
     #: Times the adaptive rate control slowed down on a 429, and the rate it ended at (req/s).
     rate_decreases: int = 0
     final_rate_per_s: float | None = None
-    #: Lines under the summary about the adapter's bugs that stopped nothing (each place in
-    #: `generate` that raised, once), their tracebacks in the call log.
+    #: Lines under the summary about the adapter's bugs that stopped nothing (an `aclose` that
+    #: raised; a place in `generate` that raised, once each), their tracebacks in the call log.
     warnings: list[str] = field(default_factory=list)
 
     def note_error(self, message: str | None) -> None:
