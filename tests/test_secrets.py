@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_provider_plugins import Installer, install
 from test_runner_support import FAST, prepared_store
 from typer.testing import CliRunner
 
@@ -28,6 +29,8 @@ KEY_ENV = "POEMETRIC_SECRETS_TEST_KEY"
 #: First 8 characters "pm-audit", last 4 "v4Hb": neither occurs in a store or an output otherwise.
 KEY = "pm-audit-Zq8Xw3Lk5Rt7Yp2Nv4Hb"
 PIECES = (KEY, KEY[:8], KEY[8:16], KEY[-8:], KEY[-4:])
+
+__all__ = ["install"]  # fixture
 
 
 def leaks(text: str | bytes) -> list[str]:
@@ -168,20 +171,26 @@ def test_a_failed_batch_submission_prints_one_line_without_the_key(
     assert leaks(output) == [] and folder_leaks(run) == {}
 
 
-#: A third-party adapter with two bugs: its batch submission and its `aclose` raise plain
-#: exceptions (no ProviderError) that quote the key it read. The first stops its model; the
-#: second, which nothing handles, ends the command with a traceback.
+#: A third-party adapter with three bugs, each quoting the key it read: its batch submission and
+#: its `aclose` raise plain exceptions (no ProviderError), and `generate` lets through a library's
+#: timeout that derives from BaseException (as gevent's `Timeout` does, so that `except
+#: Exception` cannot swallow it). The first stops its model, the second is a warning; the runner
+#: lets the third through, as it lets cancellation through: the command crashes.
 CRASHING_PLUGIN = """
 from poemetric.providers import Provider
 from poemetric.providers.base import BatchCapable
 from poemetric.providers.remote_common import resolve_api_key
 
 
-class Crashing(Provider, BatchCapable):
-    name = "crashing"
+class Timeout(BaseException):
+    pass
+
+
+class Plugin(Provider, BatchCapable):
+    name = "NAME"
 
     async def generate(self, request):
-        raise NotImplementedError
+        raise Timeout(f"no answer in time for the key {resolve_api_key(self.spec, ())}")
 
     async def submit_batch(self, items):
         raise KeyError(f"no batch field for the key {resolve_api_key(self.spec, ())}")
@@ -197,32 +206,55 @@ class Crashing(Provider, BatchCapable):
 """
 
 
-def test_a_crash_traceback_prints_no_key(tmp_path: Path, user_model: Callable[..., Path]) -> None:
-    """A crash's traceback printed the exception as raised, with the key it quoted in clear;
-    the traceback of the batch bug, kept in the call log, holds no key either."""
-    (tmp_path / "crashing_plugin.py").write_text(CRASHING_PLUGIN, encoding="utf-8")
+def crashing(
+    install: Installer, tmp_path: Path, user_model: Callable[..., Path]
+) -> Callable[..., Any]:
+    """`poemetric generate ...` in a process of its own, the plugin installed (an entry point)."""
+    module = install("crashing", CRASHING_PLUGIN)
     bug = user_model(
         "generators", "bug", f"name: bug\nprovider: crashing\nmodel: m\napi_key_env: {KEY_ENV}\n"
     )
-    start = (
-        "import sys, crashing_plugin; from poemetric.providers import register_provider; "
-        "register_provider('crashing', crashing_plugin.Crashing); "
-        "from poemetric.cli.app import main; main()"
-    )
-    run = tmp_path / "run"
     env = {"POEMETRIC_GENERATORS_DIR": str(bug.parent), KEY_ENV: KEY, "COLUMNS": "300",
-           "PYTHONPATH": str(tmp_path)}  # fmt: skip
-    command = [sys.executable, "-c", start, "generate", "--run", str(run), "--models", "bug",
-               "--limit", "1", "--batch", "--no-progress"]  # fmt: skip
-    done = subprocess.run(
-        command, cwd=REPO, env={**os.environ, **env}, capture_output=True, text=True
-    )
-    assert done.returncode == 1
-    assert "Traceback" in done.stderr and "cannot close the client of ***" in done.stderr
-    assert leaks(done.stdout + done.stderr) == [] and folder_leaks(run) == {}
-    with RunStore(run) as store:
-        (logged,) = store.query("SELECT detail FROM calls WHERE outcome = 'adapter-error'")
-    assert "KeyError: 'no batch field for the key ***'" in logged["detail"]
+           "PYTHONPATH": str(tmp_path / "site" / module)}  # fmt: skip
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "poemetric", "generate", "--run", str(tmp_path / "run"),
+                   "--models", "bug", "--limit", "1", "--no-progress", *args]  # fmt: skip
+        return subprocess.run(
+            command, cwd=REPO, env={**os.environ, **env}, capture_output=True, text=True
+        )
+
+    return run
+
+
+def test_a_crash_traceback_prints_no_key(
+    install: Installer, tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    """A crash's traceback printed the exception as raised, with the key it quoted in clear; an
+    exception deriving from BaseException alone was printed by Python itself, unscrubbed."""
+    done = crashing(install, tmp_path, user_model)()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" in done.stderr
+    assert "Timeout: no answer in time for the key ***" in done.stderr
+    assert leaks(done.stdout + done.stderr) == [] and folder_leaks(tmp_path / "run") == {}
+
+
+def test_adapter_bug_tracebacks_and_warnings_hold_no_key(
+    install: Installer, tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    """The tracebacks of an adapter's bugs, kept in the call log, and the warning about its
+    `aclose`, hold no key either."""
+    done = crashing(install, tmp_path, user_model)("--batch")
+    assert done.returncode == 1, done.stdout + done.stderr  # its jobs are left pending
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "failed in aclose with KeyError: 'cannot close the client of ***'." in done.stdout
+    assert leaks(done.stdout + done.stderr) == [] and folder_leaks(tmp_path / "run") == {}
+    with RunStore(tmp_path / "run") as store:
+        logged = store.query("SELECT detail FROM calls WHERE outcome = 'adapter-error'")
+    submit, close = (entry["detail"] for entry in logged)
+    assert submit.startswith("submit_batch: Traceback") and close.startswith("aclose: Traceback")
+    assert "KeyError: 'no batch field for the key ***'" in submit
+    assert "KeyError: 'cannot close the client of ***'" in close
 
 
 def rhyming_echo(call: ChatCall) -> str:

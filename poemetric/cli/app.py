@@ -198,7 +198,12 @@ def main() -> None:
     except SettingError as error:  # a POEMETRIC_* variable with a bad value: unusable input
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    except Exception as error:  # a crash: a bug, or a failure no command handles
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:  # a crash: a bug, or a failure no command handles
+        # BaseException too: what an adapter raises from a library's own BaseException (gevent's
+        # Timeout, trio's Cancelled) goes through the runner, which lets those through as it
+        # lets cancellation through, and Python's own hook printed it with the key in clear.
         _print_crash(error)
         sys.exit(1)
     finally:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import Completion, Provider, ProviderError
 from poemetric.runner import stopping
+from poemetric.runner.adapter_bugs import note_adapter_bug
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job
 from poemetric.runner.ratelimit import ModelLimiter
@@ -160,6 +161,7 @@ async def _attempt(
         except Exception as caught:
             stopping.call_done()
             state.latency_s = time.monotonic() - started
+            note_adapter_bug(run, "generate", caught, job.cache_key)  # not a ProviderError
             error = as_provider_error(caught, timeout_s)
             if is_rate_limit(error):
                 limiter.requests.on_rate_limited()
@@ -223,6 +225,7 @@ async def _answers(
     try:
         results: Sequence[Any] = await provider.generate_batch([j.request for j in chunk])
     except Exception as caught:
+        note_adapter_bug(run, "generate_batch", caught, chunk[0].cache_key)
         failure = as_provider_error(caught, run.spec.limits.timeout_s)
         results = [failure] * len(chunk)
     return results, (time.monotonic() - started) / len(chunk)
@@ -253,6 +256,8 @@ def _store_chunk(
             if follow_up is not None:
                 queue.append(follow_up)
         else:
+            if isinstance(result, BaseException):
+                note_adapter_bug(run, "generate_batch", result, job.cache_key)
             error = (
                 as_provider_error(result, run.spec.limits.timeout_s)
                 if isinstance(result, BaseException)

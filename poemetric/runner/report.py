@@ -61,6 +61,9 @@ class ModelReport:
     #: Times the adaptive rate control slowed down on a 429, and the rate it ended at (req/s).
     rate_decreases: int = 0
     final_rate_per_s: float | None = None
+    #: Lines under the summary about the adapter's bugs that stopped nothing (an `aclose` that
+    #: raised; a place in `generate` that raised, once each), their tracebacks in the call log.
+    warnings: list[str] = field(default_factory=list)
 
     def note_error(self, message: str | None) -> None:
         self.errors += 1
@@ -217,6 +220,14 @@ class StageReport:
                     f"process on this run and were left to it ({m.held_by}). Nothing is bought "
                     "twice; run the command again once it ends to pick up what it left.[/yellow]",
                     highlight=False,
+                    soft_wrap=True,
+                )
+            for warning in m.warnings:
+                console.print(
+                    f"{m.model}: warning: {warning}",
+                    style="yellow",
+                    highlight=False,
+                    markup=False,
                     soft_wrap=True,
                 )
             if m.not_sent:

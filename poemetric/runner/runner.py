@@ -44,6 +44,7 @@ from poemetric.providers.registry import create_provider, provider_class
 from poemetric.providers.remote_common import key_variables
 from poemetric.redaction import Redactor
 from poemetric.runner import stopping
+from poemetric.runner.adapter_bugs import close_provider
 from poemetric.runner.cost import Budget
 from poemetric.runner.isolation import provider_target as provider_target
 from poemetric.runner.isolation import register_target as register_target
@@ -125,6 +126,8 @@ class ModelRun:
     task: TaskID | None = None
     #: Why the model was stopped mid-run (e.g. its local server refuses connections).
     stopped: str | None = None
+    #: Where the adapter raised a bug already logged (`adapter_bugs.note_adapter_bug`).
+    adapter_bug_sites: set[tuple[object, ...]] = field(default_factory=set, repr=False)
     _tokens: int = field(default=0, repr=False)
     _cost: float = field(default=0.0, repr=False)
 
@@ -305,7 +308,7 @@ def run_stage(
         if options.dry_run:
             for run, _ in runs:
                 if (planned := await _started(run)) is not None:
-                    await planned.aclose()
+                    await close_provider(run, planned)
             return [run.report for run, _ in runs]
 
         async def one(run: ModelRun, pending: list[Job]) -> None:
@@ -316,7 +319,7 @@ def run_stage(
             try:
                 await execute_model(run, provider, pending)
             finally:
-                await provider.aclose()
+                await close_provider(run, provider)  # a failure is a warning, not a crash
 
         await asyncio.gather(*(one(run, pending) for run, pending in runs))
         return [run.report for run, _ in runs]
@@ -370,7 +373,7 @@ async def _started(run: ModelRun) -> Provider | None:
         why = str(error) if isinstance(error, ProviderError) else f"{type(error).__name__}: {error}"
         run.report.not_run = run.redact(why)
         if provider is not None:
-            await provider.aclose()
+            await close_provider(run, provider)
         return None
     return provider
 
