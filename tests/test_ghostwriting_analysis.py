@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -77,6 +78,41 @@ def test_metrics_command_with_an_extra_corpus(reciting_run: Path, tmp_path: Path
         app, ["ghostwriting", "metrics", "--run", str(reciting_run), "--no-dataset"]
     )
     assert bad.exit_code == 2 and "--reference" in bad.output
+
+
+def test_a_corpus_holding_the_dataset_poems_is_not_their_copy(
+    reciting_run: Path, tmp_path: Path
+) -> None:
+    """The dataset file given as --reference (which docs/ghostwriting.md says works as it is) or
+    any corpus holding the poems: a human poem is still compared with the other texts only, and
+    --exclude-original still hides the original. Every human poem was a 1.0 'near-copy' of
+    itself, and the reciter of its original."""
+    with RunStore(reciting_run, create=False) as store:
+        rows = store.query("SELECT poem_id, content FROM poems")
+    corpus = tmp_path / "poems.jsonl"
+    corpus.write_text(
+        "".join(
+            json.dumps({"id": f"copy-{r['poem_id']}", "text": r["content"] + "\n"}) + "\n"
+            for r in rows
+        ),
+        encoding="utf-8",
+    )
+
+    def table(*extra: str) -> pd.DataFrame:
+        out = tmp_path / "-".join(["out", *extra])
+        args = ["ghostwriting", "metrics", "--run", str(reciting_run), "--reference", str(corpus),
+                "--out", str(out), *extra]  # fmt: skip
+        result = CliRunner().invoke(app, args, terminal_width=200)
+        assert result.exit_code == 0, result.output
+        return pd.read_csv(out / "ghostwriting.csv").set_index("author")
+
+    for extra in ([], ["--no-dataset"]):
+        scores = table(*extra)
+        assert scores.loc["human", "near_copies"] == 0 and scores.loc["human", "uniqueness"] < 0.3
+        assert scores.loc["reciter", "uniqueness"] == 1.0  # still caught reciting
+        hidden = table(*extra, "--exclude-original")
+        assert hidden.loc["reciter", "near_copies"] == 0
+        assert hidden.loc["reciter", "uniqueness"] == scores.loc["human", "uniqueness"]
 
 
 def test_score_command_prints_both_densities(tmp_path: Path) -> None:

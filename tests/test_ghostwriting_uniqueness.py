@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import math
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,41 @@ def test_text_the_corpus_never_saw_counts_against_similarity(
     appended = corpus[0].text + "\n" + UNRELATED
     (nearest,) = index.nearest([appended])
     assert nearest.reference_id == corpus[0].id and nearest.similarity < 0.9
+
+
+def test_similarity_computed_by_hand() -> None:
+    """Sublinear tf, smoothed idf fitted on the references, unigrams and bigrams, cosine; a
+    word no reference has keeps the idf ln(1 + n) + 1 of an unseen term in the poem's norm."""
+    index = UniquenessIndex(
+        [ReferenceText("1", "A cat", "one"), ReferenceText("2", "a dog", "two")]
+    )
+    shared = 1.0  # idf of "a": ln(3 / 3) + 1
+    rare = math.log(3 / 2) + 1  # "cat", "a cat": in one of two references
+    unseen = math.log(3) + 1  # "sat", "cat sat"
+    poem = shared**2 + 2 * rare**2  # the dot product with reference 1 (before norms)
+    expected = poem / (math.sqrt(poem) * math.sqrt(poem + 2 * unseen**2))
+    (nearest,) = index.nearest(["a cat sat"])
+    assert nearest.reference_id == "1"
+    assert nearest.similarity == pytest.approx(expected, abs=1e-12)  # 0.5998...
+    # Reference 2 ("a dog", as long and as rare) shares only "a" with it.
+    other = shared**2 / (math.sqrt(poem) * math.sqrt(poem + 2 * unseen**2))
+    assert index.similarities(["a cat sat"])[0, 1] == pytest.approx(other, abs=1e-12)
+
+
+def test_typographic_apostrophes_and_unicode_forms_still_make_a_copy(
+    index: UniquenessIndex, corpus: list[ReferenceText]
+) -> None:
+    """A model that recites a poem with *summer’s* for *summer's*, or with decomposed accents,
+    has copied it: it scored 0.85 (Sonnet 18) and could fall below the near-copy flag."""
+    changed = 0
+    for reference in corpus:
+        typed = unicodedata.normalize("NFD", reference.text.replace("'", "\u2019"))
+        if typed == reference.text:
+            continue
+        changed += 1
+        (nearest,) = index.nearest([typed])
+        assert (nearest.reference_id, nearest.similarity) == (reference.id, 1.0)
+    assert changed >= 10
 
 
 def test_a_text_without_words_has_no_nearest_text(index: UniquenessIndex) -> None:

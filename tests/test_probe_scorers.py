@@ -365,3 +365,6 @@ def test_the_run_report_shows_probe_scores_kept_in_the_run(tmp_path: Path) -> No
     assert "pairs.jsonl: not a score file" in probes
     assert "n.jsonl: " in probes and "was scored by ngram:3 already at " in probes
     assert ">38<" in probes and ">76<" not in probes  # delete_1_rhyming: one per limerick
+    # The tables come from the first of the two copies alone: the skipped files (the pairs, the
+    # other copy) are not named as their source.
+    assert "From n-copy.jsonl in RUN/probes/" in probes

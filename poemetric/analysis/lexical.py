@@ -88,11 +88,16 @@ def tokenize(text: str) -> list[str]:
     return list(_tokens(text))
 
 
+def normalize_text(text: str) -> str:
+    """`text` in NFC, lower-cased, with typographic apostrophes and hyphens as ASCII ones (what
+    every measure compares, so that *summer’s* and *summer's* are one word)."""
+    return unicodedata.normalize("NFC", text).translate(_APOSTROPHES).lower()
+
+
 @lru_cache(maxsize=20_000)
 def _tokens(text: str) -> tuple[str, ...]:
     # Cached: one analysis tokenizes each poem for several measures (6,293 poems in the paper).
-    normalised = unicodedata.normalize("NFC", text).translate(_APOSTROPHES).lower()
-    tokens = _TOKEN.findall(normalised)
+    tokens = _TOKEN.findall(normalize_text(text))
     return tuple(t if not t.startswith("'") or t in ELISIONS else t[1:] for t in tokens)
 
 

@@ -4,13 +4,15 @@ variants) and uniqueness against a reference corpus, with the near-copy flag."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
 import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
+from poemetric.analysis.lexical import tokenize
 from poemetric.analysis.stats import summarize
 from poemetric.ghostwriting.raplyzer import Phonetics, raplyzer_density
 from poemetric.ghostwriting.rhyme_density import DEFAULT_WINDOW_LINES, rhyme_density
@@ -64,12 +66,44 @@ class PoemMeasures:
     notes: list[str] = field(default_factory=list)
 
 
+def excluded_references(
+    generations: pd.DataFrame,
+    references: Sequence[ReferenceText],
+    options: GhostwritingOptions = DEFAULT_OPTIONS,
+    originals: Mapping[str, str] | None = None,
+) -> list[set[str]]:
+    """The reference ids each poem is not compared with: for a human poem (and, with
+    `exclude_original`, a generated one) its original — the reference with its poem id and any
+    reference with the same words, such as the dataset file given again as `--reference` or a
+    corpus that holds the poem. `originals` (poem id -> text) adds to the human rows' texts."""
+    texts = dict(originals or {})
+    for author, poem_id, poem in zip(
+        generations["author"], generations["poem_id"], generations["poem"], strict=True
+    ):
+        if author == HUMAN_AUTHOR:
+            texts.setdefault(str(poem_id), str(poem))
+    by_words: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    for reference in references:
+        by_words[tuple(tokenize(reference.text))].add(reference.id)
+    excluded: list[set[str]] = []
+    for author, poem_id in zip(generations["author"], generations["poem_id"], strict=True):
+        if author != HUMAN_AUTHOR and not options.exclude_original:
+            excluded.append(set())
+            continue
+        original = texts.get(str(poem_id))
+        same = by_words.get(tuple(tokenize(original)), set()) if original else set()
+        excluded.append({str(poem_id), *same})
+    return excluded
+
+
 def poem_measures(
     generations: pd.DataFrame,
     references: Sequence[ReferenceText],
     options: GhostwritingOptions = DEFAULT_OPTIONS,
+    originals: Mapping[str, str] | None = None,
 ) -> PoemMeasures:
-    """One row per poem (`generations`: generation_id, author, poem_id, poem_form, poem)."""
+    """One row per poem (`generations`: generation_id, author, poem_id, poem_form, poem);
+    `originals` (poem id -> human text) as for `excluded_references`."""
     notes: list[str] = []
     # Cached by text: human poems and recited originals repeat across authors.
     density = lru_cache(maxsize=None)(partial(rhyme_density, window_lines=options.window_lines))
@@ -97,10 +131,7 @@ def poem_measures(
     frame = pd.DataFrame(rows, columns=list(POEM_COLUMNS[:10]))
     if references:
         index = UniquenessIndex(references)
-        exclude = [
-            {poem_id} if author == HUMAN_AUTHOR or options.exclude_original else set()
-            for author, poem_id in zip(generations["author"], generations["poem_id"], strict=True)
-        ]
+        exclude = excluded_references(generations, references, options, originals)
         nearest = index.nearest([str(t) for t in generations["poem"]], exclude)
         frame["uniqueness"] = [n.similarity for n in nearest]
         frame["nearest_reference"] = [n.reference_label for n in nearest]

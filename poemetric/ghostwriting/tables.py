@@ -46,11 +46,10 @@ def ghostwriting_tables(
     result = GhostwritingTables()
     poems = load_generations(store) if generations is None else generations
     if not poems.empty:
-        references = [
-            *(dataset_references(store) if options.dataset_references else []),
-            *options.extra_references,
-        ]
-        measured = poem_measures(poems, references, options)
+        dataset = dataset_references(store)
+        references = [*(dataset if options.dataset_references else []), *options.extra_references]
+        originals = {reference.id: reference.text for reference in dataset}
+        measured = poem_measures(poems, references, options, originals)
         result.notes += measured.notes
         result.tables["ghostwriting"] = author_measures(measured.frame)
         result.tables["ghostwriting_poems"] = measured.frame

@@ -8,7 +8,9 @@ from all the others.
 
 The tf-idf representation (scikit-learn's `TfidfVectorizer`, imported when first needed):
 
-* tokens: lower-cased words including one-letter words and inner apostrophes (*o'er*);
+* tokens: lower-cased words including one-letter words and inner apostrophes (*o'er*), read
+  after the normalisation of `poemetric.analysis.lexical` (NFC, typographic apostrophes as
+  ASCII ones), so a copy typed with *summer’s* is still a copy of *summer's*;
 * unigrams and bigrams, so that copied phrasing weighs more than shared vocabulary;
 * sublinear term frequency (1 + ln tf), so a word repeated in a refrain does not dominate;
 * smoothed idf fitted on the reference corpus alone, so a poem's score does not depend on which
@@ -65,8 +67,10 @@ class UniquenessIndex:
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         self.references = list(references)
+        from poemetric.analysis.lexical import normalize_text
+
         self.vectorizer = TfidfVectorizer(
-            lowercase=True,
+            preprocessor=normalize_text,  # lower-cases too (it replaces `lowercase`)
             token_pattern=TOKEN_PATTERN,
             ngram_range=(1, 2),
             sublinear_tf=True,

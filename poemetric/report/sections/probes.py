@@ -30,11 +30,13 @@ def probes(run: ReportRun) -> Section | None:
     folder = Path(run.run_dir) / PROBES_DIR
     files = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
     records = []
+    used: list[str] = []  # the files the tables count (the skipped ones are said apart)
     skipped: list[str] = []
     seen: dict[tuple[str, str], str] = {}
     for path in files:
         try:
             records += read_scores(str(path), seen)
+            used.append(path.name)
         except DuplicateScoreError as error:  # a copy of another file: counted twice
             skipped.append(f"{path.name}: {error}")
         except PairFileError as error:  # e.g. a pairs file kept beside the scores
@@ -50,5 +52,5 @@ def probes(run: ReportRun) -> Section | None:
         if (tables[name]["source"] == "ours").any()
     ]  # fmt: skip
     html = render("probes.html.j2", accuracy=accuracy, papers=papers,
-                  files=[p.name for p in files], skipped=skipped)  # fmt: skip
+                  files=used, skipped=skipped)  # fmt: skip
     return Section("probes", "Minimal-pair probes", html)
