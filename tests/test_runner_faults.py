@@ -20,8 +20,9 @@ from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
 from poemetric.runner import RunnerOptions
 from poemetric.store import RunStore
+from poemetric.testing.exchange import HttpAnswer
 from poemetric.testing.http_base import LocalServer
-from poemetric.testing.servers import Fault, GeminiServer, OpenAIServer
+from poemetric.testing.servers import AnthropicServer, Fault, GeminiServer, OpenAIServer
 
 
 @pytest.fixture(autouse=True)
@@ -219,3 +220,36 @@ def test_an_ordinary_gemini_400_stays_an_error_row(tmp_path: Path) -> None:
         assert not model.not_run and len(server.generation_requests) == 3
         failed = [r for r in generation_rows(store, spec.name) if r["status"] == "error"]
         assert [r["error"] for r in failed] == ["google: HTTP 400: INVALID_ARGUMENT: bad field"]
+
+
+@pytest.mark.parametrize("dialect", [OpenAIServer, AnthropicServer, GeminiServer])
+def test_a_429_with_an_unreadable_retry_after_is_retried(
+    tmp_path: Path, dialect: type[LocalServer]
+) -> None:
+    """A proxy's `Retry-After: soon` is no hint, not a failure: the 429 is retried (it ended
+    as a non-retryable 'ValueError: Invalid date value' error row)."""
+
+    class Server(dialect):  # type: ignore[valid-type,misc]
+        def error_answer(
+            self, status: int, message: str, headers: dict[str, str] | None = None
+        ) -> HttpAnswer:
+            answer = super().error_answer(status, message, headers)
+            answer.headers.clear()
+            answer.headers["Retry-After"] = "soon"
+            return answer
+
+    provider, model = {
+        OpenAIServer: ("openai-compatible", "test-model"),
+        AnthropicServer: ("anthropic", "claude-test"),
+        GeminiServer: ("google", "gemini-test"),
+    }[dialect]
+    store = prepared_store(tmp_path, poems=1)
+    with Server(faults=[Fault.rate_limited(0.1)], api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url).model_copy(
+            update={"provider": provider, "model": model}
+        )
+        report = run_generation(store, [spec], options=FAST)
+        assert (report.models[0].ok, report.errors) == (1, 0)
+        assert len(server.generation_requests) == 2
+    outcomes = [(r["outcome"], r["http_status"]) for r in store.query("SELECT * FROM calls")]
+    assert outcomes == [("retry", 429), ("ok", None)]

@@ -127,10 +127,12 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     try:
         return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - time.time())
+        pass
+    try:  # an HTTP date; a value that is neither (a proxy's "soon") is no hint, not a failure
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return max(0.0, parsed.timestamp() - time.time())
 
 
 def is_retryable_status(status: int) -> bool:

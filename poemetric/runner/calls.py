@@ -143,15 +143,16 @@ async def _attempt(
     run: ModelRun, provider: Provider, limiter: ModelLimiter, state: _JobState, job: Job
 ) -> Completion:
     timeout_s = run.spec.limits.timeout_s
-    async with limiter.concurrency_slot():
-        if run.stopped is not None:
-            run.report.left_pending += 1
+    if not state.reserved:
+        # Before taking a slot: a call waiting for the budget must not hold up the retries of
+        # the calls in flight, whose reservations it waits for.
+        _not_stopped(run)
+        if not await run.budget.reserve(state.guess.cost_usd):
+            run.report.skipped_budget += 1
             raise _NotCalled
-        if not state.reserved:
-            if run.budget.exhausted or not run.budget.try_reserve(state.guess.cost_usd):
-                run.report.skipped_budget += 1
-                raise _NotCalled
-            state.reserved = True
+        state.reserved = True
+    async with limiter.concurrency_slot():
+        _not_stopped(run)
         await limiter.pace(state.guess.tokens)
         if not stopping.starting_call():  # a stop: the job is left for the next run
             raise _Stopping
@@ -175,6 +176,13 @@ async def _attempt(
         raise _not_a_completion(run, completion)
     limiter.requests.on_success()
     return completion
+
+
+def _not_stopped(run: ModelRun) -> None:
+    """Leave the job pending when its model was stopped (key refused, no server)."""
+    if run.stopped is not None:
+        run.report.left_pending += 1
+        raise _NotCalled
 
 
 def _not_a_completion(run: ModelRun, value: object) -> ProviderError:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from poemetric.providers.base import ChatMessage, ModelSpec, TokenUsage
 
@@ -33,28 +35,93 @@ def usage_cost(spec: ModelSpec, usage: TokenUsage, *, batch: bool = False) -> fl
     return spec.pricing.cost(usage.input_tokens, usage.output_tokens, batch=batch)
 
 
+#: Reservations below this (USD) are rounding left over from settled calls: none in flight.
+_NOTHING_USD = 1e-9
+
+
 @dataclass
 class Budget:
-    """Spending cap for one command: spent + in-flight reservations never exceed `limit_usd`."""
+    """Spending cap for one command: spent + in-flight reservations never exceed `limit_usd`.
+
+    `reserve` (concurrent calls) waits, in turn, while only the reservations of calls in flight
+    stand in the way: they settle at their real cost, usually far below the estimate. The cap is
+    reached (`exhausted`) when what is spent plus a call's estimate would exceed it.
+    """
 
     limit_usd: float | None = None
     spent_usd: float = 0.0
     reserved_usd: float = 0.0
     refused: int = 0
+    _waiting: deque[tuple[float, asyncio.Future[bool]]] = field(
+        default_factory=deque, init=False, repr=False
+    )
 
     def try_reserve(self, amount_usd: float) -> bool:
         if self.limit_usd is not None and (
             self.spent_usd + self.reserved_usd + amount_usd > self.limit_usd
         ):
             self.refused += 1
+            self._serve_waiting()
             return False
         self.reserved_usd += amount_usd
         return True
 
+    async def reserve(self, amount_usd: float) -> bool:
+        """Reserve `amount_usd` for a call, after the calls already waiting; False (the call is
+        skipped) once the cap is reached."""
+        fits = self._fits(amount_usd)
+        if fits is not None and not self._waiting:
+            return self._take(amount_usd, fits)
+        turn: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._waiting.append((amount_usd, turn))
+        try:
+            return await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled() and turn.result():
+                self.settle(amount_usd, 0.0)  # reserved for a call that will not be made
+            raise
+
     def settle(self, reserved_usd: float, actual_usd: float) -> None:
         self.reserved_usd = max(0.0, self.reserved_usd - reserved_usd)
+        if self.reserved_usd < _NOTHING_USD:
+            self.reserved_usd = 0.0
         self.spent_usd += actual_usd
+        self._serve_waiting()
 
     @property
     def exhausted(self) -> bool:
         return self.refused > 0
+
+    def _fits(self, amount_usd: float) -> bool | None:
+        """True: the call fits now; False: it never will (the cap is reached); None: it fits
+        once calls in flight have settled."""
+        if self.exhausted:
+            return False
+        if self.limit_usd is None or (
+            self.spent_usd + self.reserved_usd + amount_usd <= self.limit_usd
+        ):
+            return True
+        if self.reserved_usd <= 0 or self.spent_usd + amount_usd > self.limit_usd:
+            return False
+        return None
+
+    def _take(self, amount_usd: float, fits: bool) -> bool:
+        if fits:
+            self.reserved_usd += amount_usd
+        else:
+            self.refused += 1
+        return fits
+
+    def _serve_waiting(self) -> None:
+        """Give the waiting calls their reservations, first come first served, or refuse them
+        all once the cap is reached."""
+        while self._waiting:
+            amount_usd, turn = self._waiting[0]
+            if turn.done():  # cancelled while waiting
+                self._waiting.popleft()
+                continue
+            fits = self._fits(amount_usd)
+            if fits is None:
+                return
+            self._waiting.popleft()
+            turn.set_result(self._take(amount_usd, fits))
