@@ -395,3 +395,18 @@ def test_an_expert_score_left_blank_is_not_counted_as_na(store: RunStore, tmp_pa
     assert _cell(experts, "bot", "literary_devices", "n") == 1
     assert _cell(experts, "bot", "literary_devices", "n_na") == 0
     assert _cell(experts, "bot", "literary_devices", "na_share") == 0
+
+
+def test_the_note_on_missing_judge_tables_says_when_every_judgment_failed(
+    store: RunStore,
+) -> None:
+    store.conn.execute("DELETE FROM judgments WHERE status = 'ok'")
+    store.conn.commit()
+    notes = analyze_run(store).notes
+    skipped = [note for note in notes if note.startswith("judge tables skipped")]
+    assert skipped == [
+        "judge tables skipped: all 1 judgment(s) failed (the `judges` table counts parse "
+        "failures and call errors); the next `poemetric judge` retries call errors and re-parses "
+        "stored answers, `--refresh-failed-parses` pays for new ones"
+    ]
+    assert analyze_run(store).table("judges").at[0, "ok"] == 0
