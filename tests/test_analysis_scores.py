@@ -375,3 +375,38 @@ def test_a_judge_given_only_non_poems_is_not_called_failed(store: RunStore) -> N
     )  # fmt: skip
     with pytest.raises(ValueError, match="1 poem\\(s\\) it was given were not poems"):
         analyze_run(store, judge="picky")
+
+
+def test_an_expert_score_left_blank_is_not_counted_as_na(store: RunStore, tmp_path: Path) -> None:
+    # imagery of bot-p1: e1 says N/A (0); bot-p2: e2 leaves it blank (not rated), e1 says 2.
+    # literary devices of bot-p2: blank by both experts.
+    rows = [
+        {"expert": "e1", "generation_id": "bot-p1", **BASE, "imagery": 0},
+        {"expert": "e1", "generation_id": "bot-p2", **BASE, "imagery": 2, "literary_devices": ""},
+        {"expert": "e2", "generation_id": "bot-p2", **BASE, "imagery": "", "literary_devices": ""},
+    ]  # fmt: skip
+    result = analyze_run(store, experts=_write_experts(tmp_path / "e.csv", rows), n_boot=0)
+    experts = result.table("expert_scores")
+    # one poem said N/A (bot-p1), one was scored 2 (bot-p2): n 1, n_na 1, N/A share 1/2
+    assert _cell(experts, "bot", "imagery", "n") == 1
+    assert _cell(experts, "bot", "imagery", "n_na") == 1
+    assert _cell(experts, "bot", "imagery", "na_share") == pytest.approx(0.5)
+    # literary devices: bot-p1 scored 3, bot-p2 rated by nobody (blank): no N/A at all
+    assert _cell(experts, "bot", "literary_devices", "n") == 1
+    assert _cell(experts, "bot", "literary_devices", "n_na") == 0
+    assert _cell(experts, "bot", "literary_devices", "na_share") == 0
+
+
+def test_the_note_on_missing_judge_tables_says_when_every_judgment_failed(
+    store: RunStore,
+) -> None:
+    store.conn.execute("DELETE FROM judgments WHERE status = 'ok'")
+    store.conn.commit()
+    notes = analyze_run(store).notes
+    skipped = [note for note in notes if note.startswith("judge tables skipped")]
+    assert skipped == [
+        "judge tables skipped: all 1 judgment(s) failed (the `judges` table counts parse "
+        "failures and call errors); the next `poemetric judge` retries call errors and re-parses "
+        "stored answers, `--refresh-failed-parses` pays for new ones"
+    ]
+    assert analyze_run(store).table("judges").at[0, "ok"] == 0

@@ -174,19 +174,23 @@ def judgments_per_generation(judgments: pd.DataFrame) -> pd.DataFrame:
     """One row per (judge, generation): repeated judge samples averaged.
 
     N/A (0) is excluded from the average of imagery and literary devices; a poem whose every
-    sample said N/A keeps NaN for the score and `<key>_na` = True.
+    sample said N/A keeps NaN for the score and `<key>_na` = True. A missing score (an expert
+    who left the item blank: not rated) is neither a score nor N/A: a poem nobody rated on the
+    item has NaN and `<key>_na` = False.
     """
     if judgments.empty:
         return judgments.assign(
             **{f"{d.key}_na": pd.Series(dtype=bool) for d in DIMENSIONS if d.allows_na}
         )
     frame = judgments.copy()
-    for dimension in DIMENSIONS:
-        if dimension.allows_na:
-            frame[dimension.key] = frame[dimension.key].where(frame[dimension.key] != 0)
+    na_keys = [d.key for d in DIMENSIONS if d.allows_na]
+    for key in na_keys:
+        frame[f"{key}_said_na"] = frame[key] == 0
+        frame[key] = frame[key].where(frame[key] != 0)
     keys = ["judge", "generation_id", "author", "poem_id", "poem_form"]
-    averaged = frame.groupby(keys, as_index=False, sort=False)[list(DIMENSION_KEYS)].mean()
-    for dimension in DIMENSIONS:
-        if dimension.allows_na:
-            averaged[f"{dimension.key}_na"] = averaged[dimension.key].isna()
+    grouped = frame.groupby(keys, as_index=False, sort=False)
+    averaged = grouped[list(DIMENSION_KEYS)].mean()
+    said_na = grouped[[f"{key}_said_na" for key in na_keys]].any()
+    for key in na_keys:
+        averaged[f"{key}_na"] = averaged[key].isna() & said_na[f"{key}_said_na"].to_numpy()
     return averaged

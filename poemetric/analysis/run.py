@@ -213,7 +213,7 @@ def analyze_run(
     result.notes += ghostwriting.notes
 
     if data.judgments.empty:
-        result.notes.append("judge tables skipped: no successful judgments (run `poemetric judge`)")
+        result.notes.append(_no_judge_tables_note(store))
     else:
         result.tables["dimension_scores"] = dimension_scores(
             data.judgments, method=ci_method, seed=seed
@@ -234,6 +234,18 @@ def analyze_run(
         if note:
             result.captions[name] = f"{result.caption(name)}; {note}"
     return result
+
+
+def _no_judge_tables_note(store: RunStore) -> str:
+    """Why the judge tables are missing: no judge ran, or every judgment it made failed."""
+    failed = store.count("judgments", "status = 'error'")
+    if not failed:
+        return "judge tables skipped: no successful judgments (run `poemetric judge`)"
+    return (
+        f"judge tables skipped: all {failed} judgment(s) failed (the `judges` table counts parse "
+        "failures and call errors); the next `poemetric judge` retries call errors and re-parses "
+        "stored answers, `--refresh-failed-parses` pays for new ones"
+    )
 
 
 def _expert_tables(

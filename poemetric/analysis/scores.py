@@ -40,7 +40,8 @@ def dimension_scores(
     """Long table: one row per judge x author (x form) x dimension.
 
     Statistics are over poems (repeated judge samples of a poem are averaged first). For imagery
-    and literary devices N/A answers are left out of the mean and reported as `na_share`.
+    and literary devices N/A answers are left out of the mean and reported as `n_na` and
+    `na_share` (of the poems rated on the item; a blank expert score is not N/A).
     """
     columns = ["judge", "author", *(["poem_form"] if by_form else []), "dimension", "group",
                *SUMMARY_COLUMNS, "n_na", "na_share"]  # fmt: skip
@@ -58,6 +59,7 @@ def dimension_scores(
                 poems[dimension.key].to_numpy(), method=method, seed=seed, domain=LIKERT_DOMAIN
             )
             n_na = int(poems[f"{dimension.key}_na"].sum()) if dimension.allows_na else 0
+            rated = summary.n + n_na  # poems someone scored or called N/A on this item
             rows.append(
                 {
                     **labels,
@@ -65,7 +67,7 @@ def dimension_scores(
                     "group": dimension.group,
                     **summary.as_dict(),
                     "n_na": n_na,
-                    "na_share": n_na / len(poems) if dimension.allows_na else np.nan,
+                    "na_share": n_na / rated if dimension.allows_na and rated else np.nan,
                 }
             )
     return _ordered(pd.DataFrame(rows, columns=columns), [k for k in keys if k != "author"])
