@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, openai_spec, prepared_store
@@ -48,3 +49,24 @@ def test_the_cap_still_stops_calls_once_spent_plus_an_estimate_exceeds_it(tmp_pa
     assert model.ok == len(server.successful_generations) >= 2
     assert model.skipped_budget == 6 - model.ok > 0 and report.stopped_by_budget
     assert report.cost_usd <= cap
+
+
+class NoUsageServer(OpenAIServer):
+    """An OpenAI-compatible server (a proxy) whose answers carry no `usage` field."""
+
+    def render_completion(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
+        rendered = super().render_completion(call, reply)
+        del rendered["usage"]
+        return rendered
+
+
+def test_answers_without_usage_count_their_estimate_against_the_cap(tmp_path: Path) -> None:
+    # An answer without `usage` cost 0 $ to the budget, so --max-cost never stopped anything.
+    cap = 2.5 * ESTIMATE_USD
+    store = prepared_store(tmp_path, poems=6)
+    with NoUsageServer(latency_s=0.0, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=1)
+        report = run_generation(store, [spec], options=dataclasses.replace(FAST, max_cost_usd=cap))
+    model = report.models[0]
+    assert model.ok == len(server.successful_generations) == 2
+    assert model.skipped_budget == 4 and report.stopped_by_budget

@@ -42,7 +42,7 @@ from poemetric.providers.base import (
 from poemetric.providers.remote_common import never_sent
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import AdapterBug, Expected, adapter_call, stop_for_adapter_bug
-from poemetric.runner.cost import usage_cost
+from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job, completion_to_dict
 from poemetric.runner.recording import (
     estimate,
@@ -366,8 +366,8 @@ async def _collect(
                 )
             continue
         if isinstance(result, Completion):
-            actual = usage_cost(run.spec, result.usage, batch=True)
-            run.budget.settle(reserved.pop(key, 0.0), actual)
+            held = reserved.pop(key, 0.0)
+            run.budget.settle(held, budget_cost(run.spec, result.usage, held, batch=True))
             log_attempt(run, job, 1, "ok", latency_s=result.latency_s)
             follow_up = resolve_from_cache(
                 run, record_completion(run, job, result, batch_id=batch_id)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from poemetric.providers.base import Completion, Provider, ProviderError
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import note_adapter_bug
-from poemetric.runner.cost import usage_cost
+from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job
 from poemetric.runner.ratelimit import ModelLimiter
 from poemetric.runner.recording import (
@@ -134,7 +134,8 @@ async def _call(
         completion.latency_s = state.latency_s
     used = completion.usage.input_tokens + completion.usage.output_tokens
     limiter.correct_tokens(state.guess.tokens, used or state.guess.tokens)
-    run.budget.settle(state.guess.cost_usd, usage_cost(run.spec, completion.usage))
+    spent = budget_cost(run.spec, completion.usage, state.guess.cost_usd)
+    run.budget.settle(state.guess.cost_usd, spent)
     log_attempt(run, job, attempt_number, "ok", latency_s=state.latency_s)
     return completion
 
@@ -258,7 +259,7 @@ def _store_chunk(
         if isinstance(result, Completion):
             if result.latency_s is None:
                 result.latency_s = latency
-            run.budget.settle(guess.cost_usd, usage_cost(run.spec, result.usage))
+            run.budget.settle(guess.cost_usd, budget_cost(run.spec, result.usage, guess.cost_usd))
             log_attempt(run, job, 1, "ok", latency_s=latency)
             follow_up = resolve_from_cache(run, record_completion(run, job, result))
             if follow_up is not None:

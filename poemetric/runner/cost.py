@@ -35,6 +35,17 @@ def usage_cost(spec: ModelSpec, usage: TokenUsage, *, batch: bool = False) -> fl
     return spec.pricing.cost(usage.input_tokens, usage.output_tokens, batch=batch)
 
 
+def budget_cost(
+    spec: ModelSpec, usage: TokenUsage, estimate_usd: float, *, batch: bool = False
+) -> float:
+    """What a response counts against `--max-cost`: its billed cost, or the call's estimate when
+    the provider reported no usage at all (a proxy or server that drops the field), so that
+    uncounted calls cannot spend past the cap."""
+    if usage.input_tokens == 0 and usage.output_tokens == 0:
+        return estimate_usd
+    return usage_cost(spec, usage, batch=batch)
+
+
 #: Reservations below this (USD) are rounding left over from settled calls: none in flight.
 _NOTHING_USD = 1e-9
 
