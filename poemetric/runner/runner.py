@@ -225,9 +225,7 @@ def run_stage(
 ) -> StageReport:
     """Run (or plan) a stage for several models; remote models run concurrently."""
     if not options.dry_run:
-        record_models(store, stage, specs)
-        shard = options.shard or Shard(0, 1)
-        record_shard(store, stage, shard.index, shard.count, [spec.name for spec in specs])
+        record_models(store, stage, specs)  # each model's shard once it ran it (`one`)
     report = StageReport(
         stage=stage, dry_run=options.dry_run, shard=str(options.shard) if options.shard else None
     )
@@ -268,14 +266,20 @@ def run_stage(
             return [run.report for run, _ in runs]
 
         async def one(run: ModelRun, pending: list[Job]) -> None:
-            if not pending or (provider := await _started(run)) is None:
-                return
-            run.progress = progress
-            run.task = progress.add_task(run.spec.name, total=len(pending), tokens="0", cost="0")
-            try:
-                await execute_model(run, provider, pending)
-            finally:
-                await close_provider(run, provider)  # a failure is a warning, not a crash
+            if pending:
+                if (provider := await _started(run)) is None:
+                    return  # refused before any call: the shard did not run this model
+                run.progress = progress
+                run.task = progress.add_task(
+                    run.spec.name, total=len(pending), tokens="0", cost="0"
+                )
+                try:
+                    await execute_model(run, provider, pending)
+                finally:
+                    await close_provider(run, provider)  # a failure is a warning, not a crash
+            if ran_whole_shard(run):
+                shard = options.shard or Shard(0, 1)
+                record_shard(store, stage, shard.index, shard.count, [run.spec.name])
 
         await asyncio.gather(*(one(run, pending) for run, pending in runs))
         return [run.report for run, _ in runs]
@@ -312,6 +316,25 @@ async def _started(run: ModelRun) -> Provider | None:
             await close_provider(run, provider)
         return None
     return provider
+
+
+def ran_whole_shard(run: ModelRun) -> bool:
+    """Whether this command left none of the model's jobs in its `--shard` (the whole stage
+    without it) undone: each has its row, ok or error (done before, from the cache, or called
+    now), so `merge` may count the shard as run for the model (docs/running.md, "Sharding").
+    Not when the model was refused before its first call or stopped (`stopped`: no key, a
+    refused key, an adapter's bug, a batch request failing for good), jobs were skipped at the
+    --max-cost budget or left to another process, or a stop (Ctrl-C, SIGTERM) began before the
+    model was through: the run that finishes them records the shard."""
+    report = run.report
+    return not (
+        run.stopped
+        or report.not_run
+        or report.left_pending
+        or report.skipped_budget
+        or report.held_elsewhere
+        or stopping.requested()
+    )
 
 
 def _isolated(spec: ModelSpec) -> bool:
