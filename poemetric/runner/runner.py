@@ -153,6 +153,12 @@ class ModelRun:
             self.report.stopped_mid_run = True
             self.stop(reason)
 
+    def leave_pending(self, jobs: int) -> None:
+        """`jobs` of the model's jobs were not called (it was stopped): left for the next run."""
+        self.report.left_pending += jobs
+        for _ in range(jobs):
+            self.advance()
+
     def advance(self, *, tokens: int = 0, cost: float = 0.0) -> None:
         self._tokens += tokens
         self._cost += cost
