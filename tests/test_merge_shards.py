@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import Result
+from test_runner_support import TEST_KEY, TEST_KEY_ENV
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -15,6 +16,7 @@ from poemetric.store import RunStore
 from poemetric.store.db import DB_NAME
 from poemetric.store.models import recorded_models
 from poemetric.store.shards import MODEL_SHARDS_META_KEY, MissingShards, missing_shards
+from poemetric.testing.servers import OpenAIServer
 
 
 def _generate(run: Path, *extra: str) -> None:
@@ -200,3 +202,79 @@ def test_shards_that_ran_other_models_keep_their_model_records(tmp_path: Path) -
         recorded = recorded_models(store)["generate"]
     assert sorted(recorded) == ["markov", "markov-b"]
     assert recorded["markov-b"]["display_name"] == "Markov B"
+
+
+@pytest.fixture
+def remote(user_model: Callable[[str, str, str], Path]) -> Iterator[OpenAIServer]:
+    """`remote`, a model served by a local OpenAI-compatible server, its key read from
+    TEST_KEY_ENV: refused before any call (preflight) where that variable is unset."""
+    with OpenAIServer(api_key=TEST_KEY) as server:
+        user_model(
+            "generators",
+            "remote",
+            f"name: remote\nprovider: openai-compatible\nmodel: m\nbase_url: {server.base_url}\n"
+            f"api_key_env: {TEST_KEY_ENV}\npricing: {{input_per_mtok: 1.0, output_per_mtok: 2.0}}\n",
+        )
+        yield server
+
+
+def _task(run: Path, shard: str, *extra: str, key: bool = True) -> Result:
+    """One array task: `markov` and `remote`, `remote`'s key set or not."""
+    args = ["generate", "--no-progress", "--run", str(run), "--models", "markov,remote"]
+    env = {TEST_KEY_ENV: TEST_KEY if key else None, "COLUMNS": "400"}
+    return CliRunner().invoke(app, [*args, "--limit", "4", "--shard", shard, *extra], env=env)
+
+
+@pytest.mark.usefixtures("remote")
+def test_a_model_refused_in_one_task_lacks_its_shard(tmp_path: Path) -> None:
+    """Task 1/2 ran without `remote`'s key: preflight refused the model, yet its shard 1/2 was
+    recorded as the stage started, so the merge exited 0 without half of remote's poems."""
+    part0, part1 = tmp_path / "part0", tmp_path / "part1"
+    assert _task(part0, "0/2").exit_code == 0
+    refused = _task(part1, "1/2", key=False)
+    assert refused.exit_code == 1 and "remote" in refused.output, refused.output
+    with RunStore(part1) as store:
+        assert store.get_meta(MODEL_SHARDS_META_KEY) == {"generate": {"markov": ["1/2"]}}
+    dest = tmp_path / "all"
+    result = _merge(dest, part0, part1)
+    assert result.exit_code == 1, result.output
+    [line] = _incomplete(result)
+    assert "generate of model remote ran with --shard K/2" in line, line
+    assert "shard(s) 1/2 are in none" in line and "0/2" not in line
+
+    # Task 1/2 run again with the key: the model runs its shard, the merge is complete.
+    assert _task(part1, "1/2").exit_code == 0
+    result = _merge(dest, part1)
+    assert result.exit_code == 0 and not _incomplete(result), result.output
+    with RunStore(dest) as store:
+        assert store.count("generations", "author = 'remote' AND status = 'ok'") == 4
+
+
+@pytest.mark.usefixtures("remote")
+def test_a_model_stopped_at_the_budget_records_its_shard_when_resumed(tmp_path: Path) -> None:
+    """A task stopped by --max-cost before `remote` was through: its shard counts only once a
+    resume of the same shard ran the rest."""
+    part0, part1 = tmp_path / "part0", tmp_path / "part1"
+    assert _task(part0, "0/2").exit_code == 0
+    stopped = _task(part1, "1/2", "--max-cost", "0.0000001")
+    assert stopped.exit_code == 1 and "--max-cost" in stopped.output, stopped.output
+    result = _merge(tmp_path / "all", part0, part1)
+    assert result.exit_code == 1, result.output
+    [line] = _incomplete(result)
+    assert "model remote ran" in line and "shard(s) 1/2" in line, line
+
+    assert _task(part1, "1/2").exit_code == 0  # the resume
+    result = _merge(tmp_path / "all", part1)
+    assert result.exit_code == 0 and not _incomplete(result), result.output
+
+
+@pytest.mark.usefixtures("remote")
+def test_a_model_refused_in_every_task_lacks_every_shard(tmp_path: Path) -> None:
+    """No task had `remote`'s key: it ran no shard at all, yet the stage was run with it."""
+    parts = [tmp_path / f"part{k}" for k in range(2)]
+    for k, part in enumerate(parts):
+        assert _task(part, f"{k}/2", key=False).exit_code == 1
+    result = _merge(tmp_path / "all", *parts)
+    assert result.exit_code == 1, result.output
+    [line] = _incomplete(result)
+    assert "model remote ran with --shard K/2" in line and "shard(s) 0/2, 1/2" in line, line

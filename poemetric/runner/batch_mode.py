@@ -41,7 +41,14 @@ from poemetric.providers.base import (
 )
 from poemetric.providers.remote_common import never_sent
 from poemetric.runner import stopping
-from poemetric.runner.adapter_bugs import AdapterBug, Expected, adapter_call, stop_for_adapter_bug
+from poemetric.runner.adapter_bugs import (
+    AdapterBug,
+    Expected,
+    adapter_call,
+    check_batch_status,
+    note_adapter_bug,
+    stop_for_adapter_bug,
+)
 from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job, completion_to_dict
 from poemetric.runner.recording import (
@@ -146,7 +153,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             left = len(chunk) + len(to_submit[start + size :])
             if isinstance(failed, AdapterBug):
                 stop_for_adapter_bug(run, failed, None)
-                _count_pending(run, left)
+                run.leave_pending(left)
             elif isinstance(failed, _GaveUp):
                 _leave_pending(run, failed, "submission", left)
             break
@@ -211,7 +218,7 @@ async def _retried(
                 if attempts and stopping.requested():
                     raise _Stopped
                 attempts += 1
-                return await adapter_call(call, returns)
+                return await adapter_call(run, call, returns)
     except ProviderError as error:
         raise _GaveUp(error, attempts) from error
     raise AssertionError("unreachable: tenacity re-raises the last failure")  # pragma: no cover
@@ -248,13 +255,7 @@ def _leave_pending(run: ModelRun, failed: _GaveUp, step: str, jobs: int) -> None
                 "and cancel it there before running again, which submits these jobs again)"
             )
         run.stop_mid_run(reason)
-    _count_pending(run, jobs)
-
-
-def _count_pending(run: ModelRun, jobs: int) -> None:
-    run.report.left_pending += jobs
-    for _ in range(jobs):
-        run.advance()
+    run.leave_pending(jobs)
 
 
 def _detail(status: BatchStatus) -> dict[str, Any]:
@@ -283,13 +284,14 @@ async def _wait_and_collect(
                 partial(provider.batch_status, batch_id),
                 returns=(BatchStatus, "a poemetric.providers.BatchStatus"),
             )
+            check_batch_status(status)  # an unknown state is stored nowhere
         except (_GaveUp, _Stopped, AdapterBug) as failed:
             # Left uncollected: the next run polls it again instead of paying twice.
             _release(run, reserved, keys)
             left = sum(1 for key in keys if key in by_key)
             if isinstance(failed, AdapterBug):
                 stop_for_adapter_bug(run, failed, batch_id)
-                _count_pending(run, left)
+                run.leave_pending(left)
             elif isinstance(failed, _GaveUp):
                 _leave_pending(run, failed, "status poll", left)
             return
@@ -330,7 +332,7 @@ async def _collect(
     except AdapterBug as bug:  # left uncollected: the next run (a fixed adapter) collects it
         _release(run, reserved, keys)
         stop_for_adapter_bug(run, bug, batch_id)
-        _count_pending(run, sum(1 for key in keys if key in by_key))
+        run.leave_pending(sum(1 for key in keys if key in by_key))
         return
     except _GaveUp as failed:
         # Leave the batch uncollected: the next run polls it again rather than paying twice.
@@ -348,6 +350,8 @@ async def _collect(
         job = by_key.get(key)
         if result is None:
             result = ProviderError(f"batch {batch_id} returned no result for {key}", retryable=True)
+        elif isinstance(result, ProviderError):
+            note_adapter_bug(run, "batch_results", result, cache_key)  # its status checked
         elif not isinstance(result, Completion | ProviderError):  # the adapter's bug: this job
             result = ProviderError(
                 f"provider {run.spec.provider!r} returned {type(result).__name__} for {key} in "

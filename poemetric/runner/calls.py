@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import Completion, Provider, ProviderError
 from poemetric.runner import stopping
-from poemetric.runner.adapter_bugs import note_adapter_bug
+from poemetric.runner.adapter_bugs import (
+    AdapterBug,
+    batch_answers,
+    chunk_limit,
+    note_adapter_bug,
+    stop_for_adapter_bug,
+)
 from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job
 from poemetric.runner.ratelimit import ModelLimiter
@@ -197,8 +203,14 @@ def _not_a_completion(run: ModelRun, value: object) -> ProviderError:
 async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[Job]) -> None:
     """Providers that prefer batches (vLLM offline engine): `generate_batch` on large chunks
     (no larger than the provider's `chunk_limit()`, where it has one); follow-up turns go into
-    later chunks. Each chunk's answers are stored as soon as it returns."""
-    limit = provider.chunk_limit()
+    later chunks. Each chunk's answers are stored as soon as it returns. A `chunk_limit` that
+    raises (or returns neither an int nor None) stops the model: an adapter's bug."""
+    try:
+        limit = chunk_limit(provider)
+    except AdapterBug as bug:
+        stop_for_adapter_bug(run, bug, None)
+        run.leave_pending(len(jobs))
+        return
     size = max(1, min(run.options.chunk_size, limit or run.options.chunk_size))
     queue = list(jobs)
     while queue:
@@ -228,16 +240,20 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
 async def _answers(
     run: ModelRun, provider: Provider, chunk: Sequence[Job]
 ) -> tuple[Sequence[Any], float]:
-    """One `generate_batch` call: its results (a failure for every job when it raised) and the
-    latency per job."""
+    """One `generate_batch` call: its results (a failure for every job when it raised, or
+    returned anything but one result per request) and the latency per job."""
     started = time.monotonic()
+    answers: Sequence[Any] | Exception
     try:
-        results: Sequence[Any] = await provider.generate_batch([j.request for j in chunk])
+        answers = batch_answers(
+            await provider.generate_batch([j.request for j in chunk]), len(chunk)
+        )
     except Exception as caught:
-        note_adapter_bug(run, "generate_batch", caught, chunk[0].cache_key)
-        failure = as_provider_error(caught, run.spec.limits.timeout_s)
-        results = [failure] * len(chunk)
-    return results, (time.monotonic() - started) / len(chunk)
+        answers = caught
+    if isinstance(answers, BaseException):
+        note_adapter_bug(run, "generate_batch", answers, chunk[0].cache_key)
+        answers = [as_provider_error(answers, run.spec.limits.timeout_s)] * len(chunk)
+    return answers, (time.monotonic() - started) / len(chunk)
 
 
 def _store_chunk(
@@ -249,12 +265,6 @@ def _store_chunk(
 ) -> None:
     """Store a chunk's results; follow-up turns go to the end of `queue`."""
     results, latency = answers
-    if len(results) != len(chunk):
-        mismatch = ProviderError(
-            f"generate_batch returned {len(results)} results for {len(chunk)} requests",
-            retryable=False,
-        )
-        results = [mismatch] * len(chunk)
     for job, guess, result in zip(chunk, reserved, results, strict=True):
         if isinstance(result, Completion):
             if result.latency_s is None:

@@ -23,7 +23,7 @@ See docs/running.md ("Adding a stage") for the contract a third stage follows.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
@@ -51,8 +51,9 @@ from poemetric.runner.isolation import register_target as register_target
 from poemetric.runner.isolation import report_in_child as report_in_child
 from poemetric.runner.isolation import rerun_in_child as rerun_in_child
 from poemetric.runner.isolation import spawn_isolated
-from poemetric.runner.jobs import Job, Shard, completion_from_dict, select_shard
+from poemetric.runner.jobs import Job, Shard
 from poemetric.runner.leases import Leases
+from poemetric.runner.planning import add_estimates, lease_jobs, plan_model, replay_cached
 from poemetric.runner.report import ModelReport, StageReport
 from poemetric.store.db import RunStore
 from poemetric.store.models import record_models
@@ -152,6 +153,12 @@ class ModelRun:
             self.report.stopped_mid_run = True
             self.stop(reason)
 
+    def leave_pending(self, jobs: int) -> None:
+        """`jobs` of the model's jobs were not called (it was stopped): left for the next run."""
+        self.report.left_pending += jobs
+        for _ in range(jobs):
+            self.advance()
+
     def advance(self, *, tokens: int = 0, cost: float = 0.0) -> None:
         self._tokens += tokens
         self._cost += cost
@@ -166,51 +173,6 @@ class ModelRun:
     def redact_completion(self, data: dict[str, Any]) -> dict[str, Any]:
         """A stored completion without keys (`data` itself when it holds none)."""
         return self.redactor.response_data(data)
-
-
-def plan_model(
-    store: RunStore,
-    spec: ModelSpec,
-    jobs: Sequence[Job],
-    statuses: Mapping[str, str],
-    options: RunnerOptions,
-) -> tuple[ModelReport, list[tuple[Job, Completion]], list[Job]]:
-    """Split a model's jobs into done / answerable from the cache / pending calls."""
-    report = ModelReport(model=spec.name, provider=spec.provider)
-    selected = select_shard(jobs, options.shard)
-    report.jobs = len(selected)
-    cached: list[tuple[Job, Completion]] = []
-    pending: list[Job] = []
-    for job in selected:
-        status = statuses.get(job.key)
-        if status == "ok":
-            report.already_done += 1
-            continue
-        hit = store.cached_completion(job.cache_key) if options.use_cache else None
-        if hit is not None:
-            cached.append((job, completion_from_dict(hit)))
-        else:
-            pending.append(job)
-    report.from_cache = len(cached)
-    report.pending = len(pending)
-    return report, cached, pending
-
-
-def replay_cached(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -> list[Job]:
-    """Store rows from cached responses; return the jobs (or follow-up turns) to call."""
-    from poemetric.runner.recording import next_turn, replay_completion, resolve_from_cache
-
-    to_call: list[Job] = []
-    for job, completion in cached:
-        if run.options.refresh_failed_parses:
-            row = run.handler.ok_row(job, completion, cost_usd=0.0, batch_id=None)
-            if row.get("status") != "ok" and next_turn(run, job, completion, row) is None:
-                to_call.append(job)  # stored once, by the new call
-                continue
-        follow_up = resolve_from_cache(run, replay_completion(run, job, completion))
-        if follow_up is not None:
-            to_call.append(follow_up)
-    return to_call
 
 
 async def execute_model(run: ModelRun, provider: Provider, pending: Sequence[Job]) -> None:
@@ -269,9 +231,7 @@ def run_stage(
 ) -> StageReport:
     """Run (or plan) a stage for several models; remote models run concurrently."""
     if not options.dry_run:
-        record_models(store, stage, specs)
-        shard = options.shard or Shard(0, 1)
-        record_shard(store, stage, shard.index, shard.count, [spec.name for spec in specs])
+        record_models(store, stage, specs)  # each model's shard once it ran it (`one`)
     report = StageReport(
         stage=stage, dry_run=options.dry_run, shard=str(options.shard) if options.shard else None
     )
@@ -300,8 +260,8 @@ def run_stage(
                 Redactor(key_variables(spec)),  # the file's api_key_env, else the adapter's
             )
             if leases is not None:
-                cached, pending = _lease(leases, run, cached, pending)
-            _add_estimates(run, pending)
+                cached, pending = lease_jobs(leases, run, cached, pending)
+            add_estimates(run, pending)
             if not options.dry_run:
                 pending = pending + replay_cached(run, cached)
             runs.append((run, pending))
@@ -312,14 +272,20 @@ def run_stage(
             return [run.report for run, _ in runs]
 
         async def one(run: ModelRun, pending: list[Job]) -> None:
-            if not pending or (provider := await _started(run)) is None:
-                return
-            run.progress = progress
-            run.task = progress.add_task(run.spec.name, total=len(pending), tokens="0", cost="0")
-            try:
-                await execute_model(run, provider, pending)
-            finally:
-                await close_provider(run, provider)  # a failure is a warning, not a crash
+            if pending:
+                if (provider := await _started(run)) is None:
+                    return  # refused before any call: the shard did not run this model
+                run.progress = progress
+                run.task = progress.add_task(
+                    run.spec.name, total=len(pending), tokens="0", cost="0"
+                )
+                try:
+                    await execute_model(run, provider, pending)
+                finally:
+                    await close_provider(run, provider)  # a failure is a warning, not a crash
+            if ran_whole_shard(run):
+                shard = options.shard or Shard(0, 1)
+                record_shard(store, stage, shard.index, shard.count, [run.spec.name])
 
         await asyncio.gather(*(one(run, pending) for run, pending in runs))
         return [run.report for run, _ in runs]
@@ -342,26 +308,6 @@ def run_stage(
     return report
 
 
-def _lease(
-    leases: Leases,
-    run: ModelRun,
-    cached: list[tuple[Job, Completion]],
-    pending: list[Job],
-) -> tuple[list[tuple[Job, Completion]], list[Job]]:
-    """Keep the jobs this process could lease; count those another live process holds."""
-    keys = [job.key for job, _ in cached] + [job.key for job in pending]
-    claim = leases.claim(run.handler.table, keys)
-    if claim.held_elsewhere:
-        run.report.held_elsewhere = claim.held_elsewhere
-        run.report.held_by = claim.describe_holders()
-        run.report.pending -= sum(1 for job in pending if job.key not in claim.mine)
-        run.report.from_cache -= sum(1 for job, _ in cached if job.key not in claim.mine)
-    return (
-        [(job, hit) for job, hit in cached if job.key in claim.mine],
-        [job for job in pending if job.key in claim.mine],
-    )
-
-
 async def _started(run: ModelRun) -> Provider | None:
     """The model's provider, created and preflighted; None, with the reason in the report, when
     it cannot run (no key, no engine, or a third-party adapter failing as it starts)."""
@@ -378,20 +324,24 @@ async def _started(run: ModelRun) -> Provider | None:
     return provider
 
 
-def _add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
-    from poemetric.runner.recording import estimate
-
-    batch = run.options.batch and _batch_capable(run.spec)
-    for job in pending:
-        guess = estimate(run, job, batch=batch)
-        run.report.estimated_input_tokens += guess.input_tokens
-        run.report.estimated_output_tokens += guess.output_tokens
-        run.report.estimated_cost_usd += guess.cost_usd
+def ran_whole_shard(run: ModelRun) -> bool:
+    """Whether this command left none of the model's jobs in its `--shard` (the whole stage
+    without it) undone: each has its row, ok or error (done before, from the cache, or called
+    now), so `merge` may count the shard as run for the model (docs/running.md, "Sharding").
+    Not when the model was refused before its first call or stopped (`stopped`: no key, a
+    refused key, an adapter's bug, a batch request failing for good), jobs were skipped at the
+    --max-cost budget or left to another process, or a stop (Ctrl-C, SIGTERM) began before the
+    model was through: the run that finishes them records the shard."""
+    report = run.report
+    return not (
+        run.stopped
+        or report.not_run
+        or report.left_pending
+        or report.skipped_budget
+        or report.held_elsewhere
+        or stopping.requested()
+    )
 
 
 def _isolated(spec: ModelSpec) -> bool:
     return bool(provider_class(spec.provider).isolate_process)
-
-
-def _batch_capable(spec: ModelSpec) -> bool:
-    return issubclass(provider_class(spec.provider), BatchCapable)

@@ -4,10 +4,14 @@ task, or a task run with other `--models`).
 
 Two meta entries hold shards as "K/N" strings (a run without `--shard` records "0/1", the whole
 stage): `shards` maps a stage to the shards that ran it; `model_shards` maps a stage to each
-model's shards. Stores written before models were recorded have `shards` only: a shard of a
-stage that no model's entry holds is kept under the model "*" ("any model"), which counts for
-every model of the stage. Recording is a read-modify-write in one IMMEDIATE transaction, so
-shards sharing one store never lose each other's entries, and running again adds nothing.
+model's shards. A model's shard is recorded once the model ran the shard's jobs through
+(`poemetric.runner.runner.ran_whole_shard`), not when the stage starts: a model refused or
+stopped in an array task lacks that shard at `merge`. Stores written before models were
+recorded have `shards` only: a shard of a stage that no model's entry holds is kept under the
+model "*" ("any model"), which counts for every model of the stage (so a stage's shard is
+never recorded without a model's). Recording is a read-modify-write in one IMMEDIATE
+transaction, so shards sharing one store never lose each other's entries, and running again
+adds nothing.
 """
 
 from __future__ import annotations
@@ -47,9 +51,11 @@ def record_shard(
     store: RunStore, stage: str, index: int, count: int, models: Iterable[str]
 ) -> None:
     """Add shard `index` of `count` to the stage's entry and to each model's (idempotent,
-    atomic)."""
+    atomic); nothing without a model, which would count as every model's ("*")."""
     shard = f"{index}/{count}"
     added = {stage: {name: [shard] for name in models}}
+    if not added[stage]:
+        return
     with store.transaction():
         # Shards recorded without models first become "*", not this model's.
         stages = parse_shards(store.get_meta(SHARDS_META_KEY))
@@ -144,28 +150,46 @@ def missing_shards(
 ) -> list[MissingShards]:
     """The shards each model of each stage lacks: for every N it ran with `--shard K/N`, the K's
     in neither its entry nor "*" (a model that also ran without `--shard`, "0/1", lacks none).
-    Models are those of the record and, for their "*" shards, those `known` to have run the
-    stage (the `models` meta entry); a stage with "*" shards and no known model is checked as
-    one."""
+    Models are those of the record and those `known` to have been run with the stage (the
+    `models` meta entry); a known model that ran none of the stage's shards (refused in every
+    array task) lacks every K of each N > 1 the stage ran with; a stage with "*" shards and no
+    known model is checked as one."""
     missing: list[MissingShards] = []
     for stage, by_model in record.items():
         anyone = set(by_model.get(ANY_MODEL, []))
         names = sorted((set(by_model) | set((known or {}).get(stage, ()))) - {ANY_MODEL})
         models: list[str | None] = [*names] or [None]
+        counts = sorted({count for held in by_model.values() for count in _counts(held)} - {1})
         for model in models:
             shards = anyone | set(by_model.get(model, []) if model else [])
+            if not shards:  # a model named in `known` alone: it ran no shard of the stage
+                missing.extend(
+                    MissingShards(stage, model, count, tuple(range(count))) for count in counts
+                )
+                continue
             for count, lacking in _lacking(shards):
                 missing.append(MissingShards(stage, model, count, lacking))
     return missing
 
 
-def _lacking(shards: Iterable[str]) -> list[tuple[int, tuple[int, ...]]]:
-    """(N, missing K's) for each N of `shards` without all N (none when "0/1" is there)."""
+def _counts(shards: Iterable[str]) -> set[int]:
+    """The N's of the "K/N" strings `shards`."""
+    return set(_by_count(shards))
+
+
+def _by_count(shards: Iterable[str]) -> dict[int, set[int]]:
+    """N -> the K's of the "K/N" strings `shards` (others ignored)."""
     seen: dict[int, set[int]] = {}
     for shard in shards:
         k, _, n = shard.partition("/")
         if k.isdigit() and n.isdigit():
             seen.setdefault(int(n), set()).add(int(k))
+    return seen
+
+
+def _lacking(shards: Iterable[str]) -> list[tuple[int, tuple[int, ...]]]:
+    """(N, missing K's) for each N of `shards` without all N (none when "0/1" is there)."""
+    seen = _by_count(shards)
     if 1 in seen:
         return []
     return [

@@ -1,0 +1,98 @@
+"""Planning one model's run before any call: which of its jobs (in `--shard`) are done, answered
+from the response cache, or to be called; leasing them; estimating their cost; storing the rows
+of cached responses. `run_stage` (poemetric.runner.runner) does this for each model first."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from poemetric.providers.base import BatchCapable, Completion, ModelSpec
+from poemetric.providers.registry import provider_class
+from poemetric.runner.jobs import Job, completion_from_dict, select_shard
+from poemetric.runner.leases import Leases
+from poemetric.runner.report import ModelReport
+from poemetric.store.db import RunStore
+
+if TYPE_CHECKING:
+    from poemetric.runner.runner import ModelRun, RunnerOptions
+
+
+def plan_model(
+    store: RunStore,
+    spec: ModelSpec,
+    jobs: Sequence[Job],
+    statuses: Mapping[str, str],
+    options: RunnerOptions,
+) -> tuple[ModelReport, list[tuple[Job, Completion]], list[Job]]:
+    """Split a model's jobs into done / answerable from the cache / pending calls."""
+    report = ModelReport(model=spec.name, provider=spec.provider)
+    selected = select_shard(jobs, options.shard)
+    report.jobs = len(selected)
+    cached: list[tuple[Job, Completion]] = []
+    pending: list[Job] = []
+    for job in selected:
+        status = statuses.get(job.key)
+        if status == "ok":
+            report.already_done += 1
+            continue
+        hit = store.cached_completion(job.cache_key) if options.use_cache else None
+        if hit is not None:
+            cached.append((job, completion_from_dict(hit)))
+        else:
+            pending.append(job)
+    report.from_cache = len(cached)
+    report.pending = len(pending)
+    return report, cached, pending
+
+
+def replay_cached(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -> list[Job]:
+    """Store rows from cached responses; return the jobs (or follow-up turns) to call."""
+    from poemetric.runner.recording import next_turn, replay_completion, resolve_from_cache
+
+    to_call: list[Job] = []
+    for job, completion in cached:
+        if run.options.refresh_failed_parses:
+            row = run.handler.ok_row(job, completion, cost_usd=0.0, batch_id=None)
+            if row.get("status") != "ok" and next_turn(run, job, completion, row) is None:
+                to_call.append(job)  # stored once, by the new call
+                continue
+        follow_up = resolve_from_cache(run, replay_completion(run, job, completion))
+        if follow_up is not None:
+            to_call.append(follow_up)
+    return to_call
+
+
+def lease_jobs(
+    leases: Leases,
+    run: ModelRun,
+    cached: list[tuple[Job, Completion]],
+    pending: list[Job],
+) -> tuple[list[tuple[Job, Completion]], list[Job]]:
+    """Keep the jobs this process could lease; count those another live process holds."""
+    keys = [job.key for job, _ in cached] + [job.key for job in pending]
+    claim = leases.claim(run.handler.table, keys)
+    if claim.held_elsewhere:
+        run.report.held_elsewhere = claim.held_elsewhere
+        run.report.held_by = claim.describe_holders()
+        run.report.pending -= sum(1 for job in pending if job.key not in claim.mine)
+        run.report.from_cache -= sum(1 for job, _ in cached if job.key not in claim.mine)
+    return (
+        [(job, hit) for job, hit in cached if job.key in claim.mine],
+        [job for job in pending if job.key in claim.mine],
+    )
+
+
+def add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
+    from poemetric.runner.recording import estimate
+
+    batch = run.options.batch and _batch_capable(run.spec)
+    for job in pending:
+        guess = estimate(run, job, batch=batch)
+        run.report.estimated_input_tokens += guess.input_tokens
+        run.report.estimated_output_tokens += guess.output_tokens
+        run.report.estimated_cost_usd += guess.cost_usd
+
+
+def _batch_capable(spec: ModelSpec) -> bool:
+    return issubclass(provider_class(spec.provider), BatchCapable)
