@@ -1,0 +1,131 @@
+"""Poem extraction against the answer shapes chat models produce, and against human poems.
+
+All verse and chatter here was written for these tests. The human-poem checks run the extraction
+over every poem of the bundled datasets (and, where present, the shared annotated corpus) and
+require that nothing is removed from any of them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from poemetric.extraction import extract_poem
+from conftest import REPO_ROOT, shared_data_file
+
+POEM = """The lantern-maker counts his glass at noon,
+he sets the wicks like soldiers in a row;
+the street outside is humming out of tune,
+and every pane is waiting for the glow.
+
+By dusk the shop is brighter than the square,
+the children press their noses to the door;
+he lights the last one, sets it on the stair,
+and sweeps the little shadows off the floor."""
+
+LIMERICK = """A fisher who came from Kildare
+Caught nothing but weed and sea air.
+He cast with a shout,
+Pulled a wellington out,
+And wore it that night to the fair!"""
+
+
+def _content_lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
+
+
+# --- shapes the extraction already handles: kept as regression checks ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "title"),
+    [
+        ("Here is a sonnet about a lantern-maker:\n\n" + POEM + "\n\nI hope you enjoy it!", None),
+        (POEM + "\n\nLet me know if you'd like a different ending.", None),
+        ("**The Lantern-Maker**\n\n" + POEM, "The Lantern-Maker"),
+        ("# The Lantern-Maker\n\n" + POEM, "The Lantern-Maker"),
+        ("Title: The Lantern-Maker\n\n" + POEM, "The Lantern-Maker"),
+        ("```\n" + POEM + "\n```", None),
+        ("Here's your poem:\n\n```text\n" + POEM + "\n```\n\nEnjoy!", None),
+        ("\n".join(f"> {line}" if line else ">" for line in POEM.split("\n")), None),
+        ("<think>\nABAB, then CDCD.\n</think>\n\n" + POEM, None),
+        ("<reasoning>Two quatrains.</reasoning>\n" + POEM, None),
+        ("\n".join(f"{line}  " if line else "" for line in POEM.split("\n")), None),
+        (POEM.replace("\n\n", "\n   \n"), None),
+        (POEM.replace("\n\n", "\n\u00a0\n"), None),
+        (POEM + "\n\n---\n\nRhyme scheme: ABAB CDCD", None),
+        (POEM + "\n\nNote: the second stanza turns to evening.", None),
+        (POEM + "\n\nExplanation:\nThe lamps stand for patience.", None),
+        (("Here is a poem:\n\n" + POEM + "\n\nEnjoy!").replace("\n", "\r\n"), None),
+    ],
+)
+def test_common_wrappers_removed(answer: str, title: str | None) -> None:
+    result = extract_poem(answer)
+    assert result.poem == POEM, result.notes
+    assert result.title == title
+    if _content_lines(answer) != _content_lines(POEM):
+        assert result.notes, "a removal must be reported"
+
+
+def test_emphasis_inside_lines_removed_words_kept() -> None:
+    answer = POEM.replace("noon", "*noon*").replace("glow", "__glow__").replace("dusk", "_dusk_")
+    result = extract_poem(answer)
+    assert result.poem == POEM
+    assert any("emphasis" in note for note in result.notes)
+
+
+def test_unterminated_think_leaves_no_poem() -> None:
+    result = extract_poem("<think>\nFirst the rhyme words: noon, tune, row")
+    assert result.poem == ""
+    assert result.reasoning is not None
+
+
+def test_refusal_is_left_for_screening() -> None:
+    answer = "I'm sorry, but I can't help with that request."
+    assert extract_poem(answer).poem == answer
+
+
+@pytest.mark.parametrize(
+    "first_line",
+    ["Listen.", '"Come in," the lantern-maker said,', "He told the boy one thing: be slow,"],
+)
+def test_short_quoted_or_colon_first_lines_kept(first_line: str) -> None:
+    poem = first_line + "\n" + POEM
+    result = extract_poem(poem)
+    assert result.poem == poem
+    assert result.notes == []
+
+
+def test_limerick_ending_with_exclamation_kept() -> None:
+    result = extract_poem(LIMERICK)
+    assert result.poem == LIMERICK
+    assert result.notes == []
+
+
+# --- human poems: nothing removed ----------------------------------------------------------------
+
+
+def _assert_nothing_removed(texts: list[tuple[str, str]]) -> None:
+    assert texts
+    for name, text in texts:
+        result = extract_poem(text)
+        assert result.notes == [], (name, result.notes)
+        assert _content_lines(result.poem) == _content_lines(text.lstrip("\ufeff")), name
+
+
+def _contents(path: Path) -> list[tuple[str, str]]:
+    rows = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))
+    return [(f"{path.name}:{i}", row["content"]) for i, row in enumerate(rows) if row["content"]]
+
+
+def test_bundled_dataset_poems_lose_nothing() -> None:
+    files = sorted((REPO_ROOT / "datasets").glob("*/poems.csv"))
+    assert files
+    _assert_nothing_removed([item for path in files for item in _contents(path)])
+
+
+def test_annotated_human_poems_lose_nothing() -> None:
+    _assert_nothing_removed(_contents(shared_data_file("poemetric_human_poems_annotated.csv")))
