@@ -12,9 +12,9 @@ import io
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT, shared_data_file
 
 from poemetric.extraction import extract_poem
-from conftest import REPO_ROOT, shared_data_file
 
 POEM = """The lantern-maker counts his glass at noon,
 he sets the wicks like soldiers in a row;
@@ -129,3 +129,27 @@ def test_bundled_dataset_poems_lose_nothing() -> None:
 
 def test_annotated_human_poems_lose_nothing() -> None:
     _assert_nothing_removed(_contents(shared_data_file("poemetric_human_poems_annotated.csv")))
+
+
+# --- typographic apostrophes and no-break spaces in chatter -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Here\u2019s a sonnet about a lantern-maker:\n\n" + POEM,
+        "Sure! I\u2019ve written a poem in two quatrains for you:\n\n" + POEM,
+        "Here\u00a0is a sonnet about a lantern-maker:\n\n" + POEM,
+        "Here\u2019s a poem for you:\n\n**The Lantern-Maker**\n\n" + POEM,
+        POEM + "\nI hope you\u2019ll enjoy it!",
+    ],
+)
+def test_chatter_with_curly_apostrophes_or_nbsp_removed(answer: str) -> None:
+    result = extract_poem(answer)
+    assert result.poem == POEM, result.notes
+    assert any(note.startswith("removed") for note in result.notes)
+
+
+def test_curly_apostrophes_in_verse_kept() -> None:
+    poem = "Here\u2019s the lamp, and here\u2019s the wick,\n" + POEM
+    assert extract_poem(poem).poem == poem

@@ -75,13 +75,24 @@ def _plain(line: str) -> str:
     return _EMPHASIS_MARKS.sub("", line).strip()
 
 
+#: Typographic characters read as their plain forms when matching chat vocabulary: "Here’s a
+#: sonnet" is the same opener as "Here's a sonnet", "Here\u00a0is" the same as "Here is".
+_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00a0": " "})
+
+
+def _chat_text(line: str) -> str:
+    """`_plain(line)` with typographic apostrophes and no-break spaces made plain: the text that
+    chat vocabulary is matched against (only for matching: the poem keeps its characters)."""
+    return _plain(line.translate(_TYPOGRAPHIC))
+
+
 def _is_preamble(line: str) -> bool:
     """An opening line of chat ("Sure! Here is a sonnet about ...:"), never a verse line.
 
     An opener alone is not enough ("Here is the gate, and here the garden wall"): the line must
     also speak about the poem and end like a sentence.
     """
-    text = _plain(line)
+    text = _chat_text(line)
     if not text:
         return False
     if _INTERJECTION.match(text) or _METADATA.match(text):
@@ -103,14 +114,14 @@ def _is_preamble(line: str) -> bool:
 
 def _is_meta_prose(line: str) -> bool:
     """A prose sentence about the poem (rhyme scheme, form, the request)."""
-    text = _plain(line)
+    text = _chat_text(line)
     words = text.split()
     hits = len(_META_RE.findall(text)) + len(_FORM_RE.findall(text))
     return len(words) >= 10 and hits >= 2 and text[-1:] in {".", ":", "!", ")"}
 
 
 def _is_commentary(line: str) -> bool:
-    text = _plain(line)
+    text = _chat_text(line)
     if not text:
         return True
     if _COMMENTARY_HEADER.match(text) or _METADATA.match(text):

@@ -10,6 +10,7 @@ from poemetric.extraction.classify import (
     _BULLET,
     _FORM_RE,
     _STRONG_CLOSING,
+    _chat_text,
     _is_commentary,
     _is_meta_prose,
     _is_preamble,
@@ -198,7 +199,7 @@ def _strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
             break
     # A sign-off glued to the last stanza ("... night.\nI hope you enjoy it!").
     end = cut
-    while end > first_content + 1 and _STRONG_CLOSING.match(_plain(lines[end - 1]) or "x"):
+    while end > first_content + 1 and _STRONG_CLOSING.match(_chat_text(lines[end - 1]) or "x"):
         end -= 1
     if end < cut:
         cut = end
