@@ -153,3 +153,31 @@ def test_chatter_with_curly_apostrophes_or_nbsp_removed(answer: str) -> None:
 def test_curly_apostrophes_in_verse_kept() -> None:
     poem = "Here\u2019s the lamp, and here\u2019s the wick,\n" + POEM
     assert extract_poem(poem).poem == poem
+
+
+# --- HTML line breaks ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "\n".join(f"{line}<br>" if line else "" for line in POEM.split("\n")),
+        "\n".join(f"{line}<br />" if line else "<BR/>" for line in POEM.split("\n")),
+        "<br>".join(POEM.split("\n")),
+        POEM.replace("\n\n", "\n&nbsp;\n"),
+    ],
+)
+def test_html_breaks_become_lines(answer: str) -> None:
+    result = extract_poem(answer)
+    assert result.poem == POEM, result.notes
+    assert any("<br>" in note or "&nbsp;" in note for note in result.notes)
+
+
+def test_html_breaks_in_limerick_keep_rhyme_words_plain() -> None:
+    from poemetric.form.checker import check_poem
+
+    answer = "<br>\n".join(LIMERICK.split("\n"))
+    clean = check_poem(LIMERICK, "limerick", None, "AABBA")
+    extracted = check_poem(extract_poem(answer).poem, "limerick", None, "AABBA")
+    assert extracted.rhyme_score == clean.rhyme_score
+    assert extracted.form_score == clean.form_score

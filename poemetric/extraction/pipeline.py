@@ -1,5 +1,5 @@
-"""The extraction passes, in order: code fences, rules, preamble, title, closing remarks,
-stanza labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
+"""The extraction passes, in order: HTML line breaks, code fences, rules, preamble, title,
+closing remarks, stanza labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
 
 from __future__ import annotations
 
@@ -62,6 +62,7 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     """The poem in `text` (a model's answer), its reasoning, and notes on what was removed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     answer, merged_reasoning, notes = split_reasoning(text, reasoning)
+    answer = _html_breaks(answer, notes)
     lines = [line.rstrip() for line in answer.split("\n")]
     lines = _unfence(lines, notes)
     lines = _strip_rules(lines, notes)
@@ -78,6 +79,26 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
         notes.append("extraction would remove everything; kept the answer as it was")
         poem, title = original, None
     return ExtractedPoem(poem=poem, reasoning=merged_reasoning, notes=notes, title=title)
+
+
+_BR = re.compile(r"<br\s*/?>[ \t]*\n?", re.IGNORECASE)
+_NBSP_ENTITY = re.compile(r"&(?:nbsp|#160|#x0*a0);", re.IGNORECASE)
+
+
+def _html_breaks(text: str, notes: list[str]) -> str:
+    """HTML line breaks as lines: a model writing for a chat window ends lines with `<br>` (or
+    writes the whole poem on one line joined by them) and makes stanza breaks of `&nbsp;`."""
+    breaks = len(_BR.findall(text))
+    if breaks:
+        notes.append(f"replaced {breaks} <br> tag(s) with line breaks")
+        text = _BR.sub("\n", text)
+    spaces = len(_NBSP_ENTITY.findall(text))
+    if spaces:
+        notes.append(
+            f"replaced {spaces} &nbsp; with a space (a line of only &nbsp; is a blank line)"
+        )
+        text = _NBSP_ENTITY.sub(" ", text)
+    return text
 
 
 def _unfence(lines: list[str], notes: list[str]) -> list[str]:
