@@ -181,3 +181,37 @@ def test_html_breaks_in_limerick_keep_rhyme_words_plain() -> None:
     extracted = check_poem(extract_poem(answer).poem, "limerick", None, "AABBA")
     assert extracted.rhyme_score == clean.rhyme_score
     assert extracted.form_score == clean.form_score
+
+
+# --- metadata after the poem: in brackets, glued to the last line, under a markdown heading -------
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "\n\n(Word count: 71)",
+        "\n(Word count: 71)",
+        "\n\n(Rhyme scheme: ABAB CDCD)",
+        "\nRhyme scheme: ABAB CDCD",
+        "\n**Rhyme scheme:** ABAB CDCD\n**Meter:** iambic pentameter",
+        "\n\n### Analysis\nThe shop becomes a small sun for the street.",
+        "\n\n**Why this works:**\n- The second stanza turns from work to evening.",
+    ],
+)
+def test_metadata_after_the_poem_removed(tail: str) -> None:
+    result = extract_poem(POEM + tail)
+    assert result.poem == POEM, result.notes
+    assert any(note.startswith("removed closing remark") for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    "last_stanza",
+    [
+        "(and still the lamps burn on)",
+        "(Form is the wick; the flame is what we are)",
+        "## Coda\nThe glass is cold; the maker sleeps.",
+    ],
+)
+def test_bracketed_or_headed_last_stanza_of_verse_kept(last_stanza: str) -> None:
+    poem = POEM + "\n\n" + last_stanza
+    assert _content_lines(extract_poem(poem).poem) == _content_lines(poem)

@@ -54,7 +54,7 @@ _CLOSING_OPENER = re.compile(
 _STRONG_CLOSING = re.compile(rf"^(?:{_SIGN_OFF})", re.IGNORECASE)
 _COMMENTARY_HEADER = re.compile(
     r"^(?:a\s+)?(?:notes?|explanation|analysis|commentary|breakdown|about|details|key|structure|"
-    r"form|poetic devices|literary devices)\b[^:]{0,60}:$",
+    r"form|poetic devices|literary devices|why (?:this|it) works)\b[^:]{0,60}:$",
     re.IGNORECASE,
 )
 _METADATA = re.compile(
@@ -120,8 +120,30 @@ def _is_meta_prose(line: str) -> bool:
     return len(words) >= 10 and hits >= 2 and text[-1:] in {".", ":", "!", ")"}
 
 
-def _is_commentary(line: str) -> bool:
+_HEADING_TEXT = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
+_PARENTHESISED = re.compile(r"^\((.+)\)$")
+
+
+def _commentary_text(line: str) -> str:
+    """The chat text of a line that may be commentary: a markdown heading ("## Analysis") reads
+    as a header ("Analysis:"), a parenthesised remark ("(Word count: 64)") without its brackets."""
     text = _chat_text(line)
+    heading = _HEADING_TEXT.match(text)
+    if heading:
+        text = heading.group(1).rstrip(": ") + ":"
+    enclosed = _PARENTHESISED.match(text)
+    return enclosed.group(1).strip() if enclosed else text
+
+
+def _is_glued_closing(line: str) -> bool:
+    """A line that ends an answer even with no blank line before it: a sign-off ("I hope you
+    enjoy it!") or a metadata line ("Rhyme scheme: ABAB", "(Word count: 64)")."""
+    text = _commentary_text(line)
+    return bool(text) and bool(_STRONG_CLOSING.match(text) or _METADATA.match(text))
+
+
+def _is_commentary(line: str) -> bool:
+    text = _commentary_text(line)
     if not text:
         return True
     if _COMMENTARY_HEADER.match(text) or _METADATA.match(text):

@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from poemetric.extraction.classify import (
     _BULLET,
     _FORM_RE,
-    _STRONG_CLOSING,
-    _chat_text,
     _is_commentary,
+    _is_glued_closing,
     _is_meta_prose,
     _is_preamble,
     _plain,
@@ -218,9 +217,9 @@ def _strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
         if all(_is_commentary(lines[s]) or _BULLET.match(lines[s]) for s in later):
             cut = start
             break
-    # A sign-off glued to the last stanza ("... night.\nI hope you enjoy it!").
+    # A sign-off or metadata glued to the last stanza ("... night.\nI hope you enjoy it!").
     end = cut
-    while end > first_content + 1 and _STRONG_CLOSING.match(_chat_text(lines[end - 1]) or "x"):
+    while end > first_content + 1 and _is_glued_closing(lines[end - 1]):
         end -= 1
     if end < cut:
         cut = end
