@@ -215,3 +215,50 @@ def test_metadata_after_the_poem_removed(tail: str) -> None:
 def test_bracketed_or_headed_last_stanza_of_verse_kept(last_stanza: str) -> None:
     poem = POEM + "\n\n" + last_stanza
     assert _content_lines(extract_poem(poem).poem) == _content_lines(poem)
+
+
+# --- alternatives: the first offered poem is the poem ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "title"),
+    [
+        ("Option 1:\n\n" + POEM + "\n\nOption 2:\n\n" + LIMERICK, None),
+        (
+            "**Option 1**\n" + POEM + "\n\n**Option 2**\n" + LIMERICK + "\n\nWhich do you prefer?",
+            None,
+        ),
+        (
+            "Here are two takes:\n\n### Version A: Lamps\n"
+            + POEM
+            + "\n\n### Version B\n"
+            + LIMERICK,
+            "Lamps",
+        ),
+        (
+            "Poem 1: The Lantern-Maker\n\n" + POEM + "\n\nPoem 2: Kildare\n\n" + LIMERICK,
+            "The Lantern-Maker",
+        ),
+        ("Option 1:\n```\n" + POEM + "\n```\n\nOption 2:\n```\n" + LIMERICK + "\n```", None),
+    ],
+)
+def test_first_of_several_alternatives_kept(answer: str, title: str | None) -> None:
+    result = extract_poem(answer)
+    assert result.poem == POEM, result.notes
+    assert result.title == title
+    assert any("alternative poem(s) after the first" in note for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    "poem",
+    [
+        "Option one: to stay, and keep the lamps alight,\nor go, and let the dark be.\n\n"
+        "Option two: to wait for morning's light,\nand see what we can see.",
+        "Version 2 of the evening ends in rain,\nthe lamps go out along the quay.\n\n"
+        "Version 1 began the same again,\nwith you and me.",
+    ],
+)
+def test_verse_that_names_options_kept(poem: str) -> None:
+    result = extract_poem(poem)
+    assert result.poem == poem
+    assert result.notes == []

@@ -65,6 +65,15 @@ _METADATA = re.compile(
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
 
 
+_QUOTE_LIMIT = 80
+
+
+def _quote(line: str) -> str:
+    """A removed line as a note quotes it: stripped, shortened, in repr quotes."""
+    line = line.strip()
+    return repr(line if len(line) <= _QUOTE_LIMIT else line[: _QUOTE_LIMIT - 1] + "…")
+
+
 _EMPHASIS_MARKS = re.compile(r"(\*\*|__|\*|_)")
 
 

@@ -1,11 +1,13 @@
-"""The extraction passes, in order: HTML line breaks, code fences, rules, preamble, title,
-closing remarks, stanza labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
+"""The extraction passes, in order: HTML line breaks, code fences, rules, preamble, the first of
+several alternatives, title, closing remarks, stanza labels, markdown; each removal is noted in
+`ExtractedPoem.notes`."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
+from poemetric.extraction.alternatives import keep_first_alternative
 from poemetric.extraction.classify import (
     _BULLET,
     _FORM_RE,
@@ -14,10 +16,9 @@ from poemetric.extraction.classify import (
     _is_meta_prose,
     _is_preamble,
     _plain,
+    _quote,
 )
 from poemetric.extraction.reasoning import split_reasoning
-
-_QUOTE_LIMIT = 80
 
 
 @dataclass
@@ -52,11 +53,6 @@ _NUMBER_LINE = re.compile(r"^\s*(?:\d+|[IVXLC]+)[.)]?\s*$")
 _REFRAIN_TAG = re.compile(r"\s*\((?:refrain(?:\s*[A-Z]?\d?)?|[A-Z]\d)\)\s*$", re.IGNORECASE)
 
 
-def _quote(line: str) -> str:
-    line = line.strip()
-    return repr(line if len(line) <= _QUOTE_LIMIT else line[: _QUOTE_LIMIT - 1] + "…")
-
-
 def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     """The poem in `text` (a model's answer), its reasoning, and notes on what was removed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
@@ -66,9 +62,11 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     lines = _unfence(lines, notes)
     lines = _strip_rules(lines, notes)
     lines = _strip_leading_chatter(lines, notes)
+    lines, option_title = keep_first_alternative(lines, notes)
     lines, title = _strip_title(lines, notes)
     if title is not None:
         lines = _strip_leading_chatter(lines, notes)  # metadata such as "Form: villanelle"
+    title = title if title is not None else option_title
     lines = _strip_trailing_chatter(lines, notes)
     lines = _strip_labels(lines, notes)
     lines = _strip_markdown(lines, notes)
