@@ -262,3 +262,29 @@ def test_verse_that_names_options_kept(poem: str) -> None:
     result = extract_poem(poem)
     assert result.poem == poem
     assert result.notes == []
+
+
+# --- a title in quotes ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        '"The Lantern-Maker"\n\n' + POEM,
+        "\u201cThe Lantern-Maker\u201d\n\n" + POEM,
+        'Here is a sonnet about a lantern-maker:\n\n"The Lantern-Maker"\n\n' + POEM,
+    ],
+)
+def test_title_in_quotes_removed(answer: str) -> None:
+    result = extract_poem(answer)
+    assert result.poem == POEM, result.notes
+    assert result.title == "The Lantern-Maker"
+
+
+@pytest.mark.parametrize(
+    "first_line",
+    ['"Come In, Come In," The Maker Said', '"Stay," she said.', '"Lanterns," "Wicks," And "Glass"'],
+)
+def test_quoted_first_line_set_apart_kept(first_line: str) -> None:
+    poem = first_line + "\n\n" + POEM
+    assert extract_poem(poem).poem == poem

@@ -160,6 +160,15 @@ def _looks_like_title(text: str) -> bool:
     )
 
 
+_QUOTED = re.compile(r'^(?:"([^"“”]+)"|“([^"“”]+)”)$')
+
+
+def _unquoted(text: str) -> str:
+    """A line wholly in double quotes without them ('"Salt Hours"' -> 'Salt Hours')."""
+    quoted = _QUOTED.match(text)
+    return (quoted.group(1) or quoted.group(2)).strip() if quoted else text
+
+
 def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
     index = _first_content(lines)
     if index >= len(lines):
@@ -186,7 +195,7 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         title = bold.group(2)
     elif italic and blank_after and verse_after and _looks_like_title(italic.group(2)):
         title = italic.group(2)
-    elif blank_after and verse_after and _looks_like_title(line.strip()):
+    elif blank_after and verse_after and _looks_like_title(_unquoted(line.strip())):
         title = line.strip()
     if title is None:
         return lines, None
