@@ -12,7 +12,8 @@ Shared by the generation stage (`poemetric.generation.extract` re-exports it) an
 check`, which applies the same extraction to raw answers read from a file.
 
 The package's modules: `reasoning` (separating `<think>` blocks and the reasoning field),
-`classify` (telling chat lines from verse) and `pipeline` (`extract_poem` and its passes).
+`classify` (telling chat lines from verse), `alternatives` (keeping the first of several offered
+poems) and `pipeline` (`extract_poem` and its passes).
 Import from `poemetric.extraction` itself.
 """
 

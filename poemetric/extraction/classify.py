@@ -54,7 +54,7 @@ _CLOSING_OPENER = re.compile(
 _STRONG_CLOSING = re.compile(rf"^(?:{_SIGN_OFF})", re.IGNORECASE)
 _COMMENTARY_HEADER = re.compile(
     r"^(?:a\s+)?(?:notes?|explanation|analysis|commentary|breakdown|about|details|key|structure|"
-    r"form|poetic devices|literary devices)\b[^:]{0,60}:$",
+    r"form|poetic devices|literary devices|why (?:this|it) works)\b[^:]{0,60}:$",
     re.IGNORECASE,
 )
 _METADATA = re.compile(
@@ -63,6 +63,15 @@ _METADATA = re.compile(
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
+
+
+_QUOTE_LIMIT = 80
+
+
+def _quote(line: str) -> str:
+    """A removed line as a note quotes it: stripped, shortened, in repr quotes."""
+    line = line.strip()
+    return repr(line if len(line) <= _QUOTE_LIMIT else line[: _QUOTE_LIMIT - 1] + "…")
 
 
 _EMPHASIS_MARKS = re.compile(r"(\*\*|__|\*|_)")
@@ -75,13 +84,24 @@ def _plain(line: str) -> str:
     return _EMPHASIS_MARKS.sub("", line).strip()
 
 
+#: Typographic characters read as their plain forms when matching chat vocabulary: "Here’s a
+#: sonnet" is the same opener as "Here's a sonnet", "Here\u00a0is" the same as "Here is".
+_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00a0": " "})
+
+
+def _chat_text(line: str) -> str:
+    """`_plain(line)` with typographic apostrophes and no-break spaces made plain: the text that
+    chat vocabulary is matched against (only for matching: the poem keeps its characters)."""
+    return _plain(line.translate(_TYPOGRAPHIC))
+
+
 def _is_preamble(line: str) -> bool:
     """An opening line of chat ("Sure! Here is a sonnet about ...:"), never a verse line.
 
     An opener alone is not enough ("Here is the gate, and here the garden wall"): the line must
     also speak about the poem and end like a sentence.
     """
-    text = _plain(line)
+    text = _chat_text(line)
     if not text:
         return False
     if _INTERJECTION.match(text) or _METADATA.match(text):
@@ -103,14 +123,36 @@ def _is_preamble(line: str) -> bool:
 
 def _is_meta_prose(line: str) -> bool:
     """A prose sentence about the poem (rhyme scheme, form, the request)."""
-    text = _plain(line)
+    text = _chat_text(line)
     words = text.split()
     hits = len(_META_RE.findall(text)) + len(_FORM_RE.findall(text))
     return len(words) >= 10 and hits >= 2 and text[-1:] in {".", ":", "!", ")"}
 
 
+_HEADING_TEXT = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
+_PARENTHESISED = re.compile(r"^\((.+)\)$")
+
+
+def _commentary_text(line: str) -> str:
+    """The chat text of a line that may be commentary: a markdown heading ("## Analysis") reads
+    as a header ("Analysis:"), a parenthesised remark ("(Word count: 64)") without its brackets."""
+    text = _chat_text(line)
+    heading = _HEADING_TEXT.match(text)
+    if heading:
+        text = heading.group(1).rstrip(": ") + ":"
+    enclosed = _PARENTHESISED.match(text)
+    return enclosed.group(1).strip() if enclosed else text
+
+
+def _is_glued_closing(line: str) -> bool:
+    """A line that ends an answer even with no blank line before it: a sign-off ("I hope you
+    enjoy it!") or a metadata line ("Rhyme scheme: ABAB", "(Word count: 64)")."""
+    text = _commentary_text(line)
+    return bool(text) and bool(_STRONG_CLOSING.match(text) or _METADATA.match(text))
+
+
 def _is_commentary(line: str) -> bool:
-    text = _plain(line)
+    text = _commentary_text(line)
     if not text:
         return True
     if _COMMENTARY_HEADER.match(text) or _METADATA.match(text):

@@ -1,23 +1,24 @@
-"""The extraction passes, in order: code fences, rules, preamble, title, closing remarks,
-stanza labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
+"""The extraction passes, in order: HTML line breaks, code fences, rules, preamble, the first of
+several alternatives, title, closing remarks, stanza labels, markdown; each removal is noted in
+`ExtractedPoem.notes`."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
+from poemetric.extraction.alternatives import keep_first_alternative
 from poemetric.extraction.classify import (
     _BULLET,
     _FORM_RE,
-    _STRONG_CLOSING,
     _is_commentary,
+    _is_glued_closing,
     _is_meta_prose,
     _is_preamble,
     _plain,
+    _quote,
 )
 from poemetric.extraction.reasoning import split_reasoning
-
-_QUOTE_LIMIT = 80
 
 
 @dataclass
@@ -52,22 +53,20 @@ _NUMBER_LINE = re.compile(r"^\s*(?:\d+|[IVXLC]+)[.)]?\s*$")
 _REFRAIN_TAG = re.compile(r"\s*\((?:refrain(?:\s*[A-Z]?\d?)?|[A-Z]\d)\)\s*$", re.IGNORECASE)
 
 
-def _quote(line: str) -> str:
-    line = line.strip()
-    return repr(line if len(line) <= _QUOTE_LIMIT else line[: _QUOTE_LIMIT - 1] + "…")
-
-
 def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     """The poem in `text` (a model's answer), its reasoning, and notes on what was removed."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     answer, merged_reasoning, notes = split_reasoning(text, reasoning)
+    answer = _html_breaks(answer, notes)
     lines = [line.rstrip() for line in answer.split("\n")]
     lines = _unfence(lines, notes)
     lines = _strip_rules(lines, notes)
     lines = _strip_leading_chatter(lines, notes)
+    lines, option_title = keep_first_alternative(lines, notes)
     lines, title = _strip_title(lines, notes)
     if title is not None:
         lines = _strip_leading_chatter(lines, notes)  # metadata such as "Form: villanelle"
+    title = title if title is not None else option_title
     lines = _strip_trailing_chatter(lines, notes)
     lines = _strip_labels(lines, notes)
     lines = _strip_markdown(lines, notes)
@@ -77,6 +76,26 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
         notes.append("extraction would remove everything; kept the answer as it was")
         poem, title = original, None
     return ExtractedPoem(poem=poem, reasoning=merged_reasoning, notes=notes, title=title)
+
+
+_BR = re.compile(r"<br\s*/?>[ \t]*\n?", re.IGNORECASE)
+_NBSP_ENTITY = re.compile(r"&(?:nbsp|#160|#x0*a0);", re.IGNORECASE)
+
+
+def _html_breaks(text: str, notes: list[str]) -> str:
+    """HTML line breaks as lines: a model writing for a chat window ends lines with `<br>` (or
+    writes the whole poem on one line joined by them) and makes stanza breaks of `&nbsp;`."""
+    breaks = len(_BR.findall(text))
+    if breaks:
+        notes.append(f"replaced {breaks} <br> tag(s) with line breaks")
+        text = _BR.sub("\n", text)
+    spaces = len(_NBSP_ENTITY.findall(text))
+    if spaces:
+        notes.append(
+            f"replaced {spaces} &nbsp; with a space (a line of only &nbsp; is a blank line)"
+        )
+        text = _NBSP_ENTITY.sub(" ", text)
+    return text
 
 
 def _unfence(lines: list[str], notes: list[str]) -> list[str]:
@@ -141,6 +160,15 @@ def _looks_like_title(text: str) -> bool:
     )
 
 
+_QUOTED = re.compile(r'^(?:"([^"“”]+)"|“([^"“”]+)”)$')
+
+
+def _unquoted(text: str) -> str:
+    """A line wholly in double quotes without them ('"Salt Hours"' -> 'Salt Hours')."""
+    quoted = _QUOTED.match(text)
+    return (quoted.group(1) or quoted.group(2)).strip() if quoted else text
+
+
 def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
     index = _first_content(lines)
     if index >= len(lines):
@@ -167,7 +195,7 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         title = bold.group(2)
     elif italic and blank_after and verse_after and _looks_like_title(italic.group(2)):
         title = italic.group(2)
-    elif blank_after and verse_after and _looks_like_title(line.strip()):
+    elif blank_after and verse_after and _looks_like_title(_unquoted(line.strip())):
         title = line.strip()
     if title is None:
         return lines, None
@@ -196,9 +224,9 @@ def _strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
         if all(_is_commentary(lines[s]) or _BULLET.match(lines[s]) for s in later):
             cut = start
             break
-    # A sign-off glued to the last stanza ("... night.\nI hope you enjoy it!").
+    # A sign-off or metadata glued to the last stanza ("... night.\nI hope you enjoy it!").
     end = cut
-    while end > first_content + 1 and _STRONG_CLOSING.match(_plain(lines[end - 1]) or "x"):
+    while end > first_content + 1 and _is_glued_closing(lines[end - 1]):
         end -= 1
     if end < cut:
         cut = end
