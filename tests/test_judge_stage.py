@@ -181,3 +181,35 @@ def test_judge_cli_refuses_unknown_authors(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.exit_code == 2, result.output
     assert "gtp-4o" in result.output and "machine" in result.output  # names the run's authors
+
+
+def test_reparse_rewrites_comments_and_clears_them_from_a_rejected_answer(tmp_path: Path) -> None:
+    """`judge reparse` compared the scores only: a change of comments alone was counted as
+    unchanged and not written, and a row turned into an error kept its old comments (and its
+    refusal flag) beside the error."""
+    from poemetric.judge.reparse import reparse_run
+
+    store = judged_run(tmp_path)
+    with OpenAIServer(Answers(), api_key=TEST_KEY) as server:
+        judge = openai_spec(server.base_url, name="test-judge", max_concurrency=1)
+        options = dataclasses.replace(FAST, limit=2)
+        run_judging(store, judge, options=options, authors=["machine"])  # type: ignore[arg-type]
+    first, second = store.query("SELECT * FROM judgments ORDER BY judgment_id")  # type: ignore[attr-defined]
+    assert first["comment_overall_quality"] == "solid" and first["refusal"] == 0
+    new_comment = VALID_JUDGE_ANSWER.replace('"solid"', '"uneven, but alive"')
+    refusal = "I'm sorry, but I can't help with rating this poem."
+    with store.transaction() as conn:  # type: ignore[attr-defined]
+        for identifier, text in ((first["judgment_id"], new_comment), (second["judgment_id"], refusal)):  # fmt: skip
+            conn.execute(
+                "UPDATE judgments SET response_text = ? WHERE judgment_id = ?", (text, identifier)
+            )
+
+    result = reparse_run(store)  # type: ignore[arg-type]
+
+    assert result.values_changed == [(first["judgment_id"], ["comment_overall_quality changed"])]
+    assert [identifier for identifier, _ in result.now_rejected] == [second["judgment_id"]]
+    ok, rejected = store.query("SELECT * FROM judgments ORDER BY judgment_id")  # type: ignore[attr-defined]
+    assert ok["status"] == "ok" and ok["comment_overall_quality"] == "uneven, but alive"
+    assert rejected["status"] == "error" and rejected["refusal"] == 1
+    assert rejected["form"] is None and rejected["comment_overall_quality"] is None
+    assert rejected["comment_literary_devices"] is None

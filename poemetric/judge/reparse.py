@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from poemetric.judge.answer import DIMENSION_KEYS, JudgeParseError
+from poemetric.judge.answer import COMMENTS, DIMENSION_KEYS, JudgeParseError
 from poemetric.judge.parse import parse_judgment
+from poemetric.screening import looks_like_refusal
 from poemetric.store.db import RunStore, to_json
 
 
@@ -128,7 +129,8 @@ def reparse_run(store: RunStore, judges: Iterable[str] | None = None) -> Reparse
     """Re-parse every stored judge answer with the current parser; update the rows that change.
 
     No call is made. A row whose answer is now rejected becomes an 'error' row (its old values
-    were a misreading); one that now parses becomes 'ok'.
+    and comments were a misreading, and are cleared); one that now parses becomes 'ok'. A change
+    of comments alone is written too, and listed with the changed values.
     """
     wanted = list(judges) if judges else None
     where = " AND judge IN (" + ", ".join("?" * len(wanted)) + ")" if wanted else ""
@@ -149,19 +151,21 @@ def reparse_run(store: RunStore, judges: Iterable[str] | None = None) -> Reparse
                     continue
                 message = f"unparsable answer: {error}"
                 result.now_rejected.append((identifier, str(error)))
-                nulls = {key: None for key in DIMENSION_KEYS}
+                nulls = dict.fromkeys(_ANSWER_KEYS)
+                refusal = int(looks_like_refusal(row["response_text"]))
                 _update(conn, identifier, {**nulls, "status": "error", "parsed": None,
-                                            "parse_notes": None, "error": message})  # fmt: skip
+                                            "parse_notes": None, "error": message,
+                                            "refusal": refusal})  # fmt: skip
                 continue
             columns = parsed.answer.to_columns()
             if row["status"] == "ok":
-                differing = [k for k in DIMENSION_KEYS if row[k] != columns[k]]
+                differing = [k for k in _ANSWER_KEYS if row[k] != columns[k]]
                 if not differing and row["parse_notes"] == to_json(list(parsed.notes)):
                     result.unchanged += 1
                     continue
                 if differing:
                     result.values_changed.append(
-                        (identifier, [f"{k} {row[k]} -> {columns[k]}" for k in differing])
+                        (identifier, [_change(row, columns, k) for k in differing])
                     )
                 else:
                     result.unchanged += 1
@@ -169,8 +173,19 @@ def reparse_run(store: RunStore, judges: Iterable[str] | None = None) -> Reparse
                 result.now_ok.append(identifier)
             _update(conn, identifier, {**columns, "status": "ok", "parsed": to_json(columns),
                                        "parse_notes": to_json(list(parsed.notes)),
-                                       "error": None})  # fmt: skip
+                                       "error": None, "refusal": 0})  # fmt: skip
     return result
+
+
+#: The columns an answer fills: the ten scores and the three comments.
+_ANSWER_KEYS: tuple[str, ...] = (*DIMENSION_KEYS, *(comment.key for comment in COMMENTS))
+
+
+def _change(row: Any, columns: dict[str, Any], key: str) -> str:
+    """`form 3 -> 4`, or `comment_overall_quality changed` (comments are too long to show)."""
+    if key in DIMENSION_KEYS:
+        return f"{key} {row[key]} -> {columns[key]}"
+    return f"{key} changed"
 
 
 def _update(conn: Any, judgment_id: str, values: dict[str, Any]) -> None:
