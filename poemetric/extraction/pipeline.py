@@ -9,15 +9,14 @@ from dataclasses import dataclass, field
 
 from poemetric.extraction.alternatives import keep_first_alternative
 from poemetric.extraction.classify import (
-    _BULLET,
     _FORM_RE,
     _is_commentary,
-    _is_glued_closing,
     _is_meta_prose,
     _is_preamble,
     _plain,
     _quote,
 )
+from poemetric.extraction.closing import strip_trailing_chatter
 from poemetric.extraction.reasoning import split_reasoning
 
 
@@ -67,7 +66,7 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     if title is not None:
         lines = _strip_leading_chatter(lines, notes)  # metadata such as "Form: villanelle"
     title = title if title is not None else option_title
-    lines = _strip_trailing_chatter(lines, notes)
+    lines = strip_trailing_chatter(lines, notes)
     lines = _strip_labels(lines, notes)
     lines = _strip_markdown(lines, notes)
     poem = _tidy(lines)
@@ -209,31 +208,6 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
             notes.append(f"removed subtitle: {_quote(candidate)}")
             rest = rest[_first_content(rest, 1) :]
     return rest, title
-
-
-def _strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
-    starts = [
-        i for i, line in enumerate(lines) if line.strip() and (i == 0 or not lines[i - 1].strip())
-    ]
-    first_content = starts[0] if starts else len(lines)
-    cut = len(lines)
-    for start in starts[1:]:
-        if not _is_commentary(lines[start]):
-            continue
-        later = [s for s in starts if s > start]
-        if all(_is_commentary(lines[s]) or _BULLET.match(lines[s]) for s in later):
-            cut = start
-            break
-    # A sign-off or metadata glued to the last stanza ("... night.\nI hope you enjoy it!").
-    end = cut
-    while end > first_content + 1 and _is_glued_closing(lines[end - 1]):
-        end -= 1
-    if end < cut:
-        cut = end
-    for line in lines[cut:]:
-        if line.strip():
-            notes.append(f"removed closing remark: {_quote(line)}")
-    return lines[:cut]
 
 
 def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
