@@ -288,3 +288,55 @@ def test_title_in_quotes_removed(answer: str) -> None:
 def test_quoted_first_line_set_apart_kept(first_line: str) -> None:
     poem = first_line + "\n\n" + POEM
     assert extract_poem(poem).poem == poem
+
+
+# --- sign-offs beyond "I hope you enjoy it": smiles, offers, "anything else?" ---------------------
+
+SIGN_OFFS = [
+    "I hope this made you smile!",
+    "Enjoy the poem!",
+    "Enjoy this sonnet. \U0001f56f\ufe0f",
+    "Is there anything else I can help with?",
+    "Anything else you'd like me to write?",
+    "Would you like a version with a different rhyme scheme?",
+    "Would you like to see a darker take on the same idea?",
+    "Happy to adjust the tone if you'd like.",
+    "I'd be glad to tweak the ending.",
+    "Feel free to ask for changes.",
+    "Hope this helps!",
+    "Thanks for the lovely prompt!",
+    "I hope this made you smile!\nWould you like a version with a different rhyme scheme?",
+]
+
+
+@pytest.mark.parametrize("sign_off", SIGN_OFFS)
+@pytest.mark.parametrize("gap", ["\n\n", "\n"])
+def test_sign_offs_removed(sign_off: str, gap: str) -> None:
+    result = extract_poem(POEM + gap + sign_off)
+    assert result.poem == POEM, result.notes
+    assert any(note.startswith("removed closing remark") for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    "stanza",
+    [
+        "I hope the rain will bring you home,\nthe lamps will light the stair for you;\n"
+        "I hope the glass will hold its flame\nuntil the night is through.",
+        "I hope you like the way the river bends,\nthe way it keeps the lamplight on its back.",
+        "I hope this made you smile, my dear,\nas once you made me smile.",
+        "I hope you like the lamps.\nThe maker sleeps. The glass is cold.",
+        "Enjoy the poem of the lamps,\nthe quiet of the maker's hands.",
+        "Happy to adjust the wicks at dusk,\nhe hums a tune he cannot name.",
+        "Would you like a version of the night\nwhere no one has to leave?",
+    ],
+)
+def test_verse_stanza_opening_like_a_sign_off_kept(stanza: str) -> None:
+    poem = POEM + "\n\n" + stanza
+    result = extract_poem(poem)
+    assert result.poem == poem, result.notes
+    assert result.notes == []
+
+
+def test_verse_line_opening_like_a_sign_off_running_on_kept() -> None:
+    poem = POEM + "\nI hope you enjoy the dark, my love,\nas I enjoy the lamps."
+    assert extract_poem(poem).poem == poem

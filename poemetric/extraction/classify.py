@@ -36,10 +36,17 @@ _PREAMBLE_OPENER = re.compile(
 )
 _SIGN_OFF = (
     r"i hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
-    r"bring|suit|fit|work|request|appreciat)|hope you (?:enjoy|like|love)|let me know|feel free|"
-    r"would you like (?:me|any|a different|another|changes|adjustments)|"
+    r"bring|brought|suit|fit|work|request|appreciat|smile|made you|makes you|touch|speak|inspir|"
+    r"brighten)|hope (?:you (?:enjoy|like|love)|(?:this|it) helps)|let me know|feel free|"
+    r"would you like (?:me|any|a different|another|changes|adjustments|more|"
+    r"(?:a|an) (?:\w+ ){0,3}?(?:version|variation|revision|rewrite|alternative|take|edit)|"
+    r"to (?:see|hear|read|try|have) (?:a|an|another|more|it|this|the))|"
     r"if you(?:'d| would) like (?:me|any|a different|another|changes|adjustments)|"
-    r"enjoy!?$|happy reading"
+    r"(?:is there )?anything else (?:i can|you(?:'d| would) like|you need)|"
+    r"(?:i'm |i am |i'd be |i would be |i'll be |always )?(?:happy|glad) to (?:adjust|revise|"
+    r"tweak|change|edit|rewrite|rework|expand|shorten|lengthen|modify|refine|adapt|alter|try)\b|"
+    r"thanks? (?:you )?for (?:the|this|your) (?:\w+ )?(?:prompt|request|idea|challenge)|"
+    r"enjoy(?: (?:the|this|your|my) (?:" + _FORMS + r"))?(?:\s*[!.]+(?:\s|$)|$)|happy reading"
 )
 _CLOSING_OPENER = re.compile(
     r"^(?:\(?\s*notes?\s*[:\-–—]|explanation\s*:|analysis\s*:|commentary\s*:|breakdown\s*:|"
