@@ -340,3 +340,90 @@ def test_verse_stanza_opening_like_a_sign_off_kept(stanza: str) -> None:
 def test_verse_line_opening_like_a_sign_off_running_on_kept() -> None:
     poem = POEM + "\nI hope you enjoy the dark, my love,\nas I enjoy the lamps."
     assert extract_poem(poem).poem == poem
+
+
+# --- prose that describes the poem, with no chat marker --------------------------------------------
+
+DESCRIPTIONS = [
+    "This captures the quiet of a workshop at the end of the day, when light becomes a gift.",
+    "In this poem, the harbour stands for the patience of the maker and his lamps.",
+    "I've used slant rhymes in the second stanza to soften the close.",
+    "— Written in iambic pentameter.",
+    "*Written in iambic pentameter, rhymed ABAB CDCD.*",
+    "The lantern-maker becomes a metaphor for anyone who gives light away without keeping any.",
+    "In this poem, the harbour stands for the patience it takes to make anything that lasts.\n"
+    "I've used slant rhymes in the second stanza to soften the close.",
+]
+
+
+@pytest.mark.parametrize("description", DESCRIPTIONS)
+def test_description_after_the_poem_removed(description: str) -> None:
+    result = extract_poem(POEM + "\n\n" + description)
+    assert result.poem == POEM, result.notes
+    assert any(note.startswith("removed closing remark") for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "This captures the quiet of a workshop at the end of the day, when light becomes a gift.",
+        "I've kept to iambic pentameter throughout, with an ABAB CDCD rhyme.",
+        "— Written in iambic pentameter.",
+    ],
+)
+def test_description_glued_to_the_last_line_removed(description: str) -> None:
+    result = extract_poem(POEM + "\n" + description)
+    assert result.poem == POEM, result.notes
+
+
+@pytest.mark.parametrize(
+    "stanza",
+    [
+        "In this poem, nobody dies.",
+        "In this house the lamps go out by nine,\nthe maker sleeps beside his glass and wire.",
+        "You asked me for a poem, so I wrote\nthe lamps, the glass, the children at the door.",
+        "You will not find him there. The shop is shut.\nThe glass is cold. The wicks are laid.",
+        "This poem is a lamp I left for you,\nits wick the length of one short line of verse;\n"
+        "the rhyme is only borrowed from the sea,\nthe meter from the hammer and the stair.",
+        "I've used the meter that my father used,\nthe iambs of the hammer on the glass.",
+        "And every rhyme I know is yours.",
+        "The poem ends here, where the lamps begin.",
+        "In this one room the whole of winter waits, and every pane reflects the patient light.",
+    ],
+)
+def test_verse_stanza_that_reads_like_a_description_kept(stanza: str) -> None:
+    poem = POEM + "\n\n" + stanza
+    result = extract_poem(poem)
+    assert result.poem == poem, result.notes
+    assert result.notes == []
+
+
+POEM_ABOUT_A_POEM = """I made this poem for you at the kitchen table
+and counted every foot as if it were a coin;
+the rhyme scheme came as easily as rain.
+
+In this poem, the volta comes too late,
+the couplet never lands, the meter limps;
+you read it anyway, and that is all.
+
+I hope you like the stanza where you laugh.
+I hope the rhyme is close enough to true."""
+
+
+def test_poem_about_a_poem_kept() -> None:
+    result = extract_poem(POEM_ABOUT_A_POEM)
+    assert result.poem == POEM_ABOUT_A_POEM, result.notes
+    assert result.notes == []
+
+
+def test_two_line_note_on_the_form_removed() -> None:
+    note = "This poem follows the ABAB rhyme scheme.\nEach stanza has four lines."
+    result = extract_poem(POEM + "\n\n" + note)
+    assert result.poem == POEM, result.notes
+
+
+def test_long_last_line_of_verse_glued_kept() -> None:
+    poem = (
+        POEM + "\nThe poem of his hands is written in the dark, in glass, in all the lamps of town."
+    )
+    assert extract_poem(poem).poem == poem

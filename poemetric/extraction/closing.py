@@ -5,6 +5,11 @@ A paragraph whose first line is chat is removed only when it is shaped like chat
 chat model writes each sentence or paragraph on one line, so a paragraph whose lines run on (a
 line before the last ends mid-sentence, as in "I hope the rain will bring you home,\\nthe lamps
 ...") is a stanza, and so is one of end-stopped lines where a later line is plain verse.
+
+Prose about the poem without a chat marker ("In this poem, the harbour stands for ...", "This
+captures ...", "- Written in iambic pentameter.") is a closing remark when it opens like a
+description and is either longer than any line of the poem or technical ("iambic pentameter",
+"slant rhymes", "ABAB"): a short line such as "In this poem, nobody dies." may be verse.
 """
 
 from __future__ import annotations
@@ -16,8 +21,10 @@ from poemetric.extraction.classify import (
     _BULLET,
     _COMMENTARY_HEADER,
     _FORM_RE,
+    _FORMS,
     _META_RE_I,
     _METADATA,
+    _STRONG_CLOSING,
     _chat_text,
     _commentary_text,
     _is_commentary,
@@ -36,6 +43,60 @@ def _ends_sentence(line: str) -> bool:
     return bool(_SENTENCE_END.search(text))
 
 
+_DESCRIBES = re.compile(
+    r"^(?:this (?:captures|evokes|explores|reflects|conveys|celebrates|portrays|paints|uses|"
+    r"poem|piece|version|one)|in (?:this|the) (?:" + _FORMS + r"|piece|version|first|second|"
+    r"third|final|last|opening|closing)|here,? (?:the|i)|"
+    r"i(?:'ve| have)? (?:used|kept|chose|chosen|went|gone|opted|wanted|aimed|tried|focused|leaned|"
+    r"played|included|incorporated|employed|structured|let|gave|given|built|leaned|mixed|varied)|"
+    r"the (?:" + _FORMS + r"|first|second|third|fourth|final|last|opening|closing|volta|meter|"
+    r"metre|imagery|refrain|repetition|title|tone|mood|central|extended)\b|"
+    r"each (?:stanza|line|quatrain|couplet|tercet|verse)|written|composed|crafted)\b",
+    re.IGNORECASE,
+)
+#: Openers that speak of the poem from outside it, for a line glued to the last stanza ("The
+#: poem of his hands ..." may be verse; "This captures ..." and "I've used ..." are not).
+_GLUED_DESCRIBES = re.compile(
+    r"^(?:this (?:captures|evokes|explores|reflects|conveys|celebrates|portrays|paints|uses)|"
+    r"in this (?:" + _FORMS + r"|piece|version)\s*,|i(?:'ve| have)? (?:used|kept|chose|chosen|"
+    r"went|opted|wanted|aimed|tried|focused|leaned|included|incorporated|employed|structured)|"
+    r"written|composed|crafted)\b",
+    re.IGNORECASE,
+)
+#: Words that interpret the poem ("the harbour stands for ..."), which verse seldom uses.
+_INTERPRETS = re.compile(
+    r"\b(?:represents?|symboli[sz]es?|symbols? of|stands? for|metaphor for|serves as|"
+    r"embod(?:y|ies)|the (?:imagery|theme|tone|mood)|juxtaposition)\b",
+    re.IGNORECASE,
+)
+_TECHNICAL = re.compile(
+    r"\b(?:iambic|trochaic|anapestic|dactylic|spondaic|pentameter|tetrameter|trimeter|"
+    r"hexameter|rhym(?:e|ing) scheme|(?:slant|near|half|internal|end|eye) rhymes?|"
+    r"enjambe?ments?|caesuras?|volta|syllables?|feet)\b",
+    re.IGNORECASE,
+)
+_SCHEME = re.compile(r"\b[A-H]{4,}\b")  # "ABAB", "ABBA CDDC", in capitals only
+
+
+def _is_description(line: str, width: int, glued: bool = False) -> bool:
+    """Prose that describes the poem, with no chat marker: it opens like a description ("In this
+    poem, ...", "This captures ...", "I've used ...", "- Written in ..."), ends like a sentence,
+    and is longer than the poem's longest line (`width`) by a fifth or technical ("iambic
+    pentameter"); a long line that interprets ("stands for", "the imagery") needs no opener.
+    A line `glued` to the last stanza must open as a remark from outside the poem ("This
+    captures", "I've used", "Written in") and be technical or half as long again as any verse
+    line."""
+    text = _chat_text(line).lstrip("—–-* ").strip()
+    if not text or not _ends_sentence(text):
+        return False
+    long = len(text) > (1.5 if glued else 1.2) * width and len(text.split()) >= 8
+    technical = len(_TECHNICAL.findall(text)) + len(_SCHEME.findall(text)) >= 2
+    if glued:
+        return bool(_GLUED_DESCRIBES.match(text)) and (long or technical)
+    opens = bool(_DESCRIBES.match(text))
+    return (opens and (long or technical)) or (long and bool(_INTERPRETS.search(text)))
+
+
 def _is_header(line: str) -> bool:
     """A line that opens a block of commentary: "Notes:", "### Analysis", "Rhyme scheme: ..."."""
     text = _commentary_text(line)
@@ -46,20 +107,24 @@ def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
     """The paragraph is a closing remark: its first line is chat and it is not shaped as verse.
 
     `width` is the length of the poem's longest line: a later line longer than any verse line
-    is prose.
+    is prose. After a first line that is only a sign-off ("I hope you like the stanza where you
+    laugh."), which verse can say, the later lines must be chat, prose-long or technical; after
+    one that talks about the form, a later line may also name it ("Each stanza has four lines.").
     """
     first, rest = paragraph[0], paragraph[1:]
-    if not _is_commentary(first):
+    if not (_is_commentary(first) or _is_description(first, width)):
         return False
     if not rest or _is_header(first) or any(_BULLET.match(line) for line in paragraph):
         return True
     if not all(_ends_sentence(line) for line in paragraph[:-1]):
         return False  # the lines run on: a stanza
+    about_form = not _STRONG_CLOSING.match(_chat_text(first))
     return all(
         _is_commentary(line)
         or _is_glued_closing(line)
-        or _FORM_RE.search(line)
-        or _META_RE_I.search(line)
+        or _is_description(line, width)
+        or len(_TECHNICAL.findall(line)) + len(_SCHEME.findall(line)) > 0
+        or (about_form and bool(_FORM_RE.search(line) or _META_RE_I.search(line)))
         or len(line.strip()) > width
         for line in rest
     )
@@ -70,6 +135,21 @@ def _paragraph(lines: list[str], start: int) -> list[str]:
     while end < len(lines) and lines[end].strip():
         end += 1
     return lines[start:end]
+
+
+def _is_glued(lines: list[str], first: int, index: int) -> bool:
+    """`lines[index]`, right under the line before it, is a closing remark rather than verse."""
+    line = lines[index]
+    if line.rstrip().endswith((",", ";")):
+        return False
+    if _is_glued_closing(line):
+        return True
+    above = [text.strip() for text in lines[first:index] if text.strip()]
+    return bool(
+        above
+        and _ends_sentence(above[-1])
+        and _is_description(line, max(len(text) for text in above), glued=True)
+    )
 
 
 def strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
@@ -89,14 +169,10 @@ def strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
         ):
             cut = start
             break
-    # A sign-off or metadata glued to the last stanza ("... night.\nI hope you enjoy it!"); a
-    # line ending in a comma or semicolon runs on into the next, as verse does.
+    # A sign-off, metadata or description glued to the last stanza ("... night.\nI hope you
+    # enjoy it!"); a line ending in a comma or semicolon runs on into the next, as verse does.
     end = cut
-    while (
-        end > first_content + 1
-        and _is_glued_closing(lines[end - 1])
-        and not lines[end - 1].rstrip().endswith((",", ";"))
-    ):
+    while end > first_content + 1 and _is_glued(lines, first_content, end - 1):
         end -= 1
     if end < cut:
         cut = end
