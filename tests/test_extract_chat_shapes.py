@@ -427,3 +427,36 @@ def test_long_last_line_of_verse_glued_kept() -> None:
         POEM + "\nThe poem of his hands is written in the dark, in glass, in all the lamps of town."
     )
     assert extract_poem(poem).poem == poem
+
+
+# --- metadata bullets and a commentary heading right under the last line ----------------------------
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "\n\n- Rhyme: ABAB CDCD\n- Meter: iambic pentameter",
+        "\n- Rhyme: ABAB CDCD\n- Meter: iambic pentameter",
+        "\n* **Stanzas:** two quatrains\n* **Tone:** warm, unhurried",
+        "\n\n1. Form: two quatrains\n2. Rhymes: noon/tune, row/glow",
+        "\n## Breakdown\nThe first stanza sets the scene; the second turns to dusk and the children.",
+        "\n**Analysis:**\nThe shop becomes a small sun for the street.",
+    ],
+)
+def test_metadata_bullets_and_glued_heading_removed(tail: str) -> None:
+    result = extract_poem(POEM + tail)
+    assert result.poem == POEM, result.notes
+    assert any(note.startswith("removed closing remark") for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        "\n## Coda\nThe glass is cold; the maker sleeps.",
+        "\n\n- the wick, the glass, the stair,\n- the children at the door.",
+        "\nRhyme: the oldest trick the river knows.",
+    ],
+)
+def test_verse_under_a_heading_or_in_a_list_kept(tail: str) -> None:
+    poem = POEM + tail
+    assert _content_lines(extract_poem(poem).poem) == _content_lines(poem)

@@ -70,6 +70,15 @@ _METADATA = re.compile(
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
+#: A bullet naming a property of the poem ("- Rhyme: ABAB", "* **Meter:** iambic"), matched
+#: against chat text (where a "*" bullet is already gone): a wider set of keys than a plain
+#: metadata line, since a verse line seldom starts with a bullet.
+_METADATA_BULLET = re.compile(
+    r"^(?:[-•]|\d+[.)])?\s*(?:rhymes?|rhyming|rhyme scheme|meter|metre|form|stanzas?|"
+    r"syllables?|syllable count|lines?|line count|length|tone|mood|theme|imagery|volta|refrains?|"
+    r"structure|style|word count|(?:poetic |literary )?devices?)\s*:\s*\S",
+    re.IGNORECASE,
+)
 
 
 _QUOTE_LIMIT = 80
@@ -153,9 +162,12 @@ def _commentary_text(line: str) -> str:
 
 def _is_glued_closing(line: str) -> bool:
     """A line that ends an answer even with no blank line before it: a sign-off ("I hope you
-    enjoy it!") or a metadata line ("Rhyme scheme: ABAB", "(Word count: 64)")."""
+    enjoy it!") or a metadata line ("Rhyme scheme: ABAB", "(Word count: 64)", "- Meter: ...")."""
     text = _commentary_text(line)
-    return bool(text) and bool(_STRONG_CLOSING.match(text) or _METADATA.match(text))
+    if not text:
+        return False
+    bullet = _BULLET.match(line) and _METADATA_BULLET.match(text)
+    return bool(_STRONG_CLOSING.match(text) or _METADATA.match(text) or bullet)
 
 
 def _is_commentary(line: str) -> bool:
@@ -171,4 +183,6 @@ def _is_commentary(line: str) -> bool:
             return True
         rest = text[form_start.end() :]
         return bool(_META_RE.search(rest) or _META_RE_I.search(rest)) or len(text.split()) >= 14
-    return _is_meta_prose(line) or bool(_BULLET.match(line) and _META_RE_I.search(text))
+    if _BULLET.match(line) and (_META_RE_I.search(text) or _METADATA_BULLET.match(text)):
+        return True
+    return _is_meta_prose(line)

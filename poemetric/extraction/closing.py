@@ -103,6 +103,15 @@ def _is_header(line: str) -> bool:
     return bool(_COMMENTARY_HEADER.match(text) or _METADATA.match(text))
 
 
+_MARKED = re.compile(r"^\s*(?:#{1,6}\s|(\*\*|__).+(?:\1|:)\s*$)")
+
+
+def _is_marked_header(line: str) -> bool:
+    """A commentary header in markdown ("## Breakdown", "**Analysis:**"): it opens a section even
+    right under the last line of the poem, with no blank line before it."""
+    return bool(_MARKED.match(line)) and bool(_COMMENTARY_HEADER.match(_commentary_text(line)))
+
+
 def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
     """The paragraph is a closing remark: its first line is chat and it is not shaped as verse.
 
@@ -154,7 +163,9 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
 
 def strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
     starts = [
-        i for i, line in enumerate(lines) if line.strip() and (i == 0 or not lines[i - 1].strip())
+        i
+        for i, line in enumerate(lines)
+        if line.strip() and (i == 0 or not lines[i - 1].strip() or _is_marked_header(line))
     ]
     first_content = starts[0] if starts else len(lines)
     cut = len(lines)
