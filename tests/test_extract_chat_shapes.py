@@ -460,3 +460,43 @@ def test_metadata_bullets_and_glued_heading_removed(tail: str) -> None:
 def test_verse_under_a_heading_or_in_a_list_kept(tail: str) -> None:
     poem = POEM + tail
     assert _content_lines(extract_poem(poem).poem) == _content_lines(poem)
+
+
+# --- syllable counts at line ends -------------------------------------------------------------------
+
+
+def _tag_lines(poem: str, tag: str) -> str:
+    return "\n".join(f"{line} {tag}" if line else "" for line in poem.split("\n"))
+
+
+@pytest.mark.parametrize("tag", ["(10)", "[10]", "(10 syllables)", "*(10)*"])
+def test_syllable_counts_at_line_ends_removed(tag: str) -> None:
+    result = extract_poem("Here is a sonnet about a lantern-maker:\n\n" + _tag_lines(POEM, tag))
+    assert result.poem == POEM, result.notes
+    assert any("syllable counts" in note for note in result.notes)
+
+
+def test_limerick_with_syllable_counts_keeps_its_form_scores() -> None:
+    from poemetric.form.checker import check_poem
+
+    counts = [8, 8, 5, 5, 8]
+    lines = LIMERICK.split("\n")
+    answer = "\n".join(f"{line} ({n} syllables)" for line, n in zip(lines, counts, strict=True))
+    assert extract_poem(answer).poem == LIMERICK
+    clean = check_poem(LIMERICK, "limerick", None, "AABBA")
+    extracted = check_poem(extract_poem(answer).poem, "limerick", None, "AABBA")
+    assert (extracted.meter_score, extracted.rhyme_score) == (clean.meter_score, clean.rhyme_score)
+
+
+@pytest.mark.parametrize(
+    "poem",
+    [
+        POEM.replace("at noon,", "at noon (2)"),
+        "He counted up the hours (12)\nand found them all too few;\n"
+        "the clock said (1) and (2),\nthe bells said something new.",
+    ],
+)
+def test_a_few_bracketed_numbers_in_verse_kept(poem: str) -> None:
+    result = extract_poem(poem)
+    assert result.poem == poem
+    assert result.notes == []
