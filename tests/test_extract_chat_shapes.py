@@ -500,3 +500,51 @@ def test_a_few_bracketed_numbers_in_verse_kept(poem: str) -> None:
     result = extract_poem(poem)
     assert result.poem == poem
     assert result.notes == []
+
+
+# --- "Line 1:" labels -------------------------------------------------------------------------------
+
+
+def _label_lines(poem: str, label: str, restart: bool = False) -> str:
+    out, number = [], 0
+    for line in poem.split("\n"):
+        if not line:
+            number = 0 if restart else number
+            out.append("")
+            continue
+        number += 1
+        out.append(label.format(number) + line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize(
+    ("label", "restart"),
+    [("Line {}: ", False), ("**Line {}:** ", False), ("L{}. ", False), ("Line {} - ", True)],
+)
+def test_line_labels_removed(label: str, restart: bool) -> None:
+    result = extract_poem(_label_lines(POEM, label, restart))
+    assert result.poem == POEM, result.notes
+    assert any("'Line N:' labels" in note for note in result.notes)
+
+
+def test_limerick_with_line_labels_keeps_its_meter_score() -> None:
+    from poemetric.form.checker import check_poem
+
+    answer = _label_lines(LIMERICK, "Line {}: ")
+    clean = check_poem(LIMERICK, "limerick", None, "AABBA")
+    extracted = check_poem(extract_poem(answer).poem, "limerick", None, "AABBA")
+    assert extracted.meter_score == clean.meter_score
+
+
+@pytest.mark.parametrize(
+    "poem",
+    [
+        "Line 1: the kettle. Line 2: the door.\n" + POEM,
+        "Line 3 of the letter said come home,\nLine 1 said nothing; line 2 said the same;\n"
+        "Line 4 was torn along the fold.",
+    ],
+)
+def test_verse_that_names_lines_kept(poem: str) -> None:
+    result = extract_poem(poem)
+    assert result.poem == poem
+    assert result.notes == []
