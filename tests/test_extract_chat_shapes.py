@@ -548,3 +548,41 @@ def test_verse_that_names_lines_kept(poem: str) -> None:
     result = extract_poem(poem)
     assert result.poem == poem
     assert result.notes == []
+
+
+# --- a title line that names the form: '"Title" — a sonnet' ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "title_line",
+    [
+        '"The Lantern-Maker" \u2014 a sonnet\n',
+        "\u201cThe Lantern-Maker\u201d \u2013 A Petrarchan Sonnet\n",
+        '"The Lantern-Maker" (a sonnet)\n',
+        '"The Lantern-Maker", a sonnet in two quatrains\n\n',
+        "The Lantern-Maker \u2014 a sonnet\n\n",
+        "The Lantern-Maker (A Sonnet)\n\n",
+        '**"The Lantern-Maker" \u2014 a sonnet**\n\n',
+        "# The Lantern-Maker: A Sonnet\n\n",
+    ],
+)
+def test_title_line_naming_the_form_removed(title_line: str) -> None:
+    result = extract_poem(title_line + POEM)
+    assert result.poem == POEM, result.notes
+    assert result.title == "The Lantern-Maker"
+
+
+@pytest.mark.parametrize(
+    "first_line",
+    [
+        "The Lantern-Maker \u2014 a sonnet\n",
+        "She sang it low, a ballad\n",
+        '"Come in," he said \u2014 a ballad\n\n',
+        "I made the lamp \u2014 a sonnet of glass\n\n",
+    ],
+)
+def test_verse_first_line_naming_a_form_kept(first_line: str) -> None:
+    poem = first_line + POEM
+    result = extract_poem(poem)
+    assert result.poem == poem, result.notes
+    assert result.title is None

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from poemetric.extraction.alternatives import keep_first_alternative
 from poemetric.extraction.classify import (
     _FORM_RE,
+    _FORMS,
     _is_commentary,
     _is_meta_prose,
     _is_preamble,
@@ -171,6 +172,26 @@ def _unquoted(text: str) -> str:
     return (quoted.group(1) or quoted.group(2)).strip() if quoted else text
 
 
+_FORM_SUFFIX = re.compile(
+    rf"^(.+?)\s*(?:[—–:,]|\s-)\s*\(?((?:a|an)\s+(?:[\w'’-]+\s+){{0,3}}?(?:{_FORMS})\b\.?)\)?\s*$|"
+    rf"^(.+?)\s*\(((?:a|an)?\s*(?:[\w'’-]+\s+){{0,3}}?(?:{_FORMS}))\)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _titled_form(text: str) -> tuple[str, bool] | None:
+    """The title of a line naming it and its form ('"Salt Hours" — a sonnet', 'Salt Hours (A
+    Villanelle)'): the part before the form, when quoted or in title case; and whether quoted."""
+    match = _FORM_SUFFIX.match(_plain(text))
+    if not match:
+        return None
+    head = (match.group(1) or match.group(3)).strip()
+    quoted = bool(_QUOTED.match(head))
+    if quoted or _looks_like_title(head):
+        return _unquoted(head), quoted
+    return None
+
+
 def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
     index = _first_content(lines)
     if index >= len(lines):
@@ -199,9 +220,12 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         title = italic.group(2)
     elif blank_after and verse_after and _looks_like_title(_unquoted(line.strip())):
         title = line.strip()
+    elif (titled := _titled_form(line)) and (titled[1] or (blank_after and verse_after)):
+        title = titled[0]
     if title is None:
         return lines, None
-    title = _plain(title).strip('"“”')
+    titled = _titled_form(title)
+    title = titled[0] if titled else _plain(title).strip('"“”')
     notes.append(f"removed title line: {_quote(line)}")
     rest = lines[following:]
     # A subtitle such as "(A Petrarchan sonnet)" or "*a villanelle*" right after the title.
