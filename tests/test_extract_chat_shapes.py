@@ -398,7 +398,7 @@ def test_verse_stanza_that_reads_like_a_description_kept(stanza: str) -> None:
     assert result.notes == []
 
 
-POEM_ABOUT_A_POEM = """I made this poem for you at the kitchen table
+POEM_ABOUT_A_POEM = """I wrote this poem for you at the kitchen table
 and counted every foot as if it were a coin;
 the rhyme scheme came as easily as rain.
 
@@ -414,6 +414,20 @@ def test_poem_about_a_poem_kept() -> None:
     result = extract_poem(POEM_ABOUT_A_POEM)
     assert result.poem == POEM_ABOUT_A_POEM, result.notes
     assert result.notes == []
+
+
+@pytest.mark.parametrize(
+    "first_line", ["I wrote this poem for you at the kitchen table", "Here is a sonnet for you"]
+)
+def test_first_line_like_a_preamble_running_on_kept(first_line: str) -> None:
+    poem = first_line + "\nand counted every foot as if it were a coin;\n" + LIMERICK
+    result = extract_poem(poem)
+    assert result.poem == poem, result.notes
+
+
+def test_preamble_without_a_colon_still_removed() -> None:
+    for gap in ["\n\n", "\n"]:
+        assert extract_poem("Here is a sonnet for you" + gap + POEM).poem == POEM
 
 
 def test_two_line_note_on_the_form_removed() -> None:

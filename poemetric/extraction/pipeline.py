@@ -11,6 +11,9 @@ from poemetric.extraction.alternatives import keep_first_alternative
 from poemetric.extraction.classify import (
     _FORM_RE,
     _FORMS,
+    _INTERJECTION,
+    _METADATA,
+    _chat_text,
     _is_commentary,
     _is_meta_prose,
     _is_preamble,
@@ -132,13 +135,26 @@ def _first_content(lines: list[str], start: int = 0) -> int:
     return index
 
 
+def _runs_into_verse(lines: list[str], index: int) -> bool:
+    """`lines[index]` ends mid-sentence and the line right under it carries on in lower case:
+    the first line of a stanza ("I wrote this poem for you at the kitchen table\nand counted
+    ..."), not a preamble ("Here is a poem for you\nThe lamps ..." is still one)."""
+    text = _chat_text(lines[index])
+    following = _chat_text(lines[index + 1]) if index + 1 < len(lines) else ""
+    return (
+        text[-1:].isalnum()
+        and following[:1].islower()
+        and not (_INTERJECTION.match(text) or _METADATA.match(text))
+    )
+
+
 def _strip_leading_chatter(lines: list[str], notes: list[str]) -> list[str]:
     index = _first_content(lines)
     removed_any = False
     while index < len(lines):
         line = lines[index]
         continuation = removed_any and (_is_meta_prose(line) or _is_preamble(line))
-        if not (_is_preamble(line) or continuation):
+        if not (_is_preamble(line) or continuation) or _runs_into_verse(lines, index):
             break
         notes.append(f"removed preamble: {_quote(line)}")
         removed_any = True
