@@ -36,10 +36,17 @@ _PREAMBLE_OPENER = re.compile(
 )
 _SIGN_OFF = (
     r"i hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
-    r"bring|suit|fit|work|request|appreciat)|hope you (?:enjoy|like|love)|let me know|feel free|"
-    r"would you like (?:me|any|a different|another|changes|adjustments)|"
+    r"bring|brought|suit|fit|work|request|appreciat|smile|made you|makes you|touch|speak|inspir|"
+    r"brighten)|hope (?:you (?:enjoy|like|love)|(?:this|it) helps)|let me know|feel free|"
+    r"would you like (?:me|any|a different|another|changes|adjustments|more|"
+    r"(?:a|an) (?:\w+ ){0,3}?(?:version|variation|revision|rewrite|alternative|take|edit)|"
+    r"to (?:see|hear|read|try|have) (?:a|an|another|more|it|this|the))|"
     r"if you(?:'d| would) like (?:me|any|a different|another|changes|adjustments)|"
-    r"enjoy!?$|happy reading"
+    r"(?:is there )?anything else (?:i can|you(?:'d| would) like|you need)|"
+    r"(?:i'm |i am |i'd be |i would be |i'll be |always )?(?:happy|glad) to (?:adjust|revise|"
+    r"tweak|change|edit|rewrite|rework|expand|shorten|lengthen|modify|refine|adapt|alter|try)\b|"
+    r"thanks? (?:you )?for (?:the|this|your) (?:\w+ )?(?:prompt|request|idea|challenge)|"
+    r"enjoy(?: (?:the|this|your|my) (?:" + _FORMS + r"))?(?:\s*[!.]+(?:\s|$)|$)|happy reading"
 )
 _CLOSING_OPENER = re.compile(
     r"^(?:\(?\s*notes?\s*[:\-–—]|explanation\s*:|analysis\s*:|commentary\s*:|breakdown\s*:|"
@@ -63,6 +70,15 @@ _METADATA = re.compile(
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
+#: A bullet naming a property of the poem ("- Rhyme: ABAB", "* **Meter:** iambic"), matched
+#: against chat text (where a "*" bullet is already gone): a wider set of keys than a plain
+#: metadata line, since a verse line seldom starts with a bullet.
+_METADATA_BULLET = re.compile(
+    r"^(?:[-•]|\d+[.)])?\s*(?:rhymes?|rhyming|rhyme scheme|meter|metre|form|stanzas?|"
+    r"syllables?|syllable count|lines?|line count|length|tone|mood|theme|imagery|volta|refrains?|"
+    r"structure|style|word count|(?:poetic |literary )?devices?)\s*:\s*\S",
+    re.IGNORECASE,
+)
 
 
 _QUOTE_LIMIT = 80
@@ -146,9 +162,12 @@ def _commentary_text(line: str) -> str:
 
 def _is_glued_closing(line: str) -> bool:
     """A line that ends an answer even with no blank line before it: a sign-off ("I hope you
-    enjoy it!") or a metadata line ("Rhyme scheme: ABAB", "(Word count: 64)")."""
+    enjoy it!") or a metadata line ("Rhyme scheme: ABAB", "(Word count: 64)", "- Meter: ...")."""
     text = _commentary_text(line)
-    return bool(text) and bool(_STRONG_CLOSING.match(text) or _METADATA.match(text))
+    if not text:
+        return False
+    bullet = _BULLET.match(line) and _METADATA_BULLET.match(text)
+    return bool(_STRONG_CLOSING.match(text) or _METADATA.match(text) or bullet)
 
 
 def _is_commentary(line: str) -> bool:
@@ -164,4 +183,6 @@ def _is_commentary(line: str) -> bool:
             return True
         rest = text[form_start.end() :]
         return bool(_META_RE.search(rest) or _META_RE_I.search(rest)) or len(text.split()) >= 14
-    return _is_meta_prose(line) or bool(_BULLET.match(line) and _META_RE_I.search(text))
+    if _BULLET.match(line) and (_META_RE_I.search(text) or _METADATA_BULLET.match(text)):
+        return True
+    return _is_meta_prose(line)

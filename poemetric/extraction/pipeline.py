@@ -1,6 +1,6 @@
 """The extraction passes, in order: HTML line breaks, code fences, rules, preamble, the first of
-several alternatives, title, closing remarks, stanza labels, markdown; each removal is noted in
-`ExtractedPoem.notes`."""
+several alternatives, title, closing remarks, syllable counts at line ends, "Line 1:" labels,
+stanza labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
 
 from __future__ import annotations
 
@@ -9,15 +9,19 @@ from dataclasses import dataclass, field
 
 from poemetric.extraction.alternatives import keep_first_alternative
 from poemetric.extraction.classify import (
-    _BULLET,
     _FORM_RE,
+    _FORMS,
+    _INTERJECTION,
+    _METADATA,
+    _chat_text,
     _is_commentary,
-    _is_glued_closing,
     _is_meta_prose,
     _is_preamble,
     _plain,
     _quote,
 )
+from poemetric.extraction.closing import strip_trailing_chatter
+from poemetric.extraction.marks import strip_line_labels, strip_syllable_counts
 from poemetric.extraction.reasoning import split_reasoning
 
 
@@ -67,7 +71,9 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     if title is not None:
         lines = _strip_leading_chatter(lines, notes)  # metadata such as "Form: villanelle"
     title = title if title is not None else option_title
-    lines = _strip_trailing_chatter(lines, notes)
+    lines = strip_trailing_chatter(lines, notes)
+    lines = strip_syllable_counts(lines, notes)
+    lines = strip_line_labels(lines, notes)
     lines = _strip_labels(lines, notes)
     lines = _strip_markdown(lines, notes)
     poem = _tidy(lines)
@@ -129,13 +135,26 @@ def _first_content(lines: list[str], start: int = 0) -> int:
     return index
 
 
+def _runs_into_verse(lines: list[str], index: int) -> bool:
+    """`lines[index]` ends mid-sentence and the line right under it carries on in lower case:
+    the first line of a stanza ("I wrote this poem for you at the kitchen table\nand counted
+    ..."), not a preamble ("Here is a poem for you\nThe lamps ..." is still one)."""
+    text = _chat_text(lines[index])
+    following = _chat_text(lines[index + 1]) if index + 1 < len(lines) else ""
+    return (
+        text[-1:].isalnum()
+        and following[:1].islower()
+        and not (_INTERJECTION.match(text) or _METADATA.match(text))
+    )
+
+
 def _strip_leading_chatter(lines: list[str], notes: list[str]) -> list[str]:
     index = _first_content(lines)
     removed_any = False
     while index < len(lines):
         line = lines[index]
         continuation = removed_any and (_is_meta_prose(line) or _is_preamble(line))
-        if not (_is_preamble(line) or continuation):
+        if not (_is_preamble(line) or continuation) or _runs_into_verse(lines, index):
             break
         notes.append(f"removed preamble: {_quote(line)}")
         removed_any = True
@@ -169,6 +188,26 @@ def _unquoted(text: str) -> str:
     return (quoted.group(1) or quoted.group(2)).strip() if quoted else text
 
 
+_FORM_SUFFIX = re.compile(
+    rf"^(.+?)\s*(?:[—–:,]|\s-)\s*\(?((?:a|an)\s+(?:[\w'’-]+\s+){{0,3}}?(?:{_FORMS})\b\.?)\)?\s*$|"
+    rf"^(.+?)\s*\(((?:a|an)?\s*(?:[\w'’-]+\s+){{0,3}}?(?:{_FORMS}))\)\s*$",
+    re.IGNORECASE,
+)
+
+
+def _titled_form(text: str) -> tuple[str, bool] | None:
+    """The title of a line naming it and its form ('"Salt Hours" — a sonnet', 'Salt Hours (A
+    Villanelle)'): the part before the form, when quoted or in title case; and whether quoted."""
+    match = _FORM_SUFFIX.match(_plain(text))
+    if not match:
+        return None
+    head = (match.group(1) or match.group(3)).strip()
+    quoted = bool(_QUOTED.match(head))
+    if quoted or _looks_like_title(head):
+        return _unquoted(head), quoted
+    return None
+
+
 def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
     index = _first_content(lines)
     if index >= len(lines):
@@ -197,9 +236,12 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         title = italic.group(2)
     elif blank_after and verse_after and _looks_like_title(_unquoted(line.strip())):
         title = line.strip()
+    elif (titled := _titled_form(line)) and (titled[1] or (blank_after and verse_after)):
+        title = titled[0]
     if title is None:
         return lines, None
-    title = _plain(title).strip('"“”')
+    titled = _titled_form(title)
+    title = titled[0] if titled else _plain(title).strip('"“”')
     notes.append(f"removed title line: {_quote(line)}")
     rest = lines[following:]
     # A subtitle such as "(A Petrarchan sonnet)" or "*a villanelle*" right after the title.
@@ -209,31 +251,6 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
             notes.append(f"removed subtitle: {_quote(candidate)}")
             rest = rest[_first_content(rest, 1) :]
     return rest, title
-
-
-def _strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
-    starts = [
-        i for i, line in enumerate(lines) if line.strip() and (i == 0 or not lines[i - 1].strip())
-    ]
-    first_content = starts[0] if starts else len(lines)
-    cut = len(lines)
-    for start in starts[1:]:
-        if not _is_commentary(lines[start]):
-            continue
-        later = [s for s in starts if s > start]
-        if all(_is_commentary(lines[s]) or _BULLET.match(lines[s]) for s in later):
-            cut = start
-            break
-    # A sign-off or metadata glued to the last stanza ("... night.\nI hope you enjoy it!").
-    end = cut
-    while end > first_content + 1 and _is_glued_closing(lines[end - 1]):
-        end -= 1
-    if end < cut:
-        cut = end
-    for line in lines[cut:]:
-        if line.strip():
-            notes.append(f"removed closing remark: {_quote(line)}")
-    return lines[:cut]
 
 
 def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:

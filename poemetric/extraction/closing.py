@@ -1,0 +1,193 @@
+"""Closing remarks after the poem: sign-offs, notes and analyses, as whole paragraphs after the
+last stanza or as a sign-off or metadata line glued to it.
+
+A paragraph whose first line is chat is removed only when it is shaped like chat, not verse: a
+chat model writes each sentence or paragraph on one line, so a paragraph whose lines run on (a
+line before the last ends mid-sentence, as in "I hope the rain will bring you home,\\nthe lamps
+...") is a stanza, and so is one of end-stopped lines where a later line is plain verse.
+
+Prose about the poem without a chat marker ("In this poem, the harbour stands for ...", "This
+captures ...", "- Written in iambic pentameter.") is a closing remark when it opens like a
+description and is either longer than any line of the poem or technical ("iambic pentameter",
+"slant rhymes", "ABAB"): a short line such as "In this poem, nobody dies." may be verse.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from poemetric.extraction.classify import (
+    _BULLET,
+    _COMMENTARY_HEADER,
+    _FORM_RE,
+    _FORMS,
+    _META_RE_I,
+    _METADATA,
+    _STRONG_CLOSING,
+    _chat_text,
+    _commentary_text,
+    _is_commentary,
+    _is_glued_closing,
+    _quote,
+)
+
+_SENTENCE_END = re.compile(r"[.!?:…)\]][\"'”’*_)\]]*$")
+
+
+def _ends_sentence(line: str) -> bool:
+    """The line ends like a sentence (emoji and other symbols after the punctuation ignored)."""
+    text = _chat_text(line)
+    while text and (unicodedata.category(text[-1]) in {"So", "Sk", "Mn", "Cf"} or text[-1] == " "):
+        text = text[:-1]
+    return bool(_SENTENCE_END.search(text))
+
+
+_DESCRIBES = re.compile(
+    r"^(?:this (?:captures|evokes|explores|reflects|conveys|celebrates|portrays|paints|uses|"
+    r"poem|piece|version|one)|in (?:this|the) (?:" + _FORMS + r"|piece|version|first|second|"
+    r"third|final|last|opening|closing)|here,? (?:the|i)|"
+    r"i(?:'ve| have)? (?:used|kept|chose|chosen|went|gone|opted|wanted|aimed|tried|focused|leaned|"
+    r"played|included|incorporated|employed|structured|let|gave|given|built|leaned|mixed|varied)|"
+    r"the (?:" + _FORMS + r"|first|second|third|fourth|final|last|opening|closing|volta|meter|"
+    r"metre|imagery|refrain|repetition|title|tone|mood|central|extended)\b|"
+    r"each (?:stanza|line|quatrain|couplet|tercet|verse)|written|composed|crafted)\b",
+    re.IGNORECASE,
+)
+#: Openers that speak of the poem from outside it, for a line glued to the last stanza ("The
+#: poem of his hands ..." may be verse; "This captures ..." and "I've used ..." are not).
+_GLUED_DESCRIBES = re.compile(
+    r"^(?:this (?:captures|evokes|explores|reflects|conveys|celebrates|portrays|paints|uses)|"
+    r"in this (?:" + _FORMS + r"|piece|version)\s*,|i(?:'ve| have)? (?:used|kept|chose|chosen|"
+    r"went|opted|wanted|aimed|tried|focused|leaned|included|incorporated|employed|structured)|"
+    r"written|composed|crafted)\b",
+    re.IGNORECASE,
+)
+#: Words that interpret the poem ("the harbour stands for ..."), which verse seldom uses.
+_INTERPRETS = re.compile(
+    r"\b(?:represents?|symboli[sz]es?|symbols? of|stands? for|metaphor for|serves as|"
+    r"embod(?:y|ies)|the (?:imagery|theme|tone|mood)|juxtaposition)\b",
+    re.IGNORECASE,
+)
+_TECHNICAL = re.compile(
+    r"\b(?:iambic|trochaic|anapestic|dactylic|spondaic|pentameter|tetrameter|trimeter|"
+    r"hexameter|rhym(?:e|ing) scheme|(?:slant|near|half|internal|end|eye) rhymes?|"
+    r"enjambe?ments?|caesuras?|volta|syllables?|feet)\b",
+    re.IGNORECASE,
+)
+_SCHEME = re.compile(r"\b[A-H]{4,}\b")  # "ABAB", "ABBA CDDC", in capitals only
+
+
+def _is_description(line: str, width: int, glued: bool = False) -> bool:
+    """Prose that describes the poem, with no chat marker: it opens like a description ("In this
+    poem, ...", "This captures ...", "I've used ...", "- Written in ..."), ends like a sentence,
+    and is longer than the poem's longest line (`width`) by a fifth or technical ("iambic
+    pentameter"); a long line that interprets ("stands for", "the imagery") needs no opener.
+    A line `glued` to the last stanza must open as a remark from outside the poem ("This
+    captures", "I've used", "Written in") and be technical or half as long again as any verse
+    line."""
+    text = _chat_text(line).lstrip("—–-* ").strip()
+    if not text or not _ends_sentence(text):
+        return False
+    long = len(text) > (1.5 if glued else 1.2) * width and len(text.split()) >= 8
+    technical = len(_TECHNICAL.findall(text)) + len(_SCHEME.findall(text)) >= 2
+    if glued:
+        return bool(_GLUED_DESCRIBES.match(text)) and (long or technical)
+    opens = bool(_DESCRIBES.match(text))
+    return (opens and (long or technical)) or (long and bool(_INTERPRETS.search(text)))
+
+
+def _is_header(line: str) -> bool:
+    """A line that opens a block of commentary: "Notes:", "### Analysis", "Rhyme scheme: ..."."""
+    text = _commentary_text(line)
+    return bool(_COMMENTARY_HEADER.match(text) or _METADATA.match(text))
+
+
+_MARKED = re.compile(r"^\s*(?:#{1,6}\s|(\*\*|__).+(?:\1|:)\s*$)")
+
+
+def _is_marked_header(line: str) -> bool:
+    """A commentary header in markdown ("## Breakdown", "**Analysis:**"): it opens a section even
+    right under the last line of the poem, with no blank line before it."""
+    return bool(_MARKED.match(line)) and bool(_COMMENTARY_HEADER.match(_commentary_text(line)))
+
+
+def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
+    """The paragraph is a closing remark: its first line is chat and it is not shaped as verse.
+
+    `width` is the length of the poem's longest line: a later line longer than any verse line
+    is prose. After a first line that is only a sign-off ("I hope you like the stanza where you
+    laugh."), which verse can say, the later lines must be chat, prose-long or technical; after
+    one that talks about the form, a later line may also name it ("Each stanza has four lines.").
+    """
+    first, rest = paragraph[0], paragraph[1:]
+    if not (_is_commentary(first) or _is_description(first, width)):
+        return False
+    if not rest or _is_header(first) or any(_BULLET.match(line) for line in paragraph):
+        return True
+    if not all(_ends_sentence(line) for line in paragraph[:-1]):
+        return False  # the lines run on: a stanza
+    about_form = not _STRONG_CLOSING.match(_chat_text(first))
+    return all(
+        _is_commentary(line)
+        or _is_glued_closing(line)
+        or _is_description(line, width)
+        or len(_TECHNICAL.findall(line)) + len(_SCHEME.findall(line)) > 0
+        or (about_form and bool(_FORM_RE.search(line) or _META_RE_I.search(line)))
+        or len(line.strip()) > width
+        for line in rest
+    )
+
+
+def _paragraph(lines: list[str], start: int) -> list[str]:
+    end = start
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    return lines[start:end]
+
+
+def _is_glued(lines: list[str], first: int, index: int) -> bool:
+    """`lines[index]`, right under the line before it, is a closing remark rather than verse."""
+    line = lines[index]
+    if line.rstrip().endswith((",", ";")):
+        return False
+    if _is_glued_closing(line):
+        return True
+    above = [text.strip() for text in lines[first:index] if text.strip()]
+    return bool(
+        above
+        and _ends_sentence(above[-1])
+        and _is_description(line, max(len(text) for text in above), glued=True)
+    )
+
+
+def strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
+    starts = [
+        i
+        for i, line in enumerate(lines)
+        if line.strip() and (i == 0 or not lines[i - 1].strip() or _is_marked_header(line))
+    ]
+    first_content = starts[0] if starts else len(lines)
+    cut = len(lines)
+    for start in starts[1:]:
+        width = max(len(line.strip()) for line in lines[first_content:start])
+        if not _is_closing_paragraph(_paragraph(lines, start), width):
+            continue
+        later = [s for s in starts if s > start]
+        if all(
+            _is_closing_paragraph(_paragraph(lines, s), width) or _BULLET.match(lines[s])
+            for s in later
+        ):
+            cut = start
+            break
+    # A sign-off, metadata or description glued to the last stanza ("... night.\nI hope you
+    # enjoy it!"); a line ending in a comma or semicolon runs on into the next, as verse does.
+    end = cut
+    while end > first_content + 1 and _is_glued(lines, first_content, end - 1):
+        end -= 1
+    if end < cut:
+        cut = end
+    for line in lines[cut:]:
+        if line.strip():
+            notes.append(f"removed closing remark: {_quote(line)}")
+    return lines[:cut]

@@ -1,0 +1,61 @@
+"""Marks a model writes on the poem's own lines: a syllable count at the end of each line
+("... at noon, (10)") and a label at the start ("Line 1: ..."). Each is removed only when most
+lines carry one, so a single bracketed number or a verse line starting "Line" stays."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+_COUNT_TAG = re.compile(
+    r"\s*(?:\*\*|__|\*|_)?[\(\[]\s*(\d{1,2})(?:\s*(?:syllables?|syll?s?\.?))?\s*[\)\]]"
+    r"(?:\*\*|__|\*|_)?\s*$",
+    re.IGNORECASE,
+)
+
+_LINE_LABEL = re.compile(
+    r"^\s*(?:\*\*|__)?(?:line|l)\s*(\d{1,3})\s*[:.)\-–—]\s*(?:\*\*|__)?\s*(?=\S)", re.IGNORECASE
+)
+
+
+def _most(marked: int, content: int) -> bool:
+    """Enough lines carry the mark to call it the model's habit: three or more, and at least
+    three in five lines of the poem."""
+    return marked >= 3 and marked * 5 >= content * 3
+
+
+def _count_start(line: str) -> int | None:
+    """Where a syllable count at the end of a verse line starts, or None."""
+    tag = _COUNT_TAG.search(line)
+    if tag and 0 < int(tag.group(1)) <= 30 and line[: tag.start()].strip():
+        return tag.start()
+    return None
+
+
+def strip_syllable_counts(lines: list[str], notes: list[str]) -> list[str]:
+    """Remove a bracketed syllable count ("(10)", "[8]", "(10 syllables)") at the end of lines."""
+    starts = [_count_start(line) for line in lines]
+    marked = [(line, start) for line, start in zip(lines, starts, strict=True) if start is not None]
+    if not _most(len(marked), sum(1 for line in lines if line.strip())):
+        return lines
+    example = marked[0][0][marked[0][1] :].strip()
+    notes.append(
+        f"removed syllable counts at the end of {len(marked)} line(s), such as {example!r}"
+    )
+    return [
+        line if start is None else line[:start] for line, start in zip(lines, starts, strict=True)
+    ]
+
+
+def strip_line_labels(lines: list[str], notes: list[str]) -> list[str]:
+    """Remove "Line 1:" labels at the start of lines, numbered upwards (or from 1 per stanza)."""
+    labels = [_LINE_LABEL.match(line) for line in lines]
+    numbers = [int(label.group(1)) for label in labels if label]
+    ordered = all(b in {a + 1, 1} for a, b in itertools.pairwise(numbers))
+    content = sum(1 for line in lines if line.strip())
+    if not (numbers and numbers[0] == 1 and ordered and _most(len(numbers), content)):
+        return lines
+    notes.append(f"removed 'Line N:' labels from {len(numbers)} line(s)")
+    return [
+        line[label.end() :] if label else line for line, label in zip(lines, labels, strict=True)
+    ]
