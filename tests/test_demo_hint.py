@@ -79,3 +79,17 @@ def test_judge_without_a_judge_prints_the_demos_local_judge_commands(tmp_path: P
     assert len(printed) == 5 and printed == local_commands(judge_hint(run, load_judges()))
     assert printed[0].endswith("--api-key local-secret")
     assert "export POEMETRIC_LOCAL_API_KEY=local-secret" in printed
+
+
+def test_the_printed_local_model_hint_keeps_the_extra_in_brackets() -> None:
+    """Printed through Rich, `pip install 'poemetric[local]'` lost `[local]` (read as a style
+    tag), so the command a user copied installed no PyTorch or transformers."""
+    from rich.console import Console
+
+    from poemetric.cli.demo_cmd import install_hint
+
+    console = Console(record=True, width=200)
+    console.print(install_hint(["torch", "transformers"]), highlight=False, soft_wrap=True)
+    printed = console.export_text()
+    assert "pip install torch==2.13.0 'poemetric[local]'" in printed
+    assert printed.startswith("Real model skipped: torch, transformers not installed.")

