@@ -71,6 +71,10 @@ def test_judge_is_blind_and_fills_columns(tmp_path: Path) -> None:
         assert all(len(m) == 1 and m[0]["role"] == "user" for m in sent)
         assert {m[0]["content"] for m in sent} == expected
         assert all("machine" not in json.dumps(r.body) for r in server.generation_requests)
+        # Nor the human poems' poets (the poems table has them beside the text).
+        poets = {r["author"] for r in store.query("SELECT author FROM poems")}  # type: ignore[attr-defined]
+        bodies = [json.dumps(r.body) for r in server.generation_requests]
+        assert poets and not any(poet in body for poet in poets for body in bodies)
     rows = store.query("SELECT * FROM judgments")  # type: ignore[attr-defined]
     assert len(rows) == 6 and {r["status"] for r in rows} == {"ok"}
     row = rows[0]

@@ -15,7 +15,11 @@ Group = Literal["basic", "advanced", "appraisal"]
 
 @dataclass(frozen=True)
 class Dimension:
-    """One Likert item of the questionnaire (a POEMetric dimension)."""
+    """One Likert item of the questionnaire (a POEMetric dimension).
+
+    `long_label` is the item's statement as the judge prompt prints it (App. C, verbatim), and
+    `listed` the list printed under it (item 8's literary devices).
+    """
 
     key: str
     question: int
@@ -23,6 +27,12 @@ class Dimension:
     long_label: str
     allows_na: bool
     group: Group
+    listed: tuple[str, ...] = ()
+
+    @property
+    def statement(self) -> str:
+        """The item as the instrument prints it: its statement, then its list, one per line."""
+        return self.long_label + "".join(f"\n- {item}" for item in self.listed)
 
 
 @dataclass(frozen=True)
@@ -43,7 +53,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("idiosyncrasy", 5, "Idiosyncrasy", "This poem shows idiosyncrasy.", False, "advanced"),
     Dimension("emotional_resonance", 6, "Emotion", "This poem evokes emotional resonance.", False, "advanced"),
     Dimension("imagery", 7, "Imagery", "The imagery in this poem is used well.", True, "advanced"),
-    Dimension("literary_devices", 8, "Devices", "At least one of the literary devices (simile, metaphor, personification, allusion) is used well in the poem.", True, "advanced"),
+    Dimension("literary_devices", 8, "Devices", "At least one of the literary devices listed below is used well in the poem.", True, "advanced", ("Simile", "Metaphor", "Personification", "Allusion")),
     Dimension("overall_quality", 10, "Quality", "This is a good poem.", False, "appraisal"),
     Dimension("human_authorship", 12, "Human", "The poem is written by a human.", False, "appraisal"),
 )  # fmt: skip

@@ -23,7 +23,7 @@ def judge_answer_schema() -> dict[str, Any]:
             properties[str(question)] = {
                 "type": "integer",
                 "enum": list(range(low, 6)),
-                "description": dimension.long_label,
+                "description": dimension.statement,
             }
         else:
             about = next(c.about for c in COMMENTS if c.question == question)

@@ -114,7 +114,7 @@ def browser_payload(run: ReportRun) -> dict[str, Any]:
                 "short": d.short_label,
                 "abbr": ABBREVIATIONS[d.key],
                 "q": d.question,
-                "long": d.long_label,
+                "long": d.statement,
             }
             for d in DIMENSIONS
         ],
