@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.markup import plain
 from poemetric.cli.options import error_exit, existing_file, unknown_choice
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def report_table(report: AgreementReport, title: str) -> Table:
     table.add_column("statistic", no_wrap=True)
     table.add_column(f"overall [{confidence:.0%} CI]", no_wrap=True)
     for item in items:
-        table.add_column(item, justify="right")
+        table.add_column(plain(item), justify="right")  # the file's item names
     overall = report.overall
     for name in STATISTICS:
         low, high = overall.ci_low.get(name, math.nan), overall.ci_high.get(name, math.nan)
@@ -146,4 +147,4 @@ def agree(
 
         pd.DataFrame(report.rows()).to_csv(sys.stdout, index=False)
     else:
-        console.print(report_table(report, f"Agreement: {ratings_file.name}"))
+        console.print(report_table(report, f"Agreement: {plain(ratings_file.name)}"))

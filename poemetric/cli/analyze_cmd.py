@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
     BootstrapOption,
     JudgeOption,
@@ -92,7 +92,7 @@ def summary_table(
     if not scores or "dimension_scores" not in result.tables:  # no judge columns
         title = "POEMetric summary (means)"
     elif not lexical:
-        who = f"{result.labels.judge(judge)}: " if judge is not None else ""
+        who = f"{plain(result.labels.judge(judge))}: " if judge is not None else ""
         title = f"Judge scores, {who}means (1-5; score = POEMetric ranking score)"
     table = Table(title=title, header_style="bold")
     frames: dict[str, pd.DataFrame] = {}
@@ -134,7 +134,7 @@ def summary_table(
                 mine = groups[(groups["judge"] == current) & (groups["author"] == author)]
                 means = dict(zip(mine["part"], mine["mean"], strict=True))
                 row += [_fmt(means.get(part, math.nan)) for part in (*PARTS, "poemetric")]
-            table.add_row(*row, style=style)
+            table.add_row(*plain_cells(*row), style=style)  # a display name `GPT-4o [2024]`
     return table
 
 
@@ -211,8 +211,8 @@ def analyze(
             )
     paths = result.write(destination)
     for note in result.notes:
-        console.print(f"[yellow]note:[/yellow] {escape(note)}")
-    console.print(f"wrote {len(paths)} files to {destination}")
+        console.print(f"[yellow]note:[/yellow] {plain(note)}")
+    console.print(f"wrote {len(paths)} files to {destination}", markup=False)
 
 
 def _known_survey(store: RunStore, survey: str) -> None:
@@ -305,11 +305,11 @@ def figures(
         except (RecipeError, ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc
     for path in report.paths:
-        console.print(str(path), highlight=False, soft_wrap=True)
+        console.print(str(path), highlight=False, markup=False, soft_wrap=True)
     for note in report.notes:
-        console.print(f"[yellow]note[/yellow] {note}", soft_wrap=True)
+        console.print(f"[yellow]note[/yellow] {plain(note)}", soft_wrap=True)
     for reason in report.skipped:
-        console.print(f"[yellow]skipped[/yellow] {reason}", soft_wrap=True)
+        console.print(f"[yellow]skipped[/yellow] {plain(reason)}", soft_wrap=True)
     if not report.paths:
         console.print("[red]no figures written[/red]")
         raise typer.Exit(1)

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import LimitOption, error_exit
 from poemetric.data import (
     Dataset,
@@ -65,7 +66,7 @@ def validate(
             f"{report.records + report.unreadable} records valid{unreadable}"
         )
         raise typer.Exit(1)
-    table = Table("form", "poems", title=f"{path.name} (sha256 {report.sha256[:12]}…)")
+    table = Table("form", "poems", title=f"{plain(path.name)} (sha256 {report.sha256[:12]}…)")
     for form, count in report.form_counts().items():
         table.add_row(form.value, str(count))
     console = _console()
@@ -83,12 +84,14 @@ def list_datasets() -> None:
     """
     table = Table("name", "present", "poems", "where", "description")
     for entry in dataset_registry().values():
-        table.add_row(
-            entry.name,
-            "yes" if entry.present else f"no (poemetric dataset fetch {entry.name})",
-            str(entry.poems or ""),
-            "bundled" if entry.bundled else str(entry.path),
-            entry.description,
+        table.add_row(  # the data folder's path is text: `[` in it stays
+            *plain_cells(
+                entry.name,
+                "yes" if entry.present else f"no (poemetric dataset fetch {entry.name})",
+                entry.poems or "",
+                "bundled" if entry.bundled else entry.path,
+                entry.description,
+            )
         )
     _console().print(table)
 
@@ -114,19 +117,21 @@ def show(
     except (DatasetError, OSError) as error:
         raise error_exit(error) from None
     shown = dataset.head(limit or DEFAULT_SHOW_LIMIT)
-    table = Table(title=f"{dataset.name}: {len(shown)} of {len(dataset)} poems")
+    table = Table(title=f"{plain(dataset.name)}: {len(shown)} of {len(dataset)} poems")
     table.add_column("poem_id", overflow="fold")
     for column in ("form", "title", "author", "lines", "meter", "rhyme"):
         table.add_column(column)
     for poem in shown:
-        table.add_row(
-            poem.poem_id,
-            poem.form.value,
-            poem.title,
-            poem.author,
-            str(len(poem.lines)),
-            poem.meter_pattern or "",
-            poem.rhyme_pattern or "",
+        table.add_row(  # a title `[Untitled]` or `Sonnet [sic]` is text
+            *plain_cells(
+                poem.poem_id,
+                poem.form.value,
+                poem.title,
+                poem.author,
+                len(poem.lines),
+                poem.meter_pattern or "",
+                poem.rhyme_pattern or "",
+            )
         )
     console = _console()
     console.print(table)

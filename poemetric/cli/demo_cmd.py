@@ -16,6 +16,7 @@ from poemetric.cli.app import app
 from poemetric.cli.generate_cmd import ProgressOption, open_prepared
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
+from poemetric.cli.markup import plain
 from poemetric.cli.options import LimitOption, error_exit, unknown_choice
 
 if TYPE_CHECKING:
@@ -55,7 +56,8 @@ PAPER_JUDGE = "gemini-2.5-pro"
 
 
 def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
-    """How to add judge scores, with commands that work when copied as printed.
+    """How to add judge scores, with commands that work when copied as printed (Rich markup:
+    the run folder and the judge files' values escaped, `runs/[exp1]` printed as it is).
 
     The commands are built from the judge files themselves (model, endpoint, the variable the key
     is read from), so the hint cannot drift from `judges/`.
@@ -69,12 +71,12 @@ def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
         others = ", ".join(name for name in judges if name not in {PAPER_JUDGE, LOCAL_JUDGE})
         lines.append(f"  • the paper's judge (judges/ lists the others: {others}):")
         lines += [f"      export {variable}=…" for variable in key_variables(paper)[:1]]
-        lines.append(f"      poemetric judge --run {run} --judge {PAPER_JUDGE}")
+        lines.append(f"      poemetric judge --run {plain(run)} --judge {PAPER_JUDGE}")
     local = judges.get(LOCAL_JUDGE)
     if local is not None:
         lines += [
             "  • or any model behind an OpenAI-compatible API, e.g. a local vLLM server:",
-            *(f"      {command}" for command in local_judge_commands(local, run)),
+            *(f"      {plain(command)}" for command in local_judge_commands(local, run)),
         ]
     lines.append(
         "  `poemetric demo --judge NAME` (or POEMETRIC_JUDGE=NAME) runs it as part of the demo."
@@ -192,12 +194,12 @@ def demo(
                 for table in summary_tables(analysis, console.width):
                     console.print(table)
     console.rule("[bold]Results")
-    console.print(f"run store   {store.path}")
-    console.print(f"tables      {run / 'analysis'}{os.sep}")
-    for figure in figures:
-        console.print(f"figure      {figure}")
-    console.print(f"report      {report_path}  (open it in a browser)")
-    console.print(f"export      poemetric export --run {run} --format csv")
+    paths = [("run store", store.path), ("tables", f"{run / 'analysis'}{os.sep}")]
+    paths += [("figure", figure) for figure in figures]
+    paths += [("report", f"{report_path}  (open it in a browser)")]
+    paths += [("export", f"poemetric export --run {run} --format csv")]
+    for what, path in paths:  # paths are text: a run folder `runs/[exp1]` lost its `[exp1]`
+        console.print(f"{what:<11} {path}", markup=False)
     if not judge:
         console.print(judge_hint(run, judges), highlight=False, soft_wrap=True)
     if local_hint is not None:

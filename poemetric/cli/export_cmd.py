@@ -51,5 +51,6 @@ def export(
             console.print(
                 f"{table:<{width}} {store.count(table):>7} rows → {path}",
                 highlight=False,
+                markup=False,
                 soft_wrap=True,
             )

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import RunOption, error_exit, existing_run, not_the_input
 from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.form.blas import ask_one_blas_thread
@@ -99,14 +100,14 @@ def check_command(
             )
     except (FormInputError, OutputError) as exc:
         raise error_exit(exc) from None
-    table = Table(title=f"Form check of {input_path} -> {output}")
+    table = Table(title=f"Form check of {plain(input_path)} -> {plain(output)}")
     table.add_column("form")
     table.add_column("passed", justify="right")
     table.add_column("checked", justify="right")
     table.add_column("rate", justify="right")
     for form in sorted(summary.total):
         total, passed = summary.total[form], summary.passed[form]
-        table.add_row(form, str(passed), str(total), f"{passed / total:.2f}")
+        table.add_row(*plain_cells(form, passed, total, f"{passed / total:.2f}"))
     console.print(table)
     not_poems = (
         f"; {summary.not_poems} of the checked failed as text that is not a poem (empty, one "
@@ -209,7 +210,9 @@ def scan_command(
         spec = adapters.MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
     letters = _line_letters(poem.lines, rhyme)
     table = Table(
-        title=f"{result.form}" + (f", {meter}" if meter else "") + (f", {rhyme}" if rhyme else "")
+        title=plain(
+            f"{result.form}" + (f", {meter}" if meter else "") + (f", {rhyme}" if rhyme else "")
+        )
     )
     for column in ("#", "line", "syl", "scansion", "fit", "end word", "rhyme"):
         table.add_column(column, justify="right" if column in {"#", "syl", "fit"} else "left")
@@ -219,22 +222,25 @@ def scan_command(
             if spec is not None and not spec.beats
             else str(adapters.beats(line)) + "b"
         )
-        table.add_row(
-            str(i + 1),
-            line,
-            str(adapters.syllables(line)),
-            adapters.scansion(line),
-            fit,
-            end_word(line),
-            letters[i] if i < len(letters) else "",
+        table.add_row(  # a poem line is text: `[chorus]`, `[sic]` were read as markup
+            *plain_cells(
+                i + 1,
+                line,
+                adapters.syllables(line),
+                adapters.scansion(line),
+                fit,
+                end_word(line),
+                letters[i] if i < len(letters) else "",
+            )
         )
     console.print(table)
     colour = "green" if result.passed else "red"
-    console.print(f"[{colour}]{result.summary}[/{colour}]")
+    console.print(result.summary, style=colour, markup=False)
     for issue in result.explanation:
         lines = ",".join(map(str, issue.lines))
-        console.print(
-            f"  [{issue.constraint}]" + (f" lines {lines}:" if lines else "") + f" {issue.detail}"
+        console.print(  # `[rhyme]` is the constraint's name in brackets, not a style
+            f"  [{issue.constraint}]" + (f" lines {lines}:" if lines else "") + f" {issue.detail}",
+            markup=False,
         )
     if result.error:
         raise typer.Exit(1)
@@ -337,16 +343,15 @@ def run_command(
             highlight=False,
             soft_wrap=True,
         )
-    table = Table(title=f"Form checks in {run}")
+    table = Table(title=f"Form checks in {plain(run)}")
     for column in ("author", "passed", "checked", "rate"):
         table.add_column(column, justify="left" if column == "author" else "right")
     for author in sorted(shown.total_by_author):
         total = shown.total_by_author[author]
         table.add_row(
-            author,
-            str(shown.passed_by_author[author]),
-            str(total),
-            f"{shown.pass_rate(author):.2f}",
+            *plain_cells(
+                author, shown.passed_by_author[author], total, f"{shown.pass_rate(author):.2f}"
+            )
         )
     console.print(table)
     console.print(

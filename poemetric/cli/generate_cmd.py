@@ -268,7 +268,8 @@ def generate(
         note_kept_template(prepared.template_hash, template)
         console.print(
             f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
-            f"{len(specs)} model(s) x {samples} sample(s)"
+            f"{len(specs)} model(s) x {samples} sample(s)",
+            markup=False,  # the run folder and the dataset file are text: `runs/[exp1]`
         )
         report = run_generation(store, specs, options=options, console=console)
     report.render(console)

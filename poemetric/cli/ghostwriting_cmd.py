@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
     RunOption,
     error_exit,
@@ -71,12 +72,12 @@ def _number(value: object, digits: int = 3) -> str:
 
 
 def frame_table(frame: pd.DataFrame, title: str, columns: dict[str, str]) -> Table:
-    """A rich table of `frame`'s `columns` (name -> header)."""
+    """A rich table of `frame`'s `columns` (name -> header); `title` is markup, the cells text."""
     table = Table(title=title, header_style="bold")
     for header in columns.values():
         table.add_column(header, justify="left" if header in {"judge", "author"} else "right")
     for row in frame.to_dict("records"):
-        table.add_row(*(_number(row[name]) for name in columns))
+        table.add_row(*plain_cells(*(_number(row[name]) for name in columns)))
     return table
 
 
@@ -181,8 +182,8 @@ def metrics_command(
         frame_table(result.tables["ghostwriting"], "Ghostwriting per author", SUMMARY_COLUMNS)
     )
     for note in result.notes:
-        console.print(f"[yellow]note:[/yellow] {note}")
-    console.print(f"wrote {len(written)} files to {destination}")
+        console.print(f"[yellow]note:[/yellow] {plain(note)}")
+    console.print(f"wrote {len(written)} files to {destination}", markup=False)
 
 
 def _one_poem_text(path: Path) -> str:
@@ -240,18 +241,20 @@ def score_command(
             )
         except EspeakUnavailable as error:
             raise error_exit(error) from error
-        table.add_row(
-            str(path),
-            str(measured.syllables),
-            str(measured.rhymed_syllables),
-            _number(measured.raw),
-            _number(measured.entropy_weight),
-            _number(measured.density),
-            _number(raplyzer),
+        table.add_row(  # a file `drafts/[v2].txt` is named as it is
+            *plain_cells(
+                path,
+                measured.syllables,
+                measured.rhymed_syllables,
+                _number(measured.raw),
+                _number(measured.entropy_weight),
+                _number(measured.density),
+                _number(raplyzer),
+            )
         )
         found.append((path, measured.rhymes))
     console.print(table)
     if rhymes:
         for path, pairs in found:
             listed = "; ".join(f"{a} / {b}" for a, b in pairs) or "none"
-            console.print(f"{path}: {listed}", highlight=False)
+            console.print(f"{path}: {listed}", highlight=False, markup=False)

@@ -149,11 +149,12 @@ def sheets_command(
     lines = sum(len(item.lines) for item in task.items)
     console.print(f"sheet {task.sheet_id}: {len(task.items)} poems, {lines} lines")
     for path in paths:
-        console.print(f"  {path}", highlight=False)
+        console.print(f"  {path}", highlight=False, markup=False)
     console.print(
         f"Print {paths[0].name} (or fill {paths[1].name} directly), then: "
         f"poemetric ghostwriting import-lines --run {run} FILE.csv",
         highlight=False,
+        markup=False,
     )
 
 
@@ -184,7 +185,8 @@ def import_lines_command(
         scores = fluency_scores(load_line_annotations(store))
     console.print(
         f"imported {report.rows} line grades ({len(report.poems)} poems, annotators: "
-        f"{', '.join(sorted(report.annotators))}); {report.skipped_blank} blank rows skipped"
+        f"{', '.join(sorted(report.annotators))}); {report.skipped_blank} blank rows skipped",
+        markup=False,  # annotators are named in the files: `[` in a name is text
     )
     columns = {"author": "author", "poems": "poems", "annotations": "grades",
                "fluency": "fluency", "coherence": "coherence",

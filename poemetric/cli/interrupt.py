@@ -11,6 +11,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from poemetric.cli.markup import plain
 from poemetric.runner import stopping
 
 #: The end of `generate --help` and `judge --help`: what a stop costs, and the exit statuses.
@@ -40,7 +41,7 @@ def interruptible(run: Path) -> Iterator[None]:
         console = Console(stderr=True)
         console.print(
             f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] Every answer received so "
-            f"far is saved in {run}; nothing is lost and nothing stored is paid for twice. "
+            f"far is saved in {plain(run)}; nothing is lost and nothing stored is paid for twice. "
             "Resume with:",
             highlight=False,
             soft_wrap=True,

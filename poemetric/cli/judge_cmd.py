@@ -156,6 +156,7 @@ def judge(
         console.print(
             NO_JUDGE.format(run=run, local=local, available=", ".join(roster)),
             highlight=False,
+            markup=False,  # a run folder `runs/[exp1]` or a `[`-name is text
             soft_wrap=True,
         )
         raise typer.Exit(code=2)
@@ -226,6 +227,7 @@ def parse_command(
         f"{summary.lines} answer(s): {summary.ok} read, {summary.rejected} rejected, "
         f"{len(summary.unreadable)} unreadable line(s) -> {output}",
         highlight=False,
+        markup=False,
     )
     for problem in summary.unreadable[:10]:
         err_console.print(
@@ -266,7 +268,9 @@ def reparse_command(
     for identifier, reason in result.now_rejected[:20]:
         console.print(f"  now rejected {identifier}: {reason}", highlight=False, markup=False)
     for identifier, changes in result.values_changed[:20]:
-        console.print(f"  changed {identifier}: {', '.join(changes)}", highlight=False)
+        console.print(
+            f"  changed {identifier}: {', '.join(changes)}", highlight=False, markup=False
+        )
     if result.now_rejected:
         console.print(
             "Rejected answers are now errors: `poemetric judge` re-asks or re-parses them.",
@@ -334,6 +338,7 @@ def recognise_command(
         console.print(
             f"{row['judge']}: recognised {row['hits']} of {row['n']} human poems ({share:.1%})",
             highlight=False,
+            markup=False,
         )
     if report.incomplete and not dry_run:
         raise typer.Exit(code=1)

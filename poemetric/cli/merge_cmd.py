@@ -6,10 +6,10 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.markup import plain
 from poemetric.cli.options import error_exit, output_folder
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
@@ -63,9 +63,9 @@ def merge(
         numbers = ", ".join(f"{k}/{missing.count}" for k in missing.indexes)
         ran = f"{missing.stage} of model {missing.model}" if missing.model else missing.stage
         console.print(
-            f"[yellow]incomplete: {escape(ran)} ran with --shard K/{missing.count}, but shard(s) "
+            f"[yellow]incomplete: {plain(ran)} ran with --shard K/{missing.count}, but shard(s) "
             f"{numbers} are in none of the merged stores; the merge was written: run the missing "
-            f"shard(s) and merge them into {escape(str(into))} too[/yellow]"
+            f"shard(s) and merge them into {plain(into)} too[/yellow]"
         )
     if report.missing_shards or (report.conflicts and strict):
         raise typer.Exit(1)
@@ -73,9 +73,9 @@ def merge(
 
 def _print_report(console: Console, report: MergeReport) -> None:
     merged = [s for s in report.sources if s not in report.skipped_sources]
-    console.print(f"Merged {len(merged)} store(s) into [bold]{report.destination}[/bold]")
+    console.print(f"Merged {len(merged)} store(s) into [bold]{plain(report.destination)}[/bold]")
     for skipped in report.skipped_sources:
-        console.print(f"  skipped {skipped}: it is the destination")
+        console.print(f"  skipped {skipped}: it is the destination", markup=False)
     rows = [
         [name, *(str(getattr(report.tables[name], attr)) for attr, _ in _COLUMNS)]
         for name in MERGED_TABLES
@@ -106,6 +106,7 @@ def _print_report(console: Console, report: MergeReport) -> None:
             f"[yellow]{len(report.conflicts)} conflict(s): the destination's rows were kept.[/yellow]"
         )
         for conflict in report.conflicts[:_SHOWN_CONFLICTS]:
-            console.print(f"  {conflict.describe()}")
+            # `generations [prompt_id=...] from runs/b`: the key in brackets was read as a tag
+            console.print(f"  {conflict.describe()}", markup=False)
         if len(report.conflicts) > _SHOWN_CONFLICTS:
             console.print(f"  ... and {len(report.conflicts) - _SHOWN_CONFLICTS} more")

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import error_exit
 from poemetric.roster import (
     ModelRow,
@@ -96,7 +97,7 @@ def models(
     except RosterError as error:
         raise error_exit(error) from error
     noun = ("judge" if judges else "model") + ("" if len(rows) == 1 else "s")
-    title = f"{len(rows)} {noun}" + (f" in group {group}" if group else "")
+    title = f"{len(rows)} {noun}" + (f" in group {plain(group)}" if group else "")
     if unusable:
         title += f" (and {len(unusable)} unusable, below)"
     console = Console(highlight=False, soft_wrap=True)
@@ -114,14 +115,16 @@ def models(
     table.add_column("groups", overflow="fold", ratio=1)
     for row in rows:
         extra = {"provider": row.provider, "model id": row.model}
-        table.add_row(
-            row.name,
-            *(extra[column] for column in wide),
-            "yes" if row.open_weights else "",
-            "yes" if row.thinking else "",
-            _price(row.input_per_mtok),
-            _price(row.output_per_mtok),
-            ", ".join(row.groups),
+        table.add_row(  # a model id is the provider's: `[` in it is text
+            *plain_cells(
+                row.name,
+                *(extra[column] for column in wide),
+                "yes" if row.open_weights else "",
+                "yes" if row.thinking else "",
+                _price(row.input_per_mtok),
+                _price(row.output_per_mtok),
+                ", ".join(row.groups),
+            )
         )
     console.print(table)
     if unusable:
@@ -136,7 +139,8 @@ def models(
         left_out = ", ".join(c for c in ("provider", "model id") if c not in wide)
         console.print(f"({left_out} left out at this width; see `poemetric models show NAME`)")
     names = ", ".join(name for name in groups if name != "all")
-    console.print(f"groups: {names}; folders: {', '.join(map(str, roster_directories(kind)))}")
+    folders = ", ".join(map(str, roster_directories(kind)))
+    console.print(f"groups: {names}; folders: {folders}", markup=False)
 
 
 @models_app.command("show")

@@ -11,6 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import DatasetOption, LimitOption, error_exit
 from poemetric.data import DatasetError, load_dataset
 from poemetric.prompts import (
@@ -46,7 +47,9 @@ def list_templates() -> None:
     table = Table("template", "sha256", "size")
     for path in bundled_templates():
         template = load_template(path)
-        table.add_row(path.name, template.sha256[:16] + "…", f"{len(template.text)} chars")
+        table.add_row(
+            *plain_cells(path.name, template.sha256[:16] + "…", f"{len(template.text)} chars")
+        )
     console.print(table)
 
 
@@ -102,7 +105,8 @@ def render(
                 shown = render_judge_prompt(
                     generation.text, poem.content, template or JUDGE_TEMPLATE
                 )
-            title = f"{poem.poem_id} · {shown.name} · sha256 {shown.template_hash[:12]}"
+            # A panel's title is read as markup even with markup=False: a poem id is text.
+            title = plain(f"{poem.poem_id} · {shown.name} · sha256 {shown.template_hash[:12]}")
             console.print(Panel(shown.text, title=title, expand=False), markup=False)
     except PromptError as error:  # one `error:` line, as `generate` says it
         raise error_exit(f"--template: {error}" if template else error) from None

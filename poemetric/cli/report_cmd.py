@@ -60,4 +60,6 @@ def report(
         except (ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc
     size = path.stat().st_size / 1e6
-    console.print(f"wrote {path} ({size:.1f} MB); open it in a browser", highlight=False)
+    console.print(
+        f"wrote {path} ({size:.1f} MB); open it in a browser", highlight=False, markup=False
+    )

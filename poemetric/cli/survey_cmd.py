@@ -263,7 +263,7 @@ def sheets(
     with existing_run(run) as store, _refusals():
         paths = write_sheets(store, survey, destination, only=rater)
     for path in paths:
-        console.print(str(path), highlight=False, soft_wrap=True)
+        console.print(str(path), highlight=False, markup=False, soft_wrap=True)
 
 
 @survey_app.command("import")
@@ -311,6 +311,7 @@ def import_(
         f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
         f"{raters_count} rater(s) into survey {survey!r} of {run}",
         highlight=False,
+        markup=False,
     )
 
 

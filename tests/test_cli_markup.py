@@ -1,0 +1,205 @@
+"""Square brackets in what the commands print stay as they are.
+
+Rich reads `[word]` in a printed string, a table cell or a title as a style tag and drops it (and
+stops with a MarkupError at a `[/word]` that closes nothing): `demo --run runs/[exp1]` printed its
+paths as `runs//...`, `form scan` showed a poem line `[chorus]` as an empty cell and every
+`[rhyme]` / `[meter]` label of its explanation as nothing, `merge` printed each conflict's key
+`[prompt_id=...]` as nothing. Each test gives a command such a value through the real CLI.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+import typer.main
+from test_merge import _generation, _make_store
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.store import RunStore
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+WIDE = {"COLUMNS": "400"}
+
+
+def _flat(text: str) -> str:
+    """`text` without white space (a table's title wraps at the table's width)."""
+    return "".join(text.split())
+
+
+def _run(*args: str, code: int = 0) -> str:
+    result = CliRunner().invoke(app, list(args), env=WIDE)
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+POEM = """\
+[chorus]
+There once was a poet named Lear [sic]
+Who wrote nonsense verses all year
+[Refrain] He [/i]nvented a rhyme
+Each line at a time
+And the meaning was never quite clear
+"""
+
+
+def test_form_scan_shows_poem_lines_and_the_constraint_labels_in_brackets(tmp_path: Path) -> None:
+    poem = tmp_path / "poem.txt"
+    poem.write_text(POEM, encoding="utf-8")
+    output = _run("form", "scan", str(poem), "--form", "limerick")
+    for line in POEM.splitlines():
+        assert line in output, line
+    # The explanation's lines start with the constraint's name in brackets.
+    labels = re.findall(r"^  \[(\w+)\]", output, re.MULTILINE)
+    assert "lines" in labels and "rhyme" in labels, output
+
+
+def test_form_check_names_input_and_output_in_bracketed_folders(tmp_path: Path) -> None:
+    folder = tmp_path / "[exp1]"
+    folder.mkdir()
+    poems = folder / "poems.csv"
+    poems.write_text('content,form\n"Roses are red\nViolets are blue",limerick\n')
+    output = _run("form", "check", str(poems), "--output", str(folder / "[v2].jsonl"))
+    assert _flat(f"Form check of {poems} -> {folder / '[v2].jsonl'}") in _flat(output)
+
+
+@pytest.fixture(scope="module")
+def bracket_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The demo run in a folder `[exp1]`, and what the demo printed."""
+    run = tmp_path_factory.mktemp("markup") / "[exp1]" / "demo"
+    output = _run("demo", "--run", str(run), "--limit", "1", "--no-progress")
+    return run, output
+
+
+def test_demo_prints_its_run_folders_paths_whole(bracket_run: tuple[Path, str]) -> None:
+    run, output = bracket_run
+    assert f"run store   {run / 'poemetric.sqlite'}" in output
+    assert f"report      {run / 'report' / 'index.html'}" in output
+    assert f"export      poemetric export --run {run} --format csv" in output
+    # The hint's commands, copied as printed, name the run.
+    assert f"poemetric judge --run {run} --judge gemini-2.5-pro" in output
+    assert f"poemetric judge --run {run} --judge local-openai" in output
+    assert "//" not in output.replace("http://", "")
+
+
+def test_run_commands_print_a_bracketed_run_folder(bracket_run: tuple[Path, str]) -> None:
+    run, _ = bracket_run
+    assert _flat(f"Form checks in {run}") in _flat(_run("form", "run", "--run", str(run)))
+    assert f"files to {run / 'analysis'}" in _run("analyze", "--run", str(run))
+    exported = _run("export", "prompts", "--run", str(run))
+    assert f"→ {run / 'export' / 'prompts.csv'}" in exported
+    assert f"wrote {run / 'report' / 'index.html'}" in _run("report", "--run", str(run))
+
+
+def test_merge_prints_each_conflicts_key(tmp_path: Path) -> None:
+    dest = _make_store(tmp_path / "dest", ["p1"], ["gpt-4o"])
+    other = tmp_path / "[part1]"
+    _make_store(other, [], [])
+    with RunStore(other) as store:
+        store.save_generation(_generation("p1", "gpt-4o", poem="a different poem"))
+    output = _run("merge", str(other), "--into", str(dest))
+    assert f"into {dest}" in output
+    key = "[prompt_id='prompt-p1', author='gpt-4o', sample_index=0]"
+    assert f"generations {key} from {other}: differs in" in output
+
+
+@pytest.fixture
+def bracket_roster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A generators folder `[extra]` with a Markov model whose id and display name hold brackets."""
+    folder = tmp_path / "[extra]"
+    folder.mkdir()
+    (folder / "markov-v2.yaml").write_text(
+        "name: markov-v2\nprovider: markov\nmodel: markov-ngram[v2]\n"
+        "display_name: Markov [v2]\ngroups: [bracketed]\n"
+    )
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
+    yield folder
+
+
+def test_models_lists_a_model_id_and_a_folder_with_brackets(bracket_roster: Path) -> None:
+    output = _run("models", "--group", "bracketed")
+    assert "markov-ngram[v2]" in output
+    assert str(bracket_roster) in output
+
+
+def test_analyze_shows_a_display_name_with_brackets(bracket_roster: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    _run("generate", "--run", str(run), "--models", "markov-v2", "--limit", "1", "--no-progress")
+    assert "Markov [v2]" in _run("analyze", "--run", str(run), "--bootstrap", "0")
+
+
+def test_dataset_show_prints_titles_and_authors_with_brackets(tmp_path: Path) -> None:
+    data = tmp_path / "[mine].csv"
+    data.write_text(
+        "form,title,author,content,meter_pattern,rhyme_pattern,theme\n"
+        'limerick,[Untitled],[anon],"There was a young lady of Niger\nWho smiled as she rode",'
+        "anapestic trimeter,AABBA,[sic]\n"
+    )
+    output = _run("dataset", "show", str(data))
+    assert "[Untitled]" in output and "[anon]" in output
+    assert "[mine]" in output
+
+
+def test_ghostwriting_score_names_a_bracketed_file(tmp_path: Path) -> None:
+    poem = tmp_path / "[draft].txt"
+    poem.write_text("The cat sat on the mat\nAnd wore a hat\n")
+    output = _run("ghostwriting", "score", str(poem), "--rhymes")
+    assert output.count(str(poem)) == 2, output
+
+
+def test_prompts_render_names_a_bracketed_template_in_the_panels_title(tmp_path: Path) -> None:
+    template = tmp_path / "[v2].jinja"
+    template.write_text((REPO_ROOT / "prompts" / "generation.jinja").read_text())
+    output = _run("prompts", "render", "--limit", "1", "--template", str(template))
+    assert " · [v2].jinja · sha256 " in output
+
+
+# --help: every `[` of a help text, docstring or epilog is in the rendered help.
+
+
+def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    yield path, group
+    if hasattr(group, "commands"):
+        ctx = typer.Context(group)
+        for name in group.list_commands(ctx):  # loads lazily registered commands
+            yield from _commands(group.get_command(ctx, name), (*path, name))
+
+
+def _lost_brackets(target: typer.Typer, command: Any, path: tuple[str, ...]) -> list[str]:
+    """The bracketed words of `command`'s help texts missing from its rendered `--help`."""
+    result = CliRunner().invoke(target, [*path, "--help"], env={"TERMINAL_WIDTH": "1000"})
+    assert result.exit_code == 0, result.output
+    shown = "".join(result.output.replace("│", "").split())
+    texts = [command.help, command.epilog, *(getattr(p, "help", None) for p in command.params)]
+    words = [word for text in texts if text for word in text.split() if "[" in word]
+    return [word for word in words if word.replace("\\[", "[") not in shown]
+
+
+def test_every_commands_help_keeps_its_brackets() -> None:
+    root = typer.main.get_command(app)
+    lost = {
+        " ".join(path): missing
+        for path, command in _commands(root)
+        if (missing := _lost_brackets(app, command, path))
+    }
+    assert not lost
+
+
+def test_the_help_check_finds_a_bracket_lost_as_markup() -> None:
+    """The check above on an app whose help reads `[local]` as a tag (rich mode) finds it."""
+    probe = typer.Typer(rich_markup_mode="rich")
+
+    @probe.command()
+    def install(extra: str = typer.Option("", help="pip install 'poemetric[local]'.")) -> None:
+        """Kept: 'poemetric\\[survey]'."""
+
+    @probe.command()
+    def other() -> None: ...
+
+    command = typer.main.get_command(probe).commands["install"]  # type: ignore[attr-defined]
+    assert _lost_brackets(probe, command, ("install",)) == ["'poemetric[local]'."]
