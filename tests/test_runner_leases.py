@@ -224,3 +224,19 @@ def test_ctrl_c_says_the_run_is_saved_and_how_to_resume(tmp_path: Path) -> None:
         assert len(bodies) - len(set(bodies)) <= 2
     with RunStore(run) as store:
         assert store.count("generations", "author = 'remote-test' AND status = 'ok'") == 24
+
+
+def test_the_holder_named_under_the_summary_keeps_its_brackets() -> None:
+    """The other process is named by its command line (`--run runs/[exp1]`): printed inside
+    Rich markup unescaped, `[exp1]` was read as a style tag and dropped."""
+    from rich.console import Console
+
+    from poemetric.runner.report import ModelReport, StageReport
+
+    held_by = "pid 4242 on other-host: poemetric generate --run runs/[exp1]"
+    model = ModelReport("markov", "markov", held_elsewhere=2, held_by=held_by)
+    console = Console(record=True, width=300)
+    StageReport("generate", models=[model]).render_problems(console)
+    assert "were left to it (pid 4242 on other-host: poemetric generate --run runs/[exp1])" in (
+        console.export_text()
+    )

@@ -217,7 +217,7 @@ class StageReport:
             if m.held_elsewhere:
                 console.print(
                     f"[yellow]{m.model}: {m.held_elsewhere} job(s) are being run by another "
-                    f"process on this run and were left to it ({m.held_by}). Nothing is bought "
+                    f"process on this run and were left to it ({escape(m.held_by or '')}). Nothing is bought "
                     "twice; run the command again once it ends to pick up what it left.[/yellow]",
                     highlight=False,
                     soft_wrap=True,
