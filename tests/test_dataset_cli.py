@@ -204,6 +204,36 @@ def test_a_text_column_is_named_once_as_the_schemas_content(tmp_path: Path) -> N
     assert result.output.count(hint) == 1
 
 
+def test_columns_spelled_otherwise_are_named_with_their_rename(tmp_path: Path) -> None:
+    """A spreadsheet's capitalised header (`Form,Title,...`) was "missing column headers" of
+    every required column, all of which it has, beside "ignored columns 'Form', ..."; a JSONL
+    file keyed so said "form: missing value" on every record. One line says what to rename."""
+    header = "Form,Title,Author,Content,Meter Pattern,rhyme_pattern,Theme"
+    caps = tmp_path / "caps.csv"
+    caps.write_text(f'{header}\nsonnet,T,A,"one\ntwo",,AB,\n', encoding="utf-8")
+    result = runner.invoke(app, ["dataset", "validate", str(caps)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    renames = (
+        "rename 'Form' to 'form', 'Title' to 'title', 'Author' to 'author', 'Content' to "
+        "'content', 'Meter Pattern' to 'meter_pattern', 'Theme' to 'theme'"
+    )
+    assert f"{caps}:1: form, title, author, content, meter_pattern, theme: missing" in result.output
+    assert renames in result.output
+    jsonl = tmp_path / "caps.jsonl"
+    record = {"Form": "sonnet", "Title": "T", "Author": "A", "Content": "one\ntwo"}
+    record.update({"Meter Pattern": "", "rhyme_pattern": "AB", "Theme": ""})
+    jsonl.write_text("".join(json.dumps({**record, "Title": f"T{i}"}) + "\n" for i in range(3)))
+    result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    problems = [line for line in result.output.splitlines() if line.startswith(str(jsonl))]
+    assert problems == [
+        f"{jsonl}: form, title, author, content, meter_pattern, theme: no record has the keys "
+        "'form', 'title', 'author', 'content', 'meter_pattern', 'theme'; column names are exact "
+        f"(lower case, as in the schema): {renames}"
+    ]
+    assert "1 problem(s)" in result.output and "0 of 3 records valid" in result.output
+
+
 def test_the_count_of_valid_records_leaves_out_every_record_with_a_problem(
     tmp_path: Path,
 ) -> None:
