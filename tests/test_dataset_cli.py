@@ -143,6 +143,30 @@ def test_fetch_from_a_file_with_the_wrong_hash(
     assert not any(path.is_file() for path in (tmp_path / "data").rglob("*"))
 
 
+def test_validate_by_name_refuses_a_file_that_is_not_the_pinned_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dataset validate poemetric` said "16 valid poems" (exit 0) of a data-dir file that is
+    not the pinned release (fetched with --sha256, or edited in a spreadsheet), which `show`,
+    `generate` and every other command refuse by that name."""
+    monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path))
+    demo = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "poems.csv"
+    target = tmp_path / "datasets" / "poemetric" / "POEMetric_human_poems_annotated.csv"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(demo.read_bytes())
+    reason = "is not the pinned 96dce2be83ca"
+    result = runner.invoke(app, ["dataset", "validate", "poemetric"], env={"COLUMNS": "400"})
+    assert result.exit_code == 1, result.output
+    assert f"{target}: -: sha256 2fa1e65b66c1" in result.output and reason in result.output
+    assert "re-run `poemetric dataset fetch poemetric` (or pass its path)" in result.output
+    assert result.output.splitlines()[-1] == f"1 problem(s) in {target}: 16 of 16 records valid"
+    shown = runner.invoke(app, ["dataset", "show", "poemetric"], env={"COLUMNS": "400"})
+    assert shown.exit_code == 2 and reason in shown.output
+    # the same file by its path is any dataset file
+    by_path = runner.invoke(app, ["dataset", "validate", str(target)])
+    assert by_path.exit_code == 0 and "16 valid poems" in by_path.output
+
+
 def test_show_demo_with_limit() -> None:
     result = runner.invoke(app, ["dataset", "show", "demo", "-n", "2"])
     assert result.exit_code == 0 and "2 of 16 poems" in result.output
