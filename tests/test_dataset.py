@@ -239,6 +239,27 @@ def test_a_blank_id_cell_is_derived_and_a_numeric_id_is_its_digits(tmp_path: Pat
     assert again.issues == [] and [p.poem_id for p in again.poems] == [derived, "7"]
 
 
+def test_a_whole_number_id_stored_as_a_float_is_its_digits(tmp_path: Path) -> None:
+    """pandas writes an integer id column with one blank cell as float64, so a Parquet file of
+    ids 1, blank, 3 was "id: input should be a valid string (got 1.0)" on every other row."""
+    import pandas as pd
+
+    rows = [poem_row(title=title) for title in ("One", "Two", "Three")]
+    frame = pd.DataFrame(rows).assign(id=[1, None, 3])
+    assert str(frame["id"].dtype) == "float64"
+    frame.to_parquet(tmp_path / "ids.parquet")
+    report = validate_file(tmp_path / "ids.parquet")
+    assert report.issues == []
+    derived = derive_poem_id(PoemForm.LIMERICK, "Nobody", "Two", LIMERICK)
+    assert [poem.poem_id for poem in report.poems] == ["1", derived, "3"]
+    jsonl = tmp_path / "ids.jsonl"
+    jsonl.write_text(json.dumps({**rows[0], "id": 7.0}) + "\n")
+    assert [poem.poem_id for poem in validate_file(jsonl).poems] == ["7"]
+    # a fraction is no whole number: still an error, not a silent rounding
+    jsonl.write_text(json.dumps({**rows[0], "id": 7.5}) + "\n")
+    assert [issue.column for issue in validate_file(jsonl).issues] == ["id"]
+
+
 def test_duplicates_are_errors(tmp_path: Path) -> None:
     same = [poem_row(), poem_row()]
     issues = validate_file(write_csv(tmp_path / "dup.csv", same)).issues

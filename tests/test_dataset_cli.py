@@ -143,6 +143,30 @@ def test_fetch_from_a_file_with_the_wrong_hash(
     assert not any(path.is_file() for path in (tmp_path / "data").rglob("*"))
 
 
+def test_validate_by_name_refuses_a_file_that_is_not_the_pinned_release(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`dataset validate poemetric` said "16 valid poems" (exit 0) of a data-dir file that is
+    not the pinned release (fetched with --sha256, or edited in a spreadsheet), which `show`,
+    `generate` and every other command refuse by that name."""
+    monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path))
+    demo = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "poems.csv"
+    target = tmp_path / "datasets" / "poemetric" / "POEMetric_human_poems_annotated.csv"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(demo.read_bytes())
+    reason = "is not the pinned 96dce2be83ca"
+    result = runner.invoke(app, ["dataset", "validate", "poemetric"], env={"COLUMNS": "400"})
+    assert result.exit_code == 1, result.output
+    assert f"{target}: -: sha256 2fa1e65b66c1" in result.output and reason in result.output
+    assert "re-run `poemetric dataset fetch poemetric` (or pass its path)" in result.output
+    assert result.output.splitlines()[-1] == f"1 problem(s) in {target}: 16 of 16 records valid"
+    shown = runner.invoke(app, ["dataset", "show", "poemetric"], env={"COLUMNS": "400"})
+    assert shown.exit_code == 2 and reason in shown.output
+    # the same file by its path is any dataset file
+    by_path = runner.invoke(app, ["dataset", "validate", str(target)])
+    assert by_path.exit_code == 0 and "16 valid poems" in by_path.output
+
+
 def test_show_demo_with_limit() -> None:
     result = runner.invoke(app, ["dataset", "show", "demo", "-n", "2"])
     assert result.exit_code == 0 and "2 of 16 poems" in result.output
@@ -202,6 +226,36 @@ def test_a_text_column_is_named_once_as_the_schemas_content(tmp_path: Path) -> N
     assert result.exit_code == 1
     assert f"{csv_file}:1: content: missing column header (required: " in result.output
     assert result.output.count(hint) == 1
+
+
+def test_columns_spelled_otherwise_are_named_with_their_rename(tmp_path: Path) -> None:
+    """A spreadsheet's capitalised header (`Form,Title,...`) was "missing column headers" of
+    every required column, all of which it has, beside "ignored columns 'Form', ..."; a JSONL
+    file keyed so said "form: missing value" on every record. One line says what to rename."""
+    header = "Form,Title,Author,Content,Meter Pattern,rhyme_pattern,Theme"
+    caps = tmp_path / "caps.csv"
+    caps.write_text(f'{header}\nsonnet,T,A,"one\ntwo",,AB,\n', encoding="utf-8")
+    result = runner.invoke(app, ["dataset", "validate", str(caps)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    renames = (
+        "rename 'Form' to 'form', 'Title' to 'title', 'Author' to 'author', 'Content' to "
+        "'content', 'Meter Pattern' to 'meter_pattern', 'Theme' to 'theme'"
+    )
+    assert f"{caps}:1: form, title, author, content, meter_pattern, theme: missing" in result.output
+    assert renames in result.output
+    jsonl = tmp_path / "caps.jsonl"
+    record = {"Form": "sonnet", "Title": "T", "Author": "A", "Content": "one\ntwo"}
+    record.update({"Meter Pattern": "", "rhyme_pattern": "AB", "Theme": ""})
+    jsonl.write_text("".join(json.dumps({**record, "Title": f"T{i}"}) + "\n" for i in range(3)))
+    result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1
+    problems = [line for line in result.output.splitlines() if line.startswith(str(jsonl))]
+    assert problems == [
+        f"{jsonl}: form, title, author, content, meter_pattern, theme: no record has the keys "
+        "'form', 'title', 'author', 'content', 'meter_pattern', 'theme'; column names are exact "
+        f"(lower case, as in the schema): {renames}"
+    ]
+    assert "1 problem(s)" in result.output and "0 of 3 records valid" in result.output
 
 
 def test_the_count_of_valid_records_leaves_out_every_record_with_a_problem(

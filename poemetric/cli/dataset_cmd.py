@@ -20,6 +20,8 @@ from poemetric.data import (
     resolve_dataset,
     validate_file,
 )
+from poemetric.data.dataset import pinned_hash_mismatch
+from poemetric.data.io import ValidationIssue
 
 dataset_app = typer.Typer(
     help="Human poem datasets: validate a file, list and show known datasets, fetch the release.",
@@ -55,6 +57,9 @@ def validate(
         report = validate_file(path)
     except (DatasetError, OSError) as error:
         raise error_exit(error) from None
+    mismatch = pinned_hash_mismatch(spec, report.sha256)
+    if mismatch is not None:  # every other command refuses this file by the dataset's name
+        report.issues.insert(0, ValidationIssue(str(path), None, None, mismatch))
     for warning in report.warnings:
         typer.echo(f"warning: {path}: {warning}")
     if not report.ok:

@@ -86,10 +86,19 @@ def load_dataset(spec: str | Path) -> Dataset:
             f"{path}: {len(report.issues)} problem(s); fix them or run "
             f"`poemetric dataset validate {path}`:\n{report.summary(ERRORS_SHOWN)}"
         )
-    entry = dataset_registry().get(name) if isinstance(spec, str) else None
-    if entry is not None and not entry.bundled and entry.sha256 and entry.sha256 != report.sha256:
-        raise DatasetError(
-            f"{path} has sha256 {report.sha256}, not the pinned {entry.sha256}; "
-            f"re-run `poemetric dataset fetch {name}`"
-        )
+    mismatch = pinned_hash_mismatch(spec, report.sha256)
+    if mismatch is not None:
+        raise DatasetError(f"{path}: {mismatch}")
     return Dataset(name=name, path=path, sha256=report.sha256, poems=report.poems)
+
+
+def pinned_hash_mismatch(spec: str | Path, sha256: str) -> str | None:
+    """Why the file that a fetched dataset's name (`poemetric`) resolved to, of this sha256, is
+    not its pinned release; None for a path, a bundled dataset or the pinned file."""
+    entry = dataset_registry().get(spec) if isinstance(spec, str) else None
+    if entry is None or entry.bundled or not entry.sha256 or entry.sha256 == sha256:
+        return None
+    return (
+        f"sha256 {sha256} is not the pinned {entry.sha256} of dataset {entry.name!r}, so it is "
+        f"not read by that name; re-run `poemetric dataset fetch {entry.name}` (or pass its path)"
+    )

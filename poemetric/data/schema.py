@@ -196,10 +196,13 @@ class Poem(BaseModel):
     @classmethod
     def _read_id(cls, value: Any) -> Any:
         """A blank id cell means "derive it", as a missing column does; a whole number (a JSONL
-        or Parquet id column of integers) is the same id as its digits in a CSV."""
+        or Parquet id column of integers) is the same id as its digits in a CSV, also when it
+        comes as a float (`7.0`: pandas stores an integer column with a blank cell as floats)."""
         value = _blank_to_none(value)
         if value is None:
             return ""
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
         if isinstance(value, int) and not isinstance(value, bool):
             return str(value)
         return value.strip() if isinstance(value, str) else value

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -107,6 +109,7 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
                     + ", ".join(REQUIRED_COLUMNS)
                     + ")"
                     + (_content_hint(table.columns) if "content" in missing_headers else "")
+                    + _rename_hint(_spelled_otherwise(missing, table.columns))
                     + _delimiter_hint(table),
                 )
             )
@@ -115,22 +118,38 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             report.issues.append(
                 ValidationIssue(file, table.header_line, column, "column appears more than once")
             )
-    elif table.records and "content" not in table.columns and _content_hint(table.columns):
-        # JSONL: said once for the file, not as "content: missing value" on every record.
-        missing_headers = {"content"}
-        report.issues.append(
-            ValidationIssue(
-                file,
-                None,
-                "content",
-                "no record has a 'content' key" + _content_hint(table.columns),
+    renamed: dict[str, str] = {}
+    if not table.header_read and table.records:
+        # JSONL keys spelled otherwise ("Form"): said once, not as "missing value" per record.
+        renamed = _spelled_otherwise(REQUIRED_COLUMNS, table.columns)
+        if renamed:
+            missing_headers |= set(renamed)
+            keys = ", ".join(repr(column) for column in renamed)
+            report.issues.append(
+                ValidationIssue(
+                    file,
+                    None,
+                    ", ".join(renamed),
+                    f"no record has the key{'s' if len(renamed) > 1 else ''} {keys}"
+                    + _rename_hint(renamed),
+                )
             )
-        )
+        hint = "" if {"content"} & {*table.columns, *renamed} else _content_hint(table.columns)
+        if hint:
+            # Said once for the file, not as "content: missing value" on every record.
+            missing_headers.add("content")
+            report.issues.append(
+                ValidationIssue(file, None, "content", "no record has a 'content' key" + hint)
+            )
     if not table.header_read and table.records:
         # JSONL: a required key that no record has (a typo'd "thme") was read as empty in every
         # poem, where a CSV without that column is an error. form, title, author and content
         # are reported on each record ("missing value"); these three have no value to miss.
-        keyless = [column for column in _EMPTY_ALLOWED if column not in table.columns]
+        keyless = [
+            column
+            for column in _EMPTY_ALLOWED
+            if column not in table.columns and column not in renamed
+        ]
         if keyless:
             keys = ", ".join(repr(column) for column in keyless)
             report.issues.append(
@@ -258,6 +277,29 @@ def _delimiter_hint(table: RawTable) -> str:
                 f"{_SEPARATORS[own]}-separated: {fix}"
             )
     return ""
+
+
+def _spelled_otherwise(missing: Iterable[str], columns: list[str]) -> dict[str, str]:
+    """Each missing column → the file's column that differs from it only in case, spaces or
+    `-`/`_` ('Form', 'Meter Pattern'); a header of capitalised names was "missing column headers"
+    of every required column, all of which it has."""
+
+    def key(name: str) -> str:
+        return re.sub(r"[\s_-]+", "_", name.strip().lower())
+
+    found: dict[str, str] = {}
+    for column in columns:
+        if column not in KNOWN_COLUMNS:
+            found.setdefault(key(column), column)
+    return {column: found[key(column)] for column in missing if key(column) in found}
+
+
+def _rename_hint(renames: dict[str, str]) -> str:
+    """`; column names are exact ...: rename 'Form' to 'form', ...`, or "" when none."""
+    if not renames:
+        return ""
+    pairs = ", ".join(f"{found!r} to {wanted!r}" for wanted, found in renames.items())
+    return f"; column names are exact (lower case, as in the schema): rename {pairs}"
 
 
 def _content_hint(columns: list[str]) -> str:
