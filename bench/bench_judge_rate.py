@@ -7,7 +7,7 @@ answer and fails 10% of the requests it admits (500, 503, 429 with Retry-After, 
 bodies). The runner must find the server's rate by itself: one pass, no error rows, stored
 scores equal to the server's answers, sustaining at least 85% of the allowed rate.
 
-Poems: the 163 public-domain poems of ../shared/data (human + Markov = 326 distinct poems) when
+Poems: the 163 gold poems of ../shared/data (human + Markov = 326 distinct poems) when
 present, else the bundled demo (16 human poems + 20 Markov samples each = 336). Every poem gets
 its own answer from the server (scores drawn from a hash of the prompt), so nothing repeats.
 
