@@ -1,0 +1,73 @@
+"""The survey pages with the keyboard only, on a phone-sized screen, as a screen reader sees
+them (headless Chromium)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from survey_support import serving, survey_run
+
+from poemetric.store import RunStore
+from poemetric.survey import tokens
+from poemetric.survey.build import build_survey
+from poemetric.survey.web import create_app
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.slow
+PHONE = {"width": 375, "height": 740}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    run = survey_run(tmp_path_factory.mktemp("survey") / "run", poems=2)
+    with RunStore(run, create=False) as store:
+        build_survey(store, raters="ann,ben", per_rater=4, per_poem=2, seed=1)
+    with serving(create_app(run, "experts")) as url:
+        yield run, url
+
+
+def _link(run: Path, url: str, rater: str) -> str:
+    return f"{url}/r/{tokens.rater_token(tokens.load_secret(run), 'experts', rater)}"
+
+
+def _focused(page: Page) -> dict[str, str]:
+    return dict(
+        page.evaluate(
+            "() => { const e = document.activeElement; return {tag: e.tagName, "
+            "id: e.id, name: e.name || '', role: e.getAttribute('role') || '', "
+            "text: e.textContent.trim().slice(0, 60)}; }"
+        )
+    )
+
+
+def test_a_refused_page_moves_the_focus_to_its_errors_keyboard_only(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Enter on "Save and next" with questions unanswered: the error summary (role=alert) was
+    drawn, but the focus stayed on the page's body, so a screen reader did not read it and the
+    keyboard started again at the top. It takes the focus; each error leads to its question."""
+    run, url = live
+    page = browser.new_page(viewport=PHONE)
+    page.goto(f"{_link(run, url, 'ann')}/1")
+    page.wait_for_load_state("load")
+    page.get_by_role("button", name="Save and next poem").focus()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    errors = page.get_by_role("alert")
+    assert "Question 1 needs an answer." in errors.inner_text()
+    assert _focused(page)["role"] == "alert"
+    page.keyboard.press("Tab")
+    focused = _focused(page)
+    assert (focused["tag"], focused["text"]) == ("A", "Question 1 needs an answer.")
+    page.keyboard.press("Enter")  # to question 1; Tab goes on to its first option
+    page.keyboard.press("Tab")
+    assert _focused(page)["name"] == "form"
+    page.keyboard.press("Space")
+    page.locator("#q-form .saved").filter(has_text="saved").wait_for()
+    assert page.locator("#q-form input:checked").get_attribute("value") == "1"
+    page.close()
