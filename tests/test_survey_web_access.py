@@ -71,3 +71,31 @@ def test_a_refused_page_moves_the_focus_to_its_errors_keyboard_only(
     page.locator("#q-form .saved").filter(has_text="saved").wait_for()
     assert page.locator("#q-form input:checked").get_attribute("value") == "1"
     page.close()
+
+
+def test_on_a_phone_the_header_never_covers_the_question_in_focus(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """The sticky header (title and progress, three lines on a phone) covered the top of the
+    screen: Shift+Tab up to a comment box scrolled it under the header, with its question,
+    and an error's link to a question scrolled the question's statement under it."""
+    run, url = live
+    page = browser.new_page(viewport=PHONE)
+    page.goto(f"{_link(run, url, 'ben')}/1")
+    page.wait_for_load_state("load")
+    hidden = (
+        "() => { const e = document.activeElement, q = e.closest('fieldset') || e;"
+        " const top = q.querySelector('legend')?.getBoundingClientRect().top ?? 0;"
+        " return document.querySelector('header.top').getBoundingClientRect().bottom"
+        " - Math.min(top, e.getBoundingClientRect().top); }"
+    )
+    page.get_by_role("button", name="Save and next poem").focus()
+    for _ in range(12):  # the last comment box and question 12's options
+        page.keyboard.press("Shift+Tab")
+        assert page.evaluate(hidden) <= 0, _focused(page)
+    page.get_by_role("button", name="Save and next poem").click()
+    page.get_by_role("link", name="Question 7 needs an answer.").click()
+    page.keyboard.press("Tab")
+    assert _focused(page)["name"] == "imagery"
+    assert page.evaluate(hidden) <= 0
+    page.close()
