@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from survey_support import serving, survey_run
+from survey_support import answers_of, serving, survey_run
 
+from poemetric.judge import DIMENSION_KEYS
 from poemetric.store import RunStore
 from poemetric.survey import tokens
 from poemetric.survey.build import build_survey
@@ -98,4 +99,27 @@ def test_on_a_phone_the_header_never_covers_the_question_in_focus(
     page.keyboard.press("Tab")
     assert _focused(page)["name"] == "imagery"
     assert page.evaluate(hidden) <= 0
+    page.close()
+
+
+def test_the_admin_page_counts_answers_not_empty_comment_boxes(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A click on "Save and next" sends the three comment boxes, empty or not, and the admin page (and
+    `survey status`) counted each empty one as an answer: 13 answers for 10 ticked questions."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{_link(run, url, 'ann')}/2")
+    page.wait_for_load_state("load")
+    for key in DIMENSION_KEYS:
+        page.locator(f"#q-{key} input[value='3']").check()
+    page.locator("#q-comment_overall_quality textarea").fill("a fine poem")
+    page.get_by_role("button", name="Save and next poem").click()
+    page.wait_for_url("**/3")
+    stored = answers_of(run, "ann")
+    assert any(text == "" for _, text in stored.values())  # the empty boxes are stored
+    given = sum(score is not None or bool(text) for score, text in stored.values())
+    page.goto(f"{url}/admin/{tokens.admin_token(tokens.load_secret(run), 'experts')}")
+    row = page.locator("tbody tr", has=page.locator("td", has_text="ann"))
+    assert row.locator("td").nth(3).inner_text() == str(given)
     page.close()
