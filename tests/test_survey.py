@@ -173,6 +173,27 @@ def test_importing_an_unfilled_template_is_an_error_naming_the_file(tmp_path: Pa
         assert [r[0] for r in store.query("SELECT survey_id FROM surveys")] == ["experts"]
 
 
+def test_a_sheet_imported_under_another_raters_id_is_pointed_out(tmp_path: Path) -> None:
+    """R1's filled sheet with R2 in its rater column (or R1's answers sent as R2's) was stored
+    as R2's answers, on poems R2 was never given, with no word but "imported"."""
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    build = ["survey", "build", "--run", run, "--raters", "3", "--poems", "3", "--per-rater", "2"]
+    assert runner.invoke(app, build).exit_code == 0
+    assert runner.invoke(app, ["survey", "sheets", "--run", run]).exit_code == 0
+    sheet = tmp_path / "run" / "survey-experts" / "R1.csv"
+    _fill(sheet, 0)
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text(sheet.read_text(encoding="utf-8").replace(",R1,", ",R2,"), encoding="utf-8")
+    result = runner.invoke(app, ["survey", "import", str(wrong), "--run", run])
+    assert result.exit_code == 0 and "imported 22 answers" in result.stdout, result.output
+    assert "did not give these poems to the rater the file names: R2 (1 poem)" in " ".join(
+        result.stderr.split()
+    )
+    right = runner.invoke(app, ["survey", "import", str(sheet), "--run", run])
+    assert right.exit_code == 0 and right.stderr == "", right.output
+
+
 @pytest.mark.slow
 def test_survey_serve_binds_localhost_and_prints_working_links(tmp_path: Path) -> None:
     import re

@@ -30,6 +30,7 @@ survey_app = typer.Typer(
 )
 app.add_typer(survey_app, name="survey")
 console = Console()
+err_console = Console(stderr=True)
 
 SurveyOption = typer.Option("experts", "--survey", "-s", help="Survey id within the run.")
 SERVE_WARNING = (
@@ -42,6 +43,12 @@ NO_ANSWERS = (
     "{path}: no filled answers found: no row has a score or a comment, so nothing was imported "
     "(an unfilled template? save the filled sheet and import it again). A filled row has a "
     "score from 1 to 5, e.g. page,poem,rater,item,score,comment = 1,POEM_ID,R1,form,4,"
+)
+UNASSIGNED = (
+    "warning: survey {survey!r} did not give these poems to the rater the file names: {raters}. "
+    "Their answers are stored and enter the agreement: check that the rater column holds each "
+    "rater's own id (a sheet imported under another rater's id also replaces that rater's "
+    "answers)."
 )
 
 
@@ -287,7 +294,7 @@ def import_(
     """
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
     from poemetric.survey.build import check_name
-    from poemetric.survey.db import NoAnswersError, import_answers
+    from poemetric.survey.db import NoAnswersError, import_answers, unassigned
 
     existing_file(ratings_file, "ratings file")
     with _refusals():
@@ -306,6 +313,7 @@ def import_(
             raise error_exit(exc) from exc
         except NoAnswersError as exc:
             raise error_exit(NO_ANSWERS.format(path=ratings_file)) from exc
+        off = unassigned(store, survey, [(a.expert, a.generation_id) for a in answers])
     raters_count = len({a.expert for a in answers})
     console.print(
         f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
@@ -313,6 +321,18 @@ def import_(
         highlight=False,
         markup=False,
     )
+    if off:
+        err_console.print(
+            UNASSIGNED.format(
+                raters=", ".join(
+                    f"{rater} ({count} poem{'s' if count != 1 else ''})"
+                    for rater, count in off.items()
+                ),
+                survey=survey,
+            ),
+            highlight=False,
+            markup=False,
+        )
 
 
 @survey_app.command("status")

@@ -264,6 +264,27 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
     ]  # fmt: skip
 
 
+def unassigned(
+    store: RunStore, survey_id: str, answers: Iterable[tuple[str, str]]
+) -> dict[str, int]:
+    """rater -> how many of the poems of these (rater, generation_id) answers the survey did not
+    assign to that rater (none for a survey without assignments: ratings collected elsewhere)."""
+    assigned = {
+        (row[0], row[1])
+        for row in store.query(
+            "SELECT rater_id, generation_id FROM survey_assignments WHERE survey_id = ?",
+            [survey_id],
+        )
+    }
+    if not assigned:
+        return {}
+    off: dict[str, int] = {}
+    for rater, poem in sorted(set(answers)):
+        if (rater, poem) not in assigned:
+            off[rater] = off.get(rater, 0) + 1
+    return off
+
+
 def import_answers(
     store: RunStore,
     survey_id: str,

@@ -1,0 +1,125 @@
+"""The survey pages with the keyboard only, on a phone-sized screen, as a screen reader sees
+them (headless Chromium)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from survey_support import answers_of, serving, survey_run
+
+from poemetric.judge import DIMENSION_KEYS
+from poemetric.store import RunStore
+from poemetric.survey import tokens
+from poemetric.survey.build import build_survey
+from poemetric.survey.web import create_app
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+pytestmark = pytest.mark.slow
+PHONE = {"width": 375, "height": 740}
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    run = survey_run(tmp_path_factory.mktemp("survey") / "run", poems=2)
+    with RunStore(run, create=False) as store:
+        build_survey(store, raters="ann,ben", per_rater=4, per_poem=2, seed=1)
+    with serving(create_app(run, "experts")) as url:
+        yield run, url
+
+
+def _link(run: Path, url: str, rater: str) -> str:
+    return f"{url}/r/{tokens.rater_token(tokens.load_secret(run), 'experts', rater)}"
+
+
+def _focused(page: Page) -> dict[str, str]:
+    return dict(
+        page.evaluate(
+            "() => { const e = document.activeElement; return {tag: e.tagName, "
+            "id: e.id, name: e.name || '', role: e.getAttribute('role') || '', "
+            "text: e.textContent.trim().slice(0, 60)}; }"
+        )
+    )
+
+
+def test_a_refused_page_moves_the_focus_to_its_errors_keyboard_only(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Enter on "Save and next" with questions unanswered: the error summary (role=alert) was
+    drawn, but the focus stayed on the page's body, so a screen reader did not read it and the
+    keyboard started again at the top. It takes the focus; each error leads to its question."""
+    run, url = live
+    page = browser.new_page(viewport=PHONE)
+    page.goto(f"{_link(run, url, 'ann')}/1")
+    page.wait_for_load_state("load")
+    page.get_by_role("button", name="Save and next poem").focus()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    errors = page.get_by_role("alert")
+    assert "Question 1 needs an answer." in errors.inner_text()
+    assert _focused(page)["role"] == "alert"
+    page.keyboard.press("Tab")
+    focused = _focused(page)
+    assert (focused["tag"], focused["text"]) == ("A", "Question 1 needs an answer.")
+    page.keyboard.press("Enter")  # to question 1; Tab goes on to its first option
+    page.keyboard.press("Tab")
+    assert _focused(page)["name"] == "form"
+    page.keyboard.press("Space")
+    page.locator("#q-form .saved").filter(has_text="saved").wait_for()
+    assert page.locator("#q-form input:checked").get_attribute("value") == "1"
+    page.close()
+
+
+def test_on_a_phone_the_header_never_covers_the_question_in_focus(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """The sticky header (title and progress, three lines on a phone) covered the top of the
+    screen: Shift+Tab up to a comment box scrolled it under the header, with its question,
+    and an error's link to a question scrolled the question's statement under it."""
+    run, url = live
+    page = browser.new_page(viewport=PHONE)
+    page.goto(f"{_link(run, url, 'ben')}/1")
+    page.wait_for_load_state("load")
+    hidden = (
+        "() => { const e = document.activeElement, q = e.closest('fieldset') || e;"
+        " const top = q.querySelector('legend')?.getBoundingClientRect().top ?? 0;"
+        " return document.querySelector('header.top').getBoundingClientRect().bottom"
+        " - Math.min(top, e.getBoundingClientRect().top); }"
+    )
+    page.get_by_role("button", name="Save and next poem").focus()
+    for _ in range(12):  # the last comment box and question 12's options
+        page.keyboard.press("Shift+Tab")
+        assert page.evaluate(hidden) <= 0, _focused(page)
+    page.get_by_role("button", name="Save and next poem").click()
+    page.get_by_role("link", name="Question 7 needs an answer.").click()
+    page.keyboard.press("Tab")
+    assert _focused(page)["name"] == "imagery"
+    assert page.evaluate(hidden) <= 0
+    page.close()
+
+
+def test_the_admin_page_counts_answers_not_empty_comment_boxes(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A click on "Save and next" sends the three comment boxes, empty or not, and the admin page (and
+    `survey status`) counted each empty one as an answer: 13 answers for 10 ticked questions."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{_link(run, url, 'ann')}/2")
+    page.wait_for_load_state("load")
+    for key in DIMENSION_KEYS:
+        page.locator(f"#q-{key} input[value='3']").check()
+    page.locator("#q-comment_overall_quality textarea").fill("a fine poem")
+    page.get_by_role("button", name="Save and next poem").click()
+    page.wait_for_url("**/3")
+    stored = answers_of(run, "ann")
+    assert any(text == "" for _, text in stored.values())  # the empty boxes are stored
+    given = sum(score is not None or bool(text) for score, text in stored.values())
+    page.goto(f"{url}/admin/{tokens.admin_token(tokens.load_secret(run), 'experts')}")
+    row = page.locator("tbody tr", has=page.locator("td", has_text="ann"))
+    assert row.locator("td").nth(3).inner_text() == str(given)
+    page.close()
