@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 
 from poemetric.analysis import Recipe, RecipeError, load_recipe, make_figures, render_figures
 from poemetric.analysis.context import FigureContext, FigureSkipped
-from poemetric.analysis.data import load_run_data
+from poemetric.analysis.data import RunData, load_run_data
 from poemetric.analysis.experts import load_expert_ratings
 from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.labels import run_labels
@@ -289,3 +290,30 @@ def test_figure_skipped_is_raised_for_missing_data(rule_only_run: Path) -> None:
     with pytest.raises(FigureSkipped, match="no judgments"):
         FIGURE_KINDS["ranking"][0](ctx)
     assert np.isfinite(ctx.lexical["ttr_mean"]).all()
+
+
+def _opening_words_run(openings: dict[str, list[str]]) -> FigureContext:
+    rows = [
+        {"author": author, "poem": f"{word} runs on\nand on again"}
+        for author, words in openings.items()
+        for word in words
+    ]
+    empty = pd.DataFrame()
+    return FigureContext(RunData(pd.DataFrame(rows), empty, empty), authors=list(openings))
+
+
+def test_word_figures_rank_words_by_their_mean_share_over_every_author_shown() -> None:
+    # "Zephyr" opens every poem of one author (mean share 1/3 over the three authors); "River"
+    # opens 60% of two authors' poems (mean 0.4): River ranks first. Averaging only over the
+    # authors who use a word ranked Zephyr (1.0) above River (0.6).
+    ctx = _opening_words_run(
+        {
+            "human": ["river"] * 6 + ["stone"] * 4,
+            "model-a": ["zephyr"] * 10,
+            "model-b": ["river"] * 6 + ["stone"] * 4,
+        }
+    )
+    with figure_style():
+        drawing = FIGURE_KINDS["opening_words"][0](ctx, k=3)
+    labels = [t.get_text() for t in drawing.figure.axes[0].get_yticklabels()]
+    assert labels == ["River", "Zephyr", "Stone"]
