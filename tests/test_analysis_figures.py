@@ -317,3 +317,24 @@ def test_word_figures_rank_words_by_their_mean_share_over_every_author_shown() -
         drawing = FIGURE_KINDS["opening_words"][0](ctx, k=3)
     labels = [t.get_text() for t in drawing.figure.axes[0].get_yticklabels()]
     assert labels == ["River", "Zephyr", "Stone"]
+
+
+def test_the_human_authorship_item_is_not_named_like_the_human_poets(
+    paper_run: tuple[Path, Path],
+) -> None:
+    # "Human" above Fig. 17's bars, at Fig. 3's last bar pair beside "Poem B (Human)" and as a
+    # heatmap column read as the human poets; the tables call the item "Human authorship".
+    run, _ = paper_run
+    kinds = {"all_models": {"dimensions": ["human_authorship"]},
+             "dimension_bars": {"group": "appraisal"}, "case_study": {}, "heatmap": {},
+             "radar": {}}  # fmt: skip
+    with RunStore(run, create=False) as store, figure_style():
+        data, labels = load_run_data(store), run_labels(store)
+        for width in COLUMN_WIDTHS.values():
+            ctx = FigureContext(data, judge="gemini-2.5-pro", width=width, labels=labels)
+            for kind, params in kinds.items():
+                drawing = FIGURE_KINDS[kind][0](ctx, **params)
+                # a panel title wider than its panel is wrapped
+                texts = [" ".join(t.get_text().split()) for t in drawing.figure.findobj(Text)]
+                assert "Human authorship" in texts, (kind, width)
+                assert text_problems(drawing.figure) == [], (kind, width)

@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 from poemetric.analysis.bars import Panel, Series, draw_grid, grid_height, grid_shape
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.headers import dimension_label
 from poemetric.analysis.heatmaps import annotated_heatmap
 from poemetric.analysis.plotting import (
     EXPERT_COLOUR,
@@ -50,8 +51,7 @@ def _keys(group: str | None, dimensions: list[str] | None) -> list[str]:
 
 
 def _title(key: str) -> str:
-    dimension = DIMENSIONS_BY_KEY[key]
-    return dimension.short_label + ("*" if dimension.allows_na else "")
+    return dimension_label(key) + ("*" if DIMENSIONS_BY_KEY[key].allows_na else "")
 
 
 def _na_note(keys: list[str]) -> str:
@@ -258,7 +258,7 @@ def radar(ctx: FigureContext, max_authors: int = 8) -> Drawing:
         closed = np.append(values, values[0])
         axis.plot(np.append(angles, angles[0]), closed, styles[index % 4], color=colours[author],
                   linewidth=1.6 if author == HUMAN_AUTHOR else 0.9, label=ctx.label(author))  # fmt: skip
-    axis.set_xticks(angles, [DIMENSIONS_BY_KEY[k].short_label for k in matrix.columns])
+    axis.set_xticks(angles, [dimension_label(str(k)) for k in matrix.columns])
     axis.tick_params(axis="x", pad=1)
     axis.set_ylim(1, 5)
     axis.set_yticks([2, 3, 4, 5], ["2", "3", "4", "5"], fontsize=6)
