@@ -338,3 +338,18 @@ def test_the_human_authorship_item_is_not_named_like_the_human_poets(
                 texts = [" ".join(t.get_text().split()) for t in drawing.figure.findobj(Text)]
                 assert "Human authorship" in texts, (kind, width)
                 assert text_problems(drawing.figure) == [], (kind, width)
+
+
+def test_captions_name_chosen_dimensions_in_words(paper_run: tuple[Path, Path]) -> None:
+    # Figs. 16-17 (`dimensions: [overall_quality]`) printed the keys into the caption that goes
+    # under the figure in a paper: "POEMetric scores of every author, overall_quality, ...".
+    run, _ = paper_run
+    with RunStore(run, create=False) as store, figure_style():
+        ctx = FigureContext(load_run_data(store), judge="gemini-2.5-pro")
+        for kind, layout in (("all_models", "bars"), ("all_models", "heatmap")):
+            dimensions = ["overall_quality", "human_authorship"]
+            caption = FIGURE_KINDS[kind][0](ctx, dimensions=dimensions, layout=layout).caption
+            assert "every author, overall quality, human authorship, judged by" in caption
+        caption = FIGURE_KINDS["dimension_bars"][0](ctx, dimensions=["emotional_resonance"]).caption
+        assert "POEMetric scores, emotional resonance, judged by" in caption
+        assert "_" not in caption

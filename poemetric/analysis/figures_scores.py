@@ -54,6 +54,14 @@ def _title(key: str) -> str:
     return dimension_label(key) + ("*" if DIMENSIONS_BY_KEY[key].allows_na else "")
 
 
+def _what(group: str, dimensions: list[str] | None) -> str:
+    """What a caption says is plotted: the group, or the chosen dimensions in words
+    (`overall quality`, not the key `overall_quality`)."""
+    if not dimensions:
+        return GROUP_TITLES.get(group, group)
+    return ", ".join(key.replace("_", " ") for key in dimensions)
+
+
 def _na_note(keys: list[str]) -> str:
     na = [DIMENSIONS_BY_KEY[k].short_label for k in keys if DIMENSIONS_BY_KEY[k].allows_na]
     return f" *{' and '.join(na)}: N/A answers left out of the mean." if na else ""
@@ -103,9 +111,8 @@ def dimension_bars(ctx: FigureContext, group: str = "all",
         else ""
     )
     caption = (
-        f"POEMetric scores, {GROUP_TITLES.get(group, group) if not dimensions else ', '.join(keys)}"
-        f", judged by {ctx.judge_label}: mean Likert score per author over "
-        f"{_poem_count(scores)} poems each; bars start at 1, the scale's minimum; {CI_NOTE}."
+        f"POEMetric scores, {_what(group, dimensions)}, judged by {ctx.judge_label}: mean Likert "
+        f"score per author over {_poem_count(scores)} poems each; bars start at 1, the scale's minimum; {CI_NOTE}."
         f"{expert_text}{_na_note(keys)}"
     )
     return Drawing(figure, caption)
@@ -127,7 +134,7 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
     """`dimension_bars` for more authors than a page of bars holds (31 authors x 10 panels
     were squeezed until every label overlapped): the judge's means as a heatmap."""
     figure, _ = _score_heatmap(ctx, keys)
-    what = GROUP_TITLES.get(group, group) if not dimensions else ", ".join(keys)
+    what = _what(group, dimensions)
     caption = (
         f"POEMetric scores, {what}, judged by {ctx.judge_label}: mean Likert score per author "
         f"over {_poem_count(ctx.scores)} poems, authors sorted by their mean over these "
@@ -151,7 +158,7 @@ def all_models(ctx: FigureContext, group: str = "all", dimensions: list[str] | N
     if layout not in {"auto", "bars", "heatmap"}:
         raise ValueError(f"unknown layout {layout!r}; use auto, bars or heatmap")
     too_tall = grid_height(ctx, len(keys), len(order)) > MAX_HEIGHT_IN
-    what = GROUP_TITLES.get(group, group) if not dimensions else ", ".join(keys)
+    what = _what(group, dimensions)
     if layout == "heatmap" or (layout == "auto" and too_tall):
         figure, _ = _score_heatmap(ctx, keys)
         caption = (
