@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 
 from poemetric.analysis import Recipe, RecipeError, load_recipe, make_figures, render_figures
 from poemetric.analysis.context import FigureContext, FigureSkipped
-from poemetric.analysis.data import load_run_data
+from poemetric.analysis.data import RunData, load_run_data
 from poemetric.analysis.experts import load_expert_ratings
 from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.labels import run_labels
@@ -289,3 +290,66 @@ def test_figure_skipped_is_raised_for_missing_data(rule_only_run: Path) -> None:
     with pytest.raises(FigureSkipped, match="no judgments"):
         FIGURE_KINDS["ranking"][0](ctx)
     assert np.isfinite(ctx.lexical["ttr_mean"]).all()
+
+
+def _opening_words_run(openings: dict[str, list[str]]) -> FigureContext:
+    rows = [
+        {"author": author, "poem": f"{word} runs on\nand on again"}
+        for author, words in openings.items()
+        for word in words
+    ]
+    empty = pd.DataFrame()
+    return FigureContext(RunData(pd.DataFrame(rows), empty, empty), authors=list(openings))
+
+
+def test_word_figures_rank_words_by_their_mean_share_over_every_author_shown() -> None:
+    # "Zephyr" opens every poem of one author (mean share 1/3 over the three authors); "River"
+    # opens 60% of two authors' poems (mean 0.4): River ranks first. Averaging only over the
+    # authors who use a word ranked Zephyr (1.0) above River (0.6).
+    ctx = _opening_words_run(
+        {
+            "human": ["river"] * 6 + ["stone"] * 4,
+            "model-a": ["zephyr"] * 10,
+            "model-b": ["river"] * 6 + ["stone"] * 4,
+        }
+    )
+    with figure_style():
+        drawing = FIGURE_KINDS["opening_words"][0](ctx, k=3)
+    labels = [t.get_text() for t in drawing.figure.axes[0].get_yticklabels()]
+    assert labels == ["River", "Zephyr", "Stone"]
+
+
+def test_the_human_authorship_item_is_not_named_like_the_human_poets(
+    paper_run: tuple[Path, Path],
+) -> None:
+    # "Human" above Fig. 17's bars, at Fig. 3's last bar pair beside "Poem B (Human)" and as a
+    # heatmap column read as the human poets; the tables call the item "Human authorship".
+    run, _ = paper_run
+    kinds = {"all_models": {"dimensions": ["human_authorship"]},
+             "dimension_bars": {"group": "appraisal"}, "case_study": {}, "heatmap": {},
+             "radar": {}}  # fmt: skip
+    with RunStore(run, create=False) as store, figure_style():
+        data, labels = load_run_data(store), run_labels(store)
+        for width in COLUMN_WIDTHS.values():
+            ctx = FigureContext(data, judge="gemini-2.5-pro", width=width, labels=labels)
+            for kind, params in kinds.items():
+                drawing = FIGURE_KINDS[kind][0](ctx, **params)
+                # a panel title wider than its panel is wrapped
+                texts = [" ".join(t.get_text().split()) for t in drawing.figure.findobj(Text)]
+                assert "Human authorship" in texts, (kind, width)
+                assert text_problems(drawing.figure) == [], (kind, width)
+
+
+def test_captions_name_chosen_dimensions_in_words(paper_run: tuple[Path, Path]) -> None:
+    # Figs. 16-17 (`dimensions: [overall_quality]`) printed the keys into the caption that goes
+    # under the figure in a paper: "POEMetric scores of every author, overall_quality, ...".
+    run, _ = paper_run
+    with RunStore(run, create=False) as store, figure_style():
+        ctx = FigureContext(load_run_data(store), judge="gemini-2.5-pro")
+        for kind, layout in (("all_models", "bars"), ("all_models", "heatmap")):
+            dimensions = ["overall_quality", "human_authorship"]
+            caption = FIGURE_KINDS[kind][0](ctx, dimensions=dimensions, layout=layout).caption
+            assert "every author, overall quality, human authorship, judged by" in caption
+        caption = FIGURE_KINDS["dimension_bars"][0](ctx, dimensions=["emotional_resonance"]).caption
+        assert "POEMetric scores, emotional resonance, judged by" in caption
+        assert "_" not in caption

@@ -176,6 +176,28 @@ def test_filters(demo_run: tuple[Path, Path, Path], browser: Browser) -> None:
     page.close()
 
 
+def test_filtered_out_prompts_leave_the_list_on_screen(
+    demo_run: tuple[Path, Path, Path], browser: Browser
+) -> None:
+    # The filter set `hidden` on the prompts it left out, but `.prompt-list li` is
+    # `display: flex`, which overrides the attribute: "5 of 16 prompts" over all 16 still listed.
+    run, report, _ = demo_run
+    page, _, errors = _open(browser, report)
+    prompts = page.locator("#prompt-list li[role=option]")
+    total = prompts.count()
+    page.locator("#filter-form").select_option("limerick")
+    with RunStore(run, create=False) as store:
+        limericks = store.count("poems", "form = 'limerick'")
+    assert 0 < limericks < total
+    shown = [prompts.nth(i).is_visible() for i in range(total)]
+    assert shown.count(True) == limericks
+    assert page.locator("#prompt-count").inner_text() == f"{limericks} of {total} prompts"
+    page.locator("#filter-form").select_option("")
+    assert all(prompts.nth(i).is_visible() for i in range(total))
+    assert errors == []
+    page.close()
+
+
 def test_judge_scores_and_comments_show_escaped(
     demo_run: tuple[Path, Path, Path], browser: Browser, tmp_path: Path
 ) -> None:

@@ -93,3 +93,22 @@ def test_report_builder_defaults_give_analyze_tables_exactly(
 def test_cli_bootstrap_defaults_match_the_analysis() -> None:
     assert options.AGREEMENT_BOOTSTRAP == AGREEMENT_BOOTSTRAP
     assert options.BOOTSTRAP_SEED == BOOTSTRAP_SEED
+
+
+def test_report_names_the_human_authorship_item_apart_from_the_human_poets(
+    run_with_experts: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # The item was shown as "Human", the name of the human poets' row, in the agreement table
+    # and above its chart; the analysis tables call it "Human authorship".
+    run, experts = run_with_experts
+    page = tmp_path / "report.html"
+    given = ["report", "--run", str(run), "--experts", str(experts), "--out", str(page)]
+    reported = CliRunner().invoke(app, given)
+    assert reported.exit_code == 0, reported.output
+    html = page.read_text(encoding="utf-8")
+    agreement = html.split('id="agreement"', 1)[1].split("<section", 1)[0]
+    assert agreement.count("<td>Human authorship</td>") == 2  # judge vs experts, experts
+    assert "<td>Human</td>" not in agreement
+    dimensions = html.split('id="dimensions"', 1)[1].split("<section", 1)[0]
+    assert dimensions.count("12. Human authorship</figcaption>") == 2  # judge, experts
+    assert "12. Human</figcaption>" not in dimensions

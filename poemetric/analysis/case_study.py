@@ -15,6 +15,7 @@ from matplotlib.transforms import offset_copy
 
 from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR, judgments_per_generation
+from poemetric.analysis.headers import dimension_label
 from poemetric.analysis.plotting import (
     HUMAN_COLOUR,
     SINGLE_LLM_COLOUR,
@@ -116,7 +117,7 @@ def _score_bars(ctx: FigureContext, container: Figure | SubFigure, rows: dict[st
             else:
                 axis.text(position, value + 0.05, f"{value:g}", ha="center", va="bottom",
                           fontsize=6)  # fmt: skip
-    axis.set_xticks(x, [d.short_label for d in DIMENSIONS], rotation=45, ha="right",
+    axis.set_xticks(x, [dimension_label(d.key) for d in DIMENSIONS], rotation=45, ha="right",
                     rotation_mode="anchor")  # fmt: skip
     axis.set_ylim(1, 5.6)
     axis.set_yticks([1, 2, 3, 4, 5])

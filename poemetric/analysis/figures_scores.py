@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 from poemetric.analysis.bars import Panel, Series, draw_grid, grid_height, grid_shape
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.headers import dimension_label
 from poemetric.analysis.heatmaps import annotated_heatmap
 from poemetric.analysis.plotting import (
     EXPERT_COLOUR,
@@ -50,8 +51,15 @@ def _keys(group: str | None, dimensions: list[str] | None) -> list[str]:
 
 
 def _title(key: str) -> str:
-    dimension = DIMENSIONS_BY_KEY[key]
-    return dimension.short_label + ("*" if dimension.allows_na else "")
+    return dimension_label(key) + ("*" if DIMENSIONS_BY_KEY[key].allows_na else "")
+
+
+def _what(group: str, dimensions: list[str] | None) -> str:
+    """What a caption says is plotted: the group, or the chosen dimensions in words
+    (`overall quality`, not the key `overall_quality`)."""
+    if not dimensions:
+        return GROUP_TITLES.get(group, group)
+    return ", ".join(key.replace("_", " ") for key in dimensions)
 
 
 def _na_note(keys: list[str]) -> str:
@@ -103,9 +111,8 @@ def dimension_bars(ctx: FigureContext, group: str = "all",
         else ""
     )
     caption = (
-        f"POEMetric scores, {GROUP_TITLES.get(group, group) if not dimensions else ', '.join(keys)}"
-        f", judged by {ctx.judge_label}: mean Likert score per author over "
-        f"{_poem_count(scores)} poems each; bars start at 1, the scale's minimum; {CI_NOTE}."
+        f"POEMetric scores, {_what(group, dimensions)}, judged by {ctx.judge_label}: mean Likert "
+        f"score per author over {_poem_count(scores)} poems each; bars start at 1, the scale's minimum; {CI_NOTE}."
         f"{expert_text}{_na_note(keys)}"
     )
     return Drawing(figure, caption)
@@ -127,7 +134,7 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
     """`dimension_bars` for more authors than a page of bars holds (31 authors x 10 panels
     were squeezed until every label overlapped): the judge's means as a heatmap."""
     figure, _ = _score_heatmap(ctx, keys)
-    what = GROUP_TITLES.get(group, group) if not dimensions else ", ".join(keys)
+    what = _what(group, dimensions)
     caption = (
         f"POEMetric scores, {what}, judged by {ctx.judge_label}: mean Likert score per author "
         f"over {_poem_count(ctx.scores)} poems, authors sorted by their mean over these "
@@ -151,7 +158,7 @@ def all_models(ctx: FigureContext, group: str = "all", dimensions: list[str] | N
     if layout not in {"auto", "bars", "heatmap"}:
         raise ValueError(f"unknown layout {layout!r}; use auto, bars or heatmap")
     too_tall = grid_height(ctx, len(keys), len(order)) > MAX_HEIGHT_IN
-    what = GROUP_TITLES.get(group, group) if not dimensions else ", ".join(keys)
+    what = _what(group, dimensions)
     if layout == "heatmap" or (layout == "auto" and too_tall):
         figure, _ = _score_heatmap(ctx, keys)
         caption = (
@@ -258,7 +265,7 @@ def radar(ctx: FigureContext, max_authors: int = 8) -> Drawing:
         closed = np.append(values, values[0])
         axis.plot(np.append(angles, angles[0]), closed, styles[index % 4], color=colours[author],
                   linewidth=1.6 if author == HUMAN_AUTHOR else 0.9, label=ctx.label(author))  # fmt: skip
-    axis.set_xticks(angles, [DIMENSIONS_BY_KEY[k].short_label for k in matrix.columns])
+    axis.set_xticks(angles, [dimension_label(str(k)) for k in matrix.columns])
     axis.tick_params(axis="x", pad=1)
     axis.set_ylim(1, 5)
     axis.set_yticks([2, 3, 4, 5], ["2", "3", "4", "5"], fontsize=6)

@@ -25,9 +25,14 @@ def _word_spec(ctx: FigureContext, frame: pd.DataFrame, word: str, value: str, t
     if frame.empty:
         raise FigureSkipped("no words in the poems")
     authors = ctx.ordered(frame["author"])
-    totals = frame.groupby(word)[value].mean().sort_values(ascending=False)
-    words = [str(w) for w in totals.index[:top]]
     matrix = frame.pivot_table(index=word, columns="author", values=value, aggfunc="sum")
+    # The mean over every author shown: a word an author does not use (or not among its most
+    # frequent) counts as 0 for that author, not as absent (that ranked a word one author used
+    # above words every author used).
+    means = matrix.reindex(columns=authors).fillna(0).mean(axis=1)
+    ranked = pd.DataFrame({"word": means.index.astype(str), "mean": means.to_numpy()})
+    words = ranked.sort_values(["mean", "word"], ascending=[False, True])["word"].tolist()[:top]
+    matrix.index = matrix.index.astype(str)
     names = ctx.labels.author_list(authors)
     width = width or ctx.width
     room = width - label_width_in(words) - colour_bar_width(width) - 0.1

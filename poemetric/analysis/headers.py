@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY
 
-#: Dimension labels in tables where the short label misleads: "Human" (the human-authorship
-#: item) stood beside the row "Human" (the human poets) in `dimension_matrix`; the paper calls
-#: the item "human authorship (estimation)" (Sec. 6.2, Figs. 8 and 17).
+#: Dimension labels where the short label misleads (tables, figures, the report): "Human" (the
+#: human-authorship item) stood beside the row "Human" (the human poets) in `dimension_matrix`,
+#: above the bars of Figs. 8 and 17 and beside the bars of "Poem B (Human)" in Fig. 3; the paper
+#: calls the item "human authorship (estimation)" (Sec. 6.2, Figs. 8 and 17).
 TABLE_DIMENSION_LABELS: dict[str, str] = {"human_authorship": "Human authorship"}
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from poemetric.judge.answer import DIMENSIONS_BY_KEY
+from poemetric.analysis.headers import dimension_label
 from poemetric.report.model import ReportRun
 
 
@@ -25,9 +25,6 @@ def records(
         if rater in row:
             extra["rater_label"] = run.labels.judge(str(row[rater]))
         if "item" in row:
-            item = str(row["item"])
-            extra["item_label"] = (
-                DIMENSIONS_BY_KEY[item].short_label if item in DIMENSIONS_BY_KEY else item
-            )
+            extra["item_label"] = dimension_label(str(row["item"]))
         rows.append({**{str(k): v for k, v in row.items()}, **extra})
     return rows

@@ -6,6 +6,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
+from poemetric.analysis.headers import dimension_label
 from poemetric.judge.answer import DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
@@ -28,9 +29,11 @@ def dimension_charts(run: ReportRun, scores: pd.DataFrame, rater: str) -> list[d
         chart: Markup = interval_chart(
             [Row(run.labels.author(a), *stats[a], a == HUMAN_AUTHOR) for a in authors if a in stats],
             domain=(1, 5), ticks=[1, 2, 3, 4, 5], width=380, label_width=170,
-            title=f"{dimension.short_label} ({rater}): mean score per author, whiskers 95% CI",
+            title=f"{dimension_label(dimension.key)} ({rater}): mean score per author, whiskers 95% CI",
         )  # fmt: skip
-        charts.append({"dimension": dimension, "chart": chart})
+        charts.append(
+            {"dimension": dimension, "label": dimension_label(dimension.key), "chart": chart}
+        )
     return charts
 
 
