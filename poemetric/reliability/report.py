@@ -160,7 +160,8 @@ def _agreement(
             agreement.ci_low[name] = agreement.ci_high[name] = math.nan
             continue
         low, high = np.percentile(values, [tail, 100 - tail])
-        # Percentile bounds can miss the estimate by rounding residue; keep them around it.
+        # Clipped to contain the estimate (docs/agreement.md): a percentile bound can miss it by
+        # rounding residue, or by more when the resampling distribution is skewed.
         agreement.ci_low[name] = min(float(low), estimate)
         agreement.ci_high[name] = max(float(high), estimate)
     return agreement
