@@ -91,8 +91,13 @@ class FakeLLM:
         default_factory=list
     )
     generation_config: dict[str, Any] = field(default_factory=dict)
+    #: The engine's `generation_config` when not passed: "auto" from vLLM 0.8, None before.
+    engine_default: str | None = "auto"
 
     def get_default_sampling_params(self) -> FakeSamplingParams:
+        """The model's generation config when the engine loaded it, else vLLM's own defaults."""
+        if self.init_kwargs.get("generation_config", self.engine_default) != "auto":
+            return FakeSamplingParams()
         return FakeSamplingParams(**self.generation_config)
 
     def get_tokenizer(self) -> FakeTokenizer:
@@ -132,7 +137,10 @@ def fake_vllm(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[FakeLLM]]:
 
     def make_llm(**kwargs: Any) -> FakeLLM:
         engine = FakeLLM(
-            model=kwargs["model"], init_kwargs=kwargs, generation_config=generation_config
+            model=kwargs["model"],
+            init_kwargs=kwargs,
+            generation_config=generation_config,
+            engine_default=getattr(module, "engine_default", "auto"),
         )
         engines.append(engine)
         return engine
@@ -172,7 +180,7 @@ def test_engine_options_are_passed(fake_vllm: list[FakeLLM]) -> None:
     assert fake_vllm[0].init_kwargs == {
         "model": "/models/qwen3-8b", "tensor_parallel_size": 2, "pipeline_parallel_size": 2,
         "max_model_len": 8192, "dtype": "bfloat16", "gpu_memory_utilization": 0.8,
-        "trust_remote_code": False, "seed": 7, "enforce_eager": True,
+        "trust_remote_code": False, "seed": 7, "generation_config": "auto", "enforce_eager": True,
     }  # fmt: skip
 
 
@@ -198,6 +206,26 @@ def test_model_generation_config_applies_and_max_tokens_is_not_16(fake_vllm: lis
     assert (params.temperature, params.top_p, params.top_k) == (0.6, 0.95, 20)
     assert params.max_tokens == 2048 - 6  # rest of the context after the templated prompt
     assert params.seed is None and params.stop is None
+
+
+@pytest.mark.parametrize("engine_default", [None, "auto"], ids=["vllm-0.7", "vllm-0.8"])
+def test_model_generation_config_applies_on_every_supported_vllm(
+    fake_vllm: list[FakeLLM], engine_default: str | None
+) -> None:
+    """vLLM 0.7 (allowed by the `vllm` extra) loads the model's generation_config.json only when
+    the engine is asked to: the Qwen2.5 and R1-distill runs sampled at vLLM's temperature 1.0 and
+    top_p 1 instead of the models' defaults."""
+    sys.modules["vllm"].engine_default = engine_default  # type: ignore[attr-defined]
+    batch(VLLMProvider(make_spec(vllm=VLLMOptions(max_model_len=2048))), [request()])
+    params = fake_vllm[0].chat_calls[0][1][0]
+    assert (params.temperature, params.top_p, params.top_k) == (0.6, 0.95, 20)
+
+
+def test_engine_kwargs_can_ask_for_vllms_own_defaults(fake_vllm: list[FakeLLM]) -> None:
+    options = VLLMOptions(engine_kwargs={"generation_config": "vllm"})
+    batch(VLLMProvider(make_spec(vllm=options)), [request()])
+    params = fake_vllm[0].chat_calls[0][1][0]
+    assert (params.temperature, params.top_p, params.top_k) == (1.0, 1.0, 0)
 
 
 def test_spec_settings_override_model_defaults(fake_vllm: list[FakeLLM]) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +24,7 @@ from poemetric.cli.options import (
 if TYPE_CHECKING:
     from poemetric.data import Dataset
     from poemetric.pipeline import PreparedRun
+    from poemetric.providers.base import ModelSpec
     from poemetric.runner.jobs import Shard
     from poemetric.runner.runner import RunnerOptions
     from poemetric.store import RunStore
@@ -180,8 +181,29 @@ def parse_shard(text: str | None) -> Shard | None:
         raise error_exit(f"--shard: {error}") from error
 
 
+def check_prices(models: Sequence[ModelSpec], max_cost: float | None) -> None:
+    """Paid models whose file gives no price cost an unknown amount, which `--max-cost` cannot
+    bound (it would count them as $0): refused with it, a warning without it."""
+    from poemetric.roster import price_unknown
+
+    unknown = [spec.name for spec in models if price_unknown(spec)]
+    if not unknown:
+        return
+    names = ", ".join(unknown)
+    fix = "add pricing: input_per_mtok and output_per_mtok to its file (docs/models.md)"
+    if max_cost is not None:
+        raise error_exit(f"--max-cost cannot bound {names}: its price is unknown; {fix}")
+    Console(stderr=True).print(
+        f"warning: price unknown for {names}: its cost is counted as $0; {fix}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
 def runner_options(
     *,
+    models: Sequence[ModelSpec],
     limit: int | None,
     dry_run: bool,
     max_cost: float | None,
@@ -193,8 +215,11 @@ def runner_options(
     refresh_failed_parses: bool = False,
 ) -> RunnerOptions:
     """The runner's options from the flags every paid stage shares (`generate`, `judge`,
-    `judge recognise`, `ghostwriting style-match`): `--max-cost` is USD, `--shard` is K/N."""
+    `judge recognise`, `ghostwriting style-match`): `--max-cost` is USD, `--shard` is K/N; the
+    prices of `models` are checked against `--max-cost` (`check_prices`)."""
     from poemetric.runner.runner import RunnerOptions
+
+    check_prices(models, max_cost)
 
     return RunnerOptions(
         samples=samples,
@@ -254,6 +279,7 @@ def generate(
     except RosterError as error:  # not Typer's usage box: it cut the file's path across lines
         raise error_exit(error) from None
     options = runner_options(
+        models=specs,
         samples=samples,
         limit=limit,
         dry_run=dry_run,

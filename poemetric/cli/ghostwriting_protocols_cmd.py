@@ -81,6 +81,7 @@ def style_match_command(
 
     spec = judge_spec(load_judges(), judge_name)
     options = runner_options(
+        models=[spec],
         limit=limit,
         dry_run=dry_run,
         max_cost=max_cost,

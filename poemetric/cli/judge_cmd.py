@@ -164,6 +164,7 @@ def judge(
     if reask is not None:
         judges = [j.model_copy(update={"reask": reask}) for j in judges]
     options = runner_options(
+        models=judges,
         limit=limit,
         dry_run=dry_run,
         max_cost=max_cost,
@@ -318,6 +319,7 @@ def recognise_command(
         raise typer.BadParameter("give the judge(s) to ask", param_hint="--judge")
     judges = select_judges(judge_name)
     options = runner_options(
+        models=judges,
         limit=limit,
         dry_run=dry_run,
         max_cost=max_cost,

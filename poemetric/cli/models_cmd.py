@@ -35,7 +35,10 @@ def _kind(judges: bool) -> RosterKind:
     return "judges" if judges else "generators"
 
 
-def _price(value: float) -> str:
+def _price(value: float, known: bool = True) -> str:
+    """`?`: a paid model whose file gives no price; `-`: free (a local model)."""
+    if not known:
+        return "?"
     return "-" if value == 0 else f"{value:g}"
 
 
@@ -121,12 +124,19 @@ def models(
                 *(extra[column] for column in wide),
                 "yes" if row.open_weights else "",
                 "yes" if row.thinking else "",
-                _price(row.input_per_mtok),
-                _price(row.output_per_mtok),
+                _price(row.input_per_mtok, row.price_known),
+                _price(row.output_per_mtok, row.price_known),
                 ", ".join(row.groups),
             )
         )
     console.print(table)
+    unpriced = [row.name for row in rows if not row.price_known]
+    if unpriced:
+        console.print(
+            f"price ?: {', '.join(unpriced)} gives no pricing: in its file; cost estimates count "
+            "it as $0 and --max-cost refuses it (docs/models.md)",
+            markup=False,
+        )
     if unusable:
         console.print(
             f"unusable (selecting one is an error until it is fixed; "

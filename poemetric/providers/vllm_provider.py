@@ -5,7 +5,8 @@ installation gives a clear error only when a vLLM model is actually run.
 
 Sampling follows the paper's "model default" rule explicitly. vLLM's bare `SamplingParams()`
 would generate 16 tokens at temperature 1.0, ignoring the model's `generation_config.json`; so
-every request starts from `llm.get_default_sampling_params()` (the model's own generation config),
+every request starts from `llm.get_default_sampling_params()` (the model's own generation config,
+loaded because the engine is made with `generation_config="auto"`, vLLM's default only from 0.8),
 then the model file's non-None settings override it, and when no `max_tokens` comes from either,
 the request may use the rest of the context window (`max_model_len` minus the prompt's tokens
 after the chat template), or `options.default_max_tokens` when the model file sets one.
@@ -98,6 +99,9 @@ class VLLMProvider(InProcessBatchProvider):
             "gpu_memory_utilization": options.gpu_memory_utilization,
             "trust_remote_code": options.trust_remote_code,
             "seed": self.spec.settings.seed if self.spec.settings.seed is not None else 0,
+            # The model's generation_config.json as the engine's default sampling settings:
+            # vLLM 0.6.5-0.7.x default to their own (temperature 1.0, top_p 1) without this.
+            "generation_config": "auto",
         }
         if options.max_model_len is not None:
             kwargs["max_model_len"] = options.max_model_len

@@ -52,6 +52,7 @@ from poemetric.roster.selection import (
     get_model,
     list_models,
     list_unusable,
+    price_unknown,
     refuse_unusable,
     select_models,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "load_groups",
     "load_model_file",
     "load_roster",
+    "price_unknown",
     "refuse_unusable",
     "roster_directories",
     "select_models",

@@ -26,6 +26,19 @@ class ModelRow:
     input_per_mtok: float
     output_per_mtok: float
     path: Path
+    price_known: bool = True
+
+
+def price_unknown(spec: ModelSpec) -> bool:
+    """A model called through a paid API whose file gives no input and output price: its cost
+    is unknown, not 0 (`Pricing` reads an absent price as 0). Local providers (vLLM, transformers,
+    the Markov baseline) cost nothing per token, so their prices are never unknown."""
+    if {"input_per_mtok", "output_per_mtok"} <= spec.pricing.model_fields_set:
+        return False
+    try:
+        return provider_class(spec.provider).remote
+    except LookupError:  # an unknown or broken provider: assume it is paid
+        return True
 
 
 def select_models(
@@ -121,6 +134,7 @@ def list_models(
                 input_per_mtok=spec.pricing.input_per_mtok,
                 output_per_mtok=spec.pricing.output_per_mtok,
                 path=path,
+                price_known=not price_unknown(spec),
             )
         )
     return rows

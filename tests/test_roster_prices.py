@@ -1,0 +1,76 @@
+"""Model prices: a paid model whose file gives none costs an unknown amount, not $0."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import poemetric.cli.generate_cmd  # registers `poemetric generate`
+import poemetric.cli.models_cmd  # noqa: F401 - registers `poemetric models`
+from poemetric.cli.app import app
+from poemetric.roster import load_model_file, load_roster, price_unknown
+
+UNPRICED = """\
+name: {name}
+provider: openai-compatible
+model: some-paid-model
+base_url: http://127.0.0.1:9/v1
+api_key_env: TINY_API_KEY
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_user_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("POEMETRIC_GENERATORS_DIR", raising=False)
+    monkeypatch.delenv("POEMETRIC_JUDGES_DIR", raising=False)
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "unpriced.yaml").write_text(UNPRICED.format(name="unpriced"))
+    discount_only = UNPRICED.format(name="discount-only") + "pricing: {batch_discount: 1.0}\n"
+    (folder / "discount-only.yaml").write_text(discount_only)
+    return folder
+
+
+def test_shipped_models_all_have_a_known_price() -> None:
+    for kind in ("generators", "judges"):
+        for spec in load_roster(kind).values():  # type: ignore[arg-type]
+            assert not price_unknown(spec), f"{kind}/{spec.name}"
+
+
+def test_a_paid_model_without_prices_is_unknown_and_a_local_one_is_free(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    assert price_unknown(load_model_file(folder / "unpriced.yaml"))
+    assert price_unknown(load_model_file(folder / "discount-only.yaml"))
+    assert not price_unknown(load_roster()["markov"])  # no pricing: in its file, and local
+
+
+def test_models_shows_an_unknown_price_as_unknown(tmp_path: Path) -> None:
+    env = {"POEMETRIC_GENERATORS_DIR": str(_folder(tmp_path)), "COLUMNS": "250"}
+    listed = CliRunner().invoke(app, ["models"], env=env)
+    assert listed.exit_code == 0, listed.output
+    row = next(line for line in listed.output.splitlines() if line.startswith("unpriced "))
+    assert row.count("?") == 2 and " - " not in row  # "-" is free (a local model)
+    assert "price ?: discount-only, unpriced gives no pricing:" in listed.output
+
+
+def test_max_cost_refuses_a_model_of_unknown_price(tmp_path: Path) -> None:
+    """`--max-cost 1` let every call of such a model through: its estimate and cost were $0."""
+    env = {"POEMETRIC_GENERATORS_DIR": str(_folder(tmp_path))}
+    run = tmp_path / "run"
+    args = ["generate", "--run", str(run), "--models", "unpriced,gpt-4o", "--dry-run"]
+    refused = CliRunner().invoke(app, [*args, "--max-cost", "1"], env=env)
+    assert refused.exit_code == 2, refused.output
+    assert refused.stderr.startswith(
+        "error: --max-cost cannot bound unpriced: its price is unknown"
+    )
+    assert not run.exists()
+    warned = CliRunner().invoke(app, args, env=env)
+    assert warned.exit_code == 0, warned.output
+    assert "warning: price unknown for unpriced: its cost is counted as $0" in warned.stderr
+    priced = CliRunner().invoke(app, [*args[:4], "gpt-4o,markov", "--dry-run", "--max-cost", "1"])
+    assert priced.exit_code == 0 and "price unknown" not in priced.stderr
