@@ -124,7 +124,7 @@ def test_budget_counts_spent_and_in_flight() -> None:
     assert budget.try_reserve(0.6)
     assert not budget.try_reserve(0.6)  # 0.6 in flight + 0.6 > 1.0
     budget.settle(0.6, 0.3)
-    assert budget.try_reserve(0.6) and budget.exhausted
+    assert budget.try_reserve(0.6) and budget.cut
 
 
 # -- the generation stage with an in-process provider -------------------------------------------

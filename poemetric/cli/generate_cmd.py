@@ -35,8 +35,9 @@ MaxCostOption = typer.Option(
     None,
     "--max-cost",
     min=0.0,
-    help="Stop before this command spends more than USD (spent + in-flight estimates); "
-    "skipped jobs are left for the next run.",
+    help="Spend at most USD in this command (spent + in-flight estimates): a call whose "
+    "estimate no longer fits is skipped, cheaper ones still run; skipped jobs are left for "
+    "the next run.",
 )
 ShardOption = typer.Option(
     None,

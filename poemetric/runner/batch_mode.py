@@ -126,7 +126,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         chunk: list[Job] = []
         for job in to_submit[start : start + size]:
             guess = estimate(run, job, batch=True)
-            if run.budget.exhausted or not run.budget.try_reserve(guess.cost_usd):
+            if not run.budget.try_reserve(guess.cost_usd):  # this job alone: cheaper ones run
                 run.report.skipped_budget += 1
                 run.advance()
                 continue

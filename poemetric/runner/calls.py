@@ -218,7 +218,7 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
         reserved: list[Estimate] = []
         for job in queue[:size]:
             guess = estimate(run, job)
-            if run.budget.exhausted or not run.budget.try_reserve(guess.cost_usd):
+            if not run.budget.try_reserve(guess.cost_usd):  # this call alone: cheaper ones run
                 run.report.skipped_budget += 1
                 run.advance()
                 continue

@@ -54,9 +54,15 @@ _NOTHING_USD = 1e-9
 class Budget:
     """Spending cap for one command: spent + in-flight reservations never exceed `limit_usd`.
 
-    `reserve` (concurrent calls) waits, in turn, while only the reservations of calls in flight
-    stand in the way: they settle at their real cost, usually far below the estimate. The cap is
-    reached (`exhausted`) when what is spent plus a call's estimate would exceed it.
+    A call is refused (skipped) on its own estimate: when what is spent plus that estimate
+    exceeds the cap. A refusal stops nothing else: a cheaper call that still fits runs (an
+    expensive model cut at the cap leaves the cheap models running). `reserve` (concurrent calls)
+    waits while only the reservations of calls in flight stand in the way: they settle at their
+    real cost, usually far below the estimate. Waiting calls are served first come, first
+    served; a call that would fit now still queues behind them, so cheap calls never starve an
+    expensive one that fits once the calls in flight settle (the price: near the cap they wait
+    for those settlements too). A waiting call is answered at the latest when nothing is in
+    flight: it then fits, or it never will and is refused.
     """
 
     limit_usd: float | None = None
@@ -68,20 +74,21 @@ class Budget:
     )
 
     def try_reserve(self, amount_usd: float) -> bool:
+        """Reserve `amount_usd` now, without waiting (batch submissions, offline chunks); False
+        (the call is skipped) when it does not fit beside what is spent and reserved."""
         if self.limit_usd is not None and (
             self.spent_usd + self.reserved_usd + amount_usd > self.limit_usd
         ):
             self.refused += 1
-            self._serve_waiting()
             return False
         self.reserved_usd += amount_usd
         return True
 
     async def reserve(self, amount_usd: float) -> bool:
         """Reserve `amount_usd` for a call, after the calls already waiting; False (the call is
-        skipped) once the cap is reached."""
+        skipped) when what is spent plus `amount_usd` exceeds the cap."""
         fits = self._fits(amount_usd)
-        if fits is not None and not self._waiting:
+        if fits is False or (fits and not self._waiting):  # one that never fits need not wait
             return self._take(amount_usd, fits)
         turn: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting.append((amount_usd, turn))
@@ -90,6 +97,8 @@ class Budget:
         except asyncio.CancelledError:
             if turn.done() and not turn.cancelled() and turn.result():
                 self.settle(amount_usd, 0.0)  # reserved for a call that will not be made
+            else:
+                self._serve_waiting()  # the calls behind it may not wait for a settlement
             raise
 
     def settle(self, reserved_usd: float, actual_usd: float) -> None:
@@ -100,14 +109,13 @@ class Budget:
         self._serve_waiting()
 
     @property
-    def exhausted(self) -> bool:
+    def cut(self) -> bool:
+        """Some call was refused at the cap (its job skipped); cheaper calls may still run."""
         return self.refused > 0
 
     def _fits(self, amount_usd: float) -> bool | None:
-        """True: the call fits now; False: it never will (the cap is reached); None: it fits
-        once calls in flight have settled."""
-        if self.exhausted:
-            return False
+        """True: the call fits now; False: it never will (spent only grows, and spent plus its
+        estimate exceeds the cap); None: it may fit once the calls in flight have settled."""
         if self.limit_usd is None or (
             self.spent_usd + self.reserved_usd + amount_usd <= self.limit_usd
         ):
@@ -124,8 +132,8 @@ class Budget:
         return fits
 
     def _serve_waiting(self) -> None:
-        """Give the waiting calls their reservations, first come first served, or refuse them
-        all once the cap is reached."""
+        """Give the waiting calls their reservations, first come first served, refusing each
+        one that can no longer fit; stop at the first that must wait for settlements."""
         while self._waiting:
             amount_usd, turn = self._waiting[0]
             if turn.done():  # cancelled while waiting

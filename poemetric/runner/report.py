@@ -112,6 +112,10 @@ class StageReport:
     def cost_usd(self) -> float:
         return float(self.total("cost_usd"))
 
+    def budget_cut_text(self) -> str:
+        """The models with jobs skipped at --max-cost and how many each: `o3 12, o1 3`."""
+        return ", ".join(f"{m.model} {m.skipped_budget}" for m in self.models if m.skipped_budget)
+
     def summary_line(self) -> str:
         """One line for logs and the demo: models, rows ok / errors, calls, cost."""
         if self.dry_run:
@@ -127,7 +131,7 @@ class StageReport:
         extras = {
             "re-asked": int(self.total("reasked")),
             "not sent (not a poem)": int(self.total("not_sent")),
-            "skipped by --max-cost": int(self.total("skipped_budget")),
+            f"skipped by --max-cost ({self.budget_cut_text()})": int(self.total("skipped_budget")),
             "left to another process": int(self.total("held_elsewhere")),
         }
         text += "".join(f", {count} {what}" for what, count in extras.items() if count)
@@ -186,9 +190,13 @@ class StageReport:
                 "applied with --batch). Nothing was called."
             )
         elif self.stopped_by_budget:
+            # Per call: a model is cut once its calls' estimates no longer fit under the cap,
+            # while the calls that still fit (cheaper models) ran.
             console.print(
-                "[yellow]Stopped at the --max-cost budget; run again (with a higher budget) to "
-                "finish the skipped jobs.[/yellow]"
+                "[yellow]Stopped at the --max-cost budget (jobs skipped per model: "
+                f"{escape(self.budget_cut_text())}): each call whose estimated cost no longer "
+                "fitted under the cap was skipped, the calls that fitted ran. Run again (with a "
+                "higher budget) to finish the skipped jobs.[/yellow]"
             )
         self.render_problems(console)
 

@@ -304,7 +304,7 @@ def run_stage(
         model_report = spawn_isolated(child_entry, store, spec, child_options)
         budget.spent_usd += model_report.cost_usd
         report.models.append(model_report)
-    report.stopped_by_budget = budget.exhausted or any(m.skipped_budget for m in report.models)
+    report.stopped_by_budget = budget.cut or any(m.skipped_budget for m in report.models)
     return report
 
 
