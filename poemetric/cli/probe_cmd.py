@@ -295,6 +295,9 @@ def run(
     ),
     seed: int = typer.Option(0, "--seed", help="chat: seed of the balanced answer order."),
     tasks: str | None = typer.Option(None, "--tasks", help="Only these tasks (comma-separated)."),
+    limit: int | None = typer.Option(
+        None, "--limit", "-n", min=1, help="Only the first N pairs (quick trials)."
+    ),
     tables: Path | None = typer.Option(
         None, "--tables", help="Also write the accuracy tables (CSV, LaTeX, Markdown) here."
     ),
@@ -331,6 +334,7 @@ def run(
             else "no pairs; build them with `poemetric probe build`"
         )
         raise error_exit(f"{pairs_file}: {what}")
+    pairs = pairs[:limit]
     options = ScorerOptions(
         batch_size=batch_size,
         prefix_token=prefix_token,
