@@ -109,6 +109,26 @@ def test_written_tables_use_display_names(tables_dir: Path) -> None:
 
 
 @pytest.mark.slow
+def test_csv_counts_are_integers_as_in_the_md_and_tex(tables_dir: Path) -> None:
+    """discrimination.csv wrote `n` as 70.0 while discrimination.md printed 70."""
+    csv = (tables_dir / "discrimination.csv").read_text().splitlines()
+    counts = [line.split(",")[1] for line in csv[1:]]
+    assert counts and all(n.isdigit() for n in counts), csv
+    assert f"| {counts[0]} |" in (tables_dir / "discrimination.md").read_text()
+
+
+def test_any_table_writes_whole_float_counts_as_integers(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"rater": ["a", "b"], "n": [70.0, None], "n_pairs": [1.5, 2.0],
+                          "mean": [3.0, 2.5], "count": [3, 4]})  # fmt: skip
+    write_table(frame, tmp_path, "t", formats=("csv",))
+    assert (tmp_path / "t.csv").read_text().splitlines() == [
+        "rater,n,n_pairs,mean,count",
+        "a,70,1.5,3.0,3",  # a count with a fraction stays as it is; a mean is not a count
+        "b,,2.0,2.5,4",
+    ]
+    assert frame["n"].dtype == float  # the frame itself is left as it was
+
+
 def test_latex_tables_compile_and_fit_the_page(tables_dir: Path) -> None:
     log = _pdflatex(tables_dir)
     assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from judge_corpus import corpus
+from judge_corpus import ANSWER as ANSWER_ITEMS
+from judge_corpus import compact, corpus
 from test_runner_support import (
     FAST,
     TEST_KEY,
@@ -173,6 +174,19 @@ def test_judge_parse_reads_the_corpus_exactly(tmp_path: Path) -> None:
         else:
             assert not result["ok"] and result["scores"] is None, case.id
             assert case.reason in result["error"], case.id
+
+
+def test_judge_parse_notes_each_left_out_comment_once(tmp_path: Path) -> None:
+    source = tmp_path / "answers.jsonl"
+    answers = {"null": {**ANSWER_ITEMS, "9": None}, "object": {**ANSWER_ITEMS, "9": {"x": [1]}}}
+    source.write_text(
+        "".join(json.dumps({"id": k, "response": compact(v)}) + "\n" for k, v in answers.items())
+    )
+    out = tmp_path / "parsed.jsonl"
+    assert invoke("judge", "parse", str(source), "--output", str(out))[0] == 0
+    notes = {r["id"]: r["notes"] for r in map(json.loads, out.read_text().splitlines())}
+    assert notes["null"] == ["comments absent: 9"]
+    assert notes["object"] == ["item 9 (comment_literary_devices): not text, left out"]
 
 
 def test_judge_parse_exit_codes(tmp_path: Path) -> None:

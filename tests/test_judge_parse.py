@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from judge_corpus import ANSWER, SCORES, Case, accepted, compact, rejected
+from judge_corpus import ANSWER, SCORES, Case, accepted, compact, numbered_list, rejected
 from pydantic import ValidationError
 
 from poemetric.judge import (
+    COMMENTS,
     DIMENSIONS,
     GROUPS,
     JudgeAnswer,
@@ -19,6 +21,7 @@ from poemetric.judge import (
     parse_judge_response,
     parse_judgment,
 )
+from poemetric.prompts import JUDGE_TEMPLATE, load_template
 
 ACCEPTED = list(accepted())
 REJECTED = list(rejected())
@@ -51,6 +54,63 @@ def test_comment_text_is_kept_verbatim_and_never_read_as_a_score() -> None:
     answer = parse_judge_response(compact({**ANSWER, "13": text}))
     assert answer.comment_human_authorship == text.strip()
     assert answer.scores_by_question() == SCORES
+
+
+def _prompt_questions() -> dict[int, str]:
+    """The comment questions as prompts/judge.md prints them ("11. Please comment on ...")."""
+    text = load_template(JUDGE_TEMPLATE).text
+    numbers = "|".join(str(c.question) for c in COMMENTS)
+    return {int(m[1]): m[2] for m in re.finditer(rf"^({numbers})\. (.+)$", text, re.MULTILINE)}
+
+
+@pytest.mark.parametrize("shape", ["{q}: {c}", "{q} {c}", "{q}\n{c}", "{q}\n\n{c}", "{Q}: {c}"])
+def test_a_list_that_repeats_the_comment_question_keeps_only_the_comment(shape: str) -> None:
+    questions = _prompt_questions()
+    assert sorted(questions) == [9, 11, 13]
+    answer = {**ANSWER}
+    for number, question in questions.items():
+        shown = question.replace(" why", ", why").rstrip(".").upper()  # case and punctuation
+        answer[str(number)] = shape.format(q=question, Q=shown, c=ANSWER[str(number)])
+    parsed = parse_judgment(numbered_list(answer))
+    assert parsed.answer.comments() == {k: ANSWER[k] for k in ("9", "11", "13")}
+    assert parsed.answer.scores_by_question() == SCORES
+
+
+@pytest.mark.parametrize(
+    ("line", "comment"),
+    [
+        (  # the wording of the structured schema, with the prompt's "Please comment on"
+            "11. Please comment on why you gave your answer to question 10 above.: Because the "
+            "imagery is fresh.",
+            "Because the imagery is fresh.",
+        ),
+        (
+            "11. Why you gave your answer to question 10: Above all, it is flat.",
+            "Above all, it is flat.",
+        ),
+        (
+            "**11. Comment:** Please comment on why you gave the answer that you did for question "
+            "10 above. Flat.",
+            "Flat.",
+        ),
+        # the judge's own words are kept: no repeat, another item's question, or no break after it
+        ("11. Why you gave it a 3? Flat rhymes.", "Why you gave it a 3? Flat rhymes."),
+        (
+            "11. Please comment on why you gave the answer that you did for question 12 above: ok",
+            "Please comment on why you gave the answer that you did for question 12 above: ok",
+        ),
+        (
+            "11. Why you gave your answer to question 10 above all is its flatness.",
+            "Why you gave your answer to question 10 above all is its flatness.",
+        ),
+    ],
+)
+def test_the_repeated_question_is_stripped_only_when_it_is_the_instruments(
+    line: str, comment: str
+) -> None:
+    answer = {k: v for k, v in ANSWER.items() if k != "11"}
+    text = numbered_list(answer).replace("\n12. ", f"\n{line}\n12. ")
+    assert parse_judgment(text).answer.comment_overall_quality == comment
 
 
 def test_messages_name_every_failed_item() -> None:

@@ -110,3 +110,28 @@ def test_recognise_cli_reports_the_share(tmp_path: Path, user_model: Callable[..
         (row,) = analyze_run(store).table("recognition").to_dict("records")
     assert (row["judge"], row["poems"], row["recognised"]) == ("j", 2, 1)
     assert row["recognised_share"] == 0.5
+
+
+def test_recognise_refreshes_an_unparsable_cached_answer_only_when_asked(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    from test_judge_panel import invoke, write_judge
+
+    from poemetric.testing.servers import OpenAIServer
+
+    run = tmp_path / "run"
+    prepared_store(run, poems=1).close()
+    answers = ["Hmm, hard to say: {'title'"]
+    with OpenAIServer(lambda call: answers[-1], api_key=TEST_KEY) as server:
+        write_judge(user_model, "j", server.base_url)
+        recognise = ["judge", "recognise", "--run", str(run), "--judge", "j", "--no-progress"]
+        assert invoke(*recognise)[0] == 1  # unparsable: stored as an error
+        answers.append('{"title": "", "author": ""}')
+        assert invoke(*recognise)[0] == 1  # re-parsed from the cache, nobody asked
+        assert len(server.generation_requests) == 1
+        code, output = invoke(*recognise, "--refresh-failed-parses")
+        assert code == 0, output
+        assert len(server.generation_requests) == 2
+    with RunStore(run) as store:
+        (row,) = store.query("SELECT status, recognised FROM recognitions")
+    assert (row["status"], row["recognised"]) == ("ok", 0)

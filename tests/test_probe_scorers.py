@@ -368,3 +368,28 @@ def test_the_run_report_shows_probe_scores_kept_in_the_run(tmp_path: Path) -> No
     # The tables come from the first of the two copies alone: the skipped files (the pairs, the
     # other copy) are not named as their source.
     assert "From n-copy.jsonl in RUN/probes/" in probes
+
+
+def test_probe_run_hf_stopped_says_that_nothing_was_written(
+    tiny_bert: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C during `probe run --scorer hf:` exited 130 with no word of the scores (chat: says
+    where its answers are and how to resume)."""
+    import transformers
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+    from poemetric.probes.pairs import write_jsonl
+
+    def ctrl_c(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C in the middle of a forward pass
+
+    monkeypatch.setattr(transformers.BertForMaskedLM, "forward", ctrl_c)
+    pairs, scores = tmp_path / "pairs.jsonl", tmp_path / "scores.jsonl"
+    write_jsonl([pair(0), pair(1)], pairs)
+    args = ["probe", "run", str(pairs), "--scorer", f"hf:{tiny_bert}", "--device", "cpu"]
+    result = CliRunner().invoke(app, [*args, "-o", str(scores)])
+    assert result.exit_code == 130, result.output
+    text = " ".join(result.output.split())
+    assert f"Interrupted. Nothing was written: {scores} is written once every pair" in text
+    assert "Run it again with: poemetric" in text and not scores.exists()

@@ -6,6 +6,7 @@ cannot be a file, before any pair is built or scored."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,15 @@ def test_probe_report_counts_each_scored_pair_once(pairs: Path, tmp_path: Path) 
         (line,) = result.stderr.splitlines()
         assert line.startswith(f"error: {where}: pair '"), line
         assert "was scored by ngram:3 already at" in line
+
+
+def test_probe_run_limit_scores_the_first_pairs(pairs: Path, tmp_path: Path) -> None:
+    """`probe run` had no --limit (`probe build` and the other commands do)."""
+    every = [json.loads(line)["id"] for line in pairs.read_text(encoding="utf-8").splitlines()]
+    assert len(every) > 2
+    scores = tmp_path / "scores.jsonl"
+    command = ["probe", "run", str(pairs), "--limit", "2", "--output", str(scores)]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    scored = [json.loads(line)["pair_id"] for line in scores.read_text().splitlines()]
+    assert scored == every[:2] and "2 pairs scored by" in result.stdout

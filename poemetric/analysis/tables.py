@@ -350,7 +350,7 @@ def write_table(
         path = out / f"{name}.{fmt}"
         with replaced_when_done(path) as temp:  # Ctrl-C leaves no half-written table
             if fmt == "csv":
-                frame.to_csv(temp, index=False)
+                _integer_counts(frame).to_csv(temp, index=False)
             elif fmt == "tex":
                 temp.write_text(
                     to_latex(shown, caption=caption, label=f"tab:{name}", digits=digits),
@@ -361,6 +361,20 @@ def write_table(
                 temp.write_text(title + to_markdown(shown, digits=digits), encoding="utf-8")
         written.append(path)
     return written
+
+
+def _integer_counts(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with its count columns of whole numbers as integers: a count held as a float
+    (a pandas mean's sibling, a column with a missing value) is written `70`, not `70.0`, as the
+    .md and .tex tables print it."""
+    whole = [
+        column
+        for column in frame.columns
+        if _is_count(str(column))
+        and pd.api.types.is_float_dtype(frame[column])
+        and frame[column].dropna().map(float.is_integer).all()
+    ]
+    return frame.astype(dict.fromkeys(whole, "Int64")) if whole else frame
 
 
 def latex_preview(table_files: Sequence[Path], out: Path) -> Path:

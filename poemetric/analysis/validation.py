@@ -129,9 +129,9 @@ def discrimination(
     experts rated (every expert rating and every judge sample counts as one rating)."""
     rated = set(experts["generation_id"])
 
-    def summary(scores: pd.Series) -> dict[str, float]:
+    def summary(scores: pd.Series) -> dict[str, float | int]:
         return {
-            "n": float(scores.notna().sum()),
+            "n": int(scores.notna().sum()),
             "mean": float(scores.mean()),
             "sd": float(scores.std(ddof=1)),
         }

@@ -48,3 +48,22 @@ def interruptible(run: Path) -> Iterator[None]:
         )
         console.print(f"  {resume_command()}", highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=stopping.exit_status(stopping.received())) from None
+
+
+@contextmanager
+def nothing_written(output: Path, until: str) -> Iterator[None]:
+    """Ctrl-C or SIGTERM in a command that keeps nothing until it writes `output` at its end (a
+    local scorer of `probe run`, `until` "every pair is scored"): say that nothing was written
+    and how to start again; exit status 130 or 143, as `interruptible` does."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        console = Console(stderr=True)
+        console.print(
+            f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] Nothing was written: "
+            f"{plain(output)} is written once {until}. Run it again with:",
+            highlight=False,
+            soft_wrap=True,
+        )
+        console.print(f"  {resume_command()}", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(code=stopping.exit_status(stopping.received())) from None

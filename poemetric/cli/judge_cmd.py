@@ -57,6 +57,11 @@ JudgeNameOption = typer.Option(
     help="Judges or judge groups from judges/, comma-separated (e.g. 'gemini-2.5-pro' or "
     "'gpt-4o,claude-3.7-sonnet' or 'pilot'); env POEMETRIC_JUDGE.",
 )
+RefreshFailedParsesOption = typer.Option(
+    False,
+    "--refresh-failed-parses",
+    help="Pay for a new answer where the cached one still cannot be parsed.",
+)
 
 judge_app = typer.Typer(
     help="LLM-as-a-judge: score poems with the POEMetric questionnaire, parse answers, probe "
@@ -128,11 +133,7 @@ def judge(
     shard: str | None = ShardOption,
     batch: bool = BatchOption,
     concurrency: int | None = ConcurrencyOption,
-    refresh_failed_parses: bool = typer.Option(
-        False,
-        "--refresh-failed-parses",
-        help="Pay for a new answer where the cached one still cannot be parsed.",
-    ),
+    refresh_failed_parses: bool = RefreshFailedParsesOption,
     progress: bool = ProgressOption,
 ) -> None:
     """Score every ok generation with one or more LLM judges (blind to the author).
@@ -303,6 +304,7 @@ def recognise_command(
     dry_run: bool = DryRunOption,
     max_cost: float | None = MaxCostOption,
     concurrency: int | None = ConcurrencyOption,
+    refresh_failed_parses: bool = RefreshFailedParsesOption,
     progress: bool = ProgressOption,
 ) -> None:
     """Ask each judge to name the title and author of every human poem of the run (a
@@ -326,6 +328,7 @@ def recognise_command(
         shard=None,
         batch=False,
         concurrency=concurrency,
+        refresh_failed_parses=refresh_failed_parses,
         progress=progress,
     )
     with existing_run(run) as store, interruptible(run):

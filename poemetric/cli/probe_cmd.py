@@ -295,13 +295,16 @@ def run(
     ),
     seed: int = typer.Option(0, "--seed", help="chat: seed of the balanced answer order."),
     tasks: str | None = typer.Option(None, "--tasks", help="Only these tasks (comma-separated)."),
+    limit: int | None = typer.Option(
+        None, "--limit", "-n", min=1, help="Only the first N pairs (quick trials)."
+    ),
     tables: Path | None = typer.Option(
         None, "--tables", help="Also write the accuracy tables (CSV, LaTeX, Markdown) here."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="chat: progress bars."),
 ) -> None:
     """Score every pair (both texts) and print accuracy tables beside the papers' numbers."""
-    from poemetric.cli.interrupt import interruptible
+    from poemetric.cli.interrupt import interruptible, nothing_written
     from poemetric.probes.pairs import TASKS, PairFileError, read_pairs, write_jsonl
     from poemetric.probes.results import probe_tables
     from poemetric.probes.scorers import ScorerOptions, make_scorer
@@ -331,6 +334,7 @@ def run(
             else "no pairs; build them with `poemetric probe build`"
         )
         raise error_exit(f"{pairs_file}: {what}")
+    pairs = pairs[:limit]
     options = ScorerOptions(
         batch_size=batch_size,
         prefix_token=prefix_token,
@@ -341,10 +345,13 @@ def run(
         seed=seed,
         runner=RunnerOptions(progress=progress),
     )
+    # chat: calls go through the batch runner into --run: a stop says how to resume. The other
+    # scorers keep nothing before --output is written: a stop says that nothing was.
+    chat = scorer.startswith("chat:")
+    stop = interruptible(run_dir) if chat else nothing_written(output, "every pair is scored")
     try:
-        chosen = make_scorer(scorer, options)
-        # chat: calls go through the batch runner into --run: a stop says how to resume.
-        with interruptible(run_dir) if scorer.startswith("chat:") else nullcontext():
+        with stop:
+            chosen = make_scorer(scorer, options)
             records = chosen.score(pairs)
     except ValueError as error:
         raise error_exit(str(error)) from error

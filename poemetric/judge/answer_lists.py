@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from poemetric.judge.answer import LIKERT_LABELS, QUESTION_FIELDS
+from poemetric.judge.answer import COMMENTS, LIKERT_LABELS, QUESTION_FIELDS
 from poemetric.judge.answer_objects import (
     ALIASES,
     COMMENT_QUESTIONS,
@@ -123,8 +123,15 @@ def _line_value(line: _Line, candidate: Candidate) -> str | None:
         head, _, tail = rest.partition(":")
         if COMMENT_WORDS.fullmatch(normal(head)) or normal(head) in ALIASES:
             rest = tail.strip()
+        continuation = line.continuation
+        echoed = strip_question_echo(line.question, rest)
+        if echoed is not None:
+            rest = echoed
+            if not rest:  # the question as a heading, the answer in the next paragraph
+                while continuation and not continuation[0]:
+                    continuation = continuation[1:]
         paragraph: list[str] = []
-        for extra in line.continuation:
+        for extra in continuation:
             if not extra:
                 break
             paragraph.append(extra)
@@ -150,6 +157,38 @@ def _line_value(line: _Line, candidate: Candidate) -> str | None:
         following = [extra for extra in line.continuation if extra]
         value = following[0] if following else ""
     return strip_emphasis(value) or None
+
+
+#: The comment questions as the instrument words them (prompts/judge.md and the structured
+#: schema), normalised: "Please comment on why you gave the answer that you did for question 10
+#: above.", "Please give comments on why ...", "Why you gave your answer to question 10."
+_ECHOES = {
+    comment.question: re.compile(
+        r"(?:please (?:comment|give comments) on )?why you gave "
+        rf"(?:the answer that you did for|your answer to) question {comment.about}(?: above)?"
+    )
+    for comment in COMMENTS
+}
+_ECHO_END = tuple(".:?!-–—")
+_ECHO_MAX_WORDS = 24
+
+
+def strip_question_echo(question: int, text: str) -> str | None:
+    """The judge's words after the comment question repeated at the start of `text` ("11. Please
+    comment on why you gave ... question 10 above.: Because ..."), or None when `text` does not
+    start with it. The repeat must end `text` or end at punctuation, so "question 10: Above all,
+    ..." keeps the judge's "Above all"."""
+    echo = _ECHOES.get(question)
+    if echo is None:
+        return None
+    words = list(re.finditer(r"\S+", text))[:_ECHO_MAX_WORDS]
+    for word in reversed(words):
+        after = text[word.end() :].strip()
+        if after and not word.group().endswith(_ECHO_END):
+            continue
+        if echo.fullmatch(normal(text[: word.end()])):
+            return after
+    return None
 
 
 def _reads_as_score(text: str, question: int) -> bool:

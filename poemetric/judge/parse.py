@@ -128,6 +128,8 @@ class _Reading:
     comments: dict[int, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Comments given as something other than text (noted as such, not also as absent).
+    not_text: set[int] = field(default_factory=set)
 
     @property
     def items_present(self) -> int:
@@ -150,7 +152,8 @@ def _read(candidate: Candidate) -> _Reading:
                 reading.problems.append(f"{_label(question)} is given twice with different texts")
             elif given:
                 reading.comments[question] = given[0]
-            else:
+            elif any(v is not None for v in values):  # null is an absent comment, noted so
+                reading.not_text.add(question)
                 reading.notes.append(f"{_label(question)}: not text, left out")
     return reading
 
@@ -199,7 +202,8 @@ def _decide(candidates: list[Candidate]) -> tuple[JudgeAnswer, list[str]]:
         notes.append(f"{len(readings)} answers in the response agree")
     if primary.candidate.origin != "a JSON object":
         notes.append(f"read from {primary.candidate.origin}")
-    missing = [q for q in COMMENT_QUESTIONS if q not in primary.comments]
+    given = primary.comments.keys() | primary.not_text
+    missing = [q for q in COMMENT_QUESTIONS if q not in given]
     if missing:
         notes.append(f"comments absent: {', '.join(map(str, missing))}")
     notes += primary.notes + primary.candidate.extras
