@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -12,15 +11,12 @@ from rich.markup import escape
 
 from poemetric.cli.app import app
 from poemetric.cli.options import error_exit, output_file, output_folder, unknown_choice
+from poemetric.cli.probe_last_line import AllCallsFailed, last_line_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from poemetric.probes.builders import SourcePoem
-    from poemetric.probes.last_line import Search
-    from poemetric.probes.pairs import Pair
     from poemetric.probes.poem import RhymeSource
-    from poemetric.runner.runner import RunnerOptions
 
 console = Console()
 
@@ -153,7 +149,7 @@ def build(
             rhyme_source=cast("RhymeSource", rhyme_from),
         )
         if "last_line" in chosen:
-            generated, failed_calls = _last_line_pairs(
+            generated, failed_calls = last_line_pairs(
                 sources,
                 generator,
                 search,
@@ -164,11 +160,12 @@ def build(
                 rhyme_from,
                 options=RunnerOptions(progress=progress),
                 run_dir=run_dir,
+                say=_say,
             )
             pairs += generated
     except (ThesaurusUnavailable, ValueError) as error:
         raise error_exit(str(error)) from error
-    except _AllCallsFailed as error:
+    except AllCallsFailed as error:
         raise error_exit(str(error), code=1) from error
     count = write_jsonl(pairs, output)
     by_task: dict[str, int] = {}
@@ -182,83 +179,6 @@ def build(
     if failed_calls is not None:
         console.print(f"[yellow]{escape(failed_calls)}[/yellow]", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1)
-
-
-class _AllCallsFailed(Exception):
-    """Every call to the last_line generator failed: no line was written."""
-
-
-def _last_line_pairs(
-    sources: list[SourcePoem],
-    generator: str,
-    search: str,
-    attempts: int,
-    beams: int,
-    seed: int,
-    per_poem: int,
-    rhyme_from: str,
-    options: RunnerOptions,
-    run_dir: Path,
-) -> tuple[list[Pair], str | None]:
-    """The pairs, and a line saying how many generator calls failed (None when none did);
-    `_AllCallsFailed` when every one did. An API model's calls go through the batch runner,
-    stored in `run_dir`: Ctrl-C or SIGTERM says how to resume (exit 130 or 143)."""
-    from poemetric.cli.interrupt import interruptible
-    from poemetric.probes.last_line import build_last_line_pairs, generator_for
-    from poemetric.providers.base import ProviderError
-    from poemetric.providers.transformers_engine import LocalModelError
-    from poemetric.roster import get_model, load_roster, refuse_unusable
-
-    refuse_unusable(generator)  # a RosterError, a ValueError: `error:` naming the file
-    if generator not in load_roster("generators"):
-        raise ValueError(f"unknown --generator {generator!r}; see `poemetric models`")
-    spec = get_model(generator)  # its provider loads, or a RosterError naming the file
-    suffix = {"beam": "", "delayed_beam": "_dbs", "sample": "_sample"}[search]
-    api = spec.provider != "transformers"
-    if api:
-        suffix = "_chat"
-        output_folder(run_dir, "--run")
-    try:
-        line_generator = generator_for(
-            spec,
-            search=cast("Search", search),
-            attempts=attempts,
-            beams=beams,
-            run_dir=run_dir,
-            options=options,
-        )
-        with interruptible(run_dir) if api else nullcontext():
-            pairs = build_last_line_pairs(
-                sources,
-                line_generator,
-                seed=seed,
-                per_poem=per_poem,
-                rhyme_source=cast("RhymeSource", rhyme_from),
-                task=f"last_line{suffix}",
-            )
-    except (LocalModelError, ProviderError) as error:
-        raise ValueError(f"last_line: {error}") from error
-    report = getattr(line_generator, "report", None)
-    if report is not None:
-        stored = report.already_done + report.from_cache
-        _say(
-            f"last_line: {report.jobs} line(s) from {generator}: {stored} already in "
-            f"{run_dir}, {report.called} asked now, ${report.cost_usd:.4f}"
-        )
-    # Failed calls gave no candidate line: said here, or the command reported "0 pairs" alone.
-    failed, calls = getattr(line_generator, "failed", 0), getattr(line_generator, "calls", 0)
-    if not failed:
-        return pairs, None
-    first = getattr(line_generator, "first_error", None)
-    if failed == calls:
-        raise _AllCallsFailed(
-            f"last_line: all {calls} calls to {generator} failed, no line was written; "
-            f"first error: {first}"
-        )
-    return pairs, (
-        f"last_line: {failed} of {calls} calls to {generator} failed, their poems got fewer "
-        f"candidate lines; first error: {first}"
-    )
 
 
 @probe_app.command(
