@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from rich.console import Console
 from survey_support import serving
 from test_runner_support import prepared_store
+from typer.testing import CliRunner
 
+from poemetric.cli import app, survey_cmd
 from poemetric.judge import DIMENSION_KEYS
 from poemetric.survey import db, tokens
 from poemetric.survey.build import build_survey
@@ -55,3 +58,21 @@ def test_the_agreement_table_keeps_to_the_page_and_each_interval_to_one_line(
         )
         assert len(lines) == 11 and set(lines) == {1}, (width, lines)
     page.close()
+
+
+def test_a_rater_who_answered_on_paper_is_not_shown_to_have_passed_the_check(
+    live: tuple[Path, str], browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filled sheet has no attention check, yet the admin page showed "0 / 1" under "attention
+    checks failed" for its rater (and `survey status` "0/1"): read as passed."""
+    run, admin = live
+    page = browser.new_page()
+    page.goto(admin)
+    row = page.locator("tbody tr", has=page.locator("td", has_text="ann"))
+    assert row.locator("td").last.inner_text() == "not shown (imported)"
+    page.close()
+    monkeypatch.setattr(survey_cmd, "console", Console(width=200))  # one line per rater
+    status = CliRunner().invoke(app, ["survey", "status", "--run", str(run)])
+    assert status.exit_code == 0, status.output
+    ann = next(line for line in status.output.splitlines() if " ann " in line)
+    assert "not shown (imported)" in ann and "0/1" not in ann
