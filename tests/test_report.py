@@ -222,6 +222,24 @@ def test_judge_scores_and_comments_show_escaped(
     page.close()
 
 
+def test_score_heads_on_a_poem_card_are_not_cut(
+    demo_run: tuple[Path, Path, Path], browser: Browser
+) -> None:
+    """Ten equal columns cut "Form" to "Fo…" (at 1400 px, and in every 300 px card)."""
+    _, _, judged = demo_run
+    page, _, errors = _open(browser, judged)
+    heads = page.locator(".poem-grid .judgment table.scores").first.locator("th")
+    cut = "ths => ths.filter(th => { const r = document.createRange(); r.selectNodeContents(th);"
+    cut += " return r.getBoundingClientRect().width > th.clientWidth - 2; }).length"
+    for width in (1000, 1400):  # a card of 300 px, the narrowest, and the reported width
+        page.set_viewport_size({"width": width, "height": 900})
+        assert heads.all_inner_texts()[:3] == ["Form", "Thm", "Voc"]
+        assert heads.evaluate_all(cut) == 0, width
+    assert heads.first.get_attribute("title").startswith("1. The poem follows")
+    assert errors == []
+    page.close()
+
+
 def test_poem_text_cannot_break_out_of_the_data(tmp_path: Path) -> None:
     with build_synthetic_run(tmp_path / "run", poems_per_form=1) as store:
         store.conn.execute(

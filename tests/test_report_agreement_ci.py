@@ -1,13 +1,15 @@
 """The report shows the agreement intervals `analyze` writes for the same run: both commands
 take their bootstrap size and seed from one default (`report` used 200 resamples and `analyze`
 500, so the report's intervals differed from the table a paper cites), and `report --seed`
-exists as in `analyze`."""
+exists as in `analyze`. In a browser, the wide agreement and judges tables scroll in their
+own box, not the page."""
 
 from __future__ import annotations
 
 import math
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
@@ -19,6 +21,9 @@ from poemetric.cli import app, options
 from poemetric.report.build import load_report_run
 from poemetric.report.render import ci
 from poemetric.store import RunStore
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 STATS = ("pao", "adjacent", "qwk", "alpha_ordinal", "alpha_interval", "gwet_ac2_quadratic")
 TABLES = ("agreement", "agreement_experts")
@@ -112,3 +117,38 @@ def test_report_names_the_human_authorship_item_apart_from_the_human_poets(
     dimensions = html.split('id="dimensions"', 1)[1].split("<section", 1)[0]
     assert dimensions.count("12. Human authorship</figcaption>") == 2  # judge, experts
     assert "12. Human</figcaption>" not in dimensions
+
+
+#: Scrolls the box of the section's first table to its end, down and right, with the box at the
+#: top of the screen under the page's header; whether the header's last cell is then on top there.
+SCROLLED_HEAD_SHOWS = """section => {
+  const table = document.querySelector(`#${section} table.data`), box = table.parentElement;
+  box.scrollTop = box.scrollHeight; box.scrollLeft = box.scrollWidth;
+  const below = document.querySelector('header.top').getBoundingClientRect().bottom;
+  window.scrollBy(0, box.getBoundingClientRect().top - below);
+  const head = table.querySelector('thead th:last-child').getBoundingClientRect();
+  const shown = document.elementFromPoint(head.left + 2, head.top + 2);
+  return [box.scrollTop > 0 || box.scrollHeight <= box.clientHeight, shown?.closest('th') !== null
+          && shown.closest('th') === table.querySelector('thead th:last-child')];
+}"""
+
+
+def test_wide_tables_scroll_in_their_own_box_keeping_their_header(
+    run_with_experts: tuple[Path, Path], tmp_path: Path, browser: Browser
+) -> None:
+    """Under about 1090 px the judges and agreement tables made the whole page scroll sideways
+    (no box of their own: one would have ended their sticky header row)."""
+    run, experts = run_with_experts
+    path = tmp_path / "report.html"
+    given = ["report", "--run", str(run), "--experts", str(experts), "--bootstrap", "20"]
+    reported = CliRunner().invoke(app, [*given, "--out", str(path)])
+    assert reported.exit_code == 0, reported.output
+    page = browser.new_page(viewport={"width": 1090, "height": 600})
+    page.goto(path.as_uri())
+    page.wait_for_selector("html[data-ready=true]")
+    for width in (390, 800, 1090):
+        page.set_viewport_size({"width": width, "height": 600})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        for section in ("judges", "agreement"):
+            assert page.evaluate(SCROLLED_HEAD_SHOWS, section) == [True, True], (width, section)
+    page.close()

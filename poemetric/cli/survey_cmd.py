@@ -351,9 +351,11 @@ def status(run: Path = RunOption, survey: str = SurveyOption) -> None:
         db.load_survey(store, survey)
         rows = db.progress(store, survey)
     table = Table(title=f"Survey {survey}", header_style="bold")
-    for column in ("rater", "done", "of", "answers", "last answer (UTC)", "checks failed"):
-        table.add_column(column, justify="left" if column == "rater" else "right")
+    for column in ("rater", "done", "of", "answers", "last answer (UTC)", "attention checks"):
+        # A time is kept whole: a narrow terminal wraps the attention checks' words instead.
+        table.add_column(column, justify="left" if column == "rater" else "right",
+                         no_wrap=column.startswith("last"))  # fmt: skip
     for row in rows:
         table.add_row(row.rater, str(row.completed), str(row.assigned), str(row.answers),
-                      row.last_answer_at or "–", f"{row.checks_failed}/{row.checks}")  # fmt: skip
+                      row.last_answer_at or "–", row.checks_text())  # fmt: skip
     console.print(table)

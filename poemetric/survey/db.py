@@ -47,6 +47,22 @@ class RaterProgress:
     last_answer_at: str | None
     checks: int
     checks_failed: int
+    #: Checks answered; checks on poems answered only on paper (an imported sheet has none).
+    checks_taken: int = 0
+    checks_imported: int = 0
+
+    def checks_text(self) -> str:
+        """The attention checks as the admin page and `survey status` show them: failed of
+        taken, then those never shown (poems answered on paper) and those not answered yet."""
+        if not self.checks:
+            return "–"
+        parts = [f"{self.checks_failed} / {self.checks_taken} failed"] if self.checks_taken else []
+        pending = self.checks - self.checks_taken - self.checks_imported
+        for count, what in ((self.checks_imported, "not shown (imported)"),
+                            (pending, "not answered yet")):  # fmt: skip
+            if count:
+                parts.append(what if count == self.checks else f"{count} {what}")
+        return ", ".join(parts)
 
 
 def survey_ids(store: RunStore) -> list[str]:
@@ -252,14 +268,29 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
              ON s.survey_id = a.survey_id AND s.rater_id = a.rater_id
              AND s.generation_id = a.generation_id AND s.question = ?
              WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id
-             AND s.score != a.check_expected) AS failed
+             AND s.score != a.check_expected) AS failed,
+          (SELECT COUNT(*) FROM survey_assignments a JOIN survey_answers s
+             ON s.survey_id = a.survey_id AND s.rater_id = a.rater_id
+             AND s.generation_id = a.generation_id AND s.question = ?
+             WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id
+             AND a.check_expected IS NOT NULL AND s.score IS NOT NULL) AS taken,
+          (SELECT COUNT(*) FROM survey_assignments a
+             WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id
+             AND a.check_expected IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = a.survey_id
+               AND s.rater_id = a.rater_id AND s.generation_id = a.generation_id
+               AND s.question = ? AND s.score IS NOT NULL)
+             AND EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = a.survey_id
+               AND s.rater_id = a.rater_id AND s.generation_id = a.generation_id
+               AND s.source != ?)) AS imported
         FROM survey_raters r WHERE r.survey_id = ? ORDER BY r.rater_id
         """,
-        [ATTENTION_KEY, survey_id],
+        [ATTENTION_KEY, ATTENTION_KEY, ATTENTION_KEY, edits.WEB, survey_id],
     )
     return [
         RaterProgress(row["rater_id"], row["assigned"], row["completed"],
-                      *activity.get(row["rater_id"], (0, None)), row["checks"], row["failed"])
+                      *activity.get(row["rater_id"], (0, None)), row["checks"], row["failed"],
+                      checks_taken=row["taken"], checks_imported=row["imported"])
         for row in rows
     ]  # fmt: skip
 

@@ -10,18 +10,16 @@ tab drawn before the answer changed in another; saves arriving out of order), no
 (`survey import`, `ghostwriting import-lines`) after the page was drawn: `edits.py`.
 /admin/TOKEN shows progress and the agreement so far. Safety: unguessable links (tokens.py), a
 CSRF token and an Origin check on every POST, server-side validation of every field against the
-task's questions, a body size limit, Jinja autoescaping, a strict Content-Security-Policy,
+task's questions, a body size limit (guard.py), Jinja autoescaping, a strict Content-Security-Policy,
 no-referrer (the token is in the URL), and answers written in one SQLite transaction per
 request.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -34,22 +32,10 @@ from poemetric.reliability import STATISTICS, AgreementReport
 from poemetric.store import RunStore
 from poemetric.survey import db, edits, tokens
 from poemetric.survey.agreement import current_agreement
+from poemetric.survey.guard import MAX_BODY_BYTES, Guard
 from poemetric.survey.render import STATIC, render
 from poemetric.survey.tasks import MAX_TEXT_CHARS, AnswerError, Page, Question
 
-#: Largest request body accepted (a page's three comments at the length limit fit easily).
-MAX_BODY_BYTES = 256 * 1024
-SECURITY_HEADERS = {
-    "content-security-policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-    ),
-    "x-content-type-options": "nosniff",
-    "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
-    "cache-control": "no-store",
-    "cross-origin-opener-policy": "same-origin",
-}
 #: Prefix of the form's fields holding each answer's edit time (`edits.py`).
 EDITED = "edited:"
 #: The form's field holding the newest import the page shows (`edits.seen`).
@@ -63,53 +49,6 @@ ADMIN_LABELS = {
     "gwet_ac2_linear": "AC2 lin.", "gwet_ac2_quadratic": "AC2 quad.", "qwk": "QWK",
     "spearman": "Spearman", "kendall": "Kendall",
 }  # fmt: skip
-
-ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
-
-
-class Guard:
-    """ASGI middleware: security headers on every response; POST bodies must declare a length
-    within the limit and, when the browser sends an Origin, come from this site."""
-
-    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY_BYTES) -> None:
-        self.app, self.max_body = app, max_body
-
-    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self._refusal(scope["method"], headers)
-
-        async def send_with_headers(message: MutableMapping[str, Any]) -> None:
-            if message["type"] == "http.response.start":
-                extra = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
-                message["headers"] = [*message.get("headers", []), *extra]
-            await send(message)
-
-        if refusal is not None:
-            await JSONResponse({"error": refusal[1]}, status_code=refusal[0])(
-                scope, receive, send_with_headers
-            )
-            return
-        await self.app(scope, receive, send_with_headers)
-
-    def _refusal(self, method: str, headers: dict[str, str]) -> tuple[int, str] | None:
-        if method not in ("GET", "HEAD", "POST"):
-            return 405, "method not allowed"
-        if method != "POST":
-            return None
-        length = headers.get("content-length")
-        if length is None or not length.isdigit():
-            return 411, "a request body needs a Content-Length"
-        if int(length) > self.max_body:
-            return 413, f"request too large ({length} bytes, at most {self.max_body})"
-        origin = headers.get("origin")
-        if origin not in (None, "null") and urlsplit(origin).netloc != headers.get("host"):
-            return 403, "cross-site request refused"
-        if headers.get("sec-fetch-site") == "cross-site":
-            return 403, "cross-site request refused"
-        return None
 
 
 @dataclass

@@ -1,0 +1,71 @@
+"""The survey app's guard (ASGI middleware): security headers on every response, and POST
+bodies refused when too large, without a declared length, or sent from another site."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.responses import JSONResponse
+
+#: Largest request body accepted (a page's three comments at the length limit fit easily).
+MAX_BODY_BYTES = 256 * 1024
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "cache-control": "no-store",
+    "cross-origin-opener-policy": "same-origin",
+}
+
+ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
+
+
+class Guard:
+    """ASGI middleware: security headers on every response; POST bodies must declare a length
+    within the limit and, when the browser sends an Origin, come from this site."""
+
+    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY_BYTES) -> None:
+        self.app, self.max_body = app, max_body
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = self._refusal(scope["method"], headers)
+
+        async def send_with_headers(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                extra = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        if refusal is not None:
+            await JSONResponse({"error": refusal[1]}, status_code=refusal[0])(
+                scope, receive, send_with_headers
+            )
+            return
+        await self.app(scope, receive, send_with_headers)
+
+    def _refusal(self, method: str, headers: dict[str, str]) -> tuple[int, str] | None:
+        if method not in ("GET", "HEAD", "POST"):
+            return 405, "method not allowed"
+        if method != "POST":
+            return None
+        length = headers.get("content-length")
+        if length is None or not length.isdigit():
+            return 411, "a request body needs a Content-Length"
+        if int(length) > self.max_body:
+            return 413, f"request too large ({length} bytes, at most {self.max_body})"
+        origin = headers.get("origin")
+        if origin not in (None, "null") and urlsplit(origin).netloc != headers.get("host"):
+            return 403, "cross-site request refused"
+        if headers.get("sec-fetch-site") == "cross-site":
+            return 403, "cross-site request refused"
+        return None

@@ -1,0 +1,78 @@
+"""The survey's admin page in headless Chromium: its agreement table, and raters who answered
+on paper (imported sheets)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from rich.console import Console
+from survey_support import serving
+from test_runner_support import prepared_store
+from typer.testing import CliRunner
+
+from poemetric.cli import app, survey_cmd
+from poemetric.judge import DIMENSION_KEYS
+from poemetric.survey import db, tokens
+from poemetric.survey.build import build_survey
+from poemetric.survey.web import create_app
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """Two raters with an attention check each, who both answered on paper; the admin link."""
+    run = tmp_path_factory.mktemp("admin") / "run"
+    with prepared_store(run, poems=4) as store:
+        build_survey(store, raters="ann,ben", poems=4, checks=1, seed=1)
+        rows = [
+            (rater, page.generation_id, key, float(1 + (3 * i + j + len(rater)) % 5), None)
+            for rater in ("ann", "ben")
+            for i, page in enumerate(db.pages(store, "experts", rater))
+            for j, key in enumerate(DIMENSION_KEYS)
+        ]
+        db.import_answers(store, "experts", rows, source="sheet.csv", config={})
+    with serving(create_app(run, "experts")) as url:
+        yield run, f"{url}/admin/{tokens.admin_token(tokens.load_secret(run), 'experts')}"
+
+
+def test_the_agreement_table_keeps_to_the_page_and_each_interval_to_one_line(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """At 1280 px the table ran past the page (1312 px) and wrapped the intervals of its
+    overall row into narrow columns."""
+    _, admin = live
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(admin)
+    for width in (1280, 390):
+        page.set_viewport_size({"width": width, "height": 800})
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        lines = page.locator("tr.overall small").evaluate_all(
+            "cells => cells.map(c => c.getClientRects().length)"
+        )
+        assert len(lines) == 11 and set(lines) == {1}, (width, lines)
+    page.close()
+
+
+def test_a_rater_who_answered_on_paper_is_not_shown_to_have_passed_the_check(
+    live: tuple[Path, str], browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filled sheet has no attention check, yet the admin page showed "0 / 1" under "attention
+    checks failed" for its rater (and `survey status` "0/1"): read as passed."""
+    run, admin = live
+    page = browser.new_page()
+    page.goto(admin)
+    row = page.locator("tbody tr", has=page.locator("td", has_text="ann"))
+    assert row.locator("td").last.inner_text() == "not shown (imported)"
+    page.close()
+    monkeypatch.setattr(survey_cmd, "console", Console(width=200))  # one line per rater
+    status = CliRunner().invoke(app, ["survey", "status", "--run", str(run)])
+    assert status.exit_code == 0, status.output
+    ann = next(line for line in status.output.splitlines() if " ann " in line)
+    assert "not shown (imported)" in ann and "0/1" not in ann
