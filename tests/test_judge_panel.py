@@ -178,14 +178,20 @@ def test_judge_parse_reads_the_corpus_exactly(tmp_path: Path) -> None:
 
 def test_judge_parse_notes_each_left_out_comment_once(tmp_path: Path) -> None:
     source = tmp_path / "answers.jsonl"
-    answers = {"null": {**ANSWER_ITEMS, "9": None}, "object": {**ANSWER_ITEMS, "9": {"x": [1]}}}
+    answers = {
+        "null": {**ANSWER_ITEMS, "9": None},
+        "empty": {**ANSWER_ITEMS, "9": ""},
+        "object": {**ANSWER_ITEMS, "9": {"x": [1]}},
+    }
     source.write_text(
         "".join(json.dumps({"id": k, "response": compact(v)}) + "\n" for k, v in answers.items())
     )
     out = tmp_path / "parsed.jsonl"
     assert invoke("judge", "parse", str(source), "--output", str(out))[0] == 0
-    notes = {r["id"]: r["notes"] for r in map(json.loads, out.read_text().splitlines())}
-    assert notes["null"] == ["comments absent: 9"]
+    results = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    notes = {key: result["notes"] for key, result in results.items()}
+    assert notes["null"] == notes["empty"] == ["comments absent: 9"]
+    assert "9" not in results["empty"]["comments"]  # stored as absent (NULL), not as ""
     assert notes["object"] == ["item 9 (comment_literary_devices): not text, left out"]
 
 

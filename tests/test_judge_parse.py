@@ -113,6 +113,57 @@ def test_the_repeated_question_is_stripped_only_when_it_is_the_instruments(
     assert parse_judgment(text).answer.comment_overall_quality == comment
 
 
+@pytest.mark.parametrize("shape", ["{q} {c}", "{q}: {c}", "{q}\n{c}", "{Q}: {c}"])
+def test_a_json_comment_that_repeats_its_question_keeps_only_the_comment(shape: str) -> None:
+    answer = {**ANSWER}
+    for number, question in _prompt_questions().items():
+        shown = question.replace(" why", ", why").rstrip(".").upper()  # case and punctuation
+        answer[str(number)] = shape.format(q=question, Q=shown, c=ANSWER[str(number)])
+    parsed = parse_judgment(compact(answer))
+    assert parsed.answer.comments() == {k: ANSWER[k] for k in ("9", "11", "13")}
+    assert parsed.answer.scores_by_question() == SCORES
+
+
+@pytest.mark.parametrize(
+    ("value", "comment"),
+    [
+        (
+            "Why you gave your answer to question 10: Above all, it is flat.",
+            "Above all, it is flat.",
+        ),
+        ({"comment": "Please comment on why you gave your answer to question 10. Flat."}, "Flat."),
+        # the judge's own words are kept: another item's question, or no break after the repeat
+        (
+            "Please comment on why you gave the answer that you did for question 12 above: ok",
+            "Please comment on why you gave the answer that you did for question 12 above: ok",
+        ),
+        (
+            "Why you gave your answer to question 10 above all is its flatness.",
+            "Why you gave your answer to question 10 above all is its flatness.",
+        ),
+    ],
+)
+def test_a_json_comment_loses_only_the_instruments_question(value: object, comment: str) -> None:
+    parsed = parse_judgment(compact({**ANSWER, "11": value}))
+    assert parsed.answer.comment_overall_quality == comment
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["", "   ", "Please comment on why you gave the answer that you did for question 10 above."],
+)
+def test_an_empty_json_comment_is_absent(value: str) -> None:
+    parsed = parse_judgment(compact({**ANSWER, "11": value}))
+    assert parsed.answer.to_columns()["comment_overall_quality"] is None
+    assert parsed.comments_missing == [11]
+    assert parsed.notes == ("comments absent: 11",)
+
+
+def test_an_empty_json_comment_given_beside_a_full_one_is_not_a_disagreement() -> None:
+    text = compact(ANSWER).replace('"11": ', '"11": "", "11": ')
+    assert parse_judgment(text).answer.comment_overall_quality == ANSWER["11"]
+
+
 def test_messages_name_every_failed_item() -> None:
     broken = {**ANSWER, "1": 6, "3": 0, "10": "3-4"}
     del broken["6"]

@@ -10,6 +10,7 @@ import re
 import threading
 from collections import Counter
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from test_runner_support import (
@@ -231,3 +232,21 @@ def test_a_local_engine_judge_runs_in_its_own_process(store: RunStore) -> None:
     assert os.getpid() not in {json.loads(r["raw_response"])["pid"] for r in rows}
     # The engine answers "poem 0": kept as unparsable answers, as in the parent.
     assert all(r["error"].startswith("unparsable answer: ") for r in rows)
+
+
+def test_refresh_failed_parses_is_the_option_of_judge_and_recognise() -> None:
+    """The same runner re-parses the cache first for all three, so the help says the same."""
+    from typer.main import get_command
+
+    root = get_command(app)
+
+    def refresh_help(*path: str) -> str | None:
+        command: Any = root
+        for name in path:
+            command = command.get_command(None, name)  # the root imports a command's module
+        (option,) = [p for p in command.params if p.name == "refresh_failed_parses"]
+        return cast(str | None, option.help)
+
+    helps = {refresh_help("judge"), refresh_help("judge", "recognise")}
+    helps.add(refresh_help("ghostwriting", "style-match"))
+    assert len(helps) == 1 and "still cannot be parsed" in str(helps.pop())

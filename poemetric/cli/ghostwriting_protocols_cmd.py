@@ -20,6 +20,7 @@ from poemetric.cli.generate_cmd import (
 from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
+    RefreshFailedParsesOption,
     judge_spec,
     load_judges,
     open_judged_run,
@@ -69,9 +70,7 @@ def style_match_command(
     shard: str | None = ShardOption,
     batch: bool = BatchOption,
     concurrency: int | None = ConcurrencyOption,
-    refresh_failed_parses: bool = typer.Option(
-        False, "--refresh-failed-parses", help="Pay for a new answer where the cached one fails."
-    ),
+    refresh_failed_parses: bool = RefreshFailedParsesOption,
     progress: bool = ProgressOption,
 ) -> None:
     """Style matching by an LLM judge: for each poem, which of four human poems is by the poet

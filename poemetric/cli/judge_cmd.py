@@ -24,6 +24,7 @@ from poemetric.cli.generate_cmd import (
 from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
     LOCAL_JUDGE,
+    RefreshFailedParsesOption,
     load_judges,
     local_judge_commands,
     open_judged_run,
@@ -56,11 +57,6 @@ JudgeNameOption = typer.Option(
     envvar="POEMETRIC_JUDGE",
     help="Judges or judge groups from judges/, comma-separated (e.g. 'gemini-2.5-pro' or "
     "'gpt-4o,claude-3.7-sonnet' or 'pilot'); env POEMETRIC_JUDGE.",
-)
-RefreshFailedParsesOption = typer.Option(
-    False,
-    "--refresh-failed-parses",
-    help="Pay for a new answer where the cached one still cannot be parsed.",
 )
 
 judge_app = typer.Typer(

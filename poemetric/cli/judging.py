@@ -7,12 +7,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import typer
+
 from poemetric.cli.options import did_you_mean, error_exit, existing_run, require_poems
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
     from poemetric.store import RunStore
 
+
+#: `--refresh-failed-parses` of every command that asks a judge and parses its answer (`judge`,
+#: `judge recognise`, `ghostwriting style-match`): all three go through the same runner, which
+#: re-parses a cached answer first and pays for a new one only where that still fails.
+RefreshFailedParsesOption = typer.Option(
+    False,
+    "--refresh-failed-parses",
+    help="Pay for a new answer where the cached one still cannot be parsed.",
+)
 
 #: The judge file for any model behind an OpenAI-compatible server, and the variables it reads.
 LOCAL_JUDGE = "local-openai"

@@ -1,6 +1,8 @@
 """Marks a model writes on the poem's own lines: a syllable count at the end of each line
-("... at noon, (10)") and a label at the start ("Line 1: ..."). Each is removed only when most
-lines carry one, so a single bracketed number or a verse line starting "Line" stays."""
+("... at noon, (10)"), a label at the start ("Line 1: ...") and a plain number at the start
+("1. ...", "1) ...", "(1) ..."). Each is removed only when most lines carry one (a number only when
+every line does), so a single bracketed number, a verse line starting "Line" or a list poem's few
+numbered items stay."""
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ _COUNT_TAG = re.compile(
 _LINE_LABEL = re.compile(
     r"^\s*(?:\*\*|__)?(?:line|l)\s*(\d{1,3})\s*[:.)\-–—]\s*(?:\*\*|__)?\s*(?=\S)", re.IGNORECASE
 )
+
+_LINE_NUMBER = re.compile(r"^\s*(?:\*\*|__)?(\(\d{1,3}\)|\d{1,3}[.)])(?:\*\*|__)?[ \t]+(?=\S)")
 
 
 def _most(marked: int, content: int) -> bool:
@@ -58,4 +62,38 @@ def strip_line_labels(lines: list[str], notes: list[str]) -> list[str]:
     notes.append(f"removed 'Line N:' labels from {len(numbers)} line(s)")
     return [
         line[label.end() :] if label else line for line, label in zip(lines, labels, strict=True)
+    ]
+
+
+def _numbered_upwards(lines: list[str], numbers: list[int | None]) -> bool:
+    """The numbers run 1, 2, 3 ... down the poem, or start again from 1 at a stanza's first line."""
+    previous = 0
+    for index, number in enumerate(numbers):
+        if number is None:
+            continue
+        stanza_start = index == 0 or not lines[index - 1].strip()
+        if number != previous + 1 and not (number == 1 and stanza_start):
+            return False
+        previous = number
+    return True
+
+
+def strip_line_numbers(lines: list[str], notes: list[str]) -> list[str]:
+    """Remove "1. ", "1) " or "(1) " at the start of lines when every line of the poem, four or
+    more, carries one, in one style, numbered upwards from 1. A poem with a line left unnumbered
+    (a list poem's opening line, an item running over two lines) or only three lines keeps them."""
+    matches = [_LINE_NUMBER.match(line) for line in lines]
+    marked = [match for match in matches if match]
+    content = sum(1 for line in lines if line.strip())
+    if len(marked) < 4 or len(marked) != content:
+        return lines
+    styles = {re.sub(r"\d", "", match.group(1)) for match in marked}  # ".", ")" or "()"
+    numbers = [int(re.sub(r"\D", "", match.group(1))) if match else None for match in matches]
+    if len(styles) != 1 or not _numbered_upwards(lines, numbers):
+        return lines
+    notes.append(
+        f"removed line numbers from {len(marked)} line(s), such as {marked[0].group(0).strip()!r}"
+    )
+    return [
+        line[match.end() :] if match else line for line, match in zip(lines, matches, strict=True)
     ]

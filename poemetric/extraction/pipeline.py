@@ -1,6 +1,6 @@
 """The extraction passes, in order: HTML line breaks, code fences, rules, preamble, the first of
-several alternatives, title, closing remarks, syllable counts at line ends, "Line 1:" labels,
-stanza labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
+several alternatives, title, closing remarks, syllable counts at line ends, "Line 1:" labels, line
+numbers ("1. "), stanza labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
 
 from __future__ import annotations
 
@@ -21,7 +21,11 @@ from poemetric.extraction.classify import (
     _quote,
 )
 from poemetric.extraction.closing import strip_trailing_chatter
-from poemetric.extraction.marks import strip_line_labels, strip_syllable_counts
+from poemetric.extraction.marks import (
+    strip_line_labels,
+    strip_line_numbers,
+    strip_syllable_counts,
+)
 from poemetric.extraction.reasoning import split_reasoning
 
 
@@ -74,6 +78,7 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     lines = strip_trailing_chatter(lines, notes)
     lines = strip_syllable_counts(lines, notes)
     lines = strip_line_labels(lines, notes)
+    lines = strip_line_numbers(lines, notes)
     lines = _strip_labels(lines, notes)
     lines = _strip_markdown(lines, notes)
     poem = _tidy(lines)

@@ -225,6 +225,8 @@ class Candidate:
         self.values.setdefault(question, []).append(value)
 
 
+#: `Candidate.origin` of an answer read from a JSON object.
+OBJECT_ORIGIN = "a JSON object"
 _SCORE_FIELDS = ("score", "rating", "value", "answer", "likert")
 _TEXT_FIELDS = ("comment", "comments", "text", "explanation", "reason")
 
@@ -270,7 +272,7 @@ def object_candidates(body: str) -> Iterator[Candidate]:
         pairs = load_pairs(body[start:end])
         if pairs is None:
             continue
-        candidate = Candidate("a JSON object")
+        candidate = Candidate(OBJECT_ORIGIN)
         _collect(pairs, candidate)
         if candidate.values or candidate.problems:
             yield candidate

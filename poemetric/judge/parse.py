@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from poemetric.judge.answer import COMMENTS, QUESTION_FIELDS, JudgeAnswer, JudgeParseError
-from poemetric.judge.answer_lists import list_candidates
+from poemetric.judge.answer_lists import list_candidates, strip_question_echo
 from poemetric.judge.answer_objects import (
     COMMENT_QUESTIONS,
+    OBJECT_ORIGIN,
     SCORE_QUESTIONS,
     Candidate,
     blank_spans,
@@ -146,16 +147,28 @@ def _read(candidate: Candidate) -> _Reading:
         if question in SCORE_QUESTIONS:
             _read_score_item(reading, question, values)
         else:
-            texts = [read_comment(v) for v in values]
-            given = list(dict.fromkeys(t for t in texts if t is not None))
+            in_object = candidate.origin == OBJECT_ORIGIN
+            texts = [_comment_text(question, v, in_object) for v in values]
+            given = list(dict.fromkeys(t for t in texts if t))
             if len(given) > 1:
                 reading.problems.append(f"{_label(question)} is given twice with different texts")
             elif given:
                 reading.comments[question] = given[0]
-            elif any(v is not None for v in values):  # null is an absent comment, noted so
+            elif any(t is None and v is not None for t, v in zip(texts, values, strict=True)):
+                # null and "" are an absent comment, noted so; an object or a number list is not
                 reading.not_text.add(question)
                 reading.notes.append(f"{_label(question)}: not text, left out")
     return reading
+
+
+def _comment_text(question: int, value: Any, in_object: bool) -> str | None:
+    """The comment in `value` ("" when empty), without the comment question repeated at its
+    start when it comes from a JSON object (a list's lines have it taken off already)."""
+    text = read_comment(value)
+    if text is not None and in_object:
+        echoed = strip_question_echo(question, text)
+        text = text if echoed is None else echoed
+    return text
 
 
 def _read_score_item(reading: _Reading, question: int, values: list[Any]) -> None:
@@ -200,7 +213,7 @@ def _decide(candidates: list[Candidate]) -> tuple[JudgeAnswer, list[str]]:
         raise JudgeParseError("invalid judge answer: " + "; ".join(problems), problems)
     if len(readings) > 1:
         notes.append(f"{len(readings)} answers in the response agree")
-    if primary.candidate.origin != "a JSON object":
+    if primary.candidate.origin != OBJECT_ORIGIN:
         notes.append(f"read from {primary.candidate.origin}")
     given = primary.comments.keys() | primary.not_text
     missing = [q for q in COMMENT_QUESTIONS if q not in given]
