@@ -1,0 +1,107 @@
+"""The docs' commands and links against the code: every `poemetric ...` command quoted in the README,
+docs/ (not the changelog, which quotes old spellings on purpose) and the dataset, prompt and
+recipe READMEs names a real command and only options that command has, and every link to a
+section (`file.md#anchor`) finds its heading. A renamed flag or section otherwise leaves a
+copied command failing or a link dead."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Any
+
+import typer
+import typer.main
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [
+    ROOT / "README.md",
+    *sorted(p for p in (ROOT / "docs").glob("*.md") if p.name != "changelog.md"),
+    ROOT / "prompts" / "README.md",
+    ROOT / "analysis" / "README.md",
+    *sorted((ROOT / "datasets").glob("*/README.md")),
+]
+OPTION = re.compile(r"--?[a-zA-Z][a-zA-Z0-9-]*")
+
+
+def _snippets(text: str) -> list[str]:
+    """Lines of fenced code blocks (continuations joined) and inline code spans."""
+    blocks = re.findall(r"```[^\n]*\n(.*?)```", text, re.S)
+    lines = [line for block in blocks for line in block.replace("\\\n", " ").splitlines()]
+    rest = re.sub(r"```.*?```", "", text, flags=re.S)
+    return lines + [span.replace("\n", " ") for span in re.findall(r"`([^`]+)`", rest)]
+
+
+def _resolve(words: list[str]) -> tuple[Any, list[str], list[str]]:
+    command: Any = typer.main.get_command(app)
+    path: list[str] = []
+    while hasattr(command, "commands") and len(path) < len(words):
+        sub = command.get_command(typer.Context(command), words[len(path)])
+        if sub is None:
+            break
+        command = sub
+        path.append(words[len(path)])
+    return command, path, words[len(path) :]
+
+
+def _options(command: Any) -> set[str]:
+    names = {"--help"}
+    for param in command.params:
+        names |= set(getattr(param, "opts", [])) | set(getattr(param, "secondary_opts", []))
+    return names
+
+
+def test_every_quoted_command_names_a_real_command_and_its_own_options() -> None:
+    problems: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for doc in DOCS:
+        for snippet in _snippets(doc.read_text(encoding="utf-8")):
+            for match in re.finditer(r"(?:^|[\s;&|(])poemetric((?:\s+[^\s;&|)]+)*)", snippet):
+                text = match.group(1).split("#")[0].replace("…", "").replace("...", "")
+                try:
+                    words = shlex.split(text)
+                except ValueError:
+                    words = text.split()
+                if not words or words[0] in ("--version", "--help"):
+                    continue
+                command, path, rest = _resolve(words)
+                where = f"{doc.relative_to(ROOT)}: `poemetric{match.group(1)}`"
+                if not path or (hasattr(command, "commands") and rest and rest[0].isalpha()):
+                    problems.append(f"{where}: no such command")
+                    continue
+                seen.add(tuple(path))
+                known = _options(command)
+                for word in rest:
+                    option = word.split("=", 1)[0]
+                    if OPTION.fullmatch(option) and option not in known:
+                        problems.append(f"{where}: {' '.join(path)} has no option {option}")
+    assert not problems, "\n".join(problems)
+    assert len(seen) >= 30  # the docs quote most commands; an empty scan would pass silently
+    for names in sorted(seen):
+        assert CliRunner().invoke(app, [*names, "--help"]).exit_code == 0, names
+
+
+def _anchors(doc: Path) -> set[str]:
+    """GitHub's heading ids: lower case, punctuation dropped, spaces as hyphens."""
+    text = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.S)
+    anchors: set[str] = set()
+    for heading in re.findall(r"^#{1,6}\s+(.*)$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        anchors.add(slug if slug not in anchors else f"{slug}-1")
+    return anchors
+
+
+def test_every_link_to_a_section_finds_its_heading() -> None:
+    problems = []
+    for doc in [*DOCS, ROOT / "docs" / "changelog.md"]:
+        for target in re.findall(
+            r"\]\(([^)\s#]*\.md)?#([\w-]+)\)", doc.read_text(encoding="utf-8")
+        ):
+            linked = (doc.parent / target[0]) if target[0] else doc
+            if not linked.is_file() or target[1] not in _anchors(linked):
+                problems.append(f"{doc.relative_to(ROOT)}: {target[0]}#{target[1]}")
+    assert not problems, "\n".join(problems)
