@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_runner_support import VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -57,3 +58,31 @@ def test_a_base_url_without_v1_stops_the_model_with_a_hint(folder: Path, tmp_pat
         assert fixed.exit_code == 0, fixed.output
     with RunStore(run, create=False) as store:
         assert store.count("generations", "author = 'no-v1' AND status = 'ok'") == 3
+
+
+def test_the_local_judge_pointed_at_another_model_says_its_answers_are_kept(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`judge --judge local-openai` again with another POEMETRIC_LOCAL_MODEL said every job was
+    done, asked nothing, and relabelled the first model's judgments with the second model's
+    name, without a word; it now warns (and still keeps what is stored)."""
+    run = tmp_path / "run"
+    made = CliRunner().invoke(app, ["generate", "--run", str(run), "--limit", "2", "--no-progress"])
+    assert made.exit_code == 0, made.output
+    judge = ["judge", "--run", str(run), "--judge", "local-openai", "--no-progress"]
+    with OpenAIServer(lambda call: VALID_JUDGE_ANSWER) as server:
+        monkeypatch.setenv("POEMETRIC_LOCAL_BASE_URL", server.base_url)
+        monkeypatch.setenv("POEMETRIC_LOCAL_API_KEY", "EMPTY")
+        monkeypatch.setenv("POEMETRIC_LOCAL_MODEL", "llama3:8b")
+        first = CliRunner().invoke(app, judge)
+        assert first.exit_code == 0 and "warning" not in first.stderr, first.output
+        again = CliRunner().invoke(app, judge)
+        assert again.exit_code == 0 and "warning" not in again.stderr, again.output
+        monkeypatch.setenv("POEMETRIC_LOCAL_MODEL", "Qwen/Qwen2.5-7B-Instruct")
+        switched = CliRunner().invoke(app, judge)
+        assert switched.exit_code == 0, switched.output
+    assert switched.stderr.startswith(
+        "warning: local-openai: this run's judge answers so far came from model 'llama3:8b'; "
+        "its file now names 'Qwen/Qwen2.5-7B-Instruct'."
+    )
+    assert {call.body["model"] for call in server.generation_requests} == {"llama3:8b"}
