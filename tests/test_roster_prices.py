@@ -11,12 +11,14 @@ import poemetric.cli.generate_cmd  # registers `poemetric generate`
 import poemetric.cli.models_cmd  # noqa: F401 - registers `poemetric models`
 from poemetric.cli.app import app
 from poemetric.roster import load_model_file, load_roster, price_unknown
+from poemetric.store import RunStore
+from poemetric.testing.servers import OpenAIServer
 
 UNPRICED = """\
 name: {name}
 provider: openai-compatible
 model: some-paid-model
-base_url: http://127.0.0.1:9/v1
+base_url: https://api.example.com/v1
 api_key_env: TINY_API_KEY
 """
 
@@ -74,3 +76,50 @@ def test_max_cost_refuses_a_model_of_unknown_price(tmp_path: Path) -> None:
     assert "warning: price unknown for unpriced: its cost is counted as $0" in warned.stderr
     priced = CliRunner().invoke(app, [*args[:4], "gpt-4o,markov", "--dry-run", "--max-cost", "1"])
     assert priced.exit_code == 0 and "price unknown" not in priced.stderr
+
+
+LOCAL = """\
+name: {name}
+provider: openai-compatible
+model: {model}
+base_url: {base_url}
+api_key_env: LOCAL_SERVER_KEY
+"""
+
+
+def test_a_server_on_this_machine_is_free_not_of_unknown_price(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model behind a `vllm serve` / llama.cpp / Ollama on localhost, whose file gives no
+    pricing (nothing to price), showed `?`, was warned about by every command, and `--max-cost`
+    refused it, so a run mixing it with paid models could not be capped."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    monkeypatch.setenv("LOCAL_SERVER_KEY", "EMPTY")
+    with OpenAIServer() as server:
+        urls = {
+            "lora-a": ("Qwen/Qwen2.5-7B-Instruct", f"http://localhost:{server.port}/v1"),
+            "lora-b": ("llama3:8b", f"http://127.0.0.1:{server.port}/v1/"),
+        }
+        for name, (model, url) in urls.items():
+            (folder / f"{name}.yaml").write_text(LOCAL.format(name=name, model=model, base_url=url))
+        assert not any(price_unknown(load_model_file(folder / f"{n}.yaml")) for n in urls)
+        env = {"POEMETRIC_GENERATORS_DIR": str(folder), "COLUMNS": "250"}
+        listed = CliRunner().invoke(app, ["models"], env=env)
+        assert listed.exit_code == 0, listed.output
+        rows = [line for line in listed.output.splitlines() if line.startswith("lora-")]
+        assert len(rows) == 2 and all(row.count(" - ") == 2 and "?" not in row for row in rows)
+        assert "price ?" not in listed.output
+        run = tmp_path / "run"
+        args = ["generate", "--run", str(run), "--limit", "2", "--max-cost", "1", "--models"]
+        capped = CliRunner().invoke(app, [*args, "lora-a,lora-b,gpt-4o", "--dry-run"], env=env)
+        assert capped.exit_code == 0, capped.output
+        assert "price unknown" not in capped.stderr
+        ran = CliRunner().invoke(app, [*args, "lora-a,lora-b", "--no-progress"], env=env)
+        assert ran.exit_code == 0 and "price unknown" not in ran.stderr, ran.output
+    assert {call.body["model"] for call in server.generation_requests} == {
+        "Qwen/Qwen2.5-7B-Instruct",
+        "llama3:8b",
+    }
+    with RunStore(run, create=False) as store:
+        assert store.count("generations", "status = 'ok' AND author LIKE 'lora-%'") == 4

@@ -191,7 +191,10 @@ def check_prices(models: Sequence[ModelSpec], max_cost: float | None) -> None:
     if not unknown:
         return
     names = ", ".join(unknown)
-    fix = "add pricing: input_per_mtok and output_per_mtok to its file (docs/models.md)"
+    fix = (
+        "add pricing: input_per_mtok and output_per_mtok to its file (both 0 for a server of "
+        "your own) (docs/models.md)"
+    )
     if max_cost is not None:
         raise error_exit(f"--max-cost cannot bound {names}: its price is unknown; {fix}")
     Console(stderr=True).print(

@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
+from urllib.parse import urlsplit
 
 import openai
 from openai import AsyncOpenAI
@@ -287,6 +288,22 @@ class OpenAICompatibleProvider(OpenAIProvider):
                 f"model {spec.name!r}: provider 'openai-compatible' needs base_url", retryable=False
             )
         super().__init__(spec)
+
+    def translate(self, error: BaseException) -> ProviderError:
+        """As `OpenAIProvider.translate`; a 404 from a `base_url` without a path (`vllm serve`
+        and Ollama answer under `/v1`, so every call would 404) stops the model with a hint."""
+        translated = super().translate(error)
+        base_url = self.spec.base_url or ""
+        if translated.status == 404 and urlsplit(base_url).path.strip("/") == "":
+            translated = ProviderError(
+                f"{translated} (base_url {base_url} has no path: OpenAI-compatible servers such "
+                f"as vllm serve and Ollama answer under /v1, e.g. {base_url.rstrip('/')}/v1)",
+                retryable=False,
+                status=404,
+                raw=translated.raw,
+                fatal=True,
+            )
+        return translated
 
 
 def _put(body: dict[str, Any], key: str, value: Any) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import ProviderLoadError, provider_class
+from poemetric.providers.remote_common import is_local
 from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind, _dedupe
 from poemetric.roster.groups import load_groups
 from poemetric.roster.loading import Roster, RosterEntry, UnusableModel, load_catalog
@@ -32,8 +33,12 @@ class ModelRow:
 def price_unknown(spec: ModelSpec) -> bool:
     """A model called through a paid API whose file gives no input and output price: its cost
     is unknown, not 0 (`Pricing` reads an absent price as 0). Local providers (vLLM, transformers,
-    the Markov baseline) cost nothing per token, so their prices are never unknown."""
+    the Markov baseline) cost nothing per token, and neither does a server on this machine (a
+    `base_url` on localhost, 127.x.x.x or ::1: a `vllm serve`, llama.cpp or Ollama), so their
+    prices are never unknown."""
     if {"input_per_mtok", "output_per_mtok"} <= spec.pricing.model_fields_set:
+        return False
+    if is_local(spec.base_url):
         return False
     try:
         return provider_class(spec.provider).remote

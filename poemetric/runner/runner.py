@@ -56,7 +56,7 @@ from poemetric.runner.leases import Leases
 from poemetric.runner.planning import add_estimates, lease_jobs, plan_model, replay_cached
 from poemetric.runner.report import ModelReport, StageReport
 from poemetric.store.db import RunStore
-from poemetric.store.models import record_models
+from poemetric.store.models import changed_models, record_models
 from poemetric.store.shards import record_shard
 
 
@@ -230,6 +230,16 @@ def run_stage(
     console: Console | None = None,
 ) -> StageReport:
     """Run (or plan) a stage for several models; remote models run concurrently."""
+    for name, before, now in changed_models(store, stage, specs):
+        Console(stderr=True).print(
+            f"warning: {name}: this run's {stage} answers so far came from model {before!r}; "
+            f"its file now names {now!r}. Stored answers are kept (only missing ones are asked) "
+            "and all are labelled as the file now says; to compare the two, give each model its "
+            "own file name (copy the file) or use a new --run",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     if not options.dry_run:
         record_models(store, stage, specs)  # each model's shard once it ran it (`one`)
     report = StageReport(

@@ -38,6 +38,21 @@ def record_models(store: RunStore, stage: str, specs: Iterable[ModelSpec]) -> No
         store.update_meta(MODELS_META_KEY, lambda held: _added(held, {stage: records}, True))
 
 
+def changed_models(
+    store: RunStore, stage: str, specs: Iterable[ModelSpec]
+) -> list[tuple[str, str, str]]:
+    """(name, recorded model id, the file's model id) for each of `specs` that ran this stage
+    under its name with another model id (a `judges/local-openai.yaml` whose
+    POEMETRIC_LOCAL_MODEL changed): its stored answers are kept and take the new file's label."""
+    held = recorded_models(store).get(stage, {})
+    changed = []
+    for spec in specs:
+        before = (held.get(spec.name) or {}).get("model")
+        if isinstance(before, str) and before != spec.model:
+            changed.append((spec.name, before, spec.model))
+    return changed
+
+
 def recorded_models(store: RunStore) -> dict[str, dict[str, dict[str, Any]]]:
     """stage -> model name -> record; empty for runs made before models were recorded."""
     value = store.get_meta(MODELS_META_KEY, {})
