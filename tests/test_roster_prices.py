@@ -57,7 +57,7 @@ def test_models_shows_an_unknown_price_as_unknown(tmp_path: Path) -> None:
     assert listed.exit_code == 0, listed.output
     row = next(line for line in listed.output.splitlines() if line.startswith("unpriced "))
     assert row.count("?") == 2 and " - " not in row  # "-" is free (a local model)
-    assert "price ?: discount-only, unpriced gives no pricing:" in listed.output
+    assert "price ?: discount-only, unpriced give no pricing: in their files" in listed.output
 
 
 def test_max_cost_refuses_a_model_of_unknown_price(tmp_path: Path) -> None:

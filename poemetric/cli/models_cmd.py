@@ -132,9 +132,12 @@ def models(
     console.print(table)
     unpriced = [row.name for row in rows if not row.price_known]
     if unpriced:
+        one = len(unpriced) == 1
         console.print(
-            f"price ?: {', '.join(unpriced)} gives no pricing: in its file; cost estimates count "
-            "it as $0 and --max-cost refuses it (docs/models.md)",
+            f"price ?: {', '.join(unpriced)} {'gives' if one else 'give'} no pricing: in "
+            f"{'its file' if one else 'their files'}; cost estimates count "
+            f"{'it' if one else 'them'} as $0 and --max-cost refuses "
+            f"{'it' if one else 'them'} (docs/models.md)",
             markup=False,
         )
     if unusable:
