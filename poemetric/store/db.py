@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -20,6 +19,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
+from poemetric.store.connect import (
+    ReadOnlyStoreError,
+    StoreError,
+    connect_read_only,
+    connect_read_write,
+    read_only_message,
+    writable,
+)
 from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, SCHEMA_VERSION
 
 DB_NAME = "poemetric.sqlite"
@@ -33,10 +40,6 @@ RESULT_TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "probe_choices": ("pair_id", "scorer", "sample_index"),
     "probe_lines": ("line_id",),
 }
-
-
-class StoreError(RuntimeError):
-    pass
 
 
 def utc_now() -> str:
@@ -85,14 +88,20 @@ class RunStore:
                 f"no run store at {self.path}{_runs_beside(self.run_dir)}; start a run with "
                 f"`poemetric generate --run {self.run_dir}` or `poemetric demo`"
             )
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
-        self.conn.row_factory = sqlite3.Row
+        #: True where this process cannot write the run (a read-only copy): reading works,
+        #: and a write raises `ReadOnlyStoreError` saying so.
+        self.read_only = self.path.exists() and not writable(self.path)
         try:
-            _use_wal(self.conn, deadline=time.monotonic() + 60.0)
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.execute("PRAGMA busy_timeout=60000")
+            if self.read_only:
+                self.conn = connect_read_only(self.path)
+            else:
+                self.run_dir.mkdir(parents=True, exist_ok=True)
+                self.conn = connect_read_write(self.path)
+        except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.OperationalError):
+                raise
+            raise StoreError(not_a_store(self.path, error)) from None
+        try:
             self._migrate()
         except BaseException as error:
             self.conn.close()
@@ -121,6 +130,12 @@ class RunStore:
         version again: another process opening the same new run at the same moment (two shards
         started together) may have applied it meanwhile, and a migration must not run twice."""
         while not self._check_version():
+            if self.read_only:
+                raise ReadOnlyStoreError(
+                    f"{self.path} has schema version {self.schema_version}, older than this "
+                    f"POEMetric's ({SCHEMA_VERSION}), and is read-only here: copy the run folder "
+                    "to a writable place and run any command on it there once to upgrade it"
+                )
             with self.transaction() as conn:
                 if self._check_version():
                     break
@@ -144,7 +159,9 @@ class RunStore:
         """An IMMEDIATE transaction: all of its writes land, or none do. Inside another
         transaction it is a savepoint of that one: its writes land when the outer one commits
         (so a caller can make several of this class's writes, and the reads that decide them,
-        one transaction: `prepare_run`)."""
+        one transaction: `prepare_run`). On a read-only store: `ReadOnlyStoreError`."""
+        if self.read_only:
+            raise ReadOnlyStoreError(read_only_message(self.path))
         if self.conn.in_transaction:
             self.conn.execute("SAVEPOINT nested")
             try:
@@ -382,20 +399,6 @@ def _check_table(table: str) -> None:
         "leases",
     }:
         raise StoreError(f"unknown table {table!r}; tables: {', '.join(EXPORTABLE_TABLES)}")
-
-
-def _use_wal(conn: sqlite3.Connection, *, deadline: float) -> None:
-    """Switch the store to write-ahead logging. Two processes switching a new store at the same
-    moment: SQLite answers one of them "database is locked" at once, without waiting for the busy
-    timeout, so that one tries again (and then finds the store switched)."""
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
 
 
 def _split_sql(script: str) -> list[str]:
