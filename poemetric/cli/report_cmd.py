@@ -57,7 +57,11 @@ def report(
         output_file(out)
     else:
         writable_run(run, "--out")
-    with existing_run(run) as store, console.status("building the report"):
+    with (
+        existing_run(run) as store,
+        store.snapshot(),  # one moment of the run, however busy its writers
+        console.status("building the report"),
+    ):
         try:
             path = build_report(store, out, judge=judge, experts=experts, n_boot=n_boot, seed=seed)
         except (ExpertRatingsError, ValueError) as exc:

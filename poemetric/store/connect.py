@@ -21,6 +21,27 @@ class ReadOnlyStoreError(StoreError):
     """A command tried to write to a run store it can only read."""
 
 
+def runs_beside(run_dir: Path, store_name: str, shown: int = 5) -> str:
+    """`; runs beside it: A, B` naming the run stores in `run_dir`'s parent folder (a mistyped
+    `--run`, or the default `runs/default` after `poemetric demo` made `runs/demo`), or ''."""
+    try:
+        runs = sorted(str(path.parent) for path in run_dir.parent.glob(f"*/{store_name}"))
+    except OSError:
+        return ""
+    if not runs:
+        return ""
+    more = f" and {len(runs) - shown} more" if len(runs) > shown else ""
+    return f"; runs beside it: {', '.join(runs[:shown])}{more}"
+
+
+def not_a_store(path: Path, error: sqlite3.DatabaseError) -> str:
+    """What to say of a store file SQLite cannot read ("file is not a database")."""
+    return (
+        f"{path} is not a run store SQLite can read ({error}); is it damaged, or only partly "
+        "copied?"
+    )
+
+
 def writable(path: Path) -> bool:
     """Whether this process may write the store at `path`: the file, and its folder, where
     SQLite makes the `-wal` and `-shm` files beside it."""

@@ -24,7 +24,9 @@ from poemetric.store.connect import (
     StoreError,
     connect_read_only,
     connect_read_write,
+    not_a_store,
     read_only_message,
+    runs_beside,
     writable,
 )
 from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, SCHEMA_VERSION
@@ -56,27 +58,6 @@ def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _runs_beside(run_dir: Path, shown: int = 5) -> str:
-    """`; runs beside it: A, B` naming the run stores in `run_dir`'s parent folder (a mistyped
-    `--run`, or the default `runs/default` after `poemetric demo` made `runs/demo`), or ''."""
-    try:
-        runs = sorted(str(path.parent) for path in run_dir.parent.glob(f"*/{DB_NAME}"))
-    except OSError:
-        return ""
-    if not runs:
-        return ""
-    more = f" and {len(runs) - shown} more" if len(runs) > shown else ""
-    return f"; runs beside it: {', '.join(runs[:shown])}{more}"
-
-
-def not_a_store(path: Path, error: sqlite3.DatabaseError) -> str:
-    """What to say of a store file SQLite cannot read ("file is not a database")."""
-    return (
-        f"{path} is not a run store SQLite can read ({error}); is it damaged, or only partly "
-        "copied?"
-    )
-
-
 class RunStore:
     """A run directory's SQLite database. Use as a context manager or call `close()`."""
 
@@ -85,12 +66,13 @@ class RunStore:
         self.path = self.run_dir / DB_NAME
         if not self.path.exists() and not create:
             raise StoreError(
-                f"no run store at {self.path}{_runs_beside(self.run_dir)}; start a run with "
+                f"no run store at {self.path}{runs_beside(self.run_dir, DB_NAME)}; start a run with "
                 f"`poemetric generate --run {self.run_dir}` or `poemetric demo`"
             )
         #: True where this process cannot write the run (a read-only copy): reading works,
         #: and a write raises `ReadOnlyStoreError` saying so.
         self.read_only = self.path.exists() and not writable(self.path)
+        self._in_snapshot = False
         try:
             if self.read_only:
                 self.conn = connect_read_only(self.path)
@@ -162,6 +144,8 @@ class RunStore:
         one transaction: `prepare_run`). On a read-only store: `ReadOnlyStoreError`."""
         if self.read_only:
             raise ReadOnlyStoreError(read_only_message(self.path))
+        if self._in_snapshot:
+            raise StoreError("a write inside RunStore.snapshot(), which only reads")
         if self.conn.in_transaction:
             self.conn.execute("SAVEPOINT nested")
             try:
@@ -180,6 +164,24 @@ class RunStore:
             self.conn.execute("ROLLBACK")
             raise
         else:
+            self.conn.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees the store as it was at one moment, however many rows other
+        processes commit meanwhile (a report's counts agree with its tables; an export's files
+        with one another). Nothing may be written inside. The snapshot keeps writers' newer rows
+        in the write-ahead log while it lasts; they are folded into the store afterwards."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        self._in_snapshot = True
+        try:
+            self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # it starts here
+            yield
+        finally:
+            self._in_snapshot = False
             self.conn.execute("COMMIT")
 
     # -- generic helpers -----------------------------------------------------------------
@@ -357,20 +359,9 @@ class RunStore:
         return written
 
     def _upsert_result(self, table: str, key: tuple[str, ...], row: Mapping[str, Any]) -> bool:
-        data = {"created_at": utc_now(), **row}
-        for name, value in list(data.items()):
-            if isinstance(value, (dict, list, tuple)):
-                data[name] = to_json(value)
-        cols = list(data)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in cols if c not in key)
+        sql, params = _upsert_statement(table, key, row)
         with self.transaction() as conn:
-            cur = conn.execute(
-                f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
-                f"ON CONFLICT({', '.join(key)}) DO UPDATE SET {updates}, "
-                f"attempts = {table}.attempts + 1 WHERE {table}.status != 'ok'",
-                [data[c] for c in cols],
-            )
-            return cur.rowcount > 0
+            return conn.execute(sql, params).rowcount > 0
 
 
 def _upsert_statement(
