@@ -7,13 +7,14 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from poemetric.store import RunStore
+from poemetric.store.connect import WAL_SIZE_LIMIT
 
 #: A writer that stores a generation and its call log row in one transaction, as the runner
 #: stores an answer, until the file `stop` appears; it prints "ready" after its first commit.
@@ -96,3 +97,28 @@ def test_a_snapshot_reads_one_moment_and_refuses_writes(writer: Path) -> None:
                 store.set_meta("x", 1)
         time.sleep(0.1)
         assert store.count("generations") > first  # and sees the new rows afterwards
+
+
+def wal_size(run: Path) -> int:
+    wal = run / "poemetric.sqlite-wal"
+    return wal.stat().st_size if wal.exists() else 0
+
+
+def wait_until(condition: Callable[[], bool], timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_the_log_a_long_reader_let_grow_is_cut_back_afterwards(writer: Path) -> None:
+    with RunStore(writer, create=False) as store:
+        with store.snapshot():  # a long report: the writer's rows pile up in the log
+            grown = wait_until(lambda: wal_size(writer) > 2 * WAL_SIZE_LIMIT, timeout_s=20)
+            assert grown, f"the log grew to {wal_size(writer)} bytes only"
+        # Once folded into the store, the log is cut back: it no longer keeps its peak size.
+        assert wait_until(lambda: wal_size(writer) <= WAL_SIZE_LIMIT, timeout_s=10), wal_size(
+            writer
+        )
