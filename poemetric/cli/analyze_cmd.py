@@ -170,7 +170,7 @@ def analyze(
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError
 
-    with existing_run(run) as store:
+    with existing_run(run) as store, store.snapshot():  # one moment of a run being written
         require_poems(store, run)
         if survey is not None:
             _known_survey(store, survey)
@@ -288,7 +288,7 @@ def figures(
     except ValueError as exc:
         raise error_exit(f"--width: {exc}") from exc
     destination = run_output_folder(run, out, "figures")
-    with existing_run(run) as store:
+    with existing_run(run) as store, store.snapshot():
         try:
             report = render_figures(
                 store,

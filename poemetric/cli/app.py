@@ -185,6 +185,7 @@ def _root(
 def main() -> None:
     from poemetric.env_settings import SettingError
     from poemetric.runner import stopping
+    from poemetric.store import ReadOnlyStoreError
 
     stopping.install()  # SIGTERM stops a command as Ctrl-C does; both let calls in flight end
     try:
@@ -195,7 +196,8 @@ def main() -> None:
             print(f"Interrupted{how}.", file=sys.stderr)
             raise SystemExit(stopping.exit_status(stopping.received())) from None
         raise
-    except SettingError as error:  # a POEMETRIC_* variable with a bad value: unusable input
+    except (SettingError, ReadOnlyStoreError) as error:  # a bad POEMETRIC_* value, a writing
+        # command on a read-only run: unusable input
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:

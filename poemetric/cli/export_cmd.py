@@ -44,7 +44,7 @@ def export(
     if unknown:
         raise unknown_choice("TABLES", unknown, EXPORTABLE_TABLES, "table")
     out_dir = run_output_folder(run, to, "export", "--to")
-    with existing_run(run) as store:
+    with existing_run(run) as store, store.snapshot():  # the files agree with one another
         width = max(map(len, chosen))
         for table in chosen:
             path = store.export(table, out_dir / f"{table}.{fmt.value}")

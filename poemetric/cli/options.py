@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -131,6 +132,10 @@ def output_folder(path: Path, option: str = "--out") -> Path:
             if not folder.is_dir():
                 where = "" if folder == path else f" ({folder} is a file)"
                 raise error_exit(f"{option} {path}: not a folder{where}; give a folder")
+            if not os.access(folder, os.W_OK):
+                raise error_exit(
+                    f"{option} {path}: {folder} is read-only here; give a folder you can write"
+                )
             break
     return path
 
@@ -144,8 +149,19 @@ def run_output_folder(run: Path, out: Path | None, name: str, option: str = "--o
 
         if not (run / DB_NAME).exists():
             existing_run(run)  # raises: "no run store at RUN/poemetric.sqlite; ..."
+        writable_run(run, option)
         out = run / name
     return output_folder(out, option)
+
+
+def writable_run(run: Path, option: str) -> None:
+    """Refuse (exit 2) to write a command's output into a run this process cannot write (a run
+    copied to a read-only mount): reading it works, so `option` can send the output elsewhere."""
+    if run.is_dir() and not os.access(run, os.W_OK):
+        raise error_exit(
+            f"run {run} is read-only here: give {option} with a folder you can write, "
+            "for the output"
+        )
 
 
 def output_file(

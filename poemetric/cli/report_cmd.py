@@ -17,6 +17,7 @@ from poemetric.cli.options import (
     existing_run,
     experts_option,
     output_file,
+    writable_run,
 )
 
 console = Console()
@@ -54,7 +55,13 @@ def report(
 
     if out is not None:
         output_file(out)
-    with existing_run(run) as store, console.status("building the report"):
+    else:
+        writable_run(run, "--out")
+    with (
+        existing_run(run) as store,
+        store.snapshot(),  # one moment of the run, however busy its writers
+        console.status("building the report"),
+    ):
         try:
             path = build_report(store, out, judge=judge, experts=experts, n_boot=n_boot, seed=seed)
         except (ExpertRatingsError, ValueError) as exc:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -20,6 +19,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
+from poemetric.store.connect import (
+    ReadOnlyStoreError,
+    StoreError,
+    connect_read_only,
+    connect_read_write,
+    not_a_store,
+    read_only_message,
+    runs_beside,
+    writable,
+)
 from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, SCHEMA_VERSION
 
 DB_NAME = "poemetric.sqlite"
@@ -33,10 +42,6 @@ RESULT_TABLE_KEYS: dict[str, tuple[str, ...]] = {
     "probe_choices": ("pair_id", "scorer", "sample_index"),
     "probe_lines": ("line_id",),
 }
-
-
-class StoreError(RuntimeError):
-    pass
 
 
 def utc_now() -> str:
@@ -53,27 +58,6 @@ def to_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
-def _runs_beside(run_dir: Path, shown: int = 5) -> str:
-    """`; runs beside it: A, B` naming the run stores in `run_dir`'s parent folder (a mistyped
-    `--run`, or the default `runs/default` after `poemetric demo` made `runs/demo`), or ''."""
-    try:
-        runs = sorted(str(path.parent) for path in run_dir.parent.glob(f"*/{DB_NAME}"))
-    except OSError:
-        return ""
-    if not runs:
-        return ""
-    more = f" and {len(runs) - shown} more" if len(runs) > shown else ""
-    return f"; runs beside it: {', '.join(runs[:shown])}{more}"
-
-
-def not_a_store(path: Path, error: sqlite3.DatabaseError) -> str:
-    """What to say of a store file SQLite cannot read ("file is not a database")."""
-    return (
-        f"{path} is not a run store SQLite can read ({error}); is it damaged, or only partly "
-        "copied?"
-    )
-
-
 class RunStore:
     """A run directory's SQLite database. Use as a context manager or call `close()`."""
 
@@ -82,17 +66,24 @@ class RunStore:
         self.path = self.run_dir / DB_NAME
         if not self.path.exists() and not create:
             raise StoreError(
-                f"no run store at {self.path}{_runs_beside(self.run_dir)}; start a run with "
+                f"no run store at {self.path}{runs_beside(self.run_dir, DB_NAME)}; start a run with "
                 f"`poemetric generate --run {self.run_dir}` or `poemetric demo`"
             )
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
-        self.conn.row_factory = sqlite3.Row
+        #: True where this process cannot write the run (a read-only copy): reading works,
+        #: and a write raises `ReadOnlyStoreError` saying so.
+        self.read_only = self.path.exists() and not writable(self.path)
+        self._in_snapshot = False
         try:
-            _use_wal(self.conn, deadline=time.monotonic() + 60.0)
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.execute("PRAGMA busy_timeout=60000")
+            if self.read_only:
+                self.conn = connect_read_only(self.path)
+            else:
+                self.run_dir.mkdir(parents=True, exist_ok=True)
+                self.conn = connect_read_write(self.path)
+        except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.OperationalError):
+                raise
+            raise StoreError(not_a_store(self.path, error)) from None
+        try:
             self._migrate()
         except BaseException as error:
             self.conn.close()
@@ -121,6 +112,12 @@ class RunStore:
         version again: another process opening the same new run at the same moment (two shards
         started together) may have applied it meanwhile, and a migration must not run twice."""
         while not self._check_version():
+            if self.read_only:
+                raise ReadOnlyStoreError(
+                    f"{self.path} has schema version {self.schema_version}, older than this "
+                    f"POEMetric's ({SCHEMA_VERSION}), and is read-only here: copy the run folder "
+                    "to a writable place and run any command on it there once to upgrade it"
+                )
             with self.transaction() as conn:
                 if self._check_version():
                     break
@@ -144,7 +141,11 @@ class RunStore:
         """An IMMEDIATE transaction: all of its writes land, or none do. Inside another
         transaction it is a savepoint of that one: its writes land when the outer one commits
         (so a caller can make several of this class's writes, and the reads that decide them,
-        one transaction: `prepare_run`)."""
+        one transaction: `prepare_run`). On a read-only store: `ReadOnlyStoreError`."""
+        if self.read_only:
+            raise ReadOnlyStoreError(read_only_message(self.path))
+        if self._in_snapshot:
+            raise StoreError("a write inside RunStore.snapshot(), which only reads")
         if self.conn.in_transaction:
             self.conn.execute("SAVEPOINT nested")
             try:
@@ -163,6 +164,24 @@ class RunStore:
             self.conn.execute("ROLLBACK")
             raise
         else:
+            self.conn.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Every read inside sees the store as it was at one moment, however many rows other
+        processes commit meanwhile (a report's counts agree with its tables; an export's files
+        with one another). Nothing may be written inside. The snapshot keeps writers' newer rows
+        in the write-ahead log while it lasts; they are folded into the store afterwards."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        self._in_snapshot = True
+        try:
+            self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # it starts here
+            yield
+        finally:
+            self._in_snapshot = False
             self.conn.execute("COMMIT")
 
     # -- generic helpers -----------------------------------------------------------------
@@ -340,20 +359,9 @@ class RunStore:
         return written
 
     def _upsert_result(self, table: str, key: tuple[str, ...], row: Mapping[str, Any]) -> bool:
-        data = {"created_at": utc_now(), **row}
-        for name, value in list(data.items()):
-            if isinstance(value, (dict, list, tuple)):
-                data[name] = to_json(value)
-        cols = list(data)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in cols if c not in key)
+        sql, params = _upsert_statement(table, key, row)
         with self.transaction() as conn:
-            cur = conn.execute(
-                f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))}) "
-                f"ON CONFLICT({', '.join(key)}) DO UPDATE SET {updates}, "
-                f"attempts = {table}.attempts + 1 WHERE {table}.status != 'ok'",
-                [data[c] for c in cols],
-            )
-            return cur.rowcount > 0
+            return conn.execute(sql, params).rowcount > 0
 
 
 def _upsert_statement(
@@ -382,20 +390,6 @@ def _check_table(table: str) -> None:
         "leases",
     }:
         raise StoreError(f"unknown table {table!r}; tables: {', '.join(EXPORTABLE_TABLES)}")
-
-
-def _use_wal(conn: sqlite3.Connection, *, deadline: float) -> None:
-    """Switch the store to write-ahead logging. Two processes switching a new store at the same
-    moment: SQLite answers one of them "database is locked" at once, without waiting for the busy
-    timeout, so that one tries again (and then finds the store switched)."""
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
 
 
 def _split_sql(script: str) -> list[str]:
