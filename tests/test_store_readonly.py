@@ -127,3 +127,34 @@ def test_a_copy_with_its_write_ahead_log_is_read_whole(
     done = poemetric("export", "--run", str(partial), "--to", str(out), read_only=True)
     assert done.returncode == 2
     assert "poemetric.sqlite-shm" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_survey_serve_refuses_a_read_only_run(
+    made: tuple[Path, sqlite3.Connection], tmp_path: Path
+) -> None:
+    """Serving a survey from a read-only run started, printed the raters' links, and then
+    answered each save with a server error: every answer is a write to the run."""
+    source, _ = made
+    built = tmp_path / "built"
+    shutil.copytree(source, built)
+    done = poemetric(
+        "survey", "build", "--run", str(built), "--raters", "2", "--per-rater", "3",
+        "--per-poem", "2",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert poemetric("survey", "links", "--run", str(built)).returncode == 0  # makes the secret
+    run = read_only_copy(built, tmp_path / "run", ())  # at rest: the build closed its log
+    # `survey links` needs the run's secret: without it (not copied), one line, not a traceback.
+    done = poemetric("survey", "links", "--run", str(run), read_only=True)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "survey-secret.key" in done.stderr and "Traceback" not in done.stderr
+
+    run.chmod(stat.S_IRWXU)
+    shutil.copy2(built / "survey-secret.key", run / "survey-secret.key")
+    run.chmod(stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP)
+    done = poemetric("survey", "links", "--run", str(run), read_only=True)
+    assert done.returncode == 0 and "/r/" in done.stdout, done.stdout + done.stderr
+    done = poemetric("survey", "serve", "--run", str(run), "--port", "1", read_only=True)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "read-only here" in done.stderr and "Traceback" not in done.stderr
+    assert "/r/" not in done.stdout  # no rater was sent a link to a page that cannot save

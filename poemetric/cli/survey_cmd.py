@@ -21,6 +21,7 @@ from poemetric.cli.options import (
     existing_run,
     run_output_folder,
 )
+from poemetric.store.connect import read_only_message
 
 survey_app = typer.Typer(
     help="Human ratings: the expert survey (paper App. C) or line-level fluency / coherence "
@@ -152,7 +153,13 @@ def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]]
     with existing_run(run) as store, _refusals():
         db.load_survey(store, survey)
         ids = db.raters(store, survey)
-    secret = tokens.load_secret(run)
+    try:
+        secret = tokens.load_secret(run)
+    except OSError as error:  # no secret yet, and the run folder is read-only
+        raise error_exit(
+            f"cannot make the survey's secret {tokens.secret_path(run)} ({error.strerror}): "
+            "copy the run folder with its survey-secret.key, or run this where it is writable"
+        ) from error
     base = base_url.rstrip("/")
     rater_links = [(r, f"{base}/r/{tokens.rater_token(secret, survey, r)}") for r in ids]
     return rater_links, f"{base}/admin/{tokens.admin_token(secret, survey)}"
@@ -219,6 +226,9 @@ def serve(
             f"the survey web app needs its extra: pip install 'poemetric[survey]' ({exc})"
         ) from exc
     address = f"[{host}]" if ":" in host else host  # an IPv6 address needs its brackets in a URL
+    with existing_run(run) as store:
+        if store.read_only:  # every answer is a write: refused here, not as a 500 per save
+            raise error_exit(read_only_message(store.path))
     rater_links, admin = _links(run, survey, base_url or f"http://{address}:{port}")
     sock = _listening_socket(host, port)
     if host not in ("127.0.0.1", "localhost", "::1"):
