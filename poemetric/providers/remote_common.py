@@ -40,8 +40,8 @@ def key_variables(spec: ModelSpec) -> list[str]:
 def resolve_api_key(spec: ModelSpec, default_envs: Sequence[str]) -> str:
     """The API key from the environment variable the spec names (or the provider's defaults).
 
-    Raises a non-retryable `ProviderError` naming the variable(s) when none is set. The key itself
-    never appears in any message.
+    Raises a non-retryable `ProviderError` naming the variable(s) when none is set (or saying
+    that one is set but empty). The key itself never appears in any message.
     """
     names = [spec.api_key_env] if spec.api_key_env else list(default_envs)
     for name in names:
@@ -54,6 +54,15 @@ def resolve_api_key(spec: ModelSpec, default_envs: Sequence[str]) -> str:
         raise ProviderError(
             f"{needs}, and its file names no variable for it: add `api_key_env: VARIABLE` to "
             "the model file and set that variable (any value, for a server that checks none)",
+            retryable=False,
+        )
+    empty = [name for name in names if name in os.environ]
+    if empty:  # it said "set the environment variable X" with X set (`export X=`)
+        local = " (any non-empty value, for a server on this machine that checks no key)"
+        raise ProviderError(
+            f"{needs}: the environment variable {' and '.join(empty)} "
+            f"{'is' if len(empty) == 1 else 'are'} set but empty: put the key in "
+            f"{' or '.join(names)}{local if is_local(spec.base_url) else ''}",
             retryable=False,
         )
     raise ProviderError(
