@@ -148,6 +148,18 @@ def is_retryable_status(status: int) -> bool:
     return status in RETRYABLE_STATUSES or status >= 500
 
 
+#: A 400 for a prompt plus `max_tokens` beyond the model's context: OpenAI (and vLLM's server)
+#: "maximum context length" / `context_length_exceeded`, Anthropic "prompt is too long".
+_CONTEXT_EXCEEDED = re.compile(
+    r"maximum context length|context_length_exceeded|prompt is too long|maximum model length",
+    re.IGNORECASE,
+)
+CONTEXT_HINT = (
+    " (the prompt plus max_tokens exceed the model's context: lower `settings.max_tokens` in the "
+    "model file, or raise the server's context, e.g. vLLM's --max-model-len)"
+)
+
+
 def status_error(
     provider: str,
     status: int,
@@ -163,6 +175,8 @@ def status_error(
     """
     raw = None if body is None else scrub(_to_text(body), secret)[:_RAW_ERROR_CHARS]
     message = re.sub(rf"^\s*Error code: {status}\b(\s*-\s*)?", "", str(message)).strip()
+    if status == 400 and _CONTEXT_EXCEEDED.search(f"{message} {raw or ''}"):
+        message += CONTEXT_HINT
     return ProviderError(
         scrub(f"{provider}: HTTP {status}" + (f": {message}" if message else ""), secret),
         retryable=is_retryable_status(status),
