@@ -165,6 +165,27 @@ def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None
         assert "MY_ENDPOINT_KEY" in str(failure(OpenAICompatibleProvider(spec)))
 
 
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_key_variable_is_said_to_be_empty(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """`export MY_ENDPOINT_KEY=` was answered "set the environment variable MY_ENDPOINT_KEY"."""
+    monkeypatch.setenv("MY_ENDPOINT_KEY", value)
+    with OpenAIServer() as server:
+        spec = make_spec(server, provider="openai-compatible", api_key_env="MY_ENDPOINT_KEY")
+        error = failure(OpenAICompatibleProvider(spec))
+        assert server.requests == []
+    assert not error.retryable and "set the environment variable" not in str(error)
+    assert "MY_ENDPOINT_KEY is set but empty" in str(error)
+    assert "any non-empty value" in str(error)  # the server is on this machine
+    monkeypatch.setenv("OPENAI_API_KEY", value)
+    with OpenAIServer() as server:
+        remote = make_spec(server, base_url="https://api.example.com/v1")
+        error = failure(OpenAIProvider(remote))
+    assert "OPENAI_API_KEY is set but empty" in str(error)
+    assert "any non-empty value" not in str(error)
+
+
 def test_key_never_in_raw_or_repr(server: OpenAIServer) -> None:
     provider = OpenAIProvider(make_spec(server))
     completion = run(provider, request())

@@ -90,6 +90,32 @@ def test_permanent_error_kept_and_retried_next_run(tmp_path: Path) -> None:
         assert len(server.generation_requests) == 4 and server.duplicate_successes() == []
 
 
+CONTEXT_ERRORS = {
+    "openai": "This model's maximum context length is 4096 tokens. However, you requested 4200 "
+    "tokens (104 in the messages, 4096 in the completion).",
+    "anthropic": "prompt is too long: 210000 tokens > 200000 maximum",
+}
+
+
+@pytest.mark.parametrize("protocol", sorted(CONTEXT_ERRORS))
+def test_a_context_overflow_400_says_what_to_change(tmp_path: Path, protocol: str) -> None:
+    """A 400 for a prompt plus max_tokens beyond the context was stored with the server's
+    message only: the row and the first-error line now say what to lower or raise."""
+    server_class = OpenAIServer if protocol == "openai" else AnthropicServer
+    store = prepared_store(tmp_path, poems=1)
+    fault = Fault.client_error(400, CONTEXT_ERRORS[protocol])
+    with server_class(faults=[fault], api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url)
+        if protocol == "anthropic":
+            spec = spec.model_copy(update={"provider": "anthropic", "model": "claude-test"})
+        report = run_generation(store, [spec], options=FAST)
+        assert report.errors == 1 and len(server.generation_requests) == 1  # not retried
+        (row,) = generation_rows(store, spec.name)
+    assert row["status"] == "error" and CONTEXT_ERRORS[protocol] in row["error"]
+    assert "settings.max_tokens" in row["error"] and "--max-model-len" in row["error"]
+    assert report.models[0].first_error == row["error"]
+
+
 def test_retries_exhausted_leave_an_error_row(tmp_path: Path) -> None:
     store = prepared_store(tmp_path, poems=1)
     with OpenAIServer(faults=[Fault.server_error(503)] * 3, api_key=TEST_KEY) as server:

@@ -40,8 +40,8 @@ def key_variables(spec: ModelSpec) -> list[str]:
 def resolve_api_key(spec: ModelSpec, default_envs: Sequence[str]) -> str:
     """The API key from the environment variable the spec names (or the provider's defaults).
 
-    Raises a non-retryable `ProviderError` naming the variable(s) when none is set. The key itself
-    never appears in any message.
+    Raises a non-retryable `ProviderError` naming the variable(s) when none is set (or saying
+    that one is set but empty). The key itself never appears in any message.
     """
     names = [spec.api_key_env] if spec.api_key_env else list(default_envs)
     for name in names:
@@ -54,6 +54,15 @@ def resolve_api_key(spec: ModelSpec, default_envs: Sequence[str]) -> str:
         raise ProviderError(
             f"{needs}, and its file names no variable for it: add `api_key_env: VARIABLE` to "
             "the model file and set that variable (any value, for a server that checks none)",
+            retryable=False,
+        )
+    empty = [name for name in names if name in os.environ]
+    if empty:  # it said "set the environment variable X" with X set (`export X=`)
+        local = " (any non-empty value, for a server on this machine that checks no key)"
+        raise ProviderError(
+            f"{needs}: the environment variable {' and '.join(empty)} "
+            f"{'is' if len(empty) == 1 else 'are'} set but empty: put the key in "
+            f"{' or '.join(names)}{local if is_local(spec.base_url) else ''}",
             retryable=False,
         )
     raise ProviderError(
@@ -139,6 +148,18 @@ def is_retryable_status(status: int) -> bool:
     return status in RETRYABLE_STATUSES or status >= 500
 
 
+#: A 400 for a prompt plus `max_tokens` beyond the model's context: OpenAI (and vLLM's server)
+#: "maximum context length" / `context_length_exceeded`, Anthropic "prompt is too long".
+_CONTEXT_EXCEEDED = re.compile(
+    r"maximum context length|context_length_exceeded|prompt is too long|maximum model length",
+    re.IGNORECASE,
+)
+CONTEXT_HINT = (
+    " (the prompt plus max_tokens exceed the model's context: lower `settings.max_tokens` in the "
+    "model file, or raise the server's context, e.g. vLLM's --max-model-len)"
+)
+
+
 def status_error(
     provider: str,
     status: int,
@@ -154,6 +175,8 @@ def status_error(
     """
     raw = None if body is None else scrub(_to_text(body), secret)[:_RAW_ERROR_CHARS]
     message = re.sub(rf"^\s*Error code: {status}\b(\s*-\s*)?", "", str(message)).strip()
+    if status == 400 and _CONTEXT_EXCEEDED.search(f"{message} {raw or ''}"):
+        message += CONTEXT_HINT
     return ProviderError(
         scrub(f"{provider}: HTTP {status}" + (f": {message}" if message else ""), secret),
         retryable=is_retryable_status(status),
