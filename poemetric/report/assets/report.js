@@ -5,6 +5,18 @@
   "use strict";
   var POEMETRIC = JSON.parse(document.getElementById("report-data").textContent);
   window.POEMETRIC = POEMETRIC;
+
+  // The header's height as drawn, for report.css's --header-h; 0 where it does not stick.
+  var pageHeader = document.querySelector("header.top");
+  function measureHeader() {
+    var sticky = getComputedStyle(pageHeader).position === "sticky";
+    var height = sticky ? Math.ceil(pageHeader.getBoundingClientRect().height) : 0;
+    document.documentElement.style.setProperty("--header-h", height + "px");
+  }
+  measureHeader();
+  window.addEventListener("resize", measureHeader);
+  if (window.ResizeObserver) { new ResizeObserver(measureHeader).observe(pageHeader); }
+
   var B = POEMETRIC.sections.browser;
   if (!B) { return; }
 
