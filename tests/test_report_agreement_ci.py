@@ -124,7 +124,9 @@ def test_report_names_the_human_authorship_item_apart_from_the_human_poets(
 SCROLLED_HEAD_SHOWS = """section => {
   const table = document.querySelector(`#${section} table.data`), box = table.parentElement;
   box.scrollTop = box.scrollHeight; box.scrollLeft = box.scrollWidth;
-  const below = document.querySelector('header.top').getBoundingClientRect().bottom;
+  const header = document.querySelector('header.top');  // scrolls away under 600 px
+  const sticky = getComputedStyle(header).position === 'sticky';
+  const below = sticky ? header.getBoundingClientRect().bottom : 0;
   window.scrollBy(0, box.getBoundingClientRect().top - below);
   const head = table.querySelector('thead th:last-child').getBoundingClientRect();
   const shown = document.elementFromPoint(head.left + 2, head.top + 2);
