@@ -9,7 +9,7 @@ test_extract_chat_shapes.py.
 from __future__ import annotations
 
 import pytest
-from test_extract_chat_shapes import LIMERICK, POEM, _content_lines
+from test_extract_chat_shapes import LIMERICK, POEM, _content_lines, prefixed_lines
 
 from poemetric.extraction import extract_poem
 
@@ -242,24 +242,12 @@ def test_a_few_bracketed_numbers_in_verse_kept(poem: str) -> None:
 # --- "Line 1:" labels -------------------------------------------------------------------------------
 
 
-def _label_lines(poem: str, label: str, restart: bool = False) -> str:
-    out, number = [], 0
-    for line in poem.split("\n"):
-        if not line:
-            number = 0 if restart else number
-            out.append("")
-            continue
-        number += 1
-        out.append(label.format(number) + line)
-    return "\n".join(out)
-
-
 @pytest.mark.parametrize(
     ("label", "restart"),
     [("Line {}: ", False), ("**Line {}:** ", False), ("L{}. ", False), ("Line {} - ", True)],
 )
 def test_line_labels_removed(label: str, restart: bool) -> None:
-    result = extract_poem(_label_lines(POEM, label, restart))
+    result = extract_poem(prefixed_lines(POEM, label, restart))
     assert result.poem == POEM, result.notes
     assert any("'Line N:' labels" in note for note in result.notes)
 
@@ -267,7 +255,7 @@ def test_line_labels_removed(label: str, restart: bool) -> None:
 def test_limerick_with_line_labels_keeps_its_meter_score() -> None:
     from poemetric.form.checker import check_poem
 
-    answer = _label_lines(LIMERICK, "Line {}: ")
+    answer = prefixed_lines(LIMERICK, "Line {}: ")
     clean = check_poem(LIMERICK, "limerick", None, "AABBA")
     extracted = check_poem(extract_poem(answer).poem, "limerick", None, "AABBA")
     assert extracted.meter_score == clean.meter_score

@@ -33,6 +33,20 @@ Pulled a wellington out,
 And wore it that night to the fair!"""
 
 
+def prefixed_lines(poem: str, prefix: str, restart: bool = False) -> str:
+    """`poem` with `prefix` (a format string given the line's number, "Line {}: ", "{}. ") before
+    each verse line, numbered on through the poem or from 1 again in each stanza (`restart`)."""
+    out, number = [], 0
+    for line in poem.split("\n"):
+        if not line:
+            number = 0 if restart else number
+            out.append("")
+            continue
+        number += 1
+        out.append(prefix.format(number) + line)
+    return "\n".join(out)
+
+
 def _content_lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.replace("\r\n", "\n").split("\n") if line.strip()]
 

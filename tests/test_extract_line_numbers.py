@@ -8,27 +8,15 @@ test_extract_chat_shapes.py.
 from __future__ import annotations
 
 import pytest
-from test_extract_chat_shapes import LIMERICK, POEM
+from test_extract_chat_shapes import LIMERICK, POEM, prefixed_lines
 
 from poemetric.extraction import extract_poem
-
-
-def _number_lines(poem: str, style: str, restart: bool = False) -> str:
-    out, number = [], 0
-    for line in poem.split("\n"):
-        if not line:
-            number = 0 if restart else number
-            out.append("")
-            continue
-        number += 1
-        out.append(style.format(number) + line)
-    return "\n".join(out)
 
 
 @pytest.mark.parametrize("style", ["{}. ", "{}) ", "({}) ", "**{}.** ", "{}.\t"])
 @pytest.mark.parametrize("restart", [False, True])
 def test_numbered_lines_lose_their_numbers(style: str, restart: bool) -> None:
-    result = extract_poem(_number_lines(POEM, style, restart))
+    result = extract_poem(prefixed_lines(POEM, style, restart))
     assert result.poem == POEM, result.notes
     assert any(note.startswith("removed line numbers from 8 line(s)") for note in result.notes)
 
@@ -36,7 +24,7 @@ def test_numbered_lines_lose_their_numbers(style: str, restart: bool) -> None:
 def test_numbered_lines_inside_chat_and_under_a_title() -> None:
     answer = (
         "Here is a sonnet about a lantern-maker:\n\n**The Lantern-Maker**\n\n"
-        + _number_lines(POEM, "{}. ")
+        + prefixed_lines(POEM, "{}. ")
         + "\n\nI hope you enjoy it!"
     )
     result = extract_poem(answer)
@@ -46,7 +34,7 @@ def test_numbered_lines_inside_chat_and_under_a_title() -> None:
 def test_numbered_limerick_keeps_its_form_scores() -> None:
     from poemetric.form.checker import check_poem
 
-    result = extract_poem(_number_lines(LIMERICK, "{}) "))
+    result = extract_poem(prefixed_lines(LIMERICK, "{}) "))
     assert result.poem == LIMERICK, result.notes
     clean = check_poem(LIMERICK, "limerick", None, "AABBA")
     extracted = check_poem(result.poem, "limerick", None, "AABBA")
