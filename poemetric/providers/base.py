@@ -235,7 +235,8 @@ class Provider(ABC):
     #: True when one process can serve many requests at once more efficiently as a single batch
     #: (vLLM's offline engine); the runner then calls `generate_batch` with many requests.
     prefers_batches: ClassVar[bool] = False
-    #: Whether the provider needs network access / an API key (informational; nothing reads it).
+    #: Whether the provider needs network access / an API key (the roster reads it: a remote
+    #: provider's model without prices has an unknown price, not a free one).
     remote: ClassVar[bool] = True
     #: True when each model should run in its own child process so that its resources (GPU
     #: memory of a vLLM engine) are freed before the next model starts.

@@ -12,7 +12,7 @@ import os
 import re
 import time
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 from urllib.parse import urlsplit
 
@@ -195,20 +195,24 @@ def is_local(url: str | None) -> bool:
     return bool(host) and (host in LOCAL_HOSTS or str(host).startswith("127."))
 
 
-def connection_refused(error: BaseException) -> bool:
-    """True when the error (or one it was raised from) is a refused TCP connection."""
+def _causes(error: BaseException) -> Iterator[BaseException]:
+    """`error`, then the exception it was raised from (or during), and so on (no cycles)."""
     seen: set[int] = set()
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if isinstance(current, ConnectionRefusedError) or (
-            isinstance(current, OSError) and current.errno == errno.ECONNREFUSED
-        ):
-            return True
-        if "connection refused" in str(current).lower():
-            return True
+        yield current
         current = current.__cause__ or current.__context__
-    return False
+
+
+def connection_refused(error: BaseException) -> bool:
+    """True when the error (or one it was raised from) is a refused TCP connection."""
+    return any(
+        isinstance(cause, ConnectionRefusedError)
+        or (isinstance(cause, OSError) and cause.errno == errno.ECONNREFUSED)
+        or "connection refused" in str(cause).lower()
+        for cause in _causes(error)
+    )
 
 
 def never_sent(error: BaseException) -> bool:
@@ -228,14 +232,7 @@ def never_sent(error: BaseException) -> bool:
         kinds += (httpx2.ConnectError, httpx2.ConnectTimeout)
     except ImportError:  # pragma: no cover - depends on the installed SDKs
         pass
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, kinds):
-            return True
-        current = current.__cause__ or current.__context__
-    return False
+    return any(isinstance(cause, kinds) for cause in _causes(error))
 
 
 def transport_error(

@@ -122,7 +122,7 @@ def batch_answers(results: object, requests: int) -> Sequence[Any] | TypeError:
 def stop_for_adapter_bug(run: ModelRun, bug: AdapterBug, batch_id: str | None) -> None:
     """Stop the model (its jobs stay pending: the caller counts them) and log the traceback."""
     error = bug.error
-    message = _shortened(run.redact(str(error)))
+    message = shortened(run.redact(str(error)))
     where = f" for batch {batch_id}" if batch_id else ""
     reason = (
         f"{describe_provider(run.spec.provider)} failed in {bug.method}{where} with "
@@ -214,7 +214,7 @@ async def close_provider(run: ModelRun, provider: Provider) -> None:
     try:
         await provider.aclose()
     except Exception as error:
-        message = _shortened(run.redact(str(error)))
+        message = shortened(run.redact(str(error)))
         logged = (
             ""
             if run.options.dry_run
@@ -229,5 +229,6 @@ async def close_provider(run: ModelRun, provider: Provider) -> None:
         log_traceback(run, "aclose", error, cache_key="-")
 
 
-def _shortened(message: str) -> str:
+def shortened(message: str) -> str:
+    """`message` cut to the length kept in the line that says why a model was stopped."""
     return message if len(message) <= _MESSAGE_CHARS else message[: _MESSAGE_CHARS - 1] + "…"

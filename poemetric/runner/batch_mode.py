@@ -47,6 +47,7 @@ from poemetric.runner.adapter_bugs import (
     adapter_call,
     check_batch_status,
     note_adapter_bug,
+    shortened,
     stop_for_adapter_bug,
 )
 from poemetric.runner.cost import budget_cost
@@ -66,8 +67,6 @@ if TYPE_CHECKING:
 
 #: Batch rows in these states have been fully stored (or given up on).
 FINISHED_STATES = ("collected",)
-#: Longest provider message kept in the line that says why a model was stopped.
-_MESSAGE_CHARS = 300
 
 T = TypeVar("T")
 
@@ -239,9 +238,7 @@ def _leave_pending(run: ModelRun, failed: _GaveUp, step: str, jobs: int) -> None
     if is_auth_failure(error):
         run.stop_for_auth(error.status or 0)
     else:
-        message = run.redact(str(error))
-        if len(message) > _MESSAGE_CHARS:
-            message = message[: _MESSAGE_CHARS - 1] + "…"
+        message = shortened(run.redact(str(error)))
         tries = f" after {failed.attempts} attempts" if failed.attempts > 1 else ""
         status = (
             f" (HTTP {error.status})"

@@ -76,13 +76,7 @@ class Budget:
     def try_reserve(self, amount_usd: float) -> bool:
         """Reserve `amount_usd` now, without waiting (batch submissions, offline chunks); False
         (the call is skipped) when it does not fit beside what is spent and reserved."""
-        if self.limit_usd is not None and (
-            self.spent_usd + self.reserved_usd + amount_usd > self.limit_usd
-        ):
-            self.refused += 1
-            return False
-        self.reserved_usd += amount_usd
-        return True
+        return self._take(amount_usd, self._fits(amount_usd) is True)
 
     async def reserve(self, amount_usd: float) -> bool:
         """Reserve `amount_usd` for a call, after the calls already waiting; False (the call is
