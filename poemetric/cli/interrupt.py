@@ -35,19 +35,11 @@ def interruptible(run: Path) -> Iterator[None]:
     stays consistent: every answer received was stored with its row; the requests in flight
     were let finish, within the grace, unless a second signal stopped them: those are asked
     again; `poemetric.runner.stopping`)."""
-    try:
+    with _stopped(
+        f"Every answer received so far is saved in {plain(run)}; nothing is lost and nothing "
+        "stored is paid for twice. Resume with:"
+    ):
         yield
-    except KeyboardInterrupt:
-        console = Console(stderr=True)
-        console.print(
-            f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] Every answer received so "
-            f"far is saved in {plain(run)}; nothing is lost and nothing stored is paid for twice. "
-            "Resume with:",
-            highlight=False,
-            soft_wrap=True,
-        )
-        console.print(f"  {resume_command()}", highlight=False, markup=False, soft_wrap=True)
-        raise typer.Exit(code=stopping.exit_status(stopping.received())) from None
 
 
 @contextmanager
@@ -55,13 +47,22 @@ def nothing_written(output: Path, until: str) -> Iterator[None]:
     """Ctrl-C or SIGTERM in a command that keeps nothing until it writes `output` at its end (a
     local scorer of `probe run`, `until` "every pair is scored"): say that nothing was written
     and how to start again; exit status 130 or 143, as `interruptible` does."""
+    with _stopped(
+        f"Nothing was written: {plain(output)} is written once {until}. Run it again with:"
+    ):
+        yield
+
+
+@contextmanager
+def _stopped(then: str) -> Iterator[None]:
+    """Ctrl-C or SIGTERM: "Interrupted." and `then` (Rich markup), the command to type again,
+    and exit status 130 or 143."""
     try:
         yield
     except KeyboardInterrupt:
         console = Console(stderr=True)
         console.print(
-            f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] Nothing was written: "
-            f"{plain(output)} is written once {until}. Run it again with:",
+            f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] {then}",
             highlight=False,
             soft_wrap=True,
         )

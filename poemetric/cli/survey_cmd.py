@@ -21,7 +21,8 @@ from poemetric.cli.options import (
     existing_run,
     run_output_folder,
 )
-from poemetric.store.connect import read_only_message
+from poemetric.store.connect import read_only_message, writable
+from poemetric.store.db import DB_NAME
 
 survey_app = typer.Typer(
     help="Human ratings: the expert survey (paper App. C) or line-level fluency / coherence "
@@ -226,9 +227,9 @@ def serve(
             f"the survey web app needs its extra: pip install 'poemetric[survey]' ({exc})"
         ) from exc
     address = f"[{host}]" if ":" in host else host  # an IPv6 address needs its brackets in a URL
-    with existing_run(run) as store:
-        if store.read_only:  # every answer is a write: refused here, not as a 500 per save
-            raise error_exit(read_only_message(store.path))
+    store_path = run / DB_NAME  # read-only as RunStore judges it, without opening it twice
+    if store_path.exists() and not writable(store_path):  # every answer is a write
+        raise error_exit(read_only_message(store_path))
     rater_links, admin = _links(run, survey, base_url or f"http://{address}:{port}")
     sock = _listening_socket(host, port)
     if host not in ("127.0.0.1", "localhost", "::1"):

@@ -66,8 +66,6 @@ class ChatLineGenerator:
     `report` is the runner's account of the model (calls made, answers from the store).
     """
 
-    PROMPT = PROMPT
-
     def __init__(
         self,
         spec: ModelSpec,
