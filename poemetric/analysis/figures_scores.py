@@ -118,7 +118,7 @@ def dimension_bars(ctx: FigureContext, group: str = "all",
     return Drawing(figure, caption)
 
 
-def _score_heatmap(ctx: FigureContext, keys: list[str]) -> tuple[Figure, list[str]]:
+def _score_heatmap(ctx: FigureContext, keys: list[str]) -> Figure:
     """Authors x dimensions of mean scores, authors sorted by their mean over `keys`."""
     matrix = score_matrix(ctx.scores).reindex(columns=keys)
     order = matrix.mean(axis=1).sort_values(ascending=False).index.tolist()
@@ -126,14 +126,14 @@ def _score_heatmap(ctx: FigureContext, keys: list[str]) -> tuple[Figure, list[st
         ctx, matrix.loc[order], [_title(k) for k in keys], colour_label="mean score (1-5)",
         value_range=LIKERT, row_labels=ctx.labels.author_list(order),
     )  # fmt: skip
-    return figure, order
+    return figure
 
 
 def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
                        dimensions: list[str] | None, experts: bool) -> Drawing:  # fmt: skip
     """`dimension_bars` for more authors than a page of bars holds (31 authors x 10 panels
     were squeezed until every label overlapped): the judge's means as a heatmap."""
-    figure, _ = _score_heatmap(ctx, keys)
+    figure = _score_heatmap(ctx, keys)
     what = _what(group, dimensions)
     caption = (
         f"POEMetric scores, {what}, judged by {ctx.judge_label}: mean Likert score per author "
@@ -160,7 +160,7 @@ def all_models(ctx: FigureContext, group: str = "all", dimensions: list[str] | N
     too_tall = grid_height(ctx, len(keys), len(order)) > MAX_HEIGHT_IN
     what = _what(group, dimensions)
     if layout == "heatmap" or (layout == "auto" and too_tall):
-        figure, _ = _score_heatmap(ctx, keys)
+        figure = _score_heatmap(ctx, keys)
         caption = (
             f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
             f"score per author over {_poem_count(scores)} poems, authors sorted by their mean "

@@ -169,8 +169,10 @@ def strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
     ]
     first_content = starts[0] if starts else len(lines)
     cut = len(lines)
+    width, measured = 0, first_content  # the longest line above `start`, kept as it grows
     for start in starts[1:]:
-        width = max(len(line.strip()) for line in lines[first_content:start])
+        width = max([width, *(len(line.strip()) for line in lines[measured:start])])
+        measured = start
         if not _is_closing_paragraph(_paragraph(lines, start), width):
             continue
         later = [s for s in starts if s > start]
