@@ -8,6 +8,8 @@ from typing import Literal
 
 RosterKind = Literal["generators", "judges"]
 ALL_GROUP = "all"
+#: Names that cannot name a model: `all` is a built-in group, `human` the poets.
+RESERVED_NAMES = (ALL_GROUP, "human")
 
 
 class RosterError(ValueError):

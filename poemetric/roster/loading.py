@@ -10,7 +10,7 @@ from poemetric.paths import resource_path
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import available_providers, load_problem
 from poemetric.roster.base import (
-    ALL_GROUP,
+    RESERVED_NAMES,
     RosterError,
     RosterFileError,
     RosterKind,
@@ -28,8 +28,6 @@ _PROVIDER_HINT = (
     "the model file is fine: fix or reinstall the package that registers the provider, or "
     'uninstall it (docs/providers.md, "Writing a provider")'
 )
-#: File names that cannot name a model: `all` is a built-in group, `human` the poets.
-RESERVED_NAMES = (ALL_GROUP, "human")
 
 
 @dataclass(frozen=True)

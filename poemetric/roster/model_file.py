@@ -15,9 +15,14 @@ from pydantic import ValidationError
 
 from poemetric.providers.base import GenerationSettings, ModelSpec, VLLMOptions
 from poemetric.providers.registry import UnknownProviderError, available_providers, provider_class
-from poemetric.roster.base import ALL_GROUP, RosterError, RosterFileError, RosterKind
+from poemetric.roster.base import (
+    RESERVED_NAMES,
+    RosterError,
+    RosterFileError,
+    RosterKind,
+)
 from poemetric.roster.yaml_reader import _line_of, _read_yaml
-from poemetric.suggest import did_you_mean
+from poemetric.suggest import close_names, did_you_mean
 
 INTERPOLATED_FIELDS = ("model", "display_name", "base_url")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -174,11 +179,11 @@ def load_model_file(
             f"{path}: name {spec.name!r} must be lower case letters, digits, '.', '_' or '-'",
             "the name must be lower case letters, digits, '.', '_' or '-'",
         )
-    if spec.name == ALL_GROUP or spec.name == "human":
+    if spec.name in RESERVED_NAMES:
         raise RosterError(f"{path}: {spec.name!r} is reserved and cannot name a model")
     providers = available_providers() if providers is None else providers
     if spec.provider not in providers:
-        close = difflib.get_close_matches(spec.provider, list(providers), n=1, cutoff=0.75)
+        close = close_names(spec.provider, providers, cutoff=0.75)
         raise RosterFileError(
             f"{path}:{_line_of(node, ('provider',))}: unknown provider {spec.provider!r}; "
             f"available: {', '.join(providers)} (a provider of another package needs that "
