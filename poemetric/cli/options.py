@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from poemetric.agreement_defaults import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
-from poemetric.cli.output import is_sqlite_file
+from poemetric.cli.output import sqlite_refusal
 from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -174,11 +174,8 @@ def output_file(
         raise error_exit(f"{option} {path}: is a folder; give a file name")
     if source is not None:
         not_the_input(path, source, option, loss)
-    if is_sqlite_file(path):
-        raise error_exit(
-            f"{option} {path} is a SQLite database (a run store?): the output would replace it; "
-            "give another file name"
-        )
+    if refusal := sqlite_refusal(path, f"{option} {path}"):
+        raise error_exit(refusal)
     output_folder(path.parent, option)
     return path
 

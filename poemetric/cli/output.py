@@ -22,11 +22,8 @@ def replaced_on_success(path: Path) -> Iterator[TextIO]:
     the output may be the input file. An existing SQLite database (a run store) is refused."""
     if path.is_dir():
         raise OutputError(f"{path}: is a directory; give a file name for the output")
-    if is_sqlite_file(path):
-        raise OutputError(
-            f"{path} is a SQLite database (a run store?): the output would replace it; give "
-            "another file name"
-        )
+    if refusal := sqlite_refusal(path, str(path)):
+        raise OutputError(refusal)
     stack = ExitStack()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -35,6 +32,17 @@ def replaced_on_success(path: Path) -> Iterator[TextIO]:
         raise OutputError(f"{path}: cannot write ({error.strerror or error})") from None
     with stack, temp.open("w", encoding="utf-8") as stream:
         yield stream
+
+
+def sqlite_refusal(path: Path, named: str) -> str | None:
+    """Why an output file at `path` (`named` so, with its option) must not be written: it is an
+    existing SQLite database, such as a run store, that the output would replace; else None."""
+    if not is_sqlite_file(path):
+        return None
+    return (
+        f"{named} is a SQLite database (a run store?): the output would replace it; give another "
+        "file name"
+    )
 
 
 def is_sqlite_file(path: Path) -> bool:
