@@ -179,21 +179,25 @@ def _column_pt(frame: pd.DataFrame, column: str, digits: int) -> float:
     return max([text_width_pt(readable(column)), *cells])
 
 
-def _width_pt(frame: pd.DataFrame, columns: Sequence[str], digits: int) -> float:
-    return sum(_column_pt(frame, c, digits) + COLUMN_PAD_PT for c in columns)
+#: Column -> `_column_pt` of each column of a table, measured once per table.
+ColumnWidths = dict[str, float]
 
 
-def _wrapped_columns(frame: pd.DataFrame, columns: Sequence[str], digits: int,
+def _width_pt(widths: ColumnWidths, columns: Sequence[str]) -> float:
+    return sum(widths[c] + COLUMN_PAD_PT for c in columns)
+
+
+def _wrapped_columns(frame: pd.DataFrame, columns: Sequence[str], widths: ColumnWidths,
                      limit: float) -> dict[str, float]:  # fmt: skip
     """Text columns to wrap (name -> width in pt) so that the table fits `limit`: the widest
     text column first (e.g. poem titles in the errata table, which no split can narrow)."""
     wrapped: dict[str, float] = {}
-    excess = _width_pt(frame, columns, digits) - limit
+    excess = _width_pt(widths, columns) - limit
     texts = [c for c in columns if not _numeric(frame, c)]
-    for column in sorted(texts, key=lambda c: -_column_pt(frame, c, digits)):
+    for column in sorted(texts, key=lambda c: -widths[c]):
         if excess <= 0:
             break
-        natural = _column_pt(frame, column, digits)
+        natural = widths[column]
         width = max(MIN_WRAPPED_PT, natural - excess)
         if width < natural:
             wrapped[column] = width
@@ -201,14 +205,14 @@ def _wrapped_columns(frame: pd.DataFrame, columns: Sequence[str], digits: int,
     return wrapped
 
 
-def _column_groups(frame: pd.DataFrame, digits: int) -> list[list[str]]:
+def _column_groups(frame: pd.DataFrame, widths: ColumnWidths) -> list[list[str]]:
     """Columns split so that each group (with the identifying columns repeated) fits sideways."""
     keys = _keys(frame)
     values = [c for c in frame.columns if c not in keys]
     groups: list[list[str]] = []
     current: list[str] = []
     for column in values:
-        if current and _width_pt(frame, [*keys, *current, column], digits) > LANDSCAPE_PT:
+        if current and _width_pt(widths, [*keys, *current, column]) > LANDSCAPE_PT:
             groups.append(current)
             current = []
         current.append(column)
@@ -245,9 +249,9 @@ def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int,
 
 
 def _latex_block(frame: pd.DataFrame, columns: Sequence[str], caption: str, label: str,
-                 digits: int, sideways: bool) -> list[str]:  # fmt: skip
+                 digits: int, sideways: bool, widths: ColumnWidths) -> list[str]:  # fmt: skip
     align = "".join("r" if _numeric(frame, c) else "l" for c in columns)
-    wrapped = _wrapped_columns(frame, columns, digits, LANDSCAPE_PT if sideways else PORTRAIT_PT)
+    wrapped = _wrapped_columns(frame, columns, widths, LANDSCAPE_PT if sideways else PORTRAIT_PT)
     header = " & ".join(_boxed(readable(c), wrapped.get(c)) for c in columns) + r" \\"
     rows = _tabular_rows(frame, columns, digits, wrapped)
     title = [rf"\caption{{{latex_escape(caption)}}}"] if caption else []
@@ -274,15 +278,16 @@ def to_latex(frame: pd.DataFrame, *, caption: str = "", label: str = "", digits:
         caption = f"{caption} ({said})" if caption else said
         frame = frame.drop(columns=constant)
     lines = [f"% Needs \\usepackage{{{','.join(LATEX_PACKAGES)}}} in the preamble."]
-    width = _width_pt(frame, list(frame.columns), digits)
+    widths = {c: _column_pt(frame, c, digits) for c in frame.columns}
+    width = _width_pt(widths, list(frame.columns))
     if width <= PORTRAIT_PT:
-        lines += _latex_block(frame, list(frame.columns), caption, label, digits, False)
+        lines += _latex_block(frame, list(frame.columns), caption, label, digits, False, widths)
     else:
-        groups = _column_groups(frame, digits) if width > LANDSCAPE_PT else [list(frame.columns)]
+        groups = _column_groups(frame, widths) if width > LANDSCAPE_PT else [list(frame.columns)]
         for index, columns in enumerate(groups, start=1):
             part = f" (part {index} of {len(groups)})" if len(groups) > 1 else ""
             part_label = f"{label}-{index}" if label and len(groups) > 1 else label
-            lines += _latex_block(frame, columns, caption + part, part_label, digits, True)
+            lines += _latex_block(frame, columns, caption + part, part_label, digits, True, widths)
     return "\n".join(lines) + "\n"
 
 
