@@ -7,12 +7,16 @@ checking thousands of poems per second possible: poems share words, and repeated
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
-from poemetric.form import meter, rhyme
+from poemetric.form import meter, meter_words, rhyme
 from poemetric.form.historical_rhymes import historical_rhyme
+from poemetric.form.middle_english import middle_english_phones
 from poemetric.form.phonetics import pronunciations
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
 from poemetric.form.rhyme_sounds import SoundRelation, compare_pronunciations
@@ -44,13 +48,52 @@ RHYME_CREDIT: dict[Rhyme, float] = {
 }
 
 
-@lru_cache(maxsize=1 << 15)
+#: Set (by `middle_english_reading`) while a poem in Middle English spelling is checked.
+_MIDDLE_ENGLISH: ContextVar[bool] = ContextVar("middle_english", default=False)
+
+
+@contextmanager
+def middle_english_reading(active: bool = True) -> Iterator[None]:
+    """Within the block, `rhyme_kind` also hears end words by Middle English spelling rules
+    (`poemetric.form.middle_english`) and keeps the better of the two readings."""
+    token = _MIDDLE_ENGLISH.set(active)
+    try:
+        yield
+    finally:
+        _MIDDLE_ENGLISH.reset(token)
+
+
 def rhyme_kind(word_a: str, word_b: str) -> Rhyme:
     """Rhyme class of two end words (order does not matter), from `poemetric.form.rhyme`.
 
     An end word may be a mosaic unit such as ``"hush her"`` (see `rhyme_unit`): then the last
     words alone and the units read as one word are both tried, and the better rhyme counts.
+    Within `middle_english_reading`, a pair that rhymes by Middle English spelling rules counts
+    as a historical rhyme, and one that is assonant there as a near rhyme, when that is better.
     """
+    kind = _modern_kind(word_a, word_b)
+    if _MIDDLE_ENGLISH.get() and RHYME_CREDIT[kind] < RHYME_CREDIT[Rhyme.HISTORICAL]:
+        older = middle_english_kind(word_a, word_b)
+        if RHYME_CREDIT[older] > RHYME_CREDIT[kind]:
+            return older
+    return kind
+
+
+@lru_cache(maxsize=1 << 15)
+def middle_english_kind(word_a: str, word_b: str) -> Rhyme:
+    """How the last words of two end words rhyme by Middle English spelling rules: HISTORICAL
+    for a perfect or slant rhyme there, NEAR for assonance or consonance, else NONE."""
+    phones_a = middle_english_phones(word_a.rpartition(" ")[2])
+    phones_b = middle_english_phones(word_b.rpartition(" ")[2])
+    if not phones_a or not phones_b or word_a == word_b:
+        return Rhyme.NONE
+    if compare_pronunciations(phones_a, phones_b) is not SoundRelation.NONE:
+        return Rhyme.HISTORICAL
+    return Rhyme.NEAR if _near_phones(phones_a, phones_b) else Rhyme.NONE
+
+
+@lru_cache(maxsize=1 << 15)
+def _modern_kind(word_a: str, word_b: str) -> Rhyme:
     if word_a == word_b and word_a:
         return Rhyme.IDENTICAL
     if " " in word_a or " " in word_b:
@@ -147,17 +190,22 @@ def near_rhyme(word_a: str, word_b: str) -> bool:
     (apple/shovel, mind/attend): the looser rhymes of folk ballads and ghazal qafias."""
     if not word_a or not word_b:
         return False
-    for pa in _unit_pronunciations(word_a):
-        for pb in _unit_pronunciations(word_b):
-            va, ca, la, fa = _last_syllables(pa)
-            vb, cb, lb, fb = _last_syllables(pb)
-            if not va or not vb:
-                continue
-            if va == vb and len(ca.split()) <= 2 and len(cb.split()) <= 2:
-                return True
-            if fa and fa == fb and (la == lb or len(fa) >= 2):
-                return True
-    return False
+    return any(
+        _near_phones(pa, pb)
+        for pa in _unit_pronunciations(word_a)
+        for pb in _unit_pronunciations(word_b)
+    )
+
+
+def _near_phones(phones_a: str, phones_b: str) -> bool:
+    """`near_rhyme` of two pronunciations."""
+    va, ca, la, fa = _last_syllables(phones_a)
+    vb, cb, lb, fb = _last_syllables(phones_b)
+    if not va or not vb:
+        return False
+    if va == vb and len(ca.split()) <= 2 and len(cb.split()) <= 2:
+        return True
+    return bool(fa) and fa == fb and (la == lb or len(fa) >= 2)
 
 
 _OPEN_STRESSED = frozenset({"IY", "EY", "AY"})
@@ -257,6 +305,11 @@ def prepare_lines(lines: tuple[str, ...]) -> None:
     """Analyse a poem's new lines for metre in one batch (shares numpy's per-call overhead);
     later per-line calls find them cached."""
     meter.analyse(lines)
+
+
+def line_words(line: str) -> tuple[str, ...]:
+    """The line's word tokens as the metre analysis split them (cached with its analysis)."""
+    return meter_words.line_options(line)[0]
 
 
 def beats(line: str) -> int:

@@ -18,8 +18,15 @@ from pydantic import BaseModel, Field
 if TYPE_CHECKING:
     from threadpoolctl import threadpool_limits
 
-from poemetric.form.adapters import MeterError, parse_meter, prepare_lines
+from poemetric.form.adapters import (
+    MeterError,
+    line_words,
+    middle_english_reading,
+    parse_meter,
+    prepare_lines,
+)
 from poemetric.form.forms import EXTRA_FORMS, FORMS, RULES, FormOutcome, FormRequest
+from poemetric.form.middle_english import is_middle_english
 from poemetric.form.parsing import (
     MAX_LINES,
     PatternError,
@@ -30,7 +37,7 @@ from poemetric.form.parsing import (
 from poemetric.form.scoring import Finding
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
-CHECKER_VERSION = "form-2.4"
+CHECKER_VERSION = "form-2.5"
 DEFAULT_THRESHOLD = 0.7
 #: Inputs longer than this many characters are cut before parsing (time and memory bound).
 MAX_CHARS = 200_000
@@ -159,6 +166,13 @@ def known_forms_note(form_key: str) -> str:
     return f"the checker knows {', '.join(FORMS)} (and {', '.join(EXTRA_FORMS)}){hint}"
 
 
+#: `FormCheck.facts["reading"]` of a poem in Middle English spelling.
+MIDDLE_ENGLISH_NOTE = (
+    "Middle English spelling: rhymes also heard by its spelling rules (partial credit); "
+    "metre scanned with modern pronunciations"
+)
+
+
 def check_poem(
     text: str,
     form: str,
@@ -214,7 +228,12 @@ def check_poem(
         )
     prepare_lines(poem.lines)
     request = FormRequest(form=form_key, meter=meter_spec, rhyme=letters)
-    outcome = RULES[form_key](poem, request)
+    if is_middle_english(word for line in poem.lines for word in line_words(line)):
+        with middle_english_reading():
+            outcome = RULES[form_key](poem, request)
+        outcome.facts["reading"] = MIDDLE_ENGLISH_NOTE
+    else:
+        outcome = RULES[form_key](poem, request)
     return _verdict(poem, request, outcome, meter, rhyme, threshold, notes)
 
 
