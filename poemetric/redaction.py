@@ -14,7 +14,8 @@ whitespace stripped. It replaces with `***`:
 * a masked key, a word with ``***`` (or ``•••``, ``...``) after the first 4 or more characters
   of a key or before its last 4 or more, as the OpenAI API answers a wrong key
   ("Incorrect API key provided: sk-abcd****************wxyz");
-* in error texts, anything shaped like a key (``sk-...``, ``AIza...``, ``hf_...``, ``Bearer ...``).
+* in error texts only, anything shaped like a key (``sk-...``, ``AIza...``, ``hf_...``,
+  ``Bearer ...``); a model's answer or raw response (`Redactor.response`) keeps such words.
 
 The runner applies it to every response and error before they reach the run store, the cache,
 the call log or the terminal; the adapters to their errors and raw responses; the command line
@@ -95,16 +96,17 @@ class Redactor:
         return _KEY_PATTERNS.sub(MARK, self._secrets_removed(text))
 
     def response(self, text: str) -> str:
-        """A model's answer: untouched unless it holds a key (then as `__call__`), so that a
-        poem line starting "Bearer" keeps its words."""
-        return self(text) if self.contains_secret(text) else text
+        """A model's answer without keys, their pieces or masked forms; unlike `__call__`,
+        nothing merely shaped like a key is touched, so that a poem line ("Bearer thunderheads
+        of dawn", "the dusk-shrouded hills") keeps its words."""
+        return self._secrets_removed(text) if self.contains_secret(text) else text
 
     def response_data(self, data: dict[str, Any]) -> dict[str, Any]:
         """`response` for JSON-like data (a stored completion, a raw response), string by
         string; `data` itself when no string in it holds a key."""
         if not any(self.contains_secret(text) for text in _strings(data)):
             return data
-        result: dict[str, Any] = _map_strings(data, self)
+        result: dict[str, Any] = _map_strings(data, self.response)
         return result
 
     def contains_secret(self, text: str) -> bool:

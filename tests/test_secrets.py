@@ -3,6 +3,7 @@ SDKs against local servers that send the key back, as some proxies and APIs do."
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -140,6 +141,49 @@ def test_a_key_set_with_surrounding_whitespace_is_redacted_from_responses(
         )  # fmt: skip
         assert run_generation(store, [spec], options=FAST).models[0].ok == 2
     store.close()
+    assert folder_leaks(tmp_path) == {}
+
+
+#: Poem lines that the error texts' key patterns ("sk-...", "Bearer ...") would cut.
+KEY_SHAPED_LINES = "Bearer thunderheads of dawn,\nthe dusk-shrouded hills wait."
+
+
+def test_a_response_echoing_the_key_loses_the_key_and_keeps_its_poem_lines() -> None:
+    """Once any string of a raw response held the key, every string in it went through the
+    error texts' patterns: "the du*** hills", "*** of dawn"."""
+    redact = Redactor(values=[KEY])
+    raw = {
+        "choices": [{"message": {"content": KEY_SHAPED_LINES}}],
+        "echo": {"authorization": f"Bearer {KEY}", "note": f"{KEY[:12]}... (cut)"},
+    }
+    assert redact.response_data(raw) == {
+        "choices": [{"message": {"content": KEY_SHAPED_LINES}}],
+        "echo": {"authorization": "Bearer ***", "note": "***... (cut)"},
+    }
+    assert redact.response(f"{KEY_SHAPED_LINES}\n{KEY}") == f"{KEY_SHAPED_LINES}\n***"
+    assert redact(KEY_SHAPED_LINES) == "*** of dawn,\nthe du*** hills wait."  # an error text
+
+
+def test_a_stored_answer_echoing_the_key_keeps_its_key_shaped_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner redacted a stored answer that quoted the key with the error texts' patterns
+    too: its poem, text and raw response lost "Bearer thunderheads" and "dusk-shrouded"."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    store = prepared_store(tmp_path, poems=1)
+    with OpenAIServer(lambda call: f"{KEY_SHAPED_LINES}\nby the proxy of {KEY}\n") as server:
+        spec = ModelSpec.model_validate(
+            {"name": "remote", "provider": "openai-compatible", "model": "m",
+             "base_url": server.base_url, "api_key_env": KEY_ENV}
+        )  # fmt: skip
+        assert run_generation(store, [spec], options=FAST).models[0].ok == 1
+    (row,) = store.query(
+        "SELECT poem, response_text, raw_response FROM generations WHERE author = 'remote'"
+    )
+    store.close()
+    assert row["poem"].startswith(KEY_SHAPED_LINES)
+    assert row["response_text"] == f"{KEY_SHAPED_LINES}\nby the proxy of ***\n"
+    assert json.dumps(KEY_SHAPED_LINES)[1:-1] in row["raw_response"]
     assert folder_leaks(tmp_path) == {}
 
 
