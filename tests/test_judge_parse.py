@@ -93,8 +93,18 @@ def test_a_list_that_repeats_the_comment_question_keeps_only_the_comment(shape: 
             "10 above. Flat.",
             "Flat.",
         ),
+        (  # the question in quotation marks, the answer right after the closing one
+            '11. "Please comment on why you gave the answer that you did for question 10 above." '
+            "The imagery is fresh.",
+            "The imagery is fresh.",
+        ),
+        ("11. “Why you gave your answer to question 10” Flat rhymes.", "Flat rhymes."),
         # the judge's own words are kept: no repeat, another item's question, or no break after it
         ("11. Why you gave it a 3? Flat rhymes.", "Why you gave it a 3? Flat rhymes."),
+        (
+            '11. "Why you gave it a 3" is fair; flat rhymes.',
+            '"Why you gave it a 3" is fair; flat rhymes.',
+        ),
         (
             "11. Please comment on why you gave the answer that you did for question 12 above: ok",
             "Please comment on why you gave the answer that you did for question 12 above: ok",
@@ -132,6 +142,10 @@ def test_a_json_comment_that_repeats_its_question_keeps_only_the_comment(shape: 
             "Above all, it is flat.",
         ),
         ({"comment": "Please comment on why you gave your answer to question 10. Flat."}, "Flat."),
+        (
+            "“Please comment on why you gave the answer that you did for question 10 above.” Flat.",
+            "Flat.",
+        ),
         # the judge's own words are kept: another item's question, or no break after the repeat
         (
             "Please comment on why you gave the answer that you did for question 12 above: ok",

@@ -171,22 +171,28 @@ _ECHOES = {
 }
 _ECHO_END = tuple(".:?!-–—")
 _ECHO_MAX_WORDS = 24
+#: Quotation marks a judge may put around the repeated question ("“Please comment on ...”").
+_QUOTES = "\"'“”‘’«»"
+_NO_QUOTES = str.maketrans(dict.fromkeys(_QUOTES, " "))
 
 
 def strip_question_echo(question: int, text: str) -> str | None:
     """The judge's words after the comment question repeated at the start of `text` ("11. Please
     comment on why you gave ... question 10 above.: Because ..."), or None when `text` does not
     start with it. The repeat must end `text` or end at punctuation, so "question 10: Above all,
-    ..." keeps the judge's "Above all"."""
+    ..." keeps the judge's "Above all"; a repeat in quotation marks may end at its closing mark
+    ("“Please comment on ... above.” Because ...")."""
     echo = _ECHOES.get(question)
     if echo is None:
         return None
+    quoted = text.startswith(tuple(_QUOTES))
     words = list(re.finditer(r"\S+", text))[:_ECHO_MAX_WORDS]
     for word in reversed(words):
         after = text[word.end() :].strip()
-        if after and not word.group().endswith(_ECHO_END):
+        closes = quoted and word.group().endswith(tuple(_QUOTES))
+        if after and not (closes or word.group().endswith(_ECHO_END)):
             continue
-        if echo.fullmatch(normal(text[: word.end()])):
+        if echo.fullmatch(normal(text[: word.end()].translate(_NO_QUOTES))):
             return after
     return None
 
