@@ -13,9 +13,11 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+
+from poemetric.testing.exchange import retry_headers
 
 FaultKind = Literal["status", "slow", "truncated", "invalid_json", "disconnect"]
 
@@ -26,7 +28,7 @@ class Fault:
 
     kinds:
       - ``status``: an HTTP error (`status`, with `Retry-After` / `retry-after-ms` when
-        `retry_after_s` is set) and the provider's JSON error body;
+        `retry_after_s` is set, and any extra `headers`) and the provider's JSON error body;
       - ``slow``: wait `delay_s` before answering normally (beyond a client's timeout);
       - ``truncated``: a 200 whose JSON body is cut in half (framing intact, JSON invalid);
       - ``invalid_json``: a 200 whose body is not JSON at all;
@@ -38,10 +40,25 @@ class Fault:
     retry_after_s: float | None = None
     delay_s: float = 0.0
     message: str = "injected fault"
+    #: Extra response headers of a ``status`` fault (a provider's rate-limit reset headers).
+    headers: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def rate_limited(cls, retry_after_s: float | None = 1.0) -> Fault:
-        return cls("status", status=429, retry_after_s=retry_after_s, message="rate limit exceeded")
+    def rate_limited(
+        cls, retry_after_s: float | None = 1.0, headers: Mapping[str, str] | None = None
+    ) -> Fault:
+        return cls(
+            "status",
+            status=429,
+            retry_after_s=retry_after_s,
+            message="rate limit exceeded",
+            headers=tuple((headers or {}).items()),
+        )
+
+    def status_headers(self) -> dict[str, str]:
+        """The headers of a ``status`` fault's answer."""
+        retry = {} if self.retry_after_s is None else retry_headers(self.retry_after_s)
+        return {**retry, **dict(self.headers)}
 
     @classmethod
     def server_error(cls, status: int = 500) -> Fault:

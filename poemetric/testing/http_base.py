@@ -263,8 +263,7 @@ class LocalServer:
         fault = self.faults.next_fault()
         if fault is not None and fault.kind == "status":
             record.fault = f"status:{fault.status}"
-            headers = retry_headers(fault.retry_after_s) if fault.retry_after_s is not None else {}
-            return self.error_answer(fault.status, fault.message, headers)
+            return self.error_answer(fault.status, fault.message, fault.status_headers())
         if fault is not None and fault.kind == "slow":
             record.fault = "slow"
             self.sleep(fault.delay_s)
@@ -329,8 +328,7 @@ class LocalServer:
             return self._routed(record, query, raw)
         record.fault = fault.kind if fault.kind != "status" else f"status:{fault.status}"
         if fault.kind == "status":
-            headers = retry_headers(fault.retry_after_s) if fault.retry_after_s is not None else {}
-            return self.error_answer(fault.status, fault.message, headers)
+            return self.error_answer(fault.status, fault.message, fault.status_headers())
         if fault.kind == "slow":
             self.sleep(fault.delay_s)
         answer = self._routed(record, query, raw)

@@ -1,0 +1,143 @@
+"""A 429 without a usable Retry-After waits until the provider's rate-limit reset headers say
+the limits refill (OpenAI's `x-ratelimit-reset-*` durations, Anthropic's
+`anthropic-ratelimit-*-reset` timestamps): the real SDKs against the local servers."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from provider_support import failure, local_spec
+from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, openai_spec, prepared_store
+
+from poemetric.generation.stage import run_generation
+from poemetric.providers.anthropic_provider import AnthropicProvider
+from poemetric.providers.openai_provider import OpenAIProvider
+from poemetric.providers.remote_common import parse_duration, rate_limit_reset_seconds
+from poemetric.testing import AnthropicServer, Fault, OpenAIServer
+
+
+@pytest.fixture(autouse=True)
+def _api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (TEST_KEY_ENV, "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.setenv(name, TEST_KEY)
+
+
+def rfc3339_in(seconds: float) -> str:
+    """An RFC 3339 timestamp `seconds` from now, to the millisecond, as Anthropic writes one."""
+    moment = datetime.fromtimestamp(time.time() + seconds, UTC)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("1s", 1.0),
+        ("6m0s", 360.0),
+        ("20ms", 0.02),
+        ("1m30.5s", 90.5),
+        ("1h2m3s", 3723.0),
+        ("2m59.56s", 179.56),
+        ("0.5s", 0.5),
+        (".5s", 0.5),
+        ("250us", 0.00025),
+        ("250µs", 0.00025),
+        ("100ns", 1e-7),
+        ("0s", 0.0),
+        (" 7s ", 7.0),
+        ("12", 12.0),  # a bare number is seconds (Azure and some proxies)
+        ("1.5", 1.5),
+    ],
+)
+def test_parse_duration(text: str, seconds: float) -> None:
+    assert parse_duration(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", " ", "soon", "s", "-1s", "+1s", "1x", "1s2", "1 s", "1e3", "1e3s", "inf", "nan",
+     "1,5s", "1d", "9" * 400, "2025-08-21T12:40:59Z"],
+)  # fmt: skip
+def test_parse_duration_rejects_malformed_values(text: str) -> None:
+    assert parse_duration(text) is None
+
+
+def test_the_longest_reset_is_taken_and_unreadable_or_past_ones_ignored() -> None:
+    headers = {
+        "X-RateLimit-Reset-Requests": "20ms",
+        "x-ratelimit-reset-tokens": "6m0s",
+        "anthropic-ratelimit-requests-reset": "later",
+        "anthropic-ratelimit-tokens-reset": "2020-01-01T00:00:00Z",
+    }
+    assert rate_limit_reset_seconds(headers) == pytest.approx(360.0)
+    assert rate_limit_reset_seconds({"x-ratelimit-reset-tokens": "soon"}) is None
+    assert rate_limit_reset_seconds({"x-ratelimit-reset-tokens": "0s"}) is None
+    assert rate_limit_reset_seconds({"anthropic-ratelimit-tokens-reset": "2020-01-01"}) is None
+    assert rate_limit_reset_seconds({"x-ratelimit-limit-tokens": "5000"}) is None
+    assert rate_limit_reset_seconds(None) is None
+
+
+OPENAI_RESETS = {"x-ratelimit-reset-requests": "20ms", "x-ratelimit-reset-tokens": "6m0s"}
+
+
+@pytest.mark.parametrize(
+    ("fault", "retry_after_s"),
+    [
+        (Fault.rate_limited(None, OPENAI_RESETS), 360.0),  # the longer of the two
+        (Fault.rate_limited(2.5, OPENAI_RESETS), 2.5),  # Retry-After, when sent, wins
+        (Fault.rate_limited(None, {"x-ratelimit-reset-tokens": "-5s"}), None),  # backoff
+        (Fault("status", status=503, headers=tuple(OPENAI_RESETS.items())), None),  # not a 429
+    ],
+)
+def test_openai_429_hint_from_reset_headers(fault: Fault, retry_after_s: float | None) -> None:
+    with OpenAIServer(faults=[fault]) as server:
+        spec = local_spec(server, name="m", provider="openai", model="gpt-4o")
+        error = failure(OpenAIProvider(spec))
+    assert error.retryable and error.retry_after_s == pytest.approx(retry_after_s)
+
+
+def test_anthropic_429_hint_from_reset_timestamps() -> None:
+    resets = {
+        "anthropic-ratelimit-requests-reset": rfc3339_in(30),
+        "anthropic-ratelimit-tokens-reset": rfc3339_in(90),
+        "anthropic-ratelimit-output-tokens-reset": "not a time",
+    }
+    with AnthropicServer(faults=[Fault.rate_limited(None, resets)]) as server:
+        spec = local_spec(server, name="claude", provider="anthropic", model="claude-test")
+        error = failure(AnthropicProvider(spec))
+    assert error.status == 429 and error.retry_after_s == pytest.approx(90, abs=2)
+
+
+def test_runner_waits_for_openai_reset_durations(tmp_path: Path) -> None:
+    """Without Retry-After the 429 was retried after FAST's backoff (at most 0.05 s)."""
+    store = prepared_store(tmp_path, poems=1)
+    resets = {"x-ratelimit-reset-requests": "200ms", "x-ratelimit-reset-tokens": "20ms"}
+    with OpenAIServer(faults=[Fault.rate_limited(None, resets)], api_key=TEST_KEY) as server:
+        report = run_generation(store, [openai_spec(server.base_url)], options=FAST)
+        first, second = server.generation_requests
+    assert (report.models[0].ok, report.errors) == (1, 0)
+    assert 0.2 <= second.received_at - first.received_at < 1.5
+    outcomes = [(r["outcome"], r["http_status"]) for r in store.query("SELECT * FROM calls")]
+    assert outcomes == [("retry", 429), ("ok", None)]
+
+
+def test_runner_waits_for_anthropic_reset_timestamps(tmp_path: Path) -> None:
+    store = prepared_store(tmp_path, poems=1)
+    latest = rfc3339_in(0.4)
+    resets = {
+        "anthropic-ratelimit-requests-reset": rfc3339_in(0.1),
+        "anthropic-ratelimit-input-tokens-reset": latest,
+    }
+    with AnthropicServer(faults=[Fault.rate_limited(None, resets)], api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url).model_copy(
+            update={"provider": "anthropic", "model": "claude-test"}
+        )
+        report = run_generation(store, [spec], options=FAST)
+        _, second = server.generation_requests
+    assert (report.models[0].ok, report.errors) == (1, 0)
+    reset_at = datetime.fromisoformat(latest).timestamp()
+    assert reset_at - 0.01 <= second.received_at < reset_at + 1.5
+    outcomes = [(r["outcome"], r["http_status"]) for r in store.query("SELECT * FROM calls")]
+    assert outcomes == [("retry", 429), ("ok", None)]
