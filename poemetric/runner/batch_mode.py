@@ -239,10 +239,10 @@ def _stop_model(
     *,
     jobs: int,
 ) -> None:
-    """After a batch `step` ('submission', 'status poll' of `batch_id`) failed: stop the model,
-    its `jobs` left for the next run, when the adapter has a bug (`AdapterBug`), the provider
-    refused the key or the step failed for good (`_GaveUp`). Nothing after a stop (`_Stopped`):
-    the resumed run does those jobs."""
+    """After a batch `step` ('submission', 'status poll' of `batch_id`; 'results' for a refused
+    key only) failed: stop the model, its `jobs` left for the next run, when the adapter has a
+    bug (`AdapterBug`), the provider refused the key or the step failed for good (`_GaveUp`).
+    Nothing after a stop (`_Stopped`): the resumed run does those jobs."""
     if isinstance(failed, AdapterBug):
         stop_for_adapter_bug(run, failed, batch_id, jobs=jobs)
         return
@@ -342,6 +342,10 @@ async def _collect(
     except _GaveUp as failed:
         # Leave the batch uncollected: the next run polls it again rather than paying twice.
         error = failed.error
+        if is_auth_failure(error):  # a refused key stops the model, as at submission or poll
+            _release(run, reserved, keys)
+            _stop_model(run, failed, "results", batch_id, jobs=_pending_in(keys, by_key))
+            return
         _update_batch(
             run, batch_id, status.state, {**detail, "collect_error": run.redact(str(error))}
         )
