@@ -242,3 +242,29 @@ def test_a_stop_during_a_submission_retry_wait_submits_nothing_more(
         assert len(submissions(server)) == 1 and server.batches == {}
     assert took < 2.5  # not the 3 s Retry-After (nor the 30 s grace)
     assert store.query("SELECT * FROM batches") == [] and generation_rows(store, "remote") == []
+
+
+def test_a_key_refused_for_the_results_stops_the_model_and_leaves_the_batch(
+    tmp_path: Path,
+) -> None:
+    """A 403 fetching a finished batch's results (a key allowed to poll batches but not to read
+    their files) made one 'HTTP 403' error row per job; the key is refused as at submission or
+    poll: the model stops naming its key variable, its jobs pending, the batch polled again."""
+    store = prepared_store(tmp_path, poems=3)
+    refused = Fault.client_error(403, "insufficient permissions: api.files.read")
+    faults = [None, None, None, refused]  # submitted, polled twice; batch_results refused
+    with OpenAIServer(api_key=TEST_KEY, batch_faults=faults) as server:
+        spec = spec_for(server, "remote")
+        report = run_generation(store, [spec], options=BATCH)
+        (model,) = report.models
+        assert (model.ok, model.errors, model.left_pending) == (0, 0, 3)
+        assert model.auth_status == 403 and report.incomplete
+        assert model.not_run == f"authentication failed (HTTP 403): check {TEST_KEY_ENV}"
+        assert f"remote: {model.not_run}; 3 jobs left for the next run" in printed(report)
+        assert generation_rows(store, "remote") == []  # pending, not error rows
+        (batch,) = store.query("SELECT batch_id, status FROM batches")
+        assert batch["status"] != "collected"
+
+        again = run_generation(store, [spec], options=BATCH)
+        assert again.models[0].ok == 3 and again.models[0].batch_ids == [batch["batch_id"]]
+        assert not again.incomplete and len(server.batches) == 1  # collected, not bought again

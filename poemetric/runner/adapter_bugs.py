@@ -119,8 +119,10 @@ def batch_answers(results: object, requests: int) -> Sequence[Any] | TypeError:
     return TypeError(f"generate_batch returned {returned}, one per request")
 
 
-def stop_for_adapter_bug(run: ModelRun, bug: AdapterBug, batch_id: str | None) -> None:
-    """Stop the model (its jobs stay pending: the caller counts them) and log the traceback."""
+def stop_for_adapter_bug(
+    run: ModelRun, bug: AdapterBug, batch_id: str | None, *, jobs: int
+) -> None:
+    """Stop the model, its `jobs` left pending for the next run, and log the traceback."""
     error = bug.error
     message = shortened(run.redact(str(error)))
     where = f" for batch {batch_id}" if batch_id else ""
@@ -137,6 +139,7 @@ def stop_for_adapter_bug(run: ModelRun, bug: AdapterBug, batch_id: str | None) -
         )
     run.stop_mid_run(reason)
     log_traceback(run, f"{bug.method}{where}", error, cache_key=batch_id or "-")
+    run.leave_pending(jobs)
 
 
 def log_traceback(run: ModelRun, method: str, error: BaseException, *, cache_key: str) -> None:

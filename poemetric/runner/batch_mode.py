@@ -149,12 +149,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         except (_GaveUp, _Stopped, AdapterBug) as failed:
             # This chunk and the next stay pending; batches already submitted are still collected.
             _release(run, reserved, [job.key for job in chunk])
-            left = len(chunk) + len(to_submit[start + size :])
-            if isinstance(failed, AdapterBug):
-                stop_for_adapter_bug(run, failed, None)
-                run.leave_pending(left)
-            elif isinstance(failed, _GaveUp):
-                _leave_pending(run, failed, "submission", left)
+            _stop_model(run, failed, "submission", jobs=len(chunk) + len(to_submit[start + size :]))
             break
         finally:
             stopping.call_done()
@@ -231,9 +226,28 @@ def _surely_not_accepted(error: ProviderError) -> bool:
     return error.status is not None or never_sent(error)
 
 
-def _leave_pending(run: ModelRun, failed: _GaveUp, step: str, jobs: int) -> None:
-    """Stop the model, its `jobs` left for the next run: the provider refused the key, or a
-    batch `step` ('submission', 'status poll') failed for good."""
+def _pending_in(keys: Iterable[str], by_key: Mapping[str, Job]) -> int:
+    """How many of a batch's `keys` are jobs pending in this invocation."""
+    return sum(1 for key in keys if key in by_key)
+
+
+def _stop_model(
+    run: ModelRun,
+    failed: _GaveUp | _Stopped | AdapterBug,
+    step: str,
+    batch_id: str | None = None,
+    *,
+    jobs: int,
+) -> None:
+    """After a batch `step` ('submission', 'status poll' of `batch_id`; 'results' for a refused
+    key only) failed: stop the model, its `jobs` left for the next run, when the adapter has a
+    bug (`AdapterBug`), the provider refused the key or the step failed for good (`_GaveUp`).
+    Nothing after a stop (`_Stopped`): the resumed run does those jobs."""
+    if isinstance(failed, AdapterBug):
+        stop_for_adapter_bug(run, failed, batch_id, jobs=jobs)
+        return
+    if isinstance(failed, _Stopped):
+        return
     error = failed.error
     if is_auth_failure(error):
         run.stop_for_auth(error.status or 0)
@@ -285,12 +299,7 @@ async def _wait_and_collect(
         except (_GaveUp, _Stopped, AdapterBug) as failed:
             # Left uncollected: the next run polls it again instead of paying twice.
             _release(run, reserved, keys)
-            left = sum(1 for key in keys if key in by_key)
-            if isinstance(failed, AdapterBug):
-                stop_for_adapter_bug(run, failed, batch_id)
-                run.leave_pending(left)
-            elif isinstance(failed, _GaveUp):
-                _leave_pending(run, failed, "status poll", left)
+            _stop_model(run, failed, "status poll", batch_id, jobs=_pending_in(keys, by_key))
             return
         detail = _detail(status)
         _update_batch(run, batch_id, status.state, detail)
@@ -328,12 +337,15 @@ async def _collect(
         return
     except AdapterBug as bug:  # left uncollected: the next run (a fixed adapter) collects it
         _release(run, reserved, keys)
-        stop_for_adapter_bug(run, bug, batch_id)
-        run.leave_pending(sum(1 for key in keys if key in by_key))
+        stop_for_adapter_bug(run, bug, batch_id, jobs=_pending_in(keys, by_key))
         return
     except _GaveUp as failed:
         # Leave the batch uncollected: the next run polls it again rather than paying twice.
         error = failed.error
+        if is_auth_failure(error):  # a refused key stops the model, as at submission or poll
+            _release(run, reserved, keys)
+            _stop_model(run, failed, "results", batch_id, jobs=_pending_in(keys, by_key))
+            return
         _update_batch(
             run, batch_id, status.state, {**detail, "collect_error": run.redact(str(error))}
         )

@@ -130,8 +130,7 @@ async def _call(
                 run.stop_for_auth(error.status or 0)
             else:
                 run.stop(run.redact(str(error)))
-            run.report.left_pending += 1
-            run.advance()
+            run.leave_pending(1)
             return None
         log_attempt(run, job, attempt_number, "error", error=error, latency_s=state.latency_s)
         record_failure(run, job, error)
@@ -208,8 +207,7 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
     try:
         limit = chunk_limit(provider)
     except AdapterBug as bug:
-        stop_for_adapter_bug(run, bug, None)
-        run.leave_pending(len(jobs))
+        stop_for_adapter_bug(run, bug, None, jobs=len(jobs))
         return
     size = max(1, min(run.options.chunk_size, limit or run.options.chunk_size))
     queue = list(jobs)
