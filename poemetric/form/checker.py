@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import chain
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
@@ -228,7 +229,7 @@ def check_poem(
         )
     prepare_lines(poem.lines)
     request = FormRequest(form=form_key, meter=meter_spec, rhyme=letters)
-    if is_middle_english(word for line in poem.lines for word in line_words(line)):
+    if is_middle_english(chain.from_iterable(map(line_words, poem.lines))):
         with middle_english_reading():
             outcome = RULES[form_key](poem, request)
         outcome.facts["reading"] = MIDDLE_ENGLISH_NOTE

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from poemetric.form.lexicon import phones_for_word
 
@@ -47,6 +47,10 @@ _GLOSSARY = """
     knyght myght ryght lyght herte sonne mone erthe hond lond londe kyng quene hous toun
 """
 MIDDLE_ENGLISH_WORDS = frozenset(_GLOSSARY.split())
+#: The same in lower case, capitalised and upper case: tokens are matched without lowering each.
+_ANY_CASE = MIDDLE_ENGLISH_WORDS.union(
+    variant for word in MIDDLE_ENGLISH_WORDS for variant in (word.capitalize(), word.upper())
+)
 
 #: Spelling patterns of Middle English that modern words rarely have; a token counts only when
 #: it is not a CMUdict word (*cyst*, *tryst* and *town* are).
@@ -74,9 +78,11 @@ def _is_marker(word: str) -> bool:
 def is_middle_english(tokens: Iterable[str]) -> bool:
     """Whether a poem's word tokens are written in Middle English spelling (see the module
     docstring)."""
-    words = [token.lower() for token in tokens]
-    if len(MIDDLE_ENGLISH_WORDS.intersection(words)) < MIN_FUNCTION_WORDS:
+    tokens = list(tokens)
+    found = {word.lower() for word in _ANY_CASE.intersection(tokens)}
+    if len(found) < MIN_FUNCTION_WORDS:
         return False  # every Middle English poem has some; this spares modern poems the rest
+    words = [token.lower() for token in tokens]
     markers = [w for w in words if _is_marker(w)]
     return len(set(markers)) >= MIN_DISTINCT and len(markers) >= MIN_SHARE * len(words)
 
@@ -139,7 +145,14 @@ _CONSONANTS: dict[str, str] = {
     "y": "Y",
     "z": "Z",
 }
-_GRAPHEME = re.compile("|".join(sorted((*_VOWELS, *_CONSONANTS), key=len, reverse=True)) + "|.")
+
+
+@cache
+def _grapheme() -> re.Pattern[str]:
+    """Spellings of one sound, longest first (compiled on first use: few poems need it)."""
+    return re.compile("|".join(sorted((*_VOWELS, *_CONSONANTS), key=len, reverse=True)) + "|.")
+
+
 #: Endings whose vowel is a weak schwa (plural, infinitive, participle, comparative, -el, -eth).
 _WEAK_ENDING = re.compile(r"e(?:s|n|d|r|l|th)$")
 
@@ -165,7 +178,7 @@ def middle_english_phones(word: str) -> str:
     elif vowel_count > 1 and (ending := _WEAK_ENDING.search(text)):
         weak_tail = ending.group()[1:]
         text = text[: ending.start()]
-    graphemes = _GRAPHEME.findall(text)
+    graphemes = _grapheme().findall(text)
     vowel_indices = [i for i, g in enumerate(graphemes) if g in _VOWELS]
     if not vowel_indices:
         return ""
