@@ -388,4 +388,5 @@ def test_a_filled_sheet_completes_every_page_even_with_attention_checks(tmp_path
     with RunStore(tmp_path / "run", create=False) as store:
         r1 = next(p for p in db.progress(store, "experts") if p.rater == "R1")
     assert r1.checks == 1 and r1.checks_failed == 0
+    assert r1.checks_text() == "not shown (imported)"  # not "0 / 1 failed": never shown
     assert r1.completed == r1.assigned == 4

@@ -1,5 +1,5 @@
 """The survey's admin page in headless Chromium: its agreement table, and raters who answered
-on paper (imported sheets)."""
+on paper (imported sheets), whose imports never pass for answers given on the web."""
 
 from __future__ import annotations
 
@@ -76,3 +76,21 @@ def test_a_rater_who_answered_on_paper_is_not_shown_to_have_passed_the_check(
     assert status.exit_code == 0, status.output
     ann = next(line for line in status.output.splitlines() if " ann " in line)
     assert "not shown (imported)" in ann and "0/1" not in ann
+
+
+def test_an_import_named_web_is_refused_as_it_would_pass_for_answers_given_in_the_browser(
+    tmp_path: Path,
+) -> None:
+    """An import's answers carry its file's name, web answers "web": an import named "web" was
+    stored as if given in the browser (a page drawn before it could store over it, and its
+    rater's attention check read "not answered yet" instead of "not shown (imported)")."""
+    with prepared_store(tmp_path / "run", poems=4) as store:
+        build_survey(store, raters="ann,ben", poems=4, checks=1, seed=1)
+        rows = [("ann", page.generation_id, key, 3.0, None)
+                for page in db.pages(store, "experts", "ann") for key in DIMENSION_KEYS]  # fmt: skip
+        with pytest.raises(db.SurveyError, match=r"cannot be named 'web'.*rename the file"):
+            db.import_answers(store, "experts", rows, source="web", config={})
+        assert store.query("SELECT COUNT(*) FROM survey_answers")[0][0] == 0
+        db.import_answers(store, "experts", rows, source="web.csv", config={})
+        ann = next(row for row in db.progress(store, "experts") if row.rater == "ann")
+    assert ann.checks_text() == "not shown (imported)"

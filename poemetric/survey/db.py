@@ -328,7 +328,14 @@ def import_answers(
     a 'poemetric' survey when new; raters added as needed), in one transaction. `source` names
     the file (never `edits.WEB`: a page drawn before the import must not store over them).
     Returns (new answers, replaced answers). No rows at all (for an expert survey) raise
-    `NoAnswersError` and store nothing."""
+    `NoAnswersError` and store nothing; a `source` named `edits.WEB` raises `SurveyError`."""
+    if source == edits.WEB:
+        # Stored as web answers, they would read as given in the browser: a page drawn before
+        # the import could store over them, and their raters' checks would not read "imported".
+        raise SurveyError(
+            f"an import cannot be named {source!r}: that names the answers given in the "
+            "browser; rename the file and import it again"
+        )
     rows = list(rows)
     new = replaced = 0
     touched: set[str] = set()
