@@ -66,6 +66,38 @@ def test_middle_english_spelling_is_recognised_and_modern_english_is_not() -> No
     assert not is_middle_english(early_modern.split())
 
 
+# Well-known openings, tokenised as the checker does (its metre analysis's word tokens).
+CHAUCER = """Whan that Aprill with his shoures soote
+The droghte of March hath perced to the roote,
+And bathed every veyne in swich licour
+Of which vertu engendred is the flour;
+Whan Zephirus eek with his sweete breeth
+Inspired hath in every holt and heeth
+The tendre croppes, and the yonge sonne
+Hath in the Ram his half cours yronne"""
+SPENSER = """A Gentle Knight was pricking on the plaine,
+Ycladd in mightie armes and silver shielde,
+Wherein old dints of deepe wounds did remaine,
+The cruell markes of many a bloudy fielde;
+Yet armes till that time did he never wield:
+His angry steede did chide his foming bitt,
+As much disdayning to the curbe to yield:
+Full jolly knight he seemd, and faire did sitt,
+As one for knightly giusts and fierce encounters fitt."""
+BURNS = """Wee, sleekit, cow'rin, tim'rous beastie,
+O, what a panic's in thy breastie!
+Thou need na start awa sae hasty,
+Wi' bickering brattle!
+I wad be laith to rin an' chase thee,
+Wi' murd'ring pattle!"""
+
+
+@pytest.mark.parametrize(("text", "expected"), [(CHAUCER, True), (SPENSER, False), (BURNS, False)])
+def test_chaucer_is_middle_english_and_spenser_and_burns_are_not(text: str, expected: bool) -> None:
+    tokens = [word for line in text.splitlines() for word in adapters.line_words(line)]
+    assert is_middle_english(tokens) is expected
+
+
 @pytest.mark.parametrize(
     ("word", "phones"),
     [
