@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -14,9 +15,11 @@ from poemetric.analysis import analyze_run
 from poemetric.cli import app
 from poemetric.cli.ghostwriting_cmd import NEAR_COPY_DEFAULT
 from poemetric.generation.stage import run_generation
+from poemetric.ghostwriting.metrics import author_measures, poem_measures
 from poemetric.ghostwriting.tables import ghostwriting_tables
 from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD
 from poemetric.providers.base import Completion
+from poemetric.report import build_report
 from poemetric.store import RunStore
 
 REQUIRED = {"author", "rhyme_density", "rhyme_density_raplyzer", "uniqueness", "near_copies"}
@@ -115,6 +118,39 @@ def test_a_corpus_holding_the_dataset_poems_is_not_their_copy(
         assert hidden.loc["reciter", "uniqueness"] == scores.loc["human", "uniqueness"]
 
 
+def test_a_poem_too_short_to_measure_is_left_out_of_its_authors_mean() -> None:
+    """A one-word poem's Raplyzer factor was 0 and pulled its author's mean down; it is NaN
+    (undefined), which the mean skips, as it skips the density of a poem without syllables."""
+    couplet = "My heart is full of wonder\nas skies roll on in thunder"
+    generations = pd.DataFrame({"generation_id": ["g1", "g2", "g3"],
+                                "author": ["terse", "terse", "mute"], "poem_id": ["p1", "p2", "p1"],
+                                "poem_form": ["couplet"] * 3,
+                                "poem": [couplet, "Silence", "Silence"]})  # fmt: skip
+    poems = poem_measures(generations, []).frame
+    assert poems["rhyme_density_raplyzer"].isna().tolist() == [False, True, True]
+    table = author_measures(poems).set_index("author")
+    assert table.loc["terse", "rhyme_density_raplyzer"] == pytest.approx(4 / 11)
+    assert table.loc["terse", "poems"] == 2  # the poem still counts as a poem
+    assert math.isnan(table.loc["mute", "rhyme_density_raplyzer"])
+
+
+def test_tables_and_report_show_an_undefined_raplyzer_mean_as_missing(tmp_path: Path) -> None:
+    use_scripted(lambda request, number: Completion(text="Silence"))
+    with prepared_store(tmp_path / "run", poems=2) as store:
+        run_generation(store, [scripted_spec(name="terse")], options=FAST)
+        analyze_run(store).write(tmp_path / "out")
+        html = build_report(store, tmp_path / "report.html").read_text(encoding="utf-8")
+    table = pd.read_csv(tmp_path / "out" / "ghostwriting.csv").set_index("author")
+    assert math.isnan(table.loc["terse", "rhyme_density_raplyzer"])  # an empty CSV field
+    assert table.loc["human", "rhyme_density_raplyzer"] > 0
+    row = next(r for r in (tmp_path / "out" / "ghostwriting.md").read_text().splitlines()
+               if r.startswith("| terse |"))  # fmt: skip
+    assert row.split(" | ")[4] == "–", row
+    section = html[html.index('id="ghostwriting"') :]
+    terse = section[section.index(">terse<") : section.index("</tr>", section.index(">terse<"))]
+    assert '<td class="num">–</td>' in terse and "nan" not in terse.lower()
+
+
 def test_score_command_prints_both_densities(tmp_path: Path) -> None:
     poem = tmp_path / "couplet.txt"
     poem.write_text("My heart is full of wonder\nas skies roll on in thunder\n", encoding="utf-8")
@@ -151,8 +187,6 @@ def test_the_ghostwriting_figure_is_drawn(reciting_run: Path, tmp_path: Path) ->
 
 
 def test_the_report_lists_near_copies_with_their_source(reciting_run: Path, tmp_path: Path) -> None:
-    from poemetric.report import build_report
-
     with RunStore(reciting_run, create=False) as store:
         html = build_report(store, tmp_path / "report.html").read_text(encoding="utf-8")
     section = html[html.index('id="ghostwriting"') :]

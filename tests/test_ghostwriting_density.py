@@ -88,6 +88,21 @@ def test_a_text_without_rhyme_scores_zero() -> None:
     assert raplyzer_density(NO_RHYME) == 0.0
 
 
+def test_both_measures_are_undefined_where_they_have_nothing_to_measure() -> None:
+    """The Raplyzer factor of a text of under two words was 0 (a poem without rhyme) where the
+    paper's density of a text without syllables is NaN: a one-word or empty poem pulled its
+    author's mean Raplyzer score down. With no word after the first there is no rhyme length to
+    average: NaN, as the density is without syllables."""
+    for text in ("", "  \n", "!!!"):
+        assert math.isnan(rhyme_density(text).density), repr(text)
+        assert math.isnan(raplyzer_density(text)), repr(text)
+    # One word, or one line repeated (repeated lines are dropped first): no second word.
+    for text in ("Silence", "Silence\nSilence"):
+        assert math.isnan(raplyzer_density(text)), repr(text)
+        assert math.isnan(average_rhyme_length(cmu_vowel_words(text))), repr(text)
+    assert raplyzer_density("Silence falls") == 0.0  # two words: defined, no rhyme
+
+
 def test_entropy_weight_and_syllables() -> None:
     assert entropy_weight(["a", "b", "c", "d"]) == 1.0
     assert entropy_weight(["a", "a", "a", "a"]) == 0.0

@@ -278,3 +278,41 @@ def test_a_model_refused_in_every_task_lacks_every_shard(tmp_path: Path) -> None
     assert result.exit_code == 1, result.output
     [line] = _incomplete(result)
     assert "model remote ran with --shard K/2" in line and "shard(s) 0/2, 1/2" in line, line
+
+
+@pytest.mark.usefixtures("remote")
+@pytest.mark.parametrize(
+    ("extra", "key", "why"),
+    [((), False, TEST_KEY_ENV), (("--max-cost", "0.0000001"), True, "--max-cost")],
+    ids=["refused", "max-cost"],
+)
+def test_an_unsharded_model_that_did_not_run_through_is_named(
+    tmp_path: Path, extra: tuple[str, ...], key: bool, why: str
+) -> None:
+    """A run without --shard (the whole stage, 0/1) whose `remote` was refused (no key) or cut
+    at --max-cost merged with status 0 and said nothing of it, while the same model refused in
+    a --shard K/N task was named: only N > 1 was checked."""
+    run = tmp_path / "run"
+    args = ["generate", "--no-progress", "--run", str(run), "--models", "markov,remote"]
+    env = {TEST_KEY_ENV: TEST_KEY if key else None, "COLUMNS": "400"}
+    first = CliRunner().invoke(app, [*args, "--limit", "4", *extra], env=env)
+    assert first.exit_code == 1 and why in first.output, first.output
+    dest = tmp_path / "all"
+    result = _merge(dest, run)
+    assert result.exit_code == 1, result.output
+    [line] = _incomplete(result)
+    assert "generate of model remote" in line and "markov" not in line, line
+    assert "not through" in line and "K/1" not in line, line
+
+    env[TEST_KEY_ENV] = TEST_KEY  # the resume, with the key and no budget: remote runs through
+    assert CliRunner().invoke(app, [*args, "--limit", "4"], env=env).exit_code == 0
+    result = _merge(dest, run)
+    assert result.exit_code == 0 and not _incomplete(result), result.output
+
+
+def test_a_known_model_without_the_whole_stage_lacks_it() -> None:
+    record = {"generate": {"markov": ["0/1"]}}
+    assert missing_shards(record, {"generate": ["markov", "remote"]}) == [
+        MissingShards("generate", "remote", 1, (0,))
+    ]
+    assert missing_shards(record, {"generate": ["markov"]}) == []

@@ -13,6 +13,7 @@ from poemetric.cli.markup import plain
 from poemetric.cli.options import error_exit, output_folder
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
+from poemetric.store.shards import MissingShards
 
 _COLUMNS = (
     ("copied", "new"),
@@ -45,8 +46,9 @@ def merge(
     result replaces a failed one; two different successful results for the same prompt, author
     and sample are reported as conflicts and the destination's is kept. When the stores hold
     shards of `--shard K/N` and some shard of a stage is in none of them for some model (e.g. an
-    array task run with other `--models`), the merge is still written, the missing shards are
-    named with their stage and model, and the exit status is 1.
+    array task run with other `--models`), or a model of a stage run without `--shard` is not
+    through in any of them (refused, stopped, cut at `--max-cost`), the merge is still written,
+    what is missing is named with its stage and model, and the exit status is 1.
 
     Examples:
 
@@ -60,15 +62,26 @@ def merge(
         raise error_exit(error) from error
     _print_report(console, report)
     for missing in report.missing_shards:
-        numbers = ", ".join(f"{k}/{missing.count}" for k in missing.indexes)
-        ran = f"{missing.stage} of model {missing.model}" if missing.model else missing.stage
-        console.print(
-            f"[yellow]incomplete: {plain(ran)} ran with --shard K/{missing.count}, but shard(s) "
-            f"{numbers} are in none of the merged stores; the merge was written: run the missing "
-            f"shard(s) and merge them into {plain(into)} too[/yellow]"
-        )
+        console.print(f"[yellow]incomplete: {_missing_line(missing, into)}[/yellow]")
     if report.missing_shards or (report.conflicts and strict):
         raise typer.Exit(1)
+
+
+def _missing_line(missing: MissingShards, into: Path) -> str:
+    """Markup: what `missing` lacks and what to do about it."""
+    ran = f"{missing.stage} of model {missing.model}" if missing.model else missing.stage
+    if missing.count == 1:  # the stage ran whole (no --shard), this model not through
+        return (
+            f"{plain(ran)} was run on the whole stage (no --shard K/N) but is not through in any "
+            "of the merged stores (refused, stopped, or cut at --max-cost); the merge was "
+            f"written: run the same command again and merge that store into {plain(into)} too"
+        )
+    numbers = ", ".join(f"{k}/{missing.count}" for k in missing.indexes)
+    return (
+        f"{plain(ran)} ran with --shard K/{missing.count}, but shard(s) {numbers} are in none of "
+        f"the merged stores; the merge was written: run the missing shard(s) and merge them into "
+        f"{plain(into)} too"
+    )
 
 
 def _print_report(console: Console, report: MergeReport) -> None:

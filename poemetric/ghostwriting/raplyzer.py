@@ -24,6 +24,7 @@ Two front ends produce the vowel stream:
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import subprocess
@@ -252,9 +253,10 @@ def rhyme_lengths(words: Sequence[VowelWord], lookback: int = RAPLYZER_LOOKBACK)
 
 
 def average_rhyme_length(words: Sequence[VowelWord], lookback: int = RAPLYZER_LOOKBACK) -> float:
-    """Raplyzer's rhyme factor: the mean rhyme length; 0 for fewer than two words."""
+    """Raplyzer's rhyme factor: the mean rhyme length; NaN (undefined: no word has a word before
+    it) for fewer than two words, as rhyme density is for a text without syllables."""
     lengths = rhyme_lengths(words, lookback)
-    return sum(lengths) / len(lengths) if lengths else 0.0
+    return sum(lengths) / len(lengths) if lengths else math.nan
 
 
 def raplyzer_density(

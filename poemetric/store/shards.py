@@ -152,14 +152,17 @@ def missing_shards(
     in neither its entry nor "*" (a model that also ran without `--shard`, "0/1", lacks none).
     Models are those of the record and those `known` to have been run with the stage (the
     `models` meta entry); a known model that ran none of the stage's shards (refused in every
-    array task) lacks every K of each N > 1 the stage ran with; a stage with "*" shards and no
-    known model is checked as one."""
+    array task) lacks every K of each N > 1 the stage ran with, or the whole stage ("0/1") when
+    the stage ran without `--shard` only (refused, stopped, cut at --max-cost); a stage with
+    "*" shards and no known model is checked as one."""
     missing: list[MissingShards] = []
     for stage, by_model in record.items():
         anyone = set(by_model.get(ANY_MODEL, []))
         names = sorted((set(by_model) | set((known or {}).get(stage, ()))) - {ANY_MODEL})
         models: list[str | None] = [*names] or [None]
         counts = sorted({count for held in by_model.values() for count in _counts(held)} - {1})
+        # A stage run without --shard only: a model that ran none of it lacks "0/1".
+        counts = counts or [1]
         for model in models:
             shards = anyone | set(by_model.get(model, []) if model else [])
             if not shards:  # a model named in `known` alone: it ran no shard of the stage
