@@ -1,6 +1,7 @@
 """`probe run --scorer chat:` resumes without paying twice: a trial with `--limit`, then the full
-run, asks each pair once and scores as one full run would. Through the CLI against the local
-OpenAI server."""
+run, asks each pair once and scores as one full run would; a model file whose `base_url` is
+spelled another way (a trailing slash) still finds the answers cached under the first spelling.
+Both through the CLI against the local OpenAI server."""
 
 from __future__ import annotations
 
@@ -103,6 +104,26 @@ def test_a_limited_trial_then_the_full_run_asks_each_pair_once(
     assert resumed == once
     assert {r["details"]["original_position"] for r in once.values()} == {1, 2}
     assert [once[p.id]["verdict_sum"] for p in pairs[1:3]] == ["unanswered"] * 2
+
+
+def test_a_trailing_slash_on_base_url_still_finds_the_cached_answers(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    """`base_url` went into the cache key as written: `.../v1` and `.../v1/` (one server) had
+    different keys, so unparsable answers, re-parsed from the cache for free, were paid for
+    again after the model file gained a slash."""
+    pairs_file = tmp_path / "pairs.jsonl"
+    pairs = write_pairs(pairs_file, n=4)
+    with OpenAIServer(lambda call: "Hard to say.", api_key=TEST_KEY) as server:
+        model_file(user_model, server.base_url)
+        run = tmp_path / "run"
+        first = score(pairs_file, run, tmp_path / "first.jsonl")
+        assert len(server.generation_requests) == len(pairs)
+        server.clear_log()
+        model_file(user_model, server.base_url + "/")
+        second = score(pairs_file, run, tmp_path / "second.jsonl")
+        assert len(server.generation_requests) == 0
+    assert second == first
 
 
 def test_pairs_stored_in_other_positions_are_asked_as_they_were(
