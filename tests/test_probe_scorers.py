@@ -225,7 +225,7 @@ def test_vllm_scorer_reads_prompt_logprobs_of_the_actual_tokens(
 
 
 # -- chat forced choice through the runner ---------------------------------------------------------
-def test_chat_forced_choice_is_balanced_strict_and_resumable(
+def test_chat_forced_choice_is_fair_strict_and_resumable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from poemetric.probes.scorers.chat import ChatScorer, original_positions, parse_choice
@@ -235,7 +235,9 @@ def test_chat_forced_choice_is_balanced_strict_and_resumable(
     assert parse_choice("I think 1") is None and parse_choice("1 or 2") is None
     pairs = [pair(n, f"{POEM} {n}") for n in range(10)]
     positions = original_positions(pairs, seed=0)
-    assert sorted(positions.values()) == [1] * 5 + [2] * 5
+    assert original_positions(pairs[3:5], seed=0) == {p.id: positions[p.id] for p in pairs[3:5]}
+    many = original_positions([pair(n) for n in range(1000)], seed=0).values()
+    assert 450 < sum(1 for p in many if p == 1) < 550  # a fair coin per pair
     originals = {p.original for p in pairs}
     lock = threading.Lock()
     garbled = {"left": 1}

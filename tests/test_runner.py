@@ -27,13 +27,14 @@ from poemetric.providers.base import (
     Completion,
     GenerationRequest,
     GenerationSettings,
+    ModelSpec,
     ProviderError,
     TokenUsage,
 )
 from poemetric.providers.batched import InProcessBatchProvider
 from poemetric.providers.registry import register_provider
 from poemetric.runner.cost import Budget
-from poemetric.runner.jobs import Shard, cache_key, shard_of, user_request
+from poemetric.runner.jobs import Shard, cache_key, endpoint_for_key, shard_of, user_request
 from poemetric.runner.ratelimit import TokenBucket
 from poemetric.runner.retry import Attempts, RetryPolicy
 
@@ -104,6 +105,38 @@ def test_cache_key_covers_endpoint_and_provider_and_engine_options() -> None:
     assert len(keys) == 4
     renamed = spec.model_copy(update={"name": "same-model-other-name"})
     assert cache_key(renamed, request) == cache_key(spec, request)
+
+
+def test_cache_key_reads_one_endpoint_however_it_is_spelled() -> None:
+    """A trailing slash, an upper-case host or an explicit default port named the same server
+    under another key (paid again); a URL already in normal form keeps the key it always had."""
+    request = user_request("Write a sonnet.", GenerationSettings(), 0)
+
+    def key(url: str) -> str:
+        spec = ModelSpec.model_validate(
+            {"name": "m", "provider": "openai-compatible", "model": "some-model", "base_url": url}
+        )
+        return cache_key(spec, request, scope="p1")
+
+    # Keys computed before the normalisation: existing caches stay reachable.
+    assert key("http://127.0.0.1:8000/v1") == (
+        "a86eb9ea382805b16b536475137027795ea26d81db14f5d6d4a2fe30bcfcd70a"
+    )
+    assert key("https://api.together.xyz/v1") == (
+        "a693e378665e2d6dd31df853712a09592549ab7967439c016a54ab7fcf3f5550"
+    )
+    for same in ("http://127.0.0.1:8000/v1/", "HTTP://127.0.0.1:8000/v1//"):
+        assert key(same) == key("http://127.0.0.1:8000/v1")
+    for same in ("https://API.Together.xyz/v1/", "https://api.together.xyz:443/v1"):
+        assert key(same) == key("https://api.together.xyz/v1")
+    for other in ("http://127.0.0.1:8001/v1", "http://127.0.0.1:8000/V1", "http://127.0.0.1:8000"):
+        assert key(other) != key("http://127.0.0.1:8000/v1")
+    for normal in (
+        "https://api.deepseek.com", "http://[::1]:8000/v1", "http://gpu-node-7:8080/v1",
+        "https://user:PassWord@host.example/openai/v1?api-version=2024-10-21",
+    ):  # fmt: skip
+        assert endpoint_for_key(normal) == normal
+    assert endpoint_for_key("http://[::1]:80/v1/") == "http://[::1]/v1"
 
 
 def test_shard_parse_and_partition() -> None:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from poemetric.providers.base import (
     ChatMessage,
@@ -32,9 +33,35 @@ def settings_json(settings: GenerationSettings) -> str:
     return canonical_json(settings.model_dump(mode="json"))
 
 
+_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
+
+
+def endpoint_for_key(base_url: str) -> str:
+    """`base_url` as the cache key sees it: spellings of one endpoint give one text.
+
+    Conservative on purpose: the scheme and host are lower-cased, a port that is the scheme's
+    default (`:80` for http, `:443` for https) is dropped and trailing slashes are taken off the
+    path; the user part, the path's case, the query and the fragment stay as written. A URL
+    already in that form (the common case: `http://127.0.0.1:8000/v1`) comes back unchanged, so
+    its cache keys are those it always had. Only the key uses this; requests go to the URL as
+    written.
+    """
+    parts = urlsplit(base_url)
+    if not parts.scheme or not parts.netloc:
+        return base_url  # not an absolute URL: nothing to normalise safely
+    scheme = parts.scheme.lower()
+    user, at, host = parts.netloc.rpartition("@")
+    host = host.lower()
+    default_port = _DEFAULT_PORTS.get(scheme)
+    if default_port and host.endswith(default_port):
+        host = host.removesuffix(default_port)
+    path = parts.path.rstrip("/")
+    return urlunsplit((scheme, f"{user}{at}{host}", path, parts.query, parts.fragment))
+
+
 def cache_key(spec: ModelSpec, request: GenerationRequest, *, scope: str | None = None) -> str:
     """sha256 over (provider, model id, settings, messages, sample index[, endpoint, provider and
-    engine options, scope]).
+    engine options, scope]). The endpoint is `endpoint_for_key(spec.base_url)`.
 
     The request's `context` (offline generators' inputs) is deliberately left out: it is derived
     from the prompt, which is already in the messages. `scope` separates requests whose text is
@@ -53,8 +80,9 @@ def cache_key(spec: ModelSpec, request: GenerationRequest, *, scope: str | None 
     # What else decides the answer: the endpoint (two servers may serve different weights under
     # one model id), provider options (a chat template switch, a generator's order) and engine
     # options (quantization, dtype). Added only when set, so keys of plain specs stay as they were.
+    # The endpoint in its normalised spelling: `.../v1/` and `HTTP://Host/v1` share `.../v1`'s.
     if spec.base_url:
-        payload["base_url"] = spec.base_url
+        payload["base_url"] = endpoint_for_key(spec.base_url)
     if spec.options:
         payload["options"] = spec.options
     if spec.vllm is not None:

@@ -1,8 +1,10 @@
 """`chat:<model>`: forced choice for models that give no log-probabilities (API models).
 
 The model sees both poems of a pair, labelled 1 and 2, and must answer which is the original.
-The original's position is drawn so that, over a pairs file, it is first in half of the pairs
-(a seeded shuffle of a balanced list), and the answer is parsed strictly: ``1`` or ``2``
+The original's position is a fair coin per pair, drawn from the seed and the pair's own id (so
+about half of the pairs show it first), never from the other pairs: `--limit`, `--tasks` or a
+longer pairs file leave every pair's prompt, and so its cached answer, as it was. A pair already
+stored keeps the position it was asked with. The answer is parsed strictly: ``1`` or ``2``
 (optionally "Poem 1", with surrounding punctuation), nothing else. An answer that does not parse
 is kept as an error row with its text; the next run re-parses it from the cache for free, like a
 judge answer. Calls go through the batch runner, so they are cached in the run store given by
@@ -11,7 +13,6 @@ judge answer. Calls go through the batch runner, so they are cached in the run s
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,12 +43,19 @@ def parse_choice(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def original_position(pair_id: str, seed: int) -> int:
+    """Position (1 or 2) of a pair's original: a seeded coin of the pair's own id.
+
+    It depends on nothing else, so a pair is shown the same way whichever other pairs are scored
+    with it (`--limit`, `--tasks`): a balanced shuffle of the scored pairs moved pairs between
+    positions when the selection changed, and their prompts, so a later run missed their cached
+    answers and paid for them again."""
+    return 1 + int(stable_id(seed, "chat-order", pair_id), 16) % 2
+
+
 def original_positions(pairs: Sequence[Pair], seed: int) -> dict[str, int]:
-    """Position (1 or 2) of each pair's original: balanced, seeded, in sorted-id order."""
-    ids = sorted(p.id for p in pairs)
-    positions = [1 + (k % 2) for k in range(len(ids))]
-    random.Random(stable_id(seed, "chat-order")).shuffle(positions)
-    return dict(zip(ids, positions, strict=True))
+    """Position (1 or 2) of each pair's original (`original_position`)."""
+    return {pair.id: original_position(pair.id, seed) for pair in pairs}
 
 
 class ChoiceRows:
@@ -86,7 +94,17 @@ class ChatScorer:
         self.name = f"chat:{spec.name}"
 
     def jobs(self, store: RunStore, pairs: Sequence[Pair]) -> tuple[list[Job], dict[str, str]]:
-        positions = original_positions(pairs, self.seed)
+        # A stored pair (an unparsable answer, a failed call) is asked as it was before, so its
+        # cached answer is found again, even in a store made when positions were drawn otherwise.
+        stored = {
+            r["pair_id"]: int(r["original_position"])
+            for r in store.query(
+                f"SELECT pair_id, original_position FROM {TABLE} "
+                "WHERE scorer = ? AND sample_index = 0 AND original_position IS NOT NULL",
+                (self.name,),
+            )
+        }
+        positions = {**original_positions(pairs, self.seed), **stored}
         jobs = []
         for pair in pairs:
             position = positions[pair.id]
