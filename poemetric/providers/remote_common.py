@@ -205,9 +205,12 @@ def is_retryable_status(status: int) -> bool:
 
 
 #: A 400 for a prompt plus `max_tokens` beyond the model's context: OpenAI (and vLLM's server)
-#: "maximum context length" / `context_length_exceeded`, Anthropic "prompt is too long".
+#: "maximum context length" / `context_length_exceeded`, Anthropic "prompt is too long", Google
+#: "The input token count (N) exceeds the maximum number of tokens allowed (M)" (Vertex AI also
+#: "... the input token count is N but model only supports up to M").
 _CONTEXT_EXCEEDED = re.compile(
-    r"maximum context length|context_length_exceeded|prompt is too long|maximum model length",
+    r"maximum context length|context_length_exceeded|prompt is too long|maximum model length|"
+    r"input token count\b.{0,40}?(?:exceeds the maximum number of tokens|only supports up to)",
     re.IGNORECASE,
 )
 CONTEXT_HINT = (
