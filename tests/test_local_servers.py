@@ -10,6 +10,12 @@ from test_runner_support import VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.cli.judging import local_judge_commands
+from poemetric.providers.base import ModelSpec
+from poemetric.providers.remote_common import NO_KEY
+from poemetric.redaction import COMMON_SECRET_ENV
+from poemetric.roster import RosterFileError
+from poemetric.roster.model_file import load_model_file
 from poemetric.store import RunStore
 from poemetric.testing.servers import OpenAIServer
 
@@ -86,3 +92,121 @@ def test_the_local_judge_pointed_at_another_model_says_its_answers_are_kept(
         "its file now names 'Qwen/Qwen2.5-7B-Instruct'."
     )
     assert {call.body["model"] for call in server.generation_requests} == {"llama3:8b"}
+
+
+KEYLESS_FILE = """\
+name: keyless
+provider: openai-compatible
+model: llama3:8b
+base_url: {base_url}
+api_key_env: {key}
+"""
+#: A key of the user's own, for another service: never sent to a server that checks none.
+USERS_OPENAI_KEY = "sk-proj-Users0wnRealLookingKey0123456789abcdefXYZ"
+
+
+def files_text(folder: Path) -> str:
+    """Every file under `folder` (the run store, its logs), as text."""
+    return "\n".join(
+        path.read_bytes().decode(errors="replace") for path in folder.rglob("*") if path.is_file()
+    )
+
+
+@pytest.mark.parametrize("openai_key_set", [False, True], ids=["no-key-set", "openai-key-set"])
+def test_a_model_file_saying_no_key_runs_with_no_variable_set(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, openai_key_set: bool
+) -> None:
+    """A local server that checks no key (vllm serve without --api-key, llama.cpp, Ollama) still
+    needed a variable exported with a dummy value; `api_key_env: false` now runs with none set,
+    the SDK sending a placeholder, never a key of the user's (OPENAI_API_KEY) to that server."""
+    for variable in COMMON_SECRET_ENV:
+        monkeypatch.delenv(variable, raising=False)
+    if openai_key_set:
+        monkeypatch.setenv("OPENAI_API_KEY", USERS_OPENAI_KEY)
+    run = tmp_path / "run"
+    with OpenAIServer() as server:
+        text = KEYLESS_FILE.format(base_url=server.base_url, key="false")
+        (folder / "keyless.yaml").write_text(text)
+        listed = CliRunner().invoke(app, ["models"], terminal_width=250)
+        assert listed.exit_code == 0 and "unusable" not in listed.output, listed.output
+        shown = CliRunner().invoke(app, ["models", "show", "keyless"])
+        assert "\napi_key_env: false\n" in shown.output, shown.output
+        args = ["generate", "--run", str(run), "--models", "keyless", "--limit", "2"]
+        result = CliRunner().invoke(app, [*args, "--no-progress"], terminal_width=250)
+        assert result.exit_code == 0, result.output
+        assert len(server.generation_requests) == 2
+        assert {r.headers.get("authorization") for r in server.requests} == {f"Bearer {NO_KEY}"}
+    with RunStore(run, create=False) as store:
+        assert store.count("generations", "author = 'keyless' AND status = 'ok'") == 2
+        dump = "\n".join(store.conn.iterdump())
+    stored = files_text(run) + dump + result.output
+    assert USERS_OPENAI_KEY[8:24] not in stored and NO_KEY not in stored
+    assert "Bearer" not in stored and "sk-" not in stored
+
+
+def test_a_keyless_model_whose_server_wants_a_key_stops_with_a_hint(
+    folder: Path, tmp_path: Path
+) -> None:
+    with OpenAIServer(api_key="local-secret") as server:
+        text = KEYLESS_FILE.format(base_url=server.base_url, key="false")
+        (folder / "keyless.yaml").write_text(text)
+        args = ["generate", "--run", str(tmp_path / "run"), "--models", "keyless", "--limit", "2"]
+        result = CliRunner().invoke(app, [*args, "--no-progress"], terminal_width=400)
+        assert result.exit_code == 1, result.output
+        assert {r.status for r in server.requests} == {401}
+    assert (
+        "keyless: authentication failed (HTTP 401): the server wants a key, but the model file "
+        "says `api_key_env: false`: name the variable that holds it"
+    ) in result.output
+
+
+@pytest.mark.parametrize("key", [None, "KEYLESS_KEY"], ids=["no-api-key-env", "unset-variable"])
+def test_a_local_server_without_no_key_said_still_needs_a_key(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str | None
+) -> None:
+    """Only `api_key_env: false` removes the key: a file that names no variable, or one that is
+    not set, is refused before any call, even for a server on this machine, and says how."""
+    monkeypatch.delenv("KEYLESS_KEY", raising=False)
+    with OpenAIServer() as server:
+        text = KEYLESS_FILE.format(base_url=server.base_url, key=key)
+        if key is None:
+            text = text.replace("api_key_env: None\n", "")
+        (folder / "keyless.yaml").write_text(text)
+        args = ["generate", "--run", str(tmp_path / "run"), "--models", "keyless", "--limit", "1"]
+        result = CliRunner().invoke(app, [*args, "--no-progress"], terminal_width=400)
+        assert result.exit_code == 1, result.output
+        assert server.requests == []
+    assert "needs an API key" in result.output
+    assert "(`api_key_env: false` for a server that checks no key)" in result.output
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ('"false"', "api_key_env: 'false' would be read as a variable's name; for a server"),
+        (
+            "none",
+            "'none' would be read as a variable's name; for a server that checks no key "
+            "write `api_key_env: false` (unquoted)",
+        ),
+        ("true", "must be the name of the environment variable holding the key, or false"),
+    ],
+)
+def test_a_no_key_meant_but_mistyped_is_a_file_error(
+    tmp_path: Path, value: str, reason: str
+) -> None:
+    path = tmp_path / "keyless.yaml"
+    path.write_text(KEYLESS_FILE.format(base_url="http://127.0.0.1:8000/v1", key=value))
+    with pytest.raises(RosterFileError) as raised:
+        load_model_file(path)
+    assert reason in str(raised.value)
+
+
+def test_a_keyless_local_judge_is_served_without_a_key(tmp_path: Path) -> None:
+    path = tmp_path / "keyless.yaml"
+    path.write_text(KEYLESS_FILE.format(base_url="http://127.0.0.1:8000/v1", key="false"))
+    spec = load_model_file(path, kind="judges")
+    assert ModelSpec.model_validate(spec.model_dump(mode="json")).api_key_env is False
+    commands = local_judge_commands(spec, tmp_path / "run")
+    assert commands[0] == "vllm serve llama3:8b"
+    assert not any("KEY" in command for command in commands)

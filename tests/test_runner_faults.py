@@ -94,6 +94,11 @@ CONTEXT_ERRORS = {
     "openai": "This model's maximum context length is 4096 tokens. However, you requested 4200 "
     "tokens (104 in the messages, 4096 in the completion).",
     "anthropic": "prompt is too long: 210000 tokens > 200000 maximum",
+    # Gemini API (AI Studio and Vertex AI) and Vertex AI's other wordings.
+    "google": "The input token count (1200293) exceeds the maximum number of tokens allowed "
+    "(1048576).",
+    "google-vertex": "Unable to submit request because the input token count is 1251952 but "
+    "model only supports up to 1048576. Reduce the input token count and try again.",
 }
 
 
@@ -101,13 +106,17 @@ CONTEXT_ERRORS = {
 def test_a_context_overflow_400_says_what_to_change(tmp_path: Path, protocol: str) -> None:
     """A 400 for a prompt plus max_tokens beyond the context was stored with the server's
     message only: the row and the first-error line now say what to lower or raise."""
-    server_class = OpenAIServer if protocol == "openai" else AnthropicServer
+    server_class = {"openai": OpenAIServer, "anthropic": AnthropicServer}.get(
+        protocol, GeminiServer
+    )
     store = prepared_store(tmp_path, poems=1)
     fault = Fault.client_error(400, CONTEXT_ERRORS[protocol])
     with server_class(faults=[fault], api_key=TEST_KEY) as server:
         spec = openai_spec(server.base_url)
         if protocol == "anthropic":
             spec = spec.model_copy(update={"provider": "anthropic", "model": "claude-test"})
+        elif server_class is GeminiServer:  # the real google-genai SDK: 400 INVALID_ARGUMENT
+            spec = gemini_spec(server.base_url)
         report = run_generation(store, [spec], options=FAST)
         assert report.errors == 1 and len(server.generation_requests) == 1  # not retried
         (row,) = generation_rows(store, spec.name)

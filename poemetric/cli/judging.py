@@ -39,8 +39,9 @@ def local_judge_commands(local: ModelSpec, run: Path) -> list[str]:
     print the same ones."""
     from poemetric.providers.remote_common import key_variables
 
+    key = f" --api-key {LOCAL_API_KEY}   # the key: any non-empty value"
     return [
-        f"vllm serve {local.model} --api-key {LOCAL_API_KEY}   # the key: any non-empty value",
+        f"vllm serve {local.model}{'' if local.api_key_env is False else key}",
         f"export {LOCAL_BASE_URL_ENV}={local.base_url}",
         f"export {LOCAL_MODEL_ENV}={local.model}",
         *(f"export {variable}={LOCAL_API_KEY}" for variable in key_variables(local)[:1]),

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 Role = Literal["system", "user", "assistant"]
 
@@ -107,8 +107,11 @@ class ModelSpec(BaseModel):
     open_weights: bool = False
     thinking: bool = False
     base_url: str | None = None
-    api_key_env: str | None = Field(
-        default=None, description="Environment variable holding the API key (never the key)."
+    api_key_env: str | Literal[False] | None = Field(
+        default=None,
+        description="Environment variable holding the API key (never the key); None: the "
+        "provider's default variables; False: no key (`openai-compatible`, a server that checks "
+        "none: its SDK gets the placeholder `NO_KEY`).",
     )
     settings: GenerationSettings = Field(default_factory=GenerationSettings)
     pricing: Pricing = Field(default_factory=Pricing)
@@ -135,6 +138,17 @@ class ModelSpec(BaseModel):
         description="Follow-up turns after an unparsable answer, each carrying the reason.",
     )
     notes: str | None = None
+
+    @field_validator("api_key_env", mode="before")
+    @classmethod
+    def _key_variable_or_false(cls, value: Any) -> Any:
+        """A variable's name, null, or `false` (no key); not `true`, `0` or a number."""
+        if value is None or value is False or isinstance(value, str):
+            return value
+        raise ValueError(
+            "must be the name of the environment variable holding the key, or false for a "
+            "server that checks no key (provider openai-compatible)"
+        )
 
     @property
     def label(self) -> str:
@@ -247,6 +261,10 @@ class Provider(ABC):
     #: key is unusable (a typo such as `ordr: 3` would otherwise be ignored and the default run).
     #: `None`: not declared, so nothing is checked; `frozenset()`: the provider reads no options.
     option_keys: ClassVar[frozenset[str] | None] = None
+    #: True when a model file may say `api_key_env: false`: the endpoint checks no key (a local
+    #: OpenAI-compatible server). A remote provider without it needs a key: such a file is
+    #: unusable.
+    accepts_no_key: ClassVar[bool] = False
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec

@@ -274,11 +274,13 @@ class OpenAICompatibleProvider(OpenAIProvider):
     """`provider: openai-compatible` with `base_url` (DeepSeek, Together, a `vllm serve` endpoint).
 
     Reads DeepSeek's `reasoning_content` (or vLLM's `reasoning`) into `Completion.reasoning`;
-    text with inline `<think>` tags is kept as-is. The key comes from `api_key_env` (required).
+    text with inline `<think>` tags is kept as-is. The key comes from `api_key_env` (required;
+    `api_key_env: false` for a server that checks none: the SDK then sends `NO_KEY`).
     """
 
     name: ClassVar[str] = "openai-compatible"
     default_key_envs: ClassVar[tuple[str, ...]] = ()
+    accepts_no_key: ClassVar[bool] = True
     #: Not every compatible server accepts `seed` (DeepSeek's API documents none).
     takes_seed: ClassVar[bool] = False
 

@@ -30,8 +30,15 @@ RETRYABLE_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _RAW_ERROR_CHARS = 2000
 
 
+#: The SDK's key for `api_key_env: false` (no key): without one it would not start, or would
+#: send OPENAI_API_KEY from the environment to that server. Not a secret.
+NO_KEY = "poemetric-no-key"
+
+
 def key_variables(spec: ModelSpec) -> list[str]:
     """The environment variables a model's API key is read from, in order."""
+    if spec.api_key_env is False:
+        return []
     if spec.api_key_env:
         return [spec.api_key_env]
     from poemetric.providers.registry import provider_class
@@ -39,36 +46,47 @@ def key_variables(spec: ModelSpec) -> list[str]:
     return list(getattr(provider_class(spec.provider), "default_key_envs", ()))
 
 
-def resolve_api_key(spec: ModelSpec, default_envs: Sequence[str]) -> str:
+def resolve_api_key(
+    spec: ModelSpec, default_envs: Sequence[str], *, accepts_no_key: bool = False
+) -> str:
     """The API key from the environment variable the spec names (or the provider's defaults).
 
     Raises a non-retryable `ProviderError` naming the variable(s) when none is set (or saying
-    that one is set but empty). The key itself never appears in any message.
+    that one is set but empty), and for `api_key_env: false`, which a provider that accepts no
+    key never asks about. The key itself never appears in any message.
     """
+    needs = f"model {spec.name!r} (provider {spec.provider!r}) needs an API key"
+    if spec.api_key_env is False:
+        raise ProviderError(
+            f"{needs}: its file says `api_key_env: false` (no key), which only a server that "
+            "checks none takes (provider openai-compatible): name the variable holding the key",
+            retryable=False,
+        )
     names = [spec.api_key_env] if spec.api_key_env else list(default_envs)
     for name in names:
         value = os.environ.get(name, "").strip()
         if value:
             remember_secret(value)  # kept out of everything this process stores or prints
             return value
-    needs = f"model {spec.name!r} (provider {spec.provider!r}) needs an API key"
+    no_key = " (`api_key_env: false` for a server that checks no key)" if accepts_no_key else ""
     if not names:  # it said "set the environment variable (no variable configured: ...)"
         raise ProviderError(
             f"{needs}, and its file names no variable for it: add `api_key_env: VARIABLE` to "
-            "the model file and set that variable (any value, for a server that checks none)",
+            f"the model file and set that variable{no_key}",
             retryable=False,
         )
-    empty = [name for name in names if name in os.environ]
+    empty, local = [name for name in names if name in os.environ], is_local(spec.base_url)
     if empty:  # it said "set the environment variable X" with X set (`export X=`)
-        local = " (any non-empty value, for a server on this machine that checks no key)"
+        hint = no_key or " (any non-empty value, for a server on this machine that checks no key)"
         raise ProviderError(
             f"{needs}: the environment variable {' and '.join(empty)} "
             f"{'is' if len(empty) == 1 else 'are'} set but empty: put the key in "
-            f"{' or '.join(names)}{local if is_local(spec.base_url) else ''}",
+            f"{' or '.join(names)}{hint if local else ''}",
             retryable=False,
         )
     raise ProviderError(
-        f"{needs}: set the environment variable {' or '.join(names)}", retryable=False
+        f"{needs}: set the environment variable {' or '.join(names)}{no_key if local else ''}",
+        retryable=False,
     )
 
 
@@ -100,9 +118,15 @@ class SDKProvider(Provider, Generic[ClientT]):
     @property
     def client(self) -> ClientT:
         if self._client is None:
-            self._key = resolve_api_key(self.spec, self.default_key_envs)
-            self._client = self.create_client(self._key)
+            self._key = self.api_key()
+            self._client = self.create_client(self._key or NO_KEY)
         return self._client
+
+    def api_key(self) -> str | None:
+        """The model's key; None for `api_key_env: false` where the provider accepts no key."""
+        if self.spec.api_key_env is False and self.accepts_no_key:
+            return None
+        return resolve_api_key(self.spec, self.default_key_envs, accepts_no_key=self.accepts_no_key)
 
     @property
     def endpoint(self) -> str:
@@ -110,7 +134,7 @@ class SDKProvider(Provider, Generic[ClientT]):
         return self.spec.base_url or self.default_base_url
 
     def preflight(self) -> None:
-        resolve_api_key(self.spec, self.default_key_envs)
+        self.api_key()
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -205,9 +229,12 @@ def is_retryable_status(status: int) -> bool:
 
 
 #: A 400 for a prompt plus `max_tokens` beyond the model's context: OpenAI (and vLLM's server)
-#: "maximum context length" / `context_length_exceeded`, Anthropic "prompt is too long".
+#: "maximum context length" / `context_length_exceeded`, Anthropic "prompt is too long", Google
+#: "The input token count (N) exceeds the maximum number of tokens allowed (M)" (Vertex AI also
+#: "... the input token count is N but model only supports up to M").
 _CONTEXT_EXCEEDED = re.compile(
-    r"maximum context length|context_length_exceeded|prompt is too long|maximum model length",
+    r"maximum context length|context_length_exceeded|prompt is too long|maximum model length|"
+    r"input token count\b.{0,40}?(?:exceeds the maximum number of tokens|only supports up to)",
     re.IGNORECASE,
 )
 CONTEXT_HINT = (

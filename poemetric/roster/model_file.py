@@ -160,7 +160,16 @@ def load_model_file(
         spec = ModelSpec.model_validate(data)
     except ValidationError as error:
         raise _validation_error(path, error, node) from None
-    if spec.api_key_env is not None and not _is_variable_name(spec.api_key_env):
+    if spec.api_key_env is False:
+        _check_no_key(path, spec, node)
+    elif isinstance(spec.api_key_env, str) and spec.api_key_env.lower() in _NO_KEY_WORDS:
+        raise RosterFileError(
+            f"{path}:{_line_of(node, ('api_key_env',))}: api_key_env: {spec.api_key_env!r} "
+            "would be read as a variable's name; for a server that checks no key write "
+            "`api_key_env: false` (unquoted)",
+            f"api_key_env: {spec.api_key_env!r} names a variable (no key: write false)",
+        )
+    elif spec.api_key_env is not None and not _is_variable_name(spec.api_key_env):
         # The value is not repeated: it is often the key itself, pasted in the wrong place.
         raise RosterFileError(
             f"{path}:{_line_of(node, ('api_key_env',))}: api_key_env must be the name of the "
@@ -210,6 +219,27 @@ def load_model_file(
     if spec.template is not None:
         spec = spec.model_copy(update={"template": _judge_template(path, spec.template, node)})
     return spec
+
+
+#: `api_key_env` values meant as "no key" that YAML reads as text, not as `false`.
+_NO_KEY_WORDS = frozenset({"false", "none", "no", "off", "null"})
+
+
+def _check_no_key(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
+    """`api_key_env: false` (no key) on a remote provider that needs one is a file error, so a
+    forgotten key is never sent as none; a provider that cannot be loaded is reported later."""
+    try:
+        cls = provider_class(spec.provider)
+    except (UnknownProviderError, ImportError):
+        return
+    if cls.remote and not cls.accepts_no_key:
+        raise RosterFileError(
+            f"{path}:{_line_of(node, ('api_key_env',))}: api_key_env: false (no key) is for a "
+            f"server that checks none (provider openai-compatible); provider {spec.provider!r} "
+            "needs a key: name the variable that holds it, or remove the line to read the "
+            "provider's default variable",
+            f"api_key_env: false, but provider {spec.provider!r} needs a key",
+        )
 
 
 def _check_options(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:

@@ -142,9 +142,12 @@ class ModelRun:
         """The provider refused the model's API key (HTTP 401/403, Gemini's 400
         API_KEY_INVALID): stop the model, naming the variable the key comes from (never the key)."""
         if self.stopped is None:
-            variables = " or ".join(key_variables(self.spec)) or "the model's API key"
+            check = "check " + (" or ".join(key_variables(self.spec)) or "the model's API key")
+            if self.spec.api_key_env is False:  # the server checks a key after all
+                check = "the server wants a key, but the model file says `api_key_env: false`: "
+                check += "name the variable that holds it"
             self.report.auth_status = status
-            self.stop(f"authentication failed (HTTP {status}): check {variables}")
+            self.stop(f"authentication failed (HTTP {status}): {check}")
 
     def stop_mid_run(self, reason: str) -> None:
         """Stop the model after some of its work (a batch request failing for good): its
