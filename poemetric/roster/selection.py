@@ -133,13 +133,17 @@ def get_model(
 
 
 def list_models(
-    kind: RosterKind = "generators", group: str | None = None, directory: Path | None = None
+    kind: RosterKind = "generators",
+    group: str | None = None,
+    directory: Path | None = None,
+    catalog: Roster | None = None,
 ) -> list[ModelRow]:
     """Rows for the `poemetric models` table, in group order (or by name), of the usable models
     (`list_unusable` has the others). A row's groups are every group the model belongs to (a
     `groups.yaml` or its own `groups:`), `all` left out. A model whose provider cannot be
-    loaded (a broken entry point) is one of the unusable ones."""
-    catalog = load_catalog(kind, directory).providers_checked()
+    loaded (a broken entry point) is one of the unusable ones. `catalog`: the roster already
+    loaded, not read again."""
+    catalog = (load_catalog(kind, directory) if catalog is None else catalog).providers_checked()
     groups = load_groups(kind, directory, catalog)
     entries = catalog.entries
     rows = []
@@ -167,11 +171,14 @@ def list_models(
 
 
 def list_unusable(
-    kind: RosterKind = "generators", group: str | None = None, directory: Path | None = None
+    kind: RosterKind = "generators",
+    group: str | None = None,
+    directory: Path | None = None,
+    catalog: Roster | None = None,
 ) -> list[UnusableModel]:
     """The models of the roster (or of `group`) whose files cannot be used, or whose provider
-    cannot be loaded (a broken entry point), in the same order."""
-    catalog = load_catalog(kind, directory).providers_checked()
+    cannot be loaded (a broken entry point), in the same order. `catalog`: as `list_models`."""
+    catalog = (load_catalog(kind, directory) if catalog is None else catalog).providers_checked()
     groups = load_groups(kind, directory, catalog)
     listed = _listed(catalog, groups, group)
     return [catalog.unusable[name] for name in listed if name in catalog.unusable]
