@@ -428,6 +428,28 @@ def test_probe_run_of_an_unknown_task(tmp_path: Path) -> None:
     assert not scores.exists()
 
 
+def test_an_unknown_probe_model_says_the_likely_one(tmp_path: Path) -> None:
+    """`probe build --generator` and `probe run --scorer chat:` named no close model
+    (`unknown --generator 'gtp-4o'; see ...`); they say it as every other model lookup does."""
+    pairs = tmp_path / "pairs.jsonl"
+    line = _error(["probe", "build", "demo", "--tasks", "last_line", "--generator", "gtp-4o",
+                   "-o", str(pairs), "--run", str(tmp_path / "run")])  # fmt: skip
+    assert line == (
+        "error: unknown generator 'gtp-4o' (did you mean 'gpt-4o', 'gpt-4', 'gpt-4.5'?); see "
+        "`poemetric models`"
+    )
+    build = ["probe", "build", "demo", "--tasks", "rhyme_line_swap", "--output", str(pairs)]
+    assert CliRunner().invoke(app, build).exit_code == 0
+    scores = tmp_path / "scores.jsonl"
+    line = _error(["probe", "run", str(pairs), "--scorer", "chat:gtp-4o", "-o", str(scores),
+                   "--run", str(tmp_path / "run")])  # fmt: skip
+    assert line == (  # generators and judges both have gpt-4o: named once
+        "error: unknown model 'gtp-4o' for chat: (did you mean 'gpt-4o', 'gpt-4', 'gpt-4.5'?); "
+        "see `poemetric models`"
+    )
+    assert not scores.exists() and not (tmp_path / "run").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "start"),
     [

@@ -152,8 +152,34 @@ def test_a_broken_entry_point_is_one_clear_error_before_anything_runs(
     code, out, err = cli("judge", "--run", str(run), "--judge", "mine")
     assert code == 2 and err.startswith(f"error: {judge_path}: judge 'mine': provider 'broken'")
     assert "; judges:" not in err  # the judge exists: no list of judges to choose from
-    code, out, err = cli("ghostwriting", "style-match", "--run", str(run), "--judge", "mine")
-    assert code == 2 and err.startswith("error: judge 'mine': provider 'broken' (entry point ")
+    # `style-match` left the file out of its line, and `demo` did not check the provider.
+    for command in (["ghostwriting", "style-match"], ["demo", "--no-progress"]):
+        code, out, err = cli(*command, "--run", str(run), "--judge", "mine")
+        assert (code, out) == (2, ""), (command, out + err)
+        assert err.startswith(f"error: {judge_path}: judge 'mine': provider 'broken'"), command
+        assert "; judges:" not in err and not run.exists()
+
+
+def test_an_unknown_model_and_an_unusable_one_are_told_apart_by_their_error(
+    install: Installer, user_models: Callable[..., Path]
+) -> None:
+    """`judge` told a broken provider from an unknown judge by the error's `__cause__` (a
+    LookupError); the roster raises an `UnknownModelError` for the one, an `UnusableModelError`
+    for the other (a broken provider as a broken file)."""
+    from poemetric.roster import UnknownModelError, UnusableModelError, get_model, select_models
+
+    install("broken", "import nonexistent_dependency_xyz\n")
+    user_models("judges", "mine", "name: mine\nprovider: broken\nmodel: x\n")
+    user_models("judges", "typo", "name: typo\nprovider: openai\nmodel: x\n"
+                "settings: {temprature: 1}\n")  # fmt: skip
+    for lookup in (get_model, select_models):
+        with pytest.raises(UnknownModelError, match=r"'mien' \(did you mean 'mine'\?\)") as unknown:
+            lookup("mien", "judges")
+        assert isinstance(unknown.value, ValueError) and "mine" in unknown.value.known
+        for name, reason in (("mine", "provider 'broken'"), ("typo", "unknown key 'temprature'")):
+            with pytest.raises(UnusableModelError, match=reason) as unusable:
+                lookup(name, "judges")
+            assert not isinstance(unusable.value, UnknownModelError)
 
 
 def test_a_plugin_cannot_take_a_built_in_name(

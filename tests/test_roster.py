@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -324,3 +325,43 @@ def test_two_files_of_one_model_in_one_folder_are_an_error(
     _write(tmp_path / "later", "tiny.yml", GOOD.replace("max_tokens: 64", "max_tokens: 32"))
     monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", f"{tmp_path / 'mine'}:{tmp_path / 'later'}")
     assert load_roster()["tiny"].settings.max_tokens == 32
+
+
+def test_a_command_reads_each_model_file_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`poemetric models` read every model file three times (rows, unusable files, groups),
+    `demo` its generators twice, the `hf:` and `vllm:` scorers twice and `probe build
+    --generator` twice: each loads the roster once and passes it on."""
+    from poemetric.probes.scorers import make_scorer
+    from poemetric.probes.scorers.hf import spec_for
+    from poemetric.probes.scorers.vllm_scorer import vllm_spec_for
+    from poemetric.roster import loading
+
+    read: list[Path] = []
+    real = loading.load_model_file
+
+    def reading(path: Path, *args: object) -> object:
+        read.append(path)
+        return real(path, *args)  # type: ignore[arg-type]
+
+    def invoke(*args: str) -> str:
+        return CliRunner().invoke(app, list(args), env={"COLUMNS": "400"}).output
+
+    monkeypatch.setattr(loading, "load_model_file", reading)
+    out = str(tmp_path / "out")
+    build = ("probe", "build", "demo", "-o", out, "-t", "last_line", "--generator", "nosuch")
+    runs: list[tuple[Callable[[], object], str]] = [
+        (lambda: invoke("models"), "gpt-4o"),
+        (lambda: invoke("models", "--judges"), "local-openai"),
+        (lambda: invoke("demo", "--run", out, "--judge", "nosuch"), "unknown judge 'nosuch'"),
+        (lambda: invoke(*build), "unknown generator 'nosuch'"),
+        (lambda: spec_for("smollm2-135m").model, "SmolLM2-135M-Instruct"),
+        (lambda: vllm_spec_for("org/model").model, "org/model"),
+        (lambda: make_scorer("chat:gpt-4o").name, "chat:gpt-4o"),
+    ]
+    for run, expected in runs:
+        read.clear()
+        assert expected in str(run())
+        assert read and len(read) == len(set(read)), (expected, len(read), len(set(read)))
+    assert not (tmp_path / "out").exists()

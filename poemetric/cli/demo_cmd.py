@@ -124,21 +124,31 @@ def demo(
     from poemetric.form.stage import run_form_stage
     from poemetric.generation.stage import run_generation
     from poemetric.report import build_report
-    from poemetric.roster import RosterError, load_roster, refuse_unusable, select_models
+    from poemetric.roster import (
+        RosterError,
+        UnknownModelError,
+        get_model,
+        load_catalog,
+        select_models,
+    )
     from poemetric.runner.runner import RunnerOptions
 
+    judge_model: ModelSpec | None = None
     try:  # a broken file of a model the demo uses: one error, before any run exists
-        judges = load_roster("judges")
-        generators = load_roster("generators")
-        markov = select_models("markov")
+        judge_catalog = load_catalog("judges")
+        generators = load_catalog("generators")
+        markov = select_models("markov", catalog=generators)
         if judge:
-            refuse_unusable(judge, "judges")
+            try:
+                judge_model = get_model(judge, "judges", catalog=judge_catalog)
+            except UnknownModelError:
+                names = list(judge_catalog.entries)
+                raise unknown_choice("--judge", judge, names, noun="judge") from None
         if local:
-            refuse_unusable(LOCAL_MODEL, "generators")
+            generators.refuse_unusable([LOCAL_MODEL])
     except RosterError as error:
         raise error_exit(error) from None
-    if judge and judge not in judges:
-        raise unknown_choice("--judge", judge, list(judges), noun="judge")
+    judges = judge_catalog.specs()
     console.rule("[bold]POEMetric demo")
     incomplete: list[StageReport] = []
     with interruptible(run):
@@ -155,7 +165,7 @@ def demo(
             console.print(f"2/5 generate {report.summary_line()}")
             local_hint = local_model_hint()
             if local and local_hint is None:
-                spec = generators[LOCAL_MODEL]
+                spec = generators.entries[LOCAL_MODEL].spec
                 spec = spec.model_copy(
                     update={"settings": spec.settings.model_copy(update={"max_tokens": 160})}
                 )
@@ -174,10 +184,10 @@ def demo(
                 f"3/5 form     {form_report.checked} checked, {form_report.skipped} already done, "
                 f"{form_report.errors} errors; pass rate (this pass): {rates or 'n/a'}"
             )
-            if judge:
+            if judge_model is not None:
                 from poemetric.judge.stage import run_judging
 
-                judge_report = run_judging(store, judges[judge], options=options)
+                judge_report = run_judging(store, judge_model, options=options)
                 incomplete += [judge_report] if judge_report.incomplete else []
                 console.print(f"4/5 judge    {judge_report.summary_line()}")
             else:

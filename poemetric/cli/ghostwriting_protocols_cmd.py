@@ -22,7 +22,6 @@ from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
     RefreshFailedParsesOption,
     judge_spec,
-    load_judges,
     open_judged_run,
     split_names,
 )
@@ -78,7 +77,7 @@ def style_match_command(
     from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy
     from poemetric.style.stage import run_style_matching
 
-    spec = judge_spec(load_judges(), judge_name)
+    spec = judge_spec(judge_name)
     options = runner_options(
         models=[spec],
         limit=limit,

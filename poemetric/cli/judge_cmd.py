@@ -73,10 +73,9 @@ def select_judges(selection: str) -> list[ModelSpec]:
 
     try:
         return select_models(selection, kind="judges")
+    except UnusableModelError as error:  # a known judge: its file or its provider is broken
+        raise error_exit(error) from None
     except RosterError as error:
-        # The judge is known: its file cannot be used, or its provider is broken.
-        if isinstance(error, UnusableModelError) or isinstance(error.__cause__, LookupError):
-            raise error_exit(error) from None
         available = ", ".join(load_judges())  # a broken file: load_judges names it and exits
         raise error_exit(f"{error}; judges: {available}") from None
 

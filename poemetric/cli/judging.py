@@ -59,25 +59,17 @@ def load_judges() -> dict[str, ModelSpec]:
         raise error_exit(error) from None
 
 
-def judge_spec(judges: dict[str, ModelSpec], name: str) -> ModelSpec:
-    from poemetric.roster import RosterError, refuse_unusable
+def judge_spec(name: str) -> ModelSpec:
+    """The judge `name` of judges/; an unknown one, a file or a provider that cannot be used
+    (its file and reason), a broken roster: a usage error."""
+    from poemetric.roster import RosterError, UnknownModelError, get_model
 
     try:
-        refuse_unusable(name, "judges")  # a judge file that cannot be used: its file and reason
+        return get_model(name, "judges")
+    except UnknownModelError as error:
+        raise error_exit(f"{error}; judges: {', '.join(load_judges())}") from None
     except RosterError as error:
         raise error_exit(error) from None
-    if name not in judges:
-        raise error_exit(
-            f"unknown judge {name!r}{did_you_mean(name, judges)}; see `poemetric models "
-            f"--judges`; judges: {', '.join(judges)}"
-        )
-    from poemetric.providers.registry import ProviderLoadError, provider_class
-
-    try:
-        provider_class(judges[name].provider)  # a broken third-party provider: say so now
-    except ProviderLoadError as error:
-        raise error_exit(f"judge {name!r}: {error}") from None
-    return judges[name]
 
 
 def split_names(value: str | None) -> list[str] | None:

@@ -93,10 +93,11 @@ def models(
         ctx.obj = {"judges": judges}
         return
     kind = _kind(judges)
-    try:
-        rows = list_models(kind, group)
-        unusable = list_unusable(kind, group)
-        groups = load_groups(kind)
+    try:  # every model file read once
+        catalog = load_catalog(kind)
+        rows = list_models(kind, group, catalog=catalog)
+        unusable = list_unusable(kind, group, catalog=catalog)
+        groups = load_groups(kind, catalog=catalog)
     except RosterError as error:
         raise error_exit(error) from error
     noun = ("judge" if judges else "model") + ("" if len(rows) == 1 else "s")

@@ -33,6 +33,7 @@ from poemetric.roster.base import (
     RosterError,
     RosterFileError,
     RosterKind,
+    UnknownModelError,
     UnusableModelError,
 )
 from poemetric.roster.groups import GROUPS_FILE, load_groups
@@ -53,7 +54,6 @@ from poemetric.roster.selection import (
     list_models,
     list_unusable,
     price_unknown,
-    refuse_unusable,
     select_models,
 )
 
@@ -69,6 +69,7 @@ __all__ = [
     "RosterError",
     "RosterFileError",
     "RosterKind",
+    "UnknownModelError",
     "UnusableModel",
     "UnusableModelError",
     "get_model",
@@ -80,7 +81,6 @@ __all__ = [
     "load_model_file",
     "load_roster",
     "price_unknown",
-    "refuse_unusable",
     "roster_directories",
     "select_models",
 ]

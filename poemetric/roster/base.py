@@ -28,7 +28,18 @@ class RosterFileError(RosterError):
 
 
 class UnusableModelError(RosterError):
-    """A selection names a model whose file has a `RosterFileError`."""
+    """A selection names a model that cannot be used: its file has a `RosterFileError`, or its
+    provider cannot be loaded (a broken third-party entry point). The message says all: the
+    file and the reason."""
+
+
+class UnknownModelError(RosterError):
+    """A selection names no model of the roster (nor a group, where groups may be given).
+    `known` holds the names it was looked up among, for a suggestion that spans rosters."""
+
+    def __init__(self, message: str, known: list[str]) -> None:
+        super().__init__(message)
+        self.known = known
 
 
 def _dedupe(names: Iterable[str]) -> list[str]:

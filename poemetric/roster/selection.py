@@ -8,7 +8,14 @@ from pathlib import Path
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import ProviderLoadError, provider_class
 from poemetric.providers.remote_common import is_local
-from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind, _dedupe
+from poemetric.roster.base import (
+    ALL_GROUP,
+    RosterError,
+    RosterKind,
+    UnknownModelError,
+    UnusableModelError,
+    _dedupe,
+)
 from poemetric.roster.groups import load_groups
 from poemetric.roster.loading import Roster, RosterEntry, UnusableModel, load_catalog
 from poemetric.suggest import did_you_mean
@@ -46,15 +53,24 @@ def price_unknown(spec: ModelSpec) -> bool:
         return True
 
 
+def _see_models(kind: RosterKind) -> str:
+    return f"; see `poemetric models{' --judges' if kind == 'judges' else ''}`"
+
+
 def select_models(
-    selection: str, kind: RosterKind = "generators", directory: Path | None = None
+    selection: str,
+    kind: RosterKind = "generators",
+    directory: Path | None = None,
+    catalog: Roster | None = None,
 ) -> list[ModelSpec]:
     """Models named by a comma-separated list of model and group names, in order, deduplicated.
 
-    A selected model whose file cannot be used is an `UnusableModelError` naming the file and
-    the reason. Each selected model's provider is loaded, so that a third-party provider that
-    cannot be (a broken entry point) is an error naming the model file before anything runs."""
-    catalog = load_catalog(kind, directory)
+    A name that is neither is an `UnknownModelError`. A selected model whose file cannot be
+    used is an `UnusableModelError` naming the file and the reason. Each selected model's
+    provider is loaded, so that a third-party provider that cannot be (a broken entry point) is
+    an `UnusableModelError` naming the model file before anything runs. `catalog`: the roster
+    already loaded (of `kind`), not read again."""
+    catalog = load_catalog(kind, directory) if catalog is None else catalog
     roster = catalog.names()
     groups = load_groups(kind, directory, catalog)
     names: list[str] = []
@@ -74,10 +90,12 @@ def select_models(
             )
         else:
             what = "judge" if kind == "judges" else "model"
-            raise RosterError(
+            known = [*roster, *groups]
+            raise UnknownModelError(
                 f"unknown {what} or group {token!r}"
-                + did_you_mean(token, [*roster, *groups])
-                + f"; see `poemetric models{' --judges' if kind == 'judges' else ''}`"
+                + did_you_mean(token, known)
+                + _see_models(kind),
+                known,
             )
     chosen = _dedupe(names)
     catalog.refuse_unusable(chosen)
@@ -85,40 +103,47 @@ def select_models(
 
 
 def _usable(entry: RosterEntry, kind: RosterKind) -> ModelSpec:
-    """The entry's spec, once its provider class loads; else a `RosterError` naming the file."""
+    """The entry's spec, once its provider class loads; else an `UnusableModelError` naming
+    the file."""
     try:
         provider_class(entry.spec.provider)
     except ProviderLoadError as error:
         what = "judge" if kind == "judges" else "model"
-        raise RosterError(f"{entry.path}: {what} {entry.spec.name!r}: {error}") from error
+        raise UnusableModelError(f"{entry.path}: {what} {entry.spec.name!r}: {error}") from error
     return entry.spec
 
 
 def get_model(
-    name: str, kind: RosterKind = "generators", directory: Path | None = None
+    name: str,
+    kind: RosterKind = "generators",
+    directory: Path | None = None,
+    catalog: Roster | None = None,
 ) -> ModelSpec:
-    """One model by name (not a group), checked as `select_models` checks it."""
-    catalog = load_catalog(kind, directory)
+    """One model by name (not a group), checked as `select_models` checks it: an unknown name
+    is an `UnknownModelError`, a file or provider that cannot be used an `UnusableModelError`.
+    `catalog`: the roster already loaded (of `kind`), not read again."""
+    catalog = load_catalog(kind, directory) if catalog is None else catalog
     catalog.refuse_unusable([name])
     if name not in catalog.entries:
-        raise RosterError(f"unknown {kind[:-1]} {name!r}" + did_you_mean(name, catalog.names()))
+        known = catalog.names()
+        raise UnknownModelError(
+            f"unknown {kind[:-1]} {name!r}" + did_you_mean(name, known) + _see_models(kind), known
+        )
     return _usable(catalog.entries[name], kind)
 
 
-def refuse_unusable(name: str, kind: RosterKind = "generators") -> None:
-    """`UnusableModelError` when `name` is a model whose file cannot be used; else nothing
-    (for commands that look a name up in `load_roster` and treat other names otherwise)."""
-    load_catalog(kind).refuse_unusable([name])
-
-
 def list_models(
-    kind: RosterKind = "generators", group: str | None = None, directory: Path | None = None
+    kind: RosterKind = "generators",
+    group: str | None = None,
+    directory: Path | None = None,
+    catalog: Roster | None = None,
 ) -> list[ModelRow]:
     """Rows for the `poemetric models` table, in group order (or by name), of the usable models
     (`list_unusable` has the others). A row's groups are every group the model belongs to (a
     `groups.yaml` or its own `groups:`), `all` left out. A model whose provider cannot be
-    loaded (a broken entry point) is one of the unusable ones."""
-    catalog = load_catalog(kind, directory).providers_checked()
+    loaded (a broken entry point) is one of the unusable ones. `catalog`: the roster already
+    loaded, not read again."""
+    catalog = (load_catalog(kind, directory) if catalog is None else catalog).providers_checked()
     groups = load_groups(kind, directory, catalog)
     entries = catalog.entries
     rows = []
@@ -146,11 +171,14 @@ def list_models(
 
 
 def list_unusable(
-    kind: RosterKind = "generators", group: str | None = None, directory: Path | None = None
+    kind: RosterKind = "generators",
+    group: str | None = None,
+    directory: Path | None = None,
+    catalog: Roster | None = None,
 ) -> list[UnusableModel]:
     """The models of the roster (or of `group`) whose files cannot be used, or whose provider
-    cannot be loaded (a broken entry point), in the same order."""
-    catalog = load_catalog(kind, directory).providers_checked()
+    cannot be loaded (a broken entry point), in the same order. `catalog`: as `list_models`."""
+    catalog = (load_catalog(kind, directory) if catalog is None else catalog).providers_checked()
     groups = load_groups(kind, directory, catalog)
     listed = _listed(catalog, groups, group)
     return [catalog.unusable[name] for name in listed if name in catalog.unusable]

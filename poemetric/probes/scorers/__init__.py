@@ -64,15 +64,21 @@ def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
         return VLLMScorer(argument, prefix_token=options.prefix_token)
     if kind == "chat":
         from poemetric.probes.scorers.chat import ChatScorer
-        from poemetric.roster import get_model, load_roster, refuse_unusable
+        from poemetric.roster import UnknownModelError, get_model
+        from poemetric.suggest import did_you_mean
 
-        generators = load_roster("generators")
-        refuse_unusable(argument, "generators")  # the generator file wins over a judge's
-        if argument not in generators:
-            refuse_unusable(argument, "judges")
-            if argument not in load_roster("judges"):
-                raise ValueError(f"unknown model {argument!r} for chat:; see `poemetric models`")
-        # Its provider loads (a broken plugin: a RosterError naming the file, not a traceback).
-        spec = get_model(argument, "generators" if argument in generators else "judges")
+        # The generator file wins over a judge's. A file or provider that cannot be used: a
+        # RosterError naming the file, not a traceback.
+        try:
+            spec = get_model(argument, "generators")
+        except UnknownModelError as generator:
+            try:
+                spec = get_model(argument, "judges")
+            except UnknownModelError as judge:
+                known = dict.fromkeys([*generator.known, *judge.known])
+                close = did_you_mean(argument, known)
+                raise ValueError(
+                    f"unknown model {argument!r} for chat:{close}; see `poemetric models`"
+                ) from None
         return ChatScorer(spec, options.run_dir, seed=options.seed, options=options.runner)
     raise ValueError(f"unknown scorer {name!r}: use ngram, hf:MODEL, vllm:MODEL or chat:MODEL")

@@ -40,12 +40,12 @@ PllVariant = Literal["original", "word_l2r"]
 
 def spec_for(reference: str) -> ModelSpec:
     """The model file named `reference`, or an ad-hoc spec for a path / GGUF / hub id."""
-    from poemetric.roster import load_roster, refuse_unusable
+    from poemetric.roster import load_catalog
 
-    roster = load_roster("generators")
-    refuse_unusable(reference)  # not taken for a hub id: the file's error
-    if reference in roster:
-        spec = roster[reference]
+    catalog = load_catalog("generators")
+    catalog.refuse_unusable([reference])  # not taken for a hub id: the file's error
+    if reference in catalog.entries:
+        spec = catalog.entries[reference].spec
         if spec.provider != "transformers":
             raise LocalModelError(
                 f"model {reference!r} uses provider {spec.provider!r}; hf: needs a "

@@ -22,12 +22,13 @@ from poemetric.providers.vllm_provider import INSTALL_HINT
 
 
 def vllm_spec_for(reference: str) -> ModelSpec:
-    from poemetric.roster import load_roster, refuse_unusable
+    from poemetric.roster import load_catalog
 
-    roster = load_roster("generators")
-    refuse_unusable(reference)  # not taken for a hub id: the file's error
-    if reference in roster and roster[reference].provider == "vllm":
-        return roster[reference]
+    catalog = load_catalog("generators")
+    catalog.refuse_unusable([reference])  # not taken for a hub id: the file's error
+    entry = catalog.entries.get(reference)
+    if entry is not None and entry.spec.provider == "vllm":
+        return entry.spec
     return ModelSpec(name=reference, provider="vllm", model=reference)
 
 
