@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from poemetric.text.apostrophes import apostrophe_table
+
 _FORMS = (
     r"poems?|sonnets?|villanelles?|ghazals?|limericks?|pantoums?|sestinas?|ballads?|verses?|"
     r"stanzas?|quatrains?|couplets?|tercets?|haikus?|odes?|elegy|elegies|lyrics?|rhymes?|piece"
@@ -100,9 +102,10 @@ def _plain(line: str) -> str:
     return _EMPHASIS_MARKS.sub("", line).strip()
 
 
-#: Typographic characters read as their plain forms when matching chat vocabulary: "Here’s a
-#: sonnet" is the same opener as "Here's a sonnet", "Here\u00a0is" the same as "Here is".
-_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00a0": " "})
+#: The shared apostrophes and the no-break space, read as their plain forms when matching chat
+#: vocabulary: "Here’s a sonnet" is the same opener as "Here's a sonnet", "Here\u00a0is" the
+#: same as "Here is".
+_TYPOGRAPHIC = apostrophe_table({"\u00a0": " "})
 
 
 def _chat_text(line: str) -> str:
