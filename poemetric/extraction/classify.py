@@ -11,12 +11,25 @@ _FORMS = (
     r"poems?|sonnets?|villanelles?|ghazals?|limericks?|pantoums?|sestinas?|ballads?|verses?|"
     r"stanzas?|quatrains?|couplets?|tercets?|haikus?|odes?|elegy|elegies|lyrics?|rhymes?|piece"
 )
+#: Technical words about a poem's form ("iambic pentameter", "the volta"), in chat about the poem
+#: (`_META`) and in technical prose after it (`closing._TECHNICAL`).
+_TECHNICAL_TERMS = (
+    r"rhyme scheme|rhyming scheme|iambic|trochaic|anapestic|dactylic|pentameter|tetrameter|"
+    r"trimeter|syllables?|volta"
+)
+#: Verbs of prose that says what the poem does ("This captures ...", "It evokes ..."), in chat
+#: (`_META`) and in descriptions after the poem (`closing._DESCRIBES`).
+_DESCRIBING_VERBS = ("captures", "explores", "evokes", "reflects", "conveys", "uses")
+#: How the poem was made ("I've written ...", "Written in ...", "composed as ...").
+_WRITTEN = r"written|composed|crafted"
+#: In chat each describing verb also counts without its "s" ("to capture"), but not "use".
+_DESCRIBING_IN_CHAT = "|".join(verb if verb == "uses" else f"{verb}?" for verb in _DESCRIBING_VERBS)
 _META = (
-    r"rhyme scheme|rhyming scheme|rhyme pattern|meter|metre|iambic|trochaic|anapestic|dactylic|"
-    r"pentameter|tetrameter|trimeter|syllables?|refrains?|end[- ]words?|envoi|envoy|volta|"
+    rf"{_TECHNICAL_TERMS}|rhyme pattern|meter|metre|refrains?|end[- ]words?|envoi|envoy|"
     r"radif|qafia|the form|this form|structure|theme|imagery|prompt|request|as requested|"
-    r"adheres?|follows?|following|written|composed|crafted|inspired by|attempt|titled|entitled|"
-    r"captures?|explores?|evokes?|reflects?|conveys?|uses|employs?|[A-H]{3,}(?: [A-H]{2,})*"
+    rf"adheres?|follows?|following|{_WRITTEN}|inspired by|attempt|titled|entitled|"
+    rf"{_DESCRIBING_IN_CHAT}|employs?"
+    r"|[A-H]{3,}(?: [A-H]{2,})*"
 )
 _FORM_RE = re.compile(rf"\b(?:{_FORMS})\b", re.IGNORECASE)
 _META_RE = re.compile(rf"\b(?:{_META})\b")
@@ -32,7 +45,7 @@ _CHAT_PREFIX = re.compile(
 )
 _PREAMBLE_OPENER = re.compile(
     r"^(?:here is|here's|here are|below is|below you'?ll find|the following is|this is (?:my|a|an)|"
-    r"i(?:'ve| have) (?:written|composed|crafted|created|tried)|i wrote|i(?:'ll| will) write|"
+    r"i(?:'ve| have) (?:" + _WRITTEN + r"|created|tried)|i wrote|i(?:'ll| will) write|"
     r"let me|as requested|following your|in response to|presenting|happy to)\b",
     re.IGNORECASE,
 )
