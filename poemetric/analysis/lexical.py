@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
+from poemetric.text.apostrophes import apostrophe_table
 
 MATTR_WINDOW = 20
 MTLD_THRESHOLD = 0.72
@@ -79,8 +80,9 @@ ELISIONS: frozenset[str] = frozenset(
 
 _LETTER = r"(?:[^\W\d_][\u0300-\u036f]*)"  # a letter and any combining marks left after NFC
 _TOKEN = re.compile(rf"'?{_LETTER}+(?:['\-]{_LETTER}+)*")
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'",
-                              "\u2010": "-", "\u2011": "-"})  # fmt: skip
+#: The shared apostrophes, the prime (′, typed for one in some sources) and the Unicode hyphen
+#: and non-breaking hyphen as ASCII ones.
+_APOSTROPHES = apostrophe_table({"\u2032": "'", "\u2010": "-", "\u2011": "-"})
 
 
 def tokenize(text: str) -> list[str]:

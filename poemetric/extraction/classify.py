@@ -5,16 +5,31 @@ from __future__ import annotations
 
 import re
 
+from poemetric.text.apostrophes import apostrophe_table
+
 _FORMS = (
     r"poems?|sonnets?|villanelles?|ghazals?|limericks?|pantoums?|sestinas?|ballads?|verses?|"
     r"stanzas?|quatrains?|couplets?|tercets?|haikus?|odes?|elegy|elegies|lyrics?|rhymes?|piece"
 )
+#: Technical words about a poem's form ("iambic pentameter", "the volta"), in chat about the poem
+#: (`_META`) and in technical prose after it (`closing._TECHNICAL`).
+_TECHNICAL_TERMS = (
+    r"rhyme scheme|rhyming scheme|iambic|trochaic|anapestic|dactylic|pentameter|tetrameter|"
+    r"trimeter|syllables?|volta"
+)
+#: Verbs of prose that says what the poem does ("This captures ...", "It evokes ..."), in chat
+#: (`_META`) and in descriptions after the poem (`closing._DESCRIBES`).
+_DESCRIBING_VERBS = ("captures", "explores", "evokes", "reflects", "conveys", "uses")
+#: How the poem was made ("I've written ...", "Written in ...", "composed as ...").
+_WRITTEN = r"written|composed|crafted"
+#: In chat each describing verb also counts without its "s" ("to capture"), but not "use".
+_DESCRIBING_IN_CHAT = "|".join(verb if verb == "uses" else f"{verb}?" for verb in _DESCRIBING_VERBS)
 _META = (
-    r"rhyme scheme|rhyming scheme|rhyme pattern|meter|metre|iambic|trochaic|anapestic|dactylic|"
-    r"pentameter|tetrameter|trimeter|syllables?|refrains?|end[- ]words?|envoi|envoy|volta|"
+    rf"{_TECHNICAL_TERMS}|rhyme pattern|meter|metre|refrains?|end[- ]words?|envoi|envoy|"
     r"radif|qafia|the form|this form|structure|theme|imagery|prompt|request|as requested|"
-    r"adheres?|follows?|following|written|composed|crafted|inspired by|attempt|titled|entitled|"
-    r"captures?|explores?|evokes?|reflects?|conveys?|uses|employs?|[A-H]{3,}(?: [A-H]{2,})*"
+    rf"adheres?|follows?|following|{_WRITTEN}|inspired by|attempt|titled|entitled|"
+    rf"{_DESCRIBING_IN_CHAT}|employs?"
+    r"|[A-H]{3,}(?: [A-H]{2,})*"
 )
 _FORM_RE = re.compile(rf"\b(?:{_FORMS})\b", re.IGNORECASE)
 _META_RE = re.compile(rf"\b(?:{_META})\b")
@@ -30,7 +45,7 @@ _CHAT_PREFIX = re.compile(
 )
 _PREAMBLE_OPENER = re.compile(
     r"^(?:here is|here's|here are|below is|below you'?ll find|the following is|this is (?:my|a|an)|"
-    r"i(?:'ve| have) (?:written|composed|crafted|created|tried)|i wrote|i(?:'ll| will) write|"
+    r"i(?:'ve| have) (?:" + _WRITTEN + r"|created|tried)|i wrote|i(?:'ll| will) write|"
     r"let me|as requested|following your|in response to|presenting|happy to)\b",
     re.IGNORECASE,
 )
@@ -100,9 +115,10 @@ def _plain(line: str) -> str:
     return _EMPHASIS_MARKS.sub("", line).strip()
 
 
-#: Typographic characters read as their plain forms when matching chat vocabulary: "Here’s a
-#: sonnet" is the same opener as "Here's a sonnet", "Here\u00a0is" the same as "Here is".
-_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00a0": " "})
+#: The shared apostrophes and the no-break space, read as their plain forms when matching chat
+#: vocabulary: "Here’s a sonnet" is the same opener as "Here's a sonnet", "Here\u00a0is" the
+#: same as "Here is".
+_TYPOGRAPHIC = apostrophe_table({"\u00a0": " "})
 
 
 def _chat_text(line: str) -> str:

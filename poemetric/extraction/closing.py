@@ -20,11 +20,14 @@ import unicodedata
 from poemetric.extraction.classify import (
     _BULLET,
     _COMMENTARY_HEADER,
+    _DESCRIBING_VERBS,
     _FORM_RE,
     _FORMS,
     _META_RE_I,
     _METADATA,
     _STRONG_CLOSING,
+    _TECHNICAL_TERMS,
+    _WRITTEN,
     _chat_text,
     _commentary_text,
     _is_commentary,
@@ -43,24 +46,25 @@ def _ends_sentence(line: str) -> bool:
     return bool(_SENTENCE_END.search(text))
 
 
+_DESCRIBING = "|".join(_DESCRIBING_VERBS)
 _DESCRIBES = re.compile(
-    r"^(?:this (?:captures|evokes|explores|reflects|conveys|celebrates|portrays|paints|uses|"
+    r"^(?:this (?:" + _DESCRIBING + r"|celebrates|portrays|paints|"
     r"poem|piece|version|one)|in (?:this|the) (?:" + _FORMS + r"|piece|version|first|second|"
     r"third|final|last|opening|closing)|here,? (?:the|i)|"
     r"i(?:'ve| have)? (?:used|kept|chose|chosen|went|gone|opted|wanted|aimed|tried|focused|leaned|"
     r"played|included|incorporated|employed|structured|let|gave|given|built|leaned|mixed|varied)|"
     r"the (?:" + _FORMS + r"|first|second|third|fourth|final|last|opening|closing|volta|meter|"
     r"metre|imagery|refrain|repetition|title|tone|mood|central|extended)\b|"
-    r"each (?:stanza|line|quatrain|couplet|tercet|verse)|written|composed|crafted)\b",
+    r"each (?:stanza|line|quatrain|couplet|tercet|verse)|" + _WRITTEN + r")\b",
     re.IGNORECASE,
 )
 #: Openers that speak of the poem from outside it, for a line glued to the last stanza ("The
 #: poem of his hands ..." may be verse; "This captures ..." and "I've used ..." are not).
 _GLUED_DESCRIBES = re.compile(
-    r"^(?:this (?:captures|evokes|explores|reflects|conveys|celebrates|portrays|paints|uses)|"
+    r"^(?:this (?:" + _DESCRIBING + r"|celebrates|portrays|paints)|"
     r"in this (?:" + _FORMS + r"|piece|version)\s*,|i(?:'ve| have)? (?:used|kept|chose|chosen|"
     r"went|opted|wanted|aimed|tried|focused|leaned|included|incorporated|employed|structured)|"
-    r"written|composed|crafted)\b",
+    rf"{_WRITTEN})\b",
     re.IGNORECASE,
 )
 #: Words that interpret the poem ("the harbour stands for ..."), which verse seldom uses.
@@ -70,9 +74,8 @@ _INTERPRETS = re.compile(
     re.IGNORECASE,
 )
 _TECHNICAL = re.compile(
-    r"\b(?:iambic|trochaic|anapestic|dactylic|spondaic|pentameter|tetrameter|trimeter|"
-    r"hexameter|rhym(?:e|ing) scheme|(?:slant|near|half|internal|end|eye) rhymes?|"
-    r"enjambe?ments?|caesuras?|volta|syllables?|feet)\b",
+    rf"\b(?:{_TECHNICAL_TERMS}|spondaic|hexameter|(?:slant|near|half|internal|end|eye) rhymes?|"
+    r"enjambe?ments?|caesuras?|feet)\b",
     re.IGNORECASE,
 )
 _SCHEME = re.compile(r"\b[A-H]{4,}\b")  # "ABAB", "ABBA CDDC", in capitals only

@@ -35,8 +35,10 @@ from poemetric.form.phonetic_tables import (
     FUNCTION_WORDS,
     SPELLING_RULES,
 )
+from poemetric.text.apostrophes import apostrophe_table
 
-_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
+#: The shared apostrophes and the grave and acute accents typed for one (`tis, o´er).
+_APOSTROPHES = apostrophe_table({"`": "'", "\u00b4": "'"})
 _LIGATURES = str.maketrans(
     {"æ": "ae", "œ": "oe", "ß": "ss", "ø": "o", "đ": "d", "ð": "th", "þ": "th"}
 )
