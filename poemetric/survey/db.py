@@ -156,50 +156,33 @@ def answers(store: RunStore, survey: SurveyInfo, rater: str) -> dict[str, dict[s
     return survey.task.answers.load(store.conn, survey.survey_id, rater)
 
 
-def save_answers(
-    store: RunStore,
-    survey: SurveyInfo,
-    rater: str,
-    page: Page,
-    values: Mapping[str, Answer],
-    *,
-    required: Iterable[str],
-    source: str = edits.WEB,
-) -> bool:
-    """Upsert a page's answers, whatever their edit times; see `save_edits`. Returns whether
-    the page is complete."""
-    return save_edits(store, survey, rater, page, values, None, required=required, source=source)[0]
-
-
 def save_edits(
     store: RunStore,
     survey: SurveyInfo,
     rater: str,
     page: Page,
     values: Mapping[str, Answer],
-    edited: Mapping[str, int | None] | None,
+    edited: Mapping[str, int | None],
     *,
     required: Iterable[str],
     source: str = edits.WEB,
     seen: str = "",
 ) -> tuple[bool, set[str]]:
     """Upsert a page's answers; marks the page complete once every required question has an
-    answer. `edited` (web saves): question -> when the rater last edited its answer (ms, their
-    browser's clock; None: unknown); an answer older than the stored one, or imported after the
+    answer. `edited`: question -> when the rater last edited its answer (ms, their browser's
+    clock; None or left out: unknown); an answer older than the stored one, or imported after the
     page was drawn (`seen`: its newest import, `edits.seen`), is left out
     (`poemetric.survey.edits`). Returns whether the page is complete, and the questions left
     out."""
     now = utc_now()
-    refused: set[str] = set()
     with store.transaction() as conn:
-        if edited is not None:
-            times = {key: edited.get(key) for key in values}
-            held = edits.load(conn, survey.survey_id, rater, page.generation_id)
-            imports = survey.task.answers.imports(conn, survey.survey_id, rater, page.generation_id)
-            refused = edits.stale(held, times) | (edits.imported_since(imports, seen) & set(values))
-            values = {key: value for key, value in values.items() if key not in refused}
-            edits.record(conn, survey.survey_id, rater, page.generation_id,
-                         {key: time for key, time in times.items() if key not in refused})  # fmt: skip
+        times = {key: edited.get(key) for key in values}
+        held = edits.load(conn, survey.survey_id, rater, page.generation_id)
+        imports = survey.task.answers.imports(conn, survey.survey_id, rater, page.generation_id)
+        refused = edits.stale(held, times) | (edits.imported_since(imports, seen) & set(values))
+        values = {key: value for key, value in values.items() if key not in refused}
+        edits.record(conn, survey.survey_id, rater, page.generation_id,
+                     {key: time for key, time in times.items() if key not in refused})  # fmt: skip
         survey.task.answers.save(
             conn, survey.survey_id, rater, page.generation_id, values, source=source, now=now
         )
