@@ -238,8 +238,15 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
     """Per rater: pages assigned and completed, answers, last answer, attention checks."""
     survey = load_survey(store, survey_id)
     activity = survey.task.answers.activity(store.conn, survey_id)
-    rows = store.query(
+    rows = store.conn.execute(
         """
+        WITH checks AS (  -- the attention checks answered: their answer and the one asked for
+          SELECT a.rater_id, s.score, a.check_expected
+          FROM survey_assignments a JOIN survey_answers s
+            ON s.survey_id = a.survey_id AND s.rater_id = a.rater_id
+            AND s.generation_id = a.generation_id AND s.question = :check
+          WHERE a.survey_id = :survey AND a.check_expected IS NOT NULL AND s.score IS NOT NULL
+        )
         SELECT r.rater_id,
           (SELECT COUNT(*) FROM survey_assignments a
              WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id) AS assigned,
@@ -247,29 +254,22 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
              AND a.rater_id = r.rater_id AND a.completed_at IS NOT NULL) AS completed,
           (SELECT COUNT(*) FROM survey_assignments a WHERE a.survey_id = r.survey_id
              AND a.rater_id = r.rater_id AND a.check_expected IS NOT NULL) AS checks,
-          (SELECT COUNT(*) FROM survey_assignments a JOIN survey_answers s
-             ON s.survey_id = a.survey_id AND s.rater_id = a.rater_id
-             AND s.generation_id = a.generation_id AND s.question = ?
-             WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id
-             AND s.score != a.check_expected) AS failed,
-          (SELECT COUNT(*) FROM survey_assignments a JOIN survey_answers s
-             ON s.survey_id = a.survey_id AND s.rater_id = a.rater_id
-             AND s.generation_id = a.generation_id AND s.question = ?
-             WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id
-             AND a.check_expected IS NOT NULL AND s.score IS NOT NULL) AS taken,
+          (SELECT COUNT(*) FROM checks c WHERE c.rater_id = r.rater_id
+             AND c.score != c.check_expected) AS failed,
+          (SELECT COUNT(*) FROM checks c WHERE c.rater_id = r.rater_id) AS taken,
           (SELECT COUNT(*) FROM survey_assignments a
              WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id
              AND a.check_expected IS NOT NULL
              AND NOT EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = a.survey_id
                AND s.rater_id = a.rater_id AND s.generation_id = a.generation_id
-               AND s.question = ? AND s.score IS NOT NULL)
+               AND s.question = :check AND s.score IS NOT NULL)
              AND EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = a.survey_id
                AND s.rater_id = a.rater_id AND s.generation_id = a.generation_id
-               AND s.source != ?)) AS imported
-        FROM survey_raters r WHERE r.survey_id = ? ORDER BY r.rater_id
+               AND s.source != :web)) AS imported
+        FROM survey_raters r WHERE r.survey_id = :survey ORDER BY r.rater_id
         """,
-        [ATTENTION_KEY, ATTENTION_KEY, ATTENTION_KEY, edits.WEB, survey_id],
-    )
+        {"check": ATTENTION_KEY, "survey": survey_id, "web": edits.WEB},
+    ).fetchall()
     return [
         RaterProgress(row["rater_id"], row["assigned"], row["completed"],
                       *activity.get(row["rater_id"], (0, None)), row["checks"], row["failed"],
