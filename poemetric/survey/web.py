@@ -155,11 +155,13 @@ class SurveyApp:
         return self._show(rater, page, context, drawn, {})
 
     def _drawn(self, store: RunStore, rater: Rater, page: Page) -> Drawn:
-        """What a page of this poem drawn now shows: the newest import first, then the answers
-        (`db.imports_seen`), then their edit times."""
-        seen = db.imports_seen(store, self.survey, rater.rater, page.generation_id)
-        stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
-        edited = db.edit_times(store, self.survey_id, rater.rater, page.generation_id)
+        """What a page of this poem drawn now shows, read at one moment of the store: a save
+        between the reads of the answers and of their edit times drew the older answer with the
+        newer one's time, and the page sent back unchanged stored it over the newer answer."""
+        with store.snapshot():
+            seen = db.imports_seen(store, self.survey, rater.rater, page.generation_id)
+            stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
+            edited = db.edit_times(store, self.survey_id, rater.rater, page.generation_id)
         return Drawn(seen, stored, edited)
 
     def _show(
