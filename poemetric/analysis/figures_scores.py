@@ -63,7 +63,7 @@ def _what(group: str, dimensions: list[str] | None) -> str:
 
 
 def _na_note(keys: list[str]) -> str:
-    na = [DIMENSIONS_BY_KEY[k].short_label for k in keys if DIMENSIONS_BY_KEY[k].allows_na]
+    na = [DIMENSIONS_BY_KEY[k].label for k in keys if DIMENSIONS_BY_KEY[k].allows_na]
     return f" *{' and '.join(na)}: N/A answers left out of the mean." if na else ""
 
 
