@@ -47,6 +47,23 @@ def _graded(page: Page, survey: db.SurveyInfo, fluency: float, coherence: float)
     }
 
 
+def _save(
+    store: RunStore,
+    survey: db.SurveyInfo,
+    rater: str,
+    page: Page,
+    values: dict[str, db.Answer],
+    required: set[str],
+) -> bool:
+    """Save a page's grades as the web app does (no edit times: a page without JavaScript);
+    whether the page is complete."""
+    complete, refused = db.save_edits(
+        store, survey, rater, page, values, dict.fromkeys(values), required=required
+    )
+    assert not refused
+    return complete
+
+
 def test_grades_score_like_sheets_once_a_poem_is_finished(tmp_path: Path) -> None:
     store = prepared_store(tmp_path / "run", poems=4)
     add_generation(store, "parrot-1", "parrot", "One line\nThe same line\nThe same line")
@@ -66,18 +83,12 @@ def test_grades_score_like_sheets_once_a_poem_is_finished(tmp_path: Path) -> Non
     assert keys == ["line_1_fluency", "line_2_fluency", "line_2_coherence", "line_3_fluency"]
 
     required = set(keys)
-    assert not db.save_answers(
-        store, survey, "a", parrot, {"line_1_fluency": (1.0, None)}, required=required
-    )
+    assert not _save(store, survey, "a", parrot, {"line_1_fluency": (1.0, None)}, required)
     rows = store.query("SELECT line_number, fluency, coherence FROM line_annotations")
     assert [tuple(r) for r in rows] == [(1, 1.0, None), (2, None, None), (3, None, 0.0)]
     assert load_line_annotations(store).empty  # a poem in progress is not scored yet
-    assert db.save_answers(
-        store, survey, "a", parrot, _graded(parrot, survey, 1.0, 0.5), required=required
-    )
-    db.save_answers(
-        store, survey, "b", parrot, _graded(parrot, survey, 0.5, 0.5), required=required
-    )
+    assert _save(store, survey, "a", parrot, _graded(parrot, survey, 1.0, 0.5), required)
+    _save(store, survey, "b", parrot, _graded(parrot, survey, 0.5, 0.5), required)
 
     scores = fluency_scores(load_line_annotations(store)).set_index("author")
     assert scores.loc["parrot", "fluency"] == pytest.approx(0.75)  # (1 + 0.5) / 2

@@ -63,7 +63,7 @@ def _what(group: str, dimensions: list[str] | None) -> str:
 
 
 def _na_note(keys: list[str]) -> str:
-    na = [DIMENSIONS_BY_KEY[k].short_label for k in keys if DIMENSIONS_BY_KEY[k].allows_na]
+    na = [DIMENSIONS_BY_KEY[k].label for k in keys if DIMENSIONS_BY_KEY[k].allows_na]
     return f" *{' and '.join(na)}: N/A answers left out of the mean." if na else ""
 
 
@@ -118,22 +118,26 @@ def dimension_bars(ctx: FigureContext, group: str = "all",
     return Drawing(figure, caption)
 
 
-def _score_heatmap(ctx: FigureContext, keys: list[str]) -> Figure:
-    """Authors x dimensions of mean scores, authors sorted by their mean over `keys`."""
-    matrix = score_matrix(ctx.scores).reindex(columns=keys)
-    order = matrix.mean(axis=1).sort_values(ascending=False).index.tolist()
-    figure = annotated_heatmap(
-        ctx, matrix.loc[order], [_title(k) for k in keys], colour_label="mean score (1-5)",
-        value_range=LIKERT, row_labels=ctx.labels.author_list(order),
+def _ranked(scores: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Authors x `keys` of mean scores, authors sorted by their mean over `keys` (best first)."""
+    matrix = score_matrix(scores).reindex(columns=keys)
+    return matrix.loc[matrix.mean(axis=1).sort_values(ascending=False).index]
+
+
+def _score_heatmap(ctx: FigureContext, ranked: pd.DataFrame) -> Figure:
+    """The heatmap of a `_ranked` matrix."""
+    keys = [str(k) for k in ranked.columns]
+    return annotated_heatmap(
+        ctx, ranked, [_title(k) for k in keys], colour_label="mean score (1-5)",
+        value_range=LIKERT, row_labels=ctx.labels.author_list(ranked.index),
     )  # fmt: skip
-    return figure
 
 
 def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
                        dimensions: list[str] | None, experts: bool) -> Drawing:  # fmt: skip
     """`dimension_bars` for more authors than a page of bars holds (31 authors x 10 panels
     were squeezed until every label overlapped): the judge's means as a heatmap."""
-    figure = _score_heatmap(ctx, keys)
+    figure = _score_heatmap(ctx, _ranked(ctx.scores, keys))
     what = _what(group, dimensions)
     caption = (
         f"POEMetric scores, {what}, judged by {ctx.judge_label}: mean Likert score per author "
@@ -153,14 +157,14 @@ def all_models(ctx: FigureContext, group: str = "all", dimensions: list[str] | N
     bars would not fit on a page at this width)."""
     keys = _keys(group, dimensions)
     scores = ctx.scores
-    matrix = score_matrix(scores).reindex(columns=keys)
-    order = matrix.mean(axis=1).sort_values(ascending=False).index.tolist()
+    ranked = _ranked(scores, keys)
+    order = ranked.index.tolist()
     if layout not in {"auto", "bars", "heatmap"}:
         raise ValueError(f"unknown layout {layout!r}; use auto, bars or heatmap")
     too_tall = grid_height(ctx, len(keys), len(order)) > MAX_HEIGHT_IN
     what = _what(group, dimensions)
     if layout == "heatmap" or (layout == "auto" and too_tall):
-        figure = _score_heatmap(ctx, keys)
+        figure = _score_heatmap(ctx, ranked)
         caption = (
             f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
             f"score per author over {_poem_count(scores)} poems, authors sorted by their mean "

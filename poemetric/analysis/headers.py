@@ -4,19 +4,11 @@ from __future__ import annotations
 
 from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY
 
-#: Dimension labels where the short label misleads (tables, figures, the report): "Human" (the
-#: human-authorship item) stood beside the row "Human" (the human poets) in `dimension_matrix`,
-#: above the bars of Figs. 8 and 17 and beside the bars of "Poem B (Human)" in Fig. 3; the paper
-#: calls the item "human authorship (estimation)" (Sec. 6.2, Figs. 8 and 17).
-TABLE_DIMENSION_LABELS: dict[str, str] = {"human_authorship": "Human authorship"}
-
 
 def dimension_label(key: str) -> str:
-    """A dimension as tables name it: `overall_quality` -> `Quality`, `human_authorship` ->
-    `Human authorship`; other values (e.g. 'all') unchanged."""
-    if key in TABLE_DIMENSION_LABELS:
-        return TABLE_DIMENSION_LABELS[key]
-    return DIMENSIONS_BY_KEY[key].short_label if key in DIMENSIONS_BY_KEY else key
+    """A dimension as tables name it (`Dimension.label`): `overall_quality` -> `Quality`,
+    `human_authorship` -> `Human authorship`; other values (e.g. 'all') unchanged."""
+    return DIMENSIONS_BY_KEY[key].label if key in DIMENSIONS_BY_KEY else key
 
 
 #: Readable headers for the columns the analysis writes (others: snake_case -> words).

@@ -18,7 +18,9 @@ class Dimension:
     """One Likert item of the questionnaire (a POEMetric dimension).
 
     `long_label` is the item's statement as the judge prompt prints it (App. C, verbatim), and
-    `listed` the list printed under it (item 8's literary devices).
+    `listed` the list printed under it (item 8's literary devices). `label` names the item in
+    tables and figures: `short_label` unless that misleads there (left empty, it is set to
+    `short_label`).
     """
 
     key: str
@@ -28,6 +30,11 @@ class Dimension:
     allows_na: bool
     group: Group
     listed: tuple[str, ...] = ()
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.short_label)
 
     @property
     def statement(self) -> str:
@@ -55,7 +62,10 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("imagery", 7, "Imagery", "The imagery in this poem is used well.", True, "advanced"),
     Dimension("literary_devices", 8, "Devices", "At least one of the literary devices listed below is used well in the poem.", True, "advanced", ("Simile", "Metaphor", "Personification", "Allusion")),
     Dimension("overall_quality", 10, "Quality", "This is a good poem.", False, "appraisal"),
-    Dimension("human_authorship", 12, "Human", "The poem is written by a human.", False, "appraisal"),
+    # Labelled "Human", the item stood beside the row "Human" (the human poets) in
+    # `dimension_matrix`, above the bars of Figs. 8 and 17 and beside the bars of "Poem B
+    # (Human)" in Fig. 3; the paper calls it "human authorship (estimation)" (Sec. 6.2).
+    Dimension("human_authorship", 12, "Human", "The poem is written by a human.", False, "appraisal", label="Human authorship"),
 )  # fmt: skip
 
 COMMENTS: tuple[CommentItem, ...] = (

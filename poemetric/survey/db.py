@@ -156,50 +156,33 @@ def answers(store: RunStore, survey: SurveyInfo, rater: str) -> dict[str, dict[s
     return survey.task.answers.load(store.conn, survey.survey_id, rater)
 
 
-def save_answers(
-    store: RunStore,
-    survey: SurveyInfo,
-    rater: str,
-    page: Page,
-    values: Mapping[str, Answer],
-    *,
-    required: Iterable[str],
-    source: str = edits.WEB,
-) -> bool:
-    """Upsert a page's answers, whatever their edit times; see `save_edits`. Returns whether
-    the page is complete."""
-    return save_edits(store, survey, rater, page, values, None, required=required, source=source)[0]
-
-
 def save_edits(
     store: RunStore,
     survey: SurveyInfo,
     rater: str,
     page: Page,
     values: Mapping[str, Answer],
-    edited: Mapping[str, int | None] | None,
+    edited: Mapping[str, int | None],
     *,
     required: Iterable[str],
     source: str = edits.WEB,
     seen: str = "",
 ) -> tuple[bool, set[str]]:
     """Upsert a page's answers; marks the page complete once every required question has an
-    answer. `edited` (web saves): question -> when the rater last edited its answer (ms, their
-    browser's clock; None: unknown); an answer older than the stored one, or imported after the
+    answer. `edited`: question -> when the rater last edited its answer (ms, their browser's
+    clock; None or left out: unknown); an answer older than the stored one, or imported after the
     page was drawn (`seen`: its newest import, `edits.seen`), is left out
     (`poemetric.survey.edits`). Returns whether the page is complete, and the questions left
     out."""
     now = utc_now()
-    refused: set[str] = set()
     with store.transaction() as conn:
-        if edited is not None:
-            times = {key: edited.get(key) for key in values}
-            held = edits.load(conn, survey.survey_id, rater, page.generation_id)
-            imports = survey.task.answers.imports(conn, survey.survey_id, rater, page.generation_id)
-            refused = edits.stale(held, times) | (edits.imported_since(imports, seen) & set(values))
-            values = {key: value for key, value in values.items() if key not in refused}
-            edits.record(conn, survey.survey_id, rater, page.generation_id,
-                         {key: time for key, time in times.items() if key not in refused})  # fmt: skip
+        times = {key: edited.get(key) for key in values}
+        held = edits.load(conn, survey.survey_id, rater, page.generation_id)
+        imports = survey.task.answers.imports(conn, survey.survey_id, rater, page.generation_id)
+        refused = edits.stale(held, times) | (edits.imported_since(imports, seen) & set(values))
+        values = {key: value for key, value in values.items() if key not in refused}
+        edits.record(conn, survey.survey_id, rater, page.generation_id,
+                     {key: time for key, time in times.items() if key not in refused})  # fmt: skip
         survey.task.answers.save(
             conn, survey.survey_id, rater, page.generation_id, values, source=source, now=now
         )
@@ -255,8 +238,15 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
     """Per rater: pages assigned and completed, answers, last answer, attention checks."""
     survey = load_survey(store, survey_id)
     activity = survey.task.answers.activity(store.conn, survey_id)
-    rows = store.query(
+    rows = store.conn.execute(
         """
+        WITH checks AS (  -- the attention checks answered: their answer and the one asked for
+          SELECT a.rater_id, s.score, a.check_expected
+          FROM survey_assignments a JOIN survey_answers s
+            ON s.survey_id = a.survey_id AND s.rater_id = a.rater_id
+            AND s.generation_id = a.generation_id AND s.question = :check
+          WHERE a.survey_id = :survey AND a.check_expected IS NOT NULL AND s.score IS NOT NULL
+        )
         SELECT r.rater_id,
           (SELECT COUNT(*) FROM survey_assignments a
              WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id) AS assigned,
@@ -264,29 +254,22 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
              AND a.rater_id = r.rater_id AND a.completed_at IS NOT NULL) AS completed,
           (SELECT COUNT(*) FROM survey_assignments a WHERE a.survey_id = r.survey_id
              AND a.rater_id = r.rater_id AND a.check_expected IS NOT NULL) AS checks,
-          (SELECT COUNT(*) FROM survey_assignments a JOIN survey_answers s
-             ON s.survey_id = a.survey_id AND s.rater_id = a.rater_id
-             AND s.generation_id = a.generation_id AND s.question = ?
-             WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id
-             AND s.score != a.check_expected) AS failed,
-          (SELECT COUNT(*) FROM survey_assignments a JOIN survey_answers s
-             ON s.survey_id = a.survey_id AND s.rater_id = a.rater_id
-             AND s.generation_id = a.generation_id AND s.question = ?
-             WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id
-             AND a.check_expected IS NOT NULL AND s.score IS NOT NULL) AS taken,
+          (SELECT COUNT(*) FROM checks c WHERE c.rater_id = r.rater_id
+             AND c.score != c.check_expected) AS failed,
+          (SELECT COUNT(*) FROM checks c WHERE c.rater_id = r.rater_id) AS taken,
           (SELECT COUNT(*) FROM survey_assignments a
              WHERE a.survey_id = r.survey_id AND a.rater_id = r.rater_id
              AND a.check_expected IS NOT NULL
              AND NOT EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = a.survey_id
                AND s.rater_id = a.rater_id AND s.generation_id = a.generation_id
-               AND s.question = ? AND s.score IS NOT NULL)
+               AND s.question = :check AND s.score IS NOT NULL)
              AND EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = a.survey_id
                AND s.rater_id = a.rater_id AND s.generation_id = a.generation_id
-               AND s.source != ?)) AS imported
-        FROM survey_raters r WHERE r.survey_id = ? ORDER BY r.rater_id
+               AND s.source != :web)) AS imported
+        FROM survey_raters r WHERE r.survey_id = :survey ORDER BY r.rater_id
         """,
-        [ATTENTION_KEY, ATTENTION_KEY, ATTENTION_KEY, edits.WEB, survey_id],
-    )
+        {"check": ATTENTION_KEY, "survey": survey_id, "web": edits.WEB},
+    ).fetchall()
     return [
         RaterProgress(row["rater_id"], row["assigned"], row["completed"],
                       *activity.get(row["rater_id"], (0, None)), row["checks"], row["failed"],

@@ -58,6 +58,16 @@ class Rater:
     csrf: str
 
 
+@dataclass(frozen=True)
+class Drawn:
+    """A rater's answers on one poem as a page shows them, with what its form sends back:
+    their edit times and the newest import shown (`edits.py`)."""
+
+    seen: str
+    stored: dict[str, db.Answer]
+    edited: dict[str, int]
+
+
 class SurveyApp:
     """Routes of one survey of one run; opens the run store per request."""
 
@@ -141,24 +151,30 @@ class SurveyApp:
                 return self._not_found()
             if request.method == "POST":
                 return await self._submit(request, store, rater, page, context)
+            drawn = self._drawn(store, rater, page)
+        return self._show(rater, page, context, drawn, {})
+
+    def _drawn(self, store: RunStore, rater: Rater, page: Page) -> Drawn:
+        """What a page of this poem drawn now shows, read at one moment of the store: a save
+        between the reads of the answers and of their edit times drew the older answer with the
+        newer one's time, and the page sent back unchanged stored it over the newer answer."""
+        with store.snapshot():
             seen = db.imports_seen(store, self.survey, rater.rater, page.generation_id)
             stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
             edited = db.edit_times(store, self.survey_id, rater.rater, page.generation_id)
-        return self._show(rater, page, context, stored, edited, seen, {})
+        return Drawn(seen, stored, edited)
 
     def _show(
         self,
         rater: Rater,
         page: Page,
         context: dict[str, Any],
-        stored: dict[str, db.Answer],
-        edited: dict[str, int],
-        seen: str,
+        drawn: Drawn,
         errors: dict[str, str],
         status: int = 200,
     ) -> HTMLResponse:
-        scores = {k: s for k, (s, _) in stored.items() if s is not None}
-        texts = {k: t for k, (_, t) in stored.items() if t is not None}
+        scores = {k: s for k, (s, _) in drawn.stored.items() if s is not None}
+        texts = {k: t for k, (_, t) in drawn.stored.items() if t is not None}
         return self._page(
             "page.html",
             status,
@@ -168,8 +184,8 @@ class SurveyApp:
             questions=self.survey.task.questions(page),
             scores=scores,
             texts=texts,
-            edited=edited,
-            seen=seen,
+            edited=drawn.edited,
+            seen=drawn.seen,
             errors=errors,
             csrf=rater.csrf,
             max_text=MAX_TEXT_CHARS,
@@ -236,14 +252,14 @@ class SurveyApp:
         if form.get("action") == "previous":
             return RedirectResponse(f"{base}/{max(page.position - 1, 1)}", status_code=303)
         if not complete:
-            seen = db.imports_seen(store, self.survey, rater.rater, page.generation_id)
-            stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
+            drawn = self._drawn(store, rater, page)
             errors = {
-                k: questions[k].missing for k in required if stored.get(k, (None, None))[0] is None
+                k: questions[k].missing
+                for k in required
+                if drawn.stored.get(k, (None, None))[0] is None
             }
             context = self._context(store, rater)
-            edit_times = db.edit_times(store, self.survey_id, rater.rater, page.generation_id)
-            return self._show(rater, page, context, stored, edit_times, seen, errors, status=422)
+            return self._show(rater, page, context, drawn, errors, status=422)
         done = db.completed_positions(store, self.survey_id, rater.rater)
         later = [p.position for p in context["pages"] if p.position not in done]
         following = [p for p in later if p > page.position] or later
