@@ -121,7 +121,11 @@ def test_a_context_overflow_400_says_what_to_change(tmp_path: Path, protocol: st
         assert report.errors == 1 and len(server.generation_requests) == 1  # not retried
         (row,) = generation_rows(store, spec.name)
     assert row["status"] == "error" and CONTEXT_ERRORS[protocol] in row["error"]
-    assert "settings.max_tokens" in row["error"] and "--max-model-len" in row["error"]
+    if protocol == "openai":  # the prompt plus max_tokens: lowering max_tokens helps
+        assert "settings.max_tokens" in row["error"] and "--max-model-len" in row["error"]
+    else:  # Anthropic and Gemini count the prompt alone: lowering max_tokens would not help
+        assert "prompt alone exceeds" in row["error"] and "longer context" in row["error"]
+        assert "lower `settings.max_tokens`" not in row["error"]
     assert report.models[0].first_error == row["error"]
 
 

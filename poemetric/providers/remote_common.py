@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from poemetric.providers.base import ModelSpec, Provider, ProviderError
+from poemetric.providers.context_errors import length_hint
 from poemetric.redaction import Redactor, remember_secret
 
 ClientT = TypeVar("ClientT")
@@ -228,21 +229,6 @@ def is_retryable_status(status: int) -> bool:
     return status in RETRYABLE_STATUSES or status >= 500
 
 
-#: A 400 for a prompt plus `max_tokens` beyond the model's context: OpenAI (and vLLM's server)
-#: "maximum context length" / `context_length_exceeded`, Anthropic "prompt is too long", Google
-#: "The input token count (N) exceeds the maximum number of tokens allowed (M)" (Vertex AI also
-#: "... the input token count is N but model only supports up to M").
-_CONTEXT_EXCEEDED = re.compile(
-    r"maximum context length|context_length_exceeded|prompt is too long|maximum model length|"
-    r"input token count\b.{0,40}?(?:exceeds the maximum number of tokens|only supports up to)",
-    re.IGNORECASE,
-)
-CONTEXT_HINT = (
-    " (the prompt plus max_tokens exceed the model's context: lower `settings.max_tokens` in the "
-    "model file, or raise the server's context, e.g. vLLM's --max-model-len)"
-)
-
-
 def status_error(
     provider: str,
     status: int,
@@ -259,8 +245,8 @@ def status_error(
     """
     raw = None if body is None else scrub(_to_text(body), secret)[:_RAW_ERROR_CHARS]
     message = re.sub(rf"^\s*Error code: {status}\b(\s*-\s*)?", "", str(message)).strip()
-    if status == 400 and _CONTEXT_EXCEEDED.search(f"{message} {raw or ''}"):
-        message += CONTEXT_HINT
+    if status == 400:
+        message += length_hint(f"{message} {raw or ''}")
     retry_after = retry_after_seconds(headers)
     if retry_after is None and status == 429:  # no usable Retry-After: when the limits refill
         retry_after = rate_limit_reset_seconds(headers)
