@@ -244,3 +244,18 @@ def test_letter_by_letter_readings_are_dropped_when_the_word_has_another() -> No
     assert pronunciations("the") == ("DH AH0", "DH AH1", "DH IY0")
     assert "T IY1 V IY1" in pronunciations("tv")
     assert len(pronunciations("every")) == 2
+
+
+def test_a_pair_of_spelling_rules_never_rewrites_one_letter_twice() -> None:
+    """*satyr* (not in CMUdict) was read as *satire* by two older-spelling rules, y -> i and then
+    a magic e on that same i (three syllables, rhyming with *fire*); *yews* and *yester* were
+    *Jews* and *jester* (y -> i -> j). Pairs of separate older spellings still modernise."""
+    assert not in_dictionary("satyr")
+    assert {syllable_count(p) for p in pronunciations("satyr")} == {2}
+    assert {stress_pattern(p) for p in pronunciations("satyr")} == {"10"}
+    assert all(rhyming_part(p).endswith("T ER0") for p in pronunciations("satyr"))
+    assert pronunciations("yews")[0] == "Y UW1 Z"
+    assert pronunciations("yester")[0] == "Y EH1 S T ER0"
+    assert pronunciations("vnseene") == pronunciations("unseen")  # final e dropped, then v -> u
+    assert pronunciations("trayne") == pronunciations("train")  # no e, then y -> i
+    assert pronunciations("reuyld") == ("R IY0 V AY1 L D",)  # y -> i, then u -> v: reviled

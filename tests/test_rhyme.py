@@ -42,6 +42,8 @@ from poemetric.form.rhyme import (
         ("night", "day", RhymeKind.NONE),
         ("light", "eye", RhymeKind.NONE),  # an added final consonant is not enough
         ("", "day", RhymeKind.NONE),
+        ("satyr", "later", RhymeKind.PERFECT),  # not in CMUdict; was read as *satire*
+        ("satyr", "fire", RhymeKind.NONE),
     ],
 )
 def test_classify_rhyme(a: str, b: str, kind: RhymeKind) -> None:

@@ -237,6 +237,11 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("self", "S EH1 L F"),
 )
 
+#: ``ston`` -> ``stone``: an older spelling without the final *e* that lengthens the vowel before
+#: it. In a pair of rules it may not lengthen a vowel that the other rule wrote (see
+#: :func:`poemetric.form.phonetics._spelling_variants`).
+MAGIC_E_RULE: tuple[re.Pattern[str], str] = (re.compile(r"([aeiou][^aeiou])$"), r"\1e")
+
 SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), replacement)
     for pattern, replacement in (
@@ -254,7 +259,7 @@ SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"our$", "or"),
         (r"([^aeiou])re$", r"\1er"),  # British -re: sombre, spectre
         (r"yng$", "ing"),
-        (r"([aeiou][^aeiou])$", r"\1e"),  # ston -> stone
+        (MAGIC_E_RULE[0].pattern, MAGIC_E_RULE[1]),  # ston -> stone
         (r"z", "s"),  # surprize
         (r"ence$", "ense"),  # offence
         (r"f", "s"),  # long s printed as f: praife
