@@ -144,6 +144,8 @@ def test_elision_is_chosen_when_the_meter_needs_it() -> None:
         ("A satyr danced upon the hill", "iambic", 4, "wswswsws"),
         # Scots naething: two syllables, no elision needed (it was na + -eth + -ing)
         ("An' naething, now, to big a new ane,", "iambic", 4, None),
+        # Hood, The Bridge of Sighs, as the Literary Lab annotates it: con-TU-me-ly
+        ("Spurr'd by contumely,", "dactylic", 2, "swwsww"),
     ],
 )
 def test_words_missing_from_cmudict_scan_with_their_own_syllables(

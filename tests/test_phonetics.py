@@ -269,3 +269,14 @@ def test_no_suffix_follows_an_inflection_that_ends_a_word() -> None:
     assert {stress_pattern(p) for p in readings} == {"10"}
     assert "N EY1 TH IH0 NG" in readings
     assert pronunciations("loveth")[0] == "L AH1 V IH0 TH"  # -eth itself still goes
+
+
+def test_words_no_rule_reads_right_come_from_a_short_table() -> None:
+    """*contumely* (Latin contumelia, -y for -ia) is no adverb in -ly: letter-to-sound made it
+    con-TUME-ly, three syllables, a reading no dictionary gives."""
+    readings = pronunciations("contumely")
+    assert readings[0] == "K AH0 N T UW1 M AH0 L IY0"  # kən-ˈtü-mə-lē, four syllables
+    assert {stress_pattern(p) for p in readings} == {"0100", "1020", "100"}
+    assert rhyming_part(readings[0]) == "UW1 M AH0 L IY0"
+    assert pronunciations("contumelies")[0] == "K AH0 N T UW1 M AH0 L IY0 Z"
+    assert in_dictionary("contumely")

@@ -43,6 +43,20 @@ CONTRACTIONS: dict[str, tuple[str, ...]] = {
     "twas": ("T W AH1 Z",),
 }
 
+#: Words CMUdict lacks whose spelling no rule reads right, with their dictionary readings (the
+#: commonest first, as in CMUdict). Keep this short: a word belongs here only when the general
+#: rules cannot give it (say why beside it), not when a rule is merely missing.
+UNLISTED_WORDS: dict[str, tuple[str, ...]] = {
+    # Latin contumelia with -y for -ia (like family, memory): letter-to-sound reads -ly as the
+    # adverb suffix (con-TUME-ly, three syllables). Merriam-Webster: kən-ˈtü-mə-lē,
+    # ˈkän-tə-ˌmē-lē, ˈkän-tüm-lē; Hood's "Spurr'd by contumely" scans con-TU-me-ly.
+    "contumely": (
+        "K AH0 N T UW1 M AH0 L IY0",
+        "K AA1 N T AH0 M IY2 L IY0",
+        "K AA1 N T UW0 M L IY0",
+    ),
+}
+
 FUNCTION_WORDS = frozenset(
     [
         "a",

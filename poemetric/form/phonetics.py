@@ -7,7 +7,8 @@ Lookup order for a word (every step cached):
    on ``è`` is kept because it marks a sounded syllable (``belovèd``);
 2. poetic contractions (``o'er``, ``e'er``, ``ne'er``, ``'tis``, ``th'``, ``thro'`` ...);
 3. CMUdict, all pronunciations (:mod:`poemetric.form.lexicon`: a precomputed table on disk,
-   read one word at a time);
+   read one word at a time), and a short table of words it lacks that no rule below reads right
+   (``UNLISTED_WORDS``: *contumely*);
 4. marked endings: ``lov'd`` (non-syllabic -ed), ``belovèd`` (syllabic -ed), other elisions
    (``heav'n``, ``pow'r``: the elided vowel is dropped), possessives;
 5. hyphenated words: parts pronounced separately and joined;
@@ -35,6 +36,7 @@ from poemetric.form.phonetic_tables import (
     FUNCTION_WORDS,
     MAGIC_E_RULE,
     SPELLING_RULES,
+    UNLISTED_WORDS,
 )
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'", "\u00b4": "'"})
@@ -113,9 +115,9 @@ def _with_glide_r(found: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def in_dictionary(word: str) -> bool:
-    """True when CMUdict (or the contraction table) knows the normalised word directly."""
+    """True when CMUdict (or the contraction or unlisted-word table) knows the normalised word."""
     key = normalize_word(word)
-    return key in CONTRACTIONS or bool(cmu(key.replace("è", "e")))
+    return key in CONTRACTIONS or key in UNLISTED_WORDS or bool(cmu(key.replace("è", "e")))
 
 
 def clear_lookup_cache() -> None:
@@ -129,6 +131,8 @@ def _lookup(key: str) -> tuple[str, ...]:
     """Dictionary-backed pronunciations of a normalised key; () when all dictionary routes fail."""
     if key in CONTRACTIONS:
         return CONTRACTIONS[key]
+    if key in UNLISTED_WORDS:
+        return UNLISTED_WORDS[key]
     if "-" in key:
         return _join_parts(key)
     if key.endswith("èd"):
