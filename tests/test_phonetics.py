@@ -134,6 +134,18 @@ def test_oov_older_spellings_are_modernised() -> None:
     assert pronunciations("vnto") == pronunciations("unto")
 
 
+def test_a_magic_e_is_not_an_older_spellings_extra_e() -> None:
+    """The rule that reads *olde* as *old* made *smite*, *clime*, *kine* (not in CMUdict) *smit*,
+    *clim*, *kin*, and Scots *syne* and *hame* *sin* and *ham*; *dunce* was *dunc*, D AH1 NG K."""
+    for word, vowel in (("smite", "AY1"), ("clime", "AY1"), ("kine", "AY1"), ("syne", "AY1")):
+        assert not in_dictionary(word)
+        assert pronunciations(word)[0].split()[-2] == vowel, word
+    assert pronunciations("hame")[0] == "HH EY1 M"
+    assert pronunciations("dunce") == ("D AH1 N S",)
+    for old, new in (("olde", "old"), ("selfe", "self"), ("storme", "storm"), ("sunne", "sun")):
+        assert pronunciations(old) == pronunciations(new), old
+
+
 def test_older_and_scots_final_e_spellings_read_as_ee() -> None:
     """*se*, *kne*, *tre*, *fre* (see, knee, tree, free) gain the -ee word's reading, also when
     CMUdict knows the spelling as something else (*se* S EY1); function words keep theirs."""

@@ -264,7 +264,9 @@ SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"y$", "ie"),
         (r"ck$", "c"),  # publick
         (r"([^aeiou])\1$", r"\1"),  # untill
-        (r"([bcdfgklmnprstvz])e$", r"\1"),  # olde
+        # olde, harte, sunne: an e that older spelling added; not the magic e of a one-vowel word
+        # (smite, clime, kine are not smit, clim, kin) nor the e that softens a c (dunce)
+        (r"^(?![^aeiouy]*[aeiouy][^aeiouy]e$)(.*[bdfgklmnprstvz])e$", r"\1"),
         (r"^v([^aeiou])", r"u\1"),  # vnto
         (r"([aeiou])u([aeiour])", r"\1v\2"),  # haue, reuiue
         (r"^i([aeiou])", r"j\1"),  # ioy
