@@ -137,6 +137,27 @@ def test_elision_is_chosen_when_the_meter_needs_it() -> None:
     assert scan_line("And heav'n and earth are still", "iambic", 3).syllables == 6
 
 
+@pytest.mark.parametrize(
+    ("line", "foot", "feet", "pattern"),
+    [
+        # satyr: two syllables (it was read as satire, three, fitting only with a slur)
+        ("A satyr danced upon the hill", "iambic", 4, "wswswsws"),
+        # Scots naething: two syllables, no elision needed (it was na + -eth + -ing)
+        ("An' naething, now, to big a new ane,", "iambic", 4, None),
+        # Hood, The Bridge of Sighs, as the Literary Lab annotates it: con-TU-me-ly
+        ("Spurr'd by contumely,", "dactylic", 2, "swwsww"),
+    ],
+)
+def test_words_missing_from_cmudict_scan_with_their_own_syllables(
+    line: str, foot: str, feet: int, pattern: str | None
+) -> None:
+    scan = scan_line(line, foot, feet)
+    assert scan.fit >= FIT_CUTOFF
+    assert not {"slur", "syncope"} & set(scan.variations)
+    if pattern is not None:
+        assert scan.pattern == pattern
+
+
 def test_final_syllabic_sonorant_after_a_stop_or_voiceless_fricative_is_never_dropped() -> None:
     """*written*, *often*, *single* keep two syllables even when a metre would like one fewer
     (seen in real LLM lines); *heav'n*, *ev'n* and *list'ning* still elide."""

@@ -134,6 +134,18 @@ def test_oov_older_spellings_are_modernised() -> None:
     assert pronunciations("vnto") == pronunciations("unto")
 
 
+def test_a_magic_e_is_not_an_older_spellings_extra_e() -> None:
+    """The rule that reads *olde* as *old* made *smite*, *clime*, *kine* (not in CMUdict) *smit*,
+    *clim*, *kin*, and Scots *syne* and *hame* *sin* and *ham*; *dunce* was *dunc*, D AH1 NG K."""
+    for word, vowel in (("smite", "AY1"), ("clime", "AY1"), ("kine", "AY1"), ("syne", "AY1")):
+        assert not in_dictionary(word)
+        assert pronunciations(word)[0].split()[-2] == vowel, word
+    assert pronunciations("hame")[0] == "HH EY1 M"
+    assert pronunciations("dunce") == ("D AH1 N S",)
+    for old, new in (("olde", "old"), ("selfe", "self"), ("storme", "storm"), ("sunne", "sun")):
+        assert pronunciations(old) == pronunciations(new), old
+
+
 def test_older_and_scots_final_e_spellings_read_as_ee() -> None:
     """*se*, *kne*, *tre*, *fre* (see, knee, tree, free) gain the -ee word's reading, also when
     CMUdict knows the spelling as something else (*se* S EY1); function words keep theirs."""
@@ -244,3 +256,39 @@ def test_letter_by_letter_readings_are_dropped_when_the_word_has_another() -> No
     assert pronunciations("the") == ("DH AH0", "DH AH1", "DH IY0")
     assert "T IY1 V IY1" in pronunciations("tv")
     assert len(pronunciations("every")) == 2
+
+
+def test_a_pair_of_spelling_rules_never_rewrites_one_letter_twice() -> None:
+    """*satyr* (not in CMUdict) was read as *satire* by two older-spelling rules, y -> i and then
+    a magic e on that same i (three syllables, rhyming with *fire*); *yews* and *yester* were
+    *Jews* and *jester* (y -> i -> j). Pairs of separate older spellings still modernise."""
+    assert not in_dictionary("satyr")
+    assert {syllable_count(p) for p in pronunciations("satyr")} == {2}
+    assert {stress_pattern(p) for p in pronunciations("satyr")} == {"10"}
+    assert all(rhyming_part(p).endswith("T ER0") for p in pronunciations("satyr"))
+    assert pronunciations("yews")[0] == "Y UW1 Z"
+    assert pronunciations("yester")[0] == "Y EH1 S T ER0"
+    assert pronunciations("vnseene") == pronunciations("unseen")  # final e dropped, then v -> u
+    assert pronunciations("trayne") == pronunciations("train")  # no e, then y -> i
+    assert pronunciations("reuyld") == ("R IY0 V AY1 L D",)  # y -> i, then u -> v: reviled
+
+
+def test_no_suffix_follows_an_inflection_that_ends_a_word() -> None:
+    """Scots *naething* (nae + thing, "nothing") was read as *na* + -eth + -ing, three
+    syllables; an -eth or -est form takes no further suffix."""
+    readings = pronunciations("naething")
+    assert {syllable_count(p) for p in readings} == {2}
+    assert {stress_pattern(p) for p in readings} == {"10"}
+    assert "N EY1 TH IH0 NG" in readings
+    assert pronunciations("loveth")[0] == "L AH1 V IH0 TH"  # -eth itself still goes
+
+
+def test_words_no_rule_reads_right_come_from_a_short_table() -> None:
+    """*contumely* (Latin contumelia, -y for -ia) is no adverb in -ly: letter-to-sound made it
+    con-TUME-ly, three syllables, a reading no dictionary gives."""
+    readings = pronunciations("contumely")
+    assert readings[0] == "K AH0 N T UW1 M AH0 L IY0"  # kən-ˈtü-mə-lē, four syllables
+    assert {stress_pattern(p) for p in readings} == {"0100", "1020", "100"}
+    assert rhyming_part(readings[0]) == "UW1 M AH0 L IY0"
+    assert pronunciations("contumelies")[0] == "K AH0 N T UW1 M AH0 L IY0 Z"
+    assert in_dictionary("contumely")

@@ -42,6 +42,11 @@ from poemetric.form.rhyme import (
         ("night", "day", RhymeKind.NONE),
         ("light", "eye", RhymeKind.NONE),  # an added final consonant is not enough
         ("", "day", RhymeKind.NONE),
+        ("satyr", "later", RhymeKind.PERFECT),  # not in CMUdict; was read as *satire*
+        ("satyr", "fire", RhymeKind.NONE),
+        ("clime", "time", RhymeKind.PERFECT),  # not in CMUdict; were clim, smit, dunc
+        ("smite", "night", RhymeKind.PERFECT),
+        ("dunce", "once", RhymeKind.PERFECT),
     ],
 )
 def test_classify_rhyme(a: str, b: str, kind: RhymeKind) -> None:

@@ -78,7 +78,9 @@ def derive(key: str, lookup: Lookup) -> tuple[str, ...]:
                 stem = base + ending
             if not VOWEL_LETTER.search(stem):
                 continue  # no vowel letter: an abbreviation (*dr*, *st*), never a stem
-            found = stemcmu(stem) or (lookup(stem) if _plausible_stem(stem, key) else ())
+            found = stemcmu(stem) or (
+                lookup(stem) if _plausible_stem(stem, key) and not _inflected(stem) else ()
+            )
             if found:
                 return tuple(add_suffix(p, added) for p in found)
     for prefix, phones in PREFIXES:
@@ -121,6 +123,17 @@ def _plausible_stem(stem: str, key: str) -> bool:
 
 
 _VOWEL_NOT_LAST = re.compile(r"[aeiouy](?=.)")
+
+#: Inflections that end a word: no suffix follows them, so a stem that the dictionary lacks and
+#: that ends in one is not read as an inflected word (*naething*, Scots *nae* + *thing*, was
+#: read *na* + -eth + -ing, N AA1 IH0 TH IH0 NG).
+_CLOSING_INFLECTIONS = ("eth", "'th", "est", "'st")
+
+
+def _inflected(stem: str) -> bool:
+    """Whether a stem the dictionary lacks ends in an inflection that no suffix may follow."""
+    return stem.endswith(_CLOSING_INFLECTIONS)
+
 
 #: Endings that CMUdict also lists as words (*ion*, *ism*), which must not end a compound:
 #: *dejection* is not *deject* + *ion*.

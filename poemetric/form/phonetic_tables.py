@@ -43,6 +43,20 @@ CONTRACTIONS: dict[str, tuple[str, ...]] = {
     "twas": ("T W AH1 Z",),
 }
 
+#: Words CMUdict lacks whose spelling no rule reads right, with their dictionary readings (the
+#: commonest first, as in CMUdict). Keep this short: a word belongs here only when the general
+#: rules cannot give it (say why beside it), not when a rule is merely missing.
+UNLISTED_WORDS: dict[str, tuple[str, ...]] = {
+    # Latin contumelia with -y for -ia (like family, memory): letter-to-sound reads -ly as the
+    # adverb suffix (con-TUME-ly, three syllables). Merriam-Webster: kən-ˈtü-mə-lē,
+    # ˈkän-tə-ˌmē-lē, ˈkän-tüm-lē; Hood's "Spurr'd by contumely" scans con-TU-me-ly.
+    "contumely": (
+        "K AH0 N T UW1 M AH0 L IY0",
+        "K AA1 N T AH0 M IY2 L IY0",
+        "K AA1 N T UW0 M L IY0",
+    ),
+}
+
 FUNCTION_WORDS = frozenset(
     [
         "a",
@@ -237,6 +251,11 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("self", "S EH1 L F"),
 )
 
+#: ``ston`` -> ``stone``: an older spelling without the final *e* that lengthens the vowel before
+#: it. In a pair of rules it may not lengthen a vowel that the other rule wrote (see
+#: :func:`poemetric.form.phonetics._spelling_variants`).
+MAGIC_E_RULE: tuple[re.Pattern[str], str] = (re.compile(r"([aeiou][^aeiou])$"), r"\1e")
+
 SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), replacement)
     for pattern, replacement in (
@@ -245,7 +264,9 @@ SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"y$", "ie"),
         (r"ck$", "c"),  # publick
         (r"([^aeiou])\1$", r"\1"),  # untill
-        (r"([bcdfgklmnprstvz])e$", r"\1"),  # olde
+        # olde, harte, sunne: an e that older spelling added; not the magic e of a one-vowel word
+        # (smite, clime, kine are not smit, clim, kin) nor the e that softens a c (dunce)
+        (r"^(?![^aeiouy]*[aeiouy][^aeiouy]e$)(.*[bdfgklmnprstvz])e$", r"\1"),
         (r"^v([^aeiou])", r"u\1"),  # vnto
         (r"([aeiou])u([aeiour])", r"\1v\2"),  # haue, reuiue
         (r"^i([aeiou])", r"j\1"),  # ioy
@@ -254,7 +275,7 @@ SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"our$", "or"),
         (r"([^aeiou])re$", r"\1er"),  # British -re: sombre, spectre
         (r"yng$", "ing"),
-        (r"([aeiou][^aeiou])$", r"\1e"),  # ston -> stone
+        (MAGIC_E_RULE[0].pattern, MAGIC_E_RULE[1]),  # ston -> stone
         (r"z", "s"),  # surprize
         (r"ence$", "ense"),  # offence
         (r"f", "s"),  # long s printed as f: praife

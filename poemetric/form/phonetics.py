@@ -7,7 +7,8 @@ Lookup order for a word (every step cached):
    on ``è`` is kept because it marks a sounded syllable (``belovèd``);
 2. poetic contractions (``o'er``, ``e'er``, ``ne'er``, ``'tis``, ``th'``, ``thro'`` ...);
 3. CMUdict, all pronunciations (:mod:`poemetric.form.lexicon`: a precomputed table on disk,
-   read one word at a time);
+   read one word at a time), and a short table of words it lacks that no rule below reads right
+   (``UNLISTED_WORDS``: *contumely*);
 4. marked endings: ``lov'd`` (non-syllabic -ed), ``belovèd`` (syllabic -ed), other elisions
    (``heav'n``, ``pow'r``: the elided vowel is dropped), possessives;
 5. hyphenated words: parts pronounced separately and joined;
@@ -33,7 +34,9 @@ from poemetric.form.letter_to_sound import guess_pronunciations
 from poemetric.form.phonetic_tables import (
     CONTRACTIONS,
     FUNCTION_WORDS,
+    MAGIC_E_RULE,
     SPELLING_RULES,
+    UNLISTED_WORDS,
 )
 from poemetric.text.apostrophes import apostrophe_table
 
@@ -114,9 +117,9 @@ def _with_glide_r(found: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def in_dictionary(word: str) -> bool:
-    """True when CMUdict (or the contraction table) knows the normalised word directly."""
+    """True when CMUdict (or the contraction or unlisted-word table) knows the normalised word."""
     key = normalize_word(word)
-    return key in CONTRACTIONS or bool(cmu(key.replace("è", "e")))
+    return key in CONTRACTIONS or key in UNLISTED_WORDS or bool(cmu(key.replace("è", "e")))
 
 
 def clear_lookup_cache() -> None:
@@ -130,6 +133,8 @@ def _lookup(key: str) -> tuple[str, ...]:
     """Dictionary-backed pronunciations of a normalised key; () when all dictionary routes fail."""
     if key in CONTRACTIONS:
         return CONTRACTIONS[key]
+    if key in UNLISTED_WORDS:
+        return UNLISTED_WORDS[key]
     if "-" in key:
         return _join_parts(key)
     if key.endswith("èd"):
@@ -206,13 +211,46 @@ def _drop_ed_syllable(phones: str) -> str:
 
 
 def _spelling_variants(key: str) -> list[str]:
-    """Modern spellings an older spelling may stand for (single rules, then pairs of rules)."""
+    """Modern spellings an older spelling may stand for (single rules, then pairs of rules).
+
+    A pair stands for two separate older spellings in one word (*vnseene*, *trayne*), so its
+    second rule may not change a letter that the first one wrote, which would read one letter
+    twice over: *yews* y -> i -> j (*Jews*), *vii* i -> y then yy -> y, *satyr* y -> i and then
+    a magic *e* that lengthens that *i* (*satire*)."""
     single = [rule.sub(replacement, key) for rule, replacement in SPELLING_RULES]
     single = [variant for variant in dict.fromkeys(single) if variant != key]
-    double = [
-        rule.sub(replacement, variant) for variant in single for rule, replacement in SPELLING_RULES
-    ]
+    double = []
+    for variant in single:
+        written = _edited(key, variant)[1]
+        for rule, replacement in SPELLING_RULES:
+            changed = rule.sub(replacement, variant)
+            if changed == variant:
+                continue
+            touched = _edited(variant, changed)[0]
+            if (rule, replacement) == MAGIC_E_RULE:
+                touched = {len(variant) - 2}  # the vowel that the new e lengthens
+            if not written & touched:
+                double.append(changed)
     return list(dict.fromkeys([*single, *(v for v in double if v != key)]))
+
+
+def _edited(before: str, after: str) -> tuple[set[int], set[int]]:
+    """Positions of `before` that a rule replaced or deleted, and of `after` that it wrote. A rule
+    either keeps the length (letters swapped, wherever they are) or edits one stretch."""
+    if len(before) == len(after):
+        swapped = {index for index, (a, b) in enumerate(zip(before, after, strict=True)) if a != b}
+        return swapped, swapped
+    head = _common_length(before, after)
+    tail = _common_length(before[head:][::-1], after[head:][::-1])
+    return set(range(head, len(before) - tail)), set(range(head, len(after) - tail))
+
+
+def _common_length(first: str, second: str) -> int:
+    """Length of the common beginning of two strings."""
+    return next(
+        (index for index, (a, b) in enumerate(zip(first, second, strict=False)) if a != b),
+        min(len(first), len(second)),
+    )
 
 
 def syllable_count(phones: str) -> int:
