@@ -288,3 +288,29 @@ def test_runs_of_different_datasets_are_refused(tmp_path: Path) -> None:
         merge_runs([tmp_path / "b"], tmp_path / "a")
     with RunStore(tmp_path / "a") as store:
         assert store.count("generations", "author = 'markov'") == 1
+
+
+def test_each_source_store_is_opened_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A source was opened four times besides its ATTACH (schema version, dataset, and once per
+    shard record after the merge): everything after the first look is read through `src`."""
+    from poemetric.store.shards import MissingShards, record_shard
+
+    sources = [
+        _make_store(tmp_path / name, [poem], ["markov"])
+        for name, poem in (("a", "p1"), ("b", "p2"))
+    ]
+    for index, source in enumerate(sources):
+        with RunStore(source) as store:
+            record_shard(store, "generate", index, 3, ["markov"])
+    opened: list[str] = []
+    connect = sqlite3.connect
+
+    def counted(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        opened.append(str(database))
+        return connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", counted)
+    report = merge_runs(sources, tmp_path / "all")
+    assert [sum(str(s / DB_NAME) in name for name in opened) for s in sources] == [1, 1]
+    # The shard records still come through, read from the attached store.
+    assert report.missing_shards == [MissingShards("generate", "markov", 3, (2,))]
