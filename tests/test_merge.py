@@ -264,6 +264,34 @@ def test_the_merge_table_keeps_its_headers_whole_in_an_80_column_log(tmp_path: P
     assert max(len(line) for line in result.output.splitlines() if "│" in line) <= 80
 
 
+ALL_HEADERS = ["table", "new", "same", "ok>error", "kept ok", "both err", "updated", "conflicts"]
+
+
+@pytest.mark.parametrize(
+    ("columns", "headers"), [(88, [*ALL_HEADERS, "skipped"]), (24, ["table", "new", "same"])]
+)
+def test_the_merge_table_wraps_its_headers_before_it_leaves_columns_out(
+    tmp_path: Path, columns: int, headers: list[str]
+) -> None:
+    """At 86 to 92 columns the merge left out the columns that are 0 for every table, where
+    wrapping `kept ok` and `both err` (as the stages' summaries wrap theirs) shows them all.
+    Narrower than the table without them, lines run over rather than cut a header to `s…`."""
+    shard1 = _make_store(tmp_path / "s1", ["p1"], ["markov"])
+    shard2 = _make_store(tmp_path / "s2", ["p2"], ["markov"])
+    args = ["merge", str(shard1), str(shard2), "--into", str(tmp_path / "all")]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    lines = [line.split("┃") for line in result.output.splitlines() if "┃" in line]
+    shown = [
+        " ".join(filter(None, (line[i].strip() for line in lines))) for i in range(len(lines[0]))
+    ]
+    assert shown == headers
+    assert ("left out at this width" in result.output) == (len(headers) < 9)
+    if columns == 88:
+        assert max(len(line) for line in result.output.splitlines() if "│" in line) <= columns
+
+
 def test_a_file_as_destination_is_an_error_not_a_traceback(tmp_path: Path) -> None:
     """`merge --into FILE` ended in mkdir's FileExistsError traceback."""
     shard = _make_store(tmp_path / "s1", ["p1"], ["markov"])
