@@ -264,6 +264,34 @@ def test_the_merge_table_keeps_its_headers_whole_in_an_80_column_log(tmp_path: P
     assert max(len(line) for line in result.output.splitlines() if "│" in line) <= 80
 
 
+ALL_HEADERS = ["table", "new", "same", "ok>error", "kept ok", "both err", "updated", "conflicts"]
+
+
+@pytest.mark.parametrize(
+    ("columns", "headers"), [(88, [*ALL_HEADERS, "skipped"]), (24, ["table", "new", "same"])]
+)
+def test_the_merge_table_wraps_its_headers_before_it_leaves_columns_out(
+    tmp_path: Path, columns: int, headers: list[str]
+) -> None:
+    """At 86 to 92 columns the merge left out the columns that are 0 for every table, where
+    wrapping `kept ok` and `both err` (as the stages' summaries wrap theirs) shows them all.
+    Narrower than the table without them, lines run over rather than cut a header to `s…`."""
+    shard1 = _make_store(tmp_path / "s1", ["p1"], ["markov"])
+    shard2 = _make_store(tmp_path / "s2", ["p2"], ["markov"])
+    args = ["merge", str(shard1), str(shard2), "--into", str(tmp_path / "all")]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    lines = [line.split("┃") for line in result.output.splitlines() if "┃" in line]
+    shown = [
+        " ".join(filter(None, (line[i].strip() for line in lines))) for i in range(len(lines[0]))
+    ]
+    assert shown == headers
+    assert ("left out at this width" in result.output) == (len(headers) < 9)
+    if columns == 88:
+        assert max(len(line) for line in result.output.splitlines() if "│" in line) <= columns
+
+
 def test_a_file_as_destination_is_an_error_not_a_traceback(tmp_path: Path) -> None:
     """`merge --into FILE` ended in mkdir's FileExistsError traceback."""
     shard = _make_store(tmp_path / "s1", ["p1"], ["markov"])
@@ -288,3 +316,29 @@ def test_runs_of_different_datasets_are_refused(tmp_path: Path) -> None:
         merge_runs([tmp_path / "b"], tmp_path / "a")
     with RunStore(tmp_path / "a") as store:
         assert store.count("generations", "author = 'markov'") == 1
+
+
+def test_each_source_store_is_opened_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A source was opened four times besides its ATTACH (schema version, dataset, and once per
+    shard record after the merge): everything after the first look is read through `src`."""
+    from poemetric.store.shards import MissingShards, record_shard
+
+    sources = [
+        _make_store(tmp_path / name, [poem], ["markov"])
+        for name, poem in (("a", "p1"), ("b", "p2"))
+    ]
+    for index, source in enumerate(sources):
+        with RunStore(source) as store:
+            record_shard(store, "generate", index, 3, ["markov"])
+    opened: list[str] = []
+    connect = sqlite3.connect
+
+    def counted(database: Any, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        opened.append(str(database))
+        return connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", counted)
+    report = merge_runs(sources, tmp_path / "all")
+    assert [sum(str(s / DB_NAME) in name for name in opened) for s in sources] == [1, 1]
+    # The shard records still come through, read from the attached store.
+    assert report.missing_shards == [MissingShards("generate", "markov", 3, (2,))]

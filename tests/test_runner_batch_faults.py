@@ -5,6 +5,7 @@ against the local servers, faults injected into the batch requests (`batch_fault
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -268,3 +269,38 @@ def test_a_key_refused_for_the_results_stops_the_model_and_leaves_the_batch(
         again = run_generation(store, [spec], options=BATCH)
         assert again.models[0].ok == 3 and again.models[0].batch_ids == [batch["batch_id"]]
         assert not again.incomplete and len(server.batches) == 1  # collected, not bought again
+
+
+def test_results_that_cannot_be_downloaded_are_error_rows_and_the_batch_is_collected_later(
+    tmp_path: Path,
+) -> None:
+    """A finished batch whose results fail to download for good (a 5xx after the retries): one
+    error row per job and a `collect_error`, the batch left uncollected so that the next run
+    downloads it instead of buying it again. The error rows were written without their call-log
+    entries (every other path that stores a job's outcome logs it)."""
+    store = prepared_store(tmp_path, poems=3)
+    faults = [None, None, None, *[Fault.server_error(502)] * 3]  # results: 3 attempts fail
+    with OpenAIServer(api_key=TEST_KEY, batch_faults=faults) as server:
+        spec = spec_for(server, "remote", max_retries=2)
+        report = run_generation(store, [spec], options=BATCH)
+        (model,) = report.models
+        assert (model.ok, model.errors, model.left_pending, model.not_run) == (0, 3, 0, None)
+        assert report.incomplete and "HTTP 502" in (model.first_error or "")
+        assert "3 job(s) ended in error" in printed(report)
+        rows = generation_rows(store, "remote")
+        assert [r["status"] for r in rows] == ["error"] * 3
+        (batch,) = store.query("SELECT batch_id, status, detail FROM batches")
+        assert (
+            batch["status"] != "collected" and "502" in json.loads(batch["detail"])["collect_error"]
+        )
+        logged = store.query("SELECT cache_key, outcome, http_status FROM calls")
+        assert sorted((c["cache_key"], c["outcome"], c["http_status"]) for c in logged) == sorted(
+            (r["cache_key"], "error", 502) for r in rows
+        )
+
+        again = run_generation(store, [spec], options=BATCH)
+        assert again.models[0].ok == 3 and again.models[0].batch_ids == [batch["batch_id"]]
+        assert not again.incomplete and len(server.batches) == 1  # collected, not bought again
+    assert [r["status"] for r in generation_rows(store, "remote")] == ["ok"] * 3
+    (batch,) = store.query("SELECT status, detail FROM batches")
+    assert batch["status"] == "collected" and "collect_error" not in json.loads(batch["detail"])

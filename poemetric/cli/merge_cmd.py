@@ -11,6 +11,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain
 from poemetric.cli.options import error_exit, output_folder
+from poemetric.runner.report import fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
 from poemetric.store.shards import MissingShards
@@ -95,21 +96,25 @@ def _print_report(console: Console, report: MergeReport) -> None:
         if name in report.tables
     ]
     headers = ["table", *(header for _, header in _COLUMNS)]
-    shown = list(range(len(headers)))
-    widths = [max([len(headers[i]), *(len(row[i]) for row in rows)]) for i in shown]
-    if sum(widths) + 3 * (len(widths) - 1) > console.width:
-        # A log file is 80 columns wide: leave out the columns that are 0 for every table
-        # rather than cut every header to "confl…".
-        shown = [i for i in shown if i == 0 or any(row[i] != "0" for row in rows)]
+    # A log file is 80 columns wide: headers wrap, then the columns that are 0 for every table
+    # are left out, rather than cut every header to "confl…". Narrower still, the lines run
+    # over rather than cut a header or a count: a minimum width, not a fixed one, which rich
+    # would shrink.
+    shown, zeros = fitting_columns(headers, rows, console.width, edge=False)
     table = Table(show_edge=False, pad_edge=False)
-    for i in shown:
-        table.add_column(headers[i], justify="left" if i == 0 else "right", min_width=widths[i])
+    for index, width in shown.items():
+        table.add_column(
+            headers[index],
+            justify="left" if index == 0 else "right",
+            min_width=width,
+            max_width=width,
+            no_wrap=index == 0,
+        )
     for row in rows:
-        table.add_row(*(row[i] for i in shown))
+        table.add_row(*(row[index] for index in shown))
     console.print(table)
-    if len(shown) < len(headers):
-        left_out = ", ".join(headers[i] for i in range(len(headers)) if i not in shown)
-        console.print(f"(0 for every table, left out at this width: {left_out})")
+    if zeros:
+        console.print(f"(0 for every table, left out at this width: {', '.join(zeros)})")
     console.print(
         "new: copied; same: already there; ok>error: a success replaced a failure; kept ok: a "
         "failure was ignored; both err: both failed; skipped: depends on a conflicting generation"

@@ -15,6 +15,11 @@ Resumable by construction:
   already submitted stays in the table, polled by the next run). A submission is retried only
   when no batch can have been created: the provider answered with an error status, or the
   request never left. A stop (Ctrl-C, SIGTERM) ends the wait for a retry and starts none.
+* a finished batch whose results fail to download for good (a 5xx after the retries, a 400;
+  not a refused key, which stops the model as above) was paid for: its pending jobs get error
+  rows (and call-log entries) with the download's error, and the batch row keeps its state plus
+  a `collect_error` in `detail`, not 'collected'. The next run therefore polls it and downloads
+  the results again, never resubmitting its jobs; the results replace the error rows.
 * a batch method of the adapter that raises something other than `ProviderError` (a bug in a
   third-party adapter) stops the model alone the same way, its traceback in the call log
   (`poemetric.runner.adapter_bugs`).
@@ -351,7 +356,8 @@ async def _collect(
         )
         _release(run, reserved, keys)
         for key in keys:
-            if key in by_key:
+            if key in by_key:  # logged like any other outcome of a job sent in the batch
+                log_attempt(run, by_key[key], 1, "error", error=error)
                 record_failure(run, by_key[key], error, batch_id=batch_id)
         return
     for key, cache_key in keys.items():

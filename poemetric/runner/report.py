@@ -169,7 +169,7 @@ class StageReport:
                     f"{m.cost_usd:.4f}",
                 ]
             rows.append([str(c) for c in cells])
-        shown, zeros = _fitting_columns(columns, rows, console.width)
+        shown, zeros = fitting_columns(columns, rows, console.width)
         # Model names and numbers stay whole (80 columns cut names to `gem…`); headers wrap.
         for index, width in shown.items():
             table.add_column(
@@ -271,21 +271,25 @@ class StageReport:
                     )
 
 
-def _fitting_columns(
-    columns: list[str], rows: list[list[str]], width: int
+def fitting_columns(
+    columns: list[str], rows: list[list[str]], width: int, *, edge: bool = True
 ) -> tuple[dict[int, int | None], list[str]]:
     """Column index -> fixed width (None: rich's own) of the columns to show, and the names of
     those left out. Every column when the table fits in `width` as it is; else the headers wrap
     at spaces in columns as wide as their widest word or cell, and when even that is too wide,
-    the count columns that are 0 for every model are left out."""
+    the count columns (all but the first) that are 0 in every row are left out. `edge`: the
+    table has a border and padding at its edges (rich's `show_edge`, `pad_edge`), else neither.
+    """
 
     def widest(i: int, header_words: bool) -> int:
         header = columns[i].split() if header_words else [columns[i]]
         return max([*map(len, header), *(len(row[i]) for row in rows)])
 
     def needed(indices: list[int], header_words: bool) -> int:
-        # "│ " before each cell and " │" after the last one.
-        return sum(widest(i, header_words) for i in indices) + 3 * len(indices) + 1
+        # "│ " before each cell and " │" after the last one; " │ " between cells without edges.
+        return (
+            sum(widest(i, header_words) for i in indices) + 3 * len(indices) + (1 if edge else -3)
+        )
 
     every = list(range(len(columns)))
     if needed(every, header_words=False) <= width:

@@ -119,16 +119,23 @@ class MergeReport:
         return sum(t.copied + t.replaced_error + t.updated for t in self.tables.values())
 
 
-def _schema_version(db_path: Path) -> int:
+def _probe(db_path: Path) -> tuple[int, dict[str, Any] | None]:
+    """A store's schema version and, when it is this POEMetric's, its `dataset` meta entry
+    (name, path, sha256; None if not recorded), read in one read-only connection."""
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
-        return int(conn.execute("PRAGMA user_version").fetchone()[0])
-    except sqlite3.DatabaseError as error:
-        if isinstance(error, sqlite3.OperationalError):
-            raise
-        raise MergeError(not_a_store(db_path, error)) from None
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.DatabaseError as error:
+            if isinstance(error, sqlite3.OperationalError):
+                raise
+            raise MergeError(not_a_store(db_path, error)) from None
+        if version != SCHEMA_VERSION:
+            return version, None
+        row = conn.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
     finally:
         conn.close()
+    return version, None if row is None else dict(json.loads(row[0]))
 
 
 def _store_file(run_dir: Path) -> Path:
@@ -138,17 +145,10 @@ def _store_file(run_dir: Path) -> Path:
     return path
 
 
-def _dataset_of(db_path: Path) -> dict[str, Any] | None:
-    """The `dataset` meta entry (name, path, sha256) of a store, if it was recorded."""
-    value = _meta_value(db_path, "dataset")
-    return None if value is None else dict(json.loads(value))
-
-
-def _check_one_dataset(db_paths: list[Path]) -> None:
+def _check_one_dataset(datasets: list[tuple[Path, dict[str, Any] | None]]) -> None:
     """Refuse to mix runs of different datasets (as `prepare_run` refuses for one run)."""
     seen: dict[str, Path] = {}
-    for path in db_paths:
-        dataset = _dataset_of(path)
+    for path, dataset in datasets:
         if dataset is None or not dataset.get("sha256"):
             continue
         seen.setdefault(str(dataset["sha256"]), path)
@@ -168,9 +168,10 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
     if not sources:
         raise MergeError("nothing to merge: give at least one source run directory")
     source_files: list[Path] = []
+    datasets: list[tuple[Path, dict[str, Any] | None]] = []
     for source in report.sources:
         path = _store_file(source)
-        version = _schema_version(path)
+        version, dataset = _probe(path)  # the only connection of its own a source gets
         if version != SCHEMA_VERSION:
             raise MergeError(
                 f"{path} has schema version {version}, this POEMetric writes {SCHEMA_VERSION}: "
@@ -178,21 +179,26 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
                 "migrates an older store), or upgrade POEMetric"
             )
         source_files.append(path)
+        datasets.append((path, dataset))
     dest_file = destination / DB_NAME
-    if dest_file.is_file() and (version := _schema_version(dest_file)) != SCHEMA_VERSION:
-        raise MergeError(
-            f"destination {dest_file} has schema version {version}, this POEMetric writes "
-            f"{SCHEMA_VERSION}; refusing to merge into it"
-        )
+    if dest_file.is_file():
+        version, dataset = _probe(dest_file)
+        if version != SCHEMA_VERSION:
+            raise MergeError(
+                f"destination {dest_file} has schema version {version}, this POEMetric writes "
+                f"{SCHEMA_VERSION}; refusing to merge into it"
+            )
+        datasets.append((dest_file, dataset))
 
-    _check_one_dataset([*source_files, *([dest_file] if dest_file.is_file() else [])])
+    _check_one_dataset(datasets)
 
+    shard_records: list[list[str | None]] = []
     with RunStore(destination) as store:
         for source, path in zip(report.sources, source_files, strict=True):
             if path.resolve() == store.path.resolve():
                 report.skipped_sources.append(source)
                 continue
-            _merge_one(store, source, path, report)
+            shard_records.append(_merge_one(store, source, path, report))
         merged_from = list(store.get_meta("merged_from", []))
         merged_from.extend(
             {"source": str(source), "merged_at": utc_now()}
@@ -200,22 +206,13 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
             if source not in report.skipped_sources
         )
         store.set_meta("merged_from", merged_from)
-        report.missing_shards = merge_shard_records(
-            store, [[_meta_value(path, key) for key in SHARD_META_KEYS] for path in source_files]
-        )
+        # The destination's own records (a source that is the destination) are already held.
+        report.missing_shards = merge_shard_records(store, shard_records)
     return report
 
 
-def _meta_value(db_path: Path, key: str) -> str | None:
-    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-    finally:
-        conn.close()
-    return None if row is None else str(row[0])
-
-
-def _merge_one(store: RunStore, source: Path, path: Path, report: MergeReport) -> None:
+def _merge_one(store: RunStore, source: Path, path: Path, report: MergeReport) -> list[str | None]:
+    """Merge the store at `path` into `store`; returns its values of SHARD_META_KEYS."""
     conn = store.conn
     # A plain path: the store's connection is not opened in URI mode. Only SELECTs touch `src`.
     conn.execute("ATTACH DATABASE ? AS src", (str(path),))
@@ -229,8 +226,15 @@ def _merge_one(store: RunStore, source: Path, path: Path, report: MergeReport) -
             for rule in _RULES:
                 stats = _merge_table(conn, rule, source, report.conflicts)
                 report.tables.setdefault(rule.name, TableMerge()).add(stats)
+            return [_source_meta(conn, key) for key in SHARD_META_KEYS]
     finally:
         conn.execute("DETACH DATABASE src")
+
+
+def _source_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """A meta value of the store attached as `src`."""
+    row = conn.execute("SELECT value FROM src.meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])
 
 
 def _skip_clause(columns: list[str]) -> str:
