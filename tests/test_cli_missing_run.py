@@ -17,6 +17,7 @@ COMMANDS = [
     ["figures"],
     ["report"],
     ["export"],
+    ["batches", "list"],
     ["judge", "--judge", "gemini-2.5-pro"],
     ["judge", "reparse"],
     ["survey", "status"],

@@ -59,6 +59,11 @@ COMMANDS: dict[str, Lazy] = {
     "merge": Lazy(
         "Merge run stores, e.g. the shards of a run made with generate --shard K/N.", "merge_cmd"
     ),
+    "batches": Lazy(
+        "Provider batches of a run (--batch): list them, abandon one whose results cannot be "
+        "downloaded so that the next run submits its jobs again.",
+        "batches_cmd",
+    ),
     "report": Lazy(
         "The run report: one self-contained HTML file (leaderboard, charts, form checks, judges, "
         "poem browser).",

@@ -46,7 +46,10 @@ ShardOption = typer.Option(
     "--shard $SLURM_ARRAY_TASK_ID/4 with --array=0-3.",
 )
 BatchOption = typer.Option(
-    False, "--batch", help="Use the provider's batch API (about half price, results within 24 h)."
+    False,
+    "--batch",
+    help="Use the provider's batch API (about half price, results within 24 h); `poemetric "
+    "batches list` shows the run's batches.",
 )
 ConcurrencyOption = typer.Option(
     None, "--concurrency", min=1, help="Requests in flight per model (overrides the model file)."

@@ -19,7 +19,10 @@ Resumable by construction:
   not a refused key, which stops the model as above) was paid for: its pending jobs get error
   rows (and call-log entries) with the download's error, and the batch row keeps its state plus
   a `collect_error` in `detail`, not 'collected'. The next run therefore polls it and downloads
-  the results again, never resubmitting its jobs; the results replace the error rows.
+  the results again, never resubmitting its jobs; the results replace the error rows. Results
+  gone for good (a 404 or 410, or a batch expired with nothing answered) abandon the batch
+  instead: its jobs are pending again, and the next run submits them again
+  (`poemetric.runner.batch_download`; `poemetric batches abandon` does the same by hand).
 * a batch method of the adapter that raises something other than `ProviderError` (a bug in a
   third-party adapter) stops the model alone the same way, its traceback in the call log
   (`poemetric.runner.adapter_bugs`).
@@ -31,7 +34,6 @@ every provider's id rules.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from functools import partial
@@ -55,6 +57,8 @@ from poemetric.runner.adapter_bugs import (
     shortened,
     stop_for_adapter_bug,
 )
+from poemetric.runner.batch_download import download_failed
+from poemetric.runner.batch_table import in_flight_batches, record_batch, update_batch
 from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job, completion_to_dict
 from poemetric.runner.recording import (
@@ -65,61 +69,32 @@ from poemetric.runner.recording import (
     resolve_from_cache,
 )
 from poemetric.runner.retry import is_auth_failure
-from poemetric.store.db import utc_now
 
 if TYPE_CHECKING:
     from poemetric.runner.runner import ModelRun
 
-#: Batch rows in these states have been fully stored (or given up on).
-FINISHED_STATES = ("collected",)
-
 T = TypeVar("T")
 
 
-def in_flight_batches(run: ModelRun) -> list[tuple[str, dict[str, str]]]:
-    """Batches of this stage and model not yet collected: (batch_id, {custom_id: cache_key})."""
-    rows = run.store.query(
-        "SELECT batch_id, request_keys FROM batches WHERE stage = ? AND model = ? "
-        "AND provider = ? AND status NOT IN ('collected') ORDER BY created_at",
-        (run.handler.table, run.spec.name, run.spec.provider),
-    )
-    return [(str(r["batch_id"]), dict(json.loads(r["request_keys"]))) for r in rows]
+def _in_flight(run: ModelRun) -> list[tuple[str, dict[str, str]]]:
+    return in_flight_batches(run.store, run.handler.table, run.spec.name, run.spec.provider)
 
 
 def _record_batch(run: ModelRun, batch_id: str, jobs: Sequence[Job]) -> None:
-    now = utc_now()
-    keys = {job.key: job.cache_key for job in jobs}
-    with run.store.transaction() as conn:
-        conn.execute(
-            "INSERT OR IGNORE INTO batches(batch_id, provider, model, stage, status, "
-            "request_keys, detail, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                batch_id,
-                run.spec.provider,
-                run.spec.name,
-                run.handler.table,
-                "submitted",
-                json.dumps(keys, sort_keys=True),
-                json.dumps({"provider_model": run.spec.model, "requests": len(jobs)}),
-                now,
-                now,
-            ),
-        )
-
-
-def _update_batch(run: ModelRun, batch_id: str, status: str, detail: dict[str, Any]) -> None:
-    with run.store.transaction() as conn:
-        conn.execute(
-            "UPDATE batches SET status = ?, detail = ?, updated_at = ? WHERE batch_id = ?",
-            (status, json.dumps(detail, sort_keys=True), utc_now(), batch_id),
-        )
+    record_batch(
+        run.store,
+        batch_id,
+        (run.spec.provider, run.spec.name, run.handler.table),
+        {job.key: job.cache_key for job in jobs},
+        {"provider_model": run.spec.model, "requests": len(jobs)},
+    )
 
 
 async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence[Job]) -> None:
     by_key = {job.key: job for job in pending}
     waiting: list[tuple[str, dict[str, str]]] = []
     covered: set[str] = set()
-    for batch_id, keys in in_flight_batches(run):
+    for batch_id, keys in _in_flight(run):
         waiting.append((batch_id, keys))
         covered.update(keys)
         run.report.batch_ids.append(batch_id)
@@ -307,7 +282,7 @@ async def _wait_and_collect(
             _stop_model(run, failed, "status poll", batch_id, jobs=_pending_in(keys, by_key))
             return
         detail = _detail(status)
-        _update_batch(run, batch_id, status.state, detail)
+        update_batch(run.store, batch_id, status.state, detail)
         if status.done:
             break
         await asyncio.sleep(delay)
@@ -345,20 +320,13 @@ async def _collect(
         stop_for_adapter_bug(run, bug, batch_id, jobs=_pending_in(keys, by_key))
         return
     except _GaveUp as failed:
-        # Leave the batch uncollected: the next run polls it again rather than paying twice.
-        error = failed.error
-        if is_auth_failure(error):  # a refused key stops the model, as at submission or poll
+        if is_auth_failure(failed.error):  # a refused key stops the model, as at submission
             _release(run, reserved, keys)
             _stop_model(run, failed, "results", batch_id, jobs=_pending_in(keys, by_key))
             return
-        _update_batch(
-            run, batch_id, status.state, {**detail, "collect_error": run.redact(str(error))}
-        )
         _release(run, reserved, keys)
-        for key in keys:
-            if key in by_key:  # logged like any other outcome of a job sent in the batch
-                log_attempt(run, by_key[key], 1, "error", error=error)
-                record_failure(run, by_key[key], error, batch_id=batch_id)
+        jobs = [by_key[key] for key in keys if key in by_key]
+        download_failed(run, batch_id, jobs, (status, detail), failed.error)
         return
     for key, cache_key in keys.items():
         result = results.get(key)
@@ -397,4 +365,4 @@ async def _collect(
             run.budget.settle(reserved.pop(key, 0.0), 0.0)
             log_attempt(run, job, 1, "error", error=result)
             record_failure(run, job, result, batch_id=batch_id)
-    _update_batch(run, batch_id, "collected", detail)
+    update_batch(run.store, batch_id, "collected", detail)

@@ -56,6 +56,14 @@ class ModelReport:
     #: Of `errors`, answers received that stayed unparsable: kept with the raw response and
     #: re-parsed from the cache by the next run, not asked again.
     unparsable: int = 0
+    #: Of `errors`, jobs of finished batches whose results failed to download: the batches stay
+    #: uncollected and the next run downloads them again (nothing is sent again).
+    download_failed: int = 0
+    uncollected_batches: list[str] = field(default_factory=list)
+    #: Of `errors`, jobs of batches abandoned because their results are gone for good: the next
+    #: run submits them again (and pays for them again).
+    abandoned: int = 0
+    abandoned_batches: list[str] = field(default_factory=list)
     #: Inputs the stage did not send at all (e.g. a judge is not asked about an empty answer).
     not_sent: int = 0
     #: Times the adaptive rate control slowed down on a 429, and the rate it ended at (req/s).
@@ -133,6 +141,8 @@ class StageReport:
             "not sent (not a poem)": int(self.total("not_sent")),
             f"skipped by --max-cost ({self.budget_cut_text()})": int(self.total("skipped_budget")),
             "left to another process": int(self.total("held_elsewhere")),
+            "in batches to download again": int(self.total("download_failed")),
+            "to submit again (batch results gone)": int(self.total("abandoned")),
         }
         text += "".join(f", {count} {what}" for what, count in extras.items() if count)
         not_run = ", ".join(m.model for m in self.not_run)
@@ -246,11 +256,13 @@ class StageReport:
                 )
         if not self.dry_run and self.errors:
             unparsable = int(self.total("unparsable"))
-            if self.errors > unparsable:
+            batched = int(self.total("download_failed") + self.total("abandoned"))
+            if self.errors > unparsable + batched:
                 console.print(
-                    f"[yellow]{self.errors - unparsable} job(s) ended in error; they are stored "
-                    "with their error and retried by the next run.[/yellow]"
+                    f"[yellow]{self.errors - unparsable - batched} job(s) ended in error; they "
+                    "are stored with their error and retried by the next run.[/yellow]"
                 )
+            self.render_batch_problems(console)
             if unparsable:
                 # They were "retried by the next run", which only re-parses them from the cache.
                 refresh = self.stage in REFRESHING_STAGES
@@ -269,6 +281,35 @@ class StageReport:
                         markup=False,
                         soft_wrap=True,
                     )
+
+    def render_batch_problems(self, console: Console) -> None:
+        """The jobs of batches whose results failed to download, or are gone (error rows)."""
+        failed = int(self.total("download_failed"))
+        if failed:
+            ids = ", ".join(b for m in self.models for b in m.uncollected_batches)
+            console.print(
+                f"{failed} job(s) are in finished batches whose results download failed ({ids}): "
+                "they are stored as errors, and the next run downloads these batches again "
+                "(nothing is sent or paid again). If the download keeps failing, `poemetric "
+                "batches abandon BATCH_ID --run RUN` gives a batch up: the next run then submits "
+                "its jobs again, and pays for them again.",
+                style="yellow",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
+        gone = int(self.total("abandoned"))
+        if gone:
+            ids = ", ".join(b for m in self.models for b in m.abandoned_batches)
+            console.print(
+                f"{gone} job(s) are in batches whose results the provider can no longer serve "
+                f"({ids}): these batches are abandoned, and the next run submits their jobs "
+                "again, paying for them again.",
+                style="yellow",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
 
 
 def fitting_columns(

@@ -1,0 +1,107 @@
+"""`poemetric batches ...`: the provider batches a run submitted with `--batch`; list them, and
+abandon one whose results cannot be downloaded so that the next run submits its jobs again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from poemetric.cli.app import app
+from poemetric.cli.markup import plain_cells
+from poemetric.cli.options import RunOption, error_exit, existing_run
+from poemetric.runner.batch_table import ENDED_STATES, BatchRow, abandon_batch, batch_rows
+
+batches_app = typer.Typer(
+    help="Provider batches of a run (--batch): list them, abandon one whose results cannot be "
+    "downloaded so that the next run submits its jobs again.",
+    no_args_is_help=True,
+)
+app.add_typer(batches_app, name="batches")
+
+#: The longest note (a download's error) shown in the list.
+NOTE_CHARS = 120
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _note(row: BatchRow) -> str:
+    note = str(row.detail.get("abandoned") or row.detail.get("collect_error") or "")
+    return note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 1] + "…"
+
+
+@batches_app.command("list")
+def list_batches(run: Path = RunOption) -> None:
+    """The run's provider batches, oldest first: stage, model, status ('collected': results
+    stored; 'abandoned': given up, its jobs submitted again by the next run; any other: in
+    flight, polled and downloaded by the next run), jobs, and the last download error.
+
+    Examples:
+
+        poemetric batches list --run runs/paper
+    """
+    with existing_run(run) as store:
+        rows = batch_rows(store)
+    if not rows:
+        typer.echo(f"run {run} has no provider batches (they come from --batch)")
+        return
+    table = Table("batch", "stage", "model", "status", "jobs", "updated (UTC)", "note")
+    for row in rows:
+        status = row.status
+        if row.in_flight and status in ENDED_STATES:  # its results are still to be downloaded
+            status += ", not collected"
+        cells = (row.batch_id, row.stage, row.model, status, row.jobs, row.updated_at[:19])
+        table.add_row(*plain_cells(*cells, _note(row)))
+    _console().print(table)
+
+
+@batches_app.command("abandon")
+def abandon(
+    batch_id: str = typer.Argument(
+        ..., metavar="BATCH_ID", help="A batch id, as `poemetric batches list` shows it."
+    ),
+    run: Path = RunOption,
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Abandon a batch not known to have ended (cancel it at the provider first, or its "
+        "answers are paid for twice).",
+    ),
+) -> None:
+    """Give up a batch whose results keep failing to download: its jobs become pending again,
+    and the next run submits them again, paying for them again. Until then every run downloads
+    the batch again instead (nothing is sent twice). A batch whose results the provider no
+    longer has (HTTP 404/410) is abandoned by the run itself.
+
+    Examples:
+
+        poemetric batches abandon batch_6820f0a3c1 --run runs/paper
+    """
+    with existing_run(run) as store:
+        found = batch_rows(store, batch_id)
+        if not found:
+            open_ids = [row.batch_id for row in batch_rows(store) if row.in_flight]
+            listed = ", ".join(open_ids) if open_ids else "none"
+            raise error_exit(f"run {run} has no batch {batch_id!r}; its open batches: {listed}")
+        (row,) = found
+        if row.status == "collected":
+            raise error_exit(f"batch {batch_id} is collected: its results are stored")
+        if row.status == "abandoned":
+            typer.echo(f"batch {batch_id} is already abandoned")
+            return
+        if row.status not in ENDED_STATES and not force:
+            raise error_exit(
+                f"batch {batch_id} was last seen {row.status}: the provider may still answer it "
+                "and charge for it; cancel it in the provider's batch list, then abandon it "
+                "with --force"
+            )
+        abandon_batch(store, batch_id, "abandoned by hand (poemetric batches abandon)")
+    _console().print(
+        f"batch {batch_id} abandoned ({row.stage}, {row.model}, last seen {row.status}): the "
+        f"next run of that stage submits its {row.jobs} job(s) again, and pays for them again.",
+        markup=False,
+    )

@@ -1,0 +1,129 @@
+"""The `batches` table of a run store: one row per provider batch that `--batch` submitted.
+
+A row's `status` is the provider's last known state ('submitted', 'in_progress', 'completed',
+'failed', 'expired', 'cancelled') until the batch is finished with: 'collected' (its results
+stored) or 'abandoned' (its results can no longer be had: the runner found them gone, or
+`poemetric batches abandon` gave the batch up). A batch in neither of these two states is in
+flight: its jobs are never submitted again, the next run polls and downloads it. An abandoned
+batch's jobs are pending again, so the next run submits them again (and pays for them again).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from poemetric.store.db import RunStore, utc_now
+
+#: Batch rows in these states have been fully stored, or given up on.
+FINISHED_STATES = ("collected", "abandoned")
+#: Provider states after which a batch will not change any more (its results can be fetched).
+ENDED_STATES = ("completed", "failed", "expired", "cancelled")
+
+
+@dataclass(frozen=True)
+class BatchRow:
+    batch_id: str
+    provider: str
+    model: str
+    stage: str
+    status: str
+    jobs: int
+    detail: dict[str, Any]
+    updated_at: str
+
+    @property
+    def in_flight(self) -> bool:
+        return self.status not in FINISHED_STATES
+
+
+def in_flight_batches(
+    store: RunStore, stage: str, model: str, provider: str
+) -> list[tuple[str, dict[str, str]]]:
+    """Batches of this stage and model not finished with: (batch_id, {custom_id: cache_key})."""
+    rows = store.query(
+        "SELECT batch_id, request_keys FROM batches WHERE stage = ? AND model = ? "
+        "AND provider = ? AND status NOT IN (?, ?) ORDER BY created_at",
+        (stage, model, provider, *FINISHED_STATES),
+    )
+    return [(str(r["batch_id"]), dict(json.loads(r["request_keys"]))) for r in rows]
+
+
+def record_batch(
+    store: RunStore,
+    batch_id: str,
+    where: tuple[str, str, str],
+    keys: Mapping[str, str],
+    detail: dict[str, Any],
+) -> None:
+    """A batch the provider accepted: `where` is (provider, model, stage); `keys` maps each
+    custom id to its cache key."""
+    now = utc_now()
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT OR IGNORE INTO batches(batch_id, provider, model, stage, status, "
+            "request_keys, detail, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                batch_id,
+                *where,
+                "submitted",
+                json.dumps(dict(keys), sort_keys=True),
+                json.dumps(detail),
+                now,
+                now,
+            ),
+        )
+
+
+def update_batch(store: RunStore, batch_id: str, status: str, detail: dict[str, Any]) -> None:
+    """The batch's latest state. A batch abandoned meanwhile (by `poemetric batches abandon`
+    while this run waited for it) stays abandoned, unless its results were stored after all."""
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE batches SET status = ?, detail = ?, updated_at = ? "
+            "WHERE batch_id = ? AND (status != 'abandoned' OR ? = 'collected')",
+            (status, json.dumps(detail, sort_keys=True), utc_now(), batch_id, status),
+        )
+
+
+def abandon_batch(store: RunStore, batch_id: str, reason: str) -> None:
+    """Give a batch up: its jobs are pending again (the next run submits them again), and
+    `detail` keeps the provider's last state and `reason`."""
+    with store.transaction() as conn:
+        row = conn.execute("SELECT status, detail FROM batches WHERE batch_id = ?", (batch_id,))
+        found = row.fetchone()
+        if found is None:
+            return
+        detail = json.loads(found["detail"] or "{}")
+        detail.setdefault("state", found["status"])
+        detail["abandoned"] = reason
+        conn.execute(
+            "UPDATE batches SET status = 'abandoned', detail = ?, updated_at = ? "
+            "WHERE batch_id = ?",
+            (json.dumps(detail, sort_keys=True), utc_now(), batch_id),
+        )
+
+
+def batch_rows(store: RunStore, batch_id: str | None = None) -> list[BatchRow]:
+    """The run's batches, oldest first (only `batch_id` when given)."""
+    where, params = ("WHERE batch_id = ?", (batch_id,)) if batch_id else ("", ())
+    rows = store.query(
+        "SELECT batch_id, provider, model, stage, status, request_keys, detail, updated_at "
+        f"FROM batches {where} ORDER BY created_at, batch_id",
+        params,
+    )
+    return [
+        BatchRow(
+            batch_id=str(r["batch_id"]),
+            provider=str(r["provider"]),
+            model=str(r["model"]),
+            stage=str(r["stage"]),
+            status=str(r["status"]),
+            jobs=len(json.loads(r["request_keys"])),
+            detail=json.loads(r["detail"] or "{}"),
+            updated_at=str(r["updated_at"]),
+        )
+        for r in rows
+    ]

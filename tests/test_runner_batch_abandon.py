@@ -1,0 +1,216 @@
+"""`--batch` when a finished batch's results cannot be downloaded: results gone for good (404,
+410, a batch expired with nothing answered) abandon the batch and the next run submits its jobs
+again; other failures keep it uncollected, downloaded again by every run, until `poemetric
+batches abandon` gives it up. The real openai SDK against the local OpenAI server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_runner_batch_faults import BATCH, printed, spec_for, submissions
+from test_runner_support import TEST_KEY, TEST_KEY_ENV, generation_rows, prepared_store
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.generation.stage import run_generation
+from poemetric.providers.base import BatchStatus, ProviderError
+from poemetric.runner.batch_download import results_gone
+from poemetric.testing.exchange import HttpAnswer, ResponderError
+from poemetric.testing.openai_server import _StoredFile
+from poemetric.testing.servers import Fault, OpenAIServer
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+
+
+class ExpiringServer(OpenAIServer):
+    """Its batches' result files are gone while `results_gone` is set (404, as the API answers
+    a file that expired or was deleted); with `expire`, batches end 'expired', nothing answered."""
+
+    results_gone = False
+    expire = False
+
+    def _file(self, file_id: str) -> _StoredFile:
+        stored = super()._file(file_id)
+        if self.results_gone and stored.purpose == "batch_output":
+            raise ResponderError(404, f"No such File object: {file_id}")
+        return stored
+
+    def retrieve_batch(self, batch_id: str) -> HttpAnswer:
+        if self.expire and not self._polls_left[batch_id]:  # it ends now
+            self.batches[batch_id]["_final"] = {"completed": 0, "failed": 0}
+            self.batches[batch_id]["status"] = "expired"
+        return super().retrieve_batch(batch_id)
+
+
+def cli(*args: str) -> Any:
+    return CliRunner().invoke(app, ["batches", *args], env={"COLUMNS": "400"})
+
+
+def batch_row(store: Any, batch_id: str) -> dict[str, Any]:
+    (row,) = store.query("SELECT status, detail FROM batches WHERE batch_id = ?", (batch_id,))
+    return {"status": row["status"], **json.loads(row["detail"])}
+
+
+def test_results_gone_abandon_the_batch_and_the_next_run_submits_again(tmp_path: Path) -> None:
+    """A 404 on the results file: the batch stayed uncollected forever, its jobs counted as in
+    flight and never submitted again, each run failing the same download."""
+    store = prepared_store(tmp_path, poems=3)
+    with ExpiringServer(api_key=TEST_KEY) as server:
+        server.results_gone = True
+        spec = spec_for(server, "remote")
+        report = run_generation(store, [spec], options=BATCH)
+        (model,) = report.models
+        (batch_id,) = model.batch_ids
+        assert (model.ok, model.errors, model.abandoned, model.download_failed) == (0, 3, 3, 0)
+        assert model.abandoned_batches == [batch_id] and report.incomplete
+        text = printed(report)
+        assert (
+            f"3 job(s) are in batches whose results the provider can no longer serve ({batch_id})"
+            ": these batches are abandoned, and the next run submits their jobs again, paying "
+            "for them again." in text
+        )
+        assert "retried by the next run" not in text
+        row = batch_row(store, batch_id)
+        assert row["status"] == "abandoned" and "HTTP 404" in row["abandoned"]
+        errors = {r["error"] for r in generation_rows(store, "remote")}
+        output_file = server.batches[batch_id]["output_file_id"]
+        assert errors == {
+            f"batch {batch_id}: the provider no longer has its results (openai-compatible: HTTP "
+            f"404: No such File object: {output_file}); batch abandoned: the next run submits "
+            "this job again (paid again)"
+        }
+        assert len(submissions(server)) == 1
+
+        server.results_gone = False
+        again = run_generation(store, [spec], options=BATCH)
+        (model,) = again.models
+        assert (model.ok, model.errors) == (3, 0) and not again.incomplete
+        (new_batch,) = model.batch_ids
+        assert new_batch != batch_id and len(submissions(server)) == 2  # resubmitted once
+        rows = generation_rows(store, "remote")
+        assert [r["status"] for r in rows] == ["ok"] * 3
+        assert {r["batch_id"] for r in rows} == {new_batch}
+
+        third = run_generation(store, [spec], options=BATCH)
+        assert third.models[0].already_done == 3 and len(submissions(server)) == 2
+    assert batch_row(store, batch_id)["status"] == "abandoned"  # not polled again
+
+
+def test_an_expired_batch_with_nothing_answered_is_abandoned(tmp_path: Path) -> None:
+    """An expired batch that answered nothing holds nothing paid for: a failing download of it
+    gives it up (a 502 here, which for a completed batch keeps it uncollected)."""
+    store = prepared_store(tmp_path, poems=2)
+    faults = [None, None, None, *[Fault.server_error(502)] * 3]  # results: 3 attempts fail
+    with ExpiringServer(api_key=TEST_KEY, batch_faults=faults) as server:
+        server.expire = True
+        spec = spec_for(server, "remote", max_retries=2)
+        (model,) = run_generation(store, [spec], options=BATCH).models
+        assert (model.errors, model.abandoned) == (2, 2)
+        row = batch_row(store, model.batch_ids[0])
+        assert (row["status"], row["state"]) == ("abandoned", "expired")
+        assert row["abandoned"].startswith("it expired before any request was answered: ")
+        server.expire = False
+        (model,) = run_generation(store, [spec], options=BATCH).models
+        assert model.ok == 2 and len(submissions(server)) == 2
+
+
+def test_a_failing_download_stays_uncollected_until_abandoned_by_hand(tmp_path: Path) -> None:
+    """A 502 on every run: the batch is downloaded again each time (never bought again), and
+    the rows and the summary say so; `poemetric batches abandon` then lets the next run
+    submit the jobs again. The rows said only `HTTP 502: ...` and the summary said "retried by
+    the next run" (nothing is sent again); the only way out was editing the `batches` table."""
+    store = prepared_store(tmp_path, poems=3)
+    failing = [Fault.server_error(502)] * 3  # the results download: 3 attempts
+    first = [None, None, None, *failing]  # submitted, polled twice, results
+    later = [None, *failing]  # polled (completed), results
+    with OpenAIServer(api_key=TEST_KEY, batch_faults=[*first, *later, *later]) as server:
+        spec = spec_for(server, "remote", max_retries=2)
+        for _ in range(3):
+            report = run_generation(store, [spec], options=BATCH)
+            (model,) = report.models
+            assert (model.ok, model.errors, model.download_failed, model.abandoned) == (0, 3, 3, 0)
+            assert report.incomplete and len(submissions(server)) == 1
+            (batch_id,) = model.batch_ids
+            text = printed(report)
+            assert (
+                f"3 job(s) are in finished batches whose results download failed ({batch_id}): "
+                "they are stored as errors, and the next run downloads these batches again "
+                "(nothing is sent or paid again). If the download keeps failing, `poemetric "
+                "batches abandon BATCH_ID --run RUN` gives a batch up" in text
+            )
+            assert "retried by the next run" not in text
+            assert "3 in batches to download again" in report.summary_line()
+        assert {r["error"] for r in generation_rows(store, "remote")} == {
+            f"batch {batch_id}: results download failed (openai-compatible: HTTP 502: injected "
+            "server error 502); the next run downloads the batch again (nothing is sent again)"
+        }
+        row = batch_row(store, batch_id)
+        assert row["status"] == "completed" and "502" in row["collect_error"]
+
+        listed = cli("list", "--run", str(tmp_path))
+        assert listed.exit_code == 0, listed.output
+        assert batch_id in listed.stdout and "completed, not collected" in listed.stdout
+
+        done = cli("abandon", batch_id, "--run", str(tmp_path))
+        assert done.exit_code == 0, done.output
+        assert done.stdout == (
+            f"batch {batch_id} abandoned (generations, remote, last seen completed): the next "
+            "run of that stage submits its 3 job(s) again, and pays for them again.\n"
+        )
+        assert batch_row(store, batch_id)["status"] == "abandoned"
+
+        again = run_generation(store, [spec], options=BATCH)
+        (model,) = again.models
+        assert (model.ok, model.errors) == (3, 0) and not again.incomplete
+        assert len(submissions(server)) == 2 and model.batch_ids != [batch_id]
+    assert [r["status"] for r in generation_rows(store, "remote")] == ["ok"] * 3
+
+    collected = cli("abandon", model.batch_ids[0], "--run", str(tmp_path))
+    assert collected.exit_code == 2
+    assert "is collected: its results are stored" in collected.stderr
+    unknown = cli("abandon", "batch_nope", "--run", str(tmp_path))
+    assert unknown.exit_code == 2
+    assert "has no batch 'batch_nope'; its open batches: none" in unknown.stderr
+
+
+def test_abandoning_a_batch_not_known_to_have_ended_needs_force(tmp_path: Path) -> None:
+    """A batch whose status polls fail may still be answered (and charged) by the provider."""
+    store = prepared_store(tmp_path, poems=2)
+    faults = [None, *[Fault.server_error(502)] * 3]  # submitted; then 3 polls fail
+    with OpenAIServer(api_key=TEST_KEY, batch_faults=faults) as server:
+        spec = spec_for(server, "remote", max_retries=2)
+        (model,) = run_generation(store, [spec], options=BATCH).models
+        (batch_id,) = model.batch_ids
+        refused = cli("abandon", batch_id, "--run", str(tmp_path))
+        assert refused.exit_code == 2 and "was last seen submitted" in refused.stderr
+        assert "with --force" in refused.stderr
+        assert batch_row(store, batch_id)["status"] == "submitted"
+        forced = cli("abandon", batch_id, "--run", str(tmp_path), "--force")
+        assert forced.exit_code == 0, forced.output
+        (model,) = run_generation(store, [spec], options=BATCH).models
+        assert model.ok == 2 and len(submissions(server)) == 2
+
+
+@pytest.mark.parametrize(
+    ("status", "state", "completed", "gone"),
+    [
+        (404, "completed", 3, True),
+        (410, "completed", 3, True),
+        (502, "expired", 0, True),
+        (502, "expired", 2, False),  # answers were paid for: downloaded again, not bought again
+        (502, "completed", 3, False),
+        (400, "completed", 3, False),
+    ],
+)
+def test_which_download_failures_mean_the_results_are_gone(
+    status: int, state: Any, completed: int, gone: bool
+) -> None:
+    error = ProviderError("x", retryable=False, status=status)
+    verdict = results_gone(error, BatchStatus("b", state, 3, completed, 0))
+    assert (verdict is not None) == gone
