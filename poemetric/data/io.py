@@ -272,12 +272,19 @@ def _read_parquet(path: Path, data: bytes) -> RawTable:
 
 
 def _python_value(value: Any) -> Any:
+    import numpy as np
     import pandas as pd
 
     if value is None or value is pd.NA:
         return None
     if isinstance(value, float) and math.isnan(value):
         return None
+    # A list column arrives as a numpy array (whose `.item()` fails unless it holds one value),
+    # a struct column as a dict: both as plain Python, element by element.
+    if isinstance(value, np.ndarray | list | tuple):
+        return [_python_value(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _python_value(item) for key, item in value.items()}
     if hasattr(value, "item"):  # numpy scalar
         return value.item()
     return value
