@@ -76,3 +76,24 @@ def test_dataset_validate_reads_a_parquet_file_with_a_list_column(tmp_path: Path
     report = validate_file(path)
     assert len(report.poems) == 1, report.issues
     assert "ignored columns (not part of the POEMetric schema): 'tags'" in report.warnings
+
+
+def test_a_poem_stored_as_a_list_of_lines_is_checked_line_by_line(tmp_path: Path) -> None:
+    lines = BALLAD.split("\n")
+    jsonl = tmp_path / "answers.jsonl"
+    jsonl.write_text(
+        json.dumps({"id": "j", "form": "ballad", "rhyme": "ABCB", "text": lines}) + "\n",
+        encoding="utf-8",
+    )
+    parquet = tmp_path / "answers.parquet"
+    pq.write_table(
+        pa.table({"id": ["p"], "form": ["ballad"], "rhyme": ["ABCB"], "text": [lines]}), parquet
+    )
+    for source in (jsonl, parquet):
+        out = tmp_path / f"{source.stem}-{source.suffix[1:]}.jsonl"
+        result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+        assert result.exit_code == 0, result.output
+        (record,) = _records(out)
+        assert record["error"] is None, record["error"]
+        assert record["passed"] is True
+        assert record["facts"]["scheme"] == "ABCB"

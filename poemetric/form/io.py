@@ -147,10 +147,18 @@ def _as_text(value: Any) -> str | None:
     return str(value)
 
 
+def _poem_text(value: Any) -> str | None:
+    """The poem: a string, or a list of lines (a JSON array, a Parquet list column), which was
+    checked as its Python repr ("['A baker ...', ...]"), one line."""
+    if isinstance(value, list | tuple) and all(isinstance(line, str) for line in value):
+        return "\n".join(value)
+    return _as_text(value)
+
+
 def check_row(row: InputRow, threshold: float, *, extract: bool = True) -> dict[str, Any]:
     """One output record for one input row."""
     if row.error is None:
-        text, form = _as_text(row.text), _as_text(row.form)
+        text, form = _poem_text(row.text), _as_text(row.form)
         if not form:
             error: str | None = "missing form"
         elif text is None:
