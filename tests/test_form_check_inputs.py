@@ -97,3 +97,67 @@ def test_a_poem_stored_as_a_list_of_lines_is_checked_line_by_line(tmp_path: Path
         assert record["error"] is None, record["error"]
         assert record["passed"] is True
         assert record["facts"]["scheme"] == "ABCB"
+
+
+def test_rows_that_could_not_be_checked_are_named_with_file_and_line(tmp_path: Path) -> None:
+    source = tmp_path / "answers.csv"
+    quoted = '"' + BALLAD.replace('"', '""') + '"'
+    source.write_text(
+        "id,form,rhyme,response\n"
+        f"ok,ballad,ABCB,{quoted}\n"
+        f"nf,,ABCB,{quoted}\n"
+        f"hk,haiku,,{quoted}\n"
+        f"bad,ballad,AB?!,{quoted}\n"
+        'em,sonnet,,""\n'
+        'ru,ballad,,"Я помню чудное мгновенье:\nПередо мной явилась ты"\n'
+        'uq,limerick,,"There once was a quote never closed\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 1, result.output
+    listed = [line.strip() for line in result.stderr.splitlines()]
+    assert listed == [
+        "2 row(s) failed as text that is not a poem:",
+        f"{source}:38: id em: empty poem text",
+        f"{source}:39: id ru: the text is not in Latin script (English expected)",
+        "4 row(s) could not be checked:",
+        f"{source}:11: id nf: missing form",
+        f"{source}:20: id hk: unknown form 'haiku': the checker knows ballad, ghazal, limerick, "
+        "pantoum, sestina, sonnet, villanelle (and ballade, double sestina); it cannot check "
+        "this one",
+        f"{source}:29: id bad: rhyme pattern 'AB?!' must contain only letters (A-Z) and spaces",
+        f"{source}:41: -: malformed CSV: unexpected end of data; line 41 could not be read as a "
+        "record (an unclosed quote?), reading resumed after it",
+    ]
+    # Nothing is lost: one output row per record, the unreadable one included.
+    assert [record["id"] for record in _records(out)] == [
+        "ok", "nf", "hk", "bad", "em", "ru", "7"
+    ]  # fmt: skip
+
+
+def test_a_parquet_row_is_named_by_its_row_number(tmp_path: Path) -> None:
+    source = tmp_path / "answers.parquet"
+    pq.write_table(
+        pa.table(
+            {"poem_id": ["a", "b"], "response_text": [BALLAD, BALLAD], "form": ["ballad", None]}
+        ),
+        source,
+    )
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 1, result.output
+    assert f"{source}:row 2: id b: missing form" in result.stderr.splitlines()[1]
+
+
+def test_only_the_first_rows_are_named_then_a_count(tmp_path: Path) -> None:
+    source = tmp_path / "answers.jsonl"
+    source.write_text(
+        "".join(json.dumps({"id": n, "form": "haiku", "text": BALLAD}) + "\n" for n in range(25))
+    )
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 1, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0] == "25 row(s) could not be checked:"
+    assert len(lines) == 22 and lines[-1].strip().startswith("... and 5 more")

@@ -119,11 +119,26 @@ def check_command(
         f"{summary.rows} rows, {summary.errors} could not be checked{not_poems} "
         "(see the `error` field)"
     )
+    _list_rows("failed as text that is not a poem", summary.not_poems, summary.not_poem_rows)
     if summary.errors:
-        err_console.print(
-            f"[red]{summary.errors} row(s) could not be checked[/red]; their `error` says why"
-        )
+        _list_rows("could not be checked", summary.errors, summary.unchecked)
         raise typer.Exit(1)
+
+
+def _list_rows(what: str, count: int, listed: list[str]) -> None:
+    """Name the rows (file:line, id, why) on stderr: a count alone sent users into the output."""
+    if not count:
+        return
+    style = "red" if what == "could not be checked" else None
+    err_console.print(f"{count} row(s) {what}:", style=style, markup=False, highlight=False)
+    for line in listed:
+        err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+    if count > len(listed):
+        err_console.print(
+            f"  ... and {count - len(listed)} more (their `error` field says why)",
+            markup=False,
+            highlight=False,
+        )
 
 
 @contextmanager
