@@ -161,3 +161,20 @@ def test_only_the_first_rows_are_named_then_a_count(tmp_path: Path) -> None:
     lines = result.stderr.splitlines()
     assert lines[0] == "25 row(s) could not be checked:"
     assert len(lines) == 22 and lines[-1].strip().startswith("... and 5 more")
+
+
+def test_a_bad_json_line_says_where_in_the_line(tmp_path: Path) -> None:
+    source = tmp_path / "answers.jsonl"
+    good = json.dumps({"id": "a", "form": "ballad", "text": BALLAD})
+    source.write_text(
+        f'{good}\n{{"id": "b", "form": "sonnet", "text": "truncated\n{{"id": "c",, "form": 1}}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 1, result.output
+    errors = [record["error"] for record in _records(out)]
+    assert errors[1:] == [
+        f"{source}:2: -: bad JSON: Unterminated string starting at column 39",
+        f"{source}:3: -: bad JSON: Expecting property name enclosed in double quotes at column 12",
+    ]

@@ -240,7 +240,10 @@ def _read_jsonl(path: Path, data: bytes) -> RawTable:
             value = json.loads(line)
         except json.JSONDecodeError as error:
             table.unreadable += 1
-            table.issues.append(ValidationIssue(str(path), number, None, f"bad JSON: {error.msg}"))
+            # json's message alone can end mid-sentence ("Unterminated string starting at").
+            at = "" if error.msg.endswith(" at") else " at"
+            reason = f"bad JSON: {error.msg}{at} column {error.colno}"
+            table.issues.append(ValidationIssue(str(path), number, None, reason))
             continue
         if not isinstance(value, dict):
             table.unreadable += 1
