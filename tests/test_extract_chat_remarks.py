@@ -27,6 +27,9 @@ SIGN_OFFS = [
     "I'd be glad to tweak the ending.",
     "Feel free to ask for changes.",
     "Hope this helps!",
+    "Hope that brings a smile! \U0001f60a",
+    "Hope this brings a smile to your face!",
+    "Hope it made you smile!",
     "Thanks for the lovely prompt!",
     "I hope this made you smile!\nWould you like a version with a different rhyme scheme?",
 ]
@@ -47,6 +50,7 @@ def test_sign_offs_removed(sign_off: str, gap: str) -> None:
         "I hope the glass will hold its flame\nuntil the night is through.",
         "I hope you like the way the river bends,\nthe way it keeps the lamplight on its back.",
         "I hope this made you smile, my dear,\nas once you made me smile.",
+        "Hope that the spring will bring you home,\nthe lamps will light the stair for you.",
         "I hope you like the lamps.\nThe maker sleeps. The glass is cold.",
         "Enjoy the poem of the lamps,\nthe quiet of the maker's hands.",
         "Happy to adjust the wicks at dusk,\nhe hums a tune he cannot name.",
