@@ -77,6 +77,8 @@ DESCRIPTIONS = [
     "I've used slant rhymes in the second stanza to soften the close.",
     "— Written in iambic pentameter.",
     "*Written in iambic pentameter, rhymed ABAB CDCD.*",
+    "(Written in iambic pentameter, rhymed ABAB CDCD.)",
+    "*(Written in iambic pentameter, rhymed ABAB CDCD.)*",
     "The lantern-maker becomes a metaphor for anyone who gives light away without keeping any.",
     "In this poem, the harbour stands for the patience it takes to make anything that lasts.\n"
     "I've used slant rhymes in the second stanza to soften the close.",
@@ -96,6 +98,8 @@ def test_description_after_the_poem_removed(description: str) -> None:
         "This captures the quiet of a workshop at the end of the day, when light becomes a gift.",
         "I've kept to iambic pentameter throughout, with an ABAB CDCD rhyme.",
         "— Written in iambic pentameter.",
+        "(Written in iambic pentameter, rhymed ABAB CDCD.)",
+        "(This captures the quiet of a workshop at the end of the day, when light becomes a gift.)",
     ],
 )
 def test_description_glued_to_the_last_line_removed(description: str) -> None:
@@ -107,6 +111,7 @@ def test_description_glued_to_the_last_line_removed(description: str) -> None:
     "stanza",
     [
         "In this poem, nobody dies.",
+        "(In this poem, nobody dies.)",
         "In this house the lamps go out by nine,\nthe maker sleeps beside his glass and wire.",
         "You asked me for a poem, so I wrote\nthe lamps, the glass, the children at the door.",
         "You will not find him there. The shop is shut.\nThe glass is cold. The wicks are laid.",
