@@ -269,6 +269,18 @@ def test_subtitle_after_title() -> None:
     assert result.title == "Salt Hours"
 
 
+@pytest.mark.parametrize("label", ["*Stanza 1*", "Stanza 1:", "*Verse I*", "(Quatrain 1)"])
+def test_a_stanza_label_after_the_title_is_noted_as_a_stanza_label(label: str) -> None:
+    """The first stanza's label right under the title was noted as a "subtitle"."""
+    text = f"**Salt Hours**\n\n{label}\n" + QUATRAINS
+    result = extract_poem(text)
+    assert result.poem == QUATRAINS
+    assert result.notes == [
+        "removed title line: '**Salt Hours**'",
+        f"removed stanza label: {label!r}",
+    ]
+
+
 def test_blockquote_poem() -> None:
     quoted = "\n".join(f"> {line}" if line else ">" for line in LIMERICK.split("\n"))
     assert extract_poem(quoted).poem == LIMERICK

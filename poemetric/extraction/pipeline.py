@@ -250,7 +250,13 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
     notes.append(f"removed title line: {_quote(line)}")
     rest = lines[following:]
     # A subtitle such as "(A Petrarchan sonnet)" or "*a villanelle*" right after the title.
-    if rest and _FORM_RE.search(rest[0]) and len(rest[0].split()) <= 8:
+    # ("*Stanza 1*" is a stanza label, removed and noted as one later.)
+    if (
+        rest
+        and _FORM_RE.search(rest[0])
+        and len(rest[0].split()) <= 8
+        and not _LABEL_LINE.match(_plain(rest[0]))
+    ):
         candidate = rest[0].strip()
         if (candidate.startswith("(") and candidate.endswith(")")) or _ITALIC_LINE.match(candidate):
             notes.append(f"removed subtitle: {_quote(candidate)}")
