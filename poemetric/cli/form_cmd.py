@@ -179,8 +179,17 @@ def scan_command(
     meter: str | None = typer.Option(None, "--meter", "-m", help="e.g. 'iambic pentameter'."),
     rhyme: str | None = typer.Option(None, "--rhyme", help="e.g. 'ABAB CDCD EFEF GG'."),
     threshold: float = ThresholdOption,
+    extract: bool = typer.Option(
+        True,
+        "--extract/--no-extract",
+        help="Pull the poem out of a raw model answer first, as `form check` does; what was "
+        "removed is listed above the table.",
+    ),
 ) -> None:
     """Show one poem line by line (syllables, scansion, fit, end word) with the verdict.
+
+    A raw model answer (preamble, title, code fences, closing remarks) is scanned as `form
+    check` checks it: the poem is taken out of it first (--no-extract scans the text as given).
 
     Examples:
 
@@ -214,6 +223,13 @@ def scan_command(
             f"{where}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})"
         ) from None
     _one_poem(file, None, text)
+    if extract:
+        from poemetric.extraction import extract_poem
+
+        extracted = extract_poem(text)
+        text = extracted.poem
+        for note in extracted.notes:
+            console.print(f"extraction: {note}", markup=False, highlight=False, soft_wrap=True)
     result = check_poem(text, form, meter, rhyme, threshold=threshold)
     poem = parse_poem(text)
     spec = None
