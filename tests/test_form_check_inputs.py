@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli.app import app
@@ -178,3 +179,16 @@ def test_a_bad_json_line_says_where_in_the_line(tmp_path: Path) -> None:
         f"{source}:2: -: bad JSON: Unterminated string starting at column 39",
         f"{source}:3: -: bad JSON: Expecting property name enclosed in double quotes at column 12",
     ]
+
+
+def test_output_dash_is_refused_rather_than_written_to_a_file_named_dash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "answers.jsonl"
+    source.write_text(json.dumps({"form": "ballad", "text": BALLAD}) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["form", "check", str(source), "-o", "-"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: --output -: form check writes its rows to a file")
+    assert not (tmp_path / "-").exists()

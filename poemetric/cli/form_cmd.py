@@ -72,7 +72,8 @@ def check_command(
     `error` names the file and line; the records around it are still checked. The exit code is
     0 when every row was checked, 1 when some rows could not be (unreadable record, missing
     text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
-    (missing, an unsupported type, no rows at all, no text or form column).
+    (missing, an unsupported type, no rows at all, no text or form column). The rows that could
+    not be checked are named on stderr (file:line, id, why).
 
     Examples:
 
@@ -84,6 +85,11 @@ def check_command(
 
         poemetric form check big.jsonl -o checks.jsonl --jobs 8
     """
+    if str(output) == "-":  # was written to a file named "-", the summary table on stdout
+        raise error_exit(
+            "--output -: form check writes its rows to a file and its summary to the terminal; "
+            "give a file name (e.g. -o checks.jsonl)"
+        )
     not_the_input(output, input_path, "--output", "the poems would be replaced by their checks")
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.io import FormInputError, check_file
