@@ -269,6 +269,45 @@ def test_subtitle_after_title() -> None:
     assert result.title == "Salt Hours"
 
 
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Salt Hours\n(A Petrarchan Sonnet)",
+        "Salt Hours\n*A Petrarchan sonnet*",
+        "Salt Hours\nA Petrarchan Sonnet",
+        "# Salt Hours\n## A Petrarchan Sonnet",
+        "**Salt Hours**\nA Petrarchan Sonnet",
+    ],
+)
+def test_a_title_over_a_form_subtitle_is_removed(header: str) -> None:
+    """A plain title over its subtitle, or a heading over a heading, was kept as a two-line
+    first stanza (a 16-line "sonnet", a ballad with an odd stanza)."""
+    result = extract_poem(header + "\n\n" + QUATRAINS)
+    assert result.poem == QUATRAINS, result.notes
+    assert result.title == "Salt Hours"
+    assert [note.split(":")[0] for note in result.notes] == [
+        "removed title line",
+        "removed subtitle",
+    ]
+
+
+def test_a_two_line_stanza_that_only_looks_like_a_title_is_kept() -> None:
+    for opening in ("Salt Hours\nA Petrarchan Sonnet\n", "Salt Hours\nA sonnet of the sea,\n\n"):
+        assert extract_poem(opening + QUATRAINS).poem == opening + QUATRAINS
+
+
+@pytest.mark.parametrize("label", ["*Stanza 1*", "Stanza 1:", "*Verse I*", "(Quatrain 1)"])
+def test_a_stanza_label_after_the_title_is_noted_as_a_stanza_label(label: str) -> None:
+    """The first stanza's label right under the title was noted as a "subtitle"."""
+    text = f"**Salt Hours**\n\n{label}\n" + QUATRAINS
+    result = extract_poem(text)
+    assert result.poem == QUATRAINS
+    assert result.notes == [
+        "removed title line: '**Salt Hours**'",
+        f"removed stanza label: {label!r}",
+    ]
+
+
 def test_blockquote_poem() -> None:
     quoted = "\n".join(f"> {line}" if line else ">" for line in LIMERICK.split("\n"))
     assert extract_poem(quoted).poem == LIMERICK

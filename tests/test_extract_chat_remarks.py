@@ -27,6 +27,9 @@ SIGN_OFFS = [
     "I'd be glad to tweak the ending.",
     "Feel free to ask for changes.",
     "Hope this helps!",
+    "Hope that brings a smile! \U0001f60a",
+    "Hope this brings a smile to your face!",
+    "Hope it made you smile!",
     "Thanks for the lovely prompt!",
     "I hope this made you smile!\nWould you like a version with a different rhyme scheme?",
 ]
@@ -47,6 +50,7 @@ def test_sign_offs_removed(sign_off: str, gap: str) -> None:
         "I hope the glass will hold its flame\nuntil the night is through.",
         "I hope you like the way the river bends,\nthe way it keeps the lamplight on its back.",
         "I hope this made you smile, my dear,\nas once you made me smile.",
+        "Hope that the spring will bring you home,\nthe lamps will light the stair for you.",
         "I hope you like the lamps.\nThe maker sleeps. The glass is cold.",
         "Enjoy the poem of the lamps,\nthe quiet of the maker's hands.",
         "Happy to adjust the wicks at dusk,\nhe hums a tune he cannot name.",
@@ -73,6 +77,8 @@ DESCRIPTIONS = [
     "I've used slant rhymes in the second stanza to soften the close.",
     "— Written in iambic pentameter.",
     "*Written in iambic pentameter, rhymed ABAB CDCD.*",
+    "(Written in iambic pentameter, rhymed ABAB CDCD.)",
+    "*(Written in iambic pentameter, rhymed ABAB CDCD.)*",
     "The lantern-maker becomes a metaphor for anyone who gives light away without keeping any.",
     "In this poem, the harbour stands for the patience it takes to make anything that lasts.\n"
     "I've used slant rhymes in the second stanza to soften the close.",
@@ -92,6 +98,8 @@ def test_description_after_the_poem_removed(description: str) -> None:
         "This captures the quiet of a workshop at the end of the day, when light becomes a gift.",
         "I've kept to iambic pentameter throughout, with an ABAB CDCD rhyme.",
         "— Written in iambic pentameter.",
+        "(Written in iambic pentameter, rhymed ABAB CDCD.)",
+        "(This captures the quiet of a workshop at the end of the day, when light becomes a gift.)",
     ],
 )
 def test_description_glued_to_the_last_line_removed(description: str) -> None:
@@ -103,6 +111,7 @@ def test_description_glued_to_the_last_line_removed(description: str) -> None:
     "stanza",
     [
         "In this poem, nobody dies.",
+        "(In this poem, nobody dies.)",
         "In this house the lamps go out by nine,\nthe maker sleeps beside his glass and wire.",
         "You asked me for a poem, so I wrote\nthe lamps, the glass, the children at the door.",
         "You will not find him there. The shop is shut.\nThe glass is cold. The wicks are laid.",

@@ -72,7 +72,8 @@ def check_command(
     `error` names the file and line; the records around it are still checked. The exit code is
     0 when every row was checked, 1 when some rows could not be (unreadable record, missing
     text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
-    (missing, an unsupported type, no rows at all, no text or form column).
+    (missing, an unsupported type, no rows at all, no text or form column). The rows that could
+    not be checked are named on stderr (file:line, id, why).
 
     Examples:
 
@@ -84,6 +85,11 @@ def check_command(
 
         poemetric form check big.jsonl -o checks.jsonl --jobs 8
     """
+    if str(output) == "-":  # was written to a file named "-", the summary table on stdout
+        raise error_exit(
+            "--output -: form check writes its rows to a file and its summary to the terminal; "
+            "give a file name (e.g. -o checks.jsonl)"
+        )
     not_the_input(output, input_path, "--output", "the poems would be replaced by their checks")
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.io import FormInputError, check_file
@@ -119,11 +125,26 @@ def check_command(
         f"{summary.rows} rows, {summary.errors} could not be checked{not_poems} "
         "(see the `error` field)"
     )
+    _list_rows("failed as text that is not a poem", summary.not_poems, summary.not_poem_rows)
     if summary.errors:
-        err_console.print(
-            f"[red]{summary.errors} row(s) could not be checked[/red]; their `error` says why"
-        )
+        _list_rows("could not be checked", summary.errors, summary.unchecked)
         raise typer.Exit(1)
+
+
+def _list_rows(what: str, count: int, listed: list[str]) -> None:
+    """Name the rows (file:line, id, why) on stderr: a count alone sent users into the output."""
+    if not count:
+        return
+    style = "red" if what == "could not be checked" else None
+    err_console.print(f"{count} row(s) {what}:", style=style, markup=False, highlight=False)
+    for line in listed:
+        err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+    if count > len(listed):
+        err_console.print(
+            f"  ... and {count - len(listed)} more (their `error` field says why)",
+            markup=False,
+            highlight=False,
+        )
 
 
 @contextmanager
@@ -164,8 +185,17 @@ def scan_command(
     meter: str | None = typer.Option(None, "--meter", "-m", help="e.g. 'iambic pentameter'."),
     rhyme: str | None = typer.Option(None, "--rhyme", help="e.g. 'ABAB CDCD EFEF GG'."),
     threshold: float = ThresholdOption,
+    extract: bool = typer.Option(
+        True,
+        "--extract/--no-extract",
+        help="Pull the poem out of a raw model answer first, as `form check` does; what was "
+        "removed is listed above the table.",
+    ),
 ) -> None:
     """Show one poem line by line (syllables, scansion, fit, end word) with the verdict.
+
+    A raw model answer (preamble, title, code fences, closing remarks) is scanned as `form
+    check` checks it: the poem is taken out of it first (--no-extract scans the text as given).
 
     Examples:
 
@@ -199,6 +229,13 @@ def scan_command(
             f"{where}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})"
         ) from None
     _one_poem(file, None, text)
+    if extract:
+        from poemetric.extraction import extract_poem
+
+        extracted = extract_poem(text)
+        text = extracted.poem
+        for note in extracted.notes:
+            console.print(f"extraction: {note}", markup=False, highlight=False, soft_wrap=True)
     result = check_poem(text, form, meter, rhyme, threshold=threshold)
     poem = parse_poem(text)
     spec = None

@@ -240,7 +240,10 @@ def _read_jsonl(path: Path, data: bytes) -> RawTable:
             value = json.loads(line)
         except json.JSONDecodeError as error:
             table.unreadable += 1
-            table.issues.append(ValidationIssue(str(path), number, None, f"bad JSON: {error.msg}"))
+            # json's message alone can end mid-sentence ("Unterminated string starting at").
+            at = "" if error.msg.endswith(" at") else " at"
+            reason = f"bad JSON: {error.msg}{at} column {error.colno}"
+            table.issues.append(ValidationIssue(str(path), number, None, reason))
             continue
         if not isinstance(value, dict):
             table.unreadable += 1
@@ -272,12 +275,19 @@ def _read_parquet(path: Path, data: bytes) -> RawTable:
 
 
 def _python_value(value: Any) -> Any:
+    import numpy as np
     import pandas as pd
 
     if value is None or value is pd.NA:
         return None
     if isinstance(value, float) and math.isnan(value):
         return None
+    # A list column arrives as a numpy array (whose `.item()` fails unless it holds one value),
+    # a struct column as a dict: both as plain Python, element by element.
+    if isinstance(value, np.ndarray | list | tuple):
+        return [_python_value(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _python_value(item) for key, item in value.items()}
     if hasattr(value, "item"):  # numpy scalar
         return value.item()
     return value

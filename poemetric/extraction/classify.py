@@ -50,7 +50,7 @@ _PREAMBLE_OPENER = re.compile(
     re.IGNORECASE,
 )
 _SIGN_OFF = (
-    r"i hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
+    r"(?:i )?hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
     r"bring|brought|suit|fit|work|request|appreciat|smile|made you|makes you|touch|speak|inspir|"
     r"brighten)|hope (?:you (?:enjoy|like|love)|(?:this|it) helps)|let me know|feel free|"
     r"would you like (?:me|any|a different|another|changes|adjustments|more|"

@@ -25,6 +25,7 @@ from poemetric.extraction.classify import (
     _FORMS,
     _META_RE_I,
     _METADATA,
+    _PARENTHESISED,
     _STRONG_CLOSING,
     _TECHNICAL_TERMS,
     _WRITTEN,
@@ -90,6 +91,10 @@ def _is_description(line: str, width: int, glued: bool = False) -> bool:
     captures", "I've used", "Written in") and be technical or half as long again as any verse
     line."""
     text = _chat_text(line).lstrip("—–-* ").strip()
+    # In brackets, as chat models often set a note apart: "(Written in iambic pentameter.)".
+    enclosed = _PARENTHESISED.match(text)
+    if enclosed:
+        text = enclosed.group(1).strip()
     if not text or not _ends_sentence(text):
         return False
     long = len(text) > (1.5 if glued else 1.2) * width and len(text.split()) >= 8

@@ -200,6 +200,22 @@ _FORM_SUFFIX = re.compile(
 )
 
 
+#: A line that only names the form: "A Ballad", "(A Petrarchan Sonnet)", "## A Villanelle".
+_FORM_ONLY = re.compile(
+    rf"^\(?\s*(?:a|an)\s+(?:[\w'’-]+\s+){{0,3}}?(?:{_FORMS})\s*\.?\s*\)?$", re.IGNORECASE
+)
+
+
+def _form_subtitle(lines: list[str], index: int) -> bool:
+    """`lines[index]` only names the poem's form and a blank line follows it (a subtitle that is
+    neither bracketed nor in italics must stand alone, as verse seldom does)."""
+    if index >= len(lines) or (index + 1 < len(lines) and lines[index + 1].strip()):
+        return False
+    text = _plain(lines[index])
+    heading = _HEADING.match(text)
+    return bool(_FORM_ONLY.match(heading.group(1) if heading else text))
+
+
 def _titled_form(text: str) -> tuple[str, bool] | None:
     """The title of a line naming it and its form ('"Salt Hours" — a sonnet', 'Salt Hours (A
     Villanelle)'): the part before the form, when quoted or in title case; and whether quoted."""
@@ -241,6 +257,12 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         title = italic.group(2)
     elif blank_after and verse_after and _looks_like_title(_unquoted(line.strip())):
         title = line.strip()
+    elif (
+        not blank_after
+        and _form_subtitle(lines, following)
+        and _looks_like_title(_unquoted(_plain(line)))
+    ):  # "Salt Hours\n(A Sonnet)\n\n...": a title over its subtitle
+        title = line.strip()
     elif (titled := _titled_form(line)) and (titled[1] or (blank_after and verse_after)):
         title = titled[0]
     if title is None:
@@ -250,9 +272,16 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
     notes.append(f"removed title line: {_quote(line)}")
     rest = lines[following:]
     # A subtitle such as "(A Petrarchan sonnet)" or "*a villanelle*" right after the title.
-    if rest and _FORM_RE.search(rest[0]) and len(rest[0].split()) <= 8:
+    # ("*Stanza 1*" is a stanza label, removed and noted as one later.)
+    if (
+        rest
+        and _FORM_RE.search(rest[0])
+        and len(rest[0].split()) <= 8
+        and not _LABEL_LINE.match(_plain(rest[0]))
+    ):
         candidate = rest[0].strip()
-        if (candidate.startswith("(") and candidate.endswith(")")) or _ITALIC_LINE.match(candidate):
+        bracketed = candidate.startswith("(") and candidate.endswith(")")
+        if bracketed or _ITALIC_LINE.match(candidate) or _form_subtitle(rest, 0):
             notes.append(f"removed subtitle: {_quote(candidate)}")
             rest = rest[_first_content(rest, 1) :]
     return rest, title

@@ -69,6 +69,14 @@ class CheckSummary:
     not_poems: int = 0
     passed: Counter[str] = field(default_factory=Counter)
     total: Counter[str] = field(default_factory=Counter)
+    #: "file:line: id ID: error" of the first `LISTED` rows that could not be checked, and of the
+    #: first `LISTED` texts that are not poems, in file order (`errors` and `not_poems` count all).
+    unchecked: list[str] = field(default_factory=list)
+    not_poem_rows: list[str] = field(default_factory=list)
+
+
+#: How many rows of each kind `CheckSummary` names.
+LISTED = 20
 
 
 def _pick(row: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -147,10 +155,18 @@ def _as_text(value: Any) -> str | None:
     return str(value)
 
 
+def _poem_text(value: Any) -> str | None:
+    """The poem: a string, or a list of lines (a JSON array, a Parquet list column), which was
+    checked as its Python repr ("['A baker ...', ...]"), one line."""
+    if isinstance(value, list | tuple) and all(isinstance(line, str) for line in value):
+        return "\n".join(value)
+    return _as_text(value)
+
+
 def check_row(row: InputRow, threshold: float, *, extract: bool = True) -> dict[str, Any]:
     """One output record for one input row."""
     if row.error is None:
-        text, form = _as_text(row.text), _as_text(row.form)
+        text, form = _poem_text(row.text), _as_text(row.form)
         if not form:
             error: str | None = "missing form"
         elif text is None:
@@ -218,6 +234,7 @@ def check_file(
     """
     rows = list(read_rows(source))
     summary = CheckSummary()
+    unit = "row " if file_format(source) == "parquet" else ""
     work = partial(check_row, threshold=threshold, extract=extract)
     for record in map_in_order(work, rows, jobs=resolve_jobs(jobs, len(rows))):
         destination.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -225,10 +242,23 @@ def check_file(
         form = str(record.get("form") or "?")
         if record["error"] and record["error_kind"] != "text":
             summary.errors += 1
+            if len(summary.unchecked) < LISTED:
+                summary.unchecked.append(_where(source, unit, record))
         else:
             summary.not_poems += bool(record["error"])
+            if record["error"] and len(summary.not_poem_rows) < LISTED:
+                summary.not_poem_rows.append(_where(source, unit, record))
             summary.total[form] += 1
             summary.passed[form] += int(bool(record["passed"]))
         if on_row is not None:
             on_row(summary.rows, len(rows))
     return summary
+
+
+def _where(source: Path, unit: str, record: dict[str, Any]) -> str:
+    """`file:line: id ID: error` for a row's error (an unreadable record's error names its file
+    and line already)."""
+    error = str(record["error"])
+    if error.startswith(f"{source}:"):
+        return error
+    return f"{source}:{unit}{record['line']}: id {record['id']}: {error}"

@@ -210,7 +210,14 @@ def _limerick_meter(spec: MeterSpec | None) -> MeterSpec:
             foot="anapestic",
             beats=BEAT_METERS["limerick meter"],
         )
-    assert spec.feet is not None
+    if spec.feet is None:
+        # A foot alone ("anapestic", as limericks are often annotated): the limerick's beats in
+        # that foot. (An assertion here stopped `form check` on the whole file.)
+        return MeterSpec(
+            name=f"{spec.name} limerick meter (3-3-2-2-3 beats)",
+            foot=spec.foot,
+            beats=BEAT_METERS["limerick meter"],
+        )
     long, short = spec.feet, max(1, spec.feet - 1)
     return MeterSpec(
         name=f"{spec.name} (lines 3-4 shorter)", beats=(long, long, short, short, long)
