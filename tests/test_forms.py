@@ -289,6 +289,21 @@ def test_ghazal_radif_and_qafia() -> None:
     assert any(i.constraint == "radif" for i in result.explanation)
 
 
+def test_a_ghazal_pattern_names_the_qafia_rhymes_before_the_radif() -> None:
+    """With a requested pattern, a line ending in the radif rhymes on the word before it: the
+    pattern's letters once fell on the radif itself ("rain" / "rain", an identical word's 0.6
+    credit), and a well-made ghazal failed (rhyme 0.60) only because its pattern was given."""
+    for pattern in ("AA BA CA DA EA", "AABACADAEA"):
+        result = check(GHAZAL, "ghazal", rhyme=pattern)
+        assert result.passed and result.rhyme_score == 1.0, result.summary
+    # The qafia still has to rhyme: a couplet whose word before the radif does not fails.
+    unrhymed = GHAZAL.replace("the bite of rain", "the bark of rain").replace(
+        "the sight of rain", "the sound of rain"
+    )
+    result = check(unrhymed, "ghazal", rhyme="AA BA CA DA EA")
+    assert result.rhyme_score is not None and result.rhyme_score < 0.7, result.summary
+
+
 def test_sestina_end_word_order() -> None:
     result = check(SESTINA, "sestina")
     assert result.form_score is not None and result.form_score >= 0.95, result.summary

@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from poemetric.form import adapters
 from poemetric.form.adapters import BEAT_METERS, MeterSpec
-from poemetric.form.parsing import ParsedPoem, words_of
+from poemetric.form.parsing import ParsedPoem, end_word, words_of
 from poemetric.form.scoring import (
     FOLK_CREDIT,
     Finding,
@@ -48,6 +48,17 @@ def find_radif(lines: list[tuple[str, ...]]) -> tuple[tuple[str, ...], float]:
         else:
             break
     return best
+
+
+def _before_radif(lines: tuple[str, ...], radif: tuple[str, ...]) -> tuple[str, ...]:
+    """Rhyme words of the lines, where a line ending in the radif rhymes on the word before it
+    (its qafia): a requested pattern's letters name the qafia rhymes, not the repeated radif."""
+    words = list(rhyme_words(lines))
+    for index, line in enumerate(lines):
+        line_words = _lower_words(line)
+        if radif and len(line_words) > len(radif) and line_words[-len(radif) :] == radif:
+            words[index] = end_word(line_words[-len(radif) - 1])
+    return tuple(words)
 
 
 def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
@@ -109,7 +120,7 @@ def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     if request.rhyme:
         letters = request.rhyme
         scored = best_scheme(
-            rhyme_words(poem.lines),
+            _before_radif(poem.lines, radif),
             [(letters, layout) for layout in stanzaic_units(poem, letters)],
             lines=poem.lines,
         )[1]
