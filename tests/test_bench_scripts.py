@@ -3,6 +3,9 @@ were never lost because it assumed 18 demo prompts)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -92,3 +95,29 @@ def test_validate_bench_times_distinct_valid_copies(tmp_path: Path) -> None:
     assert len({path.read_bytes() for path in copies}) == 3
     reports = [validate_file(path) for path in copies]
     assert all(r.records == validate_file(demo).records == 16 and not r.issues for r in reports)
+
+
+def test_compiled_bench_type_checks_the_form_modules_as_mypyc_will(tmp_path: Path) -> None:
+    """bench_form_compiled.py stopped at mypyc's type check: run alone, mypy called the imports
+    of untyped packages (pyarrow, threadpoolctl) errors. This runs that check (mypy with mypyc's
+    arguments) on a copy of the package, as the benchmark does."""
+    pytest.importorskip("mypy")
+    import bench_form_compiled
+
+    copy = tmp_path / "copy"
+    shutil.copytree(
+        BENCH.parent / "poemetric",
+        copy / "poemetric",
+        ignore=shutil.ignore_patterns("__pycache__", "*.so"),
+    )
+    modules = bench_form_compiled._compilable(copy / "poemetric")
+    arguments = bench_form_compiled._mypyc_command(copy, modules)[1:]
+    cache = ["--cache-dir", str(tmp_path / "mypy-cache")]
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", *cache, *arguments],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
