@@ -121,3 +121,26 @@ def test_compiled_bench_type_checks_the_form_modules_as_mypyc_will(tmp_path: Pat
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_gpu_benchmarks_say_so_on_a_machine_without_cuda(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Named on a machine without CUDA, the GPU benchmarks printed a traceback ('Torch not
+    compiled with CUDA enabled'), bench_probe_gpu.py only after minutes of CPU scoring; they now
+    say so in one line and exit 2 before any work."""
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    import bench_local_stop
+    import bench_probe_gpu
+    import bench_vllm
+
+    assert bench_probe_gpu.main(["--random-init", "smollm2-135m"]) == 2
+    assert "--device cuda needs a CUDA GPU" in capsys.readouterr().out
+    argv = ["--provider", "transformers", "--random-init", "tiny", "--prompts", "1"]
+    assert bench_vllm.main(argv) == 2
+    assert "--device cuda needs a CUDA GPU" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "argv", ["bench_local_stop.py", "--device", "cuda"])
+    assert bench_local_stop.main() == 2
+    assert "--device cuda needs a CUDA GPU" in capsys.readouterr().out
