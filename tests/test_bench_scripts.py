@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,10 @@ def test_gpu_benchmarks_say_so_on_a_machine_without_cuda(
     monkeypatch.setattr(sys, "argv", ["bench_local_stop.py", "--device", "cuda"])
     assert bench_local_stop.main() == 2
     assert "--device cuda needs a CUDA GPU" in capsys.readouterr().out
+
+
+def test_mypy_checks_the_benchmarks() -> None:
+    """`make typecheck` covered only poemetric/, so a benchmark calling a changed API broke
+    unnoticed until it was run; mypy now checks bench/ as ruff does."""
+    config = tomllib.loads((BENCH.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert set(config["tool"]["mypy"]["files"]) == {"poemetric", "bench"}
