@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -83,9 +84,9 @@ def main() -> None:
         ("large: 2000 units, 5 raters, 3 per unit, 10 items", synthetic(2000, 5, 10, 3, 3), 1000, False),
     ]  # fmt: skip
     for name, ratings, n_boot, compare in cases:
-        fast = best_cpu(lambda r=ratings, b=n_boot: agreement_report(r, n_boot=b), args.repeat)
+        fast = best_cpu(partial(agreement_report, ratings, n_boot=n_boot), args.repeat)
         slow = (
-            f"{best_cpu(lambda r=ratings, b=n_boot: explicit_bootstrap(r, b, 0), 1):14.2f}"
+            f"{best_cpu(partial(explicit_bootstrap, ratings, n_boot, 0), 1):14.2f}"
             if compare
             else f"{'(not run)':>14}"
         )

@@ -64,13 +64,20 @@ def _compilable(package: Path) -> list[Path]:
     ]
 
 
+def _mypyc_command(copy: Path, modules: list[Path]) -> list[str]:
+    """mypyc on `modules` of `copy`, type-checked with the project's mypy settings (without its
+    overrides, importing untyped packages such as pyarrow or threadpoolctl is an error)."""
+    mypyc = Path(sys.executable).with_name("mypyc")
+    config = ["--config-file", str(ROOT / "pyproject.toml")]
+    return [str(mypyc), *config, *[str(m.relative_to(copy)) for m in modules]]
+
+
 def _compile(copy: Path) -> tuple[int, float]:
     """Compiles the form modules in `copy` in place; returns (modules, seconds)."""
     modules = _compilable(copy / "poemetric")
-    mypyc = Path(sys.executable).with_name("mypyc")
     started = time.perf_counter()
     done = subprocess.run(
-        [str(mypyc), *[str(m.relative_to(copy)) for m in modules]],
+        _mypyc_command(copy, modules),
         cwd=copy,
         capture_output=True,
         text=True,

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_form_speed import PIN
-from form_corpus import CORPUS_DIR, gold_overlap, load_corpus
+from form_corpus import CORPUS_DIR, Case, gold_overlap, load_corpus
 from mutations import GOLD_CSV
 
 from poemetric.form.checker import check_poem
@@ -74,16 +74,13 @@ def main() -> None:
     _whole_process(cases, args.runs)
 
 
-def _whole_process(cases: list[object], runs: int) -> None:
+def _whole_process(cases: list[Case], runs: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "cases.jsonl"
         with source.open("w", encoding="utf-8") as handle:
             for case in cases:
                 handle.write(
-                    json.dumps(
-                        {"id": case.id, "text": case.text, "form": case.form}  # type: ignore[attr-defined]
-                    )
-                    + "\n"
+                    json.dumps({"id": case.id, "text": case.text, "form": case.form}) + "\n"
                 )
         command = [
             str(Path(sys.executable).with_name("poemetric")),

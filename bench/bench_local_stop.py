@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_probe_gpu import SHAPES, build_random_model, export_tokenizer
+from bench_probe_gpu import SHAPES, build_random_model, cuda_missing, export_tokenizer
 
 COMMAND = ["generate", "--models", "big", "--dataset", "lear-limericks"]
 
@@ -53,6 +53,9 @@ def main() -> int:
     parser.add_argument("--after", type=int, default=8, help="poems stored before the SIGTERM")
     parser.add_argument("--tokenizer", type=Path)
     args = parser.parse_args()
+    if missing := cuda_missing(args.device):
+        print(missing)
+        return 2
 
     with tempfile.TemporaryDirectory(prefix="poemetric-bench-stop-") as scratch:
         work = Path(scratch)

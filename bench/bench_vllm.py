@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_probe_gpu import cuda_missing
+
 from poemetric.providers.base import (
     ChatMessage,
     Completion,
@@ -168,6 +170,9 @@ def main(argv: list[str]) -> int:
     except ImportError:
         extra = "vllm" if args.provider == "vllm" else "local"
         print(f"{args.provider} is not installed: pip install 'poemetric[{extra}]' (needs a GPU)")
+        return 2
+    if args.provider == "transformers" and (missing := cuda_missing(args.device)):
+        print(missing)
         return 2
 
     with tempfile.TemporaryDirectory(prefix="poemetric-bench-vllm-") as scratch:

@@ -36,6 +36,7 @@ def main(reference: str, source: str, destination: str) -> None:
                 "Rhyme": poem.get("rhyme") or None,
                 "poem": poem["text"],
             }
+            verdict: dict[str, object]
             try:
                 result = checker.evaluate_row(row)
                 verdict = {"passed": bool(result["poem_is_correct"])}

@@ -1,8 +1,8 @@
 """Run every benchmark script in bench/ (each prints its own measured numbers).
 
 Usage: python bench/run_all.py [NAME ...]   e.g. `python bench/run_all.py rhyme meter`
-Scripts that need a GPU (bench_vllm.py), or minutes of a CPU (bench_local_stop.py), are skipped
-unless named explicitly. A script whose input
+Scripts that need a GPU (bench_vllm.py, bench_probe_gpu.py), or minutes of a CPU
+(bench_local_stop.py), are skipped unless named explicitly. A script whose input
 in ../shared/data is missing exits with `shared_data.SKIPPED` and is reported as skipped; the run
 fails only when a script fails.
 """

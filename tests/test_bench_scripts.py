@@ -3,7 +3,11 @@ were never lost because it assumed 18 demo prompts)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -92,3 +96,59 @@ def test_validate_bench_times_distinct_valid_copies(tmp_path: Path) -> None:
     assert len({path.read_bytes() for path in copies}) == 3
     reports = [validate_file(path) for path in copies]
     assert all(r.records == validate_file(demo).records == 16 and not r.issues for r in reports)
+
+
+def test_compiled_bench_type_checks_the_form_modules_as_mypyc_will(tmp_path: Path) -> None:
+    """bench_form_compiled.py stopped at mypyc's type check: run alone, mypy called the imports
+    of untyped packages (pyarrow, threadpoolctl) errors. This runs that check (mypy with mypyc's
+    arguments) on a copy of the package, as the benchmark does."""
+    pytest.importorskip("mypy")
+    import bench_form_compiled
+
+    copy = tmp_path / "copy"
+    shutil.copytree(
+        BENCH.parent / "poemetric",
+        copy / "poemetric",
+        ignore=shutil.ignore_patterns("__pycache__", "*.so"),
+    )
+    modules = bench_form_compiled._compilable(copy / "poemetric")
+    arguments = bench_form_compiled._mypyc_command(copy, modules)[1:]
+    cache = ["--cache-dir", str(tmp_path / "mypy-cache")]
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", *cache, *arguments],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_gpu_benchmarks_say_so_on_a_machine_without_cuda(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Named on a machine without CUDA, the GPU benchmarks printed a traceback ('Torch not
+    compiled with CUDA enabled'), bench_probe_gpu.py only after minutes of CPU scoring; they now
+    say so in one line and exit 2 before any work."""
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    import bench_local_stop
+    import bench_probe_gpu
+    import bench_vllm
+
+    assert bench_probe_gpu.main(["--random-init", "smollm2-135m"]) == 2
+    assert "--device cuda needs a CUDA GPU" in capsys.readouterr().out
+    argv = ["--provider", "transformers", "--random-init", "tiny", "--prompts", "1"]
+    assert bench_vllm.main(argv) == 2
+    assert "--device cuda needs a CUDA GPU" in capsys.readouterr().out
+    monkeypatch.setattr(sys, "argv", ["bench_local_stop.py", "--device", "cuda"])
+    assert bench_local_stop.main() == 2
+    assert "--device cuda needs a CUDA GPU" in capsys.readouterr().out
+
+
+def test_mypy_checks_the_benchmarks() -> None:
+    """`make typecheck` covered only poemetric/, so a benchmark calling a changed API broke
+    unnoticed until it was run; mypy now checks bench/ as ruff does."""
+    config = tomllib.loads((BENCH.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    assert set(config["tool"]["mypy"]["files"]) == {"poemetric", "bench"}
