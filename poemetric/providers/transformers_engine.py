@@ -140,9 +140,18 @@ def quiet_progress() -> Iterator[None]:
 
 
 def pick_device(device: str = "auto") -> str:
-    if device != "auto":
-        return device
-    return "cuda" if import_torch().cuda.is_available() else "cpu"
+    """`auto`: CUDA when available, else the CPU. A CUDA device asked for where PyTorch has none
+    is a `LocalModelError` saying what to write instead (PyTorch's own error, an assertion,
+    came only after the model had loaded)."""
+    if device == "auto":
+        return "cuda" if import_torch().cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not import_torch().cuda.is_available():
+        raise LocalModelError(
+            f"device {device!r} was asked for, but this PyTorch has no CUDA device "
+            "(torch.cuda.is_available() is False): write `device: auto` (CUDA when available, "
+            "else the CPU) or `device: cpu` under `options:` in the model file"
+        )
+    return device
 
 
 def pick_dtype(dtype: str, device: str) -> Any:
