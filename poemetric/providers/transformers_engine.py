@@ -147,9 +147,9 @@ def pick_device(device: str = "auto") -> str:
         return "cuda" if import_torch().cuda.is_available() else "cpu"
     if device.startswith("cuda") and not import_torch().cuda.is_available():
         raise LocalModelError(
-            f"device {device!r} was asked for, but this PyTorch has no CUDA device "
-            "(torch.cuda.is_available() is False): write `device: auto` (CUDA when available, "
-            "else the CPU) or `device: cpu` under `options:` in the model file"
+            f"device {device!r} was asked for (a model file's `options.device`, or `probe run "
+            "--device`), but this PyTorch has no CUDA device (torch.cuda.is_available() is "
+            "False): use `auto` (CUDA when available, else the CPU) or `cpu`"
         )
     return device
 
