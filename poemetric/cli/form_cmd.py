@@ -73,7 +73,8 @@ def check_command(
     0 when every row was checked, 1 when some rows could not be (unreadable record, missing
     text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
     (missing, an unsupported type, no rows at all, no text or form column). The rows that could
-    not be checked are named on stderr (file:line, id, why).
+    not be checked, and the texts that failed as not a poem, are named on stderr (file:line, id,
+    why; the first 20 of each).
 
     Examples:
 

@@ -213,7 +213,9 @@ def run(
     run_dir: Path = typer.Option(
         Path("runs/probes"), "--run", "-r", help="chat: run store holding the response cache."
     ),
-    seed: int = typer.Option(0, "--seed", help="chat: seed of the balanced answer order."),
+    seed: int = typer.Option(
+        0, "--seed", help="chat: seed of each pair's answer order (a coin per pair id)."
+    ),
     tasks: str | None = typer.Option(None, "--tasks", help="Only these tasks (comma-separated)."),
     limit: int | None = typer.Option(
         None, "--limit", "-n", min=1, help="Only the first N pairs (quick trials)."
