@@ -36,6 +36,7 @@ from poemetric.providers.transformers_engine import (
     LocalModelError,
     import_transformers,
     load_causal_lm,
+    pick_device,
     resolve_source,
 )
 
@@ -87,6 +88,7 @@ class TransformersProvider(InProcessBatchProvider):
         try:
             import_transformers()
             resolve_source(self.spec.model, gguf_file=self.spec.options.get("gguf_file"))
+            pick_device(str(self.spec.options.get("device", "auto")))
         except LocalModelError as error:
             raise ProviderError(
                 f"model {self.spec.name!r} (provider 'transformers'): {error}", retryable=False
