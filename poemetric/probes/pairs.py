@@ -89,6 +89,12 @@ def read_pairs(path: str | Path) -> list[Pair]:
         try:
             pair = Pair.model_validate(value)
         except ValidationError as error:
+            if "pair_id" in value and "scorer" in value and "original" not in value:
+                raise PairFileError(
+                    f"{path}:{number}: a scores file (what `probe run` writes), not a pairs "
+                    "file: give the pairs file that `probe build` wrote; `probe report` reads "
+                    "scores files"
+                ) from error
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "record"
             raise PairFileError(f"{path}:{number}: {where}: {first['msg']}") from error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
@@ -105,6 +106,12 @@ def read_scores(path: str, seen: dict[tuple[str, str], str] | None = None) -> li
         try:
             record = ScoreRecord.model_validate(value)
         except ValidationError as error:
+            if {"original", "corrupted"} <= value.keys() and "scorer" not in value:
+                raise PairFileError(
+                    f"{path}:{number}: a pairs file (what `probe build` writes), not a scores "
+                    f"file: score it first, e.g. `poemetric probe run {shlex.quote(str(path))} --scorer ngram "
+                    "--output scores.jsonl`"
+                ) from error
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "record"
             raise PairFileError(f"{path}:{number}: {where}: {first['msg']}") from error
