@@ -224,3 +224,22 @@ def test_ctrl_c_stops_a_local_generation_after_the_grace_not_after_the_batch(
         signal.signal(signal.SIGINT, previous_int)
     assert stopped_after < 15, f"stopped {stopped_after:.0f} s after Ctrl-C (grace: 1 s)"
     assert not stopping.abandoned()  # the next stage of the process generates again
+
+
+def test_ctrl_c_in_a_local_last_line_build_says_that_no_pairs_file_was_written(
+    smollm2: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`probe build --tasks last_line` with a local model exited 130 without a word, where
+    `probe run --scorer hf:` says that nothing was written and how to start again."""
+
+    def ctrl_c(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C in the middle of the beam search's forward pass
+
+    monkeypatch.setattr(type(smollm2.model), "forward", ctrl_c)
+    pairs = tmp_path / "ll.jsonl"
+    args = ["probe", "build", "lear-limericks", "-t", "last_line", "--beams", "2", "-n", "1"]
+    result = CliRunner().invoke(app, [*args, "-o", str(pairs)])
+    assert result.exit_code == 130, result.output
+    text = " ".join(result.output.split())
+    assert f"Interrupted. Nothing was written: {pairs} is written once every pair is built" in text
+    assert "Run it again with: poemetric" in text and not pairs.exists()

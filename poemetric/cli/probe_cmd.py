@@ -101,6 +101,7 @@ def build(
     ),
 ) -> None:
     """Build seeded, deterministic minimal pairs from a set of rhymed poems."""
+    from poemetric.cli.interrupt import nothing_written
     from poemetric.data import DatasetError, load_dataset
     from poemetric.probes.builders import SourcePoem, build_pairs
     from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
@@ -140,29 +141,32 @@ def build(
     ][:limit]
     offline = [t for t in chosen if t != "last_line"]
     failed_calls: str | None = None
+    # Ctrl-C: an API generator's answers are kept in --run (last_line_pairs says how to resume);
+    # anything else (a local model's beam search, the offline tasks) keeps nothing: say so.
     try:
-        pairs = build_pairs(
-            sources,
-            offline,
-            seed=seed,
-            per_poem=per_poem,
-            rhyme_source=cast("RhymeSource", rhyme_from),
-        )
-        if "last_line" in chosen:
-            generated, failed_calls = last_line_pairs(
+        with nothing_written(output, "every pair is built"):
+            pairs = build_pairs(
                 sources,
-                generator,
-                search,
-                attempts,
-                beams,
-                seed,
-                per_poem,
-                rhyme_from,
-                options=RunnerOptions(progress=progress),
-                run_dir=run_dir,
-                say=_say,
+                offline,
+                seed=seed,
+                per_poem=per_poem,
+                rhyme_source=cast("RhymeSource", rhyme_from),
             )
-            pairs += generated
+            if "last_line" in chosen:
+                generated, failed_calls = last_line_pairs(
+                    sources,
+                    generator,
+                    search,
+                    attempts,
+                    beams,
+                    seed,
+                    per_poem,
+                    rhyme_from,
+                    options=RunnerOptions(progress=progress),
+                    run_dir=run_dir,
+                    say=_say,
+                )
+                pairs += generated
     except (ThesaurusUnavailable, ValueError) as error:
         raise error_exit(str(error)) from error
     except AllCallsFailed as error:
