@@ -47,3 +47,30 @@ def test_a_pairs_file_given_to_probe_report_is_named_as_one(files: tuple[Path, P
         f"error: {pairs}:1: a pairs file (what `probe build` writes), not a scores file: score "
         f"it first, e.g. `poemetric probe run {pairs} --scorer ngram --output scores.jsonl`"
     )
+
+
+def test_building_pairs_over_a_scores_file_is_refused(files: tuple[Path, Path]) -> None:
+    _pairs, scores = files
+    before = scores.read_bytes()
+    result = CliRunner().invoke(
+        app, ["probe", "build", "lear-limericks", "-n", "1", "-o", str(scores)]
+    )
+    assert result.exit_code == 2, result.output
+    assert f"--output {scores} holds scores (from `probe run`)" in " ".join(result.output.split())
+    assert scores.read_bytes() == before
+
+
+def test_scoring_over_a_pairs_file_is_refused_and_over_scores_replaces_them(
+    files: tuple[Path, Path],
+) -> None:
+    pairs, scores = files
+    other = pairs.with_name("other-pairs.jsonl")
+    other.write_bytes(pairs.read_bytes())
+    runner = CliRunner()
+    result = runner.invoke(app, ["probe", "run", str(pairs), "-o", str(other)])
+    assert result.exit_code == 2, result.output
+    assert f"--output {other} holds pairs (from `probe build`)" in " ".join(result.output.split())
+    assert other.read_bytes() == pairs.read_bytes()
+    again = runner.invoke(app, ["probe", "run", str(pairs), "-n", "1", "-o", str(scores)])
+    assert again.exit_code == 0, again.output  # a re-run replaces its own kind of file
+    assert len(scores.read_text().splitlines()) == 1

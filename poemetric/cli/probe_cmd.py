@@ -122,6 +122,7 @@ def build(
     if search not in SEARCHES:
         raise unknown_choice("--search", search, SEARCHES)
     output_file(output, "--output", source=Path(poems), loss="the poems would be replaced by pairs")
+    not_the_other_kind(output, "scores", "the pairs would replace them")
     try:
         dataset = load_dataset(poems)
     except DatasetError as error:
@@ -185,6 +186,20 @@ def build(
         raise typer.Exit(code=1)
 
 
+def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
+    """Refuse (exit 2) an `--output` that holds the other kind of probe file: `probe build -o
+    s-smol.jsonl` replaced an hour's scores with pairs, `probe run -o ll.jsonl` a beam search's
+    pairs with scores. A file of the same kind is replaced, as a re-run does."""
+    from poemetric.probes.pairs import file_kind
+
+    if output.is_file() and file_kind(output) == kind:
+        maker = {"scores": "probe run", "pairs": "probe build"}[kind]
+        raise error_exit(
+            f"--output {output} holds {kind} (from `{maker}`): {loss}; give another file name "
+            "(or move it away first)"
+        )
+
+
 @probe_app.command(
     "run",
     epilog=(
@@ -238,6 +253,7 @@ def run(
 
     # Before the scoring, which may take long or cost money.
     output_file(output, "--output", source=pairs_file, loss="the pairs would be replaced by scores")
+    not_the_other_kind(output, "pairs", "the scores would replace them")
     if tables is not None:
         output_folder(tables, "--tables")
     try:

@@ -9,7 +9,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from poemetric.probes.pairs import Pair, PairFileError, iter_jsonl
+from poemetric.probes.pairs import Pair, PairFileError, iter_jsonl, record_kind
 from poemetric.providers.transformers_engine import SequenceScore
 
 Verdict = Literal["correct", "wrong", "tie", "unanswered"]
@@ -106,7 +106,7 @@ def read_scores(path: str, seen: dict[tuple[str, str], str] | None = None) -> li
         try:
             record = ScoreRecord.model_validate(value)
         except ValidationError as error:
-            if {"original", "corrupted"} <= value.keys() and "scorer" not in value:
+            if record_kind(value) == "pairs":
                 raise PairFileError(
                     f"{path}:{number}: a pairs file (what `probe build` writes), not a scores "
                     f"file: score it first, e.g. `poemetric probe run {shlex.quote(str(path))} --scorer ngram "
