@@ -192,3 +192,32 @@ def test_the_report_lists_near_copies_with_their_source(reciting_run: Path, tmp_
     section = html[html.index('id="ghostwriting"') :]
     section = section[: section.index("</section>")]
     assert "Near-copies (6)" in section and section.count("1.000") == 6
+
+
+def test_score_and_metrics_tables_never_cut_a_file_or_author_name(tmp_path: Path) -> None:
+    """At 80 columns (a terminal, or the width Rich takes for a pipe: `score drafts/*.txt >
+    out.txt`) long names were cut to `/tmp/pytest-…`, the same for every file, so the rows could
+    not be told apart (and `smollm2-135m` to `smollm2-1…`). The name column now folds: every
+    name is there in full."""
+    names = [tmp_path / f"a-long-folder-name/sonnet-by-some-model-sample-{i}.txt" for i in (1, 2)]
+    names[0].parent.mkdir()
+    for name in names:
+        name.write_text(
+            "My heart is full of wonder\nas skies roll on in thunder\n", encoding="utf-8"
+        )
+    result = CliRunner().invoke(app, ["ghostwriting", "score", *map(str, names)], terminal_width=80)
+    assert result.exit_code == 0, result.output
+    first_column = [
+        line.split("│")[1].strip() for line in result.output.splitlines() if "│" in line
+    ]
+    assert "".join(first_column) == "".join(map(str, names))
+
+    model = "a-model-with-a-long-name"
+    use_scripted(lambda request, number: Completion(text=request.context["original"]))
+    with prepared_store(tmp_path / "run", poems=2) as store:
+        run_generation(store, [scripted_spec(name=model)], options=FAST)
+    args = ["ghostwriting", "metrics", "--run", str(tmp_path / "run")]
+    metrics = CliRunner().invoke(app, args, terminal_width=80)
+    assert metrics.exit_code == 0, metrics.output
+    authors = [line.split("│")[1].strip() for line in metrics.output.splitlines() if "│" in line]
+    assert "".join(authors) == "human" + model

@@ -173,3 +173,73 @@ def test_the_model_file_points_at_the_packaged_gguf() -> None:
     assert (Path(source.location) / source.gguf_file).stat().st_size > 90_000_000
     same = resolve_source(str(Path(source.location) / source.gguf_file))
     assert same == dataclasses.replace(source)
+
+
+def test_ctrl_c_stops_a_local_generation_after_the_grace_not_after_the_batch(
+    smollm2: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local model generates in a worker thread that cancelling the stage cannot stop: after
+    Ctrl-C and the grace, the command waited for the whole batch (minutes on a CPU, the
+    "waiting up to 20 s" notwithstanding) and then dropped it. Now the generation ends at the
+    next token once the grace is over, and nothing half-written is stored."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from poemetric.generation.stage import run_generation
+    from poemetric.pipeline import prepare_run
+    from poemetric.roster import load_roster
+    from poemetric.runner import stopping
+    from poemetric.store import RunStore
+
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.SIG_IGN:  # a test run started with `&`: take Ctrl-C as a terminal
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    monkeypatch.setattr(stopping, "_state", stopping._State())
+    monkeypatch.setenv("POEMETRIC_STOP_GRACE", "1")
+    previous_term = signal.getsignal(signal.SIGTERM)
+    stopping.install()
+    spec = load_roster("generators")["smollm2-135m"]
+    long = {"max_tokens": 3000, "extra": {"min_new_tokens": 3000}}  # minutes of work on a CPU
+    spec = spec.model_copy(update={"settings": spec.settings.model_copy(update=long)})
+    signalled: list[float] = []
+
+    def ctrl_c() -> None:
+        signalled.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(4, ctrl_c)  # the model is loaded (fixture): it is generating then
+    try:
+        with RunStore(tmp_path / "run") as store:
+            prepare_run(store, "lear-limericks", limit=2)
+            timer.start()
+            with pytest.raises(KeyboardInterrupt):
+                run_generation(store, [spec], options=FAST)
+            stopped_after = time.monotonic() - signalled[0]
+            assert store.count("generations", "author = 'smollm2-135m'") == 0
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGTERM, previous_term)
+        signal.signal(signal.SIGINT, previous_int)
+    assert stopped_after < 15, f"stopped {stopped_after:.0f} s after Ctrl-C (grace: 1 s)"
+    assert not stopping.abandoned()  # the next stage of the process generates again
+
+
+def test_ctrl_c_in_a_local_last_line_build_says_that_no_pairs_file_was_written(
+    smollm2: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`probe build --tasks last_line` with a local model exited 130 without a word, where
+    `probe run --scorer hf:` says that nothing was written and how to start again."""
+
+    def ctrl_c(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C in the middle of the beam search's forward pass
+
+    monkeypatch.setattr(type(smollm2.model), "forward", ctrl_c)
+    pairs = tmp_path / "ll.jsonl"
+    args = ["probe", "build", "lear-limericks", "-t", "last_line", "--beams", "2", "-n", "1"]
+    result = CliRunner().invoke(app, [*args, "-o", str(pairs)])
+    assert result.exit_code == 130, result.output
+    text = " ".join(result.output.split())
+    assert f"Interrupted. Nothing was written: {pairs} is written once every pair is built" in text
+    assert "Run it again with: poemetric" in text and not pairs.exists()

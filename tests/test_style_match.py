@@ -201,6 +201,17 @@ def test_cli_runs_a_judge_from_the_roster(store: RunStore, monkeypatch: pytest.M
         result = CliRunner().invoke(app, args, terminal_width=200)
     assert result.exit_code == 0, result.output
     assert "Style matching by local-openai" in result.output
+    # the command stores answers and prints; `analyze` writes the tables (its help said the
+    # command wrote style_matching.csv, which no file backed)
+    assert not (store.run_dir / "analysis" / "style_matching.csv").exists()
+    pointer = f"tables: `poemetric analyze --run {store.run_dir}` writes style_matching.csv"
+    assert pointer in result.output
+    helped = CliRunner().invoke(app, ["ghostwriting", "style-match", "--help"], terminal_width=200)
+    assert "goes to style_matching.csv" not in helped.output
+    assert "analyze writes it to RUN/analysis/style_matching.csv" in " ".join(helped.output.split())
+    analyzed = CliRunner().invoke(app, ["analyze", "--run", str(store.run_dir)])
+    assert analyzed.exit_code == 0, analyzed.output
+    assert (store.run_dir / "analysis" / "style_matching.csv").is_file()
     assert Counter(r["correct"] for r in store.query("SELECT correct FROM style_matches")) == {1: 8}
     unknown = CliRunner().invoke(app, [*args[:5], "nope"])
     assert unknown.exit_code == 2 and "unknown judge" in unknown.output

@@ -75,7 +75,10 @@ def frame_table(frame: pd.DataFrame, title: str, columns: dict[str, str]) -> Tab
     """A rich table of `frame`'s `columns` (name -> header); `title` is markup, the cells text."""
     table = Table(title=title, header_style="bold")
     for header in columns.values():
-        table.add_column(header, justify="left" if header in {"judge", "author"} else "right")
+        if header in {"judge", "author"}:  # folded, never cut: cut names can look alike
+            table.add_column(header, justify="left", overflow="fold")
+        else:
+            table.add_column(header, justify="right")
     for row in frame.to_dict("records"):
         table.add_row(*plain_cells(*(_number(row[name]) for name in columns)))
     return table
@@ -226,9 +229,9 @@ def score_command(
     from poemetric.ghostwriting.rhyme_density import rhyme_density
 
     table = Table(header_style="bold")
-    for header in ("file", "syllables", "rhymed", "unweighted", "entropy w", "density",
-                   "Raplyzer"):  # fmt: skip
-        table.add_column(header, justify="left" if header == "file" else "right")
+    table.add_column("file", overflow="fold")  # folded, never cut: `drafts/so…` twice said nothing
+    for header in ("syllables", "rhymed", "unweighted", "entropy w", "density", "Raplyzer"):
+        table.add_column(header, justify="right")
     for path in files:  # every file checked before any is scored
         existing_file(path, "poem file")
     found: list[tuple[Path, tuple[tuple[str, str], ...]]] = []

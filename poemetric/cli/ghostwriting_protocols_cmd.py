@@ -73,7 +73,8 @@ def style_match_command(
     progress: bool = ProgressOption,
 ) -> None:
     """Style matching by an LLM judge: for each poem, which of four human poems is by the poet
-    it belongs to? Accuracy per judge and author (Wilson CI) goes to style_matching.csv."""
+    it belongs to? Prints accuracy per author (Wilson CI); `poemetric analyze` writes it to
+    RUN/analysis/style_matching.csv."""
     from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy
     from poemetric.style.stage import run_style_matching
 
@@ -108,6 +109,12 @@ def style_match_command(
         columns = {"author": "author", "trials": "trials", "accuracy": "accuracy",
                    "ci_low": "CI low", "ci_high": "CI high", "unparsed": "unparsed"}  # fmt: skip
         console.print(frame_table(style_accuracy(mine), f"Style matching by {judge_name}", columns))
+        console.print(  # the answers are stored; the tables are written by analyze, as for judge
+            f"tables: `poemetric analyze --run {run}` writes style_matching.csv and "
+            f"style_matching_positions.csv to {run / 'analysis'}",
+            highlight=False,
+            markup=False,
+        )
     if report.incomplete and not dry_run:
         raise typer.Exit(code=1)
 

@@ -101,6 +101,7 @@ def build(
     ),
 ) -> None:
     """Build seeded, deterministic minimal pairs from a set of rhymed poems."""
+    from poemetric.cli.interrupt import nothing_written
     from poemetric.data import DatasetError, load_dataset
     from poemetric.probes.builders import SourcePoem, build_pairs
     from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
@@ -121,6 +122,7 @@ def build(
     if search not in SEARCHES:
         raise unknown_choice("--search", search, SEARCHES)
     output_file(output, "--output", source=Path(poems), loss="the poems would be replaced by pairs")
+    not_the_other_kind(output, "scores", "the pairs would replace them")
     try:
         dataset = load_dataset(poems)
     except DatasetError as error:
@@ -140,29 +142,32 @@ def build(
     ][:limit]
     offline = [t for t in chosen if t != "last_line"]
     failed_calls: str | None = None
+    # Ctrl-C: an API generator's answers are kept in --run (last_line_pairs says how to resume);
+    # anything else (a local model's beam search, the offline tasks) keeps nothing: say so.
     try:
-        pairs = build_pairs(
-            sources,
-            offline,
-            seed=seed,
-            per_poem=per_poem,
-            rhyme_source=cast("RhymeSource", rhyme_from),
-        )
-        if "last_line" in chosen:
-            generated, failed_calls = last_line_pairs(
+        with nothing_written(output, "every pair is built"):
+            pairs = build_pairs(
                 sources,
-                generator,
-                search,
-                attempts,
-                beams,
-                seed,
-                per_poem,
-                rhyme_from,
-                options=RunnerOptions(progress=progress),
-                run_dir=run_dir,
-                say=_say,
+                offline,
+                seed=seed,
+                per_poem=per_poem,
+                rhyme_source=cast("RhymeSource", rhyme_from),
             )
-            pairs += generated
+            if "last_line" in chosen:
+                generated, failed_calls = last_line_pairs(
+                    sources,
+                    generator,
+                    search,
+                    attempts,
+                    beams,
+                    seed,
+                    per_poem,
+                    rhyme_from,
+                    options=RunnerOptions(progress=progress),
+                    run_dir=run_dir,
+                    say=_say,
+                )
+                pairs += generated
     except (ThesaurusUnavailable, ValueError) as error:
         raise error_exit(str(error)) from error
     except AllCallsFailed as error:
@@ -179,6 +184,20 @@ def build(
     if failed_calls is not None:
         console.print(f"[yellow]{escape(failed_calls)}[/yellow]", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1)
+
+
+def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
+    """Refuse (exit 2) an `--output` that holds the other kind of probe file: `probe build -o
+    s-smol.jsonl` replaced an hour's scores with pairs, `probe run -o ll.jsonl` a beam search's
+    pairs with scores. A file of the same kind is replaced, as a re-run does."""
+    from poemetric.probes.pairs import file_kind
+
+    if output.is_file() and file_kind(output) == kind:
+        maker = {"scores": "probe run", "pairs": "probe build"}[kind]
+        raise error_exit(
+            f"--output {output} holds {kind} (from `{maker}`): {loss}; give another file name "
+            "(or move it away first)"
+        )
 
 
 @probe_app.command(
@@ -236,6 +255,7 @@ def run(
 
     # Before the scoring, which may take long or cost money.
     output_file(output, "--output", source=pairs_file, loss="the pairs would be replaced by scores")
+    not_the_other_kind(output, "pairs", "the scores would replace them")
     if tables is not None:
         output_folder(tables, "--tables")
     try:

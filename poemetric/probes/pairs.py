@@ -81,6 +81,24 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield number, value
 
 
+def record_kind(value: dict[str, Any]) -> str | None:
+    """ "pairs" for a record of a pairs file (`probe build`), "scores" for one of a scores file
+    (`probe run`), None for anything else."""
+    if "scorer" in value and "pair_id" in value:
+        return "scores"
+    if "original" in value and "corrupted" in value:
+        return "pairs"
+    return None
+
+
+def file_kind(path: Path) -> str | None:
+    """`record_kind` of an existing file's first record; None when it has none or is not JSONL."""
+    try:
+        return next((record_kind(value) for _, value in iter_jsonl(path)), None)
+    except (PairFileError, UnicodeDecodeError):
+        return None
+
+
 def read_pairs(path: str | Path) -> list[Pair]:
     """Every pair of a JSONL file; ids must be unique."""
     pairs: list[Pair] = []
@@ -89,6 +107,12 @@ def read_pairs(path: str | Path) -> list[Pair]:
         try:
             pair = Pair.model_validate(value)
         except ValidationError as error:
+            if record_kind(value) == "scores":
+                raise PairFileError(
+                    f"{path}:{number}: a scores file (what `probe run` writes), not a pairs "
+                    "file: give the pairs file that `probe build` wrote; `probe report` reads "
+                    "scores files"
+                ) from error
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "record"
             raise PairFileError(f"{path}:{number}: {where}: {first['msg']}") from error

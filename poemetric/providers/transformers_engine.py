@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from poemetric.providers.torch_device import device_problem
+
 log = logging.getLogger(__name__)
 
 INSTALL_HINT = (
@@ -140,17 +142,12 @@ def quiet_progress() -> Iterator[None]:
 
 
 def pick_device(device: str = "auto") -> str:
-    """`auto`: CUDA when available, else the CPU. A CUDA device asked for where PyTorch has none
-    is a `LocalModelError` saying what to write instead (PyTorch's own error, an assertion,
-    came only after the model had loaded)."""
+    """`device` once checked (else `LocalModelError`); "auto": CUDA when available, else CPU."""
+    torch = import_torch()
     if device == "auto":
-        return "cuda" if import_torch().cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not import_torch().cuda.is_available():
-        raise LocalModelError(
-            f"device {device!r} was asked for (a model file's `options.device`, or `probe run "
-            "--device`), but this PyTorch has no CUDA device (torch.cuda.is_available() is "
-            "False): use `auto` (CUDA when available, else the CPU) or `cpu`"
-        )
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if problem := device_problem(torch, device):
+        raise LocalModelError(problem)
     return device
 
 
@@ -385,6 +382,7 @@ def load_causal_lm(
 ) -> LocalCausalLM:
     """The model for `source`, loaded once per process; loading another frees the previous one
     (a provider and a scorer of the same model share it; two models never sit in memory)."""
+    device = pick_device(device)  # a device that cannot be used keeps the model loaded now
     key = (source, device, dtype, trust_remote_code)
     with _LOAD_LOCK:
         if key in _LOADED:

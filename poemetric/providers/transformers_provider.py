@@ -39,6 +39,7 @@ from poemetric.providers.transformers_engine import (
     pick_device,
     resolve_source,
 )
+from poemetric.runner import stopping
 
 DEFAULT_MAX_TOKENS = 512
 DEFAULT_BATCH = 8
@@ -108,6 +109,19 @@ class TransformersProvider(InProcessBatchProvider):
         return self._model
 
     # -- internals -------------------------------------------------------------------------------
+    def _until_abandoned(self) -> Any:
+        """A stopping criterion that ends the generation once the stage gave up waiting for it
+        (Ctrl-C's grace ran out, a second Ctrl-C): cancelling the stage cannot stop this worker
+        thread, and the command would wait for the whole batch, then drop it."""
+        transformers, torch = import_transformers(), self.model._torch
+
+        class UntilAbandoned(transformers.StoppingCriteria):  # type: ignore[name-defined]
+            def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+                done = stopping.abandoned()
+                return torch.full((input_ids.shape[0],), done, device=input_ids.device)
+
+        return transformers.StoppingCriteriaList([UntilAbandoned()])
+
     def sampling(self, settings: GenerationSettings) -> dict[str, Any]:
         """`generate()` keyword arguments: the model's generation config, then the settings."""
         for unsupported in ("reasoning_effort", "reasoning_budget_tokens", "stop"):
@@ -175,16 +189,23 @@ class TransformersProvider(InProcessBatchProvider):
     ) -> None:
         settings = requests[chunk[0]].settings
         started = time.perf_counter()
-        try:
-            outputs = self.model.generate(
-                [prompts[i] for i in chunk], self.sampling(settings), seed=settings.seed
-            )
-        except (RuntimeError, ValueError, TypeError) as error:
-            for index in chunk:
-                results[index] = ProviderError(
-                    f"transformers: generation failed: {type(error).__name__}: {error}",
-                    retryable=False,
+        if not stopping.abandoned():
+            try:
+                outputs = self.model.generate(
+                    [prompts[i] for i in chunk],
+                    {**self.sampling(settings), "stopping_criteria": self._until_abandoned()},
+                    seed=settings.seed,
                 )
+            except (RuntimeError, ValueError, TypeError) as error:
+                for index in chunk:
+                    results[index] = ProviderError(
+                        f"transformers: generation failed: {type(error).__name__}: {error}",
+                        retryable=False,
+                    )
+                return
+        if stopping.abandoned():  # not generated, or cut short: never an answer
+            for index in chunk:
+                results[index] = ProviderError("transformers: stopped", retryable=True)
             return
         latency = (time.perf_counter() - started) / len(chunk)
         for index, output in zip(chunk, outputs, strict=True):

@@ -52,6 +52,18 @@ class _State:
 
 _state = _State()
 
+#: Set when a stage gives up on its calls in flight (the grace ran out, or a second signal):
+#: in-process engines (a local model generating in a worker thread, which cancelling the stage
+#: cannot stop) check it between steps and end early, so the command stops without first
+#: computing answers it will not store.
+_abandoned = threading.Event()
+
+
+def abandoned() -> bool:
+    """True once the running stage stopped waiting for its calls in flight: an in-process engine
+    should end the work it is doing (its result would not be stored)."""
+    return _abandoned.is_set()
+
 
 def install() -> None:
     """Make SIGTERM stop this process cleanly, and Ctrl-C let a stage's calls in flight finish
@@ -120,8 +132,10 @@ class _Drain:
         if self.signals == 1:
             self.loop.call_soon_threadsafe(self._begin, signum)
         elif self.signals == 2:
+            _abandoned.set()
             self.loop.call_soon_threadsafe(self.task.cancel)
         else:  # the loop did not get to the cancellation (a callback that does not return)
+            _abandoned.set()
             raise KeyboardInterrupt
 
     def _begin(self, signum: int) -> None:
@@ -147,6 +161,7 @@ class _Drain:
 
         with suppress(TimeoutError):
             await asyncio.wait_for(self.idle.wait(), grace)
+        _abandoned.set()
         self.task.cancel()
 
 
@@ -215,13 +230,16 @@ def run(main: Coroutine[Any, Any, T]) -> T:
         finally:
             _state.active = None
 
+    _abandoned.clear()
     with _ctrl_c_as_a_stop():
         try:
-            result = asyncio.run(guarded())
+            result = asyncio.run(guarded())  # its end waits for the worker threads
         except asyncio.CancelledError:
             if _state.received is None:
                 raise
             raise KeyboardInterrupt from None
+        finally:
+            _abandoned.clear()  # for this stage only: engines used after it work again
     if _state.received is not None:
         raise KeyboardInterrupt
     return result

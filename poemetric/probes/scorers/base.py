@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from poemetric.probes.pairs import Pair, PairFileError, iter_jsonl
+from poemetric.probes.pairs import Pair, PairFileError, iter_jsonl, record_kind
 from poemetric.providers.transformers_engine import SequenceScore
 
 Verdict = Literal["correct", "wrong", "tie", "unanswered"]
@@ -105,6 +106,12 @@ def read_scores(path: str, seen: dict[tuple[str, str], str] | None = None) -> li
         try:
             record = ScoreRecord.model_validate(value)
         except ValidationError as error:
+            if record_kind(value) == "pairs":
+                raise PairFileError(
+                    f"{path}:{number}: a pairs file (what `probe build` writes), not a scores "
+                    f"file: score it first, e.g. `poemetric probe run {shlex.quote(str(path))} --scorer ngram "
+                    "--output scores.jsonl`"
+                ) from error
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "record"
             raise PairFileError(f"{path}:{number}: {where}: {first['msg']}") from error

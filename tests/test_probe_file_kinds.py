@@ -1,0 +1,76 @@
+"""A pairs file where a scores file belongs (`probe report pairs.jsonl`) or the other way round
+(`probe run scores.jsonl`) is named for what it is, not reported as a missing field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    pairs, scores = tmp_path / "pairs.jsonl", tmp_path / "s-ngram.jsonl"
+    runner = CliRunner()
+    built = runner.invoke(
+        app,
+        ["probe", "build", "lear-limericks", "-n", "2", "-t", "rhyme_line_swap", "-o", str(pairs)],
+    )
+    assert built.exit_code == 0, built.output
+    scored = runner.invoke(
+        app, ["probe", "run", str(pairs), "--scorer", "ngram", "-o", str(scores)]
+    )
+    assert scored.exit_code == 0, scored.output
+    return pairs, scores
+
+
+def test_a_scores_file_given_to_probe_run_is_named_as_one(files: tuple[Path, Path]) -> None:
+    _pairs, scores = files
+    out = scores.with_name("again.jsonl")
+    result = CliRunner().invoke(app, ["probe", "run", str(scores), "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == (
+        f"error: {scores}:1: a scores file (what `probe run` writes), not a pairs file: give the "
+        "pairs file that `probe build` wrote; `probe report` reads scores files"
+    )
+    assert not out.exists()
+
+
+def test_a_pairs_file_given_to_probe_report_is_named_as_one(files: tuple[Path, Path]) -> None:
+    pairs, scores = files
+    result = CliRunner().invoke(app, ["probe", "report", str(scores), str(pairs)])
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == (
+        f"error: {pairs}:1: a pairs file (what `probe build` writes), not a scores file: score "
+        f"it first, e.g. `poemetric probe run {pairs} --scorer ngram --output scores.jsonl`"
+    )
+
+
+def test_building_pairs_over_a_scores_file_is_refused(files: tuple[Path, Path]) -> None:
+    _pairs, scores = files
+    before = scores.read_bytes()
+    result = CliRunner().invoke(
+        app, ["probe", "build", "lear-limericks", "-n", "1", "-o", str(scores)]
+    )
+    assert result.exit_code == 2, result.output
+    assert f"--output {scores} holds scores (from `probe run`)" in " ".join(result.output.split())
+    assert scores.read_bytes() == before
+
+
+def test_scoring_over_a_pairs_file_is_refused_and_over_scores_replaces_them(
+    files: tuple[Path, Path],
+) -> None:
+    pairs, scores = files
+    other = pairs.with_name("other-pairs.jsonl")
+    other.write_bytes(pairs.read_bytes())
+    runner = CliRunner()
+    result = runner.invoke(app, ["probe", "run", str(pairs), "-o", str(other)])
+    assert result.exit_code == 2, result.output
+    assert f"--output {other} holds pairs (from `probe build`)" in " ".join(result.output.split())
+    assert other.read_bytes() == pairs.read_bytes()
+    again = runner.invoke(app, ["probe", "run", str(pairs), "-n", "1", "-o", str(scores)])
+    assert again.exit_code == 0, again.output  # a re-run replaces its own kind of file
+    assert len(scores.read_text().splitlines()) == 1
