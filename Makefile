@@ -45,6 +45,12 @@ need = $(if $(strip $($(1))),,$(error $(1) is empty: $(2)))
 need_run = $(call need,RUN,give the run directory$(comma) e.g. RUN=runs/paper (default: runs/<dataset name>))
 need_dataset = $(call need,DATASET,give a dataset name or file$(comma) e.g. DATASET=poemetric)
 need_models = $(call need,MODELS,give models or a group$(comma) e.g. MODELS=gpt-4o or MODELS=paper30)
+# demo_dataset: `make demo` runs the bundled demo dataset only; with DATASET=x it wrote the demo's
+# poems into runs/x, which `make generate DATASET=x` then refused as another dataset's run
+demo_dataset = $(if $(filter-out demo,$(strip $(DATASET))),$(error DATASET=$(DATASET): make \
+  demo runs the bundled demo dataset only (nothing was run); for this one run the stages: \
+  make generate DATASET=$(DATASET)$(comma) then make form$(comma) judge$(comma) analyze$(comma) \
+  figures and report with the same DATASET))
 limit_opt = $(if $(strip $(LIMIT)),--limit $(call q,$(strip $(LIMIT))))
 judge_opt = $(if $(strip $(JUDGE)),--judge $(call q,$(strip $(JUDGE))))
 
@@ -53,7 +59,8 @@ judge_opt = $(if $(strip $(JUDGE)),--judge $(call q,$(strip $(JUDGE))))
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 	@echo 'Variables (make TARGET NAME=value):'
-	@echo '  DATASET    demo (default), poemetric, lear-limericks or a .csv/.jsonl/... file'
+	@echo '  DATASET    generate: demo (default), poemetric, lear-limericks or a .csv/.jsonl/... file;'
+	@echo '             names the default RUN of every target (make demo takes demo only)'
 	@echo '  RUN        run directory of every target (default: runs/<dataset name>, e.g. runs/demo)'
 	@echo '  MODELS     generate: models or groups, comma-separated (default: markov; e.g. paper30)'
 	@echo '  JUDGE      judge, demo: judges or groups from judges/ (e.g. gemini-2.5-pro)'
@@ -88,7 +95,7 @@ endif
 install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools
 
 demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
-	$(need_run)$(POEMETRIC) demo --run $(call q,$(RUN)) $(if $(filter 1,$(LOCAL)),--local,) $(judge_opt) $(limit_opt) $(ARGS)
+	$(demo_dataset)$(need_run)$(POEMETRIC) demo --run $(call q,$(RUN)) $(if $(filter 1,$(LOCAL)),--local,) $(judge_opt) $(limit_opt) $(ARGS)
 
 generate: install  ## Generate poems: make generate MODELS=paper30 DATASET=poemetric RUN=runs/x
 	$(need_dataset)$(need_models)$(need_run)$(POEMETRIC) generate --run $(call q,$(RUN)) --dataset $(call q,$(strip $(DATASET))) --models $(call q,$(strip $(MODELS))) $(limit_opt) $(ARGS)

@@ -33,8 +33,8 @@ def _options(target: str, *variables: str) -> dict[str, str]:
     return {w: words[i + 1] for i, w in enumerate(words[:-1]) if w.startswith("--")}
 
 
-def _run_dirs(*variables: str) -> dict[str, str]:
-    return {target: _options(target, *variables)["--run"] for target in STAGES}
+def _run_dirs(*variables: str, stages: tuple[str, ...] = STAGES) -> dict[str, str]:
+    return {target: _options(target, *variables)["--run"] for target in stages}
 
 
 def test_every_target_reads_the_run_the_demo_writes() -> None:
@@ -42,7 +42,8 @@ def test_every_target_reads_the_run_the_demo_writes() -> None:
 
 
 def test_run_follows_the_dataset_unless_given() -> None:
-    assert set(_run_dirs("DATASET=poemetric").values()) == {"runs/poemetric"}
+    stages = STAGES[1:]  # the demo takes the demo dataset only
+    assert set(_run_dirs("DATASET=poemetric", stages=stages).values()) == {"runs/poemetric"}
     assert set(_run_dirs("RUN=runs/x").values()) == {"runs/x"}
 
 
@@ -126,3 +127,15 @@ def test_the_docs_quote_the_line_make_names_when_generate_fails() -> None:
         assert f"`make: *** [Makefile:{number}: generate] Error 1`" in (REPO / doc).read_text(
             encoding="utf-8"
         ), doc
+
+
+@pytest.mark.parametrize("dataset", ["poemetric", "my data/poems.csv"])
+def test_the_demo_refuses_another_dataset(dataset: str) -> None:
+    """`make demo DATASET=x` wrote the demo's poems into runs/x, which `make generate DATASET=x`
+    then refused as the run of another dataset."""
+    done = _make("-n", "demo", f"DATASET={dataset}")
+    assert done.returncode == 2
+    assert f"DATASET={dataset}: make demo runs the bundled demo dataset only" in done.stderr
+    assert f"make generate DATASET={dataset}, then make form" in done.stderr
+    assert "poemetric demo" not in done.stdout
+    assert _options("demo", "DATASET=demo")["--run"] == "runs/demo"
