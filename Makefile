@@ -63,7 +63,8 @@ help:  ## List the targets
 	@echo '             names the default RUN of every target (make demo takes demo only)'
 	@echo '  RUN        run directory of every target (default: runs/<dataset name>, e.g. runs/demo)'
 	@echo '  MODELS     generate: models or groups, comma-separated (default: markov; e.g. paper30)'
-	@echo '  JUDGE      judge, demo: judges or groups from judges/ (e.g. gemini-2.5-pro)'
+	@echo '  JUDGE      judge, demo: judges or groups from judges/ (e.g. gemini-2.5-pro);'
+	@echo '             analyze, figures, report: that judge'"'"'s scores only (default: every judge)'
 	@echo '  LIMIT      generate, judge, demo: only the first N poems of the dataset'
 	@echo '  ARGS       any other options, e.g. ARGS="--dry-run" (see poemetric COMMAND --help)'
 	@echo '  LOCAL      install, demo: 1 (default) with the local model and PyTorch, 0 without'
@@ -107,13 +108,13 @@ judge: install  ## LLM-as-a-judge over every stored poem: make judge JUDGE=gemin
 	$(need_run)$(POEMETRIC) judge --run $(call q,$(RUN)) $(judge_opt) $(limit_opt) $(ARGS)
 
 analyze: install  ## Tables of per-author scores
-	$(need_run)$(POEMETRIC) analyze --run $(call q,$(RUN)) $(ARGS)
+	$(need_run)$(POEMETRIC) analyze --run $(call q,$(RUN)) $(judge_opt) $(ARGS)
 
 figures: install  ## Publication figures from a run
-	$(need_run)$(POEMETRIC) figures --run $(call q,$(RUN)) $(ARGS)
+	$(need_run)$(POEMETRIC) figures --run $(call q,$(RUN)) $(judge_opt) $(ARGS)
 
 report: install  ## The run report: RUN/report/index.html (one self-contained file, poem browser)
-	$(need_run)$(POEMETRIC) report --run $(call q,$(RUN)) $(ARGS)
+	$(need_run)$(POEMETRIC) report --run $(call q,$(RUN)) $(judge_opt) $(ARGS)
 
 test: install lint typecheck  ## Lint, type-check and run the test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 $(ARGS)

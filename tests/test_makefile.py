@@ -139,3 +139,10 @@ def test_the_demo_refuses_another_dataset(dataset: str) -> None:
     assert f"make generate DATASET={dataset}, then make form" in done.stderr
     assert "poemetric demo" not in done.stdout
     assert _options("demo", "DATASET=demo")["--run"] == "runs/demo"
+
+
+@pytest.mark.parametrize("target", ["analyze", "figures", "report"])
+def test_judge_reaches_the_stages_that_read_judgments(target: str) -> None:
+    """`make figures JUDGE=gpt-4o` drew every judge's figures: JUDGE was ignored without a word."""
+    assert _options(target, "JUDGE=gpt-4o")["--judge"] == "gpt-4o"
+    assert "--judge" not in _options(target)
