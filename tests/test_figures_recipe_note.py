@@ -29,3 +29,22 @@ def test_a_recipe_choice_is_not_called_an_option(tmp_path: Path) -> None:
     chosen = CliRunner().invoke(app, [*command, "--authors", "human"], env={"COLUMNS": "400"})
     assert chosen.exit_code == 2  # the option itself is still named when it is the culprit
     assert "--authors 'human' names no LLM author" in chosen.output
+
+
+def test_no_author_note_for_a_figure_that_is_then_skipped(tmp_path: Path) -> None:
+    """`figures --recipe paper` after the demo (no judgments) printed "fig06-basic: ... showing
+    every author" and then "skipped fig06-basic: no judgments" for each judge figure."""
+    run = tmp_path / "run"
+    build_synthetic_run(run, poems_per_form=1, judges=()).close()
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text(
+        "figures:\n  - {name: bars, kind: dimension_bars, authors: paper7}\n"
+        "  - {name: words, kind: top_words, authors: paper7}\n",
+        encoding="utf-8",
+    )
+    command = ["figures", "--run", str(run), "--recipe", str(recipe), "--format", "png"]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert "skipped bars: no judgments" in result.output
+    assert "note bars:" not in result.output
+    assert "note words: the recipe's authors: 'paper7' names no LLM author" in result.output

@@ -202,6 +202,25 @@ def test_demo_refuses_an_unknown_judge(tmp_path: Path) -> None:
     assert not (tmp_path / "d").exists()
 
 
+def test_demo_refuses_a_judge_without_its_key_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make demo JUDGE=gemini-2.5-pro` without the key generated, checked and analysed first
+    (minutes with the local model) and named the missing variable only at the end."""
+    for name in ("GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    run = tmp_path / "d"
+    command = ["demo", "--run", str(run), "--judge", "gemini-2.5-pro", "--no-local"]
+    result = CliRunner().invoke(app, command, terminal_width=400)
+    assert result.exit_code == 2, result.output
+    assert (
+        "--judge gemini-2.5-pro: model 'gemini-2.5-pro' (provider 'google') needs an API key: "
+        "set the environment variable GEMINI_API_KEY or GOOGLE_API_KEY" in result.output
+    )
+    assert "nothing was run" in result.output
+    assert not run.exists()
+
+
 def test_a_model_without_its_key_is_not_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -33,8 +33,8 @@ def _options(target: str, *variables: str) -> dict[str, str]:
     return {w: words[i + 1] for i, w in enumerate(words[:-1]) if w.startswith("--")}
 
 
-def _run_dirs(*variables: str) -> dict[str, str]:
-    return {target: _options(target, *variables)["--run"] for target in STAGES}
+def _run_dirs(*variables: str, stages: tuple[str, ...] = STAGES) -> dict[str, str]:
+    return {target: _options(target, *variables)["--run"] for target in stages}
 
 
 def test_every_target_reads_the_run_the_demo_writes() -> None:
@@ -42,7 +42,8 @@ def test_every_target_reads_the_run_the_demo_writes() -> None:
 
 
 def test_run_follows_the_dataset_unless_given() -> None:
-    assert set(_run_dirs("DATASET=poemetric").values()) == {"runs/poemetric"}
+    stages = STAGES[1:]  # the demo takes the demo dataset only
+    assert set(_run_dirs("DATASET=poemetric", stages=stages).values()) == {"runs/poemetric"}
     assert set(_run_dirs("RUN=runs/x").values()) == {"runs/x"}
 
 
@@ -93,3 +94,55 @@ def test_help_names_every_target_and_variable() -> None:
     for name in (*STAGES, "test", "bench", "install", "DATASET", "RUN", "MODELS", "JUDGE", "LIMIT",
                  "ARGS"):  # fmt: skip
         assert f"  {name} " in out, name
+
+
+@pytest.mark.parametrize(
+    "typo", ["MODEL=gpt-4o", "LIMT=3", "JUGDE=gemini-2.5-pro", "ARG=--dry-run"]
+)
+def test_a_misspelt_variable_stops_before_anything_runs(typo: str) -> None:
+    """`make generate LIMT=3` ran the whole dataset, `MODEL=gpt-4o` the default model."""
+    done = _make("-n", "generate", "MODELS=gpt-4o", typo)
+    assert done.returncode == 2
+    assert f"unknown variable {typo.split('=')[0]} (nothing was run): make reads " in done.stderr
+    assert "poemetric" not in done.stdout
+
+
+def test_environment_settings_on_the_command_line_still_reach_the_command() -> None:
+    done = _make("-n", "generate", "POEMETRIC_STOP_GRACE=30", "CI=true", "LOCAL=0", "PYTHON=py")
+    assert done.returncode == 0, done.stderr
+
+
+def test_help_names_every_variable_the_makefile_reads() -> None:
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    line = next(x for x in makefile.splitlines() if x.startswith("variables := "))
+    out = _make("help").stdout
+    for name in line.split(":=")[1].split():
+        assert name == "CI" or f"  {name} " in out, name
+
+
+def test_the_docs_quote_the_line_make_names_when_generate_fails() -> None:
+    lines = (REPO / "Makefile").read_text(encoding="utf-8").splitlines()
+    number = next(i for i, x in enumerate(lines, 1) if x.startswith("generate:")) + 1
+    for doc in ("README.md", "docs/running.md"):
+        assert f"`make: *** [Makefile:{number}: generate] Error 1`" in (REPO / doc).read_text(
+            encoding="utf-8"
+        ), doc
+
+
+@pytest.mark.parametrize("dataset", ["poemetric", "my data/poems.csv"])
+def test_the_demo_refuses_another_dataset(dataset: str) -> None:
+    """`make demo DATASET=x` wrote the demo's poems into runs/x, which `make generate DATASET=x`
+    then refused as the run of another dataset."""
+    done = _make("-n", "demo", f"DATASET={dataset}")
+    assert done.returncode == 2
+    assert f"DATASET={dataset}: make demo runs the bundled demo dataset only" in done.stderr
+    assert f"make generate DATASET={dataset}, then make form" in done.stderr
+    assert "poemetric demo" not in done.stdout
+    assert _options("demo", "DATASET=demo")["--run"] == "runs/demo"
+
+
+@pytest.mark.parametrize("target", ["analyze", "figures", "report"])
+def test_judge_reaches_the_stages_that_read_judgments(target: str) -> None:
+    """`make figures JUDGE=gpt-4o` drew every judge's figures: JUDGE was ignored without a word."""
+    assert _options(target, "JUDGE=gpt-4o")["--judge"] == "gpt-4o"
+    assert "--judge" not in _options(target)

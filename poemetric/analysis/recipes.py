@@ -230,7 +230,7 @@ def render_figures(
             except AuthorSelectionError as error:
                 shown, notes = select_authors(None, present)
                 notes = [f"{error}; showing every author"]
-            report.notes += [f"{spec.name}: {note}" for note in notes]
+            drawn = False
             for current in judges if needs_judge else [None]:
                 name = spec.name + (
                     f"-{current}" if needs_judge and current and len(judges) > 1 else ""
@@ -243,6 +243,9 @@ def render_figures(
                     report.skipped.append(f"{name}: {skipped}")
                     continue
                 report.paths += save_figure(drawing, out, name, formats)
+                drawn = True
+            if drawn:  # not "showing every author" of a figure then skipped
+                report.notes += [f"{spec.name}: {note}" for note in notes]
     return report
 
 

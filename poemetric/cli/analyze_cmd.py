@@ -257,7 +257,7 @@ def figures(
 ) -> None:
     """Publication figures (vector PDF + 300-dpi PNG, each with a NAME.caption.txt saying what
     the bars and whiskers are) in RUN/figures/, drawn at their printed width; prints their paths
-    and which figures were skipped for lack of data.
+    and which figures were skipped for lack of data, then how many of each.
 
     Examples:
 
@@ -313,3 +313,10 @@ def figures(
     if not report.paths:
         console.print("[red]no figures written[/red]")
         raise typer.Exit(1)
+    drawn = sum(path.name.endswith(".caption.txt") for path in report.paths)  # one per figure
+    skipped = f"; {len(report.skipped)} skipped (above)" if report.skipped else ""
+    console.print(
+        f"wrote {drawn} figures ({len(report.paths)} files) to {destination}{skipped}",
+        markup=False,
+        highlight=False,
+    )

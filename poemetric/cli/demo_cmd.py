@@ -84,6 +84,18 @@ def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
     return "\n".join(lines)
 
 
+def _refuse_a_judge_without_its_key(spec: ModelSpec) -> None:
+    """A judge that cannot start (no API key) stops the demo before any work: it said so only
+    after the generation stages, minutes later with the local model (`make demo JUDGE=...`)."""
+    from poemetric.providers.base import ProviderError
+    from poemetric.providers.registry import create_provider
+
+    try:
+        create_provider(spec).preflight()
+    except ProviderError as error:
+        raise error_exit(f"--judge {spec.name}: {error}; nothing was run") from None
+
+
 @app.command("demo")
 def demo(
     run: Path = typer.Option(Path("runs/demo"), "--run", "-r", help="Run directory."),
@@ -148,6 +160,8 @@ def demo(
             generators.refuse_unusable([LOCAL_MODEL])
     except RosterError as error:
         raise error_exit(error) from None
+    if judge_model is not None:
+        _refuse_a_judge_without_its_key(judge_model)
     judges = judge_catalog.specs()
     console.rule("[bold]POEMetric demo")
     incomplete: list[StageReport] = []
