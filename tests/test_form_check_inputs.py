@@ -151,6 +151,23 @@ def test_a_parquet_row_is_named_by_its_row_number(tmp_path: Path) -> None:
     assert f"{source}:row 2: id b: missing form" in result.stderr.splitlines()[1]
 
 
+def test_a_missing_form_is_null_from_csv_jsonl_and_parquet_alike(tmp_path: Path) -> None:
+    csv_source = tmp_path / "answers.csv"
+    quoted = '"' + BALLAD.replace('"', '""') + '"'
+    csv_source.write_text(f"id,form,response\na,,{quoted}\n", encoding="utf-8")
+    jsonl_source = tmp_path / "answers.jsonl"
+    jsonl_source.write_text(json.dumps({"id": "a", "form": "", "response": BALLAD}) + "\n")
+    parquet_source = tmp_path / "answers.parquet"
+    pq.write_table(pa.table({"id": ["a"], "form": pa.array([None], pa.string()),
+                             "response": [BALLAD]}), parquet_source)  # fmt: skip
+    for source in (csv_source, jsonl_source, parquet_source):
+        out = tmp_path / f"{source.suffix[1:]}.jsonl"
+        result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+        assert result.exit_code == 1, result.output
+        [record] = _records(out)
+        assert record["form"] is None and record["error"] == "missing form", source.name
+
+
 def test_only_the_first_rows_are_named_then_a_count(tmp_path: Path) -> None:
     source = tmp_path / "answers.jsonl"
     source.write_text(
