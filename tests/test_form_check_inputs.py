@@ -129,7 +129,8 @@ def test_rows_that_could_not_be_checked_are_named_with_file_and_line(tmp_path: P
         "this one",
         f"{source}:29: id bad: rhyme pattern 'AB?!' must contain only letters (A-Z) and spaces",
         f"{source}:41: -: malformed CSV: unexpected end of data; line 41 could not be read as a "
-        "record (an unclosed quote?), reading resumed after it",
+        "record (an unclosed quote?), it runs to the end of the file, so the rest of the file "
+        "could not be read",
     ]
     # Nothing is lost: one output row per record, the unreadable one included.
     assert [record["id"] for record in _records(out)] == [
