@@ -32,6 +32,13 @@ SIGN_OFFS = [
     "Hope it made you smile!",
     "Thanks for the lovely prompt!",
     "I hope this made you smile!\nWould you like a version with a different rhyme scheme?",
+    "Thank you!",
+    "Thanks so much! \U0001f60a",
+    "Thank you for reading!",
+    "Happy writing!",
+    "Enjoy \U0001f60a",
+    "Thank you!\nHappy writing!",
+    "Enjoy!\nThank you!",
 ]
 
 
@@ -67,6 +74,23 @@ def test_verse_stanza_opening_like_a_sign_off_kept(stanza: str) -> None:
 def test_verse_line_opening_like_a_sign_off_running_on_kept() -> None:
     poem = POEM + "\nI hope you enjoy the dark, my love,\nas I enjoy the lamps."
     assert extract_poem(poem).poem == poem
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [
+        "\n\nThank you.",
+        "\nThank you.",
+        "\n\nThank you, river,\nfor the boats and for the bread.",
+        "\nfor all the lamps you gave the street —\nthank you!",
+        "\nand all you gave the children at the door:\nThank you!",
+    ],
+)
+def test_verse_thanks_kept(ending: str) -> None:
+    """A short sign-off must stand alone with "!" or emoji, and not end a sentence running on."""
+    poem = POEM + ending
+    result = extract_poem(poem)
+    assert result.poem == poem, result.notes
 
 
 # --- prose that describes the poem, with no chat marker --------------------------------------------

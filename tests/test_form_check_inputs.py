@@ -129,7 +129,8 @@ def test_rows_that_could_not_be_checked_are_named_with_file_and_line(tmp_path: P
         "this one",
         f"{source}:29: id bad: rhyme pattern 'AB?!' must contain only letters (A-Z) and spaces",
         f"{source}:41: -: malformed CSV: unexpected end of data; line 41 could not be read as a "
-        "record (an unclosed quote?), reading resumed after it",
+        "record (an unclosed quote?), it runs to the end of the file, so the rest of the file "
+        "could not be read",
     ]
     # Nothing is lost: one output row per record, the unreadable one included.
     assert [record["id"] for record in _records(out)] == [
@@ -149,6 +150,23 @@ def test_a_parquet_row_is_named_by_its_row_number(tmp_path: Path) -> None:
     result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
     assert result.exit_code == 1, result.output
     assert f"{source}:row 2: id b: missing form" in result.stderr.splitlines()[1]
+
+
+def test_a_missing_form_is_null_from_csv_jsonl_and_parquet_alike(tmp_path: Path) -> None:
+    csv_source = tmp_path / "answers.csv"
+    quoted = '"' + BALLAD.replace('"', '""') + '"'
+    csv_source.write_text(f"id,form,response\na,,{quoted}\n", encoding="utf-8")
+    jsonl_source = tmp_path / "answers.jsonl"
+    jsonl_source.write_text(json.dumps({"id": "a", "form": "", "response": BALLAD}) + "\n")
+    parquet_source = tmp_path / "answers.parquet"
+    pq.write_table(pa.table({"id": ["a"], "form": pa.array([None], pa.string()),
+                             "response": [BALLAD]}), parquet_source)  # fmt: skip
+    for source in (csv_source, jsonl_source, parquet_source):
+        out = tmp_path / f"{source.suffix[1:]}.jsonl"
+        result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+        assert result.exit_code == 1, result.output
+        [record] = _records(out)
+        assert record["form"] is None and record["error"] == "missing form", source.name
 
 
 def test_only_the_first_rows_are_named_then_a_count(tmp_path: Path) -> None:

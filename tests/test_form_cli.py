@@ -127,6 +127,8 @@ def test_check_csv_with_an_unclosed_quote_reports_the_line_and_checks_the_rest(
     assert records[2]["line"] == broken_line + 2
     error = records[1]["error"]
     assert f"{source}:{broken_line}:" in error and "malformed CSV" in error
+    assert error.endswith(f"lines {broken_line}-{broken_line + 1} could not be read as a record "
+                          "(an unclosed quote?), reading resumed after it")  # fmt: skip
     assert records[1]["passed"] is False and records[1]["meter_score"] is None
 
 

@@ -19,7 +19,13 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain, plain_cells
-from poemetric.cli.options import RunOption, error_exit, existing_run, not_the_input
+from poemetric.cli.options import (
+    RunOption,
+    error_exit,
+    existing_run,
+    not_standard_output,
+    not_the_input,
+)
 from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.form.blas import ask_one_blas_thread
 
@@ -86,11 +92,8 @@ def check_command(
 
         poemetric form check big.jsonl -o checks.jsonl --jobs 8
     """
-    if str(output) == "-":  # was written to a file named "-", the summary table on stdout
-        raise error_exit(
-            "--output -: form check writes its rows to a file and its summary to the terminal; "
-            "give a file name (e.g. -o checks.jsonl)"
-        )
+    why = "form check writes its rows to a file and its summary to the terminal"
+    not_standard_output(output, "--output", why=why)
     not_the_input(output, input_path, "--output", "the poems would be replaced by their checks")
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.io import FormInputError, check_file

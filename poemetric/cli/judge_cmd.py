@@ -30,7 +30,14 @@ from poemetric.cli.judging import (
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import LimitOption, RunOption, error_exit, existing_run, not_the_input
+from poemetric.cli.options import (
+    LimitOption,
+    RunOption,
+    error_exit,
+    existing_run,
+    not_standard_output,
+    not_the_input,
+)
 from poemetric.cli.output import OutputError, replaced_on_success
 
 if TYPE_CHECKING:
@@ -212,6 +219,8 @@ def parse_command(
     """
     from poemetric.judge.reparse import ParseInputError, parse_file
 
+    why = "judge parse writes its lines to a file and its summary to the terminal"
+    not_standard_output(output, "--output", why=why)
     not_the_input(
         output, input_path, "--output", "the answers would be replaced by the parsed output"
     )

@@ -123,10 +123,20 @@ def require_poems(store: RunStore, run: Path) -> None:
         raise no_poems_yet(run)
 
 
+def not_standard_output(path: Path, option: str, kind: str = "file", why: str = "") -> None:
+    """Refuse (exit 2) `-` as an output path. No command writes its output to standard output
+    (the terminal gets its summary), and `-` was taken as a file or folder named "-" in the
+    current folder, with exit status 0. `why` says what the command writes where."""
+    if str(path) == "-":
+        why = why or f"the output is written to a {kind}, not to standard output"
+        raise error_exit(f"{option} -: {why}; give a {kind} name")
+
+
 def output_folder(path: Path, option: str = "--out") -> Path:
     """`path` as a folder a command may write into. A file there, or in place of a folder above
     it, is unusable input: `error: ...` and exit status 2 before any work, not a traceback after
-    it."""
+    it; so is `-` (`not_standard_output`)."""
+    not_standard_output(path, option, "folder")
     for folder in (path, *path.parents):
         if folder.exists():
             if not folder.is_dir():
@@ -169,7 +179,9 @@ def output_file(
 ) -> Path:
     """`path` as a file a command may write: a folder there is unusable input (exit 2), and so
     are the command's input file `source` (`not_the_input`) and a SQLite database, such as a
-    run store (`report --out RUN/poemetric.sqlite` replaced the whole run with the report)."""
+    run store (`report --out RUN/poemetric.sqlite` replaced the whole run with the report), and
+    `-` (`not_standard_output`)."""
+    not_standard_output(path, option)
     if path.is_dir():
         raise error_exit(f"{option} {path}: is a folder; give a file name")
     if source is not None:

@@ -144,11 +144,17 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
     # header's field count are absorbed into it until a well-formed one starts.
     broken: tuple[int, str] | None = None
 
-    def close_broken(last_line: int) -> None:
+    def close_broken(last_line: int, at_end: bool = False) -> None:
+        """Report the broken record; `at_end`: no well-formed record followed it."""
         nonlocal broken
         if broken is not None:
             first, error = broken
             span = f"line {first}" if last_line <= first else f"lines {first}-{last_line}"
+            after = (
+                "it runs to the end of the file, so the rest of the file could not be read"
+                if at_end
+                else "reading resumed after it"
+            )
             table.unreadable += 1
             table.issues.append(
                 ValidationIssue(
@@ -156,7 +162,7 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
                     first,
                     None,
                     f"malformed {fmt.upper()}: {error}; {span} could not be read as a record "
-                    "(an unclosed quote?), reading resumed after it",
+                    f"(an unclosed quote?), {after}",
                 )
             )
             broken = None
@@ -220,7 +226,7 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
         if restart is None:
             break
         next_line = restart  # index of the line after the record's first line
-    close_broken(len(lines))
+    close_broken(len(lines), at_end=True)
     if header is None and not table.issues:
         table.issues.append(ValidationIssue(str(path), 1, None, EMPTY_CSV))
     table.issues.sort(key=lambda issue: issue.line or 0)

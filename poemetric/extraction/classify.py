@@ -49,6 +49,14 @@ _PREAMBLE_OPENER = re.compile(
     r"let me|as requested|following your|in response to|presenting|happy to)\b",
     re.IGNORECASE,
 )
+#: Emoji after a sign-off ("Enjoy! \U0001f60a"): pictographs, dingbats, and their joiners.
+_EMOJI = r"[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]"
+#: A short sign-off said on a line of its own: "Thank you!", "Thanks so much!", "Happy writing!"
+#: with "!" or emoji and nothing else (a verse line "Thank you." or "Thank you, river" stays).
+_SHORT_SIGN_OFF = (
+    r"(?:thanks?|thank you)(?: (?:so|very) much| again| for reading)?|happy (?:writing|rhyming)"
+)
+_ALONE = rf"(?:\s*!+(?:\s*{_EMOJI})*|(?:\s*{_EMOJI})+)\s*$"
 _SIGN_OFF = (
     r"(?:i )?hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
     r"bring|brought|suit|fit|work|request|appreciat|smile|made you|makes you|touch|speak|inspir|"
@@ -61,7 +69,13 @@ _SIGN_OFF = (
     r"(?:i'm |i am |i'd be |i would be |i'll be |always )?(?:happy|glad) to (?:adjust|revise|"
     r"tweak|change|edit|rewrite|rework|expand|shorten|lengthen|modify|refine|adapt|alter|try)\b|"
     r"thanks? (?:you )?for (?:the|this|your) (?:\w+ )?(?:prompt|request|idea|challenge)|"
-    r"enjoy(?: (?:the|this|your|my) (?:" + _FORMS + r"))?(?:\s*[!.]+(?:\s|$)|$)|happy reading"
+    r"enjoy(?: (?:the|this|your|my) (?:" + _FORMS + r"))?(?:\s*[!.]+(?:\s|$)|$|" + _ALONE + r")|"
+    r"happy reading|(?:" + _SHORT_SIGN_OFF + r")" + _ALONE
+)
+#: A short sign-off alone on its line ("Thank you!", "Enjoy!"): glued to a verse line that runs
+#: on ("all the years you gave me —\nthank you!") it is the poem's own last line.
+_SHORT_CLOSING = re.compile(
+    r"^(?:" + _SHORT_SIGN_OFF + r"|enjoy)(?:\s*[!.]*(?:\s*" + _EMOJI + r")*\s*$)", re.IGNORECASE
 )
 _CLOSING_OPENER = re.compile(
     r"^(?:\(?\s*notes?\s*[:\-–—]|explanation\s*:|analysis\s*:|commentary\s*:|breakdown\s*:|"

@@ -26,6 +26,7 @@ from poemetric.extraction.classify import (
     _META_RE_I,
     _METADATA,
     _PARENTHESISED,
+    _SHORT_CLOSING,
     _STRONG_CLOSING,
     _TECHNICAL_TERMS,
     _WRITTEN,
@@ -154,14 +155,20 @@ def _paragraph(lines: list[str], start: int) -> list[str]:
     return lines[start:end]
 
 
+#: A verse line ending so runs on into the next line.
+_RUNS_ON = (",", ";", ":", "—", "–", "-")
+
+
 def _is_glued(lines: list[str], first: int, index: int) -> bool:
     """`lines[index]`, right under the line before it, is a closing remark rather than verse."""
     line = lines[index]
     if line.rstrip().endswith((",", ";")):
         return False
+    above = [text.strip() for text in lines[first:index] if text.strip()]
+    if above and _SHORT_CLOSING.match(_chat_text(line)) and above[-1].endswith(_RUNS_ON):
+        return False  # "all the years you gave me —\nthank you!" ends the poem's sentence
     if _is_glued_closing(line):
         return True
-    above = [text.strip() for text in lines[first:index] if text.strip()]
     return bool(
         above
         and _ends_sentence(above[-1])

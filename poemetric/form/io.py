@@ -203,7 +203,7 @@ def check_row(row: InputRow, threshold: float, *, extract: bool = True) -> dict[
     return {
         "id": row.id,
         "line": row.line,
-        "form": _as_text(row.form),
+        "form": _as_text(row.form) or None,  # an empty CSV cell is as missing as a null
         "passed": False,
         "meter_score": None,
         "rhyme_score": None,

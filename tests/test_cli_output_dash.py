@@ -1,0 +1,108 @@
+"""`-` as an output path is refused (exit 2) by every command, as by `form check`: no command
+writes its output to standard output (the terminal gets its summary), and `judge parse -o -`,
+`probe build -o -`, `analyze --out -` and the rest wrote a file or folder named "-" in the
+current folder, with exit status 0 (or 1 for some rejected answers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+
+
+def _invoke(args: list[str]) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("dash") / "demo"
+    code, _out, err = _invoke(["demo", "--run", str(run), "--no-progress"])
+    assert code == 0, err
+    built = ["survey", "build", "--run", str(run), "--raters", "2", "--per-rater", "3"]
+    code, _out, err = _invoke(built)
+    assert code == 0, err
+    return run
+
+
+@pytest.fixture
+def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Inputs for the file commands, in a fresh current folder (where a "-" would appear)."""
+    monkeypatch.chdir(tmp_path)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(
+        json.dumps({"id": "a", "form": "ballad", "response": "1: 4"}) + "\n", encoding="utf-8"
+    )
+    pairs = tmp_path / "pairs.jsonl"
+    build = ["probe", "build", "lear-limericks", "-o", str(pairs), "--limit", "2"]
+    code, _out, err = _invoke([*build, "--tasks", "rhyme_line_swap"])
+    assert code == 0, err
+    return {"ANSWERS": str(answers), "PAIRS": str(pairs)}
+
+
+FILE_COMMANDS = [
+    (["form", "check", "ANSWERS", "-o", "-"], "--output", "form check writes its rows"),
+    (["judge", "parse", "ANSWERS", "-o", "-"], "--output", "judge parse writes its lines"),
+    (["probe", "build", "lear-limericks", "-o", "-", "--limit", "2"], "--output", "file"),
+    (["probe", "run", "PAIRS", "-o", "-"], "--output", "file"),
+    (["probe", "run", "PAIRS", "-o", "scores.jsonl", "--tables", "-"], "--tables", "folder"),
+    (["probe", "report", "PAIRS", "--output", "-"], "--output", "folder"),
+]
+RUN_COMMANDS = [
+    (["report", "--out", "-"], "--out", "file"),
+    (["analyze", "--out", "-"], "--out", "folder"),
+    (["figures", "--format", "png", "--out", "-"], "--out", "folder"),
+    (["export", "--to", "-"], "--to", "folder"),
+    (["ghostwriting", "metrics", "--out", "-"], "--out", "folder"),
+    (["ghostwriting", "sheets", "--out", "-"], "--out", "folder"),
+    (["survey", "sheets", "--out", "-"], "--out", "folder"),
+]
+
+
+def _assert_refused(args: list[str], option: str, says: str) -> None:
+    code, out, err = _invoke(args)
+    assert code == 2, err
+    assert out == ""
+    (line,) = err.splitlines()
+    assert line.startswith(f"error: {option} -: "), line
+    if says in ("file", "folder"):
+        assert line.endswith(f"is written to a {says}, not to standard output; give a {says} name")
+    else:
+        assert says in line and line.endswith("give a file name")
+    assert not Path("-").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "says"), FILE_COMMANDS, ids=lambda v: " ".join(v[:2]) if isinstance(v, list) else v
+)  # fmt: skip
+def test_dash_as_an_output_file_or_folder_is_refused(
+    files: dict[str, str], command: list[str], option: str, says: str
+) -> None:
+    _assert_refused([files.get(arg, arg) for arg in command], option, says)
+
+
+@pytest.mark.parametrize(
+    ("command", "option", "says"), RUN_COMMANDS, ids=lambda v: " ".join(v[:2]) if isinstance(v, list) else v
+)  # fmt: skip
+def test_dash_as_the_output_of_a_run_command_is_refused(
+    demo_run: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: list[str],
+    option: str,
+    says: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _assert_refused([*command, "--run", str(demo_run)], option, says)
+
+
+def test_merge_into_dash_is_refused(
+    demo_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    _assert_refused(["merge", str(demo_run), "--into", "-"], "--into", "folder")
