@@ -13,6 +13,7 @@ A bad record is reported as ``file:line: reason`` and nothing is loaded from a c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -87,8 +88,12 @@ def _table_texts(path: Path) -> list[ReferenceText]:
     where = "row" if table.unit == "row" else "line"
     for record in table.records:
         values = record.values
-        text = next((values.get(c) for c in TEXT_COLUMNS if values.get(c)), None)
+        column = next((c for c in TEXT_COLUMNS if values.get(c) not in (None, "")), None)
+        text = None if column is None else values[column]
         location = f"{path}:{record.line}" if where == "line" else f"{path}:row {record.line}"
+        if column is not None and not isinstance(text, str):
+            problems.append(f"{location}: {column} is not a string (found {_shown(text)})")
+            continue
         if not isinstance(text, str) or not text.strip():
             problems.append(f"{location}: empty text (columns {', '.join(TEXT_COLUMNS)})")
             continue
@@ -109,6 +114,15 @@ def _table_texts(path: Path) -> list[ReferenceText]:
     if not texts:
         raise ReferenceCorpusError(f"{path}: no texts")
     return texts
+
+
+def _shown(value: object) -> str:
+    """A non-text value as the user wrote it (JSON for a JSONL record), cut to 40 characters."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
 def load_reference_corpora(paths: Sequence[str | Path]) -> list[ReferenceText]:
