@@ -243,3 +243,25 @@ def test_ctrl_c_in_a_local_last_line_build_says_that_no_pairs_file_was_written(
     text = " ".join(result.output.split())
     assert f"Interrupted. Nothing was written: {pairs} is written once every pair is built" in text
     assert "Run it again with: poemetric" in text and not pairs.exists()
+
+
+def test_a_local_last_line_build_that_keeps_no_line_writes_no_file(
+    smollm2: Any, tmp_path: Path
+) -> None:
+    """A last_line build with the local model that made no pair wrote an empty pairs file and
+    exited 0; it now says why (here: no last line rhymes, so nothing is generated) and writes
+    nothing (exit 1)."""
+    poems = tmp_path / "unrhymed.jsonl"
+    text = "The rain falls on the field\nA crow walks in the mud\nThe evening comes too soon"
+    record = {"form": "ballad", "title": "T", "author": "A", "content": text}
+    record |= {"meter_pattern": "", "rhyme_pattern": "", "theme": ""}
+    poems.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    pairs = tmp_path / "ll.jsonl"
+    args = ["probe", "build", str(poems), "-t", "last_line", "--beams", "1", "-o", str(pairs)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1 and not pairs.exists(), result.output
+    assert result.stderr == (
+        "error: no pairs from 1 poem of unrhymed; no pairs file written\n"
+        "last_line: the last line of the poem rhymes with no other line (a new last line must "
+        "rhyme with one)\n"
+    )
