@@ -101,6 +101,30 @@ def test_the_demo_with_local_0_offers_the_real_model_the_make_way(tmp_path: Path
         )
     else:  # how to install it, then run the demo again
         assert out.endswith("# the model file, 98 MB make demo")
+    # The judge hint too: make's commands, not poemetric's options.
+    assert f"make judge RUN={run} JUDGE=gemini-2.5-pro" in out
+    assert f"make judge RUN={run} JUDGE=local-openai" in out
+    assert "`make demo JUDGE=NAME` runs it as part of the demo." in out
+    assert "--judge" not in out
+
+
+def test_judge_without_a_judge_names_the_make_variable(tmp_path: Path) -> None:
+    """`make judge` without JUDGE said "Choose one with --judge NAME", an option make users do
+    not type; `poemetric judge` still says `--judge NAME`."""
+    run = tmp_path / "run"
+    done = _make("judge", f"RUN={run}", venv=str(_installed_venv()))
+    assert done.returncode == 2
+    assert done.stdout.startswith("No judge given. Choose one with JUDGE=NAME, for example:\n")
+    assert f"        make judge RUN={run} JUDGE=gemini-2.5-pro\n" in done.stdout
+    assert f"        make judge RUN={run} JUDGE=local-openai\n" in done.stdout
+    assert "--judge" not in done.stdout
+    direct = subprocess.run(
+        [str(_installed_venv() / "bin" / "poemetric"), "judge", "--run", str(run)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert direct.returncode == 2
+    assert direct.stdout.startswith("No judge given. Choose one with --judge NAME (or set ")
+    assert f"poemetric judge --run {run} --judge gemini-2.5-pro" in direct.stdout
 
 
 def test_a_venv_with_spaces_is_refused_clearly() -> None:

@@ -15,7 +15,7 @@ from poemetric.cli.analyze_cmd import summary_tables
 from poemetric.cli.app import app
 from poemetric.cli.generate_cmd import ProgressOption, open_prepared
 from poemetric.cli.interrupt import interruptible
-from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
+from poemetric.cli.judging import LOCAL_JUDGE, judge_command, local_judge_commands
 from poemetric.cli.markup import plain
 from poemetric.cli.options import LimitOption, error_exit, run_by_make, unknown_choice
 
@@ -81,16 +81,19 @@ def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
         others = ", ".join(name for name in judges if name not in {PAPER_JUDGE, LOCAL_JUDGE})
         lines.append(f"  • the paper's judge (judges/ lists the others: {others}):")
         lines += [f"      export {variable}=…" for variable in key_variables(paper)[:1]]
-        lines.append(f"      poemetric judge --run {plain(run)} --judge {PAPER_JUDGE}")
+        lines.append(f"      {plain(judge_command(run, PAPER_JUDGE))}")
     local = judges.get(LOCAL_JUDGE)
     if local is not None:
         lines += [
             "  • or any model behind an OpenAI-compatible API, e.g. a local vLLM server:",
             *(f"      {plain(command)}" for command in local_judge_commands(local, run)),
         ]
-    lines.append(
-        "  `poemetric demo --judge NAME` (or POEMETRIC_JUDGE=NAME) runs it as part of the demo."
+    with_demo = (
+        "`make demo JUDGE=NAME`"
+        if run_by_make()
+        else "`poemetric demo --judge NAME` (or POEMETRIC_JUDGE=NAME)"
     )
+    lines.append(f"  {with_demo} runs it as part of the demo.")
     return "\n".join(lines)
 
 
