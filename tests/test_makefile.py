@@ -157,6 +157,22 @@ def test_a_misspelt_variable_stops_before_anything_runs(typo: str) -> None:
     assert "poemetric" not in done.stdout
 
 
+@pytest.mark.parametrize("value", ["yes", "true", "", "2"])
+def test_a_local_other_than_0_or_1_is_refused(value: str) -> None:
+    """`make demo LOCAL=yes` ran the demo without the local model (and `make install LOCAL=yes`
+    installed without PyTorch): every value but 1 was taken for 0."""
+    for target in ("demo", "install"):
+        done = _make("-n", target, f"LOCAL={value}")
+        assert done.returncode == 2
+        assert (
+            f"LOCAL={value} (from the command line) is neither 1 nor 0 (nothing was run): LOCAL=1 "
+            "(the default) installs and runs the local model with PyTorch, LOCAL=0 leaves them out"
+        ) in done.stderr
+        assert "poemetric" not in done.stdout and "pip install" not in done.stdout
+    assert "--local" in _make("-n", "demo", "LOCAL=1").stdout
+    assert "--local" not in _make("-n", "demo", "LOCAL=0").stdout
+
+
 def test_environment_settings_on_the_command_line_still_reach_the_command() -> None:
     done = _make("-n", "generate", "POEMETRIC_STOP_GRACE=30", "CI=true", "LOCAL=0", "PYTHON=py")
     assert done.returncode == 0, done.stderr
