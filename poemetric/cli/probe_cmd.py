@@ -271,7 +271,12 @@ def run(
     tables: Path | None = typer.Option(
         None, "--tables", help="Also write the accuracy tables (CSV, LaTeX, Markdown) here."
     ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="chat: progress bars."),
+    progress: bool = typer.Option(
+        True,
+        "--progress/--no-progress",
+        help="hf: and chat: progress bars; where the output is not a terminal (a log file), a "
+        "line every POEMETRIC_PROGRESS_EVERY seconds (default 60) instead.",
+    ),
 ) -> None:
     """Score every pair (both texts) and print accuracy tables beside the papers' numbers."""
     from poemetric.cli.interrupt import interruptible, nothing_written
