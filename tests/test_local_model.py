@@ -243,3 +243,55 @@ def test_ctrl_c_in_a_local_last_line_build_says_that_no_pairs_file_was_written(
     text = " ".join(result.output.split())
     assert f"Interrupted. Nothing was written: {pairs} is written once every pair is built" in text
     assert "Run it again with: poemetric" in text and not pairs.exists()
+
+
+def test_a_local_last_line_build_that_keeps_no_line_writes_no_file(
+    smollm2: Any, tmp_path: Path
+) -> None:
+    """A last_line build with the local model that made no pair wrote an empty pairs file and
+    exited 0; it now says why (here: no last line rhymes, so nothing is generated) and writes
+    nothing (exit 1)."""
+    poems = tmp_path / "unrhymed.jsonl"
+    text = "The rain falls on the field\nA crow walks in the mud\nThe evening comes too soon"
+    record = {"form": "ballad", "title": "T", "author": "A", "content": text}
+    record |= {"meter_pattern": "", "rhyme_pattern": "", "theme": ""}
+    poems.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    pairs = tmp_path / "ll.jsonl"
+    args = ["probe", "build", str(poems), "-t", "last_line", "--beams", "1", "-o", str(pairs)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1 and not pairs.exists(), result.output
+    assert result.stderr == (
+        "error: no pairs from 1 poem of unrhymed; no pairs file written\n"
+        "last_line: the last line of the poem rhymes with no other line (a new last line must "
+        "rhyme with one)\n"
+    )
+
+
+def test_hf_scoring_shows_its_progress(smollm2: Any, tmp_path: Path) -> None:
+    """`probe run --scorer hf:` said nothing until the end (an hour on a CPU for a full set):
+    it now has the progress of the other stages, a bar on a terminal and, as here in a log, a
+    line every POEMETRIC_PROGRESS_EVERY seconds. Scored batch by batch (to count them), every
+    text keeps the score one call over all the texts gives it."""
+    import re
+
+    pairs = tmp_path / "pairs.jsonl"
+    tasks = "rhyme_line_swap,delete_1_rhyming"
+    build = ["probe", "build", "lear-limericks", "-n", "1", "-t", tasks]
+    assert CliRunner().invoke(app, [*build, "-o", str(pairs)]).exit_code == 0
+    built = {p["id"]: p for p in map(json.loads, pairs.read_text(encoding="utf-8").splitlines())}
+    texts = list(dict.fromkeys(p[k] for p in built.values() for k in ("original", "corrupted")))
+    scores = tmp_path / "scores.jsonl"
+    score = ["probe", "run", str(pairs), "--scorer", "hf:smollm2-135m", "--batch-size", "2"]
+    env = {"POEMETRIC_PROGRESS_EVERY": "0.01"}
+    result = CliRunner().invoke(app, [*score, "-o", str(scores)], env=env, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    line = rf"^\[\d\d:\d\d:\d\d\] hf:smollm2-135m: \d+/{len(texts)} \(\d+%\), \d:\d\d:\d\d elapsed"
+    assert re.search(line, result.output, re.MULTILINE), result.output
+    quiet_run = [*score, "-o", str(tmp_path / "quiet.jsonl"), "--no-progress", "--limit", "1"]
+    quiet = CliRunner().invoke(app, quiet_run, env=env)
+    assert quiet.exit_code == 0 and "elapsed" not in quiet.output, quiet.output
+    expected = dict(zip(texts, smollm2.score_texts(texts, batch_size=2), strict=True))
+    for record in map(json.loads, scores.read_text(encoding="utf-8").splitlines()):
+        pair = built[record["pair_id"]]
+        assert record["original_logprob"] == expected[pair["original"]].logprob_sum
+        assert record["corrupted_logprob"] == expected[pair["corrupted"]].logprob_sum

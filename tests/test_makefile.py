@@ -66,15 +66,65 @@ def test_paths_with_spaces_reach_poemetric_whole(tmp_path: Path) -> None:
     assert options["--run"] == "runs/my poems"
     assert options["--models"] == "gpt-4o, markov"
     assert _options("report", "RUN=runs/it's here")["--run"] == "runs/it's here"
-    venv = Path(sys.executable).parent.parent
-    if not (venv / "bin" / "poemetric").exists():
-        pytest.skip("poemetric is not installed beside this Python")
+    venv = _installed_venv()
     run = tmp_path / "my run"
     done = _make("generate", f"RUN={run}", "LIMIT=1", "ARGS=--no-progress", venv=str(venv))
     assert done.returncode == 0, done.stdout + done.stderr
     with sqlite3.connect(run / "poemetric.sqlite") as db:
         markov = "SELECT count(*) FROM generations WHERE author = 'markov'"
         assert db.execute(markov).fetchone() == (1,)
+
+
+def _installed_venv() -> Path:
+    """The venv of this Python, for a real `make` run; skip when poemetric is not in it."""
+    venv = Path(sys.executable).parent.parent
+    if not (venv / "bin" / "poemetric").exists():
+        pytest.skip("poemetric is not installed beside this Python")
+    return venv
+
+
+def test_the_demo_with_local_0_offers_the_real_model_the_make_way(tmp_path: Path) -> None:
+    """`make demo LOCAL=0` ended with "add --local to let smollm2-135m ... write 4 poems too
+    (`make demo` does)": an option of a command the user had not typed, after `make demo`."""
+    from poemetric.cli.demo_cmd import local_model_hint
+
+    run = tmp_path / "demo"
+    args = ("demo", "LOCAL=0", f"RUN={run}", "LIMIT=1", "ARGS=--no-progress")
+    done = _make(*args, venv=str(_installed_venv()))
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = " ".join(done.stdout.split())
+    assert "--local" not in out and "(`make demo` does)" not in out
+    if local_model_hint() is None:  # the real model is installed: offered
+        assert out.endswith(
+            "Real model: run `make demo` without LOCAL=0 (LOCAL=1 is the default) to let "
+            "smollm2-135m (installed) write 4 poems too."
+        )
+    else:  # how to install it, then run the demo again
+        assert out.endswith("# the model file, 98 MB make demo")
+    # The judge hint too: make's commands, not poemetric's options.
+    assert f"make judge RUN={run} JUDGE=gemini-2.5-pro" in out
+    assert f"make judge RUN={run} JUDGE=local-openai" in out
+    assert "`make demo JUDGE=NAME` runs it as part of the demo." in out
+    assert "--judge" not in out
+
+
+def test_judge_without_a_judge_names_the_make_variable(tmp_path: Path) -> None:
+    """`make judge` without JUDGE said "Choose one with --judge NAME", an option make users do
+    not type; `poemetric judge` still says `--judge NAME`."""
+    run = tmp_path / "run"
+    done = _make("judge", f"RUN={run}", venv=str(_installed_venv()))
+    assert done.returncode == 2
+    assert done.stdout.startswith("No judge given. Choose one with JUDGE=NAME, for example:\n")
+    assert f"        make judge RUN={run} JUDGE=gemini-2.5-pro\n" in done.stdout
+    assert f"        make judge RUN={run} JUDGE=local-openai\n" in done.stdout
+    assert "--judge" not in done.stdout
+    direct = subprocess.run(
+        [str(_installed_venv() / "bin" / "poemetric"), "judge", "--run", str(run)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert direct.returncode == 2
+    assert direct.stdout.startswith("No judge given. Choose one with --judge NAME (or set ")
+    assert f"poemetric judge --run {run} --judge gemini-2.5-pro" in direct.stdout
 
 
 def test_a_venv_with_spaces_is_refused_clearly() -> None:
@@ -105,6 +155,22 @@ def test_a_misspelt_variable_stops_before_anything_runs(typo: str) -> None:
     assert done.returncode == 2
     assert f"unknown variable {typo.split('=')[0]} (nothing was run): make reads " in done.stderr
     assert "poemetric" not in done.stdout
+
+
+@pytest.mark.parametrize("value", ["yes", "true", "", "2"])
+def test_a_local_other_than_0_or_1_is_refused(value: str) -> None:
+    """`make demo LOCAL=yes` ran the demo without the local model (and `make install LOCAL=yes`
+    installed without PyTorch): every value but 1 was taken for 0."""
+    for target in ("demo", "install"):
+        done = _make("-n", target, f"LOCAL={value}")
+        assert done.returncode == 2
+        assert (
+            f"LOCAL={value} (from the command line) is neither 1 nor 0 (nothing was run): LOCAL=1 "
+            "(the default) installs and runs the local model with PyTorch, LOCAL=0 leaves them out"
+        ) in done.stderr
+        assert "poemetric" not in done.stdout and "pip install" not in done.stdout
+    assert "--local" in _make("-n", "demo", "LOCAL=1").stdout
+    assert "--local" not in _make("-n", "demo", "LOCAL=0").stdout
 
 
 def test_environment_settings_on_the_command_line_still_reach_the_command() -> None:

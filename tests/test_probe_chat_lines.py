@@ -125,6 +125,32 @@ def test_some_calls_failing_are_counted_under_the_pairs(
     assert "injected bad request" in output
 
 
+def test_a_build_that_keeps_no_line_says_why_and_writes_no_file(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    """No generated line rhymed: the build wrote an empty pairs file, said "0 pairs" and exited
+    0 (and `probe run` then refused the file). An earlier file there is left as it was."""
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("earlier pairs\n", encoding="utf-8")
+    with OpenAIServer(
+        lambda call: "A line that does not rhyme at all.", api_key=TEST_KEY
+    ) as server:
+        model_file(user_model, server)
+        code, output = build(pairs, "--no-progress")
+        assert len(server.generation_requests) == 4
+        assert code == 1 and pairs.read_text(encoding="utf-8") == "earlier pairs\n"
+        assert (
+            f"error: no pairs from 2 poems of lear-limericks; no pairs file written ({pairs}, "
+            "already there, is left as it was)\nlast_line: 4 candidate lines for 2 poems, "
+            "none kept: 4 not rhyming (more --attempts may find one)\n"
+        ) in output
+        # With pairs of another task the file is written and the reason said under the counts.
+        code, output = build(pairs, "--no-progress", "--tasks", "rhyme_line_swap,last_line")
+    assert code == 0, output
+    assert "  last_line              0\nlast_line: 4 candidate lines for 2 poems," in output
+    assert pairs.read_text(encoding="utf-8").count("rhyme_line_swap") == 2
+
+
 # -- through the batch runner: cache, resume, retries ---------------------------------------------
 @pytest.mark.parametrize("server_class", [OpenAIServer, AnthropicServer])
 def test_a_second_build_asks_nothing_and_writes_the_same_file(

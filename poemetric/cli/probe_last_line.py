@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from poemetric.cli.options import output_folder
 
@@ -22,6 +22,14 @@ class AllCallsFailed(Exception):
     """Every call to the last_line generator failed: no line was written."""
 
 
+class LastLinePairs(NamedTuple):
+    pairs: list[Pair]
+    #: How many generator calls failed, and why the first did (None when none did).
+    failed_calls: str | None
+    #: Why no line was kept (None when a pair was made).
+    why_none: str | None
+
+
 def last_line_pairs(
     sources: list[SourcePoem],
     generator: str,
@@ -34,12 +42,12 @@ def last_line_pairs(
     options: RunnerOptions,
     run_dir: Path,
     say: Callable[[str], None],
-) -> tuple[list[Pair], str | None]:
-    """The pairs, and a line saying how many generator calls failed (None when none did);
-    `AllCallsFailed` when every one did. An API model's calls go through the batch runner,
+) -> LastLinePairs:
+    """The pairs, a line saying how many generator calls failed and one saying why no line was
+    kept (each None when there is nothing to say); `AllCallsFailed` when every call failed. An API model's calls go through the batch runner,
     stored in `run_dir`: Ctrl-C or SIGTERM says how to resume (exit 130 or 143)."""
     from poemetric.cli.interrupt import interruptible
-    from poemetric.probes.last_line import build_last_line_pairs, generator_for
+    from poemetric.probes.last_line import LastLineTally, build_last_line_pairs, generator_for
     from poemetric.providers.base import ProviderError
     from poemetric.providers.transformers_engine import LocalModelError
     from poemetric.roster import get_model
@@ -48,6 +56,7 @@ def last_line_pairs(
     spec = get_model(generator)
     suffix = {"beam": "", "delayed_beam": "_dbs", "sample": "_sample"}[search]
     api = spec.provider != "transformers"
+    tally = LastLineTally()
     if api:
         suffix = "_chat"
         output_folder(run_dir, "--run")
@@ -68,6 +77,7 @@ def last_line_pairs(
                 per_poem=per_poem,
                 rhyme_source=cast("RhymeSource", rhyme_from),
                 task=f"last_line{suffix}",
+                tally=tally,
             )
     except (LocalModelError, ProviderError) as error:
         raise ValueError(f"last_line: {error}") from error
@@ -79,16 +89,22 @@ def last_line_pairs(
             f"{run_dir}, {report.called} asked now, ${report.cost_usd:.4f}"
         )
     # Failed calls gave no candidate line: said here, or the command reported "0 pairs" alone.
+    why_none = None
+    if not pairs:
+        wider = "a wider --beams" if search == "beam" and not api else "more --attempts"
+        hint = f" ({wider} may find one)" if tally.verdicts else ""
+        why_none = f"last_line: {tally.why_none()}{hint}"
     failed, calls = getattr(line_generator, "failed", 0), getattr(line_generator, "calls", 0)
     if not failed:
-        return pairs, None
+        return LastLinePairs(pairs, None, why_none)
     first = getattr(line_generator, "first_error", None)
     if failed == calls:
         raise AllCallsFailed(
             f"last_line: all {calls} calls to {generator} failed, no line was written; "
             f"first error: {first}"
         )
-    return pairs, (
+    failed_calls = (
         f"last_line: {failed} of {calls} calls to {generator} failed, their poems got fewer "
         f"candidate lines; first error: {first}"
     )
+    return LastLinePairs(pairs, failed_calls, why_none)

@@ -54,10 +54,21 @@ class ValidationIssue:
     unit: str = "line"
 
     def __str__(self) -> str:
-        where = self.file
-        if self.line is not None:
-            where += f":{self.line}" if self.unit == "line" else f":{self.unit} {self.line}"
-        return f"{where}: {self.column or '-'}: {self.reason}"
+        return f"{self.where}: {self.column or '-'}: {self.reason}"
+
+    @property
+    def where(self) -> str:
+        """`file:line` (`file:row N` for Parquet, the file alone when there is no line)."""
+        if self.line is None:
+            return self.file
+        unit = "" if self.unit == "line" else f"{self.unit} "
+        return f"{self.file}:{unit}{self.line}"
+
+    def plain(self) -> str:
+        """`file:line: reason` (`file:line: column: reason` when a column is named): for a
+        reader that is not a dataset validator, where the `-` of no column means nothing."""
+        column = f"{self.column}: " if self.column else ""
+        return f"{self.where}: {column}{self.reason}"
 
 
 @dataclass(frozen=True)

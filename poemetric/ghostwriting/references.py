@@ -13,6 +13,7 @@ A bad record is reported as ``file:line: reason`` and nothing is loaded from a c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -75,7 +76,8 @@ def _table_texts(path: Path) -> list[ReferenceText]:
         table = read_table(path)
     except DatasetError as error:
         raise ReferenceCorpusError(str(error)) from error
-    problems = [str(issue) for issue in table.issues]
+    # (line, message): the reader's problems (bad JSON, ...) and the records' in file order.
+    problems = [(issue.line or 0, issue.plain()) for issue in table.issues]
     column = next((c for c in TEXT_COLUMNS if c in table.columns), None)
     if table.header_read and column is None and not problems:
         raise ReferenceCorpusError(
@@ -87,28 +89,39 @@ def _table_texts(path: Path) -> list[ReferenceText]:
     where = "row" if table.unit == "row" else "line"
     for record in table.records:
         values = record.values
-        text = next((values.get(c) for c in TEXT_COLUMNS if values.get(c)), None)
-        location = f"{path}:{record.line}" if where == "line" else f"{path}:row {record.line}"
-        if not isinstance(text, str) or not text.strip():
-            problems.append(f"{location}: empty text (columns {', '.join(TEXT_COLUMNS)})")
-            continue
+        column = next((c for c in TEXT_COLUMNS if values.get(c) not in (None, "")), None)
+        text = None if column is None else values[column]
         record_id = str(values.get("id") or values.get("poem_id") or record.line)
-        if record_id in seen:
-            problems.append(f"{location}: id {record_id!r} appears twice")
+        if column is not None and not isinstance(text, str):
+            reason = f"{column} is not a string (found {_shown(text)})"
+        elif not isinstance(text, str) or not text.strip():
+            reason = f"empty text (columns {', '.join(TEXT_COLUMNS)})"
+        elif record_id in seen:
+            reason = f"id {record_id!r} appears twice"
+        else:
+            seen.add(record_id)
+            label = _label(values.get("author"), values.get("title"))
+            texts.append(ReferenceText(f"{path.name}:{record_id}", text, label))
             continue
-        seen.add(record_id)
-        texts.append(
-            ReferenceText(
-                f"{path.name}:{record_id}", text, _label(values.get("author"), values.get("title"))
-            )
-        )
+        location = f"{path}:{record.line}" if where == "line" else f"{path}:row {record.line}"
+        problems.append((record.line, f"{location}: {reason}"))
     if problems:
-        shown = problems[:20]
+        problems.sort(key=lambda problem: problem[0])  # stable: a line's own order is kept
+        shown = [message for _, message in problems[:20]]
         more = f"\n... and {len(problems) - 20} more" if len(problems) > 20 else ""
         raise ReferenceCorpusError("\n".join(shown) + more)
     if not texts:
         raise ReferenceCorpusError(f"{path}: no texts")
     return texts
+
+
+def _shown(value: object) -> str:
+    """A non-text value as the user wrote it (JSON for a JSONL record), cut to 40 characters."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
 def load_reference_corpora(paths: Sequence[str | Path]) -> list[ReferenceText]:

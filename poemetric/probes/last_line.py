@@ -19,8 +19,9 @@ skipped.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
@@ -195,6 +196,55 @@ def accept(candidate: str, request: LineRequest) -> str | None:
     return None
 
 
+#: `accept`'s verdicts as counted in `LastLineTally.why_none` ("7 not rhyming").
+COUNTED_VERDICTS = {
+    "empty": "empty",
+    "identical to the original line": "the original line itself",
+    "no word": "without a word",
+    "does not rhyme": "not rhyming",
+    "does not end a sentence": "not ending a sentence (as the original does)",
+}
+
+
+@dataclass
+class LastLineTally:
+    """What a build saw, to say why it kept no line: the poems, those skipped because their
+    last line rhymes with no other line, and each candidate line's verdict."""
+
+    poems: int = 0
+    no_partner: int = 0
+    verdicts: Counter[str] = field(default_factory=Counter)
+
+    def why_none(self) -> str:
+        """Why no pair was made, e.g. `8 candidate lines for 1 poem, none kept: 7 not rhyming,
+        1 the original line itself`."""
+        if self.poems and self.no_partner == self.poems:
+            which = "the poem" if self.poems == 1 else f"each of the {self.poems} poems"
+            return (
+                f"the last line of {which} rhymes with no other line (a new last line must "
+                "rhyme with one)"
+            )
+        asked = counted(self.poems - self.no_partner, "poem")
+        total = sum(self.verdicts.values())
+        skipped = (
+            f"; {counted(self.no_partner, 'poem')} skipped (the last line rhymes with no other)"
+            if self.no_partner
+            else ""
+        )
+        if not total:
+            return f"the generator gave no candidate line for {asked}{skipped}"
+        counts = ", ".join(
+            f"{n} {COUNTED_VERDICTS.get(verdict, verdict)}"
+            for verdict, n in self.verdicts.most_common()
+        )
+        return f"{counted(total, 'candidate line')} for {asked}, none kept: {counts}{skipped}"
+
+
+def counted(count: int, noun: str) -> str:
+    """`1 poem`, `2 poems`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def build_last_line_pairs(
     poems: Iterable[SourcePoem],
     generator: LineGenerator,
@@ -203,17 +253,24 @@ def build_last_line_pairs(
     per_poem: int = 1,
     rhyme_source: RhymeSource = "auto",
     task: str = "last_line",
+    tally: LastLineTally | None = None,
 ) -> list[Pair]:
     """Pairs named `task` (last_line, last_line_dbs...: the id depends on it, so pairs made by
-    different searches can share one file)."""
+    different searches can share one file). `tally`, when given, counts what was seen."""
+    poems = list(poems)
     items = line_requests(poems, seed, rhyme_source)
     all_candidates = generator.candidates([request for _, request in items])
+    if tally is not None:
+        tally.poems += len(poems)
+        tally.no_partner += len(poems) - len(items)
     pairs: list[Pair] = []
     for (poem, request), candidates in zip(items, all_candidates, strict=True):
         verdicts = []
         kept: list[str] = []
         for candidate in candidates:
             reason = accept(candidate, request)
+            if tally is not None:
+                tally.verdicts[reason or "kept"] += 1
             verdicts.append({"line": candidate, "verdict": reason or "ok"})
             if reason is None and candidate not in kept:
                 kept.append(candidate)

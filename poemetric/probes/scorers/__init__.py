@@ -57,6 +57,7 @@ def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
             pll=options.pll,  # type: ignore[arg-type]
             chunk_size=options.chunk_size,
             device=options.device,
+            progress=options.runner.progress,
         )
     if kind == "vllm":
         from poemetric.probes.scorers.vllm_scorer import VLLMScorer

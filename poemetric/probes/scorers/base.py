@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -89,6 +90,40 @@ def score_by_texts(
         record_from_scores(pair, name, scores[pair.original], scores[pair.corrupted], **details)
         for pair in pairs
     ]
+
+
+@contextmanager
+def text_progress(name: str, total: int, *, enabled: bool) -> Iterator[Callable[[int], None]]:
+    """`advance(n)` for `n` more of `total` texts scored by `name`: a progress bar on a terminal,
+    in a log file a line every POEMETRIC_PROGRESS_EVERY seconds (`poemetric.progress_lines`),
+    as the generate and form stages show theirs; nothing when not `enabled`."""
+    from rich import get_console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from poemetric.progress_lines import draws_bars, progress_lines, rich_counts
+
+    console = get_console()
+    bar = Progress(
+        TextColumn("{task.description}", style="bold", markup=False),  # hf:/models/[x] is text
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("texts"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not enabled or not draws_bars(console),
+    )
+    with bar, progress_lines(console, rich_counts(bar), enabled=enabled):
+        task = bar.add_task(name, total=total)
+        yield lambda n: bar.advance(task, n)
 
 
 class DuplicateScoreError(PairFileError):

@@ -15,12 +15,12 @@ anything `transformers_engine.resolve_source` accepts.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from poemetric.probes.pairs import Pair
-from poemetric.probes.scorers.base import ScoreRecord, score_by_texts
+from poemetric.probes.scorers.base import ScoreRecord, score_by_texts, text_progress
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.transformers_engine import (
     LocalCausalLM,
@@ -153,6 +153,7 @@ class HFScorer:
         pll: PllVariant = "original",
         chunk_size: int = 64,
         device: str | None = None,
+        progress: bool = False,
     ) -> None:
         self.spec = spec_for(reference)
         if device is not None:
@@ -161,6 +162,7 @@ class HFScorer:
             )
         self.batch_size, self.prefix_token = batch_size, prefix_token
         self.pll_variant, self.chunk_size = pll, chunk_size
+        self.progress = progress  # `score` shows a progress bar (`text_progress`)
         self.source = resolve_source(
             self.spec.model,
             gguf_file=self.spec.options.get("gguf_file"),
@@ -172,23 +174,51 @@ class HFScorer:
         self._causal: LocalCausalLM | None = None
         self._masked: MaskedLM | None = None
 
-    def score_texts(self, texts: Sequence[str]) -> list[SequenceScore]:
-        if self.masked:
-            if self._masked is None:
-                self._masked = MaskedLM.load(
-                    self.source, str(self.spec.options.get("device", "auto"))
-                )
-            return self._masked.pll(texts, variant=self.pll_variant, chunk_size=self.chunk_size)
-        if self._causal is None:
+    def _load(self) -> None:
+        if self.masked and self._masked is None:
+            self._masked = MaskedLM.load(self.source, str(self.spec.options.get("device", "auto")))
+        elif not self.masked and self._causal is None:
             from poemetric.providers.transformers_provider import local_model_for
 
             self._causal = local_model_for(self.spec)
-        return self._causal.score_texts(
-            texts, batch_size=self.batch_size, prefix_token=self.prefix_token
-        )
+
+    def score_texts(
+        self, texts: Sequence[str], advance: Callable[[int], None] | None = None
+    ) -> list[SequenceScore]:
+        """Scores of `texts`; `advance(n)` after each `n` texts scored (a batch, or one masked
+        text)."""
+        self._load()
+        step = advance or (lambda n: None)
+        if self._masked is not None:
+            scores: list[SequenceScore] = []
+            for text in texts:
+                scores += self._masked.pll(
+                    [text], variant=self.pll_variant, chunk_size=self.chunk_size
+                )
+                step(1)
+            return scores
+        assert self._causal is not None
+        model, size = self._causal, max(1, self.batch_size)
+        prefix = model.prefix_token_id(self.prefix_token)
+        sequences = [[prefix, *ids] for ids in model.encode(texts)]
+        # The batches score_ids makes of them all (longest first), one call each to count them.
+        order = sorted(range(len(sequences)), key=lambda i: -len(sequences[i]))
+        results: dict[int, SequenceScore] = {}
+        for start in range(0, len(order), size):
+            chunk = order[start : start + size]
+            batch = model.score_ids([sequences[i] for i in chunk], batch_size=size)
+            results.update(zip(chunk, batch, strict=True))
+            step(len(chunk))
+        return [results[i] for i in range(len(sequences))]
 
     def score(self, pairs: Sequence[Pair]) -> list[ScoreRecord]:
-        records = score_by_texts(pairs, self.name, self.score_texts)
+        self._load()  # before the bar starts: loading is not scoring
+
+        def scored(texts: Sequence[str]) -> list[SequenceScore]:
+            with text_progress(self.name, len(texts), enabled=self.progress) as advance:
+                return self.score_texts(texts, advance)
+
+        records = score_by_texts(pairs, self.name, scored)
         details: dict[str, Any] = {"model": self.source.describe()}
         if self._causal is not None:
             prefix = self._causal.prefix_token_id(self.prefix_token)
