@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import re
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,7 +80,11 @@ def _case(entry: dict[str, object], category: str, form: str, should_pass: bool)
 
 
 def _key(text: str) -> str:
-    return " ".join(re.sub(r"[^a-z ]+", " ", text.lower().replace("’", "'")).split())
+    """Lower-case letters and single spaces: ligatures spelled out and accents dropped first, so
+    that *Thermopylæ* and *Thermopylae* are one title."""
+    text = text.lower().replace("’", "'").replace("æ", "ae").replace("œ", "oe")
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return " ".join(re.sub(r"[^a-z ]+", " ", text).split())
 
 
 def _first_line(text: str) -> str:

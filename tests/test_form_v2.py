@@ -60,6 +60,23 @@ def test_no_corpus_poem_is_in_the_poemetric_release(poemetric_gold_csv: Path) ->
         assert gold_overlap(poemetric_gold_csv, directory) == [], directory
 
 
+def test_the_overlap_check_reads_ligatures_and_accents_as_plain_letters(tmp_path: Path) -> None:
+    """The release spells *Thermopylæ*, a corpus *Thermopylae*: the check missed such a poem."""
+    release = tmp_path / "release.csv"
+    release.write_text(
+        'title,content\nThe Old Man of Thermopylæ,"There was an Old Man of Thermopylæ,\nWho..."\n',
+        encoding="utf-8",
+    )
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "limericks.yaml").write_text(
+        "- id: thermopylae\n  author: Edward Lear\n  title: There was an Old Man of Thermopylae\n"
+        "  year: 1872\n  text: |\n    There was an Old Man of Thermopylae,\n    Who...\n",
+        encoding="utf-8",
+    )
+    assert gold_overlap(release, corpus) == ["thermopylae"]
+
+
 def test_heroic_couplets_in_fourteen_lines_are_not_a_free_sonnet() -> None:
     result = check_poem(CASES["pope-essay-on-man"].text, "sonnet")
     assert not result.passed and not result.facts["scheme"].startswith("free")
