@@ -248,6 +248,21 @@ def test_bad_expert_rows_name_file_and_line(
         load_expert_ratings(path, store)
 
 
+def test_an_unreadable_expert_record_is_named_without_a_column_dash(
+    store: RunStore, tmp_path: Path
+) -> None:
+    """A record with a field too many came out as `experts.csv:3: -: expected ...` (a dataset
+    validator's empty column)."""
+    path = _write_experts(
+        tmp_path / "experts.csv", [{"expert": "e1", "generation_id": "bot-p1", **BASE}]
+    )
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("e2,bot-p1," + ",".join(["3"] * (len(BASE) + 1)) + "\n")
+    with pytest.raises(ExpertRatingsError) as error:
+        load_expert_ratings(path, store)
+    assert f"{path}:3: expected" in str(error.value) and ": -:" not in str(error.value)
+
+
 def test_expert_csv_missing_columns_and_duplicates(store: RunStore, tmp_path: Path) -> None:
     path = _write_experts(tmp_path / "experts.csv", [{"rater": "e1", "form": 3}])
     with pytest.raises(ExpertRatingsError, match="missing column"):

@@ -169,7 +169,7 @@ def test_read_ratings_reports_file_and_line(tmp_path: Path) -> None:
         "ratings.csv:3: rater 'a' rated unit 'p1' on 'form' already on line 2",
         "ratings.csv:4: score 'good' is not a number",
         "ratings.csv:5: empty rater",
-        "ratings.csv:6: -: expected 4 fields (as in the header), found 5 (an unquoted comma",
+        "ratings.csv:6: expected 4 fields (as in the header), found 5 (an unquoted comma",
         "ratings.csv:7: score '9' is not on the scale",
     ):
         assert expected in message

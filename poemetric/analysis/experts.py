@@ -82,7 +82,7 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
         raise ExpertRatingsError(
             f"{path}: missing column(s): {', '.join(missing)}; found {', '.join(found) or 'none'}"
         )
-    problems = [str(issue) for issue in table.issues]
+    problems = [issue.plain() for issue in table.issues]
     answers: list[ExpertAnswer] = []
     seen: dict[tuple[str, ...], int] = {}
     for record in table.records:

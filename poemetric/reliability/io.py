@@ -37,7 +37,7 @@ def read_ratings(
         table = read_table(path)
     except (OSError, DatasetError) as exc:
         raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
-    problems = [str(issue) for issue in table.issues]
+    problems = [issue.plain() for issue in table.issues]
     missing = [c for c in REQUIRED if table.header_read and c not in table.columns]
     if missing:
         raise RatingsFileError(
