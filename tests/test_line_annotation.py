@@ -126,6 +126,23 @@ def test_bad_rows_are_reported_by_file_and_line_and_nothing_is_imported(
     assert store.count("line_annotations") == 0
 
 
+def test_an_unreadable_record_is_named_without_a_column_dash(
+    sheets: tuple[RunStore, LineTask, list[Path]], tmp_path: Path
+) -> None:
+    """A record with a field too many came out as `FILE:3: -: expected ...` (a dataset
+    validator's empty column), unlike the file's other problems."""
+    store, _, (_, template, _) = sheets
+    path = _filled(template, tmp_path / "bad.csv", "ann1", "strong")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[2] += ",an extra field"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(LineImportError) as caught:
+        import_line_annotations(store, [path])
+    assert any(p.startswith(f"{path}:3: expected") for p in caught.value.problems)
+    assert not any(": -: " in p for p in caught.value.problems)
+    assert store.count("line_annotations") == 0
+
+
 def test_cli_makes_sheets_and_imports_them(tmp_path: Path) -> None:
     store = _store_with_a_refrain(tmp_path)
     store.close()

@@ -347,6 +347,12 @@ def test_summary_lines_keep_long_paths_whole(tmp_path: Path) -> None:
     assert f"2 pairs from 3 poems of lear-limericks -> {pairs}\n" in build_offline(pairs)
 
 
+def test_one_poem_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """The summary said '1 poems'."""
+    output = build_offline(tmp_path / "pairs.jsonl", poems=1)
+    assert " from 1 poem of lear-limericks -> " in output and "1 poems" not in output
+
+
 def test_a_model_without_its_key_leaves_no_empty_run_store(
     tmp_path: Path,
     user_model: Callable[..., Path],

@@ -162,7 +162,7 @@ def read_line_annotations(
         if refused:
             problems.append(refused)
             continue
-        problems += [str(issue) for issue in table.issues]
+        problems += [issue.plain() for issue in table.issues]
         filled = 0
         for record in table.records:
             location = f"{path}:{record.line}"

@@ -186,7 +186,9 @@ def build(
     by_task: dict[str, int] = {}
     for pair in pairs:
         by_task[pair.task] = by_task.get(pair.task, 0) + 1
-    _say(f"{count} pairs from {len(sources)} poems of {dataset.name} -> {output}")
+    pairs_word = "pair" if count == 1 else "pairs"
+    poems_word = "poem" if len(sources) == 1 else "poems"
+    _say(f"{count} {pairs_word} from {len(sources)} {poems_word} of {dataset.name} -> {output}")
     for task in chosen:
         # last_line pairs are named by how they were generated (last_line_dbs, last_line_chat...)
         names = [t for t in by_task if t == task or t.startswith(f"{task}_")]
