@@ -251,12 +251,17 @@ class LocalCausalLM:
 
     # -- scoring -----------------------------------------------------------------------------
     def score_ids(
-        self, sequences: Sequence[Sequence[int]], *, batch_size: int = 8
+        self,
+        sequences: Sequence[Sequence[int]],
+        *,
+        batch_size: int = 8,
+        advance: Callable[[int], None] | None = None,
     ) -> list[SequenceScore]:
         """Log-probabilities of tokens 1.. of each id sequence given the tokens before them.
 
         Token 0 is the prefix (never scored). Sequences are sorted by length into batches and
         right-padded, so a batch's padding sits after every real token and cannot change it.
+        `advance(n)` is called after each batch of `n` sequences (a progress bar).
         """
         torch = self._torch
         order = sorted(range(len(sequences)), key=lambda i: -len(sequences[i]))
@@ -282,13 +287,21 @@ class LocalCausalLM:
                 for row, index in enumerate(chunk):
                     values = tuple(float(v) for v in picked[row, : len(sequences[index]) - 1])
                     results[index] = SequenceScore(math.fsum(values), len(values), values)
+                if advance is not None:
+                    advance(len(chunk))
         return [r for r in results if r is not None]
 
     def score_texts(
-        self, texts: Sequence[str], *, batch_size: int = 8, prefix_token: str | None = None
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int = 8,
+        prefix_token: str | None = None,
+        advance: Callable[[int], None] | None = None,
     ) -> list[SequenceScore]:
         prefix = self.prefix_token_id(prefix_token)
-        return self.score_ids([[prefix, *ids] for ids in self.encode(texts)], batch_size=batch_size)
+        sequences = [[prefix, *ids] for ids in self.encode(texts)]
+        return self.score_ids(sequences, batch_size=batch_size, advance=advance)
 
     # -- generation ----------------------------------------------------------------------------
     def chat_ids(

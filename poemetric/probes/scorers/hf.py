@@ -198,18 +198,9 @@ class HFScorer:
                 step(1)
             return scores
         assert self._causal is not None
-        model, size = self._causal, max(1, self.batch_size)
-        prefix = model.prefix_token_id(self.prefix_token)
-        sequences = [[prefix, *ids] for ids in model.encode(texts)]
-        # The batches score_ids makes of them all (longest first), one call each to count them.
-        order = sorted(range(len(sequences)), key=lambda i: -len(sequences[i]))
-        results: dict[int, SequenceScore] = {}
-        for start in range(0, len(order), size):
-            chunk = order[start : start + size]
-            batch = model.score_ids([sequences[i] for i in chunk], batch_size=size)
-            results.update(zip(chunk, batch, strict=True))
-            step(len(chunk))
-        return [results[i] for i in range(len(sequences))]
+        return self._causal.score_texts(
+            texts, batch_size=self.batch_size, prefix_token=self.prefix_token, advance=step
+        )
 
     def score(self, pairs: Sequence[Pair]) -> list[ScoreRecord]:
         self._load()  # before the bar starts: loading is not scoring
