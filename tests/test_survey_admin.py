@@ -1,5 +1,6 @@
 """The survey's admin page in headless Chromium: its agreement table, and raters who answered
-on paper (imported sheets), whose imports never pass for answers given on the web."""
+on paper (imported sheets), whose imports never pass for answers given on the web and whose
+attention checks (not on the sheet) never read as passed, failed or skipped."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from poemetric.cli import app, survey_cmd
 from poemetric.judge import DIMENSION_KEYS
 from poemetric.survey import db, tokens
 from poemetric.survey.build import build_survey
+from poemetric.survey.tasks import Page
 from poemetric.survey.web import create_app
 
 if TYPE_CHECKING:
@@ -27,7 +29,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """Two raters with an attention check each, who both answered on paper; the admin link."""
+    """Two raters with an attention check each, who both answered on paper; the admin link.
+    Ben's sheet is imported but for the poem that has his check (not filled in yet)."""
     run = tmp_path_factory.mktemp("admin") / "run"
     with prepared_store(run, poems=4) as store:
         build_survey(store, raters="ann,ben", poems=4, checks=1, seed=1)
@@ -35,6 +38,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]
             (rater, page.generation_id, key, float(1 + (3 * i + j + len(rater)) % 5), None)
             for rater in ("ann", "ben")
             for i, page in enumerate(db.pages(store, "experts", rater))
+            if rater == "ann" or page.check_expected is None
             for j, key in enumerate(DIMENSION_KEYS)
         ]
         db.import_answers(store, "experts", rows, source="sheet.csv", config={})
@@ -76,6 +80,59 @@ def test_a_rater_who_answered_on_paper_is_not_shown_to_have_passed_the_check(
     assert status.exit_code == 0, status.output
     ann = next(line for line in status.output.splitlines() if " ann " in line)
     assert "not shown (imported)" in ann and "0/1" not in ann
+
+
+def test_a_rater_on_paper_whose_check_poem_is_not_imported_yet_has_not_skipped_the_check(
+    live: tuple[Path, str], browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A filled sheet has no attention check, yet while the poem that carries a paper rater's
+    check was not imported, the admin page and `survey status` said "not answered yet", which
+    reads as if the rater skipped it on the web."""
+    run, admin = live
+    page = browser.new_page()
+    page.goto(admin)
+    row = page.locator("tbody tr", has=page.locator("td", has_text="ben"))
+    assert row.locator("td").nth(1).inner_text() == "3"  # the other poems are done
+    assert row.locator("td").last.inner_text() == "not shown (on paper, not imported yet)"
+    page.close()
+    monkeypatch.setattr(survey_cmd, "console", Console(width=200))  # one line per rater
+    status = CliRunner().invoke(app, ["survey", "status", "--run", str(run)])
+    assert status.exit_code == 0, status.output
+    ben = next(line for line in status.output.splitlines() if " ben " in line)
+    assert "not shown (on paper, not imported yet)" in ben and "not answered yet" not in ben
+
+
+def test_a_check_reads_not_answered_yet_only_for_a_rater_on_the_web(tmp_path: Path) -> None:
+    """A rater with imported answers only is on paper: the check of a poem not imported yet is
+    "not shown", neither passed nor failed, and their ratings all enter the agreement; once
+    they answer on the web, it is "not answered yet"; imported, "not shown (imported)"."""
+    with prepared_store(tmp_path / "run", poems=4) as store:
+        build_survey(store, raters="ann,ben", poems=4, checks=1, seed=1)
+        survey = db.load_survey(store, "experts")
+        pages = db.pages(store, "experts", "ann")
+        checked = next(page for page in pages if page.check_expected is not None)
+        rest = [page for page in pages if page is not checked]
+
+        def ann() -> db.RaterProgress:
+            return next(row for row in db.progress(store, "experts") if row.rater == "ann")
+
+        def sheet(of: list[Page]) -> None:
+            rows = [("ann", page.generation_id, key, 3.0, None)
+                    for page in of for key in DIMENSION_KEYS]  # fmt: skip
+            db.import_answers(store, "experts", rows, source="ann.csv", config={})
+
+        assert ann().checks_text() == "not answered yet"  # nothing yet: web or paper alike
+        sheet(rest[:2])
+        assert (ann().checks_failed, ann().checks_taken) == (0, 0)
+        assert ann().checks_text() == "not shown (on paper, not imported yet)"
+        ratings, _ = survey.task.ratings(store.conn, "experts")
+        assert len([r for r in ratings if r.rater == "ann"]) == 2 * len(DIMENSION_KEYS)
+        db.save_edits(
+            store, survey, "ann", rest[2], {"form": (4.0, None)}, {"form": 1}, required=[]
+        )
+        assert ann().checks_text() == "not answered yet"
+        sheet([checked])
+        assert ann().checks_text() == "not shown (imported)"
 
 
 def test_an_import_named_web_is_refused_as_it_would_pass_for_answers_given_in_the_browser(

@@ -50,16 +50,21 @@ class RaterProgress:
     #: Checks answered; checks on poems answered only on paper (an imported sheet has none).
     checks_taken: int = 0
     checks_imported: int = 0
+    #: Every answer of the rater so far came from imported files (none given on the web).
+    on_paper: bool = False
 
     def checks_text(self) -> str:
         """The attention checks as the admin page and `survey status` show them: failed of
-        taken, then those never shown (poems answered on paper) and those not answered yet."""
+        taken, then those never shown (poems answered on paper) and the rest: "not answered
+        yet", or, for a rater answering on paper, whose sheet has no check, "not shown (on
+        paper, not imported yet)"."""
         if not self.checks:
             return "–"
         parts = [f"{self.checks_failed} / {self.checks_taken} failed"] if self.checks_taken else []
         pending = self.checks - self.checks_taken - self.checks_imported
+        waiting = "not shown (on paper, not imported yet)" if self.on_paper else "not answered yet"
         for count, what in ((self.checks_imported, "not shown (imported)"),
-                            (pending, "not answered yet")):  # fmt: skip
+                            (pending, waiting)):  # fmt: skip
             if count:
                 parts.append(what if count == self.checks else f"{count} {what}")
         return ", ".join(parts)
@@ -265,7 +270,11 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
                AND s.question = :check AND s.score IS NOT NULL)
              AND EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = a.survey_id
                AND s.rater_id = a.rater_id AND s.generation_id = a.generation_id
-               AND s.source != :web)) AS imported
+               AND s.source != :web)) AS imported,
+          (EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = r.survey_id
+             AND s.rater_id = r.rater_id AND s.source != :web)
+           AND NOT EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = r.survey_id
+             AND s.rater_id = r.rater_id AND s.source = :web)) AS on_paper
         FROM survey_raters r WHERE r.survey_id = :survey ORDER BY r.rater_id
         """,
         {"check": ATTENTION_KEY, "survey": survey_id, "web": edits.WEB},
@@ -273,7 +282,8 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
     return [
         RaterProgress(row["rater_id"], row["assigned"], row["completed"],
                       *activity.get(row["rater_id"], (0, None)), row["checks"], row["failed"],
-                      checks_taken=row["taken"], checks_imported=row["imported"])
+                      checks_taken=row["taken"], checks_imported=row["imported"],
+                      on_paper=bool(row["on_paper"]))
         for row in rows
     ]  # fmt: skip
 
