@@ -15,7 +15,7 @@ from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, openai_spec, prepa
 from poemetric.generation.stage import run_generation
 from poemetric.providers.anthropic_provider import AnthropicProvider
 from poemetric.providers.openai_provider import OpenAIProvider
-from poemetric.providers.remote_common import parse_duration, rate_limit_reset_seconds
+from poemetric.providers.rate_limit_reset import parse_duration, rate_limit_reset_seconds
 from poemetric.testing import AnthropicServer, Fault, OpenAIServer
 
 
