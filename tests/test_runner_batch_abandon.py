@@ -102,6 +102,33 @@ def test_results_gone_abandon_the_batch_and_the_next_run_submits_again(tmp_path:
     assert batch_row(store, batch_id)["status"] == "abandoned"  # not polled again
 
 
+def test_results_gone_abandon_the_batch_in_one_write(tmp_path: Path) -> None:
+    """The batch row was written twice: its state and the download's error (the batch still
+    in flight, to be downloaded again), then 'abandoned'; a run killed between the two left
+    the first. One write now holds the final row: abandoned, with the state and the error."""
+    store = prepared_store(tmp_path, poems=2)
+    with store.transaction() as conn:  # every write of a batch row, as SQLite sees it
+        conn.execute("CREATE TABLE batch_writes(n INTEGER PRIMARY KEY, status TEXT, detail TEXT)")
+        conn.execute(
+            "CREATE TRIGGER batch_written AFTER UPDATE ON batches BEGIN INSERT INTO "
+            "batch_writes(status, detail) VALUES (NEW.status, NEW.detail); END"
+        )
+    with ExpiringServer(api_key=TEST_KEY) as server:
+        server.results_gone = True
+        (model,) = run_generation(store, [spec_for(server, "remote")], options=BATCH).models
+    (batch_id,) = model.batch_ids
+    writes = [
+        (w["status"], json.loads(w["detail"]))
+        for w in store.query("SELECT status, detail FROM batch_writes ORDER BY n")
+    ]
+    after_download = [w for w in writes if "collect_error" in w[1]]
+    final = batch_row(store, batch_id)
+    assert after_download == [writes[-1]] and {"status": writes[-1][0], **writes[-1][1]} == final
+    assert (final["status"], final["state"], final["completed"]) == ("abandoned", "completed", 2)
+    assert "HTTP 404" in final["collect_error"] and "HTTP 404" in final["abandoned"]
+    assert [status for status, _ in writes[:-1]] == ["in_progress", "completed"]  # the polls
+
+
 def test_an_expired_batch_with_nothing_answered_is_abandoned(tmp_path: Path) -> None:
     """An expired batch that answered nothing holds nothing paid for: a failing download of it
     gives it up (a 502 here, which for a completed batch keeps it uncollected)."""
