@@ -6,6 +6,7 @@ batches abandon` gives it up. The real openai SDK against the local OpenAI serve
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,9 @@ from poemetric.generation.stage import run_generation
 from poemetric.providers.base import BatchStatus, ProviderError
 from poemetric.runner.batch_download import results_gone
 from poemetric.testing.exchange import HttpAnswer, ResponderError
+from poemetric.testing.http_base import LocalServer
 from poemetric.testing.openai_server import _StoredFile
-from poemetric.testing.servers import Fault, OpenAIServer
+from poemetric.testing.servers import AnthropicServer, Fault, GeminiServer, OpenAIServer
 
 
 @pytest.fixture(autouse=True)
@@ -222,6 +224,53 @@ def test_abandoning_a_batch_not_known_to_have_ended_needs_force(tmp_path: Path) 
         assert forced.exit_code == 0, forced.output
         (model,) = run_generation(store, [spec], options=BATCH).models
         assert model.ok == 2 and len(submissions(server)) == 2
+
+
+@pytest.mark.parametrize(
+    "server_type",
+    [OpenAIServer, AnthropicServer, GeminiServer],
+    ids=["openai", "anthropic", "gemini"],
+)
+def test_a_batch_the_provider_does_not_know_says_how_to_give_it_up(
+    tmp_path: Path, server_type: Callable[..., LocalServer]
+) -> None:
+    """A status poll answered 404 (the batch deleted, or submitted with another project's key:
+    the same answer) stopped the model on every run with only the provider's error, the way
+    out (`batches abandon --force`) nowhere said. It is polled once per run, not retried, never
+    abandoned by itself, and the line gives the command, which the next run then follows."""
+    store = prepared_store(tmp_path, poems=2)
+    faults = [None, *[Fault.server_error(502)] * 3]  # submitted; then 3 polls fail
+    with server_type(api_key=TEST_KEY, batch_faults=faults) as server:
+        spec = spec_for(server, "remote", max_retries=2)
+        (batch_id,) = run_generation(store, [spec], options=BATCH).models[0].batch_ids
+        server.batches.clear()  # as another key (or a deletion) sees it
+        command = f"poemetric batches abandon {batch_id} --run {tmp_path} --force"
+        for _ in range(2):  # the same on every run, one request each
+            before = len(server.requests)
+            report = run_generation(store, [spec], options=BATCH)
+            (model,) = report.models
+            sent = [(r.method, r.path) for r in server.requests[before:]]
+            assert len(sent) == 1 and sent[0][0] == "GET" and batch_id in sent[0][1]
+            assert (model.ok, model.errors, model.left_pending) == (0, 0, 2)
+            assert report.incomplete and model.batch_ids == [batch_id]
+            (line,) = [x for x in printed(report).splitlines() if x.startswith("remote: ")]
+            assert line.startswith("remote: batch status poll failed: ") and " 404: " in line
+            assert line.endswith(
+                f"; the provider knows no batch {batch_id} for this API key (deleted, or "
+                "submitted with another key or project: the same answer), so every run stops "
+                "here. If the key changed, put the one that submitted it back in "
+                f"{TEST_KEY_ENV}; else cancel the batch in the provider's batch list if it is "
+                f"still there, then give it up with `{command}` (the next run submits its jobs "
+                "again, paying again); 2 jobs left for the next run"
+            )
+            assert batch_row(store, batch_id)["status"] == "submitted"  # not given up by itself
+            assert TEST_KEY not in line
+
+        given_up = CliRunner().invoke(app, command.split()[1:], env={"COLUMNS": "400"})
+        assert given_up.exit_code == 0, given_up.output
+        again = run_generation(store, [spec], options=BATCH)
+        assert again.models[0].ok == 2 and not again.incomplete
+        assert len(submissions(server)) == 2
 
 
 @pytest.mark.parametrize(
