@@ -6,6 +6,7 @@ batches abandon` gives it up. The real openai SDK against the local OpenAI serve
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,9 @@ from poemetric.generation.stage import run_generation
 from poemetric.providers.base import BatchStatus, ProviderError
 from poemetric.runner.batch_download import results_gone
 from poemetric.testing.exchange import HttpAnswer, ResponderError
+from poemetric.testing.http_base import LocalServer
 from poemetric.testing.openai_server import _StoredFile
-from poemetric.testing.servers import Fault, OpenAIServer
+from poemetric.testing.servers import AnthropicServer, Fault, GeminiServer, OpenAIServer
 
 
 @pytest.fixture(autouse=True)
@@ -100,6 +102,33 @@ def test_results_gone_abandon_the_batch_and_the_next_run_submits_again(tmp_path:
         third = run_generation(store, [spec], options=BATCH)
         assert third.models[0].already_done == 3 and len(submissions(server)) == 2
     assert batch_row(store, batch_id)["status"] == "abandoned"  # not polled again
+
+
+def test_results_gone_abandon_the_batch_in_one_write(tmp_path: Path) -> None:
+    """The batch row was written twice: its state and the download's error (the batch still
+    in flight, to be downloaded again), then 'abandoned'; a run killed between the two left
+    the first. One write now holds the final row: abandoned, with the state and the error."""
+    store = prepared_store(tmp_path, poems=2)
+    with store.transaction() as conn:  # every write of a batch row, as SQLite sees it
+        conn.execute("CREATE TABLE batch_writes(n INTEGER PRIMARY KEY, status TEXT, detail TEXT)")
+        conn.execute(
+            "CREATE TRIGGER batch_written AFTER UPDATE ON batches BEGIN INSERT INTO "
+            "batch_writes(status, detail) VALUES (NEW.status, NEW.detail); END"
+        )
+    with ExpiringServer(api_key=TEST_KEY) as server:
+        server.results_gone = True
+        (model,) = run_generation(store, [spec_for(server, "remote")], options=BATCH).models
+    (batch_id,) = model.batch_ids
+    writes = [
+        (w["status"], json.loads(w["detail"]))
+        for w in store.query("SELECT status, detail FROM batch_writes ORDER BY n")
+    ]
+    after_download = [w for w in writes if "collect_error" in w[1]]
+    final = batch_row(store, batch_id)
+    assert after_download == [writes[-1]] and {"status": writes[-1][0], **writes[-1][1]} == final
+    assert (final["status"], final["state"], final["completed"]) == ("abandoned", "completed", 2)
+    assert "HTTP 404" in final["collect_error"] and "HTTP 404" in final["abandoned"]
+    assert [status for status, _ in writes[:-1]] == ["in_progress", "completed"]  # the polls
 
 
 def test_an_expired_batch_with_nothing_answered_is_abandoned(tmp_path: Path) -> None:
@@ -195,6 +224,53 @@ def test_abandoning_a_batch_not_known_to_have_ended_needs_force(tmp_path: Path) 
         assert forced.exit_code == 0, forced.output
         (model,) = run_generation(store, [spec], options=BATCH).models
         assert model.ok == 2 and len(submissions(server)) == 2
+
+
+@pytest.mark.parametrize(
+    "server_type",
+    [OpenAIServer, AnthropicServer, GeminiServer],
+    ids=["openai", "anthropic", "gemini"],
+)
+def test_a_batch_the_provider_does_not_know_says_how_to_give_it_up(
+    tmp_path: Path, server_type: Callable[..., LocalServer]
+) -> None:
+    """A status poll answered 404 (the batch deleted, or submitted with another project's key:
+    the same answer) stopped the model on every run with only the provider's error, the way
+    out (`batches abandon --force`) nowhere said. It is polled once per run, not retried, never
+    abandoned by itself, and the line gives the command, which the next run then follows."""
+    store = prepared_store(tmp_path, poems=2)
+    faults = [None, *[Fault.server_error(502)] * 3]  # submitted; then 3 polls fail
+    with server_type(api_key=TEST_KEY, batch_faults=faults) as server:
+        spec = spec_for(server, "remote", max_retries=2)
+        (batch_id,) = run_generation(store, [spec], options=BATCH).models[0].batch_ids
+        server.batches.clear()  # as another key (or a deletion) sees it
+        command = f"poemetric batches abandon {batch_id} --run {tmp_path} --force"
+        for _ in range(2):  # the same on every run, one request each
+            before = len(server.requests)
+            report = run_generation(store, [spec], options=BATCH)
+            (model,) = report.models
+            sent = [(r.method, r.path) for r in server.requests[before:]]
+            assert len(sent) == 1 and sent[0][0] == "GET" and batch_id in sent[0][1]
+            assert (model.ok, model.errors, model.left_pending) == (0, 0, 2)
+            assert report.incomplete and model.batch_ids == [batch_id]
+            (line,) = [x for x in printed(report).splitlines() if x.startswith("remote: ")]
+            assert line.startswith("remote: batch status poll failed: ") and " 404: " in line
+            assert line.endswith(
+                f"; the provider knows no batch {batch_id} for this API key (deleted, or "
+                "submitted with another key or project: the same answer), so every run stops "
+                "here. If the key changed, put the one that submitted it back in "
+                f"{TEST_KEY_ENV}; else cancel the batch in the provider's batch list if it is "
+                f"still there, then give it up with `{command}` (the next run submits its jobs "
+                "again, paying again); 2 jobs left for the next run"
+            )
+            assert batch_row(store, batch_id)["status"] == "submitted"  # not given up by itself
+            assert TEST_KEY not in line
+
+        given_up = CliRunner().invoke(app, command.split()[1:], env={"COLUMNS": "400"})
+        assert given_up.exit_code == 0, given_up.output
+        again = run_generation(store, [spec], options=BATCH)
+        assert again.models[0].ok == 2 and not again.incomplete
+        assert len(submissions(server)) == 2
 
 
 @pytest.mark.parametrize(

@@ -75,7 +75,8 @@ def abandon(
     """Give up a batch whose results keep failing to download: its jobs become pending again,
     and the next run submits them again, paying for them again. Until then every run downloads
     the batch again instead (nothing is sent twice). A batch whose results the provider no
-    longer has (HTTP 404/410) is abandoned by the run itself.
+    longer has (HTTP 404/410) is abandoned by the run itself; one whose status poll is answered
+    404 (deleted, or submitted with another key) needs --force.
 
     Examples:
 

@@ -8,13 +8,11 @@ from __future__ import annotations
 import email.utils
 import errno
 import json
-import math
 import os
 import re
 import time
 from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any, ClassVar, Generic, TypeVar
 from urllib.parse import urlsplit
 
@@ -22,6 +20,7 @@ from pydantic import ValidationError
 
 from poemetric.providers.base import ModelSpec, Provider, ProviderError
 from poemetric.providers.context_errors import length_hint
+from poemetric.providers.rate_limit_reset import rate_limit_reset_seconds
 from poemetric.redaction import Redactor, remember_secret
 
 ClientT = TypeVar("ClientT")
@@ -169,60 +168,6 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     return max(0.0, parsed.timestamp() - time.time())
-
-
-#: When a provider's rate limits refill, read on a 429 without a usable Retry-After: OpenAI's
-#: (and OpenAI-compatible servers': vLLM, Together, Groq) as durations ("1s", "6m0s", "20ms"),
-#: Anthropic's as RFC 3339 timestamps.
-RATE_LIMIT_RESET_HEADERS = (
-    "x-ratelimit-reset-requests",
-    "x-ratelimit-reset-tokens",
-    "anthropic-ratelimit-requests-reset",
-    "anthropic-ratelimit-tokens-reset",
-    "anthropic-ratelimit-input-tokens-reset",
-    "anthropic-ratelimit-output-tokens-reset",
-)
-_UNIT_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
-_NUMBER = r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
-_UNIT = r"(?:ns|us|µs|μs|ms|s|m|h)"  # "ms" before "m"; µ (micro sign) and μ (Greek mu)
-_DURATION = re.compile(rf"(?:{_NUMBER}{_UNIT})+")
-_DURATION_PART = re.compile(rf"({_NUMBER})({_UNIT})")
-
-
-def parse_duration(text: str) -> float | None:
-    """Seconds in a Go-style duration ("1s", "6m0s", "20ms", "1m30.5s") or a bare number of
-    seconds; None for anything else (empty, negative, unknown unit, not finite)."""
-    value = text.strip()
-    if re.fullmatch(_NUMBER, value):
-        seconds = float(value)
-    elif _DURATION.fullmatch(value):
-        parts = _DURATION_PART.findall(value)
-        seconds = sum(float(n) * _UNIT_SECONDS[u.replace("μ", "µ")] for n, u in parts)
-    else:
-        return None
-    return seconds if math.isfinite(seconds) else None
-
-
-def rate_limit_reset_seconds(headers: Mapping[str, str] | None) -> float | None:
-    """Seconds until the provider's rate limits refill: the longest of its reset headers, as
-    the 429 may be any one limit's. None when no header holds a readable moment still to come."""
-    lowered = {k.lower(): v for k, v in (headers or {}).items()}
-    waits = [_reset_in(lowered[name]) for name in RATE_LIMIT_RESET_HEADERS if name in lowered]
-    return max((wait for wait in waits if wait is not None and wait > 0), default=None)
-
-
-def _reset_in(value: str) -> float | None:
-    """Seconds until a reset header's moment: a duration, or an RFC 3339 timestamp."""
-    seconds = parse_duration(value)
-    if seconds is not None:
-        return seconds
-    try:
-        moment = datetime.fromisoformat(value.strip())
-    except ValueError:
-        return None
-    if moment.tzinfo is None:  # RFC 3339 always has an offset; read a bare one as UTC
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp() - time.time()
 
 
 def is_retryable_status(status: int) -> bool:

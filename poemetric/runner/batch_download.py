@@ -43,9 +43,10 @@ def download_failed(
     says which."""
     status, detail = state
     reason = run.redact(str(error))
-    update_batch(run.store, batch_id, status.state, {**detail, "collect_error": reason})
+    latest = {**detail, "collect_error": reason}
     gone = results_gone(error, status)
     if gone is None:
+        update_batch(run.store, batch_id, status.state, latest)
         note = (
             f"batch {batch_id}: results download failed ({reason}); the next run downloads the "
             "batch again (nothing is sent again)"
@@ -53,7 +54,7 @@ def download_failed(
         run.report.download_failed += len(jobs)
         run.report.uncollected_batches.append(batch_id)
     else:
-        abandon_batch(run.store, batch_id, f"{gone}: {reason}")
+        abandon_batch(run.store, batch_id, f"{gone}: {reason}", latest)  # one write
         note = (
             f"batch {batch_id}: {gone} ({reason}); batch abandoned: the next run submits this "
             "job again (paid again)"

@@ -59,6 +59,7 @@ from poemetric.runner.adapter_bugs import (
 )
 from poemetric.runner.batch_download import download_failed
 from poemetric.runner.batch_table import in_flight_batches, record_batch, update_batch
+from poemetric.runner.batch_unknown import UNKNOWN_STATUSES, unknown_batch_advice
 from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job, completion_to_dict
 from poemetric.runner.recording import (
@@ -240,6 +241,8 @@ def _stop_model(
             else ""
         )
         reason = f"batch {step} failed{tries}{status}: {message}"
+        if step == "status poll" and batch_id and error.status in UNKNOWN_STATUSES:
+            reason += unknown_batch_advice(run.spec, batch_id, run.store.run_dir)
         if step == "submission" and error.retryable and not _surely_not_accepted(error):
             reason += (
                 " (the provider may have accepted the batch all the same: see its batch list, "

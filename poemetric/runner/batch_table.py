@@ -88,15 +88,18 @@ def update_batch(store: RunStore, batch_id: str, status: str, detail: dict[str, 
         )
 
 
-def abandon_batch(store: RunStore, batch_id: str, reason: str) -> None:
+def abandon_batch(
+    store: RunStore, batch_id: str, reason: str, latest: Mapping[str, Any] | None = None
+) -> None:
     """Give a batch up: its jobs are pending again (the next run submits them again), and
-    `detail` keeps the provider's last state and `reason`."""
+    `detail` keeps the provider's last state and `reason`. `latest`: what the runner last
+    learnt of the batch (its state, a download's error), stored in the same write."""
     with store.transaction() as conn:
         row = conn.execute("SELECT status, detail FROM batches WHERE batch_id = ?", (batch_id,))
         found = row.fetchone()
         if found is None:
             return
-        detail = json.loads(found["detail"] or "{}")
+        detail = {**json.loads(found["detail"] or "{}"), **(latest or {})}
         detail.setdefault("state", found["status"])
         detail["abandoned"] = reason
         conn.execute(
