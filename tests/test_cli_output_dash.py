@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -106,3 +107,61 @@ def test_merge_into_dash_is_refused(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     _assert_refused(["merge", str(demo_run), "--into", "-"], "--into", "folder")
+
+
+def _run_commands() -> list[tuple[str, ...]]:
+    """Every command (or group, as `judge`) with a `--run` option, loading each command."""
+    import typer.main
+
+    root = typer.main.get_command(app)
+    found: list[tuple[str, ...]] = []
+
+    def walk(command: Any, path: tuple[str, ...], ctx: Any) -> None:
+        if any("--run" in getattr(p, "opts", ()) for p in command.params):
+            found.append(path)
+        for name in getattr(command, "commands", {}):
+            walk(command.get_command(ctx, name), (*path, name), ctx)
+
+    walk(root, (), root.make_context("poemetric", [], resilient_parsing=True))
+    return found
+
+
+RUN_OPTION_COMMANDS = _run_commands()
+
+
+def test_every_run_option_goes_through_the_same_check() -> None:
+    """The commands found here are those the next test runs: none is left out by hand."""
+    import typer.main
+
+    from poemetric.cli.options import run_folder
+
+    root = typer.main.get_command(app)
+    ctx = root.make_context("poemetric", [], resilient_parsing=True)
+    assert {("generate",), ("demo",), ("judge",), ("report",), ("probe", "run")} <= set(
+        RUN_OPTION_COMMANDS
+    )
+    for path in RUN_OPTION_COMMANDS:
+        command: Any = root
+        for name in path:
+            command = command.get_command(ctx, name)
+        (option,) = [p for p in command.params if "--run" in p.opts]
+        assert getattr(option.callback, "__wrapped__", None) is run_folder, path
+        assert option.opts == ["--run", "-r"], path
+
+
+@pytest.mark.parametrize("command", RUN_OPTION_COMMANDS, ids=" ".join)
+@pytest.mark.parametrize("spelling", [["--run", "-"], ["-r", "-"], ["--run=-"]])
+def test_dash_as_the_run_folder_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...], spelling: list[str]
+) -> None:
+    """`--run -` made a run folder named "-" (`probe run --scorer chat:...`), or was looked for
+    as one ("no run store at -/poemetric.sqlite; start a run with `poemetric generate --run -`",
+    which `generate` then refused), or printed the demo's banner before refusing it."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _invoke([*command, *spelling])
+    assert (code, out) == (2, ""), err
+    assert err == (
+        "error: --run -: a run is a folder (it holds poemetric.sqlite), not standard input or "
+        "output; give a folder name\n"
+    )
+    assert not Path("-").exists()

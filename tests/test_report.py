@@ -240,6 +240,26 @@ def test_score_heads_on_a_poem_card_are_not_cut(
     page.close()
 
 
+def test_a_poem_card_names_the_human_authorship_item_as_the_tables_do(
+    demo_run: tuple[Path, Path, Path], browser: Browser
+) -> None:
+    """A poem card headed the judge's human-authorship score `Hum` and its comment "Why human
+    (Q13)", read as the human poets (the author is human), where the report's charts and tables
+    say `Human authorship`."""
+    _, _, judged = demo_run
+    page, _, errors = _open(browser, judged)
+    judgment = page.locator(".poem-grid .poem-card .judgment").first
+    heads = judgment.locator("table.scores th")
+    assert heads.all_inner_texts()[-2:] == ["Qual", "Auth"]
+    assert heads.last.get_attribute("title") == "12. The poem is written by a human."
+    assert judgment.locator("dl.comments dt").all_inner_texts() == [
+        "Why devices (Q9)", "Why quality (Q11)", "Why human authorship (Q13)"
+    ]  # fmt: skip
+    assert "12. Human authorship" in page.locator("#dimensions").inner_text()
+    assert errors == []
+    page.close()
+
+
 def test_poem_text_cannot_break_out_of_the_data(tmp_path: Path) -> None:
     with build_synthetic_run(tmp_path / "run", poems_per_form=1) as store:
         store.conn.execute(

@@ -17,7 +17,13 @@ from poemetric.cli.generate_cmd import ProgressOption, open_prepared
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import LOCAL_JUDGE, judge_command, local_judge_commands
 from poemetric.cli.markup import plain
-from poemetric.cli.options import LimitOption, error_exit, run_by_make, unknown_choice
+from poemetric.cli.options import (
+    LimitOption,
+    error_exit,
+    run_by_make,
+    run_option,
+    unknown_choice,
+)
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -109,9 +115,12 @@ def _refuse_a_judge_without_its_key(spec: ModelSpec) -> None:
         raise error_exit(f"--judge {spec.name}: {error}; nothing was run") from None
 
 
+DEMO_RUN = run_option(Path("runs/demo"), "Run directory.")
+
+
 @app.command("demo")
 def demo(
-    run: Path = typer.Option(Path("runs/demo"), "--run", "-r", help="Run directory."),
+    run: Path = DEMO_RUN,
     judge: str | None = typer.Option(
         None, "--judge", "-j", envvar="POEMETRIC_JUDGE", help="Also run this judge (judges/)."
     ),

@@ -28,21 +28,27 @@ def run_by_make() -> bool:
     return os.environ.get(MAKE_ENV, "").strip() == "1"
 
 
-def _run_folder(run: Path) -> Path:
-    """The run folder: its store file (`runs/x/poemetric.sqlite`, as a shell completes it) names
-    the run `runs/x`; it was taken for a folder ("no run store at .../poemetric.sqlite/...")."""
+def run_folder(run: Path) -> Path:
+    """The run folder of a `--run` (`run_option`'s callback): its store file
+    (`runs/x/poemetric.sqlite`, as a shell completes it) names the run `runs/x`; it was taken for a
+    folder ("no run store at .../poemetric.sqlite/..."). `-` is refused (exit 2): it made a run
+    folder named "-" (`generate`, `demo`) or was looked for as one."""
     from poemetric.store.db import DB_NAME
 
+    why = "a run is a folder (it holds poemetric.sqlite), not standard input or output"
+    not_standard_output(run, "--run", "folder", why=why)
     return run.parent if run.name == DB_NAME and not run.is_dir() else run
 
 
-RunOption = typer.Option(
+def run_option(default: Path, help: str) -> Any:
+    """`--run`/`-r`, a run folder: every command's goes through `run_folder`."""
+    return typer.Option(default, "--run", "-r", callback=run_folder, help=help)
+
+
+RunOption = run_option(
     DEFAULT_RUN,
-    "--run",
-    "-r",
-    callback=_run_folder,
-    help="Run directory (holds poemetric.sqlite and outputs); the path of its poemetric.sqlite "
-    "names the same run (runs/x/poemetric.sqlite is runs/x).",
+    "Run directory (holds poemetric.sqlite and outputs); the path of its poemetric.sqlite names "
+    "the same run (runs/x/poemetric.sqlite is runs/x).",
 )
 DatasetOption = typer.Option(
     "demo",

@@ -10,7 +10,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from poemetric.cli.app import app
-from poemetric.cli.options import error_exit, output_file, output_folder, unknown_choice
+from poemetric.cli.options import (
+    error_exit,
+    output_file,
+    output_folder,
+    run_option,
+    unknown_choice,
+)
 from poemetric.cli.probe_last_line import AllCallsFailed, last_line_pairs
 
 if TYPE_CHECKING:
@@ -29,6 +35,13 @@ def _say(text: str) -> None:
 #: Choices of `probe build --rhyme-from` and `--search`.
 RHYME_SOURCES = ("auto", "dataset", "checker")
 SEARCHES = ("beam", "delayed_beam", "sample")
+#: `--run` of `probe build` (last_line with an API generator) and `probe run` (chat scorers).
+BUILD_RUN = run_option(
+    Path("runs/probes"),
+    "last_line with an API --generator: run store holding its answers and response cache (a "
+    "repeated build asks nothing again; an interrupted one resumes).",
+)
+CHAT_RUN = run_option(Path("runs/probes"), "chat: run store holding the response cache.")
 
 probe_app = typer.Typer(
     help=(
@@ -89,13 +102,7 @@ def build(
     ),
     attempts: int = typer.Option(4, "--attempts", min=1, help="last_line: samples per poem."),
     beams: int = typer.Option(8, "--beams", min=1, help="last_line: beam width (beam search)."),
-    run_dir: Path = typer.Option(
-        Path("runs/probes"),
-        "--run",
-        "-r",
-        help="last_line with an API --generator: run store holding its answers and response "
-        "cache (a repeated build asks nothing again; an interrupted one resumes).",
-    ),
+    run_dir: Path = BUILD_RUN,
     progress: bool = typer.Option(
         True, "--progress/--no-progress", help="last_line with an API --generator: progress bar."
     ),
@@ -260,9 +267,7 @@ def run(
     device: str | None = typer.Option(
         None, "--device", help="hf: cpu, cuda, cuda:1 (default auto)."
     ),
-    run_dir: Path = typer.Option(
-        Path("runs/probes"), "--run", "-r", help="chat: run store holding the response cache."
-    ),
+    run_dir: Path = CHAT_RUN,
     seed: int = typer.Option(
         0, "--seed", help="chat: seed of each pair's answer order (a coin per pair id)."
     ),

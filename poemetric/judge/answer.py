@@ -19,8 +19,9 @@ class Dimension:
 
     `long_label` is the item's statement as the judge prompt prints it (App. C, verbatim), and
     `listed` the list printed under it (item 8's literary devices). `label` names the item in
-    tables and figures: `short_label` unless that misleads there (left empty, it is set to
-    `short_label`).
+    tables, figures and the report (its poem browser too): `short_label` unless that misleads
+    (left empty, it is set to `short_label`); `short_label` is otherwise a name the parser
+    accepts for the item in a judge's answer.
     """
 
     key: str
@@ -64,7 +65,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("overall_quality", 10, "Quality", "This is a good poem.", False, "appraisal"),
     # Labelled "Human", the item stood beside the row "Human" (the human poets) in
     # `dimension_matrix`, above the bars of Figs. 8 and 17 and beside the bars of "Poem B
-    # (Human)" in Fig. 3; the paper calls it "human authorship (estimation)" (Sec. 6.2).
+    # (Human)" in Fig. 3, and as "Why human (Q13)" above a judge's comment in the report's
+    # poem browser; the paper calls it "human authorship (estimation)" (Sec. 6.2).
     Dimension("human_authorship", 12, "Human", "The poem is written by a human.", False, "appraisal", label="Human authorship"),
 )  # fmt: skip
 

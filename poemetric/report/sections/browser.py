@@ -10,15 +10,17 @@ import math
 from typing import Any
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
-from poemetric.judge.answer import COMMENTS, DIMENSION_KEYS, DIMENSIONS, DIMENSIONS_BY_KEY
+from poemetric.judge.answer import COMMENTS, DIMENSION_KEYS, DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
 
-#: Column heads of the scores table on a poem card (the full question is the tooltip).
+#: Column heads of the scores table on a poem card (the full question is the tooltip); four
+#: letters at most, or a 300 px card cuts them. Human authorship is `Auth`: `Hum` read as the
+#: human poets, as its `Human` did.
 ABBREVIATIONS = {"form": "Form", "theme": "Thm", "vocabulary": "Voc", "creativity": "Crea",
                  "idiosyncrasy": "Idio", "emotional_resonance": "Emo", "imagery": "Img",
-                 "literary_devices": "Dev", "overall_quality": "Qual", "human_authorship": "Hum"}  # fmt: skip
+                 "literary_devices": "Dev", "overall_quality": "Qual", "human_authorship": "Auth"}  # fmt: skip
 
 
 def _number(value: object) -> float | None:
@@ -111,7 +113,7 @@ def browser_payload(run: ReportRun) -> dict[str, Any]:
         "dimensions": [
             {
                 "key": d.key,
-                "short": d.short_label,
+                "label": d.label,
                 "abbr": ABBREVIATIONS[d.key],
                 "q": d.question,
                 "long": d.statement,
@@ -119,12 +121,8 @@ def browser_payload(run: ReportRun) -> dict[str, Any]:
             for d in DIMENSIONS
         ],
         "comments": [
-            {
-                "q": c.question,
-                "about": DIMENSIONS_BY_KEY[
-                    next(d.key for d in DIMENSIONS if d.question == c.about)
-                ].short_label,
-            }
+            # "Why human authorship (Q13)", as the report's tables and charts name the item
+            {"q": c.question, "about": next(d for d in DIMENSIONS if d.question == c.about).label}
             for c in COMMENTS
         ],
         "prompts": [
