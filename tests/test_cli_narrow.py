@@ -141,3 +141,25 @@ def test_survey_build_hints_stay_whole_at_80_columns(tmp_path: Path) -> None:
         assert f"  poemetric survey {command} --run {run} --survey experts" in (
             result.output.splitlines()
         )
+
+
+def test_survey_import_names_a_long_run_path_on_one_line(tmp_path: Path) -> None:
+    """`survey import` at 80 columns wrapped its message before the run path: "... into survey
+    'experts' of" on one line, the path on the next (cut inside it when longer than a line)."""
+    run = tmp_path / "a-run-folder-with-a-rather-long-name-that-holds-the-survey-answers"
+    made = CliRunner().invoke(app, ["generate", "--run", str(run), "--limit", "2", "--no-progress"])
+    assert made.exit_code == 0, made.output
+    built = CliRunner().invoke(app, ["survey", "build", "--run", str(run), "--per-rater", "2"])
+    assert built.exit_code == 0, built.output
+    sheets = CliRunner().invoke(app, ["survey", "sheets", "--run", str(run)])
+    assert sheets.exit_code == 0, sheets.output
+    sheet = run / "survey-experts" / "R1.csv"
+    filled = sheet.read_text(encoding="utf-8").replace(",R1,form,,", ",R1,form,4,")
+    sheet.write_text(filled, encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["survey", "import", str(sheet), "--run", str(run)], env=NARROW
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        f"imported 2 answers (2 new, 0 replaced) by 1 rater(s) into survey 'experts' of {run}"
+    ]

@@ -331,6 +331,7 @@ def import_(
         f"{raters_count} rater(s) into survey {survey!r} of {run}",
         highlight=False,
         markup=False,
+        soft_wrap=True,  # one line, the run path whole, at any width
     )
     if off:
         err_console.print(

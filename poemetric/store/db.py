@@ -197,10 +197,11 @@ class RunStore:
         )
 
     def frame(self, table: str) -> pd.DataFrame:
+        """The table, its INTEGER columns as nullable integers (`4`, not `4.0`, beside a NULL)."""
         _check_table(table)
-        import pandas as pd  # here, not at module level: CLI start-up time
+        from poemetric.store.frames import table_frame
 
-        return pd.read_sql_query(f"SELECT * FROM {table}", self.conn)
+        return table_frame(self.conn, table)
 
     def set_meta(self, key: str, value: Any) -> None:
         with self.transaction() as conn:
