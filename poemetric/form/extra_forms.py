@@ -22,7 +22,7 @@ from poemetric.form.scoring import (
     requested_meter,
     score_repeats,
 )
-from poemetric.form.special_forms import same_end_word, word_family
+from poemetric.form.sestina import same_end_word, word_family
 
 BALLADE_SHAPES = {
     8: ("ABABBCBC" * 3 + "BCBC", 4),

@@ -35,7 +35,8 @@ from poemetric.form.scoring import (
     score_scheme,
     stanzaic_units,
 )
-from poemetric.form.special_forms import ghazal_rule, limerick_rule, pantoum_rule, sestina_rule
+from poemetric.form.sestina import sestina_rule
+from poemetric.form.special_forms import ghazal_rule, limerick_rule, pantoum_rule
 
 FORMS = ("ballad", "ghazal", "limerick", "pantoum", "sestina", "sonnet", "villanelle")
 #: Forms checked beyond POEMetric's seven (`poemetric.form.extra_forms`).
