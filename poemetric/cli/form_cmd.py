@@ -213,6 +213,7 @@ def scan_command(
     from poemetric.form import adapters
     from poemetric.form.checker import check_poem
     from poemetric.form.parsing import end_word, parse_poem
+    from poemetric.form.scan_letters import scan_letters
 
     _known_form(form)
     _readable_request(meter, rhyme)
@@ -249,13 +250,15 @@ def scan_command(
         spec = None
     if spec is None and result.form == "sonnet":
         spec = adapters.MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
-    letters = _line_letters(poem.lines, rhyme)
+    shown = scan_letters([end_word(line) for line in poem.lines])
     table = Table(
         title=plain(
             f"{result.form}" + (f", {meter}" if meter else "") + (f", {rhyme}" if rhyme else "")
         )
     )
-    for column in ("#", "line", "syl", "scansion", "fit", "end word", "rhyme"):
+    columns = ["#", "line", "syl", "scansion", "fit", "end word", "rhyme"]
+    notes = any(shown.notes)  # eye rhymes: a letter of their own, and a note column
+    for column in [*columns, "note"] if notes else columns:
         table.add_column(column, justify="right" if column in {"#", "syl", "fit"} else "left")
     for i, line in enumerate(poem.lines):
         fit = (
@@ -271,7 +274,8 @@ def scan_command(
                 adapters.scansion(line),
                 fit,
                 end_word(line),
-                letters[i] if i < len(letters) else "",
+                shown.letters[i],
+                *([shown.notes[i]] if notes else []),
             )
         )
     console.print(table)
@@ -336,14 +340,6 @@ def _readable_request(meter: str | None, rhyme: str | None) -> None:
     except (MeterError, PatternError) as error:
         option = "--meter" if isinstance(error, MeterError) else "--rhyme"
         raise error_exit(f"{option}: {error}") from None
-
-
-def _line_letters(lines: tuple[str, ...], rhyme: str | None) -> str:
-    """The inferred rhyme letter of each line (shown next to the requested pattern)."""
-    from poemetric.form.parsing import end_word
-    from poemetric.form.rhyme import infer_scheme
-
-    return infer_scheme([end_word(line) for line in lines], window=6)
 
 
 @form_app.command("run")

@@ -12,7 +12,7 @@ Public API (import from ``poemetric.form.rhyme``):
     The same with the pronunciations that produced the verdict, for explanations.
 ``rhymes(word_a, word_b, *, allow_slant=True) -> bool``
     IDENTICAL or PERFECT always count; SLANT and EYE count only with `allow_slant`.
-``infer_scheme(end_words, *, window=None, allow_slant=True) -> str``
+``infer_scheme(end_words, *, window=None, allow_slant=True, allow_eye=True) -> str``
     One letter per line (``A``, ``B``, ... skipping ``X``; same letter = rhyme). Each line takes
     the letter of the strongest rhyme among the previous `window` lines (all when None).
 ``infer_stanza_schemes(stanzas, *, window=None, stanza_local=False) -> str``
@@ -218,10 +218,17 @@ def scheme_letters() -> itertools.chain[str]:
 
 
 def infer_scheme(
-    end_words: Sequence[str], *, window: int | None = None, allow_slant: bool = True
+    end_words: Sequence[str],
+    *,
+    window: int | None = None,
+    allow_slant: bool = True,
+    allow_eye: bool = True,
 ) -> str:
-    """Rhyme scheme letters for `end_words` (see module docstring)."""
-    floor = RhymeKind.EYE if allow_slant else RhymeKind.PERFECT
+    """Rhyme scheme letters for `end_words` (see module docstring); with `allow_eye=False` an
+    eye rhyme does not share a letter (slant rhymes still do with `allow_slant`)."""
+    floor = RhymeKind.PERFECT
+    if allow_slant:
+        floor = RhymeKind.EYE if allow_eye else RhymeKind.SLANT
     letters = scheme_letters()
     assigned: list[str] = []
     for index, word in enumerate(end_words):
