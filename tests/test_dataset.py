@@ -350,3 +350,17 @@ def test_a_jsonl_record_without_a_key_others_have_is_named_by_its_line(tmp_path:
         "line 2: theme: no 'theme' key, which other records have: read as empty "
         '(write "theme": "" to say so)'
     ) in report.warnings
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_file_is_named_as_such(tmp_path: Path, encoding: str) -> None:
+    """Excel's "Unicode Text" (UTF-16 with a byte-order mark) was "not valid UTF-8 (byte 0xff at
+    offset 0)", which says nothing of what the file is."""
+    path = tmp_path / "poems.csv"
+    text = write_csv(tmp_path / "utf8.csv", [poem_row()]).read_text(encoding="utf-8")
+    bom = "\ufeff" if encoding == "utf-16-be" else ""  # "utf-16" writes its own
+    path.write_bytes((bom + text).encode(encoding))
+    assert [str(issue) for issue in validate_file(path).issues] == [
+        f"{path}:1: -: not valid UTF-8: the file is UTF-16 (it starts with a UTF-16 byte-order "
+        "mark); save the file as UTF-8"
+    ]
