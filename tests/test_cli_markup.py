@@ -231,3 +231,53 @@ def test_the_help_check_finds_a_bracket_lost_as_markup() -> None:
 
     command = typer.main.get_command(probe).commands["install"]  # type: ignore[attr-defined]
     assert _lost_brackets(probe, command, ("install",)) == ["'poemetric[local]'."]
+
+
+# Emoji codes: Rich replaced `:name:` with an emoji in everything it printed, so an error on
+# line 100 of a dataset read `poems.csv💯 form: unknown form ...` (`:100:`), in every command
+# but `dataset validate`.
+
+
+def _bad_at_line_100(path: Path) -> Path:
+    """A dataset whose record on line 100 has an unknown form (98 valid one-line poems first)."""
+    rows = [
+        f'sonnet,Poem {n},Anonymous,"Line {n} of a poem",Iambic pentameter,,' for n in range(98)
+    ]
+    rows.append('haiku,Bad,Anonymous,"An old silent pond",,,')
+    path.write_text(
+        "form,title,author,content,meter_pattern,rhyme_pattern,theme\n" + "\n".join(rows) + "\n"
+    )
+    return path
+
+
+def test_generate_names_line_100_of_a_bad_dataset(tmp_path: Path) -> None:
+    data = _bad_at_line_100(tmp_path / "poems.csv")
+    output = _run("generate", "--run", str(tmp_path / "run"), "--dataset", str(data), code=2)
+    assert _flat(f"{data}:100: form: unknown form 'haiku'") in _flat(output), output
+    assert "\N{HUNDRED POINTS SYMBOL}" not in output
+
+
+def test_form_check_names_line_100_of_a_row_it_cannot_check(tmp_path: Path) -> None:
+    data = _bad_at_line_100(tmp_path / "poems.csv")
+    output = _run("form", "check", str(data), "--output", str(tmp_path / "out.jsonl"), code=1)
+    assert _flat(f"{data}:100: id 99: unknown form 'haiku'") in _flat(output), output
+    assert "\N{HUNDRED POINTS SYMBOL}" not in output
+
+
+def test_form_scan_prints_an_emoji_code_in_a_poem_line_as_written(tmp_path: Path) -> None:
+    poem = tmp_path / "poem.txt"
+    poem.write_text("The clock struck :100: and then :smile:\nAnd so the morning came\n")
+    output = _run("form", "scan", str(poem), "--form", "sonnet", "--no-extract")
+    assert ":100:" in output and ":smile:" in output, output
+
+
+def test_every_console_leaves_emoji_codes_alone() -> None:
+    """A console made later without `emoji=False` would bring `:100:` back as an emoji."""
+    sources = sorted((REPO_ROOT / "poemetric").rglob("*.py"))
+    made = [
+        f"{path.relative_to(REPO_ROOT)}:{number}"
+        for path in sources
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if re.search(r"\bConsole\(", line) and "emoji=False" not in line
+    ]
+    assert not made

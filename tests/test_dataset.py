@@ -330,3 +330,37 @@ def test_store_rows_fit_the_run_store(tmp_path: Path) -> None:
     assert (first["dataset"], first["position"], first["form"]) == ("demo", 0, "sonnet")
     assert first["meter"] == "Iambic pentameter" and first["rhyme"] == "ABABCDCDEFEF GG"
     assert Poem.model_validate(json.loads(first["record"])) == dataset.poems[0]
+
+
+def test_a_jsonl_record_without_a_key_others_have_is_named_by_its_line(tmp_path: Path) -> None:
+    """A record without "theme" was read with no theme, silently; one record spelling it
+    "Theme" made the whole file invalid as "no record has the key 'theme'", false of the rest."""
+    rows = [poem_row(title=f"T{n}", theme="the sea") for n in range(4)]
+    rows[1].pop("theme")
+    rows[3]["Theme"] = rows[3].pop("theme")
+    path = tmp_path / "poems.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    report = validate_file(path)
+    assert [str(issue) for issue in report.issues] == [
+        f"{path}:4: theme: no key 'theme' in this record (other records have it); column names "
+        "are exact (lower case, as in the schema): rename 'Theme' to 'theme'"
+    ]
+    assert [poem.title for poem in report.poems] == ["T0", "T1", "T2"]
+    assert (
+        "line 2: theme: no 'theme' key, which other records have: read as empty "
+        '(write "theme": "" to say so)'
+    ) in report.warnings
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_a_utf16_file_is_named_as_such(tmp_path: Path, encoding: str) -> None:
+    """Excel's "Unicode Text" (UTF-16 with a byte-order mark) was "not valid UTF-8 (byte 0xff at
+    offset 0)", which says nothing of what the file is."""
+    path = tmp_path / "poems.csv"
+    text = write_csv(tmp_path / "utf8.csv", [poem_row()]).read_text(encoding="utf-8")
+    bom = "\ufeff" if encoding == "utf-16-be" else ""  # "utf-16" writes its own
+    path.write_bytes((bom + text).encode(encoding))
+    assert [str(issue) for issue in validate_file(path).issues] == [
+        f"{path}:1: -: not valid UTF-8: the file is UTF-16 (it starts with a UTF-16 byte-order "
+        "mark); save the file as UTF-8"
+    ]

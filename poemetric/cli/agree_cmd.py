@@ -19,7 +19,7 @@ from poemetric.cli.options import error_exit, existing_file, unknown_choice
 if TYPE_CHECKING:
     from poemetric.reliability import AgreementReport
 
-console = Console()
+console = Console(emoji=False)
 
 LABELS = {
     "pao": "PAo (exact)",

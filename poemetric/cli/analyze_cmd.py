@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 #: Default of `figures --format` (poemetric.analysis.plotting.FIGURE_FORMATS, not imported here).
 DEFAULT_FIGURE_FORMATS = "pdf,png"
 
-console = Console()
+console = Console(emoji=False)
 
 #: Summary columns: group averages (per-dimension means are in RUN/analysis/dimension_scores.*).
 PARTS = ("basic", "advanced", "quality", "appraisal")
@@ -73,7 +73,8 @@ def summary_tables(result: AnalysisResult, width: int) -> list[Table]:
     whole = summary_table(result)
     if "dimension_scores" not in result.tables:
         return [whole]
-    measuring = Console(width=10_000)  # a measurement is clipped to the width it is given
+    # A measurement is clipped to the width it is given.
+    measuring = Console(emoji=False, width=10_000)
     if Measurement.get(measuring, measuring.options, whole).minimum <= width:
         return [whole]
     judges = sorted(result.tables["dimension_scores"]["judge"].unique())

@@ -26,7 +26,7 @@ NOTE_CHARS = 120
 
 
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return Console(emoji=False, highlight=False, soft_wrap=True)
 
 
 def _note(row: BatchRow) -> str:

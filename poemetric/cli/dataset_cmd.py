@@ -33,7 +33,7 @@ DEFAULT_SHOW_LIMIT = 20
 
 
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return Console(emoji=False, highlight=False, soft_wrap=True)
 
 
 @dataset_app.command("validate")

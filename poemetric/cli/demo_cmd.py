@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
     from poemetric.runner.report import StageReport
 
-console = Console()
+console = Console(emoji=False)
 
 LOCAL_MODEL = "smollm2-135m"
 LOCAL_POEMS = 4

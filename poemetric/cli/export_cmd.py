@@ -12,7 +12,7 @@ from poemetric.cli.app import app
 from poemetric.cli.options import RunOption, existing_run, run_output_folder, unknown_choice
 from poemetric.store.schema import EXPORTABLE_TABLES
 
-console = Console()
+console = Console(emoji=False)
 TABLES_HELP = f"Tables to export (default: all): {', '.join(EXPORTABLE_TABLES)}."
 
 

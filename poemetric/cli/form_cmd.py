@@ -37,8 +37,8 @@ form_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(form_app, name="form")
-console = Console()
-err_console = Console(stderr=True)
+console = Console(emoji=False)
+err_console = Console(emoji=False, stderr=True)
 
 ThresholdOption = typer.Option(
     DEFAULT_THRESHOLD, "--threshold", "-t", min=0.0, max=1.0, help="Pass mark for every score."

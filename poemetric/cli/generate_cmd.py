@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from poemetric.runner.runner import RunnerOptions
     from poemetric.store import RunStore
 
-console = Console()
+console = Console(emoji=False)
 
 MaxCostOption = typer.Option(
     None,
@@ -200,7 +200,7 @@ def check_prices(models: Sequence[ModelSpec], max_cost: float | None) -> None:
     )
     if max_cost is not None:
         raise error_exit(f"--max-cost cannot bound {names}: its price is unknown; {fix}")
-    Console(stderr=True).print(
+    Console(emoji=False, stderr=True).print(
         f"warning: price unknown for {names}: its cost is counted as $0; {fix}",
         markup=False,
         highlight=False,

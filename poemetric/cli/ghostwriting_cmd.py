@@ -39,7 +39,8 @@ ghostwriting_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(ghostwriting_app, name="ghostwriting")
-console = Console(soft_wrap=True)  # paths and file:line messages are never hard-wrapped
+# Paths and file:line messages are never hard-wrapped.
+console = Console(emoji=False, soft_wrap=True)
 
 #: Default of --threshold (poemetric.ghostwriting.uniqueness.NEAR_COPY_THRESHOLD, not imported
 #: here; a test keeps the two equal).

@@ -33,7 +33,8 @@ from poemetric.cli.options import (
     output_folder,
 )
 
-console = Console(soft_wrap=True)  # paths and file:line messages are never hard-wrapped
+# Paths and file:line messages are never hard-wrapped.
+console = Console(emoji=False, soft_wrap=True)
 
 AuthorsOption = typer.Option(
     None, "--authors", help="Only these authors' poems (comma-separated, e.g. human,gpt-4o)."

@@ -60,7 +60,7 @@ def _stopped(then: str) -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        console = Console(stderr=True)
+        console = Console(emoji=False, stderr=True)
         console.print(
             f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] {then}",
             highlight=False,

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
     from poemetric.store import RunStore
 
-console = Console()
-err_console = Console(stderr=True)
+console = Console(emoji=False)
+err_console = Console(emoji=False, stderr=True)
 
 NO_JUDGE = """\
 No judge given. Choose one with {choose}, for example:

@@ -5,6 +5,10 @@ stops at a `[/word]` that closes nothing): a run folder `runs/[exp1]` was printe
 poem line `[chorus]` as an empty cell. Values that come from the user or the data (paths, names,
 poem lines, error messages) go through `plain` where they meet our own markup; a line with no
 markup of ours is printed with `markup=False` instead.
+
+Rich also replaces emoji codes (`:100:`, `:smile:`) in everything a console prints, markup
+or not: `poems.csv:100: form: ...` was printed `poems.csv💯 form: ...`. Every console is
+therefore made with `emoji=False` (tests/test_cli_markup.py checks it).
 """
 
 from __future__ import annotations

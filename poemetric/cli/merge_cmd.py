@@ -55,7 +55,7 @@ def merge(
 
         poemetric merge runs/part0 runs/part1 runs/part2 --into runs/paper
     """
-    console = Console(highlight=False, soft_wrap=True)
+    console = Console(emoji=False, highlight=False, soft_wrap=True)
     output_folder(into, "--into")
     try:
         report = merge_runs(list(sources), into)

@@ -104,7 +104,7 @@ def models(
     title = f"{len(rows)} {noun}" + (f" in group {plain(group)}" if group else "")
     if unusable:
         title += f" (and {len(unusable)} unusable, below)"
-    console = Console(highlight=False, soft_wrap=True)
+    console = Console(emoji=False, highlight=False, soft_wrap=True)
     # Names stay whole and the short columns keep their width; at a narrow terminal the groups
     # wrap, and the model id (then the provider) is left out rather than squeezing the rest.
     wide = _wide_columns(rows, console.width)

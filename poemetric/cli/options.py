@@ -85,7 +85,7 @@ def error_exit(message: object, code: int = 2) -> typer.Exit:
     from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True).print(
+    Console(emoji=False, stderr=True).print(
         f"[red]error:[/red] {escape(str(message))}", highlight=False, soft_wrap=True
     )
     return typer.Exit(code)

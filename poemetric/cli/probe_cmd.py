@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from poemetric.probes.poem import RhymeSource
 
-console = Console()
+console = Console(emoji=False)
 
 
 def _say(text: str) -> None:

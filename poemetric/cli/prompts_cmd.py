@@ -28,7 +28,7 @@ prompts_app = typer.Typer(
     help="Prompt templates: list them and render them for a dataset.", no_args_is_help=True
 )
 app.add_typer(prompts_app, name="prompts")
-console = Console()
+console = Console(emoji=False)
 
 
 class PromptKind(StrEnum):

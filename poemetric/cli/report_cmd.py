@@ -20,7 +20,7 @@ from poemetric.cli.options import (
     writable_run,
 )
 
-console = Console()
+console = Console(emoji=False)
 REPORT_EXPERTS = experts_option("adds their scores and agreement with each judge.")
 
 

@@ -31,8 +31,8 @@ survey_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(survey_app, name="survey")
-console = Console()
-err_console = Console(stderr=True)
+console = Console(emoji=False)
+err_console = Console(emoji=False, stderr=True)
 
 SurveyOption = typer.Option("experts", "--survey", "-s", help="Survey id within the run.")
 SERVE_WARNING = (

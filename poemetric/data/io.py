@@ -128,14 +128,13 @@ def _decode(path: Path, data: bytes, table: RawTable) -> str | None:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
+        reason = f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            # Excel's "Unicode Text" and PowerShell's default: "byte 0xff at offset 0" said
+            # nothing of what the file is.
+            reason = "not valid UTF-8: the file is UTF-16 (it starts with a UTF-16 byte-order mark)"
         table.issues.append(
-            ValidationIssue(
-                str(path),
-                line,
-                None,
-                f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start}); "
-                "save the file as UTF-8",
-            )
+            ValidationIssue(str(path), line, None, f"{reason}; save the file as UTF-8")
         )
         return None
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from poemetric.data.io import RawTable, ValidationIssue, read_table
+from poemetric.data.io import RawRecord, RawTable, ValidationIssue, read_table
 from poemetric.data.schema import (
     ID_COLUMNS,
     KNOWN_COLUMNS,
@@ -121,7 +121,8 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
     renamed: dict[str, str] = {}
     if not table.header_read and table.records:
         # JSONL keys spelled otherwise ("Form"): said once, not as "missing value" per record.
-        renamed = _spelled_otherwise(REQUIRED_COLUMNS, table.columns)
+        absent_keys = [column for column in REQUIRED_COLUMNS if column not in table.columns]
+        renamed = _spelled_otherwise(absent_keys, table.columns)
         if renamed:
             missing_headers |= set(renamed)
             keys = ", ".join(repr(column) for column in renamed)
@@ -184,7 +185,11 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
     id_column = next((column for column in ID_COLUMNS if column in table.columns), "poem_id")
 
     first_line: dict[str, int] = {}
+    keyless_lines: dict[str, list[int]] = {}  # JSONL: a required key → the records without it
     for record in table.records:
+        misnamed = None if table.header_read else _keys_absent(record, table.columns, keyless_lines)
+        if misnamed:
+            report.issues.append(ValidationIssue(file, record.line, *misnamed, unit=table.unit))
         try:
             poem = Poem.model_validate(record.values)
         except ValidationError as error:
@@ -193,6 +198,8 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
                 report.issues.append(
                     ValidationIssue(file, record.line, bad_column, reason, unit=table.unit)
                 )
+            continue
+        if misnamed:
             continue
         if poem.poem_id in first_line:
             explicit = any(record.values.get(column) for column in ID_COLUMNS)
@@ -208,7 +215,44 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             continue
         first_line[poem.poem_id] = record.line
         report.poems.append(poem)
+    report.warnings.extend(_keyless_warnings(keyless_lines))
     report.warnings.extend(_meter_warnings(report.poems, first_line, table.unit))
+
+
+def _keys_absent(
+    record: RawRecord, columns: list[str], keyless: dict[str, list[int]]
+) -> tuple[str, str] | None:
+    """JSONL: the required keys whose value may be empty that `record` lacks while other records
+    have them. One spelled otherwise in it (`"Theme"`) is an error, (columns, reason), since its
+    value would be lost (it made the whole file "no record has the key 'theme'"); one simply
+    absent is read as empty, and its line is added to `keyless` for a warning."""
+    absent = [
+        column for column in _EMPTY_ALLOWED if column in columns and column not in record.values
+    ]
+    renamed = _spelled_otherwise(absent, list(record.values))
+    for column in absent:
+        if column not in renamed:
+            keyless.setdefault(column, []).append(record.line)
+    if not renamed:
+        return None
+    keys = ", ".join(repr(column) for column in renamed)
+    many = len(renamed) > 1
+    reason = f"no key{'s' if many else ''} {keys} in this record (other records have "
+    return ", ".join(renamed), reason + f"{'them' if many else 'it'})" + _rename_hint(renamed)
+
+
+def _keyless_warnings(keyless: dict[str, list[int]]) -> list[str]:
+    """One warning per required key that some JSONL records lack: their value is read as empty
+    (the prompt leaves the field out), which a record lacking it by mistake did silently."""
+    warnings = []
+    for column, lines in keyless.items():
+        shown = ", ".join(str(line) for line in lines[:5])
+        more = f" and {len(lines) - 5} more" if len(lines) > 5 else ""
+        warnings.append(
+            f"line{'s' if len(lines) > 1 else ''} {shown}{more}: {column}: no {column!r} key, "
+            f'which other records have: read as empty (write "{column}": "" to say so)'
+        )
+    return warnings
 
 
 def _meter_warnings(poems: list[Poem], lines: dict[str, int], unit: str) -> list[str]:

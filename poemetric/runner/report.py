@@ -149,7 +149,7 @@ class StageReport:
         return text + (f"; not run: {not_run}" if not_run else "")
 
     def render(self, console: Console | None = None) -> None:
-        console = console or Console()
+        console = console or Console(emoji=False)
         title = f"{self.stage}: {'plan (dry run)' if self.dry_run else 'summary'}"
         if self.shard:
             title += f", shard {self.shard}"

@@ -234,7 +234,7 @@ def run_stage(
 ) -> StageReport:
     """Run (or plan) a stage for several models; remote models run concurrently."""
     for name, before, now in changed_models(store, stage, specs):
-        Console(stderr=True).print(
+        Console(emoji=False, stderr=True).print(
             f"warning: {name}: this run's {stage} answers so far came from model {before!r}; "
             f"its file now names {now!r}. Stored answers are kept (only missing ones are asked) "
             "and all are labelled as the file now says; to compare the two, give each model its "
