@@ -211,6 +211,16 @@ def test_bad_model_files_name_file_and_line(tmp_path: Path, text: str, pattern: 
         load_model_file(path)
 
 
+@pytest.mark.parametrize(("value", "expected"), [("off", "off"), ("no", "off"), ("on", "auto")])
+def test_structured_off_unquoted_is_the_default_not_an_error(
+    tmp_path: Path, value: str, expected: str
+) -> None:
+    """YAML reads an unquoted `off` as false: `structured: off`, as docs/judging.md writes it,
+    made the judge unusable with "Input should be 'off' or 'auto'"."""
+    path = _write(tmp_path, "tiny.yaml", f"{GOOD}structured: {value}\n")
+    assert load_model_file(path, kind="judges").structured == expected
+
+
 def test_bad_groups_are_reported(tmp_path: Path) -> None:
     _write(tmp_path, "tiny.yaml", GOOD)
     _write(tmp_path, "groups.yaml", "mine2: [tiny, tinny]\n")
