@@ -194,6 +194,8 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         ("name: [unclosed\n", r"bad\.yaml:\d+: invalid YAML"),
         ("- a list\n", r"bad\.yaml: expected a mapping"),
         (GOOD.replace("provider: openai-compatible\n", ""), r"bad\.yaml:1: provider: Field required"),
+        (GOOD.replace("base_url: http://127.0.0.1:9/v1\n", ""),
+         r"bad\.yaml:2: base_url: missing; provider 'openai-compatible' has no default endpoint"),
         (GOOD.replace("base_url: http://127.0.0.1:9/v1", "base_url: ${NOPE_NOT_SET}"),
          r"bad\.yaml:5: base_url: environment variable NOPE_NOT_SET is not set"),
         (GOOD + "notes: ${HOME}\n", r"bad\.yaml:\d+: notes: \$\{\.\.\.\} is only replaced in"),

@@ -276,6 +276,9 @@ class Provider(ABC):
     #: OpenAI-compatible server). A remote provider without it needs a key: such a file is
     #: unusable.
     accepts_no_key: ClassVar[bool] = False
+    #: True when a model file must give `base_url` (there is no default endpoint): a file
+    #: without it is unusable, named with its file by `poemetric models`.
+    needs_base_url: ClassVar[bool] = False
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec

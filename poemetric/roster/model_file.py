@@ -202,6 +202,7 @@ def load_model_file(
             else f"provider {spec.provider!r} is not installed",
         )
     _check_options(path, spec, node)
+    _check_base_url(path, spec, node)
     if "vllm" in spec.model_fields_set and spec.provider != "vllm":
         raise RosterFileError(
             f"{path}:{_line_of(node, ('vllm',))}: a `vllm:` block is read only by provider "
@@ -239,6 +240,24 @@ def _check_no_key(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
             "needs a key: name the variable that holds it, or remove the line to read the "
             "provider's default variable",
             f"api_key_env: false, but provider {spec.provider!r} needs a key",
+        )
+
+
+def _check_base_url(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
+    """A provider with no default endpoint (`openai-compatible`) and a file without `base_url`:
+    unusable, named by the listing, rather than found out by a run (and priced as a paid API)."""
+    if spec.base_url:
+        return
+    try:
+        needs = provider_class(spec.provider).needs_base_url
+    except (UnknownProviderError, ImportError):
+        return
+    if needs:
+        raise RosterFileError(
+            f"{path}:{_line_of(node, ('provider',))}: base_url: missing; provider "
+            f"{spec.provider!r} has no default endpoint: give the server's address as the SDK "
+            "takes it, with its /v1 (e.g. base_url: http://127.0.0.1:8000/v1)",
+            f"base_url: missing (provider {spec.provider!r} needs the server's address)",
         )
 
 
