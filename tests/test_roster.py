@@ -194,6 +194,10 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         ("name: [unclosed\n", r"bad\.yaml:\d+: invalid YAML"),
         ("- a list\n", r"bad\.yaml: expected a mapping"),
         (GOOD.replace("provider: openai-compatible\n", ""), r"bad\.yaml:1: provider: Field required"),
+        (GOOD.replace("groups: [mine]", "groups: mine"),
+         r"bad\.yaml:4: groups: should be a list: \[a, b\] \(one item: \[a\]\)"),
+        (GOOD + "pricing: 0.5\n", r"bad\.yaml:8: pricing: should be a mapping: \{key: value\}, or "
+         r"'key: value' lines .* \(keys: batch_discount, input_per_mtok, output_per_mtok\)"),
         (GOOD.replace("base_url: http://127.0.0.1:9/v1\n", ""),
          r"bad\.yaml:2: base_url: missing; provider 'openai-compatible' has no default endpoint"),
         (GOOD.replace("base_url: http://127.0.0.1:9/v1", "base_url: ${NOPE_NOT_SET}"),

@@ -41,7 +41,7 @@ def _validation_error(
         dotted = ".".join(str(part) for part in loc) or "(file)"
         line = _line_of(node, loc)
         where = f"{path}:{line}" if line is not None else str(path)
-        message = item["msg"]
+        message = _plain_message(item["type"], loc, item["msg"])
         allowed_list = ""
         if item["type"] == "extra_forbidden":
             message = f"unknown key {loc[-1]!r}"
@@ -54,6 +54,19 @@ def _validation_error(
         short.append(f"{dotted}: {message}")
     more = f" (and {len(short) - 1} more)" if len(short) > 1 else ""
     return RosterFileError("invalid model file:\n  " + "\n  ".join(problems), short[0] + more)
+
+
+def _plain_message(kind: str, loc: Sequence[int | str], message: str) -> str:
+    """Pydantic's words for a wrong container ("a valid tuple", "a valid dictionary or instance of
+    Pricing") in YAML's: a list, or a mapping with the keys it takes."""
+    if kind in ("tuple_type", "list_type"):
+        return "should be a list: [a, b] (one item: [a]), or one '- item' line each below it"
+    if kind in ("model_type", "dict_type"):
+        keys = _allowed_keys(loc)
+        return "should be a mapping: {key: value}, or 'key: value' lines indented below it" + (
+            f" (keys: {', '.join(keys)})" if keys else ""
+        )
+    return message
 
 
 def _closest_key(word: str, parent: Sequence[int | str], allowed: list[str]) -> str | None:
