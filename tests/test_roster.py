@@ -194,6 +194,12 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         ("name: [unclosed\n", r"bad\.yaml:\d+: invalid YAML"),
         ("- a list\n", r"bad\.yaml: expected a mapping"),
         (GOOD.replace("provider: openai-compatible\n", ""), r"bad\.yaml:1: provider: Field required"),
+        (GOOD.replace("groups: [mine]", "groups: mine"),
+         r"bad\.yaml:4: groups: should be a list: \[a, b\] \(one item: \[a\]\)"),
+        (GOOD + "pricing: 0.5\n", r"bad\.yaml:8: pricing: should be a mapping: \{key: value\}, or "
+         r"'key: value' lines .* \(keys: batch_discount, input_per_mtok, output_per_mtok\)"),
+        (GOOD.replace("base_url: http://127.0.0.1:9/v1\n", ""),
+         r"bad\.yaml:2: base_url: missing; provider 'openai-compatible' has no default endpoint"),
         (GOOD.replace("base_url: http://127.0.0.1:9/v1", "base_url: ${NOPE_NOT_SET}"),
          r"bad\.yaml:5: base_url: environment variable NOPE_NOT_SET is not set"),
         (GOOD + "notes: ${HOME}\n", r"bad\.yaml:\d+: notes: \$\{\.\.\.\} is only replaced in"),
@@ -209,6 +215,16 @@ def test_bad_model_files_name_file_and_line(tmp_path: Path, text: str, pattern: 
         path.write_text(text)
     with pytest.raises(RosterError, match=pattern):
         load_model_file(path)
+
+
+@pytest.mark.parametrize(("value", "expected"), [("off", "off"), ("no", "off"), ("on", "auto")])
+def test_structured_off_unquoted_is_the_default_not_an_error(
+    tmp_path: Path, value: str, expected: str
+) -> None:
+    """YAML reads an unquoted `off` as false: `structured: off`, as docs/judging.md writes it,
+    made the judge unusable with "Input should be 'off' or 'auto'"."""
+    path = _write(tmp_path, "tiny.yaml", f"{GOOD}structured: {value}\n")
+    assert load_model_file(path, kind="judges").structured == expected
 
 
 def test_bad_groups_are_reported(tmp_path: Path) -> None:

@@ -23,7 +23,12 @@ api_key_env: ENDPOINT_API_KEY
 NO_PROVIDER = "name: plugged\nprovider: foo\nmodel: m\ngroups: [mine]\n"
 TYPO = "name: typo\nprovider: openai\nmodel: m\nsettings:\n  temprature: 1\n"
 HOSTED_NO_KEY = "name: nokey\nprovider: openai\nmodel: m\napi_key_env: false\n"
+NO_BASE_URL = "name: nobase\nprovider: openai-compatible\nmodel: m\napi_key_env: NOBASE_KEY\n"
 CASES = {
+    "nobase": (
+        NO_BASE_URL,
+        "base_url: missing (provider 'openai-compatible' needs the server's address)",
+    ),
     "nokey": (HOSTED_NO_KEY, "api_key_env: false, but provider 'openai' needs a key"),
     "endpoint": (UNSET, "unset variable ENDPOINT_URL"),
     "plugged": (NO_PROVIDER, "provider 'foo' is not installed"),

@@ -150,6 +150,17 @@ class ModelSpec(BaseModel):
             "server that checks no key (provider openai-compatible)"
         )
 
+    @field_validator("structured", mode="before")
+    @classmethod
+    def _structured_from_yaml_boolean(cls, value: Any) -> Any:
+        """YAML reads an unquoted `off` (also `no`, `false`) as false, and `on`, `yes`, `true` as
+        true: `structured: off`, as the docs write it, is the default, and true is `auto`."""
+        if value is False:
+            return "off"
+        if value is True:
+            return "auto"
+        return value
+
     @property
     def label(self) -> str:
         return self.display_name or self.name
@@ -265,6 +276,9 @@ class Provider(ABC):
     #: OpenAI-compatible server). A remote provider without it needs a key: such a file is
     #: unusable.
     accepts_no_key: ClassVar[bool] = False
+    #: True when a model file must give `base_url` (there is no default endpoint): a file
+    #: without it is unusable, named with its file by `poemetric models`.
+    needs_base_url: ClassVar[bool] = False
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec

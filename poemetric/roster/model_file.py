@@ -41,7 +41,7 @@ def _validation_error(
         dotted = ".".join(str(part) for part in loc) or "(file)"
         line = _line_of(node, loc)
         where = f"{path}:{line}" if line is not None else str(path)
-        message = item["msg"]
+        message = _plain_message(item["type"], loc, item["msg"])
         allowed_list = ""
         if item["type"] == "extra_forbidden":
             message = f"unknown key {loc[-1]!r}"
@@ -54,6 +54,19 @@ def _validation_error(
         short.append(f"{dotted}: {message}")
     more = f" (and {len(short) - 1} more)" if len(short) > 1 else ""
     return RosterFileError("invalid model file:\n  " + "\n  ".join(problems), short[0] + more)
+
+
+def _plain_message(kind: str, loc: Sequence[int | str], message: str) -> str:
+    """Pydantic's words for a wrong container ("a valid tuple", "a valid dictionary or instance of
+    Pricing") in YAML's: a list, or a mapping with the keys it takes."""
+    if kind in ("tuple_type", "list_type"):
+        return "should be a list: [a, b] (one item: [a]), or one '- item' line each below it"
+    if kind in ("model_type", "dict_type"):
+        keys = _allowed_keys(loc)
+        return "should be a mapping: {key: value}, or 'key: value' lines indented below it" + (
+            f" (keys: {', '.join(keys)})" if keys else ""
+        )
+    return message
 
 
 def _closest_key(word: str, parent: Sequence[int | str], allowed: list[str]) -> str | None:
@@ -202,6 +215,7 @@ def load_model_file(
             else f"provider {spec.provider!r} is not installed",
         )
     _check_options(path, spec, node)
+    _check_base_url(path, spec, node)
     if "vllm" in spec.model_fields_set and spec.provider != "vllm":
         raise RosterFileError(
             f"{path}:{_line_of(node, ('vllm',))}: a `vllm:` block is read only by provider "
@@ -239,6 +253,24 @@ def _check_no_key(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
             "needs a key: name the variable that holds it, or remove the line to read the "
             "provider's default variable",
             f"api_key_env: false, but provider {spec.provider!r} needs a key",
+        )
+
+
+def _check_base_url(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
+    """A provider with no default endpoint (`openai-compatible`) and a file without `base_url`:
+    unusable, named by the listing, rather than found out by a run (and priced as a paid API)."""
+    if spec.base_url:
+        return
+    try:
+        needs = provider_class(spec.provider).needs_base_url
+    except (UnknownProviderError, ImportError):
+        return
+    if needs:
+        raise RosterFileError(
+            f"{path}:{_line_of(node, ('provider',))}: base_url: missing; provider "
+            f"{spec.provider!r} has no default endpoint: give the server's address as the SDK "
+            "takes it, with its /v1 (e.g. base_url: http://127.0.0.1:8000/v1)",
+            f"base_url: missing (provider {spec.provider!r} needs the server's address)",
         )
 
 
