@@ -175,3 +175,65 @@ def test_a_short_double_sestina_fails_without_a_rotation_finding() -> None:
     assert result.facts["rotation"] == (
         f"4 of stanzas 2-12 follow {ORDER}; stanza(s) 6, 7, 8, 9, 10, 11, 12 are cut short"
     )
+
+
+#: Swinburne's *The Complaint of Lisa* rhymes its twelve end words in pairs and does not follow
+#: 12-1-11-2...: each stanza opens with the last word of the one before and then its first, and
+#: orders the rest for the rhyme. These are its stanza orders (indices of stanza 1's end words).
+LISA_ORDERS = tuple(
+    tuple(k - 1 for k in order)
+    for order in (
+        (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12),
+        (12, 1, 9, 11, 4, 7, 2, 8, 3, 10, 6, 5),
+        (5, 12, 6, 4, 7, 1, 2, 3, 10, 9, 11, 8),
+        (8, 5, 7, 6, 4, 12, 10, 2, 3, 11, 1, 9),
+        (9, 8, 6, 10, 1, 2, 7, 4, 3, 12, 5, 11),
+        (11, 9, 6, 10, 4, 2, 7, 1, 12, 8, 5, 3),
+        (3, 11, 7, 8, 12, 1, 2, 10, 5, 6, 9, 4),
+        (4, 3, 9, 6, 5, 10, 1, 7, 12, 11, 8, 2),
+        (2, 4, 5, 1, 3, 8, 7, 10, 9, 11, 12, 6),
+        (6, 2, 9, 3, 8, 1, 7, 5, 10, 4, 11, 12),
+        (12, 6, 8, 4, 3, 5, 9, 10, 2, 1, 11, 7),
+        (7, 12, 6, 3, 9, 11, 5, 8, 4, 2, 10, 1),
+    )
+)
+#: Its end words: breath/death, her/sunflower, way/day, sun/done, bed/dead, thee/me.
+LISA_WORDS = (
+    "breath",
+    "her",
+    "way",
+    "death",
+    "sunflower",
+    "sun",
+    "day",
+    "bed",
+    "thee",
+    "dead",
+    "done",
+    "me",
+)
+
+
+def _lisa(orders: tuple[tuple[int, ...], ...], words: tuple[str, ...] = LISA_WORDS) -> str:
+    stanzas = ["\n".join(f"And here the line goes on to {words[k]}" for k in o) for o in orders]
+    envoi = [f"{words[k]} and {words[k + 1]} close it" for k in range(0, 12, 2)]
+    return "\n\n".join([*stanzas, "\n".join(envoi)])
+
+
+def test_a_rhymed_double_sestina_may_reorder_its_words_as_the_complaint_of_lisa_does() -> None:
+    result = check_poem(_lisa(LISA_ORDERS), "double sestina")
+    assert result.passed and result.form_score == pytest.approx(0.87), result.summary
+    assert result.facts["rotation"] == (
+        f"0 of stanzas 2-12 follow {ORDER}; stanza(s) 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 "
+        "reorder for the rhyme"
+    )
+    # ... but a stanza that repeats the previous order, or is reversed, still does not rotate.
+    for k, order in ((4, LISA_ORDERS[3]), (6, LISA_ORDERS[6][::-1])):
+        orders = list(LISA_ORDERS)
+        orders[k] = order
+        broken = check_poem(_lisa(tuple(orders)), "double sestina")
+        assert not broken.passed, broken.summary
+        assert _rotation_findings(broken)[0].startswith(f"stanza {k + 1} "), broken.summary
+    # Unrhymed, the same orders are only a departure from 12-1-11-2...: they do not rotate.
+    result = check_poem(_lisa(LISA_ORDERS, WORDS), "double sestina")
+    assert not result.passed and len(_rotation_findings(result)) == 11, result.summary

@@ -18,7 +18,17 @@ words. The rotation is judged stanza by stanza with the sestina's machinery (`se
   another permutation matches it in about one place on average;
 * an unrotated stanza costs **three fifths** of the order score (6.6 of its 11 stanza shares),
   as one costs 3 of 5 in the sestina, so one in an otherwise perfect double sestina gives form
-  0.61 and fails in both forms; a stanza-share cost of 3, as in the sestina, would leave 0.82.
+  0.61 and fails in both forms; a stanza-share cost of 3, as in the sestina, would leave 0.82;
+* a **rhymed double sestina** may reorder its words for its rhymes. The classic, Swinburne's
+  *The Complaint of Lisa* (breath/death, way/day, bed/dead, thee/me, sun/done, her/sunflower),
+  does not follow 12-1-11-2...: each of its stanzas opens with the previous stanza's last word
+  and then its first, as the spiral does, and orders the other ten freely (stanza 2 is
+  12-1-9-11-4-7-2-8-3-10-6-5 of stanza 1), leaving some where they were. A stanza that holds
+  the twelve words, opens that way and repeats no earlier stanza's order, in a poem whose first
+  stanza rhymes (`RHYMED_FROM` of its twelve words rhyme with another), earns
+  `RHYME_ORDER_CREDIT` (0.8), so *Lisa* passes at 0.87. The sestina's rhymed reordering also
+  asks that every word move and the rhyme scheme stay; *Lisa* does neither, so the double
+  sestina does not ask it.
 """
 
 from __future__ import annotations
@@ -39,7 +49,9 @@ from poemetric.form.sestina import (
     StanzaOrder,
     capped,
     judge_rotation,
+    rhyme_letters,
     word_family,
+    word_order,
 )
 
 BALLADE_SHAPES = {
@@ -80,11 +92,30 @@ def spiral(size: int) -> tuple[int, ...]:
 
 
 #: The double sestina's rotation; the unrotated threshold and cost are explained above.
-DOUBLE_SESTINA = Rotation(spiral(12), "12-1-11-2-10-3-9-4-8-5-7-6", 12, 5, 6.6, "twelve")
+DOUBLE_SESTINA = Rotation(
+    spiral(12), "12-1-11-2-10-3-9-4-8-5-7-6", 12, 5, 6.6, "twelve", "reorder for the rhyme"
+)
+#: A double sestina is rhymed when this many of its twelve end words rhyme with another of them
+#: (two thirds: *Lisa* rhymes all twelve in pairs, of which the checker hears ten; her/sunflower
+#: is an eye rhyme to it).
+RHYMED_FROM = 8
 
 
-def _no_rhyme_order(stanza: StanzaOrder, words: tuple[str, ...]) -> bool:
-    return False
+def opens_the_spiral(stanza: StanzaOrder, words: tuple[str, ...]) -> bool:
+    """A rhymed double sestina's reordering (Swinburne's *The Complaint of Lisa*): the stanza
+    holds the twelve words, opens with the previous stanza's last word and then its first (as
+    12-1-11-2... does) and repeats no earlier stanza's order; the first stanza rhymes."""
+    first = words[:12]
+    order = word_order(stanza.found, first)
+    if sorted(k for k in order if k is not None) != list(range(12)):
+        return False
+    previous = word_order(words[stanza.start - 12 : stanza.start], first)
+    if order[:2] != (previous[11], previous[0]):
+        return False
+    if order in {word_order(words[s : s + 12], first) for s in range(0, stanza.start, 12)}:
+        return False
+    letters = rhyme_letters(first)
+    return sum(1 for letter in letters if letters.count(letter) > 1) >= RHYMED_FROM
 
 
 def double_sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
@@ -100,7 +131,7 @@ def double_sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         requested_meter(poem, request, outcome)
         return outcome
     distinct = len({word_family(w) for w in words[:size]})
-    judgment = judge_rotation(words, DOUBLE_SESTINA, _no_rhyme_order)
+    judgment = judge_rotation(words, DOUBLE_SESTINA, opens_the_spiral)
     outcome.findings += judgment.findings
     order_score = judgment.order_score(distinct)
     outcome.facts["rotation"] = judgment.fact()

@@ -65,6 +65,7 @@ class Rotation:
     unrotated_from: int  # a stanza with this many end words out of place does not rotate
     unrotated_cost: float  # stanza shares of the order score an unrotated stanza costs
     count_name: str  # how many end words, in words: 'six'
+    reordered: str = "reorder to keep the rhyme scheme"  # facts' words for rhymed reorderings
 
     @property
     def size(self) -> int:
@@ -183,8 +184,8 @@ def stanza_orders(words: tuple[str, ...], rotation: Rotation = SESTINA) -> list[
     return orders
 
 
-def _order(stanza: tuple[str, ...], six: tuple[str, ...]) -> tuple[int | None, ...]:
-    """Which of the first stanza's six words ends each line of `stanza` (None: none of them)."""
+def word_order(stanza: tuple[str, ...], six: tuple[str, ...]) -> tuple[int | None, ...]:
+    """Which of the first stanza's end words ends each line of `stanza` (None: none of them)."""
     return tuple(
         next((k for k, word in enumerate(six) if same_end_word(got, word)), None) for got in stanza
     )
@@ -196,14 +197,14 @@ def keeps_rhyme_order(stanza: StanzaOrder, words: tuple[str, ...]) -> bool:
     previous stanza, keeps the first stanza's rhyme scheme (which has rhymes) and repeats no
     earlier stanza's order."""
     six = words[:6]
-    order = _order(stanza.found, six)
+    order = word_order(stanza.found, six)
     indices = [k for k in order if k is not None]
     if sorted(indices) != list(range(6)):
         return False
-    previous = _order(words[stanza.start - 6 : stanza.start], six)
+    previous = word_order(words[stanza.start - 6 : stanza.start], six)
     if order[0] != previous[5] or any(k == p for k, p in zip(order, previous, strict=True)):
         return False
-    if order in {_order(words[s : s + 6], six) for s in range(0, stanza.start, 6)}:
+    if order in {word_order(words[s : s + 6], six) for s in range(0, stanza.start, 6)}:
         return False
     scheme = rhyme_letters(six)
     return scheme != "ABCDEF" and rhyme_letters(tuple(six[k] for k in indices)) == scheme
@@ -211,12 +212,12 @@ def keeps_rhyme_order(stanza: StanzaOrder, words: tuple[str, ...]) -> bool:
 
 def _unrotated_finding(stanza: StanzaOrder, words: tuple[str, ...]) -> Finding:
     size = stanza.rotation.size
-    order = _order(stanza.found, words[:size])
+    order = word_order(stanza.found, words[:size])
     repeated = next(
         (
             k + 1
             for k in range(stanza.number - 2, -1, -1)
-            if _order(words[size * k : size * k + size], words[:size]) == order
+            if word_order(words[size * k : size * k + size], words[:size]) == order
         ),
         None,
     )
@@ -270,7 +271,7 @@ class RotationJudgment:
         rotating = judged - len(self.unrotated) - len(self.rhymed) - len(self.short)
         parts = [f"{rotating} of stanzas 2-{rotation.stanzas} follow {rotation.name}"]
         for numbers, what in (
-            (self.rhymed, "reorder to keep the rhyme scheme"),
+            (self.rhymed, rotation.reordered),
             (self.unrotated, "do not rotate"),
             (self.short, "are cut short"),
         ):
