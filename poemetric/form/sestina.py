@@ -19,11 +19,16 @@ so it is judged stanza by stanza:
 A stanza is compared with the order taken from the previous stanza as written and with the
 order the 6-1-5-2-4-3 sequence gives from the first stanza, whichever it follows better: one
 wrong stanza is one error, whether the poet went on from it or went back to the sequence.
+
+The machinery (`Rotation`, `stanza_orders`, `judge_rotation`) takes the permutation, the stanza
+size and the thresholds as a `Rotation`, so the double sestina (`extra_forms`) judges its
+twelve-word stanzas the same way with thresholds of its own.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from poemetric.form import adapters
@@ -48,6 +53,26 @@ UNROTATED_COST = 3.0
 #: Credit of a rhymed sestina's stanza that reorders its words to keep the rhyme scheme.
 RHYME_ORDER_CREDIT = 0.8
 _SUFFIXES = ("ing", "ed", "es", "s", "'s", "ly", "er", "est", "d")
+
+
+@dataclass(frozen=True)
+class Rotation:
+    """A fixed form's end-word rotation and how strictly a stanza is held to it."""
+
+    order: tuple[int, ...]  # the next stanza's end words, as indices of the previous stanza's
+    name: str  # the order as poets write it, e.g. '6-1-5-2-4-3'
+    stanzas: int  # stanzas on the end words, the first included (not the envoi)
+    unrotated_from: int  # a stanza with this many end words out of place does not rotate
+    unrotated_cost: float  # stanza shares of the order score an unrotated stanza costs
+    count_name: str  # how many end words, in words: 'six'
+    reordered: str = "reorder to keep the rhyme scheme"  # facts' words for rhymed reorderings
+
+    @property
+    def size(self) -> int:
+        return len(self.order)
+
+
+SESTINA = Rotation(RETROGRADATIO, ORDER_NAME, 6, UNROTATED_FROM, UNROTATED_COST, "six")
 
 
 @lru_cache(maxsize=65536)
@@ -77,9 +102,9 @@ def same_end_word(a: str, b: str) -> bool:
     )
 
 
-def rotate(words: tuple[str, ...]) -> tuple[str, ...]:
-    """The next stanza's end words: 6-1-5-2-4-3 of `words`."""
-    return tuple(words[k] for k in RETROGRADATIO)
+def rotate(words: tuple[str, ...], order: tuple[int, ...] = RETROGRADATIO) -> tuple[str, ...]:
+    """The next stanza's end words: 6-1-5-2-4-3 (or `order`) of `words`."""
+    return tuple(words[k] for k in order)
 
 
 def rhyme_letters(words: tuple[str, ...]) -> str:
@@ -101,15 +126,16 @@ def rhyme_letters(words: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True)
 class StanzaOrder:
-    """How one stanza (the 2nd to the 6th) follows the rotation."""
+    """How one stanza (the 2nd to the last) follows the rotation."""
 
     number: int  # 1-based stanza number
     start: int  # 0-based index of its first line
     found: tuple[str, ...]
     expected: tuple[str, ...]
     reference: str  # where `expected` comes from
-    credits: tuple[float, ...]  # per line: 1 in place, 0.5 one of the six elsewhere, 0 neither
-    complete: bool  # all six lines are there
+    credits: tuple[float, ...]  # per line: 1 in place, 0.5 a stanza-1 word elsewhere, 0 neither
+    complete: bool  # all its lines are there
+    rotation: Rotation = SESTINA
 
     @property
     def misses(self) -> tuple[int, ...]:
@@ -117,7 +143,7 @@ class StanzaOrder:
 
     @property
     def rotates(self) -> bool:
-        return len(self.misses) < UNROTATED_FROM
+        return len(self.misses) < self.rotation.unrotated_from
 
 
 def _credits(found: tuple[str, ...], wanted: tuple[str, ...], six: tuple[str, ...]) -> list[float]:
@@ -127,34 +153,39 @@ def _credits(found: tuple[str, ...], wanted: tuple[str, ...], six: tuple[str, ..
     ]
 
 
-def stanza_orders(words: tuple[str, ...]) -> list[StanzaOrder]:
-    """Stanzas 2-6 against the best of their two references (see the module docstring)."""
-    six = words[:6]
-    canonical = six
-    padded = words + ("",) * max(0, 36 - len(words))  # a short poem's missing lines end in ''
+def stanza_orders(words: tuple[str, ...], rotation: Rotation = SESTINA) -> list[StanzaOrder]:
+    """Stanzas 2-6 (2 to `rotation.stanzas`) against the better of their two references (see the
+    module docstring)."""
+    size, name = rotation.size, rotation.name
+    first = words[:size]
+    canonical = first
+    # A short poem's missing lines end in ''.
+    padded = words + ("",) * max(0, size * rotation.stanzas - len(words))
     orders: list[StanzaOrder] = []
-    for number in range(2, 7):
-        start = (number - 1) * 6
-        found = padded[start : start + 6]
-        canonical = rotate(canonical)
+    for number in range(2, rotation.stanzas + 1):
+        start = (number - 1) * size
+        found = padded[start : start + size]
+        canonical = rotate(canonical, rotation.order)
         references = [
-            (rotate(padded[start - 6 : start]), f"{ORDER_NAME} of stanza {number - 1}"),
-            (canonical, f"the {ORDER_NAME} sequence from stanza 1"),
+            (
+                rotate(padded[start - size : start], rotation.order),
+                f"{name} of stanza {number - 1}",
+            ),
+            (canonical, f"the {name} sequence from stanza 1"),
         ]
         best = max(
-            ((wanted, name, _credits(found, wanted, six)) for wanted, name in references),
+            ((wanted, ref, _credits(found, wanted, first)) for wanted, ref in references),
             key=lambda ref: sum(ref[2]),
         )
+        complete = start + size <= len(words)
         orders.append(
-            StanzaOrder(
-                number, start, found, best[0], best[1], tuple(best[2]), start + 6 <= len(words)
-            )
+            StanzaOrder(number, start, found, best[0], best[1], tuple(best[2]), complete, rotation)
         )
     return orders
 
 
-def _order(stanza: tuple[str, ...], six: tuple[str, ...]) -> tuple[int | None, ...]:
-    """Which of the first stanza's six words ends each line of `stanza` (None: none of them)."""
+def word_order(stanza: tuple[str, ...], six: tuple[str, ...]) -> tuple[int | None, ...]:
+    """Which of the first stanza's end words ends each line of `stanza` (None: none of them)."""
     return tuple(
         next((k for k, word in enumerate(six) if same_end_word(got, word)), None) for got in stanza
     )
@@ -166,31 +197,32 @@ def keeps_rhyme_order(stanza: StanzaOrder, words: tuple[str, ...]) -> bool:
     previous stanza, keeps the first stanza's rhyme scheme (which has rhymes) and repeats no
     earlier stanza's order."""
     six = words[:6]
-    order = _order(stanza.found, six)
+    order = word_order(stanza.found, six)
     indices = [k for k in order if k is not None]
     if sorted(indices) != list(range(6)):
         return False
-    previous = _order(words[stanza.start - 6 : stanza.start], six)
+    previous = word_order(words[stanza.start - 6 : stanza.start], six)
     if order[0] != previous[5] or any(k == p for k, p in zip(order, previous, strict=True)):
         return False
-    if order in {_order(words[s : s + 6], six) for s in range(0, stanza.start, 6)}:
+    if order in {word_order(words[s : s + 6], six) for s in range(0, stanza.start, 6)}:
         return False
     scheme = rhyme_letters(six)
     return scheme != "ABCDEF" and rhyme_letters(tuple(six[k] for k in indices)) == scheme
 
 
 def _unrotated_finding(stanza: StanzaOrder, words: tuple[str, ...]) -> Finding:
-    order = _order(stanza.found, words[:6])
+    size = stanza.rotation.size
+    order = word_order(stanza.found, words[:size])
     repeated = next(
         (
             k + 1
             for k in range(stanza.number - 2, -1, -1)
-            if _order(words[6 * k : 6 * k + 6], words[:6]) == order
+            if word_order(words[size * k : size * k + size], words[:size]) == order
         ),
         None,
     )
     again = f" (stanza {repeated}'s order again)" if repeated is not None else ""
-    end = stanza.start + 6
+    end = stanza.start + size
     return Finding(
         "end words",
         tuple(range(stanza.start + 1, end + 1)),
@@ -200,18 +232,93 @@ def _unrotated_finding(stanza: StanzaOrder, words: tuple[str, ...]) -> Finding:
     )
 
 
-def _line_findings(stanza: StanzaOrder, six: tuple[str, ...]) -> list[Finding]:
+def _line_findings(stanza: StanzaOrder) -> list[Finding]:
     findings = []
+    rotation = stanza.rotation
     for k in stanza.misses:
         line, got, want = stanza.start + k + 1, stanza.found[k], stanza.expected[k]
         if stanza.credits[k] > 0:
-            detail = f"line {line} ends with {got!r}, expected {want!r} ({ORDER_NAME} order)"
+            detail = f"line {line} ends with {got!r}, expected {want!r} ({rotation.name} order)"
         elif got:
-            detail = f"line {line} ends with {got!r}, which is none of the six end words"
+            detail = (
+                f"line {line} ends with {got!r}, which is none of the {rotation.count_name} "
+                "end words"
+            )
         else:
             continue
         findings.append(Finding("end words", (line,), detail))
     return findings
+
+
+@dataclass
+class RotationJudgment:
+    """Stanzas 2 to the last judged against a rotation (see the module docstring)."""
+
+    rotation: Rotation
+    total: float = 0.0  # stanza credits, less the unrotated stanzas' cost
+    unrotated: list[int] = field(default_factory=list)
+    rhymed: list[int] = field(default_factory=list)
+    short: list[int] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # unrotated stanzas, then lines
+
+    def order_score(self, distinct: int) -> float:
+        """The order score, scaled by the share of distinct words in the first stanza."""
+        return max(0.0, self.total / (self.rotation.stanzas - 1)) * distinct / self.rotation.size
+
+    def fact(self) -> str:
+        rotation = self.rotation
+        judged = rotation.stanzas - 1
+        rotating = judged - len(self.unrotated) - len(self.rhymed) - len(self.short)
+        parts = [f"{rotating} of stanzas 2-{rotation.stanzas} follow {rotation.name}"]
+        for numbers, what in (
+            (self.rhymed, rotation.reordered),
+            (self.unrotated, "do not rotate"),
+            (self.short, "are cut short"),
+        ):
+            if numbers:
+                parts.append(f"stanza(s) {', '.join(map(str, numbers))} {what}")
+        return "; ".join(parts)
+
+
+RhymeOrder = Callable[[StanzaOrder, tuple[str, ...]], bool]
+
+
+def judge_rotation(
+    words: tuple[str, ...], rotation: Rotation, rhyme_order: RhymeOrder
+) -> RotationJudgment:
+    """Each stanza rotates (its credit, its slips as line findings), reorders for the rhyme
+    (`rhyme_order`: at least `RHYME_ORDER_CREDIT`), or does not rotate (costs
+    `rotation.unrotated_cost` stanza shares, one finding for the stanza)."""
+    judgment = RotationJudgment(rotation)
+    line_findings: list[Finding] = []
+    for stanza in stanza_orders(words, rotation):
+        credit = sum(stanza.credits) / rotation.size
+        if not stanza.complete:
+            judgment.total += credit
+            judgment.short.append(stanza.number)
+            line_findings += _line_findings(stanza)
+        elif stanza.rotates:
+            judgment.total += credit
+            line_findings += _line_findings(stanza)
+        elif rhyme_order(stanza, words):
+            judgment.total += max(credit, RHYME_ORDER_CREDIT)
+            judgment.rhymed.append(stanza.number)
+        else:
+            judgment.total -= rotation.unrotated_cost - 1.0
+            judgment.unrotated.append(stanza.number)
+            judgment.findings.append(_unrotated_finding(stanza, words))
+    judgment.findings += line_findings
+    return judgment
+
+
+def capped(findings: list[Finding]) -> list[Finding]:
+    """At most 12 findings: the first 10 and a count of the rest."""
+    if len(findings) <= 12:
+        return findings
+    return [
+        *findings[:10],
+        Finding("end words", (), f"{len(findings) - 10} more end-word problems"),
+    ]
 
 
 def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
@@ -234,30 +341,10 @@ def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
                 f"the first stanza has only {distinct} different end words",
             )
         )
-    total = 0.0
-    unrotated: list[int] = []
-    rhymed: list[int] = []
-    short: list[int] = []
-    line_findings: list[Finding] = []
-    for stanza in stanza_orders(words):
-        credit = sum(stanza.credits) / 6
-        if not stanza.complete:
-            total += credit
-            short.append(stanza.number)
-            line_findings += _line_findings(stanza, six)
-        elif stanza.rotates:
-            total += credit
-            line_findings += _line_findings(stanza, six)
-        elif keeps_rhyme_order(stanza, words):
-            total += max(credit, RHYME_ORDER_CREDIT)
-            rhymed.append(stanza.number)
-        else:
-            total -= UNROTATED_COST - 1.0
-            unrotated.append(stanza.number)
-            outcome.findings.append(_unrotated_finding(stanza, words))
-    outcome.findings += line_findings
-    order_score = max(0.0, total / 5) * distinct / 6
-    outcome.facts["rotation"] = _rotation_fact(unrotated, rhymed, short)
+    judgment = judge_rotation(words, SESTINA, keeps_rhyme_order)
+    outcome.findings += judgment.findings
+    order_score = judgment.order_score(distinct)
+    outcome.facts["rotation"] = judgment.fact()
     envoi = [w.lower() for line in poem.lines[36:39] for w in words_of(line)]
     families = {word_family(w) for w in envoi}
     present = [w for w in six if word_family(w) in families]
@@ -272,25 +359,8 @@ def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
             )
         )
     outcome.form_score = 0.15 * count + 0.65 * order_score + 0.2 * envoi_score
-    if len(outcome.findings) > 12:
-        outcome.findings = [
-            *outcome.findings[:10],
-            Finding("end words", (), f"{len(outcome.findings) - 10} more end-word problems"),
-        ]
+    outcome.findings = capped(outcome.findings)
     if request.rhyme:
         global_rhyme(poem, request.rhyme, outcome, request.rhyme)
     requested_meter(poem, request, outcome)
     return outcome
-
-
-def _rotation_fact(unrotated: list[int], rhymed: list[int], short: list[int]) -> str:
-    rotating = 5 - len(unrotated) - len(rhymed) - len(short)
-    parts = [f"{rotating} of stanzas 2-6 follow {ORDER_NAME}"]
-    for numbers, what in (
-        (rhymed, "reorder to keep the rhyme scheme"),
-        (unrotated, "do not rotate"),
-        (short, "are cut short"),
-    ):
-        if numbers:
-            parts.append(f"stanza(s) {', '.join(map(str, numbers))} {what}")
-    return "; ".join(parts)
