@@ -207,6 +207,10 @@ def requested_meter(poem: ParsedPoem, request: FormRequest, outcome: FormOutcome
     outcome.add(scored)
 
 
+#: Credits against a pattern whose letters name end words: the word again is the form's rule.
+_END_WORD_CREDITS = {**adapters.RHYME_CREDIT, adapters.Rhyme.IDENTICAL: 1.0}
+
+
 def global_rhyme(
     poem: ParsedPoem,
     letters: str,
@@ -214,13 +218,26 @@ def global_rhyme(
     name: str,
     *,
     parts: tuple[range, ...] = (),
+    end_words: bool = False,
 ) -> None:
-    """Score the whole poem against one pattern (extra lines are ignored, missing ones fail)."""
+    """Score the whole poem against one pattern (extra lines are ignored, missing ones fail).
+
+    `end_words`: the letters name end words, not rhymes (a sestina's ABCDEF FAEBDC ...): a line
+    ending on its letter's word again earns full credit, and two end words that happen to rhyme
+    (light / night) cost nothing."""
     words = rhyme_words(poem.lines)
     n = min(len(words), len(letters))
     missing = required_rhymes(letters) - required_rhymes(letters[:n])
     unit = SchemeUnit(tuple(range(n)), letters[:n], missing)
-    scored = score_scheme(words, [unit], pattern_name=name, parts=parts, lines=poem.lines)
+    scored = score_scheme(
+        words,
+        [unit],
+        pattern_name=name,
+        parts=parts,
+        lines=poem.lines,
+        extra_rhymes_ok=end_words,
+        credits=_END_WORD_CREDITS if end_words else adapters.RHYME_CREDIT,
+    )
     outcome.rhyme_score = scored.score
     outcome.facts["rhyme"] = scored.note
     outcome.add(scored)

@@ -361,6 +361,6 @@ def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     outcome.form_score = 0.15 * count + 0.65 * order_score + 0.2 * envoi_score
     outcome.findings = capped(outcome.findings)
     if request.rhyme:
-        global_rhyme(poem, request.rhyme, outcome, request.rhyme)
+        global_rhyme(poem, request.rhyme, outcome, request.rhyme, end_words=True)
     requested_meter(poem, request, outcome)
     return outcome
