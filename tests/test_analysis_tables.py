@@ -177,7 +177,7 @@ def test_long_titles_wrap_and_latex_specials_print_as_written(tmp_path: Path) ->
     """The errata table of the authors' release: only text columns, which no split narrows, so
     it was 136 pt wider than a landscape page; its long titles now wrap. `<`, `>` and `|` printed
     as inverted marks and a dash in LaTeX's default encoding."""
-    title = "Be Still. The Hanging Gardens were a Dream"
+    title = "Under the Orchard Walls Where the Long Shadows Sleep"
     frame = pd.DataFrame({
         "form": ["sonnet", "ballad"], "title": [title, "Magic <Part | One>"],
         "field": ["rhyme_pattern"] * 2, "annotated": ["ABABCDCDEFEF GG", "AABB"],
@@ -187,7 +187,7 @@ def test_long_titles_wrap_and_latex_specials_print_as_written(tmp_path: Path) ->
     })  # fmt: skip
     paths = write_table(frame, tmp_path, "errata_rows", caption="Dataset errata")
     latex = paths[1].read_text()
-    assert r"\parbox[t]" in latex and r"\raggedright Be Still." in latex
+    assert r"\parbox[t]" in latex and r"\raggedright Under the Orchard" in latex
     assert r"Magic \textless{}Part \textbar{} One\textgreater{}" in latex
     log = _compile(tmp_path, paths[1])
     assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]
