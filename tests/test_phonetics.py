@@ -292,3 +292,56 @@ def test_words_no_rule_reads_right_come_from_a_short_table() -> None:
     assert rhyming_part(readings[0]) == "UW1 M AH0 L IY0"
     assert pronunciations("contumelies")[0] == "K AH0 N T UW1 M AH0 L IY0 Z"
     assert in_dictionary("contumely")
+
+
+def test_long_s_is_read_only_where_a_print_could_have_set_it() -> None:
+    """A word missing from CMUdict was read as a long-s spelling whenever an f -> s respelling
+    was a word: *faints* "saints", *griefs* "griess", *sifter* "sister", *wifely* "wisely",
+    *pelf* "pels". A print never set a long s at the end of a word nor a round s inside one,
+    and a word built on a dictionary word is that word."""
+    for word, phones in (
+        ("faints", "F EY1 N T S"),  # faint + -s
+        ("griefs", "G R IY1 F S"),
+        ("wifely", "W AY1 F L IY0"),  # wife + -ly
+        ("falser", "F AO1 L S ER0"),  # false + -er, its stem not the long-s *fals* "sals"
+        ("unlifted", "AH0 N L IH1 F T IH0 D"),
+        ("sifter", "S IH1 F T ER0"),  # a round s: not a print with long s
+        ("pelf", "P EH1 L F"),  # a final f: no long s
+        ("miff", "M IH1 F"),
+    ):
+        assert not in_dictionary(word), word
+        assert pronunciations(word) == (phones,), word
+    for old, new in (("faid", "said"), ("fo", "so"), ("praife", "praise"), ("thefe", "these")):
+        assert pronunciations(old) == pronunciations(new), old
+    assert pronunciations("ftriue") == pronunciations("strive")  # long s, then u -> v
+    assert pronunciations("moft")[0] == "M OW1 S T"
+    assert pronunciations("felf") == pronunciations("self")  # the final f stays an f
+    assert pronunciations("ftaff") == pronunciations("staff")
+
+
+def test_a_closed_syllable_without_e_keeps_its_short_vowel() -> None:
+    """*cud*, *grot*, *tun* (not in CMUdict) were read as *cude* (K Y UW1 D), *grote*, *tune* by
+    the rule that restores an older spelling's missing final *e*, and *cud* as *cue* + *-d*;
+    *stropped*, *tunned* then lost their stems and took a syllable too many."""
+    for word, phones in (
+        ("cud", "K AH1 D"),
+        ("grot", "G R AA1 T"),
+        ("tun", "T AH1 N"),
+        ("chid", "CH IH1 D"),
+        ("cuds", "K AH1 D Z"),
+        ("tunned", "T AH1 N D"),  # the doubled consonant: tun + -ed
+        ("stropped", "S T R AA1 P T"),
+        ("muss", "M AH1 S"),  # a final -ss is no plural
+    ):
+        assert not in_dictionary(word), word
+        assert pronunciations(word) == (phones,), word
+    # a silent e that a suffix dropped, or an older spelling of a longer word, is still read
+    for word, phones in (
+        ("prizd", "P R AY1 Z D"),
+        ("resized", "R IY0 S AY1 Z D"),
+        ("undazed", "AH0 N D EY1 Z D"),
+        ("burdensom", "B ER1 D AH0 N S AH0 M"),
+        ("subdud", "S AH0 B D UW1 D"),  # Spenser's subdued
+    ):
+        assert not in_dictionary(word), word
+        assert pronunciations(word) == (phones,), word

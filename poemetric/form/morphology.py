@@ -13,7 +13,13 @@ import re
 from collections.abc import Callable
 
 from poemetric.form.dictionary import MAX_SPELLED, VOWEL_LETTER, cmu, spelled_out
-from poemetric.form.phonetic_tables import FUNCTION_WORDS, PREFIXES, SUFFIXES
+from poemetric.form.letter_to_sound import guess_pronunciations
+from poemetric.form.phonetic_tables import (
+    CLOSED_SYLLABLE_WORD,
+    FUNCTION_WORDS,
+    PREFIXES,
+    SUFFIXES,
+)
 
 #: Resolves a stem that CMUdict lacks (phonetics' dictionary routes, recursively).
 Lookup = Callable[[str], tuple[str, ...]]
@@ -66,8 +72,19 @@ def derive(key: str, lookup: Lookup) -> tuple[str, ...]:
         base = key[: -len(suffix)]
         if suffix == "y" and base[-1] in "aeou":
             continue  # -ay, -ey, -oy, -uy spell one vowel (roundelay), not a stem and -y
+        if suffix == "d" and base[-1] in "aeiou" and CLOSED_SYLLABLE_WORD.fullmatch(key):
+            continue  # a short vowel (cud, chid, ded), not Spenser's *pursud* (pursue-d)
+        if suffix == "d" and base[-1] in "dt":
+            continue  # -ed after d or t is a syllable, never spelled -d: udd is not ude-d
+        if suffix == "s" and base.endswith("s") and not base.endswith("ss"):
+            continue  # a final -ss is no plural (muss is not mus-s); -sss is glass's sans '
+        # -d for -ed drops a stem's silent e too (prizd, tird, lov'd), unless -ld or -nd may end
+        # the stem itself (rend is not rene-d)
+        e_dropped = suffix == "'d" or (suffix == "d" and base[-1] not in "ln")
         endings = (
-            stem_endings_in_order(base, stem_endings) if suffix[0] in "aeiouy" else stem_endings
+            stem_endings_in_order(base, stem_endings)
+            if suffix[0] in "aeiouy" or e_dropped
+            else stem_endings
         )
         for ending in endings:
             if ending == "@double":
@@ -78,15 +95,22 @@ def derive(key: str, lookup: Lookup) -> tuple[str, ...]:
                 stem = base + ending
             if not VOWEL_LETTER.search(stem):
                 continue  # no vowel letter: an abbreviation (*dr*, *st*), never a stem
-            found = stemcmu(stem) or (
-                lookup(stem) if _plausible_stem(stem, key) and not _inflected(stem) else ()
+            found = (
+                stemcmu(stem)
+                or (_closed_stem(stem, doubled=True) if ending == "@double" else ())
+                or (lookup(stem) if _plausible_stem(stem, key) and not _inflected(stem) else ())
             )
+            if found:
+                return tuple(add_suffix(p, added) for p in found)
+        if "" in endings and _plausible_stem(base, key):
+            found = _closed_stem(base)  # after the other endings: smil-d is smile-d
             if found:
                 return tuple(add_suffix(p, added) for p in found)
     for prefix, phones in PREFIXES:
         rest = key[len(prefix) :]
         if key.startswith(prefix) and len(rest) >= 3:
-            found = stemcmu(rest) or (lookup(rest) if _plausible_stem(rest, key) else ())
+            plausible = _plausible_stem(rest, key)
+            found = stemcmu(rest) or ((lookup(rest) or _closed_stem(rest)) if plausible else ())
             if found:
                 return tuple(f"{phones} {p}" for p in found)
     return ()
@@ -99,11 +123,34 @@ def derive(key: str, lookup: Lookup) -> tuple[str, ...]:
 _MAGIC_E_STEM = re.compile(r"^[^aeiouy]*[aeiou][^aeiouwxy]$")
 
 
+#: The same after a prefix, which takes no stress and so leaves the doubling rule to the root:
+#: *un-daz-ed*, *re-siz-ed*, *in-fam-d* come from *daze*, *size*, *fame*.
+_PREFIXED_MAGIC_E_STEM = re.compile(
+    "^(?:" + "|".join(prefix for prefix, _ in PREFIXES) + r")[^aeiouy]+[aeiou][^aeiouwxy]$"
+)
+
+
 def stem_endings_in_order(base: str, endings: tuple[str, ...]) -> tuple[str, ...]:
     """Stem endings to try, the silent *e* first where the spelling points to it."""
-    if "e" in endings and "" in endings and _MAGIC_E_STEM.search(base):
+    if (
+        "e" in endings
+        and "" in endings
+        and (_MAGIC_E_STEM.search(base) or _PREFIXED_MAGIC_E_STEM.search(base))
+    ):
         return ("e", *(ending for ending in endings if ending != "e"))
     return endings
+
+
+def _closed_stem(stem: str, *, doubled: bool = False) -> tuple[str, ...]:
+    """A stem of one vowel letter closed by one consonant letter that no dictionary route reads,
+    read by letter-to-sound, whose short vowel is sure for such a syllable; only where the word
+    shows it to be a stem: its consonant doubled before the suffix (*tun-ned*, *strop-ped*), or
+    the stem with a silent *e* added is a dictionary word (*dor* of *indorse*, *whin* of
+    *whinny*: not *dore*, *whine*, whose long vowel it lacks). A word that only ends like a
+    suffix (*throtes*) is left to the rules for whole words."""
+    if not CLOSED_SYLLABLE_WORD.fullmatch(stem) or not (doubled or cmu(stem + "e")):
+        return ()
+    return guess_pronunciations(stem)
 
 
 def stemcmu(stem: str) -> tuple[str, ...]:

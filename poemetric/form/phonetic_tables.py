@@ -251,10 +251,33 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("self", "S EH1 L F"),
 )
 
-#: ``ston`` -> ``stone``: an older spelling without the final *e* that lengthens the vowel before
-#: it. In a pair of rules it may not lengthen a vowel that the other rule wrote (see
+#: A word of one vowel letter closed by one consonant letter (*cud*, *chid*, *ded*): its vowel
+#: is short, and neither `MAGIC_E_RULE` nor a *-d* ending (*cue-d*, *chi-d*) makes it long.
+CLOSED_SYLLABLE_WORD = re.compile(r"[^aeiou]*[aeiou][^aeiou]")
+
+#: ``burdensom`` -> ``burdensome``, ``beguil`` -> ``beguile``: an older spelling without the
+#: final *e* that lengthens the vowel before it. Not in a word of one vowel letter closed by one
+#: consonant letter (*cud*, *grot*, *tun*, *chid*, *whin*): there the missing *e* is Modern
+#: English spelling for a short vowel, and *cude*, *grote*, *tune* are other words; a Middle
+#: English *ston* or *lif* is read by :mod:`poemetric.form.middle_english` in its own poem. In
+#: a pair of rules it may not lengthen a vowel that the other rule wrote (see
 #: :func:`poemetric.form.phonetics._spelling_variants`).
-MAGIC_E_RULE: tuple[re.Pattern[str], str] = (re.compile(r"([aeiou][^aeiou])$"), r"\1e")
+MAGIC_E_RULE: tuple[re.Pattern[str], str] = (
+    re.compile(rf"^(?!{CLOSED_SYLLABLE_WORD.pattern}$)(.*[aeiou][^aeiou])$"),
+    r"\1e",
+)
+
+#: Long s (*ſ*) of an old print, transcribed as *f* (*praife*, *faid*, *moft*): every *f* read
+#: as *s*, except where a print never set a long s: at the end of a word, or before a final *f*
+#: (a long s was not set at the end nor before an *f*: *ftaff* is *staff*). Tried apart from
+#: `SPELLING_RULES`, only for a word that may be such a transcription
+#: (:func:`poemetric.form.phonetics._may_have_long_s`).
+LONG_S_RULE: tuple[re.Pattern[str], str] = (re.compile(r"f(?!f?$)"), "s")
+
+#: A round *s* where a print with long s would have set a long one: anywhere but at the end of a
+#: word, next to an *f* (*satisfy*, *offset*) or before *b* or *k* (*husband*). A word with one
+#: (*sifter*, *resift*) is not spelled with long s, and its *f* is an *f*.
+ROUND_S_INSIDE = re.compile(r"(?<!f)s(?![fbk]|$)")
 
 SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern), replacement)
@@ -278,6 +301,5 @@ SPELLING_RULES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (MAGIC_E_RULE[0].pattern, MAGIC_E_RULE[1]),  # ston -> stone
         (r"z", "s"),  # surprize
         (r"ence$", "ense"),  # offence
-        (r"f", "s"),  # long s printed as f: praife
     )
 )

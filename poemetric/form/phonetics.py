@@ -12,7 +12,9 @@ Lookup order for a word (every step cached):
 4. marked endings: ``lov'd`` (non-syllabic -ed), ``belovèd`` (syllabic -ed), other elisions
    (``heav'n``, ``pow'r``: the elided vowel is dropped), possessives;
 5. hyphenated words: parts pronounced separately and joined;
-6. older spellings (``majestie``, ``musick``, ``vnto``, ``hye``...) looked up again;
+6. older spellings (``majestie``, ``musick``, ``vnto``, ``hye``...) looked up again; long s
+   printed as ``f`` (``praife``, ``faid``) only in a word that such a print may have set and that
+   no dictionary word derives (:func:`_may_have_long_s`);
 7. morphology: suffixes (``-s``, ``-ed``, ``-ing``, ``-eth``, ``-est``, ``-ly``, ``-ness``...) and
    prefixes (``un-``, ``re-``...) stripped, the stem looked up and the affix's phones added;
 8. compounds split into two dictionary words;
@@ -34,7 +36,9 @@ from poemetric.form.letter_to_sound import guess_pronunciations
 from poemetric.form.phonetic_tables import (
     CONTRACTIONS,
     FUNCTION_WORDS,
+    LONG_S_RULE,
     MAGIC_E_RULE,
+    ROUND_S_INSIDE,
     SPELLING_RULES,
     UNLISTED_WORDS,
 )
@@ -129,8 +133,9 @@ def clear_lookup_cache() -> None:
 
 
 @cache
-def _lookup(key: str) -> tuple[str, ...]:
-    """Dictionary-backed pronunciations of a normalised key; () when all dictionary routes fail."""
+def _lookup(key: str, long_s: bool = True) -> tuple[str, ...]:
+    """Dictionary-backed pronunciations of a normalised key; () when all dictionary routes fail.
+    Without `long_s`, neither the key nor its stems are read as spellings with long s."""
     if key in CONTRACTIONS:
         return CONTRACTIONS[key]
     if key in UNLISTED_WORDS:
@@ -151,11 +156,53 @@ def _lookup(key: str) -> tuple[str, ...]:
         direct = cmu(key)
         if direct:
             return direct
-    for variant in _spelling_variants(key):
+    for variant in _spelling_variants(key, SPELLING_RULES):
         found = cmu(variant)
         if found:
             return found
-    return morphology.derive(key, _lookup) or morphology.compound(key)
+    if long_s and _may_have_long_s(key):
+        return _long_s(key) or morphology.derive(key, _lookup) or morphology.compound(key)
+    return morphology.derive(key, _lookup_without_long_s) or morphology.compound(key)
+
+
+def _lookup_without_long_s(key: str) -> tuple[str, ...]:
+    return _lookup(key, long_s=False)
+
+
+def _may_have_long_s(key: str) -> bool:
+    """Whether a word may come from a print with long s, its *f* standing for *s*.
+
+    CMUdict lacks many plain words with an *f*, and read as long-s spellings they became other
+    words: *faints* "saints", *griefs* "griess", *sifter* "sister", *falser* (*fals*) "salser".
+    So the reading is only for a word that such a print could have set and that is no English
+    word the dictionary accounts for: an *f* where a long s could stand (`LONG_S_RULE`), no
+    round *s* inside (`ROUND_S_INSIDE`: the print would have set a long one), and no inflection
+    or derivative of a CMUdict word (*faint* + *-s*, *wife* + *-ly*, *un-* + *lifted*), which the
+    morphology step reads as that word, its stem read without long s too. What is left is
+    ambiguous without the rest of the poem (*weft* or *west*, *diffident* or *dissident*) and
+    keeps the long-s reading, which a print's commonest words need (*fo*, *faid*, *thefe*)."""
+    return (
+        LONG_S_RULE[0].search(key) is not None
+        and ROUND_S_INSIDE.search(key) is None
+        and not morphology.derive(key, _no_lookup)
+    )
+
+
+def _long_s(key: str) -> tuple[str, ...]:
+    """``praife``, ``faid``, ``moft``: a word transcribed from a print with long s, read with
+    *s* for each *f* that may stand for one (`LONG_S_RULE`), alone or with another older
+    spelling (*ftriue*, strive); () when no such reading is a CMUdict word."""
+    plain = set(_spelling_variants(key, SPELLING_RULES))
+    for variant in _spelling_variants(key, (*SPELLING_RULES, LONG_S_RULE)):
+        found = () if variant in plain else cmu(variant)
+        if found:
+            return found
+    return ()
+
+
+def _no_lookup(_stem: str) -> tuple[str, ...]:
+    """A stem lookup that finds nothing: morphology then takes CMUdict's stems only."""
+    return ()
 
 
 def _join_parts(key: str) -> tuple[str, ...]:
@@ -210,19 +257,19 @@ def _drop_ed_syllable(phones: str) -> str:
     return re.sub(r" (IH0|AH0) D$", " D", phones)
 
 
-def _spelling_variants(key: str) -> list[str]:
-    """Modern spellings an older spelling may stand for (single rules, then pairs of rules).
+def _spelling_variants(key: str, rules: tuple[tuple[re.Pattern[str], str], ...]) -> list[str]:
+    """Modern spellings an older spelling may stand for by `rules` (single, then pairs of rules).
 
     A pair stands for two separate older spellings in one word (*vnseene*, *trayne*), so its
     second rule may not change a letter that the first one wrote, which would read one letter
     twice over: *yews* y -> i -> j (*Jews*), *vii* i -> y then yy -> y, *satyr* y -> i and then
     a magic *e* that lengthens that *i* (*satire*)."""
-    single = [rule.sub(replacement, key) for rule, replacement in SPELLING_RULES]
+    single = [rule.sub(replacement, key) for rule, replacement in rules]
     single = [variant for variant in dict.fromkeys(single) if variant != key]
     double = []
     for variant in single:
         written = _edited(key, variant)[1]
-        for rule, replacement in SPELLING_RULES:
+        for rule, replacement in rules:
             changed = rule.sub(replacement, variant)
             if changed == variant:
                 continue
