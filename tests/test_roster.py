@@ -13,6 +13,7 @@ from poemetric.cli.app import app
 from poemetric.paths import resource_path
 from poemetric.providers.registry import available_providers
 from poemetric.roster import (
+    JUDGE_ONLY_FIELDS,
     RosterError,
     get_model,
     list_models,
@@ -296,6 +297,19 @@ def test_a_variable_name_in_api_key_env_is_fine(tmp_path: Path) -> None:
     for value in ("OPENAI_API_KEY", "my_key_2", "TOGETHER_API_KEY_FOR_THE_POEMETRIC_PROJECT_RUNS"):
         _write(tmp_path, "tiny.yaml", GOOD + f"api_key_env: {value}\n")
         assert load_model_file(tmp_path / "tiny.yaml").api_key_env == value
+
+
+def test_models_show_prints_only_the_fields_of_the_models_role() -> None:
+    """`models show markov` printed `template: null`, `structured: 'off'` and `reask: 1`, judge
+    settings that a generator file is refused for setting."""
+    generator = CliRunner().invoke(app, ["models", "show", "markov"])
+    assert generator.exit_code == 0, generator.output
+    keys = {line.split(":")[0] for line in generator.output.splitlines()}
+    assert {"provider", "settings", "pricing", "options"} <= keys
+    assert not keys & set(JUDGE_ONLY_FIELDS)
+    judge = CliRunner().invoke(app, ["models", "show", "local-openai", "--judges"])
+    assert judge.exit_code == 0, judge.output
+    assert set(JUDGE_ONLY_FIELDS) <= {line.split(":")[0] for line in judge.output.splitlines()}
 
 
 @pytest.mark.parametrize("where", ["before", "after"])
