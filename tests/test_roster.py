@@ -31,6 +31,7 @@ groups: [mine]
 base_url: http://127.0.0.1:9/v1
 settings:
   max_tokens: 64
+api_key_env: TINY_API_KEY
 """
 
 
@@ -194,11 +195,11 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
          r"bad\.yaml:7: settings\.max_tokens: 'lots' is not a whole number$"),
         (GOOD.replace("  max_tokens: 64", "  max_tokens: 1.5"),
          r"bad\.yaml:7: settings\.max_tokens: 1\.5 is not a whole number$"),
-        (GOOD + "open_weights: maybe\n", r"bad\.yaml:8: open_weights: 'maybe' is not true or false$"),
+        (GOOD + "open_weights: maybe\n", r"bad\.yaml:9: open_weights: 'maybe' is not true or false$"),
         (GOOD + "pricing: {input_per_mtok: $2}\n",
-         r"bad\.yaml:8: pricing\.input_per_mtok: '\$2' is not a number$"),
-        (GOOD + "display_name: 2024\n", r"bad\.yaml:8: display_name: 2024 is not text \(write it in quotes\)$"),
-        (GOOD + "structured: json\n", r"bad\.yaml:8: structured: 'json' should be 'off' or 'auto'$"),
+         r"bad\.yaml:9: pricing\.input_per_mtok: '\$2' is not a number$"),
+        (GOOD + "display_name: 2024\n", r"bad\.yaml:9: display_name: 2024 is not text \(write it in quotes\)$"),
+        (GOOD + "structured: json\n", r"bad\.yaml:9: structured: 'json' should be 'off' or 'auto'$"),
         (GOOD.replace("name: tiny", "name: other"), r"bad\.yaml:1: name 'other' must equal the file name"),
         (GOOD.replace("provider: openai-compatible", "provider: nonesuch"),
          r"bad\.yaml:2: unknown provider 'nonesuch'"),
@@ -208,10 +209,13 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         (GOOD.replace("provider: openai-compatible\n", ""), r"bad\.yaml:1: provider: Field required"),
         (GOOD.replace("groups: [mine]", "groups: mine"),
          r"bad\.yaml:4: groups: should be a list: \[a, b\] \(one item: \[a\]\)"),
-        (GOOD + "pricing: 0.5\n", r"bad\.yaml:8: pricing: should be a mapping: \{key: value\}, or "
+        (GOOD + "pricing: 0.5\n", r"bad\.yaml:9: pricing: should be a mapping: \{key: value\}, or "
          r"'key: value' lines .* \(keys: batch_discount, input_per_mtok, output_per_mtok\)"),
         (GOOD.replace("base_url: http://127.0.0.1:9/v1\n", ""),
          r"bad\.yaml:2: base_url: missing; provider 'openai-compatible' has no default endpoint"),
+        (GOOD.replace("api_key_env: TINY_API_KEY\n", ""),
+         r"bad\.yaml:2: api_key_env: missing; provider 'openai-compatible' has no default key "
+         r"variable: name the environment variable .* or write api_key_env: false"),
         (GOOD.replace("base_url: http://127.0.0.1:9/v1", "base_url: ${NOPE_NOT_SET}"),
          r"bad\.yaml:5: base_url: environment variable NOPE_NOT_SET is not set"),
         (GOOD + "notes: ${HOME}\n", r"bad\.yaml:\d+: notes: \$\{\.\.\.\} is only replaced in"),
@@ -293,7 +297,7 @@ def test_a_key_pasted_into_api_key_env_is_refused_without_repeating_it(
 ) -> None:
     """`api_key_env: sk-...` (the key where its variable's name belongs) was accepted: `models
     show` printed the key, and `generate` printed it in "set the environment variable sk-..."."""
-    _write(tmp_path, "tiny.yaml", GOOD + f"api_key_env: {value}\n")
+    _write(tmp_path, "tiny.yaml", GOOD.replace("TINY_API_KEY", value))
     with pytest.raises(RosterError) as raised:
         load_model_file(tmp_path / "tiny.yaml")
     message = str(raised.value)
@@ -306,7 +310,7 @@ def test_a_key_pasted_into_api_key_env_is_refused_without_repeating_it(
 
 def test_a_variable_name_in_api_key_env_is_fine(tmp_path: Path) -> None:
     for value in ("OPENAI_API_KEY", "my_key_2", "TOGETHER_API_KEY_FOR_THE_POEMETRIC_PROJECT_RUNS"):
-        _write(tmp_path, "tiny.yaml", GOOD + f"api_key_env: {value}\n")
+        _write(tmp_path, "tiny.yaml", GOOD.replace("TINY_API_KEY", value))
         assert load_model_file(tmp_path / "tiny.yaml").api_key_env == value
 
 

@@ -262,7 +262,7 @@ def load_model_file(
             else f"provider {spec.provider!r} is not installed",
         )
     _check_options(path, spec, node)
-    _check_base_url(path, spec, node)
+    _check_needed_fields(path, spec, node)
     if "vllm" in spec.model_fields_set and spec.provider != "vllm":
         raise RosterFileError(
             f"{path}:{_line_of(node, ('vllm',))}: a `vllm:` block is read only by provider "
@@ -303,21 +303,30 @@ def _check_no_key(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
         )
 
 
-def _check_base_url(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
-    """A provider with no default endpoint (`openai-compatible`) and a file without `base_url`:
-    unusable, named by the listing, rather than found out by a run (and priced as a paid API)."""
-    if spec.base_url:
-        return
+def _check_needed_fields(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
+    """What the provider has no default for: `base_url` (`needs_base_url`: `openai-compatible`)
+    and `api_key_env` (`needs_api_key_env`; `false` says no key). A file without it is unusable,
+    named by the listing, rather than found out by a run (and priced as a paid API)."""
     try:
-        needs = provider_class(spec.provider).needs_base_url
+        cls = provider_class(spec.provider)
     except (UnknownProviderError, ImportError):
         return
-    if needs:
+    where = f"{path}:{_line_of(node, ('provider',))}"
+    if cls.needs_base_url and not spec.base_url:
         raise RosterFileError(
-            f"{path}:{_line_of(node, ('provider',))}: base_url: missing; provider "
-            f"{spec.provider!r} has no default endpoint: give the server's address as the SDK "
-            "takes it, with its /v1 (e.g. base_url: http://127.0.0.1:8000/v1)",
+            f"{where}: base_url: missing; provider {spec.provider!r} has no default endpoint: "
+            "give the server's address as the SDK takes it, with its /v1 (e.g. base_url: "
+            "http://127.0.0.1:8000/v1)",
             f"base_url: missing (provider {spec.provider!r} needs the server's address)",
+        )
+    if cls.needs_api_key_env and spec.api_key_env is None:
+        raise RosterFileError(
+            f"{where}: api_key_env: missing; provider {spec.provider!r} has no default key "
+            "variable: name the environment variable that holds the server's key (e.g. "
+            "api_key_env: MY_SERVER_KEY), or write api_key_env: false for a server that checks "
+            "no key",
+            f"api_key_env: missing (provider {spec.provider!r} has no default key variable; "
+            "false: no key)",
         )
 
 
