@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -74,3 +76,48 @@ def test_generate_and_judge_help_say_how_a_stop_ends_and_the_exit_statuses() -> 
         text = " ".join(result.output.replace("│", " ").split())
         assert "POEMETRIC_STOP_GRACE seconds (default 20)" in text, command
         assert "SIGTERM" in text and "130 / 143" in text and "Exit status: 0" in text, command
+
+
+def _every_command(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    yield path, group  # the root and every group too: their help lists the commands
+    if hasattr(group, "commands"):
+        ctx = typer.Context(group)
+        for name in group.list_commands(ctx):
+            yield from _every_command(group.get_command(ctx, name), (*path, name))
+
+
+def _help_texts(command: Any) -> list[str]:
+    """The texts `command`'s --help is made of: its own, its options' and its subcommands'."""
+    texts = [command.help, command.epilog, command.short_help]
+    texts += [getattr(param, "help", None) for param in command.params]
+    for sub in getattr(command, "commands", {}).values():
+        texts += [sub.help, sub.short_help]
+    return [text for text in texts if text]
+
+
+def test_no_help_cuts_a_word_at_80_columns() -> None:
+    """Output that is not a terminal is 80 columns wide, and the options' help column about
+    20: `generate --help` read `'gpt-4o,qwen2.5-7b-…` and `$SLURM_ARRAY_TASK_I…`. A word too
+    long for its column is folded onto the next line; the only "…" left are the help's own."""
+    root = typer.main.get_command(app)
+    cut = {}
+    for path, command in _every_command(root):
+        result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"})
+        assert result.exit_code == 0, path
+        assert max(map(len, result.output.splitlines())) <= 80, path
+        own = sum(text.count("…") for text in _help_texts(command))
+        if result.output.count("…") > own:
+            cut[" ".join(path)] = [line for line in result.output.splitlines() if "…" in line]
+    assert not cut
+    generate = CliRunner().invoke(app, ["generate", "--help"], env={"COLUMNS": "80"})
+    folded = "".join(line.strip("│ ").split("  ")[-1] for line in generate.output.splitlines())
+    for word in ("'gpt-4o,qwen2.5-7b-instruct'", "$SLURM_ARRAY_TASK_ID/4", "generation.jinja"):
+        assert word in folded
+
+
+def test_help_rendering_is_set_up_only_when_help_is_shown() -> None:
+    """Folding long words (poemetric.cli.help_render) needs typer's Rich help module, which a
+    command that shows no help does not import."""
+    code = "import sys, poemetric.cli.app\nprint('typer.rich_utils' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -346,26 +346,33 @@ def test_roster_errors_of_generate_and_judge_are_error_lines(
 def test_a_model_file_without_api_key_env_says_what_to_add(
     tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
-    """An openai-compatible file without `api_key_env` (the provider has no default variable)
-    said "set the environment variable (no variable configured: set api_key_env)"."""
-    user_model(
+    """An openai-compatible file without `api_key_env` (the provider has no default variable) was
+    listed as usable and planned by --dry-run with status 0; only a run said "needs an API key",
+    without the file. It is an unusable file, refused with its file before anything runs."""
+    path = user_model(
         "generators",
         "keyless",
         "name: keyless\nprovider: openai-compatible\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n",
     )
     run = tmp_path / "r"
-    result = CliRunner().invoke(
-        app,
-        ["generate", "--no-progress", "--run", str(run), "--models", "keyless", "--limit", "1"],
-        env={"COLUMNS": "400"},
-    )
-    assert result.exit_code == 1, result.output
+    for dry_run in (["--dry-run"], []):
+        result = CliRunner().invoke(
+            app,
+            ["generate", "--no-progress", "--run", str(run), "--models", "keyless", *dry_run],
+            env={"COLUMNS": "400"},
+        )
+        assert (result.exit_code, result.stdout) == (2, ""), result.output
+        assert result.stderr.startswith(
+            f"error: {path}: model 'keyless' cannot be used: api_key_env: missing"
+        )
+        assert not run.exists()
+    shown = CliRunner().invoke(app, ["models", "show", "keyless"], env={"COLUMNS": "400"})
+    assert shown.exit_code == 2
     assert (
-        "keyless cannot run (1 job(s) left pending): model 'keyless' (provider "
-        "'openai-compatible') needs an API key, and its file names no variable for it: add "
-        "`api_key_env: VARIABLE` to the model file and set that variable"
-    ) in result.output
-    assert "set the environment variable (" not in result.output
+        f"{path}:2: api_key_env: missing; provider 'openai-compatible' has no default key "
+        "variable: name the environment variable that holds the server's key (e.g. api_key_env: "
+        "MY_SERVER_KEY), or write api_key_env: false for a server that checks no key"
+    ) in shown.stderr
 
 
 @pytest.mark.parametrize("command", [["generate"], ["demo", "--no-progress"]], ids=" ".join)

@@ -13,6 +13,7 @@ from poemetric.cli.app import app
 from poemetric.paths import resource_path
 from poemetric.providers.registry import available_providers
 from poemetric.roster import (
+    JUDGE_ONLY_FIELDS,
     RosterError,
     get_model,
     list_models,
@@ -30,6 +31,7 @@ groups: [mine]
 base_url: http://127.0.0.1:9/v1
 settings:
   max_tokens: 64
+api_key_env: TINY_API_KEY
 """
 
 
@@ -186,7 +188,18 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         (GOOD.replace("  max_tokens: 64", "  max_tokens: 64\n  temprature: 0.5"),
          r"bad\.yaml:8: settings\.temprature: unknown key 'temprature' \(did you mean 'temperature'\?\)"),
         (GOOD.replace("  max_tokens: 64", "  max_tokens: -3"),
-         r"bad\.yaml:7: settings\.max_tokens: Input should be greater than or equal to 1"),
+         r"bad\.yaml:7: settings\.max_tokens: -3 should be at least 1$"),
+        # Pydantic's words, without the value ("Input should be a valid integer, unable to
+        # parse string as an integer"), became the value and what the field takes.
+        (GOOD.replace("  max_tokens: 64", "  max_tokens: lots"),
+         r"bad\.yaml:7: settings\.max_tokens: 'lots' is not a whole number$"),
+        (GOOD.replace("  max_tokens: 64", "  max_tokens: 1.5"),
+         r"bad\.yaml:7: settings\.max_tokens: 1\.5 is not a whole number$"),
+        (GOOD + "open_weights: maybe\n", r"bad\.yaml:9: open_weights: 'maybe' is not true or false$"),
+        (GOOD + "pricing: {input_per_mtok: $2}\n",
+         r"bad\.yaml:9: pricing\.input_per_mtok: '\$2' is not a number$"),
+        (GOOD + "display_name: 2024\n", r"bad\.yaml:9: display_name: 2024 is not text \(write it in quotes\)$"),
+        (GOOD + "structured: json\n", r"bad\.yaml:9: structured: 'json' should be 'off' or 'auto'$"),
         (GOOD.replace("name: tiny", "name: other"), r"bad\.yaml:1: name 'other' must equal the file name"),
         (GOOD.replace("provider: openai-compatible", "provider: nonesuch"),
          r"bad\.yaml:2: unknown provider 'nonesuch'"),
@@ -196,10 +209,13 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         (GOOD.replace("provider: openai-compatible\n", ""), r"bad\.yaml:1: provider: Field required"),
         (GOOD.replace("groups: [mine]", "groups: mine"),
          r"bad\.yaml:4: groups: should be a list: \[a, b\] \(one item: \[a\]\)"),
-        (GOOD + "pricing: 0.5\n", r"bad\.yaml:8: pricing: should be a mapping: \{key: value\}, or "
+        (GOOD + "pricing: 0.5\n", r"bad\.yaml:9: pricing: should be a mapping: \{key: value\}, or "
          r"'key: value' lines .* \(keys: batch_discount, input_per_mtok, output_per_mtok\)"),
         (GOOD.replace("base_url: http://127.0.0.1:9/v1\n", ""),
          r"bad\.yaml:2: base_url: missing; provider 'openai-compatible' has no default endpoint"),
+        (GOOD.replace("api_key_env: TINY_API_KEY\n", ""),
+         r"bad\.yaml:2: api_key_env: missing; provider 'openai-compatible' has no default key "
+         r"variable: name the environment variable .* or write api_key_env: false"),
         (GOOD.replace("base_url: http://127.0.0.1:9/v1", "base_url: ${NOPE_NOT_SET}"),
          r"bad\.yaml:5: base_url: environment variable NOPE_NOT_SET is not set"),
         (GOOD + "notes: ${HOME}\n", r"bad\.yaml:\d+: notes: \$\{\.\.\.\} is only replaced in"),
@@ -281,7 +297,7 @@ def test_a_key_pasted_into_api_key_env_is_refused_without_repeating_it(
 ) -> None:
     """`api_key_env: sk-...` (the key where its variable's name belongs) was accepted: `models
     show` printed the key, and `generate` printed it in "set the environment variable sk-..."."""
-    _write(tmp_path, "tiny.yaml", GOOD + f"api_key_env: {value}\n")
+    _write(tmp_path, "tiny.yaml", GOOD.replace("TINY_API_KEY", value))
     with pytest.raises(RosterError) as raised:
         load_model_file(tmp_path / "tiny.yaml")
     message = str(raised.value)
@@ -294,8 +310,21 @@ def test_a_key_pasted_into_api_key_env_is_refused_without_repeating_it(
 
 def test_a_variable_name_in_api_key_env_is_fine(tmp_path: Path) -> None:
     for value in ("OPENAI_API_KEY", "my_key_2", "TOGETHER_API_KEY_FOR_THE_POEMETRIC_PROJECT_RUNS"):
-        _write(tmp_path, "tiny.yaml", GOOD + f"api_key_env: {value}\n")
+        _write(tmp_path, "tiny.yaml", GOOD.replace("TINY_API_KEY", value))
         assert load_model_file(tmp_path / "tiny.yaml").api_key_env == value
+
+
+def test_models_show_prints_only_the_fields_of_the_models_role() -> None:
+    """`models show markov` printed `template: null`, `structured: 'off'` and `reask: 1`, judge
+    settings that a generator file is refused for setting."""
+    generator = CliRunner().invoke(app, ["models", "show", "markov"])
+    assert generator.exit_code == 0, generator.output
+    keys = {line.split(":")[0] for line in generator.output.splitlines()}
+    assert {"provider", "settings", "pricing", "options"} <= keys
+    assert not keys & set(JUDGE_ONLY_FIELDS)
+    judge = CliRunner().invoke(app, ["models", "show", "local-openai", "--judges"])
+    assert judge.exit_code == 0, judge.output
+    assert set(JUDGE_ONLY_FIELDS) <= {line.split(":")[0] for line in judge.output.splitlines()}
 
 
 @pytest.mark.parametrize("where", ["before", "after"])

@@ -24,7 +24,14 @@ NO_PROVIDER = "name: plugged\nprovider: foo\nmodel: m\ngroups: [mine]\n"
 TYPO = "name: typo\nprovider: openai\nmodel: m\nsettings:\n  temprature: 1\n"
 HOSTED_NO_KEY = "name: nokey\nprovider: openai\nmodel: m\napi_key_env: false\n"
 NO_BASE_URL = "name: nobase\nprovider: openai-compatible\nmodel: m\napi_key_env: NOBASE_KEY\n"
+#: Neither a variable nor `false`: --dry-run planned it (status 0), a run refused it without a file.
+NO_KEY_VARIABLE = "name: novar\nprovider: openai-compatible\nmodel: m\nbase_url: http://h:8000/v1\n"
 CASES = {
+    "novar": (
+        NO_KEY_VARIABLE,
+        "api_key_env: missing (provider 'openai-compatible' has no default key variable; "
+        "false: no key)",
+    ),
     "nobase": (
         NO_BASE_URL,
         "base_url: missing (provider 'openai-compatible' needs the server's address)",

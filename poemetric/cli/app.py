@@ -17,6 +17,7 @@ import typer.main
 from typer.core import TyperCommand, TyperGroup
 
 from poemetric import __version__
+from poemetric.cli.help_render import install_on_help
 
 if TYPE_CHECKING:
     from typer._click import Command, Context, HelpFormatter  # typer's copy of click
@@ -155,6 +156,8 @@ def _load(name: str) -> Command:
     command.short_help = lazy.summary
     return command
 
+
+install_on_help()  # --help folds long words instead of cutting them (help_render)
 
 app = typer.Typer(
     name="poemetric",

@@ -11,6 +11,7 @@ from poemetric.cli.app import app
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import error_exit
 from poemetric.roster import (
+    JUDGE_ONLY_FIELDS,
     ModelRow,
     RosterError,
     RosterKind,
@@ -188,7 +189,11 @@ def show(
         raise error_exit(f"unknown {kind[:-1]} {name!r}{_show_hint(name, catalog.names(), judges)}")
     entry = entries[name]
     typer.echo(f"# {entry.path}")
-    data = entry.spec.model_dump(mode="json")
+    # Only the fields a file of this roster may set: a generator file that wrote the judge
+    # settings (template, structured, reask) would be refused.
+    data = entry.spec.model_dump(
+        mode="json", exclude=set(JUDGE_ONLY_FIELDS) if kind == "generators" else None
+    )
     typer.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100).rstrip())
 
 

@@ -279,6 +279,9 @@ class Provider(ABC):
     #: True when a model file must give `base_url` (there is no default endpoint): a file
     #: without it is unusable, named with its file by `poemetric models`.
     needs_base_url: ClassVar[bool] = False
+    #: True when a model file must name its key's variable (`api_key_env`, or `false` for no key):
+    #: there is no default variable, so a file without the line is unusable too.
+    needs_api_key_env: ClassVar[bool] = False
 
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec

@@ -282,6 +282,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
     default_key_envs: ClassVar[tuple[str, ...]] = ()
     accepts_no_key: ClassVar[bool] = True
     needs_base_url: ClassVar[bool] = True
+    needs_api_key_env: ClassVar[bool] = True
     #: Not every compatible server accepts `seed` (DeepSeek's API documents none).
     takes_seed: ClassVar[bool] = False
 

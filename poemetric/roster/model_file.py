@@ -41,7 +41,7 @@ def _validation_error(
         dotted = ".".join(str(part) for part in loc) or "(file)"
         line = _line_of(node, loc)
         where = f"{path}:{line}" if line is not None else str(path)
-        message = _plain_message(item["type"], loc, item["msg"])
+        message = _plain_message(item["type"], loc, item["msg"], item.get("input"), item.get("ctx"))
         allowed_list = ""
         if item["type"] == "extra_forbidden":
             message = f"unknown key {loc[-1]!r}"
@@ -56,9 +56,29 @@ def _validation_error(
     return RosterFileError("invalid model file:\n  " + "\n  ".join(problems), short[0] + more)
 
 
-def _plain_message(kind: str, loc: Sequence[int | str], message: str) -> str:
-    """Pydantic's words for a wrong container ("a valid tuple", "a valid dictionary or instance of
-    Pricing") in YAML's: a list, or a mapping with the keys it takes."""
+#: Pydantic's error types for a value of the wrong kind, and what the field takes instead.
+_NOT_A = {
+    **dict.fromkeys(("int_parsing", "int_type", "int_from_float"), "a whole number"),
+    **dict.fromkeys(("float_parsing", "float_type"), "a number"),
+    **dict.fromkeys(("bool_parsing", "bool_type"), "true or false"),
+    "string_type": "text",
+}
+#: Pydantic's bound errors: the bound's key in the error's context, and its words.
+_BOUNDS = {
+    "greater_than_equal": ("ge", "at least"),
+    "greater_than": ("gt", "more than"),
+    "less_than_equal": ("le", "at most"),
+    "less_than": ("lt", "less than"),
+}
+
+
+def _plain_message(
+    kind: str, loc: Sequence[int | str], message: str, value: Any = None, ctx: Any = None
+) -> str:
+    """Pydantic's words in YAML's, with the value given: a wrong container ("a valid tuple", "a
+    valid dictionary or instance of Pricing") is a list, or a mapping with the keys it takes; a
+    wrong scalar ("Input should be a valid integer, unable to parse string as an integer") is
+    `'lots' is not a whole number`; a bound, `-3 should be at least 1`."""
     if kind in ("tuple_type", "list_type"):
         return "should be a list: [a, b] (one item: [a]), or one '- item' line each below it"
     if kind in ("model_type", "dict_type"):
@@ -66,7 +86,34 @@ def _plain_message(kind: str, loc: Sequence[int | str], message: str) -> str:
         return "should be a mapping: {key: value}, or 'key: value' lines indented below it" + (
             f" (keys: {', '.join(keys)})" if keys else ""
         )
+    if kind == "value_error" or loc[:1] == ("api_key_env",):
+        # api_key_env's value is not repeated: it may be a key pasted in the wrong place.
+        return message.removeprefix("Value error, ")
+    given = _given(value)
+    if kind in _NOT_A:
+        quote = " (write it in quotes)" if kind == "string_type" and _is_scalar(value) else ""
+        return f"{given} is not {_NOT_A[kind]}{quote}"
+    if kind in _BOUNDS and isinstance(ctx, dict):
+        key, words = _BOUNDS[kind]
+        return f"{given} should be {words} {ctx.get(key)}"
+    if kind == "literal_error" and isinstance(ctx, dict):
+        return f"{given} should be {ctx.get('expected')}"
     return message
+
+
+def _is_scalar(value: Any) -> bool:
+    """A value YAML reads as a number, a boolean or null (`5`, `yes`, `~`), not as text."""
+    return isinstance(value, (bool, int, float)) or value is None
+
+
+def _given(value: Any) -> str:
+    """A value as the YAML file wrote it (`true`, `null`, `'lots'`, `[1, 2]`), at most 60
+    characters."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    else:
+        text = "null" if value is None else repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _closest_key(word: str, parent: Sequence[int | str], allowed: list[str]) -> str | None:
@@ -215,7 +262,7 @@ def load_model_file(
             else f"provider {spec.provider!r} is not installed",
         )
     _check_options(path, spec, node)
-    _check_base_url(path, spec, node)
+    _check_needed_fields(path, spec, node)
     if "vllm" in spec.model_fields_set and spec.provider != "vllm":
         raise RosterFileError(
             f"{path}:{_line_of(node, ('vllm',))}: a `vllm:` block is read only by provider "
@@ -256,21 +303,30 @@ def _check_no_key(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
         )
 
 
-def _check_base_url(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
-    """A provider with no default endpoint (`openai-compatible`) and a file without `base_url`:
-    unusable, named by the listing, rather than found out by a run (and priced as a paid API)."""
-    if spec.base_url:
-        return
+def _check_needed_fields(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
+    """What the provider has no default for: `base_url` (`needs_base_url`: `openai-compatible`)
+    and `api_key_env` (`needs_api_key_env`; `false` says no key). A file without it is unusable,
+    named by the listing, rather than found out by a run (and priced as a paid API)."""
     try:
-        needs = provider_class(spec.provider).needs_base_url
+        cls = provider_class(spec.provider)
     except (UnknownProviderError, ImportError):
         return
-    if needs:
+    where = f"{path}:{_line_of(node, ('provider',))}"
+    if cls.needs_base_url and not spec.base_url:
         raise RosterFileError(
-            f"{path}:{_line_of(node, ('provider',))}: base_url: missing; provider "
-            f"{spec.provider!r} has no default endpoint: give the server's address as the SDK "
-            "takes it, with its /v1 (e.g. base_url: http://127.0.0.1:8000/v1)",
+            f"{where}: base_url: missing; provider {spec.provider!r} has no default endpoint: "
+            "give the server's address as the SDK takes it, with its /v1 (e.g. base_url: "
+            "http://127.0.0.1:8000/v1)",
             f"base_url: missing (provider {spec.provider!r} needs the server's address)",
+        )
+    if cls.needs_api_key_env and spec.api_key_env is None:
+        raise RosterFileError(
+            f"{where}: api_key_env: missing; provider {spec.provider!r} has no default key "
+            "variable: name the environment variable that holds the server's key (e.g. "
+            "api_key_env: MY_SERVER_KEY), or write api_key_env: false for a server that checks "
+            "no key",
+            f"api_key_env: missing (provider {spec.provider!r} has no default key variable; "
+            "false: no key)",
         )
 
 
