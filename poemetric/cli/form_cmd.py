@@ -20,6 +20,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
+    ProgressOption,
     RunOption,
     error_exit,
     existing_run,
@@ -71,6 +72,7 @@ def check_command(
         "titles, closing remarks), as the pipeline does; removals are listed per row.",
     ),
     jobs: int = JobsOption,
+    progress: bool = ProgressOption,
 ) -> None:
     """Check every row of a CSV/TSV/JSONL/Parquet file; write one JSON line per row.
 
@@ -99,7 +101,7 @@ def check_command(
     from poemetric.form.io import FormInputError, check_file
 
     try:
-        with replaced_on_success(output) as handle, _row_progress() as advance:
+        with replaced_on_success(output) as handle, _row_progress(progress) as advance:
             summary = check_file(
                 input_path,
                 handle,
@@ -152,11 +154,14 @@ def _list_rows(what: str, count: int, listed: list[str]) -> None:
 
 
 @contextmanager
-def _row_progress() -> Iterator[Callable[[int, int], None] | None]:
+def _row_progress(shown: bool = True) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on stderr when it is a terminal (rows done of all rows), else a line
-    now and then (`poemetric.progress_lines`)."""
+    now and then (`poemetric.progress_lines`); neither when not `shown` (--no-progress)."""
     from poemetric.progress_lines import Count, draws_bars, progress_lines
 
+    if not shown:
+        yield None
+        return
     if not draws_bars(err_console):
         started = time.monotonic()
         rows = [0, 0]  # done, total
@@ -350,6 +355,7 @@ def run_command(
         False, "--force", help="Re-check rows already checked by this version."
     ),
     jobs: int = JobsOption,
+    progress: bool = ProgressOption,
 ) -> None:
     """Form-check every successful generation of a run (the pipeline's form stage).
 
@@ -368,7 +374,7 @@ def run_command(
             threshold=threshold,
             force=force,
             jobs=jobs,
-            progress=True,  # a bar on a terminal, a line now and then in a log file
+            progress=progress,  # a bar on a terminal, a line now and then in a log file
             console=err_console,
         )
         stored = report.checked == 0 and report.skipped > 0
