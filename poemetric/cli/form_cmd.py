@@ -80,7 +80,7 @@ def check_command(
     `error` names the file and line; the records around it are still checked. The exit code is
     0 when every row was checked, 1 when some rows could not be (unreadable record, missing
     text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
-    (missing, an unsupported type, no rows at all, no text or form column). The rows that could
+    (missing, an unsupported type, not UTF-8 text, no rows at all, no text or form column). The rows that could
     not be checked, and the texts that failed as not a poem, are named on stderr (file:line, id,
     why; the first 20 of each).
 
@@ -127,9 +127,9 @@ def check_command(
         if summary.not_poems
         else ""
     )
+    rows = f"{summary.rows} row{'' if summary.rows == 1 else 's'}"
     console.print(
-        f"{summary.rows} rows, {summary.errors} could not be checked{not_poems} "
-        "(see the `error` field)"
+        f"{rows}, {summary.errors} could not be checked{not_poems} (see the `error` field)"
     )
     _list_rows("failed as text that is not a poem", summary.not_poems, summary.not_poem_rows)
     if summary.errors:

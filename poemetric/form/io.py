@@ -9,8 +9,9 @@ through; a record without one gets the poem id the dataset loader derives when t
 dataset's ``form, title, author, content`` columns, otherwise its 1-based record number. Texts
 go through the pipeline's answer extraction first (`poemetric.extraction.extract_poem`: code
 fences, chat preambles, titles, closing remarks), so raw model answers are checked as the
-pipeline checks them; what was removed is listed in the output. Only an unusable file (missing, unsupported type, no rows at all, no
-text/form columns) raises `FormInputError`.
+pipeline checks them; what was removed is listed in the output. Only an unusable file (missing,
+unsupported type, not UTF-8 text or not Parquet, no rows at all, no text/form columns) raises
+`FormInputError`.
 """
 
 from __future__ import annotations
@@ -90,7 +91,10 @@ def _pick(row: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
-def _require_columns(columns: list[str], path: Path) -> None:
+def _require_columns(table: RawTable, path: Path) -> None:
+    from poemetric.data.file_problems import wrong_separator
+
+    columns = table.columns
     lowered = {c.strip().lower() for c in columns}
     missing = []
     if not lowered & set(TEXT_KEYS):
@@ -98,8 +102,10 @@ def _require_columns(columns: list[str], path: Path) -> None:
     if not lowered & set(FORM_KEYS):
         missing.append("form")
     if missing:
+        wrong = wrong_separator(table, TEXT_KEYS)
         raise FormInputError(
-            f"{path}: missing required column(s) {', '.join(missing)}; found {', '.join(columns) or 'none'}"
+            f"{path}: missing required column(s) {', '.join(missing)}; found "
+            f"{', '.join(columns) or 'none'}{wrong.hint if wrong else ''}"
         )
 
 
@@ -116,6 +122,8 @@ def _read_table(path: Path) -> RawTable:
         raise FormInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not table.records and all(issue.reason == EMPTY_CSV for issue in table.issues):
         raise FormInputError(f"{path}: has no rows (empty, or only a header); nothing to check")
+    if table.file_error:  # not UTF-8 text, not Parquet: no row to check (it was "1 rows")
+        raise FormInputError("; ".join(issue.plain() for issue in table.issues))
     return table
 
 
@@ -123,7 +131,7 @@ def read_rows(path: Path) -> Iterator[InputRow]:
     """Rows of the file in file order: readable records and unreadable ones (with `error`)."""
     table = _read_table(path)
     if table.header_read or table.records:
-        _require_columns(table.columns, path)
+        _require_columns(table, path)
     derived = _dataset_ids(table)
     events: list[tuple[int, int, InputRow | str]] = [
         (record.line, 1, _row(record.values, record.line)) for record in table.records
