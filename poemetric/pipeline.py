@@ -64,7 +64,7 @@ def prepare_run(
     # at the same moment (two shards started together) waits for it, then sees this one's
     # dataset and template and is refused, or finds nothing left to add.
     with store.transaction():
-        _check_one_dataset(store, dataset)
+        _check_one_dataset(store, full)
         loaded = chosen or stored_generation_template(store) or load_template(GENERATION_TEMPLATE)
         rendered = render_prompts(dataset, loaded)
         if rendered:
@@ -123,13 +123,43 @@ def stored_generation_template(store: RunStore) -> PromptTemplate | None:
 
 
 def _check_one_dataset(store: RunStore, dataset: Dataset) -> None:
+    """Refuse a dataset other than the run's: another one, or the run's own file changed since
+    (a corrected annotation), which was refused as "not 'my_poems'" of a dataset 'my_poems'."""
     recorded = store.get_meta("dataset")
-    if recorded is not None and recorded.get("sha256") != dataset.sha256:
+    if recorded is None or recorded.get("sha256") == dataset.sha256:
+        return
+    was = f"sha256 {str(recorded.get('sha256'))[:12]}…"
+    now = f"sha256 {dataset.sha256[:12]}…"
+    if recorded.get("name") != dataset.name:
         raise StoreError(
-            f"run {store.run_dir} was prepared from dataset {recorded.get('name')!r} "
-            f"(sha256 {str(recorded.get('sha256'))[:12]}…), not {dataset.name!r} "
-            f"(sha256 {dataset.sha256[:12]}…); use another --run directory"
+            f"run {store.run_dir} was prepared from dataset {recorded.get('name')!r} ({was}), "
+            f"not {dataset.name!r} ({now}); use another --run directory"
         )
+    path = str(recorded.get("path") or "")
+    changed = (
+        f"and the file has changed since (it has {now})"
+        if path == str(dataset.path)
+        else f"and {dataset.path} is not that file as it was ({now})"
+    )
+    raise StoreError(
+        f"run {store.run_dir} was prepared from dataset {dataset.name!r} "
+        f"({f'{path}, ' if path else ''}{was}), "
+        f"{changed}: {_differences(store, dataset)}. A run keeps the poems and annotations "
+        "it was prepared from, so that every model answers the same prompts and is checked "
+        "against the same annotations. For the changed file, use a new --run directory (docs/"
+        'datasets.md, "Correcting your own dataset mid-study"); to go on with this run, put '
+        "the file back as it was"
+    )
+
+
+def _differences(store: RunStore, dataset: Dataset) -> str:
+    """`poem_differences` between the run's stored poems and `dataset`."""
+    from poemetric.data.changes import poem_differences
+
+    rows = store.query("SELECT poem_id, position, record FROM poems")
+    return poem_differences(
+        {str(r["poem_id"]): (int(r["position"]), str(r["record"])) for r in rows}, dataset
+    )
 
 
 def _check_one_template(store: RunStore, template_hash: str, name: str) -> None:

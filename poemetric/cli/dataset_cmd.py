@@ -22,6 +22,7 @@ from poemetric.data import (
 )
 from poemetric.data.dataset import pinned_hash_mismatch
 from poemetric.data.io import ValidationIssue
+from poemetric.data.validation import ValidationReport
 
 dataset_app = typer.Typer(
     help="Human poem datasets: validate a file, list and show known datasets, fetch the release.",
@@ -65,11 +66,7 @@ def validate(
     if not report.ok:
         for issue in report.issues:
             typer.echo(str(issue))
-        unreadable = f" ({report.unreadable} could not be read)" if report.unreadable else ""
-        typer.echo(
-            f"{len(report.issues)} problem(s) in {path}: {report.valid_records} of "
-            f"{report.records + report.unreadable} records valid{unreadable}"
-        )
+        typer.echo(_problems_line(report, path))
         raise typer.Exit(1)
     table = Table("form", "poems", title=f"{plain(path.name)} (sha256 {report.sha256[:12]}…)")
     for form, count in report.form_counts().items():
@@ -77,6 +74,27 @@ def validate(
     console = _console()
     console.print(f"{len(report.poems)} valid poems")
     console.print(table)
+
+
+def _problems_line(report: ValidationReport, path: Path) -> str:
+    """The last line of `validate` with problems: how many records are valid, or, when the
+    problem is the whole file's, that none was checked ("0 of 0 records valid" of a UTF-16 file,
+    "0 of 259" of a semicolon-separated 19-poem file)."""
+    count = len(report.issues)
+    if report.whole_file is None:
+        unreadable = f" ({report.unreadable} could not be read)" if report.unreadable else ""
+        return (
+            f"{count} problem(s) in {path}: {report.valid_records} of "
+            f"{report.records + report.unreadable} records valid{unreadable}"
+        )
+    found = report.records_found
+    records = {
+        None: "no record was checked",
+        0: "it holds no record",
+        1: "its one record was not checked",
+    }.get(found, f"none of its {found} records was checked")
+    what = f"{count} problem{'s' if count > 1 else ''} in {path}, with the whole file"
+    return f"{what}: {report.whole_file}, so {records}"
 
 
 @dataset_app.command("list")

@@ -13,12 +13,13 @@ from rich.console import Console
 
 from poemetric.cli.analyze_cmd import summary_tables
 from poemetric.cli.app import app
-from poemetric.cli.generate_cmd import ProgressOption, open_prepared
+from poemetric.cli.generate_cmd import open_prepared
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import LOCAL_JUDGE, judge_command, local_judge_commands
 from poemetric.cli.markup import plain
 from poemetric.cli.options import (
     LimitOption,
+    ProgressOption,
     error_exit,
     run_by_make,
     run_option,

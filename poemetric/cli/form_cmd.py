@@ -20,6 +20,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
+    ProgressOption,
     RunOption,
     error_exit,
     existing_run,
@@ -71,6 +72,7 @@ def check_command(
         "titles, closing remarks), as the pipeline does; removals are listed per row.",
     ),
     jobs: int = JobsOption,
+    progress: bool = ProgressOption,
 ) -> None:
     """Check every row of a CSV/TSV/JSONL/Parquet file; write one JSON line per row.
 
@@ -78,7 +80,7 @@ def check_command(
     `error` names the file and line; the records around it are still checked. The exit code is
     0 when every row was checked, 1 when some rows could not be (unreadable record, missing
     text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
-    (missing, an unsupported type, no rows at all, no text or form column). The rows that could
+    (missing, an unsupported type, not UTF-8 text, no rows at all, no text or form column). The rows that could
     not be checked, and the texts that failed as not a poem, are named on stderr (file:line, id,
     why; the first 20 of each).
 
@@ -99,7 +101,7 @@ def check_command(
     from poemetric.form.io import FormInputError, check_file
 
     try:
-        with replaced_on_success(output) as handle, _row_progress() as advance:
+        with replaced_on_success(output) as handle, _row_progress(progress) as advance:
             summary = check_file(
                 input_path,
                 handle,
@@ -125,9 +127,9 @@ def check_command(
         if summary.not_poems
         else ""
     )
+    rows = f"{summary.rows} row{'' if summary.rows == 1 else 's'}"
     console.print(
-        f"{summary.rows} rows, {summary.errors} could not be checked{not_poems} "
-        "(see the `error` field)"
+        f"{rows}, {summary.errors} could not be checked{not_poems} (see the `error` field)"
     )
     _list_rows("failed as text that is not a poem", summary.not_poems, summary.not_poem_rows)
     if summary.errors:
@@ -152,11 +154,14 @@ def _list_rows(what: str, count: int, listed: list[str]) -> None:
 
 
 @contextmanager
-def _row_progress() -> Iterator[Callable[[int, int], None] | None]:
+def _row_progress(shown: bool = True) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on stderr when it is a terminal (rows done of all rows), else a line
-    now and then (`poemetric.progress_lines`)."""
+    now and then (`poemetric.progress_lines`); neither when not `shown` (--no-progress)."""
     from poemetric.progress_lines import Count, draws_bars, progress_lines
 
+    if not shown:
+        yield None
+        return
     if not draws_bars(err_console):
         started = time.monotonic()
         rows = [0, 0]  # done, total
@@ -350,6 +355,7 @@ def run_command(
         False, "--force", help="Re-check rows already checked by this version."
     ),
     jobs: int = JobsOption,
+    progress: bool = ProgressOption,
 ) -> None:
     """Form-check every successful generation of a run (the pipeline's form stage).
 
@@ -368,7 +374,7 @@ def run_command(
             threshold=threshold,
             force=force,
             jobs=jobs,
-            progress=True,  # a bar on a terminal, a line now and then in a log file
+            progress=progress,  # a bar on a terminal, a line now and then in a log file
             console=err_console,
         )
         stored = report.checked == 0 and report.skipped > 0

@@ -16,6 +16,7 @@ from poemetric.cli.options import (
     DatasetOption,
     LimitOption,
     ModelsOption,
+    ProgressOption,
     RunOption,
     error_exit,
     output_folder,
@@ -56,12 +57,6 @@ ConcurrencyOption = typer.Option(
 )
 DryRunOption = typer.Option(
     False, "--dry-run", help="Print the plan (jobs, done, cached, tokens, cost); call nothing."
-)
-ProgressOption = typer.Option(
-    True,
-    "--progress/--no-progress",
-    help="Progress bars; where the output is not a terminal (a log file), a line every "
-    "POEMETRIC_PROGRESS_EVERY seconds (default 60) instead.",
 )
 
 

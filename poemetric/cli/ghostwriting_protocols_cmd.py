@@ -13,7 +13,6 @@ from poemetric.cli.generate_cmd import (
     ConcurrencyOption,
     DryRunOption,
     MaxCostOption,
-    ProgressOption,
     ShardOption,
     runner_options,
 )
@@ -27,6 +26,7 @@ from poemetric.cli.judging import (
 )
 from poemetric.cli.options import (
     LimitOption,
+    ProgressOption,
     RunOption,
     error_exit,
     existing_run,

@@ -77,6 +77,14 @@ BootstrapOption = typer.Option(
     help="Bootstrap resamples for the agreement CIs (0: none).",
 )
 SeedOption = typer.Option(BOOTSTRAP_SEED, "--seed", help="Random seed of the bootstraps.")
+#: `--progress/--no-progress` of every long-running command (generate, demo, judge, judge
+#: recognise, ghostwriting style-match, form check, form run, probe build, probe run).
+ProgressOption = typer.Option(
+    True,
+    "--progress/--no-progress",
+    help="Progress bars; where the output is not a terminal (a log file), a line every "
+    "POEMETRIC_PROGRESS_EVERY seconds (default 60) instead. --no-progress: neither.",
+)
 
 
 def error_exit(message: object, code: int = 2) -> typer.Exit:

@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from poemetric.cli.app import app
 from poemetric.cli.options import (
+    ProgressOption,
     error_exit,
     output_file,
     output_folder,
@@ -103,9 +104,7 @@ def build(
     attempts: int = typer.Option(4, "--attempts", min=1, help="last_line: samples per poem."),
     beams: int = typer.Option(8, "--beams", min=1, help="last_line: beam width (beam search)."),
     run_dir: Path = BUILD_RUN,
-    progress: bool = typer.Option(
-        True, "--progress/--no-progress", help="last_line with an API --generator: progress bar."
-    ),
+    progress: bool = ProgressOption,
 ) -> None:
     """Build seeded, deterministic minimal pairs from a set of rhymed poems."""
     from poemetric.cli.interrupt import nothing_written
@@ -278,12 +277,7 @@ def run(
     tables: Path | None = typer.Option(
         None, "--tables", help="Also write the accuracy tables (CSV, LaTeX, Markdown) here."
     ),
-    progress: bool = typer.Option(
-        True,
-        "--progress/--no-progress",
-        help="hf: and chat: progress bars; where the output is not a terminal (a log file), a "
-        "line every POEMETRIC_PROGRESS_EVERY seconds (default 60) instead.",
-    ),
+    progress: bool = ProgressOption,
 ) -> None:
     """Score every pair (both texts) and print accuracy tables beside the papers' numbers."""
     from poemetric.cli.interrupt import interruptible, nothing_written

@@ -91,6 +91,9 @@ class RawTable:
     header_read: bool = False
     #: Records that could not be read (each is one of `issues`; a broken CSV stretch counts once).
     unreadable: int = 0
+    #: The file could not be read at all (not UTF-8 text, not a Parquet file): its one issue says
+    #: why, and no record was read.
+    file_error: bool = False
 
     @property
     def unit(self) -> str:
@@ -136,6 +139,7 @@ def _decode(path: Path, data: bytes, table: RawTable) -> str | None:
         table.issues.append(
             ValidationIssue(str(path), line, None, f"{reason}; save the file as UTF-8")
         )
+        table.file_error = True
         return None
 
 
@@ -281,6 +285,7 @@ def _read_parquet(path: Path, data: bytes) -> RawTable:
         frame = pd.read_parquet(io.BytesIO(data))
     except Exception as error:  # pyarrow raises several types for corrupt files
         table.issues.append(ValidationIssue(str(path), None, None, f"not a Parquet file: {error}"))
+        table.file_error = True
         return table
     table.columns = [str(column) for column in frame.columns]
     table.header_read = True

@@ -137,6 +137,32 @@ def derive_poem_id(form: PoemForm | str, author: str, title: str, content: str) 
     return f"{form_value}-{slug}-{content_hash(content)}"
 
 
+#: The columns a record's derived poem id is made of (`derive_poem_id`).
+ID_SOURCE_COLUMNS: tuple[str, ...] = ("form", "title", "author", "content")
+
+
+def record_poem_id(values: dict[str, Any]) -> str | None:
+    """The poem id the loader gives a record of a dataset file without an id value (its form,
+    title, author and content as `Poem` reads them), without validating the rest of the record;
+    None when one of the four is missing or unusable (no poem of the dataset has that record)."""
+    form, title, author, content = (values.get(column) for column in ID_SOURCE_COLUMNS)
+    if not (
+        isinstance(form, str)
+        and isinstance(title, str)
+        and isinstance(author, str)
+        and isinstance(content, str)
+    ):
+        return None
+    try:
+        parsed = PoemForm.parse(form)
+    except ValueError:
+        return None
+    text = normalize_content(content)
+    if not (title.strip() and author.strip() and text.strip()):
+        return None
+    return derive_poem_id(parsed, author.strip(), title.strip(), text)
+
+
 def _blank_to_none(value: Any) -> Any:
     if value is None:
         return None

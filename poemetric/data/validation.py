@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from poemetric.data.file_problems import records_with_separator, wrong_separator
 from poemetric.data.io import RawRecord, RawTable, ValidationIssue, read_table
 from poemetric.data.schema import (
     ID_COLUMNS,
@@ -49,6 +50,12 @@ class ValidationReport:
     #: The header (or, in JSONL, every record) lacks a required or has a repeated column, so no
     #: record is valid even where its own values are.
     column_problems: bool = False
+    #: Why no record was checked, when the problem is the whole file's ("it could not be read",
+    #: "it is semicolon-separated"): `issues` then holds that diagnosis alone, not one follow-on
+    #: error per line.
+    whole_file: str | None = None
+    #: With `whole_file` of a wrong separator: the records the file holds when read with it.
+    records_found: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -89,7 +96,25 @@ def validate_file(path: str | Path) -> ValidationReport:
     if not table.records and not report.issues:  # a header only, or an empty JSONL file
         report.issues.append(ValidationIssue(str(path), None, None, NO_RECORDS))
     report.issues.sort(key=lambda issue: issue.line or 0)
+    _whole_file(report, table, data)
     return report
+
+
+def _whole_file(report: ValidationReport, table: RawTable, data: bytes) -> None:
+    """Keep only the diagnosis of a problem of the whole file (see `file_problems`)."""
+    if table.file_error:
+        report.whole_file = "it could not be read"
+        return
+    wrong = wrong_separator(table) if report.column_problems else None
+    if wrong is None:
+        return
+    # Every line read with the type's separator is one field-count error or a record without
+    # any required column: the header's diagnosis says it all.
+    report.issues = [issue for issue in report.issues if issue.line == table.header_line]
+    report.warnings = []
+    report.unreadable = 0
+    report.whole_file = f"it is {wrong.name}-separated"
+    report.records_found = records_with_separator(data, wrong.separator)
 
 
 def _check_records(table: RawTable, report: ValidationReport) -> None:
@@ -110,7 +135,7 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
                     + ")"
                     + (_content_hint(table.columns) if "content" in missing_headers else "")
                     + _rename_hint(_spelled_otherwise(missing, table.columns))
-                    + _delimiter_hint(table),
+                    + (wrong.hint if (wrong := wrong_separator(table)) else ""),
                 )
             )
         duplicated = [name for name, count in Counter(table.columns).items() if count > 1]
@@ -287,40 +312,6 @@ def _meter_warnings(poems: list[Poem], lines: dict[str, int], unit: str) -> list
             )
         )
     return warnings
-
-
-#: Field separators a header may have been written with, and how to name them.
-_SEPARATORS = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe"}
-
-
-def _delimiter_hint(table: RawTable) -> str:
-    """What to do when the header is split on another separator than the file type's, or ""
-    (a semicolon-separated export read as one column was "missing column headers" of every
-    required column, all of which it has)."""
-    header = {",": "csv", "\t": "tsv"}
-    own = next((sep for sep, fmt in header.items() if fmt == table.file_format), None)
-    if own is None:
-        return ""
-    for separator, name in _SEPARATORS.items():
-        if separator == own:
-            continue
-        names = {
-            part.strip()
-            for column in table.columns
-            if separator in column
-            for part in column.split(separator)
-        }
-        if {"form", "content"} <= names:
-            fix = (
-                f"rename the file to .{header[separator]}"
-                if separator in header
-                else f"save it {'comma' if own == ',' else 'tab'}-separated"
-            )
-            return (
-                f"; the header is {name}-separated, and a .{table.file_format} file is read as "
-                f"{_SEPARATORS[own]}-separated: {fix}"
-            )
-    return ""
 
 
 def _spelled_otherwise(missing: Iterable[str], columns: list[str]) -> dict[str, str]:

@@ -5,11 +5,13 @@ a record that cannot be read (malformed quoting, wrong field count, bad JSON) be
 line with `error` naming its file and line, and every well-formed record around it is still
 checked. Columns (CSV header or JSONL keys): POEMetric's ``content, form, meter_pattern,
 rhyme_pattern`` or ``text, form, meter, rhyme``; an ``id`` (or ``poem_id``) column is passed
-through, otherwise the 1-based record number is the id. Texts go through the pipeline's answer
-extraction first (`poemetric.extraction.extract_poem`: code fences, chat preambles, titles,
-closing remarks), so raw model answers are checked as the pipeline checks them; what was removed
-is listed in the output. Only an unusable file (missing, unsupported type, no rows at all, no
-text/form columns) raises `FormInputError`.
+through; a record without one gets the poem id the dataset loader derives when the file has a
+dataset's ``form, title, author, content`` columns, otherwise its 1-based record number. Texts
+go through the pipeline's answer extraction first (`poemetric.extraction.extract_poem`: code
+fences, chat preambles, titles, closing remarks), so raw model answers are checked as the
+pipeline checks them; what was removed is listed in the output. Only an unusable file (missing,
+unsupported type, not UTF-8 text or not Parquet, no rows at all, no text/form columns) raises
+`FormInputError`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ FORM_KEYS = ("form",)
 METER_KEYS = ("meter_pattern", "meter")
 RHYME_KEYS = ("rhyme_pattern", "rhyme")
 ID_KEYS = ("id", "poem_id")
+#: A dataset file's columns that its derived poem ids are made of (exact names, as the loader
+#: reads them; `poemetric.data.schema.ID_SOURCE_COLUMNS`, which a test keeps equal).
+DATASET_ID_COLUMNS = ("form", "title", "author", "content")
 
 
 class FormInputError(ValueError):
@@ -86,7 +91,10 @@ def _pick(row: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
-def _require_columns(columns: list[str], path: Path) -> None:
+def _require_columns(table: RawTable, path: Path) -> None:
+    from poemetric.data.file_problems import wrong_separator
+
+    columns = table.columns
     lowered = {c.strip().lower() for c in columns}
     missing = []
     if not lowered & set(TEXT_KEYS):
@@ -94,8 +102,10 @@ def _require_columns(columns: list[str], path: Path) -> None:
     if not lowered & set(FORM_KEYS):
         missing.append("form")
     if missing:
+        wrong = wrong_separator(table, TEXT_KEYS)
         raise FormInputError(
-            f"{path}: missing required column(s) {', '.join(missing)}; found {', '.join(columns) or 'none'}"
+            f"{path}: missing required column(s) {', '.join(missing)}; found "
+            f"{', '.join(columns) or 'none'}{wrong.hint if wrong else ''}"
         )
 
 
@@ -112,6 +122,8 @@ def _read_table(path: Path) -> RawTable:
         raise FormInputError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not table.records and all(issue.reason == EMPTY_CSV for issue in table.issues):
         raise FormInputError(f"{path}: has no rows (empty, or only a header); nothing to check")
+    if table.file_error:  # not UTF-8 text, not Parquet: no row to check (it was "1 rows")
+        raise FormInputError("; ".join(issue.plain() for issue in table.issues))
     return table
 
 
@@ -119,7 +131,8 @@ def read_rows(path: Path) -> Iterator[InputRow]:
     """Rows of the file in file order: readable records and unreadable ones (with `error`)."""
     table = _read_table(path)
     if table.header_read or table.records:
-        _require_columns(table.columns, path)
+        _require_columns(table, path)
+    derived = _dataset_ids(table)
     events: list[tuple[int, int, InputRow | str]] = [
         (record.line, 1, _row(record.values, record.line)) for record in table.records
     ]
@@ -128,8 +141,24 @@ def read_rows(path: Path) -> Iterator[InputRow]:
     for number, (line, _order, item) in enumerate(events, start=1):
         if isinstance(item, str):
             yield InputRow.unreadable(str(number), item, line)
+        elif item.id:
+            yield item
         else:
-            yield item if item.id else InputRow(str(number), *_fields(item), line=line)
+            row_id = derived.get(line) or str(number)
+            yield InputRow(row_id, *_fields(item), line=line)
+
+
+def _dataset_ids(table: RawTable) -> dict[int, str]:
+    """Line → the poem id the dataset loader derives for a record without an id, when the file
+    has a dataset's form, title, author and content columns: a run prepared from the file
+    stores its poems under these ids, and `form check` wrote the record number ("1", "2", ...),
+    which joined with nothing. Empty for other files (raw answers, exported generations)."""
+    if not set(DATASET_ID_COLUMNS) <= set(table.columns):
+        return {}
+    from poemetric.data.schema import record_poem_id  # pydantic: only for a dataset's file
+
+    ids = {record.line: record_poem_id(record.values) for record in table.records}
+    return {line: poem_id for line, poem_id in ids.items() if poem_id}
 
 
 def _fields(row: InputRow) -> tuple[Any, Any, Any, Any]:

@@ -11,6 +11,15 @@ from rich.table import Table
 
 #: Stages whose command has `--refresh-failed-parses` (named under the summary).
 REFRESHING_STAGES = ("judge", "style-match")
+#: How a plan splits each model's jobs (`ModelReport.already_done`, `from_cache`, `pending`).
+PLAN_HEADERS = ("done", "cached", "pending")
+#: The same split in the summary after the run, named so that it is not read as the outcome: a
+#: fresh run's "done 0, pending 19, ok 19" read as contradictory (19 pending after the run?).
+SPLIT_HEADERS = ("done before", "from cache", "to call")
+SPLIT_NOTE = (
+    "jobs = done before (ok already) + from cache + to call, as this run found them; ok, errors "
+    "and the columns after them are what this run did with them."
+)
 
 
 @dataclass
@@ -154,7 +163,7 @@ class StageReport:
         if self.shard:
             title += f", shard {self.shard}"
         table = Table(title=title)
-        columns = ["model", "jobs", "done", "cached", "pending"]
+        columns = ["model", "jobs", *(PLAN_HEADERS if self.dry_run else SPLIT_HEADERS)]
         if self.dry_run:
             columns += ["est. tokens in/out", "est. cost $"]
         else:
@@ -193,6 +202,8 @@ class StageReport:
         console.print(table)
         if zeros:
             console.print(f"(0 for every model, left out at this width: {', '.join(zeros)})")
+        if not self.dry_run:
+            console.print(SPLIT_NOTE, highlight=False, markup=False)
         if self.dry_run:
             console.print(
                 f"Estimated cost of the pending calls: ${self.total('estimated_cost_usd'):.4f} "

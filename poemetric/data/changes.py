@@ -1,0 +1,70 @@
+"""What changed in a dataset file since a run was prepared from it: the message of a run that
+refuses the changed file names the poems (and fields) that differ, not only two hashes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from poemetric.data.dataset import Dataset
+
+#: How many poems `poem_differences` names per kind of difference (the rest are counted).
+NAMED = 5
+
+
+def poem_differences(stored: Mapping[str, tuple[int, str]], dataset: Dataset) -> str:
+    """`1 poem changed: ID (rhyme_pattern); 2 no longer in the file: ...; 1 new: ...`, or that
+    only the order or nothing the loader reads differs. `stored`: poem id -> (position, record
+    JSON), as a run's `poems` table holds them; `dataset`: the file as it reads now."""
+    before = {poem_id: json.loads(record) for poem_id, (_, record) in stored.items()}
+    now = {poem.poem_id: poem.model_dump(mode="json") for poem in dataset}
+    changed = {
+        poem_id: fields
+        for poem_id in before.keys() & now.keys()
+        if (fields := _fields(before[poem_id], now[poem_id]))
+    }
+    removed = [poem_id for poem_id in before if poem_id not in now]
+    added = [poem_id for poem_id in now if poem_id not in before]
+    # A poem whose text or form changed got another derived id: a removed and an added poem of
+    # the same author and title, one of each, are that poem changed.
+    for old_id in list(removed):
+        same = [new_id for new_id in added if _identity(now[new_id]) == _identity(before[old_id])]
+        if len(same) == 1:
+            changed[f"{old_id} (now {same[0]})"] = _fields(before[old_id], now[same[0]])
+            removed.remove(old_id)
+            added.remove(same[0])
+    parts = [
+        _named(
+            "changed", [f"{poem_id} ({', '.join(changed[poem_id])})" for poem_id in sorted(changed)]
+        ),
+        _named("no longer in the file", sorted(removed)),
+        _named("new in the file", sorted(added)),
+    ]
+    if found := [part for part in parts if part]:
+        return "; ".join(found)
+    order = {poem.poem_id: index for index, poem in enumerate(dataset)}
+    if any(order.get(poem_id) != position for poem_id, (position, _) in stored.items()):
+        return "the same poems, in another order"
+    return (
+        "the same poems and annotations; the bytes differ where the loader does not look (line "
+        "endings, quoting, a column it ignores)"
+    )
+
+
+def _fields(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    return [key for key in before if key != "poem_id" and before[key] != now.get(key)]
+
+
+def _identity(record: dict[str, Any]) -> tuple[Any, ...]:
+    return record.get("author"), record.get("title")
+
+
+def _named(what: str, items: list[str]) -> str:
+    """`2 poems changed: a, b` (the first `NAMED`, then `and N more`), or "" for none."""
+    if not items:
+        return ""
+    shown = ", ".join(items[:NAMED]) + (
+        f", and {len(items) - NAMED} more" if len(items) > NAMED else ""
+    )
+    return f"{len(items)} poem{'s' if len(items) > 1 else ''} {what}: {shown}"

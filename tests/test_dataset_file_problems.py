@@ -1,0 +1,134 @@
+"""A problem of the whole file (wrong separator, not UTF-8, not Parquet) is said once: `dataset
+validate` of a semicolon-separated 19-poem CSV printed the separator hint, then one field-count
+error per line and "0 of 95 records valid"; a UTF-16 file ended "0 of 0 records valid"; `form
+check` of it wrote one error row and said "1 rows, 1 could not be checked". The poems here were
+written for these tests."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli.app import app
+from poemetric.data import DatasetError, load_dataset
+
+runner = CliRunner()
+WIDE = {"COLUMNS": "400"}
+THINGS = ("stone", "river", "lantern", "harbor", "meadow", "candle", "orchard", "winter",
+          "sparrow", "window", "thimble", "ladder", "compass", "willow", "ember", "garden",
+          "kettle", "mirror", "pebble")  # fmt: skip
+
+
+def _write(path: Path, delimiter: str = ",", encoding: str = "utf-8") -> Path:
+    with path.open("w", encoding=encoding, newline="") as handle:
+        writer = csv.writer(handle, delimiter=delimiter)
+        writer.writerow(["form", "title", "author", "content", "meter_pattern", "rhyme_pattern",
+                         "theme"])  # fmt: skip
+        for thing in THINGS:
+            content = (
+                f"There once was a {thing}, it is said,\nWho wished it could travel instead;\n"
+                "It rolled down the lane,\nGot caught in the rain,\nAnd came back, and went "
+                "early to bed."
+            )
+            writer.writerow(["limerick", f"The {thing}", "Test Author", content, "anapestic",
+                             "AABBA", f"a {thing} that travels"])  # fmt: skip
+    return path
+
+
+def _validate(path: Path) -> tuple[int, list[str]]:
+    result = runner.invoke(app, ["dataset", "validate", str(path)], env=WIDE)
+    return result.exit_code, result.output.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("name", "delimiter", "kind", "fix"),
+    [
+        ("poems.csv", ";", "semicolon", "save it comma-separated"),
+        ("poems.csv", "\t", "tab", "rename the file to .tsv"),
+        ("poems.tsv", ";", "semicolon", "save it tab-separated"),
+    ],
+)
+def test_a_file_with_another_separator_is_one_problem(
+    tmp_path: Path, name: str, delimiter: str, kind: str, fix: str
+) -> None:
+    path = _write(tmp_path / name, delimiter)
+    status, lines = _validate(path)
+    assert status == 1
+    assert len(lines) == 2, lines  # was the hint, then one error per line of the file
+    assert lines[0].startswith(f"{path}:1: form, title, author, content, ")
+    assert lines[0].endswith(f"the header is {kind}-separated, and a {path.suffix} file is read "
+                             f"as {'tab' if name.endswith('tsv') else 'comma'}-separated: {fix}")  # fmt: skip
+    assert lines[1] == (
+        f"1 problem in {path}, with the whole file: it is {kind}-separated, so none of its 19 "
+        "records was checked"
+    )  # was "58 problem(s) in poems.csv: 0 of 95 records valid (57 could not be read)"
+    with pytest.raises(DatasetError) as raised:  # generate, show: the same one problem
+        load_dataset(path)
+    message = str(raised.value).splitlines()
+    assert message[0].endswith("1 problem(s); fix them or run `poemetric dataset validate "
+                               f"{path}`:") and message[1:] == lines[:1]  # fmt: skip
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "latin-1"])
+def test_a_file_that_is_not_utf8_is_not_counted_as_records(tmp_path: Path, encoding: str) -> None:
+    path = _write(tmp_path / "poems.csv")
+    text = path.read_text(encoding="utf-8").replace("stone", "stoné")
+    path.write_bytes(text.encode(encoding))
+    status, lines = _validate(path)
+    assert status == 1
+    assert (
+        len(lines) == 2 and "not valid UTF-8" in lines[0] and "save the file as UTF-8" in lines[0]
+    )
+    assert lines[1] == (
+        f"1 problem in {path}, with the whole file: it could not be read, so no record was checked"
+    )  # was "1 problem(s) in poems.csv: 0 of 0 records valid"
+
+
+def test_a_file_that_is_not_parquet_is_not_counted_as_records(tmp_path: Path) -> None:
+    path = tmp_path / "poems.parquet"
+    path.write_bytes(b"form,title\nsonnet,T\n")
+    status, lines = _validate(path)
+    assert status == 1 and "not a Parquet file" in lines[0]
+    assert lines[-1].endswith("with the whole file: it could not be read, so no record was checked")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "latin-1"])
+def test_form_check_of_a_file_that_is_not_utf8_is_unusable_not_a_row(
+    tmp_path: Path, encoding: str
+) -> None:
+    path = _write(tmp_path / "poems.csv")
+    text = path.read_text(encoding="utf-8").replace("stone", "stoné")
+    path.write_bytes(text.encode(encoding))
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(path), "-o", str(out)], env=WIDE)
+    assert result.exit_code == 2, result.output  # was 1, "1 rows, 1 could not be checked"
+    assert result.stderr.startswith(f"error: {path}:")
+    assert "not valid UTF-8" in result.stderr and "save the file as UTF-8" in result.stderr
+    if encoding == "utf-16":
+        assert "the file is UTF-16" in result.stderr
+    assert "rows" not in result.output and not out.exists()
+
+
+def test_form_check_of_a_semicolon_separated_file_names_the_separator(tmp_path: Path) -> None:
+    path = _write(tmp_path / "poems.csv", ";")
+    result = runner.invoke(app, ["form", "check", str(path), "-o", str(tmp_path / "o.jsonl")],
+                           env=WIDE)  # fmt: skip
+    assert result.exit_code == 2
+    assert result.stderr.strip().endswith(
+        "the header is semicolon-separated, and a .csv file is read as comma-separated: save it "
+        "comma-separated"
+    )
+
+
+def test_form_check_counts_one_row_as_one_row(tmp_path: Path) -> None:
+    path = tmp_path / "one.jsonl"
+    poem = "There once was a test\nthat did its best\nto rhyme\nin time\nand then it could rest"
+    path.write_text(json.dumps({"form": "limerick", "text": poem}) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["form", "check", str(path), "-o", str(tmp_path / "o.jsonl")],
+                           env=WIDE)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "1 row, 0 could not be checked" in result.output  # was "1 rows"
