@@ -296,7 +296,8 @@ def sonnet_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
 def free_sonnet_reading(poem: ParsedPoem) -> tuple[str, Scored] | None:
     """The poem's own rhyme scheme read as a free sonnet, or None when it is not one.
 
-    The scheme is inferred from the end words (perfect and slant rhymes within six lines). It
+    The scheme is inferred from the end words: perfect and slant rhymes (and identical words)
+    within six lines share a letter; an eye rhyme does not, as in `form scan`'s letters. It
     counts when the rhyme is *sustained*: at least 6 of the octave's 8 lines and 4 of the
     sestet's rhyme with another line, and the poem is not rhymed couplets (at most three of the
     seven line pairs 1-2, 3-4 ... form a couplet of their own; heroic couplets are not a
@@ -305,7 +306,7 @@ def free_sonnet_reading(poem: ParsedPoem) -> tuple[str, Scored] | None:
     from poemetric.form.rhyme import infer_scheme
 
     words = rhyme_words(poem.lines[:14])
-    letters = infer_scheme(words, window=6)
+    letters = infer_scheme(words, window=6, allow_eye=False)
     counts = {letter: letters.count(letter) for letter in set(letters)}
     rhymed = [counts[letter] > 1 for letter in letters]
     octave, sestet = sum(rhymed[:8]), sum(rhymed[8:14])
@@ -330,7 +331,7 @@ def rhymed_share(words: tuple[str, ...]) -> float:
     groups them for a free sonnet): under half, a poem has no sustained rhyme."""
     from poemetric.form.rhyme import infer_scheme
 
-    letters = infer_scheme(words, window=6)
+    letters = infer_scheme(words, window=6, allow_eye=False)
     return sum(letters.count(letter) > 1 for letter in letters) / max(1, len(letters))
 
 
