@@ -2,7 +2,8 @@
 docs/ (not the changelog, which quotes old spellings on purpose) and the dataset, prompt and
 recipe READMEs names a real command and only options that command has, and every link to a
 section (`file.md#anchor`) finds its heading. A renamed flag or section otherwise leaves a
-copied command failing or a link dead."""
+copied command failing or a link dead. The sonnet scheme counts docs/form-check.md states are
+the code's."""
 
 from __future__ import annotations
 
@@ -105,3 +106,27 @@ def test_every_link_to_a_section_finds_its_heading() -> None:
             if not linked.is_file() or target[1] not in _anchors(linked):
                 problems.append(f"{doc.relative_to(ROOT)}: {target[0]}#{target[1]}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_sonnet_scheme_counts_in_the_form_check_doc_are_the_codes() -> None:
+    """docs/form-check.md said "12 Petrarchan variants" while the code tried 20 (28 schemes)."""
+    from poemetric.form.forms import SONNET_SCHEMES
+
+    text = " ".join((ROOT / "docs" / "form-check.md").read_text(encoding="utf-8").split())
+    families = {
+        family: sum(name.startswith(family) for name in SONNET_SCHEMES)
+        for family in ("Petrarchan", "quatrain octave")
+    }
+    claims = {
+        "Petrarchan": re.findall(r"(\d+) Petrarchan variants", text),
+        "canonical schemes": re.findall(r"best of (\d+) canonical schemes", text),
+        "schemes, each named": re.findall(r"(\d+) schemes, each named", text),
+        "quatrain octave": re.findall(r"(\d+) quatrain-octave schemes", text),
+    }
+    expected = {
+        "canonical schemes": len(SONNET_SCHEMES),
+        "schemes, each named": len(SONNET_SCHEMES),
+        **families,
+    }
+    for what, found in claims.items():
+        assert found and {int(n) for n in found} == {expected[what]}, (what, found)

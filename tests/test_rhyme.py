@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from poemetric.form.adapters import RHYME_CREDIT, rhyme_kind
 from poemetric.form.rhyme import (
     RhymeKind,
     check_rhyme_pattern,
@@ -61,6 +62,40 @@ def test_rhymes_respects_allow_slant() -> None:
     assert not rhymes("love", "move", allow_slant=False)
     assert rhymes("cough", "bough")
     assert not rhymes("cough", "bough", allow_slant=False)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("lines", "sheaves"),  # their spelled rimes were both "es"
+        ("stones", "graves"),
+        ("trees", "apes"),
+        ("walked", "loved"),  # "ed"
+        ("wanted", "ended"),
+        ("growest", "departest"),  # "est"
+        ("garden", "children"),  # "en"
+    ],
+)
+def test_a_shared_inflection_is_not_an_eye_rhyme(a: str, b: str) -> None:
+    """Two words that shared only an inflection were an eye rhyme, credited 0.5 where a
+    pattern asked for a rhyme: the spelled rime began at the inflection's e."""
+    assert classify_rhyme(a, b) is RhymeKind.NONE
+    assert not rhymes(a, b)
+
+
+def test_eye_rhymes_are_spelled_alike_before_an_inflection() -> None:
+    for a, b in [
+        ("though", "through"),
+        ("cough", "bough"),
+        ("daughter", "laughter"),
+        ("blossom", "bosom"),
+        ("flowers", "lowers"),  # -er is not an inflection: older verse rhymes it
+        ("coughs", "boughs"),  # the same eye rhyme inflected
+    ]:
+        assert classify_rhyme(a, b) is RhymeKind.EYE, (a, b)
+    assert RHYME_CREDIT[rhyme_kind("walked", "loved")] == 0.0  # was the eye credit 0.5
+    match = check_rhyme_pattern(["stones", "night", "graves", "light"], "ABAB")
+    assert match.score < 1.0 and "stones/graves: none" in match.explain()
 
 
 def test_rhyme_match_reports_pronunciations_in_argument_order() -> None:

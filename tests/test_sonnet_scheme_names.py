@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 
 from poemetric.cli.app import app
 from poemetric.form.checker import check_poem
+from poemetric.form.forms import free_sonnet_reading
+from poemetric.form.parsing import parse_poem
 
 runner = CliRunner()
 
@@ -71,3 +73,31 @@ def test_rhymed_lines_in_no_sonnet_scheme_are_said_to_fit_none() -> None:
     result = check_poem(COUPLETS, "sonnet")
     assert not result.passed
     assert result.facts["scheme"] == "no sonnet rhyme scheme fits", result.facts
+
+
+#: Fourteen lines whose end words rhyme almost only to the eye (though/through, daughter/laughter,
+#: bough/rough, five/give, blossom/bosom, flowers/lowers, plough/enough).
+EYE_RHYMED = """The lantern burned all night, and even though
+the fields were dark, I heard the miller's daughter
+go singing underneath the apple bough,
+her footsteps light as rain the whole night through.
+I thought I heard a little ripple of laughter
+where the road turns stony, steep and rough;
+the church clock struck the quarter after five,
+and still she sang as if she had no more to give.
+She wore a ribbon and a pinkish blossom,
+and carried baskets full of summer flowers;
+she held a kitten sleeping on her bosom
+while the mist came down and the slow tide lowers.
+At dawn her father went to take the plough,
+and all of us agreed that was enough."""
+
+
+def test_eye_rhymes_do_not_make_a_free_sonnet() -> None:
+    """The free-sonnet reading infers the poem's own scheme from perfect and slant rhymes, as its
+    docstring and `form scan` say; it let eye rhymes share a letter, so this poem was a "free
+    sonnet ABAABACCDEDEFF" (rhyme 0.40) on rhymes that are only spelled alike."""
+    assert free_sonnet_reading(parse_poem(EYE_RHYMED)) is None
+    result = check_poem(EYE_RHYMED, "sonnet")
+    assert result.facts["scheme"] == "no sustained rhyme scheme", result.facts
+    assert result.rhyme_score is not None and 0.2 < result.rhyme_score < 0.4

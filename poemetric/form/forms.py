@@ -18,6 +18,7 @@ from collections.abc import Callable
 from poemetric.form.adapters import MeterSpec, parse_meter
 from poemetric.form.extra_forms import ballade_rule, double_sestina_rule
 from poemetric.form.parsing import ParsedPoem, minimal_period
+from poemetric.form.scheme_names import heard_scheme, name_scheme
 from poemetric.form.scoring import (
     FOLK_CREDIT,
     Finding,
@@ -77,10 +78,6 @@ SONNET_SCHEMES: dict[str, str] = {
 #: A "free sonnet" (14 lines of pentameter whose rhyme is sustained but follows no canonical
 #: scheme, as in many 19th-century sonnets) earns at most this rhyme score, below a canonical one.
 FREE_SONNET_CREDIT = 0.8
-#: Below this rhyme score the closest sonnet scheme is not named as the poem's scheme. In
-#: bench/data free verse, prose and blank verse reach at most 0.33 with their closest scheme,
-#: rhymed couplets 0.43; every sonnet that a canonical scheme names there scores over 0.73.
-MIN_NAMED_SCHEME_FIT = 0.5
 BALLAD_SCHEMES = ("ABCB", "ABAB", "AABB")
 VILLANELLE_SCHEME = "ABA" * 5 + "ABAA"
 SONNET_METER = MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
@@ -161,10 +158,13 @@ def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         credits=FOLK_CREDIT,
         extra_rhymes_ok=request.rhyme is None and len(poem.lines) >= 8,
     )
-    outcome.rhyme_score = scored.score
-    outcome.facts["rhyme"] = scored.note
-    outcome.facts["scheme"] = name
-    outcome.add(scored)
+    if request.rhyme:
+        outcome.rhyme_score = scored.score
+        outcome.facts["rhyme"] = scored.note
+        outcome.facts["scheme"] = name
+        outcome.add(scored)
+    else:  # the best of BALLAD_SCHEMES is named only when it fits
+        name_scheme(outcome, words, name, scored, form="ballad")
     period = len(minimal_period(name))
     n = len(poem.lines)
     if n < 4:
@@ -266,25 +266,9 @@ def sonnet_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
             outcome.facts["scheme"] = f"free sonnet {letters} (no canonical scheme fits better)"
             outcome.facts["rhyme"] = free_scored.note
             outcome.add(free_scored)
-        elif (scored.score or 0.0) < MIN_NAMED_SCHEME_FIT:
-            # The closest scheme is not the poem's: free verse was called "Spenserian-like".
-            outcome.rhyme_score = scored.score
-            unnamed = (
-                "no sonnet rhyme scheme fits"
-                if rhymed_share(words[:14]) >= 0.5
-                else "no sustained rhyme scheme"
-            )
-            closest = f"the closest sonnet scheme, {name} {SONNET_SCHEMES[name]}, has "
-            closest += scored.note.partition(": ")[2]
-            outcome.facts["scheme"] = unnamed
-            outcome.facts["rhyme"] = f"{unnamed} ({closest})"
-            outcome.findings.append(Finding("rhyme", (), f"{unnamed}: {closest}"))
-            outcome.add(scored)
         else:
-            outcome.rhyme_score = scored.score
-            outcome.facts["scheme"] = f"{name} {SONNET_SCHEMES[name]}"
-            outcome.facts["rhyme"] = scored.note
-            outcome.add(scored)
+            label = f"{name} {SONNET_SCHEMES[name]}"
+            name_scheme(outcome, words[:14], label, scored, form="sonnet")
     meter = request.meter or SONNET_METER
     scored_meter = score_meter(poem.lines, meter)
     outcome.meter_score = scored_meter.score
@@ -296,16 +280,15 @@ def sonnet_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
 def free_sonnet_reading(poem: ParsedPoem) -> tuple[str, Scored] | None:
     """The poem's own rhyme scheme read as a free sonnet, or None when it is not one.
 
-    The scheme is inferred from the end words (perfect and slant rhymes within six lines). It
+    The scheme is inferred from the end words (`heard_scheme`: perfect and slant rhymes, and
+    identical words, within six lines share a letter; an eye rhyme does not). It
     counts when the rhyme is *sustained*: at least 6 of the octave's 8 lines and 4 of the
     sestet's rhyme with another line, and the poem is not rhymed couplets (at most three of the
     seven line pairs 1-2, 3-4 ... form a couplet of their own; heroic couplets are not a
     sonnet). Its score is FREE_SONNET_CREDIT x the mean credit of its rhymes.
     """
-    from poemetric.form.rhyme import infer_scheme
-
     words = rhyme_words(poem.lines[:14])
-    letters = infer_scheme(words, window=6)
+    letters = heard_scheme(words)
     counts = {letter: letters.count(letter) for letter in set(letters)}
     rhymed = [counts[letter] > 1 for letter in letters]
     octave, sestet = sum(rhymed[:8]), sum(rhymed[8:14])
@@ -323,15 +306,6 @@ def free_sonnet_reading(poem: ParsedPoem) -> tuple[str, Scored] | None:
         return None
     note = f"free sonnet {letters}: {scored.note.partition(': ')[2]}"
     return letters, Scored(FREE_SONNET_CREDIT * scored.score, scored.findings, note)
-
-
-def rhymed_share(words: tuple[str, ...]) -> float:
-    """Share of the end words that rhyme with another within six lines (as `infer_scheme`
-    groups them for a free sonnet): under half, a poem has no sustained rhyme."""
-    from poemetric.form.rhyme import infer_scheme
-
-    letters = infer_scheme(words, window=6)
-    return sum(letters.count(letter) > 1 for letter in letters) / max(1, len(letters))
 
 
 def villanelle_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:

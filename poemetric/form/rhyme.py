@@ -7,7 +7,8 @@ Public API (import from ``poemetric.form.rhyme``):
     ``PERFECT`` (same sounds from the last stressed vowel on; also the calibrated rule for
     unstressed final syllables of older verse, ``melody``/``free``, ``singing``/``ring``),
     ``SLANT`` (near rhyme: same vowel with a similar coda, or same coda with a similar vowel),
-    ``EYE`` (spelled alike from the last vowel but not sounded alike: ``love``/``move``), ``NONE``.
+    ``EYE`` (spelled alike from the last vowel group on, where an inflection such as -es or -ed
+    starts no group, but not sounded alike: ``though``/``through``), ``NONE``.
 ``rhyme_match(word_a, word_b) -> RhymeMatch``
     The same with the pronunciations that produced the verdict, for explanations.
 ``rhymes(word_a, word_b, *, allow_slant=True) -> bool``
@@ -101,12 +102,31 @@ _SOUND_TO_KIND = {
     SoundRelation.NONE: RhymeKind.NONE,
 }
 _LAST_RIME = re.compile(r"[aeiouy]+[^aeiouy]*$")
+#: A final inflection spelled with ``e`` after a consonant: -es, -ed, -en, -ens, -est, -eth.
+#: Its ``e`` is silent or unstressed, so it does not start the spelled rime. Not -ess
+#: (*goodness*) nor -er, whose pairs rhyme in older verse (docs/rhyme.md, "Eye rhymes").
+_INFLECTION = re.compile(r"(?<=[^aeiouy])e(?:[sdn]|ns|st|th)$")
+
+
+def _collapse_doubles(letters: str) -> str:
+    return re.sub(r"([a-z])\1", r"\1", letters)
 
 
 @lru_cache(maxsize=1 << 16)
 def _spelled_rime(word: str) -> str:
-    """Letters from the last vowel group on, treating a final silent ``e`` as part of the rime."""
-    letters = re.sub(r"([a-z])\1", r"\1", re.sub(r"[^a-z]", "", word.replace("è", "e")))
+    """Letters from the last vowel group on, treating a final silent ``e`` as part of the rime.
+
+    An inflection (`_INFLECTION`) is not a vowel group of its own: the rime starts at the vowel
+    group before it (*lines* -ines, *sheaves* -eaves, *loved* -oved, *wanted* -anted), so two
+    words that share only an inflection are not an eye rhyme. A word with no vowel before it
+    (*bed*, *rest*) keeps the ending as its rime. Doubled letters are collapsed."""
+    raw = re.sub(r"[^a-z]", "", word.replace("è", "e"))
+    ending = _INFLECTION.search(raw)
+    if ending:
+        stem = _LAST_RIME.search(_collapse_doubles(raw[: ending.start()]))
+        if stem:
+            return stem.group(0) + ending.group(0)
+    letters = _collapse_doubles(raw)
     if letters.endswith("e") and len(letters) >= 3 and letters[-2] not in "aeiouy":
         match = _LAST_RIME.search(letters[:-1])
         return (match.group(0) + "e") if match else letters
