@@ -43,6 +43,8 @@ HEADERS: dict[str, str] = {
     "gwet_ac2_quadratic": "AC2 quadratic",
     "rhyme_density_raplyzer": "Rhyme density (Raplyzer)",
     "poem_share": "Share of poems",
+    "share_pct": "Share (%)",  # the word tables print their shares as percentages
+    "poem_share_pct": "Share of poems (%)",
     "per_1k_tokens": "Per 1k tokens",
     "repetition_all": "Repetition of original",
     "repetition_all_chance": "Repetition by chance",

@@ -61,9 +61,9 @@ TABLE_CAPTIONS: dict[str, str] = {
         "the difference (means with 95% CIs over poems)"
     ),
     "dimension_matrix": "Mean judge score per author and dimension (1-5)",
-    "imagery": "Top images per author (imagery lexicon, share of poems using each)",
-    "top_words": "Top content words per author",
-    "opening_words": "Top opening words per author",
+    "imagery": "Top images per author (imagery lexicon; share: % of the author's poems using each)",
+    "top_words": "Top content words per author (share: % of the author's content tokens)",
+    "opening_words": "Top opening words per author (share: % of the author's poems)",
     "profile_similarity": "Cosine similarity of top-word profiles to the human poems",
     "expert_scores": "Expert panel scores per author and dimension",
     "agreement": "Agreement of the LLM judge with human experts per item (bootstrap 95% CIs)"

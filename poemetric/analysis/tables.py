@@ -65,6 +65,10 @@ COUNT_COLUMNS = {"n", "count", "rank", "poems", "mattr_short", "chance_pool", "n
 #: Columns that identify a row (repeated when a wide table is split; said once when constant).
 IDENTITY_COLUMNS = {"judge", "author", "rater", "expert", "poem_form", "dimension", "group",
                     "part", "item", "word", "image"}  # fmt: skip
+#: Shares printed as percentages, as the word figures (Figs. 10-11) print their cells: at two
+#: decimals a word's share of an author's content tokens (0.0302) read 0.03, like every other
+#: top word's.
+PERCENT_COLUMNS = {"share": "share_pct", "poem_share": "poem_share_pct"}
 #: Columns naming authors or raters: printed with display names.
 AUTHOR_COLUMNS = {"author"}
 RATER_COLUMNS = {"judge", "rater"}
@@ -107,8 +111,8 @@ def presentable(
     digits: int = 2,
 ) -> pd.DataFrame:
     """The frame as read by people: display names in author / rater columns, dimension labels
-    in `dimension` / `item` columns (and any column in `value_names`). Headers and number
-    formats are applied when rendering."""
+    in `dimension` / `item` columns (and any column in `value_names`), the word tables' shares
+    as percentages. Headers and number formats are applied when rendering."""
     shown = frame.copy()
     renames: dict[str, Namer] = {"dimension": dimension_label, "item": dimension_label}
     renames |= dict(value_names or {})
@@ -120,6 +124,10 @@ def presentable(
     for column, namer in renames.items():
         if column in shown:
             shown[column] = shown[column].map(lambda v, n=namer: n(str(v)) if pd.notna(v) else v)
+    for column, percent in PERCENT_COLUMNS.items():
+        if column in shown and pd.api.types.is_numeric_dtype(shown[column]):
+            shown[column] = 100 * shown[column]
+            shown = shown.rename(columns={column: percent})
     return with_intervals(shown, digits)
 
 
