@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.analysis.headers import HEADERS as HEADERS
-from poemetric.analysis.headers import dimension_label, readable
+from poemetric.analysis.headers import PERCENT_COLUMNS, dimension_label, readable
 from poemetric.analysis.latex_width import text_width_pt
 from poemetric.paths import replaced_when_done
 
@@ -65,10 +65,6 @@ COUNT_COLUMNS = {"n", "count", "rank", "poems", "mattr_short", "chance_pool", "n
 #: Columns that identify a row (repeated when a wide table is split; said once when constant).
 IDENTITY_COLUMNS = {"judge", "author", "rater", "expert", "poem_form", "dimension", "group",
                     "part", "item", "word", "image"}  # fmt: skip
-#: Shares printed as percentages, as the word figures (Figs. 10-11) print their cells: at two
-#: decimals a word's share of an author's content tokens (0.0302) read 0.03, like every other
-#: top word's.
-PERCENT_COLUMNS = {"share": "share_pct", "poem_share": "poem_share_pct"}
 #: Columns naming authors or raters: printed with display names.
 AUTHOR_COLUMNS = {"author"}
 RATER_COLUMNS = {"judge", "rater"}
@@ -148,19 +144,24 @@ def _interval_columns(frame: pd.DataFrame) -> list[tuple[str, str, str, str]]:
 
 def with_intervals(frame: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     """Each estimate and its 95% CI in one column, `0.48 [0.46, 0.50]`; the SD of a metric
-    shown this way is left to the CSV, except a table's plain `sd` (Table 2 reports SDs)."""
+    shown this way is left to the CSV, except a table's plain `sd` (Table 2 reports SDs). An
+    estimate without any interval stays a plain number (no "[95% CI]" in its header)."""
     shown = frame.copy()
     for estimate, low, high, name in _interval_columns(frame):
+        if frame[low].isna().all() and frame[high].isna().all():
+            # No interval at all (`analyze --bootstrap 0`): a plain number, no "[95% CI]".
+            shown = shown.drop(columns=[low, high])
+            continue
+        drop = [low, high]
+        stem = estimate.removesuffix("_mean")
+        if estimate.endswith("_mean") and f"{stem}_sd" in shown:
+            drop.append(f"{stem}_sd")
         cells = [
             MISSING if pd.isna(m) else f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
             if pd.notna(lo) and pd.notna(hi) else f"{m:.{digits}f}"
             for m, lo, hi in zip(frame[estimate], frame[low], frame[high], strict=True)
         ]  # fmt: skip
         shown[estimate] = cells
-        drop = [low, high]
-        stem = estimate.removesuffix("_mean")
-        if estimate.endswith("_mean") and f"{stem}_sd" in shown:
-            drop.append(f"{stem}_sd")
         shown = shown.drop(columns=drop).rename(columns={estimate: f"{name}__ci"})
     return shown
 
