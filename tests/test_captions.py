@@ -104,3 +104,31 @@ def test_every_figure_caption_starts_its_sentences_with_a_capital(
             plt.close(drawing.figure)
     assert "rule_based" in captions
     assert {k: c for k, c in captions.items() if LOWERCASE_SENTENCE.search(c)} == {}
+
+
+#: How many poems a bar or cell stands for: "over 16 poems each", "(2 checked poems per cell)".
+POEM_COUNT = re.compile(r"\b(\d+)(?:-\d+)? (?:checked )?poems\b")
+#: Figures of words (their captions name the authors) and of one prompt's two poems.
+NOT_PER_AUTHOR_MEANS = {"case_study", "top_words", "opening_words", "imagery", "opening_imagery"}
+
+
+def test_every_figure_of_means_says_over_how_many_poems(tmp_path: Path) -> None:
+    """Figs. 6-8 and 14-17 said "over 203 poems each"; Fig. 5 (rule-based), Fig. 9 (ranking),
+    the form-accuracy, form-by-poem-form, lexical, ghostwriting and radar figures never said
+    how many poems a bar or a cell stands for."""
+    with build_synthetic_run(tmp_path / "run", authors=(HUMAN_AUTHOR, "gpt-4o", "markov"),
+                             poems_per_form=2) as store:  # fmt: skip
+        data, labels = load_run_data(store), run_labels(store)
+    forms = data.generations["poem_form"].nunique()
+    missing = {}
+    with figure_style():
+        for kind, (function, _) in FIGURE_KINDS.items():
+            if kind in NOT_PER_AUTHOR_MEANS:
+                continue
+            drawing = function(FigureContext(data, judge="judge-x", labels=labels))
+            plt.close(drawing.figure)
+            found = POEM_COUNT.search(drawing.caption)
+            expected = 2 if kind == "form_heatmap" else 2 * forms
+            if found is None or int(found.group(1)) != expected:
+                missing[kind] = drawing.caption
+    assert missing == {}
