@@ -279,3 +279,25 @@ def test_the_human_authorship_column_is_not_called_human_beside_the_human_row(
     assert "& Human authorship" in (tables_dir / "dimension_matrix.tex").read_text()
     scores = (tables_dir / "dimension_scores.md").read_text()
     assert "| Human | Human authorship |" in scores and "| Human | Human |" not in scores
+
+
+@pytest.mark.parametrize(("name", "column", "header", "at"), [
+    ("top_words", "share", "Share (%)", -1),
+    ("opening_words", "share", "Share (%)", -1),
+    ("imagery", "poem_share", "Share of poems (%)", -2),
+])  # fmt: skip
+def test_word_tables_print_shares_as_percentages_as_their_figures_do(
+    tables_dir: Path, name: str, column: str, header: str, at: int
+) -> None:
+    """A word's share of an author's content tokens (0.0302) printed as 0.03 at two decimals,
+    the same as every other top word's (0.01 for every word of the demo), while Figs. 10-11
+    print the same shares as percentages (3.02)."""
+    csv = pd.read_csv(tables_dir / f"{name}.csv")
+    lines = (tables_dir / f"{name}.md").read_text().splitlines()
+    assert "%" in lines[0]  # the caption says what the share is of
+    headers, first = ([cell.strip() for cell in line.strip("|").split("|")]
+                      for line in (lines[2], lines[4]))  # fmt: skip
+    assert headers[at] == header
+    assert first[at] == f"{100 * csv[column].iloc[0]:.2f}"
+    assert 0 < csv[column].iloc[0] <= 1  # the CSV keeps the share, to compute with
+    assert header.replace("%", "\\%") in (tables_dir / f"{name}.tex").read_text()

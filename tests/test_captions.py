@@ -44,6 +44,30 @@ def test_table_2_says_that_n_counts_ratings(tmp_path: Path) -> None:
     assert "n: ratings" in result.caption("discrimination")
 
 
+@pytest.mark.parametrize("n_boot", [0, 40])
+def test_agreement_tables_promise_no_interval_they_do_not_print(
+    tmp_path: Path, n_boot: int
+) -> None:
+    """`analyze --bootstrap 0` printed agreement tables captioned "bootstrap 95% CIs" with
+    headers "PAo [95% CI]" above cells without an interval; with resamples, the caption did not
+    say how many."""
+    with build_synthetic_run(tmp_path / "run", poems_per_form=2) as store:
+        experts = write_synthetic_experts(store, tmp_path / "experts.csv",
+                                          authors=("human", "model-a"), experts=3)  # fmt: skip
+        analyze_run(store, experts=experts, n_boot=n_boot).write(tmp_path / "out")
+    for name in ("agreement", "agreement_experts"):
+        caption, _, header, _, row, *_ = (tmp_path / "out" / f"{name}.md").read_text().splitlines()
+        latex = (tmp_path / "out" / f"{name}.tex").read_text()
+        if n_boot:
+            assert "percentile bootstrap over poems, 40 resamples" in caption, name
+            assert "| PAo [95% CI] |" in header and re.search(r"\d \[-?\d", row), name
+            assert "PAo [95\\% CI]" in latex
+        else:
+            assert "no CIs (0 bootstrap resamples)" in caption and "95% CI" not in caption, name
+            assert "| PAo |" in header and "[" not in header and "[" not in row, name
+            assert "95\\% CI" not in latex.split("\\midrule")[0].split("\\toprule")[1]
+
+
 def test_a_heatmap_caption_names_the_recipe_setting_not_a_missing_option(tmp_path: Path) -> None:
     """The App. H heatmap's caption pointed to `--layout bars`, which `figures` does not have:
     the setting is `layout: bars` in a recipe entry."""
@@ -80,3 +104,31 @@ def test_every_figure_caption_starts_its_sentences_with_a_capital(
             plt.close(drawing.figure)
     assert "rule_based" in captions
     assert {k: c for k, c in captions.items() if LOWERCASE_SENTENCE.search(c)} == {}
+
+
+#: How many poems a bar or cell stands for: "over 16 poems each", "(2 checked poems per cell)".
+POEM_COUNT = re.compile(r"\b(\d+)(?:-\d+)? (?:checked )?poems\b")
+#: Figures of words (their captions name the authors) and of one prompt's two poems.
+NOT_PER_AUTHOR_MEANS = {"case_study", "top_words", "opening_words", "imagery", "opening_imagery"}
+
+
+def test_every_figure_of_means_says_over_how_many_poems(tmp_path: Path) -> None:
+    """Figs. 6-8 and 14-17 said "over 203 poems each"; Fig. 5 (rule-based), Fig. 9 (ranking),
+    the form-accuracy, form-by-poem-form, lexical, ghostwriting and radar figures never said
+    how many poems a bar or a cell stands for."""
+    with build_synthetic_run(tmp_path / "run", authors=(HUMAN_AUTHOR, "gpt-4o", "markov"),
+                             poems_per_form=2) as store:  # fmt: skip
+        data, labels = load_run_data(store), run_labels(store)
+    forms = data.generations["poem_form"].nunique()
+    missing = {}
+    with figure_style():
+        for kind, (function, _) in FIGURE_KINDS.items():
+            if kind in NOT_PER_AUTHOR_MEANS:
+                continue
+            drawing = function(FigureContext(data, judge="judge-x", labels=labels))
+            plt.close(drawing.figure)
+            found = POEM_COUNT.search(drawing.caption)
+            expected = 2 if kind == "form_heatmap" else 2 * forms
+            if found is None or int(found.group(1)) != expected:
+                missing[kind] = drawing.caption
+    assert missing == {}

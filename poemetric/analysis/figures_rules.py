@@ -12,7 +12,7 @@ from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.heatmaps import annotated_heatmap
 from poemetric.analysis.lexical import MATTR_WINDOW
-from poemetric.analysis.plotting import Drawing
+from poemetric.analysis.plotting import Drawing, poem_count
 from poemetric.analysis.scores import form_check_scores
 
 SHARE = (0.0, 1.0)
@@ -58,7 +58,10 @@ def rule_based(ctx: FigureContext) -> Drawing:
     figure = draw_grid(ctx, panels, value_label="share (0-1); whiskers: 95% CI",
                        legend=bool(llms), max_columns=3)  # fmt: skip
     said = "; ".join(notes)  # the second sentence: "Form accuracy: …; TTR: …"
-    caption = f"Rule-based evaluation per author. {said[:1].upper()}{said[1:]}."
+    caption = (
+        f"Rule-based evaluation per author, over {poem_count(lexical['n'])} poems each. "
+        f"{said[:1].upper()}{said[1:]}."
+    )
     return Drawing(figure, caption)
 
 
@@ -75,9 +78,10 @@ def form_accuracy(ctx: FigureContext) -> Drawing:
         panels.append(Panel(title, (Series(frame),), SHARE, authors=authors))
     figure = draw_grid(ctx, panels, value_label="share or score (0-1); whiskers: 95% CI")
     caption = (
-        "Rule-based form check per author: share of poems passing (threshold on the form "
-        f"score), with a {WILSON_NOTE}; mean form, meter and rhyme scores (0-1), with the "
-        f"{T_NOTE}, clipped to 0-1."
+        f"Rule-based form check per author, over {poem_count(checks['n'])} checked poems "
+        "each: share of poems passing (threshold on the form score), with a "
+        f"{WILSON_NOTE}; mean form, meter and rhyme scores (0-1), with the {T_NOTE}, "
+        "clipped to 0-1."
     )
     return Drawing(figure, caption)
 
@@ -94,7 +98,10 @@ def form_heatmap(ctx: FigureContext) -> Drawing:
     figure = annotated_heatmap(ctx, matrix, [str(c) for c in matrix.columns],
                                colour_label="pass rate", value_range=SHARE,
                                row_labels=ctx.labels.author_list(matrix.index))  # fmt: skip
-    caption = "Share of poems passing the rule-based form check, per author and poem form."
+    caption = (
+        "Share of poems passing the rule-based form check, per author and poem form "
+        f"({poem_count(by_form['n'])} checked poems per cell)."
+    )
     return Drawing(figure, caption)
 
 
@@ -112,9 +119,9 @@ def lexical(ctx: FigureContext) -> Drawing:
     figure = draw_grid(ctx, panels, value_label="mean per poem; whiskers: 95% CI", max_columns=3)
     short = int(summary["mattr_short"].sum())
     caption = (
-        f"Lexical diversity per author: TTR, MATTR (moving-average TTR, window of "
-        f"{MATTR_WINDOW} tokens) and MTLD (factor threshold 0.72), mean over poems with the "
-        f"{T_NOTE}."
+        f"Lexical diversity per author, over {poem_count(summary['n'])} poems each: TTR, "
+        f"MATTR (moving-average TTR, window of {MATTR_WINDOW} tokens) and MTLD (factor "
+        f"threshold 0.72), mean over poems with the {T_NOTE}."
         + (f" {short} poem(s) shorter than {MATTR_WINDOW} tokens have no MATTR." if short else "")
     )
     return Drawing(figure, caption)

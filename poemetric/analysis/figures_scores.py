@@ -22,6 +22,7 @@ from poemetric.analysis.plotting import (
     Drawing,
     author_colours,
     highlight_human_ticks,
+    poem_count,
 )
 from poemetric.analysis.scores import score_matrix
 from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
@@ -74,9 +75,7 @@ def _by_author(scores: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 def _poem_count(scores: pd.DataFrame) -> str:
-    counts = scores.groupby("author")["n"].max()
-    low, high = int(counts.min()), int(counts.max())
-    return f"{low}" if low == high else f"{low}-{high}"
+    return poem_count(scores.groupby("author")["n"].max())
 
 
 def dimension_bars(ctx: FigureContext, group: str = "all",
@@ -224,8 +223,8 @@ def ranking(ctx: FigureContext) -> Drawing:
     caption = (
         f"POEMetric ranking, judged by {ctx.judge_label}: authors sorted by the POEMetric score, "
         "the per-poem mean of the basic, advanced and overall-quality scores averaged over "
-        "poems (diamond; whiskers: its 95% CI over poems, Student t). Bars: the three parts' "
-        "means, starting at 1, the scale's minimum."
+        f"{poem_count(score['n'])} poems each (diamond; whiskers: its 95% CI over poems, "
+        "Student t). Bars: the three parts' means, starting at 1, the scale's minimum."
     )
     return Drawing(figure, caption)
 
@@ -277,6 +276,7 @@ def radar(ctx: FigureContext, max_authors: int = 8) -> Drawing:
     caption = (
         f"Dimension profile (mean score, 1 at the centre to 5 at the rim) of the human poets and "
         f"the {len(chosen) - (HUMAN_AUTHOR in chosen)} best LLMs by POEMetric score, judged by "
-        f"{ctx.judge_label}."
+        f"{ctx.judge_label}, over "
+        f"{_poem_count(ctx.scores[ctx.scores['author'].isin(chosen)])} poems each."
     )
     return Drawing(figure, caption)

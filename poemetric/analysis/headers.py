@@ -11,6 +11,11 @@ def dimension_label(key: str) -> str:
     return DIMENSIONS_BY_KEY[key].label if key in DIMENSIONS_BY_KEY else key
 
 
+#: Shares the tables print as percentages, as the word figures (Figs. 10-11) print their cells:
+#: at two decimals a word's share of an author's content tokens (0.0302) read 0.03, like every
+#: other top word's. Column -> its name as a percentage.
+PERCENT_COLUMNS = {"share": "share_pct", "poem_share": "poem_share_pct"}
+
 #: Readable headers for the columns the analysis writes (others: snake_case -> words).
 HEADERS: dict[str, str] = {
     "n": "n",
@@ -43,6 +48,8 @@ HEADERS: dict[str, str] = {
     "gwet_ac2_quadratic": "AC2 quadratic",
     "rhyme_density_raplyzer": "Rhyme density (Raplyzer)",
     "poem_share": "Share of poems",
+    "share_pct": "Share (%)",  # the word tables print their shares as percentages
+    "poem_share_pct": "Share of poems (%)",
     "per_1k_tokens": "Per 1k tokens",
     "repetition_all": "Repetition of original",
     "repetition_all_chance": "Repetition by chance",

@@ -9,7 +9,7 @@ compact form, e.g. a heatmap, before they would exceed it).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +89,15 @@ class Drawing:
 
     figure: Figure
     caption: str
+
+
+def poem_count(counts: Iterable[int | float]) -> str:
+    """The poems behind each bar or cell, for a caption: `16`, or `12-16` when they differ."""
+    numbers = [int(n) for n in counts if n == n]  # NaN: no poems
+    if not numbers:
+        return "0"
+    low, high = min(numbers), max(numbers)
+    return f"{low}" if low == high else f"{low}-{high}"
 
 
 def subfigures(figure: Figure, rows: int, columns: int, **kwargs: Any) -> list[SubFigure]:

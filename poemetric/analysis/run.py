@@ -61,15 +61,13 @@ TABLE_CAPTIONS: dict[str, str] = {
         "the difference (means with 95% CIs over poems)"
     ),
     "dimension_matrix": "Mean judge score per author and dimension (1-5)",
-    "imagery": "Top images per author (imagery lexicon, share of poems using each)",
-    "top_words": "Top content words per author",
-    "opening_words": "Top opening words per author",
+    "imagery": "Top images per author (imagery lexicon; share: % of the author's poems using each)",
+    "top_words": "Top content words per author (share: % of the author's content tokens)",
+    "opening_words": "Top opening words per author (share: % of the author's poems)",
     "profile_similarity": "Cosine similarity of top-word profiles to the human poems",
     "expert_scores": "Expert panel scores per author and dimension",
-    "agreement": "Agreement of the LLM judge with human experts per item (bootstrap 95% CIs)"
-    + POEMS_NOTE,
-    "agreement_experts": "Agreement of the human experts with each other per item (bootstrap "
-    "95% CIs)" + POEMS_NOTE,
+    "agreement": "Agreement of the LLM judge with human experts per item" + POEMS_NOTE,
+    "agreement_experts": "Agreement of the human experts with each other per item" + POEMS_NOTE,
     "agreement_by_expert": "PAo of the LLM judge with each expert",
     "discrimination": "Overall quality by the experts and each judge on the expert-rated poems "
     "(n: ratings, every expert rating and every judge sample)",
@@ -92,6 +90,18 @@ FIXED_INTERVALS = {
     "lexical": "intervals: Student t",
     "ghostwriting": "intervals: Student t",
 }
+
+
+#: Tables whose CIs are the agreement bootstrap (`--bootstrap N`, none with 0).
+AGREEMENT_TABLES = ("agreement", "agreement_experts")
+
+
+def agreement_interval_note(n_boot: int) -> str:
+    """What the agreement tables' intervals are, for a caption: with no resamples they have
+    none (the caption said "bootstrap 95% CIs" above cells without an interval)."""
+    if n_boot <= 0:
+        return "no CIs (0 bootstrap resamples)"
+    return f"intervals: percentile bootstrap over poems, {n_boot:,} resamples"
 
 
 def interval_note(method: CIMethod) -> str:
@@ -230,7 +240,12 @@ def analyze_run(
 
     _expert_tables(result, store, data, experts, survey, ci_method, n_boot, seed)
     for name in result.tables:  # a reader of the table alone learns which interval it prints
-        note = interval_note(ci_method) if name in MEAN_TABLES else FIXED_INTERVALS.get(name)
+        if name in MEAN_TABLES:
+            note: str | None = interval_note(ci_method)
+        elif name in AGREEMENT_TABLES:
+            note = agreement_interval_note(n_boot)
+        else:
+            note = FIXED_INTERVALS.get(name)
         if note:
             result.captions[name] = f"{result.caption(name)}; {note}"
     return result

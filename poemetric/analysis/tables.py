@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.analysis.headers import HEADERS as HEADERS
-from poemetric.analysis.headers import dimension_label, readable
+from poemetric.analysis.headers import PERCENT_COLUMNS, dimension_label, readable
 from poemetric.analysis.latex_width import text_width_pt
 from poemetric.paths import replaced_when_done
 
@@ -107,8 +107,8 @@ def presentable(
     digits: int = 2,
 ) -> pd.DataFrame:
     """The frame as read by people: display names in author / rater columns, dimension labels
-    in `dimension` / `item` columns (and any column in `value_names`). Headers and number
-    formats are applied when rendering."""
+    in `dimension` / `item` columns (and any column in `value_names`), the word tables' shares
+    as percentages. Headers and number formats are applied when rendering."""
     shown = frame.copy()
     renames: dict[str, Namer] = {"dimension": dimension_label, "item": dimension_label}
     renames |= dict(value_names or {})
@@ -120,6 +120,10 @@ def presentable(
     for column, namer in renames.items():
         if column in shown:
             shown[column] = shown[column].map(lambda v, n=namer: n(str(v)) if pd.notna(v) else v)
+    for column, percent in PERCENT_COLUMNS.items():
+        if column in shown and pd.api.types.is_numeric_dtype(shown[column]):
+            shown[column] = 100 * shown[column]
+            shown = shown.rename(columns={column: percent})
     return with_intervals(shown, digits)
 
 
@@ -140,19 +144,24 @@ def _interval_columns(frame: pd.DataFrame) -> list[tuple[str, str, str, str]]:
 
 def with_intervals(frame: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     """Each estimate and its 95% CI in one column, `0.48 [0.46, 0.50]`; the SD of a metric
-    shown this way is left to the CSV, except a table's plain `sd` (Table 2 reports SDs)."""
+    shown this way is left to the CSV, except a table's plain `sd` (Table 2 reports SDs). An
+    estimate without any interval stays a plain number (no "[95% CI]" in its header)."""
     shown = frame.copy()
     for estimate, low, high, name in _interval_columns(frame):
+        if frame[low].isna().all() and frame[high].isna().all():
+            # No interval at all (`analyze --bootstrap 0`): a plain number, no "[95% CI]".
+            shown = shown.drop(columns=[low, high])
+            continue
+        drop = [low, high]
+        stem = estimate.removesuffix("_mean")
+        if estimate.endswith("_mean") and f"{stem}_sd" in shown:
+            drop.append(f"{stem}_sd")
         cells = [
             MISSING if pd.isna(m) else f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
             if pd.notna(lo) and pd.notna(hi) else f"{m:.{digits}f}"
             for m, lo, hi in zip(frame[estimate], frame[low], frame[high], strict=True)
         ]  # fmt: skip
         shown[estimate] = cells
-        drop = [low, high]
-        stem = estimate.removesuffix("_mean")
-        if estimate.endswith("_mean") and f"{stem}_sd" in shown:
-            drop.append(f"{stem}_sd")
         shown = shown.drop(columns=drop).rename(columns={estimate: f"{name}__ci"})
     return shown
 
