@@ -26,6 +26,25 @@ if IN_CI:
 
 
 @pytest.fixture(autouse=True)
+def _module_consoles_follow_columns() -> Iterator[None]:
+    """A command module's Rich console is made when the module is first imported, and Rich fixes
+    its width then if COLUMNS is set: a module first imported by a test that ran the CLI with
+    COLUMNS=80 kept 80 columns for every later test of that worker, whatever COLUMNS they set
+    (in one process per command, as users run it, the width is the terminal's). Each test
+    starts with the module consoles reading COLUMNS (or the terminal) again."""
+    import sys
+
+    from rich.console import Console
+
+    for name, module in list(sys.modules.items()):
+        if name.startswith("poemetric.") and module is not None:
+            for value in list(vars(module).values()):
+                if isinstance(value, Console):
+                    value._width = None  # what Rich keeps when no width was given or found
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _blas_variables_restored() -> Iterator[None]:
     """The form commands set the BLAS thread variables for the rest of their process
     (poemetric/form/blas.py); run in process by CliRunner, they must not carry into later tests
