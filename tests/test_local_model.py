@@ -295,3 +295,46 @@ def test_hf_scoring_shows_its_progress(smollm2: Any, tmp_path: Path) -> None:
         pair = built[record["pair_id"]]
         assert record["original_logprob"] == expected[pair["original"]].logprob_sum
         assert record["corrupted_logprob"] == expected[pair["corrupted"]].logprob_sum
+
+
+def test_a_local_model_that_cannot_load_is_tried_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that failed to load was loaded again for every request of the chunk (minutes
+    each for a big model that runs out of memory at the end); it is tried once, and every
+    request reports it."""
+    from conftest import local_extra_or_skip
+
+    local_extra_or_skip()
+    import transformers
+
+    from poemetric.providers.base import (
+        ChatMessage,
+        GenerationRequest,
+        GenerationSettings,
+        ModelSpec,
+        ProviderError,
+    )
+    from poemetric.providers.transformers_provider import TransformersProvider
+
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + bytes(64))
+    attempts: list[str] = []
+    original = transformers.AutoTokenizer.from_pretrained
+
+    def counted(location: str, *args: Any, **kwargs: Any) -> Any:
+        attempts.append(location)
+        return original(location, *args, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", counted)
+    spec = ModelSpec(name="broken", provider="transformers", model=str(broken))
+    provider = TransformersProvider(spec)
+    requests = [
+        GenerationRequest((ChatMessage(role="user", content=f"topic {i}"),), GenerationSettings())
+        for i in range(3)
+    ]
+    results = provider.run_batch(requests)
+    assert len(attempts) == 1
+    for result in results:
+        assert isinstance(result, ProviderError) and not result.retryable
+        assert f"transformers: could not load '{tmp_path}/broken.gguf'" in str(result)

@@ -309,3 +309,24 @@ def test_response_schema_becomes_guided_json(fake_vllm: list[FakeLLM], kind: str
     params = fake_vllm[0].chat_calls[0][1][0]
     field_name = "structured_outputs" if kind == "StructuredOutputsParams" else "guided_decoding"
     assert getattr(params, field_name) == FakeJsonConstraint(json=schema)
+
+
+def test_an_engine_that_cannot_load_is_tried_once_per_model(
+    fake_vllm: list[FakeLLM], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed engine load was tried again for every request of the chunk (each one minutes
+    for a big model, and on a GPU the first failure's leftovers could change the error); now
+    once, and every request reports that failure."""
+    attempts: list[dict[str, Any]] = []
+
+    def failing_llm(**kwargs: Any) -> FakeLLM:
+        attempts.append(kwargs)
+        raise ValueError("the model's max seq len is larger than the KV cache")
+
+    monkeypatch.setattr(sys.modules["vllm"], "LLM", failing_llm)
+    provider = VLLMProvider(make_spec())
+    results = batch(provider, [request(f"topic {i}") for i in range(3)])
+    assert len(attempts) == 1
+    for result in results:
+        assert isinstance(result, ProviderError) and not result.retryable
+        assert "could not load '/models/qwen3-8b': ValueError: the model's max seq" in str(result)

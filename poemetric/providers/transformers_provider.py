@@ -84,6 +84,8 @@ class TransformersProvider(InProcessBatchProvider):
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__(spec)
         self._model: LocalCausalLM | None = None
+        #: Why the model could not load: loaded once, its failure reported for every job.
+        self._load_error: ProviderError | None = None
 
     def preflight(self) -> None:
         try:
@@ -101,11 +103,14 @@ class TransformersProvider(InProcessBatchProvider):
 
     @property
     def model(self) -> LocalCausalLM:
+        if self._load_error is not None:
+            raise self._load_error
         if self._model is None:
             try:
                 self._model = local_model_for(self.spec)
             except LocalModelError as error:
-                raise ProviderError(f"transformers: {error}", retryable=False) from error
+                self._load_error = ProviderError(f"transformers: {error}", retryable=False)
+                raise self._load_error from error
         return self._model
 
     # -- internals -------------------------------------------------------------------------------
