@@ -20,6 +20,7 @@ a seed run one at a time so that each one's seed alone decides its poem.
 from __future__ import annotations
 
 import time
+from contextlib import suppress
 from typing import Any, ClassVar
 
 from poemetric.providers.base import (
@@ -112,6 +113,12 @@ class TransformersProvider(InProcessBatchProvider):
                 self._load_error = ProviderError(f"transformers: {error}", retryable=False)
                 raise self._load_error from error
         return self._model
+
+    def load(self) -> None:
+        """Load the model (the runner does it in a background thread, before the first chunk);
+        a failure is reported again, job by job, by `run_batch`."""
+        with suppress(ProviderError):
+            self.model  # noqa: B018 - loads it
 
     # -- internals -------------------------------------------------------------------------------
     def _until_abandoned(self) -> Any:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from contextlib import suppress
 from typing import Any, ClassVar
 
 from poemetric.providers.base import (
@@ -117,6 +118,12 @@ class VLLMProvider(InProcessBatchProvider):
         """The engine, loaded on first use (this takes the GPU memory)."""
         with self._engine_lock:
             return self._load_engine()
+
+    def load(self) -> None:
+        """Load the engine (the runner does it in a background thread, before the first
+        chunk); a failure is reported again, job by job, by `run_batch`."""
+        with suppress(ProviderError):
+            self.llm  # noqa: B018 - loads it
 
     def _load_engine(self) -> Any:
         if self._load_error is not None:
