@@ -295,3 +295,105 @@ def test_hf_scoring_shows_its_progress(smollm2: Any, tmp_path: Path) -> None:
         pair = built[record["pair_id"]]
         assert record["original_logprob"] == expected[pair["original"]].logprob_sum
         assert record["corrupted_logprob"] == expected[pair["corrupted"]].logprob_sum
+
+
+def test_sigterm_while_the_local_model_loads_stops_at_once(tmp_path: Path) -> None:
+    """SIGTERM (or Ctrl-C) while a local model was still loading (15-20 s for SmolLM2 on two
+    cores, minutes for a big model) counted the load as a request in flight: "waiting up to
+    20 s for the 1 in flight", then the rest of the load. The load now runs in the background
+    and the command stops at once, with the usual message and status; nothing is stored for
+    the model, so the resume generates all of it. A real `poemetric generate` process: the
+    load has begun once it maps the model's GGUF file (the tokenizer is read from it)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import local_extra_or_skip
+
+    from poemetric.store import RunStore
+
+    local_extra_or_skip()
+    if not Path(f"/proc/{os.getpid()}/maps").exists():
+        pytest.skip("needs /proc to see when the model starts loading")
+    args = ["generate", "--run", "run", "--models", "smollm2-135m"]
+    args += ["--dataset", "lear-limericks", "--limit", "2"]
+    log = tmp_path / "job.log"
+    with log.open("w") as handle:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "poemetric", *args],
+            cwd=tmp_path,
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 120
+        maps = Path(f"/proc/{process.pid}/maps")
+        while ".gguf" not in maps.read_text():
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, "the model did not start loading"
+            time.sleep(0.05)
+        signalled = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=120)
+        took = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            process.kill()
+    output = log.read_text()
+    assert process.returncode == 143, output
+    text = " ".join(output.split())
+    assert "Interrupted by SIGTERM. Every answer received so far is saved in run" in text
+    assert f"Resume with: poemetric {' '.join(args)}" in text
+    assert took < 10, f"exited {took:.1f} s after SIGTERM (the grace is 20 s)"
+    assert "in flight" not in text and "Traceback" not in text
+    with RunStore(tmp_path / "run") as store:
+        assert store.count("generations", "author = 'smollm2-135m'") == 0
+        assert store.count("generations", "status = 'ok'") == 2  # the human poems, intact
+
+
+def test_a_local_model_that_cannot_load_is_tried_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that failed to load was loaded again for every request of the chunk (minutes
+    each for a big model that runs out of memory at the end); it is tried once, and every
+    request reports it."""
+    from conftest import local_extra_or_skip
+
+    local_extra_or_skip()
+    import transformers
+
+    from poemetric.providers.base import (
+        ChatMessage,
+        GenerationRequest,
+        GenerationSettings,
+        ModelSpec,
+        ProviderError,
+    )
+    from poemetric.providers.transformers_provider import TransformersProvider
+
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + bytes(64))
+    attempts: list[str] = []
+    original = transformers.AutoTokenizer.from_pretrained
+
+    def counted(location: str, *args: Any, **kwargs: Any) -> Any:
+        attempts.append(location)
+        return original(location, *args, **kwargs)
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", counted)
+    spec = ModelSpec(name="broken", provider="transformers", model=str(broken))
+    provider = TransformersProvider(spec)
+    provider.load()  # as the runner does before the first chunk: the failure waits
+    requests = [
+        GenerationRequest((ChatMessage(role="user", content=f"topic {i}"),), GenerationSettings())
+        for i in range(3)
+    ]
+    results = provider.run_batch(requests)
+    assert len(attempts) == 1
+    for result in results:
+        assert isinstance(result, ProviderError) and not result.retryable
+        assert f"transformers: could not load '{tmp_path}/broken.gguf'" in str(result)

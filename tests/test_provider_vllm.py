@@ -14,6 +14,7 @@ import sys
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -309,3 +310,81 @@ def test_response_schema_becomes_guided_json(fake_vllm: list[FakeLLM], kind: str
     params = fake_vllm[0].chat_calls[0][1][0]
     field_name = "structured_outputs" if kind == "StructuredOutputsParams" else "guided_decoding"
     assert getattr(params, field_name) == FakeJsonConstraint(json=schema)
+
+
+def test_a_stop_while_the_engine_loads_stops_the_stage_at_once(
+    fake_vllm: list[FakeLLM], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine loads in the model's first chunk (minutes for a big model), which a stop
+    counted as a request in flight: SIGTERM waited out the grace, then the whole load. The
+    stage now stops at once and leaves the jobs for the resume, and the load ends in the
+    background. In-process, as the model's own child process runs the stage."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from test_runner_support import FAST, prepared_store
+
+    from poemetric.generation.stage import run_generation
+    from poemetric.runner import loading, stopping
+
+    vllm = sys.modules["vllm"]
+    make_llm, loads, release = vllm.LLM, threading.Event(), threading.Event()
+
+    def slow_llm(**kwargs: Any) -> FakeLLM:
+        loads.set()
+        release.wait(30)
+        return make_llm(**kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(vllm, "LLM", slow_llm)
+    monkeypatch.setattr(stopping, "_state", stopping._State())
+    monkeypatch.setenv("POEMETRIC_STOP_GRACE", "5")
+    signalled: list[float] = []
+
+    def sigterm() -> None:
+        if loads.wait(30):
+            signalled.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    previous = signal.getsignal(signal.SIGTERM)
+    stopping.install()
+    try:
+        with prepared_store(tmp_path / "run", poems=2) as store:
+            threading.Thread(target=sigterm, daemon=True).start()
+            with pytest.raises(KeyboardInterrupt):
+                run_generation(
+                    store, [make_spec()], options=dataclasses.replace(FAST, in_child=True)
+                )
+            took = time.monotonic() - signalled[0]
+            assert store.count("generations", "author = 'qwen'") == 0  # all left for the resume
+        assert loading.still_loading() and fake_vllm == []
+    finally:
+        release.set()
+        signal.signal(signal.SIGTERM, previous)
+    assert took < 3, f"stopped {took:.1f} s after SIGTERM (grace: 5 s)"
+    for thread in loading._threads:
+        thread.join(10)
+    assert not loading.still_loading() and len(fake_vllm) == 1  # the load ended, once
+
+
+def test_an_engine_that_cannot_load_is_tried_once_per_model(
+    fake_vllm: list[FakeLLM], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed engine load was tried again for every request of the chunk (each one minutes
+    for a big model, and on a GPU the first failure's leftovers could change the error); now
+    once, and every request reports that failure."""
+    attempts: list[dict[str, Any]] = []
+
+    def failing_llm(**kwargs: Any) -> FakeLLM:
+        attempts.append(kwargs)
+        raise ValueError("the model's max seq len is larger than the KV cache")
+
+    monkeypatch.setattr(sys.modules["vllm"], "LLM", failing_llm)
+    provider = VLLMProvider(make_spec())
+    provider.load()  # as the runner does before the first chunk: the failure waits for it
+    results = batch(provider, [request(f"topic {i}") for i in range(3)])
+    assert len(attempts) == 1
+    for result in results:
+        assert isinstance(result, ProviderError) and not result.retryable
+        assert "could not load '/models/qwen3-8b': ValueError: the model's max seq" in str(result)

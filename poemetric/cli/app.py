@@ -202,8 +202,12 @@ def main() -> None:
         how = stopping.by_signal()  # " by SIGTERM"; "" after Ctrl-C
         if how and end.code == stopping.exit_status(None):  # typer's 130
             print(f"Interrupted{how}.", file=sys.stderr)
-            raise SystemExit(stopping.exit_status(stopping.received())) from None
-        raise
+            end = SystemExit(stopping.exit_status(stopping.received()))
+        if isinstance(end.code, int) and "poemetric.runner.loading" in sys.modules:  # a stage
+            from poemetric.runner.loading import exit_if_loading
+
+            exit_if_loading(end.code)  # a stop during a local model's load: not after it
+        raise end from None
     except (SettingError, ReadOnlyStoreError) as error:  # a bad POEMETRIC_* value, a writing
         # command on a read-only run: unusable input
         print(f"error: {error}", file=sys.stderr)

@@ -29,6 +29,12 @@ class InProcessBatchProvider(Provider):
     ) -> list[Completion | ProviderError]:
         return await asyncio.to_thread(self.run_batch, list(requests))
 
+    def load(self) -> None:
+        """Load the engine (weights, tokenizer) now, in the calling thread; a failure is left
+        for `run_batch` to report. The runner calls it in a background thread before the first
+        chunk, so that a stop (Ctrl-C, SIGTERM) need not wait for a long load
+        (`poemetric.runner.loading`). Default: nothing (`run_batch` loads what it needs)."""
+
     @abstractmethod
     def run_batch(self, requests: list[GenerationRequest]) -> list[Completion | ProviderError]:
         """Serve every request; a failed one is a `ProviderError` in its place."""

@@ -20,6 +20,7 @@ a seed run one at a time so that each one's seed alone decides its poem.
 from __future__ import annotations
 
 import time
+from contextlib import suppress
 from typing import Any, ClassVar
 
 from poemetric.providers.base import (
@@ -84,6 +85,8 @@ class TransformersProvider(InProcessBatchProvider):
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__(spec)
         self._model: LocalCausalLM | None = None
+        #: Why the model could not load: loaded once, its failure reported for every job.
+        self._load_error: ProviderError | None = None
 
     def preflight(self) -> None:
         try:
@@ -101,12 +104,21 @@ class TransformersProvider(InProcessBatchProvider):
 
     @property
     def model(self) -> LocalCausalLM:
+        if self._load_error is not None:
+            raise self._load_error
         if self._model is None:
             try:
                 self._model = local_model_for(self.spec)
             except LocalModelError as error:
-                raise ProviderError(f"transformers: {error}", retryable=False) from error
+                self._load_error = ProviderError(f"transformers: {error}", retryable=False)
+                raise self._load_error from error
         return self._model
+
+    def load(self) -> None:
+        """Load the model (the runner does it in a background thread, before the first chunk);
+        a failure is reported again, job by job, by `run_batch`."""
+        with suppress(ProviderError):
+            self.model  # noqa: B018 - loads it
 
     # -- internals -------------------------------------------------------------------------------
     def _until_abandoned(self) -> Any:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from contextlib import suppress
 from typing import Any, ClassVar
 
 from poemetric.providers.base import (
@@ -69,6 +70,8 @@ class VLLMProvider(InProcessBatchProvider):
         self.options = spec.vllm or VLLMOptions()
         self._vllm: Any = None
         self._llm: Any = None
+        #: Why the engine could not load: loaded once, its failure reported for every job.
+        self._load_error: ProviderError | None = None
         self._engine_lock = threading.RLock()
 
     # -- engine ------------------------------------------------------------------------------
@@ -116,17 +119,26 @@ class VLLMProvider(InProcessBatchProvider):
         with self._engine_lock:
             return self._load_engine()
 
+    def load(self) -> None:
+        """Load the engine (the runner does it in a background thread, before the first
+        chunk); a failure is reported again, job by job, by `run_batch`."""
+        with suppress(ProviderError):
+            self.llm  # noqa: B018 - loads it
+
     def _load_engine(self) -> Any:
+        if self._load_error is not None:
+            raise self._load_error
         if self._llm is None:
             kwargs = self.engine_kwargs()
             log.info("loading vLLM engine for %s", self.spec.model)
             try:
                 self._llm = self.vllm.LLM(**kwargs)
             except (ValueError, TypeError, OSError, RuntimeError) as error:
-                raise ProviderError(
+                self._load_error = ProviderError(
                     f"vllm: could not load {self.spec.model!r}: {type(error).__name__}: {error}",
                     retryable=False,
-                ) from error
+                )
+                raise self._load_error from error
         return self._llm
 
     async def aclose(self) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import Completion, Provider, ProviderError
-from poemetric.runner import stopping
+from poemetric.runner import loading, stopping
 from poemetric.runner.adapter_bugs import (
     AdapterBug,
     batch_answers,
@@ -203,12 +203,15 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
     """Providers that prefer batches (vLLM offline engine): `generate_batch` on large chunks
     (no larger than the provider's `chunk_limit()`, where it has one); follow-up turns go into
     later chunks. Each chunk's answers are stored as soon as it returns. A `chunk_limit` that
-    raises (or returns neither an int nor None) stops the model: an adapter's bug."""
+    raises (or returns neither an int nor None) stops the model: an adapter's bug. An
+    in-process engine loads first (`loading`): a stop during its load leaves every job."""
     try:
         limit = chunk_limit(provider)
     except AdapterBug as bug:
         stop_for_adapter_bug(run, bug, None, jobs=len(jobs))
         return
+    if not await loading.loaded_unless_stopped(provider, run.spec.name):
+        return  # a stop while the model loaded: its jobs are left for the next run
     size = max(1, min(run.options.chunk_size, limit or run.options.chunk_size))
     queue = list(jobs)
     while queue:

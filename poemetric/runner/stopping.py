@@ -17,7 +17,8 @@ only where it is not ignored (a command started with `&` by a script).
 A "call" for this purpose is one request from the moment it is sent until its answer is stored
 (`starting_call` ... `call_done`), a batch submission until its id is stored, or a batch's
 results until they are stored. A failed request is not retried once a stop began (`requested`),
-and a wait before a retry (`pause`) ends at the stop.
+and a wait before a retry (`pause`) ends at the stop. A local model loading before its first
+chunk is not a call: a stop does not wait for it (`unless_stopped`, `poemetric.runner.loading`).
 """
 
 from __future__ import annotations
@@ -183,6 +184,26 @@ async def pause(seconds: float) -> None:
         return
     with suppress(TimeoutError):
         await asyncio.wait_for(drain.stopping.wait(), seconds)
+
+
+async def unless_stopped(future: asyncio.Future[Any]) -> bool:
+    """Wait for `future` (work that is not a call: a local model loading) unless a stop
+    begins first: True once it is done, False at once when a stop began (`future` is left
+    to run). Not counted as in flight: a stop waits for no grace on its account."""
+    import asyncio
+
+    drain = _state.active
+    if drain is None:
+        await future
+        return True
+    if drain.draining:
+        return False
+    stop = asyncio.ensure_future(drain.stopping.wait())
+    try:
+        await asyncio.wait({future, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    return future.done()
 
 
 def starting_call() -> bool:
