@@ -115,6 +115,41 @@ def test_no_help_cuts_a_word_at_80_columns() -> None:
         assert word in folded
 
 
+def _help_column_widths(output: str, width: int) -> dict[str, int]:
+    """Each panel's help column width: from where its help text starts (the leftmost last
+    run of text on a line that also holds a name) to the panel's right border and padding."""
+    widths: dict[str, int] = {}
+    title, starts = "", []
+    for line in output.splitlines():
+        if line.startswith("╭─"):
+            title, starts = line.strip("╭─╮ "), []
+        elif line.startswith("╰") and starts:
+            widths[f"{title} {len(widths)}"] = width - 2 - min(starts)
+        elif line.startswith("│"):
+            runs = list(re.finditer(r"\S+(?: \S+)*", line[1:-1]))
+            if len(runs) >= 2:
+                starts.append(runs[-1].start() + 1)
+    return widths
+
+
+def test_option_help_is_at_least_45_columns_wide_at_80_columns() -> None:
+    """Typer's options table gave the help about 20 of 80 columns (a column each for the
+    required mark, name, short flag, --no- name, its short flag and metavar, mostly empty):
+    `generate --help` was 137 lines of two- and three-word ribbons. At 80 columns the names and
+    metavar now share one column, so every panel's help column has at least 45."""
+    root = typer.main.get_command(app)
+    narrow = {}
+    for path, _command in _every_command(root):
+        result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"})
+        assert result.exit_code == 0, path
+        widths = _help_column_widths(result.output, 80)
+        assert any(title.startswith("Options") for title in widths), path
+        narrow.update({f"{' '.join(path)}: {t}": w for t, w in widths.items() if w < 45})
+    assert not narrow
+    generate = CliRunner().invoke(app, ["generate", "--help"], env={"COLUMNS": "80"}).output
+    assert re.search(r"--models -m <str> +Comma-separated model names or groups from ", generate)
+
+
 def test_help_rendering_is_set_up_only_when_help_is_shown() -> None:
     """Folding long words (poemetric.cli.help_render) needs typer's Rich help module, which a
     command that shows no help does not import."""
