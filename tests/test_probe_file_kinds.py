@@ -74,3 +74,26 @@ def test_scoring_over_a_pairs_file_is_refused_and_over_scores_replaces_them(
     again = runner.invoke(app, ["probe", "run", str(pairs), "-n", "1", "-o", str(scores)])
     assert again.exit_code == 0, again.output  # a re-run replaces its own kind of file
     assert len(scores.read_text().splitlines()) == 1
+
+
+def test_every_field_and_column_written_is_named_in_the_docs(
+    files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """docs/probes.md said "each output line has both log-probability sums ... token counts"
+    without the names a reader must use (`original_logprob`, `acc_sum`, ...): every key of a
+    real scores file and every column of the tables `probe report` writes is named there."""
+    import csv
+    import json
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "probes.md").read_text(encoding="utf-8")
+    _, scores = files
+    keys = set(json.loads(scores.read_text(encoding="utf-8").splitlines()[0]))
+    keys |= set(json.loads(scores.read_text(encoding="utf-8").splitlines()[0])["details"])
+    tables = tmp_path / "tables"
+    result = CliRunner().invoke(app, ["probe", "report", str(scores), "--output", str(tables)])
+    assert result.exit_code == 0, result.output
+    for name in ("accuracy", "bpomp", "deletion", "last_line"):
+        with (tables / f"probe_{name}.csv").open(encoding="utf-8") as handle:
+            keys |= set(next(csv.reader(handle)))
+    missing = sorted(key for key in keys if f"`{key}`" not in docs)
+    assert not missing, f"not named in docs/probes.md: {missing}"

@@ -143,7 +143,28 @@ def test_probe_run_with_a_model_that_is_nowhere(pairs: Path, tmp_path: Path) -> 
     (line,) = result.stderr.splitlines()
     assert line.startswith("error: hf:no-such-model-xyz: "), line
     if importlib.util.find_spec("transformers") and importlib.util.find_spec("torch"):
-        assert line.endswith("not in the local Hugging Face cache (downloads are off)"), line
+        assert "not in the local Hugging Face cache (downloads are off)" in line, line
+        assert line.endswith("; local model files: hf:smollm2-135m"), line
+    assert not scores.exists()
+
+
+def test_probe_run_suggests_the_model_file_of_a_mistyped_hf_name(
+    pairs: Path, tmp_path: Path
+) -> None:
+    """`--scorer hf:smollm2` (the file is smollm2-135m) said only "not a model file in
+    generators/ ... not in the local Hugging Face cache", naming no file; `chat:` suggests."""
+    import importlib.util
+
+    if not (importlib.util.find_spec("transformers") and importlib.util.find_spec("torch")):
+        pytest.skip("needs transformers and torch")
+    scores = tmp_path / "scores.jsonl"
+    for typed in ("smollm2", "SmolLM2-135M"):
+        command = ["probe", "run", str(pairs), "--scorer", f"hf:{typed}", "-o", str(scores)]
+        result = CliRunner().invoke(app, command, env={"COLUMNS": "400", "HF_HUB_OFFLINE": "1"})
+        assert result.exit_code == 2 and result.stdout == "", result.output
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"error: hf:{typed}: could not load"), line
+        assert line.endswith("; did you mean hf:smollm2-135m?"), line
     assert not scores.exists()
 
 

@@ -55,13 +55,34 @@ def spec_for(reference: str) -> ModelSpec:
     return ModelSpec(name=reference, provider="transformers", model=reference)
 
 
+def local_model_files() -> list[str]:
+    """The model files of generators/ that `hf:` can load (provider transformers)."""
+    from poemetric.roster import load_catalog
+
+    entries = load_catalog("generators").entries
+    return sorted(name for name, entry in entries.items() if entry.spec.provider == "transformers")
+
+
 def not_loadable(source: ModelSource, error: Exception) -> LocalModelError:
     """The error for a model that cannot be loaded; for a hub id without downloads, what the
-    reference may be (transformers' own text speaks of a failed connection)."""
+    reference may be (transformers' own text speaks of a failed connection), with the model
+    files that are close to it (`hf:smollm2` -> smollm2-135m), or else those there are."""
     if source.local_only and not Path(source.location).is_dir():
+        from poemetric.suggest import close_names
+
+        local = local_model_files()
+        close = close_names(source.location, local)
+        hint = (
+            f"; did you mean {', '.join(f'hf:{name}' for name in close)}?"
+            if close
+            else f"; local model files: {', '.join(f'hf:{name}' for name in local)}"
+            if local
+            else ""
+        )
         return LocalModelError(
             f"could not load {source.describe()!r}: not a model file in generators/, a .gguf file "
             "or a saved-model folder, and not in the local Hugging Face cache (downloads are off)"
+            f"{hint}"
         )
     first = str(error).strip().splitlines()[0] if str(error).strip() else ""
     return LocalModelError(f"could not load {source.describe()!r}: {type(error).__name__}: {first}")
