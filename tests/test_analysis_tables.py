@@ -301,3 +301,17 @@ def test_word_tables_print_shares_as_percentages_as_their_figures_do(
     assert first[at] == f"{100 * csv[column].iloc[0]:.2f}"
     assert 0 < csv[column].iloc[0] <= 1  # the CSV keeps the share, to compute with
     assert header.replace("%", "\\%") in (tables_dir / f"{name}.tex").read_text()
+
+
+def test_authors_are_in_natural_order_numbers_compared_as_numbers(tables_dir: Path) -> None:
+    """Authors were sorted as plain strings: Qwen2.5-14B before Qwen2.5-3B, and
+    DeepSeek-R1-Distill-Llama-70B before -8B, in every table and figure."""
+    shown = [line.split("|")[1].strip() for line in
+             (tables_dir / "form_checks.md").read_text().splitlines()[4:]]  # fmt: skip
+    qwen = [name for name in shown if name.startswith("Qwen2.5-")]
+    assert qwen == [
+        f"Qwen2.5-{size}B-Instruct" for size in ("0.5", "1.5", "3", "7", "14", "32", "72")
+    ]
+    llama = shown.index("DeepSeek-R1-Distill-Llama-8B")
+    assert llama < shown.index("DeepSeek-R1-Distill-Llama-70B"), shown
+    assert shown[0] == "Human"
