@@ -243,7 +243,9 @@ def figures(
         "two",
         "--width",
         "-w",
-        help="Printed width: 'one' column (3.3 in), 'two' columns (6.8 in), or inches (e.g. 5.5).",
+        help="Printed width: 'one' column (3.3 in; also 'single', 'column'), 'two' columns "
+        "(6.8 in; also 'double', 'page'), or a number, always inches, 2 to 10 (e.g. 5.5; "
+        "'2' is 2 in).",
     ),
     authors: str | None = typer.Option(
         None,
