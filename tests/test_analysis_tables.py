@@ -315,3 +315,16 @@ def test_authors_are_in_natural_order_numbers_compared_as_numbers(tables_dir: Pa
     llama = shown.index("DeepSeek-R1-Distill-Llama-8B")
     assert llama < shown.index("DeepSeek-R1-Distill-Llama-70B"), shown
     assert shown[0] == "Human"
+
+
+def test_score_parts_and_groups_use_the_figures_labels(tables_dir: Path) -> None:
+    """group_scores printed the machine names `basic`, `quality`, `poemetric` where Fig. 9
+    says "POEMetric score"; dimension_scores printed its groups in lower case."""
+    groups = (tables_dir / "group_scores.md").read_text()
+    for label in ("Basic", "Advanced", "Appraisal", "Quality", "POEMetric score"):
+        assert f"| {label} |" in groups, label
+    assert not any(f"| {key} |" in groups for key in ("basic", "quality", "poemetric"))
+    dimensions = (tables_dir / "dimension_scores.md").read_text()
+    assert "| Form | Basic |" in dimensions and "| basic |" not in dimensions
+    assert "POEMetric score" in (tables_dir / "group_scores.tex").read_text()
+    assert "poemetric" in set(pd.read_csv(tables_dir / "group_scores.csv")["part"])  # CSV: keys

@@ -10,6 +10,7 @@ import pytest
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import load_run_data
+from poemetric.analysis.headers import part_label
 from poemetric.analysis.labels import run_labels
 from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS
@@ -40,3 +41,13 @@ def test_figures_list_authors_in_natural_order(paper_run: Path) -> None:
     plt.close(drawing.figure)
     assert rows.index("Qwen2.5-3B-Instruct") < rows.index("Qwen2.5-14B-Instruct"), rows
     assert rows.index("Qwen2.5-14B-Instruct") < rows.index("Qwen2.5-72B-Instruct"), rows
+
+
+def test_fig_9_legend_names_the_parts_as_the_tables_do(paper_run: Path) -> None:
+    """Fig. 9's legend said `basic`, `advanced`, `quality` (the machine names)."""
+    with figure_style():
+        drawing = FIGURE_KINDS["ranking"][0](_context(paper_run))
+    legend = [t.get_text() for t in drawing.figure.legends[0].get_texts()]
+    plt.close(drawing.figure)
+    assert legend == ["Basic", "Advanced", "Quality", "POEMetric score (95% CI)"]
+    assert legend[:3] == [part_label(p) for p in ("basic", "advanced", "quality")]

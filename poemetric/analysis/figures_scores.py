@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from poemetric.analysis.bars import Panel, Series, draw_grid, grid_height, grid_shape
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import HUMAN_AUTHOR
-from poemetric.analysis.headers import dimension_label
+from poemetric.analysis.headers import dimension_label, part_label
 from poemetric.analysis.heatmaps import annotated_heatmap
 from poemetric.analysis.plotting import (
     EXPERT_COLOUR,
@@ -207,7 +207,7 @@ def ranking(ctx: FigureContext) -> Drawing:
     bar = 0.8 / len(parts)
     for index, part in enumerate(parts):
         axis.barh(y + (index - 1) * bar, wide[part] - 1, left=1, height=bar * 0.95,
-                  color=PART_COLOURS[part], label=part, edgecolor="black", linewidth=0.2)  # fmt: skip
+                  color=PART_COLOURS[part], label=part_label(part), edgecolor="black", linewidth=0.2)  # fmt: skip
     errors = np.nan_to_num([score["mean"] - score["ci_low"], score["ci_high"] - score["mean"]])
     axis.errorbar(score["mean"], y, xerr=errors, fmt="D", color="black", markersize=3,
                   elinewidth=0.7, capsize=1.5, label="POEMetric score (95% CI)")  # fmt: skip
