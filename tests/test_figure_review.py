@@ -6,10 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import load_run_data
+from poemetric.analysis.figure_checks import text_problems
+from poemetric.analysis.figures_scores import free_label_angle
 from poemetric.analysis.headers import part_label
 from poemetric.analysis.labels import run_labels
 from poemetric.analysis.plotting import figure_style
@@ -51,3 +54,38 @@ def test_fig_9_legend_names_the_parts_as_the_tables_do(paper_run: Path) -> None:
     plt.close(drawing.figure)
     assert legend == ["Basic", "Advanced", "Quality", "POEMetric score (95% CI)"]
     assert legend[:3] == [part_label(p) for p in ("basic", "advanced", "quality")]
+
+
+def test_radar_caption_counts_its_llms_in_words(paper_run: Path) -> None:
+    """With one model the caption read "the human poets and the 1 best LLMs"."""
+    with figure_style():
+        one = FIGURE_KINDS["radar"][0](_context(paper_run, authors=["human", "gpt-4o"]))
+        every = FIGURE_KINDS["radar"][0](_context(paper_run))
+    for drawing in (one, every):
+        assert text_problems(drawing.figure) == []
+        plt.close(drawing.figure)
+    assert "of the human poets and GPT-4o, judged by" in one.caption, one.caption
+    assert "best LLMs" not in one.caption and "1 best" not in one.caption
+    assert "the human poets and the 7 best LLMs by POEMetric score" in every.caption
+
+
+def test_radar_tick_labels_sit_where_fewest_lines_run(paper_run: Path) -> None:
+    """The radial labels 2-5 sat at matplotlib's 22.5 degrees, on the data lines, as large and
+    dark as the text: they now go half-way between the two spokes where the fewest lines pass
+    near them, small and grey with a white halo."""
+    # Ten spokes; the lines run near 4 and 3 except from spoke 6 to spoke 7 (216-252 degrees).
+    high, low = np.full(10, 4.1), np.full(10, 3.1)
+    high[[6, 7]], low[[6, 7]] = 4.6, 3.6
+    assert free_label_angle(np.array([high, low])) == pytest.approx(234.0)
+    with figure_style():
+        drawing = FIGURE_KINDS["radar"][0](_context(paper_run))
+    axis = drawing.figure.axes[0]
+    labels = [t for t in axis.texts if t.get_text() in {"2", "3", "4", "5"}]
+    plt.close(drawing.figure)
+    assert [t.get_text() for t in labels] == ["2", "3", "4", "5"]
+    assert not any(t.get_text() for t in axis.get_yticklabels())  # none at 22.5 degrees
+    angles = {round(float(np.degrees(t.get_position()[0])), 6) for t in labels}
+    assert len(angles) == 1 and (angles.pop() / 36) % 1 == pytest.approx(0.5)  # between spokes
+    for text in labels:
+        assert text.get_fontsize() <= 6 and text.get_color() == "0.4" and text.get_path_effects()
+

@@ -50,6 +50,11 @@ FIGURE_EXPERTS = experts_option(
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
 
 
+def _counted(count: object, noun: str) -> str:
+    """`1 poem`, `2 poems` (the summary said "1 poems" for an expert panel)."""
+    return f"{count} {noun}{'' if str(count) == '1' else 's'}"
+
+
 def _fmt(value: object, digits: int = 2) -> str:
     if isinstance(value, float):
         return "–" if math.isnan(value) else f"{value:.{digits}f}"
@@ -197,7 +202,8 @@ def analyze(
         for row in table[table["item"] == "all"].to_dict("records"):
             console.print(
                 who.format(judge=row.get("judge"))
-                + f" (all items, {row['n_poems']} poems, {row['n_pairs']} paired ratings): "
+                + f" (all items, {_counted(row['n_poems'], 'poem')}, "
+                + f"{_counted(row['n_pairs'], 'paired rating')}): "
                 + ", ".join(
                     f"{label} {_with_ci(row, key)}"
                     for key, label in (
