@@ -8,6 +8,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import load_run_data
@@ -89,3 +90,27 @@ def test_radar_tick_labels_sit_where_fewest_lines_run(paper_run: Path) -> None:
     for text in labels:
         assert text.get_fontsize() <= 6 and text.get_color() == "0.4" and text.get_path_effects()
 
+
+@pytest.mark.parametrize("authors", [["human", "gpt-4o", "qwq-32b"], []], ids=["few", "all"])
+def test_lexical_figure_gives_mtld_in_tokens_and_ticks_alike(
+    paper_run: Path, authors: list[str]
+) -> None:
+    """MTLD's axis had no unit, and vertical bars labelled their ticks "0.0", "0.2", "1.0"
+    where horizontal bars (the same figure with more authors) said "0", "0.2", "1"."""
+    with figure_style():
+        drawing = FIGURE_KINDS["lexical"][0](_context(paper_run, authors=authors, width=3.3))
+    FigureCanvasAgg(drawing.figure).draw()
+    titles = [axis.get_title() for axis in drawing.figure.axes]
+    ticks = {
+        title: [
+            label.get_text()
+            for label in (axis.get_xticklabels() if authors == [] else axis.get_yticklabels())
+        ]
+        for title, axis in zip(titles, drawing.figure.axes, strict=True)
+    }
+    plt.close(drawing.figure)
+    mtld = next(title for title in titles if title.startswith("MTLD"))
+    assert " ".join(mtld.split()) == "MTLD (tokens)", titles
+    assert "tokens of a run of words" in drawing.caption
+    assert ticks["TTR"][0] == "0" and ticks["TTR"][-1] == "1", ticks
+    assert not [t for labels in ticks.values() for t in labels if t.endswith(".0")], ticks
