@@ -3,6 +3,7 @@ ticks, the lexical figure's units, and heatmaps drawn as vectors."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -114,3 +115,16 @@ def test_lexical_figure_gives_mtld_in_tokens_and_ticks_alike(
     assert "tokens of a run of words" in drawing.caption
     assert ticks["TTR"][0] == "0" and ticks["TTR"][-1] == "1", ticks
     assert not [t for labels in ticks.values() for t in labels if t.endswith(".0")], ticks
+
+
+@pytest.mark.parametrize("kind", ["heatmap", "form_heatmap", "opening_imagery"])
+def test_heatmaps_are_vector_in_pdf(paper_run: Path, kind: str) -> None:
+    """Heatmaps (App. H, Figs. 10-11, form by poem form) were bitmaps inside the vector PDF
+    (`imshow`, and the colour bar that matplotlib rasterizes): blurred when scaled in print."""
+    with figure_style():
+        drawing = FIGURE_KINDS[kind][0](_context(paper_run))
+    pdf = io.BytesIO()
+    drawing.figure.savefig(pdf, format="pdf")
+    plt.close(drawing.figure)
+    assert b"/Subtype /Image" not in pdf.getvalue()
+    assert len(pdf.getvalue()) < 120_000  # 31 authors x 10 cells: about 40 kB
