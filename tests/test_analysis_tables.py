@@ -3,6 +3,7 @@ estimate, and LaTeX that fits a page and compiles (pdflatex, installed by .ci/ru
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,10 +11,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import IN_CI
+from typer.testing import CliRunner
 
 from poemetric.analysis import analyze_run
 from poemetric.analysis.labels import Labels
-from poemetric.analysis.synthetic import paper_scale_run, write_synthetic_experts
+from poemetric.analysis.run import FIXED_INTERVALS, MEAN_TABLES
+from poemetric.analysis.synthetic import (
+    build_synthetic_run,
+    paper_scale_run,
+    write_synthetic_experts,
+)
 from poemetric.analysis.tables import (
     latex_preview,
     presentable,
@@ -22,6 +29,7 @@ from poemetric.analysis.tables import (
     to_markdown,
     write_table,
 )
+from poemetric.cli import app
 from poemetric.roster import load_groups, load_roster
 
 LABELS = Labels(
@@ -328,3 +336,26 @@ def test_score_parts_and_groups_use_the_figures_labels(tables_dir: Path) -> None
     assert "| Form | Basic |" in dimensions and "| basic |" not in dimensions
     assert "POEMetric score" in (tables_dir / "group_scores.tex").read_text()
     assert "poemetric" in set(pd.read_csv(tables_dir / "group_scores.csv")["part"])  # CSV: keys
+
+
+def test_docs_say_exactly_which_tables_ci_bootstrap_switches(tmp_path: Path) -> None:
+    """docs/analysis.md said every mean CI switched to the bootstrap with `--ci bootstrap`;
+    the form-check, lexical and ghostwriting means keep Student t, as their captions say."""
+    with build_synthetic_run(tmp_path / "run", authors=("human", "gpt-4o")) as store:
+        result = analyze_run(store, ci_method="bootstrap", n_boot=0)
+    assert {"form_checks", "lexical", "ghostwriting", "group_scores"} <= set(result.tables)
+    for name in MEAN_TABLES:
+        if name in result.tables:
+            assert "percentile bootstrap over poems" in result.caption(name), name
+    for name in FIXED_INTERVALS:
+        if name in result.tables:
+            assert "Student t" in result.caption(name), name
+    docs = " ".join((Path(__file__).parents[1] / "docs" / "analysis.md").read_text().split())
+    said = docs[docs.index("`--ci bootstrap` (percentile") : docs.index("each table's caption")]
+    switched, kept = said.split("keep Student t")[0].split("The means of")
+    assert set(re.findall(r"`(\w+)`", switched)) == set(MEAN_TABLES)
+    assert set(re.findall(r"`(\w+)`", kept)) == set(FIXED_INTERVALS)
+    help_text = " ".join(CliRunner().invoke(app, ["analyze", "--help"]).output.split())
+    assert "Form-check, lexical and ghostwriting means keep Student t" in help_text.replace(
+        "│ ", ""
+    )

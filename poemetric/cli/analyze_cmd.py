@@ -152,7 +152,13 @@ def analyze(
     survey: str | None = typer.Option(
         None, "--survey", help="Only this survey's stored answers (default: every survey)."
     ),
-    ci: str = typer.Option("t", "--ci", help="Confidence intervals of means: 't' or 'bootstrap'."),
+    ci: str = typer.Option(
+        "t",
+        "--ci",
+        help="Confidence intervals of the judge and expert score means (dimension_scores, "
+        "group_scores, expert_scores): 't' or 'bootstrap'. Form-check, lexical and ghostwriting "
+        "means keep Student t.",
+    ),
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
