@@ -20,7 +20,7 @@ from poemetric.analysis.data import RunData, load_run_data
 from poemetric.analysis.experts import load_expert_ratings
 from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.labels import run_labels
-from poemetric.analysis.plotting import COLUMN_WIDTHS, figure_style
+from poemetric.analysis.plotting import COLUMN_WIDTHS, figure_style, parse_width
 from poemetric.analysis.recipes import FIGURE_KINDS, FigureSpec
 from poemetric.analysis.selection import AuthorSelectionError, select_authors
 from poemetric.analysis.synthetic import (
@@ -260,10 +260,27 @@ def test_cli_errors(tmp_path: Path, run_dir: Path) -> None:
     result = runner.invoke(app, ["figures", "--run", str(run_dir), "--format", "gif"])
     assert result.exit_code != 0 and "gif" in result.output
     result = runner.invoke(app, ["figures", "--run", str(run_dir), "--width", "wide"])
-    assert result.exit_code == 2 and "use 'one', 'two' or inches" in result.output
+    assert result.exit_code == 2 and "use 'one' (also 'single', 'column': 3.3 in)" in result.output
     result = runner.invoke(app, ["figures", "--run", str(run_dir), "--authors", "model-c"])
     output = " ".join(result.output.replace("│", " ").split())
     assert result.exit_code == 2 and "'model-c' is neither an author" in output
+
+
+def test_a_number_of_inches_is_never_a_column_alias(run_dir: Path) -> None:
+    """`--width 2` gave two columns (6.8 in) though 2 in is a valid width, `--width 1` one
+    column, and neither --help nor the error said so: numbers are now always inches."""
+    assert parse_width("2") == 2.0 and parse_width("2.5in") == 2.5
+    assert parse_width("column") == parse_width("one") == COLUMN_WIDTHS["one"]
+    assert parse_width("page") == parse_width("two") == COLUMN_WIDTHS["two"]
+    with pytest.raises(ValueError, match=r"between 2 and 10; for a column width say 'one' \(3.3"):
+        parse_width("1")
+    runner = CliRunner()
+    result = runner.invoke(app, ["figures", "--run", str(run_dir), "--width", "1"])
+    assert result.exit_code == 2 and "'two' (6.8 in)" in result.output
+    help_text = " ".join(runner.invoke(app, ["figures", "--help"]).output.replace("│", " ").split())
+    for word, inches in COLUMN_WIDTHS.items():
+        assert f"'{word}' column{'s' if word == 'two' else ''} ({inches:g} in" in help_text
+    assert "'2' is 2 in" in help_text
 
 
 def test_figure_checks_find_small_overlapping_and_clipped_text() -> None:

@@ -3,6 +3,7 @@ estimate, and LaTeX that fits a page and compiles (pdflatex, installed by .ci/ru
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,10 +11,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import IN_CI
+from typer.testing import CliRunner
 
 from poemetric.analysis import analyze_run
 from poemetric.analysis.labels import Labels
-from poemetric.analysis.synthetic import paper_scale_run, write_synthetic_experts
+from poemetric.analysis.run import FIXED_INTERVALS, MEAN_TABLES
+from poemetric.analysis.synthetic import (
+    build_synthetic_run,
+    paper_scale_run,
+    write_synthetic_experts,
+)
 from poemetric.analysis.tables import (
     latex_preview,
     presentable,
@@ -22,6 +29,7 @@ from poemetric.analysis.tables import (
     to_markdown,
     write_table,
 )
+from poemetric.cli import app
 from poemetric.roster import load_groups, load_roster
 
 LABELS = Labels(
@@ -301,3 +309,53 @@ def test_word_tables_print_shares_as_percentages_as_their_figures_do(
     assert first[at] == f"{100 * csv[column].iloc[0]:.2f}"
     assert 0 < csv[column].iloc[0] <= 1  # the CSV keeps the share, to compute with
     assert header.replace("%", "\\%") in (tables_dir / f"{name}.tex").read_text()
+
+
+def test_authors_are_in_natural_order_numbers_compared_as_numbers(tables_dir: Path) -> None:
+    """Authors were sorted as plain strings: Qwen2.5-14B before Qwen2.5-3B, and
+    DeepSeek-R1-Distill-Llama-70B before -8B, in every table and figure."""
+    shown = [line.split("|")[1].strip() for line in
+             (tables_dir / "form_checks.md").read_text().splitlines()[4:]]  # fmt: skip
+    qwen = [name for name in shown if name.startswith("Qwen2.5-")]
+    assert qwen == [
+        f"Qwen2.5-{size}B-Instruct" for size in ("0.5", "1.5", "3", "7", "14", "32", "72")
+    ]
+    llama = shown.index("DeepSeek-R1-Distill-Llama-8B")
+    assert llama < shown.index("DeepSeek-R1-Distill-Llama-70B"), shown
+    assert shown[0] == "Human"
+
+
+def test_score_parts_and_groups_use_the_figures_labels(tables_dir: Path) -> None:
+    """group_scores printed the machine names `basic`, `quality`, `poemetric` where Fig. 9
+    says "POEMetric score"; dimension_scores printed its groups in lower case."""
+    groups = (tables_dir / "group_scores.md").read_text()
+    for label in ("Basic", "Advanced", "Appraisal", "Quality", "POEMetric score"):
+        assert f"| {label} |" in groups, label
+    assert not any(f"| {key} |" in groups for key in ("basic", "quality", "poemetric"))
+    dimensions = (tables_dir / "dimension_scores.md").read_text()
+    assert "| Form | Basic |" in dimensions and "| basic |" not in dimensions
+    assert "POEMetric score" in (tables_dir / "group_scores.tex").read_text()
+    assert "poemetric" in set(pd.read_csv(tables_dir / "group_scores.csv")["part"])  # CSV: keys
+
+
+def test_docs_say_exactly_which_tables_ci_bootstrap_switches(tmp_path: Path) -> None:
+    """docs/analysis.md said every mean CI switched to the bootstrap with `--ci bootstrap`;
+    the form-check, lexical and ghostwriting means keep Student t, as their captions say."""
+    with build_synthetic_run(tmp_path / "run", authors=("human", "gpt-4o")) as store:
+        result = analyze_run(store, ci_method="bootstrap", n_boot=0)
+    assert {"form_checks", "lexical", "ghostwriting", "group_scores"} <= set(result.tables)
+    for name in MEAN_TABLES:
+        if name in result.tables:
+            assert "percentile bootstrap over poems" in result.caption(name), name
+    for name in FIXED_INTERVALS:
+        if name in result.tables:
+            assert "Student t" in result.caption(name), name
+    docs = " ".join((Path(__file__).parents[1] / "docs" / "analysis.md").read_text().split())
+    said = docs[docs.index("`--ci bootstrap` (percentile") : docs.index("each table's caption")]
+    switched, kept = said.split("keep Student t")[0].split("The means of")
+    assert set(re.findall(r"`(\w+)`", switched)) == set(MEAN_TABLES)
+    assert set(re.findall(r"`(\w+)`", kept)) == set(FIXED_INTERVALS)
+    help_text = " ".join(CliRunner().invoke(app, ["analyze", "--help"]).output.split())
+    assert "Form-check, lexical and ghostwriting means keep Student t" in help_text.replace(
+        "│ ", ""
+    )

@@ -41,3 +41,22 @@ def test_summary_keeps_every_number_whole_at_80_columns(
     wide = CliRunner().invoke(app, ["analyze", "--run", str(run)])
     assert wide.exit_code == 0, wide.output
     assert "Judge scores" not in wide.output and "…" not in wide.output
+
+
+def test_summary_says_1_poem_not_1_poems(tmp_path: Path) -> None:
+    """Two experts who share one poem: the summary printed "experts (all items, 1 poems, …)"."""
+    run = tmp_path / "run"
+    with build_synthetic_run(run, authors=AUTHORS, poems_per_form=1) as store:
+        first, second = (r[0] for r in store.query(
+            "SELECT generation_id FROM generations ORDER BY generation_id LIMIT 2"))  # fmt: skip
+    experts = tmp_path / "experts.csv"
+    scores = ",".join(["4"] * 10)
+    rows = [f"E1,{first},{scores}", f"E2,{first},{scores}", f"E1,{second},{scores}"]
+    header = "expert,generation_id,form,theme,vocabulary,creativity,idiosyncrasy,"
+    header += "emotional_resonance,imagery,literary_devices,overall_quality,human_authorship"
+    experts.write_text("\n".join([header, *rows]) + "\n")
+    result = CliRunner().invoke(app, ["analyze", "--run", str(run), "--experts", str(experts)])
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.output.split())
+    assert "experts (all items, 1 poem, 10 paired ratings)" in output, output
+    assert "1 poems" not in output

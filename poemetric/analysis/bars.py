@@ -58,6 +58,12 @@ class Panel:
     reference: tuple[str, float] | None = None
 
 
+#: Value-axis tick labels, alike in every bar chart whichever way its bars run: "0", "0.2",
+#: "1" and "10", "20" (vertical bars printed "0.0", "1.0" beside horizontal ones' "0", "1";
+#: side by side, "1.0" and "0.0" of neighbouring panels touched in narrow columns).
+VALUE_TICKS = FuncFormatter(lambda value, _: f"{value:g}")
+
+
 @dataclass(frozen=True)
 class Grid:
     figure: Figure
@@ -236,9 +242,7 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
             axis.set_yticks(slots, names)
             axis.set_ylim(len(authors) - 0.5, -0.5)
         axis.set_xlim(low_end, high_end)
-        # "1" and "0" rather than "1.0" and "0.0": side by side, neighbouring panels' end
-        # labels touched in narrow columns
-        axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        axis.xaxis.set_major_formatter(VALUE_TICKS)
         if likert_ticks:
             axis.set_xticks(likert_ticks)
         axis.grid(axis="x", alpha=0.3)
@@ -248,6 +252,7 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
         axis.set_xticks(slots, names, rotation=45, ha="right", rotation_mode="anchor")
         axis.set_xlim(-0.6, len(authors) - 0.4)
         axis.set_ylim(low_end, high_end)
+        axis.yaxis.set_major_formatter(VALUE_TICKS)
         if likert_ticks:
             axis.set_yticks(likert_ticks)
         highlight_human_ticks(axis, ctx.human_label, "x")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,12 +28,25 @@ class RunData:
         return sorted(self.judgments["judge"].unique())
 
 
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple[tuple[str | int, ...], str]:
+    """Sort key comparing runs of digits as numbers, case-insensitively: `Qwen2.5-3B` before
+    `Qwen2.5-14B` before `Qwen2.5-72B` (a plain string sort puts 14B first). `re.split` with a
+    group alternates text and digits, so a key's parts compare text with text, number with
+    number; the name itself breaks ties (`m01` / `m1`)."""
+    parts = _DIGITS.split(name)
+    return tuple(int(p) if i % 2 else p.lower() for i, p in enumerate(parts)), name
+
+
 def author_order(
     authors: list[str] | pd.Index | np.ndarray, human: str = HUMAN_AUTHOR
 ) -> list[str]:
-    """`human` first, then the others alphabetically (case-insensitive): one order everywhere."""
+    """`human` first, then the others in natural order (case-insensitive, numbers as numbers:
+    `natural_key`): one order everywhere."""
     unique = list(dict.fromkeys(str(a) for a in authors))
-    others = sorted((a for a in unique if a != human), key=str.lower)
+    others = sorted((a for a in unique if a != human), key=natural_key)
     return ([human] if human in unique else []) + others
 
 
@@ -142,8 +156,8 @@ def coverage_notes(
     if not form_checks.empty:
         unchecked = generations[~generations["generation_id"].isin(form_checks["generation_id"])]
         if len(unchecked):
-            by_author = unchecked["author"].value_counts().sort_index()
-            listed = ", ".join(f"{author} {count}" for author, count in by_author.items())
+            by_author = unchecked["author"].value_counts()
+            listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
             notes.append(
                 f"{len(unchecked)} generation(s) have no form check ({listed}): the form tables "
                 "cover only the checked ones; run `poemetric form run`"
@@ -161,8 +175,8 @@ def coverage_notes(
     for judge, rows in judgments.groupby("judge", sort=True):
         unjudged = generations[~generations["generation_id"].isin(rows["generation_id"])]
         if len(unjudged):
-            by_author = unjudged["author"].value_counts().sort_index()
-            listed = ", ".join(f"{author} {count}" for author, count in by_author.items())
+            by_author = unjudged["author"].value_counts()
+            listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
             notes.append(
                 f"{len(unjudged)} generation(s) were not judged by {judge} ({listed}): its "
                 f"tables cover only the judged ones; run `poemetric judge --judge {judge}`"

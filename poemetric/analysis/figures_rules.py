@@ -114,14 +114,20 @@ def lexical(ctx: FigureContext) -> Drawing:
     panels = [
         Panel("TTR", (_lexical_series(ctx, "ttr"),), SHARE, authors=authors),
         Panel(f"MATTR ({MATTR_WINDOW})", (_lexical_series(ctx, "mattr"),), SHARE, authors=authors),
-        Panel("MTLD", (_lexical_series(ctx, "mtld"),), (0.0, float(mtld_top)), authors=authors),
+        Panel(
+            "MTLD (tokens)",
+            (_lexical_series(ctx, "mtld"),),
+            (0.0, float(mtld_top)),
+            authors=authors,
+        ),
     ]
     figure = draw_grid(ctx, panels, value_label="mean per poem; whiskers: 95% CI", max_columns=3)
     short = int(summary["mattr_short"].sum())
     caption = (
         f"Lexical diversity per author, over {poem_count(summary['n'])} poems each: TTR, "
-        f"MATTR (moving-average TTR, window of {MATTR_WINDOW} tokens) and MTLD (factor "
-        f"threshold 0.72), mean over poems with the {T_NOTE}."
+        f"MATTR (moving-average TTR, window of {MATTR_WINDOW} tokens), both 0-1, and MTLD "
+        "(the mean length in tokens of a run of words keeping the TTR above 0.72), mean over "
+        f"poems with the {T_NOTE}."
         + (f" {short} poem(s) shorter than {MATTR_WINDOW} tokens have no MATTR." if short else "")
     )
     return Drawing(figure, caption)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib import patheffects
 from matplotlib.figure import Figure
 
 from poemetric.analysis.bars import Panel, Series, draw_grid, grid_height, grid_shape
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import HUMAN_AUTHOR
-from poemetric.analysis.headers import dimension_label
+from poemetric.analysis.headers import dimension_label, part_label
 from poemetric.analysis.heatmaps import annotated_heatmap
 from poemetric.analysis.plotting import (
     EXPERT_COLOUR,
@@ -207,7 +208,7 @@ def ranking(ctx: FigureContext) -> Drawing:
     bar = 0.8 / len(parts)
     for index, part in enumerate(parts):
         axis.barh(y + (index - 1) * bar, wide[part] - 1, left=1, height=bar * 0.95,
-                  color=PART_COLOURS[part], label=part, edgecolor="black", linewidth=0.2)  # fmt: skip
+                  color=PART_COLOURS[part], label=part_label(part), edgecolor="black", linewidth=0.2)  # fmt: skip
     errors = np.nan_to_num([score["mean"] - score["ci_low"], score["ci_high"] - score["mean"]])
     axis.errorbar(score["mean"], y, xerr=errors, fmt="D", color="black", markersize=3,
                   elinewidth=0.7, capsize=1.5, label="POEMetric score (95% CI)")  # fmt: skip
@@ -244,6 +245,53 @@ def heatmap(ctx: FigureContext) -> Drawing:
     return Drawing(figure, caption)
 
 
+RADAR_TICKS = (2, 3, 4, 5)
+
+
+#: Radial distance (score units) within which a line crowds a radial tick label.
+RADAR_LABEL_CLEARANCE = 0.15
+
+
+def _radius_at(r0: float, r1: float, step: float, offset: float) -> float:
+    """Where a straight edge from radius r0 (one spoke) to r1 (the next, `step` radians on)
+    crosses the angle `offset` radians past the first spoke."""
+    across = r0 * np.sin(offset) + r1 * np.sin(step - offset)
+    return 0.0 if across <= 0 else float(r0 * r1 * np.sin(step) / across)
+
+
+def free_label_angle(profiles: np.ndarray, low: float = LIKERT[0]) -> float:
+    """The angle (degrees) between two spokes where the radial tick labels meet the fewest
+    author lines (then: the farthest from them): matplotlib put them at 22.5 degrees, on the
+    lines; no line is ever clear of them all, so they also carry a white halo. Candidates are
+    half-way between spokes, away from the dimension labels and spoke lines."""
+    spokes = profiles.shape[1]
+    step = 2 * np.pi / spokes
+    rows = [row - low for row in profiles if np.isfinite(row).all()]
+    best, best_key = step / 2, (np.inf, 0.0)
+    for k in range(spokes):
+        radii = [_radius_at(row[k], row[(k + 1) % spokes], step, step / 2) + low for row in rows]
+        gaps = [abs(r - t) for r in radii for t in RADAR_TICKS]
+        key = (sum(gap < RADAR_LABEL_CLEARANCE for gap in gaps), -min(gaps, default=np.inf))
+        if key < best_key:
+            best, best_key = step * (k + 0.5), key
+    return float(np.degrees(best))
+
+
+def _radar_who(ctx: FigureContext, chosen: list[str], llms: int) -> str:
+    """Whom a radar caption names: `the human poets and the best LLM by POEMetric score`
+    (it said "the 1 best LLMs")."""
+    shown = [a for a in chosen if a != HUMAN_AUTHOR]
+    shown_llms = len(shown)
+    if shown_llms == 0:
+        return "the human poets"
+    if shown_llms == llms:  # every LLM shown: none was picked by score
+        what = ctx.label(shown[0]) if llms == 1 else f"the {llms} LLMs shown"
+    else:
+        what = "the best LLM" if shown_llms == 1 else f"the {shown_llms} best LLMs"
+        what += " by POEMetric score"
+    return f"the human poets and {what}" if HUMAN_AUTHOR in chosen else what
+
+
 def radar(ctx: FigureContext, max_authors: int = 8) -> Drawing:
     """Dimension profile of the human poets and the best LLMs by POEMetric score."""
     matrix = score_matrix(ctx.scores)
@@ -271,12 +319,20 @@ def radar(ctx: FigureContext, max_authors: int = 8) -> Drawing:
     axis.set_xticks(angles, [dimension_label(str(k)) for k in matrix.columns])
     axis.tick_params(axis="x", pad=1)
     axis.set_ylim(1, 5)
-    axis.set_yticks([2, 3, 4, 5], ["2", "3", "4", "5"], fontsize=6)
+    # Radial tick labels centred on their circle at the angle freest of the lines, small and
+    # grey with a white halo (matplotlib's sat on the lines at 22.5 degrees).
+    axis.set_yticks(RADAR_TICKS, [""] * len(RADAR_TICKS))
+    angle = np.radians(free_label_angle(matrix.loc[chosen].to_numpy(float)))
+    halo = [patheffects.withStroke(linewidth=1.8, foreground="white")]
+    for tick in RADAR_TICKS:
+        axis.text(angle, tick, str(tick), ha="center", va="center", fontsize=6, color="0.4",
+                  path_effects=halo, zorder=5)  # fmt: skip
     figure.legend(loc="outside lower center", ncols=1 if ctx.narrow else 2)
+    llms = len([a for a in best if a != HUMAN_AUTHOR])
+    poems = _poem_count(ctx.scores[ctx.scores["author"].isin(chosen)])
     caption = (
-        f"Dimension profile (mean score, 1 at the centre to 5 at the rim) of the human poets and "
-        f"the {len(chosen) - (HUMAN_AUTHOR in chosen)} best LLMs by POEMetric score, judged by "
-        f"{ctx.judge_label}, over "
-        f"{_poem_count(ctx.scores[ctx.scores['author'].isin(chosen)])} poems each."
+        f"Dimension profile (mean score, 1 at the centre to 5 at the rim) of "
+        f"{_radar_who(ctx, chosen, llms)}, judged by {ctx.judge_label}, over {poems} "
+        f"{'poem' if poems == '1' else 'poems'} each."
     )
     return Drawing(figure, caption)

@@ -11,6 +11,23 @@ def dimension_label(key: str) -> str:
     return DIMENSIONS_BY_KEY[key].label if key in DIMENSIONS_BY_KEY else key
 
 
+#: The parts of `group_scores` (and groups of `dimension_scores`) as tables and figures name
+#: them: Fig. 9's legend and the tables say `Basic`, `Quality`, `POEMetric score`.
+PART_LABELS: dict[str, str] = {
+    "basic": "Basic",
+    "advanced": "Advanced",
+    "appraisal": "Appraisal",
+    "quality": "Quality",
+    "poemetric": "POEMetric score",
+}
+
+
+def part_label(key: str) -> str:
+    """A score part or dimension group as tables and figures name it (`poemetric` ->
+    `POEMetric score`); other values unchanged."""
+    return PART_LABELS.get(key, key)
+
+
 #: Shares the tables print as percentages, as the word figures (Figs. 10-11) print their cells:
 #: at two decimals a word's share of an author's content tokens (0.0302) read 0.03, like every
 #: other top word's. Column -> its name as a percentage.

@@ -97,7 +97,14 @@ def draw_heatmap(
     values = spec.values
     low, high = spec.bounds()
     axis = container.subplots()
-    image = axis.imshow(values, cmap=SEQUENTIAL_CMAP, vmin=low, vmax=high, aspect="auto")
+    # Vector cells (a PDF that scales in print): imshow put a bitmap inside the vector PDF.
+    rows, columns = values.shape
+    image = axis.pcolormesh(np.arange(columns + 1) - 0.5, np.arange(rows + 1) - 0.5,
+                            np.ma.masked_invalid(values), cmap=SEQUENTIAL_CMAP, vmin=low,
+                            vmax=high, shading="flat", edgecolors="face", linewidth=0.1,
+                            rasterized=False)  # fmt: skip
+    axis.set_xlim(-0.5, columns - 0.5)
+    axis.set_ylim(rows - 0.5, -0.5)  # the first row on top, as imshow drew it
     if spec.flat_header(width):
         axis.set_xticks(range(len(spec.column_labels)), list(spec.column_labels))
     else:
@@ -123,6 +130,11 @@ def draw_heatmap(
         height = spec.height(width)
         bar = container.colorbar(image, ax=axis, shrink=min(1.0, 2.5 / height), aspect=25,
                                  pad=0.02)  # fmt: skip
+    if bar.solids is not None:  # matplotlib makes a bitmap of a bar of 50+ colours
+        bar.solids.set_rasterized(False)
+        # Each colour's edge drawn in its colour: antialiased viewers showed seams between them.
+        bar.solids.set_edgecolor("face")
+        bar.solids.set_linewidth(0.3)
     bar.set_label(spec.colour_label, fontsize=6.5)
     bar.ax.tick_params(labelsize=6)
     if spec.title:

@@ -112,19 +112,36 @@ def figure_style() -> Iterator[None]:
         yield
 
 
+#: Words for the column widths. Numbers are always inches: `2` was an alias of `two` (6.8 in)
+#: although 2 in is a valid width.
+WIDTH_WORDS: dict[str, str] = {
+    "one": "one", "single": "one", "column": "one",
+    "two": "two", "double": "two", "page": "two",
+}  # fmt: skip
+WIDTH_RANGE_IN = (2.0, 10.0)
+WIDTH_CHOICES = (
+    f"'one' (also 'single', 'column': {COLUMN_WIDTHS['one']:g} in), 'two' (also 'double', "
+    f"'page': {COLUMN_WIDTHS['two']:g} in) or a number of inches from "
+    f"{WIDTH_RANGE_IN[0]:g} to {WIDTH_RANGE_IN[1]:g}"
+)
+
+
 def parse_width(value: str | float) -> float:
-    """'one' / 'two' (or '1' / '2') column widths, or a width in inches (2-10)."""
+    """A column width by word (`WIDTH_WORDS`: 'one' 3.3 in, 'two' 6.8 in) or a width in inches
+    (2-10; a number is always inches, '2' is 2 in)."""
     text = str(value).strip().lower()
-    aliases = {"1": "one", "2": "two", "single": "one", "double": "two"}
-    text = aliases.get(text, text)
-    if text in COLUMN_WIDTHS:
-        return COLUMN_WIDTHS[text]
+    if text in WIDTH_WORDS:
+        return COLUMN_WIDTHS[WIDTH_WORDS[text]]
     try:
-        inches = float(text.removesuffix("in"))
+        inches = float(text.removesuffix("in").strip())
     except ValueError:
-        raise ValueError(f"width {value!r}: use 'one', 'two' or inches (e.g. 5.5)") from None
-    if not 2.0 <= inches <= 10.0:
-        raise ValueError(f"width {value!r}: inches must be between 2 and 10")
+        raise ValueError(f"width {value!r}: use {WIDTH_CHOICES}") from None
+    low, high = WIDTH_RANGE_IN
+    if not low <= inches <= high:
+        raise ValueError(
+            f"width {value!r}: inches must be between {low:g} and {high:g}; for a column width "
+            f"say 'one' ({COLUMN_WIDTHS['one']:g} in) or 'two' ({COLUMN_WIDTHS['two']:g} in)"
+        )
     return inches
 
 

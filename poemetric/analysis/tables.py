@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.analysis.headers import HEADERS as HEADERS
-from poemetric.analysis.headers import PERCENT_COLUMNS, dimension_label, readable
+from poemetric.analysis.headers import PERCENT_COLUMNS, dimension_label, part_label, readable
 from poemetric.analysis.latex_width import text_width_pt
 from poemetric.paths import replaced_when_done
 
@@ -110,7 +110,8 @@ def presentable(
     in `dimension` / `item` columns (and any column in `value_names`), the word tables' shares
     as percentages. Headers and number formats are applied when rendering."""
     shown = frame.copy()
-    renames: dict[str, Namer] = {"dimension": dimension_label, "item": dimension_label}
+    renames: dict[str, Namer] = {"dimension": dimension_label, "item": dimension_label,
+                                 "part": part_label, "group": part_label}  # fmt: skip
     renames |= dict(value_names or {})
     for column in shown.columns:
         if column in AUTHOR_COLUMNS and author_name:

@@ -50,6 +50,11 @@ FIGURE_EXPERTS = experts_option(
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
 
 
+def _counted(count: object, noun: str) -> str:
+    """`1 poem`, `2 poems` (the summary said "1 poems" for an expert panel)."""
+    return f"{count} {noun}{'' if str(count) == '1' else 's'}"
+
+
 def _fmt(value: object, digits: int = 2) -> str:
     if isinstance(value, float):
         return "–" if math.isnan(value) else f"{value:.{digits}f}"
@@ -147,7 +152,13 @@ def analyze(
     survey: str | None = typer.Option(
         None, "--survey", help="Only this survey's stored answers (default: every survey)."
     ),
-    ci: str = typer.Option("t", "--ci", help="Confidence intervals of means: 't' or 'bootstrap'."),
+    ci: str = typer.Option(
+        "t",
+        "--ci",
+        help="Confidence intervals of the judge and expert score means (dimension_scores, "
+        "group_scores, expert_scores): 't' or 'bootstrap'. Form-check, lexical and ghostwriting "
+        "means keep Student t.",
+    ),
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
@@ -197,7 +208,8 @@ def analyze(
         for row in table[table["item"] == "all"].to_dict("records"):
             console.print(
                 who.format(judge=row.get("judge"))
-                + f" (all items, {row['n_poems']} poems, {row['n_pairs']} paired ratings): "
+                + f" (all items, {_counted(row['n_poems'], 'poem')}, "
+                + f"{_counted(row['n_pairs'], 'paired rating')}): "
                 + ", ".join(
                     f"{label} {_with_ci(row, key)}"
                     for key, label in (
@@ -243,7 +255,9 @@ def figures(
         "two",
         "--width",
         "-w",
-        help="Printed width: 'one' column (3.3 in), 'two' columns (6.8 in), or inches (e.g. 5.5).",
+        help="Printed width: 'one' column (3.3 in; also 'single', 'column'), 'two' columns "
+        "(6.8 in; also 'double', 'page'), or a number, always inches, 2 to 10 (e.g. 5.5; "
+        "'2' is 2 in).",
     ),
     authors: str | None = typer.Option(
         None,

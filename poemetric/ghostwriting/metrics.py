@@ -177,8 +177,8 @@ def near_copy_note(poems: pd.DataFrame, threshold: float) -> str | None:
     flagged = poems[poems["near_copy"]]
     if flagged.empty:
         return None
-    by_author = flagged["author"].value_counts().sort_index()
-    listed = ", ".join(f"{author} {count}" for author, count in by_author.items())
+    by_author = flagged["author"].value_counts()
+    listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
     return (
         f"{len(flagged)} poem(s) are near-copies of a reference text (tf-idf similarity >= "
         f"{threshold:g}): {listed}; see ghostwriting_poems.csv for the nearest texts"

@@ -1,0 +1,130 @@
+"""Figures as a reviewer reads them: authors in natural order, the radar chart's words and
+ticks, the lexical figure's units, and heatmaps drawn as vectors."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+from poemetric.analysis.context import FigureContext
+from poemetric.analysis.data import load_run_data
+from poemetric.analysis.figure_checks import text_problems
+from poemetric.analysis.figures_scores import free_label_angle
+from poemetric.analysis.headers import part_label
+from poemetric.analysis.labels import run_labels
+from poemetric.analysis.plotting import figure_style
+from poemetric.analysis.recipes import FIGURE_KINDS
+from poemetric.analysis.synthetic import paper_scale_run
+from poemetric.store import RunStore
+
+
+@pytest.fixture(scope="module")
+def paper_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The synthetic 31-author judged run, small in poems."""
+    path = tmp_path_factory.mktemp("review") / "run"
+    with paper_scale_run(path, prompts={"ballad": 2, "sonnet": 1}):
+        pass
+    return path
+
+
+def _context(run: Path, **options: object) -> FigureContext:
+    with RunStore(run, create=False) as store:
+        return FigureContext(load_run_data(store), judge="gemini-2.5-pro",
+                             labels=run_labels(store), **options)  # type: ignore[arg-type]  # fmt: skip
+
+
+def test_figures_list_authors_in_natural_order(paper_run: Path) -> None:
+    """The form-by-poem-form heatmap listed Qwen2.5-14B before Qwen2.5-3B (a string sort)."""
+    with figure_style():
+        drawing = FIGURE_KINDS["form_heatmap"][0](_context(paper_run))
+    rows = [t.get_text() for t in drawing.figure.axes[0].get_yticklabels()]
+    plt.close(drawing.figure)
+    assert rows.index("Qwen2.5-3B-Instruct") < rows.index("Qwen2.5-14B-Instruct"), rows
+    assert rows.index("Qwen2.5-14B-Instruct") < rows.index("Qwen2.5-72B-Instruct"), rows
+
+
+def test_fig_9_legend_names_the_parts_as_the_tables_do(paper_run: Path) -> None:
+    """Fig. 9's legend said `basic`, `advanced`, `quality` (the machine names)."""
+    with figure_style():
+        drawing = FIGURE_KINDS["ranking"][0](_context(paper_run))
+    legend = [t.get_text() for t in drawing.figure.legends[0].get_texts()]
+    plt.close(drawing.figure)
+    assert legend == ["Basic", "Advanced", "Quality", "POEMetric score (95% CI)"]
+    assert legend[:3] == [part_label(p) for p in ("basic", "advanced", "quality")]
+
+
+def test_radar_caption_counts_its_llms_in_words(paper_run: Path) -> None:
+    """With one model the caption read "the human poets and the 1 best LLMs"."""
+    with figure_style():
+        one = FIGURE_KINDS["radar"][0](_context(paper_run, authors=["human", "gpt-4o"]))
+        every = FIGURE_KINDS["radar"][0](_context(paper_run))
+    for drawing in (one, every):
+        assert text_problems(drawing.figure) == []
+        plt.close(drawing.figure)
+    assert "of the human poets and GPT-4o, judged by" in one.caption, one.caption
+    assert "best LLMs" not in one.caption and "1 best" not in one.caption
+    assert "the human poets and the 7 best LLMs by POEMetric score" in every.caption
+
+
+def test_radar_tick_labels_sit_where_fewest_lines_run(paper_run: Path) -> None:
+    """The radial labels 2-5 sat at matplotlib's 22.5 degrees, on the data lines, as large and
+    dark as the text: they now go half-way between the two spokes where the fewest lines pass
+    near them, small and grey with a white halo."""
+    # Ten spokes; the lines run near 4 and 3 except from spoke 6 to spoke 7 (216-252 degrees).
+    high, low = np.full(10, 4.1), np.full(10, 3.1)
+    high[[6, 7]], low[[6, 7]] = 4.6, 3.6
+    assert free_label_angle(np.array([high, low])) == pytest.approx(234.0)
+    with figure_style():
+        drawing = FIGURE_KINDS["radar"][0](_context(paper_run))
+    axis = drawing.figure.axes[0]
+    labels = [t for t in axis.texts if t.get_text() in {"2", "3", "4", "5"}]
+    plt.close(drawing.figure)
+    assert [t.get_text() for t in labels] == ["2", "3", "4", "5"]
+    assert not any(t.get_text() for t in axis.get_yticklabels())  # none at 22.5 degrees
+    angles = {round(float(np.degrees(t.get_position()[0])), 6) for t in labels}
+    assert len(angles) == 1 and (angles.pop() / 36) % 1 == pytest.approx(0.5)  # between spokes
+    for text in labels:
+        assert text.get_fontsize() <= 6 and text.get_color() == "0.4" and text.get_path_effects()
+
+
+@pytest.mark.parametrize("authors", [["human", "gpt-4o", "qwq-32b"], []], ids=["few", "all"])
+def test_lexical_figure_gives_mtld_in_tokens_and_ticks_alike(
+    paper_run: Path, authors: list[str]
+) -> None:
+    """MTLD's axis had no unit, and vertical bars labelled their ticks "0.0", "0.2", "1.0"
+    where horizontal bars (the same figure with more authors) said "0", "0.2", "1"."""
+    with figure_style():
+        drawing = FIGURE_KINDS["lexical"][0](_context(paper_run, authors=authors, width=3.3))
+    FigureCanvasAgg(drawing.figure).draw()
+    titles = [axis.get_title() for axis in drawing.figure.axes]
+    ticks = {
+        title: [
+            label.get_text()
+            for label in (axis.get_xticklabels() if authors == [] else axis.get_yticklabels())
+        ]
+        for title, axis in zip(titles, drawing.figure.axes, strict=True)
+    }
+    plt.close(drawing.figure)
+    mtld = next(title for title in titles if title.startswith("MTLD"))
+    assert " ".join(mtld.split()) == "MTLD (tokens)", titles
+    assert "tokens of a run of words" in drawing.caption
+    assert ticks["TTR"][0] == "0" and ticks["TTR"][-1] == "1", ticks
+    assert not [t for labels in ticks.values() for t in labels if t.endswith(".0")], ticks
+
+
+@pytest.mark.parametrize("kind", ["heatmap", "form_heatmap", "opening_imagery"])
+def test_heatmaps_are_vector_in_pdf(paper_run: Path, kind: str) -> None:
+    """Heatmaps (App. H, Figs. 10-11, form by poem form) were bitmaps inside the vector PDF
+    (`imshow`, and the colour bar that matplotlib rasterizes): blurred when scaled in print."""
+    with figure_style():
+        drawing = FIGURE_KINDS[kind][0](_context(paper_run))
+    pdf = io.BytesIO()
+    drawing.figure.savefig(pdf, format="pdf")
+    plt.close(drawing.figure)
+    assert b"/Subtype /Image" not in pdf.getvalue()
+    assert len(pdf.getvalue()) < 120_000  # 31 authors x 10 cells: about 40 kB
