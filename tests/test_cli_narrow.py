@@ -163,3 +163,27 @@ def test_survey_import_names_a_long_run_path_on_one_line(tmp_path: Path) -> None
     assert result.stdout.splitlines() == [
         f"imported 2 answers (2 new, 0 replaced) by 1 rater(s) into survey 'experts' of {run}"
     ]
+
+
+def test_a_paper_scale_judge_summary_keeps_every_number_whole_at_80_columns() -> None:
+    """A resumed judge run with re-asks and errors at the paper's scale: the columns left after
+    the all-zero ones did not fit 80 columns, and rich cut them (`0.03…` for the cost, `6090`
+    to `…`, `gemini-2.5…`). What does not fit goes to a second table with the model again."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from poemetric.runner.report import ModelReport, StageReport
+
+    model = ModelReport(
+        model="gemini-2.5-pro", provider="google", jobs=6090, already_done=1400,
+        from_cache=700, pending=3990, called=3990, ok=3900, errors=90, reasked=130,
+        input_tokens=16_599_000, output_tokens=6_320_000, cost_usd=84.0321,
+    )  # fmt: skip
+    out = StringIO()
+    StageReport(stage="judge", models=[model]).render(Console(file=out, width=80, emoji=False))
+    text = out.getvalue()
+    assert "…" not in text and max(map(len, text.splitlines())) <= 80
+    rows = [cells for cells in _cells(text) if cells[:1] == ["gemini-2.5-pro"]]
+    assert rows[0] == ["gemini-2.5-pro", "6090", "1400", "700", "3990", "3900", "90", "130"]
+    assert rows[1] == ["gemini-2.5-pro", "16,599,000/6,320,000", "84.0321"]

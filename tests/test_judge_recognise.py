@@ -13,6 +13,7 @@ from test_runner_support import TEST_KEY, TEST_KEY_ENV, prepared_store
 
 from poemetric.analysis import analyze_run
 from poemetric.judge.recognise import (
+    TITLE_MATCH,
     RecognitionParseError,
     author_similarity,
     is_recognised,
@@ -42,6 +43,24 @@ def test_matching_is_normalised_and_fuzzy() -> None:
     assert not is_recognised(1.0, 0.2, "The Raven", "Poe")
     assert is_recognised(0.0, 1.0, "", "Poe")  # the dataset has no title: the author decides
     assert not is_recognised(1.0, 1.0, "", "Anonymous")
+
+
+@pytest.mark.parametrize(
+    ("answered", "truth"),
+    [
+        ("Sonnet 1", "Sonnet 18: Shall I compare thee to a summer's day?"),  # a prefix
+        ("Sonnet 11", "Sonnet 116: Let me not to the marriage of true minds"),
+        ("Sonnet 19", "Sonnet 18"),  # one digit apart: difflib's ratio is 0.89
+        ("Sonnet 130", "Sonnet 18: Shall I compare thee"),
+    ],
+)
+def test_another_numbered_title_is_not_the_poem(answered: str, truth: str) -> None:
+    # Shakespeare's sonnets differ by their number alone: naming the wrong one (with the right
+    # author) is not recognising the poem.
+    assert title_similarity(answered, truth) < TITLE_MATCH
+    assert not is_recognised(title_similarity(answered, truth), 1.0, truth, "William Shakespeare")
+    assert title_similarity("Sonnet 18", "Sonnet 18: Shall I compare thee") == 1.0
+    assert title_similarity("Shall I compare thee (Sonnet 18)", "Sonnet 18") == 1.0
 
 
 @pytest.mark.parametrize(

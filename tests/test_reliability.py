@@ -54,6 +54,38 @@ def test_cli_reproduces_krippendorff_and_gwet_published_values() -> None:
     assert "No CIs (--bootstrap 0)." in flat and "Per-item CIs" not in flat
 
 
+def test_the_table_of_the_ten_items_keeps_every_estimate_whole_at_80_columns(
+    tmp_path: Path,
+) -> None:
+    """POEMetric's ten items at 80 columns (a pipe, a log): rich squeezed the item columns of
+    one table to `0.…`, or to nothing. Items that do not fit go to further tables."""
+    from poemetric.judge.answer import DIMENSION_KEYS as SCORE_KEYS
+
+    rng = np.random.default_rng(3)
+    lines = ["unit,rater,item,score"]
+    for unit in range(8):
+        for rater in ("gemini-2.5-pro", "e1", "e2"):
+            lines += [f"p{unit},{rater},{item},{rng.integers(1, 6)}" for item in SCORE_KEYS]
+    path = tmp_path / "judge_and_experts.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    args = ["agree", str(path), "--focus", "gemini-2.5-pro", "--scale", "1-5", "--seed", "1"]
+    result = runner.invoke(app, args, env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert max(map(len, result.output.splitlines())) <= 80
+    report = json.loads(runner.invoke(app, [*args, "--format", "json"]).output)
+    for item in SCORE_KEYS:
+        assert item in result.output
+        pao = f"{report['items'][item]['pao']['estimate']:.3f}"
+        kendall_tau = f"{report['items'][item]['kendall']['estimate']:.3f}"
+        rows = [line for line in result.output.splitlines() if line.startswith("│ PAo")]
+        assert any(pao in row for row in rows), item
+        assert any(kendall_tau in line for line in result.output.splitlines()), item
+    flat = " ".join(result.output.split())
+    assert "Pairwise statistics: gemini-2.5-pro against each other rater." in flat
+    assert "CIs: percentile bootstrap over units, 1000 resamples" in flat
+
+
 def test_matches_reference_packages_on_random_ratings() -> None:
     krippendorff = pytest.importorskip("krippendorff")
     irr = pytest.importorskip("irrCAC.raw")

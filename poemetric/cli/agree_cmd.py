@@ -56,35 +56,60 @@ def _number(value: float, digits: int = 3) -> str:
     return "–" if math.isnan(value) else f"{value:.{digits}f}"
 
 
-def report_table(report: AgreementReport, title: str) -> Table:
-    """Statistics as rows: pooled estimate with its CI, then each item's estimate."""
+def report_tables(
+    report: AgreementReport, title: str, width: int, focus: str | None = None
+) -> tuple[list[Table], str]:
+    """Statistics as rows: pooled estimate with its CI, then each item's estimate. Items that do
+    not fit in `width` beside the others go to further tables (each repeating the statistic
+    column), so that every estimate is printed whole: rich would cut them to `0.…`. Returns the
+    tables and their caption (counts, scale, focus, CIs), printed under the last one."""
     from poemetric.reliability import STATISTICS
 
     items = list(report.items) if len(report.items) > 1 else []
     confidence = report.settings["confidence"]
-    table = Table(title=title, header_style="bold")
-    table.add_column("statistic", no_wrap=True)
-    table.add_column(f"overall [{confidence:.0%} CI]", no_wrap=True)
-    for item in items:
-        table.add_column(plain(item), justify="right")  # the file's item names
     overall = report.overall
+    first = ["statistic", f"overall [{confidence:.0%} CI]"]
+    columns: list[list[str]] = [[LABELS[name] for name in STATISTICS], []]
     for name in STATISTICS:
         low, high = overall.ci_low.get(name, math.nan), overall.ci_high.get(name, math.nan)
         ci = "" if math.isnan(low) else f" [{_number(low)}, {_number(high)}]"
-        cells = [_number(report.items[item].estimates[name]) for item in items]
-        table.add_row(LABELS[name], _number(overall.estimates[name]) + ci, *cells)
+        columns[1].append(_number(overall.estimates[name]) + ci)
+    for item in items:
+        columns.append([_number(report.items[item].estimates[name]) for name in STATISTICS])
+    headers = first + [plain(item) for item in items]  # the file's item names
+    widths = [max(len(h), *map(len, cells)) for h, cells in zip(headers, columns, strict=True)]
+    # Each table: its first column, then as many as fit ("│ " before each cell, " │" at the end).
+    groups: list[list[int]] = [[0, 1]]
+    for index in range(2, len(headers)):
+        used = sum(widths[i] + 3 for i in groups[-1]) + 1
+        if used + widths[index] + 3 > width and len(groups[-1]) > 1:
+            groups.append([0])
+        groups[-1].append(index)
+    tables = []
+    for number, group in enumerate(groups):
+        table = Table(title=title if number == 0 else None, header_style="bold")
+        for index in group:
+            table.add_column(
+                headers[index], justify="right" if index > 1 else "left", no_wrap=index < 2
+            )
+        for row in range(len(STATISTICS)):
+            table.add_row(*(columns[index][row] for index in group))
+        tables.append(table)
     counts = overall.counts
-    table.caption = (
+    n_boot = report.settings["bootstrap"]
+    caption = (
         f"{counts['n_units']} units, {counts['n_raters']} raters, {counts['n_ratings']} ratings "
         f"({counts['n_na']} N/A), {counts['n_pairs']} paired ratings; scale "
         f"{', '.join(f'{v:g}' for v in report.settings['scale'])}. "
+        + (f"Pairwise statistics: {plain(focus)} against each other rater. " if focus else "")
         + (
-            "Per-item CIs: --format json or csv."
-            if report.settings["bootstrap"]
+            f"CIs: percentile bootstrap over units, {n_boot} resamples; per-item CIs: --format "
+            "json or csv."
+            if n_boot
             else "No CIs (--bootstrap 0)."
         )
     )
-    return table
+    return tables, caption
 
 
 @app.command("agree", epilog=EPILOG)
@@ -147,4 +172,9 @@ def agree(
 
         pd.DataFrame(report.rows()).to_csv(sys.stdout, index=False)
     else:
-        console.print(report_table(report, f"Agreement: {plain(ratings_file.name)}"))
+        tables, caption = report_tables(
+            report, f"Agreement: {plain(ratings_file.name)}", console.width, focus
+        )
+        for table in tables:
+            console.print(table)
+        console.print(caption, highlight=False, markup=False)

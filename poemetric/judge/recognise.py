@@ -79,8 +79,12 @@ def title_similarity(answered: str | None, truth: str | None) -> float:
     left, right = normalise(answered), normalise(truth)
     if not left or not right:
         return 0.0
+    numbers = [set(re.findall(r"\d+", side)) for side in (left, right)]
+    if all(numbers) and not numbers[0] & numbers[1]:  # "Sonnet 1" is not "Sonnet 18"
+        return 0.0
     shorter, longer = sorted((left, right), key=len)
-    if len(shorter) >= 8 and shorter in longer:  # "Sonnet 18" for "Sonnet 18: Shall I..."
+    # Whole words: "Sonnet 18" for "Sonnet 18: Shall I...", not "Sonnet 1".
+    if len(shorter) >= 8 and f" {shorter} " in f" {longer} ":
         return 1.0
     return difflib.SequenceMatcher(None, left, right).ratio()
 

@@ -162,7 +162,6 @@ class StageReport:
         title = f"{self.stage}: {'plan (dry run)' if self.dry_run else 'summary'}"
         if self.shard:
             title += f", shard {self.shard}"
-        table = Table(title=title)
         columns = ["model", "jobs", *(PLAN_HEADERS if self.dry_run else SPLIT_HEADERS)]
         if self.dry_run:
             columns += ["est. tokens in/out", "est. cost $"]
@@ -189,17 +188,20 @@ class StageReport:
                 ]
             rows.append([str(c) for c in cells])
         shown, zeros = fitting_columns(columns, rows, console.width)
-        # Model names and numbers stay whole (80 columns cut names to `gem…`); headers wrap.
-        for index, width in shown.items():
-            table.add_column(
-                columns[index],
-                justify="left" if index == 0 else "right",
-                width=width,
-                no_wrap=index == 0,
-            )
-        for row in rows:
-            table.add_row(*(row[index] for index in shown))
-        console.print(table)
+        # Model names and numbers stay whole (80 columns cut names to `gem…`); headers wrap, and
+        # columns that still do not fit go to a second table (`84.…` for $84.03 before).
+        for number, group in enumerate(column_groups(shown, console.width)):
+            table = Table(title=title if number == 0 else None)
+            for index in group:
+                table.add_column(
+                    columns[index],
+                    justify="left" if index == 0 else "right",
+                    width=shown[index],
+                    no_wrap=index == 0,
+                )
+            for row in rows:
+                table.add_row(*(row[index] for index in group))
+            console.print(table)
         if zeros:
             console.print(f"(0 for every model, left out at this width: {', '.join(zeros)})")
         if not self.dry_run:
@@ -351,3 +353,21 @@ def fitting_columns(
         zero = {i for i in every[1:] if rows and all(row[i] == "0" for row in rows)}
     shown = [i for i in every if i not in zero]
     return {i: widest(i, header_words=True) for i in shown}, [columns[i] for i in sorted(zero)]
+
+
+def column_groups(shown: dict[int, int | None], width: int) -> list[list[int]]:
+    """The columns of `fitting_columns` split into tables that each fit in `width`, every one
+    starting with the first column (the model): one table when they all fit."""
+    if any(w is None for w in shown.values()):
+        return [list(shown)]
+    groups: list[list[int]] = []
+    for index in shown:
+        group = groups[-1] if groups else []
+        # "│ " before each cell and " │" after the last one, as in `fitting_columns`.
+        if not groups or (
+            len(group) > 1
+            and sum(shown[i] or 0 for i in [*group, index]) + 3 * len(group) + 4 > width
+        ):
+            groups.append([] if not groups else [next(iter(shown))])
+        groups[-1].append(index)
+    return groups
