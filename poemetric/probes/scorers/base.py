@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from poemetric.probes.pairs import Pair, PairFileError, iter_jsonl, record_kind
+from poemetric.probes.pairs import SCORES_FILE, Pair, PairFileError, iter_jsonl, record_kind
 from poemetric.providers.transformers_engine import SequenceScore
 
 Verdict = Literal["correct", "wrong", "tie", "unanswered"]
@@ -137,7 +137,7 @@ def read_scores(path: str, seen: dict[tuple[str, str], str] | None = None) -> li
     records = []
     known = {} if seen is None else seen
     mine: dict[tuple[str, str], str] = {}
-    for number, value in iter_jsonl(path):
+    for number, value in iter_jsonl(path, SCORES_FILE):
         try:
             record = ScoreRecord.model_validate(value)
         except ValidationError as error:
