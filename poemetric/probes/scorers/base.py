@@ -96,8 +96,9 @@ def score_by_texts(
 def text_progress(name: str, total: int, *, enabled: bool) -> Iterator[Callable[[int], None]]:
     """`advance(n)` for `n` more of `total` texts scored by `name`: a progress bar on a terminal,
     in a log file a line every POEMETRIC_PROGRESS_EVERY seconds (`poemetric.progress_lines`),
-    as the generate and form stages show theirs; nothing when not `enabled`."""
-    from rich import get_console
+    as the generate and form stages show theirs; nothing when not `enabled`. On stderr, as
+    `form check` shows its progress: stdout carries the tables (`probe run ... > results.md`)."""
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -109,7 +110,7 @@ def text_progress(name: str, total: int, *, enabled: bool) -> Iterator[Callable[
 
     from poemetric.progress_lines import draws_bars, progress_lines, rich_counts
 
-    console = get_console()
+    console = Console(emoji=False, stderr=True)
     bar = Progress(
         TextColumn("{task.description}", style="bold", markup=False),  # hf:/models/[x] is text
         BarColumn(),
