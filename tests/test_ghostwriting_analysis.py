@@ -53,6 +53,8 @@ def test_analyze_writes_the_per_author_ghostwriting_table(
     poems = pd.read_csv(tmp_path / "ghostwriting_poems.csv")
     copied = poems[poems["author"] == "reciter"]
     assert (copied["nearest_reference_id"] == copied["poem_id"]).all()
+    assert poems["english"].all()  # the demo poems are English: no note says otherwise
+    assert not any("not English" in note for note in result.notes)
     assert (tmp_path / "ghostwriting.md").is_file() and (tmp_path / "ghostwriting.tex").is_file()
     assert any("6 poem(s) are near-copies" in note for note in result.notes)
 

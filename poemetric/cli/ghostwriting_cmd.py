@@ -239,6 +239,7 @@ def score_command(
 
         poemetric ghostwriting score drafts/*.txt --rhymes --raplyzer-phonetics espeak
     """
+    from poemetric.ghostwriting.language import not_english_reason
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable, raplyzer_density
     from poemetric.ghostwriting.rhyme_density import rhyme_density
 
@@ -249,8 +250,11 @@ def score_command(
     for path in files:  # every file checked before any is scored
         existing_file(path, "poem file")
     found: list[tuple[Path, tuple[tuple[str, str], ...]]] = []
+    foreign: list[str] = []
     for path in files:
         text = _one_poem_text(path)
+        if (why := not_english_reason(text)) is not None:
+            foreign.append(f"{path} ({why})")
         measured = rhyme_density(text, window_lines=window)
         try:
             raplyzer = raplyzer_density(
@@ -271,6 +275,15 @@ def score_command(
         )
         found.append((path, measured.rhymes))
     console.print(table)
+    if foreign:  # once for all files: the numbers of these say little about rhyme
+        err_console.print(
+            "warning: mostly not English: "
+            + "; ".join(foreign)
+            + ". Both rhyme densities read every word with English pronunciations "
+            "(docs/ghostwriting.md)",
+            markup=False,
+            highlight=False,
+        )
     if rhymes:
         for path, pairs in found:
             listed = "; ".join(f"{a} / {b}" for a, b in pairs) or "none"
