@@ -53,6 +53,8 @@ def test_analyze_writes_the_per_author_ghostwriting_table(
     poems = pd.read_csv(tmp_path / "ghostwriting_poems.csv")
     copied = poems[poems["author"] == "reciter"]
     assert (copied["nearest_reference_id"] == copied["poem_id"]).all()
+    assert poems["english"].all()  # the demo poems are English: no note says otherwise
+    assert not any("not English" in note for note in result.notes)
     assert (tmp_path / "ghostwriting.md").is_file() and (tmp_path / "ghostwriting.tex").is_file()
     assert any("6 poem(s) are near-copies" in note for note in result.notes)
 
@@ -81,6 +83,37 @@ def test_metrics_command_with_an_extra_corpus(reciting_run: Path, tmp_path: Path
         app, ["ghostwriting", "metrics", "--run", str(reciting_run), "--no-dataset"]
     )
     assert bad.exit_code == 2 and "--reference" in bad.output
+
+
+def test_empty_files_in_a_reference_folder_are_skipped_and_named(
+    reciting_run: Path, tmp_path: Path
+) -> None:
+    """One empty .txt in a --reference folder aborted the command (`refs/empty.txt:1: the file
+    is empty`); it is now left out with a warning naming it, and counted in the summary. A
+    folder of empty files only is still refused."""
+    corpus = tmp_path / "refs"
+    corpus.mkdir()
+    (corpus / "unrelated.txt").write_text("a quiet river wanders through the town\n")
+    (corpus / "empty.txt").write_text("")
+    (corpus / "blank.txt").write_text("  \n\n")
+    out = tmp_path / "out"
+    args = ["ghostwriting", "metrics", "--run", str(reciting_run), "--reference", str(corpus),
+            "--no-dataset", "--out", str(out)]  # fmt: skip
+    result = CliRunner().invoke(app, args, terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (
+        f"warning: skipped 2 empty reference file(s): {corpus / 'blank.txt'}, "
+        f"{corpus / 'empty.txt'}\n"
+    )
+    assert "reference corpus: 1 text(s) from --reference (2 empty file(s) skipped)" in (
+        result.stdout
+    )
+    poems = pd.read_csv(out / "ghostwriting_poems.csv")
+    assert set(poems["nearest_reference_id"]) == {"refs/unrelated.txt"}
+    (corpus / "unrelated.txt").write_text("")
+    assert _reference_error(reciting_run, corpus) == (
+        f"error: reference corpus: {corpus}: every .txt file in this folder is empty (3)\n"
+    )
 
 
 def _reference_error(run: Path, corpus: Path) -> str:

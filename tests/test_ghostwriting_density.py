@@ -20,6 +20,7 @@ from poemetric.ghostwriting.raplyzer import (
     espeak_transcription,
     espeak_vowel_words,
     raplyzer_density,
+    raplyzer_lines,
     rhyme_lengths,
 )
 from poemetric.ghostwriting.rhyme_density import entropy_weight, rhyme_density
@@ -67,6 +68,35 @@ def test_a_line_repeated_ten_times_does_not_raise_either_density() -> None:
     assert ten.density < once.density
     # Raplyzer drops repeated lines: 'the' has only a schwa, wine / fine match on a-i: 2.
     assert raplyzer_density(LINE) == raplyzer_density(repeated) == 2.0
+
+
+def test_raplyzer_drops_exact_repeats_only_and_never_bracketed_lines() -> None:
+    """docs/ghostwriting.md said repetition never changes the Raplyzer score and that lines
+    wholly in brackets are dropped. Neither was true (nor is it in the original program, which
+    this must keep matching): only exact repeats are dropped, and brackets become spaces before
+    the bracket rule could apply. The docs now state what happens, with these numbers."""
+    # Exact repeats (after cleaning: a comma is cleaned away) are dropped ...
+    assert raplyzer_lines("the fine wine\nthe fine wine,\n the fine wine ") == ["the fine wine"]
+    assert raplyzer_density("the fine wine\nthe fine wine,") == 2.0
+    # ... a repeat in other case or with a '!' is not, and raises the score: 6 words a-i,
+    # rhyme lengths 2, 2, 2, 4, 6.
+    shouted = "The fine wine\nthe fine wine\nTHE FINE WINE!"
+    assert len(raplyzer_lines(shouted)) == 3
+    assert rhyme_lengths(cmu_vowel_words(shouted)) == [2, 2, 2, 4, 6]
+    assert raplyzer_density(shouted) == pytest.approx(3.2)
+    # A bracketed line is kept as its words: Chorus (o) is a 13th word, no rhyme: 4 / 12.
+    for label in ("[Chorus]", "(Chorus)"):
+        lines = COUPLET.split("\n")
+        text = f"{lines[0]}\n{label}\n{lines[1]}"
+        assert raplyzer_lines(text)[1] == "Chorus"
+        assert raplyzer_density(text) == pytest.approx(4 / 12)
+    doc = " ".join((Path(__file__).parent.parent / "docs" / "ghostwriting.md").read_text().split())
+    for said in (
+        "*The fine wine / the fine wine / THE FINE WINE!* scores **3.2**, the line once **2.0**",
+        "`[Chorus]` between its lines scores **0.333** instead of 0.364",
+    ):
+        assert said in doc, said
+    assert "repetition never changes" not in doc and "wholly in brackets too" not in doc
 
 
 def test_repeating_a_poems_last_line_never_raises_the_density() -> None:

@@ -270,7 +270,7 @@ def test_a_local_last_line_build_that_keeps_no_line_writes_no_file(
 def test_hf_scoring_shows_its_progress(smollm2: Any, tmp_path: Path) -> None:
     """`probe run --scorer hf:` said nothing until the end (an hour on a CPU for a full set):
     it now has the progress of the other stages, a bar on a terminal and, as here in a log, a
-    line every POEMETRIC_PROGRESS_EVERY seconds. Scored batch by batch (to count them), every
+    line every POEMETRIC_PROGRESS_EVERY seconds, on stderr. Scored batch by batch (to count them), every
     text keeps the score one call over all the texts gives it."""
     import re
 
@@ -286,7 +286,9 @@ def test_hf_scoring_shows_its_progress(smollm2: Any, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*score, "-o", str(scores)], env=env, terminal_width=200)
     assert result.exit_code == 0, result.output
     line = rf"^\[\d\d:\d\d:\d\d\] hf:smollm2-135m: \d+/{len(texts)} \(\d+%\), \d:\d\d:\d\d elapsed"
-    assert re.search(line, result.output, re.MULTILINE), result.output
+    # On stderr: stdout is the tables (`probe run ... > results.md` mixed the lines into them).
+    assert re.search(line, result.stderr, re.MULTILINE), result.output
+    assert "elapsed" not in result.stdout, result.stdout
     quiet_run = [*score, "-o", str(tmp_path / "quiet.jsonl"), "--no-progress", "--limit", "1"]
     quiet = CliRunner().invoke(app, quiet_run, env=env)
     assert quiet.exit_code == 0 and "elapsed" not in quiet.output, quiet.output

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -143,3 +144,25 @@ def test_pairs_stored_in_other_positions_are_asked_as_they_were(
         second = score(pairs_file, run, tmp_path / "second.jsonl", "--seed", "1")
         assert len(server.generation_requests) == 0
     assert second == first
+
+
+def test_chat_progress_goes_to_stderr(tmp_path: Path, user_model: Callable[..., Path]) -> None:
+    """`probe run --scorer chat:` printed its progress lines and the bar's last state on stdout,
+    into the tables of `probe run ... > results.md`; they go to stderr, as hf:'s do."""
+    pairs_file = tmp_path / "pairs.jsonl"
+    write_pairs(pairs_file, n=6)
+
+    def answer(call: ChatCall) -> str:
+        time.sleep(0.02)  # slow enough for a progress line every 0.001 s
+        return "1"
+
+    with OpenAIServer(answer, api_key=TEST_KEY) as server:
+        model_file(user_model, server.base_url)
+        args = ["probe", "run", str(pairs_file), "--scorer", "chat:chooser", "--run",
+                str(tmp_path / "run"), "-o", str(tmp_path / "scores.jsonl")]  # fmt: skip
+        env = {"COLUMNS": "300", "POEMETRIC_PROGRESS_EVERY": "0.001"}
+        result = CliRunner().invoke(app, args, env=env)
+    assert result.exit_code == 0, result.output
+    assert re.search(r"^\[\d\d:\d\d:\d\d\] chooser: \d/6", result.stderr, re.M), result.stderr
+    assert "chooser:" not in result.stdout and "tok" not in result.stdout, result.stdout
+    assert result.stdout.startswith("6 pairs scored by chat:chooser"), result.stdout

@@ -97,3 +97,33 @@ def test_every_field_and_column_written_is_named_in_the_docs(
             keys |= set(next(csv.reader(handle)))
     missing = sorted(key for key in keys if f"`{key}`" not in docs)
     assert not missing, f"not named in docs/probes.md: {missing}"
+
+
+def test_a_table_given_as_a_pairs_file_is_named_as_one(tmp_path: Path) -> None:
+    """A CSV given to `probe run` (the dataset instead of the pairs built from it) said only
+    "not valid JSON: Expecting value": it is now named as a table, and the pairs file is said
+    to be what `probe build` writes (a scores file, for `probe report`, what `probe run` does)."""
+    demo = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "poems.csv"
+    tsv = tmp_path / "pairs.jsonl"  # the name does not make it JSONL
+    tsv.write_text("id\toriginal\tcorrupted\n1\ta b\tb a\n", encoding="utf-8")
+    poem = tmp_path / "poem.txt"
+    poem.write_text("My heart is full of wonder\n", encoding="utf-8")
+    pairs_file = "a pairs file is the JSONL file that `poemetric probe build` writes"
+    expected = {
+        demo: f"this looks like a CSV file (a table), not JSONL; {pairs_file}",
+        tsv: f"this looks like a TSV file (a table), not JSONL; {pairs_file}",
+        poem: pairs_file,
+    }
+    out = tmp_path / "scores.jsonl"
+    for given, said in expected.items():
+        result = CliRunner().invoke(app, ["probe", "run", str(given), "-o", str(out)])
+        assert result.exit_code == 2, result.output
+        assert result.stderr == (f"error: {given}:1: not valid JSON: Expecting value; {said}\n"), (
+            result.stderr
+        )
+        assert not out.exists()
+    report = CliRunner().invoke(app, ["probe", "report", str(demo)])
+    assert report.exit_code == 2 and report.stderr == (
+        f"error: {demo}:1: not valid JSON: Expecting value; this looks like a CSV file (a "
+        "table), not JSONL; a scores file is the JSONL file that `poemetric probe run` writes\n"
+    ), report.stderr

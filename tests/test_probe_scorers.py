@@ -395,3 +395,25 @@ def test_probe_run_hf_stopped_says_that_nothing_was_written(
     text = " ".join(result.output.split())
     assert f"Interrupted. Nothing was written: {scores} is written once every pair" in text
     assert "Run it again with: poemetric" in text and not scores.exists()
+
+
+def test_probe_run_hf_progress_goes_to_stderr(tiny_bert: Path, tmp_path: Path) -> None:
+    """`probe run --scorer hf:` wrote its progress lines to stdout, so `probe run ... >
+    results.md` mixed them into the tables; they go to stderr now, as `form check`'s do, and
+    stdout holds only the summary line and the tables."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+    from poemetric.probes.pairs import write_jsonl
+
+    pairs, scores = tmp_path / "pairs.jsonl", tmp_path / "scores.jsonl"
+    words = POEM.split()
+    write_jsonl([pair(k, " ".join(words[k:] + words[:k])) for k in range(len(words))], pairs)
+    args = ["probe", "run", str(pairs), "--scorer", f"hf:{tiny_bert}", "--device", "cpu"]
+    env = {"POEMETRIC_PROGRESS_EVERY": "0.001"}  # stderr is no terminal here: lines, no bar
+    result = CliRunner().invoke(app, [*args, "--batch-size", "1", "-o", str(scores)], env=env)
+    assert result.exit_code == 0, result.output
+    line = re.compile(r"^\[\d\d:\d\d:\d\d\] hf:\S+: \d+/\d+ ", re.M)
+    assert line.search(result.stderr), result.stderr
+    assert not line.search(result.stdout) and "elapsed" not in result.stdout, result.stdout
+    assert result.stdout.startswith(f"{len(words)} pairs scored by hf:"), result.stdout

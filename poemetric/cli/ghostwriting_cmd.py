@@ -41,6 +41,7 @@ ghostwriting_app = typer.Typer(
 app.add_typer(ghostwriting_app, name="ghostwriting")
 # Paths and file:line messages are never hard-wrapped.
 console = Console(emoji=False, soft_wrap=True)
+err_console = Console(emoji=False, soft_wrap=True, stderr=True)
 
 #: Default of --threshold (poemetric.ghostwriting.uniqueness.NEAR_COPY_THRESHOLD, not imported
 #: here; a test keeps the two equal).
@@ -156,8 +157,15 @@ def metrics_command(
         extra = load_reference_corpora(reference)
     except ReferenceCorpusError as error:
         raise error_exit(f"reference corpus: {error}") from error
+    if extra.empty:  # one stray empty file aborted the whole command
+        err_console.print(
+            f"warning: skipped {len(extra.empty)} empty reference file(s): "
+            + ", ".join(map(str, extra.empty)),
+            markup=False,
+            highlight=False,
+        )
     options = GhostwritingOptions(
-        extra_references=tuple(extra),
+        extra_references=tuple(extra.texts),
         dataset_references=not no_dataset,
         exclude_original=exclude_original,
         threshold=threshold,
@@ -187,6 +195,11 @@ def metrics_command(
     )
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {plain(note)}")
+    if reference:
+        skipped = f" ({len(extra.empty)} empty file(s) skipped)" if extra.empty else ""
+        console.print(
+            f"reference corpus: {len(extra.texts)} text(s) from --reference{skipped}", markup=False
+        )
     console.print(f"wrote {len(written)} files to {destination}", markup=False)
 
 
@@ -226,6 +239,7 @@ def score_command(
 
         poemetric ghostwriting score drafts/*.txt --rhymes --raplyzer-phonetics espeak
     """
+    from poemetric.ghostwriting.language import not_english_reason
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable, raplyzer_density
     from poemetric.ghostwriting.rhyme_density import rhyme_density
 
@@ -236,8 +250,11 @@ def score_command(
     for path in files:  # every file checked before any is scored
         existing_file(path, "poem file")
     found: list[tuple[Path, tuple[tuple[str, str], ...]]] = []
+    foreign: list[str] = []
     for path in files:
         text = _one_poem_text(path)
+        if (why := not_english_reason(text)) is not None:
+            foreign.append(f"{path} ({why})")
         measured = rhyme_density(text, window_lines=window)
         try:
             raplyzer = raplyzer_density(
@@ -258,6 +275,15 @@ def score_command(
         )
         found.append((path, measured.rhymes))
     console.print(table)
+    if foreign:  # once for all files: the numbers of these say little about rhyme
+        err_console.print(
+            "warning: mostly not English: "
+            + "; ".join(foreign)
+            + ". Both rhyme densities read every word with English pronunciations "
+            "(docs/ghostwriting.md)",
+            markup=False,
+            highlight=False,
+        )
     if rhymes:
         for path, pairs in found:
             listed = "; ".join(f"{a} / {b}" for a, b in pairs) or "none"

@@ -14,6 +14,7 @@ import pandas as pd
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.analysis.lexical import tokenize
 from poemetric.analysis.stats import summarize
+from poemetric.ghostwriting.language import not_english_reason
 from poemetric.ghostwriting.raplyzer import Phonetics, raplyzer_density
 from poemetric.ghostwriting.rhyme_density import DEFAULT_WINDOW_LINES, rhyme_density
 from poemetric.ghostwriting.uniqueness import (
@@ -38,6 +39,7 @@ POEM_COLUMNS = (
     "nearest_reference",
     "nearest_reference_id",
     "near_copy",
+    "english",
 )
 
 
@@ -142,6 +144,9 @@ def poem_measures(
         frame["nearest_reference"] = None
         frame["nearest_reference_id"] = None
     frame["near_copy"] = [is_near_copy(s, options.threshold) for s in frame["uniqueness"]]
+    # Both densities assume English pronunciations: a poem in another language is flagged.
+    reason = lru_cache(maxsize=None)(not_english_reason)
+    frame["english"] = [reason(str(text)) is None for text in generations["poem"]]
     return PoemMeasures(frame[list(POEM_COLUMNS)], notes)
 
 
@@ -170,6 +175,20 @@ def author_measures(poems: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def not_english_note(poems: pd.DataFrame) -> str | None:
+    """A one-line warning naming the authors with poems that are mostly not English, or None."""
+    flagged = poems[~poems["english"].astype(bool)]
+    if flagged.empty:
+        return None
+    by_author = flagged["author"].value_counts().sort_index()
+    listed = ", ".join(f"{author} {count}" for author, count in by_author.items())
+    return (
+        f"{len(flagged)} poem(s) are mostly not English: {listed}; both rhyme densities read "
+        "every word with English pronunciations, so theirs say little about rhyme (column "
+        "`english` of ghostwriting_poems.csv; docs/ghostwriting.md)"
+    )
 
 
 def near_copy_note(poems: pd.DataFrame, threshold: float) -> str | None:

@@ -9,12 +9,16 @@ A user corpus is
   file works as it is).
 
 A bad record is reported as ``file:line: reason`` and nothing is loaded from a corpus with errors.
+An empty (or blank) ``.txt`` file in a folder is left out and named in `ReferenceCorpora.empty`
+(one stray file aborted the whole command); a folder whose files are all empty, or an empty
+``.txt`` file named on its own, is an error.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from poemetric.ghostwriting.uniqueness import ReferenceText
@@ -25,6 +29,14 @@ TEXT_COLUMNS = ("text", "content")
 
 class ReferenceCorpusError(ValueError):
     """A reference corpus could not be read; the message lists every problem."""
+
+
+@dataclass
+class ReferenceCorpora:
+    """The texts of the named corpora, and the empty .txt files of their folders, left out."""
+
+    texts: list[ReferenceText] = field(default_factory=list)
+    empty: list[Path] = field(default_factory=list)
 
 
 def dataset_references(store: RunStore) -> list[ReferenceText]:
@@ -41,32 +53,46 @@ def _label(author: object, title: object) -> str:
     return ": ".join(parts) or "untitled"
 
 
-def load_reference_corpus(path: str | Path) -> list[ReferenceText]:
-    """Texts of a user corpus (see the module docstring); ids are prefixed with the file name."""
+def load_reference_corpus(path: str | Path, empty: list[Path] | None = None) -> list[ReferenceText]:
+    """Texts of a user corpus (see the module docstring); ids are prefixed with the file name.
+    The empty files of a folder are left out and added to `empty`."""
     source = Path(path)
     if source.is_dir():
         files = sorted(source.rglob("*.txt"))
         if not files:
             raise ReferenceCorpusError(f"{source}: no .txt files in this folder")
-        return [
-            ReferenceText(f"{source.name}/{f.relative_to(source)}", _read_text(f), f.stem)
-            for f in files
-        ]
+        texts: list[ReferenceText] = []
+        blank: list[Path] = []
+        for file in files:
+            text = _read_text(file)
+            if text.strip():
+                texts.append(
+                    ReferenceText(f"{source.name}/{file.relative_to(source)}", text, file.stem)
+                )
+            else:
+                blank.append(file)
+        if not texts:
+            raise ReferenceCorpusError(
+                f"{source}: every .txt file in this folder is empty ({len(files)})"
+            )
+        if empty is not None:
+            empty += blank
+        return texts
     if not source.is_file():
         raise ReferenceCorpusError(f"{source}: no such file or folder")
     if source.suffix.lower() == ".txt":
-        return [ReferenceText(source.name, _read_text(source), source.stem)]
+        text = _read_text(source)
+        if not text.strip():
+            raise ReferenceCorpusError(f"{source}:1: the file is empty")
+        return [ReferenceText(source.name, text, source.stem)]
     return _table_texts(source)
 
 
 def _read_text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as error:
         raise ReferenceCorpusError(f"{path}: not valid UTF-8 ({error.reason})") from error
-    if not text.strip():
-        raise ReferenceCorpusError(f"{path}:1: the file is empty")
-    return text
 
 
 def _table_texts(path: Path) -> list[ReferenceText]:
@@ -124,6 +150,9 @@ def _shown(value: object) -> str:
     return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
-def load_reference_corpora(paths: Sequence[str | Path]) -> list[ReferenceText]:
-    """Every text of every named corpus, in order."""
-    return [text for path in paths for text in load_reference_corpus(path)]
+def load_reference_corpora(paths: Sequence[str | Path]) -> ReferenceCorpora:
+    """Every text of every named corpus, in order, and the empty files left out."""
+    loaded = ReferenceCorpora()
+    for path in paths:
+        loaded.texts += load_reference_corpus(path, loaded.empty)
+    return loaded

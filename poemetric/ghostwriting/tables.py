@@ -13,6 +13,7 @@ from poemetric.ghostwriting.metrics import (
     GhostwritingOptions,
     author_measures,
     near_copy_note,
+    not_english_note,
     poem_measures,
 )
 from poemetric.ghostwriting.references import dataset_references
@@ -53,9 +54,12 @@ def ghostwriting_tables(
         result.notes += measured.notes
         result.tables["ghostwriting"] = author_measures(measured.frame)
         result.tables["ghostwriting_poems"] = measured.frame
-        note = near_copy_note(measured.frame, options.threshold)
-        if note:
-            result.notes.append(note)
+        for note in (
+            near_copy_note(measured.frame, options.threshold),
+            not_english_note(measured.frame),
+        ):
+            if note:
+                result.notes.append(note)
     matches = load_style_matches(store)
     if not matches.empty:
         result.tables["style_matching"] = style_accuracy(matches)

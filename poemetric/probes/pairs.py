@@ -61,8 +61,27 @@ def write_jsonl(records: Iterable[BaseModel], path: str | Path) -> int:
     return count
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; a bad line raises `PairFileError`."""
+#: What a pairs / scores file is, said when a file given as one is not JSONL.
+PAIRS_FILE = "a pairs file is the JSONL file that `poemetric probe build` writes"
+SCORES_FILE = "a scores file is the JSONL file that `poemetric probe run` writes"
+
+
+def _looks_like_a_table(path: Path, line: str) -> str | None:
+    """ "CSV" or "TSV" when a file that is not JSON reads as a table (its name, or a first line
+    of comma- or tab-separated fields), else None."""
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix in {"csv", "tsv"}:
+        return suffix.upper()
+    if line.lstrip().startswith(("{", "[")):
+        return None
+    if "\t" in line:
+        return "TSV"
+    return "CSV" if "," in line else None
+
+
+def iter_jsonl(path: str | Path, what: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; a bad line raises `PairFileError`.
+    `what` (`PAIRS_FILE`, `SCORES_FILE`) is added when the file is not JSON at all."""
     path = Path(path)
     try:
         handle = path.open(encoding="utf-8")
@@ -75,7 +94,13 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 value = json.loads(line)
             except json.JSONDecodeError as error:
-                raise PairFileError(f"{path}:{number}: not valid JSON: {error.msg}") from error
+                message = f"{path}:{number}: not valid JSON: {error.msg}"
+                table = _looks_like_a_table(path, line) if number == 1 else None
+                if table is not None:
+                    message += f"; this looks like a {table} file (a table), not JSONL"
+                if what and (table is not None or number == 1):
+                    message += f"; {what}"
+                raise PairFileError(message) from error
             if not isinstance(value, dict):
                 raise PairFileError(f"{path}:{number}: expected a JSON object")
             yield number, value
@@ -103,7 +128,7 @@ def read_pairs(path: str | Path) -> list[Pair]:
     """Every pair of a JSONL file; ids must be unique."""
     pairs: list[Pair] = []
     seen: dict[str, int] = {}
-    for number, value in iter_jsonl(path):
+    for number, value in iter_jsonl(path, PAIRS_FILE):
         try:
             pair = Pair.model_validate(value)
         except ValidationError as error:

@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from poemetric.probes.pairs import Pair, PairFileError, iter_jsonl, record_kind
+from poemetric.probes.pairs import SCORES_FILE, Pair, PairFileError, iter_jsonl, record_kind
 from poemetric.providers.transformers_engine import SequenceScore
 
 Verdict = Literal["correct", "wrong", "tie", "unanswered"]
@@ -96,8 +96,9 @@ def score_by_texts(
 def text_progress(name: str, total: int, *, enabled: bool) -> Iterator[Callable[[int], None]]:
     """`advance(n)` for `n` more of `total` texts scored by `name`: a progress bar on a terminal,
     in a log file a line every POEMETRIC_PROGRESS_EVERY seconds (`poemetric.progress_lines`),
-    as the generate and form stages show theirs; nothing when not `enabled`."""
-    from rich import get_console
+    as the generate and form stages show theirs; nothing when not `enabled`. On stderr, as
+    `form check` shows its progress: stdout carries the tables (`probe run ... > results.md`)."""
+    from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -109,7 +110,7 @@ def text_progress(name: str, total: int, *, enabled: bool) -> Iterator[Callable[
 
     from poemetric.progress_lines import draws_bars, progress_lines, rich_counts
 
-    console = get_console()
+    console = Console(emoji=False, stderr=True)
     bar = Progress(
         TextColumn("{task.description}", style="bold", markup=False),  # hf:/models/[x] is text
         BarColumn(),
@@ -137,7 +138,7 @@ def read_scores(path: str, seen: dict[tuple[str, str], str] | None = None) -> li
     records = []
     known = {} if seen is None else seen
     mine: dict[tuple[str, str], str] = {}
-    for number, value in iter_jsonl(path):
+    for number, value in iter_jsonl(path, SCORES_FILE):
         try:
             record = ScoreRecord.model_validate(value)
         except ValidationError as error:

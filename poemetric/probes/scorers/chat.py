@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from poemetric.probes.pairs import Pair
 from poemetric.probes.scorers.base import ScoreRecord, Verdict
 from poemetric.providers.base import Completion, ModelSpec
@@ -143,6 +145,8 @@ class ChatScorer:
                 jobs_for=lambda spec: self.jobs(store, pairs),
                 handler_for=lambda spec: ChoiceRows(),
                 options=self.options,
+                # Progress on stderr (as hf:'s): stdout is the tables (`probe run ... > out.md`).
+                console=Console(emoji=False, stderr=True),
             )
             rows = {
                 r["pair_id"]: dict(r)
