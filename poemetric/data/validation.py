@@ -266,15 +266,19 @@ def _keys_absent(
     return ", ".join(renamed), reason + f"{'them' if many else 'it'})" + _rename_hint(renamed)
 
 
+def _first_lines(lines: list[int], shown: int = 5) -> str:
+    """'3, 8, 12' or '3, 8, 12, 20, 31 and 4 more'."""
+    more = f" and {len(lines) - shown} more" if len(lines) > shown else ""
+    return ", ".join(str(line) for line in lines[:shown]) + more
+
+
 def _keyless_warnings(keyless: dict[str, list[int]]) -> list[str]:
     """One warning per required key that some JSONL records lack: their value is read as empty
     (the prompt leaves the field out), which a record lacking it by mistake did silently."""
     warnings = []
     for column, lines in keyless.items():
-        shown = ", ".join(str(line) for line in lines[:5])
-        more = f" and {len(lines) - 5} more" if len(lines) > 5 else ""
         warnings.append(
-            f"line{'s' if len(lines) > 1 else ''} {shown}{more}: {column}: no {column!r} key, "
+            f"line{'s' if len(lines) > 1 else ''} {_first_lines(lines)}: {column}: no {column!r} key, "
             f'which other records have: read as empty (write "{column}": "" to say so)'
         )
     return warnings
@@ -300,10 +304,8 @@ def _meter_warnings(poems: list[Poem], lines: dict[str, int], unit: str) -> list
             unread[meter] = (str(error), [lines[poem.poem_id]])
     warnings = []
     for reason, where in unread.values():
-        shown = ", ".join(str(line) for line in where[:5])
-        more = f" and {len(where) - 5} more" if len(where) > 5 else ""
         warnings.append(
-            f"{unit}{'s' if len(where) > 1 else ''} {shown}{more}: meter_pattern: {reason}; "
+            f"{unit}{'s' if len(where) > 1 else ''} {_first_lines(where)}: meter_pattern: {reason}; "
             "`poemetric form run` will not check "
             + (
                 "these poems (nor any model's poem for them)"
