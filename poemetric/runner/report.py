@@ -102,6 +102,8 @@ class StageReport:
     shard: str | None = None
     models: list[ModelReport] = field(default_factory=list)
     stopped_by_budget: bool = False
+    #: Ctrl-C or SIGTERM stopped the stage: the counts are what it did until then.
+    interrupted: bool = False
 
     def total(self, attribute: str) -> float:
         return sum(getattr(m, attribute) for m in self.models)
@@ -162,6 +164,8 @@ class StageReport:
         title = f"{self.stage}: {'plan (dry run)' if self.dry_run else 'summary'}"
         if self.shard:
             title += f", shard {self.shard}"
+        if self.interrupted:
+            title += " (interrupted)"
         columns = ["model", "jobs", *(PLAN_HEADERS if self.dry_run else SPLIT_HEADERS)]
         if self.dry_run:
             columns += ["est. tokens in/out", "est. cost $"]
@@ -323,6 +327,17 @@ class StageReport:
                 markup=False,
                 soft_wrap=True,
             )
+
+
+class StageInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped a stage: a KeyboardInterrupt (every handler of one applies)
+    that carries what the stage did until then (`report`, marked `interrupted`), so that the
+    command prints its summary, and what it cost, before the resume hint."""
+
+    def __init__(self, report: StageReport) -> None:
+        super().__init__(report)  # in `args`: it pickles (out of an isolated model's process)
+        self.report = report
+        report.interrupted = True
 
 
 def fitting_columns(
