@@ -139,13 +139,14 @@ class StageReport:
         """One line for logs and the demo: models, rows ok / errors, calls, cost."""
         if self.dry_run:
             return (
-                f"{len(self.models)} model(s), {int(self.total('pending'))} call(s) planned, "
+                f"{len(self.models)} model(s), {int(self.total('pending')):,} call(s) planned, "
                 f"estimated ${self.total('estimated_cost_usd'):.4f}"
             )
         done = int(self.total("already_done"))
         text = (
-            f"{len(self.models)} model(s): {int(self.total('ok'))} new ok, {self.errors} error(s), "
-            f"{done} already done, {int(self.total('called'))} call(s), ${self.cost_usd:.4f}"
+            f"{len(self.models)} model(s): {int(self.total('ok')):,} new ok, {self.errors:,} "
+            f"error(s), {done:,} already done, {int(self.total('called')):,} call(s), "
+            f"${self.cost_usd:.4f}"
         )
         extras = {
             "re-asked": int(self.total("reasked")),
@@ -155,7 +156,7 @@ class StageReport:
             "in batches to download again": int(self.total("download_failed")),
             "to submit again (batch results gone)": int(self.total("abandoned")),
         }
-        text += "".join(f", {count} {what}" for what, count in extras.items() if count)
+        text += "".join(f", {count:,} {what}" for what, count in extras.items() if count)
         not_run = ", ".join(m.model for m in self.not_run)
         return text + (f"; not run: {not_run}" if not_run else "")
 
@@ -190,7 +191,8 @@ class StageReport:
                     f"{m.input_tokens:,}/{m.output_tokens:,}",
                     f"{m.cost_usd:.4f}",
                 ]
-            rows.append([str(c) for c in cells])
+            # Counts with a thousands separator, as the tokens: 6,090 jobs, not 6090.
+            rows.append([f"{c:,}" if isinstance(c, int) else str(c) for c in cells])
         shown, zeros = fitting_columns(columns, rows, console.width)
         # Model names and numbers stay whole (80 columns cut names to `gem…`); headers wrap, and
         # columns that still do not fit go to a second table (`84.…` for $84.03 before).
