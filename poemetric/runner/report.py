@@ -372,18 +372,22 @@ def fitting_columns(
     return {i: widest(i, header_words=True) for i in shown}, [columns[i] for i in sorted(zero)]
 
 
-def column_groups(shown: dict[int, int | None], width: int) -> list[list[int]]:
+def column_groups(
+    shown: dict[int, int | None], width: int, *, edge: bool = True
+) -> list[list[int]]:
     """The columns of `fitting_columns` split into tables that each fit in `width`, every one
-    starting with the first column (the model): one table when they all fit."""
+    starting with the first column (the model): one table when they all fit. `edge` as in
+    `fitting_columns`."""
     if any(w is None for w in shown.values()):
         return [list(shown)]
     groups: list[list[int]] = []
     for index in shown:
         group = groups[-1] if groups else []
-        # "│ " before each cell and " │" after the last one, as in `fitting_columns`.
+        # "│ " before each cell and " │" after the last one, as in `fitting_columns` (without
+        # edges: " │ " between cells only).
         if not groups or (
             len(group) > 1
-            and sum(shown[i] or 0 for i in [*group, index]) + 3 * len(group) + 4 > width
+            and sum(shown[i] or 0 for i in [*group, index]) + 3 * len(group) + 4 * edge > width
         ):
             groups.append([] if not groups else [next(iter(shown))])
         groups[-1].append(index)
