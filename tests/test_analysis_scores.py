@@ -263,6 +263,23 @@ def test_an_unreadable_expert_record_is_named_without_a_column_dash(
     assert f"{path}:3: expected" in str(error.value) and ": -:" not in str(error.value)
 
 
+def test_expert_file_problems_are_listed_in_line_order(store: RunStore, tmp_path: Path) -> None:
+    """A row with a field too many was listed before every other problem (`:4, :2, :5`)."""
+    rows = [
+        {"expert": "e1", "generation_id": "bot-p1", **BASE, "creativity": 7},
+        {"expert": "e2", "generation_id": "bot-p1", **BASE},
+        {"expert": "e3", "generation_id": "zzzz", **BASE},
+    ]
+    path = _write_experts(tmp_path / "experts.csv", rows)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines.insert(2, "e4,bot-p1," + ",".join(["3"] * (len(BASE) + 1)))  # line 3, one field more
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ExpertRatingsError) as error:
+        load_expert_ratings(path, store)
+    listed = [line.split(":")[1] for line in str(error.value).splitlines()[1:]]
+    assert listed == ["2", "3", "5"], str(error.value)
+
+
 def test_expert_csv_missing_columns_and_duplicates(store: RunStore, tmp_path: Path) -> None:
     path = _write_experts(tmp_path / "experts.csv", [{"rater": "e1", "form": 3}])
     with pytest.raises(ExpertRatingsError, match="missing column"):

@@ -304,6 +304,10 @@ def test_a_judge_of_a_run_judged_by_others(
     run = _judged_by_gpt_4o(demo_run, tmp_path / "judged")
     line = _error([*command, "--run", str(run), "--judge", "nobody"])
     assert line == "error: no judgments by judge 'nobody' in the run; judges: gpt-4o"
+    line = _error([*command, "--run", str(run), "--judge", "gpt4o"])  # a typo: named
+    assert line == (
+        "error: no judgments by judge 'gpt4o' (did you mean 'gpt-4o'?) in the run; judges: gpt-4o"
+    )
 
 
 def test_judge_reparse_of_a_judge_without_judgments(demo_run: Path, tmp_path: Path) -> None:
@@ -316,7 +320,9 @@ def test_judge_reparse_of_a_judge_without_judgments(demo_run: Path, tmp_path: Pa
     )
     run = _judged_by_gpt_4o(demo_run, tmp_path / "judged")
     line = _error(["judge", "reparse", "--run", str(run), "--judge", "gpt-4o,gpt4o"])
-    assert line == "error: no judgments by judge 'gpt4o' in the run; judges: gpt-4o"
+    assert line == (
+        "error: no judgments by judge 'gpt4o' (did you mean 'gpt-4o'?) in the run; judges: gpt-4o"
+    )
     known = CliRunner().invoke(app, ["judge", "reparse", "--run", str(run), "--judge", "gpt-4o"])
     assert known.exit_code == 0, known.output
 

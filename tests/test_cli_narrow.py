@@ -168,7 +168,8 @@ def test_survey_import_names_a_long_run_path_on_one_line(tmp_path: Path) -> None
 def test_a_paper_scale_judge_summary_keeps_every_number_whole_at_80_columns() -> None:
     """A resumed judge run with re-asks and errors at the paper's scale: the columns left after
     the all-zero ones did not fit 80 columns, and rich cut them (`0.03…` for the cost, `6090`
-    to `…`, `gemini-2.5…`). What does not fit goes to a second table with the model again."""
+    to `…`, `gemini-2.5…`). What does not fit goes to a second table with the model again.
+    Counts have a thousands separator, as the tokens do."""
     from io import StringIO
 
     from rich.console import Console
@@ -185,5 +186,6 @@ def test_a_paper_scale_judge_summary_keeps_every_number_whole_at_80_columns() ->
     text = out.getvalue()
     assert "…" not in text and max(map(len, text.splitlines())) <= 80
     rows = [cells for cells in _cells(text) if cells[:1] == ["gemini-2.5-pro"]]
-    assert rows[0] == ["gemini-2.5-pro", "6090", "1400", "700", "3990", "3900", "90", "130"]
+    # Counts with a thousands separator, as the tokens (6090 before).
+    assert rows[0] == ["gemini-2.5-pro", "6,090", "1,400", "700", "3,990", "3,900", "90", "130"]
     assert rows[1] == ["gemini-2.5-pro", "16,599,000/6,320,000", "84.0321"]

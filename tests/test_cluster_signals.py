@@ -166,6 +166,14 @@ def test_sigterm_lets_answers_in_flight_arrive_and_the_resume_pays_for_none_agai
     assert status == 143, output
     assert "Interrupted by SIGTERM" in output and "Resume with:" in output
     assert f"poemetric {' '.join(args)}" in output
+    # The summary of what the stopped run did (and spent), before the resume hint: the 4
+    # answers stored, 2 before the signal and 2 in flight.
+    summary = output.find(f"{stage}: summary (interrupted)")
+    assert 0 <= summary < output.index("Interrupted by SIGTERM"), output
+    row = next(line for line in output[summary:].splitlines() if "remote-test" in line)
+    jobs = "6" if stage == "generate" else "12"
+    # model, jobs, to call, ok (done before, from cache: 0, left out at 80 columns)
+    assert [cell.strip() for cell in row.split("│")][1:5] == ["remote-test", jobs, jobs, "4"]
 
 
 def test_sigterm_stops_after_the_grace_even_when_answers_do_not_come(tmp_path: Path) -> None:

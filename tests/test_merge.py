@@ -275,21 +275,49 @@ def test_the_merge_table_wraps_its_headers_before_it_leaves_columns_out(
 ) -> None:
     """At 86 to 92 columns the merge left out the columns that are 0 for every table, where
     wrapping `kept ok` and `both err` (as the stages' summaries wrap theirs) shows them all.
-    Narrower than the table without them, lines run over rather than cut a header to `s…`."""
+    Narrower than the table without them, the columns that do not fit go to a second table
+    (the lines ran over), rather than cut a header to `s…`."""
     shard1 = _make_store(tmp_path / "s1", ["p1"], ["markov"])
     shard2 = _make_store(tmp_path / "s2", ["p2"], ["markov"])
     args = ["merge", str(shard1), str(shard2), "--into", str(tmp_path / "all")]
     result = CliRunner().invoke(app, args, env={"COLUMNS": str(columns)})
     assert result.exit_code == 0, result.output
     assert "…" not in result.output
-    lines = [line.split("┃") for line in result.output.splitlines() if "┃" in line]
-    shown = [
-        " ".join(filter(None, (line[i].strip() for line in lines))) for i in range(len(lines[0]))
-    ]
+    shown: list[str] = []
+    for table in result.output.split("\n\n"):  # a second table after an empty line
+        lines = [line.split("┃") for line in table.splitlines() if "┃" in line]
+        shown += [
+            " ".join(filter(None, (line[i].strip() for line in lines)))
+            for i in range(1 if shown else 0, len(lines[0]) if lines else 0)
+        ]
     assert shown == headers
     assert ("left out at this width" in result.output) == (len(headers) < 9)
-    if columns == 88:
-        assert max(len(line) for line in result.output.splitlines() if "│" in line) <= columns
+    assert max(len(line) for line in result.output.splitlines() if "│" in line) <= columns
+
+
+def test_a_paper_scale_merge_keeps_every_count_whole_at_80_columns() -> None:
+    """Counts in the hundreds of thousands for every column: the lines ran over 80 columns (93
+    wide); the columns that do not fit go to a second table with the table names again, and
+    counts have a thousands separator, as the run summaries'."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from poemetric.cli.merge_cmd import _print_report
+    from poemetric.store.merge import MERGED_TABLES, MergeReport, TableMerge
+
+    report = MergeReport(destination=Path("runs/paper"), sources=[Path("a"), Path("b")])
+    counts = TableMerge(1_234_567, 765_432, 12_345, 43_210, 9_870, 56_789, 1_234, 34_567)
+    report.tables = {name: counts for name in MERGED_TABLES}
+    out = StringIO()
+    _print_report(Console(file=out, width=80, emoji=False, highlight=False), report)
+    text = out.getvalue()
+    assert "…" not in text
+    assert max(len(line) for line in text.splitlines() if "│" in line) <= 80
+    cells = [cell.strip() for line in text.splitlines() for cell in line.split("│")]
+    for count in ("1,234,567", "765,432", "12,345", "43,210", "9,870", "56,789", "1,234"):
+        assert cells.count(count) == len(MERGED_TABLES), count
+    assert cells.count("34,567") == len(MERGED_TABLES)
 
 
 def test_a_file_as_destination_is_an_error_not_a_traceback(tmp_path: Path) -> None:

@@ -197,14 +197,16 @@ def test_read_ratings_reports_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(RatingsFileError) as error:
         read_ratings(path, scale=[1, 2, 3, 4, 5])
     message = str(error.value)
-    for expected in (
+    expected = [
         "ratings.csv:3: rater 'a' rated unit 'p1' on 'form' already on line 2",
         "ratings.csv:4: score 'good' is not a number",
         "ratings.csv:5: empty rater",
         "ratings.csv:6: expected 4 fields (as in the header), found 5 (an unquoted comma",
         "ratings.csv:7: score '9' is not on the scale",
-    ):
-        assert expected in message
+    ]
+    # In line order: the reader's problem of line 6 was listed first.
+    found = [message.index(problem) for problem in expected]
+    assert found == sorted(found), message
     bad = runner.invoke(app, ["agree", str(path)])
     assert bad.exit_code == 2 and bad.stdout == "" and bad.stderr.startswith("error: ")
     assert "ratings.csv:4" in bad.stderr and "Traceback" not in bad.output

@@ -10,6 +10,7 @@ import pandas as pd
 
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
 from poemetric.store import HUMAN_AUTHOR, RunStore
+from poemetric.suggest import did_you_mean
 
 
 @dataclass
@@ -143,7 +144,10 @@ def no_judgments_message(store: RunStore, judge: str) -> str:
             f"no judgments by judge {judge!r}: the run has no judgments yet; make them with "
             f"`poemetric judge --run {store.run_dir} --judge {judge}`"
         )
-    return f"no judgments by judge {judge!r} in the run; judges: {', '.join(known)}"
+    return (
+        f"no judgments by judge {judge!r}{did_you_mean(judge, known)} in the run; judges: "
+        + ", ".join(known)
+    )
 
 
 def coverage_notes(

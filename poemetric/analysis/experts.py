@@ -25,7 +25,7 @@ import pandas as pd
 
 from poemetric.data.io import DatasetError, RawRecord, RawTable, read_table
 from poemetric.judge.answer import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
-from poemetric.reliability.io import problem_report
+from poemetric.reliability.io import LinedProblems, problem_report
 from poemetric.store import RunStore
 
 EXPERTS_JUDGE = "experts"
@@ -82,11 +82,11 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
         raise ExpertRatingsError(
             f"{path}: missing column(s): {', '.join(missing)}; found {', '.join(found) or 'none'}"
         )
-    problems = [issue.plain() for issue in table.issues]
+    problems = LinedProblems(table.issues)
     answers: list[ExpertAnswer] = []
     seen: dict[tuple[str, ...], int] = {}
     for record in table.records:
-        where = f"{path}:{record.line}"
+        where, problems.line = f"{path}:{record.line}", record.line
         raw = {k: "" if v is None else str(v).strip() for k, v in record.values.items()}
         expert = raw.get(rater_column, "")
         if not expert:
@@ -111,7 +111,7 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
         seen[key] = record.line
         answers += rows
     if problems:
-        raise ExpertRatingsError(problem_report("invalid expert ratings", problems))
+        raise ExpertRatingsError(problem_report("invalid expert ratings", problems.in_line_order()))
     return answers
 
 

@@ -33,6 +33,16 @@ def part_label(key: str) -> str:
 #: other top word's. Column -> its name as a percentage.
 PERCENT_COLUMNS = {"share": "share_pct", "poem_share": "poem_share_pct"}
 
+#: Columns printed with more decimals than the table's: costs in USD at 4, as the run summaries
+#: print them (a cheap judge's $0.0012 read 0.00 at 2 decimals).
+COLUMN_DIGITS = {"cost_usd": 4}
+
+
+def column_digits(column: str, digits: int) -> int:
+    """The decimals of `column` in a table printed at `digits`."""
+    return max(digits, COLUMN_DIGITS.get(column, digits))
+
+
 #: Readable headers for the columns the analysis writes (others: snake_case -> words).
 HEADERS: dict[str, str] = {
     "n": "n",
@@ -75,6 +85,15 @@ HEADERS: dict[str, str] = {
     "repetition_content_chance": "Repetition by chance (content words)",
     "repetition_content_excess": "Repetition above chance (content words)",
     "mtld": "MTLD",
+    # the `judges` table: refusals counted on the first turn, on any turn, and after re-asks
+    "first_turn_refusals": "Refusals, first turn",
+    "refusals_any_turn": "Refusals, any turn",
+    "final_refusals": "Refusals, final",
+    "first_turn_refusal_rate": "Refusal rate, first turn",
+    "final_refusal_rate": "Refusal rate, final",
+    "reasked": "Re-asked",
+    "reasked_ok": "Re-asked, ok after",
+    "reask_rate": "Re-ask rate",
     "mattr": "MATTR",
     "ttr": "TTR",
     # judge dimensions as columns (the wide author x dimension table)

@@ -4,20 +4,43 @@ recognised the human poems (`judge recognise`), with human-authorship scores spl
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.screening import looks_like_refusal
 from poemetric.store import RunStore
 
 
+def turn_refusals(turns: str | None, final_refusal: bool) -> tuple[bool, bool]:
+    """(refused on the first turn, refused on any turn) of one judgment: its earlier turns
+    (`turns`, kept when it was re-asked) and its stored answer, refused when `final_refusal`.
+    A refusal that was re-asked and then answered is only in `turns`: the stored row says 0."""
+    listed = json.loads(turns) if turns else []
+    earlier = [looks_like_refusal(str(t.get("response_text") or "")) for t in listed]
+    if not earlier:
+        return final_refusal, final_refusal
+    return earlier[0], any(earlier) or final_refusal
+
+
 def judge_report(store: RunStore) -> pd.DataFrame:
-    """One row per judge. Rates are shares of the answers received (ok + unparsable)."""
+    """One row per judge. Rates are shares of the answers received (ok + unparsable). Refusals
+    are counted three ways: on the first turn (before any re-ask), on any turn, and final (still
+    refused after the re-asks, stored as a parse failure)."""
     rows = pd.read_sql_query(
-        "SELECT judge, status, error, refusal, reasks, overall_quality, cost_usd FROM judgments",
+        "SELECT judge, status, error, refusal, reasks, turns, overall_quality, cost_usd "
+        "FROM judgments",
         store.conn,
     )
     if rows.empty:
         return pd.DataFrame()
+    refused = [
+        turn_refusals(turns if isinstance(turns, str) else None, bool(final))
+        for turns, final in zip(rows["turns"], rows["refusal"].fillna(0), strict=True)
+    ]
+    rows["first_turn_refusal"] = [first for first, _ in refused]
+    rows["any_turn_refusal"] = [any_turn for _, any_turn in refused]
     table = []
     for judge, group in rows.groupby("judge", sort=True):
         ok = group[group["status"] == "ok"]
@@ -26,6 +49,8 @@ def judge_report(store: RunStore) -> pd.DataFrame:
         answered = len(ok) + int(unparsable.sum())
         reasked = group["reasks"].fillna(0) > 0
         quality = pd.to_numeric(ok["overall_quality"], errors="coerce")
+        first_turn = int(group["first_turn_refusal"].sum())
+        final = int(group["refusal"].fillna(0).sum())
         table.append(
             {
                 "judge": judge,
@@ -34,13 +59,14 @@ def judge_report(store: RunStore) -> pd.DataFrame:
                 "parse_failures": int(unparsable.sum()),
                 "call_errors": int((~unparsable).sum()),
                 "not_judged": int((group["status"] == "not_judged").sum()),
-                "refusals": int(group["refusal"].fillna(0).sum()),
+                "first_turn_refusals": first_turn,
+                "refusals_any_turn": int(group["any_turn_refusal"].sum()),
+                "final_refusals": final,
                 "reasked": int(reasked.sum()),
                 "reasked_ok": int((reasked & (group["status"] == "ok")).sum()),
                 "parse_failure_rate": unparsable.sum() / answered if answered else float("nan"),
-                "refusal_rate": group["refusal"].fillna(0).sum() / answered
-                if answered
-                else float("nan"),
+                "first_turn_refusal_rate": first_turn / answered if answered else float("nan"),
+                "final_refusal_rate": final / answered if answered else float("nan"),
                 "reask_rate": reasked.sum() / answered if answered else float("nan"),
                 "overall_quality_mean": quality.mean(),
                 "overall_quality_sd": quality.std(ddof=1) if len(quality) > 1 else float("nan"),

@@ -72,7 +72,11 @@ TABLE_CAPTIONS: dict[str, str] = {
     "discrimination": "Overall quality by the experts and each judge on the expert-rated poems "
     "(n: ratings, every expert rating and every judge sample)",
     "judges": "Per judge: parse failures, refusals, re-asks, non-poems not judged, SD of overall "
-    "quality, cost",
+    "quality, cost (USD, every turn). Refusals: judgments whose first answer was a refusal "
+    "(first turn), with a refusal on any turn, and still refused after the re-asks (final: "
+    "stored as parse failures); a refusal answered when re-asked counts in the first two only. "
+    "Re-asked: judgments asked again after an unusable answer (ok after: then answered). Rates "
+    "are shares of the answers received (ok + parse failures)",
     "recognition": "Human poems each judge recognised (title and author), and its human-authorship"
     " score of recognised vs not recognised poems",
     **GHOSTWRITING_CAPTIONS,

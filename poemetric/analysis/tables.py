@@ -23,7 +23,13 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.analysis.headers import HEADERS as HEADERS
-from poemetric.analysis.headers import PERCENT_COLUMNS, dimension_label, part_label, readable
+from poemetric.analysis.headers import (
+    PERCENT_COLUMNS,
+    column_digits,
+    dimension_label,
+    part_label,
+    readable,
+)
 from poemetric.analysis.latex_width import text_width_pt
 from poemetric.paths import replaced_when_done
 
@@ -184,7 +190,7 @@ def _constant_keys(frame: pd.DataFrame) -> list[str]:
 
 def _column_pt(frame: pd.DataFrame, column: str, digits: int) -> float:
     """The printed width of a column's widest cell (or its header), without padding."""
-    count = _is_count(column)
+    count, digits = _is_count(column), column_digits(column, digits)
     cells = [text_width_pt(_cell(v, digits, count)) for v in frame[column]]
     return max([text_width_pt(readable(column)), *cells])
 
@@ -245,13 +251,16 @@ _NEGATIVE = re.compile(r"(?<![\w.])-(?=\d)")
 def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int,
                   wrapped: dict[str, float]) -> list[str]:  # fmt: skip
     counts = [_is_count(c) for c in columns]
+    places = [column_digits(c, digits) for c in columns]
     widths = [wrapped.get(c) for c in columns]
     numeric = [_numeric(frame, c) for c in columns]
     rows = []
     for row in frame[list(columns)].itertuples(index=False):
         cells = []
-        for value, count, width, number in zip(row, counts, widths, numeric, strict=True):
-            cell = _boxed(_cell(value, digits, count), width)
+        for value, count, place, width, number in zip(
+            row, counts, places, widths, numeric, strict=True
+        ):
+            cell = _boxed(_cell(value, place, count), width)
             # In text, "-0.09" prints a hyphen, shorter and higher than a minus.
             cells.append(_NEGATIVE.sub(r"$-$", cell) if number else cell)
         rows.append(" & ".join(cells) + r" \\")
@@ -329,13 +338,14 @@ def to_markdown(frame: pd.DataFrame, *, digits: int = 2) -> str:
     numeric = [_numeric(frame, str(c)) for c in frame.columns]
     rule = "|" + "|".join("---:" if number else "---" for number in numeric) + "|"
     counts = [_is_count(str(c)) for c in frame.columns]
+    places = [column_digits(str(c), digits) for c in frame.columns]
     body = [
         "| "
         + " | ".join(
-            _cell(v, digits, count).replace("|", "\\|")
+            _cell(v, place, count).replace("|", "\\|")
             if number
-            else markdown_escape(_cell(v, digits, count))
-            for v, count, number in zip(row, counts, numeric, strict=True)
+            else markdown_escape(_cell(v, place, count))
+            for v, count, place, number in zip(row, counts, places, numeric, strict=True)
         )
         + " |"
         for row in frame.itertuples(index=False)

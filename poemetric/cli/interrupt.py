@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import typer
@@ -13,6 +13,7 @@ from rich.console import Console
 
 from poemetric.cli.markup import plain
 from poemetric.runner import stopping
+from poemetric.runner.report import StageInterrupted
 
 #: The end of `generate --help` and `judge --help`: what a stop costs, and the exit statuses.
 STOPPING_HELP = (
@@ -55,11 +56,17 @@ def nothing_written(output: Path, until: str) -> Iterator[None]:
 
 @contextmanager
 def _stopped(then: str) -> Iterator[None]:
-    """Ctrl-C or SIGTERM: "Interrupted." and `then` (Rich markup), the command to type again,
-    and exit status 130 or 143."""
+    """Ctrl-C or SIGTERM: the stopped stage's summary (`StageInterrupted`), "Interrupted." and
+    `then` (Rich markup), the command to type again, and exit status 130 or 143."""
     try:
         yield
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        if isinstance(stop, StageInterrupted):
+            # What the stage did and spent until the stop, as after a finished run: counts kept
+            # in memory, printed once the stage's calls ended (not in the signal handler). A
+            # further signal while it prints skips the rest of it, not the resume hint.
+            with suppress(KeyboardInterrupt):
+                stop.report.render(Console(emoji=False))
         console = Console(emoji=False, stderr=True)
         console.print(
             f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] {then}",

@@ -41,6 +41,7 @@ from poemetric.cli.options import (
     run_by_make,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
+from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -306,7 +307,8 @@ def _check_judged_by(store: RunStore, run: Path, names: list[str]) -> None:
             f"no judgments by judge {which}: the run has no judgments yet; make them with "
             f"`poemetric judge --run {run} --judge {unknown[0]}`"
         )
-    raise error_exit(f"no judgments by judge {which} in the run; judges: {', '.join(known)}")
+    each = ", ".join(f"{name!r}{did_you_mean(name, known)}" for name in unknown)
+    raise error_exit(f"no judgments by judge {each} in the run; judges: {', '.join(known)}")
 
 
 @judge_app.command("recognise")

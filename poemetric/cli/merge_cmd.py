@@ -11,7 +11,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain
 from poemetric.cli.options import error_exit, output_folder
-from poemetric.runner.report import fitting_columns
+from poemetric.runner.report import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
 from poemetric.store.shards import MissingShards
@@ -91,28 +91,32 @@ def _print_report(console: Console, report: MergeReport) -> None:
     for skipped in report.skipped_sources:
         console.print(f"  skipped {skipped}: it is the destination", markup=False)
     rows = [
-        [name, *(str(getattr(report.tables[name], attr)) for attr, _ in _COLUMNS)]
+        [name, *(f"{getattr(report.tables[name], attr):,}" for attr, _ in _COLUMNS)]
         for name in MERGED_TABLES
         if name in report.tables
     ]
     headers = ["table", *(header for _, header in _COLUMNS)]
     # A log file is 80 columns wide: headers wrap, then the columns that are 0 for every table
-    # are left out, rather than cut every header to "confl…". Narrower still, the lines run
-    # over rather than cut a header or a count: a minimum width, not a fixed one, which rich
-    # would shrink.
+    # are left out, rather than cut every header to "confl…". Columns that still do not fit go
+    # to a second table (with the table names again), as in the run summaries: the lines ran
+    # over 80 columns. A minimum width, not a fixed one, which rich would shrink.
     shown, zeros = fitting_columns(headers, rows, console.width, edge=False)
-    table = Table(show_edge=False, pad_edge=False)
-    for index, width in shown.items():
-        table.add_column(
-            headers[index],
-            justify="left" if index == 0 else "right",
-            min_width=width,
-            max_width=width,
-            no_wrap=index == 0,
-        )
-    for row in rows:
-        table.add_row(*(row[index] for index in shown))
-    console.print(table)
+    for number, group in enumerate(column_groups(shown, console.width, edge=False)):
+        table = Table(show_edge=False, pad_edge=False)
+        for index in group:
+            width = shown[index]
+            table.add_column(
+                headers[index],
+                justify="left" if index == 0 else "right",
+                min_width=width,
+                max_width=width,
+                no_wrap=index == 0,
+            )
+        for row in rows:
+            table.add_row(*(row[index] for index in group))
+        if number:
+            console.print()
+        console.print(table)
     if zeros:
         console.print(f"(0 for every table, left out at this width: {', '.join(zeros)})")
     console.print(

@@ -35,7 +35,7 @@ from poemetric.providers.base import ChatMessage, Completion, ModelSpec
 from poemetric.providers.registry import provider_class
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, cache_key, follow_up_cache_key, settings_json, user_request
-from poemetric.runner.report import StageReport
+from poemetric.runner.report import StageInterrupted, StageReport
 from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, stored_statuses
 from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.screening import looks_like_refusal, not_a_poem_reason
@@ -112,6 +112,11 @@ class JudgePlan:
     template: str | Path | None = None
     #: Generations not sent, by judge name.
     not_sent: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def note_not_sent(self, report: StageReport) -> None:
+        """Each judge's generations not sent (not poems) in its summary row."""
+        for model in report.models:
+            model.not_sent = self.not_sent.get(model.model, model.not_sent)
 
     def __call__(self, judge: ModelSpec) -> tuple[list[Job], dict[str, str]]:
         template = judge_template(judge, self.template)
@@ -268,18 +273,25 @@ def run_judging(
     for judge in panel:
         check_template(store, judge, judge_template(judge, template))
     plan = JudgePlan(store, authors, samples, options.limit, template)
-    report = run_stage(
-        store,
-        STAGE,
-        panel,
-        jobs_for=plan,
-        handler_for=JudgmentRows,
-        options=options,
-        child_entry=partial(
-            rerun_in_child, stage=run_judging, authors=authors, samples=samples, template=template
-        ),
-        console=console,
-    )
-    for model in report.models:
-        model.not_sent = plan.not_sent.get(model.model, model.not_sent)
+    try:
+        report = run_stage(
+            store,
+            STAGE,
+            panel,
+            jobs_for=plan,
+            handler_for=JudgmentRows,
+            options=options,
+            child_entry=partial(
+                rerun_in_child,
+                stage=run_judging,
+                authors=authors,
+                samples=samples,
+                template=template,
+            ),
+            console=console,
+        )
+    except StageInterrupted as stop:  # its summary counts the non-poems too
+        plan.note_not_sent(stop.report)
+        raise
+    plan.note_not_sent(report)
     return report

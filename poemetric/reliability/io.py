@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from poemetric.data.io import DatasetError, read_table
+from poemetric.data.io import DatasetError, ValidationIssue, read_table
 from poemetric.reliability.ratings import Rating, Ratings, parse_score
 
 REQUIRED = ("unit", "rater", "score")
@@ -16,6 +16,31 @@ MAX_SHOWN = 20
 
 class RatingsFileError(ValueError):
     """The ratings file is unreadable or has bad rows; the message names file and line."""
+
+
+class LinedProblems(list[str]):
+    """The problems of a file, each noted at the line being read when it was added (`line`), so
+    that they are listed in line order: the reader's issues (a row with too many fields) came
+    first, before those of the rows read after it (`:9, :5, :12`)."""
+
+    def __init__(self, issues: Sequence[ValidationIssue] = ()) -> None:
+        super().__init__()
+        self.lines: list[int] = []
+        #: The line of the record being read: problems added now are at it.
+        self.line = 0
+        for issue in issues:
+            self.line = issue.line or 0
+            self.append(issue.plain())
+        self.line = 0
+
+    def append(self, problem: str) -> None:
+        super().append(problem)
+        self.lines.append(self.line)
+
+    def in_line_order(self) -> list[str]:
+        """The problems by line; those of one line in the order they were found."""
+        order = sorted(range(len(self)), key=lambda index: self.lines[index])
+        return [self[index] for index in order]
 
 
 def problem_report(title: str, problems: Sequence[str]) -> str:
@@ -37,7 +62,7 @@ def read_ratings(
         table = read_table(path)
     except (OSError, DatasetError) as exc:
         raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
-    problems = [issue.plain() for issue in table.issues]
+    problems = LinedProblems(table.issues)
     missing = [c for c in REQUIRED if table.header_read and c not in table.columns]
     if missing:
         raise RatingsFileError(
@@ -48,7 +73,7 @@ def read_ratings(
     ratings: list[Rating] = []
     seen: dict[tuple[str, str, str], int] = {}
     for record in table.records:
-        where = f"{path}:{record.line}"
+        where, problems.line = f"{path}:{record.line}", record.line
         values = {k: "" if v is None else str(v).strip() for k, v in record.values.items()}
         unit, rater = values.get("unit", ""), values.get("rater", "")
         item = values.get("item", SINGLE_ITEM) or ""
@@ -77,7 +102,7 @@ def read_ratings(
             continue
         ratings.append(Rating(unit, rater, item, score))
     if problems:
-        raise RatingsFileError(problem_report(f"{path}: invalid ratings", problems))
+        raise RatingsFileError(problem_report(f"{path}: invalid ratings", problems.in_line_order()))
     if not ratings:
         raise RatingsFileError(f"{path}: no ratings (every score is blank)")
     return Ratings.from_ratings(ratings, scale=scale)

@@ -102,6 +102,8 @@ class StageReport:
     shard: str | None = None
     models: list[ModelReport] = field(default_factory=list)
     stopped_by_budget: bool = False
+    #: Ctrl-C or SIGTERM stopped the stage: the counts are what it did until then.
+    interrupted: bool = False
 
     def total(self, attribute: str) -> float:
         return sum(getattr(m, attribute) for m in self.models)
@@ -137,13 +139,14 @@ class StageReport:
         """One line for logs and the demo: models, rows ok / errors, calls, cost."""
         if self.dry_run:
             return (
-                f"{len(self.models)} model(s), {int(self.total('pending'))} call(s) planned, "
+                f"{len(self.models)} model(s), {int(self.total('pending')):,} call(s) planned, "
                 f"estimated ${self.total('estimated_cost_usd'):.4f}"
             )
         done = int(self.total("already_done"))
         text = (
-            f"{len(self.models)} model(s): {int(self.total('ok'))} new ok, {self.errors} error(s), "
-            f"{done} already done, {int(self.total('called'))} call(s), ${self.cost_usd:.4f}"
+            f"{len(self.models)} model(s): {int(self.total('ok')):,} new ok, {self.errors:,} "
+            f"error(s), {done:,} already done, {int(self.total('called')):,} call(s), "
+            f"${self.cost_usd:.4f}"
         )
         extras = {
             "re-asked": int(self.total("reasked")),
@@ -153,7 +156,7 @@ class StageReport:
             "in batches to download again": int(self.total("download_failed")),
             "to submit again (batch results gone)": int(self.total("abandoned")),
         }
-        text += "".join(f", {count} {what}" for what, count in extras.items() if count)
+        text += "".join(f", {count:,} {what}" for what, count in extras.items() if count)
         not_run = ", ".join(m.model for m in self.not_run)
         return text + (f"; not run: {not_run}" if not_run else "")
 
@@ -162,6 +165,8 @@ class StageReport:
         title = f"{self.stage}: {'plan (dry run)' if self.dry_run else 'summary'}"
         if self.shard:
             title += f", shard {self.shard}"
+        if self.interrupted:
+            title += " (interrupted)"
         columns = ["model", "jobs", *(PLAN_HEADERS if self.dry_run else SPLIT_HEADERS)]
         if self.dry_run:
             columns += ["est. tokens in/out", "est. cost $"]
@@ -186,7 +191,8 @@ class StageReport:
                     f"{m.input_tokens:,}/{m.output_tokens:,}",
                     f"{m.cost_usd:.4f}",
                 ]
-            rows.append([str(c) for c in cells])
+            # Counts with a thousands separator, as the tokens: 6,090 jobs, not 6090.
+            rows.append([f"{c:,}" if isinstance(c, int) else str(c) for c in cells])
         shown, zeros = fitting_columns(columns, rows, console.width)
         # Model names and numbers stay whole (80 columns cut names to `gem…`); headers wrap, and
         # columns that still do not fit go to a second table (`84.…` for $84.03 before).
@@ -325,6 +331,17 @@ class StageReport:
             )
 
 
+class StageInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM stopped a stage: a KeyboardInterrupt (every handler of one applies)
+    that carries what the stage did until then (`report`, marked `interrupted`), so that the
+    command prints its summary, and what it cost, before the resume hint."""
+
+    def __init__(self, report: StageReport) -> None:
+        super().__init__(report)  # in `args`: it pickles (out of an isolated model's process)
+        self.report = report
+        report.interrupted = True
+
+
 def fitting_columns(
     columns: list[str], rows: list[list[str]], width: int, *, edge: bool = True
 ) -> tuple[dict[int, int | None], list[str]]:
@@ -355,18 +372,22 @@ def fitting_columns(
     return {i: widest(i, header_words=True) for i in shown}, [columns[i] for i in sorted(zero)]
 
 
-def column_groups(shown: dict[int, int | None], width: int) -> list[list[int]]:
+def column_groups(
+    shown: dict[int, int | None], width: int, *, edge: bool = True
+) -> list[list[int]]:
     """The columns of `fitting_columns` split into tables that each fit in `width`, every one
-    starting with the first column (the model): one table when they all fit."""
+    starting with the first column (the model): one table when they all fit. `edge` as in
+    `fitting_columns`."""
     if any(w is None for w in shown.values()):
         return [list(shown)]
     groups: list[list[int]] = []
     for index in shown:
         group = groups[-1] if groups else []
-        # "│ " before each cell and " │" after the last one, as in `fitting_columns`.
+        # "│ " before each cell and " │" after the last one, as in `fitting_columns` (without
+        # edges: " │ " between cells only).
         if not groups or (
             len(group) > 1
-            and sum(shown[i] or 0 for i in [*group, index]) + 3 * len(group) + 4 > width
+            and sum(shown[i] or 0 for i in [*group, index]) + 3 * len(group) + 4 * edge > width
         ):
             groups.append([] if not groups else [next(iter(shown))])
         groups[-1].append(index)

@@ -54,7 +54,7 @@ from poemetric.runner.isolation import spawn_isolated
 from poemetric.runner.jobs import Job, Shard
 from poemetric.runner.leases import Leases
 from poemetric.runner.planning import add_estimates, lease_jobs, plan_model, replay_cached
-from poemetric.runner.report import ModelReport, StageReport
+from poemetric.runner.report import ModelReport, StageInterrupted, StageReport
 from poemetric.store.db import RunStore
 from poemetric.store.models import changed_models, record_models
 from poemetric.store.shards import record_shard
@@ -257,12 +257,16 @@ def run_stage(
     ]
     inline = [s for s in specs if s not in isolated]
     leases = None if options.dry_run else Leases(store)
+    #: The inline models' reports as soon as they are planned: the summary of an interrupted
+    #: stage shows what they did until the stop.
+    so_far: list[ModelReport] = []
 
     async def main(progress: Progress) -> list[ModelReport]:
         runs: list[tuple[ModelRun, list[Job]]] = []
         for spec in inline:
             jobs, statuses = jobs_for(spec)
             model_report, cached, pending = plan_model(store, spec, jobs, statuses, options)
+            so_far.append(model_report)
             run = ModelRun(
                 store,
                 spec,
@@ -303,8 +307,29 @@ def run_stage(
         await asyncio.gather(*(one(run, pending) for run, pending in runs))
         return [run.report for run, _ in runs]
 
-    with progress_display(options, console) as progress, leases or nullcontext():
-        report.models.extend(stopping.run(main(progress)))  # Ctrl-C, SIGTERM let calls finish
+    try:
+        with progress_display(options, console) as progress, leases or nullcontext():
+            report.models.extend(stopping.run(main(progress)))  # Ctrl-C, SIGTERM: calls finish
+        _run_isolated(store, isolated, report, budget, options, child_entry)
+    except KeyboardInterrupt:
+        if not report.models:  # stopped during the inline models: what they did so far
+            report.models.extend(so_far)
+        report.stopped_by_budget = budget.cut or any(m.skipped_budget for m in report.models)
+        raise StageInterrupted(report) from None
+    report.stopped_by_budget = budget.cut or any(m.skipped_budget for m in report.models)
+    return report
+
+
+def _run_isolated(
+    store: RunStore,
+    isolated: list[ModelSpec],
+    report: StageReport,
+    budget: Budget,
+    options: RunnerOptions,
+    child_entry: ChildEntry | None,
+) -> None:
+    """Run each isolated model in a process of its own, one after the other, under what is left
+    of the budget; their reports are added to `report`."""
     for spec in isolated:
         assert child_entry is not None
         child_options = replace(
@@ -317,8 +342,6 @@ def run_stage(
         model_report = spawn_isolated(child_entry, store, spec, child_options)
         budget.spent_usd += model_report.cost_usd
         report.models.append(model_report)
-    report.stopped_by_budget = budget.cut or any(m.skipped_budget for m in report.models)
-    return report
 
 
 async def _started(run: ModelRun) -> Provider | None:
