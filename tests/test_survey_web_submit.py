@@ -1,4 +1,5 @@
-"""The survey form's buttons in headless Chromium."""
+"""The survey form in headless Chromium: Enter on an answer, a button pressed while the server
+cannot be reached."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from survey_support import serving, survey_run
+from survey_support import answers_of, serving, survey_run
 
 from poemetric.store import RunStore
 from poemetric.survey import tokens
@@ -49,5 +50,34 @@ def test_enter_on_an_answer_saves_and_goes_on_not_back(
         page.keyboard.press("Enter")
     # "Save and next" on an unfinished page: poem 2 again, with the questions still open.
     assert page.locator("h1").inner_text() == "Poem 2"
-    assert "Question 1 needs an answer." in page.get_by_role("alert").first.inner_text()
+    assert "Question 1 needs an answer." in page.get_by_role("alert").inner_text()
     page.close()
+
+
+def test_a_button_pressed_offline_keeps_the_page_and_says_not_saved(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Pressing "Save and next" with the server out of reach replaced the page with the
+    browser's error page: the answers given since the connection went (not saved) were lost.
+    The page stays, says so, and the button sends them once the server answers again."""
+    run, url = live
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{_link(run, url, 'ben')}/1")
+    page.wait_for_load_state("load")
+    context.set_offline(True)
+    page.locator("#q-form input[value='5']").check()
+    page.locator("textarea[name=comment_overall_quality]").fill("written offline")
+    page.get_by_role("button", name="Save and next poem").click()
+    notice = page.locator("#submit-status")
+    notice.filter(has_text="Not saved").wait_for(timeout=5000)
+    assert "Poem 1" in page.locator("h1").inner_text()
+    assert page.locator("textarea[name=comment_overall_quality]").input_value() == "written offline"
+    assert page.locator("#q-form input:checked").get_attribute("value") == "5"
+    context.set_offline(False)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save and next poem").click()
+    stored = {q: v for (_, q), v in answers_of(run, "ben").items()}
+    assert stored["form"] == (5, None)
+    assert stored["comment_overall_quality"] == (None, "written offline")
+    context.close()

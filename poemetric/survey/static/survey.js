@@ -85,6 +85,26 @@
       if (send) save(form.elements.namedItem(name), true);
     });
   }
-  form.addEventListener("submit", function () { pending(false); });
+  // "Save and next" / "Previous poem" with the server out of reach (the connection lost, the
+  // server stopped): the browser showed its own error page instead, and every answer not yet
+  // saved was gone (the form is drawn again from the server). A button first asks the server
+  // whether it answers; if not, the page stays as it is, with its answers, and says so.
+  var notice = document.getElementById("submit-status");
+  var reached = false;
+  form.addEventListener("submit", function (event) {
+    if (reached || !notice || !form.requestSubmit) { pending(false); return; }
+    event.preventDefault();
+    var submitter = event.submitter;
+    notice.textContent = "";
+    fetch("/static/survey.js", { method: "HEAD", cache: "no-store", credentials: "same-origin" })
+      .then(function () {
+        reached = true;
+        form.requestSubmit(submitter && submitter.form === form ? submitter : null);
+      })
+      .catch(function () {
+        notice.textContent = "Not saved: the survey server could not be reached. Your answers " +
+          "are still on this page; check your connection and press the button again.";
+      });
+  });
   window.addEventListener("pagehide", function () { pending(true); });
 })();
