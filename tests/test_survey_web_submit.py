@@ -1,8 +1,9 @@
 """The survey form in headless Chromium: Enter on an answer, a button pressed while the server
-cannot be reached."""
+cannot be reached, a reload just after typing."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -81,3 +82,25 @@ def test_a_button_pressed_offline_keeps_the_page_and_says_not_saved(
     assert stored["form"] == (5, None)
     assert stored["comment_overall_quality"] == (None, "written offline")
     context.close()
+
+
+def test_a_reload_just_after_typing_shows_the_comment_typed(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A comment typed less than 0.7 s before a reload was saved as the page went, but the
+    reloaded page was drawn before that save landed: it showed the comment before (here none),
+    as if the typing were lost. The reloaded page shows what was typed, and it is stored."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{_link(run, url, 'ann')}/3")
+    page.wait_for_load_state("load")
+    box = page.locator("textarea[name=comment_human_authorship]")
+    box.fill("typed, then reloaded")
+    page.reload()
+    page.wait_for_load_state("load")
+    assert box.input_value() == "typed, then reloaded"
+    deadline = time.monotonic() + 5  # saved as the page went, or again by the page drawn
+    while (None, "typed, then reloaded") not in answers_of(run, "ann").values():
+        assert time.monotonic() < deadline, "the comment was not stored"
+        time.sleep(0.05)
+    page.close()
