@@ -78,13 +78,53 @@
 
   // Comments typed less than 0.7 s before the page goes: the form's own submit sends them;
   // leaving otherwise (the list of poems, closing the tab) saves them now.
+  // Such a save races the page's reload: the page drawn again showed the comment before it
+  // (the typing looked lost until the next visit). The tab keeps them (sessionStorage) and the
+  // next drawing of this page puts back each one newer than the answer it shows.
+  var keptKey = "survey-leaving:" + url;
   function pending(send) {
+    var kept = [];
     Object.keys(timers).forEach(function (name) {
       clearTimeout(timers[name]);
       delete timers[name];
-      if (send) save(form.elements.namedItem(name), true);
+      var element = form.elements.namedItem(name);
+      if (!send) return;
+      kept.push({ name: name, value: element.value, edited: edited(name) ? edited(name).value : "" });
+      save(element, true);
     });
+    try { if (kept.length) sessionStorage.setItem(keptKey, JSON.stringify(kept)); } catch (e) { /* storage off */ }
   }
-  form.addEventListener("submit", function () { pending(false); });
+  try {
+    var leftOver = JSON.parse(sessionStorage.getItem(keptKey) || "[]");
+    sessionStorage.removeItem(keptKey);
+    leftOver.forEach(function (entry) {
+      var element = form.elements.namedItem(entry.name), box = edited(entry.name);
+      if (!element || !box || !(parseInt(entry.edited, 10) > (parseInt(box.value, 10) || 0))) return;
+      element.value = entry.value;
+      box.value = entry.edited;
+      save(element);
+    });
+  } catch (e) { /* storage off, or not ours */ }
+  // "Save and next" / "Previous poem" with the server out of reach (the connection lost, the
+  // server stopped): the browser showed its own error page instead, and every answer not yet
+  // saved was gone (the form is drawn again from the server). A button first asks the server
+  // whether it answers; if not, the page stays as it is, with its answers, and says so.
+  var notice = document.getElementById("submit-status");
+  var reached = false;
+  form.addEventListener("submit", function (event) {
+    if (reached || !notice || !form.requestSubmit) { pending(false); return; }
+    event.preventDefault();
+    var submitter = event.submitter;
+    notice.textContent = "";
+    fetch("/static/survey.js", { method: "HEAD", cache: "no-store", credentials: "same-origin" })
+      .then(function () {
+        reached = true;
+        form.requestSubmit(submitter && submitter.form === form ? submitter : null);
+      })
+      .catch(function () {
+        notice.textContent = "Not saved: the survey server could not be reached. Your answers " +
+          "are still on this page; check your connection and press the button again.";
+      });
+  });
   window.addEventListener("pagehide", function () { pending(true); });
 })();

@@ -1,0 +1,106 @@
+"""The survey form in headless Chromium: Enter on an answer, a button pressed while the server
+cannot be reached, a reload just after typing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from survey_support import answers_of, serving, survey_run
+
+from poemetric.store import RunStore
+from poemetric.survey import tokens
+from poemetric.survey.build import build_survey
+from poemetric.survey.web import create_app
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    run = survey_run(tmp_path_factory.mktemp("survey") / "run", poems=2)
+    with RunStore(run, create=False) as store:
+        build_survey(store, raters="ann,ben", per_rater=4, per_poem=2, seed=1)
+    with serving(create_app(run, "experts")) as url:
+        yield run, url
+
+
+def _link(run: Path, url: str, rater: str) -> str:
+    return f"{url}/r/{tokens.rater_token(tokens.load_secret(run), 'experts', rater)}"
+
+
+def test_enter_on_an_answer_saves_and_goes_on_not_back(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Enter on a radio button submits the form with its first button, which on poem 2 on was
+    "Previous poem": a keyboard rater confirming an answer was taken back a poem."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{_link(run, url, 'ann')}/2")
+    page.wait_for_load_state("load")
+    page.locator("#q-theme input[value='4']").focus()
+    page.keyboard.press("Space")
+    page.locator("#q-theme .saved").filter(has_text="saved").wait_for()
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    # "Save and next" on an unfinished page: poem 2 again, with the questions still open.
+    assert page.locator("h1").inner_text() == "Poem 2"
+    assert "Question 1 needs an answer." in page.get_by_role("alert").inner_text()
+    page.close()
+
+
+def test_a_button_pressed_offline_keeps_the_page_and_says_not_saved(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Pressing "Save and next" with the server out of reach replaced the page with the
+    browser's error page: the answers given since the connection went (not saved) were lost.
+    The page stays, says so, and the button sends them once the server answers again."""
+    run, url = live
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{_link(run, url, 'ben')}/1")
+    page.wait_for_load_state("load")
+    context.set_offline(True)
+    page.locator("#q-form input[value='5']").check()
+    page.locator("textarea[name=comment_overall_quality]").fill("written offline")
+    page.get_by_role("button", name="Save and next poem").click()
+    notice = page.locator("#submit-status")
+    notice.filter(has_text="Not saved").wait_for(timeout=5000)
+    assert "Poem 1" in page.locator("h1").inner_text()
+    assert page.locator("textarea[name=comment_overall_quality]").input_value() == "written offline"
+    assert page.locator("#q-form input:checked").get_attribute("value") == "5"
+    context.set_offline(False)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save and next poem").click()
+    stored = {q: v for (_, q), v in answers_of(run, "ben").items()}
+    assert stored["form"] == (5, None)
+    assert stored["comment_overall_quality"] == (None, "written offline")
+    context.close()
+
+
+def test_a_reload_just_after_typing_shows_the_comment_typed(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A comment typed less than 0.7 s before a reload was saved as the page went, but the
+    reloaded page was drawn before that save landed: it showed the comment before (here none),
+    as if the typing were lost. The reloaded page shows what was typed, and it is stored."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{_link(run, url, 'ann')}/3")
+    page.wait_for_load_state("load")
+    box = page.locator("textarea[name=comment_human_authorship]")
+    box.fill("typed, then reloaded")
+    page.reload()
+    page.wait_for_load_state("load")
+    assert box.input_value() == "typed, then reloaded"
+    deadline = time.monotonic() + 5  # saved as the page went, or again by the page drawn
+    while (None, "typed, then reloaded") not in answers_of(run, "ann").values():
+        assert time.monotonic() < deadline, "the comment was not stored"
+        time.sleep(0.05)
+    page.close()
