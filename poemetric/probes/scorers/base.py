@@ -93,10 +93,13 @@ def score_by_texts(
 
 
 @contextmanager
-def text_progress(name: str, total: int, *, enabled: bool) -> Iterator[Callable[[int], None]]:
-    """`advance(n)` for `n` more of `total` texts scored by `name`: a progress bar on a terminal,
-    in a log file a line every POEMETRIC_PROGRESS_EVERY seconds (`poemetric.progress_lines`),
-    as the generate and form stages show theirs; nothing when not `enabled`."""
+def text_progress(
+    name: str, total: int, done: int = 0, *, enabled: bool
+) -> Iterator[Callable[[int], None]]:
+    """`advance(n)` for `n` more of `total` texts scored by `name`, `done` of them read back from
+    a `ScoreCache`: a progress bar on a terminal, in a log file a line every
+    POEMETRIC_PROGRESS_EVERY seconds (`poemetric.progress_lines`), as the generate and form
+    stages show theirs; nothing when not `enabled`."""
     from rich import get_console
     from rich.progress import (
         BarColumn,
@@ -122,7 +125,7 @@ def text_progress(name: str, total: int, *, enabled: bool) -> Iterator[Callable[
         disable=not enabled or not draws_bars(console),
     )
     with bar, progress_lines(console, rich_counts(bar), enabled=enabled):
-        task = bar.add_task(name, total=total)
+        task = bar.add_task(name, total=total, completed=done)
         yield lambda n: bar.advance(task, n)
 
 
