@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -14,6 +15,9 @@ from rich.console import Console
 from poemetric.cli.markup import plain
 from poemetric.runner import stopping
 from poemetric.runner.report import StageInterrupted
+
+if TYPE_CHECKING:
+    from poemetric.probes.scorers.cache import ScoreCache
 
 #: The end of `generate --help` and `judge --help`: what a stop costs, and the exit statuses.
 STOPPING_HELP = (
@@ -44,20 +48,34 @@ def interruptible(run: Path) -> Iterator[None]:
 
 
 @contextmanager
-def nothing_written(output: Path, until: str) -> Iterator[None]:
-    """Ctrl-C or SIGTERM in a command that keeps nothing until it writes `output` at its end (a
-    local scorer of `probe run`, `until` "every pair is scored"): say that nothing was written
-    and how to start again; exit status 130 or 143, as `interruptible` does."""
-    with _stopped(
-        f"Nothing was written: {plain(output)} is written once {until}. Run it again with:"
-    ):
+def nothing_written(output: Path, until: str, cache: ScoreCache | None = None) -> Iterator[None]:
+    """Ctrl-C or SIGTERM in a command that writes `output` only at its end (`probe build`, a
+    local scorer of `probe run`, `until` "every pair is scored"): say that nothing was written,
+    how many texts scored so far `cache` keeps for the rerun, and how to run it again; exit
+    status 130 or 143, as `interruptible` does."""
+
+    def then() -> str:
+        kept = cache.kept() if cache is not None else 0
+        held = (
+            f" {kept} scored text{'' if kept == 1 else 's'} {'is' if kept == 1 else 'are'} kept "
+            f"in {plain(cache.path)}: the rerun scores only the others."
+            if cache is not None and kept
+            else ""
+        )
+        return (
+            f"Nothing was written: {plain(output)} is written once {until}.{held} Run it again "
+            "with:"
+        )
+
+    with _stopped(then):
         yield
 
 
 @contextmanager
-def _stopped(then: str) -> Iterator[None]:
+def _stopped(then: str | Callable[[], str]) -> Iterator[None]:
     """Ctrl-C or SIGTERM: the stopped stage's summary (`StageInterrupted`), "Interrupted." and
-    `then` (Rich markup), the command to type again, and exit status 130 or 143."""
+    `then` (Rich markup; a function is called then), the command to type again, and exit status
+    130 or 143."""
     try:
         yield
     except KeyboardInterrupt as stop:
@@ -68,8 +86,9 @@ def _stopped(then: str) -> Iterator[None]:
             with suppress(KeyboardInterrupt):
                 stop.report.render(Console(emoji=False))
         console = Console(emoji=False, stderr=True)
+        said = then() if callable(then) else then
         console.print(
-            f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] {then}",
+            f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] {said}",
             highlight=False,
             soft_wrap=True,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import closing, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -283,7 +284,7 @@ def run(
     from poemetric.cli.interrupt import interruptible, nothing_written
     from poemetric.probes.pairs import TASKS, PairFileError, read_pairs, write_jsonl
     from poemetric.probes.results import probe_tables
-    from poemetric.probes.scorers import ScorerOptions, make_scorer
+    from poemetric.probes.scorers import ScoreCache, ScorerOptions, make_scorer
     from poemetric.providers.base import ProviderError
     from poemetric.providers.transformers_engine import LocalModelError
     from poemetric.runner.runner import RunnerOptions
@@ -312,6 +313,9 @@ def run(
         )
         raise error_exit(f"{pairs_file}: {what}")
     pairs = pairs[:limit]
+    # chat: answers are kept in --run; the others keep each scored text beside --output.
+    chat = scorer.startswith("chat:")
+    cache = None if chat else ScoreCache.beside(output)
     options = ScorerOptions(
         batch_size=batch_size,
         prefix_token=prefix_token,
@@ -321,13 +325,13 @@ def run(
         run_dir=run_dir,
         seed=seed,
         runner=RunnerOptions(progress=progress),
+        cache=cache,
     )
-    # chat: calls go through the batch runner into --run: a stop says how to resume. The other
-    # scorers keep nothing before --output is written: a stop says that nothing was.
-    chat = scorer.startswith("chat:")
-    stop = interruptible(run_dir) if chat else nothing_written(output, "every pair is scored")
+    stop = (
+        interruptible(run_dir) if chat else nothing_written(output, "every pair is scored", cache)
+    )
     try:
-        with stop:
+        with stop, closing(cache) if cache else nullcontext():
             chosen = make_scorer(scorer, options)
             records = chosen.score(pairs)
     except ValueError as error:
@@ -336,6 +340,8 @@ def run(
         raise error_exit(f"{scorer}: {error}") from error
     write_jsonl(records, output)
     _say(f"{len(records)} pairs scored by {chosen.name} -> {output}")
+    for note in cache.finish() if cache else []:  # the scores file is whole
+        _say(note)
     _show(probe_tables(records), tables)
     unanswered = getattr(chosen, "unanswered", 0)
     if unanswered:  # counted as 'unanswered' in the tables; said, or it looked like a result

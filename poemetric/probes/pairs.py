@@ -50,11 +50,14 @@ class Pair(BaseModel):
 
 
 def write_jsonl(records: Iterable[BaseModel], path: str | Path) -> int:
-    """Write models as JSON lines (UTF-8, one per line); return how many."""
+    """Write models as JSON lines (UTF-8, one per line); return how many. Written under a
+    temporary name and moved into place: a stop while writing leaves the earlier file whole."""
+    from poemetric.paths import replaced_when_done
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     count = 0
-    with path.open("w", encoding="utf-8") as handle:
+    with replaced_when_done(path) as temp, temp.open("w", encoding="utf-8") as handle:
         for record in records:
             handle.write(json.dumps(record.model_dump(mode="json"), ensure_ascii=False) + "\n")
             count += 1

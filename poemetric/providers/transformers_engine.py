@@ -191,6 +191,10 @@ class SequenceScore:
         return self.logprob_sum / self.n_tokens if self.n_tokens else math.nan
 
 
+#: `scored(indices, scores)`: a batch's texts (their indices in the list scored), scored.
+BatchScored = Callable[[Sequence[int], Sequence[SequenceScore]], None]
+
+
 @dataclass(frozen=True)
 class GenerationOutput:
     text: str
@@ -256,12 +260,14 @@ class LocalCausalLM:
         *,
         batch_size: int = 8,
         advance: Callable[[int], None] | None = None,
+        scored: BatchScored | None = None,
     ) -> list[SequenceScore]:
         """Log-probabilities of tokens 1.. of each id sequence given the tokens before them.
 
         Token 0 is the prefix (never scored). Sequences are sorted by length into batches and
         right-padded, so a batch's padding sits after every real token and cannot change it.
-        `advance(n)` is called after each batch of `n` sequences (a progress bar).
+        After each batch, `scored(indices, scores)` gets its sequences' scores (to keep them)
+        and `advance(n)` its size (a progress bar).
         """
         torch = self._torch
         order = sorted(range(len(sequences)), key=lambda i: -len(sequences[i]))
@@ -284,9 +290,13 @@ class LocalCausalLM:
                 logprobs = torch.log_softmax(logits[:, :-1], dim=-1)
                 targets = ids[:, 1:].to(self.device).unsqueeze(-1)
                 picked = logprobs.gather(-1, targets).squeeze(-1).cpu()
+                batch = []
                 for row, index in enumerate(chunk):
                     values = tuple(float(v) for v in picked[row, : len(sequences[index]) - 1])
-                    results[index] = SequenceScore(math.fsum(values), len(values), values)
+                    batch.append(SequenceScore(math.fsum(values), len(values), values))
+                    results[index] = batch[-1]
+                if scored is not None:
+                    scored(chunk, batch)
                 if advance is not None:
                     advance(len(chunk))
         return [r for r in results if r is not None]
@@ -298,10 +308,11 @@ class LocalCausalLM:
         batch_size: int = 8,
         prefix_token: str | None = None,
         advance: Callable[[int], None] | None = None,
+        scored: BatchScored | None = None,
     ) -> list[SequenceScore]:
         prefix = self.prefix_token_id(prefix_token)
         sequences = [[prefix, *ids] for ids in self.encode(texts)]
-        return self.score_ids(sequences, batch_size=batch_size, advance=advance)
+        return self.score_ids(sequences, batch_size=batch_size, advance=advance, scored=scored)
 
     # -- generation ----------------------------------------------------------------------------
     def chat_ids(

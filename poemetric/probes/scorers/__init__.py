@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from poemetric.probes.scorers.base import Scorer, ScoreRecord, read_scores
+from poemetric.probes.scorers.cache import ScoreCache
 from poemetric.runner.runner import RunnerOptions
 
 __all__ = ["ScoreRecord", "Scorer", "ScorerOptions", "make_scorer", "read_scores"]
@@ -27,6 +28,8 @@ class ScorerOptions:
     run_dir: Path = Path("runs/probes")
     seed: int = 0
     runner: RunnerOptions = field(default_factory=RunnerOptions)
+    #: hf: and ngram: read back the texts it holds and keep each one they score (`probe run`).
+    cache: ScoreCache | None = None
 
 
 def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
@@ -40,7 +43,7 @@ def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
             raise ValueError(f"ngram order must be a number, got {argument!r}")
         if argument and int(argument) < 1:  # ngram:0 ended in an IndexError traceback
             raise ValueError(f"ngram order must be at least 1, got {argument!r}")
-        return NgramScorer(int(argument or 3))
+        return NgramScorer(int(argument or 3), cache=options.cache)
     if kind not in ("hf", "vllm", "chat"):
         raise ValueError(f"unknown scorer {name!r}: use ngram, hf:MODEL, vllm:MODEL or chat:MODEL")
     if not argument:
@@ -58,6 +61,7 @@ def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
             chunk_size=options.chunk_size,
             device=options.device,
             progress=options.runner.progress,
+            cache=options.cache,
         )
     if kind == "vllm":
         from poemetric.probes.scorers.vllm_scorer import VLLMScorer

@@ -93,11 +93,14 @@ def score_by_texts(
 
 
 @contextmanager
-def text_progress(name: str, total: int, *, enabled: bool) -> Iterator[Callable[[int], None]]:
-    """`advance(n)` for `n` more of `total` texts scored by `name`: a progress bar on a terminal,
-    in a log file a line every POEMETRIC_PROGRESS_EVERY seconds (`poemetric.progress_lines`),
-    as the generate and form stages show theirs; nothing when not `enabled`. On stderr, as
-    `form check` shows its progress: stdout carries the tables (`probe run ... > results.md`)."""
+def text_progress(
+    name: str, total: int, done: int = 0, *, enabled: bool
+) -> Iterator[Callable[[int], None]]:
+    """`advance(n)` for `n` more of `total` texts scored by `name`, `done` of them read back from
+    a `ScoreCache`: a progress bar on a terminal, in a log file a line every
+    POEMETRIC_PROGRESS_EVERY seconds (`poemetric.progress_lines`), as the generate and form
+    stages show theirs; nothing when not `enabled`. On stderr, as `form check` shows its
+    progress: stdout carries the tables (`probe run ... > results.md`)."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -123,7 +126,7 @@ def text_progress(name: str, total: int, *, enabled: bool) -> Iterator[Callable[
         disable=not enabled or not draws_bars(console),
     )
     with bar, progress_lines(console, rich_counts(bar), enabled=enabled):
-        task = bar.add_task(name, total=total)
+        task = bar.add_task(name, total=total, completed=done)
         yield lambda n: bar.advance(task, n)
 
 

@@ -21,8 +21,10 @@ from typing import Any, Literal
 
 from poemetric.probes.pairs import Pair
 from poemetric.probes.scorers.base import ScoreRecord, score_by_texts, text_progress
+from poemetric.probes.scorers.cache import ScoreCache, weights_fingerprint
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.transformers_engine import (
+    BatchScored,
     LocalCausalLM,
     LocalModelError,
     ModelSource,
@@ -162,6 +164,16 @@ class MaskedLM:
         return results
 
 
+def _gguf_version(source: ModelSource) -> str | None:
+    """The `gguf` package's version, for a GGUF model (it de-quantises the weights)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gguf") if source.gguf_file else None
+    except PackageNotFoundError:
+        return None
+
+
 class HFScorer:
     """`hf:<model>` (see the module docstring)."""
 
@@ -175,8 +187,10 @@ class HFScorer:
         chunk_size: int = 64,
         device: str | None = None,
         progress: bool = False,
+        cache: ScoreCache | None = None,
     ) -> None:
         self.spec = spec_for(reference)
+        self.cache = cache  # texts scored before are read back, each new batch kept
         if device is not None:
             self.spec = self.spec.model_copy(
                 update={"options": {**self.spec.options, "device": device}}
@@ -204,31 +218,80 @@ class HFScorer:
             self._causal = local_model_for(self.spec)
 
     def score_texts(
-        self, texts: Sequence[str], advance: Callable[[int], None] | None = None
+        self,
+        texts: Sequence[str],
+        advance: Callable[[int], None] | None = None,
+        scored: BatchScored | None = None,
     ) -> list[SequenceScore]:
-        """Scores of `texts`; `advance(n)` after each `n` texts scored (a batch, or one masked
-        text)."""
+        """Scores of `texts`; after each batch (or masked text), `scored(indices, scores)` and
+        `advance(n)` (`LocalCausalLM.score_ids`)."""
         self._load()
         step = advance or (lambda n: None)
         if self._masked is not None:
             scores: list[SequenceScore] = []
-            for text in texts:
+            for index, text in enumerate(texts):
                 scores += self._masked.pll(
                     [text], variant=self.pll_variant, chunk_size=self.chunk_size
                 )
+                if scored is not None:
+                    scored([index], scores[-1:])
                 step(1)
             return scores
         assert self._causal is not None
         return self._causal.score_texts(
-            texts, batch_size=self.batch_size, prefix_token=self.prefix_token, advance=step
+            texts,
+            batch_size=self.batch_size,
+            prefix_token=self.prefix_token,
+            advance=step,
+            scored=scored,
         )
+
+    def cache_identity(self) -> dict[str, Any]:
+        """All that decides a text's score but the text and the batch size (`ScoreCache`)."""
+        torch = import_torch()
+        transformers = import_transformers()
+        self._load()
+        loaded = self._masked or self._causal
+        assert loaded is not None
+        device = str(loaded.device)
+        if device.startswith("cuda"):  # another card may round differently
+            device += f" ({torch.cuda.get_device_name(torch.device(device))})"
+        identity: dict[str, Any] = {
+            "scorer": "hf",
+            "model": self.source.describe(),
+            "weights": weights_fingerprint(self.source),
+            "trust_remote_code": bool(self.spec.options.get("trust_remote_code", False)),
+            "dtype": str(loaded.model.dtype),
+            "device": device,
+            "versions": [torch.__version__, transformers.__version__, _gguf_version(self.source)],
+        }
+        if self._causal is not None:
+            identity["prefix_token_id"] = self._causal.prefix_token_id(self.prefix_token)
+        else:
+            identity["pll"] = self.pll_variant
+        return identity
 
     def score(self, pairs: Sequence[Pair]) -> list[ScoreRecord]:
         self._load()  # before the bar starts: loading is not scoring
+        cache = self.cache
+        if cache is not None:
+            cache.bind(self.cache_identity())
 
         def scored(texts: Sequence[str]) -> list[SequenceScore]:
-            with text_progress(self.name, len(texts), enabled=self.progress) as advance:
-                return self.score_texts(texts, advance)
+            keys = dict(zip(texts, map(cache.key, texts), strict=True)) if cache else {}
+            known = cache.lookup(list(keys.values())) if cache else {}
+            rest = [text for text in texts if keys.get(text) not in known]
+
+            def keep(indices: Sequence[int], scores: Sequence[SequenceScore]) -> None:
+                if cache is not None:
+                    cache.store([(keys[rest[i]], s) for i, s in zip(indices, scores, strict=True)])
+
+            done = len(texts) - len(rest)
+            with text_progress(self.name, len(texts), done, enabled=self.progress) as advance:
+                new = dict(
+                    zip(rest, self.score_texts(rest, advance, keep) if rest else [], strict=True)
+                )
+            return [new[t] if t in new else known[keys[t]] for t in texts]
 
         records = score_by_texts(pairs, self.name, scored)
         details: dict[str, Any] = {"model": self.source.describe()}

@@ -17,6 +17,7 @@ from functools import cache
 
 from poemetric.probes.pairs import Pair
 from poemetric.probes.scorers.base import ScoreRecord, record_from_scores
+from poemetric.probes.scorers.cache import ScoreCache, digest
 from poemetric.providers.transformers_engine import SequenceScore
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*|[^\sa-z0-9]")
@@ -90,28 +91,45 @@ class KneserNey:
 class NgramScorer:
     """Leave-one-poem-out Kneser-Ney over the pairs file's original poems."""
 
-    def __init__(self, order: int = 3) -> None:
+    def __init__(self, order: int = 3, cache: ScoreCache | None = None) -> None:
         self.order = order
         self.name = f"ngram:{order}"
+        self.cache = cache  # texts scored before are read back, each new one kept
 
     def score(self, pairs: Sequence[Pair]) -> list[ScoreRecord]:
+        from poemetric import __version__
+
         originals = dict.fromkeys((p.poem_id, p.original) for p in pairs)
         poems = tuple(originals)
+        scores: dict[tuple[str, str], SequenceScore] = {}  # (poem id, text): an original once
+        keys: dict[tuple[str, str], str] = {}
+        store = self.cache
+        if store is not None:  # a text's score depends on the poems its model trains on
+            store.bind({"scorer": "ngram", "order": self.order, "poemetric": __version__})
+            training = digest(poems)  # poem p's model: all of these but p's
+            for item in ((p.poem_id, t) for p in pairs for t in (p.original, p.corrupted)):
+                keys[item] = store.key(item[1], f"{training} {item[0]}")
+            known = store.lookup(list(keys.values()))
+            scores = {item: known[key] for item, key in keys.items() if key in known}
 
         @cache
         def model_without(poem_id: str) -> KneserNey:
             return KneserNey([text for pid, text in poems if pid != poem_id], self.order)
 
-        records = []
-        for pair in pairs:
-            model = model_without(pair.poem_id)
-            records.append(
-                record_from_scores(
-                    pair,
-                    self.name,
-                    model.score(pair.original),
-                    model.score(pair.corrupted),
-                    training_poems=len(poems) - 1,
-                )
+        def score(poem_id: str, text: str) -> SequenceScore:
+            if (poem_id, text) not in scores:
+                scores[poem_id, text] = model_without(poem_id).score(text)
+                if store is not None:
+                    store.store([(keys[poem_id, text], scores[poem_id, text])])
+            return scores[poem_id, text]
+
+        return [
+            record_from_scores(
+                pair,
+                self.name,
+                score(pair.poem_id, pair.original),
+                score(pair.poem_id, pair.corrupted),
+                training_poems=len(poems) - 1,
             )
-        return records
+            for pair in pairs
+        ]
