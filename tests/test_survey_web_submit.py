@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from survey_support import answers_of, serving, survey_run
@@ -104,3 +104,45 @@ def test_a_reload_just_after_typing_shows_the_comment_typed(
         assert time.monotonic() < deadline, "the comment was not stored"
         time.sleep(0.05)
     page.close()
+
+
+def test_the_survey_works_behind_a_proxy_under_a_path_prefix(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Behind a reverse proxy serving the survey under /survey/, the pages named /static/... and
+    /r/TOKEN/... from the site's root: no styles, no script, and every link and form led out of
+    the survey. Every address is relative: the whole round trip stays under the prefix."""
+    run, _ = live
+    app = create_app(run, "experts")
+
+    async def proxy(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = scope.get("path", "")
+        if scope["type"] == "http" and not path.startswith("/survey/"):
+            await send({"type": "http.response.start", "status": 404, "headers": []})
+            await send({"type": "http.response.body", "body": b"outside the prefix"})
+            return
+        if scope["type"] == "http":
+            scope = {**scope, "path": path.removeprefix("/survey"), "raw_path": None}
+        await app(scope, receive, send)
+
+    with serving(proxy) as url:
+        token = tokens.rater_token(tokens.load_secret(run), "experts", "ann")
+        page = browser.new_page()
+        page.goto(f"{url}/survey/r/{token}")
+        background = "getComputedStyle(document.body).backgroundColor"
+        assert page.evaluate(background) == "rgb(246, 245, 242)"  # survey.css loaded
+        with page.expect_navigation():
+            page.get_by_role("link", name="with poem").click()
+        assert page.url.startswith(f"{url}/survey/r/{token}/")
+        page.locator("#q-imagery input[value='2']").check()
+        page.locator("#q-imagery .saved").filter(has_text="saved").wait_for()  # survey.js ran
+        assert page.locator("#q-imagery .saved").inner_text() == "saved"
+        with page.expect_navigation():
+            page.get_by_role("button", name="Save and next poem").click()
+        assert page.url.startswith(f"{url}/survey/r/{token}/")
+        assert "Question 1 needs an answer." in page.get_by_role("alert").inner_text()
+        with page.expect_navigation():
+            page.locator("nav.pages a").last.click()
+        assert page.url.startswith(f"{url}/survey/r/{token}/")
+        assert page.evaluate(background) == "rgb(246, 245, 242)"
+        page.close()

@@ -138,6 +138,9 @@ def build(
         f"poems shared by each pair of raters: {min(shared)}-{max(shared)} "
         f"({sum(1 for s in shared if s == 0)} pair(s) share none)"
     )
+    warning = summary.count_warning()
+    if warning:
+        typer.echo(warning, err=True)
     console.print("next: serve it on the web (private links), or print sheets for offline raters:")
     for command in ("serve", "sheets"):  # one line each, never wrapped, so it copies whole
         console.print(

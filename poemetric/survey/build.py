@@ -32,6 +32,21 @@ class BuildSummary:
     loads: dict[str, int]
     overlap: dict[tuple[str, str], int]
     attention_checks: int
+    #: Poems per rater the verbatim instructions name (Appendix C: 10), None when they name none.
+    stated_poems: int | None = None
+
+    def count_warning(self) -> str | None:
+        """A warning when raters get another number of poems than the instructions say."""
+        stated, loads = self.stated_poems, sorted(set(self.loads.values()))
+        if stated is None or loads == [stated]:
+            return None
+        given = f"{loads[0]}" if len(loads) == 1 else f"{loads[0]}-{loads[-1]}"
+        return (
+            f"warning: the survey's instructions (Appendix C, shown verbatim) say \"We will give "
+            f'you {stated} poems in total", but each rater gets {given}; the welcome page says '
+            f'"For this study: N poems" with each rater\'s own number, which is the one that '
+            "counts."
+        )
 
 
 def check_name(value: str, what: str) -> str:
@@ -124,4 +139,5 @@ def build_survey(
         {r: len(p) for r, p in assigned.items()},
         overlap(assigned),
         checks,
+        survey_task.instrument.stated_poems,
     )

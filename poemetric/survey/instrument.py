@@ -13,6 +13,9 @@ from poemetric.prompts import SURVEY_TEMPLATE, load_template
 _QUESTION = re.compile(r"^(\d+)\.\s+(.*)$")
 _OPTION = re.compile(r"^(\d+)\s+-\s+(.*)$")
 _BULLET = re.compile(r"^-\s+(.*)$")
+#: Appendix C's own count of poems per rater ("We will give you 10 poems in total"), kept
+#: verbatim on the page whatever `survey build --per-rater` gives.
+_STATED = re.compile(r"give you (\d+) poems in total")
 
 
 class InstrumentError(ValueError):
@@ -38,6 +41,12 @@ class Instrument:
     questions_preface: str
     questions: tuple[InstrumentQuestion, ...] = field(default=())
     sha256: str = ""
+
+    @property
+    def stated_poems(self) -> int | None:
+        """How many poems the instructions say each rater gets (None: they give no number)."""
+        found = next((m for p in self.instructions if (m := _STATED.search(p))), None)
+        return int(found[1]) if found else None
 
 
 @cache

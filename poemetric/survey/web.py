@@ -68,6 +68,13 @@ class Drawn:
     edited: dict[str, int]
 
 
+def root(request: Request) -> str:
+    """The site's root relative to the page requested ("../../" from /r/TOKEN/1): every link,
+    form and static file the pages name is relative, so the survey also works behind a reverse
+    proxy that serves it under a path prefix (https://example.org/survey/r/TOKEN)."""
+    return "../" * (request.url.path.count("/") - 1) or "./"
+
+
 class SurveyApp:
     """Routes of one survey of one run; opens the run store per request."""
 
@@ -90,12 +97,15 @@ class SurveyApp:
         return RunStore(self.run_dir, create=False)
 
     # -- helpers ------------------------------------------------------------------------------
-    def _page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
-        html = render(template, instrument=self.instrument, **context)
+    def _page(
+        self, request: Request, template: str, status: int = 200, **context: Any
+    ) -> HTMLResponse:
+        html = render(template, instrument=self.instrument, root=root(request), **context)
         return HTMLResponse(html, status_code=status)
 
-    def _not_found(self) -> HTMLResponse:
+    def _not_found(self, request: Request) -> HTMLResponse:
         return self._page(
+            request,
             "message.html",
             404,
             heading="Link not found",
@@ -107,7 +117,7 @@ class SurveyApp:
         match = self.by_token.get(token)
         return match if match is not None and tokens.same(match.token, token) else None
 
-    def _context(self, store: RunStore, rater: Rater) -> dict[str, Any]:
+    def _context(self, store: RunStore, rater: Rater, request: Request) -> dict[str, Any]:
         pages = db.pages(store, self.survey_id, rater.rater)
         done = db.completed_positions(store, self.survey_id, rater.rater)
         return {
@@ -115,7 +125,7 @@ class SurveyApp:
             "page_list": [{"position": p.position, "done": p.position in done} for p in pages],
             "completed": len(done),
             "total": len(pages),
-            "base": f"/r/{rater.token}",
+            "base": f"{root(request)}r/{rater.token}",
             "next_position": next((p.position for p in pages if p.position not in done), None),
             "current_position": None,
         }
@@ -131,10 +141,10 @@ class SurveyApp:
         """A page about the rater's whole survey (start / thank-you), with their progress."""
         rater = self._rater(request)
         if rater is None:
-            return self._not_found()
+            return self._not_found(request)
         with self._store() as store:
-            context = self._context(store, rater)
-        return self._page(template, **context)
+            context = self._context(store, rater, request)
+        return self._page(request, template, **context)
 
     def _find(self, context: dict[str, Any], request: Request) -> Page | None:
         position = request.path_params["position"]
@@ -143,16 +153,16 @@ class SurveyApp:
     async def page(self, request: Request) -> Response:
         rater = self._rater(request)
         if rater is None:
-            return self._not_found()
+            return self._not_found(request)
         with self._store() as store:
-            context = self._context(store, rater)
+            context = self._context(store, rater, request)
             page = self._find(context, request)
             if page is None:
-                return self._not_found()
+                return self._not_found(request)
             if request.method == "POST":
                 return await self._submit(request, store, rater, page, context)
             drawn = self._drawn(store, rater, page)
-        return self._show(rater, page, context, drawn, {})
+        return self._show(request, rater, page, context, drawn, {})
 
     def _drawn(self, store: RunStore, rater: Rater, page: Page) -> Drawn:
         """What a page of this poem drawn now shows, read at one moment of the store: a save
@@ -166,6 +176,7 @@ class SurveyApp:
 
     def _show(
         self,
+        request: Request,
         rater: Rater,
         page: Page,
         context: dict[str, Any],
@@ -176,6 +187,7 @@ class SurveyApp:
         scores = {k: s for k, (s, _) in drawn.stored.items() if s is not None}
         texts = {k: t for k, (_, t) in drawn.stored.items() if t is not None}
         return self._page(
+            request,
             "page.html",
             status,
             **{**context, "current_position": page.position},
@@ -243,7 +255,9 @@ class SurveyApp:
                     continue
                 values[key] = self._parse(questions, key, str(raw))
         except ValueError as exc:  # an AnswerError, or the import time
-            return self._page("message.html", 400, heading="Answer refused", message=str(exc))
+            return self._page(
+                request, "message.html", 400, heading="Answer refused", message=str(exc)
+            )
         required = [k for k, q in questions.items() if q.required]
         complete, _ = db.save_edits(
             store, self.survey, rater.rater, page, values, edited, required=required, seen=seen
@@ -258,8 +272,8 @@ class SurveyApp:
                 for k in required
                 if drawn.stored.get(k, (None, None))[0] is None
             }
-            context = self._context(store, rater)
-            return self._show(rater, page, context, drawn, errors, status=422)
+            context = self._context(store, rater, request)
+            return self._show(request, rater, page, context, drawn, errors, status=422)
         done = db.completed_positions(store, self.survey_id, rater.rater)
         later = [p.position for p in context["pages"] if p.position not in done]
         following = [p for p in later if p > page.position] or later
@@ -272,7 +286,7 @@ class SurveyApp:
         if rater is None:
             return JSONResponse({"error": "not found"}, status_code=404)
         with self._store() as store:
-            context = self._context(store, rater)
+            context = self._context(store, rater, request)
             page = self._find(context, request)
             if page is None:
                 return JSONResponse({"error": "not found"}, status_code=404)
@@ -307,12 +321,13 @@ class SurveyApp:
     # -- admin and static -----------------------------------------------------------------------
     async def admin_page(self, request: Request) -> Response:
         if not tokens.same(str(request.path_params.get("token", "")), self.admin):
-            return self._not_found()
+            return self._not_found(request)
         progress, agreement = await run_in_threadpool(self._admin_figures)
         rows = (
             [] if agreement is None else [*agreement.items.items(), ("overall", agreement.overall)]
         )
         return self._page(
+            request,
             "admin.html",
             survey_id=self.survey_id,
             progress=progress,
@@ -337,7 +352,7 @@ class SurveyApp:
         return Response(path.read_bytes(), media_type=STATIC_TYPES[path.suffix])
 
     async def home(self, request: Request) -> Response:
-        return self._not_found()
+        return self._not_found(request)
 
 
 def create_app(run_dir: str | Path, survey_id: str, *, max_body: int = MAX_BODY_BYTES) -> Any:

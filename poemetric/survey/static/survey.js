@@ -13,6 +13,9 @@
   var csrf = form.elements.namedItem("csrf").value;
   var imported = form.elements.namedItem("imported").value;
   var timers = {};
+  // This script's own address: a request that shows whether the server answers (relative to the
+  // page, so that it works under a path prefix as well).
+  var probe = document.currentScript ? document.currentScript.src : "survey.js";
 
   function status(element, text, failed) {
     var box = element.closest("fieldset").querySelector(".saved");
@@ -32,23 +35,60 @@
     if (box) box.value = String(Math.max(Date.now(), (parseInt(box.value, 10) || 0) + 1));
   }
 
+  // The element an answer is read from: a comment's box, or the radio button checked.
+  function field(name) {
+    var element = form.elements.namedItem(name);
+    if (element && element.tagName === "TEXTAREA") return element;
+    return form.querySelector("input[type=radio][name=\"" + name + "\"]:checked");
+  }
+
+  // Answers whose last save did not reach the server (the connection lost, the server down):
+  // sent again on the next save that does, on the browser's "online" event, every few seconds
+  // (2 s, doubling up to a minute) and before a poem-number link is followed. An answer has at
+  // most one save in flight from here; sending one again with the same edit time is harmless
+  // (a tie is not older, edits.py).
+  var unsaved = {};
+  var inflight = {};
+  var retryDelay = 0;
+  var retryTimer = null;
+
+  function retryLater() {
+    if (retryTimer !== null) return;
+    retryDelay = Math.min(Math.max(2000, retryDelay * 2), 60000);
+    retryTimer = setTimeout(function () { retryTimer = null; retry(); }, retryDelay);
+  }
+
+  function retry() {
+    Object.keys(unsaved).forEach(function (name) {
+      var element = field(name);
+      if (inflight[name] || timers[name]) return;
+      if (!element) { delete unsaved[name]; return; }
+      save(element);
+    });
+  }
+
+  // Resolves once the server answered (saved, or refused for good) or could not be reached.
   function save(element, leaving) {
-    var box = edited(element.name);
+    var name = element.name;
+    var box = edited(name);
     var sent = box ? box.value : "";
     var body = new URLSearchParams();
     body.set("csrf", csrf);
-    body.set("field", element.name);
+    body.set("field", name);
     body.set("value", element.value);
     if (box) body.set("edited", sent);
     body.set("imported", imported);
     status(element, "saving…", false);
     // keepalive: the request outlives the page (a link followed, the tab closed).
-    fetch(url, { method: "POST", body: body, credentials: "same-origin", keepalive: !!leaving })
+    var request = fetch(url, { method: "POST", body: body, credentials: "same-origin", keepalive: !!leaving })
       .then(function (response) {
+        if (response.status >= 500) throw new Error("server error");
         return response.json().then(function (data) { return { ok: response.ok, data: data }; });
       })
       .then(function (result) {
+        retryDelay = 0;
         if (box && box.value !== sent) return; // changed again since: that save reports
+        delete unsaved[name];
         if (!result.ok) { status(element, result.data.error || "not saved", true); return; }
         status(element, "saved", false);
         var bar = document.getElementById("progress-bar");
@@ -57,9 +97,21 @@
           bar.value = result.data.completed;
           count.textContent = result.data.completed + " of " + result.data.total + " poems done";
         }
+      }, function () {
+        unsaved[name] = true;
+        status(element, "not saved: check your connection (it is sent again when it is back)", true);
+        retryLater();
+        return "failed";
       })
-      .catch(function () { status(element, "not saved: check your connection", true); });
+      .then(function (outcome) {
+        if (inflight[name] === request) delete inflight[name];
+        if (outcome !== "failed") retry(); // the server answers: send what it missed
+      });
+    inflight[name] = request;
+    return request;
   }
+
+  window.addEventListener("online", retry);
 
   form.addEventListener("change", function (event) {
     var element = event.target;
@@ -99,7 +151,7 @@
     sessionStorage.removeItem(keptKey);
     leftOver.forEach(function (entry) {
       var element = form.elements.namedItem(entry.name), box = edited(entry.name);
-      if (!element || !box || !(parseInt(entry.edited, 10) > (parseInt(box.value, 10) || 0))) return;
+      if (!element || element.tagName !== "TEXTAREA" || !box || !(parseInt(entry.edited, 10) > (parseInt(box.value, 10) || 0))) return;
       element.value = entry.value;
       box.value = entry.edited;
       save(element);
@@ -116,7 +168,7 @@
     event.preventDefault();
     var submitter = event.submitter;
     notice.textContent = "";
-    fetch("/static/survey.js", { method: "HEAD", cache: "no-store", credentials: "same-origin" })
+    fetch(probe, { method: "HEAD", cache: "no-store", credentials: "same-origin" })
       .then(function () {
         reached = true;
         form.requestSubmit(submitter && submitter.form === form ? submitter : null);
@@ -126,5 +178,50 @@
           "are still on this page; check your connection and press the button again.";
       });
   });
-  window.addEventListener("pagehide", function () { pending(true); });
+  window.addEventListener("pagehide", function () {
+    pending(true);
+    Object.keys(unsaved).forEach(function (name) { // a last try, as the tab goes
+      var element = field(name);
+      if (element && !inflight[name]) save(element, true);
+    });
+  });
+
+  // A poem-number link followed with answers not yet saved: this page, the only copy of them,
+  // was gone (pagehide's last try fails as well while the server is out of reach). The link
+  // first saves them all, then opens the poem; when one is still not saved it keeps the page
+  // and says so.
+  var pages = document.querySelector("nav.pages");
+  var navNotice = document.getElementById("nav-status");
+  function questionOf(name) {
+    var number = document.querySelector("#q-" + name + " legend .number");
+    return number ? "question " + number.textContent.replace(/\.$/, "") : name;
+  }
+  function settle() {
+    Object.keys(timers).forEach(function (name) {
+      clearTimeout(timers[name]);
+      delete timers[name];
+      save(form.elements.namedItem(name));
+    });
+    retry();
+    function wait() {
+      var open = Object.keys(inflight).map(function (name) { return inflight[name]; });
+      return open.length ? Promise.all(open).then(wait) : Promise.resolve();
+    }
+    return wait();
+  }
+  if (pages) pages.addEventListener("click", function (event) {
+    var link = event.target.closest("a[href]");
+    if (!link || event.defaultPrevented || event.button !== 0 || event.ctrlKey || event.metaKey ||
+        event.shiftKey || event.altKey) return; // a new tab or window: this page stays
+    if (!Object.keys(unsaved).length && !Object.keys(inflight).length && !Object.keys(timers).length) return;
+    event.preventDefault();
+    if (navNotice) navNotice.textContent = "Saving your answers…";
+    settle().then(function () {
+      var left = Object.keys(unsaved);
+      if (!left.length) { window.location.assign(link.href); return; }
+      if (navNotice) navNotice.textContent = "Not saved: your answer to " + left.map(questionOf).join(", ") +
+        " could not be sent to the survey server, so this page stays open. Check your " +
+        "connection (the answer is sent again once it is back), then open the poem again.";
+    });
+  });
 })();
