@@ -62,8 +62,11 @@ class ModelReport:
     #: Jobs leased by another live process on the same run (left to it), and who holds them.
     held_elsewhere: int = 0
     held_by: str | None = None
-    #: Responses the stage found unusable and followed up with another turn (re-asks).
+    #: Re-asks (follow-up turns after an unusable response) answered, from a call or the cache,
+    #: or failed: those sent, not those a stop or the --max-cost budget left unsent.
     reasked: int = 0
+    #: Re-asks the stage asked for, sent or not (`reasks_left` are the unsent ones).
+    reasks_due: int = 0
     #: Of `errors`, answers received that stayed unparsable: kept with the raw response and
     #: re-parsed from the cache by the next run, not asked again.
     unparsable: int = 0
@@ -83,6 +86,12 @@ class ModelReport:
     #: Lines under the summary about the adapter's bugs that stopped nothing (an `aclose` that
     #: raised; a place in `generate` that raised, once each), their tracebacks in the call log.
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def reasks_left(self) -> int:
+        """Unusable answers whose re-ask was not sent (a stop came first, the budget ran out):
+        stored as errors, re-asked by the next run (their earlier turns from the cache)."""
+        return max(0, self.reasks_due - self.reasked)
 
     def note_error(self, message: str | None) -> None:
         self.errors += 1
@@ -152,6 +161,7 @@ class StageReport:
         )
         extras = {
             "re-asked": int(self.total("reasked")),
+            "re-asks left for the next run": sum(m.reasks_left for m in self.models),
             "not sent (not a poem)": int(self.total("not_sent")),
             f"skipped by --max-cost ({self.budget_cut_text()})": int(self.total("skipped_budget")),
             "left to another process": int(self.total("held_elsewhere")),
@@ -269,6 +279,14 @@ class StageReport:
                     markup=False,
                     soft_wrap=True,
                 )
+            if m.reasks_left:
+                console.print(
+                    f"{m.model}: {m.reasks_left} unusable answer(s) not re-asked yet: stored as "
+                    "errors, the next run re-asks them (the answers so far from the cache, not "
+                    "paid again).",
+                    highlight=False,
+                    markup=False,
+                )
             if m.not_sent:
                 console.print(
                     f"{m.model}: {m.not_sent} answer(s) are not poems (empty or a refusal): "
@@ -342,4 +360,3 @@ class StageInterrupted(KeyboardInterrupt):
         super().__init__(report)  # in `args`: it pickles (out of an isolated model's process)
         self.report = report
         report.interrupted = True
-
