@@ -11,7 +11,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain
 from poemetric.cli.options import error_exit, output_folder
-from poemetric.runner.report import column_groups, fitting_columns
+from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
 from poemetric.store.shards import MissingShards

@@ -65,9 +65,13 @@ def _store_row(
     )
 
 
-def _count_outcome(run: ModelRun, row: dict[str, Any], follow_up: Job | None) -> None:
-    if follow_up is not None:
+def _count_outcome(run: ModelRun, job: Job, row: dict[str, Any], follow_up: Job | None) -> None:
+    """Count a turn's outcome. A re-ask counts once it is answered (or has failed): one asked
+    for but never sent (a stop, the --max-cost budget) is left for the next run."""
+    if job.turn > 0:
         run.report.reasked += 1
+    if follow_up is not None:
+        run.report.reasks_due += 1
     elif row.get("status") == "ok":
         run.report.ok += 1
     else:
@@ -105,7 +109,7 @@ def record_completion(
     run.report.input_tokens += completion.usage.input_tokens
     run.report.output_tokens += completion.usage.output_tokens
     run.report.cost_usd += cost
-    _count_outcome(run, row, follow_up)
+    _count_outcome(run, job, row, follow_up)
     if follow_up is None:
         run.advance(
             tokens=completion.usage.input_tokens + completion.usage.output_tokens, cost=cost
@@ -119,7 +123,7 @@ def replay_completion(run: ModelRun, job: Job, completion: Completion) -> Job | 
     row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=None)
     follow_up = next_turn(run, job, completion, row)
     _store_row(run, job, row, completion=None)
-    _count_outcome(run, row, follow_up)
+    _count_outcome(run, job, row, follow_up)
     return follow_up
 
 
@@ -146,6 +150,8 @@ def record_failure(
         key=getattr(run.handler, "natural_key", None),
     )
     run.report.called += 1
+    if job.turn > 0:  # a re-ask that was sent, and failed
+        run.report.reasked += 1
     run.report.note_error(message)
     run.advance()
 

@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from poemetric.runner.table_fit import column_groups, fitting_columns
+
 #: Stages whose command has `--refresh-failed-parses` (named under the summary).
 REFRESHING_STAGES = ("judge", "style-match")
 #: How a plan splits each model's jobs (`ModelReport.already_done`, `from_cache`, `pending`).
@@ -60,8 +62,11 @@ class ModelReport:
     #: Jobs leased by another live process on the same run (left to it), and who holds them.
     held_elsewhere: int = 0
     held_by: str | None = None
-    #: Responses the stage found unusable and followed up with another turn (re-asks).
+    #: Re-asks (follow-up turns after an unusable response) answered, from a call or the cache,
+    #: or failed: those sent, not those a stop or the --max-cost budget left unsent.
     reasked: int = 0
+    #: Re-asks the stage asked for, sent or not (`reasks_left` are the unsent ones).
+    reasks_due: int = 0
     #: Of `errors`, answers received that stayed unparsable: kept with the raw response and
     #: re-parsed from the cache by the next run, not asked again.
     unparsable: int = 0
@@ -81,6 +86,12 @@ class ModelReport:
     #: Lines under the summary about the adapter's bugs that stopped nothing (an `aclose` that
     #: raised; a place in `generate` that raised, once each), their tracebacks in the call log.
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def reasks_left(self) -> int:
+        """Unusable answers whose re-ask was not sent (a stop came first, the budget ran out):
+        stored as errors, re-asked by the next run (their earlier turns from the cache)."""
+        return max(0, self.reasks_due - self.reasked)
 
     def note_error(self, message: str | None) -> None:
         self.errors += 1
@@ -150,6 +161,7 @@ class StageReport:
         )
         extras = {
             "re-asked": int(self.total("reasked")),
+            "re-asks left for the next run": sum(m.reasks_left for m in self.models),
             "not sent (not a poem)": int(self.total("not_sent")),
             f"skipped by --max-cost ({self.budget_cut_text()})": int(self.total("skipped_budget")),
             "left to another process": int(self.total("held_elsewhere")),
@@ -267,6 +279,14 @@ class StageReport:
                     markup=False,
                     soft_wrap=True,
                 )
+            if m.reasks_left:
+                console.print(
+                    f"{m.model}: {m.reasks_left} unusable answer(s) not re-asked yet: stored as "
+                    "errors, the next run re-asks them (the answers so far from the cache, not "
+                    "paid again).",
+                    highlight=False,
+                    markup=False,
+                )
             if m.not_sent:
                 console.print(
                     f"{m.model}: {m.not_sent} answer(s) are not poems (empty or a refusal): "
@@ -340,55 +360,3 @@ class StageInterrupted(KeyboardInterrupt):
         super().__init__(report)  # in `args`: it pickles (out of an isolated model's process)
         self.report = report
         report.interrupted = True
-
-
-def fitting_columns(
-    columns: list[str], rows: list[list[str]], width: int, *, edge: bool = True
-) -> tuple[dict[int, int | None], list[str]]:
-    """Column index -> fixed width (None: rich's own) of the columns to show, and the names of
-    those left out. Every column when the table fits in `width` as it is; else the headers wrap
-    at spaces in columns as wide as their widest word or cell, and when even that is too wide,
-    the count columns (all but the first) that are 0 in every row are left out. `edge`: the
-    table has a border and padding at its edges (rich's `show_edge`, `pad_edge`), else neither.
-    """
-
-    def widest(i: int, header_words: bool) -> int:
-        header = columns[i].split() if header_words else [columns[i]]
-        return max([*map(len, header), *(len(row[i]) for row in rows)])
-
-    def needed(indices: list[int], header_words: bool) -> int:
-        # "│ " before each cell and " │" after the last one; " │ " between cells without edges.
-        return (
-            sum(widest(i, header_words) for i in indices) + 3 * len(indices) + (1 if edge else -3)
-        )
-
-    every = list(range(len(columns)))
-    if needed(every, header_words=False) <= width:
-        return dict.fromkeys(every), []
-    zero = set()
-    if needed(every, header_words=True) > width:
-        zero = {i for i in every[1:] if rows and all(row[i] == "0" for row in rows)}
-    shown = [i for i in every if i not in zero]
-    return {i: widest(i, header_words=True) for i in shown}, [columns[i] for i in sorted(zero)]
-
-
-def column_groups(
-    shown: dict[int, int | None], width: int, *, edge: bool = True
-) -> list[list[int]]:
-    """The columns of `fitting_columns` split into tables that each fit in `width`, every one
-    starting with the first column (the model): one table when they all fit. `edge` as in
-    `fitting_columns`."""
-    if any(w is None for w in shown.values()):
-        return [list(shown)]
-    groups: list[list[int]] = []
-    for index in shown:
-        group = groups[-1] if groups else []
-        # "│ " before each cell and " │" after the last one, as in `fitting_columns` (without
-        # edges: " │ " between cells only).
-        if not groups or (
-            len(group) > 1
-            and sum(shown[i] or 0 for i in [*group, index]) + 3 * len(group) + 4 * edge > width
-        ):
-            groups.append([] if not groups else [next(iter(shown))])
-        groups[-1].append(index)
-    return groups
