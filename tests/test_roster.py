@@ -327,6 +327,18 @@ def test_models_show_prints_only_the_fields_of_the_models_role() -> None:
     assert set(JUDGE_ONLY_FIELDS) <= {line.split(":")[0] for line in judge.output.splitlines()}
 
 
+def test_models_show_prints_the_vllm_block_only_for_provider_vllm() -> None:
+    """`models show markov` (any provider but vllm) printed `vllm: null`, a block that its file
+    is refused for setting."""
+    markov = CliRunner().invoke(app, ["models", "show", "markov"])
+    assert markov.exit_code == 0, markov.output
+    assert "vllm" not in {line.split(":")[0] for line in markov.output.splitlines()}
+    local = CliRunner().invoke(app, ["models", "show", "deepseek-r1-distill-llama-8b"])
+    assert local.exit_code == 0, local.output
+    assert "provider: vllm" in local.output
+    assert "vllm" in {line.split(":")[0] for line in local.output.splitlines()}
+
+
 @pytest.mark.parametrize("where", ["before", "after"])
 def test_models_show_judges_flag_before_or_after_show(where: str) -> None:
     """`models --judges show gpt-4o` showed generators/gpt-4o.yaml: the flag before `show` went
