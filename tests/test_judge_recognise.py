@@ -15,6 +15,7 @@ from poemetric.analysis import analyze_run
 from poemetric.judge.recognise import (
     TITLE_MATCH,
     RecognitionParseError,
+    arabic_numerals,
     author_similarity,
     is_recognised,
     parse_recognition,
@@ -61,6 +62,48 @@ def test_another_numbered_title_is_not_the_poem(answered: str, truth: str) -> No
     assert not is_recognised(title_similarity(answered, truth), 1.0, truth, "William Shakespeare")
     assert title_similarity("Sonnet 18", "Sonnet 18: Shall I compare thee") == 1.0
     assert title_similarity("Shall I compare thee (Sonnet 18)", "Sonnet 18") == 1.0
+
+
+@pytest.mark.parametrize(
+    ("answered", "truth", "same"),
+    [
+        ("Sonnet XVIII", "Sonnet 18", True),  # a fuzzy 0.67: not recognised
+        ("SONNET XVIII", "Sonnet 18: Shall I compare thee to a summer's day?", True),
+        ("Holy Sonnet XIV: Batter my heart", "Holy Sonnet 14", True),
+        ("Psalm XXIII", "Psalm 23", True),
+        ("Canto LXXXI", "Canto 81", True),
+        ("Book I: The Garden", "Book 1: The Garden", True),
+        ("Elegy XIV", "Elegy 14", True),
+        ("Sonnet XIX", "Sonnet 18", False),  # another number, written in Roman numerals
+        ("Canto I", "Canto 2", False),  # a fuzzy 0.86: recognised before
+        ("Sonnet CXVI", "Sonnet 18: Shall I compare thee", False),
+    ],
+)
+def test_roman_numerals_in_titles_are_numbers(answered: str, truth: str, same: bool) -> None:
+    """ "Sonnet XVIII" for "Sonnet 18" was left to the fuzzy score (0.67, not recognised), and
+    "Canto I" for "Canto 2" passed it (0.86): a Roman numeral is read as its number."""
+    assert (title_similarity(answered, truth) >= TITLE_MATCH) is same
+    assert (title_similarity(truth, answered) >= TITLE_MATCH) is same
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("Sonnet XVIII", "Sonnet 18"),
+        ("Part I", "Part 1"),
+        ("Elegy XIV.", "Elegy 14."),
+        ("Who Am I", "Who Am I"),  # the pronoun ends a title
+        ("I Wandered Lonely as a Cloud", "I Wandered Lonely as a Cloud"),
+        ("Song I Heard", "Song I Heard"),  # the pronoun after a numbered word
+        ("Mix", "Mix"),  # a word, not upper case
+        ("CIVIL WAR", "CIVIL WAR"),  # not a numeral
+        ("THE BEST MIX", "THE BEST MIX"),  # an all-capitals title's last word
+        ("Part IIII", "Part IIII"),  # not a well-formed numeral
+        ("V for Vendetta", "V for Vendetta"),  # neither after a numbered word nor at the end
+    ],
+)
+def test_only_standalone_numerals_are_read(title: str, expected: str) -> None:
+    assert arabic_numerals(title) == expected
 
 
 @pytest.mark.parametrize(

@@ -217,3 +217,44 @@ def test_reparse_rewrites_comments_and_clears_them_from_a_rejected_answer(tmp_pa
     assert rejected["status"] == "error" and rejected["refusal"] == 1
     assert rejected["form"] is None and rejected["comment_overall_quality"] is None
     assert rejected["comment_literary_devices"] is None
+
+
+def test_a_dry_run_counts_the_reasks_of_cached_answers_as_paid(tmp_path: Path) -> None:
+    """An unusable answer whose re-ask was not sent (a stop between the two; here `reask: 0`,
+    then 1) is an error row with the answer cached. The plan counted it as cached, costing
+    nothing, and "0 call(s) planned": the next run paid for its re-ask. The plan counts the
+    re-asks as calls, in the estimate, and says so."""
+    from rich.console import Console
+
+    store = judged_run(tmp_path)
+    with OpenAIServer(Answers(garbled=2), api_key=TEST_KEY) as server:
+        judge = openai_spec(server.base_url, name="test-judge", max_concurrency=1)
+        options = dataclasses.replace(FAST, limit=2)
+        first = run_judging(
+            store, judge.model_copy(update={"reask": 0}), options=options, authors=["machine"]
+        )  # type: ignore[arg-type]
+        assert first.models[0].errors == 2 and len(server.generation_requests) == 2
+
+        plan = run_judging(
+            store, judge, options=dataclasses.replace(options, dry_run=True), authors=["machine"]
+        )  # type: ignore[arg-type]
+        planned = plan.models[0]
+        assert (planned.from_cache, planned.pending, planned.from_cache_to_call) == (2, 0, 2)
+        assert planned.estimated_cost_usd > 0 and planned.estimated_input_tokens > 0
+        assert "2 call(s) planned" in plan.summary_line()
+        console = Console(record=True, width=300)
+        plan.render(console)
+        assert (
+            "test-judge: 2 cached answer(s) unusable and not re-asked yet" in console.export_text()
+        )
+        assert len(server.generation_requests) == 2  # the plan called nothing
+
+        resumed = run_judging(store, judge, options=options, authors=["machine"])  # type: ignore[arg-type]
+        assert (resumed.models[0].ok, resumed.models[0].reasked) == (2, 2)
+        assert len(server.generation_requests) == 4  # the 2 re-asks planned, paid
+
+        # Answered now: nothing left to pay for.
+        again = run_judging(
+            store, judge, options=dataclasses.replace(options, dry_run=True), authors=["machine"]
+        )  # type: ignore[arg-type]
+        assert (again.models[0].from_cache_to_call, again.models[0].estimated_cost_usd) == (0, 0.0)

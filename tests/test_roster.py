@@ -196,6 +196,16 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         (GOOD.replace("  max_tokens: 64", "  max_tokens: 1.5"),
          r"bad\.yaml:7: settings\.max_tokens: 1\.5 is not a whole number$"),
         (GOOD + "open_weights: maybe\n", r"bad\.yaml:9: open_weights: 'maybe' is not true or false$"),
+        # Pydantic read a boolean as a number: `max_tokens: true` was 1, `temperature: false` 0.
+        (GOOD.replace("  max_tokens: 64", "  max_tokens: true"),
+         r"bad\.yaml:7: settings\.max_tokens: true is not a whole number$"),
+        (GOOD.replace("  max_tokens: 64", "  temperature: false"),
+         r"bad\.yaml:7: settings\.temperature: false is not a number$"),
+        (GOOD + "limits: {max_concurrency: yes}\n",
+         r"bad\.yaml:9: limits\.max_concurrency: true is not a whole number$"),
+        (GOOD + "pricing: {input_per_mtok: true}\n",
+         r"bad\.yaml:9: pricing\.input_per_mtok: true is not a number$"),
+        (GOOD + "reask: false\n", r"bad\.yaml:9: reask: false is not a whole number$"),
         (GOOD + "pricing: {input_per_mtok: $2}\n",
          r"bad\.yaml:9: pricing\.input_per_mtok: '\$2' is not a number$"),
         (GOOD + "display_name: 2024\n", r"bad\.yaml:9: display_name: 2024 is not text \(write it in quotes\)$"),
@@ -325,6 +335,18 @@ def test_models_show_prints_only_the_fields_of_the_models_role() -> None:
     judge = CliRunner().invoke(app, ["models", "show", "local-openai", "--judges"])
     assert judge.exit_code == 0, judge.output
     assert set(JUDGE_ONLY_FIELDS) <= {line.split(":")[0] for line in judge.output.splitlines()}
+
+
+def test_models_show_prints_the_vllm_block_only_for_provider_vllm() -> None:
+    """`models show markov` (any provider but vllm) printed `vllm: null`, a block that its file
+    is refused for setting."""
+    markov = CliRunner().invoke(app, ["models", "show", "markov"])
+    assert markov.exit_code == 0, markov.output
+    assert "vllm" not in {line.split(":")[0] for line in markov.output.splitlines()}
+    local = CliRunner().invoke(app, ["models", "show", "deepseek-r1-distill-llama-8b"])
+    assert local.exit_code == 0, local.output
+    assert "provider: vllm" in local.output
+    assert "vllm" in {line.split(":")[0] for line in local.output.splitlines()}
 
 
 @pytest.mark.parametrize("where", ["before", "after"])

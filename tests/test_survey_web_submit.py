@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import httpx
 import pytest
 from survey_support import answers_of, serving, survey_run
 
@@ -106,14 +107,9 @@ def test_a_reload_just_after_typing_shows_the_comment_typed(
     page.close()
 
 
-def test_the_survey_works_behind_a_proxy_under_a_path_prefix(
-    live: tuple[Path, str], browser: Browser
-) -> None:
-    """Behind a reverse proxy serving the survey under /survey/, the pages named /static/... and
-    /r/TOKEN/... from the site's root: no styles, no script, and every link and form led out of
-    the survey. Every address is relative: the whole round trip stays under the prefix."""
-    run, _ = live
-    app = create_app(run, "experts")
+def _under_prefix(app: Any) -> Any:
+    """`app` behind a reverse proxy serving it under /survey/ (which it strips), answering 404
+    to anything outside the prefix."""
 
     async def proxy(scope: dict[str, Any], receive: Any, send: Any) -> None:
         path = scope.get("path", "")
@@ -125,7 +121,17 @@ def test_the_survey_works_behind_a_proxy_under_a_path_prefix(
             scope = {**scope, "path": path.removeprefix("/survey"), "raw_path": None}
         await app(scope, receive, send)
 
-    with serving(proxy) as url:
+    return proxy
+
+
+def test_the_survey_works_behind_a_proxy_under_a_path_prefix(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Behind a reverse proxy serving the survey under /survey/, the pages named /static/... and
+    /r/TOKEN/... from the site's root: no styles, no script, and every link and form led out of
+    the survey. Every address is relative: the whole round trip stays under the prefix."""
+    run, _ = live
+    with serving(_under_prefix(create_app(run, "experts"))) as url:
         token = tokens.rater_token(tokens.load_secret(run), "experts", "ann")
         page = browser.new_page()
         page.goto(f"{url}/survey/r/{token}")
@@ -146,3 +152,21 @@ def test_the_survey_works_behind_a_proxy_under_a_path_prefix(
         assert page.url.startswith(f"{url}/survey/r/{token}/")
         assert page.evaluate(background) == "rgb(246, 245, 242)"
         page.close()
+
+
+def test_a_trailing_slash_under_a_path_prefix_stays_under_it(live: tuple[Path, str]) -> None:
+    """A rater's link typed or pasted with a trailing slash (/survey/r/TOKEN/) was redirected
+    by the web framework to an absolute address without the proxy's prefix (/r/TOKEN): outside
+    the survey. The redirect is relative to the page, so it stays under the prefix."""
+    run, _ = live
+    token = tokens.rater_token(tokens.load_secret(run), "experts", "ann")
+    with serving(_under_prefix(create_app(run, "experts"))) as url:
+        for path, location in [(f"r/{token}/", f"../{token}"), (f"r/{token}/2/?a=1", "../2?a=1")]:
+            response = httpx.get(f"{url}/survey/{path}", timeout=10)
+            assert response.status_code == 307, path
+            assert response.headers["location"] == location
+            followed = httpx.get(f"{url}/survey/{path}", timeout=10, follow_redirects=True)
+            assert followed.status_code == 200, path
+            assert str(followed.url) == f"{url}/survey/{path.rstrip('/').replace('/?', '?')}"
+        assert httpx.get(f"{url}/survey/r/{token}//", timeout=10).status_code == 404
+        assert httpx.get(f"{url}/survey/nowhere/", timeout=10).status_code == 404

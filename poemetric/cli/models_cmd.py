@@ -12,6 +12,7 @@ from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import error_exit
 from poemetric.roster import (
     JUDGE_ONLY_FIELDS,
+    PROVIDER_ONLY_FIELDS,
     ModelRow,
     RosterError,
     RosterKind,
@@ -189,11 +190,14 @@ def show(
         raise error_exit(f"unknown {kind[:-1]} {name!r}{_show_hint(name, catalog.names(), judges)}")
     entry = entries[name]
     typer.echo(f"# {entry.path}")
-    # Only the fields a file of this roster may set: a generator file that wrote the judge
-    # settings (template, structured, reask) would be refused.
-    data = entry.spec.model_dump(
-        mode="json", exclude=set(JUDGE_ONLY_FIELDS) if kind == "generators" else None
-    )
+    # Only the fields a file of this roster and provider may set: a generator file that wrote
+    # the judge settings (template, structured, reask), or a markov file a `vllm:` block, would
+    # be refused.
+    spec = entry.spec
+    hidden = {f for f, provider in PROVIDER_ONLY_FIELDS.items() if spec.provider != provider}
+    if kind == "generators":
+        hidden |= set(JUDGE_ONLY_FIELDS)
+    data = spec.model_dump(mode="json", exclude=hidden)
     typer.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100).rstrip())
 
 

@@ -75,8 +75,51 @@ def normalise(text: str | None) -> str:
     return " ".join(words)
 
 
+#: A Roman numeral (strict: "IIII", "IL" and "VV" are not one).
+_ROMAN = re.compile(r"M{0,3}(CM|CD|D?C{0,3})(XC|XL|L?X{0,3})(IX|IV|V?I{0,3})")
+_ROMAN_VALUES = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
+#: Words a numeral of a title follows: "Sonnet XVIII", "Canto I", "Book IV", "Part II".
+_NUMBERED = frozenset({
+    "sonnet", "sonnets", "canto", "cantos", "book", "part", "psalm", "chapter", "section",
+    "elegy", "ode", "hymn", "poem", "no", "number", "epigram", "stanza", "act", "scene",
+})  # fmt: skip
+
+
+def _roman_value(numeral: str) -> int:
+    values = [_ROMAN_VALUES[ch] for ch in numeral]
+    return sum(-v if v < after else v for v, after in zip(values, [*values[1:], 0], strict=True))
+
+
+def arabic_numerals(title: str) -> str:
+    """`title` with its Roman numerals as digits ("Sonnet XVIII" is "Sonnet 18"): an upper-case
+    numeral standing alone after a word such as Sonnet, Canto, Book, Part or Psalm, or ending
+    a title that is not all capitals ("Elegy XIV"). Not the pronoun "I" ("Who Am I", "Song I
+    Heard"; "Part I" and "Book I: ..." are numerals), nor words ("Mix", "CIVIL WAR", the last
+    word of an all-capitals title: "THE BEST MIX")."""
+    words = list(re.finditer(r"[^\W\d_]+|\d+", title))
+    pieces, start = [], 0
+    for index, word in enumerate(words):
+        text = word.group()
+        if not text.isupper() or not text.isascii() or not _ROMAN.fullmatch(text):
+            continue
+        last = index == len(words) - 1
+        after_word = index > 0 and words[index - 1].group().lower() in _NUMBERED
+        if text == "I":  # the pronoun, unless a numbered word's "I" ends the title or a clause
+            follows = title[word.end() :].lstrip(" ")
+            numeral = after_word and (not follows or not follows[0].isalnum())
+        else:
+            numeral = after_word or (last and not title.isupper())
+        if numeral:
+            pieces += [title[start : word.start()], str(_roman_value(text))]
+            start = word.end()
+    return "".join([*pieces, title[start:]])
+
+
 def title_similarity(answered: str | None, truth: str | None) -> float:
-    left, right = normalise(answered), normalise(truth)
+    """1.0 for the same title (whole words of the longer one, at least 8 characters); 0.0 for
+    titles with different numbers ("Sonnet 1" for "Sonnet 18", Roman numerals read as digits:
+    "Sonnet XIX"); the normalised string similarity otherwise."""
+    left, right = (normalise(arabic_numerals(t)) if t else "" for t in (answered, truth))
     if not left or not right:
         return 0.0
     numbers = [set(re.findall(r"\d+", side)) for side in (left, right)]

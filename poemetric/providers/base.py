@@ -10,11 +10,28 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 Role = Literal["system", "user", "assistant"]
+
+
+def _no_boolean(kind: str, words: str) -> BeforeValidator:
+    """Refuse true/false where a number goes: pydantic reads `max_tokens: true` as 1."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, bool):
+            raise PydanticCustomError(kind, words)
+        return value
+
+    return BeforeValidator(check)
+
+
+#: A whole number or a number of a model file, never a boolean (`true` is not 1).
+Whole = Annotated[int, _no_boolean("int_type", "Input should be a valid integer")]
+Number = Annotated[float, _no_boolean("float_type", "Input should be a valid number")]
 
 
 class ChatMessage(BaseModel):
@@ -34,14 +51,14 @@ class GenerationSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    temperature: float | None = Field(default=None, ge=0)
-    top_p: float | None = Field(default=None, gt=0, le=1)
-    top_k: int | None = Field(default=None, ge=1)
-    max_tokens: int | None = Field(default=None, ge=1)
-    seed: int | None = None
+    temperature: Number | None = Field(default=None, ge=0)
+    top_p: Number | None = Field(default=None, gt=0, le=1)
+    top_k: Whole | None = Field(default=None, ge=1)
+    max_tokens: Whole | None = Field(default=None, ge=1)
+    seed: Whole | None = None
     stop: tuple[str, ...] | None = None
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
-    reasoning_budget_tokens: int | None = Field(default=None, ge=0)
+    reasoning_budget_tokens: Whole | None = Field(default=None, ge=0)
     extra: dict[str, Any] = Field(
         default_factory=dict, description="Provider-specific request fields, passed through as-is."
     )
@@ -60,11 +77,11 @@ class VLLMOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    tensor_parallel_size: int = 1
-    pipeline_parallel_size: int = 1
-    max_model_len: int | None = None
+    tensor_parallel_size: Whole = 1
+    pipeline_parallel_size: Whole = 1
+    max_model_len: Whole | None = None
     dtype: str = "auto"
-    gpu_memory_utilization: float = 0.9
+    gpu_memory_utilization: Number = 0.9
     trust_remote_code: bool = False
     distributed_executor_backend: str | None = Field(
         default=None, description="'ray' for multi-node; vLLM's default otherwise."
@@ -75,19 +92,21 @@ class VLLMOptions(BaseModel):
 class RateLimits(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    max_concurrency: int = Field(default=8, ge=1)
-    requests_per_minute: float | None = Field(default=None, gt=0)
-    tokens_per_minute: float | None = Field(default=None, gt=0)
-    timeout_s: float = Field(default=600.0, gt=0)
-    max_retries: int = Field(default=6, ge=0)
+    max_concurrency: Whole = Field(default=8, ge=1)
+    requests_per_minute: Number | None = Field(default=None, gt=0)
+    tokens_per_minute: Number | None = Field(default=None, gt=0)
+    timeout_s: Number = Field(default=600.0, gt=0)
+    max_retries: Whole = Field(default=6, ge=0)
 
 
 class Pricing(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    input_per_mtok: float = Field(default=0.0, ge=0, description="USD per million input tokens")
-    output_per_mtok: float = Field(default=0.0, ge=0, description="USD per million output tokens")
-    batch_discount: float = Field(default=0.5, ge=0, le=1, description="price factor in batch mode")
+    input_per_mtok: Number = Field(default=0.0, ge=0, description="USD per million input tokens")
+    output_per_mtok: Number = Field(default=0.0, ge=0, description="USD per million output tokens")
+    batch_discount: Number = Field(
+        default=0.5, ge=0, le=1, description="price factor in batch mode"
+    )
 
     def cost(self, input_tokens: int, output_tokens: int, *, batch: bool = False) -> float:
         usd = (input_tokens * self.input_per_mtok + output_tokens * self.output_per_mtok) / 1e6
@@ -131,7 +150,7 @@ class ModelSpec(BaseModel):
         description="'auto': ask for structured output (OpenAI json_schema, Gemini response "
         "schema, Anthropic tool use, vLLM guided JSON); 'off': the paper's free-text answer.",
     )
-    reask: int = Field(
+    reask: Whole = Field(
         default=1,
         ge=0,
         le=5,

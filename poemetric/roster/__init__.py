@@ -47,7 +47,12 @@ from poemetric.roster.loading import (
     load_roster,
     roster_directories,
 )
-from poemetric.roster.model_file import INTERPOLATED_FIELDS, JUDGE_ONLY_FIELDS, load_model_file
+from poemetric.roster.model_file import (
+    INTERPOLATED_FIELDS,
+    JUDGE_ONLY_FIELDS,
+    PROVIDER_ONLY_FIELDS,
+    load_model_file,
+)
 from poemetric.roster.selection import (
     ModelRow,
     get_model,
@@ -63,6 +68,7 @@ __all__ = [
     "GROUPS_FILE",
     "INTERPOLATED_FIELDS",
     "JUDGE_ONLY_FIELDS",
+    "PROVIDER_ONLY_FIELDS",
     "ModelRow",
     "Roster",
     "RosterEntry",

@@ -196,6 +196,8 @@ def _is_variable_name(value: str) -> bool:
 
 #: Fields that only a judge file may set.
 JUDGE_ONLY_FIELDS = ("template", "structured", "reask")
+#: Fields read by one provider only (field: provider): a file of another provider may not set them.
+PROVIDER_ONLY_FIELDS = {"vllm": "vllm"}
 
 
 def load_model_file(
@@ -263,7 +265,7 @@ def load_model_file(
         )
     _check_options(path, spec, node)
     _check_needed_fields(path, spec, node)
-    if "vllm" in spec.model_fields_set and spec.provider != "vllm":
+    if "vllm" in spec.model_fields_set and spec.provider != PROVIDER_ONLY_FIELDS["vllm"]:
         raise RosterFileError(
             f"{path}:{_line_of(node, ('vllm',))}: a `vllm:` block is read only by provider "
             f"'vllm', not {spec.provider!r}: its engine options would be ignored",

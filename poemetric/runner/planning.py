@@ -83,6 +83,34 @@ def lease_jobs(
     )
 
 
+def calls_after_cache(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -> list[Job]:
+    """The calls that replaying `cached` will pay for, without storing anything (a dry run):
+    the re-ask of an unusable cached answer not sent yet (a stop came between the answer and
+    its re-ask, or `--reask` was raised), and with `--refresh-failed-parses` a new answer where
+    the cached one still fails. As `replay_cached`, which makes them."""
+    from poemetric.runner.recording import next_turn
+
+    calls: list[Job] = []
+    for job, completion in cached:
+        if run.options.refresh_failed_parses:
+            row = run.handler.ok_row(job, completion, cost_usd=0.0, batch_id=None)
+            if row.get("status") != "ok" and next_turn(run, job, completion, row) is None:
+                calls.append(job)
+                continue
+        turn: Job | None = job
+        while turn is not None:  # through the turns the cache answers, as resolve_from_cache
+            row = run.handler.ok_row(turn, completion, cost_usd=0.0, batch_id=None)
+            turn = next_turn(run, turn, completion, row)
+            hit = None
+            if turn is not None and run.options.use_cache:
+                hit = run.store.cached_completion(turn.cache_key)
+            if turn is not None and hit is None:
+                calls.append(turn)
+                break
+            completion = completion_from_dict(hit) if hit is not None else completion
+    return calls
+
+
 def add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
     from poemetric.runner.recording import estimate
 

@@ -44,6 +44,9 @@ class ModelReport:
     estimated_input_tokens: int = 0
     estimated_output_tokens: int = 0
     estimated_cost_usd: float = 0.0
+    #: Of `from_cache` (a plan), jobs whose cached answer still leads to a paid call: a re-ask
+    #: not sent yet, or a new answer with --refresh-failed-parses; in the estimate.
+    from_cache_to_call: int = 0
     mode: str = "async"
     batch_ids: list[str] = field(default_factory=list)
     #: The first error of this command (e.g. a missing API key), shown under the summary table.
@@ -149,8 +152,9 @@ class StageReport:
     def summary_line(self) -> str:
         """One line for logs and the demo: models, rows ok / errors, calls, cost."""
         if self.dry_run:
+            calls = int(self.total("pending") + self.total("from_cache_to_call"))
             return (
-                f"{len(self.models)} model(s), {int(self.total('pending')):,} call(s) planned, "
+                f"{len(self.models)} model(s), {calls:,} call(s) planned, "
                 f"estimated ${self.total('estimated_cost_usd'):.4f}"
             )
         done = int(self.total("already_done"))
@@ -225,6 +229,15 @@ class StageReport:
         if not self.dry_run:
             console.print(SPLIT_NOTE, highlight=False, markup=False)
         if self.dry_run:
+            for m in self.models:
+                if m.from_cache_to_call:
+                    console.print(
+                        f"{m.model}: {m.from_cache_to_call:,} cached answer(s) unusable and not "
+                        "re-asked yet (or asked again with --refresh-failed-parses): their calls "
+                        "are paid, and counted in the estimate.",
+                        markup=False,
+                        highlight=False,
+                    )
             console.print(
                 f"Estimated cost of the pending calls: ${self.total('estimated_cost_usd'):.4f} "
                 "(input from prompt length, output from a typical answer length; batch discount "

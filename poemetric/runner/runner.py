@@ -53,7 +53,13 @@ from poemetric.runner.isolation import rerun_in_child as rerun_in_child
 from poemetric.runner.isolation import spawn_isolated
 from poemetric.runner.jobs import Job, Shard
 from poemetric.runner.leases import Leases
-from poemetric.runner.planning import add_estimates, lease_jobs, plan_model, replay_cached
+from poemetric.runner.planning import (
+    add_estimates,
+    calls_after_cache,
+    lease_jobs,
+    plan_model,
+    replay_cached,
+)
 from poemetric.runner.report import ModelReport, StageInterrupted, StageReport
 from poemetric.store.db import RunStore
 from poemetric.store.models import changed_models, record_models
@@ -279,7 +285,11 @@ def run_stage(
             if leases is not None:
                 cached, pending = lease_jobs(leases, run, cached, pending)
             add_estimates(run, pending)
-            if not options.dry_run:
+            if options.dry_run:  # a cached answer's re-ask not sent yet is paid too
+                after_cache = calls_after_cache(run, cached)
+                model_report.from_cache_to_call = len(after_cache)
+                add_estimates(run, after_cache)
+            else:
                 pending = pending + replay_cached(run, cached)
             runs.append((run, pending))
         if options.dry_run:

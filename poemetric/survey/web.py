@@ -34,6 +34,7 @@ from poemetric.survey import db, edits, tokens
 from poemetric.survey.agreement import current_agreement
 from poemetric.survey.guard import MAX_BODY_BYTES, Guard
 from poemetric.survey.render import STATIC, render
+from poemetric.survey.slashes import relative_slash_redirects
 from poemetric.survey.tasks import MAX_TEXT_CHARS, AnswerError, Page, Question
 
 #: Prefix of the form's fields holding each answer's edit time (`edits.py`).
@@ -367,4 +368,4 @@ def create_app(run_dir: str | Path, survey_id: str, *, max_body: int = MAX_BODY_
         Route("/r/{token}/{position:int}", survey.page, methods=["GET", "POST"]),
         Route("/r/{token}/{position:int}/save", survey.save, methods=["POST"]),
     ]
-    return Guard(Starlette(routes=routes), max_body=max_body)
+    return Guard(relative_slash_redirects(Starlette(routes=routes)), max_body=max_body)
