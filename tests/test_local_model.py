@@ -164,7 +164,7 @@ def test_the_model_file_points_at_the_packaged_gguf() -> None:
     from conftest import local_extra_or_skip
 
     local_extra_or_skip()
-    from poemetric.providers.transformers_engine import resolve_source
+    from poemetric.providers.model_source import resolve_source
     from poemetric.roster import load_roster
 
     spec = load_roster("generators")["smollm2-135m"]

@@ -25,7 +25,7 @@ from poemetric.probes.builders import SourcePoem, build_pairs
 from poemetric.probes.pairs import Pair, write_jsonl
 from poemetric.probes.scorers.cache import ScoreCache, cache_path, weights_fingerprint
 from poemetric.probes.scorers.ngram import NgramScorer
-from poemetric.providers.transformers_engine import ModelSource
+from poemetric.providers.model_source import ModelSource
 
 STOPPED = "is written once every pair is scored."
 

@@ -122,7 +122,7 @@ def test_pseudo_log_likelihood_masks_each_token_in_turn(tiny_bert: Path) -> None
     import torch
 
     from poemetric.probes.scorers.hf import HFScorer, MaskedLM
-    from poemetric.providers.transformers_engine import resolve_source
+    from poemetric.providers.model_source import resolve_source
 
     model = MaskedLM.load(resolve_source(str(tiny_bert)), device="cpu")
     text = "there was an old man with a beardd"  # "beardd" -> beard ##d

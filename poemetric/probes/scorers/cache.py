@@ -31,7 +31,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from poemetric.providers.transformers_engine import ModelSource, SequenceScore
+from poemetric.providers.model_source import ModelSource
+from poemetric.providers.transformers_engine import SequenceScore
 
 SUFFIX = ".cache.sqlite"
 #: Rows are committed at most this often (and when the cache is closed, Ctrl-C included).

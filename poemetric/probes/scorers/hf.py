@@ -9,7 +9,7 @@ right of the predicted one are masked too, so a word's later pieces cannot give 
 ones away. The masked copies are run in chunks of `chunk_size`.
 
 `<model>` is a model name from `generators/` with `provider: transformers` (``smollm2-135m``) or
-anything `transformers_engine.resolve_source` accepts.
+anything `model_source.resolve_source` accepts.
 """
 
 from __future__ import annotations
@@ -23,18 +23,16 @@ from poemetric.probes.pairs import Pair
 from poemetric.probes.scorers.base import ScoreRecord, score_by_texts, text_progress
 from poemetric.probes.scorers.cache import ScoreCache, weights_fingerprint
 from poemetric.providers.base import ModelSpec
+from poemetric.providers.model_source import LocalModelError, ModelSource, resolve_source
 from poemetric.providers.transformers_engine import (
     BatchScored,
     LocalCausalLM,
-    LocalModelError,
-    ModelSource,
     SequenceScore,
     import_torch,
     import_transformers,
     pick_device,
     pick_dtype,
     quiet_progress,
-    resolve_source,
 )
 
 PllVariant = Literal["original", "word_l2r"]
