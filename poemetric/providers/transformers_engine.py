@@ -15,7 +15,6 @@ log-probability; on the CPU everything runs in float32.
 from __future__ import annotations
 
 import importlib
-import logging
 import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -25,8 +24,6 @@ from typing import Any
 
 from poemetric.providers.model_source import LocalModelError, ModelSource
 from poemetric.providers.torch_device import device_problem
-
-log = logging.getLogger(__name__)
 
 INSTALL_HINT = (
     "pip install 'poemetric[local]' (PyTorch, transformers, gguf, accelerate); "
