@@ -221,7 +221,7 @@ def test_a_metre_finding_names_the_words_that_strain_the_reading() -> None:
     """A line whose positions are all iambic still fails when stressed syllables sit in weak
     positions: the finding names them, and a line that reads as another metre says which."""
     poem = (
-        "Than they who sow'd, that thou shouldst reap thereby?\n"
+        "Than those who toil'd, that we might reap thereby?\n"
         "Loving in truth, and fain in verse my love to show,\n"
     )
     details = [
