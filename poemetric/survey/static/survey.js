@@ -169,7 +169,10 @@
     var submitter = event.submitter;
     notice.textContent = "";
     fetch(probe, { method: "HEAD", cache: "no-store", credentials: "same-origin" })
-      .then(function () {
+      .then(function (response) {
+        // A reverse proxy answers for a survey server that stopped (502, 503, 504): as the
+        // autosave does, a 5xx is the server not reached.
+        if (response.status >= 500) throw new Error("server error");
         reached = true;
         form.requestSubmit(submitter && submitter.form === form ? submitter : null);
       })
