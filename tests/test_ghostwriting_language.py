@@ -44,6 +44,7 @@ ENGLISH = {
     "the day is gane;\nShe kens na the morn, an' she fears na the rain,\nFor her heart's aye "
     "as licht as the bonnie mune's wane.",
     "no function word": "Silence falls",
+    "contractions like elisions": "C'mon, c'mon, c'mon now,\nD'ye hear me? D'you care?",
 }
 
 
