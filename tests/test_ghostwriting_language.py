@@ -44,6 +44,7 @@ ENGLISH = {
     "the day is gane;\nShe kens na the morn, an' she fears na the rain,\nFor her heart's aye "
     "as licht as the bonnie mune's wane.",
     "no function word": "Silence falls",
+    "contractions like elisions": "C'mon, c'mon, c'mon now,\nD'ye hear me? D'you care?",
 }
 
 
@@ -93,3 +94,14 @@ def test_metrics_flag_the_poems_that_are_not_english(with_foreign: bool) -> None
         assert note is not None and note.startswith("2 poem(s) are mostly not English: model 2;")
     else:
         assert note is None
+
+
+def test_the_note_lists_authors_in_the_order_of_every_other_note() -> None:
+    """Human poets first, then the models in natural order (`author_order`), as the near-copy
+    and coverage notes list them; it was a plain sort (Qwen2.5-14B before Qwen2.5-3B, human
+    last)."""
+    authors = ["Qwen2.5-3B", "human", "Qwen2.5-14B"]
+    frame = pd.DataFrame({"author": authors, "english": [False] * 3})
+    note = not_english_note(frame)
+    assert note is not None
+    assert "mostly not English: human 1, Qwen2.5-3B 1, Qwen2.5-14B 1;" in note

@@ -101,3 +101,14 @@ def test_eye_rhymes_do_not_make_a_free_sonnet() -> None:
     result = check_poem(EYE_RHYMED, "sonnet")
     assert result.facts["scheme"] == "no sustained rhyme scheme", result.facts
     assert result.rhyme_score is not None and 0.2 < result.rhyme_score < 0.4
+
+
+def test_two_unrhymed_lines_name_the_closest_scheme_in_a_whole_sentence() -> None:
+    """Cut to two lines, every sonnet pattern asks for no rhyme: its note has no count, and the
+    rhyme fact and finding ended in "..., has " (and a lone ")" in the fact)."""
+    result = check_poem("\n".join(FREE_VERSE.splitlines()[:2]), "sonnet")
+    assert result.facts["scheme"] == "no sustained rhyme scheme"
+    assert result.facts["rhyme"].endswith("asks for no rhyme in 2 line(s))")
+    first = next(issue for issue in result.explanation if issue.constraint == "rhyme")
+    assert not first.detail.endswith("has ")
+    assert first.detail.endswith("asks for no rhyme in 2 line(s)")

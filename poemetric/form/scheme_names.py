@@ -60,7 +60,12 @@ def name_scheme(
             if rhymed_share(words) >= 0.5
             else "no sustained rhyme scheme"
         )
-        closest = f"the closest {form} scheme, {label}, has {scored.note.partition(': ')[2]}"
+        # A pattern cut to the poem's few lines may ask for no rhyme ("pattern X asks for no
+        # rhymes", no "name: ..." count): the clause said "has " and stopped there.
+        counted = scored.note.partition(": ")[2]
+        closest = f"the closest {form} scheme, {label}, " + (
+            f"has {counted}" if counted else f"asks for no rhyme in {len(words)} line(s)"
+        )
         outcome.facts["scheme"] = unnamed
         outcome.facts["rhyme"] = f"{unnamed} ({closest})"
         outcome.findings.append(Finding("rhyme", (), f"{unnamed}: {closest}"))

@@ -52,6 +52,9 @@ FOREIGN_WORDS = _words(
 )
 #: French and Italian elisions (*l'aube, j'irai, qu'il, d'amore, c'est*).
 FOREIGN_ELISIONS = ("l'", "j'", "qu'", "d'", "c'")
+#: English contractions spelled like such an elision (*c'mon*, Scots and older *d'ye*): a chorus
+#: of "C'mon, c'mon, c'mon" was "4 common non-English words against 0 English ones".
+ENGLISH_ELIDED = frozenset({"c'mon", "c'mere", "d'ye", "d'you", "d'ya", "d'yer"})
 #: Fewer foreign words than this never make a text foreign (a phrase in an English poem).
 MIN_FOREIGN_WORDS = 3
 
@@ -59,6 +62,8 @@ MIN_FOREIGN_WORDS = 3
 def _foreign(token: str) -> bool:
     if token in FOREIGN_WORDS:
         return True
+    if token in ENGLISH_ELIDED:
+        return False
     return any(
         token.startswith(elision) and len(token) > len(elision) for elision in FOREIGN_ELISIONS
     )

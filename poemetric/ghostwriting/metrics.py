@@ -182,8 +182,8 @@ def not_english_note(poems: pd.DataFrame) -> str | None:
     flagged = poems[~poems["english"].astype(bool)]
     if flagged.empty:
         return None
-    by_author = flagged["author"].value_counts().sort_index()
-    listed = ", ".join(f"{author} {count}" for author, count in by_author.items())
+    by_author = flagged["author"].value_counts()
+    listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
     return (
         f"{len(flagged)} poem(s) are mostly not English: {listed}; both rhyme densities read "
         "every word with English pronunciations, so theirs say little about rhyme (column "
