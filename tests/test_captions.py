@@ -6,15 +6,18 @@ import re
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+import pandas as pd
 import pytest
 
 from poemetric.analysis import Recipe, analyze_run, render_figures
 from poemetric.analysis.context import FigureContext, FigureSkipped
-from poemetric.analysis.data import HUMAN_AUTHOR, load_run_data
-from poemetric.analysis.labels import run_labels
-from poemetric.analysis.plotting import figure_style
+from poemetric.analysis.data import HUMAN_AUTHOR, RunData, load_run_data
+from poemetric.analysis.experts import load_expert_ratings
+from poemetric.analysis.labels import Labels, run_labels
+from poemetric.analysis.plotting import counted_poems, figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS, FigureSpec
 from poemetric.analysis.synthetic import build_synthetic_run, write_synthetic_experts
+from poemetric.store import stable_id
 
 
 @pytest.mark.parametrize(("method", "said"), [("t", "Student t"),
@@ -132,3 +135,92 @@ def test_every_figure_of_means_says_over_how_many_poems(tmp_path: Path) -> None:
             if found is None or int(found.group(1)) != expected:
                 missing[kind] = drawing.caption
     assert missing == {}
+
+
+def _captions(data: RunData, labels: Labels, experts: pd.DataFrame | None = None) -> dict[str, str]:
+    """Every figure's caption for the run (figures the run cannot draw left out)."""
+    captions = {}
+    with figure_style():
+        for kind, (function, _) in FIGURE_KINDS.items():
+            ctx = FigureContext(data, judge="judge-x", labels=labels, experts=experts)
+            try:
+                drawing = function(ctx, author="gpt-4o") if kind == "case_study" else function(ctx)
+            except FigureSkipped:
+                continue
+            captions[kind] = drawing.caption
+            plt.close(drawing.figure)
+    return captions
+
+
+def test_fig_5_says_how_many_poems_its_form_accuracy_panel_counts(tmp_path: Path) -> None:
+    """Fig. 5 said "over 6 poems each" from the lexical panels while its form-accuracy panel
+    counts only the poems that were form-checked (4 or 5 of gpt-4o's 6 here)."""
+    authors = (HUMAN_AUTHOR, "gpt-4o")
+    with build_synthetic_run(tmp_path / "run", authors=authors, poems_per_form=2) as store:
+        unchecked = [stable_id(poem, "gpt-4o") for poem in ("ballad-0", "sonnet-0")]
+        store.conn.execute("DELETE FROM form_checks WHERE generation_id IN (?, ?)", unchecked)
+        store.conn.execute(  # checked, but the checker could not assess it
+            "UPDATE form_checks SET passed = NULL WHERE generation_id = ?",
+            (stable_id("villanelle-0", HUMAN_AUTHOR),),
+        )
+        data, labels = load_run_data(store), run_labels(store)
+    caption = _captions(data, labels)["rule_based"]
+    assert caption.startswith(
+        "Rule-based evaluation per author, over 6 poems each (form accuracy: over 4-5 checked "
+        "poems each). Form accuracy: "
+    )
+    with build_synthetic_run(tmp_path / "all", authors=authors, poems_per_form=2) as store:
+        data, labels = load_run_data(store), run_labels(store)
+    caption = _captions(data, labels)["rule_based"]
+    assert caption.startswith("Rule-based evaluation per author, over 6 poems each. Form ")
+
+
+def test_counted_poems_is_singular_for_one_poem_only() -> None:
+    assert counted_poems([1, 1]) == "1 poem"
+    assert counted_poems(1, "checked poem") == "1 checked poem"
+    assert counted_poems([2, 2]) == "2 poems"
+    assert counted_poems([1, 2, float("nan")]) == "1-2 poems"
+    assert counted_poems([]) == "0 poems"
+
+
+#: A count of poems in a caption, its noun after it: "1 poem", "2-3 checked poems".
+COUNTED = re.compile(r"\b(\d+(?:-\d+)?) ((?:checked )?poems?)\b")
+
+
+@pytest.mark.parametrize("poems", [1, 2])
+def test_every_caption_counts_poems_in_the_right_number(tmp_path: Path, poems: int) -> None:
+    """A run of one poem per author read "over 1 poems each" (Figs. 5-9, the form-check,
+    lexical, ghostwriting and heatmap figures; the radar alone said "1 poem")."""
+    with build_synthetic_run(tmp_path / "run", authors=(HUMAN_AUTHOR, "gpt-4o", "markov"),
+                             poems_per_form=poems, forms=("sonnet",)) as store:  # fmt: skip
+        path = write_synthetic_experts(store, tmp_path / "experts.csv",
+                                       authors=(HUMAN_AUTHOR, "gpt-4o"), experts=1,
+                                       poems_per_expert=poems)  # fmt: skip
+        data, labels = load_run_data(store), run_labels(store)
+        experts = load_expert_ratings(path, store)
+    captions = _captions(data, labels)
+    with_experts = _captions(data, labels, experts)["dimension_bars"]
+    assert f"({counted_poems(poems)}; authors without expert ratings" in with_experts
+    captions["dimension_bars (experts)"] = with_experts
+    counts = {kind: COUNTED.findall(caption) for kind, caption in captions.items()}
+    counted = {kind: found for kind, found in counts.items() if found}
+    assert {"rule_based", "ranking", "form_accuracy", "lexical", "ghostwriting"} <= set(counted)
+    wrong = {
+        kind: found
+        for kind, found in counted.items()
+        if any(noun.endswith("s") != (number != "1") for number, noun in found)
+    }
+    assert wrong == {}
+    assert (f"{poems}", "poems" if poems > 1 else "poem") in counted["rule_based"]
+
+
+@pytest.mark.parametrize(("poems", "said"), [(1, "1 poem shorter than 20 tokens has no MATTR"),
+                                             (2, "2 poems shorter than 20 tokens have no MATTR")])  # fmt: skip
+def test_the_lexical_caption_counts_short_poems_in_the_right_number(
+    tmp_path: Path, poems: int, said: str
+) -> None:
+    """The lexical figure said "1 poem(s) shorter than 20 tokens have no MATTR"."""
+    with build_synthetic_run(tmp_path / "run", authors=(HUMAN_AUTHOR,), poems_per_form=poems,
+                             forms=("sonnet",), lines=1) as store:  # fmt: skip
+        data, labels = load_run_data(store), run_labels(store)
+    assert f" {said}." in _captions(data, labels)["lexical"]

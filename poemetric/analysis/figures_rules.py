@@ -12,7 +12,7 @@ from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.heatmaps import annotated_heatmap
 from poemetric.analysis.lexical import MATTR_WINDOW
-from poemetric.analysis.plotting import Drawing, poem_count
+from poemetric.analysis.plotting import Drawing, counted_poems, poem_count
 from poemetric.analysis.scores import form_check_scores
 
 SHARE = (0.0, 1.0)
@@ -32,8 +32,13 @@ def rule_based(ctx: FigureContext) -> Drawing:
     authors = ctx.ordered(lexical["author"])
     panels: list[Panel] = []
     notes: list[str] = []
+    over = f"over {counted_poems(lexical['n'])} each"
     try:
         checks = ctx.form_checks
+        if poem_count(checks["n"]) != poem_count(lexical["n"]):
+            # Poems without a form check (or with one that could not assess them) are not in
+            # the form-accuracy panel: its bars can stand for fewer poems than the others'.
+            over += f" (form accuracy: over {counted_poems(checks['n'], 'checked poem')} each)"
         pass_rate = summary_frame(checks, "pass_rate", "pass_ci_low", "pass_ci_high")
         panels.append(Panel("Form accuracy (pass rate)", (Series(pass_rate),), SHARE,
                             authors=tuple(authors)))  # fmt: skip
@@ -58,10 +63,7 @@ def rule_based(ctx: FigureContext) -> Drawing:
     figure = draw_grid(ctx, panels, value_label="share (0-1); whiskers: 95% CI",
                        legend=bool(llms), max_columns=3)  # fmt: skip
     said = "; ".join(notes)  # the second sentence: "Form accuracy: …; TTR: …"
-    caption = (
-        f"Rule-based evaluation per author, over {poem_count(lexical['n'])} poems each. "
-        f"{said[:1].upper()}{said[1:]}."
-    )
+    caption = f"Rule-based evaluation per author, {over}. {said[:1].upper()}{said[1:]}."
     return Drawing(figure, caption)
 
 
@@ -78,7 +80,7 @@ def form_accuracy(ctx: FigureContext) -> Drawing:
         panels.append(Panel(title, (Series(frame),), SHARE, authors=authors))
     figure = draw_grid(ctx, panels, value_label="share or score (0-1); whiskers: 95% CI")
     caption = (
-        f"Rule-based form check per author, over {poem_count(checks['n'])} checked poems "
+        f"Rule-based form check per author, over {counted_poems(checks['n'], 'checked poem')} "
         "each: share of poems passing (threshold on the form score), with a "
         f"{WILSON_NOTE}; mean form, meter and rhyme scores (0-1), with the {T_NOTE}, "
         "clipped to 0-1."
@@ -100,7 +102,7 @@ def form_heatmap(ctx: FigureContext) -> Drawing:
                                row_labels=ctx.labels.author_list(matrix.index))  # fmt: skip
     caption = (
         "Share of poems passing the rule-based form check, per author and poem form "
-        f"({poem_count(by_form['n'])} checked poems per cell)."
+        f"({counted_poems(by_form['n'], 'checked poem')} per cell)."
     )
     return Drawing(figure, caption)
 
@@ -124,10 +126,15 @@ def lexical(ctx: FigureContext) -> Drawing:
     figure = draw_grid(ctx, panels, value_label="mean per poem; whiskers: 95% CI", max_columns=3)
     short = int(summary["mattr_short"].sum())
     caption = (
-        f"Lexical diversity per author, over {poem_count(summary['n'])} poems each: TTR, "
+        f"Lexical diversity per author, over {counted_poems(summary['n'])} each: TTR, "
         f"MATTR (moving-average TTR, window of {MATTR_WINDOW} tokens), both 0-1, and MTLD "
         "(the mean length in tokens of a run of words keeping the TTR above 0.72), mean over "
         f"poems with the {T_NOTE}."
-        + (f" {short} poem(s) shorter than {MATTR_WINDOW} tokens have no MATTR." if short else "")
+        + (
+            f" {counted_poems(short)} shorter than {MATTR_WINDOW} tokens "
+            f"{'has' if short == 1 else 'have'} no MATTR."
+            if short
+            else ""
+        )
     )
     return Drawing(figure, caption)

@@ -22,8 +22,8 @@ from poemetric.analysis.plotting import (
     SINGLE_LLM_COLOUR,
     Drawing,
     author_colours,
+    counted_poems,
     highlight_human_ticks,
-    poem_count,
 )
 from poemetric.analysis.scores import score_matrix
 from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
@@ -75,8 +75,9 @@ def _by_author(scores: pd.DataFrame, key: str) -> pd.DataFrame:
     ]
 
 
-def _poem_count(scores: pd.DataFrame) -> str:
-    return poem_count(scores.groupby("author")["n"].max())
+def _poems(scores: pd.DataFrame) -> str:
+    """`16 poems` (per author), `12-16 poems` when they differ, `1 poem`."""
+    return counted_poems(scores.groupby("author")["n"].max())
 
 
 def dimension_bars(ctx: FigureContext, group: str = "all",
@@ -105,14 +106,14 @@ def dimension_bars(ctx: FigureContext, group: str = "all",
                        legend=experts is not None, max_columns=max_columns)  # fmt: skip
     expert_text = (
         f" Hatched grey bars: {ctx.expert_count} human experts on the poems they rated "
-        f"({int(ctx.experts['generation_id'].nunique())} poems; authors without expert ratings "
+        f"({counted_poems(int(ctx.experts['generation_id'].nunique()))}; authors without expert ratings "
         "have no grey bar)."
         if experts is not None and ctx.experts is not None
         else ""
     )
     caption = (
         f"POEMetric scores, {_what(group, dimensions)}, judged by {ctx.judge_label}: mean Likert "
-        f"score per author over {_poem_count(scores)} poems each; bars start at 1, the scale's minimum; {CI_NOTE}."
+        f"score per author over {_poems(scores)} each; bars start at 1, the scale's minimum; {CI_NOTE}."
         f"{expert_text}{_na_note(keys)}"
     )
     return Drawing(figure, caption)
@@ -141,7 +142,7 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
     what = _what(group, dimensions)
     caption = (
         f"POEMetric scores, {what}, judged by {ctx.judge_label}: mean Likert score per author "
-        f"over {_poem_count(ctx.scores)} poems, authors sorted by their mean over these "
+        f"over {_poems(ctx.scores)}, authors sorted by their mean over these "
         "dimensions; shown as a heatmap without intervals because bars for these authors would "
         "not fit a page at this width (fewer `--authors`, e.g. paper7, draw bars with 95% CIs)."
         + (" The experts' scores are in the table expert_scores." if experts else "")
@@ -167,7 +168,7 @@ def all_models(ctx: FigureContext, group: str = "all", dimensions: list[str] | N
         figure = _score_heatmap(ctx, ranked)
         caption = (
             f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
-            f"score per author over {_poem_count(scores)} poems, authors sorted by their mean "
+            f"score per author over {_poems(scores)}, authors sorted by their mean "
             f"over these dimensions (shown as a heatmap: bars would not fit at this width; "
             f"a recipe entry's `layout: bars` forces them).{_na_note(keys)}"
         )
@@ -186,7 +187,7 @@ def all_models(ctx: FigureContext, group: str = "all", dimensions: list[str] | N
                        force_horizontal=True)  # fmt: skip
     caption = (
         f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
-        f"score per author over {_poem_count(scores)} poems, sorted by the mean over the "
+        f"score per author over {_poems(scores)}, sorted by the mean over the "
         f"dimensions shown; bars start at 1, the scale's minimum; {CI_NOTE}.{_na_note(keys)}"
     )
     return Drawing(figure, caption)
@@ -224,7 +225,7 @@ def ranking(ctx: FigureContext) -> Drawing:
     caption = (
         f"POEMetric ranking, judged by {ctx.judge_label}: authors sorted by the POEMetric score, "
         "the per-poem mean of the basic, advanced and overall-quality scores averaged over "
-        f"{poem_count(score['n'])} poems each (diamond; whiskers: its 95% CI over poems, "
+        f"{counted_poems(score['n'])} each (diamond; whiskers: its 95% CI over poems, "
         "Student t). Bars: the three parts' means, starting at 1, the scale's minimum."
     )
     return Drawing(figure, caption)
@@ -240,7 +241,7 @@ def heatmap(ctx: FigureContext) -> Drawing:
     )  # fmt: skip
     caption = (
         f"Mean score per author and dimension, judged by {ctx.judge_label} (1-5; "
-        f"{_poem_count(ctx.scores)} poems per author).{_na_note(list(matrix.columns))}"
+        f"{_poems(ctx.scores)} per author).{_na_note(list(matrix.columns))}"
     )
     return Drawing(figure, caption)
 
@@ -329,10 +330,9 @@ def radar(ctx: FigureContext, max_authors: int = 8) -> Drawing:
                   path_effects=halo, zorder=5)  # fmt: skip
     figure.legend(loc="outside lower center", ncols=1 if ctx.narrow else 2)
     llms = len([a for a in best if a != HUMAN_AUTHOR])
-    poems = _poem_count(ctx.scores[ctx.scores["author"].isin(chosen)])
+    poems = _poems(ctx.scores[ctx.scores["author"].isin(chosen)])
     caption = (
         f"Dimension profile (mean score, 1 at the centre to 5 at the rim) of "
-        f"{_radar_who(ctx, chosen, llms)}, judged by {ctx.judge_label}, over {poems} "
-        f"{'poem' if poems == '1' else 'poems'} each."
+        f"{_radar_who(ctx, chosen, llms)}, judged by {ctx.judge_label}, over {poems} each."
     )
     return Drawing(figure, caption)

@@ -100,6 +100,13 @@ def poem_count(counts: Iterable[int | float]) -> str:
     return f"{low}" if low == high else f"{low}-{high}"
 
 
+def counted_poems(counts: int | Iterable[int | float], noun: str = "poem") -> str:
+    """`poem_count` with its noun, singular for exactly one: `1 poem`, `16 poems`,
+    `12-16 checked poems` (`noun="checked poem"`), `0 poems`."""
+    said = poem_count([counts] if isinstance(counts, int) else counts)
+    return f"{said} {noun}" if said == "1" else f"{said} {noun}s"
+
+
 def subfigures(figure: Figure, rows: int, columns: int, **kwargs: Any) -> list[SubFigure]:
     """`figure.subfigures` as a flat list, whatever the grid's shape."""
     parts = figure.subfigures(rows, columns, squeeze=False, **kwargs)

@@ -14,7 +14,7 @@ import pandas as pd
 
 from poemetric.analysis.bars import Panel, Series, draw_grid
 from poemetric.analysis.context import FigureContext, FigureSkipped
-from poemetric.analysis.plotting import Drawing, poem_count
+from poemetric.analysis.plotting import Drawing, counted_poems
 from poemetric.analysis.stats import summarize
 from poemetric.ghostwriting.metrics import poem_measures
 from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD, ReferenceText
@@ -72,7 +72,7 @@ def ghostwriting_figure(ctx: FigureContext) -> Drawing:
         "rhymed syllables / all syllables, entropy-weighted), the Raplyzer rhyme factor (mean longest matching "
         "vowel sequence per word) and uniqueness (maximum tf-idf cosine similarity to the "
         "reference poems; the dashed line is the near-copy threshold); means over "
-        f"{poem_count(poems.groupby('author').size())} poems each with the 95% CI "
+        f"{counted_poems(poems.groupby('author').size())} each with the 95% CI "
         "of the mean (Student t), clipped to 0-1 where the measure is bounded."
     )
     return Drawing(figure, caption)
