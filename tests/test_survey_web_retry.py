@@ -17,7 +17,7 @@ from poemetric.survey.build import build_survey
 from poemetric.survey.web import create_app
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Response, Route
+    from playwright.sync_api import Browser, Page, Response, Route
 
 pytestmark = pytest.mark.slow
 
@@ -44,6 +44,15 @@ def _until(check: object, seconds: float = 8) -> None:
     while not check():  # type: ignore[operator]
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.05)
+
+
+def _pumping(page: Page, check: object, seconds: float = 8) -> None:
+    """`_until` for a check on what route and event handlers record: they run only while
+    Playwright is waited on, not during `time.sleep`."""
+    deadline = time.monotonic() + seconds
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "timed out"
+        page.wait_for_timeout(50)
 
 
 def test_a_failed_autosave_is_sent_again_once_the_server_answers(
@@ -129,3 +138,43 @@ def test_a_poem_link_keeps_the_page_while_an_answer_is_not_saved(
     assert page.locator("h1").inner_text() == "Poem 2"
     assert _stored(run, "cy", "vocabulary") == [(5, None)]
     context.close()
+
+
+def test_an_older_save_failing_after_a_newer_one_was_saved_changes_nothing(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """An answer changed quickly has two saves in flight; the older one failing after the newer
+    was saved marked the answer "not saved" anyway, until the retry 2 s later sent it again. A
+    failure of a save the answer has been changed since leaves the newer save's report."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{_link(run, url, 'ann')}/2")
+    page.wait_for_load_state("load")
+    held: list[Route] = []
+    posts: list[str] = []
+    failed: list[str] = []
+
+    def hold_first(route: Route) -> None:
+        posts.append(str(route.request.post_data))
+        if not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/save", hold_first)
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    status = page.locator("#q-theme .saved")
+    page.locator("#q-theme input[value='2']").check()
+    _pumping(page, lambda: held)
+    page.locator("#q-theme input[value='4']").check()
+    _pumping(page, lambda: status.inner_text() == "saved")  # the newer save: its route goes on
+    assert len(held) == 1 and "value=2" in posts[0]
+    held[0].abort()
+    _pumping(page, lambda: failed)
+    page.wait_for_timeout(300)  # the page's failure handler has run
+    assert status.inner_text() == "saved"
+    page.wait_for_timeout(2500)  # a retry timer would send it again after 2 s
+    assert status.inner_text() == "saved"
+    assert len(posts) == 2
+    assert _stored(run, "ann", "theme") == [(4, None)]
+    page.close()

@@ -98,6 +98,9 @@
           count.textContent = result.data.completed + " of " + result.data.total + " poems done";
         }
       }, function () {
+        // Changed again since: a newer save is in flight or saved, and it reports (this one
+        // failing after it was saved said "not saved" and sent it again).
+        if (box && box.value !== sent) return "failed";
         unsaved[name] = true;
         status(element, "not saved: check your connection (it is sent again when it is back)", true);
         retryLater();
