@@ -44,9 +44,11 @@
 
   // Answers whose last save did not reach the server (the connection lost, the server down):
   // sent again on the next save that does, on the browser's "online" event, every few seconds
-  // (2 s, doubling up to a minute) and before a poem-number link is followed. An answer has at
-  // most one save in flight from here; sending one again with the same edit time is harmless
-  // (a tie is not older, edits.py).
+  // (2 s, doubling up to a minute) and before a poem-number link is followed. A retry is not
+  // sent while the answer's latest save is in flight (`inflight` holds only the latest: quick
+  // changes can have several); a save whose answer changed since reports nothing, success or
+  // failure. Sending one again with the same edit time is harmless (a tie is not older,
+  // edits.py).
   var unsaved = {};
   var inflight = {};
   var retryDelay = 0;
