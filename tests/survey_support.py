@@ -71,6 +71,29 @@ def serving(app: Any) -> Iterator[str]:
         sock.close()
 
 
+@contextmanager
+def live_survey(
+    folder: Path, raters: str = "ann,ben", per_poem: int = 2
+) -> Iterator[tuple[Path, str]]:
+    """A two-poem run in `folder` with an 'experts' survey (4 poems per rater, seed 1), served
+    on a free local port: yields (run folder, base URL)."""
+    from poemetric.survey.build import build_survey
+    from poemetric.survey.web import create_app
+
+    run = survey_run(folder / "run", poems=2)
+    with RunStore(run, create=False) as store:
+        build_survey(store, raters=raters, per_rater=4, per_poem=per_poem, seed=1)
+    with serving(create_app(run, "experts")) as url:
+        yield run, url
+
+
+def rater_link(run: Path, url: str, rater: str) -> str:
+    """The private survey link of `rater` ('experts' survey)."""
+    from poemetric.survey import tokens
+
+    return f"{url}/r/{tokens.rater_token(tokens.load_secret(run), 'experts', rater)}"
+
+
 def add_generation(store: RunStore, generation_id: str, author: str, poem: str) -> None:
     """Another ok generation, a copy of a human row with this author and poem."""
     row = dict(store.query("SELECT * FROM generations WHERE author = 'human' LIMIT 1")[0])

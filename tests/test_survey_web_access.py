@@ -8,13 +8,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from survey_support import answers_of, serving, survey_run
+from survey_support import answers_of, live_survey, rater_link
 
 from poemetric.judge import DIMENSION_KEYS
-from poemetric.store import RunStore
 from poemetric.survey import tokens
-from poemetric.survey.build import build_survey
-from poemetric.survey.web import create_app
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -25,15 +22,8 @@ PHONE = {"width": 375, "height": 740}
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    run = survey_run(tmp_path_factory.mktemp("survey") / "run", poems=2)
-    with RunStore(run, create=False) as store:
-        build_survey(store, raters="ann,ben", per_rater=4, per_poem=2, seed=1)
-    with serving(create_app(run, "experts")) as url:
-        yield run, url
-
-
-def _link(run: Path, url: str, rater: str) -> str:
-    return f"{url}/r/{tokens.rater_token(tokens.load_secret(run), 'experts', rater)}"
+    with live_survey(tmp_path_factory.mktemp("survey")) as served:
+        yield served
 
 
 def _focused(page: Page) -> dict[str, str]:
@@ -54,7 +44,7 @@ def test_a_refused_page_moves_the_focus_to_its_errors_keyboard_only(
     keyboard started again at the top. It takes the focus; each error leads to its question."""
     run, url = live
     page = browser.new_page(viewport=PHONE)
-    page.goto(f"{_link(run, url, 'ann')}/1")
+    page.goto(f"{rater_link(run, url, 'ann')}/1")
     page.wait_for_load_state("load")
     page.get_by_role("button", name="Save and next poem").focus()
     with page.expect_navigation():
@@ -82,7 +72,7 @@ def test_on_a_phone_the_header_never_covers_the_question_in_focus(
     and an error's link to a question scrolled the question's statement under it."""
     run, url = live
     page = browser.new_page(viewport=PHONE)
-    page.goto(f"{_link(run, url, 'ben')}/1")
+    page.goto(f"{rater_link(run, url, 'ben')}/1")
     page.wait_for_load_state("load")
     hidden = (
         "() => { const e = document.activeElement, q = e.closest('fieldset') || e;"
@@ -109,7 +99,7 @@ def test_the_admin_page_counts_answers_not_empty_comment_boxes(
     `survey status`) counted each empty one as an answer: 13 answers for 10 ticked questions."""
     run, url = live
     page = browser.new_page()
-    page.goto(f"{_link(run, url, 'ann')}/2")
+    page.goto(f"{rater_link(run, url, 'ann')}/2")
     page.wait_for_load_state("load")
     for key in DIMENSION_KEYS:
         page.locator(f"#q-{key} input[value='3']").check()

@@ -8,12 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from survey_support import serving, survey_run
-
-from poemetric.store import RunStore
-from poemetric.survey import tokens
-from poemetric.survey.build import build_survey
-from poemetric.survey.web import create_app
+from survey_support import live_survey, rater_link
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Route
@@ -23,11 +18,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    run = survey_run(tmp_path_factory.mktemp("survey") / "run", poems=2)
-    with RunStore(run, create=False) as store:
-        build_survey(store, raters="ann,ben", per_rater=4, per_poem=2, seed=1)
-    with serving(create_app(run, "experts")) as url:
-        yield run, url
+    with live_survey(tmp_path_factory.mktemp("survey")) as served:
+        yield served
 
 
 def test_a_button_pressed_while_the_proxy_answers_502_keeps_the_page(
@@ -37,7 +29,7 @@ def test_a_button_pressed_while_the_proxy_answers_502_keeps_the_page(
     Gateway" included (the autosave counts 5xx as not reached): the form went to the proxy,
     whose error page replaced the page and the answers not saved on it."""
     run, url = live
-    link = f"{url}/r/{tokens.rater_token(tokens.load_secret(run), 'experts', 'ann')}/1"
+    link = f"{rater_link(run, url, 'ann')}/1"
     context = browser.new_context()
     page = context.new_page()
     page.goto(link)

@@ -9,12 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from survey_support import answers_of, serving, survey_run
-
-from poemetric.store import RunStore
-from poemetric.survey import tokens
-from poemetric.survey.build import build_survey
-from poemetric.survey.web import create_app
+from survey_support import answers_of, live_survey, rater_link
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Response, Route
@@ -24,15 +19,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    run = survey_run(tmp_path_factory.mktemp("survey") / "run", poems=2)
-    with RunStore(run, create=False) as store:
-        build_survey(store, raters="ann,ben,cy", per_rater=4, per_poem=3, seed=1)
-    with serving(create_app(run, "experts")) as url:
-        yield run, url
-
-
-def _link(run: Path, url: str, rater: str) -> str:
-    return f"{url}/r/{tokens.rater_token(tokens.load_secret(run), 'experts', rater)}"
+    with live_survey(tmp_path_factory.mktemp("survey"), raters="ann,ben,cy", per_poem=3) as served:
+        yield served
 
 
 def _stored(run: Path, rater: str, question: str) -> list[tuple[object, object]]:
@@ -64,7 +52,7 @@ def test_a_failed_autosave_is_sent_again_once_the_server_answers(
     run, url = live
     context = browser.new_context()
     page = context.new_page()
-    page.goto(f"{_link(run, url, 'ann')}/1")
+    page.goto(f"{rater_link(run, url, 'ann')}/1")
     page.wait_for_load_state("load")
     saves: list[str] = []
 
@@ -96,7 +84,7 @@ def test_the_next_save_that_gets_through_sends_the_failed_one(
     saved takes the one that failed with it."""
     run, url = live
     page = browser.new_page()
-    page.goto(f"{_link(run, url, 'ben')}/1")
+    page.goto(f"{rater_link(run, url, 'ben')}/1")
     page.wait_for_load_state("load")
 
     def refuse(route: Route) -> None:
@@ -121,7 +109,7 @@ def test_a_poem_link_keeps_the_page_while_an_answer_is_not_saved(
     run, url = live
     context = browser.new_context()
     page = context.new_page()
-    page.goto(f"{_link(run, url, 'cy')}/1")
+    page.goto(f"{rater_link(run, url, 'cy')}/1")
     page.wait_for_load_state("load")
     context.set_offline(True)
     page.locator("#q-vocabulary input[value='5']").check()
@@ -148,7 +136,7 @@ def test_an_older_save_failing_after_a_newer_one_was_saved_changes_nothing(
     failure of a save the answer has been changed since leaves the newer save's report."""
     run, url = live
     page = browser.new_page()
-    page.goto(f"{_link(run, url, 'ann')}/2")
+    page.goto(f"{rater_link(run, url, 'ann')}/2")
     page.wait_for_load_state("load")
     held: list[Route] = []
     posts: list[str] = []

@@ -10,11 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
-from survey_support import answers_of, serving, survey_run
+from survey_support import answers_of, live_survey, rater_link, serving
 
-from poemetric.store import RunStore
 from poemetric.survey import tokens
-from poemetric.survey.build import build_survey
 from poemetric.survey.web import create_app
 
 if TYPE_CHECKING:
@@ -25,15 +23,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    run = survey_run(tmp_path_factory.mktemp("survey") / "run", poems=2)
-    with RunStore(run, create=False) as store:
-        build_survey(store, raters="ann,ben", per_rater=4, per_poem=2, seed=1)
-    with serving(create_app(run, "experts")) as url:
-        yield run, url
-
-
-def _link(run: Path, url: str, rater: str) -> str:
-    return f"{url}/r/{tokens.rater_token(tokens.load_secret(run), 'experts', rater)}"
+    with live_survey(tmp_path_factory.mktemp("survey")) as served:
+        yield served
 
 
 def test_enter_on_an_answer_saves_and_goes_on_not_back(
@@ -43,7 +34,7 @@ def test_enter_on_an_answer_saves_and_goes_on_not_back(
     "Previous poem": a keyboard rater confirming an answer was taken back a poem."""
     run, url = live
     page = browser.new_page()
-    page.goto(f"{_link(run, url, 'ann')}/2")
+    page.goto(f"{rater_link(run, url, 'ann')}/2")
     page.wait_for_load_state("load")
     page.locator("#q-theme input[value='4']").focus()
     page.keyboard.press("Space")
@@ -65,7 +56,7 @@ def test_a_button_pressed_offline_keeps_the_page_and_says_not_saved(
     run, url = live
     context = browser.new_context()
     page = context.new_page()
-    page.goto(f"{_link(run, url, 'ben')}/1")
+    page.goto(f"{rater_link(run, url, 'ben')}/1")
     page.wait_for_load_state("load")
     context.set_offline(True)
     page.locator("#q-form input[value='5']").check()
@@ -93,7 +84,7 @@ def test_a_reload_just_after_typing_shows_the_comment_typed(
     as if the typing were lost. The reloaded page shows what was typed, and it is stored."""
     run, url = live
     page = browser.new_page()
-    page.goto(f"{_link(run, url, 'ann')}/3")
+    page.goto(f"{rater_link(run, url, 'ann')}/3")
     page.wait_for_load_state("load")
     box = page.locator("textarea[name=comment_human_authorship]")
     box.fill("typed, then reloaded")
