@@ -189,3 +189,17 @@ def test_a_paper_scale_judge_summary_keeps_every_number_whole_at_80_columns() ->
     # Counts with a thousands separator, as the tokens (6090 before).
     assert rows[0] == ["gemini-2.5-pro", "6,090", "1,400", "700", "3,990", "3,900", "90", "130"]
     assert rows[1] == ["gemini-2.5-pro", "16,599,000/6,320,000", "84.0321"]
+
+
+def test_dataset_show_at_80_columns_cuts_no_value() -> None:
+    """`dataset show demo` at 80 columns printed `Shakespea…`, `pentamet…` and `ABABCDCDE…`:
+    values cut, while the poem id took eight lines. Every value is now whole (folded or
+    wrapped within its column)."""
+    result = CliRunner().invoke(app, ["dataset", "show", "demo", "--limit", "3"], env=NARROW)
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    cells = [row for row in _cells(result.output) if len(row) == 7]
+    joined = ["".join(row[k] for row in cells[1:]) for k in range(7)]  # column k, rows run on
+    assert "WilliamShakespeare" in joined[3].replace(" ", "")
+    assert "ABABCDCDEFEFGG" in joined[6].replace(" ", "")

@@ -141,9 +141,11 @@ def show(
         raise error_exit(error) from None
     shown = dataset.head(limit or DEFAULT_SHOW_LIMIT)
     table = Table(title=f"{plain(dataset.name)}: {len(shown)} of {len(dataset)} poems")
+    # Every column folds what does not fit: at 80 columns the author, meter and rhyme were cut
+    # with "…" (`Shakespea…`, `ABABCDCDE…`), the very values a reader checks.
     table.add_column("poem_id", overflow="fold")
     for column in ("form", "title", "author", "lines", "meter", "rhyme"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for poem in shown:
         table.add_row(  # a title `[Untitled]` or `Sonnet [sic]` is text
             *plain_cells(
