@@ -22,6 +22,7 @@ from poemetric.data.schema import (
     Poem,
     PoemForm,
 )
+from poemetric.text.listing import first_few
 
 #: Model field → file column, for messages.
 _FIELD_COLUMNS = {"link": "poem_link-href"}
@@ -266,19 +267,13 @@ def _keys_absent(
     return ", ".join(renamed), reason + f"{'them' if many else 'it'})" + _rename_hint(renamed)
 
 
-def _first_lines(lines: list[int], shown: int = 5) -> str:
-    """'3, 8, 12' or '3, 8, 12, 20, 31 and 4 more'."""
-    more = f" and {len(lines) - shown} more" if len(lines) > shown else ""
-    return ", ".join(str(line) for line in lines[:shown]) + more
-
-
 def _keyless_warnings(keyless: dict[str, list[int]]) -> list[str]:
     """One warning per required key that some JSONL records lack: their value is read as empty
     (the prompt leaves the field out), which a record lacking it by mistake did silently."""
     warnings = []
     for column, lines in keyless.items():
         warnings.append(
-            f"line{'s' if len(lines) > 1 else ''} {_first_lines(lines)}: {column}: no {column!r} key, "
+            f"line{'s' if len(lines) > 1 else ''} {first_few(lines)}: {column}: no {column!r} key, "
             f'which other records have: read as empty (write "{column}": "" to say so)'
         )
     return warnings
@@ -305,7 +300,7 @@ def _meter_warnings(poems: list[Poem], lines: dict[str, int], unit: str) -> list
     warnings = []
     for reason, where in unread.values():
         warnings.append(
-            f"{unit}{'s' if len(where) > 1 else ''} {_first_lines(where)}: meter_pattern: {reason}; "
+            f"{unit}{'s' if len(where) > 1 else ''} {first_few(where)}: meter_pattern: {reason}; "
             "`poemetric form run` will not check "
             + (
                 "these poems (nor any model's poem for them)"

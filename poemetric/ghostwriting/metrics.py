@@ -177,15 +177,19 @@ def author_measures(poems: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _per_author(flagged: pd.DataFrame) -> str:
+    """`human 2, gpt-4o 1`: how many of the flagged poems each author has, in author order."""
+    by_author = flagged["author"].value_counts()
+    return ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
+
+
 def not_english_note(poems: pd.DataFrame) -> str | None:
     """A one-line warning naming the authors with poems that are mostly not English, or None."""
     flagged = poems[~poems["english"].astype(bool)]
     if flagged.empty:
         return None
-    by_author = flagged["author"].value_counts()
-    listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
     return (
-        f"{len(flagged)} poem(s) are mostly not English: {listed}; both rhyme densities read "
+        f"{len(flagged)} poem(s) are mostly not English: {_per_author(flagged)}; both rhyme densities read "
         "every word with English pronunciations, so theirs say little about rhyme (column "
         "`english` of ghostwriting_poems.csv; docs/ghostwriting.md)"
     )
@@ -196,9 +200,7 @@ def near_copy_note(poems: pd.DataFrame, threshold: float) -> str | None:
     flagged = poems[poems["near_copy"]]
     if flagged.empty:
         return None
-    by_author = flagged["author"].value_counts()
-    listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
     return (
         f"{len(flagged)} poem(s) are near-copies of a reference text (tf-idf similarity >= "
-        f"{threshold:g}): {listed}; see ghostwriting_poems.csv for the nearest texts"
+        f"{threshold:g}): {_per_author(flagged)}; see ghostwriting_poems.csv for the nearest texts"
     )

@@ -9,6 +9,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+from poemetric.text.listing import first_few
+
 #: How long a statement waits for another process's lock before "database is locked".
 BUSY_TIMEOUT_S = 60.0
 
@@ -36,8 +38,7 @@ def runs_beside(run_dir: Path, store_name: str, shown: int = 5) -> str:
         return ""
     if not runs:
         return ""
-    more = f" and {len(runs) - shown} more" if len(runs) > shown else ""
-    return f"; runs beside it: {', '.join(runs[:shown])}{more}"
+    return f"; runs beside it: {first_few(runs, shown)}"
 
 
 def not_a_store(path: Path, error: sqlite3.DatabaseError) -> str:

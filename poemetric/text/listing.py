@@ -1,0 +1,12 @@
+"""Name the first few of a list in a message: `a, b, c, d, e and 3 more`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+def first_few(items: Iterable[object], shown: int = 5) -> str:
+    """The first `shown` items joined by ", ", then ` and N more` when there are others."""
+    listed = [str(item) for item in items]
+    more = f" and {len(listed) - shown} more" if len(listed) > shown else ""
+    return ", ".join(listed[:shown]) + more
