@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 import typer
 import typer.main
 from typer.testing import CliRunner
@@ -21,16 +20,6 @@ NARROW = {"COLUMNS": "80"}
 #: A line of --help that is an example command.
 EXAMPLE = re.compile(r"(poemetric|sbatch) ")
 LONG_NAMES = ["markov", "gemini-2.5-pro", "deepseek-r1-distill-qwen-1.5b", "claude-3.7-sonnet"]
-
-
-@pytest.fixture(autouse=True)
-def _narrow_consoles(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`generate`, `judge` and `survey` print through consoles made when their module is first
-    imported, at whatever width the environment had then: make them 80 columns wide here."""
-    from poemetric.cli import generate_cmd, judge_cmd, survey_cmd
-
-    for module in (generate_cmd, judge_cmd, survey_cmd):
-        monkeypatch.setattr(module.console, "width", 80)
 
 
 def _cells(output: str) -> list[list[str]]:
