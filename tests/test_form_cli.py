@@ -464,6 +464,25 @@ def test_run_command(tmp_path: Path) -> None:
     assert missing.exit_code == 2
 
 
+def test_run_table_lists_human_first_then_models_in_natural_order(tmp_path: Path) -> None:
+    """The terminal table sorted authors as plain strings (Qwen2.5-14B before Qwen2.5-3B, and
+    a model named `Alpha` before the human poets) while every figure and table of the analysis
+    uses `author_order`."""
+    with _store_with_generations(tmp_path / "run") as store:
+        for k, author in enumerate(("Qwen2.5-14B", "Qwen2.5-3B", "Alpha")):
+            store.save_generation(
+                {"generation_id": f"n{k}", "prompt_id": "q2", "poem_id": "p2", "author": author,
+                 "status": "ok", "poem": LIMERICK}
+            )  # fmt: skip
+    result = runner.invoke(
+        app, ["form", "run", "--run", str(tmp_path / "run")], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 0, result.output
+    rows = [line.split("│")[1].strip() for line in result.stdout.splitlines() if "│" in line]
+    authors = [r for r in rows if r in {"human", "markov", "Alpha", "Qwen2.5-3B", "Qwen2.5-14B"}]
+    assert authors == ["human", "Alpha", "markov", "Qwen2.5-3B", "Qwen2.5-14B"], result.stdout
+
+
 @pytest.mark.slow
 def test_gold_pass_rate_and_mutations(poemetric_gold_csv: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))

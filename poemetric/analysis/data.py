@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
-from poemetric.store import HUMAN_AUTHOR, RunStore
+from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
+from poemetric.store import RunStore
 from poemetric.suggest import did_you_mean
+from poemetric.text.ordering import author_order as author_order
+from poemetric.text.ordering import natural_key as natural_key
 
 
 @dataclass
@@ -27,28 +28,6 @@ class RunData:
         if self.judgments.empty:
             return []
         return sorted(self.judgments["judge"].unique())
-
-
-_DIGITS = re.compile(r"(\d+)")
-
-
-def natural_key(name: str) -> tuple[tuple[str | int, ...], str]:
-    """Sort key comparing runs of digits as numbers, case-insensitively: `Qwen2.5-3B` before
-    `Qwen2.5-14B` before `Qwen2.5-72B` (a plain string sort puts 14B first). `re.split` with a
-    group alternates text and digits, so a key's parts compare text with text, number with
-    number; the name itself breaks ties (`m01` / `m1`)."""
-    parts = _DIGITS.split(name)
-    return tuple(int(p) if i % 2 else p.lower() for i, p in enumerate(parts)), name
-
-
-def author_order(
-    authors: list[str] | pd.Index | np.ndarray, human: str = HUMAN_AUTHOR
-) -> list[str]:
-    """`human` first, then the others in natural order (case-insensitive, numbers as numbers:
-    `natural_key`): one order everywhere."""
-    unique = list(dict.fromkeys(str(a) for a in authors))
-    others = sorted((a for a in unique if a != human), key=natural_key)
-    return ([human] if human in unique else []) + others
 
 
 def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:

@@ -25,6 +25,7 @@ from poemetric.cli.options import (
     run_option,
     unknown_choice,
 )
+from poemetric.text.ordering import author_order
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -215,7 +216,7 @@ def demo(
             form_report = run_form_stage(store, progress=progress, jobs=0)
             rates = ", ".join(
                 f"{author} {form_report.pass_rate(author):.0%}"
-                for author in sorted(form_report.total_by_author)
+                for author in author_order(form_report.total_by_author)
             )
             console.print(
                 f"3/5 form     {form_report.checked} checked, {form_report.skipped} already done, "

@@ -29,6 +29,7 @@ from poemetric.cli.options import (
 )
 from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.form.blas import ask_one_blas_thread
+from poemetric.text.ordering import author_order
 
 #: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
 DEFAULT_THRESHOLD = 0.7
@@ -338,7 +339,7 @@ def run_command(
     table = Table(title=f"Form checks in {plain(run)}")
     for column in ("author", "passed", "checked", "rate"):
         table.add_column(column, justify="left" if column == "author" else "right")
-    for author in sorted(shown.total_by_author):
+    for author in author_order(shown.total_by_author):
         total = shown.total_by_author[author]
         table.add_row(
             *plain_cells(

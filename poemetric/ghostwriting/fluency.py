@@ -15,9 +15,9 @@ import math
 
 import pandas as pd
 
-from poemetric.analysis.data import author_order
 from poemetric.analysis.stats import summarize
 from poemetric.store import RunStore
+from poemetric.text.ordering import author_order
 
 GRADES = {"strong": 1.0, "weak": 0.5, "not": 0.0}
 

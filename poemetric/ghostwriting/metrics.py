@@ -11,7 +11,6 @@ from functools import lru_cache, partial
 
 import pandas as pd
 
-from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.analysis.lexical import tokenize
 from poemetric.analysis.stats import summarize
 from poemetric.ghostwriting.language import not_english_reason
@@ -23,6 +22,8 @@ from poemetric.ghostwriting.uniqueness import (
     UniquenessIndex,
     is_near_copy,
 )
+from poemetric.store import HUMAN_AUTHOR
+from poemetric.text.ordering import author_order
 
 POEM_COLUMNS = (
     "generation_id",

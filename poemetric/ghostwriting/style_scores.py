@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from poemetric.analysis.data import author_order
 from poemetric.analysis.stats import wilson_interval
 from poemetric.store import RunStore
+from poemetric.text.ordering import author_order
 
 #: The answer letters of a trial (as in `poemetric.style.trials`; analysis does not import stages).
 CHOICES = ("A", "B", "C", "D")
