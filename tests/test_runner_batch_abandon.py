@@ -19,6 +19,7 @@ from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import BatchStatus, ProviderError
 from poemetric.runner.batch_download import results_gone
+from poemetric.runner.batch_unknown import shown_time
 from poemetric.testing.exchange import HttpAnswer, ResponderError
 from poemetric.testing.http_base import LocalServer
 from poemetric.testing.openai_server import _StoredFile
@@ -236,8 +237,10 @@ def test_a_batch_the_provider_does_not_know_says_how_to_give_it_up(
 ) -> None:
     """A status poll answered 404 (the batch deleted, or submitted with another project's key:
     the same answer) stopped the model on every run with only the provider's error, the way
-    out (`batches abandon --force`) nowhere said. It is polled once per run, not retried, never
-    abandoned by itself, and the line gives the command, which the next run then follows."""
+    out (`batches abandon --force`) nowhere said, and `batches list` still said 'submitted'.
+    It is polled once per run, not retried, never abandoned by itself; its row says 'not found
+    (404)' since the first such poll, `batches list` says what to do, and the line gives the
+    command, which the next run then follows."""
     store = prepared_store(tmp_path, poems=2)
     faults = [None, *[Fault.server_error(502)] * 3]  # submitted; then 3 polls fail
     with server_type(api_key=TEST_KEY, batch_faults=faults) as server:
@@ -245,6 +248,7 @@ def test_a_batch_the_provider_does_not_know_says_how_to_give_it_up(
         (batch_id,) = run_generation(store, [spec], options=BATCH).models[0].batch_ids
         server.batches.clear()  # as another key (or a deletion) sees it
         command = f"poemetric batches abandon {batch_id} --run {tmp_path} --force"
+        since = ""
         for _ in range(2):  # the same on every run, one request each
             before = len(server.requests)
             report = run_generation(store, [spec], options=BATCH)
@@ -255,16 +259,34 @@ def test_a_batch_the_provider_does_not_know_says_how_to_give_it_up(
             assert report.incomplete and model.batch_ids == [batch_id]
             (line,) = [x for x in printed(report).splitlines() if x.startswith("remote: ")]
             assert line.startswith("remote: batch status poll failed: ") and " 404: " in line
+            known = f", on every poll since {shown_time(since)}" if since else ""
             assert line.endswith(
-                f"; the provider knows no batch {batch_id} for this API key (deleted, or "
+                f"; the provider knows no batch {batch_id} for this API key{known} (deleted, or "
                 "submitted with another key or project: the same answer), so every run stops "
                 "here. If the key changed, put the one that submitted it back in "
                 f"{TEST_KEY_ENV}; else cancel the batch in the provider's batch list if it is "
                 f"still there, then give it up with `{command}` (the next run submits its jobs "
                 "again, paying again); 2 jobs left for the next run"
             )
-            assert batch_row(store, batch_id)["status"] == "submitted"  # not given up by itself
             assert TEST_KEY not in line
+            row = batch_row(store, batch_id)  # not given up by itself, but not 'submitted'
+            assert row["status"] == "not found (404)" and row["state"] == "submitted"
+            assert row["not_found_since"] == (since or row["not_found_since"])
+            assert " 404: " in row["poll_error"] and TEST_KEY not in json.dumps(row)
+            since = row["not_found_since"]
+
+        listed = cli("list", "--run", str(tmp_path))
+        assert listed.exit_code == 0, listed.output
+        assert "│ not found (404) │" in listed.stdout and "│ submitted" not in listed.stdout
+        assert f"not found on every poll since {shown_time(since)}" in listed.stdout
+        assert listed.stdout.endswith(
+            f"'not found': the provider knows no such batch for this API key ({batch_id}): "
+            "deleted, or submitted with another key or project (the same answer). Waiting does "
+            "not help: each run polls it once more (free), goes on if it is found, else stops "
+            "that model. If the key changed, put back the one that submitted it; else cancel "
+            "the batch in the provider's batch list if it is still there, then give it up (the "
+            f"next run submits its jobs again, paying again):\n  {command}\n"
+        )
 
         given_up = CliRunner().invoke(app, command.split()[1:], env={"COLUMNS": "400"})
         assert given_up.exit_code == 0, given_up.output
@@ -290,3 +312,23 @@ def test_which_download_failures_mean_the_results_are_gone(
     error = ProviderError("x", retryable=False, status=status)
     verdict = results_gone(error, BatchStatus("b", state, 3, completed, 0))
     assert (verdict is not None) == gone
+
+
+def test_a_batch_not_found_is_polled_again_and_found_when_the_key_is_back(tmp_path: Path) -> None:
+    """A batch marked 'not found (404)' stays in flight: the next run polls it once more (no
+    submission, nothing paid again) and, the key that submitted it back, collects it."""
+    store = prepared_store(tmp_path, poems=2)
+    with OpenAIServer(api_key=TEST_KEY, batch_faults=[None, Fault.server_error(400)]) as server:
+        spec = spec_for(server, "remote")
+        (batch_id,) = run_generation(store, [spec], options=BATCH).models[0].batch_ids
+        kept = dict(server.batches)
+        server.batches.clear()  # another key in use
+        run_generation(store, [spec], options=BATCH)
+        assert batch_row(store, batch_id)["status"] == "not found (404)"
+        server.batches.update(kept)  # the key that submitted it is back
+        again = run_generation(store, [spec], options=BATCH)
+        (model,) = again.models
+        assert (model.ok, model.batch_ids) == (2, [batch_id]) and not again.incomplete
+        assert len(submissions(server)) == 1
+    row = batch_row(store, batch_id)
+    assert row["status"] == "collected" and "not_found_since" not in row

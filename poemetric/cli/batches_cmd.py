@@ -3,6 +3,7 @@ abandon one whose results cannot be downloaded so that the next run submits its 
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import typer
@@ -13,6 +14,7 @@ from poemetric.cli.app import app
 from poemetric.cli.markup import plain_cells
 from poemetric.cli.options import RunOption, error_exit, existing_run
 from poemetric.runner.batch_table import ENDED_STATES, BatchRow, abandon_batch, batch_rows
+from poemetric.runner.batch_unknown import shown_time
 
 batches_app = typer.Typer(
     help="Provider batches of a run (--batch): list them, abandon one whose results cannot be "
@@ -29,16 +31,43 @@ def _console() -> Console:
     return Console(emoji=False, highlight=False, soft_wrap=True)
 
 
+def _not_found(row: BatchRow) -> bool:
+    return row.status.startswith("not found")
+
+
 def _note(row: BatchRow) -> str:
+    if _not_found(row):
+        since = shown_time(str(row.detail.get("not_found_since") or row.updated_at))
+        return f"not found on every poll since {since}"
     note = str(row.detail.get("abandoned") or row.detail.get("collect_error") or "")
     return note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 1] + "…"
+
+
+def _not_found_advice(rows: list[BatchRow], run: Path) -> str:
+    """What to do about the batches whose status polls the provider answered 404 or 410."""
+    ids = [row.batch_id for row in rows if _not_found(row)]
+    if not ids:
+        return ""
+    commands = "\n".join(
+        f"  poemetric batches abandon {shlex.quote(i)} --run {shlex.quote(str(run))} --force"
+        for i in ids
+    )
+    return (
+        f"\n'not found': the provider knows no such batch for this API key ({', '.join(ids)}): "
+        "deleted, or submitted with another key or project (the same answer). Waiting does not "
+        "help: each run polls it once more (free), goes on if it is found, else stops that "
+        "model. If the key changed, put back the one that submitted it; else cancel the batch "
+        "in the provider's batch list if it is still there, then give it up (the next run "
+        f"submits its jobs again, paying again):\n{commands}"
+    )
 
 
 @batches_app.command("list")
 def list_batches(run: Path = RunOption) -> None:
     """The run's provider batches, oldest first: stage, model, status ('collected': results
-    stored; 'abandoned': given up, its jobs submitted again by the next run; any other: in
-    flight, polled and downloaded by the next run), jobs, and the last download error.
+    stored; 'abandoned': given up, its jobs submitted again by the next run; 'not found (404)':
+    the provider knows no such batch for this key, what to do said below the table; any other:
+    in flight, polled and downloaded by the next run), jobs, and the last download error.
 
     Examples:
 
@@ -57,6 +86,9 @@ def list_batches(run: Path = RunOption) -> None:
         cells = (row.batch_id, row.stage, row.model, status, row.jobs, row.updated_at[:19])
         table.add_row(*plain_cells(*cells, _note(row)))
     _console().print(table)
+    advice = _not_found_advice(rows, run)
+    if advice:
+        _console().print(advice, markup=False)
 
 
 @batches_app.command("abandon")

@@ -12,7 +12,8 @@ Resumable by construction:
   'collected'; collecting twice is harmless because stored successes are never overwritten;
 * a submission or status poll that fails is retried like a job (429s, 5xx, timeouts; bounded
   backoff). One that fails for good stops the model alone, its jobs left pending (a batch
-  already submitted stays in the table, polled by the next run). A submission is retried only
+  already submitted stays in the table, polled by the next run; one whose poll is answered 404
+  is marked 'not found (404)', `poemetric.runner.batch_unknown`). A submission is retried only
   when no batch can have been created: the provider answered with an error status, or the
   request never left. A stop (Ctrl-C, SIGTERM) ends the wait for a retry and starts none.
 * a finished batch whose results fail to download for good (a 5xx after the retries, a 400;
@@ -59,7 +60,7 @@ from poemetric.runner.adapter_bugs import (
 )
 from poemetric.runner.batch_download import download_failed
 from poemetric.runner.batch_table import in_flight_batches, record_batch, update_batch
-from poemetric.runner.batch_unknown import UNKNOWN_STATUSES, unknown_batch_advice
+from poemetric.runner.batch_unknown import UNKNOWN_STATUSES, mark_not_found, unknown_batch_advice
 from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job, completion_to_dict
 from poemetric.runner.recording import (
@@ -242,7 +243,8 @@ def _stop_model(
         )
         reason = f"batch {step} failed{tries}{status}: {message}"
         if step == "status poll" and batch_id and error.status in UNKNOWN_STATUSES:
-            reason += unknown_batch_advice(run.spec, batch_id, run.store.run_dir)
+            since = mark_not_found(run.store, batch_id, error.status, message)
+            reason += unknown_batch_advice(run.spec, batch_id, run.store.run_dir, since)
         if step == "submission" and error.retryable and not _surely_not_accepted(error):
             reason += (
                 " (the provider may have accepted the batch all the same: see its batch list, "

@@ -1,11 +1,13 @@
 """The `batches` table of a run store: one row per provider batch that `--batch` submitted.
 
 A row's `status` is the provider's last known state ('submitted', 'in_progress', 'completed',
-'failed', 'expired', 'cancelled') until the batch is finished with: 'collected' (its results
-stored) or 'abandoned' (its results can no longer be had: the runner found them gone, or
-`poemetric batches abandon` gave the batch up). A batch in neither of these two states is in
-flight: its jobs are never submitted again, the next run polls and downloads it. An abandoned
-batch's jobs are pending again, so the next run submits them again (and pays for them again).
+'failed', 'expired', 'cancelled'), or 'not found (404)' / 'not found (410)' after a status poll
+found no such batch for the run's key (`poemetric.runner.batch_unknown`), until the batch is
+finished with: 'collected' (its results stored) or 'abandoned' (its results can no longer be
+had: the runner found them gone, or `poemetric batches abandon` gave the batch up). A batch in
+neither of these two states is in flight: its jobs are never submitted again, the next run
+polls and downloads it. An abandoned batch's jobs are pending again, so the next run submits
+them again (and pays for them again).
 """
 
 from __future__ import annotations
