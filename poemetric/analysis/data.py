@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
+from poemetric.judge.pending import judgment_errors, pending_note
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
 from poemetric.store import RunStore
 from poemetric.suggest import did_you_mean
@@ -75,13 +76,11 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     )
     if judge and judgments.empty:
         raise ValueError(no_judgments_message(store, judge))
-    failed_judgments = store.count(
-        "judgments",
-        "status = 'error'" + (" AND judge = ?" if judge else ""),
-        (judge,) if judge else (),
-    )
-    if failed_judgments:
-        notes.append(f"{failed_judgments} judgment(s) failed to parse or call and are left out")
+    errors = judgment_errors(store, judge)
+    if errors.failed:
+        notes.append(f"{len(errors.failed)} judgment(s) failed to parse or call and are left out")
+    if errors.pending:
+        notes.append(pending_note(len(errors.pending)))
     not_poems = store.count(
         "judgments",
         "status = 'not_judged'" + (" AND judge = ?" if judge else ""),
@@ -100,12 +99,11 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
 
 def no_judgments_message(store: RunStore, judge: str) -> str:
     """Why a judge has no usable judgment: it never ran, or every one of its judgments failed."""
-    failed = store.query(
-        "SELECT error FROM judgments WHERE judge = ? AND status = 'error' "
-        "ORDER BY created_at, judgment_id",
-        (judge,),
-    )
+    errors = judgment_errors(store, judge)
+    failed = errors.failed
     not_judged = store.count("judgments", "judge = ? AND status = 'not_judged'", (judge,))
+    if errors.pending and not failed:
+        return f"judge {judge!r} has no judgment yet: {pending_note(len(errors.pending))}"
     if not_judged and not failed:
         return (
             f"judge {judge!r} has no judgment: all {not_judged} poem(s) it was given were not "

@@ -94,6 +94,7 @@ HEADERS: dict[str, str] = {
     "reasked": "Re-asked",
     "reasked_ok": "Re-asked, ok after",
     "reask_rate": "Re-ask rate",
+    "pending_reasks": "Pending re-asks",
     "mattr": "MATTR",
     "ttr": "TTR",
     # judge dimensions as columns (the wide author x dimension table)

@@ -9,6 +9,7 @@ import json
 import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.judge.pending import is_pending, reask_limits
 from poemetric.screening import looks_like_refusal
 from poemetric.store import RunStore
 
@@ -27,7 +28,9 @@ def turn_refusals(turns: str | None, final_refusal: bool) -> tuple[bool, bool]:
 def judge_report(store: RunStore) -> pd.DataFrame:
     """One row per judge. Rates are shares of the answers received (ok + unparsable). Refusals
     are counted three ways: on the first turn (before any re-ask), on any turn, and final (still
-    refused after the re-asks, stored as a parse failure)."""
+    refused after the re-asks, stored as a parse failure). Judgments pending a re-ask (a stopped
+    `poemetric judge`) count only in `judgments`, their cost, and `pending_reasks`, a column
+    present when a judge has any."""
     rows = pd.read_sql_query(
         "SELECT judge, status, error, refusal, reasks, turns, overall_quality, cost_usd "
         "FROM judgments",
@@ -35,6 +38,13 @@ def judge_report(store: RunStore) -> pd.DataFrame:
     )
     if rows.empty:
         return pd.DataFrame()
+    limits = reask_limits(store)
+    rows["pending"] = [
+        is_pending(str(judge), status, error, int(reasks), limits)
+        for judge, status, error, reasks in zip(
+            rows["judge"], rows["status"], rows["error"], rows["reasks"].fillna(0), strict=True
+        )
+    ]
     refused = [
         turn_refusals(turns if isinstance(turns, str) else None, bool(final))
         for turns, final in zip(rows["turns"], rows["refusal"].fillna(0), strict=True)
@@ -42,7 +52,8 @@ def judge_report(store: RunStore) -> pd.DataFrame:
     rows["first_turn_refusal"] = [first for first, _ in refused]
     rows["any_turn_refusal"] = [any_turn for _, any_turn in refused]
     table = []
-    for judge, group in rows.groupby("judge", sort=True):
+    for judge, everything in rows.groupby("judge", sort=True):
+        group = everything[~everything["pending"]]
         ok = group[group["status"] == "ok"]
         errors = group[group["status"] == "error"]
         unparsable = errors["error"].fillna("").str.startswith("unparsable")
@@ -54,10 +65,11 @@ def judge_report(store: RunStore) -> pd.DataFrame:
         table.append(
             {
                 "judge": judge,
-                "judgments": len(group),
+                "judgments": len(everything),
                 "ok": len(ok),
                 "parse_failures": int(unparsable.sum()),
                 "call_errors": int((~unparsable).sum()),
+                "pending_reasks": int(everything["pending"].sum()),
                 "not_judged": int((group["status"] == "not_judged").sum()),
                 "first_turn_refusals": first_turn,
                 "refusals_any_turn": int(group["any_turn_refusal"].sum()),
@@ -70,10 +82,11 @@ def judge_report(store: RunStore) -> pd.DataFrame:
                 "reask_rate": reasked.sum() / answered if answered else float("nan"),
                 "overall_quality_mean": quality.mean(),
                 "overall_quality_sd": quality.std(ddof=1) if len(quality) > 1 else float("nan"),
-                "cost_usd": float(group["cost_usd"].fillna(0).sum()),
+                "cost_usd": float(everything["cost_usd"].fillna(0).sum()),
             }
         )
-    return pd.DataFrame(table)
+    frame = pd.DataFrame(table)
+    return frame if frame["pending_reasks"].any() else frame.drop(columns="pending_reasks")
 
 
 def recognition_table(store: RunStore) -> pd.DataFrame:

@@ -39,6 +39,7 @@ from poemetric.analysis.validation import (
 )
 from poemetric.data.errata import errata_for_run
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
+from poemetric.judge.pending import judgment_errors
 from poemetric.paths import replaced_when_done
 from poemetric.store import RunStore
 
@@ -82,6 +83,14 @@ TABLE_CAPTIONS: dict[str, str] = {
     " score of recognised vs not recognised poems",
     **GHOSTWRITING_CAPTIONS,
 }
+
+
+#: Added to the `judges` caption when a judgment waits for its re-ask.
+PENDING_CAPTION = (
+    ". Pending re-asks: judgments whose unparsable answer awaits its re-ask (`poemetric judge` "
+    "was stopped; running it again finishes them), in no other count or rate but the judgments "
+    "and the cost"
+)
 
 
 #: Tables whose mean CIs follow `--ci`; their captions say which interval they print.
@@ -242,6 +251,8 @@ def analyze_run(
     for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
         if not table.empty:
             result.tables[name] = table
+    if "pending_reasks" in result.tables.get("judges", pd.DataFrame()):
+        result.captions["judges"] = TABLE_CAPTIONS["judges"] + PENDING_CAPTION
 
     _expert_tables(result, store, data, experts, survey, ci_method, n_boot, seed)
     for name in result.tables:  # a reader of the table alone learns which interval it prints
@@ -257,14 +268,26 @@ def analyze_run(
 
 
 def _no_judge_tables_note(store: RunStore) -> str:
-    """Why the judge tables are missing: no judge ran, or every judgment it made failed."""
-    failed = store.count("judgments", "status = 'error'")
+    """Why the judge tables are missing: no judge ran, every judgment it made failed, or the
+    ones that did not fail are pending a re-ask (a stopped `poemetric judge`)."""
+    errors = judgment_errors(store)
+    failed, pending = len(errors.failed), len(errors.pending)
     if not failed:
+        if pending:
+            return (
+                "judge tables skipped: no successful judgments yet, only judgments pending a "
+                "re-ask (run `poemetric judge` again to finish them)"
+            )
         return "judge tables skipped: no successful judgments (run `poemetric judge`)"
+    which = (
+        f"{failed} judgment(s) failed and {pending} are pending a re-ask"
+        if pending
+        else f"all {failed} judgment(s) failed"
+    )
     return (
-        f"judge tables skipped: all {failed} judgment(s) failed (the `judges` table counts parse "
-        "failures and call errors); the next `poemetric judge` retries call errors and re-parses "
-        "stored answers, `--refresh-failed-parses` pays for new ones"
+        f"judge tables skipped: {which} (the `judges` table counts parse failures and call "
+        "errors); the next `poemetric judge` retries call errors and re-parses stored answers, "
+        "`--refresh-failed-parses` pays for new ones"
     )
 
 

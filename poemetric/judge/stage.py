@@ -23,6 +23,7 @@ from rich.console import Console
 
 from poemetric.judge.answer import DIMENSION_KEYS, JudgeParseError
 from poemetric.judge.parse import parse_judgment
+from poemetric.judge.pending import reask_due
 from poemetric.judge.structured import JUDGE_RESPONSE_SCHEMA, structured_mode
 from poemetric.prompts import (
     JUDGE_REASK_TEMPLATE,
@@ -40,8 +41,9 @@ from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, stored_statuses
 from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.screening import looks_like_refusal, not_a_poem_reason
 from poemetric.store.db import RunStore, stable_id, to_json
+from poemetric.store.models import JUDGE_STAGE
 
-STAGE = "judge"
+STAGE = JUDGE_STAGE
 
 
 class JudgeStageError(ValueError):
@@ -214,7 +216,7 @@ class JudgmentRows(ParsedAnswerRows):
     def follow_up(self, job: Job, completion: Completion, row: dict[str, Any]) -> Job | None:
         """Re-ask an unparsable answer, telling the judge why it could not be used."""
         error = str(row.get("error") or "")
-        if job.turn >= self.reask or not error.startswith(UNPARSABLE):
+        if not reask_due(error, job.turn, self.reask):
             return None
         turns = [
             *_turns(job),

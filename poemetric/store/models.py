@@ -2,7 +2,8 @@
 
 The generate and judge stages record each model's display name, provider, model id and settings
 here, so tables, figures and the report name models as their files did at the time, even after
-a model file is renamed, edited or deleted.
+a model file is renamed, edited or deleted. A judge's record also keeps its `reask`
+(`poemetric.judge.pending`: which stored errors still await a re-ask).
 """
 
 from __future__ import annotations
@@ -17,11 +18,14 @@ if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
 
 MODELS_META_KEY = "models"
+#: The judge stage, whose records also keep each judge's `reask`: readers of the stored
+#: judgments tell an answer still to re-ask (a stopped run) from a parse failure by it.
+JUDGE_STAGE = "judge"
 
 
-def model_record(spec: ModelSpec) -> dict[str, Any]:
+def model_record(spec: ModelSpec, stage: str | None = None) -> dict[str, Any]:
     """What a run keeps of a model file (no secrets: a spec names its key's variable only)."""
-    return {
+    record = {
         "display_name": spec.label,
         "provider": spec.provider,
         "model": spec.model,
@@ -29,11 +33,14 @@ def model_record(spec: ModelSpec) -> dict[str, Any]:
         "thinking": spec.thinking,
         "settings": spec.settings.model_dump(mode="json", exclude_none=True),
     }
+    if stage == JUDGE_STAGE:
+        record["reask"] = spec.reask
+    return record
 
 
 def record_models(store: RunStore, stage: str, specs: Iterable[ModelSpec]) -> None:
     """Add (or refresh) the stage's models in the run's meta table, atomically."""
-    records = {spec.name: model_record(spec) for spec in specs}
+    records = {spec.name: model_record(spec, stage) for spec in specs}
     if records:
         store.update_meta(MODELS_META_KEY, lambda held: _added(held, {stage: records}, True))
 

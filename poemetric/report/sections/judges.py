@@ -4,6 +4,7 @@ tokens, and, after `judge recognise`, how often it recognised the human poems.""
 
 from __future__ import annotations
 
+from poemetric.judge.pending import judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -15,19 +16,19 @@ def judges(run: ReportRun) -> Section | None:
     if report is None or report.empty:
         return None
     extra = {
-        str(row["judge"]): dict(row)
+        str(row["judge"]): {**dict(row), "first_error": None}
         for row in run.store.query(
             """
             SELECT judge, SUM(COALESCE(input_tokens, 0)) AS input_tokens,
                    SUM(COALESCE(output_tokens, 0)) AS output_tokens,
                    AVG(CASE WHEN status = 'ok' THEN imagery = 0 END) AS imagery_na,
-                   AVG(CASE WHEN status = 'ok' THEN literary_devices = 0 END) AS devices_na,
-                   (SELECT error FROM judgments e WHERE e.judge = j.judge AND e.status = 'error'
-                    ORDER BY e.created_at LIMIT 1) AS first_error
+                   AVG(CASE WHEN status = 'ok' THEN literary_devices = 0 END) AS devices_na
             FROM judgments j GROUP BY judge
             """
         )
     }
+    for error in reversed(judgment_errors(run.store).failed):  # not those pending a re-ask
+        extra[str(error["judge"])]["first_error"] = error["error"]
     entries = [
         {**row, **extra.get(str(row["judge"]), {}), "label": run.labels.judge(str(row["judge"]))}
         for row in report.to_dict("records")
@@ -41,5 +42,6 @@ def judges(run: ReportRun) -> Section | None:
         if recognition is not None and not recognition.empty
         else []
     )
-    html = render("judges.html.j2", entries=entries, recognised=recognised)
+    pending = sum(int(entry.get("pending_reasks", 0)) for entry in entries)
+    html = render("judges.html.j2", entries=entries, recognised=recognised, pending=pending)
     return Section("judges", "Judges", html)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.judge.pending import judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -16,6 +17,7 @@ def overview(run: ReportRun) -> Section:
     authors = (
         [a for a in generations["author"].unique() if a != HUMAN_AUTHOR] if len(generations) else []
     )
+    errors = judgment_errors(store)
     counts = {
         "Prompts": store.count("prompts"),
         "LLM authors": len(authors),
@@ -24,7 +26,8 @@ def overview(run: ReportRun) -> Section:
         "Form checks": store.count("form_checks"),
         "Judges": len(run.data.judges),
         "Judgments (successful)": store.count("judgments", "status = 'ok'"),
-        "Judgments failed": store.count("judgments", "status = 'error'"),
+        "Judgments failed": len(errors.failed),
+        **({"Judgments pending a re-ask": len(errors.pending)} if errors.pending else {}),
         "Not judged (not a poem)": store.count("judgments", "status = 'not_judged'"),
     }
     notes = list(dict.fromkeys([*run.notes, *run.analysis.notes]))

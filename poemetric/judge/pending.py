@@ -1,0 +1,82 @@
+"""Judgments waiting for a re-ask: one definition for the judge stage, which re-asks an
+unparsable answer while its judge's `reask` allows another turn, and for every reader of the
+stored judgments (the analysis notes and `judges` table, the report).
+
+A stop (Ctrl-C, SIGTERM) between an unparsable answer and its re-ask leaves the judgment an
+'error' row holding that answer, with `reasks` (the follow-ups sent so far) below the judge's
+`reask`; the next `poemetric judge` sends the re-ask (the answer so far from the cache). Such a
+row is pending, not a parse failure. A row whose re-asks are spent (or whose judge has
+`reask: 0`) is a parse failure. The judge stage records each judge's `reask` with its model
+(`poemetric.store.models`); a run recorded before that takes the judge files' default.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from poemetric.providers.base import ModelSpec
+from poemetric.runner.rows import UNPARSABLE
+from poemetric.store.db import RunStore
+from poemetric.store.models import JUDGE_STAGE, recorded_models
+
+#: The `reask` of a judge whose run did not record it (the judge files' default).
+DEFAULT_REASK: int = ModelSpec.model_fields["reask"].default
+
+
+def reask_due(error: object, reasks: int, limit: int) -> bool:
+    """Whether an answer stored with `error` after `reasks` re-asks gets another one: it was
+    unparsable, and the judge's `reask` (`limit`) allows another turn."""
+    return reasks < limit and str(error or "").startswith(UNPARSABLE)
+
+
+def reask_limits(store: RunStore) -> dict[str, int]:
+    """Each judge's `reask` as recorded when it last ran this run's judge stage."""
+    judges = recorded_models(store).get(JUDGE_STAGE, {})
+    return {
+        name: record["reask"]
+        for name, record in judges.items()
+        if isinstance(record, dict) and isinstance(record.get("reask"), int)
+    }
+
+
+def is_pending(
+    judge: str, status: object, error: object, reasks: int, limits: dict[str, int]
+) -> bool:
+    """Whether a stored judgment waits for its re-ask (`limits`: `reask_limits`)."""
+    return status == "error" and reask_due(error, reasks, limits.get(judge, DEFAULT_REASK))
+
+
+@dataclass
+class JudgmentErrors:
+    """A run's 'error' judgments in stored order, split into failures (call errors, parse
+    failures) and those pending a re-ask."""
+
+    failed: list[sqlite3.Row] = field(default_factory=list)
+    pending: list[sqlite3.Row] = field(default_factory=list)
+
+
+def judgment_errors(store: RunStore, judge: str | None = None) -> JudgmentErrors:
+    """The 'error' judgments (of `judge`, default all), each row's judge, error and reasks."""
+    limits = reask_limits(store)
+    rows = store.query(
+        "SELECT judge, error, reasks FROM judgments WHERE status = 'error'"
+        + (" AND judge = ?" if judge else "")
+        + " ORDER BY created_at, judgment_id",
+        (judge,) if judge else (),
+    )
+    errors = JudgmentErrors()
+    for row in rows:
+        pending = is_pending(row["judge"], "error", row["error"], int(row["reasks"] or 0), limits)
+        (errors.pending if pending else errors.failed).append(row)
+    return errors
+
+
+def pending_note(count: int) -> str:
+    """What `analyze` and the report say about judgments pending a re-ask."""
+    these = "1 judgment is" if count == 1 else f"{count:,} judgments are"
+    return (
+        f"{these} pending a re-ask (`poemetric judge` was stopped between an unparsable answer "
+        "and its re-ask): left out, and not counted as parse failures; running `poemetric "
+        "judge` again finishes them (the answers so far from the cache, not paid again)"
+    )
