@@ -64,7 +64,7 @@ def prepare_run(
     # at the same moment (two shards started together) waits for it, then sees this one's
     # dataset and template and is refused, or finds nothing left to add.
     with store.transaction():
-        _check_one_dataset(store, full)
+        recorded = _check_one_dataset(store, full)
         loaded = chosen or stored_generation_template(store) or load_template(GENERATION_TEMPLATE)
         rendered = render_prompts(dataset, loaded)
         if rendered:
@@ -100,9 +100,11 @@ def prepare_run(
                     "cost_usd": 0.0,
                 }
             )
-        store.set_meta(
-            "dataset", {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256}
-        )
+        if recorded:
+            store.set_meta(
+                "dataset",
+                {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256},
+            )
     return PreparedRun(dataset, loaded.sha256, poems_added, prompts_added)
 
 
@@ -122,12 +124,18 @@ def stored_generation_template(store: RunStore) -> PromptTemplate | None:
     return PromptTemplate(name=str(rows[0]["name"]), text=str(rows[0]["text"]), path=store.path)
 
 
-def _check_one_dataset(store: RunStore, dataset: Dataset) -> None:
+def _check_one_dataset(store: RunStore, dataset: Dataset) -> bool:
     """Refuse a dataset other than the run's: another one, or the run's own file changed since
-    (a corrected annotation), which was refused as "not 'my_poems'" of a dataset 'my_poems'."""
+    (a corrected annotation), which was refused as "not 'my_poems'" of a dataset 'my_poems'.
+
+    The file is compared by content: one re-saved with other bytes that read as the same poems in
+    the same order (CRLF line endings, a byte-order mark: a spreadsheet's save) is the run's
+    dataset, though its sha256 differs. Returns whether to record the file as the run's (a new
+    run, or the very file); such a re-saved copy leaves the recorded file and its sha256 (which
+    finds the release's errata) as they are."""
     recorded = store.get_meta("dataset")
     if recorded is None or recorded.get("sha256") == dataset.sha256:
-        return
+        return True
     was = f"sha256 {str(recorded.get('sha256'))[:12]}…"
     now = f"sha256 {dataset.sha256[:12]}…"
     if recorded.get("name") != dataset.name:
@@ -135,6 +143,9 @@ def _check_one_dataset(store: RunStore, dataset: Dataset) -> None:
             f"run {store.run_dir} was prepared from dataset {recorded.get('name')!r} ({was}), "
             f"not {dataset.name!r} ({now}); use another --run directory"
         )
+    differences = _differences(store, dataset)
+    if differences is None:
+        return False
     path = str(recorded.get("path") or "")
     changed = (
         f"and the file has changed since (it has {now})"
@@ -144,7 +155,7 @@ def _check_one_dataset(store: RunStore, dataset: Dataset) -> None:
     raise StoreError(
         f"run {store.run_dir} was prepared from dataset {dataset.name!r} "
         f"({f'{path}, ' if path else ''}{was}), "
-        f"{changed}: {_differences(store, dataset)}. A run keeps the poems and annotations "
+        f"{changed}: {differences}. A run keeps the poems and annotations "
         "it was prepared from, so that every model answers the same prompts and is checked "
         "against the same annotations. For the changed file, use a new --run directory (docs/"
         'datasets.md, "Correcting your own dataset mid-study"); to go on with this run, put '
@@ -152,8 +163,8 @@ def _check_one_dataset(store: RunStore, dataset: Dataset) -> None:
     )
 
 
-def _differences(store: RunStore, dataset: Dataset) -> str:
-    """`poem_differences` between the run's stored poems and `dataset`."""
+def _differences(store: RunStore, dataset: Dataset) -> str | None:
+    """`poem_differences` between the run's stored poems and `dataset` (None: the same)."""
     from poemetric.data.changes import poem_differences
 
     rows = store.query("SELECT poem_id, position, record FROM poems")

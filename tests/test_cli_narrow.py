@@ -14,6 +14,7 @@ import typer.main
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.data import load_dataset
 from poemetric.roster import list_models
 
 NARROW = {"COLUMNS": "80"}
@@ -180,15 +181,39 @@ def test_a_paper_scale_judge_summary_keeps_every_number_whole_at_80_columns() ->
     assert rows[1] == ["gemini-2.5-pro", "16,599,000/6,320,000", "84.0321"]
 
 
-def test_dataset_show_at_80_columns_cuts_no_value() -> None:
-    """`dataset show demo` at 80 columns printed `Shakespea…`, `pentamet…` and `ABABCDCDE…`:
-    values cut, while the poem id took eight lines. Every value is now whole (folded or
-    wrapped within its column)."""
-    result = CliRunner().invoke(app, ["dataset", "show", "demo", "--limit", "3"], env=NARROW)
+def test_dataset_show_at_80_columns_keeps_each_id_whole() -> None:
+    """`dataset show demo` at 80 columns folded each poem id over eight lines of its column (and
+    before that cut `Shakespea…`, `ABABCDCDE…`). An id now has a line of its own where a table
+    cannot hold it whole, its values indented below it; no value is cut."""
+    result = CliRunner().invoke(app, ["dataset", "show", "demo", "--limit", "5"], env=NARROW)
     assert result.exit_code == 0, result.output
-    assert "…" not in result.output
-    assert max(len(line) for line in result.output.splitlines()) <= 80
-    cells = [row for row in _cells(result.output) if len(row) == 7]
-    joined = ["".join(row[k] for row in cells[1:]) for k in range(7)]  # column k, rows run on
-    assert "WilliamShakespeare" in joined[3].replace(" ", "")
-    assert "ABABCDCDEFEFGG" in joined[6].replace(" ", "")
+    lines = result.output.splitlines()
+    assert lines[0] == "demo: 5 of 16 poems"
+    ids = [poem.poem_id for poem in load_dataset("demo").head(5)]
+    assert [line for line in lines if not line.startswith(" ")][1:] == ids
+    assert "…" not in result.output and max(map(len, lines)) <= 80
+    values = " ".join(line.strip() for line in lines)
+    assert "Sonnet 18: Shall I compare thee to a summer's day?, by William Shakespeare" in values
+    assert "sonnet, 14 lines, meter Iambic pentameter, rhyme ABABCDCDEFEF GG" in values
+
+
+def test_dataset_show_keeps_the_table_where_the_ids_fit(tmp_path: Path) -> None:
+    """Wide enough for the ids (or with short ids at 80 columns), `dataset show` is a table whose
+    id column never folds; the other columns fold instead."""
+    wide = CliRunner().invoke(app, ["dataset", "show", "demo", "-n", "3"], env={"COLUMNS": "200"})
+    assert wide.exit_code == 0, wide.output
+    first = [row[0] for row in _cells(wide.output) if len(row) == 7 and row[0]]
+    assert first == ["poem_id", *(poem.poem_id for poem in load_dataset("demo").head(3))]
+    mine = tmp_path / "mine.csv"
+    title = "A Title Long Enough To Fold Over Several Lines Of Its Own Narrow Column"
+    mine.write_text(
+        "id,form,title,author,content,meter_pattern,rhyme_pattern,theme\n"
+        f'limerick-0001,limerick,{title},Nobody Known,"a\nb\nc\nd\ne",anapestic,AABBA,sea\n',
+        encoding="utf-8",
+    )
+    narrow = CliRunner().invoke(app, ["dataset", "show", str(mine)], env=NARROW)
+    assert narrow.exit_code == 0, narrow.output
+    rows = [row for row in _cells(narrow.output) if len(row) == 7]
+    assert [row[0] for row in rows if row[0]] == ["poem_id", "limerick-0001"]
+    assert len(rows) > 3 and " ".join(row[2] for row in rows[1:] if row[2]) == title
+    assert max(map(len, narrow.output.splitlines())) <= 80

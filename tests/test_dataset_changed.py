@@ -13,6 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.data import load_dataset
+from poemetric.store import RunStore
 
 THINGS = ("kettle", "thimble", "lantern", "ladder", "compass", "willow", "pebble", "mirror")
 
@@ -94,18 +96,67 @@ def test_changed_removed_and_new_poems_are_named(prepared: tuple[Path, Path]) ->
     assert "; 1 poem new in the file: limerick-nobody-known-the-compass-" in output
 
 
-def test_the_same_poems_reordered_or_with_other_line_endings(
-    prepared: tuple[Path, Path],
-) -> None:
+def test_the_same_poems_reordered(prepared: tuple[Path, Path]) -> None:
     run, dataset = prepared
     _write(dataset, _rows()[::-1])
     status, output = _generate(run, dataset)
     assert status == 2 and "has changed since" in output
     assert ": the same poems, in another order." in output
-    _write(dataset, _rows(), lineterminator="\r\n")
+
+
+def _resaved(path: Path) -> Path:
+    """The file as a spreadsheet saves it: CRLF for every newline (inside quoted cells too),
+    behind a UTF-8 byte-order mark."""
+    data = path.read_bytes()
+    assert b"\r" not in data
+    path.write_bytes(b"\xef\xbb\xbf" + data.replace(b"\n", b"\r\n"))
+    return path
+
+
+def _store(run: Path) -> tuple[dict[str, object], list[tuple[str, str]]]:
+    with RunStore(run, create=False) as store:
+        rows = store.query("SELECT poem_id, record FROM poems ORDER BY position")
+        return store.get_meta("dataset"), [(str(r[0]), str(r[1])) for r in rows]
+
+
+def test_a_file_resaved_with_crlf_and_a_bom_is_the_same_dataset(tmp_path: Path) -> None:
+    """A dataset re-saved with CRLF line endings and a byte-order mark (no poem changed) was
+    refused as a changed file: the run compared the file's sha256. It now compares what the file
+    reads as, so the run goes on, keeping the recorded file and its sha256."""
+    rows = _rows()
+    rows[2]["theme"] = "a small voyage\nand a long way home"  # a cell of two lines
+    dataset = _write(tmp_path / "mine.csv", rows)
+    run = tmp_path / "run"
+    assert _generate(run, dataset)[0] == 0
+    meta, poems = _store(run)
+    _resaved(dataset)
     status, output = _generate(run, dataset)
-    assert status == 2
-    assert ": the same poems and annotations; the bytes differ where the loader" in output
+    assert status == 0, output
+    assert "has changed since" not in output
+    assert _store(run) == (meta, poems)  # nothing re-recorded, no poem added
+    # A real change in a re-saved file is still one, and named.
+    rows[1]["rhyme_pattern"] = "AABBC"
+    _resaved(_write(dataset, rows))
+    status, output = _generate(run, dataset)
+    assert status == 2 and "and the file has changed since" in output
+    assert re.search(
+        r": 1 poem changed: limerick-nobody-known-the-thimble-\S+ \(rhyme_pattern\)\.", output
+    )
+
+
+def test_a_crlf_file_loads_the_same_poems(tmp_path: Path) -> None:
+    """No stray `\\r` in any value of a CRLF file: a cell of several lines other than the poem
+    (a theme, a source) kept its `\\r\\n`, so the same file with other line endings read as other
+    annotations."""
+    rows = _rows()
+    rows[0]["theme"] = "a small voyage\nand a long way home"
+    rows[1]["content"] = rows[1]["content"].replace("\n", "\n\n", 1)  # a stanza break
+    lf = load_dataset(_write(tmp_path / "lf.csv", rows))
+    crlf = load_dataset(_resaved(_write(tmp_path / "crlf.csv", rows)))
+    assert lf.sha256 != crlf.sha256
+    assert [p.model_dump() for p in crlf] == [p.model_dump() for p in lf]
+    assert not any("\r" in str(value) for p in crlf for value in p.model_dump().values())
+    assert crlf.poems[0].theme == "a small voyage\nand a long way home"
 
 
 def test_many_changes_are_named_up_to_five_then_counted(tmp_path: Path) -> None:

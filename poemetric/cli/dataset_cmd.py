@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import typer
@@ -14,6 +15,7 @@ from poemetric.cli.options import LimitOption, error_exit
 from poemetric.data import (
     Dataset,
     DatasetError,
+    Poem,
     dataset_registry,
     get_entry,
     load_dataset,
@@ -140,28 +142,78 @@ def show(
     except (DatasetError, OSError) as error:
         raise error_exit(error) from None
     shown = dataset.head(limit or DEFAULT_SHOW_LIMIT)
-    table = Table(title=f"{plain(dataset.name)}: {len(shown)} of {len(dataset)} poems")
-    # Every column folds what does not fit: at 80 columns the author, meter and rhyme were cut
-    # with "…" (`Shakespea…`, `ABABCDCDE…`), the very values a reader checks.
-    table.add_column("poem_id", overflow="fold")
-    for column in ("form", "title", "author", "lines", "meter", "rhyme"):
-        table.add_column(column, overflow="fold")
-    for poem in shown:
-        table.add_row(  # a title `[Untitled]` or `Sonnet [sic]` is text
-            *plain_cells(
-                poem.poem_id,
-                poem.form.value,
-                poem.title,
-                poem.author,
-                len(poem.lines),
-                poem.meter_pattern or "",
-                poem.rhyme_pattern or "",
-            )
-        )
     console = _console()
-    console.print(table)
+    title = f"{dataset.name}: {len(shown)} of {len(dataset)} poems"
+    rows = [_show_row(poem) for poem in shown.poems]
+    if _table_keeps_ids_whole(rows, console.width):
+        console.print(_show_table(title, rows))
+    else:
+        _print_poem_blocks(console, title, rows)
     for line in _errata_notes(dataset, len(shown)):
         console.print(line, markup=False)
+
+
+SHOW_COLUMNS = ("poem_id", "form", "title", "author", "lines", "meter", "rhyme")
+#: The longest word `dataset show`'s table keeps whole in a column other than the id (a longer
+#: one may fold): where the ids would leave the other columns less than their words (or than
+#: this), each poem's id gets a line of its own instead of a table.
+SHOW_WORD = 16
+#: A table's borders and padding beside its columns' text: `│ ` + ` │ ` between + ` │`.
+_TABLE_CHROME = 3 * len(SHOW_COLUMNS) + 1
+#: How far `dataset show` indents a poem's values below its id, where the ids have lines of
+#: their own.
+BLOCK_INDENT = 4
+
+
+def _show_row(poem: Poem) -> tuple[str, ...]:
+    return (
+        poem.poem_id,
+        poem.form.value,
+        poem.title,
+        poem.author,
+        str(len(poem.lines)),
+        poem.meter_pattern or "",
+        poem.rhyme_pattern or "",
+    )
+
+
+def _table_keeps_ids_whole(rows: list[tuple[str, ...]], width: int) -> bool:
+    """Whether a table `width` wide gives every id its whole length and each other column room
+    for its header and its longest word (up to `SHOW_WORD`)."""
+    ids = max((len(row[0]) for row in rows), default=0)
+    words = [
+        max([len(header), *(min(len(word), SHOW_WORD) for row in rows for word in row[k].split())])
+        for k, header in enumerate(SHOW_COLUMNS)
+    ]
+    return max(ids, words[0]) + sum(words[1:]) + _TABLE_CHROME <= width
+
+
+def _show_table(title: str, rows: list[tuple[str, ...]]) -> Table:
+    """The poems as a table: the ids whole (no_wrap), the other columns folding what does not fit
+    (at 80 columns the id column folded each id over eight lines, and author, meter and rhyme
+    were cut with "…")."""
+    table = Table(title=plain(title))
+    table.add_column("poem_id", no_wrap=True, overflow="fold")  # folds only an id wider than all
+    for column in SHOW_COLUMNS[1:]:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*plain_cells(*row))  # a title `[Untitled]` or `Sonnet [sic]` is text
+    return table
+
+
+def _print_poem_blocks(console: Console, title: str, rows: list[tuple[str, ...]]) -> None:
+    """Each poem's id on a line of its own (folded only when wider than the terminal), its other
+    values indented below it: where a table would fold the ids (76 characters in the release)."""
+    width = max(console.width - BLOCK_INDENT, 20)
+    console.print(title, markup=False)
+    for poem_id, form, poem_title, author, lines, meter, rhyme in rows:
+        console.print(poem_id, markup=False, soft_wrap=False, overflow="fold")
+        facts = [f"{form}, {lines} line{'' if lines == '1' else 's'}"]
+        facts += [f"meter {meter}"] if meter else []
+        facts += [f"rhyme {rhyme}"] if rhyme else []
+        for line in (f"{poem_title}, by {author}", ", ".join(facts)):
+            for part in textwrap.wrap(line, width, break_on_hyphens=False):
+                console.print(" " * BLOCK_INDENT + part, markup=False)
 
 
 def _errata_notes(dataset: Dataset, shown: int) -> list[str]:

@@ -13,10 +13,12 @@ from poemetric.data.dataset import Dataset
 NAMED = 5
 
 
-def poem_differences(stored: Mapping[str, tuple[int, str]], dataset: Dataset) -> str:
+def poem_differences(stored: Mapping[str, tuple[int, str]], dataset: Dataset) -> str | None:
     """`1 poem changed: ID (rhyme_pattern); 2 no longer in the file: ...; 1 new: ...`, or that
-    only the order or nothing the loader reads differs. `stored`: poem id -> (position, record
-    JSON), as a run's `poems` table holds them; `dataset`: the file as it reads now."""
+    only the order differs; None when the file reads as the same poems in the same order (only
+    bytes the loader does not read differ: line endings, a byte-order mark, quoting, a column it
+    ignores). `stored`: poem id -> (position, record JSON), as a run's `poems` table holds them;
+    `dataset`: the file as it reads now."""
     before = {poem_id: json.loads(record) for poem_id, (_, record) in stored.items()}
     now = {poem.poem_id: poem.model_dump(mode="json") for poem in dataset}
     changed = {
@@ -46,10 +48,7 @@ def poem_differences(stored: Mapping[str, tuple[int, str]], dataset: Dataset) ->
     order = {poem.poem_id: index for index, poem in enumerate(dataset)}
     if any(order.get(poem_id) != position for poem_id, (position, _) in stored.items()):
         return "the same poems, in another order"
-    return (
-        "the same poems and annotations; the bytes differ where the loader does not look (line "
-        "endings, quoting, a column it ignores)"
-    )
+    return None
 
 
 def _fields(before: dict[str, Any], now: dict[str, Any]) -> list[str]:

@@ -80,12 +80,18 @@ ID_SLUG_LENGTH = 60
 ID_HASH_LENGTH = 8
 
 
+def one_newline(text: str) -> str:
+    """`\\r\\n` and `\\r` as `\\n`: a file saved with Windows (or old Mac) line endings reads
+    as the same text, also in a quoted cell of several lines (a theme, a source)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def normalize_content(text: str) -> str:
     """Canonical poem text: NFC, `\\n` newlines, no trailing spaces, no blank lines at the ends.
 
     Indentation and blank lines between stanzas are kept.
     """
-    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = one_newline(unicodedata.normalize("NFC", text))
     lines = [line.rstrip() for line in text.split("\n")]
     return "\n".join(lines).strip("\n")
 
@@ -216,7 +222,7 @@ class Poem(BaseModel):
     @classmethod
     def _strip_optional(cls, value: Any) -> Any:
         value = _blank_to_none(value)
-        return value.strip() if isinstance(value, str) else value
+        return one_newline(value.strip()) if isinstance(value, str) else value
 
     @field_validator("poem_id", mode="before")
     @classmethod
@@ -245,7 +251,7 @@ class Poem(BaseModel):
     @field_validator("title", "author", mode="before")
     @classmethod
     def _strip_required(cls, value: Any) -> Any:
-        return value.strip() if isinstance(value, str) else value
+        return one_newline(value.strip()) if isinstance(value, str) else value
 
     @field_validator("form", mode="before")
     @classmethod

@@ -327,14 +327,17 @@ class RunStore:
 
     # -- export -----------------------------------------------------------------------------
     def export(self, table: str, destination: str | Path) -> Path:
-        """Write one table to CSV, JSONL or Parquet, chosen by the file suffix."""
+        """Write one table to CSV, JSONL or Parquet, chosen by the file suffix (generations
+        with the form, metre and rhyme pattern each was asked for: `frames.export_frame`)."""
         from poemetric.paths import replaced_when_done
+        from poemetric.store.frames import export_frame
 
         destination = Path(destination)
         suffix = destination.suffix.lower()
         if suffix not in {".csv", ".jsonl", ".ndjson", ".parquet"}:
             raise StoreError(f"cannot export to {destination}: use .csv, .jsonl or .parquet")
-        frame = self.frame(table)
+        _check_table(table)
+        frame = export_frame(self.conn, table)
         destination.parent.mkdir(parents=True, exist_ok=True)
         with replaced_when_done(destination) as temp:  # Ctrl-C leaves no truncated table
             if suffix == ".csv":

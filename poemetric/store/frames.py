@@ -20,6 +20,29 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+#: The request a generation answered, from the dataset poem its prompt was built from (the
+#: `poems` row of its `poem_id`): the columns `poemetric form check` reads beside the poem, so
+#: that exported generations are checked against what the run's form stage checks them against.
+REQUEST_COLUMNS = ("form", "meter", "rhyme")
+
+
+def export_frame(conn: sqlite3.Connection, table: str) -> pd.DataFrame:
+    """`table_frame`, and for `generations` each row's requested form, metre and rhyme pattern
+    after its own columns (without them `form check` refused an exported generations file: no
+    `form` column)."""
+    frame = table_frame(conn, table)
+    if table != "generations":
+        return frame
+    columns = ", ".join(REQUEST_COLUMNS)
+    requests = {row[0]: row[1:] for row in conn.execute(f"SELECT poem_id, {columns} FROM poems")}
+    for index, column in enumerate(REQUEST_COLUMNS):
+        frame[column] = [
+            requests.get(poem_id, (None,) * len(REQUEST_COLUMNS))[index]
+            for poem_id in frame["poem_id"]
+        ]
+    return frame
+
+
 def table_frame(conn: sqlite3.Connection, table: str) -> pd.DataFrame:
     """Every row of `table` (a checked table name), its columns typed by their declared type."""
     import pandas as pd  # here, not at module level: CLI start-up time
