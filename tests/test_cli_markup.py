@@ -200,7 +200,9 @@ def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[st
 
 def _lost_brackets(target: typer.Typer, command: Any, path: tuple[str, ...]) -> list[str]:
     """The bracketed words of `command`'s help texts missing from its rendered `--help`."""
-    result = CliRunner().invoke(target, [*path, "--help"], env={"TERMINAL_WIDTH": "1000"})
+    # COLUMNS, read by each help console: typer reads TERMINAL_WIDTH once, when its help module
+    # is first imported, so a test that set it froze every later help at 1,000 columns.
+    result = CliRunner().invoke(target, [*path, "--help"], env={"COLUMNS": "1000"})
     assert result.exit_code == 0, result.output
     shown = "".join(result.output.replace("│", "").split())
     texts = [command.help, command.epilog, *(getattr(p, "help", None) for p in command.params)]
