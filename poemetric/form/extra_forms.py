@@ -49,6 +49,7 @@ from poemetric.form.sestina import (
     StanzaOrder,
     capped,
     judge_rotation,
+    repeated_end_words,
     rhyme_letters,
     word_family,
     word_order,
@@ -131,6 +132,7 @@ def double_sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         requested_meter(poem, request, outcome)
         return outcome
     distinct = len({word_family(w) for w in words[:size]})
+    outcome.findings += repeated_end_words(distinct, DOUBLE_SESTINA)
     judgment = judge_rotation(words, DOUBLE_SESTINA, opens_the_spiral)
     outcome.findings += judgment.findings
     order_score = judgment.order_score(distinct)

@@ -311,6 +311,20 @@ def judge_rotation(
     return judgment
 
 
+def repeated_end_words(distinct: int, rotation: Rotation) -> list[Finding]:
+    """A finding for a first stanza with fewer distinct end words than the form has (the order
+    score is scaled by their share, see `RotationJudgment.order_score`), or none."""
+    if distinct >= rotation.size:
+        return []
+    return [
+        Finding(
+            "end words",
+            tuple(range(1, rotation.size + 1)),
+            f"the first stanza has only {distinct} different end words",
+        )
+    ]
+
+
 def capped(findings: list[Finding]) -> list[Finding]:
     """At most 12 findings: the first 10 and a count of the rest."""
     if len(findings) <= 12:
@@ -333,14 +347,7 @@ def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         return outcome
     six = words[:6]
     distinct = len({word_family(w) for w in six})
-    if distinct < 6:
-        outcome.findings.append(
-            Finding(
-                "end words",
-                tuple(range(1, 7)),
-                f"the first stanza has only {distinct} different end words",
-            )
-        )
+    outcome.findings += repeated_end_words(distinct, SESTINA)
     judgment = judge_rotation(words, SESTINA, keeps_rhyme_order)
     outcome.findings += judgment.findings
     order_score = judgment.order_score(distinct)
