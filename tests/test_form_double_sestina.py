@@ -192,6 +192,14 @@ def test_a_first_stanza_that_repeats_an_end_word_is_reported_as_in_the_sestina()
     ]
 
 
+def test_the_envoi_holds_an_end_word_as_the_stanzas_do() -> None:
+    """The envoi compared crude stems: 'fir' held 'fire' (both 'fir')."""
+    text = _poem(_orders()).replace("fire and sea close it", "fir and sea close it")
+    result = check_poem(text, "double sestina")
+    assert [i.detail for i in result.explanation] == ["the envoi holds 11 of the 12 end words"]
+    assert result.form_score == pytest.approx(1.0 - 0.2 / 12, abs=1e-4)
+
+
 #: Swinburne's *The Complaint of Lisa* rhymes its twelve end words in pairs and does not follow
 #: 12-1-11-2...: each stanza opens with the last word of the one before and then its first, and
 #: orders the rest for the rhyme. These are its stanza orders (indices of stanza 1's end words).
