@@ -9,6 +9,7 @@ The poems are built here.
 from __future__ import annotations
 
 import pytest
+from test_forms import SESTINA
 
 from poemetric.form.checker import FormCheck, check_poem
 from poemetric.form.extra_forms import spiral
@@ -175,6 +176,28 @@ def test_a_short_double_sestina_fails_without_a_rotation_finding() -> None:
     assert result.facts["rotation"] == (
         f"4 of stanzas 2-12 follow {ORDER}; stanza(s) 6, 7, 8, 9, 10, 11, 12 are cut short"
     )
+
+
+def test_a_first_stanza_that_repeats_an_end_word_is_reported_as_in_the_sestina() -> None:
+    """Its order score was scaled by 11 of 12 words with no finding to say why (the sestina
+    has one)."""
+    result = _check(_orders((*WORDS[:11], WORDS[0])))  # 'light' ends lines 1 and 12, no 'sea'
+    assert result.form_score is not None and result.form_score < 1.0, result.summary
+    [finding] = [i for i in result.explanation if "different end words" in i.detail]
+    assert finding.detail == "the first stanza has only 11 different end words"
+    assert finding.constraint == "end words" and finding.lines == list(range(1, 13))
+    sestina = check_poem(SESTINA.replace("mother", "stone"), "sestina")
+    assert [i.detail for i in sestina.explanation if "different end words" in i.detail] == [
+        "the first stanza has only 5 different end words"
+    ]
+
+
+def test_the_envoi_holds_an_end_word_as_the_stanzas_do() -> None:
+    """The envoi compared crude stems: 'fir' held 'fire' (both 'fir')."""
+    text = _poem(_orders()).replace("fire and sea close it", "fir and sea close it")
+    result = check_poem(text, "double sestina")
+    assert [i.detail for i in result.explanation] == ["the envoi holds 11 of the 12 end words"]
+    assert result.form_score == pytest.approx(1.0 - 0.2 / 12, abs=1e-4)
 
 
 #: Swinburne's *The Complaint of Lisa* rhymes its twelve end words in pairs and does not follow

@@ -221,3 +221,24 @@ def test_end_words_that_happen_to_rhyme_cost_nothing_against_the_end_word_patter
     assert result.passed, result.summary
     assert result.rhyme_score is not None and result.rhyme_score > 0.9
     assert "asks for a new rhyme" not in " ".join(issue.detail for issue in result.explanation)
+
+
+def test_the_envoi_holds_an_end_word_as_the_stanzas_do() -> None:
+    """The envoi compared crude stems: 'moth' held 'mother' (both 'moth'), and 'mothers' (stem
+    'mother') did not. It now matches words as the stanzas' end words are matched, where an
+    inflection must also sound like its word; so does the rotation ('moth' for 'mother')."""
+    stanzas = _stanzas(SESTINA)
+
+    def envoi_with(word: str) -> FormCheck:
+        envoi = [line.replace("mother", word) for line in stanzas[6]]
+        return check_poem(_join([*stanzas[:6], envoi]), "sestina")
+
+    moth = envoi_with("moth")
+    assert [i.detail for i in moth.explanation] == ["the envoi lacks 'mother'"]
+    assert moth.form_score == pytest.approx(1.0 - 0.2 / 6, abs=1e-4)
+    mothers = envoi_with("mothers")
+    assert mothers.form_score == 1.0 and not mothers.explanation, mothers.explanation
+    slip = check_poem(_line_changed(14, "moth"), "sestina")  # line 14 asks for 'mother'
+    assert [i.detail for i in slip.explanation] == [
+        "line 14 ends with 'moth', which is none of the six end words"
+    ]

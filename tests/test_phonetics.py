@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from poemetric.form.adapters import Rhyme, rhyme_kind
+from poemetric.form.dictionary import cmu
 from poemetric.form.letter_to_sound import guess_pronunciations
 from poemetric.form.phonetics import (
     in_dictionary,
@@ -345,3 +347,27 @@ def test_a_closed_syllable_without_e_keeps_its_short_vowel() -> None:
     ):
         assert not in_dictionary(word), word
         assert pronunciations(word) == (phones,), word
+
+
+def test_plain_f_words_and_a_word_with_both_a_real_f_and_a_long_s() -> None:
+    """*weft*, *diffident*, *ruffian*, *fettle*, *fere* (not in CMUdict) took the long-s reading
+    and became *west*, *dissident*, *Russian*, *settle*, *sere*; *firft* (first) had no long-s
+    reading at all, since every *f* was read as *s* (*sirst*). Words printed with long s keep it."""
+    for word, phones in (
+        ("weft", "W EH1 F T"),
+        ("diffident", "D IH1 F AH0 D AH0 N T"),
+        ("ruffian", "R AH1 F IY0 AH0 N"),
+        ("fettle", "F EH1 T AH0 L"),
+        ("fere", "F IH1 R"),
+        ("ruffians", "R AH1 F IY0 AH0 N Z"),  # an inflection keeps the stem's f
+        ("wefts", "W EH1 F T S"),
+    ):
+        assert not cmu(word), word
+        assert pronunciations(word)[0] == phones, word
+    assert rhyme_kind("weft", "left") is Rhyme.PERFECT  # an eye rhyme while weft was 'west'
+    for old, new in (("firft", "first"), ("fhift", "shift"), ("fayreft", "fairest")):
+        assert not cmu(old), old
+        assert pronunciations(old) == pronunciations(new), old
+    assert rhyme_kind("firft", "burst") is Rhyme.PERFECT
+    for old, new in (("faid", "said"), ("fo", "so"), ("moft", "most"), ("ftriue", "strive")):
+        assert pronunciations(old)[0] == pronunciations(new)[0], old

@@ -38,7 +38,7 @@ from poemetric.form.parsing import (
 from poemetric.form.scoring import Finding
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
-CHECKER_VERSION = "form-2.6"
+CHECKER_VERSION = "form-2.7"
 DEFAULT_THRESHOLD = 0.7
 #: Inputs longer than this many characters are cut before parsing (time and memory bound).
 MAX_CHARS = 200_000

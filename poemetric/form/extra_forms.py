@@ -48,7 +48,9 @@ from poemetric.form.sestina import (
     Rotation,
     StanzaOrder,
     capped,
+    held,
     judge_rotation,
+    repeated_end_words,
     rhyme_letters,
     word_family,
     word_order,
@@ -131,13 +133,13 @@ def double_sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         requested_meter(poem, request, outcome)
         return outcome
     distinct = len({word_family(w) for w in words[:size]})
+    outcome.findings += repeated_end_words(distinct, DOUBLE_SESTINA)
     judgment = judge_rotation(words, DOUBLE_SESTINA, opens_the_spiral)
     outcome.findings += judgment.findings
     order_score = judgment.order_score(distinct)
     outcome.facts["rotation"] = judgment.fact()
-    tail = [w.lower() for line in poem.lines[size * stanzas :] for w in words_of(line)]
-    families = {word_family(w) for w in tail}
-    present = sum(1 for w in words[:size] if word_family(w) in families)
+    tail = {w.lower() for line in poem.lines[size * stanzas :] for w in words_of(line)}
+    present = sum(1 for w in words[:size] if held(w, tail))
     envoi_score = present / size
     if envoi_score < 1.0:
         outcome.findings.append(

@@ -55,6 +55,17 @@ UNLISTED_WORDS: dict[str, tuple[str, ...]] = {
         "K AA1 N T AH0 M IY2 L IY0",
         "K AA1 N T UW0 M L IY0",
     ),
+    # Plain words with an f that CMUdict lacks and that read as long-s spellings of other words
+    # (weſt, diſſident, ruſſian, ſettle, ſere, diſſidence): which one a word is takes the rest of
+    # the poem, and in the mostly modern poems checked here the plain word is the one meant.
+    # Merriam-Webster: weft ˈweft, diffident ˈdi-fə-dənt, ruffian ˈrə-fē-ən ˈrəf-yən, fettle
+    # ˈfe-tᵊl, fere ˈfir (a companion, a spouse).
+    "weft": ("W EH1 F T",),
+    "diffident": ("D IH1 F AH0 D AH0 N T",),
+    "diffidence": ("D IH1 F AH0 D AH0 N S",),
+    "ruffian": ("R AH1 F IY0 AH0 N", "R AH1 F Y AH0 N"),
+    "fettle": ("F EH1 T AH0 L",),
+    "fere": ("F IH1 R",),
 }
 
 FUNCTION_WORDS = frozenset(

@@ -8,7 +8,8 @@ Lookup order for a word (every step cached):
 2. poetic contractions (``o'er``, ``e'er``, ``ne'er``, ``'tis``, ``th'``, ``thro'`` ...);
 3. CMUdict, all pronunciations (:mod:`poemetric.form.lexicon`: a precomputed table on disk,
    read one word at a time), and a short table of words it lacks that no rule below reads right
-   (``UNLISTED_WORDS``: *contumely*);
+   (``UNLISTED_WORDS``: *contumely*; *weft*, *fettle*, which the long-s rule read as *west*,
+   *settle*);
 4. marked endings: ``lov'd`` (non-syllabic -ed), ``belovèd`` (syllabic -ed), other elisions
    (``heav'n``, ``pow'r``: the elided vowel is dropped), possessives;
 5. hyphenated words: parts pronounced separately and joined;
@@ -180,29 +181,54 @@ def _may_have_long_s(key: str) -> bool:
     or derivative of a CMUdict word (*faint* + *-s*, *wife* + *-ly*, *un-* + *lifted*), which the
     morphology step reads as that word, its stem read without long s too. What is left is
     ambiguous without the rest of the poem (*weft* or *west*, *diffident* or *dissident*) and
-    keeps the long-s reading, which a print's commonest words need (*fo*, *faid*, *thefe*)."""
+    keeps the long-s reading, which a print's commonest words need (*fo*, *faid*, *thefe*),
+    except the plain words of `UNLISTED_WORDS` (*weft*, *fettle*), looked up before it, and
+    their inflections (*wefts*)."""
     return (
         LONG_S_RULE[0].search(key) is not None
         and ROUND_S_INSIDE.search(key) is None
-        and not morphology.derive(key, _no_lookup)
+        and not morphology.derive(key, _unlisted)
     )
 
 
 def _long_s(key: str) -> tuple[str, ...]:
     """``praife``, ``faid``, ``moft``: a word transcribed from a print with long s, read with
     *s* for each *f* that may stand for one (`LONG_S_RULE`), alone or with another older
-    spelling (*ftriue*, strive); () when no such reading is a CMUdict word."""
+    spelling (*ftriue*, strive); then, in a word with a real *f* too (*firft*, first), with *s*
+    for some of them only, the most first; () when no such reading is a CMUdict word."""
     plain = set(_spelling_variants(key, SPELLING_RULES))
     for variant in _spelling_variants(key, (*SPELLING_RULES, LONG_S_RULE)):
         found = () if variant in plain else cmu(variant)
         if found:
             return found
+    for partial in _partly_long_s(key):
+        for variant in (partial, *_spelling_variants(partial, SPELLING_RULES)):
+            found = cmu(variant)
+            if found:
+                return found
     return ()
 
 
-def _no_lookup(_stem: str) -> tuple[str, ...]:
-    """A stem lookup that finds nothing: morphology then takes CMUdict's stems only."""
-    return ()
+def _partly_long_s(key: str) -> list[str]:
+    """`key` with some but not all of the *f*s that may stand for a long s read as *s*, the
+    most first (at most `MAX_LONG_S_LETTERS` such *f*s are tried)."""
+    places = [match.start() for match in LONG_S_RULE[0].finditer(key)]
+    tried = places[:MAX_LONG_S_LETTERS]
+    return [
+        "".join("s" if k in chosen else letter for k, letter in enumerate(key))
+        for size in range(min(len(tried), len(places) - 1), 0, -1)
+        for chosen in itertools.combinations(tried, size)
+    ]
+
+
+#: A word with more *f*s that may stand for a long s has only its first ones tried one by one.
+MAX_LONG_S_LETTERS = 4
+
+
+def _unlisted(stem: str) -> tuple[str, ...]:
+    """A stem lookup in `UNLISTED_WORDS` only: morphology then takes CMUdict's stems and those
+    (*ruffians* is *ruffian* + *-s*, not a long-s spelling)."""
+    return UNLISTED_WORDS.get(stem, ())
 
 
 def _join_parts(key: str) -> tuple[str, ...]:

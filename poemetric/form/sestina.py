@@ -7,7 +7,8 @@ so it is judged stanza by stanza:
 * a stanza **rotates** when at most two of its six end words are not where the order puts them.
   One or two misses are slips that cost their lines' credit only: a variant form the matching
   does not hear as the same word (Kipling's *along* for *long*), a substituted word, one swapped
-  pair. Inflections (*night*/*nights*) and homophones (*night*/*knight*) count as the same word;
+  pair. Inflections (*night*/*nights*; not *moth*/*mother*, which only the spelling makes one) and
+  homophones (*night*/*knight*) count as the same word, in the stanzas and in the envoi;
 * a stanza with three or more misses **does not rotate** (it repeats the previous stanza's order,
   or takes another one): it earns nothing and costs two more stanzas' share of the order score,
   so one such stanza in five fails the form (0.61 for an otherwise perfect sestina);
@@ -29,11 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from poemetric.form import adapters
 from poemetric.form.parsing import ParsedPoem, words_of
-from poemetric.form.phonetics import pronunciations
+from poemetric.form.same_word import held, same_end_word, word_family
 from poemetric.form.scoring import (
     Finding,
     FormOutcome,
@@ -52,7 +52,6 @@ UNROTATED_FROM = 3
 UNROTATED_COST = 3.0
 #: Credit of a rhymed sestina's stanza that reorders its words to keep the rhyme scheme.
 RHYME_ORDER_CREDIT = 0.8
-_SUFFIXES = ("ing", "ed", "es", "s", "'s", "ly", "er", "est", "d")
 
 
 @dataclass(frozen=True)
@@ -73,33 +72,6 @@ class Rotation:
 
 
 SESTINA = Rotation(RETROGRADATIO, ORDER_NAME, 6, UNROTATED_FROM, UNROTATED_COST, "six")
-
-
-@lru_cache(maxsize=65536)
-def word_family(word: str) -> str:
-    """A crude stem so that inflected end words (home/homes, wait/waiting) match."""
-    word = word.lower().replace("’", "'")
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    return word.rstrip("e")
-
-
-def same_end_word(a: str, b: str) -> bool:
-    """The same end word: the same word, an inflection (nights, mothers) or a homophone (knight)."""
-    if not a or not b:
-        return False
-    a, b = a.lower().replace("’", "'"), b.lower().replace("’", "'")
-    # One suffix is stripped: 'mothers' is 'mother' + s, whose own family is 'moth'.
-    if not {a, word_family(a)}.isdisjoint({b, word_family(b)}):
-        return True
-    kind = adapters.rhyme_kind(a, b)
-    if kind is adapters.Rhyme.IDENTICAL:
-        return True
-    return kind is adapters.Rhyme.PERFECT and not set(pronunciations(a)).isdisjoint(
-        pronunciations(b)
-    )
 
 
 def rotate(words: tuple[str, ...], order: tuple[int, ...] = RETROGRADATIO) -> tuple[str, ...]:
@@ -311,6 +283,20 @@ def judge_rotation(
     return judgment
 
 
+def repeated_end_words(distinct: int, rotation: Rotation) -> list[Finding]:
+    """A finding for a first stanza with fewer distinct end words than the form has (the order
+    score is scaled by their share, see `RotationJudgment.order_score`), or none."""
+    if distinct >= rotation.size:
+        return []
+    return [
+        Finding(
+            "end words",
+            tuple(range(1, rotation.size + 1)),
+            f"the first stanza has only {distinct} different end words",
+        )
+    ]
+
+
 def capped(findings: list[Finding]) -> list[Finding]:
     """At most 12 findings: the first 10 and a count of the rest."""
     if len(findings) <= 12:
@@ -333,21 +319,13 @@ def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         return outcome
     six = words[:6]
     distinct = len({word_family(w) for w in six})
-    if distinct < 6:
-        outcome.findings.append(
-            Finding(
-                "end words",
-                tuple(range(1, 7)),
-                f"the first stanza has only {distinct} different end words",
-            )
-        )
+    outcome.findings += repeated_end_words(distinct, SESTINA)
     judgment = judge_rotation(words, SESTINA, keeps_rhyme_order)
     outcome.findings += judgment.findings
     order_score = judgment.order_score(distinct)
     outcome.facts["rotation"] = judgment.fact()
-    envoi = [w.lower() for line in poem.lines[36:39] for w in words_of(line)]
-    families = {word_family(w) for w in envoi}
-    present = [w for w in six if word_family(w) in families]
+    envoi = {w.lower() for line in poem.lines[36:39] for w in words_of(line)}
+    present = [w for w in six if held(w, envoi)]
     envoi_score = len(present) / 6 if n >= 39 else 0.0
     if envoi_score < 1.0:
         absent = [w for w in six if w not in present]
