@@ -242,3 +242,21 @@ def test_the_envoi_holds_an_end_word_as_the_stanzas_do() -> None:
     assert [i.detail for i in slip.explanation] == [
         "line 14 ends with 'moth', which is none of the six end words"
     ]
+
+
+def test_moth_and_mother_are_two_of_the_first_stanzas_six_end_words() -> None:
+    """The first stanza's different end words were counted by crude stem, so 'moth' beside
+    'mother' read as one word repeated: "only 5 different end words" and the order score cut to
+    5/6 of itself, for a sestina whose six words rotate perfectly."""
+    with_moth = SESTINA.replace("stone", "moth")
+    result = check_poem(with_moth, "sestina")
+    assert not [i.detail for i in result.explanation if "different end words" in i.detail]
+    assert result.form_score == 1.0, result.explanation
+
+
+def test_a_possessive_end_word_is_its_word() -> None:
+    """'world's' lost only its s ('world'' is not 'world'): a slip for 'world' read as another word."""
+    from poemetric.form.same_word import same_end_word
+
+    assert same_end_word("world's", "world") and same_end_word("world’s", "worlds")
+    assert not same_end_word("moth", "mother")

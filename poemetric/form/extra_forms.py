@@ -34,6 +34,7 @@ words. The rotation is judged stanza by stanza with the sestina's machinery (`se
 from __future__ import annotations
 
 from poemetric.form.parsing import ParsedPoem, words_of
+from poemetric.form.same_word import distinct_end_words
 from poemetric.form.scoring import (
     Finding,
     FormOutcome,
@@ -52,7 +53,6 @@ from poemetric.form.sestina import (
     judge_rotation,
     repeated_end_words,
     rhyme_letters,
-    word_family,
     word_order,
 )
 
@@ -132,7 +132,7 @@ def double_sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         outcome.form_score = 0.0
         requested_meter(poem, request, outcome)
         return outcome
-    distinct = len({word_family(w) for w in words[:size]})
+    distinct = distinct_end_words(words[:size])
     outcome.findings += repeated_end_words(distinct, DOUBLE_SESTINA)
     judgment = judge_rotation(words, DOUBLE_SESTINA, opens_the_spiral)
     outcome.findings += judgment.findings

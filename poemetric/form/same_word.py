@@ -13,7 +13,8 @@ from functools import lru_cache
 from poemetric.form import adapters
 from poemetric.form.phonetics import pronunciations
 
-_SUFFIXES = ("ing", "ed", "es", "s", "'s", "ly", "er", "est", "d")
+#: "'s" before "s", or *world's* would lose only its s.
+_SUFFIXES = ("'s", "ing", "ed", "es", "s", "ly", "er", "est", "d")
 
 
 @lru_cache(maxsize=65536)
@@ -71,6 +72,16 @@ def same_end_word(a: str, b: str) -> bool:
     return kind is adapters.Rhyme.PERFECT and not set(pronunciations(a)).isdisjoint(
         pronunciations(b)
     )
+
+
+def distinct_end_words(words: list[str]) -> int:
+    """How many different end words `words` holds, matched as `same_end_word` matches them
+    (*mother* and *moth* are two; *night* and *nights* one)."""
+    kept: list[str] = []
+    for word in words:
+        if not any(same_end_word(word, other) for other in kept):
+            kept.append(word)
+    return len(kept)
 
 
 def held(word: str, envoi: set[str]) -> bool:

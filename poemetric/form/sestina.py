@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from poemetric.form import adapters
 from poemetric.form.parsing import ParsedPoem, words_of
-from poemetric.form.same_word import held, same_end_word, word_family
+from poemetric.form.same_word import distinct_end_words, held, same_end_word
 from poemetric.form.scoring import (
     Finding,
     FormOutcome,
@@ -318,7 +318,7 @@ def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         requested_meter(poem, request, outcome)
         return outcome
     six = words[:6]
-    distinct = len({word_family(w) for w in six})
+    distinct = distinct_end_words(six)
     outcome.findings += repeated_end_words(distinct, SESTINA)
     judgment = judge_rotation(words, SESTINA, keeps_rhyme_order)
     outcome.findings += judgment.findings

@@ -12,6 +12,7 @@ from functools import lru_cache
 from poemetric.form import adapters
 from poemetric.form.adapters import BEAT_METERS, MeterSpec
 from poemetric.form.parsing import ParsedPoem, end_word, words_of
+from poemetric.form.same_word import word_family
 from poemetric.form.scoring import (
     FOLK_CREDIT,
     Finding,
@@ -28,7 +29,7 @@ from poemetric.form.scoring import (
     score_scheme,
     stanzaic_units,
 )
-from poemetric.form.sestina import RETROGRADATIO, same_end_word, sestina_rule, word_family
+from poemetric.form.sestina import RETROGRADATIO, same_end_word, sestina_rule
 
 __all__ = [
     "RETROGRADATIO",
