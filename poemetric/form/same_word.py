@@ -8,6 +8,7 @@ The stanzas' rotation (`poemetric.form.sestina`) and the envoi match end words t
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 from poemetric.form import adapters
@@ -74,7 +75,7 @@ def same_end_word(a: str, b: str) -> bool:
     )
 
 
-def distinct_end_words(words: list[str]) -> int:
+def distinct_end_words(words: Sequence[str]) -> int:
     """How many different end words `words` holds, matched as `same_end_word` matches them
     (*mother* and *moth* are two; *night* and *nights* one)."""
     kept: list[str] = []
