@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -41,6 +43,9 @@ from poemetric.data.errata import errata_for_run
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.paths import replaced_when_done
 from poemetric.store import RunStore
+
+if TYPE_CHECKING:
+    from poemetric.progress_lines import Advance, StepProgress
 
 #: What the agreement tables' two poem counts are.
 POEMS_NOTE = (
@@ -187,11 +192,14 @@ def analyze_run(
     n_boot: int = AGREEMENT_BOOTSTRAP,
     seed: int = BOOTSTRAP_SEED,
     top_k: int = 20,
+    progress: StepProgress | None = None,
 ) -> AnalysisResult:
     """Compute the per-author tables of a run (paper Sec. 6, App. D, F, H).
 
     Expert ratings come from the file `experts` when given, else from the run's stored survey
-    answers (`poemetric survey serve` / `survey import`; `survey` picks one survey)."""
+    answers (`poemetric survey serve` / `survey import`; `survey` picks one survey). `progress`
+    is told how far the slow steps are: the ghostwriting measures and, with `ci_method`
+    "bootstrap", the score intervals (a minute or more at the paper's scale)."""
     data = load_run_data(store, judge=judge)
     result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
     if data.generations.empty:
@@ -223,27 +231,41 @@ def analyze_run(
         result.tables["profile_similarity"] = similarity
     from poemetric.ghostwriting.tables import ghostwriting_tables  # it imports this package
 
-    ghostwriting = ghostwriting_tables(store, data.generations)
+    ghostwriting = ghostwriting_tables(store, data.generations, progress=progress)
     result.tables.update(ghostwriting.tables)
     result.notes += ghostwriting.notes
+
+    def steps(table: str) -> Advance | None:
+        """Bootstrap CIs take seconds per author (t intervals milliseconds: no step)."""
+        if progress is None or ci_method != "bootstrap":
+            return None
+        return partial(progress, f"{table}, bootstrap CIs")
 
     if data.judgments.empty:
         result.notes.append(_no_judge_tables_note(store))
     else:
         result.tables["dimension_scores"] = dimension_scores(
-            data.judgments, method=ci_method, seed=seed
+            data.judgments, method=ci_method, seed=seed, advance=steps("judge scores")
         )
         result.tables["dimension_scores_by_form"] = dimension_scores(
-            data.judgments, by_form=True, method=ci_method, seed=seed
+            data.judgments,
+            by_form=True,
+            method=ci_method,
+            seed=seed,
+            advance=steps("judge scores by form"),
         )
-        result.tables["group_scores"] = group_scores(data.judgments, method=ci_method, seed=seed)
+        result.tables["group_scores"] = group_scores(
+            data.judgments, method=ci_method, seed=seed, advance=steps("group scores")
+        )
         result.tables["dimension_matrix"] = dimension_matrix(result.tables["dimension_scores"])
 
     for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
         if not table.empty:
             result.tables[name] = table
 
-    _expert_tables(result, store, data, experts, survey, ci_method, n_boot, seed)
+    _expert_tables(
+        result, store, data, experts, survey, ci_method, n_boot, seed, steps("expert scores")
+    )
     for name in result.tables:  # a reader of the table alone learns which interval it prints
         if name in MEAN_TABLES:
             note: str | None = interval_note(ci_method)
@@ -277,6 +299,7 @@ def _expert_tables(
     ci_method: CIMethod,
     n_boot: int,
     seed: int,
+    advance: Advance | None = None,
 ) -> None:
     """Expert panel scores, judge-vs-expert and expert-vs-expert agreement (with CIs)."""
     if experts is not None:  # a file without scores is an ExpertRatingsError
@@ -292,7 +315,7 @@ def _expert_tables(
         f"{ratings['generation_id'].nunique()} poem(s)"
     )
     result.tables["expert_scores"] = dimension_scores(
-        experts_as_judgments(ratings), method=ci_method, seed=seed
+        experts_as_judgments(ratings), method=ci_method, seed=seed, advance=advance
     )
     panel = expert_agreement(ratings, n_boot=n_boot, seed=seed)
     if panel.empty:

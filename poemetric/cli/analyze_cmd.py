@@ -20,6 +20,7 @@ from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
     BootstrapOption,
     JudgeOption,
+    ProgressOption,
     RunOption,
     SeedOption,
     error_exit,
@@ -162,6 +163,7 @@ def analyze(
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
+    progress: bool = ProgressOption,
 ) -> None:
     """Per-author tables (judge dimensions, form checks, lexical features, agreement with
     experts) as CSV, LaTeX and Markdown in RUN/analysis/, and a summary in the terminal.
@@ -181,21 +183,24 @@ def analyze(
     destination = run_output_folder(run, out, "analysis")
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError
+    from poemetric.progress_lines import step_progress
 
     with existing_run(run) as store, store.snapshot():  # one moment of a run being written
         require_poems(store, run)
         if survey is not None:
             _known_survey(store, survey)
         try:
-            result = analyze_run(
-                store,
-                judge=judge,
-                experts=experts,
-                survey=survey,
-                ci_method="bootstrap" if ci == "bootstrap" else "t",
-                n_boot=n_boot,
-                seed=seed,
-            )
+            with step_progress(enabled=progress) as shown:
+                result = analyze_run(
+                    store,
+                    judge=judge,
+                    experts=experts,
+                    survey=survey,
+                    ci_method="bootstrap" if ci == "bootstrap" else "t",
+                    n_boot=n_boot,
+                    seed=seed,
+                    progress=shown,
+                )
         except (ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc
     if "lexical" in result.tables:

@@ -17,6 +17,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
+    ProgressOption,
     RunOption,
     error_exit,
     existing_file,
@@ -124,6 +125,7 @@ def metrics_command(
     phonetics: str = PhoneticsOption,
     window: int = WindowOption,
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
+    progress: bool = ProgressOption,
 ) -> None:
     """Rhyme density (paper and Raplyzer variants), uniqueness and near-copies per poem and per
     author, written as ghostwriting.csv (+ .md, .tex) and ghostwriting_poems.csv; `analyze` writes
@@ -146,6 +148,7 @@ def metrics_command(
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable
     from poemetric.ghostwriting.references import ReferenceCorpusError, load_reference_corpora
     from poemetric.ghostwriting.tables import ghostwriting_tables
+    from poemetric.progress_lines import step_progress
 
     if no_dataset and not reference:
         raise error_exit(
@@ -174,7 +177,8 @@ def metrics_command(
     )
     with existing_run(run) as store:
         try:
-            result = ghostwriting_tables(store, options=options)
+            with step_progress(enabled=progress) as shown:
+                result = ghostwriting_tables(store, options=options, progress=shown)
         except EspeakUnavailable as error:
             raise error_exit(error) from error
     if "ghostwriting" not in result.tables:
