@@ -43,6 +43,7 @@ from poemetric.data.errata import errata_for_run
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.paths import replaced_when_done
 from poemetric.store import RunStore
+from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.progress_lines import Advance, StepProgress
@@ -284,7 +285,8 @@ def _no_judge_tables_note(store: RunStore) -> str:
     if not failed:
         return "judge tables skipped: no successful judgments (run `poemetric judge`)"
     return (
-        f"judge tables skipped: all {failed} judgment(s) failed (the `judges` table counts parse "
+        f"judge tables skipped: {plural(failed, 'the 1 judgment', f'all {failed} judgments')} "
+        "failed (the `judges` table counts parse "
         "failures and call errors); the next `poemetric judge` retries call errors and re-parses "
         "stored answers, `--refresh-failed-parses` pays for new ones"
     )
@@ -311,8 +313,8 @@ def _expert_tables(
                 result.notes.append(f"expert tables skipped: survey {survey!r} has no answers")
             return
     result.notes.append(
-        f"expert ratings from {source}: {ratings['expert'].nunique()} rater(s), "
-        f"{ratings['generation_id'].nunique()} poem(s)"
+        f"expert ratings from {source}: {counted(ratings['expert'].nunique(), 'rater')}, "
+        f"{counted(ratings['generation_id'].nunique(), 'poem')}"
     )
     result.tables["expert_scores"] = dimension_scores(
         experts_as_judgments(ratings), method=ci_method, seed=seed, advance=advance

@@ -30,6 +30,7 @@ from poemetric.cli.options import (
     run_output_folder,
     unknown_choice,
 )
+from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,11 +50,6 @@ FIGURE_EXPERTS = experts_option(
     "Figs. 6-8 show the experts beside the judge; default: the run's stored survey answers."
 )
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
-
-
-def _counted(count: object, noun: str) -> str:
-    """`1 poem`, `2 poems` (the summary said "1 poems" for an expert panel)."""
-    return f"{count} {noun}{'' if str(count) == '1' else 's'}"
 
 
 def _fmt(value: object, digits: int = 2) -> str:
@@ -213,8 +209,8 @@ def analyze(
         for row in table[table["item"] == "all"].to_dict("records"):
             console.print(
                 who.format(judge=row.get("judge"))
-                + f" (all items, {_counted(row['n_poems'], 'poem')}, "
-                + f"{_counted(row['n_pairs'], 'paired rating')}): "
+                + f" (all items, {counted(int(row['n_poems']), 'poem')}, "
+                + f"{counted(int(row['n_pairs']), 'paired rating')}): "
                 + ", ".join(
                     f"{label} {_with_ci(row, key)}"
                     for key, label in (
@@ -293,7 +289,7 @@ def figures(
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
     if bad or not formats:
         raise error_exit(
-            f"--format: unknown format(s) {', '.join(bad)}; use pdf, png, svg"
+            f"--format: unknown {plural(len(bad), 'format')} {', '.join(bad)}; use pdf, png, svg"
             if bad
             else "--format: no format given; use pdf, png, svg"
         )

@@ -26,6 +26,7 @@ from poemetric.cli.options import (
     run_output_folder,
     unknown_choice,
 )
+from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -162,7 +163,7 @@ def metrics_command(
         raise error_exit(f"reference corpus: {error}") from error
     if extra.empty:  # one stray empty file aborted the whole command
         err_console.print(
-            f"warning: skipped {len(extra.empty)} empty reference file(s): "
+            f"warning: skipped {counted(len(extra.empty), 'empty reference file')}: "
             + ", ".join(map(str, extra.empty)),
             markup=False,
             highlight=False,
@@ -200,9 +201,10 @@ def metrics_command(
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {plain(note)}")
     if reference:
-        skipped = f" ({len(extra.empty)} empty file(s) skipped)" if extra.empty else ""
+        skipped = f" ({counted(len(extra.empty), 'empty file')} skipped)" if extra.empty else ""
         console.print(
-            f"reference corpus: {len(extra.texts)} text(s) from --reference{skipped}", markup=False
+            f"reference corpus: {counted(len(extra.texts), 'text')} from --reference{skipped}",
+            markup=False,
         )
     console.print(f"wrote {len(written)} files to {destination}", markup=False)
 

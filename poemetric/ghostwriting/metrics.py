@@ -24,6 +24,7 @@ from poemetric.ghostwriting.uniqueness import (
     UniquenessIndex,
     is_near_copy,
 )
+from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.progress_lines import Advance
@@ -198,7 +199,8 @@ def not_english_note(poems: pd.DataFrame) -> str | None:
     if flagged.empty:
         return None
     return (
-        f"{len(flagged)} poem(s) are mostly not English: {_per_author(flagged)}; both rhyme densities read "
+        f"{counted(len(flagged), 'poem')} {plural(len(flagged), 'is', 'are')} mostly not English: "
+        f"{_per_author(flagged)}; both rhyme densities read "
         "every word with English pronunciations, so theirs say little about rhyme (column "
         "`english` of ghostwriting_poems.csv; docs/ghostwriting.md)"
     )
@@ -210,6 +212,7 @@ def near_copy_note(poems: pd.DataFrame, threshold: float) -> str | None:
     if flagged.empty:
         return None
     return (
-        f"{len(flagged)} poem(s) are near-copies of a reference text (tf-idf similarity >= "
+        f"{counted(len(flagged), 'poem')} {plural(len(flagged), 'is a near-copy', 'are near-copies')} "
+        f"of a reference text (tf-idf similarity >= "
         f"{threshold:g}): {_per_author(flagged)}; see ghostwriting_poems.csv for the nearest texts"
     )

@@ -21,6 +21,7 @@ from poemetric.ghostwriting.metrics import (
 from poemetric.ghostwriting.references import dataset_references
 from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy, style_positions
 from poemetric.store import RunStore
+from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.progress_lines import StepProgress
@@ -78,7 +79,8 @@ def ghostwriting_tables(
         unparsed = int((matches["status"] != "ok").sum())
         if unparsed:
             result.notes.append(
-                f"{unparsed} style-matching answer(s) failed to parse or call and are left out"
+                f"{counted(unparsed, 'style-matching answer')} failed to parse or call and "
+                f"{plural(unparsed, 'is', 'are')} left out"
             )
     annotations = load_line_annotations(store)
     if not annotations.empty:
