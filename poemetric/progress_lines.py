@@ -24,7 +24,13 @@ from poemetric.env_settings import seconds_from_env
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.progress import Progress
+    from rich.progress import Progress, TaskID
+
+#: `advance(done, total)`: `done` of `total` items of one step are finished (a library loop
+#: reports through it, e.g. the poems of the ghostwriting measures).
+Advance = Callable[[int, int], None]
+#: `progress(step, done, total)`: the same for a function of several steps, each named.
+StepProgress = Callable[[str, int, int], None]
 
 EVERY_ENV = "POEMETRIC_PROGRESS_EVERY"
 DEFAULT_EVERY_S = 60.0
@@ -130,3 +136,45 @@ def rich_counts(progress: Progress) -> Callable[[], list[Count]]:
         return found
 
     return counts
+
+
+@contextmanager
+def step_progress(*, enabled: bool) -> Iterator[StepProgress | None]:
+    """`progress(step, done, total)` for a command of several slow steps (`analyze`,
+    `ghostwriting metrics`): one progress bar per step on stderr when it is a terminal (gone when
+    the command prints its tables), in a log file a line every `interval_s()` seconds; None when
+    not `enabled` (--no-progress), so that the steps count nothing."""
+    if not enabled:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(emoji=False, stderr=True)
+    bar = Progress(
+        TextColumn("{task.description}", style="bold", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=not draws_bars(console),
+    )
+    tasks: dict[str, TaskID] = {}
+
+    def progress(step: str, done: int, total: int) -> None:
+        if step not in tasks:
+            tasks[step] = bar.add_task(step, total=total)
+        bar.update(tasks[step], completed=done, total=total)
+
+    with bar, progress_lines(console, rich_counts(bar)):
+        yield progress

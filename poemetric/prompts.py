@@ -18,6 +18,7 @@ from typing import Protocol
 import jinja2
 
 from poemetric.paths import resource_path
+from poemetric.text.plural import plural
 
 GENERATION_TEMPLATE = "generation.jinja"
 JUDGE_TEMPLATE = "judge.md"
@@ -153,7 +154,9 @@ def render_generation_prompt(
 def _fill_instrument(template: PromptTemplate, generation_prompt: str, poem: str) -> str:
     missing = [p for p in JUDGE_PLACEHOLDERS if p not in template.text]
     if missing:
-        raise PromptError(f"{template.path} lacks the placeholder(s) {', '.join(missing)}")
+        raise PromptError(
+            f"{template.path} lacks the {plural(len(missing), 'placeholder')} {', '.join(missing)}"
+        )
     # Substitute the poem last so that a poem containing "{generation_prompt}" stays literal.
     marker = "\x00POEM\x00"
     text = template.text.replace("{the_poem}", marker)

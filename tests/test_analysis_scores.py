@@ -76,8 +76,8 @@ def _cell(frame: pd.DataFrame, author: str, dimension: str, column: str) -> floa
 
 def test_dimension_means_average_samples_and_exclude_na(store: RunStore) -> None:
     data = load_run_data(store)
-    assert any("1 generation(s) failed" in note for note in data.notes)
-    assert any("1 judgment(s) failed" in note for note in data.notes)
+    assert any("1 generation failed" in note for note in data.notes)
+    assert any("1 judgment failed" in note for note in data.notes)
     scores = dimension_scores(data.judgments)
     assert list(scores["author"].unique()) == ["human", "bot"]
     # bot-p1 samples 4 and 2 average to 3; bot-p2 says 4 -> mean 3.5 over 2 poems.
@@ -155,7 +155,7 @@ def test_a_judge_whose_every_call_failed_is_named_with_its_first_error(
     with pytest.raises(ValueError) as raised:
         analyze_run(store, judge="broken")
     message = str(raised.value)
-    assert "all 2 judgment(s) by judge 'broken' failed" in message
+    assert "all 2 judgments by judge 'broken' failed" in message
     assert "connection refused by http://127.0.0.1:9/v1" in message
 
 
@@ -298,8 +298,8 @@ def test_notes_say_when_a_stage_covers_only_part_of_the_poems(store: RunStore) -
     store.save_generation({"generation_id": "bot-p2-late", "prompt_id": "q2", "poem_id": "p2",
                            "author": "bot", "sample_index": 5, "status": "ok", "poem": "late"})  # fmt: skip
     notes = load_run_data(store).notes
-    assert any("1 generation(s) have no form check (bot 1)" in n for n in notes), notes
-    assert any("1 generation(s) were not judged by j (bot 1)" in n for n in notes), notes
+    assert any("1 generation has no form check (bot 1)" in n for n in notes), notes
+    assert any("1 generation was not judged by j (bot 1)" in n for n in notes), notes
     store.save_form_check({"generation_id": "bot-p2-late", "checker_version": "newer",
                            "passed": 0, "explanation": {"threshold": 0.7}})  # fmt: skip
     assert any("different rules" in n for n in load_run_data(store).notes)
@@ -393,9 +393,7 @@ def test_analyze_uses_stored_survey_answers_for_expert_and_judge_agreement(
     judge = result.table("agreement").set_index("item")
     assert judge.at["all", "n_pairs"] == 90  # 3 poems x 10 items x 3 experts
     assert {"gwet_ac1", "kendall", "adjacent", "qwk_ci_high"} <= set(judge.columns)
-    assert any(
-        "expert ratings from the run's survey answers: 3 rater(s)" in n for n in result.notes
-    )
+    assert any("expert ratings from the run's survey answers: 3 raters" in n for n in result.notes)
 
 
 def test_a_judge_given_only_non_poems_is_not_called_failed(store: RunStore) -> None:
@@ -405,7 +403,7 @@ def test_a_judge_given_only_non_poems_is_not_called_failed(store: RunStore) -> N
          "sample_index": 0, "status": "not_judged", "error": "not a poem: empty answer",
          "created_at": "2026-01-01T00:00:00Z"}
     )  # fmt: skip
-    with pytest.raises(ValueError, match="1 poem\\(s\\) it was given were not poems"):
+    with pytest.raises(ValueError, match="the 1 poem it was given was not a poem"):
         analyze_run(store, judge="picky")
 
 
@@ -437,7 +435,7 @@ def test_the_note_on_missing_judge_tables_says_when_every_judgment_failed(
     notes = analyze_run(store).notes
     skipped = [note for note in notes if note.startswith("judge tables skipped")]
     assert skipped == [
-        "judge tables skipped: all 1 judgment(s) failed (the `judges` table counts parse "
+        "judge tables skipped: the 1 judgment failed (the `judges` table counts parse "
         "failures and call errors); the next `poemetric judge` retries call errors and re-parses "
         "stored answers, `--refresh-failed-parses` pays for new ones"
     ]

@@ -156,3 +156,21 @@ def test_help_rendering_is_set_up_only_when_help_is_shown() -> None:
     code = "import sys, poemetric.cli.app\nprint('typer.rich_utils' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_flags_show_no_metavar_at_80_and_120_columns() -> None:
+    """A flag takes no value, yet typer gave each one the metavar `<bool>` (`--progress
+    --no-progress <bool>`, `--force <bool>`, `--help <bool>`), as if it took `true`. Flags now
+    show none; options with a value keep theirs."""
+    root = typer.main.get_command(app)
+    shown = {}
+    for columns in ("80", "120"):
+        for path, _command in _every_command(root):
+            result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": columns})
+            assert result.exit_code == 0, path
+            if "<bool>" in result.output:
+                shown[f"{' '.join(path)} at {columns}"] = result.output.count("<bool>")
+        demo = CliRunner().invoke(app, ["demo", "--help"], env={"COLUMNS": columns}).output
+        assert re.search(r"--run +-r +<path>", demo), demo  # a value's metavar stays
+        assert re.search(r"│ --help +Show this message and exit\.", demo), demo
+    assert not shown

@@ -54,7 +54,7 @@ def test_an_unknown_figures_format_names_the_choices_as_words(demo_run: Path) ->
         app, ["figures", "--run", str(demo_run), "--format", "png,gif"], env={"COLUMNS": "400"}
     )
     assert result.exit_code == 2 and result.stdout == ""
-    assert "unknown format(s) gif; use pdf, png, svg" in result.stderr
+    assert "unknown format gif; use pdf, png, svg" in result.stderr
     assert "[" not in result.stderr.split("--format")[-1]
 
 
@@ -63,7 +63,7 @@ def test_an_unreadable_experts_file(demo_run: Path, tmp_path: Path, command: lis
     experts = tmp_path / "experts.csv"
     experts.write_text("x,[bold]y[/bold]\n1,2\n", encoding="utf-8")
     line = _error([*command, "--run", str(demo_run), "--experts", str(experts)])
-    assert line.startswith(f"error: {experts}: missing column(s): expert")
+    assert line.startswith(f"error: {experts}: missing columns: expert")
 
 
 @pytest.mark.parametrize("command", [["figures"], ["analyze"], ["report"]], ids=" ".join)
@@ -93,7 +93,7 @@ def test_import_lines_of_a_missing_file(demo_run: Path, tmp_path: Path) -> None:
 def test_agree_on_a_file_without_ratings_columns(tmp_path: Path) -> None:
     ratings = tmp_path / "ratings.csv"
     ratings.write_text("who,what\na,b\n", encoding="utf-8")
-    assert _error(["agree", str(ratings)]).startswith(f"error: {ratings}: missing column(s)")
+    assert _error(["agree", str(ratings)]).startswith(f"error: {ratings}: missing columns")
 
 
 @pytest.mark.parametrize("scale", ["5-1", "3-3"])
@@ -207,7 +207,7 @@ def test_judge_parse_reads_a_file_that_starts_with_a_byte_order_mark(tmp_path: P
     out = tmp_path / "parsed.jsonl"
     result = CliRunner().invoke(app, ["judge", "parse", str(answers), "-o", str(out)])
     assert result.exit_code == 0, result.output
-    assert "2 answer(s): 2 read, 0 rejected, 0 unreadable" in result.stdout
+    assert "2 answers: 2 read, 0 rejected, 0 unreadable" in result.stdout
     assert [json.loads(row)["ok"] for row in out.read_text(encoding="utf-8").splitlines()] == [
         True,
         True,
@@ -262,7 +262,7 @@ def test_a_ratings_file_separated_by_semicolons_shows_the_header_it_found(
     ratings.write_text("unit;rater;item;score\np1;a;form;4\np1;b;form;3\n", encoding="utf-8")
     args = [*command, str(ratings)] + (["--run", str(demo_run)] if len(command) > 1 else [])
     line = _error(args)
-    assert line.startswith(f"error: {ratings}: missing column(s)")
+    assert line.startswith(f"error: {ratings}: missing columns")
     assert line.endswith("; found unit;rater;item;score"), line
 
 
@@ -466,7 +466,7 @@ def test_an_unknown_probe_model_says_the_likely_one(tmp_path: Path) -> None:
         (["analyze", "--run", "RUN", "--ci", "boot"], "error: --ci: unknown value 'boot'"),
         (["analyze", "--run", "RUN", "--experts", "MISSING"], "error: --experts MISSING: no such"),
         (["figures", "--run", "RUN", "--width", "wide"], "error: --width: "),
-        (["figures", "--run", "RUN", "--format", "gif"], "error: --format: unknown format(s) gif"),
+        (["figures", "--run", "RUN", "--format", "gif"], "error: --format: unknown format gif"),
         (["generate", "--run", "NEW", "--shard", "5/4"], "error: --shard: --shard 5/4: need N"),
     ],
     ids=["agree-file", "agree-format", "agree-na", "agree-scale", "analyze-ci", "experts-file",

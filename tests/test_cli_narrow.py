@@ -151,7 +151,7 @@ def test_survey_import_names_a_long_run_path_on_one_line(tmp_path: Path) -> None
     )
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
-        f"imported 2 answers (2 new, 0 replaced) by 1 rater(s) into survey 'experts' of {run}"
+        f"imported 2 answers (2 new, 0 replaced) by 1 rater into survey 'experts' of {run}"
     ]
 
 

@@ -129,7 +129,7 @@ def test_survey_sheets_never_overwrite_a_filled_template(
     again = runner.invoke(app, command, env={"COLUMNS": "400"})
     assert again.exit_code == 2, again.output
     assert again.stdout == "" and again.stderr.startswith("error: ")
-    assert f"{out / 'R2.csv'} already holds answers (1 filled row(s))" in again.stderr
+    assert f"{out / 'R2.csv'} already holds answers (1 filled row)" in again.stderr
     assert (out / "R2.csv").read_text(encoding="utf-8") == filled
     assert not (out / "R1.csv").exists()  # nothing written: not even the other raters' sheets
     other = runner.invoke(app, [*command, "--rater", "R1"])  # an untouched rater: reprinted

@@ -161,5 +161,5 @@ def test_a_demo_whose_judge_cannot_run_exits_with_status_1_and_says_why(
     )  # fmt: skip
     assert result.exit_code == 1, result.output
     assert "report " in result.output  # the rest of the demo was still done
-    assert "remote-test cannot run (2 job(s) left pending)" in result.output
+    assert "remote-test cannot run (2 jobs left pending)" in result.output
     assert "connection refused" in result.output

@@ -80,7 +80,7 @@ def test_validate_a_corrupted_copy(poemetric_gold_csv: Path, tmp_path: Path) -> 
         f"{bad}:{lines['year']}: year: bad year '18x0': expected a year such as 1850 (or empty)",
     ]
     assert (
-        "5 problem(s)" in result.output and "0 of 163 records valid" in result.output
+        "5 problems" in result.output and "0 of 163 records valid" in result.output
     )  # no author column
 
 
@@ -159,7 +159,7 @@ def test_validate_by_name_refuses_a_file_that_is_not_the_pinned_release(
     assert result.exit_code == 1, result.output
     assert f"{target}: -: sha256 2fa1e65b66c1" in result.output and reason in result.output
     assert "re-run `poemetric dataset fetch poemetric` (or pass its path)" in result.output
-    assert result.output.splitlines()[-1] == f"1 problem(s) in {target}: 16 of 16 records valid"
+    assert result.output.splitlines()[-1] == f"1 problem in {target}: 16 of 16 records valid"
     shown = runner.invoke(app, ["dataset", "show", "poemetric"], env={"COLUMNS": "400"})
     assert shown.exit_code == 2 and reason in shown.output
     # the same file by its path is any dataset file
@@ -189,7 +189,7 @@ def test_the_documented_required_columns_are_required_and_may_be_empty(tmp_path:
     assert (
         f"{four}:1: meter_pattern, rhyme_pattern, theme: missing column headers (" in result.output
     )
-    assert "1 problem(s)" in result.output
+    assert "1 problem" in result.output
     seven = tmp_path / "seven.csv"
     seven.write_text(
         'form,title,author,content,meter_pattern,rhyme_pattern,theme\nsonnet,T,A,"one\ntwo",,,\n',
@@ -216,7 +216,7 @@ def test_a_text_column_is_named_once_as_the_schemas_content(tmp_path: Path) -> N
     )
     assert problems == [f"{jsonl}: content: no record has a 'content' key; {hint}"]
     assert "missing value" not in result.output
-    assert "1 problem(s)" in result.output and "0 of 3 records valid" in result.output
+    assert "1 problem" in result.output and "0 of 3 records valid" in result.output
     csv_file = tmp_path / "poems.csv"
     csv_file.write_text(
         'text,form,title,author,meter_pattern,rhyme_pattern,theme\n"one\ntwo",sonnet,T,A,,,\n',
@@ -255,7 +255,7 @@ def test_columns_spelled_otherwise_are_named_with_their_rename(tmp_path: Path) -
         "'form', 'title', 'author', 'content', 'meter_pattern', 'theme'; column names are exact "
         f"(lower case, as in the schema): {renames}"
     ]
-    assert "1 problem(s)" in result.output and "0 of 3 records valid" in result.output
+    assert "1 problem" in result.output and "0 of 3 records valid" in result.output
 
 
 def test_the_count_of_valid_records_leaves_out_every_record_with_a_problem(
@@ -272,14 +272,14 @@ def test_the_count_of_valid_records_leaves_out_every_record_with_a_problem(
     assert result.exit_code == 1
     assert f"{broken}:4: -: malformed CSV" in result.output
     assert result.output.splitlines()[-1] == (
-        f"2 problem(s) in {broken}: 0 of 2 records valid (1 could not be read)"
+        f"2 problems in {broken}: 0 of 2 records valid (1 could not be read)"
     )
     full = f"{header},meter_pattern,rhyme_pattern,theme"
     one_bad = tmp_path / "one_bad.csv"
     one_bad.write_text(f'{full}\n{good},,,\n{good.replace("T", "U")},,,\nballad,T3,"x\n')
     result = runner.invoke(app, ["dataset", "validate", str(one_bad)], env={"COLUMNS": "400"})
     assert result.output.splitlines()[-1] == (
-        f"1 problem(s) in {one_bad}: 2 of 3 records valid (1 could not be read)"
+        f"1 problem in {one_bad}: 2 of 3 records valid (1 could not be read)"
     )
     jsonl = tmp_path / "poems.jsonl"
     record = {"form": "sonnet", "title": "T", "author": "A", "content": "one\ntwo"}
@@ -287,7 +287,7 @@ def test_the_count_of_valid_records_leaves_out_every_record_with_a_problem(
     jsonl.write_text(json.dumps(record) + "\n{bad json\n")
     result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
     assert result.output.splitlines()[-1] == (
-        f"1 problem(s) in {jsonl}: 1 of 2 records valid (1 could not be read)"
+        f"1 problem in {jsonl}: 1 of 2 records valid (1 could not be read)"
     )
 
 
@@ -303,7 +303,7 @@ def test_a_jsonl_file_without_a_required_key_is_an_error_as_a_csv_without_the_co
     result = runner.invoke(app, ["dataset", "validate", str(jsonl)], env={"COLUMNS": "400"})
     assert result.exit_code == 1, result.output
     assert f"{jsonl}: theme: no record has the key 'theme' (required: " in result.output
-    assert result.output.splitlines()[-1] == f"1 problem(s) in {jsonl}: 0 of 2 records valid"
+    assert result.output.splitlines()[-1] == f"1 problem in {jsonl}: 0 of 2 records valid"
     record.pop("thme")  # one record that has the key, even empty, is enough
     first, second = {**record, "theme": ""}, {**record, "title": "T2"}
     jsonl.write_text(json.dumps(first) + "\n" + json.dumps(second) + "\n")

@@ -69,7 +69,7 @@ def test_a_file_with_another_separator_is_one_problem(
     with pytest.raises(DatasetError) as raised:  # generate, show: the same one problem
         load_dataset(path)
     message = str(raised.value).splitlines()
-    assert message[0].endswith("1 problem(s); fix them or run `poemetric dataset validate "
+    assert message[0].endswith("1 problem; fix it or run `poemetric dataset validate "
                                f"{path}`:") and message[1:] == lines[:1]  # fmt: skip
 
 

@@ -5,7 +5,9 @@ of the column a float: `survey_assignments.check_expected` (blank where a poem c
 attention check) was written `4.0` in CSV and JSONL and as a double in Parquet, and so were judge
 scores beside an unparsable answer, token counts beside the human poems. Each
 column declared INTEGER is now written `4` (empty / null for NULL) and stays int64 in Parquet;
-REAL columns (form scores 0-1, costs, latencies) stay floats.
+REAL columns (form scores 0-1, costs, latencies) stay floats. `survey_answers.score`, declared
+REAL but a whole number (1-5, 0 for N/A, blank beside a comment), was still written `4.0`; it is
+written as the INTEGER columns are.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.judge.answer import COMMENTS
 from poemetric.judge.stage import run_judging
 from poemetric.store import RunStore
 from poemetric.store.schema import EXPORTABLE_TABLES
+from poemetric.survey.db import import_answers
 from poemetric.testing.servers import ChatCall, OpenAIServer
 
 #: Columns of the run below that hold both NULLs and numbers: the ones the bug turned to floats.
@@ -34,7 +38,16 @@ MIXED = {
     ("judgments", "form"),
     ("judgments", "overall_quality"),
     ("generations", "input_tokens"),
+    ("survey_answers", "score"),
 }
+
+
+#: Columns declared REAL that hold whole numbers only, written as integers too.
+WHOLE_NUMBERS = {("survey_answers", "score")}
+
+
+def _integers(table: str, name: str, declared: str) -> bool:
+    return "INT" in declared.upper() or (table, name) in WHOLE_NUMBERS
 
 
 class OneGarbled:
@@ -83,6 +96,11 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     survey = ["survey", "build", "--run", str(run), "--raters", "2", "--per-rater", "3"]
     built = runner.invoke(app, [*survey, "--attention-checks", "1"])
     assert built.exit_code == 0, built.output
+    with RunStore(run) as store:  # an expert's Likert answers (N/A is 0) beside a comment
+        (gid,) = store.query("SELECT generation_id FROM generations LIMIT 1")[0]
+        rows = [("E1", gid, "form", 4.0, None), ("E1", gid, "imagery", 0.0, None),
+                ("E1", gid, COMMENTS[0].key, None, "Plain, but it scans.")]  # fmt: skip
+        import_answers(store, "paper-sheets", rows, source="sheets.csv", config={})
     for fmt in ("csv", "jsonl", "parquet"):
         args = ["export", "--run", str(run), "--to", str(out / fmt), "--format", fmt]
         result = runner.invoke(app, args)
@@ -99,7 +117,7 @@ def test_csv_writes_integers_without_a_decimal_point(exported: tuple[Path, Path]
             rows = list(csv.DictReader(handle))
         for name, declared in columns.items():
             cells = [row[name] for row in rows]
-            if "INT" in declared.upper():
+            if _integers(table, name, declared):
                 assert all(c == "" or whole.fullmatch(c) for c in cells), (table, name, cells)
                 seen[(table, name)] = {c == "" for c in cells}
     assert all(seen[column] == {True, False} for column in MIXED)  # blanks beside numbers
@@ -118,11 +136,15 @@ def test_jsonl_writes_integers_and_nulls(exported: tuple[Path, Path]) -> None:
         records = [json.loads(line) for line in text.splitlines()]
         for name, declared in columns.items():
             values = [record[name] for record in records]
-            if "INT" in declared.upper():
+            if _integers(table, name, declared):
                 assert all(v is None or type(v) is int for v in values), (table, name, values)
     judgments = (out / "jsonl" / "judgments.jsonl").read_text(encoding="utf-8").splitlines()
     forms = [json.loads(line)["form"] for line in judgments]
     assert None in forms and 4 in forms
+    answers = (out / "jsonl" / "survey_answers.jsonl").read_text(encoding="utf-8").splitlines()
+    scores = [json.loads(line)["score"] for line in answers]
+    assert None in scores and sorted(s for s in scores if s is not None) == [0, 4]
+    assert all(s is None or type(s) is int for s in scores)
 
 
 def test_parquet_keeps_integer_and_float_types(exported: tuple[Path, Path]) -> None:
@@ -132,7 +154,7 @@ def test_parquet_keeps_integer_and_float_types(exported: tuple[Path, Path]) -> N
         schema = pq.read_schema(out / "parquet" / f"{table}.parquet")
         for name, declared in columns.items():
             kind = str(schema.field(name).type)
-            if "INT" in declared.upper():
+            if _integers(table, name, declared):
                 assert kind == "int64", (table, name, kind)
             elif declared.upper() == "REAL":
                 assert kind == "double", (table, name, kind)

@@ -18,7 +18,7 @@ from poemetric.extraction import extract_poem
 def test_numbered_lines_lose_their_numbers(style: str, restart: bool) -> None:
     result = extract_poem(prefixed_lines(POEM, style, restart))
     assert result.poem == POEM, result.notes
-    assert any(note.startswith("removed line numbers from 8 line(s)") for note in result.notes)
+    assert any(note.startswith("removed line numbers from 8 lines") for note in result.notes)
 
 
 def test_numbered_lines_inside_chat_and_under_a_title() -> None:

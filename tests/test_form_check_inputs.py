@@ -119,10 +119,10 @@ def test_rows_that_could_not_be_checked_are_named_with_file_and_line(tmp_path: P
     assert result.exit_code == 1, result.output
     listed = [line.strip() for line in result.stderr.splitlines()]
     assert listed == [
-        "2 row(s) failed as text that is not a poem:",
+        "2 rows failed as text that is not a poem:",
         f"{source}:38: id em: empty poem text",
         f"{source}:39: id ru: the text is not in Latin script (English expected)",
-        "4 row(s) could not be checked:",
+        "4 rows could not be checked:",
         f"{source}:11: id nf: missing form",
         f"{source}:20: id hk: unknown form 'haiku': the checker knows ballad, ghazal, limerick, "
         "pantoum, sestina, sonnet, villanelle (and ballade, double sestina); it cannot check "
@@ -178,7 +178,7 @@ def test_only_the_first_rows_are_named_then_a_count(tmp_path: Path) -> None:
     result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
     assert result.exit_code == 1, result.output
     lines = result.stderr.splitlines()
-    assert lines[0] == "25 row(s) could not be checked:"
+    assert lines[0] == "25 rows could not be checked:"
     assert len(lines) == 22 and lines[-1].strip().startswith("... and 5 more")
 
 

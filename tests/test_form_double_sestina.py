@@ -77,7 +77,7 @@ def test_a_reversed_stanza_fails() -> None:
     ), finding
     assert result.explanation[0].lines == list(range(61, 73))
     assert (
-        result.facts["rotation"] == f"10 of stanzas 2-12 follow {ORDER}; stanza(s) 6 do not rotate"
+        result.facts["rotation"] == f"10 of stanzas 2-12 follow {ORDER}; stanza 6 does not rotate"
     )
 
 
@@ -174,7 +174,7 @@ def test_a_short_double_sestina_fails_without_a_rotation_finding() -> None:
     assert result.error is None and not result.passed, result.summary
     assert not _rotation_findings(result)
     assert result.facts["rotation"] == (
-        f"4 of stanzas 2-12 follow {ORDER}; stanza(s) 6, 7, 8, 9, 10, 11, 12 are cut short"
+        f"4 of stanzas 2-12 follow {ORDER}; stanzas 6, 7, 8, 9, 10, 11, 12 are cut short"
     )
 
 
@@ -247,7 +247,7 @@ def test_a_rhymed_double_sestina_may_reorder_its_words_as_the_complaint_of_lisa_
     result = check_poem(_lisa(LISA_ORDERS), "double sestina")
     assert result.passed and result.form_score == pytest.approx(0.87), result.summary
     assert result.facts["rotation"] == (
-        f"0 of stanzas 2-12 follow {ORDER}; stanza(s) 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 "
+        f"0 of stanzas 2-12 follow {ORDER}; stanzas 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 "
         "reorder for the rhyme"
     )
     # ... but a stanza that repeats the previous order, or is reversed, still does not rotate.

@@ -67,7 +67,7 @@ def test_a_stanza_that_repeats_the_previous_order_fails() -> None:
     assert result.explanation[0].lines == [13, 14, 15, 16, 17, 18]
     assert "form: stanza 3 (lines 13-18) does not rotate" in result.summary
     assert result.facts["rotation"] == (
-        "4 of stanzas 2-6 follow 6-1-5-2-4-3; stanza(s) 3 do not rotate"
+        "4 of stanzas 2-6 follow 6-1-5-2-4-3; stanza 3 does not rotate"
     )
 
 

@@ -233,7 +233,7 @@ def test_a_model_without_its_key_is_not_run(
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 1
     output = " ".join(result.output.split())
-    assert "gpt-4o cannot run (2 job(s) left pending)" in output and "OPENAI_API_KEY" in output
+    assert "gpt-4o cannot run (2 jobs left pending)" in output and "OPENAI_API_KEY" in output
     with RunStore(run) as store:
         # No error row per job: the other model ran, and gpt-4o's jobs stay pending.
         assert store.count("generations", "author = 'gpt-4o'") == 0
@@ -264,7 +264,7 @@ def test_a_wrong_key_stops_the_model_with_one_line_and_a_rerun_finishes(
         assert result.exit_code == 1, result.output
         line = "my-gpt: authentication failed (HTTP 401): check OPENAI_API_KEY; 4 jobs left for "
         assert [x for x in result.output.splitlines() if "401" in x] == [line + "the next run"]
-        assert wrong not in result.output and "error(s)" not in result.output
+        assert wrong not in result.output and "0 errors" not in result.output
         assert len(server.requests) == 1
         with RunStore(run, create=False) as store:
             assert store.count("generations", "author = 'my-gpt'") == 0

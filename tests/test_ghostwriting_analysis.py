@@ -56,7 +56,7 @@ def test_analyze_writes_the_per_author_ghostwriting_table(
     assert poems["english"].all()  # the demo poems are English: no note says otherwise
     assert not any("not English" in note for note in result.notes)
     assert (tmp_path / "ghostwriting.md").is_file() and (tmp_path / "ghostwriting.tex").is_file()
-    assert any("6 poem(s) are near-copies" in note for note in result.notes)
+    assert any("6 poems are near-copies" in note for note in result.notes)
 
 
 def test_excluding_the_original_hides_a_copy_of_it(reciting_run: Path) -> None:
@@ -102,12 +102,10 @@ def test_empty_files_in_a_reference_folder_are_skipped_and_named(
     result = CliRunner().invoke(app, args, terminal_width=200)
     assert result.exit_code == 0, result.output
     assert result.stderr == (
-        f"warning: skipped 2 empty reference file(s): {corpus / 'blank.txt'}, "
+        f"warning: skipped 2 empty reference files: {corpus / 'blank.txt'}, "
         f"{corpus / 'empty.txt'}\n"
     )
-    assert "reference corpus: 1 text(s) from --reference (2 empty file(s) skipped)" in (
-        result.stdout
-    )
+    assert "reference corpus: 1 text from --reference (2 empty files skipped)" in (result.stdout)
     poems = pd.read_csv(out / "ghostwriting_poems.csv")
     assert set(poems["nearest_reference_id"]) == {"refs/unrelated.txt"}
     (corpus / "unrelated.txt").write_text("")

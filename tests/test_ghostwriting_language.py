@@ -91,7 +91,7 @@ def test_metrics_flag_the_poems_that_are_not_english(with_foreign: bool) -> None
     assert list(frame["english"]) == [True, True, False, False][: len(poems)]
     note = not_english_note(frame)
     if with_foreign:
-        assert note is not None and note.startswith("2 poem(s) are mostly not English: model 2;")
+        assert note is not None and note.startswith("2 poems are mostly not English: model 2;")
     else:
         assert note is None
 

@@ -109,7 +109,7 @@ def test_non_poems_are_not_sent_and_counted(
         code, output = invoke("judge", "--run", str(run), "--judge", "j", "--no-progress")
         assert code == 0, output
         assert len(server.generation_requests) == 4  # 3 human poems + 1 real machine poem
-    assert "2 answer(s) are not poems" in output
+    assert "2 answers are not poems" in output
     with RunStore(run) as store:
         skipped = store.query(
             "SELECT error FROM judgments WHERE status = 'not_judged' ORDER BY error"

@@ -77,7 +77,7 @@ def test_a_judgment_pending_its_reask_is_no_parse_failure(
         wait_for(lambda: "SIGTERM: no new request starts" in log.read_text(), process)
         responder.release.set()  # one answer ok, one refusal whose re-ask is never sent
         output = stopped(process, log)
-        assert "remote-test: 1 unusable answer(s) not re-asked yet" in output, output
+        assert "remote-test: 1 unusable answer not re-asked yet" in output, output
 
         before, said, markdown = analyzed(run)
         assert (before["judgments"], before["ok"], before["pending_reasks"]) == (2, 1, 1)

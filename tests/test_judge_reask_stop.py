@@ -123,7 +123,7 @@ def test_a_stop_before_the_reask_resumes_as_an_uninterrupted_run(
         assert len(server.successful_generations) == 2
         cut = summary(output, "judge: summary (interrupted)")
         assert (cut["ok"], cut["re-asked"], cut["errors"]) == ("0", "0", "0"), output
-        assert "remote-test: 2 unusable answer(s) not re-asked yet" in output
+        assert "remote-test: 2 unusable answers not re-asked yet" in output
         # Left as error rows holding the first answer (cached), to be re-asked by the next run.
         left = judgments(interrupted_run)
         assert [(r["status"], r["reasks"], r["refusal"]) for r in left] == [("error", 0, 1)] * 2

@@ -149,7 +149,7 @@ def test_the_summary_does_not_promise_to_retry_unparsable_answers(tmp_path: Path
     text = console.export_text()
     assert "retried by the next run" not in text
     assert (
-        "1 answer(s) could not be parsed; they are stored with the raw response, and the next run "
+        "1 answer could not be parsed; it is stored with the raw response, and the next run "
         "re-parses them from the cache without asking again; --refresh-failed-parses pays for "
         "new answers."
     ) in text
@@ -241,12 +241,10 @@ def test_a_dry_run_counts_the_reasks_of_cached_answers_as_paid(tmp_path: Path) -
         planned = plan.models[0]
         assert (planned.from_cache, planned.pending, planned.from_cache_to_call) == (2, 0, 2)
         assert planned.estimated_cost_usd > 0 and planned.estimated_input_tokens > 0
-        assert "2 call(s) planned" in plan.summary_line()
+        assert "2 calls planned" in plan.summary_line()
         console = Console(record=True, width=300)
         plan.render(console)
-        assert (
-            "test-judge: 2 cached answer(s) unusable and not re-asked yet" in console.export_text()
-        )
+        assert "test-judge: 2 cached answers unusable and not re-asked yet" in console.export_text()
         assert len(server.generation_requests) == 2  # the plan called nothing
 
         resumed = run_judging(store, judge, options=options, authors=["machine"])  # type: ignore[arg-type]

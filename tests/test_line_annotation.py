@@ -215,9 +215,9 @@ def test_a_file_that_is_no_line_table_is_one_problem_naming_its_columns(
         import_line_annotations(store, [semicolons, survey, empty])
     problems = caught.value.problems
     assert len(problems) == 3, problems
-    assert problems[0].startswith(f"{semicolons}: missing column(s) sheet_id, annotator, ")
+    assert problems[0].startswith(f"{semicolons}: missing columns sheet_id, annotator, ")
     assert problems[0].endswith("; found " + ";".join(CSV_COLUMNS))
-    assert problems[1].startswith(f"{survey}: missing column(s) sheet_id, annotator, ")
+    assert problems[1].startswith(f"{survey}: missing columns sheet_id, annotator, ")
     assert problems[1].endswith("; found page, poem, rater, item, score, comment")
     assert problems[2] == f"{empty}: the file is empty"
     assert store.count("line_annotations") == 0

@@ -40,7 +40,7 @@ def test_a_missing_shard_is_named_and_the_exit_status_is_1(tmp_path: Path) -> No
     result = _merge(dest, parts[0], parts[1])
     assert result.exit_code == 1, result.output
     line = next(line for line in result.output.splitlines() if "incomplete" in line)
-    assert "generate" in line and "shard(s) 2/3 are in none" in line and str(dest) in line
+    assert "generate" in line and "shard 2/3 is in none" in line and str(dest) in line
     assert "0/3" not in line and "1/3" not in line
     with RunStore(dest) as store:  # the merge was written all the same
         assert store.count("generations", "author = 'markov'") > 0
@@ -78,7 +78,7 @@ def test_shards_sharing_one_store_are_all_recorded(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     _generate(tmp_path / "half", "--shard", "0/2")
     result = _merge(tmp_path / "half-merged", tmp_path / "half")
-    assert result.exit_code == 1 and "shard(s) 1/2" in result.output, result.output
+    assert result.exit_code == 1 and "shard 1/2" in result.output, result.output
 
 
 @pytest.fixture
@@ -116,7 +116,7 @@ def test_a_shard_missing_for_one_model_is_named(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     [line] = _incomplete(result)
     assert "generate of model markov-b ran with --shard K/2" in line, line
-    assert "shard(s) 1/2 are in none" in line and str(dest) in line and "0/2" not in line
+    assert "shard 1/2 is in none" in line and str(dest) in line and "0/2" not in line
 
     late = tmp_path / "part1-markov-b"
     _generate(late, "--models", "markov-b", "--shard", "1/2")
@@ -141,7 +141,7 @@ def test_shards_recorded_without_models_count_for_every_model_of_their_stage(
     result = _merge(dest, old, new)
     assert result.exit_code == 1, result.output
     [line] = _incomplete(result)
-    assert "generate of model markov-b" in line and "shard(s) 1/2 are in none" in line, line
+    assert "generate of model markov-b" in line and "shard 1/2 is in none" in line, line
 
     # The old store's shard 0/2 is kept in the destination as any model's.
     late = tmp_path / "new-part1-markov-b"
@@ -155,7 +155,7 @@ def test_shards_recorded_without_models_count_for_every_model_of_their_stage(
     # Old stores alone: each model of the stage is checked with the stage's shards.
     result = _merge(tmp_path / "old-only", old)
     assert result.exit_code == 1, result.output
-    assert [("markov-b" in line, "shard(s) 1/2" in line) for line in _incomplete(result)] == [
+    assert [("markov-b" in line, "shard 1/2" in line) for line in _incomplete(result)] == [
         (False, True),
         (True, True),
     ]
@@ -240,7 +240,7 @@ def test_a_model_refused_in_one_task_lacks_its_shard(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     [line] = _incomplete(result)
     assert "generate of model remote ran with --shard K/2" in line, line
-    assert "shard(s) 1/2 are in none" in line and "0/2" not in line
+    assert "shard 1/2 is in none" in line and "0/2" not in line
 
     # Task 1/2 run again with the key: the model runs its shard, the merge is complete.
     assert _task(part1, "1/2").exit_code == 0
@@ -261,7 +261,7 @@ def test_a_model_stopped_at_the_budget_records_its_shard_when_resumed(tmp_path: 
     result = _merge(tmp_path / "all", part0, part1)
     assert result.exit_code == 1, result.output
     [line] = _incomplete(result)
-    assert "model remote ran" in line and "shard(s) 1/2" in line, line
+    assert "model remote ran" in line and "shard 1/2" in line, line
 
     assert _task(part1, "1/2").exit_code == 0  # the resume
     result = _merge(tmp_path / "all", part1)
@@ -277,7 +277,7 @@ def test_a_model_refused_in_every_task_lacks_every_shard(tmp_path: Path) -> None
     result = _merge(tmp_path / "all", *parts)
     assert result.exit_code == 1, result.output
     [line] = _incomplete(result)
-    assert "model remote ran with --shard K/2" in line and "shard(s) 0/2, 1/2" in line, line
+    assert "model remote ran with --shard K/2" in line and "shards 0/2, 1/2" in line, line
 
 
 @pytest.mark.usefixtures("remote")

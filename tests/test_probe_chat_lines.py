@@ -164,11 +164,11 @@ def test_a_second_build_asks_nothing_and_writes_the_same_file(
         code, output = build(first, "--no-progress")
         assert code == 0, output
         assert len(server.generation_requests) == 4
-        assert "4 line(s) from liner: 0 already in" in output and "4 asked now" in output
+        assert "4 lines from liner: 0 already in" in output and "4 asked now" in output
         code, output = build(second, "--no-progress")
         assert code == 0, output
         assert len(server.generation_requests) == 4  # no request at all
-        assert "4 line(s) from liner: 4 already in" in output and "0 asked now" in output
+        assert "4 lines from liner: 4 already in" in output and "0 asked now" in output
         # Another seed samples anew, also from an API that takes no seed (Anthropic's).
         code, output = build(other, "--no-progress", "--seed", "1")
         assert code == 0, output
@@ -228,7 +228,7 @@ def test_an_interrupted_build_resumes_paying_for_each_line_once(
             args, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
         )
         assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-        assert "6 line(s) from liner: 4 already in" in resumed.stdout
+        assert "6 lines from liner: 4 already in" in resumed.stdout
         assert len(server.successful_generations) == 6 and server.duplicate_successes() == []
         assert len(server.generation_requests) == 6
     assert len(pairs.read_text(encoding="utf-8").splitlines()) == 3

@@ -28,7 +28,7 @@ def pairs(tmp_path: Path) -> Path:
     ("tasks", "message"),
     [
         ("rhyme_line_swaps", "unknown task 'rhyme_line_swaps' (did you mean 'rhyme_line_swap'"),
-        ("synonym", "no pairs of task(s) synonym; its tasks: rhyme_line_swap"),
+        ("synonym", "no pairs of task synonym; its tasks: rhyme_line_swap"),
     ],
 )
 def test_probe_run_with_no_pair_selected_writes_nothing(
@@ -102,7 +102,7 @@ def test_probe_build_writes_each_pair_once_when_a_task_is_named_twice(tmp_path: 
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        (["--forms", "limerick,sonet"], "--forms: no poems of form(s) sonet in demo; its forms: "),
+        (["--forms", "limerick,sonet"], "--forms: no poems of form sonet in demo; its forms: "),
         (["--tasks", " , "], "--tasks names no task; tasks: rhyme_word_swap,"),
     ],
     ids=["form-absent", "no-task"],

@@ -1,6 +1,7 @@
 """`--progress/--no-progress` on every long-running command: `form run --no-progress` (and
 `form check --no-progress`) failed with "No such option", though `generate` and `demo` took it,
-and `probe build` and `probe run` each spelled their own."""
+and `probe build` and `probe run` each spelled their own; `analyze` and `ghostwriting metrics`
+showed no progress at all."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
+from poemetric.analysis.synthetic import build_synthetic_run
 from poemetric.cli import app
 from poemetric.cli.options import ProgressOption
 
@@ -27,6 +29,8 @@ LONG_RUNNING = [
     ("form", "run"),
     ("probe", "build"),
     ("probe", "run"),
+    ("analyze",),
+    ("ghostwriting", "metrics"),
 ]
 #: A progress line in a log file (`poemetric.progress_lines`).
 LINE = re.compile(r"^\[\d\d:\d\d:\d\d\] form check: ", re.MULTILINE)
@@ -74,3 +78,34 @@ def test_form_run_and_form_check_take_no_progress(tmp_path: Path) -> None:
     quiet = CliRunner().invoke(app, [*form_check, "--no-progress"], env=env)
     assert quiet.exit_code == 0, quiet.output
     assert quiet.stderr == "" and "16 rows" in quiet.stdout
+
+
+#: A progress line of `analyze` or `ghostwriting metrics`: the step, then how far it is.
+STEP_LINE = re.compile(r"^\[\d\d:\d\d:\d\d\] (?P<step>[^:]+): \d+/(?P<total>[\d,]+) ", re.MULTILINE)
+
+
+def test_analyze_and_ghostwriting_metrics_show_their_slow_steps(tmp_path: Path) -> None:
+    """`analyze` and `ghostwriting metrics` said nothing for the seconds (at the paper's 6,090
+    poems) of the ghostwriting measures, nor `analyze --ci bootstrap` for the minute of its score
+    intervals; in a log file they now print a line per unfinished step, on stderr."""
+    env = {"POEMETRIC_PROGRESS_EVERY": "0.001"}
+    run = tmp_path / "run"  # 3 forms x 40 poems x 3 authors: long enough to show a line
+    build_synthetic_run(run, poems_per_form=40, judges=()).close()
+    for command in (["analyze"], ["ghostwriting", "metrics"]):
+        shown = CliRunner().invoke(app, [*command, "--run", str(run)], env=env)
+        assert shown.exit_code == 0, shown.output
+        steps = {m["step"]: m["total"] for m in STEP_LINE.finditer(shown.stderr)}
+        assert steps == {"ghostwriting measures": "360"}, shown.stderr
+        assert "wrote " in shown.stdout and "measures:" not in shown.stdout  # stdout: tables
+        quiet = CliRunner().invoke(app, [*command, "--run", str(run), "--no-progress"], env=env)
+        assert quiet.exit_code == 0 and quiet.stderr == "", quiet.output
+    judged = tmp_path / "judged"  # one judge x 3 authors: 3 groups to bootstrap
+    build_synthetic_run(judged, poems_per_form=1).close()
+    analyze = ["analyze", "--run", str(judged), "--bootstrap", "0"]
+    shown = CliRunner().invoke(app, [*analyze, "--ci", "bootstrap"], env=env)
+    assert shown.exit_code == 0, shown.output
+    steps = {m["step"]: m["total"] for m in STEP_LINE.finditer(shown.stderr)}
+    assert steps.get("judge scores, bootstrap CIs") == "3", shown.stderr
+    fast = CliRunner().invoke(app, analyze, env=env)  # t intervals take milliseconds: no step
+    assert fast.exit_code == 0, fast.output
+    assert "bootstrap CIs" not in fast.stderr

@@ -181,7 +181,7 @@ def test_no_poem_to_render_names_only_the_filters_given(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert result.stderr.splitlines() == [  # a dataset without poems is not a valid one
-        f"error: {empty}: 1 problem(s); fix them or run `poemetric dataset validate {empty}`:",
+        f"error: {empty}: 1 problem; fix it or run `poemetric dataset validate {empty}`:",
         f"{empty}: -: no poems: the file has no records",
     ]
     unknown = CliRunner().invoke(app, ["prompts", "render", "--poem-id", "nope"], env=wide)

@@ -233,7 +233,7 @@ def test_an_adapter_returning_no_completion_fails_that_job_only(
     code, out, err = cli("generate", "--run", run, "--models", "mine,markov", "--limit", "3",
                          "--no-progress")  # fmt: skip
     assert code == 1, out + err  # some jobs ended in error
-    assert "mine: 1 error(s), first: provider 'toy' returned str, not a " in out
+    assert "mine: 1 error, first: provider 'toy' returned str, not a " in out
     with RunStore(run) as store:
         rows = store.query("SELECT author, status FROM generations WHERE author != 'human'")
     statuses = sorted((r["author"], r["status"]) for r in rows)
@@ -264,7 +264,7 @@ def test_an_adapter_failing_as_it_starts_leaves_its_jobs_pending(
     code, out, err = cli("generate", "--run", str(run), "--models", "mine,markov", "--limit",
                          "2", *args)  # fmt: skip
     assert code == (0 if dry_run else 1), out + err
-    assert "mine cannot run (2 job(s) left pending): ValueError: options.lines must be a " in out
+    assert "mine cannot run (2 jobs left pending): ValueError: options.lines must be a " in out
     if not dry_run:
         with RunStore(run) as store:
             assert store.count("generations", "author = 'markov' AND status = 'ok'") == 2

@@ -73,7 +73,7 @@ def test_a_cuda_device_without_cuda_stops_the_model_before_it_loads(
     result = CliRunner().invoke(app, [*command, "--limit", "1"], env={"COLUMNS": "400"})
     output = " ".join(result.output.split())
     assert result.exit_code == 1, output
-    assert "smol-on-cuda cannot run (1 job(s) left pending)" in output
+    assert "smol-on-cuda cannot run (1 job left pending)" in output
     assert "device 'cuda'" in output and "use cpu (or auto" in output
     assert "AssertionError" not in output and "adapter" not in output
     from poemetric.providers import transformers_engine

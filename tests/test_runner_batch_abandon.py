@@ -74,7 +74,7 @@ def test_results_gone_abandon_the_batch_and_the_next_run_submits_again(tmp_path:
         assert model.abandoned_batches == [batch_id] and report.incomplete
         text = printed(report)
         assert (
-            f"3 job(s) are in batches whose results the provider can no longer serve ({batch_id})"
+            f"3 jobs are in batches whose results the provider can no longer serve ({batch_id})"
             ": these batches are abandoned, and the next run submits their jobs again, paying "
             "for them again." in text
         )
@@ -169,7 +169,7 @@ def test_a_failing_download_stays_uncollected_until_abandoned_by_hand(tmp_path: 
             (batch_id,) = model.batch_ids
             text = printed(report)
             assert (
-                f"3 job(s) are in finished batches whose results download failed ({batch_id}): "
+                f"3 jobs are in finished batches whose results download failed ({batch_id}): "
                 "they are stored as errors, and the next run downloads these batches again "
                 "(nothing is sent or paid again). If the download keeps failing, `poemetric "
                 "batches abandon BATCH_ID --run RUN` gives a batch up" in text
@@ -191,7 +191,7 @@ def test_a_failing_download_stays_uncollected_until_abandoned_by_hand(tmp_path: 
         assert done.exit_code == 0, done.output
         assert done.stdout == (
             f"batch {batch_id} abandoned (generations, remote, last seen completed): the next "
-            "run of that stage submits its 3 job(s) again, and pays for them again.\n"
+            "run of that stage submits its 3 jobs again, and pays for them again.\n"
         )
         assert batch_row(store, batch_id)["status"] == "abandoned"
 

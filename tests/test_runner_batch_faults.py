@@ -286,7 +286,7 @@ def test_results_that_cannot_be_downloaded_are_error_rows_and_the_batch_is_colle
         (model,) = report.models
         assert (model.ok, model.errors, model.left_pending, model.not_run) == (0, 3, 0, None)
         assert report.incomplete and "HTTP 502" in (model.first_error or "")
-        assert "3 job(s) are in finished batches whose results download failed" in printed(report)
+        assert "3 jobs are in finished batches whose results download failed" in printed(report)
         rows = generation_rows(store, "remote")
         assert [r["status"] for r in rows] == ["error"] * 3
         (batch,) = store.query("SELECT batch_id, status, detail FROM batches")

@@ -108,7 +108,7 @@ def test_two_unrhymed_lines_name_the_closest_scheme_in_a_whole_sentence() -> Non
     rhyme fact and finding ended in "..., has " (and a lone ")" in the fact)."""
     result = check_poem("\n".join(FREE_VERSE.splitlines()[:2]), "sonnet")
     assert result.facts["scheme"] == "no sustained rhyme scheme"
-    assert result.facts["rhyme"].endswith("asks for no rhyme in 2 line(s))")
+    assert result.facts["rhyme"].endswith("asks for no rhyme in 2 lines)")
     first = next(issue for issue in result.explanation if issue.constraint == "rhyme")
     assert not first.detail.endswith("has ")
-    assert first.detail.endswith("asks for no rhyme in 2 line(s)")
+    assert first.detail.endswith("asks for no rhyme in 2 lines")

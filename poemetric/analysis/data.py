@@ -13,6 +13,7 @@ from poemetric.store import RunStore
 from poemetric.suggest import did_you_mean
 from poemetric.text.ordering import author_order as author_order
 from poemetric.text.ordering import natural_key as natural_key
+from poemetric.text.plural import counted, plural
 
 
 @dataclass
@@ -48,7 +49,10 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     )
     failed = store.count("generations", "status != 'ok' OR poem IS NULL")
     if failed:
-        notes.append(f"{failed} generation(s) failed or hold no poem and are left out")
+        notes.append(
+            f"{counted(failed, 'generation')} failed or {plural(failed, 'holds', 'hold')} no poem "
+            f"and {plural(failed, 'is', 'are')} left out"
+        )
     form_checks = pd.read_sql_query(
         """
         SELECT f.generation_id, g.author, g.poem_id, p.form AS poem_form, f.passed, f.meter_score,
@@ -78,7 +82,10 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         raise ValueError(no_judgments_message(store, judge))
     errors = judgment_errors(store, judge)
     if errors.failed:
-        notes.append(f"{len(errors.failed)} judgment(s) failed to parse or call and are left out")
+        notes.append(
+            f"{counted(len(errors.failed), 'judgment')} failed to parse or call and "
+            f"{plural(len(errors.failed), 'is', 'are')} left out"
+        )
     if errors.pending:
         notes.append(pending_note(len(errors.pending)))
     not_poems = store.count(
@@ -88,7 +95,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     )
     if not_poems:
         notes.append(
-            f"{not_poems} judgment(s) not made: the answer was not a poem (empty or a refusal); "
+            f"{counted(not_poems, 'judgment')} not made: the answer was not a poem (empty or a refusal); "
             "see the `judges` table"
         )
     for key in DIMENSION_KEYS:
@@ -106,12 +113,19 @@ def no_judgments_message(store: RunStore, judge: str) -> str:
         return f"judge {judge!r} has no judgment yet: {pending_note(len(errors.pending))}"
     if not_judged and not failed:
         return (
-            f"judge {judge!r} has no judgment: all {not_judged} poem(s) it was given were not "
-            "poems (empty answers or refusals) and were not sent to it"
+            f"judge {judge!r} has no judgment: "
+            + plural(
+                not_judged,
+                "the 1 poem it was given was not a poem (an empty answer or a refusal) and was",
+                f"all {not_judged} poems it was given were not poems (empty answers or refusals) "
+                "and were",
+            )
+            + " not sent to it"
         )
     if failed:
         return (
-            f"all {len(failed)} judgment(s) by judge {judge!r} failed; the first error: "
+            f"{plural(len(failed), 'the 1 judgment', f'all {len(failed)} judgments')} by judge "
+            f"{judge!r} failed; the first error: "
             f"{failed[0]['error']} (fix the cause, then run `poemetric judge --judge {judge}` "
             "again: failed judgments are retried)"
         )
@@ -140,7 +154,8 @@ def coverage_notes(
             by_author = unchecked["author"].value_counts()
             listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
             notes.append(
-                f"{len(unchecked)} generation(s) have no form check ({listed}): the form tables "
+                f"{counted(len(unchecked), 'generation')} {plural(len(unchecked), 'has', 'have')} no "
+                f"form check ({listed}): the form tables "
                 "cover only the checked ones; run `poemetric form run`"
             )
         rules = store.query(
@@ -159,7 +174,8 @@ def coverage_notes(
             by_author = unjudged["author"].value_counts()
             listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
             notes.append(
-                f"{len(unjudged)} generation(s) were not judged by {judge} ({listed}): its "
+                f"{counted(len(unjudged), 'generation')} {plural(len(unjudged), 'was', 'were')} not "
+                f"judged by {judge} ({listed}): its "
                 f"tables cover only the judged ones; run `poemetric judge --judge {judge}`"
             )
     return notes

@@ -16,6 +16,7 @@ import pandas as pd
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.scores import form_check_scores
 from poemetric.data.errata import Errata
+from poemetric.text.plural import counted, plural
 
 RELEASED = "as released (default)"
 APPLIED = "errata applied"
@@ -56,7 +57,8 @@ def errata_tables(
     stale = human[entries.isna() & (human["position"] + 1).isin(rows_with_errata)]
     if len(stale):
         return {}, [
-            f"{len(stale)} human poem(s) have a dataset erratum but their form checks predate "
+            f"{counted(len(stale), 'human poem')} {plural(len(stale), 'has', 'have')} a dataset erratum "
+            f"but {plural(len(stale), 'its', 'their')} form checks predate "
             "the errata: run `poemetric form run` to add the verdicts with errata applied"
         ]
     if entries.isna().all():
@@ -106,7 +108,8 @@ def errata_tables(
         ]
     ).sort_values("data_row", ignore_index=True)
     notes = [
-        f"dataset errata: {len(detail)} human poem(s) have one ({_counts(status)}); the human "
+        f"dataset errata: {counted(len(detail), 'human poem')} {plural(len(detail), 'has', 'have')} "
+        f"one ({_counts(status)}); the human "
         "row of every table uses the annotation as released (default), `form_checks_errata` "
         "gives it with the errata applied"
     ]

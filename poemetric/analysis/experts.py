@@ -27,6 +27,7 @@ from poemetric.data.io import DatasetError, RawRecord, RawTable, read_table
 from poemetric.judge.answer import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
 from poemetric.reliability.io import LinedProblems, problem_report
 from poemetric.store import RunStore
+from poemetric.text.plural import plural
 
 EXPERTS_JUDGE = "experts"
 #: The comment key that explains each commented dimension.
@@ -80,7 +81,8 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
     if missing:
         found = table.columns if table.header_read else sorted(header)
         raise ExpertRatingsError(
-            f"{path}: missing column(s): {', '.join(missing)}; found {', '.join(found) or 'none'}"
+            f"{path}: missing {plural(len(missing), 'column')}: {', '.join(missing)}; found "
+            f"{', '.join(found) or 'none'}"
         )
     problems = LinedProblems(table.issues)
     answers: list[ExpertAnswer] = []
@@ -127,7 +129,7 @@ def _refuse_unreadable(path: Path, table: RawTable) -> None:
     more = len(table.issues) - 1
     raise ExpertRatingsError(
         f"{path}: cannot read expert ratings: {where}{first.reason}"
-        + (f" (and {more} more problem(s))" if more else "")
+        + (f" (and {more} more {plural(more, 'problem')})" if more else "")
     )
 
 

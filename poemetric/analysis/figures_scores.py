@@ -27,6 +27,7 @@ from poemetric.analysis.plotting import (
 )
 from poemetric.analysis.scores import score_matrix
 from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
+from poemetric.text.plural import plural
 
 LIKERT = (1.0, 5.0)
 CI_NOTE = "whiskers: 95% CI of the mean over poems (Student t, clipped to 1-5)"
@@ -42,7 +43,9 @@ def _keys(group: str | None, dimensions: list[str] | None) -> list[str]:
     if dimensions:
         unknown = [d for d in dimensions if d not in DIMENSIONS_BY_KEY]
         if unknown:
-            raise ValueError(f"unknown dimension(s) {unknown}; use {', '.join(DIMENSIONS_BY_KEY)}")
+            raise ValueError(
+                f"unknown {plural(len(unknown), 'dimension')} {unknown}; use {', '.join(DIMENSIONS_BY_KEY)}"
+            )
         return list(dimensions)
     group = group or "all"
     if group == "all":

@@ -44,6 +44,7 @@ from poemetric.analysis.plotting import (
 from poemetric.analysis.selection import AuthorSelectionError, select_authors
 from poemetric.paths import resource_path
 from poemetric.store import RunStore
+from poemetric.text.plural import plural
 
 FigureFunction = Callable[..., Drawing]
 
@@ -156,7 +157,7 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
         unknown = set(spec.params) - accepted
         if unknown:
             raise RecipeError(
-                f"{path}: figure {spec.name!r} ({spec.kind}) has unknown parameter(s) "
+                f"{path}: figure {spec.name!r} ({spec.kind}) has unknown {plural(len(unknown), 'parameter')} "
                 f"{', '.join(sorted(unknown))}; accepted: {', '.join(sorted(accepted)) or 'none'}"
             )
     return recipe

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -42,6 +44,10 @@ from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.judge.pending import judgment_errors
 from poemetric.paths import replaced_when_done
 from poemetric.store import RunStore
+from poemetric.text.plural import counted, plural
+
+if TYPE_CHECKING:
+    from poemetric.progress_lines import Advance, StepProgress
 
 #: What the agreement tables' two poem counts are.
 POEMS_NOTE = (
@@ -196,11 +202,14 @@ def analyze_run(
     n_boot: int = AGREEMENT_BOOTSTRAP,
     seed: int = BOOTSTRAP_SEED,
     top_k: int = 20,
+    progress: StepProgress | None = None,
 ) -> AnalysisResult:
     """Compute the per-author tables of a run (paper Sec. 6, App. D, F, H).
 
     Expert ratings come from the file `experts` when given, else from the run's stored survey
-    answers (`poemetric survey serve` / `survey import`; `survey` picks one survey)."""
+    answers (`poemetric survey serve` / `survey import`; `survey` picks one survey). `progress`
+    is told how far the slow steps are: the ghostwriting measures and, with `ci_method`
+    "bootstrap", the score intervals (a minute or more at the paper's scale)."""
     data = load_run_data(store, judge=judge)
     result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
     if data.generations.empty:
@@ -232,20 +241,32 @@ def analyze_run(
         result.tables["profile_similarity"] = similarity
     from poemetric.ghostwriting.tables import ghostwriting_tables  # it imports this package
 
-    ghostwriting = ghostwriting_tables(store, data.generations)
+    ghostwriting = ghostwriting_tables(store, data.generations, progress=progress)
     result.tables.update(ghostwriting.tables)
     result.notes += ghostwriting.notes
+
+    def steps(table: str) -> Advance | None:
+        """Bootstrap CIs take seconds per author (t intervals milliseconds: no step)."""
+        if progress is None or ci_method != "bootstrap":
+            return None
+        return partial(progress, f"{table}, bootstrap CIs")
 
     if data.judgments.empty:
         result.notes.append(_no_judge_tables_note(store))
     else:
         result.tables["dimension_scores"] = dimension_scores(
-            data.judgments, method=ci_method, seed=seed
+            data.judgments, method=ci_method, seed=seed, advance=steps("judge scores")
         )
         result.tables["dimension_scores_by_form"] = dimension_scores(
-            data.judgments, by_form=True, method=ci_method, seed=seed
+            data.judgments,
+            by_form=True,
+            method=ci_method,
+            seed=seed,
+            advance=steps("judge scores by form"),
         )
-        result.tables["group_scores"] = group_scores(data.judgments, method=ci_method, seed=seed)
+        result.tables["group_scores"] = group_scores(
+            data.judgments, method=ci_method, seed=seed, advance=steps("group scores")
+        )
         result.tables["dimension_matrix"] = dimension_matrix(result.tables["dimension_scores"])
 
     for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
@@ -254,7 +275,9 @@ def analyze_run(
     if "pending_reasks" in result.tables.get("judges", pd.DataFrame()):
         result.captions["judges"] = TABLE_CAPTIONS["judges"] + PENDING_CAPTION
 
-    _expert_tables(result, store, data, experts, survey, ci_method, n_boot, seed)
+    _expert_tables(
+        result, store, data, experts, survey, ci_method, n_boot, seed, steps("expert scores")
+    )
     for name in result.tables:  # a reader of the table alone learns which interval it prints
         if name in MEAN_TABLES:
             note: str | None = interval_note(ci_method)
@@ -280,9 +303,10 @@ def _no_judge_tables_note(store: RunStore) -> str:
             )
         return "judge tables skipped: no successful judgments (run `poemetric judge`)"
     which = (
-        f"{failed} judgment(s) failed and {pending} are pending a re-ask"
+        f"{counted(failed, 'judgment')} failed and {pending} "
+        f"{plural(pending, 'is', 'are')} pending a re-ask"
         if pending
-        else f"all {failed} judgment(s) failed"
+        else f"{plural(failed, 'the 1 judgment', f'all {failed} judgments')} failed"
     )
     return (
         f"judge tables skipped: {which} (the `judges` table counts parse failures and call "
@@ -300,6 +324,7 @@ def _expert_tables(
     ci_method: CIMethod,
     n_boot: int,
     seed: int,
+    advance: Advance | None = None,
 ) -> None:
     """Expert panel scores, judge-vs-expert and expert-vs-expert agreement (with CIs)."""
     if experts is not None:  # a file without scores is an ExpertRatingsError
@@ -311,11 +336,11 @@ def _expert_tables(
                 result.notes.append(f"expert tables skipped: survey {survey!r} has no answers")
             return
     result.notes.append(
-        f"expert ratings from {source}: {ratings['expert'].nunique()} rater(s), "
-        f"{ratings['generation_id'].nunique()} poem(s)"
+        f"expert ratings from {source}: {counted(ratings['expert'].nunique(), 'rater')}, "
+        f"{counted(ratings['generation_id'].nunique(), 'poem')}"
     )
     result.tables["expert_scores"] = dimension_scores(
-        experts_as_judgments(ratings), method=ci_method, seed=seed
+        experts_as_judgments(ratings), method=ci_method, seed=seed, advance=advance
     )
     panel = expert_agreement(ratings, n_boot=n_boot, seed=seed)
     if panel.empty:

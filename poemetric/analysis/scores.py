@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from poemetric.analysis.data import author_order, judgments_per_generation
 from poemetric.analysis.stats import CIMethod, summarize, wilson_interval
 from poemetric.judge.answer import DIMENSIONS, GROUPS
+
+if TYPE_CHECKING:
+    from poemetric.progress_lines import Advance
 
 #: Figure 9 of the paper ranks authors by the average of these three parts.
 RANKING_PARTS: tuple[str, ...] = ("basic", "advanced", "quality")
@@ -36,8 +41,10 @@ def dimension_scores(
     by_form: bool = False,
     method: CIMethod = "t",
     seed: int = 0,
+    advance: Advance | None = None,
 ) -> pd.DataFrame:
-    """Long table: one row per judge x author (x form) x dimension.
+    """Long table: one row per judge x author (x form) x dimension; `advance(done, total)` after
+    each judge x author (x form) group (bootstrap CIs take seconds a group).
 
     Statistics are over poems (repeated judge samples of a poem are averaged first). For imagery
     and literary devices N/A answers are left out of the mean and reported as `n_na` and
@@ -50,7 +57,8 @@ def dimension_scores(
         return pd.DataFrame(columns=columns)
     keys = ["judge", "author", *(["poem_form"] if by_form else [])]
     rows: list[dict[str, object]] = []
-    for group_key, poems in per_poem.groupby(keys, sort=False):
+    grouped = per_poem.groupby(keys, sort=False)
+    for done, (group_key, poems) in enumerate(grouped, start=1):
         labels = dict(
             zip(keys, group_key if isinstance(group_key, tuple) else (group_key,), strict=True)
         )
@@ -70,12 +78,21 @@ def dimension_scores(
                     "na_share": n_na / rated if dimension.allows_na and rated else np.nan,
                 }
             )
+        if advance is not None:
+            advance(done, grouped.ngroups)
     return _ordered(pd.DataFrame(rows, columns=columns), [k for k in keys if k != "author"])
 
 
-def group_scores(judgments: pd.DataFrame, *, method: CIMethod = "t", seed: int = 0) -> pd.DataFrame:
+def group_scores(
+    judgments: pd.DataFrame,
+    *,
+    method: CIMethod = "t",
+    seed: int = 0,
+    advance: Advance | None = None,
+) -> pd.DataFrame:
     """Per judge x author: the basic / advanced / appraisal averages, overall quality, and the
-    POEMetric ranking score (mean of basic, advanced and quality, as in the paper's Fig. 9).
+    POEMetric ranking score (mean of basic, advanced and quality, as in the paper's Fig. 9);
+    `advance(done, total)` after each judge x author.
 
     A poem's group score is the mean of its non-N/A dimensions in the group; the statistics are
     over poems. `appraisal` averages overall quality and human authorship.
@@ -91,12 +108,15 @@ def group_scores(judgments: pd.DataFrame, *, method: CIMethod = "t", seed: int =
     parts["poemetric"] = pd.DataFrame({p: parts[p] for p in RANKING_PARTS}).mean(axis=1)
     scored = per_poem[["judge", "author"]].assign(**parts)
     rows: list[dict[str, object]] = []
-    for (judge, author), poems in scored.groupby(["judge", "author"], sort=False):
+    grouped = scored.groupby(["judge", "author"], sort=False)
+    for done, ((judge, author), poems) in enumerate(grouped, start=1):
         for part in (*GROUPS, "quality", "poemetric"):
             summary = summarize(
                 poems[part].to_numpy(), method=method, seed=seed, domain=LIKERT_DOMAIN
             )
             rows.append({"judge": judge, "author": author, "part": part, **summary.as_dict()})
+        if advance is not None:
+            advance(done, grouped.ngroups)
     return _ordered(pd.DataFrame(rows, columns=columns), ["judge"])
 
 

@@ -24,6 +24,7 @@ from poemetric.annotation.grades import LineGrade, store_line_grades
 from poemetric.annotation.sheets import CSV_COLUMNS
 from poemetric.annotation.task import LABEL_SCORES, NOT_APPLICABLE, LineItem, stored_tasks
 from poemetric.store import RunStore, utc_now
+from poemetric.text.plural import plural
 
 if TYPE_CHECKING:
     from poemetric.data.io import RawTable
@@ -116,13 +117,15 @@ def _not_a_line_table(path: Path, table: RawTable) -> str | None:
         if not table.issues:
             return f"{path}: the file is empty"
         more = len(table.issues) - 1
-        return str(table.issues[0]) + (f" (and {more} more problem(s))" if more else "")
+        return str(table.issues[0]) + (
+            f" (and {more} more {plural(more, 'problem')})" if more else ""
+        )
     columns = table.columns or sorted({key for record in table.records for key in record.values})
     missing = [column for column in REQUIRED_COLUMNS if column not in columns]
     if not missing:
         return None
     return (
-        f"{path}: missing column(s) {', '.join(missing)} of the line-annotation template "
+        f"{path}: missing {plural(len(missing), 'column')} {', '.join(missing)} of the line-annotation template "
         f"({', '.join(CSV_COLUMNS)}); found {', '.join(columns) or 'none'}"
     )
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import jinja2
 
 from poemetric.annotation.task import NOT_APPLICABLE, LineTask
+from poemetric.text.plural import counted
 
 #: Columns of the CSV template, in order. Annotators fill `annotator`, `fluency`, `coherence`.
 CSV_COLUMNS = ("sheet_id", "annotator", "item", "generation_id", "line", "text", "fluency",
@@ -40,7 +41,7 @@ def refuse_filled(paths: Iterable[Path], columns: Iterable[str], *, importer: st
             continue  # no file (or not a template): nothing typed into it to keep
         if filled:
             raise FilledTemplateError(
-                f"{path} already holds answers ({filled} filled row(s)); import it with "
+                f"{path} already holds answers ({counted(filled, 'filled row')}); import it with "
                 f"`{importer}` or move it away first (nothing was written)"
             )
 

@@ -20,6 +20,7 @@ from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
     BootstrapOption,
     JudgeOption,
+    ProgressOption,
     RunOption,
     SeedOption,
     error_exit,
@@ -29,6 +30,7 @@ from poemetric.cli.options import (
     run_output_folder,
     unknown_choice,
 )
+from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,11 +50,6 @@ FIGURE_EXPERTS = experts_option(
     "Figs. 6-8 show the experts beside the judge; default: the run's stored survey answers."
 )
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
-
-
-def _counted(count: object, noun: str) -> str:
-    """`1 poem`, `2 poems` (the summary said "1 poems" for an expert panel)."""
-    return f"{count} {noun}{'' if str(count) == '1' else 's'}"
 
 
 def _fmt(value: object, digits: int = 2) -> str:
@@ -162,6 +159,7 @@ def analyze(
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
+    progress: bool = ProgressOption,
 ) -> None:
     """Per-author tables (judge dimensions, form checks, lexical features, agreement with
     experts) as CSV, LaTeX and Markdown in RUN/analysis/, and a summary in the terminal.
@@ -181,21 +179,24 @@ def analyze(
     destination = run_output_folder(run, out, "analysis")
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError
+    from poemetric.progress_lines import step_progress
 
     with existing_run(run) as store, store.snapshot():  # one moment of a run being written
         require_poems(store, run)
         if survey is not None:
             _known_survey(store, survey)
         try:
-            result = analyze_run(
-                store,
-                judge=judge,
-                experts=experts,
-                survey=survey,
-                ci_method="bootstrap" if ci == "bootstrap" else "t",
-                n_boot=n_boot,
-                seed=seed,
-            )
+            with step_progress(enabled=progress) as shown:
+                result = analyze_run(
+                    store,
+                    judge=judge,
+                    experts=experts,
+                    survey=survey,
+                    ci_method="bootstrap" if ci == "bootstrap" else "t",
+                    n_boot=n_boot,
+                    seed=seed,
+                    progress=shown,
+                )
         except (ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc
     if "lexical" in result.tables:
@@ -208,8 +209,8 @@ def analyze(
         for row in table[table["item"] == "all"].to_dict("records"):
             console.print(
                 who.format(judge=row.get("judge"))
-                + f" (all items, {_counted(row['n_poems'], 'poem')}, "
-                + f"{_counted(row['n_pairs'], 'paired rating')}): "
+                + f" (all items, {counted(int(row['n_poems']), 'poem')}, "
+                + f"{counted(int(row['n_pairs']), 'paired rating')}): "
                 + ", ".join(
                     f"{label} {_with_ci(row, key)}"
                     for key, label in (
@@ -288,7 +289,7 @@ def figures(
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
     if bad or not formats:
         raise error_exit(
-            f"--format: unknown format(s) {', '.join(bad)}; use pdf, png, svg"
+            f"--format: unknown {plural(len(bad), 'format')} {', '.join(bad)}; use pdf, png, svg"
             if bad
             else "--format: no format given; use pdf, png, svg"
         )

@@ -15,6 +15,7 @@ from poemetric.cli.markup import plain_cells
 from poemetric.cli.options import RunOption, error_exit, existing_run
 from poemetric.runner.batch_table import ENDED_STATES, BatchRow, abandon_batch, batch_rows
 from poemetric.runner.batch_unknown import shown_time
+from poemetric.text.plural import counted, plural
 
 batches_app = typer.Typer(
     help="Provider batches of a run (--batch): list them, abandon one whose results cannot be "
@@ -135,6 +136,7 @@ def abandon(
         abandon_batch(store, batch_id, "abandoned by hand (poemetric batches abandon)")
     _console().print(
         f"batch {batch_id} abandoned ({row.stage}, {row.model}, last seen {row.status}): the "
-        f"next run of that stage submits its {row.jobs} job(s) again, and pays for them again.",
+        f"next run of that stage submits its {counted(row.jobs, 'job')} again, and pays for "
+        f"{plural(row.jobs, 'it', 'them')} again.",
         markup=False,
     )

@@ -25,6 +25,7 @@ from poemetric.data import (
 from poemetric.data.dataset import pinned_hash_mismatch
 from poemetric.data.io import ValidationIssue
 from poemetric.data.validation import ValidationReport
+from poemetric.text.plural import counted
 
 dataset_app = typer.Typer(
     help="Human poem datasets: validate a file, list and show known datasets, fetch the release.",
@@ -86,7 +87,7 @@ def _problems_line(report: ValidationReport, path: Path) -> str:
     if report.whole_file is None:
         unreadable = f" ({report.unreadable} could not be read)" if report.unreadable else ""
         return (
-            f"{count} problem(s) in {path}: {report.valid_records} of "
+            f"{counted(count, 'problem')} in {path}: {report.valid_records} of "
             f"{report.records + report.unreadable} records valid{unreadable}"
         )
     found = report.records_found
@@ -95,7 +96,7 @@ def _problems_line(report: ValidationReport, path: Path) -> str:
         0: "it holds no record",
         1: "its one record was not checked",
     }.get(found, f"none of its {found} records was checked")
-    what = f"{count} problem{'s' if count > 1 else ''} in {path}, with the whole file"
+    what = f"{counted(count, 'problem')} in {path}, with the whole file"
     return f"{what}: {report.whole_file}, so {records}"
 
 

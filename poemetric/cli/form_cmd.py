@@ -30,6 +30,7 @@ from poemetric.cli.options import (
 from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.form.blas import ask_one_blas_thread
 from poemetric.text.ordering import author_order
+from poemetric.text.plural import counted
 
 #: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
 DEFAULT_THRESHOLD = 0.7
@@ -128,7 +129,7 @@ def check_command(
         if summary.not_poems
         else ""
     )
-    rows = f"{summary.rows} row{'' if summary.rows == 1 else 's'}"
+    rows = counted(summary.rows, "row")
     console.print(
         f"{rows}, {summary.errors} could not be checked{not_poems} (see the `error` field)"
     )
@@ -143,7 +144,9 @@ def _list_rows(what: str, count: int, listed: list[str]) -> None:
     if not count:
         return
     style = "red" if what == "could not be checked" else None
-    err_console.print(f"{count} row(s) {what}:", style=style, markup=False, highlight=False)
+    err_console.print(
+        f"{counted(count, 'row')} {what}:", style=style, markup=False, highlight=False
+    )
     for line in listed:
         err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
     if count > len(listed):

@@ -21,6 +21,7 @@ from poemetric.cli.options import (
     error_exit,
     output_folder,
 )
+from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     from poemetric.data import Dataset
@@ -296,7 +297,7 @@ def generate(
         note_kept_template(prepared.template_hash, template)
         console.print(
             f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
-            f"{len(specs)} model(s) x {samples} sample(s)",
+            f"{counted(len(specs), 'model')} x {counted(samples, 'sample')}",
             markup=False,  # the run folder and the dataset file are text: `runs/[exp1]`
         )
         report = run_generation(store, specs, options=options, console=console)

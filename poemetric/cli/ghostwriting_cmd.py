@@ -17,6 +17,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
+    ProgressOption,
     RunOption,
     error_exit,
     existing_file,
@@ -25,6 +26,7 @@ from poemetric.cli.options import (
     run_output_folder,
     unknown_choice,
 )
+from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -124,6 +126,7 @@ def metrics_command(
     phonetics: str = PhoneticsOption,
     window: int = WindowOption,
     out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
+    progress: bool = ProgressOption,
 ) -> None:
     """Rhyme density (paper and Raplyzer variants), uniqueness and near-copies per poem and per
     author, written as ghostwriting.csv (+ .md, .tex) and ghostwriting_poems.csv; `analyze` writes
@@ -146,6 +149,7 @@ def metrics_command(
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable
     from poemetric.ghostwriting.references import ReferenceCorpusError, load_reference_corpora
     from poemetric.ghostwriting.tables import ghostwriting_tables
+    from poemetric.progress_lines import step_progress
 
     if no_dataset and not reference:
         raise error_exit(
@@ -159,7 +163,7 @@ def metrics_command(
         raise error_exit(f"reference corpus: {error}") from error
     if extra.empty:  # one stray empty file aborted the whole command
         err_console.print(
-            f"warning: skipped {len(extra.empty)} empty reference file(s): "
+            f"warning: skipped {counted(len(extra.empty), 'empty reference file')}: "
             + ", ".join(map(str, extra.empty)),
             markup=False,
             highlight=False,
@@ -174,7 +178,8 @@ def metrics_command(
     )
     with existing_run(run) as store:
         try:
-            result = ghostwriting_tables(store, options=options)
+            with step_progress(enabled=progress) as shown:
+                result = ghostwriting_tables(store, options=options, progress=shown)
         except EspeakUnavailable as error:
             raise error_exit(error) from error
     if "ghostwriting" not in result.tables:
@@ -196,9 +201,10 @@ def metrics_command(
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {plain(note)}")
     if reference:
-        skipped = f" ({len(extra.empty)} empty file(s) skipped)" if extra.empty else ""
+        skipped = f" ({counted(len(extra.empty), 'empty file')} skipped)" if extra.empty else ""
         console.print(
-            f"reference corpus: {len(extra.texts)} text(s) from --reference{skipped}", markup=False
+            f"reference corpus: {counted(len(extra.texts), 'text')} from --reference{skipped}",
+            markup=False,
         )
     console.print(f"wrote {len(written)} files to {destination}", markup=False)
 

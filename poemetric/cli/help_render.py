@@ -21,6 +21,10 @@ last stacked into one label column whenever typer's layout would leave the help 
 `MIN_HELP` columns (`generate --help`: under 110): the option's names and metavar share a line
 where they fit, else take one line each, and the help keeps the rest (52 of 80 columns). Wider
 tables, and rows that are not plain text, keep typer's layout.
+
+A flag takes no value, yet typer (0.29) gives every one the metavar `<bool>` (`--progress
+--no-progress <bool>`, `--help <bool>`), which reads as "--progress true"; `install` leaves a
+flag's metavar out, as click's plain help does.
 """
 
 from __future__ import annotations
@@ -107,8 +111,8 @@ _installed = False
 
 
 def install() -> None:
-    """Make typer's help tables fold long words, and stack an options table's labels when it is
-    narrow (once; later calls do nothing)."""
+    """Make typer's help tables fold long words, stack an options table's labels when it is
+    narrow, and show no metavar for a flag (once; later calls do nothing)."""
     global _installed
     if _installed:
         return
@@ -116,6 +120,7 @@ def install() -> None:
     from rich.measure import Measurement
     from rich.table import Table
     from typer import rich_utils
+    from typer.core import TyperOption
 
     class FoldingColumns(Columns):
         def __init__(
@@ -166,6 +171,13 @@ def install() -> None:
                 return super().__rich_measure__(console, options)
             return Measurement.get(console, options, table)
 
+    typed = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        """No metavar for a flag (`--force`, `--progress/--no-progress`, `--help`)."""
+        return None if self.is_flag else typed(self, ctx)
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
     rich_utils.Columns = FoldingColumns  # type: ignore[misc]
     rich_utils.Table = FoldingTable  # type: ignore[misc]
     _installed = True

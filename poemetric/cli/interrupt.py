@@ -15,6 +15,7 @@ from rich.console import Console
 from poemetric.cli.markup import plain
 from poemetric.runner import stopping
 from poemetric.runner.report import StageInterrupted
+from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.probes.scorers.cache import ScoreCache
@@ -57,7 +58,7 @@ def nothing_written(output: Path, until: str, cache: ScoreCache | None = None) -
     def then() -> str:
         kept = cache.kept() if cache is not None else 0
         held = (
-            f" {kept} scored text{'' if kept == 1 else 's'} {'is' if kept == 1 else 'are'} kept "
+            f" {counted(kept, 'scored text')} {plural(kept, 'is', 'are')} kept "
             f"in {plain(cache.path)}: the rerun scores only the others."
             if cache is not None and kept
             else ""

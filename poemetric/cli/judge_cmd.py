@@ -42,6 +42,7 @@ from poemetric.cli.options import (
 )
 from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.suggest import did_you_mean
+from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -240,8 +241,8 @@ def parse_command(
     except (ParseInputError, OutputError) as error:
         raise error_exit(error) from None
     console.print(
-        f"{summary.lines} answer(s): {summary.ok} read, {summary.rejected} rejected, "
-        f"{len(summary.unreadable)} unreadable line(s) -> {output}",
+        f"{counted(summary.lines, 'answer')}: {summary.ok} read, {summary.rejected} rejected, "
+        f"{counted(len(summary.unreadable), 'unreadable line')} -> {output}",
         highlight=False,
         markup=False,
     )
@@ -275,7 +276,7 @@ def reparse_command(
             _check_judged_by(store, run, names)
         result = reparse_run(store, names)
     console.print(
-        f"{result.rows} stored answer(s) re-parsed: {result.unchanged} unchanged, "
+        f"{counted(result.rows, 'stored answer')} re-parsed: {result.unchanged} unchanged, "
         f"{len(result.now_ok)} now read, {len(result.now_rejected)} now rejected, "
         f"{len(result.values_changed)} with changed values, {result.still_rejected} still "
         "rejected.",
@@ -333,7 +334,7 @@ def recognise_command(
     from poemetric.judge.recognise import run_recognition
 
     if not judge_name:
-        raise typer.BadParameter("give the judge(s) to ask", param_hint="--judge")
+        raise typer.BadParameter("give one or more judges to ask", param_hint="--judge")
     judges = select_judges(judge_name)
     options = runner_options(
         models=judges,

@@ -15,6 +15,7 @@ from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
 from poemetric.store.shards import MissingShards
+from poemetric.text.plural import counted, plural
 
 _COLUMNS = (
     ("copied", "new"),
@@ -78,16 +79,20 @@ def _missing_line(missing: MissingShards, into: Path) -> str:
             f"written: run the same command again and merge that store into {plain(into)} too"
         )
     numbers = ", ".join(f"{k}/{missing.count}" for k in missing.indexes)
+    many = len(missing.indexes)
     return (
-        f"{plain(ran)} ran with --shard K/{missing.count}, but shard(s) {numbers} are in none of "
-        f"the merged stores; the merge was written: run the missing shard(s) and merge them into "
+        f"{plain(ran)} ran with --shard K/{missing.count}, but {plural(many, 'shard')} {numbers} "
+        f"{plural(many, 'is', 'are')} in none of the merged stores; the merge was written: run "
+        f"the missing {plural(many, 'shard')} and merge {plural(many, 'it', 'them')} into "
         f"{plain(into)} too"
     )
 
 
 def _print_report(console: Console, report: MergeReport) -> None:
     merged = [s for s in report.sources if s not in report.skipped_sources]
-    console.print(f"Merged {len(merged)} store(s) into [bold]{plain(report.destination)}[/bold]")
+    console.print(
+        f"Merged {counted(len(merged), 'store')} into [bold]{plain(report.destination)}[/bold]"
+    )
     for skipped in report.skipped_sources:
         console.print(f"  skipped {skipped}: it is the destination", markup=False)
     rows = [
@@ -125,7 +130,8 @@ def _print_report(console: Console, report: MergeReport) -> None:
     )
     if report.conflicts:
         console.print(
-            f"[yellow]{len(report.conflicts)} conflict(s): the destination's rows were kept.[/yellow]"
+            f"[yellow]{counted(len(report.conflicts), 'conflict')}: the destination's rows were "
+            "kept.[/yellow]"
         )
         for conflict in report.conflicts[:_SHOWN_CONFLICTS]:
             # `generations [prompt_id=...] from runs/b`: the key in brackets was read as a tag

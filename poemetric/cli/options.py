@@ -78,7 +78,8 @@ BootstrapOption = typer.Option(
 )
 SeedOption = typer.Option(BOOTSTRAP_SEED, "--seed", help="Random seed of the bootstraps.")
 #: `--progress/--no-progress` of every long-running command (generate, demo, judge, judge
-#: recognise, ghostwriting style-match, form check, form run, probe build, probe run).
+#: recognise, ghostwriting style-match, ghostwriting metrics, form check, form run, probe build,
+#: probe run, analyze).
 ProgressOption = typer.Option(
     True,
     "--progress/--no-progress",

@@ -20,6 +20,7 @@ from poemetric.cli.options import (
     unknown_choice,
 )
 from poemetric.cli.probe_last_line import AllCallsFailed, last_line_pairs
+from poemetric.text.plural import plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -111,10 +112,10 @@ def build(
     from poemetric.cli.interrupt import nothing_written
     from poemetric.data import DatasetError, load_dataset
     from poemetric.probes.builders import SourcePoem, build_pairs
-    from poemetric.probes.last_line import counted
     from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
     from poemetric.probes.thesaurus import ThesaurusUnavailable
     from poemetric.runner.runner import RunnerOptions
+    from poemetric.text.plural import counted
 
     # Each task once: `--tasks synonym,synonym` wrote every synonym pair twice (same id).
     chosen = {"offline": list(OFFLINE_TASKS), "all": list(TASKS)}.get(
@@ -140,7 +141,8 @@ def build(
     absent = sorted((wanted or set()) - set(present))
     if absent:  # a typo or a form the set lacks: it built 0 pairs from 0 poems, exit status 0
         raise error_exit(
-            f"--forms: no poems of form(s) {', '.join(absent)} in {dataset.name}; "
+            f"--forms: no poems of {plural(len(absent), 'form')} {', '.join(absent)} in "
+            f"{dataset.name}; "
             f"its forms: {', '.join(present)}"
         )
     sources = [
@@ -307,7 +309,8 @@ def run(
         pairs = [p for p in pairs if p.task in keep]
     if not pairs:
         what = (
-            f"no pairs of task(s) {', '.join(sorted(keep))}; its tasks: {', '.join(present)}"
+            f"no pairs of {plural(len(keep), 'task')} {', '.join(sorted(keep))}; its tasks: "
+            f"{', '.join(present)}"
             if present
             else "no pairs; build them with `poemetric probe build`"
         )

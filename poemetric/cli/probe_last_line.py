@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from poemetric.cli.options import output_folder
+from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     from poemetric.probes.builders import SourcePoem
@@ -85,7 +86,7 @@ def last_line_pairs(
     if report is not None:
         stored = report.already_done + report.from_cache
         say(
-            f"last_line: {report.jobs} line(s) from {generator}: {stored} already in "
+            f"last_line: {counted(report.jobs, 'line')} from {generator}: {stored} already in "
             f"{run_dir}, {report.called} asked now, ${report.cost_usd:.4f}"
         )
     # Failed calls gave no candidate line: said here, or the command reported "0 pairs" alone.

@@ -23,6 +23,7 @@ from poemetric.cli.options import (
 )
 from poemetric.store.connect import read_only_message, writable
 from poemetric.store.db import DB_NAME
+from poemetric.text.plural import counted, plural
 
 survey_app = typer.Typer(
     help="Human ratings: the expert survey (paper App. C) or line-level fluency / coherence "
@@ -128,15 +129,16 @@ def build(
         f"survey [bold]{survey}[/bold]: {total} poems x {per_poem} raters = "
         f"{total * per_poem} ratings by {len(summary.raters)} raters "
         f"({min(summary.loads.values())}-{max(summary.loads.values())} poems each"
-        + (f", {checks} attention check(s) each" if checks else "")
+        + (f", {counted(checks, 'attention check')} each" if checks else "")
         + ")"
     )
     console.print("by author: " + ", ".join(f"{a} {n}" for a, n in summary.poems_by_author.items()))
     console.print("by form:   " + ", ".join(f"{f} {n}" for f, n in summary.poems_by_form.items()))
     shared = list(summary.overlap.values())
+    apart = sum(1 for s in shared if s == 0)
     console.print(
         f"poems shared by each pair of raters: {min(shared)}-{max(shared)} "
-        f"({sum(1 for s in shared if s == 0)} pair(s) share none)"
+        f"({counted(apart, 'pair')} {plural(apart, 'shares', 'share')} none)"
     )
     warning = summary.count_warning()
     if warning:
@@ -331,7 +333,7 @@ def import_(
     raters_count = len({a.expert for a in answers})
     console.print(
         f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
-        f"{raters_count} rater(s) into survey {survey!r} of {run}",
+        f"{counted(raters_count, 'rater')} into survey {survey!r} of {run}",
         highlight=False,
         markup=False,
         soft_wrap=True,  # one line, the run path whole, at any width
@@ -340,8 +342,7 @@ def import_(
         err_console.print(
             UNASSIGNED.format(
                 raters=", ".join(
-                    f"{rater} ({count} poem{'s' if count != 1 else ''})"
-                    for rater, count in off.items()
+                    f"{rater} ({counted(count, 'poem')})" for rater, count in off.items()
                 ),
                 survey=survey,
             ),

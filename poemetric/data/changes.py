@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from poemetric.data.dataset import Dataset
+from poemetric.text.plural import counted
 
 #: How many poems `poem_differences` names per kind of difference (the rest are counted).
 NAMED = 5
@@ -66,4 +67,4 @@ def _named(what: str, items: list[str]) -> str:
     shown = ", ".join(items[:NAMED]) + (
         f", and {len(items) - NAMED} more" if len(items) > NAMED else ""
     )
-    return f"{len(items)} poem{'s' if len(items) > 1 else ''} {what}: {shown}"
+    return f"{counted(len(items), 'poem')} {what}: {shown}"

@@ -12,6 +12,7 @@ from poemetric.data.registry import dataset_registry
 from poemetric.data.schema import Poem, PoemForm
 from poemetric.data.validation import validate_file
 from poemetric.suggest import did_you_mean
+from poemetric.text.plural import counted, plural
 
 #: How many problems a DatasetError lists before "... and N more".
 ERRORS_SHOWN = 20
@@ -83,7 +84,8 @@ def load_dataset(spec: str | Path) -> Dataset:
     report = validate_file(path)
     if not report.ok:
         raise DatasetError(
-            f"{path}: {len(report.issues)} problem(s); fix them or run "
+            f"{path}: {counted(len(report.issues), 'problem')}; fix "
+            f"{plural(len(report.issues), 'it', 'them')} or run "
             f"`poemetric dataset validate {path}`:\n{report.summary(ERRORS_SHOWN)}"
         )
     mismatch = pinned_hash_mismatch(spec, report.sha256)

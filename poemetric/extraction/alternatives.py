@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from poemetric.extraction.classify import _PREAMBLE_OPENER, _chat_text, _is_preamble, _quote
+from poemetric.text.plural import counted
 
 _KEYS = ("1", "a", "one"), ("2", "b", "two"), ("3", "c", "three"), ("4", "d", "four")
 _LABEL = re.compile(
@@ -66,7 +67,8 @@ def keep_first_alternative(lines: list[str], notes: list[str]) -> tuple[list[str
     )
     removed = sum(1 for line in lines[second:] if line.strip())
     notes.append(
-        f"removed {len(labels) - 1} alternative poem(s) after the first ({removed} line(s) "
+        f"removed {counted(len(labels) - 1, 'alternative poem')} after the first "
+        f"({counted(removed, 'line')} "
         f"from {_quote(lines[second])})"
     )
     return lines[first + 1 : second], labels[0][2] or None

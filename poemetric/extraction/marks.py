@@ -9,6 +9,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from poemetric.text.plural import counted
+
 _COUNT_TAG = re.compile(
     r"\s*(?:\*\*|__|\*|_)?[\(\[]\s*(\d{1,2})(?:\s*(?:syllables?|syll?s?\.?))?\s*[\)\]]"
     r"(?:\*\*|__|\*|_)?\s*$",
@@ -44,7 +46,7 @@ def strip_syllable_counts(lines: list[str], notes: list[str]) -> list[str]:
         return lines
     example = marked[0][0][marked[0][1] :].strip()
     notes.append(
-        f"removed syllable counts at the end of {len(marked)} line(s), such as {example!r}"
+        f"removed syllable counts at the end of {counted(len(marked), 'line')}, such as {example!r}"
     )
     return [
         line if start is None else line[:start] for line, start in zip(lines, starts, strict=True)
@@ -59,7 +61,7 @@ def strip_line_labels(lines: list[str], notes: list[str]) -> list[str]:
     content = sum(1 for line in lines if line.strip())
     if not (numbers and numbers[0] == 1 and ordered and _most(len(numbers), content)):
         return lines
-    notes.append(f"removed 'Line N:' labels from {len(numbers)} line(s)")
+    notes.append(f"removed 'Line N:' labels from {counted(len(numbers), 'line')}")
     return [
         line[label.end() :] if label else line for line, label in zip(lines, labels, strict=True)
     ]
@@ -92,7 +94,8 @@ def strip_line_numbers(lines: list[str], notes: list[str]) -> list[str]:
     if len(styles) != 1 or not _numbered_upwards(lines, numbers):
         return lines
     notes.append(
-        f"removed line numbers from {len(marked)} line(s), such as {marked[0].group(0).strip()!r}"
+        f"removed line numbers from {counted(len(marked), 'line')}, such as "
+        f"{marked[0].group(0).strip()!r}"
     )
     return [
         line[match.end() :] if match else line for line, match in zip(lines, matches, strict=True)

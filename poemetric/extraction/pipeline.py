@@ -27,6 +27,7 @@ from poemetric.extraction.marks import (
     strip_syllable_counts,
 )
 from poemetric.extraction.reasoning import split_reasoning
+from poemetric.text.plural import counted
 
 
 @dataclass
@@ -98,7 +99,7 @@ def _html_breaks(text: str, notes: list[str]) -> str:
     writes the whole poem on one line joined by them) and makes stanza breaks of `&nbsp;`."""
     breaks = len(_BR.findall(text))
     if breaks:
-        notes.append(f"replaced {breaks} <br> tag(s) with line breaks")
+        notes.append(f"replaced {counted(breaks, '<br> tag')} with line breaks")
         text = _BR.sub("\n", text)
     spaces = len(_NBSP_ENTITY.findall(text))
     if spaces:
@@ -121,14 +122,14 @@ def _unfence(lines: list[str], notes: list[str]) -> list[str]:
                 notes.append(f"removed text outside the code block: {_quote(line)}")
             notes.append("removed code fences")
             return lines[start + 1 : end]
-    notes.append(f"removed {len(fences)} code fence line(s)")
+    notes.append(f"removed {counted(len(fences), 'code fence line')}")
     return [line for i, line in enumerate(lines) if i not in set(fences)]
 
 
 def _strip_rules(lines: list[str], notes: list[str]) -> list[str]:
     count = sum(1 for line in lines if _RULE.match(line))
     if count:
-        notes.append(f"removed {count} horizontal rule(s) (kept as stanza breaks)")
+        notes.append(f"removed {counted(count, 'horizontal rule')} (kept as stanza breaks)")
         return ["" if _RULE.match(line) else line for line in lines]
     return lines
 
@@ -345,7 +346,7 @@ def _strip_markdown(lines: list[str], notes: list[str]) -> list[str]:
             changed += 1
         result.append(new.rstrip())
     if changed:
-        notes.append(f"removed markdown emphasis markers on {changed} line(s)")
+        notes.append(f"removed markdown emphasis markers on {counted(changed, 'line')}")
     return result
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from poemetric.text.plural import counted
+
 _THINK_BLOCK = re.compile(
     r"<(think|thinking|thought|reasoning)>(.*?)</\1>", re.IGNORECASE | re.DOTALL
 )
@@ -25,7 +27,7 @@ def split_reasoning(text: str, reasoning: str | None = None) -> tuple[str, str |
     blocks = [match.group(2).strip() for match in _THINK_BLOCK.finditer(text)]
     if blocks:
         text = _THINK_BLOCK.sub("", text)
-        notes.append(f"moved {len(blocks)} <think> block(s) to reasoning")
+        notes.append(f"moved {counted(len(blocks), '<think> block')} to reasoning")
         parts.extend(block for block in blocks if block)
     closing = list(_THINK_CLOSE.finditer(text))
     if closing:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
+from poemetric.text.plural import counted
+
 if TYPE_CHECKING:
     from threadpoolctl import threadpool_limits
 
@@ -224,7 +226,7 @@ def check_poem(
             meter,
             rhyme,
             threshold,
-            f"only {len(poem.lines)} verse line(s); a poem in a fixed form needs more",
+            f"only {counted(len(poem.lines), 'verse line')}; a poem in a fixed form needs more",
             "text",
         )
     prepare_lines(poem.lines)

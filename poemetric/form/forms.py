@@ -38,6 +38,7 @@ from poemetric.form.scoring import (
 )
 from poemetric.form.sestina import sestina_rule
 from poemetric.form.special_forms import ghazal_rule, limerick_rule, pantoum_rule
+from poemetric.text.plural import counted, plural
 
 FORMS = ("ballad", "ghazal", "limerick", "pantoum", "sestina", "sonnet", "villanelle")
 #: Forms checked beyond POEMetric's seven (`poemetric.form.extra_forms`).
@@ -180,7 +181,8 @@ def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
                 Finding(
                     "line length",
                     tuple(irregular[:8]),
-                    f"{len(irregular)} line(s) are much longer or shorter than their neighbours",
+                    f"{counted(len(irregular), 'line')} {plural(len(irregular), 'is', 'are')} much "
+                    "longer or shorter than their neighbours",
                 )
             )
         outcome.form_score = STRUCTURE_WEIGHT * structure + (1 - STRUCTURE_WEIGHT) * regularity
@@ -223,7 +225,8 @@ def stanza_discipline(
     return score, Finding(
         "stanzas",
         tuple(starts[k] + 1 for k in odd[:8]),
-        f"{form} stanza(s) {shown} are not made of {unit_names} units",
+        f"{form} {plural(len(odd), 'stanza')} {shown} {plural(len(odd), 'is', 'are')} not made of "
+        f"{unit_names} units",
     )
 
 

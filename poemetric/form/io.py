@@ -28,6 +28,7 @@ from poemetric.data.io import EMPTY_CSV, DatasetError, RawTable, file_format, re
 from poemetric.extraction import extract_poem
 from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
 from poemetric.form.parallel import map_in_order, resolve_jobs
+from poemetric.text.plural import plural
 
 #: Where a row's poem may be, first found first: a dataset's `content`, a plain `text` or
 #: `poem`, or a raw model answer (`response`, as `judge parse` names it; `response_text`, as a
@@ -104,7 +105,7 @@ def _require_columns(table: RawTable, path: Path) -> None:
     if missing:
         wrong = wrong_separator(table, TEXT_KEYS)
         raise FormInputError(
-            f"{path}: missing required column(s) {', '.join(missing)}; found "
+            f"{path}: missing required {plural(len(missing), 'column')} {', '.join(missing)}; found "
             f"{', '.join(columns) or 'none'}{wrong.hint if wrong else ''}"
         )
 

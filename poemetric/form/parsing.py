@@ -13,6 +13,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from poemetric.text.plural import counted
+
 #: At most this many verse lines are analysed; longer inputs are truncated (and the verdict says so).
 MAX_LINES = 600
 
@@ -66,7 +68,7 @@ def parse_poem(text: str, *, max_lines: int = MAX_LINES) -> ParsedPoem:
     if numbered:
         blocks = [[ln for ln in b if not _SECTION_NUMBER.match(ln)] for b in blocks]
         blocks = [b for b in blocks if b]
-        notes.append(f"ignored {numbered} section-number line(s)")
+        notes.append(f"ignored {counted(numbered, 'section-number line')}")
     # A markdown heading at the top is a title.
     if blocks and _MARKDOWN_HEADING.match(blocks[0][0]):
         notes.append(f"ignored title line {blocks[0][0]!r}")
@@ -93,7 +95,9 @@ def parse_poem(text: str, *, max_lines: int = MAX_LINES) -> ParsedPoem:
         and _ATTRIBUTION.match(blocks[0][-1])
         and sum(len(b) for b in blocks[1:]) >= 4
     ):
-        notes.append(f"ignored epigraph of {len(blocks[0])} line(s) ending {blocks[0][-1]!r}")
+        notes.append(
+            f"ignored epigraph of {counted(len(blocks[0]), 'line')} ending {blocks[0][-1]!r}"
+        )
         blocks = blocks[1:]
     # A short single line set off before multi-line stanzas is a title.
     if len(blocks) >= 2 and len(blocks[0]) == 1:

@@ -12,6 +12,7 @@ from poemetric.form.findings import REPORT_BELOW, Finding, Scored, cap_findings
 from poemetric.form.parsing import ParsedPoem, end_word, minimal_period, words_of
 from poemetric.form.phonetics import is_function_word
 from poemetric.form.repeats import same_words
+from poemetric.text.plural import counted
 
 #: Weight of an unexpected perfect rhyme (a new letter that rhymes with an earlier one).
 UNEXPECTED_WEIGHT = 0.5
@@ -90,7 +91,7 @@ def score_scheme(
                         "rhyme",
                         tuple(i + 1 for i in unit.lines),
                         f"stanza at line {unit.lines[0] + 1 if unit.lines else '?'} is too short "
-                        f"for the pattern: {unit.missing} rhyme(s) missing",
+                        f"for the pattern: {counted(unit.missing, 'rhyme')} missing",
                     )
                 )
         seen: dict[str, list[int]] = {}

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from poemetric.form.findings import Finding, Scored
 from poemetric.form.rhyme import infer_scheme
 from poemetric.form.scoring import FormOutcome
+from poemetric.text.plural import plural
 
 #: Below this rhyme score the closest canonical scheme is not named as the poem's scheme. In
 #: bench/data free verse, prose and blank verse reach at most 0.33 with their closest sonnet
@@ -64,7 +65,9 @@ def name_scheme(
         # rhymes", no "name: ..." count): the clause said "has " and stopped there.
         counted = scored.note.partition(": ")[2]
         closest = f"the closest {form} scheme, {label}, " + (
-            f"has {counted}" if counted else f"asks for no rhyme in {len(words)} line(s)"
+            f"has {counted}"
+            if counted
+            else f"asks for no rhyme in {len(words)} {plural(len(words), 'line')}"
         )
         outcome.facts["scheme"] = unnamed
         outcome.facts["rhyme"] = f"{unnamed} ({closest})"

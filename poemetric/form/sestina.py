@@ -43,6 +43,7 @@ from poemetric.form.scoring import (
     global_rhyme,
     requested_meter,
 )
+from poemetric.text.plural import plural
 
 RETROGRADATIO = (5, 0, 4, 1, 3, 2)  # next stanza's end words: 6-1-5-2-4-3 of the previous
 ORDER_NAME = "6-1-5-2-4-3"
@@ -65,6 +66,7 @@ class Rotation:
     unrotated_cost: float  # stanza shares of the order score an unrotated stanza costs
     count_name: str  # how many end words, in words: 'six'
     reordered: str = "reorder to keep the rhyme scheme"  # facts' words for rhymed reorderings
+    reordered_one: str = "reorders to keep the rhyme scheme"  # the same for one stanza
 
     @property
     def size(self) -> int:
@@ -242,13 +244,16 @@ class RotationJudgment:
         judged = rotation.stanzas - 1
         rotating = judged - len(self.unrotated) - len(self.rhymed) - len(self.short)
         parts = [f"{rotating} of stanzas 2-{rotation.stanzas} follow {rotation.name}"]
-        for numbers, what in (
-            (self.rhymed, rotation.reordered),
-            (self.unrotated, "do not rotate"),
-            (self.short, "are cut short"),
+        for numbers, one, many in (
+            (self.rhymed, rotation.reordered_one, rotation.reordered),
+            (self.unrotated, "does not rotate", "do not rotate"),
+            (self.short, "is cut short", "are cut short"),
         ):
             if numbers:
-                parts.append(f"stanza(s) {', '.join(map(str, numbers))} {what}")
+                listed = ", ".join(map(str, numbers))
+                parts.append(
+                    f"{plural(len(numbers), 'stanza')} {listed} {plural(len(numbers), one, many)}"
+                )
         return "; ".join(parts)
 
 

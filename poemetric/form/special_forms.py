@@ -30,6 +30,7 @@ from poemetric.form.scoring import (
     stanzaic_units,
 )
 from poemetric.form.sestina import RETROGRADATIO, same_end_word, sestina_rule
+from poemetric.text.plural import plural
 
 __all__ = [
     "RETROGRADATIO",
@@ -94,7 +95,11 @@ def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     if regular < len(couplets):
         odd = [c[0] + 1 for c in couplets if len(c) != 2]
         outcome.findings.append(
-            Finding("couplets", tuple(odd[:8]), "stanza(s) that are not couplets")
+            Finding(
+                "couplets",
+                tuple(odd[:8]),
+                plural(len(odd), "a stanza that is not a couplet", "stanzas that are not couplets"),
+            )
         )
     closing = [0, *(c[-1] for c in couplets if len(c) == 2)] if couplets else []
     closing = sorted(set(closing))
@@ -112,7 +117,8 @@ def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
                 Finding(
                     "radif",
                     tuple(missing[:8]),
-                    f"line(s) do not end with the radif {' '.join(radif)!r}",
+                    f"{plural(len(missing), 'line does', 'lines do')} not end with the radif "
+                    f"{' '.join(radif)!r}",
                 )
             )
     else:
@@ -270,7 +276,11 @@ def pantoum_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
             Finding(
                 "stanzas",
                 tuple(q[0] + 1 for q in quatrains if len(q) != 4),
-                "stanza(s) that are not quatrains",
+                plural(
+                    len(quatrains) - regular,
+                    "a stanza that is not a quatrain",
+                    "stanzas that are not quatrains",
+                ),
             )
         )
     pairs: list[tuple[int, int, str]] = []

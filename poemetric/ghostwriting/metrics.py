@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -24,6 +25,10 @@ from poemetric.ghostwriting.uniqueness import (
 )
 from poemetric.store import HUMAN_AUTHOR
 from poemetric.text.ordering import author_order
+from poemetric.text.plural import counted, plural
+
+if TYPE_CHECKING:
+    from poemetric.progress_lines import Advance
 
 POEM_COLUMNS = (
     "generation_id",
@@ -104,9 +109,11 @@ def poem_measures(
     references: Sequence[ReferenceText],
     options: GhostwritingOptions = DEFAULT_OPTIONS,
     originals: Mapping[str, str] | None = None,
+    advance: Advance | None = None,
 ) -> PoemMeasures:
     """One row per poem (`generations`: generation_id, author, poem_id, poem_form, poem);
-    `originals` (poem id -> human text) as for `excluded_references`."""
+    `originals` (poem id -> human text) as for `excluded_references`; `advance(done, total)`
+    after each poem's rhyme densities (most of the time: 6,090 poems take seconds)."""
     notes: list[str] = []
     # Cached by text: human poems and recited originals repeat across authors.
     density = lru_cache(maxsize=None)(partial(rhyme_density, window_lines=options.window_lines))
@@ -114,6 +121,7 @@ def poem_measures(
         partial(raplyzer_density, phonetics=options.raplyzer_phonetics)
     )
     rows: list[dict[str, object]] = []
+    total = len(generations)
     for poem in generations.itertuples(index=False):
         text = str(poem.poem)
         measured = density(text)
@@ -131,6 +139,8 @@ def poem_measures(
                 "rhyme_density_raplyzer": raplyzer(text),
             }
         )
+        if advance is not None:
+            advance(len(rows), total)
     frame = pd.DataFrame(rows, columns=list(POEM_COLUMNS[:10]))
     if references:
         index = UniquenessIndex(references)
@@ -190,7 +200,8 @@ def not_english_note(poems: pd.DataFrame) -> str | None:
     if flagged.empty:
         return None
     return (
-        f"{len(flagged)} poem(s) are mostly not English: {_per_author(flagged)}; both rhyme densities read "
+        f"{counted(len(flagged), 'poem')} {plural(len(flagged), 'is', 'are')} mostly not English: "
+        f"{_per_author(flagged)}; both rhyme densities read "
         "every word with English pronunciations, so theirs say little about rhyme (column "
         "`english` of ghostwriting_poems.csv; docs/ghostwriting.md)"
     )
@@ -202,6 +213,7 @@ def near_copy_note(poems: pd.DataFrame, threshold: float) -> str | None:
     if flagged.empty:
         return None
     return (
-        f"{len(flagged)} poem(s) are near-copies of a reference text (tf-idf similarity >= "
+        f"{counted(len(flagged), 'poem')} {plural(len(flagged), 'is a near-copy', 'are near-copies')} "
+        f"of a reference text (tf-idf similarity >= "
         f"{threshold:g}): {_per_author(flagged)}; see ghostwriting_poems.csv for the nearest texts"
     )

@@ -4,6 +4,8 @@ run report: `ghostwriting_tables(store)` returns them with their captions."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -19,6 +21,13 @@ from poemetric.ghostwriting.metrics import (
 from poemetric.ghostwriting.references import dataset_references
 from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy, style_positions
 from poemetric.store import RunStore
+from poemetric.text.plural import counted, plural
+
+if TYPE_CHECKING:
+    from poemetric.progress_lines import StepProgress
+
+#: The step `ghostwriting_tables` reports to its `progress`.
+MEASURES_STEP = "ghostwriting measures"
 
 
 @dataclass
@@ -41,16 +50,19 @@ def ghostwriting_tables(
     store: RunStore,
     generations: pd.DataFrame | None = None,
     options: GhostwritingOptions = DEFAULT_OPTIONS,
+    progress: StepProgress | None = None,
 ) -> GhostwritingTables:
     """The ghostwriting tables of a run (see GHOSTWRITING_CAPTIONS); `generations` defaults to
-    every ok generation of the run (`load_generations`)."""
+    every ok generation of the run (`load_generations`); `progress` is told of every poem
+    measured (`MEASURES_STEP`)."""
     result = GhostwritingTables()
     poems = load_generations(store) if generations is None else generations
     if not poems.empty:
         dataset = dataset_references(store)
         references = [*(dataset if options.dataset_references else []), *options.extra_references]
         originals = {reference.id: reference.text for reference in dataset}
-        measured = poem_measures(poems, references, options, originals)
+        advance = partial(progress, MEASURES_STEP) if progress is not None else None
+        measured = poem_measures(poems, references, options, originals, advance)
         result.notes += measured.notes
         result.tables["ghostwriting"] = author_measures(measured.frame)
         result.tables["ghostwriting_poems"] = measured.frame
@@ -67,7 +79,8 @@ def ghostwriting_tables(
         unparsed = int((matches["status"] != "ok").sum())
         if unparsed:
             result.notes.append(
-                f"{unparsed} style-matching answer(s) failed to parse or call and are left out"
+                f"{counted(unparsed, 'style-matching answer')} failed to parse or call and "
+                f"{plural(unparsed, 'is', 'are')} left out"
             )
     annotations = load_line_annotations(store)
     if not annotations.empty:

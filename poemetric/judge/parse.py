@@ -38,6 +38,7 @@ from poemetric.judge.answer_objects import (
 )
 from poemetric.judge.answer_values import read_comment, read_score
 from poemetric.screening import looks_like_refusal
+from poemetric.text.plural import counted, plural
 
 __all__ = ["ParsedJudgment", "parse_judge_response", "parse_judgment"]
 
@@ -85,9 +86,9 @@ _CLOSE = re.compile(rf"</(?:{_TAGS})>", re.IGNORECASE)
 def split_reasoning(text: str) -> tuple[str, list[str], str | None]:
     """(the text outside reasoning, notes, an unterminated reasoning block or None)."""
     notes: list[str] = []
-    body = _BLOCK.sub(" ", text)
-    if body != text:
-        notes.append("ignored the reasoning block(s)")
+    body, blocks = _BLOCK.subn(" ", text)
+    if blocks:
+        notes.append(f"ignored the reasoning {plural(blocks, 'block')}")
     closes = list(_CLOSE.finditer(body))
     if closes:  # the chat template opened the block, only its closing tag is in the text
         body = body[closes[-1].end() :]
@@ -197,7 +198,10 @@ def _decide(candidates: list[Candidate]) -> tuple[JudgeAnswer, list[str]]:
         # holds no valid score: it is not a second answer.
         kept = [r for r in readings if r.scores]
         if kept and len(kept) < len(readings):
-            notes.append(f"ignored {len(readings) - len(kept)} object(s) or list(s) with no score")
+            ignored = len(readings) - len(kept)
+            notes.append(
+                f"ignored {counted(ignored, 'object or list', 'objects or lists')} with no score"
+            )
             readings = kept
     primary = max(readings, key=lambda r: r.items_present)
     conflicts = _disagreements(primary, readings)

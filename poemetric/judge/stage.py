@@ -42,6 +42,7 @@ from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.screening import looks_like_refusal, not_a_poem_reason
 from poemetric.store.db import RunStore, stable_id, to_json
 from poemetric.store.models import JUDGE_STAGE
+from poemetric.text.plural import counted
 
 STAGE = JUDGE_STAGE
 
@@ -72,7 +73,7 @@ def check_template(store: RunStore, judge: ModelSpec, template: PromptTemplate) 
     if rows:
         used = ", ".join(f"{r['name'] or '?'} (sha256 {r['template_hash'][:12]}…)" for r in rows)
         raise JudgeStageError(
-            f"judge {judge.name!r} already judged {sum(r['n'] for r in rows)} poem(s) of this run "
+            f"judge {judge.name!r} already judged {counted(sum(r['n'] for r in rows), 'poem')} of this run "
             f"with another template: {used}; this command uses {template.name} (sha256 "
             f"{template.sha256[:12]}…). A judge with another template is another judge: copy its "
             f"file to judges/{judge.name}-<variant>.yaml and set `template:` there, or use "

@@ -20,6 +20,7 @@ from typing import Any
 from poemetric.probes.pairs import OFFLINE_TASKS, Pair
 from poemetric.probes.poem import Poem, RhymeInfo, RhymeSource, Token, match_case, rhymes_with_any
 from poemetric.store.db import stable_id
+from poemetric.text.plural import plural
 
 _QUOTES = "\"'“‘«"
 _SENTENCE_END = ".!?…"
@@ -306,7 +307,8 @@ def build_pairs(
     unknown = [t for t in tasks if t not in BUILDERS]
     if unknown:
         raise ValueError(
-            f"unknown task(s) {', '.join(unknown)}; offline tasks: {', '.join(BUILDERS)}"
+            f"unknown {plural(len(unknown), 'task')} {', '.join(unknown)}; offline tasks: "
+            f"{', '.join(BUILDERS)}"
         )
     pairs: list[Pair] = []
     for source in poems:

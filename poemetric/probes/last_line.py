@@ -31,6 +31,7 @@ from poemetric.probes.pairs import Pair
 from poemetric.probes.poem import Poem, RhymeSource, Token, rhyme_kind
 from poemetric.providers.base import ModelSpec
 from poemetric.store.db import stable_id
+from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     from poemetric.runner.runner import RunnerOptions
@@ -238,11 +239,6 @@ class LastLineTally:
             for verdict, n in self.verdicts.most_common()
         )
         return f"{counted(total, 'candidate line')} for {asked}, none kept: {counts}{skipped}"
-
-
-def counted(count: int, noun: str) -> str:
-    """`1 poem`, `2 poems`."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def build_last_line_pairs(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from poemetric.text.plural import counted
+
 KNOWN = "auto, cpu, cuda, cuda:N or mps"
 
 
@@ -27,7 +29,7 @@ def device_problem(torch: Any, device: str) -> str | None:
             )
         count = int(torch.cuda.device_count())
         if parsed.index is not None and parsed.index >= count:
-            return f"device {device!r}: {count} CUDA GPU(s) visible, cuda:0 to cuda:{count - 1}"
+            return f"device {device!r}: {counted(count, 'CUDA GPU')} visible, cuda:0 to cuda:{count - 1}"
     elif parsed.type == "mps" and not torch.backends.mps.is_available():
         return f"device {device!r}: Apple's MPS is not available here; use cpu or auto"
     elif parsed.type not in ("cpu", "cuda", "mps"):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from poemetric.data.io import DatasetError, ValidationIssue, read_table
 from poemetric.reliability.ratings import Rating, Ratings, parse_score
+from poemetric.text.plural import plural
 
 REQUIRED = ("unit", "rater", "score")
 #: The item of files without an `item` column.
@@ -66,7 +67,8 @@ def read_ratings(
     missing = [c for c in REQUIRED if table.header_read and c not in table.columns]
     if missing:
         raise RatingsFileError(
-            f"{path}: missing column(s) {', '.join(missing)}; a ratings file has columns "
+            f"{path}: missing {plural(len(missing), 'column')} {', '.join(missing)}; a ratings file "
+            "has columns "
             f"unit, rater, item (optional), score; found {', '.join(table.columns) or 'none'}"
         )
     allowed = set(scale) if scale is not None else None

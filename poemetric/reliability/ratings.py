@@ -10,6 +10,8 @@ from itertools import combinations
 
 import numpy as np
 
+from poemetric.text.plural import plural
+
 #: What an N/A rating is called in files (case-insensitive), besides the numeric N/A value.
 NA_WORDS = frozenset({"n/a", "na"})
 NOT_RATED = -1
@@ -51,7 +53,10 @@ class Ratings:
         values = np.asarray(sorted(set(scale)) if scale is not None else seen_values, float)
         outside = [v for v in seen_values if v not in set(values.tolist())]
         if outside:
-            raise ValueError(f"score(s) {outside} are not on the scale {values.tolist()}")
+            raise ValueError(
+                f"{plural(len(outside), 'score')} {outside} {plural(len(outside), 'is', 'are')} "
+                f"not on the scale {values.tolist()}"
+            )
         units = tuple(dict.fromkeys(r.unit for r in rows))
         raters = tuple(sorted(dict.fromkeys(r.rater for r in rows)))
         items = tuple(dict.fromkeys(r.item for r in rows))

@@ -23,6 +23,7 @@ from poemetric.roster.base import (
 )
 from poemetric.roster.yaml_reader import _line_of, _read_yaml
 from poemetric.suggest import close_names, did_you_mean
+from poemetric.text.plural import plural
 
 INTERPOLATED_FIELDS = ("model", "display_name", "base_url")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
@@ -384,8 +385,9 @@ def _judge_template(path: Path, name: str, node: yaml.Node | None) -> str:
     text = found.read_text(encoding="utf-8")
     missing = [p for p in JUDGE_PLACEHOLDERS if p not in text]
     if missing:
+        placeholders = plural(len(missing), "placeholder")
         raise RosterFileError(
-            f"{where}: template {found} lacks the placeholder(s) {', '.join(missing)}",
-            f"template {found.name} lacks the placeholder(s) {', '.join(missing)}",
+            f"{where}: template {found} lacks the {placeholders} {', '.join(missing)}",
+            f"template {found.name} lacks the {placeholders} {', '.join(missing)}",
         )
     return str(found.resolve())

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from poemetric.runner.table_fit import column_groups, fitting_columns
+from poemetric.text.plural import counted, plural
 
 #: Stages whose command has `--refresh-failed-parses` (named under the summary).
 REFRESHING_STAGES = ("judge", "style-match")
@@ -154,14 +155,14 @@ class StageReport:
         if self.dry_run:
             calls = int(self.total("pending") + self.total("from_cache_to_call"))
             return (
-                f"{len(self.models)} model(s), {calls:,} call(s) planned, "
+                f"{counted(len(self.models), 'model')}, {calls:,} {plural(calls, 'call')} planned, "
                 f"estimated ${self.total('estimated_cost_usd'):.4f}"
             )
-        done = int(self.total("already_done"))
+        done, called = int(self.total("already_done")), int(self.total("called"))
         text = (
-            f"{len(self.models)} model(s): {int(self.total('ok')):,} new ok, {self.errors:,} "
-            f"error(s), {done:,} already done, {int(self.total('called')):,} call(s), "
-            f"${self.cost_usd:.4f}"
+            f"{counted(len(self.models), 'model')}: {int(self.total('ok')):,} new ok, "
+            f"{self.errors:,} {plural(self.errors, 'error')}, {done:,} already done, "
+            f"{called:,} {plural(called, 'call')}, ${self.cost_usd:.4f}"
         )
         extras = {
             "re-asked": int(self.total("reasked")),
@@ -232,7 +233,8 @@ class StageReport:
             for m in self.models:
                 if m.from_cache_to_call:
                     console.print(
-                        f"{m.model}: {m.from_cache_to_call:,} cached answer(s) unusable and not "
+                        f"{m.model}: {m.from_cache_to_call:,} "
+                        f"{plural(m.from_cache_to_call, 'cached answer')} unusable and not "
                         "re-asked yet (or asked again with --refresh-failed-parses): their calls "
                         "are paid, and counted in the estimate.",
                         markup=False,
@@ -261,8 +263,7 @@ class StageReport:
             left = m.left_pending or m.pending
             if m.auth_status is not None or m.stopped_mid_run:
                 console.print(
-                    f"{m.model}: {m.not_run}; {left} job{'' if left == 1 else 's'} left for "
-                    "the next run",
+                    f"{m.model}: {m.not_run}; {counted(left, 'job')} left for the next run",
                     style="red",
                     highlight=False,
                     markup=False,
@@ -270,16 +271,17 @@ class StageReport:
                 )
                 continue
             console.print(
-                f"[red]{m.model} cannot run ({left} job(s) left pending):[/red] "
+                f"[red]{m.model} cannot run ({counted(left, 'job')} left pending):[/red] "
                 + escape(m.not_run or ""),  # install hints carry [extras]
                 highlight=False,
                 soft_wrap=True,
             )
         for m in self.models:
-            if m.held_elsewhere:
+            if held := m.held_elsewhere:
                 console.print(
-                    f"[yellow]{m.model}: {m.held_elsewhere} job(s) are being run by another "
-                    f"process on this run and were left to it ({escape(m.held_by or '')}). Nothing is bought "
+                    f"[yellow]{m.model}: {counted(held, 'job')} {plural(held, 'is', 'are')} being run "
+                    f"by another process on this run and {plural(held, 'was', 'were')} left to it "
+                    f"({escape(m.held_by or '')}). Nothing is bought "
                     "twice; run the command again once it ends to pick up what it left.[/yellow]",
                     highlight=False,
                     soft_wrap=True,
@@ -294,33 +296,38 @@ class StageReport:
                 )
             if m.reasks_left:
                 console.print(
-                    f"{m.model}: {m.reasks_left} unusable answer(s) not re-asked yet: stored as "
-                    "errors, the next run re-asks them (the answers so far from the cache, not "
-                    "paid again).",
+                    f"{m.model}: {counted(m.reasks_left, 'unusable answer')} not re-asked yet: "
+                    f"stored as {plural(m.reasks_left, 'an error', 'errors')}, the next run "
+                    f"re-asks {plural(m.reasks_left, 'it', 'them')} (the answers so far from the "
+                    "cache, not paid again).",
                     highlight=False,
                     markup=False,
                 )
             if m.not_sent:
                 console.print(
-                    f"{m.model}: {m.not_sent} answer(s) are not poems (empty or a refusal): "
+                    f"{m.model}: {counted(m.not_sent, 'answer')} "
+                    f"{plural(m.not_sent, 'is not a poem', 'are not poems')} (empty or a refusal): "
                     "stored as not judged, not sent.",
                     highlight=False,
                 )
         if not self.dry_run and self.errors:
             unparsable = int(self.total("unparsable"))
             batched = int(self.total("download_failed") + self.total("abandoned"))
-            if self.errors > unparsable + batched:
+            if (ended := self.errors - unparsable - batched) > 0:
                 console.print(
-                    f"[yellow]{self.errors - unparsable - batched} job(s) ended in error; they "
-                    "are stored with their error and retried by the next run.[/yellow]"
+                    f"[yellow]{counted(ended, 'job')} ended in error; "
+                    f"{plural(ended, 'it is', 'they are')} stored with "
+                    f"{plural(ended, 'its', 'their')} error and retried by the next run.[/yellow]"
                 )
             self.render_batch_problems(console)
             if unparsable:
                 # They were "retried by the next run", which only re-parses them from the cache.
                 refresh = self.stage in REFRESHING_STAGES
                 console.print(
-                    f"[yellow]{unparsable} answer(s) could not be parsed; they are stored with "
-                    "the raw response, and the next run re-parses them from the cache without "
+                    f"[yellow]{counted(unparsable, 'answer')} could not be parsed; "
+                    f"{plural(unparsable, 'it is', 'they are')} stored with "
+                    f"the raw response, and the next run re-parses {plural(unparsable, 'it', 'them')} "
+                    "from the cache without "
                     "asking again"
                     + ("; --refresh-failed-parses pays for new answers" if refresh else "")
                     + ".[/yellow]"
@@ -328,7 +335,7 @@ class StageReport:
             for m in self.models:
                 if m.errors and m.first_error:
                     console.print(
-                        f"  {m.model}: {m.errors} error(s), first: {m.first_error}",
+                        f"  {m.model}: {counted(m.errors, 'error')}, first: {m.first_error}",
                         highlight=False,
                         markup=False,
                         soft_wrap=True,
@@ -340,7 +347,8 @@ class StageReport:
         if failed:
             ids = ", ".join(b for m in self.models for b in m.uncollected_batches)
             console.print(
-                f"{failed} job(s) are in finished batches whose results download failed ({ids}): "
+                f"{counted(failed, 'job')} {plural(failed, 'is', 'are')} in finished batches whose "
+                f"results download failed ({ids}): "
                 "they are stored as errors, and the next run downloads these batches again "
                 "(nothing is sent or paid again). If the download keeps failing, `poemetric "
                 "batches abandon BATCH_ID --run RUN` gives a batch up: the next run then submits "
@@ -354,7 +362,8 @@ class StageReport:
         if gone:
             ids = ", ".join(b for m in self.models for b in m.abandoned_batches)
             console.print(
-                f"{gone} job(s) are in batches whose results the provider can no longer serve "
+                f"{counted(gone, 'job')} {plural(gone, 'is', 'are')} in batches whose results the "
+                "provider can no longer serve "
                 f"({ids}): these batches are abandoned, and the next run submits their jobs "
                 "again, paying for them again.",
                 style="yellow",

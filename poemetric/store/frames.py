@@ -9,6 +9,11 @@ number above 2**53), and a column declared REAL is float64 even when every value
 table), so that a Parquet file of an empty table has the column types of a full one. A column
 holding values its declared type does not describe (SQLite keeps 2.5 or text in an INTEGER
 column as they are) keeps the dtype pandas infers, as every other column does.
+
+`WHOLE_NUMBER_COLUMNS` are declared REAL but hold whole numbers only: a survey answer's `score`
+(1-5, 0 for N/A, NULL beside a comment) was written `4.0`. They are written as INTEGER columns
+are while every value is whole. Line grades (`line_annotations.fluency`, `coherence`: 0, 0.5 or
+1) are real numbers and stay floats.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
+
+#: Table -> columns declared REAL that hold whole numbers (see the module's doc).
+WHOLE_NUMBER_COLUMNS: dict[str, frozenset[str]] = {"survey_answers": frozenset({"score"})}
 
 
 #: The request a generation answered, from the dataset poem its prompt was built from (the
@@ -52,8 +60,9 @@ def table_frame(conn: sqlite3.Connection, table: str) -> pd.DataFrame:
     rows = [tuple(row) for row in cursor]
     frame = pd.DataFrame.from_records(rows, columns=names, coerce_float=True)
     declared = dict(conn.execute(f"SELECT name, type FROM pragma_table_info('{table}')"))
+    whole_numbers = WHOLE_NUMBER_COLUMNS.get(table, frozenset())
     for index, name in enumerate(names):
-        affinity = _affinity(declared.get(name, ""))
+        affinity = "INTEGER" if name in whole_numbers else _affinity(declared.get(name, ""))
         if affinity not in ("INTEGER", "REAL"):
             continue
         values = [row[index] for row in rows]

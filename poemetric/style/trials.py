@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from poemetric.store import stable_id
+from poemetric.text.plural import counted
 
 CHOICES = ("A", "B", "C", "D")
 DEFAULT_TRIALS_PER_POEM = 4
@@ -96,7 +97,7 @@ def plan_trials(
             continue
         if len(others) < len(CHOICES) - 1:
             plan.skipped[poem.generation_id] = (
-                f"the dataset has {len(others) + 1} poet(s); style matching needs at least 4"
+                f"the dataset has {counted(len(others) + 1, 'poet')}; style matching needs at least 4"
             )
             continue
         rng = random.Random(stable_id("style-plan", poem.generation_id, seed))

@@ -26,6 +26,7 @@ from poemetric.survey import db
 from poemetric.survey.lines import LineSurvey
 from poemetric.survey.render import render
 from poemetric.survey.tasks import Page
+from poemetric.text.plural import plural
 
 CSV_COLUMNS = ("page", "poem", "rater", "item", "score", "comment")
 #: Columns a rater fills in `CSV_COLUMNS`.
@@ -40,7 +41,9 @@ def write_sheets(
     everyone = db.raters(store, survey_id)
     unknown = sorted(set(only or []) - set(everyone))
     if unknown:
-        raise db.SurveyError(f"no rater(s) {', '.join(unknown)} in survey {survey_id!r}")
+        raise db.SurveyError(
+            f"no {plural(len(unknown), 'rater')} {', '.join(unknown)} in survey {survey_id!r}"
+        )
     out = Path(out_dir)
     task = survey.task
     lines = isinstance(task, LineSurvey)

@@ -1,0 +1,58 @@
+"""Messages say `1 poem`, `0 poems`, `2 poems`: run notes, summaries and errors wrote "poem(s)",
+"1 job(s) left pending", "stanza(s) 6 do not rotate", and a count with a noun singular only for
+more than one could say "0 poem". `poemetric.text.plural` is the one helper they use."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from poemetric.text.plural import counted, plural
+
+PACKAGE = Path(__file__).resolve().parents[1] / "poemetric"
+#: A word with "(s)" glued to it: `poem(s)`, `job(s)`.
+GLUED = re.compile(r"[A-Za-z]\(s\)")
+
+
+@pytest.mark.parametrize(
+    ("count", "said"), [(0, "0 poems"), (1, "1 poem"), (2, "2 poems"), (1204, "1204 poems")]
+)
+def test_counted(count: int, said: str) -> None:
+    assert counted(count, "poem") == said
+
+
+def test_plural_takes_an_irregular_form_and_verbs() -> None:
+    assert counted(1, "object or list", "objects or lists") == "1 object or list"
+    assert counted(3, "object or list", "objects or lists") == "3 objects or lists"
+    assert [plural(n, "is", "are") for n in (0, 1, 2)] == ["are", "is", "are"]
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the string constants that are docstrings (not shown to a user)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                found.add(id(body[0].value))
+    return found
+
+
+def test_no_message_writes_a_plural_as_word_s() -> None:
+    """Every string in the package but docstrings (comments are not strings)."""
+    written = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip = _docstrings(tree)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in skip
+                and GLUED.search(node.value)
+            ):
+                written.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {node.value!r}")
+    assert not written, "\n".join(written)
