@@ -1,20 +1,22 @@
 """A `probe run` rerun whose texts are all in `SCORES.jsonl.cache.sqlite` loads no model: the
 cache keeps, beside the scores, the identity (dtype, prefix token...) that the same request
 resolved when a run loaded the model. Any other request loads it and keys every row by what that
-load resolves."""
+load resolves. `vllm:` keeps its texts through the same path (against a double of vLLM: it
+cannot be installed here)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import time
+import types
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_probe_resume import rows, run
-from test_probe_scorers import pair, tiny_bert  # noqa: F401 (a fixture)
+from test_probe_scorers import DoubleLLM, pair, tiny_bert  # noqa: F401 (a fixture)
 
 from poemetric.data import load_dataset
 from poemetric.probes.builders import SourcePoem, build_pairs
@@ -139,3 +141,50 @@ def test_a_fully_cached_smollm2_rerun_loads_no_weights_and_writes_the_same_score
     assert f"reused {texts_of(pairs)} scored texts from s.jsonl.cache.sqlite" in output
     assert (tmp_path / "s.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
     print(f"fully cached rerun: {took:.1f} s")
+
+
+def test_a_stopped_vllm_run_keeps_its_chunks_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`vllm:` kept nothing: a stop lost every text scored. Each engine call's chunk is kept
+    now, and the rerun sends only the others. Against a double of vLLM's documented interface
+    (`test_probe_scorers.DoubleLLM`): vLLM itself cannot be installed here."""
+    from poemetric.probes.scorers import vllm_scorer
+
+    class StoppedAtTheSecondChunk(DoubleLLM):
+        def generate(self, prompts: list[Any], params: Any, use_tqdm: bool = True) -> list[Any]:
+            if len(self.calls) == 1 and stop:
+                raise KeyboardInterrupt
+            return super().generate(prompts, params, use_tqdm)
+
+    module = types.ModuleType("vllm")
+    module.LLM = StoppedAtTheSecondChunk  # type: ignore[attr-defined]
+    module.SamplingParams = lambda **kw: types.SimpleNamespace(**kw)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "vllm", module)
+    words = ["an", "old", "man", "with", "a", "beard", "who", "said"]
+    pairs = [
+        pair(n, " ".join(words[: 1 + n % 8] * (1 + n // 8)), f"{'x' * (n + 3)} man")
+        for n in range(150)
+    ]
+    total = texts_of(pairs)
+    assert total > vllm_scorer.CHUNK
+    write_jsonl(pairs, tmp_path / "pairs.jsonl")
+    monkeypatch.chdir(tmp_path)
+    scorer = ["pairs.jsonl", "--scorer", "vllm:/models/tiny"]
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    stop = True
+    stopped = CliRunner().invoke(app, ["probe", "run", *scorer, "-o", "s.jsonl", "--no-progress"])
+    assert stopped.exit_code == 130, stopped.output
+    kept = cache_path(tmp_path / "s.jsonl")
+    assert rows(kept) == vllm_scorer.CHUNK
+    assert f"{vllm_scorer.CHUNK} scored texts are kept" in " ".join(stopped.output.split())
+    stop = False
+    resumed = run(*scorer, "-o", "s.jsonl")
+    assert f"reused {vllm_scorer.CHUNK} scored texts" in resumed.output and not kept.exists()
+    engine = StoppedAtTheSecondChunk.instances[-1]
+    assert [len(prompts) for prompts, _ in engine.calls] == [total - vllm_scorer.CHUNK]
+    run(*scorer, "-o", "whole.jsonl")
+    assert (tmp_path / "s.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()

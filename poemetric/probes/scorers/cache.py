@@ -1,6 +1,6 @@
 """Scores of single texts kept while `probe run` works, so that a stopped run resumes.
 
-`probe run -o SCORES.jsonl` with a local scorer (`hf:`, `ngram`) stores every text it scores
+`probe run -o SCORES.jsonl` with a local scorer (`hf:`, `vllm:`, `ngram`) stores every text it scores
 in `SCORES.jsonl.cache.sqlite` as it goes (`cache_path`), and removes that file once
 SCORES.jsonl is written. Run again after Ctrl-C, SIGTERM or a crash, it reads back the texts
 scored before and scores only the rest.
