@@ -28,7 +28,7 @@ class ScorerOptions:
     run_dir: Path = Path("runs/probes")
     seed: int = 0
     runner: RunnerOptions = field(default_factory=RunnerOptions)
-    #: hf: and ngram: read back the texts it holds and keep each one they score (`probe run`).
+    #: hf:, vllm: and ngram: read back the texts it holds and keep each one they score (`probe run`).
     cache: ScoreCache | None = None
 
 
@@ -66,7 +66,12 @@ def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
     if kind == "vllm":
         from poemetric.probes.scorers.vllm_scorer import VLLMScorer
 
-        return VLLMScorer(argument, prefix_token=options.prefix_token)
+        return VLLMScorer(
+            argument,
+            prefix_token=options.prefix_token,
+            progress=options.runner.progress,
+            cache=options.cache,
+        )
     if kind == "chat":
         from poemetric.probes.scorers.chat import ChatScorer
         from poemetric.roster import UnknownModelError, get_model

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import math
 import shlex
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from poemetric.probes.pairs import SCORES_FILE, Pair, PairFileError, iter_jsonl, record_kind
-from poemetric.providers.transformers_engine import SequenceScore
+from poemetric.probes.scorers.cache import ScoreCache
+from poemetric.providers.transformers_engine import BatchScored, SequenceScore
 
 Verdict = Literal["correct", "wrong", "tie", "unanswered"]
 
@@ -90,6 +91,51 @@ def score_by_texts(
         record_from_scores(pair, name, scores[pair.original], scores[pair.corrupted], **details)
         for pair in pairs
     ]
+
+
+#: `score(texts, advance, scored)`: the scores of `texts`, calling `scored(indices, scores)` after
+#: each batch (to keep it) and `advance(n)` (a progress bar); it loads the model if need be.
+BatchTextScorer = Callable[[Sequence[str], Callable[[int], None], BatchScored], list[SequenceScore]]
+
+
+def score_through_cache(
+    pairs: Sequence[Pair],
+    name: str,
+    cache: ScoreCache | None,
+    request: Mapping[str, Any] | None,
+    resolve: Callable[[], dict[str, Any]],
+    score: BatchTextScorer,
+    *,
+    progress: bool,
+) -> tuple[list[ScoreRecord], dict[str, Any]]:
+    """`pairs` scored by a model scorer (`hf:`, `vllm:`) through `cache`, and its identity.
+
+    `request` is the part of the identity known without loading the model (None: not enough
+    to tell, e.g. weights not found on disk); `resolve()` loads the model and gives the whole
+    identity. When a run of this cache resolved the same request and stored every text under
+    it, the texts are read back and nothing is loaded; otherwise `resolve()` runs first (loading
+    is not scoring: before the bar starts) and each batch `score` makes is stored as it ends."""
+    texts = list(dict.fromkeys(text for p in pairs for text in (p.original, p.corrupted)))
+    identity = cache.recall(request) if cache is not None and request is not None else None
+    if identity is None or cache is None or not cache.holds([cache.key(t) for t in texts]):
+        identity = resolve()
+        if cache is not None:
+            cache.bind(identity, request)
+
+    def scored(texts: Sequence[str]) -> list[SequenceScore]:
+        keys = dict(zip(texts, map(cache.key, texts), strict=True)) if cache else {}
+        known = cache.lookup(list(keys.values())) if cache else {}
+        rest = [text for text in texts if keys.get(text) not in known]
+
+        def keep(indices: Sequence[int], scores: Sequence[SequenceScore]) -> None:
+            if cache is not None:
+                cache.store([(keys[rest[i]], s) for i, s in zip(indices, scores, strict=True)])
+
+        with text_progress(name, len(texts), len(texts) - len(rest), enabled=progress) as step:
+            new = dict(zip(rest, score(rest, step, keep) if rest else [], strict=True))
+        return [new[t] if t in new else known[keys[t]] for t in texts]
+
+    return score_by_texts(pairs, name, scored), identity
 
 
 @contextmanager

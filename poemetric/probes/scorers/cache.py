@@ -1,6 +1,6 @@
 """Scores of single texts kept while `probe run` works, so that a stopped run resumes.
 
-`probe run -o SCORES.jsonl` with a local scorer (`hf:`, `ngram`) stores every text it scores
+`probe run -o SCORES.jsonl` with a local scorer (`hf:`, `vllm:`, `ngram`) stores every text it scores
 in `SCORES.jsonl.cache.sqlite` as it goes (`cache_path`), and removes that file once
 SCORES.jsonl is written. Run again after Ctrl-C, SIGTERM or a crash, it reads back the texts
 scored before and scores only the rest.
@@ -18,6 +18,15 @@ match no key (`notes` says how many were passed over). The batch size is not in 
 read back keeps the score it got; the `hf:` scorer commits whole batches in its length order,
 so a rerun with the same `--batch-size` scores the rest in the batches an uninterrupted run
 would have, and writes the same scores.
+
+Some of the identity is known only once the model is loaded (`hf:` the prefix token, which
+needs the tokenizer; `vllm:` the engine's dtype), and a model takes seconds to minutes to load.
+So the cache also keeps, beside the rows, the identity each *request* resolved to (a request:
+the identity's parts known before loading: the scorer, the model file's settings and weights
+fingerprint, the device, the options asked for, the library versions). A rerun that makes the
+same request looks its identity up (`recall`) and, when every text is stored under it, scores
+nothing and loads nothing. Anything else (a text missing, another request) loads the model and
+keys every row by the identity that load resolves, as before.
 """
 
 from __future__ import annotations
@@ -41,6 +50,8 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, identity TEXT NOT NULL, "
     "logprob_sum REAL, n_tokens INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS identities (identity TEXT PRIMARY KEY, description TEXT)",
+    # What a request (the identity's parts known before the model loads) resolved to.
+    "CREATE TABLE IF NOT EXISTS requests (request TEXT PRIMARY KEY, identity TEXT NOT NULL)",
 )
 
 
@@ -59,10 +70,10 @@ def digest(value: Any) -> str:
 class ScoreCache:
     """The per-text scores of one `probe run` output (see the module docstring).
 
-    `bind(identity)` once the scorer knows its settings (after its model loaded); then `key`,
-    `lookup` and `store`. `reused` and `stored` count this run's texts read back and written.
-    The file is created by the first `store`, so a run stopped before it scored anything leaves
-    none.
+    `bind(identity, request)` once the scorer knows its settings (after its model loaded), or
+    `recall(request)` before loading it; then `key`, `lookup` and `store`. `reused` and `stored`
+    count this run's texts read back and written. The file is created by the first `store`, so
+    a run stopped before it scored anything leaves none.
     """
 
     def __init__(self, path: Path) -> None:
@@ -72,6 +83,7 @@ class ScoreCache:
         self.stored = 0
         self.other = 0  # rows of another identity found at `bind`
         self._description = ""
+        self._request: str | None = None  # digest of the request `bind` resolved
         self._db: sqlite3.Connection | None = None
         self._committed = -math.inf  # the first rows are committed at once
 
@@ -87,13 +99,60 @@ class ScoreCache:
             self._db.commit()
         return self._db
 
-    def bind(self, identity: Mapping[str, Any]) -> None:
-        """Use the rows of `identity` only (scorer, model, settings: never the batch size)."""
-        self.identity = digest(identity)
-        self._description = json.dumps(identity, sort_keys=True, ensure_ascii=False)
+    def bind(self, identity: Mapping[str, Any], request: Mapping[str, Any] | None = None) -> None:
+        """Use the rows of `identity` only (scorer, model, settings: never the batch size);
+        `request`, the part of it known before loading, is kept as resolving to it (`recall`)."""
+        self._use(digest(identity), json.dumps(identity, sort_keys=True, ensure_ascii=False))
+        self._request = None if request is None else digest(request)
+        if self._request is not None and self.path.exists():  # known for the rows kept so far
+            self._remember()
+
+    def recall(self, request: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The identity a run that made `request` resolved (after loading its model), bound as
+        `bind` binds it; None when no run of this cache made it."""
+        if not self.path.exists():
+            return None
+        query = (
+            "SELECT i.identity, i.description FROM requests r JOIN identities i "
+            "ON i.identity = r.identity WHERE r.request = ?"
+        )
+        found = self._open().execute(query, (digest(request),)).fetchone()
+        if found is None:
+            return None
+        identity, description = found
+        resolved: dict[str, Any] = json.loads(description)
+        if digest(resolved) != identity:  # written by another version of the description
+            return None
+        self._use(identity, description)
+        return resolved
+
+    def holds(self, keys: Sequence[str]) -> bool:
+        """Whether every one of `keys` is stored (nothing is counted as reused)."""
+        unique = list(dict.fromkeys(keys))
+        if not self.path.exists():
+            return not unique
+        db, present = self._open(), 0
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            query = f"SELECT COUNT(*) FROM scores WHERE key IN ({','.join('?' * len(chunk))})"
+            present += int(db.execute(query, chunk).fetchone()[0])
+        return present == len(unique)
+
+    def _use(self, identity: str, description: str) -> None:
+        self.identity, self._description = identity, description
         if self.path.exists():
             query = "SELECT COUNT(*) FROM scores WHERE identity != ?"
             self.other = int(self._open().execute(query, (self.identity,)).fetchone()[0])
+
+    def _remember(self) -> None:
+        db = self._open()
+        db.execute(
+            "INSERT OR IGNORE INTO identities VALUES (?, ?)", (self.identity, self._description)
+        )
+        if self._request is not None:
+            db.execute(
+                "INSERT OR REPLACE INTO requests VALUES (?, ?)", (self._request, self.identity)
+            )
 
     def key(self, text: str, context: str = "") -> str:
         if self.identity is None:
@@ -121,10 +180,7 @@ class ScoreCache:
             return
         db = self._open()
         if self.stored == 0:
-            db.execute(
-                "INSERT OR IGNORE INTO identities VALUES (?, ?)",
-                (self.identity, self._description),
-            )
+            self._remember()
         rows = [(k, self.identity, s.logprob_sum, s.n_tokens) for k, s in scored]
         db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)", rows)
         self.stored += len(rows)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from poemetric.probes.pairs import Pair
-from poemetric.probes.scorers.base import ScoreRecord, score_by_texts, text_progress
+from poemetric.probes.scorers.base import ScoreRecord, score_through_cache
 from poemetric.probes.scorers.cache import ScoreCache, weights_fingerprint
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.model_source import LocalModelError, ModelSource, resolve_source
@@ -244,8 +244,38 @@ class HFScorer:
             scored=scored,
         )
 
+    def cache_request(self) -> dict[str, Any] | None:
+        """The part of the cache identity known without loading the model (`ScoreCache.recall`):
+        the model, its weights' fingerprint, the settings asked for, the device it would run on,
+        the library versions. None when the weights are not found on disk (a hub id not in the
+        local cache): nothing then tells one download from another."""
+        from importlib.metadata import version
+
+        weights = weights_fingerprint(self.source)
+        if weights.get("files") is None:
+            return None
+        device = pick_device(str(self.spec.options.get("device", "auto")))
+        if device.startswith("cuda"):  # another card may round differently
+            torch = import_torch()
+            device += f" ({torch.cuda.get_device_name(torch.device(device))})"
+        request: dict[str, Any] = {
+            "scorer": "hf",
+            "model": self.source.describe(),
+            "weights": weights,
+            "trust_remote_code": bool(self.spec.options.get("trust_remote_code", False)),
+            "device": device,
+            "versions": [version("torch"), version("transformers"), _gguf_version(self.source)],
+        }
+        if self.masked:
+            request["pll"] = self.pll_variant
+        else:
+            request["dtype_asked"] = str(self.spec.options.get("dtype", "float32"))
+            request["prefix_token_asked"] = self.prefix_token
+        return request
+
     def cache_identity(self) -> dict[str, Any]:
-        """All that decides a text's score but the text and the batch size (`ScoreCache`)."""
+        """All that decides a text's score but the text and the batch size (`ScoreCache`): the
+        request and what loading the model resolved (its dtype, the prefix token)."""
         torch = import_torch()
         transformers = import_transformers()
         self._load()
@@ -262,39 +292,34 @@ class HFScorer:
             "dtype": str(loaded.model.dtype),
             "device": device,
             "versions": [torch.__version__, transformers.__version__, _gguf_version(self.source)],
+            "request": self.cache_request(),
         }
         if self._causal is not None:
-            identity["prefix_token_id"] = self._causal.prefix_token_id(self.prefix_token)
+            prefix = self._causal.prefix_token_id(self.prefix_token)
+            identity["prefix_token_id"] = prefix
+            identity["prefix_token"] = self._causal.tokenizer.convert_ids_to_tokens(prefix)
         else:
             identity["pll"] = self.pll_variant
         return identity
 
     def score(self, pairs: Sequence[Pair]) -> list[ScoreRecord]:
-        self._load()  # before the bar starts: loading is not scoring
-        cache = self.cache
-        if cache is not None:
-            cache.bind(self.cache_identity())
+        """Scores of `pairs`. Through a cache that holds every text under this request's
+        identity, nothing is loaded (`score_through_cache`)."""
 
-        def scored(texts: Sequence[str]) -> list[SequenceScore]:
-            keys = dict(zip(texts, map(cache.key, texts), strict=True)) if cache else {}
-            known = cache.lookup(list(keys.values())) if cache else {}
-            rest = [text for text in texts if keys.get(text) not in known]
+        def resolve() -> dict[str, Any]:
+            self._load()
+            return self.cache_identity() if self.cache is not None else {}
 
-            def keep(indices: Sequence[int], scores: Sequence[SequenceScore]) -> None:
-                if cache is not None:
-                    cache.store([(keys[rest[i]], s) for i, s in zip(indices, scores, strict=True)])
-
-            done = len(texts) - len(rest)
-            with text_progress(self.name, len(texts), done, enabled=self.progress) as advance:
-                new = dict(
-                    zip(rest, self.score_texts(rest, advance, keep) if rest else [], strict=True)
-                )
-            return [new[t] if t in new else known[keys[t]] for t in texts]
-
-        records = score_by_texts(pairs, self.name, scored)
+        request = self.cache_request() if self.cache is not None else None
+        records, identity = score_through_cache(
+            pairs, self.name, self.cache, request, resolve, self.score_texts, progress=self.progress
+        )
         details: dict[str, Any] = {"model": self.source.describe()}
-        if self._causal is not None:
-            prefix = self._causal.prefix_token_id(self.prefix_token)
-            details["prefix_token"] = self._causal.tokenizer.convert_ids_to_tokens(prefix)
+        if not self.masked:
+            if self._causal is not None:  # loaded: the identity may be that of a recall
+                prefix = self._causal.prefix_token_id(self.prefix_token)
+                details["prefix_token"] = self._causal.tokenizer.convert_ids_to_tokens(prefix)
+            else:
+                details["prefix_token"] = identity["prefix_token"]
             details["batch_size"] = self.batch_size
         return [r.model_copy(update={"details": details}) for r in records]
