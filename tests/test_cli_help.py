@@ -156,3 +156,20 @@ def test_help_rendering_is_set_up_only_when_help_is_shown() -> None:
     code = "import sys, poemetric.cli.app\nprint('typer.rich_utils' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_flag_shows_no_metavar_and_an_option_with_a_value_keeps_its_own() -> None:
+    """Typer's Rich help gave every flag the metavar `<bool>` (`--dry-run <bool>`, `--help
+    <bool>`), which reads as if the flag took a value (`--dry-run true` is an error)."""
+    root = typer.main.get_command(app)
+    shown = {}
+    for path, _command in _every_command(root):
+        for width in ("80", "200"):
+            result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": width})
+            if "<bool>" in result.output:
+                shown[" ".join(path) or "poemetric"] = width
+    assert not shown
+    generate = CliRunner().invoke(app, ["generate", "--help"], env={"COLUMNS": "80"}).output
+    assert re.search(r"│ --dry-run +Print the plan", generate)
+    assert re.search(r"│ --samples +Poems per prompt", generate)
+    assert "<int range> [x>=1]" in generate and "--run -r <path>" in generate

@@ -21,6 +21,10 @@ last stacked into one label column whenever typer's layout would leave the help 
 `MIN_HELP` columns (`generate --help`: under 110): the option's names and metavar share a line
 where they fit, else take one line each, and the help keeps the rest (52 of 80 columns). Wider
 tables, and rows that are not plain text, keep typer's layout.
+
+A flag takes no value, yet typer's Rich help gave every one the metavar `<bool>` (`--dry-run
+<bool>`, `--help <bool>`), which reads as `--dry-run true`; `install` leaves a flag's metavar out,
+as typer's plain help does.
 """
 
 from __future__ import annotations
@@ -168,7 +172,23 @@ def install() -> None:
 
     rich_utils.Columns = FoldingColumns  # type: ignore[misc]
     rich_utils.Table = FoldingTable  # type: ignore[misc]
+    _no_flag_metavar()
     _installed = True
+
+
+def _no_flag_metavar() -> None:
+    """Typer's options tables show no metavar for a flag (`--dry-run`, `--progress/--no-progress`):
+    it takes no value. An option that takes one keeps its own (`<int range>`, `<path>`)."""
+    from typer.core import TyperOption
+
+    typed = TyperOption.display_type_rich
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        if self.is_flag and not self.count:
+            return None
+        return typed(self, ctx)
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
 
 
 def _installing(format_help: Callable[..., None]) -> Callable[..., None]:
