@@ -192,3 +192,19 @@ def test_dataset_show_at_80_columns_cuts_no_value() -> None:
     joined = ["".join(row[k] for row in cells[1:]) for k in range(7)]  # column k, rows run on
     assert "WilliamShakespeare" in joined[3].replace(" ", "")
     assert "ABABCDCDEFEFGG" in joined[6].replace(" ", "")
+
+
+def test_dataset_list_at_80_columns_keeps_the_data_path_whole(tmp_path: Path) -> None:
+    """`dataset list` at 80 columns cut where the release goes (`/root/.local/s…`), the path a
+    reader looks for; it is now folded within its column."""
+    data = tmp_path / "a-data-folder-with-a-long-name"
+    result = CliRunner().invoke(
+        app, ["dataset", "list"], env={**NARROW, "POEMETRIC_DATA_DIR": str(data)}
+    )
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    rows = [row for row in _cells(result.output) if len(row) == 5]
+    start = next(i for i, row in enumerate(rows) if row[0] == "poemetric")
+    where = "".join(row[3] for row in rows[start:])
+    assert str(data / "datasets" / "poemetric") in where
