@@ -301,12 +301,10 @@ def _check_judged_by(store: RunStore, run: Path, names: list[str]) -> None:
     unknown = [name for name in names if name not in known]
     if not unknown:
         return
-    which = ", ".join(map(repr, unknown))
     if not known:
-        raise error_exit(
-            f"no judgments by judge {which}: the run has no judgments yet; make them with "
-            f"`poemetric judge --run {run} --judge {unknown[0]}`"
-        )
+        from poemetric.analysis.data import no_judgments_yet
+
+        raise error_exit(no_judgments_yet(run, unknown[0]))
     each = ", ".join(f"{name!r}{did_you_mean(name, known)}" for name in unknown)
     raise error_exit(f"no judgments by judge {each} in the run; judges: {', '.join(known)}")
 
