@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -128,10 +129,21 @@ def existing_run(run: Path) -> RunStore:
     """The store of an existing run. A missing (or unreadable) one is unusable input: one
     `error: ...` line on stderr and exit status 2, the same in every command."""
     from poemetric.store import RunStore, StoreError
+    from poemetric.store.connect import runs_beside
+    from poemetric.store.db import DB_NAME
 
     try:
         return RunStore(run, create=False)
     except StoreError as error:
+        store = run / DB_NAME
+        if run_by_make() and not store.exists():
+            # `make analyze` before `make demo`: the `poemetric ...` commands the store names are
+            # not on the PATH of a user who only runs make (the venv is not activated).
+            value = shlex.quote(str(run))
+            raise error_exit(
+                f"no run store at {store}{runs_beside(run, DB_NAME)}; start a run with "
+                f"`make demo RUN={value}` or `make generate RUN={value}`"
+            ) from None
         raise error_exit(error) from None
 
 
