@@ -202,6 +202,28 @@ def test_demo_refuses_an_unknown_judge(tmp_path: Path) -> None:
     assert not (tmp_path / "d").exists()
 
 
+@pytest.mark.parametrize("command", [["demo"], ["judge"]])
+def test_an_unknown_judge_from_the_environment_is_named_as_such(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`POEMETRIC_JUDGE=gemni poemetric demo` said "--judge: unknown judge 'gemni'" to a user who
+    had typed no --judge; the error names the variable. A --judge given keeps its own name."""
+    run = tmp_path / "d"
+    if command == ["judge"]:
+        CliRunner().invoke(app, ["generate", "--run", str(run), "--limit", "1", "--no-progress"])
+    env = {"POEMETRIC_JUDGE": "gemni", "COLUMNS": "400"}
+    result = CliRunner().invoke(app, [*command, "--run", str(run)], env=env)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(
+        "error: POEMETRIC_JUDGE (set in the environment): unknown judge"
+    )
+    assert "'gemni'" in result.stderr and "judges: claude-3.7-sonnet" in result.stderr
+    given = CliRunner().invoke(app, [*command, "--run", str(run), "--judge", "gemni"], env=env)
+    assert given.exit_code == 2 and "POEMETRIC_JUDGE" not in given.stderr
+    assert "unknown judge" in given.stderr
+    assert command == ["judge"] or not run.exists()
+
+
 def test_demo_refuses_a_judge_without_its_key_before_any_work(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,6 +21,7 @@ from poemetric.cli.options import (
     LimitOption,
     ProgressOption,
     error_exit,
+    given_as,
     run_by_make,
     run_option,
     unknown_choice,
@@ -121,6 +122,7 @@ DEMO_RUN = run_option(Path("runs/demo"), "Run directory.")
 
 @app.command("demo")
 def demo(
+    ctx: typer.Context,
     run: Path = DEMO_RUN,
     judge: str | None = typer.Option(
         None, "--judge", "-j", envvar="POEMETRIC_JUDGE", help="Also run this judge (judges/)."
@@ -178,7 +180,8 @@ def demo(
                 judge_model = get_model(judge, "judges", catalog=judge_catalog)
             except UnknownModelError:
                 names = list(judge_catalog.entries)
-                raise unknown_choice("--judge", judge, names, noun="judge") from None
+                option = given_as(ctx, "judge", "--judge")
+                raise unknown_choice(option, judge, names, noun="judge") from None
         if local:
             generators.refuse_unusable([LOCAL_MODEL])
     except RosterError as error:

@@ -36,6 +36,7 @@ from poemetric.cli.options import (
     RunOption,
     error_exit,
     existing_run,
+    given_as,
     not_standard_output,
     not_the_input,
     run_by_make,
@@ -77,8 +78,9 @@ judge_app = typer.Typer(
 app.add_typer(judge_app, name="judge")
 
 
-def select_judges(selection: str) -> list[ModelSpec]:
-    """Judges and judge groups, comma-separated (a panel)."""
+def select_judges(selection: str, given_as: str | None = None) -> list[ModelSpec]:
+    """Judges and judge groups, comma-separated (a panel). `given_as` names where an unknown
+    name came from (`POEMETRIC_JUDGE (set in the environment)`), for the error."""
     from poemetric.roster import RosterError, UnusableModelError, select_models
 
     try:
@@ -87,7 +89,8 @@ def select_judges(selection: str) -> list[ModelSpec]:
         raise error_exit(error) from None
     except RosterError as error:
         available = ", ".join(load_judges())  # a broken file: load_judges names it and exits
-        raise error_exit(f"{error}; judges: {available}") from None
+        where = f"{given_as}: " if given_as else ""
+        raise error_exit(f"{where}{error}; judges: {available}") from None
 
 
 @judge_app.callback(
@@ -173,7 +176,8 @@ def judge(
             soft_wrap=True,
         )
         raise typer.Exit(code=2)
-    judges = select_judges(judge_name)
+    source = given_as(ctx, "judge_name", "--judge")
+    judges = select_judges(judge_name, None if source == "--judge" else source)
     if reask is not None:
         judges = [j.model_copy(update={"reask": reask}) for j in judges]
     options = runner_options(

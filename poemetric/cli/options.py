@@ -100,6 +100,17 @@ def error_exit(message: object, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def given_as(ctx: typer.Context, param: str, option: str) -> str:
+    """`option` as a message names it, or `VAR (set in the environment)` when the value came
+    from the option's environment variable: `POEMETRIC_JUDGE=gemni poemetric demo` said
+    "--judge: unknown judge 'gemni'" to a user who had typed no --judge."""
+    source = ctx.get_parameter_source(param)
+    if source is None or source.name != "ENVIRONMENT":
+        return option
+    envvar = next((p.envvar for p in ctx.command.params if p.name == param), None)
+    return f"{envvar} (set in the environment)" if isinstance(envvar, str) else option
+
+
 def unknown_choice(
     option: str, given: str | Sequence[str], choices: Sequence[str], noun: str | None = None
 ) -> typer.Exit:
