@@ -173,3 +173,19 @@ def test_a_flag_shows_no_metavar_and_an_option_with_a_value_keeps_its_own() -> N
     assert re.search(r"│ --dry-run +Print the plan", generate)
     assert re.search(r"│ --samples +Poems per prompt", generate)
     assert "<int range> [x>=1]" in generate and "--run -r <path>" in generate
+
+
+def test_an_options_help_does_not_repeat_the_variable_typer_shows() -> None:
+    """`judge --help` read "...; env POEMETRIC_JUDGE. [env var: POEMETRIC_JUDGE]": typer already
+    shows an option's environment variable after its help."""
+    root = typer.main.get_command(app)
+    repeated = []
+    for path, command in _every_command(root):
+        for param in command.params:
+            envvar = getattr(param, "envvar", None)
+            shown = isinstance(envvar, str) and getattr(param, "show_envvar", False)
+            if shown and envvar in (getattr(param, "help", None) or ""):
+                repeated.append(f"{' '.join(path)} {param.opts[0]}")
+    assert not repeated
+    judge = CliRunner().invoke(app, ["judge", "--help"], env={"COLUMNS": "200"}).output
+    assert judge.count("POEMETRIC_JUDGE") == 1 and "[env var: POEMETRIC_JUDGE]" in judge

@@ -67,7 +67,7 @@ JudgeNameOption = typer.Option(
     "-j",
     envvar="POEMETRIC_JUDGE",
     help="Judges or judge groups from judges/, comma-separated (e.g. 'gemini-2.5-pro' or "
-    "'gpt-4o,claude-3.7-sonnet' or 'pilot'); env POEMETRIC_JUDGE.",
+    "'gpt-4o,claude-3.7-sonnet' or 'pilot').",
 )
 
 judge_app = typer.Typer(
