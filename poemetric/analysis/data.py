@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -167,7 +168,7 @@ def no_judgments_yet(run_dir: Path, judge: str) -> str:
         )
     return (
         f"no judgments by judge {judge!r}: the run has no judgments yet; make them with "
-        f"`poemetric judge --run {run_dir} --judge {judge}`"
+        f"`poemetric judge --run {shlex.quote(str(run_dir))} --judge {judge}`"
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -247,7 +248,7 @@ def demo(
     paths = [("run store", store.path), ("tables", f"{run / 'analysis'}{os.sep}")]
     paths += [("figure", figure) for figure in figures]
     paths += [("report", f"{report_path}  (open it in a browser)")]
-    paths += [("export", f"poemetric export --run {run} --format csv")]
+    paths += [("export", f"poemetric export --run {shlex.quote(str(run))} --format csv")]
     for what, path in paths:  # paths are text: a run folder `runs/[exp1]` lost its `[exp1]`
         console.print(f"{what:<11} {path}", markup=False)
     if not judge:

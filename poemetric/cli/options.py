@@ -160,7 +160,9 @@ def existing_run(run: Path) -> RunStore:
 
 def no_poems_yet(run: Path) -> typer.Exit:
     """`error: run RUN has no poems yet: ...` (exit 2), for a command that needs poems."""
-    return error_exit(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
+    return error_exit(
+        f"run {run} has no poems yet: run `poemetric generate --run {shlex.quote(str(run))}` first"
+    )
 
 
 def require_poems(store: RunStore, run: Path) -> None:
