@@ -243,6 +243,31 @@ def test_demo_refuses_a_judge_without_its_key_before_any_work(
     assert not run.exists()
 
 
+def test_models_that_cannot_run_for_one_cause_share_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`generate --models paper30 --dry-run` without keys or vLLM printed 30 "cannot run" lines,
+    27 of them one of three causes; models with the same cause share one line naming them."""
+    from poemetric.runner.not_run_lines import not_run_lines
+
+    for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    models = "gpt-4o,claude-3.5-sonnet,gpt-4,markov,o1"
+    command = ["generate", "--no-progress", "--run", str(tmp_path / "r"), "--models", models]
+    dry = CliRunner().invoke(app, [*command, "--limit", "2", "--dry-run"], env={"COLUMNS": "400"})
+    assert dry.exit_code == 0, dry.output
+    lines = [line for line in dry.output.splitlines() if "cannot run" in line]
+    assert lines == [
+        "3 models cannot run (6 job(s) left pending: gpt-4o, gpt-4, o1): each model (provider "
+        "'openai') needs an API key: set the environment variable OPENAI_API_KEY",
+        "claude-3.5-sonnet cannot run (2 job(s) left pending): model 'claude-3.5-sonnet' "
+        "(provider 'anthropic') needs an API key: set the environment variable ANTHROPIC_API_KEY",
+    ]
+    (alone,) = not_run_lines([("mine", 2, "ValueError: 'mine' broke")])
+    assert alone.head() == "mine cannot run (2 job(s) left pending)"
+    assert alone.reason == "ValueError: 'mine' broke"
+
+
 def test_a_model_without_its_key_is_not_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
