@@ -70,6 +70,26 @@ def test_missing_shared_data_is_a_skip_not_a_failure(
     assert "1 failed: bench_broken.py" in capsys.readouterr().out
 
 
+def test_run_all_refuses_a_name_that_is_no_benchmark_and_has_help(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make bench ARGS=rhme` (or `ARGS=--help`) ran nothing and exited 0 with "0 benchmarks
+    ran, 0 failed: none"."""
+    import run_all
+
+    (tmp_path / "bench_rhyme.py").write_text("print('ran rhyme')")
+    monkeypatch.setattr(run_all, "HERE", tmp_path)
+    assert run_all.main(["rhme", "rhyme"]) == 2
+    captured = capsys.readouterr()
+    assert "ran rhyme" not in captured.out
+    assert captured.err.strip() == "error: no benchmark rhme (nothing was run); benchmarks: rhyme"
+    assert run_all.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Run every benchmark script") and "Benchmarks: rhyme" in out
+    assert run_all.main(["bench_rhyme.py"]) == 0
+    assert "1 benchmarks ran, 0 failed: none" in capsys.readouterr().out
+
+
 def test_rate_benchmarks_fail_on_wrong_results_not_on_a_busy_machine(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -174,3 +174,19 @@ def test_flags_show_no_metavar_at_80_and_120_columns() -> None:
         assert re.search(r"--run +-r +<path>", demo), demo  # a value's metavar stays
         assert re.search(r"│ --help +Show this message and exit\.", demo), demo
     assert not shown
+
+
+def test_an_options_help_does_not_repeat_the_variable_typer_shows() -> None:
+    """`judge --help` read "...; env POEMETRIC_JUDGE. [env var: POEMETRIC_JUDGE]": typer already
+    shows an option's environment variable after its help."""
+    root = typer.main.get_command(app)
+    repeated = []
+    for path, command in _every_command(root):
+        for param in command.params:
+            envvar = getattr(param, "envvar", None)
+            shown = isinstance(envvar, str) and getattr(param, "show_envvar", False)
+            if shown and envvar in (getattr(param, "help", None) or ""):
+                repeated.append(f"{' '.join(path)} {param.opts[0]}")
+    assert not repeated
+    judge = CliRunner().invoke(app, ["judge", "--help"], env={"COLUMNS": "200"}).output
+    assert judge.count("POEMETRIC_JUDGE") == 1 and "[env var: POEMETRIC_JUDGE]" in judge

@@ -277,11 +277,20 @@ def test_a_judge_of_a_run_without_judgments(
     tables, figures or report written without the judge asked for); on a run judged by others
     it was already this error."""
     out = tmp_path / ("out.html" if command == ["report"] else "out")
-    line = _error([*command, "--run", str(demo_run), "--judge", "nobody", "--out", str(out)])
+    line = _error([*command, "--run", str(demo_run), "--judge", "gpt-4o", "--out", str(out)])
     assert line == (
-        "error: no judgments by judge 'nobody': the run has no judgments yet; make them with "
-        f"`poemetric judge --run {demo_run} --judge nobody`"
+        "error: no judgments by judge 'gpt-4o': the run has no judgments yet; make them with "
+        f"`poemetric judge --run {demo_run} --judge gpt-4o`"
     )
+    assert not out.exists()
+    # A name that is no judge of judges/ was sent to `poemetric judge --judge nobody` too, which
+    # then failed with "unknown judge"; it is named as such, with the judges and close names.
+    line = _error([*command, "--run", str(demo_run), "--judge", "gemni-2.5-pro"])
+    assert line.startswith(
+        "error: no judgments by judge 'gemni-2.5-pro': the run has no judgments yet, and judges/ "
+        "has no judge 'gemni-2.5-pro' (did you mean 'gemini-2.5-pro'?); judges: "
+    )
+    assert "gemini-2.5-pro, gpt-4o" in line and "poemetric judge --run" not in line
     assert not out.exists()
 
 
@@ -313,10 +322,15 @@ def test_a_judge_of_a_run_judged_by_others(
 def test_judge_reparse_of_a_judge_without_judgments(demo_run: Path, tmp_path: Path) -> None:
     """`judge reparse --judge NAME` with a judge that has no answers in the run (a typo) said
     "0 stored answer(s) re-parsed" and exit status 0, as if all were well."""
-    line = _error(["judge", "reparse", "--run", str(demo_run), "--judge", "nobody"])
+    line = _error(["judge", "reparse", "--run", str(demo_run), "--judge", "pilot"])
     assert line == (
-        "error: no judgments by judge 'nobody': the run has no judgments yet; make them with "
-        f"`poemetric judge --run {demo_run} --judge nobody`"
+        "error: no judgments by judge 'pilot': the run has no judgments yet; make them with "
+        f"`poemetric judge --run {demo_run} --judge pilot`"
+    )
+    line = _error(["judge", "reparse", "--run", str(demo_run), "--judge", "nobody"])
+    assert line.startswith(
+        "error: no judgments by judge 'nobody': the run has no judgments yet, and judges/ has no "
+        "judge 'nobody'; judges: claude-3.7-sonnet, "
     )
     run = _judged_by_gpt_4o(demo_run, tmp_path / "judged")
     line = _error(["judge", "reparse", "--run", str(run), "--judge", "gpt-4o,gpt4o"])

@@ -10,6 +10,7 @@ paths as `runs//...`, `form scan` showed a poem line `[chorus]` as an empty cell
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -92,10 +93,12 @@ def test_demo_prints_its_run_folders_paths_whole(bracket_run: tuple[Path, str]) 
     flat = _flat(output)
     assert _flat(f"run store   {run / 'poemetric.sqlite'}") in flat
     assert _flat(f"report      {run / 'report' / 'index.html'}") in flat
-    assert _flat(f"export      poemetric export --run {run} --format csv") in flat
-    # The hint's commands, copied as printed, name the run.
-    assert _flat(f"poemetric judge --run {run} --judge gemini-2.5-pro") in flat
-    assert _flat(f"poemetric judge --run {run} --judge local-openai") in flat
+    # The hint's commands, copied as printed, name the run (quoted: `[exp1]` is a shell glob).
+    quoted = shlex.quote(str(run))
+    assert quoted.startswith("'")
+    assert _flat(f"export      poemetric export --run {quoted} --format csv") in flat
+    assert _flat(f"poemetric judge --run {quoted} --judge gemini-2.5-pro") in flat
+    assert _flat(f"poemetric judge --run {quoted} --judge local-openai") in flat
     assert "//" not in output.replace("http://", "")
 
 

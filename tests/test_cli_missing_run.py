@@ -53,6 +53,25 @@ def test_a_missing_run_names_the_runs_beside_it(tmp_path: Path) -> None:
     assert not run.exists()
 
 
+@pytest.mark.parametrize("command", [["analyze"], ["form", "run"], ["report"]], ids=" ".join)
+def test_under_make_a_missing_run_names_the_make_targets(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`make analyze` before `make demo` said to start a run with `poemetric generate` or
+    `poemetric demo`, commands not on the PATH of a user who only runs make; the Makefile sets
+    POEMETRIC_MAKE=1, and the hint names its targets, the run quoted for the shell."""
+    run = tmp_path / "my runs" / "demo"
+    env = {"COLUMNS": "400", "POEMETRIC_MAKE": "1"}
+    result = CliRunner().invoke(app, [*command, "--run", str(run)], env=env)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    quoted = f"'{run}'"
+    assert result.stderr.strip() == (
+        f"error: no run store at {run / 'poemetric.sqlite'}; start a run with "
+        f"`make demo RUN={quoted}` or `make generate RUN={quoted}`"
+    )
+    assert not run.exists()
+
+
 @pytest.mark.parametrize("under", [False, True], ids=["a-file", "under-a-file"])
 @pytest.mark.parametrize("command", [*COMMANDS, ["survey", "sheets"]], ids=" ".join)
 def test_a_run_that_is_a_file_is_named_as_the_run(

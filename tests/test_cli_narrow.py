@@ -217,3 +217,19 @@ def test_dataset_show_keeps_the_table_where_the_ids_fit(tmp_path: Path) -> None:
     assert [row[0] for row in rows if row[0]] == ["poem_id", "limerick-0001"]
     assert len(rows) > 3 and " ".join(row[2] for row in rows[1:] if row[2]) == title
     assert max(map(len, narrow.output.splitlines())) <= 80
+
+
+def test_dataset_list_at_80_columns_keeps_the_data_path_whole(tmp_path: Path) -> None:
+    """`dataset list` at 80 columns cut where the release goes (`/root/.local/s…`), the path a
+    reader looks for; it is now folded within its column."""
+    data = tmp_path / "a-data-folder-with-a-long-name"
+    result = CliRunner().invoke(
+        app, ["dataset", "list"], env={**NARROW, "POEMETRIC_DATA_DIR": str(data)}
+    )
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    rows = [row for row in _cells(result.output) if len(row) == 5]
+    start = next(i for i, row in enumerate(rows) if row[0] == "poemetric")
+    where = "".join(row[3] for row in rows[start:])
+    assert str(data / "datasets" / "poemetric") in where

@@ -202,6 +202,28 @@ def test_demo_refuses_an_unknown_judge(tmp_path: Path) -> None:
     assert not (tmp_path / "d").exists()
 
 
+@pytest.mark.parametrize("command", [["demo"], ["judge"]])
+def test_an_unknown_judge_from_the_environment_is_named_as_such(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`POEMETRIC_JUDGE=gemni poemetric demo` said "--judge: unknown judge 'gemni'" to a user who
+    had typed no --judge; the error names the variable. A --judge given keeps its own name."""
+    run = tmp_path / "d"
+    if command == ["judge"]:
+        CliRunner().invoke(app, ["generate", "--run", str(run), "--limit", "1", "--no-progress"])
+    env = {"POEMETRIC_JUDGE": "gemni", "COLUMNS": "400"}
+    result = CliRunner().invoke(app, [*command, "--run", str(run)], env=env)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(
+        "error: POEMETRIC_JUDGE (set in the environment): unknown judge"
+    )
+    assert "'gemni'" in result.stderr and "judges: claude-3.7-sonnet" in result.stderr
+    given = CliRunner().invoke(app, [*command, "--run", str(run), "--judge", "gemni"], env=env)
+    assert given.exit_code == 2 and "POEMETRIC_JUDGE" not in given.stderr
+    assert "unknown judge" in given.stderr
+    assert command == ["judge"] or not run.exists()
+
+
 def test_demo_refuses_a_judge_without_its_key_before_any_work(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -219,6 +241,31 @@ def test_demo_refuses_a_judge_without_its_key_before_any_work(
     )
     assert "nothing was run" in result.output
     assert not run.exists()
+
+
+def test_models_that_cannot_run_for_one_cause_share_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`generate --models paper30 --dry-run` without keys or vLLM printed 30 "cannot run" lines,
+    27 of them one of three causes; models with the same cause share one line naming them."""
+    from poemetric.runner.not_run_lines import not_run_lines
+
+    for variable in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    models = "gpt-4o,claude-3.5-sonnet,gpt-4,markov,o1"
+    command = ["generate", "--no-progress", "--run", str(tmp_path / "r"), "--models", models]
+    dry = CliRunner().invoke(app, [*command, "--limit", "2", "--dry-run"], env={"COLUMNS": "400"})
+    assert dry.exit_code == 0, dry.output
+    lines = [line for line in dry.output.splitlines() if "cannot run" in line]
+    assert lines == [
+        "3 models cannot run (6 jobs left pending: gpt-4o, gpt-4, o1): each model (provider "
+        "'openai') needs an API key: set the environment variable OPENAI_API_KEY",
+        "claude-3.5-sonnet cannot run (2 jobs left pending): model 'claude-3.5-sonnet' "
+        "(provider 'anthropic') needs an API key: set the environment variable ANTHROPIC_API_KEY",
+    ]
+    (alone,) = not_run_lines([("mine", 2, "ValueError: 'mine' broke")])
+    assert alone.head() == "mine cannot run (2 jobs left pending)"
+    assert alone.reason == "ValueError: 'mine' broke"
 
 
 def test_a_model_without_its_key_is_not_run(

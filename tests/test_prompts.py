@@ -263,3 +263,23 @@ def test_prompts_render_says_a_template_error_on_one_line(tmp_path: Path) -> Non
         f"error: --template: {typo}: 'from' is undefined (the generation template's variables: "
         "form, meter, rhyme, theme)"
     ]
+
+
+def test_render_at_80_columns_keeps_the_template_and_its_hash() -> None:
+    """At 80 columns the panel's title, `POEM_ID · generation.jinja · sha256 ...`, was cut to
+    `...-a2f2126c · g`: the template and its hash were lost. A title too wide for the panel's
+    border is printed, whole, above it."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    result = CliRunner().invoke(app, ["prompts", "render", "--limit", "1"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+    head = result.output[: result.output.index("╭")].replace("\n", "")
+    digest = load_template("generation.jinja").sha256[:12]
+    assert head.endswith(f" · generation.jinja · sha256 {digest}")
+    assert head.startswith("sonnet-william-shakespeare-sonnet-18")
+    wide = CliRunner().invoke(app, ["prompts", "render", "--limit", "1"], env={"COLUMNS": "400"})
+    assert wide.output.startswith("╭─ sonnet-william-shakespeare-sonnet-18")
+    assert f"generation.jinja · sha256 {digest} ─╮" in wide.output.splitlines()[0]

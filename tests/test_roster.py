@@ -298,6 +298,27 @@ def test_models_cli_lists_and_shows() -> None:
 
 
 @pytest.mark.parametrize(
+    "args",
+    [
+        ["models", "list", "--judges", "--group", "pilot"],
+        ["models", "--judges", "list", "--group", "pilot"],
+        ["models", "--judges", "--group", "pilot", "list"],
+    ],
+)
+def test_models_list_is_the_listing(args: list[str]) -> None:
+    """`dataset list`, `prompts list` and `batches list` exist, and `models list` answered "No
+    such command 'list'": it prints the table `poemetric models` prints, with the same options
+    before or after `list`."""
+    wide = {"COLUMNS": "200"}
+    listed = CliRunner().invoke(app, args, env=wide)
+    assert listed.exit_code == 0, listed.output
+    bare = CliRunner().invoke(app, ["models", "--judges", "--group", "pilot"], env=wide)
+    assert listed.output == bare.output and "3 judges in group pilot" in listed.output
+    every = CliRunner().invoke(app, ["models", "list"], env=wide)
+    assert every.output == CliRunner().invoke(app, ["models"], env=wide).output
+
+
+@pytest.mark.parametrize(
     "value",
     ["sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD", "local-secret", "0a1b2c3d" * 8],
     ids=["openai-key", "dashed", "hex-key"],

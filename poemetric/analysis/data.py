@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pandas as pd
 
@@ -131,13 +133,33 @@ def no_judgments_message(store: RunStore, judge: str) -> str:
         )
     known = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments ORDER BY judge")]
     if not known:
-        return (
-            f"no judgments by judge {judge!r}: the run has no judgments yet; make them with "
-            f"`poemetric judge --run {store.run_dir} --judge {judge}`"
-        )
+        return no_judgments_yet(store.run_dir, judge)
     return (
         f"no judgments by judge {judge!r}{did_you_mean(judge, known)} in the run; judges: "
         + ", ".join(known)
+    )
+
+
+def no_judgments_yet(run_dir: Path, judge: str) -> str:
+    """A run without judgments: the `poemetric judge` command that makes them, when `judge` is
+    a judge or judge group of judges/. A mistyped name was sent there too (`--judge gemni`), and
+    that command then failed with "unknown judge"; the message now says so, with close names."""
+    from poemetric.roster import RosterError, load_catalog, load_groups
+
+    try:
+        catalog = load_catalog("judges")
+        names = catalog.names()
+        groups = [g for g in load_groups("judges", catalog=catalog) if g != "all"]
+    except (RosterError, OSError):
+        names = groups = []
+    if names and judge not in names and judge not in groups:
+        return (
+            f"no judgments by judge {judge!r}: the run has no judgments yet, and judges/ has no "
+            f"judge {judge!r}{did_you_mean(judge, names + groups)}; judges: {', '.join(names)}"
+        )
+    return (
+        f"no judgments by judge {judge!r}: the run has no judgments yet; make them with "
+        f"`poemetric judge --run {shlex.quote(str(run_dir))} --judge {judge}`"
     )
 
 

@@ -108,7 +108,11 @@ def list_datasets() -> None:
 
         poemetric dataset list
     """
-    table = Table("name", "present", "poems", "where", "description")
+    table = Table()
+    # Every column folds: at 80 columns the data folder's path was cut with "…"
+    # (`/root/.local/s…`), the path a reader looks for.
+    for column in ("name", "present", "poems", "where", "description"):
+        table.add_column(column, overflow="fold")
     for entry in dataset_registry().values():
         table.add_row(  # the data folder's path is text: `[` in it stays
             *plain_cells(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from poemetric.cli.options import (
     LimitOption,
     ProgressOption,
     error_exit,
+    given_as,
     run_by_make,
     run_option,
     unknown_choice,
@@ -122,6 +124,7 @@ DEMO_RUN = run_option(Path("runs/demo"), "Run directory.")
 
 @app.command("demo")
 def demo(
+    ctx: typer.Context,
     run: Path = DEMO_RUN,
     judge: str | None = typer.Option(
         None, "--judge", "-j", envvar="POEMETRIC_JUDGE", help="Also run this judge (judges/)."
@@ -179,7 +182,8 @@ def demo(
                 judge_model = get_model(judge, "judges", catalog=judge_catalog)
             except UnknownModelError:
                 names = list(judge_catalog.entries)
-                raise unknown_choice("--judge", judge, names, noun="judge") from None
+                option = given_as(ctx, "judge", "--judge")
+                raise unknown_choice(option, judge, names, noun="judge") from None
         if local:
             generators.refuse_unusable([LOCAL_MODEL])
     except RosterError as error:
@@ -245,7 +249,7 @@ def demo(
     paths = [("run store", store.path), ("tables", f"{run / 'analysis'}{os.sep}")]
     paths += [("figure", figure) for figure in figures]
     paths += [("report", f"{report_path}  (open it in a browser)")]
-    paths += [("export", f"poemetric export --run {run} --format csv")]
+    paths += [("export", f"poemetric export --run {shlex.quote(str(run))} --format csv")]
     for what, path in paths:  # paths are text: a run folder `runs/[exp1]` lost its `[exp1]`
         console.print(f"{what:<11} {path}", markup=False)
     if not judge:

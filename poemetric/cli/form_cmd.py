@@ -292,8 +292,9 @@ def scan_command(
     console.print(result.summary, style=colour, markup=False)
     for issue in result.explanation:
         lines = ",".join(map(str, issue.lines))
+        noun = "line" if len(issue.lines) == 1 else "lines"  # `lines 4:` read as a typo
         console.print(  # `[rhyme]` is the constraint's name in brackets, not a style
-            f"  [{issue.constraint}]" + (f" lines {lines}:" if lines else "") + f" {issue.detail}",
+            f"  [{issue.constraint}]" + (f" {noun} {lines}:" if lines else "") + f" {issue.detail}",
             markup=False,
         )
     if result.error:

@@ -3,6 +3,7 @@ ghostwriting evaluation that need judges or annotators."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import typer
@@ -111,8 +112,8 @@ def style_match_command(
                    "ci_low": "CI low", "ci_high": "CI high", "unparsed": "unparsed"}  # fmt: skip
         console.print(frame_table(style_accuracy(mine), f"Style matching by {judge_name}", columns))
         console.print(  # the answers are stored; the tables are written by analyze, as for judge
-            f"tables: `poemetric analyze --run {run}` writes style_matching.csv and "
-            f"style_matching_positions.csv to {run / 'analysis'}",
+            f"tables: `poemetric analyze --run {shlex.quote(str(run))}` writes "
+            f"style_matching.csv and style_matching_positions.csv to {run / 'analysis'}",
             highlight=False,
             markup=False,
         )
@@ -159,7 +160,7 @@ def sheets_command(
         console.print(f"  {path}", highlight=False, markup=False)
     console.print(
         f"Print {paths[0].name} (or fill {paths[1].name} directly), then: "
-        f"poemetric ghostwriting import-lines --run {run} FILE.csv",
+        f"poemetric ghostwriting import-lines --run {shlex.quote(str(run))} FILE.csv",
         highlight=False,
         markup=False,
     )

@@ -36,6 +36,7 @@ from poemetric.cli.options import (
     RunOption,
     error_exit,
     existing_run,
+    given_as,
     not_standard_output,
     not_the_input,
     run_by_make,
@@ -67,7 +68,7 @@ JudgeNameOption = typer.Option(
     "-j",
     envvar="POEMETRIC_JUDGE",
     help="Judges or judge groups from judges/, comma-separated (e.g. 'gemini-2.5-pro' or "
-    "'gpt-4o,claude-3.7-sonnet' or 'pilot'); env POEMETRIC_JUDGE.",
+    "'gpt-4o,claude-3.7-sonnet' or 'pilot').",
 )
 
 judge_app = typer.Typer(
@@ -78,8 +79,9 @@ judge_app = typer.Typer(
 app.add_typer(judge_app, name="judge")
 
 
-def select_judges(selection: str) -> list[ModelSpec]:
-    """Judges and judge groups, comma-separated (a panel)."""
+def select_judges(selection: str, given_as: str | None = None) -> list[ModelSpec]:
+    """Judges and judge groups, comma-separated (a panel). `given_as` names where an unknown
+    name came from (`POEMETRIC_JUDGE (set in the environment)`), for the error."""
     from poemetric.roster import RosterError, UnusableModelError, select_models
 
     try:
@@ -88,7 +90,8 @@ def select_judges(selection: str) -> list[ModelSpec]:
         raise error_exit(error) from None
     except RosterError as error:
         available = ", ".join(load_judges())  # a broken file: load_judges names it and exits
-        raise error_exit(f"{error}; judges: {available}") from None
+        where = f"{given_as}: " if given_as else ""
+        raise error_exit(f"{where}{error}; judges: {available}") from None
 
 
 @judge_app.callback(
@@ -174,7 +177,8 @@ def judge(
             soft_wrap=True,
         )
         raise typer.Exit(code=2)
-    judges = select_judges(judge_name)
+    source = given_as(ctx, "judge_name", "--judge")
+    judges = select_judges(judge_name, None if source == "--judge" else source)
     if reask is not None:
         judges = [j.model_copy(update={"reask": reask}) for j in judges]
     options = runner_options(
@@ -302,12 +306,10 @@ def _check_judged_by(store: RunStore, run: Path, names: list[str]) -> None:
     unknown = [name for name in names if name not in known]
     if not unknown:
         return
-    which = ", ".join(map(repr, unknown))
     if not known:
-        raise error_exit(
-            f"no judgments by judge {which}: the run has no judgments yet; make them with "
-            f"`poemetric judge --run {run} --judge {unknown[0]}`"
-        )
+        from poemetric.analysis.data import no_judgments_yet
+
+        raise error_exit(no_judgments_yet(run, unknown[0]))
     each = ", ".join(f"{name!r}{did_you_mean(name, known)}" for name in unknown)
     raise error_exit(f"no judgments by judge {each} in the run; judges: {', '.join(known)}")
 

@@ -42,11 +42,11 @@ LOCAL_API_KEY = "local-secret"
 def judge_command(run: Path, judge: str) -> str:
     """The command that judges `run` with `judge`, the way this command was started: `make judge
     RUN=... JUDGE=...` when the Makefile ran it, else `poemetric judge --run ... --judge ...`."""
-    if run_by_make():
-        import shlex
+    import shlex
 
+    if run_by_make():
         return f"make judge RUN={shlex.quote(str(run))} JUDGE={judge}"
-    return f"poemetric judge --run {run} --judge {judge}"
+    return f"poemetric judge --run {shlex.quote(str(run))} --judge {judge}"
 
 
 def local_judge_commands(local: ModelSpec, run: Path) -> list[str]:

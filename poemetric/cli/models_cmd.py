@@ -31,6 +31,9 @@ models_app = typer.Typer(
 app.add_typer(models_app, name="models")
 
 JudgesOption = typer.Option(False, "--judges", help="Judges (judges/) instead of generators.")
+GroupOption = typer.Option(
+    None, "--group", "-g", help="Only this group's models (e.g. paper30, open, thinking)."
+)
 
 
 def _kind(judges: bool) -> RosterKind:
@@ -72,9 +75,7 @@ def _wide_columns(rows: list[ModelRow], width: int) -> list[str]:
 @models_app.callback()
 def models(
     ctx: typer.Context,
-    group: str | None = typer.Option(
-        None, "--group", "-g", help="Only this group's models (e.g. paper30, open, thinking)."
-    ),
+    group: str | None = GroupOption,
     judges: bool = JudgesOption,
 ) -> None:
     """The model roster: generators/ (or judges/ with --judges), one YAML file per model.
@@ -92,8 +93,32 @@ def models(
     """
     if ctx.invoked_subcommand is not None:
         # `models --judges show NAME`: the flag was given before the subcommand.
-        ctx.obj = {"judges": judges}
+        ctx.obj = {"judges": judges, "group": group}
         return
+    _list_roster(group, judges)
+
+
+# `models list`, as `dataset list` and `prompts list` are spelled: it was "No such command".
+@models_app.command("list")
+def list_command(
+    ctx: typer.Context,
+    group: str | None = GroupOption,
+    judges: bool = JudgesOption,
+) -> None:
+    """List the models (or the judges): the same table as `poemetric models`.
+
+    Examples:
+
+        poemetric models list
+
+        poemetric models list --judges --group pilot
+    """
+    given = ctx.obj or {}
+    _list_roster(group or given.get("group"), judges or bool(given.get("judges")))
+
+
+def _list_roster(group: str | None, judges: bool) -> None:
+    """The table of `poemetric models` and `poemetric models list`."""
     kind = _kind(judges)
     try:  # every model file read once
         catalog = load_catalog(kind)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -100,6 +101,17 @@ def error_exit(message: object, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def given_as(ctx: typer.Context, param: str, option: str) -> str:
+    """`option` as a message names it, or `VAR (set in the environment)` when the value came
+    from the option's environment variable: `POEMETRIC_JUDGE=gemni poemetric demo` said
+    "--judge: unknown judge 'gemni'" to a user who had typed no --judge."""
+    source = ctx.get_parameter_source(param)
+    if source is None or source.name != "ENVIRONMENT":
+        return option
+    envvar = next((p.envvar for p in ctx.command.params if p.name == param), None)
+    return f"{envvar} (set in the environment)" if isinstance(envvar, str) else option
+
+
 def unknown_choice(
     option: str, given: str | Sequence[str], choices: Sequence[str], noun: str | None = None
 ) -> typer.Exit:
@@ -129,16 +141,29 @@ def existing_run(run: Path) -> RunStore:
     """The store of an existing run. A missing (or unreadable) one is unusable input: one
     `error: ...` line on stderr and exit status 2, the same in every command."""
     from poemetric.store import RunStore, StoreError
+    from poemetric.store.connect import runs_beside
+    from poemetric.store.db import DB_NAME
 
     try:
         return RunStore(run, create=False)
     except StoreError as error:
+        store = run / DB_NAME
+        if run_by_make() and not store.exists():
+            # `make analyze` before `make demo`: the `poemetric ...` commands the store names are
+            # not on the PATH of a user who only runs make (the venv is not activated).
+            value = shlex.quote(str(run))
+            raise error_exit(
+                f"no run store at {store}{runs_beside(run, DB_NAME)}; start a run with "
+                f"`make demo RUN={value}` or `make generate RUN={value}`"
+            ) from None
         raise error_exit(error) from None
 
 
 def no_poems_yet(run: Path) -> typer.Exit:
     """`error: run RUN has no poems yet: ...` (exit 2), for a command that needs poems."""
-    return error_exit(f"run {run} has no poems yet: run `poemetric generate --run {run}` first")
+    return error_exit(
+        f"run {run} has no poems yet: run `poemetric generate --run {shlex.quote(str(run))}` first"
+    )
 
 
 def require_poems(store: RunStore, run: Path) -> None:

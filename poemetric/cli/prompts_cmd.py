@@ -6,6 +6,7 @@ from enum import StrEnum
 from pathlib import Path
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
@@ -29,6 +30,8 @@ prompts_app = typer.Typer(
 )
 app.add_typer(prompts_app, name="prompts")
 console = Console(emoji=False)
+#: Columns a panel's top border takes around its title: `╭─ ` and ` ─╮`.
+TITLE_FRAME = 6
 
 
 class PromptKind(StrEnum):
@@ -105,8 +108,14 @@ def render(
                 shown = render_judge_prompt(
                     generation.text, poem.content, template or JUDGE_TEMPLATE
                 )
+            heading = f"{poem.poem_id} · {shown.name} · sha256 {shown.template_hash[:12]}"
             # A panel's title is read as markup even with markup=False: a poem id is text.
-            title = plain(f"{poem.poem_id} · {shown.name} · sha256 {shown.template_hash[:12]}")
+            title: str | None = plain(heading)
+            if cell_len(heading) + TITLE_FRAME > console.width:
+                # Rich cuts a title wider than the panel's top border: at 80 columns the
+                # template and its sha256 were lost (`...-a2f2126c · g─╮`). It goes above.
+                console.print(heading, markup=False, overflow="fold", highlight=False)
+                title = None
             console.print(Panel(shown.text, title=title, expand=False), markup=False)
     except PromptError as error:  # one `error:` line, as `generate` says it
         raise error_exit(f"--template: {error}" if template else error) from None

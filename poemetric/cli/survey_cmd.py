@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import shlex
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -146,7 +147,7 @@ def build(
     console.print("next: serve it on the web (private links), or print sheets for offline raters:")
     for command in ("serve", "sheets"):  # one line each, never wrapped, so it copies whole
         console.print(
-            f"  poemetric survey {command} --run {run} --survey {survey}",
+            f"  poemetric survey {command} --run {shlex.quote(str(run))} --survey {survey}",
             markup=False,
             highlight=False,
             soft_wrap=True,

@@ -24,6 +24,7 @@ is kept, its traceback redacted, in the run's call log (the `calls` table, outco
 
 from __future__ import annotations
 
+import shlex
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -130,7 +131,8 @@ def stop_for_adapter_bug(
         f"{describe_provider(run.spec.provider)} failed in {bug.method}{where} with "
         f"{type(error).__name__}: {message}. This is a bug in the adapter, not a failure of the "
         "service: nothing was stored as done or as an error; its traceback is in the run's call "
-        f"log (`poemetric export calls --run {run.store.run_dir}`, outcome adapter-error)"
+        f"log (`poemetric export calls --run {shlex.quote(str(run.store.run_dir))}`, outcome "
+        "adapter-error)"
     )
     if bug.method == "submit_batch":
         reason += (
@@ -206,7 +208,7 @@ def _note_once(
         run.redact(
             f"{describe_provider(run.spec.provider)} {did}{line}, a bug in the adapter: "
             f"{consequence}; its traceback is in the run's call log (`poemetric export calls "
-            f"--run {run.store.run_dir}`, outcome adapter-error)"
+            f"--run {shlex.quote(str(run.store.run_dir))}`, outcome adapter-error)"
         )
     )
 

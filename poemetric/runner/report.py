@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from poemetric.runner.not_run_lines import not_run_lines
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.text.plural import counted, plural
 
@@ -259,6 +260,7 @@ class StageReport:
     def render_problems(self, console: Console) -> None:
         """What was left undone and why: models that could not run, jobs held by another
         process, answers that were not sent, errors (the lines under the summary table)."""
+        cannot_run = []
         for m in self.not_run:
             left = m.left_pending or m.pending
             if m.auth_status is not None or m.stopped_mid_run:
@@ -270,9 +272,10 @@ class StageReport:
                     soft_wrap=True,
                 )
                 continue
+            cannot_run.append((m.model, left, m.not_run or ""))
+        for line in not_run_lines(cannot_run):  # one line per cause, not one per model
             console.print(
-                f"[red]{m.model} cannot run ({counted(left, 'job')} left pending):[/red] "
-                + escape(m.not_run or ""),  # install hints carry [extras]
+                f"[red]{escape(line.head())}:[/red] " + escape(line.reason),  # hints: [extras]
                 highlight=False,
                 soft_wrap=True,
             )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -67,7 +68,7 @@ class RunStore:
         if not self.path.exists() and not create:
             raise StoreError(
                 f"no run store at {self.path}{runs_beside(self.run_dir, DB_NAME)}; start a run with "
-                f"`poemetric generate --run {self.run_dir}` or `poemetric demo`"
+                f"`poemetric generate --run {shlex.quote(str(self.run_dir))}` or `poemetric demo`"
             )
         #: True where this process cannot write the run (a read-only copy): reading works,
         #: and a write raises `ReadOnlyStoreError` saying so.
