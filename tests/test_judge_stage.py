@@ -150,7 +150,7 @@ def test_the_summary_does_not_promise_to_retry_unparsable_answers(tmp_path: Path
     assert "retried by the next run" not in text
     assert (
         "1 answer could not be parsed; it is stored with the raw response, and the next run "
-        "re-parses them from the cache without asking again; --refresh-failed-parses pays for "
+        "re-parses it from the cache without asking again; --refresh-failed-parses pays for "
         "new answers."
     ) in text
 
