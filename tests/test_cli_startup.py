@@ -6,15 +6,20 @@ import importlib
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import typer.main
 
 import poemetric.cli
+from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.synthetic import build_synthetic_run
 from poemetric.cli import form_cmd
 from poemetric.cli.app import COMMANDS, app
 from poemetric.form.checker import DEFAULT_THRESHOLD
 
+#: What the remote providers import: none of it is needed to analyze a run.
+PROVIDER_SDKS = ("anthropic", "google.genai", "openai")
 HEAVY = ("pandas", "scipy", "matplotlib", "pyarrow", "httpx", "numpy", "pronouncing")
 
 
@@ -89,3 +94,24 @@ def test_form_check_imports_no_analysis_library() -> None:
 
 def test_cli_threshold_default_matches_the_checker() -> None:
     assert form_cmd.DEFAULT_THRESHOLD == DEFAULT_THRESHOLD
+
+
+def test_analyze_names_models_without_importing_the_provider_sdks(tmp_path: Path) -> None:
+    """`analyze` on a run that recorded no display names reads them from the model files; the
+    roster's provider checks imported anthropic, google-genai and openai for that (2 s of CPU
+    at every start). The names still come from the files."""
+    authors = (HUMAN_AUTHOR, "claude-3.7-sonnet", "gemini-2.5-pro")
+    with build_synthetic_run(tmp_path, authors=authors, judges=("gpt-4o",), poems_per_form=1):
+        pass
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from poemetric.cli import app\n"
+        f"result = CliRunner().invoke(app, ['analyze', '--run', {str(tmp_path)!r}, '--no-progress'])\n"
+        "assert result.exit_code == 0, result.output\n"
+        f"print(','.join(m for m in {PROVIDER_SDKS!r} if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "", f"`analyze` imports {done.stdout.strip()}"
+    table = (tmp_path / "analysis" / "group_scores.md").read_text(encoding="utf-8")
+    assert all(name in table for name in ("Claude-3.7-Sonnet", "Gemini-2.5-Pro", "GPT-4o"))

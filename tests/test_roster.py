@@ -429,9 +429,9 @@ def test_a_command_reads_each_model_file_once(
     read: list[Path] = []
     real = loading.load_model_file
 
-    def reading(path: Path, *args: object) -> object:
+    def reading(path: Path, *args: object, **kwargs: bool) -> object:
         read.append(path)
-        return real(path, *args)  # type: ignore[arg-type]
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
 
     def invoke(*args: str) -> str:
         return CliRunner().invoke(app, list(args), env={"COLUMNS": "400"}).output

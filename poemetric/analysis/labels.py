@@ -99,10 +99,12 @@ def _apart(names: list[str], limit: int, others: set[str]) -> dict[str, str]:
 
 def _roster_labels(kind: str) -> dict[str, str]:
     # The roster is optional here: a broken or missing model folder must not stop a report.
-    from poemetric.roster import RosterError, load_roster
+    # Only display names are read: the provider checks would import every provider's SDK
+    # (anthropic, google-genai, openai: about 2 s of `analyze`'s start).
+    from poemetric.roster import RosterError, load_catalog
 
     try:
-        roster = load_roster(kind)  # type: ignore[arg-type]
+        roster = load_catalog(kind, check_providers=False).specs()  # type: ignore[arg-type]
     except (RosterError, OSError):
         return {}
     return {name: spec.label for name, spec in roster.items()}

@@ -209,7 +209,7 @@ def analyze_run(
     Expert ratings come from the file `experts` when given, else from the run's stored survey
     answers (`poemetric survey serve` / `survey import`; `survey` picks one survey). `progress`
     is told how far the slow steps are: the ghostwriting measures and, with `ci_method`
-    "bootstrap", the score intervals (a minute or more at the paper's scale)."""
+    "bootstrap", the score intervals (about a second of CPU at the paper's scale)."""
     data = load_run_data(store, judge=judge)
     result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
     if data.generations.empty:
@@ -246,7 +246,7 @@ def analyze_run(
     result.notes += ghostwriting.notes
 
     def steps(table: str) -> Advance | None:
-        """Bootstrap CIs take seconds per author (t intervals milliseconds: no step)."""
+        """A step per group with bootstrap CIs (t intervals are instant: no step)."""
         if progress is None or ci_method != "bootstrap":
             return None
         return partial(progress, f"{table}, bootstrap CIs")

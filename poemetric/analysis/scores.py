@@ -44,7 +44,7 @@ def dimension_scores(
     advance: Advance | None = None,
 ) -> pd.DataFrame:
     """Long table: one row per judge x author (x form) x dimension; `advance(done, total)` after
-    each judge x author (x form) group (bootstrap CIs take seconds a group).
+    each judge x author (x form) group.
 
     Statistics are over poems (repeated judge samples of a poem are averaged first). For imagery
     and literary devices N/A answers are left out of the mean and reported as `n_na` and

@@ -76,27 +76,43 @@ def summarize(
         half = float(scipy_stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
         low, high = clip_interval(mean - half, mean + half, mean, domain)
         return Summary(n, mean, sd, low, high)
-    low, high = bootstrap_ci(
-        data, lambda x: float(np.mean(x)), confidence=confidence, n_boot=n_boot, seed=seed
-    )
+    low, high = bootstrap_ci(data, confidence=confidence, n_boot=n_boot, seed=seed)
     low, high = clip_interval(low, high, mean, domain)
     return Summary(n, mean, sd, low, high)
 
 
+#: Resampled values drawn at once by `bootstrap_ci` (about 8 MiB of indices, as many of values):
+#: a group's resamples are drawn in chunks of rows below this.
+BOOTSTRAP_CHUNK = 1 << 20
+
+
+def _batch_mean(resamples: np.ndarray) -> np.ndarray:
+    return resamples.mean(axis=1)
+
+
 def bootstrap_ci(
     data: np.ndarray,
-    statistic: Callable[[np.ndarray], float],
+    statistic: Callable[[np.ndarray], np.ndarray] = _batch_mean,
     *,
     confidence: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
 ) -> tuple[float, float]:
-    """Percentile bootstrap CI of `statistic`, resampling the first axis of `data`."""
+    """Percentile bootstrap CI of `statistic`, resampling the first axis of `data`.
+
+    `statistic` takes a batch of resamples (resamples x the shape of `data`) and returns one
+    value per resample (default: the mean). The resamples are drawn with numpy all at once, in
+    chunks of at most `BOOTSTRAP_CHUNK` values; the draws are those of one resample after the
+    other (`rng.integers(0, n, n)` each), so a seed gives the same interval either way.
+    """
     rng = np.random.default_rng(seed)
     n = len(data)
+    per_resample = max(1, int(np.prod(data.shape)))
+    rows = max(1, BOOTSTRAP_CHUNK // per_resample)
     estimates = np.empty(n_boot)
-    for index in range(n_boot):
-        estimates[index] = statistic(data[rng.integers(0, n, n)])
+    for start in range(0, n_boot, rows):
+        size = min(rows, n_boot - start)
+        estimates[start : start + size] = statistic(data[rng.integers(0, n, size=(size, n))])
     estimates = estimates[np.isfinite(estimates)]
     if estimates.size == 0:
         return math.nan, math.nan

@@ -143,8 +143,16 @@ def _raw_groups(path: Path) -> tuple[str, ...]:
     return ()
 
 
-def load_catalog(kind: RosterKind = "generators", directory: Path | None = None) -> Roster:
+def load_catalog(
+    kind: RosterKind = "generators",
+    directory: Path | None = None,
+    *,
+    check_providers: bool = True,
+) -> Roster:
     """Every model file of the roster, sorted by name.
+
+    `check_providers=False` leaves out the checks that import each provider's SDK (see
+    `load_model_file`): for display names, not for choosing a model to run.
 
     A file with a problem of its own (its YAML, a field, an unset `${VAR}`, a provider that is
     not installed) is an `UnusableModel`, so that it stops only the commands that select it. A
@@ -171,7 +179,8 @@ def load_catalog(kind: RosterKind = "generators", directory: Path | None = None)
             entries.pop(name, None)
             unusable.pop(name, None)
             try:
-                entries[name] = RosterEntry(spec=load_model_file(path, providers, kind), path=path)
+                spec = load_model_file(path, providers, kind, check_provider=check_providers)
+                entries[name] = RosterEntry(spec=spec, path=path)
             except RosterFileError as error:
                 unusable[name] = UnusableModel(
                     name, path, error.reason, str(error), _raw_groups(path)

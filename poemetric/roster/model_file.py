@@ -202,11 +202,18 @@ PROVIDER_ONLY_FIELDS = {"vllm": "vllm"}
 
 
 def load_model_file(
-    path: Path, providers: Sequence[str] | None = None, kind: RosterKind | None = None
+    path: Path,
+    providers: Sequence[str] | None = None,
+    kind: RosterKind | None = None,
+    *,
+    check_provider: bool = True,
 ) -> ModelSpec:
     """Read and validate one model file; the file stem must equal its `name`.
 
-    `providers` (the registered provider names) is looked up when not given. A judge file's
+    `providers` (the registered provider names) is looked up when not given. With
+    `check_provider=False` the checks that need the provider's class (its `options:` keys, the
+    fields it needs, `api_key_env: false`) are skipped: loading the class imports its SDK, a
+    second or more, which reading a display name does not need. A judge file's
     `template` is resolved (beside the file, or in prompts/) to a path and checked. A problem of
     the file is a `RosterFileError` (the roster defers it to the commands that select the model);
     a reserved name is a `RosterError`.
@@ -224,7 +231,8 @@ def load_model_file(
     except ValidationError as error:
         raise _validation_error(path, error, node) from None
     if spec.api_key_env is False:
-        _check_no_key(path, spec, node)
+        if check_provider:
+            _check_no_key(path, spec, node)
     elif isinstance(spec.api_key_env, str) and spec.api_key_env.lower() in _NO_KEY_WORDS:
         raise RosterFileError(
             f"{path}:{_line_of(node, ('api_key_env',))}: api_key_env: {spec.api_key_env!r} "
@@ -264,8 +272,9 @@ def load_model_file(
             if close
             else f"provider {spec.provider!r} is not installed",
         )
-    _check_options(path, spec, node)
-    _check_needed_fields(path, spec, node)
+    if check_provider:
+        _check_options(path, spec, node)
+        _check_needed_fields(path, spec, node)
     if "vllm" in spec.model_fields_set and spec.provider != PROVIDER_ONLY_FIELDS["vllm"]:
         raise RosterFileError(
             f"{path}:{_line_of(node, ('vllm',))}: a `vllm:` block is read only by provider "
