@@ -47,12 +47,15 @@ need = $(if $(strip $($(1))),,$(error $(1) is empty: $(2)))
 need_run = $(call need,RUN,give the run directory$(comma) e.g. RUN=runs/paper (default: runs/<dataset name>))
 need_dataset = $(call need,DATASET,give a dataset name or file$(comma) e.g. DATASET=poemetric)
 need_models = $(call need,MODELS,give models or a group$(comma) e.g. MODELS=gpt-4o or MODELS=paper30)
-# demo_dataset: `make demo` runs the bundled demo dataset only; with DATASET=x it wrote the demo's
-# poems into runs/x, which `make generate DATASET=x` then refused as another dataset's run
-demo_dataset = $(if $(filter-out demo,$(strip $(DATASET))),$(error DATASET=$(DATASET): make \
-  demo runs the bundled demo dataset only (nothing was run); for this one run the stages: \
-  make generate DATASET=$(DATASET)$(comma) then make form$(comma) judge$(comma) analyze$(comma) \
-  figures and report with the same DATASET))
+# `make demo` runs the bundled demo dataset only; with DATASET=x it wrote the demo's poems into
+# runs/x, which `make generate DATASET=x` then refused as another dataset's run. Checked when make
+# reads this file, as the unknown variables are: in demo's recipe, the refusal came only after
+# the venv was installed (minutes, or a failed install, for a command that runs nothing).
+ifneq ($(filter demo,$(MAKECMDGOALS)),)
+ifneq ($(filter-out demo,$(strip $(DATASET))),)
+$(error DATASET=$(DATASET): make demo runs the bundled demo dataset only (nothing was run); for this one run the stages: make generate DATASET=$(DATASET), then make form, judge, analyze, figures and report with the same DATASET)
+endif
+endif
 limit_opt = $(if $(strip $(LIMIT)),--limit $(call q,$(strip $(LIMIT))))
 judge_opt = $(if $(strip $(JUDGE)),--judge $(call q,$(strip $(JUDGE))))
 
@@ -115,7 +118,7 @@ endif
 install: $(installed)  ## Create .venv and install POEMetric with its dev tools
 
 demo: install  ## Whole pipeline offline on the demo dataset (no keys, no GPU, no network)
-	$(demo_dataset)$(need_run)$(POEMETRIC) demo --run $(call q,$(RUN)) $(if $(filter 1,$(LOCAL)),--local,) $(judge_opt) $(limit_opt) $(ARGS)
+	$(need_run)$(POEMETRIC) demo --run $(call q,$(RUN)) $(if $(filter 1,$(LOCAL)),--local,) $(judge_opt) $(limit_opt) $(ARGS)
 
 generate: install  ## Generate poems: make generate MODELS=paper30 DATASET=poemetric RUN=runs/x
 	$(need_dataset)$(need_models)$(need_run)$(POEMETRIC) generate --run $(call q,$(RUN)) --dataset $(call q,$(strip $(DATASET))) --models $(call q,$(strip $(MODELS))) $(limit_opt) $(ARGS)

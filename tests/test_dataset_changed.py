@@ -180,3 +180,37 @@ def test_another_dataset_is_still_named_as_another(prepared: tuple[Path, Path]) 
     assert status == 2
     assert "was prepared from dataset 'mine' (sha256 " in output
     assert "not 'other' (sha256 " in output and "use another --run directory" in output
+
+
+def test_shards_prepared_from_a_crlf_and_an_lf_copy_merge(tmp_path: Path) -> None:
+    """Shards prepared on two machines from copies of one file, one with CRLF line endings and a
+    byte-order mark, were refused by `merge` as runs of different datasets (it compared the
+    files' sha256s). They hold the same poems, so they merge; a real difference is still
+    refused, naming the poem and the field."""
+    rows = _rows()
+    rows[2]["theme"] = "a small voyage\nand a long way home"
+    (tmp_path / "lf").mkdir()
+    (tmp_path / "crlf").mkdir()
+    (tmp_path / "fixed").mkdir()
+    lf = _write(tmp_path / "lf" / "mine.csv", rows)
+    crlf = _resaved(_write(tmp_path / "crlf" / "mine.csv", rows))
+    rows[1]["rhyme_pattern"] = "AABBC"
+    fixed = _write(tmp_path / "fixed" / "mine.csv", rows)
+    for shard, dataset in (("0", lf), ("1", crlf), ("fixed", fixed)):
+        status, output = _generate(tmp_path / f"shard{shard}", dataset)
+        assert status == 0, output
+
+    def merge(*shards: str) -> tuple[int, str]:
+        runs = [str(tmp_path / f"shard{shard}") for shard in shards]
+        result = CliRunner().invoke(app, ["merge", *runs, "--into", str(tmp_path / "all")])
+        return result.exit_code, " ".join(result.output.split())
+
+    status, output = merge("0", "1")
+    assert status == 0, output
+    assert "different datasets" not in output
+    status, output = merge("1", "fixed")
+    assert status == 2
+    assert "were prepared from different datasets (two versions of 'mine', sha256 " in output
+    assert re.search(
+        r"\): 1 poem changed: limerick-nobody-known-the-thimble-\S+ \(rhyme_pattern\);", output
+    )

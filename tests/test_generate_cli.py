@@ -256,7 +256,7 @@ def test_models_that_cannot_run_for_one_cause_share_one_line(
     command = ["generate", "--no-progress", "--run", str(tmp_path / "r"), "--models", models]
     dry = CliRunner().invoke(app, [*command, "--limit", "2", "--dry-run"], env={"COLUMNS": "400"})
     assert dry.exit_code == 0, dry.output
-    lines = [line for line in dry.output.splitlines() if "cannot run" in line]
+    lines = [line for line in dry.output.splitlines() if "left pending" in line]
     assert lines == [
         "3 models cannot run (6 jobs left pending: gpt-4o, gpt-4, o1): each model (provider "
         "'openai') needs an API key: set the environment variable OPENAI_API_KEY",
@@ -286,6 +286,27 @@ def test_a_model_without_its_key_is_not_run(
         assert store.count("generations", "author = 'gpt-4o'") == 0
         assert store.count("generations", "author = 'markov' AND status = 'ok'") == 2
         assert store.count("calls", "provider = 'openai'") == 0
+
+
+def test_a_dry_run_does_not_price_a_model_that_cannot_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--dry-run` priced a model without its key as any other (in its row and in the total)
+    while saying it cannot run: its estimate is not applicable, and the total says that it
+    leaves such models out."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    command = ["generate", "--no-progress", "--run", str(tmp_path / "r"), "--models",
+               "gpt-4o,markov", "--limit", "2", "--dry-run"]  # fmt: skip
+    dry = CliRunner().invoke(app, command, env={"COLUMNS": "200"})
+    assert dry.exit_code == 0, dry.output
+    rows = {line.split()[1]: line for line in dry.output.splitlines() if line.startswith("│")}
+    assert rows["gpt-4o"].split("│")[-2].strip() == "n/a (cannot run)"
+    assert rows["markov"].split("│")[-2].strip() == "0.0000"
+    assert (
+        "Estimated cost of the pending calls: $0.0000 (input from prompt length, output from a "
+        "typical answer length; batch discount applied with --batch), excluding 1 model that "
+        "cannot run (below). Nothing was called."
+    ) in " ".join(dry.output.split())
 
 
 def test_a_wrong_key_stops_the_model_with_one_line_and_a_rerun_finishes(

@@ -223,6 +223,28 @@ def test_the_demo_refuses_another_dataset(dataset: str) -> None:
     assert _options("demo", "DATASET=demo")["--run"] == "runs/demo"
 
 
+def test_the_demo_refuses_another_dataset_before_installing(tmp_path: Path) -> None:
+    """`make demo DATASET=poemetric` installed the venv (the demo's prerequisite) before its
+    recipe refused the dataset: minutes of pip, or a failed install, for nothing."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = tmp_path / "venv"  # no install stamps given as up to date: make would install
+
+    def dry_run(dataset: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["make", "-s", "-n", "demo", f"DATASET={dataset}", f"VENV={venv}"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+        )
+
+    assert f"-m venv {venv}" in dry_run("demo").stdout  # the demo itself installs first
+    done = dry_run("poemetric")
+    assert done.returncode == 2
+    assert done.stdout == ""  # no `-m venv`, no `pip install`, no `poemetric demo`
+    assert "DATASET=poemetric: make demo runs the bundled demo dataset only" in done.stderr
+
+
 @pytest.mark.parametrize("target", ["analyze", "figures", "report"])
 def test_judge_reaches_the_stages_that_read_judgments(target: str) -> None:
     """`make figures JUDGE=gpt-4o` drew every judge's figures: JUDGE was ignored without a word."""

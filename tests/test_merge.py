@@ -320,6 +320,26 @@ def test_a_paper_scale_merge_keeps_every_count_whole_at_80_columns() -> None:
     assert cells.count("34,567") == len(MERGED_TABLES)
 
 
+def test_the_legend_explains_every_column() -> None:
+    """The legend under the table left out `updated` (a newer batch or line annotation replaced
+    the older) and `conflicts`: each column's header is explained."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    from poemetric.cli.merge_cmd import _COLUMNS, _print_report
+    from poemetric.store.merge import MERGED_TABLES, MergeReport, TableMerge
+
+    report = MergeReport(destination=Path("runs/paper"), sources=[Path("a")])
+    report.tables = {name: TableMerge(*range(1, 9)) for name in MERGED_TABLES}
+    out = StringIO()
+    _print_report(Console(file=out, width=400, emoji=False, highlight=False), report)
+    legend = next(line for line in out.getvalue().splitlines() if line.startswith("new: "))
+    for _, header in _COLUMNS:
+        assert f"{header}: " in legend, header
+    assert "updated: a newer version replaced the older (batches, line annotations)" in legend
+
+
 def test_a_file_as_destination_is_an_error_not_a_traceback(tmp_path: Path) -> None:
     """`merge --into FILE` ended in mkdir's FileExistsError traceback."""
     shard = _make_store(tmp_path / "s1", ["p1"], ["markov"])

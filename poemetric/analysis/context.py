@@ -19,6 +19,7 @@ from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.labels import Labels
 from poemetric.analysis.plotting import COLUMN_WIDTHS, LABEL_LIMIT
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
+from poemetric.hints import stage_command
 from poemetric.store import RunStore
 
 
@@ -65,7 +66,7 @@ class FigureContext:
             frame = frame[frame["judge"] == self.judge]
         frame = self._chosen(frame)
         if frame.empty:
-            raise FigureSkipped("no judgments (run `poemetric judge`)")
+            raise FigureSkipped(f"no judgments (run `{stage_command('judge', self.data.run_dir)}`)")
         return frame
 
     @cached_property
@@ -92,7 +93,9 @@ class FigureContext:
     def form_checks(self) -> pd.DataFrame:
         checks = self._chosen(self.data.form_checks)
         if checks.empty:
-            raise FigureSkipped("no form checks (run `poemetric form run`)")
+            raise FigureSkipped(
+                f"no form checks (run `{stage_command('form', self.data.run_dir)}`)"
+            )
         return form_check_scores(checks)
 
     @cached_property

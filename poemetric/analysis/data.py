@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
+from poemetric.hints import stage_command
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
 from poemetric.judge.pending import judgment_errors, pending_note
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
@@ -26,6 +26,8 @@ class RunData:
     form_checks: pd.DataFrame
     judgments: pd.DataFrame
     notes: list[str] = field(default_factory=list)
+    #: The run's folder, named in the commands that notes give (`run ... form run --run X`).
+    run_dir: Path | None = None
 
     @property
     def judges(self) -> list[str]:
@@ -103,7 +105,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
     notes += coverage_notes(generations, form_checks, judgments, store)
-    return RunData(generations, form_checks, judgments, notes)
+    return RunData(generations, form_checks, judgments, notes, store.run_dir)
 
 
 def no_judgments_message(store: RunStore, judge: str) -> str:
@@ -128,7 +130,7 @@ def no_judgments_message(store: RunStore, judge: str) -> str:
         return (
             f"{plural(len(failed), 'the 1 judgment', f'all {len(failed)} judgments')} by judge "
             f"{judge!r} failed; the first error: "
-            f"{failed[0]['error']} (fix the cause, then run `poemetric judge --judge {judge}` "
+            f"{failed[0]['error']} (fix the cause, then run `{stage_command('judge', store.run_dir, judge)}` "
             "again: failed judgments are retried)"
         )
     known = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments ORDER BY judge")]
@@ -159,7 +161,7 @@ def no_judgments_yet(run_dir: Path, judge: str) -> str:
         )
     return (
         f"no judgments by judge {judge!r}: the run has no judgments yet; make them with "
-        f"`poemetric judge --run {shlex.quote(str(run_dir))} --judge {judge}`"
+        f"`{stage_command('judge', run_dir, judge)}`"
     )
 
 
@@ -178,7 +180,7 @@ def coverage_notes(
             notes.append(
                 f"{counted(len(unchecked), 'generation')} {plural(len(unchecked), 'has', 'have')} no "
                 f"form check ({listed}): the form tables "
-                "cover only the checked ones; run `poemetric form run`"
+                f"cover only the checked ones; run `{stage_command('form', store.run_dir)}`"
             )
         rules = store.query(
             "SELECT DISTINCT checker_version, json_extract(explanation, '$.threshold') "
@@ -187,8 +189,8 @@ def coverage_notes(
         if len(rules) > 1:
             listed = ", ".join(f"{r[0]} at threshold {r[1]}" for r in rules)
             notes.append(
-                f"form checks were made with different rules ({listed}): run `poemetric form run` "
-                "to re-check them alike"
+                f"form checks were made with different rules ({listed}): run "
+                f"`{stage_command('form', store.run_dir)}` to re-check them alike"
             )
     for judge, rows in judgments.groupby("judge", sort=True):
         unjudged = generations[~generations["generation_id"].isin(rows["generation_id"])]
@@ -198,7 +200,8 @@ def coverage_notes(
             notes.append(
                 f"{counted(len(unjudged), 'generation')} {plural(len(unjudged), 'was', 'were')} not "
                 f"judged by {judge} ({listed}): its "
-                f"tables cover only the judged ones; run `poemetric judge --judge {judge}`"
+                "tables cover only the judged ones; run "
+                f"`{stage_command('judge', store.run_dir, str(judge))}`"
             )
     return notes
 

@@ -10,12 +10,14 @@ annotated value) is not applied. Every other table keeps the annotation as relea
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.scores import form_check_scores
 from poemetric.data.errata import Errata
+from poemetric.hints import stage_command
 from poemetric.text.plural import counted, plural
 
 RELEASED = "as released (default)"
@@ -45,10 +47,14 @@ def _entries(human: pd.DataFrame) -> pd.Series:
 
 
 def errata_tables(
-    form_checks: pd.DataFrame, generations: pd.DataFrame, errata: Errata | None
+    form_checks: pd.DataFrame,
+    generations: pd.DataFrame,
+    errata: Errata | None,
+    run: Path | None = None,
 ) -> tuple[dict[str, pd.DataFrame], list[str]]:
     """(tables, notes): `form_checks_errata` (the human row both ways) and
-    `form_checks_errata_rows` (one row per erratum met); none when the run has no errata."""
+    `form_checks_errata_rows` (one row per erratum met); none when the run has no errata. `run`:
+    the run's folder, named in the command a note gives."""
     human = form_checks[form_checks["author"] == HUMAN_AUTHOR]
     if errata is None or human.empty:
         return {}, []
@@ -59,7 +65,7 @@ def errata_tables(
         return {}, [
             f"{counted(len(stale), 'human poem')} {plural(len(stale), 'has', 'have')} a dataset erratum "
             f"but {plural(len(stale), 'its', 'their')} form checks predate "
-            "the errata: run `poemetric form run` to add the verdicts with errata applied"
+            f"the errata: run `{stage_command('form', run)}` to add the verdicts with errata applied"
         ]
     if entries.isna().all():
         return {}, ["the dataset has errata, but none concerns the checked human poems"]

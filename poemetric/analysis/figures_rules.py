@@ -14,6 +14,7 @@ from poemetric.analysis.heatmaps import annotated_heatmap
 from poemetric.analysis.lexical import MATTR_WINDOW
 from poemetric.analysis.plotting import Drawing, counted_poems, poem_count
 from poemetric.analysis.scores import form_check_scores
+from poemetric.hints import stage_command
 
 SHARE = (0.0, 1.0)
 T_NOTE = "95% CI of the mean over poems (Student t)"
@@ -93,7 +94,7 @@ def form_heatmap(ctx: FigureContext) -> Drawing:
     checks = ctx.data.form_checks
     checks = checks[checks["author"].isin(ctx.authors)]
     if checks.empty:
-        raise FigureSkipped("no form checks (run `poemetric form run`)")
+        raise FigureSkipped(f"no form checks (run `{stage_command('form', ctx.data.run_dir)}`)")
     by_form = form_check_scores(checks, by_form=True)
     matrix = by_form.pivot_table(index="author", columns="poem_form", values="pass_rate")
     matrix = matrix.loc[ctx.ordered(matrix.index.tolist())]

@@ -41,6 +41,7 @@ from poemetric.analysis.validation import (
 )
 from poemetric.data.errata import errata_for_run
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
+from poemetric.hints import stage_command
 from poemetric.judge.pending import judgment_errors
 from poemetric.paths import replaced_when_done
 from poemetric.store import RunStore
@@ -217,12 +218,14 @@ def analyze_run(
         return result
 
     if data.form_checks.empty:
-        result.notes.append("form-check tables skipped: no form checks (run `poemetric form run`)")
+        result.notes.append(
+            f"form-check tables skipped: no form checks (run `{stage_command('form', store.run_dir)}`)"
+        )
     else:
         result.tables["form_checks"] = form_check_scores(data.form_checks)
         result.tables["form_checks_by_form"] = form_check_scores(data.form_checks, by_form=True)
         errata = errata_for_run(store)
-        tables, notes = errata_tables(data.form_checks, data.generations, errata)
+        tables, notes = errata_tables(data.form_checks, data.generations, errata, run=store.run_dir)
         result.tables.update(tables)
         result.notes += notes
         if tables:
@@ -294,14 +297,15 @@ def _no_judge_tables_note(store: RunStore) -> str:
     """Why the judge tables are missing: no judge ran, every judgment it made failed, or the
     ones that did not fail are pending a re-ask (a stopped `poemetric judge`)."""
     errors = judgment_errors(store)
+    judge = stage_command("judge", store.run_dir)
     failed, pending = len(errors.failed), len(errors.pending)
     if not failed:
         if pending:
             return (
                 "judge tables skipped: no successful judgments yet, only judgments pending a "
-                "re-ask (run `poemetric judge` again to finish them)"
+                f"re-ask (run `{judge}` again to finish them)"
             )
-        return "judge tables skipped: no successful judgments (run `poemetric judge`)"
+        return f"judge tables skipped: no successful judgments (run `{judge}`)"
     which = (
         f"{counted(failed, 'judgment')} failed and {pending} "
         f"{plural(pending, 'is', 'are')} pending a re-ask"
@@ -310,7 +314,7 @@ def _no_judge_tables_note(store: RunStore) -> str:
     )
     return (
         f"judge tables skipped: {which} (the `judges` table counts parse failures and call "
-        "errors); the next `poemetric judge` retries call errors and re-parses stored answers, "
+        f"errors); the next `{judge}` retries call errors and re-parses stored answers, "
         "`--refresh-failed-parses` pays for new ones"
     )
 

@@ -14,8 +14,8 @@ from poemetric.cli.options import (
     error_exit,
     existing_run,
     require_poems,
-    run_by_make,
 )
+from poemetric.hints import stage_command
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -42,11 +42,7 @@ LOCAL_API_KEY = "local-secret"
 def judge_command(run: Path, judge: str) -> str:
     """The command that judges `run` with `judge`, the way this command was started: `make judge
     RUN=... JUDGE=...` when the Makefile ran it, else `poemetric judge --run ... --judge ...`."""
-    import shlex
-
-    if run_by_make():
-        return f"make judge RUN={shlex.quote(str(run))} JUDGE={judge}"
-    return f"poemetric judge --run {shlex.quote(str(run))} --judge {judge}"
+    return stage_command("judge", run, judge)
 
 
 def local_judge_commands(local: ModelSpec, run: Path) -> list[str]:

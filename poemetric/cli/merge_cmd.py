@@ -126,7 +126,9 @@ def _print_report(console: Console, report: MergeReport) -> None:
         console.print(f"(0 for every table, left out at this width: {', '.join(zeros)})")
     console.print(
         "new: copied; same: already there; ok>error: a success replaced a failure; kept ok: a "
-        "failure was ignored; both err: both failed; skipped: depends on a conflicting generation"
+        "failure was ignored; both err: both failed; updated: a newer version replaced the older "
+        "(batches, line annotations); conflicts: two different successes, the destination's "
+        "kept; skipped: depends on a conflicting generation"
     )
     if report.conflicts:
         console.print(

@@ -12,21 +12,13 @@ import typer
 
 from poemetric.agreement_defaults import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.cli.output import sqlite_refusal
+from poemetric.hints import run_by_make, stage_command
 from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from poemetric.store import RunStore
 
 DEFAULT_RUN = Path("runs/default")
-
-#: Set to 1 by the Makefile on the poemetric commands it runs: a hint then names the make
-#: variable (`make demo` without LOCAL=0, JUDGE=NAME) rather than the option it turns into.
-MAKE_ENV = "POEMETRIC_MAKE"
-
-
-def run_by_make() -> bool:
-    """True when the Makefile runs this command (`MAKE_ENV` is 1)."""
-    return os.environ.get(MAKE_ENV, "").strip() == "1"
 
 
 def run_folder(run: Path) -> Path:
@@ -161,9 +153,7 @@ def existing_run(run: Path) -> RunStore:
 
 def no_poems_yet(run: Path) -> typer.Exit:
     """`error: run RUN has no poems yet: ...` (exit 2), for a command that needs poems."""
-    return error_exit(
-        f"run {run} has no poems yet: run `poemetric generate --run {shlex.quote(str(run))}` first"
-    )
+    return error_exit(f"run {run} has no poems yet: run `{stage_command('generate', run)}` first")
 
 
 def require_poems(store: RunStore, run: Path) -> None:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from poemetric.data.dataset import Dataset
 from poemetric.text.plural import counted
+
+if TYPE_CHECKING:
+    from poemetric.data.dataset import Dataset
 
 #: How many poems `poem_differences` names per kind of difference (the rest are counted).
 NAMED = 5
@@ -20,8 +22,40 @@ def poem_differences(stored: Mapping[str, tuple[int, str]], dataset: Dataset) ->
     bytes the loader does not read differ: line endings, a byte-order mark, quoting, a column it
     ignores). `stored`: poem id -> (position, record JSON), as a run's `poems` table holds them;
     `dataset`: the file as it reads now."""
-    before = {poem_id: json.loads(record) for poem_id, (_, record) in stored.items()}
-    now = {poem.poem_id: poem.model_dump(mode="json") for poem in dataset}
+    now = {
+        poem.poem_id: (index, poem.model_dump(mode="json")) for index, poem in enumerate(dataset)
+    }
+    return _differences(_parsed(stored), now, "no longer in the file", "new in the file")
+
+
+def stored_differences(
+    first: Mapping[str, tuple[int, str]],
+    other: Mapping[str, tuple[int, str]],
+    first_name: str,
+    other_name: str,
+) -> str | None:
+    """`poem_differences` between two runs' stored poems (e.g. shards to merge, prepared from
+    copies of a file with other line endings): `1 poem changed: ID (theme); 1 poem only in
+    FIRST_NAME: ID`, or None when both hold the same poems in the same order."""
+    return _differences(
+        _parsed(first), _parsed(other), f"only in {first_name}", f"only in {other_name}"
+    )
+
+
+def _parsed(stored: Mapping[str, tuple[int, str]]) -> dict[str, tuple[int, dict[str, Any]]]:
+    return {
+        poem_id: (position, json.loads(record)) for poem_id, (position, record) in stored.items()
+    }
+
+
+def _differences(
+    stored: Mapping[str, tuple[int, dict[str, Any]]],
+    current: Mapping[str, tuple[int, dict[str, Any]]],
+    removed_as: str,
+    added_as: str,
+) -> str | None:
+    before = {poem_id: record for poem_id, (_, record) in stored.items()}
+    now = {poem_id: record for poem_id, (_, record) in current.items()}
     changed = {
         poem_id: fields
         for poem_id in before.keys() & now.keys()
@@ -41,13 +75,12 @@ def poem_differences(stored: Mapping[str, tuple[int, str]], dataset: Dataset) ->
         _named(
             "changed", [f"{poem_id} ({', '.join(changed[poem_id])})" for poem_id in sorted(changed)]
         ),
-        _named("no longer in the file", sorted(removed)),
-        _named("new in the file", sorted(added)),
+        _named(removed_as, sorted(removed)),
+        _named(added_as, sorted(added)),
     ]
     if found := [part for part in parts if part]:
         return "; ".join(found)
-    order = {poem.poem_id: index for index, poem in enumerate(dataset)}
-    if any(order.get(poem_id) != position for poem_id, (position, _) in stored.items()):
+    if any(current[poem_id][0] != position for poem_id, (position, _) in stored.items()):
         return "the same poems, in another order"
     return None
 

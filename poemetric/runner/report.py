@@ -147,6 +147,17 @@ class StageReport:
     def cost_usd(self) -> float:
         return float(self.total("cost_usd"))
 
+    @property
+    def estimated_cost_usd(self) -> float:
+        """The plan's estimate for the models that can run: one that cannot (no key, no engine)
+        calls nothing, so its calls are not counted."""
+        return sum(m.estimated_cost_usd for m in self.models if not m.not_run)
+
+    def _excluding(self) -> str:
+        """`, excluding 2 models that cannot run`, or "" when every model can."""
+        cannot = len(self.not_run)
+        return f", excluding {counted(cannot, 'model')} that cannot run" if cannot else ""
+
     def budget_cut_text(self) -> str:
         """The models with jobs skipped at --max-cost and how many each: `o3 12, o1 3`."""
         return ", ".join(f"{m.model} {m.skipped_budget}" for m in self.models if m.skipped_budget)
@@ -157,7 +168,7 @@ class StageReport:
             calls = int(self.total("pending") + self.total("from_cache_to_call"))
             return (
                 f"{counted(len(self.models), 'model')}, {calls:,} {plural(calls, 'call')} planned, "
-                f"estimated ${self.total('estimated_cost_usd'):.4f}"
+                f"estimated ${self.estimated_cost_usd:.4f}{self._excluding()}"
             )
         done, called = int(self.total("already_done")), int(self.total("called"))
         text = (
@@ -197,7 +208,7 @@ class StageReport:
             if self.dry_run:
                 cells += [
                     f"{m.estimated_input_tokens:,}/{m.estimated_output_tokens:,}",
-                    f"{m.estimated_cost_usd:.4f}",
+                    "n/a (cannot run)" if m.not_run else f"{m.estimated_cost_usd:.4f}",
                 ]
             else:
                 cells += [
@@ -242,9 +253,11 @@ class StageReport:
                         highlight=False,
                     )
             console.print(
-                f"Estimated cost of the pending calls: ${self.total('estimated_cost_usd'):.4f} "
-                "(input from prompt length, output from a typical answer length; batch discount "
-                "applied with --batch). Nothing was called."
+                f"Estimated cost of the pending calls: ${self.estimated_cost_usd:.4f} (input from "
+                "prompt length, output from a typical answer length; batch discount applied with "
+                f"--batch){self._excluding()}{' (below)' if self.not_run else ''}. Nothing was "
+                "called.",
+                markup=False,
             )
         elif self.stopped_by_budget:
             # Per call: a model is cut once its calls' estimates no longer fit under the cap,

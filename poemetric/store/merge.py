@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from poemetric.data.changes import stored_differences
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, to_json, utc_now
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
 from poemetric.store.schema import SCHEMA_VERSION
@@ -119,9 +120,19 @@ class MergeReport:
         return sum(t.copied + t.replaced_error + t.updated for t in self.tables.values())
 
 
-def _probe(db_path: Path) -> tuple[int, dict[str, Any] | None]:
-    """A store's schema version and, when it is this POEMetric's, its `dataset` meta entry
-    (name, path, sha256; None if not recorded), read in one read-only connection."""
+@dataclass(frozen=True)
+class _Probed:
+    """A store's schema version, `dataset` meta entry (name, path, sha256; {} if not recorded)
+    and poems (id -> (position, record JSON)), read before merging."""
+
+    path: Path
+    version: int
+    dataset: dict[str, Any]
+    poems: dict[str, tuple[int, str]]
+
+
+def _probe(db_path: Path) -> _Probed:
+    """`_Probed` of the store at `db_path`, read in one read-only connection."""
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         try:
@@ -131,11 +142,13 @@ def _probe(db_path: Path) -> tuple[int, dict[str, Any] | None]:
                 raise
             raise MergeError(not_a_store(db_path, error)) from None
         if version != SCHEMA_VERSION:
-            return version, None
+            return _Probed(db_path, version, {}, {})
         row = conn.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
+        rows = conn.execute("SELECT poem_id, position, record FROM poems").fetchall()
     finally:
         conn.close()
-    return version, None if row is None else dict(json.loads(row[0]))
+    poems = {str(poem_id): (int(position), str(record)) for poem_id, position, record in rows}
+    return _Probed(db_path, version, {} if row is None else dict(json.loads(row[0])), poems)
 
 
 def _store_file(run_dir: Path) -> Path:
@@ -145,20 +158,29 @@ def _store_file(run_dir: Path) -> Path:
     return path
 
 
-def _check_one_dataset(datasets: list[tuple[Path, dict[str, Any] | None]]) -> None:
-    """Refuse to mix runs of different datasets (as `prepare_run` refuses for one run)."""
-    seen: dict[str, Path] = {}
-    for path, dataset in datasets:
-        if dataset is None or not dataset.get("sha256"):
+def _check_one_dataset(stores: list[_Probed]) -> None:
+    """Refuse to mix runs of different datasets (as `prepare_run` refuses for one run), compared
+    by the poems the stores hold: shards prepared from copies of one file with other bytes (CRLF
+    line endings, a byte-order mark) have other sha256s and merge."""
+    recorded = [store for store in stores if store.dataset.get("sha256")]
+    for other in recorded[1:]:
+        first = recorded[0]
+        was, now = first.dataset, other.dataset
+        if was["sha256"] == now["sha256"]:
             continue
-        seen.setdefault(str(dataset["sha256"]), path)
-        if len(seen) > 1:
-            (first_hash, first), (other_hash, other) = list(seen.items())[:2]
-            raise MergeError(
-                f"{first} and {other} were prepared from different datasets (sha256 "
-                f"{first_hash[:12]}… and {other_hash[:12]}…); only runs of one dataset can be "
-                "merged"
-            )
+        hashes = f"sha256 {str(was['sha256'])[:12]}… and {str(now['sha256'])[:12]}…"
+        if was.get("name") != now.get("name"):
+            what = f"({was.get('name')!r} and {now.get('name')!r}, {hashes})"
+        elif found := stored_differences(
+            first.poems, other.poems, str(first.path), str(other.path)
+        ):
+            what = f"(two versions of {was.get('name')!r}, {hashes}): {found}"
+        else:
+            continue
+        raise MergeError(
+            f"{first.path} and {other.path} were prepared from different datasets {what}; only "
+            "runs of one dataset can be merged"
+        )
 
 
 def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
@@ -168,29 +190,29 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
     if not sources:
         raise MergeError("nothing to merge: give at least one source run directory")
     source_files: list[Path] = []
-    datasets: list[tuple[Path, dict[str, Any] | None]] = []
+    probed: list[_Probed] = []
     for source in report.sources:
         path = _store_file(source)
-        version, dataset = _probe(path)  # the only connection of its own a source gets
-        if version != SCHEMA_VERSION:
+        found = _probe(path)  # the only connection of its own a source gets
+        if found.version != SCHEMA_VERSION:
             raise MergeError(
-                f"{path} has schema version {version}, this POEMetric writes {SCHEMA_VERSION}: "
-                "open it with the same POEMetric version as the other stores (any command "
-                "migrates an older store), or upgrade POEMetric"
+                f"{path} has schema version {found.version}, this POEMetric writes "
+                f"{SCHEMA_VERSION}: open it with the same POEMetric version as the other stores "
+                "(any command migrates an older store), or upgrade POEMetric"
             )
         source_files.append(path)
-        datasets.append((path, dataset))
+        probed.append(found)
     dest_file = destination / DB_NAME
     if dest_file.is_file():
-        version, dataset = _probe(dest_file)
-        if version != SCHEMA_VERSION:
+        found = _probe(dest_file)
+        if found.version != SCHEMA_VERSION:
             raise MergeError(
-                f"destination {dest_file} has schema version {version}, this POEMetric writes "
-                f"{SCHEMA_VERSION}; refusing to merge into it"
+                f"destination {dest_file} has schema version {found.version}, this POEMetric "
+                f"writes {SCHEMA_VERSION}; refusing to merge into it"
             )
-        datasets.append((dest_file, dataset))
+        probed.append(found)
 
-    _check_one_dataset(datasets)
+    _check_one_dataset(probed)
 
     shard_records: list[list[str | None]] = []
     with RunStore(destination) as store:

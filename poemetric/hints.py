@@ -1,0 +1,34 @@
+"""The commands that hints and notes name, the way this command was started: `make judge
+RUN=runs/x JUDGE=NAME` when the Makefile ran it (it sets `MAKE_ENV` to 1 on the commands it
+runs), else `poemetric judge --run runs/x --judge NAME`. A make user's venv is not activated, so
+a `poemetric ...` command is not on their PATH; and the options are make's variables there."""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+#: Set to 1 by the Makefile on the poemetric commands it runs: a hint then names the make
+#: variable (`make demo` without LOCAL=0, JUDGE=NAME) rather than the option it turns into.
+MAKE_ENV = "POEMETRIC_MAKE"
+
+#: The poemetric command that each make target of a stage runs.
+_COMMANDS = {"generate": "generate", "form": "form run", "judge": "judge"}
+
+
+def run_by_make() -> bool:
+    """True when the Makefile runs this command (`MAKE_ENV` is 1)."""
+    return os.environ.get(MAKE_ENV, "").strip() == "1"
+
+
+def stage_command(stage: str, run: Path | str | None = None, judge: str | None = None) -> str:
+    """The command that runs `stage` (generate, form, judge) on `run`, with `judge`: `make judge
+    RUN=runs/x JUDGE=gpt-4o` under make (JUDGE=NAME when no judge is named: make's judge target
+    needs one), else `poemetric judge --run runs/x --judge gpt-4o`; what is None is left out."""
+    value = None if run is None else shlex.quote(str(run))
+    if run_by_make():
+        words = [f"make {stage}", *([f"RUN={value}"] if value else [])]
+        return " ".join(words + ([f"JUDGE={judge or 'NAME'}"] if stage == "judge" else []))
+    words = [f"poemetric {_COMMANDS[stage]}", *([f"--run {value}"] if value else [])]
+    return " ".join(words + ([f"--judge {judge}"] if judge else []))
