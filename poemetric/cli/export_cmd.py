@@ -9,7 +9,13 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.options import RunOption, existing_run, run_output_folder, unknown_choice
+from poemetric.cli.options import (
+    RunOption,
+    existing_run,
+    output_option,
+    run_output_folder,
+    unknown_choice,
+)
 from poemetric.store.schema import EXPORTABLE_TABLES
 
 console = Console(emoji=False)
@@ -26,7 +32,7 @@ class ExportFormat(StrEnum):
 def export(
     tables: list[str] = typer.Argument(None, help=TABLES_HELP),
     run: Path = RunOption,
-    to: Path | None = typer.Option(None, "--to", help="Output directory (default: RUN/export)."),
+    to: Path | None = output_option(None, "--to", "Output directory (default: RUN/export)."),
     fmt: ExportFormat = typer.Option(ExportFormat.csv, "--format", "-f", help="File format."),
 ) -> None:
     """Export tables of a run store, one file per table.
