@@ -358,7 +358,7 @@ def test_export_of_an_unknown_table(
     """An unknown table was Typer's usage box (the table list cut across its lines)."""
     out = tmp_path / "export"
     line = _error(["export", *names, "--run", str(demo_run), "--to", str(out)])
-    assert line == f"error: TABLES: unknown {unknown}; tables: {', '.join(EXPORTABLE_TABLES)}"
+    assert line == f"error: tables: unknown {unknown}; tables: {', '.join(EXPORTABLE_TABLES)}"
     assert not out.exists()
 
 
