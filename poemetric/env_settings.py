@@ -29,3 +29,36 @@ def seconds_from_env(name: str, default: float) -> float:
             f"{name}={text!r} is not a number of seconds (0 or more; unset, it is {default:g})"
         )
     return value
+
+
+#: The values a yes/no environment variable accepts (any case), for on and for off.
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+
+
+def flag_from_text(name: str, text: str) -> bool:
+    """The yes/no value `text` of environment variable `name`: one of `TRUE_WORDS` or
+    `FALSE_WORDS`, any case. Anything else is a `SettingError` naming the variable and the
+    accepted values (`POEMETRIC_DEMO_LOCAL=maybe` was Typer's error box)."""
+    word = text.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise SettingError(
+        f"{name}={text!r} is not a yes/no value (yes: {', '.join(TRUE_WORDS)}; "
+        f"no: {', '.join(FALSE_WORDS)})"
+    )
+
+
+def number_from_text(name: str, text: str, kind: type[int] | type[float]) -> int | float:
+    """The `kind` number `text` of environment variable `name`; anything else (a word, `2.5`
+    for a whole number, nan, inf) is a `SettingError` naming the variable."""
+    try:
+        value = kind(text.strip())
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value):
+        what = "a whole number (e.g. 4)" if kind is int else "a number (e.g. 2.5)"
+        raise SettingError(f"{name}={text!r} is not {what}")
+    return value

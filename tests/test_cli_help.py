@@ -190,3 +190,53 @@ def test_an_options_help_does_not_repeat_the_variable_typer_shows() -> None:
     assert not repeated
     judge = CliRunner().invoke(app, ["judge", "--help"], env={"COLUMNS": "200"}).output
     assert judge.count("POEMETRIC_JUDGE") == 1 and "[env var: POEMETRIC_JUDGE]" in judge
+
+
+def _usage(output: str) -> str:
+    """The usage line of a help or an error, joined where it wraps."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("Usage:"))
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
+    return " ".join(" ".join(lines[start:end]).split())
+
+
+def test_usage_and_metavars_read_as_conventional_help_at_80_and_200_columns() -> None:
+    """Typer 0.29 wrote a required argument in braces on the usage line (`poemetric form check
+    [OPTIONS] {input_path}`) and a list's metavar as its Python type (`files... <list[Path]>`,
+    `--rater <list[str]>`). Arguments are now written as click writes them (`INPUT_PATH`,
+    `[TABLES]...`) and a list shows its values' metavar (`<path>`)."""
+    root = typer.main.get_command(app)
+    braces, lists = {}, {}
+    for columns in ("80", "200"):
+        for path, _command in _every_command(root):
+            result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": columns})
+            assert result.exit_code == 0, path
+            usage = _usage(result.output)
+            if re.search(r"[{}]", usage):
+                braces[" ".join(path)] = usage
+            if "<list[" in result.output:
+                lists[" ".join(path)] = result.output.count("<list[")
+    assert not braces
+    assert not lists
+    shown = {
+        ("form", "check"): "Usage: poemetric form check [OPTIONS] INPUT_PATH",
+        ("ghostwriting", "score"): "Usage: poemetric ghostwriting score [OPTIONS] FILES...",
+        ("export",): "Usage: poemetric export [OPTIONS] [TABLES]...",
+        ("dataset", "validate"): "Usage: poemetric dataset validate [OPTIONS] PATH",
+    }
+    for path, usage in shown.items():
+        result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"})
+        assert _usage(result.output) == usage
+    score = CliRunner().invoke(app, ["ghostwriting", "score", "--help"], env={"COLUMNS": "80"})
+    assert re.search(r"\* +files\.\.\. +<path> +Text files", score.output)
+    sheets = CliRunner().invoke(app, ["survey", "sheets", "--help"], env={"COLUMNS": "80"})
+    assert re.search(r"--rater <str> +Only this rater \(repeatable\)", sheets.output)
+
+
+def test_an_errors_usage_line_names_arguments_as_help_does() -> None:
+    """The usage line above a missing argument's error said `{input_path}` too; the error names
+    the argument as the Arguments panel lists it."""
+    result = CliRunner().invoke(app, ["form", "check"], env={"COLUMNS": "80"})
+    assert result.exit_code == 2
+    assert result.output.splitlines()[0] == "Usage: poemetric form check [OPTIONS] INPUT_PATH"
+    assert "Missing argument 'input_path'." in result.output

@@ -217,9 +217,9 @@ def test_judge_parse_reads_a_file_that_starts_with_a_byte_order_mark(tmp_path: P
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"", "no answers (the file is empty)"),
-        (b"\n  \n", "no answers (the file is empty)"),
-        (b'{"id": "a", "response": "caf\xe9"}\n', "not UTF-8 text (line 1: byte 0xe9)"),
+        (b"", ": no answers (the file is empty)"),
+        (b"\n  \n", ": no answers (the file is empty)"),
+        (b'{"id": "a", "response": "caf\xe9"}\n', ":1: not UTF-8 text (byte 0xe9)"),
     ],
     ids=["empty", "blank lines", "latin-1"],
 )
@@ -232,8 +232,23 @@ def test_judge_parse_of_a_file_without_answers(
     answers.write_bytes(content)
     out = tmp_path / "parsed.jsonl"
     line = _error(["judge", "parse", str(answers), "-o", str(out)])
-    assert line == f"error: {answers}: {message}"
+    assert line == f"error: {answers}{message}"
     assert not out.exists()
+
+
+def test_judge_parse_names_a_bad_line_as_file_colon_line(tmp_path: Path) -> None:
+    """A malformed line was `FILE line 3: ...`; dataset, agree and form check say `FILE:3: ...`
+    (the form an editor jumps to)."""
+    answers = tmp_path / "bad.jsonl"
+    good = json.dumps({"id": "a", "response": ANSWER})
+    answers.write_text(f"{good}\n{good}\n{{not json\n", encoding="utf-8")
+    out = tmp_path / "parsed.jsonl"
+    result = CliRunner().invoke(app, ["judge", "parse", str(answers), "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    assert f"unreadable: {answers}:3: not JSON" in result.stderr
+    assert json.loads(out.read_text(encoding="utf-8").splitlines()[2])["error"].startswith(
+        f"{answers}:3: not JSON"
+    )
 
 
 def test_judge_parse_refuses_to_write_over_its_input(tmp_path: Path) -> None:
@@ -358,7 +373,7 @@ def test_export_of_an_unknown_table(
     """An unknown table was Typer's usage box (the table list cut across its lines)."""
     out = tmp_path / "export"
     line = _error(["export", *names, "--run", str(demo_run), "--to", str(out)])
-    assert line == f"error: TABLES: unknown {unknown}; tables: {', '.join(EXPORTABLE_TABLES)}"
+    assert line == f"error: tables: unknown {unknown}; tables: {', '.join(EXPORTABLE_TABLES)}"
     assert not out.exists()
 
 

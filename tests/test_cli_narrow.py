@@ -86,9 +86,9 @@ def test_export_aligns_long_table_names(tmp_path: Path) -> None:
         app, ["export", "--run", run, "--to", str(tmp_path / "out")], env=NARROW
     )
     assert result.exit_code == 0, result.output
-    lines = [line for line in result.output.splitlines() if "rows →" in line]
+    lines = [line for line in result.output.splitlines() if " → " in line]
     assert any(line.startswith("survey_assignments ") for line in lines)
-    assert len({line.index("rows →") for line in lines}) == 1
+    assert len({line.index("→") for line in lines}) == 1
 
 
 def _command_paths(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:

@@ -202,7 +202,7 @@ def test_judge_parse_exit_codes(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({"id": 1, "response": VALID_JUDGE_ANSWER}) + "\n{not json\n")
     code, output = invoke("judge", "parse", str(bad), "-o", str(tmp_path / "b.jsonl"))
-    assert code == 2 and "bad.jsonl line 2" in output
+    assert code == 2 and "bad.jsonl:2: not JSON" in output
     assert (
         invoke("judge", "parse", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "c"))[0] == 2
     )

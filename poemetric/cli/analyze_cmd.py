@@ -26,6 +26,7 @@ from poemetric.cli.options import (
     error_exit,
     existing_run,
     experts_option,
+    output_option,
     require_poems,
     run_output_folder,
     unknown_choice,
@@ -158,7 +159,7 @@ def analyze(
     ),
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
-    out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
+    out: Path | None = output_option(None, "--out", "Output folder (default RUN/analysis)."),
     progress: bool = ProgressOption,
 ) -> None:
     """Per-author tables (judge dimensions, form checks, lexical features, agreement with
@@ -269,7 +270,7 @@ def figures(
         "the recipe's choice.",
     ),
     experts: Path | None = FIGURE_EXPERTS,
-    out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/figures)."),
+    out: Path | None = output_option(None, "--out", "Output folder (default RUN/figures)."),
 ) -> None:
     """Publication figures (vector PDF + 300-dpi PNG, each with a NAME.caption.txt saying what
     the bars and whiskers are) in RUN/figures/, drawn at their printed width; prints their paths

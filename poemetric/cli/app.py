@@ -17,6 +17,7 @@ import typer.main
 from typer.core import TyperCommand, TyperGroup
 
 from poemetric import __version__
+from poemetric.cli import env_values
 from poemetric.cli.help_render import install_on_help
 
 if TYPE_CHECKING:
@@ -158,6 +159,7 @@ def _load(name: str) -> Command:
 
 
 install_on_help()  # --help folds long words instead of cutting them (help_render)
+env_values.install()  # a bad POEMETRIC_* yes/no or number is one error line (env_values)
 
 app = typer.Typer(
     name="poemetric",

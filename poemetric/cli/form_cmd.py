@@ -26,6 +26,7 @@ from poemetric.cli.options import (
     existing_run,
     not_standard_output,
     not_the_input,
+    output_option,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.form.blas import ask_one_blas_thread
@@ -63,9 +64,7 @@ def check_command(
         help="CSV, TSV, JSONL or Parquet: the poem (content, text, poem, or a raw answer in "
         "response), form, and optionally meter (meter_pattern), rhyme (rhyme_pattern), id.",
     ),
-    output: Path = typer.Option(
-        ..., "--output", "-o", help="JSONL file to write, one line per row."
-    ),
+    output: Path = output_option(..., "--output", "JSONL file to write, one line per row."),
     threshold: float = ThresholdOption,
     extract: bool = typer.Option(
         True,

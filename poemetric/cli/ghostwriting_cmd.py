@@ -23,6 +23,7 @@ from poemetric.cli.options import (
     existing_file,
     existing_run,
     no_poems_yet,
+    output_option,
     run_output_folder,
     unknown_choice,
 )
@@ -125,7 +126,7 @@ def metrics_command(
     ),
     phonetics: str = PhoneticsOption,
     window: int = WindowOption,
-    out: Path | None = typer.Option(None, "--out", help="Output folder (default RUN/analysis)."),
+    out: Path | None = output_option(None, "--out", "Output folder (default RUN/analysis)."),
     progress: bool = ProgressOption,
 ) -> None:
     """Rhyme density (paper and Raplyzer variants), uniqueness and near-copies per poem and per

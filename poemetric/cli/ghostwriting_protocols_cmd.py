@@ -32,6 +32,7 @@ from poemetric.cli.options import (
     error_exit,
     existing_run,
     output_folder,
+    output_option,
 )
 
 # Paths and file:line messages are never hard-wrapped.
@@ -124,9 +125,7 @@ def style_match_command(
 @ghostwriting_app.command("sheets")
 def sheets_command(
     run: Path = RunOption,
-    out: Path = typer.Option(
-        ..., "--out", "-o", help="Folder for sheet.html, annotations.csv, task.json."
-    ),
+    out: Path = output_option(..., "--out", "Folder for sheet.html, annotations.csv, task.json."),
     authors: str | None = AuthorsOption,
     per_author: int = typer.Option(5, "--per-author", min=1, help="Poems drawn per author."),
     seed: int = typer.Option(0, "--seed", help="Seed of the draw and of the poem order."),

@@ -24,15 +24,24 @@ tables, and rows that are not plain text, keep typer's layout.
 
 A flag takes no value, yet typer (0.29) gives every one the metavar `<bool>` (`--progress
 --no-progress <bool>`, `--help <bool>`), which reads as "--progress true"; `install` leaves a
-flag's metavar out, as click's plain help does.
+flag's metavar out, as click's plain help does. A list parameter's metavar was its Python type
+(`files... <list[Path]>`, `--rater <list[str]>`): it is its values' (`files... <path>`, `--rater
+<str>`), the name's `...` (or the option's "repeatable") saying there may be several.
+
+Typer 0.29 also writes a required argument in braces on the usage line (`poemetric form check
+[OPTIONS] {input_path}`); `usage_name` writes it as click does, `INPUT_PATH`, `[TABLES]...` for
+an optional list. It is set at import (it needs no Rich): the usage line above an error is not
+help. Errors still name an argument as the Arguments panel lists it (`Missing argument
+'input_path'`, `export`'s `tables: unknown table ...`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -107,6 +116,31 @@ def stacked(rows: list[tuple[Any, ...]], width: int) -> tuple[int, list[Text]] |
     return label_width, [_label_lines(cells, label_width) for cells in labels]
 
 
+def element_metavar(metavar: str | None) -> str | None:
+    """`<path>` for typer's `<list[Path]>`, `<a|b>` for `<list[a|b]>`; any other as it is."""
+    if metavar is None:
+        return None
+    listed = re.fullmatch(r"<list\[(.*)\]>(\.\.\.)?", metavar)
+    if listed is None:
+        return metavar
+    inner = listed.group(1)  # `Path`, `str`: typer's scalar metavars are lower case (`<path>`)
+    return f"<{inner.lower()}>" if inner.isidentifier() else f"<{inner}>"
+
+
+def argument_label(argument: TyperArgument) -> str:
+    """`INPUT_PATH`: the argument's metavar, else its name in capitals."""
+    return argument.metavar or (argument.name or "").upper()
+
+
+def usage_name(argument: TyperArgument) -> str:
+    """An argument on the usage line as click writes it: `INPUT_PATH`, `[TABLES]...`, `FILES...`
+    (typer 0.29: `{input_path}`, `[tables]...`, `{files}...`); a metavar given stays as it is."""
+    name = argument_label(argument)
+    if not argument.required:
+        name = f"[{name}]"
+    return f"{name}..." if argument.nargs != 1 else name
+
+
 _installed = False
 
 
@@ -172,12 +206,18 @@ def install() -> None:
             return Measurement.get(console, options, table)
 
     typed = TyperOption.display_type_rich
+    argument_typed = TyperArgument.display_type_rich
 
     def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
-        """No metavar for a flag (`--force`, `--progress/--no-progress`, `--help`)."""
-        return None if self.is_flag else typed(self, ctx)
+        """No metavar for a flag (`--force`, `--progress/--no-progress`, `--help`); a list's
+        values' metavar (`<str>`, not `<list[str]>`)."""
+        return None if self.is_flag else element_metavar(typed(self, ctx))
+
+    def argument_type_rich(self: TyperArgument, ctx: Any) -> str | None:
+        return element_metavar(argument_typed(self, ctx))
 
     TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+    TyperArgument.display_type_rich = argument_type_rich  # type: ignore[method-assign,assignment]
     rich_utils.Columns = FoldingColumns  # type: ignore[misc]
     rich_utils.Table = FoldingTable  # type: ignore[misc]
     _installed = True
@@ -193,7 +233,9 @@ def _installing(format_help: Callable[..., None]) -> Callable[..., None]:
 
 
 def install_on_help() -> None:
-    """`install` just before typer first formats a command's or a group's help."""
+    """`install` just before typer first formats a command's or a group's help; usage lines in
+    click's spelling (`usage_name`) from now on."""
+    TyperArgument._usage_display_name = usage_name  # type: ignore[method-assign,assignment]
     for cls in (TyperCommand, TyperGroup):
         if not hasattr(cls.format_help, "__wrapped__"):
             cls.format_help = _installing(cls.format_help)  # type: ignore[method-assign]

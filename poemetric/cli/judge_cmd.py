@@ -39,6 +39,7 @@ from poemetric.cli.options import (
     given_as,
     not_standard_output,
     not_the_input,
+    output_option,
     run_by_make,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
@@ -216,9 +217,7 @@ def parse_command(
     input_path: Path = typer.Argument(
         ..., help='JSONL input, one {"id": ..., "response": "<the judge\'s raw answer>"} a line.'
     ),
-    output: Path = typer.Option(
-        ..., "--output", "-o", help="JSONL output, one line per input line."
-    ),
+    output: Path = output_option(..., "--output", "JSONL output, one line per input line."),
 ) -> None:
     """Parse judge answers from a file, with the parser the judge stage uses (no call).
 

@@ -81,6 +81,19 @@ ProgressOption = typer.Option(
 )
 
 
+#: The names of an output file or folder option. Commands came to name theirs three ways
+#: (`analyze --out`, `export --to`, `form check --output`/`-o`); each keeps its own as the
+#: primary name (what its messages say) and accepts the others, so `export --out x` works.
+OUTPUT_NAMES = ("--out", "--output", "--to", "-o")
+
+
+def output_option(default: Any, primary: str, help: str) -> Any:
+    """The option of a command's output file or folder: `primary` first (`--out`, `--to` or
+    `--output`), then the other `OUTPUT_NAMES` as aliases, `-o` included."""
+    names = [primary, *(name for name in OUTPUT_NAMES if name != primary)]
+    return typer.Option(default, *names, help=help)
+
+
 def error_exit(message: object, code: int = 2) -> typer.Exit:
     """Print ``error: <message>`` on stderr, on one line and never read as console markup (an
     install hint's ``[vllm]`` stays text), and return the exit to raise (2: unusable input)."""

@@ -16,6 +16,7 @@ from poemetric.cli.options import (
     error_exit,
     output_file,
     output_folder,
+    output_option,
     run_option,
     unknown_choice,
 )
@@ -77,7 +78,7 @@ def build(
     poems: str = typer.Argument(
         ..., help="Dataset name (lear-limericks, demo, poemetric) or a CSV/JSONL/Parquet file."
     ),
-    output: Path = typer.Option(..., "--output", "-o", help="Pairs file to write (JSONL)."),
+    output: Path = output_option(..., "--output", "Pairs file to write (JSONL)."),
     tasks: str = typer.Option(
         "offline",
         "--tasks",
@@ -253,7 +254,7 @@ def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
 )
 def run(
     pairs_file: Path = typer.Argument(..., help="Pairs file from `probe build`."),
-    output: Path = typer.Option(..., "--output", "-o", help="Scores file to write (JSONL)."),
+    output: Path = output_option(..., "--output", "Scores file to write (JSONL)."),
     scorer: str = typer.Option(
         "ngram", "--scorer", help="ngram[:N], hf:MODEL, vllm:MODEL or chat:MODEL."
     ),
@@ -378,8 +379,8 @@ def _show(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
 )
 def report(
     scores: list[Path] = typer.Argument(..., help="Scores files from `probe run`."),
-    output: Path | None = typer.Option(
-        None, "--output", "-o", help="Write the tables (CSV, LaTeX, Markdown) into this folder."
+    output: Path | None = output_option(
+        None, "--output", "Write the tables (CSV, LaTeX, Markdown) into this folder."
     ),
 ) -> None:
     """Accuracy tables of one or more scores files, beside the papers' published numbers."""

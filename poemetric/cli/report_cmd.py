@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
@@ -17,6 +16,7 @@ from poemetric.cli.options import (
     existing_run,
     experts_option,
     output_file,
+    output_option,
     writable_run,
 )
 
@@ -31,9 +31,7 @@ def report(
     experts: Path | None = REPORT_EXPERTS,
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
-    out: Path | None = typer.Option(
-        None, "--out", "-o", help="Output file (default RUN/report/index.html)."
-    ),
+    out: Path | None = output_option(None, "--out", "Output file (default RUN/report/index.html)."),
 ) -> None:
     """The run report: one self-contained HTML file (no network requests; charts as inline
     SVG) with the leaderboard and its CIs, per-dimension charts, the form checks, the judges,

@@ -20,6 +20,7 @@ from poemetric.cli.options import (
     error_exit,
     existing_file,
     existing_run,
+    output_option,
     run_output_folder,
 )
 from poemetric.store.connect import read_only_message, writable
@@ -269,7 +270,7 @@ def _listening_socket(host: str, port: int) -> socket.socket:
 def sheets(
     run: Path = RunOption,
     survey: str = SurveyOption,
-    out: Path | None = typer.Option(None, "--out", help="Folder (default RUN/survey-SURVEY)."),
+    out: Path | None = output_option(None, "--out", "Folder (default RUN/survey-SURVEY)."),
     rater: list[str] | None = typer.Option(None, "--rater", help="Only this rater (repeatable)."),
 ) -> None:
     """Printable answer sheets (HTML, print it or save as PDF from a browser) and a CSV

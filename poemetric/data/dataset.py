@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +17,10 @@ from poemetric.text.plural import counted, plural
 
 #: How many problems a DatasetError lists before "... and N more".
 ERRORS_SHOWN = 20
+#: How many dataset files of a folder given as a dataset its error names.
+FOLDER_FILES_SHOWN = 3
+#: A dataset card's suffixes: listed beside the data files of a folder given as a dataset.
+CARD_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ def resolve_dataset(spec: str | Path) -> tuple[str, Path]:
     path = Path(spec).expanduser()
     if path.is_file():
         return path.stem, path
+    if path.is_dir():  # was "unknown dataset '/tmp'", as if the name were mistyped
+        raise DatasetError(_folder_message(path))
     if isinstance(spec, str) and path.suffix.lower() not in SUPPORTED_SUFFIXES:
         known = ", ".join(sorted(dataset_registry()))
         raise DatasetError(
@@ -72,6 +79,27 @@ def resolve_dataset(spec: str | Path) -> tuple[str, Path]:
             f"{'/'.join(SUPPORTED_SUFFIXES)} file"
         )
     raise DatasetError(f"dataset file {path} does not exist")
+
+
+def _folder_message(folder: Path) -> str:
+    """Why a folder is no dataset, and the dataset files it holds (a few, with their paths)."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder) if entry.is_file())
+    except OSError:
+        names = []
+    data = [name for name in names if Path(name).suffix.lower() in SUPPORTED_SUFFIXES]
+    cards = [name for name in names if Path(name).suffix.lower() in CARD_SUFFIXES]
+    found = [str(folder / name) for name in (*data, *cards)]
+    known = ", ".join(sorted(dataset_registry()))
+    message = (
+        f"dataset {str(folder)!r} is a folder, not a file: give a dataset name ({known}) or the "
+        f"path to a {'/'.join(SUPPORTED_SUFFIXES)} file"
+    )
+    if not found:
+        return message
+    more = len(found) - FOLDER_FILES_SHOWN
+    listed = ", ".join(found[:FOLDER_FILES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    return f"{message}; the folder holds {listed}"
 
 
 def load_dataset(spec: str | Path) -> Dataset:

@@ -63,7 +63,7 @@ def parse_file(source: Path, output: IO[str]) -> ParseSummary:
         summary.lines += 1
         record, problem = _read_line(raw)
         if problem is not None:
-            where = f"{source} line {number}: {problem}"
+            where = f"{source}:{number}: {problem}"  # as dataset, agree, form check name a line
             summary.unreadable.append(where)
             result: dict[str, Any] = {"id": record.get("id"), "ok": False, "scores": None,
                       "comments": None, "error": where, "notes": []}  # fmt: skip
@@ -90,7 +90,7 @@ def _text(source: Path) -> str:
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         raise ParseInputError(
-            f"{source}: not UTF-8 text (line {line}: byte 0x{data[error.start]:02x})"
+            f"{source}:{line}: not UTF-8 text (byte 0x{data[error.start]:02x})"
         ) from None
 
 

@@ -1,0 +1,84 @@
+"""Every command that writes files accepts each spelling of its output option.
+
+Commands named their output three ways: `--out` (analyze, figures, report, sheets), `--to`
+(export) and `--output`/`-o` (form check, judge parse, probe), so `poemetric export --run demo
+--out x` said "No such option: --out". Each keeps its own name first (its messages use it)
+and accepts the others, `-o` included; `--help` lists them together.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import typer
+import typer.main
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.store import RunStore
+
+NAMES = {"--out", "--output", "--to", "-o"}
+#: Each command's own name for its output, as before the aliases (the first of its names).
+PRIMARY = {
+    "analyze": "--out",
+    "figures": "--out",
+    "report": "--out",
+    "export": "--to",
+    "form check": "--output",
+    "judge parse": "--output",
+    "probe build": "--output",
+    "probe run": "--output",
+    "probe report": "--output",
+    "ghostwriting metrics": "--out",
+    "ghostwriting sheets": "--out",
+    "survey sheets": "--out",
+}
+runner = CliRunner()
+
+
+def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
+    if hasattr(group, "commands"):
+        ctx = typer.Context(group)
+        for name in group.list_commands(ctx):
+            yield from _commands(group.get_command(ctx, name), (*path, name))
+    else:
+        yield " ".join(path), group
+
+
+def test_every_output_option_has_every_name_and_keeps_its_own_first() -> None:
+    found = {}
+    for path, command in _commands(typer.main.get_command(app)):
+        for param in command.params:
+            opts = [*getattr(param, "opts", []), *getattr(param, "secondary_opts", [])]
+            if NAMES & set(opts):
+                assert set(opts) >= NAMES, f"{path}: {opts}"
+                found[path] = opts[0]
+    assert found == PRIMARY
+
+
+def test_help_lists_the_aliases() -> None:
+    shown = runner.invoke(app, ["export", "--help"], env={"COLUMNS": "120"}).output
+    assert "--to,--out,--output" in shown and "-o" in shown
+
+
+def test_export_takes_out_and_form_check_takes_to(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    with RunStore(run) as store:
+        store.add_poems([
+            {"poem_id": "p1", "dataset": "t", "position": 0, "form": "limerick",
+             "content": "a line", "record": "{}"},
+        ])  # fmt: skip
+    for name in ("--out", "--output", "-o"):
+        folder = tmp_path / f"export{name}"
+        result = runner.invoke(app, ["export", "poems", "--run", str(run), name, str(folder)])
+        assert result.exit_code == 0, result.output  # was 2: No such option: --out
+        assert (folder / "poems.csv").is_file()
+    poems = tmp_path / "poems.jsonl"
+    poems.write_text(json.dumps({"id": "a", "form": "limerick", "content": "a\nb\nc\nd\ne"}) + "\n")
+    checks = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(poems), "--to", str(checks)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(checks.read_text().splitlines()[0])["id"] == "a"
