@@ -56,3 +56,21 @@ def test_no_message_writes_a_plural_as_word_s() -> None:
             ):
                 written.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {node.value!r}")
     assert not written, "\n".join(written)
+
+
+def test_a_one_poem_dataset_is_one_poem_in_generate(tmp_path: Path) -> None:
+    """`generate` (and the demo with `--limit 1`) said "dataset mine (1 poems)"."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    data = tmp_path / "mine.csv"
+    data.write_text(
+        "form,title,author,content,meter_pattern,rhyme_pattern,theme\n"
+        'limerick,One,Nobody,"a\nb\nc\nd\ne",anapestic,AABBA,sea\n',
+        encoding="utf-8",
+    )
+    args = ["generate", "--run", str(tmp_path / "run"), "--dataset", str(data), "--dry-run"]
+    result = CliRunner().invoke(app, [*args, "--models", "markov"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "dataset mine (1 poem), 1 model x 1 sample" in result.output, result.output

@@ -310,4 +310,4 @@ def fetch(
         dataset = load_dataset(path)
     except (DatasetError, OSError) as error:
         raise error_exit(error, code=1) from None
-    typer.echo(f"{name}: {len(dataset)} poems at {path} (sha256 {dataset.sha256})")
+    typer.echo(f"{name}: {counted(len(dataset), 'poem')} at {path} (sha256 {dataset.sha256})")

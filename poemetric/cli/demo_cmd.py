@@ -28,6 +28,7 @@ from poemetric.cli.options import (
     unknown_choice,
 )
 from poemetric.text.ordering import author_order
+from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -65,7 +66,7 @@ def install_hint(missing: list[str]) -> str:
 def local_model_offer(local_poems: int) -> str:
     """The closing line of a demo run without the (installed) real model, as Rich markup: how to
     add it the way this demo was started (`make demo LOCAL=0`, or `poemetric demo`)."""
-    offer = f"to let {LOCAL_MODEL} (installed) write {local_poems} poems too"
+    offer = f"to let {LOCAL_MODEL} (installed) write {counted(local_poems, 'poem')} too"
     if run_by_make():
         how = "run `make demo` without LOCAL=0 (LOCAL=1 is the default)"
         return f"[bold]Real model:[/bold] {how} {offer}."
@@ -197,7 +198,7 @@ def demo(
         store, prepared = open_prepared(run, "demo", limit)
         with store:
             console.print(
-                f"1/5 dataset  {prepared.dataset.name}: {len(prepared.dataset)} poems "
+                f"1/5 dataset  {prepared.dataset.name}: {counted(len(prepared.dataset), 'poem')} "
                 f"(sha256 {prepared.dataset.sha256[:12]}…), prompts template "
                 f"{prepared.template_hash[:12]}…"
             )

@@ -296,7 +296,7 @@ def generate(
     with interruptible(run), planned as (store, prepared):
         note_kept_template(prepared.template_hash, template)
         console.print(
-            f"run {run}: dataset {prepared.dataset.name} ({len(prepared.dataset)} poems), "
+            f"run {run}: dataset {prepared.dataset.name} ({counted(len(prepared.dataset), 'poem')}), "
             f"{counted(len(specs), 'model')} x {counted(samples, 'sample')}",
             markup=False,  # the run folder and the dataset file are text: `runs/[exp1]`
         )

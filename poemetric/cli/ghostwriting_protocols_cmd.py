@@ -34,6 +34,7 @@ from poemetric.cli.options import (
     output_folder,
     output_option,
 )
+from poemetric.text.plural import counted
 
 # Paths and file:line messages are never hard-wrapped.
 console = Console(emoji=False, soft_wrap=True)
@@ -154,7 +155,9 @@ def sheets_command(
     except FilledTemplateError as error:
         raise error_exit(error) from error
     lines = sum(len(item.lines) for item in task.items)
-    console.print(f"sheet {task.sheet_id}: {len(task.items)} poems, {lines} lines")
+    console.print(
+        f"sheet {task.sheet_id}: {counted(len(task.items), 'poem')}, {counted(lines, 'line')}"
+    )
     for path in paths:
         console.print(f"  {path}", highlight=False, markup=False)
     console.print(
@@ -191,7 +194,7 @@ def import_lines_command(
             raise error_exit(f"nothing imported: {error}") from error
         scores = fluency_scores(load_line_annotations(store))
     console.print(
-        f"imported {report.rows} line grades ({len(report.poems)} poems, annotators: "
+        f"imported {counted(report.rows, 'line grade')} ({counted(len(report.poems), 'poem')}, annotators: "
         f"{', '.join(sorted(report.annotators))}); {report.skipped_blank} blank rows skipped",
         markup=False,  # annotators are named in the files: `[` in a name is text
     )
