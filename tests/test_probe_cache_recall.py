@@ -11,6 +11,7 @@ import sys
 import time
 import types
 from contextlib import closing
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,30 @@ from poemetric.cli import main
 sys.argv = ["poemetric", *sys.argv[1:]]
 main()
 """
+
+#: `poemetric ARGS`, printing `HEAVY [...]`, those of PyTorch and transformers imported, at exit.
+HEAVY_IMPORTS = """
+import atexit, sys
+heavy = lambda: sorted(name for name in ("torch", "transformers") if name in sys.modules)
+atexit.register(lambda: print("HEAVY", heavy(), file=sys.stderr))
+from poemetric.cli import main
+sys.argv = ["poemetric", *sys.argv[1:]]
+main()
+"""
+
+
+def poemetric_process(script: str, args: list[str], cwd: Path) -> str:
+    """stdout and stderr of `script` run with `args` in a new Python process (exit status 0)."""
+    process = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    output = process.stdout + process.stderr
+    assert process.returncode == 0, output
+    return output
 
 
 def texts_of(pairs: list[Pair]) -> int:
@@ -90,6 +115,29 @@ def test_a_fully_cached_masked_rerun_loads_no_model_and_other_settings_do(
     assert f"{texts_of(pairs)} texts scored by another scorer, model or setting" in other
 
 
+def test_a_fully_cached_rerun_imports_neither_torch_nor_transformers(
+    tiny_bert: Path,  # noqa: F811 (the fixture)
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A `probe run` process over a cache that holds every text reads the model's kind from
+    config.json and the device asked for: it imports neither PyTorch nor transformers (seconds
+    on 2 cores) and writes the uninterrupted run's file. Before, both were imported: to read
+    the configuration with AutoConfig and to pick the device."""
+    pairs = [pair(0, "there was an old man", "there was an man")]
+    write_jsonl(pairs, tmp_path / "pairs.jsonl")
+    monkeypatch.chdir(tmp_path)
+    args = ["pairs.jsonl", "--scorer", f"hf:{tiny_bert}", "--device", "cpu"]
+    run(*args, "-o", "whole.jsonl")
+    with closing(ScoreCache(cache_path(tmp_path / "s.jsonl"))) as cache:
+        HFScorer(str(tiny_bert), device="cpu", cache=cache).score(pairs)
+    rerun = ["probe", "run", *args, "-o", "s.jsonl", "--no-progress"]
+    output = poemetric_process(HEAVY_IMPORTS, rerun, tmp_path)
+    assert "HEAVY []" in output, output
+    assert f"reused {texts_of(pairs)} scored texts" in output
+    assert (tmp_path / "s.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
+
+
 def test_a_recalled_identity_is_used_only_when_every_text_is_kept(
     tiny_bert: Path,  # noqa: F811 (the fixture)
     tmp_path: Path,
@@ -116,7 +164,8 @@ def test_a_fully_cached_smollm2_rerun_loads_no_weights_and_writes_the_same_score
     """The packaged SmolLM2 (GGUF: reading its tokenizer alone takes seconds): a real `poemetric
     probe run` process over a cache that holds every text builds no model and loads no
     tokenizer, says it reused them all and writes the uninterrupted run's file to the byte.
-    Before, it built two models and loaded the tokenizer once (`LOADS 2 1`)."""
+    Before, it built two models and loaded the tokenizer once (`LOADS 2 1`). Nor does it import
+    PyTorch or transformers, where the device is known without them."""
     lear = load_dataset("lear-limericks").poems[:2]
     sources = [SourcePoem(p.poem_id, p.content, p.rhyme_pattern) for p in lear]
     pairs = build_pairs(sources, ["delete_1_nonrhyming", "rhyme_line_swap"], seed=0)
@@ -126,19 +175,20 @@ def test_a_fully_cached_smollm2_rerun_loads_no_weights_and_writes_the_same_score
     run(*args, "-o", "whole.jsonl")  # the model is loaded once in this process (`smollm2`)
     with closing(ScoreCache(cache_path(tmp_path / "s.jsonl"))) as cache:
         HFScorer("smollm2-135m", batch_size=2, cache=cache).score(pairs)
+    kept = cache_path(tmp_path / "s.jsonl").read_bytes()
     started = time.monotonic()
-    process = subprocess.run(
-        [sys.executable, "-c", COUNTING_LOADS, "probe", "run", *args, "-o", "s.jsonl"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    output = poemetric_process(COUNTING_LOADS, ["probe", "run", *args, "-o", "s.jsonl"], tmp_path)
     took = time.monotonic() - started
-    output = process.stdout + process.stderr
-    assert process.returncode == 0, output
     assert "LOADS 0 0" in output, output
     assert f"reused {texts_of(pairs)} scored texts from s.jsonl.cache.sqlite" in output
+    assert (tmp_path / "s.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
+    # Nor are PyTorch and transformers imported (the GGUF header says `llama`), where the
+    # device is known without PyTorch (auto with its CPU build); a CUDA build names the GPU.
+    cache_path(tmp_path / "s.jsonl").write_bytes(kept)
+    (tmp_path / "s.jsonl").unlink()
+    output = poemetric_process(HEAVY_IMPORTS, ["probe", "run", *args, "-o", "s.jsonl"], tmp_path)
+    if version("torch").endswith("+cpu"):  # `cpu_for_certain("auto")` in a new process
+        assert "HEAVY []" in output, output
     assert (tmp_path / "s.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
     print(f"fully cached rerun: {took:.1f} s")
 

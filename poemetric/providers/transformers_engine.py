@@ -15,7 +15,9 @@ log-probability; on the CPU everything runs in float32.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -50,6 +52,35 @@ def import_transformers() -> Any:
     transformers.utils.logging.disable_progress_bar()
     transformers.utils.logging.set_verbosity_error()
     return transformers
+
+
+def require_installed() -> None:
+    """The `LocalModelError` that `import_transformers` raises when PyTorch or transformers is
+    missing, without importing them (seconds)."""
+    if not _installed("torch"):
+        raise LocalModelError(f"PyTorch is not installed: {INSTALL_HINT}")
+    if not _installed("transformers"):
+        raise LocalModelError(f"transformers is not installed: {INSTALL_HINT}")
+
+
+def _installed(name: str) -> bool:
+    if name in sys.modules:  # imported (None: blocked, as a missing one)
+        return sys.modules[name] is not None
+    return importlib.util.find_spec(name) is not None
+
+
+def cpu_for_certain(device: str) -> bool:
+    """Whether `pick_device(device)` is "cpu" without asking PyTorch (importing it takes
+    seconds): "cpu" asked, or "auto" with PyTorch's CPU build (version `...+cpu`), which has no
+    CUDA. False: ask `pick_device` (as well when PyTorch is imported already: it costs nothing)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    if "torch" in sys.modules:
+        return False
+    try:
+        return device == "cpu" or (device == "auto" and version("torch").endswith("+cpu"))
+    except PackageNotFoundError:
+        return False
 
 
 @contextmanager

@@ -23,16 +23,19 @@ from poemetric.probes.pairs import Pair
 from poemetric.probes.scorers.base import ScoreRecord, score_through_cache
 from poemetric.probes.scorers.cache import ScoreCache, weights_fingerprint
 from poemetric.providers.base import ModelSpec
+from poemetric.providers.model_config import masked_from_files
 from poemetric.providers.model_source import LocalModelError, ModelSource, resolve_source
 from poemetric.providers.transformers_engine import (
     BatchScored,
     LocalCausalLM,
     SequenceScore,
+    cpu_for_certain,
     import_torch,
     import_transformers,
     pick_device,
     pick_dtype,
     quiet_progress,
+    require_installed,
 )
 
 PllVariant = Literal["original", "word_l2r"]
@@ -89,6 +92,9 @@ def not_loadable(source: ModelSource, error: Exception) -> LocalModelError:
 
 
 def is_masked_lm(source: ModelSource) -> bool:
+    """Whether `source` is a masked LM, by transformers' reading of its configuration (imports
+    PyTorch; for a GGUF file, parses all its metadata). `HFScorer` first reads the files
+    (`masked_from_files`)."""
     transformers = import_transformers()
     kwargs: dict[str, Any] = {"local_files_only": source.local_only}
     if source.gguf_file:
@@ -201,13 +207,23 @@ class HFScorer:
             gguf_file=self.spec.options.get("gguf_file"),
             allow_download=bool(self.spec.options.get("allow_download", False)),
         )
-        self.masked = is_masked_lm(self.source)
+        require_installed()  # as is_masked_lm says it
+        # Read from config.json or the GGUF header when they tell (a cached rerun then imports
+        # neither PyTorch nor transformers), else by transformers.
+        found = masked_from_files(self.source)
+        self.masked = is_masked_lm(self.source) if found is None else found
+        # A config.json read by the json module is read by transformers too before a load, so
+        # that one it cannot read is refused as before; a GGUF file's load reads its header.
+        self._config_checked = found is None or self.source.gguf_file is not None
         suffix = f"/pll-{pll}" if self.masked else ""
         self.name = f"hf:{reference}{suffix}"
         self._causal: LocalCausalLM | None = None
         self._masked: MaskedLM | None = None
 
     def _load(self) -> None:
+        if not self._config_checked:
+            is_masked_lm(self.source)  # its error, if any (the answer is the files')
+            self._config_checked = True
         if self.masked and self._masked is None:
             self._masked = MaskedLM.load(self.source, str(self.spec.options.get("device", "auto")))
         elif not self.masked and self._causal is None:
@@ -254,7 +270,8 @@ class HFScorer:
         weights = weights_fingerprint(self.source)
         if weights.get("files") is None:
             return None
-        device = pick_device(str(self.spec.options.get("device", "auto")))
+        asked = str(self.spec.options.get("device", "auto"))
+        device = "cpu" if cpu_for_certain(asked) else pick_device(asked)
         if device.startswith("cuda"):  # another card may round differently
             torch = import_torch()
             device += f" ({torch.cuda.get_device_name(torch.device(device))})"
