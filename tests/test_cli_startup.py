@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import subprocess
 import sys
@@ -115,3 +116,35 @@ def test_analyze_names_models_without_importing_the_provider_sdks(tmp_path: Path
     assert done.stdout.strip() == "", f"`analyze` imports {done.stdout.strip()}"
     table = (tmp_path / "analysis" / "group_scores.md").read_text(encoding="utf-8")
     assert all(name in table for name in ("Claude-3.7-Sonnet", "Gemini-2.5-Pro", "GPT-4o"))
+
+
+def test_listing_showing_and_a_dry_run_import_no_provider_sdk(tmp_path: Path) -> None:
+    """`poemetric models`, `models show` and `generate --dry-run` load the whole roster, which
+    loads each model's provider class; the adapters imported their SDK with their module (2 s of
+    CPU at every start). The class attributes the roster reads need none, and the dry run still
+    checks the keys of the models it would call."""
+    run = str(tmp_path / "run")
+    dry_run = ["generate", "--dry-run", "--models", "paper30", "--dataset", "demo"]
+    commands = [
+        ["models"],
+        ["models", "--judges"],
+        ["models", "show", "claude-3.7-sonnet"],
+        [*dry_run, "--run", run, "--no-progress"],
+    ]
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from poemetric.cli import app\n"
+        f"for args in {commands!r}:\n"
+        "    result = CliRunner().invoke(app, args)\n"
+        "    assert result.exit_code == 0, result.output\n"
+        "print(result.output)\n"
+        f"print('loaded:', ','.join(m for m in {PROVIDER_SDKS!r} if m in sys.modules))"
+    )
+    environment = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    environment["COLUMNS"] = "250"  # the key hint on one line
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=environment
+    )
+    assert done.stdout.strip().splitlines()[-1] == "loaded:", done.stdout[-300:]
+    assert "set the environment variable ANTHROPIC_API_KEY" in done.stdout

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -43,12 +44,10 @@ def _stage_verdicts(run: Path) -> list[dict[str, object]]:
     return [dict(row) for row in rows]
 
 
-@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
-def test_form_check_reads_an_export_and_agrees_with_the_form_stage(
-    checked_run: Path, tmp_path: Path, fmt: str
-) -> None:
+def _check_export(run: Path, tmp_path: Path, fmt: str) -> list[dict[str, Any]]:
+    """`form check`'s records for the run's generations exported as `fmt`, in file order."""
     exported = runner.invoke(
-        app, ["export", "generations", "--run", str(checked_run), "--to", str(tmp_path), "-f", fmt]
+        app, ["export", "generations", "--run", str(run), "--to", str(tmp_path), "-f", fmt]
     )
     assert exported.exit_code == 0, exported.output
     out = tmp_path / "checks.jsonl"
@@ -56,7 +55,14 @@ def test_form_check_reads_an_export_and_agrees_with_the_form_stage(
         app, ["form", "check", str(tmp_path / f"generations.{fmt}"), "-o", str(out)]
     )
     assert checked.exit_code == 0, checked.output  # was 2: missing required column(s) form
-    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_form_check_reads_an_export_and_agrees_with_the_form_stage(
+    checked_run: Path, tmp_path: Path, fmt: str
+) -> None:
+    records = _check_export(checked_run, tmp_path, fmt)
     stage = _stage_verdicts(checked_run)
     assert len(records) == len(stage) == 32
     assert {bool(row["passed"]) for row in stage} == {True, False}  # both verdicts are compared
@@ -82,3 +88,24 @@ def test_the_export_carries_each_generations_request(checked_run: Path, tmp_path
             poem["meter"],
             poem["rhyme"],
         )
+
+
+@pytest.mark.parametrize("fmt", ["csv", "jsonl", "parquet"])
+def test_form_check_ids_of_an_export_are_its_generation_ids(
+    checked_run: Path, tmp_path: Path, fmt: str
+) -> None:
+    """Each row's id was its `poem_id`, shared by every author's answer to that poem (the human
+    poem and the Markov answer here): the checks could not be joined back to the run. An
+    export's rows now keep their `generation_id`, which joins the form stage's table one-to-one."""
+    records = _check_export(checked_run, tmp_path, fmt)
+    with RunStore(checked_run, create=False) as store:
+        generations = store.query("SELECT generation_id, poem_id FROM generations ORDER BY rowid")
+        checks = store.query("SELECT generation_id, passed, form_score FROM form_checks")
+    assert len({row["poem_id"] for row in generations}) < len(generations)  # poem ids repeat
+    ids = [record["id"] for record in records]
+    assert ids == [row["generation_id"] for row in generations]
+    stage = {row["generation_id"]: row for row in checks}
+    assert len(set(ids)) == len(ids) == len(stage) == len(checks) and set(ids) == set(stage)
+    for record in records:
+        row = stage[record["id"]]
+        assert (record["passed"], record["form_score"]) == (bool(row["passed"]), row["form_score"])

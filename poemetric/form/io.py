@@ -4,8 +4,9 @@ The input is read with the dataset loader's validating reader (`poemetric.data.i
 a record that cannot be read (malformed quoting, wrong field count, bad JSON) becomes an output
 line with `error` naming its file and line, and every well-formed record around it is still
 checked. Columns (CSV header or JSONL keys): POEMetric's ``content, form, meter_pattern,
-rhyme_pattern`` or ``text, form, meter, rhyme``; an ``id`` (or ``poem_id``) column is passed
-through; a record without one gets the poem id the dataset loader derives when the file has a
+rhyme_pattern`` or ``text, form, meter, rhyme``; the first non-empty of an ``id``,
+``generation_id`` (a run's exported generations) or ``poem_id`` column is passed through as the
+row's id; a record without one gets the poem id the dataset loader derives when the file has a
 dataset's ``form, title, author, content`` columns, otherwise its 1-based record number. Texts
 go through the pipeline's answer extraction first (`poemetric.extraction.extract_poem`: code
 fences, chat preambles, titles, closing remarks), so raw model answers are checked as the
@@ -37,7 +38,9 @@ TEXT_KEYS = ("content", "text", "poem", "response", "response_text")
 FORM_KEYS = ("form",)
 METER_KEYS = ("meter_pattern", "meter")
 RHYME_KEYS = ("rhyme_pattern", "rhyme")
-ID_KEYS = ("id", "poem_id")
+#: A row's id: the first of these that is not empty. An exported generations file's own id comes
+#: before `poem_id`, which every author's answer to the same poem shares.
+ID_KEYS = ("id", "generation_id", "poem_id")
 #: A dataset file's columns that its derived poem ids are made of (exact names, as the loader
 #: reads them; `poemetric.data.schema.ID_SOURCE_COLUMNS`, which a test keeps equal).
 DATASET_ID_COLUMNS = ("form", "title", "author", "content")
@@ -168,9 +171,9 @@ def _fields(row: InputRow) -> tuple[Any, Any, Any, Any]:
 
 def _row(values: dict[str, Any], line: int) -> InputRow:
     record = {str(k).strip().lower(): v for k, v in values.items()}
-    raw_id = _pick(record, ID_KEYS)
+    ids = (_as_text(record.get(key)) for key in ID_KEYS)
     return InputRow(
-        id="" if raw_id in (None, "") else str(raw_id),
+        id=next((row_id for row_id in ids if row_id), ""),
         text=_pick(record, TEXT_KEYS),
         form=_pick(record, FORM_KEYS),
         meter=_pick(record, METER_KEYS),

@@ -3,6 +3,8 @@
 `max_tokens` is required by the API, so when a model file leaves it unset this adapter sends
 `DEFAULT_MAX_TOKENS` (4096), or `DEFAULT_MAX_TOKENS_THINKING` (16000, or the thinking budget plus
 4096 when that is larger) with extended thinking. System messages go into `system=`.
+
+The `anthropic` SDK is imported when a client is built, not with this module (`SDKProvider`).
 """
 
 from __future__ import annotations
@@ -10,10 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import Any, ClassVar
-
-import anthropic
-from anthropic import AsyncAnthropic
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from poemetric.providers.base import (
     BatchCapable,
@@ -30,20 +29,27 @@ from poemetric.providers.remote_common import (
     translate_stainless_error,
 )
 
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
 DEFAULT_MAX_TOKENS = 4096
 DEFAULT_MAX_TOKENS_THINKING = 16000
 _ANSWER_ROOM = 4096  # tokens left for the answer beyond a large thinking budget
 
 
-class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
+class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
     """`provider: anthropic`. `settings.reasoning_budget_tokens` enables extended thinking."""
 
     name: ClassVar[str] = "anthropic"
     option_keys: ClassVar[frozenset[str] | None] = frozenset()
     default_key_envs: ClassVar[tuple[str, ...]] = ("ANTHROPIC_API_KEY",)
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
+    sdk_module: ClassVar[str] = "anthropic"
+    sdk_package: ClassVar[str] = "anthropic>=0.40"
 
     def create_client(self, api_key: str) -> AsyncAnthropic:
+        from anthropic import AsyncAnthropic
+
         return AsyncAnthropic(
             api_key=api_key,
             base_url=self.spec.base_url,
@@ -160,6 +166,8 @@ class AnthropicProvider(SDKProvider[AsyncAnthropic], BatchCapable):
 
     def translate(self, error: BaseException) -> ProviderError:
         """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
+        import anthropic
+
         return translate_stainless_error(self.name, error, self._key, anthropic, self.endpoint)
 
     # -- message batches ---------------------------------------------------------------------

@@ -3,7 +3,8 @@
 The SDK is pointed at `spec.base_url` with `HttpOptions(base_url=...)`, its timeout is set in
 milliseconds from `spec.limits.timeout_s`, and its retries are switched off with
 `HttpRetryOptions(attempts=1)` (which also disables the SDK's implicit retry of aiohttp connection
-errors). Thought parts (`part.thought`) become `Completion.reasoning`.
+errors). Thought parts (`part.thought`) become `Completion.reasoning`. The SDK is imported when a
+client is built, not with this module (`SDKProvider`).
 """
 
 from __future__ import annotations
@@ -11,12 +12,9 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import httpx
-from google import genai
-from google.genai import errors as genai_errors
-from google.genai import types
 from pydantic import ValidationError
 
 from poemetric.providers.base import (
@@ -36,15 +34,9 @@ from poemetric.providers.remote_common import (
     transport_error,
 )
 
-try:  # google-genai >= 2 speaks httpx2; older releases httpx
-    import httpx2
-
-    _TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
-        httpx.TransportError,
-        httpx2.TransportError,
-    )
-except ImportError:  # pragma: no cover - depends on the installed SDK
-    _TRANSPORT_ERRORS = (httpx.TransportError,)
+if TYPE_CHECKING:
+    from google import genai
+    from google.genai import types
 
 _BATCH_STATES: dict[str, Any] = {
     "JOB_STATE_SUCCEEDED": "completed",
@@ -56,7 +48,7 @@ _BATCH_STATES: dict[str, Any] = {
 _DURATION = re.compile(r"^\s*([\d.]+)s\s*$")
 
 
-class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
+class GoogleProvider(SDKProvider["genai.Client"], BatchCapable):
     """`provider: google`. `reasoning_budget_tokens` → `thinking_budget` (0 turns thinking off),
     `reasoning_effort` → `thinking_level`; thoughts are requested whenever thinking is configured
     or the model file says `thinking: true`. `settings.extra` holds `GenerateContentConfig` fields.
@@ -67,8 +59,13 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
     takes_seed: ClassVar[bool] = True
     default_key_envs: ClassVar[tuple[str, ...]] = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
     default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com"
+    sdk_module: ClassVar[str] = "google.genai"
+    sdk_package: ClassVar[str] = "google-genai>=1.0"
 
     def create_client(self, api_key: str) -> genai.Client:
+        from google import genai
+        from google.genai import types
+
         options = types.HttpOptions(
             base_url=self.spec.base_url,
             timeout=max(1, round(self.spec.limits.timeout_s * 1000)),
@@ -81,6 +78,8 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
 
     # -- request -----------------------------------------------------------------------------
     def contents(self, request: GenerationRequest) -> list[types.Content]:
+        from google.genai import types
+
         return [
             types.Content(
                 role="model" if m.role == "assistant" else "user",
@@ -91,6 +90,8 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
         ]
 
     def config(self, request: GenerationRequest) -> types.GenerateContentConfig:
+        from google.genai import types
+
         settings = request.settings
         fields: dict[str, Any] = {
             "temperature": settings.temperature,
@@ -166,8 +167,8 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
         )
 
     async def generate(self, request: GenerationRequest) -> Completion:
+        client = self.client  # first: it imports the SDK, or says that it is missing
         contents, config = self.contents(request), self.config(request)
-        client = self.client
         started = time.perf_counter()
         try:
             response = await client.aio.models.generate_content(
@@ -178,6 +179,8 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
         return self.to_completion(response, time.perf_counter() - started)
 
     def translate(self, error: BaseException) -> ProviderError:
+        from google.genai import errors as genai_errors
+
         if isinstance(error, ProviderError):
             return error
         if isinstance(error, genai_errors.APIError):
@@ -194,7 +197,7 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
                 converted.retry_after_s = _retry_delay(error.details)
             converted.key_refused = error.code == 400 and _key_invalid(error.details)
             return converted
-        if isinstance(error, _TRANSPORT_ERRORS):
+        if isinstance(error, _transport_errors()):
             return transport_error(self.name, error, self._key, self.endpoint)
         if isinstance(error, ValueError | ValidationError):
             return malformed_error(self.name, error, self._key)
@@ -207,6 +210,9 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
         if len({custom_id for custom_id, _ in items}) != len(items):
             raise ProviderError(f"{self.name}: duplicate custom ids in batch", retryable=False)
+        client = self.client  # first: it imports the SDK, or says that it is missing
+        from google.genai import types
+
         inlined = [
             types.InlinedRequest(
                 contents=self.contents(request),
@@ -216,7 +222,7 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
             for custom_id, request in items
         ]
         try:
-            job = await self.client.aio.batches.create(
+            job = await client.aio.batches.create(
                 model=self.spec.model,
                 src=inlined,
                 config=types.CreateBatchJobConfig(display_name=f"poemetric-{self.spec.name}"),
@@ -275,6 +281,19 @@ class GoogleProvider(SDKProvider[genai.Client], BatchCapable):
                     f"{self.name}: batch item has neither response nor error", retryable=True
                 )
         return results
+
+
+@cache
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """The HTTP clients' timeouts and dropped connections: google-genai >= 2 speaks httpx2,
+    older releases httpx (imported here, with the SDK, not with this module)."""
+    import httpx
+
+    try:
+        import httpx2
+    except ImportError:  # pragma: no cover - depends on the installed SDK
+        return (httpx.TransportError,)
+    return (httpx.TransportError, httpx2.TransportError)
 
 
 def _key_invalid(details: Any) -> bool:

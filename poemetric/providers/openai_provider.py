@@ -2,6 +2,7 @@
 
 One call per `generate`, with the SDK's own retries disabled: the batch runner retries, using the
 `ProviderError` this module raises. Settings left `None` are not sent, so the API's defaults apply.
+The `openai` SDK is imported when a client is built, not with this module (`SDKProvider`).
 """
 
 from __future__ import annotations
@@ -10,12 +11,9 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
-import openai
-from openai import AsyncOpenAI
-from openai.types.chat import ChatCompletion
 from pydantic import ValidationError
 
 from poemetric.providers.base import (
@@ -34,6 +32,10 @@ from poemetric.providers.remote_common import (
     translate_stainless_error,
 )
 
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+    from openai.types.chat import ChatCompletion
+
 #: o1, o3-mini, o4-mini, gpt-5...: `max_completion_tokens`, `reasoning_effort`, no temperature.
 REASONING_MODEL_RE = re.compile(r"^(o\d|gpt-5)")
 CHAT_ENDPOINT: Literal["/v1/chat/completions"] = "/v1/chat/completions"
@@ -49,7 +51,7 @@ _BATCH_STATES: dict[str, Any] = {
 }
 
 
-class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
+class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable):
     """`provider: openai`. `options.reasoning_model: true|false` overrides the name-based guess."""
 
     name: ClassVar[str] = "openai"
@@ -57,8 +59,12 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
     takes_seed: ClassVar[bool] = True
     default_key_envs: ClassVar[tuple[str, ...]] = ("OPENAI_API_KEY",)
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
+    sdk_module: ClassVar[str] = "openai"
+    sdk_package: ClassVar[str] = "openai>=1.50"
 
     def create_client(self, api_key: str) -> AsyncOpenAI:
+        from openai import AsyncOpenAI
+
         return AsyncOpenAI(
             api_key=api_key,
             base_url=self.spec.base_url,
@@ -164,6 +170,8 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
 
     def translate(self, error: BaseException) -> ProviderError:
         """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
+        import openai
+
         return translate_stainless_error(self.name, error, self._key, openai, self.endpoint)
 
     # -- batch API ---------------------------------------------------------------------------
@@ -253,6 +261,8 @@ class OpenAIProvider(SDKProvider[AsyncOpenAI], BatchCapable):
         return lines
 
     def _batch_line(self, line: dict[str, Any]) -> Completion | ProviderError:
+        from openai.types.chat import ChatCompletion
+
         response = line.get("response") or {}
         status = int(response.get("status_code") or 0)
         body = response.get("body") or {}

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import email.utils
 import errno
+import importlib
+import importlib.util
 import json
 import os
 import re
 import time
 from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
+from types import ModuleType
 from typing import Any, ClassVar, Generic, TypeVar
 from urllib.parse import urlsplit
 
@@ -90,17 +93,53 @@ def resolve_api_key(
     )
 
 
+def sdk_missing(spec: ModelSpec, module: str, package: str) -> ProviderError | None:
+    """The error for a provider whose SDK `module` is not installed, or None; found without
+    importing it (a dry run checks every model, and the SDKs take seconds to import)."""
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ImportError:  # the parent package (`google` of `google.genai`) is missing
+        found = False
+    if found:
+        return None
+    return _sdk_error(spec, module, package, "is not installed")
+
+
+def import_sdk(spec: ModelSpec, module: str, package: str) -> ModuleType:
+    """The SDK `module`, imported when a client is built (never when the roster is loaded: the
+    adapter modules import no SDK at module level); a non-retryable `ProviderError` naming the
+    package to install when it cannot be imported."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise _sdk_error(spec, module, package, f"cannot be imported ({error})") from error
+
+
+def _sdk_error(spec: ModelSpec, module: str, package: str, what: str) -> ProviderError:
+    return ProviderError(
+        f"model {spec.name!r} uses provider {spec.provider!r}, but its SDK (Python module "
+        f"{module!r}) {what}: pip install '{package}' (a dependency of poemetric: reinstalling "
+        "poemetric installs it)",
+        retryable=False,
+    )
+
+
 class SDKProvider(Provider, Generic[ClientT]):
     """Base of the adapters backed by an official SDK client.
 
     The client is created on first use from the key in the environment, so a missing key
     surfaces as a `ProviderError` from a call rather than when the roster is loaded; the key is
-    kept only to scrub it from error messages and raw responses.
+    kept only to scrub it from error messages and raw responses. The SDK (`sdk_module`) is
+    imported then too, not with the adapter's module: listing models, showing one and a dry run
+    import none (they read only the class attributes).
     """
 
     default_key_envs: ClassVar[tuple[str, ...]] = ()
     #: The API's address when the model file sets no `base_url` (named in connection errors).
     default_base_url: ClassVar[str] = ""
+    #: The SDK's module, and the package (with the version range) that installs it.
+    sdk_module: ClassVar[str] = ""
+    sdk_package: ClassVar[str] = ""
 
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__(spec)
@@ -118,6 +157,8 @@ class SDKProvider(Provider, Generic[ClientT]):
     @property
     def client(self) -> ClientT:
         if self._client is None:
+            if self.sdk_module:  # a missing SDK is said as such, not as a bare ImportError
+                import_sdk(self.spec, self.sdk_module, self.sdk_package)
             self._key = self.api_key()
             self._client = self.create_client(self._key or NO_KEY)
         return self._client
@@ -134,6 +175,10 @@ class SDKProvider(Provider, Generic[ClientT]):
         return self.spec.base_url or self.default_base_url
 
     def preflight(self) -> None:
+        if self.sdk_module:
+            missing = sdk_missing(self.spec, self.sdk_module, self.sdk_package)
+            if missing is not None:
+                raise missing
         self.api_key()
 
     async def aclose(self) -> None:
