@@ -138,6 +138,35 @@ def rich_counts(progress: Progress) -> Callable[[], list[Count]]:
     return counts
 
 
+def progress_bar(
+    console: Console, *, unit: str | None = None, transient: bool = False, enabled: bool = True
+) -> Progress:
+    """The commands' one progress bar layout: description, bar, done/total [unit], elapsed,
+    ETA; drawn only where `draws_bars(console)` (a terminal), else disabled (`progress_lines`
+    prints the log lines instead)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("{task.description}", style="bold", markup=False),  # hf:/models/[x] is text
+        BarColumn(),
+        MofNCompleteColumn(),
+        *([TextColumn(unit)] if unit else []),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        transient=transient,
+        disable=not enabled or not draws_bars(console),
+    )
+
+
 @contextmanager
 def step_progress(*, enabled: bool) -> Iterator[StepProgress | None]:
     """`progress(step, done, total)` for a command of several slow steps (`analyze`,
@@ -148,27 +177,9 @@ def step_progress(*, enabled: bool) -> Iterator[StepProgress | None]:
         yield None
         return
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
     console = Console(emoji=False, stderr=True)
-    bar = Progress(
-        TextColumn("{task.description}", style="bold", markup=False),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=not draws_bars(console),
-    )
+    bar = progress_bar(console, transient=True)
     tasks: dict[str, TaskID] = {}
 
     def progress(step: str, done: int, total: int) -> None:

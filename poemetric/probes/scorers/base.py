@@ -148,29 +148,11 @@ def text_progress(
     stages show theirs; nothing when not `enabled`. On stderr, as `form check` shows its
     progress: stdout carries the tables (`probe run ... > results.md`)."""
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
-    from poemetric.progress_lines import draws_bars, progress_lines, rich_counts
+    from poemetric.progress_lines import progress_bar, progress_lines, rich_counts
 
     console = Console(emoji=False, stderr=True)
-    bar = Progress(
-        TextColumn("{task.description}", style="bold", markup=False),  # hf:/models/[x] is text
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("texts"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not enabled or not draws_bars(console),
-    )
+    bar = progress_bar(console, unit="texts", enabled=enabled)
     with bar, progress_lines(console, rich_counts(bar), enabled=enabled):
         task = bar.add_task(name, total=total, completed=done)
         yield lambda n: bar.advance(task, n)
