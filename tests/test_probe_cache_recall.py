@@ -86,7 +86,7 @@ def test_a_fully_cached_masked_rerun_loads_no_model_and_other_settings_do(
     (`--pll`) is another request: it loads the model and reuses nothing."""
     import transformers
 
-    texts = ["there was an old man", "who said it is just", "as i feared a beard"]
+    texts = ["a lamp in the harbour", "the gulls are asleep", "under a slate roof"]
     pairs = [pair(n, text, text.replace(" ", " old ", 1)) for n, text in enumerate(texts)]
     write_jsonl(pairs, tmp_path / "pairs.jsonl")
     monkeypatch.chdir(tmp_path)

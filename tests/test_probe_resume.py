@@ -169,7 +169,7 @@ def test_a_stopped_hf_run_resumes_and_its_cache_is_bound_to_the_weights_and_sett
             raise KeyboardInterrupt  # Ctrl-C in the middle of a forward pass
         return forward(*args, **kwargs)
 
-    texts = ["there was an old man", "who said it is just", "as i feared a beard"]
+    texts = ["a lamp in the harbour", "the gulls are asleep", "under a slate roof"]
     pairs = [pair(n, text, text.replace(" ", " old ", 1)) for n, text in enumerate(texts)]
     write_jsonl(pairs, tmp_path / "pairs.jsonl")
     monkeypatch.chdir(tmp_path)
