@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import signal
 import threading
 from pathlib import Path
@@ -85,7 +86,8 @@ def test_a_judgment_pending_its_reask_is_no_parse_failure(
         assert before["parse_failure_rate"] == 0  # of the 1 answer received, not 1 in 2
         assert before["first_turn_refusals"] == before["final_refusals"] == 0
         assert "1 judgment is pending a re-ask" in said
-        assert "running `poemetric judge` again finishes them" in said
+        command = f"poemetric judge --run {shlex.quote(str(run))} --judge remote-test"
+        assert f"running `{command}` again finishes them" in said
         assert "failed to parse" not in said
         assert "| Pending re-asks |" in markdown and "Pending re-asks: judgments whose" in markdown
         page = reported(run)

@@ -11,6 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.runner.rows import UNPARSABLE
+from poemetric.store import RunStore
+from poemetric.store.db import utc_now
 
 
 @pytest.fixture(scope="module")
@@ -40,3 +43,36 @@ def test_notes_under_make_name_make_targets(unjudged: Path, tmp_path: Path, comm
     plain = CliRunner().invoke(app, args, env={"COLUMNS": "400", "POEMETRIC_MAKE": ""})
     assert f"(run `poemetric judge --run {run}`)" in plain.output
     assert f"(run `poemetric form run --run {run}`)" in plain.output
+
+
+def test_the_pending_reask_note_names_the_command_with_the_run(tmp_path: Path) -> None:
+    """A judgment pending its re-ask (a stopped `judge`): the note said "running `poemetric
+    judge` again finishes them" under make too, and without the run (`runs/default`) or the
+    judge whose re-ask is due."""
+    run = tmp_path / "my runs" / "pending"
+    generated = CliRunner().invoke(
+        app,
+        ["generate", "--run", str(run), "--dataset", "demo", "--models", "markov", "--limit", "1",
+         "--no-progress"],
+    )  # fmt: skip
+    assert generated.exit_code == 0, generated.output
+    with RunStore(run) as store, store.transaction() as conn:
+        (generation_id,) = conn.execute(
+            "SELECT generation_id FROM generations WHERE status = 'ok' LIMIT 1"
+        ).fetchone()
+        conn.execute(
+            "INSERT INTO judgments (judgment_id, generation_id, judge, status, error, reasks, "
+            "created_at) VALUES ('j1', ?, 'remote-test', 'error', ?, 0, ?)",
+            (generation_id, f"{UNPARSABLE}no JSON object", utc_now()),
+        )
+    quoted = shlex.quote(str(run))
+    args = ["analyze", "--run", str(run)]
+    under_make = CliRunner().invoke(app, args, env={"COLUMNS": "400", "POEMETRIC_MAKE": "1"})
+    assert under_make.exit_code == 0, under_make.output
+    said = " ".join(under_make.output.split())
+    assert "1 judgment is pending a re-ask" in said
+    assert f"running `make judge RUN={quoted} JUDGE=remote-test` again finishes them" in said
+    assert "`poemetric " not in said
+    plain = CliRunner().invoke(app, args, env={"COLUMNS": "400", "POEMETRIC_MAKE": ""})
+    said = " ".join(plain.output.split())
+    assert f"running `poemetric judge --run {quoted} --judge remote-test` again" in said

@@ -3,6 +3,7 @@ whose SDK is missing is still listed, and says which package to install when it 
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,3 +69,25 @@ def test_a_dry_run_lists_a_model_whose_sdk_is_missing_as_unable_to_run(
     assert "its SDK (Python module 'openai') is not installed: pip install 'openai>=1.50'" in (
         plan.output
     )
+
+
+@pytest.mark.parametrize(("cls", "provider", "module", "key_env"), ADAPTERS)
+@pytest.mark.parametrize("step", ["batch_status", "batch_results"])
+def test_a_batch_poll_without_the_sdk_says_which_package_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+    cls: type[SDKProvider[Any]],
+    provider: str,
+    module: str,
+    key_env: str,
+    step: str,
+) -> None:
+    """The client is built inside the poll's try: the error it raises goes through `translate`,
+    which must hand it back without importing the SDK (it raised a bare ImportError)."""
+    monkeypatch.setenv(key_env, "test-key")
+    monkeypatch.setitem(sys.modules, module, None)
+    spec = ModelSpec(name="m", provider=provider, model="m", base_url="http://127.0.0.1:9")
+    adapter = cls(spec)
+    with pytest.raises(ProviderError) as poll:
+        asyncio.run(getattr(adapter, step)("batch-1"))
+    assert not poll.value.retryable
+    assert f"pip install '{cls.sdk_package}'" in str(poll.value)

@@ -296,6 +296,38 @@ def test_a_batch_the_provider_does_not_know_says_how_to_give_it_up(
 
 
 @pytest.mark.parametrize(
+    "server_type",
+    [OpenAIServer, AnthropicServer, GeminiServer],
+    ids=["openai", "anthropic", "gemini"],
+)
+def test_a_not_found_answer_that_quotes_the_key_is_stored_without_it(
+    tmp_path: Path, server_type: type[LocalServer]
+) -> None:
+    """The batch row keeps the provider's 404 message (`poll_error`) and the line quotes it: a
+    provider that echoes the key in it must not put the key in the run. (The test above checks
+    for the key too, but its server's message never holds one.)"""
+
+    class Echoing(server_type):  # type: ignore[valid-type,misc]
+        def _batch(self, batch_id: str) -> dict[str, Any]:
+            try:
+                return dict(super()._batch(batch_id))
+            except ResponderError as error:
+                raise ResponderError(404, f"{error.message} for key {TEST_KEY}") from None
+
+    store = prepared_store(tmp_path, poems=2)
+    faults = [None, *[Fault.server_error(502)] * 3]  # submitted; then 3 polls fail
+    with Echoing(api_key=TEST_KEY, batch_faults=faults) as server:
+        spec = spec_for(server, "remote", max_retries=2)
+        (batch_id,) = run_generation(store, [spec], options=BATCH).models[0].batch_ids
+        server.batches.clear()
+        report = run_generation(store, [spec], options=BATCH)
+    row = batch_row(store, batch_id)
+    assert row["status"] == "not found (404)" and "for key ***" in row["poll_error"]
+    assert TEST_KEY not in json.dumps(row) and TEST_KEY not in printed(report)
+    assert "for key ***" in printed(report)
+
+
+@pytest.mark.parametrize(
     ("status", "state", "completed", "gone"),
     [
         (404, "completed", 3, True),

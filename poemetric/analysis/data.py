@@ -9,7 +9,7 @@ import pandas as pd
 
 from poemetric.hints import stage_command
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
-from poemetric.judge.pending import judgment_errors, pending_note
+from poemetric.judge.pending import judgment_errors, pending_judge, pending_note
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
 from poemetric.store import RunStore
 from poemetric.suggest import did_you_mean
@@ -91,7 +91,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
             f"{plural(len(errors.failed), 'is', 'are')} left out"
         )
     if errors.pending:
-        notes.append(pending_note(len(errors.pending)))
+        notes.append(pending_note(len(errors.pending), store.run_dir, pending_judge(errors)))
     not_poems = store.count(
         "judgments",
         "status = 'not_judged'" + (" AND judge = ?" if judge else ""),
@@ -114,7 +114,8 @@ def no_judgments_message(store: RunStore, judge: str) -> str:
     failed = errors.failed
     not_judged = store.count("judgments", "judge = ? AND status = 'not_judged'", (judge,))
     if errors.pending and not failed:
-        return f"judge {judge!r} has no judgment yet: {pending_note(len(errors.pending))}"
+        note = pending_note(len(errors.pending), store.run_dir, judge)
+        return f"judge {judge!r} has no judgment yet: {note}"
     if not_judged and not failed:
         return (
             f"judge {judge!r} has no judgment: "

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from poemetric.hints import stage_command
 from poemetric.providers.base import ModelSpec
 from poemetric.runner.rows import UNPARSABLE
 from poemetric.store.db import RunStore
@@ -72,11 +74,20 @@ def judgment_errors(store: RunStore, judge: str | None = None) -> JudgmentErrors
     return errors
 
 
-def pending_note(count: int) -> str:
-    """What `analyze` and the report say about judgments pending a re-ask."""
+def pending_note(count: int, run: Path | None = None, judge: str | None = None) -> str:
+    """What `analyze` and the report say about judgments pending a re-ask: the command that
+    finishes them names the run (and `judge`, when the pending ones are all of one judge), as
+    make runs it under make (`poemetric.hints.stage_command`)."""
     these = "1 judgment is" if count == 1 else f"{count:,} judgments are"
     return (
-        f"{these} pending a re-ask (`poemetric judge` was stopped between an unparsable answer "
-        "and its re-ask): left out, and not counted as parse failures; running `poemetric "
-        "judge` again finishes them (the answers so far from the cache, not paid again)"
+        f"{these} pending a re-ask (judging was stopped between an unparsable answer and its "
+        "re-ask): left out, and not counted as parse failures; running "
+        f"`{stage_command('judge', run, judge)}` again finishes them (the answers so far from the "
+        "cache, not paid again)"
     )
+
+
+def pending_judge(errors: JudgmentErrors) -> str | None:
+    """The judge of every judgment pending a re-ask, when they are all of one judge."""
+    judges = {str(row["judge"]) for row in errors.pending}
+    return judges.pop() if len(judges) == 1 else None

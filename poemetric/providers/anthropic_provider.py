@@ -166,6 +166,8 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
 
     def translate(self, error: BaseException) -> ProviderError:
         """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
+        if isinstance(error, ProviderError):  # ours (a missing SDK or key): no SDK to import
+            return error
         import anthropic
 
         return translate_stainless_error(self.name, error, self._key, anthropic, self.endpoint)

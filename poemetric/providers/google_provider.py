@@ -179,10 +179,10 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable):
         return self.to_completion(response, time.perf_counter() - started)
 
     def translate(self, error: BaseException) -> ProviderError:
+        if isinstance(error, ProviderError):  # ours (a missing SDK or key): no SDK to import
+            return error
         from google.genai import errors as genai_errors
 
-        if isinstance(error, ProviderError):
-            return error
         if isinstance(error, genai_errors.APIError):
             headers: Mapping[str, str] = getattr(error.response, "headers", None) or {}
             converted = status_error(

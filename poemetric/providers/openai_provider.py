@@ -170,6 +170,8 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable):
 
     def translate(self, error: BaseException) -> ProviderError:
         """SDK exception → `ProviderError` with the right `retryable` and retry hint."""
+        if isinstance(error, ProviderError):  # ours (a missing SDK or key): no SDK to import
+            return error
         import openai
 
         return translate_stainless_error(self.name, error, self._key, openai, self.endpoint)
