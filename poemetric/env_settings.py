@@ -31,9 +31,11 @@ def seconds_from_env(name: str, default: float) -> float:
     return value
 
 
-#: The values a yes/no environment variable accepts (any case), for on and for off.
-TRUE_WORDS = ("1", "true", "yes", "on")
-FALSE_WORDS = ("0", "false", "no", "off")
+#: The values a yes/no environment variable accepts (any case), for on and for off: click's own
+#: (`y`, `t`, `n` and `f` too, which a variable such as POEMETRIC_DEMO_LOCAL took before it was
+#: checked here).
+TRUE_WORDS = ("1", "true", "yes", "on", "y", "t")
+FALSE_WORDS = ("0", "false", "no", "off", "n", "f")
 
 
 def flag_from_text(name: str, text: str) -> bool:

@@ -43,3 +43,19 @@ def test_a_requested_ballad_pattern_is_still_reported_as_requested() -> None:
     whose requested pattern is never replaced by "no sustained rhyme scheme")."""
     result = check_poem(FREE_VERSE, "ballad", rhyme="ABCB")
     assert not result.passed and result.facts["scheme"] == "ABCB"
+
+
+def test_one_irregular_line_is_said_in_the_singular() -> None:
+    """It said "1 line is much longer or shorter than their neighbours"."""
+    long_line = "and told his wife the snow was gold as bright as any coin the king has ever seen"
+    one = check_poem(BALLAD.replace("and told his wife the snow was gold", long_line), "ballad")
+    (finding,) = [issue for issue in one.explanation if issue.constraint == "line length"]
+    assert finding.detail == "1 line is much longer or shorter than its neighbours"
+    two = check_poem(
+        BALLAD.replace("and told his wife the snow was gold", long_line).replace(
+            "he sold his flour at the fair", "he sold his flour at the fair " + long_line
+        ),
+        "ballad",
+    )
+    (finding,) = [issue for issue in two.explanation if issue.constraint == "line length"]
+    assert finding.detail.endswith(" lines are much longer or shorter than their neighbours")

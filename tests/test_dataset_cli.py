@@ -189,7 +189,7 @@ def test_the_documented_required_columns_are_required_and_may_be_empty(tmp_path:
     assert (
         f"{four}:1: meter_pattern, rhyme_pattern, theme: missing column headers (" in result.output
     )
-    assert "1 problem" in result.output
+    assert "1 problem in " in result.output  # not "1 problems", which "1 problem" matched
     seven = tmp_path / "seven.csv"
     seven.write_text(
         'form,title,author,content,meter_pattern,rhyme_pattern,theme\nsonnet,T,A,"one\ntwo",,,\n',
@@ -216,7 +216,7 @@ def test_a_text_column_is_named_once_as_the_schemas_content(tmp_path: Path) -> N
     )
     assert problems == [f"{jsonl}: content: no record has a 'content' key; {hint}"]
     assert "missing value" not in result.output
-    assert "1 problem" in result.output and "0 of 3 records valid" in result.output
+    assert "1 problem in " in result.output and "0 of 3 records valid" in result.output
     csv_file = tmp_path / "poems.csv"
     csv_file.write_text(
         'text,form,title,author,meter_pattern,rhyme_pattern,theme\n"one\ntwo",sonnet,T,A,,,\n',
@@ -255,7 +255,7 @@ def test_columns_spelled_otherwise_are_named_with_their_rename(tmp_path: Path) -
         "'form', 'title', 'author', 'content', 'meter_pattern', 'theme'; column names are exact "
         f"(lower case, as in the schema): {renames}"
     ]
-    assert "1 problem" in result.output and "0 of 3 records valid" in result.output
+    assert "1 problem in " in result.output and "0 of 3 records valid" in result.output
 
 
 def test_the_count_of_valid_records_leaves_out_every_record_with_a_problem(

@@ -75,7 +75,7 @@ def test_the_command_line_says_which_variable_is_wrong(tmp_path: Path, variable:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [("1", True), ("TRUE", True), (" yes ", True), ("On", True), ("0", False), ("false", False),
-     ("No", False), ("off", False)],
+     ("No", False), ("off", False), ("y", True), ("T", True), ("n", False), (" F ", False)],
 )  # fmt: skip
 def test_yes_no_values(text: str, expected: bool) -> None:
     assert flag_from_text("POEMETRIC_X", text) is expected
@@ -86,7 +86,8 @@ def test_a_bad_yes_no_value_names_the_variable_and_the_values(text: str) -> None
     with pytest.raises(SettingError) as caught:
         flag_from_text("POEMETRIC_X", text)
     assert str(caught.value) == (
-        f"POEMETRIC_X={text!r} is not a yes/no value (yes: 1, true, yes, on; no: 0, false, no, off)"
+        f"POEMETRIC_X={text!r} is not a yes/no value (yes: 1, true, yes, on, y, t; no: 0, false, no, "
+        "off, n, f)"
     )
 
 
@@ -106,8 +107,8 @@ def test_demo_local_from_the_environment_is_one_error_line() -> None:
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        "error: POEMETRIC_DEMO_LOCAL='maybe' is not a yes/no value (yes: 1, true, yes, on; no: 0, "
-        "false, no, off)"
+        "error: POEMETRIC_DEMO_LOCAL='maybe' is not a yes/no value (yes: 1, true, yes, on, y, t; "
+        "no: 0, false, no, off, n, f)"
     ]
 
 
@@ -130,7 +131,9 @@ def _echo_app() -> typer.Typer:
 @pytest.mark.parametrize(
     ("env", "shown"),
     [({}, "False 3 0.5"), ({"T_FLAG": "Yes", "T_COUNT": " 7 ", "T_RATIO": "0.25"}, "True 7 0.25"),
-     ({"T_FLAG": "off"}, "False 3 0.5"), ({"T_FLAG": "  "}, "False 3 0.5")],
+     ({"T_FLAG": "off"}, "False 3 0.5"), ({"T_FLAG": "  "}, "False 3 0.5"),
+     # click's own short words, which these variables took before they were checked here
+     ({"T_FLAG": "y"}, "True 3 0.5"), ({"T_FLAG": "N"}, "False 3 0.5")],
 )  # fmt: skip
 def test_every_options_variable_takes_the_values_it_names(env: dict[str, str], shown: str) -> None:
     result = CliRunner().invoke(_echo_app(), [], env=env)

@@ -105,3 +105,11 @@ def test_the_note_lists_authors_in_the_order_of_every_other_note() -> None:
     note = not_english_note(frame)
     assert note is not None
     assert "mostly not English: human 1, Qwen2.5-3B 1, Qwen2.5-14B 1;" in note
+
+
+def test_one_poem_not_in_english_is_its_densities() -> None:
+    """It said "1 poem is mostly not English: ...; ... so theirs say little"."""
+    one = not_english_note(pd.DataFrame({"author": ["model"], "english": [False]}))
+    assert one is not None and "so its densities say little about rhyme" in one, one
+    two = not_english_note(pd.DataFrame({"author": ["model"] * 2, "english": [False] * 2}))
+    assert two is not None and "so theirs say little about rhyme" in two, two

@@ -74,3 +74,24 @@ def test_a_one_poem_dataset_is_one_poem_in_generate(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*args, "--models", "markov"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "dataset mine (1 poem), 1 model x 1 sample" in result.output, result.output
+
+
+def _quoted(markdown: str) -> list[str]:
+    """The fenced blocks and `code spans` of a Markdown text: where the docs quote output."""
+    fences = re.findall(r"^```.*?^```", markdown, flags=re.S | re.M)
+    rest = re.sub(r"^```.*?^```", "", markdown, flags=re.S | re.M)
+    spans = [re.findall(r"`([^`]+)`", part) for part in re.split(r"\n\s*\n", rest)]
+    return fences + [span for found in spans for span in found]
+
+
+def test_the_docs_quote_no_message_with_word_s() -> None:
+    """The docs quoted "96 job(s) left pending" and "(0 pair(s) share none)" after the messages
+    had become "96 jobs left pending" and "(0 pairs share none)". The changelog keeps the old."""
+    root = PACKAGE.parent
+    quoted = []
+    for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        if path.name == "changelog.md":
+            continue
+        for text in _quoted(path.read_text(encoding="utf-8")):
+            quoted += [f"{path.name}: {text!r}"] if GLUED.search(text) else []
+    assert not quoted, "\n".join(quoted)

@@ -182,7 +182,7 @@ def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
                     "line length",
                     tuple(irregular[:8]),
                     f"{counted(len(irregular), 'line')} {plural(len(irregular), 'is', 'are')} much "
-                    "longer or shorter than their neighbours",
+                    f"longer or shorter than {plural(len(irregular), 'its', 'their')} neighbours",
                 )
             )
         outcome.form_score = STRUCTURE_WEIGHT * structure + (1 - STRUCTURE_WEIGHT) * regularity

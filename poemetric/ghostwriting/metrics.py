@@ -201,8 +201,9 @@ def not_english_note(poems: pd.DataFrame) -> str | None:
         return None
     return (
         f"{counted(len(flagged), 'poem')} {plural(len(flagged), 'is', 'are')} mostly not English: "
-        f"{_per_author(flagged)}; both rhyme densities read "
-        "every word with English pronunciations, so theirs say little about rhyme (column "
+        f"{_per_author(flagged)}; both rhyme densities read every word with English "
+        f"pronunciations, so {plural(len(flagged), 'its densities', 'theirs')} say little about "
+        "rhyme (column "
         "`english` of ghostwriting_poems.csv; docs/ghostwriting.md)"
     )
 
