@@ -22,13 +22,25 @@ def run_by_make() -> bool:
     return os.environ.get(MAKE_ENV, "").strip() == "1"
 
 
-def stage_command(stage: str, run: Path | str | None = None, judge: str | None = None) -> str:
+def stage_command(
+    stage: str,
+    run: Path | str | None = None,
+    judge: str | None = None,
+    dataset: str | None = None,
+) -> str:
     """The command that runs `stage` (generate, form, judge) on `run`, with `judge`: `make judge
     RUN=runs/x JUDGE=gpt-4o` under make (JUDGE=NAME when no judge is named: make's judge target
-    needs one), else `poemetric judge --run runs/x --judge gpt-4o`; what is None is left out."""
+    needs one), else `poemetric judge --run runs/x --judge gpt-4o`; what is None is left out.
+    `generate` names its `dataset` (DATASET=NAME under make when it is not known): without it,
+    make and `poemetric generate` take the demo dataset, which a run of another one refuses."""
     value = None if run is None else shlex.quote(str(run))
+    named = None if dataset is None else shlex.quote(dataset)
     if run_by_make():
         words = [f"make {stage}", *([f"RUN={value}"] if value else [])]
+        if stage == "generate":
+            words.append(f"DATASET={named or 'NAME'}")
         return " ".join(words + ([f"JUDGE={judge or 'NAME'}"] if stage == "judge" else []))
     words = [f"poemetric {_COMMANDS[stage]}", *([f"--run {value}"] if value else [])]
+    if stage == "generate" and named:
+        words.append(f"--dataset {named}")
     return " ".join(words + ([f"--judge {judge}"] if judge else []))

@@ -67,7 +67,7 @@ def test_under_make_a_missing_run_names_the_make_targets(
     quoted = f"'{run}'"
     assert result.stderr.strip() == (
         f"error: no run store at {run / 'poemetric.sqlite'}; start a run with "
-        f"`make demo RUN={quoted}` or `make generate RUN={quoted}`"
+        f"`make demo RUN={quoted}` or `make generate RUN={quoted} DATASET=NAME`"
     )
     assert not run.exists()
 

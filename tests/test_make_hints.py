@@ -76,3 +76,37 @@ def test_the_pending_reask_note_names_the_command_with_the_run(tmp_path: Path) -
     plain = CliRunner().invoke(app, args, env={"COLUMNS": "400", "POEMETRIC_MAKE": ""})
     said = " ".join(plain.output.split())
     assert f"running `poemetric judge --run {quoted} --judge remote-test` again" in said
+
+
+def test_the_generate_hint_names_the_runs_own_dataset(tmp_path: Path) -> None:
+    """`make generate RUN=R` (and `poemetric generate --run R`) take the demo dataset, which a
+    run prepared from another file refuses, or, for a new run, fills it with the demo's poems:
+    the hint names the run's dataset (its file, or its registry name), else DATASET=NAME."""
+    from poemetric.cli.options import recorded_dataset
+    from poemetric.hints import stage_command
+
+    data = tmp_path / "my poems.csv"
+    data.write_text(
+        "form,title,author,content,meter_pattern,rhyme_pattern,theme\n"
+        'limerick,One,Nobody,"a\nb\nc\nd\ne",anapestic,AABBA,sea\n',
+        encoding="utf-8",
+    )
+    runs = {"mine": str(data), "demo": "demo"}
+    for name, dataset in runs.items():
+        args = ["generate", "--run", str(tmp_path / name), "--dataset", dataset, "--limit", "1"]
+        result = CliRunner().invoke(app, [*args, "--no-progress"])
+        assert (tmp_path / name / "poemetric.sqlite").is_file(), result.output
+    with RunStore(tmp_path / "mine", create=False) as store:
+        assert recorded_dataset(store) == str(data)
+    with RunStore(tmp_path / "demo", create=False) as store:
+        assert recorded_dataset(store) == "demo"
+    quoted = shlex.quote(str(data))
+    assert stage_command("generate", "r", dataset=str(data)) == (
+        f"poemetric generate --run r --dataset {quoted}"
+    )
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setenv("POEMETRIC_MAKE", "1")
+        assert stage_command("generate", "r", dataset=str(data)) == (
+            f"make generate RUN=r DATASET={quoted}"
+        )
+        assert stage_command("generate", "r") == "make generate RUN=r DATASET=NAME"

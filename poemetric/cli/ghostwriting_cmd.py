@@ -183,8 +183,8 @@ def metrics_command(
                 result = ghostwriting_tables(store, options=options, progress=shown)
         except EspeakUnavailable as error:
             raise error_exit(error) from error
-    if "ghostwriting" not in result.tables:
-        raise no_poems_yet(run)
+        if "ghostwriting" not in result.tables:
+            raise no_poems_yet(run, store)
     written = [
         path
         for name, frame in result.tables.items()

@@ -159,20 +159,35 @@ def existing_run(run: Path) -> RunStore:
             value = shlex.quote(str(run))
             raise error_exit(
                 f"no run store at {store}{runs_beside(run, DB_NAME)}; start a run with "
-                f"`make demo RUN={value}` or `make generate RUN={value}`"
+                f"`make demo RUN={value}` or `{stage_command('generate', run)}`"
             ) from None
         raise error_exit(error) from None
 
 
-def no_poems_yet(run: Path) -> typer.Exit:
-    """`error: run RUN has no poems yet: ...` (exit 2), for a command that needs poems."""
-    return error_exit(f"run {run} has no poems yet: run `{stage_command('generate', run)}` first")
+def no_poems_yet(run: Path, store: RunStore | None = None) -> typer.Exit:
+    """`error: run RUN has no poems yet: ...` (exit 2), for a command that needs poems; the
+    command named generates from the dataset the run was prepared from (`store`'s)."""
+    command = stage_command("generate", run, dataset=recorded_dataset(store) if store else None)
+    return error_exit(f"run {run} has no poems yet: run `{command}` first")
+
+
+def recorded_dataset(store: RunStore) -> str | None:
+    """How to name the dataset `store`'s run was prepared from to `--dataset`: its registry name
+    when that is the recorded file (`demo`, `poemetric`), else the recorded path."""
+    from poemetric.data.registry import dataset_registry
+
+    recorded = store.get_meta("dataset") or {}
+    name, path = recorded.get("name"), recorded.get("path")
+    entry = dataset_registry().get(str(name)) if name else None
+    if entry is not None and path and Path(str(path)) == Path(entry.path):
+        return str(name)
+    return str(path) if path else None
 
 
 def require_poems(store: RunStore, run: Path) -> None:
     """Refuse a run without a successful generation (`no_poems_yet`)."""
     if store.count("generations", "status = 'ok'") == 0:
-        raise no_poems_yet(run)
+        raise no_poems_yet(run, store)
 
 
 def not_standard_output(path: Path, option: str, kind: str = "file", why: str = "") -> None:
