@@ -464,6 +464,16 @@ def test_run_command(tmp_path: Path) -> None:
     assert missing.exit_code == 2
 
 
+def test_a_run_of_one_generation_already_checked_says_so_in_the_singular(tmp_path: Path) -> None:
+    """It said "all 1 generations were already checked"."""
+    with _store_with_generations(tmp_path / "run") as store, store.transaction() as conn:
+        conn.execute("DELETE FROM generations WHERE generation_id != 'g1'")
+    args = ["form", "run", "--run", str(tmp_path / "run")]
+    assert runner.invoke(app, args, env={"COLUMNS": "200"}).exit_code == 0
+    again = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert "the 1 generation was already checked (--force" in again.stdout, again.stdout
+
+
 def test_run_table_lists_human_first_then_models_in_natural_order(tmp_path: Path) -> None:
     """The terminal table sorted authors as plain strings (Qwen2.5-14B before Qwen2.5-3B, and
     a model named `Alpha` before the human poets) while every figure and table of the analysis

@@ -31,7 +31,7 @@ from poemetric.cli.options import (
 from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.form.blas import ask_one_blas_thread
 from poemetric.text.ordering import author_order
-from poemetric.text.plural import counted
+from poemetric.text.plural import counted, plural
 
 #: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
 DEFAULT_THRESHOLD = 0.7
@@ -333,9 +333,11 @@ def run_command(
         stored = report.checked == 0 and report.skipped > 0
         shown = stored_report(store) if stored else report
     if stored:
+        every = plural(
+            report.skipped, "the 1 generation was", f"all {report.skipped} generations were"
+        )
         console.print(
-            f"all {report.skipped} generations were already checked (--force checks them "
-            "again); their stored verdicts:",
+            f"{every} already checked (--force checks them again); their stored verdicts:",
             highlight=False,
             soft_wrap=True,
         )

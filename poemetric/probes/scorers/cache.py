@@ -42,6 +42,7 @@ from typing import Any
 
 from poemetric.providers.model_source import ModelSource
 from poemetric.providers.transformers_engine import SequenceScore
+from poemetric.text.plural import counted, plural
 
 SUFFIX = ".cache.sqlite"
 #: Rows are committed at most this often (and when the cache is closed, Ctrl-C included).
@@ -224,12 +225,12 @@ class ScoreCache:
         self.remove()
         notes = []
         if self.reused:
-            word = "text" if self.reused == 1 else "texts"
-            notes.append(f"reused {self.reused} scored {word} from {self.path} (a stopped run)")
+            texts = counted(self.reused, "scored text")
+            notes.append(f"reused {texts} from {self.path} (a stopped run)")
         if self.other:
             notes.append(
-                f"{self.path}: {self.other} texts scored by another scorer, model or setting "
-                "were not reused"
+                f"{self.path}: {counted(self.other, 'text')} scored by another scorer, model or "
+                f"setting {plural(self.other, 'was', 'were')} not reused"
             )
         return notes
 
