@@ -458,3 +458,18 @@ def test_a_file_in_place_of_the_run_folder_is_an_error_not_a_traceback(
         (line,) = result.stderr.splitlines()  # stdout: at most the demo's title
         assert line.startswith(f"error: --run {run}: not a folder") and reason in line
     assert a_file.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_a_dry_runs_summary_line_counts_the_calls_of_the_models_that_can_run() -> None:
+    """The one-line summary (the demo's, logs) counted the calls of models that cannot run
+    ("6 calls planned, estimated $0.01, excluding 1 model that cannot run") while its estimate
+    left them out."""
+    from poemetric.runner.report import ModelReport, StageReport
+
+    plan = StageReport("generate", dry_run=True)
+    plan.models = [
+        ModelReport("gpt-4o", "openai", pending=4, not_run="needs an API key"),
+        ModelReport("markov", "markov", pending=2, from_cache_to_call=1),
+    ]
+    assert plan.summary_line().startswith("2 models, 3 calls planned, estimated $0.0000")
+    assert plan.summary_line().endswith(", excluding 1 model that cannot run")

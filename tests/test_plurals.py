@@ -95,3 +95,20 @@ def test_the_docs_quote_no_message_with_word_s() -> None:
         for text in _quoted(path.read_text(encoding="utf-8")):
             quoted += [f"{path.name}: {text!r}"] if GLUED.search(text) else []
     assert not quoted, "\n".join(quoted)
+
+
+def test_dataset_show_of_a_one_poem_file_says_1_of_1_poem(tmp_path: Path) -> None:
+    """`dataset show` titled a one-poem file "mine: 1 of 1 poems"."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    data = tmp_path / "mine.csv"
+    data.write_text(
+        "form,title,author,content,meter_pattern,rhyme_pattern,theme\n"
+        'limerick,One,Nobody,"a\nb\nc\nd\ne",anapestic,AABBA,sea\n',
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(app, ["dataset", "show", str(data)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "mine: 1 of 1 poem" in result.output and "1 of 1 poems" not in result.output

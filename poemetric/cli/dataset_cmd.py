@@ -148,7 +148,7 @@ def show(
         raise error_exit(error) from None
     shown = dataset.head(limit or DEFAULT_SHOW_LIMIT)
     console = _console()
-    title = f"{dataset.name}: {len(shown)} of {len(dataset)} poems"
+    title = f"{dataset.name}: {len(shown)} of {counted(len(dataset), 'poem')}"
     rows = [_show_row(poem) for poem in shown.poems]
     if _table_keeps_ids_whole(rows, console.width):
         console.print(_show_table(title, rows))

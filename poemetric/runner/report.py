@@ -165,7 +165,8 @@ class StageReport:
     def summary_line(self) -> str:
         """One line for logs and the demo: models, rows ok / errors, calls, cost."""
         if self.dry_run:
-            calls = int(self.total("pending") + self.total("from_cache_to_call"))
+            # like the estimate, the calls of the models that can run (the others call nothing)
+            calls = sum(m.pending + m.from_cache_to_call for m in self.models if not m.not_run)
             return (
                 f"{counted(len(self.models), 'model')}, {calls:,} {plural(calls, 'call')} planned, "
                 f"estimated ${self.estimated_cost_usd:.4f}{self._excluding()}"
