@@ -9,7 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from poemetric.cli import app
 from poemetric.text.plural import counted, plural
 
 PACKAGE = Path(__file__).resolve().parents[1] / "poemetric"
@@ -58,18 +60,20 @@ def test_no_message_writes_a_plural_as_word_s() -> None:
     assert not written, "\n".join(written)
 
 
-def test_a_one_poem_dataset_is_one_poem_in_generate(tmp_path: Path) -> None:
-    """`generate` (and the demo with `--limit 1`) said "dataset mine (1 poems)"."""
-    from typer.testing import CliRunner
-
-    from poemetric.cli import app
-
-    data = tmp_path / "mine.csv"
+def _one_poem_file(folder: Path) -> Path:
+    """`mine.csv`: a dataset of one limerick."""
+    data = folder / "mine.csv"
     data.write_text(
         "form,title,author,content,meter_pattern,rhyme_pattern,theme\n"
         'limerick,One,Nobody,"a\nb\nc\nd\ne",anapestic,AABBA,sea\n',
         encoding="utf-8",
     )
+    return data
+
+
+def test_a_one_poem_dataset_is_one_poem_in_generate(tmp_path: Path) -> None:
+    """`generate` (and the demo with `--limit 1`) said "dataset mine (1 poems)"."""
+    data = _one_poem_file(tmp_path)
     args = ["generate", "--run", str(tmp_path / "run"), "--dataset", str(data), "--dry-run"]
     result = CliRunner().invoke(app, [*args, "--models", "markov"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
@@ -99,16 +103,7 @@ def test_the_docs_quote_no_message_with_word_s() -> None:
 
 def test_dataset_show_of_a_one_poem_file_says_1_of_1_poem(tmp_path: Path) -> None:
     """`dataset show` titled a one-poem file "mine: 1 of 1 poems"."""
-    from typer.testing import CliRunner
-
-    from poemetric.cli import app
-
-    data = tmp_path / "mine.csv"
-    data.write_text(
-        "form,title,author,content,meter_pattern,rhyme_pattern,theme\n"
-        'limerick,One,Nobody,"a\nb\nc\nd\ne",anapestic,AABBA,sea\n',
-        encoding="utf-8",
-    )
+    data = _one_poem_file(tmp_path)
     result = CliRunner().invoke(app, ["dataset", "show", str(data)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "mine: 1 of 1 poem" in result.output and "1 of 1 poems" not in result.output
