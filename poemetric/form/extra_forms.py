@@ -34,7 +34,6 @@ words. The rotation is judged stanza by stanza with the sestina's machinery (`se
 from __future__ import annotations
 
 from poemetric.form.parsing import ParsedPoem, words_of
-from poemetric.form.same_word import distinct_end_words
 from poemetric.form.scoring import (
     Finding,
     FormOutcome,
@@ -50,9 +49,8 @@ from poemetric.form.sestina import (
     StanzaOrder,
     capped,
     held,
-    judge_rotation,
-    repeated_end_words,
     rhyme_letters,
+    rotation_order,
     word_order,
 )
 
@@ -132,12 +130,7 @@ def double_sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         outcome.form_score = 0.0
         requested_meter(poem, request, outcome)
         return outcome
-    distinct = distinct_end_words(words[:size])
-    outcome.findings += repeated_end_words(distinct, DOUBLE_SESTINA)
-    judgment = judge_rotation(words, DOUBLE_SESTINA, opens_the_spiral)
-    outcome.findings += judgment.findings
-    order_score = judgment.order_score(distinct)
-    outcome.facts["rotation"] = judgment.fact()
+    order_score = rotation_order(words, DOUBLE_SESTINA, opens_the_spiral, outcome)
     tail = {w.lower() for line in poem.lines[size * stanzas :] for w in words_of(line)}
     present = sum(1 for w in words[:size] if held(w, tail))
     envoi_score = present / size

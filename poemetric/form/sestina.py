@@ -302,6 +302,20 @@ def repeated_end_words(distinct: int, rotation: Rotation) -> list[Finding]:
     ]
 
 
+def rotation_order(
+    words: tuple[str, ...], rotation: Rotation, rhyme_order: RhymeOrder, outcome: FormOutcome
+) -> float:
+    """The end-word order score of a sestina or double sestina (`rotation`), its findings and
+    `facts["rotation"]` added to `outcome`: the first stanza's different end words (fewer than
+    the form's scale the score, and are named), then each stanza's rotation (`judge_rotation`)."""
+    distinct = distinct_end_words(words[: rotation.size])
+    outcome.findings += repeated_end_words(distinct, rotation)
+    judgment = judge_rotation(words, rotation, rhyme_order)
+    outcome.findings += judgment.findings
+    outcome.facts["rotation"] = judgment.fact()
+    return judgment.order_score(distinct)
+
+
 def capped(findings: list[Finding]) -> list[Finding]:
     """At most 12 findings: the first 10 and a count of the rest."""
     if len(findings) <= 12:
@@ -323,12 +337,7 @@ def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         requested_meter(poem, request, outcome)
         return outcome
     six = words[:6]
-    distinct = distinct_end_words(six)
-    outcome.findings += repeated_end_words(distinct, SESTINA)
-    judgment = judge_rotation(words, SESTINA, keeps_rhyme_order)
-    outcome.findings += judgment.findings
-    order_score = judgment.order_score(distinct)
-    outcome.facts["rotation"] = judgment.fact()
+    order_score = rotation_order(words, SESTINA, keeps_rhyme_order, outcome)
     envoi = {w.lower() for line in poem.lines[36:39] for w in words_of(line)}
     present = [w for w in six if held(w, envoi)]
     envoi_score = len(present) / 6 if n >= 39 else 0.0
