@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_form_double_sestina import WORDS as DOUBLE_SESTINA_WORDS
 
 from poemetric.form.adapters import Rhyme, rhyme_kind
 from poemetric.form.checker import check_poem
@@ -119,20 +120,7 @@ def _double_sestina(words: list[str], broken: bool = False) -> str:
 
 
 def test_double_sestina_follows_the_twelve_word_spiral() -> None:
-    words = [
-        "light",
-        "night",
-        "stone",
-        "home",
-        "river",
-        "hand",
-        "voice",
-        "field",
-        "rain",
-        "bread",
-        "fire",
-        "sea",
-    ]
+    words = list(DOUBLE_SESTINA_WORDS)
     assert spiral(6) == (5, 0, 4, 1, 3, 2)
     good = check_poem(_double_sestina(words), "double sestina")
     assert good.form_score == 1.0, good.summary
