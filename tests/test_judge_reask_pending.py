@@ -6,17 +6,15 @@ the table's caption say so. Real processes, a real signal, the local OpenAI serv
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-import signal
 import threading
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from test_cluster_signals import stopped, wait_for
-from test_judge_reask_stop import judge_dir, judged_run, start
+from test_cluster_signals import stopped
+from test_judge_reask_stop import judge_dir, judged_run, start, stop_with_first_turns_held
 from test_runner_support import TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
 
@@ -71,13 +69,8 @@ def test_a_judgment_pending_its_reask_is_no_parse_failure(
     responder = OneOfTwoRefused()
     with OpenAIServer(responder, api_key=TEST_KEY) as server:
         env = {"POEMETRIC_JUDGES_DIR": str(judge_dir(tmp_path, server.base_url))}
-        process = start(tmp_path, run, env, "stopped.log")
-        wait_for(lambda: len(server.generation_requests) == 2, process)  # both first turns held
-        os.killpg(process.pid, signal.SIGTERM)
-        log = tmp_path / "stopped.log"
-        wait_for(lambda: "SIGTERM: no new request starts" in log.read_text(), process)
-        responder.release.set()  # one answer ok, one refusal whose re-ask is never sent
-        output = stopped(process, log)
+        # one answer ok, one refusal whose re-ask is never sent
+        _, output = stop_with_first_turns_held(tmp_path, run, env, server, responder.release)
         assert "remote-test: 1 unusable answer not re-asked yet" in output, output
 
         before, said, markdown = analyzed(run)

@@ -102,6 +102,20 @@ def judgments(run: Path) -> list[dict[str, Any]]:
     return [{k: v for k, v in dict(row).items() if k not in BOOKKEEPING} for row in rows]
 
 
+def stop_with_first_turns_held(
+    tmp_path: Path, run: Path, env: dict[str, str], server: OpenAIServer, release: threading.Event
+) -> tuple[subprocess.Popen[str], str]:
+    """`start` the judge on `run`, SIGTERM it while both first turns are held, then let the
+    answers arrive during the stop (`release`): the process and its output once it ended."""
+    process = start(tmp_path, run, env, "stopped.log")
+    wait_for(lambda: len(server.generation_requests) == 2, process)  # both first turns held
+    os.killpg(process.pid, signal.SIGTERM)
+    log = tmp_path / "stopped.log"
+    wait_for(lambda: "SIGTERM: no new request starts" in log.read_text(), process)
+    release.set()
+    return process, stopped(process, log)
+
+
 def test_a_stop_before_the_reask_resumes_as_an_uninterrupted_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -111,14 +125,10 @@ def test_a_stop_before_the_reask_resumes_as_an_uninterrupted_run(
     responder = FirstTurnsHeld()
     with OpenAIServer(responder, api_key=TEST_KEY) as server:
         env = {"POEMETRIC_JUDGES_DIR": str(judge_dir(tmp_path, server.base_url))}
-        process = start(tmp_path, interrupted_run, env, "stopped.log")
-        wait_for(lambda: len(server.generation_requests) == 2, process)  # both first turns held
-        os.killpg(process.pid, signal.SIGTERM)
-        log = tmp_path / "stopped.log"
-        wait_for(lambda: "SIGTERM: no new request starts" in log.read_text(), process)
         # Both refusals arrive during the stop: they are stored, their re-asks are not sent.
-        responder.release.set()
-        output = stopped(process, log)
+        process, output = stop_with_first_turns_held(
+            tmp_path, interrupted_run, env, server, responder.release
+        )
         assert process.returncode == 143, output
         assert len(server.successful_generations) == 2
         cut = summary(output, "judge: summary (interrupted)")
