@@ -16,10 +16,10 @@ from typing import Any
 
 import typer
 import typer.main
+from test_export_wording import one_poem_run_at
 from typer.testing import CliRunner
 
 from poemetric.cli import app
-from poemetric.store import RunStore
 
 NAMES = {"--out", "--output", "--to", "-o"}
 #: Each command's own name for its output, as before the aliases (the first of its names).
@@ -67,12 +67,7 @@ def test_help_lists_the_aliases() -> None:
 
 
 def test_export_takes_out_and_form_check_takes_to(tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    with RunStore(run) as store:
-        store.add_poems([
-            {"poem_id": "p1", "dataset": "t", "position": 0, "form": "limerick",
-             "content": "a line", "record": "{}"},
-        ])  # fmt: skip
+    run = one_poem_run_at(tmp_path / "run")
     for name in ("--out", "--output", "-o"):
         folder = tmp_path / f"export{name}"
         result = runner.invoke(app, ["export", "poems", "--run", str(run), name, str(folder)])

@@ -19,15 +19,19 @@ from poemetric.store.schema import EXPORTABLE_TABLES
 runner = CliRunner()
 
 
-@pytest.fixture
-def one_poem_run(tmp_path: Path) -> Path:
-    run = tmp_path / "run"
+def one_poem_run_at(run: Path) -> Path:
+    """A run store at `run` holding one dataset poem and nothing else."""
     with RunStore(run) as store:
         store.add_poems([
             {"poem_id": "p1", "dataset": "t", "position": 0, "form": "limerick",
              "content": "a line", "record": "{}"},
         ])  # fmt: skip
     return run
+
+
+@pytest.fixture
+def one_poem_run(tmp_path: Path) -> Path:
+    return one_poem_run_at(tmp_path / "run")
 
 
 def test_an_unknown_table_is_named_as_help_names_the_argument(one_poem_run: Path) -> None:
