@@ -165,12 +165,9 @@ def _check_one_dataset(store: RunStore, dataset: Dataset) -> bool:
 
 def _differences(store: RunStore, dataset: Dataset) -> str | None:
     """`poem_differences` between the run's stored poems and `dataset` (None: the same)."""
-    from poemetric.data.changes import poem_differences
+    from poemetric.data.changes import poem_differences, stored_poems
 
-    rows = store.query("SELECT poem_id, position, record FROM poems")
-    return poem_differences(
-        {str(r["poem_id"]): (int(r["position"]), str(r["record"])) for r in rows}, dataset
-    )
+    return poem_differences(stored_poems(store.conn), dataset)
 
 
 def _check_one_template(store: RunStore, template_hash: str, name: str) -> None:

@@ -4,6 +4,7 @@ refuses the changed file names the poems (and fields) that differ, not only two 
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,12 @@ if TYPE_CHECKING:
 
 #: How many poems `poem_differences` names per kind of difference (the rest are counted).
 NAMED = 5
+
+
+def stored_poems(conn: sqlite3.Connection) -> dict[str, tuple[int, str]]:
+    """A run store's poems as the functions here take them: poem id -> (position, record JSON)."""
+    rows = conn.execute("SELECT poem_id, position, record FROM poems")
+    return {str(poem_id): (int(position), str(record)) for poem_id, position, record in rows}
 
 
 def poem_differences(stored: Mapping[str, tuple[int, str]], dataset: Dataset) -> str | None:

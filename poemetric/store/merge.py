@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from poemetric.data.changes import stored_differences
+from poemetric.data.changes import stored_differences, stored_poems
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, to_json, utc_now
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
 from poemetric.store.schema import SCHEMA_VERSION
@@ -144,10 +144,9 @@ def _probe(db_path: Path) -> _Probed:
         if version != SCHEMA_VERSION:
             return _Probed(db_path, version, {}, {})
         row = conn.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
-        rows = conn.execute("SELECT poem_id, position, record FROM poems").fetchall()
+        poems = stored_poems(conn)
     finally:
         conn.close()
-    poems = {str(poem_id): (int(position), str(record)) for poem_id, position, record in rows}
     return _Probed(db_path, version, {} if row is None else dict(json.loads(row[0])), poems)
 
 
