@@ -16,7 +16,7 @@ from poemetric.cli.analyze_cmd import summary_tables
 from poemetric.cli.app import app
 from poemetric.cli.generate_cmd import open_prepared
 from poemetric.cli.interrupt import interruptible
-from poemetric.cli.judging import LOCAL_JUDGE, judge_command, local_judge_commands
+from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
 from poemetric.cli.markup import plain
 from poemetric.cli.options import (
     LimitOption,
@@ -27,6 +27,7 @@ from poemetric.cli.options import (
     run_option,
     unknown_choice,
 )
+from poemetric.hints import stage_command
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted
 
@@ -92,7 +93,7 @@ def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
         others = ", ".join(name for name in judges if name not in {PAPER_JUDGE, LOCAL_JUDGE})
         lines.append(f"  • the paper's judge (judges/ lists the others: {others}):")
         lines += [f"      export {variable}=…" for variable in key_variables(paper)[:1]]
-        lines.append(f"      {plain(judge_command(run, PAPER_JUDGE))}")
+        lines.append(f"      {plain(stage_command('judge', run, PAPER_JUDGE))}")
     local = judges.get(LOCAL_JUDGE)
     if local is not None:
         lines += [

@@ -24,7 +24,6 @@ from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
     LOCAL_JUDGE,
     RefreshFailedParsesOption,
-    judge_command,
     load_judges,
     local_judge_commands,
     open_judged_run,
@@ -43,6 +42,7 @@ from poemetric.cli.options import (
     run_by_make,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
+from poemetric.hints import stage_command
 from poemetric.suggest import did_you_mean
 from poemetric.text.plural import counted
 
@@ -167,7 +167,7 @@ def judge(
         choose = "JUDGE=NAME" if run_by_make() else "--judge NAME (or set POEMETRIC_JUDGE=NAME)"
         text = NO_JUDGE.format(
             choose=choose,
-            paper=judge_command(run, "gemini-2.5-pro"),
+            paper=stage_command("judge", run, "gemini-2.5-pro"),
             local=local,
             available=", ".join(roster),
         )

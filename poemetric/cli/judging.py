@@ -39,12 +39,6 @@ LOCAL_MODEL_ENV = "POEMETRIC_LOCAL_MODEL"
 LOCAL_API_KEY = "local-secret"
 
 
-def judge_command(run: Path, judge: str) -> str:
-    """The command that judges `run` with `judge`, the way this command was started: `make judge
-    RUN=... JUDGE=...` when the Makefile ran it, else `poemetric judge --run ... --judge ...`."""
-    return stage_command("judge", run, judge)
-
-
 def local_judge_commands(local: ModelSpec, run: Path) -> list[str]:
     """Shell commands that serve `local`'s model with vLLM and judge `run` with it, built from
     the judge file (model, endpoint, the variable its key is read from); `demo` and `judge`
@@ -57,7 +51,7 @@ def local_judge_commands(local: ModelSpec, run: Path) -> list[str]:
         f"export {LOCAL_BASE_URL_ENV}={local.base_url}",
         f"export {LOCAL_MODEL_ENV}={local.model}",
         *(f"export {variable}={LOCAL_API_KEY}" for variable in key_variables(local)[:1]),
-        judge_command(run, LOCAL_JUDGE),
+        stage_command("judge", run, LOCAL_JUDGE),
     ]
 
 
