@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from poemetric.store import HUMAN_AUTHOR
-
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -19,10 +17,14 @@ def natural_key(name: str) -> tuple[tuple[str | int, ...], str]:
     return tuple(int(p) if i % 2 else p.lower() for i, p in enumerate(parts)), name
 
 
-def author_order(authors: Iterable[object], human: str = HUMAN_AUTHOR) -> list[str]:
-    """`human` first, then the others in natural order (case-insensitive, numbers as numbers:
+def author_order(authors: Iterable[object], human: str | None = None) -> list[str]:
+    """`human` (default: the run store's `HUMAN_AUTHOR`) first, then the others in natural order (case-insensitive, numbers as numbers:
     `natural_key`): one order everywhere. Takes any iterable (a list, a pandas Index, a numpy
     array, dict keys); the command-line tables use it without importing pandas."""
+    # imported here, not at the top: `form check` starts without the run store's modules
+    from poemetric.store import HUMAN_AUTHOR
+
+    human = HUMAN_AUTHOR if human is None else human
     unique = list(dict.fromkeys(str(a) for a in authors))
     others = sorted((a for a in unique if a != human), key=natural_key)
     return ([human] if human in unique else []) + others
