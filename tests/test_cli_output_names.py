@@ -36,6 +36,7 @@ PRIMARY = {
     "ghostwriting metrics": "--out",
     "ghostwriting sheets": "--out",
     "survey sheets": "--out",
+    "merge": "--into",
 }
 runner = CliRunner()
 
@@ -79,3 +80,16 @@ def test_export_takes_out_and_form_check_takes_to(tmp_path: Path) -> None:
     result = runner.invoke(app, ["form", "check", str(poems), "--to", str(checks)])
     assert result.exit_code == 0, result.output
     assert json.loads(checks.read_text().splitlines()[0])["id"] == "a"
+
+
+def test_merge_takes_the_output_names_beside_into(tmp_path: Path) -> None:
+    """`merge --into` names the run folder it writes: `merge a b -o runs/x` said "No such option:
+    -o" while every other command that writes files takes these names."""
+    run = one_poem_run_at(tmp_path / "run")
+    for name in ("--into", "--out", "--output", "--to", "-o"):
+        folder = tmp_path / f"merged{name}"
+        result = runner.invoke(app, ["merge", str(run), name, str(folder)])
+        assert result.exit_code == 0, result.output  # was 2: No such option
+        assert (folder / "poemetric.sqlite").is_file()
+    missing = runner.invoke(app, ["merge", str(run)], env={"COLUMNS": "200"}).output
+    assert "Missing option '--into'" in missing  # its own name first

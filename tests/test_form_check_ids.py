@@ -111,3 +111,28 @@ def test_raw_answers_and_unusable_dataset_records_keep_their_record_numbers(
 
 def test_form_check_reads_the_columns_the_loader_derives_ids_from() -> None:
     assert tuple(DATASET_ID_COLUMNS) == tuple(ID_SOURCE_COLUMNS)
+
+
+def test_a_dataset_file_with_poem_id_and_id_gets_the_ids_the_run_stores(tmp_path: Path) -> None:
+    """Both columns, different values: `form check` took `id` first (for answers files) while
+    the loader, and so a run prepared from the file, took `poem_id`; and the loader took a blank
+    `poem_id` cell as "derive it", hiding the row's `id`. One rule now: the first non-empty of
+    `poem_id`, `id`, else derived."""
+    given = [("p-kettle", "row-1"), ("", "row-2"), ("", "")]
+    rows = [
+        {"poem_id": poem_id, "id": row_id, **row}
+        for (poem_id, row_id), row in zip(given, _rows(), strict=True)
+    ]
+    source = _write_csv(tmp_path / "both.csv", rows)
+    run = tmp_path / "run"
+    made = runner.invoke(
+        app,
+        ["generate", "--run", str(run), "--dataset", str(source), "--models", "markov",
+         "--no-progress"],
+    )  # fmt: skip
+    assert made.exit_code == 0, made.output
+    with RunStore(run) as store:
+        stored = [str(r[0]) for r in store.query("SELECT poem_id FROM poems ORDER BY position")]
+    assert stored[:2] == ["p-kettle", "row-2"]  # the second was derived
+    assert stored[2].startswith("limerick-nobody-known-the-lantern-")
+    assert _ids(source, tmp_path) == stored  # was ["row-1", "row-2", ...]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -229,6 +230,9 @@ def test_reparse_corrects_stored_answers_without_calls(tmp_path: Path) -> None:
     code, output = invoke("judge", "reparse", "--run", str(run))
     assert code == 0, output
     assert "1 now read, 1 now rejected" in output and "item 10" in output
+    # the command that re-asks them names the run and the judge (said `poemetric judge`)
+    again = f"poemetric judge --run {shlex.quote(str(run))} --judge old"
+    assert f"Rejected answers are now errors: `{again}` re-asks" in " ".join(output.split())
     with RunStore(run) as store:
         rows = {r["judgment_id"]: r for r in store.query("SELECT * FROM judgments")}
     assert rows["j0"]["status"] == "error" and rows["j0"]["overall_quality"] is None

@@ -4,6 +4,8 @@ runs make (the venv is not activated), and without the run, so it went to `runs/
 
 from __future__ import annotations
 
+import html
+import re
 import shlex
 from pathlib import Path
 
@@ -45,10 +47,8 @@ def test_notes_under_make_name_make_targets(unjudged: Path, tmp_path: Path, comm
     assert f"(run `poemetric form run --run {run}`)" in plain.output
 
 
-def test_the_pending_reask_note_names_the_command_with_the_run(tmp_path: Path) -> None:
-    """A judgment pending its re-ask (a stopped `judge`): the note said "running `poemetric
-    judge` again finishes them" under make too, and without the run (`runs/default`) or the
-    judge whose re-ask is due."""
+def pending_run(tmp_path: Path) -> Path:
+    """A one-poem run whose one judgment (by remote-test) waits for its re-ask."""
     run = tmp_path / "my runs" / "pending"
     generated = CliRunner().invoke(
         app,
@@ -65,6 +65,14 @@ def test_the_pending_reask_note_names_the_command_with_the_run(tmp_path: Path) -
             "created_at) VALUES ('j1', ?, 'remote-test', 'error', ?, 0, ?)",
             (generation_id, f"{UNPARSABLE}no JSON object", utc_now()),
         )
+    return run
+
+
+def test_the_pending_reask_note_names_the_command_with_the_run(tmp_path: Path) -> None:
+    """A judgment pending its re-ask (a stopped `judge`): the note said "running `poemetric
+    judge` again finishes them" under make too, and without the run (`runs/default`) or the
+    judge whose re-ask is due."""
+    run = pending_run(tmp_path)
     quoted = shlex.quote(str(run))
     args = ["analyze", "--run", str(run)]
     under_make = CliRunner().invoke(app, args, env={"COLUMNS": "400", "POEMETRIC_MAKE": "1"})
@@ -110,3 +118,43 @@ def test_the_generate_hint_names_the_runs_own_dataset(tmp_path: Path) -> None:
             f"make generate RUN=r DATASET={quoted}"
         )
         assert stage_command("generate", "r") == "make generate RUN=r DATASET=NAME"
+
+
+def page_text(run: Path, make: str) -> str:
+    """`poemetric report` (under make when `make` is 1): the page's text, unescaped, tags dropped
+    and whitespace folded."""
+    result = CliRunner().invoke(app, ["report", "--run", str(run)], env={"POEMETRIC_MAKE": make})
+    assert result.exit_code == 0, result.output
+    page = html.unescape((run / "report" / "index.html").read_text(encoding="utf-8"))
+    return " ".join(re.sub(r"<[^>]+>", " ", page).split())
+
+
+def test_the_report_and_the_judges_caption_name_the_judge_command(tmp_path: Path) -> None:
+    """The report's form-only leaderboard ("No judgments yet (run `poemetric judge`)"), its
+    judges table and the `judges` table's caption in analysis/judges.md (a judgment pending its
+    re-ask: "`poemetric judge` was stopped; running it again finishes them") named a command
+    without the run, which went to `runs/default`, and not on a make user's PATH."""
+    run = pending_run(tmp_path)
+    unjudged = tmp_path / "my runs" / "unjudged"
+    generated = CliRunner().invoke(
+        app,
+        ["generate", "--run", str(unjudged), "--dataset", "demo", "--models", "markov",
+         "--limit", "1", "--no-progress"],
+    )  # fmt: skip
+    assert generated.exit_code == 0, generated.output
+    assert CliRunner().invoke(app, ["form", "run", "--run", str(unjudged)]).exit_code == 0
+    pending, plain = shlex.quote(str(run)), shlex.quote(str(unjudged))
+    made = page_text(unjudged, "1")
+    assert f"No judgments yet (run make judge RUN={plain} JUDGE=NAME )" in made
+    assert f"(run poemetric judge --run {plain} )" in page_text(unjudged, "")
+    finish = "judging was stopped; running {} again finishes them"
+    assert finish.format(f"make judge RUN={pending} JUDGE=remote-test") in page_text(run, "1")
+    command = f"poemetric judge --run {pending} --judge remote-test"
+    assert finish.format(command) in page_text(run, "")
+    for make, said in (("1", f"make judge RUN={pending} JUDGE=remote-test"), ("", command)):
+        result = CliRunner().invoke(
+            app, ["analyze", "--run", str(run)], env={"POEMETRIC_MAKE": make}
+        )
+        assert result.exit_code == 0, result.output
+        caption = (run / "analysis" / "judges.md").read_text(encoding="utf-8").replace("\\`", "`")
+        assert finish.format(f"`{said}`") in " ".join(caption.split())

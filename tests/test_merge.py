@@ -234,6 +234,37 @@ def test_batches_take_the_newest_row(tmp_path: Path) -> None:
         assert store.query("SELECT status FROM batches")[0][0] == "completed"
 
 
+def test_a_collected_batch_is_not_replaced_by_a_later_not_found(tmp_path: Path) -> None:
+    """Two stores of one run with two API keys: key A's store collected the batch (its results
+    stored); key B's store polled it later and the provider, which knows no batch of another
+    key, answered 404. The merge took the row updated last: the merged run had the batch 'not
+    found (404)', in flight, so every run polled it and stopped the model. A collected batch
+    (then an abandoned one) now stays so, whichever store comes first, as within one store."""
+    from poemetric.runner.batch_table import abandon_batch, record_batch, update_batch
+    from poemetric.runner.batch_unknown import mark_not_found
+
+    stores = {name: tmp_path / name for name in ("a", "b", "c")}
+    for run_dir in stores.values():
+        with RunStore(run_dir) as store:
+            record_batch(store, "batch_1", ("openai", "gpt-4o", "generate"), {"c1": "k1"}, {})
+    with RunStore(stores["a"]) as store:
+        update_batch(store, "batch_1", "collected", {"state": "completed"})
+    with RunStore(stores["c"]) as store:
+        abandon_batch(store, "batch_1", "given up")
+    with RunStore(stores["b"]) as store:  # polled last, with another key
+        mark_not_found(store, "batch_1", 404, "No batch found with id 'batch_1'.")
+    for order, expected in (("ab", "collected"), ("ba", "collected"), ("bc", "abandoned"),
+                            ("cb", "abandoned"), ("ca", "collected")):  # fmt: skip
+        into = tmp_path / f"merged-{order}"
+        result = CliRunner().invoke(
+            app, ["merge", *(str(stores[name]) for name in order), "--into", str(into)]
+        )
+        assert result.exit_code == 0, result.output
+        with RunStore(into, create=False) as store:
+            (status,) = store.query("SELECT status FROM batches")[0]
+        assert status == expected, order  # "ab" and "bc" were 'not found (404)'
+
+
 def test_merge_cli(tmp_path: Path) -> None:
     shard1 = _make_store(tmp_path / "s1", ["p1"], ["markov"])
     shard2 = _make_store(tmp_path / "s2", ["p2"], ["markov"])

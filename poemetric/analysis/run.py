@@ -92,12 +92,15 @@ TABLE_CAPTIONS: dict[str, str] = {
 }
 
 
-#: Added to the `judges` caption when a judgment waits for its re-ask.
-PENDING_CAPTION = (
-    ". Pending re-asks: judgments whose unparsable answer awaits its re-ask (`poemetric judge` "
-    "was stopped; running it again finishes them), in no other count or rate but the judgments "
-    "and the cost"
-)
+def pending_caption(run: Path, judge: str | None = None) -> str:
+    """Added to the `judges` caption when a judgment waits for its re-ask: the command that
+    sends the re-asks names the run (and `judge`, when all of them are its), as make runs it
+    under make."""
+    return (
+        ". Pending re-asks: judgments whose unparsable answer awaits its re-ask (judging was "
+        f"stopped; running `{stage_command('judge', run, judge)}` again finishes them), in no "
+        "other count or rate but the judgments and the cost"
+    )
 
 
 #: Tables whose mean CIs follow `--ci`; their captions say which interval they print.
@@ -275,8 +278,12 @@ def analyze_run(
     for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
         if not table.empty:
             result.tables[name] = table
-    if "pending_reasks" in result.tables.get("judges", pd.DataFrame()):
-        result.captions["judges"] = TABLE_CAPTIONS["judges"] + PENDING_CAPTION
+    behaviour = result.tables.get("judges", pd.DataFrame())
+    if "pending_reasks" in behaviour:
+        pending = behaviour.loc[behaviour["pending_reasks"] > 0, "judge"].astype(str).tolist()
+        result.captions["judges"] = TABLE_CAPTIONS["judges"] + pending_caption(
+            store.run_dir, pending[0] if len(pending) == 1 else None
+        )
 
     _expert_tables(
         result, store, data, experts, survey, ci_method, n_boot, seed, steps("expert scores")

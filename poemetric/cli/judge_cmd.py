@@ -292,9 +292,11 @@ def reparse_command(
             f"  changed {identifier}: {', '.join(changes)}", highlight=False, markup=False
         )
     if result.now_rejected:
+        again = stage_command("judge", run, ",".join(sorted(result.rejected_judges)))
         console.print(
-            "Rejected answers are now errors: `poemetric judge` re-asks or re-parses them.",
+            f"Rejected answers are now errors: `{again}` re-asks or re-parses them.",
             highlight=False,
+            markup=False,
         )
 
 

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain
-from poemetric.cli.options import error_exit, output_folder
+from poemetric.cli.options import error_exit, output_folder, output_option
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
@@ -35,8 +35,8 @@ def merge(
     sources: list[Path] = typer.Argument(
         ..., help="Run directories to merge (e.g. runs/x-shard1 runs/x-shard2 ...)."
     ),
-    into: Path = typer.Option(
-        ..., "--into", help="Destination run directory (created if new; may be one of the sources)."
+    into: Path = output_option(
+        ..., "--into", "Destination run directory (created if new; may be one of the sources)."
     ),
     strict: bool = typer.Option(
         False, "--strict", help="Exit with status 1 when any conflict was found."

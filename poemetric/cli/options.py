@@ -89,7 +89,8 @@ OUTPUT_NAMES = ("--out", "--output", "--to", "-o")
 
 def output_option(default: Any, primary: str, help: str) -> Any:
     """The option of a command's output file or folder: `primary` first (`--out`, `--to` or
-    `--output`), then the other `OUTPUT_NAMES` as aliases, `-o` included."""
+    `--output`, or a name of its own: merge's `--into`), then the other `OUTPUT_NAMES` as
+    aliases, `-o` included."""
     names = [primary, *(name for name in OUTPUT_NAMES if name != primary)]
     return typer.Option(default, *names, help=help)
 

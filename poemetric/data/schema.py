@@ -169,6 +169,35 @@ def record_poem_id(values: dict[str, Any]) -> str | None:
     return derive_poem_id(parsed, author.strip(), title.strip(), text)
 
 
+def given_poem_id(values: dict[str, Any]) -> Any:
+    """The id a dataset record gives its poem: the first non-empty of its `poem_id` and `id`
+    cells (`ID_COLUMNS`), None when neither has one (the loader then derives it). A blank
+    `poem_id` cell does not hide an `id`."""
+    cells = (_blank_to_none(values.get(column)) for column in ID_COLUMNS)
+    return next((cell for cell in cells if cell is not None), None)
+
+
+def dataset_record_id(values: dict[str, Any]) -> str | None:
+    """The poem id the loader gives a dataset file's record: its own (`given_poem_id`, read as
+    `Poem` reads it), else the derived one (`record_poem_id`); None when it has neither."""
+    given = _id_text(given_poem_id(values))
+    return given if isinstance(given, str) and given else record_poem_id(values)
+
+
+def _id_text(value: Any) -> Any:
+    """An id cell as the loader reads it: blank is "" (derive it); a whole number (a JSONL or
+    Parquet id column of integers) is the same id as its digits in a CSV, also when it comes as
+    a float (`7.0`: pandas stores an integer column with a blank cell as floats)."""
+    value = _blank_to_none(value)
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return value.strip() if isinstance(value, str) else value
+
+
 def _blank_to_none(value: Any) -> Any:
     if value is None:
         return None
@@ -224,20 +253,20 @@ class Poem(BaseModel):
         value = _blank_to_none(value)
         return one_newline(value.strip()) if isinstance(value, str) else value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _given_id(cls, data: Any) -> Any:
+        """With both columns, the first non-empty of `poem_id` and `id` (`given_poem_id`): a
+        blank `poem_id` cell hid the `id` (the poem got a derived id)."""
+        if isinstance(data, dict) and "id" in data and "poem_id" in data:
+            data = {**data, "poem_id": given_poem_id(data)}
+        return data
+
     @field_validator("poem_id", mode="before")
     @classmethod
     def _read_id(cls, value: Any) -> Any:
-        """A blank id cell means "derive it", as a missing column does; a whole number (a JSONL
-        or Parquet id column of integers) is the same id as its digits in a CSV, also when it
-        comes as a float (`7.0`: pandas stores an integer column with a blank cell as floats)."""
-        value = _blank_to_none(value)
-        if value is None:
-            return ""
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return str(value)
-        return value.strip() if isinstance(value, str) else value
+        """A blank id cell means "derive it", as a missing column does (`_id_text`)."""
+        return _id_text(value)
 
     @field_validator("poem_id", mode="after")
     @classmethod

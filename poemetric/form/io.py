@@ -6,8 +6,9 @@ line with `error` naming its file and line, and every well-formed record around 
 checked. Columns (CSV header or JSONL keys): POEMetric's ``content, form, meter_pattern,
 rhyme_pattern`` or ``text, form, meter, rhyme``; the first non-empty of an ``id``,
 ``generation_id`` (a run's exported generations) or ``poem_id`` column is passed through as the
-row's id; a record without one gets the poem id the dataset loader derives when the file has a
-dataset's ``form, title, author, content`` columns, otherwise its 1-based record number. Texts
+row's id, else its 1-based record number; but a dataset file (``form, title, author, content``
+columns) gets the poem ids the dataset loader gives its records (``poem_id``, else ``id``, else
+derived), the ids a run prepared from it stores. Texts
 go through the pipeline's answer extraction first (`poemetric.extraction.extract_poem`: code
 fences, chat preambles, titles, closing remarks), so raw model answers are checked as the
 pipeline checks them; what was removed is listed in the output. Only an unusable file (missing,
@@ -38,8 +39,9 @@ TEXT_KEYS = ("content", "text", "poem", "response", "response_text")
 FORM_KEYS = ("form",)
 METER_KEYS = ("meter_pattern", "meter")
 RHYME_KEYS = ("rhyme_pattern", "rhyme")
-#: A row's id: the first of these that is not empty. An exported generations file's own id comes
-#: before `poem_id`, which every author's answer to the same poem shares.
+#: A row's id outside a dataset file: the first of these that is not empty. An exported
+#: generations file's own id comes before `poem_id`, which every author's answer to the same poem
+#: shares. A dataset file's rows take the loader's poem ids instead (`_dataset_ids`).
 ID_KEYS = ("id", "generation_id", "poem_id")
 #: A dataset file's columns that its derived poem ids are made of (exact names, as the loader
 #: reads them; `poemetric.data.schema.ID_SOURCE_COLUMNS`, which a test keeps equal).
@@ -145,23 +147,22 @@ def read_rows(path: Path) -> Iterator[InputRow]:
     for number, (line, _order, item) in enumerate(events, start=1):
         if isinstance(item, str):
             yield InputRow.unreadable(str(number), item, line)
-        elif item.id:
-            yield item
         else:
-            row_id = derived.get(line) or str(number)
+            row_id = derived.get(line) or item.id or str(number)
             yield InputRow(row_id, *_fields(item), line=line)
 
 
 def _dataset_ids(table: RawTable) -> dict[int, str]:
-    """Line → the poem id the dataset loader derives for a record without an id, when the file
-    has a dataset's form, title, author and content columns: a run prepared from the file
-    stores its poems under these ids, and `form check` wrote the record number ("1", "2", ...),
-    which joined with nothing. Empty for other files (raw answers, exported generations)."""
+    """Line → the poem id the dataset loader gives a record, when the file has a dataset's form,
+    title, author and content columns: its `poem_id`, else its `id`, else the derived one. A run
+    prepared from the file stores its poems under these ids; `form check` wrote the record number
+    ("1", "2", ...) of a record without an id, and the `id` of one with both, which joined with
+    nothing. Empty for other files (raw answers, exported generations): `ID_KEYS` there."""
     if not set(DATASET_ID_COLUMNS) <= set(table.columns):
         return {}
-    from poemetric.data.schema import record_poem_id  # pydantic: only for a dataset's file
+    from poemetric.data.schema import dataset_record_id  # pydantic: only for a dataset's file
 
-    ids = {record.line: record_poem_id(record.values) for record in table.records}
+    ids = {record.line: dataset_record_id(record.values) for record in table.records}
     return {line: poem_id for line, poem_id in ids.items() if poem_id}
 
 

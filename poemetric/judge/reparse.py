@@ -117,6 +117,8 @@ class Reparse:
     unchanged: int = 0
     now_ok: list[str] = field(default_factory=list)
     now_rejected: list[tuple[str, str]] = field(default_factory=list)
+    #: The judges whose answers are now rejected, for the command that re-asks them.
+    rejected_judges: set[str] = field(default_factory=set)
     values_changed: list[tuple[str, list[str]]] = field(default_factory=list)
     still_rejected: int = 0
 
@@ -151,6 +153,7 @@ def reparse_run(store: RunStore, judges: Iterable[str] | None = None) -> Reparse
                     continue
                 message = f"unparsable answer: {error}"
                 result.now_rejected.append((identifier, str(error)))
+                result.rejected_judges.add(str(row["judge"]))
                 nulls = dict.fromkeys(_ANSWER_KEYS)
                 refusal = int(looks_like_refusal(row["response_text"]))
                 _update(conn, identifier, {**nulls, "status": "error", "parsed": None,

@@ -9,7 +9,9 @@ Rules, table by table (rows are matched on their natural key):
   error never replaces a success;
 * two different successful rows for the same key are a conflict: the destination's row stays and
   the conflict is reported (it usually means two shards overlapped);
-* batches take the row updated last (it is the newer view of the same provider job);
+* batches take the row updated last (it is the newer view of the same provider job), except
+  that a collected batch, then an abandoned one, is never replaced by a batch in flight (such as
+  'not found (404)', polled later with another key), as within one store;
 * the call log is a union of distinct rows.
 
 Sources are attached read-only (`ATTACH DATABASE`), each merged in one transaction, and must have
@@ -335,8 +337,7 @@ def _merge_table(
             stats.identical += 1
             continue
         if rule.kind == "latest":
-            newer = (incoming.get("updated_at") or "") > (current.get("updated_at") or "")
-            if newer and _replace(conn, rule, columns, incoming, key):
+            if _newer(rule, incoming, current) and _replace(conn, rule, columns, incoming, key):
                 stats.updated += 1
             else:
                 stats.identical += 1
@@ -380,6 +381,20 @@ def _same(left: Any, right: Any) -> bool:
         except ValueError:
             return False
     return False
+
+
+#: A batch's standing, as in one store (`update_batch`, `mark_not_found`): collected, then
+#: abandoned, before any state in flight ('not found (404)' included); then the latest row.
+_BATCH_STANDING = {"collected": 2, "abandoned": 1}
+
+
+def _newer(rule: _TableRule, incoming: dict[str, Any], current: dict[str, Any]) -> bool:
+    """Whether `incoming` replaces `current` in a "latest" table (a batch: by standing first)."""
+    if rule.name == "batches":
+        rank_in, rank_now = (_BATCH_STANDING.get(str(r["status"]), 0) for r in (incoming, current))
+        if rank_in != rank_now:
+            return rank_in > rank_now
+    return (incoming.get("updated_at") or "") > (current.get("updated_at") or "")
 
 
 def _replace(

@@ -4,6 +4,7 @@ tokens, and, after `judge recognise`, how often it recognised the human poems.""
 
 from __future__ import annotations
 
+from poemetric.hints import stage_command
 from poemetric.judge.pending import judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
@@ -42,6 +43,9 @@ def judges(run: ReportRun) -> Section | None:
         if recognition is not None and not recognition.empty
         else []
     )
-    pending = sum(int(entry.get("pending_reasks", 0)) for entry in entries)
-    html = render("judges.html.j2", entries=entries, recognised=recognised, pending=pending)
+    pending = [str(e["judge"]) for e in entries if int(e.get("pending_reasks", 0) or 0)]
+    finish = stage_command("judge", run.run_dir, pending[0] if len(pending) == 1 else None)
+    html = render(
+        "judges.html.j2", entries=entries, recognised=recognised, pending=pending, finish=finish
+    )
     return Section("judges", "Judges", html)

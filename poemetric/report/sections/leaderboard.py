@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.hints import stage_command
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -62,7 +63,8 @@ def leaderboard(run: ReportRun) -> Section | None:
             title="Form-check pass rate, whiskers 95% Wilson interval",
         )  # fmt: skip
         return Section("leaderboard", "Leaderboard",
-                       render("leaderboard_form.html.j2", chart=chart))  # fmt: skip
+                       render("leaderboard_form.html.j2", chart=chart,
+                              judge_command=stage_command("judge", run.run_dir, run.judge)))  # fmt: skip
     else:
         return None
     return Section("leaderboard", "Leaderboard", render("leaderboard.html.j2", boards=boards))
