@@ -90,6 +90,12 @@ def models(
         poemetric models --judges
 
         poemetric models --group open
+
+    Adding a model is adding one file, NAME.yaml with name: NAME, provider: and model: (copy
+    one of generators/): in generators/ (judges/ for a judge), or in a folder of your own,
+    export POEMETRIC_GENERATORS_DIR=DIR (POEMETRIC_JUDGES_DIR for judges). poemetric models
+    show NAME then prints it, or its problem with file, line and field; every command finds it
+    by name (docs/models.md). A provider of another package: docs/providers.md.
     """
     if ctx.invoked_subcommand is not None:
         # `models --judges show NAME`: the flag was given before the subcommand.
