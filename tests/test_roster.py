@@ -453,3 +453,26 @@ def test_a_command_reads_each_model_file_once(
         assert expected in str(run())
         assert read and len(read) == len(set(read)), (expected, len(read), len(set(read)))
     assert not (tmp_path / "out").exists()
+
+
+def test_an_unknown_name_says_where_model_files_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file written to a folder of one's own without exporting POEMETRIC_GENERATORS_DIR (or in
+    another shell) was "unknown model or group 'markov3' (did you mean 'markov'?)": the close
+    name pointed away from the cause. Every lookup now names the folders read and the variable."""
+    folder = tmp_path / "my-models"
+    _write(folder, "markov3.yaml", "name: markov3\nprovider: markov\nmodel: markov-ngram\n")
+    bundled = resource_path("generators")
+    hint = f"(files read from {bundled}; a folder of your own: POEMETRIC_GENERATORS_DIR=DIR)"
+    run = str(tmp_path / "run")
+    for args in (["generate", "--run", run, "--models", "markov3", "--dry-run"],
+                 ["models", "show", "markov3"]):  # fmt: skip
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2 and hint in result.stderr, result.output
+    judge = CliRunner().invoke(app, ["judge", "--run", run, "--judge", "my-judge"])
+    assert judge.exit_code == 2
+    assert f"(files read from {resource_path('judges')}; a folder of your own: " in judge.stderr
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))  # as the hint says
+    found = CliRunner().invoke(app, ["generate", "--run", run, "--models", "markov3", "--dry-run"])
+    assert found.exit_code == 0, found.output

@@ -21,6 +21,7 @@ from poemetric.roster import (
     load_catalog,
     load_groups,
     roster_directories,
+    searched,
 )
 from poemetric.suggest import did_you_mean
 
@@ -243,4 +244,4 @@ def _show_hint(name: str, names: list[str], judges: bool) -> str:
     if elsewhere:
         flag = "" if judges else " --judges"
         return f"; it is a {other[:-1]}: `poemetric models show {name}{flag}`"
-    return did_you_mean(name, names)
+    return did_you_mean(name, names) + searched(_kind(judges))
