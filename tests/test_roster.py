@@ -476,3 +476,26 @@ def test_an_unknown_name_says_where_model_files_are_read(
     monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))  # as the hint says
     found = CliRunner().invoke(app, ["generate", "--run", run, "--models", "markov3", "--dry-run"])
     assert found.exit_code == 0, found.output
+
+
+def test_a_generator_file_is_not_offered_the_judge_settings(tmp_path: Path) -> None:
+    """A generator file's `reaks: 2` was told "did you mean 'reask'?" with reask, structured and
+    template among the allowed keys; written so, the file was then refused as setting a judge
+    setting. A judge file is still offered them. An empty file said "got NoneType"."""
+    text = "name: bad\nprovider: markov\nmodel: m\nreaks: 2\n"
+    generators, judges = tmp_path / "generators", tmp_path / "judges"
+    for folder in (generators, judges):
+        _write(folder, "bad.yaml", text)
+    with pytest.raises(RosterError) as generator:
+        load_model_file(generators / "bad.yaml", kind="generators")
+    assert str(generator.value).endswith(
+        "bad.yaml:4: reaks: unknown key 'reaks'; allowed: api_key_env, base_url, display_name, "
+        "groups, limits, model, name, notes, open_weights, options, pricing, provider, settings, "
+        "thinking, vllm"
+    )
+    with pytest.raises(RosterError, match=r"reaks: unknown key 'reaks' \(did you mean 'reask'"):
+        load_model_file(judges / "bad.yaml", kind="judges")
+    empty = _write(tmp_path, "empty.yaml", "")
+    with pytest.raises(RosterError, match=r"empty\.yaml: expected a mapping of model fields, "
+                       r"got an empty file$"):  # fmt: skip
+        load_model_file(empty)
