@@ -254,8 +254,8 @@ def test_models_help_teaches_how_to_add_a_model(
     assert result.exit_code == 0
     text = " ".join(result.output.replace("│", " ").split())
     for needed in ("NAME.yaml", "generators/", "export POEMETRIC_GENERATORS_DIR=DIR",
-                   "POEMETRIC_JUDGES_DIR", "poemetric models show NAME", "docs/models.md",
-                   "docs/providers.md"):  # fmt: skip
+                   "POEMETRIC_JUDGES_DIR", "Then poemetric models show NAME prints it",
+                   "docs/models.md", "docs/providers.md"):  # fmt: skip
         assert needed in text, needed
     folder = tmp_path / "my-models"
     folder.mkdir()

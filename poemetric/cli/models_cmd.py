@@ -94,8 +94,8 @@ def models(
 
     Adding a model is adding one file, NAME.yaml with name: NAME, provider: and model: (copy
     one of generators/): in generators/ (judges/ for a judge), or in a folder of your own,
-    export POEMETRIC_GENERATORS_DIR=DIR (POEMETRIC_JUDGES_DIR for judges). poemetric models
-    show NAME then prints it, or its problem with file, line and field; every command finds it
+    export POEMETRIC_GENERATORS_DIR=DIR (POEMETRIC_JUDGES_DIR for judges). Then poemetric
+    models show NAME prints it, or its problem with file, line and field; every command finds it
     by name (docs/models.md). A provider of another package: docs/providers.md.
     """
     if ctx.invoked_subcommand is not None:
