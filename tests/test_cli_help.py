@@ -7,8 +7,10 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 import typer
 import typer.main
 from typer.testing import CliRunner
@@ -240,3 +242,28 @@ def test_an_errors_usage_line_names_arguments_as_help_does() -> None:
     assert result.exit_code == 2
     assert result.output.splitlines()[0] == "Usage: poemetric form check [OPTIONS] INPUT_PATH"
     assert "Missing argument 'input_path'." in result.output
+
+
+def test_models_help_teaches_how_to_add_a_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`models --help` listed the roster but never said how to add a model (which folder, the
+    variable for a folder of one's own, how to check the file): a new researcher had to find
+    docs/models.md first. Following what it says now adds a model that every command finds."""
+    result = CliRunner().invoke(app, ["models", "--help"], terminal_width=200)
+    assert result.exit_code == 0
+    text = " ".join(result.output.replace("│", " ").split())
+    for needed in ("NAME.yaml", "generators/", "export POEMETRIC_GENERATORS_DIR=DIR",
+                   "POEMETRIC_JUDGES_DIR", "Then poemetric models show NAME prints it",
+                   "docs/models.md", "docs/providers.md"):  # fmt: skip
+        assert needed in text, needed
+    folder = tmp_path / "my-models"
+    folder.mkdir()
+    (folder / "markov3.yaml").write_text(
+        "name: markov3\nprovider: markov\nmodel: markov-ngram\noptions: {order: 3}\n"
+    )
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
+    shown = CliRunner().invoke(app, ["models", "show", "markov3"])
+    assert shown.exit_code == 0 and f"# {folder / 'markov3.yaml'}" in shown.output
+    listed = CliRunner().invoke(app, ["models"], terminal_width=200)
+    assert any(line.startswith("markov3 ") for line in listed.output.splitlines())

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.roster import roster_directories
 from poemetric.store import RunStore
 from poemetric.store.schema import EXPORTABLE_TABLES
 
@@ -414,7 +415,7 @@ TASKS_LISTED = "tasks: rhyme_word_swap, rhyme_line_swap, synonym, delete_1_rhymi
         (["probe", "build", "demo", "-o", "OUT", "--search", "nope"],
          "error: --search: unknown value 'nope'; choices: beam, delayed_beam, sample"),
         (["ghostwriting", "style-match", "--run", "RUN", "--judge", "nope"],
-         "error: unknown judge 'nope'; see `poemetric models --judges`; judges: "),
+         "error: unknown judge 'nope'; see `poemetric models --judges` (files read from "),
         (["ghostwriting", "style-match", "--run", "RUN", "--judge", "gpt4o"],
          "error: unknown judge 'gpt4o' (did you mean 'gpt-4o'?); see `poemetric models "),
         (["ghostwriting", "style-match", "--run", "RUN", "--judge", "gpt-4o", "--authors", "humn"],
@@ -463,6 +464,9 @@ def test_probe_run_of_an_unknown_task(tmp_path: Path) -> None:
     assert not scores.exists()
 
 
+GENERATORS = ", ".join(map(str, roster_directories("generators")))
+
+
 def test_an_unknown_probe_model_says_the_likely_one(tmp_path: Path) -> None:
     """`probe build --generator` and `probe run --scorer chat:` named no close model
     (`unknown --generator 'gtp-4o'; see ...`); they say it as every other model lookup does."""
@@ -471,7 +475,8 @@ def test_an_unknown_probe_model_says_the_likely_one(tmp_path: Path) -> None:
                    "-o", str(pairs), "--run", str(tmp_path / "run")])  # fmt: skip
     assert line == (
         "error: unknown generator 'gtp-4o' (did you mean 'gpt-4o', 'gpt-4', 'gpt-4.5'?); see "
-        "`poemetric models`"
+        f"`poemetric models` (files read from {GENERATORS}; a folder of your own: "
+        "POEMETRIC_GENERATORS_DIR=DIR)"
     )
     build = ["probe", "build", "demo", "--tasks", "rhyme_line_swap", "--output", str(pairs)]
     assert CliRunner().invoke(app, build).exit_code == 0

@@ -219,7 +219,7 @@ def test_an_unknown_judge_from_the_environment_is_named_as_such(
     )
     assert "'gemni'" in result.stderr and "judges: claude-3.7-sonnet" in result.stderr
     given = CliRunner().invoke(app, [*command, "--run", str(run), "--judge", "gemni"], env=env)
-    assert given.exit_code == 2 and "POEMETRIC_JUDGE" not in given.stderr
+    assert given.exit_code == 2 and "POEMETRIC_JUDGE (set" not in given.stderr
     assert "unknown judge" in given.stderr
     assert command == ["judge"] or not run.exists()
 
@@ -382,7 +382,7 @@ def test_demo_with_a_broken_user_model_file_is_an_error_not_a_traceback(
          "error: {path}: model 'broken' cannot be used: " + TYPO),
         (["judge", "--judge", "gpt4o"], None,
          "error: unknown judge or group 'gpt4o' (did you mean 'gpt-4o'?); see `poemetric models "
-         "--judges`; judges: claude-3.7-sonnet, "),
+         "--judges` (files read from "),
         (["judge", "--judge", "broken"], "POEMETRIC_JUDGES_DIR",
          "error: {path}: judge 'broken' cannot be used: " + TYPO),
     ],

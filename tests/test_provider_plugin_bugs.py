@@ -166,3 +166,50 @@ def test_an_aclose_that_raises_is_a_warning(
     trace = logged["detail"]
     assert trace.startswith("aclose: Traceback (most recent call last):"), trace
     assert f"{module}.py" in trace and "***" in trace and SECRET not in trace
+
+
+#: `preflight` has a bug (a KeyError reading its own options) on the line marked BUG.
+BUGGY_PREFLIGHT = """\
+    from typing import ClassVar
+
+    from poemetric.providers import Completion, Provider
+
+
+    class Plugin(Provider):
+        name: ClassVar[str] = "NAME"
+
+        def preflight(self):
+            self.scale = self.spec.options["scale"]  # BUG
+
+        async def generate(self, request):
+            return Completion(text="A line\\nAnother line")
+"""
+
+
+@pytest.mark.parametrize("dry_run", [True, False], ids=["dry-run", "run"])
+def test_an_adapter_failing_as_it_starts_names_the_entry_point_and_line(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path, dry_run: bool
+) -> None:
+    """A constructor or `preflight` raising something other than `ProviderError` said only
+    "mine cannot run (2 jobs left pending): KeyError: 'scale'": not which provider, package or
+    line, and its traceback was kept nowhere, unlike a bug in `generate`."""
+    module = install("toy", BUGGY_PREFLIGHT)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    run = tmp_path / "run"
+    args = ["--dry-run"] if dry_run else ["--no-progress"]
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine", "--limit", "2", *args)
+    source = textwrap.dedent(BUGGY_PREFLIGHT).splitlines()
+    line = next(number for number, text in enumerate(source, 1) if text.endswith("# BUG"))
+    assert (
+        "mine cannot run (2 jobs left pending): KeyError: 'scale' (in preflight of provider "
+        f"'toy' (entry point 'toy = {module}:Plugin' of package {module} 0.1), {module}.py "
+        f"line {line}"
+    ) in out, out + err
+    if dry_run:
+        return
+    assert code == 1 and "outcome adapter-error" in out
+    with RunStore(run) as store:
+        logged = store.query("SELECT outcome, detail FROM calls")
+    assert [row["outcome"] for row in logged] == ["adapter-error"]
+    detail = logged[0]["detail"]
+    assert detail.startswith("preflight: Traceback") and "KeyError: 'scale'" in detail

@@ -453,3 +453,49 @@ def test_a_command_reads_each_model_file_once(
         assert expected in str(run())
         assert read and len(read) == len(set(read)), (expected, len(read), len(set(read)))
     assert not (tmp_path / "out").exists()
+
+
+def test_an_unknown_name_says_where_model_files_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file written to a folder of one's own without exporting POEMETRIC_GENERATORS_DIR (or in
+    another shell) was "unknown model or group 'markov3' (did you mean 'markov'?)": the close
+    name pointed away from the cause. Every lookup now names the folders read and the variable."""
+    folder = tmp_path / "my-models"
+    _write(folder, "markov3.yaml", "name: markov3\nprovider: markov\nmodel: markov-ngram\n")
+    bundled = resource_path("generators")
+    hint = f"(files read from {bundled}; a folder of your own: POEMETRIC_GENERATORS_DIR=DIR)"
+    run = str(tmp_path / "run")
+    for args in (["generate", "--run", run, "--models", "markov3", "--dry-run"],
+                 ["models", "show", "markov3"]):  # fmt: skip
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2 and hint in result.stderr, result.output
+    judge = CliRunner().invoke(app, ["judge", "--run", run, "--judge", "my-judge"])
+    assert judge.exit_code == 2
+    assert f"(files read from {resource_path('judges')}; a folder of your own: " in judge.stderr
+    monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))  # as the hint says
+    found = CliRunner().invoke(app, ["generate", "--run", run, "--models", "markov3", "--dry-run"])
+    assert found.exit_code == 0, found.output
+
+
+def test_a_generator_file_is_not_offered_the_judge_settings(tmp_path: Path) -> None:
+    """A generator file's `reaks: 2` was told "did you mean 'reask'?" with reask, structured and
+    template among the allowed keys; written so, the file was then refused as setting a judge
+    setting. A judge file is still offered them. An empty file said "got NoneType"."""
+    text = "name: bad\nprovider: markov\nmodel: m\nreaks: 2\n"
+    generators, judges = tmp_path / "generators", tmp_path / "judges"
+    for folder in (generators, judges):
+        _write(folder, "bad.yaml", text)
+    with pytest.raises(RosterError) as generator:
+        load_model_file(generators / "bad.yaml", kind="generators")
+    assert str(generator.value).endswith(
+        "bad.yaml:4: reaks: unknown key 'reaks'; allowed: api_key_env, base_url, display_name, "
+        "groups, limits, model, name, notes, open_weights, options, pricing, provider, settings, "
+        "thinking, vllm"
+    )
+    with pytest.raises(RosterError, match=r"reaks: unknown key 'reaks' \(did you mean 'reask'"):
+        load_model_file(judges / "bad.yaml", kind="judges")
+    empty = _write(tmp_path, "empty.yaml", "")
+    with pytest.raises(RosterError, match=r"empty\.yaml: expected a mapping of model fields, "
+                       r"got an empty file$"):  # fmt: skip
+        load_model_file(empty)

@@ -21,6 +21,7 @@ from poemetric.roster import (
     load_catalog,
     load_groups,
     roster_directories,
+    searched,
 )
 from poemetric.suggest import did_you_mean
 
@@ -90,6 +91,12 @@ def models(
         poemetric models --judges
 
         poemetric models --group open
+
+    Adding a model is adding one file, NAME.yaml with name: NAME, provider: and model: (copy
+    one of generators/): in generators/ (judges/ for a judge), or in a folder of your own,
+    export POEMETRIC_GENERATORS_DIR=DIR (POEMETRIC_JUDGES_DIR for judges). Then poemetric
+    models show NAME prints it, or its problem with file, line and field; every command finds it
+    by name (docs/models.md). A provider of another package: docs/providers.md.
     """
     if ctx.invoked_subcommand is not None:
         # `models --judges show NAME`: the flag was given before the subcommand.
@@ -237,4 +244,4 @@ def _show_hint(name: str, names: list[str], judges: bool) -> str:
     if elsewhere:
         flag = "" if judges else " --judges"
         return f"; it is a {other[:-1]}: `poemetric models show {name}{flag}`"
-    return did_you_mean(name, names)
+    return did_you_mean(name, names) + searched(_kind(judges))

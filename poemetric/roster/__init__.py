@@ -59,6 +59,7 @@ from poemetric.roster.selection import (
     list_models,
     list_unusable,
     price_unknown,
+    searched,
     select_models,
 )
 
@@ -88,5 +89,6 @@ __all__ = [
     "load_roster",
     "price_unknown",
     "roster_directories",
+    "searched",
     "select_models",
 ]

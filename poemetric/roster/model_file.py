@@ -32,9 +32,10 @@ _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _validation_error(
-    path: Path, error: ValidationError, node: yaml.Node | None
+    path: Path, error: ValidationError, node: yaml.Node | None, kind: RosterKind | None
 ) -> RosterFileError:
-    """Every problem with its file, line and field; the reason is the first one, shortly."""
+    """Every problem with its file, line and field; the reason is the first one, shortly (a
+    generator file is not offered the judge-only keys)."""
     problems = []
     short = []
     for item in error.errors():
@@ -46,7 +47,8 @@ def _validation_error(
         allowed_list = ""
         if item["type"] == "extra_forbidden":
             message = f"unknown key {loc[-1]!r}"
-            allowed = _allowed_keys(loc[:-1])
+            hidden = JUDGE_ONLY_FIELDS if kind == "generators" and len(loc) == 1 else ()
+            allowed = [key for key in _allowed_keys(loc[:-1]) if key not in hidden]
             if allowed:
                 close = _closest_key(str(loc[-1]), loc[:-1], allowed)
                 message += f" (did you mean {close!r}?)" if close else ""
@@ -222,14 +224,15 @@ def load_model_file(
     data, node = _read_yaml(path)
     if not isinstance(data, dict):
         raise RosterFileError(
-            f"{path}: expected a mapping of model fields, got {type(data).__name__}",
-            "not a mapping of model fields",
+            f"{path}: expected a mapping of model fields, got "
+            + ("an empty file" if data is None else type(data).__name__),
+            "the file is empty" if data is None else "not a mapping of model fields",
         )
     data = _interpolate(path, data, node)
     try:
         spec = ModelSpec.model_validate(data)
     except ValidationError as error:
-        raise _validation_error(path, error, node) from None
+        raise _validation_error(path, error, node, kind) from None
     if spec.api_key_env is False:
         if check_provider:
             _check_no_key(path, spec, node)

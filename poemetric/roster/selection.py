@@ -17,7 +17,14 @@ from poemetric.roster.base import (
     _dedupe,
 )
 from poemetric.roster.groups import load_groups
-from poemetric.roster.loading import Roster, RosterEntry, UnusableModel, load_catalog
+from poemetric.roster.loading import (
+    ENV_DIRS,
+    Roster,
+    RosterEntry,
+    UnusableModel,
+    load_catalog,
+    roster_directories,
+)
 from poemetric.suggest import did_you_mean
 
 
@@ -53,8 +60,18 @@ def price_unknown(spec: ModelSpec) -> bool:
         return True
 
 
-def _see_models(kind: RosterKind) -> str:
-    return f"; see `poemetric models{' --judges' if kind == 'judges' else ''}`"
+def _see_models(kind: RosterKind, directory: Path | None = None) -> str:
+    return f"; see `poemetric models{' --judges' if kind == 'judges' else ''}`" + searched(
+        kind, directory
+    )
+
+
+def searched(kind: RosterKind, directory: Path | None = None) -> str:
+    """` (files read from DIR, ...; a folder of your own: VAR=DIR)`: where a file that is not
+    found was looked for, since a file in a folder the variable does not name (not exported, or
+    in another shell) is found by no command, while a close name in the roster is suggested."""
+    folders = ", ".join(str(folder) for folder in roster_directories(kind, directory))
+    return f" (files read from {folders}; a folder of your own: {ENV_DIRS[kind]}=DIR)"
 
 
 def select_models(
@@ -94,7 +111,7 @@ def select_models(
             raise UnknownModelError(
                 f"unknown {what} or group {token!r}"
                 + did_you_mean(token, known)
-                + _see_models(kind),
+                + _see_models(kind, directory),
                 known,
             )
     chosen = _dedupe(names)
@@ -127,7 +144,10 @@ def get_model(
     if name not in catalog.entries:
         known = catalog.names()
         raise UnknownModelError(
-            f"unknown {kind[:-1]} {name!r}" + did_you_mean(name, known) + _see_models(kind), known
+            f"unknown {kind[:-1]} {name!r}"
+            + did_you_mean(name, known)
+            + _see_models(kind, directory),
+            known,
         )
     return _usable(catalog.entries[name], kind)
 

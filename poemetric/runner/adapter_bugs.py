@@ -144,6 +144,24 @@ def stop_for_adapter_bug(
     run.leave_pending(jobs)
 
 
+def start_bug(run: ModelRun, method: str, error: Exception) -> str:
+    """Why the model cannot run when its adapter's `method` (the constructor or `preflight`)
+    raised `error`, not a `ProviderError`: the exception, then the adapter (its entry point and
+    package) and the file and line that raised, which "ValueError: ..." alone did not say; the
+    traceback goes to the call log."""
+    frames = traceback.extract_tb(error.__traceback__)
+    line = f", {Path(frames[-1].filename).name} line {frames[-1].lineno}" if frames else ""
+    log_traceback(run, method, error, cache_key="-")
+    logged = (
+        ""
+        if run.options.dry_run
+        else f"; traceback: `poemetric export calls --run {shlex.quote(str(run.store.run_dir))}`"
+        ", outcome adapter-error"
+    )
+    where = f"in {method} of {describe_provider(run.spec.provider)}{line}{logged}"
+    return f"{type(error).__name__}: {shortened(str(error))} ({where})"
+
+
 def log_traceback(run: ModelRun, method: str, error: BaseException, *, cache_key: str) -> None:
     """Keep `error`'s traceback, keys removed, in the call log as an `adapter-error` of `method`
     (nothing is written by a dry run)."""

@@ -44,7 +44,7 @@ from poemetric.providers.registry import create_provider, provider_class
 from poemetric.providers.remote_common import key_variables
 from poemetric.redaction import Redactor
 from poemetric.runner import stopping
-from poemetric.runner.adapter_bugs import close_provider
+from poemetric.runner.adapter_bugs import close_provider, start_bug
 from poemetric.runner.cost import Budget
 from poemetric.runner.isolation import provider_target as provider_target
 from poemetric.runner.isolation import register_target as register_target
@@ -362,7 +362,8 @@ async def _started(run: ModelRun) -> Provider | None:
         provider = create_provider(run.spec)
         provider.preflight()
     except Exception as error:
-        why = str(error) if isinstance(error, ProviderError) else f"{type(error).__name__}: {error}"
+        method = "preflight" if provider is not None else "__init__"
+        why = str(error) if isinstance(error, ProviderError) else start_bug(run, method, error)
         run.report.not_run = run.redact(why)
         if provider is not None:
             await close_provider(run, provider)
