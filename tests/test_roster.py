@@ -216,7 +216,7 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         (GOOD + "model: again\n", r"bad\.yaml:\d+: invalid YAML: duplicate key 'model'"),
         ("name: [unclosed\n", r"bad\.yaml:\d+: invalid YAML"),
         ("- a list\n", r"bad\.yaml: expected a mapping"),
-        (GOOD.replace("provider: openai-compatible\n", ""), r"bad\.yaml:1: provider: Field required"),
+        (GOOD.replace("provider: openai-compatible\n", ""), r"bad\.yaml:1: provider: missing \(add a line 'provider: \.\.\.'\)$"),
         (GOOD.replace("groups: [mine]", "groups: mine"),
          r"bad\.yaml:4: groups: should be a list: \[a, b\] \(one item: \[a\]\)"),
         (GOOD + "pricing: 0.5\n", r"bad\.yaml:9: pricing: should be a mapping: \{key: value\}, or "

@@ -82,6 +82,8 @@ def _plain_message(
     valid dictionary or instance of Pricing") is a list, or a mapping with the keys it takes; a
     wrong scalar ("Input should be a valid integer, unable to parse string as an integer") is
     `'lots' is not a whole number`; a bound, `-3 should be at least 1`."""
+    if kind == "missing":  # pydantic: "Field required"
+        return "missing" + (f" (add a line '{loc[0]}: ...')" if len(loc) == 1 else "")
     if kind in ("tuple_type", "list_type"):
         return "should be a list: [a, b] (one item: [a]), or one '- item' line each below it"
     if kind in ("model_type", "dict_type"):
