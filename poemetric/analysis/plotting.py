@@ -85,10 +85,12 @@ STYLE: dict[Any, Any] = {
 
 @dataclass(frozen=True)
 class Drawing:
-    """A drawn figure and its caption (written beside it as NAME.caption.txt)."""
+    """A drawn figure and its caption (written beside it as NAME.caption.txt); `notes`: what
+    `figures` should say about it in the terminal (a panel left out for lack of data)."""
 
     figure: Figure
     caption: str
+    notes: tuple[str, ...] = ()
 
 
 def poem_count(counts: Iterable[int | float]) -> str:
