@@ -24,6 +24,7 @@ from poemetric.analysis.plotting import (
     text_width_in,
 )
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
+from poemetric.text.ordering import author_order
 
 POEM_FONT_PT = 6.5
 LINE_IN = POEM_FONT_PT * 1.25 / 72
@@ -142,6 +143,12 @@ def case_study(
     one prompt: both texts with their titles, and the judge's scores as grouped bars."""
     per_poem = judgments_per_generation(ctx.judgments)
     poems = ctx.data.generations
+    present = author_order(poems["author"].unique())
+    for name in (author, other):  # "no prompt judged for both" sent the user to the judge
+        if name is not None and name not in present:
+            raise FigureSkipped(
+                f"{name!r} has no poems in this run (authors: {', '.join(present)})"
+            )
     line_counts = poems.assign(lines=poems["poem"].astype(str).str.count("\n") + 1)
     longest = line_counts.groupby("poem_id")["lines"].max()
     short = set(longest[longest <= max_lines].index)
