@@ -84,7 +84,8 @@ def form_accuracy(ctx: FigureContext) -> Drawing:
     figure = draw_grid(ctx, panels, value_label="share or score (0-1); whiskers: 95% CI")
     caption = (
         f"Rule-based form check per author, over {counted_poems(checks['n'], 'checked poem')} "
-        "each: share of poems passing (threshold on the form score), with a "
+        "each: share of poems passing (a poem passes when each of its applicable form, meter "
+        "and rhyme scores reaches the threshold, 0.7 by default), with a "
         f"{WILSON_NOTE}; mean form, meter and rhyme scores (0-1), with the {T_NOTE}, "
         "clipped to 0-1."
     )
