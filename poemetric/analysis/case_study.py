@@ -20,13 +20,18 @@ from poemetric.analysis.plotting import (
     HUMAN_COLOUR,
     SINGLE_LLM_COLOUR,
     Drawing,
+    measured_width_in,
     subfigures,
     text_width_in,
 )
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
+from poemetric.text.ordering import author_order
 
 POEM_FONT_PT = 6.5
 LINE_IN = POEM_FONT_PT * 1.25 / 72
+HEADING_PT = 7
+#: A heading line's height in poem lines (7 pt at matplotlib's 1.2 line spacing).
+HEADING_LINES = HEADING_PT * 1.2 / (POEM_FONT_PT * 1.25)
 _TITLE_NOTE = "removed title line: "
 
 
@@ -89,13 +94,28 @@ def _wrap(poem: str, chars: int, max_lines: int) -> tuple[list[str], int]:
     return printed[: max_lines - 1], len(printed) - (max_lines - 1)
 
 
-def _poem_panel(axis: Axes, heading: str, lines: list[str], cut: int) -> None:
+def _wrap_heading(heading: str, width_in: float) -> list[str]:
+    """A poem's heading ("Poem B: <its title>") in lines that fit its panel: unwrapped, a long
+    title ran off the figure at one column ("… nothing like the" for Sonnet 130)."""
+    lines = [""]
+    for word in heading.split():
+        candidate = f"{lines[-1]} {word}".strip()
+        if lines[-1] and measured_width_in(candidate, HEADING_PT, bold=True) > width_in:
+            lines.append(word)
+        else:
+            lines[-1] = candidate
+    return lines
+
+
+def _poem_panel(axis: Axes, heading: list[str], lines: list[str], cut: int) -> None:
     axis.axis("off")
     axis.set_xlim(0, 1)
     axis.set_ylim(0, 1)
-    axis.text(0, 1, heading, va="top", ha="left", fontsize=7, fontweight="bold")
+    axis.text(0, 1, "\n".join(heading), va="top", ha="left", fontsize=HEADING_PT,
+              fontweight="bold")  # fmt: skip
     body = "\n".join(lines) + (f"\n[… {cut} more lines]" if cut else "")
-    below_heading = offset_copy(axis.transAxes, fig=axis.get_figure(root=True), y=-1.6 * LINE_IN * 72,
+    below = (1.6 + HEADING_LINES * (len(heading) - 1)) * LINE_IN * 72
+    below_heading = offset_copy(axis.transAxes, fig=axis.get_figure(root=True), y=-below,
                                 units="points")  # fmt: skip
     axis.text(0, 1, body, va="top", ha="left", fontsize=POEM_FONT_PT, family="DejaVu Serif",
               linespacing=1.25, transform=below_heading)  # fmt: skip
@@ -142,6 +162,12 @@ def case_study(
     one prompt: both texts with their titles, and the judge's scores as grouped bars."""
     per_poem = judgments_per_generation(ctx.judgments)
     poems = ctx.data.generations
+    present = author_order(poems["author"].unique())
+    for name in (author, other):  # "no prompt judged for both" sent the user to the judge
+        if name is not None and name not in present:
+            raise FigureSkipped(
+                f"{name!r} has no poems in this run (authors: {', '.join(present)})"
+            )
     line_counts = poems.assign(lines=poems["poem"].astype(str).str.count("\n") + 1)
     longest = line_counts.groupby("poem_id")["lines"].max()
     short = set(longest[longest <= max_lines].index)
@@ -161,8 +187,16 @@ def case_study(
     panel_width = ctx.width - 0.2 if narrow else ctx.width / 2 - 0.2
     chars = max(24, int(panel_width * 72 / (POEM_FONT_PT * 0.5)))
     wrapped = {name: _wrap(str(texts.at[name, "poem"]), chars, max_lines) for name in chosen}
+    headings = {
+        name: _wrap_heading(
+            f"Poem {label}: {titles[name]}" if titles[name] else f"Poem {label} (untitled)",
+            panel_width,
+        )
+        for label, name in (("A", author), ("B", other))
+    }
     heights = {
-        n: (len(lines) + (1 if cut else 0) + 2) * LINE_IN for n, (lines, cut) in wrapped.items()
+        n: (len(lines) + (1 if cut else 0) + 2 + HEADING_LINES * (len(headings[n]) - 1)) * LINE_IN
+        for n, (lines, cut) in wrapped.items()
     }
     text_height = sum(heights.values()) if narrow else max(heights.values())
     bars_height = 1.75
@@ -173,10 +207,8 @@ def case_study(
         axes = top.subplots(2, 1, gridspec_kw={"height_ratios": ratios})
     else:
         axes = top.subplots(1, 2)
-    for axis, (label, name) in zip(axes, (("A", author), ("B", other)), strict=True):
-        title = titles[name]
-        heading = f"Poem {label}: {title}" if title else f"Poem {label} (untitled)"
-        _poem_panel(axis, heading, *wrapped[name])
+    for axis, name in zip(axes, (author, other), strict=True):
+        _poem_panel(axis, headings[name], *wrapped[name])
     names = {author: f"Poem A ({ctx.label(author)})", other: f"Poem B ({ctx.label(other)})"}
     _score_bars(ctx, bottom, chosen, names)
     cut_note = "".join(

@@ -17,6 +17,7 @@ Scores 1-5; 0 (or N/A) = N/A for imagery and literary_devices; a blank score = n
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -337,3 +338,25 @@ def experts_as_judgments(experts: pd.DataFrame) -> pd.DataFrame:
     frame["judge"] = EXPERTS_JUDGE
     frame["sample_index"] = frame.groupby("generation_id").cumcount()
     return frame.drop(columns=["expert"])
+
+
+def no_answers_note(store: RunStore, survey: str | None) -> str | None:
+    """Why the expert tables are missing when the run holds an expert survey (`survey`, else
+    any) with no answers yet, and the commands that collect them; None without such a survey
+    (a run that was never meant to be validated)."""
+    rows = store.query("SELECT survey_id FROM surveys WHERE task = 'poemetric' ORDER BY created_at")
+    waiting = [row["survey_id"] for row in rows if survey is None or row["survey_id"] == survey]
+    if not waiting:
+        return (
+            None if survey is None else f"expert tables skipped: survey {survey!r} has no answers"
+        )
+    name = waiting[0]
+    run = shlex.quote(str(store.run_dir))
+    option = "" if name == "experts" else f" --survey {shlex.quote(name)}"
+    which = ", ".join(repr(s) for s in waiting)
+    return (
+        f"expert tables skipped: {plural(len(waiting), 'survey')} {which} "
+        f"{plural(len(waiting), 'has', 'have')} no answers yet; collect them on the web with "
+        f"`poemetric survey serve --run {run}{option}`, or on paper with `poemetric survey "
+        f"sheets --run {run}{option}` and then `poemetric survey import FILE --run {run}{option}`"
+    )

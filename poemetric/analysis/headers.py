@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY
 
+#: The agreement tables' pooled row (`item` = `all` in the CSV), as the .tex, .md and the report
+#: print it beside the dimension labels: a lower-case "all" under "Human authorship" read as a typo.
+POOLED_ITEMS_LABEL = "All items"
+
 
 def dimension_label(key: str) -> str:
     """A dimension as tables name it (`Dimension.label`): `overall_quality` -> `Quality`,
-    `human_authorship` -> `Human authorship`; other values (e.g. 'all') unchanged."""
+    `human_authorship` -> `Human authorship`, the agreement tables' pooled `all` -> `All items`;
+    other values unchanged."""
+    if key == "all":
+        return POOLED_ITEMS_LABEL
     return DIMENSIONS_BY_KEY[key].label if key in DIMENSIONS_BY_KEY else key
 
 

@@ -85,10 +85,12 @@ STYLE: dict[Any, Any] = {
 
 @dataclass(frozen=True)
 class Drawing:
-    """A drawn figure and its caption (written beside it as NAME.caption.txt)."""
+    """A drawn figure and its caption (written beside it as NAME.caption.txt); `notes`: what
+    `figures` should say about it in the terminal (a panel left out for lack of data)."""
 
     figure: Figure
     caption: str
+    notes: tuple[str, ...] = ()
 
 
 def poem_count(counts: Iterable[int | float]) -> str:
@@ -185,10 +187,13 @@ LABEL_LIMIT = 29
 
 
 @functools.lru_cache(maxsize=4096)
-def measured_width_in(text: str, size_pt: float) -> float:
-    """The printed width of `text` in the figures' font, from the Agg renderer's metrics (the
-    estimate above is safe but 10% wide for names, and half as wide for "mmm")."""
-    font = FontProperties(family=STYLE["font.family"], size=size_pt)
+def measured_width_in(text: str, size_pt: float, bold: bool = False) -> float:
+    """The printed width of `text` in the figures' font (`bold`: its bold face), from the Agg
+    renderer's metrics (the estimate above is safe but 10% wide for names, and half as wide for
+    "mmm")."""
+    font = FontProperties(
+        family=STYLE["font.family"], size=size_pt, weight="bold" if bold else "normal"
+    )
     width, _, _ = _MEASURE.get_text_width_height_descent(text, font, ismath=False)
     return float(width) / 72
 

@@ -244,6 +244,7 @@ def render_figures(
                     report.skipped.append(f"{name}: {skipped}")
                     continue
                 report.paths += save_figure(drawing, out, name, formats)
+                report.notes += [f"{name}: {note}" for note in drawing.notes]
                 drawn = True
             if drawn:  # not "showing every author" of a figure then skipped
                 report.notes += [f"{spec.name}: {note}" for note in notes]

@@ -15,6 +15,7 @@ from poemetric.analysis.errata import DEFAULT_NOTE, errata_tables
 from poemetric.analysis.experts import (
     experts_as_judgments,
     load_expert_ratings,
+    no_answers_note,
     stored_expert_ratings,
 )
 from poemetric.analysis.features import lexical_summary, poem_features
@@ -343,8 +344,8 @@ def _expert_tables(
     else:
         ratings, source = stored_expert_ratings(store, survey), "the run's survey answers"
         if ratings.empty:
-            if survey is not None:
-                result.notes.append(f"expert tables skipped: survey {survey!r} has no answers")
+            if (note := no_answers_note(store, survey)) is not None:
+                result.notes.append(note)
             return
     result.notes.append(
         f"expert ratings from {source}: {counted(ratings['expert'].nunique(), 'rater')}, "
@@ -359,7 +360,8 @@ def _expert_tables(
     else:
         result.tables["agreement_experts"] = panel
     if data.judgments.empty:
-        result.notes.append("judge agreement skipped: the run has no judgments")
+        judge = stage_command("judge", store.run_dir)
+        result.notes.append(f"judge agreement skipped: the run has no judgments (run `{judge}`)")
         return
     agreement = judge_agreement(ratings, data.judgments, n_boot=n_boot, seed=seed)
     if agreement.empty:

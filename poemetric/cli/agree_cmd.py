@@ -46,8 +46,8 @@ Examples:
 
   poemetric agree judge_and_experts.csv --focus gemini-2.5-pro --scale 1-5
 
-The file has one row per rating: unit, rater, item (optional), score; other columns are
-ignored. A blank score is "not rated"; N/A (the --na value, or the words n/a, na) is a category
+The file has one row per rating: unit (or poem, as in the sheets of poemetric survey sheets),
+rater, item (optional), score; other columns are ignored. A blank score is "not rated"; N/A (the --na value, or the words n/a, na) is a category
 for PAo and adjacent agreement and missing for every other statistic. Definitions:
 docs/agreement.md."""
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
@@ -107,7 +108,10 @@ def summary_table(
     groups = result.tables.get("group_scores")
     judges = sorted(dimensions["judge"].unique()) if dimensions is not None and scores else []
     judges = [j for j in judges if judge is None or j == judge]
-    table.add_column("author", no_wrap=True)
+    # Never wrapped, so its least width is the longest name: rich's measured minimum let it wrap
+    # ("Markov" / "baseline"), kept one table that did not fit, and cut a header to "sco…".
+    names = [plain(result.labels.author(str(a))) for a in features.index]
+    table.add_column("author", no_wrap=True, min_width=max(map(cell_len, ["author", *names])))
     if judges and len(judges) > 1:
         table.add_column("judge")
     if lexical:

@@ -10,6 +10,9 @@ from poemetric.reliability.ratings import Rating, Ratings, parse_score
 from poemetric.text.plural import plural
 
 REQUIRED = ("unit", "rater", "score")
+#: The unit column under another name: `poem`, as in `poemetric survey sheets` templates and the
+#: long expert-ratings files of `analyze --experts` (used when there is no `unit` column).
+UNIT_ALIASES = ("poem",)
 #: The item of files without an `item` column.
 SINGLE_ITEM = "score"
 MAX_SHOWN = 20
@@ -64,12 +67,15 @@ def read_ratings(
     except (OSError, DatasetError) as exc:
         raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
     problems = LinedProblems(table.issues)
-    missing = [c for c in REQUIRED if table.header_read and c not in table.columns]
+    unit_column = next((c for c in ("unit", *UNIT_ALIASES) if c in table.columns), "unit")
+    needed = [unit_column if c == "unit" else c for c in REQUIRED]
+    missing = [c for c in needed if table.header_read and c not in table.columns]
     if missing:
         raise RatingsFileError(
             f"{path}: missing {plural(len(missing), 'column')} {', '.join(missing)}; a ratings file "
             "has columns "
-            f"unit, rater, item (optional), score; found {', '.join(table.columns) or 'none'}"
+            f"unit (or poem), rater, item (optional), score; found "
+            f"{', '.join(table.columns) or 'none'}"
         )
     allowed = set(scale) if scale is not None else None
     ratings: list[Rating] = []
@@ -77,7 +83,7 @@ def read_ratings(
     for record in table.records:
         where, problems.line = f"{path}:{record.line}", record.line
         values = {k: "" if v is None else str(v).strip() for k, v in record.values.items()}
-        unit, rater = values.get("unit", ""), values.get("rater", "")
+        unit, rater = values.get(unit_column, ""), values.get("rater", "")
         item = values.get("item", SINGLE_ITEM) or ""
         text = values.get("score", "")
         if not unit or not rater or not item:
