@@ -113,3 +113,27 @@ def test_the_admin_page_counts_answers_not_empty_comment_boxes(
     row = page.locator("tbody tr", has=page.locator("td", has_text="ann"))
     assert row.locator("td").nth(3).inner_text() == str(given)
     page.close()
+
+
+def test_the_list_of_poems_says_which_are_answered_not_by_colour_alone(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A done poem's link in the list of poems differed from an unfinished one only by a light
+    green (1.1:1 against white) and a title that only a mouse shows: a rater who had skipped a
+    poem could not find it, and a screen reader read "1", "2" for both. A done poem's link
+    shows a tick and is named "N answered"."""
+    run, url = live
+    page = browser.new_page(viewport=PHONE)
+    page.goto(f"{rater_link(run, url, 'ben')}/2")
+    page.wait_for_load_state("load")
+    for key in DIMENSION_KEYS:
+        page.locator(f"#q-{key} input[value='4']").check()
+        page.locator(f"#q-{key} .saved").filter(has_text="saved").wait_for()
+    page.reload()
+    nav = page.get_by_role("navigation", name="Your poems")
+    assert nav.get_by_role("link", name="2 answered", exact=True).count() == 1
+    assert nav.get_by_role("link", name="1", exact=True).count() == 1  # not answered
+    tick = nav.get_by_role("link", name="2 answered").locator(".tick")
+    assert tick.is_visible() and tick.inner_text() == "✓"
+    assert nav.get_by_role("link", name="1", exact=True).locator(".tick").count() == 0
+    page.close()
