@@ -296,7 +296,8 @@ def import_(
     ratings_file: Path = typer.Argument(
         ...,
         help="Ratings: long (poem, rater, item, score, "
-        "comment) or wide format; CSV/TSV/JSONL/Parquet.",
+        "comment), wide, or as `poemetric export survey_answers` writes it; "
+        "CSV/TSV/JSONL/Parquet.",
     ),
     run: Path = RunOption,
     survey: str = SurveyOption,
