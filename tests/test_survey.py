@@ -427,3 +427,19 @@ def test_exported_survey_answers_import_and_analyze_as_they_are(tmp_path: Path) 
     analyzed = runner.invoke(app, ["analyze", "--run", run, "--experts", answers])
     assert analyzed.exit_code == 0, analyzed.output
     assert "expert ratings from" in analyzed.output
+
+
+def test_survey_status_at_80_columns_keeps_rater_ids_whole(tmp_path: Path) -> None:
+    """At 80 columns (a pipe, a log) `survey status` cut rater ids to "alexandra-whitf…" (and
+    the raters of an imported file of several surveys all to "experts:…"): they are folded."""
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    raters = ["alexandra-whitfield", "bartholomew-okonkwo-jones"]
+    build = ["survey", "build", "--run", run, "--raters", ",".join(raters), "--poems", "2"]
+    assert runner.invoke(app, build).exit_code == 0
+    result = runner.invoke(app, ["survey", "status", "--run", run], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "…" not in result.output and max(map(len, lines)) <= 80
+    body = lines[lines.index(next(line for line in lines if line.startswith("┡"))) + 1 : -1]
+    assert "".join(line.split("│")[1].strip() for line in body) == "".join(raters)
