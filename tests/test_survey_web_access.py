@@ -11,7 +11,8 @@ import pytest
 from survey_support import answers_of, live_survey, rater_link
 
 from poemetric.judge import DIMENSION_KEYS
-from poemetric.survey import tokens
+from poemetric.store import RunStore
+from poemetric.survey import db, tokens
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -136,4 +137,31 @@ def test_the_list_of_poems_says_which_are_answered_not_by_colour_alone(
     tick = nav.get_by_role("link", name="2 answered").locator(".tick")
     assert tick.is_visible() and tick.inner_text() == "✓"
     assert nav.get_by_role("link", name="1", exact=True).locator(".tick").count() == 0
+    page.close()
+
+
+def test_save_and_finish_with_a_poem_unfinished_says_which_is_left(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A press on "Save and finish" on the last poem, with an earlier one unfinished, opened that
+    earlier poem with no word of why: the rater took it for their finish not having worked. It opens
+    the thank-you page, which names the poems not finished yet, each a link."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{rater_link(run, url, 'ann')}/4")
+    page.wait_for_load_state("load")
+    for key in DIMENSION_KEYS:
+        page.locator(f"#q-{key} input[value='2']").check()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save and finish").click()
+    assert page.url.endswith("/done")
+    assert page.get_by_role("heading", name="Thank you for your answers so far").count() == 1
+    with RunStore(run, create=False) as store:
+        done = db.completed_positions(store, "experts", "ann")
+    left = [f"poem {n}" for n in range(1, 5) if n not in done]
+    assert 4 in done and left and "poem 1" in left
+    unfinished = page.locator("p.unfinished")
+    assert unfinished.inner_text() == f"Not finished yet: {', '.join(left)}."
+    unfinished.get_by_role("link", name=left[0]).click()
+    page.wait_for_url(f"**/{left[0].split()[1]}")
     page.close()
