@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import random
+import socket
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -443,3 +444,24 @@ def test_survey_status_at_80_columns_keeps_rater_ids_whole(tmp_path: Path) -> No
     assert "…" not in result.output and max(map(len, lines)) <= 80
     body = lines[lines.index(next(line for line in lines if line.startswith("┡"))) + 1 : -1]
     assert "".join(line.split("│")[1].strip() for line in body) == "".join(raters)
+
+
+def test_a_base_url_without_its_scheme_is_refused(tmp_path: Path) -> None:
+    """`--base-url rate.example.org` printed links "rate.example.org/r/TOKEN", which a rater's
+    mail opens as nothing (or as a search); the scheme is asked for."""
+    prepared_store(tmp_path / "run", poems=2).close()
+    run = str(tmp_path / "run")
+    assert runner.invoke(app, ["survey", "build", "--run", run, "--poems", "2"]).exit_code == 0
+    with socket.socket() as taken:  # `serve` never serves here, with or without the check
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for extra in (["links"], ["serve", "--port", port]):
+            result = runner.invoke(
+                app, ["survey", *extra, "--run", run, "--base-url", "rate.example.org/s"]
+            )
+            assert result.exit_code == 2 and result.stdout == "", result.output
+            assert result.stderr == (
+                "error: --base-url rate.example.org/s: give the scheme too, e.g. "
+                "https://rate.example.org/s\n"
+            )

@@ -158,6 +158,9 @@ def build(
 def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]], str]:
     from poemetric.survey import db, tokens
 
+    if not base_url.lower().startswith(("http://", "https://")):  # "x.org/r/…" opens nothing
+        host = base_url.split("://")[-1].lstrip("/") or "survey.example.org"
+        raise error_exit(f"--base-url {base_url}: give the scheme too, e.g. https://{host}")
     with existing_run(run) as store, _refusals():
         db.load_survey(store, survey)
         ids = db.raters(store, survey)
