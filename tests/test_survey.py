@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import random
+import socket
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -390,3 +391,77 @@ def test_a_filled_sheet_completes_every_page_even_with_attention_checks(tmp_path
     assert r1.checks == 1 and r1.checks_failed == 0
     assert r1.checks_text() == "not shown (imported)"  # not "0 / 1 failed": never shown
     assert r1.completed == r1.assigned == 4
+
+
+def test_exported_survey_answers_import_and_analyze_as_they_are(tmp_path: Path) -> None:
+    """`poemetric export survey_answers` wrote a file that neither `survey import` nor `analyze
+    --experts` read ("missing columns: expert, item and score (long format) or ..."): answers
+    exported to move or back up could not come back. The export's own columns are a format."""
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    build = ["survey", "build", "--run", run, "--raters", "2", "--poems", "4"]
+    assert runner.invoke(app, [*build, "--attention-checks", "1"]).exit_code == 0
+    assert runner.invoke(app, ["survey", "sheets", "--run", run]).exit_code == 0
+    for offset, rater in enumerate(["R1", "R2"]):
+        sheet = tmp_path / "run" / "survey-experts" / f"{rater}.csv"
+        _fill(sheet, offset)
+        assert runner.invoke(app, ["survey", "import", str(sheet), "--run", run]).exit_code == 0
+    with RunStore(tmp_path / "run", create=False) as store:  # R1 passes a check on the web
+        page = next(p for p in db.pages(store, "experts", "R1") if p.check_expected)
+        answer = {"attention_check": (float(page.check_expected or 0), None)}
+        survey = db.load_survey(store, "experts")
+        db.save_edits(store, survey, "R1", page, answer, {"attention_check": None}, required=[])
+    exported = runner.invoke(app, ["export", "survey_answers", "--run", run, "--to", str(tmp_path)])
+    assert exported.exit_code == 0, exported.output
+    answers = str(tmp_path / "survey_answers.csv")
+
+    imported = runner.invoke(app, ["survey", "import", answers, "--run", run, "--survey", "copy"])
+    assert imported.exit_code == 0, imported.output
+    assert "imported 88 answers (88 new, 0 replaced) by 2 raters" in imported.output
+    query = "SELECT rater_id, generation_id, question, score, text FROM survey_answers "
+    with RunStore(tmp_path / "run", create=False) as store:
+        original = store.query(query + "WHERE survey_id = 'experts' ORDER BY 1, 2, 3")
+        copied = store.query(query + "WHERE survey_id = 'copy' ORDER BY 1, 2, 3")
+    assert [tuple(r) for r in copied] == [
+        tuple(r) for r in original if r["question"] != "attention_check"
+    ]
+    analyzed = runner.invoke(app, ["analyze", "--run", run, "--experts", answers])
+    assert analyzed.exit_code == 0, analyzed.output
+    assert "expert ratings from" in analyzed.output
+
+
+def test_survey_status_at_80_columns_keeps_rater_ids_whole(tmp_path: Path) -> None:
+    """At 80 columns (a pipe, a log) `survey status` cut rater ids to "alexandra-whitf…" (and
+    the raters of an imported file of several surveys all to "experts:…"): they are folded."""
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    raters = ["alexandra-whitfield", "bartholomew-okonkwo-jones"]
+    build = ["survey", "build", "--run", run, "--raters", ",".join(raters), "--poems", "2"]
+    assert runner.invoke(app, build).exit_code == 0
+    result = runner.invoke(app, ["survey", "status", "--run", run], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "…" not in result.output and max(map(len, lines)) <= 80
+    body = lines[lines.index(next(line for line in lines if line.startswith("┡"))) + 1 : -1]
+    assert "".join(line.split("│")[1].strip() for line in body) == "".join(raters)
+
+
+def test_a_base_url_without_its_scheme_is_refused(tmp_path: Path) -> None:
+    """`--base-url rate.example.org` printed links "rate.example.org/r/TOKEN", which a rater's
+    mail opens as nothing (or as a search); the scheme is asked for."""
+    prepared_store(tmp_path / "run", poems=2).close()
+    run = str(tmp_path / "run")
+    assert runner.invoke(app, ["survey", "build", "--run", run, "--poems", "2"]).exit_code == 0
+    with socket.socket() as taken:  # `serve` never serves here, with or without the check
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for extra in (["links"], ["serve", "--port", port]):
+            result = runner.invoke(
+                app, ["survey", *extra, "--run", run, "--base-url", "rate.example.org/s"]
+            )
+            assert result.exit_code == 2 and result.stdout == "", result.output
+            assert result.stderr == (
+                "error: --base-url rate.example.org/s: give the scheme too, e.g. "
+                "https://rate.example.org/s\n"
+            )

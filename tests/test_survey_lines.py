@@ -289,6 +289,33 @@ def test_rater_grades_lines_closes_and_resumes(live: tuple[Path, str], browser: 
     admin.close()
 
 
+@pytest.mark.slow
+def test_on_a_phone_each_row_of_grades_names_its_scale(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Below 900 px the column heads ("fluency", "coherence") are hidden, and each line's two
+    rows of "strongly weakly not" looked the same: a rater on a phone could not tell which
+    grade was which. Each row is headed by its scale's name there (the wide grid keeps heads)."""
+    run, url = live
+    page = browser.new_page(viewport={"width": 375, "height": 740})
+    page.goto(f"{url}/r/{_token(run, 'cy')}/1")
+    page.wait_for_load_state("load")
+    assert not page.locator(".line-head").is_visible()
+    survey, pages = _pages(run, "cy")
+    questions = survey.task.questions(pages[0])
+    for question in questions:
+        scale = page.locator(f"#q-{question.key} .scale")
+        assert scale.is_visible(), question.key
+        assert scale.inner_text().lower() == question.key.rsplit("_", 1)[1]
+        above, option = scale.bounding_box(), page.locator(f"#q-{question.key} label").first
+        assert above and (box := option.bounding_box())
+        assert above["y"] + above["height"] <= box["y"] + 1  # on a line of its own, above
+    page.set_viewport_size({"width": 1100, "height": 900})
+    assert page.locator(".line-head").is_visible()
+    assert not page.locator(f"#q-{questions[0].key} .scale").is_visible()
+    page.close()
+
+
 def test_hostile_line_requests_are_refused(live: tuple[Path, str]) -> None:
     run, url = live
     token = _token(run, "ben")

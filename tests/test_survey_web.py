@@ -195,6 +195,24 @@ def test_hostile_requests_are_refused_or_stored_inertly(live: tuple[Path, str]) 
         assert store.count("survey_answers") >= 1  # the table survived the "DROP TABLE"
 
 
+def test_an_unanswered_attention_check_is_named_in_the_list_of_missing_answers(
+    live: tuple[Path, str],
+) -> None:
+    """An attention check left unanswered on "Save and next" was listed as "Question ✓ needs an
+    answer." (its label is a tick, not a number): it is named as what it is."""
+    run, url = live
+    token, _ = _links(run, "ben")
+    with RunStore(run, create=False) as store:
+        position = next(p.position for p in db.pages(store, "experts", "ben") if p.check_expected)
+    before = answers_of(run, "ben")
+    csrf = tokens.csrf_token(tokens.load_secret(run), "experts", "ben")
+    page = httpx.post(f"{url}/r/{token}/{position}", data={"csrf": csrf, "action": "next"})
+    assert page.status_code == 422
+    assert '<a href="#q-attention_check">The attention check needs an answer.</a>' in page.text
+    assert "Question ✓" not in page.text
+    assert answers_of(run, "ben") == before
+
+
 def test_going_back_to_an_earlier_visit_keeps_the_later_answers(
     live: tuple[Path, str], browser: Browser
 ) -> None:

@@ -11,7 +11,8 @@ import pytest
 from survey_support import answers_of, live_survey, rater_link
 
 from poemetric.judge import DIMENSION_KEYS
-from poemetric.survey import tokens
+from poemetric.store import RunStore
+from poemetric.survey import db, tokens
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -112,4 +113,55 @@ def test_the_admin_page_counts_answers_not_empty_comment_boxes(
     page.goto(f"{url}/admin/{tokens.admin_token(tokens.load_secret(run), 'experts')}")
     row = page.locator("tbody tr", has=page.locator("td", has_text="ann"))
     assert row.locator("td").nth(3).inner_text() == str(given)
+    page.close()
+
+
+def test_the_list_of_poems_says_which_are_answered_not_by_colour_alone(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A done poem's link in the list of poems differed from an unfinished one only by a light
+    green (1.1:1 against white) and a title that only a mouse shows: a rater who had skipped a
+    poem could not find it, and a screen reader read "1", "2" for both. A done poem's link
+    shows a tick and is named "N answered"."""
+    run, url = live
+    page = browser.new_page(viewport=PHONE)
+    page.goto(f"{rater_link(run, url, 'ben')}/2")
+    page.wait_for_load_state("load")
+    for key in DIMENSION_KEYS:
+        page.locator(f"#q-{key} input[value='4']").check()
+        page.locator(f"#q-{key} .saved").filter(has_text="saved").wait_for()
+    page.reload()
+    nav = page.get_by_role("navigation", name="Your poems")
+    assert nav.get_by_role("link", name="2 answered", exact=True).count() == 1
+    assert nav.get_by_role("link", name="1", exact=True).count() == 1  # not answered
+    tick = nav.get_by_role("link", name="2 answered").locator(".tick")
+    assert tick.is_visible() and tick.inner_text() == "✓"
+    assert nav.get_by_role("link", name="1", exact=True).locator(".tick").count() == 0
+    page.close()
+
+
+def test_save_and_finish_with_a_poem_unfinished_says_which_is_left(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A press on "Save and finish" on the last poem, with an earlier one unfinished, opened that
+    earlier poem with no word of why: the rater took it for their finish not having worked. It opens
+    the thank-you page, which names the poems not finished yet, each a link."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{rater_link(run, url, 'ann')}/4")
+    page.wait_for_load_state("load")
+    for key in DIMENSION_KEYS:
+        page.locator(f"#q-{key} input[value='2']").check()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save and finish").click()
+    assert page.url.endswith("/done")
+    assert page.get_by_role("heading", name="Thank you for your answers so far").count() == 1
+    with RunStore(run, create=False) as store:
+        done = db.completed_positions(store, "experts", "ann")
+    left = [f"poem {n}" for n in range(1, 5) if n not in done]
+    assert 4 in done and left and "poem 1" in left
+    unfinished = page.locator("p.unfinished")
+    assert unfinished.inner_text() == f"Not finished yet: {', '.join(left)}."
+    unfinished.get_by_role("link", name=left[0]).click()
+    page.wait_for_url(f"**/{left[0].split()[1]}")
     page.close()

@@ -11,6 +11,10 @@ Two file formats (CSV/TSV/JSONL/Parquet; documented in docs/survey.md):
 * **wide**, one row per expert x poem: `expert`, the poem as above (or `generation_id`), one
   column per dimension key and optionally the comment columns `comment_literary_devices`,
   `comment_overall_quality`, `comment_human_authorship`. Other columns are ignored.
+* **exported**, the run's own `survey_answers` table as `poemetric export survey_answers` writes
+  it: `rater_id`, `generation_id`, `question` (a dimension key, a comment key, or
+  `attention_check`, which is left out), `score`, `text`, optional `survey_id` (with several,
+  rater ids are prefixed with it, as `analyze` does with the stored answers).
 
 Scores 1-5; 0 (or N/A) = N/A for imagery and literary_devices; a blank score = not rated.
 """
@@ -33,6 +37,11 @@ from poemetric.text.plural import plural
 EXPERTS_JUDGE = "experts"
 #: The comment key that explains each commented dimension.
 COMMENT_OF = {QUESTION_FIELDS[c.about]: c.key for c in COMMENTS}
+COMMENT_KEYS = tuple(c.key for c in COMMENTS)
+#: The columns of `poemetric export survey_answers` that mark that format.
+EXPORTED_COLUMNS = {"rater_id", "generation_id", "question"}
+#: The survey's instructed-response item (poemetric.survey.tasks.ATTENTION_KEY).
+ATTENTION_QUESTION = "attention_check"
 FRAME_COLUMNS = [
     "expert",
     "generation_id",
@@ -70,10 +79,13 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
     header = set(table.columns) if table.header_read else _keys(table.records)
     resolver = _Resolver(store, path, header)
     long_format = {"item", "score"} <= header
+    exported = not long_format and header >= EXPORTED_COLUMNS
     rater_column = "rater" if long_format and "rater" in header else "expert"
+    rater_column = "rater_id" if exported else rater_column
+    surveys = {str(r.values.get("survey_id") or "") for r in table.records} if exported else set()
     missing = [] if rater_column in header else [rater_column]
     missing += resolver.missing_columns()
-    if not long_format and not any(d.key in header for d in DIMENSIONS):
+    if not long_format and not exported and not any(d.key in header for d in DIMENSIONS):
         missing.append(
             "item and score (long format) or at least one item column ("
             + ", ".join(d.key for d in DIMENSIONS)
@@ -98,11 +110,18 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
         generation_id = resolver.resolve(raw, where, problems)
         if generation_id is None:
             continue
-        if long_format:
+        key: tuple[str, ...]
+        if exported:
+            if len(surveys) > 1:
+                expert = f"{raw.get('survey_id', '')}:{expert}"
+            rows = _exported_row(raw, record.line, expert, generation_id, where, problems)
+            key = (expert, generation_id, raw.get("question", ""))
+            duplicate = f"rater {expert!r} answered {key[2]!r} of poem {generation_id}"
+        elif long_format:
             rows = _long_row(raw, record.line, expert, generation_id, where, problems)
             # The item by its key: `form` and its question number `1` are the same item.
             item_text = raw.get("item", "")
-            key: tuple[str, ...] = (expert, generation_id, _item_key(item_text) or item_text)
+            key = (expert, generation_id, _item_key(item_text) or item_text)
             duplicate = f"{rater_column} {expert!r} rated item {key[2]!r} of poem {generation_id}"
         else:
             rows = _wide_row(raw, record.line, expert, generation_id, where, problems)
@@ -167,6 +186,26 @@ def _long_row(
         else:
             rows.append(ExpertAnswer(line, expert, gid, COMMENT_OF[item], text=comment))
     return rows
+
+
+def _exported_row(
+    raw: dict[str, str], line: int, expert: str, gid: str, where: str, problems: list[str]
+) -> list[ExpertAnswer]:
+    """A row of `poemetric export survey_answers`: a score, a comment, or an attention check
+    (left out: it never enters the ratings)."""
+    question = raw.get("question", "")
+    if question in DIMENSIONS_BY_KEY:
+        score = _read_score(raw.get("score", ""), question, where, problems)
+        return [] if score is None else [ExpertAnswer(line, expert, gid, question, score=score)]
+    if question in COMMENT_KEYS:
+        text = raw.get("text", "")
+        return [ExpertAnswer(line, expert, gid, question, text=text)] if text else []
+    if question != ATTENTION_QUESTION:
+        problems.append(
+            f"{where}: question {question!r} is not one of "
+            + ", ".join([*(d.key for d in DIMENSIONS), *COMMENT_KEYS, ATTENTION_QUESTION])
+        )
+    return []
 
 
 def _wide_row(

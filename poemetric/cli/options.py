@@ -276,7 +276,10 @@ def experts_option(purpose: str) -> Any:
         "--experts",
         "-e",
         callback=_existing_experts_file,
-        help=f"Expert ratings file, long or wide format (docs/survey.md); {purpose}",
+        help=(
+            "Expert ratings file: long, wide, or `poemetric export survey_answers` "
+            f"(docs/survey.md); {purpose}"
+        ),
     )
 
 

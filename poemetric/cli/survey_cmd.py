@@ -158,6 +158,9 @@ def build(
 def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]], str]:
     from poemetric.survey import db, tokens
 
+    if not base_url.lower().startswith(("http://", "https://")):  # "x.org/r/…" opens nothing
+        host = base_url.split("://")[-1].lstrip("/") or "survey.example.org"
+        raise error_exit(f"--base-url {base_url}: give the scheme too, e.g. https://{host}")
     with existing_run(run) as store, _refusals():
         db.load_survey(store, survey)
         ids = db.raters(store, survey)
@@ -296,7 +299,8 @@ def import_(
     ratings_file: Path = typer.Argument(
         ...,
         help="Ratings: long (poem, rater, item, score, "
-        "comment) or wide format; CSV/TSV/JSONL/Parquet.",
+        "comment), wide, or as `poemetric export survey_answers` writes it; "
+        "CSV/TSV/JSONL/Parquet.",
     ),
     run: Path = RunOption,
     survey: str = SurveyOption,
@@ -370,10 +374,17 @@ def status(run: Path = RunOption, survey: str = SurveyOption) -> None:
         rows = db.progress(store, survey)
     table = Table(title=f"Survey {survey}", header_style="bold")
     for column in ("rater", "done", "of", "answers", "last answer (UTC)", "attention checks"):
-        # A time is kept whole: a narrow terminal wraps the attention checks' words instead.
-        table.add_column(column, justify="left" if column == "rater" else "right",
-                         no_wrap=column.startswith("last"))  # fmt: skip
+        # A time is kept whole: a narrow terminal wraps the attention checks' words instead. A
+        # rater id is folded onto the next line beyond 20 characters: it was cut to "experts:…"
+        # (three raters of an imported file of several surveys looked the same).
+        rater, checks = column == "rater", column.startswith("attention")
+        table.add_column(column, justify="left" if rater else "right",
+                         no_wrap=not (rater or checks), overflow="fold" if rater else "ellipsis",
+                         max_width=20 if rater else None,
+                         min_width=10 if checks else None)  # fmt: skip
     for row in rows:
+        # To the second (the column says UTC): the whole stamp took 29 of the 80 columns.
+        last = (row.last_answer_at or "–")[:19].replace("T", " ")
         table.add_row(row.rater, str(row.completed), str(row.assigned), str(row.answers),
-                      row.last_answer_at or "–", row.checks_text())  # fmt: skip
+                      last, row.checks_text())  # fmt: skip
     console.print(table)

@@ -160,6 +160,8 @@ class PoemetricSurvey:
             kind="choice",
             options=self.likert,
             required=True,
+            # Not "Question ✓ needs an answer." in the list of unanswered questions.
+            name="The attention check",
         )
         # After question 6, so that it sits among the statements it checks attention to.
         return [*self._questions[:6], check, *self._questions[6:]]

@@ -277,7 +277,10 @@ class SurveyApp:
             return self._show(request, rater, page, context, drawn, errors, status=422)
         done = db.completed_positions(store, self.survey_id, rater.rater)
         later = [p.position for p in context["pages"] if p.position not in done]
-        following = [p for p in later if p > page.position] or later
+        # "Save and finish" on the last page goes to the thank-you page, which lists the poems
+        # not finished yet: it opened the first of them with no word of why.
+        last = page.position == context["total"]
+        following = [p for p in later if p > page.position] or ([] if last else later)
         target = f"{base}/{following[0]}" if following else f"{base}/done"
         return RedirectResponse(target, status_code=303)
 
