@@ -21,7 +21,9 @@ from poemetric.form.phonetics import pronunciations, rhyming_part, syllable_coun
 
 BOS = "<s>"
 EOS = "</s>"
-_TOKEN = re.compile(r"[A-Za-z0-9'’\-]+[.,;:!?]*|[.,;:!?]")
+# Words are letters of any script (wreathèd, naïve), digits, apostrophes and hyphens.
+_TOKEN = re.compile(r"(?:[^\W_]|['’\-])+[.,;:!?]*|[.,;:!?]")
+_WORD = re.compile(r"(?:[^\W\d_]|['’])+")
 _FEET = {"monometer": 1, "dimeter": 2, "trimeter": 3, "tetrameter": 4, "pentameter": 5,
          "hexameter": 6, "heptameter": 7, "octameter": 8}  # fmt: skip
 _SESTINA_ORDER = (5, 0, 4, 1, 3, 2)  # retrogradatio cruciata: 6 1 5 2 4 3
@@ -77,20 +79,20 @@ def _join(tokens: Sequence[str]) -> str:
 
 
 def _end_word(line: str) -> str:
-    words = re.findall(r"[A-Za-z'’]+", line)
+    words = _WORD.findall(line)
     return words[-1].lower() if words else ""
 
 
 def _syllables(line: str) -> int:
     total = 0
-    for word in re.findall(r"[A-Za-z'’]+", line):
+    for word in _WORD.findall(line):
         prons = pronunciations(word)
         total += syllable_count(prons[0]) if prons else 1
     return total
 
 
 def _replace_end_word(line: str, word: str) -> str:
-    match = re.search(r"[A-Za-z'’]+(\W*)$", line)
+    match = re.search(r"(?:[^\W\d_]|['’])+([^\w'’]*)$", line)
     return line if match is None else line[: match.start()] + word + match.group(1)
 
 
