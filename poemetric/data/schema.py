@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from poemetric.suggest import close_names
+
 
 class PoemForm(StrEnum):
     """The seven fixed forms of POEMetric. Input is case-insensitive (`Sonnet` → `sonnet`)."""
@@ -34,8 +36,12 @@ class PoemForm(StrEnum):
         try:
             return cls(cleaned)
         except ValueError:
-            known = ", ".join(form.value for form in cls)
-            raise ValueError(f"unknown form {value!r}; expected one of {known}") from None
+            known = [form.value for form in cls]
+            close = close_names(cleaned, known)  # 'sonet', 'Limericks', 'limerick(s)'
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise ValueError(
+                f"unknown form {value!r}; expected one of {', '.join(known)}{hint}"
+            ) from None
 
 
 #: Columns of the POEMetric human-poem CSV, in the authors' order.
