@@ -18,6 +18,7 @@ from poemetric.cli.options import (
     ModelsOption,
     ProgressOption,
     RunOption,
+    dataset_warnings,
     error_exit,
     output_folder,
 )
@@ -115,10 +116,13 @@ def open_prepared(
     try:
         loaded = load_dataset(dataset)
         chosen = load_template(GENERATION_TEMPLATE if template is None else template)
-        if not (run / DB_NAME).exists():  # a new run's prompts (an existing run's: prepare_run)
+        new_run = not (run / DB_NAME).exists()
+        if new_run:  # a new run's prompts (an existing run's: prepare_run)
             render_prompts(loaded.head(limit), chosen)
     except (DatasetError, PromptError) as error:
         raise error_exit(error) from error
+    if new_run:  # the run is prepared from this file once: say now what validate would
+        dataset_warnings(loaded)
     output_folder(run, "--run")  # a file in the way: an error, not a traceback from mkdir
     try:
         store = RunStore(run)

@@ -16,6 +16,7 @@ from poemetric.hints import run_by_make, stage_command
 from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
+    from poemetric.data import Dataset
     from poemetric.store import RunStore
 
 DEFAULT_RUN = Path("runs/default")
@@ -105,6 +106,19 @@ def error_exit(message: object, code: int = 2) -> typer.Exit:
         f"[red]error:[/red] {escape(str(message))}", highlight=False, soft_wrap=True
     )
     return typer.Exit(code)
+
+
+def dataset_warnings(dataset: Dataset) -> None:
+    """Print a dataset file's warnings on stderr, as `dataset validate` words them: a run
+    prepared from a file whose meter the form checker cannot read, or whose JSONL record lacks
+    a key (read as empty), was prepared without a word of it."""
+    from rich.console import Console
+
+    stderr = Console(emoji=False, stderr=True)
+    for warning in dataset.warnings:
+        stderr.print(
+            f"warning: {dataset.path}: {warning}", markup=False, highlight=False, soft_wrap=True
+        )
 
 
 def given_as(ctx: typer.Context, param: str, option: str) -> str:

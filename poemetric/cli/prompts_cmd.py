@@ -13,7 +13,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain, plain_cells
-from poemetric.cli.options import DatasetOption, LimitOption, error_exit
+from poemetric.cli.options import DatasetOption, LimitOption, dataset_warnings, error_exit
 from poemetric.data import DatasetError, load_dataset
 from poemetric.prompts import (
     GENERATION_TEMPLATE,
@@ -81,9 +81,11 @@ def render(
     POEM_ID is a poem_id of the dataset (`poemetric dataset show poemetric` lists them).
     """
     try:
-        poems = load_dataset(dataset).poems
+        loaded = load_dataset(dataset)
     except DatasetError as error:
         raise error_exit(error) from error
+    dataset_warnings(loaded)  # why a prompt has no theme, or its meter will not be checked
+    poems = loaded.poems
     if not poems:
         raise error_exit(f"dataset {dataset}: has no poems")
     if poem_id:

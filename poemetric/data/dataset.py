@@ -25,12 +25,15 @@ CARD_SUFFIXES = (".yaml", ".yml")
 
 @dataclass(frozen=True)
 class Dataset:
-    """A loaded dataset. `sha256` is the hash of the file's bytes (for provenance)."""
+    """A loaded dataset. `sha256` is the hash of the file's bytes (for provenance); `warnings`
+    are `validate`'s warnings of the file (a meter the form checker cannot read, a JSONL key read
+    as empty, ignored columns), which a command preparing a run from it passes on."""
 
     name: str
     path: Path
     sha256: str
     poems: list[Poem]
+    warnings: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.poems)
@@ -48,7 +51,7 @@ class Dataset:
         """The first `limit` poems (all when None), keeping name, path and hash."""
         if limit is None:
             return self
-        return Dataset(self.name, self.path, self.sha256, self.poems[:limit])
+        return Dataset(self.name, self.path, self.sha256, self.poems[:limit], self.warnings)
 
     def form_counts(self) -> dict[PoemForm, int]:
         counts = Counter(poem.form for poem in self.poems)
@@ -119,7 +122,13 @@ def load_dataset(spec: str | Path) -> Dataset:
     mismatch = pinned_hash_mismatch(spec, report.sha256)
     if mismatch is not None:
         raise DatasetError(f"{path}: {mismatch}")
-    return Dataset(name=name, path=path, sha256=report.sha256, poems=report.poems)
+    return Dataset(
+        name=name,
+        path=path,
+        sha256=report.sha256,
+        poems=report.poems,
+        warnings=tuple(report.warnings),
+    )
 
 
 def pinned_hash_mismatch(spec: str | Path, sha256: str) -> str | None:

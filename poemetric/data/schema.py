@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from poemetric.suggest import close_names
+
 
 class PoemForm(StrEnum):
     """The seven fixed forms of POEMetric. Input is case-insensitive (`Sonnet` → `sonnet`)."""
@@ -34,8 +36,12 @@ class PoemForm(StrEnum):
         try:
             return cls(cleaned)
         except ValueError:
-            known = ", ".join(form.value for form in cls)
-            raise ValueError(f"unknown form {value!r}; expected one of {known}") from None
+            known = [form.value for form in cls]
+            close = close_names(cleaned, known)  # 'sonet', 'Limericks', 'limerick(s)'
+            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+            raise ValueError(
+                f"unknown form {value!r}; expected one of {', '.join(known)}{hint}"
+            ) from None
 
 
 #: Columns of the POEMetric human-poem CSV, in the authors' order.
@@ -74,6 +80,22 @@ _RHYME_PATTERN = re.compile(r"[A-Z]+( [A-Z]+)*")
 _YEAR = re.compile(r"(\d{1,4})(\.0+)?")
 _LIFE_DATES = re.compile(r"(\d{3,4})\s*[-–]\s*(\d{3,4})?")
 _EXPLICIT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
+_ID_RULE = (
+    "use ASCII letters A-Z a-z, digits and . _ : + - (no spaces), starting with a letter or digit"
+)
+
+
+def _id_fault(value: str) -> str:
+    """What breaks the id rule: 'poème-1' broke "use letters, digits", è being a letter."""
+    bad = [char for char in dict.fromkeys(value) if not re.fullmatch(r"[A-Za-z0-9._:+-]", char)]
+    if bad:
+        names = ["a space" if char == " " else repr(char) for char in bad]
+        if len(names) == 1:
+            return f"{names[0]} is not allowed"
+        return f"{', '.join(names[:-1])} and {names[-1]} are not allowed"
+    return f"it starts with {value[0]!r}"
+
+
 _TRANSLITERATIONS = str.maketrans({"æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ß": "ss"})
 
 ID_SLUG_LENGTH = 60
@@ -272,9 +294,7 @@ class Poem(BaseModel):
     @classmethod
     def _check_id(cls, value: str | None) -> str:
         if value and not _EXPLICIT_ID.fullmatch(value):
-            raise ValueError(
-                f"bad poem id {value!r}: use letters, digits and . _ : + - (no spaces)"
-            )
+            raise ValueError(f"bad poem id {value!r}: {_id_fault(value)}; {_ID_RULE}")
         return value or ""
 
     @field_validator("title", "author", mode="before")

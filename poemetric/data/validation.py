@@ -23,6 +23,7 @@ from poemetric.data.schema import (
     PoemForm,
 )
 from poemetric.text.listing import first_few
+from poemetric.text.plural import counted, plural
 
 #: Model field → file column, for messages.
 _FIELD_COLUMNS = {"link": "poem_link-href"}
@@ -139,7 +140,10 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
                     + (wrong.hint if (wrong := wrong_separator(table)) else ""),
                 )
             )
-        duplicated = [name for name, count in Counter(table.columns).items() if count > 1]
+        # Unnamed columns (a spreadsheet's empty ones after the data) are ignored, so two of
+        # them lose nothing: they were "column appears more than once", every record refused.
+        counts = Counter(table.columns)
+        duplicated = [name for name, count in counts.items() if count > 1 and name]
         for column in duplicated:
             report.issues.append(
                 ValidationIssue(file, table.header_line, column, "column appears more than once")
@@ -201,11 +205,16 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             "optional POEMetric columns absent (their values are treated as empty): "
             + ", ".join(repr(column) for column in absent)
         )
-    unknown = [column for column in table.columns if column not in KNOWN_COLUMNS]
+    unknown = [repr(column) for column in table.columns if column and column not in KNOWN_COLUMNS]
+    unnamed = [str(index) for index, column in enumerate(table.columns, 1) if not column]
+    if unnamed:  # was '', '' : say where they are
+        unknown.append(
+            f"{counted(len(unnamed), 'unnamed column')} "
+            f"({plural(len(unnamed), 'column', 'columns')} {', '.join(unnamed)} of the header)"
+        )
     if unknown:
         report.warnings.append(
-            "ignored columns (not part of the POEMetric schema): "
-            + ", ".join(repr(column) for column in unknown)
+            "ignored columns (not part of the POEMetric schema): " + ", ".join(unknown)
         )
     report.column_problems = len(report.issues) > table_issues
     id_column = next((column for column in ID_COLUMNS if column in table.columns), "poem_id")

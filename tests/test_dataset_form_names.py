@@ -1,0 +1,58 @@
+"""A mistyped form in a dataset file is named with the form it looks like.
+
+`dataset validate` said only "unknown form 'sonet'; expected one of ..." where `form check` of
+the same file said "did you mean 'sonnet'?" (and every other mistyped name in POEMetric is
+answered so): a scholar's spreadsheet with `sonet`, `Limericks` or `limerick(s)` was left to
+find the difference by eye. A form that resembles none (`Haiku`) gets no guess; nothing is
+corrected silently: the row is still an error.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli.app import app
+
+COLUMNS = ["form", "title", "author", "content", "meter_pattern", "rhyme_pattern", "theme"]
+POEM = "A cat on the mat\nSat flat as a hat\nAnd that was that."
+KNOWN = "expected one of ballad, ghazal, limerick, pantoum, sestina, sonnet, villanelle"
+
+
+def _validate(tmp_path: Path, form: str) -> list[str]:
+    data = tmp_path / "poems.csv"
+    with data.open("w", encoding="utf-8-sig", newline="") as stream:
+        writer = csv.writer(stream, lineterminator="\r\n")
+        writer.writerow(COLUMNS)
+        writer.writerow([form, "Mat", "Ann Example", POEM, "", "AAA", "cats"])
+        writer.writerow(
+            ["limerick", "Mat 2", "Ann Example", POEM + "\nOr so.\nI hope.", "", "", ""]
+        )
+    result = CliRunner().invoke(app, ["dataset", "validate", str(data)])
+    assert result.exit_code == 1, result.output
+    return [line for line in result.output.splitlines() if line.startswith(f"{data}:")]
+
+
+@pytest.mark.parametrize(
+    ("form", "meant"),
+    [
+        ("sonet", "sonnet"),
+        ("Limericks", "limerick"),
+        ("limerick(s)", "limerick"),
+        ("viilanele", "villanelle"),
+    ],
+)
+def test_a_mistyped_form_names_the_form_it_looks_like(
+    tmp_path: Path, form: str, meant: str
+) -> None:
+    (line,) = _validate(tmp_path, form)
+    data = tmp_path / "poems.csv"
+    assert line == f"{data}:2: form: unknown form {form!r}; {KNOWN}; did you mean {meant!r}?"
+
+
+def test_a_form_like_none_gets_no_guess(tmp_path: Path) -> None:
+    (line,) = _validate(tmp_path, "Haiku")
+    assert line == f"{tmp_path / 'poems.csv'}:2: form: unknown form 'Haiku'; {KNOWN}"

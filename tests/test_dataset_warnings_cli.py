@@ -1,0 +1,95 @@
+"""A run prepared from a dataset file says what `dataset validate` warns of.
+
+`generate --dataset my.csv` with a `meter_pattern` the form checker cannot read ('iambic
+pentametre') prepared the run without a word, and `form run` then left that poem and every
+model's poem for it unchecked ("errors 2"); a JSONL record without its `theme` key was read as
+empty, and its prompt sent without a theme, as silently. `prompts render` said nothing either.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from poemetric.cli.app import app
+
+runner = CliRunner()
+
+COLUMNS = ["form", "title", "author", "content", "meter_pattern", "rhyme_pattern", "theme"]
+OPTIONAL = ["source", "poem_link-href", "year", "imagery"]
+LIMERICK = (
+    "A tinker who came from Dundee\n"
+    "Would mend every pot for a fee;\n"
+    "He hammered all day\n"
+    "In a rattling way,\n"
+    "And was paid in a barrel of tea."
+)
+COUPLET_SONNET = "\n".join(
+    f"The clock upon the landing counts to {n},\nAnd every stroke is heavier than the last;"
+    for n in ("one", "two", "three", "four", "five", "six", "seven")
+)
+
+
+def _csv(path: Path, meter: str) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.writer(stream, lineterminator="\r\n")
+        writer.writerow(COLUMNS + OPTIONAL)
+        empty = [""] * len(OPTIONAL)
+        writer.writerow(["limerick", "Dundee", "Ann Example", LIMERICK, "", "AABBA", "t", *empty])
+        writer.writerow(["sonnet", "Clock", "Ann Example", COUPLET_SONNET, meter, "", "t", *empty])
+    return path
+
+
+def _warning_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("warning:")]
+
+
+def test_generate_on_a_new_run_prints_the_files_warnings(tmp_path: Path) -> None:
+    data = _csv(tmp_path / "mine.csv", "iambic pentametre")
+    run = tmp_path / "run"
+    first = runner.invoke(app, ["generate", "--run", str(run), "-d", str(data), "--no-progress"])
+    assert first.exit_code == 0, first.output
+    (warning,) = _warning_lines(first.stderr)
+    assert warning.startswith(f"warning: {data}: line 7: meter_pattern: unrecognised meter")
+    assert "`poemetric form run` will not check this poem" in warning
+    # the run keeps its snapshot: going on with it does not say it again
+    again = runner.invoke(app, ["generate", "--run", str(run), "-d", str(data), "--no-progress"])
+    assert again.exit_code == 0, again.output
+    assert _warning_lines(again.stderr) == []
+
+
+def test_a_dry_run_of_a_new_run_prints_them_too(tmp_path: Path) -> None:
+    data = _csv(tmp_path / "mine.csv", "Iambic 5-foot lines")
+    run = tmp_path / "run"
+    result = runner.invoke(app, ["generate", "--run", str(run), "-d", str(data), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    (warning,) = _warning_lines(result.stderr)
+    assert "unrecognised meter 'Iambic 5-foot lines'" in warning
+    assert not run.exists()
+
+
+def test_a_file_without_warnings_prints_none(tmp_path: Path) -> None:
+    data = _csv(tmp_path / "mine.csv", "iambic pentameter")
+    result = runner.invoke(
+        app, ["generate", "--run", str(tmp_path / "run"), "-d", str(data), "--no-progress"]
+    )
+    assert result.exit_code == 0, result.output
+    assert _warning_lines(result.stderr) == []
+
+
+def test_prompts_render_says_why_a_prompt_has_no_theme(tmp_path: Path) -> None:
+    data = tmp_path / "mine.jsonl"
+    values = ["limerick", "Dundee", "Ann Example", LIMERICK, "", "AABBA", "t", "", "", "", ""]
+    first = dict(zip(COLUMNS + OPTIONAL, values, strict=True))
+    second = {key: value for key, value in first.items() if key != "theme"} | {"title": "Two"}
+    data.write_text(
+        "".join(json.dumps(record) + "\n" for record in (first, second)), encoding="utf-8"
+    )
+    result = runner.invoke(app, ["prompts", "render", "-d", str(data)])
+    assert result.exit_code == 0, result.output
+    (warning,) = _warning_lines(result.stderr)
+    assert warning.startswith(f"warning: {data}: line 2: theme: no 'theme' key")
+    assert "read as empty" in warning
