@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from poemetric.form.adapters import MeterSpec, parse_meter
 from poemetric.form.extra_forms import ballade_rule, double_sestina_rule
-from poemetric.form.parsing import ParsedPoem, minimal_period
+from poemetric.form.parsing import ParsedPoem, minimal_period, repeated_group
 from poemetric.form.scheme_names import heard_scheme, name_scheme
 from poemetric.form.scoring import (
     FOLK_CREDIT,
@@ -164,6 +164,7 @@ def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         outcome.facts["rhyme"] = scored.note
         outcome.facts["scheme"] = name
         outcome.add(scored)
+        _note_repeated_letters(outcome, poem, words, request.rhyme)
     else:  # the best of BALLAD_SCHEMES is named only when it fits
         name_scheme(outcome, words, name, scored, form="ballad")
     period = len(minimal_period(name))
@@ -188,6 +189,32 @@ def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         outcome.form_score = STRUCTURE_WEIGHT * structure + (1 - STRUCTURE_WEIGHT) * regularity
     requested_meter(poem, request, outcome)
     return outcome
+
+
+def _note_repeated_letters(
+    outcome: FormOutcome, poem: ParsedPoem, words: tuple[str, ...], letters: str
+) -> None:
+    """A requested `ABCB ABCB ABCB` asks every stanza for the same rhymes (a letter is one rhyme
+    wherever it stands), which a ballad seldom means: when fresh rhymes in each stanza score
+    better, say so and how to ask for them. The score stays the one asked for."""
+    group = repeated_group(letters)
+    if group is None or outcome.rhyme_score is None:
+        return
+    layouts = [(group, layout) for layout in stanzaic_units(poem, group)]
+    _name, fresh = best_scheme(
+        words, layouts, lines=poem.lines, incidental_ok=True, credits=FOLK_CREDIT
+    )
+    if fresh.score is not None and fresh.score > outcome.rhyme_score + 0.05:
+        outcome.findings.insert(
+            0,  # first: a failing rhyme score is summed up by its first finding
+            Finding(
+                "rhyme",
+                (),
+                f"the pattern repeats {group} with the same letters, so every stanza must rhyme "
+                f"with the first (rhyme {outcome.rhyme_score:.2f}); with new rhymes in each "
+                f"stanza it scores {fresh.score:.2f}: to ask for that, write {group}",
+            ),
+        )
 
 
 #: Share of a ballad's form score that comes from its stanza sizes (the rest: line lengths).

@@ -216,6 +216,16 @@ def canonical_pattern(letters: str) -> str:
     return "".join(out)
 
 
+def repeated_group(letters: str, smallest: int = 4) -> str | None:
+    """The group that `letters` repeats with the same letters, at least `smallest` long:
+    ``'ABCBABCBABCB'`` -> ``'ABCB'`` (each stanza asked for the same rhymes); None otherwise."""
+    n = len(letters)
+    for size in range(smallest, n // 2 + 1):
+        if n % size == 0 and letters == letters[:size] * (n // size):
+            return letters[:size]
+    return None
+
+
 def minimal_period(letters: str) -> str:
     """The shortest prefix whose relabelled repetitions make up the pattern.
 
