@@ -18,6 +18,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.form_scan_input import _known_form, _one_poem, _readable_request
+from poemetric.cli.form_verdict import print_verdict
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
     ProgressOption,
@@ -286,16 +287,9 @@ def scan_command(
                 *([shown.notes[i]] if notes else []),
             )
         )
-    console.print(table)
-    colour = "green" if result.passed else "red"
-    console.print(result.summary, style=colour, markup=False)
-    for issue in result.explanation:
-        lines = ",".join(map(str, issue.lines))
-        noun = "line" if len(issue.lines) == 1 else "lines"  # `lines 4:` read as a typo
-        console.print(  # `[rhyme]` is the constraint's name in brackets, not a style
-            f"  [{issue.constraint}]" + (f" {noun} {lines}:" if lines else "") + f" {issue.detail}",
-            markup=False,
-        )
+    if poem.lines:  # an empty text: no empty table above "not checked: empty poem text"
+        console.print(table)
+    print_verdict(console, result)
     if result.error:
         raise typer.Exit(1)
 
