@@ -17,7 +17,12 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.form_scan_input import _known_form, _one_poem, _readable_request
+from poemetric.cli.form_scan_input import (
+    _known_form,
+    _one_poem,
+    _readable_request,
+    _table_of_poems,
+)
 from poemetric.cli.form_verdict import print_verdict
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
@@ -99,6 +104,7 @@ def check_command(
     why = "form check writes its rows to a file and its summary to the terminal"
     not_standard_output(output, "--output", why=why)
     not_the_input(output, input_path, "--output", "the poems would be replaced by their checks")
+    _table_of_poems(input_path)
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.io import FormInputError, check_file
 
