@@ -232,3 +232,14 @@ def test_one_poems_text_or_standard_input_points_to_form_scan(
     assert "no such file" not in flat
     assert flat.startswith("error: -: form check reads a file of poems")
     assert "`poemetric form scan - --form FORM`" in flat
+
+
+def test_a_clean_file_is_not_sent_to_the_error_field(tmp_path: Path) -> None:
+    """Every row checked: the summary said "0 could not be checked (see the `error` field)"."""
+    source = tmp_path / "poems.jsonl"
+    source.write_text(json.dumps({"form": "ballad", "text": BALLAD}) + "\n", encoding="utf-8")
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == "1 row, 0 could not be checked"
+    assert "`error`" not in result.stdout

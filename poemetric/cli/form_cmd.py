@@ -136,9 +136,8 @@ def check_command(
         else ""
     )
     rows = counted(summary.rows, "row")
-    console.print(
-        f"{rows}, {summary.errors} could not be checked{not_poems} (see the `error` field)"
-    )
+    see = " (see the `error` field)" if summary.errors or summary.not_poems else ""
+    console.print(f"{rows}, {summary.errors} could not be checked{not_poems}{see}")
     _list_rows("failed as text that is not a poem", summary.not_poems, summary.not_poem_rows)
     if summary.errors:
         _list_rows("could not be checked", summary.errors, summary.unchecked)
