@@ -3,6 +3,7 @@ a finding longer than the terminal wraps under its own indent (`poemetric/cli/fo
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -77,3 +78,16 @@ def test_scan_of_an_empty_file_prints_no_empty_table(tmp_path: Path) -> None:
     result = runner.invoke(app, ["form", "scan", str(poem), "--form", "sonnet"])
     assert result.exit_code == 1
     assert result.stdout.strip() == "not checked: empty poem text"
+
+
+def test_one_finding_past_the_cap_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """Nine failed rhymes: eight listed, then "1 more failures of this kind"."""
+    source = tmp_path / "poems.jsonl"
+    row = {"id": "s", "form": "sonnet", "text": SONNET, "rhyme": "ABBAABBA CDECDE"}
+    source.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    details = [issue["detail"] for issue in json.loads(out.read_text())["explanation"]]
+    assert "1 more failure of this kind" in details
+    assert not any("more failures" in detail for detail in details)
