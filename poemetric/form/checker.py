@@ -9,6 +9,7 @@ that kind (e.g. rhyme for an unrhymed sestina). Bad input never raises: the `For
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import chain
@@ -165,7 +166,21 @@ def known_forms_note(form_key: str) -> str:
     import difflib
 
     close = difflib.get_close_matches(form_key, list(RULES), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else "; it cannot check this one"
+    # A form named with its kind ("Shakespearean sonnet", "sonnet (Petrarchan)") was told "it
+    # cannot check this one"; the scheme goes in the rhyme pattern instead.
+    named = [form for form in RULES if re.search(rf"\b{re.escape(form)}s?\b", form_key)]
+    if close:
+        hint = f"; did you mean {close[0]!r}?"
+    elif named:
+        longest = max(named, key=len)  # "double sestina", not "sestina"
+        scheme = (
+            ": a scheme such as Shakespearean goes in the rhyme pattern, 'ABAB CDCD EFEF GG'"
+            if longest == "sonnet"
+            else ""
+        )
+        hint = f"; did you mean {longest!r}? (give the form alone{scheme})"
+    else:
+        hint = "; it cannot check this one"
     return f"the checker knows {', '.join(FORMS)} (and {', '.join(EXTRA_FORMS)}){hint}"
 
 

@@ -1,0 +1,49 @@
+"""Messages of the form check that a poet reads: an unknown form named with its kind, and a
+sonnet whose requested pattern sets another line count. Verdicts are unchanged (the rows stay
+unchecked, the sonnet still fails); only what the messages say is tested here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from poemetric.cli.app import app
+from tests.test_form_scan_verdict import SONNET
+
+runner = CliRunner()
+
+
+def _check(tmp_path: Path, rows: list[dict[str, str]]) -> list[dict[str, object]]:
+    source = tmp_path / "answers.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    out = tmp_path / "checks.jsonl"
+    runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+    return [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_form_named_with_its_kind_is_pointed_to_the_form(tmp_path: Path) -> None:
+    """A form given with its kind ("Shakespearean sonnet") was told "it cannot check this one"."""
+    rows = _check(
+        tmp_path,
+        [
+            {"id": "a", "form": "Shakespearean sonnet", "text": SONNET},
+            {"id": "b", "form": "traditional English folk ballad", "text": SONNET},
+            {"id": "c", "form": "rondeau", "text": SONNET},
+        ],
+    )
+    assert [row["passed"] for row in rows] == [False, False, False]
+    assert [row["error_kind"] for row in rows] == ["request"] * 3
+    errors = [str(row["error"]) for row in rows]
+    assert (
+        "did you mean 'sonnet'? (give the form alone: a scheme such as Shakespearean" in (errors[0])
+    )
+    assert errors[1].endswith("did you mean 'ballad'? (give the form alone)")
+    assert errors[2].endswith("it cannot check this one")
+    poem = tmp_path / "poem.txt"
+    poem.write_text(SONNET, encoding="utf-8")
+    scanned = runner.invoke(app, ["form", "scan", str(poem), "--form", "Petrarchan sonnet"])
+    assert scanned.exit_code == 2
+    assert "did you mean 'sonnet'?" in " ".join(scanned.stderr.split())
+
