@@ -47,3 +47,17 @@ def test_a_form_named_with_its_kind_is_pointed_to_the_form(tmp_path: Path) -> No
     assert scanned.exit_code == 2
     assert "did you mean 'sonnet'?" in " ".join(scanned.stderr.split())
 
+
+def test_a_sonnet_pattern_of_twelve_lines_is_not_said_to_be_a_sonnets_length(
+    tmp_path: Path,
+) -> None:
+    """A 12-letter pattern for a 14-line poem: "a sonnet has 12 lines; this poem has 14"."""
+    rows = _check(
+        tmp_path, [{"id": "s", "form": "sonnet", "text": SONNET, "rhyme": "ABAB CDCD EFEF"}]
+    )
+    assert rows[0]["passed"] is False and rows[0]["form_score"] == 0.0
+    details = [issue["detail"] for issue in rows[0]["explanation"]]  # type: ignore[attr-defined]
+    assert "a sonnet of the requested rhyme pattern has 12 lines; this poem has 14" in details
+    assert "a sonnet has 12 lines" not in str(rows[0]["summary"])
+    plain = _check(tmp_path, [{"id": "s", "form": "sonnet", "text": SONNET + "\nOne more line."}])
+    assert "a sonnet has 14 lines; this poem has 15" in str(plain[0]["summary"])
