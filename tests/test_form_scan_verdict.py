@@ -91,3 +91,19 @@ def test_one_finding_past_the_cap_is_counted_in_the_singular(tmp_path: Path) -> 
     details = [issue["detail"] for issue in json.loads(out.read_text())["explanation"]]
     assert "1 more failure of this kind" in details
     assert not any("more failures" in detail for detail in details)
+
+
+def test_scan_help_gives_its_exit_codes_and_a_fail_exits_0(tmp_path: Path) -> None:
+    """Scripts could not tell from `form scan --help` what its exit code means."""
+    shown = runner.invoke(app, ["form", "scan", "--help"], env={"COLUMNS": "80"})
+    flat = " ".join(shown.stdout.replace("│", " ").split())
+    assert "The exit code is 0 when the poem was checked, PASS or FAIL" in flat
+    assert "1 when it could not be (empty, one line, not in Latin script), 2 when" in flat
+    poem = tmp_path / "poem.txt"
+    poem.write_text(SONNET, encoding="utf-8")
+    failed = runner.invoke(app, ["form", "scan", str(poem), "--form", "limerick"])
+    assert failed.exit_code == 0 and "FAIL limerick" in failed.stdout
+    one_line = runner.invoke(app, ["form", "scan", "-", "--form", "sonnet"], input="One line.")
+    assert one_line.exit_code == 1 and "not checked" in one_line.stdout
+    unknown = runner.invoke(app, ["form", "scan", str(poem), "--form", "rondeau"])
+    assert unknown.exit_code == 2

@@ -85,7 +85,7 @@ def check_command(
 
     A record that cannot be read (e.g. an unclosed quote in a CSV) becomes an output row whose
     `error` names the file and line; the records around it are still checked. The exit code is
-    0 when every row was checked, 1 when some rows could not be (unreadable record, missing
+    0 when every row was checked (passed or failed), 1 when some rows could not be (unreadable record, missing
     text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
     (missing, an unsupported type, not UTF-8 text, no rows at all, no text or form column). The rows that could
     not be checked, and the texts that failed as not a poem, are named on stderr (file:line, id,
@@ -214,6 +214,10 @@ def scan_command(
 
     A raw model answer (preamble, title, code fences, closing remarks) is scanned as `form
     check` checks it: the poem is taken out of it first (--no-extract scans the text as given).
+    Under the table: the verdict, what the checker found (the scheme it chose...) and each
+    finding. The exit code is 0 when the poem was checked, PASS or FAIL (the verdict says
+    which), 1 when it could not be (empty, one line, not in Latin script), 2 when the file or
+    the request is unusable (missing file, not UTF-8, unknown form, unreadable metre or rhyme).
 
     Examples:
 
