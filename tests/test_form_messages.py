@@ -61,3 +61,23 @@ def test_a_sonnet_pattern_of_twelve_lines_is_not_said_to_be_a_sonnets_length(
     assert "a sonnet has 12 lines" not in str(rows[0]["summary"])
     plain = _check(tmp_path, [{"id": "s", "form": "sonnet", "text": SONNET + "\nOne more line."}])
     assert "a sonnet has 14 lines; this poem has 15" in str(plain[0]["summary"])
+
+
+# Written for this test: every rhyme is a repeated end word (town, hat), 0.6 credit each.
+REPEATS = """A fellow who lived in the town
+Went walking all over the town;
+He bought a new hat,
+Then a second new hat,
+And wore both of them back through the town."""
+
+
+def test_a_score_of_partial_rhymes_names_what_was_found(tmp_path: Path) -> None:
+    """No pair under half credit, so no finding: the summary said only "rhyme score below
+    threshold"; it now gives the rhymes counted."""
+    rows = _check(tmp_path, [{"id": "l", "form": "limerick", "text": REPEATS}])
+    assert rows[0]["passed"] is False and rows[0]["rhyme_score"] == 0.6
+    assert rows[0]["explanation"] == []
+    assert str(rows[0]["summary"]).endswith(
+        "- rhyme: AABBA: 1.8 of 3 required rhymes (no pair is under half credit, so none is "
+        "listed)"
+    )

@@ -285,7 +285,7 @@ def _verdict(
     if passed:
         summary = f"PASS {request.form}: {shown}"
     else:
-        reasons = "; ".join(_first_reason(outcome.findings, k) for k in failing)
+        reasons = "; ".join(_first_reason(outcome, k) for k in failing)
         summary = f"FAIL {request.form}: {shown} (threshold {threshold:.2f}) - {reasons}"
     facts = dict(outcome.facts)
     return FormCheck.model_construct(
@@ -310,13 +310,21 @@ def _verdict(
 _CONSTRAINT_KIND = {"rhyme": {"rhyme"}, "meter": {"meter"}}
 
 
-def _first_reason(findings: list[Finding], kind: str) -> str:
+def _first_reason(outcome: FormOutcome, kind: str) -> str:
+    """The summary's reason for a failing score: its first finding, else what the checker found
+    (`facts`). A score made of partial credits (each rhyme pair at 0.5-0.75: near, eye or
+    repeated-word rhymes) has no finding, since only pairs and lines under half credit are
+    listed: the summary said "rhyme score below threshold" and no more."""
     wanted = _CONSTRAINT_KIND.get(kind)
-    for finding in findings:
+    for finding in outcome.findings:
         if (wanted and finding.constraint in wanted) or (
             not wanted and finding.constraint not in {"rhyme", "meter"}
         ):
             return f"{kind}: {finding.detail}"
+    fact = outcome.facts.get(kind)
+    if fact:
+        unit = "pair" if kind == "rhyme" else "line"
+        return f"{kind}: {fact} (no {unit} is under half credit, so none is listed)"
     return f"{kind} score below threshold"
 
 
