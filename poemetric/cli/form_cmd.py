@@ -70,7 +70,12 @@ def check_command(
         help="CSV, TSV, JSONL or Parquet: the poem (content, text, poem, or a raw answer in "
         "response), form, and optionally meter (meter_pattern), rhyme (rhyme_pattern), id.",
     ),
-    output: Path = output_option(..., "--output", "JSONL file to write, one line per row."),
+    output: Path = output_option(
+        ...,
+        "--output",
+        "File to write, one JSON line per row; a .csv or .tsv name writes a table instead "
+        "(findings and facts as text, one a line in their cell).",
+    ),
     threshold: float = ThresholdOption,
     extract: bool = typer.Option(
         True,
@@ -81,7 +86,7 @@ def check_command(
     jobs: int = JobsOption,
     progress: bool = ProgressOption,
 ) -> None:
-    """Check every row of a CSV/TSV/JSONL/Parquet file; write one JSON line per row.
+    """Check every row of a CSV/TSV/JSONL/Parquet file; write one JSON line (or CSV row) per row.
 
     A record that cannot be read (e.g. an unclosed quote in a CSV) becomes an output row whose
     `error` names the file and line; the records around it are still checked. The exit code is
@@ -100,11 +105,14 @@ def check_command(
         poemetric form check human.csv -o checks.jsonl --no-extract
 
         poemetric form check big.jsonl -o checks.jsonl --jobs 8
+
+        poemetric form check answers.jsonl -o checks.csv
     """
     why = "form check writes its rows to a file and its summary to the terminal"
     not_standard_output(output, "--output", why=why)
     not_the_input(output, input_path, "--output", "the poems would be replaced by their checks")
     _table_of_poems(input_path)
+    separator = _output_table(output)
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.io import FormInputError, check_file
 
@@ -117,6 +125,7 @@ def check_command(
                 extract=extract,
                 jobs=jobs,
                 on_row=advance,
+                separator=separator,
             )
     except (FormInputError, OutputError) as exc:
         raise error_exit(exc) from None
@@ -142,6 +151,21 @@ def check_command(
     if summary.errors:
         _list_rows("could not be checked", summary.errors, summary.unchecked)
         raise typer.Exit(1)
+
+
+def _output_table(output: Path) -> str | None:
+    """The separator of a CSV/TSV output (None: JSON lines); a Parquet name is refused (it got
+    JSON lines, which no Parquet reader opens, as a `.csv` name got JSON lines before)."""
+    from poemetric.data.io import PARQUET_SUFFIXES
+    from poemetric.form.io_csv import TABLE_SUFFIXES
+
+    suffix = output.suffix.lower()
+    if suffix in PARQUET_SUFFIXES:
+        raise error_exit(
+            f"--output {output}: form check writes JSON lines (.jsonl) or a CSV/TSV table "
+            "(.csv, .tsv), not Parquet; give one of those names"
+        )
+    return TABLE_SUFFIXES.get(suffix)
 
 
 def _list_rows(what: str, count: int, listed: list[str]) -> None:

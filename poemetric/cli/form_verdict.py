@@ -14,19 +14,13 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
+from poemetric.form.io_csv import line_numbers
+
 if TYPE_CHECKING:
     from poemetric.form.checker import FormCheck
 
 #: `FormCheck.facts` keys in the order they are shown (others follow in the checker's order).
 FACT_ORDER = ("scheme", "rhyme", "meter", "radif", "closing", "rotation", "variant", "shape")
-
-
-def line_numbers(lines: list[int]) -> str:
-    """`line 4`, `lines 6 and 13`, `lines 1, 4 and 5` (`lines 6,13` read as one number)."""
-    if len(lines) == 1:
-        return f"line {lines[0]}"
-    *first, last = map(str, lines)
-    return f"lines {', '.join(first)} and {last}"
 
 
 def verdict_lines(result: FormCheck) -> list[tuple[str, str]]:
