@@ -81,3 +81,22 @@ def test_a_score_of_partial_rhymes_names_what_was_found(tmp_path: Path) -> None:
         "- rhyme: AABBA: 1.8 of 3 required rhymes (no pair is under half credit, so none is "
         "listed)"
     )
+
+
+def test_a_text_that_is_not_a_poem_reads_as_the_failure_it_is(tmp_path: Path) -> None:
+    """An empty answer or a one-line refusal is a failed check (counted so, `passed` false, the
+    report's badge "failed"), but its summary said "not checked: ..."."""
+    rows = _check(
+        tmp_path,
+        [
+            {"id": "e", "form": "sonnet", "response": ""},
+            {"id": "r", "form": "sonnet", "response": "I'm sorry, but I can't write that poem."},
+            {"id": "u", "form": "rondeau", "text": SONNET},
+        ],
+    )
+    assert [row["passed"] for row in rows] == [False, False, False]
+    assert [row["summary"] for row in rows[:2]] == [
+        "FAIL sonnet: empty poem text",
+        "FAIL sonnet: only 1 verse line; a poem in a fixed form needs more",
+    ]
+    assert str(rows[2]["summary"]).startswith("not checked: unknown form 'rondeau'")

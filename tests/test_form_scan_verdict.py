@@ -77,7 +77,7 @@ def test_scan_of_an_empty_file_prints_no_empty_table(tmp_path: Path) -> None:
     poem.write_text("\n\n", encoding="utf-8")
     result = runner.invoke(app, ["form", "scan", str(poem), "--form", "sonnet"])
     assert result.exit_code == 1
-    assert result.stdout.strip() == "not checked: empty poem text"
+    assert result.stdout.strip() == "FAIL sonnet: empty poem text"
 
 
 def test_one_finding_past_the_cap_is_counted_in_the_singular(tmp_path: Path) -> None:
@@ -98,12 +98,12 @@ def test_scan_help_gives_its_exit_codes_and_a_fail_exits_0(tmp_path: Path) -> No
     shown = runner.invoke(app, ["form", "scan", "--help"], env={"COLUMNS": "80"})
     flat = " ".join(shown.stdout.replace("│", " ").split())
     assert "The exit code is 0 when the poem was checked, PASS or FAIL" in flat
-    assert "1 when it could not be (empty, one line, not in Latin script), 2 when" in flat
+    assert "1 when the text is no poem to scan (empty, one line, not in Latin script: a FAIL)" in flat
     poem = tmp_path / "poem.txt"
     poem.write_text(SONNET, encoding="utf-8")
     failed = runner.invoke(app, ["form", "scan", str(poem), "--form", "limerick"])
     assert failed.exit_code == 0 and "FAIL limerick" in failed.stdout
     one_line = runner.invoke(app, ["form", "scan", "-", "--form", "sonnet"], input="One line.")
-    assert one_line.exit_code == 1 and "not checked" in one_line.stdout
+    assert one_line.exit_code == 1 and "FAIL sonnet: only 1 verse line" in one_line.stdout
     unknown = runner.invoke(app, ["form", "scan", str(poem), "--form", "rondeau"])
     assert unknown.exit_code == 2

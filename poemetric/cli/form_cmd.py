@@ -240,8 +240,9 @@ def scan_command(
     check` checks it: the poem is taken out of it first (--no-extract scans the text as given).
     Under the table: the verdict, what the checker found (the scheme it chose...) and each
     finding. The exit code is 0 when the poem was checked, PASS or FAIL (the verdict says
-    which), 1 when it could not be (empty, one line, not in Latin script), 2 when the file or
-    the request is unusable (missing file, not UTF-8, unknown form, unreadable metre or rhyme).
+    which), 1 when the text is no poem to scan (empty, one line, not in Latin script: a FAIL),
+    2 when the file or the request is unusable (missing file, not UTF-8, unknown form,
+    unreadable metre or rhyme).
 
     Examples:
 

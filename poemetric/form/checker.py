@@ -149,13 +149,17 @@ def _error(
     message: str,
     kind: Literal["request", "text"] = "request",
 ) -> FormCheck:
+    """A check that found no poem to score. A text that is not a poem (`kind` "text": empty, one
+    line, non-Latin script) is a failed check, as `form check` counts it and the report's badge
+    shows it: its summary said "not checked: ..." beside `passed` false; only a request the
+    checker cannot read is not checked."""
     return FormCheck(
         form=form,
         meter=meter,
         rhyme=rhyme,
         threshold=threshold,
         passed=False,
-        summary=f"not checked: {message}",
+        summary=f"FAIL {form}: {message}" if kind == "text" else f"not checked: {message}",
         error=message,
         error_kind=kind,
     )
