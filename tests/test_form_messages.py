@@ -100,3 +100,27 @@ def test_a_text_that_is_not_a_poem_reads_as_the_failure_it_is(tmp_path: Path) ->
         "FAIL sonnet: only 1 verse line; a poem in a fixed form needs more",
     ]
     assert str(rows[2]["summary"]).startswith("not checked: unknown form 'rondeau'")
+
+
+
+# Written for this test: lines 1 and 2 end on room / storm, no rhyme a limerick credits.
+ROOM = """A fellow who sat in his room
+Was waiting all night for the storm;
+He bought a new hat,
+And a ribbon for that,
+Then went out to dance in the gloom."""
+
+
+def test_a_failed_rhyme_says_the_words_do_not_rhyme(tmp_path: Path) -> None:
+    """A failed rhyme read "'room' / 'storm' is none"."""
+    rows = _check(tmp_path, [{"id": "l", "form": "limerick", "text": ROOM}])
+    assert rows[0]["summary"] == (
+        "FAIL limerick: meter 1.00, rhyme 0.67, form 1.00 (threshold 0.70) - rhyme: lines 1 and "
+        "2 should rhyme (A) but 'room' / 'storm' do not"
+    )
+    rows = _check(
+        tmp_path, [{"id": "s", "form": "sonnet", "text": SONNET, "rhyme": "ABBAABBA CDECDE"}]
+    )
+    details = [issue["detail"] for issue in rows[0]["explanation"]]  # type: ignore[attr-defined]
+    assert details[0] == "lines 2 and 3 should rhyme (B) but 'stove' / 'rain' do not"
+    assert not any(detail.endswith(" is none") for detail in details)
