@@ -78,8 +78,7 @@ def test_a_score_of_partial_rhymes_names_what_was_found(tmp_path: Path) -> None:
     assert rows[0]["passed"] is False and rows[0]["rhyme_score"] == 0.6
     assert rows[0]["explanation"] == []
     assert str(rows[0]["summary"]).endswith(
-        "- rhyme: AABBA: 1.8 of 3 required rhymes (no pair is under half credit, so none is "
-        "listed)"
+        "- rhyme: AABBA: 1.8 of 3 required rhymes (no pair is under half credit, so none is listed)"
     )
 
 
@@ -100,7 +99,6 @@ def test_a_text_that_is_not_a_poem_reads_as_the_failure_it_is(tmp_path: Path) ->
         "FAIL sonnet: only 1 verse line; a poem in a fixed form needs more",
     ]
     assert str(rows[2]["summary"]).startswith("not checked: unknown form 'rondeau'")
-
 
 
 # Written for this test: lines 1 and 2 end on room / storm, no rhyme a limerick credits.

@@ -98,7 +98,9 @@ def test_scan_help_gives_its_exit_codes_and_a_fail_exits_0(tmp_path: Path) -> No
     shown = runner.invoke(app, ["form", "scan", "--help"], env={"COLUMNS": "80"})
     flat = " ".join(shown.stdout.replace("│", " ").split())
     assert "The exit code is 0 when the poem was checked, PASS or FAIL" in flat
-    assert "1 when the text is no poem to scan (empty, one line, not in Latin script: a FAIL)" in flat
+    assert (
+        "1 when the text is no poem to scan (empty, one line, not in Latin script: a FAIL)" in flat
+    )
     poem = tmp_path / "poem.txt"
     poem.write_text(SONNET, encoding="utf-8")
     failed = runner.invoke(app, ["form", "scan", str(poem), "--form", "limerick"])

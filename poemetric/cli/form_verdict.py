@@ -42,7 +42,5 @@ def print_verdict(console: Console, result: FormCheck) -> None:
     width = max(console.width, 40)
     for text, indent in verdict_lines(result):
         # `[rhyme]` is the constraint's name in brackets, not a style: no markup.
-        wrapped = textwrap.fill(
-            text, width=width, subsequent_indent=indent, break_on_hyphens=False
-        )
+        wrapped = textwrap.fill(text, width=width, subsequent_indent=indent, break_on_hyphens=False)
         console.print(wrapped, markup=False, highlight=False, soft_wrap=True)

@@ -38,7 +38,6 @@ from poemetric.form.parsing import (
     parse_poem,
     parse_rhyme_pattern,
 )
-from poemetric.form.scoring import Finding
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
 CHECKER_VERSION = "form-2.7"

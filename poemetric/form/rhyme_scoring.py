@@ -120,8 +120,7 @@ def score_scheme(
                             f"repeated line is not a rhyme ({letter})"
                             if copied_from >= 0 and best_credit == 0.0
                             else f"lines {best_j + 1} and {index + 1} should rhyme ({letter}) but "
-                            f"{words[best_j] or '-'!r} / {word or '-'!r} "
-                            + _fails_as(best_kind),
+                            f"{words[best_j] or '-'!r} / {word or '-'!r} " + _fails_as(best_kind),
                         )
                     )
             else:
