@@ -122,3 +122,66 @@ def test_a_failed_rhyme_says_the_words_do_not_rhyme(tmp_path: Path) -> None:
     details = [issue["detail"] for issue in rows[0]["explanation"]]  # type: ignore[attr-defined]
     assert details[0] == "lines 2 and 3 should rhyme (B) but 'stove' / 'rain' do not"
     assert not any(detail.endswith(" is none") for detail in details)
+
+
+# Written for this test: a villanelle whose last A1 refrain (line 18) changes a word.
+VILLANELLE = """The river does not answer when I call,
+It hurries past the willows to the sea.
+I wait beside the water all the same.
+
+The stones are cold, the evening starts to fall,
+The heron lifts its grey wings from the lea;
+The river does not answer when I call.
+
+I told it once my sorrow and my shame,
+It carried every word away from me.
+I wait beside the water all the same.
+
+The swallows gather, tiny, black and small,
+They vanish where the river bends to flee;
+The river does not answer when I call.
+
+No boat will come, no lantern, and no flame,
+No voice across the dark to set me free;
+I wait beside the water all the same.
+
+And though the night grows deep and covers all,
+And though the stars go out above the tree,
+The river never answers when I call;
+I wait beside the water all the same."""
+
+
+# Written for this test: a pantoum whose second stanza's 2nd line (line 6) is not the third
+# stanza's 1st (line 9).
+PANTOUM = """The tide goes out and takes the sand,
+The gulls are crying overhead,
+I hold the shell within my hand,
+And think of all the words you said.
+
+The gulls are crying overhead,
+The wind is cold along the shore,
+And think of all the words you said,
+I cannot hear them any more.
+
+The rain is grey along the shore,
+I hold the shell within my hand,
+I cannot hear them any more,
+The tide goes out and takes the sand."""
+
+
+def test_a_pantoum_repeat_is_explained_in_a_poets_words(tmp_path: Path) -> None:
+    """It read "chain (line 2 -> next line 1): line 9 only a near-repeat of line 6"."""
+    rows = _check(tmp_path, [{"id": "p", "form": "pantoum", "text": PANTOUM}])
+    details = [issue["detail"] for issue in rows[0]["explanation"]]  # type: ignore[attr-defined]
+    assert details == [
+        "a stanza's 2nd line returns as the next one's 1st: line 9 is only a near-repeat of line 6"
+    ]
+
+    villanelle = _check(tmp_path, [{"id": "v", "form": "villanelle", "text": VILLANELLE}])[0][
+        "explanation"
+    ]
+    assert {
+        "constraint": "refrain",
+        "lines": [1, 18],
+        "detail": "refrain A1: line 18 is only a near-repeat of line 1",
+    } in villanelle  # type: ignore[operator]
