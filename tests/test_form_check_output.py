@@ -66,3 +66,20 @@ def test_a_tsv_output_is_tab_separated_and_a_parquet_name_is_refused(tmp_path: P
     result = runner.invoke(app, ["form", "check", str(source), "-o", str(parquet)])
     assert result.exit_code == 2 and not parquet.exists()
     assert "not Parquet" in " ".join(result.stderr.split())
+
+
+def test_every_row_says_the_threshold_its_verdict_was_judged_by(tmp_path: Path) -> None:
+    """`passed` depends on --threshold, which the rows did not give: a file of checks made at 0.9
+    read like one made at 0.7."""
+    source = _source(tmp_path)
+    for name in ("checks.jsonl", "checks.csv"):
+        out = tmp_path / name
+        result = runner.invoke(
+            app, ["form", "check", str(source), "-o", str(out), "-t", "0.9", "-j", "1"]
+        )
+        assert result.exit_code == 1, result.output
+    records = [json.loads(line) for line in (tmp_path / "checks.jsonl").read_text().splitlines()]
+    assert [record["threshold"] for record in records] == [0.9, 0.9, 0.9]
+    assert records[0]["passed"] is False  # rhyme 0.8952 passes at 0.7, not at 0.9
+    with (tmp_path / "checks.csv").open(encoding="utf-8", newline="") as handle:
+        assert [row["threshold"] for row in csv.DictReader(handle)] == ["0.9", "0.9", "0.9"]

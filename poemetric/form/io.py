@@ -222,6 +222,7 @@ def check_row(row: InputRow, threshold: float, *, extract: bool = True) -> dict[
                 "meter_score": result.meter_score,
                 "rhyme_score": result.rhyme_score,
                 "form_score": result.form_score,
+                "threshold": threshold,  # the pass mark `passed` was judged by (--threshold)
                 "summary": result.summary,
                 "explanation": [
                     {"constraint": issue.constraint, "lines": issue.lines, "detail": issue.detail}
@@ -243,6 +244,7 @@ def check_row(row: InputRow, threshold: float, *, extract: bool = True) -> dict[
         "meter_score": None,
         "rhyme_score": None,
         "form_score": None,
+        "threshold": threshold,
         "summary": f"not checked: {error}",
         "explanation": [],
         "facts": {},

@@ -22,6 +22,7 @@ CSV_COLUMNS = (
     "meter_score",
     "rhyme_score",
     "form_score",
+    "threshold",
     "summary",
     "explanation",
     "facts",
