@@ -83,3 +83,12 @@ def test_every_row_says_the_threshold_its_verdict_was_judged_by(tmp_path: Path) 
     assert records[0]["passed"] is False  # rhyme 0.8952 passes at 0.7, not at 0.9
     with (tmp_path / "checks.csv").open(encoding="utf-8", newline="") as handle:
         assert [row["threshold"] for row in csv.DictReader(handle)] == ["0.9", "0.9", "0.9"]
+
+
+def test_check_help_shows_an_input_row_and_points_one_poem_to_scan() -> None:
+    """The help named columns but showed no row, nor what a poet with one poem's text runs."""
+    shown = runner.invoke(app, ["form", "check", "--help"], env={"COLUMNS": "80"})
+    flat = " ".join(shown.stdout.replace("│", " ").split())
+    assert 'A row of answers.jsonl: {"id": "a1", "form": "sonnet", "rhyme": "ABAB CDCD EFEF' in flat
+    assert "One poem in a text file: poemetric form scan poem.txt --form sonnet." in flat
+    assert "poemetric form check answers.jsonl -o checks.csv" in flat

@@ -94,7 +94,12 @@ def check_command(
     text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
     (missing, an unsupported type, not UTF-8 text, no rows at all, no text or form column). The rows that could
     not be checked, and the texts that failed as not a poem, are named on stderr (file:line, id,
-    why; the first 20 of each).
+    why; the first 20 of each). One poem in a text file: `poemetric form scan poem.txt --form
+    sonnet`.
+
+    A row of answers.jsonl: {"id": "a1", "form": "sonnet", "rhyme": "ABAB CDCD EFEF GG",
+    "response": "Here is your sonnet: ..."}; each output row gives passed, the three scores, the
+    threshold, a summary, the findings (explanation) and what the checker found (facts).
 
     Examples:
 
