@@ -210,3 +210,36 @@ def test_output_dash_is_refused_rather_than_written_to_a_file_named_dash(
     assert result.stdout == ""
     assert result.stderr.startswith("error: --output -: form check writes its rows to a file")
     assert not (tmp_path / "-").exists()
+
+
+def test_one_poems_text_or_standard_input_points_to_form_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`form check sonnet.txt` named the file types but not the command for a text file, and
+    `form check -` said "-: no such file"; both now point to `form scan`."""
+    monkeypatch.chdir(tmp_path)
+    poem = tmp_path / "ballad.txt"
+    poem.write_text(BALLAD, encoding="utf-8")
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(poem), "-o", str(out)])
+    assert result.exit_code == 2 and not out.exists()
+    flat = " ".join(result.stderr.split())
+    assert flat.startswith(f"error: {poem}: unsupported file type '.txt'; form check reads")
+    assert flat.endswith(f"to check one poem's text, use `poemetric form scan {poem} --form FORM`")
+    piped = runner.invoke(app, ["form", "check", "-", "-o", str(out)], input=BALLAD)
+    assert piped.exit_code == 2 and not out.exists()
+    flat = " ".join(piped.stderr.split())
+    assert "no such file" not in flat
+    assert flat.startswith("error: -: form check reads a file of poems")
+    assert "`poemetric form scan - --form FORM`" in flat
+
+
+def test_a_clean_file_is_not_sent_to_the_error_field(tmp_path: Path) -> None:
+    """Every row checked: the summary said "0 could not be checked (see the `error` field)"."""
+    source = tmp_path / "poems.jsonl"
+    source.write_text(json.dumps({"form": "ballad", "text": BALLAD}) + "\n", encoding="utf-8")
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == "1 row, 0 could not be checked"
+    assert "`error`" not in result.stdout

@@ -74,7 +74,7 @@ def test_scan_of_a_plain_poem_notes_nothing(tmp_path: Path) -> None:
 
 def test_scan_findings_name_one_line_as_line(tmp_path: Path) -> None:
     """A finding about one line read `[meter] lines 4: ...`; it is `line 4`, and a finding
-    about two lines keeps `lines 3,4`."""
+    about two lines says `lines 3 and 4`."""
     poem = tmp_path / "limerick.txt"
     poem.write_text(  # written for this test: line 4 has four beats, lines 3/4 do not rhyme
         "There once was a cat from Peru\nwho dreamed it was eating a shoe\nit woke with a "
@@ -87,6 +87,6 @@ def test_scan_findings_name_one_line_as_line(tmp_path: Path) -> None:
     findings = [line.strip() for line in scanned.output.splitlines() if line.startswith("  [")]
     assert "[meter] line 4: line 4 does not read with 2 beats (about 4)" in findings
     assert any(
-        line.startswith("[rhyme] lines 3,4: lines 3 and 4 should rhyme") for line in findings
+        line.startswith("[rhyme] lines 3 and 4: lines 3 and 4 should rhyme") for line in findings
     )
     assert not any(" lines 4:" in line for line in findings)

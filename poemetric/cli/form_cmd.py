@@ -17,7 +17,13 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.form_scan_input import _known_form, _one_poem, _readable_request
+from poemetric.cli.form_scan_input import (
+    _known_form,
+    _one_poem,
+    _readable_request,
+    _table_of_poems,
+)
+from poemetric.cli.form_verdict import print_verdict
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import (
     ProgressOption,
@@ -64,7 +70,12 @@ def check_command(
         help="CSV, TSV, JSONL or Parquet: the poem (content, text, poem, or a raw answer in "
         "response), form, and optionally meter (meter_pattern), rhyme (rhyme_pattern), id.",
     ),
-    output: Path = output_option(..., "--output", "JSONL file to write, one line per row."),
+    output: Path = output_option(
+        ...,
+        "--output",
+        "File to write, one JSON line per row; a .csv or .tsv name writes a table instead "
+        "(findings and facts as text, one a line in their cell).",
+    ),
     threshold: float = ThresholdOption,
     extract: bool = typer.Option(
         True,
@@ -75,15 +86,20 @@ def check_command(
     jobs: int = JobsOption,
     progress: bool = ProgressOption,
 ) -> None:
-    """Check every row of a CSV/TSV/JSONL/Parquet file; write one JSON line per row.
+    """Check every row of a CSV/TSV/JSONL/Parquet file; write one JSON line (or CSV row) per row.
 
     A record that cannot be read (e.g. an unclosed quote in a CSV) becomes an output row whose
     `error` names the file and line; the records around it are still checked. The exit code is
-    0 when every row was checked, 1 when some rows could not be (unreadable record, missing
+    0 when every row was checked (passed or failed), 1 when some rows could not be (unreadable record, missing
     text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
     (missing, an unsupported type, not UTF-8 text, no rows at all, no text or form column). The rows that could
     not be checked, and the texts that failed as not a poem, are named on stderr (file:line, id,
-    why; the first 20 of each).
+    why; the first 20 of each). One poem in a text file: `poemetric form scan poem.txt --form
+    sonnet`.
+
+    A row of answers.jsonl: {"id": "a1", "form": "sonnet", "rhyme": "ABAB CDCD EFEF GG",
+    "response": "Here is your sonnet: ..."}; each output row gives passed, the three scores, the
+    threshold, a summary, the findings (explanation) and what the checker found (facts).
 
     Examples:
 
@@ -94,10 +110,14 @@ def check_command(
         poemetric form check human.csv -o checks.jsonl --no-extract
 
         poemetric form check big.jsonl -o checks.jsonl --jobs 8
+
+        poemetric form check answers.jsonl -o checks.csv
     """
     why = "form check writes its rows to a file and its summary to the terminal"
     not_standard_output(output, "--output", why=why)
     not_the_input(output, input_path, "--output", "the poems would be replaced by their checks")
+    _table_of_poems(input_path)
+    separator = _output_table(output)
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.io import FormInputError, check_file
 
@@ -110,6 +130,7 @@ def check_command(
                 extract=extract,
                 jobs=jobs,
                 on_row=advance,
+                separator=separator,
             )
     except (FormInputError, OutputError) as exc:
         raise error_exit(exc) from None
@@ -129,13 +150,27 @@ def check_command(
         else ""
     )
     rows = counted(summary.rows, "row")
-    console.print(
-        f"{rows}, {summary.errors} could not be checked{not_poems} (see the `error` field)"
-    )
+    see = " (see the `error` field)" if summary.errors or summary.not_poems else ""
+    console.print(f"{rows}, {summary.errors} could not be checked{not_poems}{see}")
     _list_rows("failed as text that is not a poem", summary.not_poems, summary.not_poem_rows)
     if summary.errors:
         _list_rows("could not be checked", summary.errors, summary.unchecked)
         raise typer.Exit(1)
+
+
+def _output_table(output: Path) -> str | None:
+    """The separator of a CSV/TSV output (None: JSON lines); a Parquet name is refused (it got
+    JSON lines, which no Parquet reader opens, as a `.csv` name got JSON lines before)."""
+    from poemetric.data.io import PARQUET_SUFFIXES
+    from poemetric.form.io_csv import TABLE_SUFFIXES
+
+    suffix = output.suffix.lower()
+    if suffix in PARQUET_SUFFIXES:
+        raise error_exit(
+            f"--output {output}: form check writes JSON lines (.jsonl) or a CSV/TSV table "
+            "(.csv, .tsv), not Parquet; give one of those names"
+        )
+    return TABLE_SUFFIXES.get(suffix)
 
 
 def _list_rows(what: str, count: int, listed: list[str]) -> None:
@@ -208,6 +243,11 @@ def scan_command(
 
     A raw model answer (preamble, title, code fences, closing remarks) is scanned as `form
     check` checks it: the poem is taken out of it first (--no-extract scans the text as given).
+    Under the table: the verdict, what the checker found (the scheme it chose...) and each
+    finding. The exit code is 0 when the poem was checked, PASS or FAIL (the verdict says
+    which), 1 when the text is no poem to scan (empty, one line, not in Latin script: a FAIL),
+    2 when the file or the request is unusable (missing file, not UTF-8, unknown form,
+    unreadable metre or rhyme).
 
     Examples:
 
@@ -286,16 +326,9 @@ def scan_command(
                 *([shown.notes[i]] if notes else []),
             )
         )
-    console.print(table)
-    colour = "green" if result.passed else "red"
-    console.print(result.summary, style=colour, markup=False)
-    for issue in result.explanation:
-        lines = ",".join(map(str, issue.lines))
-        noun = "line" if len(issue.lines) == 1 else "lines"  # `lines 4:` read as a typo
-        console.print(  # `[rhyme]` is the constraint's name in brackets, not a style
-            f"  [{issue.constraint}]" + (f" {noun} {lines}:" if lines else "") + f" {issue.detail}",
-            markup=False,
-        )
+    if poem.lines:  # an empty text: no empty table above "not checked: empty poem text"
+        console.print(table)
+    print_verdict(console, result)
     if result.error:
         raise typer.Exit(1)
 

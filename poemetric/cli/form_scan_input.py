@@ -1,5 +1,6 @@
 """What `poemetric form scan` refuses before it scans: a file of poems instead of one poem's
-text, an unknown `--form`, a `--meter` or `--rhyme` the checker cannot read (`error: ...`).
+text, an unknown `--form`, a `--meter` or `--rhyme` the checker cannot read (`error: ...`); and
+what `form check` refuses the other way round: one poem's text instead of a file of poems.
 
 The checker's modules are imported inside each check, as in `form_cmd`.
 """
@@ -7,6 +8,7 @@ The checker's modules are imported inside each check, as in `form_cmd`.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from poemetric.cli.options import error_exit
 
@@ -60,3 +62,24 @@ def _readable_request(meter: str | None, rhyme: str | None) -> None:
     except (MeterError, PatternError) as error:
         option = "--meter" if isinstance(error, MeterError) else "--rhyme"
         raise error_exit(f"{option}: {error}") from None
+
+
+def _table_of_poems(path: Path) -> None:
+    """Refuse standard input or one poem's text file for `form check`, pointing to `form scan`:
+    `form check -` said "-: no such file", and `form check sonnet.txt` named the file types it
+    reads but not the command that checks a text file."""
+    from poemetric.data.io import SUPPORTED_SUFFIXES
+
+    if str(path) == "-" and not path.exists():
+        raise error_exit(
+            "-: form check reads a file of poems (CSV, TSV, JSONL or Parquet), not standard "
+            "input; save the rows to a file, or scan one poem from standard input with "
+            "`poemetric form scan - --form FORM`"
+        )
+    suffix = path.suffix.lower()
+    if path.is_file() and suffix not in SUPPORTED_SUFFIXES:
+        raise error_exit(
+            f"{path}: unsupported file type {suffix or '(none)'!r}; form check reads a file of "
+            f"poems ({', '.join(SUPPORTED_SUFFIXES)}); to check one poem's text, use "
+            f"`poemetric form scan {path} --form FORM`"
+        )

@@ -9,6 +9,7 @@ that kind (e.g. rhyme for an unrhymed sestina). Bad input never raises: the `For
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import chain
@@ -37,7 +38,6 @@ from poemetric.form.parsing import (
     parse_poem,
     parse_rhyme_pattern,
 )
-from poemetric.form.scoring import Finding
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
 CHECKER_VERSION = "form-2.7"
@@ -148,13 +148,17 @@ def _error(
     message: str,
     kind: Literal["request", "text"] = "request",
 ) -> FormCheck:
+    """A check that found no poem to score. A text that is not a poem (`kind` "text": empty, one
+    line, non-Latin script) is a failed check, as `form check` counts it and the report's badge
+    shows it: its summary said "not checked: ..." beside `passed` false; only a request the
+    checker cannot read is not checked."""
     return FormCheck(
         form=form,
         meter=meter,
         rhyme=rhyme,
         threshold=threshold,
         passed=False,
-        summary=f"not checked: {message}",
+        summary=f"FAIL {form}: {message}" if kind == "text" else f"not checked: {message}",
         error=message,
         error_kind=kind,
     )
@@ -165,7 +169,21 @@ def known_forms_note(form_key: str) -> str:
     import difflib
 
     close = difflib.get_close_matches(form_key, list(RULES), n=1, cutoff=0.6)
-    hint = f"; did you mean {close[0]!r}?" if close else "; it cannot check this one"
+    # A form named with its kind ("Shakespearean sonnet", "sonnet (Petrarchan)") was told "it
+    # cannot check this one"; the scheme goes in the rhyme pattern instead.
+    named = [form for form in RULES if re.search(rf"\b{re.escape(form)}s?\b", form_key)]
+    if close:
+        hint = f"; did you mean {close[0]!r}?"
+    elif named:
+        longest = max(named, key=len)  # "double sestina", not "sestina"
+        scheme = (
+            ": a scheme such as Shakespearean goes in the rhyme pattern, 'ABAB CDCD EFEF GG'"
+            if longest == "sonnet"
+            else ""
+        )
+        hint = f"; did you mean {longest!r}? (give the form alone{scheme})"
+    else:
+        hint = "; it cannot check this one"
     return f"the checker knows {', '.join(FORMS)} (and {', '.join(EXTRA_FORMS)}){hint}"
 
 
@@ -270,7 +288,7 @@ def _verdict(
     if passed:
         summary = f"PASS {request.form}: {shown}"
     else:
-        reasons = "; ".join(_first_reason(outcome.findings, k) for k in failing)
+        reasons = "; ".join(_first_reason(outcome, k) for k in failing)
         summary = f"FAIL {request.form}: {shown} (threshold {threshold:.2f}) - {reasons}"
     facts = dict(outcome.facts)
     return FormCheck.model_construct(
@@ -295,13 +313,21 @@ def _verdict(
 _CONSTRAINT_KIND = {"rhyme": {"rhyme"}, "meter": {"meter"}}
 
 
-def _first_reason(findings: list[Finding], kind: str) -> str:
+def _first_reason(outcome: FormOutcome, kind: str) -> str:
+    """The summary's reason for a failing score: its first finding, else what the checker found
+    (`facts`). A score made of partial credits (each rhyme pair at 0.5-0.75: near, eye or
+    repeated-word rhymes) has no finding, since only pairs and lines under half credit are
+    listed: the summary said "rhyme score below threshold" and no more."""
     wanted = _CONSTRAINT_KIND.get(kind)
-    for finding in findings:
+    for finding in outcome.findings:
         if (wanted and finding.constraint in wanted) or (
             not wanted and finding.constraint not in {"rhyme", "meter"}
         ):
             return f"{kind}: {finding.detail}"
+    fact = outcome.facts.get(kind)
+    if fact:
+        unit = "pair" if kind == "rhyme" else "line"
+        return f"{kind}: {fact} (no {unit} is under half credit, so none is listed)"
     return f"{kind} score below threshold"
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from poemetric.text.plural import counted
+
 #: A line whose rhyme credit or metre fit is below this is reported as a failure.
 REPORT_BELOW = 0.5
 #: Findings of one kind listed individually before they are summarised.
@@ -34,5 +36,5 @@ def cap_findings(findings: list[Finding], constraint: str) -> list[Finding]:
     lines = tuple(sorted({n for f in extra for n in f.lines}))
     return [
         *findings[:MAX_FINDINGS_PER_KIND],
-        Finding(constraint, lines, f"{len(extra)} more failures of this kind"),
+        Finding(constraint, lines, f"{counted(len(extra), 'more failure')} of this kind"),
     ]

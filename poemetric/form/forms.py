@@ -276,7 +276,9 @@ def sonnet_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     expected = len(request.rhyme) if request.rhyme else 14
     n = len(poem.lines)
     outcome.form_score = line_count_score(n, expected)
-    outcome.findings.extend(count_finding(n, expected, "sonnet"))
+    # A requested pattern of another length sets the count: "a sonnet has 12 lines" was false.
+    named = "sonnet" if expected == 14 else "sonnet of the requested rhyme pattern"
+    outcome.findings.extend(count_finding(n, expected, named))
     words = rhyme_words(poem.lines)
     # Octave and sestet (or quatrains and couplet) weigh equally: a wrong sestet fails.
     parts = (range(0, 8), range(8, max(n, expected))) if n >= 12 else ()

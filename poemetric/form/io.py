@@ -1,4 +1,4 @@
-"""Form checks of a CSV/TSV, JSONL or Parquet file into a JSONL file.
+"""Form checks of a CSV/TSV, JSONL or Parquet file into a JSONL file (or a CSV/TSV table).
 
 The input is read with the dataset loader's validating reader (`poemetric.data.io.read_table`):
 a record that cannot be read (malformed quoting, wrong field count, bad JSON) becomes an output
@@ -29,6 +29,7 @@ from typing import Any, TextIO
 from poemetric.data.io import EMPTY_CSV, DatasetError, RawTable, file_format, read_table
 from poemetric.extraction import extract_poem
 from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
+from poemetric.form.io_csv import table_writer
 from poemetric.form.parallel import map_in_order, resolve_jobs
 from poemetric.text.plural import plural
 
@@ -221,6 +222,7 @@ def check_row(row: InputRow, threshold: float, *, extract: bool = True) -> dict[
                 "meter_score": result.meter_score,
                 "rhyme_score": result.rhyme_score,
                 "form_score": result.form_score,
+                "threshold": threshold,  # the pass mark `passed` was judged by (--threshold)
                 "summary": result.summary,
                 "explanation": [
                     {"constraint": issue.constraint, "lines": issue.lines, "detail": issue.detail}
@@ -242,6 +244,7 @@ def check_row(row: InputRow, threshold: float, *, extract: bool = True) -> dict[
         "meter_score": None,
         "rhyme_score": None,
         "form_score": None,
+        "threshold": threshold,
         "summary": f"not checked: {error}",
         "explanation": [],
         "facts": {},
@@ -259,8 +262,10 @@ def check_file(
     extract: bool = True,
     jobs: int = 1,
     on_row: Callable[[int, int], None] | None = None,
+    separator: str | None = None,
 ) -> CheckSummary:
-    """Check every row of `source`, writing one JSON line per row to `destination` in file order.
+    """Check every row of `source`, writing one JSON line per row to `destination` in file order
+    (or, with a `separator`, a CSV/TSV table: `poemetric.form.io_csv`).
 
     `jobs`: worker processes (0 = automatic: one per 1,000 rows, up to the CPUs; 1 = this process;
     see `poemetric.form.parallel`); the output is the same whatever the number. `on_row(done,
@@ -270,8 +275,13 @@ def check_file(
     summary = CheckSummary()
     unit = "row " if file_format(source) == "parquet" else ""
     work = partial(check_row, threshold=threshold, extract=extract)
+    write = (
+        table_writer(destination, separator)
+        if separator
+        else lambda record: destination.write(json.dumps(record, ensure_ascii=False) + "\n")
+    )
     for record in map_in_order(work, rows, jobs=resolve_jobs(jobs, len(rows))):
-        destination.write(json.dumps(record, ensure_ascii=False) + "\n")
+        write(record)
         summary.rows += 1
         form = str(record.get("form") or "?")
         if record["error"] and record["error_kind"] != "text":

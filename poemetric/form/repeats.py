@@ -57,7 +57,7 @@ def score_repeats(
         similarity = repeat_similarity(lines[source], lines[copy])
         total += similarity
         if similarity < 1.0:
-            kind = "only a near-repeat of" if similarity > 0 else "does not repeat"
+            kind = "is only a near-repeat of" if similarity > 0 else "does not repeat"
             findings.append(
                 Finding(
                     constraint,

@@ -120,7 +120,7 @@ def score_scheme(
                             f"repeated line is not a rhyme ({letter})"
                             if copied_from >= 0 and best_credit == 0.0
                             else f"lines {best_j + 1} and {index + 1} should rhyme ({letter}) but "
-                            f"{words[best_j] or '-'!r} / {word or '-'!r} is {best_kind.value}",
+                            f"{words[best_j] or '-'!r} / {word or '-'!r} " + _fails_as(best_kind),
                         )
                     )
             else:
@@ -251,3 +251,9 @@ def rhyme_unit(line: str) -> str:
 def rhyme_words(lines: tuple[str, ...]) -> tuple[str, ...]:
     """Rhyme units of the lines (end words, or mosaic units; see `rhyme_unit`)."""
     return tuple(rhyme_unit(line) for line in lines)
+
+
+def _fails_as(kind: Rhyme) -> str:
+    """How a required rhyme failed, in a poet's words: "do not" (rhyme), or "is only a loose
+    rhyme" (a class that earns too little here); it read "'street' / 'bread' is none"."""
+    return "do not" if kind is Rhyme.NONE else f"is only a {kind.value} rhyme"

@@ -287,8 +287,9 @@ def pantoum_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     for prev, nxt in itertools.pairwise(quatrains):
         if len(prev) == 4 and len(nxt) == 4:
             pairs += [
-                (prev[1], nxt[0], "chain (line 2 -> next line 1)"),
-                (prev[3], nxt[2], "chain (line 4 -> next line 3)"),
+                # In a poet's words ("chain (line 2 -> next line 1)" was the checker's).
+                (prev[1], nxt[0], "a stanza's 2nd line returns as the next one's 1st"),
+                (prev[3], nxt[2], "a stanza's 4th line returns as the next one's 3rd"),
             ]
     chain = score_repeats(poem.lines, pairs, "repetition")
     outcome.add(chain)
