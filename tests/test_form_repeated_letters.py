@@ -29,7 +29,9 @@ def test_repeated_group() -> None:
     assert repeated_group("AABBAABBAABB") == "AABB"
 
 
-def test_same_letters_in_every_stanza_ask_for_the_same_rhymes_and_say_how_to_ask_otherwise() -> None:
+def test_same_letters_in_every_stanza_ask_for_the_same_rhymes_and_say_how_to_ask_otherwise() -> (
+    None
+):
     literal = check_poem(BALLAD, "ballad", None, "ABCB ABCB ABCB")
     assert not literal.passed  # a letter is one rhyme wherever it stands: the verdict stays
     assert literal.rhyme_score == 0.5

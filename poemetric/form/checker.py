@@ -40,7 +40,7 @@ from poemetric.form.parsing import (
 )
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
-CHECKER_VERSION = "form-2.7"
+CHECKER_VERSION = "form-2.8"
 DEFAULT_THRESHOLD = 0.7
 #: Inputs longer than this many characters are cut before parsing (time and memory bound).
 MAX_CHARS = 200_000

@@ -68,6 +68,57 @@ _FOOT_WORDS: dict[str, str] = {
     "amphibrach": "amphibrachic",
 }
 _NO_METER = {"", "none", "nan", "n/a", "na", "free verse", "-", "unknown"}
+#: Hymnals' abbreviations of the stanza meters (C.M., L.M.D., ...).
+_ABBREVIATIONS = {
+    "cm": "common meter",
+    "cmd": "common meter",
+    "lm": "long meter",
+    "lmd": "long meter",
+    "sm": "short meter",
+    "smd": "short meter",
+}
+_NUMBER_GROUP = re.compile(r"\d+(?:\s*[-.,/ ]\s*\d+)*")
+_NUMBERS = re.compile(r"^\s*\d+(?:\s*[-.,/ ]\s*\d+)*\s*\.?\s*$")
+
+
+def _numbered_meter(text: str) -> MeterSpec:
+    """A meter written as numbers: syllables per line as hymnals write them (``8.6.8.6``,
+    ``86 86``, ``8.8.8.8``: common and long meter; ``10.10.10.10``: pentameter), read as iambic
+    lines of half as many beats, or beats per line (``4-3-4-3``, the limerick's ``3-3-2-2-3``).
+    Odd syllable counts (``7.7.7.7``, trochaic lines) and other numbers raise ValueError."""
+    tokens = re.findall(r"\d+", text)
+    if any(len(t) > 2 or int(t) > 16 for t in tokens):
+        tokens = [digit for token in tokens for digit in token]  # 8686, 86 86
+    numbers = tuple(int(t) for t in tokens)
+    syllables = max(numbers) >= 6
+    if syllables and any(n % 2 or n < 4 or n > 16 for n in numbers):
+        raise ValueError(
+            f"unrecognised meter {text!r}: numbers of 6 or more are syllables per line, read as "
+            "iambic lines (8.6.8.6 is common meter); for other lines (7.7.7.7) name the meter "
+            "in words, e.g. 'trochaic tetrameter'"
+        )
+    if not syllables and min(numbers) < 1:
+        raise ValueError(f"unrecognised meter {text!r}: a line has at least one beat")
+    beats = tuple(n // 2 for n in numbers) if syllables else numbers
+    cycle = _shortest_cycle(beats)
+    for spec in (_NAMED_METERS["common meter"], _NAMED_METERS["long meter"],
+                 _NAMED_METERS["short meter"], _NAMED_METERS["limerick"]):  # fmt: skip
+        if (spec.beat_pattern == cycle or (spec.feet,) == cycle) and (
+            syllables == (spec.foot == "iambic")
+        ):
+            return spec
+    foot = "iambic" if syllables or cycle in ((5,), (6,)) else None  # as 'pentameter' alone
+    if len(cycle) == 1:
+        return MeterSpec(" ".join(x for x in (foot, FEET_NAMES.get(cycle[0])) if x), foot, cycle[0])
+    return MeterSpec(f"{'-'.join(map(str, cycle))} beats", foot, None, cycle)
+
+
+def _shortest_cycle(values: tuple[int, ...]) -> tuple[int, ...]:
+    """The shortest prefix that `values` repeats: (4, 3, 4, 3) -> (4, 3)."""
+    for size in range(1, len(values) + 1):
+        if len(values) % size == 0 and values == values[:size] * (len(values) // size):
+            return values[:size]
+    return values
 
 
 def parse_meter(text: str | None) -> MeterSpec | None:
@@ -80,11 +131,27 @@ def parse_meter(text: str | None) -> MeterSpec | None:
         return None
     if not isinstance(text, str):
         raise ValueError(f"meter must be a string, got {type(text).__name__}")
+    if _NUMBERS.match(text):
+        return _numbered_meter(text)
     norm = " ".join(re.sub(r"[^a-z ]+", " ", text.lower()).split())
-    if norm in _NO_METER:
+    if norm in _NO_METER and not re.search(r"\d", text):
         return None
+    norm = _ABBREVIATIONS.get(norm.replace(" ", ""), norm)
     if norm in _NAMED_METERS:
         return _NAMED_METERS[norm]
+    numbers = _NUMBER_GROUP.search(text)
+    if numbers is not None:  # "iambic 8.6.8.6": the numbers give the line lengths of the foot
+        spec = _worded_meter(text, norm)
+        if spec.feet is None and spec.beat_pattern is None:
+            counted = _numbered_meter(numbers.group())
+            return MeterSpec(counted.name, spec.foot or counted.foot, counted.feet,
+                             counted.beat_pattern, counted.fallback_pattern)  # fmt: skip
+        return spec
+    return _worded_meter(text, norm)
+
+
+def _worded_meter(text: str, norm: str) -> MeterSpec:
+    """A meter named in words: a foot, a line length or both (`norm`: lower case, letters)."""
     words = norm.split()
     feet_words = [FEET_BY_NAME[w] for w in words if w in FEET_BY_NAME]
     foot_words = [_FOOT_WORDS[w] for w in words if w in _FOOT_WORDS]
