@@ -311,20 +311,21 @@ def test_a_jsonl_file_without_a_required_key_is_an_error_as_a_csv_without_the_co
     assert result.exit_code == 0 and "2 valid poems" in result.output, result.output
 
 
-def test_a_semicolon_separated_csv_is_named_as_such(tmp_path: Path) -> None:
-    """A spreadsheet's semicolon-separated export was "missing column headers" of all seven
-    required columns, each of which its header has, with no word about the separator."""
-    header = "form;title;author;content;meter_pattern;rhyme_pattern;theme"
+def test_a_csv_with_another_separator_is_named_as_such(tmp_path: Path) -> None:
+    """A spreadsheet's pipe- or tab-separated export was "missing column headers" of all seven
+    required columns, each of which its header has, with no word about the separator (a
+    semicolon-separated one is read: test_dataset_semicolon.py)."""
+    header = "form|title|author|content|meter_pattern|rhyme_pattern|theme"
     semi = tmp_path / "poems.csv"
-    semi.write_text(f'{header}\nsonnet;T;A;"one\ntwo";;;\n', encoding="utf-8")
+    semi.write_text(f'{header}\nsonnet|T|A|"one\ntwo"|||\n', encoding="utf-8")
     result = runner.invoke(app, ["dataset", "validate", str(semi)], env={"COLUMNS": "400"})
     assert result.exit_code == 1
     assert (
-        "; the header is semicolon-separated, and a .csv file is read as comma-separated: "
+        "; the header is pipe-separated, and a .csv file is read as comma-separated: "
         "save it comma-separated\n"
     ) in result.output
     tabbed = tmp_path / "tabbed.csv"
-    tabbed.write_text(header.replace(";", "\t") + '\nsonnet\tT\tA\t"one\ntwo"\t\t\t\n')
+    tabbed.write_text(header.replace("|", "\t") + '\nsonnet\tT\tA\t"one\ntwo"\t\t\t\n')
     result = runner.invoke(app, ["dataset", "validate", str(tabbed)], env={"COLUMNS": "400"})
     assert (
         "the header is tab-separated, and a .csv file is read as comma-separated: rename the "
