@@ -143,6 +143,39 @@ def test_fetch_from_a_file_with_the_wrong_hash(
     assert not any(path.is_file() for path in (tmp_path / "data").rglob("*"))
 
 
+def test_fetch_from_a_file_of_ones_own_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fetch poemetric --from my_own.csv` of a dataset of one's own said "sha256 mismatch" and
+    the two hashes alone: not that such a file needs no fetching, nor how to get the release."""
+    monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path / "data"))
+    own = tmp_path / "my own.csv"
+    own.write_text(
+        "form,title,author,content,meter_pattern,rhyme_pattern,theme\n"
+        'limerick,Tea,Ann,"A pot that was left on the stove\nboiled dry as a desert in Hove;\n'
+        "it cracked with a ping,\nlike a bell in the spring,\nand was mourned by the "
+        'cups in a drove.",anapestic,AABBA,tea\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(
+        app, ["dataset", "fetch", "poemetric", "--from", str(own)], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 1
+    error = result.stderr
+    assert error.startswith("error: sha256 mismatch") and "expected 96dce2be83ca" in error
+    assert f"{own} is not the 'poemetric' release; to use your own file, pass its path" in error
+    assert f"(`--dataset '{own}'`), without fetching it" in error
+    assert (
+        "to fetch the release, run `poemetric dataset fetch poemetric` (it downloads https://"
+        in error
+    )
+    # A hash pinned on purpose (--sha256) is not "the release": no such advice.
+    pinned = runner.invoke(
+        app, ["dataset", "fetch", "poemetric", "--from", str(own), "--sha256", "0" * 64]
+    )
+    assert pinned.exit_code == 1 and "is not the 'poemetric' release" not in pinned.stderr
+
+
 def test_validate_by_name_refuses_a_file_that_is_not_the_pinned_release(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
