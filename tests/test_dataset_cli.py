@@ -106,7 +106,7 @@ def test_list_show_and_fetch_from(
     poemetric_gold_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path))
-    listing = runner.invoke(app, ["dataset", "list"])
+    listing = runner.invoke(app, ["dataset", "list"], env={"COLUMNS": "400"})
     assert listing.exit_code == 0
     assert re.search(r"poemetric\s*│\s*no", listing.output) and re.search(
         r"demo\s*│\s*yes", listing.output
@@ -124,7 +124,7 @@ def test_list_show_and_fetch_from(
     assert target.read_bytes() == poemetric_gold_csv.read_bytes()
     assert "163 poems" in fetched.output
 
-    listing = runner.invoke(app, ["dataset", "list"])
+    listing = runner.invoke(app, ["dataset", "list"], env={"COLUMNS": "400"})
     assert re.search(r"poemetric\s*│\s*yes", listing.output)
     shown = runner.invoke(app, ["dataset", "show", "poemetric", "--limit", "4"])
     assert shown.exit_code == 0 and "4 of 163 poems" in shown.output
