@@ -42,7 +42,7 @@ from poemetric.analysis.plotting import (
     save_figure,
 )
 from poemetric.analysis.selection import AuthorSelectionError, select_authors
-from poemetric.paths import resource_path
+from poemetric.paths import bundled_recipes, resource_path
 from poemetric.store import RunStore
 from poemetric.text.plural import plural
 
@@ -139,10 +139,9 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
     if not path.suffix:
         path = resource_path("analysis", f"{name_or_path}.yaml")
     if not path.is_file():
-        bundled = sorted(p.stem for p in resource_path("analysis").glob("*.yaml"))
         raise RecipeError(
             f"no recipe {str(name_or_path)!r} (looked for {path}); bundled recipes: "
-            + ", ".join(bundled)
+            + ", ".join(bundled_recipes())
         )
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
