@@ -225,18 +225,21 @@ def render_figures(
             function, needs_judge = FIGURE_KINDS[spec.kind]
             selection = authors if authors is not None else spec.authors
             source = "--authors" if authors is not None else "the recipe's authors:"
+            selected_by = f"{source} {selection!r}" if selection else None
             try:
                 shown, notes = select_authors(selection, present, source=source)
             except AuthorSelectionError as error:
                 shown, notes = select_authors(None, present)
                 notes = [f"{error}; showing every author"]
+                selected_by = None
             drawn = False
             for current in judges if needs_judge else [None]:
                 name = spec.name + (
                     f"-{current}" if needs_judge and current and len(judges) > 1 else ""
                 )
                 context = FigureContext(data, judge=current, authors=shown, width=width,
-                                        labels=labels, experts=ratings)  # fmt: skip
+                                        labels=labels, experts=ratings,
+                                        selected_by=selected_by)  # fmt: skip
                 try:
                     drawing = function(context, **spec.params)
                 except FigureSkipped as skipped:
