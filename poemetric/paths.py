@@ -34,6 +34,12 @@ def resource_path(kind: str, *parts: str) -> Path:
     return resource_root().joinpath(kind, *parts)
 
 
+def bundled_recipes() -> list[str]:
+    """Names of the figure recipes in `analysis/` (`NAME.yaml`), sorted: what `figures
+    --recipe` lists (its help named two of three from a list kept by hand)."""
+    return sorted(path.stem for path in resource_path("analysis").glob("*.yaml"))
+
+
 def user_data_path(*parts: str) -> Path:
     """Per-user data directory (downloaded datasets, caches); `$POEMETRIC_DATA_DIR` overrides."""
     from platformdirs import user_data_dir  # here: `replaced_when_done` users need not load it

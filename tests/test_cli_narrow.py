@@ -220,17 +220,32 @@ def test_dataset_show_keeps_the_table_where_the_ids_fit(tmp_path: Path) -> None:
     assert max(map(len, narrow.output.splitlines())) <= 80
 
 
-def test_dataset_list_at_80_columns_keeps_the_data_path_whole(tmp_path: Path) -> None:
-    """`dataset list` at 80 columns cut where the release goes (`/root/.local/s…`), the path a
-    reader looks for; it is now folded within its column."""
+def test_dataset_list_at_80_columns_is_a_block_per_dataset(tmp_path: Path) -> None:
+    """`dataset list` at 80 columns folded the descriptions into a column of 15 characters, a
+    table 46 lines tall for three datasets (and before that cut where the release goes,
+    `/root/.local/s…`). Where the description would have less than 30 columns, each dataset is
+    a block, as `dataset show`'s poems are: its name line, its file's path, its description
+    wrapped below; no value is cut."""
     data = tmp_path / "a-data-folder-with-a-long-name"
     result = CliRunner().invoke(
         app, ["dataset", "list"], env={**NARROW, "POEMETRIC_DATA_DIR": str(data)}
     )
     assert result.exit_code == 0, result.output
-    assert "…" not in result.output
-    assert max(len(line) for line in result.output.splitlines()) <= 80
-    rows = [row for row in _cells(result.output) if len(row) == 5]
-    start = next(i for i, row in enumerate(rows) if row[0] == "poemetric")
-    where = "".join(row[3] for row in rows[start:])
-    assert str(data / "datasets" / "poemetric") in where
+    lines = result.output.splitlines()
+    assert "…" not in result.output and "│" not in result.output
+    assert max(map(len, lines)) <= 80 and len(lines) <= 16, lines
+    assert lines[0] == "demo (16 poems): bundled"
+    assert (
+        "poemetric (163 poems): not present, fetch it: poemetric dataset fetch poemetric" in lines
+    )
+    path = str(data / "datasets" / "poemetric" / "POEMetric_human_poems_annotated.csv")
+    assert path in "".join(line.strip() for line in lines)  # folded only where wider than 80
+    words = " ".join(line.strip() for line in lines)
+    assert "hand-annotated like the POEMetric release. Offline, no download." in words
+    wide = CliRunner().invoke(
+        app, ["dataset", "list"], env={"COLUMNS": "400", "POEMETRIC_DATA_DIR": str(tmp_path)}
+    )
+    rows = [row for row in _cells(wide.output) if len(row) == 5]
+    assert rows[0] == ["name", "present", "poems", "where", "description"]
+    where = next(row[3] for row in rows if row[0] == "poemetric")
+    assert where == str(tmp_path / "datasets" / "poemetric" / "POEMetric_human_poems_annotated.csv")

@@ -106,7 +106,7 @@ def test_list_show_and_fetch_from(
     poemetric_gold_csv: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path))
-    listing = runner.invoke(app, ["dataset", "list"])
+    listing = runner.invoke(app, ["dataset", "list"], env={"COLUMNS": "400"})
     assert listing.exit_code == 0
     assert re.search(r"poemetric\s*│\s*no", listing.output) and re.search(
         r"demo\s*│\s*yes", listing.output
@@ -124,7 +124,7 @@ def test_list_show_and_fetch_from(
     assert target.read_bytes() == poemetric_gold_csv.read_bytes()
     assert "163 poems" in fetched.output
 
-    listing = runner.invoke(app, ["dataset", "list"])
+    listing = runner.invoke(app, ["dataset", "list"], env={"COLUMNS": "400"})
     assert re.search(r"poemetric\s*│\s*yes", listing.output)
     shown = runner.invoke(app, ["dataset", "show", "poemetric", "--limit", "4"])
     assert shown.exit_code == 0 and "4 of 163 poems" in shown.output
@@ -141,6 +141,39 @@ def test_fetch_from_a_file_with_the_wrong_hash(
     assert result.stdout == "" and result.stderr.startswith("error: sha256 mismatch")
     assert "nothing was written" in result.stderr
     assert not any(path.is_file() for path in (tmp_path / "data").rglob("*"))
+
+
+def test_fetch_from_a_file_of_ones_own_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fetch poemetric --from my_own.csv` of a dataset of one's own said "sha256 mismatch" and
+    the two hashes alone: not that such a file needs no fetching, nor how to get the release."""
+    monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path / "data"))
+    own = tmp_path / "my own.csv"
+    own.write_text(
+        "form,title,author,content,meter_pattern,rhyme_pattern,theme\n"
+        'limerick,Tea,Ann,"A pot that was left on the stove\nboiled dry as a desert in Hove;\n'
+        "it cracked with a ping,\nlike a bell in the spring,\nand was mourned by the "
+        'cups in a drove.",anapestic,AABBA,tea\n',
+        encoding="utf-8",
+    )
+    result = runner.invoke(
+        app, ["dataset", "fetch", "poemetric", "--from", str(own)], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 1
+    error = result.stderr
+    assert error.startswith("error: sha256 mismatch") and "expected 96dce2be83ca" in error
+    assert f"{own} is not the 'poemetric' release; to use your own file, pass its path" in error
+    assert f"(`--dataset '{own}'`), without fetching it" in error
+    assert (
+        "to fetch the release, run `poemetric dataset fetch poemetric` (it downloads https://"
+        in error
+    )
+    # A hash pinned on purpose (--sha256) is not "the release": no such advice.
+    pinned = runner.invoke(
+        app, ["dataset", "fetch", "poemetric", "--from", str(own), "--sha256", "0" * 64]
+    )
+    assert pinned.exit_code == 1 and "is not the 'poemetric' release" not in pinned.stderr
 
 
 def test_validate_by_name_refuses_a_file_that_is_not_the_pinned_release(
@@ -311,20 +344,21 @@ def test_a_jsonl_file_without_a_required_key_is_an_error_as_a_csv_without_the_co
     assert result.exit_code == 0 and "2 valid poems" in result.output, result.output
 
 
-def test_a_semicolon_separated_csv_is_named_as_such(tmp_path: Path) -> None:
-    """A spreadsheet's semicolon-separated export was "missing column headers" of all seven
-    required columns, each of which its header has, with no word about the separator."""
-    header = "form;title;author;content;meter_pattern;rhyme_pattern;theme"
+def test_a_csv_with_another_separator_is_named_as_such(tmp_path: Path) -> None:
+    """A spreadsheet's pipe- or tab-separated export was "missing column headers" of all seven
+    required columns, each of which its header has, with no word about the separator (a
+    semicolon-separated one is read: test_dataset_semicolon.py)."""
+    header = "form|title|author|content|meter_pattern|rhyme_pattern|theme"
     semi = tmp_path / "poems.csv"
-    semi.write_text(f'{header}\nsonnet;T;A;"one\ntwo";;;\n', encoding="utf-8")
+    semi.write_text(f'{header}\nsonnet|T|A|"one\ntwo"|||\n', encoding="utf-8")
     result = runner.invoke(app, ["dataset", "validate", str(semi)], env={"COLUMNS": "400"})
     assert result.exit_code == 1
     assert (
-        "; the header is semicolon-separated, and a .csv file is read as comma-separated: "
+        "; the header is pipe-separated, and a .csv file is read as comma-separated: "
         "save it comma-separated\n"
     ) in result.output
     tabbed = tmp_path / "tabbed.csv"
-    tabbed.write_text(header.replace(";", "\t") + '\nsonnet\tT\tA\t"one\ntwo"\t\t\t\n')
+    tabbed.write_text(header.replace("|", "\t") + '\nsonnet\tT\tA\t"one\ntwo"\t\t\t\n')
     result = runner.invoke(app, ["dataset", "validate", str(tabbed)], env={"COLUMNS": "400"})
     assert (
         "the header is tab-separated, and a .csv file is read as comma-separated: rename the "

@@ -47,9 +47,11 @@ def _validate(path: Path) -> tuple[int, list[str]]:
 @pytest.mark.parametrize(
     ("name", "delimiter", "kind", "fix"),
     [
-        ("poems.csv", ";", "semicolon", "save it comma-separated"),
+        ("poems.csv", "|", "pipe", "save it comma-separated"),
         ("poems.csv", "\t", "tab", "rename the file to .tsv"),
-        ("poems.tsv", ";", "semicolon", "save it tab-separated"),
+        # A .csv file with a semicolon-separated header is read (test_dataset_semicolon.py).
+        ("poems.tsv", ";", "semicolon", "rename the file to .csv"),
+        ("poems.tsv", "|", "pipe", "save it tab-separated"),
     ],
 )
 def test_a_file_with_another_separator_is_one_problem(
@@ -113,13 +115,13 @@ def test_form_check_of_a_file_that_is_not_utf8_is_unusable_not_a_row(
     assert "rows" not in result.output and not out.exists()
 
 
-def test_form_check_of_a_semicolon_separated_file_names_the_separator(tmp_path: Path) -> None:
-    path = _write(tmp_path / "poems.csv", ";")
+def test_form_check_of_a_pipe_separated_file_names_the_separator(tmp_path: Path) -> None:
+    path = _write(tmp_path / "poems.csv", "|")
     result = runner.invoke(app, ["form", "check", str(path), "-o", str(tmp_path / "o.jsonl")],
                            env=WIDE)  # fmt: skip
     assert result.exit_code == 2
     assert result.stderr.strip().endswith(
-        "the header is semicolon-separated, and a .csv file is read as comma-separated: save it "
+        "the header is pipe-separated, and a .csv file is read as comma-separated: save it "
         "comma-separated"
     )
 

@@ -168,6 +168,11 @@ def case_study(
             raise FigureSkipped(
                 f"{name!r} has no poems in this run (authors: {', '.join(present)})"
             )
+        if name is not None and name not in ctx.authors:  # it was "no prompt judged" too
+            raise FigureSkipped(
+                f"{name!r} is left out by {ctx.selected_by or 'the author selection'} (shown: "
+                f"{', '.join(ctx.authors)}); name it there too to draw this figure"
+            )
     line_counts = poems.assign(lines=poems["poem"].astype(str).str.count("\n") + 1)
     longest = line_counts.groupby("poem_id")["lines"].max()
     short = set(longest[longest <= max_lines].index)

@@ -39,8 +39,9 @@ class FigureContext:
     """The run's data for one judge (or none), at one printed width, for chosen authors.
 
     `authors`: the authors to show, in display order (default: every author of the run, human
-    first). `experts`: expert ratings (`load_expert_ratings`), drawn as a second panel where a
-    figure has one. `labels`: display names.
+    first); `selected_by`: what chose them, for messages (`--authors 'model-b'`), None when
+    every author is shown. `experts`: expert ratings (`load_expert_ratings`), drawn as a second
+    panel where a figure has one. `labels`: display names.
     """
 
     data: RunData
@@ -49,6 +50,7 @@ class FigureContext:
     width: float = COLUMN_WIDTHS["two"]
     labels: Labels = field(default_factory=Labels)
     experts: pd.DataFrame | None = None
+    selected_by: str | None = None
 
     def __post_init__(self) -> None:
         if not self.authors:

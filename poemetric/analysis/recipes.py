@@ -42,7 +42,7 @@ from poemetric.analysis.plotting import (
     save_figure,
 )
 from poemetric.analysis.selection import AuthorSelectionError, select_authors
-from poemetric.paths import resource_path
+from poemetric.paths import bundled_recipes, resource_path
 from poemetric.store import RunStore
 from poemetric.text.plural import plural
 
@@ -139,10 +139,9 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
     if not path.suffix:
         path = resource_path("analysis", f"{name_or_path}.yaml")
     if not path.is_file():
-        bundled = sorted(p.stem for p in resource_path("analysis").glob("*.yaml"))
         raise RecipeError(
             f"no recipe {str(name_or_path)!r} (looked for {path}); bundled recipes: "
-            + ", ".join(bundled)
+            + ", ".join(bundled_recipes())
         )
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -226,18 +225,21 @@ def render_figures(
             function, needs_judge = FIGURE_KINDS[spec.kind]
             selection = authors if authors is not None else spec.authors
             source = "--authors" if authors is not None else "the recipe's authors:"
+            selected_by = f"{source} {selection!r}" if selection else None
             try:
                 shown, notes = select_authors(selection, present, source=source)
             except AuthorSelectionError as error:
                 shown, notes = select_authors(None, present)
                 notes = [f"{error}; showing every author"]
+                selected_by = None
             drawn = False
             for current in judges if needs_judge else [None]:
                 name = spec.name + (
                     f"-{current}" if needs_judge and current and len(judges) > 1 else ""
                 )
                 context = FigureContext(data, judge=current, authors=shown, width=width,
-                                        labels=labels, experts=ratings)  # fmt: skip
+                                        labels=labels, experts=ratings,
+                                        selected_by=selected_by)  # fmt: skip
                 try:
                     drawing = function(context, **spec.params)
                 except FigureSkipped as skipped:

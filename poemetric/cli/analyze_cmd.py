@@ -32,6 +32,7 @@ from poemetric.cli.options import (
     run_output_folder,
     unknown_choice,
 )
+from poemetric.paths import bundled_recipes
 from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
@@ -254,7 +255,7 @@ def figures(
     recipe: str | None = typer.Option(
         None,
         "--recipe",
-        help="Bundled recipe name from analysis/ (e.g. 'paper', 'rule-based') or a YAML path; "
+        help=f"Bundled recipe from analysis/ ({', '.join(bundled_recipes())}) or a YAML path; "
         "default: every figure.",
     ),
     width: str = typer.Option(

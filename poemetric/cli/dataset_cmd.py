@@ -108,22 +108,73 @@ def list_datasets() -> None:
 
         poemetric dataset list
     """
-    table = Table()
-    # Every column folds: at 80 columns the data folder's path was cut with "…"
-    # (`/root/.local/s…`), the path a reader looks for.
-    for column in ("name", "present", "poems", "where", "description"):
-        table.add_column(column, overflow="fold")
-    for entry in dataset_registry().values():
-        table.add_row(  # the data folder's path is text: `[` in it stays
-            *plain_cells(
-                entry.name,
-                "yes" if entry.present else f"no (poemetric dataset fetch {entry.name})",
-                entry.poems or "",
-                "bundled" if entry.bundled else entry.path,
-                entry.description,
-            )
+    rows: list[tuple[str, ...]] = [
+        (
+            entry.name,
+            "yes" if entry.present else f"no (poemetric dataset fetch {entry.name})",
+            str(entry.poems or ""),
+            "bundled" if entry.bundled else str(entry.path),
+            entry.description,
         )
-    _console().print(table)
+        for entry in dataset_registry().values()
+    ]
+    console = _console()
+    if _list_table_fits(rows, console.width):
+        console.print(_list_table(rows))
+    else:
+        _print_dataset_blocks(console, rows)
+
+
+LIST_COLUMNS = ("name", "present", "poems", "where", "description")
+#: The narrowest description column `dataset list` prints as a table: at 80 columns the
+#: descriptions folded into columns of 15 characters, a table of 46 lines for three datasets;
+#: where the other columns leave less, each dataset is a block of lines instead (as in `show`).
+LIST_DESCRIPTION = 30
+
+
+def _list_table_fits(rows: list[tuple[str, ...]], width: int) -> bool:
+    """Whether a table `width` wide holds the name, present, poems and where columns whole and
+    leaves the description at least `LIST_DESCRIPTION` characters."""
+    widths = [max([len(header), *(len(row[k]) for row in rows)]) for k, header in
+              enumerate(LIST_COLUMNS[:-1])]  # fmt: skip
+    return sum(widths) + LIST_DESCRIPTION + 3 * len(LIST_COLUMNS) + 1 <= width
+
+
+def _list_table(rows: list[tuple[str, ...]]) -> Table:
+    table = Table()
+    # Only the description folds (`_list_table_fits` leaves the others their whole width): the
+    # data folder's path was cut with "…" (`/root/.local/s…`), then folded at 200 columns.
+    for column in LIST_COLUMNS:
+        table.add_column(column, overflow="fold", no_wrap=column != "description")
+    for row in rows:
+        table.add_row(*plain_cells(*row))  # the data folder's path is text: `[` in it stays
+    return table
+
+
+def _print_dataset_blocks(console: Console, rows: list[tuple[str, ...]]) -> None:
+    """Each dataset's name, poems and presence on a line, its file (unless bundled) and its
+    description indented below: where a table would fold the descriptions into a narrow column.
+    The file's path is folded only when wider than the terminal, never cut."""
+    width = max(console.width - BLOCK_INDENT, 20)
+    indent = " " * BLOCK_INDENT
+    for name, present, poems, where, description in rows:
+        count = f" ({counted(int(poems), 'poem')})" if poems else ""
+        if where == "bundled":
+            state = "bundled"
+        elif present == "yes":
+            state = "present"
+        else:
+            state = f"not present, fetch it: poemetric dataset fetch {name}"
+        for part in textwrap.wrap(f"{name}{count}: {state}", console.width, subsequent_indent=indent,
+                                  break_on_hyphens=False):  # fmt: skip
+            console.print(part, markup=False)
+        if where != "bundled":
+            fits = len(where) <= width
+            console.print(
+                indent + where if fits else where, markup=False, soft_wrap=False, overflow="fold"
+            )
+        for part in textwrap.wrap(description, width, break_on_hyphens=False):
+            console.print(indent + part, markup=False)
 
 
 @dataset_app.command("show")

@@ -8,6 +8,7 @@ unusable download never leaves a file behind, nor replaces the file that was the
 from __future__ import annotations
 
 import hashlib
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
@@ -70,6 +71,11 @@ def fetch_dataset(
             raise DatasetError(
                 f"sha256 mismatch for {origin}: expected {expected}, got {digest}; "
                 f"nothing was written to {target}"
+                + (
+                    _not_the_release(entry, origin, commit)
+                    if source is not None and sha256 is None
+                    else ""
+                )
             )
         if validate is not None:
             try:
@@ -79,6 +85,22 @@ def fetch_dataset(
                     f"{str(error).replace(str(temp), origin)}; nothing was written to {target}"
                 ) from None
     return target
+
+
+def _not_the_release(entry: DatasetEntry, origin: str, commit: str | None) -> str:
+    """What to do with a `--from` file that is not the release: the message was the two hashes
+    alone, and a user with a dataset of their own did not learn that it needs no fetching."""
+    url = entry.download_url(commit)
+    fetch = (
+        f"to fetch the release, run `poemetric dataset fetch {entry.name}` (it downloads {url})"
+        if url
+        else "to fetch the release, pass the release file to --from"
+    )
+    return (
+        f". {origin} is not the {entry.name!r} release; to use your own file, pass its path "
+        f"where a dataset is asked for (`--dataset {shlex.quote(origin)}`), without fetching it; "
+        + fetch
+    )
 
 
 def _resolve_url(entry: DatasetEntry, url: str | None, commit: str | None) -> str:

@@ -36,9 +36,11 @@ class WrongSeparator:
         save it comma-separated` (or `rename the file to .tsv`)."""
         own = _OWN[self.file_format]
         types = {sep: fmt for fmt, sep in _OWN.items()}
+        # A .csv file with a semicolon-separated header is read so (`io.semicolon_header`).
+        types[";"] = "csv"
         fix = (
             f"rename the file to .{types[self.separator]}"
-            if self.separator in types
+            if self.separator in types and types[self.separator] != self.file_format
             else f"save it {SEPARATORS[own]}-separated"
         )
         return (

@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,14 @@ EMPTY_CSV = "empty file: no header row"
 #: which rejected a long poem (a 3,000-line ballad) as "malformed CSV ... (an unclosed quote?)"
 #: while the same poem in JSONL or Parquet was read.
 CSV_FIELD_LIMIT = 1 << 26
+#: Header names (lower case) that mark a `.csv` file's header as semicolon-separated when it has
+#: `;` between them and no comma outside quotes: the `form` column and a poem-text column (a
+#: dataset's `content`, or one `form check` reads). A European Excel saves "CSV" with `;` (the
+#: system's list separator), and such a file was refused ("save it comma-separated"), advice
+#: that Excel cannot follow without changing a system setting.
+SEMICOLON_HEADER_FORM = "form"
+POEM_TEXT_COLUMNS = ("content", "text", "poem", "response", "response_text")
+_SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 
 
 class DatasetError(ValueError):
@@ -94,6 +103,8 @@ class RawTable:
     #: The file could not be read at all (not UTF-8 text, not a Parquet file): its one issue says
     #: why, and no record was read.
     file_error: bool = False
+    #: Warnings about how the whole file was read (a `.csv` read as semicolon-separated).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def unit(self) -> str:
@@ -143,11 +154,33 @@ def _decode(path: Path, data: bytes, table: RawTable) -> str | None:
         return None
 
 
+def semicolon_header(text: str) -> bool:
+    """Whether the first non-blank line of a `.csv` file's text is clearly a semicolon-separated
+    header: `;` and no comma outside double quotes, and, split on `;`, a `form` column and a
+    poem-text column (`POEM_TEXT_COLUMNS`; names compared in lower case)."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    unquoted = re.sub(r'"[^"]*"', "", first)
+    if ";" not in unquoted or "," in unquoted or unquoted.count('"'):
+        return False
+    try:
+        names = {name.strip().lower() for name in next(csv.reader([first], delimiter=";"))}
+    except (csv.Error, StopIteration):
+        return False
+    return SEMICOLON_HEADER_FORM in names and bool(names & set(POEM_TEXT_COLUMNS))
+
+
 def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
     table = RawTable(path, fmt, columns=[], header_line=None)
     text = _decode(path, data, table)
     if text is None:
         return table
+    if fmt == "csv" and semicolon_header(text):
+        delimiter = ";"
+        table.notes.append(
+            "the header is semicolon-separated (a spreadsheet's CSV with ';' as its list "
+            "separator): the file is read with ';' between fields"
+        )
+    separator = _SEPARATOR_NAMES.get(delimiter, repr(delimiter))
     if csv.field_size_limit() < CSV_FIELD_LIMIT:
         csv.field_size_limit(CSV_FIELD_LIMIT)
     # newline="" keeps newlines inside quoted fields; lines are counted here, physically.
@@ -228,7 +261,8 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
                         None,
                         f"expected {len(header)} fields (as in the header), found {len(row)}"
                         + (
-                            " (an unquoted comma in a text field? put such fields in double quotes)"
+                            f" (an unquoted {separator} in a text field? put such fields in "
+                            "double quotes)"
                             if len(row) > len(header)
                             else ""
                         ),

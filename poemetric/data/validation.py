@@ -94,6 +94,7 @@ def validate_file(path: str | Path) -> ValidationReport:
         unreadable=table.unreadable,
     )
     report.issues.extend(table.issues)
+    report.warnings.extend(table.notes)  # read as semicolon-separated: said first
     _check_records(table, report)
     if not table.records and not report.issues:  # a header only, or an empty JSONL file
         report.issues.append(ValidationIssue(str(path), None, None, NO_RECORDS))

@@ -26,7 +26,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from poemetric.data.io import EMPTY_CSV, DatasetError, RawTable, file_format, read_table
+from poemetric.data.io import (
+    EMPTY_CSV,
+    POEM_TEXT_COLUMNS,
+    DatasetError,
+    RawTable,
+    file_format,
+    read_table,
+)
 from poemetric.extraction import extract_poem
 from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
 from poemetric.form.io_csv import table_writer
@@ -36,7 +43,7 @@ from poemetric.text.plural import plural
 #: Where a row's poem may be, first found first: a dataset's `content`, a plain `text` or
 #: `poem`, or a raw model answer (`response`, as `judge parse` names it; `response_text`, as a
 #: run's exported generations do), which `--extract` (the default) takes the poem out of.
-TEXT_KEYS = ("content", "text", "poem", "response", "response_text")
+TEXT_KEYS = POEM_TEXT_COLUMNS
 FORM_KEYS = ("form",)
 METER_KEYS = ("meter_pattern", "meter")
 RHYME_KEYS = ("rhyme_pattern", "rhyme")
@@ -85,6 +92,8 @@ class CheckSummary:
     #: first `LISTED` texts that are not poems, in file order (`errors` and `not_poems` count all).
     unchecked: list[str] = field(default_factory=list)
     not_poem_rows: list[str] = field(default_factory=list)
+    #: What the reader says of the whole input file (a `.csv` read as semicolon-separated).
+    warnings: list[str] = field(default_factory=list)
 
 
 #: How many rows of each kind `CheckSummary` names.
@@ -134,9 +143,13 @@ def _read_table(path: Path) -> RawTable:
     return table
 
 
-def read_rows(path: Path) -> Iterator[InputRow]:
-    """Rows of the file in file order: readable records and unreadable ones (with `error`)."""
+def read_rows(path: Path, warnings: list[str] | None = None) -> Iterator[InputRow]:
+    """Rows of the file in file order: readable records and unreadable ones (with `error`).
+    `warnings` gets what the reader says of the whole file (a `.csv` read as semicolon-separated).
+    """
     table = _read_table(path)
+    if warnings is not None:
+        warnings.extend(table.notes)
     if table.header_read or table.records:
         _require_columns(table, path)
     derived = _dataset_ids(table)
@@ -271,8 +284,8 @@ def check_file(
     see `poemetric.form.parallel`); the output is the same whatever the number. `on_row(done,
     total)` is called after each row is written (a progress bar).
     """
-    rows = list(read_rows(source))
     summary = CheckSummary()
+    rows = list(read_rows(source, summary.warnings))
     unit = "row " if file_format(source) == "parquet" else ""
     work = partial(check_row, threshold=threshold, extract=extract)
     write = (
