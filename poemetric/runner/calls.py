@@ -120,8 +120,8 @@ async def _call(
     except _NotCalled as left:
         if state.reserved:
             run.budget.settle(state.guess.cost_usd, 0.0)
-        if not isinstance(left, _Stopping):  # a stopping run's progress shows what was done
-            run.advance()
+        if not isinstance(left, _Stopping) and run.stopped is None:
+            run.advance()  # a skipped job; a stopped run's or model's progress shows what was done
         return None
     except ProviderError as error:
         run.budget.settle(state.guess.cost_usd, 0.0)

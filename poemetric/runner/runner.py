@@ -143,6 +143,9 @@ class ModelRun:
         if self.stopped is None:
             self.stopped = reason
             self.report.not_run = reason
+            if self.progress is not None and self.task is not None:
+                # Its bar stops where it is: the jobs left pending are not done.
+                self.progress.update(self.task, description=f"{self.spec.name} (stopped)")
 
     def stop_for_auth(self, status: int) -> None:
         """The provider refused the model's API key (HTTP 401/403, Gemini's 400
@@ -163,10 +166,9 @@ class ModelRun:
             self.stop(reason)
 
     def leave_pending(self, jobs: int) -> None:
-        """`jobs` of the model's jobs were not called (it was stopped): left for the next run."""
+        """`jobs` of the model's jobs were not called (it was stopped): left for the next run.
+        They do not advance its progress bar (a model whose key was refused read `16/16`)."""
         self.report.left_pending += jobs
-        for _ in range(jobs):
-            self.advance()
 
     def advance(self, *, tokens: int = 0, cost: float = 0.0) -> None:
         self._tokens += tokens
