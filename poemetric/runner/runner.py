@@ -198,7 +198,7 @@ async def execute_model(run: ModelRun, provider: Provider, pending: Sequence[Job
         run.report.mode = "batch-api"
         await batch_mode.run_batch_api(run, provider, pending)
     else:
-        await calls.run_concurrent(run, provider, pending)
+        await calls.run_concurrent(run, provider, batch_mode.outside_open_batches(run, pending))
 
 
 @contextmanager
@@ -387,6 +387,7 @@ def ran_whole_shard(run: ModelRun) -> bool:
         or report.left_pending
         or report.skipped_budget
         or report.held_elsewhere
+        or report.in_open_batches
         or stopping.requested()
     )
 
