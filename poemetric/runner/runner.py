@@ -144,8 +144,10 @@ class ModelRun:
             self.stopped = reason
             self.report.not_run = reason
             if self.progress is not None and self.task is not None:
-                # Its bar stops where it is: the jobs left pending are not done.
+                # Its bar stops where it is (the jobs left pending are not done), its clock too,
+                # and a log's progress lines no longer count it as under way.
                 self.progress.update(self.task, description=f"{self.spec.name} (stopped)")
+                self.progress.stop_task(self.task)
 
     def stop_for_auth(self, status: int) -> None:
         """The provider refused the model's API key (HTTP 401/403, Gemini's 400
