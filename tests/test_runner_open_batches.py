@@ -32,6 +32,13 @@ def test_jobs_of_an_open_batch_are_not_called_again_without_batch(tmp_path: Path
         (batch,) = store.query("SELECT batch_id, status FROM batches")
         assert batch["status"] == "submitted"
 
+        for batch_mode in (False, True):  # the plan: those jobs cost this command nothing
+            plan = run_generation(
+                store, [spec], options=dataclasses.replace(BATCH, batch=batch_mode, dry_run=True)
+            )
+            assert plan.models[0].estimated_cost_usd == 0.0, batch_mode
+            assert plan.models[0].estimated_input_tokens == 0, batch_mode
+
         direct = run_generation(store, [spec], options=dataclasses.replace(BATCH, batch=False))
         assert server.generation_requests == []  # nothing bought a second time
         (model,) = direct.models
