@@ -126,7 +126,7 @@ def _indented(text: str, width: int) -> str:
 def list_batches(run: Path = RunOption) -> None:
     """The run's provider batches, oldest first: stage, model, status ('collected': results
     stored; 'abandoned': given up, its jobs submitted again by the next run; 'not found (404)':
-    the provider knows no such batch for this key, what to do said below the table; any other:
+    the provider knows no such batch for this key, what to do said below the list; any other:
     in flight, polled and downloaded by the next run), jobs, and the last download error.
 
     Examples:
