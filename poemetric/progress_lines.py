@@ -124,6 +124,8 @@ def rich_counts(progress: Progress) -> Callable[[], list[Count]]:
     def counts() -> list[Count]:
         found = []
         for task in progress.tasks:
+            if task.stop_time is not None:  # stopped (a refused key): the summary says why
+                continue
             fields = task.fields
             extra = (
                 f"{fields['tokens']} tok, ${fields['cost']}"

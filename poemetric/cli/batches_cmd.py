@@ -4,6 +4,7 @@ abandon one whose results cannot be downloaded so that the next run submits its 
 from __future__ import annotations
 
 import shlex
+import textwrap
 from pathlib import Path
 
 import typer
@@ -63,11 +64,69 @@ def _not_found_advice(rows: list[BatchRow], run: Path) -> str:
     )
 
 
+#: Narrowest note column worth a table; below it the batches are listed one block each.
+NOTE_MIN = 24
+
+
+def _cells(row: BatchRow) -> list[str]:
+    """batch, stage, model, status, jobs, updated (UTC)."""
+    status = row.status
+    if row.in_flight and status in ENDED_STATES:  # its results are still to be downloaded
+        status += ", not collected"
+    updated = row.updated_at[:19].replace("T", " ")
+    return [row.batch_id, row.stage, row.model, status, f"{row.jobs:,}", updated]
+
+
+def _print_batches(console: Console, rows: list[BatchRow]) -> None:
+    """The batches as a table where every cell fits whole on its line, else (at 80 columns, in
+    a log, with ids such as `batch_6820f0a3c1b48190a1b2c3d4e5f60718`) one block per batch: the
+    id whole on its own line, as `batches abandon` takes it, never cut to `batch_0011…`."""
+    headers = ["batch", "stage", "model", "status", "jobs", "updated (UTC)"]
+    cells = [_cells(row) for row in rows]
+    notes = [_note(row) for row in rows]
+    widths = [
+        max(max(map(len, header.split())), *(len(line[i]) for line in cells))
+        for i, header in enumerate(headers)
+    ]
+    columns = len(headers) + any(notes)
+    needed = sum(widths) + (NOTE_MIN if any(notes) else 0) + 3 * columns + 1
+    if needed <= console.width:
+        table = Table(*headers[:4])
+        table.add_column(headers[4], justify="right")
+        table.add_column(headers[5], no_wrap=True)
+        if any(notes):
+            table.add_column("note", overflow="fold")
+        for line, note in zip(cells, notes, strict=True):
+            table.add_row(*plain_cells(*line, *([note] if any(notes) else [])))
+        console.print(table)
+        return
+    for line, note in zip(cells, notes, strict=True):
+        batch_id, stage, model, status, jobs, updated = line
+        console.print(batch_id, markup=False, soft_wrap=True)
+        jobs_text = f"{jobs} job" + ("" if jobs == "1" else "s")
+        details = [f"{stage}, {model}: {status}, {jobs_text}, updated {updated} UTC"]
+        for text in [*details, *([f"note: {note}"] if note else [])]:
+            console.print(_indented(text, console.width), markup=False)
+
+
+def _indented(text: str, width: int) -> str:
+    """`text` indented under its batch id, wrapped at spaces to `width` (a word longer than
+    the line stays whole)."""
+    return textwrap.fill(
+        text,
+        width=max(width, 20),
+        initial_indent="  ",
+        subsequent_indent="    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
 @batches_app.command("list")
 def list_batches(run: Path = RunOption) -> None:
     """The run's provider batches, oldest first: stage, model, status ('collected': results
     stored; 'abandoned': given up, its jobs submitted again by the next run; 'not found (404)':
-    the provider knows no such batch for this key, what to do said below the table; any other:
+    the provider knows no such batch for this key, what to do said below the list; any other:
     in flight, polled and downloaded by the next run), jobs, and the last download error.
 
     Examples:
@@ -79,14 +138,7 @@ def list_batches(run: Path = RunOption) -> None:
     if not rows:
         typer.echo(f"run {run} has no provider batches (they come from --batch)")
         return
-    table = Table("batch", "stage", "model", "status", "jobs", "updated (UTC)", "note")
-    for row in rows:
-        status = row.status
-        if row.in_flight and status in ENDED_STATES:  # its results are still to be downloaded
-            status += ", not collected"
-        cells = (row.batch_id, row.stage, row.model, status, row.jobs, row.updated_at[:19])
-        table.add_row(*plain_cells(*cells, _note(row)))
-    _console().print(table)
+    _print_batches(_console(), rows)
     advice = _not_found_advice(rows, run)
     if advice:
         _console().print(advice, markup=False)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shlex
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -71,6 +72,7 @@ from poemetric.runner.recording import (
     resolve_from_cache,
 )
 from poemetric.runner.retry import is_auth_failure
+from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.runner.runner import ModelRun
@@ -90,6 +92,30 @@ def _record_batch(run: ModelRun, batch_id: str, jobs: Sequence[Job]) -> None:
         {job.key: job.cache_key for job in jobs},
         {"provider_model": run.spec.model, "requests": len(jobs)},
     )
+
+
+def outside_open_batches(run: ModelRun, pending: Sequence[Job]) -> list[Job]:
+    """Without --batch: the jobs not in a batch an earlier `--batch` run submitted and that is
+    still open (not collected or abandoned). Called now, they were paid twice: once by this call
+    and once by the batch, which the provider still answers and charges. The others are left to
+    their batches, said in one line."""
+    open_batches = {key: batch_id for batch_id, keys in _in_flight(run) for key in keys}
+    left = [job for job in pending if job.key in open_batches]
+    if not left:
+        return list(pending)
+    ids = sorted({open_batches[job.key] for job in left})
+    run.report.in_open_batches = len(left)
+    run_dir = shlex.quote(str(run.store.run_dir))
+    batch_id = shlex.quote(ids[0]) if len(ids) == 1 else "BATCH_ID"
+    run.report.warnings.append(
+        f"{counted(len(left), 'job')} {plural(len(left), 'is', 'are')} in "
+        f"{plural(len(ids), 'a batch', 'batches')} an earlier --batch run submitted and not "
+        f"collected yet ({', '.join(ids)}): left to {plural(len(ids), 'it', 'them')}, not "
+        "called again, which would pay for them twice. Run the command with --batch to "
+        "collect them; to call them now instead, cancel the batch in the provider's batch list, "
+        f"then `poemetric batches abandon {batch_id} --run {run_dir} --force`"
+    )
+    return [job for job in pending if job.key not in open_batches]
 
 
 async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence[Job]) -> None:

@@ -30,7 +30,13 @@ from poemetric.runner.recording import (
     record_failure,
     resolve_from_cache,
 )
-from poemetric.runner.retry import RetryPolicy, is_auth_failure, is_rate_limit
+from poemetric.runner.retry import (
+    RetryPolicy,
+    is_auth_failure,
+    is_model_not_found,
+    is_rate_limit,
+    model_not_found_reason,
+)
 
 if TYPE_CHECKING:
     from poemetric.runner.runner import ModelRun
@@ -114,20 +120,25 @@ async def _call(
     except _NotCalled as left:
         if state.reserved:
             run.budget.settle(state.guess.cost_usd, 0.0)
-        if not isinstance(left, _Stopping):  # a stopping run's progress shows what was done
-            run.advance()
+        if not isinstance(left, _Stopping) and run.stopped is None:
+            run.advance()  # a skipped job; a stopped run's or model's progress shows what was done
         return None
     except ProviderError as error:
         run.budget.settle(state.guess.cost_usd, 0.0)
         refused_key = is_auth_failure(error)
-        if error.fatal or refused_key:
-            # The model cannot run now (nothing listens at its local endpoint, or its key was
-            # refused, as it would be for every other job): stop it, leave its jobs pending.
-            if refused_key:
+        unknown_model = not error.fatal and is_model_not_found(error)
+        if error.fatal or refused_key or unknown_model:
+            # The model cannot run now (nothing listens at its local endpoint, its key was
+            # refused, or the provider knows no such model id, as it would for every other
+            # job): stop it, leave its jobs pending.
+            if refused_key or unknown_model:
                 log_attempt(
                     run, job, attempt_number, "error", error=error, latency_s=state.latency_s
                 )
+            if refused_key:
                 run.stop_for_auth(error.status or 0)
+            elif unknown_model:
+                run.stop_mid_run(model_not_found_reason(run.spec, run.redact(str(error))))
             else:
                 run.stop(run.redact(str(error)))
             run.leave_pending(1)

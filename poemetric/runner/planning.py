@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from poemetric.providers.base import BatchCapable, Completion, ModelSpec
 from poemetric.providers.registry import provider_class
+from poemetric.runner.batch_table import in_flight_batches
 from poemetric.runner.jobs import Job, completion_from_dict, select_shard
 from poemetric.runner.leases import Leases
 from poemetric.runner.report import ModelReport
@@ -115,7 +116,14 @@ def add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
     from poemetric.runner.recording import estimate
 
     batch = run.options.batch and _batch_capable(run.spec)
+    store, spec = run.store, run.spec
+    # A job in a batch that is still open was paid for by that batch: with --batch the run
+    # collects it, without it the run leaves it to the batch; no call of this command pays.
+    open_batches = in_flight_batches(store, run.handler.table, spec.name, spec.provider)
+    paid = {key for _, keys in open_batches for key in keys}
     for job in pending:
+        if job.key in paid:
+            continue
         guess = estimate(run, job, batch=batch)
         run.report.estimated_input_tokens += guess.input_tokens
         run.report.estimated_output_tokens += guess.output_tokens

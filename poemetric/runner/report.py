@@ -67,6 +67,9 @@ class ModelReport:
     #: Jobs leased by another live process on the same run (left to it), and who holds them.
     held_elsewhere: int = 0
     held_by: str | None = None
+    #: Jobs in batches an earlier `--batch` run submitted, still open, left to them by a run
+    #: without --batch (a line in `warnings` says so).
+    in_open_batches: int = 0
     #: Re-asks (follow-up turns after an unusable response) answered, from a call or the cache,
     #: or failed: those sent, not those a stop or the --max-cost budget left unsent.
     reasked: int = 0
@@ -139,7 +142,7 @@ class StageReport:
         return bool(
             self.errors
             or self.not_run
-            or any(m.held_elsewhere for m in self.models)
+            or any(m.held_elsewhere or m.in_open_batches for m in self.models)
             or self.stopped_by_budget
         )
 

@@ -20,7 +20,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception
 from tenacity.stop import stop_base
 from tenacity.wait import wait_base
 
-from poemetric.providers.base import ProviderError
+from poemetric.providers.base import ModelSpec, ProviderError
 
 RATE_LIMIT_STATUS = 429
 #: The API key was refused (wrong, revoked, or without access to the model): every other
@@ -35,6 +35,22 @@ def is_rate_limit(error: BaseException) -> bool:
 
 def is_auth_failure(error: BaseException) -> bool:
     return isinstance(error, ProviderError) and (error.key_refused or error.status in AUTH_STATUSES)
+
+
+def is_model_not_found(error: BaseException) -> bool:
+    """A request answered 404: the provider knows no such model (OpenAI's `model_not_found`,
+    Anthropic's `not_found_error`, Gemini's `NOT_FOUND`), or no such endpoint; either way every
+    other job of the model would be answered the same."""
+    return isinstance(error, ProviderError) and error.status == 404
+
+
+def model_not_found_reason(spec: ModelSpec, error: str) -> str:
+    """Why a model answered 404 was stopped, naming what to check in its model file."""
+    where = f" at {spec.base_url}" if spec.base_url else ""
+    return (
+        f"the provider knows no model {spec.model!r}{where} ({error}): check `model:` (and "
+        f"`base_url:`) in the model file of {spec.name!r}"
+    )
 
 
 def _worth_retrying(error: BaseException) -> bool:

@@ -143,6 +143,11 @@ class ModelRun:
         if self.stopped is None:
             self.stopped = reason
             self.report.not_run = reason
+            if self.progress is not None and self.task is not None:
+                # Its bar stops where it is (the jobs left pending are not done), its clock too,
+                # and a log's progress lines no longer count it as under way.
+                self.progress.update(self.task, description=f"{self.spec.name} (stopped)")
+                self.progress.stop_task(self.task)
 
     def stop_for_auth(self, status: int) -> None:
         """The provider refused the model's API key (HTTP 401/403, Gemini's 400
@@ -163,10 +168,9 @@ class ModelRun:
             self.stop(reason)
 
     def leave_pending(self, jobs: int) -> None:
-        """`jobs` of the model's jobs were not called (it was stopped): left for the next run."""
+        """`jobs` of the model's jobs were not called (it was stopped): left for the next run.
+        They do not advance its progress bar (a model whose key was refused read `16/16`)."""
         self.report.left_pending += jobs
-        for _ in range(jobs):
-            self.advance()
 
     def advance(self, *, tokens: int = 0, cost: float = 0.0) -> None:
         self._tokens += tokens
@@ -196,7 +200,7 @@ async def execute_model(run: ModelRun, provider: Provider, pending: Sequence[Job
         run.report.mode = "batch-api"
         await batch_mode.run_batch_api(run, provider, pending)
     else:
-        await calls.run_concurrent(run, provider, pending)
+        await calls.run_concurrent(run, provider, batch_mode.outside_open_batches(run, pending))
 
 
 @contextmanager
@@ -386,6 +390,7 @@ def ran_whole_shard(run: ModelRun) -> bool:
         or report.left_pending
         or report.skipped_budget
         or report.held_elsewhere
+        or report.in_open_batches
         or stopping.requested()
     )
 
