@@ -1,5 +1,5 @@
 """The survey form in headless Chromium: Enter on an answer, a button pressed while the server
-cannot be reached, a reload just after typing."""
+cannot be reached, a reload just after typing, a comment over the length limit."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import httpx
 import pytest
 from survey_support import answers_of, live_survey, rater_link, serving
 
-from poemetric.survey import tokens
+from poemetric.store import RunStore
+from poemetric.survey import db, tokens
+from poemetric.survey.tasks import MAX_TEXT_CHARS
 from poemetric.survey.web import create_app
 
 if TYPE_CHECKING:
@@ -96,6 +98,78 @@ def test_a_reload_just_after_typing_shows_the_comment_typed(
         assert time.monotonic() < deadline, "the comment was not stored"
         time.sleep(0.05)
     page.close()
+
+
+def test_a_comment_over_the_limit_stays_whole_on_the_page_and_is_not_saved_cut(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A comment pasted over 10,000 characters was cut to 10,000 by the box's maxlength, with
+    no word, and saved so: the rest was lost. The box keeps it whole, its counter says by how
+    much it is over, nothing is saved until it is shortened, and "Save and next" keeps it."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{rater_link(run, url, 'ben')}/3")
+    page.wait_for_load_state("load")
+    box = page.locator("textarea[name=comment_overall_quality]")
+    box.focus()
+    page.keyboard.insert_text("abcde" * (MAX_TEXT_CHARS // 5 + 1))  # as a paste
+    assert len(box.input_value()) == MAX_TEXT_CHARS + 5
+    counter = page.locator("#count-comment_overall_quality")
+    assert "5 over the limit of 10,000" in counter.inner_text()
+    page.locator("#q-comment_overall_quality .saved").filter(has_text="too long").wait_for()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save and next poem").click()
+    assert page.locator("h1").inner_text() == "Poem 3"
+    assert len(box.input_value()) == MAX_TEXT_CHARS + 5  # drawn again as typed
+    assert (
+        "5 over the limit" in page.locator("#q-comment_overall_quality .field-error").inner_text()
+    )
+    assert not [t for _, t in answers_of(run, "ben").values() if t and len(t) > 100]
+    box.press("End")
+    for _ in range(5):
+        box.press("Backspace")
+    page.locator("#q-comment_overall_quality .saved").filter(has_text="saved").wait_for()
+    assert counter.inner_text() == "10,000 of 10,000 characters"
+    deadline = time.monotonic() + 5
+    while (None, "abcde" * (MAX_TEXT_CHARS // 5)) not in answers_of(run, "ben").values():
+        assert time.monotonic() < deadline, "the shortened comment was not stored"
+        time.sleep(0.05)
+    page.close()
+
+
+def test_without_javascript_a_long_comment_is_refused_whole_and_line_breaks_count_once(
+    live: tuple[Path, str],
+) -> None:
+    """A form sent without JavaScript sends each line break as CRLF: a comment of 9,995
+    characters in 1,999 lines counted 11,994 and the whole page was refused ("Answer refused",
+    every answer on it gone). It is stored; one over the limit draws the page again with the
+    comment as typed and its error beside it, the other answers saved."""
+    run, url = live
+    token = rater_link(run, url, "ann").rsplit("/", 1)[1]
+    csrf = tokens.csrf_token(tokens.load_secret(run), "experts", "ann")
+    lines = "word\r\n" * 1999
+    sent = httpx.post(f"{url}/r/{token}/4", data={"csrf": csrf, "comment_literary_devices": lines})
+    assert sent.status_code == 422  # the required questions are still open, not a refusal
+    with RunStore(run, create=False) as store:
+        poem = db.pages(store, "experts", "ann")[3].generation_id
+    stored = {q: (s, t) for (g, q), (s, t) in answers_of(run, "ann").items() if g == poem}
+    assert stored["comment_literary_devices"] == (None, "word\n" * 1999)
+    long = "z" * (MAX_TEXT_CHARS + 1)
+    sent = httpx.post(
+        f"{url}/r/{token}/4",
+        data={"csrf": csrf, "form": "3", "comment_literary_devices": long},
+    )
+    assert sent.status_code == 422
+    assert f">{long}</textarea>" in sent.text
+    assert "10,001 characters is 1 over the limit of 10,000" in sent.text
+    stored = {q: (s, t) for (g, q), (s, t) in answers_of(run, "ann").items() if g == poem}
+    assert stored["form"] == (3, None)
+    assert stored["comment_literary_devices"] == (None, "word\n" * 1999)  # not cut, not replaced
+    save = httpx.post(
+        f"{url}/r/{token}/4/save",
+        data={"csrf": csrf, "field": "comment_literary_devices", "value": long},
+    )
+    assert save.status_code == 400 and "1 over the limit" in save.json()["error"]
 
 
 def _under_prefix(app: Any) -> Any:

@@ -44,10 +44,13 @@ Examples:
 
   poemetric agree docs/examples/krippendorff-2011.csv --na none
 
+  poemetric agree runs/paper/export/survey_answers.csv
+
   poemetric agree judge_and_experts.csv --focus gemini-2.5-pro --scale 1-5
 
 The file has one row per rating: unit (or poem, as in the sheets of poemetric survey sheets),
-rater, item (optional), score; other columns are ignored. A blank score is "not rated"; N/A (the --na value, or the words n/a, na) is a category
+rater, item (optional), score; other columns are ignored. The file of poemetric export
+survey_answers is read as it is (attention checks left out). A blank score is "not rated"; N/A (the --na value, or the words n/a, na) is a category
 for PAo and adjacent agreement and missing for every other statistic. Definitions:
 docs/agreement.md."""
 

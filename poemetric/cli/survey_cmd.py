@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import errno
 import shlex
-import socket
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from poemetric.cli.app import app
@@ -38,12 +37,6 @@ console = Console(emoji=False)
 err_console = Console(emoji=False, stderr=True)
 
 SurveyOption = typer.Option("experts", "--survey", "-s", help="Survey id within the run.")
-SERVE_WARNING = (
-    "[yellow]warning:[/yellow] --host {host} makes the survey reachable from other machines "
-    "over plain HTTP. Prefer an SSH tunnel or a TLS reverse proxy in front of 127.0.0.1 "
-    "(docs/survey.md, 'Remote raters')."
-)
-
 NO_ANSWERS = (
     "{path}: no filled answers found: no row has a score or a comment, so nothing was imported "
     "(an unfilled template? save the filled sheet and import it again). A filled row has a "
@@ -155,15 +148,24 @@ def build(
         )
 
 
-def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]], str]:
+def _links(
+    run: Path, survey: str, base_url: str | None, remember: bool = False
+) -> tuple[list[tuple[str, str]], str, str]:
+    """Each rater's link and the admin link for `base_url` (None: the address `serve` printed
+    last, else the default), and the base used. `remember`: keep it for `links` (serve)."""
+    from poemetric.cli import survey_address
     from poemetric.survey import db, tokens
 
-    if not base_url.lower().startswith(("http://", "https://")):  # "x.org/r/…" opens nothing
+    if base_url is not None and not base_url.lower().startswith(("http://", "https://")):
         host = base_url.split("://")[-1].lstrip("/") or "survey.example.org"
         raise error_exit(f"--base-url {base_url}: give the scheme too, e.g. https://{host}")
     with existing_run(run) as store, _refusals():
         db.load_survey(store, survey)
         ids = db.raters(store, survey)
+        if base_url is None:
+            base_url = survey_address.recalled(store, survey)
+        if base_url is None:
+            base_url = f"http://127.0.0.1:{survey_address.DEFAULT_PORT}"
     try:
         secret = tokens.load_secret(run)
     except OSError as error:  # no secret yet, and the run folder is read-only
@@ -173,7 +175,7 @@ def _links(run: Path, survey: str, base_url: str) -> tuple[list[tuple[str, str]]
         ) from error
     base = base_url.rstrip("/")
     rater_links = [(r, f"{base}/r/{tokens.rater_token(secret, survey, r)}") for r in ids]
-    return rater_links, f"{base}/admin/{tokens.admin_token(secret, survey)}"
+    return rater_links, f"{base}/admin/{tokens.admin_token(secret, survey)}", base
 
 
 def _print_links(rater_links: list[tuple[str, str]], admin: str) -> None:
@@ -191,20 +193,39 @@ def _print_links(rater_links: list[tuple[str, str]], admin: str) -> None:
 def links(
     run: Path = RunOption,
     survey: str = SurveyOption,
-    base_url: str = typer.Option(
-        "http://127.0.0.1:8765", "--base-url", help="Address raters will use (e.g. behind a proxy)."
+    port: int | None = typer.Option(
+        None, "--port", "-p", min=1, max=65535, help="Port on 127.0.0.1 (as `serve --port`)."
+    ),
+    base_url: str | None = typer.Option(
+        None,
+        "--base-url",
+        help="Address raters will use (default: the one `survey serve` printed last, else "
+        "http://127.0.0.1:8765).",
     ),
 ) -> None:
     """Print each rater's private link and the admin link (they are derived from the secret in
-    RUN/survey-secret.key: delete that file to revoke every link).
+    RUN/survey-secret.key: delete that file to revoke every link). Without --port or
+    --base-url, for the address `survey serve` printed them for last.
 
     Examples:
 
         poemetric survey links --run runs/demo
 
+        poemetric survey links --run runs/demo --port 8799
+
         poemetric survey links --run runs/paper --base-url https://rate.example.org
     """
-    _print_links(*_links(run, survey, base_url))
+    if port is not None and base_url is not None:
+        raise error_exit("--port and --base-url: give one (--base-url holds the port)")
+    rater_links, admin, base = _links(
+        run, survey, base_url or (None if port is None else f"http://127.0.0.1:{port}")
+    )
+    if base_url is None and port is None:
+        err_console.print(
+            f"links for {base} (--base-url or --port for another address)",
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip
+    _print_links(rater_links, admin)
 
 
 @survey_app.command("serve")
@@ -216,11 +237,14 @@ def serve(
     ),
     port: int = typer.Option(8765, "--port", "-p", min=1, max=65535, help="Port."),
     base_url: str | None = typer.Option(
-        None, "--base-url", help="Address raters will use, for the printed links."
+        None,
+        "--base-url",
+        help="Address raters will use, for the printed links (`survey links` reuses it).",
     ),
 ) -> None:
     """Serve the survey to raters: one page per poem, answers saved as they are given,
     resumable, with an admin page (progress and agreement). Stop with Ctrl-C; answers are kept.
+    The links' address is kept in the run: `survey links` prints the same links again.
 
     Examples:
 
@@ -228,6 +252,8 @@ def serve(
 
         poemetric survey serve --run runs/paper --base-url https://rate.example.org
     """
+    from poemetric.cli import survey_address
+
     try:
         import uvicorn
 
@@ -236,37 +262,23 @@ def serve(
         raise error_exit(
             f"the survey web app needs its extra: pip install 'poemetric[survey]' ({exc})"
         ) from exc
-    address = f"[{host}]" if ":" in host else host  # an IPv6 address needs its brackets in a URL
     store_path = run / DB_NAME  # read-only as RunStore judges it, without opening it twice
     if store_path.exists() and not writable(store_path):  # every answer is a write
         raise error_exit(read_only_message(store_path))
-    rater_links, admin = _links(run, survey, base_url or f"http://{address}:{port}")
-    sock = _listening_socket(host, port)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        console.print(SERVE_WARNING.format(host=host))
+    served, note = survey_address.served_base(host, port)
+    rater_links, admin, base = _links(run, survey, base_url or served)
+    sock = survey_address.listening_socket(host, port)
+    with existing_run(run) as store:  # once bound: a serve that failed leaves the last address
+        survey_address.remember(store, survey, base)
+    if host not in survey_address.LOCAL_HOSTS:
+        warning = survey_address.SERVE_WARNING.format(host=escape(host))
+        console.print(warning + ("" if base_url else escape(note)))  # an IPv6 [address] is text
     _print_links(rater_links, admin)
     config = uvicorn.Config(
         create_app(run, survey), host=host, port=port, log_level="warning", server_header=False
     )
     with suppress(KeyboardInterrupt):  # Ctrl-C stops the server: a normal end, as in uvicorn.run
         uvicorn.Server(config).run(sockets=[sock])
-
-
-def _listening_socket(host: str, port: int) -> socket.socket:
-    """The server's socket, bound before any link is printed: a port in use printed every
-    rater's link, then uvicorn's "ERROR: [Errno 98] ... address already in use" (exit 3).
-    Bound as uvicorn binds it (IPv6 for a host with ':', SO_REUSEADDR)."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        hint = " (another `survey serve` or program uses it: choose another --port)"
-        reason = f"{exc.strerror or exc}{hint if exc.errno == errno.EADDRINUSE else ''}"
-        raise error_exit(f"cannot serve on {host}:{port}: {reason}") from None
-    sock.set_inheritable(True)
-    return sock
 
 
 @survey_app.command("sheets")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from poemetric.data.io import DatasetError, ValidationIssue, read_table
+from poemetric.data.io import DatasetError, RawTable, ValidationIssue, read_table
 from poemetric.reliability.ratings import Rating, Ratings, parse_score
 from poemetric.text.plural import plural
 
@@ -15,6 +15,14 @@ REQUIRED = ("unit", "rater", "score")
 UNIT_ALIASES = ("poem",)
 #: The item of files without an `item` column.
 SINGLE_ITEM = "score"
+#: `poemetric export survey_answers`: one row per answer, its columns named as in the run store
+#: (unit = generation_id, rater = rater_id, item = question), read when there is no unit, poem
+#: or rater column. Rows of the survey's attention checks are left out, as `survey import` and
+#: `analyze` leave them out; with several surveys in the file, each rater id is prefixed with
+#: its survey id, as `analyze` does.
+EXPORTED = {"unit": "generation_id", "rater": "rater_id", "item": "question"}
+#: The instructed-response item of a survey (poemetric.survey.tasks.ATTENTION_KEY).
+ATTENTION_ITEM = "attention_check"
 MAX_SHOWN = 20
 
 
@@ -55,6 +63,11 @@ def problem_report(title: str, problems: Sequence[str]) -> str:
     return title + ":\n  " + "\n  ".join(shown)
 
 
+def _keys(table: RawTable) -> set[str]:
+    """The columns of a file without a header line (JSONL): every record's keys."""
+    return {key for record in table.records for key in record.values}
+
+
 def read_ratings(
     path: str | Path, *, na_value: float | None = 0.0, scale: Sequence[float] | None = None
 ) -> Ratings:
@@ -67,8 +80,16 @@ def read_ratings(
     except (OSError, DatasetError) as exc:
         raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
     problems = LinedProblems(table.issues)
-    unit_column = next((c for c in ("unit", *UNIT_ALIASES) if c in table.columns), "unit")
-    needed = [unit_column if c == "unit" else c for c in REQUIRED]
+    header = set(table.columns) if table.header_read else _keys(table)
+    names = {"unit": "unit", "rater": "rater", "item": "item"}
+    exported = not header & {"unit", *UNIT_ALIASES, "rater"} and set(EXPORTED.values()) <= header
+    if exported:
+        names = EXPORTED
+    else:
+        names["unit"] = next((c for c in ("unit", *UNIT_ALIASES) if c in header), "unit")
+    surveys = {str(r.values.get("survey_id") or "") for r in table.records} if exported else set()
+    unit_column = names["unit"]
+    needed = [names.get(c, c) for c in REQUIRED]
     missing = [c for c in needed if table.header_read and c not in table.columns]
     if missing:
         raise RatingsFileError(
@@ -83,11 +104,17 @@ def read_ratings(
     for record in table.records:
         where, problems.line = f"{path}:{record.line}", record.line
         values = {k: "" if v is None else str(v).strip() for k, v in record.values.items()}
-        unit, rater = values.get(unit_column, ""), values.get("rater", "")
-        item = values.get("item", SINGLE_ITEM) or ""
+        unit, rater = values.get(unit_column, ""), values.get(names["rater"], "")
+        item = values.get(names["item"], SINGLE_ITEM) or ""
         text = values.get("score", "")
+        if exported and item == ATTENTION_ITEM:
+            continue
+        if exported and len(surveys) > 1 and rater:
+            rater = f"{values.get('survey_id', '')}:{rater}"
         if not unit or not rater or not item:
-            empty = [c for c, v in (("unit", unit), ("rater", rater), ("item", item)) if not v]
+            empty = [
+                names[c] for c, v in (("unit", unit), ("rater", rater), ("item", item)) if not v
+            ]
             problems.append(f"{where}: empty {', '.join(empty)}")
             continue
         key = (unit, rater, item)

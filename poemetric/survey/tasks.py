@@ -31,6 +31,10 @@ class AnswerError(ValueError):
     """An answer that is not one of the question's options (or too long, or not text)."""
 
 
+class TextTooLong(AnswerError):
+    """A comment over MAX_TEXT_CHARS: refused whole (never cut), so the page can keep it."""
+
+
 def option_value(value: float) -> str:
     """How a choice is written in the form: 1, 0.5, 0 (never 1.0)."""
     return f"{value:g}"
@@ -62,13 +66,17 @@ class Question:
                     + ", ".join(allowed)
                 )
             return allowed[raw], None
-        if len(raw) > MAX_TEXT_CHARS:
-            raise AnswerError(
-                f"question {self.label}: {len(raw)} characters, at most {MAX_TEXT_CHARS}"
+        # Counted as stored (a form sends each line break as CRLF; the page counts one).
+        text = raw.replace("\r\n", "\n")
+        if len(text) > MAX_TEXT_CHARS:
+            raise TextTooLong(
+                f"Question {self.label}: not saved, {len(text):,} characters is "
+                f"{len(text) - MAX_TEXT_CHARS:,} over the limit of {MAX_TEXT_CHARS:,}; "
+                "shorten it and save again"
             )
         if "\x00" in raw:
             raise AnswerError(f"question {self.label}: NUL characters are not text")
-        return None, raw.replace("\r\n", "\n")
+        return None, text
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from poemetric.survey.agreement import current_agreement
 from poemetric.survey.guard import MAX_BODY_BYTES, Guard
 from poemetric.survey.render import STATIC, render
 from poemetric.survey.slashes import relative_slash_redirects
-from poemetric.survey.tasks import MAX_TEXT_CHARS, AnswerError, Page, Question
+from poemetric.survey.tasks import MAX_TEXT_CHARS, AnswerError, Page, Question, TextTooLong
 
 #: Prefix of the form's fields holding each answer's edit time (`edits.py`).
 EDITED = "edited:"
@@ -184,9 +184,11 @@ class SurveyApp:
         drawn: Drawn,
         errors: dict[str, str],
         status: int = 200,
+        typed: dict[str, str] | None = None,
     ) -> HTMLResponse:
+        """The page of a poem; `typed`: comments refused (too long) shown as typed instead."""
         scores = {k: s for k, (s, _) in drawn.stored.items() if s is not None}
-        texts = {k: t for k, (_, t) in drawn.stored.items() if t is not None}
+        texts = {k: t for k, (_, t) in drawn.stored.items() if t is not None} | (typed or {})
         return self._page(
             request,
             "page.html",
@@ -202,6 +204,7 @@ class SurveyApp:
             errors=errors,
             csrf=rater.csrf,
             max_text=MAX_TEXT_CHARS,
+            typed=typed or {},
         )
 
     async def _form(
@@ -245,6 +248,7 @@ class SurveyApp:
             return form
         values: dict[str, db.Answer] = {}
         edited: dict[str, int | None] = {}
+        too_long: dict[str, tuple[str, str]] = {}  # question -> (the text typed, why refused)
         try:
             seen = edits.parse_seen(str(form.get(SEEN, "")))
             for key, raw in form.multi_items():
@@ -254,7 +258,10 @@ class SurveyApp:
                     key = key.removeprefix(EDITED)
                     edited[key] = self._edit_time(questions, key, str(raw))
                     continue
-                values[key] = self._parse(questions, key, str(raw))
+                try:
+                    values[key] = self._parse(questions, key, str(raw))
+                except TextTooLong as exc:  # kept on the page drawn again, with its error
+                    too_long[key] = (str(raw).replace("\r\n", "\n"), str(exc))
         except ValueError as exc:  # an AnswerError, or the import time
             return self._page(
                 request, "message.html", 400, heading="Answer refused", message=str(exc)
@@ -264,17 +271,20 @@ class SurveyApp:
             store, self.survey, rater.rater, page, values, edited, required=required, seen=seen
         )
         base = context["base"]
-        if form.get("action") == "previous":
+        if form.get("action") == "previous" and not too_long:
             return RedirectResponse(f"{base}/{max(page.position - 1, 1)}", status_code=303)
-        if not complete:
+        if not complete or too_long:
+            # A comment too long was not stored: the page comes back with it as typed (going on
+            # lost it), its error beside it, the other answers saved.
             drawn = self._drawn(store, rater, page)
             errors = {
                 k: questions[k].missing
                 for k in required
                 if drawn.stored.get(k, (None, None))[0] is None
-            }
+            } | {k: message for k, (_, message) in too_long.items()}
+            typed = {k: text for k, (text, _) in too_long.items()}
             context = self._context(store, rater, request)
-            return self._show(request, rater, page, context, drawn, errors, status=422)
+            return self._show(request, rater, page, context, drawn, errors, 422, typed)
         done = db.completed_positions(store, self.survey_id, rater.rater)
         later = [p.position for p in context["pages"] if p.position not in done]
         # "Save and finish" on the last page goes to the thank-you page, which lists the poems

@@ -24,6 +24,29 @@
     box.classList.toggle("failed", !!failed);
   }
 
+  // A comment over the limit is not sent (the server refuses it whole, never cut): its counter
+  // says by how much, and it stays in the box to be shortened. Counted in characters as Python
+  // counts them (code points: an emoji is one), line breaks one each.
+  function length(element) {
+    return Array.from(element.value).length;
+  }
+  function over(element) {
+    var counter = document.getElementById("count-" + element.name);
+    var max = counter ? parseInt(counter.getAttribute("data-max"), 10) : 0;
+    return max && element.tagName === "TEXTAREA" ? Math.max(length(element) - max, 0) : 0;
+  }
+  function count(element) {
+    var counter = document.getElementById("count-" + element.name);
+    if (!counter) return;
+    var max = parseInt(counter.getAttribute("data-max"), 10), n = length(element), extra = over(element);
+    counter.textContent = extra
+      ? n.toLocaleString("en") + " characters: " + extra.toLocaleString("en") + " over the limit of " +
+        max.toLocaleString("en") + ". Shorten it to save it (it is not saved until then)."
+      : n.toLocaleString("en") + " of " + max.toLocaleString("en") + " characters";
+    counter.classList.toggle("failed", extra > 0);
+  }
+  Array.prototype.forEach.call(form.querySelectorAll("textarea"), count);
+
   function edited(name) {
     return form.elements.namedItem("edited:" + name);
   }
@@ -72,6 +95,11 @@
   // Resolves once the server answered (saved, or refused for good) or could not be reached.
   function save(element, leaving) {
     var name = element.name;
+    if (over(element)) {
+      delete unsaved[name];
+      status(element, "not saved: too long", true);
+      return Promise.resolve();
+    }
     var box = edited(name);
     var sent = box ? box.value : "";
     var body = new URLSearchParams();
@@ -129,6 +157,7 @@
     var element = event.target;
     if (element.tagName !== "TEXTAREA") return;
     stamp(element);
+    count(element);
     clearTimeout(timers[element.name]);
     timers[element.name] = setTimeout(function () { delete timers[element.name]; save(element); }, 700);
   });
@@ -159,6 +188,7 @@
       if (!element || element.tagName !== "TEXTAREA" || !box || !(parseInt(entry.edited, 10) > (parseInt(box.value, 10) || 0))) return;
       element.value = entry.value;
       box.value = entry.edited;
+      count(element);
       save(element);
     });
   } catch (e) { /* storage off, or not ours */ }
@@ -221,6 +251,14 @@
     var link = event.target.closest("a[href]");
     if (!link || event.defaultPrevented || event.button !== 0 || event.ctrlKey || event.metaKey ||
         event.shiftKey || event.altKey) return; // a new tab or window: this page stays
+    var long = Array.prototype.filter.call(form.querySelectorAll("textarea"), over);
+    if (long.length) { // not saved, and leaving would lose it
+      event.preventDefault();
+      if (navNotice) navNotice.textContent = "Not saved: your answer to " +
+        long.map(function (element) { return questionOf(element.name); }).join(", ") +
+        " is too long, so this page stays open. Shorten it, then open the poem again.";
+      return;
+    }
     if (!Object.keys(unsaved).length && !Object.keys(inflight).length && !Object.keys(timers).length) return;
     event.preventDefault();
     if (navNotice) navNotice.textContent = "Saving your answers…";
