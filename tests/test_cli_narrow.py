@@ -4,11 +4,14 @@ price and groups columns no room, the `generate`/`judge` summaries cut names to 
 
 from __future__ import annotations
 
+import os
 import re
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 import typer
 import typer.main
 from typer.testing import CliRunner
@@ -249,3 +252,44 @@ def test_dataset_list_at_80_columns_is_a_block_per_dataset(tmp_path: Path) -> No
     assert rows[0] == ["name", "present", "poems", "where", "description"]
     where = next(row[3] for row in rows if row[0] == "poemetric")
     assert where == str(tmp_path / "datasets" / "poemetric" / "POEMetric_human_poems_annotated.csv")
+
+
+def test_ghostwriting_tables_keep_every_header_whole_at_80_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ghostwriting score` of two poems cut `unweighted` to `unweight…` at 80 columns, and
+    `ghostwriting metrics` cut `near-copies` to `near-copi…` beside a long model name, while the
+    name column folded anyway; a narrower terminal folds a header, never cuts it."""
+    demo = load_dataset("demo").poems
+    files = [tmp_path / "parma.txt", tmp_path / "slumber.txt"]
+    for file, poem in zip(files, (demo[10], demo[13]), strict=True):
+        file.write_text(poem.content, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    scored = CliRunner().invoke(
+        app, ["ghostwriting", "score", "parma.txt", "slumber.txt"], env=NARROW
+    )
+    assert scored.exit_code == 0, scored.output
+    assert "…" not in scored.output and max(map(len, scored.output.splitlines())) <= 80
+    assert "unweighted" in scored.output and "slumber.txt" in scored.output
+    run = tmp_path / "run"
+    generated = CliRunner().invoke(
+        app, ["generate", "--run", "run", "--models", "markov", "--limit", "2", "--no-progress"]
+    )
+    assert generated.exit_code == 0, generated.output
+    with sqlite3.connect(run / "poemetric.sqlite") as db:  # as a model of that name would write
+        db.execute("UPDATE generations SET author = ? WHERE author = 'markov'", (LONG_NAMES[2],))
+    result = CliRunner().invoke(app, ["ghostwriting", "metrics", "--run", "run"], env=NARROW)
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output and max(map(len, result.output.splitlines())) <= 80
+    assert "near-copies" in result.output and LONG_NAMES[2][:12] in result.output
+    # Narrower than the headers' words: every header folds (rich reads COLUMNS once a process).
+    from rich.console import Console
+
+    from poemetric.cli.ghostwriting_cmd import fitted_table
+
+    headers = ["author", "poems", "rhyme density", "uniqueness", "near-copies"]
+    table = fitted_table(None, headers, [[LONG_NAMES[2], "16", "0.108", "0.110", "0"]], 40)
+    narrow = Console(width=40, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
+    narrow.print(table)
+    text = narrow.export_text()
+    assert "…" not in text and max(map(len, text.splitlines())) <= 40

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -216,6 +217,23 @@ def test_tables_and_report_show_an_undefined_raplyzer_mean_as_missing(tmp_path: 
     section = html[html.index('id="ghostwriting"') :]
     terse = section[section.index(">terse<") : section.index("</tr>", section.index(">terse<"))]
     assert '<td class="num">–</td>' in terse and "nan" not in terse.lower()
+
+
+def test_an_author_with_poems_for_fewer_prompts_is_named_in_a_note(tmp_path: Path) -> None:
+    """`demo --local` adds SmolLM2's 4 sonnets beside 16 human poems of four forms: its row's
+    means were set beside the human row's over all 16, whose rhyme densities differ by form,
+    and nothing said the two rows measured different prompts."""
+    use_scripted(lambda request, number: Completion(text=request.context["original"]))
+    with prepared_store(tmp_path / "run", poems=6) as store:
+        run_generation(store, [scripted_spec(name="reciter")], options=FAST)
+        run_generation(store, [scripted_spec(name="late")], options=replace(FAST, limit=2))
+        result = ghostwriting_tables(store)
+    table = result.tables["ghostwriting"].set_index("author")
+    assert table.loc[["human", "reciter", "late"], "poems"].tolist() == [6, 6, 2]
+    said = [note for note in result.notes if "fewer of the 6 prompts" in note]
+    assert len(said) == 1 and ": late 2;" in said[0] and "reciter" not in said[0]
+    cli = CliRunner().invoke(app, ["ghostwriting", "metrics", "--run", str(tmp_path / "run")])
+    assert cli.exit_code == 0 and "fewer of the 6 prompts" in " ".join(cli.output.split())
 
 
 def test_score_command_prints_both_densities(tmp_path: Path) -> None:

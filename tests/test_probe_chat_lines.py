@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from test_cluster_signals import HeldAfter, wait_for
 from test_runner_support import TEST_KEY, TEST_KEY_ENV
@@ -371,3 +372,31 @@ def test_a_model_without_its_key_leaves_no_empty_run_store(
         assert code == 2 and f"set the environment variable {TEST_KEY_ENV}" in err
         assert not (tmp_path / "scores-run").exists()
         assert server.generation_requests == []
+
+
+def test_an_unanswered_pair_counts_in_the_accuracy_as_not_correct(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    """The tables divided by the answered pairs only while n counted them all: 2 correct and 2
+    unanswered of n = 4 read 1.000. An unanswered pair counts in n, never as correct, as a tie."""
+    pairs = tmp_path / "pairs.jsonl"
+    build_offline(pairs, poems=12)
+
+    def some_unanswered(call: ChatCall) -> str:
+        return "Hard to say." if len(call.messages[-1]["content"]) % 3 == 0 else "1"
+
+    with OpenAIServer(some_unanswered, api_key=TEST_KEY) as server:
+        model_file(user_model, server)
+        result = CliRunner().invoke(
+            app,
+            ["probe", "run", str(pairs), "--scorer", "chat:liner", "--no-progress",
+             "--run", str(tmp_path / "run"), "-o", str(tmp_path / "s.jsonl"),
+             "--tables", str(tmp_path / "tables")],
+        )  # fmt: skip
+    assert result.exit_code == 1, result.output  # some pairs unanswered: said, exit 1
+    scores = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
+    verdicts = [score["verdict_sum"] for score in scores]
+    assert "unanswered" in verdicts and "correct" in verdicts
+    table = pd.read_csv(tmp_path / "tables" / "probe_accuracy.csv").iloc[0]
+    assert table["n"] == len(scores) and table["unanswered"] == verdicts.count("unanswered")
+    assert table["acc_sum"] == pytest.approx(verdicts.count("correct") / len(scores))

@@ -198,6 +198,54 @@ def test_a_stopped_hf_run_resumes_and_its_cache_is_bound_to_the_weights_and_sett
         assert (passed_over in again) == (changed != "chunk"), changed
 
 
+@pytest.mark.parametrize("some", [["--limit", "1"], ["--tasks", "b"]])
+def test_a_run_of_some_pairs_after_a_stop_keeps_the_texts_of_the_others(
+    tiny_bert: Path,  # noqa: F811 (the fixture)
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    some: list[str],
+) -> None:
+    """A quick trial (`--limit`, `--tasks`) after a stop removed the cache once its scores file
+    was written: the stopped run's texts of the pairs it left out were lost, and the run of all
+    pairs scored them again. They are kept, said, and read back by that run."""
+    import transformers
+
+    forward = transformers.BertForMaskedLM.forward
+    calls: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:  # a masked LM: one pass per text here
+        calls.append(1)
+        if len(calls) == 5 and not stopped:
+            raise KeyboardInterrupt  # Ctrl-C in the middle of the fifth text
+        return forward(*args, **kwargs)
+
+    texts = ["a lamp in the harbour", "the gulls are asleep", "under a slate roof", "rain at dusk"]
+    pairs = [
+        pair(n, text, text.replace(" ", " old ", 1), task="ab"[n % 2])
+        for n, text in enumerate(texts)
+    ]
+    write_jsonl(pairs, tmp_path / "pairs.jsonl")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(transformers.BertForMaskedLM, "forward", counted)
+    args = ["pairs.jsonl", "--scorer", f"hf:{tiny_bert}", "--device", "cpu", "-o", "s.jsonl"]
+    stopped: list[int] = []
+    result = CliRunner().invoke(app, ["probe", "run", *args])
+    assert result.exit_code == 130, result.output
+    stopped.append(1)
+    cache = cache_path(tmp_path / "s.jsonl")
+    kept = rows(cache)
+    assert kept == 4
+    trial = " ".join(run(*args, *some).output.split())
+    stored = rows(cache)
+    assert stored >= kept and "this run did not use in s.jsonl.cache.sqlite" in trial
+    calls.clear()
+    whole = run(*args)
+    assert f"reused {stored} scored texts from s.jsonl.cache.sqlite" in whole.output
+    assert len(calls) == 2 * len(texts) - stored and not cache.exists()  # nothing scored twice
+    run(*args[:-1], "fresh.jsonl")
+    assert (tmp_path / "s.jsonl").read_bytes() == (tmp_path / "fresh.jsonl").read_bytes()
+
+
 def test_a_hub_model_is_known_by_its_snapshot_and_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

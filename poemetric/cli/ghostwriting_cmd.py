@@ -31,6 +31,7 @@ from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.console import JustifyMethod
 
 
 ghostwriting_app = typer.Typer(
@@ -76,17 +77,44 @@ def _number(value: object, digits: int = 3) -> str:
     return str(value)
 
 
-def frame_table(frame: pd.DataFrame, title: str, columns: dict[str, str]) -> Table:
-    """A rich table of `frame`'s `columns` (name -> header); `title` is markup, the cells text."""
+NAME_HEADERS = {"judge", "author", "file"}
+
+
+def fitted_table(title: str | None, headers: list[str], rows: list[list[str]], width: int) -> Table:
+    """A table of name columns (judge, author, file: left, folded) and number columns (right)
+    that never cuts a header with '…': at 80 columns rich cut `unweighted` and `near-copies` to
+    `unweight…` and `near-copi…` to give the name column room it then folded anyway. When the
+    table is wider than `width`, each number column is as wide as its header's longest word or
+    its widest cell (`rhyme density` wraps, `unweighted` stays whole) and the names take the
+    rest; narrower still, every header folds."""
+    names = [i for i, header in enumerate(headers) if header in NAME_HEADERS]
+    numbers = [i for i in range(len(headers)) if i not in names]
+
+    def widest(i: int, header: list[str]) -> int:
+        return max([*map(len, header), *(len(row[i]) for row in rows)])
+
+    frame = 3 * len(headers) + 1  # "│ " before each cell, " │" after the last
+    fixed: dict[int, int] = {}
+    if sum(widest(i, [headers[i]]) for i in range(len(headers))) + frame > width:
+        least = {i: widest(i, headers[i].split()) for i in numbers}
+        if sum(least.values()) + frame + sum(len(headers[i]) for i in names) <= width:
+            fixed = least
     table = Table(title=title, header_style="bold")
-    for header in columns.values():
-        if header in {"judge", "author"}:  # folded, never cut: cut names can look alike
-            table.add_column(header, justify="left", overflow="fold")
-        else:
-            table.add_column(header, justify="right")
-    for row in frame.to_dict("records"):
-        table.add_row(*plain_cells(*(_number(row[name]) for name in columns)))
+    for i, header in enumerate(headers):
+        justify: JustifyMethod = "left" if i in names else "right"
+        table.add_column(header, justify=justify, overflow="fold", width=fixed.get(i))
+    for row in rows:
+        table.add_row(*plain_cells(*row))
     return table
+
+
+def frame_table(
+    frame: pd.DataFrame, title: str, columns: dict[str, str], width: int | None = None
+) -> Table:
+    """A rich table of `frame`'s `columns` (name -> header) fitted to `width` (default: the
+    terminal's) by `fitted_table`; `title` is markup, the cells text."""
+    rows = [[_number(row[name]) for name in columns] for row in frame.to_dict("records")]
+    return fitted_table(title, list(columns.values()), rows, width or console.width)
 
 
 SUMMARY_COLUMNS = {
@@ -250,10 +278,8 @@ def score_command(
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable, raplyzer_density
     from poemetric.ghostwriting.rhyme_density import rhyme_density
 
-    table = Table(header_style="bold")
-    table.add_column("file", overflow="fold")  # folded, never cut: `drafts/so…` twice said nothing
-    for header in ("syllables", "rhymed", "unweighted", "entropy w", "density", "Raplyzer"):
-        table.add_column(header, justify="right")
+    headers = ["file", "syllables", "rhymed", "unweighted", "entropy w", "density", "Raplyzer"]
+    rows: list[list[str]] = []  # the file folded, never cut: `drafts/so…` twice said nothing
     for path in files:  # every file checked before any is scored
         existing_file(path, "poem file")
     found: list[tuple[Path, tuple[tuple[str, str], ...]]] = []
@@ -269,19 +295,19 @@ def score_command(
             )
         except EspeakUnavailable as error:
             raise error_exit(error) from error
-        table.add_row(  # a file `drafts/[v2].txt` is named as it is
-            *plain_cells(
-                path,
-                measured.syllables,
-                measured.rhymed_syllables,
+        rows.append(  # a file `drafts/[v2].txt` is named as it is (plain_cells)
+            [
+                str(path),
+                str(measured.syllables),
+                str(measured.rhymed_syllables),
                 _number(measured.raw),
                 _number(measured.entropy_weight),
                 _number(measured.density),
                 _number(raplyzer),
-            )
+            ]
         )
         found.append((path, measured.rhymes))
-    console.print(table)
+    console.print(fitted_table(None, headers, rows, console.width))
     if foreign:  # once for all files: the numbers of these say little about rhyme
         err_console.print(
             "warning: mostly not English: "

@@ -302,6 +302,7 @@ def run(
     except PairFileError as error:
         raise error_exit(str(error)) from error
     present = sorted({p.task for p in pairs})
+    everything = len(pairs)
     keep = {t.strip() for t in (tasks or "").split(",") if t.strip()}
     unknown = sorted(keep - set(TASKS) - set(present))  # a pairs file may hold its own tasks
     if unknown:
@@ -344,7 +345,8 @@ def run(
         raise error_exit(f"{scorer}: {error}") from error
     write_jsonl(records, output)
     _say(f"{len(records)} pairs scored by {chosen.name} -> {output}")
-    for note in cache.finish() if cache else []:  # the scores file is whole
+    # The scores file is whole; a run of some pairs keeps the texts of the others for their run.
+    for note in cache.finish(keep_others=len(pairs) < everything) if cache else []:
         _say(note)
     _show(probe_tables(records), tables)
     unanswered = getattr(chosen, "unanswered", 0)

@@ -218,3 +218,23 @@ def near_copy_note(poems: pd.DataFrame, threshold: float) -> str | None:
         f"of a reference text (tf-idf similarity >= "
         f"{threshold:g}): {_per_author(flagged)}; see ghostwriting_poems.csv for the nearest texts"
     )
+
+
+def coverage_note(poems: pd.DataFrame) -> str | None:
+    """A note naming the authors with poems for fewer of the prompts than the human row has:
+    each row's means are over its own poems, so such an author (`demo --local` writes 4 sonnets
+    beside 16 human poems of four forms, whose rhyme densities differ by form) was set beside
+    human poems it never imitated, with nothing saying so."""
+    human = set(poems.loc[poems["author"] == HUMAN_AUTHOR, "poem_id"])
+    short = []
+    for author in author_order(poems["author"].unique()):
+        mine = set(poems.loc[poems["author"] == author, "poem_id"]) & human
+        if author != HUMAN_AUTHOR and len(mine) < len(human):
+            short.append(f"{author} {len(mine)}")
+    if not short:
+        return None
+    return (
+        f"poems for fewer of the {len(human)} prompts than the human row: {', '.join(short)}; "
+        "each author's means are over its own poems, so compare such an author with the human "
+        "poems of the same prompts (ghostwriting_poems.csv, by poem_id)"
+    )

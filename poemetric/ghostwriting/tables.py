@@ -14,6 +14,7 @@ from poemetric.ghostwriting.metrics import (
     DEFAULT_OPTIONS,
     GhostwritingOptions,
     author_measures,
+    coverage_note,
     near_copy_note,
     not_english_note,
     poem_measures,
@@ -69,6 +70,7 @@ def ghostwriting_tables(
         for note in (
             near_copy_note(measured.frame, options.threshold),
             not_english_note(measured.frame),
+            coverage_note(measured.frame),
         ):
             if note:
                 result.notes.append(note)

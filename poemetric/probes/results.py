@@ -59,13 +59,14 @@ PUBLISHED_LAST_LINE: dict[str, tuple[float, float]] = {
 
 
 def _rate(records: Sequence[ScoreRecord], field: str) -> dict[str, float | int]:
+    """Accuracy over all `records`: a tie or an unanswered pair counts in n, never as correct
+    (over the answered pairs only, 2 correct and 2 unanswered of n = 4 read 1.000)."""
     verdicts = [getattr(r, field) for r in records]
-    answered = [v for v in verdicts if v != "unanswered"]
-    correct = sum(v == "correct" for v in answered)
-    low, high = wilson_interval(correct, len(answered))
+    correct = sum(v == "correct" for v in verdicts)
+    low, high = wilson_interval(correct, len(verdicts))
     return {
-        "accuracy": correct / len(answered) if answered else float("nan"),
-        "ties": sum(v == "tie" for v in answered),
+        "accuracy": correct / len(verdicts) if verdicts else float("nan"),
+        "ties": sum(v == "tie" for v in verdicts),
         "ci_low": low,
         "ci_high": high,
     }

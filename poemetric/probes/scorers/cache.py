@@ -2,7 +2,8 @@
 
 `probe run -o SCORES.jsonl` with a local scorer (`hf:`, `vllm:`, `ngram`) stores every text it scores
 in `SCORES.jsonl.cache.sqlite` as it goes (`cache_path`), and removes that file once
-SCORES.jsonl is written. Run again after Ctrl-C, SIGTERM or a crash, it reads back the texts
+SCORES.jsonl is written (a run of some pairs only, `--limit` or `--tasks`, keeps the texts it
+did not use, a stopped run's, for the run of all pairs). Run again after Ctrl-C, SIGTERM or a crash, it reads back the texts
 scored before and scores only the rest.
 
 SQLite rather than a JSONL file appended to: rows go in by transactions, so a stop at any
@@ -83,6 +84,7 @@ class ScoreCache:
         self.reused = 0
         self.stored = 0
         self.other = 0  # rows of another identity found at `bind`
+        self._touched: set[str] = set()  # keys this run read back or stored
         self._description = ""
         self._request: str | None = None  # digest of the request `bind` resolved
         self._db: sqlite3.Connection | None = None
@@ -173,6 +175,7 @@ class ScoreCache:
             for key, total, count in db.execute(query, chunk):
                 found[key] = SequenceScore(math.nan if total is None else total, int(count))
         self.reused += len(found)
+        self._touched.update(found)
         return found
 
     def store(self, scored: Sequence[tuple[str, SequenceScore]]) -> None:
@@ -183,6 +186,7 @@ class ScoreCache:
         if self.stored == 0:
             self._remember()
         rows = [(k, self.identity, s.logprob_sum, s.n_tokens) for k, s in scored]
+        self._touched.update(k for k, _ in scored)
         db.executemany("INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?)", rows)
         self.stored += len(rows)
         if time.monotonic() - self._committed >= COMMIT_EVERY_S:
@@ -219,10 +223,17 @@ class ScoreCache:
             self.remove()
         return total if self.identity is None else mine
 
-    def finish(self) -> list[str]:
+    def finish(self, *, keep_others: bool = False) -> list[str]:
         """Delete the file (the scores file is written) and say what the run took from it:
-        `reused 123 scored texts from PATH`, and the rows of other settings it passed over."""
-        self.remove()
+        `reused 123 scored texts from PATH`, and the rows of other settings it passed over.
+        `keep_others` (a run of some pairs only: `--limit`, `--tasks`): the texts of this
+        scorer that the run neither read back nor scored, those of the pairs it left out, stay
+        in the file for the run of all pairs (a trial after a stop threw them away)."""
+        left = self._left_out() if keep_others else 0
+        if left:
+            self._forget_others()
+        else:
+            self.remove()
         notes = []
         if self.reused:
             texts = counted(self.reused, "scored text")
@@ -232,7 +243,26 @@ class ScoreCache:
                 f"{self.path}: {counted(self.other, 'text')} scored by another scorer, model or "
                 f"setting {plural(self.other, 'was', 'were')} not reused"
             )
+        if left:
+            notes.append(
+                f"kept {counted(left, 'scored text')} this run did not use in {self.path}: the "
+                f"run of all pairs reads {plural(left, 'it', 'them')} back"
+            )
         return notes
+
+    def _left_out(self) -> int:
+        """Rows of this identity that this run neither read back nor stored."""
+        if self.identity is None or not self.path.exists():
+            return 0
+        query = "SELECT key FROM scores WHERE identity = ?"
+        keys = {key for (key,) in self._open().execute(query, (self.identity,))}
+        return len(keys - self._touched)
+
+    def _forget_others(self) -> None:
+        """Drop the rows of other identities (never read again) and close the file."""
+        db = self._open()
+        db.execute("DELETE FROM scores WHERE identity != ?", (self.identity,))
+        self.close()
 
     def remove(self) -> None:
         """Close and delete the file (the scores file is complete)."""
