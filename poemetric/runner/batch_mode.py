@@ -134,7 +134,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         for job in to_submit[start : start + size]:
             guess = estimate(run, job, batch=True)
             if not run.budget.try_reserve(guess.cost_usd):  # this job alone: cheaper ones run
-                run.report.skipped_budget += 1
+                run.report.skip_for_budget(reask=job.turn > 0)
                 run.advance()
                 continue
             reserved[job.key] = guess.cost_usd
