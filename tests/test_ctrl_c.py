@@ -151,3 +151,32 @@ def test_a_third_ctrl_c_interrupts_a_stage_too_busy_to_stop(
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # given back
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_ctrl_c_while_a_batch_waits_at_the_provider_says_it_is_open(tmp_path: Path) -> None:
+    """The message after Ctrl-C said nothing of the batch left open at the provider (which
+    answers it and charges for it): only the resume command's `--batch` hinted at it."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=3).close()
+    with OpenAIServer(api_key=TEST_KEY, batch_polls_in_progress=1000) as server:
+        env = {"POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url))}
+        args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "3", "--batch"]
+
+        def polls() -> int:
+            return sum(1 for r in server.requests if r.method == "GET" and "/batches/" in r.path)
+
+        process = start(tmp_path, *args, env=env, log="job.log")
+        wait_for(lambda: polls() >= 1, process)  # then it sleeps 30 s before the next poll
+        ctrl_c(process)
+        output = stopped(process, tmp_path / "job.log")
+    assert process.returncode == 130, output
+    with RunStore(run) as store:
+        (batch_id,) = [row["batch_id"] for row in store.query("SELECT batch_id FROM batches")]
+    text = " ".join(output.split())
+    assert (
+        "1 batch (3 jobs) is still open at the provider, which answers it and charges for it "
+        "meanwhile: resuming with --batch collects it (nothing is submitted again). Resume with: "
+        f"poemetric {' '.join(args)} To stop for good instead, cancel it in the provider's batch "
+        f"list, then give it up: `poemetric batches list --run {run}` lists it, `poemetric "
+        f"batches abandon {batch_id} --run {run} --force` gives it up" in text
+    ), output

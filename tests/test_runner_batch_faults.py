@@ -293,10 +293,18 @@ def test_results_that_cannot_be_downloaded_are_error_rows_and_the_batch_is_colle
         assert (
             batch["status"] != "collected" and "502" in json.loads(batch["detail"])["collect_error"]
         )
-        logged = store.query("SELECT cache_key, outcome, http_status FROM calls")
-        assert sorted((c["cache_key"], c["outcome"], c["http_status"]) for c in logged) == sorted(
-            (r["cache_key"], "error", 502) for r in rows
+        logged = store.query(
+            "SELECT cache_key, outcome, http_status, detail FROM calls ORDER BY call_id"
         )
+        jobs = [(c["cache_key"], c["outcome"], c["http_status"]) for c in logged[4:]]
+        assert sorted(jobs) == sorted((r["cache_key"], "error", 502) for r in rows)
+        # the batch's own requests: submission, then the download's 3 attempts
+        assert [(c["cache_key"], c["outcome"], c["http_status"]) for c in logged[:4]] == [
+            (batch["batch_id"], "batch-ok", None),
+            *[(batch["batch_id"], "batch-retry", 502)] * 2,
+            (batch["batch_id"], "batch-error", 502),
+        ]
+        assert logged[3]["detail"].startswith("batch results download: ")
 
         again = run_generation(store, [spec], options=BATCH)
         assert again.models[0].ok == 3 and again.models[0].batch_ids == [batch["batch_id"]]

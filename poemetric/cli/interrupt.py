@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -14,7 +15,9 @@ from rich.console import Console
 
 from poemetric.cli.markup import plain
 from poemetric.runner import stopping
+from poemetric.runner.batch_table import BatchRow, batch_rows
 from poemetric.runner.report import StageInterrupted
+from poemetric.store.db import RunStore, StoreError
 from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
@@ -40,12 +43,56 @@ def interruptible(run: Path) -> Iterator[None]:
     """Turn Ctrl-C or SIGTERM into a clear message and exit status 130 or 143 (the run store
     stays consistent: every answer received was stored with its row; the requests in flight
     were let finish, within the grace, unless a second signal stopped them: those are asked
-    again; `poemetric.runner.stopping`)."""
-    with _stopped(
-        f"Every answer received so far is saved in {plain(run)}; nothing is lost and nothing "
-        "stored is paid for twice. Resume with:"
-    ):
+    again; `poemetric.runner.stopping`). Batches still open at the provider (`--batch`) are
+    named: the resume collects them, `batches list` / `abandon` give them up."""
+    open_batches: list[BatchRow] = []
+
+    def then() -> str:
+        open_batches.extend(_open_batches(run))
+        return (
+            f"Every answer received so far is saved in {plain(run)}; nothing is lost and nothing "
+            f"stored is paid for twice.{_open_batches_line(open_batches)} Resume with:"
+        )
+
+    with _stopped(then, lambda: _giving_up(open_batches, run)):
         yield
+
+
+def _open_batches(run: Path) -> list[BatchRow]:
+    """The run's batches not collected nor abandoned (none when the run cannot be read)."""
+    try:
+        with RunStore(run, create=False) as store:
+            return [row for row in batch_rows(store) if row.in_flight]
+    except (StoreError, sqlite3.Error, OSError):
+        return []
+
+
+def _open_batches_line(rows: list[BatchRow]) -> str:
+    if not rows:
+        return ""
+    n, jobs = len(rows), sum(row.jobs for row in rows)
+    them = plural(n, "it", "them")
+    return (
+        f" {counted(n, 'batch', 'batches')} ({counted(jobs, 'job')}) {plural(n, 'is', 'are')} "
+        f"still open at the provider, which answers {them} and charges for {them} meanwhile: "
+        f"resuming with --batch collects {them} (nothing is submitted again)."
+    )
+
+
+def _giving_up(rows: list[BatchRow], run: Path) -> str:
+    """For whoever wants to stop for good: how to give the open batches up."""
+    if not rows:
+        return ""
+    n = len(rows)
+    them = plural(n, "it", "them")
+    batch_id = shlex.quote(rows[0].batch_id) if n == 1 else "BATCH_ID"
+    where = shlex.quote(str(run))
+    return (
+        f"To stop for good instead, cancel {them} in the provider's batch list, then give "
+        f"{them} up: `poemetric batches list --run {where}` lists {them}, `poemetric batches "
+        f"abandon {batch_id} --run {where} --force` gives {plural(n, 'it', 'one')} up (a later "
+        f"run submits {plural(n, 'its', 'their')} jobs again)."
+    )
 
 
 @contextmanager
@@ -73,10 +120,12 @@ def nothing_written(output: Path, until: str, cache: ScoreCache | None = None) -
 
 
 @contextmanager
-def _stopped(then: str | Callable[[], str]) -> Iterator[None]:
+def _stopped(
+    then: str | Callable[[], str], after: Callable[[], str] | None = None
+) -> Iterator[None]:
     """Ctrl-C or SIGTERM: the stopped stage's summary (`StageInterrupted`), "Interrupted." and
-    `then` (Rich markup; a function is called then), the command to type again, and exit status
-    130 or 143."""
+    `then` (Rich markup; a function is called then), the command to type again, `after()`
+    (plain text) when it says anything, and exit status 130 or 143."""
     try:
         yield
     except KeyboardInterrupt as stop:
@@ -94,4 +143,6 @@ def _stopped(then: str | Callable[[], str]) -> Iterator[None]:
             soft_wrap=True,
         )
         console.print(f"  {resume_command()}", highlight=False, markup=False, soft_wrap=True)
+        if after is not None and (more := after()):
+            console.print(more, highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=stopping.exit_status(stopping.received())) from None

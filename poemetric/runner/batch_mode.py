@@ -11,7 +11,7 @@ Resumable by construction:
 * results are stored one by one (row + cache entry in one transaction), then the batch is marked
   'collected'; collecting twice is harmless because stored successes are never overwritten;
 * a submission or status poll that fails is retried like a job (429s, 5xx, timeouts; bounded
-  backoff). One that fails for good stops the model alone, its jobs left pending (a batch
+  backoff), each attempt in the call log (`poemetric.runner.batch_calls`). One that fails for good stops the model alone, its jobs left pending (a batch
   already submitted stays in the table, polled by the next run; one whose poll is answered 404
   is marked 'not found (404)', `poemetric.runner.batch_unknown`). A submission is retried only
   when no batch can have been created: the provider answered with an error status, or the
@@ -35,11 +35,10 @@ every provider's id rules.
 from __future__ import annotations
 
 import asyncio
-import random
 import shlex
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import (
     BatchCapable,
@@ -48,16 +47,21 @@ from poemetric.providers.base import (
     Provider,
     ProviderError,
 )
-from poemetric.providers.remote_common import never_sent
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import (
     AdapterBug,
-    Expected,
-    adapter_call,
     check_batch_status,
     note_adapter_bug,
     shortened,
     stop_for_adapter_bug,
+)
+from poemetric.runner.batch_calls import (
+    BatchRequest,
+    GaveUp,
+    Stopped,
+    log_batch_call,
+    retried,
+    surely_not_accepted,
 )
 from poemetric.runner.batch_download import download_failed
 from poemetric.runner.batch_table import in_flight_batches, record_batch, update_batch
@@ -76,8 +80,6 @@ from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.runner.runner import ModelRun
-
-T = TypeVar("T")
 
 
 def _in_flight(run: ModelRun) -> list[tuple[str, dict[str, str]]]:
@@ -134,7 +136,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         for job in to_submit[start : start + size]:
             guess = estimate(run, job, batch=True)
             if not run.budget.try_reserve(guess.cost_usd):  # this job alone: cheaper ones run
-                run.report.skipped_budget += 1
+                run.report.skip_for_budget(reask=job.turn > 0)
                 run.advance()
                 continue
             reserved[job.key] = guess.cost_usd
@@ -145,16 +147,20 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             _release(run, reserved, [job.key for job in chunk])
             break
         items = [(job.key, job.request) for job in chunk]
+        request = BatchRequest(f"batch submission ({counted(len(chunk), 'request')})")
         try:
-            batch_id = await _retried(
+            batch_id = await retried(
                 run,
                 partial(provider.submit_batch, items),
-                also_if=_surely_not_accepted,
+                request,
+                also_if=surely_not_accepted,
                 returns=(str, "a batch id (str)"),
             )
             # Stored before a stop (Ctrl-C, SIGTERM) ends the stage: the resume polls it.
             _record_batch(run, batch_id, chunk)
-        except (_GaveUp, _Stopped, AdapterBug) as failed:
+            request.batch_id = batch_id
+            log_batch_call(run, request, request.attempts, "ok", note="accepted")
+        except (GaveUp, Stopped, AdapterBug) as failed:
             # This chunk and the next stay pending; batches already submitted are still collected.
             _release(run, reserved, [job.key for job in chunk])
             _stop_model(run, failed, "submission", jobs=len(chunk) + len(to_submit[start + size :]))
@@ -178,60 +184,10 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         await run_concurrent(run, provider, follow_ups)
 
 
-class _GaveUp(Exception):
-    """A batch request failed for good: not retryable, or still failing after the retries."""
-
-    def __init__(self, error: ProviderError, attempts: int) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.attempts = attempts
-
-
-class _Stopped(Exception):
-    """A stop (Ctrl-C, SIGTERM) began while a failed batch request waited for its retry: it is
-    not retried (the resume does it), as a job is not retried once the runner is stopping."""
-
-
 def _release(run: ModelRun, reserved: dict[str, float], keys: Iterable[str]) -> None:
     """Give back the budget reserved for the jobs `keys`: nothing was paid for them."""
     for key in keys:
         run.budget.settle(reserved.pop(key, 0.0), 0.0)
-
-
-async def _retried(
-    run: ModelRun,
-    call: Callable[[], Awaitable[T]],
-    *,
-    returns: Expected,
-    also_if: Callable[[ProviderError], bool] | None = None,
-) -> T:
-    """`call()` (an adapter's batch method) retried as the runner retries a job (429s, 5xx,
-    timeouts; bounded backoff). `_GaveUp` when it fails for good; `_Stopped` when a stop begins
-    before a retry (the wait for it ends at once); `AdapterBug` when it raises anything but a
-    `ProviderError`, or returns something that is not of the type `returns` names."""
-    from poemetric.runner.calls import retry_policy
-
-    rng = random.Random(f"{run.options.seed}:{run.spec.name}:batch")
-    attempts = 0
-    try:
-        retrying = retry_policy(run).retrying(rng, also_if=also_if, sleep=stopping.pause)
-        async for attempt in retrying:
-            with attempt:
-                if attempts and stopping.requested():
-                    raise _Stopped
-                attempts += 1
-                return await adapter_call(run, call, returns)
-    except ProviderError as error:
-        raise _GaveUp(error, attempts) from error
-    raise AssertionError("unreachable: tenacity re-raises the last failure")  # pragma: no cover
-
-
-def _surely_not_accepted(error: ProviderError) -> bool:
-    """The provider answered the submission with an error status, or it never left this machine:
-    no batch was created, so submitting again cannot buy one twice. After a timeout, a dropped
-    connection or an unreadable answer the batch may exist (no SDK sends an idempotency key):
-    it is not submitted again."""
-    return error.status is not None or never_sent(error)
 
 
 def _pending_in(keys: Iterable[str], by_key: Mapping[str, Job]) -> int:
@@ -241,7 +197,7 @@ def _pending_in(keys: Iterable[str], by_key: Mapping[str, Job]) -> int:
 
 def _stop_model(
     run: ModelRun,
-    failed: _GaveUp | _Stopped | AdapterBug,
+    failed: GaveUp | Stopped | AdapterBug,
     step: str,
     batch_id: str | None = None,
     *,
@@ -249,12 +205,12 @@ def _stop_model(
 ) -> None:
     """After a batch `step` ('submission', 'status poll' of `batch_id`; 'results' for a refused
     key only) failed: stop the model, its `jobs` left for the next run, when the adapter has a
-    bug (`AdapterBug`), the provider refused the key or the step failed for good (`_GaveUp`).
-    Nothing after a stop (`_Stopped`): the resumed run does those jobs."""
+    bug (`AdapterBug`), the provider refused the key or the step failed for good (`GaveUp`).
+    Nothing after a stop (`Stopped`): the resumed run does those jobs."""
     if isinstance(failed, AdapterBug):
         stop_for_adapter_bug(run, failed, batch_id, jobs=jobs)
         return
-    if isinstance(failed, _Stopped):
+    if isinstance(failed, Stopped):
         return
     error = failed.error
     if is_auth_failure(error):
@@ -271,7 +227,7 @@ def _stop_model(
         if step == "status poll" and batch_id and error.status in UNKNOWN_STATUSES:
             since = mark_not_found(run.store, batch_id, error.status, message)
             reason += unknown_batch_advice(run.spec, batch_id, run.store.run_dir, since)
-        if step == "submission" and error.retryable and not _surely_not_accepted(error):
+        if step == "submission" and error.retryable and not surely_not_accepted(error):
             reason += (
                 " (the provider may have accepted the batch all the same: see its batch list, "
                 "and cancel it there before running again, which submits these jobs again)"
@@ -301,13 +257,14 @@ async def _wait_and_collect(
     delay = run.options.batch_poll_s
     while True:
         try:
-            status: BatchStatus = await _retried(
+            status: BatchStatus = await retried(
                 run,
                 partial(provider.batch_status, batch_id),
+                BatchRequest("batch status poll", batch_id),
                 returns=(BatchStatus, "a poemetric.providers.BatchStatus"),
             )
             check_batch_status(status)  # an unknown state is stored nowhere
-        except (_GaveUp, _Stopped, AdapterBug) as failed:
+        except (GaveUp, Stopped, AdapterBug) as failed:
             # Left uncollected: the next run polls it again instead of paying twice.
             _release(run, reserved, keys)
             _stop_model(run, failed, "status poll", batch_id, jobs=_pending_in(keys, by_key))
@@ -337,20 +294,22 @@ async def _collect(
     """Fetch a finished batch's results and store them; mark the batch 'collected'."""
     by_key, reserved, follow_ups = pending
     detail = _detail(status)
+    request = BatchRequest("batch results download", batch_id)
     try:
-        results = await _retried(
+        results = await retried(
             run,
             partial(provider.batch_results, batch_id),
+            request,
             returns=(Mapping, "a dict of results by custom id"),
         )
-    except _Stopped:  # the provider keeps the results for the resume
+    except Stopped:  # the provider keeps the results for the resume
         _release(run, reserved, keys)
         return
     except AdapterBug as bug:  # left uncollected: the next run (a fixed adapter) collects it
         _release(run, reserved, keys)
         stop_for_adapter_bug(run, bug, batch_id, jobs=_pending_in(keys, by_key))
         return
-    except _GaveUp as failed:
+    except GaveUp as failed:
         if is_auth_failure(failed.error):  # a refused key stops the model, as at submission
             _release(run, reserved, keys)
             _stop_model(run, failed, "results", batch_id, jobs=_pending_in(keys, by_key))
@@ -359,6 +318,7 @@ async def _collect(
         jobs = [by_key[key] for key in keys if key in by_key]
         download_failed(run, batch_id, jobs, (status, detail), failed.error)
         return
+    log_batch_call(run, request, request.attempts, "ok", note=counted(len(results), "result"))
     for key, cache_key in keys.items():
         result = results.get(key)
         job = by_key.get(key)

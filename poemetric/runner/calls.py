@@ -165,7 +165,7 @@ async def _attempt(
         # the calls in flight, whose reservations it waits for.
         _not_stopped(run)
         if not await run.budget.reserve(state.guess.cost_usd):
-            run.report.skipped_budget += 1
+            run.report.skip_for_budget(reask=job.turn > 0)
             raise _NotCalled
         state.reserved = True
     async with limiter.concurrency_slot():
@@ -231,7 +231,7 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
         for job in queue[:size]:
             guess = estimate(run, job)
             if not run.budget.try_reserve(guess.cost_usd):  # this call alone: cheaper ones run
-                run.report.skipped_budget += 1
+                run.report.skip_for_budget(reask=job.turn > 0)
                 run.advance()
                 continue
             chunk.append(job)

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from poemetric.runner.batch_problems import render_batch_problems
 from poemetric.runner.not_run_lines import not_run_lines
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.text.plural import counted, plural
@@ -39,7 +40,10 @@ class ModelReport:
     called: int = 0
     ok: int = 0
     errors: int = 0
+    #: Jobs the --max-cost budget left uncalled (nothing paid); re-asks it left unsent are in
+    #: `budget_reasks` (their first answers were paid for, stored as errors: `reasks_left`).
     skipped_budget: int = 0
+    budget_reasks: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
@@ -100,6 +104,13 @@ class ModelReport:
         """Unusable answers whose re-ask was not sent (a stop came first, the budget ran out):
         stored as errors, re-asked by the next run (their earlier turns from the cache)."""
         return max(0, self.reasks_due - self.reasked)
+
+    def skip_for_budget(self, *, reask: bool) -> None:
+        """A call the --max-cost budget refused: a job's first call, or a re-ask."""
+        if reask:
+            self.budget_reasks += 1
+        else:
+            self.skipped_budget += 1
 
     def note_error(self, message: str | None) -> None:
         self.errors += 1
@@ -162,8 +173,15 @@ class StageReport:
         return f", excluding {counted(cannot, 'model')} that cannot run" if cannot else ""
 
     def budget_cut_text(self) -> str:
-        """The models with jobs skipped at --max-cost and how many each: `o3 12, o1 3`."""
-        return ", ".join(f"{m.model} {m.skipped_budget}" for m in self.models if m.skipped_budget)
+        """The models with calls skipped at --max-cost and how many each: `o3 12, o1 3 and 2
+        re-asks`."""
+        cut = []
+        for m in self.models:
+            counts = [f"{m.skipped_budget}"] if m.skipped_budget else []
+            counts += [counted(m.budget_reasks, "re-ask")] if m.budget_reasks else []
+            if counts:
+                cut.append(f"{m.model} {' and '.join(counts)}")
+        return ", ".join(cut)
 
     def summary_line(self) -> str:
         """One line for logs and the demo: models, rows ok / errors, calls, cost."""
@@ -184,7 +202,9 @@ class StageReport:
             "re-asked": int(self.total("reasked")),
             "re-asks left for the next run": sum(m.reasks_left for m in self.models),
             "not sent (not a poem)": int(self.total("not_sent")),
-            f"skipped by --max-cost ({self.budget_cut_text()})": int(self.total("skipped_budget")),
+            f"skipped by --max-cost ({self.budget_cut_text()})": int(
+                self.total("skipped_budget") + self.total("budget_reasks")
+            ),
             "left to another process": int(self.total("held_elsewhere")),
             "in batches to download again": int(self.total("download_failed")),
             "to submit again (batch results gone)": int(self.total("abandoned")),
@@ -204,7 +224,8 @@ class StageReport:
         if self.dry_run:
             columns += ["est. tokens in/out", "est. cost $"]
         else:
-            columns += ["ok", "errors", "re-asked", "not sent", "budget-skipped"]
+            columns += ["ok", "errors", "pending re-ask", "re-asked", "not sent"]
+            columns += ["budget-skipped"]
             columns += ["tokens in/out", "cost $"]
         rows = []
         for m in self.models:
@@ -218,6 +239,7 @@ class StageReport:
                 cells += [
                     m.ok,
                     m.errors,
+                    m.reasks_left,
                     m.reasked,
                     m.not_sent,
                     m.skipped_budget,
@@ -339,7 +361,7 @@ class StageReport:
                     f"{plural(ended, 'it is', 'they are')} stored with "
                     f"{plural(ended, 'its', 'their')} error and retried by the next run.[/yellow]"
                 )
-            self.render_batch_problems(console)
+            render_batch_problems(self, console)
             if unparsable:
                 # They were "retried by the next run", which only re-parses them from the cache.
                 refresh = self.stage in REFRESHING_STAGES
@@ -360,37 +382,6 @@ class StageReport:
                         markup=False,
                         soft_wrap=True,
                     )
-
-    def render_batch_problems(self, console: Console) -> None:
-        """The jobs of batches whose results failed to download, or are gone (error rows)."""
-        failed = int(self.total("download_failed"))
-        if failed:
-            ids = ", ".join(b for m in self.models for b in m.uncollected_batches)
-            console.print(
-                f"{counted(failed, 'job')} {plural(failed, 'is', 'are')} in finished batches whose "
-                f"results download failed ({ids}): "
-                "they are stored as errors, and the next run downloads these batches again "
-                "(nothing is sent or paid again). If the download keeps failing, `poemetric "
-                "batches abandon BATCH_ID --run RUN` gives a batch up: the next run then submits "
-                "its jobs again, and pays for them again.",
-                style="yellow",
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
-            )
-        gone = int(self.total("abandoned"))
-        if gone:
-            ids = ", ".join(b for m in self.models for b in m.abandoned_batches)
-            console.print(
-                f"{counted(gone, 'job')} {plural(gone, 'is', 'are')} in batches whose results the "
-                "provider can no longer serve "
-                f"({ids}): these batches are abandoned, and the next run submits their jobs "
-                "again, paying for them again.",
-                style="yellow",
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
-            )
 
 
 class StageInterrupted(KeyboardInterrupt):

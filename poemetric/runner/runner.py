@@ -328,9 +328,13 @@ def run_stage(
     except KeyboardInterrupt:
         if not report.models:  # stopped during the inline models: what they did so far
             report.models.extend(so_far)
-        report.stopped_by_budget = budget.cut or any(m.skipped_budget for m in report.models)
+        report.stopped_by_budget = budget.cut or any(
+            m.skipped_budget or m.budget_reasks for m in report.models
+        )
         raise StageInterrupted(report) from None
-    report.stopped_by_budget = budget.cut or any(m.skipped_budget for m in report.models)
+    report.stopped_by_budget = budget.cut or any(
+        m.skipped_budget or m.budget_reasks for m in report.models
+    )
     return report
 
 
@@ -389,6 +393,7 @@ def ran_whole_shard(run: ModelRun) -> bool:
         or report.not_run
         or report.left_pending
         or report.skipped_budget
+        or report.budget_reasks
         or report.held_elsewhere
         or report.in_open_batches
         or stopping.requested()
