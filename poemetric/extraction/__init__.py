@@ -13,8 +13,8 @@ check`, which applies the same extraction to raw answers read from a file.
 
 The package's modules: `reasoning` (separating `<think>` blocks and the reasoning field),
 `classify` (telling chat lines from verse), `alternatives` (keeping the first of several offered
-poems), `closing` (closing remarks after the poem) and `pipeline` (`extract_poem` and its other
-passes).
+poems), `closing` (closing remarks after the poem), `marks` (counts, scheme letters, labels and
+numbers on verse lines) and `pipeline` (`extract_poem` and its other passes).
 Import from `poemetric.extraction` itself.
 """
 

@@ -1,6 +1,7 @@
 """The extraction passes, in order: HTML line breaks, code fences, rules, preamble, the first of
-several alternatives, title, closing remarks, syllable counts at line ends, "Line 1:" labels, line
-numbers ("1. "), stanza labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
+several alternatives, title, closing remarks, syllable counts and rhyme-scheme letters at line
+ends, "Line 1:" labels, line numbers ("1. "), stanza labels, markdown; each removal is noted in
+`ExtractedPoem.notes`."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from poemetric.extraction.closing import strip_trailing_chatter
 from poemetric.extraction.marks import (
     strip_line_labels,
     strip_line_numbers,
+    strip_scheme_letters,
     strip_syllable_counts,
 )
 from poemetric.extraction.reasoning import split_reasoning
@@ -78,6 +80,7 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     title = title if title is not None else option_title
     lines = strip_trailing_chatter(lines, notes)
     lines = strip_syllable_counts(lines, notes)
+    lines = strip_scheme_letters(lines, notes)
     lines = strip_line_labels(lines, notes)
     lines = strip_line_numbers(lines, notes)
     lines = _strip_labels(lines, notes)
