@@ -1,7 +1,7 @@
-"""The extraction passes, in order: HTML line breaks, code fences, rules, preamble, the first of
-several alternatives, title, closing remarks, syllable counts and rhyme-scheme letters at line
-ends, "Line 1:" labels, line numbers ("1. "), stanza labels, markdown; each removal is noted in
-`ExtractedPoem.notes`."""
+"""The extraction passes, in order: HTML line breaks, code fences, rules, preamble, the final of
+a draft and its revision, the first of several alternatives, title, closing remarks, syllable
+counts and rhyme-scheme letters at line ends, "Line 1:" labels, line numbers ("1. "), stanza
+labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ from poemetric.extraction.marks import (
     strip_syllable_counts,
 )
 from poemetric.extraction.reasoning import split_reasoning
+from poemetric.extraction.revisions import keep_final_revision
 from poemetric.text.plural import counted
 
 
@@ -73,11 +74,12 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     lines = _unfence(lines, notes)
     lines = _strip_rules(lines, notes)
     lines = _strip_leading_chatter(lines, notes)
+    lines, final_title = keep_final_revision(lines, notes)
     lines, option_title = keep_first_alternative(lines, notes)
     lines, title = _strip_title(lines, notes)
     if title is not None:
         lines = _strip_leading_chatter(lines, notes)  # metadata such as "Form: villanelle"
-    title = title if title is not None else option_title
+    title = title if title is not None else option_title or final_title
     lines = strip_trailing_chatter(lines, notes)
     lines = strip_syllable_counts(lines, notes)
     lines = strip_scheme_letters(lines, notes)
