@@ -1,7 +1,8 @@
 """The extraction passes, in order: HTML line breaks, code fences, rules, preamble, the final of
-a draft and its revision, the first of several alternatives, title, closing remarks, syllable
-counts and rhyme-scheme letters at line ends, "Line 1:" labels, line numbers ("1. "), stanza
-labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
+a draft and its revision, the first of several alternatives, title, reasoning after the poem
+(moved to the reasoning), closing remarks, syllable counts and rhyme-scheme letters at line
+ends, "Line 1:" labels, line numbers ("1. "), stanza labels, markdown; each removal is noted in
+`ExtractedPoem.notes`."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from poemetric.extraction.marks import (
     strip_scheme_letters,
     strip_syllable_counts,
 )
-from poemetric.extraction.reasoning import split_reasoning
+from poemetric.extraction.reasoning import split_reasoning, split_trailing_reasoning
 from poemetric.extraction.revisions import keep_final_revision
 from poemetric.text.plural import counted
 
@@ -80,6 +81,9 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     if title is not None:
         lines = _strip_leading_chatter(lines, notes)  # metadata such as "Form: villanelle"
     title = title if title is not None else option_title or final_title
+    lines, afterthought = split_trailing_reasoning(lines, notes)
+    if afterthought:
+        merged_reasoning = "\n\n".join(filter(None, [merged_reasoning, afterthought]))
     lines = strip_trailing_chatter(lines, notes)
     lines = strip_syllable_counts(lines, notes)
     lines = strip_scheme_letters(lines, notes)
