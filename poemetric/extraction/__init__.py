@@ -11,10 +11,11 @@ by the caller.
 Shared by the generation stage (`poemetric.generation.extract` re-exports it) and `poemetric form
 check`, which applies the same extraction to raw answers read from a file.
 
-The package's modules: `reasoning` (separating `<think>` blocks and the reasoning field),
-`classify` (telling chat lines from verse), `alternatives` (keeping the first of several offered
-poems), `closing` (closing remarks after the poem) and `pipeline` (`extract_poem` and its other
-passes).
+The package's modules: `reasoning` (separating `<think>` blocks, the reasoning field and
+reasoning written after the poem), `classify` (telling chat lines from verse), `revisions`
+(keeping the final version of a revised draft), `alternatives` (keeping the first of several
+offered poems), `closing` (closing remarks after the poem), `marks` (counts, scheme letters,
+labels and numbers on verse lines) and `pipeline` (`extract_poem` and its other passes).
 Import from `poemetric.extraction` itself.
 """
 

@@ -1,7 +1,8 @@
 """Marks a model writes on the poem's own lines: a syllable count at the end of each line
-("... at noon, (10)"), a label at the start ("Line 1: ...") and a plain number at the start
-("1. ...", "1) ...", "(1) ..."). Each is removed only when most lines carry one (a number only when
-every line does), so a single bracketed number, a verse line starting "Line" or a list poem's few
+("... at noon, (10)"), a rhyme-scheme letter at the end ("... hill (A)", "... hill — A"), a label
+at the start ("Line 1: ...") and a plain number at the start ("1. ...", "1) ...", "(1) ..."). Each
+is removed only when most lines carry one (a number only when every line does), so a single
+bracketed number or letter, a verse line ending "— I" or starting "Line", or a list poem's few
 numbered items stay."""
 
 from __future__ import annotations
@@ -51,6 +52,49 @@ def strip_syllable_counts(lines: list[str], notes: list[str]) -> list[str]:
     return [
         line if start is None else line[:start] for line, start in zip(lines, starts, strict=True)
     ]
+
+
+_EMPHASIS = r"(?:\*\*|__|\*|_)?"
+#: A scheme letter at a line's end, in brackets ("(A)", "[b]", "(A1)", "*(A)*") or after a dash
+#: ("- A", "— A", "–B'"): the letter, with a refrain's number or a prime.
+_SCHEME_TAGS = (
+    re.compile(rf"\s*{_EMPHASIS}[\(\[]\s*([A-Za-z])(?:\d|'|′)?\s*[\)\]]{_EMPHASIS}\s*$"),
+    re.compile(rf"(?:\s+-|\s*[—–])\s*{_EMPHASIS}([A-Za-z])(?:\d|'|′)?{_EMPHASIS}\s*$"),
+)
+
+
+def _scheme_starts(lines: list[str], tag: re.Pattern[str]) -> list[int | None]:
+    """Where a scheme letter in the style `tag` starts on each line (None: no letter there)."""
+    starts: list[int | None] = []
+    for line in lines:
+        match = tag.search(line)
+        starts.append(match.start() if match and line[: match.start()].strip() else None)
+    return starts
+
+
+def strip_scheme_letters(lines: list[str], notes: list[str]) -> list[str]:
+    """Remove a rhyme-scheme letter ("(A)", "— B") at the end of lines, when most lines carry
+    one in the same style, with two letters or more and one coming back, as in every rhyme
+    scheme (a refrain of "— I" closing most lines is verse)."""
+    content = sum(1 for line in lines if line.strip())
+    for tag in _SCHEME_TAGS:
+        starts = _scheme_starts(lines, tag)
+        marked = [
+            (line, start) for line, start in zip(lines, starts, strict=True) if start is not None
+        ]
+        letters = [line[start:].strip(" -—–*_()[]").upper()[:1] for line, start in marked]
+        if not _most(len(marked), content) or not 2 <= len(set(letters)) < len(letters):
+            continue
+        example = marked[0][0][marked[0][1] :].strip()
+        notes.append(
+            f"removed rhyme-scheme letters at the end of {counted(len(marked), 'line')}, "
+            f"such as {example!r}"
+        )
+        return [
+            line if start is None else line[:start].rstrip()
+            for line, start in zip(lines, starts, strict=True)
+        ]
+    return lines
 
 
 def strip_line_labels(lines: list[str], notes: list[str]) -> list[str]:

@@ -1,6 +1,8 @@
-"""The extraction passes, in order: HTML line breaks, code fences, rules, preamble, the first of
-several alternatives, title, closing remarks, syllable counts at line ends, "Line 1:" labels, line
-numbers ("1. "), stanza labels, markdown; each removal is noted in `ExtractedPoem.notes`."""
+"""The extraction passes, in order: HTML line breaks, code fences, rules, preamble, the final of
+a draft and its revision, the first of several alternatives, title, reasoning after the poem
+(moved to the reasoning), closing remarks, syllable counts and rhyme-scheme letters at line
+ends, "Line 1:" labels, line numbers ("1. "), stanza labels, markdown; each removal is noted in
+`ExtractedPoem.notes`."""
 
 from __future__ import annotations
 
@@ -24,9 +26,11 @@ from poemetric.extraction.closing import strip_trailing_chatter
 from poemetric.extraction.marks import (
     strip_line_labels,
     strip_line_numbers,
+    strip_scheme_letters,
     strip_syllable_counts,
 )
-from poemetric.extraction.reasoning import split_reasoning
+from poemetric.extraction.reasoning import split_reasoning, split_trailing_reasoning
+from poemetric.extraction.revisions import keep_final_revision
 from poemetric.text.plural import counted
 
 
@@ -71,13 +75,18 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     lines = _unfence(lines, notes)
     lines = _strip_rules(lines, notes)
     lines = _strip_leading_chatter(lines, notes)
+    lines, final_title = keep_final_revision(lines, notes)
     lines, option_title = keep_first_alternative(lines, notes)
     lines, title = _strip_title(lines, notes)
     if title is not None:
         lines = _strip_leading_chatter(lines, notes)  # metadata such as "Form: villanelle"
-    title = title if title is not None else option_title
+    title = title if title is not None else option_title or final_title
+    lines, afterthought = split_trailing_reasoning(lines, notes)
+    if afterthought:
+        merged_reasoning = "\n\n".join(filter(None, [merged_reasoning, afterthought]))
     lines = strip_trailing_chatter(lines, notes)
     lines = strip_syllable_counts(lines, notes)
+    lines = strip_scheme_letters(lines, notes)
     lines = strip_line_labels(lines, notes)
     lines = strip_line_numbers(lines, notes)
     lines = _strip_labels(lines, notes)

@@ -1,10 +1,18 @@
-"""Reasoning in a model's answer: `<think>` blocks (closed, unopened or unclosed) and the
-provider's own reasoning field, separated from the answer."""
+"""Reasoning in a model's answer: `<think>` blocks (closed, unopened or unclosed), the provider's
+own reasoning field, and reasoning written after the poem, separated from the answer.
+
+A model that checks its work after the poem ("Wait, let me double-check the rhyme...", "Let me
+count the syllables:") writes reasoning, not verse, and may quote the poem's lines with their
+counts, which read like verse: from a paragraph whose first line opens so (after a blank line,
+never the first paragraph), speaks of the poem's mechanics (syllables, metre, the rhyme scheme,
+"line 3") and ends like a sentence, everything to the end of the answer is reasoning.
+"""
 
 from __future__ import annotations
 
 import re
 
+from poemetric.extraction.classify import _chat_text, _quote
 from poemetric.text.plural import counted
 
 _THINK_BLOCK = re.compile(
@@ -52,3 +60,47 @@ def split_reasoning(text: str, reasoning: str | None = None) -> tuple[str, str |
         if part not in merged:
             merged.append(part)
     return text, ("\n\n".join(merged) if merged else None), notes
+
+
+_SELF_TALK = re.compile(
+    r"^(?:(?:wait|hmm+|hold on|actually|oops|oh|ok(?:ay)?|so|now|alright|right)\s*[,.!…:—–-]+\s*)*"
+    r"(?:(?:let me|let's|i(?:'ll| will| need to| should| must| have to)|i'm going to)\s+"
+    r"(?:double[- ]check|check|re-?check|count|re-?count|verify|make sure|confirm|"
+    r"go (?:back )?(?:over|through)|look (?:at|over|again)|re-?read|review|scan|tally|"
+    r"see (?:if|whether|how)|fix|"
+    r"revise|reconsider|re-?examine|examine|analy[sz]e)\b|"
+    r"(?:double[- ]?)?checking\b|(?:re-?)?counting (?:the )?syllables\b|syllable counts?\s*:|"
+    r"(?:wait|hmm+|hold on|actually|oops)\s*[,.!…—–-])",
+    re.IGNORECASE,
+)
+#: The poem's mechanics, which reasoning about it speaks of: a rhyme only as a term ("the rhyme
+#: scheme", "the rhyme.", "rhyming"), not as in verse's "the rhyme of your laughter".
+_MECHANICS = re.compile(
+    r"syllab|\bmet(?:er|re)s?\b|metrical|\bscheme\b|rhyming|\brhymes?\s*(?:[.:…!?]|$)|"
+    r"\brhymes? (?:in|on|for|of) lines?\b|iamb|anap(?:a)?est|dactyl|troch|(?:penta|tetra|tri)meter|"
+    r"\blines? \d|\bline (?:one|two|three|four|five)\b",
+    re.IGNORECASE,
+)
+_ENDS = re.compile(r"[.!?:…)][\"'”’*_)]*$")
+
+
+def _opens_reasoning(line: str) -> bool:
+    """A line of the model thinking aloud about its poem: "Wait, let me double-check the rhyme.",
+    "Let me count the syllables:", "Hmm, line 3 has one beat too many."."""
+    text = _chat_text(line)
+    return bool(_SELF_TALK.match(text) and _MECHANICS.search(text) and _ENDS.search(text))
+
+
+def split_trailing_reasoning(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
+    """The lines before reasoning that follows the poem, and that reasoning (None: none)."""
+    first = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+    for index in range(first + 1, len(lines)):
+        if lines[index].strip() and not lines[index - 1].strip() and _opens_reasoning(lines[index]):
+            tail = lines[index:]
+            count = sum(1 for line in tail if line.strip())
+            notes.append(
+                f"moved {counted(count, 'line')} of reasoning after the poem to reasoning, "
+                f"from {_quote(lines[index])}"
+            )
+            return lines[:index], "\n".join(tail).strip()
+    return lines, None

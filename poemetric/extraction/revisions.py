@@ -1,0 +1,112 @@
+"""An answer that revises a draft in the open: the final version is the poem.
+
+A model that revises in the open writes "Draft 1:" (or an unlabelled poem), perhaps a remark on
+what is wrong with it, then "Revised version:" and the poem it offers; the final version is the
+poem. The rule needs a paragraph opening with a revision label ("Revised version:", "Final
+draft", "Draft 2", "Here's the revised limerick:") with verse under it and something before it
+to revise; a first draft's label ("Draft 1:", "First draft") is what must come first, if any.
+"Revised:" and "Revision:" alone need their colon; "Final stanza:" is a stanza label; "Version 1"
+... "Version 2" (`alternatives`) and "First version" ... "Second version" are alternatives.
+"""
+
+from __future__ import annotations
+
+import re
+
+from poemetric.extraction.classify import _PREAMBLE_OPENER, _chat_text, _is_preamble, _quote
+from poemetric.text.plural import counted
+
+_TAIL = r"(?P<sep>\s*[:.\-–—(]\s*(?P<tail>.*?))?\s*$"
+_NOUNS = (
+    r"draft|version|attempt|take|poem|limerick|sonnet|villanelle|ghazal|ballad|sestina|pantoum|"
+    r"haiku|ode"
+)
+_DRAFT_LABEL = re.compile(
+    r"^(?:#{1,6}\s+)?(?:(?:first|initial|rough|original|early)\s+(?:draft|attempt)|"
+    r"(?:draft|attempt)(?:\s+(?:1|one|i))?)" + _TAIL,
+    re.IGNORECASE,
+)
+_FINAL_LABEL = re.compile(
+    r"^(?:#{1,6}\s+)?(?:(?:revised|final|improved|polished|corrected|updated|edited|fixed|"
+    rf"refined)\s+(?:{_NOUNS})|(?P<bare>revised|revision)|"
+    r"(?:draft|attempt|revision)\s+(?:[2-9]|two|three|four|ii|iii|iv))" + _TAIL,
+    re.IGNORECASE,
+)
+#: "Here's the revised version:", "Here is my final limerick, with the meter fixed:".
+_FINAL_ANNOUNCED = re.compile(
+    r"^(?:here is|here's|below is|this is)\s+(?:the|my|a|an)\s+(?:[\w'-]+\s+){0,2}?"
+    r"(?:revised|final|improved|polished|corrected|updated|edited|fixed|refined|tightened)\s+"
+    rf"(?:{_NOUNS})\b.*[:.!]$",
+    re.IGNORECASE,
+)
+
+
+def _label(pattern: re.Pattern[str], line: str) -> str | None:
+    """The title a revision label (matching `pattern`) gives ("" for none), or None: no label.
+    A label's tail is a short title ("Final version: Lamps") or a remark in brackets ("Draft 2
+    (tighter):"), not verse."""
+    match = pattern.match(_chat_text(line))
+    if not match:
+        return None
+    if match.groupdict().get("bare") and not (match.group("sep") or "").strip().startswith(":"):
+        return None  # "Revision" alone may be a section's title; "Revision:" is a label
+    tail = (match.group("tail") or "").strip()
+    if (match.group("sep") or "").strip().startswith("("):
+        # A remark in brackets ("Revised version (rhymes fixed):"), not a title.
+        return "" if tail.rstrip(":").endswith(")") else None
+    title = tail.strip('"“”')
+    verse_like = len(title.split()) > 8 or title[-1:] in {",", ";", ":", "."} or title[:1].islower()
+    return None if title and verse_like else title
+
+
+def _final_label(line: str) -> str | None:
+    label = _label(_FINAL_LABEL, line)
+    if label is None and _FINAL_ANNOUNCED.match(_chat_text(line)):
+        return ""
+    return label
+
+
+def _opens_paragraph(lines: list[str], index: int) -> bool:
+    return bool(lines[index].strip()) and (index == 0 or not lines[index - 1].strip())
+
+
+def _is_intro(line: str) -> bool:
+    text = _chat_text(line)
+    return _is_preamble(line) or bool(_PREAMBLE_OPENER.match(text) and text.endswith(":"))
+
+
+def keep_final_revision(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
+    """The lines of the final version when the answer revises a draft, and the title its label
+    gives, if any; else `lines` as they are."""
+    finals = [
+        (index, title)
+        for index in range(len(lines))
+        if _opens_paragraph(lines, index) and (title := _final_label(lines[index])) is not None
+    ]
+    finals = [(i, title) for i, title in finals if any(line.strip() for line in lines[i + 1 :])]
+    if not finals:
+        return lines, None
+    last, title = finals[-1]
+    content = [i for i in range(last) if lines[i].strip()]
+    drafts = [
+        i
+        for i in content
+        if _opens_paragraph(lines, i) and _label(_DRAFT_LABEL, lines[i]) is not None
+    ]
+    if drafts and not all(_is_intro(lines[i]) for i in content if i < drafts[0]):
+        return lines, None  # verse before the first draft's label: not a draft and revision
+    labels = {i for i, _ in finals} | set(drafts)
+    revised = [i for i in content if i not in labels and not _is_intro(lines[i])]
+    if not revised:
+        return lines, None  # nothing before the label to revise: "Final Version" as a title
+    start = drafts[0] if drafts else revised[0]
+    for i in content:
+        if i < start:
+            notes.append(f"removed preamble: {_quote(lines[i])}")
+    removed = sum(1 for i in content if start <= i < last)
+    notes.append(
+        f"removed the earlier draft before the final version ({counted(removed, 'line')} from "
+        f"{_quote(lines[start])})"
+    )
+    notes.append(f"removed the label of the final version: {_quote(lines[last])}")
+    return lines[last + 1 :], title or None

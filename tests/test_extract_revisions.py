@@ -1,0 +1,122 @@
+"""Poem extraction of answers that revise a draft in the open ("Draft 1:" ... "Revised
+version:" ...): the final version is the poem. And of verse and answers that only look so.
+
+All verse here was written for these tests; the human-poem corpus checks live in
+test_extract_human_poems.py and test_extract_chat_shapes.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli.app import app
+from poemetric.extraction import extract_poem
+from poemetric.form.checker import check_poem
+
+FINAL = """A tailor who lived in Carlisle
+Sewed buttons in columns a mile.
+When the mayor came by
+He said, "Tailor, but why?"
+And was fitted in buttons and style."""
+
+DRAFT = """A tailor who lived in Carlisle
+Sewed buttons on everything he owned.
+When the mayor came walking by
+He asked him the reason
+And the tailor just smiled."""
+
+
+@pytest.mark.parametrize(
+    ("answer", "title"),
+    [
+        ("Draft 1:\n\n" + DRAFT + "\n\nRevised version:\n\n" + FINAL, None),
+        (
+            "Here's a limerick about a tailor.\n\n**Draft 1:**\n"
+            + DRAFT
+            + "\n\nLines 2 and 5 don't rhyme with line 1, and line 4 is off. Let me fix that."
+            "\n\n**Revised version:**\n" + FINAL + "\n\nI hope you enjoy it!",
+            None,
+        ),
+        ("First draft\n" + DRAFT + "\n\nFinal draft\n" + FINAL, None),
+        ("## Draft\n\n" + DRAFT + "\n\n## Final Version: Buttons\n\n" + FINAL, "Buttons"),
+        ("Draft 1\n" + DRAFT + "\n\nDraft 2\n" + FINAL, None),
+        ("Draft 1:\n" + DRAFT + "\n\nDraft 2:\n" + DRAFT + "\n\nDraft 3:\n" + FINAL, None),
+        (
+            "Draft:\n"
+            + DRAFT
+            + "\n\nHere's the revised limerick, with the rhymes fixed:\n\n"
+            + FINAL,
+            None,
+        ),
+        # an unlabelled first attempt, a remark on it, then the final version
+        (
+            DRAFT + "\n\nThe rhymes don't work here.\n\nRevised version (rhymes fixed):\n" + FINAL,
+            None,
+        ),
+        ("Draft 1:\n" + DRAFT + "\n\nRevised:\n" + FINAL, None),
+    ],
+)
+def test_the_final_version_of_a_revised_draft_is_the_poem(answer: str, title: str | None) -> None:
+    result = extract_poem(answer)
+    assert result.poem == FINAL, result.notes
+    assert result.title == title
+    assert any(note.startswith("removed the earlier draft") for note in result.notes)
+    assert any(note.startswith("removed the label of the final version") for note in result.notes)
+
+
+def test_revised_limerick_passes_the_form_check() -> None:
+    answer = "Draft 1:\n\n" + DRAFT + "\n\nRevised version:\n\n" + FINAL
+    assert check_poem(extract_poem(answer).poem, "limerick").passed
+    assert check_poem(FINAL, "limerick").passed
+
+
+def test_form_check_reports_the_removed_draft(tmp_path: Path) -> None:
+    answer = "Draft 1:\n\n" + DRAFT + "\n\nRevised version:\n\n" + FINAL
+    source = tmp_path / "answers.jsonl"
+    source.write_text(json.dumps({"text": answer, "form": "limerick"}) + "\n")
+    out = tmp_path / "checks.jsonl"
+    result = CliRunner().invoke(app, ["form", "check", str(source), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert record["passed"], record
+    assert record["extraction"] == [
+        "removed the earlier draft before the final version (6 lines from 'Draft 1:')",
+        "removed the label of the final version: 'Revised version:'",
+    ]
+
+
+STANZA = """The kettle hums a tune it never learned,
+the window fogs with everything we said;
+the letters that we meant to write are burned,
+the bread is cold, the candles have been fed."""
+
+KEPT = [
+    # "Final Version" as the poem's title: nothing before it to revise
+    "Final Version\n\n" + STANZA,
+    # a section headed "Revision" without a colon
+    STANZA + "\n\nRevision\n\n" + STANZA,
+    # a stanza label, not a version
+    STANZA + "\n\nFinal stanza:\n\n" + STANZA,
+    # verse naming a draft and a final version
+    "The draft came in beneath the door\nand lifted every page.\n\n"
+    "The final version of the day\nwas written by the rain.",
+    # a revision label whose tail is verse
+    STANZA + "\n\nRevised: the letters, and the bread, and you,\nthe kettle learning what to do.",
+    # a label with nothing under it
+    STANZA + "\n\nFinal version:",
+    # verse before the first draft's label
+    STANZA + "\n\nDraft 1:\n" + STANZA + "\n\nDraft 2:\n" + STANZA,
+    # alternatives, not drafts: the alternatives rule keeps "Version 1", nothing keeps these
+    "First version:\n\n" + STANZA + "\n\nSecond version:\n\n" + STANZA,
+]
+
+
+@pytest.mark.parametrize("text", KEPT)
+def test_verse_that_names_drafts_or_versions_kept(text: str) -> None:
+    result = extract_poem(text)
+    assert result.poem == text.removeprefix("Final Version\n\n"), result.notes
+    assert all("draft" not in note for note in result.notes)

@@ -1,0 +1,118 @@
+"""Poem extraction of answers that mark the rhyme scheme at each line's end ("... hill (A)",
+"... hill — A"), and of verse that only ends a line or a few in a bracketed or dashed letter.
+
+All verse here was written for these tests; the human-poem corpus checks live in
+test_extract_human_poems.py and test_extract_chat_shapes.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli.app import app
+from poemetric.extraction import extract_poem
+from poemetric.form.checker import check_poem
+
+LIMERICK = """A baker who lived in Dundee
+Baked bread that was lighter than tea.
+It rose through the roof,
+Which served as the proof,
+And floated away to the sea."""
+
+QUATRAINS = """The sun goes down behind the hill,
+the swallows stitch the evening shut;
+the mill-wheel turns and then is still,
+the farmer latches up his hut.
+
+The lamps come on along the lane,
+the dog lies down beside the gate;
+the first few drops of summer rain
+remind the orchard it is late."""
+
+
+def lettered(poem: str, scheme: str, style: str) -> str:
+    """`poem` with a letter of `scheme` (one per verse line) written after each line in `style`
+    ("{line} ({letter})", "{line} — {letter}")."""
+    letters = iter(scheme)
+    return "\n".join(
+        style.format(line=line, letter=next(letters)) if line else line for line in poem.split("\n")
+    )
+
+
+@pytest.mark.parametrize(
+    "style",
+    [
+        "{line} ({letter})",
+        "{line} [{letter}]",
+        "{line} *({letter})*",
+        "{line} - {letter}",
+        "{line} — {letter}",
+        "{line}—{letter}",
+        "{line} – **{letter}**",
+    ],
+)
+@pytest.mark.parametrize(("poem", "scheme"), [(LIMERICK, "AABBA"), (QUATRAINS, "ABABCDCD")])
+def test_scheme_letters_at_line_ends_removed(poem: str, scheme: str, style: str) -> None:
+    result = extract_poem(lettered(poem, scheme, style))
+    assert result.poem == poem, result.notes
+    assert any(
+        note.startswith(f"removed rhyme-scheme letters at the end of {len(scheme)} lines")
+        for note in result.notes
+    )
+
+
+def test_lower_case_and_refrain_letters_removed() -> None:
+    answer = lettered(QUATRAINS, "ababcdcd", "{line} ({letter})").replace("(a)", "(A1)", 1)
+    result = extract_poem(answer)
+    assert result.poem == QUATRAINS, result.notes
+
+
+def test_lettered_limerick_passes_the_form_check_as_the_clean_one_does() -> None:
+    clean = check_poem(LIMERICK, "limerick")
+    for style in ("{line} ({letter})", "{line} — {letter}"):
+        extracted = check_poem(extract_poem(lettered(LIMERICK, "AABBA", style)).poem, "limerick")
+        assert extracted.passed and clean.passed
+        assert (extracted.meter_score, extracted.rhyme_score, extracted.form_score) == (
+            clean.meter_score,
+            clean.rhyme_score,
+            clean.form_score,
+        )
+
+
+def test_form_check_reports_the_removed_letters(tmp_path: Path) -> None:
+    answer = "Here is a limerick about a baker:\n\n" + lettered(
+        LIMERICK, "AABBA", "{line} ({letter})"
+    )
+    source = tmp_path / "answers.jsonl"
+    source.write_text(json.dumps({"text": answer, "form": "limerick"}) + "\n")
+    out = tmp_path / "checks.jsonl"
+    result = CliRunner().invoke(app, ["form", "check", str(source), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert record["passed"], record
+    assert (
+        "removed rhyme-scheme letters at the end of 5 lines, such as '(A)'" in record["extraction"]
+    )
+
+
+VERSE = [
+    # a refrain of "— I" answering each question: one letter, as no rhyme scheme is
+    "Who broke the vase? — I\nWho swept the floor? — I\nWho sang at dawn? — I\nWho wept? — I",
+    # a letter or two in brackets, as a verse line may end
+    QUATRAINS.replace("hill,", "hill (A)").replace("shut;", "shut (B)"),
+    # every line lettered, but every letter different: a list, not a scheme
+    lettered(QUATRAINS, "ABCDEFGH", "{line} ({letter})"),
+    # a dash and a capitalised word, not a letter
+    "We waited for the ferry — Anna\nand I, and the gulls — Bess\nand the dog — Anna again",
+]
+
+
+@pytest.mark.parametrize("poem", VERSE)
+def test_verse_ending_in_a_few_letters_kept(poem: str) -> None:
+    result = extract_poem(poem)
+    assert result.poem == poem
+    assert result.notes == []
