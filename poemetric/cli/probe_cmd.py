@@ -29,11 +29,19 @@ if TYPE_CHECKING:
     from poemetric.probes.poem import RhymeSource
 
 console = Console(emoji=False)
+err_console = Console(emoji=False, stderr=True)
 
 
 def _say(text: str) -> None:
     """A line that names paths: never wrapped mid-path, never read as markup (a `[` in a name)."""
     console.print(text, soft_wrap=True, highlight=False, markup=False)
+
+
+def _note(text: str) -> None:
+    """A note beside the results (what a rerun reused or kept, the table files written), on
+    stderr as `_say` words it: `probe run ... > results.md` keeps only the summary line and the
+    tables, as docs/probes.md says."""
+    err_console.print(text, soft_wrap=True, highlight=False, markup=False)
 
 
 #: Choices of `probe build --rhyme-from` and `--search`.
@@ -347,7 +355,7 @@ def run(
     _say(f"{len(records)} pairs scored by {chosen.name} -> {output}")
     # The scores file is whole; a run of some pairs keeps the texts of the others for their run.
     for note in cache.finish(keep_others=len(pairs) < everything) if cache else []:
-        _say(note)
+        _note(note)
     _show(probe_tables(records), tables)
     unanswered = getattr(chosen, "unanswered", 0)
     if unanswered:  # counted as 'unanswered' in the tables; said, or it looked like a result
@@ -368,7 +376,7 @@ def _show(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
     typer.echo(markdown_summary(tables))
     if out_dir is not None:
         written = write_probe_tables(tables, out_dir)
-        _say(f"tables: {len(written)} files in {out_dir}")
+        _note(f"tables: {len(written)} files in {out_dir}")
 
 
 @probe_app.command(
