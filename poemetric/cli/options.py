@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,12 +89,36 @@ ProgressOption = typer.Option(
 OUTPUT_NAMES = ("--out", "--output", "--to", "-o")
 
 
-def output_option(default: Any, primary: str, help: str) -> Any:
+def output_option(default: Any, primary: str, help: str, *, file_name: str | None = None) -> Any:
     """The option of a command's output file or folder: `primary` first (`--out`, `--to` or
     `--output`, or a name of its own: merge's `--into`), then the other `OUTPUT_NAMES` as
-    aliases, `-o` included."""
+    aliases, `-o` included. `file_name` (`checks.jsonl`) makes it a file's option: a folder given
+    (`-o outdir/`, or an existing folder) is refused as `output_file_name` words it; without the
+    check, `-o outdir/` wrote a file named `outdir` (a Path has no trailing slash)."""
     names = [primary, *(name for name in OUTPUT_NAMES if name != primary)]
-    return typer.Option(default, *names, help=help)
+    if file_name is None:
+        return typer.Option(default, *names, help=help)
+    return typer.Option(
+        default,
+        *names,
+        help=f"{help} A folder (one that exists, or a name ending in /) is refused.",
+        parser=partial(output_file_name, primary, file_name),
+        metavar="<path>",  # as typer names a Path's (a parser's was `<Path>`)
+    )
+
+
+def output_file_name(option: str, file_name: str, raw: str) -> Path:
+    """`raw`, as given to a file's output option, as a Path; a folder is unusable input (exit 2):
+    `error: --output outdir/: names a folder (it ends in /); give a file name, e.g.
+    outdir/checks.jsonl`, and `error: --output outdir: is a folder; give a file name, e.g. ...`
+    for one that exists."""
+    path = Path(raw)
+    slash = raw.endswith(("/", os.sep)) and str(path) not in (".", "/")
+    if slash or (raw != "-" and path.is_dir()):
+        what = "names a folder (it ends in /)" if slash else "is a folder"
+        inside = (path / file_name).as_posix() if str(path) != "." else file_name
+        raise error_exit(f"{option} {raw}: {what}; give a file name, e.g. {inside}")
+    return path
 
 
 def error_exit(message: object, code: int = 2) -> typer.Exit:

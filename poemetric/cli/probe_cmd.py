@@ -86,7 +86,9 @@ def build(
     poems: str = typer.Argument(
         ..., help="Dataset name (lear-limericks, demo, poemetric) or a CSV/JSONL/Parquet file."
     ),
-    output: Path = output_option(..., "--output", "Pairs file to write (JSONL)."),
+    output: Path = output_option(
+        ..., "--output", "Pairs file to write (JSONL).", file_name="pairs.jsonl"
+    ),
     tasks: str = typer.Option(
         "offline",
         "--tasks",
@@ -262,7 +264,9 @@ def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
 )
 def run(
     pairs_file: Path = typer.Argument(..., help="Pairs file from `probe build`."),
-    output: Path = output_option(..., "--output", "Scores file to write (JSONL)."),
+    output: Path = output_option(
+        ..., "--output", "Scores file to write (JSONL).", file_name="scores.jsonl"
+    ),
     scorer: str = typer.Option(
         "ngram", "--scorer", help="ngram[:N], hf:MODEL, vllm:MODEL or chat:MODEL."
     ),
