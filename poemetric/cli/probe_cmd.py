@@ -14,6 +14,7 @@ from poemetric.cli.app import app
 from poemetric.cli.options import (
     ProgressOption,
     error_exit,
+    folder_option,
     output_file,
     output_folder,
     output_option,
@@ -290,7 +291,7 @@ def run(
     limit: int | None = typer.Option(
         None, "--limit", "-n", min=1, help="Only the first N pairs (quick trials)."
     ),
-    tables: Path | None = typer.Option(
+    tables: Path | None = folder_option(
         None, "--tables", help="Also write the accuracy tables (CSV, LaTeX, Markdown) here."
     ),
     progress: bool = ProgressOption,
@@ -394,7 +395,7 @@ def _show(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
 def report(
     scores: list[Path] = typer.Argument(..., help="Scores files from `probe run`."),
     output: Path | None = output_option(
-        None, "--output", "Write the tables (CSV, LaTeX, Markdown) into this folder."
+        None, "--output", "Write the tables (CSV, LaTeX, Markdown) into this folder.", folder=True
     ),
 ) -> None:
     """Accuracy tables of one or more scores files, beside the papers' published numbers."""
