@@ -88,7 +88,9 @@ def test_a_report_out_that_is_a_folder(demo_run: Path, tmp_path: Path) -> None:
         app, ["report", "--run", str(demo_run), "--out", str(tmp_path)], env={"COLUMNS": "400"}
     )
     assert result.exit_code == 2, result.output
-    assert result.stderr == f"error: --out {tmp_path}: is a folder; give a file name\n"
+    assert result.stderr == (
+        f"error: --out {tmp_path}: is a folder; give a file name, e.g. {tmp_path}/index.html\n"
+    )
     blocker = tmp_path / "taken"
     blocker.write_text("", encoding="utf-8")
     result = CliRunner().invoke(

@@ -164,7 +164,9 @@ def analyze(
     ),
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
-    out: Path | None = output_option(None, "--out", "Output folder (default RUN/analysis)."),
+    out: Path | None = output_option(
+        None, "--out", "Output folder (default RUN/analysis).", folder=True
+    ),
     progress: bool = ProgressOption,
 ) -> None:
     """Per-author tables (judge dimensions, form checks, lexical features, agreement with
@@ -275,7 +277,9 @@ def figures(
         "the recipe's choice.",
     ),
     experts: Path | None = FIGURE_EXPERTS,
-    out: Path | None = output_option(None, "--out", "Output folder (default RUN/figures)."),
+    out: Path | None = output_option(
+        None, "--out", "Output folder (default RUN/figures).", folder=True
+    ),
 ) -> None:
     """Publication figures (vector PDF + 300-dpi PNG, each with a NAME.caption.txt saying what
     the bars and whiskers are) in RUN/figures/, drawn at their printed width; prints their paths

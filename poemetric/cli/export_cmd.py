@@ -11,7 +11,11 @@ from rich.console import Console
 from poemetric.cli.app import app
 from poemetric.cli.options import (
     RunOption,
+    error_exit,
     existing_run,
+    file_suffix,
+    folder_form,
+    output_file,
     output_option,
     run_output_folder,
     unknown_choice,
@@ -31,10 +35,19 @@ class ExportFormat(StrEnum):
 
 @app.command("export")
 def export(
+    ctx: typer.Context,
     tables: list[str] = typer.Argument(None, help=TABLES_HELP),
     run: Path = RunOption,
-    to: Path | None = output_option(None, "--to", "Output directory (default: RUN/export)."),
-    fmt: ExportFormat = typer.Option(ExportFormat.csv, "--format", "-f", help="File format."),
+    to: str | None = output_option(
+        None,
+        "--to",
+        "Output directory (default: RUN/export); with one table, a file name (calls.csv, "
+        "calls.jsonl, calls.parquet) writes that file, in the format its suffix names.",
+        metavar="<path>",
+    ),
+    fmt: ExportFormat = typer.Option(
+        ExportFormat.csv, "--format", "-f", help="File format (of a folder's files)."
+    ),
 ) -> None:
     """Export tables of a run store, one file per table.
 
@@ -45,20 +58,65 @@ def export(
         poemetric export generations judgments --run runs/paper --to out/
 
         poemetric export --run runs/paper --format parquet
+
+        poemetric export calls --run runs/paper -o calls.csv
     """
     chosen = list(dict.fromkeys(tables or EXPORTABLE_TABLES))  # each table once, in order
     unknown = [t for t in chosen if t not in EXPORTABLE_TABLES]
     if unknown:
         raise unknown_choice("tables", unknown, EXPORTABLE_TABLES, "table")  # as --help names it
-    out_dir = run_output_folder(run, to, "export", "--to")
+    one_file = to is not None and file_suffix(to) is not None  # `-o calls.csv`: a file
+    if to is not None and one_file:
+        destination = _one_file(to, chosen, fmt if given(ctx, "fmt") else None)
+    else:
+        out_dir = run_output_folder(run, None if to is None else Path(to), "export", "--to")
     with existing_run(run) as store, store.snapshot():  # the files agree with one another
         width = max(map(len, chosen))
         for table in chosen:
             rows = store.count(table)
-            path = store.export(table, out_dir / f"{table}.{fmt.value}")
+            wanted = destination if one_file else out_dir / f"{table}.{fmt.value}"
+            path = store.export(table, wanted)
             console.print(
                 f"{table:<{width}} {rows:>7} {plural(rows, 'row'):<4} → {path}",
                 highlight=False,
                 markup=False,
                 soft_wrap=True,
             )
+
+
+#: The suffixes `--to` may name one table's file by, and the format each writes.
+FILE_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
+
+
+def given(ctx: typer.Context, param: str) -> bool:
+    """Whether `param` was given (on the command line or in the environment), not defaulted."""
+    source = ctx.get_parameter_source(param)
+    return source is not None and source.name != "DEFAULT"
+
+
+def _one_file(to: str, chosen: list[str], fmt: ExportFormat | None) -> Path:
+    """`--to` naming a file (`calls.csv`): that file, for exactly one table in a format its
+    suffix names (and `--format`, if given, agrees with). Before, `export calls -o calls.csv`
+    made a folder `calls.csv/` holding `calls.csv`. Anything else is refused (exit 2), naming
+    the folder form."""
+    suffix = Path(to).suffix.lower()
+    folder = f"--to {folder_form(to)}"
+    if len(chosen) != 1:
+        stem = Path(to).stem
+        table = stem if stem in chosen else chosen[0]
+        raise error_exit(
+            f"--to {to}: a file name, but {len(chosen)} tables are exported, one file each, into "
+            f"a folder: give a folder ({folder}), or one table (poemetric export {table} "
+            f"--to {to})"
+        )
+    if suffix not in FILE_FORMATS:
+        raise error_exit(
+            f"--to {to}: export writes .csv, .jsonl or .parquet files; give one of those names, "
+            f"or a folder ({folder})"
+        )
+    if fmt is not None and fmt.value != FILE_FORMATS[suffix]:
+        raise error_exit(
+            f"--to {to} is a {FILE_FORMATS[suffix]} file name but --format is {fmt.value}: "
+            "give one or the other (the suffix names the format of a single file)"
+        )
+    return output_file(Path(to), "--to")

@@ -75,6 +75,7 @@ def check_command(
         "--output",
         "File to write, one JSON line per row; a .csv or .tsv name writes a table instead "
         "(findings and facts as text, one a line in their cell).",
+        file_name="checks.jsonl",
     ),
     threshold: float = ThresholdOption,
     extract: bool = typer.Option(

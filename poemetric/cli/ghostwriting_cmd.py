@@ -154,7 +154,9 @@ def metrics_command(
     ),
     phonetics: str = PhoneticsOption,
     window: int = WindowOption,
-    out: Path | None = output_option(None, "--out", "Output folder (default RUN/analysis)."),
+    out: Path | None = output_option(
+        None, "--out", "Output folder (default RUN/analysis).", folder=True
+    ),
     progress: bool = ProgressOption,
 ) -> None:
     """Rhyme density (paper and Raplyzer variants), uniqueness and near-copies per poem and per

@@ -126,7 +126,9 @@ def style_match_command(
 @ghostwriting_app.command("sheets")
 def sheets_command(
     run: Path = RunOption,
-    out: Path = output_option(..., "--out", "Folder for sheet.html, annotations.csv, task.json."),
+    out: Path = output_option(
+        ..., "--out", "Folder for sheet.html, annotations.csv, task.json.", folder=True
+    ),
     authors: str | None = AuthorsOption,
     per_author: int = typer.Option(5, "--per-author", min=1, help="Poems drawn per author."),
     seed: int = typer.Option(0, "--seed", help="Seed of the draw and of the poem order."),

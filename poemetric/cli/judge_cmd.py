@@ -217,7 +217,9 @@ def parse_command(
     input_path: Path = typer.Argument(
         ..., help='JSONL input, one {"id": ..., "response": "<the judge\'s raw answer>"} a line.'
     ),
-    output: Path = output_option(..., "--output", "JSONL output, one line per input line."),
+    output: Path = output_option(
+        ..., "--output", "JSONL output, one line per input line.", file_name="parsed.jsonl"
+    ),
 ) -> None:
     """Parse judge answers from a file, with the parser the judge stage uses (no call).
 

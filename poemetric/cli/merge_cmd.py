@@ -36,7 +36,10 @@ def merge(
         ..., help="Run directories to merge (e.g. runs/x-shard1 runs/x-shard2 ...)."
     ),
     into: Path = output_option(
-        ..., "--into", "Destination run directory (created if new; may be one of the sources)."
+        ...,
+        "--into",
+        "Destination run directory (created if new; may be one of the sources).",
+        folder=True,
     ),
     strict: bool = typer.Option(
         False, "--strict", help="Exit with status 1 when any conflict was found."

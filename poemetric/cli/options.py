@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,12 +89,102 @@ ProgressOption = typer.Option(
 OUTPUT_NAMES = ("--out", "--output", "--to", "-o")
 
 
-def output_option(default: Any, primary: str, help: str) -> Any:
+#: Suffixes of the files commands read or write. A folder's option given such a name (`export
+#: calls -o calls.csv`) made a folder of that name, the file inside it.
+FILE_SUFFIXES = frozenset(
+    {".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet", ".md", ".tex", ".html", ".htm"}
+    | {".pdf", ".png", ".svg", ".txt", ".xlsx", ".sqlite"}
+)
+#: The help of a folder's output option says how a file name is taken.
+FOLDER_HELP = "A file name (x.csv) is refused; a name ending in / is a folder."
+
+
+def output_option(
+    default: Any,
+    primary: str,
+    help: str,
+    *,
+    file_name: str | None = None,
+    folder: bool = False,
+    metavar: str | None = None,
+) -> Any:
     """The option of a command's output file or folder: `primary` first (`--out`, `--to` or
     `--output`, or a name of its own: merge's `--into`), then the other `OUTPUT_NAMES` as
-    aliases, `-o` included."""
+    aliases, `-o` included. `file_name` (`checks.jsonl`) makes it a file's option: a folder given
+    (`-o outdir/`, or an existing folder) is refused as `output_file_name` words it; without the
+    check, `-o outdir/` wrote a file named `outdir` (a Path has no trailing slash). `folder`
+    makes it a folder's: a file name is refused as `output_folder_name` words it. Neither: the
+    command reads the value as given (`export --to`, a `str`: a folder or one table's file)."""
     names = [primary, *(name for name in OUTPUT_NAMES if name != primary)]
-    return typer.Option(default, *names, help=help)
+    if file_name is not None:
+        return typer.Option(
+            default,
+            *names,
+            help=f"{help} A folder (one that exists, or a name ending in /) is refused.",
+            parser=partial(output_file_name, primary, file_name),
+            metavar="<path>",  # as typer names a Path's (a parser's was `<Path>`)
+        )
+    if folder:
+        return folder_option(default, *names, help=help)
+    return typer.Option(default, *names, help=help, metavar=metavar)
+
+
+def folder_option(default: Any, *names: str, help: str) -> Any:
+    """An output folder's option (`output_option(folder=True)`, `probe run --tables`): a file
+    name given is refused as `output_folder_name` words it, and the help says so."""
+    return typer.Option(
+        default,
+        *names,
+        help=f"{help} {FOLDER_HELP}",
+        parser=partial(output_folder_name, names[0]),
+        metavar="<path>",  # as typer names a Path's (a parser's was `<Path>`)
+    )
+
+
+def file_suffix(raw: str) -> str | None:
+    """The file suffix (`.csv`, lower case) of `raw` given where a folder is expected, else None:
+    a name ending in `/` and an existing folder are folders, whatever their suffix."""
+    path = Path(raw)
+    if raw.endswith(("/", os.sep)) or path.is_dir():
+        return None
+    suffix = path.suffix.lower()
+    return suffix if suffix in FILE_SUFFIXES else None
+
+
+def folder_form(raw: str) -> str:
+    """`calls/` for `calls.csv`: the folder to give instead of a file name (`runs/x/` for a run
+    store's path, `runs/x/poemetric.sqlite`)."""
+    from poemetric.store.db import DB_NAME
+
+    path = Path(raw)
+    folder = path.parent if path.name == DB_NAME else path.with_suffix("")
+    return f"{folder.as_posix()}/"
+
+
+def output_folder_name(option: str, raw: str) -> Path:
+    """`raw`, as given to a folder's output option, as a Path; a file name (`results.csv`) is
+    unusable input (exit 2): the command would make a folder `results.csv/` and write its files
+    into it."""
+    if suffix := file_suffix(raw):
+        raise error_exit(
+            f"{option} {raw}: a file name ({suffix}), but the output is a folder (its files are "
+            f"written into it); give a folder, e.g. {option} {folder_form(raw)}"
+        )
+    return Path(raw)
+
+
+def output_file_name(option: str, file_name: str, raw: str) -> Path:
+    """`raw`, as given to a file's output option, as a Path; a folder is unusable input (exit 2):
+    `error: --output outdir/: names a folder (it ends in /); give a file name, e.g.
+    outdir/checks.jsonl`, and `error: --output outdir: is a folder; give a file name, e.g. ...`
+    for one that exists."""
+    path = Path(raw)
+    slash = raw.endswith(("/", os.sep)) and str(path) not in (".", "/")
+    if slash or (raw != "-" and path.is_dir()):
+        what = "names a folder (it ends in /)" if slash else "is a folder"
+        inside = (path / file_name).as_posix() if str(path) != "." else file_name
+        raise error_exit(f"{option} {raw}: {what}; give a file name, e.g. {inside}")
+    return path
 
 
 def error_exit(message: object, code: int = 2) -> typer.Exit:

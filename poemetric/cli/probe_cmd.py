@@ -14,6 +14,7 @@ from poemetric.cli.app import app
 from poemetric.cli.options import (
     ProgressOption,
     error_exit,
+    folder_option,
     output_file,
     output_folder,
     output_option,
@@ -29,11 +30,19 @@ if TYPE_CHECKING:
     from poemetric.probes.poem import RhymeSource
 
 console = Console(emoji=False)
+err_console = Console(emoji=False, stderr=True)
 
 
 def _say(text: str) -> None:
     """A line that names paths: never wrapped mid-path, never read as markup (a `[` in a name)."""
     console.print(text, soft_wrap=True, highlight=False, markup=False)
+
+
+def _note(text: str) -> None:
+    """A note beside the results (what a rerun reused or kept, the table files written), on
+    stderr as `_say` words it: `probe run ... > results.md` keeps only the summary line and the
+    tables, as docs/probes.md says."""
+    err_console.print(text, soft_wrap=True, highlight=False, markup=False)
 
 
 #: Choices of `probe build --rhyme-from` and `--search`.
@@ -78,7 +87,9 @@ def build(
     poems: str = typer.Argument(
         ..., help="Dataset name (lear-limericks, demo, poemetric) or a CSV/JSONL/Parquet file."
     ),
-    output: Path = output_option(..., "--output", "Pairs file to write (JSONL)."),
+    output: Path = output_option(
+        ..., "--output", "Pairs file to write (JSONL).", file_name="pairs.jsonl"
+    ),
     tasks: str = typer.Option(
         "offline",
         "--tasks",
@@ -254,7 +265,9 @@ def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
 )
 def run(
     pairs_file: Path = typer.Argument(..., help="Pairs file from `probe build`."),
-    output: Path = output_option(..., "--output", "Scores file to write (JSONL)."),
+    output: Path = output_option(
+        ..., "--output", "Scores file to write (JSONL).", file_name="scores.jsonl"
+    ),
     scorer: str = typer.Option(
         "ngram", "--scorer", help="ngram[:N], hf:MODEL, vllm:MODEL or chat:MODEL."
     ),
@@ -278,7 +291,7 @@ def run(
     limit: int | None = typer.Option(
         None, "--limit", "-n", min=1, help="Only the first N pairs (quick trials)."
     ),
-    tables: Path | None = typer.Option(
+    tables: Path | None = folder_option(
         None, "--tables", help="Also write the accuracy tables (CSV, LaTeX, Markdown) here."
     ),
     progress: bool = ProgressOption,
@@ -347,7 +360,7 @@ def run(
     _say(f"{len(records)} pairs scored by {chosen.name} -> {output}")
     # The scores file is whole; a run of some pairs keeps the texts of the others for their run.
     for note in cache.finish(keep_others=len(pairs) < everything) if cache else []:
-        _say(note)
+        _note(note)
     _show(probe_tables(records), tables)
     unanswered = getattr(chosen, "unanswered", 0)
     if unanswered:  # counted as 'unanswered' in the tables; said, or it looked like a result
@@ -368,7 +381,7 @@ def _show(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
     typer.echo(markdown_summary(tables))
     if out_dir is not None:
         written = write_probe_tables(tables, out_dir)
-        _say(f"tables: {len(written)} files in {out_dir}")
+        _note(f"tables: {len(written)} files in {out_dir}")
 
 
 @probe_app.command(
@@ -382,7 +395,7 @@ def _show(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
 def report(
     scores: list[Path] = typer.Argument(..., help="Scores files from `probe run`."),
     output: Path | None = output_option(
-        None, "--output", "Write the tables (CSV, LaTeX, Markdown) into this folder."
+        None, "--output", "Write the tables (CSV, LaTeX, Markdown) into this folder.", folder=True
     ),
 ) -> None:
     """Accuracy tables of one or more scores files, beside the papers' published numbers."""

@@ -31,7 +31,9 @@ def report(
     experts: Path | None = REPORT_EXPERTS,
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
-    out: Path | None = output_option(None, "--out", "Output file (default RUN/report/index.html)."),
+    out: Path | None = output_option(
+        None, "--out", "Output file (default RUN/report/index.html).", file_name="index.html"
+    ),
 ) -> None:
     """The run report: one self-contained HTML file (no network requests; charts as inline
     SVG) with the leaderboard and its CIs, per-dimension charts, the form checks, the judges,

@@ -285,7 +285,9 @@ def serve(
 def sheets(
     run: Path = RunOption,
     survey: str = SurveyOption,
-    out: Path | None = output_option(None, "--out", "Folder (default RUN/survey-SURVEY)."),
+    out: Path | None = output_option(
+        None, "--out", "Folder (default RUN/survey-SURVEY).", folder=True
+    ),
     rater: list[str] | None = typer.Option(None, "--rater", help="Only this rater (repeatable)."),
 ) -> None:
     """Printable answer sheets (HTML, print it or save as PDF from a browser) and a CSV

@@ -12,6 +12,7 @@ import gc
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from itertools import chain
 from typing import TYPE_CHECKING, Literal
 
@@ -29,6 +30,7 @@ from poemetric.form.adapters import (
     parse_meter,
     prepare_lines,
 )
+from poemetric.form.cut_notes import char_cut_note, line_cut_note, whole_count, with_cut
 from poemetric.form.forms import EXTRA_FORMS, FORMS, RULES, FormOutcome, FormRequest
 from poemetric.form.middle_english import is_middle_english
 from poemetric.form.parsing import (
@@ -226,25 +228,26 @@ def check_poem(
         return _error(form_key, meter, rhyme, threshold, "empty poem text", "text")
     notes: list[str] = []
     if len(text) > MAX_CHARS:
+        notes.append(char_cut_note(text, MAX_CHARS))  # said in any message on the text
         text = text[:MAX_CHARS]
-        notes.append(f"only the first {MAX_CHARS} characters were analysed")
     if latin_share(text[:5000]) < 0.5:
         return _error(
             form_key,
             meter,
             rhyme,
             threshold,
-            "the text is not in Latin script (English expected)",
+            with_cut("the text is not in Latin script (English expected)", notes),
             "text",
         )
     poem = parse_poem(text, max_lines=MAX_LINES)
     if len(poem.lines) < 2:
+        lines = counted(len(poem.lines), "verse line")
         return _error(
             form_key,
             meter,
             rhyme,
             threshold,
-            f"only {counted(len(poem.lines), 'verse line')}; a poem in a fixed form needs more",
+            with_cut(f"only {lines}; a poem in a fixed form needs more", notes),
             "text",
         )
     prepare_lines(poem.lines)
@@ -278,6 +281,16 @@ def _verdict(
     applicable = {k: v for k, v in scores.items() if v is not None}
     failing = [k for k, v in applicable.items() if v < threshold]
     passed = bool(applicable) and not failing
+    cuts = list(notes)
+    if poem.truncated_from is not None:  # the line count, and the summary, say so
+        checked, total = len(poem.lines), poem.truncated_from
+        cuts.append(line_cut_note(checked, total))
+        outcome.findings = [
+            replace(f, detail=whole_count(f.detail, checked, total))
+            if f.constraint == "lines"
+            else f
+            for f in outcome.findings
+        ]
     explanation = [
         Issue.model_construct(constraint=f.constraint, lines=list(f.lines), detail=f.detail)
         for f in outcome.findings
@@ -290,6 +303,7 @@ def _verdict(
     else:
         reasons = "; ".join(_first_reason(outcome, k) for k in failing)
         summary = f"FAIL {request.form}: {shown} (threshold {threshold:.2f}) - {reasons}"
+    summary = with_cut(summary, cuts)
     facts = dict(outcome.facts)
     return FormCheck.model_construct(
         form=request.form,
