@@ -78,6 +78,8 @@ class FormCheck(BaseModel):
     meter: str | None = None
     rhyme: str | None = None
     passed: bool = False
+    #: None when neither the form nor the request asks for the score, or the request cannot be
+    #: read; 0.0 (all three) for a text that is not a poem (`error_kind` "text").
     meter_score: float | None = None
     rhyme_score: float | None = None
     form_score: float | None = None
@@ -151,13 +153,21 @@ def _error(
     """A check that found no poem to score. A text that is not a poem (`kind` "text": empty, one
     line, non-Latin script) is a failed check, as `form check` counts it and the report's badge
     shows it: its summary said "not checked: ..." beside `passed` false; only a request the
-    checker cannot read is not checked."""
+    checker cannot read is not checked (scores None).
+
+    A text that is not a poem scores 0 on metre, rhyme and form, so that score means count it as
+    the failure the pass rate counts (docs/form-check.md, "not a poem"): `form check` wrote null
+    scores for it while `form run` stored 0.0, and the analysis averages the stored ones."""
+    score = 0.0 if kind == "text" else None
     return FormCheck(
         form=form,
         meter=meter,
         rhyme=rhyme,
         threshold=threshold,
         passed=False,
+        meter_score=score,
+        rhyme_score=score,
+        form_score=score,
         summary=f"FAIL {form}: {message}" if kind == "text" else f"not checked: {message}",
         error=message,
         error_kind=kind,
