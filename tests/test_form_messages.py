@@ -72,13 +72,16 @@ And wore both of them back through the town."""
 
 
 def test_a_score_of_partial_rhymes_names_what_was_found(tmp_path: Path) -> None:
-    """No pair under half credit, so no finding: the summary said only "rhyme score below
-    threshold"; it now gives the rhymes counted."""
+    """No pair under half credit, so no failure finding: the summary said only "rhyme score
+    below threshold"; it now gives the rhymes counted and the weakest partial rhyme, which the
+    one finding names with the others (`poemetric.form.partial_rhymes`)."""
     rows = _check(tmp_path, [{"id": "l", "form": "limerick", "text": REPEATS}])
     assert rows[0]["passed"] is False and rows[0]["rhyme_score"] == 0.6
-    assert rows[0]["explanation"] == []
+    [finding] = rows[0]["explanation"]  # type: ignore[misc]
+    assert finding["constraint"] == "rhyme" and finding["lines"] == [1, 2, 3, 4, 5]
     assert str(rows[0]["summary"]).endswith(
-        "- rhyme: AABBA: 1.8 of 3 required rhymes (no pair is under half credit, so none is listed)"
+        "- rhyme: AABBA: 1.8 of 3 required rhymes; weakest partial rhyme: lines 1 and 2, "
+        "'town' / 'town' (the same word, 0.60)"
     )
 
 

@@ -35,11 +35,14 @@ from poemetric.form.forms import EXTRA_FORMS, FORMS, RULES, FormOutcome, FormReq
 from poemetric.form.middle_english import is_middle_english
 from poemetric.form.parsing import (
     MAX_LINES,
+    ParsedPoem,
     PatternError,
     latin_share,
     parse_poem,
     parse_rhyme_pattern,
 )
+from poemetric.form.partial_rhymes import PREFIX as PARTIAL_PREFIX
+from poemetric.form.partial_rhymes import partial_rhyme_finding
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
 CHECKER_VERSION = "form-2.8"
@@ -80,6 +83,8 @@ class FormCheck(BaseModel):
     meter: str | None = None
     rhyme: str | None = None
     passed: bool = False
+    #: None when neither the form nor the request asks for the score, or the request cannot be
+    #: read; 0.0 (all three) for a text that is not a poem (`error_kind` "text").
     meter_score: float | None = None
     rhyme_score: float | None = None
     form_score: float | None = None
@@ -153,13 +158,21 @@ def _error(
     """A check that found no poem to score. A text that is not a poem (`kind` "text": empty, one
     line, non-Latin script) is a failed check, as `form check` counts it and the report's badge
     shows it: its summary said "not checked: ..." beside `passed` false; only a request the
-    checker cannot read is not checked."""
+    checker cannot read is not checked (scores None).
+
+    A text that is not a poem scores 0 on metre, rhyme and form, so that score means count it as
+    the failure the pass rate counts (docs/form-check.md, "not a poem"): `form check` wrote null
+    scores for it while `form run` stored 0.0, and the analysis averages the stored ones."""
+    score = 0.0 if kind == "text" else None
     return FormCheck(
         form=form,
         meter=meter,
         rhyme=rhyme,
         threshold=threshold,
         passed=False,
+        meter_score=score,
+        rhyme_score=score,
+        form_score=score,
         summary=f"FAIL {form}: {message}" if kind == "text" else f"not checked: {message}",
         error=message,
         error_kind=kind,
@@ -254,11 +267,21 @@ def check_poem(
     request = FormRequest(form=form_key, meter=meter_spec, rhyme=letters)
     if is_middle_english(chain.from_iterable(map(line_words, poem.lines))):
         with middle_english_reading():
-            outcome = RULES[form_key](poem, request)
+            outcome = _explained(poem, request)
         outcome.facts["reading"] = MIDDLE_ENGLISH_NOTE
     else:
-        outcome = RULES[form_key](poem, request)
+        outcome = _explained(poem, request)
     return _verdict(poem, request, outcome, meter, rhyme, threshold, notes)
+
+
+def _explained(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
+    """The form rule's outcome, with the weakest partial rhymes named after its own findings
+    (`poemetric.form.partial_rhymes`: explanation only, the rule's findings and cap unchanged)."""
+    outcome = RULES[request.form](poem, request)
+    partial = partial_rhyme_finding(poem, request, outcome)
+    if partial is not None:
+        outcome.findings.append(partial)
+    return outcome
 
 
 def _verdict(
@@ -330,15 +353,22 @@ _CONSTRAINT_KIND = {"rhyme": {"rhyme"}, "meter": {"meter"}}
 def _first_reason(outcome: FormOutcome, kind: str) -> str:
     """The summary's reason for a failing score: its first finding, else what the checker found
     (`facts`). A score made of partial credits (each rhyme pair at 0.5-0.75: near, eye or
-    repeated-word rhymes) has no finding, since only pairs and lines under half credit are
-    listed: the summary said "rhyme score below threshold" and no more."""
+    repeated-word rhymes) has no failure finding, since only pairs and lines under half credit
+    are listed: the summary said "rhyme score below threshold" and no more; it now gives the
+    rhymes counted and the weakest partial rhyme (`poemetric.form.partial_rhymes`)."""
     wanted = _CONSTRAINT_KIND.get(kind)
+    partial = next((f for f in outcome.findings if f.detail.startswith(PARTIAL_PREFIX)), None)
     for finding in outcome.findings:
+        if finding is partial:
+            continue  # the pairs that earned part credit: quoted after the count below
         if (wanted and finding.constraint in wanted) or (
             not wanted and finding.constraint not in {"rhyme", "meter"}
         ):
             return f"{kind}: {finding.detail}"
     fact = outcome.facts.get(kind)
+    if fact and kind == "rhyme" and partial is not None:
+        weakest = partial.detail.partition(": ")[2].split("; ")[0]
+        return f"{kind}: {fact}; weakest partial rhyme: {weakest}"
     if fact:
         unit = "pair" if kind == "rhyme" else "line"
         return f"{kind}: {fact} (no {unit} is under half credit, so none is listed)"

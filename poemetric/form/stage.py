@@ -169,14 +169,14 @@ def _verdict(task: _Task) -> dict[str, Any]:
     """The `form_checks` record of one generation."""
     result = check_poem(task.text, task.form, task.meter, task.rhyme, threshold=task.threshold)
     unassessable = result.error is not None and result.error_kind != "text"
-    not_a_poem = result.error is not None and not unassessable
     return {
         "generation_id": task.generation_id,
         "checker_version": CHECKER_VERSION,
         "passed": None if unassessable else int(result.passed),
-        "meter_score": 0.0 if not_a_poem else result.meter_score,
-        "rhyme_score": 0.0 if not_a_poem else result.rhyme_score,
-        "form_score": 0.0 if not_a_poem else result.form_score,
+        # A text that is not a poem scores 0.0 in `check_poem` itself, as in `form check`.
+        "meter_score": result.meter_score,
+        "rhyme_score": result.rhyme_score,
+        "form_score": result.form_score,
         "explanation": {
             "summary": result.summary,
             "issues": [issue.model_dump() for issue in result.explanation],
