@@ -380,7 +380,17 @@ def test_a_file_as_destination_is_an_error_not_a_traceback(tmp_path: Path) -> No
         app, ["merge", str(shard), "--into", str(a_file)], env={"COLUMNS": "400"}
     )
     assert result.exit_code == 2 and result.stdout == "", result.output
-    assert result.stderr == f"error: --into {a_file}: not a folder; give a folder\n"
+    assert result.stderr == (
+        f"error: --into {a_file}: a file name (.sqlite), but the output is a folder (its files "
+        f"are written into it); give a folder, e.g. --into {tmp_path / 'all'}/\n"
+    )
+    plain_file = tmp_path / "notes"
+    plain_file.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(
+        app, ["merge", str(shard), "--into", str(plain_file)], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr == f"error: --into {plain_file}: not a folder; give a folder\n"
 
 
 def test_runs_of_different_datasets_are_refused(tmp_path: Path) -> None:
