@@ -335,7 +335,8 @@ def test_a_paper_scale_merge_keeps_every_count_whole_at_80_columns() -> None:
     from rich.console import Console
 
     from poemetric.cli.merge_cmd import _print_report
-    from poemetric.store.merge import MERGED_TABLES, MergeReport, TableMerge
+    from poemetric.store.merge import MergeReport
+    from poemetric.store.merge_tables import MERGED_TABLES, TableMerge
 
     report = MergeReport(destination=Path("runs/paper"), sources=[Path("a"), Path("b")])
     counts = TableMerge(1_234_567, 765_432, 12_345, 43_210, 9_870, 56_789, 1_234, 34_567)
@@ -359,7 +360,8 @@ def test_the_legend_explains_every_column() -> None:
     from rich.console import Console
 
     from poemetric.cli.merge_cmd import _COLUMNS, _print_report
-    from poemetric.store.merge import MERGED_TABLES, MergeReport, TableMerge
+    from poemetric.store.merge import MergeReport
+    from poemetric.store.merge_tables import MERGED_TABLES, TableMerge
 
     report = MergeReport(destination=Path("runs/paper"), sources=[Path("a")])
     report.tables = {name: TableMerge(*range(1, 9)) for name in MERGED_TABLES}

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from poemetric.analysis.expert_poems import PoemResolver, ok_generations
 from poemetric.data.io import DatasetError, RawRecord, RawTable, read_table
 from poemetric.judge.answer import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
 from poemetric.reliability.io import LinedProblems, problem_report
@@ -77,7 +78,7 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
         raise ExpertRatingsError(f"{path}: cannot read expert ratings: {exc}") from exc
     _refuse_unreadable(path, table)
     header = set(table.columns) if table.header_read else _keys(table.records)
-    resolver = _Resolver(store, path, header)
+    resolver = PoemResolver(store, path, header)
     long_format = {"item", "score"} <= header
     exported = not long_format and header >= EXPORTED_COLUMNS
     rater_column = "rater" if long_format and "rater" in header else "expert"
@@ -250,67 +251,6 @@ def _read_score(text: str, key: str, where: str, problems: list[str]) -> float |
     return value
 
 
-class _Resolver:
-    """Maps a row's poem columns to a successful generation of the run."""
-
-    def __init__(self, store: RunStore, path: Path, header: set[str]) -> None:
-        self.header = header
-        self.id_column = next((c for c in ("poem", "generation_id") if c in header), None)
-        generations = _generations(store)
-        self.known = set(generations["generation_id"])
-        self.by_key = {
-            (str(p), str(a), int(s)): str(g)
-            for g, p, a, s in zip(
-                generations["generation_id"],
-                generations["poem_id"],
-                generations["author"],
-                generations["sample_index"],
-                strict=True,
-            )
-        }
-
-    def missing_columns(self) -> list[str]:
-        if self.id_column or {"poem_id", "author"} <= self.header:
-            return []
-        return ["poem or generation_id (or poem_id and author)"]
-
-    def resolve(self, raw: dict[str, str], where: str, problems: list[str]) -> str | None:
-        if self.id_column and raw.get(self.id_column):
-            generation_id = raw[self.id_column]
-            if generation_id not in self.known:
-                problems.append(
-                    f"{where}: {self.id_column} {generation_id!r} is not a successful "
-                    "generation of this run"
-                )
-                return None
-            return generation_id
-        if self.id_column and not {"poem_id", "author"} <= self.header:
-            # not "no successful generation for poem_id='', author=''" (columns it lacks)
-            problems.append(f"{where}: empty {self.id_column}")
-            return None
-        try:
-            sample = int(raw.get("sample_index") or 0)
-        except ValueError:
-            problems.append(f"{where}: sample_index {raw.get('sample_index')!r} is not an integer")
-            return None
-        key = (raw.get("poem_id", ""), raw.get("author", ""), sample)
-        if key not in self.by_key:
-            problems.append(
-                f"{where}: no successful generation for poem_id={key[0]!r}, "
-                f"author={key[1]!r}, sample_index={sample}"
-            )
-            return None
-        return self.by_key[key]
-
-
-def _generations(store: RunStore) -> pd.DataFrame:
-    return pd.read_sql_query(
-        "SELECT g.generation_id, g.poem_id, g.author, g.sample_index, p.form AS poem_form "
-        "FROM generations g JOIN poems p ON p.poem_id = g.poem_id WHERE g.status = 'ok'",
-        store.conn,
-    )
-
-
 def ratings_frame(answers: Iterable[ExpertAnswer], store: RunStore) -> pd.DataFrame:
     """One row per expert x poem with the 10 dimension scores (NaN = not rated), joined with
     author, poem_id and form: the frame `load_expert_ratings` returns."""
@@ -328,7 +268,7 @@ def ratings_frame(answers: Iterable[ExpertAnswer], store: RunStore) -> pd.DataFr
         .reset_index()
     )
     wide.columns.name = None
-    info = _generations(store).drop(columns="sample_index")
+    info = ok_generations(store).drop(columns="sample_index")
     frame = wide.merge(info, on="generation_id", how="left")
     return frame[FRAME_COLUMNS].astype({d.key: float for d in DIMENSIONS})
 

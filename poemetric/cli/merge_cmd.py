@@ -13,7 +13,8 @@ from poemetric.cli.markup import plain
 from poemetric.cli.options import error_exit, output_folder, output_option
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
-from poemetric.store.merge import MERGED_TABLES, MergeReport, merge_runs
+from poemetric.store.merge import MergeReport, merge_runs
+from poemetric.store.merge_tables import MERGED_TABLES
 from poemetric.store.shards import MissingShards
 from poemetric.text.plural import counted, plural
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from poemetric.cli.app import app
@@ -22,28 +21,11 @@ from poemetric.cli.options import (
     unknown_choice,
 )
 from poemetric.cli.probe_last_line import AllCallsFailed, last_line_pairs
+from poemetric.cli.probe_output import console, no_pairs, not_the_other_kind, note, say, show_tables
 from poemetric.text.plural import plural
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from poemetric.probes.poem import RhymeSource
-
-console = Console(emoji=False)
-err_console = Console(emoji=False, stderr=True)
-
-
-def _say(text: str) -> None:
-    """A line that names paths: never wrapped mid-path, never read as markup (a `[` in a name)."""
-    console.print(text, soft_wrap=True, highlight=False, markup=False)
-
-
-def _note(text: str) -> None:
-    """A note beside the results (what a rerun reused or kept, the table files written), on
-    stderr as `_say` words it: `probe run ... > results.md` keeps only the summary line and the
-    tables, as docs/probes.md says."""
-    err_console.print(text, soft_wrap=True, highlight=False, markup=False)
-
 
 #: Choices of `probe build --rhyme-from` and `--search`.
 RHYME_SOURCES = ("auto", "dataset", "checker")
@@ -188,7 +170,7 @@ def build(
                     rhyme_from,
                     options=RunnerOptions(progress=progress),
                     run_dir=run_dir,
-                    say=_say,
+                    say=say,
                 )
                 pairs += generated
     except (ThesaurusUnavailable, ValueError) as error:
@@ -196,7 +178,7 @@ def build(
     except AllCallsFailed as error:
         raise error_exit(str(error), code=1) from error
     if not pairs:
-        raise _no_pairs(
+        raise no_pairs(
             output,
             f"{counted(len(sources), 'poem')} of {dataset.name}",
             offline,
@@ -209,47 +191,16 @@ def build(
         by_task[pair.task] = by_task.get(pair.task, 0) + 1
     pairs_word = "pair" if count == 1 else "pairs"
     poems_word = "poem" if len(sources) == 1 else "poems"
-    _say(f"{count} {pairs_word} from {len(sources)} {poems_word} of {dataset.name} -> {output}")
+    say(f"{count} {pairs_word} from {len(sources)} {poems_word} of {dataset.name} -> {output}")
     for task in chosen:
         # last_line pairs are named by how they were generated (last_line_dbs, last_line_chat...)
         names = [t for t in by_task if t == task or t.startswith(f"{task}_")]
         console.print(f"  {task:22} {sum(by_task[t] for t in names)}")
-    for note in (why_none, failed_calls):
-        if note is not None:
-            console.print(f"[yellow]{escape(note)}[/yellow]", highlight=False, soft_wrap=True)
+    for reason in (why_none, failed_calls):
+        if reason is not None:
+            console.print(f"[yellow]{escape(reason)}[/yellow]", highlight=False, soft_wrap=True)
     if failed_calls is not None:
         raise typer.Exit(code=1)
-
-
-def _no_pairs(
-    output: Path, poems: str, offline: list[str], why_none: str | None, failed_calls: str | None
-) -> typer.Exit:
-    """`error: no pairs from POEMS; no pairs file written`, then why, a line per reason (exit 1):
-    a build that found nothing wrote an empty pairs file and exited 0, which `probe run` then
-    refused."""
-    reasons = [why_none, failed_calls]
-    if offline:
-        whose = "task's" if len(offline) == 1 else "tasks'"
-        reasons.insert(
-            0, f"{', '.join(offline)}: no poem passed the {whose} filters (docs/probes.md)"
-        )
-    left = f" ({output}, already there, is left as it was)" if output.exists() else ""
-    because = "\n".join(reason for reason in reasons if reason)
-    return error_exit(f"no pairs from {poems}; no pairs file written{left}\n{because}", code=1)
-
-
-def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
-    """Refuse (exit 2) an `--output` that holds the other kind of probe file: `probe build -o
-    s-smol.jsonl` replaced an hour's scores with pairs, `probe run -o ll.jsonl` a beam search's
-    pairs with scores. A file of the same kind is replaced, as a re-run does."""
-    from poemetric.probes.pairs import file_kind
-
-    if output.is_file() and file_kind(output) == kind:
-        maker = {"scores": "probe run", "pairs": "probe build"}[kind]
-        raise error_exit(
-            f"--output {output} holds {kind} (from `{maker}`): {loss}; give another file name "
-            "(or move it away first)"
-        )
 
 
 @probe_app.command(
@@ -357,11 +308,11 @@ def run(
     except (LocalModelError, ProviderError) as error:
         raise error_exit(f"{scorer}: {error}") from error
     write_jsonl(records, output)
-    _say(f"{len(records)} pairs scored by {chosen.name} -> {output}")
+    say(f"{len(records)} pairs scored by {chosen.name} -> {output}")
     # The scores file is whole; a run of some pairs keeps the texts of the others for their run.
-    for note in cache.finish(keep_others=len(pairs) < everything) if cache else []:
-        _note(note)
-    _show(probe_tables(records), tables)
+    for line in cache.finish(keep_others=len(pairs) < everything) if cache else []:
+        note(line)
+    show_tables(probe_tables(records), tables)
     unanswered = getattr(chosen, "unanswered", 0)
     if unanswered:  # counted as 'unanswered' in the tables; said, or it looked like a result
         first = getattr(chosen, "first_error", None) or "not answered"
@@ -371,17 +322,6 @@ def run(
             err=True,
         )
         raise typer.Exit(1)
-
-
-def _show(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
-    from poemetric.analysis.tables import to_markdown
-    from poemetric.probes.results import markdown_summary, write_probe_tables
-
-    typer.echo(to_markdown(tables["accuracy"], digits=3))
-    typer.echo(markdown_summary(tables))
-    if out_dir is not None:
-        written = write_probe_tables(tables, out_dir)
-        _note(f"tables: {len(written)} files in {out_dir}")
 
 
 @probe_app.command(
@@ -416,4 +356,4 @@ def report(
         raise error_exit(
             f"no scores in {', '.join(map(str, scores))}; write them with `poemetric probe run`"
         )
-    _show(probe_tables(records), output)
+    show_tables(probe_tables(records), output)

@@ -376,7 +376,7 @@ class Poem(BaseModel):
         return row
 
     def to_store_row(self, dataset: str, position: int) -> dict[str, Any]:
-        """A row of the run store's `poems` table (see poemetric/store/schema.py)."""
+        """A row of the run store's `poems` table (see poemetric/store/schema_initial.py)."""
         return {
             "poem_id": self.poem_id,
             "dataset": dataset,

@@ -22,8 +22,9 @@ them. Errors of the roster as a whole (two files of one model in one folder, a b
 
 The package's modules, each with one job: `base` (the kinds, the error, name suggestions),
 `yaml_reader` (YAML with line numbers, no duplicate keys), `model_file` (one model file),
-`loading` (the folders and every model in them), `groups` (named groups and `all`) and
-`selection` (choosing models; the rows of `poemetric models`). Import from `poemetric.roster`.
+`field_errors` (a model file's invalid fields, in YAML's words), `loading` (the folders and every
+model in them), `groups` (named groups and `all`) and `selection` (choosing models; the rows of
+`poemetric models`). Import from `poemetric.roster`.
 """
 
 from __future__ import annotations

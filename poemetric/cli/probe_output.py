@@ -1,0 +1,73 @@
+"""What `poemetric probe` commands print and refuse: lines that name paths (stdout) and notes
+beside the results (stderr), the accuracy tables, `probe build`'s "no pairs" error and the
+refusal of an `--output` that holds the other kind of probe file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+
+from poemetric.cli.options import error_exit
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+console = Console(emoji=False)
+err_console = Console(emoji=False, stderr=True)
+
+
+def say(text: str) -> None:
+    """A line that names paths: never wrapped mid-path, never read as markup (a `[` in a name)."""
+    console.print(text, soft_wrap=True, highlight=False, markup=False)
+
+
+def note(text: str) -> None:
+    """A note beside the results (what a rerun reused or kept, the table files written), on
+    stderr as `say` words it: `probe run ... > results.md` keeps only the summary line and the
+    tables, as docs/probes.md says."""
+    err_console.print(text, soft_wrap=True, highlight=False, markup=False)
+
+
+def no_pairs(
+    output: Path, poems: str, offline: list[str], why_none: str | None, failed_calls: str | None
+) -> typer.Exit:
+    """`error: no pairs from POEMS; no pairs file written`, then why, a line per reason (exit 1):
+    a build that found nothing wrote an empty pairs file and exited 0, which `probe run` then
+    refused."""
+    reasons = [why_none, failed_calls]
+    if offline:
+        whose = "task's" if len(offline) == 1 else "tasks'"
+        reasons.insert(
+            0, f"{', '.join(offline)}: no poem passed the {whose} filters (docs/probes.md)"
+        )
+    left = f" ({output}, already there, is left as it was)" if output.exists() else ""
+    because = "\n".join(reason for reason in reasons if reason)
+    return error_exit(f"no pairs from {poems}; no pairs file written{left}\n{because}", code=1)
+
+
+def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
+    """Refuse (exit 2) an `--output` that holds the other kind of probe file: `probe build -o
+    s-smol.jsonl` replaced an hour's scores with pairs, `probe run -o ll.jsonl` a beam search's
+    pairs with scores. A file of the same kind is replaced, as a re-run does."""
+    from poemetric.probes.pairs import file_kind
+
+    if output.is_file() and file_kind(output) == kind:
+        maker = {"scores": "probe run", "pairs": "probe build"}[kind]
+        raise error_exit(
+            f"--output {output} holds {kind} (from `{maker}`): {loss}; give another file name "
+            "(or move it away first)"
+        )
+
+
+def show_tables(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
+    from poemetric.analysis.tables import to_markdown
+    from poemetric.probes.results import markdown_summary, write_probe_tables
+
+    typer.echo(to_markdown(tables["accuracy"], digits=3))
+    typer.echo(markdown_summary(tables))
+    if out_dir is not None:
+        written = write_probe_tables(tables, out_dir)
+        note(f"tables: {len(written)} files in {out_dir}")

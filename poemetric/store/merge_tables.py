@@ -1,0 +1,243 @@
+"""How one table of a source store (attached as `src`) is merged into the destination: the
+per-table rules (natural key, and what makes a row a failure or the newer one), the row comparison
+and the replacement of a row. `poemetric.store.merge` states the rules and merges whole stores.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from poemetric.store.db import to_json
+
+__all__ = [
+    "MERGED_TABLES",
+    "TABLE_RULES",
+    "MergeConflict",
+    "TableMerge",
+    "TableRule",
+    "merge_table",
+]
+
+
+@dataclass(frozen=True)
+class TableRule:
+    name: str
+    key: tuple[str, ...]
+    #: "status": has a status column; "error": a non-null `error` column marks a failure;
+    #: "plain": no notion of failure; "latest": newest `updated_at` wins; "log": append-only.
+    kind: str
+    #: Columns that must also be unique (a second UNIQUE constraint besides `key`).
+    also_unique: tuple[str, ...] = ()
+
+
+_BOOKKEEPING = frozenset(
+    {"created_at", "updated_at", "attempts", "latency_s", "request_id", "batch_id", "call_id"}
+)
+TABLE_RULES = (
+    TableRule("poems", ("poem_id",), "plain"),
+    TableRule("templates", ("template_hash",), "plain"),
+    TableRule("prompts", ("prompt_id",), "plain"),
+    TableRule("generations", ("prompt_id", "author", "sample_index"), "status", ("generation_id",)),
+    TableRule("form_checks", ("generation_id",), "error"),
+    TableRule("judgments", ("generation_id", "judge", "sample_index"), "status", ("judgment_id",)),
+    TableRule("recognitions", ("poem_id", "judge", "sample_index"), "status", ("recognition_id",)),
+    TableRule("style_matches", ("trial_id", "judge", "sample_index"), "status", ("match_id",)),
+    TableRule(
+        "line_annotations", ("sheet_id", "annotator", "generation_id", "line_number"), "latest"
+    ),
+    TableRule("response_cache", ("cache_key",), "plain"),
+    TableRule("calls", (), "log"),
+    TableRule("batches", ("batch_id",), "latest"),
+    TableRule("probe_choices", ("pair_id", "scorer", "sample_index"), "status", ("choice_id",)),
+    TableRule("probe_lines", ("line_id",), "status"),
+)
+MERGED_TABLES = tuple(rule.name for rule in TABLE_RULES)
+
+
+@dataclass
+class TableMerge:
+    """What happened to one table's rows from one source."""
+
+    copied: int = 0
+    identical: int = 0
+    replaced_error: int = 0
+    kept_ok: int = 0
+    kept_error: int = 0
+    updated: int = 0
+    conflicts: int = 0
+    #: Rows depending on a conflicting generation (form checks, judgments), left out.
+    skipped: int = 0
+
+    def add(self, other: TableMerge) -> None:
+        for name in vars(self):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+@dataclass(frozen=True)
+class MergeConflict:
+    table: str
+    key: dict[str, Any]
+    source: Path
+    columns: tuple[str, ...]
+
+    def describe(self) -> str:
+        key = ", ".join(f"{k}={v!r}" for k, v in self.key.items())
+        return f"{self.table} [{key}] from {self.source}: differs in {', '.join(self.columns)}"
+
+
+def _skip_clause(columns: list[str]) -> str:
+    """Rows that depend on a conflicting generation are not copied next to the other version."""
+    if "generation_id" not in columns:
+        return ""
+    return " AND s.generation_id NOT IN (SELECT generation_id FROM temp.merge_skip)"
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")]
+
+
+def merge_table(
+    conn: sqlite3.Connection, rule: TableRule, source: Path, conflicts: list[MergeConflict]
+) -> TableMerge:
+    """Merge `src`'s rows of `rule.name` into `main`'s by `rule`, adding its conflicts to
+    `conflicts`; what happened to the rows is returned."""
+    stats = TableMerge()
+    columns = _columns(conn, rule.name)
+    column_list = ", ".join(columns)
+    if rule.kind == "log":
+        data_columns = [c for c in columns if c != "call_id"]
+        cols = ", ".join(data_columns)
+        # EXCEPT compares whole rows through a sorted temporary index: no quadratic scan.
+        cursor = conn.execute(
+            f"INSERT INTO main.{rule.name} ({cols}) SELECT {cols} FROM src.{rule.name} "
+            f"EXCEPT SELECT {cols} FROM main.{rule.name}"
+        )
+        stats.copied = cursor.rowcount
+        total = conn.execute(f"SELECT COUNT(*) FROM src.{rule.name}").fetchone()[0]
+        stats.identical = total - stats.copied
+        return stats
+
+    key_match = " AND ".join(f"d.{k} = s.{k}" for k in rule.key)
+    unique_match = " OR ".join([f"({key_match})"] + [f"d.{c} = s.{c}" for c in rule.also_unique])
+    dependent = rule.name != "generations"
+    skip = _skip_clause(columns) if dependent else ""
+    if skip:
+        stats.skipped = conn.execute(
+            f"SELECT COUNT(*) FROM src.{rule.name} s WHERE NOT ({skip.removeprefix(' AND ')})"
+        ).fetchone()[0]
+    # Rows already in the destination are read before the new ones are copied in.
+    overlapping = conn.execute(
+        f"SELECT s.* FROM src.{rule.name} s WHERE EXISTS "
+        f"(SELECT 1 FROM main.{rule.name} d WHERE {unique_match}){skip}"
+    ).fetchall()
+    cursor = conn.execute(
+        f"INSERT INTO main.{rule.name} ({column_list}) SELECT {column_list} FROM src.{rule.name} s "
+        f"WHERE NOT EXISTS (SELECT 1 FROM main.{rule.name} d WHERE {unique_match}){skip}"
+    )
+    stats.copied = cursor.rowcount
+
+    compared = [c for c in columns if c not in _BOOKKEEPING]
+    for row in overlapping:
+        incoming = dict(zip(columns, row, strict=True))
+        key = {k: incoming[k] for k in rule.key}
+        where = " AND ".join(f"{k} = ?" for k in rule.key)
+        found = conn.execute(
+            f"SELECT {column_list} FROM main.{rule.name} WHERE {where}", list(key.values())
+        ).fetchone()
+        if found is None:
+            # The key is new but a second unique column (generation_id / judgment_id) is taken.
+            conflicts.append(MergeConflict(rule.name, key, source, rule.also_unique))
+            stats.conflicts += 1
+            continue
+        current = dict(zip(columns, found, strict=True))
+        differing = tuple(c for c in compared if not _same(current[c], incoming[c]))
+        if not differing:
+            stats.identical += 1
+            continue
+        if rule.kind == "latest":
+            if _newer(rule, incoming, current) and _replace(conn, rule, columns, incoming, key):
+                stats.updated += 1
+            else:
+                stats.identical += 1
+            continue
+        current_ok, incoming_ok = _is_ok(rule, current), _is_ok(rule, incoming)
+        if incoming_ok and not current_ok:
+            if _replace(conn, rule, columns, incoming, key):
+                stats.replaced_error += 1
+            else:
+                conflicts.append(MergeConflict(rule.name, key, source, ("(foreign key)",)))
+                stats.conflicts += 1
+        elif current_ok and not incoming_ok:
+            stats.kept_ok += 1
+        elif not current_ok and not incoming_ok:
+            stats.kept_error += 1
+        else:
+            conflicts.append(MergeConflict(rule.name, key, source, differing))
+            stats.conflicts += 1
+            if rule.name == "generations":
+                conn.execute(
+                    "INSERT OR IGNORE INTO temp.merge_skip VALUES (?)", (incoming["generation_id"],)
+                )
+    return stats
+
+
+def _is_ok(rule: TableRule, row: dict[str, Any]) -> bool:
+    if rule.kind == "status":
+        return bool(row.get("status") == "ok")
+    if rule.kind == "error":
+        return row.get("error") in (None, "")
+    return True
+
+
+def _same(left: Any, right: Any) -> bool:
+    if left == right:
+        return True
+    if isinstance(left, str) and isinstance(right, str):
+        # JSON columns written by different code paths may differ only in key order or spacing.
+        try:
+            return bool(to_json(json.loads(left)) == to_json(json.loads(right)))
+        except ValueError:
+            return False
+    return False
+
+
+#: A batch's standing, as in one store (`update_batch`, `mark_not_found`): collected, then
+#: abandoned, before any state in flight ('not found (404)' included); then the latest row.
+_BATCH_STANDING = {"collected": 2, "abandoned": 1}
+
+
+def _newer(rule: TableRule, incoming: dict[str, Any], current: dict[str, Any]) -> bool:
+    """Whether `incoming` replaces `current` in a "latest" table (a batch: by standing first)."""
+    if rule.name == "batches":
+        rank_in, rank_now = (_BATCH_STANDING.get(str(r["status"]), 0) for r in (incoming, current))
+        if rank_in != rank_now:
+            return rank_in > rank_now
+    return (incoming.get("updated_at") or "") > (current.get("updated_at") or "")
+
+
+def _replace(
+    conn: sqlite3.Connection,
+    rule: TableRule,
+    columns: list[str],
+    incoming: dict[str, Any],
+    key: dict[str, Any],
+) -> bool:
+    """Overwrite the destination's row; False when a foreign key forbids it (nothing changes)."""
+    updates = [c for c in columns if c not in rule.key]
+    where = " AND ".join(f"{k} = ?" for k in rule.key)
+    conn.execute("SAVEPOINT merge_replace")
+    try:
+        conn.execute(
+            f"UPDATE main.{rule.name} SET {', '.join(f'{c} = ?' for c in updates)} WHERE {where}",
+            [incoming[c] for c in updates] + list(key.values()),
+        )
+    except sqlite3.IntegrityError:
+        conn.execute("ROLLBACK TO merge_replace")
+        conn.execute("RELEASE merge_replace")
+        return False
+    conn.execute("RELEASE merge_replace")
+    return True
