@@ -21,6 +21,7 @@ from test_cluster_signals import (
     stopped,
     wait_for,
 )
+from test_judge_reask_stop import judge_dir, judged_run
 from test_runner_support import TEST_KEY, prepared_store
 
 from poemetric.store import RunStore
@@ -179,4 +180,42 @@ def test_ctrl_c_while_a_batch_waits_at_the_provider_says_it_is_open(tmp_path: Pa
         f"poemetric {' '.join(args)} To stop for good instead, cancel it in the provider's batch "
         f"list, then give it up: `poemetric batches list --run {run}` lists it, `poemetric "
         f"batches abandon {batch_id} --run {run} --force` gives it up" in text
+    ), output
+
+
+def test_ctrl_c_in_judge_batch_counts_its_own_batches_and_names_generate_for_the_others(
+    tmp_path: Path,
+) -> None:
+    """After Ctrl-C in `judge --batch`, "Interrupted" counted every batch open in the run,
+    `generate`'s included, and said that resuming the judge with --batch collects them: it
+    collects the judge's only. The generate batch is named with the command that collects it."""
+    run = judged_run(tmp_path / "run")  # 2 prompts, their markov poems generated
+    with OpenAIServer(api_key=TEST_KEY, batch_polls_in_progress=1000) as server:
+
+        def polls() -> int:
+            return sum(1 for r in server.requests if r.method == "GET" and "/batches/" in r.path)
+
+        env = {
+            "POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url)),
+            "POEMETRIC_JUDGES_DIR": str(judge_dir(tmp_path, server.base_url)),
+        }
+        generate = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "1"]
+        generate.append("--batch")
+        process = start(tmp_path, *generate, env=env, log="generate.log")
+        wait_for(lambda: polls() >= 1, process)
+        ctrl_c(process)
+        assert stopped(process, tmp_path / "generate.log") and process.returncode == 130
+        judge = ["judge", "--run", str(run), "--judge", "remote-test", "--limit", "1", "--batch"]
+        process = start(tmp_path, *judge, env=env, log="judge.log")
+        wait_for(lambda: polls() >= 2, process)
+        ctrl_c(process)
+        output = stopped(process, tmp_path / "judge.log")
+    assert process.returncode == 130, output
+    text = " ".join(output.split())
+    assert (
+        "1 batch (2 jobs) is still open at the provider, which answers it and charges for it "
+        "meanwhile: resuming with --batch collects it (nothing is submitted again). 1 other batch "
+        "(1 job), of the generations stage, is open at the provider too: resuming this command "
+        f"does not collect it; `poemetric generate --run {run} --models remote-test --batch` "
+        "does, with the other options it was run with. Resume with:" in text
     ), output

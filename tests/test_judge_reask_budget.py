@@ -62,3 +62,23 @@ def test_reasks_the_budget_left_unsent_are_pending_not_budget_skipped(
         cells = summary_row(finished.output, "remote-test")
         assert (cells["ok"], cells["pending re-ask"], cells["budget-skipped"]) == ("2", "0", "0")
         assert len(server.generation_requests) == 4  # the re-asks only: first answers cached
+
+
+def test_the_bar_counts_the_first_answers_paid_when_the_budget_leaves_their_re_asks_unsent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer that needs a re-ask added nothing to its model's progress bar (only the job's
+    last answer did): with --max-cost leaving both re-asks unsent, the bar read `0 tok $0.0000`
+    beside a summary that cost $0.0028. The bar counts every answer paid."""
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    run = judged_run(tmp_path / "run")
+    with OpenAIServer(refused_then_valid, api_key=TEST_KEY) as server:
+        monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(judge_dir(tmp_path, server.base_url)))
+        args = ["judge", "--run", str(run), "--judge", "remote-test", "--limit", "1"]
+        result = CliRunner().invoke(app, [*args, "--max-cost", "0.01"], env={"COLUMNS": "220"})
+    assert result.exit_code == 1, result.output
+    bar = next(line for line in result.output.splitlines() if " tok " in line).split()
+    cells = summary_row(result.output, "remote-test")
+    tokens_in, tokens_out = (int(n.replace(",", "")) for n in cells["tokens in/out"].split("/"))
+    assert int(bar[bar.index("tok") - 1].replace(",", "")) == tokens_in + tokens_out, bar
+    assert bar[-1] == f"${cells['cost $']}" != "$0.0000", bar

@@ -195,6 +195,39 @@ def test_a_sheet_imported_under_another_raters_id_is_pointed_out(tmp_path: Path)
     assert right.exit_code == 0 and right.stderr == "", right.output
 
 
+def test_a_comment_longer_than_the_page_allows_is_refused_on_import_with_its_line(
+    tmp_path: Path,
+) -> None:
+    """`survey import` stored a comment of 10,001 characters; the survey page, which takes at
+    most 10,000, then refused to save that poem's page until the rater shortened the imported
+    comment. The import is refused, naming file and line; 10,000 characters in lines broken
+    with CRLF (counted once, as the page counts them) are imported."""
+    prepared_store(tmp_path / "run", poems=4).close()
+    run = str(tmp_path / "run")
+    built = runner.invoke(app, ["survey", "build", "--run", run, "--raters", "2", "--poems", "2"])
+    assert built.exit_code == 0, built.output
+    assert runner.invoke(app, ["survey", "sheets", "--run", run]).exit_code == 0
+    sheet = tmp_path / "run" / "survey-experts" / "R1.csv"
+    _fill(sheet, 0)
+    text = sheet.read_text(encoding="utf-8")
+    line = 1 + text.splitlines().index(next(r for r in text.splitlines() if "overall_quality" in r))
+    long = tmp_path / "long.csv"
+    long.write_text(text.replace("vivid, but the turn, alas, comes late", "x" * 10_001, 1))
+    result = runner.invoke(app, ["survey", "import", str(long), "--run", run])
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert (
+        f"{long}:{line}: comment_overall_quality: 10,001 characters is 1 over the limit of "
+        "10,000 that the survey page allows" in " ".join(result.stderr.split())
+    ), result.stderr
+    with RunStore(tmp_path / "run", create=False) as store:
+        assert store.count("survey_answers") == 0
+    lines = "word\r\n" * 1999 + "word"  # 9,999 characters as the page counts them (quoted)
+    fits = tmp_path / "fits.csv"
+    fits.write_text(text.replace("vivid, but the turn, alas, comes late", lines, 1))
+    result = runner.invoke(app, ["survey", "import", str(fits), "--run", run])
+    assert result.exit_code == 0, result.output
+
+
 @pytest.mark.slow
 def test_survey_serve_binds_localhost_and_prints_working_links(tmp_path: Path) -> None:
     import re

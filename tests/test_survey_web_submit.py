@@ -1,5 +1,6 @@
 """The survey form in headless Chromium: Enter on an answer, a button pressed while the server
-cannot be reached, a reload just after typing, a comment over the length limit."""
+cannot be reached, a reload just after typing, a comment over the length limit, a form over the
+body limit."""
 
 from __future__ import annotations
 
@@ -170,6 +171,77 @@ def test_without_javascript_a_long_comment_is_refused_whole_and_line_breaks_coun
         data={"csrf": csrf, "field": "comment_literary_devices", "value": long},
     )
     assert save.status_code == 400 and "1 over the limit" in save.json()["error"]
+
+
+def test_without_javascript_a_form_over_the_body_limit_is_drawn_again_not_lost(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A page whose form was over the 256 KiB body limit (a long paste) got a bare 413 (JSON):
+    without JavaScript the page and all typed on it were gone. The page comes back with the
+    other answers saved, the paste's first 256 KiB in its box and an error saying it was too
+    large."""
+    run, url = live
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{rater_link(run, url, 'ben')}/4")
+    page.locator("#q-form input[value='4']").check()
+    page.locator("textarea[name=comment_literary_devices]").fill("kept as typed")
+    paste = "abc " * 75_000  # 300,000 characters, sent as 300,000 bytes
+    box = page.locator("textarea[name=comment_overall_quality]")
+    box.fill(paste)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save and finish").click()
+    assert page.locator("h1").inner_text() == "Poem 4"
+    error = page.locator("#q-comment_overall_quality .field-error").inner_text()
+    assert "too large to be sent whole" in error and "first 262,144 characters" in error, error
+    assert box.input_value() == paste[:262_144]
+    assert page.locator("textarea[name=comment_literary_devices]").input_value() == "kept as typed"
+    assert page.locator("#q-form input:checked").get_attribute("value") == "4"
+    with RunStore(run, create=False) as store:
+        poem = db.pages(store, "experts", "ben")[3].generation_id
+    stored = {q: v for (g, q), v in answers_of(run, "ben").items() if g == poem}
+    assert stored["form"] == (4, None)
+    assert stored["comment_literary_devices"] == (None, "kept as typed")
+    assert "comment_overall_quality" not in stored  # refused whole, not stored cut
+    context.close()
+
+
+def test_a_paste_too_large_to_send_keeps_the_page_with_it_whole(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """With JavaScript, "Save and next" sent a form over the body limit all the same: a bare
+    413 replaced the page (now the server would keep the paste's beginning only). The page
+    stays, the paste whole in its box, and says which answer to shorten."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{rater_link(run, url, 'ann')}/1")
+    page.wait_for_load_state("load")
+    box = page.locator("textarea[name=comment_human_authorship]")
+    box.fill("abc " * 75_000)
+    page.get_by_role("button", name="Save and next poem").click()
+    notice = page.locator("#submit-status").filter(has_text="too long to send")
+    notice.wait_for(timeout=5000)
+    assert "question 13" in notice.inner_text()
+    assert page.locator("h1").inner_text() == "Poem 1"
+    assert len(box.input_value()) == 300_000
+    page.close()
+
+
+def test_three_comments_at_the_limit_in_non_latin_script_are_saved(live: tuple[Path, str]) -> None:
+    """Three comments of 10,000 CJK characters (9 bytes each as the form sends them) made a
+    body of 270 KB, over the 256 KiB limit: refused with a bare 413 though each was within
+    the 10,000 characters. They are saved."""
+    run, url = live
+    token = rater_link(run, url, "ben").rsplit("/", 1)[1]
+    csrf = tokens.csrf_token(tokens.load_secret(run), "experts", "ben")
+    comments = {key: "詩" * MAX_TEXT_CHARS for key in
+                ("comment_literary_devices", "comment_overall_quality", "comment_human_authorship")}  # fmt: skip
+    sent = httpx.post(f"{url}/r/{token}/2", data={"csrf": csrf, **comments}, timeout=10)
+    assert sent.status_code == 422, sent.text[:200]  # the scores are still open, not a refusal
+    with RunStore(run, create=False) as store:
+        poem = db.pages(store, "experts", "ben")[1].generation_id
+    stored = {q: t for (g, q), (_, t) in answers_of(run, "ben").items() if g == poem}
+    assert stored == comments
 
 
 def _under_prefix(app: Any) -> Any:

@@ -297,7 +297,7 @@ def generate(
         progress=progress,
     )
     planned = prepared_or_planned(run, dataset, limit, template, dry_run=dry_run)
-    with interruptible(run), planned as (store, prepared):
+    with interruptible(run, "generations", [s.name for s in specs]), planned as (store, prepared):
         note_kept_template(prepared.template_hash, template)
         console.print(
             f"run {run}: dataset {prepared.dataset.name} ({counted(len(prepared.dataset), 'poem')}), "

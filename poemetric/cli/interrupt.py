@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sqlite3
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,20 +38,36 @@ def resume_command() -> str:
     return shlex.join(["poemetric", *sys.argv[1:]])
 
 
+#: A stage's table in the `batches` table: the command that collects its batches, and the
+#: option naming its models.
+STAGE_COMMANDS = {"generations": ("generate", "--models"), "judgments": ("judge", "--judge")}
+
+
 @contextmanager
-def interruptible(run: Path) -> Iterator[None]:
+def interruptible(
+    run: Path, stage: str | None = None, models: Iterable[str] | None = None
+) -> Iterator[None]:
     """Turn Ctrl-C or SIGTERM into a clear message and exit status 130 or 143 (the run store
     stays consistent: every answer received was stored with its row; the requests in flight
     were let finish, within the grace, unless a second signal stopped them: those are asked
     again; `poemetric.runner.stopping`). Batches still open at the provider (`--batch`) are
-    named: the resume collects them, `batches list` / `abandon` give them up."""
+    named: the resume collects those of `stage` (the stage's table, e.g. 'judgments') and
+    `models` (spec names; None: every stage and model), `batches list` / `abandon` give them
+    up; the others are left to the command that collects them, named."""
     open_batches: list[BatchRow] = []
+    names = None if models is None else set(models)
+
+    def ours(row: BatchRow) -> bool:
+        return stage in (None, row.stage) and (names is None or row.model in names)
 
     def then() -> str:
-        open_batches.extend(_open_batches(run))
+        found = _open_batches(run)
+        open_batches.extend(row for row in found if ours(row))
+        others = [row for row in found if not ours(row)]
         return (
             f"Every answer received so far is saved in {plain(run)}; nothing is lost and nothing "
-            f"stored is paid for twice.{_open_batches_line(open_batches)} Resume with:"
+            f"stored is paid for twice.{_open_batches_line(open_batches)}"
+            f"{_other_stages_line(others, run)} Resume with:"
         )
 
     with _stopped(then, lambda: _giving_up(open_batches, run)):
@@ -77,6 +93,29 @@ def _open_batches_line(rows: list[BatchRow]) -> str:
         f"still open at the provider, which answers {them} and charges for {them} meanwhile: "
         f"resuming with --batch collects {them} (nothing is submitted again)."
     )
+
+
+def _other_stages_line(rows: list[BatchRow], run: Path) -> str:
+    """The open batches of the other stages or models than those stopped, by the command that
+    collects them (this command's resume does not)."""
+    said = []
+    for stage in sorted({row.stage for row in rows}):
+        mine = [row for row in rows if row.stage == stage]
+        n, jobs = len(mine), sum(row.jobs for row in mine)
+        them = plural(n, "it", "them")
+        command, option = STAGE_COMMANDS.get(stage, (None, ""))
+        models = ",".join(dict.fromkeys(row.model for row in mine))
+        if command:
+            line = ["poemetric", command, "--run", str(run), option, models, "--batch"]
+            collect = f"`{plain(shlex.join(line))}` does, with the other options it was run with"
+        else:
+            collect = f"the {plain(stage)} stage's command with --batch does"
+        said.append(
+            f" {counted(n, 'other batch', 'other batches')} ({counted(jobs, 'job')}), of the "
+            f"{plain(stage)} stage, {plural(n, 'is', 'are')} open at the provider too: "
+            f"resuming this command does not collect {them}; {collect}."
+        )
+    return "".join(said)
 
 
 def _giving_up(rows: list[BatchRow], run: Path) -> str:

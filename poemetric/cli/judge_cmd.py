@@ -194,7 +194,10 @@ def judge(
         progress=progress,
     )
     author_list = split_names(authors)
-    with open_judged_run(run, author_list) as store, interruptible(run):
+    with (
+        open_judged_run(run, author_list) as store,
+        interruptible(run, "judgments", [j.name for j in judges]),
+    ):
         try:
             report = run_judging(
                 store,

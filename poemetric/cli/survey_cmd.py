@@ -329,8 +329,10 @@ def import_(
         poemetric survey import paper_experts.csv --run runs/paper --survey paper
     """
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
+    from poemetric.reliability.io import problem_report
     from poemetric.survey.build import check_name
     from poemetric.survey.db import NoAnswersError, import_answers, unassigned
+    from poemetric.survey.tasks import long_comments
 
     existing_file(ratings_file, "ratings file")
     with _refusals():
@@ -338,6 +340,10 @@ def import_(
     with existing_run(run) as store, _refusals():
         try:
             answers = read_expert_answers(ratings_file, store)
+            if long := long_comments(ratings_file, [(a.line, a.question, a.text) for a in answers]):
+                raise ExpertRatingsError(
+                    problem_report("comments too long, nothing imported", long)
+                )
             new, replaced = import_answers(
                 store,
                 survey,

@@ -110,10 +110,13 @@ def record_completion(
     run.report.output_tokens += completion.usage.output_tokens
     run.report.cost_usd += cost
     _count_outcome(run, job, row, follow_up)
-    if follow_up is None:
-        run.advance(
-            tokens=completion.usage.input_tokens + completion.usage.output_tokens, cost=cost
-        )
+    # Paid whether or not a re-ask follows (which the budget or a stop may leave unsent): the
+    # bar's tokens and cost count it now; the job is done on the bar once it has no follow-up.
+    run.advance(
+        tokens=completion.usage.input_tokens + completion.usage.output_tokens,
+        cost=cost,
+        done=0 if follow_up is not None else 1,
+    )
     return follow_up
 
 

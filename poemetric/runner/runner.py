@@ -172,12 +172,14 @@ class ModelRun:
         They do not advance its progress bar (a model whose key was refused read `16/16`)."""
         self.report.left_pending += jobs
 
-    def advance(self, *, tokens: int = 0, cost: float = 0.0) -> None:
+    def advance(self, *, tokens: int = 0, cost: float = 0.0, done: int = 1) -> None:
+        """`done` jobs more done on the bar (0: a paid answer whose job goes on, a re-ask), and
+        `tokens` and `cost` paid: the bar's totals are what the summary's cost column counts."""
         self._tokens += tokens
         self._cost += cost
         if self.progress is not None and self.task is not None:
             self.progress.update(
-                self.task, advance=1, tokens=f"{self._tokens:,}", cost=f"{self._cost:.4f}"
+                self.task, advance=done, tokens=f"{self._tokens:,}", cost=f"{self._cost:.4f}"
             )
 
     def redact(self, text: str) -> str:

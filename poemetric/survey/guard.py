@@ -1,5 +1,7 @@
 """The survey app's guard (ASGI middleware): security headers on every response, and POST
-bodies refused when too large, without a declared length, or sent from another site."""
+bodies refused when too large, without a declared length, or sent from another site. A page's
+form over the limit is read through with its long values cut (`oversize.py`): what the rater
+typed is not lost with a bare 413."""
 
 from __future__ import annotations
 
@@ -9,7 +11,10 @@ from urllib.parse import urlsplit
 
 from starlette.responses import JSONResponse
 
-#: Largest request body accepted (a page's three comments at the length limit fit easily).
+from poemetric.survey.oversize import FORM_TYPE, HARD_FACTOR, read_cut
+
+#: Largest request body taken as it is (a page's three comments at the length limit fit, but
+#: percent-encoded non-ASCII text may not: a larger form is read with long values cut).
 MAX_BODY_BYTES = 256 * 1024
 SECURITY_HEADERS = {
     "content-security-policy": (
@@ -51,6 +56,8 @@ class Guard:
                 scope, receive, send_with_headers
             )
             return
+        if int(headers.get("content-length") or 0) > self.max_body:  # a form: `_refusal`
+            scope, receive = await read_cut(scope, receive, self.max_body)
         await self.app(scope, receive, send_with_headers)
 
     def _refusal(self, method: str, headers: dict[str, str]) -> tuple[int, str] | None:
@@ -61,8 +68,10 @@ class Guard:
         length = headers.get("content-length")
         if length is None or not length.isdigit():
             return 411, "a request body needs a Content-Length"
-        if int(length) > self.max_body:
-            return 413, f"request too large ({length} bytes, at most {self.max_body})"
+        form = headers.get("content-type", "").split(";")[0].strip().lower() == FORM_TYPE
+        limit = self.max_body * (HARD_FACTOR if form else 1)
+        if int(length) > limit:
+            return 413, f"request too large ({length} bytes, at most {limit})"
         origin = headers.get("origin")
         if origin not in (None, "null") and urlsplit(origin).netloc != headers.get("host"):
             return 403, "cross-site request refused"

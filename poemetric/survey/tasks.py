@@ -10,7 +10,7 @@ line-level fluency / coherence task of the ghostwriting evaluation (`poemetric.s
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -33,6 +33,23 @@ class AnswerError(ValueError):
 
 class TextTooLong(AnswerError):
     """A comment over MAX_TEXT_CHARS: refused whole (never cut), so the page can keep it."""
+
+
+def over_limit(text: str) -> int:
+    """Characters of a comment over MAX_TEXT_CHARS (0 within it), counted as stored and as the
+    page counts them: a CRLF line break once."""
+    return max(len(text.replace("\r\n", "\n")) - MAX_TEXT_CHARS, 0)
+
+
+def long_comments(path: object, answers: Iterable[tuple[int, str, str | None]]) -> list[str]:
+    """'PATH:LINE: ...' for each (line, question, text) imported whose comment the survey page
+    would refuse: stored, it could not be saved on the page until shortened there."""
+    return [
+        f"{path}:{line}: {question}: {MAX_TEXT_CHARS + extra:,} characters is {extra:,} over the limit of {MAX_TEXT_CHARS:,} that the survey page "
+        "allows; shorten it"
+        for line, question, text in answers
+        if text and (extra := over_limit(text))
+    ]
 
 
 def option_value(value: float) -> str:
@@ -68,11 +85,10 @@ class Question:
             return allowed[raw], None
         # Counted as stored (a form sends each line break as CRLF; the page counts one).
         text = raw.replace("\r\n", "\n")
-        if len(text) > MAX_TEXT_CHARS:
+        if extra := over_limit(text):
             raise TextTooLong(
                 f"Question {self.label}: not saved, {len(text):,} characters is "
-                f"{len(text) - MAX_TEXT_CHARS:,} over the limit of {MAX_TEXT_CHARS:,}; "
-                "shorten it and save again"
+                f"{extra:,} over the limit of {MAX_TEXT_CHARS:,}; shorten it and save again"
             )
         if "\x00" in raw:
             raise AnswerError(f"question {self.label}: NUL characters are not text")

@@ -33,6 +33,7 @@ from poemetric.store import RunStore
 from poemetric.survey import db, edits, tokens
 from poemetric.survey.agreement import current_agreement
 from poemetric.survey.guard import MAX_BODY_BYTES, Guard
+from poemetric.survey.oversize import CUT_SCOPE_KEY, cut_message
 from poemetric.survey.render import STATIC, render
 from poemetric.survey.slashes import relative_slash_redirects
 from poemetric.survey.tasks import MAX_TEXT_CHARS, AnswerError, Page, Question, TextTooLong
@@ -204,6 +205,7 @@ class SurveyApp:
             errors=errors,
             csrf=rater.csrf,
             max_text=MAX_TEXT_CHARS,
+            max_body=MAX_BODY_BYTES,
             typed=typed or {},
         )
 
@@ -261,7 +263,12 @@ class SurveyApp:
                 try:
                     values[key] = self._parse(questions, key, str(raw))
                 except TextTooLong as exc:  # kept on the page drawn again, with its error
-                    too_long[key] = (str(raw).replace("\r\n", "\n"), str(exc))
+                    text = str(raw).replace("\r\n", "\n")
+                    sent = request.scope.get(CUT_SCOPE_KEY, {}).get(key)
+                    too_long[key] = (
+                        text,
+                        str(exc) if sent is None else cut_message(questions[key].label, text, sent),
+                    )
         except ValueError as exc:  # an AnswerError, or the import time
             return self._page(
                 request, "message.html", 400, heading="Answer refused", message=str(exc)
@@ -304,6 +311,8 @@ class SurveyApp:
             page = self._find(context, request)
             if page is None:
                 return JSONResponse({"error": "not found"}, status_code=404)
+            if request.scope.get(CUT_SCOPE_KEY):  # the page's script sends no such value
+                return JSONResponse({"error": "request too large"}, status_code=413)
             form = await self._form(request, rater)
             if isinstance(form, Response):
                 return form

@@ -198,7 +198,23 @@
   // whether it answers; if not, the page stays as it is, with its answers, and says so.
   var notice = document.getElementById("submit-status");
   var reached = false;
+  // A form larger than the server takes whole (data-max-body) with a comment over the limit
+  // (a long paste): the server would keep only its beginning. The page stays, the comment
+  // whole in its box, and says which to shorten.
+  var maxBody = parseInt(form.getAttribute("data-max-body"), 10) || 0;
+  function tooLarge() {
+    if (!maxBody || new URLSearchParams(new FormData(form)).toString().length <= maxBody) return [];
+    return Array.prototype.filter.call(form.querySelectorAll("textarea"), over);
+  }
   form.addEventListener("submit", function (event) {
+    var large = tooLarge();
+    if (large.length && notice) {
+      event.preventDefault();
+      notice.textContent = "Not saved: your answer to " +
+        large.map(function (element) { return questionOf(element.name); }).join(", ") +
+        " is too long to send, so this page stays open. Shorten it, then press the button again.";
+      return;
+    }
     if (reached || !notice || !form.requestSubmit) { pending(false); return; }
     event.preventDefault();
     var submitter = event.submitter;
