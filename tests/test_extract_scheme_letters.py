@@ -7,13 +7,11 @@ test_extract_human_poems.py and test_extract_chat_shapes.py.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from form_check_support import checked_answer
 
-from poemetric.cli.app import app
 from poemetric.extraction import extract_poem
 from poemetric.form.checker import check_poem
 
@@ -87,12 +85,7 @@ def test_form_check_reports_the_removed_letters(tmp_path: Path) -> None:
     answer = "Here is a limerick about a baker:\n\n" + lettered(
         LIMERICK, "AABBA", "{line} ({letter})"
     )
-    source = tmp_path / "answers.jsonl"
-    source.write_text(json.dumps({"text": answer, "form": "limerick"}) + "\n")
-    out = tmp_path / "checks.jsonl"
-    result = CliRunner().invoke(app, ["form", "check", str(source), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    record = checked_answer(tmp_path, answer, "limerick")
     assert record["passed"], record
     assert (
         "removed rhyme-scheme letters at the end of 5 lines, such as '(A)'" in record["extraction"]

@@ -8,13 +8,11 @@ test_extract_human_poems.py and test_extract_chat_shapes.py.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from form_check_support import checked_answer
 
-from poemetric.cli.app import app
 from poemetric.extraction import extract_poem
 from poemetric.form.checker import check_poem
 
@@ -60,13 +58,8 @@ def test_limerick_with_reasoning_after_it_passes_the_form_check() -> None:
 
 
 def test_form_check_reports_the_moved_reasoning(tmp_path: Path) -> None:
-    source = tmp_path / "answers.jsonl"
     answer = LIMERICK + "\n\n" + REASONING[0]
-    source.write_text(json.dumps({"text": answer, "form": "limerick"}) + "\n")
-    out = tmp_path / "checks.jsonl"
-    result = CliRunner().invoke(app, ["form", "check", str(source), "-o", str(out)])
-    assert result.exit_code == 0, result.output
-    (record,) = [json.loads(line) for line in out.read_text().splitlines()]
+    record = checked_answer(tmp_path, answer, "limerick")
     assert record["passed"], record
     assert record["extraction"] == [
         "moved 4 lines of reasoning after the poem to reasoning, from "
