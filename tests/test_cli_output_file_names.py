@@ -16,8 +16,8 @@ from poemetric.probes.builders import SourcePoem, build_pairs
 from poemetric.probes.pairs import write_jsonl
 
 LIMERICK = (
-    "There was an old man with a beard\nWho said it is just as I feared\nTwo owls and a hen\n"
-    "Four larks and a wren\nHave all built their nests in my beard"
+    "A baker who lived by the quay\nMade bread that was shaped like a tree\nHe iced every bough\n"
+    "With a pink sugar cow\nAnd sold it for tuppence and tea"
 )
 
 COMMANDS = [
