@@ -101,6 +101,11 @@ VERSE = [
     lettered(QUATRAINS, "ABCDEFGH", "{line} ({letter})"),
     # a dash and a capitalised word, not a letter
     "We waited for the ferry — Anna\nand I, and the gulls — Bess\nand the dog — Anna again",
+    # capitals answering questions, with one coming back: not lettered from A as a scheme is
+    "Who walks the road at dusk (I)\nWho hears the owl (O)\nWho keeps the keys (I)\n"
+    "And who the bell (O)",
+    "The tower falls; who remains? — I\nThe river asks; who replies? — O\n"
+    "The hour ends; who is left? — I\nThe lamp goes out; who mourns it? — O",
 ]
 
 
