@@ -69,6 +69,13 @@ def test_lower_case_and_refrain_letters_removed() -> None:
     assert result.poem == QUATRAINS, result.notes
 
 
+@pytest.mark.parametrize("style", ["{line} (8) ({letter})", "{line} [8] - {letter}"])
+def test_syllable_count_before_the_letter_removed_too(style: str) -> None:
+    # "... Peru (8) (A)": the count is at the line's end only once the letter is removed
+    result = extract_poem(lettered(LIMERICK, "AABBA", style))
+    assert result.poem == LIMERICK, result.notes
+
+
 def test_lettered_limerick_passes_the_form_check_as_the_clean_one_does() -> None:
     clean = check_poem(LIMERICK, "limerick")
     for style in ("{line} ({letter})", "{line} — {letter}"):
@@ -101,6 +108,11 @@ VERSE = [
     lettered(QUATRAINS, "ABCDEFGH", "{line} ({letter})"),
     # a dash and a capitalised word, not a letter
     "We waited for the ferry — Anna\nand I, and the gulls — Bess\nand the dog — Anna again",
+    # capitals answering questions, with one coming back: not lettered from A as a scheme is
+    "Who walks the road at dusk (I)\nWho hears the owl (O)\nWho keeps the keys (I)\n"
+    "And who the bell (O)",
+    "The tower falls; who remains? — I\nThe river asks; who replies? — O\n"
+    "The hour ends; who is left? — I\nThe lamp goes out; who mourns it? — O",
 ]
 
 

@@ -72,6 +72,13 @@ def _scheme_starts(lines: list[str], tag: re.Pattern[str]) -> list[int | None]:
     return starts
 
 
+def _lettered_as_scheme(letters: list[str]) -> bool:
+    """A rhyme scheme is lettered from A, each new rhyme a later letter (ABAB CDCD, AABBA, A1 b
+    A2, aabR): verse whose lines end "(I)" ... "(O)" or "— I" ... "— O" is not lettered so."""
+    firsts = list(dict.fromkeys(letters))
+    return firsts[0] == "A" and firsts == sorted(firsts)
+
+
 def strip_scheme_letters(lines: list[str], notes: list[str]) -> list[str]:
     """Remove a rhyme-scheme letter ("(A)", "— B") at the end of lines, when most lines carry
     one in the same style, with two letters or more and one coming back, as in every rhyme
@@ -84,6 +91,8 @@ def strip_scheme_letters(lines: list[str], notes: list[str]) -> list[str]:
         ]
         letters = [line[start:].strip(" -—–*_()[]").upper()[:1] for line, start in marked]
         if not _most(len(marked), content) or not 2 <= len(set(letters)) < len(letters):
+            continue
+        if not _lettered_as_scheme(letters):
             continue
         example = marked[0][0][marked[0][1] :].strip()
         notes.append(

@@ -87,6 +87,7 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     lines = strip_trailing_chatter(lines, notes)
     lines = strip_syllable_counts(lines, notes)
     lines = strip_scheme_letters(lines, notes)
+    lines = strip_syllable_counts(lines, notes)  # a count before the letter: "... Peru (8) (A)"
     lines = strip_line_labels(lines, notes)
     lines = strip_line_numbers(lines, notes)
     lines = _strip_labels(lines, notes)
