@@ -32,6 +32,13 @@ _BUILTIN: dict[str, str] = {
     "transformers": "poemetric.providers.transformers_provider:TransformersProvider",
 }
 _REGISTERED: dict[str, type[Provider]] = {}
+#: Built-in names that no model file may name, and why. `human` is the dataset's own author: every
+#: run holds its poems, and a model of it would copy them under another author's name (and, as a
+#: judge, answer with the poem). The name stays taken: no package may register it.
+NOT_NAMEABLE: dict[str, str] = {
+    "human": "is the dataset's own author (the human poems every run holds), not a provider a "
+    "model file can name: a model of it would copy the human poems under another name",
+}
 
 
 class UnknownProviderError(LookupError):
@@ -107,9 +114,10 @@ def _third_party(name: str) -> list[EntryPoint]:
 
 
 def available_providers() -> list[str]:
+    """The providers a model file may name: every registered one but `human` (NOT_NAMEABLE)."""
     names = set(_BUILTIN) | set(_REGISTERED)
     names |= {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
-    return sorted(names)
+    return sorted(names - set(NOT_NAMEABLE))
 
 
 def provider_class(name: str) -> type[Provider]:
