@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from poemetric.analysis.attention import failed_checks, refuse_file_screening, screen_raters
 from poemetric.analysis.data import HUMAN_AUTHOR, RunData, author_order
 from poemetric.analysis.experts import (
     EXPERTS_JUDGE,
@@ -27,10 +28,20 @@ class FigureSkipped(Exception):
     """The figure cannot be drawn from this run; the message says why."""
 
 
-def expert_ratings(store: RunStore, path: str | Path | None = None) -> pd.DataFrame | None:
+def expert_ratings(
+    store: RunStore, path: str | Path | None = None, *, exclude_failed_checks: bool = False
+) -> pd.DataFrame | None:
     """Expert ratings from `path` when given, else the run's stored survey answers (as
-    `analyze_run` reads them); None when there are none."""
-    ratings = load_expert_ratings(path, store) if path is not None else stored_expert_ratings(store)
+    `analyze_run` reads them, without the raters who failed an attention check when
+    `exclude_failed_checks`); None when there are none."""
+    if path is not None:
+        refuse_file_screening(path, exclude_failed_checks)
+        ratings = load_expert_ratings(path, store)
+    else:
+        ratings = stored_expert_ratings(store)
+        if not ratings.empty:
+            failed = failed_checks(store)
+            ratings, _ = screen_raters(ratings, failed, exclude=exclude_failed_checks)
     return None if ratings.empty else ratings
 
 

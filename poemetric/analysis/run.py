@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from poemetric.analysis.attention import failed_checks, refuse_file_screening, screen_raters
 from poemetric.analysis.data import RunData, load_run_data
 from poemetric.analysis.errata import CAPTIONS as ERRATA_CAPTIONS
 from poemetric.analysis.errata import DEFAULT_NOTE, errata_tables
@@ -208,11 +209,14 @@ def analyze_run(
     seed: int = BOOTSTRAP_SEED,
     top_k: int = 20,
     progress: StepProgress | None = None,
+    exclude_failed_checks: bool = False,
 ) -> AnalysisResult:
     """Compute the per-author tables of a run (paper Sec. 6, App. D, F, H).
 
     Expert ratings come from the file `experts` when given, else from the run's stored survey
-    answers (`poemetric survey serve` / `survey import`; `survey` picks one survey). `progress`
+    answers (`poemetric survey serve` / `survey import`; `survey` picks one survey), without the
+    raters who failed an attention check when `exclude_failed_checks` (stored answers only: a
+    file is refused, as it holds no instructed answers to check against). `progress`
     is told how far the slow steps are: the ghostwriting measures and, with `ci_method`
     "bootstrap", the score intervals (about a second of CPU at the paper's scale)."""
     data = load_run_data(store, judge=judge)
@@ -287,7 +291,14 @@ def analyze_run(
         )
 
     _expert_tables(
-        result, store, data, experts, survey, ci_method, n_boot, seed, steps("expert scores")
+        result,
+        store,
+        data,
+        (experts, survey, exclude_failed_checks),
+        ci_method,
+        n_boot,
+        seed,
+        steps("expert scores"),
     )
     for name in result.tables:  # a reader of the table alone learns which interval it prints
         if name in MEAN_TABLES:
@@ -331,22 +342,31 @@ def _expert_tables(
     result: AnalysisResult,
     store: RunStore,
     data: RunData,
-    experts: str | Path | None,
-    survey: str | None,
+    source_of: tuple[str | Path | None, str | None, bool],
     ci_method: CIMethod,
     n_boot: int,
     seed: int,
     advance: Advance | None = None,
 ) -> None:
-    """Expert panel scores, judge-vs-expert and expert-vs-expert agreement (with CIs)."""
+    """Expert panel scores, judge-vs-expert and expert-vs-expert agreement (with CIs), from
+    `source_of`: the ratings file (else the stored answers), the survey, and whether the raters
+    who failed an attention check are left out."""
+    experts, survey, exclude = source_of
     if experts is not None:  # a file without scores is an ExpertRatingsError
+        refuse_file_screening(experts, exclude)
         ratings, source = load_expert_ratings(experts, store), str(experts)
+        screened: list[str] = []
     else:
         ratings, source = stored_expert_ratings(store, survey), "the run's survey answers"
         if ratings.empty:
             if (note := no_answers_note(store, survey)) is not None:
                 result.notes.append(note)
             return
+        ratings, screened = screen_raters(ratings, failed_checks(store, survey), exclude=exclude)
+    result.notes += screened
+    if ratings.empty:
+        result.notes.append("expert tables skipped: every rater failed an attention check")
+        return
     result.notes.append(
         f"expert ratings from {source}: {counted(ratings['expert'].nunique(), 'rater')}, "
         f"{counted(ratings['generation_id'].nunique(), 'poem')}"

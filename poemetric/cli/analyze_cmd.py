@@ -52,6 +52,14 @@ ANALYZE_EXPERTS = experts_option("default: the run's stored survey answers, if a
 FIGURE_EXPERTS = experts_option(
     "Figs. 6-8 show the experts beside the judge; default: the run's stored survey answers."
 )
+#: `--exclude-failed-checks` of `analyze` and `report` (poemetric.analysis.attention).
+ExcludeFailedChecksOption = typer.Option(
+    False,
+    "--exclude-failed-checks/--keep-failed-checks",
+    help="Leave out of the expert tables and agreement the raters who failed an attention check "
+    "of the stored survey answers (any of those they took), naming them in the notes; default: "
+    "keep every rater (the paper used no attention check), the notes naming those who failed.",
+)
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
 
 
@@ -164,6 +172,7 @@ def analyze(
     ),
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
+    exclude_failed_checks: bool = ExcludeFailedChecksOption,
     out: Path | None = output_option(
         None, "--out", "Output folder (default RUN/analysis).", folder=True
     ),
@@ -181,6 +190,8 @@ def analyze(
         poemetric analyze --run runs/paper --experts ratings.csv
 
         poemetric analyze --run runs/paper --survey experts --bootstrap 2000
+
+        poemetric analyze --run runs/paper --exclude-failed-checks
     """
     if ci not in ("t", "bootstrap"):
         raise unknown_choice("--ci", ci, ["t", "bootstrap"])
@@ -204,6 +215,7 @@ def analyze(
                     n_boot=n_boot,
                     seed=seed,
                     progress=shown,
+                    exclude_failed_checks=exclude_failed_checks,
                 )
         except (ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from poemetric.cli.analyze_cmd import ExcludeFailedChecksOption
 from poemetric.cli.app import app
 from poemetric.cli.options import (
     BootstrapOption,
@@ -31,6 +32,7 @@ def report(
     experts: Path | None = REPORT_EXPERTS,
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
+    exclude_failed_checks: bool = ExcludeFailedChecksOption,
     out: Path | None = output_option(
         None, "--out", "Output file (default RUN/report/index.html).", file_name="index.html"
     ),
@@ -63,7 +65,15 @@ def report(
         console.status("building the report"),
     ):
         try:
-            path = build_report(store, out, judge=judge, experts=experts, n_boot=n_boot, seed=seed)
+            path = build_report(
+                store,
+                out,
+                judge=judge,
+                experts=experts,
+                n_boot=n_boot,
+                seed=seed,
+                exclude_failed_checks=exclude_failed_checks,
+            )
         except (ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc
     size = path.stat().st_size / 1e6

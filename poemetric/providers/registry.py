@@ -5,8 +5,9 @@ A package adds a provider by declaring, in its own `pyproject.toml`::
     [project.entry-points."poemetric.providers"]
     myprovider = "mypkg.module:MyProvider"
 
-and a model file then says `provider: myprovider`. The built-in names are POEMetric's own: an
-entry point of another package that reuses one is an error, never a silent replacement.
+and a model file then says `provider: myprovider`; the class's `name` must be the entry point's
+name. The built-in names are POEMetric's own: an entry point of another package that reuses one
+is an error, never a silent replacement.
 """
 
 from __future__ import annotations
@@ -31,6 +32,13 @@ _BUILTIN: dict[str, str] = {
     "transformers": "poemetric.providers.transformers_provider:TransformersProvider",
 }
 _REGISTERED: dict[str, type[Provider]] = {}
+#: Built-in names that no model file may name, and why. `human` is the dataset's own author: every
+#: run holds its poems, and a model of it would copy them under another author's name (and, as a
+#: judge, answer with the poem). The name stays taken: no package may register it.
+NOT_NAMEABLE: dict[str, str] = {
+    "human": "is the dataset's own author (the human poems every run holds), not a provider a "
+    "model file can name: a model of it would copy the human poems under another name",
+}
 
 
 class UnknownProviderError(LookupError):
@@ -81,7 +89,18 @@ def _load_entry_point(entry: EntryPoint) -> type[Provider]:
         raise ProviderLoadError(
             f"{what} cannot be loaded: {type(error).__name__}: {error}"
         ) from error
-    return _checked(loaded, what)
+    cls = _checked(loaded, what)
+    declared = getattr(cls, "name", None)
+    if declared != entry.name:  # model files say the entry point's name, messages say `name`
+        said = "sets no `name`" if declared is None else f"says name = {declared!r}"
+        raise ProviderLoadError(
+            f"{what}: {cls.__name__} {said}, but its entry point names it {entry.name!r}: "
+            f"model files name a provider by its entry point (`provider: {entry.name}`) and "
+            f"its messages by `name`, so they must be the same; set `name: ClassVar[str] = "
+            f"{entry.name!r}` in {cls.__name__}, or rename the entry point (and the model "
+            "files' `provider:`)"
+        )
+    return cls
 
 
 def _third_party(name: str) -> list[EntryPoint]:
@@ -95,9 +114,10 @@ def _third_party(name: str) -> list[EntryPoint]:
 
 
 def available_providers() -> list[str]:
+    """The providers a model file may name: every registered one but `human` (NOT_NAMEABLE)."""
     names = set(_BUILTIN) | set(_REGISTERED)
     names |= {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
-    return sorted(names)
+    return sorted(names - set(NOT_NAMEABLE))
 
 
 def provider_class(name: str) -> type[Provider]:

@@ -35,11 +35,13 @@ def load_report_run(
     experts: str | Path | None = None,
     n_boot: int = AGREEMENT_BOOTSTRAP,
     seed: int = BOOTSTRAP_SEED,
+    exclude_failed_checks: bool = False,
 ) -> ReportRun:
     """Read the run (and expert ratings, when given) for the sections. `n_boot` and `seed`:
-    the agreement CIs' bootstrap, by default the one `analyze` uses."""
+    the agreement CIs' bootstrap, by default the one `analyze` uses; `exclude_failed_checks`
+    leaves out the raters who failed an attention check, as in `analyze_run`."""
     data = load_run_data(store, judge=judge)
-    ratings = expert_ratings(store, experts)
+    ratings = expert_ratings(store, experts, exclude_failed_checks=exclude_failed_checks)
     return ReportRun(
         store=store,
         data=data,
@@ -50,6 +52,7 @@ def load_report_run(
         notes=list(data.notes),
         n_boot=n_boot,
         seed=seed,
+        exclude_failed_checks=exclude_failed_checks,
     )
 
 
@@ -66,10 +69,18 @@ def build_report(
     experts: str | Path | None = None,
     n_boot: int = AGREEMENT_BOOTSTRAP,
     seed: int = BOOTSTRAP_SEED,
+    exclude_failed_checks: bool = False,
 ) -> Path:
     """Write the report of `store`'s run to `out` (default RUN/report/index.html)."""
     started = time.perf_counter()
-    run = load_report_run(store, judge=judge, experts=experts, n_boot=n_boot, seed=seed)
+    run = load_report_run(
+        store,
+        judge=judge,
+        experts=experts,
+        n_boot=n_boot,
+        seed=seed,
+        exclude_failed_checks=exclude_failed_checks,
+    )
     sections = build_sections(run)
     payload = {"sections": {s.id: s.data for s in sections if s.data is not None}}
     path = Path(out) if out is not None else store.run_dir / REPORT_DIR / REPORT_FILE

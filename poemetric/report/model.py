@@ -44,6 +44,7 @@ class ReportRun:
     notes: list[str] = field(default_factory=list)
     n_boot: int = AGREEMENT_BOOTSTRAP
     seed: int = BOOTSTRAP_SEED
+    exclude_failed_checks: bool = False
 
     @property
     def run_dir(self) -> Path:
@@ -57,6 +58,7 @@ class ReportRun:
             experts=self.experts_path,
             n_boot=self.n_boot,
             seed=self.seed,
+            exclude_failed_checks=self.exclude_failed_checks,
         )
 
     def table(self, name: str) -> pd.DataFrame | None:

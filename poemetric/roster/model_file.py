@@ -13,7 +13,12 @@ import yaml
 from pydantic import ValidationError
 
 from poemetric.providers.base import GenerationSettings, ModelSpec, VLLMOptions
-from poemetric.providers.registry import UnknownProviderError, available_providers, provider_class
+from poemetric.providers.registry import (
+    NOT_NAMEABLE,
+    UnknownProviderError,
+    available_providers,
+    provider_class,
+)
 from poemetric.roster.base import (
     RESERVED_NAMES,
     RosterError,
@@ -148,6 +153,12 @@ def load_model_file(
     if spec.name in RESERVED_NAMES:
         raise RosterError(f"{path}: {spec.name!r} is reserved and cannot name a model")
     providers = available_providers() if providers is None else providers
+    if spec.provider in NOT_NAMEABLE:
+        raise RosterFileError(
+            f"{path}:{_line_of(node, ('provider',))}: provider {spec.provider!r} "
+            f"{NOT_NAMEABLE[spec.provider]}; available: {', '.join(providers)}",
+            f"provider {spec.provider!r} cannot be named in a model file (the dataset's author)",
+        )
     if spec.provider not in providers:
         close = close_names(spec.provider, providers, cutoff=0.75)
         raise RosterFileError(

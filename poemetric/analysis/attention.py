@@ -1,0 +1,100 @@
+"""Raters who failed the survey's attention checks (`survey build --attention-checks`): named in
+the notes, and left out of the expert tables on request (`analyze --exclude-failed-checks`).
+
+A check is failed when its answer differs from the one it asked for; a check not taken (a poem
+answered on paper, or not yet) is neither passed nor failed. A rater who failed any check they
+took counts as failed. By default every rater stays in (the POEMetric paper used no attention
+check: Sec. 4.2 describes its 7 experts, none left out).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from poemetric.analysis.experts import ATTENTION_QUESTION, ExpertRatingsError
+from poemetric.store import RunStore
+from poemetric.text.plural import counted, plural
+
+OPTION = "--exclude-failed-checks"
+
+
+@dataclass(frozen=True)
+class FailedChecks:
+    """A rater (as the expert tables name them) who failed `failed` of the `taken` checks."""
+
+    rater: str
+    failed: int
+    taken: int
+
+    def __str__(self) -> str:
+        return f"{self.rater} (failed {self.failed} of {self.taken} taken)"
+
+
+def failed_checks(store: RunStore, survey: str | None = None) -> list[FailedChecks]:
+    """The raters of the run's surveys (`survey`, else every survey) who failed an attention
+    check, with the rater ids of `stored_expert_ratings` (prefixed with the survey id when the
+    answers span several surveys)."""
+    where, args = (" WHERE survey_id = ?", [survey]) if survey else ("", [])
+    surveys = store.query("SELECT DISTINCT survey_id FROM survey_answers" + where, args)
+    rows = store.query(
+        """
+        SELECT a.survey_id, a.rater_id, COUNT(*) AS taken,
+          SUM(s.score != a.check_expected) AS failed
+        FROM survey_assignments a JOIN survey_answers s
+          ON s.survey_id = a.survey_id AND s.rater_id = a.rater_id
+          AND s.generation_id = a.generation_id AND s.question = ?
+        WHERE a.check_expected IS NOT NULL AND s.score IS NOT NULL"""
+        + (" AND a.survey_id = ?" if survey else "")
+        + " GROUP BY a.survey_id, a.rater_id ORDER BY a.survey_id, a.rater_id",
+        [ATTENTION_QUESTION, *args],
+    )
+    prefixed = len(surveys) > 1
+    return [
+        FailedChecks(
+            f"{row['survey_id']}:{row['rater_id']}" if prefixed else row["rater_id"],
+            int(row["failed"]),
+            int(row["taken"]),
+        )
+        for row in rows
+        if row["failed"]
+    ]
+
+
+def screen_raters(
+    ratings: pd.DataFrame, failed: list[FailedChecks], *, exclude: bool
+) -> tuple[pd.DataFrame, list[str]]:
+    """The ratings without the raters who failed a check when `exclude`, and the note saying who
+    was left out (or, when kept, who failed)."""
+    rated = set(ratings["expert"])
+    failed = [f for f in failed if f.rater in rated]
+    names = ", ".join(map(str, failed))
+    if not exclude:
+        if not failed:
+            return ratings, []
+        return ratings, [
+            f"{counted(len(failed), 'rater')} failed an attention check and "
+            f"{plural(len(failed), 'is', 'are')} kept in the expert tables ({OPTION} leaves "
+            f"them out): {names}"
+        ]
+    if not failed:
+        return ratings, [f"{OPTION}: no rater failed an attention check; none left out"]
+    kept = ratings[~ratings["expert"].isin({f.rater for f in failed})].reset_index(drop=True)
+    return kept, [
+        f"left out {counted(len(failed), 'rater')} who failed an attention check ({OPTION}): "
+        f"{names}"
+    ]
+
+
+def refuse_file_screening(experts: str | Path, exclude: bool) -> None:
+    """A ratings file cannot be screened: the instructed answers of the checks are in the
+    run's survey, not in the file (an export of survey_answers holds the answers only)."""
+    if exclude:
+        raise ExpertRatingsError(
+            f"{OPTION} reads the attention checks of the run's stored survey answers, "
+            f"but --experts {experts} is a file, which holds no instructed answers to check "
+            "against: leave out --experts (answers imported with `poemetric survey import` are "
+            "stored), or remove the raters from the file"
+        )
