@@ -34,6 +34,10 @@ The night comes on again.
         ("10.10.10.10", "iambic pentameter", None, 5),
         ("4-3-4-3", "4-3 beats", (4, 3), None),
         ("3-3-2-2-3", "limerick meter", (3, 3, 2, 2, 3), None),
+        ("8.6.8.6.D", "common meter", (4, 3), None),  # D: the stanza doubled, same lines
+        ("8.8.8.8 D", "long meter", (4,), 4),
+        ("iambic 8.6.8.6 D", "common meter", (4, 3), None),
+        ("trochaic 4-4-4-4", "trochaic tetrameter", None, 4),  # beats take any foot
     ],
 )
 def test_numbers_are_read(
@@ -44,7 +48,9 @@ def test_numbers_are_read(
     assert (spec.name, spec.beat_pattern, spec.feet) == (name, beats, feet)
 
 
-@pytest.mark.parametrize("written", ["7.7.7.7", "8.7.8.7", "0-3", "trochaic 7.7.7.7"])
+@pytest.mark.parametrize(
+    "written", ["7.7.7.7", "8.7.8.7", "0-3", "trochaic 7.7.7.7", "dactylic 6", "trochaic 8.8"]
+)
 def test_numbers_it_cannot_read_are_an_error_not_no_metre(written: str) -> None:
     with pytest.raises(ValueError, match="unrecognised meter"):
         parse_meter(written)

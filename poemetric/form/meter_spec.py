@@ -78,7 +78,8 @@ _ABBREVIATIONS = {
     "smd": "short meter",
 }
 _NUMBER_GROUP = re.compile(r"\d+(?:\s*[-.,/ ]\s*\d+)*")
-_NUMBERS = re.compile(r"^\s*\d+(?:\s*[-.,/ ]\s*\d+)*\s*\.?\s*$")
+#: Numbers alone, with hymnals' trailing D for a doubled stanza (8.6.8.6.D: the same lines twice).
+_NUMBERS = re.compile(r"^\s*\d+(?:\s*[-.,/ ]\s*\d+)*(?:\s*[-.,/ ]?\s*d)?\s*\.?\s*$", re.IGNORECASE)
 
 
 def _numbered_meter(text: str) -> MeterSpec:
@@ -107,7 +108,7 @@ def _numbered_meter(text: str) -> MeterSpec:
             syllables == (spec.foot == "iambic")
         ):
             return spec
-    foot = "iambic" if syllables or cycle in ((5,), (6,)) else None  # as 'pentameter' alone
+    foot = "iambic" if syllables or cycle == (5,) else None  # as 'pentameter' alone
     if len(cycle) == 1:
         return MeterSpec(" ".join(x for x in (foot, FEET_NAMES.get(cycle[0])) if x), foot, cycle[0])
     return MeterSpec(f"{'-'.join(map(str, cycle))} beats", foot, None, cycle)
@@ -141,13 +142,25 @@ def parse_meter(text: str | None) -> MeterSpec | None:
         return _NAMED_METERS[norm]
     numbers = _NUMBER_GROUP.search(text)
     if numbers is not None:  # "iambic 8.6.8.6": the numbers give the line lengths of the foot
-        spec = _worded_meter(text, norm)
+        spec = _worded_meter(text, " ".join(w for w in norm.split() if w != "d"))
         if spec.feet is None and spec.beat_pattern is None:
-            counted = _numbered_meter(numbers.group())
-            return MeterSpec(counted.name, spec.foot or counted.foot, counted.feet,
-                             counted.beat_pattern, counted.fallback_pattern)  # fmt: skip
+            return _foot_with_numbers(text, spec.foot, _numbered_meter(numbers.group()))
         return spec
     return _worded_meter(text, norm)
+
+
+def _foot_with_numbers(text: str, foot: str | None, counted: MeterSpec) -> MeterSpec:
+    """A named foot with line lengths as numbers: beats take any foot (``trochaic 4-4-4-4``);
+    syllable counts are iambic lines, so another foot with them (``dactylic 6``) is an error."""
+    if foot and counted.foot and foot != counted.foot:
+        raise ValueError(
+            f"unrecognised meter {text!r}: its numbers read as {counted.name}, {counted.foot} "
+            f"lines, not {foot}; name the length of {foot} lines in words, e.g. '{foot} "
+            "tetrameter'"
+        )
+    name = counted.name if counted.foot else " ".join(x for x in (foot, counted.name) if x)
+    return MeterSpec(name, foot or counted.foot, counted.feet, counted.beat_pattern,
+                     counted.fallback_pattern)  # fmt: skip
 
 
 def _worded_meter(text: str, norm: str) -> MeterSpec:
