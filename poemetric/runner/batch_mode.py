@@ -117,7 +117,12 @@ def outside_open_batches(run: ModelRun, pending: Sequence[Job]) -> list[Job]:
         "collect them; to call them now instead, cancel the batch in the provider's batch list, "
         f"then `poemetric batches abandon {batch_id} --run {run_dir} --force`"
     )
-    return [job for job in pending if job.key not in open_batches]
+    calls = [job for job in pending if job.key not in open_batches]
+    if run.progress is not None and run.task is not None:
+        # The bar counts what this command calls: the jobs left to their batches read `0/N`,
+        # and a log reported the model as under way as long as another model ran.
+        run.progress.update(run.task, total=len(calls))
+    return calls
 
 
 async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence[Job]) -> None:
