@@ -56,3 +56,7 @@ def test_a_log_s_progress_lines_leave_a_stopped_model_out(
     lines = [line for line in result.output.splitlines() if line.startswith("[")]
     assert any(line.split()[1] == "markov:" for line in lines), result.output  # lines were due
     assert not [line for line in lines if "(stopped)" in line], lines
+    # Named only before its first answer (the refused key) came back, never as under way after.
+    reported = [line for line in lines if line.split()[1].startswith("my-gpt")]
+    assert not [line for line in reported if "left" in line or "0/240" not in line], lines
+    assert len(reported) < len(lines) - len(reported), lines
