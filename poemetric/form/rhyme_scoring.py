@@ -127,8 +127,9 @@ def score_scheme(
                             f"line {index + 1} repeats line {copied_from + 1} word for word; a "
                             f"repeated line is not a rhyme ({shown(letter)})"
                             if copied_from >= 0 and best_credit == 0.0
-                            else f"lines {best_j + 1} and {index + 1} should rhyme ({shown(letter)}) but "
-                            f"{words[best_j] or '-'!r} / {word or '-'!r} " + _fails_as(best_kind),
+                            else f"lines {best_j + 1} and {index + 1} should rhyme "
+                            f"({shown(letter)}) but {words[best_j] or '-'!r} / {word or '-'!r} "
+                            + _fails_as(best_kind),
                         )
                     )
             else:
