@@ -3,7 +3,7 @@ rhyme class of its end words (see `score_scheme`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache, partial
 
 from poemetric.form import adapters
@@ -34,6 +34,13 @@ class SchemeUnit:
     letters: str
     #: Rhymes the full pattern asks for that this (truncated) unit cannot hold: counted as failed.
     missing: int = 0
+    #: The letters findings name, one per line: the requested pattern's own (``DEFE`` for the
+    #: second stanza of ``ABCB DEFE GHIH``, scored as ``ABCB``); empty: `letters`. Messages only.
+    labels: str = field(default="", compare=False)
+
+    def named(self, letter: str) -> str:
+        """The letter a finding shows for `letter` of this unit."""
+        return dict(zip(self.letters, self.labels, strict=False)).get(letter, letter)
 
 
 def required_rhymes(letters: str) -> int:
@@ -95,6 +102,7 @@ def score_scheme(
                     )
                 )
         seen: dict[str, list[int]] = {}
+        shown = unit.named
         for index, letter in zip(unit.lines, unit.letters, strict=False):
             word = words[index]
             earlier = seen.setdefault(letter, [])
@@ -117,10 +125,11 @@ def score_scheme(
                             "rhyme",
                             (best_j + 1, index + 1),
                             f"line {index + 1} repeats line {copied_from + 1} word for word; a "
-                            f"repeated line is not a rhyme ({letter})"
+                            f"repeated line is not a rhyme ({shown(letter)})"
                             if copied_from >= 0 and best_credit == 0.0
-                            else f"lines {best_j + 1} and {index + 1} should rhyme ({letter}) but "
-                            f"{words[best_j] or '-'!r} / {word or '-'!r} " + _fails_as(best_kind),
+                            else f"lines {best_j + 1} and {index + 1} should rhyme "
+                            f"({shown(letter)}) but {words[best_j] or '-'!r} / {word or '-'!r} "
+                            + _fails_as(best_kind),
                         )
                     )
             else:
@@ -136,8 +145,9 @@ def score_scheme(
                                 Finding(
                                     "rhyme",
                                     (hit + 1, index + 1),
-                                    f"line {index + 1} ({letter}) rhymes with line {hit + 1} "
-                                    f"({other_letter}): {words[hit]!r} / {word!r}, but the "
+                                    f"line {index + 1} ({shown(letter)}) rhymes with line "
+                                    f"{hit + 1} ({shown(other_letter)}): {words[hit]!r} / "
+                                    f"{word!r}, but the "
                                     "pattern asks for a new rhyme",
                                 )
                             )
@@ -169,19 +179,26 @@ def score_scheme(
 
 
 def stanzaic_units(poem: ParsedPoem, letters: str) -> list[list[SchemeUnit]]:
-    """Candidate ways to lay a stanza pattern over the poem (stanza-aligned, continuous)."""
+    """Candidate ways to lay a stanza pattern over the poem (stanza-aligned, continuous).
+
+    Each unit is scored against the pattern's period (``ABCB`` for ``ABCB DEFE GHIH``); its
+    findings name the letters of the pattern's own group in that place (``DEFE`` for the second
+    unit), or the period's past the pattern's end."""
     period = minimal_period(letters)
     size = len(period)
     n = len(poem.lines)
     layouts: list[list[SchemeUnit]] = []
     full = required_rhymes(period)
+    groups = [letters[i : i + size] for i in range(0, len(letters), size)]
 
-    def unit(lines: tuple[int, ...], truncated: bool) -> SchemeUnit:
+    def unit(lines: tuple[int, ...], truncated: bool, place: int) -> SchemeUnit:
         letters = period[: len(lines)]
-        return SchemeUnit(lines, letters, full - required_rhymes(letters) if truncated else 0)
+        labels = (groups[place] if place < len(groups) else period)[: len(lines)]
+        missing = full - required_rhymes(letters) if truncated else 0
+        return SchemeUnit(lines, letters, missing, labels)
 
     continuous = [
-        unit(tuple(range(i, min(i + size, n))), n - i < size and n > size)
+        unit(tuple(range(i, min(i + size, n))), n - i < size and n > size, i // size)
         for i in range(0, n, size)
     ]
     layouts.append(continuous)
@@ -190,7 +207,7 @@ def stanzaic_units(poem: ParsedPoem, letters: str) -> list[list[SchemeUnit]]:
         for stanza in poem.stanzas:
             for start in range(0, len(stanza), size):
                 chunk = stanza[start : start + size]
-                aligned.append(unit(tuple(chunk), len(chunk) < size))
+                aligned.append(unit(tuple(chunk), len(chunk) < size, len(aligned)))
         if aligned != continuous:
             layouts.append(aligned)
     return layouts
