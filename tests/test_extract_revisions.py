@@ -113,3 +113,50 @@ def test_verse_that_names_drafts_or_versions_kept(text: str) -> None:
     result = extract_poem(text)
     assert result.poem == text.removeprefix("Final Version\n\n"), result.notes
     assert all("draft" not in note for note in result.notes)
+
+
+MORNING = """The sun corrects the shadows one by one,
+the birds rewrite the silence into song,
+the kettle argues that the night is done,
+and proves, by boiling over, it was wrong."""
+
+ANNOUNCED = """Here is the final poem, with the meter fixed:
+no line too long, no stress that falls astray,
+the rhymes all chime, the images are mixed
+the way you mix the colours of the day."""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a titled second part of one poem, not a revision of the first
+        STANZA + "\n\nRevision: Morning\n\n" + MORNING,
+        STANZA + "\n\nRevision: Morning\n" + MORNING,
+        # a verse line that announces a final poem, in a stanza shaped like the others
+        STANZA + "\n\n" + MORNING + "\n\n" + ANNOUNCED,
+    ],
+)
+def test_verse_shaped_like_a_revision_label_kept(text: str) -> None:
+    result = extract_poem(text)
+    assert result.poem == text, result.notes
+    assert result.notes == []
+
+
+def test_sections_titled_revision_keep_both_parts() -> None:
+    result = extract_poem("Revision: Night\n\n" + STANZA + "\n\nRevision: Morning\n\n" + MORNING)
+    assert result.poem == STANZA + "\n\nRevision: Morning\n\n" + MORNING, result.notes
+    assert all("draft" not in note for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # the announcing sentence over the final version, no blank line under it
+        DRAFT + "\n\nHere is the final limerick, with the meter fixed:\n" + FINAL,
+        "Draft 1:\n" + DRAFT + "\n\nRevision 2: Buttons\n" + FINAL,
+    ],
+)
+def test_announced_or_titled_final_version_still_kept(answer: str) -> None:
+    result = extract_poem(answer)
+    assert result.poem == FINAL, result.notes
+    assert any(note.startswith("removed the earlier draft") for note in result.notes)

@@ -92,3 +92,53 @@ def test_verse_that_opens_like_reasoning_kept(text: str) -> None:
     result = extract_poem(text)
     assert result.poem == text, result.notes
     assert result.reasoning is None
+
+
+#: A poem about writing poems: its last stanza opens like reasoning and names the mechanics.
+META = """I set the table for a guest who's late,
+the kettle hums a tune it never learned,
+the window holds the evening like a plate,
+the letters that we meant to send are burned.
+
+I write you poems in the common way,
+a line, a breath, a line, a longer breath,
+and every word I choose is here to stay
+until the rhyme has talked me out of death."""
+
+META_ENDINGS = [
+    "Let me count the syllables of your name.\nOne for the morning, two for the rain,\n"
+    "three for the letters that never came,\nand none for the silence after the train.",
+    "Wait, let me check the meter of the day.\nThe morning limps, the noon is running fast,\n"
+    "the evening stumbles, then it finds its way,\nand night is measured out in beats that last.",
+    "Hmm, line 3 is where the garden blooms.\nLine 4 is where the gate is left ajar,\n"
+    "and in between, the lamplight fills the rooms\nand every stanza ends beneath a star.",
+]
+
+
+@pytest.mark.parametrize("ending", META_ENDINGS)
+def test_stanza_that_opens_like_reasoning_kept(ending: str) -> None:
+    text = META + "\n\n" + ending
+    result = extract_poem(text)
+    assert result.poem == text, result.notes
+    assert result.reasoning is None and result.notes == []
+
+
+META_REASONING = [
+    # as many lines as a stanza, but an analysis line by line
+    "Wait, let me check the meter of each line.\nLine 1: ten syllables, good.\n"
+    "Line 2: ten, good.\nLine 3: eleven, one too many.",
+    # the poem's lines quoted back
+    "Let me check the rhyme scheme of the first stanza.\nI set the table for a guest who's late,\n"
+    "the window holds the evening like a plate,\nlate and plate: a full rhyme.",
+    # lines much longer than the poem's
+    "Hmm, let me reconsider the meter.\nThe second stanza keeps the iambic pentameter "
+    "throughout, although the second line is deliberately broken up by commas.\n"
+    "I think it works as it is, so I will leave it.",
+]
+
+
+@pytest.mark.parametrize("reasoning", META_REASONING)
+def test_reasoning_after_a_poem_in_stanzas_moved(reasoning: str) -> None:
+    result = extract_poem(META + "\n\n" + reasoning)
+    assert result.poem == META, result.notes
+    assert result.reasoning == reasoning

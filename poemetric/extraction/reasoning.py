@@ -5,7 +5,9 @@ A model that checks its work after the poem ("Wait, let me double-check the rhym
 count the syllables:") writes reasoning, not verse, and may quote the poem's lines with their
 counts, which read like verse: from a paragraph whose first line opens so (after a blank line,
 never the first paragraph), speaks of the poem's mechanics (syllables, metre, the rhyme scheme,
-"line 3") and ends like a sentence, everything to the end of the answer is reasoning.
+"line 3") and ends like a sentence, everything to the end of the answer is reasoning, unless
+that paragraph is shaped like a stanza of the poem (a poem about writing poems: "Let me count
+the syllables of your name." over three more verse lines).
 """
 
 from __future__ import annotations
@@ -91,11 +93,66 @@ def _opens_reasoning(line: str) -> bool:
     return bool(_SELF_TALK.match(text) and _MECHANICS.search(text) and _ENDS.search(text))
 
 
+#: Analysis, not verse: a syllable count ("(8)", "8 syllables", "... chance - 8"), a line
+#: reference ("Line 3:", "Lines 1, 2 and 5"), rhymes listed ("dance / chance"), a rhyme scheme
+#: ("AABBA") or stresses ("da-DUM-da-da-DUM").
+_ANALYSIS = re.compile(
+    r"\(\s*\d+\s*(?:syl\w*)?\s*\)|\[\s*\d+\s*\]|\b\d+\s*syllables?\b|[-–—:=]\s*\d+\s*$|"
+    r"^\W*(?:lines?|l\.)\s*\d+\s*[:.)=–—-]|\blines?\s+\d+(?:\s*(?:,|and|&|-|–)\s*\d+)+|"
+    r"\w\s*/\s*\w|(?-i:\b(?=[A-H]*A)(?=[A-H]*B)[A-H]{3,}\b)|"
+    r"\b(?:da|di|de|ta|ba)(?:-(?:da|di|de|ta|ba|dum)){2,}\b",
+    re.IGNORECASE,
+)
+_WORDS = re.compile(r"[^\W\d_]+")
+
+
+def _words(line: str) -> str:
+    """A line's words, lower-cased and joined, without hyphens, counts or punctuation: a verse
+    line quoted in reasoning ("A pot-ter who worked in Pen-zance (8)") reads as the line."""
+    return "".join(_WORDS.findall(_chat_text(line).replace("-", "").lower()))
+
+
+def _stanza_shaped(poem: list[str], paragraph: list[str]) -> bool:
+    """Whether a paragraph after the poem is shaped like one of its stanzas: two or more lines,
+    no more than the poem's longest stanza has, each as long as the poem's lines are (not much
+    longer: prose), none quoting the poem or analysing it (counts, "Line 3:", "AABBA")."""
+    stanzas: list[int] = [0]
+    for line in poem:
+        if line.strip():
+            stanzas[-1] += 1
+        elif stanzas[-1]:
+            stanzas.append(0)
+    lengths = [len(_chat_text(line)) for line in poem if line.strip()]
+    if not lengths or not 2 <= len(paragraph) <= max(stanzas):
+        return False
+    quoted = {_words(line) for line in poem if line.strip()}
+    return all(
+        min(lengths) / 2 <= len(_chat_text(line)) <= max(lengths) * 1.3 + 4
+        and not _ANALYSIS.search(_chat_text(line))
+        and _words(line) not in quoted
+        for line in paragraph
+    )
+
+
+def _paragraph(lines: list[str], index: int) -> list[str]:
+    end = next((i for i in range(index, len(lines)) if not lines[i].strip()), len(lines))
+    return lines[index:end]
+
+
 def split_trailing_reasoning(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
-    """The lines before reasoning that follows the poem, and that reasoning (None: none)."""
+    """The lines before reasoning that follows the poem, and that reasoning (None: none).
+
+    A paragraph that opens like reasoning but is shaped like a stanza of the poem is verse: a
+    poem about writing poems ("Let me count the syllables of your name.").
+    """
     first = next((i for i, line in enumerate(lines) if line.strip()), len(lines))
     for index in range(first + 1, len(lines)):
-        if lines[index].strip() and not lines[index - 1].strip() and _opens_reasoning(lines[index]):
+        if (
+            lines[index].strip()
+            and not lines[index - 1].strip()
+            and _opens_reasoning(lines[index])
+            and not _stanza_shaped(lines[:index], _paragraph(lines, index))
+        ):
             tail = lines[index:]
             count = sum(1 for line in tail if line.strip())
             notes.append(

@@ -5,8 +5,11 @@ what is wrong with it, then "Revised version:" and the poem it offers; the final
 poem. The rule needs a paragraph opening with a revision label ("Revised version:", "Final
 draft", "Draft 2", "Here's the revised limerick:") with verse under it and something before it
 to revise; a first draft's label ("Draft 1:", "First draft") is what must come first, if any.
-"Revised:" and "Revision:" alone need their colon; "Final stanza:" is a stanza label; "Version 1"
-... "Version 2" (`alternatives`) and "First version" ... "Second version" are alternatives.
+"Revised:" and "Revision:" alone need their colon; a label with a title ("Revision: Morning")
+needs a draft's label before it (else it heads a part of one poem); an announcing sentence
+("Here's the revised limerick:") is not one in a paragraph shaped like the stanzas before it;
+"Final stanza:" is a stanza label; "Version 1" ... "Version 2" (`alternatives`) and "First
+version" ... "Second version" are alternatives.
 """
 
 from __future__ import annotations
@@ -59,15 +62,36 @@ def _label(pattern: re.Pattern[str], line: str) -> str | None:
     return None if title and verse_like else title
 
 
-def _final_label(line: str) -> str | None:
-    label = _label(_FINAL_LABEL, line)
-    if label is None and _FINAL_ANNOUNCED.match(_chat_text(line)):
-        return ""
+def _final_label(lines: list[str], index: int) -> str | None:
+    """The title the final version's label at `index` gives ("" for none), or None: no label.
+    An announcing sentence ("Here is the final poem, with the meter fixed:") is a label only
+    on its own (a blank line under it) or over lines shaped unlike the stanzas before it: in a
+    stanza of a poem about writing, it is a verse line."""
+    label = _label(_FINAL_LABEL, lines[index])
+    if label is None and _FINAL_ANNOUNCED.match(_chat_text(lines[index])):
+        return "" if _alone_or_unlike_stanzas(lines, index) else None
     return label
 
 
 def _opens_paragraph(lines: list[str], index: int) -> bool:
     return bool(lines[index].strip()) and (index == 0 or not lines[index - 1].strip())
+
+
+def _paragraph_sizes(lines: list[str]) -> list[int]:
+    sizes = [0]
+    for line in lines:
+        if line.strip():
+            sizes[-1] += 1
+        elif sizes[-1]:
+            sizes.append(0)
+    return [size for size in sizes if size]
+
+
+def _alone_or_unlike_stanzas(lines: list[str], index: int) -> bool:
+    """Whether the line at `index` is alone in its paragraph, or its paragraph has a number of
+    lines that no paragraph before it has (a label over a stanza, not a stanza)."""
+    size = _paragraph_sizes(lines[index:])[0]
+    return size == 1 or size not in _paragraph_sizes(lines[:index])
 
 
 def _is_intro(line: str) -> bool:
@@ -81,7 +105,7 @@ def keep_final_revision(lines: list[str], notes: list[str]) -> tuple[list[str], 
     finals = [
         (index, title)
         for index in range(len(lines))
-        if _opens_paragraph(lines, index) and (title := _final_label(lines[index])) is not None
+        if _opens_paragraph(lines, index) and (title := _final_label(lines, index)) is not None
     ]
     finals = [(i, title) for i, title in finals if any(line.strip() for line in lines[i + 1 :])]
     if not finals:
@@ -95,6 +119,8 @@ def keep_final_revision(lines: list[str], notes: list[str]) -> tuple[list[str], 
     ]
     if drafts and not all(_is_intro(lines[i]) for i in content if i < drafts[0]):
         return lines, None  # verse before the first draft's label: not a draft and revision
+    if title and not drafts:
+        return lines, None  # "Revision: Morning" with no draft before: a titled section
     labels = {i for i, _ in finals} | set(drafts)
     revised = [i for i in content if i not in labels and not _is_intro(lines[i])]
     if not revised:
