@@ -230,7 +230,7 @@ def test_the_documented_required_columns_are_required_and_may_be_empty(tmp_path:
     )
     result = runner.invoke(app, ["dataset", "validate", str(seven)], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
-    assert "1 valid poems" in result.output
+    assert "1 valid poem\n" in result.output  # not "1 valid poems"
 
 
 def test_a_text_column_is_named_once_as_the_schemas_content(tmp_path: Path) -> None:

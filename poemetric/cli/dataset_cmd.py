@@ -75,7 +75,7 @@ def validate(
     for form, count in report.form_counts().items():
         table.add_row(form.value, str(count))
     console = _console()
-    console.print(f"{len(report.poems)} valid poems")
+    console.print(counted(len(report.poems), "valid poem"))
     console.print(table)
 
 
