@@ -101,7 +101,7 @@ def test_a_ratings_file_cannot_be_screened(tmp_path: Path) -> None:
     build_synthetic_run(run, poems_per_form=1).close()
     ratings = tmp_path / "ratings.csv"
     ratings.write_text("rater,poem_id,author,item,score\n", encoding="utf-8")
-    for command in ("analyze", "report"):
+    for command in ("analyze", "report", "figures"):
         result = runner.invoke(
             app,
             [command, "--run", str(run), "--experts", str(ratings), "--exclude-failed-checks"],
@@ -115,7 +115,7 @@ def test_a_ratings_file_cannot_be_screened(tmp_path: Path) -> None:
 
 
 def test_help_states_the_default() -> None:
-    for command in ("analyze", "report"):
+    for command in ("analyze", "report", "figures"):
         result = runner.invoke(app, [command, "--help"], env=WIDE)
         text = " ".join(result.output.replace("│", " ").split())
         assert "--exclude-failed-checks" in text

@@ -55,3 +55,38 @@ def test_jobs_of_an_open_batch_are_not_called_again_without_batch(tmp_path: Path
         assert collected.models[0].ok == 3 and not collected.incomplete
         assert len(submissions(server)) == 1 and server.generation_requests == []
     assert {r["batch_id"] for r in generation_rows(store, "remote")} == {batch["batch_id"]}
+
+
+def test_a_plan_says_which_jobs_are_in_an_open_batch(tmp_path: Path) -> None:
+    """`generate --dry-run` without --batch showed those jobs as `pending 2` at $0, nothing said
+    that the run would leave them to their batch, and the summary line counted them as calls
+    planned. The plan now says what the run does with them, with or without --batch."""
+    store = prepared_store(tmp_path, poems=2)
+    faults = [None, *[Fault.server_error(502)] * 3]  # submitted; then 3 polls fail
+    with OpenAIServer(api_key=TEST_KEY, batch_faults=faults) as server:
+        spec = spec_for(server, "remote", max_retries=2)
+        assert run_generation(store, [spec], options=BATCH).models[0].left_pending == 2
+        (batch,) = store.query("SELECT batch_id FROM batches")
+        requests = len(server.requests)
+
+        plan = run_generation(
+            store, [spec], options=dataclasses.replace(BATCH, batch=False, dry_run=True)
+        )
+        assert plan.models[0].in_open_batches == 2 and plan.models[0].pending == 2
+        assert plan.summary_line() == (
+            "1 model, 0 calls planned, 2 in open batches (not called), estimated $0.0000"
+        )
+        text = " ".join(printed(plan).split())
+        assert (
+            f"remote: warning: 2 jobs are in a batch an earlier --batch run submitted and not "
+            f"collected yet ({batch['batch_id']}), not counted as planned calls: a run without "
+            "--batch leaves them to it and calls none of them. Run the command with --batch to "
+            "collect them" in text
+        ), text
+        assert f"poemetric batches abandon {batch['batch_id']} --run {tmp_path} --force" in text
+
+        plan = run_generation(store, [spec], options=dataclasses.replace(BATCH, dry_run=True))
+        assert plan.summary_line().startswith("1 model, 0 calls planned, 2 in open batches")
+        text = " ".join(printed(plan).split())
+        assert "not counted as planned calls: the run polls it and collects them" in text, text
+        assert len(server.requests) == requests  # a plan asks nothing

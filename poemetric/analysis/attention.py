@@ -64,10 +64,15 @@ def failed_checks(store: RunStore, survey: str | None = None) -> list[FailedChec
 
 
 def screen_raters(
-    ratings: pd.DataFrame, failed: list[FailedChecks], *, exclude: bool
+    ratings: pd.DataFrame,
+    failed: list[FailedChecks],
+    *,
+    exclude: bool,
+    where: str = "the expert tables",
 ) -> tuple[pd.DataFrame, list[str]]:
     """The ratings without the raters who failed a check when `exclude`, and the note saying who
-    was left out (or, when kept, who failed)."""
+    was left out (or, when kept, who failed, and `where`: the expert tables of `analyze`, the
+    expert panels of `figures`)."""
     rated = set(ratings["expert"])
     failed = [f for f in failed if f.rater in rated]
     names = ", ".join(map(str, failed))
@@ -76,7 +81,7 @@ def screen_raters(
             return ratings, []
         return ratings, [
             f"{counted(len(failed), 'rater')} failed an attention check and "
-            f"{plural(len(failed), 'is', 'are')} kept in the expert tables ({OPTION} leaves "
+            f"{plural(len(failed), 'is', 'are')} kept in {where} ({OPTION} leaves "
             f"them out): {names}"
         ]
     if not failed:

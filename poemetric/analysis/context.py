@@ -34,6 +34,20 @@ def expert_ratings(
     """Expert ratings from `path` when given, else the run's stored survey answers (as
     `analyze_run` reads them, without the raters who failed an attention check when
     `exclude_failed_checks`); None when there are none."""
+    return screened_expert_ratings(store, path, exclude_failed_checks=exclude_failed_checks)[0]
+
+
+def screened_expert_ratings(
+    store: RunStore,
+    path: str | Path | None = None,
+    *,
+    exclude_failed_checks: bool = False,
+    where: str = "the expert tables",
+) -> tuple[pd.DataFrame | None, list[str]]:
+    """`expert_ratings`, and the notes `analyze` writes about the raters who failed an
+    attention check: who was left out with `exclude_failed_checks`, else who failed and is kept
+    in `where`; and that none is left when every rater failed."""
+    notes: list[str] = []
     if path is not None:
         refuse_file_screening(path, exclude_failed_checks)
         ratings = load_expert_ratings(path, store)
@@ -41,8 +55,12 @@ def expert_ratings(
         ratings = stored_expert_ratings(store)
         if not ratings.empty:
             failed = failed_checks(store)
-            ratings, _ = screen_raters(ratings, failed, exclude=exclude_failed_checks)
-    return None if ratings.empty else ratings
+            ratings, notes = screen_raters(
+                ratings, failed, exclude=exclude_failed_checks, where=where
+            )
+            if ratings.empty:
+                notes.append(f"{where} left out: every rater failed an attention check")
+    return (None if ratings.empty else ratings), notes
 
 
 @dataclass

@@ -22,7 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from poemetric.analysis.case_study import case_study
-from poemetric.analysis.context import FigureContext, FigureSkipped, expert_ratings
+from poemetric.analysis.context import FigureContext, FigureSkipped, screened_expert_ratings
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.figures_rules import form_accuracy, form_heatmap, lexical, rule_based
 from poemetric.analysis.figures_scores import all_models, dimension_bars, heatmap, radar, ranking
@@ -162,6 +162,10 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
     return recipe
 
 
+#: Where the expert ratings show in the figures (the notes on raters who failed a check).
+EXPERT_PANELS = "the expert panels (Figs. 6-8)"
+
+
 @dataclass
 class FigureReport:
     paths: list[Path] = field(default_factory=list)
@@ -198,12 +202,15 @@ def render_figures(
     width: float = COLUMN_WIDTHS["two"],
     authors: str | None = None,
     experts: str | Path | None = None,
+    exclude_failed_checks: bool = False,
 ) -> FigureReport:
     """Draw a recipe's figures into `out_dir` at `width` inches (3.3 = one column, 6.8 = two),
     each with a caption file; figures the data cannot support are skipped with a reason. Judge
     figures are drawn per judge (file suffix `-JUDGE` when several). `authors` (names or a
     generator group) overrides every figure's own selection; expert ratings (the file
-    `experts`, else the run's stored survey answers) add the human-expert panel to Figs. 6-8."""
+    `experts`, else the run's stored survey answers) add the human-expert panel to Figs. 6-8,
+    without the raters who failed an attention check when `exclude_failed_checks` (as
+    `analyze_run`: stored answers only, a file is refused; the notes name who failed)."""
     chosen = (
         recipe if isinstance(recipe, Recipe) else load_recipe(recipe) if recipe else DEFAULT_RECIPE
     )
@@ -213,7 +220,9 @@ def render_figures(
         report.skipped.append("all figures: the run has no successful generations")
         return report
     labels = run_labels(store)
-    ratings = expert_ratings(store, experts)
+    ratings, report.notes = screened_expert_ratings(
+        store, experts, exclude_failed_checks=exclude_failed_checks, where=EXPERT_PANELS
+    )
     present = data.generations["author"].unique().tolist()
     report.notes += _cut_name_notes(labels, present)
     if authors is not None:

@@ -52,14 +52,21 @@ ANALYZE_EXPERTS = experts_option("default: the run's stored survey answers, if a
 FIGURE_EXPERTS = experts_option(
     "Figs. 6-8 show the experts beside the judge; default: the run's stored survey answers."
 )
-#: `--exclude-failed-checks` of `analyze` and `report` (poemetric.analysis.attention).
-ExcludeFailedChecksOption = typer.Option(
-    False,
-    "--exclude-failed-checks/--keep-failed-checks",
-    help="Leave out of the expert tables and agreement the raters who failed an attention check "
-    "of the stored survey answers (any of those they took), naming them in the notes; default: "
-    "keep every rater (the paper used no attention check), the notes naming those who failed.",
-)
+
+
+def exclude_failed_checks_option(where: str) -> Any:
+    """`--exclude-failed-checks` of `analyze`, `report` and `figures`, leaving the raters who
+    failed out of `where` (poemetric.analysis.attention)."""
+    return typer.Option(
+        False,
+        "--exclude-failed-checks/--keep-failed-checks",
+        help=f"Leave out of {where} the raters who failed an attention check of the stored "
+        "survey answers (any of those they took), naming them in the notes; default: keep every "
+        "rater (the paper used no attention check), the notes naming those who failed.",
+    )
+
+
+ExcludeFailedChecksOption = exclude_failed_checks_option("the expert tables and agreement")
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
 
 
@@ -289,6 +296,9 @@ def figures(
         "the recipe's choice.",
     ),
     experts: Path | None = FIGURE_EXPERTS,
+    exclude_failed_checks: bool = exclude_failed_checks_option(
+        "the expert panels (Figs. 6-8; as `analyze`)"
+    ),
     out: Path | None = output_option(
         None, "--out", "Output folder (default RUN/figures).", folder=True
     ),
@@ -306,6 +316,8 @@ def figures(
         poemetric figures --run runs/paper --recipe paper --width one --authors paper7
 
         poemetric figures --run runs/paper --experts experts.csv --width 5.5
+
+        poemetric figures --run runs/paper --recipe paper --exclude-failed-checks
     """
     formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
@@ -337,6 +349,7 @@ def figures(
                 width=inches,
                 authors=authors,
                 experts=experts,
+                exclude_failed_checks=exclude_failed_checks,
             )
         except AuthorSelectionError as exc:
             raise error_exit(f"--authors: {exc}") from exc

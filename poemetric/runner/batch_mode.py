@@ -96,26 +96,47 @@ def _record_batch(run: ModelRun, batch_id: str, jobs: Sequence[Job]) -> None:
     )
 
 
+def open_batch_jobs(run: ModelRun) -> dict[str, str]:
+    """The model's jobs in a batch an earlier `--batch` run submitted that is still open (not
+    collected or abandoned): {job key: batch id}. That batch pays for them: a run with --batch
+    collects them, one without it leaves them to it; no call of this command pays for them."""
+    return {key: batch_id for batch_id, keys in _in_flight(run) for key in keys}
+
+
+def in_batches_text(left: int, ids: Sequence[str]) -> str:
+    """`2 jobs are in a batch an earlier --batch run submitted and not collected yet (b-1)`."""
+    return (
+        f"{counted(left, 'job')} {plural(left, 'is', 'are')} in "
+        f"{plural(len(ids), 'a batch', 'batches')} an earlier --batch run submitted and not "
+        f"collected yet ({', '.join(ids)})"
+    )
+
+
+def abandon_hint(run: ModelRun, ids: Sequence[str]) -> str:
+    """How to call the jobs of the open batches `ids` directly instead of collecting them."""
+    run_dir = shlex.quote(str(run.store.run_dir))
+    batch_id = shlex.quote(ids[0]) if len(ids) == 1 else "BATCH_ID"
+    return (
+        "to call them now instead, cancel the batch in the provider's batch list, then "
+        f"`poemetric batches abandon {batch_id} --run {run_dir} --force`"
+    )
+
+
 def outside_open_batches(run: ModelRun, pending: Sequence[Job]) -> list[Job]:
     """Without --batch: the jobs not in a batch an earlier `--batch` run submitted and that is
     still open (not collected or abandoned). Called now, they were paid twice: once by this call
     and once by the batch, which the provider still answers and charges. The others are left to
     their batches, said in one line."""
-    open_batches = {key: batch_id for batch_id, keys in _in_flight(run) for key in keys}
+    open_batches = open_batch_jobs(run)
     left = [job for job in pending if job.key in open_batches]
     if not left:
         return list(pending)
     ids = sorted({open_batches[job.key] for job in left})
     run.report.in_open_batches = len(left)
-    run_dir = shlex.quote(str(run.store.run_dir))
-    batch_id = shlex.quote(ids[0]) if len(ids) == 1 else "BATCH_ID"
     run.report.warnings.append(
-        f"{counted(len(left), 'job')} {plural(len(left), 'is', 'are')} in "
-        f"{plural(len(ids), 'a batch', 'batches')} an earlier --batch run submitted and not "
-        f"collected yet ({', '.join(ids)}): left to {plural(len(ids), 'it', 'them')}, not "
+        f"{in_batches_text(len(left), ids)}: left to {plural(len(ids), 'it', 'them')}, not "
         "called again, which would pay for them twice. Run the command with --batch to "
-        "collect them; to call them now instead, cancel the batch in the provider's batch list, "
-        f"then `poemetric batches abandon {batch_id} --run {run_dir} --force`"
+        f"collect them; {abandon_hint(run, ids)}"
     )
     calls = [job for job in pending if job.key not in open_batches]
     if run.progress is not None and run.task is not None:

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 
 from poemetric.providers.base import BatchCapable, Completion, ModelSpec
 from poemetric.providers.registry import provider_class
-from poemetric.runner.batch_table import in_flight_batches
+from poemetric.runner.batch_mode import abandon_hint, in_batches_text, open_batch_jobs
 from poemetric.runner.jobs import Job, completion_from_dict, select_shard
 from poemetric.runner.leases import Leases
 from poemetric.runner.report import ModelReport
 from poemetric.store.db import RunStore
+from poemetric.text.plural import plural
 
 if TYPE_CHECKING:
     from poemetric.runner.runner import ModelRun, RunnerOptions
@@ -116,11 +117,9 @@ def add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
     from poemetric.runner.recording import estimate
 
     batch = run.options.batch and _batch_capable(run.spec)
-    store, spec = run.store, run.spec
     # A job in a batch that is still open was paid for by that batch: with --batch the run
     # collects it, without it the run leaves it to the batch; no call of this command pays.
-    open_batches = in_flight_batches(store, run.handler.table, spec.name, spec.provider)
-    paid = {key for _, keys in open_batches for key in keys}
+    paid = open_batch_jobs(run)
     for job in pending:
         if job.key in paid:
             continue
@@ -128,6 +127,30 @@ def add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
         run.report.estimated_input_tokens += guess.input_tokens
         run.report.estimated_output_tokens += guess.output_tokens
         run.report.estimated_cost_usd += guess.cost_usd
+
+
+def plan_open_batches(run: ModelRun, pending: Sequence[Job]) -> None:
+    """A plan (--dry-run): count the `pending` jobs in open batches (`in_open_batches`, not
+    planned calls) and say what the run will do with them: collect them (--batch) or leave them
+    to their batches. A plan without --batch showed them as `pending` at $0 and nothing said
+    that the run would call none of them."""
+    open_batches = open_batch_jobs(run)
+    left = [job for job in pending if job.key in open_batches]
+    if not left:
+        return
+    ids = sorted({open_batches[job.key] for job in left})
+    run.report.in_open_batches = len(left)
+    them = plural(len(ids), "it", "them")
+    if run.options.batch and _batch_capable(run.spec):
+        what = f"the run polls {them} and collects them, no new call"
+    else:
+        what = (
+            f"a run without --batch leaves them to {them} and calls none of them. Run the "
+            f"command with --batch to collect them; {abandon_hint(run, ids)}"
+        )
+    run.report.warnings.append(
+        f"{in_batches_text(len(left), ids)}, not counted as planned calls: {what}"
+    )
 
 
 def _batch_capable(spec: ModelSpec) -> bool:

@@ -72,7 +72,8 @@ class ModelReport:
     held_elsewhere: int = 0
     held_by: str | None = None
     #: Jobs in batches an earlier `--batch` run submitted, still open, left to them by a run
-    #: without --batch (a line in `warnings` says so).
+    #: without --batch (a line in `warnings` says so); in a plan, those pending jobs with or
+    #: without --batch (collected with it), not counted as its calls.
     in_open_batches: int = 0
     #: Re-asks (follow-up turns after an unusable response) answered, from a call or the cache,
     #: or failed: those sent, not those a stop or the --max-cost budget left unsent.
@@ -187,10 +188,14 @@ class StageReport:
         """One line for logs and the demo: models, rows ok / errors, calls, cost."""
         if self.dry_run:
             # like the estimate, the calls of the models that can run (the others call nothing)
-            calls = sum(m.pending + m.from_cache_to_call for m in self.models if not m.not_run)
+            # and not the jobs in batches still open: no call of this command pays for them
+            runnable = [m for m in self.models if not m.not_run]
+            calls = sum(m.pending + m.from_cache_to_call - m.in_open_batches for m in runnable)
+            waiting = sum(m.in_open_batches for m in runnable)
+            in_batches = f", {waiting:,} in open batches (not called)" if waiting else ""
             return (
-                f"{counted(len(self.models), 'model')}, {calls:,} {plural(calls, 'call')} planned, "
-                f"estimated ${self.estimated_cost_usd:.4f}{self._excluding()}"
+                f"{counted(len(self.models), 'model')}, {calls:,} {plural(calls, 'call')} planned"
+                f"{in_batches}, estimated ${self.estimated_cost_usd:.4f}{self._excluding()}"
             )
         done, called = int(self.total("already_done")), int(self.total("called"))
         text = (

@@ -58,6 +58,7 @@ from poemetric.runner.planning import (
     calls_after_cache,
     lease_jobs,
     plan_model,
+    plan_open_batches,
     replay_cached,
 )
 from poemetric.runner.report import ModelReport, StageInterrupted, StageReport
@@ -292,6 +293,7 @@ def run_stage(
                 cached, pending = lease_jobs(leases, run, cached, pending)
             add_estimates(run, pending)
             if options.dry_run:  # a cached answer's re-ask not sent yet is paid too
+                plan_open_batches(run, pending)
                 after_cache = calls_after_cache(run, cached)
                 model_report.from_cache_to_call = len(after_cache)
                 add_estimates(run, after_cache)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from poemetric.reliability import (
     AGREEMENT_BOOTSTRAP,
     BOOTSTRAP_SEED,
@@ -10,7 +12,8 @@ from poemetric.reliability import (
     agreement_report,
 )
 from poemetric.store import RunStore
-from poemetric.survey.db import SurveyInfo
+from poemetric.survey.db import RaterProgress, SurveyInfo
+from poemetric.text.plural import counted, plural
 
 
 def current_agreement(
@@ -29,3 +32,24 @@ def current_agreement(
         return None
     report = agreement_report(Ratings.from_ratings(ratings, scale=scale), n_boot=n_boot, seed=seed)
     return report if report.overall.counts["n_pairs"] else None
+
+
+def raters_counted(progress: Sequence[RaterProgress]) -> str:
+    """Which raters the agreement counts, for a survey with attention checks: every one, those
+    who failed a check too, as `analyze` and `figures` by default (their
+    `--exclude-failed-checks` leaves them out, which this page does not)."""
+    failed = [
+        f"{p.rater} (failed {p.checks_failed} of {p.checks_taken} taken)"
+        for p in progress
+        if p.checks_failed
+    ]
+    if not failed:
+        return (
+            "Every rater counts here, as in `poemetric analyze`; none has failed an attention "
+            "check so far."
+        )
+    return (
+        f"Every rater counts here, the {counted(len(failed), 'rater')} who failed an attention "
+        f"check too: {', '.join(failed)}. So does `poemetric analyze` by default; "
+        f"`poemetric analyze --exclude-failed-checks` leaves {plural(len(failed), 'this rater', 'these raters')} out."
+    )

@@ -31,7 +31,7 @@ from starlette.routing import Route
 from poemetric.reliability import STATISTICS, AgreementReport
 from poemetric.store import RunStore
 from poemetric.survey import db, edits, tokens
-from poemetric.survey.agreement import current_agreement
+from poemetric.survey.agreement import current_agreement, raters_counted
 from poemetric.survey.guard import MAX_BODY_BYTES, Guard
 from poemetric.survey.oversize import CUT_SCOPE_KEY, cut_message
 from poemetric.survey.render import STATIC, render
@@ -357,6 +357,7 @@ class SurveyApp:
             task=self.survey.task,
             agreement=agreement,
             agreement_rows=rows,
+            raters_note=raters_counted(progress) if self.survey.task.attention_checks else "",
             statistics=STATISTICS,
             labels=ADMIN_LABELS,
         )
