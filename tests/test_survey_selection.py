@@ -1,8 +1,9 @@
 """`analyze --survey NAME` read one survey's answers, but `figures` had no `--survey` and `report`
 none either: on a run with two surveys (here the survey restored under a new name, so that each
 rater counts twice by default) Figs. 6-8 and the report drew 6 raters where `analyze --survey
-experts` counted 3. The three commands take the same option, default and error. A real run where
-rater R3 fails the check (tests/test_analyze_attention_checks.py)."""
+experts` counted 3. The three commands take the same option, default and error; and the report
+page shows the notes `analyze` prints on the raters who failed an attention check. A real run
+where rater R3 fails the check (tests/test_analyze_attention_checks.py)."""
 
 from __future__ import annotations
 
@@ -85,6 +86,17 @@ def test_figures_and_report_read_the_survey_analyze_reads(run: Path) -> None:
     page, notes = _report(run, "--survey", "experts")
     assert "3 experts rated 4 poems" in page
     assert notes == _analyze_notes(run, "--survey", "experts")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", [[], ["--exclude-failed-checks"]])
+def test_the_report_shows_the_screening_notes_analyze_prints(run: Path, options: list[str]) -> None:
+    for survey in ([], ["--survey", "experts"]):
+        expected = _analyze_notes(run, *survey, *options)
+        screening = [n for n in expected if "attention check" in n]
+        assert len(screening) == 1, expected
+        assert screening[0].startswith("left out 1 rater" if options else "1 rater failed")
+        assert _report(run, *survey, *options)[1] == expected
 
 
 @pytest.mark.slow
