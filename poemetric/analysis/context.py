@@ -29,18 +29,25 @@ class FigureSkipped(Exception):
 
 
 def expert_ratings(
-    store: RunStore, path: str | Path | None = None, *, exclude_failed_checks: bool = False
+    store: RunStore,
+    path: str | Path | None = None,
+    *,
+    survey: str | None = None,
+    exclude_failed_checks: bool = False,
 ) -> pd.DataFrame | None:
     """Expert ratings from `path` when given, else the run's stored survey answers (as
-    `analyze_run` reads them, without the raters who failed an attention check when
-    `exclude_failed_checks`); None when there are none."""
-    return screened_expert_ratings(store, path, exclude_failed_checks=exclude_failed_checks)[0]
+    `analyze_run` reads them: those of `survey`, else of every survey, without the raters who
+    failed an attention check when `exclude_failed_checks`); None when there are none."""
+    return screened_expert_ratings(
+        store, path, survey=survey, exclude_failed_checks=exclude_failed_checks
+    )[0]
 
 
 def screened_expert_ratings(
     store: RunStore,
     path: str | Path | None = None,
     *,
+    survey: str | None = None,
     exclude_failed_checks: bool = False,
     where: str = "the expert tables",
 ) -> tuple[pd.DataFrame | None, list[str]]:
@@ -52,9 +59,9 @@ def screened_expert_ratings(
         refuse_file_screening(path, exclude_failed_checks)
         ratings = load_expert_ratings(path, store)
     else:
-        ratings = stored_expert_ratings(store)
+        ratings = stored_expert_ratings(store, survey)
         if not ratings.empty:
-            failed = failed_checks(store)
+            failed = failed_checks(store, survey)
             ratings, notes = screen_raters(
                 ratings, failed, exclude=exclude_failed_checks, where=where
             )

@@ -202,13 +202,15 @@ def render_figures(
     width: float = COLUMN_WIDTHS["two"],
     authors: str | None = None,
     experts: str | Path | None = None,
+    survey: str | None = None,
     exclude_failed_checks: bool = False,
 ) -> FigureReport:
     """Draw a recipe's figures into `out_dir` at `width` inches (3.3 = one column, 6.8 = two),
     each with a caption file; figures the data cannot support are skipped with a reason. Judge
     figures are drawn per judge (file suffix `-JUDGE` when several). `authors` (names or a
     generator group) overrides every figure's own selection; expert ratings (the file
-    `experts`, else the run's stored survey answers) add the human-expert panel to Figs. 6-8,
+    `experts`, else the run's stored survey answers: those of `survey`, else of every survey, as
+    `analyze_run` reads them) add the human-expert panel to Figs. 6-8,
     without the raters who failed an attention check when `exclude_failed_checks` (as
     `analyze_run`: stored answers only, a file is refused; the notes name who failed)."""
     chosen = (
@@ -221,7 +223,11 @@ def render_figures(
         return report
     labels = run_labels(store)
     ratings, report.notes = screened_expert_ratings(
-        store, experts, exclude_failed_checks=exclude_failed_checks, where=EXPERT_PANELS
+        store,
+        experts,
+        survey=survey,
+        exclude_failed_checks=exclude_failed_checks,
+        where=EXPERT_PANELS,
     )
     present = data.generations["author"].unique().tolist()
     report.notes += _cut_name_notes(labels, present)

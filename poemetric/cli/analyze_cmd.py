@@ -32,6 +32,7 @@ from poemetric.cli.options import (
     run_output_folder,
     unknown_choice,
 )
+from poemetric.cli.survey_select import known_survey, survey_select_option
 from poemetric.paths import bundled_recipes
 from poemetric.text.plural import counted, plural
 
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from poemetric.analysis import AnalysisResult
-    from poemetric.store import RunStore
 
 #: Default of `figures --format` (poemetric.analysis.plotting.FIGURE_FORMATS, not imported here).
 DEFAULT_FIGURE_FORMATS = "pdf,png"
@@ -66,6 +66,7 @@ def exclude_failed_checks_option(where: str) -> Any:
     )
 
 
+SurveySelectOption = survey_select_option()
 ExcludeFailedChecksOption = exclude_failed_checks_option("the expert tables and agreement")
 PART_HEADERS = {"basic": "basic", "advanced": "adv.", "quality": "qual.", "appraisal": "appr."}
 
@@ -167,9 +168,7 @@ def analyze(
     run: Path = RunOption,
     judge: str | None = JudgeOption,
     experts: Path | None = ANALYZE_EXPERTS,
-    survey: str | None = typer.Option(
-        None, "--survey", help="Only this survey's stored answers (default: every survey)."
-    ),
+    survey: str | None = SurveySelectOption,
     ci: str = typer.Option(
         "t",
         "--ci",
@@ -209,8 +208,7 @@ def analyze(
 
     with existing_run(run) as store, store.snapshot():  # one moment of a run being written
         require_poems(store, run)
-        if survey is not None:
-            _known_survey(store, survey)
+        known_survey(store, survey)
         try:
             with step_progress(enabled=progress) as shown:
                 result = analyze_run(
@@ -256,16 +254,6 @@ def analyze(
     console.print(f"wrote {len(paths)} files to {destination}", markup=False)
 
 
-def _known_survey(store: RunStore, survey: str) -> None:
-    """A `--survey` the run does not have is unusable input, as in `survey status`."""
-    from poemetric.survey.db import survey_ids
-
-    known = survey_ids(store)
-    if survey not in known:
-        surveys = ", ".join(known) or "none yet (`poemetric survey build`)"
-        raise error_exit(f"no survey {survey!r} in {store.path}; surveys: {surveys}")
-
-
 @app.command()
 def figures(
     run: Path = RunOption,
@@ -296,6 +284,7 @@ def figures(
         "the recipe's choice.",
     ),
     experts: Path | None = FIGURE_EXPERTS,
+    survey: str | None = SurveySelectOption,
     exclude_failed_checks: bool = exclude_failed_checks_option(
         "the expert panels (Figs. 6-8; as `analyze`)"
     ),
@@ -318,6 +307,8 @@ def figures(
         poemetric figures --run runs/paper --experts experts.csv --width 5.5
 
         poemetric figures --run runs/paper --recipe paper --exclude-failed-checks
+
+        poemetric figures --run runs/paper --recipe paper --survey experts
     """
     formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
@@ -339,6 +330,7 @@ def figures(
         raise error_exit(f"--width: {exc}") from exc
     destination = run_output_folder(run, out, "figures")
     with existing_run(run) as store, store.snapshot():
+        known_survey(store, survey)
         try:
             report = render_figures(
                 store,
@@ -349,6 +341,7 @@ def figures(
                 width=inches,
                 authors=authors,
                 experts=experts,
+                survey=survey,
                 exclude_failed_checks=exclude_failed_checks,
             )
         except AuthorSelectionError as exc:

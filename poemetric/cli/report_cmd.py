@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from poemetric.cli.analyze_cmd import ExcludeFailedChecksOption
+from poemetric.cli.analyze_cmd import ExcludeFailedChecksOption, SurveySelectOption
 from poemetric.cli.app import app
 from poemetric.cli.options import (
     BootstrapOption,
@@ -20,6 +20,7 @@ from poemetric.cli.options import (
     output_option,
     writable_run,
 )
+from poemetric.cli.survey_select import known_survey
 
 console = Console(emoji=False)
 REPORT_EXPERTS = experts_option("adds their scores and agreement with each judge.")
@@ -32,6 +33,7 @@ def report(
     experts: Path | None = REPORT_EXPERTS,
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,
+    survey: str | None = SurveySelectOption,
     exclude_failed_checks: bool = ExcludeFailedChecksOption,
     out: Path | None = output_option(
         None, "--out", "Output file (default RUN/report/index.html).", file_name="index.html"
@@ -51,6 +53,8 @@ def report(
         poemetric report --run runs/paper --experts ratings.csv --bootstrap 2000
 
         poemetric report --run runs/paper --judge gemini-2.5-pro --out report.html
+
+        poemetric report --run runs/paper --survey experts --exclude-failed-checks
     """
     from poemetric.analysis.experts import ExpertRatingsError
     from poemetric.report import build_report
@@ -64,6 +68,7 @@ def report(
         store.snapshot(),  # one moment of the run, however busy its writers
         console.status("building the report"),
     ):
+        known_survey(store, survey)
         try:
             path = build_report(
                 store,
@@ -72,6 +77,7 @@ def report(
                 experts=experts,
                 n_boot=n_boot,
                 seed=seed,
+                survey=survey,
                 exclude_failed_checks=exclude_failed_checks,
             )
         except (ExpertRatingsError, ValueError) as exc:

@@ -35,13 +35,17 @@ def load_report_run(
     experts: str | Path | None = None,
     n_boot: int = AGREEMENT_BOOTSTRAP,
     seed: int = BOOTSTRAP_SEED,
+    survey: str | None = None,
     exclude_failed_checks: bool = False,
 ) -> ReportRun:
     """Read the run (and expert ratings, when given) for the sections. `n_boot` and `seed`:
-    the agreement CIs' bootstrap, by default the one `analyze` uses; `exclude_failed_checks`
-    leaves out the raters who failed an attention check, as in `analyze_run`."""
+    the agreement CIs' bootstrap, by default the one `analyze` uses; `survey` (default: every
+    survey) picks the stored answers and `exclude_failed_checks` leaves out the raters who
+    failed an attention check, as in `analyze_run`."""
     data = load_run_data(store, judge=judge)
-    ratings = expert_ratings(store, experts, exclude_failed_checks=exclude_failed_checks)
+    ratings = expert_ratings(
+        store, experts, survey=survey, exclude_failed_checks=exclude_failed_checks
+    )
     return ReportRun(
         store=store,
         data=data,
@@ -52,6 +56,7 @@ def load_report_run(
         notes=list(data.notes),
         n_boot=n_boot,
         seed=seed,
+        survey=survey,
         exclude_failed_checks=exclude_failed_checks,
     )
 
@@ -69,6 +74,7 @@ def build_report(
     experts: str | Path | None = None,
     n_boot: int = AGREEMENT_BOOTSTRAP,
     seed: int = BOOTSTRAP_SEED,
+    survey: str | None = None,
     exclude_failed_checks: bool = False,
 ) -> Path:
     """Write the report of `store`'s run to `out` (default RUN/report/index.html)."""
@@ -79,6 +85,7 @@ def build_report(
         experts=experts,
         n_boot=n_boot,
         seed=seed,
+        survey=survey,
         exclude_failed_checks=exclude_failed_checks,
     )
     sections = build_sections(run)

@@ -44,6 +44,7 @@ class ReportRun:
     notes: list[str] = field(default_factory=list)
     n_boot: int = AGREEMENT_BOOTSTRAP
     seed: int = BOOTSTRAP_SEED
+    survey: str | None = None
     exclude_failed_checks: bool = False
 
     @property
@@ -58,6 +59,7 @@ class ReportRun:
             experts=self.experts_path,
             n_boot=self.n_boot,
             seed=self.seed,
+            survey=self.survey,
             exclude_failed_checks=self.exclude_failed_checks,
         )
 
