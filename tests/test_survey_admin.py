@@ -14,7 +14,7 @@ from survey_support import serving
 from test_runner_support import prepared_store
 from typer.testing import CliRunner
 
-from poemetric.cli import app, survey_cmd
+from poemetric.cli import app, survey_answers_cmd
 from poemetric.judge import DIMENSION_KEYS
 from poemetric.survey import db, tokens
 from poemetric.survey.build import build_survey
@@ -75,7 +75,7 @@ def test_a_rater_who_answered_on_paper_is_not_shown_to_have_passed_the_check(
     row = page.locator("tbody tr", has=page.locator("td", has_text="ann"))
     assert row.locator("td").last.inner_text() == "not shown (imported)"
     page.close()
-    monkeypatch.setattr(survey_cmd, "console", Console(width=200))  # one line per rater
+    monkeypatch.setattr(survey_answers_cmd, "console", Console(width=200))  # one line per rater
     status = CliRunner().invoke(app, ["survey", "status", "--run", str(run)])
     assert status.exit_code == 0, status.output
     ann = next(line for line in status.output.splitlines() if " ann " in line)
@@ -95,7 +95,7 @@ def test_a_rater_on_paper_whose_check_poem_is_not_imported_yet_has_not_skipped_t
     assert row.locator("td").nth(1).inner_text() == "3"  # the other poems are done
     assert row.locator("td").last.inner_text() == "not shown (on paper, not imported yet)"
     page.close()
-    monkeypatch.setattr(survey_cmd, "console", Console(width=200))  # one line per rater
+    monkeypatch.setattr(survey_answers_cmd, "console", Console(width=200))  # one line per rater
     status = CliRunner().invoke(app, ["survey", "status", "--run", str(run)])
     assert status.exit_code == 0, status.output
     ben = next(line for line in status.output.splitlines() if " ben " in line)

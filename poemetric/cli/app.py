@@ -104,6 +104,7 @@ COMMANDS: dict[str, Lazy] = {
         "Human ratings: the expert survey or line-level fluency / coherence; draw a sample, "
         "serve it, import answers.",
         "survey_cmd",
+        "survey_answers_cmd",
     ),
 }
 

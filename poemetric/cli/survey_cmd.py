@@ -1,4 +1,7 @@
-"""`poemetric survey`: collect expert ratings (a local web app, printable sheets, imports)."""
+"""`poemetric survey`: collect expert ratings (a local web app, printable sheets, imports).
+
+The group, `build`, `links` and `serve`; `sheets`, `import` and `status` are in
+survey_answers_cmd."""
 
 from __future__ import annotations
 
@@ -10,18 +13,10 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.judging import split_names
-from poemetric.cli.options import (
-    RunOption,
-    error_exit,
-    existing_file,
-    existing_run,
-    output_option,
-    run_output_folder,
-)
+from poemetric.cli.options import RunOption, error_exit, existing_run
 from poemetric.store.connect import read_only_message, writable
 from poemetric.store.db import DB_NAME
 from poemetric.text.plural import counted, plural
@@ -37,21 +32,10 @@ console = Console(emoji=False)
 err_console = Console(emoji=False, stderr=True)
 
 SurveyOption = typer.Option("experts", "--survey", "-s", help="Survey id within the run.")
-NO_ANSWERS = (
-    "{path}: no filled answers found: no row has a score or a comment, so nothing was imported "
-    "(an unfilled template? save the filled sheet and import it again). A filled row has a "
-    "score from 1 to 5, e.g. page,poem,rater,item,score,comment = 1,POEM_ID,R1,form,4,"
-)
-UNASSIGNED = (
-    "warning: survey {survey!r} did not give these poems to the rater the file names: {raters}. "
-    "Their answers are stored and enter the agreement: check that the rater column holds each "
-    "rater's own id (a sheet imported under another rater's id also replaces that rater's "
-    "answers)."
-)
 
 
 @contextmanager
-def _refusals() -> Iterator[None]:
+def refusals() -> Iterator[None]:
     """A design that cannot be met, a missing survey, one of another task and filled sheets in
     the way are unusable input: `error: ...` on stderr, exit status 2."""
     from poemetric.survey.db import SurveyError
@@ -106,7 +90,7 @@ def build(
     """
     from poemetric.survey.build import build_survey
 
-    with existing_run(run) as store, _refusals():
+    with existing_run(run) as store, refusals():
         summary = build_survey(
             store,
             survey_id=survey,
@@ -159,7 +143,7 @@ def _links(
     if base_url is not None and not base_url.lower().startswith(("http://", "https://")):
         host = base_url.split("://")[-1].lstrip("/") or "survey.example.org"
         raise error_exit(f"--base-url {base_url}: give the scheme too, e.g. https://{host}")
-    with existing_run(run) as store, _refusals():
+    with existing_run(run) as store, refusals():
         db.load_survey(store, survey)
         ids = db.raters(store, survey)
         if base_url is None:
@@ -279,132 +263,3 @@ def serve(
     )
     with suppress(KeyboardInterrupt):  # Ctrl-C stops the server: a normal end, as in uvicorn.run
         uvicorn.Server(config).run(sockets=[sock])
-
-
-@survey_app.command("sheets")
-def sheets(
-    run: Path = RunOption,
-    survey: str = SurveyOption,
-    out: Path | None = output_option(
-        None, "--out", "Folder (default RUN/survey-SURVEY).", folder=True
-    ),
-    rater: list[str] | None = typer.Option(None, "--rater", help="Only this rater (repeatable)."),
-) -> None:
-    """Printable answer sheets (HTML, print it or save as PDF from a browser) and a CSV
-    template per rater, for raters working offline. Import filled CSVs with `survey import`.
-
-    Examples:
-
-        poemetric survey sheets --run runs/demo
-
-        poemetric survey sheets --run runs/paper --rater R3 --out sheets/
-    """
-    from poemetric.survey.sheets import write_sheets
-
-    destination = run_output_folder(run, out, f"survey-{survey}")
-    with existing_run(run) as store, _refusals():
-        paths = write_sheets(store, survey, destination, only=rater)
-    for path in paths:
-        console.print(str(path), highlight=False, markup=False, soft_wrap=True)
-
-
-@survey_app.command("import")
-def import_(
-    ratings_file: Path = typer.Argument(
-        ...,
-        help="Ratings: long (poem, rater, item, score, "
-        "comment), wide, or as `poemetric export survey_answers` writes it; "
-        "CSV/TSV/JSONL/Parquet.",
-    ),
-    run: Path = RunOption,
-    survey: str = SurveyOption,
-) -> None:
-    """Store ratings from a file in the run (all rows or none; every bad row is reported with
-    its line). Rows already stored for the same rater, poem and item are replaced.
-
-    Examples:
-
-        poemetric survey import R3.csv --run runs/paper --survey experts
-
-        poemetric survey import paper_experts.csv --run runs/paper --survey paper
-    """
-    from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
-    from poemetric.reliability.io import problem_report
-    from poemetric.survey.build import check_name
-    from poemetric.survey.db import NoAnswersError, import_answers, unassigned
-    from poemetric.survey.tasks import long_comments
-
-    existing_file(ratings_file, "ratings file")
-    with _refusals():
-        check_name(survey, "survey id")
-    with existing_run(run) as store, _refusals():
-        try:
-            answers = read_expert_answers(ratings_file, store)
-            if long := long_comments(ratings_file, [(a.line, a.question, a.text) for a in answers]):
-                raise ExpertRatingsError(
-                    problem_report("comments too long, nothing imported", long)
-                )
-            new, replaced = import_answers(
-                store,
-                survey,
-                [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
-                source=ratings_file.name,
-                config={"imported_from": ratings_file.name},
-            )
-        except ExpertRatingsError as exc:
-            raise error_exit(exc) from exc
-        except NoAnswersError as exc:
-            raise error_exit(NO_ANSWERS.format(path=ratings_file)) from exc
-        off = unassigned(store, survey, [(a.expert, a.generation_id) for a in answers])
-    raters_count = len({a.expert for a in answers})
-    console.print(
-        f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
-        f"{counted(raters_count, 'rater')} into survey {survey!r} of {run}",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,  # one line, the run path whole, at any width
-    )
-    if off:
-        err_console.print(
-            UNASSIGNED.format(
-                raters=", ".join(
-                    f"{rater} ({counted(count, 'poem')})" for rater, count in off.items()
-                ),
-                survey=survey,
-            ),
-            highlight=False,
-            markup=False,
-        )
-
-
-@survey_app.command("status")
-def status(run: Path = RunOption, survey: str = SurveyOption) -> None:
-    """Progress per rater and attention checks (what the admin page shows, in the terminal).
-
-    Examples:
-
-        poemetric survey status --run runs/demo
-
-        poemetric survey status --run runs/paper --survey experts
-    """
-    from poemetric.survey import db
-
-    with existing_run(run) as store, _refusals():
-        db.load_survey(store, survey)
-        rows = db.progress(store, survey)
-    table = Table(title=f"Survey {survey}", header_style="bold")
-    for column in ("rater", "done", "of", "answers", "last answer (UTC)", "attention checks"):
-        # A time is kept whole: a narrow terminal wraps the attention checks' words instead. A
-        # rater id is folded onto the next line beyond 20 characters: it was cut to "experts:…"
-        # (three raters of an imported file of several surveys looked the same).
-        rater, checks = column == "rater", column.startswith("attention")
-        table.add_column(column, justify="left" if rater else "right",
-                         no_wrap=not (rater or checks), overflow="fold" if rater else "ellipsis",
-                         max_width=20 if rater else None,
-                         min_width=10 if checks else None)  # fmt: skip
-    for row in rows:
-        # To the second (the column says UTC): the whole stamp took 29 of the 80 columns.
-        last = (row.last_answer_at or "–")[:19].replace("T", " ")
-        table.add_row(row.rater, str(row.completed), str(row.assigned), str(row.answers),
-                      last, row.checks_text())  # fmt: skip
-    console.print(table)

@@ -34,7 +34,7 @@ from poemetric.providers.base import BatchState, BatchStatus, Provider, Provider
 from poemetric.providers.registry import describe_provider
 
 if TYPE_CHECKING:
-    from poemetric.runner.runner import ModelRun
+    from poemetric.runner.model_run import ModelRun
 
 #: The `calls` outcome of an adapter's bug.
 OUTCOME = "adapter-error"

@@ -28,7 +28,7 @@ from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import Expected, adapter_call
 
 if TYPE_CHECKING:
-    from poemetric.runner.runner import ModelRun
+    from poemetric.runner.model_run import ModelRun
 
 T = TypeVar("T")
 

@@ -12,7 +12,7 @@ from poemetric.runner.jobs import Job
 from poemetric.runner.recording import log_attempt, record_failure
 
 if TYPE_CHECKING:
-    from poemetric.runner.runner import ModelRun
+    from poemetric.runner.model_run import ModelRun
 
 #: A results download answered with these: the results file expired or was deleted.
 GONE_STATUSES = (404, 410)

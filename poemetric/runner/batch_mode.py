@@ -79,7 +79,7 @@ from poemetric.runner.retry import is_auth_failure
 from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
-    from poemetric.runner.runner import ModelRun
+    from poemetric.runner.model_run import ModelRun
 
 
 def _in_flight(run: ModelRun) -> list[tuple[str, dict[str, str]]]:

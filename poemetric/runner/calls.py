@@ -39,7 +39,7 @@ from poemetric.runner.retry import (
 )
 
 if TYPE_CHECKING:
-    from poemetric.runner.runner import ModelRun
+    from poemetric.runner.model_run import ModelRun
 
 
 class _NotCalled(Exception):

@@ -17,7 +17,8 @@ from poemetric.store.db import RunStore
 from poemetric.text.plural import plural
 
 if TYPE_CHECKING:
-    from poemetric.runner.runner import ModelRun, RunnerOptions
+    from poemetric.runner.model_run import ModelRun
+    from poemetric.runner.runner import RunnerOptions
 
 
 def plan_model(

@@ -15,7 +15,7 @@ from poemetric.runner.jobs import Job, completion_from_dict, completion_to_dict
 from poemetric.runner.rows import UNPARSABLE
 
 if TYPE_CHECKING:
-    from poemetric.runner.runner import ModelRun
+    from poemetric.runner.model_run import ModelRun
 
 
 @dataclass

@@ -5,7 +5,7 @@ task, or a task run with other `--models`).
 Two meta entries hold shards as "K/N" strings (a run without `--shard` records "0/1", the whole
 stage): `shards` maps a stage to the shards that ran it; `model_shards` maps a stage to each
 model's shards. A model's shard is recorded once the model ran the shard's jobs through
-(`poemetric.runner.runner.ran_whole_shard`), not when the stage starts: a model refused or
+(`poemetric.runner.model_run.ran_whole_shard`), not when the stage starts: a model refused or
 stopped in an array task lacks that shard at `merge`. Stores written before models were
 recorded have `shards` only: a shard of a stage that no model's entry holds is kept under the
 model "*" ("any model"), which counts for every model of the stage (so a stage's shard is
