@@ -303,8 +303,9 @@ def test_a_dry_run_does_not_price_a_model_that_cannot_run(
     assert rows["gpt-4o"].split("│")[-2].strip() == "n/a (cannot run)"
     assert rows["markov"].split("│")[-2].strip() == "0.0000"
     assert (
-        "Estimated cost of the pending calls: $0.0000 (input from prompt length, output from a "
-        "typical answer length; batch discount applied with --batch), excluding 1 model that "
+        "Estimated cost of the pending calls: $0.0000 (input from prompt length, output per call "
+        "from the model's answers so far in this stage (95th percentile) where it has some, else "
+        "a typical answer length; batch discount applied with --batch), excluding 1 model that "
         "cannot run (below). Nothing was called."
     ) in " ".join(dry.output.split())
 

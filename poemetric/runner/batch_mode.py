@@ -160,7 +160,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
     for start in range(0, len(to_submit), size):
         chunk: list[Job] = []
         for job in to_submit[start : start + size]:
-            guess = estimate(run, job, batch=True)
+            guess = estimate(run, job, batch=True, reserve=True)
             if not run.budget.try_reserve(guess.cost_usd):  # this job alone: cheaper ones run
                 run.report.skip_for_budget(reask=job.turn > 0)
                 run.advance()

@@ -106,7 +106,7 @@ async def _call(
     job: Job,
 ) -> Completion | None:
     """The job's response, or None after storing its failure (or leaving it for later)."""
-    state = _JobState(estimate(run, job))
+    state = _JobState(estimate(run, job, reserve=True))
 
     def before_sleep(error: ProviderError, attempt: int) -> None:
         log_attempt(run, job, attempt, "retry", error=error, latency_s=state.latency_s)
@@ -229,7 +229,7 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
         chunk: list[Job] = []
         reserved: list[Estimate] = []
         for job in queue[:size]:
-            guess = estimate(run, job)
+            guess = estimate(run, job, reserve=True)
             if not run.budget.try_reserve(guess.cost_usd):  # this call alone: cheaper ones run
                 run.report.skip_for_budget(reask=job.turn > 0)
                 run.advance()

@@ -18,6 +18,7 @@ from poemetric.redaction import Redactor
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import close_provider, start_bug
 from poemetric.runner.cost import Budget
+from poemetric.runner.estimate_basis import EstimateBasis
 from poemetric.runner.jobs import Job
 from poemetric.runner.report import ModelReport
 from poemetric.store.db import RunStore
@@ -38,6 +39,8 @@ class ModelRun:
     budget: Budget
     report: ModelReport
     redactor: Redactor
+    #: What the model's call estimates rest on: its answers so far in this stage, or none.
+    basis: EstimateBasis = field(default_factory=EstimateBasis)
     progress: Progress | None = None
     task: TaskID | None = None
     #: Why the model was stopped mid-run (e.g. its local server refuses connections).

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import Completion, ProviderError
-from poemetric.runner.cost import estimate_input_tokens, estimate_output_tokens, usage_cost
+from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, completion_from_dict, completion_to_dict
 from poemetric.runner.rows import UNPARSABLE
 
@@ -29,10 +29,14 @@ class Estimate:
         return self.input_tokens + self.output_tokens
 
 
-def estimate(run: ModelRun, job: Job, *, batch: bool = False) -> Estimate:
+def estimate(run: ModelRun, job: Job, *, batch: bool = False, reserve: bool = False) -> Estimate:
+    """A call's tokens and cost: a plan's (`reserve` False: the dry run, the estimated cost) or
+    what `--max-cost` reserves before the call (`reserve`: kept conservative). Both from the
+    model's answers so far in this stage when it has some (`run.basis`), else the default."""
     spec = run.spec
-    input_tokens = estimate_input_tokens(job.request.messages)
-    output_tokens = estimate_output_tokens(spec, run.options.output_tokens_estimate)
+    override = run.options.output_tokens_estimate
+    input_tokens = run.basis.input_tokens(job, override, reserve=reserve)
+    output_tokens = run.basis.output_tokens(spec, override, reserve=reserve)
     return Estimate(
         input_tokens, output_tokens, spec.pricing.cost(input_tokens, output_tokens, batch=batch)
     )

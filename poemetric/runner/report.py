@@ -50,6 +50,8 @@ class ModelReport:
     estimated_input_tokens: int = 0
     estimated_output_tokens: int = 0
     estimated_cost_usd: float = 0.0
+    #: A plan's output estimate per call and what it rests on (`estimate_basis.describe`).
+    estimate_basis: str = ""
     #: Of `from_cache` (a plan), jobs whose cached answer still leads to a paid call: a re-ask
     #: not sent yet, or a new answer with --refresh-failed-parses; in the estimate.
     from_cache_to_call: int = 0
@@ -283,10 +285,13 @@ class StageReport:
                         markup=False,
                         highlight=False,
                     )
+            if bases := [f"{m.model} {m.estimate_basis}" for m in self.models if m.estimate_basis]:
+                console.print(f"Output estimate a call: {'; '.join(bases)}.", markup=False)
             console.print(
                 f"Estimated cost of the pending calls: ${self.estimated_cost_usd:.4f} (input from "
-                "prompt length, output from a typical answer length; batch discount applied with "
-                f"--batch){self._excluding()}{' (below)' if self.not_run else ''}. Nothing was "
+                "prompt length, output per call from the model's answers so far in this stage (95th "
+                "percentile) where it has some, else a typical answer length; batch discount applied "
+                f"with --batch){self._excluding()}{' (below)' if self.not_run else ''}. Nothing was "
                 "called.",
                 markup=False,
             )

@@ -45,6 +45,7 @@ from poemetric.redaction import Redactor
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import close_provider
 from poemetric.runner.cost import Budget
+from poemetric.runner.estimate_basis import observe
 from poemetric.runner.isolation import provider_target as provider_target
 from poemetric.runner.isolation import register_target as register_target
 from poemetric.runner.isolation import report_in_child as report_in_child
@@ -201,7 +202,9 @@ def run_stage(
                 budget,
                 model_report,
                 Redactor(key_variables(spec)),  # the file's api_key_env, else the adapter's
+                basis=observe(store, spec, jobs),  # all its jobs of the stage, any shard
             )
+            model_report.estimate_basis = run.basis.describe(spec, options.output_tokens_estimate)
             if leases is not None:
                 cached, pending = lease_jobs(leases, run, cached, pending)
             add_estimates(run, pending)
