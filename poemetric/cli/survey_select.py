@@ -5,6 +5,7 @@ expert ratings. One option, default and error for the three, so that their exper
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -21,6 +22,16 @@ SURVEY_HELP = "Only this survey's stored answers (default: every survey)."
 def survey_select_option() -> Any:
     """`--survey`: one survey's stored answers, default every survey (as `analyze_run`)."""
     return typer.Option(None, "--survey", help=SURVEY_HELP)
+
+
+def one_expert_source(experts: Path | None, survey: str | None) -> None:
+    """`--experts FILE` with `--survey NAME` is unusable input: the file's ratings would be
+    used and the survey silently ignored, so name both options instead of guessing."""
+    if experts is not None and survey is not None:
+        raise error_exit(
+            f"--experts {experts} and --survey {survey} both choose the expert ratings (a file, "
+            "or one of the run's stored surveys): give one"
+        )
 
 
 def known_survey(store: RunStore, survey: str | None) -> None:
