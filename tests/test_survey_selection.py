@@ -116,6 +116,19 @@ def test_an_unknown_survey_is_the_same_error_in_each_command(run: Path, tmp_path
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("command", ["status", "links", "sheets"])
+def test_survey_commands_name_the_survey_a_typo_looks_like(run: Path, command: str) -> None:
+    """`survey status --survey expert` listed the run's surveys but, unlike `analyze`, named
+    none of them as the one meant."""
+    result = runner.invoke(app, ["survey", command, "--run", str(run), "--survey", "expert"])
+    assert result.exit_code == 2, result.output
+    assert " ".join(result.output.split()) == (
+        f"error: no survey 'expert' (did you mean 'experts'?) in {run / 'poemetric.sqlite'}; "
+        "surveys: experts, restored"
+    )
+
+
+@pytest.mark.slow
 def test_experts_and_survey_together_are_refused_in_each_command(run: Path, tmp_path: Path) -> None:
     """`--experts FILE` read the file and silently ignored `--survey NAME`."""
     ratings = tmp_path / "ratings.csv"

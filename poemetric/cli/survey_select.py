@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from poemetric.cli.options import error_exit
-from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from poemetric.store import RunStore
@@ -39,11 +38,7 @@ def known_survey(store: RunStore, survey: str | None) -> None:
     survey it looks like a typo of and the run's surveys."""
     if survey is None:
         return
-    from poemetric.survey.db import survey_ids
+    from poemetric.survey.db import survey_ids, unknown_survey
 
-    known = survey_ids(store)
-    if survey not in known:
-        surveys = ", ".join(known) or "none yet (`poemetric survey build`)"
-        raise error_exit(
-            f"no survey {survey!r}{did_you_mean(survey, known)} in {store.path}; surveys: {surveys}"
-        )
+    if survey not in survey_ids(store):
+        raise error_exit(unknown_survey(store, survey))
