@@ -232,11 +232,12 @@ def test_the_holder_named_under_the_summary_keeps_its_brackets() -> None:
     from rich.console import Console
 
     from poemetric.runner.report import ModelReport, StageReport
+    from poemetric.runner.stage_problems import render_problems
 
     held_by = "pid 4242 on other-host: poemetric generate --run runs/[exp1]"
     model = ModelReport("markov", "markov", held_elsewhere=2, held_by=held_by)
     console = Console(record=True, width=300)
-    StageReport("generate", models=[model]).render_problems(console)
+    render_problems(StageReport("generate", models=[model]), console)
     assert "were left to it (pid 4242 on other-host: poemetric generate --run runs/[exp1])" in (
         console.export_text()
     )

@@ -115,6 +115,37 @@ def test_an_unknown_survey_is_the_same_error_in_each_command(run: Path, tmp_path
         assert not output.exists()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("command", ["status", "links", "sheets"])
+def test_survey_commands_name_the_survey_a_typo_looks_like(run: Path, command: str) -> None:
+    """`survey status --survey expert` listed the run's surveys but, unlike `analyze`, named
+    none of them as the one meant."""
+    result = runner.invoke(app, ["survey", command, "--run", str(run), "--survey", "expert"])
+    assert result.exit_code == 2, result.output
+    assert " ".join(result.output.split()) == (
+        f"error: no survey 'expert' (did you mean 'experts'?) in {run / 'poemetric.sqlite'}; "
+        "surveys: experts, restored"
+    )
+
+
+@pytest.mark.slow
+def test_experts_and_survey_together_are_refused_in_each_command(run: Path, tmp_path: Path) -> None:
+    """`--experts FILE` read the file and silently ignored `--survey NAME`."""
+    ratings = tmp_path / "ratings.csv"
+    exported = ["export", "survey_answers", "--run", str(run), "--to", str(ratings)]
+    assert runner.invoke(app, exported).exit_code == 0
+    for command, out in (("analyze", "a"), ("figures", "f"), ("report", "r.html")):
+        output = tmp_path / out
+        options = ["--experts", str(ratings), "--survey", "experts", "--out", str(output)]
+        result = runner.invoke(app, [command, "--run", str(run), *options], env=WIDE)
+        assert result.exit_code == 2, result.output
+        assert " ".join(result.output.split()) == (
+            f"error: --experts {ratings} and --survey experts both choose the expert ratings "
+            "(a file, or one of the run's stored surveys): give one"
+        )
+        assert not output.exists()
+
+
 def test_help_is_the_same_in_each_command() -> None:
     for command in ("analyze", "figures", "report"):
         result = runner.invoke(app, [command, "--help"], env=WIDE)

@@ -32,7 +32,7 @@ from poemetric.cli.options import (
     run_output_folder,
     unknown_choice,
 )
-from poemetric.cli.survey_select import known_survey, survey_select_option
+from poemetric.cli.survey_select import known_survey, one_expert_source, survey_select_option
 from poemetric.paths import bundled_recipes
 from poemetric.text.plural import counted, plural
 
@@ -199,6 +199,7 @@ def analyze(
 
         poemetric analyze --run runs/paper --exclude-failed-checks
     """
+    one_expert_source(experts, survey)
     if ci not in ("t", "bootstrap"):
         raise unknown_choice("--ci", ci, ["t", "bootstrap"])
     destination = run_output_folder(run, out, "analysis")
@@ -310,6 +311,7 @@ def figures(
 
         poemetric figures --run runs/paper --recipe paper --survey experts
     """
+    one_expert_source(experts, survey)
     formats = [f.strip().lower() for f in fmt.split(",") if f.strip()]
     bad = [f for f in formats if f not in {"pdf", "png", "svg"}]
     if bad or not formats:

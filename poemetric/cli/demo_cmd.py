@@ -261,6 +261,8 @@ def demo(
     elif not local:
         console.print(local_model_offer(local_poems), highlight=False, soft_wrap=True)
     if incomplete:  # a scheduler or script sees that the demo did not do all it was asked
+        from poemetric.runner.stage_problems import render_problems
+
         for stage in incomplete:
-            stage.render_problems(console)
+            render_problems(stage, console)
         raise typer.Exit(code=1)

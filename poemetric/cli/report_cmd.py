@@ -20,7 +20,7 @@ from poemetric.cli.options import (
     output_option,
     writable_run,
 )
-from poemetric.cli.survey_select import known_survey
+from poemetric.cli.survey_select import known_survey, one_expert_source
 
 console = Console(emoji=False)
 REPORT_EXPERTS = experts_option("adds their scores and agreement with each judge.")
@@ -56,6 +56,7 @@ def report(
 
         poemetric report --run runs/paper --survey experts --exclude-failed-checks
     """
+    one_expert_source(experts, survey)
     from poemetric.analysis.experts import ExpertRatingsError
     from poemetric.report import build_report
 

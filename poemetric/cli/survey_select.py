@@ -5,12 +5,12 @@ expert ratings. One option, default and error for the three, so that their exper
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from poemetric.cli.options import error_exit
-from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from poemetric.store import RunStore
@@ -23,16 +23,22 @@ def survey_select_option() -> Any:
     return typer.Option(None, "--survey", help=SURVEY_HELP)
 
 
+def one_expert_source(experts: Path | None, survey: str | None) -> None:
+    """`--experts FILE` with `--survey NAME` is unusable input: the file's ratings would be
+    used and the survey silently ignored, so name both options instead of guessing."""
+    if experts is not None and survey is not None:
+        raise error_exit(
+            f"--experts {experts} and --survey {survey} both choose the expert ratings (a file, "
+            "or one of the run's stored surveys): give one"
+        )
+
+
 def known_survey(store: RunStore, survey: str | None) -> None:
     """A `--survey` the run does not have is unusable input, as in `survey status`, with the
     survey it looks like a typo of and the run's surveys."""
     if survey is None:
         return
-    from poemetric.survey.db import survey_ids
+    from poemetric.survey.db import survey_ids, unknown_survey
 
-    known = survey_ids(store)
-    if survey not in known:
-        surveys = ", ".join(known) or "none yet (`poemetric survey build`)"
-        raise error_exit(
-            f"no survey {survey!r}{did_you_mean(survey, known)} in {store.path}; surveys: {surveys}"
-        )
+    if survey not in survey_ids(store):
+        raise error_exit(unknown_survey(store, survey))

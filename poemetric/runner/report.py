@@ -9,13 +9,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from poemetric.runner.batch_problems import render_batch_problems
-from poemetric.runner.not_run_lines import not_run_lines
+from poemetric.runner.stage_problems import render_problems
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.text.plural import counted, plural
 
-#: Stages whose command has `--refresh-failed-parses` (named under the summary).
-REFRESHING_STAGES = ("judge", "style-match")
 #: How a plan splits each model's jobs (`ModelReport.already_done`, `from_cache`, `pending`).
 PLAN_HEADERS = ("done", "cached", "pending")
 #: The same split in the summary after the run, named so that it is not read as the outcome: a
@@ -304,94 +301,7 @@ class StageReport:
                 "fitted under the cap was skipped, the calls that fitted ran. Run again (with a "
                 "higher budget) to finish the skipped jobs.[/yellow]"
             )
-        self.render_problems(console)
-
-    def render_problems(self, console: Console) -> None:
-        """What was left undone and why: models that could not run, jobs held by another
-        process, answers that were not sent, errors (the lines under the summary table)."""
-        cannot_run = []
-        for m in self.not_run:
-            left = m.left_pending or m.pending
-            if m.auth_status is not None or m.stopped_mid_run:
-                console.print(
-                    f"{m.model}: {m.not_run}; {counted(left, 'job')} left for the next run",
-                    style="red",
-                    highlight=False,
-                    markup=False,
-                    soft_wrap=True,
-                )
-                continue
-            cannot_run.append((m.model, left, m.not_run or ""))
-        for line in not_run_lines(cannot_run):  # one line per cause, not one per model
-            console.print(
-                f"[red]{escape(line.head())}:[/red] " + escape(line.reason),  # hints: [extras]
-                highlight=False,
-                soft_wrap=True,
-            )
-        for m in self.models:
-            if held := m.held_elsewhere:
-                console.print(
-                    f"[yellow]{m.model}: {counted(held, 'job')} {plural(held, 'is', 'are')} being run "
-                    f"by another process on this run and {plural(held, 'was', 'were')} left to it "
-                    f"({escape(m.held_by or '')}). Nothing is bought "
-                    "twice; run the command again once it ends to pick up what it left.[/yellow]",
-                    highlight=False,
-                    soft_wrap=True,
-                )
-            for warning in m.warnings:
-                console.print(
-                    f"{m.model}: warning: {warning}",
-                    style="yellow",
-                    highlight=False,
-                    markup=False,
-                    soft_wrap=True,
-                )
-            if m.reasks_left:
-                console.print(
-                    f"{m.model}: {counted(m.reasks_left, 'unusable answer')} not re-asked yet: "
-                    f"stored as {plural(m.reasks_left, 'an error', 'errors')}, the next run "
-                    f"re-asks {plural(m.reasks_left, 'it', 'them')} (the answers so far from the "
-                    "cache, not paid again).",
-                    highlight=False,
-                    markup=False,
-                )
-            if m.not_sent:
-                console.print(
-                    f"{m.model}: {counted(m.not_sent, 'answer')} "
-                    f"{plural(m.not_sent, 'is not a poem', 'are not poems')} (empty or a refusal): "
-                    "stored as not judged, not sent.",
-                    highlight=False,
-                )
-        if not self.dry_run and self.errors:
-            unparsable = int(self.total("unparsable"))
-            batched = int(self.total("download_failed") + self.total("abandoned"))
-            if (ended := self.errors - unparsable - batched) > 0:
-                console.print(
-                    f"[yellow]{counted(ended, 'job')} ended in error; "
-                    f"{plural(ended, 'it is', 'they are')} stored with "
-                    f"{plural(ended, 'its', 'their')} error and retried by the next run.[/yellow]"
-                )
-            render_batch_problems(self, console)
-            if unparsable:
-                # They were "retried by the next run", which only re-parses them from the cache.
-                refresh = self.stage in REFRESHING_STAGES
-                console.print(
-                    f"[yellow]{counted(unparsable, 'answer')} could not be parsed; "
-                    f"{plural(unparsable, 'it is', 'they are')} stored with "
-                    f"the raw response, and the next run re-parses {plural(unparsable, 'it', 'them')} "
-                    "from the cache without "
-                    "asking again"
-                    + ("; --refresh-failed-parses pays for new answers" if refresh else "")
-                    + ".[/yellow]"
-                )
-            for m in self.models:
-                if m.errors and m.first_error:
-                    console.print(
-                        f"  {m.model}: {counted(m.errors, 'error')}, first: {m.first_error}",
-                        highlight=False,
-                        markup=False,
-                        soft_wrap=True,
-                    )
+        render_problems(self, console)
 
 
 class StageInterrupted(KeyboardInterrupt):

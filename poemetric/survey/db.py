@@ -15,6 +15,7 @@ from typing import Any
 
 from poemetric.store import RunStore
 from poemetric.store.db import to_json, utc_now
+from poemetric.suggest import did_you_mean
 from poemetric.survey import edits
 from poemetric.survey.answers import Answer, answered
 from poemetric.survey.tasks import ATTENTION_KEY, Page, Task, task
@@ -74,13 +75,21 @@ def survey_ids(store: RunStore) -> list[str]:
     return [row[0] for row in store.query("SELECT survey_id FROM surveys ORDER BY created_at")]
 
 
+def unknown_survey(store: RunStore, survey_id: str) -> str:
+    """The error for a survey the run does not have, one wording for every command: the survey
+    it looks like a typo of and the run's surveys."""
+    known = survey_ids(store)
+    surveys = ", ".join(known) or "none yet (`poemetric survey build`)"
+    guess = did_you_mean(survey_id, known)
+    return f"no survey {survey_id!r}{guess} in {store.path}; surveys: {surveys}"
+
+
 def load_survey(store: RunStore, survey_id: str) -> SurveyInfo:
     row = store.conn.execute(
         "SELECT task, seed, config FROM surveys WHERE survey_id = ?", (survey_id,)
     ).fetchone()
     if row is None:
-        known = ", ".join(survey_ids(store)) or "none yet (`poemetric survey build`)"
-        raise SurveyError(f"no survey {survey_id!r} in {store.path}; surveys: {known}")
+        raise SurveyError(unknown_survey(store, survey_id))
     try:
         bound = task(row["task"]).for_survey(store, survey_id)
     except ValueError as exc:  # a task this version does not know, or its data lost
