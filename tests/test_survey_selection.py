@@ -93,7 +93,7 @@ def test_figures_and_report_read_the_survey_analyze_reads(run: Path) -> None:
 def test_the_report_shows_the_screening_notes_analyze_prints(run: Path, options: list[str]) -> None:
     for survey in ([], ["--survey", "experts"]):
         expected = _analyze_notes(run, *survey, *options)
-        screening = [n for n in expected if "attention check" in n]
+        screening = [n for n in expected if "failed an attention check" in n]
         assert len(screening) == 1, expected
         assert screening[0].startswith("left out 1 rater" if options else "1 rater failed")
         assert _report(run, *survey, *options)[1] == expected

@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from poemetric.analysis.attention import failed_checks, refuse_file_screening, screen_raters
+from poemetric.analysis.attention import (
+    failed_checks,
+    refuse_file_screening,
+    screen_raters,
+    unjudged_checks,
+)
 from poemetric.analysis.data import HUMAN_AUTHOR, RunData, author_order
 from poemetric.analysis.experts import (
     EXPERTS_JUDGE,
@@ -63,7 +68,11 @@ def screened_expert_ratings(
         if not ratings.empty:
             failed = failed_checks(store, survey)
             ratings, notes = screen_raters(
-                ratings, failed, exclude=exclude_failed_checks, where=where
+                ratings,
+                failed,
+                exclude=exclude_failed_checks,
+                where=where,
+                unjudged=unjudged_checks(store, survey),
             )
             if ratings.empty:
                 notes.append(f"{where} left out: every rater failed an attention check")

@@ -13,8 +13,8 @@ Two file formats (CSV/TSV/JSONL/Parquet; documented in docs/survey.md):
   `comment_overall_quality`, `comment_human_authorship`. Other columns are ignored.
 * **exported**, the run's own `survey_answers` table as `poemetric export survey_answers` writes
   it: `rater_id`, `generation_id`, `question` (a dimension key, a comment key, or
-  `attention_check`, which is left out), `score`, `text`, optional `survey_id` (with several,
-  rater ids are prefixed with it, as `analyze` does with the stored answers).
+  `attention_check`, read but never a rating), `score`, `text`, optional `survey_id` (with
+  several, rater ids are prefixed with it, as `analyze` does with the stored answers).
 
 Scores 1-5; 0 (or N/A) = N/A for imagery and literary_devices; a blank score = not rated.
 """
@@ -192,20 +192,28 @@ def _long_row(
 def _exported_row(
     raw: dict[str, str], line: int, expert: str, gid: str, where: str, problems: list[str]
 ) -> list[ExpertAnswer]:
-    """A row of `poemetric export survey_answers`: a score, a comment, or an attention check
-    (left out: it never enters the ratings)."""
+    """A row of `poemetric export survey_answers`: a score, a comment, or an attention check's
+    answer (stored by `survey import`, never in the ratings; the file lacks the answer each
+    check asked for, so the survey it is imported into cannot judge it)."""
     question = raw.get("question", "")
+    if question == ATTENTION_QUESTION:
+        text = raw.get("score", "")
+        try:
+            score = float(text) if text else None
+        except ValueError:
+            problems.append(f"{where}: {question} = {text!r} is not a number")
+            return []
+        return [] if score is None else [ExpertAnswer(line, expert, gid, question, score=score)]
     if question in DIMENSIONS_BY_KEY:
         score = _read_score(raw.get("score", ""), question, where, problems)
         return [] if score is None else [ExpertAnswer(line, expert, gid, question, score=score)]
     if question in COMMENT_KEYS:
         text = raw.get("text", "")
         return [ExpertAnswer(line, expert, gid, question, text=text)] if text else []
-    if question != ATTENTION_QUESTION:
-        problems.append(
-            f"{where}: question {question!r} is not one of "
-            + ", ".join([*(d.key for d in DIMENSIONS), *COMMENT_KEYS, ATTENTION_QUESTION])
-        )
+    problems.append(
+        f"{where}: question {question!r} is not one of "
+        + ", ".join([*(d.key for d in DIMENSIONS), *COMMENT_KEYS, ATTENTION_QUESTION])
+    )
     return []
 
 

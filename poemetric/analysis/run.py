@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from poemetric.analysis.attention import failed_checks, refuse_file_screening, screen_raters
+from poemetric.analysis.attention import (
+    failed_checks,
+    refuse_file_screening,
+    screen_raters,
+    unjudged_checks,
+)
 from poemetric.analysis.data import RunData, load_run_data
 from poemetric.analysis.errata import CAPTIONS as ERRATA_CAPTIONS
 from poemetric.analysis.errata import DEFAULT_NOTE, errata_tables
@@ -362,7 +367,8 @@ def _expert_tables(
             if (note := no_answers_note(store, survey)) is not None:
                 result.notes.append(note)
             return
-        ratings, screened = screen_raters(ratings, failed_checks(store, survey), exclude=exclude)
+        failed, unjudged = failed_checks(store, survey), unjudged_checks(store, survey)
+        ratings, screened = screen_raters(ratings, failed, exclude=exclude, unjudged=unjudged)
     result.notes += screened
     if ratings.empty:
         result.notes.append("expert tables skipped: every rater failed an attention check")

@@ -35,6 +35,13 @@ UNASSIGNED = (
     "rater's own id (a sheet imported under another rater's id also replaces that rater's "
     "answers)."
 )
+UNJUDGED = (
+    "warning: survey {survey!r} cannot judge the attention checks answered by {raters}: the "
+    "file holds their answers (stored) but not the answer each check asked for, so none counts "
+    "as failed and `analyze --exclude-failed-checks` keeps these raters (its notes name them). "
+    "Screen them in the survey that gave the checks (`analyze --survey NAME "
+    "--exclude-failed-checks`)."
+)
 
 
 @survey_app.command("sheets")
@@ -84,6 +91,7 @@ def import_(
 
         poemetric survey import paper_experts.csv --run runs/paper --survey paper
     """
+    from poemetric.analysis.attention import unjudged_checks
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
     from poemetric.reliability.io import problem_report
     from poemetric.survey.build import check_name
@@ -112,6 +120,9 @@ def import_(
         except NoAnswersError as exc:
             raise error_exit(NO_ANSWERS.format(path=ratings_file)) from exc
         off = unassigned(store, survey, [(a.expert, a.generation_id) for a in answers])
+        unjudged = [
+            u for u in unjudged_checks(store, survey) if u.rater in {a.expert for a in answers}
+        ]
     raters_count = len({a.expert for a in answers})
     console.print(
         f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
@@ -128,6 +139,12 @@ def import_(
                 ),
                 survey=survey,
             ),
+            highlight=False,
+            markup=False,
+        )
+    if unjudged:
+        err_console.print(
+            UNJUDGED.format(survey=survey, raters=", ".join(map(str, unjudged))),
             highlight=False,
             markup=False,
         )

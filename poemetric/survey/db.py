@@ -53,13 +53,15 @@ class RaterProgress:
     checks_imported: int = 0
     #: Every answer of the rater so far came from imported files (none given on the web).
     on_paper: bool = False
+    #: Checks answered on poems where this survey asked for no answer (imported answers).
+    checks_unjudged: int = 0
 
     def checks_text(self) -> str:
         """The attention checks as the admin page and `survey status` show them: failed of
         taken, then those never shown (poems answered on paper) and the rest: "not answered
         yet", or, for a rater answering on paper, whose sheet has no check, "not shown (on
         paper, not imported yet)"."""
-        if not self.checks:
+        if not self.checks and not self.checks_unjudged:
             return "–"
         parts = [f"{self.checks_failed} / {self.checks_taken} failed"] if self.checks_taken else []
         pending = self.checks - self.checks_taken - self.checks_imported
@@ -68,6 +70,8 @@ class RaterProgress:
                             (pending, waiting)):  # fmt: skip
             if count:
                 parts.append(what if count == self.checks else f"{count} {what}")
+        if self.checks_unjudged:  # an exported file's answers: it lacks what the check asked
+            parts.append(f"{self.checks_unjudged} not judged (imported, no instructed answer)")
         return ", ".join(parts)
 
 
@@ -283,7 +287,12 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
           (EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = r.survey_id
              AND s.rater_id = r.rater_id AND s.source != :web)
            AND NOT EXISTS (SELECT 1 FROM survey_answers s WHERE s.survey_id = r.survey_id
-             AND s.rater_id = r.rater_id AND s.source = :web)) AS on_paper
+             AND s.rater_id = r.rater_id AND s.source = :web)) AS on_paper,
+          (SELECT COUNT(*) FROM survey_answers s WHERE s.survey_id = r.survey_id
+             AND s.rater_id = r.rater_id AND s.question = :check AND s.score IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM survey_assignments a WHERE a.survey_id = s.survey_id
+               AND a.rater_id = s.rater_id AND a.generation_id = s.generation_id
+               AND a.check_expected IS NOT NULL)) AS unjudged
         FROM survey_raters r WHERE r.survey_id = :survey ORDER BY r.rater_id
         """,
         {"check": ATTENTION_KEY, "survey": survey_id, "web": edits.WEB},
@@ -292,7 +301,7 @@ def progress(store: RunStore, survey_id: str) -> list[RaterProgress]:
         RaterProgress(row["rater_id"], row["assigned"], row["completed"],
                       *activity.get(row["rater_id"], (0, None)), row["checks"], row["failed"],
                       checks_taken=row["taken"], checks_imported=row["imported"],
-                      on_paper=bool(row["on_paper"]))
+                      on_paper=bool(row["on_paper"]), checks_unjudged=row["unjudged"])
         for row in rows
     ]  # fmt: skip
 
