@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from poemetric.form.parsing import repeated_group
+
 FEET_NAMES: dict[int, str] = {
     1: "monometer",
     2: "dimeter",
@@ -101,7 +103,7 @@ def _numbered_meter(text: str) -> MeterSpec:
     if not syllables and min(numbers) < 1:
         raise ValueError(f"unrecognised meter {text!r}: a line has at least one beat")
     beats = tuple(n // 2 for n in numbers) if syllables else numbers
-    cycle = _shortest_cycle(beats)
+    cycle = repeated_group(beats, smallest=1) or beats  # (4, 3, 4, 3) -> (4, 3)
     for spec in (_NAMED_METERS["common meter"], _NAMED_METERS["long meter"],
                  _NAMED_METERS["short meter"], _NAMED_METERS["limerick"]):  # fmt: skip
         if (spec.beat_pattern == cycle or (spec.feet,) == cycle) and (
@@ -112,14 +114,6 @@ def _numbered_meter(text: str) -> MeterSpec:
     if len(cycle) == 1:
         return MeterSpec(" ".join(x for x in (foot, FEET_NAMES.get(cycle[0])) if x), foot, cycle[0])
     return MeterSpec(f"{'-'.join(map(str, cycle))} beats", foot, None, cycle)
-
-
-def _shortest_cycle(values: tuple[int, ...]) -> tuple[int, ...]:
-    """The shortest prefix that `values` repeats: (4, 3, 4, 3) -> (4, 3)."""
-    for size in range(1, len(values) + 1):
-        if len(values) % size == 0 and values == values[:size] * (len(values) // size):
-            return values[:size]
-    return values
 
 
 def parse_meter(text: str | None) -> MeterSpec | None:

@@ -12,6 +12,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TypeVar
 
 from poemetric.text.plural import counted
 
@@ -216,9 +217,13 @@ def canonical_pattern(letters: str) -> str:
     return "".join(out)
 
 
-def repeated_group(letters: str, smallest: int = 4) -> str | None:
+Repeated = TypeVar("Repeated", str, tuple[int, ...])
+
+
+def repeated_group(letters: Repeated, smallest: int = 4) -> Repeated | None:
     """The group that `letters` repeats with the same letters, at least `smallest` long:
-    ``'ABCBABCBABCB'`` -> ``'ABCB'`` (each stanza asked for the same rhymes); None otherwise."""
+    ``'ABCBABCBABCB'`` -> ``'ABCB'`` (each stanza asked for the same rhymes); None otherwise.
+    Also a metre's beats per line: ``(4, 3, 4, 3)`` -> ``(4, 3)`` with `smallest` 1."""
     n = len(letters)
     for size in range(smallest, n // 2 + 1):
         if n % size == 0 and letters == letters[:size] * (n // size):
