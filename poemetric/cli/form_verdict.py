@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from poemetric.form.io_csv import line_numbers
+from poemetric.form.io_csv import finding_text
 
 if TYPE_CHECKING:
     from poemetric.form.checker import FormCheck
@@ -30,8 +30,7 @@ def verdict_lines(result: FormCheck) -> list[tuple[str, str]]:
     keys += [key for key in facts if key not in keys]
     shown = [(f"  {key}: {facts[key]}", "    ") for key in keys]
     for issue in result.explanation:
-        where = f" {line_numbers(issue.lines)}:" if issue.lines else ""
-        shown.append((f"  [{issue.constraint}]{where} {issue.detail}", "      "))
+        shown.append((f"  {finding_text(issue.constraint, issue.lines, issue.detail)}", "      "))
     return shown
 
 

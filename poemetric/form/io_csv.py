@@ -43,11 +43,11 @@ def line_numbers(lines: list[int]) -> str:
     return f"lines {', '.join(first)} and {last}"
 
 
-def finding_text(issue: dict[str, Any]) -> str:
-    """`[rhyme] lines 6 and 13: line 13 (G) rhymes with ...`, as `form scan` prints it."""
-    lines = list(issue.get("lines") or [])
+def finding_text(constraint: object, lines: list[int], detail: object) -> str:
+    """`[rhyme] lines 6 and 13: line 13 (G) rhymes with ...`: a finding as `form scan` prints it
+    and the table's explanation cell holds it."""
     where = f" {line_numbers(lines)}:" if lines else ""
-    return f"[{issue.get('constraint')}]{where} {issue.get('detail')}"
+    return f"[{constraint}]{where} {detail}"
 
 
 def _cell(value: Any) -> str:
@@ -61,7 +61,10 @@ def _cell(value: Any) -> str:
 def csv_row(record: dict[str, Any]) -> dict[str, str]:
     """One output record (`poemetric.form.io.check_row`) as table cells."""
     row = {column: _cell(record.get(column)) for column in CSV_COLUMNS}
-    row["explanation"] = "\n".join(finding_text(issue) for issue in record.get("explanation", []))
+    row["explanation"] = "\n".join(
+        finding_text(issue.get("constraint"), list(issue.get("lines") or []), issue.get("detail"))
+        for issue in record.get("explanation", [])
+    )
     row["facts"] = "\n".join(f"{key}: {value}" for key, value in record.get("facts", {}).items())
     row["extraction"] = "\n".join(map(str, record.get("extraction", [])))
     return row
