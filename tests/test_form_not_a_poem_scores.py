@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from poemetric.analysis.scores import form_check_scores
 from poemetric.cli.app import app
 from poemetric.form.checker import check_poem
+from poemetric.form.forms import EXTRA_FORMS, FORMS
 from poemetric.form.stage import run_form_stage
 from tests.test_form_cli import _store_with_generations
 
@@ -33,6 +34,28 @@ def test_check_poem_scores_a_text_that_is_not_a_poem_zero() -> None:
     # a request the checker cannot read is not checked: no scores
     unread = check_poem("", "rondeau")
     assert unread.error_kind == "request" and unread.form_score is None
+
+
+# Invented for this test: enough lines and stanzas for every form's rule to score something.
+SOME_VERSE = "\n\n".join(
+    "The lamp burns low beside the door\nThe rain has found the garden floor" for _ in range(4)
+)
+
+
+@pytest.mark.parametrize("form", [*FORMS, *EXTRA_FORMS])
+@pytest.mark.parametrize("meter", [None, "iambic tetrameter"])
+@pytest.mark.parametrize("rhyme", [None, "AABB"])
+def test_a_text_that_is_not_a_poem_scores_zero_only_where_a_poem_has_a_score(
+    form: str, meter: str | None, rhyme: str | None
+) -> None:
+    """A refused ghazal with no metre requested had meter_score 0.0 where a ghazal has none,
+    which pulled a metre mean into a form without metre."""
+    poem = check_poem(SOME_VERSE, form, meter, rhyme)
+    refused = check_poem(NOT_POEMS["g5"], form, meter, rhyme)
+    assert poem.error is None and refused.error_kind == "text"
+    for score in SCORES:
+        expected = None if getattr(poem, score) is None else 0.0
+        assert getattr(refused, score) == expected, (score, form, meter, rhyme)
 
 
 def test_form_check_and_form_run_agree_on_a_text_that_is_not_a_poem(tmp_path: Path) -> None:

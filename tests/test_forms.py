@@ -334,7 +334,7 @@ def test_bad_requests_give_errors_not_exceptions(
     assert result.error is not None and message.lower() in result.error.lower()
     assert not result.passed
     # a text that is not a poem scores 0 (a failure, as a run stores it); a request, nothing
-    assert result.meter_score == (0.0 if result.error_kind == "text" else None)
+    assert result.form_score == (0.0 if result.error_kind == "text" else None)
     assert result.model_dump_json()
 
 

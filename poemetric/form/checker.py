@@ -30,6 +30,7 @@ from poemetric.form.adapters import (
     parse_meter,
     prepare_lines,
 )
+from poemetric.form.applicable import applicable_scores
 from poemetric.form.cut_notes import char_cut_note, line_cut_note, whole_count, with_cut
 from poemetric.form.forms import EXTRA_FORMS, FORMS, RULES, FormOutcome, FormRequest
 from poemetric.form.middle_english import is_middle_english
@@ -45,7 +46,7 @@ from poemetric.form.partial_rhymes import PREFIX as PARTIAL_PREFIX
 from poemetric.form.partial_rhymes import partial_rhyme_finding
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
-CHECKER_VERSION = "form-2.8"
+CHECKER_VERSION = "form-2.9"
 DEFAULT_THRESHOLD = 0.7
 #: Inputs longer than this many characters are cut before parsing (time and memory bound).
 MAX_CHARS = 200_000
@@ -84,7 +85,7 @@ class FormCheck(BaseModel):
     rhyme: str | None = None
     passed: bool = False
     #: None when neither the form nor the request asks for the score, or the request cannot be
-    #: read; 0.0 (all three) for a text that is not a poem (`error_kind` "text").
+    #: read; 0.0 for a text that is not a poem (`error_kind` "text") where a poem would have one.
     meter_score: float | None = None
     rhyme_score: float | None = None
     form_score: float | None = None
@@ -162,16 +163,19 @@ def _error(
 
     A text that is not a poem scores 0 on metre, rhyme and form, so that score means count it as
     the failure the pass rate counts (docs/form-check.md, "not a poem"): `form check` wrote null
-    scores for it while `form run` stored 0.0, and the analysis averages the stored ones."""
+    scores for it while `form run` stored 0.0, and the analysis averages the stored ones. A
+    score the form and request do not ask for stays None, as for a poem (a ghazal has no metre
+    score unless one is requested)."""
     score = 0.0 if kind == "text" else None
+    scans, rhymes = applicable_scores(form, meter=meter is not None, rhyme=rhyme is not None)
     return FormCheck(
         form=form,
         meter=meter,
         rhyme=rhyme,
         threshold=threshold,
         passed=False,
-        meter_score=score,
-        rhyme_score=score,
+        meter_score=score if scans else None,
+        rhyme_score=score if rhymes else None,
         form_score=score,
         summary=f"FAIL {form}: {message}" if kind == "text" else f"not checked: {message}",
         error=message,
