@@ -160,3 +160,95 @@ def test_announced_or_titled_final_version_still_kept(answer: str) -> None:
     result = extract_poem(answer)
     assert result.poem == FINAL, result.notes
     assert any(note.startswith("removed the earlier draft") for note in result.notes)
+
+
+#: The tailor limerick's first version, one rhyme off ("mile" -> "yard").
+OFF = FINAL.replace("a mile.", "a yard.")
+#: A second version, rhyming, then improved once more into FINAL.
+MIDDLE = FINAL.replace("When the mayor came by", "When the mayor passed by")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        OFF + '\n\nWait, "yard" doesn\'t rhyme with "Carlisle". Let me fix it:\n\n' + FINAL,
+        "Here's a limerick about a tailor:\n\n" + OFF + "\n\nLet me revise:\n\n" + FINAL,
+        OFF + "\n\nHmm, line 2 doesn't rhyme. Here's a corrected version:\n" + FINAL,
+        OFF
+        + '\n\nLine 2 ends in "yard", which breaks the AABBA scheme.\nLet me fix that.\n\n'
+        + FINAL
+        + "\n\nI hope you enjoy it!",
+        # the cue, then a one-line remark, then the version
+        OFF
+        + "\n\nLet me fix that.\n\nLine 2 should end in a rhyme for Carlisle, like mile.\n\n"
+        + FINAL,
+        # a remark in a paragraph of its own, then the cue
+        OFF
+        + "\n\nWait, line 2 doesn't rhyme with line 1.\n\nLet me rewrite the limerick:\n\n"
+        + FINAL,
+        # rewritten twice: the last complete version is the poem
+        OFF
+        + "\n\nLet me fix it:\n\n"
+        + MIDDLE
+        + '\n\n"Passed" is flat. Let me revise:\n\n'
+        + FINAL,
+    ],
+)
+def test_the_last_rewrite_after_a_cue_is_the_poem(answer: str) -> None:
+    result = extract_poem(answer)
+    assert result.poem == FINAL, result.notes
+    assert any(note.startswith("removed the earlier version") for note in result.notes)
+    assert any(note.startswith("removed the line introducing the rewrite") for note in result.notes)
+
+
+@pytest.mark.parametrize(
+    "partial",
+    [
+        # a fixed line alone, not a whole version
+        'Actually, line 4 could be smoother. Let me fix it:\n\nHe said, "Tailor, but why?"',
+        # the answer stops in the middle of another rewrite
+        "Hmm, let me try again:\n\nA tailor who lived in Carlisle\nSewed buttons",
+    ],
+)
+def test_an_incomplete_rewrite_after_the_last_complete_version_removed(partial: str) -> None:
+    answer = OFF + "\n\nLet me fix it:\n\n" + FINAL + "\n\n" + partial
+    result = extract_poem(answer)
+    assert result.poem == FINAL, result.notes
+    assert any(note.startswith("removed an incomplete rewrite") for note in result.notes)
+
+
+def test_rewritten_limerick_passes_the_form_check(tmp_path: Path) -> None:
+    answer = OFF + "\n\nWait, line 2 doesn't rhyme. Let me fix it:\n\n" + FINAL
+    assert not check_poem(OFF, "limerick").passed
+    record = checked_answer(tmp_path, answer, "limerick")
+    assert record["passed"], record
+    assert record["extraction"] == [
+        "removed the earlier version before the rewrite (5 lines from 'A tailor who lived in "
+        "Carlisle')",
+        'removed the line introducing the rewrite: "Wait, line 2 doesn\'t rhyme. Let me fix it:"',
+    ]
+
+
+SHORE = """I start the morning over with the tide,
+the gulls erase the footprints on the shore;
+the harbour keeps the boats on either side,
+and I begin the page I wrote before."""
+
+REWRITE_LIKE_VERSE = [
+    # a one-line stanza that reads like a cue, between stanzas of other words
+    STANZA + "\n\nLet me try again.\n\n" + SHORE,
+    STANZA + "\n\nSo let me fix it:\n\n" + SHORE,
+    # the cue closes a stanza shaped like the others
+    STANZA
+    + "\n\nI broke the vase, and so I said,\nthe glue, the shards, the evening on the floor,\n"
+    "the patience that the broken things have fed:\nlet me fix it:\n\n" + STANZA,
+    # a stanza repeated after a cue, but only part of the first version's shape
+    STANZA + "\n\n" + SHORE + "\n\nLet me try again:\n\n" + STANZA,
+]
+
+
+@pytest.mark.parametrize("text", REWRITE_LIKE_VERSE)
+def test_verse_with_a_rewrite_cue_kept(text: str) -> None:
+    result = extract_poem(text)
+    assert result.poem == text, result.notes
+    assert result.notes == []

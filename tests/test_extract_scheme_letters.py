@@ -121,3 +121,75 @@ def test_verse_ending_in_a_few_letters_kept(poem: str) -> None:
     result = extract_poem(poem)
     assert result.poem == poem
     assert result.notes == []
+
+
+def labelled(poem: str, scheme: str, counts: list[int], style: str) -> str:
+    """`poem` with a label of a scheme letter and a syllable count after each verse line, in
+    `style` ("{line} ({letter}, {count})")."""
+    marks = iter(zip(scheme, counts, strict=True))
+    out = []
+    for line in poem.split("\n"):
+        if line:
+            letter, count = next(marks)
+            line = style.format(line=line, letter=letter, count=count)
+        out.append(line)
+    return "\n".join(out)
+
+
+LABEL_STYLES = [
+    "{line} ({letter}, {count})",
+    "{line} ({letter} {count})",
+    "{line} [{letter}, {count}]",
+    "{line} ({count}, {letter})",
+    "{line} *({letter}, {count})*",
+    "{line} ({letter}, {count} syllables)",
+    "{line} ({letter}; {count})",
+]
+
+
+@pytest.mark.parametrize("style", LABEL_STYLES)
+@pytest.mark.parametrize(
+    ("poem", "scheme", "counts"),
+    [(LIMERICK, "AABBA", [8, 8, 5, 5, 8]), (QUATRAINS, "ABABCDCD", [8] * 8)],
+)
+def test_scheme_letter_and_count_labels_removed(
+    poem: str, scheme: str, counts: list[int], style: str
+) -> None:
+    result = extract_poem(labelled(poem, scheme, counts, style))
+    assert result.poem == poem, result.notes
+    assert any(
+        note.startswith(
+            f"removed rhyme-scheme letters and syllable counts at the end of {len(scheme)} lines"
+        )
+        for note in result.notes
+    )
+
+
+def test_labelled_limerick_passes_the_form_check(tmp_path: Path) -> None:
+    answer = "Here's your limerick:\n\n" + labelled(
+        LIMERICK, "AABBA", [8, 8, 5, 5, 8], "{line} ({letter}, {count})"
+    )
+    record = checked_answer(tmp_path, answer, "limerick")
+    assert record["passed"], record
+    assert record["extraction"] == [
+        'removed preamble: "Here\'s your limerick:"',
+        "removed rhyme-scheme letters and syllable counts at the end of 5 lines, such as '(A, 8)'",
+    ]
+
+
+@pytest.mark.parametrize(
+    "poem",
+    [
+        # capitals and a count answering questions: not lettered from A as a scheme is
+        "Who walks the road at dusk (I, 6)\nWho hears the owl (O, 4)\nWho keeps the keys (I, 4)\n"
+        "And who the bell (O, 4)",
+        # one line labelled, as a verse line may end
+        QUATRAINS.replace("hill,", "hill, (A, 8)"),
+        # every line labelled, every letter different
+        labelled(QUATRAINS, "ABCDEFGH", [8] * 8, "{line} ({letter}, {count})"),
+    ],
+)
+def test_verse_ending_in_letter_and_number_kept(poem: str) -> None:
+    result = extract_poem(poem)
+    assert result.poem == poem, result.notes
+    assert result.notes == []

@@ -142,3 +142,85 @@ def test_reasoning_after_a_poem_in_stanzas_moved(reasoning: str) -> None:
     result = extract_poem(META + "\n\n" + reasoning)
     assert result.poem == META, result.notes
     assert result.reasoning == reasoning
+
+
+SONNET = """The harbour wakes before the gulls can call,
+the ropes are stiff with salt and last night's rain;
+a lantern gutters by the fish-house wall,
+and boats come nodding up the tide again.
+The nets are mended by a patient hand
+that learned its knots before it learned to write;
+the tar, the creak, the shifting of the sand
+are all the hymns it ever sang at night.
+I watched him once, when I was nine or ten,
+untangle in an hour a winter's wreck;
+he never spoke of storms, or drowned men,
+but kept a cord of silence round his neck.
+  And still the harbour wakes, and still I find
+  his knots in every rope I leave behind."""
+
+GLUED_REMARKS = [
+    "This sonnet follows ABAB CDCD EFEF GG with iambic pentameter.",
+    "The rhyme scheme is ABAB CDCD EFEF GG, in iambic pentameter.",
+    "Each line has 10 syllables, rhyme scheme ABAB CDCD EFEF GG.",
+    "This follows the ABAB CDCD EFEF GG rhyme scheme.",
+]
+
+
+@pytest.mark.parametrize("remark", GLUED_REMARKS)
+def test_meta_sentence_glued_to_the_last_line_removed(remark: str) -> None:
+    separated = extract_poem(SONNET + "\n\n" + remark)
+    glued = extract_poem(SONNET + "\n" + remark)
+    assert glued.poem == separated.poem == SONNET, glued.notes
+    assert glued.notes == [f"removed closing remark: {remark!r}"]
+
+
+GLUED_CHECKS = [
+    "Let me check: ABAB CDCD EFEF GG, iambic pentameter. Good.",
+    "Checking the rhyme scheme: ABAB CDCD EFEF GG. All lines scan.",
+    "Wait, let me double-check the meter: 10 syllables in each line.",
+]
+
+
+@pytest.mark.parametrize("check", GLUED_CHECKS)
+def test_self_check_glued_to_the_last_line_moved_to_reasoning(check: str) -> None:
+    result = extract_poem(SONNET + "\n" + check)
+    assert result.poem == SONNET, result.notes
+    assert result.reasoning == check
+    assert result.notes == [
+        f"moved a self-check glued under the poem's last line to reasoning: {check!r}"
+    ]
+
+
+def test_sonnet_with_a_glued_remark_passes_the_form_check(tmp_path: Path) -> None:
+    record = checked_answer(tmp_path, SONNET + "\n" + GLUED_REMARKS[0], "sonnet")
+    clean = check_poem(SONNET, "sonnet")
+    assert record["passed"] and clean.passed, record
+    assert record["form_score"] == clean.form_score
+    assert record["extraction"] == [f"removed closing remark: {GLUED_REMARKS[0]!r}"]
+
+
+META_LAST_LINES = [
+    # verse naming the metre, no longer than the poem's lines
+    "The sonnet keeps its iambic pentameter.",
+    # self-talk in verse that names no scheme, metre or count exactly
+    "Let me count the syllables of your name.",
+    "Wait, the rhyme scheme of the tide is slow.",
+    # self-talk naming the metre, as long as a verse line, with no analysis
+    "Wait, let me check the meter: iambic, true.",
+]
+
+
+@pytest.mark.parametrize("last", META_LAST_LINES)
+def test_meta_poem_last_line_glued_kept(last: str) -> None:
+    text = META + "\n" + last
+    result = extract_poem(text)
+    assert result.poem == text, result.notes
+    assert result.notes == [] and result.reasoning is None
+
+
+def test_meta_sentence_after_a_line_that_runs_on_kept() -> None:
+    # the poem's own sentence runs into the last line: verse, not a remark under it
+    text = SONNET.replace("behind.", "behind,") + "\n" + GLUED_REMARKS[0]
+    result = extract_poem(text)
+    assert result.poem == text, result.notes

@@ -36,6 +36,7 @@ from poemetric.extraction.classify import (
     _is_glued_closing,
     _quote,
 )
+from poemetric.extraction.reasoning import is_meta_sentence
 
 _SENTENCE_END = re.compile(r"[.!?:…)\]][\"'”’*_)\]]*$")
 
@@ -169,10 +170,11 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
         return False  # "all the years you gave me —\nthank you!" ends the poem's sentence
     if _is_glued_closing(line):
         return True
-    return bool(
-        above
-        and _ends_sentence(above[-1])
-        and _is_description(line, max(len(text) for text in above), glued=True)
+    if not above or not _ends_sentence(above[-1]):
+        return False
+    width = max(len(text) for text in above)
+    return _is_description(line, width, glued=True) or (
+        len(above) >= 2 and is_meta_sentence(line, width)
     )
 
 

@@ -1,5 +1,6 @@
 """Marks a model writes on the poem's own lines: a syllable count at the end of each line
-("... at noon, (10)"), a rhyme-scheme letter at the end ("... hill (A)", "... hill — A"), a label
+("... at noon, (10)"), a rhyme-scheme letter at the end ("... hill (A)", "... hill — A"), alone
+or beside a count in one pair of brackets ("... hill (A, 8)", "(8, A)", "[A 8]"), a label
 at the start ("Line 1: ...") and a plain number at the start ("1. ...", "1) ...", "(1) ..."). Each
 is removed only when most lines carry one (a number only when every line does), so a single
 bracketed number or letter, a verse line ending "— I" or starting "Line", or a list poem's few
@@ -55,21 +56,38 @@ def strip_syllable_counts(lines: list[str], notes: list[str]) -> list[str]:
 
 
 _EMPHASIS = r"(?:\*\*|__|\*|_)?"
-#: A scheme letter at a line's end, in brackets ("(A)", "[b]", "(A1)", "*(A)*") or after a dash
-#: ("- A", "— A", "–B'"): the letter, with a refrain's number or a prime.
+#: A scheme letter, with a refrain's number or a prime ("A", "b", "A1", "B'").
+_LETTER = r"(?P<letter>[A-Za-z])(?:\d|'|′)?"
+#: A syllable count beside a scheme letter in one pair of brackets ("8", "8 syllables").
+_PAIRED_COUNT = r"\d{1,2}(?:\s*(?:syllables?|syll?s?\.?))?"
+_PAIR_SEP = r"(?:\s*[,;/]\s*|\s+)"
+#: A scheme letter at a line's end, in brackets ("(A)", "[b]", "(A1)", "*(A)*"), after a dash
+#: ("- A", "— A", "–B'"), or beside a syllable count in one pair of brackets ("(A, 8)",
+#: "(A 8)", "[A, 8]", "(8, A)", "(A, 8 syllables)").
 _SCHEME_TAGS = (
-    re.compile(rf"\s*{_EMPHASIS}[\(\[]\s*([A-Za-z])(?:\d|'|′)?\s*[\)\]]{_EMPHASIS}\s*$"),
-    re.compile(rf"(?:\s+-|\s*[—–])\s*{_EMPHASIS}([A-Za-z])(?:\d|'|′)?{_EMPHASIS}\s*$"),
+    re.compile(rf"\s*{_EMPHASIS}[\(\[]\s*{_LETTER}\s*[\)\]]{_EMPHASIS}\s*$"),
+    re.compile(rf"(?:\s+-|\s*[—–])\s*{_EMPHASIS}{_LETTER}{_EMPHASIS}\s*$"),
+    re.compile(
+        rf"\s*{_EMPHASIS}[\(\[]\s*(?:{_LETTER}{_PAIR_SEP}{_PAIRED_COUNT}|"
+        rf"{_PAIRED_COUNT}{_PAIR_SEP}{_LETTER.replace('letter', 'first')})\s*[\)\]]"
+        rf"{_EMPHASIS}\s*$",
+        re.IGNORECASE,
+    ),
 )
 
 
-def _scheme_starts(lines: list[str], tag: re.Pattern[str]) -> list[int | None]:
-    """Where a scheme letter in the style `tag` starts on each line (None: no letter there)."""
-    starts: list[int | None] = []
+def _scheme_marks(lines: list[str], tag: re.Pattern[str]) -> list[tuple[int, str] | None]:
+    """Where a scheme letter in the style `tag` starts on each line, and the letter in capitals
+    (None: no letter there)."""
+    marks: list[tuple[int, str] | None] = []
     for line in lines:
         match = tag.search(line)
-        starts.append(match.start() if match and line[: match.start()].strip() else None)
-    return starts
+        if match and line[: match.start()].strip():
+            letter = match.groupdict().get("letter") or match.group("first")
+            marks.append((match.start(), letter.upper()))
+        else:
+            marks.append(None)
+    return marks
 
 
 def _lettered_as_scheme(letters: list[str]) -> bool:
@@ -85,18 +103,18 @@ def strip_scheme_letters(lines: list[str], notes: list[str]) -> list[str]:
     scheme (a refrain of "— I" closing most lines is verse)."""
     content = sum(1 for line in lines if line.strip())
     for tag in _SCHEME_TAGS:
-        starts = _scheme_starts(lines, tag)
-        marked = [
-            (line, start) for line, start in zip(lines, starts, strict=True) if start is not None
-        ]
-        letters = [line[start:].strip(" -—–*_()[]").upper()[:1] for line, start in marked]
+        marks = _scheme_marks(lines, tag)
+        starts = [mark[0] if mark else None for mark in marks]
+        marked = [(line, mark[0]) for line, mark in zip(lines, marks, strict=True) if mark]
+        letters = [mark[1] for mark in marks if mark]
         if not _most(len(marked), content) or not 2 <= len(set(letters)) < len(letters):
             continue
         if not _lettered_as_scheme(letters):
             continue
         example = marked[0][0][marked[0][1] :].strip()
+        what = "letters and syllable counts" if tag is _SCHEME_TAGS[-1] else "letters"
         notes.append(
-            f"removed rhyme-scheme letters at the end of {counted(len(marked), 'line')}, "
+            f"removed rhyme-scheme {what} at the end of {counted(len(marked), 'line')}, "
             f"such as {example!r}"
         )
         return [

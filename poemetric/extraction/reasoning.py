@@ -7,14 +7,16 @@ counts, which read like verse: from a paragraph whose first line opens so (after
 never the first paragraph), speaks of the poem's mechanics (syllables, metre, the rhyme scheme,
 "line 3") and ends like a sentence, everything to the end of the answer is reasoning, unless
 that paragraph is shaped like a stanza of the poem (a poem about writing poems: "Let me count
-the syllables of your name." over three more verse lines).
+the syllables of your name." over three more verse lines). A one-line self-check glued under
+the poem's last line ("Let me check: AABBA, anapestic. Good.") is reasoning too when it names
+the mechanics exactly (`is_meta_sentence`, shared with closing remarks glued so).
 """
 
 from __future__ import annotations
 
 import re
 
-from poemetric.extraction.classify import _chat_text, _quote
+from poemetric.extraction.classify import _FORMS, _chat_text, _quote
 from poemetric.text.plural import counted
 
 _THINK_BLOCK = re.compile(
@@ -139,6 +141,67 @@ def _paragraph(lines: list[str], index: int) -> list[str]:
     return lines[index:end]
 
 
+#: A remark about the poem from outside it, as a self-check or a description opens: "This
+#: sonnet follows ...", "The rhyme scheme is ...", "Each line has ...", "It scans as ...".
+_REMARK_OPENER = re.compile(
+    rf"^(?:(?:this|the|my|each|every|all)\s+(?:\w+\s+)?(?:{_FORMS}|lines?|rhyme scheme|"
+    r"rhyming scheme|rhyme pattern|met(?:er|re))\b|(?:it|this)\s+(?:follows|uses|keeps|"
+    r"scans|rhymes|has|is written|is in)\b|(?:rhyme scheme|rhyming scheme|met(?:er|re)|"
+    r"syllables?)\b)",
+    re.IGNORECASE,
+)
+#: A term that names the poem's mechanics only in a remark about it, not in verse: a rhyme
+#: scheme in capitals ("ABAB CDCD EFEF GG", "AABBA"), a named metre, a count of syllables.
+_EXACT_MECHANICS = re.compile(
+    r"(?-i:\b(?=[A-H]*A)(?=[A-H]*B)[A-H]{3,}(?:\s+[A-H]{2,})*\b)|"
+    r"\b(?:iambic|trochaic|anap(?:a)?estic|dactylic|spondaic|"
+    r"(?:mono|di|tri|tetra|penta|hexa)met(?:er|re)s?)\b|\b\d{1,2}[- ]syllables?\b|"
+    r"\b\d{1,2}(?:\s*,\s*\d{1,2}){2,}\b",
+    re.IGNORECASE,
+)
+_OTHER_MECHANICS = re.compile(
+    r"\b(?:rhym(?:e|ing) (?:scheme|pattern)|met(?:er|re)|syllables?|volta|refrain)\b",
+    re.IGNORECASE,
+)
+
+
+def is_meta_sentence(line: str, width: int) -> bool:
+    """A one-line remark naming the poem's rhyme scheme, metre or syllables, as a model glues
+    under its last line ("This sonnet follows ABAB CDCD EFEF GG with iambic pentameter.", "Let
+    me check: AABBA, anapestic. Good."): it opens as self-talk or as a remark about the poem,
+    ends like a sentence, and names the mechanics exactly (a scheme in capitals, a named metre,
+    a count) and once more. Self-talk needs an analysis (a scheme, a count, "line 3") or a
+    line longer than any of the poem's (`width`); another remark a scheme in capitals, three
+    such names, or a longer line: "The sonnet keeps its iambic pentameter." or "Wait, let me
+    check the meter: iambic, true." closing a poem about sonnets may be verse."""
+    text = _chat_text(line)
+    self_talk = bool(_SELF_TALK.match(text))
+    if not (self_talk or _REMARK_OPENER.match(text)) or not _ENDS.search(text):
+        return False
+    exact = _EXACT_MECHANICS.findall(text)
+    named = len(exact) + len(_OTHER_MECHANICS.findall(text))
+    if not exact or named < 2:
+        return False
+    if len(text) > width:
+        return True
+    if self_talk:
+        return bool(_ANALYSIS.search(text))
+    return named >= 3 or any(term.isupper() for term in exact)  # a scheme in capitals
+
+
+def _glued_self_check(lines: list[str], first: int) -> int | None:
+    """The index of a one-line self-check glued under the poem's last line, or None."""
+    content = [i for i in range(first, len(lines)) if lines[i].strip()]
+    if len(content) < 3 or content[-2] != content[-1] - 1:
+        return None
+    index = content[-1]
+    above = _chat_text(lines[index - 1])
+    width = max(len(lines[i].strip()) for i in content[:-1])
+    if not _ENDS.search(above) or not _SELF_TALK.match(_chat_text(lines[index])):
+        return None
+    return index if is_meta_sentence(lines[index], width) else None
+
+
 def split_trailing_reasoning(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
     """The lines before reasoning that follows the poem, and that reasoning (None: none).
 
@@ -160,4 +223,11 @@ def split_trailing_reasoning(lines: list[str], notes: list[str]) -> tuple[list[s
                 f"from {_quote(lines[index])}"
             )
             return lines[:index], "\n".join(tail).strip()
+    glued = _glued_self_check(lines, first)
+    if glued is not None:
+        notes.append(
+            f"moved a self-check glued under the poem's last line to reasoning: "
+            f"{_quote(lines[glued])}"
+        )
+        return lines[:glued], lines[glued].strip()
     return lines, None

@@ -10,6 +10,10 @@ needs a draft's label before it (else it heads a part of one poem); an announcin
 ("Here's the revised limerick:") is not one in a paragraph shaped like the stanzas before it;
 "Final stanza:" is a stanza label; "Version 1" ... "Version 2" (`alternatives`) and "First
 version" ... "Second version" are alternatives.
+
+A model may also rewrite the poem after a cue with no label ("Wait, line 2 doesn't rhyme. Let
+me fix it:", "Let me revise:"): the last complete version is the poem (`keep_last_rewrite`),
+complete when its stanzas have the first version's sizes and it keeps half its words.
 """
 
 from __future__ import annotations
@@ -101,7 +105,15 @@ def _is_intro(line: str) -> bool:
 
 def keep_final_revision(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
     """The lines of the final version when the answer revises a draft, and the title its label
-    gives, if any; else `lines` as they are."""
+    gives, if any; else `lines` as they are. A labelled final version is taken first, then the
+    last complete rewrite after a cue such as "Let me fix it:" (`keep_last_rewrite`)."""
+    lines, title = _keep_labelled_final(lines, notes)
+    return keep_last_rewrite(lines, notes), title
+
+
+def _keep_labelled_final(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
+    """The lines under the last revision label ("Revised version:", "Draft 2") and the title it
+    gives, when there is a draft before it to revise; else `lines` as they are."""
     finals = [
         (index, title)
         for index in range(len(lines))
@@ -136,3 +148,132 @@ def keep_final_revision(lines: list[str], notes: list[str]) -> tuple[list[str], 
     )
     notes.append(f"removed the label of the final version: {_quote(lines[last])}")
     return lines[last + 1 :], title or None
+
+
+#: A sentence that introduces an unlabelled rewrite: "Let me fix it:", "Let me revise:", "Let's
+#: try again:", "I'll rewrite the limerick:", "Here's a corrected version:".
+_REWRITE_CUE = re.compile(
+    r"(?:(?:so|ok(?:ay)?|alright|now|then|hmm+|wait|actually|oops|oh)\s*[,!…—–-]?\s*)*"
+    r"(?:let me|let's|i'll|i will)\s+"
+    r"(?:fix|revise|rewrite|redo|correct|repair|rework|adjust|tweak|try)"
+    rf"(?:\s+(?:it|that|this|them|the\s+(?:{_NOUNS}|lines?|stanzas?|rhymes?|met(?:er|re))))?"
+    r"(?:\s+(?:again|once more|now))?\s*[:.]",
+    re.IGNORECASE,
+)
+_SENTENCE_START = re.compile(r"(?:^|(?<=[.!?…])\s+)(?=\S)")
+
+
+def _rewrite_cue(line: str) -> bool:
+    """The line's last sentence introduces a rewrite ("Wait, 'milk' doesn't rhyme. Let me fix
+    it:"): a cue of `_REWRITE_CUE` or an announcing sentence ("Here's a corrected version:")."""
+    text = _chat_text(line)
+    if not text.endswith((":", ".")):
+        return False
+    starts = [match.start() for match in _SENTENCE_START.finditer(text)]
+    last = text[starts[-1] :].strip() if starts else text
+    return bool(_REWRITE_CUE.fullmatch(last) or _FINAL_ANNOUNCED.match(last))
+
+
+def _paragraph_start(lines: list[str], index: int) -> int:
+    while index > 0 and lines[index - 1].strip():
+        index -= 1
+    return index
+
+
+def _verse_shape(lines: list[str]) -> list[int]:
+    """The stanza sizes of a version, without the remarks after it: trailing paragraphs of one
+    line ("Wait, line 2 doesn't rhyme.", "I hope you enjoy it!")."""
+    sizes = _paragraph_sizes(lines)
+    while sizes and sizes[-1] == 1:
+        sizes.pop()
+    return sizes
+
+
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _words(lines: list[str]) -> set[str]:
+    return {word.lower() for line in lines for word in _WORD.findall(_chat_text(line))}
+
+
+def _rewrites(first: list[str], version: list[str]) -> bool:
+    """`version` rewrites `first`: it keeps at least half of its words (three letters or more),
+    as a model fixing a rhyme or a line does; another stanza of one poem seldom does."""
+    words = _words(first)
+    return bool(words) and len(words & _words(version)) * 2 >= len(words)
+
+
+def _version_start(lines: list[str], start: int, end: int, first: list[str]) -> int | None:
+    """Where a complete rewrite of `first` starts in `lines[start:end]`, under its cue: at once,
+    or after remarks of one line each ("Line 2 should end in a rhyme for Dundee."); None when
+    what follows the cue is not a complete version."""
+    shape = _verse_shape(first)
+    index = start
+    while index < end:
+        version = lines[index:end]
+        if _verse_shape(version) == shape and _rewrites(first, version):
+            return index
+        while index < end and not lines[index].strip():
+            index += 1
+        single = index + 1 >= end or not lines[index + 1].strip()
+        if index >= end or not single or not _chat_text(lines[index]).endswith((".", ":", "!")):
+            return None
+        index += 1
+    return None
+
+
+def keep_last_rewrite(lines: list[str], notes: list[str]) -> list[str]:
+    """The last complete version when a poem is rewritten after a cue without a label ("Let me
+    fix it:", "Let me revise:", "Here's a corrected version:"), else `lines` as they are.
+
+    A cue counts when verse follows it and its paragraph (the cue and any remark over it) is
+    not shaped like a stanza of the first version. A version is complete when its stanzas have
+    the first version's sizes; a cue followed by a shorter or cut-off version (a fixed line
+    alone, an answer that stops mid-poem) is removed with it.
+    """
+    content = [i for i, line in enumerate(lines) if line.strip()]
+    verse = next((i for i in content if not _is_intro(lines[i])), None)
+    if verse is None:
+        return lines
+    cues = [
+        i
+        for i in content
+        if i > verse and _rewrite_cue(lines[i]) and any(x.strip() for x in lines[i + 1 :])
+    ]
+    if not cues:
+        return lines
+    starts = [_paragraph_start(lines, i) for i in cues]
+    first_lines = lines[verse : starts[0]]
+    first = _verse_shape(first_lines)
+    if not first or sum(first) < 2:
+        return lines
+    for i, start in zip(cues, starts, strict=True):
+        size = i - start + 1
+        if size > 1 and size in first:
+            return lines  # a verse line of a stanza shaped like the others, not a cue
+    ends = [*starts[1:], len(lines)]
+    versions = [_version_start(lines, i + 1, ends[k], first_lines) for k, i in enumerate(cues)]
+    complete = [k for k, begin in enumerate(versions) if begin is not None]
+    if not complete:
+        return lines
+    k = complete[-1]
+    cue, end, begin = cues[k], ends[k], versions[k] or cues[k] + 1
+    for i in content:
+        if i < verse:
+            notes.append(f"removed preamble: {_quote(lines[i])}")
+    removed = sum(1 for i in content if verse <= i < cue)
+    notes.append(
+        f"removed the earlier version before the rewrite ({counted(removed, 'line')} from "
+        f"{_quote(lines[verse])})"
+    )
+    notes.append(f"removed the line introducing the rewrite: {_quote(lines[cue])}")
+    for line in lines[cue + 1 : begin]:
+        if line.strip():
+            notes.append(f"removed a remark before the rewrite: {_quote(line)}")
+    later = sum(1 for i in content if i >= end)
+    if later:
+        notes.append(
+            f"removed an incomplete rewrite after the last complete version "
+            f"({counted(later, 'line')} from {_quote(lines[end])})"
+        )
+    return lines[begin:end]
