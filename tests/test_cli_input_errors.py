@@ -273,13 +273,15 @@ def test_a_ratings_file_separated_by_semicolons_shows_the_header_it_found(
     demo_run: Path, tmp_path: Path, command: list[str]
 ) -> None:
     """A CSV saved by a spreadsheet in a comma-decimal locale has `;` between fields: the error
-    said "missing column(s) unit, rater, score" of a file whose header shows those very names."""
+    said "missing column(s) unit, rater, score" of a file whose header shows those very names.
+    (A header with a rater and a score column is read semicolon-separated:
+    test_csv_spreadsheet_files.py; this one has neither.)"""
     ratings = tmp_path / "ratings.csv"
-    ratings.write_text("unit;rater;item;score\np1;a;form;4\np1;b;form;3\n", encoding="utf-8")
+    ratings.write_text("unit;judge;item;value\np1;a;form;4\np1;b;form;3\n", encoding="utf-8")
     args = [*command, str(ratings)] + (["--run", str(demo_run)] if len(command) > 1 else [])
     line = _error(args)
     assert line.startswith(f"error: {ratings}: missing columns")
-    assert line.endswith("; found unit;rater;item;score"), line
+    assert line.endswith("; found unit;judge;item;value"), line
 
 
 ANALYSIS_COMMANDS = [["analyze"], ["figures", "--recipe", "rule-based"], ["report"]]

@@ -75,11 +75,20 @@ def test_a_file_with_another_separator_is_one_problem(
                                f"{path}`:") and message[1:] == lines[:1]  # fmt: skip
 
 
-@pytest.mark.parametrize("encoding", ["utf-16", "latin-1"])
+def _not_utf8(path: Path, encoding: str) -> None:
+    """The file in `encoding`; "neither": UTF-8 but for a byte that is no Windows-1252 character
+    either (a Windows-1252 file is read, with a warning: test_csv_spreadsheet_files.py)."""
+    text = path.read_text(encoding="utf-8").replace("stone", "stoné")
+    if encoding == "neither":
+        path.write_bytes(text.encode("utf-8").replace(b"ston", b"st\x81on"))
+    else:
+        path.write_bytes(text.encode(encoding))
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "neither"])
 def test_a_file_that_is_not_utf8_is_not_counted_as_records(tmp_path: Path, encoding: str) -> None:
     path = _write(tmp_path / "poems.csv")
-    text = path.read_text(encoding="utf-8").replace("stone", "stoné")
-    path.write_bytes(text.encode(encoding))
+    _not_utf8(path, encoding)
     status, lines = _validate(path)
     assert status == 1
     assert (
@@ -98,13 +107,12 @@ def test_a_file_that_is_not_parquet_is_not_counted_as_records(tmp_path: Path) ->
     assert lines[-1].endswith("with the whole file: it could not be read, so no record was checked")
 
 
-@pytest.mark.parametrize("encoding", ["utf-16", "latin-1"])
+@pytest.mark.parametrize("encoding", ["utf-16", "neither"])
 def test_form_check_of_a_file_that_is_not_utf8_is_unusable_not_a_row(
     tmp_path: Path, encoding: str
 ) -> None:
     path = _write(tmp_path / "poems.csv")
-    text = path.read_text(encoding="utf-8").replace("stone", "stoné")
-    path.write_bytes(text.encode(encoding))
+    _not_utf8(path, encoding)
     out = tmp_path / "checks.jsonl"
     result = runner.invoke(app, ["form", "check", str(path), "-o", str(out)], env=WIDE)
     assert result.exit_code == 2, result.output  # was 1, "1 rows, 1 could not be checked"

@@ -9,7 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from poemetric.ghostwriting.references import ReferenceCorpusError, load_reference_corpus
+from poemetric.ghostwriting.references import (
+    ReferenceCorpusError,
+    load_reference_corpora,
+    load_reference_corpus,
+)
 from poemetric.ghostwriting.uniqueness import (
     NEAR_COPY_THRESHOLD,
     ReferenceText,
@@ -154,6 +158,17 @@ def test_reference_corpora_from_files(tmp_path: Path) -> None:
     loaded = load_reference_corpus(table)
     assert [(t.id, t.label) for t in loaded] == [("extra.csv:7", "Seven"), ("extra.csv:8", "Eight")]
     assert loaded[0].text == "a poem\nover two lines"
+
+
+def test_a_windows_1252_reference_table_is_read_with_a_warning(tmp_path: Path) -> None:
+    """Excel's "CSV" on Windows is Windows-1252: refused as not UTF-8 before, it is read as the
+    dataset reader reads it, and the warning names the file (never read so silently)."""
+    table = tmp_path / "extra.csv"
+    table.write_bytes("id,text\n1,caf\u00e9\u2019s song\n".encode("cp1252"))
+    loaded = load_reference_corpora([table])
+    assert [t.text for t in loaded.texts] == ["caf\u00e9\u2019s song"]
+    assert len(loaded.notes) == 1
+    assert loaded.notes[0].startswith(f"{table}: not UTF-8 (byte 0xe9 on line 2): read as Windows")
 
 
 def test_a_bad_reference_record_names_its_file_and_line(tmp_path: Path) -> None:

@@ -162,6 +162,23 @@ def test_cli_makes_sheets_and_imports_them(tmp_path: Path) -> None:
     assert failed.stderr.startswith(f"error: nothing imported: {broken}:2: grades without an")
 
 
+def test_a_windows_1252_sheet_is_imported_with_a_warning(tmp_path: Path) -> None:
+    """A sheet re-saved by Excel on Windows (Windows-1252: an annotator named Zoë) was refused
+    as not UTF-8; it is read, and the warning names the file and the encoding."""
+    _store_with_a_refrain(tmp_path).close()
+    run = str(tmp_path / "run")
+    made = CliRunner().invoke(
+        app, ["ghostwriting", "sheets", "--run", run, "--out", str(tmp_path / "s")]
+    )
+    assert made.exit_code == 0, made.output
+    filled = _filled(tmp_path / "s" / "annotations.csv", tmp_path / "f.csv", "Zoë", "strong")
+    filled.write_bytes(filled.read_text(encoding="utf-8").encode("cp1252"))
+    done = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(filled)])
+    assert done.exit_code == 0, done.output
+    assert "annotators: Zoë" in done.stdout
+    assert done.stderr.startswith(f"warning: {filled}: not UTF-8 (byte 0xeb on line 2): read as")
+
+
 def test_a_missing_file_or_a_folder_is_named_as_other_commands_do(tmp_path: Path) -> None:
     """A missing file showed Python's `[Errno 2] No such file or directory: 'x.csv'`, a folder
     `[Errno 21] Is a directory`, and a .txt file its name twice."""

@@ -301,17 +301,19 @@ def test_an_item_named_by_key_and_by_question_number_is_a_duplicate_row(tmp_path
 @pytest.mark.parametrize(
     ("content", "reason"),
     [
-        ("poem,rater,item,score,comment\nP,R1,overall_quality,4,très bien\n".encode("cp1252"),
-         "line 2: not valid UTF-8 (byte 0xe8"),
+        # Windows-1252 is read, with a warning (test_csv_spreadsheet_files.py); 0x81 is not
+        # a Windows-1252 character.
+        (b"poem,rater,item,score,comment\nP,R1,overall_quality,4,tr\x81s bien\n",
+         "line 2: not valid UTF-8 (byte 0x81"),
         (b"", "line 1: empty file: no header row"),
     ],
-    ids=["cp1252", "empty"],
+    ids=["neither utf-8 nor cp1252", "empty"],
 )  # fmt: skip
 def test_an_unreadable_ratings_file_is_refused_with_its_reason(
     tmp_path: Path, content: bytes, reason: str
 ) -> None:
-    """A sheet saved as Windows-1252 (one accented comment) was told it lacked every column:
-    "missing column(s): expert, poem or generation_id ...; found none"."""
+    """A sheet in an unknown encoding (a byte of neither UTF-8 nor Windows-1252) was told it
+    lacked every column: "missing column(s): expert, poem or generation_id ...; found none"."""
     prepared_store(tmp_path / "run", poems=2).close()
     ratings = tmp_path / "R1.csv"
     ratings.write_bytes(content.replace(b"P,", _a_poem(tmp_path / "run").encode() + b","))

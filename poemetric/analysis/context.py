@@ -62,7 +62,9 @@ def screened_expert_ratings(
     notes: list[str] = []
     if path is not None:
         refuse_file_screening(path, exclude_failed_checks)
-        ratings = load_expert_ratings(path, store)
+        read_as: list[str] = []  # a Windows-1252 or `;`-separated file: said in the notes
+        ratings = load_expert_ratings(path, store, read_as)
+        notes += [f"{path}: {warning}" for warning in read_as]
     else:
         ratings = stored_expert_ratings(store, survey)
         if not ratings.empty:

@@ -29,9 +29,15 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.analysis.expert_poems import PoemResolver, ok_generations
-from poemetric.data.io import DatasetError, RawRecord, RawTable, read_table
+from poemetric.data.io import DatasetError, RawRecord, RawTable
 from poemetric.judge.answer import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
-from poemetric.reliability.io import LinedProblems, problem_report
+from poemetric.reliability.io import (
+    RATER_COLUMNS,
+    LinedProblems,
+    problem_report,
+    read_ratings_table,
+    score_text,
+)
 from poemetric.store import RunStore
 from poemetric.text.plural import plural
 
@@ -43,6 +49,8 @@ COMMENT_KEYS = tuple(c.key for c in COMMENTS)
 EXPORTED_COLUMNS = {"rater_id", "generation_id", "question"}
 #: The survey's instructed-response item (poemetric.survey.tasks.ATTENTION_KEY).
 ATTENTION_QUESTION = "attention_check"
+#: The columns that hold a score (long and exported files; wide files).
+SCORE_COLUMNS = {"score", *(d.key for d in DIMENSIONS)}
 FRAME_COLUMNS = [
     "expert",
     "generation_id",
@@ -69,11 +77,20 @@ class ExpertAnswer:
     text: str | None = None
 
 
-def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]:
-    """Validated answers from a long- or wide-format file; every bad row is reported at once."""
+def expert_header(names: set[str]) -> bool:
+    """Whether a `.csv` header split on `;` is an expert ratings file's: a rater column, and a
+    score column (long, exported) or a dimension's (wide)."""
+    return bool(names & RATER_COLUMNS) and bool(names & SCORE_COLUMNS)
+
+
+def read_expert_answers(
+    path: str | Path, store: RunStore, warnings: list[str] | None = None
+) -> list[ExpertAnswer]:
+    """Validated answers from a long- or wide-format file; every bad row is reported at once.
+    `warnings` gets how the file was read (Windows-1252, `;`-separated, decimal commas)."""
     path = Path(path)
     try:
-        table = read_table(path)
+        table = read_ratings_table(path, warnings, expert_header)
     except (OSError, DatasetError) as exc:
         raise ExpertRatingsError(f"{path}: cannot read expert ratings: {exc}") from exc
     _refuse_unreadable(path, table)
@@ -101,9 +118,12 @@ def read_expert_answers(path: str | Path, store: RunStore) -> list[ExpertAnswer]
     problems = LinedProblems(table.issues)
     answers: list[ExpertAnswer] = []
     seen: dict[tuple[str, ...], int] = {}
+    commas: list[int] = []
     for record in table.records:
         where, problems.line = f"{path}:{record.line}", record.line
         raw = {k: "" if v is None else str(v).strip() for k, v in record.values.items()}
+        for column in SCORE_COLUMNS & raw.keys():  # `3,5` of a `;`-separated file: 3.5
+            raw[column] = score_text(raw[column], table, record.line, warnings, commas)
         expert = raw.get(rater_column, "")
         if not expert:
             problems.append(f"{where}: empty {rater_column} id")
@@ -281,14 +301,16 @@ def ratings_frame(answers: Iterable[ExpertAnswer], store: RunStore) -> pd.DataFr
     return frame[FRAME_COLUMNS].astype({d.key: float for d in DIMENSIONS})
 
 
-def load_expert_ratings(path: str | Path, store: RunStore) -> pd.DataFrame:
+def load_expert_ratings(
+    path: str | Path, store: RunStore, warnings: list[str] | None = None
+) -> pd.DataFrame:
     """Validated expert ratings (long or wide file) joined with the run's generations.
 
     Returns columns expert, generation_id, author, poem_id, poem_form and the 10 dimension keys
     (float; NaN = not rated; 0 = N/A). A file without a score (a header, an unfilled template)
     is an error: the expert tables asked for would be missing.
     """
-    ratings = ratings_frame(read_expert_answers(path, store), store)
+    ratings = ratings_frame(read_expert_answers(path, store, warnings), store)
     if ratings.empty:
         raise ExpertRatingsError(
             f"{path}: no expert scores: no row has a score (an unfilled template?)"

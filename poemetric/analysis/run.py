@@ -359,8 +359,9 @@ def _expert_tables(
     experts, survey, exclude = source_of
     if experts is not None:  # a file without scores is an ExpertRatingsError
         refuse_file_screening(experts, exclude)
-        ratings, source = load_expert_ratings(experts, store), str(experts)
-        screened: list[str] = []
+        read_as: list[str] = []  # a Windows-1252 or `;`-separated file: said in the notes
+        ratings, source = load_expert_ratings(experts, store, read_as), str(experts)
+        screened = [f"{experts}: {warning}" for warning in read_as]
     else:
         ratings, source = stored_expert_ratings(store, survey), "the run's survey answers"
         if ratings.empty:

@@ -58,6 +58,8 @@ class LineImportReport:
     skipped_blank: int = 0
     annotators: set[str] = field(default_factory=set)
     poems: set[str] = field(default_factory=set)
+    #: How a file was read (`FILE: read as Windows-1252 ...`): warnings to print.
+    notes: list[str] = field(default_factory=list)
 
 
 def _grade(value: Any) -> float | None:
@@ -161,6 +163,7 @@ def read_line_annotations(
         except OSError as error:
             problems.append(f"{path}: cannot read ({error.strerror or error})")
             continue
+        report.notes += [f"{path}: {note}" for note in table.notes]
         refused = _not_a_line_table(path, table)
         if refused:
             problems.append(refused)

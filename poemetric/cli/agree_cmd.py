@@ -14,7 +14,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain
-from poemetric.cli.options import error_exit, existing_file, unknown_choice
+from poemetric.cli.options import error_exit, existing_file, file_warnings, unknown_choice
 
 if TYPE_CHECKING:
     from poemetric.reliability import AgreementReport
@@ -158,8 +158,14 @@ def agree(
         scale_values = parse_scale(scale) if scale is not None else None
     except ValueError as exc:
         raise error_exit(f"--scale: {exc}") from exc
+    read_as: list[str] = []  # a Windows-1252 or `;`-separated file: said also when refused
     try:
-        ratings = read_ratings(ratings_file, na_value=na_value, scale=scale_values)
+        try:
+            ratings = read_ratings(
+                ratings_file, na_value=na_value, scale=scale_values, warnings=read_as
+            )
+        finally:
+            file_warnings(ratings_file, read_as)
         report = agreement_report(
             ratings, focus=focus, n_boot=n_boot, seed=seed, confidence=confidence
         )

@@ -192,6 +192,8 @@ def metrics_command(
         extra = load_reference_corpora(reference)
     except ReferenceCorpusError as error:
         raise error_exit(f"reference corpus: {error}") from error
+    for note in extra.notes:  # a table read as Windows-1252 (Excel's "CSV" on Windows)
+        err_console.print(f"warning: {note}", markup=False, highlight=False)
     if extra.empty:  # one stray empty file aborted the whole command
         err_console.print(
             f"warning: skipped {counted(len(extra.empty), 'empty reference file')}: "

@@ -195,6 +195,8 @@ def import_lines_command(
         except LineImportError as error:
             raise error_exit(f"nothing imported: {error}") from error
         scores = fluency_scores(load_line_annotations(store))
+    for note in report.notes:  # a sheet read as Windows-1252 (Excel's "CSV" on Windows)
+        typer.echo(f"warning: {note}", err=True)
     console.print(
         f"imported {counted(report.rows, 'line grade')} ({counted(len(report.poems), 'poem')}, annotators: "
         f"{', '.join(sorted(report.annotators))}); {report.skipped_blank} blank rows skipped",

@@ -199,6 +199,13 @@ def error_exit(message: object, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def file_warnings(path: Path, warnings: list[str]) -> None:
+    """Print how a file was read (`warning: FILE: ...` on stderr, as `dataset validate` words a
+    dataset's): a ratings file read as Windows-1252 or as semicolon-separated."""
+    for warning in warnings:
+        typer.echo(f"warning: {path}: {warning}", err=True)
+
+
 def dataset_warnings(dataset: Dataset) -> None:
     """Print a dataset file's warnings on stderr, as `dataset validate` words them: a run
     prepared from a file whose meter the form checker cannot read, or whose JSONL record lacks

@@ -15,6 +15,7 @@ from poemetric.cli.options import (
     error_exit,
     existing_file,
     existing_run,
+    file_warnings,
     output_option,
     run_output_folder,
 )
@@ -101,9 +102,13 @@ def import_(
     existing_file(ratings_file, "ratings file")
     with refusals():
         check_name(survey, "survey id")
+    read_as: list[str] = []  # a Windows-1252 or `;`-separated file: said also when refused
     with existing_run(run) as store, refusals():
         try:
-            answers = read_expert_answers(ratings_file, store)
+            try:
+                answers = read_expert_answers(ratings_file, store, read_as)
+            finally:
+                file_warnings(ratings_file, read_as)
             if long := long_comments(ratings_file, [(a.line, a.question, a.text) for a in answers]):
                 raise ExpertRatingsError(
                     problem_report("comments too long, nothing imported", long)

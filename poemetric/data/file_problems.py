@@ -11,6 +11,7 @@ import csv
 import io
 from dataclasses import dataclass
 
+from poemetric.data.csv_text import decode_text
 from poemetric.data.io import RawTable
 
 #: Field separators a header may have been written with, and how to name them.
@@ -76,10 +77,12 @@ def wrong_separator(
 def records_with_separator(data: bytes, separator: str) -> int | None:
     """How many records the file holds when read with `separator` (its header not counted,
     blank lines skipped), or None when it cannot be read so either."""
+    text = decode_text(data).text
+    if text is None:
+        return None
     try:
-        text = data.decode("utf-8-sig")
         rows = csv.reader(io.StringIO(text, newline=""), delimiter=separator, strict=True)
         count = sum(1 for row in rows if any(cell.strip() for cell in row))
-    except (UnicodeDecodeError, csv.Error):
+    except csv.Error:
         return None
     return max(count - 1, 0)

@@ -13,12 +13,18 @@ import csv
 import io
 import json
 import math
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from poemetric.data.csv_text import (
+    HeaderTest,
+    decode_text,
+    line_spans,
+    semicolon_header,
+    separator_hint,
+)
 from poemetric.paths import replaced_when_done
 
 if TYPE_CHECKING:
@@ -103,8 +109,11 @@ class RawTable:
     #: The file could not be read at all (not UTF-8 text, not a Parquet file): its one issue says
     #: why, and no record was read.
     file_error: bool = False
-    #: Warnings about how the whole file was read (a `.csv` read as semicolon-separated).
+    #: Warnings about how the whole file was read (a `.csv` read as semicolon-separated, a file
+    #: read as Windows-1252, rows of nothing but separators skipped).
     notes: list[str] = field(default_factory=list)
+    #: The field separator a CSV/TSV file was read with (None: JSONL, Parquet).
+    separator: str | None = None
 
     @property
     def unit(self) -> str:
@@ -125,66 +134,68 @@ def file_format(path: Path) -> str:
     )
 
 
-def read_table(path: Path, data: bytes | None = None) -> RawTable:
-    """Read a dataset file into raw records. `data` is the file's bytes when already read."""
+def read_table(
+    path: Path, data: bytes | None = None, semicolon_names: HeaderTest | None = None
+) -> RawTable:
+    """Read a dataset file into raw records. `data` is the file's bytes when already read.
+    `semicolon_names`: whether a `.csv` header split on `;` has the columns of the file's kind
+    (`semicolon_header`; a dataset's by default, a ratings file's for its readers)."""
     fmt = file_format(path)
     if data is None:
         data = path.read_bytes()
     if fmt in ("csv", "tsv"):
-        return _read_csv(path, data, delimiter=CSV_SUFFIXES["." + fmt], fmt=fmt)
+        names = semicolon_names or dataset_header
+        return _read_csv(path, data, delimiter=CSV_SUFFIXES["." + fmt], fmt=fmt, names=names)
     if fmt == "jsonl":
         return _read_jsonl(path, data)
     return _read_parquet(path, data)
 
 
 def _decode(path: Path, data: bytes, table: RawTable) -> str | None:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        reason = f"not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            # Excel's "Unicode Text" and PowerShell's default: "byte 0xff at offset 0" said
-            # nothing of what the file is.
-            reason = "not valid UTF-8: the file is UTF-16 (it starts with a UTF-16 byte-order mark)"
-        table.issues.append(
-            ValidationIssue(str(path), line, None, f"{reason}; save the file as UTF-8")
-        )
+    """The file's text (`csv_text.decode_text`): a Windows-1252 file is read with a note, bytes
+    of neither encoding are the table's one issue (file and line)."""
+    decoded = decode_text(data)
+    if decoded.problem is not None:
+        line, reason = decoded.problem
+        table.issues.append(ValidationIssue(str(path), line, None, reason))
         table.file_error = True
-        return None
+    if decoded.note is not None:
+        table.notes.append(decoded.note)
+    return decoded.text
 
 
-def semicolon_header(text: str) -> bool:
-    """Whether the first non-blank line of a `.csv` file's text is clearly a semicolon-separated
-    header: `;` and no comma outside double quotes, and, split on `;`, a `form` column and a
-    poem-text column (`POEM_TEXT_COLUMNS`; names compared in lower case)."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    unquoted = re.sub(r'"[^"]*"', "", first)
-    if ";" not in unquoted or "," in unquoted or unquoted.count('"'):
-        return False
-    try:
-        names = {name.strip().lower() for name in next(csv.reader([first], delimiter=";"))}
-    except (csv.Error, StopIteration):
-        return False
+def dataset_header(names: set[str]) -> bool:
+    """A `form` column and a poem-text column (`POEM_TEXT_COLUMNS`)."""
     return SEMICOLON_HEADER_FORM in names and bool(names & set(POEM_TEXT_COLUMNS))
 
 
-def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
+def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str, names: HeaderTest) -> RawTable:
     table = RawTable(path, fmt, columns=[], header_line=None)
     text = _decode(path, data, table)
     if text is None:
         return table
-    if fmt == "csv" and semicolon_header(text):
+    # newline="" keeps newlines inside quoted fields; lines are counted here, physically.
+    lines = list(io.StringIO(text, newline=""))
+    hint = separator_hint(lines[0].rstrip("\r\n")) if lines else None
+    if hint is not None:  # Excel's `sep=;` line: the separator, and no row of the file
+        lines[0] = "\n"
+        if hint != delimiter:
+            table.notes.append(
+                f"the first line `sep={hint}` (a spreadsheet's separator hint) sets the "
+                f"separator: the file is read with {hint!r} between fields"
+            )
+        delimiter = hint
+    elif fmt == "csv" and semicolon_header(text, names):
         delimiter = ";"
         table.notes.append(
             "the header is semicolon-separated (a spreadsheet's CSV with ';' as its list "
             "separator): the file is read with ';' between fields"
         )
+    table.separator = delimiter
     separator = _SEPARATOR_NAMES.get(delimiter, repr(delimiter))
     if csv.field_size_limit() < CSV_FIELD_LIMIT:
         csv.field_size_limit(CSV_FIELD_LIMIT)
-    # newline="" keeps newlines inside quoted fields; lines are counted here, physically.
-    lines = list(io.StringIO(text, newline=""))
+    empty_rows: list[int] = []  # rows of nothing but separators (a spreadsheet's empty rows)
     header: list[str] | None = None
     next_line = 0  # 0-based index of the next physical line to parse
     # A malformed record being skipped: (first line, csv error); records that do not have the
@@ -242,6 +253,8 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
                 restart = start  # resume on the line after this record's first line
                 break
             if not row or all(not cell.strip() for cell in row):
+                if len(row) > 1:
+                    empty_rows.append(start)
                 continue  # blank line: no data to lose
             if header is None:
                 header = [name.strip() for name in row]
@@ -275,6 +288,13 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str) -> RawTable:
             break
         next_line = restart  # index of the line after the record's first line
     close_broken(len(lines), at_end=True)
+    if empty_rows:
+        lines_of = sorted(set(empty_rows))
+        holds = "holds" if len(lines_of) == 1 else "hold"
+        table.notes.append(
+            f"{line_spans(lines_of)} {holds} only {separator}s, no value (a spreadsheet's "
+            "empty rows): skipped"
+        )
     if header is None and not table.issues:
         table.issues.append(ValidationIssue(str(path), 1, None, EMPTY_CSV))
     table.issues.sort(key=lambda issue: issue.line or 0)

@@ -37,6 +37,8 @@ class ReferenceCorpora:
 
     texts: list[ReferenceText] = field(default_factory=list)
     empty: list[Path] = field(default_factory=list)
+    #: How a table was read (`FILE: read as Windows-1252 ...`): warnings to print.
+    notes: list[str] = field(default_factory=list)
 
 
 def dataset_references(store: RunStore) -> list[ReferenceText]:
@@ -53,9 +55,12 @@ def _label(author: object, title: object) -> str:
     return ": ".join(parts) or "untitled"
 
 
-def load_reference_corpus(path: str | Path, empty: list[Path] | None = None) -> list[ReferenceText]:
+def load_reference_corpus(
+    path: str | Path, empty: list[Path] | None = None, notes: list[str] | None = None
+) -> list[ReferenceText]:
     """Texts of a user corpus (see the module docstring); ids are prefixed with the file name.
-    The empty files of a folder are left out and added to `empty`."""
+    The empty files of a folder are left out and added to `empty`; `notes` gets how a table was
+    read (`FILE: ...`: Windows-1252, semicolon-separated)."""
     source = Path(path)
     if source.is_dir():
         files = sorted(source.rglob("*.txt"))
@@ -85,7 +90,7 @@ def load_reference_corpus(path: str | Path, empty: list[Path] | None = None) -> 
         if not text.strip():
             raise ReferenceCorpusError(f"{source}:1: the file is empty")
         return [ReferenceText(source.name, text, source.stem)]
-    return _table_texts(source)
+    return _table_texts(source, notes)
 
 
 def _read_text(path: Path) -> str:
@@ -95,13 +100,15 @@ def _read_text(path: Path) -> str:
         raise ReferenceCorpusError(f"{path}: not valid UTF-8 ({error.reason})") from error
 
 
-def _table_texts(path: Path) -> list[ReferenceText]:
+def _table_texts(path: Path, notes: list[str] | None) -> list[ReferenceText]:
     from poemetric.data.io import DatasetError, read_table
 
     try:
         table = read_table(path)
     except DatasetError as error:
         raise ReferenceCorpusError(str(error)) from error
+    if notes is not None:
+        notes += [f"{path}: {note}" for note in table.notes]
     # (line, message): the reader's problems (bad JSON, ...) and the records' in file order.
     problems = [(issue.line or 0, issue.plain()) for issue in table.issues]
     column = next((c for c in TEXT_COLUMNS if c in table.columns), None)
@@ -154,5 +161,5 @@ def load_reference_corpora(paths: Sequence[str | Path]) -> ReferenceCorpora:
     """Every text of every named corpus, in order, and the empty files left out."""
     loaded = ReferenceCorpora()
     for path in paths:
-        loaded.texts += load_reference_corpus(path, loaded.empty)
+        loaded.texts += load_reference_corpus(path, loaded.empty, loaded.notes)
     return loaded

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from poemetric.data.csv_text import HeaderTest, decimal_comma
 from poemetric.data.io import DatasetError, RawTable, ValidationIssue, read_table
 from poemetric.reliability.ratings import Rating, Ratings, parse_score
 from poemetric.text.plural import plural
@@ -24,6 +25,42 @@ EXPORTED = {"unit": "generation_id", "rater": "rater_id", "item": "question"}
 #: The instructed-response item of a survey (poemetric.survey.tasks.ATTENTION_KEY).
 ATTENTION_ITEM = "attention_check"
 MAX_SHOWN = 20
+#: The rater column of the ratings files read here: `agree`'s and the expert ratings'.
+RATER_COLUMNS = {"rater", "expert", "rater_id"}
+
+
+def ratings_header(names: set[str]) -> bool:
+    """Whether a `.csv` header split on `;` is a ratings file's: a rater and a score column."""
+    return bool(names & RATER_COLUMNS) and "score" in names
+
+
+def read_ratings_table(
+    path: Path, warnings: list[str] | None, is_header: HeaderTest = ratings_header
+) -> RawTable:
+    """`read_table` for a ratings file: a `.csv` with a semicolon-separated ratings header is
+    read so; `warnings` gets how the file was read (`RawTable.notes`). Raises OSError and
+    DatasetError as `read_table` does."""
+    table = read_table(path, semicolon_names=is_header)
+    if warnings is not None:
+        warnings.extend(table.notes)
+    return table
+
+
+def score_text(
+    text: str, table: RawTable, line: int, warnings: list[str] | None, seen: list[int]
+) -> str:
+    """A score cell as a number's text: a decimal comma (`3,5`) of a semicolon-separated file
+    read as `3.5`, said once in `warnings` (`seen`: the lines so read, shared by a file's
+    cells)."""
+    read = decimal_comma(text, table.separator)
+    if read != text and not seen:
+        seen.append(line)
+        if warnings is not None:
+            warnings.append(
+                f"scores with a decimal comma (first {text.strip()!r} on line {line}) are read "
+                f"as decimal numbers ({read}), the file being semicolon-separated"
+            )
+    return read
 
 
 class RatingsFileError(ValueError):
@@ -69,14 +106,19 @@ def _keys(table: RawTable) -> set[str]:
 
 
 def read_ratings(
-    path: str | Path, *, na_value: float | None = 0.0, scale: Sequence[float] | None = None
+    path: str | Path,
+    *,
+    na_value: float | None = 0.0,
+    scale: Sequence[float] | None = None,
+    warnings: list[str] | None = None,
 ) -> Ratings:
     """Ratings from a CSV/TSV/JSONL/Parquet file with columns `unit, rater, score` and an
     optional `item` (other columns are ignored). A blank score = not rated; `n/a`, `na` or
-    `na_value` = N/A. Every bad row is reported with its file and line."""
+    `na_value` = N/A; `3,5` = 3.5 in a semicolon-separated file. Every bad row is reported with
+    its file and line; `warnings` gets how the file was read (Windows-1252, `;`-separated)."""
     path = Path(path)
     try:
-        table = read_table(path)
+        table = read_ratings_table(path, warnings)
     except (OSError, DatasetError) as exc:
         raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
     problems = LinedProblems(table.issues)
@@ -101,6 +143,7 @@ def read_ratings(
     allowed = set(scale) if scale is not None else None
     ratings: list[Rating] = []
     seen: dict[tuple[str, str, str], int] = {}
+    commas: list[int] = []
     for record in table.records:
         where, problems.line = f"{path}:{record.line}", record.line
         values = {k: "" if v is None else str(v).strip() for k, v in record.values.items()}
@@ -128,7 +171,8 @@ def read_ratings(
         if text == "":
             continue  # not rated
         try:
-            score = parse_score(text, na_value)
+            number = score_text(text, table, record.line, warnings, commas)
+            score = parse_score(number, na_value)
         except ValueError:
             problems.append(f"{where}: score {text!r} is not a number (or N/A)")
             continue

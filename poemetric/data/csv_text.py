@@ -1,0 +1,145 @@
+"""The text of a delimited file as a spreadsheet saves it: its encoding (UTF-8, else Excel's
+Windows-1252 "CSV" with a warning), Excel's `sep=;` separator hint on the first line, and a
+decimal comma in a semicolon-separated file. Shared by the dataset reader (`io.read_table`) and
+the ratings readers that use it (`agree`, `analyze --experts`, `survey import`).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: Whether a header's names (lower case) are those of the file's kind (a dataset's, a ratings
+#: file's): how a `.csv` header split on `;` is known to be semicolon-separated.
+HeaderTest = Callable[[set[str]], bool]
+
+#: The encoding of Excel's "CSV (Comma delimited)" on a Windows of a Western European language.
+WINDOWS_1252 = "cp1252"
+#: Control characters no spreadsheet writes into a text file (tab, newlines and CR excepted):
+#: bytes that decode as Windows-1252 but are no text (a binary file, a UTF-16 file without BOM).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: Excel's separator hint, alone on the first line: `sep=;` (Excel may pad it with separators
+#: or quote it when it saves the file again). Only a separator: `sep=a` is no hint.
+_SEP_HINT = re.compile(r'"?sep=(?P<sep>[,;|\t])"?[,;\t|]*\s*', re.IGNORECASE)
+#: A number written with a decimal comma: `3,5`, `-0,25`.
+_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A file's text, or why it has none: `problem` is (line, reason) of the first byte that is
+    neither UTF-8 nor Windows-1252 text. `note` says how a file that is not UTF-8 was read."""
+
+    text: str | None
+    note: str | None = None
+    problem: tuple[int, str] | None = None
+
+
+def decode_text(data: bytes) -> Decoded:
+    """UTF-8 (a byte-order mark dropped), else Windows-1252 when every byte is text in it and no
+    line is UTF-8 (a file of both would read some lines garbled), never without a `note`."""
+    try:
+        return Decoded(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        start = error.start
+    line = data[:start].count(b"\n") + 1
+    reason = f"not valid UTF-8 (byte 0x{data[start]:02x} at offset {start})"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        # Excel's "Unicode Text" and PowerShell's default: "byte 0xff at offset 0" said nothing
+        # of what the file is.
+        reason = "not valid UTF-8: the file is UTF-16 (it starts with a UTF-16 byte-order mark)"
+        return Decoded(None, problem=(line, f"{reason}; save the file as UTF-8"))
+    try:
+        text = data.decode(WINDOWS_1252)
+    except UnicodeDecodeError as error:
+        bad = data[: error.start].count(b"\n") + 1
+        return Decoded(
+            None,
+            problem=(
+                line,
+                f"{reason}, nor Windows-1252 (byte 0x{data[error.start]:02x} on line {bad} is "
+                "not a character there); save the file as UTF-8",
+            ),
+        )
+    if control := _CONTROL.search(text):
+        bad = text[: control.start()].count("\n") + 1
+        return Decoded(
+            None,
+            problem=(
+                line,
+                f"{reason}, nor text in Windows-1252 (control byte "
+                f"0x{ord(control.group()):02x} on line {bad}); save the file as UTF-8",
+            ),
+        )
+    if (utf8_line := _utf8_line(data)) is not None:
+        return Decoded(
+            None,
+            problem=(
+                line,
+                f"{reason}, while line {utf8_line} has UTF-8 letters: the file mixes two "
+                "encodings (text pasted from elsewhere?); save the file as UTF-8",
+            ),
+        )
+    note = (
+        f"not UTF-8 (byte 0x{data[start]:02x} on line {line}): read as Windows-1252 (cp1252, "
+        'the encoding of Excel\'s "CSV (Comma delimited)" on Windows); check its accented '
+        'letters and quotes, or save it as "CSV UTF-8" to be sure'
+    )
+    return Decoded(text, note=note)
+
+
+def _utf8_line(data: bytes) -> int | None:
+    """The first line (1-based) whose non-ASCII bytes are valid UTF-8, if any: Windows-1252
+    letters almost never are (`é` alone is 0xE9, an unfinished UTF-8 sequence)."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if raw.isascii():
+            continue
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return number
+    return None
+
+
+def separator_hint(first_line: str) -> str | None:
+    """The separator Excel's hint line names (`sep=;` -> `;`), or None when the line is not one."""
+    match = _SEP_HINT.fullmatch(first_line)
+    return match.group("sep") if match else None
+
+
+def semicolon_header(text: str, is_header: HeaderTest) -> bool:
+    """Whether the first non-blank line of a `.csv` file's text is clearly a semicolon-separated
+    header: `;` and no comma outside double quotes, and, split on `;`, the columns `is_header`
+    looks for (names compared in lower case)."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    unquoted = re.sub(r'"[^"]*"', "", first)
+    if ";" not in unquoted or "," in unquoted or unquoted.count('"'):
+        return False
+    try:
+        names = {name.strip().lower() for name in next(csv.reader([first], delimiter=";"))}
+    except (csv.Error, StopIteration):
+        return False
+    return is_header(names)
+
+
+def decimal_comma(text: str, separator: str | None) -> str:
+    """`3,5` as `3.5` in a semicolon-separated file (a spreadsheet's decimal comma where `,` is
+    not the separator); any other text, or a file of another separator, unchanged."""
+    if separator == ";" and _DECIMAL_COMMA.fullmatch(text.strip()):
+        return text.strip().replace(",", ".")
+    return text
+
+
+def line_spans(lines: list[int]) -> str:
+    """`line 4`, `lines 4, 9-12` of ascending line numbers."""
+    spans: list[list[int]] = []
+    for number in lines:
+        if spans and number == spans[-1][1] + 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    text = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+    return f"{'line' if lines == [lines[0]] else 'lines'} {text}"
