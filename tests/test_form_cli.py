@@ -251,17 +251,33 @@ def test_scan_prints_table_and_verdict(tmp_path: Path) -> None:
 
 
 def test_scan_reports_unreadable_files_without_a_traceback(tmp_path: Path) -> None:
-    latin1 = tmp_path / "latin1.txt"
-    latin1.write_bytes("Caf\u00e9 line one\nline two\n".encode("latin-1"))
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"line one\nline two\x81\n")  # 0x81: neither UTF-8 nor Windows-1252
     result = runner.invoke(
-        app, ["form", "scan", str(latin1), "--form", "sonnet"], env={"COLUMNS": "400"}
+        app, ["form", "scan", str(binary), "--form", "sonnet"], env={"COLUMNS": "400"}
     )
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
-    assert f"{latin1}: not UTF-8 text (byte 0xe9 at offset 3)" in result.output
+    assert f"{binary}:2: not valid UTF-8 (byte 0x81 at offset 17), nor Windows-1252" in (
+        " ".join(result.output.split())
+    )
     folder = runner.invoke(
         app, ["form", "scan", str(tmp_path), "--form", "sonnet"], env={"COLUMNS": "400"}
     )
     assert folder.exit_code == 2 and "a folder, not a file" in folder.output
+
+
+def test_scan_reads_a_windows_1252_poem_with_a_warning(tmp_path: Path) -> None:
+    """A poem saved by Notepad as "ANSI" (Windows-1252: \u2019 as 0x92) was refused as not
+    UTF-8; it is scanned, with a warning naming the encoding."""
+    poem = tmp_path / "ansi.txt"
+    poem.write_bytes(SONNET_18.replace("'", "\u2019").encode("cp1252"))
+    result = runner.invoke(
+        app, ["form", "scan", str(poem), "--form", "sonnet"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 0, result.output
+    assert "PASS sonnet" in result.output
+    assert f"warning: {poem}: not UTF-8 (byte 0x92 on line" in result.output
+    assert "read as Windows-1252" in result.output
 
 
 def test_scan_refuses_an_unknown_form_before_scanning(tmp_path: Path) -> None:

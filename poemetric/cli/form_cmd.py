@@ -20,6 +20,7 @@ from poemetric.cli.app import app
 from poemetric.cli.form_scan_input import (
     _known_form,
     _one_poem,
+    _poem_file_text,
     _readable_request,
     _table_of_poems,
 )
@@ -277,7 +278,7 @@ def scan_command(
                 reason = "a folder, not a file" if path.is_dir() else "no such file"
                 raise error_exit(f"{file}: {reason}")
             _one_poem(file, path.suffix.lower())
-            text = path.read_text(encoding="utf-8-sig")
+            text = _poem_file_text(file, path.read_bytes())
     except UnicodeDecodeError as exc:
         where = "standard input" if file == "-" else file
         byte = exc.object[exc.start]

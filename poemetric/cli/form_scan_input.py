@@ -1,5 +1,5 @@
 """What `poemetric form scan` refuses before it scans: a file of poems instead of one poem's
-text, an unknown `--form`, a `--meter` or `--rhyme` the checker cannot read (`error: ...`); and
+text, an unknown `--form`, a file in neither UTF-8 nor Windows-1252, a `--meter` or `--rhyme` the checker cannot read (`error: ...`); and
 what `form check` refuses the other way round: one poem's text instead of a file of poems.
 
 The checker's modules are imported inside each check, as in `form_cmd`.
@@ -8,6 +8,7 @@ The checker's modules are imported inside each check, as in `form_cmd`.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from poemetric.cli.options import error_exit
@@ -83,3 +84,18 @@ def _table_of_poems(path: Path) -> None:
             f"poems ({', '.join(SUPPORTED_SUFFIXES)}); to check one poem's text, use "
             f"`poemetric form scan {path} --form FORM`"
         )
+
+
+def _poem_file_text(name: str, data: bytes) -> str:
+    """A poem file's text: UTF-8, or Windows-1252 (Notepad's "ANSI") with a warning on stderr;
+    bytes of neither encoding are an error naming the line (`poemetric.data.csv_text`)."""
+    from poemetric.data.csv_text import decode_text
+
+    decoded = decode_text(data)
+    if decoded.problem is not None:
+        line, reason = decoded.problem
+        raise error_exit(f"{name}:{line}: {reason}")
+    if decoded.note is not None:
+        print(f"warning: {name}: {decoded.note}", file=sys.stderr)
+    assert decoded.text is not None
+    return decoded.text
