@@ -18,6 +18,7 @@ request.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ from poemetric.store import RunStore
 from poemetric.survey import db, edits, tokens
 from poemetric.survey.agreement import current_agreement, raters_counted
 from poemetric.survey.guard import MAX_BODY_BYTES, Guard
-from poemetric.survey.oversize import CUT_SCOPE_KEY, cut_message
+from poemetric.survey.oversize import CUT_SCOPE_KEY, cut_message, too_large_page
 from poemetric.survey.render import STATIC, render
 from poemetric.survey.slashes import relative_slash_redirects
 from poemetric.survey.tasks import MAX_TEXT_CHARS, AnswerError, Page, Question, TextTooLong
@@ -391,4 +392,8 @@ def create_app(run_dir: str | Path, survey_id: str, *, max_body: int = MAX_BODY_
         Route("/r/{token}/{position:int}", survey.page, methods=["GET", "POST"]),
         Route("/r/{token}/{position:int}/save", survey.save, methods=["POST"]),
     ]
-    return Guard(relative_slash_redirects(Starlette(routes=routes)), max_body=max_body)
+    return Guard(
+        relative_slash_redirects(Starlette(routes=routes)),
+        max_body=max_body,
+        too_large=partial(too_large_page, survey.instrument),
+    )
