@@ -16,8 +16,12 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app, survey_answers_cmd
 from poemetric.judge import DIMENSION_KEYS
+from poemetric.reliability import STATISTICS
+from poemetric.store import RunStore
 from poemetric.survey import db, tokens
+from poemetric.survey.agreement import current_agreement
 from poemetric.survey.build import build_survey
+from poemetric.survey.render import _fmt as fmt
 from poemetric.survey.tasks import Page
 from poemetric.survey.web import create_app
 
@@ -61,6 +65,37 @@ def test_the_agreement_table_keeps_to_the_page_and_each_interval_to_one_line(
             "cells => cells.map(c => c.getClientRects().length)"
         )
         assert len(lines) == 11 and set(lines) == {1}, (width, lines)
+    page.close()
+
+
+def test_every_item_shows_its_interval_as_the_overall_row_does(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """The page showed 95% CIs on the overall row only, though the agreement it draws holds
+    one for every item: each item's row shows its own, those `current_agreement` computes."""
+    run, admin = live
+    with RunStore(run, create=False) as store:
+        report = current_agreement(store, db.load_survey(store, "experts"))
+    assert report is not None
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(admin)
+    rows = page.locator("tbody tr", has=page.locator("small.ci"))
+    shown = {
+        cells[0]: cells[2:]
+        for cells in rows.evaluate_all(
+            "rows => rows.map(r => Array.from(r.cells, c => {"
+            "  const ci = c.querySelector('small.ci'); return ci ? ci.textContent : c.textContent;"
+            "}))"
+        )
+    }
+    expected = {
+        item: [f"{fmt(row.ci_low.get(name))} – {fmt(row.ci_high.get(name))}" for name in STATISTICS]
+        for item, row in [*report.items.items(), ("overall", report.overall)]
+    }
+    assert shown == expected
+    assert any(value != "– – –" for item in report.items for value in shown[item])
+    lines = page.locator("small.ci").evaluate_all("cs => cs.map(c => c.getClientRects().length)")
+    assert set(lines) == {1} and page.evaluate("document.documentElement.scrollWidth") <= 1280
     page.close()
 
 

@@ -15,7 +15,12 @@ import pytest
 from test_analyze_attention_checks import _run_where_r3_fails
 from typer.testing import CliRunner
 
+from poemetric.analysis import analyze_run
+from poemetric.analysis.experts import ExpertRatingsError
+from poemetric.analysis.recipes import render_figures
 from poemetric.cli import app
+from poemetric.report.build import build_report
+from poemetric.store import RunStore
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "400"}
@@ -144,6 +149,29 @@ def test_experts_and_survey_together_are_refused_in_each_command(run: Path, tmp_
             "(a file, or one of the run's stored surveys): give one"
         )
         assert not output.exists()
+
+
+@pytest.mark.slow
+def test_experts_and_survey_together_are_refused_by_the_library(run: Path, tmp_path: Path) -> None:
+    """`analyze_run`, `render_figures` and `build_report` took a ratings file and a survey and
+    used the file, ignoring the survey; only the commands refused it. Now they refuse it too,
+    with the commands' message, before writing anything."""
+    ratings = tmp_path / "ratings.csv"
+    exported = ["export", "survey_answers", "--run", str(run), "--to", str(ratings)]
+    assert runner.invoke(app, exported).exit_code == 0
+    message = (
+        f"--experts {ratings} and --survey experts both choose the expert ratings "
+        "(a file, or one of the run's stored surveys): give one"
+    )
+    with RunStore(run, create=False) as store:
+        with pytest.raises(ExpertRatingsError) as analyzed:
+            analyze_run(store, experts=ratings, survey="experts")
+        with pytest.raises(ExpertRatingsError) as drawn:
+            render_figures(store, tmp_path / "f", experts=ratings, survey="experts")
+        with pytest.raises(ExpertRatingsError) as reported:
+            build_report(store, tmp_path / "r.html", experts=ratings, survey="experts")
+    assert [str(e.value) for e in (analyzed, drawn, reported)] == [message] * 3
+    assert not (tmp_path / "f").exists() and not (tmp_path / "r.html").exists()
 
 
 def test_help_is_the_same_in_each_command() -> None:

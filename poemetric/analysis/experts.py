@@ -65,6 +65,17 @@ class ExpertRatingsError(ValueError):
     """The expert ratings are malformed; the message names the file and line."""
 
 
+def one_expert_source(experts: str | Path | None, survey: str | None) -> None:
+    """A ratings file `experts` with a stored survey `survey` is unusable input: the file's
+    ratings would be used and the survey silently ignored (`analyze_run`, `render_figures`,
+    `build_report` and their commands), so name both instead of guessing."""
+    if experts is not None and survey is not None:
+        raise ExpertRatingsError(
+            f"--experts {experts} and --survey {survey} both choose the expert ratings (a file, "
+            "or one of the run's stored surveys): give one"
+        )
+
+
 @dataclass(frozen=True)
 class ExpertAnswer:
     """One answer: a dimension score (0 = N/A) or a comment (`question` = comment key)."""

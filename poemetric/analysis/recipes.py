@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from poemetric.analysis.case_study import case_study
 from poemetric.analysis.context import FigureContext, FigureSkipped, screened_expert_ratings
 from poemetric.analysis.data import load_run_data
+from poemetric.analysis.experts import one_expert_source
 from poemetric.analysis.figures_rules import form_accuracy, form_heatmap, lexical, rule_based
 from poemetric.analysis.figures_scores import all_models, dimension_bars, heatmap, radar, ranking
 from poemetric.analysis.figures_words import (
@@ -212,7 +213,9 @@ def render_figures(
     `experts`, else the run's stored survey answers: those of `survey`, else of every survey, as
     `analyze_run` reads them) add the human-expert panel to Figs. 6-8,
     without the raters who failed an attention check when `exclude_failed_checks` (as
-    `analyze_run`: stored answers only, a file is refused; the notes name who failed)."""
+    `analyze_run`: stored answers only, a file is refused; the notes name who failed). `experts`
+    with `survey` is an ExpertRatingsError, as in `analyze_run`."""
+    one_expert_source(experts, survey)
     chosen = (
         recipe if isinstance(recipe, Recipe) else load_recipe(recipe) if recipe else DEFAULT_RECIPE
     )

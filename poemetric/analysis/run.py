@@ -22,6 +22,7 @@ from poemetric.analysis.experts import (
     experts_as_judgments,
     load_expert_ratings,
     no_answers_note,
+    one_expert_source,
     stored_expert_ratings,
 )
 from poemetric.analysis.features import lexical_summary, poem_features
@@ -223,7 +224,9 @@ def analyze_run(
     raters who failed an attention check when `exclude_failed_checks` (stored answers only: a
     file is refused, as it holds no instructed answers to check against). `progress`
     is told how far the slow steps are: the ghostwriting measures and, with `ci_method`
-    "bootstrap", the score intervals (about a second of CPU at the paper's scale)."""
+    "bootstrap", the score intervals (about a second of CPU at the paper's scale). `experts`
+    with `survey` is an ExpertRatingsError (the file would win silently)."""
+    one_expert_source(experts, survey)
     data = load_run_data(store, judge=judge)
     result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
     if data.generations.empty:

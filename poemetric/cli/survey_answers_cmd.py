@@ -5,6 +5,7 @@ sheets out, filled files in) and every rater's progress. The survey group, `buil
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -21,6 +22,9 @@ from poemetric.cli.options import (
 )
 from poemetric.cli.survey_cmd import SurveyOption, refusals, survey_app
 from poemetric.text.plural import counted
+
+if TYPE_CHECKING:
+    from poemetric.store import RunStore
 
 console = Console(emoji=False)
 err_console = Console(emoji=False, stderr=True)
@@ -82,21 +86,29 @@ def import_(
     ),
     run: Path = RunOption,
     survey: str = SurveyOption,
+    new_survey: bool = typer.Option(
+        False,
+        "--new",
+        help="Start the survey --survey names although its name is close to one the run has "
+        "(without it, that is refused as a likely typo).",
+    ),
 ) -> None:
     """Store ratings from a file in the run (all rows or none; every bad row is reported with
-    its line). Rows already stored for the same rater, poem and item are replaced.
+    its line). Rows already stored for the same rater, poem and item are replaced. A survey the
+    run does not have is started (and said so); one whose name is close to an existing one's
+    is refused as a likely typo unless --new.
 
     Examples:
 
         poemetric survey import R3.csv --run runs/paper --survey experts
 
-        poemetric survey import paper_experts.csv --run runs/paper --survey paper
+        poemetric survey import paper_experts.csv --run runs/paper --survey paper --new
     """
     from poemetric.analysis.attention import unjudged_checks
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
     from poemetric.reliability.io import problem_report
     from poemetric.survey.build import check_name
-    from poemetric.survey.db import NoAnswersError, import_answers, unassigned
+    from poemetric.survey.db import NoAnswersError, import_answers, survey_ids, unassigned
     from poemetric.survey.tasks import long_comments
 
     existing_file(ratings_file, "ratings file")
@@ -104,6 +116,14 @@ def import_(
         check_name(survey, "survey id")
     read_as: list[str] = []  # a Windows-1252 or `;`-separated file: said also when refused
     with existing_run(run) as store, refusals():
+        started = survey not in survey_ids(store)
+        if started and not new_survey:
+            typo_of(store, survey)
+        if new_survey and not started:
+            raise error_exit(
+                f"--new: survey {survey!r} already exists in {store.path}; nothing imported "
+                "(leave out --new to add these answers to it, or name a new survey)"
+            )
         try:
             try:
                 answers = read_expert_answers(ratings_file, store, read_as)
@@ -136,6 +156,12 @@ def import_(
         markup=False,
         soft_wrap=True,  # one line, the run path whole, at any width
     )
+    if started:
+        err_console.print(
+            f"started survey {survey!r}: the run had no survey of that name",
+            highlight=False,
+            markup=False,
+        )
     if off:
         err_console.print(
             UNASSIGNED.format(
@@ -152,6 +178,19 @@ def import_(
             UNJUDGED.format(survey=survey, raters=", ".join(map(str, unjudged))),
             highlight=False,
             markup=False,
+        )
+
+
+def typo_of(store: RunStore, survey: str) -> None:
+    """A survey to start whose name is close to one the run has is most likely that survey
+    mistyped: importing into it would split one survey's answers in two, so refuse it."""
+    from poemetric.suggest import close_names
+    from poemetric.survey.db import survey_ids, unknown_survey
+
+    if close_names(survey, survey_ids(store)):
+        raise error_exit(
+            f"{unknown_survey(store, survey)}; nothing imported (to start a new survey "
+            f"{survey!r} beside them, add --new)"
         )
 
 

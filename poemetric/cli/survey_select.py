@@ -24,13 +24,15 @@ def survey_select_option() -> Any:
 
 
 def one_expert_source(experts: Path | None, survey: str | None) -> None:
-    """`--experts FILE` with `--survey NAME` is unusable input: the file's ratings would be
-    used and the survey silently ignored, so name both options instead of guessing."""
-    if experts is not None and survey is not None:
-        raise error_exit(
-            f"--experts {experts} and --survey {survey} both choose the expert ratings (a file, "
-            "or one of the run's stored surveys): give one"
-        )
+    """`--experts FILE` with `--survey NAME` is unusable input (`analysis.experts.
+    one_expert_source`, which the library functions check too): an error before any work."""
+    from poemetric.analysis.experts import ExpertRatingsError
+    from poemetric.analysis.experts import one_expert_source as check
+
+    try:
+        check(experts, survey)
+    except ExpertRatingsError as exc:
+        raise error_exit(str(exc)) from None
 
 
 def known_survey(store: RunStore, survey: str | None) -> None:

@@ -12,6 +12,7 @@ from markupsafe import Markup
 from poemetric import __version__
 from poemetric.analysis.context import expert_ratings
 from poemetric.analysis.data import load_run_data
+from poemetric.analysis.experts import one_expert_source
 from poemetric.analysis.labels import run_labels
 from poemetric.analysis.validation import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.paths import replaced_when_done
@@ -41,7 +42,9 @@ def load_report_run(
     """Read the run (and expert ratings, when given) for the sections. `n_boot` and `seed`:
     the agreement CIs' bootstrap, by default the one `analyze` uses; `survey` (default: every
     survey) picks the stored answers and `exclude_failed_checks` leaves out the raters who
-    failed an attention check, as in `analyze_run`."""
+    failed an attention check, as in `analyze_run` (which, with `experts`, is refused as there:
+    an ExpertRatingsError)."""
+    one_expert_source(experts, survey)
     data = load_run_data(store, judge=judge)
     ratings = expert_ratings(
         store, experts, survey=survey, exclude_failed_checks=exclude_failed_checks

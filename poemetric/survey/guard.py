@@ -1,7 +1,8 @@
 """The survey app's guard (ASGI middleware): security headers on every response, and POST
 bodies refused when too large, without a declared length, or sent from another site. A page's
 form over the limit is read through with its long values cut (`oversize.py`): what the rater
-typed is not lost with a bare 413."""
+typed is not lost with a bare 413. A form over even that, sent by a browser, gets a page
+(`too_large`: `oversize.too_large_page`) saying nothing of it was saved, what was before is kept."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 
 from poemetric.survey.oversize import FORM_TYPE, HARD_FACTOR, read_cut
 
@@ -29,14 +30,18 @@ SECURITY_HEADERS = {
 }
 
 ASGIApp = Callable[[MutableMapping[str, Any], Any, Any], Awaitable[None]]
+#: The page for a browser's form refused as too large: (scope, bytes sent, the limit).
+TooLarge = Callable[[MutableMapping[str, Any], int, int], Response]
 
 
 class Guard:
     """ASGI middleware: security headers on every response; POST bodies must declare a length
     within the limit and, when the browser sends an Origin, come from this site."""
 
-    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY_BYTES) -> None:
-        self.app, self.max_body = app, max_body
+    def __init__(
+        self, app: ASGIApp, max_body: int = MAX_BODY_BYTES, too_large: TooLarge | None = None
+    ) -> None:
+        self.app, self.max_body, self.too_large = app, max_body, too_large
 
     async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -52,9 +57,13 @@ class Guard:
             await send(message)
 
         if refusal is not None:
-            await JSONResponse({"error": refusal[1]}, status_code=refusal[0])(
-                scope, receive, send_with_headers
-            )
+            response: Response = JSONResponse({"error": refusal[1]}, status_code=refusal[0])
+            if refusal[0] == 413 and self.too_large is not None and _browser_form(headers):
+                # A page's form sent without the page's script (which keeps such a form from
+                # being sent): the rater sees a page, not the bare JSON error.
+                limit = self.max_body * HARD_FACTOR
+                response = self.too_large(scope, int(headers["content-length"]), limit)
+            await response(scope, receive, send_with_headers)
             return
         if int(headers.get("content-length") or 0) > self.max_body:  # a form: `_refusal`
             scope, receive = await read_cut(scope, receive, self.max_body)
@@ -78,3 +87,9 @@ class Guard:
         if headers.get("sec-fetch-site") == "cross-site":
             return 403, "cross-site request refused"
         return None
+
+
+def _browser_form(headers: dict[str, str]) -> bool:
+    """A form a browser sent by navigating (it accepts HTML; the page's script asks for JSON)."""
+    form = headers.get("content-type", "").split(";")[0].strip().lower() == FORM_TYPE
+    return form and "text/html" in headers.get("accept", "")

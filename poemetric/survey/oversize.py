@@ -8,15 +8,23 @@ on it lost. Such a form (urlencoded, up to `HARD_LIMIT`) is read through: each v
 up to the body limit (a comment cut so is far over the 10,000 characters, refused whole by the
 page, which draws it again with its beginning and says what was too large; `CUT_SCOPE_KEY`
 names it), the rest of the value dropped as it arrives. The app gets the fields kept as the
-body, so the other answers are saved as usual.
+body, so the other answers are saved as usual. A form over even that (32 MiB) is refused unread;
+sent by a browser, it gets a page saying so (`too_large_page`).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, MutableMapping
 from typing import Any
 from urllib.parse import quote_plus, unquote_plus, unquote_to_bytes
 
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+
+from poemetric.survey.instrument import Instrument
+from poemetric.survey.render import render
 from poemetric.survey.tasks import MAX_TEXT_CHARS
 
 #: The scope key naming the fields cut: {field name: its size as sent, in bytes}.
@@ -135,3 +143,25 @@ def cut_message(label: str, text: str, sent: int) -> str:
         f"(it was {sent / 1024:,.0f} KB, too large to be sent whole): the box keeps its first "
         f"{len(text):,} characters, the rest is lost; shorten it and save again"
     )
+
+
+def too_large_page(
+    instrument: Instrument, scope: MutableMapping[str, Any], sent: int, limit: int
+) -> HTMLResponse:
+    """The page (413) for a form refused unread as over `limit` bytes (`guard.Guard`): nothing
+    of it is stored, and what was saved before (other poems, and this poem's answers saved as
+    given or by an earlier button) is untouched. Links back to the poem when it was a page's."""
+    from poemetric.survey.web import root
+
+    request = Request(scope)
+    page = re.search(r"/r/[^/]+/(\d+)$", request.url.path)
+    html = render(
+        "too_large.html",
+        instrument=instrument,
+        root=root(request),
+        sent=f"{math.ceil(sent / 2**20 * 10) / 10:,.1f} MB",  # over the limit, never 32.0
+        limit=f"{limit / 2**20:,.0f} MB",
+        max_text=f"{MAX_TEXT_CHARS:,}",
+        position=int(page.group(1)) if page else None,
+    )
+    return HTMLResponse(html, status_code=413)

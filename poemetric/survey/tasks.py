@@ -52,6 +52,35 @@ def long_comments(path: object, answers: Iterable[tuple[int, str, str | None]]) 
     ]
 
 
+def stored_over_limit(
+    questions: Iterable[Question], stored: dict[str, tuple[float | None, str | None]]
+) -> dict[str, str]:
+    """question -> the note beside a stored comment over the limit (imported before `survey
+    import` refused them): kept as it is while the rater leaves it unchanged (`unchanged`),
+    the rest of the page saved as usual, and asked to shorten it to change it."""
+    notes = {}
+    for question in questions:
+        text = stored.get(question.key, (None, None))[1]
+        if question.kind == "text" and text and (extra := over_limit(text)):
+            notes[question.key] = (
+                f"Question {question.label}: this comment was stored before the survey had a "
+                f"length limit and has {MAX_TEXT_CHARS + extra:,} characters, {extra:,} over the "
+                f"limit of {MAX_TEXT_CHARS:,}. It is kept as it is while you leave it unchanged, "
+                f"and the rest of the page saves as usual; to change it, please shorten it to "
+                f"{MAX_TEXT_CHARS:,} characters or fewer."
+            )
+    return notes
+
+
+def unchanged(stored: str | None, sent: str) -> bool:
+    """Whether a comment sent back by the page is the stored one as drawn (a form sends line
+    breaks as CRLF, and a textarea drops the line break its text starts with)."""
+    if stored is None:
+        return False
+    drawn, text = (t.replace("\r\n", "\n").replace("\r", "\n") for t in (stored, sent))
+    return text in (drawn, drawn.removeprefix("\n"))
+
+
 def option_value(value: float) -> str:
     """How a choice is written in the form: 1, 0.5, 0 (never 1.0)."""
     return f"{value:g}"

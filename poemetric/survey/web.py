@@ -18,6 +18,7 @@ request.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,10 @@ from starlette.routing import Route
 
 from poemetric.reliability import STATISTICS, AgreementReport
 from poemetric.store import RunStore
-from poemetric.survey import db, edits, tokens
+from poemetric.survey import db, edits, tasks, tokens
 from poemetric.survey.agreement import current_agreement, raters_counted
 from poemetric.survey.guard import MAX_BODY_BYTES, Guard
-from poemetric.survey.oversize import CUT_SCOPE_KEY, cut_message
+from poemetric.survey.oversize import CUT_SCOPE_KEY, cut_message, too_large_page
 from poemetric.survey.render import STATIC, render
 from poemetric.survey.slashes import relative_slash_redirects
 from poemetric.survey.tasks import MAX_TEXT_CHARS, AnswerError, Page, Question, TextTooLong
@@ -190,6 +191,9 @@ class SurveyApp:
         """The page of a poem; `typed`: comments refused (too long) shown as typed instead."""
         scores = {k: s for k, (s, _) in drawn.stored.items() if s is not None}
         texts = {k: t for k, (_, t) in drawn.stored.items() if t is not None} | (typed or {})
+        questions = self.survey.task.questions(page)
+        kept = {k: note for k, note in tasks.stored_over_limit(questions, drawn.stored).items()
+                if k not in (typed or {}) and k not in errors}  # fmt: skip
         return self._page(
             request,
             "page.html",
@@ -197,7 +201,7 @@ class SurveyApp:
             **{**context, "current_position": page.position},
             page=page,
             task=self.survey.task,
-            questions=self.survey.task.questions(page),
+            questions=questions,
             scores=scores,
             texts=texts,
             edited=drawn.edited,
@@ -207,6 +211,7 @@ class SurveyApp:
             max_text=MAX_TEXT_CHARS,
             max_body=MAX_BODY_BYTES,
             typed=typed or {},
+            stored_long=kept,
         )
 
     async def _form(
@@ -251,6 +256,7 @@ class SurveyApp:
         values: dict[str, db.Answer] = {}
         edited: dict[str, int | None] = {}
         too_long: dict[str, tuple[str, str]] = {}  # question -> (the text typed, why refused)
+        stored = db.answers(store, self.survey, rater.rater).get(page.generation_id, {})
         try:
             seen = edits.parse_seen(str(form.get(SEEN, "")))
             for key, raw in form.multi_items():
@@ -263,6 +269,8 @@ class SurveyApp:
                 try:
                     values[key] = self._parse(questions, key, str(raw))
                 except TextTooLong as exc:  # kept on the page drawn again, with its error
+                    if tasks.unchanged(stored.get(key, (None, None))[1], str(raw)):
+                        continue  # stored over the limit before there was one: kept as it is
                     text = str(raw).replace("\r\n", "\n")
                     sent = request.scope.get(CUT_SCOPE_KEY, {}).get(key)
                     too_long[key] = (
@@ -391,4 +399,8 @@ def create_app(run_dir: str | Path, survey_id: str, *, max_body: int = MAX_BODY_
         Route("/r/{token}/{position:int}", survey.page, methods=["GET", "POST"]),
         Route("/r/{token}/{position:int}/save", survey.save, methods=["POST"]),
     ]
-    return Guard(relative_slash_redirects(Starlette(routes=routes)), max_body=max_body)
+    return Guard(
+        relative_slash_redirects(Starlette(routes=routes)),
+        max_body=max_body,
+        too_large=partial(too_large_page, survey.instrument),
+    )

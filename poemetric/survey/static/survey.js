@@ -30,18 +30,28 @@
   function length(element) {
     return Array.from(element.value).length;
   }
-  function over(element) {
+  function excess(element) {
     var counter = document.getElementById("count-" + element.name);
     var max = counter ? parseInt(counter.getAttribute("data-max"), 10) : 0;
     return max && element.tagName === "TEXTAREA" ? Math.max(length(element) - max, 0) : 0;
   }
+  // A comment stored over the limit before there was one (data-stored-long), left as drawn: it
+  // is kept as stored, so it is neither sent nor in the way of saving or leaving the page.
+  function kept(element) {
+    return element.hasAttribute("data-stored-long") && element.value === element.defaultValue;
+  }
+  function over(element) {
+    return kept(element) ? 0 : excess(element);
+  }
   function count(element) {
     var counter = document.getElementById("count-" + element.name);
     if (!counter) return;
-    var max = parseInt(counter.getAttribute("data-max"), 10), n = length(element), extra = over(element);
+    var max = parseInt(counter.getAttribute("data-max"), 10), n = length(element), extra = excess(element);
     counter.textContent = extra
       ? n.toLocaleString("en") + " characters: " + extra.toLocaleString("en") + " over the limit of " +
-        max.toLocaleString("en") + ". Shorten it to save it (it is not saved until then)."
+        max.toLocaleString("en") + (kept(element)
+          ? ". Kept as stored while unchanged; shorten it to change it."
+          : ". Shorten it to save it (it is not saved until then).")
       : n.toLocaleString("en") + " of " + max.toLocaleString("en") + " characters";
     counter.classList.toggle("failed", extra > 0);
   }
@@ -95,6 +105,11 @@
   // Resolves once the server answered (saved, or refused for good) or could not be reached.
   function save(element, leaving) {
     var name = element.name;
+    if (kept(element) && excess(element)) { // back to the stored text: nothing to send
+      delete unsaved[name];
+      status(element, "kept as stored", false);
+      return Promise.resolve();
+    }
     if (over(element)) {
       delete unsaved[name];
       status(element, "not saved: too long", true);
