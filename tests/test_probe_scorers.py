@@ -17,7 +17,13 @@ import pytest
 from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, openai_spec
 
 from poemetric.probes.pairs import Pair
-from poemetric.probes.results import PUBLISHED_BPOMP, probe_tables, write_probe_tables
+from poemetric.probes.results import (
+    PUBLISHED_BPOMP,
+    markdown_summary,
+    probe_table_rows,
+    probe_tables,
+    write_probe_tables,
+)
 from poemetric.probes.scorers.base import ScoreRecord, compare
 from poemetric.probes.scorers.ngram import KneserNey, NgramScorer, tokenize
 from poemetric.providers.transformers_engine import SequenceScore
@@ -62,6 +68,34 @@ def test_tables_count_ties_as_failures_and_show_the_papers_numbers(tmp_path: Pat
     written = write_probe_tables(tables, tmp_path)
     assert {p.suffix for p in written} == {".csv", ".tex", ".md"}
     assert "0.703" in (tmp_path / "probe_bpomp.md").read_text()
+
+
+def test_printed_tables_are_the_data_frames_tables() -> None:
+    """`probe run` prints its tables from plain rows, without pandas: each prints as the data
+    frame the table files and the report use (numbers right-aligned, a name with Markdown in
+    it escaped, `n` beside the published rows left-aligned as the object column it is)."""
+    from poemetric.analysis.tables import to_markdown
+
+    tasks = ["synonym", "rhyme_word_swap", "delete_1_rhyming", "delete_3_nonrhyming",
+             "last_line", "last_line_dbs", "t"]  # fmt: skip
+    verdicts = ["correct", "wrong", "tie", "unanswered"]
+
+    def record(n: int, task: str, scorer: str) -> ScoreRecord:
+        both = {"verdict_sum": verdicts[n % 4], "verdict_mean": verdicts[n * 3 % 4]}
+        return ScoreRecord(pair_id=f"p{n}", poem_id="x", task=task, scorer=scorer, **both)
+
+    records = [
+        record(n, task, scorer)
+        for scorer in ("hf:a_b|c*", "ngram:3")
+        for n, task in enumerate(tasks * 3)
+        if not (scorer == "ngram:3" and task.startswith("last"))
+    ]
+    plain, frames = probe_table_rows(records), probe_tables(records)
+    assert set(plain) == set(frames) == {"accuracy", "bpomp", "deletion", "last_line"}
+    for name, table in plain.items():
+        assert table.markdown(digits=3) == to_markdown(frames[name], digits=3), name
+    assert markdown_summary(plain) == markdown_summary(frames) != ""
+    assert "| hf:a_b\\|c\\* (by sum) | ours |" in plain["bpomp"].markdown()
 
 
 # -- n-gram --------------------------------------------------------------------------------------

@@ -442,3 +442,29 @@ def test_models_lists_a_model_whose_entry_point_is_broken_as_unusable(
     assert code == 0, out + err
     code, out, err = cli("generate", "--run", str(run), "--models", "plugged", "--limit", "1")
     assert code == 2 and err.startswith(f"error: {mine}: model 'mine': {load_error}"), out + err
+
+
+def test_the_list_of_providers_marks_one_that_fails_to_load(
+    install: Installer, user_models: Callable[..., Path]
+) -> None:
+    """A model file naming an unknown provider listed the available ones with a plugin that
+    cannot be imported among them as if usable: it is marked, and its reason follows."""
+    from poemetric.providers.registry import UnknownProviderError, provider_class
+
+    broken = install("broken", "import nonexistent_dependency_xyz\n")
+    install("toy", GOOD)
+    user_models("generators", "mine", "name: mine\nprovider: brokn\nmodel: x\n")
+    reason = (
+        f"; provider 'broken' (entry point 'broken = {broken}:Plugin' of package {broken} 0.1) "
+        "cannot be loaded: ModuleNotFoundError: No module named 'nonexistent_dependency_xyz'"
+    )
+    code, out, err = cli("models", "show", "mine")
+    assert (code, out) == (2, ""), err
+    (offered,) = [line for line in err.splitlines() if "unknown provider 'brokn';" in line]
+    listed = offered.split("available: ")[1].split(" (a provider")[0].split(", ")
+    assert "broken (failed to load)" in listed and "toy" in listed and "broken" not in listed
+    assert offered.endswith(f"installed: docs/providers.md){reason}"), offered
+    with pytest.raises(UnknownProviderError) as unknown:
+        provider_class("nosuch")
+    assert ", broken (failed to load), " in str(unknown.value)
+    assert f"{reason}. Third-party providers register" in str(unknown.value)

@@ -245,6 +245,83 @@ def test_a_stop_during_a_submission_retry_wait_submits_nothing_more(
     assert store.query("SELECT * FROM batches") == [] and generation_rows(store, "remote") == []
 
 
+def batch_requests(server: LocalServer) -> int:
+    """How many batch requests (submissions, status polls, downloads) the server received."""
+    return sum(1 for r in server.requests if server.is_batch_control(r.method, r.path))
+
+
+@pytest.mark.parametrize(
+    "refused", [0, 1, 3], ids=["submission", "status-poll", "results-download"]
+)
+def test_a_stop_in_a_batch_retry_wait_is_resumed_without_a_loss_or_a_second_payment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: int
+) -> None:
+    """SIGTERM while the submission, a status poll or the results download waits for its retry
+    (a 429's Retry-After) leaves the `batch-retry` row of the refused attempt and no other trace
+    of it. The resume then buys each answer once: no second batch (a refused submission created
+    none; a submitted one is polled again, a finished one downloaded), one `ok` row per job, the
+    same rows and cost as a run never stopped, and the budget spent once."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from poemetric.runner import stopping
+
+    monkeypatch.setattr(stopping, "_state", stopping._State())
+    monkeypatch.setenv(stopping.GRACE_ENV, "30")
+    previous = signal.getsignal(signal.SIGTERM)
+    store = prepared_store(tmp_path / "stopped", poems=3)
+    faults = [None] * refused + [Fault.rate_limited(3.0)]  # the others answer
+    with OpenAIServer(api_key=TEST_KEY, batch_faults=faults) as server:
+        spec = spec_for(server, "remote")
+
+        def stop_once_refused() -> None:
+            deadline = time.monotonic() + 30
+            while batch_requests(server) <= refused and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(0.2)  # the 429 answered: the retry is waiting its Retry-After
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        stopper = threading.Thread(target=stop_once_refused)
+        stopping.install()
+        try:
+            stopper.start()
+            with pytest.raises(KeyboardInterrupt):
+                run_generation(store, [spec], options=BATCH)
+        finally:
+            stopper.join()
+            signal.signal(signal.SIGTERM, previous)
+        assert batch_requests(server) == refused + 1  # nothing after the refused attempt
+        calls = store.query("SELECT cache_key, outcome, http_status FROM calls ORDER BY call_id")
+        assert [(c["outcome"], c["http_status"]) for c in calls][-1] == ("batch-retry", 429)
+        assert generation_rows(store, "remote") == []
+
+        monkeypatch.setattr(stopping, "_state", stopping._State())  # a new process
+        capped = dataclasses.replace(BATCH, max_cost_usd=1.0)
+        resumed = run_generation(store, [spec], options=capped)
+        (model,) = resumed.models
+        assert (model.ok, model.errors, model.left_pending) == (3, 0, 0) and not resumed.incomplete
+        assert len(server.batches) == 1  # one batch bought, by the stopped run or the resume
+        rows = generation_rows(store, "remote")
+        calls = store.query("SELECT cache_key, outcome FROM calls ORDER BY call_id")
+        paid = sorted(c["cache_key"] for c in calls if c["outcome"] == "ok")
+        assert paid == sorted(r["cache_key"] for r in rows) and len(set(paid)) == 3
+        (batch,) = store.query("SELECT batch_id, status FROM batches")
+        assert batch["status"] == "collected"
+        assert {r["batch_id"] for r in rows} == {batch["batch_id"]}
+        spent = resumed.cost_usd
+
+    whole = prepared_store(tmp_path / "whole", poems=3)
+    with OpenAIServer(api_key=TEST_KEY) as server:
+        once = run_generation(whole, [spec_for(server, "remote")], options=capped)
+    assert spent == once.cost_usd and spent > 0
+    ours = [(r["poem_id"], r["poem"], r["cost_usd"]) for r in rows]
+    assert ours == [
+        (r["poem_id"], r["poem"], r["cost_usd"]) for r in generation_rows(whole, "remote")
+    ]
+
+
 def test_a_key_refused_for_the_results_stops_the_model_and_leaves_the_batch(
     tmp_path: Path,
 ) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_runner_batch_faults import BATCH, printed, spec_for, submissions
@@ -90,3 +91,32 @@ def test_a_plan_says_which_jobs_are_in_an_open_batch(tmp_path: Path) -> None:
         text = " ".join(printed(plan).split())
         assert "not counted as planned calls: the run polls it and collects them" in text, text
         assert len(server.requests) == requests  # a plan asks nothing
+
+
+def test_a_plan_reads_the_open_batches_once_per_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plan read each model's open batches (every job key of each, as JSON) three times: for
+    the estimate of its pending jobs, for the plan's line and for the estimate of the cached
+    answers to ask again. It reads them once, with the same plan."""
+    from poemetric.runner import batch_mode
+
+    store = prepared_store(tmp_path, poems=2)
+    faults = [None, *[Fault.server_error(502)] * 3]  # submitted; then 3 polls fail
+    with OpenAIServer(api_key=TEST_KEY, batch_faults=faults) as server:
+        spec = spec_for(server, "remote", max_retries=2)
+        assert run_generation(store, [spec], options=BATCH).models[0].left_pending == 2
+        reads: list[str] = []
+        read = batch_mode.in_flight_batches
+
+        def counted(*args: Any) -> list[tuple[str, dict[str, str]]]:
+            reads.append(args[2])
+            return read(*args)
+
+        monkeypatch.setattr(batch_mode, "in_flight_batches", counted)
+        for batch in (False, True):
+            reads.clear()
+            options = dataclasses.replace(BATCH, batch=batch, dry_run=True)
+            plan = run_generation(store, [spec], options=options)
+            assert plan.models[0].in_open_batches == 2 and plan.models[0].estimated_cost_usd == 0
+            assert reads == ["remote"], batch

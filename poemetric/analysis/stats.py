@@ -8,7 +8,6 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 CIMethod = Literal["t", "bootstrap"]
 #: Resamples of a percentile bootstrap CI of a mean (`--ci bootstrap`).
@@ -73,6 +72,8 @@ def summarize(
         return Summary(n, mean, math.nan, math.nan, math.nan)
     sd = float(data.std(ddof=1))
     if method == "t":
+        from scipy import stats as scipy_stats  # 0.6 s: imported where a t interval is due
+
         half = float(scipy_stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
         low, high = clip_interval(mean - half, mean + half, mean, domain)
         return Summary(n, mean, sd, low, high)
@@ -125,7 +126,9 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     """Wilson score interval of a proportion (well-behaved near 0 and 1)."""
     if n == 0:
         return math.nan, math.nan
-    z = float(scipy_stats.norm.ppf(0.5 + confidence / 2))
+    from scipy.special import ndtri  # what `scipy.stats.norm.ppf` computes, without importing
+
+    z = float(ndtri(0.5 + confidence / 2))  # scipy.stats (0.6 s against 0.3 s)
     p = successes / n
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator

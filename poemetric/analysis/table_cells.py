@@ -4,8 +4,10 @@ which columns are numbers and which identify a row (shared by the LaTeX and Mark
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Columns holding counts: printed as integers.
 COUNT_COLUMNS = {"n", "count", "rank", "poems", "mattr_short", "chance_pool", "n_poems", "n_pairs"}
@@ -36,6 +38,8 @@ def _cell(value: object, digits: int, count: bool = False) -> str:
 
 
 def _numeric(frame: pd.DataFrame, column: str) -> bool:
+    import pandas as pd  # here: `markdown_table` prints plain rows without pandas
+
     return pd.api.types.is_numeric_dtype(frame[column]) or column.endswith("__ci")
 
 

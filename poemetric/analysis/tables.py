@@ -16,13 +16,14 @@ import pandas as pd
 from poemetric.analysis.headers import HEADERS as HEADERS
 from poemetric.analysis.headers import (
     PERCENT_COLUMNS,
-    column_digits,
     dimension_label,
     part_label,
-    readable,
 )
+from poemetric.analysis.headers import readable as readable
 from poemetric.analysis.latex_tables import to_latex
-from poemetric.analysis.table_cells import MISSING, _cell, _is_count, _numeric
+from poemetric.analysis.markdown_table import markdown_escape as markdown_escape
+from poemetric.analysis.markdown_table import markdown_table
+from poemetric.analysis.table_cells import MISSING, _is_count, _numeric
 from poemetric.paths import replaced_when_done
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tex", "md")
@@ -103,47 +104,12 @@ def with_intervals(frame: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
     return shown
 
 
-#: Characters that GitHub Markdown reads as markup in a table cell: maths (`$x^2$`), emphasis
-#: (`_`, `*`), strikethrough (`~`), code, links, HTML, the cell separator `|`.
-_MARKDOWN_SPECIALS = frozenset("\\`*_$|<>~[]")
-
-
-def markdown_escape(text: str) -> str:
-    """`text` shown as written in a Markdown table cell (a backslash before each special). An
-    underscore between two letters or digits stays: it never opens or closes emphasis
-    (CommonMark), and `rhyme_line_swap` reads as written where the table is not rendered."""
-    return "".join(
-        "\\" + char
-        if char in _MARKDOWN_SPECIALS and not (char == "_" and _inside_word(text, i))
-        else char
-        for i, char in enumerate(text)
-    )
-
-
-def _inside_word(text: str, i: int) -> bool:
-    return 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
-
-
 def to_markdown(frame: pd.DataFrame, *, digits: int = 2) -> str:
     """A GitHub-flavoured Markdown table with readable headers; text cells (names, themes) are
     escaped, numbers ("0.48 [0.46, 0.50]") are not."""
-    header = "| " + " | ".join(readable(str(c)).replace("|", "\\|") for c in frame.columns) + " |"
-    numeric = [_numeric(frame, str(c)) for c in frame.columns]
-    rule = "|" + "|".join("---:" if number else "---" for number in numeric) + "|"
-    counts = [_is_count(str(c)) for c in frame.columns]
-    places = [column_digits(str(c), digits) for c in frame.columns]
-    body = [
-        "| "
-        + " | ".join(
-            _cell(v, place, count).replace("|", "\\|")
-            if number
-            else markdown_escape(_cell(v, place, count))
-            for v, count, place, number in zip(row, counts, places, numeric, strict=True)
-        )
-        + " |"
-        for row in frame.itertuples(index=False)
-    ]
-    return "\n".join([header, rule, *body]) + "\n"
+    columns = [str(c) for c in frame.columns]
+    numeric = [_numeric(frame, c) for c in columns]
+    return markdown_table(columns, frame.itertuples(index=False), numeric, digits=digits)
 
 
 def write_table(

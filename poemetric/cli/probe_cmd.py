@@ -250,7 +250,7 @@ def run(
     """Score every pair (both texts) and print accuracy tables beside the papers' numbers."""
     from poemetric.cli.interrupt import interruptible, nothing_written
     from poemetric.probes.pairs import TASKS, PairFileError, read_pairs, write_jsonl
-    from poemetric.probes.results import probe_tables
+    from poemetric.probes.results import probe_table_rows
     from poemetric.probes.scorers import ScoreCache, ScorerOptions, make_scorer
     from poemetric.providers.base import ProviderError
     from poemetric.providers.model_source import LocalModelError
@@ -312,7 +312,7 @@ def run(
     # The scores file is whole; a run of some pairs keeps the texts of the others for their run.
     for line in cache.finish(keep_others=len(pairs) < everything) if cache else []:
         note(line)
-    show_tables(probe_tables(records), tables)
+    show_tables(probe_table_rows(records), tables)
     unanswered = getattr(chosen, "unanswered", 0)
     if unanswered:  # counted as 'unanswered' in the tables; said, or it looked like a result
         first = getattr(chosen, "first_error", None) or "not answered"
@@ -340,7 +340,7 @@ def report(
 ) -> None:
     """Accuracy tables of one or more scores files, beside the papers' published numbers."""
     from poemetric.probes.pairs import PairFileError
-    from poemetric.probes.results import probe_tables
+    from poemetric.probes.results import probe_table_rows
     from poemetric.probes.scorers import read_scores
 
     if output is not None:
@@ -356,4 +356,4 @@ def report(
         raise error_exit(
             f"no scores in {', '.join(map(str, scores))}; write them with `poemetric probe run`"
         )
-    show_tables(probe_tables(records), output)
+    show_tables(probe_table_rows(records), output)

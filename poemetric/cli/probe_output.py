@@ -13,7 +13,7 @@ from rich.console import Console
 from poemetric.cli.options import error_exit
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from poemetric.probes.results import ProbeTable
 
 console = Console(emoji=False)
 err_console = Console(emoji=False, stderr=True)
@@ -62,12 +62,13 @@ def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
         )
 
 
-def show_tables(tables: dict[str, pd.DataFrame], out_dir: Path | None) -> None:
-    from poemetric.analysis.tables import to_markdown
+def show_tables(tables: dict[str, ProbeTable], out_dir: Path | None) -> None:
+    """Print the accuracy tables (without importing pandas) and write them into `out_dir`."""
     from poemetric.probes.results import markdown_summary, write_probe_tables
 
-    typer.echo(to_markdown(tables["accuracy"], digits=3))
+    typer.echo(tables["accuracy"].markdown(digits=3))
     typer.echo(markdown_summary(tables))
     if out_dir is not None:
-        written = write_probe_tables(tables, out_dir)
+        frames = {name: table.frame() for name, table in tables.items()}
+        written = write_probe_tables(frames, out_dir)
         note(f"tables: {len(written)} files in {out_dir}")

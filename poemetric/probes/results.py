@@ -9,6 +9,10 @@
 - ``deletion``: the limerick paper's Table 2 (JCLS 2022) — 1/2/3 words, rhyming (-r) or not (-nr);
 - ``last_line``: its Tables 3 and 4 (beam search and delayed beam search completions).
 
+The tables are built from plain rows (`probe_table_rows`): `probe run` prints them without
+importing pandas (a rerun whose scores are all cached took longer to import it than to run);
+`probe_tables` gives them as data frames, for the table files and the run report.
+
 Published accuracies compare sums (BPoMP) or length-normalised means (the deletion and
 completion tasks of the limerick paper); our rows give both, named by the comparison.
 """
@@ -16,13 +20,16 @@ completion tasks of the limerick paper); our rows give both, named by the compar
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from poemetric.analysis.markdown_table import markdown_table
 from poemetric.analysis.stats import wilson_interval
-from poemetric.analysis.tables import to_markdown, write_table
 from poemetric.probes.scorers.base import ScoreRecord
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BPOMP_TASKS = ("rhyme_word_swap", "rhyme_line_swap", "synonym")
 DELETION_TASKS = {
@@ -57,6 +64,36 @@ PUBLISHED_LAST_LINE: dict[str, tuple[float, float]] = {
     "Human": (1.0, 1.0),
 }
 
+#: The accuracy table's columns (`accuracy_table`).
+ACCURACY_COLUMNS = ["scorer", "task", "n", "unanswered", "acc_sum", "ci_sum_low", "ci_sum_high",
+                    "ties_sum", "acc_mean", "ci_mean_low", "ci_mean_high", "ties_mean"]  # fmt: skip
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ProbeTable:
+    """One table as plain rows (values by column name, in `columns` order); `text` names the
+    columns that print as text, as pandas infers them from the values (`n` beside published
+    rows without one is integers and None: object)."""
+
+    columns: list[str]
+    rows: list[Row]
+    text: frozenset[str]
+
+    def markdown(self, digits: int = 3) -> str:
+        """`tables.to_markdown(self.frame(), digits=digits)`, without pandas."""
+        cells = ([row[c] for c in self.columns] for row in self.rows)
+        numeric = [c not in self.text for c in self.columns]
+        return markdown_table(self.columns, cells, numeric, digits=digits)
+
+    def frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        frame = pd.DataFrame(self.rows, columns=self.columns)
+        if "n" in self.text:
+            frame["n"] = pd.Series([row["n"] for row in self.rows], dtype=object)
+        return frame
+
 
 def _rate(records: Sequence[ScoreRecord], field: str) -> dict[str, float | int]:
     """Accuracy over all `records`: a tie or an unanswered pair counts in n, never as correct
@@ -72,7 +109,7 @@ def _rate(records: Sequence[ScoreRecord], field: str) -> dict[str, float | int]:
     }
 
 
-def accuracy_table(records: Iterable[ScoreRecord]) -> pd.DataFrame:
+def accuracy_table(records: Iterable[ScoreRecord]) -> ProbeTable:
     groups: dict[tuple[str, str], list[ScoreRecord]] = {}
     for record in records:
         groups.setdefault((record.scorer, record.task), []).append(record)
@@ -95,36 +132,35 @@ def accuracy_table(records: Iterable[ScoreRecord]) -> pd.DataFrame:
                 "ties_mean": by_mean["ties"],
             }
         )
-    return pd.DataFrame(rows)
+    return ProbeTable(ACCURACY_COLUMNS, rows, frozenset({"scorer", "task"}))
 
 
 def _paper_table(
-    accuracy: pd.DataFrame,
+    accuracy: ProbeTable,
     columns: dict[str, str],
     published: Mapping[str, Sequence[float]],
     source: str,
-) -> pd.DataFrame:
-    rows = []
-    for scorer in sorted(set(accuracy["scorer"])) if len(accuracy) else []:
-        mine = accuracy[accuracy["scorer"] == scorer].set_index("task")
-        if not set(columns.values()) & set(mine.index):
+) -> ProbeTable:
+    rows: list[Row] = []
+    for scorer in sorted({row["scorer"] for row in accuracy.rows}):
+        mine = {row["task"]: row for row in accuracy.rows if row["scorer"] == scorer}
+        tasks = [task for task in columns.values() if task in mine]
+        if not tasks:
             continue
         for basis in ("sum", "mean"):
-            row: dict[str, object] = {"model": f"{scorer} (by {basis})", "source": "ours"}
+            row: Row = {"model": f"{scorer} (by {basis})", "source": "ours"}
             for label, task in columns.items():
-                row[label] = mine[f"acc_{basis}"].get(task, float("nan"))
-            row["n"] = int(mine.loc[mine.index.isin(list(columns.values())), "n"].sum())
+                row[label] = mine[task][f"acc_{basis}"] if task in mine else float("nan")
+            row["n"] = sum(mine[task]["n"] for task in set(tasks))
             rows.append(row)
     for model, values in published.items():
         rows.append(
             {"model": model, "source": source, **dict(zip(columns, values, strict=True)), "n": None}
         )
-    frame = pd.DataFrame(rows, columns=["model", "source", *columns, "n"])
-    frame["n"] = pd.Series([None if pd.isna(n) else int(n) for n in frame["n"]], dtype=object)
-    return frame
+    return ProbeTable(["model", "source", *columns, "n"], rows, frozenset({"model", "source", "n"}))
 
 
-def probe_tables(records: Iterable[ScoreRecord]) -> dict[str, pd.DataFrame]:
+def probe_table_rows(records: Iterable[ScoreRecord]) -> dict[str, ProbeTable]:
     """The tables described in the module docstring, by name."""
     accuracy = accuracy_table(records)
     return {
@@ -144,6 +180,11 @@ def probe_tables(records: Iterable[ScoreRecord]) -> dict[str, pd.DataFrame]:
     }
 
 
+def probe_tables(records: Iterable[ScoreRecord]) -> dict[str, pd.DataFrame]:
+    """`probe_table_rows` as data frames (the table files, the run report)."""
+    return {name: table.frame() for name, table in probe_table_rows(records).items()}
+
+
 CAPTIONS = {
     "accuracy": "Minimal-pair accuracy per scorer and task (Wilson 95% intervals)",
     "bpomp": "BPoMP tasks: accuracy (original more probable), ours beside the published numbers",
@@ -153,16 +194,26 @@ CAPTIONS = {
 
 
 def write_probe_tables(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> list[Path]:
+    from poemetric.analysis.tables import write_table
+
     written: list[Path] = []
     for name, frame in tables.items():
         written += write_table(frame, out_dir, f"probe_{name}", caption=CAPTIONS[name], digits=3)
     return written
 
 
-def markdown_summary(tables: dict[str, pd.DataFrame]) -> str:
+def markdown_summary(tables: Mapping[str, ProbeTable] | Mapping[str, pd.DataFrame]) -> str:
+    """The paper-shaped tables that hold rows of ours, as Markdown (of `probe_table_rows`, or of
+    `probe_tables`: the same text)."""
     parts = []
     for name in ("bpomp", "deletion", "last_line"):
-        frame = tables[name]
-        if (frame["source"] == "ours").any():
-            parts.append(f"**{CAPTIONS[name]}**\n\n{to_markdown(frame, digits=3)}")
+        table = tables[name]
+        if isinstance(table, ProbeTable):
+            ours, text = any(row["source"] == "ours" for row in table.rows), table.markdown()
+        else:
+            from poemetric.analysis.tables import to_markdown
+
+            ours, text = bool((table["source"] == "ours").any()), to_markdown(table, digits=3)
+        if ours:
+            parts.append(f"**{CAPTIONS[name]}**\n\n{text}")
     return "\n".join(parts)

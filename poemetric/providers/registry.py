@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Sequence
 from importlib.metadata import EntryPoint, entry_points
 
 from poemetric.providers.base import ModelSpec, Provider
@@ -120,6 +121,18 @@ def available_providers() -> list[str]:
     return sorted(names - set(NOT_NAMEABLE))
 
 
+def listed_providers(names: Sequence[str] | None = None) -> tuple[str, str]:
+    """`names` (by default `available_providers()`) for an error's "available: ..." list, and
+    what follows it: one that cannot be loaded (`load_problem`) is listed as "NAME (failed to
+    load)", and the second text gives each one's reason ("; provider 'NAME' (entry point ...)
+    cannot be loaded: ..."; empty where all load), so the list offers none as usable that is
+    not. Loads only the third-party ones."""
+    names = available_providers() if names is None else names
+    problems = {name: load_problem(name) for name in names}
+    listed = [name if problems[name] is None else f"{name} (failed to load)" for name in names]
+    return ", ".join(listed), "".join(f"; {problem}" for problem in problems.values() if problem)
+
+
 def provider_class(name: str) -> type[Provider]:
     """The provider class registered as `name`; `ProviderLoadError` (with the entry point and
     its package) when it cannot be used, `UnknownProviderError` when nothing has the name."""
@@ -141,8 +154,9 @@ def provider_class(name: str) -> type[Provider]:
         )
     if entries:
         return _load_entry_point(entries[0])
+    listed, why = listed_providers()
     raise UnknownProviderError(
-        f"no provider named {name!r}; available: {', '.join(available_providers())}. "
+        f"no provider named {name!r}; available: {listed}{why}. "
         f"Third-party providers register through the {ENTRY_POINT_GROUP!r} entry-point group."
     )
 

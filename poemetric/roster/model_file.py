@@ -17,6 +17,7 @@ from poemetric.providers.registry import (
     NOT_NAMEABLE,
     UnknownProviderError,
     available_providers,
+    listed_providers,
     provider_class,
 )
 from poemetric.roster.base import (
@@ -154,17 +155,19 @@ def load_model_file(
         raise RosterError(f"{path}: {spec.name!r} is reserved and cannot name a model")
     providers = available_providers() if providers is None else providers
     if spec.provider in NOT_NAMEABLE:
+        listed, why = listed_providers(providers)
         raise RosterFileError(
             f"{path}:{_line_of(node, ('provider',))}: provider {spec.provider!r} "
-            f"{NOT_NAMEABLE[spec.provider]}; available: {', '.join(providers)}",
+            f"{NOT_NAMEABLE[spec.provider]}; available: {listed}{why}",
             f"provider {spec.provider!r} cannot be named in a model file (the dataset's author)",
         )
     if spec.provider not in providers:
         close = close_names(spec.provider, providers, cutoff=0.75)
+        listed, why = listed_providers(providers)
         raise RosterFileError(
             f"{path}:{_line_of(node, ('provider',))}: unknown provider {spec.provider!r}; "
-            f"available: {', '.join(providers)} (a provider of another package needs that "
-            "package installed: docs/providers.md)",
+            f"available: {listed} (a provider of another package needs that package installed: "
+            f"docs/providers.md){why}",
             f"unknown provider {spec.provider!r} (did you mean {close[0]!r}?)"
             if close
             else f"provider {spec.provider!r} is not installed",

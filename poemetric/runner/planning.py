@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from poemetric.providers.base import BatchCapable, Completion, ModelSpec
 from poemetric.providers.registry import provider_class
-from poemetric.runner.batch_mode import abandon_hint, in_batches_text, open_batch_jobs
+from poemetric.runner.batch_mode import abandon_hint, in_batches_text
 from poemetric.runner.jobs import Job, completion_from_dict, select_shard
 from poemetric.runner.leases import Leases
 from poemetric.runner.report import ModelReport
@@ -114,13 +114,13 @@ def calls_after_cache(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -
     return calls
 
 
-def add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
+def add_estimates(run: ModelRun, pending: Sequence[Job], paid: Mapping[str, str]) -> None:
+    """Add the cost of calling `pending` to the model's estimate, but for the jobs in `paid`
+    (`open_batch_jobs`): a job in a batch that is still open was paid for by that batch (with
+    --batch the run collects it, without it the run leaves it to the batch)."""
     from poemetric.runner.recording import estimate
 
     batch = run.options.batch and _batch_capable(run.spec)
-    # A job in a batch that is still open was paid for by that batch: with --batch the run
-    # collects it, without it the run leaves it to the batch; no call of this command pays.
-    paid = open_batch_jobs(run)
     for job in pending:
         if job.key in paid:
             continue
@@ -130,12 +130,13 @@ def add_estimates(run: ModelRun, pending: Sequence[Job]) -> None:
         run.report.estimated_cost_usd += guess.cost_usd
 
 
-def plan_open_batches(run: ModelRun, pending: Sequence[Job]) -> None:
-    """A plan (--dry-run): count the `pending` jobs in open batches (`in_open_batches`, not
-    planned calls) and say what the run will do with them: collect them (--batch) or leave them
-    to their batches. A plan without --batch showed them as `pending` at $0 and nothing said
-    that the run would call none of them."""
-    open_batches = open_batch_jobs(run)
+def plan_open_batches(
+    run: ModelRun, pending: Sequence[Job], open_batches: Mapping[str, str]
+) -> None:
+    """A plan (--dry-run): count the `pending` jobs in open batches (`open_batch_jobs`:
+    `in_open_batches`, not planned calls) and say what the run will do with them: collect them
+    (--batch) or leave them to their batches. A plan without --batch showed them as `pending`
+    at $0 and nothing said that the run would call none of them."""
     left = [job for job in pending if job.key in open_batches]
     if not left:
         return

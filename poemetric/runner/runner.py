@@ -44,6 +44,7 @@ from poemetric.providers.remote_common import key_variables
 from poemetric.redaction import Redactor
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import close_provider
+from poemetric.runner.batch_mode import open_batch_jobs
 from poemetric.runner.cost import Budget
 from poemetric.runner.estimate_basis import observe
 from poemetric.runner.isolation import provider_target as provider_target
@@ -207,12 +208,13 @@ def run_stage(
             model_report.estimate_basis = run.basis.describe(spec, options.output_tokens_estimate)
             if leases is not None:
                 cached, pending = lease_jobs(leases, run, cached, pending)
-            add_estimates(run, pending)
+            in_batches = open_batch_jobs(run)  # read once for the estimates and the plan
+            add_estimates(run, pending, in_batches)
             if options.dry_run:  # a cached answer's re-ask not sent yet is paid too
-                plan_open_batches(run, pending)
+                plan_open_batches(run, pending, in_batches)
                 after_cache = calls_after_cache(run, cached)
                 model_report.from_cache_to_call = len(after_cache)
-                add_estimates(run, after_cache)
+                add_estimates(run, after_cache, in_batches)
             else:
                 pending = pending + replay_cached(run, cached)
             runs.append((run, pending))
