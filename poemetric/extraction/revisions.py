@@ -138,16 +138,23 @@ def _keep_labelled_final(lines: list[str], notes: list[str]) -> tuple[list[str],
     if not revised:
         return lines, None  # nothing before the label to revise: "Final Version" as a title
     start = drafts[0] if drafts else revised[0]
+    _note_earlier(lines, content, start, last, "draft before the final version", notes)
+    notes.append(f"removed the label of the final version: {_quote(lines[last])}")
+    return lines[last + 1 :], title or None
+
+
+def _note_earlier(
+    lines: list[str], content: list[int], start: int, stop: int, what: str, notes: list[str]
+) -> None:
+    """Notes for the lines removed before a kept version: each preamble line before `start`,
+    and the earlier version's lines from `start` to `stop` as one count."""
     for i in content:
         if i < start:
             notes.append(f"removed preamble: {_quote(lines[i])}")
-    removed = sum(1 for i in content if start <= i < last)
+    removed = sum(1 for i in content if start <= i < stop)
     notes.append(
-        f"removed the earlier draft before the final version ({counted(removed, 'line')} from "
-        f"{_quote(lines[start])})"
+        f"removed the earlier {what} ({counted(removed, 'line')} from {_quote(lines[start])})"
     )
-    notes.append(f"removed the label of the final version: {_quote(lines[last])}")
-    return lines[last + 1 :], title or None
 
 
 #: A sentence that introduces an unlabelled rewrite: "Let me fix it:", "Let me revise:", "Let's
@@ -258,14 +265,7 @@ def keep_last_rewrite(lines: list[str], notes: list[str]) -> list[str]:
         return lines
     k = complete[-1]
     cue, end, begin = cues[k], ends[k], versions[k] or cues[k] + 1
-    for i in content:
-        if i < verse:
-            notes.append(f"removed preamble: {_quote(lines[i])}")
-    removed = sum(1 for i in content if verse <= i < cue)
-    notes.append(
-        f"removed the earlier version before the rewrite ({counted(removed, 'line')} from "
-        f"{_quote(lines[verse])})"
-    )
+    _note_earlier(lines, content, verse, cue, "version before the rewrite", notes)
     notes.append(f"removed the line introducing the rewrite: {_quote(lines[cue])}")
     for line in lines[cue + 1 : begin]:
         if line.strip():
