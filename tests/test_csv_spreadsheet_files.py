@@ -207,8 +207,9 @@ def test_expert_ratings_with_semicolons_are_imported_and_analyzed(tmp_path: Path
     )
     result = runner.invoke(app, ["survey", "import", str(ratings), "--run", str(run)])
     assert result.exit_code == 0, result.output  # was 2: "not valid UTF-8 (byte 0xe8 ...)"
-    warnings = result.stderr.splitlines()
+    *warnings, started = result.stderr.splitlines()
     assert len(warnings) == 4 and all(w.startswith(f"warning: {ratings}: ") for w in warnings)
+    assert started == "started survey 'experts': the run had no survey of that name"
     assert "read as Windows-1252" in warnings[0] and "`sep=;`" in warnings[1]
     assert "line 5 holds only semicolons" in warnings[2] and "'4,0' on line 3" in warnings[3]
     with RunStore(run, create=False) as store:

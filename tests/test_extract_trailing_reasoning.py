@@ -224,3 +224,48 @@ def test_meta_sentence_after_a_line_that_runs_on_kept() -> None:
     text = SONNET.replace("behind.", "behind,") + "\n" + GLUED_REMARKS[0]
     result = extract_poem(text)
     assert result.poem == text, result.notes
+
+
+# Written for this test: a poem about learning metre, in quatrains, whose last quatrain ends on
+# a line naming the metre, longer than the poem's other lines (and rhyming "mine" with "line").
+METRE_LESSON = """My teacher made us count on every hand,
+the stresses falling soft and then so hard,
+until the lines marched past us like a band
+of soldiers drilling in a cold school yard.
+
+Now, forty years along, I write to you
+in the old way she taught me, line by line,
+and count the beats the way she made us do."""
+
+QUATRAIN_ENDINGS = [
+    "My sonnet limps in iambic pentameter, its meter lame as mine.",
+    "The meter's iambic, the syllables ten, the rhyme scheme mine.",
+    "Let me count again: ten syllables, iambic, every line of mine.",
+]
+
+
+@pytest.mark.parametrize("last", QUATRAIN_ENDINGS)
+def test_last_line_completing_a_stanza_shaped_like_the_others_kept(last: str) -> None:
+    """A glued line that makes the last stanza a quatrain like the one before it is the poem's
+    last line, not a remark under it (it was removed, leaving a stanza of three lines)."""
+    text = METRE_LESSON + "\n" + last
+    result = extract_poem(text)
+    assert result.poem == text, result.notes
+    assert result.notes == [] and result.reasoning is None
+
+
+@pytest.mark.parametrize("remark", [*GLUED_REMARKS, *GLUED_CHECKS])
+def test_remark_glued_under_a_poem_of_stanzas_removed(remark: str) -> None:
+    """Under a poem of quatrains, a remark glued to the last one makes a stanza of five lines."""
+    result = extract_poem(META + "\n" + remark)
+    assert result.poem == META, result.notes
+
+
+def test_remark_glued_under_the_last_tercet_of_a_sonnet_removed() -> None:
+    """A Petrarchan layout (4, 4, 3, 3): the remark makes the last stanza a quatrain like the
+    first two, but without it the stanza is a tercet like the one before: it stays a remark."""
+    lines = SONNET.split("\n")
+    sonnet = "\n\n".join("\n".join(lines[a:b]) for a, b in ((0, 4), (4, 8), (8, 11), (11, 14)))
+    for remark in GLUED_REMARKS:
+        result = extract_poem(sonnet + "\n" + remark)
+        assert result.poem == sonnet, result.notes

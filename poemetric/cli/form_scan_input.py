@@ -89,9 +89,9 @@ def _table_of_poems(path: Path) -> None:
 def _poem_file_text(name: str, data: bytes) -> str:
     """A poem file's text: UTF-8, or Windows-1252 (Notepad's "ANSI") with a warning on stderr;
     bytes of neither encoding are an error naming the line (`poemetric.data.csv_text`)."""
-    from poemetric.data.csv_text import decode_text
+    from poemetric.data.csv_text import PLAIN_TEXT, decode_text
 
-    decoded = decode_text(data)
+    decoded = decode_text(data, PLAIN_TEXT)
     if decoded.problem is not None:
         line, reason = decoded.problem
         raise error_exit(f"{name}:{line}: {reason}")

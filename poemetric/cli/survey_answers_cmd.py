@@ -102,7 +102,7 @@ def import_(
 
         poemetric survey import R3.csv --run runs/paper --survey experts
 
-        poemetric survey import paper_experts.csv --run runs/paper --survey paper --new
+        poemetric survey import R4.csv --run runs/paper --survey experts2 --new
     """
     from poemetric.analysis.attention import unjudged_checks
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers

@@ -23,6 +23,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: Excel's separator hint, alone on the first line: `sep=;` (Excel may pad it with separators
 #: or quote it when it saves the file again). Only a separator: `sep=a` is no hint.
 _SEP_HINT = re.compile(r'"?sep=(?P<sep>[,;|\t])"?[,;\t|]*\s*', re.IGNORECASE)
+#: Where a Windows-1252 file comes from, and how to save it as UTF-8 instead: a spreadsheet's
+#: CSV (`decode_text`'s default), or a text file (`form scan`'s poem).
+SPREADSHEET = ('Excel\'s "CSV (Comma delimited)"', 'as "CSV UTF-8"')
+PLAIN_TEXT = ('Notepad\'s "ANSI"', "with the encoding UTF-8")
 #: A number written with a decimal comma: `3,5`, `-0,25`.
 _DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
 
@@ -37,9 +41,10 @@ class Decoded:
     problem: tuple[int, str] | None = None
 
 
-def decode_text(data: bytes) -> Decoded:
+def decode_text(data: bytes, origin: tuple[str, str] = SPREADSHEET) -> Decoded:
     """UTF-8 (a byte-order mark dropped), else Windows-1252 when every byte is text in it and no
-    line is UTF-8 (a file of both would read some lines garbled), never without a `note`."""
+    line is UTF-8 (a file of both would read some lines garbled), never without a `note`
+    (`origin`: what saves a file so, and how to save it as UTF-8)."""
     try:
         return Decoded(data.decode("utf-8-sig"))
     except UnicodeDecodeError as error:
@@ -82,10 +87,11 @@ def decode_text(data: bytes) -> Decoded:
                 "encodings (text pasted from elsewhere?); save the file as UTF-8",
             ),
         )
+    saved_by, utf8 = origin
     note = (
         f"not UTF-8 (byte 0x{data[start]:02x} on line {line}): read as Windows-1252 (cp1252, "
-        'the encoding of Excel\'s "CSV (Comma delimited)" on Windows); check its accented '
-        'letters and quotes, or save it as "CSV UTF-8" to be sure'
+        f"the encoding of {saved_by} on Windows); check its accented letters and quotes, or "
+        f"save it {utf8} to be sure"
     )
     return Decoded(text, note=note)
 

@@ -36,7 +36,7 @@ from poemetric.extraction.classify import (
     _is_glued_closing,
     _quote,
 )
-from poemetric.extraction.reasoning import is_meta_sentence
+from poemetric.extraction.reasoning import completes_a_stanza, is_meta_sentence
 
 _SENTENCE_END = re.compile(r"[.!?:…)\]][\"'”’*_)\]]*$")
 
@@ -174,7 +174,9 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
         return False
     width = max(len(text) for text in above)
     return _is_description(line, width, glued=True) or (
-        len(above) >= 2 and is_meta_sentence(line, width)
+        len(above) >= 2
+        and is_meta_sentence(line, width)
+        and not completes_a_stanza(lines[first : index + 1])
     )
 
 

@@ -189,6 +189,21 @@ def is_meta_sentence(line: str, width: int) -> bool:
     return named >= 3 or any(term.isupper() for term in exact)  # a scheme in capitals
 
 
+def completes_a_stanza(lines: list[str]) -> bool:
+    """Whether the last line of `lines` (a poem and a line glued under it) completes a stanza
+    shaped like one before it: with it, the last stanza has as many lines as an earlier one has,
+    without it, as none has. The fourth line of a quatrain naming its metre is verse; a remark
+    glued under a sonnet's couplet or a stanza as long as the others makes one unlike them."""
+    sizes = [0]
+    for line in lines:
+        if line.strip():
+            sizes[-1] += 1
+        elif sizes[-1]:
+            sizes.append(0)
+    *earlier, last = [size for size in sizes if size] or [0]
+    return last in earlier and last - 1 not in earlier
+
+
 def _glued_self_check(lines: list[str], first: int) -> int | None:
     """The index of a one-line self-check glued under the poem's last line, or None."""
     content = [i for i in range(first, len(lines)) if lines[i].strip()]
@@ -199,6 +214,8 @@ def _glued_self_check(lines: list[str], first: int) -> int | None:
     width = max(len(lines[i].strip()) for i in content[:-1])
     if not _ENDS.search(above) or not _SELF_TALK.match(_chat_text(lines[index])):
         return None
+    if completes_a_stanza(lines[first : index + 1]):
+        return None  # the last line of a stanza shaped like the others: verse
     return index if is_meta_sentence(lines[index], width) else None
 
 
