@@ -185,3 +185,22 @@ def test_the_report_and_the_judges_caption_name_the_judge_command(tmp_path: Path
         assert result.exit_code == 0, result.output
         caption = (run / "analysis" / "judges.md").read_text(encoding="utf-8").replace("\\`", "`")
         assert finish.format(f"`{said}`") in " ".join(caption.split())
+
+
+def test_the_form_leaderboard_of_a_run_whose_judgments_all_failed_names_the_judge(
+    tmp_path: Path,
+) -> None:
+    """A run judged, but with no usable judgment yet (here one pending its re-ask): the report's
+    leaderboard said "No judgments yet (run `poemetric judge --run R`)", a command that
+    `poemetric judge` refuses without a judge. It names the judge and says the judgments so far
+    are not usable yet."""
+    run = pending_run(tmp_path)
+    assert CliRunner().invoke(app, ["form", "run", "--run", str(run)]).exit_code == 0
+    quoted = shlex.quote(str(run))
+    said = page_text(run, "")
+    assert (
+        f"No successful judgments yet (run poemetric judge --run {quoted} --judge remote-test "
+        "again)" in said
+    )
+    made = page_text(run, "1")
+    assert f"(run make judge RUN={quoted} JUDGE=remote-test again)" in made
