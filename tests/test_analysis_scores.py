@@ -431,6 +431,8 @@ def test_an_expert_score_left_blank_is_not_counted_as_na(store: RunStore, tmp_pa
 def test_the_note_on_missing_judge_tables_says_when_every_judgment_failed(
     store: RunStore,
 ) -> None:
+    """The command it names finishes the job: it said `poemetric judge --run R`, which
+    `poemetric judge` refuses without a judge ("No judge given"); it names the judge."""
     store.conn.execute("DELETE FROM judgments WHERE status = 'ok'")
     store.conn.commit()
     notes = analyze_run(store).notes
@@ -438,7 +440,8 @@ def test_the_note_on_missing_judge_tables_says_when_every_judgment_failed(
     assert skipped == [
         "judge tables skipped: the 1 judgment failed (the `judges` table counts parse "
         "failures and call errors); the next `poemetric judge --run "
-        f"{shlex.quote(str(store.run_dir))}` retries call errors and re-parses stored answers, "
+        f"{shlex.quote(str(store.run_dir))} --judge j` retries call errors and re-parses stored "
+        "answers, "
         "`--refresh-failed-parses` pays for new ones"
     ]
     assert analyze_run(store).table("judges").at[0, "ok"] == 0

@@ -267,3 +267,17 @@ def test_models_help_teaches_how_to_add_a_model(
     assert shown.exit_code == 0 and f"# {folder / 'markov3.yaml'}" in shown.output
     listed = CliRunner().invoke(app, ["models"], terminal_width=200)
     assert any(line.startswith("markov3 ") for line in listed.output.splitlines())
+
+
+def test_judge_help_says_which_poems_are_not_sent_to_the_judge() -> None:
+    """After the paragraph on unparsable answers, `judge --help` said "Empty answers and
+    refusals are not sent": read as the judge's answers, which are parsed and re-asked; it is
+    the generations that are no poem that are not sent."""
+    said = " ".join(
+        CliRunner().invoke(app, ["judge", "--help"], env={"COLUMNS": "200"}).output.split()
+    )
+    assert "Empty answers and refusals are not sent" not in said
+    assert (
+        "A generation that is no poem (empty, a refusal, one line, not in Latin script) is not sent to the judge"
+        in said
+    )

@@ -86,6 +86,33 @@ def test_the_pending_reask_note_names_the_command_with_the_run(tmp_path: Path) -
     assert f"running `poemetric judge --run {quoted} --judge remote-test` again" in said
 
 
+def test_the_pending_reask_note_names_every_judge_whose_reask_is_due(tmp_path: Path) -> None:
+    """Pending re-asks of two judges: the note's command named no judge at all (`poemetric
+    judge --run R`, refused by `poemetric judge`: "No judge given"); it names both, as
+    `--judge` takes them."""
+    run = pending_run(tmp_path)
+    with RunStore(run, create=False) as store, store.transaction() as conn:
+        (generation_id,) = conn.execute(
+            "SELECT generation_id FROM judgments WHERE judgment_id = 'j1'"
+        ).fetchone()
+        conn.execute(
+            "INSERT INTO judgments (judgment_id, generation_id, judge, status, error, reasks, "
+            "created_at) VALUES ('j2', ?, 'other-test', 'error', ?, 0, ?)",
+            (generation_id, f"{UNPARSABLE}no JSON object", utc_now()),
+        )
+    result = CliRunner().invoke(
+        app, ["analyze", "--run", str(run)], env={"COLUMNS": "400", "POEMETRIC_MAKE": ""}
+    )
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "2 judgments are pending a re-ask" in said
+    command = f"poemetric judge --run {shlex.quote(str(run))} --judge other-test,remote-test"
+    assert f"running `{command}` again" in said
+    caption = (run / "analysis" / "judges.md").read_text(encoding="utf-8").replace("\\`", "`")
+    assert f"running `{command}` again finishes them" in " ".join(caption.split())
+    assert f"running {command} again finishes them" in page_text(run, "")
+
+
 def test_the_generate_hint_names_the_runs_own_dataset(tmp_path: Path) -> None:
     """`make generate RUN=R` (and `poemetric generate --run R`) take the demo dataset, which a
     run prepared from another file refuses, or, for a new run, fills it with the demo's poems:
@@ -158,3 +185,22 @@ def test_the_report_and_the_judges_caption_name_the_judge_command(tmp_path: Path
         assert result.exit_code == 0, result.output
         caption = (run / "analysis" / "judges.md").read_text(encoding="utf-8").replace("\\`", "`")
         assert finish.format(f"`{said}`") in " ".join(caption.split())
+
+
+def test_the_form_leaderboard_of_a_run_whose_judgments_all_failed_names_the_judge(
+    tmp_path: Path,
+) -> None:
+    """A run judged, but with no usable judgment yet (here one pending its re-ask): the report's
+    leaderboard said "No judgments yet (run `poemetric judge --run R`)", a command that
+    `poemetric judge` refuses without a judge. It names the judge and says the judgments so far
+    are not usable yet."""
+    run = pending_run(tmp_path)
+    assert CliRunner().invoke(app, ["form", "run", "--run", str(run)]).exit_code == 0
+    quoted = shlex.quote(str(run))
+    said = page_text(run, "")
+    assert (
+        f"No successful judgments yet (run poemetric judge --run {quoted} --judge remote-test "
+        "again)" in said
+    )
+    made = page_text(run, "1")
+    assert f"(run make judge RUN={quoted} JUDGE=remote-test again)" in made

@@ -105,6 +105,31 @@ def test_a_dry_run_estimates_a_judge_from_its_answers_so_far(tmp_path: Path) -> 
         assert len(server.generation_requests) == POEMS  # the plans called nothing
 
 
+def test_a_plan_for_other_poems_estimates_from_the_judges_answers_so_far(tmp_path: Path) -> None:
+    """`--authors` and `--limit` kept the answers to the poems they leave out from the estimate:
+    a judge with 12 short answers in the run was planned at the default 800 tokens a call for
+    the human poems (about 25 times their cost; `--max-cost` reserved as much)."""
+    store = generated_run(tmp_path)
+    with OpenAIServer(judge_answer, api_key=TEST_KEY) as server:
+        spec = judge_of(server)
+        assert judge(store, spec, samples=1).models[0].ok == POEMS  # the machine's poems
+        answer_tokens = max(stored_output_tokens(store))
+        for authors, limit in ((["human"], None), (["human"], 2), (None, 3)):
+            plan = run_judging(
+                store,
+                spec,
+                options=dataclasses.replace(FAST, dry_run=True, limit=limit),
+                authors=authors,
+            )
+            planned = plan.models[0]
+            assert planned.pending == (limit or POEMS), (authors, limit)
+            assert planned.estimate_basis == f"{answer_tokens} tokens, from {POEMS} answers so far"
+            assert planned.estimated_output_tokens == planned.pending * answer_tokens
+        assert len(server.generation_requests) == POEMS  # the plans called nothing
+    # The plans stored nothing for the poems they left out.
+    assert store.count("judgments") == POEMS
+
+
 def test_a_fresh_run_keeps_the_default_estimate(tmp_path: Path) -> None:
     store = generated_run(tmp_path)
     with OpenAIServer(judge_answer, api_key=TEST_KEY) as server:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from poemetric.hints import stage_command
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
-from poemetric.judge.pending import judgment_errors, pending_judge, pending_note
+from poemetric.judge.pending import judges_of, judgment_errors, pending_note
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
 from poemetric.store import RunStore
 from poemetric.suggest import did_you_mean
@@ -91,7 +91,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
             f"{plural(len(errors.failed), 'is', 'are')} left out"
         )
     if errors.pending:
-        notes.append(pending_note(len(errors.pending), store.run_dir, pending_judge(errors)))
+        notes.append(pending_note(len(errors.pending), store.run_dir, judges_of(errors.pending)))
     not_poems = store.count(
         "judgments",
         "status = 'not_judged'" + (" AND judge = ?" if judge else ""),

@@ -50,7 +50,7 @@ from poemetric.analysis.validation import (
 from poemetric.data.errata import errata_for_run
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.hints import stage_command
-from poemetric.judge.pending import judgment_errors
+from poemetric.judge.pending import judges_of, judgment_errors
 from poemetric.paths import replaced_when_done
 from poemetric.store import RunStore
 from poemetric.text.plural import counted, plural
@@ -102,8 +102,8 @@ TABLE_CAPTIONS: dict[str, str] = {
 
 def pending_caption(run: Path, judge: str | None = None) -> str:
     """Added to the `judges` caption when a judgment waits for its re-ask: the command that
-    sends the re-asks names the run (and `judge`, when all of them are its), as make runs it
-    under make."""
+    sends the re-asks names the run and `judge` (comma-separated, as `--judge` takes several),
+    as make runs it under make."""
     return (
         ". Pending re-asks: judgments whose unparsable answer awaits its re-ask (judging was "
         f"stopped; running `{stage_command('judge', run, judge)}` again finishes them), in no "
@@ -295,7 +295,7 @@ def analyze_run(
     if "pending_reasks" in behaviour:
         pending = behaviour.loc[behaviour["pending_reasks"] > 0, "judge"].astype(str).tolist()
         result.captions["judges"] = TABLE_CAPTIONS["judges"] + pending_caption(
-            store.run_dir, pending[0] if len(pending) == 1 else None
+            store.run_dir, ",".join(sorted(pending)) or None
         )
 
     _expert_tables(
@@ -324,7 +324,7 @@ def _no_judge_tables_note(store: RunStore) -> str:
     """Why the judge tables are missing: no judge ran, every judgment it made failed, or the
     ones that did not fail are pending a re-ask (a stopped `poemetric judge`)."""
     errors = judgment_errors(store)
-    judge = stage_command("judge", store.run_dir)
+    judge = stage_command("judge", store.run_dir, judges_of(errors.failed + errors.pending))
     failed, pending = len(errors.failed), len(errors.pending)
     if not failed:
         if pending:

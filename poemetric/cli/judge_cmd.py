@@ -109,8 +109,9 @@ def select_judges(selection: str, given_as: str | None = None) -> list[ModelSpec
         "`judge recognise` asks the judges whether they know the human poems.\n\n"
         "An unparsable answer is re-asked once (the judge file's `reask`), telling the judge "
         "why; one that stays unparsable is stored as an error with the raw response, re-parsed "
-        "for free by the next run; --refresh-failed-parses pays for new answers. Empty answers "
-        "and refusals are not sent. See docs/judging.md.\n\n" + STOPPING_HELP
+        "for free by the next run; --refresh-failed-parses pays for new answers. A generation "
+        "that is no poem (empty, a refusal, one line, not in Latin script) is not sent to the "
+        "judge: it is stored as not judged, at no cost. See docs/judging.md.\n\n" + STOPPING_HELP
     ),
 )
 def judge(

@@ -76,8 +76,8 @@ def judgment_errors(store: RunStore, judge: str | None = None) -> JudgmentErrors
 
 def pending_note(count: int, run: Path | None = None, judge: str | None = None) -> str:
     """What `analyze` and the report say about judgments pending a re-ask: the command that
-    finishes them names the run (and `judge`, when the pending ones are all of one judge), as
-    make runs it under make (`poemetric.hints.stage_command`)."""
+    finishes them names the run and `judge` (`judges_of`: comma-separated, as `--judge` takes
+    them), as make runs it under make (`poemetric.hints.stage_command`)."""
     these = "1 judgment is" if count == 1 else f"{count:,} judgments are"
     return (
         f"{these} pending a re-ask (judging was stopped between an unparsable answer and its "
@@ -87,7 +87,7 @@ def pending_note(count: int, run: Path | None = None, judge: str | None = None) 
     )
 
 
-def pending_judge(errors: JudgmentErrors) -> str | None:
-    """The judge of every judgment pending a re-ask, when they are all of one judge."""
-    judges = {str(row["judge"]) for row in errors.pending}
-    return judges.pop() if len(judges) == 1 else None
+def judges_of(rows: list[sqlite3.Row]) -> str | None:
+    """The judges of `rows`, sorted and comma-separated as `--judge` takes them (None: no row).
+    A command that names no judge is refused by `poemetric judge`."""
+    return ",".join(sorted({str(row["judge"]) for row in rows})) or None

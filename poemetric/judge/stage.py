@@ -124,11 +124,44 @@ class JudgePlan:
     def __call__(self, judge: ModelSpec) -> tuple[list[Job], dict[str, str]]:
         template = judge_template(judge, self.template)
         self.store.add_template(template.name, template.text)
+        skipped: list[dict[str, Any]] = []
+        jobs = self._jobs(judge, self.authors, self.limit, skipped)
+        for row in skipped:
+            self.store.save_judgment(row)
+        self.not_sent[judge.name] = len(skipped)
+        statuses = stored_statuses(
+            self.store,
+            jobs,
+            table="judgments",
+            parent="generation_id",
+            owner="judge",
+            name=judge.name,
+        )
+        return jobs, statuses
+
+    def basis_jobs(self, judge: ModelSpec) -> list[Job] | None:
+        """The judge's jobs over every poem of the run, for the runner's estimates
+        (`poemetric.runner.estimate_basis.observe`): with `--authors` or `--limit` its answers
+        to the other poems were not looked at, and a plan said "default 800 tokens" for a judge
+        with hundreds of ~40-token answers. None: the same as the jobs (nothing left out)."""
+        if self.authors is None and self.limit is None:
+            return None
+        return self._jobs(judge, None, None, [])
+
+    def _jobs(
+        self,
+        judge: ModelSpec,
+        authors: Sequence[str] | None,
+        limit: int | None,
+        skipped: list[dict[str, Any]],
+    ) -> list[Job]:
+        """The judge's jobs over the generations of `authors` (`limit` poems); the rows of
+        generations that are not poems go to `skipped`."""
+        template = judge_template(judge, self.template)
         vary_seed = self.samples > 1 and provider_class(judge.provider).takes_seed
         schema = JUDGE_RESPONSE_SCHEMA if judge.structured == "auto" else None
         jobs: list[Job] = []
-        skipped: list[dict[str, Any]] = []
-        for generation in judgeable_generations(self.store, authors=self.authors, limit=self.limit):
+        for generation in judgeable_generations(self.store, authors=authors, limit=limit):
             reason = not_a_poem_reason(generation["poem"])
             rendered = render_judge_prompt(
                 generation["prompt"], generation["poem"] or "", template.path
@@ -163,18 +196,7 @@ class JudgePlan:
                 # original, say) are judged independently, as they would be without a cache.
                 scoped_key = cache_key(judge, request, scope=generation["generation_id"])
                 jobs.append(Job(key, judge, request, scoped_key, row))
-        for row in skipped:
-            self.store.save_judgment(row)
-        self.not_sent[judge.name] = len(skipped)
-        statuses = stored_statuses(
-            self.store,
-            jobs,
-            table="judgments",
-            parent="generation_id",
-            owner="judge",
-            name=judge.name,
-        )
-        return jobs, statuses
+        return jobs
 
 
 class JudgmentRows(ParsedAnswerRows):

@@ -51,15 +51,13 @@ def plan_model(
 
 def replay_cached(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -> list[Job]:
     """Store rows from cached responses; return the jobs (or follow-up turns) to call."""
-    from poemetric.runner.recording import next_turn, replay_completion, resolve_from_cache
+    from poemetric.runner.recording import refresh_due, replay_completion, resolve_from_cache
 
     to_call: list[Job] = []
     for job, completion in cached:
-        if run.options.refresh_failed_parses:
-            row = run.handler.ok_row(job, completion, cost_usd=0.0, batch_id=None)
-            if row.get("status") != "ok" and next_turn(run, job, completion, row) is None:
-                to_call.append(job)  # stored once, by the new call
-                continue
+        if refresh_due(run, job, completion):
+            to_call.append(job)  # stored once, by the new call
+            continue
         follow_up = resolve_from_cache(run, replay_completion(run, job, completion))
         if follow_up is not None:
             to_call.append(follow_up)
@@ -91,17 +89,15 @@ def calls_after_cache(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -
     the re-ask of an unusable cached answer not sent yet (a stop came between the answer and
     its re-ask, or `--reask` was raised), and with `--refresh-failed-parses` a new answer where
     the cached one still fails. As `replay_cached`, which makes them."""
-    from poemetric.runner.recording import next_turn
+    from poemetric.runner.recording import next_turn, refresh_due
 
     calls: list[Job] = []
     for job, completion in cached:
-        if run.options.refresh_failed_parses:
-            row = run.handler.ok_row(job, completion, cost_usd=0.0, batch_id=None)
-            if row.get("status") != "ok" and next_turn(run, job, completion, row) is None:
-                calls.append(job)
-                continue
         turn: Job | None = job
         while turn is not None:  # through the turns the cache answers, as resolve_from_cache
+            if refresh_due(run, turn, completion):
+                calls.append(turn)  # its cached answer ends the conversation unusable
+                break
             row = run.handler.ok_row(turn, completion, cost_usd=0.0, batch_id=None)
             turn = next_turn(run, turn, completion, row)
             hit = None

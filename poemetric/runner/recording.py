@@ -134,14 +134,28 @@ def replay_completion(run: ModelRun, job: Job, completion: Completion) -> Job | 
     return follow_up
 
 
+def refresh_due(run: ModelRun, job: Job, completion: Completion) -> bool:
+    """`--refresh-failed-parses`: the cached `completion` of `job` is unusable and ends the
+    conversation (no follow-up turn is left), so a new answer is bought for this turn."""
+    if not run.options.refresh_failed_parses:
+        return False
+    row = run.handler.ok_row(job, completion, cost_usd=0.0, batch_id=None)
+    return row.get("status") != "ok" and next_turn(run, job, completion, row) is None
+
+
 def resolve_from_cache(run: ModelRun, job: Job | None) -> Job | None:
     """Follow a job's turns through the response cache: the first turn that needs a call, or
-    None when the cache answered every turn (its rows are stored)."""
+    None when the cache answered every turn (its rows are stored). With
+    `--refresh-failed-parses` a cached turn that ends the conversation unusable (a re-ask
+    answered as badly as the first answer) needs a call too."""
     while job is not None:
         hit = run.store.cached_completion(job.cache_key) if run.options.use_cache else None
         if hit is None:
             return job
-        job = replay_completion(run, job, completion_from_dict(hit))
+        completion = completion_from_dict(hit)
+        if refresh_due(run, job, completion):
+            return job
+        job = replay_completion(run, job, completion)
     return None
 
 

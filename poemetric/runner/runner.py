@@ -46,7 +46,7 @@ from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import close_provider
 from poemetric.runner.batch_mode import open_batch_jobs
 from poemetric.runner.cost import Budget
-from poemetric.runner.estimate_basis import observe
+from poemetric.runner.estimate_basis import EstimateBasis, observe
 from poemetric.runner.isolation import provider_target as provider_target
 from poemetric.runner.isolation import register_target as register_target
 from poemetric.runner.isolation import report_in_child as report_in_child
@@ -149,6 +149,21 @@ HandlerFactory = Callable[[ModelSpec], ResultHandler]
 ChildEntry = Callable[[str, dict[str, Any], RunnerOptions, str], dict[str, Any]]
 
 
+def _observed_basis(
+    store: RunStore, spec: ModelSpec, jobs: list[Job], jobs_for: JobSource
+) -> EstimateBasis:
+    """What a model's estimates rest on: its answers to `jobs` (all of its jobs of the stage,
+    any shard), else, too few there, its answers to every job of the stage, those `--authors`
+    or `--limit` left out included, where the source can build them (`basis_jobs`, as the
+    judge stage's; built only then: about 0.15 ms a job)."""
+    basis = observe(store, spec, jobs)
+    more = getattr(jobs_for, "basis_jobs", None)
+    if basis.observed or more is None:
+        return basis
+    every = more(spec)
+    return basis if every is None else observe(store, spec, every)
+
+
 def run_stage(
     store: RunStore,
     stage: str,
@@ -203,7 +218,7 @@ def run_stage(
                 budget,
                 model_report,
                 Redactor(key_variables(spec)),  # the file's api_key_env, else the adapter's
-                basis=observe(store, spec, jobs),  # all its jobs of the stage, any shard
+                basis=_observed_basis(store, spec, jobs, jobs_for),
             )
             model_report.estimate_basis = run.basis.describe(spec, options.output_tokens_estimate)
             if leases is not None:

@@ -44,7 +44,7 @@ def judges(run: ReportRun) -> Section | None:
         else []
     )
     pending = [str(e["judge"]) for e in entries if int(e.get("pending_reasks", 0) or 0)]
-    finish = stage_command("judge", run.run_dir, pending[0] if len(pending) == 1 else None)
+    finish = stage_command("judge", run.run_dir, ",".join(sorted(pending)) or None)
     html = render(
         "judges.html.j2", entries=entries, recognised=recognised, pending=pending, finish=finish
     )

@@ -7,6 +7,7 @@ import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.hints import stage_command
+from poemetric.judge.pending import judges_of, judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -62,9 +63,12 @@ def leaderboard(run: ReportRun) -> Section | None:
             domain=(0, 1), ticks=[0, 0.25, 0.5, 0.75, 1],
             title="Form-check pass rate, whiskers 95% Wilson interval",
         )  # fmt: skip
+        errors = judgment_errors(run.store, run.judge)
+        unfinished = errors.failed + errors.pending  # judged, but none usable yet
+        named = run.judge or judges_of(unfinished)  # `poemetric judge` refuses no judge
         return Section("leaderboard", "Leaderboard",
-                       render("leaderboard_form.html.j2", chart=chart,
-                              judge_command=stage_command("judge", run.run_dir, run.judge)))  # fmt: skip
+                       render("leaderboard_form.html.j2", chart=chart, unfinished=bool(unfinished),
+                              judge_command=stage_command("judge", run.run_dir, named)))  # fmt: skip
     else:
         return None
     return Section("leaderboard", "Leaderboard", render("leaderboard.html.j2", boards=boards))
