@@ -269,3 +269,36 @@ def test_remark_glued_under_the_last_tercet_of_a_sonnet_removed() -> None:
     for remark in GLUED_REMARKS:
         result = extract_poem(sonnet + "\n" + remark)
         assert result.poem == sonnet, result.notes
+
+
+# Written for this test: a poem about a father who taught metre, and one-line final stanzas
+# naming the metre once or twice, as such a poem may end.
+COUNTING_FATHER = """My father counted feet on kitchen chairs,
+He tapped the table softly with his thumb,
+And taught me how a careful line declares
+The steady beat of where it's coming from.
+
+He loved the old iambic, four by four,
+The rising step, the falling of the foot,
+And never needed anything much more
+Than one good line to settle where to put."""
+FINAL_ONE_LINE_STANZAS = [
+    "It scans as iambic tetrameter, as he would want.",
+    "Every line he tapped was iambic, every meter his.",
+]
+
+
+@pytest.mark.parametrize("last", FINAL_ONE_LINE_STANZAS)
+def test_one_line_final_stanza_naming_the_metre_kept(last: str) -> None:
+    """A line set apart as the last stanza was removed by the glued-remark rule for being
+    longer than the poem's lines and naming the metre; set apart, only a scheme in capitals or
+    three names of the mechanics make it a remark there (the line was kept before that rule)."""
+    text = COUNTING_FATHER + "\n\n" + last
+    result = extract_poem(text)
+    assert result.poem == text, result.notes
+
+
+def test_one_line_remark_set_apart_with_a_scheme_in_capitals_removed() -> None:
+    text = COUNTING_FATHER + "\n\nThis follows the ABAB CDCD rhyme scheme."
+    result = extract_poem(text)
+    assert result.poem == COUNTING_FATHER, result.notes

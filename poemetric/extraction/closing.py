@@ -156,6 +156,8 @@ def _paragraph(lines: list[str], start: int) -> list[str]:
     return lines[start:end]
 
 
+#: A width no line reaches: `is_meta_sentence` then judges a line by its words alone.
+_UNBOUNDED = 1_000_000
 #: A verse line ending so runs on into the next line.
 _RUNS_ON = (",", ";", ":", "—", "–", "-")
 
@@ -173,9 +175,13 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
     if not above or not _ends_sentence(above[-1]):
         return False
     width = max(len(text) for text in above)
+    # A line set apart as a stanza of its own may be a meta-poem's last line ("It scans as
+    # iambic tetrameter, as he would want."): its length alone does not make it a remark, only
+    # a scheme in capitals or three names of the mechanics do.
+    set_apart = index > 0 and not lines[index - 1].strip()
     return _is_description(line, width, glued=True) or (
         len(above) >= 2
-        and is_meta_sentence(line, width)
+        and is_meta_sentence(line, _UNBOUNDED if set_apart else width)
         and not completes_a_stanza(lines[first : index + 1])
     )
 
