@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from pathlib import Path
 
 #: Set to 1 by the Makefile on the poemetric commands it runs: a hint then names the make
@@ -20,6 +21,16 @@ _COMMANDS = {"generate": "generate", "form": "form run", "judge": "judge"}
 def run_by_make() -> bool:
     """True when the Makefile runs this command (`MAKE_ENV` is 1)."""
     return os.environ.get(MAKE_ENV, "").strip() == "1"
+
+
+def program() -> str:
+    """The `poemetric` command as a hint should name it: under make, the path make ran it by
+    (`.venv/bin/poemetric`), since a make user's venv is not activated and a bare `poemetric` is
+    not on their PATH; for a command with no make target (`export`, `batches`, `survey`)."""
+    path = sys.argv[0] if sys.argv else ""
+    if run_by_make() and Path(path).name == "poemetric" and os.sep in path:
+        return shlex.quote(path)
+    return "poemetric"
 
 
 def stage_command(
