@@ -1,0 +1,58 @@
+"""The report's charts in headless Chromium, on a judged run with the paper's 30 model names:
+no author label is cut at the chart's left edge, and on a phone the chart text stays readable
+(the chart scrolls sideways, as the tables do, instead of shrinking its text to 7 px)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from poemetric.analysis.synthetic import paper_scale_run
+from poemetric.report import build_report
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+#: Every chart label's left edge (in the chart's own units) and its rendered font size (px).
+LABELS = """() => [...document.querySelectorAll('svg.chart text.label')].map(t => {
+  const svg = t.ownerSVGElement;
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  return {label: t.textContent, left: t.getBBox().x,
+          px: parseFloat(getComputedStyle(t).fontSize) * scale};
+})"""
+
+
+@pytest.fixture(scope="module")
+def paper_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report of a judged run of the paper's 31 authors (8 prompts: labels, not poems)."""
+    run = tmp_path_factory.mktemp("charts") / "paper"
+    with paper_scale_run(run, prompts={"ballad": 3, "sonnet": 3, "limerick": 2}) as store:
+        return build_report(store)
+
+
+def test_no_author_label_is_cut_at_the_charts_left_edge(
+    paper_report: Path, browser: Browser
+) -> None:
+    """The per-dimension charts kept 170 units for labels: "DeepSeek-R1-Distill-Qwen-1.5B" lost
+    its first letters ("pSeek-R1-...") in every one of them."""
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.goto(paper_report.as_uri())
+    labels = page.evaluate(LABELS)
+    assert len(labels) == 31 * 11  # the leaderboard's and the 10 dimension charts' authors
+    assert [x["label"] for x in labels if x["left"] < 0] == []
+
+
+@pytest.mark.parametrize("width", [390, 1200])
+def test_chart_text_stays_readable_on_a_phone(
+    paper_report: Path, browser: Browser, width: int
+) -> None:
+    """The leaderboard's chart (560 units wide) was shrunk to a 350-px phone column: its 12-px
+    labels drew at 7 px. Charts now keep their text at least 10 px and scroll sideways inside
+    their figure; the page itself does not scroll sideways."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(paper_report.as_uri())
+    sizes = [x["px"] for x in page.evaluate(LABELS)]
+    assert min(sizes) >= 10, min(sizes)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
