@@ -1,6 +1,7 @@
-"""The report's charts in headless Chromium, on a judged run with the paper's 30 model names:
-no author label is cut at the chart's left edge, and on a phone the chart text stays readable
-(the chart scrolls sideways, as the tables do, instead of shrinking its text to 7 px)."""
+"""The report's charts and tables in headless Chromium, on a judged run with the paper's 30 model
+names: no author label is cut at the chart's left edge, and on a phone the chart text stays
+readable (the chart scrolls sideways, as the tables do, instead of shrinking its text to 7 px)
+and the tables keep author names on one line."""
 
 from __future__ import annotations
 
@@ -56,3 +57,20 @@ def test_chart_text_stays_readable_on_a_phone(
     sizes = [x["px"] for x in page.evaluate(LABELS)]
     assert min(sizes) >= 10, min(sizes)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_tables_on_a_phone_keep_names_and_images_readable(
+    paper_report: Path, browser: Browser
+) -> None:
+    """At 390 px the tables (which scroll in their own box) squeezed their text columns instead:
+    "DeepSeek-R1-Distill-Qwen-1.5B" broke over 4 lines at its hyphens, and the lexical table's
+    "Top images" column was 78 px wide, its header 5 lines tall. An author's name now stays on
+    one line and the images column keeps room for a few images a line."""
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    page.goto(paper_report.as_uri())
+    lines = page.evaluate("""() => [...document.querySelectorAll('table.data td.author')]
+      .map(td => { const r = document.createRange(); r.selectNodeContents(td);
+                   return [td.textContent.trim(), r.getClientRects().length]; })""")
+    assert lines and [name for name, count in lines if count > 1] == []
+    images = page.locator("#lexical th", has_text="Top images").bounding_box()
+    assert images is not None and images["width"] >= 180
