@@ -40,8 +40,9 @@ def stage_command(
     dataset: str | None = None,
 ) -> str:
     """The command that runs `stage` (generate, form, judge) on `run`, with `judge`: `make judge
-    RUN=runs/x JUDGE=gpt-4o` under make (JUDGE=NAME when no judge is named: make's judge target
-    needs one), else `poemetric judge --run runs/x --judge gpt-4o`; what is None is left out.
+    RUN=runs/x JUDGE=gpt-4o` under make, else `poemetric judge --run runs/x --judge gpt-4o`
+    (JUDGE=NAME / --judge NAME when no judge is named: both refuse to run without one); a run
+    that is None is left out.
     `generate` names its `dataset` (DATASET=NAME under make when it is not known): without it,
     make and `poemetric generate` take the demo dataset, which a run of another one refuses."""
     value = None if run is None else shlex.quote(str(run))
@@ -54,4 +55,4 @@ def stage_command(
     words = [f"poemetric {_COMMANDS[stage]}", *([f"--run {value}"] if value else [])]
     if stage == "generate" and named:
         words.append(f"--dataset {named}")
-    return " ".join(words + ([f"--judge {judge}"] if judge else []))
+    return " ".join(words + ([f"--judge {judge or 'NAME'}"] if stage == "judge" else []))

@@ -438,7 +438,8 @@ def test_the_note_on_missing_judge_tables_says_when_every_judgment_failed(
     assert skipped == [
         "judge tables skipped: the 1 judgment failed (the `judges` table counts parse "
         "failures and call errors); the next `poemetric judge --run "
-        f"{shlex.quote(str(store.run_dir))}` retries call errors and re-parses stored answers, "
+        f"{shlex.quote(str(store.run_dir))} --judge NAME` retries call errors and re-parses stored "
+        "answers, "
         "`--refresh-failed-parses` pays for new ones"
     ]
     assert analyze_run(store).table("judges").at[0, "ok"] == 0
