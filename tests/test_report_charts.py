@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from poemetric.analysis.synthetic import paper_scale_run
+from poemetric.analysis.synthetic import build_synthetic_run, paper_scale_run
 from poemetric.report import build_report
 
 if TYPE_CHECKING:
@@ -74,3 +74,39 @@ def test_tables_on_a_phone_keep_names_and_images_readable(
     assert lines and [name for name, count in lines if count > 1] == []
     images = page.locator("#lexical th", has_text="Top images").bounding_box()
     assert images is not None and images["width"] >= 180
+
+
+@pytest.fixture(scope="module")
+def long_list_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report of a run of 30 prompts: a prompt list taller than a phone's screen."""
+    run = tmp_path_factory.mktemp("list") / "run"
+    with build_synthetic_run(run, poems_per_form=10) as store:
+        return build_report(store)
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 800), (800, 390), (1400, 800)])
+def test_tapping_a_prompt_on_a_phone_brings_its_poems_into_view(
+    long_list_report: Path, browser: Browser, width: int, height: int
+) -> None:
+    """Below 960 px the browser stacks the prompt list above the poems, and the list was as
+    tall as all its prompts: a tap on a prompt changed poems below the screen, so nothing
+    seemed to happen. The list is now at most 60% of the screen high, and a tap brings the
+    chosen prompt's poems up (on a phone held either way); side by side (1400 px) the page does
+    not move."""
+    page = browser.new_page(viewport={"width": width, "height": height}, has_touch=True)
+    page.goto(long_list_report.as_uri())
+    page.wait_for_selector("html[data-ready=true]")
+    listed = page.locator("#prompt-list")
+    assert listed.evaluate("l => l.getBoundingClientRect().height") <= 0.6 * height + 2  # border
+    item = page.locator("#prompt-list li[role=option]").nth(5)
+    item.scroll_into_view_if_needed()
+    title = item.locator(".title").inner_text()
+    before = page.evaluate("scrollY")
+    item.tap()
+    heading = page.locator("#prompt-view h3")
+    assert heading.inner_text() == title
+    if width > 960:
+        assert page.evaluate("scrollY") == before
+        return
+    box = heading.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
