@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 from pathlib import Path
 
 #: Set to 1 by the Makefile on the poemetric commands it runs: a hint then names the make
@@ -22,6 +23,16 @@ def run_by_make() -> bool:
     return os.environ.get(MAKE_ENV, "").strip() == "1"
 
 
+def program() -> str:
+    """The `poemetric` command as a hint should name it: under make, the path make ran it by
+    (`.venv/bin/poemetric`), since a make user's venv is not activated and a bare `poemetric` is
+    not on their PATH; for a command with no make target (`export`, `batches`, `survey`)."""
+    path = sys.argv[0] if sys.argv else ""
+    if run_by_make() and Path(path).name == "poemetric" and os.sep in path:
+        return shlex.quote(path)
+    return "poemetric"
+
+
 def stage_command(
     stage: str,
     run: Path | str | None = None,
@@ -29,8 +40,9 @@ def stage_command(
     dataset: str | None = None,
 ) -> str:
     """The command that runs `stage` (generate, form, judge) on `run`, with `judge`: `make judge
-    RUN=runs/x JUDGE=gpt-4o` under make (JUDGE=NAME when no judge is named: make's judge target
-    needs one), else `poemetric judge --run runs/x --judge gpt-4o`; what is None is left out.
+    RUN=runs/x JUDGE=gpt-4o` under make, else `poemetric judge --run runs/x --judge gpt-4o`
+    (JUDGE=NAME / --judge NAME when no judge is named: both refuse to run without one); a run
+    that is None is left out.
     `generate` names its `dataset` (DATASET=NAME under make when it is not known): without it,
     make and `poemetric generate` take the demo dataset, which a run of another one refuses."""
     value = None if run is None else shlex.quote(str(run))
@@ -43,4 +55,4 @@ def stage_command(
     words = [f"poemetric {_COMMANDS[stage]}", *([f"--run {value}"] if value else [])]
     if stage == "generate" and named:
         words.append(f"--dataset {named}")
-    return " ".join(words + ([f"--judge {judge}"] if judge else []))
+    return " ".join(words + ([f"--judge {judge or 'NAME'}"] if stage == "judge" else []))

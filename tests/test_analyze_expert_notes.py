@@ -60,5 +60,5 @@ def test_judge_agreement_left_out_names_the_judge_command(tmp_path: Path) -> Non
     result = runner.invoke(app, ["analyze", "--run", str(run), "--experts", str(sheet)], env=WIDE)
     assert result.exit_code == 0, result.output
     notes = (run / "analysis" / "NOTES.txt").read_text(encoding="utf-8")
-    judge = f"`poemetric judge --run {run}`"
+    judge = f"`poemetric judge --run {run} --judge NAME`"
     assert f"judge agreement skipped: the run has no judgments (run {judge})" in notes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -306,7 +307,7 @@ def test_a_dry_run_does_not_price_a_model_that_cannot_run(
         "Estimated cost of the pending calls: $0.0000 (input from prompt length, output per call "
         "from the model's answers so far in this stage (95th percentile) where it has some, else "
         "a typical answer length; batch discount applied with --batch), excluding 1 model that "
-        "cannot run (below). Nothing was called."
+        "cannot run (below); once it can run, it adds an estimated $"
     ) in " ".join(dry.output.split())
 
 
@@ -474,3 +475,25 @@ def test_a_dry_runs_summary_line_counts_the_calls_of_the_models_that_can_run() -
     ]
     assert plan.summary_line().startswith("2 models, 3 calls planned, estimated $0.0000")
     assert plan.summary_line().endswith(", excluding 1 model that cannot run")
+
+
+def test_a_plan_says_what_the_models_that_cannot_run_yet_would_cost(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's `generate ... --dry-run  # plan + cost` before setting any key: every paid
+    model "n/a (cannot run)" and "Estimated cost of the pending calls: $0.0000, excluding 30
+    models that cannot run", nothing on what they would cost. The plan now adds what they
+    would cost once they can run: the estimate the same plan gives with the key set."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    args = ["generate", "--run", str(tmp_path / "r"), "--models", "gpt-4o", "--limit", "2"]
+    args += ["--dry-run", "--no-progress"]
+    keyless = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert keyless.exit_code == 0, keyless.output
+    text = " ".join(keyless.output.split())
+    found = re.search(r"once it can run, it adds an estimated \$(\d+\.\d{4})\. Nothing", text)
+    assert found is not None, text
+    assert "Estimated cost of the pending calls: $0.0000" in text
+    keyed = CliRunner().invoke(app, args, env={"COLUMNS": "400", "OPENAI_API_KEY": "sk-test"})
+    assert keyed.exit_code == 0, keyed.output
+    priced = f"Estimated cost of the pending calls: ${found.group(1)} "
+    assert priced in " ".join(keyed.output.split()) and float(found.group(1)) > 0

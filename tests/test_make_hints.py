@@ -43,7 +43,8 @@ def test_notes_under_make_name_make_targets(unjudged: Path, tmp_path: Path, comm
     assert f"(run `make form RUN={run}`)" in result.output
     assert "`poemetric " not in result.output
     plain = CliRunner().invoke(app, args, env={"COLUMNS": "400", "POEMETRIC_MAKE": ""})
-    assert f"(run `poemetric judge --run {run}`)" in plain.output
+    # `poemetric judge --run RUN` alone stops with "No judge given" (exit 2), as make's does
+    assert f"(run `poemetric judge --run {run} --judge NAME`)" in plain.output
     assert f"(run `poemetric form run --run {run}`)" in plain.output
 
 
@@ -173,7 +174,7 @@ def test_the_report_and_the_judges_caption_name_the_judge_command(tmp_path: Path
     pending, plain = shlex.quote(str(run)), shlex.quote(str(unjudged))
     made = page_text(unjudged, "1")
     assert f"No judgments yet (run make judge RUN={plain} JUDGE=NAME )" in made
-    assert f"(run poemetric judge --run {plain} )" in page_text(unjudged, "")
+    assert f"(run poemetric judge --run {plain} --judge NAME )" in page_text(unjudged, "")
     finish = "judging was stopped; running {} again finishes them"
     assert finish.format(f"make judge RUN={pending} JUDGE=remote-test") in page_text(run, "1")
     command = f"poemetric judge --run {pending} --judge remote-test"

@@ -300,3 +300,22 @@ def test_install_with_local_1_after_local_0_adds_the_local_extras(tmp_path: Path
     assert "-e .[dev]" in install("0")
     assert "torch==2.13.0" in install("1")
     assert install("1") == "" and install("0") == ""
+
+
+def test_the_demos_export_line_runs_as_printed(tmp_path: Path) -> None:
+    """After `make demo` the "export" line said `poemetric export --run runs/demo --format csv`:
+    not on a make user's PATH (make has no export target and the venv is not activated), and a
+    long run path was folded at 80 columns (make's output is a pipe). It now names the venv's
+    `poemetric`, on one line, and runs as printed from the checkout."""
+    venv = _installed_venv()
+    run = tmp_path / "a run folder with a long name, so that the export line is over 80 columns"
+    done = _make("demo", "LOCAL=0", f"RUN={run}", "LIMIT=1", "ARGS=--no-progress", venv=str(venv))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("export ")]
+    command = shlex.split(line.removeprefix("export"))
+    assert command[:2] == [f"{venv}/bin/poemetric", "export"]
+    assert command[-2:] == ["--format", "csv"]  # one line: nothing folded off
+    path = {**os.environ, "PATH": "/usr/bin:/bin"}  # no venv on it, as after `make demo`
+    exported = subprocess.run(command, cwd=REPO, env=path, capture_output=True, text=True)
+    assert exported.returncode == 0, exported.stdout + exported.stderr
+    assert (run / "export" / "generations.csv").is_file()

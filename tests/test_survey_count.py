@@ -46,3 +46,16 @@ def test_build_warns_once_and_the_page_gives_the_real_count(tmp_path: Path) -> N
     link = f"/r/{tokens.rater_token(tokens.load_secret(run), 'ten', 'R1')}"
     html = TestClient(create_app(run, "ten")).get(link).text
     assert "For this study: 10 poems</strong>." in html
+
+
+def test_the_paper_sheet_gives_the_real_count_too(tmp_path: Path) -> None:
+    """`survey sheets` printed "We will give you 10 poems in total" to a rater given 4, with
+    only the grey header line's "4 poems" to say otherwise; the sheet now has the welcome
+    page's line under the instructions."""
+    run = survey_run(tmp_path / "run", poems=5)
+    build = ["survey", "build", "--run", str(run), "--raters", "2", "--per-poem", "2"]
+    assert runner.invoke(app, [*build, "--per-rater", "4"]).exit_code == 0
+    assert runner.invoke(app, ["survey", "sheets", "--run", str(run)]).exit_code == 0
+    html = (run / "survey-experts" / "R1.html").read_text(encoding="utf-8")
+    assert "For this study: 4 poems</strong> (not the 10 the instructions above mention)" in html
+    assert html.index(VERBATIM) < html.index("For this study") < html.index("Poem 1")

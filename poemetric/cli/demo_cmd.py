@@ -27,7 +27,7 @@ from poemetric.cli.options import (
     run_option,
     unknown_choice,
 )
-from poemetric.hints import stage_command
+from poemetric.hints import program, stage_command
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted
 
@@ -251,9 +251,9 @@ def demo(
     paths = [("run store", store.path), ("tables", f"{run / 'analysis'}{os.sep}")]
     paths += [("figure", figure) for figure in figures]
     paths += [("report", f"{report_path}  (open it in a browser)")]
-    paths += [("export", f"poemetric export --run {shlex.quote(str(run))} --format csv")]
+    paths += [("export", f"{program()} export --run {shlex.quote(str(run))} --format csv")]
     for what, path in paths:  # paths are text: a run folder `runs/[exp1]` lost its `[exp1]`
-        console.print(f"{what:<11} {path}", markup=False)
+        console.print(f"{what:<11} {path}", markup=False, soft_wrap=True)  # copyable whole
     if not judge:
         console.print(judge_hint(run, judges), highlight=False, soft_wrap=True)
     if local_hint is not None:

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.markup import plain
+from poemetric.hints import program
 from poemetric.runner import stopping
 from poemetric.runner.batch_table import BatchRow, batch_rows
 from poemetric.runner.report import StageInterrupted
@@ -128,7 +129,7 @@ def _giving_up(rows: list[BatchRow], run: Path) -> str:
     where = shlex.quote(str(run))
     return (
         f"To stop for good instead, cancel {them} in the provider's batch list, then give "
-        f"{them} up: `poemetric batches list --run {where}` lists {them}, `poemetric batches "
+        f"{them} up: `{program()} batches list --run {where}` lists {them}, `{program()} batches "
         f"abandon {batch_id} --run {where} --force` gives {plural(n, 'it', 'one')} up (a later "
         f"run submits {plural(n, 'its', 'their')} jobs again)."
     )

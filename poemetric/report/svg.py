@@ -11,6 +11,12 @@ from markupsafe import Markup, escape
 
 HUMAN_COLOUR = "#D55E00"
 LLM_COLOUR = "#0072B2"
+#: Font size of the chart text in chart units (report.css says the same), the smallest size (px)
+#: it may be drawn at, and a generous width of one label character at that font size: wide
+#: enough for DejaVu Sans, the widest common sans-serif, in bold (the human row).
+FONT_SIZE = 12
+MIN_FONT_PX = 10
+CHAR_WIDTH = 7.6
 
 
 @dataclass(frozen=True)
@@ -32,9 +38,16 @@ def interval_chart(
     label_width: int = 200,
     row_height: int = 17,
 ) -> Markup:
-    """Dot-and-whisker chart; `title` names the chart and says what the whiskers are."""
+    """Dot-and-whisker chart; `title` names the chart and says what the whiskers are. The label
+    column widens to the longest label (the plot keeps its width), so that no label is cut at
+    the left edge; the chart shrinks with its container down to MIN_FONT_PX text, then scrolls
+    sideways in its `div.chart-scroll`."""
     low, high = domain
     plot = width - label_width - 16
+    longest = max((len(row.label) for row in rows), default=0)
+    label_width = max(label_width, math.ceil(longest * CHAR_WIDTH) + 12)
+    width = label_width + plot + 16
+    smallest = math.ceil(width * MIN_FONT_PX / FONT_SIZE)
     top, bottom = 8, 26
     height = top + bottom + row_height * len(rows)
 
@@ -42,8 +55,9 @@ def interval_chart(
         return label_width + (min(max(value, low), high) - low) / (high - low) * plot
 
     parts = [
-        f'<svg class="chart" role="img" viewBox="0 0 {width} {height}" width="{width}" '
-        f'height="{height}" aria-label="{escape(title)}"><title>{escape(title)}</title>'
+        f'<div class="chart-scroll"><svg class="chart" role="img" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" style="min-width: {smallest}px" '
+        f'aria-label="{escape(title)}"><title>{escape(title)}</title>'
     ]
     axis_y = top + row_height * len(rows)
     for tick in ticks:
@@ -72,5 +86,5 @@ def interval_chart(
             f'<circle cx="{x(row.value):.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
             f"<title>{escape(row.label)}: {row.value:.2f}{interval}</title></circle>"
         )
-    parts.append("</svg>")
+    parts.append("</svg></div>")
     return Markup("".join(parts))

@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, get_args
 
+from poemetric.hints import program
 from poemetric.providers.base import BatchState, BatchStatus, Provider, ProviderError
 from poemetric.providers.registry import describe_provider
 
@@ -131,7 +132,7 @@ def stop_for_adapter_bug(
         f"{describe_provider(run.spec.provider)} failed in {bug.method}{where} with "
         f"{type(error).__name__}: {message}. This is a bug in the adapter, not a failure of the "
         "service: nothing was stored as done or as an error; its traceback is in the run's call "
-        f"log (`poemetric export calls --run {shlex.quote(str(run.store.run_dir))}`, outcome "
+        f"log (`{program()} export calls --run {shlex.quote(str(run.store.run_dir))}`, outcome "
         "adapter-error)"
     )
     if bug.method == "submit_batch":
@@ -155,7 +156,7 @@ def start_bug(run: ModelRun, method: str, error: Exception) -> str:
     logged = (
         ""
         if run.options.dry_run
-        else f"; traceback: `poemetric export calls --run {shlex.quote(str(run.store.run_dir))}`"
+        else f"; traceback: `{program()} export calls --run {shlex.quote(str(run.store.run_dir))}`"
         ", outcome adapter-error"
     )
     where = f"in {method} of {describe_provider(run.spec.provider)}{line}{logged}"
@@ -225,7 +226,7 @@ def _note_once(
     run.report.warnings.append(
         run.redact(
             f"{describe_provider(run.spec.provider)} {did}{line}, a bug in the adapter: "
-            f"{consequence}; its traceback is in the run's call log (`poemetric export calls "
+            f"{consequence}; its traceback is in the run's call log (`{program()} export calls "
             f"--run {shlex.quote(str(run.store.run_dir))}`, outcome adapter-error)"
         )
     )
@@ -241,7 +242,7 @@ async def close_provider(run: ModelRun, provider: Provider) -> None:
         logged = (
             ""
             if run.options.dry_run
-            else "; its traceback is in the run's call log (`poemetric export calls --run "
+            else f"; its traceback is in the run's call log (`{program()} export calls --run "
             f"{run.store.run_dir}`, outcome adapter-error)"
         )
         run.report.warnings.append(

@@ -40,6 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from poemetric.hints import program
 from poemetric.providers.base import (
     BatchCapable,
     BatchStatus,
@@ -118,7 +119,7 @@ def abandon_hint(run: ModelRun, ids: Sequence[str]) -> str:
     batch_id = shlex.quote(ids[0]) if len(ids) == 1 else "BATCH_ID"
     return (
         "to call them now instead, cancel the batch in the provider's batch list, then "
-        f"`poemetric batches abandon {batch_id} --run {run_dir} --force`"
+        f"`{program()} batches abandon {batch_id} --run {run_dir} --force`"
     )
 
 

@@ -22,6 +22,7 @@ import json
 import shlex
 from pathlib import Path
 
+from poemetric.hints import program
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.remote_common import key_variables
 from poemetric.store.db import RunStore, utc_now
@@ -71,7 +72,9 @@ def unknown_batch_advice(
     (appended to the line that says why the model stopped); `since`: the first poll that found
     no such batch, when it was not this one."""
     where = " or ".join(key_variables(spec)) or "the model's key variable"
-    command = f"poemetric batches abandon {shlex.quote(batch_id)} --run {shlex.quote(str(run_dir))}"
+    command = (
+        f"{program()} batches abandon {shlex.quote(batch_id)} --run {shlex.quote(str(run_dir))}"
+    )
     known = f", on every poll since {shown_time(since)}" if since else ""
     return (
         f"; the provider knows no batch {batch_id} for this API key{known} (deleted, or "

@@ -172,6 +172,16 @@ class StageReport:
         cannot = len(self.not_run)
         return f", excluding {counted(cannot, 'model')} that cannot run" if cannot else ""
 
+    def _once_they_can(self) -> str:
+        """What the models that cannot run (a key not set yet) would add to a plan's estimate:
+        a plan is how one prices a run before buying keys, and it said $0.0000 for the paper's
+        30 models without a word on what they cost."""
+        cost = sum(m.estimated_cost_usd for m in self.not_run)
+        if not cost:
+            return ""
+        them, add = ("it", "adds") if len(self.not_run) == 1 else ("they", "add")
+        return f"; once {them} can run, {them} {add} an estimated ${cost:.4f}"
+
     def budget_cut_text(self) -> str:
         """The models with calls skipped at --max-cost and how many each: `o3 12, o1 3 and 2
         re-asks`."""
@@ -288,7 +298,8 @@ class StageReport:
                 f"Estimated cost of the pending calls: ${self.estimated_cost_usd:.4f} (input from "
                 "prompt length, output per call from the model's answers so far in this stage (95th "
                 "percentile) where it has some, else a typical answer length; batch discount applied "
-                f"with --batch){self._excluding()}{' (below)' if self.not_run else ''}. Nothing was "
+                f"with --batch){self._excluding()}{' (below)' if self.not_run else ''}"
+                f"{self._once_they_can()}. Nothing was "
                 "called.",
                 markup=False,
             )

@@ -43,9 +43,9 @@ class BuildSummary:
         given = f"{loads[0]}" if len(loads) == 1 else f"{loads[0]}-{loads[-1]}"
         return (
             f"warning: the survey's instructions (Appendix C, shown verbatim) say \"We will give "
-            f'you {stated} poems in total", but each rater gets {given}; the welcome page says '
-            f'"For this study: N poems" with each rater\'s own number, which is the one that '
-            "counts."
+            f'you {stated} poems in total", but each rater gets {given}; the welcome page and the '
+            f'paper sheets say "For this study: N poems" with each rater\'s own number, which is '
+            "the one that counts."
         )
 
 

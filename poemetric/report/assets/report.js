@@ -258,7 +258,13 @@
 
   list.addEventListener("click", function (event) {
     var item = event.target.closest("li[role=option]");
-    if (item) { select(Number(item.dataset.index), true); }
+    if (!item) { return; }
+    select(Number(item.dataset.index), true);
+    // Stacked (below 960 px) the poems are under the list, often below the screen: a click or
+    // tap brings them up. Side by side they are in view, and the page stays where it is.
+    if (view.getBoundingClientRect().top > window.innerHeight - 48) {
+      view.scrollIntoView({ block: "start" });
+    }
   });
 
   document.addEventListener("keydown", function (event) {
