@@ -159,3 +159,27 @@ def test_profile_similarity_to_human() -> None:
     similarity = profile_similarity(_poems(), k=5).set_index("author")["cosine_to_human"]
     assert similarity["human"] == pytest.approx(1.0)
     assert 0 < similarity["bot"] < 1
+
+
+def test_word_tables_rank_ties_alphabetically_whatever_the_poem_order() -> None:
+    """Tied counts were ranked by first occurrence (`Counter.most_common`): the same poems in
+    another storage order (merged shards) gave other top words and a profile similarity of
+    0.71 instead of 0.96 here."""
+    poems = pd.DataFrame({
+        "author": ["human"] * 3 + ["bot"] * 3,
+        "poem": ["rose moon", "sea star", "rose sea", "moon sea", "star rose", "wind sky"],
+    })  # fmt: skip
+    reversed_poems = poems.iloc[::-1].reset_index(drop=True)
+    for table in (top_words, opening_words, profile_similarity):
+        first, again = table(poems, k=2), table(reversed_poems, k=2)
+        pd.testing.assert_frame_equal(first, again)
+    bot = top_words(poems, k=2).query("author == 'bot'")
+    assert bot["word"].tolist() == ["moon", "rose"]  # 1 each: alphabetical among 6 words
+    # Reference: cosine of relative frequencies over {rose, sea} | {moon, rose}.
+    human = {"rose": 2 / 6, "sea": 2 / 6, "moon": 1 / 6}
+    other = {"rose": 1 / 6, "sea": 1 / 6, "moon": 1 / 6}
+    words = ["moon", "rose", "sea"]
+    dot = sum(human[w] * other[w] for w in words)
+    norms = math.sqrt(sum(human[w] ** 2 for w in words) * sum(other[w] ** 2 for w in words))
+    cosine = profile_similarity(poems, k=2).set_index("author")["cosine_to_human"]["bot"]
+    assert cosine == pytest.approx(dot / norms, abs=1e-12)
