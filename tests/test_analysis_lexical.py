@@ -183,3 +183,25 @@ def test_word_tables_rank_ties_alphabetically_whatever_the_poem_order() -> None:
     norms = math.sqrt(sum(human[w] ** 2 for w in words) * sum(other[w] ** 2 for w in words))
     cosine = profile_similarity(poems, k=2).set_index("author")["cosine_to_human"]["bot"]
     assert cosine == pytest.approx(dot / norms, abs=1e-12)
+
+
+def test_token_and_mtld_intervals_stay_non_negative() -> None:
+    """A t interval of two poems of 2 and 60 tokens reached below 0 tokens (and MTLD below 0):
+    counts are clipped at 0, as the shares are at 0 and 1; the upper bound is Student t's."""
+    from scipy import stats
+
+    poems = pd.DataFrame({
+        "generation_id": ["a", "b"], "author": ["bot", "bot"], "poem_form": ["x", "x"],
+        "tokens": [2, 60], "ttr": [1.0, 0.5], "mattr": [math.nan, 0.9], "mtld": [3.0, 90.0],
+    })  # fmt: skip
+    for metric in ("repetition_all", "repetition_all_chance", "repetition_all_excess",
+                   "repetition_content", "repetition_content_chance",
+                   "repetition_content_excess"):  # fmt: skip
+        poems[metric] = math.nan
+    row = lexical_summary(poems).iloc[0]
+    for metric in ("tokens", "mtld"):
+        values = poems[metric].to_numpy(float)
+        low, high = stats.t.interval(0.95, 1, loc=values.mean(), scale=stats.sem(values))
+        assert low < 0
+        assert row[f"{metric}_ci_low"] == 0.0
+        assert row[f"{metric}_ci_high"] == pytest.approx(high, rel=1e-12)
