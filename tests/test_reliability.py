@@ -262,3 +262,22 @@ def test_the_intervals_do_not_depend_on_the_order_of_the_rows() -> None:
     assert first.overall.estimates == again.overall.estimates
     assert first.overall.ci_low == again.overall.ci_low
     assert first.overall.ci_high == again.overall.ci_high
+
+
+def test_a_scale_holding_the_na_value_is_refused(tmp_path: Path) -> None:
+    """`agree --scale 0-4` kept the default `--na 0`: every 0 was read as N/A, so the 0 = 0
+    agreement vanished from PAo and the statistics used four points of a five-point scale,
+    with only "(2 N/A)" in the caption to tell."""
+    path = tmp_path / "zero.csv"
+    path.write_text("unit,rater,score\nu1,a,0\nu1,b,0\nu2,a,1\nu2,b,1\nu3,a,4\nu3,b,3\n"
+                    "u4,a,2\nu4,b,2\n")  # fmt: skip
+    refused = runner.invoke(app, ["agree", str(path), "--scale", "0-4", "--bootstrap", "0"])
+    assert refused.exit_code != 0
+    assert "N/A value 0 is on the scale 0, 1, 2, 3, 4" in " ".join(refused.output.split())
+    assert "--na none" in refused.output
+    kept = runner.invoke(app, ["agree", str(path), "--scale", "0-4", "--na", "none",
+                               "--bootstrap", "0", "--format", "json"])  # fmt: skip
+    assert kept.exit_code == 0, kept.output
+    overall = json.loads(kept.output)["overall"]
+    assert overall["pao"]["estimate"] == pytest.approx(3 / 4)  # 0=0, 1=1, 2=2 of four units
+    assert overall["n_na"] == 0
