@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from itertools import combinations
 from pathlib import Path
 
@@ -281,3 +282,23 @@ def test_a_scale_holding_the_na_value_is_refused(tmp_path: Path) -> None:
     overall = json.loads(kept.output)["overall"]
     assert overall["pao"]["estimate"] == pytest.approx(3 / 4)  # 0=0, 1=1, 2=2 of four units
     assert overall["n_na"] == 0
+
+
+def test_unanimous_ratings_leave_alpha_and_the_correlations_undefined() -> None:
+    """docs/agreement.md: every rating one value gives alpha, QWK, Spearman and Kendall 0/0
+    (NaN, as sklearn's kappa; the krippendorff package refuses such data) and 1 for PAo,
+    adjacent agreement and Gwet's AC; one rater gives nothing."""
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    same = np.full((3, 6), 4.0)
+    estimates = agreement_report(_ratings(same), n_boot=0).overall.estimates
+    for name in ("alpha_nominal", "alpha_ordinal", "alpha_interval", "qwk", "spearman",
+                 "kendall"):  # fmt: skip
+        assert math.isnan(estimates[name]), name
+    for name in ("pao", "adjacent", "gwet_ac1", "gwet_ac2_linear", "gwet_ac2_quadratic"):
+        assert estimates[name] == 1.0, name
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # sklearn says the kappa is undefined
+        kappa = sklearn_metrics.cohen_kappa_score(same[0], same[1], weights="quadratic")
+    assert math.isnan(kappa)
+    alone = agreement_report(_ratings(same[:1]), n_boot=0).overall.estimates
+    assert all(math.isnan(value) for value in alone.values())
