@@ -159,3 +159,49 @@ def test_profile_similarity_to_human() -> None:
     similarity = profile_similarity(_poems(), k=5).set_index("author")["cosine_to_human"]
     assert similarity["human"] == pytest.approx(1.0)
     assert 0 < similarity["bot"] < 1
+
+
+def test_word_tables_rank_ties_alphabetically_whatever_the_poem_order() -> None:
+    """Tied counts were ranked by first occurrence (`Counter.most_common`): the same poems in
+    another storage order (merged shards) gave other top words and a profile similarity of
+    0.71 instead of 0.96 here."""
+    poems = pd.DataFrame({
+        "author": ["human"] * 3 + ["bot"] * 3,
+        "poem": ["rose moon", "sea star", "rose sea", "moon sea", "star rose", "wind sky"],
+    })  # fmt: skip
+    reversed_poems = poems.iloc[::-1].reset_index(drop=True)
+    for table in (top_words, opening_words, profile_similarity):
+        first, again = table(poems, k=2), table(reversed_poems, k=2)
+        pd.testing.assert_frame_equal(first, again)
+    bot = top_words(poems, k=2).query("author == 'bot'")
+    assert bot["word"].tolist() == ["moon", "rose"]  # 1 each: alphabetical among 6 words
+    # Reference: cosine of relative frequencies over {rose, sea} | {moon, rose}.
+    human = {"rose": 2 / 6, "sea": 2 / 6, "moon": 1 / 6}
+    other = {"rose": 1 / 6, "sea": 1 / 6, "moon": 1 / 6}
+    words = ["moon", "rose", "sea"]
+    dot = sum(human[w] * other[w] for w in words)
+    norms = math.sqrt(sum(human[w] ** 2 for w in words) * sum(other[w] ** 2 for w in words))
+    cosine = profile_similarity(poems, k=2).set_index("author")["cosine_to_human"]["bot"]
+    assert cosine == pytest.approx(dot / norms, abs=1e-12)
+
+
+def test_token_and_mtld_intervals_stay_non_negative() -> None:
+    """A t interval of two poems of 2 and 60 tokens reached below 0 tokens (and MTLD below 0):
+    counts are clipped at 0, as the shares are at 0 and 1; the upper bound is Student t's."""
+    from scipy import stats
+
+    poems = pd.DataFrame({
+        "generation_id": ["a", "b"], "author": ["bot", "bot"], "poem_form": ["x", "x"],
+        "tokens": [2, 60], "ttr": [1.0, 0.5], "mattr": [math.nan, 0.9], "mtld": [3.0, 90.0],
+    })  # fmt: skip
+    for metric in ("repetition_all", "repetition_all_chance", "repetition_all_excess",
+                   "repetition_content", "repetition_content_chance",
+                   "repetition_content_excess"):  # fmt: skip
+        poems[metric] = math.nan
+    row = lexical_summary(poems).iloc[0]
+    for metric in ("tokens", "mtld"):
+        values = poems[metric].to_numpy(float)
+        low, high = stats.t.interval(0.95, 1, loc=values.mean(), scale=stats.sem(values))
+        assert low < 0
+        assert row[f"{metric}_ci_low"] == 0.0
+        assert row[f"{metric}_ci_high"] == pytest.approx(high, rel=1e-12)

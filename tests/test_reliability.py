@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from itertools import combinations
 from pathlib import Path
 
@@ -243,3 +244,61 @@ def test_one_unit_rated_twice_gives_an_estimate_without_an_interval() -> None:
     matrix[0, 6] = 2  # a second unit rated twice: now an interval
     report = agreement_report(_ratings(matrix), n_boot=200, seed=0).overall
     assert math.isfinite(report.ci_low["pao"]) and report.ci_low["pao"] < report.ci_high["pao"]
+
+
+def test_the_intervals_do_not_depend_on_the_order_of_the_rows() -> None:
+    """Units were resampled in the order they first appeared: the same ratings read from a file
+    sorted another way got other intervals (PAo's lower bound 0.150 or 0.158)."""
+    import random
+
+    rng = np.random.default_rng(0)
+    rows = [
+        Rating(f"u{u}", f"r{r}", "x", float(rng.integers(1, 6)))
+        for u in range(20)
+        for r in range(3)
+    ]
+    first = agreement_report(Ratings.from_ratings(rows, scale=[1, 2, 3, 4, 5]), n_boot=500)
+    random.Random(1).shuffle(rows)
+    again = agreement_report(Ratings.from_ratings(rows, scale=[1, 2, 3, 4, 5]), n_boot=500)
+    assert first.overall.estimates == again.overall.estimates
+    assert first.overall.ci_low == again.overall.ci_low
+    assert first.overall.ci_high == again.overall.ci_high
+
+
+def test_a_scale_holding_the_na_value_is_refused(tmp_path: Path) -> None:
+    """`agree --scale 0-4` kept the default `--na 0`: every 0 was read as N/A, so the 0 = 0
+    agreement vanished from PAo and the statistics used four points of a five-point scale,
+    with only "(2 N/A)" in the caption to tell."""
+    path = tmp_path / "zero.csv"
+    path.write_text("unit,rater,score\nu1,a,0\nu1,b,0\nu2,a,1\nu2,b,1\nu3,a,4\nu3,b,3\n"
+                    "u4,a,2\nu4,b,2\n")  # fmt: skip
+    refused = runner.invoke(app, ["agree", str(path), "--scale", "0-4", "--bootstrap", "0"])
+    assert refused.exit_code != 0
+    assert "N/A value 0 is on the scale 0, 1, 2, 3, 4" in " ".join(refused.output.split())
+    assert "--na none" in refused.output
+    kept = runner.invoke(app, ["agree", str(path), "--scale", "0-4", "--na", "none",
+                               "--bootstrap", "0", "--format", "json"])  # fmt: skip
+    assert kept.exit_code == 0, kept.output
+    overall = json.loads(kept.output)["overall"]
+    assert overall["pao"]["estimate"] == pytest.approx(3 / 4)  # 0=0, 1=1, 2=2 of four units
+    assert overall["n_na"] == 0
+
+
+def test_unanimous_ratings_leave_alpha_and_the_correlations_undefined() -> None:
+    """docs/agreement.md: every rating one value gives alpha, QWK, Spearman and Kendall 0/0
+    (NaN, as sklearn's kappa; the krippendorff package refuses such data) and 1 for PAo,
+    adjacent agreement and Gwet's AC; one rater gives nothing."""
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    same = np.full((3, 6), 4.0)
+    estimates = agreement_report(_ratings(same), n_boot=0).overall.estimates
+    for name in ("alpha_nominal", "alpha_ordinal", "alpha_interval", "qwk", "spearman",
+                 "kendall"):  # fmt: skip
+        assert math.isnan(estimates[name]), name
+    for name in ("pao", "adjacent", "gwet_ac1", "gwet_ac2_linear", "gwet_ac2_quadratic"):
+        assert estimates[name] == 1.0, name
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # sklearn says the kappa is undefined
+        kappa = sklearn_metrics.cohen_kappa_score(same[0], same[1], weights="quadratic")
+    assert math.isnan(kappa)
+    alone = agreement_report(_ratings(same[:1]), n_boot=0).overall.estimates
+    assert all(math.isnan(value) for value in alone.values())

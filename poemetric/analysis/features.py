@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from poemetric.analysis.data import author_order
@@ -16,6 +18,9 @@ LEXICAL_METRICS = ("tokens", "ttr", "mattr", "mtld", "repetition_all", "repetiti
 _PROPORTIONS = {"ttr", "mattr", "repetition_all", "repetition_all_chance", "repetition_content",
                 "repetition_content_chance"}  # fmt: skip
 _DIFFERENCES = {"repetition_all_excess", "repetition_content_excess"}
+#: Counts of tokens and MTLD (a mean run length) are never negative: a t interval of a few
+#: poems is clipped at 0 as the proportions are at 0 and 1 (`tokens 55.00 [-517.00, 627.00]`).
+_NON_NEGATIVE = {"tokens", "mtld"}
 _STATS = ("mean", "sd", "ci_low", "ci_high")
 
 
@@ -43,7 +48,8 @@ def poem_features(generations: pd.DataFrame, window: int = MATTR_WINDOW) -> pd.D
 
 
 def lexical_summary(features: pd.DataFrame) -> pd.DataFrame:
-    """Per author: poems, and mean / SD / 95% t CI (clipped to the metric's range) of every
+    """Per author: poems, and mean / SD / 95% t CI (clipped to the metric's range: 0-1 for the
+    shares, -1 to 1 for their differences, at 0 for tokens and MTLD) of every
     metric in `LEXICAL_METRICS`; `mattr_short` counts poems too short for the MATTR window."""
     columns = ["author", "n", "mattr_short", *[f"{m}_{s}" for m in LEXICAL_METRICS for s in _STATS]]
     if features.empty:
@@ -60,6 +66,7 @@ def lexical_summary(features: pd.DataFrame) -> pd.DataFrame:
             values = pd.to_numeric(poems[metric], errors="coerce").to_numpy(float)
             domain = (0.0, 1.0) if metric in _PROPORTIONS else None
             domain = (-1.0, 1.0) if metric in _DIFFERENCES else domain
+            domain = (0.0, math.inf) if metric in _NON_NEGATIVE else domain
             summary = summarize(values, domain=domain)
             row |= {f"{metric}_{stat}": getattr(summary, stat) for stat in _STATS}
         rows.append(row)

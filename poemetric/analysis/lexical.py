@@ -16,6 +16,8 @@ Definitions (also in docs/analysis.md):
 * Repetition of the human original, its chance baseline and the difference: `repetition.py`;
   per-poem features and per-author summaries: `features.py`.
 * Top words: token counts per author without stop words. Opening word: first token of a poem.
+  Ties in a count are ranked alphabetically, so the order the poems are stored in does not
+  matter.
 * Profile similarity: cosine between an author's and the human relative-frequency vectors over
   the union of both authors' top-k content words.
 """
@@ -152,6 +154,13 @@ def mtld(tokens: Sequence[str], threshold: float = MTLD_THRESHOLD) -> float:
     return sum(finite) / len(finite) if finite else math.nan
 
 
+def most_frequent(counts: Counter[str], k: int) -> list[tuple[str, int]]:
+    """The k most frequent words, ties broken alphabetically: `Counter.most_common` breaks them
+    by first occurrence, so the same poems stored in another order (merged shards) gave other
+    top words, and another profile similarity."""
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+
 def word_counts(texts: Iterable[str]) -> Counter[str]:
     counter: Counter[str] = Counter()
     for text in texts:
@@ -165,7 +174,7 @@ def top_words(generations: pd.DataFrame, k: int = 20) -> pd.DataFrame:
     for author in author_order(generations["author"].unique()):
         counts = word_counts(generations.loc[generations["author"] == author, "poem"].astype(str))
         total = sum(counts.values()) or 1
-        for rank, (word, count) in enumerate(counts.most_common(k), start=1):
+        for rank, (word, count) in enumerate(most_frequent(counts, k), start=1):
             rows.append(
                 {
                     "author": author,
@@ -185,7 +194,7 @@ def opening_words(generations: pd.DataFrame, k: int = 10) -> pd.DataFrame:
         poems = generations.loc[generations["author"] == author, "poem"].astype(str)
         firsts = Counter(tokens[0] for tokens in map(tokenize, poems) if tokens)
         total = sum(firsts.values()) or 1
-        for rank, (word, count) in enumerate(firsts.most_common(k), start=1):
+        for rank, (word, count) in enumerate(most_frequent(firsts, k), start=1):
             rows.append(
                 {
                     "author": author,
@@ -214,7 +223,8 @@ def profile_similarity(generations: pd.DataFrame, k: int = 20) -> pd.DataFrame:
     for author in authors:
         total = sum(counts[author].values()) or 1
         vocabulary = sorted(
-            {w for w, _ in human.most_common(k)} | {w for w, _ in counts[author].most_common(k)}
+            {w for w, _ in most_frequent(human, k)}
+            | {w for w, _ in most_frequent(counts[author], k)}
         )
         a = np.array([counts[author][w] / total for w in vocabulary])
         b = np.array([human[w] / human_total for w in vocabulary])

@@ -59,6 +59,7 @@ def summarize(
     domain: Domain | None = None,
 ) -> Summary:
     """Summarize finite values (NaN is ignored). SD uses ddof=1; with n < 2 the CI is NaN.
+    The bootstrap resamples the values in sorted order, so their order never matters.
 
     With `domain` the confidence interval is clipped to the range the values can take.
     """
@@ -77,7 +78,9 @@ def summarize(
         half = float(scipy_stats.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
         low, high = clip_interval(mean - half, mean + half, mean, domain)
         return Summary(n, mean, sd, low, high)
-    low, high = bootstrap_ci(data, confidence=confidence, n_boot=n_boot, seed=seed)
+    # Sorted: a draw picks values by position, so the same values in another order (poems
+    # stored in another order) would get another interval.
+    low, high = bootstrap_ci(np.sort(data), confidence=confidence, n_boot=n_boot, seed=seed)
     low, high = clip_interval(low, high, mean, domain)
     return Summary(n, mean, sd, low, high)
 

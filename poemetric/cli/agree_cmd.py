@@ -134,7 +134,10 @@ def agree(
         "0", "--na", help="Score that means N/A (POEMetric: 0); 'none' if every number is a score."
     ),
     scale: str | None = typer.Option(
-        None, "--scale", help="The rating scale, e.g. 1-5 or 0,0.5,1 (default: the scores seen)."
+        None,
+        "--scale",
+        help="The rating scale, e.g. 1-5 or 0,0.5,1 (default: the scores seen); a scale holding "
+        "the --na value (0 by default) is refused: give --na none.",
     ),
     focus: str | None = typer.Option(
         None,

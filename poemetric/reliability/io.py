@@ -115,8 +115,15 @@ def read_ratings(
     """Ratings from a CSV/TSV/JSONL/Parquet file with columns `unit, rater, score` and an
     optional `item` (other columns are ignored). A blank score = not rated; `n/a`, `na` or
     `na_value` = N/A; `3,5` = 3.5 in a semicolon-separated file. Every bad row is reported with
-    its file and line; `warnings` gets how the file was read (Windows-1252, `;`-separated)."""
+    its file and line; `warnings` gets how the file was read (Windows-1252, `;`-separated).
+    A `na_value` on the given `scale` is a ValueError: its scores would be read as N/A."""
     path = Path(path)
+    if scale is not None and na_value is not None and na_value in set(scale):
+        raise ValueError(
+            f"the N/A value {na_value:g} is on the scale {', '.join(f'{v:g}' for v in scale)}: "
+            f"every {na_value:g} would be read as N/A, not as a score (--na none when "
+            f"{na_value:g} is a score, or --na with another value)"
+        )
     try:
         table = read_ratings_table(path, warnings)
     except (OSError, DatasetError) as exc:

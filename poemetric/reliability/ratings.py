@@ -47,7 +47,8 @@ class Ratings:
         cls, ratings: Iterable[Rating], *, scale: Sequence[float] | None = None
     ) -> Ratings:
         """Code ratings; `scale` fixes the scale (default: the values seen). Each (unit, rater,
-        item) may occur once; a value outside a given scale is an error."""
+        item) may occur once; a value outside a given scale is an error. Units and raters are
+        sorted by name (items keep their first-seen order), so the row order never matters."""
         rows = list(ratings)
         seen_values = sorted({r.score for r in rows if r.score is not None})
         values = np.asarray(sorted(set(scale)) if scale is not None else seen_values, float)
@@ -57,7 +58,9 @@ class Ratings:
                 f"{plural(len(outside), 'score')} {outside} {plural(len(outside), 'is', 'are')} "
                 f"not on the scale {values.tolist()}"
             )
-        units = tuple(dict.fromkeys(r.unit for r in rows))
+        # Sorted, as the raters: a bootstrap draw picks units by position, so the same ratings
+        # in another row order must give the same intervals.
+        units = tuple(sorted(dict.fromkeys(r.unit for r in rows)))
         raters = tuple(sorted(dict.fromkeys(r.rater for r in rows)))
         items = tuple(dict.fromkeys(r.item for r in rows))
         index = {

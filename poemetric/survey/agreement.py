@@ -26,7 +26,7 @@ def current_agreement(
     """Rater-vs-rater agreement on the task's scored items (None until two raters overlap).
 
     With the defaults of `analyze`, so that for the POEMetric survey it is `analyze --survey`'s
-    agreement_experts table (the task gives the ratings in that table's order)."""
+    agreement_experts table (`Ratings` resamples the poems in the order of their ids)."""
     ratings, scale = survey.task.ratings(store.conn, survey.survey_id)
     if len({r.rater for r in ratings}) < 2:
         return None

@@ -226,9 +226,9 @@ class PoemetricSurvey:
         return {}
 
     def ratings(self, conn: sqlite3.Connection, survey_id: str) -> tuple[list[Rating], list[float]]:
-        """The 10 items' answers item by item, then by rater and poem: the order in which
-        `analyze` takes them (poemetric.analysis.validation), which orders the poems that its
-        bootstrap resamples, so that the admin page's intervals are its agreement_experts'."""
+        """The 10 items' answers item by item (the order of the agreement rows), then by rater
+        and poem. The bootstrap resamples the poems in the order of their ids whatever the
+        order here (`Ratings`), so the admin page's intervals are `analyze`'s agreement_experts'."""
         keys = [q.key for q in self._questions if q.kind == "choice"]
         rows = conn.execute(
             f"SELECT rater_id, generation_id, question, score FROM survey_answers "
