@@ -60,6 +60,19 @@ def _blas_variables_restored() -> Iterator[None]:
             os.environ[name] = value
 
 
+@pytest.fixture(autouse=True)
+def _remembered_keys_restored() -> Iterator[None]:
+    """A key read through `resolve_api_key` is redacted by every later `Redactor` of the
+    process (`poemetric.redaction.remember_secret`): a test that ran the CLI in process with
+    OPENAI_API_KEY=sk-test made a later test's "sk-test" text come out as "***"."""
+    from poemetric import redaction
+
+    saved = set(redaction._remembered)
+    yield
+    redaction._remembered.clear()
+    redaction._remembered.update(saved)
+
+
 @pytest.fixture
 def user_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str, str, str], Path]:
     """`user_model(kind, name, text)` writes `text` as a user's model file NAME.yaml
