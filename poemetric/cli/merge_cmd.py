@@ -131,7 +131,7 @@ def _print_report(console: Console, report: MergeReport) -> None:
     console.print(
         "new: copied; same: already there; ok>error: a success replaced a failure; kept ok: a "
         "failure was ignored; both err: both failed; updated: a newer version replaced the older "
-        "(batches, line annotations); conflicts: two different successes, the destination's "
+        "(batches, line annotations, form checks by this POEMetric's checker); conflicts: two different successes, the destination's "
         "kept; skipped: depends on a conflicting generation"
     )
     if report.conflicts:
