@@ -4,15 +4,19 @@ counted twice, silently mixed or reported as a conflict, and what a full disk sa
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from click.testing import Result
+from test_runner_support import VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.form.checker import CHECKER_VERSION
 from poemetric.store import RunStore
+from poemetric.store.db import DB_NAME
 from poemetric.store.merge import merge_runs
+from poemetric.testing.servers import OpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKOV = (ROOT / "generators" / "markov.yaml").read_text(encoding="utf-8")
@@ -49,6 +53,90 @@ def test_the_same_answers_stored_on_two_machines_are_no_conflict(tmp_path: Path)
     report = merge_runs([a, b], tmp_path / "again")
     assert report.conflicts == []
     assert report.tables["response_cache"].identical == _count(b, "response_cache") > 0
+
+
+def test_stores_of_two_generation_templates_are_refused(tmp_path: Path) -> None:
+    """A run keeps one generation template; stores prepared with two merged silently, with two
+    prompts, and two human rows, for every poem (the human poems counted twice)."""
+    template = tmp_path / "mine.jinja"
+    template.write_text(
+        (ROOT / "prompts" / "generation.jinja").read_text(encoding="utf-8") + "\nBe brief.\n",
+        encoding="utf-8",
+    )
+    mine, default = tmp_path / "mine", tmp_path / "default"
+    _generate(mine, "--models", "markov", "--template", str(template))
+    _generate(default, "--models", "markov")
+    dest = tmp_path / "all"
+    result = _merge(dest, default, mine)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    flat = " ".join(result.output.split())
+    assert f"{default} and {mine} were prepared with different generation prompt templates" in flat
+    assert "'mine.jinja'" in flat
+    assert "each human poem would count once per template" in flat
+    assert not (dest / DB_NAME).exists()
+    # Merged into an existing run of the other template, nothing is written either.
+    result = _merge(default, mine)
+    assert result.exit_code == 2 and _count(default, "prompts") == 3, result.output
+
+
+def test_a_model_run_with_other_settings_in_another_store_is_named(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    """Shards of one model name run with another seed (a model file edited on one machine)
+    merged with status 0 and nothing said: the poems of two configurations under one name."""
+    model = MARKOV.replace("name: markov", "name: mk")
+    user_model("generators", "mk", model)
+    first, second = tmp_path / "part0", tmp_path / "part1"
+    _generate(first, "--models", "mk", "--shard", "0/2")
+    user_model("generators", "mk", model.replace("seed: 0", "seed: 7"))
+    _generate(second, "--models", "mk", "--shard", "1/2")
+    dest = tmp_path / "all"
+    result = _merge(dest, first, second)
+    assert result.exit_code == 1, result.output
+    line = " ".join(next(x for x in result.output.splitlines() if x.startswith("mixed:")).split())
+    assert "generate of model mk ran in other configurations" in line
+    assert f'"seed": 0}} in {first}' in line and f'"seed": 7}} in {second}' in line
+    assert str(dest) in line and "its own model file name" in line
+    assert _count(dest, "generations") == 6  # written all the same: 3 human, 3 mk
+
+    # The same configuration on both sides (another display name only) is no mix.
+    third = tmp_path / "part1-again"
+    user_model(
+        "generators", "mk", model.replace("display_name: Markov baseline", "display_name: M")
+    )
+    _generate(third, "--models", "mk", "--shard", "1/2")
+    result = _merge(tmp_path / "same", first, third)
+    assert result.exit_code == 0 and "mixed" not in result.output, result.output
+
+
+def test_a_judge_run_with_another_judge_template_in_another_store_is_named(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    with OpenAIServer(lambda call: VALID_JUDGE_ANSWER) as server:
+        user_model(
+            "judges",
+            "tj",
+            f"name: tj\nprovider: openai-compatible\nmodel: m\nbase_url: {server.base_url}\n"
+            "api_key_env: false\npricing: {input_per_mtok: 1.0, output_per_mtok: 2.0}\n",
+        )
+        base = tmp_path / "base"
+        _generate(base, "--models", "markov")
+        other = tmp_path / "judge.md"
+        other.write_text(
+            (ROOT / "prompts" / "judge.md").read_text(encoding="utf-8") + "\nBe strict.\n",
+            encoding="utf-8",
+        )
+        runs = [tmp_path / "a", tmp_path / "b"]
+        for run, extra in zip(runs, ([], ["--judge-template", str(other)]), strict=True):
+            shutil.copytree(base, run)
+            args = ["judge", "--run", str(run), "--judge", "tj", "--no-progress", *extra]
+            result = _run(*args, "--authors", "human" if extra else "markov")
+            assert result.exit_code == 0, result.output
+    result = _merge(tmp_path / "all", *runs)
+    assert result.exit_code == 1, result.output
+    line = " ".join(next(x for x in result.output.splitlines() if x.startswith("mixed:")).split())
+    assert "judge of model tj ran in other configurations" in line and "judge template" in line
 
 
 def test_form_checks_by_this_checker_win_over_an_older_checkers(tmp_path: Path) -> None:

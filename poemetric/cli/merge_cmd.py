@@ -14,6 +14,7 @@ from poemetric.cli.options import error_exit, output_folder, output_option
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MergeReport, merge_runs
+from poemetric.store.merge_checks import MixedModel
 from poemetric.store.merge_tables import MERGED_TABLES
 from poemetric.store.shards import MissingShards
 from poemetric.text.plural import counted, plural
@@ -54,7 +55,9 @@ def merge(
     shards of `--shard K/N` and some shard of a stage is in none of them for some model (e.g. an
     array task run with other `--models`), or a model of a stage run without `--shard` is not
     through in any of them (refused, stopped, cut at `--max-cost`), the merge is still written,
-    what is missing is named with its stage and model, and the exit status is 1.
+    what is missing is named with its stage and model, and the exit status is 1; so too when a
+    model name ran with another model id, settings or judge template in another store (mixed).
+    Stores prepared from other datasets or generation templates are refused.
 
     Examples:
 
@@ -69,8 +72,22 @@ def merge(
     _print_report(console, report)
     for missing in report.missing_shards:
         console.print(f"[yellow]incomplete: {_missing_line(missing, into)}[/yellow]")
-    if report.missing_shards or (report.conflicts and strict):
+    for mixed in report.mixed_models:
+        console.print(f"[yellow]mixed: {_mixed_line(mixed, into)}[/yellow]")
+    if report.missing_shards or report.mixed_models or (report.conflicts and strict):
         raise typer.Exit(1)
+
+
+def _mixed_line(mixed: MixedModel, into: Path) -> str:
+    """Markup: which configurations a model's results in `into` come from, and what to do."""
+    ran = "; ".join(f"{what} in {store}" for store, what in mixed.versions)
+    return plain(
+        f"{mixed.stage} of model {mixed.model} ran in other configurations under one name ({ran}), "
+        f"and {into} now holds the results of all of them under that name; the merge was "
+        "written. If they are one model, ignore this; to compare them, give each configuration "
+        "its own model file name and run it again, or merge only the stores of one "
+        "configuration into a new --into folder"
+    )
 
 
 def _missing_line(missing: MissingShards, into: Path) -> str:

@@ -28,6 +28,13 @@ from typing import Any
 
 from poemetric.data.changes import stored_differences, stored_poems
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, utc_now
+from poemetric.store.merge_checks import (
+    MixedModel,
+    Templates,
+    check_one_template,
+    mixed_models,
+    read_templates,
+)
 from poemetric.store.merge_tables import TABLE_RULES, MergeConflict, TableMerge, merge_table
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
 from poemetric.store.schema import SCHEMA_VERSION
@@ -49,6 +56,8 @@ class MergeReport:
     skipped_sources: list[Path] = field(default_factory=list)
     #: The shards of `--shard K/N` of a stage and model that none of the stores merged.
     missing_shards: list[MissingShards] = field(default_factory=list)
+    #: Models that ran a stage under one name in other configurations in the merged stores.
+    mixed_models: list[MixedModel] = field(default_factory=list)
 
     @property
     def copied(self) -> int:
@@ -57,13 +66,16 @@ class MergeReport:
 
 @dataclass(frozen=True)
 class _Probed:
-    """A store's schema version, `dataset` meta entry (name, path, sha256; {} if not recorded)
-    and poems (id -> (position, record JSON)), read before merging."""
+    """A store's schema version, `dataset` meta entry (name, path, sha256; {} if not recorded),
+    poems (id -> (position, record JSON)), `models` meta entry and templates, read before
+    merging."""
 
     path: Path
     version: int
     dataset: dict[str, Any]
     poems: dict[str, tuple[int, str]]
+    models: dict[str, Any] = field(default_factory=dict)
+    templates: Templates = field(default_factory=lambda: Templates(None, {}))
 
 
 def _probe(db_path: Path) -> _Probed:
@@ -80,9 +92,15 @@ def _probe(db_path: Path) -> _Probed:
             return _Probed(db_path, version, {}, {})
         row = conn.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
         poems = stored_poems(conn)
+        models = conn.execute("SELECT value FROM meta WHERE key = ?", (MODELS_META_KEY,)).fetchone()
+        templates = read_templates(conn)
     finally:
         conn.close()
-    return _Probed(db_path, version, {} if row is None else dict(json.loads(row[0])), poems)
+    dataset = {} if row is None else dict(json.loads(row[0]))
+    recorded = {} if models is None else json.loads(models[0])
+    return _Probed(
+        db_path, version, dataset, poems, recorded if isinstance(recorded, dict) else {}, templates
+    )
 
 
 def _store_file(run_dir: Path) -> Path:
@@ -147,6 +165,11 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
         probed.append(found)
 
     _check_one_dataset(probed)
+    named = [*report.sources, destination][: len(probed)]  # as the user gave them
+    check_one_template([(name, s.templates) for name, s in zip(named, probed, strict=True)])
+    report.mixed_models = mixed_models(
+        [(name, s.models, s.templates) for name, s in zip(named, probed, strict=True)]
+    )
 
     shard_records: list[list[str | None]] = []
     with RunStore(destination) as store:
