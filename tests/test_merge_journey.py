@@ -3,10 +3,16 @@ counted twice, silently mixed or reported as a conflict, and what a full disk sa
 
 from __future__ import annotations
 
+import os
+import resource
 import shutil
+import signal
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import Result
 from test_runner_support import VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
@@ -139,6 +145,40 @@ def test_a_judge_run_with_another_judge_template_in_another_store_is_named(
     assert "judge of model tj ran in other configurations" in line and "judge template" in line
 
 
+@pytest.mark.skipif(not hasattr(resource, "RLIMIT_FSIZE"), reason="needs RLIMIT_FSIZE")
+def test_a_full_disk_stops_the_merge_with_a_message_and_nothing_half_written(
+    tmp_path: Path,
+) -> None:
+    """A destination that cannot grow (a full disk, a used-up quota: here a file size limit,
+    which SQLite meets as a failing write) ended the merge in a traceback."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    _generate(a, "--models", "markov", "--samples", "40")
+    _generate(b, "--models", "markov")
+    dest = tmp_path / "dest"
+    shutil.copytree(b, dest)
+    size = (dest / DB_NAME).stat().st_size
+
+    def limited() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size + 5001, size + 5001))
+
+    env = {**os.environ, "COLUMNS": "400", "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "poemetric", "merge", str(a), "--into", str(dest)]
+    done = subprocess.run(
+        command, preexec_fn=limited, capture_output=True, text=True, env=env, check=False
+    )
+    said = " ".join((done.stdout + done.stderr).split())
+    assert done.returncode == 2, said  # an error, as every refused merge
+    assert "Traceback" not in said
+    assert f"could not write {dest}" in said and "disk quota" in said
+    assert f"nothing of {a} was written" in said and "run the same merge again" in said
+    assert _count(dest, "generations") == _count(b, "generations")
+
+    result = _merge(dest, a)  # room again: the same merge
+    assert result.exit_code == 0, result.output
+    assert _count(dest, "generations") == _count(a, "generations")
+
+
 def test_form_checks_by_this_checker_win_over_an_older_checkers(tmp_path: Path) -> None:
     """Two machines form-checked the same poems, one with an older POEMetric (another
     CHECKER_VERSION): every verdict was a conflict and the destination's was kept, the older
@@ -160,3 +200,28 @@ def test_form_checks_by_this_checker_win_over_an_older_checkers(tmp_path: Path) 
         assert versions == {CHECKER_VERSION}
         result = _run("form", "run", "--run", str(dest), "--no-progress")
         assert "checked 0, skipped 6" in result.output, result.output
+
+
+def test_an_overlapping_model_names_its_conflicts_and_what_to_do(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    """The same model generated on both machines with other answers: the conflict line said only
+    that the destination's rows were kept, not how to keep the other store's instead."""
+    model = MARKOV.replace("name: markov", "name: mk")
+    a, b = tmp_path / "a", tmp_path / "b"
+    user_model("generators", "mk", model)
+    _generate(a, "--models", "mk")
+    user_model("generators", "mk", model.replace("seed: 0", "seed: 7"))
+    _generate(b, "--models", "mk")
+    poems = {}
+    for first, second in ((a, b), (b, a)):
+        dest = tmp_path / f"{first.name}-first"
+        result = _merge(dest, first, second)
+        flat = " ".join(result.output.split())
+        assert "3 conflicts: the destination's rows were kept" in flat, result.output
+        assert "merge in the other order into a new --into folder" in flat
+        assert result.exit_code == 1 and "mixed: generate of model mk" in flat
+        with RunStore(dest, create=False) as store:
+            poems[first.name] = store.query("SELECT poem FROM generations WHERE author = 'mk'")
+        assert len(poems[first.name]) == 3  # once each, never both versions
+    assert poems["a"] != poems["b"]

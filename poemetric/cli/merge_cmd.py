@@ -154,7 +154,10 @@ def _print_report(console: Console, report: MergeReport) -> None:
     if report.conflicts:
         console.print(
             f"[yellow]{counted(len(report.conflicts), 'conflict')}: the destination's rows were "
-            "kept.[/yellow]"
+            "kept, and the form checks and judgments of the other versions left out. The same "
+            "job ran in two stores (overlapping --models or shards) and answered differently; "
+            "either version is a valid answer: to keep the other store's instead, merge in the "
+            "other order into a new --into folder (--strict: exit 1 on conflicts).[/yellow]"
         )
         for conflict in report.conflicts[:_SHOWN_CONFLICTS]:
             # `generations [prompt_id=...] from runs/b`: the key in brackets was read as a tag

@@ -172,22 +172,50 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
     )
 
     shard_records: list[list[str | None]] = []
-    with RunStore(destination) as store:
-        for source, path in zip(report.sources, source_files, strict=True):
-            if path.resolve() == store.path.resolve():
-                report.skipped_sources.append(source)
-                continue
-            shard_records.append(_merge_one(store, source, path, report))
-        merged_from = list(store.get_meta("merged_from", []))
-        merged_from.extend(
-            {"source": str(source), "merged_at": utc_now()}
-            for source in report.sources
-            if source not in report.skipped_sources
-        )
-        store.set_meta("merged_from", merged_from)
-        # The destination's own records (a source that is the destination) are already held.
-        report.missing_shards = merge_shard_records(store, shard_records)
+    done: list[Path] = []  # sources merged and committed, for a disk-full message
+    try:
+        with RunStore(destination) as store:
+            for source, path in zip(report.sources, source_files, strict=True):
+                if path.resolve() == store.path.resolve():
+                    report.skipped_sources.append(source)
+                    continue
+                shard_records.append(_merge_one(store, source, path, report))
+                done.append(source)
+            merged_from = list(store.get_meta("merged_from", []))
+            merged_from.extend(
+                {"source": str(source), "merged_at": utc_now()}
+                for source in report.sources
+                if source not in report.skipped_sources
+            )
+            store.set_meta("merged_from", merged_from)
+            # The destination's own records (a source that is the destination) are held.
+            report.missing_shards = merge_shard_records(store, shard_records)
+    except sqlite3.OperationalError as error:
+        # A full disk is SQLITE_FULL; a disk quota (a cluster's home or scratch) or a file size
+        # limit that a write runs into is a disk I/O error.
+        if error.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
+            raise
+        left = [s for s in report.sources if s not in done and s not in report.skipped_sources]
+        raise MergeError(_disk_full(destination, error, done, left)) from None
     return report
+
+
+def _disk_full(destination: Path, error: sqlite3.Error, done: list[Path], left: list[Path]) -> str:
+    """What to say when the merge could not write the destination (a full disk, a quota)."""
+    merged = ", ".join(map(str, done))
+    kept = f"{merged} {'is' if len(done) == 1 else 'are'} merged already; " if done else ""
+    lost = (
+        f"nothing of {', '.join(map(str, left))} was written (a store is merged whole or not at "
+        "all)"
+        if left
+        else "which shards the stores ran was not recorded"
+    )
+    return (
+        f"could not write {destination} ({error}: is its disk full, or your disk quota "
+        f"used up?); the merge stopped; {kept}{lost}. Free space there (SQLite needs room for "
+        "the rows it copies, and as much again while it writes them) and run the same merge "
+        "again: rows merged already are kept once"
+    )
 
 
 def _merge_one(store: RunStore, source: Path, path: Path, report: MergeReport) -> list[str | None]:
