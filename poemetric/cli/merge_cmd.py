@@ -96,8 +96,9 @@ def _missing_line(missing: MissingShards, into: Path) -> str:
     if missing.count == 1:  # the stage ran whole (no --shard), this model not through
         return (
             f"{plain(ran)} was run on the whole stage (no --shard K/N) but is not through in any "
-            "of the merged stores (refused, stopped, or cut at --max-cost); the merge was "
-            f"written: run the same command again and merge that store into {plain(into)} too"
+            "of the merged stores (refused, stopped, cut at --max-cost, or still running there); "
+            "the merge was written: let it finish, or run the same command again, and merge that "
+            f"store into {plain(into)} too"
         )
     numbers = ", ".join(f"{k}/{missing.count}" for k in missing.indexes)
     many = len(missing.indexes)
