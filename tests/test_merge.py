@@ -370,7 +370,7 @@ def test_the_legend_explains_every_column() -> None:
     legend = next(line for line in out.getvalue().splitlines() if line.startswith("new: "))
     for _, header in _COLUMNS:
         assert f"{header}: " in legend, header
-    assert "updated: a newer version replaced the older (batches, line annotations)" in legend
+    assert "updated: a newer version replaced the older (batches, line annotations, " in legend
 
 
 def test_a_file_as_destination_is_an_error_not_a_traceback(tmp_path: Path) -> None:

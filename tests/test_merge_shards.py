@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from test_runner_support import TEST_KEY, TEST_KEY_ENV
+from test_runner_support import TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -316,3 +316,38 @@ def test_a_known_model_without_the_whole_stage_lacks_it() -> None:
         MissingShards("generate", "remote", 1, (0,))
     ]
     assert missing_shards(record, {"generate": ["markov"]}) == []
+
+
+def test_a_stage_that_no_model_ran_through_yet_is_named(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    """A store merged while its judge stage was still running (or stopped before its only judge
+    was through): the stage had no shard record at all, so it was not checked, and the merge
+    exited 0 with part of the judgments. Here the judge is refused (no key) before its first
+    call, which leaves the store as a running judge does: the judge recorded, no shard."""
+    run = tmp_path / "run"
+    _generate(run)
+    with OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as server:
+        user_model(
+            "judges",
+            "tj",
+            f"name: tj\nprovider: openai-compatible\nmodel: m\nbase_url: {server.base_url}\n"
+            f"api_key_env: {TEST_KEY_ENV}\npricing: {{input_per_mtok: 1.0, output_per_mtok: 2.0}}\n",
+        )
+        args = ["judge", "--run", str(run), "--judge", "tj", "--no-progress"]
+        refused = CliRunner().invoke(app, args, env={TEST_KEY_ENV: None})
+        assert refused.exit_code == 1, refused.output
+        dest = tmp_path / "all"
+        result = _merge(dest, run)
+        assert result.exit_code == 1, result.output
+        [line] = _incomplete(result)
+        assert "judge of model tj was run on the whole stage" in line, line
+        assert "still running there" in line
+
+        # Judged through: the stage is recorded and the merge is complete.
+        judged = CliRunner().invoke(app, args, env={TEST_KEY_ENV: TEST_KEY})
+        assert judged.exit_code == 0, judged.output
+    result = _merge(dest, run)
+    assert result.exit_code == 0 and not _incomplete(result), result.output
+    # A store made before shards were recorded (no record at all) is not checked.
+    assert missing_shards({}, {"judge": ["tj"]}) == []

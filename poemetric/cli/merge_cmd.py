@@ -14,6 +14,7 @@ from poemetric.cli.options import error_exit, output_folder, output_option
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MergeReport, merge_runs
+from poemetric.store.merge_checks import MixedModel
 from poemetric.store.merge_tables import MERGED_TABLES
 from poemetric.store.shards import MissingShards
 from poemetric.text.plural import counted, plural
@@ -54,7 +55,9 @@ def merge(
     shards of `--shard K/N` and some shard of a stage is in none of them for some model (e.g. an
     array task run with other `--models`), or a model of a stage run without `--shard` is not
     through in any of them (refused, stopped, cut at `--max-cost`), the merge is still written,
-    what is missing is named with its stage and model, and the exit status is 1.
+    what is missing is named with its stage and model, and the exit status is 1; so too when a
+    model name ran with another model id, settings or judge template in another store (mixed).
+    Stores prepared from other datasets or generation templates are refused.
 
     Examples:
 
@@ -69,8 +72,22 @@ def merge(
     _print_report(console, report)
     for missing in report.missing_shards:
         console.print(f"[yellow]incomplete: {_missing_line(missing, into)}[/yellow]")
-    if report.missing_shards or (report.conflicts and strict):
+    for mixed in report.mixed_models:
+        console.print(f"[yellow]mixed: {_mixed_line(mixed, into)}[/yellow]")
+    if report.missing_shards or report.mixed_models or (report.conflicts and strict):
         raise typer.Exit(1)
+
+
+def _mixed_line(mixed: MixedModel, into: Path) -> str:
+    """Markup: which configurations a model's results in `into` come from, and what to do."""
+    ran = "; ".join(f"{what} in {store}" for store, what in mixed.versions)
+    return plain(
+        f"{mixed.stage} of model {mixed.model} ran in other configurations under one name ({ran}), "
+        f"and {into} now holds the results of all of them under that name; the merge was "
+        "written. If they are one model, ignore this; to compare them, give each configuration "
+        "its own model file name and run it again, or merge only the stores of one "
+        "configuration into a new --into folder"
+    )
 
 
 def _missing_line(missing: MissingShards, into: Path) -> str:
@@ -79,8 +96,9 @@ def _missing_line(missing: MissingShards, into: Path) -> str:
     if missing.count == 1:  # the stage ran whole (no --shard), this model not through
         return (
             f"{plain(ran)} was run on the whole stage (no --shard K/N) but is not through in any "
-            "of the merged stores (refused, stopped, or cut at --max-cost); the merge was "
-            f"written: run the same command again and merge that store into {plain(into)} too"
+            "of the merged stores (refused, stopped, cut at --max-cost, or still running there); "
+            "the merge was written: let it finish, or run the same command again, and merge that "
+            f"store into {plain(into)} too"
         )
     numbers = ", ".join(f"{k}/{missing.count}" for k in missing.indexes)
     many = len(missing.indexes)
@@ -131,13 +149,16 @@ def _print_report(console: Console, report: MergeReport) -> None:
     console.print(
         "new: copied; same: already there; ok>error: a success replaced a failure; kept ok: a "
         "failure was ignored; both err: both failed; updated: a newer version replaced the older "
-        "(batches, line annotations); conflicts: two different successes, the destination's "
+        "(batches, line annotations, form checks by this POEMetric's checker); conflicts: two different successes, the destination's "
         "kept; skipped: depends on a conflicting generation"
     )
     if report.conflicts:
         console.print(
             f"[yellow]{counted(len(report.conflicts), 'conflict')}: the destination's rows were "
-            "kept.[/yellow]"
+            "kept, and the form checks and judgments of the other versions left out. The same "
+            "job ran in two stores (overlapping --models or shards) and answered differently; "
+            "either version is a valid answer: to keep the other store's instead, merge in the "
+            "other order into a new --into folder (--strict: exit 1 on conflicts).[/yellow]"
         )
         for conflict in report.conflicts[:_SHOWN_CONFLICTS]:
             # `generations [prompt_id=...] from runs/b`: the key in brackets was read as a tag

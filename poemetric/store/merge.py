@@ -28,6 +28,13 @@ from typing import Any
 
 from poemetric.data.changes import stored_differences, stored_poems
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, utc_now
+from poemetric.store.merge_checks import (
+    MixedModel,
+    Templates,
+    check_one_template,
+    mixed_models,
+    read_templates,
+)
 from poemetric.store.merge_tables import TABLE_RULES, MergeConflict, TableMerge, merge_table
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
 from poemetric.store.schema import SCHEMA_VERSION
@@ -49,6 +56,8 @@ class MergeReport:
     skipped_sources: list[Path] = field(default_factory=list)
     #: The shards of `--shard K/N` of a stage and model that none of the stores merged.
     missing_shards: list[MissingShards] = field(default_factory=list)
+    #: Models that ran a stage under one name in other configurations in the merged stores.
+    mixed_models: list[MixedModel] = field(default_factory=list)
 
     @property
     def copied(self) -> int:
@@ -57,13 +66,16 @@ class MergeReport:
 
 @dataclass(frozen=True)
 class _Probed:
-    """A store's schema version, `dataset` meta entry (name, path, sha256; {} if not recorded)
-    and poems (id -> (position, record JSON)), read before merging."""
+    """A store's schema version, `dataset` meta entry (name, path, sha256; {} if not recorded),
+    poems (id -> (position, record JSON)), `models` meta entry and templates, read before
+    merging."""
 
     path: Path
     version: int
     dataset: dict[str, Any]
     poems: dict[str, tuple[int, str]]
+    models: dict[str, Any] = field(default_factory=dict)
+    templates: Templates = field(default_factory=lambda: Templates(None, {}))
 
 
 def _probe(db_path: Path) -> _Probed:
@@ -80,9 +92,15 @@ def _probe(db_path: Path) -> _Probed:
             return _Probed(db_path, version, {}, {})
         row = conn.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
         poems = stored_poems(conn)
+        models = conn.execute("SELECT value FROM meta WHERE key = ?", (MODELS_META_KEY,)).fetchone()
+        templates = read_templates(conn)
     finally:
         conn.close()
-    return _Probed(db_path, version, {} if row is None else dict(json.loads(row[0])), poems)
+    dataset = {} if row is None else dict(json.loads(row[0]))
+    recorded = {} if models is None else json.loads(models[0])
+    return _Probed(
+        db_path, version, dataset, poems, recorded if isinstance(recorded, dict) else {}, templates
+    )
 
 
 def _store_file(run_dir: Path) -> Path:
@@ -147,24 +165,57 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
         probed.append(found)
 
     _check_one_dataset(probed)
+    named = [*report.sources, destination][: len(probed)]  # as the user gave them
+    check_one_template([(name, s.templates) for name, s in zip(named, probed, strict=True)])
+    report.mixed_models = mixed_models(
+        [(name, s.models, s.templates) for name, s in zip(named, probed, strict=True)]
+    )
 
     shard_records: list[list[str | None]] = []
-    with RunStore(destination) as store:
-        for source, path in zip(report.sources, source_files, strict=True):
-            if path.resolve() == store.path.resolve():
-                report.skipped_sources.append(source)
-                continue
-            shard_records.append(_merge_one(store, source, path, report))
-        merged_from = list(store.get_meta("merged_from", []))
-        merged_from.extend(
-            {"source": str(source), "merged_at": utc_now()}
-            for source in report.sources
-            if source not in report.skipped_sources
-        )
-        store.set_meta("merged_from", merged_from)
-        # The destination's own records (a source that is the destination) are already held.
-        report.missing_shards = merge_shard_records(store, shard_records)
+    done: list[Path] = []  # sources merged and committed, for a disk-full message
+    try:
+        with RunStore(destination) as store:
+            for source, path in zip(report.sources, source_files, strict=True):
+                if path.resolve() == store.path.resolve():
+                    report.skipped_sources.append(source)
+                    continue
+                shard_records.append(_merge_one(store, source, path, report))
+                done.append(source)
+            merged_from = list(store.get_meta("merged_from", []))
+            merged_from.extend(
+                {"source": str(source), "merged_at": utc_now()}
+                for source in report.sources
+                if source not in report.skipped_sources
+            )
+            store.set_meta("merged_from", merged_from)
+            # The destination's own records (a source that is the destination) are held.
+            report.missing_shards = merge_shard_records(store, shard_records)
+    except sqlite3.OperationalError as error:
+        # A full disk is SQLITE_FULL; a disk quota (a cluster's home or scratch) or a file size
+        # limit that a write runs into is a disk I/O error.
+        if error.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
+            raise
+        left = [s for s in report.sources if s not in done and s not in report.skipped_sources]
+        raise MergeError(_disk_full(destination, error, done, left)) from None
     return report
+
+
+def _disk_full(destination: Path, error: sqlite3.Error, done: list[Path], left: list[Path]) -> str:
+    """What to say when the merge could not write the destination (a full disk, a quota)."""
+    merged = ", ".join(map(str, done))
+    kept = f"{merged} {'is' if len(done) == 1 else 'are'} merged already; " if done else ""
+    lost = (
+        f"nothing of {', '.join(map(str, left))} was written (a store is merged whole or not at "
+        "all)"
+        if left
+        else "which shards the stores ran was not recorded"
+    )
+    return (
+        f"could not write {destination} ({error}: is its disk full, or your disk quota "
+        f"used up?); the merge stopped; {kept}{lost}. Free space there (SQLite needs room for "
+        "the rows it copies, and as much again while it writes them) and run the same merge "
+        "again: rows merged already are kept once"
+    )
 
 
 def _merge_one(store: RunStore, source: Path, path: Path, report: MergeReport) -> list[str | None]:

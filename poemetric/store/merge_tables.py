@@ -158,6 +158,16 @@ def merge_table(
         if not differing:
             stats.identical += 1
             continue
+        if rule.name == "form_checks" and "checker_version" in differing:
+            current_checker = _current_checker(current, incoming)
+            if current_checker is not None:
+                # This POEMetric's checker made one of the two: `form run` keeps that one.
+                replaced = current_checker is incoming and _replace(
+                    conn, rule, columns, incoming, key
+                )
+                stats.updated += replaced
+                stats.identical += not replaced
+                continue
         if rule.kind == "latest":
             if _newer(rule, incoming, current) and _replace(conn, rule, columns, incoming, key):
                 stats.updated += 1
@@ -185,6 +195,15 @@ def merge_table(
     return stats
 
 
+def _current_checker(*rows: dict[str, Any]) -> dict[str, Any] | None:
+    """Of two form checks by different checker versions, the one by this POEMetric's
+    `CHECKER_VERSION` (the verdict `form run` keeps; it re-checks the other), if either."""
+    from poemetric.form.checker import CHECKER_VERSION  # the checker only when versions differ
+
+    current = [row for row in rows if row["checker_version"] == CHECKER_VERSION]
+    return current[0] if len(current) == 1 else None
+
+
 def _is_ok(rule: TableRule, row: dict[str, Any]) -> bool:
     if rule.kind == "status":
         return bool(row.get("status") == "ok")
@@ -197,12 +216,21 @@ def _same(left: Any, right: Any) -> bool:
     if left == right:
         return True
     if isinstance(left, str) and isinstance(right, str):
-        # JSON columns written by different code paths may differ only in key order or spacing.
+        # JSON columns written by different code paths may differ only in key order or spacing,
+        # and a cached completion (`response_cache.completion`) in its bookkeeping: the same
+        # answer stored on two machines took another `latency_s` on each.
         try:
-            return bool(to_json(json.loads(left)) == to_json(json.loads(right)))
+            return bool(_comparable(json.loads(left)) == _comparable(json.loads(right)))
         except ValueError:
             return False
     return False
+
+
+def _comparable(value: Any) -> str:
+    """A parsed JSON value as compared by `_same`: an object without its bookkeeping keys."""
+    if isinstance(value, dict):
+        value = {k: v for k, v in value.items() if k not in _BOOKKEEPING}
+    return to_json(value)
 
 
 #: A batch's standing, as in one store (`update_batch`, `mark_not_found`): collected, then

@@ -153,8 +153,10 @@ def missing_shards(
     Models are those of the record and those `known` to have been run with the stage (the
     `models` meta entry); a known model that ran none of the stage's shards (refused in every
     array task) lacks every K of each N > 1 the stage ran with, or the whole stage ("0/1") when
-    the stage ran without `--shard` only (refused, stopped, cut at --max-cost); a stage with
-    "*" shards and no known model is checked as one."""
+    the stage ran without `--shard` only (refused, stopped, cut at --max-cost), as does each
+    known model of a stage that no model ran through (still running, or stopped before any
+    model was through; only when `record` is not empty: a store made before shards were
+    recorded has none); a stage with "*" shards and no known model is checked as one."""
     missing: list[MissingShards] = []
     for stage, by_model in record.items():
         anyone = set(by_model.get(ANY_MODEL, []))
@@ -172,6 +174,10 @@ def missing_shards(
                 continue
             for count, lacking in _lacking(shards):
                 missing.append(MissingShards(stage, model, count, lacking))
+    if record:  # stores that record shards: a stage none of whose models is through yet
+        for unchecked, held in (known or {}).items():
+            if unchecked not in record:
+                missing.extend(MissingShards(unchecked, name, 1, (0,)) for name in sorted(held))
     return missing
 
 
