@@ -15,8 +15,10 @@ from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MergeReport, merge_runs
 from poemetric.store.merge_checks import MixedModel
+from poemetric.store.merge_surveys import SURVEY_TABLES, SurveyConflict
 from poemetric.store.merge_tables import MERGED_TABLES
 from poemetric.store.shards import MissingShards
+from poemetric.survey.tokens import SECRET_FILE
 from poemetric.text.plural import counted, plural
 
 _COLUMNS = (
@@ -57,7 +59,10 @@ def merge(
     through in any of them (refused, stopped, cut at `--max-cost`), the merge is still written,
     what is missing is named with its stage and model, and the exit status is 1; so too when a
     model name ran with another model id, settings or judge template in another store (mixed).
-    Stores prepared from other datasets or generation templates are refused.
+    Stores prepared from other datasets or generation templates are refused. Surveys are
+    merged too: a survey left out (built otherwise under the same name in two stores) or a
+    rater's answers that differ in two stores are named with what to do, and the exit status is
+    1.
 
     Examples:
 
@@ -74,8 +79,46 @@ def merge(
         console.print(f"[yellow]incomplete: {_missing_line(missing, into)}[/yellow]")
     for mixed in report.mixed_models:
         console.print(f"[yellow]mixed: {_mixed_line(mixed, into)}[/yellow]")
-    if report.missing_shards or report.mixed_models or (report.conflicts and strict):
+    for conflict in report.survey_conflicts:
+        console.print(f"[yellow]survey: {_survey_line(conflict, into)}[/yellow]")
+    for survey, folder in report.relinked:
+        console.print(
+            plain(
+                f"survey {survey}: the rater links made in {folder} do not open {into} (its "
+                f"{SECRET_FILE} is another); send the raters new links: poemetric survey links "
+                f"--run {into} --survey {survey}"
+            )
+        )
+    failed = report.missing_shards or report.mixed_models or report.survey_conflicts
+    if failed or (report.conflicts and strict):
         raise typer.Exit(1)
+
+
+def _survey_line(conflict: SurveyConflict, into: Path) -> str:
+    """Markup: a survey of a source not merged whole, and what to do about it."""
+    survey, source = conflict.survey_id, conflict.source
+    if conflict.whole and conflict.poems:
+        return plain(
+            f"{survey} of {source} was left out: {conflict.reason}, and its answers rate the "
+            f"poems of {source}. To keep them, merge {source} first, in the other order, into a "
+            "new --into folder (its poems and survey are kept there, and the other versions "
+            "named as conflicts)"
+        )
+    if conflict.whole:
+        return plain(
+            f"{survey} of {source} was left out: {conflict.reason}; {into} keeps its own survey "
+            f"{survey}. To keep the answers of {source}'s, export them (poemetric export "
+            f"survey_answers --run {source} --to DIR), keep the rows of survey_id {survey}, and "
+            f"import them under another name (poemetric survey import DIR/survey_answers.csv "
+            f"--run {into} --survey NEW-NAME --new)"
+        )
+    return plain(
+        f"{survey}: {counted(conflict.answers, 'answer')} of {source} "
+        f"{plural(conflict.answers, 'differs', 'differ')} from those "
+        f"{into} holds, which were kept ({conflict.reason}). To keep {source}'s instead, merge "
+        "in the other order into a new --into folder, or import the rater's sheet again "
+        f"(poemetric survey import FILE --run {into} --survey {survey}: it replaces answers)"
+    )
 
 
 def _mixed_line(mixed: MixedModel, into: Path) -> str:
@@ -119,7 +162,7 @@ def _print_report(console: Console, report: MergeReport) -> None:
         console.print(f"  skipped {skipped}: it is the destination", markup=False)
     rows = [
         [name, *(f"{getattr(report.tables[name], attr):,}" for attr, _ in _COLUMNS)]
-        for name in MERGED_TABLES
+        for name in (*MERGED_TABLES, *SURVEY_TABLES)
         if name in report.tables
     ]
     headers = ["table", *(header for _, header in _COLUMNS)]
@@ -149,8 +192,9 @@ def _print_report(console: Console, report: MergeReport) -> None:
     console.print(
         "new: copied; same: already there; ok>error: a success replaced a failure; kept ok: a "
         "failure was ignored; both err: both failed; updated: a newer version replaced the older "
-        "(batches, line annotations, form checks by this POEMetric's checker); conflicts: two different successes, the destination's "
-        "kept; skipped: depends on a conflicting generation"
+        "(batches, line annotations, form checks by this POEMetric's checker, completed survey "
+        "pages, answer edit times); conflicts: two different successes (or survey answers), the "
+        "destination's kept; skipped: depends on a conflicting generation"
     )
     if report.conflicts:
         console.print(

@@ -12,7 +12,10 @@ Rules, table by table (rows are matched on their natural key):
 * batches take the row updated last (it is the newer view of the same provider job), except
   that a collected batch, then an abandoned one, is never replaced by a batch in flight (such as
   'not found (404)', polled later with another key), as within one store;
-* the call log is a union of distinct rows.
+* the call log is a union of distinct rows;
+* surveys (their raters, pages, answers and edit times) are merged by
+  `poemetric.store.merge_surveys`: a survey built alike in two stores is one survey, and a
+  survey that cannot be merged, or answers that differ, are named (`SurveyConflict`).
 
 Sources are attached read-only (`ATTACH DATABASE`), each merged in one transaction, and must have
 exactly the destination's schema version.
@@ -35,6 +38,7 @@ from poemetric.store.merge_checks import (
     mixed_models,
     read_templates,
 )
+from poemetric.store.merge_surveys import SurveyConflict, carry_secret, merge_surveys
 from poemetric.store.merge_tables import TABLE_RULES, MergeConflict, TableMerge, merge_table
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
 from poemetric.store.schema import SCHEMA_VERSION
@@ -58,6 +62,11 @@ class MergeReport:
     missing_shards: list[MissingShards] = field(default_factory=list)
     #: Models that ran a stage under one name in other configurations in the merged stores.
     mixed_models: list[MixedModel] = field(default_factory=list)
+    #: Surveys of a source left out, or with answers differing from the destination's.
+    survey_conflicts: list[SurveyConflict] = field(default_factory=list)
+    #: (survey, source folder): surveys merged from a folder whose survey secret is not the
+    #: destination's, so the rater links made there do not open the merged run.
+    relinked: list[tuple[str, Path]] = field(default_factory=list)
 
     @property
     def copied(self) -> int:
@@ -172,6 +181,7 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
     )
 
     shard_records: list[list[str | None]] = []
+    surveys: list[tuple[Path, list[str]]] = []  # (source folder, surveys merged from it)
     done: list[Path] = []  # sources merged and committed, for a disk-full message
     try:
         with RunStore(destination) as store:
@@ -179,7 +189,9 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
                 if path.resolve() == store.path.resolve():
                     report.skipped_sources.append(source)
                     continue
-                shard_records.append(_merge_one(store, source, path, report))
+                records, merged = _merge_one(store, source, path, report)
+                shard_records.append(records)
+                surveys.append((path.parent, merged))
                 done.append(source)
             merged_from = list(store.get_meta("merged_from", []))
             merged_from.extend(
@@ -190,6 +202,7 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
             store.set_meta("merged_from", merged_from)
             # The destination's own records (a source that is the destination) are held.
             report.missing_shards = merge_shard_records(store, shard_records)
+        report.relinked = carry_secret(destination, surveys)
     except sqlite3.OperationalError as error:
         # A full disk is SQLITE_FULL; a disk quota (a cluster's home or scratch) or a file size
         # limit that a write runs into is a disk I/O error.
@@ -218,8 +231,11 @@ def _disk_full(destination: Path, error: sqlite3.Error, done: list[Path], left: 
     )
 
 
-def _merge_one(store: RunStore, source: Path, path: Path, report: MergeReport) -> list[str | None]:
-    """Merge the store at `path` into `store`; returns its values of SHARD_META_KEYS."""
+def _merge_one(
+    store: RunStore, source: Path, path: Path, report: MergeReport
+) -> tuple[list[str | None], list[str]]:
+    """Merge the store at `path` into `store`; returns its values of SHARD_META_KEYS and the
+    surveys merged from it."""
     conn = store.conn
     # A plain path: the store's connection is not opened in URI mode. Only SELECTs touch `src`.
     conn.execute("ATTACH DATABASE ? AS src", (str(path),))
@@ -233,7 +249,11 @@ def _merge_one(store: RunStore, source: Path, path: Path, report: MergeReport) -
             for rule in TABLE_RULES:
                 stats = merge_table(conn, rule, source, report.conflicts)
                 report.tables.setdefault(rule.name, TableMerge()).add(stats)
-            return [_source_meta(conn, key) for key in SHARD_META_KEYS]
+            by_table, merged = merge_surveys(conn, source, report.survey_conflicts)
+            for name, stats in by_table.items():  # shown for stores with surveys only
+                if any(vars(stats).values()) or name in report.tables:
+                    report.tables.setdefault(name, TableMerge()).add(stats)
+            return [_source_meta(conn, key) for key in SHARD_META_KEYS], merged
     finally:
         conn.execute("DETACH DATABASE src")
 
