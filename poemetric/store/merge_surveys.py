@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from poemetric.store.merge_tables import TableMerge, _same
+from poemetric.store.merge_tables import TableMerge, same_value
 
 __all__ = ["SURVEY_TABLES", "SurveyConflict", "carry_secret", "merge_surveys"]
 
@@ -148,7 +148,7 @@ def _built_otherwise(
     imported = current["seed"] is None and incoming["seed"] is None
     if not imported and current["seed"] != incoming["seed"]:
         return f"built with seed {incoming['seed']} there, {current['seed']} here"
-    if not imported and not _same(current["config"], incoming["config"]):
+    if not imported and not same_value(current["config"], incoming["config"]):
         return "built with other settings (raters, poems, checks or instrument)"
     pages = (
         "SELECT rater_id, position, generation_id, check_expected FROM {}.survey_assignments "
@@ -216,7 +216,7 @@ def _merge_answers(conn: sqlite3.Connection, survey_id: str, stats: TableMerge) 
     ).rowcount
     differing: list[str] = []
     for rater, poem, question, score, text, kept_score, kept_text in overlapping:
-        if score == kept_score and _same(text, kept_text):
+        if score == kept_score and same_value(text, kept_text):
             stats.identical += 1
             continue
         stats.conflicts += 1

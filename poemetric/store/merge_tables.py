@@ -154,7 +154,7 @@ def merge_table(
             stats.conflicts += 1
             continue
         current = dict(zip(columns, found, strict=True))
-        differing = tuple(c for c in compared if not _same(current[c], incoming[c]))
+        differing = tuple(c for c in compared if not same_value(current[c], incoming[c]))
         if not differing:
             stats.identical += 1
             continue
@@ -212,7 +212,7 @@ def _is_ok(rule: TableRule, row: dict[str, Any]) -> bool:
     return True
 
 
-def _same(left: Any, right: Any) -> bool:
+def same_value(left: Any, right: Any) -> bool:
     if left == right:
         return True
     if isinstance(left, str) and isinstance(right, str):
@@ -227,7 +227,7 @@ def _same(left: Any, right: Any) -> bool:
 
 
 def _comparable(value: Any) -> str:
-    """A parsed JSON value as compared by `_same`: an object without its bookkeeping keys."""
+    """A parsed JSON value as compared by `same_value`: an object without its bookkeeping keys."""
     if isinstance(value, dict):
         value = {k: v for k, v in value.items() if k not in _BOOKKEEPING}
     return to_json(value)
