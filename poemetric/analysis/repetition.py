@@ -13,8 +13,9 @@ For an LLM poem P written for the prompt of human poem H:
 * `repetition_content*`: the same with the stop list removed from both poems.
 * `chance_pool`: how many other originals the baseline averages over.
 
-Human poems get NaN (a poem trivially repeats itself). Computed for all poems at once as a
-sparse poem × word-type product, so 6,090 poems × 203 originals take well under a second.
+Human poems get NaN (a poem trivially repeats itself). Computed as a sparse poem × word-type
+product, a block of poems at a time, so 6,090 poems × 203 originals take well under a second and
+31,000 poems × 1,000 originals stay within tens of MB.
 """
 
 from __future__ import annotations
