@@ -35,6 +35,27 @@ class _Choices:
     cumulative: list[int] = field(default_factory=list)
 
 
+NgramCounts = dict[tuple[str, ...], Counter[str]]
+
+
+def ngram_counts(lines: Iterable[str], order: int) -> NgramCounts:
+    """How often each word follows each `order`-word state, over the lines (one sequence each)."""
+    counts: NgramCounts = defaultdict(Counter)
+    for line in lines:
+        tokens = _TOKEN.findall(line)
+        if not tokens:
+            continue
+        seq = [BOS] * order + tokens + [EOS]
+        for i in range(order, len(seq)):
+            counts[tuple(seq[i - order : i])][seq[i]] += 1
+    return dict(counts)
+
+
+def _choices(counter: Counter[str]) -> _Choices:
+    words = sorted(counter)
+    return _Choices(words, list(accumulate(counter[w] for w in words)))
+
+
 class MarkovModel:
     """Word n-gram model over poem lines (each line is one sequence)."""
 
@@ -42,26 +63,42 @@ class MarkovModel:
         if order < 1:
             raise ValueError("order must be at least 1")
         self.order = order
-        counts: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
-        for line in lines:
-            tokens = _TOKEN.findall(line)
-            if not tokens:
-                continue
-            seq = [BOS] * order + tokens + [EOS]
-            for i in range(order, len(seq)):
-                counts[tuple(seq[i - order : i])][seq[i]] += 1
-        if not counts:
+        self._counts = ngram_counts(lines, order)
+        if not self._counts:
             raise ValueError("cannot train a Markov model on an empty corpus")
-        self._table: dict[tuple[str, ...], _Choices] = {}
-        for state, counter in counts.items():
-            words = sorted(counter)
-            self._table[state] = _Choices(words, list(accumulate(counter[w] for w in words)))
+        self._table = {state: _choices(counter) for state, counter in self._counts.items()}
+        # States whose choices differ from `_table` (None: the state is gone), see `without`.
+        self._overrides: dict[tuple[str, ...], _Choices | None] = {}
+        self._reduced = False
+
+    def without(self, counts: NgramCounts) -> MarkovModel:
+        """The model trained on this model's lines less the lines that gave `counts`.
+
+        The same model as training on the remaining lines, in time proportional to `counts`
+        (the states those lines touch) rather than to the whole corpus: the table is shared.
+        """
+        if self._reduced:
+            raise ValueError("without() needs a trained model, not one already reduced")
+        model = object.__new__(MarkovModel)
+        model.order = self.order
+        model._counts = self._counts
+        model._table = self._table
+        model._overrides = {}
+        model._reduced = True
+        for state, removed in counts.items():
+            left = self._counts.get(state, Counter()) - removed
+            model._overrides[state] = _choices(left) if left else None
+        gone = sum(c is None and s in self._table for s, c in model._overrides.items())
+        if gone == len(self._table):
+            raise ValueError("cannot train a Markov model on an empty corpus")
+        return model
 
     def sample_line(self, rng: random.Random, max_tokens: int = 30) -> str:
         state = (BOS,) * self.order
         out: list[str] = []
+        overrides = self._overrides
         while len(out) < max_tokens:
-            choices = self._table.get(state)
+            choices = overrides[state] if state in overrides else self._table.get(state)
             if choices is None:
                 break
             pick = rng.randrange(choices.cumulative[-1])

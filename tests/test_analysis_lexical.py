@@ -108,6 +108,29 @@ def test_repetition_has_a_chance_baseline_from_other_originals() -> None:
     assert "human-p1" not in table.index  # a human poem trivially repeats itself
 
 
+def test_repetition_scored_in_blocks_of_poems_is_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The poems x originals rates were one dense matrix (31,000 poems x 1,000 originals: 1.6 GB
+    # at the peak with the sparse product); they are now taken a block of poems at a time.
+    # Blocks of one poem, and blocks that end inside the run, give the same table.
+    from poemetric.analysis import repetition
+
+    run = _run()
+    extra = pd.DataFrame({
+        "generation_id": [f"bot{i}-p{1 + i % 4}" for i in range(7)], "author": ["bot"] * 7,
+        "poem_id": [f"p{1 + i % 4}" for i in range(7)],
+        "poem": ["sun sea", "", "moon moon star", "rain", "the sun", "star sea sun", "sea"],
+        "poem_form": [("sonnet", "sonnet", "sonnet", "limerick")[i % 4] for i in range(7)],
+        "human_poem": [run.set_index("poem_id")["human_poem"].drop_duplicates()[f"p{1 + i % 4}"]
+                       for i in range(7)],
+    })  # fmt: skip
+    run = pd.concat([run, extra], ignore_index=True)
+    whole = repetition_features(run)
+    for cells in (1, 3 * 4):
+        monkeypatch.setattr(repetition, "OVERLAP_BLOCK_CELLS", cells)
+        pd.testing.assert_frame_equal(repetition_features(run), whole, check_exact=True)
+    assert whole["repetition_all"].isna().sum() == 1  # the empty poem
+
+
 def test_poem_features_and_summary_carry_the_baseline() -> None:
     features = poem_features(_run(), window=2)
     summary = lexical_summary(features).set_index("author")

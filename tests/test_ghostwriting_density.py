@@ -223,3 +223,25 @@ def test_live_espeak_transcription_matches_the_recorded_one() -> None:
         assert raplyzer_density(texts[poem["title"]], phonetics="espeak") == pytest.approx(
             poem["raplyzer"], abs=1e-9
         )
+
+
+def test_rhyme_lengths_are_the_best_pairwise_rhyme_within_the_lookback() -> None:
+    """`rhyme_lengths` skips the pairs whose last vowels differ (or whose words are the same)
+    without measuring them; every length is still the longest pairwise rhyme in the window."""
+    from poemetric.ghostwriting.raplyzer import _rhyme_length, _stream
+
+    with DEMO.open(encoding="utf-8") as handle:
+        texts = [row["content"] for row in csv.DictReader(handle)]
+    poems = _reference()["poems"]
+    assert isinstance(poems, list)
+    streams = [cmu_vowel_words(text) for text in texts]
+    streams += [espeak_vowel_words(clean_espeak_output(p["transcription"])) for p in poems]
+    for words in streams:
+        stream = _stream(words)
+        for lookback in (1, 2, 15, 40):
+            expected = [
+                max((_rhyme_length(stream, e, later) for e in range(max(0, later - lookback), later)),
+                    default=0)
+                for later in range(1, len(words))
+            ]  # fmt: skip
+            assert rhyme_lengths(words, lookback) == expected
