@@ -225,3 +225,17 @@ def test_an_overlapping_model_names_its_conflicts_and_what_to_do(
             poems[first.name] = store.query("SELECT poem FROM generations WHERE author = 'mk'")
         assert len(poems[first.name]) == 3  # once each, never both versions
     assert poems["a"] != poems["b"]
+
+
+def test_only_a_cached_completion_loses_its_bookkeeping_in_the_comparison() -> None:
+    """The bookkeeping keys were stripped from every JSON text of every table, and every text
+    that parsed as JSON was compared parsed (" 3" equal to "3"); now only objects and arrays
+    are compared parsed, and only a cached completion without its bookkeeping."""
+    from poemetric.store.merge_tables import same_value
+
+    timed = ('{"text": "a poem", "latency_s": 1.5}', '{"latency_s": 9.0, "text": "a poem"}')
+    assert same_value(*timed, bookkeeping=True)
+    assert not same_value(*timed)  # another table's JSON keeps every key
+    assert same_value('{"a": 1, "b": [1, 2]}', '{"b":[1,2],"a":1}')  # key order, spacing
+    assert not same_value(" 3", "3") and not same_value("true", " true")  # texts as they are
+    assert not same_value('"x"', "x")

@@ -154,7 +154,11 @@ def merge_table(
             stats.conflicts += 1
             continue
         current = dict(zip(columns, found, strict=True))
-        differing = tuple(c for c in compared if not same_value(current[c], incoming[c]))
+        # A cached completion holds the machine's own bookkeeping (latency_s, ...) inside it.
+        cached = rule.name == "response_cache"
+        differing = tuple(
+            c for c in compared if not same_value(current[c], incoming[c], bookkeeping=cached)
+        )
         if not differing:
             stats.identical += 1
             continue
@@ -212,23 +216,29 @@ def _is_ok(rule: TableRule, row: dict[str, Any]) -> bool:
     return True
 
 
-def same_value(left: Any, right: Any) -> bool:
+def same_value(left: Any, right: Any, *, bookkeeping: bool = False) -> bool:
+    """Equal values; two JSON objects or arrays (texts opening with `{` or `[`) are compared
+    parsed, as columns written by different code paths may differ only in key order or spacing.
+    With `bookkeeping`, an object's bookkeeping keys (`_BOOKKEEPING`) are left out: the same
+    cached completion stored on two machines took another `latency_s` on each. Other texts
+    (a rater's comment, a poem) are compared as they are."""
     if left == right:
         return True
-    if isinstance(left, str) and isinstance(right, str):
-        # JSON columns written by different code paths may differ only in key order or spacing,
-        # and a cached completion (`response_cache.completion`) in its bookkeeping: the same
-        # answer stored on two machines took another `latency_s` on each.
-        try:
-            return bool(_comparable(json.loads(left)) == _comparable(json.loads(right)))
-        except ValueError:
-            return False
-    return False
+    if not (isinstance(left, str) and isinstance(right, str)):
+        return False
+    if not (left.lstrip()[:1] in ("{", "[") and right.lstrip()[:1] in ("{", "[")):
+        return False
+    try:
+        parsed = json.loads(left), json.loads(right)
+    except ValueError:
+        return False
+    return _comparable(parsed[0], bookkeeping) == _comparable(parsed[1], bookkeeping)
 
 
-def _comparable(value: Any) -> str:
-    """A parsed JSON value as compared by `same_value`: an object without its bookkeeping keys."""
-    if isinstance(value, dict):
+def _comparable(value: Any, bookkeeping: bool) -> str:
+    """A parsed JSON value as compared by `same_value`: with `bookkeeping`, an object without
+    its bookkeeping keys."""
+    if bookkeeping and isinstance(value, dict):
         value = {k: v for k, v in value.items() if k not in _BOOKKEEPING}
     return to_json(value)
 
