@@ -223,9 +223,17 @@ def _disk_full(destination: Path, error: sqlite3.Error, done: list[Path], left: 
         if left
         else "which shards the stores ran was not recorded"
     )
+    # SQLITE_IOERR may also be a source that cannot be read (a failing disk, a network
+    # folder gone): the message names both.
+    full = error.sqlite_errorcode & 0xFF == sqlite3.SQLITE_FULL
+    what = (
+        f"could not write {destination} ({error}: is its disk full, or your disk quota used up?)"
+        if full
+        else f"could not write {destination} or read a source ({error}: is the destination's "
+        "disk full, or your disk quota used up? or a source's disk or network folder failing?)"
+    )
     return (
-        f"could not write {destination} ({error}: is its disk full, or your disk quota "
-        f"used up?); the merge stopped; {kept}{lost}. Free space there (SQLite needs room for "
+        f"{what}; the merge stopped; {kept}{lost}. Free space there (SQLite needs room for "
         "the rows it copies, and as much again while it writes them) and run the same merge "
         "again: rows merged already are kept once"
     )
