@@ -1,5 +1,5 @@
 """Within one `poemetric figures` or `poemetric report`, each per-poem measure and table is
-computed once, not once per figure that shows it. The real functions run; a
+computed once, not once per figure that shows it (nor read twice). The real functions run; a
 wrapper only counts their calls."""
 
 from __future__ import annotations
@@ -12,11 +12,15 @@ from typing import Any
 import pytest
 
 import poemetric.analysis.context as context_module
+import poemetric.analysis.run as run_module
 import poemetric.ghostwriting.figure as ghostwriting_figure_module
+import poemetric.ghostwriting.tables as ghostwriting_tables_module
+import poemetric.report.build as report_build_module
 from poemetric.analysis import render_figures
 from poemetric.analysis.context import FigureContext, RunFrames
 from poemetric.analysis.data import HUMAN_AUTHOR, load_run_data
 from poemetric.analysis.synthetic import build_synthetic_run
+from poemetric.report import build_report
 from poemetric.store import RunStore
 
 JUDGES = ("judge-x", "judge-y")
@@ -83,3 +87,18 @@ def test_shared_tables_are_kept_apart_by_judge_and_authors(run_dir: Path) -> Non
     assert shared.computed["scores"] == len(JUDGES)
     with RunStore(run_dir) as store, pytest.raises(ValueError, match="another run"):
         FigureContext(load_run_data(store), shared=shared)
+
+
+def test_report_reads_and_measures_the_run_once(
+    run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = counted(monkeypatch, report_build_module, "load_run_data")
+    reads_again = counted(monkeypatch, run_module, "load_run_data")
+    features = counted(monkeypatch, run_module, "poem_features")
+    measures = counted(monkeypatch, ghostwriting_tables_module, "poem_measures")
+    with RunStore(run_dir) as store:
+        path = build_report(store, tmp_path / "index.html")
+    assert "Lexical features" in path.read_text(encoding="utf-8")
+    assert len(reads) + len(reads_again) == 1
+    assert len(features) == 1
+    assert len(measures) == 1
