@@ -1,10 +1,14 @@
-"""What a figure function gets: the run's data for one judge, tables computed on first use."""
+"""What a figure function gets: the run's data for one judge, tables computed on first use
+and shared by every figure of a command (`RunFrames`)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 import pandas as pd
 
@@ -27,6 +31,8 @@ from poemetric.analysis.plotting import COLUMN_WIDTHS, LABEL_LIMIT
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
 from poemetric.hints import stage_command
 from poemetric.store import RunStore
+
+T = TypeVar("T")
 
 
 class FigureSkipped(Exception):
@@ -82,13 +88,38 @@ def screened_expert_ratings(
 
 
 @dataclass
+class RunFrames:
+    """The tables computed from one run's data and expert ratings, each once per judge and set
+    of authors, shared by every `FigureContext` of a command: `poemetric figures` draws each
+    figure from a context of its own, and the lexical features of every poem were measured
+    once per figure that showed them. `computed` counts what was computed, by table name.
+    A context's tables are shared: figure functions must not change them in place."""
+
+    data: RunData
+    experts: pd.DataFrame | None = None
+    computed: Counter[str] = field(default_factory=Counter)
+    _frames: dict[tuple[str, str | None, tuple[str, ...]], Any] = field(default_factory=dict)
+
+    def get(self, name: str, judge: str | None, authors: list[str],
+            compute: Callable[[], T]) -> T:  # fmt: skip
+        """The table `name` for `judge` and `authors`, computed on first use (an exception,
+        such as FigureSkipped, is raised again on the next use: nothing is kept)."""
+        key = (name, judge, tuple(authors))
+        if key not in self._frames:
+            self._frames[key] = compute()
+            self.computed[name] += 1
+        return cast(T, self._frames[key])
+
+
+@dataclass
 class FigureContext:
     """The run's data for one judge (or none), at one printed width, for chosen authors.
 
     `authors`: the authors to show, in display order (default: every author of the run, human
     first); `selected_by`: what chose them, for messages (`--authors 'model-b'`), None when
     every author is shown. `experts`: expert ratings (`load_expert_ratings`), drawn as a second
-    panel where a figure has one. `labels`: display names.
+    panel where a figure has one. `labels`: display names. `shared`: the tables of the other
+    contexts of the command (the same `data` and `experts`); default: this context's own.
     """
 
     data: RunData
@@ -98,18 +129,31 @@ class FigureContext:
     labels: Labels = field(default_factory=Labels)
     experts: pd.DataFrame | None = None
     selected_by: str | None = None
+    shared: RunFrames | None = None
 
     def __post_init__(self) -> None:
         if not self.authors:
             self.authors = author_order(self.data.generations["author"].unique())
         # A name too long for the width is cut in the middle (it ran off the figure).
         self.labels = self.labels.shortened(LABEL_LIMIT)
+        if self.shared is None:
+            self.shared = RunFrames(self.data, self.experts)
+        elif self.shared.data is not self.data or self.shared.experts is not self.experts:
+            raise ValueError("shared tables of another run's data or expert ratings")
+
+    def _table(self, name: str, compute: Callable[[], T], *, by_judge: bool = True) -> T:
+        assert self.shared is not None  # set in __post_init__
+        judge = self.judge if by_judge else None
+        return self.shared.get(name, judge, self.authors, compute)
 
     def _chosen(self, frame: pd.DataFrame) -> pd.DataFrame:
         return frame[frame["author"].isin(self.authors)]
 
-    @cached_property
+    @property
     def judgments(self) -> pd.DataFrame:
+        return self._table("judgments", self._judgments)
+
+    def _judgments(self) -> pd.DataFrame:
         frame = self.data.judgments
         if self.judge is not None:
             frame = frame[frame["judge"] == self.judge]
@@ -118,13 +162,16 @@ class FigureContext:
             raise FigureSkipped(f"no judgments (run `{stage_command('judge', self.data.run_dir)}`)")
         return frame
 
-    @cached_property
+    @property
     def scores(self) -> pd.DataFrame:
-        return dimension_scores(self.judgments)
+        return self._table("scores", lambda: dimension_scores(self.judgments))
 
-    @cached_property
+    @property
     def expert_scores(self) -> pd.DataFrame | None:
         """Per-author expert scores (judge = 'experts'), or None without expert ratings."""
+        return self._table("expert_scores", self._expert_scores, by_judge=False)
+
+    def _expert_scores(self) -> pd.DataFrame | None:
         if self.experts is None or self.experts.empty:
             return None
         chosen = self._chosen(self.experts)
@@ -134,12 +181,15 @@ class FigureContext:
     def expert_count(self) -> int:
         return 0 if self.experts is None else int(self.experts["expert"].nunique())
 
-    @cached_property
+    @property
     def groups(self) -> pd.DataFrame:
-        return group_scores(self.judgments)
+        return self._table("groups", lambda: group_scores(self.judgments))
 
-    @cached_property
+    @property
     def form_checks(self) -> pd.DataFrame:
+        return self._table("form_checks", self._form_checks, by_judge=False)
+
+    def _form_checks(self) -> pd.DataFrame:
         checks = self._chosen(self.data.form_checks)
         if checks.empty:
             raise FigureSkipped(
@@ -147,13 +197,18 @@ class FigureContext:
             )
         return form_check_scores(checks)
 
-    @cached_property
+    @property
     def generations(self) -> pd.DataFrame:
-        return self._chosen(self.data.generations)
+        return self._table(
+            "generations", lambda: self._chosen(self.data.generations), by_judge=False
+        )
 
-    @cached_property
+    @property
     def lexical(self) -> pd.DataFrame:
-        return lexical_summary(poem_features(self.generations))
+        """Per-author lexical summary of the per-poem features (`poem_features`)."""
+        return self._table(
+            "lexical", lambda: lexical_summary(poem_features(self.generations)), by_judge=False
+        )
 
     def ordered(self, present: pd.Series | pd.Index | list[str]) -> list[str]:
         wanted = set(present)

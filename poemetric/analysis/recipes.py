@@ -22,7 +22,12 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from poemetric.analysis.case_study import case_study
-from poemetric.analysis.context import FigureContext, FigureSkipped, screened_expert_ratings
+from poemetric.analysis.context import (
+    FigureContext,
+    FigureSkipped,
+    RunFrames,
+    screened_expert_ratings,
+)
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.experts import one_expert_source
 from poemetric.analysis.figures_rules import form_accuracy, form_heatmap, lexical, rule_based
@@ -238,6 +243,7 @@ def render_figures(
         select_authors(authors, present)  # a bad --authors is an error before any drawing
     judges: list[str | None] = list(data.judges) or [None]
     out = Path(out_dir)
+    shared = RunFrames(data, ratings)  # each table once, not once per figure that shows it
     with figure_style():
         for spec in chosen.figures:
             function, needs_judge = FIGURE_KINDS[spec.kind]
@@ -257,7 +263,7 @@ def render_figures(
                 )
                 context = FigureContext(data, judge=current, authors=shown, width=width,
                                         labels=labels, experts=ratings,
-                                        selected_by=selected_by)  # fmt: skip
+                                        selected_by=selected_by, shared=shared)  # fmt: skip
                 try:
                     drawing = function(context, **spec.params)
                 except FigureSkipped as skipped:

@@ -216,6 +216,7 @@ def analyze_run(
     top_k: int = 20,
     progress: StepProgress | None = None,
     exclude_failed_checks: bool = False,
+    data: RunData | None = None,
 ) -> AnalysisResult:
     """Compute the per-author tables of a run (paper Sec. 6, App. D, F, H).
 
@@ -225,9 +226,11 @@ def analyze_run(
     file is refused, as it holds no instructed answers to check against). `progress`
     is told how far the slow steps are: the ghostwriting measures and, with `ci_method`
     "bootstrap", the score intervals (about a second of CPU at the paper's scale). `experts`
-    with `survey` is an ExpertRatingsError (the file would win silently)."""
+    with `survey` is an ExpertRatingsError (the file would win silently). `data`: the run's
+    data as `load_run_data(store, judge=judge)` reads it, when the caller has it already (the
+    report: read once, not twice)."""
     one_expert_source(experts, survey)
-    data = load_run_data(store, judge=judge)
+    data = load_run_data(store, judge=judge) if data is None else data
     result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
     if data.generations.empty:
         result.notes.append("no successful generations: nothing to analyze")

@@ -61,6 +61,7 @@ class ReportRun:
             seed=self.seed,
             survey=self.survey,
             exclude_failed_checks=self.exclude_failed_checks,
+            data=self.data,  # read once for the page (`load_report_run`), same judge
         )
 
     def table(self, name: str) -> pd.DataFrame | None:
