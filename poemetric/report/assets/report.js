@@ -1,5 +1,6 @@
-/* POEMetric report: the poem browser. Reads the run's JSON once and draws only the chosen
-   prompt's poems. Every value from the run goes into the page through textContent, never as
+/* POEMetric report: the poem browser. Reads the run's JSON once; each prompt's poems are in
+   their own JSON element (#poems-N), parsed the first time the prompt is shown, and only the
+   chosen prompt's poems are drawn. Every value from the run goes into the page through textContent, never as
    HTML, so a poem or a comment cannot inject markup or script. */
 (function () {
   "use strict";
@@ -30,10 +31,16 @@
   var items = Array.prototype.slice.call(list.querySelectorAll("li[role=option]"));
   var count = document.getElementById("prompt-count");
 
-  // Poems grouped by prompt (the JSON is sorted by prompt, then author, then sample).
-  var byPrompt = [];
-  B.prompts.forEach(function () { byPrompt.push([]); });
-  B.poems.forEach(function (poem) { byPrompt[poem.p].push(poem); });
+  // A prompt's poems (sorted by author, then sample), parsed from its JSON element on first use.
+  var byPrompt = {};
+  function poemsOf(index) {
+    if (!byPrompt[index]) {
+      var node = document.getElementById("poems-" + index);
+      byPrompt[index] = node ? JSON.parse(node.textContent) : [];
+    }
+    return byPrompt[index];
+  }
+  var CHECK_STATES = ["none", "pass", "fail"];  // the states in a prompt's `k` (author, state)
   var humanIndex = B.authors.findIndex(function (a) { return a.human; });
   var current = -1;
 
@@ -68,7 +75,10 @@
       if (hay.indexOf(query) < 0) { return false; }
     }
     if (!check) { return true; }
-    return byPrompt[index].some(function (poem) { return poemVisible(poem, authors, check); });
+    for (var k = 0; k < prompt.k.length; k += 2) {
+      if (authors[prompt.k[k]] && CHECK_STATES[prompt.k[k + 1]] === check) { return true; }
+    }
+    return false;
   }
 
   function applyFilters() {
@@ -210,7 +220,7 @@
     details.appendChild(el("pre", null, prompt.text));
     head.appendChild(details);
     view.appendChild(head);
-    var poems = byPrompt[index];
+    var poems = poemsOf(index);
     var human = poems.filter(function (p) { return p.a === humanIndex; });
     var others = poems.filter(function (p) { return p.a !== humanIndex && poemVisible(p, authors, check); });
     var layout = el("div", "prompt-layout");

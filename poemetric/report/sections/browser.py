@@ -1,7 +1,10 @@
 """The poem browser: pick a prompt, read every author's poem beside the human original with its
 form-check explanation and each judge's scores and comments. The poems travel once, as JSON in
-the page; the browser draws only the chosen prompt's poems (report.js), so 6,090 poems load
-fast. Filters: author, form, pass/fail; keys: j/k or arrows, / to search."""
+the page, one `<script type="application/json">` element per prompt that report.js parses only
+when the prompt is shown (and draws only its poems), so 31,000 poems load fast: the page's main
+JSON holds the prompts and, per prompt, each poem's author and form-check state for the filters.
+Each poem text is in the page once (a prompt with a human poem does not repeat it as its
+original). Filters: author, form, pass/fail; keys: j/k or arrows, / to search."""
 
 from __future__ import annotations
 
@@ -9,11 +12,13 @@ import json
 import math
 from typing import Any
 
+from markupsafe import Markup
+
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.judge.answer import COMMENTS, DIMENSION_KEYS, DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
-from poemetric.report.render import render
+from poemetric.report.render import json_for_html, render
 
 #: Column heads of the scores table on a poem card (the full question is the tooltip); four
 #: letters at most, or a 300 px card cuts them. Human authorship is `Auth`: `Hum` read as the
@@ -105,6 +110,7 @@ def browser_payload(run: ReportRun) -> dict[str, Any]:
             poems.append({"p": prompt_index[r["prompt_id"]], "a": author_index[r["author"]],
                           "s": r["sample_index"], "t": "", "x": r["error"] or "no poem"})  # fmt: skip
     poems.sort(key=lambda p: (p["p"], p["a"], p["s"]))
+    with_human = {p["p"] for p in poems if authors[p["a"]] == HUMAN_AUTHOR}
     return {
         "authors": [
             {"id": a, "label": run.labels.author(a), "human": a == HUMAN_AUTHOR} for a in authors
@@ -132,25 +138,50 @@ def browser_payload(run: ReportRun) -> dict[str, Any]:
                 "poet": p["poet"] or "",
                 "form": p["form"],
                 "text": p["text"],
-                "original": p["content"],
+                # shown only where the prompt has no human poem, which holds the same text
+                **({} if i in with_human else {"original": p["content"]}),
             }
-            for p in prompts
+            for i, p in enumerate(prompts)
         ],
         "poems": poems,
     }
+
+
+def check_state(poem: dict[str, Any]) -> int:
+    """The poem's form-check state as report.js filters on it: 0 not checked (or no poem),
+    1 passed, 2 failed."""
+    check = poem.get("c")
+    if not check or check["ok"] is None:
+        return 0
+    return 1 if check["ok"] else 2
+
+
+def split_payload(payload: dict[str, Any]) -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
+    """The page's JSON without the poems, each prompt with `k` (author and check state of each
+    of its poems, in turn: what the filters need), and the poems of each prompt (without `p`)."""
+    chunks: list[list[dict[str, Any]]] = [[] for _ in payload["prompts"]]
+    for poem in payload["poems"]:
+        chunks[poem["p"]].append({k: v for k, v in poem.items() if k != "p"})
+    prompts = [
+        {**prompt, "k": [n for poem in chunk for n in (poem["a"], check_state(poem))]}
+        for prompt, chunk in zip(payload["prompts"], chunks, strict=True)
+    ]
+    return {**{k: v for k, v in payload.items() if k != "poems"}, "prompts": prompts}, chunks
 
 
 @section(80)
 def browser(run: ReportRun) -> Section | None:
     if run.data.generations.empty:
         return None
-    payload = browser_payload(run)
-    forms = sorted({p["form"] for p in payload["prompts"]})
+    data, chunks = split_payload(browser_payload(run))
+    forms = sorted({p["form"] for p in data["prompts"]})
     counts: dict[int, int] = {}  # poems per prompt
     failed: dict[int, int] = {}  # failed generations per prompt (cards without a poem)
-    for poem in payload["poems"]:
-        tally = failed if "x" in poem else counts
-        tally[poem["p"]] = tally.get(poem["p"], 0) + 1
-    html = render("browser.html.j2", authors=payload["authors"], forms=forms,
-                  prompts=payload["prompts"], counts=counts, failed=failed)  # fmt: skip
-    return Section("browser", "Poem browser", html, data=payload)
+    for index, chunk in enumerate(chunks):
+        for poem in chunk:
+            tally = failed if "x" in poem else counts
+            tally[index] = tally.get(index, 0) + 1
+    poems = [Markup(json_for_html(chunk)) for chunk in chunks]
+    html = render("browser.html.j2", authors=data["authors"], forms=forms,
+                  prompts=data["prompts"], counts=counts, failed=failed, poems=poems)  # fmt: skip
+    return Section("browser", "Poem browser", html, data=data)
