@@ -216,3 +216,14 @@ def _is_commentary(line: str) -> bool:
     if _BULLET.match(line) and (_META_RE_I.search(text) or _METADATA_BULLET.match(text)):
         return True
     return _is_meta_prose(line)
+
+
+def paragraph_sizes(lines: list[str]) -> list[int]:
+    """The number of lines of each paragraph (stanza) of `lines`, blank lines between."""
+    sizes = [0]
+    for line in lines:
+        if line.strip():
+            sizes[-1] += 1
+        elif sizes[-1]:
+            sizes.append(0)
+    return [size for size in sizes if size]

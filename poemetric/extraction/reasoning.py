@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from poemetric.extraction.classify import _FORMS, _chat_text, _quote
+from poemetric.extraction.classify import _FORMS, _chat_text, _quote, paragraph_sizes
 from poemetric.text.plural import counted
 
 _THINK_BLOCK = re.compile(
@@ -194,13 +194,7 @@ def completes_a_stanza(lines: list[str]) -> bool:
     shaped like one before it: with it, the last stanza has as many lines as an earlier one has,
     without it, as none has. The fourth line of a quatrain naming its metre is verse; a remark
     glued under a sonnet's couplet or a stanza as long as the others makes one unlike them."""
-    sizes = [0]
-    for line in lines:
-        if line.strip():
-            sizes[-1] += 1
-        elif sizes[-1]:
-            sizes.append(0)
-    *earlier, last = [size for size in sizes if size] or [0]
+    *earlier, last = paragraph_sizes(lines) or [0]
     return last in earlier and last - 1 not in earlier
 
 

@@ -20,7 +20,13 @@ from __future__ import annotations
 
 import re
 
-from poemetric.extraction.classify import _PREAMBLE_OPENER, _chat_text, _is_preamble, _quote
+from poemetric.extraction.classify import (
+    _PREAMBLE_OPENER,
+    _chat_text,
+    _is_preamble,
+    _quote,
+    paragraph_sizes,
+)
 from poemetric.text.plural import counted
 
 _TAIL = r"(?P<sep>\s*[:.\-–—(]\s*(?P<tail>.*?))?\s*$"
@@ -81,21 +87,11 @@ def _opens_paragraph(lines: list[str], index: int) -> bool:
     return bool(lines[index].strip()) and (index == 0 or not lines[index - 1].strip())
 
 
-def _paragraph_sizes(lines: list[str]) -> list[int]:
-    sizes = [0]
-    for line in lines:
-        if line.strip():
-            sizes[-1] += 1
-        elif sizes[-1]:
-            sizes.append(0)
-    return [size for size in sizes if size]
-
-
 def _alone_or_unlike_stanzas(lines: list[str], index: int) -> bool:
     """Whether the line at `index` is alone in its paragraph, or its paragraph has a number of
     lines that no paragraph before it has (a label over a stanza, not a stanza)."""
-    size = _paragraph_sizes(lines[index:])[0]
-    return size == 1 or size not in _paragraph_sizes(lines[:index])
+    size = paragraph_sizes(lines[index:])[0]
+    return size == 1 or size not in paragraph_sizes(lines[:index])
 
 
 def _is_intro(line: str) -> bool:
@@ -190,7 +186,7 @@ def _paragraph_start(lines: list[str], index: int) -> int:
 def _verse_shape(lines: list[str]) -> list[int]:
     """The stanza sizes of a version, without the remarks after it: trailing paragraphs of one
     line ("Wait, line 2 doesn't rhyme.", "I hope you enjoy it!")."""
-    sizes = _paragraph_sizes(lines)
+    sizes = paragraph_sizes(lines)
     while sizes and sizes[-1] == 1:
         sizes.pop()
     return sizes
