@@ -100,3 +100,8 @@ def __getattr__(name: str) -> Any:
     if name in _EXPORTS:
         return getattr(importlib.import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module 'poemetric.analysis' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The imported names and the ones imported on first use (`dir()`, a shell's completion)."""
+    return sorted({*globals(), *__all__})
