@@ -163,25 +163,11 @@ def _built_otherwise(
 
 def _merge_rows(conn: sqlite3.Connection, survey_id: str, stats: dict[str, TableMerge]) -> None:
     """Unite the survey's raters and pages; a page completed in either store is completed."""
-    total = conn.execute(
-        "SELECT COUNT(*) FROM src.survey_raters WHERE survey_id = ?", (survey_id,)
-    ).fetchone()[0]
-    copied = conn.execute(
-        "INSERT OR IGNORE INTO main.survey_raters SELECT * FROM src.survey_raters "
-        "WHERE survey_id = ?",
-        (survey_id,),
-    ).rowcount
+    total, copied = _copy_new(conn, "survey_raters", survey_id)
     stats["survey_raters"].copied += copied
     stats["survey_raters"].identical += total - copied
     pages = stats["survey_assignments"]
-    total = conn.execute(
-        "SELECT COUNT(*) FROM src.survey_assignments WHERE survey_id = ?", (survey_id,)
-    ).fetchone()[0]
-    copied = conn.execute(
-        "INSERT OR IGNORE INTO main.survey_assignments SELECT * FROM src.survey_assignments "
-        "WHERE survey_id = ?",
-        (survey_id,),
-    ).rowcount
+    total, copied = _copy_new(conn, "survey_assignments", survey_id)
     updated = conn.execute(
         "UPDATE main.survey_assignments AS d SET completed_at = s.completed_at "
         "FROM src.survey_assignments AS s WHERE d.survey_id = ? AND s.survey_id = d.survey_id "
@@ -192,6 +178,19 @@ def _merge_rows(conn: sqlite3.Connection, survey_id: str, stats: dict[str, Table
     pages.copied += copied
     pages.updated += updated
     pages.identical += total - copied - updated
+
+
+def _copy_new(conn: sqlite3.Connection, table: str, survey_id: str) -> tuple[int, int]:
+    """Copy the survey's rows of `table` that the destination lacks (by its key); returns how
+    many rows the source holds and how many were copied."""
+    total = conn.execute(
+        f"SELECT COUNT(*) FROM src.{table} WHERE survey_id = ?", (survey_id,)
+    ).fetchone()[0]
+    copied = conn.execute(
+        f"INSERT OR IGNORE INTO main.{table} SELECT * FROM src.{table} WHERE survey_id = ?",
+        (survey_id,),
+    ).rowcount
+    return int(total), int(copied)
 
 
 def _merge_answers(conn: sqlite3.Connection, survey_id: str, stats: TableMerge) -> list[str]:
@@ -209,11 +208,7 @@ def _merge_answers(conn: sqlite3.Connection, survey_id: str, stats: TableMerge) 
         "WHERE s.survey_id = ? ORDER BY 1, 2, 3",
         (survey_id,),
     ).fetchall()
-    stats.copied += conn.execute(
-        "INSERT OR IGNORE INTO main.survey_answers SELECT * FROM src.survey_answers "
-        "WHERE survey_id = ?",
-        (survey_id,),
-    ).rowcount
+    stats.copied += _copy_new(conn, "survey_answers", survey_id)[1]
     differing: list[str] = []
     for rater, poem, question, score, text, kept_score, kept_text in overlapping:
         if score == kept_score and same_value(text, kept_text):
