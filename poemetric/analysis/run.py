@@ -50,7 +50,7 @@ from poemetric.analysis.validation import (
 from poemetric.data.errata import errata_for_run
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.hints import stage_command
-from poemetric.judge.pending import judges_of, judgment_errors
+from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.paths import replaced_when_done
 from poemetric.store import RunStore
 from poemetric.text.plural import counted, plural
@@ -298,7 +298,7 @@ def analyze_run(
     if "pending_reasks" in behaviour:
         pending = behaviour.loc[behaviour["pending_reasks"] > 0, "judge"].astype(str).tolist()
         result.captions["judges"] = TABLE_CAPTIONS["judges"] + pending_caption(
-            store.run_dir, ",".join(sorted(pending)) or None
+            store.run_dir, judge_option(pending)
         )
 
     _expert_tables(

@@ -298,7 +298,9 @@ def reparse_command(
             f"  changed {identifier}: {', '.join(changes)}", highlight=False, markup=False
         )
     if result.now_rejected:
-        again = stage_command("judge", run, ",".join(sorted(result.rejected_judges)))
+        from poemetric.judge.pending import judge_option
+
+        again = stage_command("judge", run, judge_option(result.rejected_judges))
         console.print(
             f"Rejected answers are now errors: `{again}` re-asks or re-parses them.",
             highlight=False,

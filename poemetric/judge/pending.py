@@ -13,6 +13,7 @@ row is pending, not a parse failure. A row whose re-asks are spent (or whose jud
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -88,6 +89,11 @@ def pending_note(count: int, run: Path | None = None, judge: str | None = None) 
 
 
 def judges_of(rows: list[sqlite3.Row]) -> str | None:
-    """The judges of `rows`, sorted and comma-separated as `--judge` takes them (None: no row).
+    """The judges of `rows`, as `judge_option` gives them (None: no row)."""
+    return judge_option(str(row["judge"]) for row in rows)
+
+
+def judge_option(judges: Iterable[str]) -> str | None:
+    """Judge names sorted and comma-separated once each, as `--judge` takes them (None: none).
     A command that names no judge is refused by `poemetric judge`."""
-    return ",".join(sorted({str(row["judge"]) for row in rows})) or None
+    return ",".join(sorted(set(judges))) or None

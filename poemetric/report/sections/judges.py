@@ -5,7 +5,7 @@ tokens, and, after `judge recognise`, how often it recognised the human poems.""
 from __future__ import annotations
 
 from poemetric.hints import stage_command
-from poemetric.judge.pending import judgment_errors
+from poemetric.judge.pending import judge_option, judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -44,7 +44,7 @@ def judges(run: ReportRun) -> Section | None:
         else []
     )
     pending = [str(e["judge"]) for e in entries if int(e.get("pending_reasks", 0) or 0)]
-    finish = stage_command("judge", run.run_dir, ",".join(sorted(pending)) or None)
+    finish = stage_command("judge", run.run_dir, judge_option(pending))
     html = render(
         "judges.html.j2", entries=entries, recognised=recognised, pending=pending, finish=finish
     )
