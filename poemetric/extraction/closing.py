@@ -156,8 +156,6 @@ def _paragraph(lines: list[str], start: int) -> list[str]:
     return lines[start:end]
 
 
-#: A width no line reaches: `is_meta_sentence` then judges a line by its words alone.
-_UNBOUNDED = 1_000_000
 #: A verse line ending so runs on into the next line.
 _RUNS_ON = (",", ";", ":", "—", "–", "-")
 
@@ -181,7 +179,7 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
     set_apart = index > 0 and not lines[index - 1].strip()
     return _is_description(line, width, glued=True) or (
         len(above) >= 2
-        and is_meta_sentence(line, _UNBOUNDED if set_apart else width)
+        and is_meta_sentence(line, None if set_apart else width)
         and not completes_a_stanza(lines[first : index + 1])
     )
 

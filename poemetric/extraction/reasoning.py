@@ -165,7 +165,7 @@ _OTHER_MECHANICS = re.compile(
 )
 
 
-def is_meta_sentence(line: str, width: int) -> bool:
+def is_meta_sentence(line: str, width: int | None) -> bool:
     """A one-line remark naming the poem's rhyme scheme, metre or syllables, as a model glues
     under its last line ("This sonnet follows ABAB CDCD EFEF GG with iambic pentameter.", "Let
     me check: AABBA, anapestic. Good."): it opens as self-talk or as a remark about the poem,
@@ -173,7 +173,8 @@ def is_meta_sentence(line: str, width: int) -> bool:
     a count) and once more. Self-talk needs an analysis (a scheme, a count, "line 3") or a
     line longer than any of the poem's (`width`); another remark a scheme in capitals, three
     such names, or a longer line: "The sonnet keeps its iambic pentameter." or "Wait, let me
-    check the meter: iambic, true." closing a poem about sonnets may be verse."""
+    check the meter: iambic, true." closing a poem about sonnets may be verse. `width` None:
+    judged by its words alone, whatever its length."""
     text = _chat_text(line)
     self_talk = bool(_SELF_TALK.match(text))
     if not (self_talk or _REMARK_OPENER.match(text)) or not _ENDS.search(text):
@@ -182,7 +183,7 @@ def is_meta_sentence(line: str, width: int) -> bool:
     named = len(exact) + len(_OTHER_MECHANICS.findall(text))
     if not exact or named < 2:
         return False
-    if len(text) > width:
+    if width is not None and len(text) > width:
         return True
     if self_talk:
         return bool(_ANALYSIS.search(text))
