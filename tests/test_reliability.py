@@ -302,3 +302,13 @@ def test_unanimous_ratings_leave_alpha_and_the_correlations_undefined() -> None:
     assert math.isnan(kappa)
     alone = agreement_report(_ratings(same[:1]), n_boot=0).overall.estimates
     assert all(math.isnan(value) for value in alone.values())
+
+
+def test_raters_are_listed_in_natural_order() -> None:
+    """`expert_10` came before `expert_2` (plain string order) in every per-rater table."""
+    rows = [
+        Rating(unit, rater, "x", 3.0)
+        for unit in ("u1", "u2")
+        for rater in ("expert_10", "expert_2", "Expert_1")
+    ]
+    assert Ratings.from_ratings(rows).raters == ("Expert_1", "expert_2", "expert_10")

@@ -10,6 +10,7 @@ from itertools import combinations
 
 import numpy as np
 
+from poemetric.text.ordering import natural_key
 from poemetric.text.plural import plural
 
 #: What an N/A rating is called in files (case-insensitive), besides the numeric N/A value.
@@ -48,7 +49,7 @@ class Ratings:
     ) -> Ratings:
         """Code ratings; `scale` fixes the scale (default: the values seen). Each (unit, rater,
         item) may occur once; a value outside a given scale is an error. Units and raters are
-        sorted by name (items keep their first-seen order), so the row order never matters."""
+        sorted by name, raters in natural order (`expert_2` before `expert_10`; items keep their first-seen order), so the row order never matters."""
         rows = list(ratings)
         seen_values = sorted({r.score for r in rows if r.score is not None})
         values = np.asarray(sorted(set(scale)) if scale is not None else seen_values, float)
@@ -61,7 +62,7 @@ class Ratings:
         # Sorted, as the raters: a bootstrap draw picks units by position, so the same ratings
         # in another row order must give the same intervals.
         units = tuple(sorted(dict.fromkeys(r.unit for r in rows)))
-        raters = tuple(sorted(dict.fromkeys(r.rater for r in rows)))
+        raters = tuple(sorted(dict.fromkeys(r.rater for r in rows), key=natural_key))
         items = tuple(dict.fromkeys(r.item for r in rows))
         index = {
             "unit": {u: i for i, u in enumerate(units)},
