@@ -84,27 +84,61 @@ _TECHNICAL = re.compile(
 _SCHEME = re.compile(r"\b[A-H]{4,}\b")  # "ABAB", "ABBA CDDC", in capitals only
 
 
-def _is_description(line: str, width: int, glued: bool = False) -> bool:
+def _description_text(line: str) -> str:
+    """The text of a line that may describe the poem, without a leading dash or bullet and, as
+    chat models often set a note apart, its brackets: "(Written in iambic pentameter.)"."""
+    text = _chat_text(line).lstrip("—–-* ").strip()
+    enclosed = _PARENTHESISED.match(text)
+    return enclosed.group(1).strip() if enclosed else text
+
+
+def _is_technical(text: str) -> bool:
+    return len(_TECHNICAL.findall(text)) + len(_SCHEME.findall(text)) >= 2
+
+
+def _is_long(text: str, width: int | None, factor: float) -> bool:
+    """Longer than `factor` times the poem's longest line (`width`; None: never) and prose."""
+    return width is not None and len(text) > factor * width and len(text.split()) >= 8
+
+
+def _is_description(line: str, width: int) -> bool:
     """Prose that describes the poem, with no chat marker: it opens like a description ("In this
     poem, ...", "This captures ...", "I've used ...", "- Written in ..."), ends like a sentence,
     and is longer than the poem's longest line (`width`) by a fifth or technical ("iambic
-    pentameter"); a long line that interprets ("stands for", "the imagery") needs no opener.
-    A line `glued` to the last stanza must open as a remark from outside the poem ("This
-    captures", "I've used", "Written in") and be technical or half as long again as any verse
-    line."""
-    text = _chat_text(line).lstrip("—–-* ").strip()
-    # In brackets, as chat models often set a note apart: "(Written in iambic pentameter.)".
-    enclosed = _PARENTHESISED.match(text)
-    if enclosed:
-        text = enclosed.group(1).strip()
+    pentameter"); a long line that interprets ("stands for", "the imagery") needs no opener."""
+    text = _description_text(line)
     if not text or not _ends_sentence(text):
         return False
-    long = len(text) > (1.5 if glued else 1.2) * width and len(text.split()) >= 8
-    technical = len(_TECHNICAL.findall(text)) + len(_SCHEME.findall(text)) >= 2
-    if glued:
-        return bool(_GLUED_DESCRIBES.match(text)) and (long or technical)
+    long = _is_long(text, width, 1.2)
     opens = bool(_DESCRIBES.match(text))
-    return (opens and (long or technical)) or (long and bool(_INTERPRETS.search(text)))
+    return (opens and (long or _is_technical(text))) or (long and bool(_INTERPRETS.search(text)))
+
+
+def _is_glued_remark(lines: list[str], first: int, index: int) -> bool:
+    """Whether `lines[index]`, right under the poem that starts at `first`, is a remark from
+    outside it rather than its last line: either prose that describes the poem from outside
+    ("This captures", "I've used", "Written in"), ends like a sentence and is technical ("iambic
+    pentameter", "ABAB") or half as long again as any verse line; or, under two verse lines or
+    more, a sentence naming the mechanics exactly (`is_meta_sentence`) that does not complete a
+    stanza shaped like the others (`completes_a_stanza`). A line set apart as a stanza of its
+    own may be a meta-poem's last line ("It scans as iambic tetrameter, as he would want."):
+    naming the mechanics, it is judged by its words alone, not its length."""
+    above = [text.strip() for text in lines[first:index] if text.strip()]
+    width = max(len(text) for text in above)
+    description = _description_text(lines[index])
+    if (
+        description
+        and _ends_sentence(description)
+        and _GLUED_DESCRIBES.match(description)
+        and (_is_long(description, width, 1.5) or _is_technical(description))
+    ):
+        return True
+    set_apart = index > 0 and not lines[index - 1].strip()
+    return (
+        len(above) >= 2
+        and is_meta_sentence(lines[index], None if set_apart else width)
+        and not completes_a_stanza(lines[first : index + 1])
+    )
 
 
 def _is_header(line: str) -> bool:
@@ -172,16 +206,7 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
         return True
     if not above or not _ends_sentence(above[-1]):
         return False
-    width = max(len(text) for text in above)
-    # A line set apart as a stanza of its own may be a meta-poem's last line ("It scans as
-    # iambic tetrameter, as he would want."): its length alone does not make it a remark, only
-    # a scheme in capitals or three names of the mechanics do.
-    set_apart = index > 0 and not lines[index - 1].strip()
-    return _is_description(line, width, glued=True) or (
-        len(above) >= 2
-        and is_meta_sentence(line, None if set_apart else width)
-        and not completes_a_stanza(lines[first : index + 1])
-    )
+    return _is_glued_remark(lines, first, index)
 
 
 def strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
