@@ -169,3 +169,20 @@ def test_verse_whose_last_lines_look_like_a_glued_remark_kept(text: str) -> None
     result = extract_poem(text)
     assert result.poem == text, result.notes
     assert result.notes == [] and result.reasoning is None
+
+
+@pytest.mark.parametrize(
+    "remark",
+    [
+        GLUED_REMARKS[0],
+        "This sonnet follows the ABAB CDCD EFEF GG rhyme scheme.",
+        "Let me verify: ABAB CDCD EFEF GG.\nLines 13 and 14 have 10 syllables each. Good.",
+    ],
+)
+def test_glued_remark_above_a_closing_paragraph_removed(remark: str) -> None:
+    """A sign-off after a blank line is cut first; the remark glued above it goes too (it stayed
+    as the poem's last lines once the answer ended in a sign-off)."""
+    answer = "Here is your sonnet:\n\n" + SONNET + "\n" + remark + "\n\nI hope you enjoy it!"
+    result = extract_poem(answer)
+    assert result.poem == SONNET, result.notes
+    assert result.notes[-1] == "removed closing remark: 'I hope you enjoy it!'"

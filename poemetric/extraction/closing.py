@@ -251,8 +251,11 @@ def strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
     # enjoy it!"); a line ending in a comma or semicolon runs on into the next, as verse does.
     # Several such lines go from the last up, two or three read as one remark first
     # (`_glued_block`: "Each line is in iambic pentameter.\nThe rhyme scheme is ABAB ...", whose
-    # last line alone would leave the first), else one that is a remark alone.
+    # last line alone would leave the first), else one that is a remark alone; also above a
+    # closing paragraph cut before ("... friend.\nRhyme scheme: ...\n\nI hope you enjoy it!").
     end = cut
+    while end > first_content and not lines[end - 1].strip():
+        end -= 1
     while end > first_content + 1:
         if (block := _glued_block(lines, first_content, end)) is not None:
             end = block
