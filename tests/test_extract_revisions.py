@@ -7,6 +7,7 @@ test_extract_human_poems.py and test_extract_chat_shapes.py.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -249,6 +250,104 @@ REWRITE_LIKE_VERSE = [
 
 @pytest.mark.parametrize("text", REWRITE_LIKE_VERSE)
 def test_verse_with_a_rewrite_cue_kept(text: str) -> None:
+    result = extract_poem(text)
+    assert result.poem == text, result.notes
+    assert result.notes == []
+
+
+# Written for these tests: a limerick whose last line misses the rhyme, and a rewrite from
+# scratch that keeps almost none of its words, as a model that starts over writes it.
+GARDENER = """A gardener living in Bath
+Grew roses along every path.
+She watered them daily
+And sang to them gaily,
+But the neighbours would laugh at her."""
+
+BAKER = """A baker who lived by the sea
+Made scones that were fluffy and free.
+The gulls used to swoop
+On his crumbs in a group,
+And he fed them the crusts after tea."""
+
+#: A haiku with eight syllables in its second line, and another written in its place.
+FROST = """Frost on the window
+the kettle clears its throat twice
+a sparrow waits, still"""
+
+DUSK = """Evening settles in
+a heron lifts from the reeds
+the pond keeps its light"""
+
+
+def _shared(first: str, second: str) -> float:
+    """The share of `first`'s words (three letters or more) that `second` keeps."""
+    words = [set(re.findall(r"[a-z]{3,}", text.lower())) for text in (first, second)]
+    return len(words[0] & words[1]) / len(words[0])
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Here's a limerick:\n\n" + GARDENER + "\n\nLet me try again:\n\n" + BAKER,
+        # the cue after a remark on what is wrong, which opens like reasoning
+        GARDENER
+        + '\n\nWait, the last line doesn\'t rhyme with "Bath" and "path". Let me try again:\n\n'
+        + BAKER,
+        GARDENER + "\n\nHmm, the rhymes are off in line 5. Here is a revised version:\n\n" + BAKER,
+        # a label on its own (kept before too, by the labelled-final rule)
+        GARDENER + "\n\nHere is a revised version:\n\n" + BAKER,
+        # the remark in a paragraph of its own, then the cue
+        GARDENER + "\n\nThat ending falls flat.\n\nActually, I'll start over:\n\n" + BAKER,
+        GARDENER + "\n\nThe meter stumbles in the last line. Let me fix it:\n\n" + BAKER,
+        GARDENER + "\n\nLet me rewrite the limerick:\n\n" + BAKER + "\n\nI hope you enjoy it!",
+    ],
+)
+def test_a_rewrite_from_scratch_after_a_cue_is_the_poem(answer: str) -> None:
+    """A model that starts over writes a version with other words: the last complete version is
+    the one it stands by (the first was kept, or the rewrite moved to reasoning)."""
+    assert _shared(GARDENER, BAKER) < 0.5
+    result = extract_poem(answer)
+    assert result.poem == BAKER, result.notes
+    assert result.reasoning is None
+    assert any(note.startswith("removed the earlier") for note in result.notes)
+
+
+def test_a_haiku_rewritten_from_scratch_twice_keeps_the_last() -> None:
+    middle = "Snow on the doorstep\nthe dog sniffs at yesterday\nthe mailman is late"
+    answer = (
+        "Here is a haiku about winter:\n\n"
+        + FROST
+        + "\n\nHmm, the second line has eight syllables, not seven. Let me try again:\n\n"
+        + middle
+        + "\n\nThat one drifts away from the theme. Let me try again:\n\n"
+        + DUSK
+    )
+    result = extract_poem(answer)
+    assert result.poem == DUSK, result.notes
+    assert result.reasoning is None
+
+
+def test_limerick_rewritten_from_scratch_passes_the_form_check(tmp_path: Path) -> None:
+    answer = GARDENER + "\n\nWait, line 5 doesn't rhyme. Let me try again:\n\n" + BAKER
+    assert not check_poem(GARDENER, "limerick").passed
+    record = checked_answer(tmp_path, answer, "limerick")
+    assert record["passed"], record
+    assert record["extraction"] == [
+        "removed the earlier version before the rewrite (5 lines from 'A gardener living in Bath')",
+        "removed the line introducing the rewrite: \"Wait, line 5 doesn't rhyme. Let me try "
+        'again:"',
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a cue-like line of verse announcing a new start, not introducing it with a colon
+        STANZA + "\n\nI'll start over.\n\n" + SHORE,
+        STANZA + "\n\nSo let me try again.\n\n" + SHORE,
+    ],
+)
+def test_verse_announcing_a_new_start_kept(text: str) -> None:
     result = extract_poem(text)
     assert result.poem == text, result.notes
     assert result.notes == []

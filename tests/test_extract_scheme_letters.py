@@ -144,6 +144,10 @@ LABEL_STYLES = [
     "{line} *({letter}, {count})*",
     "{line} ({letter}, {count} syllables)",
     "{line} ({letter}; {count})",
+    "{line} ({letter} - {count})",
+    "{line} ({letter} – {count})",
+    "{line} [{letter}—{count}]",
+    "{line} ({count} - {letter})",
 ]
 
 
@@ -177,12 +181,39 @@ def test_labelled_limerick_passes_the_form_check(tmp_path: Path) -> None:
     ]
 
 
+# Written for this test: a sonnet answer whose lines end in a scheme letter and a syllable
+# count after a dash, as some chat models label them.
+DASHED_SONNET_ANSWER = """Here is a Shakespearean sonnet about the harbour at dawn:
+
+The harbour wakes before the gulls can call, (A - 10)
+the ropes are stiff with salt and last night's rain; (B - 10)
+a lantern gutters by the fish-house wall, (A - 10)
+and boats come nodding up the tide again. (B - 10)
+
+The nets are mended by a patient hand (C – 10)
+that learned its knots before it learned to write; (D – 10)
+the tar, the creak, the shifting of the sand (C – 10)
+are all the hymns it ever sang at night. (D – 10)"""
+
+
+def test_dashed_letter_and_count_labels_of_a_chat_answer_removed() -> None:
+    result = extract_poem(DASHED_SONNET_ANSWER)
+    assert "(A" not in result.poem and "(C" not in result.poem, result.notes
+    assert result.poem.split("\n")[0] == "The harbour wakes before the gulls can call,"
+    assert result.poem.split("\n")[5] == "The nets are mended by a patient hand"
+    assert (
+        "removed rhyme-scheme letters and syllable counts at the end of 8 lines, such as '(A - 10)'"
+    ) in result.notes
+
+
 @pytest.mark.parametrize(
     "poem",
     [
         # capitals and a count answering questions: not lettered from A as a scheme is
         "Who walks the road at dusk (I, 6)\nWho hears the owl (O, 4)\nWho keeps the keys (I, 4)\n"
         "And who the bell (O, 4)",
+        "Who walks the road at dusk (I - 6)\nWho hears the owl (O - 4)\n"
+        "Who keeps the keys (I - 4)\nAnd who the bell (O - 4)",
         # one line labelled, as a verse line may end
         QUATRAINS.replace("hill,", "hill, (A, 8)"),
         # every line labelled, every letter different

@@ -1,5 +1,6 @@
 """Closing remarks after the poem: sign-offs, notes and analyses, as whole paragraphs after the
-last stanza or as a sign-off or metadata line glued to it.
+last stanza or as a sign-off, metadata line or remark glued to it (a remark may run over two or
+three lines, read as one).
 
 A paragraph whose first line is chat is removed only when it is shaped like chat, not verse: a
 chat model writes each sentence or paragraph on one line, so a paragraph whose lines run on (a
@@ -36,7 +37,7 @@ from poemetric.extraction.classify import (
     _is_glued_closing,
     _quote,
 )
-from poemetric.extraction.reasoning import completes_a_stanza, is_meta_sentence
+from poemetric.extraction.reasoning import completes_a_stanza, glued_blocks, is_meta_sentence
 
 _SENTENCE_END = re.compile(r"[.!?:…)\]][\"'”’*_)\]]*$")
 
@@ -84,27 +85,63 @@ _TECHNICAL = re.compile(
 _SCHEME = re.compile(r"\b[A-H]{4,}\b")  # "ABAB", "ABBA CDDC", in capitals only
 
 
-def _is_description(line: str, width: int, glued: bool = False) -> bool:
+def _description_text(line: str) -> str:
+    """The text of a line that may describe the poem, without a leading dash or bullet and, as
+    chat models often set a note apart, its brackets: "(Written in iambic pentameter.)"."""
+    text = _chat_text(line).lstrip("—–-* ").strip()
+    enclosed = _PARENTHESISED.match(text)
+    return enclosed.group(1).strip() if enclosed else text
+
+
+def _is_technical(text: str) -> bool:
+    return len(_TECHNICAL.findall(text)) + len(_SCHEME.findall(text)) >= 2
+
+
+def _is_long(text: str, width: int | None, factor: float) -> bool:
+    """Longer than `factor` times the poem's longest line (`width`; None: never) and prose."""
+    return width is not None and len(text) > factor * width and len(text.split()) >= 8
+
+
+def _is_description(line: str, width: int) -> bool:
     """Prose that describes the poem, with no chat marker: it opens like a description ("In this
     poem, ...", "This captures ...", "I've used ...", "- Written in ..."), ends like a sentence,
     and is longer than the poem's longest line (`width`) by a fifth or technical ("iambic
-    pentameter"); a long line that interprets ("stands for", "the imagery") needs no opener.
-    A line `glued` to the last stanza must open as a remark from outside the poem ("This
-    captures", "I've used", "Written in") and be technical or half as long again as any verse
-    line."""
-    text = _chat_text(line).lstrip("—–-* ").strip()
-    # In brackets, as chat models often set a note apart: "(Written in iambic pentameter.)".
-    enclosed = _PARENTHESISED.match(text)
-    if enclosed:
-        text = enclosed.group(1).strip()
+    pentameter"); a long line that interprets ("stands for", "the imagery") needs no opener."""
+    text = _description_text(line)
     if not text or not _ends_sentence(text):
         return False
-    long = len(text) > (1.5 if glued else 1.2) * width and len(text.split()) >= 8
-    technical = len(_TECHNICAL.findall(text)) + len(_SCHEME.findall(text)) >= 2
-    if glued:
-        return bool(_GLUED_DESCRIBES.match(text)) and (long or technical)
+    long = _is_long(text, width, 1.2)
     opens = bool(_DESCRIBES.match(text))
-    return (opens and (long or technical)) or (long and bool(_INTERPRETS.search(text)))
+    return (opens and (long or _is_technical(text))) or (long and bool(_INTERPRETS.search(text)))
+
+
+def _is_glued_remark(lines: list[str], first: int, start: int, end: int) -> bool:
+    """Whether `lines[start:end]` (one line, or a few read as one), right under the poem that
+    starts at `first`, are a remark from outside it rather than its last lines: either prose
+    that describes the poem from outside ("This captures", "I've used", "Written in"), ends like
+    a sentence and is technical ("iambic pentameter", "ABAB") or half as long again as any verse
+    line; or, under two verse lines or more, a sentence naming the mechanics exactly
+    (`is_meta_sentence`) that does not complete a stanza shaped like the others
+    (`completes_a_stanza`). Several lines are judged by their words alone, not their length,
+    and so is a line set apart as a stanza of its own when it names the mechanics (a
+    meta-poem's last line: "It scans as iambic tetrameter, as he would want.")."""
+    above = [text.strip() for text in lines[first:start] if text.strip()]
+    line = " ".join(text.strip() for text in lines[start:end])
+    width = max(len(text) for text in above) if end - start == 1 else None
+    description = _description_text(line)
+    if (
+        description
+        and _ends_sentence(description)
+        and _GLUED_DESCRIBES.match(description)
+        and (_is_long(description, width, 1.5) or _is_technical(description))
+    ):
+        return True
+    set_apart = start > 0 and not lines[start - 1].strip()
+    return (
+        len(above) >= 2
+        and is_meta_sentence(line, None if set_apart else width)
+        and not completes_a_stanza(lines[first:end], end - start)
+    )
 
 
 def _is_header(line: str) -> bool:
@@ -172,16 +209,21 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
         return True
     if not above or not _ends_sentence(above[-1]):
         return False
-    width = max(len(text) for text in above)
-    # A line set apart as a stanza of its own may be a meta-poem's last line ("It scans as
-    # iambic tetrameter, as he would want."): its length alone does not make it a remark, only
-    # a scheme in capitals or three names of the mechanics do.
-    set_apart = index > 0 and not lines[index - 1].strip()
-    return _is_description(line, width, glued=True) or (
-        len(above) >= 2
-        and is_meta_sentence(line, None if set_apart else width)
-        and not completes_a_stanza(lines[first : index + 1])
-    )
+    return _is_glued_remark(lines, first, index, index + 1)
+
+
+def _glued_block(lines: list[str], first: int, end: int) -> int | None:
+    """Where a remark of two or three lines glued under the poem and ending at `end` starts
+    ("This sonnet follows ABAB CDCD EFEF GG.\nEach line is in iambic pentameter.", "(Lines 1
+    and 3 rhyme;\nlines 2 and 4 rhyme.)"), or None: lines shaped as one remark
+    (`glued_blocks`) that are one as a line (`_is_glued_remark`), or in brackets, a metadata
+    line ("(Rhyme scheme: ABAB CDCD EFEF GG;\niambic pentameter throughout.)")."""
+    for start in glued_blocks(lines, first, end):
+        text = " ".join(line.strip() for line in lines[start:end])
+        bracketed = text.startswith("(") and _is_glued_closing(text)
+        if bracketed or _is_glued_remark(lines, first, start, end):
+            return start
+    return None
 
 
 def strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
@@ -207,9 +249,20 @@ def strip_trailing_chatter(lines: list[str], notes: list[str]) -> list[str]:
             break
     # A sign-off, metadata or description glued to the last stanza ("... night.\nI hope you
     # enjoy it!"); a line ending in a comma or semicolon runs on into the next, as verse does.
+    # Several such lines go from the last up, two or three read as one remark first
+    # (`_glued_block`: "Each line is in iambic pentameter.\nThe rhyme scheme is ABAB ...", whose
+    # last line alone would leave the first), else one that is a remark alone; also above a
+    # closing paragraph cut before ("... friend.\nRhyme scheme: ...\n\nI hope you enjoy it!").
     end = cut
-    while end > first_content + 1 and _is_glued(lines, first_content, end - 1):
+    while end > first_content and not lines[end - 1].strip():
         end -= 1
+    while end > first_content + 1:
+        if (block := _glued_block(lines, first_content, end)) is not None:
+            end = block
+        elif _is_glued(lines, first_content, end - 1):
+            end -= 1
+        else:
+            break
     if end < cut:
         cut = end
     for line in lines[cut:]:

@@ -1,6 +1,6 @@
 """Marks a model writes on the poem's own lines: a syllable count at the end of each line
 ("... at noon, (10)"), a rhyme-scheme letter at the end ("... hill (A)", "... hill — A"), alone
-or beside a count in one pair of brackets ("... hill (A, 8)", "(8, A)", "[A 8]"), a label
+or beside a count in one pair of brackets ("... hill (A, 8)", "(A - 8)", "(8, A)", "[A 8]"), a label
 at the start ("Line 1: ...") and a plain number at the start ("1. ...", "1) ...", "(1) ..."). Each
 is removed only when most lines carry one (a number only when every line does), so a single
 bracketed number or letter, a verse line ending "— I" or starting "Line", or a list poem's few
@@ -60,10 +60,10 @@ _EMPHASIS = r"(?:\*\*|__|\*|_)?"
 _LETTER = r"(?P<letter>[A-Za-z])(?:\d|'|′)?"
 #: A syllable count beside a scheme letter in one pair of brackets ("8", "8 syllables").
 _PAIRED_COUNT = r"\d{1,2}(?:\s*(?:syllables?|syll?s?\.?))?"
-_PAIR_SEP = r"(?:\s*[,;/]\s*|\s+)"
+_PAIR_SEP = r"(?:\s*[,;/\-–—]\s*|\s+)"
 #: A scheme letter at a line's end, in brackets ("(A)", "[b]", "(A1)", "*(A)*"), after a dash
 #: ("- A", "— A", "–B'"), or beside a syllable count in one pair of brackets ("(A, 8)",
-#: "(A 8)", "[A, 8]", "(8, A)", "(A, 8 syllables)").
+#: "(A 8)", "(A - 8)", "(B – 8)", "[A, 8]", "(8, A)", "(A, 8 syllables)").
 _SCHEME_TAGS = (
     re.compile(rf"\s*{_EMPHASIS}[\(\[]\s*{_LETTER}\s*[\)\]]{_EMPHASIS}\s*$"),
     re.compile(rf"(?:\s+-|\s*[—–])\s*{_EMPHASIS}{_LETTER}{_EMPHASIS}\s*$"),

@@ -9,14 +9,21 @@ never the first paragraph), speaks of the poem's mechanics (syllables, metre, th
 that paragraph is shaped like a stanza of the poem (a poem about writing poems: "Let me count
 the syllables of your name." over three more verse lines). A one-line self-check glued under
 the poem's last line ("Let me check: AABBA, anapestic. Good.") is reasoning too when it names
-the mechanics exactly (`is_meta_sentence`, shared with closing remarks glued so).
+the mechanics exactly (`is_meta_sentence`, shared with closing remarks glued so), and so are
+two or three glued lines that read as one such line (`glued_blocks`).
 """
 
 from __future__ import annotations
 
 import re
 
-from poemetric.extraction.classify import _FORMS, _chat_text, _quote, paragraph_sizes
+from poemetric.extraction.classify import (
+    _FORMS,
+    _PARENTHESISED,
+    _chat_text,
+    _quote,
+    paragraph_sizes,
+)
 from poemetric.text.plural import counted
 
 _THINK_BLOCK = re.compile(
@@ -147,7 +154,7 @@ _REMARK_OPENER = re.compile(
     rf"^(?:(?:this|the|my|each|every|all)\s+(?:\w+\s+)?(?:{_FORMS}|lines?|rhyme scheme|"
     r"rhyming scheme|rhyme pattern|met(?:er|re))\b|(?:it|this)\s+(?:follows|uses|keeps|"
     r"scans|rhymes|has|is written|is in)\b|(?:rhyme scheme|rhyming scheme|met(?:er|re)|"
-    r"syllables?)\b)",
+    r"syllables?|lines?\s+\d{1,2})\b)",
     re.IGNORECASE,
 )
 #: A term that names the poem's mechanics only in a remark about it, not in verse: a rhyme
@@ -159,10 +166,26 @@ _EXACT_MECHANICS = re.compile(
     r"\b\d{1,2}(?:\s*,\s*\d{1,2}){2,}\b",
     re.IGNORECASE,
 )
+#: Lines named by number ("lines 1 and 3", "line 4"), exact in a remark that speaks of rhyme,
+#: syllables, metre or stress ("Lines 1 and 3 rhyme; lines 2 and 4 rhyme.").
+_LINE_REFS = re.compile(r"\blines?\s+\d{1,2}(?:\s*(?:,|and|&|-|–)\s*\d{1,2})*\b", re.I)
+_RHYME_OR_COUNT = re.compile(r"\brhym|syllab|\bmet(?:er|re)\b|\bstress", re.I)
 _OTHER_MECHANICS = re.compile(
     r"\b(?:rhym(?:e|ing) (?:scheme|pattern)|met(?:er|re)|syllables?|volta|refrain)\b",
     re.IGNORECASE,
 )
+
+
+def _unbracketed(text: str) -> str:
+    enclosed = _PARENTHESISED.match(text)
+    return enclosed.group(1).strip() if enclosed else text
+
+
+def _exact_terms(text: str) -> tuple[list[str], list[str]]:
+    """The terms of `text` that name the poem's mechanics exactly, and of them the lines named
+    by number (only in a text that speaks of rhyme, syllables, metre or stress)."""
+    numbered = _LINE_REFS.findall(text) if _RHYME_OR_COUNT.search(text) else []
+    return _EXACT_MECHANICS.findall(text) + numbered, numbered
 
 
 def is_meta_sentence(line: str, width: int | None) -> bool:
@@ -173,13 +196,16 @@ def is_meta_sentence(line: str, width: int | None) -> bool:
     a count) and once more. Self-talk needs an analysis (a scheme, a count, "line 3") or a
     line longer than any of the poem's (`width`); another remark a scheme in capitals, three
     such names, or a longer line: "The sonnet keeps its iambic pentameter." or "Wait, let me
-    check the meter: iambic, true." closing a poem about sonnets may be verse. `width` None:
-    judged by its words alone, whatever its length."""
+    check the meter: iambic, true." closing a poem about sonnets may be verse. Lines named by
+    number count as a scheme in capitals does ("Lines 1 and 3 rhyme; lines 2 and 4 rhyme."),
+    and a remark in brackets is read without them. `width` None: judged by its words alone,
+    whatever its length."""
     text = _chat_text(line)
-    self_talk = bool(_SELF_TALK.match(text))
-    if not (self_talk or _REMARK_OPENER.match(text)) or not _ENDS.search(text):
+    opening = _unbracketed(text)
+    self_talk = bool(_SELF_TALK.match(opening))
+    if not (self_talk or _REMARK_OPENER.match(opening)) or not _ENDS.search(text):
         return False
-    exact = _EXACT_MECHANICS.findall(text)
+    exact, numbered = _exact_terms(text)
     named = len(exact) + len(_OTHER_MECHANICS.findall(text))
     if not exact or named < 2:
         return False
@@ -187,31 +213,74 @@ def is_meta_sentence(line: str, width: int | None) -> bool:
         return True
     if self_talk:
         return bool(_ANALYSIS.search(text))
-    return named >= 3 or any(term.isupper() for term in exact)  # a scheme in capitals
+    # a scheme in capitals, or lines named by number
+    return named >= 3 or any(term.isupper() for term in exact) or bool(numbered)
 
 
-def completes_a_stanza(lines: list[str]) -> bool:
-    """Whether the last line of `lines` (a poem and a line glued under it) completes a stanza
-    shaped like one before it: with it, the last stanza has as many lines as an earlier one has,
-    without it, as none has. The fourth line of a quatrain naming its metre is verse; a remark
-    glued under a sonnet's couplet or a stanza as long as the others makes one unlike them."""
+def completes_a_stanza(lines: list[str], glued: int = 1) -> bool:
+    """Whether the last `glued` lines of `lines` (a poem and lines glued under it), or the first
+    of them, complete a stanza shaped like one before it: with them, or with their first line or
+    lines, the last stanza has as many lines as an earlier one has, without them, as none has.
+    The fourth line of a quatrain naming its metre is verse; a remark glued under a sonnet's
+    couplet or a stanza as long as the others makes one unlike them."""
     *earlier, last = paragraph_sizes(lines) or [0]
-    return last in earlier and last - 1 not in earlier
+    return last - glued not in earlier and any(last - kept in earlier for kept in range(glued))
+
+
+#: The most lines that a remark glued under the poem is read over as one.
+_GLUED_LINES = 3
+
+
+def glued_blocks(lines: list[str], first: int, end: int) -> list[int]:
+    """The starts of the two or three lines ending at `end` that are shaped as one remark glued
+    under the poem (which starts at `first`), fewest first: no blank line among them or right
+    above them, the line above ends a sentence, the poem above has twice their lines or more (a
+    remark is a short tail: the last two lines of a quatrain are the poem's), each of them ends
+    like a sentence (a model writes a sentence a line) or they are one remark in brackets
+    ("(Lines 1 and 3 rhyme;\nlines 2 and 4 rhyme.)"), and the first names the mechanics
+    exactly, or is self-talk about them, as a remark's first sentence does: a verse line above
+    a remark ("The meter of the sea is all I know.") is not read into it."""
+    starts: list[int] = []
+    for start in range(end - 2, end - _GLUED_LINES - 1, -1):
+        above = sum(1 for line in lines[first:start] if line.strip())
+        if above < 2 * (end - start) or not all(line.strip() for line in lines[start - 1 : end]):
+            break
+        block = [_chat_text(line) for line in lines[start:end]]
+        bracketed = block[0].startswith("(") and block[-1].endswith(")")
+        sentences = bracketed or all(_ENDS.search(text) for text in block)
+        self_check = _SELF_TALK.match(_unbracketed(block[0])) and _MECHANICS.search(block[0])
+        opens = self_check or _exact_terms(block[0])[0]
+        if sentences and opens and _ENDS.search(_chat_text(lines[start - 1])):
+            starts.append(start)
+    return starts
 
 
 def _glued_self_check(lines: list[str], first: int) -> int | None:
-    """The index of a one-line self-check glued under the poem's last line, or None."""
+    """Where a self-check glued under the poem's last line starts (one line, or two or three
+    read as one: "Let me check: ABAB CDCD EFEF GG, iambic pentameter.\nAll lines have 10
+    syllables. Good."), or None."""
     content = [i for i in range(first, len(lines)) if lines[i].strip()]
     if len(content) < 3 or content[-2] != content[-1] - 1:
         return None
     index = content[-1]
+    for start in glued_blocks(lines, first, index + 1):
+        text = " ".join(line.strip() for line in lines[start : index + 1])
+        if (
+            _SELF_TALK.match(_chat_text(lines[start]))
+            and not completes_a_stanza(lines[first : index + 1], index + 1 - start)
+            and is_meta_sentence(text, None)
+        ):
+            return start
     above = _chat_text(lines[index - 1])
     width = max(len(lines[i].strip()) for i in content[:-1])
-    if not _ENDS.search(above) or not _SELF_TALK.match(_chat_text(lines[index])):
-        return None
-    if completes_a_stanza(lines[first : index + 1]):
-        return None  # the last line of a stanza shaped like the others: verse
-    return index if is_meta_sentence(lines[index], width) else None
+    if (
+        _ENDS.search(above)
+        and _SELF_TALK.match(_chat_text(lines[index]))
+        and not completes_a_stanza(lines[first : index + 1])  # a stanza's last line: verse
+        and is_meta_sentence(lines[index], width)
+    ):
+        return index
+    return None
 
 
 def split_trailing_reasoning(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
@@ -237,9 +306,11 @@ def split_trailing_reasoning(lines: list[str], notes: list[str]) -> tuple[list[s
             return lines[:index], "\n".join(tail).strip()
     glued = _glued_self_check(lines, first)
     if glued is not None:
+        check = "\n".join(line.strip() for line in lines[glued:]).strip()
+        size = check.count("\n") + 1
+        what = "a self-check" if size == 1 else f"a self-check of {size} lines"
         notes.append(
-            f"moved a self-check glued under the poem's last line to reasoning: "
-            f"{_quote(lines[glued])}"
+            f"moved {what} glued under the poem's last line to reasoning: {_quote(lines[glued])}"
         )
-        return lines[:glued], lines[glued].strip()
+        return lines[:glued], check
     return lines, None

@@ -13,7 +13,9 @@ version" ... "Second version" are alternatives.
 
 A model may also rewrite the poem after a cue with no label ("Wait, line 2 doesn't rhyme. Let
 me fix it:", "Let me revise:"): the last complete version is the poem (`keep_last_rewrite`),
-complete when its stanzas have the first version's sizes and it keeps half its words.
+complete when its stanzas have the first version's sizes and it keeps half its words, or any of
+them after a cue that announces a new version ("Let me try again:", "I'll start over:") or
+speaks of the poem ("The meter is off. Let me fix it:", "Here is a revised version:").
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ from __future__ import annotations
 import re
 
 from poemetric.extraction.classify import (
+    _FORM_RE,
     _PREAMBLE_OPENER,
     _chat_text,
     _is_preamble,
     _quote,
     paragraph_sizes,
 )
+from poemetric.extraction.reasoning import _MECHANICS
 from poemetric.text.plural import counted
 
 _TAIL = r"(?P<sep>\s*[:.\-–—(]\s*(?P<tail>.*?))?\s*$"
@@ -158,7 +162,7 @@ def _note_earlier(
 _REWRITE_CUE = re.compile(
     r"(?:(?:so|ok(?:ay)?|alright|now|then|hmm+|wait|actually|oops|oh)\s*[,!…—–-]?\s*)*"
     r"(?:let me|let's|i'll|i will)\s+"
-    r"(?:fix|revise|rewrite|redo|correct|repair|rework|adjust|tweak|try)"
+    r"(?:fix|revise|rewrite|redo|correct|repair|rework|adjust|tweak|try|start\s+(?:over|afresh))"
     rf"(?:\s+(?:it|that|this|them|the\s+(?:{_NOUNS}|lines?|stanzas?|rhymes?|met(?:er|re))))?"
     r"(?:\s+(?:again|once more|now))?\s*[:.]",
     re.IGNORECASE,
@@ -166,15 +170,47 @@ _REWRITE_CUE = re.compile(
 _SENTENCE_START = re.compile(r"(?:^|(?<=[.!?…])\s+)(?=\S)")
 
 
+def _last_sentence(line: str) -> str:
+    text = _chat_text(line)
+    starts = [match.start() for match in _SENTENCE_START.finditer(text)]
+    return text[starts[-1] :].strip() if starts else text
+
+
 def _rewrite_cue(line: str) -> bool:
     """The line's last sentence introduces a rewrite ("Wait, 'milk' doesn't rhyme. Let me fix
     it:"): a cue of `_REWRITE_CUE` or an announcing sentence ("Here's a corrected version:")."""
-    text = _chat_text(line)
-    if not text.endswith((":", ".")):
+    if not _chat_text(line).endswith((":", ".")):
         return False
-    starts = [match.start() for match in _SENTENCE_START.finditer(text)]
-    last = text[starts[-1] :].strip() if starts else text
+    last = _last_sentence(line)
     return bool(_REWRITE_CUE.fullmatch(last) or _FINAL_ANNOUNCED.match(last))
+
+
+#: A cue that announces a new version rather than a fix of the old one.
+_FRESH = re.compile(
+    r"\b(?:try(?:\s+it)?\s+(?:again|once more)|rewrite|redo|start\s+(?:over|afresh))\b", re.I
+)
+#: Words about the poem in the remarks around a cue: its mechanics ("line 2", "the meter"), the
+#: form or a rhyme, a version.
+_ABOUT_POEM = re.compile(rf"{_MECHANICS.pattern}|{_FORM_RE.pattern}|\b(?:version|draft)\b", re.I)
+
+
+def _announces_new_version(lines: list[str], cue: int) -> bool:
+    """The cue at `cue` may introduce a version with other words than the first: it announces a
+    new one and introduces it with a colon ("Let me try again:", "I'll start over:"), or it or
+    the one-line remarks right above it speak of the poem ("The meter is off. Let me fix it:",
+    "Wait, line 2 doesn't rhyme.\n\nLet me try again.", "Here is a revised version:"). A bare
+    "Let me try again." or "So let me fix it:" between stanzas may be verse."""
+    start = _paragraph_start(lines, cue)
+    while True:
+        above = start - 1
+        while above >= 0 and not lines[above].strip():
+            above -= 1
+        if above < 0 or _paragraph_start(lines, above) != above:
+            break
+        start = above
+    remarks = " ".join(_chat_text(line) for line in lines[start : cue + 1] if line.strip())
+    last = _last_sentence(lines[cue])
+    return bool((_FRESH.search(last) and last.endswith(":")) or _ABOUT_POEM.search(remarks))
 
 
 def _paragraph_start(lines: list[str], index: int) -> int:
@@ -206,15 +242,18 @@ def _rewrites(first: list[str], version: list[str]) -> bool:
     return bool(words) and len(words & _words(version)) * 2 >= len(words)
 
 
-def _version_start(lines: list[str], start: int, end: int, first: list[str]) -> int | None:
+def _version_start(
+    lines: list[str], start: int, end: int, first: list[str], new: bool
+) -> int | None:
     """Where a complete rewrite of `first` starts in `lines[start:end]`, under its cue: at once,
     or after remarks of one line each ("Line 2 should end in a rhyme for Dundee."); None when
-    what follows the cue is not a complete version."""
+    what follows the cue is not a complete version. A version keeps half the words of `first`,
+    unless its cue announces a `new` one."""
     shape = _verse_shape(first)
     index = start
     while index < end:
         version = lines[index:end]
-        if _verse_shape(version) == shape and _rewrites(first, version):
+        if _verse_shape(version) == shape and (new or _rewrites(first, version)):
             return index
         while index < end and not lines[index].strip():
             index += 1
@@ -231,8 +270,9 @@ def keep_last_rewrite(lines: list[str], notes: list[str]) -> list[str]:
 
     A cue counts when verse follows it and its paragraph (the cue and any remark over it) is
     not shaped like a stanza of the first version. A version is complete when its stanzas have
-    the first version's sizes; a cue followed by a shorter or cut-off version (a fixed line
-    alone, an answer that stops mid-poem) is removed with it.
+    the first version's sizes, and it keeps half the first version's words unless the cue
+    announces a new version (`_announces_new_version`); a cue followed by a shorter or cut-off
+    version (a fixed line alone, an answer that stops mid-poem) is removed with it.
     """
     content = [i for i, line in enumerate(lines) if line.strip()]
     verse = next((i for i in content if not _is_intro(lines[i])), None)
@@ -255,7 +295,10 @@ def keep_last_rewrite(lines: list[str], notes: list[str]) -> list[str]:
         if size > 1 and size in first:
             return lines  # a verse line of a stanza shaped like the others, not a cue
     ends = [*starts[1:], len(lines)]
-    versions = [_version_start(lines, i + 1, ends[k], first_lines) for k, i in enumerate(cues)]
+    versions = [
+        _version_start(lines, i + 1, ends[k], first_lines, _announces_new_version(lines, i))
+        for k, i in enumerate(cues)
+    ]
     complete = [k for k, begin in enumerate(versions) if begin is not None]
     if not complete:
         return lines
