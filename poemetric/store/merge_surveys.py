@@ -14,7 +14,8 @@ attention check each page asks for), answers and answer edit times (`survey_edit
   destination holds with another text (a conflicting generation): the destination's survey is
   kept and the source's is left out whole, named with what to do.
 
-Rater links are not stored but derived from RUN/survey-secret.key (`poemetric.survey.tokens`):
+Rater links are not stored but derived from RUN/survey-secret.key (`poemetric.survey.tokens`;
+its name is `poemetric.paths.SURVEY_SECRET_FILE`, so that this store module needs no survey code):
 `merge` copies a source's secret to a destination that has none, and names the surveys whose
 links from a source with another secret do not open the merged run (`merge.py`).
 """
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from poemetric.paths import survey_secret_path
 from poemetric.store.merge_tables import TableMerge, same_value
 
 __all__ = ["SURVEY_TABLES", "SurveyConflict", "carry_secret", "merge_surveys"]
@@ -276,12 +278,10 @@ def carry_secret(destination: Path, merged: list[tuple[Path, list[str]]]) -> lis
     ((folder, surveys merged from it) each) that has one, when it has none, so that the links
     made there open the merged run. Returns (survey, folder) for the surveys merged from a folder
     with another secret than the destination's: their links made there do not open it."""
-    from poemetric.survey import tokens
-
-    target = tokens.secret_path(destination)
+    target = survey_secret_path(destination)
     relinked: list[tuple[str, Path]] = []
     for folder, surveys in merged:
-        secret = tokens.secret_path(folder)
+        secret = survey_secret_path(folder)
         if not surveys or not secret.is_file() or secret.resolve() == target.resolve():
             continue  # no links were made there (or it is the destination's own)
         if not target.exists():
