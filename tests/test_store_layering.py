@@ -1,7 +1,8 @@
 """`poemetric.store` is the layer every stage writes through: it must not import the stages built
 on it (the survey, the runner, the commands...), not even inside a function. `merge_surveys`
 imported `poemetric.survey.tokens` for the survey secret's file name (now in `poemetric.paths`,
-below both); a store module that needs a stage's rule takes it as an argument."""
+below both); a store module that needs a stage's rule takes it as an argument, as `merge_runs`
+takes the survey's rule of a complete page (`complete_pages`)."""
 
 from __future__ import annotations
 

@@ -70,8 +70,10 @@ def merge(
     """
     console = Console(emoji=False, highlight=False, soft_wrap=True)
     output_folder(into, "--into")
+    from poemetric.survey.db import complete_merged  # the survey's rule, when merging
+
     try:
-        report = merge_runs(list(sources), into)
+        report = merge_runs(list(sources), into, complete_pages=complete_merged)
     except StoreError as error:
         raise error_exit(error) from error
     _print_report(console, report)

@@ -15,7 +15,10 @@ Rules, table by table (rows are matched on their natural key):
 * the call log is a union of distinct rows;
 * surveys (their raters, pages, answers and edit times) are merged by
   `poemetric.store.merge_surveys`: a survey built alike in two stores is one survey, and a
-  survey that cannot be merged, or answers that differ, are named (`SurveyConflict`).
+  survey that cannot be merged, or answers that differ, are named (`SurveyConflict`). Which
+  answers complete a page is the survey task's rule, above the store: `merge_runs` takes it as
+  `complete_pages` (`poemetric merge` passes `poemetric.survey.db.complete_merged`); without it
+  a page is complete only where one store had it complete.
 
 Sources are attached read-only (`ATTACH DATABASE`), each merged in one transaction, and must have
 exactly the destination's schema version.
@@ -25,7 +28,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +49,11 @@ from poemetric.store.models import MODELS_META_KEY, merge_attached_records
 from poemetric.store.schema import SCHEMA_VERSION
 from poemetric.store.shards import SHARD_META_KEYS, MissingShards, merge_shard_records
 
-__all__ = ["MergeError", "MergeReport", "merge_runs"]
+__all__ = ["MergeError", "MergeReport", "PageCompletion", "merge_runs"]
+
+#: Marks the pages of a survey (by id) in the destination store that their answers, united by
+#: the merge, complete; returns how many (`poemetric.survey.db.complete_merged`).
+PageCompletion = Callable[[RunStore, str], int]
 
 
 class MergeError(StoreError):
@@ -144,8 +153,12 @@ def _check_one_dataset(stores: list[_Probed]) -> None:
         )
 
 
-def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
-    """Merge the run stores in `sources` (run directories) into `destination` (created if new)."""
+def merge_runs(
+    sources: list[Path], destination: Path, *, complete_pages: PageCompletion | None = None
+) -> MergeReport:
+    """Merge the run stores in `sources` (run directories) into `destination` (created if new).
+    `complete_pages` marks the survey pages that answers from two stores complete (a survey
+    page answered half on each machine); without it they stay as each store had them."""
     destination = Path(destination)
     report = MergeReport(destination=destination, sources=[Path(s) for s in sources])
     if not sources:
@@ -189,7 +202,7 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
                 if path.resolve() == store.path.resolve():
                     report.skipped_sources.append(source)
                     continue
-                records, merged = _merge_one(store, source, path, report)
+                records, merged = _merge_one(store, source, path, report, complete_pages)
                 shard_records.append(records)
                 surveys.append((path.parent, merged))
                 done.append(source)
@@ -240,7 +253,11 @@ def _disk_full(destination: Path, error: sqlite3.Error, done: list[Path], left: 
 
 
 def _merge_one(
-    store: RunStore, source: Path, path: Path, report: MergeReport
+    store: RunStore,
+    source: Path,
+    path: Path,
+    report: MergeReport,
+    complete_pages: PageCompletion | None,
 ) -> tuple[list[str | None], list[str]]:
     """Merge the store at `path` into `store`; returns its values of SHARD_META_KEYS and the
     surveys merged from it."""
@@ -257,7 +274,8 @@ def _merge_one(
             for rule in TABLE_RULES:
                 stats = merge_table(conn, rule, source, report.conflicts)
                 report.tables.setdefault(rule.name, TableMerge()).add(stats)
-            by_table, merged = merge_surveys(conn, source, report.survey_conflicts)
+            complete = None if complete_pages is None else partial(complete_pages, store)
+            by_table, merged = merge_surveys(conn, source, report.survey_conflicts, complete)
             for name, stats in by_table.items():  # shown for stores with surveys only
                 if any(vars(stats).values()) or name in report.tables:
                     report.tables.setdefault(name, TableMerge()).add(stats)
