@@ -14,13 +14,14 @@ import httpx
 import pandas as pd
 import pytest
 from click.testing import Result
-from survey_support import serving, survey_run
+from survey_support import add_generation, serving, survey_run
 from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.store import RunStore
 from poemetric.survey import db, tokens
 from poemetric.survey.agreement import current_agreement
+from poemetric.survey.build import build_survey
 from poemetric.survey.tasks import ATTENTION_KEY, Page, Question, option_value
 from poemetric.survey.web import create_app
 
@@ -94,13 +95,15 @@ def _web_check(run: Path, rater: str) -> None:
                       required=[])  # fmt: skip
 
 
-def _web_answers(run: Path, rater: str, page: Page, questions: list[Question]) -> None:
+def _web_answers(
+    run: Path, rater: str, page: Page, questions: list[Question], survey: str = "experts"
+) -> None:
     """`rater` answers these questions of `page` in the survey app serving `run`, one save each
     (as the page's script sends them): a comment, the first option, or the check's answer."""
     secret = tokens.load_secret(run, create=False)
-    token = tokens.rater_token(secret, "experts", rater)
-    csrf = tokens.csrf_token(secret, "experts", rater)
-    with serving(create_app(run, "experts")) as url:
+    token = tokens.rater_token(secret, survey, rater)
+    csrf = tokens.csrf_token(secret, survey, rater)
+    with serving(create_app(run, survey)) as url:
         for question in questions:
             if question.kind == "text":
                 value = "fine"
@@ -340,3 +343,30 @@ def _pages_merged(result: Result) -> dict[str, int]:
     row = next(line for line in lines if line.startswith("survey_assignments "))
     counts = [int(c) for c in row.split("│")[1:]]
     return {head: count for head, count in zip(heads[1:], counts, strict=True) if count}
+
+
+def test_a_line_survey_page_graded_half_on_each_machine_keeps_both_halves(tmp_path: Path) -> None:
+    """A line survey stores every line of a poem at its first save, the lines not graded yet
+    empty: graded half on each machine, the merge kept the newer machine's rows whole, empty
+    grades and all, so the other machine's grades were lost (in either order)."""
+    a = survey_run(tmp_path / "a", poems=2)
+    with RunStore(a, create=False) as store:
+        add_generation(store, "parrot-1", "parrot", "One line\nAnother line\nA third line")
+        build_survey(store, survey_id="lines", task_name="lines", raters="ann,ben", poems=2,
+                     authors=["human", "parrot"], seed=1)  # fmt: skip
+        survey = db.load_survey(store, "lines")
+        page = next(p for p in db.pages(store, "lines", "ann") if p.generation_id == "parrot-1")
+    _ok("survey", "links", "--run", a, "--survey", "lines")
+    b = tmp_path / "b"
+    shutil.copytree(a, b)
+    questions = survey.task.questions(page)
+    _web_answers(a, "ann", page, questions[:2], survey="lines")
+    _web_answers(b, "ann", page, questions[2:], survey="lines")
+    for order in ((a, b), (b, a)):
+        dest = tmp_path / "-".join(run.name for run in order)
+        result = _cli("merge", *order, "--into", dest)
+        assert result.exit_code == 0, result.output
+        with RunStore(dest, create=False) as store:
+            graded = survey.task.answers.load(store.conn, "lines", "ann", "parrot-1")["parrot-1"]
+            assert sorted(graded) == sorted(q.key for q in questions)
+            assert db.completed_positions(store, "lines", "ann") == {page.position}

@@ -12,6 +12,9 @@ Rules, table by table (rows are matched on their natural key):
 * batches take the row updated last (it is the newer view of the same provider job), except
   that a collected batch, then an abandoned one, is never replaced by a batch in flight (such as
   'not found (404)', polled later with another key), as within one store;
+* line annotations take the row updated last too, with the grades that only the other row
+  gave (an empty grade is one not given yet: a line survey stores each line of a poem, empty,
+  at its first save, so a poem graded half on each machine keeps both halves);
 * the call log is a union of distinct rows;
 * surveys (their raters, pages, answers and edit times) are merged by
   `poemetric.store.merge_surveys`: a survey built alike in two stores is one survey, and a

@@ -173,7 +173,11 @@ def merge_table(
                 stats.identical += not replaced
                 continue
         if rule.kind == "latest":
-            if _newer(rule, incoming, current) and _replace(conn, rule, columns, incoming, key):
+            newer, older = (
+                (incoming, current) if _newer(rule, incoming, current) else (current, incoming)
+            )
+            kept = _with_grades(rule, newer, older)
+            if kept != current and _replace(conn, rule, columns, kept, key):
                 stats.updated += 1
             else:
                 stats.identical += 1
@@ -255,6 +259,19 @@ def _newer(rule: TableRule, incoming: dict[str, Any], current: dict[str, Any]) -
         if rank_in != rank_now:
             return rank_in > rank_now
     return (incoming.get("updated_at") or "") > (current.get("updated_at") or "")
+
+
+#: A line's grades (`line_annotations`): NULL is a grade not given yet, not an answer.
+_GRADES = ("fluency", "coherence")
+
+
+def _with_grades(rule: TableRule, newer: dict[str, Any], older: dict[str, Any]) -> dict[str, Any]:
+    """The row a "latest" table keeps: the newer, with a line's grades that only the older gave
+    (a line survey's first save on a poem stores each line, ungraded ones NULL: a page graded
+    half on each machine lost the first machine's half to the other's newer, empty rows)."""
+    if rule.name != "line_annotations":
+        return newer
+    return newer | {g: older[g] for g in _GRADES if newer[g] is None and older[g] is not None}
 
 
 def _replace(
