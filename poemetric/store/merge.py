@@ -46,6 +46,7 @@ from poemetric.store.merge_checks import (
     mixed_models,
     read_templates,
 )
+from poemetric.store.merge_started import StartedOnly, StoreActivity, sort_missing, store_activity
 from poemetric.store.merge_surveys import SurveyConflict, carry_secret, merge_surveys
 from poemetric.store.merge_tables import TABLE_RULES, MergeConflict, TableMerge, merge_table
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
@@ -72,6 +73,8 @@ class MergeReport:
     skipped_sources: list[Path] = field(default_factory=list)
     #: The shards of `--shard K/N` of a stage and model that none of the stores merged.
     missing_shards: list[MissingShards] = field(default_factory=list)
+    #: Models a stage was started with that stored nothing in any store (not missing).
+    started_only: list[StartedOnly] = field(default_factory=list)
     #: Models that ran a stage under one name in other configurations in the merged stores.
     mixed_models: list[MixedModel] = field(default_factory=list)
     #: Surveys of a source left out, or with answers differing from the destination's.
@@ -201,11 +204,14 @@ def merge_runs(
     done: list[Path] = []  # sources merged and committed, for a disk-full message
     try:
         with RunStore(destination) as store:
+            before = store_activity(store.conn, "main", destination)  # before the merge
+            activity: list[StoreActivity] = []
             for source, path in zip(report.sources, source_files, strict=True):
                 if path.resolve() == store.path.resolve():
                     report.skipped_sources.append(source)
                     continue
-                records, merged = _merge_one(store, source, path, report, complete_pages)
+                records, merged, stages = _merge_one(store, source, path, report, complete_pages)
+                activity.append(stages)
                 shard_records.append(records)
                 surveys.append((path.parent, merged))
                 done.append(source)
@@ -217,7 +223,10 @@ def merge_runs(
             )
             store.set_meta("merged_from", merged_from)
             # The destination's own records (a source that is the destination) are held.
-            report.missing_shards = merge_shard_records(store, shard_records)
+            missing = merge_shard_records(store, shard_records)
+            report.missing_shards, report.started_only = sort_missing(
+                store.conn, missing, before, activity
+            )
         report.relinked = carry_secret(destination, surveys)
     except sqlite3.OperationalError as error:
         # A full disk is SQLITE_FULL; a disk quota (a cluster's home or scratch) or a file size
@@ -261,9 +270,9 @@ def _merge_one(
     path: Path,
     report: MergeReport,
     complete_pages: PageCompletion | None,
-) -> tuple[list[str | None], list[str]]:
-    """Merge the store at `path` into `store`; returns its values of SHARD_META_KEYS and the
-    surveys merged from it."""
+) -> tuple[list[str | None], list[str], StoreActivity]:
+    """Merge the store at `path` into `store`; returns its values of SHARD_META_KEYS, the
+    surveys merged from it and what its stages left (`store_activity`)."""
     conn = store.conn
     # A plain path: the store's connection is not opened in URI mode. Only SELECTs touch `src`.
     conn.execute("ATTACH DATABASE ? AS src", (str(path),))
@@ -282,7 +291,8 @@ def _merge_one(
             for name, stats in by_table.items():  # shown for stores with surveys only
                 if any(vars(stats).values()) or name in report.tables:
                     report.tables.setdefault(name, TableMerge()).add(stats)
-            return [_source_meta(conn, key) for key in SHARD_META_KEYS], merged
+            found = store_activity(conn, "src", source)
+            return [_source_meta(conn, key) for key in SHARD_META_KEYS], merged, found
     finally:
         conn.execute("DETACH DATABASE src")
 
