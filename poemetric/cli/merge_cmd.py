@@ -52,7 +52,8 @@ def merge(
 ) -> None:
     """Merge run stores, e.g. the shards of a run made with `generate --shard K/N`.
 
-    Rows missing from the destination are copied and identical rows are kept once; a successful
+    Rows missing from the destination are copied and identical rows are kept once (so is one
+    answer bought in two stores: alike but for the provider's response ids); a successful
     result replaces a failed one; two different successful results for the same prompt, author
     and sample are reported as conflicts and the destination's is kept. When the stores hold
     shards of `--shard K/N` and some shard of a stage is in none of them for some model (e.g. an
@@ -262,6 +263,14 @@ def _print_report(console: Console, report: MergeReport) -> None:
         "pages, answer edit times); conflicts: two different successes (or survey answers), the "
         "destination's kept; skipped: depends on a conflicting generation"
     )
+    if twice := sum(t.bought_twice for t in report.tables.values()):
+        console.print(
+            f"{counted(twice, 'answer')} {plural(twice, 'was', 'were')} bought in two stores: the "
+            "same request answered alike (only the provider's response ids and times differ), "
+            "kept once, the destination's (counted as 'same'; no conflict). The job ran on two "
+            "machines (overlapping --models or shards) and was paid twice.",
+            markup=False,
+        )
     if report.conflicts:
         console.print(
             f"[yellow]{counted(len(report.conflicts), 'conflict')}: the destination's rows were "

@@ -8,7 +8,9 @@ Rules, table by table (rows are matched on their natural key):
 * for results (generations, judgments, form checks) an 'ok' row replaces an 'error' row, and an
   error never replaces a success;
 * two different successful rows for the same key are a conflict: the destination's row stays and
-  the conflict is reported (it usually means two shards overlapped);
+  the conflict is reported (it usually means two shards overlapped); but two that differ only
+  in the provider's raw response (its ids and times: one request answered alike, bought in both
+  stores) are one answer, the destination's kept and counted (`TableMerge.bought_twice`);
 * batches take the row updated last (it is the newer view of the same provider job), except
   that a collected batch, then an abandoned one, is never replaced by a batch in flight (such as
   'not found (404)', polled later with another key), as within one store;
