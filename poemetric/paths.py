@@ -10,6 +10,10 @@ from functools import cache
 from pathlib import Path
 
 RESOURCE_DIRS = ("prompts", "datasets", "judges", "generators", "analysis")
+#: The run folder's survey secret (beside `poemetric.sqlite`, never inside it): every rater and
+#: admin link is derived from it (`poemetric.survey.tokens`), and `merge` carries it over
+#: (`poemetric.store.merge_surveys`), so it is named here, below both.
+SURVEY_SECRET_FILE = "survey-secret.key"
 
 
 @cache
@@ -38,6 +42,11 @@ def bundled_recipes() -> list[str]:
     """Names of the figure recipes in `analysis/` (`NAME.yaml`), sorted: what `figures
     --recipe` lists (its help named two of three from a list kept by hand)."""
     return sorted(path.stem for path in resource_path("analysis").glob("*.yaml"))
+
+
+def survey_secret_path(run_dir: Path) -> Path:
+    """The survey secret file of the run folder `run_dir` (`SURVEY_SECRET_FILE`)."""
+    return Path(run_dir) / SURVEY_SECRET_FILE
 
 
 def user_data_path(*parts: str) -> Path:

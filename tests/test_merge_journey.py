@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from test_runner_support import VALID_JUDGE_ANSWER
+from test_runner_support import TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -225,6 +225,57 @@ def test_an_overlapping_model_names_its_conflicts_and_what_to_do(
             poems[first.name] = store.query("SELECT poem FROM generations WHERE author = 'mk'")
         assert len(poems[first.name]) == 3  # once each, never both versions
     assert poems["a"] != poems["b"]
+
+
+def _served(user_model: Callable[[str, str, str], Path], kind: str, name: str, url: str) -> None:
+    user_model(
+        kind,
+        name,
+        f"name: {name}\nprovider: openai-compatible\nmodel: m\nbase_url: {url}\n"
+        f"api_key_env: {TEST_KEY_ENV}\npricing: {{input_per_mtok: 1.0, output_per_mtok: 2.0}}\n",
+    )
+
+
+def test_an_answer_bought_on_both_machines_is_kept_once_not_a_conflict(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both machines asked `remote` and judge `tj` the same requests and got the same answers,
+    each with the provider's own response id: every poem, judgment and cached answer was a
+    conflict ("differs in raw_response"), and `--strict` exited 1. Each is kept once (the
+    destination's, whichever order) and counted as bought twice; another answer stays a
+    conflict."""
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    a, b, other = tmp_path / "a", tmp_path / "b", tmp_path / "other"
+    poems = ["Echo: "]  # what the poet answers before each prompt
+    with (
+        OpenAIServer(lambda call: poems[-1] + call.prompt, api_key=TEST_KEY) as poet,
+        OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as judge,
+    ):
+        _served(user_model, "generators", "remote", poet.base_url)
+        _served(user_model, "judges", "tj", judge.base_url)
+        for run in (a, b):
+            _generate(run, "--models", "remote")
+            judged = _run("judge", "--no-progress", "--run", str(run), "--judge", "tj")
+            assert judged.exit_code == 0, judged.output
+        poems.append("Another answer: ")  # the same requests, answered otherwise
+        _generate(other, "--models", "remote")
+    for order in ((a, b), (b, a)):
+        dest = tmp_path / f"{order[0].name}-first"
+        result = _run("merge", *map(str, order), "--into", str(dest), "--strict")
+        assert result.exit_code == 0, result.output
+        flat = " ".join(result.output.split())
+        # 3 poems of remote, 6 judgments (its poems and the 3 human ones), one cached answer each
+        assert "9 answers were bought in two stores: the same request answered alike" in flat
+        assert "the destination's rows were kept" not in flat, result.output  # no conflict
+        with RunStore(dest, create=False) as store, RunStore(order[0], create=False) as first:
+            query = "SELECT * FROM generations ORDER BY generation_id"
+            assert [tuple(r) for r in store.query(query)] == [tuple(r) for r in first.query(query)]
+    report = merge_runs([a, b], tmp_path / "again")
+    assert report.conflicts == []
+    assert report.tables["generations"].bought_twice == 3
+    assert report.tables["judgments"].bought_twice == 6
+    assert report.tables["response_cache"].identical == _count(b, "response_cache") == 9
+    assert len(merge_runs([a, other], tmp_path / "another").conflicts) == 3 + 3  # poems, cache
 
 
 def test_only_a_cached_completion_loses_its_bookkeeping_in_the_comparison() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from test_runner_support import TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER
+from test_runner_support import TEST_KEY, TEST_KEY_ENV
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -16,7 +16,7 @@ from poemetric.store import RunStore
 from poemetric.store.db import DB_NAME
 from poemetric.store.models import recorded_models
 from poemetric.store.shards import MODEL_SHARDS_META_KEY, MissingShards, missing_shards
-from poemetric.testing.servers import OpenAIServer
+from poemetric.testing.servers import Fault, OpenAIServer
 
 
 def _generate(run: Path, *extra: str) -> None:
@@ -241,6 +241,7 @@ def test_a_model_refused_in_one_task_lacks_its_shard(tmp_path: Path) -> None:
     [line] = _incomplete(result)
     assert "generate of model remote ran with --shard K/2" in line, line
     assert "shard 1/2 is in none" in line and "0/2" not in line
+    assert f"it was started in {part1} but stored nothing there (refused" in line, line
 
     # Task 1/2 run again with the key: the model runs its shard, the merge is complete.
     assert _task(part1, "1/2").exit_code == 0
@@ -268,16 +269,25 @@ def test_a_model_stopped_at_the_budget_records_its_shard_when_resumed(tmp_path: 
     assert result.exit_code == 0 and not _incomplete(result), result.output
 
 
+def _not_run(result: Result) -> list[str]:
+    return [line for line in result.output.splitlines() if line.startswith("not run")]
+
+
 @pytest.mark.usefixtures("remote")
-def test_a_model_refused_in_every_task_lacks_every_shard(tmp_path: Path) -> None:
-    """No task had `remote`'s key: it ran no shard at all, yet the stage was run with it."""
+def test_a_model_refused_in_every_task_is_named_but_leaves_the_merge_complete(
+    tmp_path: Path,
+) -> None:
+    """No task had `remote`'s key: it stored nothing anywhere, so the merged run holds nothing
+    of it (not part of its poems) and is complete without it: named, with what to do, exit 0."""
     parts = [tmp_path / f"part{k}" for k in range(2)]
     for k, part in enumerate(parts):
         assert _task(part, f"{k}/2", key=False).exit_code == 1
-    result = _merge(tmp_path / "all", *parts)
-    assert result.exit_code == 1, result.output
-    [line] = _incomplete(result)
-    assert "model remote ran with --shard K/2" in line and "shards 0/2, 1/2" in line, line
+    dest = tmp_path / "all"
+    result = _merge(dest, *parts)
+    assert result.exit_code == 0 and not _incomplete(result), result.output
+    [line] = _not_run(result)
+    assert f"generate of model remote was started in {parts[0]}, {parts[1]} but stored" in line
+    assert f"poemetric generate --run {dest} --models remote" in line, line
 
 
 @pytest.mark.usefixtures("remote")
@@ -286,12 +296,13 @@ def test_a_model_refused_in_every_task_lacks_every_shard(tmp_path: Path) -> None
     [((), False, TEST_KEY_ENV), (("--max-cost", "0.0000001"), True, "--max-cost")],
     ids=["refused", "max-cost"],
 )
-def test_an_unsharded_model_that_did_not_run_through_is_named(
+def test_an_unsharded_model_that_stored_nothing_is_named(
     tmp_path: Path, extra: tuple[str, ...], key: bool, why: str
 ) -> None:
     """A run without --shard (the whole stage, 0/1) whose `remote` was refused (no key) or cut
-    at --max-cost merged with status 0 and said nothing of it, while the same model refused in
-    a --shard K/N task was named: only N > 1 was checked."""
+    at --max-cost before its first poem merged with status 0 and said nothing of it; then with
+    status 1 as "incomplete", though the merged run holds nothing of it. It is named now, with
+    what to do, and the merge exits 0; resumed with the key, the model is through."""
     run = tmp_path / "run"
     args = ["generate", "--no-progress", "--run", str(run), "--models", "markov,remote"]
     env = {TEST_KEY_ENV: TEST_KEY if key else None, "COLUMNS": "400"}
@@ -299,15 +310,44 @@ def test_an_unsharded_model_that_did_not_run_through_is_named(
     assert first.exit_code == 1 and why in first.output, first.output
     dest = tmp_path / "all"
     result = _merge(dest, run)
-    assert result.exit_code == 1, result.output
-    [line] = _incomplete(result)
-    assert "generate of model remote" in line and "markov" not in line, line
-    assert "not through" in line and "K/1" not in line, line
+    assert result.exit_code == 0 and not _incomplete(result), result.output
+    [line] = _not_run(result)
+    assert f"generate of model remote was started in {run} but stored nothing" in line, line
+    assert "markov" not in line and f"{dest} holds nothing of it" in line, line
 
     env[TEST_KEY_ENV] = TEST_KEY  # the resume, with the key and no budget: remote runs through
     assert CliRunner().invoke(app, [*args, "--limit", "4"], env=env).exit_code == 0
     result = _merge(dest, run)
-    assert result.exit_code == 0 and not _incomplete(result), result.output
+    assert result.exit_code == 0 and not _incomplete(result) and not _not_run(result)
+
+
+def test_an_unsharded_model_stopped_partway_is_incomplete(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    """`flaky` answered one prompt, then its key was refused (401): one poem stored, three not,
+    no shard; the merged run holds part of its poems, so the merge is incomplete (exit 1), and
+    the line says where it stopped."""
+    run = tmp_path / "run"
+    faults = [None, *[Fault.client_error(401, "key revoked")] * 3]
+    with OpenAIServer(faults=faults) as server:
+        user_model(
+            "generators",
+            "flaky",
+            f"name: flaky\nprovider: openai-compatible\nmodel: m\nbase_url: {server.base_url}\n"
+            f"api_key_env: {TEST_KEY_ENV}\npricing: {{input_per_mtok: 1.0, output_per_mtok: 2.0}}\n",
+        )
+        args = ["generate", "--no-progress", "--run", str(run), "--models", "markov,flaky"]
+        args += ["--limit", "4"]
+        stopped = CliRunner().invoke(app, args, env={TEST_KEY_ENV: TEST_KEY})
+    assert stopped.exit_code == 1, stopped.output
+    with RunStore(run) as store:
+        assert store.count("generations", "author = 'flaky'") == 1
+    result = _merge(tmp_path / "all", run)
+    assert result.exit_code == 1 and not _not_run(result), result.output
+    [line] = _incomplete(result)
+    assert "generate of model flaky was run on the whole stage" in line, line
+    assert f"it stopped partway in {run} (part of its results are stored there)" in line, line
+    assert "run the same command there again" in line, line
 
 
 def test_a_known_model_without_the_whole_stage_lacks_it() -> None:
@@ -318,36 +358,5 @@ def test_a_known_model_without_the_whole_stage_lacks_it() -> None:
     assert missing_shards(record, {"generate": ["markov"]}) == []
 
 
-def test_a_stage_that_no_model_ran_through_yet_is_named(
-    tmp_path: Path, user_model: Callable[[str, str, str], Path]
-) -> None:
-    """A store merged while its judge stage was still running (or stopped before its only judge
-    was through): the stage had no shard record at all, so it was not checked, and the merge
-    exited 0 with part of the judgments. Here the judge is refused (no key) before its first
-    call, which leaves the store as a running judge does: the judge recorded, no shard."""
-    run = tmp_path / "run"
-    _generate(run)
-    with OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as server:
-        user_model(
-            "judges",
-            "tj",
-            f"name: tj\nprovider: openai-compatible\nmodel: m\nbase_url: {server.base_url}\n"
-            f"api_key_env: {TEST_KEY_ENV}\npricing: {{input_per_mtok: 1.0, output_per_mtok: 2.0}}\n",
-        )
-        args = ["judge", "--run", str(run), "--judge", "tj", "--no-progress"]
-        refused = CliRunner().invoke(app, args, env={TEST_KEY_ENV: None})
-        assert refused.exit_code == 1, refused.output
-        dest = tmp_path / "all"
-        result = _merge(dest, run)
-        assert result.exit_code == 1, result.output
-        [line] = _incomplete(result)
-        assert "judge of model tj was run on the whole stage" in line, line
-        assert "still running there" in line
-
-        # Judged through: the stage is recorded and the merge is complete.
-        judged = CliRunner().invoke(app, args, env={TEST_KEY_ENV: TEST_KEY})
-        assert judged.exit_code == 0, judged.output
-    result = _merge(dest, run)
-    assert result.exit_code == 0 and not _incomplete(result), result.output
-    # A store made before shards were recorded (no record at all) is not checked.
+def test_a_store_made_before_shards_were_recorded_is_not_checked() -> None:
     assert missing_shards({}, {"judge": ["tj"]}) == []

@@ -14,13 +14,15 @@ import httpx
 import pandas as pd
 import pytest
 from click.testing import Result
-from survey_support import serving, survey_run
+from survey_support import add_generation, serving, survey_run
 from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.store import RunStore
 from poemetric.survey import db, tokens
 from poemetric.survey.agreement import current_agreement
+from poemetric.survey.build import build_survey
+from poemetric.survey.tasks import ATTENTION_KEY, Page, Question, option_value
 from poemetric.survey.web import create_app
 
 pytestmark = pytest.mark.slow
@@ -91,6 +93,26 @@ def _web_check(run: Path, rater: str) -> None:
         answer = {"attention_check": (float(page.check_expected or 0), None)}
         db.save_edits(store, survey, rater, page, answer, {"attention_check": 1_700_000_000_000},
                       required=[])  # fmt: skip
+
+
+def _web_answers(
+    run: Path, rater: str, page: Page, questions: list[Question], survey: str = "experts"
+) -> None:
+    """`rater` answers these questions of `page` in the survey app serving `run`, one save each
+    (as the page's script sends them): a comment, the first option, or the check's answer."""
+    secret = tokens.load_secret(run, create=False)
+    token = tokens.rater_token(secret, survey, rater)
+    csrf = tokens.csrf_token(secret, survey, rater)
+    with serving(create_app(run, survey)) as url:
+        for question in questions:
+            if question.kind == "text":
+                value = "fine"
+            else:
+                check = question.key == ATTENTION_KEY and page.check_expected is not None
+                value = option_value(page.check_expected if check else question.options[0][0])
+            saved = httpx.post(f"{url}/r/{token}/{page.position}/save", timeout=10,
+                               data={"csrf": csrf, "field": question.key, "value": value})  # fmt: skip
+            assert saved.status_code == 200, saved.text
 
 
 def _opens(run: Path, link_run: Path, rater: str, survey: str = "experts") -> int:
@@ -271,3 +293,80 @@ def test_ratings_imported_without_a_build_on_two_machines_are_one_survey(tmp_pat
     assert result.exit_code == 0, result.output
     assert _answers(dest, "paper") == sorted(_answers(a, "paper") + _answers(b, "paper"))
     assert "E1" in _status(dest, "paper") and "E2" in _status(dest, "paper")
+
+
+def test_a_page_answered_half_on_each_machine_is_complete_once_merged(tmp_path: Path) -> None:
+    """R1 answered half of two pages in the survey app on one machine and the rest (one page's
+    attention check among them) on the other: complete in neither store, the pages stayed
+    unfinished in the merged run although every answer was there (`survey status` and the app
+    counted them undone). A page still lacking an answer, or its attention check, stays so."""
+    a = _machine(tmp_path / "a")
+    b = tmp_path / "b"
+    shutil.copytree(a, b)
+    with RunStore(a, create=False) as store:
+        survey = db.load_survey(store, "experts")
+        pages = {rater: db.pages(store, "experts", rater) for rater in ("R1", "R2")}
+    checked = next(p for p in pages["R1"] if p.check_expected)
+    plain, half_done = [p for p in pages["R1"] if not p.check_expected][:2]
+    for page in (checked, plain):
+        questions = survey.task.questions(page)
+        _web_answers(a, "R1", page, questions[: len(questions) // 2])
+        _web_answers(b, "R1", page, questions[len(questions) // 2 :])
+    questions = survey.task.questions(half_done)
+    _web_answers(a, "R1", half_done, questions[: len(questions) // 2])
+    unchecked = next(p for p in pages["R2"] if p.check_expected)  # all but its check
+    questions = [q for q in survey.task.questions(unchecked) if q.key != ATTENTION_KEY]
+    _web_answers(a, "R2", unchecked, questions[:3])
+    _web_answers(b, "R2", unchecked, questions[3:])
+    for run in (a, b):
+        with RunStore(run, create=False) as store:
+            assert [p.completed for p in db.progress(store, "experts")] == [0, 0, 0]
+
+    for order in ((a, b), (b, a)):
+        dest = tmp_path / "-".join(run.name for run in order)
+        result = _cli("merge", *order, "--into", dest)
+        assert result.exit_code == 0, result.output
+        with RunStore(dest, create=False) as store:
+            done = db.completed_positions(store, "experts", "R1")
+            assert done == {checked.position, plain.position}
+            assert db.completed_positions(store, "experts", "R2") == set()
+        assert _pages_merged(result) == {"new": 12, "same": 10, "updated": 2}, result.output
+        assert re.search(r"│ R1 +│ +2 │ +4 │", _status(dest)), _status(dest)
+        again = _cli("merge", *order, "--into", dest)  # idempotent
+        assert again.exit_code == 0 and _pages_merged(again) == {"same": 24}, again.output
+
+
+def _pages_merged(result: Result) -> dict[str, int]:
+    """The merge table's counts of survey pages (`survey_assignments`) that are not 0."""
+    lines = result.output.splitlines()
+    heads = [h.strip() for h in next(line for line in lines if "┃" in line).split("┃")]
+    row = next(line for line in lines if line.startswith("survey_assignments "))
+    counts = [int(c) for c in row.split("│")[1:]]
+    return {head: count for head, count in zip(heads[1:], counts, strict=True) if count}
+
+
+def test_a_line_survey_page_graded_half_on_each_machine_keeps_both_halves(tmp_path: Path) -> None:
+    """A line survey stores every line of a poem at its first save, the lines not graded yet
+    empty: graded half on each machine, the merge kept the newer machine's rows whole, empty
+    grades and all, so the other machine's grades were lost (in either order)."""
+    a = survey_run(tmp_path / "a", poems=2)
+    with RunStore(a, create=False) as store:
+        add_generation(store, "parrot-1", "parrot", "One line\nAnother line\nA third line")
+        build_survey(store, survey_id="lines", task_name="lines", raters="ann,ben", poems=2,
+                     authors=["human", "parrot"], seed=1)  # fmt: skip
+        survey = db.load_survey(store, "lines")
+        page = next(p for p in db.pages(store, "lines", "ann") if p.generation_id == "parrot-1")
+    _ok("survey", "links", "--run", a, "--survey", "lines")
+    b = tmp_path / "b"
+    shutil.copytree(a, b)
+    questions = survey.task.questions(page)
+    _web_answers(a, "ann", page, questions[:2], survey="lines")
+    _web_answers(b, "ann", page, questions[2:], survey="lines")
+    for order in ((a, b), (b, a)):
+        dest = tmp_path / "-".join(run.name for run in order)
+        result = _cli("merge", *order, "--into", dest)
+        assert result.exit_code == 0, result.output
+        with RunStore(dest, create=False) as store:
+            graded = survey.task.answers.load(store.conn, "lines", "ann", "parrot-1")["parrot-1"]
+            assert sorted(graded) == sorted(q.key for q in questions)
+            assert db.completed_positions(store, "lines", "ann") == {page.position}

@@ -15,6 +15,7 @@ from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MergeReport, merge_runs
 from poemetric.store.merge_checks import MixedModel
+from poemetric.store.merge_started import StartedOnly
 from poemetric.store.merge_surveys import SURVEY_TABLES, SurveyConflict
 from poemetric.store.merge_tables import MERGED_TABLES
 from poemetric.store.shards import MissingShards
@@ -51,14 +52,17 @@ def merge(
 ) -> None:
     """Merge run stores, e.g. the shards of a run made with `generate --shard K/N`.
 
-    Rows missing from the destination are copied and identical rows are kept once; a successful
+    Rows missing from the destination are copied and identical rows are kept once (so is one
+    answer bought in two stores: alike but for the provider's response ids); a successful
     result replaces a failed one; two different successful results for the same prompt, author
     and sample are reported as conflicts and the destination's is kept. When the stores hold
     shards of `--shard K/N` and some shard of a stage is in none of them for some model (e.g. an
     array task run with other `--models`), or a model of a stage run without `--shard` is not
-    through in any of them (refused, stopped, cut at `--max-cost`), the merge is still written,
-    what is missing is named with its stage and model, and the exit status is 1; so too when a
-    model name ran with another model id, settings or judge template in another store (mixed).
+    through in any of them (stopped partway, or still at work in a store), the merge is still
+    written, what is missing is named with its stage, model and stores, and the exit status is
+    1; so too when a model name ran with another model id, settings or judge template in another
+    store (mixed). A model that stored nothing in any store (a judge tried without its key) is
+    named as not run, with what to do: the merged run holds none of it and is complete.
     Stores prepared from other datasets or generation templates are refused. Surveys are
     merged too: a survey left out (built otherwise under the same name in two stores) or a
     rater's answers that differ in two stores are named with what to do, and the exit status is
@@ -70,13 +74,17 @@ def merge(
     """
     console = Console(emoji=False, highlight=False, soft_wrap=True)
     output_folder(into, "--into")
+    from poemetric.survey.db import complete_merged  # the survey's rule, when merging
+
     try:
-        report = merge_runs(list(sources), into)
+        report = merge_runs(list(sources), into, complete_pages=complete_merged)
     except StoreError as error:
         raise error_exit(error) from error
     _print_report(console, report)
     for missing in report.missing_shards:
         console.print(f"[yellow]incomplete: {_missing_line(missing, into)}[/yellow]")
+    for started in report.started_only:  # nothing of it is merged: not incomplete
+        console.print(f"not run: {_started_line(started, into)}", markup=False)
     for mixed in report.mixed_models:
         console.print(f"[yellow]mixed: {_mixed_line(mixed, into)}[/yellow]")
     for conflict in report.survey_conflicts:
@@ -134,22 +142,81 @@ def _mixed_line(mixed: MixedModel, into: Path) -> str:
 
 
 def _missing_line(missing: MissingShards, into: Path) -> str:
-    """Markup: what `missing` lacks and what to do about it."""
+    """Markup: what `missing` lacks, where it stopped, and what to do about it."""
     ran = f"{missing.stage} of model {missing.model}" if missing.model else missing.stage
+    where = _stores_left(missing)
     if missing.count == 1:  # the stage ran whole (no --shard), this model not through
-        return (
-            f"{plain(ran)} was run on the whole stage (no --shard K/N) but is not through in any "
-            "of the merged stores (refused, stopped, cut at --max-cost, or still running there); "
-            "the merge was written: let it finish, or run the same command again, and merge that "
-            f"store into {plain(into)} too"
+        why = where or (
+            " (refused, stopped, cut at --max-cost, or still running there)"  # an older store
         )
-    numbers = ", ".join(f"{k}/{missing.count}" for k in missing.indexes)
-    many = len(missing.indexes)
+        lacking = (
+            f"{ran} was run on the whole stage (no --shard K/N) but is not through in any of the "
+            f"merged stores{why}"
+        )
+        redo = "run the same command there again (a resume pays for nothing stored)"
+        what = f"{redo}, and merge that store into {into} too"
+    else:
+        numbers = ", ".join(f"{k}/{missing.count}" for k in missing.indexes)
+        many = len(missing.indexes)
+        lacking = (
+            f"{ran} ran with --shard K/{missing.count}, but {plural(many, 'shard')} {numbers} "
+            f"{plural(many, 'is', 'are')} in none of the merged stores{where}"
+        )
+        what = (
+            f"run the missing {plural(many, 'shard')} (where a shard stopped, its command again: "
+            f"a resume pays for nothing stored) and merge {plural(many, 'it', 'them')} into "
+            f"{into} too"
+        )
+    if missing.busy_in:
+        what = (
+            "let it finish there (or, if it was killed, run its command there again), and "
+            f"merge {_listed(missing.busy_in)} into {into} again"
+        )
+    return plain(f"{lacking}; the merge was written: {what}")
+
+
+def _stores_left(missing: MissingShards) -> str:
+    """Where the stores merged left the model: stopped partway, only started, or at work."""
+    parts = []
+    if missing.partway_in:
+        parts.append(f"it stopped partway in {_listed(missing.partway_in)} (part of its results "
+                     "are stored there)")  # fmt: skip
+    if missing.started_in:
+        parts.append(
+            f"it was started in {_listed(missing.started_in)} but stored nothing there (refused, "
+            "or stopped or cut at --max-cost before its first answer: see that command's output)"
+        )
+    if missing.busy_in:
+        parts.append(
+            f"a process was at work on the {missing.stage} stage in {_listed(missing.busy_in)} "
+            "as it was merged (it holds job leases there)"
+        )
+    return f": {'; '.join(parts)}" if parts else ""
+
+
+def _listed(stores: tuple[Path, ...]) -> str:
+    return ", ".join(map(str, stores))
+
+
+#: How to run a stage with one model on the merged run, by stage (others: "its command").
+_RUN_ON = {
+    "generate": "poemetric generate --run {into} --models {model}",
+    "judge": "poemetric judge --run {into} --judge {model}",
+}
+
+
+def _started_line(started: StartedOnly, into: Path) -> str:
+    """Plain text: a model a stage was only started with, and what to do if it is wanted."""
+    ran = f"{started.stage} of model {started.model}"
+    example = _RUN_ON.get(started.stage, "").format(into=into, model=started.model)
+    how = f"run its command on {into} (without --shard: it holds every shard)" + (
+        f", e.g. {example}" if example else ""
+    )
     return (
-        f"{plain(ran)} ran with --shard K/{missing.count}, but {plural(many, 'shard')} {numbers} "
-        f"{plural(many, 'is', 'are')} in none of the merged stores; the merge was written: run "
-        f"the missing {plural(many, 'shard')} and merge {plural(many, 'it', 'them')} into "
-        f"{plain(into)} too"
+        f"{ran} was started in {_listed(started.stores)} but stored nothing there (refused, or "
+        "stopped or cut at --max-cost before its first answer), nor in any other merged store: "
+        f"{into} holds nothing of it and is complete without it. To have its results, {how}; "
+        "if it was not meant to run, ignore this"
     )
 
 
@@ -196,6 +263,14 @@ def _print_report(console: Console, report: MergeReport) -> None:
         "pages, answer edit times); conflicts: two different successes (or survey answers), the "
         "destination's kept; skipped: depends on a conflicting generation"
     )
+    if twice := sum(t.bought_twice for t in report.tables.values()):
+        console.print(
+            f"{counted(twice, 'answer')} {plural(twice, 'was', 'were')} bought in two stores: the "
+            "same request answered alike (only the provider's response ids and times differ), "
+            "kept once, the destination's (counted as 'same'; no conflict). The job ran on two "
+            "machines (overlapping --models or shards) and was paid twice.",
+            markup=False,
+        )
     if report.conflicts:
         console.print(
             f"[yellow]{counted(len(report.conflicts), 'conflict')}: the destination's rows were "

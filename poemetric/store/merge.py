@@ -8,14 +8,22 @@ Rules, table by table (rows are matched on their natural key):
 * for results (generations, judgments, form checks) an 'ok' row replaces an 'error' row, and an
   error never replaces a success;
 * two different successful rows for the same key are a conflict: the destination's row stays and
-  the conflict is reported (it usually means two shards overlapped);
+  the conflict is reported (it usually means two shards overlapped); but two that differ only
+  in the provider's raw response (its ids and times: one request answered alike, bought in both
+  stores) are one answer, the destination's kept and counted (`TableMerge.bought_twice`);
 * batches take the row updated last (it is the newer view of the same provider job), except
   that a collected batch, then an abandoned one, is never replaced by a batch in flight (such as
   'not found (404)', polled later with another key), as within one store;
+* line annotations take the row updated last too, with the grades that only the other row
+  gave (an empty grade is one not given yet: a line survey stores each line of a poem, empty,
+  at its first save, so a poem graded half on each machine keeps both halves);
 * the call log is a union of distinct rows;
 * surveys (their raters, pages, answers and edit times) are merged by
   `poemetric.store.merge_surveys`: a survey built alike in two stores is one survey, and a
-  survey that cannot be merged, or answers that differ, are named (`SurveyConflict`).
+  survey that cannot be merged, or answers that differ, are named (`SurveyConflict`). Which
+  answers complete a page is the survey task's rule, above the store: `merge_runs` takes it as
+  `complete_pages` (`poemetric merge` passes `poemetric.survey.db.complete_merged`); without it
+  a page is complete only where one store had it complete.
 
 Sources are attached read-only (`ATTACH DATABASE`), each merged in one transaction, and must have
 exactly the destination's schema version.
@@ -25,7 +33,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,13 +48,18 @@ from poemetric.store.merge_checks import (
     mixed_models,
     read_templates,
 )
+from poemetric.store.merge_started import StartedOnly, StoreActivity, sort_missing, store_activity
 from poemetric.store.merge_surveys import SurveyConflict, carry_secret, merge_surveys
 from poemetric.store.merge_tables import TABLE_RULES, MergeConflict, TableMerge, merge_table
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
 from poemetric.store.schema import SCHEMA_VERSION
 from poemetric.store.shards import SHARD_META_KEYS, MissingShards, merge_shard_records
 
-__all__ = ["MergeError", "MergeReport", "merge_runs"]
+__all__ = ["MergeError", "MergeReport", "PageCompletion", "merge_runs"]
+
+#: Marks the pages of a survey (by id) in the destination store that their answers, united by
+#: the merge, complete; returns how many (`poemetric.survey.db.complete_merged`).
+PageCompletion = Callable[[RunStore, str], int]
 
 
 class MergeError(StoreError):
@@ -60,6 +75,8 @@ class MergeReport:
     skipped_sources: list[Path] = field(default_factory=list)
     #: The shards of `--shard K/N` of a stage and model that none of the stores merged.
     missing_shards: list[MissingShards] = field(default_factory=list)
+    #: Models a stage was started with that stored nothing in any store (not missing).
+    started_only: list[StartedOnly] = field(default_factory=list)
     #: Models that ran a stage under one name in other configurations in the merged stores.
     mixed_models: list[MixedModel] = field(default_factory=list)
     #: Surveys of a source left out, or with answers differing from the destination's.
@@ -144,8 +161,12 @@ def _check_one_dataset(stores: list[_Probed]) -> None:
         )
 
 
-def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
-    """Merge the run stores in `sources` (run directories) into `destination` (created if new)."""
+def merge_runs(
+    sources: list[Path], destination: Path, *, complete_pages: PageCompletion | None = None
+) -> MergeReport:
+    """Merge the run stores in `sources` (run directories) into `destination` (created if new).
+    `complete_pages` marks the survey pages that answers from two stores complete (a survey
+    page answered half on each machine); without it they stay as each store had them."""
     destination = Path(destination)
     report = MergeReport(destination=destination, sources=[Path(s) for s in sources])
     if not sources:
@@ -185,11 +206,14 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
     done: list[Path] = []  # sources merged and committed, for a disk-full message
     try:
         with RunStore(destination) as store:
+            before = store_activity(store.conn, "main", destination)  # before the merge
+            activity: list[StoreActivity] = []
             for source, path in zip(report.sources, source_files, strict=True):
                 if path.resolve() == store.path.resolve():
                     report.skipped_sources.append(source)
                     continue
-                records, merged = _merge_one(store, source, path, report)
+                records, merged, stages = _merge_one(store, source, path, report, complete_pages)
+                activity.append(stages)
                 shard_records.append(records)
                 surveys.append((path.parent, merged))
                 done.append(source)
@@ -201,7 +225,10 @@ def merge_runs(sources: list[Path], destination: Path) -> MergeReport:
             )
             store.set_meta("merged_from", merged_from)
             # The destination's own records (a source that is the destination) are held.
-            report.missing_shards = merge_shard_records(store, shard_records)
+            missing = merge_shard_records(store, shard_records)
+            report.missing_shards, report.started_only = sort_missing(
+                store.conn, missing, before, activity
+            )
         report.relinked = carry_secret(destination, surveys)
     except sqlite3.OperationalError as error:
         # A full disk is SQLITE_FULL; a disk quota (a cluster's home or scratch) or a file size
@@ -240,10 +267,14 @@ def _disk_full(destination: Path, error: sqlite3.Error, done: list[Path], left: 
 
 
 def _merge_one(
-    store: RunStore, source: Path, path: Path, report: MergeReport
-) -> tuple[list[str | None], list[str]]:
-    """Merge the store at `path` into `store`; returns its values of SHARD_META_KEYS and the
-    surveys merged from it."""
+    store: RunStore,
+    source: Path,
+    path: Path,
+    report: MergeReport,
+    complete_pages: PageCompletion | None,
+) -> tuple[list[str | None], list[str], StoreActivity]:
+    """Merge the store at `path` into `store`; returns its values of SHARD_META_KEYS, the
+    surveys merged from it and what its stages left (`store_activity`)."""
     conn = store.conn
     # A plain path: the store's connection is not opened in URI mode. Only SELECTs touch `src`.
     conn.execute("ATTACH DATABASE ? AS src", (str(path),))
@@ -257,11 +288,13 @@ def _merge_one(
             for rule in TABLE_RULES:
                 stats = merge_table(conn, rule, source, report.conflicts)
                 report.tables.setdefault(rule.name, TableMerge()).add(stats)
-            by_table, merged = merge_surveys(conn, source, report.survey_conflicts)
+            complete = None if complete_pages is None else partial(complete_pages, store)
+            by_table, merged = merge_surveys(conn, source, report.survey_conflicts, complete)
             for name, stats in by_table.items():  # shown for stores with surveys only
                 if any(vars(stats).values()) or name in report.tables:
                     report.tables.setdefault(name, TableMerge()).add(stats)
-            return [_source_meta(conn, key) for key in SHARD_META_KEYS], merged
+            found = store_activity(conn, "src", source)
+            return [_source_meta(conn, key) for key in SHARD_META_KEYS], merged, found
     finally:
         conn.execute("DETACH DATABASE src")
 

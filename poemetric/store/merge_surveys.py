@@ -6,7 +6,9 @@ attention check each page asks for), answers and answer edit times (`survey_edit
 * A survey in both stores that was built alike (task, seed, settings and every rater's pages; for
   surveys made by `survey import` alone, the task) is one survey: raters and pages are united (a
   page completed in either store is completed), and answers too. An answer stored in both with
-  the same score and text is kept once (where and when it was stored aside); a rater's two
+  the same score and text is kept once (where and when it was stored aside); a page answered
+  half in each store is complete once the answers are united, which the survey's task decides
+  (the caller's `complete`: `poemetric.survey.db.complete_merged`, a layer above); a rater's two
   different answers to one question are a conflict: the destination's answer stays, and the
   survey is named (`SurveyConflict`) with what to do.
 * A survey built differently under one name (another seed or pages, a built survey beside an
@@ -14,7 +16,8 @@ attention check each page asks for), answers and answer edit times (`survey_edit
   destination holds with another text (a conflicting generation): the destination's survey is
   kept and the source's is left out whole, named with what to do.
 
-Rater links are not stored but derived from RUN/survey-secret.key (`poemetric.survey.tokens`):
+Rater links are not stored but derived from RUN/survey-secret.key (`poemetric.survey.tokens`;
+its name is `poemetric.paths.SURVEY_SECRET_FILE`, so that this store module needs no survey code):
 `merge` copies a source's secret to a destination that has none, and names the surveys whose
 links from a source with another secret do not open the merged run (`merge.py`).
 """
@@ -23,10 +26,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from poemetric.paths import survey_secret_path
 from poemetric.store.merge_tables import TableMerge, same_value
 
 __all__ = ["SURVEY_TABLES", "SurveyConflict", "carry_secret", "merge_surveys"]
@@ -58,11 +63,15 @@ class SurveyConflict:
 
 
 def merge_surveys(
-    conn: sqlite3.Connection, source: Path, conflicts: list[SurveyConflict]
+    conn: sqlite3.Connection,
+    source: Path,
+    conflicts: list[SurveyConflict],
+    complete: Callable[[str], int] | None = None,
 ) -> tuple[dict[str, TableMerge], list[str]]:
     """Merge `src`'s surveys into `main`'s (after the generations); conflicts are added to
-    `conflicts`. Returns what happened to each table's rows, and the surveys merged (whole or
-    with some answers differing)."""
+    `conflicts`. `complete(survey)` marks the pages of a survey held by both stores that their
+    united answers complete, and returns how many. Returns what happened to each table's rows,
+    and the surveys merged (whole or with some answers differing)."""
     stats = {name: TableMerge() for name in SURVEY_TABLES}
     merged: list[str] = []
     for row in conn.execute("SELECT * FROM src.surveys ORDER BY created_at, survey_id").fetchall():
@@ -87,6 +96,10 @@ def merge_surveys(
         _merge_rows(conn, survey_id, stats)
         differing = _merge_answers(conn, survey_id, stats["survey_answers"])
         _merge_edits(conn, survey_id, differing, stats["survey_edits"])
+        if found is not None and complete is not None:
+            marked = complete(survey_id)  # pages counted alike above, completed by the union
+            stats["survey_assignments"].updated += marked
+            stats["survey_assignments"].identical -= marked
         if differing:
             shown = "; ".join(differing[:_SHOWN]) + ("; ..." if len(differing) > _SHOWN else "")
             conflicts.append(
@@ -276,12 +289,10 @@ def carry_secret(destination: Path, merged: list[tuple[Path, list[str]]]) -> lis
     ((folder, surveys merged from it) each) that has one, when it has none, so that the links
     made there open the merged run. Returns (survey, folder) for the surveys merged from a folder
     with another secret than the destination's: their links made there do not open it."""
-    from poemetric.survey import tokens
-
-    target = tokens.secret_path(destination)
+    target = survey_secret_path(destination)
     relinked: list[tuple[str, Path]] = []
     for folder, surveys in merged:
-        secret = tokens.secret_path(folder)
+        secret = survey_secret_path(folder)
         if not surveys or not secret.is_file() or secret.resolve() == target.resolve():
             continue  # no links were made there (or it is the destination's own)
         if not target.exists():

@@ -71,6 +71,9 @@ class TableMerge:
     conflicts: int = 0
     #: Rows depending on a conflicting generation (form checks, judgments), left out.
     skipped: int = 0
+    #: Of `identical`: answers bought in both stores (one request answered alike, only the
+    #: provider's raw response, its ids and times, differing); the destination's kept.
+    bought_twice: int = 0
 
     def add(self, other: TableMerge) -> None:
         for name in vars(self):
@@ -162,6 +165,10 @@ def merge_table(
         if not differing:
             stats.identical += 1
             continue
+        if _bought_twice(rule, differing, current, incoming):
+            stats.identical += 1
+            stats.bought_twice += rule.name != "response_cache"  # counted once, by its row
+            continue
         if rule.name == "form_checks" and "checker_version" in differing:
             current_checker = _current_checker(current, incoming)
             if current_checker is not None:
@@ -173,7 +180,11 @@ def merge_table(
                 stats.identical += not replaced
                 continue
         if rule.kind == "latest":
-            if _newer(rule, incoming, current) and _replace(conn, rule, columns, incoming, key):
+            newer, older = (
+                (incoming, current) if _newer(rule, incoming, current) else (current, incoming)
+            )
+            kept = _with_grades(rule, newer, older)
+            if kept != current and _replace(conn, rule, columns, kept, key):
                 stats.updated += 1
             else:
                 stats.identical += 1
@@ -206,6 +217,33 @@ def _current_checker(*rows: dict[str, Any]) -> dict[str, Any] | None:
 
     current = [row for row in rows if row["checker_version"] == CHECKER_VERSION]
     return current[0] if len(current) == 1 else None
+
+
+#: A result row's and a cached completion's copy of the provider's whole response: for the same
+#: answer bought twice, its ids ("chatcmpl-...", "msg_...") and times differ.
+_RAW_RESPONSE = "raw_response"
+_CACHED_RAW = "raw"
+
+
+def _bought_twice(
+    rule: TableRule, differing: tuple[str, ...], current: dict[str, Any], incoming: dict[str, Any]
+) -> bool:
+    """Whether two successful rows of one key are one answer bought in both stores: one request
+    (its cache key is compared with the rest) answered alike, every stored part of the answer
+    (text, reasoning, tokens, cost, parse) equal, only the provider's raw response differing."""
+    if rule.name == "response_cache":
+        if differing != ("completion",):
+            return False
+        texts = (current["completion"], incoming["completion"])
+        try:
+            completions = [json.loads(text) for text in texts]
+        except (TypeError, ValueError):
+            return False
+        if not all(isinstance(completion, dict) for completion in completions):
+            return False
+        kept = [{k: v for k, v in c.items() if k != _CACHED_RAW} for c in completions]
+        return _comparable(kept[0], True) == _comparable(kept[1], True)
+    return differing == (_RAW_RESPONSE,) and _is_ok(rule, current) and _is_ok(rule, incoming)
 
 
 def _is_ok(rule: TableRule, row: dict[str, Any]) -> bool:
@@ -255,6 +293,19 @@ def _newer(rule: TableRule, incoming: dict[str, Any], current: dict[str, Any]) -
         if rank_in != rank_now:
             return rank_in > rank_now
     return (incoming.get("updated_at") or "") > (current.get("updated_at") or "")
+
+
+#: A line's grades (`line_annotations`): NULL is a grade not given yet, not an answer.
+_GRADES = ("fluency", "coherence")
+
+
+def _with_grades(rule: TableRule, newer: dict[str, Any], older: dict[str, Any]) -> dict[str, Any]:
+    """The row a "latest" table keeps: the newer, with a line's grades that only the older gave
+    (a line survey's first save on a poem stores each line, ungraded ones NULL: a page graded
+    half on each machine lost the first machine's half to the other's newer, empty rows)."""
+    if rule.name != "line_annotations":
+        return newer
+    return newer | {g: older[g] for g in _GRADES if newer[g] is None and older[g] is not None}
 
 
 def _replace(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from poemetric.store.db import RunStore
 from poemetric.store.models import recorded_models
@@ -45,6 +46,12 @@ class MissingShards:
     model: str | None
     count: int
     indexes: tuple[int, ...]
+    #: Set by `merge` (`poemetric.store.merge_started`): the stores where the model stopped
+    #: partway (part of its results stored), where it was only started (nothing stored), and
+    #: where a process was at work on the stage (job leases held).
+    partway_in: tuple[Path, ...] = ()
+    started_in: tuple[Path, ...] = ()
+    busy_in: tuple[Path, ...] = ()
 
 
 def record_shard(

@@ -8,7 +8,6 @@ answer (its browser edit time, `edits.py`) is not stored.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,10 +16,19 @@ from poemetric.store import RunStore
 from poemetric.store.db import to_json, utc_now
 from poemetric.suggest import did_you_mean
 from poemetric.survey import edits
-from poemetric.survey.answers import Answer, answered
+from poemetric.survey.answers import Answer
+from poemetric.survey.completion import complete_pages, complete_united, mark_if_complete, page_rows
 from poemetric.survey.tasks import ATTENTION_KEY, Page, Task, task
 
-__all__ = ["Answer", "NoAnswersError", "RaterProgress", "SurveyError", "SurveyInfo"]
+__all__ = [
+    "Answer",
+    "NoAnswersError",
+    "RaterProgress",
+    "SurveyError",
+    "SurveyInfo",
+    "complete_merged",
+    "complete_pages",
+]
 
 
 class SurveyError(ValueError):
@@ -148,25 +156,7 @@ def raters(store: RunStore, survey_id: str) -> list[str]:
 
 def pages(store: RunStore, survey_id: str, rater: str) -> list[Page]:
     """The rater's pages in their order, with the generation prompt and the poem."""
-    return _pages(store.conn, survey_id, rater)
-
-
-def _pages(conn: sqlite3.Connection, survey_id: str, rater: str) -> list[Page]:
-    rows = conn.execute(
-        """
-        SELECT a.position, a.generation_id, a.check_expected, p.text AS prompt, g.poem
-        FROM survey_assignments a
-        JOIN generations g ON g.generation_id = a.generation_id
-        JOIN prompts p ON p.prompt_id = g.prompt_id
-        WHERE a.survey_id = ? AND a.rater_id = ?
-        ORDER BY a.position
-        """,
-        (survey_id, rater),
-    )
-    return [
-        Page(r["position"], r["generation_id"], r["prompt"], r["poem"] or "", r["check_expected"])
-        for r in rows
-    ]
+    return page_rows(store.conn, survey_id, rater)
 
 
 def answers(store: RunStore, survey: SurveyInfo, rater: str) -> dict[str, dict[str, Answer]]:
@@ -204,8 +194,8 @@ def save_edits(
         survey.task.answers.save(
             conn, survey.survey_id, rater, page.generation_id, values, source=source, now=now
         )
-        complete = _mark_if_complete(conn, survey.task, survey.survey_id, rater, page,
-                                     set(required), now)  # fmt: skip
+        complete = mark_if_complete(conn, survey.task, survey.survey_id, rater, page,
+                                    set(required), now)  # fmt: skip
     return complete, refused
 
 
@@ -220,27 +210,6 @@ def imports_seen(store: RunStore, survey: SurveyInfo, rater: str, generation_id:
     return edits.seen(
         survey.task.answers.imports(store.conn, survey.survey_id, rater, generation_id)
     )
-
-
-def _mark_if_complete(
-    conn: sqlite3.Connection,
-    survey_task: Task,
-    survey_id: str,
-    rater: str,
-    page: Page,
-    required: set[str],
-    now: str,
-) -> bool:
-    """Set the page's completed_at once every required question has an answer."""
-    stored = survey_task.answers.load(conn, survey_id, rater, page.generation_id)
-    if not required <= answered(stored.get(page.generation_id, {})):
-        return False
-    conn.execute(
-        "UPDATE survey_assignments SET completed_at = COALESCE(completed_at, ?) "
-        "WHERE survey_id = ? AND rater_id = ? AND position = ?",
-        (now, survey_id, rater, page.position),
-    )
-    return True
 
 
 def completed_positions(store: RunStore, survey_id: str, rater: str) -> set[int]:
@@ -389,13 +358,14 @@ def import_answers(
     return new, replaced
 
 
-def complete_pages(
-    conn: sqlite3.Connection, survey_task: Task, survey_id: str, raters: Iterable[str], now: str
-) -> None:
-    """Mark the pages of `raters` that their stored answers complete (answers imported from a
-    filled sheet rather than given on the web). Attention checks are web only: a printed sheet
-    has none, so they are not required here."""
-    for rater in raters:
-        for page in _pages(conn, survey_id, rater):
-            required = {q.key for q in survey_task.questions(page) if q.required} - {ATTENTION_KEY}
-            _mark_if_complete(conn, survey_task, survey_id, rater, page, required, now)
+def complete_merged(store: RunStore, survey_id: str) -> int:
+    """Mark the survey's pages that their answers complete once `merge` united the answers of
+    two stores (half a page answered on each machine); returns how many. What
+    `poemetric.store.merge.merge_runs` takes as `complete_pages`: the store cannot tell which
+    answers a page requires, its task can. A survey of a task this POEMetric does not know
+    keeps its pages as merged."""
+    try:
+        survey = load_survey(store, survey_id)
+    except SurveyError:
+        return 0
+    return complete_united(store.conn, survey.task, survey_id, utc_now())

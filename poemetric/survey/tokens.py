@@ -15,11 +15,18 @@ import os
 import secrets
 from pathlib import Path
 
-SECRET_FILE = "survey-secret.key"
+from poemetric.paths import SURVEY_SECRET_FILE as SECRET_FILE
+from poemetric.paths import survey_secret_path as secret_path
 
-
-def secret_path(run_dir: Path) -> Path:
-    return Path(run_dir) / SECRET_FILE
+__all__ = [
+    "SECRET_FILE",
+    "admin_token",
+    "csrf_token",
+    "load_secret",
+    "rater_token",
+    "same",
+    "secret_path",
+]
 
 
 def load_secret(run_dir: Path, *, create: bool = True) -> bytes:

@@ -1,0 +1,142 @@
+"""`merge` of a store where a judge was only started (refused, or stopped before its first
+answer) made the merge exit 1 as "incomplete ... or still running there", though nothing of the
+judge was stored anywhere and the merged run was as complete as its stores. Such a judge is
+named now ("not run: ..."), with what to do, and the merge exits 0; a judge stopped partway (part
+of its judgments stored), a shard of it missing, or a store at work on the judge stage as it is
+merged, still make it exit 1, each named with the store concerned."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import Result
+from test_runner_support import TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.generation.stage import STAGE as GENERATE
+from poemetric.judge.recognise import STAGE as RECOGNISE
+from poemetric.judge.stage import STAGE as JUDGE
+from poemetric.probes.chat_lines import STAGE as PROBE_LINES
+from poemetric.runner.leases import Leases
+from poemetric.store import RunStore
+from poemetric.store.merge_started import STAGE_RESULTS
+from poemetric.store.models import recorded_models
+from poemetric.style.stage import STAGE as STYLE_MATCH
+from poemetric.testing.servers import Fault, OpenAIServer
+
+UserModel = Callable[[str, str, str], Path]
+
+
+def _cli(*args: str | Path, key: bool = True) -> Result:
+    env = {TEST_KEY_ENV: TEST_KEY if key else None, "COLUMNS": "400"}
+    return CliRunner().invoke(app, [str(a) for a in args], env=env)
+
+
+def _lines(result: Result, start: str) -> list[str]:
+    return [line for line in result.output.splitlines() if line.startswith(start)]
+
+
+def _judge_file(user_model: UserModel, server: OpenAIServer) -> None:
+    """`tj`, a judge served by `server`, its key read from TEST_KEY_ENV."""
+    user_model(
+        "judges",
+        "tj",
+        f"name: tj\nprovider: openai-compatible\nmodel: m\nbase_url: {server.base_url}\n"
+        f"api_key_env: {TEST_KEY_ENV}\npricing: {{input_per_mtok: 1.0, output_per_mtok: 2.0}}\n",
+    )
+
+
+def _generated(run: Path) -> Path:
+    result = _cli("generate", "--no-progress", "--run", run, "--models", "markov", "--limit", "4")
+    assert result.exit_code == 0, result.output
+    return run
+
+
+def _judge(run: Path, *extra: str, key: bool = True) -> Result:
+    return _cli("judge", "--run", run, "--judge", "tj", "--no-progress", *extra, key=key)
+
+
+def test_a_judge_only_started_is_named_and_the_merge_is_complete(
+    tmp_path: Path, user_model: UserModel
+) -> None:
+    run = _generated(tmp_path / "run")
+    dest = tmp_path / "all"
+    with OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as server:
+        _judge_file(user_model, server)
+        # A dry run records nothing: the merge has nothing to say of tj.
+        assert _judge(run, "--dry-run").exit_code == 0
+        with RunStore(run) as store:
+            assert JUDGE not in recorded_models(store)
+        result = _cli("merge", run, "--into", dest)
+        assert result.exit_code == 0 and "tj" not in result.output, result.output
+
+        # Refused before its first call (no key): recorded as started, nothing stored.
+        refused = _judge(run, key=False)
+        assert refused.exit_code == 1, refused.output
+        result = _cli("merge", run, "--into", dest)
+        assert result.exit_code == 0, result.output
+        assert not _lines(result, "incomplete"), result.output
+        [line] = _lines(result, "not run")
+        assert f"judge of model tj was started in {run} but stored nothing there" in line, line
+        assert f"{dest} holds nothing of it and is complete without it" in line, line
+        assert f"poemetric judge --run {dest} --judge tj" in line, line
+
+        # As it would be merged while a judge is at work there: its job leases are held.
+        with RunStore(run) as store, Leases(store) as leases:
+            assert leases.claim(JUDGE, ["a-judgment"]).mine == {"a-judgment"}
+            result = _cli("merge", run, "--into", dest)
+        assert result.exit_code == 1 and not _lines(result, "not run"), result.output
+        [line] = _lines(result, "incomplete")
+        assert f"a process was at work on the judge stage in {run} as it was merged" in line
+        assert "let it finish there" in line, line
+
+        # Judged through: nothing to say.
+        assert _judge(run).exit_code == 0
+        result = _cli("merge", run, "--into", dest)
+    assert result.exit_code == 0, result.output
+    assert not _lines(result, "incomplete") and not _lines(result, "not run"), result.output
+
+
+def test_a_judge_stopped_partway_is_incomplete(tmp_path: Path, user_model: UserModel) -> None:
+    """The key refused (401) after the first answer: the judgments in flight are stored, the
+    rest not, so the merged run holds part of tj's judgments and the merge is incomplete,
+    naming where tj stopped."""
+    run = _generated(tmp_path / "run")
+    faults = [None, *[Fault.client_error(401, "key revoked")] * 3]
+    with OpenAIServer(lambda call: VALID_JUDGE_ANSWER, faults=faults) as server:
+        _judge_file(user_model, server)
+        assert _judge(run).exit_code == 1
+    with RunStore(run) as store:
+        assert 0 < store.count("judgments", "judge = 'tj'") < store.count("generations")
+    result = _cli("merge", run, "--into", tmp_path / "all")
+    assert result.exit_code == 1 and not _lines(result, "not run"), result.output
+    [line] = _lines(result, "incomplete")
+    assert "judge of model tj was run on the whole stage (no --shard K/N)" in line, line
+    assert f"it stopped partway in {run} (part of its results are stored there)" in line, line
+
+
+def test_a_judge_shard_only_started_is_still_missing(tmp_path: Path, user_model: UserModel) -> None:
+    """Shard 0/2 judged, shard 1/2 refused in its copy of the run: half of tj's judgments are
+    in the merged run, so shard 1/2 is named missing, with the store where tj only started."""
+    run = _generated(tmp_path / "run")
+    part0, part1 = tmp_path / "part0", tmp_path / "part1"
+    shutil.copytree(run, part0)
+    shutil.copytree(run, part1)
+    with OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as server:
+        _judge_file(user_model, server)
+        assert _judge(part0, "--shard", "0/2").exit_code == 0
+        assert _judge(part1, "--shard", "1/2", key=False).exit_code == 1
+    dest = tmp_path / "all"
+    result = _cli("merge", part0, part1, "--into", dest)
+    assert result.exit_code == 1 and not _lines(result, "not run"), result.output
+    [line] = _lines(result, "incomplete")
+    assert "judge of model tj ran with --shard K/2, but shard 1/2 is in none" in line, line
+    assert f"it was started in {part1} but stored nothing there" in line, line
+
+
+def test_the_stages_whose_results_are_looked_up_are_the_stages() -> None:
+    """`STAGE_RESULTS` names stages as the store's `models` record does (each stage's STAGE)."""
+    assert set(STAGE_RESULTS) == {GENERATE, JUDGE, RECOGNISE, STYLE_MATCH, PROBE_LINES}
