@@ -1,0 +1,122 @@
+"""Text files as Windows tools save them (`poemetric.data.text_files`): UTF-8 with a byte-order
+mark, Windows-1252 (Notepad's "ANSI"), CRLF line ends, and empty files, through the commands
+that read them. A text of words (a poem) in Windows-1252 is read with a warning naming the
+file; a YAML, JSONL or template file in it is one `error:` line naming the file and line;
+never a traceback. The poems here were written for these tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_runner_support import prepared_store
+from typer.testing import CliRunner
+
+from poemetric.cli.app import app
+from poemetric.ghostwriting.references import load_reference_corpora
+
+runner = CliRunner()
+WIDE = {"COLUMNS": "400"}
+POEM = (
+    "The caf\u00e9\u2019s old kettle sang all night,\n"
+    "and kept the cat awake in fright;\n"
+    "it whistled to the moon,\n"
+    "a thin and silver tune,\n"
+    "then hushed itself at morning light.\n"
+)
+#: (bytes of `text`) as each tool saves it.
+SAVED = {
+    "bom": lambda text: b"\xef\xbb\xbf" + text.encode("utf-8"),
+    "cp1252": lambda text: text.encode("cp1252"),
+    "crlf": lambda text: text.replace("\n", "\r\n").encode("utf-8"),
+}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("encodings") / "run"
+    prepared_store(folder, poems=2).close()
+    return folder
+
+
+def _error(args: list[str], env: dict[str, str] | None = None) -> str:
+    """The one stderr line of a command that must refuse its input with exit status 2."""
+    result = runner.invoke(app, args, env={**WIDE, **(env or {})})
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: "), line
+    return line
+
+
+# -- a poem's text: ghostwriting score and --reference ------------------------------------------
+def _score(path: Path) -> tuple[str, str]:
+    result = runner.invoke(app, ["ghostwriting", "score", str(path)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    return result.stdout.replace(str(path), "FILE"), result.stderr
+
+
+@pytest.mark.parametrize("saved", SAVED)
+def test_ghostwriting_score_reads_a_poem_as_windows_tools_save_it(
+    tmp_path: Path, saved: str
+) -> None:
+    """A Notepad "ANSI" poem (Windows-1252) was refused as "not valid UTF-8 (invalid
+    continuation byte)"; it is scored as its UTF-8 copy is, with a warning naming the file."""
+    utf8, poem = tmp_path / "a" / "poem.txt", tmp_path / "b" / "poem.txt"  # as wide
+    for path, data in ((utf8, POEM.encode("utf-8")), (poem, SAVED[saved](POEM))):
+        path.parent.mkdir()
+        path.write_bytes(data)
+    expected, _ = _score(utf8)
+    scored, warnings = _score(poem)
+    assert scored == expected
+    if saved == "cp1252":
+        assert warnings.startswith(f"warning: {poem}: not UTF-8 (byte 0xe9 on line 1): read as ")
+        assert 'Notepad\'s "ANSI"' in warnings and "CSV" not in warnings
+    else:
+        assert warnings == ""
+
+
+def test_ghostwriting_score_refuses_a_file_that_is_no_text(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"line one\nline two\x81\n")  # 0x81: neither UTF-8 nor Windows-1252
+    line = _error(["ghostwriting", "score", str(binary)])
+    assert line.startswith(f"error: {binary}:2: not valid UTF-8 (byte 0x81 at offset 17), nor ")
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert _error(["ghostwriting", "score", str(empty)]) == (
+        f"error: {empty}: no poem text (the file is empty or blank)"
+    )
+
+
+@pytest.mark.parametrize("folder", [False, True], ids=["file", "folder"])
+def test_a_windows_1252_reference_text_is_read_with_a_warning(
+    run: Path, tmp_path: Path, folder: bool
+) -> None:
+    """`--reference notes.txt` (or a folder of them) saved by Notepad as "ANSI" stopped the
+    command ("not valid UTF-8 (invalid continuation byte)"), unlike the same text in a CSV."""
+    corpus = tmp_path / "refs"
+    corpus.mkdir()
+    text = corpus / "ansi.txt"
+    text.write_bytes(SAVED["cp1252"](POEM))
+    (corpus / "bom.txt").write_bytes(SAVED["bom"](POEM))
+    named = corpus if folder else text
+    args = ["ghostwriting", "metrics", "--run", str(run), "--reference", str(named),
+            "--out", str(tmp_path / "out")]  # fmt: skip
+    result = runner.invoke(app, args, env=WIDE)
+    assert result.exit_code == 0, result.output
+    (warning,) = result.stderr.splitlines()
+    assert warning.startswith(f"warning: {text}: not UTF-8 (byte 0xe9 on line 1): read as Wind")
+    texts = "2 texts" if folder else "1 text"
+    assert f"reference corpus: {texts} from --reference" in result.stdout
+
+
+def test_a_folder_of_windows_1252_texts_is_three_warnings_and_a_count(tmp_path: Path) -> None:
+    for number in range(5):
+        (tmp_path / f"{number}.txt").write_bytes(SAVED["cp1252"](POEM))
+    (tmp_path / "crlf.txt").write_bytes(SAVED["crlf"](POEM))  # read as read_text reads it
+    loaded = load_reference_corpora([tmp_path])
+    assert len(loaded.texts) == 6 and {t.text for t in loaded.texts} == {POEM}
+    assert [note.split(": ")[0] for note in loaded.notes[:3]] == [
+        str(tmp_path / f"{number}.txt") for number in range(3)
+    ]
+    assert loaded.notes[3:] == [f"{tmp_path}: 2 more .txt files read as Windows-1252 (not UTF-8)"]
