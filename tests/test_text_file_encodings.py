@@ -6,6 +6,7 @@ never a traceback. The poems here were written for these tests."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,60 @@ def test_a_folder_of_windows_1252_texts_is_three_warnings_and_a_count(tmp_path: 
         str(tmp_path / f"{number}.txt") for number in range(3)
     ]
     assert loaded.notes[3:] == [f"{tmp_path}: 2 more .txt files read as Windows-1252 (not UTF-8)"]
+
+
+# -- prompt templates: --template, --judge-template, a judge file's `template:` ------------------
+GENERATION = "Write a {{ form }} about a caf\u00e9\u2019s kettle.\n"
+JUDGE = "Judge the caf\u00e9\u2019s poem.\n{generation_prompt}\n---\n{the_poem}\n"
+
+
+@pytest.mark.parametrize("kind", ["generation", "judge"])
+def test_a_template_with_a_byte_order_mark_renders_without_it(tmp_path: Path, kind: str) -> None:
+    """The BOM Notepad writes was read as the template's first character: every prompt began
+    with an invisible U+FEFF, sent to every model, and hashed apart from the same template
+    without it."""
+    utf8, bom = tmp_path / "a" / "t.md", tmp_path / "b" / "t.md"
+    text = GENERATION if kind == "generation" else JUDGE
+    for path, data in ((utf8, text.encode("utf-8")), (bom, SAVED["bom"](text))):
+        path.parent.mkdir()
+        path.write_bytes(data)
+    shown = []
+    for path in (utf8, bom):
+        args = ["prompts", "render", "--kind", kind, "--template", str(path), "--limit", "1"]
+        result = runner.invoke(app, args, env=WIDE)
+        assert result.exit_code == 0, result.output
+        shown.append(result.stdout.replace(str(path), "FILE"))
+    assert "\ufeff" not in shown[1] and shown[1] == shown[0]
+
+
+def test_a_windows_1252_template_is_one_error_naming_its_line(tmp_path: Path) -> None:
+    """A template saved as "ANSI" was a UnicodeDecodeError traceback in `prompts render`,
+    `generate --template` and `judge --judge-template`."""
+    template = tmp_path / "t.jinja"
+    template.write_bytes(("{{ form }}\n" + GENERATION).encode("cp1252"))
+    expected = (
+        f"{template}:2: not valid UTF-8 (byte 0xe9 at offset 41): the file looks like "
+        'Windows-1252 (Notepad\'s "ANSI"); save it with the encoding UTF-8'
+    )
+    render = ["prompts", "render", "--template", str(template), "--limit", "1"]
+    assert _error(render) == f"error: --template: {expected}"
+    generate = ["generate", "--run", str(tmp_path / "run"), "--template", str(template)]
+    assert _error([*generate, "--limit", "1", "--no-progress"]) == f"error: {expected}"
+
+
+def test_a_judge_files_windows_1252_template_makes_the_judge_unusable(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    judge = user_model(
+        "judges",
+        "j",
+        "name: j\nprovider: openai-compatible\nmodel: m\n"
+        "base_url: http://127.0.0.1:9/v1\napi_key_env: false\ntemplate: t.md\n",
+    )
+    (judge.parent / "t.md").write_bytes(JUDGE.encode("cp1252"))
+    result = runner.invoke(app, ["models", "show", "j", "--judges"], env=WIDE)
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    error, detail = result.stderr.splitlines()  # the reason, then the file's line
+    assert error.startswith(f"error: {judge}: judge 'j' cannot be used: template: ")
+    assert detail.startswith(f"  {judge}:6: template: {judge.parent / 't.md'}:1: not valid ")
+    assert "(byte 0xe9 at offset 13): the file looks like Windows-1252" in detail
