@@ -178,3 +178,99 @@ def test_a_judge_files_windows_1252_template_makes_the_judge_unusable(
     assert error.startswith(f"error: {judge}: judge 'j' cannot be used: template: ")
     assert detail.startswith(f"  {judge}:6: template: {judge.parent / 't.md'}:1: not valid ")
     assert "(byte 0xe9 at offset 13): the file looks like Windows-1252" in detail
+
+
+# -- YAML files: model and judge files, groups.yaml, figure recipes, $POEMETRIC_HOME's own -------
+MARKOV = "name: mine\nprovider: markov\nmodel: markov-ngram\ndisplay_name: Caf\u00e9\u2019s\n"
+
+
+@pytest.mark.parametrize("saved", ["bom", "crlf"])
+def test_a_model_file_with_a_bom_or_crlf_loads(
+    user_model: Callable[[str, str, str], Path], saved: str
+) -> None:
+    path = user_model("generators", "mine", "")
+    path.write_bytes(SAVED[saved](MARKOV))
+    result = runner.invoke(app, ["models", "show", "mine"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert "Caf\u00e9\u2019s" in result.stdout
+
+
+def test_a_windows_1252_model_file_names_its_line(
+    user_model: Callable[[str, str, str], Path],
+) -> None:
+    """It was "cannot read: 'utf-8' codec can't decode bytes in position 65-66: invalid
+    continuation byte": no line, no word of what the file is."""
+    path = user_model("generators", "mine", "")
+    path.write_bytes(MARKOV.encode("cp1252"))
+    result = runner.invoke(app, ["models", "show", "mine"], env=WIDE)
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    error, detail = result.stderr.splitlines()
+    assert error == f"error: {path}: model 'mine' cannot be used: not valid UTF-8 on line 4"
+    assert detail == (
+        f"  {path}:4: not valid UTF-8 (byte 0xe9 at offset 65): the file looks like "
+        'Windows-1252 (Notepad\'s "ANSI"); save it with the encoding UTF-8'
+    )
+    groups = path.parent / "groups.yaml"
+    groups.write_bytes("mine: [markov]  # caf\u00e9\n".encode("cp1252"))
+    line = _error(["models", "list", "--group", "mine"])
+    assert line.startswith(f"error: {groups}:1: not valid UTF-8 (byte 0xe9 at offset 21): ")
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        ("description: Caf\u00e9\nfigures: []\n".encode("cp1252"), ":1: not valid UTF-8 (byte"),
+        (b"", ": the file is empty"),
+        (b"# figures: none yet\n", ": the file holds only comments"),
+        (b"figures: [\n", ":2: invalid YAML: expected the node content, but found '<stream end>'"),
+    ],
+    ids=["cp1252", "empty", "comments", "invalid"],
+)
+def test_an_unreadable_figures_recipe_is_one_error_naming_it(
+    run: Path, tmp_path: Path, data: bytes, reason: str
+) -> None:
+    """A Windows-1252 recipe was "error: 'utf-8' codec can't decode bytes in position 16-17"
+    (which file?); an empty one a pydantic error over four lines; invalid YAML PyYAML's message
+    over several lines."""
+    recipe = tmp_path / "mine.yaml"
+    recipe.write_bytes(data)
+    line = _error(["figures", "--run", str(run), "--recipe", str(recipe)])
+    assert line.startswith(f"error: {recipe}{reason}"), line
+
+
+def _home(tmp_path: Path) -> Path:
+    """A copy of the resources ($POEMETRIC_HOME) to edit."""
+    import shutil
+
+    from poemetric.paths import RESOURCE_DIRS, resource_root
+
+    home = tmp_path / "home"
+    for kind in RESOURCE_DIRS:
+        shutil.copytree(resource_root() / kind, home / kind)
+    return home
+
+
+@pytest.mark.parametrize("name", ["registry.yaml", "poemetric/errata.yaml"])
+@pytest.mark.parametrize("saved", ["cp1252", "empty"])
+def test_poemetric_homes_own_dataset_files_are_one_error(
+    tmp_path: Path, name: str, saved: str
+) -> None:
+    """`$POEMETRIC_HOME/datasets/registry.yaml` or an errata file saved as "ANSI", or empty, was
+    a traceback from any command that reads it (`dataset show demo` reads both)."""
+    import os
+    import subprocess
+    import sys
+
+    home = _home(tmp_path)
+    path = home / "datasets" / name
+    text = path.read_text(encoding="utf-8").replace("#", "# caf\u00e9\u2019s", 1)
+    path.write_bytes(b"" if saved == "empty" else text.encode("cp1252"))
+    done = subprocess.run(
+        [sys.executable, "-m", "poemetric", "dataset", "show", "demo", "--limit", "1"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **WIDE, "POEMETRIC_HOME": str(home)},
+    )
+    assert done.returncode == 2, done.stderr
+    reason = ": the file is empty" if saved == "empty" else ":1: not valid UTF-8 (byte 0xe9 at"
+    assert done.stderr.startswith(f"error: {path}{reason}") and done.stderr.count("\n") == 1

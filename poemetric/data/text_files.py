@@ -24,7 +24,13 @@ from poemetric.data.csv_text import PLAIN_TEXT, decode_text, not_utf8
 
 
 class TextFileError(ValueError):
-    """A file that cannot be read as text; the message is one line, `FILE[:LINE]: reason`."""
+    """A file that cannot be read as text; the message is one line, `FILE[:LINE]: reason`
+    (`reason` and `line` apart, for a message that names the file its own way)."""
+
+    def __init__(self, name: str | Path, line: int | None, reason: str) -> None:
+        super().__init__(f"{name}:{line}: {reason}" if line is not None else f"{name}: {reason}")
+        self.line = line
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -41,9 +47,9 @@ def file_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except IsADirectoryError:
-        raise TextFileError(f"{path}: a folder, not a file") from None
+        raise TextFileError(path, None, "a folder, not a file") from None
     except OSError as error:
-        raise TextFileError(f"{path}: cannot read: {error.strerror or error}") from None
+        raise TextFileError(path, None, f"cannot read: {error.strerror or error}") from None
 
 
 def decode_text_file(name: str | Path, data: bytes) -> TextFile:
@@ -51,8 +57,7 @@ def decode_text_file(name: str | Path, data: bytes) -> TextFile:
     encoding (UTF-16, a binary file) are a `TextFileError` naming the line."""
     decoded = decode_text(data, PLAIN_TEXT)
     if decoded.problem is not None or decoded.text is None:
-        line, reason = decoded.problem or (1, "not text")
-        raise TextFileError(f"{name}:{line}: {reason}")
+        raise TextFileError(name, *(decoded.problem or (1, "not text")))
     warning = None if decoded.note is None else f"{name}: {decoded.note}"
     return TextFile(_newlines(decoded.text), warning)
 
@@ -74,7 +79,7 @@ def decode_utf8(name: str | Path, data: bytes) -> str:
         f'{failure[1]}: the file looks like Windows-1252 (Notepad\'s "ANSI"); save it with '
         "the encoding UTF-8",
     )
-    raise TextFileError(f"{name}:{line}: {reason}")
+    raise TextFileError(name, line, reason)
 
 
 def _newlines(text: str) -> str:
@@ -98,10 +103,10 @@ def read_yaml_file(path: Path) -> Any:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise TextFileError(f"{where}: invalid YAML: {problem}") from None
+        line = None if mark is None else mark.line + 1
+        raise TextFileError(path, line, f"invalid YAML: {problem}") from None
     if data is None:
         what = "the file is empty" if not text.strip() else "the file holds only comments"
-        raise TextFileError(f"{path}: {what}")
+        raise TextFileError(path, None, what)
     return data
