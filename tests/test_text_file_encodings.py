@@ -274,3 +274,46 @@ def test_poemetric_homes_own_dataset_files_are_one_error(
     assert done.returncode == 2, done.stderr
     reason = ": the file is empty" if saved == "empty" else ":1: not valid UTF-8 (byte 0xe9 at"
     assert done.stderr.startswith(f"error: {path}{reason}") and done.stderr.count("\n") == 1
+
+
+# -- JSONL files: probe pairs and scores ---------------------------------------------------------
+@pytest.fixture(scope="module")
+def pairs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("probes") / "pairs.jsonl"
+    args = ["probe", "build", "demo", "--tasks", "rhyme_word_swap", "--limit", "2", "-o", str(path)]
+    result = runner.invoke(app, args, env=WIDE)
+    assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.mark.parametrize("saved", SAVED)
+def test_probe_files_as_windows_tools_save_them(pairs: Path, tmp_path: Path, saved: str) -> None:
+    """A pairs or scores file with a byte-order mark was "not valid JSON: Unexpected UTF-8 BOM
+    ...; this looks like a CSV file"; one in Windows-1252 a UnicodeDecodeError traceback."""
+    text = pairs.read_text(encoding="utf-8").replace('"original": "', '"original": "Caf\u00e9. ', 1)
+    copy = tmp_path / "pairs.jsonl"
+    copy.write_bytes(SAVED[saved](text))
+    scores = tmp_path / "scores.jsonl"
+    args = ["probe", "run", str(copy), "--scorer", "ngram", "-o", str(scores)]
+    if saved == "cp1252":
+        line = _error(args)
+        assert line.startswith(f"error: {copy}:1: not valid UTF-8 (byte 0xe9 at offset ")
+        assert line.endswith(
+            'the file looks like Windows-1252 (Notepad\'s "ANSI"); save it with the encoding UTF-8'
+        )
+        return
+    result = runner.invoke(app, args, env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"{text.count(chr(10))} pairs scored by ngram")
+    saved_scores = tmp_path / "saved-scores.jsonl"
+    saved_scores.write_bytes(SAVED[saved](scores.read_text(encoding="utf-8")))
+    report = runner.invoke(app, ["probe", "report", str(saved_scores)], env=WIDE)
+    assert report.exit_code == 0, report.output
+    assert "| ngram:3 |" in report.stdout
+
+
+def test_a_windows_1252_scores_file_is_one_error(tmp_path: Path) -> None:
+    scores = tmp_path / "scores.jsonl"
+    scores.write_bytes('{"pair_id": "caf\u00e9"}\n'.encode("cp1252"))
+    line = _error(["probe", "report", str(scores)])
+    assert line.startswith(f"error: {scores}:1: not valid UTF-8 (byte 0xe9 at offset 16): ")
