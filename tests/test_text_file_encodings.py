@@ -317,3 +317,29 @@ def test_a_windows_1252_scores_file_is_one_error(tmp_path: Path) -> None:
     scores.write_bytes('{"pair_id": "caf\u00e9"}\n'.encode("cp1252"))
     line = _error(["probe", "report", str(scores)])
     assert line.startswith(f"error: {scores}:1: not valid UTF-8 (byte 0xe9 at offset 16): ")
+
+
+# -- a filled sheet template is never overwritten ------------------------------------------------
+@pytest.mark.parametrize("separator", [",", ";"])
+def test_sheets_keep_a_template_filled_in_excel(run: Path, tmp_path: Path, separator: str) -> None:
+    """`ghostwriting sheets` refuses to write over a template with answers; one that Excel saved
+    back (Windows-1252, and `;` between fields where that is the list separator) was not read
+    as one, and the annotator's answers were overwritten without a word."""
+    import csv
+    import io
+
+    out = tmp_path / "sheets"
+    args = ["ghostwriting", "sheets", "--run", str(run), "--out", str(out)]
+    result = runner.invoke(app, args, env=WIDE)
+    assert result.exit_code == 0, result.output
+    template = out / "annotations.csv"
+    rows = list(csv.reader(io.StringIO(template.read_text(encoding="utf-8"))))
+    for row in rows[1:]:
+        row[1], row[6] = "Ren\u00e9e", "strong"  # annotator, fluency
+    filled = io.StringIO()
+    csv.writer(filled, delimiter=separator, lineterminator="\r\n").writerows(rows)
+    data = filled.getvalue().encode("cp1252", errors="replace")
+    template.write_bytes(data)
+    line = _error(args)
+    assert line.startswith(f"error: {template} already holds answers ({len(rows) - 1} filled ")
+    assert template.read_bytes() == data
