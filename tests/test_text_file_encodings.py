@@ -343,3 +343,21 @@ def test_sheets_keep_a_template_filled_in_excel(run: Path, tmp_path: Path, separ
     line = _error(args)
     assert line.startswith(f"error: {template} already holds answers ({len(rows) - 1} filled ")
     assert template.read_bytes() == data
+
+
+# -- form scan - : a poem on standard input -----------------------------------------------------
+@pytest.mark.parametrize("saved", SAVED)
+def test_form_scan_reads_standard_input_as_it_reads_a_file(tmp_path: Path, saved: str) -> None:
+    """`form scan -` decoded the pipe with the locale's encoding: a Windows-1252 poem was refused
+    (`not UTF-8 text`) or scanned garbled (`caf\\udce9\\udc92s` under C.UTF-8), where the same
+    poem in a file is read with a warning."""
+    args = ["form", "scan", "-", "--form", "limerick"]
+    expected = runner.invoke(app, args, input=POEM.encode("utf-8"), env=WIDE)
+    assert expected.exit_code == 0, expected.output
+    result = runner.invoke(app, args, input=SAVED[saved](POEM), env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == expected.stdout and "\ufeff" not in result.stdout
+    if saved == "cp1252":
+        assert result.stderr.startswith("warning: standard input: not UTF-8 (byte 0xe9 on line 1)")
+    else:
+        assert result.stderr == ""
