@@ -101,8 +101,17 @@ def template_path(name_or_path: str | Path, *, relative_to: Path | None = None) 
 
 @cache
 def load_template(name_or_path: str | Path) -> PromptTemplate:
+    """A template's text as UTF-8, a byte-order mark dropped (it was sent to every model at
+    the start of the prompt); another encoding is a `PromptError` naming the file and line (a
+    UnicodeDecodeError traceback before)."""
+    from poemetric.data.text_files import TextFileError, read_utf8_file
+
     path = template_path(name_or_path)
-    return PromptTemplate(name=path.name, text=path.read_text(encoding="utf-8"), path=path)
+    try:
+        text = read_utf8_file(path)
+    except TextFileError as error:
+        raise PromptError(str(error)) from None
+    return PromptTemplate(name=path.name, text=text, path=path)
 
 
 _JINJA = jinja2.Environment(

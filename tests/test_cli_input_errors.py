@@ -220,7 +220,11 @@ def test_judge_parse_reads_a_file_that_starts_with_a_byte_order_mark(tmp_path: P
     [
         (b"", ": no answers (the file is empty)"),
         (b"\n  \n", ": no answers (the file is empty)"),
-        (b'{"id": "a", "response": "caf\xe9"}\n', ":1: not UTF-8 text (byte 0xe9)"),
+        (
+            b'{"id": "a", "response": "caf\xe9"}\n',
+            ":1: not valid UTF-8 (byte 0xe9 at offset 28): the file looks like Windows-1252 "
+            '(Notepad\'s "ANSI"); save it with the encoding UTF-8',
+        ),
     ],
     ids=["empty", "blank lines", "latin-1"],
 )

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from poemetric.analysis.case_study import case_study
@@ -48,6 +47,7 @@ from poemetric.analysis.plotting import (
     save_figure,
 )
 from poemetric.analysis.selection import AuthorSelectionError, select_authors
+from poemetric.data.text_files import TextFileError, read_yaml_file
 from poemetric.paths import bundled_recipes, resource_path
 from poemetric.store import RunStore
 from poemetric.text.plural import plural
@@ -150,10 +150,9 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
             + ", ".join(bundled_recipes())
         )
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        recipe = Recipe.model_validate(raw)
-    except yaml.YAMLError as exc:
-        raise RecipeError(f"{path}: not valid YAML: {exc}") from exc
+        recipe = Recipe.model_validate(read_yaml_file(path))
+    except TextFileError as exc:  # not UTF-8 (no file named), invalid YAML, an empty file
+        raise RecipeError(str(exc)) from None
     except ValidationError as exc:
         raise RecipeError(f"{path}: invalid recipe:\n{exc}") from exc
     for spec in recipe.figures:

@@ -29,16 +29,21 @@ class FilledTemplateError(Exception):
 def refuse_filled(paths: Iterable[Path], columns: Iterable[str], *, importer: str) -> None:
     """Raise `FilledTemplateError` when any of `paths` exists with a value in one of `columns`
     (answers typed into an earlier template): writing sheets again must not erase them."""
+    from poemetric.data.io import DatasetError, read_table
+
     wanted = tuple(columns)
     for path in paths:
+        if not path.is_file():
+            continue  # nothing typed into it to keep
         try:
-            with path.open(encoding="utf-8", newline="") as handle:
-                filled = sum(
-                    any((row.get(c) or "").strip() for c in wanted)
-                    for row in csv.DictReader(handle)
-                )
-        except (OSError, UnicodeDecodeError, csv.Error):
-            continue  # no file (or not a template): nothing typed into it to keep
+            # As `import-lines` and `survey import` read it: a template saved by Excel as
+            # Windows-1252 or with `;` between fields was not read here, and was overwritten.
+            table = read_table(path, semicolon_names=lambda names: bool(names & set(wanted)))
+        except (OSError, DatasetError):
+            continue  # not a template
+        filled = sum(
+            any(str(record.values.get(c) or "").strip() for c in wanted) for record in table.records
+        )
         if filled:
             raise FilledTemplateError(
                 f"{path} already holds answers ({counted(filled, 'filled row')}); import it with "

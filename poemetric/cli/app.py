@@ -194,6 +194,7 @@ def _root(
 
 
 def main() -> None:
+    from poemetric.data.text_files import TextFileError
     from poemetric.env_settings import SettingError
     from poemetric.runner import stopping
     from poemetric.store import ReadOnlyStoreError
@@ -211,8 +212,9 @@ def main() -> None:
 
             exit_if_loading(end.code)  # a stop during a local model's load: not after it
         raise end from None
-    except (SettingError, ReadOnlyStoreError) as error:  # a bad POEMETRIC_* value, a writing
-        # command on a read-only run: unusable input
+    except (SettingError, ReadOnlyStoreError, TextFileError) as error:  # a bad POEMETRIC_*
+        # value, a writing command on a read-only run, a file no command reads itself that is
+        # no UTF-8 text (a $POEMETRIC_HOME's datasets/NAME/errata.yaml): unusable input
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:

@@ -269,22 +269,19 @@ def scan_command(
 
     _known_form(form)
     _readable_request(meter, rhyme)
-    try:
-        if file == "-":
-            text = sys.stdin.read()
-        else:
-            path = Path(file)
-            if not path.is_file():
-                reason = "a folder, not a file" if path.is_dir() else "no such file"
-                raise error_exit(f"{file}: {reason}")
-            _one_poem(file, path.suffix.lower())
-            text = _poem_file_text(file, path.read_bytes())
-    except UnicodeDecodeError as exc:
-        where = "standard input" if file == "-" else file
-        byte = exc.object[exc.start]
-        raise error_exit(
-            f"{where}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start})"
-        ) from None
+    if file == "-":
+        # The bytes, read as a file's are: a Windows-1252 poem piped in was decoded by the
+        # locale (garbled `caf\udce9` under C.UTF-8), and a byte-order mark kept as a letter.
+        stdin = getattr(sys.stdin, "buffer", None)
+        data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
+        text = _poem_file_text("standard input", data)
+    else:
+        path = Path(file)
+        if not path.is_file():
+            reason = "a folder, not a file" if path.is_dir() else "no such file"
+            raise error_exit(f"{file}: {reason}")
+        _one_poem(file, path.suffix.lower())
+        text = _poem_file_text(file, path.read_bytes())
     _one_poem(file, None, text)
     if extract:
         from poemetric.extraction import extract_poem

@@ -88,14 +88,13 @@ def _table_of_poems(path: Path) -> None:
 
 def _poem_file_text(name: str, data: bytes) -> str:
     """A poem file's text: UTF-8, or Windows-1252 (Notepad's "ANSI") with a warning on stderr;
-    bytes of neither encoding are an error naming the line (`poemetric.data.csv_text`)."""
-    from poemetric.data.csv_text import PLAIN_TEXT, decode_text
+    bytes of neither encoding are an error naming the line (`poemetric.data.text_files`)."""
+    from poemetric.data.text_files import TextFileError, decode_text_file
 
-    decoded = decode_text(data, PLAIN_TEXT)
-    if decoded.problem is not None:
-        line, reason = decoded.problem
-        raise error_exit(f"{name}:{line}: {reason}")
-    if decoded.note is not None:
-        print(f"warning: {name}: {decoded.note}", file=sys.stderr)
-    assert decoded.text is not None
-    return decoded.text
+    try:
+        read = decode_text_file(name, data)
+    except TextFileError as error:
+        raise error_exit(error) from None
+    if read.warning is not None:
+        print(f"warning: {read.warning}", file=sys.stderr)
+    return read.text

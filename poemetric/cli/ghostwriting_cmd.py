@@ -254,10 +254,15 @@ def _one_poem_text(path: Path) -> str:
             "reads text files, one poem each; `ghostwriting metrics --run RUN` measures a run's "
             "poems"
         )
+    from poemetric.data.text_files import TextFileError, read_text_file
+
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise error_exit(f"{path}: not valid UTF-8 ({error.reason})") from error
+        read = read_text_file(path)  # Notepad's "ANSI" (Windows-1252) too, with a warning
+    except TextFileError as error:
+        raise error_exit(error) from None
+    if read.warning is not None:
+        err_console.print(f"warning: {read.warning}", markup=False, highlight=False)
+    text = read.text
     if not text.strip():
         raise error_exit(f"{path}: no poem text (the file is empty or blank)")
     return text

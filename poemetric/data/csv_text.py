@@ -1,7 +1,8 @@
 """The text of a delimited file as a spreadsheet saves it: its encoding (UTF-8, else Excel's
 Windows-1252 "CSV" with a warning), Excel's `sep=;` separator hint on the first line, and a
 decimal comma in a semicolon-separated file. Shared by the dataset reader (`io.read_table`) and
-the ratings readers that use it (`agree`, `analyze --experts`, `survey import`).
+the ratings readers that use it (`agree`, `analyze --experts`, `survey import`), and by the
+readers of other text files (`text_files`: poems, templates, YAML, JSONL).
 """
 
 from __future__ import annotations
@@ -49,8 +50,7 @@ def decode_text(data: bytes, origin: tuple[str, str] = SPREADSHEET) -> Decoded:
         return Decoded(data.decode("utf-8-sig"))
     except UnicodeDecodeError as error:
         start = error.start
-    line = data[:start].count(b"\n") + 1
-    reason = f"not valid UTF-8 (byte 0x{data[start]:02x} at offset {start})"
+    line, reason = _not_utf8_at(data, start)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         # Excel's "Unicode Text" and PowerShell's default: "byte 0xff at offset 0" said nothing
         # of what the file is.
@@ -94,6 +94,21 @@ def decode_text(data: bytes, origin: tuple[str, str] = SPREADSHEET) -> Decoded:
         f"save it {utf8} to be sure"
     )
     return Decoded(text, note=note)
+
+
+def not_utf8(data: bytes) -> tuple[int, str] | None:
+    """(line, reason) of the first byte of `data` that is not UTF-8 (`not valid UTF-8 (byte 0xe9
+    at offset 61)`), or None when `data` is UTF-8 text (with or without a byte-order mark)."""
+    try:
+        data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        return _not_utf8_at(data, error.start)
+    return None
+
+
+def _not_utf8_at(data: bytes, start: int) -> tuple[int, str]:
+    line = data[:start].count(b"\n") + 1
+    return line, f"not valid UTF-8 (byte 0x{data[start]:02x} at offset {start})"
 
 
 def _utf8_line(data: bytes) -> int | None:

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from poemetric.data.schema import normalize_content
+from poemetric.data.text_files import read_yaml_file
 from poemetric.paths import resource_path
 
 if TYPE_CHECKING:
@@ -50,11 +50,12 @@ def errata_path(dataset: str) -> Path:
 
 
 def load_errata(dataset: str = "poemetric") -> Errata | None:
-    """The dataset's errata, or None when it has none."""
+    """The dataset's errata, or None when it has none. A file that is not UTF-8 YAML, or an
+    empty one, is a `TextFileError` (one line naming it; a traceback before)."""
     path = errata_path(dataset)
     if not path.is_file():
         return None
-    return Errata.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    return Errata.model_validate(read_yaml_file(path))
 
 
 def errata_for_release(sha256: str | None) -> Errata | None:

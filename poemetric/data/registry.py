@@ -5,10 +5,10 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from poemetric.data.io import DatasetError
+from poemetric.data.text_files import read_yaml_file
 from poemetric.paths import resource_path, user_data_path
 from poemetric.suggest import did_you_mean
 
@@ -70,10 +70,11 @@ def registry_path() -> Path:
 
 @cache
 def _load_registry(path: Path) -> dict[str, DatasetEntry]:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DatasetError(f"dataset registry {path} is missing; reinstall POEMetric") from None
+    if not path.is_file():
+        raise DatasetError(f"dataset registry {path} is missing; reinstall POEMetric")
+    # Not UTF-8 YAML, or empty ($POEMETRIC_HOME's own copy): a TextFileError, which the command
+    # line prints as one `error:` line whatever the command (a traceback before).
+    raw = read_yaml_file(path)
     entries = _RegistryFile.model_validate(raw).datasets
     return {entry.name: entry for entry in entries}
 

@@ -37,7 +37,7 @@ class ReferenceCorpora:
 
     texts: list[ReferenceText] = field(default_factory=list)
     empty: list[Path] = field(default_factory=list)
-    #: How a table was read (`FILE: read as Windows-1252 ...`): warnings to print.
+    #: How a file was read (`FILE: read as Windows-1252 ...`): warnings to print.
     notes: list[str] = field(default_factory=list)
 
 
@@ -59,7 +59,7 @@ def load_reference_corpus(
     path: str | Path, empty: list[Path] | None = None, notes: list[str] | None = None
 ) -> list[ReferenceText]:
     """Texts of a user corpus (see the module docstring); ids are prefixed with the file name.
-    The empty files of a folder are left out and added to `empty`; `notes` gets how a table was
+    The empty files of a folder are left out and added to `empty`; `notes` gets how a file was
     read (`FILE: ...`: Windows-1252, semicolon-separated)."""
     source = Path(path)
     if source.is_dir():
@@ -68,8 +68,9 @@ def load_reference_corpus(
             raise ReferenceCorpusError(f"{source}: no .txt files in this folder")
         texts: list[ReferenceText] = []
         blank: list[Path] = []
+        read_so: list[str] = []  # the files read as Windows-1252
         for file in files:
-            text = _read_text(file)
+            text = _read_text(file, read_so)
             if text.strip():
                 texts.append(
                     ReferenceText(f"{source.name}/{file.relative_to(source)}", text, file.stem)
@@ -82,22 +83,34 @@ def load_reference_corpus(
             )
         if empty is not None:
             empty += blank
+        if notes is not None:  # a folder of Notepad files: three warnings, not hundreds
+            notes += read_so[:3]
+            if len(read_so) > 3:
+                notes.append(
+                    f"{source}: {len(read_so) - 3} more .txt files read as Windows-1252 (not UTF-8)"
+                )
         return texts
     if not source.is_file():
         raise ReferenceCorpusError(f"{source}: no such file or folder")
     if source.suffix.lower() == ".txt":
-        text = _read_text(source)
+        text = _read_text(source, notes)
         if not text.strip():
             raise ReferenceCorpusError(f"{source}:1: the file is empty")
         return [ReferenceText(source.name, text, source.stem)]
     return _table_texts(source, notes)
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, notes: list[str] | None) -> str:
+    """A .txt file's text: UTF-8, or Windows-1252 (Notepad's "ANSI") with a note in `notes`."""
+    from poemetric.data.text_files import TextFileError, read_text_file
+
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ReferenceCorpusError(f"{path}: not valid UTF-8 ({error.reason})") from error
+        read = read_text_file(path)
+    except TextFileError as error:
+        raise ReferenceCorpusError(str(error)) from None
+    if read.warning is not None and notes is not None:
+        notes.append(read.warning)
+    return read.text
 
 
 def _table_texts(path: Path, notes: list[str] | None) -> list[ReferenceText]:

@@ -80,18 +80,14 @@ def parse_file(source: Path, output: IO[str]) -> ParseSummary:
 
 
 def _text(source: Path) -> str:
-    """The file's text: UTF-8, with or without a byte order mark (Windows tools write one)."""
+    """The file's text: UTF-8, with or without a byte order mark (Windows tools write one);
+    another encoding is the file's line and what it looks like (`poemetric.data.text_files`)."""
+    from poemetric.data.text_files import TextFileError, read_utf8_file
+
     try:
-        data = source.read_bytes()
-    except OSError as error:
-        raise ParseInputError(f"cannot read {source}: {error.strerror or error}") from error
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise ParseInputError(
-            f"{source}:{line}: not UTF-8 text (byte 0x{data[error.start]:02x})"
-        ) from None
+        return read_utf8_file(source)
+    except TextFileError as error:
+        raise ParseInputError(str(error)) from None
 
 
 def _read_line(raw: str) -> tuple[dict[str, Any], str | None]:

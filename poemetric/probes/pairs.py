@@ -85,28 +85,31 @@ def _looks_like_a_table(path: Path, line: str) -> str | None:
 def iter_jsonl(path: str | Path, what: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line; a bad line raises `PairFileError`.
     `what` (`PAIRS_FILE`, `SCORES_FILE`) is added when the file is not JSON at all."""
+    from poemetric.data.text_files import TextFileError, read_utf8_file
+
     path = Path(path)
     try:
-        handle = path.open(encoding="utf-8")
-    except OSError as error:
-        raise PairFileError(f"{path}: cannot read: {error.strerror or error}") from error
-    with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                message = f"{path}:{number}: not valid JSON: {error.msg}"
-                table = _looks_like_a_table(path, line) if number == 1 else None
-                if table is not None:
-                    message += f"; this looks like a {table} file (a table), not JSONL"
-                if what and (table is not None or number == 1):
-                    message += f"; {what}"
-                raise PairFileError(message) from error
-            if not isinstance(value, dict):
-                raise PairFileError(f"{path}:{number}: expected a JSON object")
-            yield number, value
+        # A byte-order mark was "not valid JSON: Unexpected UTF-8 BOM ... looks like a CSV
+        # file", and a Windows-1252 file a UnicodeDecodeError traceback.
+        text = read_utf8_file(path)
+    except TextFileError as error:
+        raise PairFileError(str(error)) from None
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            message = f"{path}:{number}: not valid JSON: {error.msg}"
+            table = _looks_like_a_table(path, line) if number == 1 else None
+            if table is not None:
+                message += f"; this looks like a {table} file (a table), not JSONL"
+            if what and (table is not None or number == 1):
+                message += f"; {what}"
+            raise PairFileError(message) from error
+        if not isinstance(value, dict):
+            raise PairFileError(f"{path}:{number}: expected a JSON object")
+        yield number, value
 
 
 def record_kind(value: dict[str, Any]) -> str | None:
@@ -123,7 +126,7 @@ def file_kind(path: Path) -> str | None:
     """`record_kind` of an existing file's first record; None when it has none or is not JSONL."""
     try:
         return next((record_kind(value) for _, value in iter_jsonl(path)), None)
-    except (PairFileError, UnicodeDecodeError):
+    except PairFileError:
         return None
 
 

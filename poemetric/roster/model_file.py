@@ -284,14 +284,15 @@ def _unknown_option(key: str, provider: str, allowed: frozenset[str]) -> str:
 
 
 def _judge_template(path: Path, name: str, node: yaml.Node | None) -> str:
+    from poemetric.data.text_files import TextFileError, read_utf8_file
     from poemetric.prompts import JUDGE_PLACEHOLDERS, PromptError, template_path
 
     where = f"{path}:{_line_of(node, ('template',))}"
     try:
         found = template_path(name, relative_to=path.parent)
-    except PromptError as error:
+        text = read_utf8_file(found)
+    except (PromptError, TextFileError) as error:
         raise RosterFileError(f"{where}: template: {error}", f"template: {error}") from None
-    text = found.read_text(encoding="utf-8")
     missing = [p for p in JUDGE_PLACEHOLDERS if p not in text]
     if missing:
         placeholders = plural(len(missing), "placeholder")

@@ -37,10 +37,14 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 
 
 def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
+    from poemetric.data.text_files import TextFileError, read_utf8_file
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise RosterFileError(f"{path}: cannot read: {error}", "cannot read the file") from error
+        text = read_utf8_file(path)  # a byte-order mark dropped; Windows-1252 named with its line
+    except TextFileError as error:
+        on_line = f" on line {error.line}" if error.line is not None else ""
+        reason = error.reason.split(" (", 1)[0] if error.line is not None else error.reason
+        raise RosterFileError(str(error), f"{reason}{on_line}") from None
     try:
         loader = _StrictLoader(text)
         try:
