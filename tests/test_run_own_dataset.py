@@ -43,3 +43,22 @@ def test_a_run_of_ones_own_file_names_it_when_dataset_is_left_out(tmp_path: Path
     invoke("--run", demo_run, "--limit", "1")
     result = CliRunner().invoke(app, ["generate", "--run", demo_run, "--dataset", str(mine)])
     assert result.exit_code == 2 and "give it its own: --dataset demo" in result.output
+
+
+def test_a_spreadsheet_is_told_to_be_saved_as_csv(tmp_path: Path) -> None:
+    """A researcher's poems kept in Excel, given as the workbook, were told only the file types
+    that are read, and `form check` offered to scan the workbook as one poem's text."""
+    import zipfile
+
+    workbook = tmp_path / "poems.xlsx"
+    with zipfile.ZipFile(workbook, "w") as archive:  # what an .xlsx file is
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+    told = f"error: {workbook}: unsupported file type '.xlsx', a spreadsheet: save it as CSV (Excel: \"CSV UTF-8\") and give the .csv file"
+    for command in (
+        ["dataset", "validate", str(workbook)],
+        ["generate", "--run", str(tmp_path / "run"), "--dataset", str(workbook), "--dry-run"],
+        ["form", "check", str(workbook), "-o", str(tmp_path / "checks.jsonl")],
+    ):
+        result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+        assert result.exit_code == 2, command
+        assert result.stderr.strip() == told, command
