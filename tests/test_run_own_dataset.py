@@ -62,3 +62,28 @@ def test_a_spreadsheet_is_told_to_be_saved_as_csv(tmp_path: Path) -> None:
         result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
         assert result.exit_code == 2, command
         assert result.stderr.strip() == told, command
+
+
+def test_a_copy_under_another_name_keeps_the_runs_dataset_name(tmp_path: Path) -> None:
+    """The very bytes under another file name (`poems (final).csv`) go on with the run, but they
+    renamed its dataset: the report, the hints and `make`'s RUN then named the copy."""
+    import shutil
+
+    from poemetric.data import load_dataset, write_dataset
+    from poemetric.store import RunStore
+
+    mine = tmp_path / "poems.csv"
+    write_dataset(load_dataset("demo").poems[:2], mine)
+    copy = shutil.copy(mine, tmp_path / "poems (final).csv")
+    run = str(tmp_path / "run")
+    invoke("--run", run, "--dataset", str(mine))
+    invoke("--run", run, "--dataset", str(copy))
+    with RunStore(run, create=False) as store:
+        recorded = store.get_meta("dataset")
+    assert (recorded["name"], recorded["path"]) == ("poems", str(mine))
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    shutil.move(mine, moved / "poems.csv")  # the very file, moved: its new place is recorded
+    invoke("--run", run, "--dataset", str(moved / "poems.csv"))
+    with RunStore(run, create=False) as store:
+        assert store.get_meta("dataset")["path"] == str(moved / "poems.csv")
