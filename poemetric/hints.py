@@ -56,3 +56,21 @@ def stage_command(
     if stage == "generate" and named:
         words.append(f"--dataset {named}")
     return " ".join(words + ([f"--judge {judge or 'NAME'}"] if stage == "judge" else []))
+
+
+#: Suffixes of the dataset files a run is made from (`poemetric.data.io.SUPPORTED_SUFFIXES`).
+_DATASET_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet", ".pq")
+
+
+def file_as_run(run: Path) -> str | None:
+    """Why the file `run` is no `--run` (None for a folder, or a path that does not exist). A
+    dataset given as the run (`analyze --run poems.csv`) was told "no run store at
+    poems.csv/poemetric.sqlite; start a run with `poemetric generate --run poems.csv`", a command
+    that refuses a file as its run; the message names the run that a dataset makes instead."""
+    if not run.is_file():
+        return None
+    why = f"--run {run}: not a folder (a run is the folder that holds poemetric.sqlite)"
+    if run.suffix.lower() not in _DATASET_SUFFIXES:
+        return why
+    made = stage_command("generate", Path("runs") / run.stem, dataset=str(run))
+    return f"{why}; {run} looks like a dataset: start a run of it with `{made}`"

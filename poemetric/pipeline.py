@@ -131,11 +131,14 @@ def _check_one_dataset(store: RunStore, dataset: Dataset) -> bool:
     The file is compared by content: one re-saved with other bytes that read as the same poems in
     the same order (CRLF line endings, a byte-order mark: a spreadsheet's save) is the run's
     dataset, though its sha256 differs. Returns whether to record the file as the run's (a new
-    run, or the very file); such a re-saved copy leaves the recorded file and its sha256 (which
-    finds the release's errata) as they are."""
+    run, or the very file, moved or not); such a re-saved copy leaves the recorded file and its
+    sha256 (which finds the release's errata) as they are, and so does a copy of the very bytes
+    under another name, which renamed the run's dataset to the name of the last copy used."""
     recorded = store.get_meta("dataset")
-    if recorded is None or recorded.get("sha256") == dataset.sha256:
+    if recorded is None:
         return True
+    if recorded.get("sha256") == dataset.sha256:
+        return recorded.get("name") == dataset.name
     was = f"sha256 {str(recorded.get('sha256'))[:12]}…"
     now = f"sha256 {dataset.sha256[:12]}…"
     if recorded.get("name") != dataset.name:

@@ -86,7 +86,10 @@ def test_a_run_that_is_a_file_is_named_as_the_run(
     result = CliRunner().invoke(app, [*command, "--run", str(run)], env={"COLUMNS": "400"})
     assert result.exit_code == 2, result.output
     (line,) = result.stderr.splitlines()
-    assert line.startswith(f"error: no run store at {run / 'poemetric.sqlite'}; "), line
+    if under:
+        assert line.startswith(f"error: no run store at {run / 'poemetric.sqlite'}; "), line
+    else:  # the file itself: named as a file (test_a_dataset_file_given_as_the_run_...)
+        assert line.startswith(f"error: --run {run}: not a folder (a run is the folder"), line
     assert blocker.read_text(encoding="utf-8") == "keep me\n"
 
 
@@ -158,3 +161,27 @@ def test_generate_on_a_store_of_a_newer_poemetric_is_one_error_line(tmp_path: Pa
     assert result.exit_code == 2, result.output
     (line,) = result.stderr.splitlines()
     assert line.startswith(f"error: {run / 'poemetric.sqlite'} has schema version 999, newer")
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, ["generate"]], ids=" ".join)
+def test_a_dataset_file_given_as_the_run_is_named_as_one(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`analyze --run poems.csv` (the dataset where the run belongs) said "no run store at
+    poems.csv/poemetric.sqlite; start a run with `poemetric generate --run poems.csv`", a
+    command that refuses a file as its run; the error now names the run the dataset makes."""
+    dataset = tmp_path / "my poems.csv"
+    dataset.write_text("form,title,author,content\n", encoding="utf-8")
+    result = CliRunner().invoke(app, [*command, "--run", str(dataset)], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"error: --run {dataset}: not a folder (a run is the folder that holds "
+        f"poemetric.sqlite); {dataset} looks like a dataset: start a run of it with "
+        f"`poemetric generate --run 'runs/my poems' --dataset '{dataset}'`\n"
+    )
+    other = tmp_path / "notes.txt"
+    other.write_text("a poem\n", encoding="utf-8")
+    result = CliRunner().invoke(app, [*command, "--run", str(other)], env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and result.stderr == (
+        f"error: --run {other}: not a folder (a run is the folder that holds poemetric.sqlite)\n"
+    )

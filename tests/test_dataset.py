@@ -63,6 +63,22 @@ def test_rhyme_pattern_is_normalised_and_validated() -> None:
             Poem.model_validate(poem_row(rhyme_pattern=bad))
 
 
+def test_a_villanelles_refrain_numbers_are_named() -> None:
+    """`A1bA2 abA1 ...`, the usual notation of a villanelle's refrains (which `form check
+    --rhyme` reads), was refused with only "use letters A-Z", as if the letters were missing;
+    the refusal now names the pattern without the numbers. A lone digit stays a typo."""
+    for written, bare in (
+        ("A1bA2 abA1 abA2 abA1 abA2 abA1A2", "ABA ABA ABA ABA ABA ABAA"),
+        ("A¹bA² abA¹", "ABA ABA"),
+    ):
+        with pytest.raises(ValueError) as refused:
+            Poem.model_validate(poem_row(form="villanelle", rhyme_pattern=written))
+        assert f"no refrain numbers ({bare!r}: the form checks its refrains)" in str(refused.value)
+    with pytest.raises(ValueError) as refused:
+        Poem.model_validate(poem_row(rhyme_pattern="AB1B CC"))
+    assert "refrain" not in str(refused.value) and "(e.g. 'ABABCDCDEFEF GG')" in str(refused.value)
+
+
 def test_year_accepts_floats_blanks_and_life_dates() -> None:
     assert Poem.model_validate(poem_row(year="1850.0")).year == 1850
     assert Poem.model_validate(poem_row(year="1846")).year == 1846

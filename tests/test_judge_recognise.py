@@ -197,3 +197,42 @@ def test_recognise_refreshes_an_unparsable_cached_answer_only_when_asked(
     with RunStore(run) as store:
         (row,) = store.query("SELECT status, recognised FROM recognitions")
     assert (row["status"], row["recognised"]) == ("ok", 0)
+
+
+def test_analysis_notes_the_recognise_answers_it_left_out(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    """`analyze` made the recognition table of the answers it could read and said nothing of
+    the others: a judge with one unreadable answer of two showed `poems` 1 without a word (one
+    whose every answer failed had no row at all)."""
+    from test_judge_panel import invoke, write_judge
+
+    from poemetric.testing.servers import OpenAIServer
+
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    with RunStore(run) as store:
+        first = store.query("SELECT title, author, content FROM poems ORDER BY position")[0]
+
+    def respond(call: ChatCall) -> str:
+        if first["content"].strip() in call.prompt:
+            return json.dumps({"title": first["title"], "author": first["author"]})
+        return "Here is a poem of my own:\nThe rain came down"
+
+    with OpenAIServer(respond, api_key=TEST_KEY) as server:
+        write_judge(user_model, "j", server.base_url)
+        code, _ = invoke("judge", "recognise", "--run", str(run), "--judge", "j", "--no-progress")
+        assert code == 1
+    with RunStore(run) as store:
+        result = analyze_run(store)
+    (row,) = result.table("recognition").to_dict("records")
+    assert (row["judge"], row["poems"]) == ("j", 1)
+    (note,) = [note for note in result.notes if "recognise answer" in note]
+    assert note.startswith(
+        "1 recognise answer of judge 'j' failed and is left out of the recognition table "
+        "(the first: unparsable answer"
+    )
+    assert note.endswith(
+        f"`poemetric judge recognise --run {run} --judge j` reads the stored answers again, "
+        "--refresh-failed-parses asks again"
+    )

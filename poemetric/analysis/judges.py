@@ -5,13 +5,16 @@ recognised the human poems (`judge recognise`), with human-authorship scores spl
 from __future__ import annotations
 
 import json
+import shlex
 
 import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.hints import program
 from poemetric.judge.pending import is_pending, reask_limits
 from poemetric.screening import looks_like_refusal
 from poemetric.store import RunStore
+from poemetric.text.plural import counted, plural
 
 
 def turn_refusals(turns: str | None, final_refusal: bool) -> tuple[bool, bool]:
@@ -122,3 +125,22 @@ def recognition_table(store: RunStore) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(table)
+
+
+def recognition_notes(store: RunStore) -> list[str]:
+    """One note per judge whose `judge recognise` answers failed (the call, or reading the
+    answer): the `recognition` table is made of the answers read, and said nothing of the others
+    (a judge none of whose answers could be read had no row and no note at all)."""
+    rows = store.query(
+        "SELECT judge, COUNT(*) AS failed, (SELECT r.error FROM recognitions r WHERE r.judge = "
+        "f.judge AND r.status = 'error' ORDER BY r.poem_id, r.sample_index LIMIT 1) AS first "
+        "FROM recognitions f WHERE f.status = 'error' GROUP BY f.judge ORDER BY f.judge"
+    )
+    command = f"{program()} judge recognise --run {shlex.quote(str(store.run_dir))}"
+    return [
+        f"{counted(row['failed'], 'recognise answer')} of judge {row['judge']!r} failed and "
+        f"{plural(row['failed'], 'is', 'are')} left out of the recognition table (the first: "
+        f"{row['first']}); `{command} --judge {row['judge']}` reads the stored answers again, "
+        "--refresh-failed-parses asks again"
+        for row in rows
+    ]

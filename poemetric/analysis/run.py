@@ -27,7 +27,7 @@ from poemetric.analysis.experts import (
 )
 from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.imagery import imagery_counts
-from poemetric.analysis.judges import judge_report, recognition_table
+from poemetric.analysis.judges import judge_report, recognition_notes, recognition_table
 from poemetric.analysis.labels import Labels, run_labels
 from poemetric.analysis.latex_tables import latex_preview
 from poemetric.analysis.lexical import MATTR_WINDOW, opening_words, profile_similarity, top_words
@@ -294,6 +294,7 @@ def analyze_run(
     for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
         if not table.empty:
             result.tables[name] = table
+    result.notes += recognition_notes(store)
     behaviour = result.tables.get("judges", pd.DataFrame())
     if "pending_reasks" in behaviour:
         pending = behaviour.loc[behaviour["pending_reasks"] > 0, "judge"].astype(str).tolist()

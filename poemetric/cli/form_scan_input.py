@@ -69,7 +69,7 @@ def _table_of_poems(path: Path) -> None:
     """Refuse standard input or one poem's text file for `form check`, pointing to `form scan`:
     `form check -` said "-: no such file", and `form check sonnet.txt` named the file types it
     reads but not the command that checks a text file."""
-    from poemetric.data.io import SUPPORTED_SUFFIXES
+    from poemetric.data.io import SUPPORTED_SUFFIXES, WORKBOOK_SUFFIXES, unsupported_type
 
     if str(path) == "-" and not path.exists():
         raise error_exit(
@@ -78,6 +78,8 @@ def _table_of_poems(path: Path) -> None:
             "`poemetric form scan - --form FORM`"
         )
     suffix = path.suffix.lower()
+    if path.is_file() and suffix in WORKBOOK_SUFFIXES:  # no poem's text to scan either
+        raise error_exit(unsupported_type(path))
     if path.is_file() and suffix not in SUPPORTED_SUFFIXES:
         raise error_exit(
             f"{path}: unsupported file type {suffix or '(none)'!r}; form check reads a file of "

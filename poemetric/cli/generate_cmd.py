@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -83,8 +84,30 @@ def prepare_or_exit(
 
     try:
         return prepare_run(store, dataset, limit=limit, template=template)
-    except (StoreError, PromptError) as error:
+    except StoreError as error:
+        raise error_exit(f"{error}{_own_dataset_hint(store, dataset)}") from error
+    except PromptError as error:
         raise error_exit(error) from error
+
+
+def _own_dataset_hint(store: RunStore, dataset: Dataset) -> str:
+    """For a run prepared from another dataset, how to go on with it: `--dataset` with the run's
+    own. The refusal said only "use another --run directory", also to a `generate` that left out
+    --dataset (the bundled demo) to add a model to a run of the user's own file."""
+    from poemetric.cli.options import recorded_dataset
+    from poemetric.data.registry import dataset_registry
+
+    recorded = store.get_meta("dataset") or {}
+    spec = recorded_dataset(store)
+    if spec is None or recorded.get("name") in (None, dataset.name):
+        return ""
+    demo = dataset_registry().get("demo")
+    default = (
+        " (without --dataset, `generate` reads the bundled demo)"
+        if demo is not None and Path(dataset.path) == Path(demo.path)
+        else ""
+    )
+    return f", or, to go on with this run, give it its own: --dataset {shlex.quote(spec)}{default}"
 
 
 def open_prepared(

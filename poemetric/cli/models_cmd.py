@@ -16,6 +16,7 @@ from poemetric.roster import (
     ModelRow,
     RosterError,
     RosterKind,
+    display_name_hint,
     list_models,
     list_unusable,
     load_catalog,
@@ -219,7 +220,8 @@ def show(
         raise error_exit(f"{model.error(kind, hint=False)}\n{detail}")
     entries = catalog.entries
     if name not in entries:
-        raise error_exit(f"unknown {kind[:-1]} {name!r}{_show_hint(name, catalog.names(), judges)}")
+        hint = display_name_hint(name, catalog) or _show_hint(name, catalog.names(), judges)
+        raise error_exit(f"unknown {kind[:-1]} {name!r}{hint}")
     entry = entries[name]
     typer.echo(f"# {entry.path}")
     # Only the fields a file of this roster and provider may set: a generator file that wrote

@@ -13,7 +13,7 @@ import typer
 
 from poemetric.agreement_defaults import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.cli.output import sqlite_refusal
-from poemetric.hints import run_by_make, stage_command
+from poemetric.hints import file_as_run, run_by_make, stage_command
 from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -32,6 +32,8 @@ def run_folder(run: Path) -> Path:
 
     why = "a run is a folder (it holds poemetric.sqlite), not standard input or output"
     not_standard_output(run, "--run", "folder", why=why)
+    if run.name != DB_NAME and (message := file_as_run(run)):
+        raise error_exit(message)
     return run.parent if run.name == DB_NAME and not run.is_dir() else run
 
 

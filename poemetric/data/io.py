@@ -34,6 +34,8 @@ CSV_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 SUPPORTED_SUFFIXES = (*CSV_SUFFIXES, *JSONL_SUFFIXES, *PARQUET_SUFFIXES)
+#: Spreadsheet files, which no command reads: their rows are saved as CSV first.
+WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xls", ".ods", ".numbers")
 #: The issue of a CSV/TSV file with no header row (nothing in it but blank lines).
 EMPTY_CSV = "empty file: no header row"
 #: The longest CSV field read (characters). Python's csv module stops at 131,072 by default,
@@ -128,10 +130,16 @@ def file_format(path: Path) -> str:
         return "jsonl"
     if suffix in PARQUET_SUFFIXES:
         return "parquet"
-    raise DatasetError(
-        f"{path}: unsupported file type {suffix or '(none)'!r}; use one of "
-        + ", ".join(SUPPORTED_SUFFIXES)
-    )
+    raise DatasetError(unsupported_type(path))
+
+
+def unsupported_type(path: Path) -> str:
+    """Why `path` is no dataset file; a spreadsheet (`.xlsx`) is to be saved as CSV first."""
+    suffix = path.suffix.lower()
+    what = f"{path}: unsupported file type {suffix or '(none)'!r}"
+    if suffix in WORKBOOK_SUFFIXES:
+        return f'{what}, a spreadsheet: save it as CSV (Excel: "CSV UTF-8") and give the .csv file'
+    return f"{what}; use one of " + ", ".join(SUPPORTED_SUFFIXES)
 
 
 def read_table(

@@ -77,6 +77,8 @@ OUTPUT_COLUMNS: tuple[str, ...] = ("poem_id", *POEMETRIC_COLUMNS)
 KNOWN_COLUMNS: frozenset[str] = frozenset((*OUTPUT_COLUMNS, "id", "link"))
 
 _RHYME_PATTERN = re.compile(r"[A-Z]+( [A-Z]+)*")
+#: A letter with a refrain's number or prime (a villanelle's `A1`, `A2`), as the form checker reads.
+_REFRAIN = re.compile(r"[A-Z][0-9'′¹²³⁴]+")
 _YEAR = re.compile(r"(\d{1,4})(\.0+)?")
 _LIFE_DATES = re.compile(r"(\d{3,4})\s*[-–]\s*(\d{3,4})?")
 _EXPLICIT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
@@ -124,11 +126,23 @@ def normalize_rhyme_pattern(pattern: str) -> str | None:
     if not cleaned:
         return None
     if not _RHYME_PATTERN.fullmatch(cleaned) or not cleaned.isascii():
+        bare = _without_refrain_numbers(cleaned)
+        hint = f"and no refrain numbers ({bare!r}: the form checks its refrains)" if bare else ""
         raise ValueError(
             f"bad rhyme pattern {pattern!r}: use letters A-Z, with spaces between stanza groups "
-            "(e.g. 'ABABCDCDEFEF GG')"
+            + (hint or "(e.g. 'ABABCDCDEFEF GG')")
         )
     return cleaned
+
+
+def _without_refrain_numbers(pattern: str) -> str | None:
+    """`pattern` without a villanelle's refrain numbers (`A1BA2 ABA1` → `ABA ABA`), which the
+    form checker reads and a dataset does not, where a numbered letter recurs (`AB1B`: a typo)."""
+    numbered = _REFRAIN.findall(pattern)
+    if all(numbered.count(token) < 2 for token in numbered):
+        return None
+    bare = _REFRAIN.sub(lambda token: token[0][0], pattern)
+    return bare if _RHYME_PATTERN.fullmatch(bare) else None
 
 
 def rhyme_groups(pattern: str | None) -> list[str]:

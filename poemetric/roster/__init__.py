@@ -56,6 +56,7 @@ from poemetric.roster.model_file import (
 )
 from poemetric.roster.selection import (
     ModelRow,
+    display_name_hint,
     get_model,
     list_models,
     list_unusable,
@@ -80,6 +81,7 @@ __all__ = [
     "UnknownModelError",
     "UnusableModel",
     "UnusableModelError",
+    "display_name_hint",
     "get_model",
     "list_models",
     "list_unusable",

@@ -110,13 +110,25 @@ def select_models(
             known = [*roster, *groups]
             raise UnknownModelError(
                 f"unknown {what} or group {token!r}"
-                + did_you_mean(token, known)
+                + (display_name_hint(token, catalog) or did_you_mean(token, known))
                 + _see_models(kind, directory),
                 known,
             )
     chosen = _dedupe(names)
     catalog.refuse_unusable(chosen)
     return [_usable(catalog.entries[name], kind) for name in chosen]
+
+
+def display_name_hint(token: str, catalog: Roster) -> str:
+    """` ('GPT-4o' is the display name of 'gpt-4o')` for a model's label as tables, figures and
+    the report show it, which was answered as a mistyped name with no close match; else ''."""
+    wanted = token.casefold()
+    names = [
+        name
+        for name, entry in sorted(catalog.entries.items())
+        if entry.spec.display_name and entry.spec.display_name.casefold() == wanted
+    ]
+    return f" ({token!r} is the display name of {' and '.join(map(repr, names))})" if names else ""
 
 
 def _usable(entry: RosterEntry, kind: RosterKind) -> ModelSpec:
@@ -145,7 +157,7 @@ def get_model(
         known = catalog.names()
         raise UnknownModelError(
             f"unknown {kind[:-1]} {name!r}"
-            + did_you_mean(name, known)
+            + (display_name_hint(name, catalog) or did_you_mean(name, known))
             + _see_models(kind, directory),
             known,
         )

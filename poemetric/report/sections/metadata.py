@@ -41,6 +41,32 @@ def _models(run: ReportRun, table: str, who: str, stage: str) -> list[dict[str, 
     return rows
 
 
+#: The other tables of paid calls, each with the command that fills it: the total counted only
+#: generations and judgments, so a run's `judge recognise`, style matching or probe calls were
+#: left out of what the report called its total cost.
+_OTHER_COSTS = (
+    ("recognitions", "judge recognise"),
+    ("style_matches", "style matching"),
+    ("probe_choices", "probe choices"),
+    ("probe_lines", "probe lines"),
+)
+
+
+def _costs(
+    run: ReportRun, generators: list[dict[str, Any]], judges: list[dict[str, Any]]
+) -> dict[str, float]:
+    """The run's cost by command, generation and judging first; the others where they cost."""
+    costs = {
+        "generation": sum((float(r["cost"] or 0) for r in generators), 0.0),
+        "judging": sum((float(r["cost"] or 0) for r in judges), 0.0),
+    }
+    for table, label in _OTHER_COSTS:
+        (row,) = run.store.query(f"SELECT SUM(COALESCE(cost_usd, 0)) AS cost FROM {table}")
+        if row["cost"]:
+            costs[label] = float(row["cost"])
+    return costs
+
+
 @section(100)
 def metadata(run: ReportRun) -> Section:
     store = run.store
@@ -51,7 +77,7 @@ def metadata(run: ReportRun) -> Section:
     )
     generators = _models(run, "generations", "author", "generate")
     judges = _models(run, "judgments", "judge", "judge")
-    total = sum(float(r["cost"] or 0) for r in [*generators, *judges])
+    costs = _costs(run, generators, judges)
     html = render(
         "metadata.html.j2",
         run_dir=str(store.run_dir),
@@ -60,7 +86,8 @@ def metadata(run: ReportRun) -> Section:
         generators=generators,
         judges=judges,
         templates=[dict(t) for t in templates],
-        total_cost=total,
+        total_cost=sum(costs.values()),
+        cost_parts=costs if len(costs) > 2 else {},
         version=__version__,
         schema=store.schema_version,
     )
