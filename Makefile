@@ -135,7 +135,7 @@ analyze: install  ## Tables of per-author scores
 figures: install  ## Publication figures from a run
 	$(need_run)$(POEMETRIC) figures --run $(call q,$(RUN)) $(judge_opt) $(ARGS)
 
-report: install  ## The run report: RUN/report/index.html (one self-contained file, poem browser)
+report: install  ## The run report: RUN/report/index.html (poem browser; large runs: + index_files/)
 	$(need_run)$(POEMETRIC) report --run $(call q,$(RUN)) $(judge_opt) $(ARGS)
 
 test: install lint typecheck  ## Lint, type-check and run the test suite

@@ -5,7 +5,7 @@ forms, the human poets and the 30 models of `paper30` (6,090 LLM poems, every on
 form check with an explanation and one judgment with three comments per poem. Prints:
 
 * build: CPU seconds of `build_report` (process time, so other load on the machine does not
-  count) and wall seconds; the file size;
+  count) and wall seconds; the page's size (and its folder's, for a folder report);
 * load: per page load in Chromium (fresh page each time, file:// URL, no network), the time
   from navigation start to DOMContentLoaded, to the load event, and to the report's "ready" mark
   (the poem browser has drawn the first prompt's 31 poems), median and max over the loads;
@@ -59,6 +59,7 @@ def load_times(path: Path, loads: int) -> dict[str, list[float]]:
             page.locator("#prompt-list").focus()
             for _ in range(5):
                 page.keyboard.press("j")
+                page.wait_for_selector("#prompt-view:not([aria-busy])")  # a folder report's file
                 times["next"].append(
                     float(page.locator("#prompt-view").get_attribute("data-render-ms") or "nan")
                 )
@@ -86,9 +87,14 @@ def main() -> None:
             path = build_report(store)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         size = path.stat().st_size / 1e6
+        folder = path.with_name(f"{path.stem}_files")  # a folder report's poems (--prompts 1000)
+        files = [f.stat().st_size for f in folder.iterdir()] if folder.is_dir() else []
+        beside = f" + {folder.name}/ {sum(files) / 1e6:.1f} MB" if files else ""
         print(f"run: {poems} LLM poems + {originals} human, {authors} authors, "
               "1 judge with comments")  # fmt: skip
-        print(f"build_report: {cpu:.2f} s CPU, {wall:.2f} s wall; {path.name} {size:.1f} MB")
+        print(
+            f"build_report: {cpu:.2f} s CPU, {wall:.2f} s wall; {path.name} {size:.1f} MB{beside}"
+        )
         times = load_times(path, args.loads)
     for key, label in (("dom", "DOMContentLoaded"), ("load", "load event"),
                        ("ready", "browser ready (first prompt drawn)"),

@@ -270,7 +270,7 @@ def test_poem_text_cannot_break_out_of_the_data(tmp_path: Path) -> None:
     html = path.read_text(encoding="utf-8")
     assert "<script>window.__pwned = 3" not in html
     chunks = re.findall(
-        r'<script type="application/json" id="poems-\d+">(.*?)</script>', html, re.S
+        r'<script type="application/json" id="browser-part-\d+">(.*?)</script>', html, re.S
     )
     poems = [poem for chunk in chunks for poem in json.loads(chunk)]
     assert any(p["t"].startswith("</script><script>window.__pwned") for p in poems)

@@ -67,8 +67,8 @@ COMMANDS: dict[str, Lazy] = {
         "batches_cmd",
     ),
     "report": Lazy(
-        "The run report: one self-contained HTML file (leaderboard, charts, form checks, judges, "
-        "poem browser).",
+        "The run report: an HTML page to open from disk (leaderboard, charts, form checks, "
+        "judges, poem browser); one file, or with a folder of poems for a large run.",
         "report_cmd",
     ),
     "dataset": Lazy(

@@ -1,9 +1,13 @@
-"""CLI command: `report` (one self-contained HTML file with a poem browser)."""
+"""CLI command: `report` (an HTML page with a poem browser: one self-contained file, or the page
+and its folder of poems for a large run)."""
 
 from __future__ import annotations
 
+import os
+from enum import StrEnum
 from pathlib import Path
 
+import typer
 from rich.console import Console
 
 from poemetric.cli.analyze_cmd import ExcludeFailedChecksOption, SurveySelectOption
@@ -26,6 +30,23 @@ console = Console(emoji=False)
 REPORT_EXPERTS = experts_option("adds their scores and agreement with each judge.")
 
 
+class ReportLayout(StrEnum):
+    """`--layout` (poemetric.report.parts.Layout, not imported until the command runs)."""
+
+    auto = "auto"
+    file = "file"
+    folder = "folder"
+
+
+LayoutOption = typer.Option(
+    ReportLayout.auto,
+    "--layout",
+    help="file: one self-contained HTML file; folder: a small page (index.html) and its poems in "
+    "a folder beside it (index_files/), read as they are shown: quick to open at any size; "
+    "auto: one file up to 10 MB of poem data (some 6,000 judged poems), else a folder.",
+)
+
+
 @app.command()
 def report(
     run: Path = RunOption,
@@ -36,15 +57,23 @@ def report(
     survey: str | None = SurveySelectOption,
     exclude_failed_checks: bool = ExcludeFailedChecksOption,
     out: Path | None = output_option(
-        None, "--out", "Output file (default RUN/report/index.html).", file_name="index.html"
+        None,
+        "--out",
+        "Output file (default RUN/report/index.html); a folder report's poems go beside it, in "
+        "NAME_files/.",
+        file_name="index.html",
     ),
+    layout: ReportLayout = LayoutOption,
 ) -> None:
-    """The run report: one self-contained HTML file (no network requests; charts as inline
-    SVG) with the leaderboard and its CIs, per-dimension charts, the form checks, the judges,
-    agreement with experts, run metadata and a poem browser (every author's poem beside the
-    human original, with its form-check explanation and each judge's scores and comments).
-    Open it in any browser, send it by mail, or put it on a static site. Its agreement CIs equal
-    `analyze`'s for the same --bootstrap and --seed (their defaults are the same too).
+    """The run report: an HTML page (no network requests; charts as inline SVG) with the
+    leaderboard and its CIs, per-dimension charts, the form checks, the judges, agreement with
+    experts, run metadata and a poem browser (every author's poem beside the human original,
+    with its form-check explanation and each judge's scores and comments). Open it in any
+    browser from disk, or put it on a static site. A run of up to some 6,000 poems gives one
+    self-contained file (send it by mail); a larger one gives the page and a folder of poems
+    beside it, which opens quickly however many poems there are: keep the two together (zip
+    the report folder to send it); --layout chooses. Its agreement CIs equal `analyze`'s for
+    the same --bootstrap and --seed (their defaults are the same too).
 
     Examples:
 
@@ -55,10 +84,13 @@ def report(
         poemetric report --run runs/paper --judge gemini-2.5-pro --out report.html
 
         poemetric report --run runs/paper --survey experts --exclude-failed-checks
+
+        poemetric report --run runs/paper --layout file --out paper-report.html
     """
     one_expert_source(experts, survey)
     from poemetric.analysis.experts import ExpertRatingsError
     from poemetric.report import build_report
+    from poemetric.report.parts import parts_folder
 
     if out is not None:
         output_file(out)
@@ -80,10 +112,20 @@ def report(
                 seed=seed,
                 survey=survey,
                 exclude_failed_checks=exclude_failed_checks,
+                layout=layout.value,
             )
         except (ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc
     size = path.stat().st_size / 1e6
-    console.print(
-        f"wrote {path} ({size:.1f} MB); open it in a browser", highlight=False, markup=False
-    )
+    folder = parts_folder(path)
+    if not folder.is_dir():
+        line = f"wrote {path} ({size:.1f} MB); open it in a browser"
+    else:
+        files = list(folder.iterdir())
+        poems = sum(f.stat().st_size for f in files) / 1e6
+        line = (
+            f"wrote {path} ({size:.1f} MB) and its poems in {folder}{os.sep} ({len(files)} "
+            f"file{'' if len(files) == 1 else 's'}, {poems:.1f} MB); open {path.name} in a browser, and keep {folder.name} "
+            "beside it (to send the report, zip the folder that holds both)"
+        )
+    console.print(line, highlight=False, markup=False)

@@ -1,6 +1,7 @@
-"""The run report: one self-contained HTML file (no network fetches, charts as inline SVG) with
-the leaderboard, per-dimension charts, form checks, judges, agreement with experts, run metadata
-and a poem browser.
+"""The run report: an HTML page that opens from disk (no network fetches, charts as inline SVG)
+with the leaderboard, per-dimension charts, form checks, judges, agreement with experts, run
+metadata and a poem browser. One self-contained file, or, for a large run, the page and its
+poems in a folder beside it (`layout=`, poemetric/report/parts.py).
 
     from poemetric.report import build_report
     with RunStore("runs/demo", create=False) as store:

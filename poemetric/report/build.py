@@ -1,4 +1,5 @@
-"""`build_report`: load the run once, build every section, write one self-contained HTML file."""
+"""`build_report`: load the run once, build every section, write the page: one self-contained HTML
+file, or a small page with its poems in a folder beside it (`parts.py`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import time
 from datetime import UTC, datetime
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup
 
@@ -15,8 +17,19 @@ from poemetric.analysis.data import load_run_data
 from poemetric.analysis.experts import one_expert_source
 from poemetric.analysis.labels import run_labels
 from poemetric.analysis.validation import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
-from poemetric.paths import replaced_when_done
 from poemetric.report.model import ReportRun, Section
+from poemetric.report.parts import (
+    PART_BYTES,
+    Layout,
+    check_parts_folder,
+    chosen_layout,
+    encode_parts,
+    inline_parts,
+    part_files,
+    parts_folder,
+    parts_size,
+    write_report,
+)
 from poemetric.report.registry import section_builders
 from poemetric.report.render import json_for_html, render
 from poemetric.store import RunStore
@@ -79,9 +92,17 @@ def build_report(
     seed: int = BOOTSTRAP_SEED,
     survey: str | None = None,
     exclude_failed_checks: bool = False,
+    layout: Layout | str = Layout.AUTO,
+    part_bytes: int = PART_BYTES,
 ) -> Path:
-    """Write the report of `store`'s run to `out` (default RUN/report/index.html)."""
+    """Write the report of `store`'s run to `out` (default RUN/report/index.html). `layout`:
+    `file` (one self-contained page), `folder` (the page, and the poem browser's poems in
+    `parts_folder(out)`, files of about `part_bytes`), or `auto`: one file up to
+    `SINGLE_FILE_LIMIT` bytes of poems, a folder above. Returns the page's path."""
     started = time.perf_counter()
+    layout = Layout(layout)
+    path = Path(out) if out is not None else store.run_dir / REPORT_DIR / REPORT_FILE
+    check_parts_folder(path)  # before the analysis, which takes a while
     run = load_report_run(
         store,
         judge=judge,
@@ -92,8 +113,17 @@ def build_report(
         exclude_failed_checks=exclude_failed_checks,
     )
     sections = build_sections(run)
-    payload = {"sections": {s.id: s.data for s in sections if s.data is not None}}
-    path = Path(out) if out is not None else store.run_dir / REPORT_DIR / REPORT_FILE
+    encoded = encode_parts(sections)
+    files: dict[str, str] = {}
+    index: dict[str, Any] | None = None  # POEMETRIC.parts: where a folder report's parts are
+    folder: str | None = None
+    inline: list[tuple[str, Markup]] = []
+    if chosen_layout(layout, parts_size(encoded)) is Layout.FOLDER and encoded:
+        folder = parts_folder(path).name
+        index, files = part_files(encoded, folder, part_bytes)
+    else:
+        inline = [(element, Markup(text)) for element, text in inline_parts(encoded)]
+    payload = {"sections": {s.id: s.data for s in sections if s.data is not None}, "parts": index}
     page = render(
         "page.html.j2",
         title=f"POEMetric report: {store.run_dir.name}",
@@ -102,11 +132,12 @@ def build_report(
         css=Markup(_asset("report.css")),
         script=Markup(_asset("report.js")),
         data_json=Markup(json_for_html(payload)),
+        inline_parts=inline,
+        parts_folder=folder,
         version=__version__,
         generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         build_seconds=f"{time.perf_counter() - started:.1f}",
     )
     path.parent.mkdir(parents=True, exist_ok=True)
-    with replaced_when_done(path) as temp:  # Ctrl-C leaves the earlier report whole
-        temp.write_text(page, encoding="utf-8")
+    write_report(path, page, files)  # Ctrl-C leaves the earlier report whole
     return path

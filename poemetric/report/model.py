@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -22,13 +23,17 @@ class Section:
     """One part of the page. `html` must be escaped already (render it with
     `poemetric.report.render.render`, whose templates escape every value); `data` is put into
     the page's JSON under `sections[id]` for scripts; `script` is JavaScript run after the
-    page's own, with `data` available as `POEMETRIC.sections[id]`."""
+    page's own, with `data` available as `POEMETRIC.sections[id]`. `parts` is data the page
+    reads only when it needs it (the poem browser's poems, one part per prompt): part N of the
+    section reaches a script through `POEMETRIC.part(id, N, done, fail)`, from the page itself
+    in a one-file report or from a file beside it in a folder report (poemetric/report/parts.py)."""
 
     id: str
     title: str
     html: Markup
     data: Any = None
     script: str = ""
+    parts: Sequence[Any] = ()
 
 
 @dataclass

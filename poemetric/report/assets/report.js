@@ -1,11 +1,52 @@
-/* POEMetric report: the poem browser. Reads the run's JSON once; each prompt's poems are in
-   their own JSON element (#poems-N), parsed the first time the prompt is shown, and only the
-   chosen prompt's poems are drawn. Every value from the run goes into the page through textContent, never as
-   HTML, so a poem or a comment cannot inject markup or script. */
+/* POEMetric report: the poem browser. Reads the run's JSON once; each prompt's poems are one
+   part of the browser section (POEMETRIC.part, below), read the first time the prompt is shown,
+   and only the chosen prompt's poems are drawn. Every value from the run goes into the page
+   through textContent, never as HTML, so a poem or a comment cannot inject markup or script. */
 (function () {
   "use strict";
   var POEMETRIC = JSON.parse(document.getElementById("report-data").textContent);
   window.POEMETRIC = POEMETRIC;
+
+  /* A section's parts (poemetric/report/parts.py), read when first needed: part N of section S
+     is the JSON element #S-part-N of a one-file page, or, in a folder report (POEMETRIC.parts),
+     in the file S-K.js of the folder beside the page, which a <script> tag loads (script tags
+     load from file://, fetch does not) and which calls POEMETRIC_PART with its parts.
+     POEMETRIC.part(S, N, done, fail): done(value), at once when the part is at hand; or
+     fail(file) when its file does not load (the folder not kept beside the page). */
+  var PARTS = POEMETRIC.parts;
+  var partValues = {};  // "S/N": the part, once read
+  var partWaits = {};  // file URL: [callback, ...] while it loads
+  window.POEMETRIC_PART = function (build, sectionId, first, values) {
+    if (!PARTS || build !== PARTS.build) { return; }  // a file of another build of the report
+    values.forEach(function (value, i) { partValues[sectionId + "/" + (first + i)] = value; });
+  };
+  POEMETRIC.part = function (sectionId, n, done, fail) {
+    var key = sectionId + "/" + n;
+    if (!(key in partValues)) {
+      var node = document.getElementById(sectionId + "-part-" + n);
+      if (node) { partValues[key] = JSON.parse(node.textContent); }
+    }
+    var starts = PARTS && PARTS.sections[sectionId];
+    if (key in partValues || !starts) { done(key in partValues ? partValues[key] : null); return; }
+    var k = 0;
+    while (k + 1 < starts.length && starts[k + 1] <= n) { k += 1; }
+    var file = PARTS.dir + "/" + sectionId + "-" + k + ".js";
+    var waiting = partWaits[file];
+    var settle = function () { if (key in partValues) { done(partValues[key]); } else { fail(file); } };
+    if (waiting) { waiting.push(settle); return; }
+    partWaits[file] = [settle];
+    var script = document.createElement("script");
+    var finished = function () {
+      var callbacks = partWaits[file];
+      delete partWaits[file];  // a file that failed is tried again next time
+      script.remove();
+      callbacks.forEach(function (callback) { callback(); });
+    };
+    script.onload = finished;
+    script.onerror = finished;
+    script.src = encodeURIComponent(PARTS.dir) + "/" + encodeURIComponent(sectionId + "-" + k + ".js");
+    document.head.appendChild(script);
+  };
 
   // The header's height as drawn, for report.css's --header-h; 0 where it does not stick.
   var pageHeader = document.querySelector("header.top");
@@ -31,15 +72,6 @@
   var items = Array.prototype.slice.call(list.querySelectorAll("li[role=option]"));
   var count = document.getElementById("prompt-count");
 
-  // A prompt's poems (sorted by author, then sample), parsed from its JSON element on first use.
-  var byPrompt = {};
-  function poemsOf(index) {
-    if (!byPrompt[index]) {
-      var node = document.getElementById("poems-" + index);
-      byPrompt[index] = node ? JSON.parse(node.textContent) : [];
-    }
-    return byPrompt[index];
-  }
   var CHECK_STATES = ["none", "pass", "fail"];  // the states in a prompt's `k` (author, state)
   var humanIndex = B.authors.findIndex(function (a) { return a.human; });
   var current = -1;
@@ -206,11 +238,25 @@
     return article;
   }
 
+  // Draw prompt `index`: at once when its poems are at hand, else its heading with "Loading"
+  // (the view aria-busy) and the poems when their file has loaded, if it is still the one chosen.
   function render(index) {
-    var prompt = B.prompts[index];
-    var started = performance.now();
-    var authors = selectedAuthors();
-    var check = checkFilter.value;
+    var drawn = false;
+    POEMETRIC.part("browser", index, function (poems) {
+      drawn = true;
+      if (index === current) { draw(index, poems || []); }
+    }, function (file) {
+      drawn = true;
+      if (index === current) { draw(index, null, file); }
+    });
+    if (!drawn) {
+      view.setAttribute("aria-busy", "true");
+      drawHead(B.prompts[index]);
+      view.appendChild(el("p", "placeholder loading", "Loading the poems…"));
+    }
+  }
+
+  function drawHead(prompt) {
     view.textContent = "";
     var head = el("header", "prompt-head");
     head.appendChild(el("h3", null, prompt.title || prompt.id));
@@ -220,7 +266,26 @@
     details.appendChild(el("pre", null, prompt.text));
     head.appendChild(details);
     view.appendChild(head);
-    var poems = poemsOf(index);
+  }
+
+  // `poems` (a prompt's poems, sorted by author, then sample); null when `missing` (the file
+  // that holds them) did not load.
+  function draw(index, poems, missing) {
+    var prompt = B.prompts[index];
+    var started = performance.now();
+    var authors = selectedAuthors();
+    var check = checkFilter.value;
+    drawHead(prompt);
+    view.dataset.prompt = String(index);
+    view.removeAttribute("aria-busy");
+    if (!poems) {
+      var page = decodeURIComponent(location.pathname.split("/").pop() || "the page");
+      view.appendChild(el("p", "error", "The poems of this prompt did not load: they are in " +
+        missing + ", in the folder " + PARTS.dir + " that belongs beside " + page + ". Keep " +
+        "the two together (copy or zip the folder that holds both)."));
+      ready();
+      return;
+    }
     var human = poems.filter(function (p) { return p.a === humanIndex; });
     var others = poems.filter(function (p) { return p.a !== humanIndex && poemVisible(p, authors, check); });
     var layout = el("div", "prompt-layout");
@@ -242,6 +307,16 @@
     layout.appendChild(grid);
     view.appendChild(layout);
     view.dataset.renderMs = (performance.now() - started).toFixed(1);
+    ready();
+  }
+
+  // The page is ready when the first prompt is drawn (data-ready, the mark bench/ measures).
+  var isReady = false;
+  function ready() {
+    if (isReady) { return; }
+    isReady = true;
+    document.documentElement.dataset.ready = "true";
+    performance.mark("poemetric-report-ready");
   }
 
   // `quiet` (opening the page without a #prompt link): neither scroll to the browser nor
@@ -322,7 +397,5 @@
     start = B.prompts.findIndex(function (p) { return p.id === id; });
   }
   count.textContent = items.length + " of " + items.length + " prompts";
-  if (items.length) { select(Math.max(start, 0), false, start < 0); }
-  document.documentElement.dataset.ready = "true";
-  performance.mark("poemetric-report-ready");
+  if (items.length) { select(Math.max(start, 0), false, start < 0); } else { ready(); }
 })();

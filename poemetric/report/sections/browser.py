@@ -1,10 +1,11 @@
 """The poem browser: pick a prompt, read every author's poem beside the human original with its
-form-check explanation and each judge's scores and comments. The poems travel once, as JSON in
-the page, one `<script type="application/json">` element per prompt that report.js parses only
-when the prompt is shown (and draws only its poems), so 31,000 poems load fast: the page's main
-JSON holds the prompts and, per prompt, each poem's author and form-check state for the filters.
-Each poem text is in the page once (a prompt with a human poem does not repeat it as its
-original). Filters: author, form, pass/fail; keys: j/k or arrows, / to search."""
+form-check explanation and each judge's scores and comments. Each prompt's poems are one of the
+section's parts (`Section.parts`), which report.js reads only when the prompt is shown (and it
+draws only that prompt's poems): a JSON element of a one-file page, or a file of the folder
+beside the page (poemetric/report/parts.py). The page's main JSON holds the prompts and, per
+prompt, each poem's author and form-check state for the filters. Each poem text is in the
+report once (a prompt with a human poem does not repeat it as its original). Filters: author,
+form, pass/fail; keys: j/k or arrows, / to search."""
 
 from __future__ import annotations
 
@@ -12,13 +13,11 @@ import json
 import math
 from typing import Any
 
-from markupsafe import Markup
-
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.judge.answer import COMMENTS, DIMENSION_KEYS, DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
-from poemetric.report.render import json_for_html, render
+from poemetric.report.render import render
 
 #: Column heads of the scores table on a poem card (the full question is the tooltip); four
 #: letters at most, or a 300 px card cuts them. Human authorship is `Auth`: `Hum` read as the
@@ -181,7 +180,6 @@ def browser(run: ReportRun) -> Section | None:
         for poem in chunk:
             tally = failed if "x" in poem else counts
             tally[index] = tally.get(index, 0) + 1
-    poems = [Markup(json_for_html(chunk)) for chunk in chunks]
     html = render("browser.html.j2", authors=data["authors"], forms=forms,
-                  prompts=data["prompts"], counts=counts, failed=failed, poems=poems)  # fmt: skip
-    return Section("browser", "Poem browser", html, data=data)
+                  prompts=data["prompts"], counts=counts, failed=failed)  # fmt: skip
+    return Section("browser", "Poem browser", html, data=data, parts=chunks)
