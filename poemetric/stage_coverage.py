@@ -10,7 +10,9 @@ by the stage's own summary and retried by its command. Per stage:
 * judge recognise: each judge, over the human poems (`human_poems`);
 * ghostwriting style-match: each judge, over the poems that can have a trial (`style_trials`:
   their poet has another poem in a dataset of four poets or more);
-* form check (no model): every ok generation, as `form run` checks them, once any is checked.
+* form check (no model): every ok generation, as `form run` checks them, once any is checked;
+* generate: each model (not the human author), over the run's prompts times the samples it
+  wrote (`merge` counts these only where no store records the stage's shards).
 
 The probes' lines and choices (`probe build`, `probe run`) answer a probe set, not the run's
 poems: nothing of the merged run says what they are to cover, so they are not checked.
@@ -21,6 +23,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from poemetric.generation.stage import STAGE as GENERATE
 from poemetric.judge.recognise import STAGE as RECOGNISE
 from poemetric.judge.recognise import human_poems
 from poemetric.judge.stage import STAGE as JUDGE
@@ -61,7 +64,7 @@ def stage_gaps(store: RunStore) -> list[StageGap]:
         ok = store.query("SELECT generation_id FROM generations WHERE status = 'ok'")
         checked = {str(r[0]) for r in store.query("SELECT generation_id FROM form_checks")}
         gaps += _gap(FORM, None, (str(r[0]) for r in ok), checked, authors)
-    return gaps
+    return gaps + _generation_gaps(store)
 
 
 def _owners(store: RunStore, table: str) -> list[str]:
@@ -85,3 +88,22 @@ def _gap(
         return []
     by_author = tuple((author, lacking[author]) for author in author_order(lacking))
     return [StageGap(stage, model, sum(lacking.values()), len(wanted), by_author)]
+
+
+def _generation_gaps(store: RunStore) -> list[StageGap]:
+    """Each model's (prompt, sample) jobs without a row, ok or error, over the run's prompts
+    and the samples it wrote (its highest sample index, plus one)."""
+    prompts = store.count("prompts")
+    rows = store.query(
+        "SELECT author, MAX(sample_index) + 1 AS samples, "
+        "COUNT(DISTINCT prompt_id || '/' || sample_index) AS held "
+        "FROM generations WHERE author != ? GROUP BY author ORDER BY author",
+        (HUMAN_AUTHOR,),
+    )
+    gaps = []
+    for row in rows:
+        total = prompts * int(row["samples"])
+        if (lacking := total - int(row["held"])) > 0:
+            author = str(row["author"])
+            gaps.append(StageGap(GENERATE, author, lacking, total, ((author, lacking),)))
+    return gaps

@@ -1,15 +1,21 @@
-"""`merge` said nothing, and exited 0, where the merged run covers only part of its poems: a
-judge run without `--shard` on a store holding one generation shard recorded the whole judge
-stage there, so merged with the other generation shards, the other shards' poems were silently
-unjudged (so were the form checks, recognitions and style-match trials made the same way).
+"""`merge` said nothing, and exited 0, where the merged run covers only part of its poems:
+
+* a judge run without `--shard` on a store holding one generation shard recorded the whole
+  judge stage there, so merged with the other generation shards, the other shards' poems were
+  silently unjudged (so were the form checks, recognitions and style-match trials made the same
+  way);
+* a store with no shard record at all (its only model of the first stage stopped partway)
+  merged as complete: it could not be told from a store written before shard records.
 
 The merged run is read now, by each stage's own rule of what it covers: each stage and model
 that covers part of it is named `incomplete: ...`, with the command that covers the rest, and
-the merge exits 1. Stores are made by the real commands, the judges served by the local
-OpenAI-compatible server."""
+the merge exits 1. Stores are made by the real commands, the judges and the generator served by
+the local OpenAI-compatible server."""
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,10 +25,13 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.store import RunStore
+from poemetric.store.db import DB_NAME
+from poemetric.store.shards import SHARD_META_KEYS
 from poemetric.style.stage import style_trials
-from poemetric.testing.servers import ChatCall, OpenAIServer
+from poemetric.testing.servers import ChatCall, Fault, OpenAIServer
 
 UserModel = Callable[[str, str, str], Path]
+POEM = "Roses are red,\nviolets are blue,\nsugar is sweet,\nand so are you."
 
 
 def _cli(*args: str | Path) -> Result:
@@ -138,4 +147,45 @@ def test_recognise_and_style_match_of_part_of_the_poems_are_named(
         _ok("judge", "recognise", "--run", dest, "--judge", "tj", "--no-progress")
         _ok(*style, "--run", dest)
     result = _ok("merge", large, "--into", dest)
+    assert not _incomplete(result), result.output
+
+
+def test_a_store_whose_only_model_stopped_partway_is_incomplete(
+    tmp_path: Path, user_model: UserModel
+) -> None:
+    """Its key refused after two poems: the store holds 2 of tg's 6 poems and no shard record
+    at all, which the merge took for complete (exit 0, nothing said)."""
+    run, dest = tmp_path / "run", tmp_path / "all"
+    generate = ["generate", "--no-progress", "--run", run, "--models", "tg", "--limit", "6"]
+    faults = [None, None, *[Fault.client_error(401, "key revoked")] * 8]
+    with OpenAIServer(lambda call: POEM, faults=faults) as server:
+        _model_file(user_model, "generators", "tg", server)
+        assert _cli(*generate).exit_code == 1
+    with RunStore(run) as store:
+        assert store.count("generations", "author = 'tg'") == 2
+        assert all(store.get_meta(key) is None for key in SHARD_META_KEYS)
+    result = _cli("merge", run, "--into", dest)
+    assert result.exit_code == 1, result.output
+    [line] = _incomplete(result)
+    assert line.startswith(
+        f"incomplete: generate of model tg: 4 of the 6 poems it is to write in {dest} (one per "
+        f"prompt and sample) are in none of the merged stores; {run} holds part of them and no "
+        "shard record of the generate stage: it stopped partway there"
+    ), line
+
+    # Resumed there, and merged again: complete.
+    with OpenAIServer(lambda call: POEM) as server:
+        _model_file(user_model, "generators", "tg", server)
+        _ok(*generate)
+    result = _ok("merge", run, "--into", dest)
+    assert not _incomplete(result), result.output
+
+    # A store holding every poem but no shard record (written before they were kept) is told
+    # from it by what it holds: complete.
+    older = tmp_path / "older"
+    shutil.copytree(run, older)
+    with sqlite3.connect(older / DB_NAME) as conn:
+        conn.executemany("DELETE FROM meta WHERE key = ?", [(key,) for key in SHARD_META_KEYS])
+    conn.close()
+    result = _ok("merge", older, "--into", tmp_path / "from-older")
     assert not _incomplete(result), result.output

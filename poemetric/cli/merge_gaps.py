@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from poemetric.hints import stage_command
-from poemetric.store.merge_coverage import FORM, StageGap
+from poemetric.store.merge_coverage import FORM, GENERATE, StageGap
 from poemetric.text.plural import plural
 
 #: stage -> (what it covers, what an uncovered one has, the command that covers the rest, what
@@ -32,6 +32,8 @@ _STAGES = {
 def gap_line(gap: StageGap, into: Path) -> str:
     """Plain text: which of the merged run's poems a stage (and model) has no result for, where
     they come from when known, and the command that covers them."""
+    if gap.stage == GENERATE:
+        return _generation_line(gap, into)
     covers, lacks, command, does = _STAGES.get(
         gap.stage, ("poems", "no result of it", "its command on {into}", "cover them")
     )
@@ -64,6 +66,32 @@ def gap_line(gap: StageGap, into: Path) -> str:
         f"{what}: {gap.lacking:,} of the {gap.total:,} {covers} in {into} "
         f"{plural(gap.lacking, 'has', 'have')} {lacks} ({counts}){came}; the merge was written: "
         f"run {run} to {does}{ignore}"
+    )
+
+
+def _generation_line(gap: StageGap, into: Path) -> str:
+    """A model's poems missing where no merged store records the generate stage's shards."""
+    if gap.unrecorded_in:
+        where = (
+            f"{_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
+            "part of them and no shard record of the generate stage: it stopped partway there "
+            "(or an older POEMetric, or a smaller --limit, wrote them)"
+        )
+        store = plural(len(gap.unrecorded_in), "that store", "those stores")
+        redo = (
+            "run its generate command there again (a resume pays for nothing stored) and "
+            f"merge {store} into {into} too"
+        )
+    else:
+        where = "no merged store records the shards of the generate stage"
+        redo = (
+            "run its generate command again in the store where it ran (a resume pays for "
+            f"nothing stored) and merge that store into {into} too"
+        )
+    return (
+        f"generate of model {gap.model}: {gap.lacking:,} of the {gap.total:,} poems it is to "
+        f"write in {into} (one per prompt and sample) {plural(gap.lacking, 'is', 'are')} in "
+        f"none of the merged stores; {where}; the merge was written: {redo}"
     )
 
 

@@ -1,6 +1,6 @@
 """What `merge` says of a stage that covers only part of the merged run: a judge run on one
 store whose other stores' poems it never saw, a form check made before the other stores' poems
-were merged.
+were merged, or, where no store recorded a stage's shards, a model that stopped partway.
 
 The shard records (`poemetric.store.shards`) say which jobs each store ran through, of the
 poems *that store* held: a judge run without `--shard` on a store holding one generation shard
@@ -12,7 +12,9 @@ failed (a failed row is the stage's own business: its command retries it). Which
 covers is the stage's rule, above the store: `merge_runs` takes it as `coverage`
 (`poemetric.stage_coverage.stage_gaps`).
 
-Generation is checked by its shard records only.
+Generation is checked by its shard records; only where no merged store records a shard of it
+(the only model of the first stage stopped partway, or a store older than shard records) are
+its poems counted too, since the records cannot tell then.
 """
 
 from __future__ import annotations
@@ -32,15 +34,18 @@ from poemetric.store.shards import (
     with_unattributed,
 )
 
-__all__ = ["FORM", "StageCoverage", "StageGap", "sort_gaps"]
+__all__ = ["FORM", "GENERATE", "StageCoverage", "StageGap", "sort_gaps"]
 
+#: The stage whose shard records, where a store has them, decide what it lacks.
+GENERATE = "generate"
 #: The form check's name among the stages (`poemetric form run`; it has no model).
 FORM = "form"
 
 
 @dataclass(frozen=True)
 class StageGap:
-    """Of the `total` items (poems; human poems for `judge recognise`) a stage's `model` is to cover in a run, the `lacking` ones that hold no
+    """Of the `total` items (poems; human poems for `judge recognise`; (prompt, sample) jobs
+    for generation) a stage's `model` is to cover in a run, the `lacking` ones that hold no
     result of it, by author (`authors`: (author, count), in author order). `model` is None for the
     form check, which has no model."""
 
@@ -66,7 +71,8 @@ def sort_gaps(
     sources: Sequence[StoreActivity],
 ) -> list[StageGap]:
     """The `gaps` of the merged store that `merge` names: not those of a (stage, model) named
-    already (`named`: missing shards, models only started); each with the stores that hold results of its
+    already (`named`: missing shards, models only started), nor a generation gap where a store
+    records the stage's shards (they decide); each with the stores that hold results of its
     model without a shard record of its stage, the destination (as it was before the merge)
     only where no source does."""
     said = {(item.stage, item.model) for item in named}
@@ -76,7 +82,7 @@ def sort_gaps(
     )
     kept: list[StageGap] = []
     for gap in gaps:
-        if (gap.stage, gap.model) in said:
+        if (gap.stage, gap.model) in said or (gap.stage == GENERATE and gap.stage in recorded):
             continue
         unrecorded: tuple[Path, ...] = ()
         if gap.model is not None and gap.stage not in recorded:
