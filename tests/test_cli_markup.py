@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import typer
 import typer.main
-from test_merge import _generation, _make_store
+from test_merge import POEMS, _generation, _make_store
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -113,7 +113,7 @@ def test_run_commands_print_a_bracketed_run_folder(bracket_run: tuple[Path, str]
 
 
 def test_merge_prints_each_conflicts_key(tmp_path: Path) -> None:
-    dest = _make_store(tmp_path / "dest", ["p1"], ["gpt-4o"])
+    dest = _make_store(tmp_path / "dest", POEMS, ["gpt-4o"])  # a poem for every prompt
     other = tmp_path / "[part1]"
     _make_store(other, [], [])
     with RunStore(other) as store:

@@ -85,6 +85,15 @@ def _make_store(run_dir: Path, poem_ids: list[str], authors: list[str]) -> Path:
     return run_dir
 
 
+def _halves(tmp_path: Path) -> tuple[Path, Path]:
+    """Two shards of one run, s1 and s2, that together hold a poem of markov for every prompt
+    (a merge of fewer says that the merged run lacks the others)."""
+    return (
+        _make_store(tmp_path / "s1", ["p1", "p2"], ["markov"]),
+        _make_store(tmp_path / "s2", ["p3", "p4"], ["markov"]),
+    )
+
+
 def _count(run_dir: Path, table: str, where: str = "1") -> int:
     with RunStore(run_dir, create=False) as store:
         return store.count(table, where)
@@ -266,14 +275,13 @@ def test_a_collected_batch_is_not_replaced_by_a_later_not_found(tmp_path: Path) 
 
 
 def test_merge_cli(tmp_path: Path) -> None:
-    shard1 = _make_store(tmp_path / "s1", ["p1"], ["markov"])
-    shard2 = _make_store(tmp_path / "s2", ["p2"], ["markov"])
+    shard1, shard2 = _halves(tmp_path)
     result = CliRunner().invoke(
         app, ["merge", str(shard1), str(shard2), "--into", str(tmp_path / "all")]
     )
     assert result.exit_code == 0, result.output
     assert "generations" in result.output
-    assert _count(tmp_path / "all", "generations") == 2
+    assert _count(tmp_path / "all", "generations") == 4
     missing = CliRunner().invoke(
         app, ["merge", str(tmp_path / "none"), "--into", str(tmp_path / "x")]
     )
@@ -283,8 +291,7 @@ def test_merge_cli(tmp_path: Path) -> None:
 
 def test_the_merge_table_keeps_its_headers_whole_in_an_80_column_log(tmp_path: Path) -> None:
     """A batch job's log is 80 columns wide: the headers were cut to `ok>e…`, `confl…`."""
-    shard1 = _make_store(tmp_path / "s1", ["p1"], ["markov"])
-    shard2 = _make_store(tmp_path / "s2", ["p2"], ["markov"])
+    shard1, shard2 = _halves(tmp_path)
     args = ["merge", str(shard1), str(shard2), "--into", str(tmp_path / "all")]
     result = CliRunner().invoke(app, args, env={"COLUMNS": None})
     assert result.exit_code == 0, result.output
@@ -308,8 +315,7 @@ def test_the_merge_table_wraps_its_headers_before_it_leaves_columns_out(
     wrapping `kept ok` and `both err` (as the stages' summaries wrap theirs) shows them all.
     Narrower than the table without them, the columns that do not fit go to a second table
     (the lines ran over), rather than cut a header to `s…`."""
-    shard1 = _make_store(tmp_path / "s1", ["p1"], ["markov"])
-    shard2 = _make_store(tmp_path / "s2", ["p2"], ["markov"])
+    shard1, shard2 = _halves(tmp_path)
     args = ["merge", str(shard1), str(shard2), "--into", str(tmp_path / "all")]
     result = CliRunner().invoke(app, args, env={"COLUMNS": str(columns)})
     assert result.exit_code == 0, result.output

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain
+from poemetric.cli.merge_gaps import gap_line
 from poemetric.cli.options import error_exit, output_folder, output_option
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
@@ -62,7 +63,10 @@ def merge(
     written, what is missing is named with its stage, model and stores, and the exit status is
     1; so too when a model name ran with another model id, settings or judge template in another
     store (mixed). A model that stored nothing in any store (a judge tried without its key) is
-    named as not run, with what to do: the merged run holds none of it and is complete.
+    named as not run, with what to do: the merged run holds none of it and is complete. A
+    judge (or recognise, style-match, the form check) that covers only part of the merged run's
+    poems, e.g. one run on a single generation shard, is named with the command that covers
+    the rest, and the exit status is 1.
     Stores prepared from other datasets or generation templates are refused. Surveys are
     merged too: a survey left out (built otherwise under the same name in two stores) or a
     rater's answers that differ in two stores are named with what to do, and the exit status is
@@ -74,15 +78,21 @@ def merge(
     """
     console = Console(emoji=False, highlight=False, soft_wrap=True)
     output_folder(into, "--into")
-    from poemetric.survey.db import complete_merged  # the survey's rule, when merging
+    # The survey's rule of a complete page and the stages' of what they cover, when merging.
+    from poemetric.stage_coverage import stage_gaps
+    from poemetric.survey.db import complete_merged
 
     try:
-        report = merge_runs(list(sources), into, complete_pages=complete_merged)
+        report = merge_runs(
+            list(sources), into, complete_pages=complete_merged, coverage=stage_gaps
+        )
     except StoreError as error:
         raise error_exit(error) from error
     _print_report(console, report)
     for missing in report.missing_shards:
         console.print(f"[yellow]incomplete: {_missing_line(missing, into)}[/yellow]")
+    for gap in report.uncovered:  # a stage that covers part of the merged run's poems
+        console.print(f"[yellow]incomplete: {plain(gap_line(gap, into))}[/yellow]")
     for started in report.started_only:  # nothing of it is merged: not incomplete
         console.print(f"not run: {_started_line(started, into)}", markup=False)
     for mixed in report.mixed_models:
@@ -97,7 +107,9 @@ def merge(
                 f"--run {into} --survey {survey}"
             )
         )
-    failed = report.missing_shards or report.mixed_models or report.survey_conflicts
+    failed = (
+        report.missing_shards or report.uncovered or report.mixed_models or report.survey_conflicts
+    )
     if failed or (report.conflicts and strict):
         raise typer.Exit(1)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sqlite3
 import unicodedata
 from collections.abc import Sequence
 from functools import partial
@@ -189,17 +190,22 @@ def _named(value: Any) -> str | None:
 
 
 # -- the stage ------------------------------------------------------------------------------------
+def human_poems(store: RunStore) -> list[sqlite3.Row]:
+    """The poems a judge is asked to recognise (poem_id, content), in dataset order: the human
+    poems of the run (a run snapshots the whole dataset; --limit limits its prompts)."""
+    return store.query(
+        "SELECT poem_id, content FROM poems WHERE poem_id IN "
+        "(SELECT poem_id FROM generations WHERE author = 'human' AND status = 'ok') "
+        "ORDER BY position"
+    )
+
+
 def recognise_jobs(
     store: RunStore, judge: ModelSpec, *, limit: int | None = None
 ) -> tuple[list[Job], dict[str, str]]:
     template = load_template(RECOGNISE_TEMPLATE)
     template_hash = store.add_template(template.name, template.text)
-    # The human poems of the run (a run snapshots the whole dataset; --limit limits prompts).
-    poems = store.query(
-        "SELECT poem_id, content FROM poems WHERE poem_id IN "
-        "(SELECT poem_id FROM generations WHERE author = 'human' AND status = 'ok') "
-        "ORDER BY position"
-    )
+    poems = human_poems(store)
     schema = RECOGNITION_SCHEMA if judge.structured == "auto" else None
     jobs: list[Job] = []
     for poem in poems[:limit] if limit else poems:

@@ -25,6 +25,10 @@ Rules, table by table (rows are matched on their natural key):
   `complete_pages` (`poemetric merge` passes `poemetric.survey.db.complete_merged`); without it
   a page is complete only where one store had it complete.
 
+After the rows, the merged run is read for what a stage covers only in part (a judge run on one
+store whose other stores' poems it never saw), by the stages' rule passed as `coverage`
+(`poemetric.store.merge_coverage`).
+
 Sources are attached read-only (`ATTACH DATABASE`), each merged in one transaction, and must have
 exactly the destination's schema version.
 """
@@ -48,6 +52,7 @@ from poemetric.store.merge_checks import (
     mixed_models,
     read_templates,
 )
+from poemetric.store.merge_coverage import StageCoverage, StageGap, sort_gaps
 from poemetric.store.merge_started import StartedOnly, StoreActivity, sort_missing, store_activity
 from poemetric.store.merge_surveys import SurveyConflict, carry_secret, merge_surveys
 from poemetric.store.merge_tables import TABLE_RULES, MergeConflict, TableMerge, merge_table
@@ -77,6 +82,8 @@ class MergeReport:
     missing_shards: list[MissingShards] = field(default_factory=list)
     #: Models a stage was started with that stored nothing in any store (not missing).
     started_only: list[StartedOnly] = field(default_factory=list)
+    #: Stages (and models) that cover only part of the merged run's poems, not named above.
+    uncovered: list[StageGap] = field(default_factory=list)
     #: Models that ran a stage under one name in other configurations in the merged stores.
     mixed_models: list[MixedModel] = field(default_factory=list)
     #: Surveys of a source left out, or with answers differing from the destination's.
@@ -162,11 +169,17 @@ def _check_one_dataset(stores: list[_Probed]) -> None:
 
 
 def merge_runs(
-    sources: list[Path], destination: Path, *, complete_pages: PageCompletion | None = None
+    sources: list[Path],
+    destination: Path,
+    *,
+    complete_pages: PageCompletion | None = None,
+    coverage: StageCoverage | None = None,
 ) -> MergeReport:
     """Merge the run stores in `sources` (run directories) into `destination` (created if new).
     `complete_pages` marks the survey pages that answers from two stores complete (a survey
-    page answered half on each machine); without it they stay as each store had them."""
+    page answered half on each machine); without it they stay as each store had them.
+    `coverage` finds what each stage lacks in the merged run (`MergeReport.uncovered`); without
+    it nothing is looked for."""
     destination = Path(destination)
     report = MergeReport(destination=destination, sources=[Path(s) for s in sources])
     if not sources:
@@ -229,6 +242,12 @@ def merge_runs(
             report.missing_shards, report.started_only = sort_missing(
                 store.conn, missing, before, activity
             )
+            if coverage is not None:
+                said: list[MissingShards | StartedOnly] = [
+                    *report.missing_shards,
+                    *report.started_only,
+                ]
+                report.uncovered = sort_gaps(store, coverage(store), said, before, activity)
         report.relinked = carry_secret(destination, surveys)
     except sqlite3.OperationalError as error:
         # A full disk is SQLITE_FULL; a disk quota (a cluster's home or scratch) or a file size

@@ -1,0 +1,99 @@
+"""What `poemetric merge` says of a stage that covers only part of the merged run
+(`poemetric.store.merge_coverage.StageGap`), and what to do about it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from poemetric.hints import stage_command
+from poemetric.store.merge_coverage import FORM, GENERATE, StageGap
+from poemetric.text.plural import plural
+
+#: stage -> (what it covers, what an uncovered one has, the command that covers the rest, what
+#: it then does): formatted with the run (`into`), the model and the stage commands.
+_STAGES = {
+    "judge": ("poems", "no judgment of it", "{judge}", "judge them (only those are sent)"),
+    "recognise": (
+        "human poems",
+        "no answer of it",
+        "poemetric judge recognise --run {into} --judge {model}",
+        "ask it about them (only those are sent)",
+    ),
+    "style-match": (
+        "poems that can have a style-match trial",
+        "no trial of it",
+        "poemetric ghostwriting style-match --run {into} --judge {model}",
+        "give them their trials (with the --trials and --seed it ran with; only those are sent)",
+    ),
+    FORM: ("poems", "no form check", "{form}", "check them (only those are checked)"),
+}
+
+
+def gap_line(gap: StageGap, into: Path) -> str:
+    """Plain text: which of the merged run's poems a stage (and model) has no result for, where
+    they come from when known, and the command that covers them."""
+    if gap.stage == GENERATE:
+        return _generation_line(gap, into)
+    covers, lacks, command, does = _STAGES.get(
+        gap.stage, ("poems", "no result of it", "its command on {into}", "cover them")
+    )
+    what = "form check" if gap.model is None else f"{gap.stage} of model {gap.model}"
+    run = command.format(
+        into=into,
+        model=gap.model,
+        judge=stage_command("judge", into, gap.model),
+        form=stage_command("form", into),
+    )
+    if gap.unrecorded_in:
+        came = (
+            f"; {_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
+            f"results of it but no shard record of the {gap.stage} stage (it stopped partway "
+            "there, or an older POEMetric wrote them)"
+        )
+    elif gap.model is None:
+        came = ", poems of stores where it did not run"
+    else:
+        came = (
+            ", poems of stores where it did not run or that it was not given (--authors, --limit)"
+        )
+    ignore = (
+        ""
+        if gap.model is None
+        else f", or, if {gap.model} was meant to cover only some, ignore this"
+    )
+    counts = ", ".join(f"{author} {count:,}" for author, count in gap.authors)
+    return (
+        f"{what}: {gap.lacking:,} of the {gap.total:,} {covers} in {into} "
+        f"{plural(gap.lacking, 'has', 'have')} {lacks} ({counts}){came}; the merge was written: "
+        f"run {run} to {does}{ignore}"
+    )
+
+
+def _generation_line(gap: StageGap, into: Path) -> str:
+    """A model's poems missing where no merged store records the generate stage's shards."""
+    if gap.unrecorded_in:
+        where = (
+            f"{_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
+            "part of them and no shard record of the generate stage: it stopped partway there "
+            "(or an older POEMetric, or a smaller --limit, wrote them)"
+        )
+        store = plural(len(gap.unrecorded_in), "that store", "those stores")
+        redo = (
+            "run its generate command there again (a resume pays for nothing stored) and "
+            f"merge {store} into {into} too"
+        )
+    else:
+        where = "no merged store records the shards of the generate stage"
+        redo = (
+            "run its generate command again in the store where it ran (a resume pays for "
+            f"nothing stored) and merge that store into {into} too"
+        )
+    return (
+        f"generate of model {gap.model}: {gap.lacking:,} of the {gap.total:,} poems it is to "
+        f"write in {into} (one per prompt and sample) {plural(gap.lacking, 'is', 'are')} in "
+        f"none of the merged stores; {where}; the merge was written: {redo}"
+    )
+
+
+def _stores(stores: tuple[Path, ...]) -> str:
+    return ", ".join(map(str, stores))

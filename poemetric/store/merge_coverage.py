@@ -1,0 +1,94 @@
+"""What `merge` says of a stage that covers only part of the merged run: a judge run on one
+store whose other stores' poems it never saw, a form check made before the other stores' poems
+were merged, or, where no store recorded a stage's shards, a model that stopped partway.
+
+The shard records (`poemetric.store.shards`) say which jobs each store ran through, of the
+poems *that store* held: a judge run without `--shard` on a store holding one generation shard
+records the whole judge stage, and merged with the other generation shards it covers half the
+poems, which no record can tell. So after the rows are merged, the merged run itself is read:
+for each evaluation stage and each of its models with results there, the poems (or, for
+`judge recognise`, the human poems) it is to cover against those with a result of it, ok or
+failed (a failed row is the stage's own business: its command retries it). Which poems a stage
+covers is the stage's rule, above the store: `merge_runs` takes it as `coverage`
+(`poemetric.stage_coverage.stage_gaps`).
+
+Generation is checked by its shard records; only where no merged store records a shard of it
+(the only model of the first stage stopped partway, or a store older than shard records) are
+its poems counted too, since the records cannot tell then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from poemetric.store.db import RunStore
+from poemetric.store.merge_started import StartedOnly, StoreActivity
+from poemetric.store.shards import (
+    MODEL_SHARDS_META_KEY,
+    SHARDS_META_KEY,
+    MissingShards,
+    parse_model_shards,
+    parse_shards,
+    with_unattributed,
+)
+
+__all__ = ["FORM", "GENERATE", "StageCoverage", "StageGap", "sort_gaps"]
+
+#: The stage whose shard records, where a store has them, decide what it lacks.
+GENERATE = "generate"
+#: The form check's name among the stages (`poemetric form run`; it has no model).
+FORM = "form"
+
+
+@dataclass(frozen=True)
+class StageGap:
+    """Of the `total` items (poems; human poems for `judge recognise`; (prompt, sample) jobs
+    for generation) a stage's `model` is to cover in a run, the `lacking` ones that hold no
+    result of it, by author (`authors`: (author, count), in author order). `model` is None for the
+    form check, which has no model."""
+
+    stage: str
+    model: str | None
+    lacking: int
+    total: int
+    authors: tuple[tuple[str, int], ...] = ()
+    #: Set by `merge`: stores that hold results of the model but no shard record of the stage
+    #: (it stopped partway there, or an older POEMetric wrote the store).
+    unrecorded_in: tuple[Path, ...] = ()
+
+
+#: A stage's rule of coverage: the gaps of every stage and model in a run store.
+StageCoverage = Callable[[RunStore], list[StageGap]]
+
+
+def sort_gaps(
+    store: RunStore,
+    gaps: Sequence[StageGap],
+    named: Sequence[MissingShards | StartedOnly],
+    destination: StoreActivity,
+    sources: Sequence[StoreActivity],
+) -> list[StageGap]:
+    """The `gaps` of the merged store that `merge` names: not those of a (stage, model) named
+    already (`named`: missing shards, models only started), nor a generation gap where a store
+    records the stage's shards (they decide); each with the stores that hold results of its
+    model without a shard record of its stage, the destination (as it was before the merge)
+    only where no source does."""
+    said = {(item.stage, item.model) for item in named}
+    recorded = with_unattributed(
+        parse_shards(store.get_meta(SHARDS_META_KEY)),
+        parse_model_shards(store.get_meta(MODEL_SHARDS_META_KEY)),
+    )
+    kept: list[StageGap] = []
+    for gap in gaps:
+        if (gap.stage, gap.model) in said or (gap.stage == GENERATE and gap.stage in recorded):
+            continue
+        unrecorded: tuple[Path, ...] = ()
+        if gap.model is not None and gap.stage not in recorded:
+            key = (gap.stage, gap.model)
+            unrecorded = tuple(s.path for s in sources if key in s.partway)
+            if not unrecorded and key in destination.partway:
+                unrecorded = (destination.path,)
+        kept.append(replace(gap, unrecorded_in=unrecorded))
+    return kept
