@@ -62,7 +62,11 @@ ModelsOption = typer.Option(
     " or 'paper30'). The human author is always included.",
 )
 JudgeOption = typer.Option(
-    None, "--judge", "-j", help="Judge name from judges/ (e.g. 'gemini-2.5-pro')."
+    None,
+    "--judge",
+    "-j",
+    help="Only these judges' scores: a judge, several comma-separated or a judge group, as "
+    "`poemetric judge` takes them (e.g. gemini-2.5-pro, pilot); default: every judge.",
 )
 LimitOption = typer.Option(
     None, "--limit", "-n", min=1, help="Only the first N poems of the dataset (quick trials)."
