@@ -94,8 +94,8 @@ def _own_dataset_hint(store: RunStore, dataset: Dataset) -> str:
     """For a run prepared from another dataset, how to go on with it: `--dataset` with the run's
     own. The refusal said only "use another --run directory", also to a `generate` that left out
     --dataset (the bundled demo) to add a model to a run of the user's own file."""
-    from poemetric.cli.options import recorded_dataset
     from poemetric.data.registry import dataset_registry
+    from poemetric.hints import recorded_dataset
 
     recorded = store.get_meta("dataset") or {}
     spec = recorded_dataset(store)
