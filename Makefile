@@ -69,7 +69,7 @@ help:  ## List the targets
 	@echo '  RUN        run directory of every target (default: runs/<dataset name>, e.g. runs/demo)'
 	@echo '  MODELS     generate: models or groups, comma-separated (default: markov; e.g. paper30)'
 	@echo '  JUDGE      judge, demo: judges or groups from judges/ (e.g. gemini-2.5-pro);'
-	@echo '             analyze, figures, report: that judge'"'"'s scores only (default: every judge)'
+	@echo '             analyze, figures, report: those judges'"'"' scores only (default: every judge)'
 	@echo '  LIMIT      generate, judge, demo: only the first N poems of the dataset'
 	@echo '  ARGS       any other options, e.g. ARGS="--dry-run" (see poemetric COMMAND --help)'
 	@echo '  LOCAL      install, demo: 1 (default) with the local model and PyTorch, 0 without'

@@ -9,6 +9,10 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from poemetric.store import RunStore
 
 #: Set to 1 by the Makefile on the poemetric commands it runs: a hint then names the make
 #: variable (`make demo` without LOCAL=0, JUDGE=NAME) rather than the option it turns into.
@@ -58,6 +62,18 @@ def stage_command(
     return " ".join(words + ([f"--judge {judge or 'NAME'}"] if stage == "judge" else []))
 
 
+def shown_path(path: Path) -> str:
+    """`path` as a hint prints a file the user gave in an earlier command, so that it works from
+    the current folder: relative to it when the file is inside it (`data/poems.csv`), else
+    absolute. The path as first typed (relative to where that command ran) did not resolve from
+    another folder."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return str(absolute)
+
+
 #: Suffixes of the dataset files a run is made from (`poemetric.data.io.SUPPORTED_SUFFIXES`).
 _DATASET_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet", ".pq")
 
@@ -74,3 +90,29 @@ def file_as_run(run: Path) -> str | None:
         return why
     made = stage_command("generate", Path("runs") / run.stem, dataset=str(run))
     return f"{why}; {run} looks like a dataset: start a run of it with `{made}`"
+
+
+def recorded_dataset(store: RunStore) -> str | None:
+    """How to name the dataset `store`'s run was prepared from to `--dataset`: its registry name
+    when that is the recorded file (`demo`, `poemetric`), else the file as a path that works from
+    the current folder (`shown_path`). The path was printed as first typed (`data/poems.csv`,
+    relative to the folder that command ran in), which another folder does not find; a run
+    recorded before its absolute path was (`pipeline.prepare_run`) looks for it from the current
+    folder, then from each folder above the run."""
+    from poemetric.data.registry import dataset_registry
+
+    recorded = store.get_meta("dataset") or {}
+    name, path = recorded.get("name"), recorded.get("path")
+    entry = dataset_registry().get(str(name)) if name else None
+    if entry is not None and path and Path(str(path)) == Path(entry.path):
+        return str(name)
+    if not path:
+        return None
+    given = Path(str(recorded.get("absolute") or path))
+    if not given.is_absolute():
+        folders = [Path.cwd(), *Path(os.path.abspath(store.run_dir)).parents]
+        found = next((f / given for f in folders if (f / given).is_file()), None)
+        if found is None:
+            return str(path)  # nowhere to be found: as it was typed
+        given = found
+    return shown_path(given)

@@ -100,10 +100,15 @@ def prepare_run(
                     "cost_usd": 0.0,
                 }
             )
-        if recorded:
+        if recorded:  # `path` as given (the report shows it); `absolute` for the hints
             store.set_meta(
                 "dataset",
-                {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256},
+                {
+                    "name": dataset.name,
+                    "path": str(dataset.path),
+                    "absolute": str(Path(dataset.path).absolute()),
+                    "sha256": dataset.sha256,
+                },
             )
     return PreparedRun(dataset, loaded.sha256, poems_added, prompts_added)
 

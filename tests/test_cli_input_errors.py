@@ -128,8 +128,10 @@ def test_a_run_without_poems(empty_run: Path, command: list[str]) -> None:
 def test_ghostwriting_sheets_with_no_poem_to_annotate(demo_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "sheets"
     args = ["ghostwriting", "sheets", "--run", str(demo_run), "--out", str(out)]
-    line = _error([*args, "--authors", "nobody"])
-    assert line == f"error: no poems to annotate in {demo_run} (authors: nobody)"
+    line = _error([*args, "--authors", "nobody"])  # named as `judge --authors` names it
+    assert line == (
+        f"error: --authors: no poems by 'nobody' in run {demo_run}; authors: human, markov"
+    )
     assert not out.exists()
 
 

@@ -118,8 +118,7 @@ def test_the_generate_hint_names_the_runs_own_dataset(tmp_path: Path) -> None:
     """`make generate RUN=R` (and `poemetric generate --run R`) take the demo dataset, which a
     run prepared from another file refuses, or, for a new run, fills it with the demo's poems:
     the hint names the run's dataset (its file, or its registry name), else DATASET=NAME."""
-    from poemetric.cli.options import recorded_dataset
-    from poemetric.hints import stage_command
+    from poemetric.hints import recorded_dataset, stage_command
 
     data = tmp_path / "my poems.csv"
     data.write_text(

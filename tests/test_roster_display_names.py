@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -28,3 +31,18 @@ def test_a_display_name_names_the_model_it_labels() -> None:
         shown.stderr
         == "error: unknown generator 'GPT-4o' ('GPT-4o' is the display name of 'gpt-4o')\n"
     )
+
+
+@pytest.mark.parametrize("kind", ["generators", "judges"])
+def test_models_show_fills_in_the_display_name_default(
+    kind: str, user_model: Callable[[str, str, str], Path]
+) -> None:
+    """`models show` prints a model "with defaults filled in", but a file without display_name
+    printed `display_name: null`, where every table, figure and the report show its name."""
+    user_model(kind, "plain-model", "name: plain-model\nprovider: markov\nmodel: markov-ngram\n")
+    args = ["models", "show", "plain-model", *(["--judges"] if kind == "judges" else [])]
+    shown = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert shown.exit_code == 0, shown.output
+    assert "\ndisplay_name: plain-model\n" in shown.stdout
+    shown = CliRunner().invoke(app, ["models", "show", "markov"], env={"COLUMNS": "400"})
+    assert "\ndisplay_name: Markov baseline\n" in shown.stdout  # a file's own is kept

@@ -9,10 +9,10 @@ import pandas as pd
 
 from poemetric.hints import stage_command
 from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
-from poemetric.judge.pending import judges_of, judgment_errors, pending_note
+from poemetric.judge.pending import judge_clause, judges_of, judgment_errors, pending_note
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
 from poemetric.store import RunStore
-from poemetric.suggest import did_you_mean
+from poemetric.suggest import did_you_mean, name_hint
 from poemetric.text.ordering import author_order as author_order
 from poemetric.text.ordering import natural_key as natural_key
 from poemetric.text.plural import counted, plural
@@ -28,6 +28,8 @@ class RunData:
     notes: list[str] = field(default_factory=list)
     #: The run's folder, named in the commands that notes give (`run ... form run --run X`).
     run_dir: Path | None = None
+    #: The judges `--judge` chose (`poemetric.analysis.judge_choice`); None: every judge.
+    chosen_judges: list[str] | None = None
 
     @property
     def judges(self) -> list[str]:
@@ -38,8 +40,12 @@ class RunData:
 
 def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     """Successful generations (with their prompt's form and human original), form checks and
-    judgments, each joined with author and form. Failed rows are counted in `notes`."""
-    notes: list[str] = []
+    judgments, each joined with author and form. Failed rows are counted in `notes`. `judge`:
+    only the judgments of that judge, of several comma-separated, or of a judge group's members
+    (`poemetric.analysis.judge_choice`); a ValueError when one of them has none usable."""
+    from poemetric.analysis.judge_choice import chosen_judges
+
+    judges, notes = chosen_judges(store, judge) if judge else (None, [])
     generations = pd.read_sql_query(
         """
         SELECT g.generation_id, g.poem_id, g.prompt_id, g.author, g.sample_index, g.poem,
@@ -70,7 +76,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         store.conn,
     )
     columns = ", ".join(f"j.{key}" for key in DIMENSION_KEYS)
-    judge_filter = "AND j.judge = ?" if judge else ""
+    judge_filter, params = judge_clause(judges, "j.judge")
     judgments = pd.read_sql_query(
         f"""
         SELECT j.generation_id, j.judge, j.sample_index, g.author, g.poem_id, p.form AS poem_form, {columns}
@@ -80,11 +86,12 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         WHERE j.status = 'ok' AND g.status = 'ok' {judge_filter}
         """,
         store.conn,
-        params=(judge,) if judge else (),
+        params=params,
     )
-    if judge and judgments.empty:
-        raise ValueError(no_judgments_message(store, judge))
-    errors = judgment_errors(store, judge)
+    for name in judges or []:
+        if not (judgments["judge"] == name).any():
+            raise ValueError(no_judgments_message(store, name))
+    errors = judgment_errors(store, judges)
     if errors.failed:
         notes.append(
             f"{counted(len(errors.failed), 'judgment')} failed to parse or call and "
@@ -92,11 +99,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         )
     if errors.pending:
         notes.append(pending_note(len(errors.pending), store.run_dir, judges_of(errors.pending)))
-    not_poems = store.count(
-        "judgments",
-        "status = 'not_judged'" + (" AND judge = ?" if judge else ""),
-        (judge,) if judge else (),
-    )
+    not_poems = store.count("judgments", "status = 'not_judged'" + judge_clause(judges)[0], params)
     if not_poems:
         notes.append(
             f"{counted(not_poems, 'judgment')} not made: the answer was not a poem (empty or a refusal); "
@@ -105,7 +108,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
     notes += coverage_notes(generations, form_checks, judgments, store)
-    return RunData(generations, form_checks, judgments, notes, store.run_dir)
+    return RunData(generations, form_checks, judgments, notes, store.run_dir, judges)
 
 
 def no_judgments_message(store: RunStore, judge: str) -> str:
@@ -137,10 +140,10 @@ def no_judgments_message(store: RunStore, judge: str) -> str:
     known = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments ORDER BY judge")]
     if not known:
         return no_judgments_yet(store.run_dir, judge)
-    return (
-        f"no judgments by judge {judge!r}{did_you_mean(judge, known)} in the run; judges: "
-        + ", ".join(known)
-    )
+    from poemetric.analysis.labels import run_labels  # it reads this module
+
+    hint = name_hint(judge, known, run_labels(store).judges)  # `--judge GPT-4o`: its label
+    return f"no judgments by judge {judge!r}{hint} in the run; judges: " + ", ".join(known)
 
 
 def no_judgments_yet(run_dir: Path, judge: str) -> str:

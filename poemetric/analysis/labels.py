@@ -17,6 +17,7 @@ from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.experts import EXPERTS_JUDGE
 from poemetric.store import RunStore
 from poemetric.store.models import recorded_models
+from poemetric.suggest import name_hint
 
 HUMAN_LABEL = "Human"
 EXPERTS_LABEL = "Human experts"
@@ -128,3 +129,10 @@ def run_labels(store: RunStore) -> Labels:
     result.authors[HUMAN_AUTHOR] = HUMAN_LABEL
     result.judges.setdefault(EXPERTS_JUDGE, EXPERTS_LABEL)
     return result
+
+
+def author_hint(store: RunStore, name: str, authors: Iterable[str]) -> str:
+    """For `--authors NAME`, no author of the store's run: ` ('Markov baseline' is the display
+    name of 'markov')` when NAME is an author's label (tables, figures and the report show it),
+    else a close author name (`did_you_mean`), else ''."""
+    return name_hint(name, authors, run_labels(store).authors)

@@ -239,7 +239,8 @@ def render_figures(
     present = data.generations["author"].unique().tolist()
     report.notes += _cut_name_notes(labels, present)
     if authors is not None:
-        select_authors(authors, present)  # a bad --authors is an error before any drawing
+        # a bad --authors is an error before any drawing
+        select_authors(authors, present, labels=labels.authors)
     judges: list[str | None] = list(data.judges) or [None]
     out = Path(out_dir)
     shared = RunFrames(data, ratings)  # each table once, not once per figure that shows it
@@ -250,7 +251,9 @@ def render_figures(
             source = "--authors" if authors is not None else "the recipe's authors:"
             selected_by = f"{source} {selection!r}" if selection else None
             try:
-                shown, notes = select_authors(selection, present, source=source)
+                shown, notes = select_authors(
+                    selection, present, source=source, labels=labels.authors
+                )
             except AuthorSelectionError as error:
                 shown, notes = select_authors(None, present)
                 notes = [f"{error}; showing every author"]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
-from poemetric.suggest import did_you_mean
+from poemetric.suggest import name_hint
 
 
 class AuthorSelectionError(ValueError):
@@ -22,11 +22,16 @@ def _groups() -> dict[str, list[str]]:
 
 
 def select_authors(
-    selection: str | None, present: Iterable[str], *, source: str = "--authors"
+    selection: str | None,
+    present: Iterable[str],
+    *,
+    source: str = "--authors",
+    labels: Mapping[str, str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The authors to show, in the order named (the human poets first, always, when the run has
     them), and notes on group members the run lacks. `None` or '' = every author of the run.
-    `source` names where the selection came from in messages (a recipe's `authors:`)."""
+    `source` names where the selection came from in messages (a recipe's `authors:`); `labels`
+    (author -> display name) lets the error name the author whose display name was given."""
     authors = author_order(list(present))
     if not selection or not selection.strip():
         return authors, []
@@ -49,7 +54,7 @@ def select_authors(
                 )
             chosen += found
         else:
-            hint = did_you_mean(token, [*authors, *groups])
+            hint = name_hint(token, [*authors, *groups], labels or {})
             raise AuthorSelectionError(
                 f"{token!r} is neither an author of this run nor a generator group{hint}; "
                 f"authors: {', '.join(authors)}"

@@ -94,8 +94,8 @@ def _own_dataset_hint(store: RunStore, dataset: Dataset) -> str:
     """For a run prepared from another dataset, how to go on with it: `--dataset` with the run's
     own. The refusal said only "use another --run directory", also to a `generate` that left out
     --dataset (the bundled demo) to add a model to a run of the user's own file."""
-    from poemetric.cli.options import recorded_dataset
     from poemetric.data.registry import dataset_registry
+    from poemetric.hints import recorded_dataset
 
     recorded = store.get_meta("dataset") or {}
     spec = recorded_dataset(store)
@@ -108,6 +108,18 @@ def _own_dataset_hint(store: RunStore, dataset: Dataset) -> str:
         else ""
     )
     return f", or, to go on with this run, give it its own: --dataset {shlex.quote(spec)}{default}"
+
+
+def stage_header(
+    run: Path, dataset: str | None, poems: int, models: int, samples: int, noun: str = "model"
+) -> None:
+    """`run runs/x: dataset demo (16 poems), 2 models x 1 sample`, the line `generate` and
+    `judge` (`noun` "judge") print before their plan or their work, dry run or not."""
+    what = f"dataset {dataset} ({counted(poems, 'poem')}), " if dataset else ""
+    console.print(
+        f"run {run}: {what}{counted(models, noun)} x {counted(samples, 'sample')}",
+        markup=False,  # the run folder and the dataset file are text: `runs/[exp1]`
+    )
 
 
 def open_prepared(
@@ -322,11 +334,7 @@ def generate(
     planned = prepared_or_planned(run, dataset, limit, template, dry_run=dry_run)
     with interruptible(run, "generations", [s.name for s in specs]), planned as (store, prepared):
         note_kept_template(prepared.template_hash, template)
-        console.print(
-            f"run {run}: dataset {prepared.dataset.name} ({counted(len(prepared.dataset), 'poem')}), "
-            f"{counted(len(specs), 'model')} x {counted(samples, 'sample')}",
-            markup=False,  # the run folder and the dataset file are text: `runs/[exp1]`
-        )
+        stage_header(run, prepared.dataset.name, len(prepared.dataset), len(specs), samples)
         report = run_generation(store, specs, options=options, console=console)
     report.render(console)
     if report.incomplete and not dry_run:

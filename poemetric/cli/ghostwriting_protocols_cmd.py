@@ -21,6 +21,7 @@ from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
     RefreshFailedParsesOption,
+    check_authors,
     judge_spec,
     open_judged_run,
     split_names,
@@ -147,6 +148,7 @@ def sheets_command(
 
     output_folder(out)
     with existing_run(run) as store:
+        check_authors(store, run, split_names(authors))  # a name left out silently
         task = build_line_task(
             store, authors=split_names(authors), per_author=per_author, seed=seed
         )

@@ -19,6 +19,7 @@ from poemetric.cli.generate_cmd import (
     MaxCostOption,
     ShardOption,
     runner_options,
+    stage_header,
 )
 from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
@@ -199,6 +200,11 @@ def judge(
         open_judged_run(run, author_list) as store,
         interruptible(run, "judgments", [j.name for j in judges]),
     ):
+        ((poems,),) = store.query(  # those with poems to judge, as --limit counts them
+            "SELECT COUNT(DISTINCT poem_id) FROM generations WHERE status = 'ok'"
+        )
+        dataset = (store.get_meta("dataset") or {}).get("name")
+        stage_header(run, dataset, min(poems, limit or poems), len(judges), samples, "judge")
         try:
             report = run_judging(
                 store,

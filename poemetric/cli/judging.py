@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import typer
 
 from poemetric.cli.options import (
-    did_you_mean,
     error_exit,
     existing_run,
     require_poems,
@@ -88,16 +87,25 @@ def open_judged_run(run: Path, authors: list[str] | None) -> RunStore:
     store = existing_run(run)
     try:
         require_poems(store, run)
-        if authors:
-            known = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
-            unknown = [a for a in authors if a not in known]
-            if unknown:
-                each = ", ".join(f"{a!r}{did_you_mean(a, known)}" for a in unknown)
-                raise error_exit(
-                    f"--authors: no poems by {each} in run {run}; authors: "
-                    f"{', '.join(sorted(known))}"
-                )
+        check_authors(store, run, authors)
     except BaseException:
         store.close()
         raise
     return store
+
+
+def check_authors(store: RunStore, run: Path, authors: list[str] | None) -> None:
+    """Refuse (exit 2) an `--authors` that names no author of the run: a mistyped name, or an
+    author's display name (`Markov baseline`, as tables and figures show it), which the error
+    names the author of (`author_hint`)."""
+    if not authors:
+        return
+    from poemetric.analysis.labels import author_hint
+
+    known = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
+    unknown = [a for a in authors if a not in known]
+    if unknown:
+        each = ", ".join(f"{a!r}{author_hint(store, a, known)}" for a in unknown)
+        raise error_exit(
+            f"--authors: no poems by {each} in run {run}; authors: {', '.join(sorted(known))}"
+        )

@@ -232,6 +232,7 @@ def show(
     if kind == "generators":
         hidden |= set(JUDGE_ONLY_FIELDS)
     data = spec.model_dump(mode="json", exclude=hidden)
+    data["display_name"] = spec.label  # its default, the name: `null` read as "no label"
     typer.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100).rstrip())
 
 

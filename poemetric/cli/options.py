@@ -13,7 +13,7 @@ import typer
 
 from poemetric.agreement_defaults import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.cli.output import sqlite_refusal
-from poemetric.hints import file_as_run, run_by_make, stage_command
+from poemetric.hints import file_as_run, recorded_dataset, run_by_make, stage_command
 from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -62,7 +62,11 @@ ModelsOption = typer.Option(
     " or 'paper30'). The human author is always included.",
 )
 JudgeOption = typer.Option(
-    None, "--judge", "-j", help="Judge name from judges/ (e.g. 'gemini-2.5-pro')."
+    None,
+    "--judge",
+    "-j",
+    help="Only these judges' scores: a judge, several comma-separated or a judge group, as "
+    "`poemetric judge` takes them (e.g. gemini-2.5-pro, pilot); default: every judge.",
 )
 LimitOption = typer.Option(
     None, "--limit", "-n", min=1, help="Only the first N poems of the dataset (quick trials)."
@@ -284,19 +288,6 @@ def no_poems_yet(run: Path, store: RunStore | None = None) -> typer.Exit:
     command named generates from the dataset the run was prepared from (`store`'s)."""
     command = stage_command("generate", run, dataset=recorded_dataset(store) if store else None)
     return error_exit(f"run {run} has no poems yet: run `{command}` first")
-
-
-def recorded_dataset(store: RunStore) -> str | None:
-    """How to name the dataset `store`'s run was prepared from to `--dataset`: its registry name
-    when that is the recorded file (`demo`, `poemetric`), else the recorded path."""
-    from poemetric.data.registry import dataset_registry
-
-    recorded = store.get_meta("dataset") or {}
-    name, path = recorded.get("name"), recorded.get("path")
-    entry = dataset_registry().get(str(name)) if name else None
-    if entry is not None and path and Path(str(path)) == Path(entry.path):
-        return str(name)
-    return str(path) if path else None
 
 
 def require_poems(store: RunStore, run: Path) -> None:

@@ -13,7 +13,7 @@ row is pending, not a parse failure. A row whose re-asks are spent (or whose jud
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,14 +59,26 @@ class JudgmentErrors:
     pending: list[sqlite3.Row] = field(default_factory=list)
 
 
-def judgment_errors(store: RunStore, judge: str | None = None) -> JudgmentErrors:
-    """The 'error' judgments (of `judge`, default all), each row's judge, error and reasks."""
+def judge_clause(
+    judge: str | Sequence[str] | None, column: str = "judge"
+) -> tuple[str, tuple[str, ...]]:
+    """` AND judge IN (?, ?)` and its parameters for the judgments of `judge` (a name, or
+    several); ('', ()) for every judge (None or none)."""
+    names = (judge,) if isinstance(judge, str) else tuple(judge or ())
+    if not names:
+        return "", ()
+    return f" AND {column} IN ({', '.join('?' for _ in names)})", names
+
+
+def judgment_errors(store: RunStore, judge: str | Sequence[str] | None = None) -> JudgmentErrors:
+    """The 'error' judgments (of `judge`, one or several; default all), each row's judge, error
+    and reasks."""
     limits = reask_limits(store)
+    where, params = judge_clause(judge)
     rows = store.query(
-        "SELECT judge, error, reasks FROM judgments WHERE status = 'error'"
-        + (" AND judge = ?" if judge else "")
-        + " ORDER BY created_at, judgment_id",
-        (judge,) if judge else (),
+        f"SELECT judge, error, reasks FROM judgments WHERE status = 'error'{where} "
+        "ORDER BY created_at, judgment_id",
+        params,
     )
     errors = JudgmentErrors()
     for row in rows:

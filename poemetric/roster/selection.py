@@ -26,6 +26,7 @@ from poemetric.roster.loading import (
     roster_directories,
 )
 from poemetric.suggest import did_you_mean
+from poemetric.suggest import display_name_hint as labelled
 
 
 @dataclass(frozen=True)
@@ -121,14 +122,10 @@ def select_models(
 
 def display_name_hint(token: str, catalog: Roster) -> str:
     """` ('GPT-4o' is the display name of 'gpt-4o')` for a model's label as tables, figures and
-    the report show it, which was answered as a mistyped name with no close match; else ''."""
-    wanted = token.casefold()
-    names = [
-        name
-        for name, entry in sorted(catalog.entries.items())
-        if entry.spec.display_name and entry.spec.display_name.casefold() == wanted
-    ]
-    return f" ({token!r} is the display name of {' and '.join(map(repr, names))})" if names else ""
+    the report show it, which was answered as a mistyped name with no close match; else ''
+    (`poemetric.suggest.display_name_hint`, which `--authors` and `analyze --judge` use too)."""
+    labels = {name: entry.spec.display_name for name, entry in catalog.entries.items()}
+    return labelled(token, labels)
 
 
 def _usable(entry: RosterEntry, kind: RosterKind) -> ModelSpec:

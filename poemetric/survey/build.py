@@ -86,9 +86,10 @@ def candidates(store: RunStore, authors: list[str] | None) -> list[Candidate]:
         known = {c.author for c in found}
         unknown = sorted(set(authors) - known)
         if unknown:
-            raise DesignError(
-                f"--authors: no poems by {', '.join(unknown)}; authors: {', '.join(sorted(known))}"
-            )
+            from poemetric.analysis.labels import author_hint
+
+            each = ", ".join(f"{a!r}{author_hint(store, a, known)}" for a in unknown)
+            raise DesignError(f"--authors: no poems by {each}; authors: {', '.join(sorted(known))}")
         found = [c for c in found if c.author in authors]
     return found
 

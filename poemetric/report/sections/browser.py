@@ -15,6 +15,7 @@ from typing import Any
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.judge.answer import COMMENTS, DIMENSION_KEYS, DIMENSIONS
+from poemetric.judge.pending import judge_clause
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -79,12 +80,12 @@ def browser_payload(run: ReportRun) -> dict[str, Any]:
     judge_index = {j: i for i, j in enumerate(judges)}
     comment_keys = [c.key for c in COMMENTS]
     judgments: dict[str, list[dict[str, Any]]] = {}
-    judge_filter = "AND judge = ?" if run.judge else ""
+    judge_filter, chosen = judge_clause(run.data.chosen_judges)  # --judge: its judges only
     for r in store.query(
         f"SELECT generation_id, judge, sample_index, {', '.join(DIMENSION_KEYS)}, "
-        f"{', '.join(comment_keys)} FROM judgments WHERE status = 'ok' {judge_filter} "
+        f"{', '.join(comment_keys)} FROM judgments WHERE status = 'ok'{judge_filter} "
         "ORDER BY judge, sample_index",
-        (run.judge,) if run.judge else (),
+        chosen,
     ):
         judgments.setdefault(r["generation_id"], []).append({
             "j": judge_index.get(r["judge"], 0), "n": r["sample_index"],

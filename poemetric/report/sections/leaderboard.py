@@ -7,7 +7,7 @@ import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.hints import stage_command
-from poemetric.judge.pending import judges_of, judgment_errors
+from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -63,9 +63,10 @@ def leaderboard(run: ReportRun) -> Section | None:
             domain=(0, 1), ticks=[0, 0.25, 0.5, 0.75, 1],
             title="Form-check pass rate, whiskers 95% Wilson interval",
         )  # fmt: skip
-        errors = judgment_errors(run.store, run.judge)
+        chosen = run.data.chosen_judges  # --judge: its judges only
+        errors = judgment_errors(run.store, chosen)
         unfinished = errors.failed + errors.pending  # judged, but none usable yet
-        named = run.judge or judges_of(unfinished)  # `poemetric judge` refuses no judge
+        named = judge_option(chosen or []) or judges_of(unfinished)  # no judge is refused
         return Section("leaderboard", "Leaderboard",
                        render("leaderboard_form.html.j2", chart=chart, unfinished=bool(unfinished),
                               judge_command=stage_command("judge", run.run_dir, named)))  # fmt: skip

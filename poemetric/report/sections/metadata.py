@@ -11,6 +11,7 @@ from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
 from poemetric.store.models import recorded_models
+from poemetric.text.plural import plural
 
 _USAGE = """
     SELECT {who} AS name, COUNT(*) AS total, SUM(status = 'ok') AS ok,
@@ -67,14 +68,37 @@ def _costs(
     return costs
 
 
+#: The tables whose rows name the template they were made with, and what a row is. Only the
+#: prompts were counted ("Prompts"), so a judge's or `judge recognise`'s template was "used by 0"
+#: in a run of thousands of judgments.
+_TEMPLATE_USERS = (
+    ("prompts", "prompt", "prompts"),
+    ("generations", "generation", "generations"),
+    ("judgments", "judgment", "judgments"),
+    ("recognitions", "recognition", "recognitions"),
+    ("style_matches", "style match", "style matches"),
+)
+
+
+def _templates(run: ReportRun) -> list[dict[str, Any]]:
+    """Each stored template with `used_by`: how many stored rows of each kind name it (`16
+    prompts, 32 generations`; `64 judgments`), '' for none."""
+    uses: dict[str, list[str]] = {}
+    for table, one, many in _TEMPLATE_USERS:
+        for row in run.store.query(
+            f"SELECT template_hash, COUNT(*) AS n FROM {table} WHERE template_hash IS NOT NULL "
+            "GROUP BY template_hash"
+        ):
+            n = int(row["n"])
+            uses.setdefault(str(row["template_hash"]), []).append(f"{n:,} {plural(n, one, many)}")
+    rows = run.store.query("SELECT name, template_hash FROM templates ORDER BY name")
+    return [{**dict(t), "used_by": ", ".join(uses.get(t["template_hash"], []))} for t in rows]
+
+
 @section(100)
 def metadata(run: ReportRun) -> Section:
     store = run.store
-    templates = store.query(
-        "SELECT t.name, t.template_hash, COUNT(p.prompt_id) AS prompts FROM templates t "
-        "LEFT JOIN prompts p ON p.template_hash = t.template_hash GROUP BY t.template_hash "
-        "ORDER BY t.name"
-    )
+    templates = _templates(run)
     generators = _models(run, "generations", "author", "generate")
     judges = _models(run, "judgments", "judge", "judge")
     costs = _costs(run, generators, judges)
@@ -85,7 +109,7 @@ def metadata(run: ReportRun) -> Section:
         merged=store.get_meta("merged_from", []) or [],
         generators=generators,
         judges=judges,
-        templates=[dict(t) for t in templates],
+        templates=templates,
         total_cost=sum(costs.values()),
         cost_parts=costs if len(costs) > 2 else {},
         version=__version__,
