@@ -217,6 +217,10 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         ("name: [unclosed\n", r"bad\.yaml:\d+: invalid YAML"),
         ("- a list\n", r"bad\.yaml: expected a mapping"),
         (GOOD.replace("provider: openai-compatible\n", ""), r"bad\.yaml:1: provider: missing \(add a line 'provider: \.\.\.'\)$"),
+        # A misspelt required key was two problems, "provider: missing (add a line 'provider:
+        # ...') (and 1 more)" first: it is one, at the misspelt key's line.
+        (GOOD.replace("provider:", "provder:"),
+         r"model file:\n  \S*bad\.yaml:2: provder: unknown key 'provder' \(did you mean 'provider'\?\); allowed: [^\n]*$"),
         (GOOD.replace("groups: [mine]", "groups: mine"),
          r"bad\.yaml:4: groups: should be a list: \[a, b\] \(one item: \[a\]\)"),
         (GOOD + "pricing: 0.5\n", r"bad\.yaml:9: pricing: should be a mapping: \{key: value\}, or "
