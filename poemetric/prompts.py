@@ -9,6 +9,7 @@ so `str.format` would not do).
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache, lru_cache
@@ -18,6 +19,7 @@ from typing import Protocol
 import jinja2
 
 from poemetric.paths import resource_path
+from poemetric.suggest import did_you_mean
 from poemetric.text.plural import plural
 
 GENERATION_TEMPLATE = "generation.jinja"
@@ -95,8 +97,12 @@ def template_path(name_or_path: str | Path, *, relative_to: Path | None = None) 
         bundled = resource_path("prompts", candidate)
         if bundled.is_file():
             return bundled
-    available = ", ".join(path.name for path in bundled_templates())
-    raise PromptError(f"no prompt template {name!r}; bundled templates: {available}")
+    templates = bundled_templates()
+    # A misspelt name is offered the closest bundled one; a path that is not there is not.
+    names = [path.name if Path(name).suffix else path.stem for path in templates]
+    close = did_you_mean(name, names) if Path(name).name == name else ""
+    available = ", ".join(path.name for path in templates)
+    raise PromptError(f"no prompt template {name!r}{close}; bundled templates: {available}")
 
 
 @cache
@@ -146,10 +152,10 @@ def render_generation_prompt(
             rhyme=(poem.rhyme_pattern or "").strip(),
             theme=(poem.theme or "").strip(),
         )
-    except jinja2.UndefinedError as error:  # a typo'd {{ metre }}: say what there is
+    except jinja2.UndefinedError as error:  # a typo'd {{ metre }}: its line, what there is
         raise PromptError(
-            f"{loaded.path}: {error} (the generation template's variables: "
-            f"{', '.join(GENERATION_VARIABLES)})"
+            f"{loaded.path}{_template_line(error)}: {error}{_closest_variable(error)}; the "
+            f"generation template's variables: {', '.join(GENERATION_VARIABLES)}"
         ) from error
     except jinja2.TemplateError as error:
         raise PromptError(f"{loaded.path}: {error}") from error
@@ -158,6 +164,21 @@ def render_generation_prompt(
         which = f"poem {poem_id} ({_form_name(poem.form)})" if poem_id else "a poem"
         raise PromptError(f"{loaded.path}: renders an empty prompt for {which}")
     return RenderedPrompt(text=text.strip() + "\n", name=loaded.name, template_hash=loaded.sha256)
+
+
+def _template_line(error: jinja2.TemplateError) -> str:
+    """`:LINE` of the template where rendering failed (Jinja's frame of the template), or ''."""
+    import traceback
+
+    frames = traceback.extract_tb(error.__traceback__)
+    lines = [frame.lineno for frame in frames if frame.filename == "<template>"]
+    return f":{lines[-1]}" if lines else ""
+
+
+def _closest_variable(error: jinja2.UndefinedError) -> str:
+    """` (did you mean 'meter'?)` for Jinja's `'metre' is undefined`, else ''."""
+    name = re.match(r"'(\w+)' is undefined", str(error))
+    return did_you_mean(name.group(1), GENERATION_VARIABLES) if name else ""
 
 
 def _fill_instrument(template: PromptTemplate, generation_prompt: str, poem: str) -> str:

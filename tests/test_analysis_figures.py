@@ -230,7 +230,9 @@ def test_bad_recipes_are_reported(tmp_path: Path) -> None:
         load_recipe(bad_kind)
     bad_param = tmp_path / "param.yaml"
     bad_param.write_text("figures:\n  - {name: x, kind: ranking, colour: red}\n")
-    with pytest.raises(RecipeError, match=r"unknown parameter colour; accepted: none$"):
+    with pytest.raises(
+        RecipeError, match=r"unknown parameter 'colour' of a ranking figure; accepted: none$"
+    ):
         load_recipe(bad_param)
 
 

@@ -14,6 +14,7 @@ from poemetric.prompts import (
     render_judge_prompt,
     render_survey,
     template_hash,
+    template_path,
 )
 
 
@@ -233,15 +234,27 @@ def test_a_generation_template_that_renders_nothing_is_an_error(tmp_path: Path) 
 
 
 def test_a_typo_in_a_template_variable_names_the_variables_there_are(tmp_path: Path) -> None:
-    """`{{ metre }}` said only "'metre' is undefined"."""
+    """`{{ metre }}` said only "'metre' is undefined": not on which line, nor the variable
+    meant."""
     typo = tmp_path / "typo.jinja"
-    typo.write_text("Write a {{ form }}.{% if metre %} Meter: {{ metre }}.{% endif %}\n")
+    typo.write_text("Write a {{ form }}.\n{% if metre %} Meter: {{ metre }}.{% endif %}\n")
     with pytest.raises(PromptError) as error:
         render_generation_prompt(_poem(), typo)
     assert str(error.value) == (
-        f"{typo}: 'metre' is undefined (the generation template's variables: form, meter, rhyme, "
-        "theme)"
+        f"{typo}:2: 'metre' is undefined (did you mean 'meter'?); the generation template's "
+        "variables: form, meter, rhyme, theme"
     )
+
+
+def test_a_misspelt_template_name_is_offered_the_closest(tmp_path: Path) -> None:
+    """A judge file's `template: jugde` listed every bundled template, not the one meant; a
+    path that is not there is offered none."""
+    with pytest.raises(
+        PromptError, match=r"^no prompt template 'jugde' \(did you mean 'judge'\?\); "
+    ):
+        template_path("jugde")
+    with pytest.raises(PromptError, match=r"^no prompt template '[^']*judge.md'; bundled "):
+        template_path(tmp_path / "judge.md")
 
 
 def test_prompts_render_says_a_template_error_on_one_line(tmp_path: Path) -> None:
@@ -260,8 +273,8 @@ def test_prompts_render_says_a_template_error_on_one_line(tmp_path: Path) -> Non
     )
     assert result.exit_code == 2 and result.stdout == "", result.output
     assert result.stderr.splitlines() == [
-        f"error: --template: {typo}: 'from' is undefined (the generation template's variables: "
-        "form, meter, rhyme, theme)"
+        f"error: --template: {typo}:1: 'from' is undefined (did you mean 'form'?); the generation "
+        "template's variables: form, meter, rhyme, theme"
     ]
 
 

@@ -217,6 +217,10 @@ def test_missing_user_folder_is_an_error(tmp_path: Path, monkeypatch: pytest.Mon
         ("name: [unclosed\n", r"bad\.yaml:\d+: invalid YAML"),
         ("- a list\n", r"bad\.yaml: expected a mapping"),
         (GOOD.replace("provider: openai-compatible\n", ""), r"bad\.yaml:1: provider: missing \(add a line 'provider: \.\.\.'\)$"),
+        # A misspelt required key was two problems, "provider: missing (add a line 'provider:
+        # ...') (and 1 more)" first: it is one, at the misspelt key's line.
+        (GOOD.replace("provider:", "provder:"),
+         r"model file:\n  \S*bad\.yaml:2: provder: unknown key 'provder' \(did you mean 'provider'\?\); allowed: [^\n]*$"),
         (GOOD.replace("groups: [mine]", "groups: mine"),
          r"bad\.yaml:4: groups: should be a list: \[a, b\] \(one item: \[a\]\)"),
         (GOOD + "pricing: 0.5\n", r"bad\.yaml:9: pricing: should be a mapping: \{key: value\}, or "
@@ -258,7 +262,7 @@ def test_bad_groups_are_reported(tmp_path: Path) -> None:
     _write(tmp_path, "groups.yaml", "mine2: [tiny, tinny]\n")
     with pytest.raises(
         RosterError,
-        match=r"groups\.yaml: group 'mine2' names unknown .* 'tinny' \(did you mean 'tiny'",
+        match=r"groups\.yaml:1: group 'mine2' names unknown .* 'tinny' \(did you mean 'tiny'",
     ):
         load_groups(directory=tmp_path)
     _write(tmp_path, "groups.yaml", "a: [b]\nb: [a]\n")
@@ -267,6 +271,28 @@ def test_bad_groups_are_reported(tmp_path: Path) -> None:
     _write(tmp_path, "groups.yaml", "tiny: [tiny]\n")
     with pytest.raises(RosterError, match="has the name of a model"):
         load_groups(directory=tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("# mine\nmine:\n  - tiny\n  - tinny\n",
+         ":4: group 'mine' names unknown model or group 'tinny' (did you mean 'tiny'?)"),
+        ("other: [tiny]\nmine: tiny\n", ":2: group 'mine' must map to a list of names (one member: [tiny])"),
+        ("mine:\n  - tiny\n  - {name: tiny}\n",
+         ":3: group 'mine' has a member that is not a name: {'name': 'tiny'}"),
+        ("\n- tiny\n", ":2: expected a mapping of group name -> list of members ('mine: [gpt-4o, tiny]' lines)"),
+        ("other: [tiny]\ntiny: [tiny]\n", ":2: group 'tiny' has the name of a model"),
+    ],
+)  # fmt: skip
+def test_bad_groups_name_their_line(tmp_path: Path, text: str, message: str) -> None:
+    """Each was `groups.yaml: ...` without the line (a group of many lines, a file of many
+    groups); a group of one name written without brackets was not told how to write it."""
+    _write(tmp_path, "tiny.yaml", GOOD)
+    path = _write(tmp_path, "groups.yaml", text)
+    with pytest.raises(RosterError) as error:
+        load_groups(directory=tmp_path)
+    assert str(error.value) == f"{path}{message}"
 
 
 def test_roster_from_a_directory(tmp_path: Path) -> None:

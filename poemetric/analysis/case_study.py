@@ -13,7 +13,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
 from matplotlib.transforms import offset_copy
 
-from poemetric.analysis.context import FigureContext, FigureSkipped
+from poemetric.analysis.context import Count, FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR, judgments_per_generation
 from poemetric.analysis.headers import dimension_label
 from poemetric.analysis.plotting import (
@@ -156,7 +156,7 @@ def case_study(
     author: str | None = None,
     poem_id: str | None = None,
     other: str = HUMAN_AUTHOR,
-    max_lines: int = 40,
+    max_lines: Count = 40,
 ) -> Drawing:
     """Poem A (`author`, default the best LLM) and poem B (`other`, default the human poet) for
     one prompt: both texts with their titles, and the judge's scores as grouped bars."""

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 import pandas as pd
+from pydantic import AfterValidator, Field
 
 from poemetric.analysis.attention import (
     failed_checks,
@@ -30,13 +31,37 @@ from poemetric.analysis.labels import Labels
 from poemetric.analysis.plotting import COLUMN_WIDTHS, LABEL_LIMIT
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
 from poemetric.hints import stage_command
+from poemetric.judge.answer import DIMENSIONS_BY_KEY
 from poemetric.store import RunStore
+from poemetric.suggest import did_you_mean
+from poemetric.text.plural import plural
 
 T = TypeVar("T")
 
 
 class FigureSkipped(Exception):
     """The figure cannot be drawn from this run; the message says why."""
+
+
+def known_dimensions(dimensions: list[str] | None) -> list[str] | None:
+    """`dimensions` when each is a judge dimension's key; a `ValueError` naming those that
+    are not."""
+    unknown = [d for d in dimensions or [] if d not in DIMENSIONS_BY_KEY]
+    if unknown:
+        close = did_you_mean(unknown[0], DIMENSIONS_BY_KEY) if len(unknown) == 1 else ""
+        raise ValueError(
+            f"unknown {plural(len(unknown), 'dimension')} {', '.join(map(repr, unknown))}{close}; "
+            f"use {', '.join(DIMENSIONS_BY_KEY)}"
+        )
+    return dimensions
+
+
+#: The types of the parameters a recipe gives a figure (`k: 12`), in the figure functions'
+#: signatures: a recipe is checked against them when it is read (a wrong value stopped the
+#: command after the figures before it were drawn, or was a traceback).
+Count = Annotated[int, Field(ge=1)]
+ScoreGroup = Literal["basic", "advanced", "appraisal", "all"]
+Dimensions = Annotated[list[str] | None, AfterValidator(known_dimensions)]
 
 
 def expert_ratings(

@@ -3,13 +3,21 @@ the radar chart. Each function takes a `FigureContext` and returns a `Drawing`."
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import pandas as pd
 from matplotlib import patheffects
 from matplotlib.figure import Figure
 
 from poemetric.analysis.bars import Panel, Series, draw_grid, grid_height, grid_shape
-from poemetric.analysis.context import FigureContext
+from poemetric.analysis.context import (
+    Count,
+    Dimensions,
+    FigureContext,
+    ScoreGroup,
+    known_dimensions,
+)
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.headers import dimension_label, part_label
 from poemetric.analysis.heatmaps import annotated_heatmap
@@ -27,7 +35,6 @@ from poemetric.analysis.plotting import (
 )
 from poemetric.analysis.scores import score_matrix
 from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
-from poemetric.text.plural import plural
 
 LIKERT = (1.0, 5.0)
 CI_NOTE = "whiskers: 95% CI of the mean over poems (Student t, clipped to 1-5)"
@@ -41,12 +48,7 @@ GROUP_TITLES = {
 
 def _keys(group: str | None, dimensions: list[str] | None) -> list[str]:
     if dimensions:
-        unknown = [d for d in dimensions if d not in DIMENSIONS_BY_KEY]
-        if unknown:
-            raise ValueError(
-                f"unknown {plural(len(unknown), 'dimension')} {unknown}; use {', '.join(DIMENSIONS_BY_KEY)}"
-            )
-        return list(dimensions)
+        return list(known_dimensions(dimensions) or ())
     group = group or "all"
     if group == "all":
         return [d.key for d in DIMENSIONS]
@@ -83,8 +85,8 @@ def _poems(scores: pd.DataFrame) -> str:
     return counted_poems(scores.groupby("author")["n"].max())
 
 
-def dimension_bars(ctx: FigureContext, group: str = "all",
-                   dimensions: list[str] | None = None) -> Drawing:  # fmt: skip
+def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all",
+                   dimensions: Dimensions = None) -> Drawing:  # fmt: skip
     """Paper Figs. 6-8: a panel per dimension, a bar per author; with expert ratings, the
     experts' mean beside the judge's (hatched grey)."""
     keys = _keys(group, dimensions)
@@ -154,8 +156,8 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
     return Drawing(figure, caption)
 
 
-def all_models(ctx: FigureContext, group: str = "all", dimensions: list[str] | None = None,
-               layout: str = "auto") -> Drawing:  # fmt: skip
+def all_models(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimensions = None,
+               layout: Literal["auto", "bars", "heatmap"] = "auto") -> Drawing:  # fmt: skip
     """Paper Figs. 14-17: every author, sorted by the mean over the panels' dimensions, one
     horizontal bar panel per dimension. `layout`: bars, heatmap, or auto (the heatmap when the
     bars would not fit on a page at this width)."""
@@ -296,7 +298,7 @@ def _radar_who(ctx: FigureContext, chosen: list[str], llms: int) -> str:
     return f"the human poets and {what}" if HUMAN_AUTHOR in chosen else what
 
 
-def radar(ctx: FigureContext, max_authors: int = 8) -> Drawing:
+def radar(ctx: FigureContext, max_authors: Count = 8) -> Drawing:
     """Dimension profile of the human poets and the best LLMs by POEMetric score."""
     matrix = score_matrix(ctx.scores)
     groups = ctx.groups

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from poemetric.analysis.context import FigureContext, FigureSkipped
+from poemetric.analysis.context import Count, FigureContext, FigureSkipped
 from poemetric.analysis.heatmaps import (
     MIN_COLUMN_IN,
     HeatmapSpec,
@@ -61,7 +61,7 @@ def _authors_note(ctx: FigureContext) -> str:
     return f"{len(ctx.authors)} authors ({', '.join(ctx.labels.author_list(ctx.authors))})"
 
 
-def top_words_figure(ctx: FigureContext, k: int = 20) -> Drawing:
+def top_words_figure(ctx: FigureContext, k: Count = 20) -> Drawing:
     """Paper Fig. 10: shares of the most frequent content words, by author."""
     frame = top_words(ctx.generations, k=200)
     spec = _word_spec(ctx, frame, "word", "share", k, "% of content tokens")
@@ -83,7 +83,7 @@ def _imagery_spec(ctx: FigureContext, k: int, width: float | None = None) -> Hea
     return _word_spec(ctx, frame, "image", "poem_share", k, "% of poems", "Imagery", width)
 
 
-def opening_words_figure(ctx: FigureContext, k: int = 12) -> Drawing:
+def opening_words_figure(ctx: FigureContext, k: Count = 12) -> Drawing:
     """Paper Fig. 11 (left): the most common first words of poems, by author."""
     spec = _opening_spec(ctx, k)
     caption = (
@@ -93,7 +93,7 @@ def opening_words_figure(ctx: FigureContext, k: int = 12) -> Drawing:
     return Drawing(_figure(ctx, spec), caption)
 
 
-def imagery_figure(ctx: FigureContext, k: int = 15) -> Drawing:
+def imagery_figure(ctx: FigureContext, k: Count = 15) -> Drawing:
     """Paper Fig. 11 (right): the images (App. F lexicon) most authors use, by author."""
     spec = _imagery_spec(ctx, k)
     caption = (
@@ -104,7 +104,7 @@ def imagery_figure(ctx: FigureContext, k: int = 15) -> Drawing:
     return Drawing(_figure(ctx, spec), caption)
 
 
-def opening_imagery(ctx: FigureContext, k: int = 12) -> Drawing:
+def opening_imagery(ctx: FigureContext, k: Count = 12) -> Drawing:
     """Paper Fig. 11: opening words and imagery side by side (stacked at one column)."""
     width = ctx.width if ctx.narrow else ctx.width / 2
     specs = [_opening_spec(ctx, k, width), _imagery_spec(ctx, k, width)]

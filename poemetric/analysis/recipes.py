@@ -13,12 +13,15 @@ A recipe is `analysis/NAME.yaml` (bundled) or a path to a YAML file:
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field_validator
 
 from poemetric.analysis.case_study import case_study
 from poemetric.analysis.context import (
@@ -47,10 +50,18 @@ from poemetric.analysis.plotting import (
     save_figure,
 )
 from poemetric.analysis.selection import AuthorSelectionError, select_authors
-from poemetric.data.text_files import TextFileError, read_yaml_file
+from poemetric.data.text_files import TextFileError
+from poemetric.data.yaml_fields import (
+    FieldProblem,
+    YamlFieldError,
+    field_problems,
+    line_of,
+    read_yaml_document,
+    validate_yaml_file,
+)
 from poemetric.paths import bundled_recipes, resource_path
 from poemetric.store import RunStore
-from poemetric.text.plural import plural
+from poemetric.suggest import did_you_mean
 
 FigureFunction = Callable[..., Drawing]
 
@@ -91,16 +102,28 @@ class FigureSpec(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    name: str
     kind: str
     #: Authors shown: model names or a generator group; `--authors` overrides it.
     authors: str | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _file_stem(cls, name: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", name):
+            raise ValueError(
+                f"{name!r} cannot name the figure's files: use letters, digits, '_', '.' and '-'"
+            )
+        return name
 
     @field_validator("kind")
     @classmethod
     def _known_kind(cls, kind: str) -> str:
         if kind not in FIGURE_KINDS:
-            raise ValueError(f"unknown figure kind {kind!r}; kinds: {', '.join(FIGURE_KINDS)}")
+            raise ValueError(
+                f"unknown figure kind {kind!r}{did_you_mean(kind, FIGURE_KINDS)}; kinds: "
+                + ", ".join(FIGURE_KINDS)
+            )
         return kind
 
     @property
@@ -149,22 +172,56 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
             f"no recipe {str(name_or_path)!r} (looked for {path}); bundled recipes: "
             + ", ".join(bundled_recipes())
         )
-    try:
-        recipe = Recipe.model_validate(read_yaml_file(path))
-    except TextFileError as exc:  # not UTF-8 (no file named), invalid YAML, an empty file
+    try:  # not UTF-8, invalid YAML, an empty file, a wrong field: `FILE:LINE: ...`
+        document = read_yaml_document(path)
+        recipe = validate_yaml_file(path, Recipe, document)
+        problems = [
+            problem
+            for index, spec in enumerate(recipe.figures)
+            for problem in _parameter_problems(spec, document[1], ("figures", index))
+        ]
+        if problems:
+            raise YamlFieldError(path, problems)
+    except TextFileError as exc:
         raise RecipeError(str(exc)) from None
-    except ValidationError as exc:
-        raise RecipeError(f"{path}: invalid recipe:\n{exc}") from exc
-    for spec in recipe.figures:
-        function = FIGURE_KINDS[spec.kind][0]
-        accepted = set(inspect.signature(function).parameters) - {"ctx"}
-        unknown = set(spec.params) - accepted
-        if unknown:
-            raise RecipeError(
-                f"{path}: figure {spec.name!r} ({spec.kind}) has unknown {plural(len(unknown), 'parameter')} "
-                f"{', '.join(sorted(unknown))}; accepted: {', '.join(sorted(accepted)) or 'none'}"
-            )
     return recipe
+
+
+@cache
+def _parameters(kind: str) -> type[BaseModel]:
+    """The parameters a figure kind's function takes, as a model of its signature's types
+    (strict: `k: '12'` is not 12)."""
+    signature = inspect.signature(FIGURE_KINDS[kind][0], eval_str=True)
+    fields: dict[str, Any] = {
+        name: (Any if p.annotation is p.empty else p.annotation, p.default)
+        for name, p in signature.parameters.items()
+        if name != "ctx"
+    }
+    return create_model(f"{kind} parameters", __config__=ConfigDict(strict=True), **fields)
+
+
+def _parameter_problems(
+    spec: FigureSpec, node: yaml.Node, loc: tuple[int | str, ...]
+) -> list[FieldProblem]:
+    """A figure's parameters its function does not take (the closest one it takes), or of a
+    type or value it does not take, at their lines."""
+    parameters = _parameters(spec.kind)
+    accepted = sorted(parameters.model_fields)
+    problems = []
+    for key in spec.params:
+        if key not in accepted:
+            close = did_you_mean(key, [*accepted, *FigureSpec.model_fields])
+            message = f"unknown parameter {key!r} of a {spec.kind} figure{close}; accepted: " + (
+                ", ".join(accepted) or "none"
+            )
+            problems.append(FieldProblem((*loc, key), line_of(node, (*loc, key)), message))
+    try:
+        parameters.model_validate({k: v for k, v in spec.params.items() if k in accepted})
+    except ValidationError as error:
+        for problem in field_problems(error, node, parameters):
+            full = (*loc, *problem.loc)
+            problems.append(replace(problem, loc=full, line=line_of(node, full)))
+    return problems
 
 
 #: Where the expert ratings show in the figures (the notes on raters who failed a check).

@@ -198,6 +198,9 @@ def show(
     except (DatasetError, OSError) as error:
         raise error_exit(error) from None
     shown = dataset.head(limit or DEFAULT_SHOW_LIMIT)
+    # Before the table: an errata file that cannot be read stops the command with nothing printed
+    # (the table was printed, then the error).
+    notes = _errata_notes(dataset, len(shown))
     console = _console()
     title = f"{dataset.name}: {len(shown)} of {counted(len(dataset), 'poem')}"
     rows = [_show_row(poem) for poem in shown.poems]
@@ -205,7 +208,7 @@ def show(
         console.print(_show_table(title, rows))
     else:
         _print_poem_blocks(console, title, rows)
-    for line in _errata_notes(dataset, len(shown)):
+    for line in notes:
         console.print(line, markup=False)
 
 

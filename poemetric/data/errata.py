@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from poemetric.data.registry import hex_digest
 from poemetric.data.schema import normalize_content
-from poemetric.data.text_files import read_yaml_file
+from poemetric.data.yaml_fields import validate_yaml_file
 from poemetric.paths import resource_path
 
 if TYPE_CHECKING:
@@ -29,13 +30,18 @@ if TYPE_CHECKING:
 class Erratum(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    row: int
+    row: int = Field(ge=1)
     content_sha256: str
     field: Literal["rhyme_pattern", "meter_pattern", "form"]
     annotated: str
     #: None: no value of the field describes the poem (drop the row from gold measurements).
     corrected: str | None
     evidence: str
+
+    @field_validator("content_sha256")
+    @classmethod
+    def _content_hash(cls, value: str) -> str:
+        return hex_digest(value, 16, "a poem's hash", " (`content_hash` of the row's text)")
 
 
 class Errata(BaseModel):
@@ -44,18 +50,24 @@ class Errata(BaseModel):
     release_sha256: str
     errata: list[Erratum]
 
+    @field_validator("release_sha256")
+    @classmethod
+    def _release_hash(cls, value: str) -> str:
+        return hex_digest(value, how=", as `sha256sum FILE` prints")
+
 
 def errata_path(dataset: str) -> Path:
     return resource_path("datasets", dataset, "errata.yaml")
 
 
 def load_errata(dataset: str = "poemetric") -> Errata | None:
-    """The dataset's errata, or None when it has none. A file that is not UTF-8 YAML, or an
-    empty one, is a `TextFileError` (one line naming it; a traceback before)."""
+    """The dataset's errata, or None when it has none. A file that is not UTF-8 YAML, an empty
+    one or one with a wrong field is a `TextFileError` naming the file and line (a traceback
+    before)."""
     path = errata_path(dataset)
     if not path.is_file():
         return None
-    return Errata.model_validate(read_yaml_file(path))
+    return validate_yaml_file(path, Errata)
 
 
 def errata_for_release(sha256: str | None) -> Errata | None:

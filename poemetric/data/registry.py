@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from poemetric.data.io import DatasetError
-from poemetric.data.text_files import read_yaml_file
+from poemetric.data.yaml_fields import (
+    FieldProblem,
+    YamlFieldError,
+    line_of,
+    read_yaml_document,
+    validate_yaml_file,
+)
 from poemetric.paths import resource_path, user_data_path
 from poemetric.suggest import did_you_mean
 
 REGISTRY_FILE = "registry.yaml"
+
+
+def hex_digest(value: str, digits: int = 64, what: str = "a sha256", how: str = "") -> str:
+    """`value` in lower case, as every comparison of digests is; a `ValueError` (a field's
+    message) unless it is `digits` hexadecimal digits."""
+    if len(value) != digits or not re.fullmatch(r"[0-9a-fA-F]*", value):
+        raise ValueError(f"{value!r} is not {what}: {digits} hexadecimal digits{how}")
+    return value.lower()
 
 
 class DatasetEntry(BaseModel):
@@ -30,8 +45,13 @@ class DatasetEntry(BaseModel):
         default=None, description="Download URL; '{commit}' is replaced by the pinned commit."
     )
     sha256: str | None = Field(default=None, description="Expected sha256 of the file.")
-    poems: int | None = Field(default=None, description="Number of poems in the file.")
+    poems: int | None = Field(default=None, ge=1, description="Number of poems in the file.")
     licence: str | None = None
+
+    @field_validator("sha256")
+    @classmethod
+    def _sha256(cls, value: str | None) -> str | None:
+        return None if value is None else hex_digest(value, how=", as `sha256sum FILE` prints")
 
     def download_url(self, commit: str | None = None) -> str | None:
         if self.url is None:
@@ -72,11 +92,20 @@ def registry_path() -> Path:
 def _load_registry(path: Path) -> dict[str, DatasetEntry]:
     if not path.is_file():
         raise DatasetError(f"dataset registry {path} is missing; reinstall POEMetric")
-    # Not UTF-8 YAML, or empty ($POEMETRIC_HOME's own copy): a TextFileError, which the command
-    # line prints as one `error:` line whatever the command (a traceback before).
-    raw = read_yaml_file(path)
-    entries = _RegistryFile.model_validate(raw).datasets
-    return {entry.name: entry for entry in entries}
+    # Not UTF-8 YAML, empty or a wrong field ($POEMETRIC_HOME's own copy): a TextFileError,
+    # which the command line prints as `error: FILE:LINE: ...` whatever the command (a
+    # traceback before).
+    document = read_yaml_document(path)
+    entries = validate_yaml_file(path, _RegistryFile, document).datasets
+    registry: dict[str, DatasetEntry] = {}
+    for index, entry in enumerate(entries):
+        if entry.name in registry:  # the later entry replaced the earlier without a word
+            loc = ("datasets", index, "name")
+            first = line_of(document[1], ("datasets", list(registry).index(entry.name)))
+            problem = f"{entry.name!r} names another dataset too (line {first})"
+            raise YamlFieldError(path, [FieldProblem(loc, line_of(document[1], loc), problem)])
+        registry[entry.name] = entry
+    return registry
 
 
 def dataset_registry() -> dict[str, DatasetEntry]:

@@ -8,8 +8,9 @@ Two policies, on `csv_text.decode_text`'s rules:
 
 * `read_text_file`: a text of words (a poem): Windows-1252 (Notepad's "ANSI") is read, with a
   warning that says so;
-* `read_utf8_file` (and `read_yaml_file`): a file of settings or records (YAML, JSON, a prompt
-  template): only UTF-8; a Windows-1252 file is refused with the line of its first such byte.
+* `read_utf8_file` (and `poemetric.data.yaml_fields.read_yaml_document`): a file of settings or
+  records (YAML, JSON, a prompt template): only UTF-8; a Windows-1252 file is refused with the
+  line of its first such byte.
 
 Tables (CSV/TSV/JSONL) are read by `poemetric.data.io.read_table`, on the same rules.
 """
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from poemetric.data.csv_text import PLAIN_TEXT, decode_text, not_utf8
 
@@ -90,23 +90,3 @@ def _newlines(text: str) -> str:
 def read_utf8_file(path: Path) -> str:
     """`decode_utf8` of the file at `path`."""
     return decode_utf8(path, file_bytes(path))
-
-
-def read_yaml_file(path: Path) -> Any:
-    """The YAML document of a UTF-8 file (`read_utf8_file`); invalid YAML is `FILE:LINE: invalid
-    YAML: problem`, and an empty (or blank, or comments only) file is `FILE: the file is empty`
-    (it was None, then a validation error or an AttributeError further on)."""
-    import yaml
-
-    text = read_utf8_file(path)
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        line = None if mark is None else mark.line + 1
-        raise TextFileError(path, line, f"invalid YAML: {problem}") from None
-    if data is None:
-        what = "the file is empty" if not text.strip() else "the file holds only comments"
-        raise TextFileError(path, None, what)
-    return data

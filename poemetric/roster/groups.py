@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
+from poemetric.data.yaml_fields import line_of
 from poemetric.roster.base import ALL_GROUP, RosterError, RosterKind, _dedupe
 from poemetric.roster.loading import Roster, load_catalog, roster_directories
 from poemetric.roster.yaml_reader import _read_yaml
@@ -12,20 +15,28 @@ from poemetric.suggest import did_you_mean
 GROUPS_FILE = "groups.yaml"
 
 
-def _read_group_file(path: Path) -> dict[str, list[str]]:
-    data, _ = _read_yaml(path)
+def _read_group_file(path: Path) -> tuple[dict[str, list[str]], yaml.Node | None]:
+    """The groups of a `groups.yaml` and its node (for the lines of its names)."""
+    data, node = _read_yaml(path)
     if data is None:
-        return {}
+        return {}, None
     if not isinstance(data, dict):
-        raise RosterError(f"{path}: expected a mapping of group name -> list of members")
+        raise RosterError(
+            f"{path}:{line_of(node, ())}: expected a mapping of group name -> list of members "
+            "('mine: [gpt-4o, tiny]' lines)"
+        )
     groups: dict[str, list[str]] = {}
     for name, members in data.items():
+        where = f"{path}:{line_of(node, (str(name),))}"
         if not isinstance(name, str) or not isinstance(members, list):
-            raise RosterError(f"{path}: group {name!r} must map to a list of names")
-        if not all(isinstance(member, str) for member in members):
-            raise RosterError(f"{path}: group {name!r} has a member that is not a name")
+            one = f" (one member: [{members}])" if isinstance(members, str) else ""
+            raise RosterError(f"{where}: group {name!r} must map to a list of names{one}")
+        other = next((m for m in members if not isinstance(m, str)), None)
+        if other is not None:
+            where = f"{path}:{line_of(node, (name, members.index(other)))}"
+            raise RosterError(f"{where}: group {name!r} has a member that is not a name: {other!r}")
         groups[name] = list(members)
-    return groups
+    return groups, node
 
 
 def load_groups(
@@ -44,17 +55,24 @@ def load_groups(
     roster = catalog.names()
     raw: dict[str, list[str]] = {}
     sources: dict[str, Path] = {}
+    nodes: dict[Path, yaml.Node | None] = {}
+
+    def where(name: str, *loc: int) -> str:
+        """`FILE:LINE` of group `name` (or of its member at `loc`)."""
+        return f"{sources[name]}:{line_of(nodes[sources[name]], (name, *loc))}"
+
     for folder in roster_directories(kind, directory):
         path = folder / GROUPS_FILE
         if path.is_file():
-            for name, members in _read_group_file(path).items():
+            groups, nodes[path] = _read_group_file(path)
+            for name, members in groups.items():
                 raw[name] = members
                 sources[name] = path
     for name in raw:
         if name in roster:
-            raise RosterError(f"{sources[name]}: group {name!r} has the name of a model")
+            raise RosterError(f"{where(name)}: group {name!r} has the name of a model")
         if name == ALL_GROUP:
-            raise RosterError(f"{sources[name]}: 'all' is built in and cannot be redefined")
+            raise RosterError(f"{where(name)}: 'all' is built in and cannot be redefined")
 
     expanded: dict[str, list[str]] = {}
 
@@ -63,18 +81,18 @@ def load_groups(
             return expanded[name]
         if name in trail:
             raise RosterError(
-                f"{sources[name]}: groups refer to each other in a cycle: "
+                f"{where(name)}: groups refer to each other in a cycle: "
                 + " -> ".join((*trail, name))
             )
         members: list[str] = []
-        for member in raw[name]:
+        for index, member in enumerate(raw[name]):
             if member in roster:
                 members.append(member)
             elif member in raw:
                 members.extend(expand(member, (*trail, name)))
             else:
                 raise RosterError(
-                    f"{sources[name]}: group {name!r} names unknown model or group {member!r}"
+                    f"{where(name, index)}: group {name!r} names unknown model or group {member!r}"
                     + did_you_mean(member, [*roster, *raw])
                 )
         expanded[name] = _dedupe(members)

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from poemetric.data.yaml_fields import line_of
 from poemetric.providers.base import GenerationSettings, ModelSpec, VLLMOptions
 from poemetric.providers.registry import (
     NOT_NAMEABLE,
@@ -27,7 +28,7 @@ from poemetric.roster.base import (
     RosterKind,
 )
 from poemetric.roster.field_errors import validation_error
-from poemetric.roster.yaml_reader import _line_of, _read_yaml
+from poemetric.roster.yaml_reader import _read_yaml
 from poemetric.suggest import close_names, did_you_mean
 from poemetric.text.plural import plural
 
@@ -52,7 +53,7 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
             variable, default = match.group(1), match.group(2)
             if _SECRET_NAME.search(variable):
                 raise RosterFileError(
-                    f"{path}:{_line_of(node, (field,))}: {field}: ${{{variable}}} names a "
+                    f"{path}:{line_of(node, (field,))}: {field}: ${{{variable}}} names a "
                     "secret; name it in api_key_env instead (an interpolated value is stored "
                     "with every result and shown in messages)",
                     f"{field}: ${{{variable}}} names a secret (use api_key_env)",
@@ -63,7 +64,7 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
             if default is not None:
                 return default
             raise RosterFileError(
-                f"{path}:{_line_of(node, (field,))}: {field}: environment variable {variable} is "
+                f"{path}:{line_of(node, (field,))}: {field}: environment variable {variable} is "
                 "not set and has no default (write ${" + variable + ":-default})",
                 f"unset variable {variable}",
             )
@@ -72,7 +73,7 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
     for field, value in data.items():
         if field not in INTERPOLATED_FIELDS and isinstance(value, str) and _ENV_RE.search(value):
             raise RosterFileError(
-                f"{path}:{_line_of(node, (field,))}: {field}: ${{...}} is only replaced in "
+                f"{path}:{line_of(node, (field,))}: {field}: ${{...}} is only replaced in "
                 f"{', '.join(INTERPOLATED_FIELDS)}",
                 f"{field}: ${{...}} is only replaced in {', '.join(INTERPOLATED_FIELDS)}",
             )
@@ -127,7 +128,7 @@ def load_model_file(
             _check_no_key(path, spec, node)
     elif isinstance(spec.api_key_env, str) and spec.api_key_env.lower() in _NO_KEY_WORDS:
         raise RosterFileError(
-            f"{path}:{_line_of(node, ('api_key_env',))}: api_key_env: {spec.api_key_env!r} "
+            f"{path}:{line_of(node, ('api_key_env',))}: api_key_env: {spec.api_key_env!r} "
             "would be read as a variable's name; for a server that checks no key write "
             "`api_key_env: false` (unquoted)",
             f"api_key_env: {spec.api_key_env!r} names a variable (no key: write false)",
@@ -135,14 +136,14 @@ def load_model_file(
     elif spec.api_key_env is not None and not _is_variable_name(spec.api_key_env):
         # The value is not repeated: it is often the key itself, pasted in the wrong place.
         raise RosterFileError(
-            f"{path}:{_line_of(node, ('api_key_env',))}: api_key_env must be the name of the "
+            f"{path}:{line_of(node, ('api_key_env',))}: api_key_env must be the name of the "
             "environment variable that holds the key (letters, digits and '_', e.g. "
             "OPENAI_API_KEY), never the key itself",
             "api_key_env is not a variable's name",
         )
     if spec.name != path.stem:
         raise RosterFileError(
-            f"{path}:{_line_of(node, ('name',))}: name {spec.name!r} must equal the file name "
+            f"{path}:{line_of(node, ('name',))}: name {spec.name!r} must equal the file name "
             f"{path.stem!r} (rename the file or the model)",
             f"name {spec.name!r} differs from the file name",
         )
@@ -157,7 +158,7 @@ def load_model_file(
     if spec.provider in NOT_NAMEABLE:
         listed, why = listed_providers(providers)
         raise RosterFileError(
-            f"{path}:{_line_of(node, ('provider',))}: provider {spec.provider!r} "
+            f"{path}:{line_of(node, ('provider',))}: provider {spec.provider!r} "
             f"{NOT_NAMEABLE[spec.provider]}; available: {listed}{why}",
             f"provider {spec.provider!r} cannot be named in a model file (the dataset's author)",
         )
@@ -165,7 +166,7 @@ def load_model_file(
         close = close_names(spec.provider, providers, cutoff=0.75)
         listed, why = listed_providers(providers)
         raise RosterFileError(
-            f"{path}:{_line_of(node, ('provider',))}: unknown provider {spec.provider!r}; "
+            f"{path}:{line_of(node, ('provider',))}: unknown provider {spec.provider!r}; "
             f"available: {listed} (a provider of another package needs that package installed: "
             f"docs/providers.md){why}",
             f"unknown provider {spec.provider!r} (did you mean {close[0]!r}?)"
@@ -177,7 +178,7 @@ def load_model_file(
         _check_needed_fields(path, spec, node)
     if "vllm" in spec.model_fields_set and spec.provider != PROVIDER_ONLY_FIELDS["vllm"]:
         raise RosterFileError(
-            f"{path}:{_line_of(node, ('vllm',))}: a `vllm:` block is read only by provider "
+            f"{path}:{line_of(node, ('vllm',))}: a `vllm:` block is read only by provider "
             f"'vllm', not {spec.provider!r}: its engine options would be ignored",
             f"`vllm:` engine options on provider {spec.provider!r} (read only by provider 'vllm')",
         )
@@ -185,7 +186,7 @@ def load_model_file(
         for field in JUDGE_ONLY_FIELDS:
             if field in spec.model_fields_set:
                 raise RosterFileError(
-                    f"{path}:{_line_of(node, (field,))}: {field!r} is a judge setting; it belongs "
+                    f"{path}:{line_of(node, (field,))}: {field!r} is a judge setting; it belongs "
                     "in a file under judges/",
                     f"{field!r} is a judge setting (it belongs under judges/)",
                 )
@@ -207,7 +208,7 @@ def _check_no_key(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
         return
     if cls.remote and not cls.accepts_no_key:
         raise RosterFileError(
-            f"{path}:{_line_of(node, ('api_key_env',))}: api_key_env: false (no key) is for a "
+            f"{path}:{line_of(node, ('api_key_env',))}: api_key_env: false (no key) is for a "
             f"server that checks none (provider openai-compatible); provider {spec.provider!r} "
             "needs a key: name the variable that holds it, or remove the line to read the "
             "provider's default variable",
@@ -223,7 +224,7 @@ def _check_needed_fields(path: Path, spec: ModelSpec, node: yaml.Node | None) ->
         cls = provider_class(spec.provider)
     except (UnknownProviderError, ImportError):
         return
-    where = f"{path}:{_line_of(node, ('provider',))}"
+    where = f"{path}:{line_of(node, ('provider',))}"
     if cls.needs_base_url and not spec.base_url:
         raise RosterFileError(
             f"{where}: base_url: missing; provider {spec.provider!r} has no default endpoint: "
@@ -262,7 +263,7 @@ def _check_options(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
         f"options {', '.join(sorted(allowed))}" if allowed else "no options"
     )
     problems = [
-        f"{path}:{_line_of(node, ('options', key))}: options.{key}: "
+        f"{path}:{line_of(node, ('options', key))}: options.{key}: "
         f"{_unknown_option(key, spec.provider, allowed)}; {reads}"
         for key in unknown
     ]
@@ -287,7 +288,7 @@ def _judge_template(path: Path, name: str, node: yaml.Node | None) -> str:
     from poemetric.data.text_files import TextFileError, read_utf8_file
     from poemetric.prompts import JUDGE_PLACEHOLDERS, PromptError, template_path
 
-    where = f"{path}:{_line_of(node, ('template',))}"
+    where = f"{path}:{line_of(node, ('template',))}"
     try:
         found = template_path(name, relative_to=path.parent)
         text = read_utf8_file(found)
