@@ -251,7 +251,8 @@ def scan_command(
     finding. The exit code is 0 when the poem was checked, PASS or FAIL (the verdict says
     which), 1 when the text is no poem to scan (empty, one line, not in Latin script: a FAIL),
     2 when the file or the request is unusable (missing file, not UTF-8, unknown form,
-    unreadable metre or rhyme).
+    unreadable rhyme pattern). A metre is read as `form check` reads one: in part ('iambic
+    pentameter (loose)'), or left unscored with a note ('Accentual').
 
     Examples:
 
@@ -268,7 +269,7 @@ def scan_command(
     from poemetric.form.scan_letters import scan_letters
 
     _known_form(form)
-    _readable_request(meter, rhyme)
+    _readable_request(rhyme)
     if file == "-":
         # The bytes, read as a file's are: a Windows-1252 poem piped in was decoded by the
         # locale (garbled `caf\udce9` under C.UTF-8), and a byte-order mark kept as a letter.
@@ -292,12 +293,8 @@ def scan_command(
             console.print(f"extraction: {note}", markup=False, highlight=False, soft_wrap=True)
     result = check_poem(text, form, meter, rhyme, threshold=threshold)
     poem = parse_poem(text)
-    spec = None
-    try:
-        spec = adapters.parse_meter(meter) if meter else None
-    except adapters.MeterError:
-        spec = None
-    if spec is None and result.form == "sonnet":
+    spec, reading = adapters.read_meter(meter)
+    if spec is None and result.form == "sonnet" and not reading.unscored:
         spec = adapters.MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
     shown = scan_letters([end_word(line) for line in poem.lines])
     table = Table(
@@ -311,7 +308,7 @@ def scan_command(
         table.add_column(column, justify="right" if column in {"#", "syl", "fit"} else "left")
     for i, line in enumerate(poem.lines):
         fit = (
-            f"{adapters.meter_fit(line, spec.foot, spec.feet):.2f}"
+            f"{adapters.spec_fit(line, spec)[0]:.2f}"
             if spec is not None and not spec.beats
             else str(adapters.beats(line)) + "b"
         )

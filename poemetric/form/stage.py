@@ -8,7 +8,8 @@ older verdicts, verdicts made at another threshold, and rows the checker could n
 A generation whose text is not a poem of the requested form at all (empty, a single line, not in
 Latin script, e.g. a refusal) *fails* the check with scores 0: leaving it out as "unchecked" would
 raise its author's pass rate. Only a request the checker cannot read (unknown form, unreadable
-metre or rhyme pattern) leaves `passed` NULL.
+rhyme pattern) leaves `passed` NULL; a metre it cannot read leaves the metre unscored (since
+form-2.10: it left the whole poem unchecked).
 
 Human poems whose data row has a dataset erratum also get the verdict against the corrected
 annotation, stored apart under `errata` in the explanation (`poemetric.form.errata_verdicts`);
