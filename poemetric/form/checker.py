@@ -23,6 +23,7 @@ from poemetric.text.plural import counted
 if TYPE_CHECKING:
     from threadpoolctl import threadpool_limits
 
+from poemetric.form import user_lexicon
 from poemetric.form.adapters import (
     line_words,
     middle_english_reading,
@@ -45,6 +46,7 @@ from poemetric.form.partial_rhymes import PREFIX as PARTIAL_PREFIX
 from poemetric.form.partial_rhymes import partial_rhyme_finding
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
+#: A check records it with its user lexicon's digest, if any (`user_lexicon.recorded_version`).
 CHECKER_VERSION = "form-2.10"
 DEFAULT_THRESHOLD = 0.7
 #: Inputs longer than this many characters are cut before parsing (time and memory bound).
@@ -183,6 +185,7 @@ def _error(
         summary=f"FAIL {form}: {message}" if kind == "text" else f"not checked: {message}",
         error=message,
         error_kind=kind,
+        checker_version=user_lexicon.recorded_version(),
     )
 
 
@@ -358,7 +361,7 @@ def _verdict(
         lines=len(poem.lines),
         stanzas=len(poem.stanzas),
         error=None,
-        checker_version=CHECKER_VERSION,
+        checker_version=user_lexicon.recorded_version(),
     )
 
 
