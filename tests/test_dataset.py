@@ -295,21 +295,28 @@ def test_unknown_columns_are_reported_not_silently_dropped(tmp_path: Path) -> No
 def test_a_meter_the_form_checker_cannot_read_is_a_warning_naming_its_lines(
     tmp_path: Path,
 ) -> None:
-    """'iambic pentametre' validated without a word; `form run` then reported every poem of that
-    row, the human's and each model's, as "not checked: unrecognised meter"."""
+    """'Accentual' validated without a word; `form run` then reported every poem of that row,
+    the human's and each model's, as "not checked: unrecognised meter", rhyme and form included.
+    Since form-2.10 such poems get no metre score and the rest is checked; a metre read in part
+    ('iambic pentameter (loose)') says how it is read."""
     rows = [
-        poem_row(title="One", meter_pattern="iambic pentametre"),
+        poem_row(title="One", meter_pattern="Accentual"),
         poem_row(title="Two", meter_pattern="Iambic pentameter"),
-        poem_row(title="Three", meter_pattern="iambic pentametre"),
+        poem_row(title="Three", meter_pattern="Accentual"),
+        poem_row(title="Four", meter_pattern="iambic pentameter (loose)"),
     ]
     report = validate_file(write_csv(tmp_path / "meters.csv", rows))
-    assert report.ok and len(report.poems) == 3
-    (warning,) = [w for w in report.warnings if "meter_pattern" in w]
-    assert warning.startswith(
-        "lines 2, 12: meter_pattern: unrecognised meter 'iambic pentametre': expected e.g. "
+    assert report.ok and len(report.poems) == 4
+    unscored, loose = [w for w in report.warnings if "meter_pattern" in w]
+    assert unscored.startswith(
+        "lines 2, 12: meter_pattern: metre 'Accentual' not scored: it names no foot, line length "
     )
-    assert warning.endswith("`poemetric form run` will not check these poems (nor any model's "
-                            "poem for them)")  # fmt: skip
+    assert unscored.endswith("checks the rhyme and form of these poems (and of every model's "
+                             "poem for them) but gives no metre score")  # fmt: skip
+    assert loose == (
+        "line 17: meter_pattern: metre 'iambic pentameter (loose)' read as iambic pentameter; "
+        "'loose' is not scored"
+    )
 
 
 def test_load_dataset_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -48,13 +48,16 @@ def _warning_lines(stderr: str) -> list[str]:
 
 
 def test_generate_on_a_new_run_prints_the_files_warnings(tmp_path: Path) -> None:
-    data = _csv(tmp_path / "mine.csv", "iambic pentametre")
+    data = _csv(tmp_path / "mine.csv", "Accentual")
     run = tmp_path / "run"
     first = runner.invoke(app, ["generate", "--run", str(run), "-d", str(data), "--no-progress"])
     assert first.exit_code == 0, first.output
     (warning,) = _warning_lines(first.stderr)
-    assert warning.startswith(f"warning: {data}: line 7: meter_pattern: unrecognised meter")
-    assert "`poemetric form run` will not check this poem" in warning
+    assert warning.startswith(
+        f"warning: {data}: line 7: meter_pattern: metre 'Accentual' not scored: it names no foot"
+    )
+    assert warning.endswith("checks the rhyme and form of this poem (and of every model's poem "
+                            "for it) but gives no metre score")  # fmt: skip
     # the run keeps its snapshot: going on with it does not say it again
     again = runner.invoke(app, ["generate", "--run", str(run), "-d", str(data), "--no-progress"])
     assert again.exit_code == 0, again.output
@@ -67,7 +70,7 @@ def test_a_dry_run_of_a_new_run_prints_them_too(tmp_path: Path) -> None:
     result = runner.invoke(app, ["generate", "--run", str(run), "-d", str(data), "--dry-run"])
     assert result.exit_code == 0, result.output
     (warning,) = _warning_lines(result.stderr)
-    assert "unrecognised meter 'Iambic 5-foot lines'" in warning
+    assert warning.endswith("meter_pattern: metre 'Iambic 5-foot lines' read as iambic pentameter")
     assert not run.exists()
 
 

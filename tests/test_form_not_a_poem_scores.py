@@ -43,7 +43,7 @@ SOME_VERSE = "\n\n".join(
 
 
 @pytest.mark.parametrize("form", [*FORMS, *EXTRA_FORMS])
-@pytest.mark.parametrize("meter", [None, "iambic tetrameter"])
+@pytest.mark.parametrize("meter", [None, "iambic tetrameter", "Accentual"])
 @pytest.mark.parametrize("rhyme", [None, "AABB"])
 def test_a_text_that_is_not_a_poem_scores_zero_only_where_a_poem_has_a_score(
     form: str, meter: str | None, rhyme: str | None

@@ -64,5 +64,9 @@ def test_a_poem_is_scanned_against_a_metre_written_as_numbers() -> None:
     long_lines = check_poem(COMMON, "ballad", "10.10.10.10", "ABAB")
     assert long_lines.meter_score is not None and long_lines.meter_score < 0.5
     assert not long_lines.passed
+    # Numbers it cannot read leave the metre unscored (form-2.10), saying what to write instead;
+    # rhyme and form are checked.
     unreadable = check_poem(COMMON, "ballad", "7.7.7.7", "ABAB")
-    assert unreadable.error is not None and "trochaic tetrameter" in unreadable.error
+    assert unreadable.error is None and unreadable.meter_score is None
+    assert "trochaic tetrameter" in unreadable.facts["meter request"]
+    assert unreadable.rhyme_score is not None and unreadable.form_score is not None

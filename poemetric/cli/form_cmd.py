@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.form_lexicon import LexiconOption, lexicon_in_use, other_lexicon_note
 from poemetric.cli.form_scan_input import (
     _known_form,
     _one_poem,
@@ -87,6 +88,7 @@ def check_command(
     ),
     jobs: int = JobsOption,
     progress: bool = ProgressOption,
+    lexicon: Path | None = LexiconOption,
 ) -> None:
     """Check every row of a CSV/TSV/JSONL/Parquet file; write one JSON line (or CSV row) per row.
 
@@ -124,7 +126,11 @@ def check_command(
     from poemetric.form.io import FormInputError, check_file
 
     try:
-        with replaced_on_success(output) as handle, _row_progress(progress) as advance:
+        with (
+            lexicon_in_use(lexicon, err_console),
+            replaced_on_success(output) as handle,
+            _row_progress(progress) as advance,
+        ):
             summary = check_file(
                 input_path,
                 handle,
@@ -242,6 +248,7 @@ def scan_command(
         help="Pull the poem out of a raw model answer first, as `form check` does; what was "
         "removed is listed above the table.",
     ),
+    lexicon: Path | None = LexiconOption,
 ) -> None:
     """Show one poem line by line (syllables, scansion, fit, end word) with the verdict.
 
@@ -251,7 +258,8 @@ def scan_command(
     finding. The exit code is 0 when the poem was checked, PASS or FAIL (the verdict says
     which), 1 when the text is no poem to scan (empty, one line, not in Latin script: a FAIL),
     2 when the file or the request is unusable (missing file, not UTF-8, unknown form,
-    unreadable metre or rhyme).
+    unreadable rhyme pattern, a malformed --lexicon). A metre is read as `form check` reads
+    one: in part ('iambic pentameter (loose)'), or left unscored with a note ('Accentual').
 
     Examples:
 
@@ -268,7 +276,7 @@ def scan_command(
     from poemetric.form.scan_letters import scan_letters
 
     _known_form(form)
-    _readable_request(meter, rhyme)
+    _readable_request(rhyme)
     if file == "-":
         # The bytes, read as a file's are: a Windows-1252 poem piped in was decoded by the
         # locale (garbled `caf\udce9` under C.UTF-8), and a byte-order mark kept as a letter.
@@ -290,48 +298,45 @@ def scan_command(
         text = extracted.poem
         for note in extracted.notes:
             console.print(f"extraction: {note}", markup=False, highlight=False, soft_wrap=True)
-    result = check_poem(text, form, meter, rhyme, threshold=threshold)
-    poem = parse_poem(text)
-    spec = None
-    try:
-        spec = adapters.parse_meter(meter) if meter else None
-    except adapters.MeterError:
-        spec = None
-    if spec is None and result.form == "sonnet":
-        spec = adapters.MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
-    shown = scan_letters([end_word(line) for line in poem.lines])
-    table = Table(
-        title=plain(
-            f"{result.form}" + (f", {meter}" if meter else "") + (f", {rhyme}" if rhyme else "")
-        )
-    )
-    columns = ["#", "line", "syl", "scansion", "fit", "end word", "rhyme"]
-    notes = any(shown.notes)  # eye rhymes: a letter of their own, and a note column
-    for column in [*columns, "note"] if notes else columns:
-        table.add_column(column, justify="right" if column in {"#", "syl", "fit"} else "left")
-    for i, line in enumerate(poem.lines):
-        fit = (
-            f"{adapters.meter_fit(line, spec.foot, spec.feet):.2f}"
-            if spec is not None and not spec.beats
-            else str(adapters.beats(line)) + "b"
-        )
-        table.add_row(  # a poem line is text: `[chorus]`, `[sic]` were read as markup
-            *plain_cells(
-                i + 1,
-                line,
-                adapters.syllables(line),
-                adapters.scansion(line),
-                fit,
-                end_word(line),
-                shown.letters[i],
-                *([shown.notes[i]] if notes else []),
+    with lexicon_in_use(lexicon, err_console):
+        result = check_poem(text, form, meter, rhyme, threshold=threshold)
+        poem = parse_poem(text)
+        spec, reading = adapters.read_meter(meter)
+        if spec is None and result.form == "sonnet" and not reading.unscored:
+            spec = adapters.MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
+        shown = scan_letters([end_word(line) for line in poem.lines])
+        table = Table(
+            title=plain(
+                f"{result.form}" + (f", {meter}" if meter else "") + (f", {rhyme}" if rhyme else "")
             )
         )
-    if poem.lines:  # an empty text: no empty table above "not checked: empty poem text"
-        console.print(table)
-    print_verdict(console, result)
-    if result.error:
-        raise typer.Exit(1)
+        columns = ["#", "line", "syl", "scansion", "fit", "end word", "rhyme"]
+        notes = any(shown.notes)  # eye rhymes: a letter of their own, and a note column
+        for column in [*columns, "note"] if notes else columns:
+            table.add_column(column, justify="right" if column in {"#", "syl", "fit"} else "left")
+        for i, line in enumerate(poem.lines):
+            fit = (
+                f"{adapters.spec_fit(line, spec)[0]:.2f}"
+                if spec is not None and not spec.beats
+                else str(adapters.beats(line)) + "b"
+            )
+            table.add_row(  # a poem line is text: `[chorus]`, `[sic]` were read as markup
+                *plain_cells(
+                    i + 1,
+                    line,
+                    adapters.syllables(line),
+                    adapters.scansion(line),
+                    fit,
+                    end_word(line),
+                    shown.letters[i],
+                    *([shown.notes[i]] if notes else []),
+                )
+            )
+        if poem.lines:  # an empty text: no empty table above "not checked: empty poem text"
+            console.print(table)
+        print_verdict(console, result)
+        if result.error:
+            raise typer.Exit(1)
 
 
 @form_app.command("run")
@@ -343,6 +348,7 @@ def run_command(
     ),
     jobs: int = JobsOption,
     progress: bool = ProgressOption,
+    lexicon: Path | None = LexiconOption,
 ) -> None:
     """Form-check every successful generation of a run (the pipeline's form stage).
 
@@ -355,7 +361,7 @@ def run_command(
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.stage import run_form_stage, stored_report
 
-    with existing_run(run) as store:
+    with existing_run(run) as store, lexicon_in_use(lexicon, err_console):
         report = run_form_stage(
             store,
             threshold=threshold,
@@ -388,4 +394,5 @@ def run_command(
     console.print(table)
     console.print(
         f"checked {report.checked}, skipped {report.skipped} (already checked), errors {report.errors}"
+        + other_lexicon_note(report.other_lexicon)
     )

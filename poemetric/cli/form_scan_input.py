@@ -49,20 +49,17 @@ def _known_form(form: str) -> None:
         raise error_exit(f"--form {form!r}: unknown form; {known_forms_note(key)}")
 
 
-def _readable_request(meter: str | None, rhyme: str | None) -> None:
-    """Refuse a `--meter` or `--rhyme` the checker cannot read before reading the poem (the
-    whole scansion used to be printed, then "not checked")."""
-    from poemetric.form.adapters import MeterError, parse_meter
+def _readable_request(rhyme: str | None) -> None:
+    """Refuse a `--rhyme` the checker cannot read before reading the poem (the whole scansion
+    used to be printed, then "not checked"). A `--meter` is read as `form check` reads a
+    dataset's: in part, or left unscored with a note (`poemetric.form.meter_reading`)."""
     from poemetric.form.parsing import PatternError, parse_rhyme_pattern
 
     try:
-        if meter:
-            parse_meter(meter)
         if rhyme:
             parse_rhyme_pattern(rhyme)
-    except (MeterError, PatternError) as error:
-        option = "--meter" if isinstance(error, MeterError) else "--rhyme"
-        raise error_exit(f"{option}: {error}") from None
+    except PatternError as error:
+        raise error_exit(f"--rhyme: {error}") from None
 
 
 def _table_of_poems(path: Path) -> None:

@@ -20,7 +20,17 @@ if TYPE_CHECKING:
     from poemetric.form.checker import FormCheck
 
 #: `FormCheck.facts` keys in the order they are shown (others follow in the checker's order).
-FACT_ORDER = ("scheme", "rhyme", "meter", "radif", "closing", "rotation", "variant", "shape")
+FACT_ORDER = (
+    "scheme",
+    "rhyme",
+    "meter",
+    "meter request",
+    "radif",
+    "closing",
+    "rotation",
+    "variant",
+    "shape",
+)
 
 
 def verdict_lines(result: FormCheck) -> list[tuple[str, str]]:

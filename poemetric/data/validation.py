@@ -290,34 +290,36 @@ def _keyless_warnings(keyless: dict[str, list[int]]) -> list[str]:
 
 
 def _meter_warnings(poems: list[Poem], lines: dict[str, int], unit: str) -> list[str]:
-    """One warning per `meter_pattern` value the form checker cannot read ('iambic pentametre'):
-    the file is valid (the value is free text and goes into the prompt as written), but
-    `form run` reports each such poem, and every model's poem for it, as not checked."""
-    from poemetric.form.meter_spec import parse_meter  # re only; the checker is not loaded
+    """One warning per `meter_pattern` value the form checker reads only in part ('iambic
+    pentameter (loose)': how it reads it) or not at all ('Accentual': its poems, and every
+    model's poem for them, get no metre score; rhyme and form are still checked). The file is
+    valid either way: the value is free text and goes into the prompt as written."""
+    from poemetric.form.meter_reading import read_meter  # re only; the checker is not loaded
 
-    unread: dict[str, tuple[str, list[int]]] = {}
+    notes: dict[str, tuple[str, bool, list[int]]] = {}
     for poem in poems:
         meter = poem.meter_pattern
         if meter is None:
             continue
-        if meter in unread:
-            unread[meter][1].append(lines[poem.poem_id])
-            continue
-        try:
-            parse_meter(meter)
-        except ValueError as error:
-            unread[meter] = (str(error), [lines[poem.poem_id]])
+        if meter not in notes:
+            reading = read_meter(meter)
+            notes[meter] = (reading.note or "", reading.unscored, [])
+        notes[meter][2].append(lines[poem.poem_id])
     warnings = []
-    for reason, where in unread.values():
-        warnings.append(
-            f"{unit}{'s' if len(where) > 1 else ''} {first_few(where)}: meter_pattern: {reason}; "
-            "`poemetric form run` will not check "
-            + (
-                "these poems (nor any model's poem for them)"
-                if len(where) > 1
-                else "this poem (nor any model's poem for it)"
+    for note, unscored, where in notes.values():
+        if not note:
+            continue
+        several = len(where) > 1
+        said = f"{unit}{'s' if several else ''} {first_few(where)}: meter_pattern: {note}"
+        if unscored:
+            whose = (
+                "these poems (and of every model's poem for them)"
+                if several
+                else "this poem (and of every model's poem for it)"
             )
-        )
+            said += f"; `poemetric form run` checks the rhyme and form of {whose} but gives no "
+            said += "metre score"
+        warnings.append(said)
     return warnings
 
 

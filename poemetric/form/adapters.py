@@ -16,6 +16,8 @@ from functools import lru_cache
 
 from poemetric.form import meter, meter_words, rhyme
 from poemetric.form.historical_rhymes import historical_rhyme
+from poemetric.form.meter_reading import MeterReading
+from poemetric.form.meter_reading import read_meter as read_meter_annotation
 from poemetric.form.middle_english import middle_english_phones
 from poemetric.form.phonetics import pronunciations
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
@@ -260,6 +262,8 @@ class MeterSpec:
     beats: tuple[int, ...] | None = None
     #: Accepted at a lower score when it explains more lines (long meter for ballad meter).
     fallback_beats: tuple[int, ...] | None = None
+    #: Line lengths a line may have, each line scored by its best ("trimeter / dimeter").
+    feet_choices: tuple[int, ...] | None = None
 
 
 class MeterError(ValueError):
@@ -272,14 +276,25 @@ def parse_meter(text: str) -> MeterSpec | None:
         spec = meter.parse_meter(text)
     except ValueError as exc:
         raise MeterError(str(exc)) from None
-    if spec is None:
-        return None
+    return None if spec is None else _spec(spec)
+
+
+def read_meter(text: str | None) -> tuple[MeterSpec | None, MeterReading]:
+    """A metre annotation read as far as the checker can (`poemetric.form.meter_reading`): the
+    spec to score (None: none) and the reading, with its note and whether the metre is
+    unscored."""
+    reading = read_meter_annotation(text)
+    return (None if reading.spec is None else _spec(reading.spec)), reading
+
+
+def _spec(spec: meter.MeterSpec) -> MeterSpec:
     return MeterSpec(
         name=spec.name,
         foot=spec.foot,
         feet=spec.feet,
         beats=spec.beat_pattern,
         fallback_beats=spec.fallback_pattern,
+        feet_choices=spec.feet_choices,
     )
 
 
@@ -293,6 +308,15 @@ def meter_fit(line: str, foot: str | None, feet: int | None) -> float:
     if foot is None:
         return max(meter.line_fit(line, name, feet) for name in ("iambic", "trochaic", "anapestic"))
     return meter.line_fit(line, foot, feet)
+
+
+def spec_fit(line: str, spec: MeterSpec) -> tuple[float, int | None]:
+    """A line's fit to a foot metre, and the length it was read with: of several lengths
+    (`feet_choices`, "trimeter / dimeter"), the one it fits best (the first of equals)."""
+    if not spec.feet_choices:
+        return meter_fit(line, spec.foot, spec.feet), spec.feet
+    return max(((meter_fit(line, spec.foot, n), n) for n in spec.feet_choices),
+               key=lambda pair: pair[0])  # fmt: skip
 
 
 @lru_cache(maxsize=16384)

@@ -23,12 +23,12 @@ from poemetric.text.plural import counted
 if TYPE_CHECKING:
     from threadpoolctl import threadpool_limits
 
+from poemetric.form import user_lexicon
 from poemetric.form.adapters import (
-    MeterError,
     line_words,
     middle_english_reading,
-    parse_meter,
     prepare_lines,
+    read_meter,
 )
 from poemetric.form.applicable import applicable_scores
 from poemetric.form.cut_notes import char_cut_note, line_cut_note, whole_count, with_cut
@@ -46,7 +46,8 @@ from poemetric.form.partial_rhymes import PREFIX as PARTIAL_PREFIX
 from poemetric.form.partial_rhymes import partial_rhyme_finding
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
-CHECKER_VERSION = "form-2.9"
+#: A check records it with its user lexicon's digest, if any (`user_lexicon.recorded_version`).
+CHECKER_VERSION = "form-2.10"
 DEFAULT_THRESHOLD = 0.7
 #: Inputs longer than this many characters are cut before parsing (time and memory bound).
 MAX_CHARS = 200_000
@@ -155,6 +156,8 @@ def _error(
     threshold: float,
     message: str,
     kind: Literal["request", "text"] = "request",
+    *,
+    meter_unscored: bool = False,
 ) -> FormCheck:
     """A check that found no poem to score. A text that is not a poem (`kind` "text": empty, one
     line, non-Latin script) is a failed check, as `form check` counts it and the report's badge
@@ -167,7 +170,9 @@ def _error(
     score the form and request do not ask for stays None, as for a poem (a ghazal has no metre
     score unless one is requested)."""
     score = 0.0 if kind == "text" else None
-    scans, rhymes = applicable_scores(form, meter=meter is not None, rhyme=rhyme is not None)
+    scans, rhymes = applicable_scores(
+        form, meter=meter is not None, rhyme=rhyme is not None, meter_unscored=meter_unscored
+    )
     return FormCheck(
         form=form,
         meter=meter,
@@ -180,6 +185,7 @@ def _error(
         summary=f"FAIL {form}: {message}" if kind == "text" else f"not checked: {message}",
         error=message,
         error_kind=kind,
+        checker_version=user_lexicon.recorded_version(),
     )
 
 
@@ -233,16 +239,18 @@ def check_poem(
             threshold,
             f"unknown form {form!r}: {known_forms_note(form_key)}",
         )
-    try:
-        meter_spec = parse_meter(meter) if meter else None
-    except MeterError as exc:
-        return _error(form_key, meter, rhyme, threshold, str(exc))
+    # A metre read in part, or not at all, is noted; an unreadable one leaves metre unscored
+    # (rhyme and form are checked): it left the whole poem unchecked before form-2.10.
+    meter_spec, reading = read_meter(meter)
+    unscored = reading.unscored
     try:
         letters = parse_rhyme_pattern(rhyme)[0] if rhyme else None
     except PatternError as exc:
         return _error(form_key, meter, rhyme, threshold, str(exc))
     if not isinstance(text, str) or not text.strip():
-        return _error(form_key, meter, rhyme, threshold, "empty poem text", "text")
+        return _error(
+            form_key, meter, rhyme, threshold, "empty poem text", "text", meter_unscored=unscored
+        )
     notes: list[str] = []
     if len(text) > MAX_CHARS:
         notes.append(char_cut_note(text, MAX_CHARS))  # said in any message on the text
@@ -255,6 +263,7 @@ def check_poem(
             threshold,
             with_cut("the text is not in Latin script (English expected)", notes),
             "text",
+            meter_unscored=unscored,
         )
     poem = parse_poem(text, max_lines=MAX_LINES)
     if len(poem.lines) < 2:
@@ -266,15 +275,18 @@ def check_poem(
             threshold,
             with_cut(f"only {lines}; a poem in a fixed form needs more", notes),
             "text",
+            meter_unscored=unscored,
         )
     prepare_lines(poem.lines)
-    request = FormRequest(form=form_key, meter=meter_spec, rhyme=letters)
+    request = FormRequest(form=form_key, meter=meter_spec, rhyme=letters, meter_unscored=unscored)
     if is_middle_english(chain.from_iterable(map(line_words, poem.lines))):
         with middle_english_reading():
             outcome = _explained(poem, request)
         outcome.facts["reading"] = MIDDLE_ENGLISH_NOTE
     else:
         outcome = _explained(poem, request)
+    if reading.note:
+        outcome.facts["meter request"] = reading.note
     return _verdict(poem, request, outcome, meter, rhyme, threshold, notes)
 
 
@@ -330,6 +342,8 @@ def _verdict(
     else:
         reasons = "; ".join(_first_reason(outcome, k) for k in failing)
         summary = f"FAIL {request.form}: {shown} (threshold {threshold:.2f}) - {reasons}"
+    if request.meter_unscored:
+        summary += f"; metre {meter!r} not scored (no metre the checker scans)"
     summary = with_cut(summary, cuts)
     facts = dict(outcome.facts)
     return FormCheck.model_construct(
@@ -347,7 +361,7 @@ def _verdict(
         lines=len(poem.lines),
         stanzas=len(poem.stanzas),
         error=None,
-        checker_version=CHECKER_VERSION,
+        checker_version=user_lexicon.recorded_version(),
     )
 
 

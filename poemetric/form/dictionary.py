@@ -1,7 +1,8 @@
 """CMUdict's readings of a spelling, as the phonetics module looks them up.
 
 `cmu(key)` is the dictionary itself (:mod:`poemetric.form.lexicon`), less letter-by-letter
-readings of a real word (*us* as U.S.); `spelled_out` tells such a reading. Shared by
+readings of a real word (*us* as U.S.), with a user's own pronunciations of a word in place of
+CMUdict's (:mod:`poemetric.form.user_lexicon`); `spelled_out` tells such a reading. Shared by
 :mod:`poemetric.form.phonetics` and :mod:`poemetric.form.morphology`.
 """
 
@@ -10,13 +11,17 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from poemetric.form import lexicon
+from poemetric.form import lexicon, user_lexicon
 
 
 def cmu(key: str) -> tuple[str, ...]:
     """CMUdict's readings of `key`, without a letter-by-letter reading when the word has another
     (*us* is also listed as U.S., *am* as A.M., *id* as I.D.). Spellings without a vowel letter
-    keep it: *TV* is said letter by letter."""
+    keep it: *TV* is said letter by letter. A word of the user lexicon has its pronunciations
+    there, as given."""
+    own = user_lexicon.phones(key)
+    if own:
+        return own
     found = lexicon.phones_for_word(key) if key else ()
     if len(found) > 1 and 1 < len(key) <= MAX_SPELLED and VOWEL_LETTER.search(key):
         kept = tuple(phones for phones in found if not spelled_out(key, phones))

@@ -301,8 +301,9 @@ def sonnet_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         else:
             label = f"{name} {SONNET_SCHEMES[name]}"
             name_scheme(outcome, words[:14], label, scored, form="sonnet")
-    meter = request.meter or SONNET_METER
-    scored_meter = score_meter(poem.lines, meter)
+    if request.meter_unscored:
+        return outcome
+    scored_meter = score_meter(poem.lines, request.meter or SONNET_METER)
     outcome.meter_score = scored_meter.score
     outcome.facts["meter"] = scored_meter.note
     outcome.add(scored_meter)

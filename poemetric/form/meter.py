@@ -374,7 +374,8 @@ def meter_score(
         return score, verdicts
     verdicts = []
     for line in text_lines:
-        scan = scan_line(line, spec.foot, spec.feet)
+        lengths = spec.feet_choices or (spec.feet,)  # several: the line's best of them counts
+        scan = max((scan_line(line, spec.foot, n) for n in lengths), key=lambda s: s.fit)
         verdicts.append(
             LineVerdict(
                 line, scan.fit >= cutoff, scan.fit, spec.name, scan.pattern, scan.variations

@@ -36,6 +36,9 @@ class MeterSpec:
     feet: int | None = None
     beat_pattern: tuple[int, ...] | None = None  # e.g. (4, 3) for common meter
     fallback_pattern: tuple[int, ...] | None = None  # accepted with a lower score (long meter)
+    #: Line lengths any of which a line may have (`feet` is None): an annotation naming several
+    #: ("trimeter / dimeter", `poemetric.form.meter_reading`); each line takes its best.
+    feet_choices: tuple[int, ...] | None = None
 
 
 _NAMED_METERS: dict[str, MeterSpec] = {

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from itertools import product
 
-from poemetric.form import phonetics
+from poemetric.form import phonetics, user_lexicon
 from poemetric.form.table_store import DiskTable
 
 # Cost of choosing a shorter (or, for -ed, longer) syllabification than the dictionary's.
@@ -205,9 +205,10 @@ def _word_entry(word: str) -> WordEntry:
     """Options of a token, whether it ends / starts with a vowel sound, may start stressed.
 
     Plain dictionary words come from the precomputed table (`word_entry_table`); other tokens
-    (apostrophes, hyphens, accents, unknown words; case does not matter) are computed here.
+    (apostrophes, hyphens, accents, unknown words; case does not matter) and the words of a
+    user lexicon (which the table, built from CMUdict alone, does not know) are computed here.
     """
-    if word.isascii() and word.isalpha():
+    if word.isascii() and word.isalpha() and not user_lexicon.touches(word.lower()):
         stored = word_entry_table().get(word.lower())
         if stored is not None:
             return decode_entry(stored)
@@ -271,10 +272,13 @@ def word_entry_table() -> DiskTable:
     tag = f"word entries {digest.hexdigest()[:16]}, {lexicon.store().tag}"
 
     def build() -> list[tuple[str, str]]:
+        # CMUdict alone: the table is every user's. `user_lexicon.use_lexicon` builds it before
+        # a user lexicon is read; were one in use, the words it touches are left out (the
+        # entries of the others do not depend on it), to be computed where they are wanted.
         return [
             (word, encode_entry(_compute_word_entry(word)))
             for word, _phones in lexicon.store().items()
-            if word.isascii() and word.isalpha()
+            if word.isascii() and word.isalpha() and not user_lexicon.touches(word)
         ]
 
     return DiskTable("word-entries", tag, build)

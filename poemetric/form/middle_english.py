@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 
-from poemetric.form.lexicon import phones_for_word
+from poemetric.form.dictionary import cmu
 
 #: Common word forms of Middle English that Modern English has lost (function words, frequent
 #: verb forms and a few nouns), compiled for this module; none is an Early Modern archaism.
@@ -68,7 +68,7 @@ def is_middle_english(tokens: Iterable[str]) -> bool:
     if len({word.lower() for word in _ANY_CASE.intersection(tokens)}) < MIN_FUNCTION_WORDS:
         return False  # every Middle English poem has some; this spares modern poems the rest
     words = [token.lower() for token in tokens if token.isalpha()]
-    unknown = sum(word in MIDDLE_ENGLISH_WORDS or not phones_for_word(word) for word in words)
+    unknown = sum(word in MIDDLE_ENGLISH_WORDS or not cmu(word) for word in words)
     return unknown >= MIN_SHARE * len(words)
 
 

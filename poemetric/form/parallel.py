@@ -7,7 +7,8 @@ pays off only over a thousand poems or so: `auto_jobs` asks for one worker per `
 poems, up to the CPUs this process may use. With one job everything runs in this process, as
 before. Results are the same whatever the number of jobs (`tests/test_form_parallel.py`).
 A script that asks for workers must do so under ``if __name__ == "__main__":`` (``spawn`` imports
-the main module again in each worker).
+the main module again in each worker). The user lexicon in use (`poemetric.form.user_lexicon`)
+is handed to each worker as it starts, so workers check with the same pronunciations.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from __future__ import annotations
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from poemetric.form.blas import ask_one_blas_thread
+
+if TYPE_CHECKING:
+    from poemetric.form.user_lexicon import UserLexicon
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -49,7 +53,7 @@ def resolve_jobs(jobs: int, poems: int) -> int:
     return max(1, min(wanted, poems))
 
 
-def _start_worker() -> None:
+def _start_worker(lexicon: UserLexicon | None = None) -> None:
     # Ctrl-C reaches the whole process group, and a scheduler's SIGTERM every process of the
     # job: the parent stops the batch (see map_in_order) and shuts the workers down; workers
     # that also stopped would print one traceback each, or break the pool under the parent.
@@ -60,6 +64,10 @@ def _start_worker() -> None:
 
     relax_collector()  # a worker lives for one batch
     single_blas_thread()  # for a numpy that the program's main module had loaded already
+    if lexicon is not None:
+        from poemetric.form.user_lexicon import use_lexicon
+
+        use_lexicon(lexicon)  # the parent's: spawn starts a fresh interpreter without it
 
 
 def map_in_order(
@@ -76,8 +84,12 @@ def map_in_order(
     import multiprocessing  # here: `form check` of a few poems starts without it
     from concurrent.futures import ProcessPoolExecutor
 
+    from poemetric.form.user_lexicon import active
+
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker)
+    pool = ProcessPoolExecutor(
+        jobs, mp_context=context, initializer=_start_worker, initargs=(active(),)
+    )
     try:
         yield from pool.map(work, items, chunksize=CHUNK_SIZE)
     finally:

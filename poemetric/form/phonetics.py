@@ -7,6 +7,8 @@ Lookup order for a word (every step cached):
    on ``è`` is kept because it marks a sounded syllable (``belovèd``);
 2. poetic contractions (``o'er``, ``e'er``, ``ne'er``, ``'tis``, ``th'``, ``thro'`` ...);
 3. CMUdict, all pronunciations (:mod:`poemetric.form.lexicon`: a precomputed table on disk,
+   a user's own pronunciations of a word first, in place of all others, even the contractions'
+   (:mod:`poemetric.form.user_lexicon`),
    read one word at a time), and a short table of words it lacks that no rule below reads right
    (``UNLISTED_WORDS``: *contumely*; *weft*, *fettle*, which the long-s rule read as *west*,
    *settle*);
@@ -31,7 +33,7 @@ import re
 import unicodedata
 from functools import cache, lru_cache
 
-from poemetric.form import morphology
+from poemetric.form import morphology, user_lexicon
 from poemetric.form.dictionary import cmu
 from poemetric.form.letter_to_sound import guess_pronunciations
 from poemetric.form.phonetic_tables import (
@@ -122,7 +124,8 @@ def _with_glide_r(found: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def in_dictionary(word: str) -> bool:
-    """True when CMUdict (or the contraction or unlisted-word table) knows the normalised word."""
+    """True when CMUdict (or the user lexicon, the contraction or unlisted-word table) knows
+    the normalised word."""
     key = normalize_word(word)
     return key in CONTRACTIONS or key in UNLISTED_WORDS or bool(cmu(key.replace("è", "e")))
 
@@ -137,6 +140,9 @@ def clear_lookup_cache() -> None:
 def _lookup(key: str, long_s: bool = True) -> tuple[str, ...]:
     """Dictionary-backed pronunciations of a normalised key; () when all dictionary routes fail.
     Without `long_s`, neither the key nor its stems are read as spellings with long s."""
+    own = user_lexicon.phones(key)
+    if own:
+        return own
     if key in CONTRACTIONS:
         return CONTRACTIONS[key]
     if key in UNLISTED_WORDS:

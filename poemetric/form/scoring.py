@@ -109,13 +109,14 @@ def _foot_miss(index: int, line: str, spec: MeterSpec, fit: float) -> str:
     requested reading (those whose syllables cost most in it)."""
     free = adapters.free_scan(line)
     parts = [f"{free.syllables} syllables, fit {fit:.2f}"]
-    if free.template is not None and (free.template.foot, free.template.feet) != (
-        spec.foot,
-        spec.feet if spec.feet is not None else free.template.feet,
-    ):
-        parts.append(f"reads best as {free.template.name}, {free.pattern}")
+    feet = adapters.spec_fit(line, spec)[1]
+    if free.template is not None:
+        lengths = spec.feet_choices or (free.template.feet if spec.feet is None else spec.feet,)
+        wanted = free.template.feet if free.template.feet in lengths else lengths[0]
+        if (free.template.foot, free.template.feet) != (spec.foot, wanted):
+            parts.append(f"reads best as {free.template.name}, {free.pattern}")
     if spec.foot is not None:
-        strained = adapters.strained_words(line, spec.foot, spec.feet)
+        strained = adapters.strained_words(line, spec.foot, feet)
         if strained:
             parts.append("strained: " + ", ".join(f"'{word}' {kind}" for word, kind in strained))
     return f"line {index + 1} does not scan as {spec.name} ({'; '.join(parts)})"
@@ -140,7 +141,7 @@ def score_meter(
             if credit < REPORT_BELOW:
                 findings.append(Finding("meter", (i + 1,), _beat_miss(i, lines[i], expected, spec)))
     else:
-        fits = [adapters.meter_fit(line, spec.foot, spec.feet) for line in lines]
+        fits = [adapters.spec_fit(line, spec)[0] for line in lines]
         credits = [_credit(fit) for fit in fits]
         failing = [i for i, credit in enumerate(credits) if credit < 1.0]
         # Only the findings that `cap_findings` keeps are worth describing (a reading each).
@@ -171,6 +172,9 @@ class FormRequest:
     form: str
     meter: MeterSpec | None = None
     rhyme: str | None = None  # normalised letters, e.g. 'ABABCDCDEFEFGG'
+    #: A metre was requested that names nothing the checker scans ('Accentual'): no metre is
+    #: scored, not even the one a sonnet or limerick scans when none is requested.
+    meter_unscored: bool = False
 
 
 @dataclass

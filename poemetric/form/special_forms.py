@@ -221,11 +221,11 @@ def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         letters = letters[:2] + letters[2] + letters[2] + letters[3]
     inner = FormOutcome()
     global_rhyme(virtual, letters, inner, letters)
-    shape = _limerick_meter(request.meter)
-    scored_meter = score_meter(virtual.lines, shape)
-    inner.meter_score = scored_meter.score
-    inner.facts["meter"] = scored_meter.note
-    inner.add(scored_meter)
+    if not request.meter_unscored:
+        scored_meter = score_meter(virtual.lines, _limerick_meter(request.meter))
+        inner.meter_score = scored_meter.score
+        inner.facts["meter"] = scored_meter.note
+        inner.add(scored_meter)
     outcome.rhyme_score, outcome.meter_score = inner.rhyme_score, inner.meter_score
     outcome.facts.update(inner.facts)
     for finding in inner.findings:
@@ -241,9 +241,12 @@ def _limerick_meter(spec: MeterSpec | None) -> MeterSpec:
             foot="anapestic",
             beats=BEAT_METERS["limerick meter"],
         )
+    if spec.feet_choices and not set(spec.feet_choices) <= {2, 3}:
+        return spec  # lengths a limerick does not have: each line scored by its best of them
     if spec.feet is None:
-        # A foot alone ("anapestic", as limericks are often annotated): the limerick's beats in
-        # that foot. (An assertion here stopped `form check` on the whole file.)
+        # A foot alone ("anapestic", as limericks are often annotated), or the limerick's own
+        # lengths ("anapestic trimeter / dimeter"): the limerick's beats in that foot. (An
+        # assertion here stopped `form check` on the whole file.)
         return MeterSpec(
             name=f"{spec.name} limerick meter (3-3-2-2-3 beats)",
             foot=spec.foot,

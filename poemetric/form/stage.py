@@ -2,13 +2,17 @@
 
 Each generation is checked against the form, metre and rhyme pattern of the dataset poem its
 prompt came from, and the verdict is stored in ``form_checks``. Re-running skips rows already
-checked by the same `CHECKER_VERSION` at the same threshold (unless ``force``) and replaces
-older verdicts, verdicts made at another threshold, and rows the checker could not assess.
+checked by the same checker version at the same threshold (unless ``force``) and replaces
+older verdicts, verdicts made at another threshold, and rows the checker could not assess. The
+version a verdict records is `CHECKER_VERSION`, with the digest of the user lexicon it was
+made with, if any (`poemetric.form.user_lexicon.recorded_version`): verdicts made with another
+lexicon, or with one when none is given now, are checked again.
 
 A generation whose text is not a poem of the requested form at all (empty, a single line, not in
 Latin script, e.g. a refusal) *fails* the check with scores 0: leaving it out as "unchecked" would
 raise its author's pass rate. Only a request the checker cannot read (unknown form, unreadable
-metre or rhyme pattern) leaves `passed` NULL.
+rhyme pattern) leaves `passed` NULL; a metre it cannot read leaves the metre unscored (since
+form-2.10: it left the whole poem unchecked).
 
 Human poems whose data row has a dataset erratum also get the verdict against the corrected
 annotation, stored apart under `errata` in the explanation (`poemetric.form.errata_verdicts`);
@@ -27,6 +31,7 @@ from rich import get_console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from poemetric.data.errata import errata_for_run
+from poemetric.form import user_lexicon
 from poemetric.form.checker import CHECKER_VERSION, DEFAULT_THRESHOLD, check_poem
 from poemetric.form.errata_verdicts import (
     CorrectedAnnotation,
@@ -40,6 +45,8 @@ from poemetric.store.db import RunStore
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from poemetric.form.user_lexicon import UserLexicon
 
 _PENDING_SQL = """
 SELECT g.generation_id, g.author, g.poem, g.response_text, p.form, p.meter, p.rhyme,
@@ -61,6 +68,9 @@ class FormStageReport:
     checked: int = 0
     skipped: int = 0
     errors: int = 0
+    #: Rows checked again because their stored verdict was made with another user lexicon (or
+    #: with one, and none is given now, or the other way round).
+    other_lexicon: int = 0
     passed_by_author: Counter[str] = field(default_factory=Counter)
     total_by_author: Counter[str] = field(default_factory=Counter)
 
@@ -86,6 +96,7 @@ def run_form_stage(
     force: bool = False,
     jobs: int = 1,
     console: Console | None = None,
+    lexicon: UserLexicon | None = None,
 ) -> FormStageReport:
     """Check every 'ok' generation and save the verdicts; returns counts per author.
 
@@ -93,7 +104,20 @@ def run_form_stage(
     see `poemetric.form.parallel`). Verdicts are saved as they arrive, in generation order.
     `progress`: a progress bar on `console` (default: rich's) while rows are being checked, or
     where no bar can be drawn (a log file) a line now and then (`poemetric.progress_lines`).
+    `lexicon`: a user lexicon to check with (`poemetric.form.user_lexicon`; default: the one in
+    use, if any).
     """
+    if lexicon is not None:
+        with user_lexicon.using(lexicon):
+            return run_form_stage(
+                store,
+                threshold=threshold,
+                progress=progress,
+                force=force,
+                jobs=jobs,
+                console=console,
+            )
+    version = user_lexicon.recorded_version()
     rows = store.query(_PENDING_SQL)
     errata = errata_for_run(store)
     report = FormStageReport()
@@ -102,9 +126,10 @@ def run_form_stage(
     for row in rows:
         fixed = annotation_with_errata(errata, row)
         errata_current = fixed is None or row["checked_errata"] == errata_key(fixed)
-        if not force and errata_current and _is_current(row, threshold):
+        if not force and errata_current and _is_current(row, threshold, version):
             report.skipped += 1
             continue
+        report.other_lexicon += _other_lexicon(row["checked_version"], version)
         text = row["poem"] if row["poem"] is not None else row["response_text"] or ""
         tasks.append(
             _Task(
@@ -171,7 +196,7 @@ def _verdict(task: _Task) -> dict[str, Any]:
     unassessable = result.error is not None and result.error_kind != "text"
     return {
         "generation_id": task.generation_id,
-        "checker_version": CHECKER_VERSION,
+        "checker_version": result.checker_version,  # with the user lexicon's digest
         "passed": None if unassessable else int(result.passed),
         # A text that is not a poem scores 0.0 in `check_poem` itself, as in `form check`.
         "meter_score": result.meter_score,
@@ -193,15 +218,21 @@ def _verdict(task: _Task) -> dict[str, Any]:
     }
 
 
-def _is_current(row: sqlite3.Row, threshold: float) -> bool:
-    """A stored verdict this run would repeat: same checker version and threshold.
+def _other_lexicon(stored: str | None, version: str) -> bool:
+    """Whether a stored verdict of this checker was made with another user lexicon (or none)."""
+    return stored is not None and stored != version and stored.split("+")[0] == CHECKER_VERSION
+
+
+def _is_current(row: sqlite3.Row, threshold: float, version: str) -> bool:
+    """A stored verdict this run would repeat: same checker version (user lexicon included)
+    and threshold.
 
     A NULL verdict stored before errors had a kind (an empty or one-line text left unchecked
     instead of failed) is not current either.
     """
     stored_threshold = row["checked_threshold"]
     return (
-        row["checked_version"] == CHECKER_VERSION
+        row["checked_version"] == version
         and (row["checked_passed"] is not None or row["checked_error_kind"] is not None)
         and stored_threshold is not None
         and math.isclose(float(stored_threshold), threshold)

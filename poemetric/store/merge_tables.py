@@ -6,8 +6,10 @@ and the replacement of a row. `poemetric.store.merge` states the rules and merge
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -212,11 +214,36 @@ def merge_table(
 
 def _current_checker(*rows: dict[str, Any]) -> dict[str, Any] | None:
     """Of two form checks by different checker versions, the one by this POEMetric's
-    `CHECKER_VERSION` (the verdict `form run` keeps; it re-checks the other), if either."""
-    from poemetric.form.checker import CHECKER_VERSION  # the checker only when versions differ
-
-    current = [row for row in rows if row["checker_version"] == CHECKER_VERSION]
+    `CHECKER_VERSION` (the verdict `form run` keeps; it re-checks the other), if either. A
+    check made with a user lexicon records its digest in the version (`form-2.10+lexicon-...`):
+    it is this checker's when `form run` would use the same lexicon by default
+    ($POEMETRIC_LEXICON, or none); two checks made with different lexicons are never taken for
+    one another (neither of this checker: a conflict, the destination's kept)."""
+    named = os.environ.get("POEMETRIC_LEXICON", "").strip()
+    version = _default_checker_version(named, _modified(named))
+    current = [row for row in rows if row["checker_version"] == version]
     return current[0] if len(current) == 1 else None
+
+
+@lru_cache(maxsize=4)
+def _default_checker_version(_named: str, _modified: int) -> str | None:
+    """The version `form run` records by default: with the user lexicon $POEMETRIC_LEXICON names
+    (the file and its time of change are the cache key: it is read once per merge, not once
+    per row), or none; None when that file is unusable (then no check is this checker's)."""
+    # the checker only when versions differ
+    from poemetric.form.user_lexicon import LexiconError, resolve, version_with
+
+    try:
+        return version_with(resolve(None))
+    except LexiconError:
+        return None
+
+
+def _modified(named: str) -> int:
+    try:
+        return Path(named).expanduser().stat().st_mtime_ns if named else 0
+    except OSError:
+        return -1
 
 
 #: A result row's and a cached completion's copy of the provider's whole response: for the same
