@@ -113,13 +113,21 @@ def _own_dataset_hint(store: RunStore, dataset: Dataset) -> str:
 
 
 def stage_header(
-    run: Path, dataset: str | None, poems: int, models: int, samples: int, noun: str = "model"
+    run: Path,
+    dataset: str | None,
+    poems: int,
+    models: int,
+    samples: int,
+    noun: str = "model",
+    trials: int | None = None,
 ) -> None:
-    """`run runs/x: dataset demo (16 poems), 2 models x 1 sample`, the line `generate` and
-    `judge` (`noun` "judge") print before their plan or their work, dry run or not."""
+    """`run runs/x: dataset demo (16 poems), 2 models x 1 sample`, the line `generate`, `judge`
+    and `judge recognise` (`noun` "judge") print before their plan or their work, dry run or not;
+    `ghostwriting style-match` adds its `trials` a poem (`1 judge x 4 trials x 1 sample`)."""
     what = f"dataset {dataset} ({counted(poems, 'poem')}), " if dataset else ""
+    each = f" x {counted(trials, 'trial')}" if trials is not None else ""
     console.print(
-        f"run {run}: {what}{counted(models, noun)} x {counted(samples, 'sample')}",
+        f"run {run}: {what}{counted(models, noun)}{each} x {counted(samples, 'sample')}",
         markup=False,  # the run folder and the dataset file are text: `runs/[exp1]`
     )
 
