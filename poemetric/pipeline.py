@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poemetric.data import Dataset, Poem, load_dataset
+from poemetric.hints import run_by_make
 from poemetric.prompts import (
     GENERATION_TEMPLATE,
     PromptTemplate,
@@ -147,9 +148,10 @@ def _check_one_dataset(store: RunStore, dataset: Dataset) -> bool:
     was = f"sha256 {str(recorded.get('sha256'))[:12]}…"
     now = f"sha256 {dataset.sha256[:12]}…"
     if recorded.get("name") != dataset.name:
+        another = "RUN" if run_by_make() else "--run"  # make's variable under make
         raise StoreError(
             f"run {store.run_dir} was prepared from dataset {recorded.get('name')!r} ({was}), "
-            f"not {dataset.name!r} ({now}); use another --run directory"
+            f"not {dataset.name!r} ({now}); use another {another} directory"
         )
     differences = _differences(store, dataset)
     if differences is None:

@@ -27,9 +27,10 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _edited(home: Path, name: str, old: str, new: str) -> tuple[Path, str]:
-    """`datasets/NAME` with `old` written as `new`; the file and its text as shipped."""
-    path = home / "datasets" / name
+def _edited(home: Path, name: str, old: str, new: str, into: str | None = None) -> tuple[Path, str]:
+    """`datasets/NAME` (written as `datasets/INTO`) with `old` written as `new`; the file and
+    its text as shipped."""
+    path = home / "datasets" / (into or name)
     shipped = (resource_root() / "datasets" / name).read_text(encoding="utf-8")
     assert old in shipped, old
     path.write_text(shipped.replace(old, new, 1), encoding="utf-8")
@@ -118,14 +119,14 @@ def test_a_registry_of_several_wrong_fields_names_each(home: Path) -> None:
 def test_a_wrong_field_in_the_errata_is_one_error_before_the_table(
     home: Path, old: str, new: str, message: str
 ) -> None:
-    """`dataset show demo` reads every dataset's errata: it printed the table, then the
-    traceback."""
-    path, shipped = _edited(home, "poemetric/errata.yaml", old, new)
+    """`dataset show demo` with errata of demo (the release's, as demo's own): it printed the
+    table, then the traceback."""
+    path, _ = _edited(home, "poemetric/errata.yaml", old, new, into="demo/errata.yaml")
     try:
         stderr = _refused(home, "dataset", "show", "demo", "--limit", "2")
         assert stderr == f"error: {path}{message.format(path=path)}\n"
     finally:
-        path.write_text(shipped, encoding="utf-8")
+        path.unlink()
 
 
 def test_a_registry_sha256_in_capitals_is_the_file_hash() -> None:

@@ -45,6 +45,25 @@ def test_a_run_of_ones_own_file_names_it_when_dataset_is_left_out(tmp_path: Path
     assert result.exit_code == 2 and "give it its own: --dataset demo" in result.output
 
 
+def test_under_make_the_runs_own_dataset_is_named_as_make_takes_it(tmp_path: Path) -> None:
+    """Under make the refusal said `--dataset X` and "another --run directory", options that
+    `make generate` does not take, where every other hint names make's variables."""
+    from poemetric.data import load_dataset, write_dataset
+
+    mine = tmp_path / "my poems.csv"
+    write_dataset(load_dataset("demo").poems[:2], mine)
+    run = str(tmp_path / "run")
+    invoke("--run", run, "--dataset", str(mine), "--models", "markov")
+    args = ["generate", "--run", run, "--models", "markov"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400", "POEMETRIC_MAKE": "1"})
+    assert result.exit_code == 2
+    assert result.stderr.rstrip().endswith(
+        f"use another RUN directory, or, to go on with this run, give it its own: DATASET='{mine}'"
+        " (without DATASET, `make generate` reads the bundled demo)"
+    ), result.stderr
+    assert "--dataset" not in result.stderr and "--run" not in result.stderr
+
+
 def test_a_spreadsheet_is_told_to_be_saved_as_csv(tmp_path: Path) -> None:
     """A researcher's poems kept in Excel, given as the workbook, were told only the file types
     that are read, and `form check` offered to scan the workbook as one poem's text."""

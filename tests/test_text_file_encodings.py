@@ -256,14 +256,16 @@ def test_poemetric_homes_own_dataset_files_are_one_error(
     tmp_path: Path, name: str, saved: str
 ) -> None:
     """`$POEMETRIC_HOME/datasets/registry.yaml` or an errata file saved as "ANSI", or empty, was
-    a traceback from any command that reads it (`dataset show demo` reads both)."""
+    a traceback from any command that reads it (`dataset show demo` reads both: the errata are
+    written as demo's own, since another dataset's stop only that dataset's commands)."""
     import os
     import subprocess
     import sys
 
     home = _home(tmp_path)
-    path = home / "datasets" / name
-    text = path.read_text(encoding="utf-8").replace("#", "# caf\u00e9\u2019s", 1)
+    path = home / "datasets" / name.replace("poemetric/", "demo/")
+    text = (home / "datasets" / name).read_text(encoding="utf-8")
+    text = text.replace("#", "# caf\u00e9\u2019s", 1)
     path.write_bytes(b"" if saved == "empty" else text.encode("cp1252"))
     done = subprocess.run(
         [sys.executable, "-m", "poemetric", "dataset", "show", "demo", "--limit", "1"],

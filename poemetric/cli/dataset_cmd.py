@@ -123,6 +123,16 @@ def list_datasets() -> None:
         console.print(_list_table(rows))
     else:
         _print_dataset_blocks(console, rows)
+    from poemetric.data.errata import broken_errata
+
+    broken = broken_errata()  # they stop only the commands on their own dataset
+    if broken:
+        console.print(
+            "errata that cannot be read (a command on that dataset stops until it is fixed):",
+            markup=False,
+        )
+        for problem in broken:
+            console.print(f"  {problem}", markup=False)
 
 
 LIST_COLUMNS = ("name", "present", "poems", "where", "description")

@@ -92,32 +92,42 @@ def prepare_or_exit(
 
 def _own_dataset_hint(store: RunStore, dataset: Dataset) -> str:
     """For a run prepared from another dataset, how to go on with it: `--dataset` with the run's
-    own. The refusal said only "use another --run directory", also to a `generate` that left out
-    --dataset (the bundled demo) to add a model to a run of the user's own file."""
+    own (DATASET= under make, as the other hints name make's variables). The refusal said only
+    "use another --run directory", also to a `generate` that left out --dataset (the bundled
+    demo) to add a model to a run of the user's own file."""
     from poemetric.data.registry import dataset_registry
-    from poemetric.hints import recorded_dataset
+    from poemetric.hints import recorded_dataset, run_by_make
 
     recorded = store.get_meta("dataset") or {}
     spec = recorded_dataset(store)
     if spec is None or recorded.get("name") in (None, dataset.name):
         return ""
+    option, command = ("DATASET=", "make generate") if run_by_make() else ("--dataset ", "generate")
     demo = dataset_registry().get("demo")
     default = (
-        " (without --dataset, `generate` reads the bundled demo)"
+        f" (without {option.strip(' =')}, `{command}` reads the bundled demo)"
         if demo is not None and Path(dataset.path) == Path(demo.path)
         else ""
     )
-    return f", or, to go on with this run, give it its own: --dataset {shlex.quote(spec)}{default}"
+    return f", or, to go on with this run, give it its own: {option}{shlex.quote(spec)}{default}"
 
 
 def stage_header(
-    run: Path, dataset: str | None, poems: int, models: int, samples: int, noun: str = "model"
+    run: Path,
+    dataset: str | None,
+    poems: int,
+    models: int,
+    samples: int,
+    noun: str = "model",
+    trials: int | None = None,
 ) -> None:
-    """`run runs/x: dataset demo (16 poems), 2 models x 1 sample`, the line `generate` and
-    `judge` (`noun` "judge") print before their plan or their work, dry run or not."""
+    """`run runs/x: dataset demo (16 poems), 2 models x 1 sample`, the line `generate`, `judge`
+    and `judge recognise` (`noun` "judge") print before their plan or their work, dry run or not;
+    `ghostwriting style-match` adds its `trials` a poem (`1 judge x 4 trials x 1 sample`)."""
     what = f"dataset {dataset} ({counted(poems, 'poem')}), " if dataset else ""
+    each = f" x {counted(trials, 'trial')}" if trials is not None else ""
     console.print(
-        f"run {run}: {what}{counted(models, noun)} x {counted(samples, 'sample')}",
+        f"run {run}: {what}{counted(models, noun)}{each} x {counted(samples, 'sample')}",
         markup=False,  # the run folder and the dataset file are text: `runs/[exp1]`
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -16,6 +17,7 @@ from poemetric.cli.generate_cmd import (
     MaxCostOption,
     ShardOption,
     runner_options,
+    stage_header,
 )
 from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
 from poemetric.cli.interrupt import interruptible
@@ -36,6 +38,9 @@ from poemetric.cli.options import (
     output_option,
 )
 from poemetric.text.plural import counted
+
+if TYPE_CHECKING:
+    from poemetric.store import RunStore
 
 # Paths and file:line messages are never hard-wrapped.
 console = Console(emoji=False, soft_wrap=True)
@@ -97,6 +102,9 @@ def style_match_command(
     )
     author_list = split_names(authors)
     with open_judged_run(run, author_list) as store, interruptible(run):
+        poems = _poems_matched(store, author_list)
+        dataset = (store.get_meta("dataset") or {}).get("name")
+        stage_header(run, dataset, min(poems, limit or poems), 1, samples, "judge", trials)
         report = run_style_matching(
             store,
             spec,
@@ -122,6 +130,18 @@ def style_match_command(
         )
     if report.incomplete and not dry_run:
         raise typer.Exit(code=1)
+
+
+def _poems_matched(store: RunStore, authors: list[str] | None) -> int:
+    """The dataset poems whose generations (of `authors`) get style-matching trials, before
+    --limit (`poemetric.style.stage.style_trials`)."""
+    among = f" AND author IN ({', '.join('?' * len(authors))})" if authors else ""
+    ((poems,),) = store.query(
+        "SELECT COUNT(DISTINCT poem_id) FROM generations WHERE status = 'ok' "
+        f"AND poem IS NOT NULL{among}",
+        tuple(authors or ()),
+    )
+    return int(poems)
 
 
 @ghostwriting_app.command("sheets")

@@ -348,7 +348,7 @@ def recognise_command(
 
         poemetric judge recognise --run runs/paper --judge gemini-2.5-pro
     """
-    from poemetric.judge.recognise import run_recognition
+    from poemetric.judge.recognise import human_poems, run_recognition
 
     if not judge_name:
         raise typer.BadParameter("give one or more judges to ask", param_hint="--judge")
@@ -365,6 +365,9 @@ def recognise_command(
         progress=progress,
     )
     with existing_run(run) as store, interruptible(run):
+        poems = len(human_poems(store))  # those asked about, as --limit counts them
+        dataset = (store.get_meta("dataset") or {}).get("name")
+        stage_header(run, dataset, min(poems, limit or poems), len(judges), 1, "judge")
         report = run_recognition(store, judges, options=options, console=console)
         recognised = store.query(
             "SELECT judge, SUM(recognised) AS hits, COUNT(*) AS n FROM recognitions "

@@ -17,6 +17,7 @@ from poemetric.roster import (
     RosterError,
     RosterKind,
     display_name_hint,
+    left_out_joins,
     list_models,
     list_unusable,
     load_catalog,
@@ -133,6 +134,7 @@ def _list_roster(group: str | None, judges: bool) -> None:
         rows = list_models(kind, group, catalog=catalog)
         unusable = list_unusable(kind, group, catalog=catalog)
         groups = load_groups(kind, catalog=catalog)
+        group_notes = left_out_joins(kind, catalog=catalog)
     except RosterError as error:
         raise error_exit(error) from error
     noun = ("judge" if judges else "model") + ("" if len(rows) == 1 else "s")
@@ -187,6 +189,8 @@ def _list_roster(group: str | None, judges: bool) -> None:
     if len(wide) < 2:
         left_out = ", ".join(c for c in ("provider", "model id") if c not in wide)
         console.print(f"({left_out} left out at this width; see `poemetric models show NAME`)")
+    for note in group_notes:
+        console.print(f"note: {note}", markup=False)
     names = ", ".join(name for name in groups if name != "all")
     folders = ", ".join(map(str, roster_directories(kind)))
     console.print(f"groups: {names}; folders: {folders}", markup=False)

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from poemetric.data.registry import hex_digest
+from poemetric.data.registry import dataset_registry, hex_digest
 from poemetric.data.schema import normalize_content
+from poemetric.data.text_files import TextFileError
 from poemetric.data.yaml_fields import validate_yaml_file
 from poemetric.paths import resource_path
 
@@ -71,14 +72,53 @@ def load_errata(dataset: str = "poemetric") -> Errata | None:
 
 
 def errata_for_release(sha256: str | None) -> Errata | None:
-    """The errata written for the dataset file with this sha256, whatever its name or path."""
+    """The errata written for the dataset file with this sha256, whatever its name or path.
+
+    Every dataset's errata file is looked at, but one that cannot be read stops only a command on
+    its own dataset (`_may_be_for`): a broken `datasets/mine/errata.yaml` stopped `dataset show
+    demo`, `analyze` and `form run` of every run. Its `TextFileError` names file, line and field
+    for the commands that use it; `broken_errata` lists them for `dataset list`."""
     if not sha256:
         return None
-    for path in sorted(resource_path("datasets").glob("*/errata.yaml")):
-        errata = load_errata(path.parent.name)
+    for path in errata_files():
+        try:
+            errata = load_errata(path.parent.name)
+        except TextFileError:
+            if _may_be_for(path, sha256):
+                raise
+            continue
         if errata is not None and errata.release_sha256 == sha256:
             return errata
     return None
+
+
+def errata_files() -> list[Path]:
+    """Every dataset's `errata.yaml` (bundled, or under `$POEMETRIC_HOME`), sorted."""
+    return sorted(resource_path("datasets").glob("*/errata.yaml"))
+
+
+def _may_be_for(path: Path, sha256: str) -> bool:
+    """Whether the errata file at `path`, which cannot be read, may be the one of the dataset
+    file with this sha256: its folder is the registry's dataset of that file, or its text names
+    the sha256 (an unregistered dataset's `release_sha256:`). Any other one is another dataset's."""
+    entry = dataset_registry().get(path.parent.name)
+    if entry is not None and entry.sha256 == sha256:
+        return True
+    try:
+        return sha256.lower().encode("ascii") in path.read_bytes().lower()
+    except OSError:  # no telling whose it is: it stops the command, as before
+        return True
+
+
+def broken_errata() -> list[str]:
+    """The error of each errata file that cannot be read (`FILE:LINE: ...`, first line)."""
+    problems = []
+    for path in errata_files():
+        try:
+            load_errata(path.parent.name)
+        except TextFileError as error:
+            problems.append(str(error).splitlines()[0])
+    return problems
 
 
 def errata_for_run(store: RunStore) -> Errata | None:

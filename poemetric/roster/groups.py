@@ -47,12 +47,43 @@ def load_groups(
     """Groups -> model names (expanded, ordered, deduplicated), including `all`.
 
     A group defined in several folders' `groups.yaml` takes the later folder's definition.
-    Models whose own `groups:` field names a group are appended to it (creating it if needed).
-    Unusable models are members like the others (selecting their group is then an error naming
-    the file), joining groups through their `groups:` field when the file could be read.
+    Models whose own `groups:` field names a group are appended to it (creating it if needed),
+    except a group that a `groups.yaml` defines is joined only by model files of that folder or
+    a later one: a user's `pilot: [ja, jb]` is those two judges, not also the bundled judges
+    whose files say `groups: [pilot]` (`left_out_joins` names them). Unusable models are members
+    like the others (selecting their group is then an error naming the file), joining groups
+    through their `groups:` field when the file could be read.
     """
+    return _build(kind, directory, catalog)[0]
+
+
+def left_out_joins(
+    kind: RosterKind = "generators",
+    directory: Path | None = None,
+    catalog: Roster | None = None,
+) -> list[str]:
+    """One note per group of a `groups.yaml` that models of an earlier folder join through their
+    own `groups:` field and are left out of (`load_groups`): the file, the group and the models."""
+    notes = []
+    for group, (path, models) in _build(kind, directory, catalog)[1].items():
+        many = len(models) > 1
+        notes.append(
+            f"group {group!r} is the list in {path} only: {', '.join(models)}, whose own "
+            f"{'files' if many else 'file'} (an earlier folder) {'list' if many else 'lists'} it "
+            f"under groups:, {'are' if many else 'is'} not in it; add "
+            f"{'them' if many else 'it'} there to keep {'them' if many else 'it'}"
+        )
+    return notes
+
+
+def _build(
+    kind: RosterKind, directory: Path | None, catalog: Roster | None
+) -> tuple[dict[str, list[str]], dict[str, tuple[Path, list[str]]]]:
+    """The groups (`load_groups`) and, per group a `groups.yaml` defines, that file and the
+    models of earlier folders left out of it (`left_out_joins`)."""
     catalog = load_catalog(kind, directory) if catalog is None else catalog
     roster = catalog.names()
+    folders = roster_directories(kind, directory)
     raw: dict[str, list[str]] = {}
     sources: dict[str, Path] = {}
     nodes: dict[Path, yaml.Node | None] = {}
@@ -61,7 +92,7 @@ def load_groups(
         """`FILE:LINE` of group `name` (or of its member at `loc`)."""
         return f"{sources[name]}:{line_of(nodes[sources[name]], (name, *loc))}"
 
-    for folder in roster_directories(kind, directory):
+    for folder in folders:
         path = folder / GROUPS_FILE
         if path.is_file():
             groups, nodes[path] = _read_group_file(path)
@@ -100,16 +131,26 @@ def load_groups(
 
     for name in raw:
         expand(name, ())
-    joined = [(e.spec.name, tuple(e.spec.groups), True) for e in catalog.entries.values()]
-    joined += [(u.name, u.groups, False) for u in catalog.unusable.values()]
-    for model, model_groups, usable in sorted(joined):
+
+    def rank(path: Path) -> int:
+        """The position of the folder of a model file (or of a `groups.yaml`)."""
+        return next((i for i, folder in enumerate(folders) if path.parent == folder), 0)
+
+    left_out: dict[str, tuple[Path, list[str]]] = {}
+    joined = [(e.spec.name, tuple(e.spec.groups), e.path, True) for e in catalog.entries.values()]
+    joined += [(u.name, u.groups, u.path, False) for u in catalog.unusable.values()]
+    for model, model_groups, path, usable in sorted(joined):
         for group in model_groups:
             if group in roster or group == ALL_GROUP:
                 if not usable:  # read from a file that failed: it is listed as unusable anyway
                     continue
                 raise RosterError(f"model {model!r} joins group {group!r}, which is reserved")
             members = expanded.setdefault(group, [])
-            if model not in members:
-                members.append(model)
+            if model in members:
+                continue
+            if group in sources and rank(path) < rank(sources[group]):
+                left_out.setdefault(group, (sources[group], []))[1].append(model)
+                continue
+            members.append(model)
     expanded[ALL_GROUP] = list(roster)
-    return expanded
+    return expanded, left_out
