@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import QuadMesh
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import load_run_data
@@ -128,3 +129,19 @@ def test_heatmaps_are_vector_in_pdf(paper_run: Path, kind: str) -> None:
     plt.close(drawing.figure)
     assert b"/Subtype /Image" not in pdf.getvalue()
     assert len(pdf.getvalue()) < 120_000  # 31 authors x 10 cells: about 40 kB
+
+
+@pytest.mark.parametrize("kind", ["top_words", "imagery", "opening_imagery"])
+def test_word_heatmap_colours_start_at_zero(paper_run: Path, kind: str) -> None:
+    """The word and image heatmaps (Figs. 10-11) coloured from the smallest share shown: an
+    image in 80% of an author's poems was as dark as a 0% opening word beside it."""
+    with figure_style():
+        drawing = FIGURE_KINDS[kind][0](_context(paper_run, authors=["human", "gpt-4o"]))
+    maps = [axis for axis in drawing.figure.axes if axis.get_label() != "<colorbar>"]
+    meshes = [c for axis in maps for c in axis.collections if isinstance(c, QuadMesh)]
+    plt.close(drawing.figure)
+    assert len(meshes) == (2 if kind == "opening_imagery" else 1)
+    # Some map has no 0% cell: its colours started at its smallest share.
+    assert max(float(np.min(mesh.get_array())) for mesh in meshes) > 0
+    for mesh in meshes:
+        assert mesh.get_clim() == (0.0, pytest.approx(float(np.max(mesh.get_array()))))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -38,14 +39,23 @@ def _word_spec(ctx: FigureContext, frame: pd.DataFrame, word: str, value: str, t
     room = width - label_width_in(words) - colour_bar_width(width) - 0.1
     if room / max(len(authors), 1) >= MIN_COLUMN_IN:
         matrix = matrix.reindex(index=words, columns=authors).fillna(0) * 100
-        return HeatmapSpec(matrix, words, names, colour_label, title=title, authors_axis="x")
+        return HeatmapSpec(matrix, words, names, colour_label, _from_zero(matrix), title=title,
+                           authors_axis="x")  # fmt: skip
     room = width - label_width_in(names) - colour_bar_width(width) - 0.1
     fitting = max(1, int(room // MIN_COLUMN_IN))
     if fitting < len(words):
         words = words[:fitting]
         title = f"{title} (top {fitting})" if title else f"top {fitting}"
     matrix = matrix.reindex(index=words, columns=authors).fillna(0) * 100
-    return HeatmapSpec(matrix.T, names, words, colour_label, title=title, transposed=True)
+    return HeatmapSpec(matrix.T, names, words, colour_label, _from_zero(matrix), title=title,
+                       transposed=True)  # fmt: skip
+
+
+def _from_zero(matrix: pd.DataFrame) -> tuple[float, float]:
+    """The colours of a share start at 0%: scaled from the smallest share shown, a word in 80%
+    of an author's poems was as dark as one in none (and as a 0% opening word beside it)."""
+    high = float(np.nanmax(matrix.to_numpy(float), initial=0.0))
+    return (0.0, high if high > 0 else 1.0)
 
 
 def _figure(ctx: FigureContext, spec: HeatmapSpec) -> Figure:
