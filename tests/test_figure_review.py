@@ -145,3 +145,14 @@ def test_word_heatmap_colours_start_at_zero(paper_run: Path, kind: str) -> None:
     assert max(float(np.min(mesh.get_array())) for mesh in meshes) > 0
     for mesh in meshes:
         assert mesh.get_clim() == (0.0, pytest.approx(float(np.max(mesh.get_array()))))
+
+
+def test_ghostwriting_figure_gives_the_raplyzer_unit(paper_run: Path) -> None:
+    """The Raplyzer panel had no unit beside two 0-1 panels under one axis label "mean per
+    poem": its rhyme factor is a length in vowels, not a share, and may pass 1."""
+    with figure_style():
+        drawing = FIGURE_KINDS["ghostwriting"][0](_context(paper_run, width=3.3))
+    titles = [" ".join(axis.get_title().split()) for axis in drawing.figure.axes]
+    plt.close(drawing.figure)
+    assert "Raplyzer (vowels)" in titles, titles
+    assert "in vowels" in drawing.caption and "not bounded by 1" in drawing.caption
