@@ -17,10 +17,12 @@ from poemetric.analysis.data import load_run_data
 from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.figures_scores import free_label_angle
 from poemetric.analysis.headers import part_label
+from poemetric.analysis.imagery import imagery_lexicon
 from poemetric.analysis.labels import run_labels
+from poemetric.analysis.lexical import word_counts
 from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS
-from poemetric.analysis.synthetic import paper_scale_run
+from poemetric.analysis.synthetic import build_synthetic_run, paper_scale_run
 from poemetric.store import RunStore
 
 
@@ -156,3 +158,44 @@ def test_ghostwriting_figure_gives_the_raplyzer_unit(paper_run: Path) -> None:
     plt.close(drawing.figure)
     assert "Raplyzer (vowels)" in titles, titles
     assert "in vowels" in drawing.caption and "not bounded by 1" in drawing.caption
+
+
+def test_word_heatmaps_give_each_author_its_share_of_every_word_shown(tmp_path: Path) -> None:
+    """The word figures counted each author's words only within its own top 200 (50 opening
+    words, 100 images): a word every poem of one model used, and the human poets less often
+    than their 200 commonest, was drawn at 0% ("0.00") for the human poets and ranked too
+    low."""
+    lexicon = imagery_lexicon(include_dataset=False)
+    images = sorted(lexicon)[:121]
+    words = [f"bq{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(121)]
+    assert not set(words) & lexicon and "quixel" not in lexicon
+    # 120 human poems, each with its own opening word, two content words twice and an image
+    pairs = zip(words[:120], images[:120], strict=True)
+    human = [f"{w} {w}a {w}a {w}b {w}b {image}" for w, image in pairs]
+    human[0] = f"Quixel {words[0]}a {words[0]}a {words[0]}b {words[0]}b quixels {images[120]}"
+    run = tmp_path / "run"
+    with build_synthetic_run(run, authors=("human", "model-a"), poems_per_form={"sonnet": 120},
+                             judges=(), with_form_checks=False) as store:  # fmt: skip
+        ids = [row[0] for row in store.conn.execute(
+            "SELECT generation_id FROM generations WHERE author = 'human' ORDER BY poem_id")]  # fmt: skip
+        with store.transaction():
+            store.conn.executemany("UPDATE generations SET poem = ? WHERE generation_id = ?",
+                                   list(zip(human, ids, strict=True)))  # fmt: skip
+            store.conn.execute("UPDATE generations SET poem = ? WHERE author = 'model-a'",
+                               (f"Quixel quixels {images[120]}",))  # fmt: skip
+    counts = word_counts(human)
+    expected = {
+        "top_words": ("quixels", 100 * counts["quixels"] / sum(counts.values())),
+        "opening_words": ("Quixel", 100 / 120),
+        "imagery": (images[120], 100 / 120),
+    }
+    for kind, (word, share) in expected.items():
+        with figure_style():
+            drawing = FIGURE_KINDS[kind][0](_context(run))
+        axis = drawing.figure.axes[0]
+        rows = [t.get_text() for t in axis.get_yticklabels()]
+        cells = {tuple(np.round(t.get_position())): t.get_text() for t in axis.texts}
+        plt.close(drawing.figure)
+        assert word in rows[:3], (kind, rows)  # among the top words
+        human_cell = cells[(0, rows.index(word))]  # (column, row): Human is the first column
+        assert human_cell == f"{share:.2f}" != "0.00", (kind, human_cell)

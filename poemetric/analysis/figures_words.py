@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
@@ -18,6 +20,12 @@ from poemetric.analysis.imagery import imagery_counts
 from poemetric.analysis.lexical import opening_words, top_words
 from poemetric.analysis.plotting import Drawing, label_width_in
 
+#: Every word (opening word, image) of each author: the words shown are ranked by their mean
+#: share over the authors, so each author's share of each must be there. Counted only within
+#: each author's own top 200 (50 opening words, 100 images), a word an author used less often
+#: was drawn as 0% for that author ("0.00" in its cell) and ranked too low.
+EVERY_WORD = sys.maxsize
+
 
 def _word_spec(ctx: FigureContext, frame: pd.DataFrame, word: str, value: str, top: int,
                colour_label: str, title: str = "", width: float | None = None) -> HeatmapSpec:  # fmt: skip
@@ -27,9 +35,8 @@ def _word_spec(ctx: FigureContext, frame: pd.DataFrame, word: str, value: str, t
         raise FigureSkipped("no words in the poems")
     authors = ctx.ordered(frame["author"])
     matrix = frame.pivot_table(index=word, columns="author", values=value, aggfunc="sum")
-    # The mean over every author shown: a word an author does not use (or not among its most
-    # frequent) counts as 0 for that author, not as absent (that ranked a word one author used
-    # above words every author used).
+    # The mean over every author shown: a word an author does not use counts as 0 for that
+    # author, not as absent (that ranked a word one author used above words every author used).
     means = matrix.reindex(columns=authors).fillna(0).mean(axis=1)
     ranked = pd.DataFrame({"word": means.index.astype(str), "mean": means.to_numpy()})
     words = ranked.sort_values(["mean", "word"], ascending=[False, True])["word"].tolist()[:top]
@@ -73,7 +80,7 @@ def _authors_note(ctx: FigureContext) -> str:
 
 def top_words_figure(ctx: FigureContext, k: int = 20) -> Drawing:
     """Paper Fig. 10: shares of the most frequent content words, by author."""
-    frame = top_words(ctx.generations, k=200)
+    frame = top_words(ctx.generations, k=EVERY_WORD)
     spec = _word_spec(ctx, frame, "word", "share", k, "% of content tokens")
     caption = (
         f"The {_shown(spec, k)} most frequent content words (stop words removed, case-insensitive) over "
@@ -84,12 +91,12 @@ def top_words_figure(ctx: FigureContext, k: int = 20) -> Drawing:
 
 
 def _opening_spec(ctx: FigureContext, k: int, width: float | None = None) -> HeatmapSpec:
-    frame = opening_words(ctx.generations, k=50)
+    frame = opening_words(ctx.generations, k=EVERY_WORD)
     return _word_spec(ctx, frame, "word", "share", k, "% of poems", "Opening words", width)
 
 
 def _imagery_spec(ctx: FigureContext, k: int, width: float | None = None) -> HeatmapSpec:
-    frame = imagery_counts(ctx.generations, k=100)
+    frame = imagery_counts(ctx.generations, k=EVERY_WORD)
     return _word_spec(ctx, frame, "image", "poem_share", k, "% of poems", "Imagery", width)
 
 
