@@ -16,11 +16,16 @@ POEMS_NOTE = (
     "statistics compare; poems rated: by anyone"
 )
 
+#: How the score tables treat N/A, said as the figures of the same numbers say it.
+NA_NOTE = "; imagery and literary devices leave N/A answers out of the mean"
+
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
 TABLE_CAPTIONS: dict[str, str] = {
-    "dimension_scores": "Judge scores per author and dimension (mean, SD, 95% CI over poems)",
-    "dimension_scores_by_form": "Judge scores per author, form and dimension",
-    "group_scores": "Basic / advanced / appraisal averages and the POEMetric ranking score",
+    "dimension_scores": "Judge scores per author and dimension (mean, SD, 95% CI over poems)"
+    + NA_NOTE,
+    "dimension_scores_by_form": "Judge scores per author, form and dimension" + NA_NOTE,
+    "group_scores": "Basic / advanced / appraisal averages and the POEMetric ranking score "
+    "(per poem, the mean of its scores in the group, N/A answers left out)",
     "form_checks": "Rule-based form check per author (pass rate with Wilson CI, mean scores)",
     "form_checks_by_form": "Rule-based form check per author and form",
     **ERRATA_CAPTIONS,
@@ -29,12 +34,12 @@ TABLE_CAPTIONS: dict[str, str] = {
         "of the human original beside its chance baseline (other originals of the form) and "
         "the difference (means with 95% CIs over poems)"
     ),
-    "dimension_matrix": "Mean judge score per author and dimension (1-5)",
+    "dimension_matrix": "Mean judge score per author and dimension (1-5)" + NA_NOTE,
     "imagery": "Top images per author (imagery lexicon; share: % of the author's poems using each)",
     "top_words": "Top content words per author (share: % of the author's content tokens)",
     "opening_words": "Top opening words per author (share: % of the author's poems)",
     "profile_similarity": "Cosine similarity of top-word profiles to the human poems",
-    "expert_scores": "Expert panel scores per author and dimension",
+    "expert_scores": "Expert panel scores per author and dimension" + NA_NOTE,
     "agreement": "Agreement of the LLM judge with human experts per item" + POEMS_NOTE,
     "agreement_experts": "Agreement of the human experts with each other per item" + POEMS_NOTE,
     "agreement_by_expert": "PAo of the LLM judge with each expert",
