@@ -199,3 +199,15 @@ def test_word_heatmaps_give_each_author_its_share_of_every_word_shown(tmp_path: 
         assert word in rows[:3], (kind, rows)  # among the top words
         human_cell = cells[(0, rows.index(word))]  # (column, row): Human is the first column
         assert human_cell == f"{share:.2f}" != "0.00", (kind, human_cell)
+
+
+@pytest.mark.parametrize("kind", ["rule_based", "form_accuracy", "lexical", "ghostwriting"])
+def test_31_authors_fit_an_acl_column(paper_run: Path, kind: str) -> None:
+    """At ACL's column width (3.03 in) the 31 authors' bar panels were stacked one under
+    another, taller than a page, and squeezed into it: their name labels overlapped. Panels go
+    side by side now, narrower, before rows are squeezed."""
+    with figure_style():
+        drawing = FIGURE_KINDS[kind][0](_context(paper_run, width=3.03))
+    problems = text_problems(drawing.figure)
+    plt.close(drawing.figure)
+    assert problems == []
