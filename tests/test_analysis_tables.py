@@ -24,6 +24,7 @@ from poemetric.analysis.synthetic import (
 )
 from poemetric.analysis.tables import presentable, readable, to_markdown, write_table
 from poemetric.cli import app
+from poemetric.report.render import ci
 from poemetric.roster import load_groups, load_roster
 
 LABELS = Labels(
@@ -246,6 +247,19 @@ def test_negative_numbers_get_a_minus_sign_not_a_hyphen() -> None:
     latex = to_latex(presentable(frame))
     assert r"Llama-3-8B & $-$0.09 [$-$0.12, $-$0.05] \\" in latex
     assert "| Llama-3-8B | -0.09 [-0.12, -0.05] |" in to_markdown(presentable(frame))
+
+
+def test_a_value_that_rounds_to_zero_has_no_minus_sign() -> None:
+    """A repetition excess of -0.001 [-0.004, 0.01] printed "-0.00 [-0.00, 0.01]" in the
+    Markdown table and the report and "$-$0.00" in LaTeX: a minus zero, which no paper prints."""
+    frame = pd.DataFrame({"author": ["gpt-4o"], "excess_mean": [-0.001],
+                          "excess_ci_low": [-0.004], "excess_ci_high": [0.012],
+                          "alpha": [-0.003], "delta": [-0.0051]})  # fmt: skip
+    shown = presentable(frame)
+    assert "| gpt-4o | 0.00 [0.00, 0.01] | 0.00 | -0.01 |" in to_markdown(shown)
+    assert r"gpt-4o & 0.00 [0.00, 0.01] & 0.00 & $-$0.01 \\" in to_latex(shown)
+    assert ci(-0.001, -0.004, 0.012) == "0.00 [0.00, 0.01]"
+    assert ci(-0.02, -0.04, -0.001) == "-0.02 [-0.04, 0.00]"
 
 
 def test_markdown_cells_print_names_and_themes_as_written(tmp_path: Path) -> None:

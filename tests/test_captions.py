@@ -224,3 +224,21 @@ def test_the_lexical_caption_counts_short_poems_in_the_right_number(
                              forms=("sonnet",), lines=1) as store:  # fmt: skip
         data, labels = load_run_data(store), run_labels(store)
     assert f" {said}." in _captions(data, labels)["lexical"]
+
+
+def test_score_table_captions_say_that_n_a_is_left_out(tmp_path: Path) -> None:
+    """The figures of the judge and expert scores say "N/A answers left out of the mean"; the
+    tables of the same numbers (App. H's matrix among them, whose Imagery and Devices columns
+    have no n N/A beside them) did not say how N/A answers were counted."""
+    with build_synthetic_run(tmp_path / "run", poems_per_form=2) as store:
+        experts = write_synthetic_experts(store, tmp_path / "experts.csv",
+                                          authors=("human", "model-a"), experts=3)  # fmt: skip
+        result = analyze_run(store, experts=experts, n_boot=0)
+    judged = result.tables["dimension_scores"]
+    assert judged.loc[judged["dimension"] == "imagery", "n_na"].sum() > 0  # the run has N/A
+    for name in ("dimension_scores", "dimension_scores_by_form", "dimension_matrix",
+                 "expert_scores", "group_scores"):  # fmt: skip
+        assert "N/A answers" in result.caption(name) and "out" in result.caption(name), name
+    result.write(tmp_path / "out")
+    tex = (tmp_path / "out" / "dimension_matrix.tex").read_text(encoding="utf-8")
+    assert "leave N/A answers out of the mean" in tex

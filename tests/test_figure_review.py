@@ -10,16 +10,19 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import QuadMesh
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.figures_scores import free_label_angle
 from poemetric.analysis.headers import part_label
+from poemetric.analysis.imagery import imagery_lexicon
 from poemetric.analysis.labels import run_labels
+from poemetric.analysis.lexical import word_counts
 from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS
-from poemetric.analysis.synthetic import paper_scale_run
+from poemetric.analysis.synthetic import build_synthetic_run, paper_scale_run
 from poemetric.store import RunStore
 
 
@@ -128,3 +131,83 @@ def test_heatmaps_are_vector_in_pdf(paper_run: Path, kind: str) -> None:
     plt.close(drawing.figure)
     assert b"/Subtype /Image" not in pdf.getvalue()
     assert len(pdf.getvalue()) < 120_000  # 31 authors x 10 cells: about 40 kB
+
+
+@pytest.mark.parametrize("kind", ["top_words", "imagery", "opening_imagery"])
+def test_word_heatmap_colours_start_at_zero(paper_run: Path, kind: str) -> None:
+    """The word and image heatmaps (Figs. 10-11) coloured from the smallest share shown: an
+    image in 80% of an author's poems was as dark as a 0% opening word beside it."""
+    with figure_style():
+        drawing = FIGURE_KINDS[kind][0](_context(paper_run, authors=["human", "gpt-4o"]))
+    maps = [axis for axis in drawing.figure.axes if axis.get_label() != "<colorbar>"]
+    meshes = [c for axis in maps for c in axis.collections if isinstance(c, QuadMesh)]
+    plt.close(drawing.figure)
+    assert len(meshes) == (2 if kind == "opening_imagery" else 1)
+    # Some map has no 0% cell: its colours started at its smallest share.
+    assert max(float(np.min(mesh.get_array())) for mesh in meshes) > 0
+    for mesh in meshes:
+        assert mesh.get_clim() == (0.0, pytest.approx(float(np.max(mesh.get_array()))))
+
+
+def test_ghostwriting_figure_gives_the_raplyzer_unit(paper_run: Path) -> None:
+    """The Raplyzer panel had no unit beside two 0-1 panels under one axis label "mean per
+    poem": its rhyme factor is a length in vowels, not a share, and may pass 1."""
+    with figure_style():
+        drawing = FIGURE_KINDS["ghostwriting"][0](_context(paper_run, width=3.3))
+    titles = [" ".join(axis.get_title().split()) for axis in drawing.figure.axes]
+    plt.close(drawing.figure)
+    assert "Raplyzer (vowels)" in titles, titles
+    assert "in vowels" in drawing.caption and "not bounded by 1" in drawing.caption
+
+
+def test_word_heatmaps_give_each_author_its_share_of_every_word_shown(tmp_path: Path) -> None:
+    """The word figures counted each author's words only within its own top 200 (50 opening
+    words, 100 images): a word every poem of one model used, and the human poets less often
+    than their 200 commonest, was drawn at 0% ("0.00") for the human poets and ranked too
+    low."""
+    lexicon = imagery_lexicon(include_dataset=False)
+    images = sorted(lexicon)[:121]
+    words = [f"bq{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(121)]
+    assert not set(words) & lexicon and "quixel" not in lexicon
+    # 120 human poems, each with its own opening word, two content words twice and an image
+    pairs = zip(words[:120], images[:120], strict=True)
+    human = [f"{w} {w}a {w}a {w}b {w}b {image}" for w, image in pairs]
+    human[0] = f"Quixel {words[0]}a {words[0]}a {words[0]}b {words[0]}b quixels {images[120]}"
+    run = tmp_path / "run"
+    with build_synthetic_run(run, authors=("human", "model-a"), poems_per_form={"sonnet": 120},
+                             judges=(), with_form_checks=False) as store:  # fmt: skip
+        ids = [row[0] for row in store.conn.execute(
+            "SELECT generation_id FROM generations WHERE author = 'human' ORDER BY poem_id")]  # fmt: skip
+        with store.transaction():
+            store.conn.executemany("UPDATE generations SET poem = ? WHERE generation_id = ?",
+                                   list(zip(human, ids, strict=True)))  # fmt: skip
+            store.conn.execute("UPDATE generations SET poem = ? WHERE author = 'model-a'",
+                               (f"Quixel quixels {images[120]}",))  # fmt: skip
+    counts = word_counts(human)
+    expected = {
+        "top_words": ("quixels", 100 * counts["quixels"] / sum(counts.values())),
+        "opening_words": ("Quixel", 100 / 120),
+        "imagery": (images[120], 100 / 120),
+    }
+    for kind, (word, share) in expected.items():
+        with figure_style():
+            drawing = FIGURE_KINDS[kind][0](_context(run))
+        axis = drawing.figure.axes[0]
+        rows = [t.get_text() for t in axis.get_yticklabels()]
+        cells = {tuple(np.round(t.get_position())): t.get_text() for t in axis.texts}
+        plt.close(drawing.figure)
+        assert word in rows[:3], (kind, rows)  # among the top words
+        human_cell = cells[(0, rows.index(word))]  # (column, row): Human is the first column
+        assert human_cell == f"{share:.2f}" != "0.00", (kind, human_cell)
+
+
+@pytest.mark.parametrize("kind", ["rule_based", "form_accuracy", "lexical", "ghostwriting"])
+def test_31_authors_fit_an_acl_column(paper_run: Path, kind: str) -> None:
+    """At ACL's column width (3.03 in) the 31 authors' bar panels were stacked one under
+    another, taller than a page, and squeezed into it: their name labels overlapped. Panels go
+    side by side now, narrower, before rows are squeezed."""
+    with figure_style():
+        drawing = FIGURE_KINDS[kind][0](_context(paper_run, width=3.03))
+    problems = text_problems(drawing.figure)
+    plt.close(drawing.figure)
+    assert problems == []

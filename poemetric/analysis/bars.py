@@ -88,6 +88,11 @@ TITLE_PT = 7.5
 SUPYLABEL_IN = 0.2
 #: A one-row legend above a grid.
 LEGEND_IN = 0.3
+#: Author rows squeezed closer than this (a grid taller than a page is drawn a page tall) have
+#: overlapping 6.5 pt labels; narrower panels side by side, down to NARROWEST_PANEL_IN, are
+#: taken first (31 authors at ACL's 3.03 in column stacked three panels of 31 rows in 9 in).
+SQUEEZED_ROW_IN = 0.11
+NARROWEST_PANEL_IN = 0.5
 
 
 def _reach_beyond(ctx: FigureContext, n_authors: int, slot: float) -> list[float]:
@@ -130,12 +135,21 @@ class Shape:
     panel_in: float
 
 
+def _row_pitch(n_panels: int, columns: int, n_authors: int, rows_in: float,
+               legend: bool) -> float:  # fmt: skip
+    """The height of one author's row once the grid is drawn at most a page tall."""
+    stacks = math.ceil(n_panels / columns)
+    overhead = stacks * 0.45 + 0.35 + (LEGEND_IN if legend else 0.0)
+    return rows_in / max(n_authors, 1) * min(1.0, (MAX_HEIGHT_IN - overhead) / (stacks * rows_in))
+
+
 def grid_shape(ctx: FigureContext, n_panels: int, n_authors: int, n_series: int = 1, *,
                max_columns: int = 4, share_labels: bool = True, force_horizontal: bool = False,
-               legend: bool = False) -> Shape:  # fmt: skip
+               legend: bool = False, fit_page: bool = False) -> Shape:  # fmt: skip
     """Vertical panels while the rotated labels fit side by side, the page holds the rows and
     they are not much taller than horizontal bars; otherwise horizontal bars, one row per
-    author (with room for a legend above them)."""
+    author (with room for a legend above them). With `fit_page`, horizontal panels too many
+    for a page stacked go side by side, narrower, rather than squeeze their rows."""
     labels = ctx.labels.author_list(ctx.authors)
     label_w = label_width_in(labels)
     columns = min(n_panels, max_columns)
@@ -148,7 +162,12 @@ def grid_shape(ctx: FigureContext, n_panels: int, n_authors: int, n_series: int 
     panel_min = 0.75 if share_labels else label_w + 0.9
     usable = ctx.width - (label_w if share_labels else 0.0)
     columns = max(1, min(n_panels, max_columns, int(usable // panel_min)))
-    height = math.ceil(n_panels / columns) * (_rows_height(n_authors, n_series) + 0.45) + 0.35
+    rows_in = _rows_height(n_authors, n_series)
+    while (fit_page and columns < min(n_panels, max_columns)
+           and _row_pitch(n_panels, columns, n_authors, rows_in, legend) < SQUEEZED_ROW_IN
+           and usable / (columns + 1) >= NARROWEST_PANEL_IN):  # fmt: skip
+        columns += 1
+    height = math.ceil(n_panels / columns) * (rows_in + 0.45) + 0.35
     height += LEGEND_IN if legend else 0.0
     horizontal = Shape(True, columns, math.ceil(n_panels / columns), height, usable / columns)
     # Long rotated names stack panels into a tall column: four authors at one column made a
@@ -178,7 +197,7 @@ def panel_grid(
     a page tall."""
     shape = grid_shape(ctx, n_panels, n_authors, n_series, max_columns=max_columns,
                        share_labels=share_labels, force_horizontal=force_horizontal,
-                       legend=legend)  # fmt: skip
+                       legend=legend, fit_page=True)  # fmt: skip
     horizontal, columns, rows = shape.horizontal, shape.columns, shape.rows
     height = min(shape.height, MAX_HEIGHT_IN)
     figure = Figure(figsize=(ctx.width, height), layout="constrained")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -17,6 +20,12 @@ from poemetric.analysis.imagery import imagery_counts
 from poemetric.analysis.lexical import opening_words, top_words
 from poemetric.analysis.plotting import Drawing, label_width_in
 
+#: Every word (opening word, image) of each author: the words shown are ranked by their mean
+#: share over the authors, so each author's share of each must be there. Counted only within
+#: each author's own top 200 (50 opening words, 100 images), a word an author used less often
+#: was drawn as 0% for that author ("0.00" in its cell) and ranked too low.
+EVERY_WORD = sys.maxsize
+
 
 def _word_spec(ctx: FigureContext, frame: pd.DataFrame, word: str, value: str, top: int,
                colour_label: str, title: str = "", width: float | None = None) -> HeatmapSpec:  # fmt: skip
@@ -26,9 +35,8 @@ def _word_spec(ctx: FigureContext, frame: pd.DataFrame, word: str, value: str, t
         raise FigureSkipped("no words in the poems")
     authors = ctx.ordered(frame["author"])
     matrix = frame.pivot_table(index=word, columns="author", values=value, aggfunc="sum")
-    # The mean over every author shown: a word an author does not use (or not among its most
-    # frequent) counts as 0 for that author, not as absent (that ranked a word one author used
-    # above words every author used).
+    # The mean over every author shown: a word an author does not use counts as 0 for that
+    # author, not as absent (that ranked a word one author used above words every author used).
     means = matrix.reindex(columns=authors).fillna(0).mean(axis=1)
     ranked = pd.DataFrame({"word": means.index.astype(str), "mean": means.to_numpy()})
     words = ranked.sort_values(["mean", "word"], ascending=[False, True])["word"].tolist()[:top]
@@ -38,14 +46,23 @@ def _word_spec(ctx: FigureContext, frame: pd.DataFrame, word: str, value: str, t
     room = width - label_width_in(words) - colour_bar_width(width) - 0.1
     if room / max(len(authors), 1) >= MIN_COLUMN_IN:
         matrix = matrix.reindex(index=words, columns=authors).fillna(0) * 100
-        return HeatmapSpec(matrix, words, names, colour_label, title=title, authors_axis="x")
+        return HeatmapSpec(matrix, words, names, colour_label, _from_zero(matrix), title=title,
+                           authors_axis="x")  # fmt: skip
     room = width - label_width_in(names) - colour_bar_width(width) - 0.1
     fitting = max(1, int(room // MIN_COLUMN_IN))
     if fitting < len(words):
         words = words[:fitting]
         title = f"{title} (top {fitting})" if title else f"top {fitting}"
     matrix = matrix.reindex(index=words, columns=authors).fillna(0) * 100
-    return HeatmapSpec(matrix.T, names, words, colour_label, title=title, transposed=True)
+    return HeatmapSpec(matrix.T, names, words, colour_label, _from_zero(matrix), title=title,
+                       transposed=True)  # fmt: skip
+
+
+def _from_zero(matrix: pd.DataFrame) -> tuple[float, float]:
+    """The colours of a share start at 0%: scaled from the smallest share shown, a word in 80%
+    of an author's poems was as dark as one in none (and as a 0% opening word beside it)."""
+    high = float(np.nanmax(matrix.to_numpy(float), initial=0.0))
+    return (0.0, high if high > 0 else 1.0)
 
 
 def _figure(ctx: FigureContext, spec: HeatmapSpec) -> Figure:
@@ -63,7 +80,7 @@ def _authors_note(ctx: FigureContext) -> str:
 
 def top_words_figure(ctx: FigureContext, k: Count = 20) -> Drawing:
     """Paper Fig. 10: shares of the most frequent content words, by author."""
-    frame = top_words(ctx.generations, k=200)
+    frame = top_words(ctx.generations, k=EVERY_WORD)
     spec = _word_spec(ctx, frame, "word", "share", k, "% of content tokens")
     caption = (
         f"The {_shown(spec, k)} most frequent content words (stop words removed, case-insensitive) over "
@@ -74,12 +91,12 @@ def top_words_figure(ctx: FigureContext, k: Count = 20) -> Drawing:
 
 
 def _opening_spec(ctx: FigureContext, k: int, width: float | None = None) -> HeatmapSpec:
-    frame = opening_words(ctx.generations, k=50)
+    frame = opening_words(ctx.generations, k=EVERY_WORD)
     return _word_spec(ctx, frame, "word", "share", k, "% of poems", "Opening words", width)
 
 
 def _imagery_spec(ctx: FigureContext, k: int, width: float | None = None) -> HeatmapSpec:
-    frame = imagery_counts(ctx.generations, k=100)
+    frame = imagery_counts(ctx.generations, k=EVERY_WORD)
     return _word_spec(ctx, frame, "image", "poem_share", k, "% of poems", "Imagery", width)
 
 

@@ -16,7 +16,6 @@ from poemetric.analysis.attention import (
     unjudged_checks,
 )
 from poemetric.analysis.data import RunData, load_run_data
-from poemetric.analysis.errata import CAPTIONS as ERRATA_CAPTIONS
 from poemetric.analysis.errata import DEFAULT_NOTE, errata_tables
 from poemetric.analysis.experts import (
     experts_as_judgments,
@@ -30,14 +29,23 @@ from poemetric.analysis.imagery import imagery_counts
 from poemetric.analysis.judges import judge_report, recognition_notes, recognition_table
 from poemetric.analysis.labels import Labels, run_labels
 from poemetric.analysis.latex_tables import latex_preview
-from poemetric.analysis.lexical import MATTR_WINDOW, opening_words, profile_similarity, top_words
+from poemetric.analysis.lexical import opening_words, profile_similarity, top_words
 from poemetric.analysis.scores import (
     dimension_matrix,
     dimension_scores,
     form_check_scores,
     group_scores,
 )
-from poemetric.analysis.stats import SCORE_BOOTSTRAP, CIMethod
+from poemetric.analysis.stats import CIMethod
+from poemetric.analysis.table_captions import (
+    AGREEMENT_TABLES,
+    FIXED_INTERVALS,
+    MEAN_TABLES,
+    TABLE_CAPTIONS,
+    agreement_interval_note,
+    interval_note,
+    pending_caption,
+)
 from poemetric.analysis.tables import TABLE_FORMATS, presentable, write_table
 from poemetric.analysis.validation import (
     AGREEMENT_BOOTSTRAP,
@@ -48,7 +56,6 @@ from poemetric.analysis.validation import (
     judge_agreement,
 )
 from poemetric.data.errata import errata_for_run
-from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.hints import stage_command
 from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.paths import replaced_when_done
@@ -57,91 +64,6 @@ from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.progress_lines import Advance, StepProgress
-
-#: What the agreement tables' two poem counts are.
-POEMS_NOTE = (
-    "; poems with 2+ ratings: those rated at least twice on an item, the only poems the "
-    "statistics compare; poems rated: by anyone"
-)
-
-#: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
-TABLE_CAPTIONS: dict[str, str] = {
-    "dimension_scores": "Judge scores per author and dimension (mean, SD, 95% CI over poems)",
-    "dimension_scores_by_form": "Judge scores per author, form and dimension",
-    "group_scores": "Basic / advanced / appraisal averages and the POEMetric ranking score",
-    "form_checks": "Rule-based form check per author (pass rate with Wilson CI, mean scores)",
-    "form_checks_by_form": "Rule-based form check per author and form",
-    **ERRATA_CAPTIONS,
-    "lexical": (
-        f"Lexical features per author: TTR, MATTR (window {MATTR_WINDOW}), MTLD, and repetition "
-        "of the human original beside its chance baseline (other originals of the form) and "
-        "the difference (means with 95% CIs over poems)"
-    ),
-    "dimension_matrix": "Mean judge score per author and dimension (1-5)",
-    "imagery": "Top images per author (imagery lexicon; share: % of the author's poems using each)",
-    "top_words": "Top content words per author (share: % of the author's content tokens)",
-    "opening_words": "Top opening words per author (share: % of the author's poems)",
-    "profile_similarity": "Cosine similarity of top-word profiles to the human poems",
-    "expert_scores": "Expert panel scores per author and dimension",
-    "agreement": "Agreement of the LLM judge with human experts per item" + POEMS_NOTE,
-    "agreement_experts": "Agreement of the human experts with each other per item" + POEMS_NOTE,
-    "agreement_by_expert": "PAo of the LLM judge with each expert",
-    "discrimination": "Overall quality by the experts and each judge on the expert-rated poems "
-    "(n: ratings, every expert rating and every judge sample)",
-    "judges": "Per judge: parse failures, refusals, re-asks, non-poems not judged, SD of overall "
-    "quality, cost (USD, every turn). Refusals: judgments whose first answer was a refusal "
-    "(first turn), with a refusal on any turn, and still refused after the re-asks (final: "
-    "stored as parse failures); a refusal answered when re-asked counts in the first two only. "
-    "Re-asked: judgments asked again after an unusable answer (ok after: then answered). Rates "
-    "are shares of the answers received (ok + parse failures)",
-    "recognition": "Human poems each judge recognised (title and author), and its human-authorship"
-    " score of recognised vs not recognised poems",
-    **GHOSTWRITING_CAPTIONS,
-}
-
-
-def pending_caption(run: Path, judge: str | None = None) -> str:
-    """Added to the `judges` caption when a judgment waits for its re-ask: the command that
-    sends the re-asks names the run and `judge` (comma-separated, as `--judge` takes several),
-    as make runs it under make."""
-    return (
-        ". Pending re-asks: judgments whose unparsable answer awaits its re-ask (judging was "
-        f"stopped; running `{stage_command('judge', run, judge)}` again finishes them), in no "
-        "other count or rate but the judgments and the cost"
-    )
-
-
-#: Tables whose mean CIs follow `--ci`; their captions say which interval they print.
-MEAN_TABLES = ("dimension_scores", "dimension_scores_by_form", "group_scores", "expert_scores")
-_CHECK_INTERVALS = "intervals: Wilson for the pass rate, Student t for the mean scores"
-#: The intervals of the other tables, which are always these.
-FIXED_INTERVALS = {
-    "form_checks": _CHECK_INTERVALS,
-    "form_checks_by_form": _CHECK_INTERVALS,
-    "form_checks_errata": _CHECK_INTERVALS,
-    "lexical": "intervals: Student t",
-    "ghostwriting": "intervals: Student t",
-}
-
-
-#: Tables whose CIs are the agreement bootstrap (`--bootstrap N`, none with 0).
-AGREEMENT_TABLES = ("agreement", "agreement_experts")
-
-
-def agreement_interval_note(n_boot: int) -> str:
-    """What the agreement tables' intervals are, for a caption: with no resamples they have
-    none (the caption said "bootstrap 95% CIs" above cells without an interval)."""
-    if n_boot <= 0:
-        return "no CIs (0 bootstrap resamples)"
-    return f"intervals: percentile bootstrap over poems, {n_boot:,} resamples"
-
-
-def interval_note(method: CIMethod) -> str:
-    """What the 95% CIs of the mean scores are, for a caption."""
-    if method == "t":
-        return "intervals: Student t"
-    return f"intervals: percentile bootstrap over poems, {SCORE_BOOTSTRAP:,} resamples"
-
 
 #: Tables with one row per poem: written as CSV only (thousands of rows at the paper's scale).
 PER_POEM_TABLES = frozenset({"ghostwriting_poems"})

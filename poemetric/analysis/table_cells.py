@@ -25,6 +25,13 @@ def _is_count(column: str) -> bool:
 MISSING = "–"
 
 
+def fixed(value: float, digits: int) -> str:
+    """`value` with `digits` decimals; one that rounds to zero has no sign: a table read
+    "-0.00 [-0.01, 0.01]" for a mean of -0.001 (and LaTeX set it as a minus zero)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def _cell(value: object, digits: int, count: bool = False) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
@@ -33,7 +40,7 @@ def _cell(value: object, digits: int, count: bool = False) -> str:
             return f"{int(value)}"
         if value.is_integer() and abs(value) >= 1000:
             return f"{int(value)}"
-        return f"{value:.{digits}f}"
+        return fixed(value, digits)
     return str(value)
 
 

@@ -23,7 +23,7 @@ from poemetric.analysis.headers import readable as readable
 from poemetric.analysis.latex_tables import to_latex
 from poemetric.analysis.markdown_table import markdown_escape as markdown_escape
 from poemetric.analysis.markdown_table import markdown_table
-from poemetric.analysis.table_cells import MISSING, _is_count, _numeric
+from poemetric.analysis.table_cells import MISSING, _is_count, _numeric, fixed
 from poemetric.paths import replaced_when_done
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tex", "md")
@@ -95,8 +95,9 @@ def with_intervals(frame: pd.DataFrame, digits: int = 2) -> pd.DataFrame:
         if estimate.endswith("_mean") and f"{stem}_sd" in shown:
             drop.append(f"{stem}_sd")
         cells = [
-            MISSING if pd.isna(m) else f"{m:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
-            if pd.notna(lo) and pd.notna(hi) else f"{m:.{digits}f}"
+            MISSING if pd.isna(m)
+            else f"{fixed(m, digits)} [{fixed(lo, digits)}, {fixed(hi, digits)}]"
+            if pd.notna(lo) and pd.notna(hi) else fixed(m, digits)
             for m, lo, hi in zip(frame[estimate], frame[low], frame[high], strict=True)
         ]  # fmt: skip
         shown[estimate] = cells

@@ -21,7 +21,7 @@ from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD, ReferenceText
 
 PANELS = (
     ("rhyme_density", "Rhyme dens.", (0.0, 1.0)),
-    ("rhyme_density_raplyzer", "Raplyzer", None),
+    ("rhyme_density_raplyzer", "Raplyzer (vowels)", None),
     ("uniqueness", "Uniqueness", (0.0, 1.0)),
 )
 
@@ -69,8 +69,9 @@ def ghostwriting_figure(ctx: FigureContext) -> Drawing:
                        max_columns=3)  # fmt: skip
     caption = (
         'Ghostwriting measures per author (docs/ghostwriting.md): rhyme density ("Rhyme dens.": '
-        "rhymed syllables / all syllables, entropy-weighted), the Raplyzer rhyme factor (mean longest matching "
-        "vowel sequence per word) and uniqueness (maximum tf-idf cosine similarity to the "
+        "rhymed syllables / all syllables, entropy-weighted), the Raplyzer rhyme factor (the mean "
+        "length, in vowels, of each word's longest vowel sequence matching an earlier word's; "
+        "not bounded by 1) and uniqueness (maximum tf-idf cosine similarity to the "
         "reference poems; the dashed line is the near-copy threshold); means over "
         f"{counted_poems(poems.groupby('author').size())} each with the 95% CI "
         "of the mean (Student t), clipped to 0-1 where the measure is bounded."

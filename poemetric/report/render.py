@@ -10,6 +10,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from poemetric.analysis.table_cells import fixed
+
 
 def fmt(value: object, digits: int = 2) -> str:
     """A number for reading: blank for missing, integers without decimals."""
@@ -18,7 +20,7 @@ def fmt(value: object, digits: int = 2) -> str:
     if isinstance(value, float):
         if math.isnan(value):
             return "–"
-        return f"{value:.{digits}f}"
+        return fixed(value, digits)
     return str(value)
 
 
