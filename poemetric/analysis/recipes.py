@@ -50,6 +50,7 @@ from poemetric.analysis.plotting import (
 from poemetric.analysis.selection import AuthorSelectionError, select_authors
 from poemetric.paths import bundled_recipes, resource_path
 from poemetric.store import RunStore
+from poemetric.store.measure_cache import MeasureCache
 from poemetric.text.plural import plural
 
 FigureFunction = Callable[..., Drawing]
@@ -243,7 +244,8 @@ def render_figures(
         select_authors(authors, present)  # a bad --authors is an error before any drawing
     judges: list[str | None] = list(data.judges) or [None]
     out = Path(out_dir)
-    shared = RunFrames(data, ratings)  # each table once, not once per figure that shows it
+    # Each table once, not once per figure that shows it; per-poem measures kept in the run.
+    shared = RunFrames(data, ratings, MeasureCache(store))
     with figure_style():
         for spec in chosen.figures:
             function, needs_judge = FIGURE_KINDS[spec.kind]
