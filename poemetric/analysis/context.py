@@ -33,6 +33,7 @@ from poemetric.analysis.scores import dimension_scores, form_check_scores, group
 from poemetric.hints import stage_command
 from poemetric.judge.answer import DIMENSIONS_BY_KEY
 from poemetric.store import RunStore
+from poemetric.store.measure_cache import MeasureCache
 from poemetric.suggest import did_you_mean
 from poemetric.text.plural import plural
 
@@ -118,10 +119,13 @@ class RunFrames:
     of authors, shared by every `FigureContext` of a command: `poemetric figures` draws each
     figure from a context of its own, and the lexical features of every poem were measured
     once per figure that showed them. `computed` counts what was computed, by table name.
-    A context's tables are shared: figure functions must not change them in place."""
+    A context's tables are shared: figure functions must not change them in place.
+    `measures`: the per-poem measures the run keeps between commands (the ghostwriting
+    figure's), None to measure every poem."""
 
     data: RunData
     experts: pd.DataFrame | None = None
+    measures: MeasureCache | None = None
     computed: Counter[str] = field(default_factory=Counter)
     _frames: dict[tuple[str, str | None, tuple[str, ...]], Any] = field(default_factory=dict)
 
@@ -170,6 +174,12 @@ class FigureContext:
         assert self.shared is not None  # set in __post_init__
         judge = self.judge if by_judge else None
         return self.shared.get(name, judge, self.authors, compute)
+
+    @property
+    def measures(self) -> MeasureCache | None:
+        """The per-poem measures the run keeps between commands (`RunFrames.measures`)."""
+        assert self.shared is not None  # set in __post_init__
+        return self.shared.measures
 
     def _chosen(self, frame: pd.DataFrame) -> pd.DataFrame:
         return frame[frame["author"].isin(self.authors)]

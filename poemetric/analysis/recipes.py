@@ -61,6 +61,7 @@ from poemetric.data.yaml_fields import (
 )
 from poemetric.paths import bundled_recipes, resource_path
 from poemetric.store import RunStore
+from poemetric.store.measure_cache import MeasureCache
 from poemetric.suggest import did_you_mean
 
 FigureFunction = Callable[..., Drawing]
@@ -300,7 +301,8 @@ def render_figures(
         select_authors(authors, present, labels=labels.authors)
     judges: list[str | None] = list(data.judges) or [None]
     out = Path(out_dir)
-    shared = RunFrames(data, ratings)  # each table once, not once per figure that shows it
+    # Each table once, not once per figure that shows it; per-poem measures kept in the run.
+    shared = RunFrames(data, ratings, MeasureCache(store))
     with figure_style():
         for spec in chosen.figures:
             function, needs_judge = FIGURE_KINDS[spec.kind]

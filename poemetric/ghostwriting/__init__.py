@@ -9,5 +9,7 @@ The Case of Rap Lyric Ghostwriting"), applied to poems; definitions in docs/ghos
 - `uniqueness.UniquenessIndex`: maximum tf-idf cosine similarity to a reference corpus, with the
   nearest text and the near-copy flag;
 - `tables.ghostwriting_tables(store)`: every ghostwriting table of a run (also style matching
-  and line-level fluency / coherence when the run has them), as `analyze` writes them.
+  and line-level fluency / coherence when the run has them), as `analyze` writes them;
+- `cached_measures`: the per-poem measures kept in the run store between commands, and the
+  digests that tell when one must be measured again.
 """

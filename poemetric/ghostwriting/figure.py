@@ -50,7 +50,7 @@ def ghostwriting_figure(ctx: FigureContext) -> Drawing:
         ReferenceText(str(r.poem_id), str(r.human_poem), str(r.poem_id))
         for r in originals.itertuples(index=False)
     ]
-    poems = poem_measures(generations, references).frame
+    poems = poem_measures(generations, references, cache=ctx.measures).frame
     authors = ctx.ordered(poems["author"])
     panels: list[Panel] = []
     for column, title, domain in PANELS:

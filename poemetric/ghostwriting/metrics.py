@@ -7,28 +7,23 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from poemetric.analysis.lexical import tokenize
 from poemetric.analysis.stats import summarize
-from poemetric.ghostwriting.language import not_english_reason
-from poemetric.ghostwriting.raplyzer import Phonetics, raplyzer_density
-from poemetric.ghostwriting.rhyme_density import DEFAULT_WINDOW_LINES, rhyme_density
-from poemetric.ghostwriting.uniqueness import (
-    NEAR_COPY_THRESHOLD,
-    ReferenceText,
-    UniquenessIndex,
-    is_near_copy,
-)
+from poemetric.ghostwriting.cached_measures import nearest_references, text_measures
+from poemetric.ghostwriting.raplyzer import Phonetics
+from poemetric.ghostwriting.rhyme_density import DEFAULT_WINDOW_LINES
+from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD, ReferenceText, is_near_copy
 from poemetric.store import HUMAN_AUTHOR
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.progress_lines import Advance
+    from poemetric.store.measure_cache import MeasureCache
 
 POEM_COLUMNS = (
     "generation_id",
@@ -110,42 +105,35 @@ def poem_measures(
     options: GhostwritingOptions = DEFAULT_OPTIONS,
     originals: Mapping[str, str] | None = None,
     advance: Advance | None = None,
+    cache: MeasureCache | None = None,
 ) -> PoemMeasures:
     """One row per poem (`generations`: generation_id, author, poem_id, poem_form, poem);
     `originals` (poem id -> human text) as for `excluded_references`; `advance(done, total)`
-    after each poem's rhyme densities (most of the time: 6,090 poems take seconds)."""
+    after each poem's rhyme densities (most of the time: 6,090 poems take seconds). `cache`:
+    the run's kept measures (`cached_measures`), read first and added to; the values are the
+    same either way."""
     notes: list[str] = []
-    # Cached by text: human poems and recited originals repeat across authors.
-    density = lru_cache(maxsize=None)(partial(rhyme_density, window_lines=options.window_lines))
-    raplyzer = lru_cache(maxsize=None)(
-        partial(raplyzer_density, phonetics=options.raplyzer_phonetics)
-    )
-    rows: list[dict[str, object]] = []
-    total = len(generations)
-    for poem in generations.itertuples(index=False):
-        text = str(poem.poem)
-        measured = density(text)
-        rows.append(
-            {
-                "generation_id": poem.generation_id,
-                "author": poem.author,
-                "poem_id": poem.poem_id,
-                "poem_form": poem.poem_form,
-                "syllables": measured.syllables,
-                "rhymed_syllables": measured.rhymed_syllables,
-                "rhyme_density_unweighted": measured.raw,
-                "entropy_weight": measured.entropy_weight,
-                "rhyme_density": measured.density,
-                "rhyme_density_raplyzer": raplyzer(text),
-            }
-        )
-        if advance is not None:
-            advance(len(rows), total)
+    texts = [str(text) for text in generations["poem"]]
+    measured = text_measures(texts, options, cache, advance)
+    rows: list[dict[str, object]] = [
+        {
+            "generation_id": poem.generation_id,
+            "author": poem.author,
+            "poem_id": poem.poem_id,
+            "poem_form": poem.poem_form,
+            "syllables": measures.syllables,
+            "rhymed_syllables": measures.rhymed_syllables,
+            "rhyme_density_unweighted": measures.rhyme_density_unweighted,
+            "entropy_weight": measures.entropy_weight,
+            "rhyme_density": measures.rhyme_density,
+            "rhyme_density_raplyzer": measures.rhyme_density_raplyzer,
+        }
+        for poem, measures in zip(generations.itertuples(index=False), measured, strict=True)
+    ]
     frame = pd.DataFrame(rows, columns=list(POEM_COLUMNS[:10]))
     if references:
-        index = UniquenessIndex(references)
         exclude = excluded_references(generations, references, options, originals)
-        nearest = index.nearest([str(t) for t in generations["poem"]], exclude)
+        nearest = nearest_references(texts, exclude, references, cache)
         frame["uniqueness"] = [n.similarity for n in nearest]
         frame["nearest_reference"] = [n.reference_label for n in nearest]
         frame["nearest_reference_id"] = [n.reference_id for n in nearest]
@@ -156,8 +144,7 @@ def poem_measures(
         frame["nearest_reference_id"] = None
     frame["near_copy"] = [is_near_copy(s, options.threshold) for s in frame["uniqueness"]]
     # Both densities assume English pronunciations: a poem in another language is flagged.
-    reason = lru_cache(maxsize=None)(not_english_reason)
-    frame["english"] = [reason(str(text)) is None for text in generations["poem"]]
+    frame["english"] = [measures.english for measures in measured]
     return PoemMeasures(frame[list(POEM_COLUMNS)], notes)
 
 

@@ -22,6 +22,7 @@ from poemetric.ghostwriting.metrics import (
 from poemetric.ghostwriting.references import dataset_references
 from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy, style_positions
 from poemetric.store import RunStore
+from poemetric.store.measure_cache import MeasureCache
 from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
@@ -52,10 +53,14 @@ def ghostwriting_tables(
     generations: pd.DataFrame | None = None,
     options: GhostwritingOptions = DEFAULT_OPTIONS,
     progress: StepProgress | None = None,
+    *,
+    cache: bool = True,
 ) -> GhostwritingTables:
     """The ghostwriting tables of a run (see GHOSTWRITING_CAPTIONS); `generations` defaults to
     every ok generation of the run (`load_generations`); `progress` is told of every poem
-    measured (`MEASURES_STEP`)."""
+    measured (`MEASURES_STEP`). `cache`: read the per-poem measures the run keeps
+    (`poemetric.store.measure_cache`) and keep those measured here; False measures every poem,
+    to the same values."""
     result = GhostwritingTables()
     poems = load_generations(store) if generations is None else generations
     if not poems.empty:
@@ -63,7 +68,8 @@ def ghostwriting_tables(
         references = [*(dataset if options.dataset_references else []), *options.extra_references]
         originals = {reference.id: reference.text for reference in dataset}
         advance = partial(progress, MEASURES_STEP) if progress is not None else None
-        measured = poem_measures(poems, references, options, originals, advance)
+        kept = MeasureCache(store) if cache else None
+        measured = poem_measures(poems, references, options, originals, advance, kept)
         result.notes += measured.notes
         result.tables["ghostwriting"] = author_measures(measured.frame)
         result.tables["ghostwriting_poems"] = measured.frame
