@@ -64,6 +64,7 @@ MEASURE_SOURCES = (
     "form/letter_to_sound.py",
     "form/letter_tables.py",
     "form/lexicon.py",
+    "form/user_lexicon.py",
 )
 #: Libraries whose versions are part of `code_digest` (tf-idf, sparse products).
 LIBRARIES = ("numpy", "scipy", "scikit-learn")
