@@ -85,3 +85,19 @@ def test_a_wrong_recipe_parameter_draws_nothing(tmp_path: Path) -> None:
         "or 'all' (did you mean 'basic'?)\n"
     )
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_yaml_file_may_share_settings_with_a_merge_key() -> None:
+    """`<<: *shared` was refused as invalid YAML once duplicate keys were checked (the check
+    constructed the merge key itself), where `yaml.safe_load` had read it; a key that is a list
+    was a TypeError traceback."""
+    from poemetric.data.yaml_fields import parse_yaml
+
+    document, _ = parse_yaml("f.yaml", "base: &b\n  a: 1\nx:\n  <<: *b\n  b: 3\n  a: 2\n")
+    assert document == {"base": {"a": 1}, "x": {"a": 2, "b": 3}}
+    from poemetric.data.text_files import TextFileError
+
+    with pytest.raises(TextFileError, match=r"f\.yaml:1: invalid YAML: a key cannot be a list"):
+        parse_yaml("f.yaml", "? [1, 2]\n: x\n")
+    with pytest.raises(TextFileError, match="duplicate key 'a'"):
+        parse_yaml("f.yaml", "x:\n  <<: {a: 1}\n  a: 2\n  a: 3\n")
