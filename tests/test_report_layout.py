@@ -115,3 +115,42 @@ def test_an_interrupted_folder_report_leaves_the_earlier_one_whole(
         assert code != 0
         assert _page_and_files(page) == before
         assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html", "index_files"]
+
+
+def test_a_folder_a_file_browser_has_shown_is_still_the_reports(run: Path, tmp_path: Path) -> None:
+    """Finder's `.DS_Store` (Explorer's `Thumbs.db`) in `index_files/` made the folder "not
+    this report's": the report could not be built again, nor a one-file one remove it."""
+    page = tmp_path / "index.html"
+    assert _report(run, "--out", str(page), "--layout", "folder")[0] == 0
+    (tmp_path / "index_files" / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
+    (tmp_path / "index_files" / "Thumbs.db").write_bytes(b"\xd0\xcf")
+    code, output = _report(run, "--out", str(page), "--layout", "folder")
+    assert code == 0, output
+    assert not (tmp_path / "index_files" / ".DS_Store").exists()
+    code, output = _report(run, "--out", str(page), "--layout", "file")
+    assert code == 0, output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html"]
+
+
+def test_a_failed_swap_puts_the_earlier_folder_back(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The earlier folder was moved aside, then deleted although the new one never took its
+    place (a folder open in Windows Explorer refuses the rename): the old page lost its poems."""
+    import os
+
+    page = tmp_path / "index.html"
+    assert _report(run, "--out", str(page), "--layout", "folder")[0] == 0
+    before = _page_and_files(page)
+    original = os.replace
+
+    def refused(source: object, target: object) -> None:
+        if Path(str(source)).name.startswith(".index_files.") and not str(source).endswith(".old"):
+            raise PermissionError(13, "the folder is in use", str(target))
+        original(source, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "replace", refused)
+    code, _ = _report(run, "--out", str(page), "--layout", "folder")
+    assert code != 0
+    assert _page_and_files(page) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["index.html", "index_files"]

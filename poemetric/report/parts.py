@@ -137,9 +137,16 @@ def part_files(
     return {"dir": folder_name, "build": build, "sections": starts}, files
 
 
+#: Files a file browser writes into a folder it showed (macOS Finder, Windows Explorer).
+_BROWSER_FILES = frozenset({"thumbs.db", "desktop.ini"})
+
+
 def _is_ours(folder: Path) -> bool:
-    """Whether `folder` holds nothing but part files (or nothing)."""
+    """Whether `folder` holds nothing but part files (or nothing), and what a file browser
+    leaves in a folder it showed (`.DS_Store`, `Thumbs.db`)."""
     for entry in folder.iterdir():
+        if entry.name.startswith(".") or entry.name.lower() in _BROWSER_FILES:
+            continue
         if not entry.is_file() or entry.suffix != ".js":
             return False
         with entry.open("rb") as handle:
@@ -176,11 +183,21 @@ def write_report(page_path: Path, page: str, files: dict[str, str]) -> None:
         for name, text in files.items():
             (staged / name).write_text(text, encoding="utf-8")
         staged.chmod(0o755)  # mkdtemp makes 0700
-        with replaced_when_done(page_path) as temp:
-            temp.write_text(page, encoding="utf-8")
-            if folder.exists():
-                os.replace(folder, old)
-            os.replace(staged, folder)
+        swapped = False
+        try:
+            with replaced_when_done(page_path) as temp:
+                temp.write_text(page, encoding="utf-8")
+                if folder.exists():
+                    os.replace(folder, old)
+                os.replace(staged, folder)
+                swapped = True
+        except BaseException:
+            # The page was not replaced: the earlier folder goes back beside it.
+            if swapped:
+                shutil.rmtree(folder, ignore_errors=True)
+            if old.exists() and not folder.exists():
+                os.replace(old, folder)
+            raise
     finally:
         shutil.rmtree(staged, ignore_errors=True)
         shutil.rmtree(old, ignore_errors=True)
