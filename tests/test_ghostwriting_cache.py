@@ -311,3 +311,20 @@ def test_only_the_newest_versions_of_a_kind_are_kept(tmp_path: Path) -> None:
         assert cache.read("w") == {"item": "x"}
         value = cache.read(versions[-1])["item"]
         assert value[0] == measure_cache.KEEP + 1 and value[1] != value[1]  # NaN comes back
+
+
+def test_a_user_lexicon_in_use_keeps_its_own_measures() -> None:
+    """Measures taken under a user lexicon (Python API) were filed under CMUdict's version and
+    served to later commands; the syllable caches kept readings from before the switch."""
+    from poemetric.form import user_lexicon
+    from poemetric.ghostwriting.syllables import first_pronunciation
+
+    options = GhostwritingOptions()
+    lexicon = user_lexicon.parse_lexicon("KILDARE  K IH0 L D EH1 R\n", "names.txt")
+    plain = cached_measures.text_version(options)
+    guessed = first_pronunciation("kildare")
+    with user_lexicon.using(lexicon):
+        assert cached_measures.text_version(options) != plain
+        assert first_pronunciation("kildare") == ("K", "IH0", "L", "D", "EH1", "R")
+    assert cached_measures.text_version(options) == plain
+    assert first_pronunciation("kildare") == guessed

@@ -32,7 +32,7 @@ import hashlib
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -229,6 +229,18 @@ def use_lexicon(lexicon: UserLexicon | None) -> None:
         meter_words.word_entry_table().get("the")  # built from CMUdict alone if it is not yet
     _active = lexicon
     clear_word_caches()
+    for forget in _WATCHERS:
+        forget()
+
+
+#: Cache clearers of modules outside the checker that keep words' readings
+#: (`ghostwriting.syllables`), registered with `on_change`.
+_WATCHERS: list[Callable[[], None]] = []
+
+
+def on_change(forget: Callable[[], None]) -> None:
+    """Call `forget` whenever the lexicon in use changes (a cache of readings to clear)."""
+    _WATCHERS.append(forget)
 
 
 @contextmanager

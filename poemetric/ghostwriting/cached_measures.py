@@ -31,6 +31,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from poemetric.form import user_lexicon
 from poemetric.ghostwriting.language import not_english_reason
 from poemetric.ghostwriting.raplyzer import raplyzer_density
 from poemetric.ghostwriting.rhyme_density import rhyme_density
@@ -123,7 +124,15 @@ def text_version(options: GhostwritingOptions) -> str | None:
     """The version of the text measures under `options`; None when they are not kept."""
     if options.raplyzer_phonetics != "cmu":
         return None
-    return _digest(TEXT_KIND, code_digest(), options.window_lines, options.raplyzer_phonetics)
+    # A user lexicon switched on in this process (Python API) changes the pronunciations read.
+    lexicon = user_lexicon.active()
+    return _digest(
+        TEXT_KIND,
+        code_digest(),
+        options.window_lines,
+        options.raplyzer_phonetics,
+        *(() if lexicon is None else (f"lexicon {lexicon.digest}",)),
+    )
 
 
 def uniqueness_version(references: Iterable[ReferenceText]) -> str:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from poemetric.analysis.lexical import tokenize
+from poemetric.form import user_lexicon
 
 #: Consonant classes for comparing codas: a coda rhymes with another coda of the same shape
 #: (same number of consonants, same class in each place), e.g. *time* / *line* (nasal),
@@ -85,6 +86,11 @@ def _is_function_word(token: str) -> bool:
     from poemetric.form.phonetics import is_function_word
 
     return is_function_word(token)
+
+
+# Both read pronunciations, which a user lexicon switched on in this process changes.
+user_lexicon.on_change(first_pronunciation.cache_clear)
+user_lexicon.on_change(_is_function_word.cache_clear)
 
 
 def poem_words(text: str) -> list[Word]:
