@@ -34,7 +34,6 @@ from poemetric.prompts import (
 )
 from poemetric.providers.base import ChatMessage, Completion, ModelSpec
 from poemetric.providers.registry import provider_class
-from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, cache_key, follow_up_cache_key, settings_json, user_request
 from poemetric.runner.report import StageInterrupted, StageReport
 from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, stored_statuses
@@ -236,8 +235,11 @@ class JudgmentRows(ParsedAnswerRows):
             "refusal": int(looks_like_refusal(completion.text)),
         }
 
-    def follow_up(self, job: Job, completion: Completion, row: dict[str, Any]) -> Job | None:
-        """Re-ask an unparsable answer, telling the judge why it could not be used."""
+    def follow_up(
+        self, job: Job, completion: Completion, row: dict[str, Any], *, cost_usd: float
+    ) -> Job | None:
+        """Re-ask an unparsable answer, telling the judge why it could not be used. `cost_usd`:
+        what the answer cost this judgment (0 for one served from another file's cache)."""
         error = str(row.get("error") or "")
         if not reask_due(error, job.turn, self.reask):
             return None
@@ -247,7 +249,7 @@ class JudgmentRows(ParsedAnswerRows):
                 "turn": job.turn,
                 "response_text": completion.text,
                 "error": error,
-                "cost_usd": usage_cost(job.spec, completion.usage),
+                "cost_usd": cost_usd,
                 "input_tokens": completion.usage.input_tokens,
                 "output_tokens": completion.usage.output_tokens,
             },

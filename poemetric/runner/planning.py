@@ -99,7 +99,7 @@ def calls_after_cache(run: ModelRun, cached: Sequence[tuple[Job, Completion]]) -
                 calls.append(turn)  # its cached answer ends the conversation unusable
                 break
             row = run.handler.ok_row(turn, completion, cost_usd=0.0, batch_id=None)
-            turn = next_turn(run, turn, completion, row)
+            turn = next_turn(run, turn, completion, row, cost_usd=0.0)
             hit = None
             if turn is not None and run.options.use_cache:
                 hit = run.store.cached_completion(turn.cache_key)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from poemetric.providers.base import Completion, ProviderError
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, completion_from_dict, completion_to_dict
+from poemetric.runner.paid import paid_turn_cost
 from poemetric.runner.rows import UNPARSABLE
 
 if TYPE_CHECKING:
@@ -84,12 +85,15 @@ def _count_outcome(run: ModelRun, job: Job, row: dict[str, Any], follow_up: Job 
             run.report.unparsable += 1
 
 
-def next_turn(run: ModelRun, job: Job, completion: Completion, row: dict[str, Any]) -> Job | None:
-    """The follow-up turn the stage asks for after a response it could not use, if any."""
+def next_turn(
+    run: ModelRun, job: Job, completion: Completion, row: dict[str, Any], *, cost_usd: float
+) -> Job | None:
+    """The follow-up turn the stage asks for after a response it could not use, if any;
+    `cost_usd` is what this turn's answer cost this job (0 for an answer it did not buy)."""
     if row.get("status") == "ok":
         return None
     follow_up = getattr(run.handler, "follow_up", None)
-    return None if follow_up is None else follow_up(job, completion, row)
+    return None if follow_up is None else follow_up(job, completion, row, cost_usd=cost_usd)
 
 
 def record_completion(
@@ -107,7 +111,7 @@ def record_completion(
     if completion_data is not original:
         completion = completion_from_dict(completion_data)
     row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=batch_id)
-    follow_up = next_turn(run, job, completion, row)
+    follow_up = next_turn(run, job, completion, row, cost_usd=cost)
     _store_row(run, job, row, completion=completion_data)
     run.report.called += 1
     run.report.input_tokens += completion.usage.input_tokens
@@ -125,10 +129,13 @@ def record_completion(
 
 
 def replay_completion(run: ModelRun, job: Job, completion: Completion) -> Job | None:
-    """Store the row of a cached response (no call, no cost); returns the follow-up turn."""
-    cost = usage_cost(run.spec, completion.usage)
+    """Store the row of a cached response (no call: nothing spent in this run); returns the
+    follow-up turn. Its cost is what this job's own row already recorded for the answer (a
+    re-parse of an answer it bought), else 0: the answer was bought once, by the row of the call
+    that cached it (another model file sending the same request), and is counted there."""
+    cost = paid_turn_cost(run, job)
     row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=None)
-    follow_up = next_turn(run, job, completion, row)
+    follow_up = next_turn(run, job, completion, row, cost_usd=cost)
     _store_row(run, job, row, completion=None)
     _count_outcome(run, job, row, follow_up)
     return follow_up
@@ -140,7 +147,7 @@ def refresh_due(run: ModelRun, job: Job, completion: Completion) -> bool:
     if not run.options.refresh_failed_parses:
         return False
     row = run.handler.ok_row(job, completion, cost_usd=0.0, batch_id=None)
-    return row.get("status") != "ok" and next_turn(run, job, completion, row) is None
+    return row.get("status") != "ok" and next_turn(run, job, completion, row, cost_usd=0.0) is None
 
 
 def resolve_from_cache(run: ModelRun, job: Job | None) -> Job | None:

@@ -106,8 +106,9 @@ class ResultHandler(Protocol):
     """Builds one stage's result rows.
 
     Optional members, looked up with getattr: `natural_key` (the key columns of a table that
-    is not in `poemetric.store.db.RESULT_TABLE_KEYS`) and `follow_up(job, completion, row) ->
-    Job | None` (the next turn after a response whose row is not 'ok', or None to stop).
+    is not in `poemetric.store.db.RESULT_TABLE_KEYS`) and `follow_up(job, completion, row, *,
+    cost_usd) -> Job | None` (the next turn after a response whose row is not 'ok', or None to
+    stop; `cost_usd` is what that response cost the job, 0 for one it did not buy).
     """
 
     table: str
