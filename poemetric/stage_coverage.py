@@ -10,7 +10,8 @@ by the stage's own summary and retried by its command. Per stage:
 * judge recognise: each judge, over the human poems (`human_poems`);
 * ghostwriting style-match: each judge, over the poems that can have a trial (`style_trials`:
   their poet has another poem in a dataset of four poets or more);
-* form check (no model): every ok generation, as `form run` checks them, once any is checked;
+* form check (no model): every ok generation, as `form run` checks them, once any is checked
+  (the command carries the `--threshold` the stored checks were made at);
 * generate: each model (not the human author), over the run's prompts times the samples it
   wrote (`merge` counts these only where no store records the stage's shards).
 
@@ -22,6 +23,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
+from math import isclose
+from typing import Any
 
 from poemetric.generation.stage import STAGE as GENERATE
 from poemetric.judge.recognise import STAGE as RECOGNISE
@@ -63,8 +67,31 @@ def stage_gaps(store: RunStore) -> list[StageGap]:
     if store.count("form_checks"):
         ok = store.query("SELECT generation_id FROM generations WHERE status = 'ok'")
         checked = {str(r[0]) for r in store.query("SELECT generation_id FROM form_checks")}
-        gaps += _gap(FORM, None, (str(r[0]) for r in ok), checked, authors)
+        form = _gap(FORM, None, (str(r[0]) for r in ok), checked, authors)
+        gaps += [replace(gap, **_threshold_options(store)) for gap in form]
     return gaps + _generation_gaps(store)
+
+
+def _threshold_options(store: RunStore) -> dict[str, Any]:
+    """`form run`'s `--threshold` for the stored checks: a plain `form run` (0.7) checks every
+    row made at another threshold again, not only the missing ones."""
+    from poemetric.form.checker import DEFAULT_THRESHOLD
+
+    rows = store.query(
+        "SELECT DISTINCT json_extract(explanation, '$.threshold') FROM form_checks "
+        "WHERE json_valid(explanation) AND json_extract(explanation, '$.threshold') IS NOT NULL"
+    )
+    thresholds = sorted({float(row[0]) for row in rows})
+    if not thresholds or (len(thresholds) == 1 and isclose(thresholds[0], DEFAULT_THRESHOLD)):
+        return {}
+    if len(thresholds) == 1:
+        return {"options": (f"--threshold {thresholds[0]:g}",)}
+    made = " and ".join(f"{t:g}" for t in thresholds)
+    note = (
+        f"its checks were made at thresholds {made}: add --threshold with the one wanted (the "
+        "checks made at another are checked again too)"
+    )
+    return {"options_note": note}
 
 
 def _owners(store: RunStore, table: str) -> list[str]:

@@ -228,3 +228,29 @@ def test_the_per_machine_tables_hold_cmudict_alone(tmp_path: Path) -> None:
         built = dict(meter_words.word_entry_table()._build())
         assert "tomato" not in built and built["potato"] == stored.get("potato")
     assert user_lexicon.active() is None
+
+
+def test_demo_checks_with_the_lexicon_form_run_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`poemetric demo` ran the form stage without `$POEMETRIC_LEXICON` (which `form run` reads):
+    its checks recorded plain CMUdict, and `form run` afterwards checked every row again."""
+    names = _names(tmp_path)
+    monkeypatch.setenv("POEMETRIC_LEXICON", str(names))
+    run = tmp_path / "demo"
+    demo = ["demo", "--run", str(run), "--limit", "2", "--no-progress"]
+    result = runner.invoke(app, demo)
+    assert result.exit_code == 0, result.output
+    assert f"user lexicon: {names} (1 word;" in result.stdout
+    with RunStore(run, create=False) as store:
+        stored = store.query("SELECT DISTINCT checker_version FROM form_checks")
+    assert [row[0] for row in stored] == [f"{CHECKER_VERSION}+lexicon-{read_lexicon(names).digest}"]
+    again = runner.invoke(app, ["form", "run", "--run", str(run), "--no-progress"])
+    assert again.exit_code == 0, again.output
+    assert "checked 0, skipped" in again.stdout
+    monkeypatch.setenv("POEMETRIC_LEXICON", str(_names(tmp_path, "KILDARE\n", "bad.txt")))
+    other = tmp_path / "other"
+    refused = runner.invoke(app, ["demo", "--run", str(other), "--no-progress"])
+    assert refused.exit_code == 2, refused.output
+    assert "error: POEMETRIC_LEXICON: " in refused.stderr and "bad.txt:1" in refused.stderr
+    assert not other.exists()  # refused before any run was made

@@ -189,3 +189,36 @@ def test_a_store_whose_only_model_stopped_partway_is_incomplete(
     conn.close()
     result = _ok("merge", older, "--into", tmp_path / "from-older")
     assert not _incomplete(result), result.output
+
+
+def test_the_form_check_line_carries_the_threshold_the_checks_were_made_at(
+    tmp_path: Path,
+) -> None:
+    """Checked at `--threshold 0.8`, the merged run's missing checks were to be made by a plain
+    `form run` (0.7), which checks every row made at 0.8 again, not only the missing ones."""
+    parts = [tmp_path / f"part{k}" for k in range(2)]
+    for k, part in enumerate(parts):
+        _ok("generate", "--no-progress", "--run", part, "--limit", "8", "--shard", f"{k}/2")
+    _ok("form", "run", "--run", parts[0], "--no-progress", "--threshold", "0.8")
+    dest = tmp_path / "all"
+    result = _cli("merge", *parts, "--into", dest)
+    assert result.exit_code == 1, result.output
+    (form,) = _incomplete(result)
+    unchecked = _markov(tmp_path, parts[1])
+    assert f"run poemetric form run --run {dest} --threshold 0.8 to check them" in form, form
+    checked = _ok("form", "run", "--run", dest, "--no-progress", "--threshold", "0.8")
+    with RunStore(parts[0]) as store:
+        made = store.count("form_checks")
+    assert f"checked {unchecked}, skipped {made} " in checked.output  # only the missing ones
+
+
+def test_checks_made_at_several_thresholds_are_said(tmp_path: Path) -> None:
+    parts = [tmp_path / f"part{k}" for k in range(3)]
+    for k, part in enumerate(parts):
+        _ok("generate", "--no-progress", "--run", part, "--limit", "8", "--shard", f"{k}/3")
+    _ok("form", "run", "--run", parts[0], "--no-progress", "--threshold", "0.8")
+    _ok("form", "run", "--run", parts[1], "--no-progress")
+    dest = tmp_path / "all"
+    (form,) = _incomplete(_cli("merge", *parts, "--into", dest))
+    assert "its checks were made at thresholds 0.7 and 0.8: add --threshold" in form, form
+    assert f"run poemetric form run --run {dest} to check them" in form, form

@@ -28,7 +28,9 @@ class FilledTemplateError(Exception):
 
 def refuse_filled(paths: Iterable[Path], columns: Iterable[str], *, importer: str) -> None:
     """Raise `FilledTemplateError` when any of `paths` exists with a value in one of `columns`
-    (answers typed into an earlier template): writing sheets again must not erase them."""
+    (answers typed into an earlier template), or exists and cannot be read as a template (it may
+    hold answers, as a template Excel saved as UTF-16 "Unicode Text" does): writing sheets again
+    must not erase them. An empty file has nothing to keep."""
     from poemetric.data.io import DatasetError, read_table
 
     wanted = tuple(columns)
@@ -36,11 +38,21 @@ def refuse_filled(paths: Iterable[Path], columns: Iterable[str], *, importer: st
         if not path.is_file():
             continue  # nothing typed into it to keep
         try:
+            data = path.read_bytes()
+            if not data.strip():
+                continue
             # As `import-lines` and `survey import` read it: a template saved by Excel as
             # Windows-1252 or with `;` between fields was not read here, and was overwritten.
-            table = read_table(path, semicolon_names=lambda names: bool(names & set(wanted)))
-        except (OSError, DatasetError):
-            continue  # not a template
+            table = read_table(path, data, semicolon_names=lambda names: bool(names & set(wanted)))
+        except (OSError, DatasetError) as error:
+            raise FilledTemplateError(_unreadable(path, str(error), importer)) from None
+        if table.file_error:
+            reason = table.issues[0].reason.removesuffix("; save the file as UTF-8")
+            raise FilledTemplateError(_unreadable(path, reason, importer))
+        missing = [c for c in wanted if c not in table.columns]
+        if missing:
+            reason = f"no {' or '.join(missing)} column in its header"
+            raise FilledTemplateError(_unreadable(path, reason, importer))
         filled = sum(
             any(str(record.values.get(c) or "").strip() for c in wanted) for record in table.records
         )
@@ -49,6 +61,20 @@ def refuse_filled(paths: Iterable[Path], columns: Iterable[str], *, importer: st
                 f"{path} already holds answers ({counted(filled, 'filled row')}); import it with "
                 f"`{importer}` or move it away first (nothing was written)"
             )
+        if table.unreadable:
+            issue = table.issues[0]
+            reason = (
+                f"{counted(table.unreadable, 'row')} unreadable, the first on line {issue.line}"
+            )
+            raise FilledTemplateError(_unreadable(path, f"{reason}: {issue.reason}", importer))
+
+
+def _unreadable(path: Path, reason: str, importer: str) -> str:
+    return (
+        f"{path} exists and cannot be read as a sheet template ({reason}), so it may hold "
+        f"answers: nothing was written. Save it as CSV (UTF-8) and import it with `{importer}`, "
+        "move it away, or write the sheets to another folder (--out)"
+    )
 
 
 def render_sheet_html(task: LineTask) -> str:

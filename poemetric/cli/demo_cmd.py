@@ -14,6 +14,7 @@ from rich.console import Console
 
 from poemetric.cli.analyze_cmd import summary_tables
 from poemetric.cli.app import app
+from poemetric.cli.form_lexicon import LexiconOption, resolved_lexicon
 from poemetric.cli.generate_cmd import open_prepared
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
@@ -144,6 +145,7 @@ def demo(
     local_poems: int = typer.Option(
         LOCAL_POEMS, "--local-poems", min=1, help="Poems the real model writes (it is slow)."
     ),
+    lexicon_file: Path | None = LexiconOption,
 ) -> None:
     """Run the whole pipeline offline: demo dataset -> prompts -> human + Markov poems ->
     form checks -> (judge) -> analysis tables -> figures -> report. No key, GPU or network
@@ -194,6 +196,7 @@ def demo(
         _refuse_a_judge_without_its_key(judge_model)
     judges = judge_catalog.specs()
     console.rule("[bold]POEMetric demo")
+    lexicon = resolved_lexicon(lexicon_file, console)  # as `form run` checks: a bad file, no run
     incomplete: list[StageReport] = []
     with interruptible(run):
         store, prepared = open_prepared(run, "demo", limit)
@@ -219,7 +222,7 @@ def demo(
                 local_report = run_generation(store, [spec], options=local_options)
                 incomplete += [local_report] if local_report.incomplete else []
                 console.print(f"   generate {local_report.summary_line()}")
-            form_report = run_form_stage(store, progress=progress, jobs=0)
+            form_report = run_form_stage(store, progress=progress, jobs=0, lexicon=lexicon)
             rates = ", ".join(
                 f"{author} {form_report.pass_rate(author):.0%}"
                 for author in author_order(form_report.total_by_author)

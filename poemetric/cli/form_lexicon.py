@@ -6,12 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from poemetric.cli.options import error_exit
 from poemetric.text.plural import counted
+
+if TYPE_CHECKING:
+    from poemetric.form.user_lexicon import UserLexicon
 
 LexiconOption = typer.Option(
     None,
@@ -22,12 +26,11 @@ LexiconOption = typer.Option(
 )
 
 
-@contextmanager
-def lexicon_in_use(option: Path | None, console: Console) -> Iterator[None]:
-    """Check with the user lexicon of `--lexicon` (else `$POEMETRIC_LEXICON`) within the block,
-    saying on `console` which file and how many words; a malformed file is `error:` naming
-    the file and each bad line (exit 2)."""
-    from poemetric.form.user_lexicon import LexiconError, resolve, using
+def resolved_lexicon(option: Path | None, console: Console) -> UserLexicon | None:
+    """The user lexicon of `--lexicon` (else `$POEMETRIC_LEXICON`; None: neither), said on
+    `console` (which file, how many words); a malformed file is `error:` naming the file and
+    each bad line (exit 2)."""
+    from poemetric.form.user_lexicon import LexiconError, resolve
 
     try:
         lexicon = resolve(option)
@@ -41,7 +44,16 @@ def lexicon_in_use(option: Path | None, console: Console) -> Iterator[None]:
             highlight=False,
             soft_wrap=True,
         )
-    with using(lexicon):
+    return lexicon
+
+
+@contextmanager
+def lexicon_in_use(option: Path | None, console: Console) -> Iterator[None]:
+    """Check with the user lexicon of `--lexicon` (else `$POEMETRIC_LEXICON`) within the block
+    (`resolved_lexicon`)."""
+    from poemetric.form.user_lexicon import using
+
+    with using(resolved_lexicon(option, console)):
         yield
 
 

@@ -66,8 +66,11 @@ def merge(
     named as not run, with what to do: the merged run holds none of it and is complete. A
     judge (or recognise, style-match, the form check) that covers only part of the merged run's
     poems, e.g. one run on a single generation shard, is named with the command that covers
-    the rest, and the exit status is 1.
-    Stores prepared from other datasets or generation templates are refused. Surveys are
+    the rest, and the exit status is 1. Of two form checks of one poem made by different
+    checker versions, the one `form run` would make now is kept: with the user lexicon that
+    $POEMETRIC_LEXICON names, or with none when it is unset (merge has no `--lexicon`: set the
+    variable to keep the checks made with that file); checks made with two other lexicons are
+    conflicts. Stores prepared from other datasets or generation templates are refused. Surveys are
     merged too: a survey left out (built otherwise under the same name in two stores) or a
     rater's answers that differ in two stores are named with what to do, and the exit status is
     1.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from poemetric.hints import stage_command
+from poemetric.hints import run_by_make, stage_command
 from poemetric.store.merge_coverage import FORM, GENERATE, StageGap
 from poemetric.text.plural import plural
 
@@ -44,6 +44,9 @@ def gap_line(gap: StageGap, into: Path) -> str:
         judge=stage_command("judge", into, gap.model),
         form=stage_command("form", into),
     )
+    if gap.options:  # under make, poemetric's other options go in ARGS
+        given = " ".join(gap.options)
+        run += f' ARGS="{given}"' if run_by_make() else f" {given}"
     if gap.unrecorded_in:
         came = (
             f"; {_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
@@ -61,6 +64,8 @@ def gap_line(gap: StageGap, into: Path) -> str:
         if gap.model is None
         else f", or, if {gap.model} was meant to cover only some, ignore this"
     )
+    if gap.options_note:
+        came += f"; {gap.options_note}"
     counts = ", ".join(f"{author} {count:,}" for author, count in gap.authors)
     return (
         f"{what}: {gap.lacking:,} of the {gap.total:,} {covers} in {into} "

@@ -54,6 +54,11 @@ class StageGap:
     lacking: int
     total: int
     authors: tuple[tuple[str, int], ...] = ()
+    #: Options the stage's command must be given to cover only the lacking items, not all of them
+    #: again (the form check's `--threshold` when its checks were made at another than the
+    #: default), and a word on them ("" when none is needed).
+    options: tuple[str, ...] = ()
+    options_note: str = ""
     #: Set by `merge`: stores that hold results of the model but no shard record of the stage
     #: (it stopped partway there, or an older POEMetric wrote the store).
     unrecorded_in: tuple[Path, ...] = ()
