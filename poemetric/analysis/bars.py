@@ -25,10 +25,10 @@ from poemetric.analysis.plotting import (
     BAR_SLOT_IN,
     MAX_HEIGHT_IN,
     ROW_IN,
-    author_colours,
     highlight_human_ticks,
     label_width_in,
     measured_width_in,
+    plain_number,
     text_width_in,
 )
 
@@ -61,7 +61,7 @@ class Panel:
 #: Value-axis tick labels, alike in every bar chart whichever way its bars run: "0", "0.2",
 #: "1" and "10", "20" (vertical bars printed "0.0", "1.0" beside horizontal ones' "0", "1";
 #: side by side, "1.0" and "0.0" of neighbouring panels touched in narrow columns).
-VALUE_TICKS = FuncFormatter(lambda value, _: f"{value:g}")
+VALUE_TICKS = FuncFormatter(plain_number)
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
     """Bars (grouped by series) per author, whiskers from ci_low to ci_high; the title wrapped
     to `title_in` inches when given."""
     authors = list(panel.authors) or ctx.authors
-    colours = author_colours(authors)
+    colours = ctx.colours(authors)
     slots = np.arange(len(authors), dtype=float)
     count = len(panel.series)
     width = 0.8 / count

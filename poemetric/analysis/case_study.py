@@ -17,8 +17,6 @@ from poemetric.analysis.context import Count, FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR, judgments_per_generation
 from poemetric.analysis.headers import dimension_label
 from poemetric.analysis.plotting import (
-    HUMAN_COLOUR,
-    SINGLE_LLM_COLOUR,
     Drawing,
     measured_width_in,
     subfigures,
@@ -125,7 +123,9 @@ def _score_bars(ctx: FigureContext, container: Figure | SubFigure, rows: dict[st
                 names: dict[str, str]) -> None:  # fmt: skip
     axis = container.subplots()
     x = np.arange(len(DIMENSIONS))
-    colours = [SINGLE_LLM_COLOUR, HUMAN_COLOUR if HUMAN_AUTHOR in rows else "#009E73"]
+    # Each poem in its author's colour in the run's other figures (poem A was always blue).
+    palette = ctx.colours(list(rows))
+    colours = [palette[name] for name in rows]
     for index, ((key, row), colour) in enumerate(zip(rows.items(), colours, strict=True)):
         values = np.array([row[d.key] for d in DIMENSIONS], dtype=float)
         offset = x + (index - 0.5) * 0.4

@@ -4,7 +4,7 @@ and shared by every figure of a command (`RunFrames`)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -28,7 +28,7 @@ from poemetric.analysis.experts import (
 )
 from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.labels import Labels
-from poemetric.analysis.plotting import COLUMN_WIDTHS, LABEL_LIMIT
+from poemetric.analysis.plotting import COLUMN_WIDTHS, LABEL_LIMIT, author_colours
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
 from poemetric.hints import stage_command
 from poemetric.judge.answer import DIMENSIONS_BY_KEY
@@ -251,6 +251,25 @@ class FigureContext:
 
     def label(self, author: str) -> str:
         return self.labels.author(author)
+
+    @cached_property
+    def _shared_colours(self) -> dict[str, str]:
+        """`author_colours` over the run's authors when its LLMs are few enough for a colour
+        each, else over the authors shown (`paper7` among the paper's 30)."""
+        everyone = author_colours(author_order(self.data.generations["author"].unique()))
+        if len(set(everyone.values())) == len(everyone):
+            return everyone
+        return author_colours(self.authors)
+
+    def colours(self, authors: Sequence[str]) -> dict[str, str]:
+        """Colours of `authors`, the same in every figure of the run (the case study's poem A
+        took the first blue whoever wrote it, DeepSeek-R1 blue there and orange in Fig. 5);
+        `author_colours(authors)` where those would not tell them apart (a radar's best LLMs
+        among 30 authors drawn in one blue)."""
+        shared = {a: self._shared_colours[a] for a in authors if a in self._shared_colours}
+        if len(shared) == len(authors) and len(set(shared.values())) == len(shared):
+            return shared
+        return author_colours(authors)
 
     @property
     def judge_label(self) -> str:

@@ -18,7 +18,12 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from poemetric.analysis.plotting import MIN_FONT_PT
+from poemetric.analysis.plotting import COLUMN_WIDTHS, MIN_FONT_PT
+
+#: `figures` checks the labels of every figure it draws narrower than this (one column): the
+#: tests check every kind at one and two columns, and below about 3 in the paper's 31 authors
+#: do not fit. The check costs about 0.1-0.4 s of CPU per figure, so wider figures skip it.
+CHECKED_BELOW_IN = COLUMN_WIDTHS["one"]
 
 
 def _undrawn_tick_labels(figure: Figure) -> set[int]:
@@ -117,3 +122,19 @@ def text_problems(
             if _overlap(a, b, slack_px):
                 problems.append(f"{first.get_text()[:40]!r} overlaps {second.get_text()[:40]!r}")
     return problems
+
+
+def crowding_warning(figure: Figure, width: float) -> str | None:
+    """What `figures` says of a figure drawn at `width` inches whose text overlaps, leaves the
+    figure or is too small (None when it is readable, or when `width` is not under
+    `CHECKED_BELOW_IN`: those widths are not checked)."""
+    if width >= CHECKED_BELOW_IN:
+        return None
+    problems = text_problems(figure)
+    if not problems:
+        return None
+    count = f"{len(problems)} label problem{'s' if len(problems) > 1 else ''}"
+    return (
+        f"at {width:g} in, {count} (e.g. {problems[0]}): show fewer authors (--authors) or "
+        f"draw it wider (--width one: {COLUMN_WIDTHS['one']:g} in)"
+    )

@@ -63,7 +63,9 @@ def rule_based(ctx: FigureContext) -> Drawing:
             f"prompt, {T_NOTE}; white diamond: the same share against the other prompts' "
             "originals of the same form (chance overlap); the human poets have none"
         )
-    figure = draw_grid(ctx, panels, value_label="share (0-1); whiskers: 95% CI",
+    # TTR (always shown) is a ratio of types to tokens; pass rate and repetition are shares.
+    value = "share or ratio" if len(panels) > 1 else "ratio"
+    figure = draw_grid(ctx, panels, value_label=f"{value} (0-1); whiskers: 95% CI",
                        legend=bool(llms), max_columns=3)  # fmt: skip
     said = "; ".join(notes)  # the second sentence: "Form accuracy: …; TTR: …"
     caption = f"Rule-based evaluation per author, {over}. {said[:1].upper()}{said[1:]}."
@@ -103,7 +105,8 @@ def form_heatmap(ctx: FigureContext) -> Drawing:
     matrix = matrix.loc[ctx.ordered(matrix.index.tolist())]
     figure = annotated_heatmap(ctx, matrix, [str(c) for c in matrix.columns],
                                colour_label="pass rate", value_range=SHARE,
-                               row_labels=ctx.labels.author_list(matrix.index))  # fmt: skip
+                               row_labels=ctx.labels.author_list(matrix.index),
+                               column_title="poem form")  # fmt: skip
     caption = (
         "Share of poems passing the rule-based form check, per author and poem form "
         f"({counted_poems(by_form['n'], 'checked poem')} per cell)."

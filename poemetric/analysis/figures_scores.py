@@ -29,7 +29,6 @@ from poemetric.analysis.plotting import (
     ROW_IN,
     SINGLE_LLM_COLOUR,
     Drawing,
-    author_colours,
     counted_poems,
     highlight_human_ticks,
 )
@@ -315,7 +314,7 @@ def radar(ctx: FigureContext, max_authors: Count = 8) -> Drawing:
     size = min(ctx.width, 4.6)
     figure = Figure(figsize=(size, size + 0.25 * ((len(chosen) + 1) // 2)), layout="constrained")
     axis = figure.add_subplot(projection="polar")
-    colours = author_colours(chosen)
+    colours = ctx.colours(chosen)
     styles = ["-", "--", "-.", ":"]
     for index, author in enumerate(chosen):
         values = matrix.loc[author].to_numpy(float)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure, SubFigure
+from matplotlib.ticker import FuncFormatter
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.plotting import (
@@ -16,6 +17,7 @@ from poemetric.analysis.plotting import (
     SEQUENTIAL_CMAP,
     highlight_human_ticks,
     label_width_in,
+    plain_number,
     subfigures,
     text_width_in,
 )
@@ -44,6 +46,8 @@ class HeatmapSpec:
     transposed: bool = False
     #: The axis that lists authors ("y" rows, "x" columns): its human label is highlighted.
     authors_axis: str = "y"
+    #: What the columns are ("poem form"), printed under them.
+    column_title: str = ""
 
     @property
     def values(self) -> np.ndarray:
@@ -73,9 +77,8 @@ class HeatmapSpec:
     def height(self, width: float) -> float:
         header = 0.2 if self.flat_header(width) else label_width_in(self.column_labels) * 0.75
         below = 0.45 if self.bar_below(width) else 0.0
-        return (
-            len(self.row_labels) * ROW_IN * 1.1 + header + 0.4 + below + (0.15 if self.title else 0)
-        )
+        titles = (0.15 if self.title else 0) + (0.13 if self.column_title else 0)
+        return len(self.row_labels) * ROW_IN * 1.1 + header + 0.4 + below + titles
 
 
 def _cell_format(cell_width_in: float, high: float) -> str | None:
@@ -137,6 +140,11 @@ def draw_heatmap(
         bar.solids.set_linewidth(0.3)
     bar.set_label(spec.colour_label, fontsize=6.5)
     bar.ax.tick_params(labelsize=6)
+    # "0 ... 1" as the bar charts print it (the pass-rate bar read "0.0 ... 1.0").
+    bar.formatter = FuncFormatter(plain_number)
+    bar.update_ticks()
+    if spec.column_title:
+        axis.set_xlabel(spec.column_title, fontsize=7)
     if spec.title:
         axis.set_title(spec.title)
 
@@ -150,11 +158,13 @@ def annotated_heatmap(
     value_range: tuple[float, float] | None = None,
     row_labels: Sequence[str] | None = None,
     title: str = "",
+    column_title: str = "",
 ) -> Figure:
     """Rows x columns of numbers coloured by value, each cell annotated when its number fits
     (two, one or no decimals, by the cell's printed width). The human label is highlighted."""
     rows = list(row_labels) if row_labels is not None else [str(r) for r in matrix.index]
-    spec = HeatmapSpec(matrix, rows, list(column_labels), colour_label, value_range, title)
+    spec = HeatmapSpec(matrix, rows, list(column_labels), colour_label, value_range, title,
+                       column_title=column_title)  # fmt: skip
     return heatmap_figure(ctx, spec)
 
 

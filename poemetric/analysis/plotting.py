@@ -167,6 +167,12 @@ def author_colours(authors: Sequence[str]) -> dict[str, str]:
     return colours
 
 
+def plain_number(value: float, _position: object = None) -> str:
+    """A tick label as every figure prints it: "0", "0.2", "1", "10" (never "1.0"): bar charts'
+    value axes and heatmaps' colour bars alike."""
+    return f"{value:g}"
+
+
 def highlight_human_ticks(axis: Axes, human_label: str, which: str = "x") -> None:
     """Bold, vermillion tick label for the human author."""
     labels = axis.get_xticklabels() if which == "x" else axis.get_yticklabels()

@@ -32,6 +32,7 @@ from poemetric.analysis.context import (
 )
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.experts import one_expert_source
+from poemetric.analysis.figure_checks import crowding_warning
 from poemetric.analysis.figures_rules import form_accuracy, form_heatmap, lexical, rule_based
 from poemetric.analysis.figures_scores import all_models, dimension_bars, heatmap, radar, ranking
 from poemetric.analysis.figures_words import (
@@ -234,6 +235,8 @@ class FigureReport:
     paths: list[Path] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Figures drawn under one column (`CHECKED_BELOW_IN`) whose labels overlap or are cut.
+    warnings: list[str] = field(default_factory=list)
 
 
 def _cut_name_notes(labels: Labels, present: Sequence[str]) -> list[str]:
@@ -271,7 +274,9 @@ def render_figures(
     """Draw a recipe's figures into `out_dir` at `width` inches (3.3 = one column, 6.8 = two),
     each with a caption file; figures the data cannot support are skipped with a reason. Judge
     figures are drawn per judge (file suffix `-JUDGE` when several). `authors` (names or a
-    generator group) overrides every figure's own selection; expert ratings (the file
+    generator group) overrides every figure's own selection; under one column
+    (`CHECKED_BELOW_IN`) each figure's labels are checked, and `warnings` names those that
+    overlap or leave the figure; expert ratings (the file
     `experts`, else the run's stored survey answers: those of `survey`, else of every survey, as
     `analyze_run` reads them) add the human-expert panel to Figs. 6-8,
     without the raters who failed an attention check when `exclude_failed_checks` (as
@@ -331,6 +336,8 @@ def render_figures(
                     report.skipped.append(f"{name}: {skipped}")
                     continue
                 report.paths += save_figure(drawing, out, name, formats)
+                if warning := crowding_warning(drawing.figure, width):
+                    report.warnings.append(f"{name}: {warning}")
                 report.notes += [f"{name}: {note}" for note in drawing.notes]
                 drawn = True
             if drawn:  # not "showing every author" of a figure then skipped

@@ -356,6 +356,8 @@ def figures(
         console.print(f"[yellow]note[/yellow] {plain(note)}", soft_wrap=True)
     for reason in report.skipped:
         console.print(f"[yellow]skipped[/yellow] {plain(reason)}", soft_wrap=True)
+    for warning in report.warnings:
+        console.print(f"[yellow]warning[/yellow] {plain(warning)}", soft_wrap=True)
     if not report.paths:
         console.print("[red]no figures written[/red]")
         raise typer.Exit(1)
