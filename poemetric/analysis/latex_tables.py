@@ -1,34 +1,42 @@
-"""Writing result tables as LaTeX (booktabs) that fits a page.
+"""Writing result tables as LaTeX (booktabs) that fits a page or a column.
 
-LaTeX tables must fit a page. The printed width is measured from the cells (`latex_width`); a
-table wider than a portrait text block is set sideways (`sidewaystable`, package `rotating`),
-and one wider than that is split into column groups that each repeat the identifying columns;
-text columns that still do not fit are wrapped (the identifying columns of a table of text).
-Tables longer than a
-page use `longtable` (rotated with `pdflscape` when wide). A column with one value throughout
-(e.g. the judge) moves into the caption. Every `.tex` file names the packages it needs.
+The printed width is measured from the cells (`latex_width`). A table goes in the narrowest
+place it fits (`latex_layout`): one column of a two-column paper (`--latex-width one` only),
+the text width (`table*`: across both columns of a two-column paper), a page turned sideways
+(`sidewaystable*`, package `rotating`); at each, headers wider than their cells are wrapped
+onto two lines ("Pass rate" / "[95% CI]") before the table is moved on. Wider than a sideways
+page, it is split into column groups of about equal width that each repeat the identifying
+columns; text columns that still do not fit are wrapped (the identifying columns of a table of
+text). Tables longer than a page use `longtable` (rotated with `pdflscape` when wide; on
+one-column pages in a two-column paper), whose later pages say "(continued)". A column with
+one value throughout (e.g. the judge) moves into the caption. Every `.tex` file names the
+packages it needs.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from poemetric.analysis.headers import column_digits, readable
+from poemetric.analysis.latex_layout import (
+    Placement,
+    balanced_groups,
+    header_lines,
+    latex_width,
+    placements,
+    width_pt,
+)
 from poemetric.analysis.latex_width import text_width_pt
 from poemetric.analysis.table_cells import _cell, _is_count, _keys, _numeric
 from poemetric.paths import replaced_when_done
 
 LATEX_PACKAGES = ("booktabs", "longtable", "rotating", "pdflscape")
 
-#: Printed widths in points of a 6.5 x 9 in text block (1 in margins); cells are measured at
-#: \small in an 11 pt document (10 pt, `latex_width`).
-PORTRAIT_PT = 468.0
-LANDSCAPE_PT = 640.0
-COLUMN_PAD_PT = 12.0  # \tabcolsep on both sides
 #: A text column wrapped to fit the page is never narrower than this.
 MIN_WRAPPED_PT = 90.0
 #: Rows per page of a float; longer tables become longtables.
@@ -66,19 +74,8 @@ def _constant_keys(frame: pd.DataFrame) -> list[str]:
     return [c for c in _keys(frame) if frame[c].nunique(dropna=False) == 1]
 
 
-def _column_pt(frame: pd.DataFrame, column: str, digits: int) -> float:
-    """The printed width of a column's widest cell (or its header), without padding."""
-    count, digits = _is_count(column), column_digits(column, digits)
-    cells = [text_width_pt(_cell(v, digits, count)) for v in frame[column]]
-    return max([text_width_pt(readable(column)), *cells])
-
-
-#: Column -> `_column_pt` of each column of a table, measured once per table.
+#: Column -> the printed width of its widest cell or header (without padding).
 ColumnWidths = dict[str, float]
-
-
-def _width_pt(widths: ColumnWidths, columns: Sequence[str]) -> float:
-    return sum(widths[c] + COLUMN_PAD_PT for c in columns)
 
 
 def _wrapped_columns(frame: pd.DataFrame, columns: Sequence[str], widths: ColumnWidths,
@@ -86,7 +83,7 @@ def _wrapped_columns(frame: pd.DataFrame, columns: Sequence[str], widths: Column
     """Text columns to wrap (name -> width in pt) so that the table fits `limit`: the widest
     text column first (e.g. poem titles in the errata table, which no split can narrow)."""
     wrapped: dict[str, float] = {}
-    excess = _width_pt(widths, columns) - limit
+    excess = width_pt(widths, columns) - limit
     texts = [c for c in columns if not _numeric(frame, c)]
     for column in sorted(texts, key=lambda c: -widths[c]):
         if excess <= 0:
@@ -97,21 +94,6 @@ def _wrapped_columns(frame: pd.DataFrame, columns: Sequence[str], widths: Column
             wrapped[column] = width
             excess -= natural - width
     return wrapped
-
-
-def _column_groups(frame: pd.DataFrame, widths: ColumnWidths) -> list[list[str]]:
-    """Columns split so that each group (with the identifying columns repeated) fits sideways."""
-    keys = _keys(frame)
-    values = [c for c in frame.columns if c not in keys]
-    groups: list[list[str]] = []
-    current: list[str] = []
-    for column in values:
-        if current and _width_pt(widths, [*keys, *current, column]) > LANDSCAPE_PT:
-            groups.append(current)
-            current = []
-        current.append(column)
-    groups.append(current)
-    return [[*keys, *group] for group in groups]
 
 
 def _boxed(text: str, width: float | None) -> str:
@@ -145,54 +127,127 @@ def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int,
     return rows
 
 
+def _header(column: str, align: str, lines: list[str] | None, wrap: float | None) -> str:
+    """A header cell: on the lines `header_lines` chose (a nested tabular, no package needed;
+    `\\{}` so that "[95% CI]" is not read as the spacing argument of `\\`), else boxed."""
+    if lines is None or len(lines) < 2:
+        return _boxed(readable(column), wrap)
+    stacked = r"\\{}".join(latex_escape(line) for line in lines)
+    return rf"\begin{{tabular}}[b]{{@{{}}{align}@{{}}}}{stacked}\end{{tabular}}"
+
+
+#: Set before a longtable: longtable cannot run in two-column mode, so in a two-column paper
+#: the table gets one-column pages (`\onecolumn`), and two columns resume after it.
+_ONE_COLUMN = (r"\makeatletter\if@twocolumn\onecolumn\let\poemetricresume\twocolumn"
+               r"\else\let\poemetricresume\relax\fi\makeatother")  # fmt: skip
+
+
 def _latex_block(frame: pd.DataFrame, columns: Sequence[str], caption: str, label: str,
-                 digits: int, sideways: bool, widths: ColumnWidths) -> list[str]:  # fmt: skip
-    align = "".join("r" if _numeric(frame, c) else "l" for c in columns)
-    wrapped = _wrapped_columns(frame, columns, widths, LANDSCAPE_PT if sideways else PORTRAIT_PT)
-    header = " & ".join(_boxed(readable(c), wrapped.get(c)) for c in columns) + r" \\"
+                 digits: int, place: Placement, layout: _Layout) -> list[str]:  # fmt: skip
+    align = ["r" if _numeric(frame, c) else "l" for c in columns]
+    wrapped = _wrapped_columns(frame, columns, layout.widths, place.limit)
+    header = (
+        " & ".join(
+            _header(c, a, layout.headers.get(c), wrapped.get(c))
+            for c, a in zip(columns, align, strict=True)
+        )
+        + r" \\"
+    )
     rows = _tabular_rows(frame, columns, digits, wrapped)
     title = [rf"\caption{{{latex_escape(caption)}}}"] if caption else []
     title += [rf"\label{{{label}}}"] if label else []
     if len(frame) > FLOAT_ROWS:
-        body = [r"\begin{small}", rf"\begin{{longtable}}{{{align}}}", *title]
+        body = [r"\begin{small}", rf"\begin{{longtable}}{{{''.join(align)}}}", *title]
         if title:
             body[-1] += r" \\"
-        body += [r"\toprule", header, r"\midrule", r"\endfirsthead", r"\toprule", header,
+        # Every page after the first says the table goes on: its number, "(continued)".
+        more = (
+            r"\caption[]{(continued)} \\"
+            if caption
+            else (rf"\multicolumn{{{len(columns)}}}{{l}}{{(continued)}} \\")
+        )
+        body += [r"\toprule", header, r"\midrule", r"\endfirsthead", more, r"\toprule", header,
                  r"\midrule", r"\endhead", r"\bottomrule", r"\endlastfoot", *rows,
                  r"\end{longtable}", r"\end{small}"]  # fmt: skip
-        return [r"\begin{landscape}", *body, r"\end{landscape}"] if sideways else body
-    environment = "sidewaystable" if sideways else "table"
-    return [rf"\begin{{{environment}}}[tp]", r"\centering", r"\small", *title,
-            rf"\begin{{tabular}}{{{align}}}", r"\toprule", header, r"\midrule", *rows,
-            r"\bottomrule", r"\end{tabular}", rf"\end{{{environment}}}"]  # fmt: skip
+        if place.sideways:
+            body = [r"\begin{landscape}", *body, r"\end{landscape}"]
+        return [_ONE_COLUMN, *body, r"\poemetricresume"]
+    return [rf"\begin{{{place.environment}}}[tp]", r"\centering", r"\small", *title,
+            rf"\begin{{tabular}}{{{''.join(align)}}}", r"\toprule", header, r"\midrule", *rows,
+            r"\bottomrule", r"\end{tabular}", rf"\end{{{place.environment}}}"]  # fmt: skip
 
 
-def to_latex(frame: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 2) -> str:
-    """booktabs LaTeX that fits a page (see the module docstring); numbers right-aligned."""
+@dataclass(frozen=True)
+class _Layout:
+    """Column widths, and the headers wrapped onto lines (column -> lines; none: one line)."""
+
+    widths: ColumnWidths
+    headers: dict[str, list[str]]
+
+
+def _layouts(frame: pd.DataFrame, digits: int) -> tuple[_Layout, _Layout]:
+    """The table with one-line headers, and with headers wider than their cells wrapped."""
+    count = {c: _is_count(c) for c in frame.columns}
+    cells = {c: max([0.0, *(text_width_pt(_cell(v, column_digits(c, digits), count[c]))
+                             for v in frame[c])]) for c in frame.columns}  # fmt: skip
+    natural = {c: max(cells[c], text_width_pt(readable(c))) for c in frame.columns}
+    lines = {c: header_lines(readable(c), cells[c]) for c in frame.columns}
+    wrapped = {c: max(cells[c], *(text_width_pt(line) for line in lines[c])) for c in frame.columns}
+    return _Layout(natural, {}), _Layout(wrapped, {c: v for c, v in lines.items() if len(v) > 1})
+
+
+def to_latex(frame: pd.DataFrame, *, caption: str = "", label: str = "", digits: int = 2,
+             width: str = "two") -> str:  # fmt: skip
+    """booktabs LaTeX that fits a page (see the module docstring); numbers right-aligned.
+    `width` 'one' keeps a table that fits one column of a two-column paper in it."""
     constant = _constant_keys(frame)
     if constant:
         said = "; ".join(f"{readable(c).lower()}: {frame[c].iloc[0]}" for c in constant)
         caption = f"{caption} ({said})" if caption else said
         frame = frame.drop(columns=constant)
     lines = [f"% Needs \\usepackage{{{','.join(LATEX_PACKAGES)}}} in the preamble."]
-    widths = {c: _column_pt(frame, c, digits) for c in frame.columns}
-    width = _width_pt(widths, list(frame.columns))
-    if width <= PORTRAIT_PT:
-        lines += _latex_block(frame, list(frame.columns), caption, label, digits, False, widths)
-    else:
-        groups = _column_groups(frame, widths) if width > LANDSCAPE_PT else [list(frame.columns)]
-        for index, columns in enumerate(groups, start=1):
-            part = f" (part {index} of {len(groups)})" if len(groups) > 1 else ""
-            part_label = f"{label}-{index}" if label and len(groups) > 1 else label
-            lines += _latex_block(frame, columns, caption + part, part_label, digits, True, widths)
+    columns = list(frame.columns)
+    places = placements(width)
+    if len(frame) > FLOAT_ROWS:  # longtables get one-column pages: never in a column
+        places = [place for place in places if place.environment != "table"]
+    layouts = _layouts(frame, digits)
+    for place in places:
+        for layout in layouts:
+            if width_pt(layout.widths, columns) <= place.limit:
+                return (
+                    "\n".join(
+                        [
+                            *lines,
+                            *_latex_block(frame, columns, caption, label, digits, place, layout),
+                        ]
+                    )
+                    + "\n"
+                )
+    layout, place = layouts[1], places[-1]
+    keys = _keys(frame)
+    values = [c for c in columns if c not in keys]
+    groups = balanced_groups(keys, values, layout.widths, place.limit)
+    for index, group in enumerate(groups, start=1):
+        part = f" (part {index} of {len(groups)})" if len(groups) > 1 else ""
+        part_label = f"{label}-{index}" if label and len(groups) > 1 else label
+        lines += _latex_block(frame, group, caption + part, part_label, digits, place, layout)
     return "\n".join(lines) + "\n"
 
 
-def latex_preview(table_files: Sequence[Path], out: Path) -> Path:
-    """A standalone document that inputs every table: `pdflatex tables.tex` previews them."""
+#: The preview's page for `--latex-width one`: ACL/EMNLP's, two 7.7 cm columns.
+_TWO_COLUMNS = (
+    r"\documentclass[11pt,twocolumn]{article}",
+    r"\usepackage[textwidth=16cm,textheight=24.7cm,columnsep=0.6cm]{geometry}",
+)
+_ONE_COLUMN_PAGE = (r"\documentclass[11pt]{article}", r"\usepackage[margin=1in]{geometry}")
+
+
+def latex_preview(table_files: Sequence[Path], out: Path, width: str = "two") -> Path:
+    """A standalone document that inputs every table: `pdflatex tables.tex` previews them, on
+    a two-column page for `width` 'one'."""
+    page = _TWO_COLUMNS if latex_width(width) == "one" else _ONE_COLUMN_PAGE
     lines = [
-        r"\documentclass[11pt]{article}",
-        r"\usepackage[margin=1in]{geometry}",
+        *page,
         r"\usepackage[utf8]{inputenc}",
         rf"\usepackage{{{','.join(LATEX_PACKAGES)}}}",
         r"\begin{document}",

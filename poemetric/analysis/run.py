@@ -89,10 +89,10 @@ class AnalysisResult:
             raise KeyError(f"no table {name!r} in this analysis; tables: {sorted(self.tables)}")
         return self.tables[name]
 
-    def write(self, out_dir: str | Path) -> list[Path]:
-        """Write every table as CSV (machine names), LaTeX and Markdown (display names,
-        readable headers; per-poem tables as CSV only), `tables.tex` to preview every LaTeX
-        table, and NOTES.txt."""
+    def write(self, out_dir: str | Path, latex_width: str = "two") -> list[Path]:
+        """Write every table as CSV (machine names), LaTeX (set for `latex_width`, 'one' column
+        or 'two') and Markdown (display names, readable headers; per-poem tables as CSV only),
+        `tables.tex` to preview every LaTeX table, and NOTES.txt."""
         written: list[Path] = []
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         stale = self._remove_stale_tables(Path(out_dir))
@@ -103,10 +103,11 @@ class AnalysisResult:
                 written += write_table(frame, out_dir, name, formats=("csv",))
                 continue
             shown = presentable(frame, author_name=self.labels.author, rater_name=self.labels.judge)
-            written += write_table(frame, out_dir, name, caption=self.caption(name), shown=shown)
+            written += write_table(frame, out_dir, name, caption=self.caption(name), shown=shown,
+                                   latex_width=latex_width)  # fmt: skip
         tex = [p for p in written if p.suffix == ".tex"]
         if tex:
-            written.append(latex_preview(tex, Path(out_dir) / "tables.tex"))
+            written.append(latex_preview(tex, Path(out_dir) / "tables.tex", latex_width))
         notes = Path(out_dir) / "NOTES.txt"
         with replaced_when_done(notes) as temp:
             temp.write_text("\n".join(self.notes) + ("\n" if self.notes else ""), encoding="utf-8")

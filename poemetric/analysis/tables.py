@@ -122,9 +122,11 @@ def write_table(
     digits: int = 2,
     formats: Sequence[str] = TABLE_FORMATS,
     shown: pd.DataFrame | None = None,
+    latex_width: str = "two",
 ) -> list[Path]:
     """Write `name.csv` (`frame`, full precision), `name.tex` and `name.md` (`shown`, the
-    presentable version, by default `frame`; rounded to `digits`)."""
+    presentable version, by default `frame`; rounded to `digits`); the LaTeX set for
+    `latex_width` ('one' column or 'two', `latex_layout`)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     shown = frame if shown is None else shown
@@ -138,7 +140,13 @@ def write_table(
                 _integer_counts(frame).to_csv(temp, index=False)
             elif fmt == "tex":
                 temp.write_text(
-                    to_latex(shown, caption=caption, label=f"tab:{name}", digits=digits),
+                    to_latex(
+                        shown,
+                        caption=caption,
+                        label=f"tab:{name}",
+                        digits=digits,
+                        width=latex_width,
+                    ),
                     encoding="utf-8",
                 )
             else:

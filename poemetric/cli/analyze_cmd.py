@@ -182,6 +182,14 @@ def analyze(
     out: Path | None = output_option(
         None, "--out", "Output folder (default RUN/analysis).", folder=True
     ),
+    latex_width: str = typer.Option(
+        "two",
+        "--latex-width",
+        help="Width the LaTeX tables are set for, named as `figures --width`: 'one' (also "
+        "'single', 'column'): a table that fits one column of a two-column paper (ACL's 7.7 cm) "
+        "stays in it, a wider one spans both (table*); 'two' (also 'double', 'page'): every "
+        "table spans the text width (16 cm).",
+    ),
     progress: bool = ProgressOption,
 ) -> None:
     """Per-author tables (judge dimensions, form checks, lexical features, agreement with
@@ -198,10 +206,16 @@ def analyze(
         poemetric analyze --run runs/paper --survey experts --bootstrap 2000
 
         poemetric analyze --run runs/paper --exclude-failed-checks
+
+        poemetric analyze --run runs/paper --latex-width one
     """
     one_expert_source(experts, survey)
     if ci not in ("t", "bootstrap"):
         raise unknown_choice("--ci", ci, ["t", "bootstrap"])
+    from poemetric.analysis.latex_layout import LATEX_WIDTH_WORDS
+
+    if latex_width.strip().lower() not in LATEX_WIDTH_WORDS:
+        raise unknown_choice("--latex-width", latex_width, list(LATEX_WIDTH_WORDS))
     destination = run_output_folder(run, out, "analysis")
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError
@@ -249,7 +263,7 @@ def analyze(
                 highlight=False,
                 markup=False,  # "[0.12, 0.23]" is text; "[nan, nan]" read as a tag vanished
             )
-    paths = result.write(destination)
+    paths = result.write(destination, latex_width)
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {plain(note)}")
     console.print(f"wrote {len(paths)} files to {destination}", markup=False)
