@@ -3,7 +3,10 @@ result of it: `merge` names a stage that covers only part of the merged run (a j
 store, whose other stores' poems it never saw; `poemetric.store.merge_coverage`).
 
 A poem counts as covered by any row of the stage and model, ok or failed: a failed row is named
-by the stage's own summary and retried by its command. Per stage:
+by the stage's own summary and retried by its command. A judging stage's poems are those its
+recorded selections asked of the judge (`poemetric.store.selections`: `--authors`, `--limit`,
+picked again in the merged run), a judge's poem covered once it has the `--samples` asked of it;
+a store without the record counts every poem, one sample. Per stage:
 
 * judge: each judge, over the poems `poemetric judge` gives it (every ok generation,
   `judgeable_generations`), at least one judgment (or a 'not_judged' row: not a poem);
@@ -22,7 +25,7 @@ poems: nothing of the merged run says what they are to cover, so they are not ch
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable
 from dataclasses import replace
 from math import isclose
 from typing import Any
@@ -34,6 +37,7 @@ from poemetric.judge.stage import STAGE as JUDGE
 from poemetric.judge.stage import judgeable_generations
 from poemetric.store import HUMAN_AUTHOR, RunStore
 from poemetric.store.merge_coverage import FORM, StageGap
+from poemetric.store.selections import Selection, stage_selections
 from poemetric.style.stage import STAGE as STYLE_MATCH
 from poemetric.style.stage import style_trials
 from poemetric.text.ordering import author_order
@@ -49,27 +53,58 @@ def stage_gaps(store: RunStore) -> list[StageGap]:
         for row in store.query("SELECT generation_id, author FROM generations")
     }
     if judges := _owners(store, "judgments"):
-        poems = [str(g["generation_id"]) for g in judgeable_generations(store)]
+
+        def judged(selection: Selection) -> list[str]:
+            chosen = judgeable_generations(store, authors=selection.authors, limit=selection.limit)
+            return [str(g["generation_id"]) for g in chosen]
+
+        chosen = stage_selections(store, JUDGE)
         for judge in judges:
-            done = _column(store, "generation_id", "judgments", judge)
-            gaps += _gap(JUDGE, judge, poems, done, authors)
+            wanted = _wanted(chosen.get(judge), judged)
+            done = _samples(store, "generation_id", "judgments", judge)
+            gaps += _gap(JUDGE, judge, wanted, done, authors, chosen.get(judge))
     if judges := _owners(store, "recognitions"):
         human = [str(row["poem_id"]) for row in human_poems(store)]
+        chosen = stage_selections(store, RECOGNISE)
         for judge in judges:
-            done = _column(store, "poem_id", "recognitions", judge)
-            gaps += _gap(RECOGNISE, judge, human, done, dict.fromkeys(human, HUMAN_AUTHOR))
+            wanted = _wanted(chosen.get(judge), lambda s: human[: s.limit] if s.limit else human)
+            done = _samples(store, "poem_id", "recognitions", judge)
+            by = dict.fromkeys(human, HUMAN_AUTHOR)
+            gaps += _gap(RECOGNISE, judge, wanted, done, by, chosen.get(judge))
     if judges := _owners(store, "style_matches"):
-        trials = style_trials(store, trials_per_poem=1).trials  # which poems can have one
-        eligible = list(dict.fromkeys(trial.generation_id for trial in trials))
+
+        def eligible(selection: Selection) -> list[str]:  # the poems that can have a trial
+            plan = style_trials(
+                store, authors=selection.authors, limit=selection.limit, trials_per_poem=1
+            )
+            return list(dict.fromkeys(trial.generation_id for trial in plan.trials))
+
+        chosen = stage_selections(store, STYLE_MATCH)
         for judge in judges:
-            done = _column(store, "generation_id", "style_matches", judge)
-            gaps += _gap(STYLE_MATCH, judge, eligible, done, authors)
+            wanted = _wanted(chosen.get(judge), eligible)
+            done = _samples(store, "generation_id", "style_matches", judge)
+            # its --samples are per trial, of --trials per poem: a poem with a trial is covered
+            wanted = dict.fromkeys(wanted, 1)
+            gaps += _gap(STYLE_MATCH, judge, wanted, done, authors, chosen.get(judge))
     if store.count("form_checks"):
         ok = store.query("SELECT generation_id FROM generations WHERE status = 'ok'")
-        checked = {str(r[0]) for r in store.query("SELECT generation_id FROM form_checks")}
-        form = _gap(FORM, None, (str(r[0]) for r in ok), checked, authors)
+        checked = {str(r[0]): 1 for r in store.query("SELECT generation_id FROM form_checks")}
+        wanted = dict.fromkeys((str(r[0]) for r in ok), 1)
+        form = _gap(FORM, None, wanted, checked, authors, None)
         gaps += [replace(gap, **_threshold_options(store)) for gap in form]
     return gaps + _generation_gaps(store)
+
+
+def _wanted(
+    selections: list[Selection] | None, items: Callable[[Selection], list[str]]
+) -> dict[str, int]:
+    """Item -> the samples asked of it, over the recorded `selections` (none recorded: every
+    item, one sample)."""
+    wanted: dict[str, int] = {}
+    for selection in selections or [Selection()]:
+        for item in items(selection):
+            wanted[item] = max(wanted.get(item, 0), selection.samples)
+    return wanted
 
 
 def _threshold_options(store: RunStore) -> dict[str, Any]:
@@ -99,22 +134,48 @@ def _owners(store: RunStore, table: str) -> list[str]:
     return [str(r[0]) for r in store.query(f"SELECT DISTINCT judge FROM {table} ORDER BY judge")]
 
 
-def _column(store: RunStore, column: str, table: str, judge: str) -> set[str]:
-    """The values of `column` in the rows of `judge` in `table`."""
-    sql = f"SELECT DISTINCT {column} FROM {table} WHERE judge = ?"
-    return {str(r[0]) for r in store.query(sql, (judge,))}
+def _samples(store: RunStore, column: str, table: str, judge: str) -> dict[str, int]:
+    """The values of `column` in the rows of `judge` in `table`, with their samples."""
+    sql = (
+        f"SELECT {column}, COUNT(DISTINCT sample_index) FROM {table} WHERE judge = ? "
+        f"GROUP BY {column}"
+    )
+    return {str(r[0]): int(r[1]) for r in store.query(sql, (judge,))}
 
 
 def _gap(
-    stage: str, model: str | None, items: Iterable[str], done: set[str], authors: dict[str, str]
+    stage: str,
+    model: str | None,
+    wanted: dict[str, int],
+    done: dict[str, int],
+    authors: dict[str, str],
+    selections: list[Selection] | None,
 ) -> list[StageGap]:
-    """The gap of `model` in `stage` over `items` (none if every item is `done`)."""
-    wanted = list(items)
+    """The gap of `model` in `stage` over the `wanted` items (item -> samples asked; none if
+    every item has as many in `done`), with the options that ask for its `selections`."""
     lacking = Counter(authors.get(item, "?") for item in wanted if item not in done)
-    if not lacking:
+    few = {item: n for item, n in wanted.items() if 0 < done.get(item, 0) < n}
+    short = Counter(authors.get(item, "?") for item in few)
+    if not lacking and not short:
         return []
-    by_author = tuple((author, lacking[author]) for author in author_order(lacking))
-    return [StageGap(stage, model, sum(lacking.values()), len(wanted), by_author)]
+    gap = StageGap(
+        stage,
+        model,
+        sum(lacking.values()),
+        len(wanted),
+        tuple((author, lacking[author]) for author in author_order(lacking)),
+        short=tuple((author, short[author]) for author in author_order(short)),
+        samples=max(few.values(), default=1),
+        recorded=bool(selections),
+    )
+    if not selections:
+        return [gap]
+    asked = [selection.options(samples=stage == JUDGE) for selection in selections]
+    if len(asked) == 1:
+        return [replace(gap, options=asked[0])]
+    each = "; ".join(" ".join(options) or "without --authors and --limit" for options in asked)
+    note = f"it was run with several selections ({each}): run the command with each"
+    return [replace(gap, options_note=note)]
 
 
 def _generation_gaps(store: RunStore) -> list[StageGap]:

@@ -65,8 +65,9 @@ def merge(
     store (mixed). A model that stored nothing in any store (a judge tried without its key) is
     named as not run, with what to do: the merged run holds none of it and is complete. A
     judge (or recognise, style-match, the form check) that covers only part of the merged run's
-    poems, e.g. one run on a single generation shard, is named with the command that covers
-    the rest, and the exit status is 1. Of two form checks of one poem made by different
+    poems it was asked for (its --authors, --limit and, for judge, --samples), e.g. one run on
+    a single generation shard, is named with the command that covers the rest, and the exit
+    status is 1. Of two form checks of one poem made by different
     checker versions, the one `form run` would make now is kept: with the user lexicon that
     $POEMETRIC_LEXICON names, or with none when it is unset (merge has no `--lexicon`: set the
     variable to keep the checks made with that file); checks made with two other lexicons are

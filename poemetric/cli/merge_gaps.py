@@ -55,23 +55,39 @@ def gap_line(gap: StageGap, into: Path) -> str:
         )
     elif gap.model is None:
         came = ", poems of stores where it did not run"
+    elif gap.recorded:  # the poems it was asked for: none was meant to be left out
+        came = ", poems of stores where it did not run, or where it stopped before them"
     else:
         came = (
             ", poems of stores where it did not run or that it was not given (--authors, --limit)"
         )
     ignore = (
         ""
-        if gap.model is None
+        if gap.model is None or gap.recorded
         else f", or, if {gap.model} was meant to cover only some, ignore this"
     )
     if gap.options_note:
         came += f"; {gap.options_note}"
+    asked = f" it was asked to cover ({' '.join(gap.options)})" if gap.options else ""
     counts = ", ".join(f"{author} {count:,}" for author, count in gap.authors)
-    return (
-        f"{what}: {gap.lacking:,} of the {gap.total:,} {covers} in {into} "
-        f"{plural(gap.lacking, 'has', 'have')} {lacks} ({counts}){came}; the merge was written: "
-        f"run {run} to {does}{ignore}"
+    held = (
+        f"{gap.lacking:,} of the {gap.total:,} {covers}{asked} in {into} "
+        f"{plural(gap.lacking, 'has', 'have')} {lacks} ({counts})"
     )
+    if gap.short:
+        few = sum(count for _, count in gap.short)
+        fewer = (
+            f"fewer than the {gap.samples} samples of it asked for "
+            f"({', '.join(f'{author} {count:,}' for author, count in gap.short)})"
+        )
+        held = (
+            f"{held}, and {few:,} {plural(few, 'has', 'have')} {fewer}"
+            if gap.lacking
+            else f"{few:,} of the {gap.total:,} {covers}{asked} in {into} "
+            f"{plural(few, 'has', 'have')} {fewer}"
+        )
+        came += " (or where it ran with fewer --samples)"
+    return f"{what}: {held}{came}; the merge was written: run {run} to {does}{ignore}"
 
 
 def _generation_line(gap: StageGap, into: Path) -> str:

@@ -28,6 +28,7 @@ from poemetric.runner.report import StageReport
 from poemetric.runner.rows import ParsedAnswerRows, stored_statuses
 from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.store.db import RunStore, stable_id
+from poemetric.store.selections import record_selection
 
 STAGE = "recognise"
 #: Normalised similarity from which an answered title / author counts as the dataset's.
@@ -264,10 +265,13 @@ def run_recognition(
     """Ask every judge to name each human poem of the run; store and score the answers."""
     options = options or RunnerOptions()
     handler = RecognitionRows(store)
+    panel = [judges] if isinstance(judges, ModelSpec) else list(judges)
+    if not options.dry_run:  # what `merge` counts its poems against
+        record_selection(store, STAGE, [judge.name for judge in panel], limit=options.limit)
     return run_stage(
         store,
         STAGE,
-        [judges] if isinstance(judges, ModelSpec) else list(judges),
+        panel,
         jobs_for=lambda spec: recognise_jobs(store, spec, limit=options.limit),
         handler_for=lambda spec: handler,
         options=options,

@@ -41,6 +41,7 @@ from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.screening import looks_like_refusal, not_a_poem_reason
 from poemetric.store.db import RunStore, stable_id, to_json
 from poemetric.store.models import JUDGE_STAGE
+from poemetric.store.selections import record_selection
 from poemetric.text.plural import counted
 
 STAGE = JUDGE_STAGE
@@ -299,6 +300,9 @@ def run_judging(
     panel = [judges] if isinstance(judges, ModelSpec) else list(judges)
     for judge in panel:
         check_template(store, judge, judge_template(judge, template))
+    if not options.dry_run:  # what `merge` counts its poems against
+        names = [judge.name for judge in panel]
+        record_selection(store, STAGE, names, authors=authors, limit=options.limit, samples=samples)
     plan = JudgePlan(store, authors, samples, options.limit, template)
     try:
         report = run_stage(

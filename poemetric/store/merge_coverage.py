@@ -54,6 +54,13 @@ class StageGap:
     lacking: int
     total: int
     authors: tuple[tuple[str, int], ...] = ()
+    #: Of the items that hold some result, those with fewer samples than the stage was asked
+    #: for (`judge --samples`), by author, and the most samples asked of them.
+    short: tuple[tuple[str, int], ...] = ()
+    samples: int = 1
+    #: Whether the items are those the stage was asked to cover (`poemetric.store.selections`):
+    #: a gap among them is not one it was meant to leave; False for stores without the record.
+    recorded: bool = False
     #: Options the stage's command must be given to cover only the lacking items, not all of them
     #: again (the form check's `--threshold` when its checks were made at another than the
     #: default), and a word on them ("" when none is needed).

@@ -23,6 +23,7 @@ from poemetric.runner.report import StageReport
 from poemetric.runner.rows import ParsedAnswerRows, stored_statuses
 from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.store.db import RunStore, stable_id, to_json
+from poemetric.store.selections import record_selection
 from poemetric.style.answer import StyleAnswerError, parse_style_answer
 from poemetric.style.trials import (
     CHOICES,
@@ -151,6 +152,8 @@ def run_style_matching(
 ) -> StageReport:
     """Run the style-matching trials of every ok generation (of `authors`) with `judge`."""
     options = options or RunnerOptions()
+    if not options.dry_run:  # what `merge` counts its poems against (not its samples)
+        record_selection(store, STAGE, [judge.name], authors=authors, limit=options.limit)
 
     def jobs_for(spec: ModelSpec) -> tuple[list[Job], dict[str, str]]:
         plan = style_trials(

@@ -1,0 +1,110 @@
+"""`merge` counted a judge against every poem of the merged run, one sample each:
+
+* a judge run on part of the poems on purpose (`judge --limit N`, `--authors A,B`; recognise
+  and style-match with `--limit`) made `merge` exit 1 with an "incomplete" line to ignore, so
+  `merge && analyze` stopped on runs that were correct;
+* a judge asked for `--samples 3` whose other samples were never stored counted as covered.
+
+Each stage records now the poems and samples it was asked for (`poemetric.store.selections`),
+and the merged run is counted against those. Stores are made by the real commands, the judges
+served by the local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_merge_coverage import UserModel, _answer, _cli, _incomplete, _markov, _model_file, _ok
+from test_runner_support import TEST_KEY
+
+from poemetric.store import RunStore
+from poemetric.testing.servers import Fault, OpenAIServer
+
+
+def test_a_judge_given_part_of_the_poems_on_purpose_is_complete(
+    tmp_path: Path, user_model: UserModel
+) -> None:
+    run, dest = tmp_path / "run", tmp_path / "all"
+    _ok("generate", "--no-progress", "--run", run, "--limit", "8")
+    with OpenAIServer(_answer, api_key=TEST_KEY) as server:
+        for name in ("tj", "tk"):
+            _model_file(user_model, "judges", name, server)
+        _ok("judge", "--run", run, "--judge", "tj", "--limit", "3", "--no-progress")
+        _ok("judge", "--run", run, "--judge", "tk", "--authors", "markov", "--no-progress")
+        _ok("judge", "recognise", "--run", run, "--judge", "tj", "--limit", "2", "--no-progress")
+        style = ["ghostwriting", "style-match", "--judge", "tj", "--trials", "1", "--no-progress"]
+        _ok(*style, "--run", run, "--limit", "2")
+    result = _ok("merge", run, "--into", dest)  # exit 1 before: four lines to ignore
+    assert not _incomplete(result), result.output
+
+
+def test_a_gap_within_the_selection_is_named_with_its_options(
+    tmp_path: Path, user_model: UserModel
+) -> None:
+    """Judged `--limit 4` on shard 0/2 only: of the merged run's first 4 poems, those of shard
+    1/2 lack; the command given covers only them (`--limit 4`). A later run without `--limit`
+    widens what the judge is to cover to every poem."""
+    parts = [tmp_path / f"part{k}" for k in range(2)]
+    for k, part in enumerate(parts):
+        _ok("generate", "--no-progress", "--run", part, "--limit", "8", "--shard", f"{k}/2")
+    dest = tmp_path / "all"
+    with OpenAIServer(_answer, api_key=TEST_KEY) as server:
+        _model_file(user_model, "judges", "tj", server)
+        _ok("judge", "--run", parts[0], "--judge", "tj", "--limit", "4", "--no-progress")
+        result = _cli("merge", *parts, "--into", dest)
+        assert result.exit_code == 1, result.output
+        (judge,) = _incomplete(result)
+        with RunStore(dest) as merged:
+            first = merged.query(
+                "SELECT COUNT(*) FROM generations g JOIN poems p ON p.poem_id = g.poem_id "
+                "WHERE g.status = 'ok' AND p.position < (SELECT MIN(position) FROM poems) + 4"
+            )[0][0]
+            judged = merged.count("judgments")
+        assert judge.startswith(
+            f"incomplete: judge of model tj: {first - judged} of the {first} poems it was asked "
+            f"to cover (--limit 4) in {dest} have no judgment of it"
+        ), judge
+        assert f"run poemetric judge --run {dest} --judge tj --limit 4 to judge them" in judge
+        assert "ignore this" not in judge, judge
+        _ok("judge", "--run", dest, "--judge", "tj", "--limit", "4", "--no-progress")
+        assert not _incomplete(_ok("merge", parts[1], "--into", dest))
+
+        # Every poem now, on part0: the poems of part1 are to be judged too.
+        _ok("judge", "--run", parts[0], "--judge", "tj", "--no-progress")
+        with RunStore(parts[0]) as store:
+            assert store.get_meta("selections") == {
+                "judge": {"tj": [{"authors": None, "limit": None, "samples": 1}]}
+            }
+        wider = tmp_path / "wider"
+        (judge,) = _incomplete(_cli("merge", *parts, "--into", wider))
+        assert judge.startswith(
+            f"incomplete: judge of model tj: {_markov(tmp_path, parts[1])} of the 16 "
+        )
+
+
+def test_missing_samples_are_a_gap(tmp_path: Path, user_model: UserModel) -> None:
+    """Judged once, then asked for `--samples 3` with a revoked key: each poem holds one of
+    the three samples asked for, which `merge` counted as covered (exit 0)."""
+    run, dest = tmp_path / "run", tmp_path / "all"
+    _ok("generate", "--no-progress", "--run", run, "--limit", "4")
+    with OpenAIServer(_answer, api_key=TEST_KEY) as server:
+        _model_file(user_model, "judges", "tj", server)
+        _ok("judge", "--run", run, "--judge", "tj", "--no-progress")
+    with RunStore(run) as store:
+        poems = store.count("judgments")
+    revoked = [Fault.client_error(401, "key revoked")] * 50
+    with OpenAIServer(_answer, api_key=TEST_KEY, faults=revoked) as server:
+        _model_file(user_model, "judges", "tj", server)
+        assert _cli("judge", "--run", run, "--judge", "tj", "--samples", "3").exit_code == 1
+    result = _cli("merge", run, "--into", dest)
+    assert result.exit_code == 1, result.output
+    (judge,) = _incomplete(result)
+    assert judge.startswith(
+        f"incomplete: judge of model tj: {poems} of the {poems} poems it was asked to cover "
+        f"(--samples 3) in {dest} have fewer than the 3 samples of it asked for"
+    ), judge
+    assert f"run poemetric judge --run {dest} --judge tj --samples 3 to judge them" in judge
+
+    with OpenAIServer(_answer, api_key=TEST_KEY) as server:
+        _model_file(user_model, "judges", "tj", server)
+        _ok("judge", "--run", dest, "--judge", "tj", "--samples", "3", "--no-progress")
+    assert not _incomplete(_ok("merge", run, "--into", dest))
