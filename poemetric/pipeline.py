@@ -18,7 +18,7 @@ from poemetric.prompts import (
     load_template,
     render_generation_prompt,
 )
-from poemetric.store import HUMAN_AUTHOR, RunStore, StoreError, stable_id
+from poemetric.store import HUMAN_AUTHOR, RunStore, StoreError, generation_id_for, stable_id
 
 
 @dataclass(frozen=True)
@@ -31,10 +31,6 @@ class PreparedRun:
 
 def prompt_id_for(poem_id: str, template_hash: str) -> str:
     return stable_id("prompt", poem_id, template_hash)
-
-
-def generation_id_for(prompt_id: str, author: str, sample_index: int) -> str:
-    return stable_id("generation", prompt_id, author, sample_index)
 
 
 def prepare_run(

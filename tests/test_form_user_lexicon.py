@@ -17,7 +17,7 @@ from poemetric.cli.app import app
 from poemetric.form import meter_words, user_lexicon
 from poemetric.form.checker import CHECKER_VERSION, check_poem
 from poemetric.form.phonetics import pronunciations
-from poemetric.form.user_lexicon import LexiconError, read_lexicon, using
+from poemetric.form.user_lexicon import LexiconError, default_version, read_lexicon, using
 from poemetric.store.db import RunStore
 from poemetric.store.merge import merge_runs
 
@@ -203,14 +203,18 @@ def test_merge_never_takes_a_check_with_one_lexicon_for_one_with_another(
         result = runner.invoke(app, ["form", "run", "--run", str(run), "--no-progress", *extra])
         assert result.exit_code == 0, result.output
     monkeypatch.delenv("POEMETRIC_LEXICON", raising=False)
-    merge_runs([named, plain], tmp_path / "a")  # the check `form run` would make now: plain
+    merge_runs(
+        [named, plain], tmp_path / "a", checker_version=default_version
+    )  # the check `form run` would make now: plain
     assert _stored(tmp_path / "a") == (CHECKER_VERSION, 0)
     monkeypatch.setenv("POEMETRIC_LEXICON", str(names))
-    merge_runs([plain, named], tmp_path / "b")  # ... and with $POEMETRIC_LEXICON, the named one
+    merge_runs(
+        [plain, named], tmp_path / "b", checker_version=default_version
+    )  # ... and with $POEMETRIC_LEXICON, the named one
     assert _stored(tmp_path / "b")[0].startswith(f"{CHECKER_VERSION}+lexicon-")
     other = _names(tmp_path, "TOMATO  T AH0 M AA1 T OW2\n", "other.txt")
     monkeypatch.setenv("POEMETRIC_LEXICON", str(other))  # neither: a conflict, not the same
-    report = merge_runs([plain, named], tmp_path / "c")
+    report = merge_runs([plain, named], tmp_path / "c", checker_version=default_version)
     assert [c.table for c in report.conflicts] == ["form_checks"]
 
 

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.form.checker import CHECKER_VERSION
+from poemetric.form.user_lexicon import default_version
 from poemetric.store import RunStore
 from poemetric.store.db import DB_NAME
 from poemetric.store.merge import merge_runs
@@ -193,7 +194,7 @@ def test_form_checks_by_this_checker_win_over_an_older_checkers(tmp_path: Path) 
         conn.execute("UPDATE form_checks SET checker_version = 'form-0.1'")
     for order in ((old, new), (new, old)):
         dest = tmp_path / f"from-{order[1].name}"
-        report = merge_runs(list(order), dest)
+        report = merge_runs(list(order), dest, checker_version=default_version)
         assert report.conflicts == [], report.conflicts
         with RunStore(dest, create=False) as store:
             versions = {row[0] for row in store.query("SELECT checker_version FROM form_checks")}

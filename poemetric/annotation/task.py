@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from poemetric.ghostwriting.syllables import poem_lines
 from poemetric.store import RunStore, stable_id, utc_now
+from poemetric.text.lines import poem_lines
 
 LINE_TASK_KIND = "line-fluency-coherence"
 LINE_TASK_VERSION = 1

@@ -83,12 +83,17 @@ def merge(
     console = Console(emoji=False, highlight=False, soft_wrap=True)
     output_folder(into, "--into")
     # The survey's rule of a complete page and the stages' of what they cover, when merging.
+    from poemetric.form.user_lexicon import default_version
     from poemetric.stage_coverage import stage_gaps
     from poemetric.survey.db import complete_merged
 
     try:
         report = merge_runs(
-            list(sources), into, complete_pages=complete_merged, coverage=stage_gaps
+            list(sources),
+            into,
+            complete_pages=complete_merged,
+            coverage=stage_gaps,
+            checker_version=default_version,
         )
     except StoreError as error:
         raise error_exit(error) from error

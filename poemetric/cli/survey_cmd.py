@@ -6,7 +6,7 @@ survey_answers_cmd."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from poemetric.cli.app import app
 from poemetric.cli.judging import split_names
 from poemetric.cli.options import RunOption, error_exit, existing_run
 from poemetric.store.connect import read_only_message, writable
-from poemetric.store.db import DB_NAME
+from poemetric.store.db import DB_NAME, RunStore
 from poemetric.text.plural import counted, plural
 
 survey_app = typer.Typer(
@@ -102,6 +102,7 @@ def build(
             checks=checks,
             seed=seed,
             task_name=task_name,
+            author_hint=_author_hint,
         )
     total = sum(summary.poems_by_author.values())
     console.print(
@@ -263,3 +264,10 @@ def serve(
     )
     with suppress(KeyboardInterrupt):  # Ctrl-C stops the server: a normal end, as in uvicorn.run
         uvicorn.Server(config).run(sockets=[sock])
+
+
+def _author_hint(store: RunStore, name: str, authors: Iterable[str]) -> str:
+    """The display-name hint of `--authors NAME` (the analysis's labels, loaded on an error only)."""
+    from poemetric.analysis.labels import author_hint
+
+    return author_hint(store, name, authors)

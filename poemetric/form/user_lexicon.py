@@ -35,6 +35,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 #: The environment variable naming a user lexicon when no `--lexicon` is given (empty: none).
@@ -281,3 +282,28 @@ def clear_word_caches() -> None:
                 value.cache_clear()
         if name == "poemetric.form.meter":
             module.clear_caches()
+
+
+def default_version() -> str | None:
+    """The checker version `form run` records by default: with the user lexicon that
+    $POEMETRIC_LEXICON names, or none; None when that file is unusable (then no stored check is
+    this checker's). `poemetric merge` keeps, of two checks by different versions, this one's."""
+    named = os.environ.get(ENV_VAR, "").strip()
+    return _default_version(named, _modified(named))
+
+
+@lru_cache(maxsize=4)
+def _default_version(_named: str, _modified: int) -> str | None:
+    """`default_version`, keyed by the file and its time of change: read once per merge, not
+    once per row."""
+    try:
+        return version_with(resolve(None))
+    except LexiconError:
+        return None
+
+
+def _modified(named: str) -> int:
+    try:
+        return Path(named).expanduser().stat().st_mtime_ns if named else 0
+    except OSError:
+        return -1

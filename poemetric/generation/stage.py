@@ -7,12 +7,12 @@ from typing import Any
 
 from rich.console import Console
 
-from poemetric.pipeline import generation_id_for
 from poemetric.providers.base import Completion, ModelSpec, RunCorpus
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageReport
 from poemetric.runner.rows import error_row, response_columns, stored_statuses
 from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
+from poemetric.store import generation_id_for
 from poemetric.store.db import RunStore, stable_id, to_json
 
 STAGE = "generate"

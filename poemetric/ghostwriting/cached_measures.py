@@ -58,6 +58,7 @@ MEASURE_SOURCES = (
     "analysis/lexical.py",
     "screening.py",
     "text/apostrophes.py",
+    "text/lines.py",
     "form/phonetics.py",
     "form/phonetic_tables.py",
     "form/morphology.py",

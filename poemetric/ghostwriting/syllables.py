@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from poemetric.analysis.lexical import tokenize
 from poemetric.form import user_lexicon
+from poemetric.text.lines import poem_lines
 
 #: Consonant classes for comparing codas: a coda rhymes with another coda of the same shape
 #: (same number of consonants, same class in each place), e.g. *time* / *line* (nasal),
@@ -66,11 +67,6 @@ class Syllable:
         The unstressed reduced vowels AH0 and IH0 count as one (*-ated* / *-ited*)."""
         vowel = "@" if self.reduced else self.vowel
         return vowel, tuple(CONSONANT_CLASSES.get(c, c) for c in self.coda)
-
-
-def poem_lines(text: str) -> list[str]:
-    """The non-blank lines of a poem, stripped (stanza breaks do not count as lines)."""
-    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 @lru_cache(maxsize=1 << 16)

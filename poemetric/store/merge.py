@@ -55,7 +55,13 @@ from poemetric.store.merge_checks import (
 from poemetric.store.merge_coverage import StageCoverage, StageGap, sort_gaps
 from poemetric.store.merge_started import StartedOnly, StoreActivity, sort_missing, store_activity
 from poemetric.store.merge_surveys import SurveyConflict, carry_secret, merge_surveys
-from poemetric.store.merge_tables import TABLE_RULES, MergeConflict, TableMerge, merge_table
+from poemetric.store.merge_tables import (
+    TABLE_RULES,
+    CheckerVersion,
+    MergeConflict,
+    TableMerge,
+    merge_table,
+)
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
 from poemetric.store.schema import SCHEMA_VERSION
 from poemetric.store.selections import SELECTIONS_META_KEY, merge_attached_selections
@@ -175,12 +181,15 @@ def merge_runs(
     *,
     complete_pages: PageCompletion | None = None,
     coverage: StageCoverage | None = None,
+    checker_version: CheckerVersion | None = None,
 ) -> MergeReport:
     """Merge the run stores in `sources` (run directories) into `destination` (created if new).
     `complete_pages` marks the survey pages that answers from two stores complete (a survey
     page answered half on each machine); without it they stay as each store had them.
     `coverage` finds what each stage lacks in the merged run (`MergeReport.uncovered`); without
-    it nothing is looked for."""
+    it nothing is looked for. `checker_version` gives the version of form check `form run`
+    makes now (`poemetric merge` passes `poemetric.form.user_lexicon.default_version`): of two
+    checks of one poem by different versions, that one's is kept; without it they conflict."""
     destination = Path(destination)
     report = MergeReport(destination=destination, sources=[Path(s) for s in sources])
     if not sources:
@@ -226,7 +235,9 @@ def merge_runs(
                 if path.resolve() == store.path.resolve():
                     report.skipped_sources.append(source)
                     continue
-                records, merged, stages = _merge_one(store, source, path, report, complete_pages)
+                records, merged, stages = _merge_one(
+                    store, source, path, report, complete_pages, checker_version
+                )
                 activity.append(stages)
                 shard_records.append(records)
                 surveys.append((path.parent, merged))
@@ -292,6 +303,7 @@ def _merge_one(
     path: Path,
     report: MergeReport,
     complete_pages: PageCompletion | None,
+    checker_version: CheckerVersion | None = None,
 ) -> tuple[list[str | None], list[str], StoreActivity]:
     """Merge the store at `path` into `store`; returns its values of SHARD_META_KEYS, the
     surveys merged from it and what its stages left (`store_activity`)."""
@@ -306,7 +318,7 @@ def _merge_one(
             conn.execute("DELETE FROM temp.merge_skip")
             _merge_meta(store)
             for rule in TABLE_RULES:
-                stats = merge_table(conn, rule, source, report.conflicts)
+                stats = merge_table(conn, rule, source, report.conflicts, checker_version)
                 report.tables.setdefault(rule.name, TableMerge()).add(stats)
             complete = None if complete_pages is None else partial(complete_pages, store)
             by_table, merged = merge_surveys(conn, source, report.survey_conflicts, complete)

@@ -6,14 +6,16 @@ and the replacement of a row. `poemetric.store.merge` states the rules and merge
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from poemetric.store.db import to_json
+
+#: `() -> version`: the checker version `form run` records now, None when it cannot check.
+CheckerVersion = Callable[[], str | None]
 
 __all__ = [
     "MERGED_TABLES",
@@ -106,10 +108,15 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
 
 
 def merge_table(
-    conn: sqlite3.Connection, rule: TableRule, source: Path, conflicts: list[MergeConflict]
+    conn: sqlite3.Connection,
+    rule: TableRule,
+    source: Path,
+    conflicts: list[MergeConflict],
+    current_version: CheckerVersion | None = None,
 ) -> TableMerge:
     """Merge `src`'s rows of `rule.name` into `main`'s by `rule`, adding its conflicts to
-    `conflicts`; what happened to the rows is returned."""
+    `conflicts`; what happened to the rows is returned. Of two form checks by different
+    checker versions, the one of `current_version()` is kept (`_current_checker`)."""
     stats = TableMerge()
     columns = _columns(conn, rule.name)
     column_list = ", ".join(columns)
@@ -172,7 +179,7 @@ def merge_table(
             stats.bought_twice += rule.name != "response_cache"  # counted once, by its row
             continue
         if rule.name == "form_checks" and "checker_version" in differing:
-            current_checker = _current_checker(current, incoming)
+            current_checker = _current_checker(current_version, current, incoming)
             if current_checker is not None:
                 # This POEMetric's checker made one of the two: `form run` keeps that one.
                 replaced = current_checker is incoming and _replace(
@@ -212,38 +219,15 @@ def merge_table(
     return stats
 
 
-def _current_checker(*rows: dict[str, Any]) -> dict[str, Any] | None:
-    """Of two form checks by different checker versions, the one by this POEMetric's
-    `CHECKER_VERSION` (the verdict `form run` keeps; it re-checks the other), if either. A
-    check made with a user lexicon records its digest in the version (`form-2.10+lexicon-...`):
-    it is this checker's when `form run` would use the same lexicon by default
-    ($POEMETRIC_LEXICON, or none); two checks made with different lexicons are never taken for
-    one another (neither of this checker: a conflict, the destination's kept)."""
-    named = os.environ.get("POEMETRIC_LEXICON", "").strip()
-    version = _default_checker_version(named, _modified(named))
+def _current_checker(
+    current_version: CheckerVersion | None, *rows: dict[str, Any]
+) -> dict[str, Any] | None:
+    """Of two form checks by different checker versions, the one by this POEMetric's checker as
+    `form run` would make it now (`current_version()`: the command line passes
+    `poemetric.form.user_lexicon.default_version`; None, or a version of None: neither)."""
+    version = None if current_version is None else current_version()
     current = [row for row in rows if row["checker_version"] == version]
-    return current[0] if len(current) == 1 else None
-
-
-@lru_cache(maxsize=4)
-def _default_checker_version(_named: str, _modified: int) -> str | None:
-    """The version `form run` records by default: with the user lexicon $POEMETRIC_LEXICON names
-    (the file and its time of change are the cache key: it is read once per merge, not once
-    per row), or none; None when that file is unusable (then no check is this checker's)."""
-    # the checker only when versions differ
-    from poemetric.form.user_lexicon import LexiconError, resolve, version_with
-
-    try:
-        return version_with(resolve(None))
-    except LexiconError:
-        return None
-
-
-def _modified(named: str) -> int:
-    try:
-        return Path(named).expanduser().stat().st_mtime_ns if named else 0
-    except OSError:
-        return -1
+    return current[0] if version is not None and len(current) == 1 else None
 
 
 #: A result row's and a cached completion's copy of the provider's whole response: for the same

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from poemetric.store import RunStore
@@ -75,7 +76,14 @@ def rater_ids(raters: str) -> list[str]:
     return ids
 
 
-def candidates(store: RunStore, authors: list[str] | None) -> list[Candidate]:
+#: `(store, name, authors) -> hint` for an `--authors` name no author of the run has (the command
+#: line passes `poemetric.analysis.labels.author_hint`: "'X' is the display name of 'x'").
+AuthorHint = Callable[[RunStore, str, Iterable[str]], str]
+
+
+def candidates(
+    store: RunStore, authors: list[str] | None, author_hint: AuthorHint | None = None
+) -> list[Candidate]:
     rows = store.query(
         "SELECT g.generation_id, g.author, p.form FROM generations g "
         "JOIN poems p ON p.poem_id = g.poem_id "
@@ -86,9 +94,8 @@ def candidates(store: RunStore, authors: list[str] | None) -> list[Candidate]:
         known = {c.author for c in found}
         unknown = sorted(set(authors) - known)
         if unknown:
-            from poemetric.analysis.labels import author_hint
-
-            each = ", ".join(f"{a!r}{author_hint(store, a, known)}" for a in unknown)
+            hint = author_hint or (lambda _store, _name, _authors: "")
+            each = ", ".join(f"{a!r}{hint(store, a, known)}" for a in unknown)
             raise DesignError(f"--authors: no poems by {each}; authors: {', '.join(sorted(known))}")
         found = [c for c in found if c.author in authors]
     return found
@@ -106,6 +113,7 @@ def build_survey(
     checks: int = 0,
     seed: int = 0,
     task_name: str = "poemetric",
+    author_hint: AuthorHint | None = None,
 ) -> BuildSummary:
     check_name(survey_id, "survey id")
     try:
@@ -115,7 +123,7 @@ def build_survey(
     if checks and not survey_task.attention_checks:
         raise DesignError(f"--attention-checks: the {task_name!r} task has no attention checks")
     ids = rater_ids(raters)
-    pool = candidates(store, authors)
+    pool = candidates(store, authors, author_hint)
     sizes = resolve_sizes(len(ids), per_poem, poems, per_rater, len(pool))
     rng = random.Random(seed)
     sample = stratified_sample(pool, sizes.poems, rng)
