@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import IN_CI
+from latex_support import pdflatex
 from typer.testing import CliRunner
 
 from poemetric.analysis import analyze_run
@@ -133,33 +133,15 @@ def test_any_table_writes_whole_float_counts_as_integers(tmp_path: Path) -> None
 
 
 def test_latex_tables_compile_and_fit_the_page(tables_dir: Path) -> None:
-    log = _pdflatex(tables_dir)
+    log = pdflatex(tables_dir)
     assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]
     assert (tables_dir / "tables.pdf").stat().st_size > 10_000
-
-
-def _pdflatex(folder: Path) -> str:
-    """pdflatex `folder`/tables.tex, which must compile; its log (skips without pdflatex, fails
-    under CI)."""
-    pdflatex = shutil.which("pdflatex")
-    if pdflatex is None:
-        message = "pdflatex is not installed (`apt-get install texlive-latex-recommended`)"
-        if IN_CI:
-            pytest.fail(message + "; .ci/run installs it")
-        pytest.skip(message)
-    result = subprocess.run(
-        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "tables.tex"],
-        cwd=folder, capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    log = (folder / "tables.log").read_text(errors="replace")
-    assert result.returncode == 0, log[-3000:]
-    return log
 
 
 def _compile(folder: Path, *tables: Path) -> str:
     """pdflatex the preview document of `tables`; the log."""
     latex_preview(list(tables), folder / "tables.tex")
-    return _pdflatex(folder)
+    return pdflatex(folder)
 
 
 def test_a_paper_sized_form_check_table_fits_its_page(tmp_path: Path) -> None:

@@ -4,13 +4,11 @@ wrapped before a table is split, balanced splits, and "(continued)" on longtable
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import IN_CI
+from latex_support import pdflatex
 from typer.testing import CliRunner
 
 from poemetric.analysis import analyze_run
@@ -49,24 +47,6 @@ def paper_tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {width: result.write(path / width, width)[0].parent for width in ("one", "two")}
 
 
-def _pdflatex(folder: Path, name: str) -> str:
-    """pdflatex `folder/name.tex`, which must compile; its log (skips without pdflatex, fails
-    under CI)."""
-    pdflatex = shutil.which("pdflatex")
-    if pdflatex is None:
-        message = "pdflatex is not installed (`apt-get install texlive-latex-recommended`)"
-        if IN_CI:
-            pytest.fail(message + "; .ci/run installs it")
-        pytest.skip(message)
-    result = subprocess.run(
-        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"],
-        cwd=folder, capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
-    log = (folder / f"{name}.log").read_text(errors="replace")
-    assert result.returncode == 0, [line for line in log.splitlines() if line.startswith("!")]
-    return log
-
-
 def _overfull(log: str) -> list[str]:
     return [line for line in log.splitlines() if "Overfull \\hbox" in line]
 
@@ -76,7 +56,7 @@ def _in_acl_paper(folder: Path) -> str:
     tables = sorted(p.name for p in folder.glob("*.tex") if p.name != "tables.tex")
     body = "\n".join(rf"\input{{{name}}}" for name in tables)
     (folder / "acl.tex").write_text(ACL + "\\begin{document}\n" + body + "\n\\end{document}\n")
-    return _pdflatex(folder, "acl")
+    return pdflatex(folder, "acl")
 
 
 @pytest.mark.parametrize("width", ["one", "two"])
@@ -93,7 +73,7 @@ def test_every_table_fits_a_two_column_acl_paper(paper_tables: dict[str, Path],
     if width == "one":  # the preview document is an ACL page, too
         preview = paper_tables[width] / "tables.tex"
         assert "twocolumn" in preview.read_text()
-        assert not _overfull(_pdflatex(preview.parent, "tables"))
+        assert not _overfull(pdflatex(preview.parent, "tables"))
         assert r"\begin{table}[tp]" in texts["profile_similarity"]  # fits one column
     else:
         assert r"\begin{table}[tp]" not in "".join(texts.values())
@@ -106,7 +86,7 @@ def test_a_table_wider_than_a_column_spans_both_and_one_that_fits_stays(tmp_path
         analyze_run(store, n_boot=20).write(tmp_path / "out", "one")
     group_scores = (tmp_path / "out" / "group_scores.tex").read_text()
     assert r"\begin{table*}[tp]" in group_scores
-    log = _pdflatex(tmp_path / "out", "tables")
+    log = pdflatex(tmp_path / "out", "tables")
     assert not _overfull(log), _overfull(log)
 
 
