@@ -309,3 +309,23 @@ def test_score_and_metrics_tables_never_cut_a_file_or_author_name(tmp_path: Path
     assert metrics.exit_code == 0, metrics.output
     authors = [line.split("│")[1].strip() for line in metrics.output.splitlines() if "│" in line]
     assert "".join(authors) == "human" + model
+
+
+def test_score_command_reads_a_folder_of_poems(tmp_path: Path) -> None:
+    """`ghostwriting score my-poems/` was refused (`is a folder; give a file`) while `metrics
+    --reference` reads a folder of .txt files: a folder now means its .txt files, in name order."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "b.txt").write_text("My heart is full of wonder\nas skies roll on in thunder\n")
+    (folder / "a.txt").write_text("The day is long\nI sing my song\n")
+    (folder / "notes.md").write_text("not a poem\n")
+    result = CliRunner().invoke(
+        app, ["ghostwriting", "score", str(folder), "--rhymes"], terminal_width=200
+    )
+    assert result.exit_code == 0, result.output
+    listed = [line.split(":")[0] for line in result.stdout.splitlines() if " / " in line]
+    assert listed == [str(folder / "a.txt"), str(folder / "b.txt")]
+    assert "notes.md" not in result.stdout and "0.286" in result.stdout
+    (tmp_path / "empty").mkdir()
+    empty = CliRunner().invoke(app, ["ghostwriting", "score", str(tmp_path / "empty")])
+    assert empty.exit_code == 2 and "no .txt files" in empty.stderr

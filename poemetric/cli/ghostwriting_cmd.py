@@ -268,9 +268,27 @@ def _one_poem_text(path: Path) -> str:
     return text
 
 
+def _poem_files(paths: list[Path]) -> list[Path]:
+    """`paths` with each folder replaced by its `.txt` files in name order (not recursive), as
+    `metrics --reference` reads a folder; a folder without one is refused (exit 2)."""
+    files: list[Path] = []
+    for path in paths:
+        if not path.is_dir():
+            files.append(path)
+            continue
+        inside = sorted(f for f in path.iterdir() if f.suffix.lower() == ".txt" and f.is_file())
+        if not inside:
+            raise error_exit(f"poem folder {path}: no .txt files in it")
+        files.extend(inside)
+    return files
+
+
 @ghostwriting_app.command("score")
 def score_command(
-    files: list[Path] = typer.Argument(..., help="Text files, one poem each (one line per line)."),
+    files: list[Path] = typer.Argument(
+        ...,
+        help="Text files, one poem each (one line per line), or folders of .txt files.",
+    ),
     phonetics: str = PhoneticsOption,
     window: int = WindowOption,
     rhymes: bool = typer.Option(False, "--rhymes", help="List the rhymes found in each poem."),
@@ -282,6 +300,8 @@ def score_command(
         poemetric ghostwriting score poem.txt
 
         poemetric ghostwriting score drafts/*.txt --rhymes --raplyzer-phonetics espeak
+
+        poemetric ghostwriting score my-poems/    # every .txt file in the folder
     """
     from poemetric.ghostwriting.language import not_english_reason
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable, raplyzer_density
@@ -289,6 +309,7 @@ def score_command(
 
     headers = ["file", "syllables", "rhymed", "unweighted", "entropy w", "density", "Raplyzer"]
     rows: list[list[str]] = []  # the file folded, never cut: `drafts/so…` twice said nothing
+    files = _poem_files(files)
     for path in files:  # every file checked before any is scored
         existing_file(path, "poem file")
     found: list[tuple[Path, tuple[tuple[str, str], ...]]] = []
