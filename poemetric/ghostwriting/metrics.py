@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from poemetric.analysis.lexical import tokenize
 from poemetric.analysis.stats import summarize
 from poemetric.ghostwriting.cached_measures import nearest_references, text_measures
 from poemetric.ghostwriting.raplyzer import Phonetics
@@ -20,6 +19,7 @@ from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD, ReferenceText
 from poemetric.store import HUMAN_AUTHOR
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted, plural
+from poemetric.text.tokens import tokenize
 
 if TYPE_CHECKING:
     from poemetric.progress_lines import Advance
