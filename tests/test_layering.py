@@ -43,6 +43,7 @@ SHARED = frozenset(
         "data",  # datasets: schema, loading, validation
         "text",
         "extraction",  # pulls the poem out of an answer: generation and the form check use it
+        "stats",  # summaries with confidence intervals (t, bootstrap, Wilson)
         "reliability",  # agreement statistics for `agree`, analysis and the survey's admin page
         "testing",  # local servers speaking the providers' protocols, for tests
         "markov",  # the offline n-gram baseline model, behind the provider interface
@@ -84,11 +85,11 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("report", "poemetric.analysis"): "the report renders `analyze_run`'s result",
     ("report", "poemetric.probes"): "the probes section reads the stored probe scores",
     ("report", "poemetric.ghostwriting"): "the ghostwriting section's near-copy threshold",
-    # The ghostwriting measures are drawn with the analysis's figure and statistics helpers,
+    # The ghostwriting measures are drawn with the analysis's figure helpers,
     # and `analyze` draws their figure and tables with the rest.
-    ("ghostwriting", "poemetric.analysis"): "tokenizer, statistics and figure helpers",
+    ("ghostwriting", "poemetric.analysis"): "the analysis's figure helpers",
     ("analysis", "poemetric.ghostwriting"): "`analyze` writes the ghostwriting figure and tables",
-    ("probes", "poemetric.analysis"): "probe tables use the analysis's table writers and CIs",
+    ("probes", "poemetric.analysis"): "probe tables use the analysis's table writers",
     # The line-level task is served by the survey's web app and stored in its tables.
     ("survey", "poemetric.annotation"): "the survey serves and prints the line-level task",
     ("annotation", "poemetric.survey"): "imported line grades complete the survey's pages",

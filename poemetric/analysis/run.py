@@ -36,7 +36,6 @@ from poemetric.analysis.scores import (
     form_check_scores,
     group_scores,
 )
-from poemetric.analysis.stats import CIMethod
 from poemetric.analysis.table_captions import (
     AGREEMENT_TABLES,
     FIXED_INTERVALS,
@@ -59,6 +58,7 @@ from poemetric.data.errata import errata_for_run
 from poemetric.hints import stage_command
 from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.paths import replaced_when_done
+from poemetric.stats import CIMethod
 from poemetric.store import RunStore
 from poemetric.text.plural import counted, plural
 

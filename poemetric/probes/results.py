@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from poemetric.analysis.markdown_table import markdown_table
-from poemetric.analysis.stats import wilson_interval
 from poemetric.probes.scorers.base import ScoreRecord
+from poemetric.stats import wilson_interval
 
 if TYPE_CHECKING:
     import pandas as pd
