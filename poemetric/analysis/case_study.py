@@ -22,7 +22,7 @@ from poemetric.analysis.plotting import (
     subfigures,
     text_width_in,
 )
-from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
+from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS
 from poemetric.text.ordering import author_order
 
 POEM_FONT_PT = 6.5

@@ -33,7 +33,7 @@ from poemetric.analysis.plotting import (
     highlight_human_ticks,
 )
 from poemetric.analysis.scores import score_matrix
-from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
+from poemetric.questionnaire import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
 
 LIKERT = (1.0, 5.0)
 CI_NOTE = "whiskers: 95% CI of the mean over poems (Student t, clipped to 1-5)"

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from poemetric.analysis.data import author_order, judgments_per_generation
-from poemetric.judge.answer import DIMENSIONS, GROUPS
+from poemetric.questionnaire import DIMENSIONS, GROUPS
 from poemetric.stats import CIMethod, summarize, wilson_interval
 
 if TYPE_CHECKING:

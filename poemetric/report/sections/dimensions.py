@@ -7,7 +7,7 @@ from markupsafe import Markup
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.analysis.headers import dimension_label
-from poemetric.judge.answer import DIMENSIONS
+from poemetric.questionnaire import DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
