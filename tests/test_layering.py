@@ -43,6 +43,7 @@ SHARED = frozenset(
         "data",  # datasets: schema, loading, validation
         "text",
         "extraction",  # pulls the poem out of an answer: generation and the form check use it
+        "tables",  # CSV, LaTeX and Markdown table writers, readable headers
         "stats",  # summaries with confidence intervals (t, bootstrap, Wilson)
         "reliability",  # agreement statistics for `agree`, analysis and the survey's admin page
         "testing",  # local servers speaking the providers' protocols, for tests
@@ -88,7 +89,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     # and `analyze` draws their figure and tables with the rest.
     ("ghostwriting", "poemetric.analysis"): "the analysis's figure helpers",
     ("analysis", "poemetric.ghostwriting"): "`analyze` writes the ghostwriting figure and tables",
-    ("probes", "poemetric.analysis"): "probe tables use the analysis's table writers",
     # The line-level task is served by the survey's web app and stored in its tables.
     ("survey", "poemetric.annotation"): "the survey serves and prints the line-level task",
     ("annotation", "poemetric.survey"): "imported line grades complete the survey's pages",

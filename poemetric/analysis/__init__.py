@@ -7,8 +7,8 @@ figures (paper Sec. 4-6, App. D, F, H).
         result.write("runs/demo/analysis")
         make_figures(store, "runs/demo/figures")
 
-The names below are imported when first used: importing one submodule (`poemetric.analysis.headers`
-for a column label) no longer loads matplotlib, pandas and SciPy through the figures.
+The names below are imported when first used: importing one submodule (`poemetric.analysis.agreement`
+for a kappa) no longer loads matplotlib, pandas and SciPy through the figures.
 """
 
 from __future__ import annotations

@@ -15,7 +15,6 @@ from matplotlib.transforms import offset_copy
 
 from poemetric.analysis.context import Count, FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR, judgments_per_generation
-from poemetric.analysis.headers import dimension_label
 from poemetric.analysis.plotting import (
     Drawing,
     measured_width_in,
@@ -23,6 +22,7 @@ from poemetric.analysis.plotting import (
     text_width_in,
 )
 from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS
+from poemetric.tables.headers import dimension_label
 from poemetric.text.ordering import author_order
 
 POEM_FONT_PT = 6.5
