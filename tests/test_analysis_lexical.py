@@ -17,11 +17,11 @@ from poemetric.analysis.lexical import (
     mtld,
     opening_words,
     profile_similarity,
-    tokenize,
     top_words,
     type_token_ratio,
 )
 from poemetric.analysis.repetition import repetition_features, repetition_rate
+from poemetric.text.tokens import tokenize
 
 
 def test_tokenize_keeps_inner_apostrophes_and_hyphens() -> None:

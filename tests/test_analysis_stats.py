@@ -11,7 +11,7 @@ from poemetric.analysis.bars import Panel, Series, draw_panel, summary_frame
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import RunData
 from poemetric.analysis.scores import form_check_scores
-from poemetric.analysis.stats import BOOTSTRAP_CHUNK, bootstrap_ci, summarize, wilson_interval
+from poemetric.stats import BOOTSTRAP_CHUNK, bootstrap_ci, summarize, wilson_interval
 
 
 def test_wilson_interval_contains_all_or_nothing_proportions() -> None:

@@ -15,17 +15,17 @@ from typer.testing import CliRunner
 
 from poemetric.analysis import analyze_run
 from poemetric.analysis.labels import Labels
-from poemetric.analysis.latex_tables import latex_preview, to_latex
 from poemetric.analysis.run import FIXED_INTERVALS, MEAN_TABLES
 from poemetric.analysis.synthetic import (
     build_synthetic_run,
     paper_scale_run,
     write_synthetic_experts,
 )
-from poemetric.analysis.tables import presentable, readable, to_markdown, write_table
 from poemetric.cli import app
 from poemetric.report.render import ci
 from poemetric.roster import load_groups, load_roster
+from poemetric.tables.latex import latex_preview, to_latex
+from poemetric.tables.write import presentable, readable, to_markdown, write_table
 
 LABELS = Labels(
     authors={"human": "Human", "gpt-4o": "GPT-4o"},

@@ -25,8 +25,8 @@ from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
 
 from poemetric.cli import app
-from poemetric.judge.answer import COMMENTS
 from poemetric.judge.stage import run_judging
+from poemetric.questionnaire import COMMENTS
 from poemetric.store import RunStore
 from poemetric.store.schema import EXPORTABLE_TABLES
 from poemetric.survey.db import import_answers

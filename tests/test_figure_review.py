@@ -16,7 +16,6 @@ from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.figures_scores import free_label_angle
-from poemetric.analysis.headers import part_label
 from poemetric.analysis.imagery import imagery_lexicon
 from poemetric.analysis.labels import run_labels
 from poemetric.analysis.lexical import word_counts
@@ -24,6 +23,7 @@ from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS
 from poemetric.analysis.synthetic import build_synthetic_run, paper_scale_run
 from poemetric.store import RunStore
+from poemetric.tables.headers import part_label
 
 
 @pytest.fixture(scope="module")

@@ -254,7 +254,7 @@ def test_the_code_digest_follows_every_measure_source(tmp_path: Path) -> None:
 
 
 #: Modules the measures import that decide no value (storage, text of notes, ordering).
-NOT_MEASURES = ("analysis.data", "analysis.stats", "form.table_store", "hints", "judge.",
+NOT_MEASURES = ("analysis.data", "stats", "form.table_store", "hints", "judge.",
                 "providers.", "runner.", "store.", "suggest", "text.listing", "text.ordering",
                 "text.plural")  # fmt: skip
 

@@ -20,10 +20,10 @@ from test_runner_support import (
 )
 
 from poemetric.analysis.judges import judge_report
-from poemetric.analysis.tables import write_table
 from poemetric.generation.stage import run_generation
 from poemetric.judge.stage import run_judging
 from poemetric.store import RunStore
+from poemetric.tables.write import write_table
 from poemetric.testing.servers import ChatCall, OpenAIServer
 
 REFUSAL = "I'm sorry, I cannot evaluate this poem."

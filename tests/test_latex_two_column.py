@@ -12,13 +12,6 @@ from latex_support import pdflatex
 from typer.testing import CliRunner
 
 from poemetric.analysis import analyze_run
-from poemetric.analysis.latex_layout import (
-    LATEX_WIDTH_WORDS,
-    balanced_groups,
-    header_lines,
-    latex_width,
-)
-from poemetric.analysis.latex_tables import to_latex
 from poemetric.analysis.plotting import WIDTH_WORDS
 from poemetric.analysis.synthetic import (
     build_synthetic_run,
@@ -27,6 +20,13 @@ from poemetric.analysis.synthetic import (
 )
 from poemetric.cli import app
 from poemetric.roster import load_groups
+from poemetric.tables.latex import to_latex
+from poemetric.tables.latex_layout import (
+    LATEX_WIDTH_WORDS,
+    balanced_groups,
+    header_lines,
+    latex_width,
+)
 
 #: ACL's page: two 7.7 cm columns 0.6 cm apart, 11 pt.
 ACL = (

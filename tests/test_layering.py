@@ -43,9 +43,12 @@ SHARED = frozenset(
         "data",  # datasets: schema, loading, validation
         "text",
         "extraction",  # pulls the poem out of an answer: generation and the form check use it
+        "tables",  # CSV, LaTeX and Markdown table writers, readable headers
+        "stats",  # summaries with confidence intervals (t, bootstrap, Wilson)
         "reliability",  # agreement statistics for `agree`, analysis and the survey's admin page
         "testing",  # local servers speaking the providers' protocols, for tests
         "markov",  # the offline n-gram baseline model, behind the provider interface
+        "questionnaire",  # the judge's questionnaire: the schema of every stored judgment
         "prompts",  # the prompt templates the generation, judge, survey and roster read
         "screening",  # "is this answer a poem?", one rule for every stage
         "paths",
@@ -73,22 +76,19 @@ ALLOWED: dict[tuple[str, str], str] = {
         "dataset validation warns of a `meter_pattern` the checker reads in part or not at all: "
         "the checker's own reading (regular expressions only)"
     ),
-    # The questionnaire (dimensions, questions) is the schema of every stored judgment, the
-    # experts' too; judge.pending says which judgments of a stored run are still to be asked.
-    ("analysis", "poemetric.judge.answer"): "scores are read per questionnaire dimension",
+    # judge.pending says which judgments of a stored run are still to be asked (the
+    # questionnaire itself, the schema of every stored judgment, is the shared `questionnaire`).
     ("analysis", "poemetric.judge.pending"): "tables name the judgments still pending",
-    ("survey", "poemetric.judge.answer"): "the survey asks experts the judge's questionnaire",
-    ("report", "poemetric.judge"): "the report shows dimensions and pending judgments",
+    ("report", "poemetric.judge.pending"): "the report shows the pending judgments",
     # The report is drawn from an analysis computed in the same process (`analyze_run`), not
     # from files the analysis stored, and shows the probes' and ghostwriting's tables.
     ("report", "poemetric.analysis"): "the report renders `analyze_run`'s result",
     ("report", "poemetric.probes"): "the probes section reads the stored probe scores",
     ("report", "poemetric.ghostwriting"): "the ghostwriting section's near-copy threshold",
-    # The ghostwriting measures are drawn with the analysis's figure and statistics helpers,
+    # The ghostwriting measures are drawn with the analysis's figure helpers,
     # and `analyze` draws their figure and tables with the rest.
-    ("ghostwriting", "poemetric.analysis"): "tokenizer, statistics and figure helpers",
+    ("ghostwriting", "poemetric.analysis"): "the analysis's figure helpers",
     ("analysis", "poemetric.ghostwriting"): "`analyze` writes the ghostwriting figure and tables",
-    ("probes", "poemetric.analysis"): "probe tables use the analysis's table writers and CIs",
     # The line-level task is served by the survey's web app and stored in its tables.
     ("survey", "poemetric.annotation"): "the survey serves and prints the line-level task",
     ("annotation", "poemetric.survey"): "imported line grades complete the survey's pages",
@@ -237,5 +237,5 @@ def test_a_stage_may_not_import_another_but_may_import_shared_packages() -> None
     assert _wrong("judge", "poemetric.cli.app")
     assert not _wrong("survey", "poemetric.store.db")
     assert not _wrong("cli", "poemetric.survey.db")  # the top level wires stages together
-    assert not _wrong("analysis", "poemetric.judge.answer")  # allowed above
+    assert not _wrong("analysis", "poemetric.judge.pending")  # allowed above
     assert _wrong("analysis", "poemetric.judge.stage")  # allowed per module, not per package

@@ -74,7 +74,7 @@ def test_printed_tables_are_the_data_frames_tables() -> None:
     """`probe run` prints its tables from plain rows, without pandas: each prints as the data
     frame the table files and the report use (numbers right-aligned, a name with Markdown in
     it escaped, `n` beside the published rows left-aligned as the object column it is)."""
-    from poemetric.analysis.tables import to_markdown
+    from poemetric.tables.write import to_markdown
 
     tasks = ["synonym", "rhyme_word_swap", "delete_1_rhyming", "delete_3_nonrhyming",
              "last_line", "last_line_dbs", "t"]  # fmt: skip

@@ -1,6 +1,6 @@
 """The paper's instruments (App. C), as stored in prompts/judge.md and prompts/survey.md, and
 everything that restates them: the judge prompt as sent, the questionnaire's statements in
-`poemetric.judge.answer`, the structured-output schema and the survey pages.
+`poemetric.questionnaire`, the structured-output schema and the survey pages.
 
 The instrument text is checked against our stored templates (pinned by hash: they were compared
 word for word with the paper), never against a copy of the paper."""
@@ -12,9 +12,9 @@ import json
 import re
 
 from poemetric.judge import DIMENSIONS, parse_judgment
-from poemetric.judge.answer import COMMENTS
 from poemetric.judge.structured import judge_answer_schema
 from poemetric.prompts import load_template, render_judge_prompt, render_survey
+from poemetric.questionnaire import COMMENTS
 from poemetric.survey.instrument import appendix_c_survey
 from poemetric.survey.render import render
 from poemetric.survey.tasks import Page, task

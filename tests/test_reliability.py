@@ -60,7 +60,7 @@ def test_the_table_of_the_ten_items_keeps_every_estimate_whole_at_80_columns(
 ) -> None:
     """POEMetric's ten items at 80 columns (a pipe, a log): rich squeezed the item columns of
     one table to `0.…`, or to nothing. Items that do not fit go to further tables."""
-    from poemetric.judge.answer import DIMENSION_KEYS as SCORE_KEYS
+    from poemetric.questionnaire import DIMENSION_KEYS as SCORE_KEYS
 
     rng = np.random.default_rng(3)
     lines = ["unit,rater,item,score"]

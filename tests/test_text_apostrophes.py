@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from poemetric.analysis.lexical import tokenize
 from poemetric.extraction.classify import _is_preamble
 from poemetric.form.phonetics import normalize_word
 from poemetric.text.apostrophes import APOSTROPHES, apostrophe_table
+from poemetric.text.tokens import tokenize
 
 
 @pytest.mark.parametrize("mark", sorted(APOSTROPHES))

@@ -7,8 +7,8 @@ figures (paper Sec. 4-6, App. D, F, H).
         result.write("runs/demo/analysis")
         make_figures(store, "runs/demo/figures")
 
-The names below are imported when first used: importing one submodule (`poemetric.analysis.stats`
-for a Wilson interval) no longer loads matplotlib, pandas and SciPy through the figures.
+The names below are imported when first used: importing one submodule (`poemetric.analysis.agreement`
+for a kappa) no longer loads matplotlib, pandas and SciPy through the figures.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     )
     from poemetric.analysis.data import HUMAN_AUTHOR, RunData, author_order, load_run_data
     from poemetric.analysis.experts import ExpertRatingsError, load_expert_ratings
-    from poemetric.analysis.lexical import mattr, mtld, tokenize, type_token_ratio
+    from poemetric.analysis.lexical import mattr, mtld, type_token_ratio
     from poemetric.analysis.recipes import (
         FIGURE_KINDS,
         FigureReport,
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     )
     from poemetric.analysis.repetition import repetition_rate
     from poemetric.analysis.run import AnalysisResult, analyze_run
+    from poemetric.text.tokens import tokenize
 
 _EXPORTS = {
     "cohen_kappa": "poemetric.analysis.agreement",
@@ -53,7 +54,7 @@ _EXPORTS = {
     "load_expert_ratings": "poemetric.analysis.experts",
     "mattr": "poemetric.analysis.lexical",
     "mtld": "poemetric.analysis.lexical",
-    "tokenize": "poemetric.analysis.lexical",
+    "tokenize": "poemetric.text.tokens",
     "type_token_ratio": "poemetric.analysis.lexical",
     "FIGURE_KINDS": "poemetric.analysis.recipes",
     "FigureReport": "poemetric.analysis.recipes",

@@ -15,14 +15,14 @@ from matplotlib.transforms import offset_copy
 
 from poemetric.analysis.context import Count, FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR, judgments_per_generation
-from poemetric.analysis.headers import dimension_label
 from poemetric.analysis.plotting import (
     Drawing,
     measured_width_in,
     subfigures,
     text_width_in,
 )
-from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
+from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS
+from poemetric.tables.headers import dimension_label
 from poemetric.text.ordering import author_order
 
 POEM_FONT_PT = 6.5

@@ -31,7 +31,7 @@ from poemetric.analysis.labels import Labels
 from poemetric.analysis.plotting import COLUMN_WIDTHS, LABEL_LIMIT, author_colours
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
 from poemetric.hints import stage_command
-from poemetric.judge.answer import DIMENSIONS_BY_KEY
+from poemetric.questionnaire import DIMENSIONS_BY_KEY
 from poemetric.store import RunStore
 from poemetric.store.measure_cache import MeasureCache
 from poemetric.suggest import did_you_mean

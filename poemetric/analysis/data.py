@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.hints import stage_command
-from poemetric.judge.answer import DIMENSION_KEYS, DIMENSIONS
 from poemetric.judge.pending import judge_clause, judges_of, judgment_errors, pending_note
+from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
 from poemetric.store import RunStore
 from poemetric.suggest import did_you_mean, name_hint

@@ -30,7 +30,7 @@ import pandas as pd
 
 from poemetric.analysis.expert_poems import PoemResolver, ok_generations
 from poemetric.data.io import DatasetError, RawRecord, RawTable
-from poemetric.judge.answer import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
+from poemetric.questionnaire import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
 from poemetric.reliability.io import (
     RATER_COLUMNS,
     LinedProblems,

@@ -19,7 +19,6 @@ from poemetric.analysis.context import (
     known_dimensions,
 )
 from poemetric.analysis.data import HUMAN_AUTHOR
-from poemetric.analysis.headers import dimension_label, part_label
 from poemetric.analysis.heatmaps import annotated_heatmap
 from poemetric.analysis.plotting import (
     EXPERT_COLOUR,
@@ -33,7 +32,8 @@ from poemetric.analysis.plotting import (
     highlight_human_ticks,
 )
 from poemetric.analysis.scores import score_matrix
-from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
+from poemetric.questionnaire import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
+from poemetric.tables.headers import dimension_label, part_label
 
 LIKERT = (1.0, 5.0)
 CI_NOTE = "whiskers: 95% CI of the mean over poems (Student t, clipped to 1-5)"

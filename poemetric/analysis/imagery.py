@@ -27,7 +27,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from poemetric.analysis.data import author_order
-from poemetric.analysis.lexical import tokenize
+from poemetric.text.tokens import tokenize
 
 _IMAGERY_BY_DOMAIN = {
     "sky and light": "sun moon star sky cloud light dawn dusk twilight sunset sunrise shadow "

@@ -2,10 +2,9 @@
 
 Definitions (also in docs/analysis.md):
 
-* Tokens: Unicode words, lower-cased after NFC normalisation ("wingèd" is one token); inner
-  apostrophes and hyphens kept ("o'er", "sun-lit"); curly apostrophes normalised; a leading
-  apostrophe kept only for the elided forms in `ELISIONS` ("'tis", "'twas"), otherwise it is an
-  opening quote and dropped; digits and punctuation dropped.
+* Tokens: `poemetric.text.tokens.tokenize` (shared with the ghostwriting measures): Unicode
+  words, lower-cased after NFC normalisation; inner apostrophes and hyphens kept; digits and
+  punctuation dropped.
 * TTR: distinct tokens / tokens of one poem (the paper's measure).
 * MATTR (Covington & McFall 2010) with window w = `MATTR_WINDOW` (20 tokens): the mean TTR of
   every w-token window. The window fits the shortest poems of the dataset (limericks of 26-34
@@ -25,17 +24,14 @@ Definitions (also in docs/analysis.md):
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
-from poemetric.text.apostrophes import apostrophe_table
+from poemetric.text.tokens import tokenize
 
 MATTR_WINDOW = 20
 MTLD_THRESHOLD = 0.72
@@ -54,55 +50,6 @@ thee thou thy thine ye hath doth art shalt wilt dost hast ere
 i'm i'll i'd i've it's don't can't won't that's there's let's
 """
 STOP_WORDS: frozenset[str] = frozenset(_STOP_LIST.split())
-
-#: Words written with a leading apostrophe for an elided first syllable. Any other leading
-#: apostrophe is an opening single quote and is not part of the word.
-ELISIONS: frozenset[str] = frozenset(
-    [
-        "'tis",
-        "'twas",
-        "'twere",
-        "'twill",
-        "'twould",
-        "'twixt",
-        "'tween",
-        "'gainst",
-        "'neath",
-        "'mid",
-        "'midst",
-        "'til",
-        "'em",
-        "'round",
-        "'scape",
-        "'prentice",
-        "'cause",
-        "'bout",
-    ]
-)
-
-_LETTER = r"(?:[^\W\d_][\u0300-\u036f]*)"  # a letter and any combining marks left after NFC
-_TOKEN = re.compile(rf"'?{_LETTER}+(?:['\-]{_LETTER}+)*")
-#: The shared apostrophes, the prime (′, typed for one in some sources) and the Unicode hyphen
-#: and non-breaking hyphen as ASCII ones.
-_APOSTROPHES = apostrophe_table({"\u2032": "'", "\u2010": "-", "\u2011": "-"})
-
-
-def tokenize(text: str) -> list[str]:
-    """Lower-cased word tokens of a text (see module docstring)."""
-    return list(_tokens(text))
-
-
-def normalize_text(text: str) -> str:
-    """`text` in NFC, lower-cased, with typographic apostrophes and hyphens as ASCII ones (what
-    every measure compares, so that *summer’s* and *summer's* are one word)."""
-    return unicodedata.normalize("NFC", text).translate(_APOSTROPHES).lower()
-
-
-@lru_cache(maxsize=20_000)
-def _tokens(text: str) -> tuple[str, ...]:
-    # Cached: one analysis tokenizes each poem for several measures (6,293 poems in the paper).
-    tokens = _TOKEN.findall(normalize_text(text))
-    return tuple(t if not t.startswith("'") or t in ELISIONS else t[1:] for t in tokens)
 
 
 def content_words(tokens: Iterable[str]) -> list[str]:

@@ -27,7 +27,8 @@ import pandas as pd
 from scipy import sparse
 
 from poemetric.analysis.data import HUMAN_AUTHOR
-from poemetric.analysis.lexical import content_words, tokenize
+from poemetric.analysis.lexical import content_words
+from poemetric.text.tokens import tokenize
 
 REPETITION_COLUMNS = [
     "generation_id",

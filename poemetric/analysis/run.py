@@ -28,7 +28,6 @@ from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.imagery import imagery_counts
 from poemetric.analysis.judges import judge_report, recognition_notes, recognition_table
 from poemetric.analysis.labels import Labels, run_labels
-from poemetric.analysis.latex_tables import latex_preview
 from poemetric.analysis.lexical import opening_words, profile_similarity, top_words
 from poemetric.analysis.scores import (
     dimension_matrix,
@@ -36,7 +35,6 @@ from poemetric.analysis.scores import (
     form_check_scores,
     group_scores,
 )
-from poemetric.analysis.stats import CIMethod
 from poemetric.analysis.table_captions import (
     AGREEMENT_TABLES,
     FIXED_INTERVALS,
@@ -46,7 +44,6 @@ from poemetric.analysis.table_captions import (
     interval_note,
     pending_caption,
 )
-from poemetric.analysis.tables import TABLE_FORMATS, presentable, write_table
 from poemetric.analysis.validation import (
     AGREEMENT_BOOTSTRAP,
     BOOTSTRAP_SEED,
@@ -59,7 +56,10 @@ from poemetric.data.errata import errata_for_run
 from poemetric.hints import stage_command
 from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.paths import replaced_when_done
+from poemetric.stats import CIMethod
 from poemetric.store import RunStore
+from poemetric.tables.latex import latex_preview
+from poemetric.tables.write import TABLE_FORMATS, presentable, write_table
 from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from poemetric.analysis.data import author_order, judgments_per_generation
-from poemetric.analysis.stats import CIMethod, summarize, wilson_interval
-from poemetric.judge.answer import DIMENSIONS, GROUPS
+from poemetric.questionnaire import DIMENSIONS, GROUPS
+from poemetric.stats import CIMethod, summarize, wilson_interval
 
 if TYPE_CHECKING:
     from poemetric.progress_lines import Advance

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from poemetric.analysis.data import HUMAN_AUTHOR
-from poemetric.judge.answer import DIMENSIONS
+from poemetric.questionnaire import DIMENSIONS
 from poemetric.store import RunStore, stable_id
 from poemetric.store.db import to_json
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from poemetric.analysis.errata import CAPTIONS as ERRATA_CAPTIONS
 from poemetric.analysis.lexical import MATTR_WINDOW
-from poemetric.analysis.stats import SCORE_BOOTSTRAP, CIMethod
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.hints import stage_command
+from poemetric.stats import SCORE_BOOTSTRAP, CIMethod
 
 #: What the agreement tables' two poem counts are.
 POEMS_NOTE = (

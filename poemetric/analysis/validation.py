@@ -17,7 +17,7 @@ from __future__ import annotations
 import pandas as pd
 
 from poemetric.analysis.agreement import pao
-from poemetric.judge.answer import DIMENSION_KEYS
+from poemetric.questionnaire import DIMENSION_KEYS
 from poemetric.reliability import (
     AGREEMENT_BOOTSTRAP,
     BOOTSTRAP_SEED,

@@ -212,7 +212,7 @@ def analyze(
     one_expert_source(experts, survey)
     if ci not in ("t", "bootstrap"):
         raise unknown_choice("--ci", ci, ["t", "bootstrap"])
-    from poemetric.analysis.latex_layout import LATEX_WIDTH_WORDS
+    from poemetric.tables.latex_layout import LATEX_WIDTH_WORDS
 
     if latex_width.strip().lower() not in LATEX_WIDTH_WORDS:
         raise unknown_choice("--latex-width", latex_width, list(LATEX_WIDTH_WORDS))

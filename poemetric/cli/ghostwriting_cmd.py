@@ -174,13 +174,13 @@ def metrics_command(
         poemetric ghostwriting metrics --run runs/paper --raplyzer-phonetics espeak
     """
     from poemetric.analysis.run import PER_POEM_TABLES
-    from poemetric.analysis.tables import TABLE_FORMATS, write_table
     from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
     from poemetric.ghostwriting.metrics import GhostwritingOptions
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable
     from poemetric.ghostwriting.references import ReferenceCorpusError, load_reference_corpora
     from poemetric.ghostwriting.tables import ghostwriting_tables
     from poemetric.progress_lines import step_progress
+    from poemetric.tables.write import TABLE_FORMATS, write_table
 
     if no_dataset and not reference:
         raise error_exit(

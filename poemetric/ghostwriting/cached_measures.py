@@ -55,7 +55,7 @@ MEASURE_SOURCES = (
     "ghostwriting/syllables.py",
     "ghostwriting/language.py",
     "ghostwriting/uniqueness.py",
-    "analysis/lexical.py",
+    "text/tokens.py",
     "screening.py",
     "text/apostrophes.py",
     "text/lines.py",

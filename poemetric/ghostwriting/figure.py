@@ -15,9 +15,9 @@ import pandas as pd
 from poemetric.analysis.bars import Panel, Series, draw_grid
 from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.plotting import Drawing, counted_poems
-from poemetric.analysis.stats import summarize
 from poemetric.ghostwriting.metrics import poem_measures
 from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD, ReferenceText
+from poemetric.stats import summarize
 
 PANELS = (
     ("rhyme_density", "Rhyme dens.", (0.0, 1.0)),

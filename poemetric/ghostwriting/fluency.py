@@ -15,7 +15,7 @@ import math
 
 import pandas as pd
 
-from poemetric.analysis.stats import summarize
+from poemetric.stats import summarize
 from poemetric.store import RunStore
 from poemetric.text.ordering import author_order
 

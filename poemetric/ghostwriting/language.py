@@ -18,8 +18,8 @@ language model:
 
 from __future__ import annotations
 
-from poemetric.analysis.lexical import tokenize
 from poemetric.screening import MIN_LATIN_SHARE, latin_share
+from poemetric.text.tokens import tokenize
 
 
 def _words(*lines: str) -> frozenset[str]:

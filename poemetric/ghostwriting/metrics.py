@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from poemetric.analysis.lexical import tokenize
-from poemetric.analysis.stats import summarize
 from poemetric.ghostwriting.cached_measures import nearest_references, text_measures
 from poemetric.ghostwriting.raplyzer import Phonetics
 from poemetric.ghostwriting.rhyme_density import DEFAULT_WINDOW_LINES
 from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD, ReferenceText, is_near_copy
+from poemetric.stats import summarize
 from poemetric.store import HUMAN_AUTHOR
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted, plural
+from poemetric.text.tokens import tokenize
 
 if TYPE_CHECKING:
     from poemetric.progress_lines import Advance

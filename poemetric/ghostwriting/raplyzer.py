@@ -39,8 +39,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from poemetric.analysis.lexical import tokenize
 from poemetric.ghostwriting.syllables import first_pronunciation
+from poemetric.text.tokens import tokenize
 
 #: Words searched backwards for a rhyme (the value the original uses for English).
 RAPLYZER_LOOKBACK = 15

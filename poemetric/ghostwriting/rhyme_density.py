@@ -42,8 +42,8 @@ import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from poemetric.analysis.lexical import tokenize
 from poemetric.ghostwriting.syllables import Syllable, Word, poem_syllables, poem_words
+from poemetric.text.tokens import tokenize
 
 #: Lines above the current one searched for rhymes: 3 reaches the first line of an ABBA quatrain
 #: from its fourth and the second line of a limerick from its fifth.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from poemetric.analysis.stats import wilson_interval
+from poemetric.stats import wilson_interval
 from poemetric.store import RunStore
 from poemetric.text.ordering import author_order
 

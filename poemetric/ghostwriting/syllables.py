@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from poemetric.analysis.lexical import tokenize
 from poemetric.form import user_lexicon
 from poemetric.text.lines import poem_lines
+from poemetric.text.tokens import tokenize
 
 #: Consonant classes for comparing codas: a coda rhymes with another coda of the same shape
 #: (same number of consonants, same class in each place), e.g. *time* / *line* (nasal),

@@ -9,7 +9,7 @@ from all the others.
 The tf-idf representation (scikit-learn's `TfidfVectorizer`, imported when first needed):
 
 * tokens: lower-cased words including one-letter words and inner apostrophes (*o'er*), read
-  after the normalisation of `poemetric.analysis.lexical` (NFC, typographic apostrophes as
+  after the normalisation of `poemetric.text.tokens` (NFC, typographic apostrophes as
   ASCII ones), so a copy typed with *summer’s* is still a copy of *summer's*;
 * unigrams and bigrams, so that copied phrasing weighs more than shared vocabulary;
 * sublinear term frequency (1 + ln tf), so a word repeated in a refrain does not dominate;
@@ -69,7 +69,7 @@ class UniquenessIndex:
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         self.references = list(references)
-        from poemetric.analysis.lexical import normalize_text
+        from poemetric.text.tokens import normalize_text
 
         self.vectorizer = TfidfVectorizer(
             preprocessor=normalize_text,  # lower-cases too (it replaces `lowercase`)

@@ -1,9 +1,11 @@
-"""LLM-as-a-judge: the POEMetric questionnaire, its answer and the parser for what judges return.
+"""LLM-as-a-judge: the parser for what judges return, and the POEMetric questionnaire and its
+answer (defined in the shared `poemetric.questionnaire`, re-exported here).
 
 `poemetric.judge.stage` (calling the judge over a run) lives beside these modules.
 """
 
-from poemetric.judge.answer import (
+from poemetric.judge.parse import ParsedJudgment, parse_judge_response, parse_judgment
+from poemetric.questionnaire import (
     COMMENTS,
     DIMENSION_KEYS,
     DIMENSIONS,
@@ -14,7 +16,6 @@ from poemetric.judge.answer import (
     JudgeAnswer,
     JudgeParseError,
 )
-from poemetric.judge.parse import ParsedJudgment, parse_judge_response, parse_judgment
 
 __all__ = [
     "COMMENTS",

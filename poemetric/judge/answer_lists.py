@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from poemetric.judge.answer import COMMENTS, LIKERT_LABELS, QUESTION_FIELDS
 from poemetric.judge.answer_objects import (
     ALIASES,
     COMMENT_QUESTIONS,
@@ -18,6 +17,7 @@ from poemetric.judge.answer_objects import (
     strip_emphasis,
 )
 from poemetric.judge.answer_values import read_score
+from poemetric.questionnaire import COMMENTS, LIKERT_LABELS, QUESTION_FIELDS
 
 # -- numbered lists and labelled lines --------------------------------------------------------
 _LIST_ITEM = re.compile(

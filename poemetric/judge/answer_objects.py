@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from poemetric.judge.answer import COMMENTS, DIMENSIONS, QUESTION_FIELDS
+from poemetric.questionnaire import COMMENTS, DIMENSIONS, QUESTION_FIELDS
 
 SCORE_QUESTIONS = {d.question: d for d in DIMENSIONS}
 COMMENT_QUESTIONS = {c.question: c.key for c in COMMENTS}

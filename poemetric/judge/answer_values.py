@@ -6,8 +6,8 @@ import re
 import unicodedata
 from typing import Any
 
-from poemetric.judge.answer import LIKERT_LABELS, NA_WORDS, Dimension
 from poemetric.judge.answer_objects import short, strip_emphasis
+from poemetric.questionnaire import LIKERT_LABELS, NA_WORDS, Dimension
 
 _LABEL_OF_SCORE = {value: label for label, value in LIKERT_LABELS.items()}
 

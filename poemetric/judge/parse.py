@@ -25,7 +25,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from poemetric.judge.answer import COMMENTS, QUESTION_FIELDS, JudgeAnswer, JudgeParseError
 from poemetric.judge.answer_lists import list_candidates, strip_question_echo
 from poemetric.judge.answer_objects import (
     COMMENT_QUESTIONS,
@@ -37,6 +36,7 @@ from poemetric.judge.answer_objects import (
     object_spans,
 )
 from poemetric.judge.answer_values import read_comment, read_score
+from poemetric.questionnaire import COMMENTS, QUESTION_FIELDS, JudgeAnswer, JudgeParseError
 from poemetric.screening import looks_like_refusal
 from poemetric.text.plural import counted, plural
 

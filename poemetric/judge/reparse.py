@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from poemetric.judge.answer import COMMENTS, DIMENSION_KEYS, JudgeParseError
 from poemetric.judge.parse import parse_judgment
+from poemetric.questionnaire import COMMENTS, DIMENSION_KEYS, JudgeParseError
 from poemetric.screening import looks_like_refusal
 from poemetric.store.db import RunStore, to_json
 

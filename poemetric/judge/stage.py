@@ -21,7 +21,6 @@ from typing import Any
 
 from rich.console import Console
 
-from poemetric.judge.answer import DIMENSION_KEYS, JudgeParseError
 from poemetric.judge.parse import parse_judgment
 from poemetric.judge.pending import reask_due
 from poemetric.judge.structured import JUDGE_RESPONSE_SCHEMA, structured_mode
@@ -34,6 +33,7 @@ from poemetric.prompts import (
 )
 from poemetric.providers.base import ChatMessage, Completion, ModelSpec
 from poemetric.providers.registry import provider_class
+from poemetric.questionnaire import DIMENSION_KEYS, JudgeParseError
 from poemetric.runner.jobs import Job, cache_key, follow_up_cache_key, settings_json, user_request
 from poemetric.runner.report import StageInterrupted, StageReport
 from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, stored_statuses

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from poemetric.judge.answer import COMMENTS, DIMENSIONS
 from poemetric.providers.base import ResponseSchema
+from poemetric.questionnaire import COMMENTS, DIMENSIONS
 
 SCHEMA_NAME = "poemetric_judgment"
 

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from poemetric.analysis.markdown_table import markdown_table
-from poemetric.analysis.stats import wilson_interval
 from poemetric.probes.scorers.base import ScoreRecord
+from poemetric.stats import wilson_interval
+from poemetric.tables.markdown import markdown_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -194,7 +194,7 @@ CAPTIONS = {
 
 
 def write_probe_tables(tables: dict[str, pd.DataFrame], out_dir: str | Path) -> list[Path]:
-    from poemetric.analysis.tables import write_table
+    from poemetric.tables.write import write_table
 
     written: list[Path] = []
     for name, frame in tables.items():
@@ -211,7 +211,7 @@ def markdown_summary(tables: Mapping[str, ProbeTable] | Mapping[str, pd.DataFram
         if isinstance(table, ProbeTable):
             ours, text = any(row["source"] == "ours" for row in table.rows), table.markdown()
         else:
-            from poemetric.analysis.tables import to_markdown
+            from poemetric.tables.write import to_markdown
 
             ours, text = bool((table["source"] == "ours").any()), to_markdown(table, digits=3)
         if ours:

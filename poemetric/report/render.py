@@ -10,7 +10,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from poemetric.analysis.table_cells import fixed
+from poemetric.tables.cells import fixed
 
 
 def fmt(value: object, digits: int = 2) -> str:

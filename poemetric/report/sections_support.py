@@ -6,8 +6,8 @@ from typing import Any
 
 import pandas as pd
 
-from poemetric.analysis.headers import dimension_label
 from poemetric.report.model import ReportRun
+from poemetric.tables.headers import dimension_label
 
 
 def records(

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from poemetric.judge.answer import QUESTION_FIELDS
+from poemetric.questionnaire import QUESTION_FIELDS
 from poemetric.reliability import Rating
 from poemetric.store import RunStore
 from poemetric.survey.answers import AnswerStore, SurveyAnswerTable

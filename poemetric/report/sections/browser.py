@@ -14,8 +14,8 @@ import math
 from typing import Any
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
-from poemetric.judge.answer import COMMENTS, DIMENSION_KEYS, DIMENSIONS
 from poemetric.judge.pending import judge_clause
+from poemetric.questionnaire import COMMENTS, DIMENSION_KEYS, DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render

@@ -6,12 +6,12 @@ import pandas as pd
 from markupsafe import Markup
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
-from poemetric.analysis.headers import dimension_label
-from poemetric.judge.answer import DIMENSIONS
+from poemetric.questionnaire import DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
 from poemetric.report.svg import Row, interval_chart
+from poemetric.tables.headers import dimension_label
 
 
 def dimension_charts(run: ReportRun, scores: pd.DataFrame, rater: str) -> list[dict[str, object]]:

@@ -3,7 +3,7 @@
 CSV keeps the machine names (`author` = `gpt-4o`, column `pass_ci_low`) at full precision: it
 is the file to compute with. LaTeX and Markdown are for reading: display names (`GPT-4o`),
 readable headers (`Pass 95% CI low`), counts as integers, numbers rounded. The LaTeX that fits
-a page is `latex_tables`; how one cell prints, `table_cells`.
+a page is `latex`; how one cell prints, `cells`.
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from poemetric.analysis.headers import HEADERS as HEADERS
-from poemetric.analysis.headers import (
+from poemetric.paths import replaced_when_done
+from poemetric.tables.cells import MISSING, _is_count, _numeric, fixed
+from poemetric.tables.headers import HEADERS as HEADERS
+from poemetric.tables.headers import (
     PERCENT_COLUMNS,
     dimension_label,
     part_label,
 )
-from poemetric.analysis.headers import readable as readable
-from poemetric.analysis.latex_tables import to_latex
-from poemetric.analysis.markdown_table import markdown_escape as markdown_escape
-from poemetric.analysis.markdown_table import markdown_table
-from poemetric.analysis.table_cells import MISSING, _is_count, _numeric, fixed
-from poemetric.paths import replaced_when_done
+from poemetric.tables.headers import readable as readable
+from poemetric.tables.latex import to_latex
+from poemetric.tables.markdown import markdown_escape as markdown_escape
+from poemetric.tables.markdown import markdown_table
 
 TABLE_FORMATS: tuple[str, ...] = ("csv", "tex", "md")
 

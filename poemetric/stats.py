@@ -1,4 +1,5 @@
-"""Summary statistics with confidence intervals (t, bootstrap, Wilson)."""
+"""Summary statistics with confidence intervals (t, bootstrap, Wilson): the analysis's scores,
+the ghostwriting measures and the probe tables use them alike."""
 
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ def _cell(value: object, digits: int, count: bool = False) -> str:
 
 
 def _numeric(frame: pd.DataFrame, column: str) -> bool:
-    import pandas as pd  # here: `markdown_table` prints plain rows without pandas
+    import pandas as pd  # here: `markdown` prints plain rows without pandas
 
     return pd.api.types.is_numeric_dtype(frame[column]) or column.endswith("__ci")
 

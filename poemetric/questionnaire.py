@@ -1,4 +1,6 @@
-"""The POEMetric questionnaire (paper Sec. 4.1, App. C) and the validated answer to it.
+"""The POEMetric questionnaire (paper Sec. 4.1, App. C) and the validated answer to it: the
+schema of every stored judgment, the experts' too, read by the judge, the survey, the analysis
+and the report.
 
 The parser that reads what LLM judges really return lives in `poemetric.judge.parse`.
 """

@@ -1,4 +1,4 @@
-"""A GitHub-flavoured Markdown table from plain rows, without pandas: `tables.to_markdown` prints a
+"""A GitHub-flavoured Markdown table from plain rows, without pandas: `write.to_markdown` prints a
 data frame through it, and `probe run` prints its accuracy tables with it (importing pandas took
 longer than a fully cached rerun's work)."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from poemetric.analysis.headers import column_digits, readable
-from poemetric.analysis.table_cells import _cell, _is_count
+from poemetric.tables.cells import _cell, _is_count
+from poemetric.tables.headers import column_digits, readable
 
 #: Characters that GitHub Markdown reads as markup in a table cell: maths (`$x^2$`), emphasis
 #: (`_`, `*`), strikethrough (`~`), code, links, HTML, the cell separator `|`.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from poemetric.judge.answer import DIMENSIONS, DIMENSIONS_BY_KEY
+from poemetric.questionnaire import DIMENSIONS, DIMENSIONS_BY_KEY
 
 #: The agreement tables' pooled row (`item` = `all` in the CSV), as the .tex, .md and the report
 #: print it beside the dimension labels: a lower-case "all" under "Human authorship" read as a typo.

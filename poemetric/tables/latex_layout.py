@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from poemetric.analysis.latex_width import text_width_pt
+from poemetric.tables.latex_width import text_width_pt
 
 COLUMN_PT = 219.0
 TEXT_PT = 455.0

@@ -22,8 +22,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from poemetric.analysis.headers import column_digits, readable
-from poemetric.analysis.latex_layout import (
+from poemetric.paths import replaced_when_done
+from poemetric.tables.cells import _cell, _is_count, _keys, _numeric
+from poemetric.tables.headers import column_digits, readable
+from poemetric.tables.latex_layout import (
     Placement,
     balanced_groups,
     header_lines,
@@ -31,9 +33,7 @@ from poemetric.analysis.latex_layout import (
     placements,
     width_pt,
 )
-from poemetric.analysis.latex_width import text_width_pt
-from poemetric.analysis.table_cells import _cell, _is_count, _keys, _numeric
-from poemetric.paths import replaced_when_done
+from poemetric.tables.latex_width import text_width_pt
 
 LATEX_PACKAGES = ("booktabs", "longtable", "rotating", "pdflscape")
 
