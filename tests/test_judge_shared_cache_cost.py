@@ -141,3 +141,22 @@ def test_a_reask_paid_after_a_shared_answer_counts_only_itself(
         ]
     assert [turn[0]["cost_usd"] for turn in turns] == [0.0, 0.0]  # first answers not bought
     assert report_total(run) == pytest.approx(spent["judge-a"] + spent["judge-b"], abs=1e-4)
+
+
+def test_a_conversation_of_two_paid_turns_replayed_keeps_both_costs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first answer and its re-ask, both paid and both unusable, re-parsed by the next run
+    from the cache: each replayed turn stored the row as of that turn, so the re-ask, read from
+    a row that no longer held it, was priced 0 and the paid call dropped out of the totals."""
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    run = judged_run(tmp_path / "run")
+    with OpenAIServer(lambda call: REFUSAL, api_key=TEST_KEY) as server:
+        folder = judge_files(tmp_path, server.base_url, reask_a=1)
+        monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(folder))
+        judge(run, "judge-a", unusable=True)
+        first = costs(run)["judge-a"]
+        assert len(server.generation_requests) == 4  # 2 first answers, 2 re-asks
+        judge(run, "judge-a", unusable=True)  # re-parsed from the cache: no call
+        assert len(server.generation_requests) == 4
+    assert first > 0 and costs(run)["judge-a"] == pytest.approx(first)

@@ -25,6 +25,7 @@ from poemetric.store.db import RunStore
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
+    from poemetric.runner.paid import PaidTurns
     from poemetric.runner.runner import ResultHandler, RunnerOptions
 
 
@@ -47,6 +48,8 @@ class ModelRun:
     stopped: str | None = None
     #: Where the adapter raised a bug already logged (`adapter_bugs.note_adapter_bug`).
     adapter_bug_sites: set[tuple[object, ...]] = field(default_factory=set, repr=False)
+    #: What each row replayed from the cache had recorded as paid (`runner.paid`), by row key.
+    paid_turns: dict[tuple[Any, ...], PaidTurns] = field(default_factory=dict, repr=False)
     _tokens: int = field(default=0, repr=False)
     _cost: float = field(default=0.0, repr=False)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from poemetric.providers.base import Completion, ProviderError
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, completion_from_dict, completion_to_dict
-from poemetric.runner.paid import paid_turn_cost
+from poemetric.runner.paid import forget_paid, paid_turn_cost
 from poemetric.runner.rows import UNPARSABLE
 
 if TYPE_CHECKING:
@@ -113,6 +113,7 @@ def record_completion(
     row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=batch_id)
     follow_up = next_turn(run, job, completion, row, cost_usd=cost)
     _store_row(run, job, row, completion=completion_data)
+    forget_paid(run, job)
     run.report.called += 1
     run.report.input_tokens += completion.usage.input_tokens
     run.report.output_tokens += completion.usage.output_tokens
