@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from form_check_support import limerick_run
 
 from poemetric.form.checker import CHECKER_VERSION, check_poem
 from poemetric.form.meter_reading import read_meter
@@ -140,21 +141,9 @@ def test_several_line_lengths_score_each_line_by_its_best() -> None:
 
 def _run_with(run_dir: Path, meter: str) -> RunStore:
     """A run of one limerick annotated with `meter`, answered by the human and a model."""
-    store = RunStore(run_dir)
-    store.add_poems(
-        [{"poem_id": "p1", "dataset": "t", "position": 0, "form": "Limerick",
-          "content": LIMERICK, "meter": meter, "rhyme": "AABBA", "record": "{}"}]
-    )  # fmt: skip
-    template = store.add_template("t", "Write a {form}")
-    store.add_prompts(
-        [{"prompt_id": "q1", "poem_id": "p1", "template_hash": template, "text": "a limerick"}]
+    return limerick_run(
+        run_dir, LIMERICK, meter, {"g1": ("human", LIMERICK), "g2": ("markov", BALLAD)}
     )
-    for gid, author, text in (("g1", "human", LIMERICK), ("g2", "markov", BALLAD)):
-        store.save_generation(
-            {"generation_id": gid, "prompt_id": "q1", "poem_id": "p1", "author": author,
-             "status": "ok", "poem": text}
-        )  # fmt: skip
-    return store
 
 
 def test_the_stage_checks_every_poem_of_a_prompt_whose_metre_it_cannot_read(

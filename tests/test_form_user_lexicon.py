@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from form_check_support import limerick_run
 from typer.testing import CliRunner
 
 from poemetric.cli.app import app
@@ -146,19 +147,7 @@ def test_cmudict_layout_case_variants_and_windows_line_ends_are_read(tmp_path: P
 
 
 def _limerick_run(run_dir: Path) -> None:
-    with RunStore(run_dir) as store:
-        store.add_poems(
-            [{"poem_id": "p1", "dataset": "t", "position": 0, "form": "Limerick",
-              "content": KILDARE, "meter": None, "rhyme": "AABBA", "record": "{}"}]
-        )  # fmt: skip
-        template = store.add_template("t", "Write a {form}")
-        store.add_prompts(
-            [{"prompt_id": "q1", "poem_id": "p1", "template_hash": template, "text": "a limerick"}]
-        )
-        store.save_generation(
-            {"generation_id": "g1", "prompt_id": "q1", "poem_id": "p1", "author": "human",
-             "status": "ok", "poem": KILDARE}
-        )  # fmt: skip
+    limerick_run(run_dir, KILDARE, None, {"g1": ("human", KILDARE)}).close()
 
 
 def _stored(run_dir: Path) -> tuple[str, int]:
