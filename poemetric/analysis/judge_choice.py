@@ -5,16 +5,8 @@ with "no judgments by judge 'pilot'": the group was looked up as one judge's nam
 
 from __future__ import annotations
 
+from poemetric.analysis.selection import members_in_run, roster_groups
 from poemetric.store import RunStore
-
-
-def _judge_groups() -> dict[str, list[str]]:
-    from poemetric.roster import RosterError, load_groups
-
-    try:
-        return load_groups("judges")
-    except (RosterError, OSError):
-        return {}
 
 
 def chosen_judges(store: RunStore, value: str) -> tuple[list[str], list[str]]:
@@ -31,12 +23,12 @@ def chosen_judges(store: RunStore, value: str) -> tuple[list[str], list[str]]:
         if not token or token in in_run:
             chosen += [token] if token else []
             continue
-        groups = _judge_groups() if groups is None else groups
+        groups = roster_groups("judges") if groups is None else groups
         if token not in groups:
             chosen.append(token)
             continue
         members = groups[token]
-        found = [m for m in members if m in in_run]
+        found, note = members_in_run(token, members, in_run, "judge group")
         if not found and in_run:
             raise ValueError(
                 f"no judgments by judge group {token!r} ({', '.join(members)}) in the run; "
@@ -45,11 +37,6 @@ def chosen_judges(store: RunStore, value: str) -> tuple[list[str], list[str]]:
         if not found:  # a run not judged yet: the error names the command that judges it
             chosen.append(token)
             continue
-        missing = [m for m in members if m not in in_run]
-        if missing:
-            notes.append(
-                f"judge group {token!r}: {len(missing)} of {len(members)} not in this run "
-                f"({', '.join(missing)})"
-            )
+        notes += [note] if note else []
         chosen += found
     return list(dict.fromkeys(chosen)), notes

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Literal
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.suggest import name_hint
@@ -12,13 +13,29 @@ class AuthorSelectionError(ValueError):
     """A selection names no author of the run, or something that is neither author nor group."""
 
 
-def _groups() -> dict[str, list[str]]:
+def roster_groups(kind: Literal["generators", "judges"]) -> dict[str, list[str]]:
+    """The groups of `kind` ("generators", "judges"); none where the roster cannot be read."""
     from poemetric.roster import RosterError, load_groups
 
     try:
-        return load_groups("generators")
+        return load_groups(kind)
     except (RosterError, OSError):
         return {}
+
+
+def members_in_run(
+    group: str, members: list[str], present: Iterable[str], what: str = "group"
+) -> tuple[list[str], str | None]:
+    """The members of `group` that are in the run (`present`), and a note naming the others."""
+    in_run = set(present)
+    found = [m for m in members if m in in_run]
+    missing = [m for m in members if m not in in_run]
+    note = (
+        f"{what} {group!r}: {len(missing)} of {len(members)} not in this run ({', '.join(missing)})"
+        if missing
+        else None
+    )
+    return found, note
 
 
 def select_authors(
@@ -35,7 +52,7 @@ def select_authors(
     authors = author_order(list(present))
     if not selection or not selection.strip():
         return authors, []
-    groups = _groups()
+    groups = roster_groups("generators")
     chosen: list[str] = []
     notes: list[str] = []
     for token in (t.strip() for t in selection.split(",")):
@@ -44,14 +61,8 @@ def select_authors(
         if token in authors:
             chosen.append(token)
         elif token in groups:
-            members = groups[token]
-            found = [m for m in members if m in authors]
-            missing = [m for m in members if m not in authors]
-            if missing:
-                notes.append(
-                    f"group {token!r}: {len(missing)} of {len(members)} not in this run "
-                    f"({', '.join(missing)})"
-                )
+            found, note = members_in_run(token, groups[token], authors)
+            notes += [note] if note else []
             chosen += found
         else:
             hint = name_hint(token, [*authors, *groups], labels or {})
