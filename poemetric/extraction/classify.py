@@ -186,6 +186,11 @@ def _commentary_text(line: str) -> str:
     heading = _HEADING_TEXT.match(text)
     if heading:
         text = heading.group(1).rstrip(": ") + ":"
+    return _unbracketed(text)
+
+
+def _unbracketed(text: str) -> str:
+    """`text` without one pair of brackets around the whole of it ("(Word count: 64)")."""
     enclosed = _PARENTHESISED.match(text)
     return enclosed.group(1).strip() if enclosed else text
 

@@ -26,7 +26,6 @@ from poemetric.extraction.classify import (
     _FORMS,
     _META_RE_I,
     _METADATA,
-    _PARENTHESISED,
     _SHORT_CLOSING,
     _STRONG_CLOSING,
     _TECHNICAL_TERMS,
@@ -36,6 +35,7 @@ from poemetric.extraction.classify import (
     _is_commentary,
     _is_glued_closing,
     _quote,
+    _unbracketed,
 )
 from poemetric.extraction.reasoning import completes_a_stanza, glued_blocks, is_meta_sentence
 
@@ -88,9 +88,7 @@ _SCHEME = re.compile(r"\b[A-H]{4,}\b")  # "ABAB", "ABBA CDDC", in capitals only
 def _description_text(line: str) -> str:
     """The text of a line that may describe the poem, without a leading dash or bullet and, as
     chat models often set a note apart, its brackets: "(Written in iambic pentameter.)"."""
-    text = _chat_text(line).lstrip("—–-* ").strip()
-    enclosed = _PARENTHESISED.match(text)
-    return enclosed.group(1).strip() if enclosed else text
+    return _unbracketed(_chat_text(line).lstrip("—–-* ").strip())
 
 
 def _is_technical(text: str) -> bool:

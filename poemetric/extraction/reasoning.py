@@ -19,9 +19,9 @@ import re
 
 from poemetric.extraction.classify import (
     _FORMS,
-    _PARENTHESISED,
     _chat_text,
     _quote,
+    _unbracketed,
     paragraph_sizes,
 )
 from poemetric.text.plural import counted
@@ -174,11 +174,6 @@ _OTHER_MECHANICS = re.compile(
     r"\b(?:rhym(?:e|ing) (?:scheme|pattern)|met(?:er|re)|syllables?|volta|refrain)\b",
     re.IGNORECASE,
 )
-
-
-def _unbracketed(text: str) -> str:
-    enclosed = _PARENTHESISED.match(text)
-    return enclosed.group(1).strip() if enclosed else text
 
 
 def _exact_terms(text: str) -> tuple[list[str], list[str]]:
