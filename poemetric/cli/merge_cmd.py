@@ -10,7 +10,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain
-from poemetric.cli.merge_gaps import gap_line
+from poemetric.cli.merge_gaps import gap_line, listed_stores
 from poemetric.cli.options import error_exit, output_folder, output_option
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
@@ -191,7 +191,7 @@ def _missing_line(missing: MissingShards, into: Path) -> str:
     if missing.busy_in:
         what = (
             "let it finish there (or, if it was killed, run its command there again), and "
-            f"merge {_listed(missing.busy_in)} into {into} again"
+            f"merge {listed_stores(missing.busy_in)} into {into} again"
         )
     return plain(f"{lacking}; the merge was written: {what}")
 
@@ -200,23 +200,19 @@ def _stores_left(missing: MissingShards) -> str:
     """Where the stores merged left the model: stopped partway, only started, or at work."""
     parts = []
     if missing.partway_in:
-        parts.append(f"it stopped partway in {_listed(missing.partway_in)} (part of its results "
+        parts.append(f"it stopped partway in {listed_stores(missing.partway_in)} (part of its results "
                      "are stored there)")  # fmt: skip
     if missing.started_in:
         parts.append(
-            f"it was started in {_listed(missing.started_in)} but stored nothing there (refused, "
+            f"it was started in {listed_stores(missing.started_in)} but stored nothing there (refused, "
             "or stopped or cut at --max-cost before its first answer: see that command's output)"
         )
     if missing.busy_in:
         parts.append(
-            f"a process was at work on the {missing.stage} stage in {_listed(missing.busy_in)} "
+            f"a process was at work on the {missing.stage} stage in {listed_stores(missing.busy_in)} "
             "as it was merged (it holds job leases there)"
         )
     return f": {'; '.join(parts)}" if parts else ""
-
-
-def _listed(stores: tuple[Path, ...]) -> str:
-    return ", ".join(map(str, stores))
 
 
 #: How to run a stage with one model on the merged run, by stage (others: "its command").
@@ -234,7 +230,7 @@ def _started_line(started: StartedOnly, into: Path) -> str:
         f", e.g. {example}" if example else ""
     )
     return (
-        f"{ran} was started in {_listed(started.stores)} but stored nothing there (refused, or "
+        f"{ran} was started in {listed_stores(started.stores)} but stored nothing there (refused, or "
         "stopped or cut at --max-cost before its first answer), nor in any other merged store: "
         f"{into} holds nothing of it and is complete without it. To have its results, {how}; "
         "if it was not meant to run, ignore this"

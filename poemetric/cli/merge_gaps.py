@@ -49,7 +49,7 @@ def gap_line(gap: StageGap, into: Path) -> str:
         run += f' ARGS="{given}"' if run_by_make() else f" {given}"
     if gap.unrecorded_in:
         came = (
-            f"; {_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
+            f"; {listed_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
             f"results of it but no shard record of the {gap.stage} stage (it stopped partway "
             "there, or an older POEMetric wrote them)"
         )
@@ -94,7 +94,7 @@ def _generation_line(gap: StageGap, into: Path) -> str:
     """A model's poems missing where no merged store records the generate stage's shards."""
     if gap.unrecorded_in:
         where = (
-            f"{_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
+            f"{listed_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
             "part of them and no shard record of the generate stage: it stopped partway there "
             "(or an older POEMetric, or a smaller --limit, wrote them)"
         )
@@ -116,5 +116,5 @@ def _generation_line(gap: StageGap, into: Path) -> str:
     )
 
 
-def _stores(stores: tuple[Path, ...]) -> str:
+def listed_stores(stores: tuple[Path, ...]) -> str:
     return ", ".join(map(str, stores))

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from poemetric.paths import survey_secret_path
-from poemetric.store.merge_tables import TableMerge, same_value
+from poemetric.store.merge_tables import TableMerge, same_value, table_columns
 
 __all__ = ["SURVEY_TABLES", "SurveyConflict", "carry_secret", "merge_surveys"]
 
@@ -109,12 +109,8 @@ def merge_surveys(
     return stats, merged
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
-    return [row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")]
-
-
 def _row(conn: sqlite3.Connection, table: str, row: tuple[Any, ...]) -> dict[str, Any]:
-    return dict(zip(_columns(conn, table), row, strict=True))
+    return dict(zip(table_columns(conn, table), row, strict=True))
 
 
 def _insert(conn: sqlite3.Connection, table: str, row: dict[str, Any]) -> None:

@@ -103,7 +103,8 @@ def _skip_clause(columns: list[str]) -> str:
     return " AND s.generation_id NOT IN (SELECT generation_id FROM temp.merge_skip)"
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+def table_columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    """The column names of `table` in the main (destination) database."""
     return [row[1] for row in conn.execute(f"PRAGMA main.table_info({table})")]
 
 
@@ -118,7 +119,7 @@ def merge_table(
     `conflicts`; what happened to the rows is returned. Of two form checks by different
     checker versions, the one of `current_version()` is kept (`_current_checker`)."""
     stats = TableMerge()
-    columns = _columns(conn, rule.name)
+    columns = table_columns(conn, rule.name)
     column_list = ", ".join(columns)
     if rule.kind == "log":
         data_columns = [c for c in columns if c != "call_id"]
