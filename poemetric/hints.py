@@ -74,10 +74,6 @@ def shown_path(path: Path) -> str:
         return str(absolute)
 
 
-#: Suffixes of the dataset files a run is made from (`poemetric.data.io.SUPPORTED_SUFFIXES`).
-_DATASET_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet", ".pq")
-
-
 def file_as_run(run: Path) -> str | None:
     """Why the file `run` is no `--run` (None for a folder, or a path that does not exist). A
     dataset given as the run (`analyze --run poems.csv`) was told "no run store at
@@ -85,8 +81,10 @@ def file_as_run(run: Path) -> str | None:
     that refuses a file as its run; the message names the run that a dataset makes instead."""
     if not run.is_file():
         return None
+    from poemetric.data.io import SUPPORTED_SUFFIXES  # an error's path: not at start-up
+
     why = f"--run {run}: not a folder (a run is the folder that holds poemetric.sqlite)"
-    if run.suffix.lower() not in _DATASET_SUFFIXES:
+    if run.suffix.lower() not in SUPPORTED_SUFFIXES:
         return why
     made = stage_command("generate", Path("runs") / run.stem, dataset=str(run))
     return f"{why}; {run} looks like a dataset: start a run of it with `{made}`"

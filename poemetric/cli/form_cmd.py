@@ -272,6 +272,7 @@ def scan_command(
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form import adapters
     from poemetric.form.checker import check_poem
+    from poemetric.form.forms import SONNET_METER
     from poemetric.form.parsing import end_word, parse_poem
     from poemetric.form.scan_letters import scan_letters
 
@@ -303,7 +304,7 @@ def scan_command(
         poem = parse_poem(text)
         spec, reading = adapters.read_meter(meter)
         if spec is None and result.form == "sonnet" and not reading.unscored:
-            spec = adapters.MeterSpec(name="iambic pentameter", foot="iambic", feet=5)
+            spec = SONNET_METER
         shown = scan_letters([end_word(line) for line in poem.lines])
         table = Table(
             title=plain(
