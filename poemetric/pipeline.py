@@ -62,6 +62,8 @@ def prepare_run(
     # dataset and template and is refused, or finds nothing left to add.
     with store.transaction():
         recorded = _check_one_dataset(store, full)
+        if chosen is not None:  # as the run holds it (prepared before a BOM was dropped)
+            chosen = chosen.as_stored(_prompt_hashes(store))
         loaded = chosen or stored_generation_template(store) or load_template(GENERATION_TEMPLATE)
         rendered = render_prompts(dataset, loaded)
         if rendered:
@@ -176,8 +178,13 @@ def _differences(store: RunStore, dataset: Dataset) -> str | None:
     return poem_differences(stored_poems(store.conn), dataset)
 
 
+def _prompt_hashes(store: RunStore) -> list[str]:
+    """The template hashes of the run's prompts (one, or none for a new run)."""
+    return [str(r[0]) for r in store.query("SELECT DISTINCT template_hash FROM prompts")]
+
+
 def _check_one_template(store: RunStore, template_hash: str, name: str) -> None:
-    stored = [str(r[0]) for r in store.query("SELECT DISTINCT template_hash FROM prompts")]
+    stored = _prompt_hashes(store)
     if stored and template_hash not in stored:
         raise StoreError(
             f"run {store.run_dir} was prepared with another generation prompt template "

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from functools import cache, lru_cache
 from pathlib import Path
@@ -54,10 +55,24 @@ class PromptTemplate:
     name: str
     text: str
     path: Path
+    #: The text as POEMetric read the file before a byte-order mark was dropped (`path.read_text`:
+    #: U+FEFF first), when that differs from `text`; None otherwise.
+    legacy_text: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def sha256(self) -> str:
         return template_hash(self.text)
+
+    def as_stored(self, hashes: Collection[str]) -> PromptTemplate:
+        """This template as a run that recorded `hashes` used it: its legacy text when the run
+        recorded the hash of that (and not today's), so that resuming a run judged or prepared
+        before the byte-order mark was dropped sends, and records, what the run holds already;
+        else itself (another template's hash is for the caller to refuse)."""
+        if self.legacy_text is None or self.sha256 in hashes:
+            return self
+        if template_hash(self.legacy_text) not in hashes:
+            return self
+        return replace(self, text=self.legacy_text, legacy_text=None)
 
 
 @dataclass(frozen=True)
@@ -109,15 +124,26 @@ def template_path(name_or_path: str | Path, *, relative_to: Path | None = None) 
 def load_template(name_or_path: str | Path) -> PromptTemplate:
     """A template's text as UTF-8, a byte-order mark dropped (it was sent to every model at
     the start of the prompt); another encoding is a `PromptError` naming the file and line (a
-    UnicodeDecodeError traceback before)."""
-    from poemetric.data.text_files import TextFileError, read_utf8_file
+    UnicodeDecodeError traceback before). `legacy_text` keeps the text with the mark, which runs
+    judged or prepared before it was dropped hold (`PromptTemplate.as_stored`)."""
+    from poemetric.data.text_files import TextFileError, decode_utf8, file_bytes
 
     path = template_path(name_or_path)
     try:
-        text = read_utf8_file(path)
+        data = file_bytes(path)
+        text = decode_utf8(path, data)
     except TextFileError as error:
         raise PromptError(str(error)) from None
-    return PromptTemplate(name=path.name, text=text, path=path)
+    return PromptTemplate(name=path.name, text=text, path=path, legacy_text=_legacy_text(data))
+
+
+def _legacy_text(data: bytes) -> str | None:
+    """The text that `path.read_text(encoding="utf-8")` gave before a byte-order mark was
+    dropped (U+FEFF first: runs of then recorded its hash), when the file has one; else None."""
+    if not data.startswith(b"\xef\xbb\xbf"):
+        return None
+    text = data.decode("utf-8")  # decode_utf8 accepted it
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 _JINJA = jinja2.Environment(
@@ -195,10 +221,11 @@ def _fill_instrument(template: PromptTemplate, generation_prompt: str, poem: str
 
 
 def render_judge_prompt(
-    generation_prompt: str, poem: str, template: str | Path = JUDGE_TEMPLATE
+    generation_prompt: str, poem: str, template: str | Path | PromptTemplate = JUDGE_TEMPLATE
 ) -> RenderedPrompt:
-    """The judge prompt of the paper's Appendix C for one (anonymised) poem."""
-    loaded = load_template(template)
+    """The judge prompt of the paper's Appendix C for one (anonymised) poem (`template`: a
+    name, a file, or a loaded template)."""
+    loaded = template if isinstance(template, PromptTemplate) else load_template(template)
     return RenderedPrompt(
         text=_fill_instrument(loaded, generation_prompt, poem),
         name=loaded.name,

@@ -77,3 +77,74 @@ def test_the_datasets_own_broken_errata_stop_its_commands(home: Path, folder: st
         assert poemetric(home, "dataset", "show", "lear-limericks").returncode == 0
     finally:
         path.unlink()
+
+
+def make_unreadable(path: Path, kind: str) -> None:
+    """`path` that cannot be opened, as root too (chmod 000 does not stop root): a folder at
+    the file's path, or a link to a file that is gone."""
+    path.parent.mkdir(exist_ok=True)
+    if kind == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to(path.parent / "moved-away.yaml")
+
+
+def remove(path: Path) -> None:
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.is_dir():
+        path.rmdir()
+
+
+@pytest.mark.parametrize("kind", ["folder", "dangling link"])
+def test_an_unopenable_errata_file_stops_only_its_own_dataset(home: Path, kind: str) -> None:
+    """It stopped every command (no telling whose it was), or, a folder or dangling link, was
+    taken for no errata: the dataset's own commands went on without them, without a word."""
+    path = home / "datasets" / "demo" / "errata.yaml"
+    reason = (
+        "a folder, not a file" if kind == "folder" else "cannot read: No such file or directory"
+    )
+    make_unreadable(path, kind)
+    try:
+        done = poemetric(home, "dataset", "show", "demo", "--limit", "1")
+        assert (done.returncode, done.stdout, done.stderr) == (2, "", f"error: {path}: {reason}\n")
+        other = poemetric(home, "dataset", "show", "lear-limericks", "--limit", "1")
+        assert other.returncode == 0 and "errata" not in other.stderr, other.stderr
+        listed = poemetric(home, "dataset", "list")
+        assert listed.returncode == 0 and f"  {path}: {reason}" in listed.stdout.splitlines()
+    finally:
+        remove(path)
+
+
+def test_an_unopenable_errata_file_of_an_unregistered_dataset_is_found_by_its_folder(
+    home: Path, tmp_path: Path
+) -> None:
+    """`datasets/yours/errata.yaml` is the errata of `yours.csv`: that file's commands stop on
+    it, the others go on (its bytes cannot be read to see which file it names)."""
+    path = home / "datasets" / "yours" / "errata.yaml"
+    yours = tmp_path / "yours.csv"
+    yours.write_bytes((home / "datasets" / "demo" / "poems.csv").read_bytes())
+    make_unreadable(path, "folder")
+    try:
+        done = poemetric(home, "dataset", "show", str(yours), "--limit", "1")
+        assert done.returncode == 2 and done.stderr == f"error: {path}: a folder, not a file\n"
+        for dataset in ("demo", "lear-limericks"):
+            other = poemetric(home, "dataset", "show", dataset, "--limit", "1")
+            assert other.returncode == 0 and "errata" not in other.stderr, other.stderr
+    finally:
+        remove(path)
+        path.parent.rmdir()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
+def test_an_errata_file_without_read_permission_names_the_reason(home: Path) -> None:
+    path = home / "datasets" / "demo" / "errata.yaml"
+    path.write_text(f"release_sha256: {DEMO_SHA}\nerrata: []\n", encoding="utf-8")
+    path.chmod(0)
+    try:
+        done = poemetric(home, "dataset", "show", "demo", "--limit", "1")
+        assert done.stderr == f"error: {path}: cannot read: Permission denied\n"
+        assert poemetric(home, "dataset", "show", "lear-limericks").returncode == 0
+    finally:
+        path.chmod(0o644)
+        path.unlink()

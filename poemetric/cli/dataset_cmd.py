@@ -291,7 +291,7 @@ def _errata_notes(dataset: Dataset, shown: int) -> list[str]:
     known to be wrong was shown without a word."""
     from poemetric.data.errata import correction_for, errata_for_release
 
-    errata = errata_for_release(dataset.sha256)
+    errata = errata_for_release(dataset.sha256, dataset.name)
     if errata is None:
         return []
     notes = []

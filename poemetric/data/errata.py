@@ -64,27 +64,31 @@ def errata_path(dataset: str) -> Path:
 def load_errata(dataset: str = "poemetric") -> Errata | None:
     """The dataset's errata, or None when it has none. A file that is not UTF-8 YAML, an empty
     one or one with a wrong field is a `TextFileError` naming the file and line (a traceback
-    before)."""
+    before). One that cannot be opened (a folder at its path, a link to no file, no permission)
+    is a `TextFileError` naming the file and why (a folder or a dangling link was taken for no
+    errata, so the dataset's known errors were silently not applied)."""
     path = errata_path(dataset)
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         return None
     return validate_yaml_file(path, Errata)
 
 
-def errata_for_release(sha256: str | None) -> Errata | None:
-    """The errata written for the dataset file with this sha256, whatever its name or path.
+def errata_for_release(sha256: str | None, dataset: str | None = None) -> Errata | None:
+    """The errata written for the dataset file with this sha256 (named `dataset`), whatever its
+    name or path.
 
     Every dataset's errata file is looked at, but one that cannot be read stops only a command on
     its own dataset (`_may_be_for`): a broken `datasets/mine/errata.yaml` stopped `dataset show
     demo`, `analyze` and `form run` of every run. Its `TextFileError` names file, line and field
-    for the commands that use it; `broken_errata` lists them for `dataset list`."""
+    (or the OS's reason) for the commands that use it; `broken_errata` lists them for `dataset
+    list`."""
     if not sha256:
         return None
     for path in errata_files():
         try:
             errata = load_errata(path.parent.name)
         except TextFileError:
-            if _may_be_for(path, sha256):
+            if _may_be_for(path, sha256, dataset):
                 raise
             continue
         if errata is not None and errata.release_sha256 == sha256:
@@ -93,21 +97,29 @@ def errata_for_release(sha256: str | None) -> Errata | None:
 
 
 def errata_files() -> list[Path]:
-    """Every dataset's `errata.yaml` (bundled, or under `$POEMETRIC_HOME`), sorted."""
-    return sorted(resource_path("datasets").glob("*/errata.yaml"))
+    """Every dataset's `errata.yaml` (bundled, or under `$POEMETRIC_HOME`), sorted; a link to
+    a file that is gone is one too (a glob leaves it out, and its dataset's errata with it)."""
+    paths = (folder / "errata.yaml" for folder in resource_path("datasets").glob("*/"))
+    return sorted(path for path in paths if path.exists() or path.is_symlink())
 
 
-def _may_be_for(path: Path, sha256: str) -> bool:
+def _may_be_for(path: Path, sha256: str, dataset: str | None) -> bool:
     """Whether the errata file at `path`, which cannot be read, may be the one of the dataset
-    file with this sha256: its folder is the registry's dataset of that file, or its text names
-    the sha256 (an unregistered dataset's `release_sha256:`). Any other one is another dataset's."""
-    entry = dataset_registry().get(path.parent.name)
+    file with this sha256, named `dataset`: its folder is that dataset's (the registry's dataset
+    of that file, or an unregistered folder of that name: `datasets/mine/` for `mine.csv`), or
+    its text names the sha256 (an unregistered dataset's `release_sha256:`). Any other one is
+    another dataset's; so is one whose bytes cannot be read at all (a folder at its path, no
+    permission) in another dataset's folder, which stopped every command (no telling whose)."""
+    folder = path.parent.name
+    entry = dataset_registry().get(folder)
     if entry is not None and entry.sha256 == sha256:
+        return True
+    if (entry is None or not entry.sha256) and folder == dataset:
         return True
     try:
         return sha256.lower().encode("ascii") in path.read_bytes().lower()
-    except OSError:  # no telling whose it is: it stops the command, as before
-        return True
+    except OSError:
+        return False
 
 
 def broken_errata() -> list[str]:
@@ -123,7 +135,8 @@ def broken_errata() -> list[str]:
 
 def errata_for_run(store: RunStore) -> Errata | None:
     """The errata of the dataset file a run was prepared from (its recorded sha256)."""
-    return errata_for_release((store.get_meta("dataset") or {}).get("sha256"))
+    recorded = store.get_meta("dataset") or {}
+    return errata_for_release(recorded.get("sha256"), recorded.get("name"))
 
 
 def content_hash(content: str) -> str:

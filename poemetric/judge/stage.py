@@ -55,9 +55,20 @@ def judgment_id_for(generation_id: str, judge: str, sample_index: int) -> str:
     return stable_id("judgment", generation_id, judge, sample_index)
 
 
-def judge_template(judge: ModelSpec, override: str | Path | None = None) -> PromptTemplate:
-    """The judge's prompt template: `override`, the judge file's `template`, or the paper's."""
-    return load_template(override or judge.template or JUDGE_TEMPLATE)
+def judge_template(
+    judge: ModelSpec, override: str | Path | None = None, store: RunStore | None = None
+) -> PromptTemplate:
+    """The judge's prompt template: `override`, the judge file's `template`, or the paper's;
+    with `store`, as the run's judgments of this judge hold it (`PromptTemplate.as_stored`: the
+    file's text with its byte-order mark for a run judged before the mark was dropped)."""
+    template = load_template(override or judge.template or JUDGE_TEMPLATE)
+    if store is None or template.legacy_text is None:
+        return template
+    rows = store.query(
+        "SELECT DISTINCT template_hash FROM judgments WHERE judge = ? AND template_hash IS NOT NULL",
+        (judge.name,),
+    )
+    return template.as_stored({str(row[0]) for row in rows})
 
 
 def check_template(store: RunStore, judge: ModelSpec, template: PromptTemplate) -> None:
@@ -122,7 +133,7 @@ class JudgePlan:
             model.not_sent = self.not_sent.get(model.model, model.not_sent)
 
     def __call__(self, judge: ModelSpec) -> tuple[list[Job], dict[str, str]]:
-        template = judge_template(judge, self.template)
+        template = judge_template(judge, self.template, self.store)
         self.store.add_template(template.name, template.text)
         skipped: list[dict[str, Any]] = []
         jobs = self._jobs(judge, self.authors, self.limit, skipped)
@@ -157,15 +168,13 @@ class JudgePlan:
     ) -> list[Job]:
         """The judge's jobs over the generations of `authors` (`limit` poems); the rows of
         generations that are not poems go to `skipped`."""
-        template = judge_template(judge, self.template)
+        template = judge_template(judge, self.template, self.store)
         vary_seed = self.samples > 1 and provider_class(judge.provider).takes_seed
         schema = JUDGE_RESPONSE_SCHEMA if judge.structured == "auto" else None
         jobs: list[Job] = []
         for generation in judgeable_generations(self.store, authors=authors, limit=limit):
             reason = not_a_poem_reason(generation["poem"])
-            rendered = render_judge_prompt(
-                generation["prompt"], generation["poem"] or "", template.path
-            )
+            rendered = render_judge_prompt(generation["prompt"], generation["poem"] or "", template)
             for sample in range(self.samples):
                 key = judgment_id_for(generation["generation_id"], judge.name, sample)
                 row = {
@@ -299,7 +308,7 @@ def run_judging(
     options = options or RunnerOptions()
     panel = [judges] if isinstance(judges, ModelSpec) else list(judges)
     for judge in panel:
-        check_template(store, judge, judge_template(judge, template))
+        check_template(store, judge, judge_template(judge, template, store))
     if not options.dry_run:  # what `merge` counts its poems against
         names = [judge.name for judge in panel]
         record_selection(store, STAGE, names, authors=authors, limit=options.limit, samples=samples)
