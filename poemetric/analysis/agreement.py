@@ -57,13 +57,19 @@ def _positions(values: np.ndarray, cats: np.ndarray) -> np.ndarray:
     return index
 
 
+def _scale(categories: ArrayLike) -> np.ndarray:
+    """The categories as a scale: its distinct values in increasing order, as `--scale` and
+    `Ratings` read one. Given as listed, `[5, 4, 3, 2, 1]` refused every rating (the positions
+    were searched in a descending array) and a repeated value counted as a category of its own
+    (Gwet's q)."""
+    return np.unique(np.asarray(categories, dtype=float))
+
+
 def _table(
     x: np.ndarray, y: np.ndarray, categories: ArrayLike | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The two raters' contingency table (counts) over the categories, and the categories."""
-    cats = (
-        np.unique(np.concatenate([x, y])) if categories is None else np.asarray(categories, float)
-    )
+    cats = np.unique(np.concatenate([x, y])) if categories is None else _scale(categories)
     table = np.zeros((len(cats), len(cats)))
     np.add.at(table, (_positions(x, cats), _positions(y, cats)), 1)
     return table, cats
@@ -74,8 +80,9 @@ def cohen_kappa(
 ) -> float:
     """Cohen's kappa for two raters, optionally linear- or quadratic-weighted.
 
-    `categories` fixes the ordered scale (default: the values seen); weights depend on category
-    positions, so pass the full scale (e.g. 1..5) to compare runs.
+    `categories` fixes the scale (default: the values seen), in increasing order of value
+    whatever order it is listed in; weights depend on category positions, so pass the full
+    scale (e.g. 1..5) to compare runs.
     """
     x, y = _complete(a, b)
     if x.size == 0:
@@ -107,7 +114,7 @@ def gwet_ac_raters(
     if data.ndim != 2:
         raise ValueError("ratings must be a raters x units matrix")
     seen = np.unique(data[np.isfinite(data)])
-    cats = seen if categories is None else np.asarray(categories, float)
+    cats = seen if categories is None else _scale(categories)
     if cats.size < 2:
         return math.nan
     counts = _unit_counts(data, cats)
