@@ -33,7 +33,10 @@ def pao(a: ArrayLike, b: ArrayLike) -> float:
     """Observed proportion agreement PAo = 2A / (nA + nB) (Neuendorf 2017).
 
     nA and nB count each rater's ratings (NaN = not rated); A counts units both rated alike.
-    With complete pairs it is the share of identical ratings.
+    With complete pairs it is the share of identical ratings. With missing ratings it is the
+    literal formula, a unit only one rater rated counting against agreement; the agreement
+    tables (`poemetric agree`, `analyze`) take PAo over the units both rated, the paper's use
+    (docs/agreement.md): pass only the complete pairs for their number.
     """
     x, y = _pair(a, b)
     n_a, n_b = int(np.isfinite(x).sum()), int(np.isfinite(y).sum())
