@@ -102,3 +102,24 @@ def test_spearman_matches_scipy_with_ties() -> None:
         x = rng.integers(1, 6, 25).astype(float)
         y = rng.integers(1, 6, 25).astype(float)
         assert spearman(x, y) == pytest.approx(spearmanr(x, y).statistic, abs=1e-12)
+
+
+def test_categories_are_a_scale_whatever_order_they_are_listed_in() -> None:
+    """A scale listed from 5 down refused every rating, and a repeated value counted as a
+    category of its own in Gwet's q (AC2 0.903 instead of 0.864). Reference values: kappa by
+    scikit-learn 1.9.1 `cohen_kappa_score(x, y, weights=w, labels=[1, 2, 3, 4, 5])` (the same
+    with labels 5..1); AC1/AC2 by irrCAC 0.4.4 `CAC(frame, weights=w, categories=[1, 2, 3, 4,
+    5]).gwet()` (its coefficient, to 15 digits)."""
+    x, y = [1, 2, 3, 4, 5, 1, 2], [1, 3, 3, 5, 4, 2, 2]
+    kappas = {None: 0.28205128205128205, "linear": 0.6216216216216216,
+              "quadratic": 0.8409090909090908}  # fmt: skip
+    gwets = {None: 0.288888888888889, "linear": 0.652173913043478,
+             "quadratic": 0.864406779661017}  # fmt: skip
+    for categories in ([1, 2, 3, 4, 5], [5, 4, 3, 2, 1], [1, 2, 3, 4, 5, 5], [3, 1, 2, 5, 4]):
+        for weights, kappa in kappas.items():
+            assert cohen_kappa(x, y, weights=weights, categories=categories) == pytest.approx(
+                kappa, abs=1e-12
+            ), (categories, weights)
+            assert gwet_ac(x, y, weights=weights, categories=categories) == pytest.approx(
+                gwets[weights], abs=1e-12
+            ), (categories, weights)

@@ -69,6 +69,22 @@ def test_mtld_by_hand() -> None:
     assert math.isnan(mtld([]))
 
 
+def test_mattr_and_mtld_match_lexicalrichness() -> None:
+    """Reference values by lexicalrichness 0.5.1 (`LexicalRichness(tokens, preprocessor=None,
+    tokenizer=None)`: `.mattr(20)`, `.mtld(threshold=0.72)`, `.ttr`) on these 57 tokens; its
+    MATTR is also lexical-diversity 0.1.1's `lex_div.mattr(tokens, 20)`."""
+    tokens = tokenize(
+        "the grey gull turns above the harbour wall and the wind turns with it\n"
+        "turns the slow boats and the slow bells and the light that falls on the water\n"
+        "falls and turns and the water keeps the light the way a hand keeps a coin\n"
+        "the gull the wall the wind the water and the light"
+    )
+    assert len(tokens) == 57
+    assert type_token_ratio(tokens) == pytest.approx(0.42105263157894735, abs=1e-12)
+    assert mattr(tokens, window=20) == pytest.approx(0.6052631578947372, abs=1e-12)
+    assert mtld(tokens) == pytest.approx(10.848424713584288, abs=1e-12)
+
+
 def test_repetition_rate_relative_to_original() -> None:
     original = "The river runs beneath the silver moon"
     poem = "The moon is bright above the river town"

@@ -21,6 +21,26 @@ def test_wilson_interval_contains_all_or_nothing_proportions() -> None:
             assert 0.0 <= low <= successes / n <= high <= 1.0, (successes, n)
 
 
+def test_wilson_and_t_intervals_match_scipy() -> None:
+    """`scipy.stats.binomtest(k, n).proportion_ci(method="wilson")` for every k <= n <= 30, and
+    `scipy.stats.t.interval` of a mean (SciPy, a dependency, computes the references here)."""
+    from scipy import stats as scipy_stats
+
+    for n in range(1, 31):
+        for k in range(n + 1):
+            reference = scipy_stats.binomtest(k, n).proportion_ci(0.95, method="wilson")
+            assert wilson_interval(k, n) == pytest.approx(
+                (reference.low, reference.high), abs=1e-12
+            ), (k, n)
+    values = np.array([3.0, 4.0, 4.0, 5.0, 2.0, 1.0, 3.5, 4.0])
+    summary = summarize(values)
+    low, high = scipy_stats.t.interval(
+        0.95, len(values) - 1, loc=values.mean(), scale=scipy_stats.sem(values)
+    )
+    assert (summary.ci_low, summary.ci_high) == pytest.approx((low, high), abs=1e-12)
+    assert summary.sd == pytest.approx(np.std(values, ddof=1), abs=1e-12)
+
+
 def test_t_interval_of_a_proportion_is_clipped_to_its_domain() -> None:
     values = np.array([0.0, 0.0, 0.0, 0.1])
     unclipped = summarize(values)

@@ -33,7 +33,10 @@ def pao(a: ArrayLike, b: ArrayLike) -> float:
     """Observed proportion agreement PAo = 2A / (nA + nB) (Neuendorf 2017).
 
     nA and nB count each rater's ratings (NaN = not rated); A counts units both rated alike.
-    With complete pairs it is the share of identical ratings.
+    With complete pairs it is the share of identical ratings. With missing ratings it is the
+    literal formula, a unit only one rater rated counting against agreement; the agreement
+    tables (`poemetric agree`, `analyze`) take PAo over the units both rated, the paper's use
+    (docs/agreement.md): pass only the complete pairs for their number.
     """
     x, y = _pair(a, b)
     n_a, n_b = int(np.isfinite(x).sum()), int(np.isfinite(y).sum())
@@ -57,13 +60,19 @@ def _positions(values: np.ndarray, cats: np.ndarray) -> np.ndarray:
     return index
 
 
+def _scale(categories: ArrayLike) -> np.ndarray:
+    """The categories as a scale: its distinct values in increasing order, as `--scale` and
+    `Ratings` read one. Given as listed, `[5, 4, 3, 2, 1]` refused every rating (the positions
+    were searched in a descending array) and a repeated value counted as a category of its own
+    (Gwet's q)."""
+    return np.unique(np.asarray(categories, dtype=float))
+
+
 def _table(
     x: np.ndarray, y: np.ndarray, categories: ArrayLike | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """The two raters' contingency table (counts) over the categories, and the categories."""
-    cats = (
-        np.unique(np.concatenate([x, y])) if categories is None else np.asarray(categories, float)
-    )
+    cats = np.unique(np.concatenate([x, y])) if categories is None else _scale(categories)
     table = np.zeros((len(cats), len(cats)))
     np.add.at(table, (_positions(x, cats), _positions(y, cats)), 1)
     return table, cats
@@ -74,8 +83,9 @@ def cohen_kappa(
 ) -> float:
     """Cohen's kappa for two raters, optionally linear- or quadratic-weighted.
 
-    `categories` fixes the ordered scale (default: the values seen); weights depend on category
-    positions, so pass the full scale (e.g. 1..5) to compare runs.
+    `categories` fixes the scale (default: the values seen), in increasing order of value
+    whatever order it is listed in; weights depend on category positions, so pass the full
+    scale (e.g. 1..5) to compare runs.
     """
     x, y = _complete(a, b)
     if x.size == 0:
@@ -107,7 +117,7 @@ def gwet_ac_raters(
     if data.ndim != 2:
         raise ValueError("ratings must be a raters x units matrix")
     seen = np.unique(data[np.isfinite(data)])
-    cats = seen if categories is None else np.asarray(categories, float)
+    cats = seen if categories is None else _scale(categories)
     if cats.size < 2:
         return math.nan
     counts = _unit_counts(data, cats)
