@@ -1,6 +1,7 @@
 """Poem extraction of answers that rewrite the poem after a cue that says how the rewrite will
 differ ("Let me try again with a lighter tone:", "Here is another version, this time in
-trimeter:"): the last version is the poem. And of verse that only reads like such a cue.
+trimeter:"), and of rewrites laid out in other stanzas than the first version ("Let me revise it
+into two tercets:"): the last version is the poem. And of verse that only reads like such a cue.
 
 All verse here was written for these tests.
 """
@@ -71,7 +72,74 @@ def test_rewrite_after_a_cue_with_more_words_is_the_poem(
     ]
 
 
+HARBOUR = """The boats lie still upon the bay,
+the ropes are wet with early spray,
+a gull cries once and drifts away.
+The nets are mended, coiled and grey,
+the men go down to meet the day,
+and no one has a word to say."""
+
+HARBOUR_TERCETS = """The boats lie still upon the bay,
+the ropes are wet with early spray,
+a gull cries once and drifts away.
+
+The nets are mended, coiled and grey,
+the men go down to meet the day,
+and no one has a word to say."""
+
+QUATRAINS = """I kept my mother's kettle on the stove
+long after she had gone and left the town;
+I boiled the water only out of love,
+and let the window steam and run with brown.
+
+The garden that she tended went to seed,
+the roses fell to briar and to thorn;
+I let it go, there was no longer need,
+and wrote this on the morning I was born."""
+
+#: The quatrains set out as one stanza, two words changed.
+ONE_STANZA = """I kept my mother's kettle on the stove
+long after she had gone and left the town;
+I boiled the water only out of love,
+and watched the window steam and run with brown.
+The garden that she tended went to seed,
+the roses fell to briar and to thorn;
+I let it go, there was no longer need,
+and wrote this on the evening I was born."""
+
+
+@pytest.mark.parametrize(
+    ("answer", "first", "cue", "final"),
+    _answers(
+        [
+            (HARBOUR, "Let me revise it into two tercets:", HARBOUR_TERCETS),
+            (HARBOUR, "Let me fix it:", HARBOUR_TERCETS),
+            (QUATRAINS, "Wait, the stanza break breaks the thought. Let me fix it:", ONE_STANZA),
+            (ONE_STANZA, "Let me rewrite it in two quatrains:", QUATRAINS),
+        ]
+    ),
+)
+def test_rewrite_laid_out_in_other_stanzas_is_the_poem(
+    answer: str, first: str, cue: str, final: str
+) -> None:
+    result = extract_poem(answer)
+    assert result.poem == final, result.notes
+    assert result.notes[-1] == f"removed the line introducing the rewrite: {cue!r}"
+
+
+#: Eight lines of other words than QUATRAINS, in one stanza.
+OTHER_EIGHT = """The ferry leaves at six without a sound,
+the harbour lights go out along the quay;
+a gull complains above the fishing ground,
+and night comes in like water from the sea.
+I stood there once beside my father's coat,
+too young to know the names of what we passed;
+he pointed out each lantern, every boat,
+and told me which of them would be the last."""
+
 KEPT = [
+    # laid out anew, but with other words, after a cue that does not announce a new version
+    QUATRAINS + "\n\nSo let me fix it:\n\n" + OTHER_EIGHT,
     # a cue's words with more after them, ending a sentence rather than introducing a version
     TIDE + "\n\nLet me try again with all the light I have.\n\n" + TIDE_TRIMETER,
     # another poem offered, not a version of the first

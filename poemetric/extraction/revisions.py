@@ -269,18 +269,28 @@ def _rewrites(first: list[str], version: list[str]) -> bool:
     return bool(words) and len(words & _words(version)) * 2 >= len(words)
 
 
+def _relaid(shape: list[int], version: list[str]) -> bool:
+    """`version` has as many verse lines as a version of stanza sizes `shape`, in other stanzas
+    ("Let me revise it into two tercets:" under a stanza of six, a sonnet of one block set out
+    4-4-4-2), opening with a stanza of two lines or more (not a one-line remark over it)."""
+    sizes = _verse_shape(version)
+    return bool(sizes) and sizes[0] > 1 and sizes != shape and sum(sizes) == sum(shape)
+
+
 def _version_start(
     lines: list[str], start: int, end: int, first: list[str], new: bool
 ) -> int | None:
     """Where a complete rewrite of `first` starts in `lines[start:end]`, under its cue: at once,
     or after remarks of one line each ("Line 2 should end in a rhyme for Dundee."); None when
     what follows the cue is not a complete version. A version keeps half the words of `first`,
-    unless its cue announces a `new` one."""
+    unless its cue announces a `new` one; one laid out anew (`_relaid`) keeps them always."""
     shape = _verse_shape(first)
     index = start
     while index < end:
         version = lines[index:end]
         if _verse_shape(version) == shape and (new or _rewrites(first, version)):
+            return index
+        if _relaid(shape, version) and _rewrites(first, version):
             return index
         while index < end and not lines[index].strip():
             index += 1
