@@ -72,6 +72,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("markov", "poemetric.form.phonetics"): "rhyme and syllables of the offline baseline",
     ("ghostwriting", "poemetric.form"): "syllables and rhymes of the ghostwriting measures",
     ("probes", "poemetric.form.rhyme"): "the rhyme of a probe's last line",
+    ("extraction", "poemetric.form.rhyme"): (
+        "a glued last line that rhymes with the stanza is verse, not a closing remark"
+    ),
     ("data", "poemetric.form.meter_reading"): (
         "dataset validation warns of a `meter_pattern` the checker reads in part or not at all: "
         "the checker's own reading (regular expressions only)"

@@ -38,6 +38,7 @@ from poemetric.extraction.classify import (
     _unbracketed,
 )
 from poemetric.extraction.reasoning import completes_a_stanza, glued_blocks, is_meta_sentence
+from poemetric.form.rhyme import RhymeKind, classify_rhyme
 
 _SENTENCE_END = re.compile(r"[.!?:…)\]][\"'”’*_)\]]*$")
 
@@ -113,6 +114,47 @@ def _is_description(line: str, width: int) -> bool:
     return (opens and (long or _is_technical(text))) or (long and bool(_INTERPRETS.search(text)))
 
 
+_END_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*")
+#: How many lines above a line its rhyme may be, as in a quatrain's ABBA or a limerick's AABBA.
+_RHYME_WINDOW = 4
+
+
+def _end_word(line: str) -> str | None:
+    """The last word of a line, lower-cased; None for none or for rhyme-scheme letters ("GG")."""
+    words = _END_WORD.findall(_chat_text(line))
+    if not words or (len(words[-1]) > 1 and words[-1].isupper()):
+        return None
+    return words[-1].lower()
+
+
+def _rhymes_as_verse(lines: list[str], first: int, start: int, end: int) -> bool:
+    """Whether `lines[start:end]`, glued under the poem that starts at `first`, rhyme on as its
+    last stanza does: each ends in a word that rhymes (perfectly, or the same word) with the end
+    of one of the four lines before it, and none is a fourth longer than the stanza's longest
+    line. A meta-poem's last lines name its mechanics and rhyme ("... approach the night.\nIt
+    scans in iambic pentameter all night."); a remark seldom rhymes with the poem
+    ("... the night.\nThe rhyme scheme is ABAB CDCD EFEF GG.")."""
+    glued = " ".join(_chat_text(line) for line in lines[start:end])
+    if glued.startswith("(") and glued.endswith(")"):
+        return False  # a remark in brackets: "(Lines 1 and 3 rhyme; lines 2 and 4 rhyme.)"
+    stanza: list[str] = []
+    for line in lines[first:start]:
+        stanza = [*stanza, line.strip()] if line.strip() else []
+    if not stanza:
+        return False
+    width = max(len(line) for line in stanza)
+    ends = [_end_word(line) for line in stanza]
+    for line in lines[start:end]:
+        word = _end_word(line)
+        if word is None or len(line.strip()) > 1.25 * width:
+            return False
+        near = [other for other in ends[-_RHYME_WINDOW:] if other]
+        if not any(classify_rhyme(word, other) >= RhymeKind.PERFECT for other in near):
+            return False
+        ends.append(word)
+    return True
+
+
 def _is_glued_remark(lines: list[str], first: int, start: int, end: int) -> bool:
     """Whether `lines[start:end]` (one line, or a few read as one), right under the poem that
     starts at `first`, are a remark from outside it rather than its last lines: either prose
@@ -122,8 +164,13 @@ def _is_glued_remark(lines: list[str], first: int, start: int, end: int) -> bool
     (`is_meta_sentence`) that does not complete a stanza shaped like the others
     (`completes_a_stanza`). Several lines are judged by their words alone, not their length,
     and so is a line set apart as a stanza of its own when it names the mechanics (a
-    meta-poem's last line: "It scans as iambic tetrameter, as he would want.")."""
+    meta-poem's last line: "It scans as iambic tetrameter, as he would want."). Lines that
+    rhyme on as the stanza above them does (`_rhymes_as_verse`) are verse, whatever they name:
+    a meta-poem's last lines ("It scans in iambic pentameter all night.\nThe rhyme scheme
+    ABAB holds it tight.")."""
     above = [text.strip() for text in lines[first:start] if text.strip()]
+    if _rhymes_as_verse(lines, first, start, end):
+        return False
     line = " ".join(text.strip() for text in lines[start:end])
     width = max(len(text) for text in above) if end - start == 1 else None
     description = _description_text(line)
@@ -215,9 +262,12 @@ def _glued_block(lines: list[str], first: int, end: int) -> int | None:
     ("This sonnet follows ABAB CDCD EFEF GG.\nEach line is in iambic pentameter.", "(Lines 1
     and 3 rhyme;\nlines 2 and 4 rhyme.)"), or None: lines shaped as one remark
     (`glued_blocks`) that are one as a line (`_is_glued_remark`), or in brackets, a metadata
-    line ("(Rhyme scheme: ABAB CDCD EFEF GG;\niambic pentameter throughout.)")."""
+    line ("(Rhyme scheme: ABAB CDCD EFEF GG;\niambic pentameter throughout.)"). A first line
+    that rhymes on as verse (`_rhymes_as_verse`) is the poem's, not read into a remark."""
     for start in glued_blocks(lines, first, end):
         text = " ".join(line.strip() for line in lines[start:end])
+        if not text.startswith("(") and _rhymes_as_verse(lines, first, start, start + 1):
+            continue
         bracketed = text.startswith("(") and _is_glued_closing(text)
         if bracketed or _is_glued_remark(lines, first, start, end):
             return start

@@ -157,6 +157,14 @@ def _note_earlier(
     )
 
 
+#: Words after a cue that say how the rewrite will differ ("... with a lighter tone", ", this
+#: time in trimeter", "... into two tercets"): a short phrase opening with a preposition or
+#: connective, with no sentence punctuation; a cue with them needs its colon (`_rewrite_cue`).
+_MORE = (
+    r"(?P<more>,?\s+(?:with|in|into|using|as|for|this time|but|and|so|to|keeping|making|"
+    r"focusing|aiming|giving|adding|fixing|changing|tightening|on|at|while|without|where)\b"
+    r"(?:\s+[^\s.!?:;]+){0,8})?"
+)
 #: A sentence that introduces an unlabelled rewrite: "Let me fix it:", "Let me revise:", "Let's
 #: try again:", "I'll rewrite the limerick:", "Here's a corrected version:".
 _REWRITE_CUE = re.compile(
@@ -164,7 +172,18 @@ _REWRITE_CUE = re.compile(
     r"(?:let me|let's|i'll|i will)\s+"
     r"(?:fix|revise|rewrite|redo|correct|repair|rework|adjust|tweak|try|start\s+(?:over|afresh))"
     rf"(?:\s+(?:it|that|this|them|the\s+(?:{_NOUNS}|lines?|stanzas?|rhymes?|met(?:er|re))))?"
-    r"(?:\s+(?:again|once more|now))?\s*[:.]",
+    r"(?:\s+(?:again|once more|now))?" + _MORE + r"\s*[:.]",
+    re.IGNORECASE,
+)
+#: An announcing sentence of another version: "Here is another version, this time in
+#: trimeter:", "Here's a new take with a lighter tone:", "Let me give it another try:"; not
+#: "Here's another limerick:", which may offer a second poem rather than rewrite the first.
+_ANOTHER_ANNOUNCED = re.compile(
+    r"(?:(?:here is|here's|below is|this is)\s+(?:(?:a|an|my)\s+)?(?:another|new|second|"
+    r"different|fresh|alternative|alternate)|(?:let me|let's|i'll|i will)\s+(?:give it|have|"
+    r"take|make)\s+(?:another|a second|a new|one more))\s+(?:[\w'-]+\s+){0,2}?"
+    r"(?:version|draft|attempt|take|try|go|pass|shot|rewrite|rendition|variation)"
+    rf"(?:\s+(?:at|of)\s+(?:it|this|that|the\s+(?:{_NOUNS})))?" + _MORE + r"\s*:",
     re.IGNORECASE,
 )
 _SENTENCE_START = re.compile(r"(?:^|(?<=[.!?…])\s+)(?=\S)")
@@ -178,16 +197,24 @@ def _last_sentence(line: str) -> str:
 
 def _rewrite_cue(line: str) -> bool:
     """The line's last sentence introduces a rewrite ("Wait, 'milk' doesn't rhyme. Let me fix
-    it:"): a cue of `_REWRITE_CUE` or an announcing sentence ("Here's a corrected version:")."""
+    it:"): a cue of `_REWRITE_CUE` or an announcing sentence ("Here's a corrected version:",
+    "Here is another version:"). A cue may say how the rewrite differs ("Let me try again with
+    a lighter tone:", "Here is another version, this time in trimeter:") when it ends in a
+    colon, as a sentence introducing what follows does."""
     if not _chat_text(line).endswith((":", ".")):
         return False
     last = _last_sentence(line)
-    return bool(_REWRITE_CUE.fullmatch(last) or _FINAL_ANNOUNCED.match(last))
+    if _FINAL_ANNOUNCED.match(last) or _ANOTHER_ANNOUNCED.fullmatch(last):
+        return True
+    cue = _REWRITE_CUE.fullmatch(last)
+    return bool(cue and (not cue.group("more") or last.endswith(":")))
 
 
 #: A cue that announces a new version rather than a fix of the old one.
 _FRESH = re.compile(
-    r"\b(?:try(?:\s+it)?\s+(?:again|once more)|rewrite|redo|start\s+(?:over|afresh))\b", re.I
+    r"\b(?:try(?:\s+it)?\s+(?:again|once more)|rewrite|redo|start\s+(?:over|afresh)|"
+    r"(?:another|one more|a second|a new)\s+(?:try|go|shot|pass|attempt|take))\b",
+    re.I,
 )
 #: Words about the poem in the remarks around a cue: its mechanics ("line 2", "the meter"), the
 #: form or a rhyme, a version.
@@ -242,18 +269,28 @@ def _rewrites(first: list[str], version: list[str]) -> bool:
     return bool(words) and len(words & _words(version)) * 2 >= len(words)
 
 
+def _relaid(shape: list[int], version: list[str]) -> bool:
+    """`version` has as many verse lines as a version of stanza sizes `shape`, in other stanzas
+    ("Let me revise it into two tercets:" under a stanza of six, a sonnet of one block set out
+    4-4-4-2), opening with a stanza of two lines or more (not a one-line remark over it)."""
+    sizes = _verse_shape(version)
+    return bool(sizes) and sizes[0] > 1 and sizes != shape and sum(sizes) == sum(shape)
+
+
 def _version_start(
     lines: list[str], start: int, end: int, first: list[str], new: bool
 ) -> int | None:
     """Where a complete rewrite of `first` starts in `lines[start:end]`, under its cue: at once,
     or after remarks of one line each ("Line 2 should end in a rhyme for Dundee."); None when
     what follows the cue is not a complete version. A version keeps half the words of `first`,
-    unless its cue announces a `new` one."""
+    unless its cue announces a `new` one; one laid out anew (`_relaid`) keeps them always."""
     shape = _verse_shape(first)
     index = start
     while index < end:
         version = lines[index:end]
         if _verse_shape(version) == shape and (new or _rewrites(first, version)):
+            return index
+        if _relaid(shape, version) and _rewrites(first, version):
             return index
         while index < end and not lines[index].strip():
             index += 1
