@@ -66,6 +66,27 @@ def test_a_base_url_without_v1_stops_the_model_with_a_hint(folder: Path, tmp_pat
         assert store.count("generations", "author = 'no-v1' AND status = 'ok'") == 3
 
 
+def test_a_base_url_with_the_endpoint_path_says_the_sdk_adds_it(
+    folder: Path, tmp_path: Path
+) -> None:
+    """`base_url: .../v1/chat/completions` (the endpoint's URL, pasted from a provider's docs)
+    was reported as a model the provider does not know; the 404 now names the path to drop."""
+    with OpenAIServer() as server:
+        write_model(folder, "pasted", "llama3:8b", server.base_url + "/chat/completions/")
+        run = tmp_path / "run"
+        args = ["generate", "--run", str(run), "--models", "pasted", "--limit", "2"]
+        result = CliRunner().invoke(app, [*args, "--no-progress"], terminal_width=400)
+        assert result.exit_code == 1, result.output
+        said = " ".join(result.output.split())
+        assert (
+            f"ends in /chat/completions, which the SDK adds to it itself: write base_url: "
+            f"{server.base_url}" in said
+        ), said
+        assert "knows no model" not in said
+    with RunStore(run, create=False) as store:
+        assert store.count("generations", "author = 'pasted'") == 0  # left pending
+
+
 def test_the_local_judge_pointed_at_another_model_says_its_answers_are_kept(
     folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

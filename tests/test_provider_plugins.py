@@ -122,12 +122,14 @@ NOT_ASYNC = GOOD.replace("async def generate", "def generate")
          "cannot be loaded: ModuleNotFoundError: No module named 'nonexistent_dependency_xyz'"),
         ("def broken(:\n", "Plugin", "cannot be loaded: SyntaxError: "),
         (GOOD, "Missing", "cannot be loaded: AttributeError: "),
+        ("import sys\nsys.exit('no licence')\n", "Plugin",
+         "cannot be loaded: its import called sys.exit('no licence')"),
         (NOT_A_PROVIDER, "Plugin", "which is not a subclass of poemetric.providers.Provider"),
         (ABSTRACT, "Plugin", ": Plugin does not implement generate"),
         (NOT_ASYNC, "Plugin", ": Plugin.generate must be a coroutine (`async def generate`)"),
     ],
-    ids=["import-error", "syntax-error", "missing-attribute", "not-a-provider", "abstract",
-         "not-async"],
+    ids=["import-error", "syntax-error", "missing-attribute", "sys-exit", "not-a-provider",
+         "abstract", "not-async"],
 )  # fmt: skip
 def test_a_broken_entry_point_is_one_clear_error_before_anything_runs(
     install: Installer,
@@ -442,6 +444,26 @@ def test_models_lists_a_model_whose_entry_point_is_broken_as_unusable(
     assert code == 0, out + err
     code, out, err = cli("generate", "--run", str(run), "--models", "plugged", "--limit", "1")
     assert code == 2 and err.startswith(f"error: {mine}: model 'mine': {load_error}"), out + err
+
+
+def test_a_plugin_exiting_on_import_stops_only_the_commands_that_select_it(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path
+) -> None:
+    """A plugin module that called `sys.exit(1)` as it was imported ended every command, even
+    `poemetric models` and a run of the bundled markov model, with status 1 and no message."""
+    broken = install("exits", "import sys\nsys.exit(1)\n")
+    mine = user_models("generators", "mine", "name: mine\nprovider: exits\nmodel: x\n")
+    code, out, err = cli("models")
+    assert code == 0, out + err
+    load_error = (
+        f"provider 'exits' (entry point 'exits = {broken}:Plugin' of package {broken} 0.1) "
+        "cannot be loaded: its import called sys.exit(1)"
+    )
+    assert f"  mine: {load_error}  ({mine})" in out.splitlines(), out
+    run = str(tmp_path / "run")
+    code, out, err = cli("generate", "--run", run, "--models", "markov", "--limit", "1",
+                         "--no-progress")  # fmt: skip
+    assert code == 0, out + err
 
 
 def test_the_list_of_providers_marks_one_that_fails_to_load(

@@ -307,19 +307,32 @@ class OpenAICompatibleProvider(OpenAIProvider):
 
     def translate(self, error: BaseException) -> ProviderError:
         """As `OpenAIProvider.translate`; a 404 from a `base_url` without a path (`vllm serve`
-        and Ollama answer under `/v1`, so every call would 404) stops the model with a hint."""
+        and Ollama answer under `/v1`, so every call would 404) or with the endpoint's own
+        path (`.../v1/chat/completions`, which the SDK adds) stops the model with a hint."""
         translated = super().translate(error)
+        if translated.status != 404:
+            return translated
         base_url = self.spec.base_url or ""
-        if translated.status == 404 and urlsplit(base_url).path.strip("/") == "":
-            translated = ProviderError(
-                f"{translated} (base_url {base_url} has no path: OpenAI-compatible servers such "
-                f"as vllm serve and Ollama answer under /v1, e.g. {base_url.rstrip('/')}/v1)",
-                retryable=False,
-                status=404,
-                raw=translated.raw,
-                fatal=True,
+        path = urlsplit(base_url).path.rstrip("/")
+        if path == "":
+            hint = (
+                f"base_url {base_url} has no path: OpenAI-compatible servers such as vllm serve "
+                f"and Ollama answer under /v1, e.g. {base_url.rstrip('/')}/v1"
             )
-        return translated
+        elif path.endswith(_ENDPOINT_PATH):
+            hint = (
+                f"base_url {base_url} ends in {_ENDPOINT_PATH}, which the SDK adds to it itself: "
+                f"write base_url: {base_url.rstrip('/').removesuffix(_ENDPOINT_PATH)}"
+            )
+        else:
+            return translated
+        return ProviderError(
+            f"{translated} ({hint})", retryable=False, status=404, raw=translated.raw, fatal=True
+        )
+
+
+#: The path the SDK appends to `base_url` for a chat completion.
+_ENDPOINT_PATH = "/chat/completions"
 
 
 def _put(body: dict[str, Any], key: str, value: Any) -> None:

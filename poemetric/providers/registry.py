@@ -90,6 +90,10 @@ def _load_entry_point(entry: EntryPoint) -> type[Provider]:
         raise ProviderLoadError(
             f"{what} cannot be loaded: {type(error).__name__}: {error}"
         ) from error
+    except SystemExit as error:  # `sys.exit()` on import would end every command, silently
+        raise ProviderLoadError(
+            f"{what} cannot be loaded: its import called sys.exit({error.code!r})"
+        ) from error
     cls = _checked(loaded, what)
     declared = getattr(cls, "name", None)
     if declared != entry.name:  # model files say the entry point's name, messages say `name`

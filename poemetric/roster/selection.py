@@ -111,13 +111,33 @@ def select_models(
             known = [*roster, *groups]
             raise UnknownModelError(
                 f"unknown {what} or group {token!r}"
-                + (display_name_hint(token, catalog) or did_you_mean(token, known))
+                + (
+                    display_name_hint(token, catalog)
+                    or _other_roster_hint(token, kind, directory)
+                    or did_you_mean(token, known)
+                )
                 + _see_models(kind, directory),
                 known,
             )
     chosen = _dedupe(names)
     catalog.refuse_unusable(chosen)
     return [_usable(catalog.entries[name], kind) for name in chosen]
+
+
+def _other_roster_hint(token: str, kind: RosterKind, directory: Path | None) -> str:
+    """` ('mine' is a judge, in FILE: ...)` for a name that the other roster has (a judge's file
+    put in a generators folder, or a judge asked for with `--models`); else ''."""
+    other: RosterKind = "generators" if kind == "judges" else "judges"
+    if directory is not None:  # a folder of the caller's (tests, notebooks): no other roster
+        return ""
+    try:
+        catalog = load_catalog(other)
+    except RosterError:
+        return ""
+    entry = catalog.entries.get(token) or catalog.unusable.get(token)
+    if entry is None:
+        return ""
+    return f" ({token!r} is a {other[:-1]}, in {entry.path}; a {kind[:-1]}'s file goes in a {kind} folder)"
 
 
 def display_name_hint(token: str, catalog: Roster) -> str:
