@@ -329,7 +329,11 @@ def run(
     epilog=(
         "Examples:\n\n"
         "  poemetric probe report scores-ngram.jsonl scores-smollm2.jsonl\n\n"
-        "  poemetric probe report scores-*.jsonl --output probe-tables/"
+        "  poemetric probe report scores-*.jsonl --output probe-tables/\n\n"
+        "  poemetric probe report s-ngram.jsonl s-smol.jsonl --common-pairs\n\n"
+        "Scorers run on different pairs (another pairs file, --limit, --tasks) are named in a "
+        "warning, with how many pairs differ; --common-pairs compares them on the pairs every "
+        "scorer scored."
     ),
 )
 def report(
@@ -337,8 +341,15 @@ def report(
     output: Path | None = output_option(
         None, "--output", "Write the tables (CSV, LaTeX, Markdown) into this folder.", folder=True
     ),
+    common_pairs: bool = typer.Option(
+        False,
+        "--common-pairs",
+        help="Only the pairs every scorer scored (same pair id and texts), when the scorers were "
+        "run on different pairs; without it each scorer is reported on all of its pairs.",
+    ),
 ) -> None:
     """Accuracy tables of one or more scores files, beside the papers' published numbers."""
+    from poemetric.probes.pair_sets import compare_pair_sets
     from poemetric.probes.pairs import PairFileError
     from poemetric.probes.results import probe_table_rows
     from poemetric.probes.scorers import read_scores
@@ -346,14 +357,31 @@ def report(
     if output is not None:
         output_folder(output, "--output")
     records = []
+    files: list[str] = []
     seen: dict[tuple[str, str], str] = {}  # a pair scored twice would be counted twice
     try:
         for path in scores:
-            records += read_scores(str(path), seen)
+            read = read_scores(str(path), seen)
+            records += read
+            files += [str(path)] * len(read)
     except PairFileError as error:
         raise error_exit(str(error)) from error
     if not records:
         raise error_exit(
             f"no scores in {', '.join(map(str, scores))}; write them with `poemetric probe run`"
         )
+    sets = compare_pair_sets(records, files)
+    if sets.differ:  # only the n column told it: models compared on different data
+        typer.echo(f"warning: {sets.warning()}", err=True)
+        if common_pairs and not sets.common:
+            raise error_exit("--common-pairs: no pair was scored by every scorer")
+        if common_pairs:
+            records = [r for r in records if sets.key(r) in sets.common]
+            done = f"only the {len(sets.common)} pairs every scorer scored (--common-pairs)"
+        else:
+            done = (
+                "each scorer on all of its pairs; --common-pairs keeps the "
+                f"{len(sets.common)} pairs every scorer scored"
+            )
+        say(f"Pairs differ between scorers (warning on stderr): {done}.\n")
     show_tables(probe_table_rows(records), output)
