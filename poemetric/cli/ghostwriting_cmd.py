@@ -363,7 +363,7 @@ def score_command(
     for line in said:
         console.print(line, markup=False, highlight=False)
     if not reference:  # said, not left out silently: `metrics` has the column
-        err_console.print(f"note: {NO_REFERENCE}", markup=False, highlight=False)
+        err_console.print(f"note: {NO_REFERENCE}", markup=False, highlight=False, soft_wrap=False)
     if foreign:  # once for all files: the numbers of these say little about rhyme
         err_console.print(
             "warning: mostly not English: "
