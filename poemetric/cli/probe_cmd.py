@@ -51,9 +51,12 @@ probe_app = typer.Typer(
         "Minimal-pair probes: does a language model prefer an original poem to a minimally "
         "corrupted copy? (BPoMP, RANLP 2021; Limericks and Computational Poetics, JCLS 2022)\n\n"
         "  poemetric probe build lear-limericks --output pairs.jsonl\n\n"
+        "  poemetric probe build my-poems.csv -o mine.jsonl   # columns text, rhyme\n\n"
         "  poemetric probe run pairs.jsonl --scorer ngram --output scores-ngram.jsonl\n\n"
         "  poemetric probe run pairs.jsonl --scorer hf:smollm2-135m -o smollm2.jsonl\n\n"
-        "  poemetric probe report scores-*.jsonl --output probe-tables/"
+        "  poemetric probe report scores-*.jsonl --output probe-tables/\n\n"
+        "`probe report` warns when the scorers were run on different pairs; --common-pairs "
+        "compares them on the pairs they all scored."
     ),
     no_args_is_help=True,
     rich_markup_mode="markdown",
