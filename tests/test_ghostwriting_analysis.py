@@ -329,3 +329,49 @@ def test_score_command_reads_a_folder_of_poems(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     empty = CliRunner().invoke(app, ["ghostwriting", "score", str(tmp_path / "empty")])
     assert empty.exit_code == 2 and "no .txt files" in empty.stderr
+
+
+def test_score_says_why_uniqueness_is_missing_and_computes_it_with_a_reference(
+    tmp_path: Path,
+) -> None:
+    """`score` on one's own poems gave rhyme densities only, with no word on uniqueness (which
+    `metrics` reports for a run). It needs a reference corpus: without `--reference` the output
+    now says so and what to run; with it, a uniqueness column, each poem's nearest text and the
+    near-copies; a poem is not compared with its own file in a `--reference` folder."""
+    import csv
+
+    demo = Path(__file__).resolve().parents[1] / "datasets" / "demo" / "poems.csv"
+    with demo.open(encoding="utf-8", newline="") as handle:
+        sonnet = next(row["content"] for row in csv.DictReader(handle))
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "copy.txt").write_text(sonnet + "\n", encoding="utf-8")
+    (folder / "new.txt").write_text("My heart is full of wonder\nas skies roll on in thunder\n")
+    runner = CliRunner()
+    plain = runner.invoke(app, ["ghostwriting", "score", str(folder)], terminal_width=200)
+    assert plain.exit_code == 0, plain.output
+    said = " ".join(plain.stderr.split())
+    assert "uniqueness not computed" in said and "reference corpus" in said
+    assert "--reference CORPUS" in said and "ghostwriting metrics --run RUN" in said
+    args = ["ghostwriting", "score", str(folder), "--reference", str(demo)]
+    scored = runner.invoke(app, args, terminal_width=200)
+    assert scored.exit_code == 0, scored.output
+    assert "uniqueness" in scored.stdout and "not computed" not in scored.stderr
+    cells = [line.split("│")[1:-1] for line in scored.stdout.splitlines() if "│" in line]
+    uniqueness = [row[-1].strip() for row in cells if row[1].strip()]  # copy.txt, new.txt
+    assert uniqueness[0] == "1.000" and float(uniqueness[1]) < 0.2
+    assert f"{folder / 'copy.txt'}: nearest William Shakespeare: Sonnet 18" in scored.stdout
+    assert f"near-copies (>= 0.7): {folder / 'copy.txt'}" in scored.stdout
+    assert "16 reference texts" in scored.stdout
+    # Its own folder as the corpus: each poem against the other, never against itself.
+    itself = runner.invoke(
+        app, ["ghostwriting", "score", str(folder), "--reference", str(folder)], terminal_width=200
+    )
+    assert itself.exit_code == 0, itself.output
+    assert f"{folder / 'copy.txt'}: nearest new (mine/new.txt)" in itself.stdout
+    assert "near-copies (>= 0.7): none" in itself.stdout
+    alone = runner.invoke(
+        app,
+        ["ghostwriting", "score", str(folder / "new.txt"), "--reference", str(folder / "new.txt")],
+    )
+    assert alone.exit_code == 2 and "no text but the poems scored" in alone.stderr

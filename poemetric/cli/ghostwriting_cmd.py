@@ -292,8 +292,24 @@ def score_command(
     phonetics: str = PhoneticsOption,
     window: int = WindowOption,
     rhymes: bool = typer.Option(False, "--rhymes", help="List the rhymes found in each poem."),
+    reference: list[Path] = typer.Option(
+        [],
+        "--reference",
+        help="Reference corpus for uniqueness (repeatable): a folder of .txt files, a .txt file, "
+        "or a CSV/TSV/JSONL/Parquet table with a text or content column. Without it there is no "
+        "uniqueness: it is the similarity to the nearest text of such a corpus.",
+    ),
+    threshold: float = typer.Option(
+        NEAR_COPY_DEFAULT,
+        "--threshold",
+        min=0.0,
+        max=1.0,
+        help="With --reference: uniqueness at or above which a poem is a near-copy.",
+    ),
 ) -> None:
-    """Both rhyme densities of single poems, with the parts they are computed from.
+    """Both rhyme densities of single poems, with the parts they are computed from; with
+    --reference, also their uniqueness (highest tf-idf similarity to a text of that corpus,
+    1.0 = a copy) and the nearest text.
 
     Examples:
 
@@ -302,8 +318,11 @@ def score_command(
         poemetric ghostwriting score drafts/*.txt --rhymes --raplyzer-phonetics espeak
 
         poemetric ghostwriting score my-poems/    # every .txt file in the folder
+
+        poemetric ghostwriting score my-poems/ --reference datasets/demo/poems.csv
     """
     from poemetric.ghostwriting.language import not_english_reason
+    from poemetric.ghostwriting.own_poems import NO_REFERENCE
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable, raplyzer_density
     from poemetric.ghostwriting.rhyme_density import rhyme_density
 
@@ -314,6 +333,7 @@ def score_command(
         existing_file(path, "poem file")
     found: list[tuple[Path, tuple[tuple[str, str], ...]]] = []
     foreign: list[str] = []
+    texts: list[tuple[Path, str]] = []
     for path in files:
         text = _one_poem_text(path)
         if (why := not_english_reason(text)) is not None:
@@ -337,7 +357,13 @@ def score_command(
             ]
         )
         found.append((path, measured.rhymes))
+        texts.append((path, text))
+    said = _add_uniqueness(headers, rows, texts, reference, threshold) if reference else []
     console.print(fitted_table(None, headers, rows, console.width))
+    for line in said:
+        console.print(line, markup=False, highlight=False)
+    if not reference:  # said, not left out silently: `metrics` has the column
+        err_console.print(f"note: {NO_REFERENCE}", markup=False, highlight=False, soft_wrap=False)
     if foreign:  # once for all files: the numbers of these say little about rhyme
         err_console.print(
             "warning: mostly not English: "
@@ -351,3 +377,26 @@ def score_command(
         for path, pairs in found:
             listed = "; ".join(f"{a} / {b}" for a, b in pairs) or "none"
             console.print(f"{path}: {listed}", highlight=False, markup=False)
+
+
+def _add_uniqueness(
+    headers: list[str],
+    rows: list[list[str]],
+    poems: list[tuple[Path, str]],
+    corpora: list[Path],
+    threshold: float,
+) -> list[str]:
+    """`score --reference`: a uniqueness column; the lines naming each poem's nearest text."""
+    from poemetric.ghostwriting.own_poems import own_poems_uniqueness
+    from poemetric.ghostwriting.references import ReferenceCorpusError
+
+    try:
+        measured = own_poems_uniqueness(poems, corpora, threshold)
+    except ReferenceCorpusError as error:
+        raise error_exit(f"reference corpus: {error}") from error
+    for note in measured.notes:
+        err_console.print(f"warning: {note}", markup=False, highlight=False)
+    headers.append("uniqueness")
+    for row, nearest in zip(rows, measured.nearest, strict=True):
+        row.append(_number(nearest.similarity))
+    return measured.lines

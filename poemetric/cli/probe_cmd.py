@@ -21,7 +21,15 @@ from poemetric.cli.options import (
     unknown_choice,
 )
 from poemetric.cli.probe_last_line import AllCallsFailed, last_line_pairs
-from poemetric.cli.probe_output import console, no_pairs, not_the_other_kind, note, say, show_tables
+from poemetric.cli.probe_output import (
+    console,
+    no_pairs,
+    not_the_other_kind,
+    note,
+    say,
+    show_tables,
+    source_poems,
+)
 from poemetric.text.plural import plural
 
 if TYPE_CHECKING:
@@ -43,9 +51,12 @@ probe_app = typer.Typer(
         "Minimal-pair probes: does a language model prefer an original poem to a minimally "
         "corrupted copy? (BPoMP, RANLP 2021; Limericks and Computational Poetics, JCLS 2022)\n\n"
         "  poemetric probe build lear-limericks --output pairs.jsonl\n\n"
+        "  poemetric probe build my-poems.csv -o mine.jsonl   # columns text, rhyme\n\n"
         "  poemetric probe run pairs.jsonl --scorer ngram --output scores-ngram.jsonl\n\n"
         "  poemetric probe run pairs.jsonl --scorer hf:smollm2-135m -o smollm2.jsonl\n\n"
-        "  poemetric probe report scores-*.jsonl --output probe-tables/"
+        "  poemetric probe report scores-*.jsonl --output probe-tables/\n\n"
+        "`probe report` warns when the scorers were run on different pairs; --common-pairs "
+        "compares them on the pairs they all scored."
     ),
     no_args_is_help=True,
     rich_markup_mode="markdown",
@@ -58,6 +69,7 @@ app.add_typer(probe_app, name="probe")
     epilog=(
         "Examples:\n\n"
         "  poemetric probe build lear-limericks --output pairs.jsonl\n\n"
+        "  poemetric probe build my-poems.csv --output pairs.jsonl   # text,rhyme columns\n\n"
         "  poemetric probe build demo --tasks synonym --seed 3 --per-poem 2 -o p.jsonl\n\n"
         "  poemetric probe build demo -t last_line --search delayed_beam -o ll.jsonl\n\n"
         "  poemetric probe build demo -t last_line --generator gpt-4o -o ll.jsonl\n\n"
@@ -67,7 +79,10 @@ app.add_typer(probe_app, name="probe")
 )
 def build(
     poems: str = typer.Argument(
-        ..., help="Dataset name (lear-limericks, demo, poemetric) or a CSV/JSONL/Parquet file."
+        ...,
+        help="Dataset name (lear-limericks, demo, poemetric), a dataset file, or a CSV/TSV/JSONL/"
+        "Parquet file of just the poems: content (or text), optional rhyme_pattern (or rhyme), "
+        "poem_id (or id) and form.",
     ),
     output: Path = output_option(
         ..., "--output", "Pairs file to write (JSONL).", file_name="pairs.jsonl"
@@ -87,8 +102,8 @@ def build(
     rhyme_from: str = typer.Option(
         "auto",
         "--rhyme-from",
-        help="Rhyme pattern from the 'dataset', the form 'checker', or 'auto' (dataset when it "
-        "fits the poem, else checker).",
+        help="Rhyme pattern from the 'dataset' (or poems file), the form 'checker', or 'auto' "
+        "(dataset when it fits the poem, else checker).",
     ),
     limit: int | None = typer.Option(None, "--limit", "-n", min=1, help="First N poems only."),
     generator: str = typer.Option(
@@ -104,8 +119,7 @@ def build(
 ) -> None:
     """Build seeded, deterministic minimal pairs from a set of rhymed poems."""
     from poemetric.cli.interrupt import nothing_written
-    from poemetric.data import DatasetError, load_dataset
-    from poemetric.probes.builders import SourcePoem, build_pairs
+    from poemetric.probes.builders import build_pairs
     from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
     from poemetric.probes.thesaurus import ThesaurusUnavailable
     from poemetric.runner.runner import RunnerOptions
@@ -126,24 +140,16 @@ def build(
         raise unknown_choice("--search", search, SEARCHES)
     output_file(output, "--output", source=Path(poems), loss="the poems would be replaced by pairs")
     not_the_other_kind(output, "scores", "the pairs would replace them")
-    try:
-        dataset = load_dataset(poems)
-    except DatasetError as error:
-        raise error_exit(str(error)) from error
+    name, every = source_poems(poems, rhyme_from)
     wanted = {f.strip().lower() for f in forms.split(",") if f.strip()} if forms else None
-    present = sorted({str(p.form) for p in dataset.poems})
+    present = sorted({p.form for p in every if p.form})
     absent = sorted((wanted or set()) - set(present))
     if absent:  # a typo or a form the set lacks: it built 0 pairs from 0 poems, exit status 0
         raise error_exit(
             f"--forms: no poems of {plural(len(absent), 'form')} {', '.join(absent)} in "
-            f"{dataset.name}; "
-            f"its forms: {', '.join(present)}"
+            f"{name}; its forms: {', '.join(present) or 'none (no form column)'}"
         )
-    sources = [
-        SourcePoem(p.poem_id, p.content, p.rhyme_pattern, str(p.form))
-        for p in dataset.poems
-        if wanted is None or str(p.form) in wanted
-    ][:limit]
+    sources = [p for p in every if wanted is None or p.form in wanted][:limit]
     offline = [t for t in chosen if t != "last_line"]
     failed_calls: str | None = None
     why_none: str | None = None  # why last_line kept no line
@@ -180,7 +186,7 @@ def build(
     if not pairs:
         raise no_pairs(
             output,
-            f"{counted(len(sources), 'poem')} of {dataset.name}",
+            f"{counted(len(sources), 'poem')} of {name}",
             offline,
             why_none,
             failed_calls,
@@ -191,7 +197,7 @@ def build(
         by_task[pair.task] = by_task.get(pair.task, 0) + 1
     pairs_word = "pair" if count == 1 else "pairs"
     poems_word = "poem" if len(sources) == 1 else "poems"
-    say(f"{count} {pairs_word} from {len(sources)} {poems_word} of {dataset.name} -> {output}")
+    say(f"{count} {pairs_word} from {len(sources)} {poems_word} of {name} -> {output}")
     for task in chosen:
         # last_line pairs are named by how they were generated (last_line_dbs, last_line_chat...)
         names = [t for t in by_task if t == task or t.startswith(f"{task}_")]
@@ -329,7 +335,11 @@ def run(
     epilog=(
         "Examples:\n\n"
         "  poemetric probe report scores-ngram.jsonl scores-smollm2.jsonl\n\n"
-        "  poemetric probe report scores-*.jsonl --output probe-tables/"
+        "  poemetric probe report scores-*.jsonl --output probe-tables/\n\n"
+        "  poemetric probe report s-ngram.jsonl s-smol.jsonl --common-pairs\n\n"
+        "Scorers run on different pairs (another pairs file, --limit, --tasks) are named in a "
+        "warning, with how many pairs differ; --common-pairs compares them on the pairs every "
+        "scorer scored."
     ),
 )
 def report(
@@ -337,8 +347,15 @@ def report(
     output: Path | None = output_option(
         None, "--output", "Write the tables (CSV, LaTeX, Markdown) into this folder.", folder=True
     ),
+    common_pairs: bool = typer.Option(
+        False,
+        "--common-pairs",
+        help="Only the pairs every scorer scored (same pair id and texts), when the scorers were "
+        "run on different pairs; without it each scorer is reported on all of its pairs.",
+    ),
 ) -> None:
     """Accuracy tables of one or more scores files, beside the papers' published numbers."""
+    from poemetric.probes.pair_sets import compare_pair_sets
     from poemetric.probes.pairs import PairFileError
     from poemetric.probes.results import probe_table_rows
     from poemetric.probes.scorers import read_scores
@@ -346,14 +363,31 @@ def report(
     if output is not None:
         output_folder(output, "--output")
     records = []
+    files: list[str] = []
     seen: dict[tuple[str, str], str] = {}  # a pair scored twice would be counted twice
     try:
         for path in scores:
-            records += read_scores(str(path), seen)
+            read = read_scores(str(path), seen)
+            records += read
+            files += [str(path)] * len(read)
     except PairFileError as error:
         raise error_exit(str(error)) from error
     if not records:
         raise error_exit(
             f"no scores in {', '.join(map(str, scores))}; write them with `poemetric probe run`"
         )
+    sets = compare_pair_sets(records, files)
+    if sets.differ:  # only the n column told it: models compared on different data
+        typer.echo(f"warning: {sets.warning()}", err=True)
+        if common_pairs and not sets.common:
+            raise error_exit("--common-pairs: no pair was scored by every scorer")
+        if common_pairs:
+            records = [r for r in records if sets.key(r) in sets.common]
+            done = f"only the {len(sets.common)} pairs every scorer scored (--common-pairs)"
+        else:
+            done = (
+                "each scorer on all of its pairs; --common-pairs keeps the "
+                f"{len(sets.common)} pairs every scorer scored"
+            )
+        say(f"Pairs differ between scorers (warning on stderr): {done}.\n")
     show_tables(probe_table_rows(records), output)

@@ -1,6 +1,7 @@
-"""What `poemetric probe` commands print and refuse: lines that name paths (stdout) and notes
-beside the results (stderr), the accuracy tables, `probe build`'s "no pairs" error and the
-refusal of an `--output` that holds the other kind of probe file."""
+"""What `poemetric probe` commands read, print and refuse: the poems `probe build` reads, lines
+that name paths (stdout) and notes beside the results (stderr), the accuracy tables, `probe
+build`'s "no pairs" error and the refusal of an `--output` that holds the other kind of probe
+file."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from rich.console import Console
 from poemetric.cli.options import error_exit
 
 if TYPE_CHECKING:
+    from poemetric.probes.builders import SourcePoem
     from poemetric.probes.results import ProbeTable
 
 console = Console(emoji=False)
@@ -72,3 +74,28 @@ def show_tables(tables: dict[str, ProbeTable], out_dir: Path | None) -> None:
         frames = {name: table.frame() for name, table in tables.items()}
         written = write_probe_tables(frames, out_dir)
         note(f"tables: {len(written)} files in {out_dir}")
+
+
+def source_poems(poems: str, rhyme_from: str) -> tuple[str, list[SourcePoem]]:
+    """The name and poems of `probe build`'s POEMS: a dataset (name, or a file with a
+    dataset's columns) read by the dataset loader, else a file of just the poems."""
+    from poemetric.data import DatasetError, load_dataset
+    from poemetric.probes.builders import SourcePoem
+    from poemetric.probes.poem_file import PoemFileError, is_full_dataset, read_poem_file
+
+    path = Path(poems)
+    if path.is_file() and not is_full_dataset(path):
+        try:
+            read = read_poem_file(path, rhyme_required_to_fit=rhyme_from == "dataset")
+        except PoemFileError as error:
+            raise error_exit(str(error)) from error
+        for warning in read.notes:
+            typer.echo(f"warning: {warning}", err=True)
+        return path.name, read.poems
+    try:
+        dataset = load_dataset(poems)
+    except DatasetError as error:
+        raise error_exit(str(error)) from error
+    return dataset.name, [
+        SourcePoem(p.poem_id, p.content, p.rhyme_pattern, str(p.form)) for p in dataset.poems
+    ]

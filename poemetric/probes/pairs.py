@@ -42,6 +42,15 @@ class Pair(BaseModel):
     corrupted: str = Field(min_length=1)
     details: dict[str, Any] = Field(default_factory=dict)
 
+    @property
+    def digest(self) -> str:
+        """A digest of the two texts: the scores file keeps it (`pair_digest`), so `probe
+        report` tells pairs of one id built from other texts (another poem version, another
+        `--rhyme-from`) apart."""
+        from poemetric.store.db import stable_id
+
+        return stable_id(self.original, self.corrupted)
+
     @model_validator(mode="after")
     def _not_trivial(self) -> Pair:
         if self.original == self.corrupted:

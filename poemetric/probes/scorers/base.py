@@ -40,6 +40,8 @@ class ScoreRecord(BaseModel):
     verdict_sum: Verdict
     verdict_mean: Verdict
     details: dict[str, Any] = Field(default_factory=dict)
+    #: `Pair.digest` of the pair scored (None in files written before it was kept).
+    pair_digest: str | None = None
 
 
 def compare(original: float | None, corrupted: float | None) -> Verdict:
@@ -69,6 +71,7 @@ def record_from_scores(
         verdict_sum=compare(original.logprob_sum, corrupted.logprob_sum),
         verdict_mean=compare(original.mean, corrupted.mean),
         details=details,
+        pair_digest=pair.digest,
     )
 
 

@@ -177,6 +177,7 @@ class ChatScorer:
                     verdict_sum=verdict,
                     verdict_mean=verdict,
                     details=details,
+                    pair_digest=pair.digest,
                 )
             )
         return records
