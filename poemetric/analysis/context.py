@@ -30,6 +30,7 @@ from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.labels import Labels
 from poemetric.analysis.plotting import COLUMN_WIDTHS, LABEL_LIMIT, author_colours
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
+from poemetric.analysis.validation import judged_as_rated
 from poemetric.hints import stage_command
 from poemetric.questionnaire import DIMENSIONS_BY_KEY
 from poemetric.store import RunStore
@@ -211,6 +212,18 @@ class FigureContext:
             return None
         chosen = self._chosen(self.experts)
         return dimension_scores(experts_as_judgments(chosen)) if not chosen.empty else None
+
+    @property
+    def judge_on_expert_poems(self) -> pd.DataFrame | None:
+        """The judge's per-author scores over the poems the experts rated (`judged_as_rated`),
+        or None without expert ratings of the authors shown."""
+        return self._table("judge_on_expert_poems", self._judge_on_expert_poems)
+
+    def _judge_on_expert_poems(self) -> pd.DataFrame | None:
+        if self.experts is None or self.experts.empty:
+            return None
+        matched = judged_as_rated(self.judgments, self._chosen(self.experts))
+        return dimension_scores(matched) if not matched.empty else None
 
     @cached_property
     def expert_count(self) -> int:
