@@ -200,7 +200,9 @@ def test_every_caption_counts_poems_in_the_right_number(tmp_path: Path, poems: i
         experts = load_expert_ratings(path, store)
     captions = _captions(data, labels)
     with_experts = _captions(data, labels, experts)["dimension_bars"]
-    assert f"({counted_poems(poems)}; authors without expert ratings" in with_experts
+    # the judge's bars are over the experts' poems (`dimension_bars`), "1 human expert"
+    assert "over the poems the experts rated (" in with_experts
+    assert "Hatched grey bars: 1 human expert on the same poems" in with_experts
     captions["dimension_bars (experts)"] = with_experts
     counts = {kind: COUNTED.findall(caption) for kind, caption in captions.items()}
     counted = {kind: found for kind, found in counts.items() if found}

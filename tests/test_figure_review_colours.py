@@ -95,26 +95,26 @@ def _case_study_colours(figure: Figure) -> dict[str, str]:
 def test_the_case_study_draws_each_author_in_its_colour_in_the_other_figures(
     paper_run: Path, selection: str | None
 ) -> None:
-    """Poem A was always blue: DeepSeek-R1 blue in Fig. 3 and orange in Fig. 5."""
+    """Poem A was always blue: DeepSeek-R1 blue in Fig. 3 and orange in Fig. 5. Among 30 LLMs
+    in one blue, the case study's poems keep their colours of the run (those of `paper7`)."""
     ctx = _context(paper_run, selection)
     with figure_style():
         rule_based = FIGURE_KINDS["rule_based"][0](ctx)
         study = FIGURE_KINDS["case_study"][0](ctx, author="deepseek-r1")
         versus = FIGURE_KINDS["case_study"][0](ctx, author="deepseek-r1", other="gpt-4o")
-    colours = _bar_colours(rule_based.figure)
+        paper7 = FIGURE_KINDS["rule_based"][0](_context(paper_run, "paper7"))
+    colours, run_colours = _bar_colours(rule_based.figure), _bar_colours(paper7.figure)
     drawn = _case_study_colours(study.figure)
-    assert drawn["Poem A (DeepSeek-R1)"] == colours["DeepSeek-R1"]
+    assert drawn["Poem A (DeepSeek-R1)"] == run_colours["DeepSeek-R1"]
     assert drawn["Poem B (Human)"] == colours["Human"] == HUMAN_COLOUR.lower()
-    if selection == "paper7":
-        assert colours["DeepSeek-R1"] != colours["GPT-4o"]  # not the first blue for everyone
-        assert _case_study_colours(versus.figure) == {
-            "Poem A (DeepSeek-R1)": colours["DeepSeek-R1"],
-            "Poem B (GPT-4o)": colours["GPT-4o"],
-        }
-    else:  # 30 LLMs in one blue: two LLM poems still differ
-        pair = _case_study_colours(versus.figure)
-        assert len(set(pair.values())) == 2 and HUMAN_COLOUR.lower() not in pair.values()
-    for drawing in (rule_based, study, versus):
+    assert run_colours["DeepSeek-R1"] != run_colours["GPT-4o"]  # not the first blue for everyone
+    assert _case_study_colours(versus.figure) == {
+        "Poem A (DeepSeek-R1)": run_colours["DeepSeek-R1"],
+        "Poem B (GPT-4o)": run_colours["GPT-4o"],
+    }
+    if selection is None:  # 30 LLMs in one blue
+        assert len({c for name, c in colours.items() if name != "Human"}) == 1
+    for drawing in (rule_based, study, versus, paper7):
         plt.close(drawing.figure)
 
 

@@ -28,8 +28,15 @@ from poemetric.analysis.experts import (
 )
 from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.labels import Labels
-from poemetric.analysis.plotting import COLUMN_WIDTHS, LABEL_LIMIT, author_colours
+from poemetric.analysis.plotting import (
+    COLUMN_WIDTHS,
+    LABEL_LIMIT,
+    LLM_COLOURS,
+    author_colours,
+    run_palette,
+)
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
+from poemetric.analysis.validation import judged_as_rated
 from poemetric.hints import stage_command
 from poemetric.questionnaire import DIMENSIONS_BY_KEY
 from poemetric.store import RunStore
@@ -212,6 +219,18 @@ class FigureContext:
         chosen = self._chosen(self.experts)
         return dimension_scores(experts_as_judgments(chosen)) if not chosen.empty else None
 
+    @property
+    def judge_on_expert_poems(self) -> pd.DataFrame | None:
+        """The judge's per-author scores over the poems the experts rated (`judged_as_rated`),
+        or None without expert ratings of the authors shown."""
+        return self._table("judge_on_expert_poems", self._judge_on_expert_poems)
+
+    def _judge_on_expert_poems(self) -> pd.DataFrame | None:
+        if self.experts is None or self.experts.empty:
+            return None
+        matched = judged_as_rated(self.judgments, self._chosen(self.experts))
+        return dimension_scores(matched) if not matched.empty else None
+
     @cached_property
     def expert_count(self) -> int:
         return 0 if self.experts is None else int(self.experts["expert"].nunique())
@@ -253,22 +272,21 @@ class FigureContext:
         return self.labels.author(author)
 
     @cached_property
-    def _shared_colours(self) -> dict[str, str]:
-        """`author_colours` over the run's authors when its LLMs are few enough for a colour
-        each, else over the authors shown (`paper7` among the paper's 30)."""
-        everyone = author_colours(author_order(self.data.generations["author"].unique()))
-        if len(set(everyone.values())) == len(everyone):
-            return everyone
-        return author_colours(self.authors)
+    def _run_palette(self) -> dict[str, str]:
+        """`run_palette` over every author of the run (not only those shown)."""
+        return run_palette(self.data.generations["author"].unique())
 
     def colours(self, authors: Sequence[str]) -> dict[str, str]:
-        """Colours of `authors`, the same in every figure of the run (the case study's poem A
-        took the first blue whoever wrote it, DeepSeek-R1 blue there and orange in Fig. 5);
-        `author_colours(authors)` where those would not tell them apart (a radar's best LLMs
-        among 30 authors drawn in one blue)."""
-        shared = {a: self._shared_colours[a] for a in authors if a in self._shared_colours}
-        if len(shared) == len(authors) and len(set(shared.values())) == len(shared):
-            return shared
+        """Colours of `authors`, the same in every figure of the run whichever authors it shows
+        (`run_palette`: the case study's poem A took the first blue whoever wrote it, and
+        `paper7` and another selection of a 30-model run coloured one model differently);
+        more than 7 LLMs in one blue (`author_colours`). Per `authors` only where the run's
+        palette would not tell them apart (past 30 LLMs, where its colours repeat)."""
+        if all(a in self._run_palette for a in authors):
+            shown = author_colours(authors, self._run_palette)
+            llms = [shown[a] for a in authors if a != HUMAN_AUTHOR]
+            if len(llms) > len(LLM_COLOURS) or len(set(llms)) == len(llms):
+                return shown
         return author_colours(authors)
 
     @property

@@ -15,6 +15,7 @@ from poemetric.analysis.context import (
     Count,
     Dimensions,
     FigureContext,
+    FigureSkipped,
     ScoreGroup,
     known_dimensions,
 )
@@ -34,6 +35,7 @@ from poemetric.analysis.plotting import (
 from poemetric.analysis.scores import score_matrix
 from poemetric.questionnaire import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
 from poemetric.tables.headers import dimension_label, part_label
+from poemetric.text.plural import counted
 
 LIKERT = (1.0, 5.0)
 CI_NOTE = "whiskers: 95% CI of the mean over poems (Student t, clipped to 1-5)"
@@ -84,14 +86,56 @@ def _poems(scores: pd.DataFrame) -> str:
     return counted_poems(scores.groupby("author")["n"].max())
 
 
-def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all",
-                   dimensions: Dimensions = None) -> Drawing:  # fmt: skip
+def _rated_counts(ctx: FigureContext, scores: pd.DataFrame, authors: list[str]) -> str:
+    """`12 poems per author`, or each author's count (`per author: Human 12, GPT-4o 10`)."""
+    counts = scores.groupby("author")["n"].max().reindex(authors).fillna(0).astype(int)
+    if counts.nunique() == 1:
+        return f"{counted_poems(int(counts.iloc[0]))} per author"
+    return "per author: " + ", ".join(f"{ctx.label(str(a))} {n}" for a, n in counts.items())
+
+
+#: The authors the experts did not rate that a caption names (then `and 23 more`).
+NAMED_UNRATED = 5
+
+
+def _expert_text(ctx: FigureContext, authors: list[str], matched: bool) -> str:
+    """What a caption says of the expert panel's bars and whom it leaves out."""
+    assert ctx.experts is not None
+    experts = f"Hatched grey bars: {counted(ctx.expert_count, 'human expert')}"
+    if not matched:
+        return (
+            f" {experts} on the poems they rated "
+            f"({counted_poems(int(ctx.experts['generation_id'].nunique()))}; authors without "
+            f"expert ratings have no grey bar), not the poems of {ctx.judge_label}'s bars, which "
+            "are over every poem."
+        )
+    unrated = [a for a in ctx.ordered(ctx.scores["author"]) if a not in authors]
+    names = ctx.labels.author_list(unrated[:NAMED_UNRATED])
+    more = f" and {len(unrated) - NAMED_UNRATED} more" if len(unrated) > NAMED_UNRATED else ""
+    left_out = (
+        f" Not rated by the experts, so not shown: {', '.join(names)}{more}." if unrated else ""
+    )
+    return f" {experts} on the same poems, an item over those an expert scored.{left_out}"
+
+
+def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimensions = None,
+                   judge_poems: Literal["rated", "all"] = "rated") -> Drawing:  # fmt: skip
     """Paper Figs. 6-8: a panel per dimension, a bar per author; with expert ratings, the
-    experts' mean beside the judge's (hatched grey)."""
+    experts' mean beside the judge's (hatched grey), the judge's over the same poems as the
+    experts' (`judge_poems: all`: over every poem of the author, beside the experts' over
+    theirs)."""
     keys = _keys(group, dimensions)
-    scores = ctx.scores
-    authors = ctx.ordered(scores["author"])
+    if judge_poems not in {"rated", "all"}:
+        raise ValueError(f"unknown judge_poems {judge_poems!r}; use rated or all")
     experts = ctx.expert_scores
+    matched = experts is not None and judge_poems == "rated"
+    scores = ctx.judge_on_expert_poems if matched else ctx.scores
+    if scores is None:
+        raise FigureSkipped(
+            f"{ctx.judge_label} judged none of the poems the experts rated "
+            "(`judge_poems: all` draws the judge over every poem)"
+        )
+    authors = ctx.ordered(scores["author"])
     panels = []
     for key in keys:
         judge_series = Series(_by_author(scores, key), label=ctx.judge_label,
@@ -108,17 +152,16 @@ def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all",
         return _dimension_heatmap(ctx, keys, group, dimensions, experts is not None)
     figure = draw_grid(ctx, panels, value_label="mean score (1-5); whiskers: 95% CI",
                        legend=experts is not None, max_columns=max_columns)  # fmt: skip
-    expert_text = (
-        f" Hatched grey bars: {ctx.expert_count} human experts on the poems they rated "
-        f"({counted_poems(int(ctx.experts['generation_id'].nunique()))}; authors without expert ratings "
-        "have no grey bar)."
-        if experts is not None and ctx.experts is not None
-        else ""
+    over = (
+        f"the poems the experts rated ({_rated_counts(ctx, scores, authors)})"
+        if matched
+        else f"{_poems(scores)} each"
     )
     caption = (
         f"POEMetric scores, {_what(group, dimensions)}, judged by {ctx.judge_label}: mean Likert "
-        f"score per author over {_poems(scores)} each; bars start at 1, the scale's minimum; {CI_NOTE}."
-        f"{expert_text}{_na_note(keys)}"
+        f"score per author over {over}; bars start at 1, the scale's minimum; {CI_NOTE}."
+        f"{_expert_text(ctx, authors, matched) if experts is not None else ''}"
+        f"{_na_note(keys)}"
     )
     return Drawing(figure, caption)
 
@@ -149,7 +192,12 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
         f"over {_poems(ctx.scores)}, authors sorted by their mean over these "
         "dimensions; shown as a heatmap without intervals because bars for these authors would "
         "not fit a page at this width (fewer `--authors`, e.g. paper7, draw bars with 95% CIs)."
-        + (" The experts' scores are in the table expert_scores." if experts else "")
+        + (
+            " The experts' scores are in the table expert_scores, the judge's over the same "
+            "poems in judge_on_expert_poems (`poemetric analyze`)."
+            if experts
+            else ""
+        )
         + _na_note(keys)
     )
     return Drawing(figure, caption)

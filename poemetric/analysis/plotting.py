@@ -25,7 +25,7 @@ from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure, SubFigure
 from matplotlib.font_manager import FontProperties
 
-from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.paths import replaced_when_done
 
 #: Printed widths in inches (a two-column paper's column and full text width).
@@ -41,6 +41,16 @@ BAR_SLOT_IN = 0.13
 HUMAN_COLOUR = "#D55E00"
 LLM_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#56B4E9", "#CC79A7", "#F0E442", "#000000")
 SINGLE_LLM_COLOUR = "#0072B2"
+#: The run-wide palette (`run_palette`): Okabe-Ito's 7, then colours of Paul Tol's schemes
+#: (muted, light, medium-contrast, bright), none the vermillion of the human poets or the grey
+#: of the expert panel, in rounds of 8 unlike hues (neighbours in the run's author order differ
+#: in hue, not only in shade): 30 LLMs of a run get a colour each.
+RUN_COLOURS = (
+    *LLM_COLOURS, "#882255",
+    "#332288", "#997700", "#117733", "#88CCEE", "#AA4499", "#DDCC77", "#994455", "#44AA99",
+    "#004488", "#CCBB44", "#44BB99", "#FFAABB", "#999933", "#AA3377", "#99DDFF", "#6699CC",
+    "#4477AA", "#EEDD88", "#228833", "#EE99AA", "#BBCC33", "#77AADD",
+)  # fmt: skip
 EXPERT_COLOUR = "#999999"
 PART_COLOURS = {
     "basic": "#0072B2",
@@ -154,17 +164,29 @@ def parse_width(value: str | float) -> float:
     return inches
 
 
-def author_colours(authors: Sequence[str]) -> dict[str, str]:
-    """Human in vermillion; up to 7 LLMs in distinct Okabe-Ito colours. With more LLMs every
-    LLM bar is one blue: the figures then label each bar directly (its tick label) instead of
+def run_palette(authors: Iterable[str]) -> dict[str, str]:
+    """Every author of a run -> its colour in every figure of the run, whichever authors a
+    figure shows: the human poets vermillion; the LLMs, in `author_order`, take `RUN_COLOURS`
+    in turn (a run of up to 7 LLMs gets Okabe-Ito as before; past 30 the colours repeat).
+    It was assigned per selection: `paper7` and another 7 of a 30-model run gave one model two
+    colours."""
+    llms = [a for a in author_order(authors) if a != HUMAN_AUTHOR]
+    colours = {HUMAN_AUTHOR: HUMAN_COLOUR}
+    colours |= {a: RUN_COLOURS[i % len(RUN_COLOURS)] for i, a in enumerate(llms)}
+    return colours
+
+
+def author_colours(authors: Sequence[str], palette: dict[str, str] | None = None) -> dict[str, str]:
+    """The colours of the authors one figure shows: up to 7 LLMs each in its `palette` colour
+    (default: `run_palette(authors)`), the human poets in vermillion. With more LLMs every LLM
+    bar is one blue: the figures then label each bar directly (its tick label) instead of
     relying on a legend, since no palette keeps 30 colours apart."""
     llms = [a for a in authors if a != HUMAN_AUTHOR]
     colours = {HUMAN_AUTHOR: HUMAN_COLOUR}
-    if len(llms) <= len(LLM_COLOURS):
-        colours |= dict(zip(llms, LLM_COLOURS, strict=False))
-    else:
-        colours |= dict.fromkeys(llms, SINGLE_LLM_COLOUR)
-    return colours
+    if len(llms) > len(LLM_COLOURS):
+        return colours | dict.fromkeys(llms, SINGLE_LLM_COLOUR)
+    palette = run_palette(authors) if palette is None else palette
+    return colours | {a: palette[a] for a in llms}
 
 
 def plain_number(value: float, _position: object = None) -> str:

@@ -51,6 +51,7 @@ from poemetric.analysis.validation import (
     expert_agreement,
     expert_pao,
     judge_agreement,
+    judged_as_rated,
 )
 from poemetric.data.errata import errata_for_run
 from poemetric.hints import stage_command
@@ -325,5 +326,8 @@ def _expert_tables(
         result.notes.append("judge agreement skipped: no poem was rated by a judge and an expert")
         return
     result.tables["agreement"] = agreement
+    result.tables["judge_on_expert_poems"] = dimension_scores(
+        judged_as_rated(data.judgments, ratings), method=ci_method, seed=seed
+    )
     result.tables["agreement_by_expert"] = expert_pao(ratings, data.judgments)
     result.tables["discrimination"] = discrimination(ratings, data.judgments)

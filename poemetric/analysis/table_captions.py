@@ -40,6 +40,9 @@ TABLE_CAPTIONS: dict[str, str] = {
     "opening_words": "Top opening words per author (share: % of the author's poems)",
     "profile_similarity": "Cosine similarity of top-word profiles to the human poems",
     "expert_scores": "Expert panel scores per author and dimension" + NA_NOTE,
+    "judge_on_expert_poems": "Judge scores per author and dimension over the poems the experts "
+    "rated (an item over those an expert scored): the judge's bars beside the experts' in "
+    "Figs. 6-8" + NA_NOTE,
     "agreement": "Agreement of the LLM judge with human experts per item" + POEMS_NOTE,
     "agreement_experts": "Agreement of the human experts with each other per item" + POEMS_NOTE,
     "agreement_by_expert": "PAo of the LLM judge with each expert",
@@ -69,7 +72,13 @@ def pending_caption(run: Path, judge: str | None = None) -> str:
 
 
 #: Tables whose mean CIs follow `--ci`; their captions say which interval they print.
-MEAN_TABLES = ("dimension_scores", "dimension_scores_by_form", "group_scores", "expert_scores")
+MEAN_TABLES = (
+    "dimension_scores",
+    "dimension_scores_by_form",
+    "group_scores",
+    "expert_scores",
+    "judge_on_expert_poems",
+)
 _CHECK_INTERVALS = "intervals: Wilson for the pass rate, Student t for the mean scores"
 #: The intervals of the other tables, which are always these.
 FIXED_INTERVALS = {
