@@ -17,6 +17,7 @@ from test_merge_coverage import UserModel, _answer, _cli, _incomplete, _markov, 
 from test_runner_support import TEST_KEY
 
 from poemetric.store import RunStore
+from poemetric.store.selections import Selection, parse_selections, to_json, union_selections
 from poemetric.testing.servers import Fault, OpenAIServer
 
 
@@ -108,3 +109,78 @@ def test_missing_samples_are_a_gap(tmp_path: Path, user_model: UserModel) -> Non
         _model_file(user_model, "judges", "tj", server)
         _ok("judge", "--run", dest, "--judge", "tj", "--samples", "3", "--no-progress")
     assert not _incomplete(_ok("merge", run, "--into", dest))
+
+
+def _judged_positions(run: Path) -> list[int]:
+    with RunStore(run) as store:
+        rows = store.query(
+            "SELECT DISTINCT p.position FROM judgments j "
+            "JOIN generations g ON g.generation_id = j.generation_id "
+            "JOIN poems p ON p.poem_id = g.poem_id ORDER BY p.position"
+        )
+    return [int(row[0]) for row in rows]
+
+
+def test_a_limit_on_one_shard_counts_the_poems_it_picked_there(
+    tmp_path: Path, user_model: UserModel
+) -> None:
+    """`judge --authors markov --limit 2` on shard 0/2: markov's first two poems *of that
+    shard*. The merge read the limit again in the merged run, whose first two markov poems are
+    shard 1's: it named the judge incomplete over poems it was never asked about (and not the
+    ones it judged), with `--limit 2` to judge them. The poems the limit picked are recorded now,
+    and counted in the merged run; a gap among them is covered where the judge ran."""
+    parts = [tmp_path / f"part{k}" for k in range(2)]
+    for k, part in enumerate(parts):
+        _ok("generate", "--no-progress", "--run", part, "--limit", "8", "--shard", f"{k}/2")
+    picked = ["judge", "--judge", "tj", "--authors", "markov", "--limit", "2", "--no-progress"]
+    with OpenAIServer(_answer, api_key=TEST_KEY) as server:
+        _model_file(user_model, "judges", "tj", server)
+        _ok(*picked, "--run", parts[0])
+        dest = tmp_path / "all"
+        result = _ok("merge", *parts, "--into", dest)  # exit 1 before: the wrong poems lacked
+        assert not _incomplete(result), result.output
+        judged = _judged_positions(parts[0])
+        assert _judged_positions(dest) == judged
+        _ok(*picked, "--run", dest)  # picks the merged run's first markov poems: other ones
+        assert _judged_positions(dest) != judged
+
+        # A poem of those it picked lacks (it stopped before it): the line sends the user to
+        # the store it ran in, not to `--limit 2` on the merged run (other poems there).
+        with RunStore(parts[0]) as store:
+            store.conn.execute(
+                "DELETE FROM judgments WHERE judgment_id = (SELECT MAX(judgment_id) FROM judgments)"
+            )
+            store.conn.commit()
+        again = tmp_path / "again"
+        result = _cli("merge", *parts, "--into", again)
+        assert result.exit_code == 1, result.output
+        (judge,) = _incomplete(result)
+        assert judge.startswith(
+            f"incomplete: judge of model tj: 1 of the 2 poems it was asked to cover (--authors "
+            f"markov --limit 2 where it ran) in {again} has no judgment of it (markov 1): its --limit "
+            f"picked them among the poems of the store it ran in (not the first poems of {again})"
+        ), judge
+        assert "--run " + str(again) not in judge.split("the merge was written")[1], judge
+        assert "run its command there again, with the same options" in judge, judge
+        _ok(*picked, "--run", parts[0])
+    assert not _incomplete(_ok("merge", parts[0], "--into", again))
+
+
+def test_the_limits_of_two_shards_are_both_kept() -> None:
+    """Each shard's `--limit 2` picked its own poems: the merged record asks for both sets (a
+    limit without its poems, from an older store, is read again as before)."""
+    first, second = (Selection(("markov",), 2, 1, poems) for poems in (("a", "b"), ("c", "d")))
+    merged = union_selections([{"judge": {"tj": [first]}}, {"judge": {"tj": [second]}}])
+    assert merged == {"judge": {"tj": [first, second]}}
+    held = to_json(merged)
+    assert parse_selections(held) == merged
+    assert held["judge"]["tj"][0] == {
+        "authors": ["markov"],
+        "limit": 2,
+        "samples": 1,
+        "poems": ["a", "b"],
+    }
+    wider = Selection(("markov",), 4, 1, ("a", "b", "c", "d"))
+    assert union_selections([merged, {"judge": {"tj": [wider]}}]) == {"judge": {"tj": [wider]}}
+    older = Selection(("markov",), 2)  # recorded before the poems were
+    assert not older.covers(first) and not first.covers(older)

@@ -44,7 +44,7 @@ def gap_line(gap: StageGap, into: Path) -> str:
         judge=stage_command("judge", into, gap.model),
         form=stage_command("form", into),
     )
-    if gap.options:  # under make, poemetric's other options go in ARGS
+    if gap.options and not gap.elsewhere:  # under make, poemetric's other options go in ARGS
         given = " ".join(gap.options)
         run += f' ARGS="{given}"' if run_by_make() else f" {given}"
     if gap.unrecorded_in:
@@ -69,6 +69,8 @@ def gap_line(gap: StageGap, into: Path) -> str:
     if gap.options_note:
         came += f"; {gap.options_note}"
     asked = f" it was asked to cover ({' '.join(gap.options)})" if gap.options else ""
+    if gap.elsewhere:
+        asked = f" it was asked to cover ({' '.join((*gap.options, 'where it ran'))})"
     counts = ", ".join(f"{author} {count:,}" for author, count in gap.authors)
     held = (
         f"{gap.lacking:,} of the {gap.total:,} {covers}{asked} in {into} "
@@ -87,6 +89,13 @@ def gap_line(gap: StageGap, into: Path) -> str:
             f"{plural(few, 'has', 'have')} {fewer}"
         )
         came += " (or where it ran with fewer --samples)"
+    if gap.elsewhere:  # the same options pick other poems in the merged run
+        return (
+            f"{what}: {held}: its --limit picked them among the poems of the store it ran in "
+            f"(not the first poems of {into}), and it stopped before them there; the merge was "
+            "written: run its command there again, with the same options (a resume pays for "
+            f"nothing stored), and merge that store into {into} again"
+        )
     return f"{what}: {held}{came}; the merge was written: run {run} to {does}{ignore}"
 
 

@@ -66,6 +66,10 @@ class StageGap:
     #: default), and a word on them ("" when none is needed).
     options: tuple[str, ...] = ()
     options_note: str = ""
+    #: The items were picked by a `--limit` in the store the stage ran in, which the same
+    #: options do not pick in the merged run (its first poems are others): the gap is covered
+    #: by running the stage's command there again and merging that store again.
+    elsewhere: bool = False
     #: Set by `merge`: stores that hold results of the model but no shard record of the stage
     #: (it stopped partway there, or an older POEMetric wrote the store).
     unrecorded_in: tuple[Path, ...] = ()

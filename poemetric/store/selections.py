@@ -3,8 +3,13 @@
 those poems only, and a judge asked for `--samples 3` against three samples of each.
 
 The entry maps a stage to each model's selections, each {"authors": [names] or null,
-"limit": N or null, "samples": N}: the poems `--authors` and `--limit` pick (null: no such
-option), read again in the merged run by the stage's own rule, and the samples asked of each.
+"limit": N or null, "samples": N}, and with a limit "poems": [poem ids]: the poems `--authors`
+and `--limit` pick (null: no such option) and the samples asked of each. `--authors` (or no
+option) means the same poems in any store, so it is read again in the merged run by the stage's
+own rule; a `--limit` means the first N poems *of the store it ran in* (one shard of a run holds
+other poems than the merged run), so the poems it picked there are recorded (`poems`) and the
+merged run counts the stage over those poems, of its authors. A limit recorded without its
+poems (an older POEMetric) is read again in the merged run, as before.
 A stage records its models' selection as it starts (a dry run records nothing), as `models` is
 recorded. Running the stage again adds its selection: the poems asked for are the union, each
 asked its highest sample count; a selection that another covers (a later run without
@@ -31,6 +36,8 @@ class Selection:
     authors: tuple[str, ...] | None = None
     limit: int | None = None
     samples: int = 1
+    #: The poems `limit` picked in the store the stage ran in (None: no limit, or not recorded).
+    poems: tuple[str, ...] | None = None
 
     @property
     def whole(self) -> bool:
@@ -43,10 +50,15 @@ class Selection:
         known to hold another's)."""
         if self.samples < other.samples:
             return False
+        wider = self.authors is None or (
+            other.authors is not None and set(other.authors) <= set(self.authors)
+        )
+        if self.poems is not None:  # the poems it picked, of its authors
+            return wider and other.poems is not None and set(other.poems) <= set(self.poems)
         if self.limit is None:
-            return self.authors is None or (
-                other.authors is not None and set(other.authors) <= set(self.authors)
-            )
+            return wider
+        if other.poems is not None:  # the first N of another store, or of this one before
+            return False
         same_authors = (self.authors is None) == (other.authors is None) and set(
             self.authors or ()
         ) == set(other.authors or ())
@@ -65,7 +77,10 @@ class Selection:
 
     def to_json(self) -> dict[str, object]:
         authors = None if self.authors is None else list(self.authors)
-        return {"authors": authors, "limit": self.limit, "samples": self.samples}
+        held: dict[str, object] = {"authors": authors, "limit": self.limit, "samples": self.samples}
+        if self.poems is not None:
+            held["poems"] = list(self.poems)
+        return held
 
 
 #: stage -> model -> selections
@@ -80,9 +95,12 @@ def record_selection(
     authors: Sequence[str] | None = None,
     limit: int | None = None,
     samples: int = 1,
+    poems: Iterable[str] | None = None,
 ) -> None:
-    """Add the selection a stage was started with to each model's entry (atomic)."""
-    chosen = Selection(tuple(authors) if authors else None, limit, samples)
+    """Add the selection a stage was started with to each model's entry (atomic); `poems`: with
+    a `limit`, the poems it picks in `store` (by the stage's rule), in order."""
+    picked = None if limit is None or poems is None else tuple(dict.fromkeys(map(str, poems)))
+    chosen = Selection(tuple(authors) if authors else None, limit, samples, picked)
     added = {stage: {name: [chosen] for name in models}}
     if added[stage]:
         store.update_meta(
@@ -148,8 +166,14 @@ def _selection(item: object) -> Selection | None:
     if not isinstance(item, dict):
         return None
     authors, limit, samples = item.get("authors"), item.get("limit"), item.get("samples", 1)
-    if authors is not None and not isinstance(authors, list):
+    poems = item.get("poems")
+    if any(value is not None and not isinstance(value, list) for value in (authors, poems)):
         return None
     if (limit is not None and not isinstance(limit, int)) or not isinstance(samples, int):
         return None
-    return Selection(None if authors is None else tuple(map(str, authors)), limit, max(samples, 1))
+    return Selection(
+        None if authors is None else tuple(map(str, authors)),
+        limit,
+        max(samples, 1),
+        None if poems is None or limit is None else tuple(map(str, poems)),
+    )
