@@ -184,3 +184,29 @@ def test_the_limits_of_two_shards_are_both_kept() -> None:
     assert union_selections([merged, {"judge": {"tj": [wider]}}]) == {"judge": {"tj": [wider]}}
     older = Selection(("markov",), 2)  # recorded before the poems were
     assert not older.covers(first) and not first.covers(older)
+
+
+def test_a_gap_in_a_store_without_selection_records_is_a_warning(
+    tmp_path: Path, user_model: UserModel
+) -> None:
+    """A store written before selections were recorded, its judge given `--authors markov` on
+    purpose: `merge` exited 1 with a line to ignore, stopping `merge && analyze`. Whether it was
+    asked for the human poems is unknown: the gap is named as such, exit 0 (1 with
+    `--strict`)."""
+    run = tmp_path / "run"
+    _ok("generate", "--no-progress", "--run", run, "--limit", "4")
+    with OpenAIServer(_answer, api_key=TEST_KEY) as server:
+        _model_file(user_model, "judges", "tj", server)
+        _ok("judge", "--run", run, "--judge", "tj", "--authors", "markov", "--no-progress")
+    with RunStore(run) as store:  # as an older POEMetric wrote it
+        store.conn.execute("DELETE FROM meta WHERE key = 'selections'")
+        store.conn.commit()
+        human = store.count("generations", "author = 'human' AND status = 'ok'")
+    result = _ok("merge", run, "--into", tmp_path / "all")  # exit 1 before
+    assert not _incomplete(result), result.output
+    (line,) = [x for x in result.output.splitlines() if x.startswith("unknown selection: ")]
+    assert f"judge of model tj: {human} of the " in line, line
+    assert "which poems it was asked for is unknown" in line, line
+    assert "if tj was meant to cover them" in line, line
+    strict = _cli("merge", run, "--into", tmp_path / "strict", "--strict")
+    assert strict.exit_code == 1, strict.output

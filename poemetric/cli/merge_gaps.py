@@ -61,11 +61,13 @@ def gap_line(gap: StageGap, into: Path) -> str:
         came = (
             ", poems of stores where it did not run or that it was not given (--authors, --limit)"
         )
-    ignore = (
-        ""
-        if gap.model is None or gap.recorded
-        else f", or, if {gap.model} was meant to cover only some, ignore this"
-    )
+    ignore = ""
+    if gap.selection_unknown:
+        came += (
+            "; which poems it was asked for is unknown: it ran in a store written before "
+            "POEMetric recorded a stage's --authors and --limit"
+        )
+        ignore = f" if {gap.model} was meant to cover them (--strict: exit 1 on such gaps)"
     if gap.options_note:
         came += f"; {gap.options_note}"
     asked = f" it was asked to cover ({' '.join(gap.options)})" if gap.options else ""

@@ -74,6 +74,15 @@ class StageGap:
     #: (it stopped partway there, or an older POEMetric wrote the store).
     unrecorded_in: tuple[Path, ...] = ()
 
+    @property
+    def selection_unknown(self) -> bool:
+        """A judging stage's gap in stores written before selections were recorded: whether it
+        was asked for the lacking poems (or given `--authors`, `--limit`) is not known; `merge`
+        names it as a warning (exit 1 only with `--strict`). Not one where it stopped partway
+        (`unrecorded_in`)."""
+        judging = self.model is not None and self.stage != GENERATE
+        return judging and not self.recorded and not self.unrecorded_in
+
 
 #: A stage's rule of coverage: the gaps of every stage and model in a run store.
 StageCoverage = Callable[[RunStore], list[StageGap]]
