@@ -16,7 +16,9 @@ from pathlib import Path
 from test_merge_coverage import UserModel, _answer, _cli, _incomplete, _markov, _model_file, _ok
 from test_runner_support import TEST_KEY
 
+from poemetric.merging import merge_stores
 from poemetric.store import RunStore
+from poemetric.store.merge import merge_runs
 from poemetric.store.selections import Selection, parse_selections, to_json, union_selections
 from poemetric.testing.servers import Fault, OpenAIServer
 
@@ -210,3 +212,18 @@ def test_a_gap_in_a_store_without_selection_records_is_a_warning(
     assert "if tj was meant to cover them" in line, line
     strict = _cli("merge", run, "--into", tmp_path / "strict", "--strict")
     assert strict.exit_code == 1, strict.output
+
+
+def test_merge_stores_checks_coverage_as_the_command(tmp_path: Path, user_model: UserModel) -> None:
+    """`merge_runs` from Python looks for no gap unless given the stages' rule (the store is
+    below the stages): a judge run on one of two shards merged silently. `merge_stores` merges
+    with the command's rules."""
+    parts = [tmp_path / f"part{k}" for k in range(2)]
+    for k, part in enumerate(parts):
+        _ok("generate", "--no-progress", "--run", part, "--limit", "8", "--shard", f"{k}/2")
+    with OpenAIServer(_answer, api_key=TEST_KEY) as server:
+        _model_file(user_model, "judges", "tj", server)
+        _ok("judge", "--run", parts[0], "--judge", "tj", "--no-progress")
+    (gap,) = merge_stores(parts, tmp_path / "all").uncovered
+    assert (gap.stage, gap.model, gap.lacking) == ("judge", "tj", _markov(tmp_path, parts[1]))
+    assert not merge_runs(parts, tmp_path / "none").uncovered

@@ -14,7 +14,7 @@ from poemetric.cli.merge_gaps import gap_line, listed_stores
 from poemetric.cli.options import error_exit, output_folder, output_option
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
-from poemetric.store.merge import MergeReport, merge_runs
+from poemetric.store.merge import MergeReport
 from poemetric.store.merge_checks import MixedModel
 from poemetric.store.merge_started import StartedOnly
 from poemetric.store.merge_surveys import SURVEY_TABLES, SurveyConflict
@@ -88,18 +88,10 @@ def merge(
     console = Console(emoji=False, highlight=False, soft_wrap=True)
     output_folder(into, "--into")
     # The survey's rule of a complete page and the stages' of what they cover, when merging.
-    from poemetric.form.user_lexicon import default_version
-    from poemetric.stage_coverage import stage_gaps
-    from poemetric.survey.db import complete_merged
+    from poemetric.merging import merge_stores
 
     try:
-        report = merge_runs(
-            list(sources),
-            into,
-            complete_pages=complete_merged,
-            coverage=stage_gaps,
-            checker_version=default_version,
-        )
+        report = merge_stores(sources, into)
     except StoreError as error:
         raise error_exit(error) from error
     _print_report(console, report)
