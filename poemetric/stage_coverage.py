@@ -4,15 +4,17 @@ store, whose other stores' poems it never saw; `poemetric.store.merge_coverage`)
 
 A poem counts as covered by any row of the stage and model, ok or failed: a failed row is named
 by the stage's own summary and retried by its command. A judging stage's poems are those its
-recorded selections asked of the judge (`poemetric.store.selections`: `--authors`, `--limit`,
-picked again in the merged run), a judge's poem covered once it has the `--samples` asked of it;
-a store without the record counts every poem, one sample. Per stage:
+recorded selections asked of the judge (`poemetric.store.selections`: `--authors` picked again
+in the merged run, `--limit` as the poems it picked in the store it ran in), a judge's poem
+covered once it has the `--samples` asked of it; a store without the record counts every poem,
+one sample. Per stage:
 
 * judge: each judge, over the poems `poemetric judge` gives it (every ok generation,
   `judgeable_generations`), at least one judgment (or a 'not_judged' row: not a poem);
 * judge recognise: each judge, over the human poems (`human_poems`);
 * ghostwriting style-match: each judge, over the poems that can have a trial (`style_trials`:
-  their poet has another poem in a dataset of four poets or more);
+  their poet has another poem in a dataset of four poets or more), each poem asked its
+  `--trials` times `--samples` answers (one, where the store did not record them);
 * form check (no model): every ok generation, as `form run` checks them, once any is checked
   (the command carries the `--threshold` the stored checks were made at);
 * generate: each model (not the human author), over the run's prompts times the samples it
@@ -83,11 +85,13 @@ def stage_gaps(store: RunStore) -> list[StageGap]:
             )
             return list(dict.fromkeys(trial.generation_id for trial in plan.trials))
 
-        # its --samples are per trial, of --trials per poem: a poem with a trial is covered
-        picks = _Picks(eligible, poem_of.__getitem__, one_sample=True)
+        # a poem is asked --trials trials of --samples answers each (one, where not recorded)
+        picks = _Picks(eligible, poem_of.__getitem__, trials=True)
         chosen = stage_selections(store, STYLE_MATCH)
         for judge in judges:
-            done = _samples(store, "generation_id", "style_matches", judge)
+            done = _samples(
+                store, "generation_id", "style_matches", judge, "trial_index || '/' || "
+            )
             gaps += picks.gap(STYLE_MATCH, judge, done, authors, chosen.get(judge))
     if store.count("form_checks"):
         ok = store.query("SELECT generation_id FROM generations WHERE status = 'ok'")
@@ -105,8 +109,8 @@ class _Picks:
 
     items: Callable[[Selection], list[str]]
     poem: Callable[[str], str]
-    #: Each item asked one sample whatever the selection's `samples` (style-match).
-    one_sample: bool = False
+    #: Each item asked `trials` times `samples` answers (style-match).
+    trials: bool = False
 
     def picked(self, selection: Selection) -> list[str]:
         """The items of `selection`: with the poems its `--limit` picked where it ran, the items
@@ -135,7 +139,7 @@ class _Picks:
         item, one sample), each asked its highest `--samples`."""
         wanted: dict[str, int] = {}
         for selection in selections or [Selection()]:
-            samples = 1 if self.one_sample else selection.samples
+            samples = selection.samples * (selection.trials if self.trials else 1)
             for item in self.picked(selection):
                 wanted[item] = max(wanted.get(item, 0), samples)
         gaps = _gap(stage, model, wanted, done, authors, selections)
@@ -177,10 +181,13 @@ def _owners(store: RunStore, table: str) -> list[str]:
     return [str(r[0]) for r in store.query(f"SELECT DISTINCT judge FROM {table} ORDER BY judge")]
 
 
-def _samples(store: RunStore, column: str, table: str, judge: str) -> dict[str, int]:
-    """The values of `column` in the rows of `judge` in `table`, with their samples."""
+def _samples(
+    store: RunStore, column: str, table: str, judge: str, within: str = ""
+) -> dict[str, int]:
+    """The values of `column` in the rows of `judge` in `table`, with their samples (of each
+    value `within` names: style-match's trials, `trial_index || '/' || `)."""
     sql = (
-        f"SELECT {column}, COUNT(DISTINCT sample_index) FROM {table} WHERE judge = ? "
+        f"SELECT {column}, COUNT(DISTINCT {within}sample_index) FROM {table} WHERE judge = ? "
         f"GROUP BY {column}"
     )
     return {str(r[0]): int(r[1]) for r in store.query(sql, (judge,))}
@@ -213,7 +220,7 @@ def _gap(
     )
     if not selections:
         return [gap]
-    asked = [selection.options(samples=stage == JUDGE) for selection in selections]
+    asked = [selection.options(samples=stage in (JUDGE, STYLE_MATCH)) for selection in selections]
     if len(asked) == 1:
         return [replace(gap, options=asked[0])]
     each = "; ".join(" ".join(options) or "without --authors and --limit" for options in asked)

@@ -227,3 +227,34 @@ def test_merge_stores_checks_coverage_as_the_command(tmp_path: Path, user_model:
     (gap,) = merge_stores(parts, tmp_path / "all").uncovered
     assert (gap.stage, gap.model, gap.lacking) == ("judge", "tj", _markov(tmp_path, parts[1]))
     assert not merge_runs(parts, tmp_path / "none").uncovered
+
+
+def test_missing_style_match_trials_are_a_gap(tmp_path: Path, user_model: UserModel) -> None:
+    """Style-matched with one trial per poem, then asked for `--trials 2` with a revoked key:
+    each poem holds one of its two trials, which `merge` counted as covered (a poem with a
+    trial was, whatever its `--trials` and `--samples`)."""
+    run, dest = tmp_path / "run", tmp_path / "all"
+    _ok("generate", "--no-progress", "--run", run, "--limit", "4")
+    style = ["ghostwriting", "style-match", "--run", run, "--judge", "tj", "--no-progress"]
+    with OpenAIServer(_answer, api_key=TEST_KEY) as server:
+        _model_file(user_model, "judges", "tj", server)
+        _ok(*style, "--trials", "1")
+    with RunStore(run) as store:
+        poems = store.count("style_matches")
+    revoked = [Fault.client_error(401, "key revoked")] * 50
+    with OpenAIServer(_answer, api_key=TEST_KEY, faults=revoked) as server:
+        _model_file(user_model, "judges", "tj", server)
+        assert _cli(*style, "--trials", "2").exit_code == 1
+    result = _cli("merge", run, "--into", dest)
+    assert result.exit_code == 1, result.output  # 0 before
+    (line,) = _incomplete(result)
+    assert line.startswith(
+        f"incomplete: style-match of model tj: {poems} of the {poems} poems that can have a "
+        f"style-match trial it was asked to cover (--trials 2) in {dest} have fewer than the 2 "
+        "answers of it asked for (--trials times --samples)"
+    ), line
+    assert f"style-match --run {dest} --judge tj --trials 2 to give them" in line, line
+    with OpenAIServer(_answer, api_key=TEST_KEY) as server:
+        _model_file(user_model, "judges", "tj", server)
+        _ok("ghostwriting", "style-match", "--run", dest, "--judge", "tj", "--trials", "2")
+    assert not _incomplete(_ok("merge", run, "--into", dest))

@@ -80,8 +80,13 @@ def gap_line(gap: StageGap, into: Path) -> str:
     )
     if gap.short:
         few = sum(count for _, count in gap.short)
+        asked_of = (
+            f"{gap.samples} answers of it asked for (--trials times --samples)"
+            if gap.stage == "style-match"
+            else f"{gap.samples} samples of it asked for"
+        )
         fewer = (
-            f"fewer than the {gap.samples} samples of it asked for "
+            f"fewer than the {asked_of} "
             f"({', '.join(f'{author} {count:,}' for author, count in gap.short)})"
         )
         held = (
@@ -90,7 +95,8 @@ def gap_line(gap: StageGap, into: Path) -> str:
             else f"{few:,} of the {gap.total:,} {covers}{asked} in {into} "
             f"{plural(few, 'has', 'have')} {fewer}"
         )
-        came += " (or where it ran with fewer --samples)"
+        fewer_options = "--trials or --samples" if gap.stage == "style-match" else "--samples"
+        came += f" (or where it ran with fewer {fewer_options})"
     if gap.elsewhere:  # the same options pick other poems in the merged run
         return (
             f"{what}: {held}: its --limit picked them among the poems of the store it ran in "

@@ -163,14 +163,16 @@ def run_style_matching(
 ) -> StageReport:
     """Run the style-matching trials of every ok generation (of `authors`) with `judge`."""
     options = options or RunnerOptions()
-    if not options.dry_run:  # what `merge` counts its poems against (not its samples)
+    if not options.dry_run:  # what `merge` counts its poems, trials and samples against
         record_selection(
             store,
             STAGE,
             [judge.name],
             authors=authors,
             limit=options.limit,
+            samples=samples,
             poems=None if options.limit is None else _limited_poems(store, authors, options.limit),
+            trials=trials_per_poem,
         )
 
     def jobs_for(spec: ModelSpec) -> tuple[list[Job], dict[str, str]]:
