@@ -240,8 +240,13 @@ def _generation_gaps(store: RunStore) -> list[StageGap]:
     )
     gaps = []
     for row in rows:
-        total = prompts * int(row["samples"])
+        total = prompts * (samples := int(row["samples"]))
         if (lacking := total - int(row["held"])) > 0:
             author = str(row["author"])
-            gaps.append(StageGap(GENERATE, author, lacking, total, ((author, lacking),)))
+            # The prompts are the dataset's first poems (`prepare_run`): --limit asks for them
+            # (without it, `generate` adds a prompt for every poem of the dataset).
+            options = (f"--limit {prompts}", *([f"--samples {samples}"] if samples > 1 else []))
+            gaps.append(
+                StageGap(GENERATE, author, lacking, total, ((author, lacking),), options=options)
+            )
     return gaps

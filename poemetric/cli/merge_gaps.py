@@ -108,7 +108,30 @@ def gap_line(gap: StageGap, into: Path) -> str:
 
 
 def _generation_line(gap: StageGap, into: Path) -> str:
-    """A model's poems missing where no merged store records the generate stage's shards."""
+    """A model's poems in none of the merged stores: where no merged store records the
+    generate stage's shards, or where each records it through over fewer prompts or samples."""
+    lacking = (
+        f"generate of model {gap.model}: {gap.lacking:,} of the {gap.total:,} poems it is to "
+        f"write in {into} (one per prompt and sample) {plural(gap.lacking, 'is', 'are')} in "
+        "none of the merged stores"
+    )
+    if gap.through:  # each store records it through, over the prompts and samples it held
+        run = " ".join((f"poemetric generate --run {into} --models {gap.model}", *gap.options))
+        held = (
+            "; every store that ran it records it through, over the prompts and samples that "
+            "store held, and one held fewer than "
+            f"{into} (prepared with a smaller --limit, or run with fewer --samples)"
+        )
+        if gap.sharded:
+            return (
+                f"{lacking}{held}: part of a --shard K/N of it ran on fewer prompts; the merge "
+                f"was written: run {run} to write them (a resume pays for nothing stored)"
+            )
+        return (
+            f"{lacking}{held}; whether it was meant to write only those is unknown; the merge "
+            f"was written: if it was to write them, run {run} (a resume pays for nothing "
+            "stored; --strict: exit 1 on such gaps)"
+        )
     if gap.unrecorded_in:
         where = (
             f"{listed_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
@@ -126,11 +149,7 @@ def _generation_line(gap: StageGap, into: Path) -> str:
             "run its generate command again in the store where it ran (a resume pays for "
             f"nothing stored) and merge that store into {into} too"
         )
-    return (
-        f"generate of model {gap.model}: {gap.lacking:,} of the {gap.total:,} poems it is to "
-        f"write in {into} (one per prompt and sample) {plural(gap.lacking, 'is', 'are')} in "
-        f"none of the merged stores; {where}; the merge was written: {redo}"
-    )
+    return f"{lacking}; {where}; the merge was written: {redo}"
 
 
 def listed_stores(stores: tuple[Path, ...]) -> str:
