@@ -4,15 +4,17 @@ store, whose other stores' poems it never saw; `poemetric.store.merge_coverage`)
 
 A poem counts as covered by any row of the stage and model, ok or failed: a failed row is named
 by the stage's own summary and retried by its command. A judging stage's poems are those its
-recorded selections asked of the judge (`poemetric.store.selections`: `--authors`, `--limit`,
-picked again in the merged run), a judge's poem covered once it has the `--samples` asked of it;
-a store without the record counts every poem, one sample. Per stage:
+recorded selections asked of the judge (`poemetric.store.selections`: `--authors` picked again
+in the merged run, `--limit` as the poems it picked in the store it ran in), a judge's poem
+covered once it has the `--samples` asked of it; a store without the record counts every poem,
+one sample. Per stage:
 
 * judge: each judge, over the poems `poemetric judge` gives it (every ok generation,
   `judgeable_generations`), at least one judgment (or a 'not_judged' row: not a poem);
 * judge recognise: each judge, over the human poems (`human_poems`);
 * ghostwriting style-match: each judge, over the poems that can have a trial (`style_trials`:
-  their poet has another poem in a dataset of four poets or more);
+  their poet has another poem in a dataset of four poets or more), each poem asked its
+  `--trials` times `--samples` answers (one, where the store did not record them);
 * form check (no model): every ok generation, as `form run` checks them, once any is checked
   (the command carries the `--threshold` the stored checks were made at);
 * generate: each model (not the human author), over the run's prompts times the samples it
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from math import isclose
 from typing import Any
 
@@ -52,25 +54,29 @@ def stage_gaps(store: RunStore) -> list[StageGap]:
         str(row["generation_id"]): str(row["author"])
         for row in store.query("SELECT generation_id, author FROM generations")
     }
+    poem_of = {
+        str(row["generation_id"]): str(row["poem_id"])
+        for row in store.query("SELECT generation_id, poem_id FROM generations")
+    }
     if judges := _owners(store, "judgments"):
 
         def judged(selection: Selection) -> list[str]:
             chosen = judgeable_generations(store, authors=selection.authors, limit=selection.limit)
             return [str(g["generation_id"]) for g in chosen]
 
+        picks = _Picks(judged, poem_of.__getitem__)
         chosen = stage_selections(store, JUDGE)
         for judge in judges:
-            wanted = _wanted(chosen.get(judge), judged)
             done = _samples(store, "generation_id", "judgments", judge)
-            gaps += _gap(JUDGE, judge, wanted, done, authors, chosen.get(judge))
+            gaps += picks.gap(JUDGE, judge, done, authors, chosen.get(judge))
     if judges := _owners(store, "recognitions"):
         human = [str(row["poem_id"]) for row in human_poems(store)]
+        picks = _Picks(lambda s: human[: s.limit] if s.limit else human, str)
         chosen = stage_selections(store, RECOGNISE)
         for judge in judges:
-            wanted = _wanted(chosen.get(judge), lambda s: human[: s.limit] if s.limit else human)
             done = _samples(store, "poem_id", "recognitions", judge)
             by = dict.fromkeys(human, HUMAN_AUTHOR)
-            gaps += _gap(RECOGNISE, judge, wanted, done, by, chosen.get(judge))
+            gaps += picks.gap(RECOGNISE, judge, done, by, chosen.get(judge))
     if judges := _owners(store, "style_matches"):
 
         def eligible(selection: Selection) -> list[str]:  # the poems that can have a trial
@@ -79,13 +85,14 @@ def stage_gaps(store: RunStore) -> list[StageGap]:
             )
             return list(dict.fromkeys(trial.generation_id for trial in plan.trials))
 
+        # a poem is asked --trials trials of --samples answers each (one, where not recorded)
+        picks = _Picks(eligible, poem_of.__getitem__, trials=True)
         chosen = stage_selections(store, STYLE_MATCH)
         for judge in judges:
-            wanted = _wanted(chosen.get(judge), eligible)
-            done = _samples(store, "generation_id", "style_matches", judge)
-            # its --samples are per trial, of --trials per poem: a poem with a trial is covered
-            wanted = dict.fromkeys(wanted, 1)
-            gaps += _gap(STYLE_MATCH, judge, wanted, done, authors, chosen.get(judge))
+            done = _samples(
+                store, "generation_id", "style_matches", judge, "trial_index || '/' || "
+            )
+            gaps += picks.gap(STYLE_MATCH, judge, done, authors, chosen.get(judge))
     if store.count("form_checks"):
         ok = store.query("SELECT generation_id FROM generations WHERE status = 'ok'")
         checked = {str(r[0]): 1 for r in store.query("SELECT generation_id FROM form_checks")}
@@ -95,16 +102,56 @@ def stage_gaps(store: RunStore) -> list[StageGap]:
     return gaps + _generation_gaps(store)
 
 
-def _wanted(
-    selections: list[Selection] | None, items: Callable[[Selection], list[str]]
-) -> dict[str, int]:
-    """Item -> the samples asked of it, over the recorded `selections` (none recorded: every
-    item, one sample)."""
-    wanted: dict[str, int] = {}
-    for selection in selections or [Selection()]:
-        for item in items(selection):
-            wanted[item] = max(wanted.get(item, 0), selection.samples)
-    return wanted
+@dataclass(frozen=True)
+class _Picks:
+    """A judging stage's rule: the items (generations; human poems for recognise) a selection
+    picks in the run read, and the poem of an item."""
+
+    items: Callable[[Selection], list[str]]
+    poem: Callable[[str], str]
+    #: Each item asked `trials` times `samples` answers (style-match).
+    trials: bool = False
+
+    def picked(self, selection: Selection) -> list[str]:
+        """The items of `selection`: with the poems its `--limit` picked where it ran, the items
+        of its authors among those poems; else as its options pick them here."""
+        if selection.poems is None:
+            return self.items(selection)
+        kept = set(selection.poems)
+        return [i for i in self.items(replace(selection, limit=None)) if self.poem(i) in kept]
+
+    def again(self, selection: Selection) -> bool:
+        """Whether the selection's options pick the same poems in the run read as where it
+        ran (false for a `--limit` run on one shard: the merged run's first poems are others)."""
+        if selection.poems is None:
+            return True
+        return {self.poem(i) for i in self.items(selection)} == set(selection.poems)
+
+    def gap(
+        self,
+        stage: str,
+        model: str,
+        done: dict[str, int],
+        authors: dict[str, str],
+        selections: list[Selection] | None,
+    ) -> list[StageGap]:
+        """The gap of `model` over the items of its recorded `selections` (none recorded: every
+        item, one sample), each asked its highest `--samples`."""
+        wanted: dict[str, int] = {}
+        for selection in selections or [Selection()]:
+            samples = selection.samples * (selection.trials if self.trials else 1)
+            for item in self.picked(selection):
+                wanted[item] = max(wanted.get(item, 0), samples)
+        gaps = _gap(stage, model, wanted, done, authors, selections)
+        if not selections or all(self.again(s) for s in selections):
+            return gaps
+        if len(selections) == 1:
+            return [replace(gap, elsewhere=True) for gap in gaps]
+        where = (
+            "; a --limit of them picked poems of the store it ran in, not the first poems of this "
+            "run: run that one there again and merge that store again"
+        )
+        return [replace(gap, options_note=gap.options_note + where) for gap in gaps]
 
 
 def _threshold_options(store: RunStore) -> dict[str, Any]:
@@ -134,10 +181,13 @@ def _owners(store: RunStore, table: str) -> list[str]:
     return [str(r[0]) for r in store.query(f"SELECT DISTINCT judge FROM {table} ORDER BY judge")]
 
 
-def _samples(store: RunStore, column: str, table: str, judge: str) -> dict[str, int]:
-    """The values of `column` in the rows of `judge` in `table`, with their samples."""
+def _samples(
+    store: RunStore, column: str, table: str, judge: str, within: str = ""
+) -> dict[str, int]:
+    """The values of `column` in the rows of `judge` in `table`, with their samples (of each
+    value `within` names: style-match's trials, `trial_index || '/' || `)."""
     sql = (
-        f"SELECT {column}, COUNT(DISTINCT sample_index) FROM {table} WHERE judge = ? "
+        f"SELECT {column}, COUNT(DISTINCT {within}sample_index) FROM {table} WHERE judge = ? "
         f"GROUP BY {column}"
     )
     return {str(r[0]): int(r[1]) for r in store.query(sql, (judge,))}
@@ -170,7 +220,7 @@ def _gap(
     )
     if not selections:
         return [gap]
-    asked = [selection.options(samples=stage == JUDGE) for selection in selections]
+    asked = [selection.options(samples=stage in (JUDGE, STYLE_MATCH)) for selection in selections]
     if len(asked) == 1:
         return [replace(gap, options=asked[0])]
     each = "; ".join(" ".join(options) or "without --authors and --limit" for options in asked)
@@ -190,8 +240,13 @@ def _generation_gaps(store: RunStore) -> list[StageGap]:
     )
     gaps = []
     for row in rows:
-        total = prompts * int(row["samples"])
+        total = prompts * (samples := int(row["samples"]))
         if (lacking := total - int(row["held"])) > 0:
             author = str(row["author"])
-            gaps.append(StageGap(GENERATE, author, lacking, total, ((author, lacking),)))
+            # The prompts are the dataset's first poems (`prepare_run`): --limit asks for them
+            # (without it, `generate` adds a prompt for every poem of the dataset).
+            options = (f"--limit {prompts}", *([f"--samples {samples}"] if samples > 1 else []))
+            gaps.append(
+                StageGap(GENERATE, author, lacking, total, ((author, lacking),), options=options)
+            )
     return gaps

@@ -61,7 +61,7 @@ SHARED = frozenset(
     }
 )
 #: The top level: wires stages together; nothing below imports it.
-TOP = frozenset({"cli", "__main__", "stage_coverage"})
+TOP = frozenset({"cli", "__main__", "stage_coverage", "merging"})
 
 #: (importing package, imported module or package) -> why the edge stays. An imported name
 #: covers its submodules.

@@ -14,7 +14,7 @@ from poemetric.cli.merge_gaps import gap_line, listed_stores
 from poemetric.cli.options import error_exit, output_folder, output_option
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
-from poemetric.store.merge import MergeReport, merge_runs
+from poemetric.store.merge import MergeReport
 from poemetric.store.merge_checks import MixedModel
 from poemetric.store.merge_started import StartedOnly
 from poemetric.store.merge_surveys import SURVEY_TABLES, SurveyConflict
@@ -48,7 +48,10 @@ def merge(
         folder=True,
     ),
     strict: bool = typer.Option(
-        False, "--strict", help="Exit with status 1 when any conflict was found."
+        False,
+        "--strict",
+        help="Exit with status 1 when any conflict was found, or a judge's gap in a store "
+        "older than selection records (whether it was asked for those poems is unknown).",
     ),
 ) -> None:
     """Merge run stores, e.g. the shards of a run made with `generate --shard K/N`.
@@ -67,7 +70,9 @@ def merge(
     judge (or recognise, style-match, the form check) that covers only part of the merged run's
     poems it was asked for (its --authors, --limit and, for judge, --samples), e.g. one run on
     a single generation shard, is named with the command that covers the rest, and the exit
-    status is 1. Of two form checks of one poem made by different
+    status is 1; in a store written before the poems asked for were recorded, whether it was
+    asked for them is unknown: it is named as such, and the exit status is 1 only with
+    `--strict`. Of two form checks of one poem made by different
     checker versions, the one `form run` would make now is kept: with the user lexicon that
     $POEMETRIC_LEXICON names, or with none when it is unset (merge has no `--lexicon`: set the
     variable to keep the checks made with that file); checks made with two other lexicons are
@@ -83,25 +88,19 @@ def merge(
     console = Console(emoji=False, highlight=False, soft_wrap=True)
     output_folder(into, "--into")
     # The survey's rule of a complete page and the stages' of what they cover, when merging.
-    from poemetric.form.user_lexicon import default_version
-    from poemetric.stage_coverage import stage_gaps
-    from poemetric.survey.db import complete_merged
+    from poemetric.merging import merge_stores
 
     try:
-        report = merge_runs(
-            list(sources),
-            into,
-            complete_pages=complete_merged,
-            coverage=stage_gaps,
-            checker_version=default_version,
-        )
+        report = merge_stores(sources, into)
     except StoreError as error:
         raise error_exit(error) from error
     _print_report(console, report)
     for missing in report.missing_shards:
         console.print(f"[yellow]incomplete: {_missing_line(missing, into)}[/yellow]")
+    unknown = [gap for gap in report.uncovered if gap.selection_unknown]
     for gap in report.uncovered:  # a stage that covers part of the merged run's poems
-        console.print(f"[yellow]incomplete: {plain(gap_line(gap, into))}[/yellow]")
+        said = "unknown selection" if gap.selection_unknown else "incomplete"
+        console.print(f"[yellow]{said}: {plain(gap_line(gap, into))}[/yellow]")
     for started in report.started_only:  # nothing of it is merged: not incomplete
         console.print(f"not run: {_started_line(started, into)}", markup=False)
     for mixed in report.mixed_models:
@@ -116,10 +115,9 @@ def merge(
                 f"--run {into} --survey {survey}"
             )
         )
-    failed = (
-        report.missing_shards or report.uncovered or report.mixed_models or report.survey_conflicts
-    )
-    if failed or (report.conflicts and strict):
+    uncovered = len(report.uncovered) > len(unknown)
+    failed = report.missing_shards or uncovered or report.mixed_models or report.survey_conflicts
+    if failed or ((report.conflicts or unknown) and strict):
         raise typer.Exit(1)
 
 

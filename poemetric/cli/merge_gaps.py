@@ -44,7 +44,7 @@ def gap_line(gap: StageGap, into: Path) -> str:
         judge=stage_command("judge", into, gap.model),
         form=stage_command("form", into),
     )
-    if gap.options:  # under make, poemetric's other options go in ARGS
+    if gap.options and not gap.elsewhere:  # under make, poemetric's other options go in ARGS
         given = " ".join(gap.options)
         run += f' ARGS="{given}"' if run_by_make() else f" {given}"
     if gap.unrecorded_in:
@@ -61,14 +61,18 @@ def gap_line(gap: StageGap, into: Path) -> str:
         came = (
             ", poems of stores where it did not run or that it was not given (--authors, --limit)"
         )
-    ignore = (
-        ""
-        if gap.model is None or gap.recorded
-        else f", or, if {gap.model} was meant to cover only some, ignore this"
-    )
+    ignore = ""
+    if gap.selection_unknown:
+        came += (
+            "; which poems it was asked for is unknown: it ran in a store written before "
+            "POEMetric recorded a stage's --authors and --limit"
+        )
+        ignore = f" if {gap.model} was meant to cover them (--strict: exit 1 on such gaps)"
     if gap.options_note:
         came += f"; {gap.options_note}"
     asked = f" it was asked to cover ({' '.join(gap.options)})" if gap.options else ""
+    if gap.elsewhere:
+        asked = f" it was asked to cover ({' '.join((*gap.options, 'where it ran'))})"
     counts = ", ".join(f"{author} {count:,}" for author, count in gap.authors)
     held = (
         f"{gap.lacking:,} of the {gap.total:,} {covers}{asked} in {into} "
@@ -76,8 +80,13 @@ def gap_line(gap: StageGap, into: Path) -> str:
     )
     if gap.short:
         few = sum(count for _, count in gap.short)
+        asked_of = (
+            f"{gap.samples} answers of it asked for (--trials times --samples)"
+            if gap.stage == "style-match"
+            else f"{gap.samples} samples of it asked for"
+        )
         fewer = (
-            f"fewer than the {gap.samples} samples of it asked for "
+            f"fewer than the {asked_of} "
             f"({', '.join(f'{author} {count:,}' for author, count in gap.short)})"
         )
         held = (
@@ -86,12 +95,43 @@ def gap_line(gap: StageGap, into: Path) -> str:
             else f"{few:,} of the {gap.total:,} {covers}{asked} in {into} "
             f"{plural(few, 'has', 'have')} {fewer}"
         )
-        came += " (or where it ran with fewer --samples)"
+        fewer_options = "--trials or --samples" if gap.stage == "style-match" else "--samples"
+        came += f" (or where it ran with fewer {fewer_options})"
+    if gap.elsewhere:  # the same options pick other poems in the merged run
+        return (
+            f"{what}: {held}: its --limit picked them among the poems of the store it ran in "
+            f"(not the first poems of {into}), and it stopped before them there; the merge was "
+            "written: run its command there again, with the same options (a resume pays for "
+            f"nothing stored), and merge that store into {into} again"
+        )
     return f"{what}: {held}{came}; the merge was written: run {run} to {does}{ignore}"
 
 
 def _generation_line(gap: StageGap, into: Path) -> str:
-    """A model's poems missing where no merged store records the generate stage's shards."""
+    """A model's poems in none of the merged stores: where no merged store records the
+    generate stage's shards, or where each records it through over fewer prompts or samples."""
+    lacking = (
+        f"generate of model {gap.model}: {gap.lacking:,} of the {gap.total:,} poems it is to "
+        f"write in {into} (one per prompt and sample) {plural(gap.lacking, 'is', 'are')} in "
+        "none of the merged stores"
+    )
+    if gap.through:  # each store records it through, over the prompts and samples it held
+        run = " ".join((f"poemetric generate --run {into} --models {gap.model}", *gap.options))
+        held = (
+            "; every store that ran it records it through, over the prompts and samples that "
+            "store held, and one held fewer than "
+            f"{into} (prepared with a smaller --limit, or run with fewer --samples)"
+        )
+        if gap.sharded:
+            return (
+                f"{lacking}{held}: part of a --shard K/N of it ran on fewer prompts; the merge "
+                f"was written: run {run} to write them (a resume pays for nothing stored)"
+            )
+        return (
+            f"{lacking}{held}; whether it was meant to write only those is unknown; the merge "
+            f"was written: if it was to write them, run {run} (a resume pays for nothing "
+            "stored; --strict: exit 1 on such gaps)"
+        )
     if gap.unrecorded_in:
         where = (
             f"{listed_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
@@ -109,11 +149,7 @@ def _generation_line(gap: StageGap, into: Path) -> str:
             "run its generate command again in the store where it ran (a resume pays for "
             f"nothing stored) and merge that store into {into} too"
         )
-    return (
-        f"generate of model {gap.model}: {gap.lacking:,} of the {gap.total:,} poems it is to "
-        f"write in {into} (one per prompt and sample) {plural(gap.lacking, 'is', 'are')} in "
-        f"none of the merged stores; {where}; the merge was written: {redo}"
-    )
+    return f"{lacking}; {where}; the merge was written: {redo}"
 
 
 def listed_stores(stores: tuple[Path, ...]) -> str:

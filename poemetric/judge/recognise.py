@@ -267,7 +267,9 @@ def run_recognition(
     handler = RecognitionRows(store)
     panel = [judges] if isinstance(judges, ModelSpec) else list(judges)
     if not options.dry_run:  # what `merge` counts its poems against
-        record_selection(store, STAGE, [judge.name for judge in panel], limit=options.limit)
+        limit = options.limit
+        picked = None if limit is None else [row["poem_id"] for row in human_poems(store)[:limit]]
+        record_selection(store, STAGE, [judge.name for judge in panel], limit=limit, poems=picked)
     return run_stage(
         store,
         STAGE,

@@ -311,7 +311,17 @@ def run_judging(
         check_template(store, judge, judge_template(judge, template, store))
     if not options.dry_run:  # what `merge` counts its poems against
         names = [judge.name for judge in panel]
-        record_selection(store, STAGE, names, authors=authors, limit=options.limit, samples=samples)
+        picked = (
+            None
+            if options.limit is None
+            else [
+                g["poem_id"]
+                for g in judgeable_generations(store, authors=authors, limit=options.limit)
+            ]
+        )
+        record_selection(
+            store, STAGE, names, authors=authors, limit=options.limit, samples=samples, poems=picked
+        )
     plan = JudgePlan(store, authors, samples, options.limit, template)
     try:
         report = run_stage(

@@ -187,7 +187,8 @@ def merge_runs(
     `complete_pages` marks the survey pages that answers from two stores complete (a survey
     page answered half on each machine); without it they stay as each store had them.
     `coverage` finds what each stage lacks in the merged run (`MergeReport.uncovered`); without
-    it nothing is looked for. `checker_version` gives the version of form check `form run`
+    it nothing is looked for (`poemetric.merging.merge_stores` passes the stages' rule, and
+    the others, as `poemetric merge` does). `checker_version` gives the version of form check `form run`
     makes now (`poemetric merge` passes `poemetric.form.user_lexicon.default_version`): of two
     checks of one poem by different versions, that one's is kept; without it they conflict."""
     destination = Path(destination)

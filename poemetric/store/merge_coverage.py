@@ -12,9 +12,13 @@ failed (a failed row is the stage's own business: its command retries it). Which
 covers is the stage's rule, above the store: `merge_runs` takes it as `coverage`
 (`poemetric.stage_coverage.stage_gaps`).
 
-Generation is checked by its shard records; only where no merged store records a shard of it
-(the only model of the first stage stopped partway, or a store older than shard records) are
-its poems counted too, since the records cannot tell then.
+Generation is checked by its shard records, and its poems are counted too: where no merged
+store records a shard of it (the only model of the first stage stopped partway, or a store older
+than shard records) the records cannot tell; where they do, each store recorded the model
+through over the prompts *it* held, and a store prepared with a smaller `--limit` (or run with
+fewer `--samples`) held fewer. A model sharded with `--shard K/N` lacks part of a shard then;
+one run whole may have been given fewer prompts on purpose, which nothing records: it is named
+as unknown (`StageGap.selection_unknown`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 from poemetric.store.db import RunStore
 from poemetric.store.merge_started import StartedOnly, StoreActivity
 from poemetric.store.shards import (
+    ANY_MODEL,
     MODEL_SHARDS_META_KEY,
     SHARDS_META_KEY,
     MissingShards,
@@ -66,9 +71,28 @@ class StageGap:
     #: default), and a word on them ("" when none is needed).
     options: tuple[str, ...] = ()
     options_note: str = ""
+    #: The items were picked by a `--limit` in the store the stage ran in, which the same
+    #: options do not pick in the merged run (its first poems are others): the gap is covered
+    #: by running the stage's command there again and merging that store again.
+    elsewhere: bool = False
     #: Set by `merge`: stores that hold results of the model but no shard record of the stage
     #: (it stopped partway there, or an older POEMetric wrote the store).
     unrecorded_in: tuple[Path, ...] = ()
+    #: Set by `merge` for generation: every store that ran the model records it through (over
+    #: the prompts and samples that store held), and `sharded` whether it ran with `--shard K/N`.
+    through: bool = False
+    sharded: bool = False
+
+    @property
+    def selection_unknown(self) -> bool:
+        """Whether the stage may have been meant to leave the lacking items, which nothing
+        recorded tells: a judging stage's gap in stores written before selections were recorded
+        (not one where it stopped partway, `unrecorded_in`), or a model generated whole (no
+        `--shard`) and through over fewer prompts or samples than the merged run holds (a
+        smaller `--limit`). `merge` names it as a warning (exit 1 only with `--strict`)."""
+        if self.stage == GENERATE:
+            return self.through and not self.sharded
+        return self.model is not None and not self.recorded and not self.unrecorded_in
 
 
 #: A stage's rule of coverage: the gaps of every stage and model in a run store.
@@ -94,7 +118,14 @@ def sort_gaps(
     )
     kept: list[StageGap] = []
     for gap in gaps:
-        if (gap.stage, gap.model) in said or (gap.stage == GENERATE and gap.stage in recorded):
+        if (gap.stage, gap.model) in said:
+            continue
+        if gap.stage == GENERATE and gap.stage in recorded:
+            # Through in every store that ran it, over the prompts each held: one held fewer.
+            by_model = recorded[GENERATE]
+            shards = [*by_model.get(str(gap.model), []), *by_model.get(ANY_MODEL, [])]
+            sharded = any(not shard.endswith("/1") for shard in shards)
+            kept.append(replace(gap, through=True, sharded=sharded))
             continue
         unrecorded: tuple[Path, ...] = ()
         if gap.model is not None and gap.stage not in recorded:

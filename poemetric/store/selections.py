@@ -3,10 +3,16 @@
 those poems only, and a judge asked for `--samples 3` against three samples of each.
 
 The entry maps a stage to each model's selections, each {"authors": [names] or null,
-"limit": N or null, "samples": N}: the poems `--authors` and `--limit` pick (null: no such
-option), read again in the merged run by the stage's own rule, and the samples asked of each.
+"limit": N or null, "samples": N}, and with a limit "poems": [poem ids]: the poems `--authors`
+and `--limit` pick (null: no such option) and the samples asked of each. `--authors` (or no
+option) means the same poems in any store, so it is read again in the merged run by the stage's
+own rule; a `--limit` means the first N poems *of the store it ran in* (one shard of a run holds
+other poems than the merged run), so the poems it picked there are recorded (`poems`) and the
+merged run counts the stage over those poems, of its authors. A limit recorded without its
+poems (an older POEMetric) is read again in the merged run, as before.
 A stage records its models' selection as it starts (a dry run records nothing), as `models` is
-recorded. Running the stage again adds its selection: the poems asked for are the union, each
+recorded; style-match records its `--trials` per poem too ("trials", when above 1), each
+asked `--samples` answers. Running the stage again adds its selection: the poems asked for are the union, each
 asked its highest sample count; a selection that another covers (a later run without
 `--authors` and `--limit`, with as many samples) is dropped. Recording is a read-modify-write
 in one transaction, as the shard records' (`poemetric.store.shards`). Stores written before
@@ -31,6 +37,10 @@ class Selection:
     authors: tuple[str, ...] | None = None
     limit: int | None = None
     samples: int = 1
+    #: The poems `limit` picked in the store the stage ran in (None: no limit, or not recorded).
+    poems: tuple[str, ...] | None = None
+    #: Style-match's `--trials` per poem (each asked `samples` answers); 1 for the others.
+    trials: int = 1
 
     @property
     def whole(self) -> bool:
@@ -41,31 +51,44 @@ class Selection:
         """Whether every poem and sample `other` asks for is asked for here, whatever the run
         holds (a `--limit` counts the poems of its authors: only one of the same authors is
         known to hold another's)."""
-        if self.samples < other.samples:
+        if self.samples < other.samples or self.trials < other.trials:
             return False
+        wider = self.authors is None or (
+            other.authors is not None and set(other.authors) <= set(self.authors)
+        )
+        if self.poems is not None:  # the poems it picked, of its authors
+            return wider and other.poems is not None and set(other.poems) <= set(self.poems)
         if self.limit is None:
-            return self.authors is None or (
-                other.authors is not None and set(other.authors) <= set(self.authors)
-            )
+            return wider
+        if other.poems is not None:  # the first N of another store, or of this one before
+            return False
         same_authors = (self.authors is None) == (other.authors is None) and set(
             self.authors or ()
         ) == set(other.authors or ())
         return other.limit is not None and other.limit <= self.limit and same_authors
 
     def options(self, samples: bool = True) -> tuple[str, ...]:
-        """The command's options that ask for this selection (`samples`: with `--samples`)."""
+        """The command's options that ask for this selection (`samples`: with `--samples`, and
+        `--trials` where recorded)."""
         given = []
         if self.authors is not None:
             given.append(f"--authors {','.join(self.authors)}")
         if self.limit is not None:
             given.append(f"--limit {self.limit}")
+        if samples and self.trials > 1:
+            given.append(f"--trials {self.trials}")
         if samples and self.samples > 1:
             given.append(f"--samples {self.samples}")
         return tuple(given)
 
     def to_json(self) -> dict[str, object]:
         authors = None if self.authors is None else list(self.authors)
-        return {"authors": authors, "limit": self.limit, "samples": self.samples}
+        held: dict[str, object] = {"authors": authors, "limit": self.limit, "samples": self.samples}
+        if self.poems is not None:
+            held["poems"] = list(self.poems)
+        if self.trials > 1:
+            held["trials"] = self.trials
+        return held
 
 
 #: stage -> model -> selections
@@ -80,9 +103,13 @@ def record_selection(
     authors: Sequence[str] | None = None,
     limit: int | None = None,
     samples: int = 1,
+    poems: Iterable[str] | None = None,
+    trials: int = 1,
 ) -> None:
-    """Add the selection a stage was started with to each model's entry (atomic)."""
-    chosen = Selection(tuple(authors) if authors else None, limit, samples)
+    """Add the selection a stage was started with to each model's entry (atomic); `poems`: with
+    a `limit`, the poems it picks in `store` (by the stage's rule), in order."""
+    picked = None if limit is None or poems is None else tuple(dict.fromkeys(map(str, poems)))
+    chosen = Selection(tuple(authors) if authors else None, limit, samples, picked, trials)
     added = {stage: {name: [chosen] for name in models}}
     if added[stage]:
         store.update_meta(
@@ -148,8 +175,17 @@ def _selection(item: object) -> Selection | None:
     if not isinstance(item, dict):
         return None
     authors, limit, samples = item.get("authors"), item.get("limit"), item.get("samples", 1)
-    if authors is not None and not isinstance(authors, list):
+    poems, trials = item.get("poems"), item.get("trials", 1)
+    if any(value is not None and not isinstance(value, list) for value in (authors, poems)):
         return None
     if (limit is not None and not isinstance(limit, int)) or not isinstance(samples, int):
         return None
-    return Selection(None if authors is None else tuple(map(str, authors)), limit, max(samples, 1))
+    if not isinstance(trials, int):
+        return None
+    return Selection(
+        None if authors is None else tuple(map(str, authors)),
+        limit,
+        max(samples, 1),
+        None if poems is None or limit is None else tuple(map(str, poems)),
+        max(trials, 1),
+    )

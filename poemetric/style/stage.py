@@ -87,6 +87,17 @@ def style_trials(
     return plan_trials(evaluated, pool, trials_per_poem=trials_per_poem, seed=seed)
 
 
+def _limited_poems(store: RunStore, authors: Sequence[str] | None, limit: int) -> list[str]:
+    """The poems `--limit` gives trials in `store` (of `authors`), in dataset order."""
+    plan = style_trials(store, authors=authors, limit=limit, trials_per_poem=1)
+    picked = {trial.generation_id for trial in plan.trials}
+    rows = store.query(
+        "SELECT g.generation_id, g.poem_id FROM generations g "
+        "JOIN poems p ON p.poem_id = g.poem_id ORDER BY p.position"
+    )
+    return [str(row["poem_id"]) for row in rows if row["generation_id"] in picked]
+
+
 def match_id_for(trial_id: str, judge: str, sample_index: int) -> str:
     return stable_id("style-match", trial_id, judge, sample_index)
 
@@ -152,8 +163,17 @@ def run_style_matching(
 ) -> StageReport:
     """Run the style-matching trials of every ok generation (of `authors`) with `judge`."""
     options = options or RunnerOptions()
-    if not options.dry_run:  # what `merge` counts its poems against (not its samples)
-        record_selection(store, STAGE, [judge.name], authors=authors, limit=options.limit)
+    if not options.dry_run:  # what `merge` counts its poems, trials and samples against
+        record_selection(
+            store,
+            STAGE,
+            [judge.name],
+            authors=authors,
+            limit=options.limit,
+            samples=samples,
+            poems=None if options.limit is None else _limited_poems(store, authors, options.limit),
+            trials=trials_per_poem,
+        )
 
     def jobs_for(spec: ModelSpec) -> tuple[list[Job], dict[str, str]]:
         plan = style_trials(
