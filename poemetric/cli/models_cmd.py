@@ -188,7 +188,10 @@ def _list_roster(group: str | None, judges: bool) -> None:
             console.print(f"  {model.name}: {model.reason}  ({model.path})", markup=False)
     if len(wide) < 2:
         left_out = ", ".join(c for c in ("provider", "model id") if c not in wide)
-        console.print(f"({left_out} left out at this width; see `poemetric models show NAME`)")
+        flag = " --judges" if judges else ""  # a judge's file is shown only with --judges
+        note = f"({left_out} left out at this width; see `poemetric models show NAME{flag}`)"
+        # As narrow as the table, the command whole on a line of its own.
+        console.print(note if len(note) <= console.width else note.replace("; ", ";\n "))
     for note in group_notes:
         console.print(f"note: {note}", markup=False)
     names = ", ".join(name for name in groups if name != "all")
