@@ -46,6 +46,19 @@ def test_models_at_80_columns_keep_names_and_the_short_columns() -> None:
     assert "model id" in wide.output and "left out" not in wide.output
 
 
+def test_the_judges_table_points_to_the_show_command_that_works() -> None:
+    """`models --judges` said "see `poemetric models show NAME`", which looks among the
+    generators: a judge's name there is "unknown generator"."""
+    judges = CliRunner().invoke(app, ["models", "--judges"], env=NARROW)
+    command = re.search(r"see\s+`poemetric (models show NAME[^`]*)`", judges.output)
+    assert command is not None and command.group(1) == "models show NAME --judges"
+    name = list_models("judges")[0].name
+    shown = CliRunner().invoke(app, command.group(1).replace("NAME", name).split(), env=NARROW)
+    assert shown.exit_code == 0 and f"name: {name}" in shown.output
+    generators = CliRunner().invoke(app, ["models"], env=NARROW)
+    assert "see `poemetric models show NAME`)" in generators.output
+
+
 def test_run_summaries_at_80_columns_keep_model_names_whole(tmp_path: Path) -> None:
     run = str(tmp_path / "run")
     plan = CliRunner().invoke(

@@ -55,6 +55,12 @@ for PAo and adjacent agreement and missing for every other statistic. Definition
 docs/agreement.md."""
 
 
+def _default(ctx: typer.Context, name: str) -> bool:
+    """Whether option `name` was left at its default (not given on the command line)."""
+    source = ctx.get_parameter_source(name)
+    return source is None or source.name == "DEFAULT"
+
+
 def _number(value: float, digits: int = 3) -> str:
     return "–" if math.isnan(value) else f"{value:.{digits}f}"
 
@@ -117,6 +123,7 @@ def report_tables(
 
 @app.command("agree", epilog=EPILOG)
 def agree(
+    ctx: typer.Context,
     ratings_file: Path = typer.Argument(
         ...,
         callback=lambda path: existing_file(path, "ratings file"),
@@ -149,7 +156,7 @@ def agree(
     PAo, adjacent agreement, Krippendorff's α (nominal, ordinal, interval), Gwet's AC1 and AC2
     (linear, quadratic), quadratic-weighted kappa, Spearman and Kendall."""
     from poemetric.reliability import agreement_report, parse_scale
-    from poemetric.reliability.io import RatingsFileError, read_ratings
+    from poemetric.reliability.io import RatingsFileError, na_reading_note, read_ratings
 
     if fmt not in ("table", "json", "csv"):
         raise unknown_choice("--format", fmt, ["table", "json", "csv"])
@@ -162,13 +169,22 @@ def agree(
     except ValueError as exc:
         raise error_exit(f"--scale: {exc}") from exc
     read_as: list[str] = []  # a Windows-1252 or `;`-separated file: said also when refused
+    na_read: dict[str, int] = {}
     try:
         try:
             ratings = read_ratings(
-                ratings_file, na_value=na_value, scale=scale_values, warnings=read_as
+                ratings_file,
+                na_value=na_value,
+                scale=scale_values,
+                warnings=read_as,
+                na_read=na_read,
             )
         finally:
             file_warnings(ratings_file, read_as)
+        # The default --na 0, no --scale: a 0 that may be a score (a 0-4 scale) is said so.
+        if na_value is not None and scale is None and _default(ctx, "na"):
+            note = na_reading_note(na_read, na_value)
+            file_warnings(ratings_file, [note] if note else [])
         report = agreement_report(
             ratings, focus=focus, n_boot=n_boot, seed=seed, confidence=confidence
         )

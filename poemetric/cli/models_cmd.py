@@ -10,6 +10,8 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import error_exit
+from poemetric.providers.base import ModelSpec, sends_batches
+from poemetric.providers.registry import UnknownProviderError, provider_class
 from poemetric.roster import (
     JUDGE_ONLY_FIELDS,
     PROVIDER_ONLY_FIELDS,
@@ -188,7 +190,10 @@ def _list_roster(group: str | None, judges: bool) -> None:
             console.print(f"  {model.name}: {model.reason}  ({model.path})", markup=False)
     if len(wide) < 2:
         left_out = ", ".join(c for c in ("provider", "model id") if c not in wide)
-        console.print(f"({left_out} left out at this width; see `poemetric models show NAME`)")
+        flag = " --judges" if judges else ""  # a judge's file is shown only with --judges
+        note = f"({left_out} left out at this width; see `poemetric models show NAME{flag}`)"
+        # As narrow as the table, the command whole on a line of its own.
+        console.print(note if len(note) <= console.width else note.replace("; ", ";\n "))
     for note in group_notes:
         console.print(f"note: {note}", markup=False)
     names = ", ".join(name for name in groups if name != "all")
@@ -237,7 +242,43 @@ def show(
         hidden |= set(JUDGE_ONLY_FIELDS)
     data = spec.model_dump(mode="json", exclude=hidden)
     data["display_name"] = spec.label  # its default, the name: `null` read as "no label"
-    typer.echo(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100).rstrip())
+    note = _batch_note(spec)
+    if note is not None and note.startswith(NO_BATCH_API):
+        del data["pricing"]["batch_discount"]  # a discount no call of this model gets
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100).rstrip()
+    typer.echo(_after_pricing(text, note) if note else text)
+
+
+#: How `models show` begins the line that stands for `batch_discount` where there is no batch API.
+NO_BATCH_API = "# no batch_discount"
+
+
+def _batch_note(spec: ModelSpec) -> str | None:
+    """The comment `models show` prints at the end of `pricing:`: none where `--batch` sends the
+    calls through the provider's batch API at `batch_discount`; where it cannot (a local engine,
+    a plugin without a batch API), one in place of the number, which was the default 0.5 for
+    every model; for `openai-compatible`, that the discount takes a server with a batch API."""
+    try:
+        cls = provider_class(spec.provider)
+    except (UnknownProviderError, ImportError):  # said by the model file's own checks
+        return None
+    if not sends_batches(cls):
+        return (
+            f"{NO_BATCH_API}: provider {spec.provider!r} has no batch API (--batch does not "
+            "change its price)"
+        )
+    if cls.needs_base_url:  # openai-compatible: a batch API only where the server has one
+        return "# batch_discount: only where the server has an OpenAI batch API (/batches)"
+    return None
+
+
+def _after_pricing(text: str, note: str) -> str:
+    """`text` (the YAML of `models show`) with the line `note` at the end of its `pricing:`."""
+    lines = text.splitlines()
+    end = lines.index("pricing:") + 1
+    while end < len(lines) and lines[end].startswith("  "):
+        end += 1
+    return "\n".join([*lines[:end], f"  {note}", *lines[end:]])
 
 
 def _show_hint(name: str, names: list[str], judges: bool) -> str:

@@ -375,3 +375,10 @@ class BatchCapable(ABC):
     @abstractmethod
     async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
         """Results of a finished batch job, keyed by custom id."""
+
+
+def sends_batches(cls: type[Provider]) -> bool:
+    """Whether `--batch` sends this provider's calls through its batch API (at
+    `pricing.batch_discount`): a `BatchCapable` provider that the runner does not hand chunks to
+    in-process instead (`prefers_batches`, as `execute_model` decides)."""
+    return issubclass(cls, BatchCapable) and not cls.prefers_batches

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import reprlib
 from collections.abc import Sequence
 from importlib.metadata import EntryPoint, entry_points
 
@@ -56,10 +57,23 @@ def register_provider(name: str, cls: type[Provider]) -> None:
     _REGISTERED[name] = cls
 
 
+#: How much of an object that is not a provider class a load error shows (a module's table
+#: or a large instance printed whole buried the reason under thousands of characters).
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 60
+
+
+def _named(obj: object) -> str:
+    """A class by its qualified name, anything else as a short repr with its type."""
+    if isinstance(obj, type):
+        return f"class {obj.__module__}.{obj.__qualname__}"
+    return f"{_SHORT.repr(obj)} (a {type(obj).__name__})"
+
+
 def _checked(cls: object, what: str) -> type[Provider]:
     if not (isinstance(cls, type) and issubclass(cls, Provider)):
         raise ProviderLoadError(
-            f"{what} names {cls!r}, which is not a subclass of poemetric.providers.Provider"
+            f"{what} names {_named(cls)}, which is not a subclass of poemetric.providers.Provider"
         )
     if inspect.isabstract(cls):
         missing = ", ".join(sorted(getattr(cls, "__abstractmethods__", ())))

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from poemetric.data.csv_text import HeaderTest, decimal_comma
 from poemetric.data.io import DatasetError, RawTable, ValidationIssue, read_table
-from poemetric.reliability.ratings import Rating, Ratings, parse_score
-from poemetric.text.plural import plural
+from poemetric.reliability.ratings import NA_WORDS, Rating, Ratings, parse_score
+from poemetric.text.plural import counted, plural
 
 REQUIRED = ("unit", "rater", "score")
 #: The unit column under another name: `poem`, as in `poemetric survey sheets` templates and the
@@ -111,11 +111,13 @@ def read_ratings(
     na_value: float | None = 0.0,
     scale: Sequence[float] | None = None,
     warnings: list[str] | None = None,
+    na_read: dict[str, int] | None = None,
 ) -> Ratings:
     """Ratings from a CSV/TSV/JSONL/Parquet file with columns `unit, rater, score` and an
     optional `item` (other columns are ignored). A blank score = not rated; `n/a`, `na` or
     `na_value` = N/A; `3,5` = 3.5 in a semicolon-separated file. Every bad row is reported with
-    its file and line; `warnings` gets how the file was read (Windows-1252, `;`-separated).
+    its file and line; `warnings` gets how the file was read (Windows-1252, `;`-separated);
+    `na_read` gets, per item, how many numbers `na_value` were read as N/A (not the words).
     A `na_value` on the given `scale` is a ValueError: its scores would be read as N/A."""
     path = Path(path)
     if scale is not None and na_value is not None and na_value in set(scale):
@@ -183,6 +185,8 @@ def read_ratings(
         except ValueError:
             problems.append(f"{where}: score {text!r} is not a number (or N/A)")
             continue
+        if score is None and na_read is not None and text.lower() not in NA_WORDS:
+            na_read[item] = na_read.get(item, 0) + 1
         if score is not None and allowed is not None and score not in allowed:
             problems.append(f"{where}: score {text!r} is not on the scale {sorted(allowed)}")
             continue
@@ -192,3 +196,36 @@ def read_ratings(
     if not ratings:
         raise RatingsFileError(f"{path}: no ratings (every score is blank)")
     return Ratings.from_ratings(ratings, scale=scale)
+
+
+#: Items named in the note on scores read as N/A, before "and N more".
+NA_NOTE_ITEMS = 5
+
+
+def na_reading_note(na_read: dict[str, int], na_value: float) -> str | None:
+    """One line on the numbers `na_value` read as N/A (`read_ratings`' `na_read`) on items
+    where that may be wrong: every item but the POEMetric questions that allow N/A (imagery
+    and literary devices, whose 0 is "N/A"). On a 0-4 scale the default `--na 0` read every 0
+    as missing, silently, for alpha and Gwet. None when there is nothing to say."""
+    from poemetric.questionnaire import DIMENSIONS_BY_KEY
+
+    suspect = {
+        item: count
+        for item, count in na_read.items()
+        if not (item in DIMENSIONS_BY_KEY and DIMENSIONS_BY_KEY[item].allows_na)
+    }
+    if not suspect:
+        return None
+    value = f"{na_value:g}"
+    names = sorted(suspect)
+    shown = ", ".join(names[:NA_NOTE_ITEMS]) + (
+        f" and {len(names) - NA_NOTE_ITEMS} more" if len(names) > NA_NOTE_ITEMS else ""
+    )
+    total = sum(suspect.values())
+    return (
+        f"{counted(total, 'score')} of {value} ({plural(len(names), 'item')} {shown}) "
+        f"{plural(total, 'was', 'were')} read as N/A, not as {plural(total, 'a score', 'scores')} "
+        f"(the default --na {value}: POEMetric's N/A); give --na none if {value} is a score on "
+        f"this scale, or --na {value} to keep {plural(total, 'it', 'them')} N/A without this "
+        "warning"
+    )

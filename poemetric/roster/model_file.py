@@ -72,10 +72,17 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
         result[field] = _ENV_RE.sub(substitute, value)
     for field, value in data.items():
         if field not in INTERPOLATED_FIELDS and isinstance(value, str) and _ENV_RE.search(value):
+            name = _unsigiled(value)
+            hint = (  # `api_key_env: ${MY_KEY}`: the name is what it takes
+                f" (api_key_env takes the variable's name itself: write `api_key_env: {name}`)"
+                if field == "api_key_env" and _is_variable_name(name)
+                else ""
+            )
             raise RosterFileError(
                 f"{path}:{line_of(node, (field,))}: {field}: ${{...}} is only replaced in "
-                f"{', '.join(INTERPOLATED_FIELDS)}",
-                f"{field}: ${{...}} is only replaced in {', '.join(INTERPOLATED_FIELDS)}",
+                f"{', '.join(INTERPOLATED_FIELDS)}{hint}",
+                f"{field}: ${{...}} is only replaced in {', '.join(INTERPOLATED_FIELDS)}"
+                + (f" (drop the '$': {name})" if hint else ""),
             )
     return result
 
@@ -84,6 +91,13 @@ def _is_variable_name(value: str) -> bool:
     """An environment variable's name, not a key: keys have '-' or are long runs of letters and
     digits without '_' (hex keys)."""
     return bool(_ENV_NAME_RE.match(value)) and (len(value) < 32 or "_" in value)
+
+
+def _unsigiled(value: str) -> str:
+    """`value` without a shell reference's `$` or `${...}` (itself when it has none)."""
+    if value.startswith("${") and value.endswith("}"):
+        return value[2:-1]
+    return value[1:] if value.startswith("$") else value
 
 
 #: Fields that only a judge file may set.
@@ -132,6 +146,19 @@ def load_model_file(
             "would be read as a variable's name; for a server that checks no key write "
             "`api_key_env: false` (unquoted)",
             f"api_key_env: {spec.api_key_env!r} names a variable (no key: write false)",
+        )
+    elif (
+        isinstance(spec.api_key_env, str)
+        and spec.api_key_env.startswith("$")
+        and _is_variable_name(_unsigiled(spec.api_key_env))
+    ):
+        # `$MY_KEY` / `${MY_KEY}`: a variable's name written as a shell reference.
+        name = _unsigiled(spec.api_key_env)
+        raise RosterFileError(
+            f"{path}:{line_of(node, ('api_key_env',))}: api_key_env: {spec.api_key_env} is not "
+            f"a variable's name: it takes the name itself, without '$': write "
+            f"`api_key_env: {name}`",
+            f"api_key_env: {spec.api_key_env} is not a variable's name (drop the '$': {name})",
         )
     elif spec.api_key_env is not None and not _is_variable_name(spec.api_key_env):
         # The value is not repeated: it is often the key itself, pasted in the wrong place.

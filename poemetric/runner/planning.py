@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from poemetric.providers.base import BatchCapable, Completion, ModelSpec
+from poemetric.providers.base import Completion, ModelSpec, sends_batches
 from poemetric.providers.registry import provider_class
 from poemetric.runner.batch_mode import abandon_hint, in_batches_text
 from poemetric.runner.jobs import Job, completion_from_dict, select_shard
@@ -152,4 +152,7 @@ def plan_open_batches(
 
 
 def _batch_capable(spec: ModelSpec) -> bool:
-    return issubclass(provider_class(spec.provider), BatchCapable)
+    """Whether `--batch` sends the model's calls through a batch API, as `execute_model` runs
+    them: a provider with one that is served in-process chunks (`prefers_batches`) is not, and
+    its plan counted the batch discount that its calls never got."""
+    return sends_batches(provider_class(spec.provider))
