@@ -121,6 +121,7 @@ def build(
     from poemetric.cli.interrupt import nothing_written
     from poemetric.probes.builders import build_pairs
     from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
+    from poemetric.probes.poem_file import rhyme_misfits
     from poemetric.probes.thesaurus import ThesaurusUnavailable
     from poemetric.runner.runner import RunnerOptions
     from poemetric.text.plural import counted
@@ -150,6 +151,11 @@ def build(
             f"{name}; its forms: {', '.join(present) or 'none (no form column)'}"
         )
     sources = [p for p in every if wanted is None or p.form in wanted][:limit]
+    # A pattern that does not fit its poem, named by file:line (a file of just the poems says
+    # it as it is read): the builders named its poem id alone, and the first only.
+    misfits = rhyme_misfits(name, sources, "rhyme_pattern") if rhyme_from == "dataset" else None
+    if misfits:
+        raise error_exit(misfits)
     offline = [t for t in chosen if t != "last_line"]
     failed_calls: str | None = None
     why_none: str | None = None  # why last_line kept no line

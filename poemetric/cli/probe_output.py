@@ -78,24 +78,35 @@ def show_tables(tables: dict[str, ProbeTable], out_dir: Path | None) -> None:
 
 def source_poems(poems: str, rhyme_from: str) -> tuple[str, list[SourcePoem]]:
     """The name and poems of `probe build`'s POEMS: a dataset (name, or a file with a
-    dataset's columns) read by the dataset loader, else a file of just the poems."""
+    dataset's columns) read by the dataset loader, else a file of just the poems. A file is
+    read once: the table that tells which it is is the one validated or read for poems."""
     from poemetric.data import DatasetError, load_dataset
+    from poemetric.data.io import RawTable, read_table
     from poemetric.probes.builders import SourcePoem
     from poemetric.probes.poem_file import PoemFileError, is_full_dataset, read_poem_file
 
     path = Path(poems)
-    if path.is_file() and not is_full_dataset(path):
+    data: bytes | None = None
+    table: RawTable | None = None
+    if path.is_file():
         try:
-            read = read_poem_file(path, rhyme_required_to_fit=rhyme_from == "dataset")
+            data = path.read_bytes()
+            table = read_table(path, data)
+        except (DatasetError, OSError):
+            data = None  # a name (`demo`) or no dataset file: the dataset loader says which
+    if table is not None and not is_full_dataset(table):
+        try:
+            read = read_poem_file(path, rhyme_required_to_fit=rhyme_from == "dataset", table=table)
         except PoemFileError as error:
             raise error_exit(str(error)) from error
         for warning in read.notes:
             typer.echo(f"warning: {warning}", err=True)
         return path.name, read.poems
     try:
-        dataset = load_dataset(poems)
+        dataset = load_dataset(poems, data=data, table=table)
     except DatasetError as error:
         raise error_exit(str(error)) from error
     return dataset.name, [
-        SourcePoem(p.poem_id, p.content, p.rhyme_pattern, str(p.form)) for p in dataset.poems
+        SourcePoem(p.poem_id, p.content, p.rhyme_pattern, str(p.form), dataset.where.get(p.poem_id))
+        for p in dataset.poems
     ]

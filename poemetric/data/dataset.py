@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from poemetric.data.io import SUPPORTED_SUFFIXES, DatasetError
+from poemetric.data.io import SUPPORTED_SUFFIXES, DatasetError, RawTable
 from poemetric.data.registry import dataset_registry
 from poemetric.data.schema import Poem, PoemForm
 from poemetric.data.validation import validate_file
@@ -34,6 +34,8 @@ class Dataset:
     sha256: str
     poems: list[Poem]
     warnings: tuple[str, ...] = ()
+    #: Each poem's `file:line` (`file:row N` in Parquet), by poem id, for messages.
+    where: Mapping[str, str] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.poems)
@@ -51,7 +53,9 @@ class Dataset:
         """The first `limit` poems (all when None), keeping name, path and hash."""
         if limit is None:
             return self
-        return Dataset(self.name, self.path, self.sha256, self.poems[:limit], self.warnings)
+        return Dataset(
+            self.name, self.path, self.sha256, self.poems[:limit], self.warnings, self.where
+        )
 
     def form_counts(self) -> dict[PoemForm, int]:
         counts = Counter(poem.form for poem in self.poems)
@@ -105,14 +109,18 @@ def _folder_message(folder: Path) -> str:
     return f"{message}; the folder holds {listed}"
 
 
-def load_dataset(spec: str | Path) -> Dataset:
+def load_dataset(
+    spec: str | Path, *, data: bytes | None = None, table: RawTable | None = None
+) -> Dataset:
     """Load and validate a dataset; raises DatasetError listing the first problems, if any.
 
     `spec` is `demo` (bundled), `poemetric` (the authors' release, after
-    `poemetric dataset fetch poemetric`), or a path to a CSV/TSV/JSONL/Parquet file.
+    `poemetric dataset fetch poemetric`), or a path to a CSV/TSV/JSONL/Parquet file; `data` and
+    `table` are that file's bytes and `read_table` of them when the caller has read them
+    (`probe build` reads a file once to tell a dataset from a file of just the poems).
     """
     name, path = resolve_dataset(spec)
-    report = validate_file(path)
+    report = validate_file(path, data, table)
     if not report.ok:
         raise DatasetError(
             f"{path}: {counted(len(report.issues), 'problem')}; fix "
@@ -128,6 +136,7 @@ def load_dataset(spec: str | Path) -> Dataset:
         sha256=report.sha256,
         poems=report.poems,
         warnings=tuple(report.warnings),
+        where=report.where,
     )
 
 

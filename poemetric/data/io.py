@@ -76,16 +76,20 @@ class ValidationIssue:
     @property
     def where(self) -> str:
         """`file:line` (`file:row N` for Parquet, the file alone when there is no line)."""
-        if self.line is None:
-            return self.file
-        unit = "" if self.unit == "line" else f"{self.unit} "
-        return f"{self.file}:{unit}{self.line}"
+        return place(self.file, self.line, self.unit)
 
     def plain(self) -> str:
         """`file:line: reason` (`file:line: column: reason` when a column is named): for a
         reader that is not a dataset validator, where the `-` of no column means nothing."""
         column = f"{self.column}: " if self.column else ""
         return f"{self.where}: {column}{self.reason}"
+
+
+def place(file: str, line: int | None, unit: str = "line") -> str:
+    """`file:line` (`file:row N` for Parquet, the file alone when there is no line)."""
+    if line is None:
+        return file
+    return f"{file}:{'' if unit == 'line' else f'{unit} '}{line}"
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from poemetric.data.file_problems import records_with_separator, wrong_separator
-from poemetric.data.io import RawRecord, RawTable, ValidationIssue, read_table
+from poemetric.data.io import RawRecord, RawTable, ValidationIssue, place, read_table
 from poemetric.data.schema import (
     ID_COLUMNS,
     KNOWN_COLUMNS,
@@ -45,6 +45,8 @@ class ValidationReport:
     sha256: str
     records: int
     poems: list[Poem] = field(default_factory=list)
+    #: Each valid poem's `file:line` (`file:row N` in Parquet), by poem id.
+    where: dict[str, str] = field(default_factory=dict)
     issues: list[ValidationIssue] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     #: Records that could not be read at all (malformed CSV, bad JSON): not in `records`.
@@ -81,11 +83,16 @@ class ValidationReport:
         return "\n".join(lines)
 
 
-def validate_file(path: str | Path) -> ValidationReport:
-    """Read and check a dataset file; never raises for bad content (see `report.issues`)."""
+def validate_file(
+    path: str | Path, data: bytes | None = None, table: RawTable | None = None
+) -> ValidationReport:
+    """Read and check a dataset file; never raises for bad content (see `report.issues`).
+    `data` and `table`: the file's bytes and `read_table(path, data)`, when already read."""
     path = Path(path)
-    data = path.read_bytes()
-    table = read_table(path, data)
+    if data is None:
+        data = path.read_bytes()
+    if table is None:
+        table = read_table(path, data)
     report = ValidationReport(
         path=path,
         file_format=table.file_format,
@@ -250,6 +257,7 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             )
             continue
         first_line[poem.poem_id] = record.line
+        report.where[poem.poem_id] = place(file, record.line, table.unit)
         report.poems.append(poem)
     report.warnings.extend(_keyless_warnings(keyless_lines))
     report.warnings.extend(_meter_warnings(report.poems, first_line, table.unit))

@@ -289,6 +289,8 @@ class SourcePoem:
     text: str
     rhyme_pattern: str | None = None
     form: str | None = None
+    #: Where the poem is, `file:line`, for messages (None: not read from a file).
+    where: str | None = None
 
 
 def build_pairs(

@@ -1,4 +1,5 @@
-"""Whether the scorers in a set of scores files were run on the same pairs (`probe report`).
+"""Whether the scorers in a set of scores files were run on the same pairs (`probe report`,
+and the run report's probes section).
 
 Scores files made from different pairs files, or with `--limit` / `--tasks`, put accuracies
 side by side that compare different data; only the `n` column hinted at it. A pair is known by
@@ -46,27 +47,35 @@ class PairSets:
     def key(self, record: ScoreRecord) -> PairKey:
         return (record.pair_id, None if self.by_id_only else record.pair_digest)
 
-    def warning(self) -> str:
-        """What differs, a scorer a line, and what `--common-pairs` would keep."""
-        lines = [
+    def headline(self) -> str:
+        """What is wrong, in one line (before `details`)."""
+        return (
             f"the {len(self.scorers)} scorers were not run on the same pairs, so their "
-            "accuracies compare different data:"
+            "accuracies compare different data"
+        )
+
+    def details(self) -> list[str]:
+        """A line per scorer (its files, its pairs, how many not every scorer scored), then how
+        many pair ids name other texts and whether pairs were compared by id alone."""
+        lines = [
+            f"{scorer.scorer} ({', '.join(scorer.files)}): {counted(scorer.pairs, 'pair')}"
+            f", {scorer.not_common} not scored by every scorer"
+            for scorer in self.scorers
         ]
-        for scorer in self.scorers:
-            lines.append(
-                f"  {scorer.scorer} ({', '.join(scorer.files)}): {counted(scorer.pairs, 'pair')}"
-                f", {scorer.not_common} not scored by every scorer"
-            )
         if self.changed:
             lines.append(
-                f"  {counted(self.changed, 'pair id')} {plural(self.changed, 'names', 'name')} "
+                f"{counted(self.changed, 'pair id')} {plural(self.changed, 'names', 'name')} "
                 "other texts in different files (pairs built from other poems or settings)"
             )
         if self.by_id_only:
             lines.append(
-                "  (a file written before scores kept their pair digest: pairs compared by id)"
+                "(a file written before scores kept their pair digest: pairs compared by id)"
             )
-        return "\n".join(lines)
+        return lines
+
+    def warning(self) -> str:
+        """`probe report`'s warning: the headline, then the details a line each, indented."""
+        return "\n".join([f"{self.headline()}:", *(f"  {line}" for line in self.details())])
 
 
 def compare_pair_sets(records: Sequence[ScoreRecord], files: Sequence[str]) -> PairSets:

@@ -18,15 +18,28 @@ The file is read by the dataset loader's reader (`poemetric.data.io.read_table`)
 and semicolon-separated CSV files with a warning, and every malformed record — broken quoting,
 a wrong field count, bad JSON, no poem text, a rhyme pattern that is not letters, a duplicate
 id — is named as ``file:line: column: reason``. Nothing is built from a file with problems.
+
+With `--rhyme-from dataset` a rhyme pattern that does not fit its poem is such a problem, and
+`rhyme_misfits` names a dataset's poems whose pattern does not fit in the same way.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from poemetric.data.io import EMPTY_CSV, DatasetError, ValidationIssue, file_format, read_table
+from poemetric.data.io import (
+    EMPTY_CSV,
+    DatasetError,
+    RawTable,
+    ValidationIssue,
+    file_format,
+    place,
+    read_table,
+)
 from poemetric.probes.builders import SourcePoem
 from poemetric.text.plural import counted, plural
 
@@ -43,23 +56,59 @@ class PoemFileError(ValueError):
 
 @dataclass
 class PoemFile:
-    """The poems of a file, and each poem's `file:line` (by poem id)."""
+    """The poems of a file (each with its `file:line`)."""
 
     poems: list[SourcePoem]
-    where: dict[str, str] = field(default_factory=dict)
     #: How the file was read (Windows-1252, semicolon-separated): warnings to print.
     notes: list[str] = field(default_factory=list)
 
 
-def is_full_dataset(path: Path) -> bool:
-    """Whether `path` is a file with every column a dataset file requires (read as a dataset)."""
+def is_full_dataset(table: RawTable) -> bool:
+    """Whether `table` has every column a dataset file requires (it is read as a dataset)."""
     from poemetric.data.schema import REQUIRED_COLUMNS
 
-    try:
-        table = read_table(path)
-    except (DatasetError, OSError):
-        return True  # the dataset loader says what is wrong with it
     return set(REQUIRED_COLUMNS) <= {str(c).strip().lower() for c in table.columns}
+
+
+def rhyme_misfit(text: str, rhyme: str | None) -> str | None:
+    """`--rhyme-from dataset`: why `rhyme` is not a pattern of `text` (a letter per verse line,
+    as `Poem.rhyme_info` reads it), or None when it is."""
+    from poemetric.probes.poem import Poem
+
+    verse = len(Poem("", text).verse)
+    letters = len(re.sub(r"[^A-Za-z]", "", rhyme or ""))
+    if rhyme and letters == verse:
+        return None
+    said = (
+        f"rhyme pattern {rhyme!r} has {counted(letters, 'letter')} for "
+        f"{counted(verse, 'verse line')}"
+        if rhyme
+        else "no rhyme pattern"
+    )
+    return f"{said} (--rhyme-from dataset; auto would use the checker's scheme for it)"
+
+
+def rhyme_misfits(name: str, poems: Sequence[SourcePoem], column: str) -> str | None:
+    """`probe build --rhyme-from dataset` of a dataset: the error naming each poem whose pattern
+    does not fit it as `file:line: column: reason` (the file of just the poems says it as it is
+    read), or None when every pattern fits."""
+    problems = [
+        f"{poem.where or poem.poem_id}: {column}: {why}"
+        for poem in poems
+        if (why := rhyme_misfit(poem.text, poem.rhyme_pattern))
+    ]
+    if not problems:
+        return None
+    return _listed(name, problems, "no pairs are built while a rhyme pattern does not fit")
+
+
+def _listed(name: str, problems: list[str], why: str) -> str:
+    """`NAME: N problems; fix them (WHY):` and the first `SHOWN` problems, a line each."""
+    more = f"\n... and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+    return (
+        f"{name}: {counted(len(problems), 'problem')}; fix {plural(len(problems), 'it', 'them')} "
+        f"({why}):\n" + "\n".join(problems[:SHOWN]) + more
+    )
 
 
 def _pick(values: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, Any]:
@@ -77,15 +126,18 @@ def _text(value: Any) -> str | None:
     return str(value)
 
 
-def read_poem_file(path: Path, *, rhyme_required_to_fit: bool = False) -> PoemFile:
+def read_poem_file(
+    path: Path, *, rhyme_required_to_fit: bool = False, table: RawTable | None = None
+) -> PoemFile:
     """The poems of `path` (see the module docstring); `PoemFileError` lists its problems.
     `rhyme_required_to_fit` (`--rhyme-from dataset`): a rhyme pattern without one letter per
-    verse line is a problem of its record, not a pattern the checker replaces."""
+    verse line (or none) is a problem of its record, not a pattern the checker replaces.
+    `table`: `read_table(path)`, when already read."""
     from poemetric.data.file_problems import wrong_separator
 
     try:
         file_format(path)
-        table = read_table(path)
+        table = read_table(path) if table is None else table
     except DatasetError as error:
         raise PoemFileError(str(error)) from None
     except OSError as error:
@@ -124,16 +176,12 @@ def read_poem_file(path: Path, *, rhyme_required_to_fit: bool = False) -> PoemFi
             )
             continue
         lines[poem.poem_id] = record.line
-        read.poems.append(poem)
-        read.where[poem.poem_id] = f"{path}:{record.line}"
+        read.poems.append(replace(poem, where=place(str(path), record.line, table.unit)))
     if problems:
         problems.sort(key=lambda issue: issue.line or 0)
-        listed = "\n".join(issue.plain() for issue in problems[:SHOWN])
-        more = f"\n... and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+        listed = [issue.plain() for issue in problems]
         raise PoemFileError(
-            f"{path}: {counted(len(problems), 'problem')}; fix "
-            f"{plural(len(problems), 'it', 'them')} (no pairs are built from a file with "
-            f"problems):\n{listed}{more}"
+            _listed(str(path), listed, "no pairs are built from a file with problems")
         )
     if not read.poems:
         raise PoemFileError(f"{path}: no poems")
@@ -163,24 +211,10 @@ def _poem(
     except ValueError as error:
         problems.append(ValidationIssue(str(path), line, rhyme_column, str(error), unit))
         return None
-    if fit and rhyme is not None:
-        from poemetric.probes.poem import Poem
-
-        verse = len(Poem("", text).verse)
-        letters = len(rhyme.replace(" ", ""))
-        if letters != verse:
-            problems.append(
-                ValidationIssue(
-                    str(path),
-                    line,
-                    rhyme_column,
-                    f"rhyme pattern {rhyme!r} has {counted(letters, 'letter')} for "
-                    f"{counted(verse, 'verse line')} "
-                    "(--rhyme-from dataset; auto would use the checker's scheme for it)",
-                    unit,
-                )
-            )
-            return None
+    misfit = rhyme_misfit(text, rhyme) if fit else None
+    if misfit:
+        problems.append(ValidationIssue(str(path), line, rhyme_column, misfit, unit))
+        return None
     poem_id = next((_text(values.get(key)) for key in ID_KEYS if _text(values.get(key))), None)
     if poem_id is None:
         from poemetric.data.schema import record_poem_id

@@ -23,6 +23,7 @@ def _cells(frame: pd.DataFrame) -> list[list[Any]]:
 
 @section(75)
 def probes(run: ReportRun) -> Section | None:
+    from poemetric.probes.pair_sets import compare_pair_sets
     from poemetric.probes.pairs import PairFileError
     from poemetric.probes.results import CAPTIONS, probe_tables
     from poemetric.probes.scorers.base import DuplicateScoreError, read_scores
@@ -30,12 +31,15 @@ def probes(run: ReportRun) -> Section | None:
     folder = Path(run.run_dir) / PROBES_DIR
     files = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
     records = []
+    where: list[str] = []  # the file of each record
     used: list[str] = []  # the files the tables count (the skipped ones are said apart)
     skipped: list[str] = []
     seen: dict[tuple[str, str], str] = {}
     for path in files:
         try:
-            records += read_scores(str(path), seen)
+            read = read_scores(str(path), seen)
+            records += read
+            where += [path.name] * len(read)
             used.append(path.name)
         except DuplicateScoreError as error:  # a copy of another file: counted twice
             skipped.append(f"{path.name}: {error}")
@@ -43,6 +47,9 @@ def probes(run: ReportRun) -> Section | None:
             skipped.append(f"{path.name}: not a score file ({error})")
     if not records:
         return None
+    # Scorers run on different pairs (another pairs file, --limit, --tasks): the accuracies
+    # side by side compare different data, which only the Pairs column hinted at.
+    sets = compare_pair_sets(records, where)
     tables = probe_tables(records)
     accuracy = tables["accuracy"].to_dict("records")
     papers = [
@@ -51,6 +58,6 @@ def probes(run: ReportRun) -> Section | None:
         for name in ("bpomp", "deletion", "last_line")
         if (tables[name]["source"] == "ours").any()
     ]  # fmt: skip
-    html = render("probes.html.j2", accuracy=accuracy, papers=papers,
-                  files=used, skipped=skipped)  # fmt: skip
+    html = render("probes.html.j2", accuracy=accuracy, papers=papers, files=used,
+                  skipped=skipped, pair_sets=sets if sets.differ else None)  # fmt: skip
     return Section("probes", "Minimal-pair probes", html)
