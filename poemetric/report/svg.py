@@ -26,6 +26,7 @@ class Row:
     low: float = math.nan
     high: float = math.nan
     human: bool = False
+    colour: str | None = None  # else HUMAN_COLOUR or LLM_COLOUR
 
 
 def interval_chart(
@@ -68,7 +69,7 @@ def interval_chart(
         )
     for index, row in enumerate(rows):
         y = top + row_height * index + row_height / 2
-        colour = HUMAN_COLOUR if row.human else LLM_COLOUR
+        colour = row.colour or (HUMAN_COLOUR if row.human else LLM_COLOUR)
         weight = ' font-weight="bold"' if row.human else ""
         parts.append(
             f'<text x="{label_width - 8}" y="{y + 4:.1f}" class="label"{weight}>'

@@ -1,4 +1,6 @@
-"""Per-dimension charts: each judge's (and the experts') mean score per author, with CIs."""
+"""Per-dimension charts: each judge's mean score per author over every poem, with CIs; with
+expert ratings first the judges beside the experts over the same poems, the poems the experts
+rated (`judge_on_expert_poems`, the analysis's `judged_as_rated`, as in Figs. 6-8)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
+from poemetric.analysis.experts import EXPERTS_JUDGE
 from poemetric.questionnaire import DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
@@ -13,23 +16,38 @@ from poemetric.report.render import render
 from poemetric.report.svg import Row, interval_chart
 from poemetric.tables.headers import dimension_label
 
+#: The experts' dots in the judge-vs-experts charts (the figures' hatched grey bars).
+EXPERT_COLOUR = "#6b6b6b"
+#: A rater's scores (the `dimension_scores` table of one judge or of the experts), its label,
+#: and whether it is the expert panel.
+Rater = tuple[str, pd.DataFrame, bool]
 
-def dimension_charts(run: ReportRun, scores: pd.DataFrame, rater: str) -> list[dict[str, object]]:
-    """One chart per dimension: authors in the standard order, 1-5 axis, 95% CI whiskers."""
-    authors = author_order(scores["author"].unique())
+
+def _stats(scores: pd.DataFrame, key: str) -> dict[str, tuple[float, float, float]]:
+    rows = scores[scores["dimension"] == key]
+    return {
+        str(a): (float(m), float(lo), float(hi))
+        for a, m, lo, hi in zip(
+            rows["author"], rows["mean"], rows["ci_low"], rows["ci_high"], strict=True
+        )
+    }
+
+
+def _charts(run: ReportRun, raters: list[Rater], what: str) -> list[dict[str, object]]:
+    """One chart per dimension: authors in the standard order, a row per author and rater (the
+    rater named in the label when there are several), 1-5 axis, 95% CI whiskers."""
+    authors = author_order(pd.concat([scores["author"] for _, scores, _ in raters]).unique())
     charts = []
     for dimension in DIMENSIONS:
-        rows = scores[scores["dimension"] == dimension.key].set_index("author")
-        stats = {
-            str(a): (float(m), float(lo), float(hi))
-            for a, m, lo, hi in zip(
-                rows.index, rows["mean"], rows["ci_low"], rows["ci_high"], strict=True
-            )
-        }
+        stats = [(label, _stats(scores, dimension.key), expert) for label, scores, expert in raters]
+        rows = [
+            Row(run.labels.author(a) + (f" · {label}" if len(raters) > 1 else ""), *by_author[a],
+                human=a == HUMAN_AUTHOR, colour=EXPERT_COLOUR if expert else None)
+            for a in authors for label, by_author, expert in stats if a in by_author
+        ]  # fmt: skip
         chart: Markup = interval_chart(
-            [Row(run.labels.author(a), *stats[a], a == HUMAN_AUTHOR) for a in authors if a in stats],
-            domain=(1, 5), ticks=[1, 2, 3, 4, 5], width=380, label_width=170,
-            title=f"{dimension_label(dimension.key)} ({rater}): mean score per author, whiskers 95% CI",
+            rows, domain=(1, 5), ticks=[1, 2, 3, 4, 5], width=380, label_width=170,
+            title=f"{dimension_label(dimension.key)} ({what}): mean score per author, whiskers 95% CI",
         )  # fmt: skip
         charts.append(
             {"dimension": dimension, "label": dimension_label(dimension.key), "chart": chart}
@@ -37,17 +55,62 @@ def dimension_charts(run: ReportRun, scores: pd.DataFrame, rater: str) -> list[d
     return charts
 
 
+def dimension_charts(run: ReportRun, scores: pd.DataFrame, rater: str) -> list[dict[str, object]]:
+    """One chart per dimension of one rater's scores."""
+    return _charts(run, [(rater, scores, False)], rater)
+
+
+def poems_per_author(run: ReportRun, scores: pd.DataFrame) -> str:
+    """`3 poems per author`, or each author's count (`per author: Human 3, model-a 2`): the most
+    poems an item has of the author (an item's mean is over the poems rated on it)."""
+    counts = scores.groupby("author")["n"].max().astype(int)
+    counts = counts.reindex(author_order(counts.index))
+    if counts.nunique() == 1:
+        n = int(counts.iloc[0])
+        return f"{n} poem{'' if n == 1 else 's'} per author"
+    return "per author: " + ", ".join(f"{run.labels.author(str(a))} {n}" for a, n in counts.items())
+
+
+def _and(names: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
+def _matched(run: ReportRun, judges: pd.DataFrame, experts: pd.DataFrame) -> dict[str, object]:
+    """The judges and the experts over the poems the experts rated, in the same charts; the
+    poems per author, and those of a judge that did not judge every one of them."""
+    matched = run.table("judge_on_expert_poems")
+    raters: list[Rater] = []
+    if matched is not None and not matched.empty:
+        raters = [(run.labels.judge(str(j)), rows, False) for j, rows in matched.groupby("judge")]
+    label = run.labels.judge(EXPERTS_JUDGE)
+    poems = poems_per_author(run, experts)
+    short = [(name, counts) for name, scores, _ in raters
+             if (counts := poems_per_author(run, scores)) != poems]  # fmt: skip
+    raters.append((label, experts, True))
+    unrated = sorted(set(judges["author"]) - set(experts["author"]))
+    return {
+        "rater": f"{_and([r[0] for r in raters])}: the poems the experts rated",
+        "charts": _charts(run, raters, "the poems the experts rated"),
+        "matched": True,
+        "poems": poems,
+        "short": short,
+        "judged": len(raters) - 1,  # the judges beside the experts
+        "unrated": run.labels.author_list(author_order(unrated)),
+    }
+
+
 @section(30)
 def dimensions(run: ReportRun) -> Section | None:
     scores = run.table("dimension_scores")
     if scores is None or scores.empty:
         return None
-    blocks = [
-        {"rater": run.labels.judge(str(judge)), "charts": dimension_charts(run, rows, str(judge))}
-        for judge, rows in scores.groupby("judge", sort=True)
-    ]
     experts = run.table("expert_scores")
-    if experts is not None and not experts.empty:
-        label = run.labels.judge("experts")
-        blocks.append({"rater": label, "charts": dimension_charts(run, experts, label)})
+    has_experts = experts is not None and not experts.empty
+    blocks = [_matched(run, scores, experts)] if experts is not None and has_experts else []
+    for judge, rows in scores.groupby("judge", sort=True):
+        rater = run.labels.judge(str(judge))
+        title = f"{rater}: every poem" if has_experts else rater
+        blocks.append({"rater": title, "charts": dimension_charts(run, rows, title),
+                       "poems": poems_per_author(run, rows)})  # fmt: skip
     return Section("dimensions", "Scores by dimension", render("dimensions.html.j2", blocks=blocks))
