@@ -8,8 +8,15 @@ from collections.abc import Iterable, Mapping
 
 
 def close_names(word: str, choices: Iterable[str], *, cutoff: float = 0.6) -> list[str]:
-    """Up to three choices that look like `word`, closest first."""
-    return difflib.get_close_matches(word, list(choices), n=3, cutoff=cutoff)
+    """Up to three choices that look like `word`, closest first; where none does, those that
+    have `word` as one of their hyphenated parts (`lear` for `lear-limericks`, too short a part
+    of it for a close match)."""
+    listed = list(choices)
+    close = difflib.get_close_matches(word, listed, n=3, cutoff=cutoff)
+    if close or len(word) < 3:
+        return close
+    part = word.casefold()
+    return [choice for choice in listed if part in choice.casefold().split("-")][:3]
 
 
 def did_you_mean(word: str, choices: Iterable[str], *, cutoff: float = 0.6) -> str:

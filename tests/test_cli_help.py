@@ -55,6 +55,10 @@ def test_every_command_has_examples_that_name_only_real_options() -> None:
             for param in command.params
             if param.required and getattr(param, "param_type_name", "") == "option"
         ]
+        default_run = any(
+            "--run" in getattr(param, "opts", []) and str(param.default) == "runs/default"
+            for param in command.params
+        )
         for example in examples:
             words = shlex.split(example.replace("…", ""))
             for word in words:
@@ -65,6 +69,10 @@ def test_every_command_has_examples_that_name_only_real_options() -> None:
             given = {word.split("=", 1)[0] for word in words}
             for opts in required:
                 assert given & set(opts), f"{example!r}: {prefix} requires {opts[0]}"
+            # `style-match --judge local-openai --trials 8` read runs/default, a run nobody has
+            # (`poemetric demo` makes runs/demo): copied, it failed with "no run store".
+            if default_run:
+                assert given & {"--run", "-r"}, f"{example!r}: {prefix} reads runs/default"
         checked += 1
     assert checked >= 18
 

@@ -167,10 +167,11 @@ def test_analyze_of_a_run_without_poems(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["nope"], "error: unknown dataset 'nope'; known datasets: "),
+        (["lear"], "error: unknown dataset 'lear' (did you mean 'lear-limericks'?); known "),
         (["demo"], "error: dataset 'demo' is bundled with POEMetric; nothing to fetch"),
         (["poemetric", "--from", "MISSING"], "error: --from MISSING: no such file"),
     ],
-    ids=["unknown", "bundled", "missing --from"],
+    ids=["unknown", "a part of a name", "bundled", "missing --from"],
 )
 def test_dataset_fetch_of_unusable_input(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], message: str
@@ -539,3 +540,11 @@ def test_a_mistyped_dataset_name_gets_a_suggestion(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "unknown dataset 'dmeo' (did you mean 'demo'?)" in result.output
     assert not (tmp_path / "r").exists()
+
+
+def test_a_dataset_named_by_a_part_of_its_name_is_suggested(tmp_path: Path) -> None:
+    """`--dataset lear` (for lear-limericks) was "unknown dataset 'lear'" with no suggestion:
+    the word is too short a part of the name for a close match."""
+    line = _error(["generate", "--run", str(tmp_path / "run"), "--dataset", "lear"])
+    assert line.startswith("error: unknown dataset 'lear' (did you mean 'lear-limericks'?)"), line
+    assert not (tmp_path / "run").exists()

@@ -53,6 +53,36 @@ def test_a_missing_run_names_the_runs_beside_it(tmp_path: Path) -> None:
     assert not run.exists()
 
 
+@pytest.mark.parametrize(
+    ("where", "run", "hint"),
+    [
+        (".", "runs", "runs in it: runs/demo, runs/paper"),
+        (".", "runs/demo/analysis", "the folder runs/demo above it is a run: --run runs/demo"),
+        (".", "demo", "a run is at runs/demo: --run runs/demo"),
+        ("runs/demo", "runs/default", "the folder . above it is a run: --run ."),
+    ],
+    ids=["the-runs-folder", "inside-a-run", "a-bare-name", "the-default-inside-a-run"],
+)
+def test_a_wrong_run_path_names_the_run_it_missed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, run: str, hint: str
+) -> None:
+    """A newcomer's first wrong --run: the folder of runs (`--run runs`), a folder inside a run
+    (`--run runs/demo/analysis`), the run's bare name (`--run demo`), or a command run from
+    inside runs/demo without --run. Each only said to start a new run there; the run meant is
+    named."""
+    for name in ("demo", "paper"):
+        RunStore(tmp_path / "runs" / name).close()
+    (tmp_path / "runs" / "demo" / "analysis").mkdir()
+    monkeypatch.chdir(tmp_path / where)
+    args = ["analyze"] if run == "runs/default" else ["analyze", "--run", run]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert result.stderr.startswith(
+        f"error: no run store at {Path(run) / 'poemetric.sqlite'}; {hint}; start a run with "
+    ), result.stderr
+    assert not (tmp_path / where / run / "poemetric.sqlite").exists()
+
+
 @pytest.mark.parametrize("command", [["analyze"], ["form", "run"], ["report"]], ids=" ".join)
 def test_under_make_a_missing_run_names_the_make_targets(
     tmp_path: Path, command: list[str]

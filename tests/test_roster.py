@@ -421,6 +421,25 @@ def test_models_show_names_the_other_roster() -> None:
     assert "it is a generator: `poemetric models show markov`" in generator.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "listing"),
+    [
+        (["paper30"], "poemetric models --group paper30"),
+        (["pilot", "--judges"], "poemetric models --judges --group pilot"),
+    ],
+    ids=["generators", "judges"],
+)
+def test_models_show_of_a_group_names_the_listing(args: list[str], listing: str) -> None:
+    """`models show paper30` (the README's group) said only "unknown generator 'paper30'"."""
+    result = CliRunner().invoke(app, ["models", "show", *args], env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    kind = "judge" if "--judges" in args else "generator"
+    assert result.stderr.strip() == (
+        f"error: unknown {kind} {args[0]!r}; it is a group: `{listing}` lists its models"
+    )
+    assert CliRunner().invoke(app, listing.split()[1:]).exit_code == 0
+
+
 def test_two_files_of_one_model_in_one_folder_are_an_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -282,9 +282,17 @@ def _after_pricing(text: str, note: str) -> str:
 
 
 def _show_hint(name: str, names: list[str], judges: bool) -> str:
-    """Close names, or the other roster when the name is there (a judge asked for as a
-    generator: `models show local-openai`)."""
+    """Close names, or the command that lists a group's models (`models show paper30`), or the
+    other roster when the name is there (a judge asked for as a generator: `models show
+    local-openai`)."""
     other = _kind(not judges)
+    try:
+        group = name in load_groups(_kind(judges))
+    except RosterError:
+        group = False
+    if group:  # `models show paper30`: a group, not a model
+        flag = " --judges" if judges else ""
+        return f"; it is a group: `poemetric models{flag} --group {name}` lists its models"
     try:
         elsewhere = name in load_catalog(other).names()
     except RosterError:

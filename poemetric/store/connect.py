@@ -30,9 +30,21 @@ class ReadOnlyStoreError(StoreError):
 
 
 def runs_beside(run_dir: Path, store_name: str, shown: int = 5) -> str:
-    """`; runs beside it: A, B` naming the run stores in `run_dir`'s parent folder (a mistyped
-    `--run`, or the default `runs/default` after `poemetric demo` made `runs/demo`), or ''."""
+    """`; runs beside it: A, B` naming the run stores near `run_dir`, which has none, or ''. A
+    folder above it that is a run (`--run runs/x/analysis`, or the default `runs/default` from
+    inside a run's folder) is named first; then the runs in it (`--run runs`), `runs/NAME` for a
+    bare `--run NAME`, and the runs in its parent folder (a mistyped `--run`, or the default
+    `runs/default` after `poemetric demo` made `runs/demo`)."""
     try:
+        above = next((d for d in run_dir.parents if (d / store_name).is_file()), None)
+        if above is not None:
+            return f"; the folder {above} above it is a run: --run {above}"
+        inside = sorted(str(path.parent) for path in run_dir.glob(f"*/{store_name}"))
+        if inside:
+            return f"; runs in it: {first_few(inside, shown)}"
+        named = Path("runs") / run_dir
+        if not run_dir.is_absolute() and len(run_dir.parts) == 1 and (named / store_name).is_file():
+            return f"; a run is at {named}: --run {named}"
         runs = sorted(str(path.parent) for path in run_dir.parent.glob(f"*/{store_name}"))
     except OSError:
         return ""
