@@ -40,3 +40,21 @@ def test_ghazal_qafia_findings_name_the_poems_lines() -> None:
         assert named, finding.detail
         assert tuple(int(n) for n in named.groups()) == tuple(finding.lines)
     assert "lines 2 and 4 should rhyme (A) but 'sail' / 'hand'" in check.summary
+
+
+# Lear, typed from memory: *Kildare* is guessed with the wrong stress (no user lexicon).
+KILDARE = """There was an Old Man of Kildare,
+Who climbed into a very old chair;
+When he said, "Here I sits!"
+It fell into bits,
+Which distressed that Old Man of Kildare."""
+
+
+def test_every_line_a_beat_metre_misses_is_named() -> None:
+    """'3 of 5 lines fit limerick meter' named no line (near misses earn part credit, and only
+    lines under half credit were named), unlike a foot metre, whose misses are all named."""
+    check = check_poem(KILDARE, "limerick")
+    assert check.facts["meter"] == "3 of 5 lines fit limerick meter (3-3-2-2-3 beats)"
+    named = [finding.lines for finding in check.explanation if finding.constraint == "meter"]
+    assert named == [[1], [5]]
+    assert check.meter_score == 0.8  # the score is unchanged: the findings only say which
