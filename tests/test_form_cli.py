@@ -180,7 +180,12 @@ def test_check_unusable_input_exits_non_zero(tmp_path: Path) -> None:
         app, ["form", "check", str(tmp_path), "-o", str(tmp_path / "o.jsonl")], env=wide
     )
     assert folder.exit_code == 2
-    assert folder.output.strip() == f"error: {tmp_path}: a folder, not a file"
+    # A scholar with a folder of poem files is told what to give instead.
+    assert " ".join(folder.output.split()) == (
+        f"error: {tmp_path}: a folder, not a file; form check reads one file of poems (CSV, TSV, "
+        "JSONL or Parquet: a row per poem, with its text and form), not a folder of poem files; "
+        "put the poems in one such file, or scan each with `poemetric form scan FILE --form FORM`"
+    )
     bad = tmp_path / "bad.csv"
     bad.write_text("title,author\nx,y\n")
     result = runner.invoke(
@@ -264,6 +269,9 @@ def test_scan_reports_unreadable_files_without_a_traceback(tmp_path: Path) -> No
         app, ["form", "scan", str(tmp_path), "--form", "sonnet"], env={"COLUMNS": "400"}
     )
     assert folder.exit_code == 2 and "a folder, not a file" in folder.output
+    assert "form scan reads one poem's text file (for a file of many poems, one a row: " in (
+        " ".join(folder.output.split())
+    )
 
 
 def test_scan_reads_a_windows_1252_poem_with_a_warning(tmp_path: Path) -> None:

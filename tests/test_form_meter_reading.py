@@ -173,3 +173,18 @@ def test_the_stage_checks_again_a_row_an_older_checker_left_unchecked(tmp_path: 
         (row,) = store.query("SELECT * FROM form_checks WHERE generation_id = 'g1'")
     assert row["checker_version"] == CHECKER_VERSION != "form-2.9"
     assert row["passed"] is not None and row["error"] is None
+
+
+def test_a_misspelt_metre_word_is_pointed_out() -> None:
+    """'iambic pentamter' passed a sonnet as iambic of any length, and the note said only that
+    'pentamter' is not scored: a typo read as an intention. The note now asks what was meant."""
+    check = check_poem(SONNET, "sonnet", "iambic pentamter")
+    note = str(check.facts["meter request"])
+    assert note.startswith("metre 'iambic pentamter' read as iambic;")
+    assert "did you mean 'pentameter' for 'pentamter'?" in note
+    unread = read_meter("iambc pentamter")
+    assert unread.unscored and unread.note is not None
+    assert "did you mean 'iambic' for 'iambc'?" in unread.note
+    assert "did you mean 'pentameter' for 'pentamter'?" in unread.note
+    for annotation in ("loose iambic", "common meter (irregular)", "Accentual", "Sapphic", "mixed"):
+        assert "did you mean" not in str(read_meter(annotation).note)

@@ -57,8 +57,13 @@ def test_a_limerick_of_partial_rhymes_names_its_weakest_pair() -> None:
     assert len(partial) == 1 and partial[0].constraint == "rhyme"
     assert partial[0].lines == [1, 5]
     assert "lines 1 and 5, 'dundee' / 'deep'" in partial[0].detail
-    # the other findings are the rule's own (the metre miss of line 1)
-    assert [i.constraint for i in result.explanation] == ["meter", "rhyme"]
+    # the other findings are the rule's own (the metre misses of lines 1 and 5: "3 of 5 lines
+    # fit", so both are named, line 5's near miss too)
+    assert [(i.constraint, i.lines) for i in result.explanation][:2] == [
+        ("meter", [1]),
+        ("meter", [5]),
+    ]
+    assert [i.constraint for i in result.explanation][2:] == ["rhyme"]
 
 
 def test_no_partial_finding_when_every_rhyme_is_full() -> None:

@@ -19,6 +19,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.form_lexicon import LexiconOption, lexicon_in_use, other_lexicon_note
 from poemetric.cli.form_scan_input import (
+    SCAN_FOLDER,
     _known_form,
     _one_poem,
     _poem_file_text,
@@ -287,7 +288,7 @@ def scan_command(
     else:
         path = Path(file)
         if not path.is_file():
-            reason = "a folder, not a file" if path.is_dir() else "no such file"
+            reason = SCAN_FOLDER if path.is_dir() else "no such file"
             raise error_exit(f"{file}: {reason}")
         _one_poem(file, path.suffix.lower())
         text = _poem_file_text(file, path.read_bytes())

@@ -13,6 +13,12 @@ from pathlib import Path
 
 from poemetric.cli.options import error_exit
 
+#: `form scan` of a folder: what it reads instead, and what reads many poems.
+SCAN_FOLDER = (
+    "a folder, not a file; form scan reads one poem's text file (for a file of many poems, one "
+    "a row: `poemetric form check poems.csv -o checks.jsonl`)"
+)
+
 
 def _one_poem(file: str, suffix: str | None, text: str = "") -> None:
     """Refuse a file of poems (by its suffix, or a JSON object on its first non-blank line):
@@ -73,6 +79,13 @@ def _table_of_poems(path: Path) -> None:
             "-: form check reads a file of poems (CSV, TSV, JSONL or Parquet), not standard "
             "input; save the rows to a file, or scan one poem from standard input with "
             "`poemetric form scan - --form FORM`"
+        )
+    if path.is_dir():  # a folder of poem files: say what to give instead
+        raise error_exit(
+            f"{path}: a folder, not a file; form check reads one file of poems (CSV, TSV, JSONL "
+            "or Parquet: a row per poem, with its text and form), not a folder of poem files; "
+            "put the poems in one such file, or scan each with `poemetric form scan FILE "
+            "--form FORM`"
         )
     suffix = path.suffix.lower()
     if path.is_file() and suffix in WORKBOOK_SUFFIXES:  # no poem's text to scan either

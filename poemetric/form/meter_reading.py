@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import get_close_matches
 
 from poemetric.form.meter_spec import (
     _FOOT_WORDS,
@@ -186,6 +187,7 @@ def _read_as(text: str, spec: MeterSpec, aside: list[str], extra: str = "") -> s
         parts.append(extra)
     if aside:
         parts.append(_listed(aside))
+    parts.extend(_misspelt(aside))
     return "; ".join(parts)
 
 
@@ -202,4 +204,21 @@ def _unscored(text: str, reason: str) -> MeterReading:
             "it names no foot, line length or stanza metre that the checker scans (such as "
             "'iambic pentameter', 'anapestic trimeter' or 'common meter')"
         )
-    return MeterReading(None, f"metre {text!r} not scored: {reason}", unscored=True)
+    note = "; ".join((f"metre {text!r} not scored: {reason}", *_misspelt(_TOKEN.findall(text))))
+    return MeterReading(None, note, unscored=True)
+
+
+def _misspelt(words: list[str]) -> list[str]:
+    """'did you mean ...?' for words that look like a misspelt metre word (*pentamter*): such a
+    word is not read, so the poem is held to less than was meant, or to no metre."""
+    guesses = {
+        word: close[0]
+        for word in dict.fromkeys(w.lower() for w in words)
+        if len(word) >= 5
+        and _spelling(word) not in _KNOWN
+        and (close := get_close_matches(word, sorted(_KNOWN), n=1, cutoff=0.8))
+    }
+    return [
+        f"did you mean {right!r} for {wrong!r}? (a misspelt word is not read)"
+        for wrong, right in guesses.items()
+    ]

@@ -147,20 +147,19 @@ def ghazal_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     else:
         # English ghazals commonly carry a slant qafia (assonance, or consonance of the final
         # syllable: apple / angel) before an exact radif, so near rhymes earn the slant credit.
+        # The qafia words stand at their own lines, so findings name the poem's line numbers.
+        at_lines = [""] * n
+        for index, word in zip(closing, qafia, strict=True):
+            at_lines[index] = word
         scored = score_scheme(
-            qafia,
-            [SchemeUnit(tuple(range(len(qafia))), "A" * len(qafia))],
+            tuple(at_lines),
+            [SchemeUnit(tuple(closing), "A" * len(qafia))],
             pattern_name="qafia",
             credits=FOLK_CREDIT,
         )
         scored = type(scored)(
             scored.score,
-            tuple(
-                Finding(
-                    f.constraint, tuple(closing[k - 1] + 1 for k in f.lines), f.detail + " (qafia)"
-                )
-                for f in scored.findings
-            ),
+            tuple(Finding(f.constraint, f.lines, f.detail + " (qafia)") for f in scored.findings),
             scored.note,
         )
     outcome.rhyme_score = scored.score
