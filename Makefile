@@ -28,6 +28,9 @@ ifneq ($(words $(VENV)),1)
 $(error VENV must be one path without spaces (make cannot build it), got '$(VENV)')
 endif
 
+# q: one shell word, whatever the value holds (spaces, quotes)
+q = '$(subst ','\'',$(1))'
+
 # The variables above and below. Any other NAME=value on make's command line whose name has no
 # underscore is refused: a typo (`MODEL=`, `LIMT=`, `JUGDE=`) was ignored, and a paid batch ran
 # the default model or the whole dataset. Names with an underscore (POEMETRIC_STOP_GRACE=30,
@@ -35,12 +38,14 @@ endif
 variables := DATASET RUN MODELS JUDGE LIMIT ARGS LOCAL PYTHON VENV TORCH_SPEC CI
 given := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 unknown := $(filter-out $(variables),$(foreach v,$(given),$(if $(findstring _,$(v)),,$(v))))
+# close_variable: `did you mean MODELS?; ` for a name close to one of them (MODEL, LIMT, JUGDE,
+# models), by the closeness poemetric's own hints use (difflib); nothing where none is, or where
+# $(PYTHON) cannot run. Expanded only for an unknown name.
+close_variable = $(shell $(PYTHON) -c 'import difflib, sys; m = difflib.get_close_matches(sys.argv[1].upper(), sys.argv[2:], 1, 0.6); print(f"did you mean {m[0]}?; " if m else "", end="")' $(call q,$(1)) $(filter-out CI,$(variables)) 2>/dev/null)
 ifneq ($(unknown),)
-$(error unknown variable $(firstword $(unknown)) (nothing was run): make reads $(filter-out CI,$(variables)); `make help` says which target reads which, and ARGS="..." takes poemetric's other options)
+$(error unknown variable $(firstword $(unknown)) ($(call close_variable,$(firstword $(unknown)))nothing was run): make reads $(filter-out CI,$(variables)); `make help` says which target reads which, and ARGS="..." takes poemetric's other options)
 endif
 
-# q: one shell word, whatever the value holds (spaces, quotes)
-q = '$(subst ','\'',$(1))'
 # need: stop with a clear line when a variable the target uses is empty (`make generate RUN=`),
 # instead of poemetric's usage error about the option that follows it
 need = $(if $(strip $($(1))),,$(error $(1) is empty: $(2)))

@@ -13,14 +13,13 @@ import argparse
 import time
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 
 from poemetric.reliability import Rating, Ratings, agreement_report
-from poemetric.reliability.io import read_ratings
+from poemetric.reliability.io import EXAMPLES, read_ratings
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "krippendorff-2011.csv"
+EXAMPLE = EXAMPLES / "krippendorff-2011.csv"
 
 
 def synthetic(units: int, raters: int, items: int, per_unit: int, seed: int) -> Ratings:

@@ -149,14 +149,33 @@ def test_help_names_every_target_and_variable() -> None:
 
 
 @pytest.mark.parametrize(
-    "typo", ["MODEL=gpt-4o", "LIMT=3", "JUGDE=gemini-2.5-pro", "ARG=--dry-run"]
+    ("typo", "meant"),
+    [
+        ("MODEL=gpt-4o", "MODELS"),
+        ("LIMT=3", "LIMIT"),
+        ("JUGDE=gemini-2.5-pro", "JUDGE"),
+        ("ARG=--dry-run", "ARGS"),
+        ("models=gpt-4o", "MODELS"),
+        ("DATASETS=demo", "DATASET"),
+        ("FOO=1", None),
+    ],
 )
-def test_a_misspelt_variable_stops_before_anything_runs(typo: str) -> None:
-    """`make generate LIMT=3` ran the whole dataset, `MODEL=gpt-4o` the default model."""
+def test_a_misspelt_variable_stops_before_anything_runs(typo: str, meant: str | None) -> None:
+    """`make generate LIMT=3` ran the whole dataset, `MODEL=gpt-4o` the default model. The
+    refusal listed the variables, but did not say which one a close name meant."""
     done = _make("-n", "generate", "MODELS=gpt-4o", typo)
     assert done.returncode == 2
-    assert f"unknown variable {typo.split('=')[0]} (nothing was run): make reads " in done.stderr
+    hint = f"did you mean {meant}?; " if meant else ""
+    assert (
+        f"unknown variable {typo.split('=')[0]} ({hint}nothing was run): make reads "
+    ) in done.stderr
     assert "poemetric" not in done.stdout
+
+
+def test_the_did_you_mean_is_left_out_where_python_cannot_run() -> None:
+    done = _make("-n", "generate", "MODEL=gpt-4o", "PYTHON=/nonexistent/python3")
+    assert done.returncode == 2
+    assert "unknown variable MODEL (nothing was run): make reads " in done.stderr
 
 
 @pytest.mark.parametrize("value", ["yes", "true", "", "2"])

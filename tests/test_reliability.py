@@ -16,9 +16,9 @@ from poemetric.analysis.agreement import gwet_ac_raters, kendall
 from poemetric.cli import app
 from poemetric.reliability import Rating, Ratings, agreement_report, parse_scale, parse_score
 from poemetric.reliability.features import coefficients_from_sums, unit_features
-from poemetric.reliability.io import RatingsFileError, read_ratings
+from poemetric.reliability.io import EXAMPLES, RatingsFileError, read_ratings
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "examples" / "krippendorff-2011.csv"
+EXAMPLE = EXAMPLES / "krippendorff-2011.csv"
 runner = CliRunner()
 
 

@@ -42,7 +42,7 @@ Examples:
 
   poemetric agree ratings.csv --format json --bootstrap 2000 > agreement.json
 
-  poemetric agree docs/examples/krippendorff-2011.csv --na none
+  poemetric agree krippendorff-2011 --na none
 
   poemetric agree runs/paper/export/survey_answers.csv
 
@@ -51,8 +51,19 @@ Examples:
 The file has one row per rating: unit (or poem, as in the sheets of poemetric survey sheets),
 rater, item (optional), score; other columns are ignored. The file of poemetric export
 survey_answers is read as it is (attention checks left out). A blank score is "not rated"; N/A (the --na value, or the words n/a, na) is a category
-for PAo and adjacent agreement and missing for every other statistic. Definitions:
-docs/agreement.md."""
+for PAo and adjacent agreement and missing for every other statistic. krippendorff-2011 (where
+no file of that name is here) is the worked example of Krippendorff (2011), shipped with
+POEMetric. Definitions: docs/agreement.md."""
+
+
+def _ratings_file(path: Path) -> Path:
+    """`path` to read; where no such file exists, the bundled example it names (`krippendorff-
+    2011`): `poemetric agree docs/examples/krippendorff-2011.csv` worked only in a checkout."""
+    from poemetric.reliability.io import bundled_example
+
+    if not path.exists() and (example := bundled_example(str(path))) is not None:
+        return example
+    return existing_file(path, "ratings file")
 
 
 def _default(ctx: typer.Context, name: str) -> bool:
@@ -126,8 +137,8 @@ def agree(
     ctx: typer.Context,
     ratings_file: Path = typer.Argument(
         ...,
-        callback=lambda path: existing_file(path, "ratings file"),
-        help="Ratings: CSV/TSV/JSONL/Parquet in long format.",
+        callback=_ratings_file,
+        help="Ratings: CSV/TSV/JSONL/Parquet in long format, or krippendorff-2011 (bundled).",
     ),
     fmt: str = typer.Option("table", "--format", "-f", help="table, json or csv."),
     n_boot: int = typer.Option(

@@ -47,6 +47,22 @@ LayoutOption = typer.Option(
 )
 
 
+#: The names `--out` takes: the report is HTML whatever the name says.
+HTML_SUFFIXES = (".html", ".htm")
+
+
+def html_name(out: Path) -> None:
+    """Refuse (exit 2) an `--out` not named .html or .htm: `--out r.pdf` wrote the HTML page into
+    a file named .pdf without a word, which a PDF viewer then could not open."""
+    if out.suffix.lower() in HTML_SUFFIXES:
+        return
+    what = f", not a {out.suffix} file" if out.suffix else ""
+    raise error_exit(
+        f"--out {out}: the report is an HTML page{what}; give a name ending in .html or .htm, "
+        f"e.g. {out.with_name(f'{out.stem}.html')}"
+    )
+
+
 @app.command()
 def report(
     run: Path = RunOption,
@@ -59,8 +75,8 @@ def report(
     out: Path | None = output_option(
         None,
         "--out",
-        "Output file (default RUN/report/index.html); a folder report's poems go beside it, in "
-        "NAME_files/.",
+        "Output file, named .html or .htm (default RUN/report/index.html); a folder report's "
+        "poems go beside it, in NAME_files/.",
         file_name="index.html",
     ),
     layout: ReportLayout = LayoutOption,
@@ -94,6 +110,7 @@ def report(
 
     if out is not None:
         output_file(out)
+        html_name(out)
     else:
         writable_run(run, "--out")
     with (

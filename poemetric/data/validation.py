@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from poemetric.data.column_names import content_hint, rename_hint, spelled_otherwise
 from poemetric.data.file_problems import records_with_separator, wrong_separator
 from poemetric.data.io import RawRecord, RawTable, ValidationIssue, place, read_table
 from poemetric.data.schema import (
@@ -32,8 +31,6 @@ _FIELD_COLUMNS = {"link": "poem_link-href"}
 NO_RECORDS = "no poems: the file has no records"
 #: Required columns whose value may be empty (the prompt leaves the field out).
 _EMPTY_ALLOWED = ("meter_pattern", "rhyme_pattern", "theme")
-#: Poem-text columns that `form check` reads but this schema calls `content`.
-_TEXT_COLUMNS = ("text", "poem")
 
 
 @dataclass
@@ -143,8 +140,8 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
                     f"missing column header{'s' if len(missing) > 1 else ''} (required: "
                     + ", ".join(REQUIRED_COLUMNS)
                     + ")"
-                    + (_content_hint(table.columns) if "content" in missing_headers else "")
-                    + _rename_hint(_spelled_otherwise(missing, table.columns))
+                    + (content_hint(table.columns) if "content" in missing_headers else "")
+                    + rename_hint(spelled_otherwise(missing, table.columns))
                     + (wrong.hint if (wrong := wrong_separator(table)) else ""),
                 )
             )
@@ -160,7 +157,7 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
     if not table.header_read and table.records:
         # JSONL keys spelled otherwise ("Form"): said once, not as "missing value" per record.
         absent_keys = [column for column in REQUIRED_COLUMNS if column not in table.columns]
-        renamed = _spelled_otherwise(absent_keys, table.columns)
+        renamed = spelled_otherwise(absent_keys, table.columns)
         if renamed:
             missing_headers |= set(renamed)
             keys = ", ".join(repr(column) for column in renamed)
@@ -170,10 +167,10 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
                     None,
                     ", ".join(renamed),
                     f"no record has the key{'s' if len(renamed) > 1 else ''} {keys}"
-                    + _rename_hint(renamed),
+                    + rename_hint(renamed),
                 )
             )
-        hint = "" if {"content"} & {*table.columns, *renamed} else _content_hint(table.columns)
+        hint = "" if {"content"} & {*table.columns, *renamed} else content_hint(table.columns)
         if hint:
             # Said once for the file, not as "content: missing value" on every record.
             missing_headers.add("content")
@@ -273,7 +270,7 @@ def _keys_absent(
     absent = [
         column for column in _EMPTY_ALLOWED if column in columns and column not in record.values
     ]
-    renamed = _spelled_otherwise(absent, list(record.values))
+    renamed = spelled_otherwise(absent, list(record.values))
     for column in absent:
         if column not in renamed:
             keyless.setdefault(column, []).append(record.line)
@@ -282,7 +279,7 @@ def _keys_absent(
     keys = ", ".join(repr(column) for column in renamed)
     many = len(renamed) > 1
     reason = f"no key{'s' if many else ''} {keys} in this record (other records have "
-    return ", ".join(renamed), reason + f"{'them' if many else 'it'})" + _rename_hint(renamed)
+    return ", ".join(renamed), reason + f"{'them' if many else 'it'})" + rename_hint(renamed)
 
 
 def _keyless_warnings(keyless: dict[str, list[int]]) -> list[str]:
@@ -329,40 +326,6 @@ def _meter_warnings(poems: list[Poem], lines: dict[str, int], unit: str) -> list
             said += "metre score"
         warnings.append(said)
     return warnings
-
-
-def _spelled_otherwise(missing: Iterable[str], columns: list[str]) -> dict[str, str]:
-    """Each missing column → the file's column that differs from it only in case, spaces or
-    `-`/`_` ('Form', 'Meter Pattern'); a header of capitalised names was "missing column headers"
-    of every required column, all of which it has."""
-
-    def key(name: str) -> str:
-        return re.sub(r"[\s_-]+", "_", name.strip().lower())
-
-    found: dict[str, str] = {}
-    for column in columns:
-        if column not in KNOWN_COLUMNS:
-            found.setdefault(key(column), column)
-    return {column: found[key(column)] for column in missing if key(column) in found}
-
-
-def _rename_hint(renames: dict[str, str]) -> str:
-    """`; column names are exact ...: rename 'Form' to 'form', ...`, or "" when none."""
-    if not renames:
-        return ""
-    pairs = ", ".join(f"{found!r} to {wanted!r}" for wanted, found in renames.items())
-    return f"; column names are exact (lower case, as in the schema): rename {pairs}"
-
-
-def _content_hint(columns: list[str]) -> str:
-    """Why a file with a `text` (or `poem`) column has no poem text here, or ""."""
-    found = next((column for column in _TEXT_COLUMNS if column in columns), None)
-    if found is None:
-        return ""
-    return (
-        f"; the dataset schema calls the poem column 'content' ({found!r} is the column "
-        f"`form check` reads): rename {found!r} to 'content'"
-    )
 
 
 def _issues_from_error(

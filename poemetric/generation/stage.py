@@ -12,7 +12,7 @@ from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageReport
 from poemetric.runner.rows import error_row, response_columns, stored_statuses
 from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
-from poemetric.store import generation_id_for
+from poemetric.store import StoreError, generation_id_for
 from poemetric.store.db import RunStore, stable_id, to_json
 
 STAGE = "generate"
@@ -116,9 +116,11 @@ def run_generation(
 
     Jobs are prompt × model × sample (`options.samples`; `options.limit` keeps the first N
     poems). Already-ok rows are skipped, cached
-    responses replayed, and the rest called; see `poemetric.runner.runner`.
+    responses replayed, and the rest called; see `poemetric.runner.runner`. A run with no
+    prompts (never prepared) is a StoreError (`unprepared`).
     """
     options = options or RunnerOptions()
+    unprepared(store)
     return run_stage(
         store,
         STAGE,
@@ -130,6 +132,20 @@ def run_generation(
         options=options,
         child_entry=_generation_child,
         console=console,
+    )
+
+
+def unprepared(store: RunStore) -> None:
+    """Refuse (StoreError) to generate for a run that has no prompts: a store opened but never
+    prepared (`prepare_run` forgotten) planned 0 jobs and returned as if all were done. A
+    prepared run whose jobs are all done still plans 0 jobs, quietly."""
+    if store.query("SELECT 1 FROM prompts LIMIT 1"):
+        return
+    raise StoreError(
+        f"run {store.run_dir} has no prompts to generate for: prepare it first, with "
+        "prepare_run(store, DATASET) (poemetric.pipeline; DATASET a dataset name such as "
+        "'demo', or a file) before run_generation; on the command line, `poemetric generate "
+        "--run RUN --dataset DATASET --models ...` prepares and generates in one go"
     )
 
 

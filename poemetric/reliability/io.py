@@ -29,6 +29,19 @@ MAX_SHOWN = 20
 RATER_COLUMNS = {"rater", "expert", "rater_id"}
 
 
+#: Ratings files shipped inside the package (so in every install, not only a checkout), read by
+#: `poemetric agree NAME`: Krippendorff's (2011) worked example, `krippendorff-2011`.
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+
+
+def bundled_example(name: str) -> Path | None:
+    """The bundled ratings file `name` (`krippendorff-2011`, with or without `.csv`), or None."""
+    if not name or Path(name).name != name:
+        return None
+    path = EXAMPLES / (name if name.endswith(".csv") else f"{name}.csv")
+    return path if path.is_file() else None
+
+
 def ratings_header(names: set[str]) -> bool:
     """Whether a `.csv` header split on `;` is a ratings file's: a rater and a score column."""
     return bool(names & RATER_COLUMNS) and "score" in names
