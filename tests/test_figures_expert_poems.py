@@ -122,3 +122,81 @@ def test_authors_the_experts_did_not_rate_are_left_out_and_named(
     bars, caption, names = _bars(path, partial)
     assert set(bars) == {names.get(a, a) for a in ("human", "model-a")}
     assert f"Not rated by the experts, so not shown: {names.get('model-b', 'model-b')}." in caption
+
+
+@pytest.fixture
+def half_judged(tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """The review's reproduction: the experts rated 4 model-a poems (two scored 1, two 5); the
+    judgments of the two 5-rated poems are deleted (a failed judgment, `judge --limit`)."""
+    path = tmp_path / "run"
+    build_synthetic_run(path, poems_per_form=3).close()
+    with RunStore(path, create=False) as store:
+        rows = store.query(
+            "SELECT generation_id FROM generations WHERE author = 'model-a' "
+            "ORDER BY generation_id LIMIT 4"
+        )
+        poems = [str(row[0]) for row in rows]
+        with store.transaction() as conn:
+            conn.executemany(
+                "DELETE FROM judgments WHERE generation_id = ?", [(g,) for g in poems[2:]]
+            )
+    experts = tmp_path / "experts.csv"
+    with experts.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["expert", "generation_id", *DIMENSION_KEYS])
+        for expert in ("E1", "E2"):
+            for generation, score in zip(poems, (1, 1, 5, 5), strict=True):
+                writer.writerow([expert, generation, *[score] * len(DIMENSION_KEYS)])
+    return path, experts, poems
+
+
+def _expert_bars(figure: Figure) -> dict[str, float]:
+    """The first panel's expert bars (the second bar container): author label -> value."""
+    axis = figure.axes[0]
+    bars = [c for c in axis.containers if isinstance(c, BarContainer)][1]
+    labels = [t.get_text() for t in axis.get_xticklabels() or axis.get_yticklabels()]
+    return {
+        label: bar.get_y() + bar.get_height()
+        for label, bar in zip(labels, bars.patches, strict=True)
+    }
+
+
+def test_the_experts_bars_leave_out_the_poems_the_judge_has_no_judgment_for(
+    half_judged: tuple[Path, Path, list[str]],
+) -> None:
+    """The experts' bar was over all 4 rated poems (mean 3.0), the judge's over the 2 it
+    judged, while the caption said both were over the same 2 poems."""
+    path, experts, poems = half_judged
+    with RunStore(path, create=False) as store, figure_style():
+        data = load_run_data(store)
+        ctx = FigureContext(data, judge="judge-x", labels=run_labels(store),
+                            experts=load_expert_ratings(experts, store))  # fmt: skip
+        drawing = FIGURE_KINDS["dimension_bars"][0](ctx, group="basic")
+    judge, panel = _judge_bars(drawing.figure), _expert_bars(drawing.figure)
+    plt.close(drawing.figure)
+    judged = data.judgments[data.judgments["generation_id"].isin(poems[:2])]
+    per_poem = judged.groupby("generation_id")[KEY].mean()
+    assert judge == pytest.approx({"model-a": per_poem.mean()})
+    assert panel == pytest.approx({"model-a": 1.0})  # the two poems the judge judged
+    assert "over the poems the experts rated (2 poems per author)" in drawing.caption
+    assert (
+        "2 poems the experts rated are left out of both, as judge-x has no score for them "
+        "(model-a 2)." in drawing.caption
+    )
+
+
+def test_analyze_writes_the_experts_over_the_poems_the_judge_scored(
+    half_judged: tuple[Path, Path, list[str]],
+) -> None:
+    path, experts, _ = half_judged
+    with RunStore(path, create=False) as store:
+        result = analyze_run(store, experts=experts)
+    table = result.table("experts_on_judged_poems")
+    form = table[(table["dimension"] == KEY) & (table["judge"] == "judge-x")]
+    assert form[["author", "n", "mean", "n_left_out"]].to_dict("records") == [
+        {"author": "model-a", "n": 2, "mean": 1.0, "n_left_out": 2}
+    ]
+    judge = result.table("judge_on_expert_poems")
+    assert set(judge[judge["dimension"] == KEY]["n"]) == {2}
+    assert result.table("expert_scores").query("dimension == @KEY")["n"].tolist() == [4]
+    assert any("2 poems the experts rated are left out" in note for note in result.notes)

@@ -116,3 +116,60 @@ def test_report_shows_the_judge_on_the_experts_poems_beside_them(
     assert differs  # the test tells the experts' poems from every poem
     section.screenshot(path=str(page_path.parent / "dimensions.png"))
     page.close()
+
+
+@pytest.fixture(scope="module")
+def half_judged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame]:
+    """The review's reproduction: the experts rated 4 model-a poems (two scored 1, two 5); the
+    judgments of the two 5-rated poems are deleted. The report page and the judgments left."""
+    base = tmp_path_factory.mktemp("report-half-judged")
+    build_synthetic_run(base / "run", poems_per_form=3).close()
+    with RunStore(base / "run", create=False) as store:
+        rows = store.query(
+            "SELECT generation_id FROM generations WHERE author = 'model-a' "
+            "ORDER BY generation_id LIMIT 4"
+        )
+        poems = [str(row[0]) for row in rows]
+        with store.transaction() as conn:
+            conn.executemany(
+                "DELETE FROM judgments WHERE generation_id = ?", [(g,) for g in poems[2:]]
+            )
+        judgments = load_run_data(store).judgments
+    experts = base / "experts.csv"
+    with experts.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["expert", "generation_id", *DIMENSION_KEYS])
+        for expert in ("E1", "E2"):
+            for generation, score in zip(poems, (1, 1, 5, 5), strict=True):
+                writer.writerow([expert, generation, *[score] * len(DIMENSION_KEYS)])
+    page = base / "report" / "index.html"
+    given = ["report", "--run", str(base / "run"), "--experts", str(experts), "--out", str(page)]
+    result = CliRunner().invoke(app, given)
+    assert result.exit_code == 0, result.output
+    return page, judgments[judgments["generation_id"].isin(poems[:2])]
+
+
+def test_report_leaves_out_of_the_experts_the_poems_the_judge_has_no_judgment_for(
+    half_judged: tuple[Path, pd.DataFrame], browser: Browser
+) -> None:
+    """The experts' dots were over all 4 rated poems (3.00), the judge's over the 2 it judged."""
+    page_path, judged = half_judged
+    page = browser.new_page(viewport={"width": 1200, "height": 2400})
+    page.goto(page_path.as_uri())
+    section = page.locator("#dimensions")
+    matched = section.locator('.small-multiples[data-poems="rated"]')
+    text = " ".join(section.inner_text().split())
+    assert "the poems the experts rated (2 poems per author;" in text
+    assert (
+        "2 poems the experts rated are left out of both, as judge-x has no score for them "
+        "(model-a 2)." in text
+    )
+    judge_shown = _shown(matched.evaluate(DOTS), "judge-x")
+    experts_shown = _shown(matched.evaluate(DOTS), "Human experts")
+    for key in KEYS:
+        label = dimension_label(key)
+        assert experts_shown[label, "model-a"] == 1.0
+        assert judge_shown[label, "model-a"] == pytest.approx(
+            _means(judged, key)["model-a"], abs=0.005
+        )
+    page.close()

@@ -28,6 +28,7 @@ from poemetric.analysis.experts import (
 )
 from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.labels import Labels
+from poemetric.analysis.matched import experts_on_judged_poems, judged_as_rated
 from poemetric.analysis.plotting import (
     COLUMN_WIDTHS,
     LABEL_LIMIT,
@@ -36,7 +37,6 @@ from poemetric.analysis.plotting import (
     run_palette,
 )
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
-from poemetric.analysis.validation import judged_as_rated
 from poemetric.hints import stage_command
 from poemetric.questionnaire import DIMENSIONS_BY_KEY
 from poemetric.store import RunStore
@@ -230,6 +230,19 @@ class FigureContext:
             return None
         matched = judged_as_rated(self.judgments, self._chosen(self.experts))
         return dimension_scores(matched) if not matched.empty else None
+
+    @property
+    def experts_on_judged_poems(self) -> pd.DataFrame | None:
+        """The experts' per-author scores over the poems the judge scored too, with the poems
+        left out (`matched.experts_on_judged_poems`), or None without expert ratings of the
+        authors shown."""
+        return self._table("experts_on_judged_poems", self._experts_on_judged_poems)
+
+    def _experts_on_judged_poems(self) -> pd.DataFrame | None:
+        chosen = None if self.experts is None else self._chosen(self.experts)
+        if chosen is None or chosen.empty:
+            return None
+        return experts_on_judged_poems(chosen, self.judgments.assign(judge=self.judge or "judge"))
 
     @cached_property
     def expert_count(self) -> int:

@@ -21,6 +21,7 @@ from poemetric.analysis.context import (
 )
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.heatmaps import annotated_heatmap
+from poemetric.analysis.matched import left_out_poems, left_out_text
 from poemetric.analysis.plotting import (
     EXPERT_COLOUR,
     LLM_COLOURS,
@@ -109,13 +110,19 @@ def _expert_text(ctx: FigureContext, authors: list[str], matched: bool) -> str:
             f"expert ratings have no grey bar), not the poems of {ctx.judge_label}'s bars, which "
             "are over every poem."
         )
-    unrated = [a for a in ctx.ordered(ctx.scores["author"]) if a not in authors]
+    beside = ctx.experts_on_judged_poems
+    assert beside is not None  # with expert ratings of the authors shown
+    unrated = [a for a in ctx.ordered(ctx.scores["author"]) if a not in set(beside["author"])]
     names = ctx.labels.author_list(unrated[:NAMED_UNRATED])
     more = f" and {len(unrated) - NAMED_UNRATED} more" if len(unrated) > NAMED_UNRATED else ""
-    left_out = (
+    not_rated = (
         f" Not rated by the experts, so not shown: {', '.join(names)}{more}." if unrated else ""
     )
-    return f" {experts} on the same poems, an item over those an expert scored.{left_out}"
+    left_out = left_out_text(left_out_poems(beside), ctx.judge_label, ctx.label)
+    return (
+        f" {experts} on the same poems, an item over those an expert and {ctx.judge_label} "
+        f"scored.{f' {left_out[0].upper()}{left_out[1:]}.' if left_out else ''}{not_rated}"
+    )
 
 
 def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimensions = None,
@@ -130,6 +137,8 @@ def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Di
     experts = ctx.expert_scores
     matched = experts is not None and judge_poems == "rated"
     scores = ctx.judge_on_expert_poems if matched else ctx.scores
+    if matched:  # the experts over the same poems as the judge (`experts_on_judged_poems`)
+        experts = ctx.experts_on_judged_poems
     if scores is None:
         raise FigureSkipped(
             f"{ctx.judge_label} judged none of the poems the experts rated "
@@ -193,8 +202,8 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
         "dimensions; shown as a heatmap without intervals because bars for these authors would "
         "not fit a page at this width (fewer `--authors`, e.g. paper7, draw bars with 95% CIs)."
         + (
-            " The experts' scores are in the table expert_scores, the judge's over the same "
-            "poems in judge_on_expert_poems (`poemetric analyze`)."
+            " The judge's and the experts' scores over the same poems are in the tables "
+            "judge_on_expert_poems and experts_on_judged_poems (`poemetric analyze`)."
             if experts
             else ""
         )

@@ -29,6 +29,7 @@ from poemetric.analysis.imagery import imagery_counts
 from poemetric.analysis.judges import judge_report, recognition_notes, recognition_table
 from poemetric.analysis.labels import Labels, run_labels
 from poemetric.analysis.lexical import opening_words, profile_similarity, top_words
+from poemetric.analysis.matched import experts_on_judged_poems, judged_as_rated, left_out_notes
 from poemetric.analysis.scores import (
     dimension_matrix,
     dimension_scores,
@@ -51,7 +52,6 @@ from poemetric.analysis.validation import (
     expert_agreement,
     expert_pao,
     judge_agreement,
-    judged_as_rated,
 )
 from poemetric.data.errata import errata_for_run
 from poemetric.hints import stage_command
@@ -329,5 +329,8 @@ def _expert_tables(
     result.tables["judge_on_expert_poems"] = dimension_scores(
         judged_as_rated(data.judgments, ratings), method=ci_method, seed=seed
     )
+    beside = experts_on_judged_poems(ratings, data.judgments, method=ci_method, seed=seed)
+    result.tables["experts_on_judged_poems"] = beside
+    result.notes += left_out_notes(beside)
     result.tables["agreement_by_expert"] = expert_pao(ratings, data.judgments)
     result.tables["discrimination"] = discrimination(ratings, data.judgments)

@@ -43,6 +43,10 @@ TABLE_CAPTIONS: dict[str, str] = {
     "judge_on_expert_poems": "Judge scores per author and dimension over the poems the experts "
     "rated (an item over those an expert scored): the judge's bars beside the experts' in "
     "Figs. 6-8" + NA_NOTE,
+    "experts_on_judged_poems": "Expert panel scores per author and dimension over the poems the "
+    "judge (column judge) scored too (an item over those both scored): the experts' bars beside "
+    "the judge's in Figs. 6-8; n_left_out: poems the experts rated on the item that the judge "
+    "has no score for" + NA_NOTE,
     "agreement": "Agreement of the LLM judge with human experts per item" + POEMS_NOTE,
     "agreement_experts": "Agreement of the human experts with each other per item" + POEMS_NOTE,
     "agreement_by_expert": "PAo of the LLM judge with each expert",
@@ -78,6 +82,7 @@ MEAN_TABLES = (
     "group_scores",
     "expert_scores",
     "judge_on_expert_poems",
+    "experts_on_judged_poems",
 )
 _CHECK_INTERVALS = "intervals: Wilson for the pass rate, Student t for the mean scores"
 #: The intervals of the other tables, which are always these.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import pandas as pd
 
 from poemetric.analysis.agreement import pao
+from poemetric.analysis.matched import judged_as_rated
 from poemetric.questionnaire import DIMENSION_KEYS
 from poemetric.reliability import (
     AGREEMENT_BOOTSTRAP,
@@ -142,19 +143,6 @@ def discrimination(
     ):
         rows.append({"rater": str(judge), **summary(ratings[item])})
     return pd.DataFrame(rows, columns=["rater", "n", "mean", "sd"])
-
-
-def judged_as_rated(judgments: pd.DataFrame, experts: pd.DataFrame) -> pd.DataFrame:
-    """The judgments of the poems the experts rated (the same generations: same author, same
-    poem), each item kept only on the poems an expert scored it on (or called it N/A), so that
-    the judge's mean per author and item is over the experts' poems: Figs. 6-8 drew the judge
-    over every poem beside the experts over theirs."""
-    rated = experts.set_index("generation_id")[list(DIMENSION_KEYS)].notna()
-    rated = rated.groupby(level=0).any()
-    frame = judgments[judgments["generation_id"].isin(rated.index)].copy()
-    for key in DIMENSION_KEYS:
-        frame[key] = frame[key].where(frame["generation_id"].map(rated[key]).astype(bool))
-    return frame
 
 
 __all__ = [

@@ -9,6 +9,7 @@ from markupsafe import Markup
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.analysis.experts import EXPERTS_JUDGE
+from poemetric.analysis.matched import left_out_poems, left_out_text
 from poemetric.questionnaire import DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
@@ -76,26 +77,50 @@ def _and(names: list[str]) -> str:
     return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
 
 
+def _experts_beside(run: ReportRun, judges: list[str]) -> list[Rater]:
+    """The experts over the poems each judge scored too (`experts_on_judged_poems`): one row
+    set when every judge scored the same poems, else one per judge, named after it."""
+    beside = run.table("experts_on_judged_poems")
+    label = run.labels.judge(EXPERTS_JUDGE)
+    if beside is None:
+        return []
+    per_judge = {j: beside[(beside["judge"] == j) & (beside["n"] > 0)] for j in judges}
+    shown = [rows.drop(columns=["judge", "n_left_out"]).reset_index(drop=True)
+             for rows in per_judge.values()]  # fmt: skip
+    if all(rows.equals(shown[0]) for rows in shown):
+        return [(label, shown[0], True)] if shown else []
+    return [(f"{label} ({run.labels.judge(j)})", per_judge[j], True) for j in judges]
+
+
 def _matched(run: ReportRun, judges: pd.DataFrame, experts: pd.DataFrame) -> dict[str, object]:
-    """The judges and the experts over the poems the experts rated, in the same charts; the
-    poems per author, and those of a judge that did not judge every one of them."""
+    """The judges and the experts over the same poems, in the same charts: per author and item
+    the poems an expert and the judge scored; the poems per author, and those the experts rated
+    that were left out because a judge has no score for them."""
     matched = run.table("judge_on_expert_poems")
+    beside = run.table("experts_on_judged_poems")
     raters: list[Rater] = []
     if matched is not None and not matched.empty:
         raters = [(run.labels.judge(str(j)), rows, False) for j, rows in matched.groupby("judge")]
-    label = run.labels.judge(EXPERTS_JUDGE)
-    poems = poems_per_author(run, experts)
-    short = [(name, counts) for name, scores, _ in raters
-             if (counts := poems_per_author(run, scores)) != poems]  # fmt: skip
-    raters.append((label, experts, True))
+    names = [] if matched is None else sorted(str(j) for j in matched["judge"].unique())
+    counts = [poems_per_author(run, scores) for _, scores, _ in raters]
+    left_out = []
+    for judge in names:
+        if beside is None:
+            break
+        counts_left = left_out_poems(beside[beside["judge"] == judge])
+        if text := left_out_text(counts_left, run.labels.judge(judge), run.labels.author):
+            left_out.append(text[0].upper() + text[1:])
+    judged = len(raters)
+    raters += _experts_beside(run, names) or [(run.labels.judge(EXPERTS_JUDGE), experts, True)]
     unrated = sorted(set(judges["author"]) - set(experts["author"]))
     return {
         "rater": f"{_and([r[0] for r in raters])}: the poems the experts rated",
         "charts": _charts(run, raters, "the poems the experts rated"),
         "matched": True,
-        "poems": poems,
-        "short": short,
-        "judged": len(raters) - 1,  # the judges beside the experts
+        "poems": counts[0] if counts else poems_per_author(run, experts),
+        "short": [(raters[i][0], c) for i, c in enumerate(counts) if c != counts[0]],
+        "left_out": left_out,
+        "judged": judged,  # the judges beside the experts
         "unrated": run.labels.author_list(author_order(unrated)),
     }
 
