@@ -224,10 +224,10 @@ def _merge_answers(conn: sqlite3.Connection, survey_id: str, stats: TableMerge) 
             stats.identical += 1
             continue
         if _empty(score, text) != _empty(kept_score, kept_text):
-            key = (rater, poem, question)
-            kept = _fills_empty(conn, survey_id, key, _empty(kept_score, kept_text))
+            answer = (rater, poem, question)
+            kept = _fills_empty(conn, survey_id, answer, _empty(kept_score, kept_text))
             if kept == "source":
-                _replace_answer(conn, survey_id, key)
+                _replace_answer(conn, survey_id, answer)
                 stats.updated += 1
                 continue
             if kept == "destination":
