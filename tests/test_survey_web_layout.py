@@ -100,6 +100,22 @@ def test_each_option_is_a_target_of_24_px_and_44_px_high_on_a_phone(
         page.close()
 
 
+def test_the_poem_list_links_are_targets_of_24_px_and_44_px_on_a_phone(
+    live: str, browser: Browser
+) -> None:
+    """The numbered links above each poem (how a rater goes back to change an answer) were
+    37 x 23 px everywhere: under the 24 px minimum, and a small target on a phone, where the
+    answer options are 44 px high."""
+    for viewport, least in ((LAPTOP, 24), (PHONE, 44)):
+        page = _open(browser, live, viewport)
+        links = page.locator("nav.pages a").all()
+        assert links
+        for link in links:
+            box = link.bounding_box()
+            assert box and box["width"] >= least and box["height"] >= least, box
+        page.close()
+
+
 def test_the_keyboard_focus_is_a_ring_that_contrasts(live: str, browser: Browser) -> None:
     """The focus on a radio button was the browser's thin default ring, hard to see; on the
     dark-blue button it hardly showed. Both get a ring of at least 2 px with a contrast of at

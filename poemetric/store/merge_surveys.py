@@ -223,6 +223,16 @@ def _merge_answers(conn: sqlite3.Connection, survey_id: str, stats: TableMerge) 
         if score == kept_score and same_value(text, kept_text):
             stats.identical += 1
             continue
+        if _empty(score, text) != _empty(kept_score, kept_text):
+            answer = (rater, poem, question)
+            kept = _fills_empty(conn, survey_id, answer, _empty(kept_score, kept_text))
+            if kept == "source":
+                _replace_answer(conn, survey_id, answer)
+                stats.updated += 1
+                continue
+            if kept == "destination":
+                stats.identical += 1
+                continue
         stats.conflicts += 1
         conn.execute(
             "INSERT INTO temp.survey_differing VALUES (?, ?, ?, ?)",
@@ -235,11 +245,53 @@ def _merge_answers(conn: sqlite3.Connection, survey_id: str, stats: TableMerge) 
     return differing
 
 
+def _empty(score: Any, text: Any) -> bool:
+    """No answer: an empty comment box, which every page save stores (`''`) whether or not the
+    rater ever typed in it; the admin page and `survey status` do not count it either."""
+    return score is None and text in (None, "")
+
+
+def _edited(conn: sqlite3.Connection, schema: str, survey_id: str, key: tuple[str, ...]) -> Any:
+    found = conn.execute(
+        f"SELECT edited_at FROM {schema}.survey_edits WHERE survey_id = ? AND rater_id = ? "
+        "AND generation_id = ? AND question = ?",
+        (survey_id, *key),
+    ).fetchone()
+    return None if found is None else found[0]
+
+
+def _fills_empty(
+    conn: sqlite3.Connection, survey_id: str, key: tuple[str, ...], kept_empty: bool
+) -> str | None:
+    """Where one store holds an empty comment and the other a comment: the store whose comment
+    is kept ("source" or "destination"), unless the empty box is the later edit (the rater
+    cleared the comment: a real difference, named as before), when None."""
+    empty_in, text_in = ("main", "src") if kept_empty else ("src", "main")
+    emptied = _edited(conn, empty_in, survey_id, key)
+    written = _edited(conn, text_in, survey_id, key)
+    if emptied is not None and (written is None or emptied > written):
+        return None
+    return "source" if kept_empty else "destination"
+
+
+def _replace_answer(conn: sqlite3.Connection, survey_id: str, key: tuple[str, ...]) -> None:
+    """The destination's empty answer `key` replaced by the source's (its edit time follows in
+    `_merge_edits`, as for an answer copied)."""
+    where = "survey_id = ? AND rater_id = ? AND generation_id = ? AND question = ?"
+    conn.execute(f"DELETE FROM main.survey_answers WHERE {where}", (survey_id, *key))
+    conn.execute(
+        f"INSERT INTO main.survey_answers SELECT * FROM src.survey_answers WHERE {where}",
+        (survey_id, *key),
+    )
+
+
 def _shown(score: Any, text: Any) -> str:
     if text not in (None, ""):
         short = str(text) if len(str(text)) <= 30 else str(text)[:29] + "…"
         return repr(short) if score is None else f"{score:g} {short!r}"
-    return "no score" if score is None else f"{score:g}"
+    if score is None:
+        return "an empty comment" if text == "" else "no score"
+    return f"{score:g}"
 
 
 def _merge_edits(

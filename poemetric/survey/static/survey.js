@@ -24,6 +24,24 @@
     box.classList.toggle("failed", !!failed);
   }
 
+  // The poem list marks the open poem done as soon as a save completes it, as the server drew
+  // it (page_list.html): the header's count changes then, and the list must not disagree.
+  function markDone() {
+    var link = document.querySelector("nav.pages a[aria-current='page']");
+    if (!link || link.classList.contains("done")) return;
+    link.classList.remove("open");
+    link.classList.add("done");
+    var tick = document.createElement("span");
+    tick.className = "tick";
+    tick.setAttribute("aria-hidden", "true");
+    tick.textContent = "\u2713";
+    var hidden = document.createElement("span");
+    hidden.className = "visually-hidden";
+    hidden.textContent = " answered";
+    link.appendChild(tick);
+    link.appendChild(hidden);
+  }
+
   // A comment over the limit is not sent (the server refuses it whole, never cut): its counter
   // says by how much, and it stays in the box to be shortened. Counted in characters as Python
   // counts them (code points: an emoji is one), line breaks one each.
@@ -142,6 +160,7 @@
           bar.value = result.data.completed;
           count.textContent = result.data.completed + " of " + result.data.total + " poems done";
         }
+        if (result.data.page_complete) markDone();
       }, function () {
         // Changed again since: a newer save is in flight or saved, and it reports (this one
         // failing after it was saved said "not saved" and sent it again).
