@@ -148,7 +148,7 @@ def word_options(word: str) -> tuple[WordOption, ...]:
     parts = [p for p in re.split(r"-+", word) if p]
     if len(parts) > 1:
         combos: dict[str, WordOption] = {}
-        for choice in product(*(word_options(p) for p in parts)):
+        for choice in product(*(_word_entry(p)[0] for p in parts)):  # parts from the table
             classes = "".join(o.classes for o in choice)
             cost = sum(o.cost for o in choice)
             notes = [o.note for o in choice if o.note]
@@ -204,15 +204,40 @@ WordEntry = tuple[tuple[WordOption, ...], bool, bool, bool]
 def _word_entry(word: str) -> WordEntry:
     """Options of a token, whether it ends / starts with a vowel sound, may start stressed.
 
-    Plain dictionary words come from the precomputed table (`word_entry_table`); other tokens
-    (apostrophes, hyphens, accents, unknown words; case does not matter) and the words of a
-    user lexicon (which the table, built from CMUdict alone, does not know) are computed here.
+    Dictionary words come from the precomputed table (`word_entry_table`), also when quoted or
+    capitalised (*'If*, *Man's*: `_table_key`); other tokens (elisions, hyphenated compounds,
+    whose parts are read here in turn, accents, unknown words) and the words of a user lexicon
+    (which the table, built from CMUdict alone, does not know) are computed here.
     """
-    if word.isascii() and word.isalpha() and not user_lexicon.touches(word.lower()):
-        stored = word_entry_table().get(word.lower())
+    key = _table_key(word)
+    if key is not None and not user_lexicon.touches(key):
+        stored = word_entry_table().get(key)
         if stored is not None:
             return decode_entry(stored)
     return _compute_word_entry(word)
+
+
+def _table_key(word: str) -> str | None:
+    """The table key whose entry is `word`'s, if any: the lower-case word when plain, else its
+    normalised spelling (*'If* is *if*, *Man's* is *man's*) when the entry depends on that alone.
+
+    An ASCII token without a hyphen has the entry of its normalised key, except a token with an
+    apostrophe whose key has no vowel letter (*'s* is elided, *s* is said)."""
+    if not word.isascii():
+        return None
+    if word.isalpha():
+        return word.lower()
+    if "-" in word:
+        return None
+    key = phonetics.normalize_word(word)
+    if not key or (not _VOWEL_GROUP.search(key) and ("'" not in key or "'" not in word)):
+        return None
+    return key if _is_table_word(key) else None
+
+
+def _is_table_word(word: str) -> bool:
+    """Whether `word` may be a key of the table: letters and inner or outer apostrophes."""
+    return word.replace("'", "").isalpha()
 
 
 def _compute_word_entry(word: str) -> WordEntry:
@@ -258,8 +283,9 @@ _ENTRY_SOURCES = (
 
 @cache
 def word_entry_table() -> DiskTable:
-    """Encoded entries of every plain CMUdict word, built once per machine (about 4 s) and kept
-    on disk; the version tag holds a hash of the code that made it and the lexicon's tag."""
+    """Encoded entries of every CMUdict word of letters and apostrophes, built once per machine
+    (about 3 s) and kept on disk; the version tag holds a hash of the code that made it (a change
+    to it rebuilds the table) and the lexicon's tag."""
     import hashlib
     from pathlib import Path
 
@@ -275,10 +301,15 @@ def word_entry_table() -> DiskTable:
         # CMUdict alone: the table is every user's. `user_lexicon.use_lexicon` builds it before
         # a user lexicon is read; were one in use, the words it touches are left out (the
         # entries of the others do not depend on it), to be computed where they are wanted.
+        # Words with an apostrophe (*man's*, *didn't*) are there under their normalised form.
         return [
             (word, encode_entry(_compute_word_entry(word)))
             for word, _phones in lexicon.store().items()
-            if word.isascii() and word.isalpha() and not user_lexicon.touches(word)
+            if word.isascii()
+            and (
+                word.isalpha() or (_is_table_word(word) and phonetics.normalize_word(word) == word)
+            )
+            and not user_lexicon.touches(word)
         ]
 
     return DiskTable("word-entries", tag, build)

@@ -64,11 +64,12 @@ def normalize_word(word: str) -> str:
     contractions (``'tis``); ``è`` is kept because it marks a sounded ``-èd`` syllable.
     """
     text = word.translate(_APOSTROPHES).lower().translate(_LIGATURES)
-    text = "".join(
-        char
-        for char in unicodedata.normalize("NFKD", text.replace("è", "\0"))
-        if not unicodedata.combining(char)
-    ).replace("\0", "è")
+    if not text.isascii() or "\0" in text:  # NFKD leaves ASCII as it is, unmarked
+        text = "".join(
+            char
+            for char in unicodedata.normalize("NFKD", text.replace("è", "\0"))
+            if not unicodedata.combining(char)
+        ).replace("\0", "è")
     text = _ALLOWED.sub("", text).strip("-")
     stripped = _OUTER_JUNK.sub("", text)
     if text.startswith("'") and "'" + stripped.lstrip("'") in CONTRACTIONS:
@@ -296,13 +297,13 @@ def _spelling_variants(key: str, rules: tuple[tuple[re.Pattern[str], str], ...])
     second rule may not change a letter that the first one wrote, which would read one letter
     twice over: *yews* y -> i -> j (*Jews*), *vii* i -> y then yy -> y, *satyr* y -> i and then
     a magic *e* that lengthens that *i* (*satire*)."""
-    single = [rule.sub(replacement, key) for rule, replacement in rules]
+    single = [_apply(rule, replacement, key) for rule, replacement in rules]
     single = [variant for variant in dict.fromkeys(single) if variant != key]
     double = []
     for variant in single:
         written = _edited(key, variant)[1]
         for rule, replacement in rules:
-            changed = rule.sub(replacement, variant)
+            changed = _apply(rule, replacement, variant)
             if changed == variant:
                 continue
             touched = _edited(variant, changed)[0]
@@ -311,6 +312,12 @@ def _spelling_variants(key: str, rules: tuple[tuple[re.Pattern[str], str], ...])
             if not written & touched:
                 double.append(changed)
     return list(dict.fromkeys([*single, *(v for v in double if v != key)]))
+
+
+def _apply(rule: re.Pattern[str], replacement: str, text: str) -> str:
+    """`rule.sub(replacement, text)`, without its cost where the rule does not match: a
+    replacement with group references (``\\1``) is parsed on every `sub` call, even a no-op."""
+    return rule.sub(replacement, text) if rule.search(text) else text
 
 
 def _edited(before: str, after: str) -> tuple[set[int], set[int]]:
