@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final, Literal
 
 from poemetric.data import Dataset, Poem, load_dataset
 from poemetric.hints import run_by_make
@@ -20,13 +21,29 @@ from poemetric.prompts import (
 )
 from poemetric.store import HUMAN_AUTHOR, RunStore, StoreError, generation_id_for, stable_id
 
+#: `prepare_run`'s `limit` for every poem of the dataset, also on a run that holds fewer.
+ALL_POEMS: Final = "all"
+#: `prepare_run`'s `limit`: N (the first N poems), `ALL_POEMS`, or None (a new run: every poem;
+#: an existing run: the poems it holds prompts for).
+PoemLimit = int | Literal["all"] | None
+
 
 @dataclass(frozen=True)
 class PreparedRun:
+    """`dataset` is the poems this call asked prompts for (the header's count); `poems_held`
+    the poems the run holds prompts for once prepared, of the dataset's `poems_in_dataset`."""
+
     dataset: Dataset
     template_hash: str
     poems_added: int
     prompts_added: int
+    poems_held: int
+    poems_in_dataset: int
+
+
+def head_limit(limit: PoemLimit) -> int | None:
+    """`limit` as `Dataset.head` and the stages' job selection take it (None: no cut)."""
+    return None if limit is None or limit == ALL_POEMS else limit
 
 
 def prompt_id_for(poem_id: str, template_hash: str) -> str:
@@ -37,15 +54,19 @@ def prepare_run(
     store: RunStore,
     dataset_spec: str | Path | Dataset,
     *,
-    limit: int | None = None,
+    limit: PoemLimit = None,
     template: str | Path | None = None,
 ) -> PreparedRun:
     """Store the dataset's poems, the rendered prompts and the human author's rows.
 
     `dataset_spec` is what `load_dataset` takes, or a dataset it loaded already.
 
-    The whole dataset is stored as the run's snapshot; `limit` keeps the prompts (and human
-    rows) to the first N poems. `template` is the generation template (a bundled name or a
+    The whole dataset is stored as the run's snapshot; `limit` says which poems get prompts
+    (and human rows): N, the first N poems; `ALL_POEMS`, every poem; None, every poem for a new
+    run, and for a run that holds prompts already those it holds, adding none: a resume that
+    leaves out the `--limit` the run was prepared with does not widen it to the whole dataset
+    (which asked every model for every poem, paid calls nobody asked for); widening takes a
+    bigger N or `ALL_POEMS`. `template` is the generation template (a bundled name or a
     file); when None, a run that already has prompts keeps the template it stored, and a new run
     uses the bundled `generation.jinja`.
 
@@ -55,13 +76,14 @@ def prepare_run(
     a second prompt, and a second human row, for every poem).
     """
     full = dataset_spec if isinstance(dataset_spec, Dataset) else load_dataset(dataset_spec)
-    dataset = full.head(limit)
     chosen = None if template is None else load_template(template)
     # The checks and the writes are one transaction: another process preparing the same new run
     # at the same moment (two shards started together) waits for it, then sees this one's
     # dataset and template and is refused, or finds nothing left to add.
     with store.transaction():
         recorded = _check_one_dataset(store, full)
+        held = _held_poems(store)
+        dataset = full.only(held) if limit is None and held else full.head(head_limit(limit))
         if chosen is not None:  # as the run holds it (prepared before a BOM was dropped)
             chosen = chosen.as_stored(_prompt_hashes(store))
         loaded = chosen or stored_generation_template(store) or load_template(GENERATION_TEMPLATE)
@@ -109,7 +131,8 @@ def prepare_run(
                     "sha256": dataset.sha256,
                 },
             )
-    return PreparedRun(dataset, loaded.sha256, poems_added, prompts_added)
+    now_held = len(held | {poem.poem_id for poem in dataset.poems})
+    return PreparedRun(dataset, loaded.sha256, poems_added, prompts_added, now_held, len(full))
 
 
 def render_prompts(dataset: Dataset, template: PromptTemplate) -> list[tuple[Poem, RenderedPrompt]]:
@@ -176,6 +199,11 @@ def _differences(store: RunStore, dataset: Dataset) -> str | None:
     from poemetric.data.changes import poem_differences, stored_poems
 
     return poem_differences(stored_poems(store.conn), dataset)
+
+
+def _held_poems(store: RunStore) -> set[str]:
+    """The poems the run holds prompts for (none for a new run)."""
+    return {str(r[0]) for r in store.query("SELECT DISTINCT poem_id FROM prompts")}
 
 
 def _prompt_hashes(store: RunStore) -> list[str]:

@@ -243,8 +243,8 @@ def _generation_gaps(store: RunStore) -> list[StageGap]:
         total = prompts * (samples := int(row["samples"]))
         if (lacking := total - int(row["held"])) > 0:
             author = str(row["author"])
-            # The prompts are the dataset's first poems (`prepare_run`): --limit asks for them
-            # (without it, `generate` adds a prompt for every poem of the dataset).
+            # The prompts are the dataset's first poems (`prepare_run`): --limit names them (the
+            # run keeps them without it too, and a bigger --limit would widen it).
             options = (f"--limit {prompts}", *([f"--samples {samples}"] if samples > 1 else []))
             gaps.append(
                 StageGap(GENERATE, author, lacking, total, ((author, lacking),), options=options)

@@ -36,7 +36,11 @@ def test_judge_begins_with_the_run_line_generate_begins_with(
         first_line(*judge, "--limit", "1")
         == f"run {run}: dataset demo (1 poem), 2 judges x 1 sample"
     )
+    # The run keeps its 2 prompts without --limit (it was widened to all 16); --limit all widens.
     assert first_line(*generate, "--dry-run") == (
+        f"run {run}: dataset demo (2 poems), 1 model x 1 sample"
+    )
+    assert first_line(*generate, "--limit", "all", "--dry-run") == (
         f"run {run}: dataset demo (16 poems), 1 model x 1 sample"
     )
 

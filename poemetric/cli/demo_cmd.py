@@ -20,7 +20,6 @@ from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
 from poemetric.cli.markup import plain
 from poemetric.cli.options import (
-    LimitOption,
     ProgressOption,
     error_exit,
     given_as,
@@ -28,6 +27,7 @@ from poemetric.cli.options import (
     run_option,
     unknown_choice,
 )
+from poemetric.cli.run_limit import RunLimitOption, note_held, poem_limit
 from poemetric.hints import program, stage_command
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted
@@ -133,7 +133,7 @@ def demo(
         None, "--judge", "-j", envvar="POEMETRIC_JUDGE", help="Also run this judge (judges/)."
     ),
     samples: int = typer.Option(1, "--samples", min=1, help="Markov samples per prompt."),
-    limit: int | None = LimitOption,
+    limit_text: str | None = RunLimitOption,
     progress: bool = ProgressOption,
     local: bool = typer.Option(
         False,
@@ -166,6 +166,7 @@ def demo(
     from poemetric.analysis import analyze_run, make_figures
     from poemetric.form.stage import run_form_stage
     from poemetric.generation.stage import run_generation
+    from poemetric.pipeline import head_limit
     from poemetric.report import build_report
     from poemetric.roster import (
         RosterError,
@@ -199,13 +200,16 @@ def demo(
     lexicon = resolved_lexicon(lexicon_file, console)  # as `form run` checks: a bad file, no run
     incomplete: list[StageReport] = []
     with interruptible(run):
-        store, prepared = open_prepared(run, "demo", limit)
+        asked = poem_limit(limit_text)
+        store, prepared = open_prepared(run, "demo", asked)
+        limit = head_limit(asked)
         with store:
             console.print(
                 f"1/5 dataset  {prepared.dataset.name}: {counted(len(prepared.dataset), 'poem')} "
                 f"(sha256 {prepared.dataset.sha256[:12]}…), prompts template "
                 f"{prepared.template_hash[:12]}…"
             )
+            note_held(console, prepared)
             options = RunnerOptions(samples=samples, limit=limit, progress=progress)
             report = run_generation(store, markov, options=options)
             incomplete += [report] if report.incomplete else []

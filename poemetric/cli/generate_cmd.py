@@ -15,7 +15,6 @@ from poemetric.cli.app import app
 from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.options import (
     DatasetOption,
-    LimitOption,
     ModelsOption,
     ProgressOption,
     RunOption,
@@ -23,11 +22,12 @@ from poemetric.cli.options import (
     error_exit,
     output_folder,
 )
+from poemetric.cli.run_limit import RunLimitOption, note_held, poem_limit
 from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     from poemetric.data import Dataset
-    from poemetric.pipeline import PreparedRun
+    from poemetric.pipeline import PoemLimit, PreparedRun
     from poemetric.providers.base import ModelSpec
     from poemetric.runner.jobs import Shard
     from poemetric.runner.runner import RunnerOptions
@@ -73,7 +73,7 @@ TemplateOption = typer.Option(
 
 
 def prepare_or_exit(
-    store: RunStore, dataset: Dataset, limit: int | None, template: str | None = None
+    store: RunStore, dataset: Dataset, limit: PoemLimit, template: str | None = None
 ) -> PreparedRun:
     """`prepare_run` with a loaded dataset; its expected failures (a run prepared from another
     dataset or template, a template that does not render) printed as one clear error instead of
@@ -135,7 +135,7 @@ def stage_header(
 def open_prepared(
     run: Path,
     dataset: str,
-    limit: int | None,
+    limit: PoemLimit,
     template: str | None = None,
     *,
     shown_as: Path | None = None,
@@ -153,7 +153,7 @@ def open_prepared(
     when `run` is a scratch copy of it (`prepared_or_planned`).
     """
     from poemetric.data import DatasetError, load_dataset
-    from poemetric.pipeline import render_prompts
+    from poemetric.pipeline import head_limit, render_prompts
     from poemetric.prompts import GENERATION_TEMPLATE, PromptError, load_template
     from poemetric.store import RunStore, StoreError
     from poemetric.store.db import DB_NAME
@@ -163,7 +163,7 @@ def open_prepared(
         chosen = load_template(GENERATION_TEMPLATE if template is None else template)
         new_run = not (run / DB_NAME).exists()
         if new_run:  # a new run's prompts (an existing run's: prepare_run)
-            render_prompts(loaded.head(limit), chosen)
+            render_prompts(loaded.head(head_limit(limit)), chosen)
     except (DatasetError, PromptError) as error:
         raise error_exit(error) from error
     if new_run:  # the run is prepared from this file once: say now what validate would
@@ -185,7 +185,7 @@ def open_prepared(
 
 @contextmanager
 def prepared_or_planned(
-    run: Path, dataset: str, limit: int | None, template: str | None, *, dry_run: bool
+    run: Path, dataset: str, limit: PoemLimit, template: str | None, *, dry_run: bool
 ) -> Iterator[tuple[RunStore, PreparedRun]]:
     """The prepared run's store, open; with `dry_run`, a prepared scratch copy of it instead,
     so that a plan writes nothing: the run is left byte for byte as it was, and a run that does
@@ -291,6 +291,7 @@ def runner_options(
     epilog=(
         "Examples:\n\n"
         "  poemetric generate --run runs/trial --models markov --limit 5\n\n"
+        "  poemetric generate --run runs/trial --models markov --limit all\n\n"
         "  poemetric generate --run runs/paper --dataset poemetric --dry-run\n\n"
         "  poemetric generate --run runs/paper --models paper30 --max-cost 20\n\n"
         "  poemetric generate --run runs/paper --models gpt-4o,gemini-2.5-pro --batch\n\n"
@@ -299,14 +300,16 @@ def runner_options(
         "The last one runs shard K of 4 (e.g. K=$SLURM_ARRAY_TASK_ID in an sbatch --array=0-3 "
         "job); `poemetric merge` combines the parts (docs/scaling.md).\n\n"
         "Interrupted runs resume where they stopped: stored results and cached responses are "
-        "never paid for twice.\n\n" + STOPPING_HELP
+        "never paid for twice. A run keeps the prompts it holds: without --limit, the command "
+        "again (a resume) asks for no new poem; the second example widens the first's run to "
+        "every poem.\n\n" + STOPPING_HELP
     ),
 )
 def generate(
     run: Path = RunOption,
     dataset: str = DatasetOption,
     models: str = ModelsOption,
-    limit: int | None = LimitOption,
+    limit_text: str | None = RunLimitOption,
     samples: int = typer.Option(1, "--samples", min=1, help="Poems per prompt and model."),
     dry_run: bool = DryRunOption,
     max_cost: float | None = MaxCostOption,
@@ -324,16 +327,18 @@ def generate(
     limits, with retries. Failures are stored as errors and retried by the next run.
     """
     from poemetric.generation.stage import run_generation
+    from poemetric.pipeline import head_limit
     from poemetric.roster import RosterError, select_models
 
     try:
         specs = select_models(models)
     except RosterError as error:  # not Typer's usage box: it cut the file's path across lines
         raise error_exit(error) from None
+    limit = poem_limit(limit_text)
     options = runner_options(
         models=specs,
         samples=samples,
-        limit=limit,
+        limit=head_limit(limit),
         dry_run=dry_run,
         max_cost=max_cost,
         shard=shard,
@@ -345,6 +350,7 @@ def generate(
     with interruptible(run, "generations", [s.name for s in specs]), planned as (store, prepared):
         note_kept_template(prepared.template_hash, template)
         stage_header(run, prepared.dataset.name, len(prepared.dataset), len(specs), samples)
+        note_held(console, prepared)
         report = run_generation(store, specs, options=options, console=console)
     report.render(console)
     if report.incomplete and not dry_run:

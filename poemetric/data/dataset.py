@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +56,11 @@ class Dataset:
         return Dataset(
             self.name, self.path, self.sha256, self.poems[:limit], self.warnings, self.where
         )
+
+    def only(self, poem_ids: Collection[str]) -> Dataset:
+        """The poems whose id is in `poem_ids`, in file order, keeping name, path and hash."""
+        kept = [poem for poem in self.poems if poem.poem_id in poem_ids]
+        return Dataset(self.name, self.path, self.sha256, kept, self.warnings)
 
     def form_counts(self) -> dict[PoemForm, int]:
         counts = Counter(poem.form for poem in self.poems)
