@@ -56,7 +56,7 @@ AuthorsOption = typer.Option(
         "Examples:\n\n"
         "  poemetric ghostwriting style-match --run runs/demo --judge gpt-4o --dry-run\n\n"
         "  poemetric ghostwriting style-match --run runs/paper --judge gpt-4o --batch\n\n"
-        "  poemetric ghostwriting style-match --run runs/paper --judge local-openai --trials 8\n\n"
+        "  poemetric ghostwriting style-match --run runs/demo --judge gpt-4o --trials 8\n\n"
         "Each poem gets --trials trials; over each four the correct candidate stands once at "
         "A, B, C and D. Unparsable answers are stored as errors and re-parsed from the cache "
         "by the next run; --refresh-failed-parses pays for new answers."
