@@ -35,12 +35,26 @@ def test_form_check_says_what_was_cut_and_where(
     assert f"{cut} line 1 (200,001 characters long); lines 2-3 were not read" in wide["error"]
     assert wide["error"].startswith("only 1 verse line; a poem in a fixed form needs more (input")
     assert "input cut: only the first 200,000" in " ".join(result.stderr.split())
-    assert "this poem has 700 verse lines (only the first 600 were checked)" in tall["summary"]
+    # The line-count reason says the cut; an "(input cut: ...)" after it said it again.
     assert tall["summary"].endswith(
-        "(input cut: only the first 600 of 700 verse lines were checked: verse lines 601-700 "
-        "were not)"
+        "this poem has 700 verse lines (only the first 600 were checked)"
     )
+    assert tall["summary"].count("600") == 1 and "input cut" not in tall["summary"]
     assert not wide["passed"] and not tall["passed"] and tall["form_score"] == 0.0
+    # The catch-all metre finding names its first 20 lines, and the record keeps all 592.
+    (catch_all,) = [f for f in tall["explanation"] if "more failures" in f["detail"]]
+    assert catch_all["lines"] == list(range(9, 601))
+    scan = CliRunner().invoke(
+        app, ["form", "scan", "-", "--form", "sonnet"], input=TALL, env={"COLUMNS": "300"}
+    )
+    (shown,) = [line for line in scan.output.splitlines() if "more failures" in line]
+    assert shown.strip() == (
+        f"[meter] lines {', '.join(map(str, range(9, 29)))} and 572 more: "
+        "592 more failures of this kind"
+    )
+    text = " ".join(scan.output.split())
+    summary = text[text.index("FAIL sonnet") : text.index(" scheme: ")]
+    assert summary.endswith("(only the first 600 were checked)") and "input cut" not in summary
 
 
 def test_the_verdict_of_a_cut_poem_is_that_of_its_checked_part() -> None:

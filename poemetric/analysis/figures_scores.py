@@ -21,7 +21,6 @@ from poemetric.analysis.context import (
 )
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.heatmaps import annotated_heatmap
-from poemetric.analysis.matched import left_out_poems, left_out_text
 from poemetric.analysis.plotting import (
     EXPERT_COLOUR,
     LLM_COLOURS,
@@ -33,19 +32,20 @@ from poemetric.analysis.plotting import (
     counted_poems,
     highlight_human_ticks,
 )
+from poemetric.analysis.score_captions import (
+    CI_NOTE,
+    expert_text,
+    na_note,
+    poems_each,
+    radar_who,
+    rated_counts,
+    what_plotted,
+)
 from poemetric.analysis.scores import score_matrix
 from poemetric.questionnaire import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
 from poemetric.tables.headers import dimension_label, part_label
-from poemetric.text.plural import counted
 
 LIKERT = (1.0, 5.0)
-CI_NOTE = "whiskers: 95% CI of the mean over poems (Student t, clipped to 1-5)"
-GROUP_TITLES = {
-    "basic": "basic instruction-following abilities (form, theme)",
-    "advanced": "advanced creative abilities",
-    "appraisal": "general appraisal (overall quality, human authorship)",
-    "all": "all ten dimensions",
-}
 
 
 def _keys(group: str | None, dimensions: list[str] | None) -> list[str]:
@@ -63,66 +63,10 @@ def _title(key: str) -> str:
     return dimension_label(key) + ("*" if DIMENSIONS_BY_KEY[key].allows_na else "")
 
 
-def _what(group: str, dimensions: list[str] | None) -> str:
-    """What a caption says is plotted: the group, or the chosen dimensions in words
-    (`overall quality`, not the key `overall_quality`)."""
-    if not dimensions:
-        return GROUP_TITLES.get(group, group)
-    return ", ".join(key.replace("_", " ") for key in dimensions)
-
-
-def _na_note(keys: list[str]) -> str:
-    na = [DIMENSIONS_BY_KEY[k].label for k in keys if DIMENSIONS_BY_KEY[k].allows_na]
-    return f" *{' and '.join(na)}: N/A answers left out of the mean." if na else ""
-
-
 def _by_author(scores: pd.DataFrame, key: str) -> pd.DataFrame:
     return scores[scores["dimension"] == key].set_index("author")[
         ["mean", "ci_low", "ci_high", "n"]
     ]
-
-
-def _poems(scores: pd.DataFrame) -> str:
-    """`16 poems` (per author), `12-16 poems` when they differ, `1 poem`."""
-    return counted_poems(scores.groupby("author")["n"].max())
-
-
-def _rated_counts(ctx: FigureContext, scores: pd.DataFrame, authors: list[str]) -> str:
-    """`12 poems per author`, or each author's count (`per author: Human 12, GPT-4o 10`)."""
-    counts = scores.groupby("author")["n"].max().reindex(authors).fillna(0).astype(int)
-    if counts.nunique() == 1:
-        return f"{counted_poems(int(counts.iloc[0]))} per author"
-    return "per author: " + ", ".join(f"{ctx.label(str(a))} {n}" for a, n in counts.items())
-
-
-#: The authors the experts did not rate that a caption names (then `and 23 more`).
-NAMED_UNRATED = 5
-
-
-def _expert_text(ctx: FigureContext, authors: list[str], matched: bool) -> str:
-    """What a caption says of the expert panel's bars and whom it leaves out."""
-    assert ctx.experts is not None
-    experts = f"Hatched grey bars: {counted(ctx.expert_count, 'human expert')}"
-    if not matched:
-        return (
-            f" {experts} on the poems they rated "
-            f"({counted_poems(int(ctx.experts['generation_id'].nunique()))}; authors without "
-            f"expert ratings have no grey bar), not the poems of {ctx.judge_label}'s bars, which "
-            "are over every poem."
-        )
-    beside = ctx.experts_on_judged_poems
-    assert beside is not None  # with expert ratings of the authors shown
-    unrated = [a for a in ctx.ordered(ctx.scores["author"]) if a not in set(beside["author"])]
-    names = ctx.labels.author_list(unrated[:NAMED_UNRATED])
-    more = f" and {len(unrated) - NAMED_UNRATED} more" if len(unrated) > NAMED_UNRATED else ""
-    not_rated = (
-        f" Not rated by the experts, so not shown: {', '.join(names)}{more}." if unrated else ""
-    )
-    left_out = left_out_text(left_out_poems(beside), ctx.judge_label, ctx.label)
-    return (
-        f" {experts} on the same poems, an item over those an expert and {ctx.judge_label} "
-        f"scored.{f' {left_out[0].upper()}{left_out[1:]}.' if left_out else ''}{not_rated}"
-    )
 
 
 def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimensions = None,
@@ -162,15 +106,15 @@ def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Di
     figure = draw_grid(ctx, panels, value_label="mean score (1-5); whiskers: 95% CI",
                        legend=experts is not None, max_columns=max_columns)  # fmt: skip
     over = (
-        f"the poems the experts rated ({_rated_counts(ctx, scores, authors)})"
+        f"the poems the experts rated ({rated_counts(ctx, scores, authors)})"
         if matched
-        else f"{_poems(scores)} each"
+        else f"{poems_each(scores)} each"
     )
     caption = (
-        f"POEMetric scores, {_what(group, dimensions)}, judged by {ctx.judge_label}: mean Likert "
-        f"score per author over {over}; bars start at 1, the scale's minimum; {CI_NOTE}."
-        f"{_expert_text(ctx, authors, matched) if experts is not None else ''}"
-        f"{_na_note(keys)}"
+        f"POEMetric scores, {what_plotted(group, dimensions)}, judged by {ctx.judge_label}: "
+        f"mean Likert score per author over {over}; bars start at 1, the scale's minimum; {CI_NOTE}."
+        f"{expert_text(ctx, authors, matched) if experts is not None else ''}"
+        f"{na_note(keys)}"
     )
     return Drawing(figure, caption)
 
@@ -195,10 +139,10 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
     """`dimension_bars` for more authors than a page of bars holds (31 authors x 10 panels
     were squeezed until every label overlapped): the judge's means as a heatmap."""
     figure = _score_heatmap(ctx, _ranked(ctx.scores, keys))
-    what = _what(group, dimensions)
+    what = what_plotted(group, dimensions)
     caption = (
         f"POEMetric scores, {what}, judged by {ctx.judge_label}: mean Likert score per author "
-        f"over {_poems(ctx.scores)}, authors sorted by their mean over these "
+        f"over {poems_each(ctx.scores)}, authors sorted by their mean over these "
         "dimensions; shown as a heatmap without intervals because bars for these authors would "
         "not fit a page at this width (fewer `--authors`, e.g. paper7, draw bars with 95% CIs)."
         + (
@@ -207,7 +151,7 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
             if experts
             else ""
         )
-        + _na_note(keys)
+        + na_note(keys)
     )
     return Drawing(figure, caption)
 
@@ -224,14 +168,14 @@ def all_models(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimens
     if layout not in {"auto", "bars", "heatmap"}:
         raise ValueError(f"unknown layout {layout!r}; use auto, bars or heatmap")
     too_tall = grid_height(ctx, len(keys), len(order)) > MAX_HEIGHT_IN
-    what = _what(group, dimensions)
+    what = what_plotted(group, dimensions)
     if layout == "heatmap" or (layout == "auto" and too_tall):
         figure = _score_heatmap(ctx, ranked)
         caption = (
             f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
-            f"score per author over {_poems(scores)}, authors sorted by their mean "
+            f"score per author over {poems_each(scores)}, authors sorted by their mean "
             f"over these dimensions (shown as a heatmap: bars would not fit at this width; "
-            f"a recipe entry's `layout: bars` forces them).{_na_note(keys)}"
+            f"a recipe entry's `layout: bars` forces them).{na_note(keys)}"
         )
         return Drawing(figure, caption)
     panels = [
@@ -248,8 +192,8 @@ def all_models(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimens
                        force_horizontal=True)  # fmt: skip
     caption = (
         f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
-        f"score per author over {_poems(scores)}, sorted by the mean over the "
-        f"dimensions shown; bars start at 1, the scale's minimum; {CI_NOTE}.{_na_note(keys)}"
+        f"score per author over {poems_each(scores)}, sorted by the mean over the "
+        f"dimensions shown; bars start at 1, the scale's minimum; {CI_NOTE}.{na_note(keys)}"
     )
     return Drawing(figure, caption)
 
@@ -302,7 +246,7 @@ def heatmap(ctx: FigureContext) -> Drawing:
     )  # fmt: skip
     caption = (
         f"Mean score per author and dimension, judged by {ctx.judge_label} (1-5; "
-        f"{_poems(ctx.scores)} per author).{_na_note(list(matrix.columns))}"
+        f"{poems_each(ctx.scores)} per author).{na_note(list(matrix.columns))}"
     )
     return Drawing(figure, caption)
 
@@ -337,21 +281,6 @@ def free_label_angle(profiles: np.ndarray, low: float = LIKERT[0]) -> float:
         if key < best_key:
             best, best_key = step * (k + 0.5), key
     return float(np.degrees(best))
-
-
-def _radar_who(ctx: FigureContext, chosen: list[str], llms: int) -> str:
-    """Whom a radar caption names: `the human poets and the best LLM by POEMetric score`
-    (it said "the 1 best LLMs")."""
-    shown = [a for a in chosen if a != HUMAN_AUTHOR]
-    shown_llms = len(shown)
-    if shown_llms == 0:
-        return "the human poets"
-    if shown_llms == llms:  # every LLM shown: none was picked by score
-        what = ctx.label(shown[0]) if llms == 1 else f"the {llms} LLMs shown"
-    else:
-        what = "the best LLM" if shown_llms == 1 else f"the {shown_llms} best LLMs"
-        what += " by POEMetric score"
-    return f"the human poets and {what}" if HUMAN_AUTHOR in chosen else what
 
 
 def radar(ctx: FigureContext, max_authors: Count = 8) -> Drawing:
@@ -391,9 +320,9 @@ def radar(ctx: FigureContext, max_authors: Count = 8) -> Drawing:
                   path_effects=halo, zorder=5)  # fmt: skip
     figure.legend(loc="outside lower center", ncols=1 if ctx.narrow else 2)
     llms = len([a for a in best if a != HUMAN_AUTHOR])
-    poems = _poems(ctx.scores[ctx.scores["author"].isin(chosen)])
+    poems = poems_each(ctx.scores[ctx.scores["author"].isin(chosen)])
     caption = (
         f"Dimension profile (mean score, 1 at the centre to 5 at the rim) of "
-        f"{_radar_who(ctx, chosen, llms)}, judged by {ctx.judge_label}, over {poems} each."
+        f"{radar_who(ctx, chosen, llms)}, judged by {ctx.judge_label}, over {poems} each."
     )
     return Drawing(figure, caption)

@@ -172,9 +172,11 @@ def analyze(
     ci: str = typer.Option(
         "t",
         "--ci",
+        # The tables of `poemetric.analysis.table_captions.MEAN_TABLES` (a test keeps them equal).
         help="Confidence intervals of the judge and expert score means (dimension_scores, "
-        "group_scores, expert_scores): 't' or 'bootstrap'. Form-check, lexical and ghostwriting "
-        "means keep Student t.",
+        "dimension_scores_by_form, group_scores, expert_scores, judge_on_expert_poems, "
+        "experts_on_judged_poems): 't' or 'bootstrap'. Form-check, lexical and ghostwriting "
+        "means keep Student t, and the figures draw Student t.",
     ),
     n_boot: int = BootstrapOption,
     seed: int = SeedOption,

@@ -221,7 +221,6 @@ def status(run: Path = RunOption, survey: str = SurveyOption) -> None:
                          min_width=10 if checks else None)  # fmt: skip
     for row in rows:
         # To the second (the column says UTC): the whole stamp took 29 of the 80 columns.
-        last = (row.last_answer_at or "–")[:19].replace("T", " ")
         table.add_row(row.rater, str(row.completed), str(row.assigned), str(row.answers),
-                      last, row.checks_text())  # fmt: skip
+                      row.last_answer_text(), row.checks_text())  # fmt: skip
     console.print(table)

@@ -31,7 +31,13 @@ from poemetric.form.adapters import (
     read_meter,
 )
 from poemetric.form.applicable import applicable_scores
-from poemetric.form.cut_notes import char_cut_note, line_cut_note, whole_count, with_cut
+from poemetric.form.cut_notes import (
+    char_cut_note,
+    line_cut_note,
+    unsaid_cuts,
+    whole_count,
+    with_cut,
+)
 from poemetric.form.forms import EXTRA_FORMS, FORMS, RULES, FormOutcome, FormRequest
 from poemetric.form.middle_english import is_middle_english
 from poemetric.form.parsing import (
@@ -344,7 +350,7 @@ def _verdict(
         summary = f"FAIL {request.form}: {shown} (threshold {threshold:.2f}) - {reasons}"
     if request.meter_unscored:
         summary += f"; metre {meter!r} not scored (no metre the checker scans)"
-    summary = with_cut(summary, cuts)
+    summary = with_cut(summary, unsaid_cuts(summary, cuts, poem.truncated_from, len(poem.lines)))
     facts = dict(outcome.facts)
     return FormCheck.model_construct(
         form=request.form,

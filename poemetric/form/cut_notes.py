@@ -56,6 +56,19 @@ def whole_count(detail: str, checked: int, total: int) -> str:
     poem's own count: `...; this poem has 700 verse lines (only the first 600 were checked)`."""
     return re.sub(
         rf"this poem has {checked}$",
-        f"this poem has {total} verse lines (only the first {checked} were checked)",
+        f"this poem has {total} verse lines {_checked_only(checked)}",
         detail,
     )
+
+
+def unsaid_cuts(summary: str, cuts: list[str], total: int | None, checked: int) -> list[str]:
+    """The `cuts` a summary still has to name: the verse-line cut (`line_cut_note`) is left out
+    when the summary's line-count reason says it already (`whole_count`), which it then said
+    twice: "(only the first 600 were checked) (input cut: only the first 600 of 800 ...)"."""
+    if total is None or _checked_only(checked) not in summary:
+        return cuts
+    return [cut for cut in cuts if cut != line_cut_note(checked, total)]
+
+
+def _checked_only(checked: int) -> str:
+    return f"(only the first {checked} were checked)"

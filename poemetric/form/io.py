@@ -37,8 +37,9 @@ from poemetric.data.io import (
 from poemetric.extraction import extract_poem
 from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
 from poemetric.form.io_csv import table_writer
+from poemetric.form.meter_reading import misspelt_hints
 from poemetric.form.parallel import map_in_order, resolve_jobs
-from poemetric.text.plural import plural
+from poemetric.text.plural import counted, plural
 
 #: Where a row's poem may be, first found first: a dataset's `content`, a plain `text` or
 #: `poem`, or a raw model answer (`response`, as `judge parse` names it; `response_text`, as a
@@ -309,7 +310,27 @@ def check_file(
             summary.passed[form] += int(bool(record["passed"]))
         if on_row is not None:
             on_row(summary.rows, len(rows))
+    summary.warnings.extend(_misspelt_meters(rows, unit))
     return summary
+
+
+def _misspelt_meters(rows: list[InputRow], unit: str) -> list[str]:
+    """One warning per distinct metre annotation with a misspelt word (*iambic pentamter*), with
+    its rows' count and first line: the hint was only in each row's `facts`, and a typo is not
+    read, so those poems were held to less than was meant."""
+    found: dict[str, list[int | None]] = {}
+    for row in rows:
+        meter = _as_text(row.meter)
+        if meter and meter.strip():
+            found.setdefault(meter, []).append(row.line)
+    warnings = []
+    for meter, lines in found.items():
+        hints = misspelt_hints(meter)
+        if hints:
+            first = "" if lines[0] is None else f", first at {unit or 'line '}{lines[0]}"
+            where = f"{counted(len(lines), 'row')}{first}"
+            warnings.append(f"metre {meter!r} ({where}): {'; '.join(hints)}")
+    return warnings
 
 
 def _where(source: Path, unit: str, record: dict[str, Any]) -> str:

@@ -36,11 +36,20 @@ TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 
 
 def line_numbers(lines: list[int]) -> str:
-    """`line 4`, `lines 6 and 13`, `lines 1, 4 and 5` (`lines 6,13` read as one number)."""
+    """`line 4`, `lines 6 and 13`, `lines 1, 4 and 5` (`lines 6,13` read as one number); over
+    `SHOWN_LINES`, the first of them and a count: `lines 9, 10, ..., 28 and 572 more` (the
+    catch-all finding of a 600-line poem printed all 592 numbers; the record keeps them)."""
     if len(lines) == 1:
         return f"line {lines[0]}"
+    if len(lines) > SHOWN_LINES:
+        shown = ", ".join(map(str, lines[:SHOWN_LINES]))
+        return f"lines {shown} and {len(lines) - SHOWN_LINES} more"
     *first, last = map(str, lines)
     return f"lines {', '.join(first)} and {last}"
+
+
+#: Line numbers a finding's text names before "and N more".
+SHOWN_LINES = 20
 
 
 def finding_text(constraint: object, lines: list[int], detail: object) -> str:

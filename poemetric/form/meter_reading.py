@@ -208,6 +208,16 @@ def _unscored(text: str, reason: str) -> MeterReading:
     return MeterReading(None, note, unscored=True)
 
 
+def misspelt_hints(text: str | None) -> list[str]:
+    """The 'did you mean ...?' parts of `read_meter(text)`'s note, one per misspelt metre word
+    (`form check` repeats them once per annotation on stderr)."""
+    note = read_meter(text).note or ""
+    return [part for part in note.split("; ") if part.startswith(_DID_YOU_MEAN)]
+
+
+_DID_YOU_MEAN = "did you mean "
+
+
 def _misspelt(words: list[str]) -> list[str]:
     """'did you mean ...?' for words that look like a misspelt metre word (*pentamter*): such a
     word is not read, so the poem is held to less than was meant, or to no metre."""
@@ -219,6 +229,6 @@ def _misspelt(words: list[str]) -> list[str]:
         and (close := get_close_matches(word, sorted(_KNOWN), n=1, cutoff=0.8))
     }
     return [
-        f"did you mean {right!r} for {wrong!r}? (a misspelt word is not read)"
+        f"{_DID_YOU_MEAN}{right!r} for {wrong!r}? (a misspelt word is not read)"
         for wrong, right in guesses.items()
     ]

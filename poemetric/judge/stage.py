@@ -39,7 +39,7 @@ from poemetric.runner.report import StageInterrupted, StageReport
 from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, stored_statuses
 from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.screening import looks_like_refusal, not_a_poem_reason
-from poemetric.store.db import RunStore, stable_id, to_json
+from poemetric.store.db import RunStore, StoreError, stable_id, to_json
 from poemetric.store.models import JUDGE_STAGE
 from poemetric.store.selections import record_selection
 from poemetric.text.plural import counted
@@ -290,6 +290,28 @@ def _turns(job: Job) -> list[dict[str, Any]]:
     return list(json.loads(stored)) if stored else []
 
 
+def nothing_to_judge(store: RunStore) -> None:
+    """Refuse (StoreError) to judge a run without an ok generation: a store never prepared or
+    generated for planned 0 jobs and returned as if all were judged. A run whose poems are all
+    judged already still plans 0 jobs, quietly."""
+    ((total, ok),) = store.query(
+        "SELECT COUNT(*), COALESCE(SUM(status = 'ok'), 0) FROM generations"
+    )
+    if ok:
+        return
+    what = (
+        "no poems to judge"
+        if total == 0
+        else f"no poems to judge (none of its {counted(total, 'generation')} succeeded)"
+    )
+    raise StoreError(
+        f"run {store.run_dir} has {what}: generate first, with prepare_run(store, DATASET) "
+        "(poemetric.pipeline) and run_generation(store, MODELS) (poemetric.generation.stage) "
+        "before run_judging; on the command line, `poemetric generate --run RUN --dataset "
+        "DATASET --models ...` then `poemetric judge --run RUN --judge JUDGE`"
+    )
+
+
 def run_judging(
     store: RunStore,
     judges: ModelSpec | Sequence[ModelSpec],
@@ -303,9 +325,11 @@ def run_judging(
     """Judge every ok generation (of `authors`, default all) `samples` times with each judge.
 
     Several judges (a panel) run side by side, each with its own rate limits. `template`
-    replaces every judge's prompt template (`--judge-template`).
+    replaces every judge's prompt template (`--judge-template`). A run with no ok generation
+    (never prepared, or every generation failed) is a StoreError (`nothing_to_judge`).
     """
     options = options or RunnerOptions()
+    nothing_to_judge(store)
     panel = [judges] if isinstance(judges, ModelSpec) else list(judges)
     for judge in panel:
         check_template(store, judge, judge_template(judge, template, store))

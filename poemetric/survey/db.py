@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from poemetric.store import RunStore
@@ -64,6 +65,12 @@ class RaterProgress:
     #: Checks answered on poems where this survey asked for no answer (imported answers).
     checks_unjudged: int = 0
 
+    def last_answer_text(self) -> str:
+        """The last answer's time as the admin page and `survey status` show it, in UTC to the
+        second (`2026-11-27 12:47:43`; their column says UTC); the page showed the stored ISO
+        stamp (`2026-11-27T12:47:43.118+00:00`). "–" when there is none."""
+        return utc_second(self.last_answer_at) if self.last_answer_at else "–"
+
     def checks_text(self) -> str:
         """The attention checks as the admin page and `survey status` show them: failed of
         taken, then those never shown (poems answered on paper) and the rest: "not answered
@@ -81,6 +88,18 @@ class RaterProgress:
         if self.checks_unjudged:  # an exported file's answers: it lacks what the check asked
             parts.append(f"{self.checks_unjudged} not judged (imported, no instructed answer)")
         return ", ".join(parts)
+
+
+def utc_second(stamp: str) -> str:
+    """An ISO time as `YYYY-MM-DD HH:MM:SS` in UTC (one with another offset converted, one
+    without taken as UTC); a stamp that is not an ISO time, as it is."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 def survey_ids(store: RunStore) -> list[str]:
