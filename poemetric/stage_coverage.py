@@ -17,8 +17,9 @@ one sample. Per stage:
   `--trials` times `--samples` answers (one, where the store did not record them);
 * form check (no model): every ok generation, as `form run` checks them, once any is checked
   (the command carries the `--threshold` the stored checks were made at);
-* generate: each model (not the human author), over the run's prompts times the samples it
-  wrote (`merge` counts these only where no store records the stage's shards).
+* generate: each model (not the human author), over the poems and samples its recorded
+  selections asked of it (`--limit` as the poems it picked where it ran), else over the run's
+  prompts times the samples it wrote (`poemetric.generation.coverage`).
 
 The probes' lines and choices (`probe build`, `probe run`) answer a probe set, not the run's
 poems: nothing of the merged run says what they are to cover, so they are not checked.
@@ -32,7 +33,7 @@ from dataclasses import dataclass, replace
 from math import isclose
 from typing import Any
 
-from poemetric.generation.stage import STAGE as GENERATE
+from poemetric.generation.coverage import generation_gaps
 from poemetric.judge.recognise import STAGE as RECOGNISE
 from poemetric.judge.recognise import human_poems
 from poemetric.judge.stage import STAGE as JUDGE
@@ -99,7 +100,7 @@ def stage_gaps(store: RunStore) -> list[StageGap]:
         wanted = dict.fromkeys((str(r[0]) for r in ok), 1)
         form = _gap(FORM, None, wanted, checked, authors, None)
         gaps += [replace(gap, **_threshold_options(store)) for gap in form]
-    return gaps + _generation_gaps(store)
+    return gaps + generation_gaps(store)
 
 
 @dataclass(frozen=True)
@@ -226,27 +227,3 @@ def _gap(
     each = "; ".join(" ".join(options) or "without --authors and --limit" for options in asked)
     note = f"it was run with several selections ({each}): run the command with each"
     return [replace(gap, options_note=note)]
-
-
-def _generation_gaps(store: RunStore) -> list[StageGap]:
-    """Each model's (prompt, sample) jobs without a row, ok or error, over the run's prompts
-    and the samples it wrote (its highest sample index, plus one)."""
-    prompts = store.count("prompts")
-    rows = store.query(
-        "SELECT author, MAX(sample_index) + 1 AS samples, "
-        "COUNT(DISTINCT prompt_id || '/' || sample_index) AS held "
-        "FROM generations WHERE author != ? GROUP BY author ORDER BY author",
-        (HUMAN_AUTHOR,),
-    )
-    gaps = []
-    for row in rows:
-        total = prompts * (samples := int(row["samples"]))
-        if (lacking := total - int(row["held"])) > 0:
-            author = str(row["author"])
-            # The prompts are the dataset's first poems (`prepare_run`): --limit names them (the
-            # run keeps them without it too, and a bigger --limit would widen it).
-            options = (f"--limit {prompts}", *([f"--samples {samples}"] if samples > 1 else []))
-            gaps.append(
-                StageGap(GENERATE, author, lacking, total, ((author, lacking),), options=options)
-            )
-    return gaps

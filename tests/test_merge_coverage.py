@@ -168,8 +168,8 @@ def test_a_store_whose_only_model_stopped_partway_is_incomplete(
     assert result.exit_code == 1, result.output
     [line] = _incomplete(result)
     assert line.startswith(
-        f"incomplete: generate of model tg: 4 of the 6 poems it is to write in {dest} (one per "
-        f"prompt and sample) are in none of the merged stores; {run} holds part of them and no "
+        f"incomplete: generate of model tg: 4 of the 6 poems it was asked to write in {dest} (one "
+        f"per prompt and sample) are in none of the merged stores; {run} holds part of them and no "
         "shard record of the generate stage: it stopped partway there"
     ), line
 

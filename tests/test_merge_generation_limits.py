@@ -32,10 +32,11 @@ def test_a_shard_prepared_with_a_smaller_limit_is_incomplete(tmp_path: Path) -> 
     lacking = 8 - _count(dest)
     assert lacking > 0
     assert line.startswith(
-        f"incomplete: generate of model markov: {lacking} of the 8 poems it is to write in {dest} "
-        "(one per prompt and sample) are in none of the merged stores; every store that ran it "
-        "records it through"
+        f"incomplete: generate of model markov: {lacking} of the 8 poems it was asked to write in "
+        f"{dest} (one per prompt and sample) are in none of the merged stores; every store that "
+        "ran it records it through"
     ), line
+    assert "(its --shard K/N parts were asked for different ones)" in line, line
     assert f"run poemetric generate --run {dest} --models markov --limit 8 to write them" in line
     _ok("generate", "--no-progress", "--run", dest, "--models", "markov", "--limit", "8")
     assert _count(dest) == 8
@@ -47,13 +48,18 @@ def test_a_shard_prepared_with_a_smaller_limit_is_incomplete(tmp_path: Path) -> 
 def test_a_model_run_whole_on_fewer_prompts_is_unknown(
     tmp_path: Path, user_model: UserModel
 ) -> None:
-    """markov on 4 prompts in one store, another model on 8 in the other: markov may have been
-    meant for 4 only."""
+    """markov on 4 prompts in one store, another model on 8 in the other: markov was asked for
+    4 (`generate --limit 4` records it): complete; in a store without the record (an older
+    POEMetric), it may have been meant for 4 only."""
     small, large = tmp_path / "small", tmp_path / "large"
     _ok("generate", "--no-progress", "--run", small, "--limit", "4")
     with OpenAIServer(lambda call: POEM) as server:
         _model_file(user_model, "generators", "tg", server)
         _ok("generate", "--no-progress", "--run", large, "--limit", "8", "--models", "tg")
+    result = _ok("merge", small, large, "--into", tmp_path / "recorded")
+    assert not _incomplete(result) and "unknown selection" not in result.output, result.output
+    with RunStore(small) as store:
+        store.set_meta("selections", {})  # written before generate recorded its selection
     result = _ok("merge", small, large, "--into", tmp_path / "all")
     assert not _incomplete(result), result.output
     (line,) = [x for x in result.output.splitlines() if x.startswith("unknown selection: ")]

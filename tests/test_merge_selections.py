@@ -74,8 +74,8 @@ def test_a_gap_within_the_selection_is_named_with_its_options(
         # Every poem now, on part0: the poems of part1 are to be judged too.
         _ok("judge", "--run", parts[0], "--judge", "tj", "--no-progress")
         with RunStore(parts[0]) as store:
-            assert store.get_meta("selections") == {
-                "judge": {"tj": [{"authors": None, "limit": None, "samples": 1}]}
+            assert store.get_meta("selections")["judge"] == {
+                "tj": [{"authors": None, "limit": None, "samples": 1}]
             }
         wider = tmp_path / "wider"
         (judge,) = _incomplete(_cli("merge", *parts, "--into", wider))

@@ -109,14 +109,18 @@ def gap_line(gap: StageGap, into: Path) -> str:
 
 def _generation_line(gap: StageGap, into: Path) -> str:
     """A model's poems in none of the merged stores: where no merged store records the
-    generate stage's shards, or where each records it through over fewer prompts or samples."""
+    generate stage's shards, or where each records it through over fewer prompts or samples
+    (or, where recorded, its stores were asked for different poems or samples)."""
+    asked = "it was asked to write" if gap.recorded else "it is to write"
     lacking = (
-        f"generate of model {gap.model}: {gap.lacking:,} of the {gap.total:,} poems it is to "
-        f"write in {into} (one per prompt and sample) {plural(gap.lacking, 'is', 'are')} in "
+        f"generate of model {gap.model}: {gap.lacking:,} of the {gap.total:,} poems {asked} "
+        f"in {into} (one per prompt and sample) {plural(gap.lacking, 'is', 'are')} in "
         "none of the merged stores"
     )
+    if gap.through and gap.recorded:
+        return f"{lacking}{_asked_elsewhere(gap, into)}"
     if gap.through:  # each store records it through, over the prompts and samples it held
-        run = " ".join((f"poemetric generate --run {into} --models {gap.model}", *gap.options))
+        run = _generate_commands(gap, into)
         held = (
             "; every store that ran it records it through, over the prompts and samples that "
             "store held, and one held fewer than "
@@ -133,10 +137,10 @@ def _generation_line(gap: StageGap, into: Path) -> str:
             "stored; --strict: exit 1 on such gaps)"
         )
     if gap.unrecorded_in:
+        why = "" if gap.recorded else " (or an older POEMetric, or a smaller --limit, wrote them)"
         where = (
             f"{listed_stores(gap.unrecorded_in)} {plural(len(gap.unrecorded_in), 'holds', 'hold')} "
-            "part of them and no shard record of the generate stage: it stopped partway there "
-            "(or an older POEMetric, or a smaller --limit, wrote them)"
+            f"part of them and no shard record of the generate stage: it stopped partway there{why}"
         )
         store = plural(len(gap.unrecorded_in), "that store", "those stores")
         redo = (
@@ -150,6 +154,35 @@ def _generation_line(gap: StageGap, into: Path) -> str:
             f"nothing stored) and merge that store into {into} too"
         )
     return f"{lacking}; {where}; the merge was written: {redo}"
+
+
+def _asked_elsewhere(gap: StageGap, into: Path) -> str:
+    """Where every store records the model through over the poems and samples asked of it
+    there: its stores (a --shard K/N's parts) were asked for different ones."""
+    held = (
+        "; every store that ran it records it through, over the poems and samples asked of it "
+        "there (--limit, --samples), and none was asked for all of them"
+        f"{' (its --shard K/N parts were asked for different ones)' if gap.sharded else ''}"
+    )
+    if gap.elsewhere:  # no --limit picks them in the merged run
+        return (
+            f"{held}; the merge was written: its --limit picked poems of the store where it ran "
+            f"that are not the first poems of {into}: write them in a store whose first poems "
+            f"they are, and merge that store into {into} too"
+        )
+    return (
+        f"{held}; the merge was written: run {_generate_commands(gap, into)} to write them "
+        "(only those asked for; a resume pays for nothing stored)"
+    )
+
+
+def _generate_commands(gap: StageGap, into: Path) -> str:
+    """The generate command for each of the gap's option sets, joined: one per selection that
+    lacks some."""
+    command = f"poemetric generate --run {into} --models {gap.model}"
+    return ", then ".join(
+        " ".join((command, *options)) for options in gap.commands or (gap.options,)
+    )
 
 
 def listed_stores(stores: tuple[Path, ...]) -> str:

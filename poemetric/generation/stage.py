@@ -14,6 +14,7 @@ from poemetric.runner.rows import error_row, response_columns, stored_statuses
 from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
 from poemetric.store import StoreError, generation_id_for
 from poemetric.store.db import RunStore, stable_id, to_json
+from poemetric.store.selections import record_selection
 
 STAGE = "generate"
 
@@ -117,10 +118,22 @@ def run_generation(
     Jobs are prompt × model × sample (`options.samples`; `options.limit` keeps the first N
     poems). Already-ok rows are skipped, cached
     responses replayed, and the rest called; see `poemetric.runner.runner`. A run with no
-    prompts (never prepared) is a StoreError (`unprepared`).
+    prompts (never prepared) is a StoreError (`unprepared`). Each model's selection (`--limit`
+    and the poems it picks here, `--samples`) is recorded for `merge`
+    (`poemetric.store.selections`), of a shard too: the shards of one run pick the same poems.
     """
     options = options or RunnerOptions()
     unprepared(store)
+    if not options.dry_run:  # what `merge` counts each model's poems against
+        picked = (
+            None
+            if options.limit is None
+            else dict.fromkeys(str(row["poem_id"]) for row in prompt_rows(store, options.limit))
+        )
+        names = [spec.name for spec in specs]
+        record_selection(
+            store, STAGE, names, limit=options.limit, samples=options.samples, poems=picked
+        )
     return run_stage(
         store,
         STAGE,

@@ -12,13 +12,15 @@ failed (a failed row is the stage's own business: its command retries it). Which
 covers is the stage's rule, above the store: `merge_runs` takes it as `coverage`
 (`poemetric.stage_coverage.stage_gaps`).
 
-Generation is checked by its shard records, and its poems are counted too: where no merged
-store records a shard of it (the only model of the first stage stopped partway, or a store older
-than shard records) the records cannot tell; where they do, each store recorded the model
-through over the prompts *it* held, and a store prepared with a smaller `--limit` (or run with
-fewer `--samples`) held fewer. A model sharded with `--shard K/N` lacks part of a shard then;
-one run whole may have been given fewer prompts on purpose, which nothing records: it is named
-as unknown (`StageGap.selection_unknown`).
+Generation is checked by its shard records, and its poems are counted too, over the poems and
+samples each model was asked for where its stores recorded them (`generate --limit`,
+`--samples`: `poemetric.generation.coverage`), else over the merged run's prompts: where no
+merged store records a shard of it (the only model of the first stage stopped partway, or a
+store older than shard records) the records cannot tell; where they do, each store recorded the
+model through over what it was asked *there*: its shards asked for different poems or samples
+(or, unrecorded, a store prepared with a smaller `--limit`). A model sharded with `--shard K/N`
+lacks part of a shard then; one run whole without a record may have been given fewer prompts on
+purpose, which nothing records: it is named as unknown (`StageGap.selection_unknown`).
 """
 
 from __future__ import annotations
@@ -71,6 +73,10 @@ class StageGap:
     #: default), and a word on them ("" when none is needed).
     options: tuple[str, ...] = ()
     options_note: str = ""
+    #: Generation: the options of each command that writes the lacking items, one per recorded
+    #: selection that lacks some (`generate --limit 8` and `--limit 2 --samples 3`: one command
+    #: with the widest of each would pay for poems nobody asked for); empty: `options`.
+    commands: tuple[tuple[str, ...], ...] = ()
     #: The items were picked by a `--limit` in the store the stage ran in, which the same
     #: options do not pick in the merged run (its first poems are others): the gap is covered
     #: by running the stage's command there again and merging that store again.
@@ -89,9 +95,10 @@ class StageGap:
         recorded tells: a judging stage's gap in stores written before selections were recorded
         (not one where it stopped partway, `unrecorded_in`), or a model generated whole (no
         `--shard`) and through over fewer prompts or samples than the merged run holds (a
-        smaller `--limit`). `merge` names it as a warning (exit 1 only with `--strict`)."""
+        smaller `--limit`; not where its store recorded the poems it was asked for). `merge`
+        names it as a warning (exit 1 only with `--strict`)."""
         if self.stage == GENERATE:
-            return self.through and not self.sharded
+            return self.through and not self.sharded and not self.recorded
         return self.model is not None and not self.recorded and not self.unrecorded_in
 
 
