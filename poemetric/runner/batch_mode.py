@@ -4,8 +4,8 @@ Resumable by construction:
 
 * a batch's id and the keys of its requests go into the `batches` table right after the provider
   accepts it, before any waiting, so a restarted run finds it and polls it instead of
-  resubmitting (the only window is between the provider's answer and that insert, a few
-  milliseconds);
+  resubmitting; a row written before the submission covers a process killed while it is in
+  flight (`poemetric.runner.batch_intent`): the next run stops the model rather than pay twice;
 * a restarted run submits only jobs that are neither done, cached, nor inside a batch still in
   flight;
 * results are stored one by one (row + cache entry in one transaction), then the batch is marked
@@ -65,6 +65,12 @@ from poemetric.runner.batch_calls import (
     surely_not_accepted,
 )
 from poemetric.runner.batch_download import download_failed
+from poemetric.runner.batch_intent import (
+    drop_submission,
+    is_unconfirmed,
+    note_submission,
+    unconfirmed_reason,
+)
 from poemetric.runner.batch_table import in_flight_batches, record_batch, update_batch
 from poemetric.runner.batch_unknown import UNKNOWN_STATUSES, mark_not_found, unknown_batch_advice
 from poemetric.runner.cost import budget_cost
@@ -87,14 +93,17 @@ def _in_flight(run: ModelRun) -> list[tuple[str, dict[str, str]]]:
     return in_flight_batches(run.store, run.handler.table, run.spec.name, run.spec.provider)
 
 
-def _record_batch(run: ModelRun, batch_id: str, jobs: Sequence[Job]) -> None:
-    record_batch(
-        run.store,
-        batch_id,
-        (run.spec.provider, run.spec.name, run.handler.table),
-        {job.key: job.cache_key for job in jobs},
-        {"provider_model": run.spec.model, "requests": len(jobs)},
-    )
+def _record_batch(
+    run: ModelRun, batch_id: str | None, jobs: Sequence[Job], marker: str = ""
+) -> str:
+    """The batch's row; with no `batch_id`, the row written before its submission (returned)."""
+    where = (run.spec.provider, run.spec.name, run.handler.table)
+    keys = {job.key: job.cache_key for job in jobs}
+    detail = {"provider_model": run.spec.model, "requests": len(jobs)}
+    if batch_id is None:
+        return note_submission(run.store, where, keys, detail)
+    record_batch(run.store, batch_id, where, keys, detail, replacing=marker or None)
+    return batch_id
 
 
 def open_batch_jobs(run: ModelRun) -> dict[str, str]:
@@ -151,11 +160,19 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
     by_key = {job.key: job for job in pending}
     waiting: list[tuple[str, dict[str, str]]] = []
     covered: set[str] = set()
+    unconfirmed: list[tuple[str, int]] = []
     for batch_id, keys in _in_flight(run):
-        waiting.append((batch_id, keys))
         covered.update(keys)
+        if is_unconfirmed(batch_id):  # a process killed mid-submission: perhaps accepted
+            unconfirmed.append((batch_id, _pending_in(keys, by_key)))
+            continue
+        waiting.append((batch_id, keys))
         run.report.batch_ids.append(batch_id)
     to_submit = [job for job in pending if job.key not in covered]
+    if unconfirmed:  # submitting more could pay twice: the batches in flight are collected
+        run.stop_mid_run(unconfirmed_reason(str(run.store.run_dir), run.handler.table, unconfirmed))
+        run.leave_pending(sum(n for _, n in unconfirmed) + len(to_submit))
+        to_submit = []
     reserved: dict[str, float] = {}
     size = max(1, run.options.batch_max_items)
     for start in range(0, len(to_submit), size):
@@ -175,6 +192,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             break
         items = [(job.key, job.request) for job in chunk]
         request = BatchRequest(f"batch submission ({counted(len(chunk), 'request')})")
+        marker = _record_batch(run, None, chunk)  # kept if the process dies mid-submission
         try:
             batch_id = await retried(
                 run,
@@ -184,11 +202,12 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
                 returns=(str, "a batch id (str)"),
             )
             # Stored before a stop (Ctrl-C, SIGTERM) ends the stage: the resume polls it.
-            _record_batch(run, batch_id, chunk)
+            _record_batch(run, batch_id, chunk, marker)
             request.batch_id = batch_id
             log_batch_call(run, request, request.attempts, "ok", note="accepted")
         except (GaveUp, Stopped, AdapterBug) as failed:
             # This chunk and the next stay pending; batches already submitted are still collected.
+            drop_submission(run.store, marker)  # said in the line when it may have been accepted
             _release(run, reserved, [job.key for job in chunk])
             _stop_model(run, failed, "submission", jobs=len(chunk) + len(to_submit[start + size :]))
             break

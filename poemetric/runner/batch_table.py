@@ -59,11 +59,15 @@ def record_batch(
     where: tuple[str, str, str],
     keys: Mapping[str, str],
     detail: dict[str, Any],
+    replacing: str | None = None,
 ) -> None:
     """A batch the provider accepted: `where` is (provider, model, stage); `keys` maps each
-    custom id to its cache key."""
+    custom id to its cache key; `replacing`, the row written before the submission
+    (`poemetric.runner.batch_intent`), removed in the same write."""
     now = utc_now()
     with store.transaction() as conn:
+        if replacing is not None:
+            conn.execute("DELETE FROM batches WHERE batch_id = ?", (replacing,))
         conn.execute(
             "INSERT OR IGNORE INTO batches(batch_id, provider, model, stage, status, "
             "request_keys, detail, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -1,0 +1,70 @@
+"""A batch submission under way, written to the `batches` table before the provider is asked.
+
+A process killed (SIGKILL, the machine lost) while its submission is in flight may leave a batch
+the provider accepted, and charges for, without its id in the store. Without a trace of it the
+next run submitted those jobs again and paid for them twice. So before each submission the
+runner writes a row `unconfirmed-...` (status 'submitting') with the request keys; the
+provider's answer replaces it by the batch's own row in one write, and a submission surely not
+accepted (refused, never sent, a stop before any attempt) removes it. A row left behind means
+the process died mid-submission: the next run does not submit its jobs again but stops the model
+with a line that says to look in the provider's batch list, then give the row up with
+`poemetric batches abandon ... --force` (which submits the jobs again).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shlex
+from collections.abc import Mapping
+from typing import Any
+
+from poemetric.hints import program
+from poemetric.store.db import RunStore, utc_now
+from poemetric.text.plural import counted
+
+#: Ids of the rows written before a submission: no provider's batch id starts so.
+PREFIX = "unconfirmed-"
+SUBMITTING = "submitting"
+
+
+def is_unconfirmed(batch_id: str) -> bool:
+    return batch_id.startswith(PREFIX)
+
+
+def note_submission(
+    store: RunStore, where: tuple[str, str, str], keys: Mapping[str, str], detail: dict[str, Any]
+) -> str:
+    """Before a submission: its row (status 'submitting'); `where` is (provider, model, stage)."""
+    marker = PREFIX + secrets.token_hex(6)
+    now = utc_now()
+    with store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO batches(batch_id, provider, model, stage, status, request_keys, detail, "
+            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (marker, *where, SUBMITTING, json.dumps(dict(keys), sort_keys=True),
+             json.dumps(detail), now, now),
+        )  # fmt: skip
+    return marker
+
+
+def drop_submission(store: RunStore, marker: str) -> None:
+    """The submission surely created no batch (or its batch's own row is written)."""
+    with store.transaction() as conn:
+        conn.execute("DELETE FROM batches WHERE batch_id = ? AND status = ?", (marker, SUBMITTING))
+
+
+def unconfirmed_reason(run_dir: str, stage: str, markers: list[tuple[str, int]]) -> str:
+    """Why the model stops: `markers` are (row id, jobs) left by a process killed mid-submission."""
+    jobs = sum(n for _, n in markers)
+    marker = shlex.quote(markers[0][0]) if len(markers) == 1 else "BATCH_ID"
+    where = shlex.quote(run_dir)
+    return (
+        f"an earlier run was killed while submitting {counted(len(markers), 'batch', 'batches')} "
+        f"of {counted(jobs, 'job')} ({', '.join(m for m, _ in markers)}), before the provider's "
+        "answer was stored: the provider may have accepted it and charges for it, so its jobs are "
+        "not submitted again. Look for it in the provider's batch list (created at the time of "
+        f"that run, {stage} stage) and cancel it there if it is; then "
+        f"`{program()} batches abandon {marker} --run {where} --force`, after which the next run "
+        "submits these jobs again"
+    )
