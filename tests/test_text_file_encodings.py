@@ -55,7 +55,7 @@ def _score(path: Path) -> tuple[str, str]:
     result = runner.invoke(app, ["ghostwriting", "score", str(path)], env=WIDE)
     assert result.exit_code == 0, result.output
     # the note that uniqueness needs --reference ends stderr on every such call
-    warnings = result.stderr.split("note: uniqueness not computed")[0]
+    warnings = result.stderr.split("note: no uniqueness column")[0]
     return result.stdout.replace(str(path), "FILE"), warnings
 
 

@@ -362,8 +362,6 @@ def score_command(
     console.print(fitted_table(None, headers, rows, console.width))
     for line in said:
         console.print(line, markup=False, highlight=False)
-    if not reference:  # said, not left out silently: `metrics` has the column
-        err_console.print(f"note: {NO_REFERENCE}", markup=False, highlight=False, soft_wrap=False)
     if foreign:  # once for all files: the numbers of these say little about rhyme
         err_console.print(
             "warning: mostly not English: "
@@ -373,6 +371,8 @@ def score_command(
             markup=False,
             highlight=False,
         )
+    if not reference:  # said, not left out silently: `metrics` has the column
+        err_console.print(f"note: {NO_REFERENCE}", markup=False, highlight=False)
     if rhymes:
         for path, pairs in found:
             listed = "; ".join(f"{a} / {b}" for a, b in pairs) or "none"

@@ -17,13 +17,7 @@ from pathlib import Path
 from poemetric.ghostwriting.uniqueness import Nearest
 
 #: What `score` says when no `--reference` is given (the uniqueness column is left out).
-NO_REFERENCE = (
-    "uniqueness not computed: it is a poem's highest similarity to a text of a reference corpus "
-    "(docs/ghostwriting.md, section 3), which the poems given alone do not make; add --reference "
-    "CORPUS (a folder of .txt files, a .txt file, or a CSV/TSV/JSONL/Parquet table with a text or "
-    "content column, e.g. a dataset file), or measure a run's poems against its dataset with "
-    "`poemetric ghostwriting metrics --run RUN`"
-)
+NO_REFERENCE = "no uniqueness column without --reference CORPUS (see --help)"
 
 
 @dataclass
