@@ -209,8 +209,9 @@ def test_a_failed_batch_submission_prints_one_line_without_the_key(
         output = generate(run, "gem", "--batch")
     assert (
         "gem: batch submission failed: google: HTTP 500: INTERNAL: upstream refused the batch "
-        "for key ***; 2 jobs left for the next run"
-    ) in output
+        "for key *** (the provider may have accepted the batch all the same"
+    ) in output  # a 500 may come after the batch was created
+    assert output.rstrip().endswith("; 2 jobs left for the next run")
     assert "Traceback" not in output
     assert leaks(output) == [] and folder_leaks(run) == {}
 

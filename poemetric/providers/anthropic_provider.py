@@ -179,7 +179,9 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
             for custom_id, request in items
         ]
         if len({item["custom_id"] for item in requests}) != len(requests):
-            raise ProviderError(f"{self.name}: duplicate custom ids in batch", retryable=False)
+            raise ProviderError(
+                f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True
+            )
         try:
             batch = await self.client.messages.batches.create(requests=requests)  # type: ignore[arg-type]
         except Exception as error:

@@ -249,7 +249,10 @@ class ProviderError(Exception):
     no request of this model can succeed now (e.g. nothing listens at its local endpoint), so
     the runner stops the model and leaves its jobs pending instead of failing each one.
     `key_refused` marks a refused API key that the status alone does not tell (Gemini answers
-    a wrong key with HTTP 400); HTTP 401/403 count as refused keys without it."""
+    a wrong key with HTTP 400); HTTP 401/403 count as refused keys without it. `not_sent` says
+    that the request surely never reached the provider (for a batch submission: that no batch
+    can have come of it), which the runner cannot tell from the error alone (an adapter's check
+    before sending; OpenAI's batch file upload, before the batch is created)."""
 
     def __init__(
         self,
@@ -261,6 +264,7 @@ class ProviderError(Exception):
         raw: str | None = None,
         fatal: bool = False,
         key_refused: bool = False,
+        not_sent: bool = False,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable
@@ -269,6 +273,7 @@ class ProviderError(Exception):
         self.raw = raw
         self.fatal = fatal
         self.key_refused = key_refused
+        self.not_sent = not_sent
 
 
 class Provider(ABC):

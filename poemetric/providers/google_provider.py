@@ -209,7 +209,9 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable):
     # -- batch jobs (inline requests) --------------------------------------------------------
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
         if len({custom_id for custom_id, _ in items}) != len(items):
-            raise ProviderError(f"{self.name}: duplicate custom ids in batch", retryable=False)
+            raise ProviderError(
+                f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True
+            )
         client = self.client  # first: it imports the SDK, or says that it is missing
         from google.genai import types
 

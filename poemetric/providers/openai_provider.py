@@ -190,12 +190,19 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable):
             for custom_id, request in items
         ]
         if len(set(custom_id for custom_id, _ in items)) != len(items):
-            raise ProviderError(f"{self.name}: duplicate custom ids in batch", retryable=False)
+            raise ProviderError(
+                f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True
+            )
         client = self.client
         try:
             upload = await client.files.create(
                 file=("poemetric-batch.jsonl", "\n".join(lines).encode()), purpose="batch"
             )
+        except Exception as error:  # the batch is not created yet: sending again buys none
+            failed = self.translate(error)
+            failed.not_sent = True
+            raise failed from error
+        try:
             batch = await client.batches.create(
                 input_file_id=upload.id, endpoint=CHAT_ENDPOINT, completion_window="24h"
             )

@@ -280,7 +280,8 @@ def connection_refused(error: BaseException) -> bool:
 
 def never_sent(error: BaseException) -> bool:
     """True when the request certainly did not reach the server: no connection was made
-    (refused, unknown host, connect timeout), as the error or one it was raised from says. A
+    (refused, unknown host, connect timeout, no free connection in the client's pool), as the
+    error or one it was raised from says. A
     timeout or a dropped connection after that may come after the server acted on the request."""
     import httpx
 
@@ -288,11 +289,12 @@ def never_sent(error: BaseException) -> bool:
         ConnectionRefusedError,
         httpx.ConnectError,
         httpx.ConnectTimeout,
+        httpx.PoolTimeout,
     )
     try:  # the SDKs' newer releases speak httpx2
         import httpx2
 
-        kinds += (httpx2.ConnectError, httpx2.ConnectTimeout)
+        kinds += (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout)
     except ImportError:  # pragma: no cover - depends on the installed SDKs
         pass
     return any(isinstance(cause, kinds) for cause in _causes(error))

@@ -122,9 +122,10 @@ def batch_answers(results: object, requests: int) -> Sequence[Any] | TypeError:
 
 
 def stop_for_adapter_bug(
-    run: ModelRun, bug: AdapterBug, batch_id: str | None, *, jobs: int
+    run: ModelRun, bug: AdapterBug, batch_id: str | None, *, jobs: int, kept: str | None = None
 ) -> None:
-    """Stop the model, its `jobs` left pending for the next run, and log the traceback."""
+    """Stop the model, its `jobs` left pending for the next run, and log the traceback; `kept`
+    says what to do about a batch `submit_batch` may have created before it failed."""
     error = bug.error
     message = shortened(run.redact(str(error)))
     where = f" for batch {batch_id}" if batch_id else ""
@@ -135,7 +136,9 @@ def stop_for_adapter_bug(
         f"log (`{program()} export calls --run {shlex.quote(str(run.store.run_dir))}`, outcome "
         "adapter-error)"
     )
-    if bug.method == "submit_batch":
+    if kept:
+        reason += f"; {kept}"
+    elif bug.method == "submit_batch":
         reason += (
             "; if the adapter created the batch before it failed, cancel it in the provider's "
             "batch list before running again"

@@ -135,9 +135,30 @@ async def retried(
     raise AssertionError("unreachable: tenacity re-raises the last failure")  # pragma: no cover
 
 
+#: Error statuses of a server that turned a request away before doing anything with it: too many
+#: requests, unavailable, overloaded (Anthropic's 529). Any other 5xx (500, 502, 504: a server or
+#: a gateway failing while it handled the request) may come after the batch was created.
+REFUSED_5XX = frozenset({503, 529})
+
+
 def surely_not_accepted(error: ProviderError) -> bool:
-    """The provider answered the submission with an error status, or it never left this machine:
-    no batch was created, so submitting again cannot buy one twice. After a timeout, a dropped
-    connection or an unreadable answer the batch may exist (no SDK sends an idempotency key):
-    it is not submitted again."""
-    return error.status is not None or never_sent(error)
+    """No batch can have come of the failed submission, so submitting again cannot buy one
+    twice: the request never left this machine (connection refused, unknown host, connect or
+    pool timeout; `ProviderError.not_sent`), or the provider refused it with a 4xx, a 503 or a
+    529. After a read timeout, a dropped connection, an unreadable answer (even a 200's) or a
+    500, 502 or 504 the batch may exist (no SDK sends an idempotency key): it is not submitted
+    again."""
+    if error.not_sent or never_sent(error):
+        return True
+    status = error.status
+    return status is not None and (400 <= status < 500 or status in REFUSED_5XX)
+
+
+def may_have_created(failed: Exception) -> bool:
+    """A submission that failed for good (`GaveUp`, `Stopped`, `AdapterBug`) may have created a
+    batch: its answer was lost (`surely_not_accepted` says no), or the adapter raised something
+    else than a `ProviderError`, maybe after the batch was created. A stop (`Stopped`) comes
+    only before a retry, which follows only failures that surely created none."""
+    if isinstance(failed, GaveUp):
+        return not surely_not_accepted(failed.error)
+    return not isinstance(failed, Stopped)

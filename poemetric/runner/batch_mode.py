@@ -5,7 +5,9 @@ Resumable by construction:
 * a batch's id and the keys of its requests go into the `batches` table right after the provider
   accepts it, before any waiting, so a restarted run finds it and polls it instead of
   resubmitting; a row written before the submission covers a process killed while it is in
-  flight (`poemetric.runner.batch_intent`): the next run stops the model rather than pay twice;
+  flight, or whose answer was lost (a timeout, a dropped connection, a 500), covers a batch the
+  provider may have accepted (`poemetric.runner.batch_intent`, `batch_submit`): the next run
+  stops the model rather than pay twice;
 * a restarted run submits only jobs that are neither done, cached, nor inside a batch still in
   flight;
 * results are stored one by one (row + cache entry in one transaction), then the batch is marked
@@ -14,8 +16,8 @@ Resumable by construction:
   backoff), each attempt in the call log (`poemetric.runner.batch_calls`). One that fails for good stops the model alone, its jobs left pending (a batch
   already submitted stays in the table, polled by the next run; one whose poll is answered 404
   is marked 'not found (404)', `poemetric.runner.batch_unknown`). A submission is retried only
-  when no batch can have been created: the provider answered with an error status, or the
-  request never left. A stop (Ctrl-C, SIGTERM) ends the wait for a retry and starts none.
+  when no batch can have been created: the provider refused it (a 4xx, a 503, a 529), or the
+  request never left (`batch_calls.surely_not_accepted`). A stop (Ctrl-C, SIGTERM) ends the wait for a retry and starts none.
 * a finished batch whose results fail to download for good (a 5xx after the retries, a 400;
   not a refused key, which stops the model as above) was paid for: its pending jobs get error
   rows (and call-log entries) with the download's error, and the batch row keeps its state plus
@@ -56,22 +58,11 @@ from poemetric.runner.adapter_bugs import (
     shortened,
     stop_for_adapter_bug,
 )
-from poemetric.runner.batch_calls import (
-    BatchRequest,
-    GaveUp,
-    Stopped,
-    log_batch_call,
-    retried,
-    surely_not_accepted,
-)
+from poemetric.runner.batch_calls import BatchRequest, GaveUp, Stopped, log_batch_call, retried
 from poemetric.runner.batch_download import download_failed
-from poemetric.runner.batch_intent import (
-    drop_submission,
-    is_unconfirmed,
-    note_submission,
-    unconfirmed_reason,
-)
-from poemetric.runner.batch_table import in_flight_batches, record_batch, update_batch
+from poemetric.runner.batch_intent import is_unconfirmed, lost_advice, unconfirmed_reason
+from poemetric.runner.batch_submit import SubmissionFailed, submit
+from poemetric.runner.batch_table import in_flight_batches, update_batch
 from poemetric.runner.batch_unknown import UNKNOWN_STATUSES, mark_not_found, unknown_batch_advice
 from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job, completion_to_dict
@@ -91,19 +82,6 @@ if TYPE_CHECKING:
 
 def _in_flight(run: ModelRun) -> list[tuple[str, dict[str, str]]]:
     return in_flight_batches(run.store, run.handler.table, run.spec.name, run.spec.provider)
-
-
-def _record_batch(
-    run: ModelRun, batch_id: str | None, jobs: Sequence[Job], marker: str = ""
-) -> str:
-    """The batch's row; with no `batch_id`, the row written before its submission (returned)."""
-    where = (run.spec.provider, run.spec.name, run.handler.table)
-    keys = {job.key: job.cache_key for job in jobs}
-    detail = {"provider_model": run.spec.model, "requests": len(jobs)}
-    if batch_id is None:
-        return note_submission(run.store, where, keys, detail)
-    record_batch(run.store, batch_id, where, keys, detail, replacing=marker or None)
-    return batch_id
 
 
 def open_batch_jobs(run: ModelRun) -> dict[str, str]:
@@ -170,7 +148,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         run.report.batch_ids.append(batch_id)
     to_submit = [job for job in pending if job.key not in covered]
     if unconfirmed:  # submitting more could pay twice: the batches in flight are collected
-        run.stop_mid_run(unconfirmed_reason(str(run.store.run_dir), run.handler.table, unconfirmed))
+        run.stop_mid_run(unconfirmed_reason(run.store, run.handler.table, unconfirmed))
         run.leave_pending(sum(n for _, n in unconfirmed) + len(to_submit))
         to_submit = []
     reserved: dict[str, float] = {}
@@ -190,26 +168,13 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         if not stopping.starting_call():  # a stop (Ctrl-C, SIGTERM): submit nothing more
             _release(run, reserved, [job.key for job in chunk])
             break
-        items = [(job.key, job.request) for job in chunk]
-        request = BatchRequest(f"batch submission ({counted(len(chunk), 'request')})")
-        marker = _record_batch(run, None, chunk)  # kept if the process dies mid-submission
         try:
-            batch_id = await retried(
-                run,
-                partial(provider.submit_batch, items),
-                request,
-                also_if=surely_not_accepted,
-                returns=(str, "a batch id (str)"),
-            )
-            # Stored before a stop (Ctrl-C, SIGTERM) ends the stage: the resume polls it.
-            _record_batch(run, batch_id, chunk, marker)
-            request.batch_id = batch_id
-            log_batch_call(run, request, request.attempts, "ok", note="accepted")
-        except (GaveUp, Stopped, AdapterBug) as failed:
+            batch_id = await submit(run, provider, chunk)
+        except SubmissionFailed as failure:
             # This chunk and the next stay pending; batches already submitted are still collected.
-            drop_submission(run.store, marker)  # said in the line when it may have been accepted
             _release(run, reserved, [job.key for job in chunk])
-            _stop_model(run, failed, "submission", jobs=len(chunk) + len(to_submit[start + size :]))
+            left = len(chunk) + len(to_submit[start + size :])
+            _stop_model(run, failure.failed, "submission", jobs=left, kept=failure.kept)
             break
         finally:
             stopping.call_done()
@@ -248,13 +213,16 @@ def _stop_model(
     batch_id: str | None = None,
     *,
     jobs: int,
+    kept: str | None = None,
 ) -> None:
     """After a batch `step` ('submission', 'status poll' of `batch_id`; 'results' for a refused
     key only) failed: stop the model, its `jobs` left for the next run, when the adapter has a
     bug (`AdapterBug`), the provider refused the key or the step failed for good (`GaveUp`).
-    Nothing after a stop (`Stopped`): the resumed run does those jobs."""
+    Nothing after a stop (`Stopped`): the resumed run does those jobs. `kept`: the row of a
+    submission that may have created a batch all the same, said with what to do."""
+    advice = lost_advice(str(run.store.run_dir), kept) if kept else None
     if isinstance(failed, AdapterBug):
-        stop_for_adapter_bug(run, failed, batch_id, jobs=jobs)
+        stop_for_adapter_bug(run, failed, batch_id, jobs=jobs, kept=advice)
         return
     if isinstance(failed, Stopped):
         return
@@ -273,11 +241,8 @@ def _stop_model(
         if step == "status poll" and batch_id and error.status in UNKNOWN_STATUSES:
             since = mark_not_found(run.store, batch_id, error.status, message)
             reason += unknown_batch_advice(run.spec, batch_id, run.store.run_dir, since)
-        if step == "submission" and error.retryable and not surely_not_accepted(error):
-            reason += (
-                " (the provider may have accepted the batch all the same: see its batch list, "
-                "and cancel it there before running again, which submits these jobs again)"
-            )
+        if advice:
+            reason += f" ({advice})"
         run.stop_mid_run(reason)
     run.leave_pending(jobs)
 
