@@ -328,3 +328,27 @@ def test_a_user_lexicon_in_use_keeps_its_own_measures() -> None:
         assert first_pronunciation("kildare") == ("K", "IH0", "L", "D", "EH1", "R")
     assert cached_measures.text_version(options) == plain
     assert first_pronunciation("kildare") == guessed
+
+
+def test_a_text_sharing_no_word_with_the_corpus_is_kept_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Uniqueness 0 with no nearest text (a Chinese poem against English references) is read
+    back from the store like any other result, not measured again by every command."""
+    from poemetric.ghostwriting.uniqueness import Nearest, ReferenceText
+
+    scored: list[int] = []
+    real = UniquenessIndex.nearest
+
+    def counted(self: UniquenessIndex, *args: Any, **kwargs: Any) -> list[Nearest]:
+        scored.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(UniquenessIndex, "nearest", counted)
+    references = [ReferenceText("wine", "the fine wine", "Wine")]
+    with RunStore(tmp_path / "run") as store:
+        cache = MeasureCache(store)
+        for _ in range(2):
+            found = cached_measures.nearest_references(["床前明月光"], [set()], references, cache)
+            assert found == [Nearest(0.0, None, None)]
+    assert len(scored) == 1

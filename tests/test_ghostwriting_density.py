@@ -245,3 +245,47 @@ def test_rhyme_lengths_are_the_best_pairwise_rhyme_within_the_lookback() -> None
                 for later in range(1, len(words))
             ]  # fmt: skip
             assert rhyme_lengths(words, lookback) == expected
+
+
+#: (syllables, rhymed syllables, entropy weight) of each demo poem in dataset order, computed by
+#: an independent O(n^2) script written from docs/ghostwriting.md section 1 alone (raw CMUdict's
+#: first pronunciation, which equals the project's for every word of these poems; every syllable
+#: pair within 3 lines; runs trimmed to stressed-start / word-end; H / log2 N) on 2026-11-27.
+DEMO_DENSITY_PARTS = [
+    (140, 18, 0.909328),
+    (144, 22, 0.896022),
+    (143, 17, 0.881030),
+    (145, 18, 0.903068),
+    (143, 20, 0.883140),
+    (149, 30, 0.924089),
+    (140, 21, 0.915161),
+    (38, 4, 0.903884),
+    (39, 4, 0.869918),
+    (38, 2, 0.926940),
+    (39, 4, 0.914822),
+    (39, 5, 0.884376),
+    (86, 10, 0.896665),
+    (56, 8, 0.949605),
+    (114, 10, 0.858539),
+    (143, 10, 0.835616),
+]
+
+
+def test_demo_densities_equal_an_independent_recomputation() -> None:
+    with DEMO.open(encoding="utf-8") as handle:
+        texts = [row["content"] for row in csv.DictReader(handle)]
+    measured = [rhyme_density(text) for text in texts]
+    parts = [(m.syllables, m.rhymed_syllables, round(m.entropy_weight, 6)) for m in measured]
+    assert parts == DEMO_DENSITY_PARTS
+    # Edge cases from the same script: one line (*night / bright*), a line of unknown words
+    # (letter-to-sound), punctuation only and Chinese (no syllables: undefined, weight 1).
+    edge = {
+        "the night is bright": (4, 2, 1.0),
+        "zorblax flimbrate quenzo\nglorptic shimbrate benzo": (12, 6, 1.0),
+        "...\n!!!\n---": (0, 0, 1.0),
+        "床前明月光\n疑是地上霜": (0, 0, 1.0),
+    }
+    for text, expected in edge.items():
+        found = rhyme_density(text)
+        assert (found.syllables, found.rhymed_syllables, found.entropy_weight) == expected
+        assert math.isnan(found.density) == (expected[0] == 0)

@@ -210,3 +210,64 @@ def test_texts_scored_in_blocks_get_the_same_nearest_references(
         assert [n.similarity for n in blocked] == pytest.approx(
             [n.similarity for n in whole], nan_ok=True, abs=0
         )
+
+
+#: Li Bai's "Quiet Night Thought": not one word or word pair in common with the demo corpus.
+CHINESE = "床前明月光\n疑是地上霜\n举头望明月\n低头思故乡"
+
+
+def test_a_text_sharing_no_word_with_the_corpus_has_no_nearest_text(
+    index: UniquenessIndex, tmp_path: Path
+) -> None:
+    """Every reference ties at similarity 0: naming the first of them (Sonnet 18, as before)
+    as its nearest text was arbitrary and wrong."""
+    (nearest,) = index.nearest([CHINESE])
+    assert (nearest.similarity, nearest.reference_id, nearest.reference_label) == (0.0, None, None)
+    assert not is_near_copy(nearest.similarity)
+    # `ghostwriting score --reference` says so instead of naming a text.
+    from poemetric.ghostwriting.own_poems import own_poems_uniqueness
+
+    poem = tmp_path / "zh.txt"
+    poem.write_text(CHINESE, encoding="utf-8")
+    measured = own_poems_uniqueness([(poem, CHINESE)], [DEMO], NEAR_COPY_THRESHOLD)
+    assert measured.nearest[0].reference_id is None
+    assert measured.lines[0] == f"{poem}: no word in common with any reference text (uniqueness 0)"
+
+
+def test_similarities_equal_stock_scikit_learn_configured_as_the_docs_say(
+    index: UniquenessIndex, corpus: list[ReferenceText]
+) -> None:
+    """Cross-check against an independent configuration of scikit-learn (docs/ghostwriting.md,
+    section 3): lower-cased NFC words with inner apostrophes, unigrams and bigrams, sublinear
+    tf, smoothed idf fitted on the references alone, l2 norm, cosine. Words the references lack
+    are put into the vocabulary (so they keep their weight in the poem's norm) and get sklearn's
+    own idf for a term in no document, ln((1 + n) / 1) + 1."""
+    from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
+
+    def prepare(text: str) -> str:
+        return unicodedata.normalize("NFC", text).replace("\u2019", "'").lower()
+
+    pattern = r"(?u)\b\w+(?:'\w+)*\b"
+    lines = corpus[0].text.splitlines()
+    poems = [
+        corpus[3].text,
+        UNRELATED,
+        "\n".join([*lines[:5], NEW_LINE, *lines[6:]]),
+        corpus[7].text + "\n" + UNRELATED,
+        "\n".join([corpus[8].text.splitlines()[0]] * 6),  # a refrain
+        "O’er the hills, the summer’s day\nShall I compare thee",
+    ]
+    references = [r.text for r in corpus]
+    words = CountVectorizer(preprocessor=prepare, token_pattern=pattern, ngram_range=(1, 2))
+    words.fit(references + poems)
+    stock = TfidfVectorizer(
+        preprocessor=prepare,
+        token_pattern=pattern,
+        ngram_range=(1, 2),
+        sublinear_tf=True,
+        smooth_idf=True,
+        norm="l2",
+        vocabulary=words.vocabulary_,
+    ).fit(references)
+    expected = (stock.transform(poems) @ stock.transform(references).T).toarray()
+    assert index.similarities(poems) == pytest.approx(expected, abs=1e-12)

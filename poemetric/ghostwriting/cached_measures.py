@@ -227,7 +227,7 @@ def _stored_nearest(value: Any, labels: dict[str, str]) -> Nearest | None:
     if not isinstance(value, list) or len(value) != 2 or type(value[0]) is not float:
         return None
     similarity, reference = value
-    if reference is None and math.isnan(similarity):
+    if reference is None and (math.isnan(similarity) or similarity == 0.0):
         return Nearest(similarity, None, None)
     if not isinstance(reference, str) or reference not in labels:
         return None

@@ -62,11 +62,8 @@ def own_poems_uniqueness(
         )
     index = UniquenessIndex(loaded.texts)
     nearest = index.nearest([text for _, text in poems], exclude)
-    lines = [
-        f"{path}: nearest {found.reference_label} ({found.reference_id})"
-        for (path, _), found in zip(poems, nearest, strict=True)
-        if found.reference_id is not None
-    ]
+    named = [_nearest_line(path, found) for (path, _), found in zip(poems, nearest, strict=True)]
+    lines = [line for line in named if line is not None]
     copies = [
         str(path)
         for (path, _), found in zip(poems, nearest, strict=True)
@@ -79,3 +76,11 @@ def own_poems_uniqueness(
         + (", ".join(copies) if copies else "none")
     )
     return OwnUniqueness(nearest, lines, loaded.notes)
+
+
+def _nearest_line(path: Path, found: Nearest) -> str | None:
+    if found.reference_id is not None:
+        return f"{path}: nearest {found.reference_label} ({found.reference_id})"
+    if found.similarity == 0.0:
+        return f"{path}: no word in common with any reference text (uniqueness 0)"
+    return None  # a text without words: no similarity at all
