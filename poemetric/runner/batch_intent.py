@@ -12,6 +12,15 @@ batch too (`batch_calls.may_have_created`). A row left behind means the process 
 mid-submission, or lost the answer: the next run does not submit its jobs again but stops the
 model with a line that says to look in the provider's batch list, then give the row up with
 `poemetric batches abandon ... --force` (which submits the jobs again).
+
+Several processes may share a run directory (`--shard`, or one command run twice): a row of
+another process whose submission is still under way is no trace of a kill. Its `detail` names
+its process (`holder`: pid, host, kernel start time), and a run stops the model only for a row
+whose jobs are pending in it: a live process holds the leases of the jobs it submits, so they
+are pending in no other, and another shard's jobs are not this one's. A row whose jobs are
+pending here although its process still runs (its leases taken over: a host that stopped
+renewing its heartbeat on a shared file system) leaves those jobs to it, as a held lease does;
+the check is by pid on the same host and by the lease heartbeat on another (`leases`).
 """
 
 from __future__ import annotations
@@ -19,12 +28,17 @@ from __future__ import annotations
 import json
 import secrets
 import shlex
-from collections.abc import Mapping
-from typing import Any
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from poemetric.hints import program
+from poemetric.runner.leases import process_alive, this_process
 from poemetric.store.db import RunStore, utc_now
-from poemetric.text.plural import counted
+from poemetric.text.plural import counted, plural
+
+if TYPE_CHECKING:
+    from poemetric.runner.model_run import ModelRun
 
 #: Ids of the rows written before a submission: no provider's batch id starts so.
 PREFIX = "unconfirmed-"
@@ -46,7 +60,7 @@ def note_submission(
             "INSERT INTO batches(batch_id, provider, model, stage, status, request_keys, detail, "
             "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (marker, *where, SUBMITTING, json.dumps(dict(keys), sort_keys=True),
-             json.dumps(detail), now, now),
+             json.dumps({**detail, "holder": this_process()}), now, now),
         )  # fmt: skip
     return marker
 
@@ -88,6 +102,48 @@ def _lost(store: RunStore, marker: str) -> str | None:
     return lost if isinstance(lost, str) else None
 
 
+def submitting_process(store: RunStore, marker: str) -> str | None:
+    """The process still submitting `marker` ('pid N on HOST'); None when it is gone (killed),
+    lost the answer, or the row names none."""
+    rows = store.query("SELECT detail FROM batches WHERE batch_id = ?", (marker,))
+    detail = json.loads(rows[0]["detail"] or "{}") if rows else {}
+    holder = detail.get("holder")
+    if "lost" in detail or not isinstance(holder, dict):
+        return None
+    pid, host, started = holder.get("pid"), holder.get("host"), holder.get("process_start")
+    if not isinstance(pid, int) or not isinstance(host, str):
+        return None
+    if not process_alive(store, pid, host, started if isinstance(started, str) else None):
+        return None
+    return f"pid {pid} on {host}"
+
+
+def split_unconfirmed(batch_ids: Iterable[str]) -> tuple[list[str], dict[str, int]]:
+    """The ids of one open batch per job: the batches' (sorted), and the jobs by row written
+    before a submission whose answer never reached the store (`batch_intent`)."""
+    counts = Counter(batch_ids)
+    return (
+        sorted(b for b in counts if not is_unconfirmed(b)),
+        {b: n for b, n in sorted(counts.items()) if is_unconfirmed(b)},
+    )
+
+
+def unconfirmed_here(
+    run: ModelRun, marker: str, here: int, unconfirmed: list[tuple[str, int]]
+) -> None:
+    """The row `marker` covers `here` jobs pending in this process: if the process that wrote it
+    still runs (its leases taken over), they are left to it; else it was killed or lost the
+    provider's answer, and the model stops (`unconfirmed`)."""
+    holder = submitting_process(run.store, marker)
+    if holder is None:
+        unconfirmed.append((marker, here))
+        return
+    run.report.held_elsewhere += here
+    run.report.pending -= here
+    held = f"{here} in a batch submission under way ({marker}) by {holder}"
+    run.report.held_by = f"{run.report.held_by}; {held}" if run.report.held_by else held
+
+
 def unconfirmed_reason(store: RunStore, stage: str, markers: list[tuple[str, int]]) -> str:
     """Why the model stops: `markers` are (row id, jobs) left by a process killed mid-submission
     or one that lost the submission's answer."""
@@ -109,3 +165,28 @@ def unconfirmed_reason(store: RunStore, stage: str, markers: list[tuple[str, int
         f"`{abandon_command(str(store.run_dir), marker)}`, after which the next run "
         "submits these jobs again"
     )
+
+
+def unconfirmed_warnings(
+    store: RunStore, stage: str, counts: Mapping[str, int], what: str
+) -> list[str]:
+    """What a plan, or a run without --batch, says of the pending jobs in rows written before a
+    submission (`counts`: jobs by row): those of a process still submitting are left to it; the
+    others stop the model in a run with --batch, `what` says what this command does with them."""
+    lines: list[str] = []
+    gone: list[tuple[str, int]] = []
+    for marker, jobs in counts.items():
+        if (holder := submitting_process(store, marker)) is None:
+            gone.append((marker, jobs))
+            continue
+        lines.append(
+            f"{counted(jobs, 'job')} {plural(jobs, 'is', 'are')} in a batch submission under way "
+            f"in another process ({holder}, {marker}): left to it, not called"
+        )
+    if gone:
+        jobs = sum(n for _, n in gone)
+        lines.append(
+            f"{counted(jobs, 'job')} {plural(jobs, 'is', 'are')} in a batch submission whose "
+            f"answer never reached the store: {what}; {unconfirmed_reason(store, stage, gone)}"
+        )
+    return lines

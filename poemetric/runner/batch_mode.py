@@ -60,7 +60,14 @@ from poemetric.runner.adapter_bugs import (
 )
 from poemetric.runner.batch_calls import BatchRequest, GaveUp, Stopped, log_batch_call, retried
 from poemetric.runner.batch_download import download_failed
-from poemetric.runner.batch_intent import is_unconfirmed, lost_advice, unconfirmed_reason
+from poemetric.runner.batch_intent import (
+    is_unconfirmed,
+    lost_advice,
+    split_unconfirmed,
+    unconfirmed_here,
+    unconfirmed_reason,
+    unconfirmed_warnings,
+)
 from poemetric.runner.batch_submit import SubmissionFailed, submit
 from poemetric.runner.batch_table import in_flight_batches, update_batch
 from poemetric.runner.batch_unknown import UNKNOWN_STATUSES, mark_not_found, unknown_batch_advice
@@ -119,12 +126,23 @@ def outside_open_batches(run: ModelRun, pending: Sequence[Job]) -> list[Job]:
     left = [job for job in pending if job.key in open_batches]
     if not left:
         return list(pending)
-    ids = sorted({open_batches[job.key] for job in left})
     run.report.in_open_batches = len(left)
-    run.report.warnings.append(
-        f"{in_batches_text(len(left), ids)}: left to {plural(len(ids), 'it', 'them')}, not "
-        "called again, which would pay for them twice. Run the command with --batch to "
-        f"collect them; {abandon_hint(run, ids)}"
+    ids, unconfirmed = split_unconfirmed([open_batches[job.key] for job in left])
+    if ids:
+        jobs = len(left) - sum(unconfirmed.values())
+        run.report.warnings.append(
+            f"{in_batches_text(jobs, ids)}: left to {plural(len(ids), 'it', 'them')}, not "
+            "called again, which would pay for them twice. Run the command with --batch to "
+            f"collect them; {abandon_hint(run, ids)}"
+        )
+    run.report.warnings.extend(
+        unconfirmed_warnings(
+            run.store,
+            run.handler.table,
+            unconfirmed,
+            "left to it, not called again, which could pay for them twice (a run with --batch "
+            "stops the model on it)",
+        )
     )
     calls = [job for job in pending if job.key not in open_batches]
     if run.progress is not None and run.task is not None:
@@ -141,8 +159,9 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
     unconfirmed: list[tuple[str, int]] = []
     for batch_id, keys in _in_flight(run):
         covered.update(keys)
-        if is_unconfirmed(batch_id):  # a process killed mid-submission: perhaps accepted
-            unconfirmed.append((batch_id, _pending_in(keys, by_key)))
+        if is_unconfirmed(batch_id):  # a submission whose answer was never stored
+            if here := _pending_in(keys, by_key):  # a live process leases its jobs: not here
+                unconfirmed_here(run, batch_id, here, unconfirmed)
             continue
         waiting.append((batch_id, keys))
         run.report.batch_ids.append(batch_id)

@@ -59,6 +59,30 @@ def pid_alive(pid: int, started: str | None) -> bool:
     return started is None or current is None or current == started
 
 
+def _cutoff() -> str:
+    """Heartbeats older than this are a dead holder's (another host's)."""
+    return (datetime.now(UTC) - timedelta(seconds=STALE_AFTER_S)).isoformat(timespec="milliseconds")
+
+
+def this_process() -> dict[str, object]:
+    """This process as `process_alive` checks it later: pid, host, kernel start time."""
+    pid = os.getpid()
+    return {"pid": pid, "host": socket.gethostname(), "process_start": process_start(pid)}
+
+
+def process_alive(store: RunStore, pid: int, host: str, started: str | None) -> bool:
+    """Whether the process `pid` on `host` (`this_process`) still runs, as leases tell it: on this
+    host by its pid (and start time); on another one (a run directory on a shared file system),
+    where its pid means nothing here, by a lease holder row of it with a fresh heartbeat."""
+    if host == socket.gethostname():
+        return pid_alive(pid, started)
+    rows = store.query(
+        "SELECT 1 FROM holders WHERE pid = ? AND host = ? AND heartbeat_at >= ?",
+        (pid, host, _cutoff()),
+    )
+    return bool(rows)
+
+
 @dataclass(frozen=True)
 class HolderInfo:
     holder: str
@@ -183,9 +207,7 @@ class Leases:
             )
 
     def _drop_dead_holders(self, conn: sqlite3.Connection) -> None:
-        cutoff = (datetime.now(UTC) - timedelta(seconds=STALE_AFTER_S)).isoformat(
-            timespec="milliseconds"
-        )
+        cutoff = _cutoff()
         dead: list[str] = []
         for holder, pid, host, started, heartbeat in conn.execute(
             "SELECT holder, pid, host, process_start, heartbeat_at FROM holders WHERE holder != ?",

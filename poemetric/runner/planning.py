@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from poemetric.providers.base import Completion, ModelSpec, sends_batches
 from poemetric.providers.registry import provider_class
+from poemetric.runner.batch_intent import split_unconfirmed, unconfirmed_warnings
 from poemetric.runner.batch_mode import abandon_hint, in_batches_text
 from poemetric.runner.jobs import Job, completion_from_dict, select_shard
 from poemetric.runner.leases import Leases
@@ -136,18 +137,31 @@ def plan_open_batches(
     left = [job for job in pending if job.key in open_batches]
     if not left:
         return
-    ids = sorted({open_batches[job.key] for job in left})
     run.report.in_open_batches = len(left)
-    them = plural(len(ids), "it", "them")
-    if run.options.batch and _batch_capable(run.spec):
-        what = f"the run polls {them} and collects them, no new call"
-    else:
-        what = (
-            f"a run without --batch leaves them to {them} and calls none of them. Run the "
-            f"command with --batch to collect them; {abandon_hint(run, ids)}"
+    ids, unconfirmed = split_unconfirmed([open_batches[job.key] for job in left])
+    batch = run.options.batch and _batch_capable(run.spec)
+    if ids:
+        them = plural(len(ids), "it", "them")
+        if batch:
+            what = f"the run polls {them} and collects them, no new call"
+        else:
+            what = (
+                f"a run without --batch leaves them to {them} and calls none of them. Run the "
+                f"command with --batch to collect them; {abandon_hint(run, ids)}"
+            )
+        jobs = len(left) - sum(unconfirmed.values())
+        run.report.warnings.append(
+            f"{in_batches_text(jobs, ids)}, not counted as planned calls: {what}"
         )
-    run.report.warnings.append(
-        f"{in_batches_text(len(left), ids)}, not counted as planned calls: {what}"
+    # A row written before a submission is no batch to collect: the run stops the model on it.
+    what = "not counted as planned calls: " + (
+        "the run stops the model"
+        if batch
+        else "a run without --batch leaves them to it and calls none of them, and one with "
+        "--batch stops the model"
+    )
+    run.report.warnings.extend(
+        unconfirmed_warnings(run.store, run.handler.table, unconfirmed, what)
     )
 
 
