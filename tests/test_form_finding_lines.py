@@ -58,3 +58,53 @@ def test_every_line_a_beat_metre_misses_is_named() -> None:
     named = [finding.lines for finding in check.explanation if finding.constraint == "meter"]
     assert named == [[1], [5]]
     assert check.meter_score == 0.8  # the score is unchanged: the findings only say which
+
+
+# Written for these tests: line 1 and 2 are near misses (4 beats for 3), line 5 misses outright.
+BEARD = """There was an old man who was sad with a beard
+Who said, it is just as I had feared!
+Two owls and a hen,
+Four larks and a wren,
+Beard."""
+SUN = """The sun came up upon the left, the sun came up,
+Out of the sea came he!
+And he shone bright, and on the right the moon
+Went down{end}"""
+
+
+def _meter_reason(summary: str) -> str:
+    return summary.partition(" - meter: ")[2].partition("; ")[0]
+
+
+def test_a_beat_metre_summary_names_the_worst_line_not_the_first() -> None:
+    """Since every missed line is named, in line order, the summary named the first, a near miss
+    ("line 1 ... (about 4)"), before the line that misses outright: it names the worst-fitting
+    line (lowest credit), the findings stay in line order and the score is unchanged."""
+    check = check_poem(BEARD, "limerick")
+    assert [f.lines for f in check.explanation if f.constraint == "meter"] == [[1], [2], [5]]
+    assert _meter_reason(check.summary) == "line 5 does not read with 3 beats (about 1)"
+    assert check.meter_score == 0.6
+    ballad = f"{SUN.format(end=' into the sea.')}\n\n{SUN.format(end='.')}"  # line 8 is the worst
+    check = check_poem(ballad, "ballad", "common meter")
+    named = [f.lines for f in check.explanation if f.constraint == "meter"]
+    assert named[0] == [1] and named == sorted(named), named
+    assert _meter_reason(check.summary) == "line 8 does not read with 3 beats (about 1)"
+
+
+def test_among_lines_of_as_little_credit_the_furthest_beat_count_then_the_first() -> None:
+    lines = BEARD.splitlines()
+    lines[1] = "Said."  # no credit, about 1 beat for 3, as line 5
+    assert _meter_reason(check_poem("\n".join(lines), "limerick").summary).startswith("line 2 ")
+    lines[4] = "All the birds of the air and the trees and the seas came to nest in my beard."
+    check = check_poem("\n".join(lines), "limerick")  # no credit either, about 6 for 3
+    assert _meter_reason(check.summary) == "line 5 does not read with 3 beats (about 6)"
+
+
+def test_the_worst_line_is_named_past_the_lines_described() -> None:
+    """Only the first eight misses are described (the rest counted in one finding): the worst,
+    line 40, is described in the summary all the same."""
+    stanzas = [SUN.format(end=" into the sea.")] * 9 + [SUN.format(end=".")]
+    check = check_poem("\n\n".join(stanzas), "ballad", "common meter")
+    meter = [f for f in check.explanation if f.constraint == "meter"]
+    assert len(meter) == 9 and meter[-1].detail == "13 more failures of this kind"
+    assert _meter_reason(check.summary) == "line 40 does not read with 3 beats (about 1)"

@@ -159,3 +159,29 @@ def test_the_command_names_the_runs_own_dataset(tmp_path: Path) -> None:
     assert f"run {command} to write them" in line, line
     _ok(*command.split()[1:])
     assert not _incomplete(_ok("merge", parts[1], "--into", dest))
+
+
+def test_a_resume_without_limit_records_the_poems_the_run_holds(
+    tmp_path: Path, user_model: UserModel
+) -> None:
+    """`--limit 3`, then the command again without `--limit` (the run keeps its 3 poems): the
+    resume recorded "every poem", which replaced the `--limit 3` selection, and merged with a run
+    of every poem, markov was counted over all 16 ("13 of the 16 poems", `--limit 16`). It
+    records the 3 poems the run holds now; "every poem" only once the run holds them all."""
+    first, other, dest = tmp_path / "a", tmp_path / "b", tmp_path / "m"
+    _ok(*GEN, "--run", first, "--models", "markov", "--limit", "3")
+    _ok(*GEN, "--run", first, "--models", "markov")
+    with OpenAIServer(lambda call: POEM) as server:
+        _model_file(user_model, "generators", "tg", server)
+        _ok(*GEN, "--run", other, "--models", "tg", "--limit", "all")
+    result = _cli("merge", first, other, "--into", dest)
+    assert result.exit_code == 0, result.output  # 1: "13 of the 16 poems", --limit 16
+    assert not _incomplete(result) and "unknown selection" not in result.output, result.output
+    with RunStore(first) as store:
+        [held] = stage_selections(store, GENERATE)["markov"]
+    assert (held.limit, held.poems and len(held.poems)) == (3, 3), held
+
+    _ok(*GEN, "--run", first, "--models", "markov", "--limit", "all")
+    _ok(*GEN, "--run", first, "--models", "markov")  # every poem held: "every poem"
+    with RunStore(first) as store:
+        assert [s.whole for s in stage_selections(store, GENERATE)["markov"]] == [True]

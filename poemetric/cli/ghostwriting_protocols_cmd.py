@@ -29,7 +29,6 @@ from poemetric.cli.judging import (
     split_names,
 )
 from poemetric.cli.options import (
-    LimitOption,
     ProgressOption,
     RunOption,
     error_exit,
@@ -37,6 +36,7 @@ from poemetric.cli.options import (
     output_folder,
     output_option,
 )
+from poemetric.cli.run_limit import StageLimitOption
 from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def style_match_command(
     ),
     samples: int = typer.Option(1, "--samples", min=1, help="Answers per trial."),
     seed: int = typer.Option(0, "--seed", help="Seed of the candidate draw."),
-    limit: int | None = LimitOption,
+    limit: int | None = StageLimitOption,
     dry_run: bool = DryRunOption,
     max_cost: float | None = MaxCostOption,
     shard: str | None = ShardOption,

@@ -31,7 +31,6 @@ from poemetric.cli.judging import (
     split_names,
 )
 from poemetric.cli.options import (
-    LimitOption,
     ProgressOption,
     RunOption,
     error_exit,
@@ -43,6 +42,7 @@ from poemetric.cli.options import (
     run_by_make,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
+from poemetric.cli.run_limit import StageLimitOption
 from poemetric.hints import stage_command
 from poemetric.suggest import did_you_mean
 from poemetric.text.plural import counted
@@ -128,7 +128,7 @@ def judge(
     authors: str | None = typer.Option(
         None, "--authors", help="Only these authors' poems (comma-separated, e.g. human,gpt-4o)."
     ),
-    limit: int | None = LimitOption,
+    limit: int | None = StageLimitOption,
     samples: int = typer.Option(
         1, "--samples", min=1, help="Judgments per poem and judge (the seed varies per sample)."
     ),
@@ -333,7 +333,7 @@ def _check_judged_by(store: RunStore, run: Path, names: list[str]) -> None:
 def recognise_command(
     run: Path = RunOption,
     judge_name: str | None = JudgeNameOption,
-    limit: int | None = LimitOption,
+    limit: int | None = StageLimitOption,
     dry_run: bool = DryRunOption,
     max_cost: float | None = MaxCostOption,
     concurrency: int | None = ConcurrencyOption,

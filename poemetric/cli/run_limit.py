@@ -1,5 +1,6 @@
-"""`--limit N|all` of the commands that prepare a run (`generate`, `demo`), and the note that
-says when a run holds prompts for fewer poems than its dataset.
+"""`--limit N|all` of the commands that prepare a run (`generate`, `demo`) and of the stages
+that read one (`judge`, ...), and the note that says when a run holds prompts for fewer poems
+than its dataset.
 
 Without `--limit`, a new run gets a prompt for every poem of the dataset and an existing run
 keeps the prompts it holds (`pipeline.prepare_run`): a resume that left out the `--limit` the
@@ -42,6 +43,24 @@ RunLimitOption = typer.Option(
     help="Only the first N poems of the dataset (quick trials); all: every poem. Without it, a "
     "new run takes every poem and an existing run keeps the prompts it holds: a bigger N (or "
     "all) widens it.",
+)
+
+
+def _stage_limit(value: str) -> int | None:
+    """A judging stage's `--limit`: N, or None for `all` (every poem, as without `--limit`)."""
+    text = _limit_text(value)
+    return None if text == "all" else int(text)
+
+
+#: `--limit N|all` of the stages that read a run (`judge`, `judge recognise`, `ghostwriting
+#: style-match`): `make judge LIMIT=all` passes `--limit all` to judge as to generate.
+StageLimitOption = typer.Option(
+    None,
+    "--limit",
+    "-n",
+    parser=_stage_limit,
+    metavar="N|all",
+    help="Only the first N poems of the run (quick trials); all: every poem (as without it).",
 )
 
 

@@ -382,7 +382,7 @@ def _first_reason(outcome: FormOutcome, kind: str) -> str:
     rhymes counted and the weakest partial rhyme (`poemetric.form.partial_rhymes`)."""
     wanted = _CONSTRAINT_KIND.get(kind)
     partial = next((f for f in outcome.findings if f.detail.startswith(PARTIAL_PREFIX)), None)
-    for finding in outcome.findings:
+    for finding in (*outcome.leads.values(), *outcome.findings):  # a lead: the worst, first
         if finding is partial:
             continue  # the pairs that earned part credit: quoted after the count below
         if (wanted and finding.constraint in wanted) or (

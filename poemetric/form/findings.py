@@ -26,6 +26,9 @@ class Scored:
     score: float | None
     findings: tuple[Finding, ...] = ()
     note: str = ""
+    #: The finding a failing score's summary names, where not its first (a beat metre's
+    #: worst-fitting line; the findings stay in line order).
+    lead: Finding | None = None
 
 
 def cap_findings(findings: list[Finding], constraint: str) -> list[Finding]:

@@ -150,7 +150,9 @@ def score_meter(
             )
             for k, (i, expected) in enumerate(missed)
         ]
+        worst = _worst_beat_finding(lines, verdicts, findings, spec)
     else:
+        worst = None
         fits = [adapters.spec_fit(line, spec)[0] for line in lines]
         credits = [_credit(fit) for fit in fits]
         failing = [i for i, credit in enumerate(credits) if credit < 1.0]
@@ -169,7 +171,33 @@ def score_meter(
         score,
         tuple(cap_findings(findings, "meter")),
         f"{good} of {len(credits)} lines fit {spec.name}",
+        worst,
     )
+
+
+def _worst_beat_finding(
+    lines: tuple[str, ...],
+    verdicts: list[tuple[float, int]],
+    findings: list[Finding],
+    spec: MeterSpec,
+) -> Finding | None:
+    """The missed line a failing summary names (`findings`: one per missed line, in line
+    order): the lowest credit, then the beat count furthest from the expected one, then the
+    first. The first in line order named a near miss ("line 1 ... (about 4)") before a line that
+    reads with 5 beats for 3."""
+    if not findings:
+        return None
+    lowest = min(verdicts[f.lines[0] - 1][0] for f in findings)
+    tied = [f for f in findings if verdicts[f.lines[0] - 1][0] == lowest]
+    if len(tied) > 1:
+        tied.sort(
+            key=lambda f: -abs(adapters.beats(lines[f.lines[0] - 1]) - verdicts[f.lines[0] - 1][1])
+        )  # a stable sort: the first of the furthest
+    worst = tied[0]
+    if worst.detail:
+        return worst
+    index = worst.lines[0] - 1  # past the findings described (MAX_FINDINGS_PER_KIND)
+    return Finding("meter", worst.lines, _beat_miss(index, lines[index], verdicts[index][1], spec))
 
 
 # -- shared pieces of form rules ---------------------------------------------------------------
@@ -194,9 +222,13 @@ class FormOutcome:
     meter_score: float | None = None
     findings: list[Finding] = field(default_factory=list)
     facts: dict[str, str] = field(default_factory=dict)
+    #: Constraint -> the finding a failing summary names, where not its first (`Scored.lead`).
+    leads: dict[str, Finding] = field(default_factory=dict)
 
     def add(self, scored: Scored) -> None:
         self.findings.extend(scored.findings)
+        if scored.lead is not None:
+            self.leads[scored.lead.constraint] = scored.lead
 
 
 def line_count_score(n: int, expected: int) -> float:

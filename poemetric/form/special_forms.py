@@ -227,6 +227,7 @@ def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         inner.add(scored_meter)
     outcome.rhyme_score, outcome.meter_score = inner.rhyme_score, inner.meter_score
     outcome.facts.update(inner.facts)
+    outcome.leads.update(inner.leads)
     for finding in inner.findings:
         mapped = tuple(sorted({real_number[i - 1] for i in finding.lines if 0 < i <= n}))
         outcome.findings.append(Finding(finding.constraint, mapped, finding.detail))

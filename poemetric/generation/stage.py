@@ -120,20 +120,15 @@ def run_generation(
     responses replayed, and the rest called; see `poemetric.runner.runner`. A run with no
     prompts (never prepared) is a StoreError (`unprepared`). Each model's selection (`--limit`
     and the poems it picks here, `--samples`) is recorded for `merge`
-    (`poemetric.store.selections`), of a shard too: the shards of one run pick the same poems.
+    (`poemetric.store.selections`), of a shard too: the shards of one run pick the same poems;
+    without a limit, the poems the run holds prompts for when that is fewer than its dataset.
     """
     options = options or RunnerOptions()
     unprepared(store)
     if not options.dry_run:  # what `merge` counts each model's poems against
-        picked = (
-            None
-            if options.limit is None
-            else dict.fromkeys(str(row["poem_id"]) for row in prompt_rows(store, options.limit))
-        )
+        limit, picked = _selected_poems(store, options.limit)
         names = [spec.name for spec in specs]
-        record_selection(
-            store, STAGE, names, limit=options.limit, samples=options.samples, poems=picked
-        )
+        record_selection(store, STAGE, names, limit=limit, samples=options.samples, poems=picked)
     return run_stage(
         store,
         STAGE,
@@ -146,6 +141,18 @@ def run_generation(
         child_entry=_generation_child,
         console=console,
     )
+
+
+def _selected_poems(store: RunStore, limit: int | None) -> tuple[int | None, list[str] | None]:
+    """The `limit` and poems to record for this call: with a limit, the poems it picks; without
+    one, the poems the run holds prompts for, as `--limit len(held)`, when that is fewer than its
+    dataset (a resume without `--limit` keeps a run's prompts: recorded as "every poem", it
+    replaced the `--limit` the run was prepared with, and `merge` counted the model over every
+    poem); (None, None), every poem, only when the run holds them all."""
+    held = list(dict.fromkeys(str(row["poem_id"]) for row in prompt_rows(store, limit)))
+    if limit is None and len(held) >= store.count("poems"):
+        return None, None
+    return (len(held) if limit is None else limit), held
 
 
 def unprepared(store: RunStore) -> None:
