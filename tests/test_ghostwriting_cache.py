@@ -352,3 +352,19 @@ def test_a_text_sharing_no_word_with_the_corpus_is_kept_too(
             found = cached_measures.nearest_references(["床前明月光"], [set()], references, cache)
             assert found == [Nearest(0.0, None, None)]
     assert len(scored) == 1
+
+
+def test_versions_written_in_one_millisecond_are_forgotten_in_the_order_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Versions were ordered by their write time, then by name: two written within one
+    millisecond kept the later name, not the later write (a flaky failure in CI)."""
+    monkeypatch.setattr(measure_cache, "utc_now", lambda: "2026-11-27T12:00:00.000+00:00")
+    with RunStore(tmp_path / "run") as store:
+        cache = MeasureCache(store)
+        versions = [f"v{n}" for n in (9, 8, *range(measure_cache.KEEP))]  # names out of order
+        for number, version in enumerate(versions):
+            assert cache.write("kind", version, {"item": number})
+        assert cache.write("kind", "v8", {"item": "again"})  # rewritten: the newest now
+        kept = {version for version in versions if cache.read(version)}
+        assert kept == {"v8", *versions[-(measure_cache.KEEP - 1) :]}

@@ -98,9 +98,12 @@ class MeasureCache:
                     f"INSERT OR REPLACE INTO {TABLE} (version, item, value) VALUES (?, ?, ?)",
                     rows,
                 )
+                # REPLACE gives a rewritten version a new rowid: the order of writing, which
+                # breaks ties of `written_at` (milliseconds: two writes in one were kept or
+                # forgotten by their names' order)
                 conn.execute(
-                    f"INSERT INTO {VERSIONS_TABLE} (version, kind, written_at) VALUES (?, ?, ?) "
-                    "ON CONFLICT(version) DO UPDATE SET written_at = excluded.written_at",
+                    f"INSERT OR REPLACE INTO {VERSIONS_TABLE} (version, kind, written_at) "
+                    "VALUES (?, ?, ?)",
                     (version, kind, utc_now()),
                 )
                 _forget_old_versions(conn, kind)
@@ -113,7 +116,7 @@ class MeasureCache:
 def _forget_old_versions(conn: sqlite3.Connection, kind: str) -> None:
     old = conn.execute(
         f"SELECT version FROM {VERSIONS_TABLE} WHERE kind = ? "
-        "ORDER BY written_at DESC, version LIMIT -1 OFFSET ?",
+        "ORDER BY written_at DESC, rowid DESC LIMIT -1 OFFSET ?",
         (kind, KEEP),
     ).fetchall()
     for (version,) in old:
