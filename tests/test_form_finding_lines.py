@@ -63,8 +63,8 @@ def test_every_line_a_beat_metre_misses_is_named() -> None:
 # Written for these tests: line 1 and 2 are near misses (4 beats for 3), line 5 misses outright.
 BEARD = """There was an old man who was sad with a beard
 Who said, it is just as I had feared!
-Two owls and a hen,
-Four larks and a wren,
+Two mice and a hen,
+Four ducks and a wren,
 Beard."""
 SUN = """The sun came up upon the left, the sun came up,
 Out of the sea came he!
