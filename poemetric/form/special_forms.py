@@ -195,6 +195,33 @@ def split_lear_line(line: str) -> tuple[str, str] | None:
     return best[1] if best else None
 
 
+#: "line N" and "lines N and M" in a finding's text, N and M counted in the split (5-line) poem.
+_LINE_REFERENCE = re.compile(r"\blines (\d+) and (\d+)\b|\bline (\d+)\b")
+_HALF_NAMES = {3: "the first half of line 3", 4: "the second half of line 3"}
+
+
+def _lear_line(number: int) -> str:
+    """A line of the split poem named in Lear's layout: 1-2 are lines 1-2, 3-4 halves of line 3."""
+    return _HALF_NAMES.get(number) or f"line {number - 1 if number == 5 else number}"
+
+
+def _lear_reference(match: re.Match[str]) -> str:
+    if match.group(3) is not None:
+        return _lear_line(int(match.group(3)))
+    first, second = int(match.group(1)), int(match.group(2))
+    if {first, second} == {3, 4}:
+        return "the two halves of line 3"
+    if first in _HALF_NAMES or second in _HALF_NAMES:
+        return f"{_lear_line(first)} and {_lear_line(second)}"
+    return f"lines {_lear_line(first)[5:]} and {_lear_line(second)[5:]}"
+
+
+def lear_detail(detail: str) -> str:
+    """A finding's text about the split poem, with the line numbers of Lear's 4-line layout
+    ("line 5" is line 4; "line 4" the second half of line 3), as its `lines` are mapped."""
+    return _LINE_REFERENCE.sub(_lear_reference, detail)
+
+
 def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     outcome = FormOutcome()
     lines = list(poem.lines)
@@ -227,10 +254,16 @@ def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         inner.add(scored_meter)
     outcome.rhyme_score, outcome.meter_score = inner.rhyme_score, inner.meter_score
     outcome.facts.update(inner.facts)
-    outcome.leads.update(inner.leads)
-    for finding in inner.findings:
-        mapped = tuple(sorted({real_number[i - 1] for i in finding.lines if 0 < i <= n}))
-        outcome.findings.append(Finding(finding.constraint, mapped, finding.detail))
+    split = real_number != list(range(1, n + 1))
+
+    def mapped(finding: Finding) -> Finding:
+        lines = tuple(sorted({real_number[i - 1] for i in finding.lines if 0 < i <= n}))
+        detail = lear_detail(finding.detail) if split else finding.detail
+        return Finding(finding.constraint, lines, detail)
+
+    # The texts name the poem's own lines, as `lines` does (they said "line 5" for line 4).
+    outcome.leads.update({kind: mapped(lead) for kind, lead in inner.leads.items()})
+    outcome.findings.extend(mapped(finding) for finding in inner.findings)
     return outcome
 
 
