@@ -160,3 +160,30 @@ def test_a_lost_file_upload_is_retried_without_a_marker(tmp_path: Path) -> None:
         assert report.models[0].ok == 3 and not report.incomplete
         assert len(submissions(server)) == 1 and len(server.batches) == 1
     assert [r["status"] for r in markers(store.run_dir)] == ["collected"]
+
+
+def test_a_submission_cut_in_this_process_is_not_left_to_this_process(tmp_path: Path) -> None:
+    """A submission cut by a cancel (a second Ctrl-C, the stop grace's `task.cancel()`) leaves
+    its row without a `lost` note and with this process as its holder. The next
+    `run_generation` of the same process (a notebook, a script) read it as a submission under
+    way in another process, left the jobs to it and said to run again once that process ends:
+    blocked, with wrong advice, for as long as the process lived."""
+    store = prepared_store(tmp_path / "run", poems=3)
+    with OpenAIServer(api_key=TEST_KEY, batch_faults=[Fault.slow(3.0)]) as server:
+        spec = spec_for(server, "remote", timeout_s=1)
+        run_generation(store, [spec], options=BATCH)
+        (row,) = markers(store.run_dir)
+        detail = json.loads(row["detail"])
+        del detail["lost"]  # as a cancel leaves it
+        with store.transaction() as conn:
+            conn.execute(
+                "UPDATE batches SET detail = ? WHERE batch_id = ?",
+                (json.dumps(detail), row["batch_id"]),
+            )
+        again = run_generation(store, [spec], options=BATCH)
+        (model,) = again.models
+        assert len(submissions(server)) == 1
+        assert not model.held_elsewhere and model.left_pending == 3
+        line = " ".join(printed(again).split())
+        assert "another process" not in line
+        assert f"batches abandon {row['batch_id']} --run {store.run_dir} --force" in line

@@ -219,3 +219,19 @@ def test_ctrl_c_in_judge_batch_counts_its_own_batches_and_names_generate_for_the
         f"does not collect it; `poemetric generate --run {run} --models remote-test --batch` "
         "does, with the other options it was run with. Resume with:" in text
     ), output
+
+
+def test_a_cut_submission_is_not_said_to_be_collected_by_the_resume() -> None:
+    """A Ctrl-C during a batch submission: its `unconfirmed-...` row was counted as an open batch
+    that "resuming with --batch collects (nothing is submitted again)", while the resume stops
+    the model (the provider may have accepted a batch nobody can name)."""
+    from poemetric.cli.interrupt import _open_batches_line
+    from poemetric.runner.batch_table import BatchRow
+
+    def row(batch_id: str, jobs: int) -> BatchRow:
+        return BatchRow(batch_id, "openai", "m", "generations", "submitting", jobs, {}, "")
+
+    cut = _open_batches_line([row("unconfirmed-0a1b2c", 3)])
+    assert "collects" not in cut and "3 jobs" in cut and "stops the model" in cut
+    both = _open_batches_line([row("batch_1", 2), row("unconfirmed-0a1b2c", 3)])
+    assert "1 batch (2 jobs) is still open" in both and "submission (3 jobs) was cut" in both

@@ -16,6 +16,7 @@ from rich.console import Console
 from poemetric.cli.markup import plain
 from poemetric.hints import program
 from poemetric.runner import stopping
+from poemetric.runner.batch_intent import is_unconfirmed
 from poemetric.runner.batch_table import BatchRow, batch_rows
 from poemetric.runner.report import StageInterrupted
 from poemetric.store.db import RunStore, StoreError
@@ -85,15 +86,27 @@ def _open_batches(run: Path) -> list[BatchRow]:
 
 
 def _open_batches_line(rows: list[BatchRow]) -> str:
-    if not rows:
-        return ""
-    n, jobs = len(rows), sum(row.jobs for row in rows)
-    them = plural(n, "it", "them")
-    return (
-        f" {counted(n, 'batch', 'batches')} ({counted(jobs, 'job')}) {plural(n, 'is', 'are')} "
-        f"still open at the provider, which answers {them} and charges for {them} meanwhile: "
-        f"resuming with --batch collects {them} (nothing is submitted again)."
-    )
+    """The open batches the resume collects; a submission cut before the provider's answer was
+    stored (`unconfirmed-...`) is no batch the resume can collect: it stops the model instead."""
+    cut = [row for row in rows if is_unconfirmed(row.batch_id)]
+    rows = [row for row in rows if not is_unconfirmed(row.batch_id)]
+    said = ""
+    if rows:
+        n, jobs = len(rows), sum(row.jobs for row in rows)
+        them = plural(n, "it", "them")
+        said = (
+            f" {counted(n, 'batch', 'batches')} ({counted(jobs, 'job')}) {plural(n, 'is', 'are')} "
+            f"still open at the provider, which answers {them} and charges for {them} meanwhile: "
+            f"resuming with --batch collects {them} (nothing is submitted again)."
+        )
+    if cut:
+        jobs = sum(row.jobs for row in cut)
+        said += (
+            f" A batch submission ({counted(jobs, 'job')}) was cut before the provider's answer "
+            "was stored: the provider may have accepted it, so the resume does not submit those "
+            "jobs again but stops the model and says how to check (`poemetric batches list`)."
+        )
+    return said
 
 
 def _other_stages_line(rows: list[BatchRow], run: Path) -> str:

@@ -104,7 +104,9 @@ def _lost(store: RunStore, marker: str) -> str | None:
 
 def submitting_process(store: RunStore, marker: str) -> str | None:
     """The process still submitting `marker` ('pid N on HOST'); None when it is gone (killed),
-    lost the answer, or the row names none."""
+    lost the answer, is this process (a submission cut by a cancel, seen by the next
+    `run_generation` of a notebook or script: a model runs once at a time in a process, so its
+    own row is never still under way), or the row names none."""
     rows = store.query("SELECT detail FROM batches WHERE batch_id = ?", (marker,))
     detail = json.loads(rows[0]["detail"] or "{}") if rows else {}
     holder = detail.get("holder")
@@ -112,6 +114,9 @@ def submitting_process(store: RunStore, marker: str) -> str | None:
         return None
     pid, host, started = holder.get("pid"), holder.get("host"), holder.get("process_start")
     if not isinstance(pid, int) or not isinstance(host, str):
+        return None
+    me = this_process()
+    if (pid, host) == (me["pid"], me["host"]):
         return None
     if not process_alive(store, pid, host, started if isinstance(started, str) else None):
         return None
