@@ -11,8 +11,10 @@ import pytest
 from survey_support import answers_of, live_survey, rater_link
 
 from poemetric.judge import DIMENSION_KEYS
+from poemetric.questionnaire import QUESTION_FIELDS
 from poemetric.store import RunStore
 from poemetric.survey import db, tokens
+from poemetric.survey.instrument import appendix_c_survey
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -164,4 +166,25 @@ def test_save_and_finish_with_a_poem_unfinished_says_which_is_left(
     assert unfinished.inner_text() == f"Not finished yet: {', '.join(left)}."
     unfinished.get_by_role("link", name=left[0]).click()
     page.wait_for_url(f"**/{left[0].split()[1]}")
+    page.close()
+
+
+def test_each_comment_box_is_named_by_what_its_question_asks(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """A screen reader named the comment boxes "Question 9" etc. alone, not what they ask. Each
+    is named by its question's own legend (number and words), the words on screen unchanged."""
+    run, url = live
+    page = browser.new_page()
+    page.goto(f"{rater_link(run, url, 'ben')}/2")
+    page.wait_for_load_state("load")
+    asked = [q for q in appendix_c_survey().questions if not q.options]
+    assert asked and page.get_by_role("textbox").count() == len(asked)
+    for question in asked:
+        name = f"{question.number}. {question.text}"
+        box = page.get_by_role("textbox", name=name, exact=True)
+        assert box.count() == 1, name
+        assert box.get_attribute("name") == QUESTION_FIELDS[question.number]
+        legend = page.locator(f"#q-{QUESTION_FIELDS[question.number]} legend")
+        assert " ".join(legend.inner_text().split()) == name
     page.close()

@@ -108,6 +108,27 @@ def left_out_text(left_out: pd.Series, judge: str, label: Callable[[str], str] =
     )
 
 
+def unscored_authors(table: pd.DataFrame) -> list[str]:
+    """The authors (of one judge's `experts_on_judged_poems`) none of whose rated poems the
+    judge scored: every poem left out, so they have neither bar."""
+    most = table.groupby("author")["n"].max()
+    return author_order(most[most == 0].index)
+
+
+def unscored_text(authors: list[str], judge: str, mark: str, label: Callable[[str], str] = str,
+                  where: str = "") -> str:  # fmt: skip
+    """`No bars for model-a: judge-x scored none of the poems the experts rated of it` (`mark`
+    'No bars'; `where`, after the names: ' in these charts'), or "" when no author is so."""
+    if not authors:
+        return ""
+    names = [label(str(a)) for a in authors]
+    listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    them = plural(len(names), "it", "them")
+    return (
+        f"{mark} for {listed}{where}: {judge} scored none of the poems the experts rated of {them}"
+    )
+
+
 def left_out_notes(table: pd.DataFrame) -> list[str]:
     """A note per judge whose `experts_on_judged_poems` left out poems the experts rated."""
     notes = []
@@ -124,4 +145,6 @@ __all__ = [
     "left_out_poems",
     "left_out_text",
     "rated_as_judged",
+    "unscored_authors",
+    "unscored_text",
 ]

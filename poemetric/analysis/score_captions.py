@@ -8,7 +8,12 @@ import pandas as pd
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import HUMAN_AUTHOR
-from poemetric.analysis.matched import left_out_poems, left_out_text
+from poemetric.analysis.matched import (
+    left_out_poems,
+    left_out_text,
+    unscored_authors,
+    unscored_text,
+)
 from poemetric.analysis.plotting import counted_poems
 from poemetric.questionnaire import DIMENSIONS_BY_KEY
 from poemetric.text.plural import counted
@@ -72,9 +77,11 @@ def expert_text(ctx: FigureContext, authors: list[str], matched: bool) -> str:
         f" Not rated by the experts, so not shown: {', '.join(names)}{more}." if unrated else ""
     )
     left_out = left_out_text(left_out_poems(beside), ctx.judge_label, ctx.label)
+    no_bar = unscored_text(unscored_authors(beside), ctx.judge_label, "No bars", ctx.label)
     return (
         f" {experts} on the same poems, an item over those an expert and {ctx.judge_label} "
-        f"scored.{f' {left_out[0].upper()}{left_out[1:]}.' if left_out else ''}{not_rated}"
+        f"scored.{f' {left_out[0].upper()}{left_out[1:]}.' if left_out else ''}"
+        f"{f' {no_bar}.' if no_bar else ''}{not_rated}"
     )
 
 

@@ -14,6 +14,12 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain_cells
 from poemetric.cli.options import RunOption, error_exit, existing_run
+from poemetric.runner.batch_intent import (
+    PREFIX,
+    abandon_command,
+    is_unconfirmed,
+    submission_note,
+)
 from poemetric.runner.batch_table import ENDED_STATES, BatchRow, abandon_batch, batch_rows
 from poemetric.runner.batch_unknown import shown_time
 from poemetric.text.plural import counted, plural
@@ -37,7 +43,9 @@ def _not_found(row: BatchRow) -> bool:
     return row.status.startswith("not found")
 
 
-def _note(row: BatchRow) -> str:
+def _note(row: BatchRow, submissions: dict[str, str]) -> str:
+    if row.batch_id in submissions:
+        return submissions[row.batch_id]
     if _not_found(row):
         since = shown_time(str(row.detail.get("not_found_since") or row.updated_at))
         return f"not found on every poll since {since}"
@@ -64,6 +72,28 @@ def _not_found_advice(rows: list[BatchRow], run: Path) -> str:
     )
 
 
+def _unconfirmed_advice(submissions: dict[str, str], run: Path) -> str:
+    """What to do about the rows written before a submission whose process is gone or lost the
+    provider's answer (one still under way is left to its process)."""
+    live = [i for i, note in submissions.items() if note.startswith("submission under way")]
+    gone = [i for i in submissions if i not in live]
+    if not gone:
+        return ""
+    commands = "\n".join(f"  {abandon_command(str(run), i)}" for i in gone)
+    return (
+        f"\n'{PREFIX}...': a submission whose batch id never reached the store "
+        f"({', '.join(gone)}): the provider may have accepted that batch and charges for it, so "
+        "runs do not submit its jobs again. Look for it in the provider's batch list (created "
+        "about the time shown) and cancel it there if it is; then give the row up (the next "
+        f"run submits its jobs again):\n{commands}"
+        + (
+            "\nA row whose submission is under way belongs to a live process: leave it."
+            if live
+            else ""
+        )
+    )
+
+
 #: Narrowest note column worth a table; below it the batches are listed one block each.
 NOTE_MIN = 24
 
@@ -77,13 +107,13 @@ def _cells(row: BatchRow) -> list[str]:
     return [row.batch_id, row.stage, row.model, status, f"{row.jobs:,}", updated]
 
 
-def _print_batches(console: Console, rows: list[BatchRow]) -> None:
+def _print_batches(console: Console, rows: list[BatchRow], submissions: dict[str, str]) -> None:
     """The batches as a table where every cell fits whole on its line, else (at 80 columns, in
     a log, with ids such as `batch_6820f0a3c1b48190a1b2c3d4e5f60718`) one block per batch: the
     id whole on its own line, as `batches abandon` takes it, never cut to `batch_0011…`."""
     headers = ["batch", "stage", "model", "status", "jobs", "updated (UTC)"]
     cells = [_cells(row) for row in rows]
-    notes = [_note(row) for row in rows]
+    notes = [_note(row, submissions) for row in rows]
     widths = [
         max(max(map(len, header.split())), *(len(line[i]) for line in cells))
         for i, header in enumerate(headers)
@@ -127,7 +157,9 @@ def list_batches(run: Path = RunOption) -> None:
     """The run's provider batches, oldest first: stage, model, status ('collected': results
     stored; 'abandoned': given up, its jobs submitted again by the next run; 'not found (404)':
     the provider knows no such batch for this key, what to do said below the list; any other:
-    in flight, polled and downloaded by the next run), jobs, and the last download error.
+    in flight, polled and downloaded by the next run), jobs, and the last download error; for
+    a submission whose answer never reached the store ('unconfirmed-...'), its process (pid,
+    host, start) and whether it is still under way, was killed, or lost the answer.
 
     Examples:
 
@@ -135,13 +167,18 @@ def list_batches(run: Path = RunOption) -> None:
     """
     with existing_run(run) as store:
         rows = batch_rows(store)
+        submissions = {
+            row.batch_id: submission_note(store, row.detail)
+            for row in rows
+            if is_unconfirmed(row.batch_id) and row.in_flight
+        }
     if not rows:
         typer.echo(f"run {run} has no provider batches (they come from --batch)")
         return
-    _print_batches(_console(), rows)
-    advice = _not_found_advice(rows, run)
-    if advice:
-        _console().print(advice, markup=False)
+    _print_batches(_console(), rows, submissions)
+    for advice in (_not_found_advice(rows, run), _unconfirmed_advice(submissions, run)):
+        if advice:
+            _console().print(advice, markup=False)
 
 
 @batches_app.command("abandon")

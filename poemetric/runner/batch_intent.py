@@ -26,13 +26,17 @@ the check is by pid on the same host and by the lease heartbeat on another (`lea
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shlex
+import socket
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from poemetric.hints import program
+from poemetric.runner.batch_unknown import shown_time
 from poemetric.runner.leases import process_alive, this_process
 from poemetric.store.db import RunStore, utc_now
 from poemetric.text.plural import counted, plural
@@ -43,6 +47,8 @@ if TYPE_CHECKING:
 #: Ids of the rows written before a submission: no provider's batch id starts so.
 PREFIX = "unconfirmed-"
 SUBMITTING = "submitting"
+#: The longest lost answer's error `submission_note` shows.
+LOST_CHARS = 120
 
 
 def is_unconfirmed(batch_id: str) -> bool:
@@ -121,6 +127,50 @@ def submitting_process(store: RunStore, marker: str) -> str | None:
     if not process_alive(store, pid, host, started if isinstance(started, str) else None):
         return None
     return f"pid {pid} on {host}"
+
+
+def _holder_start(store: RunStore, holder: Mapping[str, Any]) -> str | None:
+    """When the submitting process started (UTC): from its lease holder row, else (the same
+    host) from its kernel start time and the boot time; None when neither tells."""
+    pid, host, started = holder.get("pid"), holder.get("host"), holder.get("process_start")
+    rows = store.query(
+        "SELECT started_at FROM holders WHERE pid = ? AND host = ? AND process_start IS ? "
+        "ORDER BY started_at LIMIT 1",
+        (pid, host, started),
+    )
+    if rows:
+        return shown_time(str(rows[0]["started_at"]))
+    if host != socket.gethostname() or not isinstance(started, str) or not started.isdigit():
+        return None
+    try:
+        with open("/proc/stat", encoding="utf-8") as handle:
+            boot = next(int(x.split()[1]) for x in handle if x.startswith("btime "))
+        ticks = os.sysconf("SC_CLK_TCK")
+    except (OSError, StopIteration, ValueError):
+        return None
+    when = datetime.fromtimestamp(boot + int(started) / ticks, UTC)
+    return shown_time(when.isoformat())
+
+
+def submission_note(store: RunStore, detail: Mapping[str, Any]) -> str:
+    """What `poemetric batches list` says of a row written before a submission: its process
+    (pid, host, start) and whether it still submits, was killed, or lost the provider's answer."""
+    holder = detail.get("holder")
+    who = "process unknown"
+    alive = False
+    if isinstance(holder, dict) and isinstance(holder.get("pid"), int):
+        pid, host, started = holder["pid"], str(holder.get("host")), holder.get("process_start")
+        start = _holder_start(store, holder)
+        who = f"pid {pid} on {host}" + (f", started {start}" if start else "")
+        alive = process_alive(store, pid, host, started if isinstance(started, str) else None)
+    lost = detail.get("lost")
+    if isinstance(lost, str):
+        lost = lost if len(lost) <= LOST_CHARS else lost[: LOST_CHARS - 1] + "…"
+        state = "answer lost" + (" (its process still runs)" if alive else "")
+        return f"{state}: {lost}; submitted by {who}"
+    if alive:
+        return f"submission under way: {who}, still running"
+    return f"killed mid-submission: {who}, no longer running"
 
 
 def split_unconfirmed(batch_ids: Iterable[str]) -> tuple[list[str], dict[str, int]]:

@@ -9,7 +9,12 @@ from markupsafe import Markup
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.analysis.experts import EXPERTS_JUDGE
-from poemetric.analysis.matched import left_out_poems, left_out_text
+from poemetric.analysis.matched import (
+    left_out_poems,
+    left_out_text,
+    unscored_authors,
+    unscored_text,
+)
 from poemetric.questionnaire import DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
@@ -107,9 +112,14 @@ def _matched(run: ReportRun, judges: pd.DataFrame, experts: pd.DataFrame) -> dic
     for judge in names:
         if beside is None:
             break
-        counts_left = left_out_poems(beside[beside["judge"] == judge])
-        if text := left_out_text(counts_left, run.labels.judge(judge), run.labels.author):
+        rows, shown = beside[beside["judge"] == judge], run.labels.judge(judge)
+        if text := left_out_text(left_out_poems(rows), shown, run.labels.author):
             left_out.append(text[0].upper() + text[1:])
+        mark, where = (
+            ("No dots", " in these charts") if len(names) == 1 else (f"No {shown} dots", "")
+        )
+        if text := unscored_text(unscored_authors(rows), shown, mark, run.labels.author, where):
+            left_out.append(text)
     judged = len(raters)
     raters += _experts_beside(run, names) or [(run.labels.judge(EXPERTS_JUDGE), experts, True)]
     unrated = sorted(set(judges["author"]) - set(experts["author"]))
