@@ -5,12 +5,12 @@ the "left out" sentence, but neither the caption nor the report said that author
 
 from __future__ import annotations
 
-import csv
 import html
 import re
 from pathlib import Path
 
 import matplotlib.pyplot as plt
+from expert_poems_support import drop_judgments, first_poems, write_experts
 from typer.testing import CliRunner
 
 from poemetric.analysis.context import FigureContext
@@ -21,7 +21,6 @@ from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS
 from poemetric.analysis.synthetic import build_synthetic_run
 from poemetric.cli import app
-from poemetric.questionnaire import DIMENSION_KEYS
 from poemetric.store import RunStore
 
 
@@ -30,27 +29,9 @@ def _run(tmp_path: Path) -> tuple[Path, Path]:
     two are deleted, so none of them is scored."""
     path = tmp_path / "run"
     build_synthetic_run(path, poems_per_form=3).close()
-    poems: list[str] = []
-    with RunStore(path, create=False) as store:
-        for author in ("human", "model-a"):
-            rows = store.query(
-                "SELECT generation_id FROM generations WHERE author = ? "
-                "ORDER BY generation_id LIMIT 2",
-                (author,),
-            )
-            poems += [str(row[0]) for row in rows]
-        with store.transaction() as conn:
-            conn.executemany(
-                "DELETE FROM judgments WHERE generation_id = ?", [(g,) for g in poems[2:]]
-            )
-    experts = tmp_path / "experts.csv"
-    with experts.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["expert", "generation_id", *DIMENSION_KEYS])
-        for expert in ("E1", "E2"):
-            for generation in poems:
-                writer.writerow([expert, generation, *[3] * len(DIMENSION_KEYS)])
-    return path, experts
+    poems = first_poems(path, "human", 2) + first_poems(path, "model-a", 2)
+    drop_judgments(path, poems[2:])
+    return path, write_experts(tmp_path / "experts.csv", dict.fromkeys(poems, 3))
 
 
 NO_BAR = "No bars for model-a: judge-x scored none of the poems the experts rated of it."

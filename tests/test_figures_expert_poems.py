@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from expert_poems_support import half_judged_run, write_experts
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 
@@ -19,7 +19,6 @@ from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS
 from poemetric.analysis.run import analyze_run
 from poemetric.analysis.synthetic import build_synthetic_run
-from poemetric.questionnaire import DIMENSION_KEYS
 from poemetric.store import RunStore
 
 KEY = "form"  # the first panel of `group: basic`
@@ -35,13 +34,7 @@ def rated_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dic
         judgments = load_run_data(store).judgments
     per_poem = judgments.groupby(["author", "generation_id"])[KEY].mean().reset_index()
     rated = per_poem.sort_values([KEY, "generation_id"]).groupby("author").head(3)
-    experts = path / "experts.csv"
-    with experts.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["expert", "generation_id", *DIMENSION_KEYS])
-        for expert in ("E1", "E2"):
-            for generation in rated["generation_id"]:
-                writer.writerow([expert, generation, *[3] * len(DIMENSION_KEYS)])
+    experts = write_experts(path / "experts.csv", dict.fromkeys(rated["generation_id"], 3))
     subset = rated.groupby("author")[KEY].mean().to_dict()
     every = per_poem.groupby("author")[KEY].mean().to_dict()
     assert any(not np.isclose(subset[a], every[a]) for a in subset)  # the test can tell them
@@ -128,26 +121,7 @@ def test_authors_the_experts_did_not_rate_are_left_out_and_named(
 def half_judged(tmp_path: Path) -> tuple[Path, Path, list[str]]:
     """The review's reproduction: the experts rated 4 model-a poems (two scored 1, two 5); the
     judgments of the two 5-rated poems are deleted (a failed judgment, `judge --limit`)."""
-    path = tmp_path / "run"
-    build_synthetic_run(path, poems_per_form=3).close()
-    with RunStore(path, create=False) as store:
-        rows = store.query(
-            "SELECT generation_id FROM generations WHERE author = 'model-a' "
-            "ORDER BY generation_id LIMIT 4"
-        )
-        poems = [str(row[0]) for row in rows]
-        with store.transaction() as conn:
-            conn.executemany(
-                "DELETE FROM judgments WHERE generation_id = ?", [(g,) for g in poems[2:]]
-            )
-    experts = tmp_path / "experts.csv"
-    with experts.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["expert", "generation_id", *DIMENSION_KEYS])
-        for expert in ("E1", "E2"):
-            for generation, score in zip(poems, (1, 1, 5, 5), strict=True):
-                writer.writerow([expert, generation, *[score] * len(DIMENSION_KEYS)])
-    return path, experts, poems
+    return half_judged_run(tmp_path)
 
 
 def _expert_bars(figure: Figure) -> dict[str, float]:

@@ -5,7 +5,6 @@ paper's figure). The judge over every poem is still shown, labelled as such."""
 
 from __future__ import annotations
 
-import csv
 import math
 import re
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
+from expert_poems_support import half_judged_run, write_experts
 from typer.testing import CliRunner
 
 from poemetric.analysis.data import load_run_data
@@ -53,13 +53,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.DataFrame
     per_poem = judgments.groupby(["author", "generation_id"])["form"].mean().reset_index()
     rated = per_poem[per_poem["author"].isin(RATED)].sort_values(["form", "generation_id"])
     rated = rated.groupby("author").head(3)
-    experts = base / "experts.csv"
-    with experts.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["expert", "generation_id", *DIMENSION_KEYS])
-        for expert in ("E1", "E2"):
-            for generation in rated["generation_id"]:
-                writer.writerow([expert, generation, *[3] * len(DIMENSION_KEYS)])
+    experts = write_experts(base / "experts.csv", dict.fromkeys(rated["generation_id"], 3))
     page = base / "report" / "index.html"
     given = ["report", "--run", str(base / "run"), "--experts", str(experts), "--out", str(page)]
     result = CliRunner().invoke(app, given)
@@ -123,25 +117,9 @@ def half_judged(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, pd.Data
     """The review's reproduction: the experts rated 4 model-a poems (two scored 1, two 5); the
     judgments of the two 5-rated poems are deleted. The report page and the judgments left."""
     base = tmp_path_factory.mktemp("report-half-judged")
-    build_synthetic_run(base / "run", poems_per_form=3).close()
-    with RunStore(base / "run", create=False) as store:
-        rows = store.query(
-            "SELECT generation_id FROM generations WHERE author = 'model-a' "
-            "ORDER BY generation_id LIMIT 4"
-        )
-        poems = [str(row[0]) for row in rows]
-        with store.transaction() as conn:
-            conn.executemany(
-                "DELETE FROM judgments WHERE generation_id = ?", [(g,) for g in poems[2:]]
-            )
+    run, experts, poems = half_judged_run(base)
+    with RunStore(run, create=False) as store:
         judgments = load_run_data(store).judgments
-    experts = base / "experts.csv"
-    with experts.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["expert", "generation_id", *DIMENSION_KEYS])
-        for expert in ("E1", "E2"):
-            for generation, score in zip(poems, (1, 1, 5, 5), strict=True):
-                writer.writerow([expert, generation, *[score] * len(DIMENSION_KEYS)])
     page = base / "report" / "index.html"
     given = ["report", "--run", str(base / "run"), "--experts", str(experts), "--out", str(page)]
     result = CliRunner().invoke(app, given)
