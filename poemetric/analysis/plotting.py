@@ -27,6 +27,7 @@ from matplotlib.font_manager import FontProperties
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.paths import replaced_when_done
+from poemetric.tables.latex_layout import LATEX_WIDTH_WORDS
 
 #: Printed widths in inches (a two-column paper's column and full text width).
 COLUMN_WIDTHS: dict[str, float] = {"one": 3.3, "two": 6.8}
@@ -131,12 +132,9 @@ def figure_style() -> Iterator[None]:
         yield
 
 
-#: Words for the column widths. Numbers are always inches: `2` was an alias of `two` (6.8 in)
-#: although 2 in is a valid width.
-WIDTH_WORDS: dict[str, str] = {
-    "one": "one", "single": "one", "column": "one",
-    "two": "two", "double": "two", "page": "two",
-}  # fmt: skip
+#: Words for the column widths, those of `analyze --latex-width` too. Numbers are always inches:
+#: `2` was an alias of `two` (6.8 in) although 2 in is a valid width.
+WIDTH_WORDS = LATEX_WIDTH_WORDS
 WIDTH_RANGE_IN = (2.0, 10.0)
 WIDTH_CHOICES = (
     f"'one' (also 'single', 'column': {COLUMN_WIDTHS['one']:g} in), 'two' (also 'double', "

@@ -215,9 +215,12 @@ def analyze(
     if ci not in ("t", "bootstrap"):
         raise unknown_choice("--ci", ci, ["t", "bootstrap"])
     from poemetric.tables.latex_layout import LATEX_WIDTH_WORDS
+    from poemetric.tables.latex_layout import latex_width as width_word
 
-    if latex_width.strip().lower() not in LATEX_WIDTH_WORDS:
-        raise unknown_choice("--latex-width", latex_width, list(LATEX_WIDTH_WORDS))
+    try:
+        width_word(latex_width)
+    except ValueError:
+        raise unknown_choice("--latex-width", latex_width, list(LATEX_WIDTH_WORDS)) from None
     destination = run_output_folder(run, out, "analysis")
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError

@@ -20,8 +20,9 @@ TEXT_PT = 455.0
 LANDSCAPE_PT = 640.0
 COLUMN_PAD_PT = 12.0  # \tabcolsep on both sides
 
-#: The words of `figures --width` (poemetric.analysis.plotting.WIDTH_WORDS): 'one' column of a
-#: two-column paper or 'two' columns, the text width.
+#: The width words of `analyze --latex-width` and `figures --width` (which reads them as
+#: `poemetric.analysis.plotting.WIDTH_WORDS`): 'one' column of a two-column paper or 'two'
+#: columns, the text width.
 LATEX_WIDTH_WORDS: dict[str, str] = {
     "one": "one", "single": "one", "column": "one",
     "two": "two", "double": "two", "page": "two",
