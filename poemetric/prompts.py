@@ -142,8 +142,9 @@ def _legacy_text(data: bytes) -> str | None:
     dropped (U+FEFF first: runs of then recorded its hash), when the file has one; else None."""
     if not data.startswith(b"\xef\xbb\xbf"):
         return None
-    text = data.decode("utf-8")  # decode_utf8 accepted it
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    from poemetric.data.text_files import newlines
+
+    return newlines(data.decode("utf-8"))  # decode_utf8 accepted it
 
 
 _JINJA = jinja2.Environment(

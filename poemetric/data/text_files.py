@@ -59,7 +59,7 @@ def decode_text_file(name: str | Path, data: bytes) -> TextFile:
     if decoded.problem is not None or decoded.text is None:
         raise TextFileError(name, *(decoded.problem or (1, "not text")))
     warning = None if decoded.note is None else f"{name}: {decoded.note}"
-    return TextFile(_newlines(decoded.text), warning)
+    return TextFile(newlines(decoded.text), warning)
 
 
 def read_text_file(path: Path) -> TextFile:
@@ -72,7 +72,7 @@ def decode_utf8(name: str | Path, data: bytes) -> str:
     `TextFileError` naming the line of the first, and what the file looks like instead."""
     failure = not_utf8(data)
     if failure is None:
-        return _newlines(data.decode("utf-8-sig"))
+        return newlines(data.decode("utf-8-sig"))
     decoded = decode_text(data, PLAIN_TEXT)  # UTF-16, binary, mixed: its own words
     line, reason = decoded.problem or (
         failure[0],
@@ -82,7 +82,7 @@ def decode_utf8(name: str | Path, data: bytes) -> str:
     raise TextFileError(name, line, reason)
 
 
-def _newlines(text: str) -> str:
+def newlines(text: str) -> str:
     """CRLF and CR as LF, as `open()` in text mode reads them."""
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
