@@ -308,15 +308,11 @@ def _merge_edits(
     ).fetchall()
     for row in rows:
         survey, rater, poem, question, edited_at = row
-        found = conn.execute(
-            "SELECT edited_at FROM main.survey_edits WHERE survey_id = ? AND rater_id = ? "
-            "AND generation_id = ? AND question = ?",
-            (survey, rater, poem, question),
-        ).fetchone()
+        found = _edited(conn, "main", survey, (rater, poem, question))
         if found is None:
             conn.execute("INSERT INTO main.survey_edits VALUES (?, ?, ?, ?, ?)", tuple(row))
             stats.copied += 1
-        elif edited_at > found[0]:
+        elif edited_at > found:
             conn.execute(
                 "UPDATE main.survey_edits SET edited_at = ? WHERE survey_id = ? AND rater_id = ? "
                 "AND generation_id = ? AND question = ?",
