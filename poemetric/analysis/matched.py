@@ -18,6 +18,7 @@ from poemetric.analysis.experts import experts_as_judgments
 from poemetric.analysis.scores import dimension_scores
 from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS_BY_KEY
 from poemetric.stats import CIMethod
+from poemetric.text.listing import joined_with_and
 from poemetric.text.plural import counted, plural
 
 
@@ -122,7 +123,7 @@ def unscored_text(authors: list[str], judge: str, mark: str, label: Callable[[st
     if not authors:
         return ""
     names = [label(str(a)) for a in authors]
-    listed = " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    listed = joined_with_and(names)
     them = plural(len(names), "it", "them")
     return (
         f"{mark} for {listed}{where}: {judge} scored none of the poems the experts rated of {them}"

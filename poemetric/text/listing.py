@@ -5,6 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 
+def joined_with_and(names: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
 def first_few(items: Iterable[object], shown: int = 5) -> str:
     """The first `shown` items joined by ", ", then ` and N more` when there are others."""
     listed = [str(item) for item in items]

@@ -21,6 +21,7 @@ from poemetric.report.registry import section
 from poemetric.report.render import render
 from poemetric.report.svg import Row, interval_chart
 from poemetric.tables.headers import dimension_label
+from poemetric.text.listing import joined_with_and
 
 #: The experts' dots in the judge-vs-experts charts (the figures' hatched grey bars).
 EXPERT_COLOUR = "#6b6b6b"
@@ -77,11 +78,6 @@ def poems_per_author(run: ReportRun, scores: pd.DataFrame) -> str:
     return "per author: " + ", ".join(f"{run.labels.author(str(a))} {n}" for a, n in counts.items())
 
 
-def _and(names: list[str]) -> str:
-    """`a`, `a and b`, `a, b and c`."""
-    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-
-
 def _experts_beside(run: ReportRun, judges: list[str]) -> list[Rater]:
     """The experts over the poems each judge scored too (`experts_on_judged_poems`): one row
     set when every judge scored the same poems, else one per judge, named after it."""
@@ -124,7 +120,7 @@ def _matched(run: ReportRun, judges: pd.DataFrame, experts: pd.DataFrame) -> dic
     raters += _experts_beside(run, names) or [(run.labels.judge(EXPERTS_JUDGE), experts, True)]
     unrated = sorted(set(judges["author"]) - set(experts["author"]))
     return {
-        "rater": f"{_and([r[0] for r in raters])}: the poems the experts rated",
+        "rater": f"{joined_with_and([r[0] for r in raters])}: the poems the experts rated",
         "charts": _charts(run, raters, "the poems the experts rated"),
         "matched": True,
         "poems": counts[0] if counts else poems_per_author(run, experts),
