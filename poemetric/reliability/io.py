@@ -8,6 +8,7 @@ from pathlib import Path
 from poemetric.data.csv_text import HeaderTest, decimal_comma
 from poemetric.data.io import DatasetError, RawTable, ValidationIssue, read_table
 from poemetric.reliability.ratings import NA_WORDS, Rating, Ratings, parse_score
+from poemetric.text.listing import first_few
 from poemetric.text.plural import counted, plural
 
 REQUIRED = ("unit", "rater", "score")
@@ -231,9 +232,7 @@ def na_reading_note(na_read: dict[str, int], na_value: float) -> str | None:
         return None
     value = f"{na_value:g}"
     names = sorted(suspect)
-    shown = ", ".join(names[:NA_NOTE_ITEMS]) + (
-        f" and {len(names) - NA_NOTE_ITEMS} more" if len(names) > NA_NOTE_ITEMS else ""
-    )
+    shown = first_few(names, NA_NOTE_ITEMS)
     total = sum(suspect.values())
     return (
         f"{counted(total, 'score')} of {value} ({plural(len(names), 'item')} {shown}) "
