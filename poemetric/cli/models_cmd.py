@@ -19,7 +19,7 @@ from poemetric.roster import (
     RosterError,
     RosterKind,
     display_name_hint,
-    left_out_joins,
+    groups_with_notes,
     list_models,
     list_unusable,
     load_catalog,
@@ -135,8 +135,7 @@ def _list_roster(group: str | None, judges: bool) -> None:
         catalog = load_catalog(kind)
         rows = list_models(kind, group, catalog=catalog)
         unusable = list_unusable(kind, group, catalog=catalog)
-        groups = load_groups(kind, catalog=catalog)
-        group_notes = left_out_joins(kind, catalog=catalog)
+        groups, group_notes = groups_with_notes(kind, catalog=catalog)
     except RosterError as error:
         raise error_exit(error) from error
     noun = ("judge" if judges else "model") + ("" if len(rows) == 1 else "s")

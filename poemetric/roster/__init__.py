@@ -37,7 +37,7 @@ from poemetric.roster.base import (
     UnknownModelError,
     UnusableModelError,
 )
-from poemetric.roster.groups import GROUPS_FILE, left_out_joins, load_groups
+from poemetric.roster.groups import GROUPS_FILE, groups_with_notes, left_out_joins, load_groups
 from poemetric.roster.loading import (
     ENV_DIRS,
     Roster,
@@ -83,6 +83,7 @@ __all__ = [
     "UnusableModelError",
     "display_name_hint",
     "get_model",
+    "groups_with_notes",
     "left_out_joins",
     "list_models",
     "list_unusable",

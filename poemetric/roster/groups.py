@@ -64,8 +64,18 @@ def left_out_joins(
 ) -> list[str]:
     """One note per group of a `groups.yaml` that models of an earlier folder join through their
     own `groups:` field and are left out of (`load_groups`): the file, the group and the models."""
+    return groups_with_notes(kind, directory, catalog)[1]
+
+
+def groups_with_notes(
+    kind: RosterKind = "generators",
+    directory: Path | None = None,
+    catalog: Roster | None = None,
+) -> tuple[dict[str, list[str]], list[str]]:
+    """`load_groups` and `left_out_joins` from one reading of the group files."""
+    groups, left_out = _build(kind, directory, catalog)
     notes = []
-    for group, (path, models) in _build(kind, directory, catalog)[1].items():
+    for group, (path, models) in left_out.items():
         many = len(models) > 1
         notes.append(
             f"group {group!r} is the list in {path} only: {', '.join(models)}, whose own "
@@ -73,7 +83,7 @@ def left_out_joins(
             f"under groups:, {'are' if many else 'is'} not in it; add "
             f"{'them' if many else 'it'} there to keep {'them' if many else 'it'}"
         )
-    return notes
+    return groups, notes
 
 
 def _build(
