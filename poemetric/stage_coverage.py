@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cache
 from math import isclose
 from typing import Any
 
@@ -51,21 +52,17 @@ __all__ = ["stage_gaps"]
 def stage_gaps(store: RunStore) -> list[StageGap]:
     """The gaps of every stage and model with results in `store`, in the order above."""
     gaps: list[StageGap] = []
-    authors = {
-        str(row["generation_id"]): str(row["author"])
-        for row in store.query("SELECT generation_id, author FROM generations")
-    }
-    poem_of = {
-        str(row["generation_id"]): str(row["poem_id"])
-        for row in store.query("SELECT generation_id, poem_id FROM generations")
-    }
+    rows = store.query("SELECT generation_id, author, poem_id FROM generations")
+    authors = {str(row["generation_id"]): str(row["author"]) for row in rows}
+    poem_of = {str(row["generation_id"]): str(row["poem_id"]) for row in rows}
     if judges := _owners(store, "judgments"):
 
         def judged(selection: Selection) -> list[str]:
             chosen = judgeable_generations(store, authors=selection.authors, limit=selection.limit)
             return [str(g["generation_id"]) for g in chosen]
 
-        picks = _Picks(judged, poem_of.__getitem__)
+        # each judge's selection is listed again by `picked` and `again`; judges share them
+        picks = _Picks(cache(judged), poem_of.__getitem__)
         chosen = stage_selections(store, JUDGE)
         for judge in judges:
             done = _samples(store, "generation_id", "judgments", judge)
@@ -87,7 +84,7 @@ def stage_gaps(store: RunStore) -> list[StageGap]:
             return list(dict.fromkeys(trial.generation_id for trial in plan.trials))
 
         # a poem is asked --trials trials of --samples answers each (one, where not recorded)
-        picks = _Picks(eligible, poem_of.__getitem__, trials=True)
+        picks = _Picks(cache(eligible), poem_of.__getitem__, trials=True)
         chosen = stage_selections(store, STYLE_MATCH)
         for judge in judges:
             done = _samples(
