@@ -188,3 +188,23 @@ def test_each_comment_box_is_named_by_what_its_question_asks(
         legend = page.locator(f"#q-{QUESTION_FIELDS[question.number]} legend")
         assert " ".join(legend.inner_text().split()) == name
     page.close()
+
+
+def test_no_page_of_the_survey_asks_for_anything_the_server_lacks(
+    live: tuple[Path, str], browser: Browser
+) -> None:
+    """Chromium asked every page for /favicon.ico, which the app does not serve: a 404 in the
+    browser's console on every page, which a rater reporting a problem would send with it. The
+    pages name a small icon of the app's own, so the welcome, poem and admin pages make no failed request and
+    log no error."""
+    run, url = live
+    page = browser.new_page()
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("console", lambda m: failed.append(m.text) if m.type == "error" else None)
+    admin = f"{url}/admin/{tokens.admin_token(tokens.load_secret(run), 'experts')}"
+    for address in (rater_link(run, url, "ann"), f"{rater_link(run, url, 'ann')}/1", admin):
+        page.goto(address)
+        page.wait_for_load_state("networkidle")
+    page.close()
+    assert failed == []

@@ -45,7 +45,11 @@ EDITED = "edited:"
 SEEN = "imported"
 SAVE_FIELDS = {"csrf", "field", "value", "edited", SEEN}
 STALE = "not saved: a newer answer (from another window, or imported) is kept; reload the page to see it"
-STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+STATIC_TYPES = {
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
 ADMIN_LABELS = {
     "pao": "PAo", "adjacent": "adjacent", "alpha_nominal": "α nominal",
     "alpha_ordinal": "α ordinal", "alpha_interval": "α interval", "gwet_ac1": "AC1",
