@@ -63,3 +63,17 @@ def test_the_report_names_an_author_with_no_dots(tmp_path: Path) -> None:
         "No dots for model-a in these charts: judge-x scored none of the poems the experts "
         "rated of it." in text
     ), text[text.find("left out of both") - 300 :][:900]
+
+
+def test_analyze_names_an_author_with_no_bar_in_its_notes(tmp_path: Path) -> None:
+    """`analyze` counted model-a's two poems among those left out, but its terminal note (and
+    notes.txt) did not say model-a has no bar in Figs. 6-8, as the captions and report do."""
+    path, experts = _run(tmp_path)
+    result = CliRunner().invoke(app, ["analyze", "--run", str(path), "--experts", str(experts)])
+    assert result.exit_code == 0, result.output
+    notes = " ".join(result.output.split())
+    assert (
+        "2 poems the experts rated are left out of both, as judge-x has no score for them "
+        "(model-a 2); no bars for model-a: judge-x scored none of the poems the experts rated "
+        "of it" in notes
+    ), notes

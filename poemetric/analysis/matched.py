@@ -131,11 +131,16 @@ def unscored_text(authors: list[str], judge: str, mark: str, label: Callable[[st
 
 
 def left_out_notes(table: pd.DataFrame) -> list[str]:
-    """A note per judge whose `experts_on_judged_poems` left out poems the experts rated."""
+    """A note per judge whose `experts_on_judged_poems` left out poems the experts rated, naming
+    the authors left with no bar (as the figures' captions do)."""
     notes = []
     for judge, rows in table.groupby("judge", sort=True):
         if text := left_out_text(left_out_poems(rows), str(judge)):
-            notes.append(f"judge vs experts over the same poems (Figs. 6-8): {text}")
+            no_bar = unscored_text(unscored_authors(rows), str(judge), "no bars")
+            notes.append(
+                f"judge vs experts over the same poems (Figs. 6-8): {text}"
+                + (f"; {no_bar}" if no_bar else "")
+            )
     return notes
 
 
