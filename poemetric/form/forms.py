@@ -18,6 +18,7 @@ from collections.abc import Callable
 from poemetric.form.adapters import MeterSpec, parse_meter
 from poemetric.form.extra_forms import ballade_rule, double_sestina_rule
 from poemetric.form.parsing import ParsedPoem, minimal_period, repeated_group
+from poemetric.form.relayout import LineOrigins
 from poemetric.form.scheme_names import heard_scheme, name_scheme
 from poemetric.form.scoring import (
     FOLK_CREDIT,
@@ -137,10 +138,11 @@ def ballad_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         halves, origin = split
         other = _ballad_reading(halves, request)
         if (other.rhyme_score or 0.0) > (outcome.rhyme_score or 0.0) + 1e-9:
-            other.findings = [
-                Finding(f.constraint, tuple(sorted({origin[k - 1] for k in f.lines})), f.detail)
-                for f in other.findings
-            ]
+            # Findings, their texts and the summary's lead name the poem's lines: the texts
+            # and the lead named the half-lines ("line 16" in an 8-line poem).
+            origins = LineOrigins(tuple(origin))
+            other.findings = [origins.finding(f) for f in other.findings]
+            other.leads = {kind: origins.finding(lead) for kind, lead in other.leads.items()}
             other.facts["layout"] = "long lines read as two ballad lines (split at the caesura)"
             return other
     return outcome

@@ -12,6 +12,7 @@ from functools import lru_cache
 from poemetric.form import adapters
 from poemetric.form.adapters import BEAT_METERS, MeterSpec
 from poemetric.form.parsing import ParsedPoem, end_word, words_of
+from poemetric.form.relayout import LineOrigins
 from poemetric.form.same_word import word_family
 from poemetric.form.scoring import (
     FOLK_CREDIT,
@@ -195,31 +196,14 @@ def split_lear_line(line: str) -> tuple[str, str] | None:
     return best[1] if best else None
 
 
-#: "line N" and "lines N and M" in a finding's text, N and M counted in the split (5-line) poem.
-_LINE_REFERENCE = re.compile(r"\blines (\d+) and (\d+)\b|\bline (\d+)\b")
-_HALF_NAMES = {3: "the first half of line 3", 4: "the second half of line 3"}
-
-
-def _lear_line(number: int) -> str:
-    """A line of the split poem named in Lear's layout: 1-2 are lines 1-2, 3-4 halves of line 3."""
-    return _HALF_NAMES.get(number) or f"line {number - 1 if number == 5 else number}"
-
-
-def _lear_reference(match: re.Match[str]) -> str:
-    if match.group(3) is not None:
-        return _lear_line(int(match.group(3)))
-    first, second = int(match.group(1)), int(match.group(2))
-    if {first, second} == {3, 4}:
-        return "the two halves of line 3"
-    if first in _HALF_NAMES or second in _HALF_NAMES:
-        return f"{_lear_line(first)} and {_lear_line(second)}"
-    return f"lines {_lear_line(first)[5:]} and {_lear_line(second)[5:]}"
+#: Lear's layout read as a limerick's five lines: line 3 holds lines 3 and 4 of the five.
+LEAR_ORIGINS = LineOrigins((1, 2, 3, 3, 4))
 
 
 def lear_detail(detail: str) -> str:
     """A finding's text about the split poem, with the line numbers of Lear's 4-line layout
     ("line 5" is line 4; "line 4" the second half of line 3), as its `lines` are mapped."""
-    return _LINE_REFERENCE.sub(_lear_reference, detail)
+    return LEAR_ORIGINS.detail(detail)
 
 
 def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
@@ -254,16 +238,10 @@ def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         inner.add(scored_meter)
     outcome.rhyme_score, outcome.meter_score = inner.rhyme_score, inner.meter_score
     outcome.facts.update(inner.facts)
-    split = real_number != list(range(1, n + 1))
-
-    def mapped(finding: Finding) -> Finding:
-        lines = tuple(sorted({real_number[i - 1] for i in finding.lines if 0 < i <= n}))
-        detail = lear_detail(finding.detail) if split else finding.detail
-        return Finding(finding.constraint, lines, detail)
-
+    origins = LineOrigins(tuple(real_number))
     # The texts name the poem's own lines, as `lines` does (they said "line 5" for line 4).
-    outcome.leads.update({kind: mapped(lead) for kind, lead in inner.leads.items()})
-    outcome.findings.extend(mapped(finding) for finding in inner.findings)
+    outcome.leads.update({kind: origins.finding(lead) for kind, lead in inner.leads.items()})
+    outcome.findings.extend(origins.finding(finding) for finding in inner.findings)
     return outcome
 
 
