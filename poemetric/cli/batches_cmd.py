@@ -3,7 +3,6 @@ abandon one whose results cannot be downloaded so that the next run submits its 
 
 from __future__ import annotations
 
-import shlex
 import textwrap
 from pathlib import Path
 
@@ -14,13 +13,15 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain_cells
 from poemetric.cli.options import RunOption, error_exit, existing_run
-from poemetric.runner.batch_intent import (
-    PREFIX,
+from poemetric.runner.batch_intent import PREFIX, SubmissionState, submission_state
+from poemetric.runner.batch_table import (
+    ENDED_STATES,
+    BatchRow,
+    abandon_batch,
     abandon_command,
-    is_unconfirmed,
-    submission_note,
+    batch_rows,
+    needs_force,
 )
-from poemetric.runner.batch_table import ENDED_STATES, BatchRow, abandon_batch, batch_rows
 from poemetric.runner.batch_unknown import shown_time
 from poemetric.text.plural import counted, plural
 
@@ -43,9 +44,9 @@ def _not_found(row: BatchRow) -> bool:
     return row.status.startswith("not found")
 
 
-def _note(row: BatchRow, submissions: dict[str, str]) -> str:
+def _note(row: BatchRow, submissions: dict[str, SubmissionState]) -> str:
     if row.batch_id in submissions:
-        return submissions[row.batch_id]
+        return submissions[row.batch_id].note
     if _not_found(row):
         since = shown_time(str(row.detail.get("not_found_since") or row.updated_at))
         return f"not found on every poll since {since}"
@@ -53,39 +54,46 @@ def _note(row: BatchRow, submissions: dict[str, str]) -> str:
     return note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 1] + "…"
 
 
+def _commands(rows: list[BatchRow], run: Path) -> str:
+    """One `batches abandon` command a line, for each of `rows`."""
+    return "\n".join(f"  {abandon_command(run, {row.batch_id: row.status})}" for row in rows)
+
+
 def _not_found_advice(rows: list[BatchRow], run: Path) -> str:
     """What to do about the batches whose status polls the provider answered 404 or 410."""
-    ids = [row.batch_id for row in rows if _not_found(row)]
-    if not ids:
+    found = [row for row in rows if _not_found(row)]
+    if not found:
         return ""
-    commands = "\n".join(
-        f"  poemetric batches abandon {shlex.quote(i)} --run {shlex.quote(str(run))} --force"
-        for i in ids
-    )
+    ids = ", ".join(row.batch_id for row in found)
     return (
-        f"\n'not found': the provider knows no such batch for this API key ({', '.join(ids)}): "
+        f"\n'not found': the provider knows no such batch for this API key ({ids}): "
         "deleted, or submitted with another key or project (the same answer). Waiting does not "
         "help: each run polls it once more (free), goes on if it is found, else stops that "
         "model. If the key changed, put back the one that submitted it; else cancel the batch "
         "in the provider's batch list if it is still there, then give it up (the next run "
-        f"submits its jobs again, paying again):\n{commands}"
+        f"submits its jobs again, paying again):\n{_commands(found, run)}"
     )
 
 
-def _unconfirmed_advice(submissions: dict[str, str], run: Path) -> str:
+def _unconfirmed_advice(
+    rows: list[BatchRow], submissions: dict[str, SubmissionState], run: Path
+) -> str:
     """What to do about the rows written before a submission whose process is gone or lost the
     provider's answer (one still under way is left to its process)."""
-    live = [i for i, note in submissions.items() if note.startswith("submission under way")]
-    gone = [i for i in submissions if i not in live]
+    live = any(state.under_way for state in submissions.values())
+    gone = [
+        row
+        for row in rows
+        if row.batch_id in submissions and not submissions[row.batch_id].under_way
+    ]
     if not gone:
         return ""
-    commands = "\n".join(f"  {abandon_command(str(run), i)}" for i in gone)
     return (
         f"\n'{PREFIX}...': a submission whose batch id never reached the store "
-        f"({', '.join(gone)}): the provider may have accepted that batch and charges for it, so "
-        "runs do not submit its jobs again. Look for it in the provider's batch list (created "
-        "about the time shown) and cancel it there if it is; then give the row up (the next "
-        f"run submits its jobs again):\n{commands}"
+        f"({', '.join(row.batch_id for row in gone)}): the provider may have accepted that "
+        "batch and charges for it, so runs do not submit its jobs again. Look for it in the "
+        "provider's batch list (created about the time shown) and cancel it there if it is; "
+        f"then give the row up (the next run submits its jobs again):\n{_commands(gone, run)}"
         + (
             "\nA row whose submission is under way belongs to a live process: leave it."
             if live
@@ -107,7 +115,9 @@ def _cells(row: BatchRow) -> list[str]:
     return [row.batch_id, row.stage, row.model, status, f"{row.jobs:,}", updated]
 
 
-def _print_batches(console: Console, rows: list[BatchRow], submissions: dict[str, str]) -> None:
+def _print_batches(
+    console: Console, rows: list[BatchRow], submissions: dict[str, SubmissionState]
+) -> None:
     """The batches as a table where every cell fits whole on its line, else (at 80 columns, in
     a log, with ids such as `batch_6820f0a3c1b48190a1b2c3d4e5f60718`) one block per batch: the
     id whole on its own line, as `batches abandon` takes it, never cut to `batch_0011…`."""
@@ -168,15 +178,15 @@ def list_batches(run: Path = RunOption) -> None:
     with existing_run(run) as store:
         rows = batch_rows(store)
         submissions = {
-            row.batch_id: submission_note(store, row.detail)
+            row.batch_id: submission_state(store, row.detail)
             for row in rows
-            if is_unconfirmed(row.batch_id) and row.in_flight
+            if row.unconfirmed and row.in_flight
         }
     if not rows:
         typer.echo(f"run {run} has no provider batches (they come from --batch)")
         return
     _print_batches(_console(), rows, submissions)
-    for advice in (_not_found_advice(rows, run), _unconfirmed_advice(submissions, run)):
+    for advice in (_not_found_advice(rows, run), _unconfirmed_advice(rows, submissions, run)):
         if advice:
             _console().print(advice, markup=False)
 
@@ -216,7 +226,7 @@ def abandon(
         if row.status == "abandoned":
             typer.echo(f"batch {batch_id} is already abandoned")
             return
-        if row.status not in ENDED_STATES and not force:
+        if needs_force(row.status) and not force:
             raise error_exit(
                 f"batch {batch_id} was last seen {row.status}: the provider may still answer it "
                 "and charge for it; cancel it in the provider's batch list, then abandon it "

@@ -16,8 +16,7 @@ from rich.console import Console
 from poemetric.cli.markup import plain
 from poemetric.hints import program
 from poemetric.runner import stopping
-from poemetric.runner.batch_intent import is_unconfirmed
-from poemetric.runner.batch_table import BatchRow, batch_rows
+from poemetric.runner.batch_table import BatchRow, abandon_command, batch_rows
 from poemetric.runner.report import StageInterrupted
 from poemetric.store.db import RunStore, StoreError
 from poemetric.text.plural import counted, plural
@@ -88,8 +87,8 @@ def _open_batches(run: Path) -> list[BatchRow]:
 def _open_batches_line(rows: list[BatchRow]) -> str:
     """The open batches the resume collects; a submission cut before the provider's answer was
     stored (`unconfirmed-...`) is no batch the resume can collect: it stops the model instead."""
-    cut = [row for row in rows if is_unconfirmed(row.batch_id)]
-    rows = [row for row in rows if not is_unconfirmed(row.batch_id)]
+    cut = [row for row in rows if row.unconfirmed]
+    rows = [row for row in rows if not row.unconfirmed]
     said = ""
     if rows:
         n, jobs = len(rows), sum(row.jobs for row in rows)
@@ -138,13 +137,13 @@ def _giving_up(rows: list[BatchRow], run: Path) -> str:
         return ""
     n = len(rows)
     them = plural(n, "it", "them")
-    batch_id = shlex.quote(rows[0].batch_id) if n == 1 else "BATCH_ID"
     where = shlex.quote(str(run))
+    abandon = abandon_command(run, {row.batch_id: row.status for row in rows})
     return (
         f"To stop for good instead, cancel {them} in the provider's batch list, then give "
-        f"{them} up: `{program()} batches list --run {where}` lists {them}, `{program()} batches "
-        f"abandon {batch_id} --run {where} --force` gives {plural(n, 'it', 'one')} up (a later "
-        f"run submits {plural(n, 'its', 'their')} jobs again)."
+        f"{them} up: `{program()} batches list --run {where}` lists {them}, `{abandon}` gives "
+        f"{plural(n, 'it', 'one')} up (a later run submits {plural(n, 'its', 'their')} jobs "
+        "again)."
     )
 
 

@@ -28,14 +28,14 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shlex
 import socket
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from poemetric.hints import program
+from poemetric.runner.batch_table import UNCONFIRMED_PREFIX, abandon_command, is_unconfirmed
 from poemetric.runner.batch_unknown import shown_time
 from poemetric.runner.leases import process_alive, this_process
 from poemetric.store.db import RunStore, utc_now
@@ -45,14 +45,10 @@ if TYPE_CHECKING:
     from poemetric.runner.model_run import ModelRun
 
 #: Ids of the rows written before a submission: no provider's batch id starts so.
-PREFIX = "unconfirmed-"
+PREFIX = UNCONFIRMED_PREFIX
 SUBMITTING = "submitting"
-#: The longest lost answer's error `submission_note` shows.
+#: The longest lost answer's error `SubmissionState.note` shows.
 LOST_CHARS = 120
-
-
-def is_unconfirmed(batch_id: str) -> bool:
-    return batch_id.startswith(PREFIX)
 
 
 def note_submission(
@@ -88,9 +84,10 @@ def keep_submission(store: RunStore, marker: str, error: str) -> None:
         )
 
 
-def abandon_command(run_dir: str, marker: str) -> str:
-    """`poemetric batches abandon unconfirmed-... --run RUN --force`."""
-    return f"{program()} batches abandon {shlex.quote(marker)} --run {shlex.quote(run_dir)} --force"
+def abandon_markers(run_dir: object, markers: Iterable[str]) -> str:
+    """The `batches abandon ... --force` command that gives up the rows `markers` (BATCH_ID for
+    one of several): a row written before a submission is never known to have ended."""
+    return abandon_command(str(run_dir), dict.fromkeys(markers, SUBMITTING))
 
 
 def lost_advice(run_dir: str, marker: str) -> str:
@@ -98,7 +95,7 @@ def lost_advice(run_dir: str, marker: str) -> str:
     return (
         "the provider may have accepted the batch all the same, so these jobs are not submitted "
         "again: look for it in the provider's batch list and cancel it there if it is; then "
-        f"`{abandon_command(run_dir, marker)}`, after which the next run submits them again"
+        f"`{abandon_markers(run_dir, [marker])}`, after which the next run submits them again"
     )
 
 
@@ -108,6 +105,33 @@ def _lost(store: RunStore, marker: str) -> str | None:
     return lost if isinstance(lost, str) else None
 
 
+@dataclass(frozen=True)
+class Holder:
+    """The process that wrote a row before its submission (`this_process`)."""
+
+    pid: int
+    host: str
+    started: str | None
+
+    @property
+    def who(self) -> str:
+        return f"pid {self.pid} on {self.host}"
+
+    def alive(self, store: RunStore) -> bool:
+        return process_alive(store, self.pid, self.host, self.started)
+
+
+def _holder(detail: Mapping[str, Any]) -> Holder | None:
+    """The row's `holder` (pid, host, kernel start time); None when it names none."""
+    holder = detail.get("holder")
+    if not isinstance(holder, dict):
+        return None
+    pid, host, started = holder.get("pid"), holder.get("host"), holder.get("process_start")
+    if not isinstance(pid, int) or not isinstance(host, str):
+        return None
+    return Holder(pid, host, started if isinstance(started, str) else None)
+
+
 def submitting_process(store: RunStore, marker: str) -> str | None:
     """The process still submitting `marker` ('pid N on HOST'); None when it is gone (killed),
     lost the answer, is this process (a submission cut by a cancel, seen by the next
@@ -115,32 +139,27 @@ def submitting_process(store: RunStore, marker: str) -> str | None:
     own row is never still under way), or the row names none."""
     rows = store.query("SELECT detail FROM batches WHERE batch_id = ?", (marker,))
     detail = json.loads(rows[0]["detail"] or "{}") if rows else {}
-    holder = detail.get("holder")
-    if "lost" in detail or not isinstance(holder, dict):
-        return None
-    pid, host, started = holder.get("pid"), holder.get("host"), holder.get("process_start")
-    if not isinstance(pid, int) or not isinstance(host, str):
+    holder = _holder(detail)
+    if "lost" in detail or holder is None:
         return None
     me = this_process()
-    if (pid, host) == (me["pid"], me["host"]):
+    if (holder.pid, holder.host) == (me["pid"], me["host"]):
         return None
-    if not process_alive(store, pid, host, started if isinstance(started, str) else None):
-        return None
-    return f"pid {pid} on {host}"
+    return holder.who if holder.alive(store) else None
 
 
-def _holder_start(store: RunStore, holder: Mapping[str, Any]) -> str | None:
+def _holder_start(store: RunStore, holder: Holder) -> str | None:
     """When the submitting process started (UTC): from its lease holder row, else (the same
     host) from its kernel start time and the boot time; None when neither tells."""
-    pid, host, started = holder.get("pid"), holder.get("host"), holder.get("process_start")
     rows = store.query(
         "SELECT started_at FROM holders WHERE pid = ? AND host = ? AND process_start IS ? "
         "ORDER BY started_at LIMIT 1",
-        (pid, host, started),
+        (holder.pid, holder.host, holder.started),
     )
     if rows:
         return shown_time(str(rows[0]["started_at"]))
-    if host != socket.gethostname() or not isinstance(started, str) or not started.isdigit():
+    started = holder.started
+    if holder.host != socket.gethostname() or started is None or not started.isdigit():
         return None
     try:
         with open("/proc/stat", encoding="utf-8") as handle:
@@ -152,25 +171,33 @@ def _holder_start(store: RunStore, holder: Mapping[str, Any]) -> str | None:
     return shown_time(when.isoformat())
 
 
-def submission_note(store: RunStore, detail: Mapping[str, Any]) -> str:
-    """What `poemetric batches list` says of a row written before a submission: its process
-    (pid, host, start) and whether it still submits, was killed, or lost the provider's answer."""
-    holder = detail.get("holder")
+@dataclass(frozen=True)
+class SubmissionState:
+    """What `poemetric batches list` says of a row written before a submission."""
+
+    note: str
+    #: Its process still runs and has not lost the provider's answer: the row is left to it.
+    under_way: bool
+
+
+def submission_state(store: RunStore, detail: Mapping[str, Any]) -> SubmissionState:
+    """A row written before a submission: its process (pid, host, start) and whether it still
+    submits, was killed, or lost the provider's answer."""
+    holder = _holder(detail)
     who = "process unknown"
     alive = False
-    if isinstance(holder, dict) and isinstance(holder.get("pid"), int):
-        pid, host, started = holder["pid"], str(holder.get("host")), holder.get("process_start")
+    if holder is not None:
         start = _holder_start(store, holder)
-        who = f"pid {pid} on {host}" + (f", started {start}" if start else "")
-        alive = process_alive(store, pid, host, started if isinstance(started, str) else None)
+        who = holder.who + (f", started {start}" if start else "")
+        alive = holder.alive(store)
     lost = detail.get("lost")
     if isinstance(lost, str):
         lost = lost if len(lost) <= LOST_CHARS else lost[: LOST_CHARS - 1] + "…"
         state = "answer lost" + (" (its process still runs)" if alive else "")
-        return f"{state}: {lost}; submitted by {who}"
+        return SubmissionState(f"{state}: {lost}; submitted by {who}", under_way=False)
     if alive:
-        return f"submission under way: {who}, still running"
-    return f"killed mid-submission: {who}, no longer running"
+        return SubmissionState(f"submission under way: {who}, still running", under_way=True)
+    return SubmissionState(f"killed mid-submission: {who}, no longer running", under_way=False)
 
 
 def split_unconfirmed(batch_ids: Iterable[str]) -> tuple[list[str], dict[str, int]]:
@@ -212,12 +239,11 @@ def unconfirmed_reason(store: RunStore, stage: str, markers: list[tuple[str, int
     else:
         head = f"an earlier run was killed while submitting {what} ({ids}), before the provider's "
         head += "answer was stored"
-    marker = markers[0][0] if len(markers) == 1 else "BATCH_ID"
     return (
         f"{head}: the provider may have accepted it and charges for it, so its jobs are "
         "not submitted again. Look for it in the provider's batch list (created at the time of "
         f"that run, {stage} stage) and cancel it there if it is; then "
-        f"`{abandon_command(str(store.run_dir), marker)}`, after which the next run "
+        f"`{abandon_markers(store.run_dir, [m for m, _ in markers])}`, after which the next run "
         "submits these jobs again"
     )
 

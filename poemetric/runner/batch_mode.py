@@ -37,12 +37,10 @@ every provider's id rules.
 from __future__ import annotations
 
 import asyncio
-import shlex
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from poemetric.hints import program
 from poemetric.providers.base import (
     BatchCapable,
     BatchStatus,
@@ -61,7 +59,6 @@ from poemetric.runner.adapter_bugs import (
 from poemetric.runner.batch_calls import BatchRequest, GaveUp, Stopped, log_batch_call, retried
 from poemetric.runner.batch_download import download_failed
 from poemetric.runner.batch_intent import (
-    is_unconfirmed,
     lost_advice,
     split_unconfirmed,
     unconfirmed_here,
@@ -69,7 +66,13 @@ from poemetric.runner.batch_intent import (
     unconfirmed_warnings,
 )
 from poemetric.runner.batch_submit import SubmissionFailed, submit
-from poemetric.runner.batch_table import in_flight_batches, update_batch
+from poemetric.runner.batch_table import (
+    InFlight,
+    abandon_command,
+    batch_statuses,
+    in_flight_batches,
+    update_batch,
+)
 from poemetric.runner.batch_unknown import UNKNOWN_STATUSES, mark_not_found, unknown_batch_advice
 from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job, completion_to_dict
@@ -87,7 +90,7 @@ if TYPE_CHECKING:
     from poemetric.runner.model_run import ModelRun
 
 
-def _in_flight(run: ModelRun) -> list[tuple[str, dict[str, str]]]:
+def _in_flight(run: ModelRun) -> list[InFlight]:
     return in_flight_batches(run.store, run.handler.table, run.spec.name, run.spec.provider)
 
 
@@ -109,11 +112,29 @@ def in_batches_text(left: int, ids: Sequence[str]) -> str:
 
 def abandon_hint(run: ModelRun, ids: Sequence[str]) -> str:
     """How to call the jobs of the open batches `ids` directly instead of collecting them."""
-    run_dir = shlex.quote(str(run.store.run_dir))
-    batch_id = shlex.quote(ids[0]) if len(ids) == 1 else "BATCH_ID"
+    command = abandon_command(run.store.run_dir, batch_statuses(run.store, ids))
     return (
-        "to call them now instead, cancel the batch in the provider's batch list, then "
-        f"`{program()} batches abandon {batch_id} --run {run_dir} --force`"
+        f"to call them now instead, cancel the batch in the provider's batch list, then `{command}`"
+    )
+
+
+def warn_open_batches(
+    run: ModelRun,
+    left: Sequence[str],
+    said: Callable[[Sequence[str]], str],
+    unconfirmed_said: str,
+) -> None:
+    """Count the jobs pending in open batches (`left`: the batch id of each) and say what this
+    command does with them: `said(ids)` follows `in_batches_text` for the batches; for the rows
+    written before a submission, which are no batch, `unconfirmed_warnings` with
+    `unconfirmed_said`."""
+    run.report.in_open_batches = len(left)
+    ids, unconfirmed = split_unconfirmed(left)
+    if ids:
+        jobs = len(left) - sum(unconfirmed.values())
+        run.report.warnings.append(f"{in_batches_text(jobs, ids)}{said(ids)}")
+    run.report.warnings.extend(
+        unconfirmed_warnings(run.store, run.handler.table, unconfirmed, unconfirmed_said)
     )
 
 
@@ -123,26 +144,19 @@ def outside_open_batches(run: ModelRun, pending: Sequence[Job]) -> list[Job]:
     and once by the batch, which the provider still answers and charges. The others are left to
     their batches, said in one line."""
     open_batches = open_batch_jobs(run)
-    left = [job for job in pending if job.key in open_batches]
+    left = [open_batches[job.key] for job in pending if job.key in open_batches]
     if not left:
         return list(pending)
-    run.report.in_open_batches = len(left)
-    ids, unconfirmed = split_unconfirmed([open_batches[job.key] for job in left])
-    if ids:
-        jobs = len(left) - sum(unconfirmed.values())
-        run.report.warnings.append(
-            f"{in_batches_text(jobs, ids)}: left to {plural(len(ids), 'it', 'them')}, not "
-            "called again, which would pay for them twice. Run the command with --batch to "
-            f"collect them; {abandon_hint(run, ids)}"
-        )
-    run.report.warnings.extend(
-        unconfirmed_warnings(
-            run.store,
-            run.handler.table,
-            unconfirmed,
-            "left to it, not called again, which could pay for them twice (a run with --batch "
-            "stops the model on it)",
-        )
+    warn_open_batches(
+        run,
+        left,
+        lambda ids: (
+            f": left to {plural(len(ids), 'it', 'them')}, not called again, which would pay for "
+            "them twice. Run the command with --batch to collect them; "
+            f"{abandon_hint(run, ids)}"
+        ),
+        "left to it, not called again, which could pay for them twice (a run with --batch "
+        "stops the model on it)",
     )
     calls = [job for job in pending if job.key not in open_batches]
     if run.progress is not None and run.task is not None:
@@ -154,17 +168,17 @@ def outside_open_batches(run: ModelRun, pending: Sequence[Job]) -> list[Job]:
 
 async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence[Job]) -> None:
     by_key = {job.key: job for job in pending}
-    waiting: list[tuple[str, dict[str, str]]] = []
+    waiting: list[InFlight] = []
     covered: set[str] = set()
     unconfirmed: list[tuple[str, int]] = []
-    for batch_id, keys in _in_flight(run):
-        covered.update(keys)
-        if is_unconfirmed(batch_id):  # a submission whose answer was never stored
-            if here := _pending_in(keys, by_key):  # a live process leases its jobs: not here
-                unconfirmed_here(run, batch_id, here, unconfirmed)
+    for batch in _in_flight(run):
+        covered.update(batch.keys)
+        if batch.unconfirmed:  # a submission whose answer was never stored
+            if here := _pending_in(batch.keys, by_key):  # a live process leases its jobs
+                unconfirmed_here(run, batch.batch_id, here, unconfirmed)
             continue
-        waiting.append((batch_id, keys))
-        run.report.batch_ids.append(batch_id)
+        waiting.append(batch)
+        run.report.batch_ids.append(batch.batch_id)
     to_submit = [job for job in pending if job.key not in covered]
     if unconfirmed:  # submitting more could pay twice: the batches in flight are collected
         run.stop_mid_run(unconfirmed_reason(run.store, run.handler.table, unconfirmed))
@@ -197,7 +211,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             break
         finally:
             stopping.call_done()
-        waiting.append((batch_id, {job.key: job.cache_key for job in chunk}))
+        waiting.append(InFlight(batch_id, {job.key: job.cache_key for job in chunk}))
         run.report.batch_ids.append(batch_id)
     follow_ups: list[Job] = []
     await asyncio.gather(
@@ -259,7 +273,9 @@ def _stop_model(
         reason = f"batch {step} failed{tries}{status}: {message}"
         if step == "status poll" and batch_id and error.status in UNKNOWN_STATUSES:
             since = mark_not_found(run.store, batch_id, error.status, message)
-            reason += unknown_batch_advice(run.spec, batch_id, run.store.run_dir, since)
+            reason += unknown_batch_advice(
+                run.spec, (batch_id, error.status), run.store.run_dir, since
+            )
         if advice:
             reason += f" ({advice})"
         run.stop_mid_run(reason)

@@ -13,16 +13,27 @@ them again (and pays for them again).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import shlex
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
+from poemetric.hints import program
 from poemetric.store.db import RunStore, utc_now
 
 #: Batch rows in these states have been fully stored, or given up on.
 FINISHED_STATES = ("collected", "abandoned")
 #: Provider states after which a batch will not change any more (its results can be fetched).
 ENDED_STATES = ("completed", "failed", "expired", "cancelled")
+#: Ids of the rows written before a submission (`poemetric.runner.batch_intent`): no provider's
+#: batch id starts so.
+UNCONFIRMED_PREFIX = "unconfirmed-"
+
+
+def is_unconfirmed(batch_id: str) -> bool:
+    """Whether `batch_id` is a row written before a submission, not a provider's batch."""
+    return batch_id.startswith(UNCONFIRMED_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -40,17 +51,66 @@ class BatchRow:
     def in_flight(self) -> bool:
         return self.status not in FINISHED_STATES
 
+    @property
+    def unconfirmed(self) -> bool:
+        """A row written before a submission whose answer never reached the store."""
+        return is_unconfirmed(self.batch_id)
 
-def in_flight_batches(
-    store: RunStore, stage: str, model: str, provider: str
-) -> list[tuple[str, dict[str, str]]]:
-    """Batches of this stage and model not finished with: (batch_id, {custom_id: cache_key})."""
+
+class InFlight(NamedTuple):
+    """A batch not finished with: its id and {custom_id: cache_key}."""
+
+    batch_id: str
+    keys: dict[str, str]
+
+    @property
+    def unconfirmed(self) -> bool:
+        """A row written before a submission whose answer never reached the store."""
+        return is_unconfirmed(self.batch_id)
+
+
+def in_flight_batches(store: RunStore, stage: str, model: str, provider: str) -> list[InFlight]:
+    """Batches of this stage and model not finished with, oldest first."""
     rows = store.query(
         "SELECT batch_id, request_keys FROM batches WHERE stage = ? AND model = ? "
         "AND provider = ? AND status NOT IN (?, ?) ORDER BY created_at",
         (stage, model, provider, *FINISHED_STATES),
     )
-    return [(str(r["batch_id"]), dict(json.loads(r["request_keys"]))) for r in rows]
+    return [InFlight(str(r["batch_id"]), dict(json.loads(r["request_keys"]))) for r in rows]
+
+
+def needs_force(status: str) -> bool:
+    """Whether `poemetric batches abandon` asks for --force to give up a batch last seen
+    `status`: one not known to have ended may still be answered and charged for."""
+    return status not in ENDED_STATES
+
+
+def abandon_command(run_dir: Path | str, statuses: Mapping[str, str]) -> str:
+    """The `batches abandon` command that gives up a batch of `statuses` ({batch id: its last
+    status}), to be pasted as it is: `program()`, the id and the run directory shell-quoted,
+    `--force` when the command asks for it (`needs_force`). Of several batches it names
+    BATCH_ID, with --force when any of them needs it."""
+    (batch_id,) = statuses if len(statuses) == 1 else ("BATCH_ID",)
+    words = [
+        program(),
+        "batches abandon",
+        shlex.quote(batch_id),
+        "--run",
+        shlex.quote(str(run_dir)),
+    ]
+    force = ["--force"] if any(needs_force(status) for status in statuses.values()) else []
+    return " ".join(words + force)
+
+
+def batch_statuses(store: RunStore, batch_ids: Iterable[str]) -> dict[str, str]:
+    """The last status of each of `batch_ids` (in their order; an id with no row left out)."""
+    wanted = list(dict.fromkeys(batch_ids))
+    rows = store.query(
+        f"SELECT batch_id, status FROM batches WHERE batch_id IN ({', '.join('?' * len(wanted))})",
+        tuple(wanted),
+    )
+    found = {str(r["batch_id"]): str(r["status"]) for r in rows}
+    return {i: found[i] for i in wanted if i in found}
 
 
 def record_batch(

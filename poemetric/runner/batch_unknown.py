@@ -19,12 +19,11 @@ a batch abandoned wrongly would pay for its requests again, one kept wrongly onl
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 
-from poemetric.hints import program
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.remote_common import key_variables
+from poemetric.runner.batch_table import abandon_command
 from poemetric.store.db import RunStore, utc_now
 
 #: A status poll answered with these: no batch of that id for this key.
@@ -66,20 +65,20 @@ def mark_not_found(store: RunStore, batch_id: str, http_status: int, error: str)
 
 
 def unknown_batch_advice(
-    spec: ModelSpec, batch_id: str, run_dir: Path, since: str | None = None
+    spec: ModelSpec, batch: tuple[str, int], run_dir: Path, since: str | None = None
 ) -> str:
-    """What to do about `batch_id`, which the provider does not know under the model's key
-    (appended to the line that says why the model stopped); `since`: the first poll that found
-    no such batch, when it was not this one."""
+    """What to do about the batch `batch` (its id, and the HTTP status its poll was answered:
+    404 or 410), which the provider does not know under the model's key (appended to the line
+    that says why the model stopped); `since`: the first poll that found no such batch, when it
+    was not this one."""
+    batch_id, http_status = batch
     where = " or ".join(key_variables(spec)) or "the model's key variable"
-    command = (
-        f"{program()} batches abandon {shlex.quote(batch_id)} --run {shlex.quote(str(run_dir))}"
-    )
+    command = abandon_command(run_dir, {batch_id: not_found_status(http_status)})
     known = f", on every poll since {shown_time(since)}" if since else ""
     return (
         f"; the provider knows no batch {batch_id} for this API key{known} (deleted, or "
         "submitted with another key or project: the same answer), so every run stops here. If "
         f"the key changed, put the one that submitted it back in {where}; else cancel the batch "
-        f"in the provider's batch list if it is still there, then give it up with `{command} "
-        "--force` (the next run submits its jobs again, paying again)"
+        f"in the provider's batch list if it is still there, then give it up with `{command}` "
+        "(the next run submits its jobs again, paying again)"
     )

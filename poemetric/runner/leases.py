@@ -70,17 +70,27 @@ def this_process() -> dict[str, object]:
     return {"pid": pid, "host": socket.gethostname(), "process_start": process_start(pid)}
 
 
-def process_alive(store: RunStore, pid: int, host: str, started: str | None) -> bool:
-    """Whether the process `pid` on `host` (`this_process`) still runs, as leases tell it: on this
-    host by its pid (and start time); on another one (a run directory on a shared file system),
-    where its pid means nothing here, by a lease holder row of it with a fresh heartbeat."""
+def _holder_alive(
+    pid: int, host: str, started: str | None, heartbeat: str | None, cutoff: str
+) -> bool:
+    """The rule for a process of `host`: on this host its pid runs (started at `started`); on
+    another one (a shared file system), where its pid means nothing here, its `heartbeat` (the
+    freshest of its lease holder rows; None: it has none) is not older than `cutoff`."""
     if host == socket.gethostname():
         return pid_alive(pid, started)
-    rows = store.query(
-        "SELECT 1 FROM holders WHERE pid = ? AND host = ? AND heartbeat_at >= ?",
-        (pid, host, _cutoff()),
-    )
-    return bool(rows)
+    return heartbeat is not None and heartbeat >= cutoff
+
+
+def process_alive(store: RunStore, pid: int, host: str, started: str | None) -> bool:
+    """Whether the process `pid` on `host` (`this_process`) still runs, as leases tell it
+    (`_holder_alive`)."""
+    heartbeat = None
+    if host != socket.gethostname():
+        rows = store.query(
+            "SELECT MAX(heartbeat_at) FROM holders WHERE pid = ? AND host = ?", (pid, host)
+        )
+        heartbeat = rows[0][0] if rows else None
+    return _holder_alive(pid, host, started, heartbeat, _cutoff())
 
 
 @dataclass(frozen=True)
@@ -213,10 +223,7 @@ class Leases:
             "SELECT holder, pid, host, process_start, heartbeat_at FROM holders WHERE holder != ?",
             (self.holder,),
         ):
-            same_host = host == self.host
-            if (same_host and not pid_alive(int(pid), started)) or (
-                not same_host and heartbeat < cutoff
-            ):
+            if not _holder_alive(int(pid), host, started, heartbeat, cutoff):
                 dead.append(holder)
         for holder in dead:
             conn.execute("DELETE FROM leases WHERE holder = ?", (holder,))

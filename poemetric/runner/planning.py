@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING
 
 from poemetric.providers.base import Completion, ModelSpec, sends_batches
 from poemetric.providers.registry import provider_class
-from poemetric.runner.batch_intent import split_unconfirmed, unconfirmed_warnings
-from poemetric.runner.batch_mode import abandon_hint, in_batches_text
+from poemetric.runner.batch_mode import abandon_hint, warn_open_batches
 from poemetric.runner.jobs import Job, completion_from_dict, select_shard
 from poemetric.runner.leases import Leases
 from poemetric.runner.report import ModelReport
@@ -134,13 +133,12 @@ def plan_open_batches(
     `in_open_batches`, not planned calls) and say what the run will do with them: collect them
     (--batch) or leave them to their batches. A plan without --batch showed them as `pending`
     at $0 and nothing said that the run would call none of them."""
-    left = [job for job in pending if job.key in open_batches]
+    left = [open_batches[job.key] for job in pending if job.key in open_batches]
     if not left:
         return
-    run.report.in_open_batches = len(left)
-    ids, unconfirmed = split_unconfirmed([open_batches[job.key] for job in left])
     batch = run.options.batch and _batch_capable(run.spec)
-    if ids:
+
+    def said(ids: Sequence[str]) -> str:
         them = plural(len(ids), "it", "them")
         if batch:
             what = f"the run polls {them} and collects them, no new call"
@@ -149,10 +147,8 @@ def plan_open_batches(
                 f"a run without --batch leaves them to {them} and calls none of them. Run the "
                 f"command with --batch to collect them; {abandon_hint(run, ids)}"
             )
-        jobs = len(left) - sum(unconfirmed.values())
-        run.report.warnings.append(
-            f"{in_batches_text(jobs, ids)}, not counted as planned calls: {what}"
-        )
+        return f", not counted as planned calls: {what}"
+
     # A row written before a submission is no batch to collect: the run stops the model on it.
     what = "not counted as planned calls: " + (
         "the run stops the model"
@@ -160,9 +156,7 @@ def plan_open_batches(
         else "a run without --batch leaves them to it and calls none of them, and one with "
         "--batch stops the model"
     )
-    run.report.warnings.extend(
-        unconfirmed_warnings(run.store, run.handler.table, unconfirmed, what)
-    )
+    warn_open_batches(run, left, said, what)
 
 
 def _batch_capable(spec: ModelSpec) -> bool:
