@@ -96,7 +96,10 @@ def test_a_scorer_run_on_one_shards_pairs_is_named_with_the_command(
         merged = _cli("merge", *parts, "--into", into)
         assert merged.exit_code == 0, merged.output
         (line,) = _gap_lines(merged)
-        assert line.startswith("other pairs: probe of scorer chat:beta: 5 of the 8 pairs ")
+        assert line.startswith(
+            f"other pairs: probe of scorer chat:beta: 5 of the 8 pairs of {into} (asked of or "
+            "answered by any scorer) have no answer of it "
+        )
         assert "(rhyme_word_swap 5; e.g. p3, p4, p5, ...)" in line
         command = (
             f"run poemetric probe run {second} --scorer chat:beta --run {into} --output "
@@ -185,3 +188,30 @@ def test_a_scorer_stopped_partway_is_named_once(tmp_path: Path, user_model: User
     named = [line for line in merged.output.splitlines() if "beta" in line]
     assert len(named) == 1, merged.output
     assert named[0].startswith("incomplete: probe of model beta was run on the whole stage")
+
+
+def test_stores_older_than_the_record_name_the_gap_as_other_pairs(
+    tmp_path: Path, user_model: UserModel
+) -> None:
+    """Stores written before `probe run` recorded its pairs: beta's gap among the pairs alpha
+    answered is named (whether it was asked for them is unknown: a warning, exit 0), its
+    command with the pairs file left to fill in."""
+    pairs = _pairs(tmp_path / "pairs.jsonl", range(5))
+    parts = [tmp_path / "part0", tmp_path / "part1"]
+    with OpenAIServer(lambda call: "1", api_key=TEST_KEY) as server:
+        _scorers(user_model, server)
+        _score(pairs, "alpha", parts[0], tmp_path / "alpha.jsonl")
+        _score(pairs, "beta", parts[1], tmp_path / "beta.jsonl", "--limit", "3")
+    for part in parts:
+        with sqlite3.connect(part / DB_NAME) as conn:
+            conn.execute("DELETE FROM meta WHERE key = 'probe_pairs'")
+    into = tmp_path / "merged"
+    merged = _cli("merge", *parts, "--into", into)
+    assert merged.exit_code == 0, merged.output
+    (line,) = _gap_lines(merged)
+    assert line.startswith("other pairs: probe of scorer chat:beta: 2 of the 5 pairs ")
+    assert "(synonym 2; e.g. p3, p4)" in line
+    assert (
+        f"run poemetric probe run PAIRS.jsonl --scorer chat:beta --run {into} --output "
+        "SCORES.jsonl with the pairs file they come from"
+    ) in line

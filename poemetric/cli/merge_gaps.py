@@ -215,8 +215,8 @@ def _probe_line(gap: StageGap, into: Path) -> str:
         run = _probe_command(None, gap, into)
         run += " with the pairs file they come from"
     return (
-        f"probe of scorer {gap.model}: {gap.lacking:,} of the {gap.total:,} pairs other "
-        f"scorers were asked to score in {into} {plural(gap.lacking, 'has', 'have')} no answer "
+        f"probe of scorer {gap.model}: {gap.lacking:,} of the {gap.total:,} pairs of {into} "
+        f"(asked of or answered by any scorer) {plural(gap.lacking, 'has', 'have')} no answer "
         f"of it ({pairs}): it was run on other pairs (another pairs file, --tasks or --limit; "
         "or, in a store written before POEMetric recorded them, unknown), so probe report "
         "compares it with the others over different pairs; the merge was written: if it is "
