@@ -21,8 +21,12 @@ one sample. Per stage:
   selections asked of it (`--limit` as the poems it picked where it ran), else over the run's
   prompts times the samples it wrote (`poemetric.generation.coverage`).
 
-The probes' lines and choices (`probe build`, `probe run`) answer a probe set, not the run's
-poems: nothing of the merged run says what they are to cover, so they are not checked.
+* probe: each chat scorer (`probe run --scorer chat:MODEL`), over the pairs it was asked to
+  score and the pairs the run's other scorers were (`poemetric.probes.coverage`).
+
+The probes' last lines (`probe build --tasks last_line --generator MODEL`) answer a set of
+poems given to `probe build`, not the run's: nothing of the merged run says what they are to
+cover, so they are not checked.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from poemetric.judge.recognise import STAGE as RECOGNISE
 from poemetric.judge.recognise import human_poems
 from poemetric.judge.stage import STAGE as JUDGE
 from poemetric.judge.stage import judgeable_generations
+from poemetric.probes.coverage import probe_gaps
 from poemetric.store import HUMAN_AUTHOR, RunStore
 from poemetric.store.merge_coverage import FORM, StageGap
 from poemetric.store.selections import Selection, stage_selections
@@ -97,7 +102,7 @@ def stage_gaps(store: RunStore) -> list[StageGap]:
         wanted = dict.fromkeys((str(r[0]) for r in ok), 1)
         form = _gap(FORM, None, wanted, checked, authors, None)
         gaps += [replace(gap, **_threshold_options(store)) for gap in form]
-    return gaps + generation_gaps(store)
+    return gaps + generation_gaps(store) + probe_gaps(store)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain
-from poemetric.cli.merge_gaps import gap_line, listed_stores
+from poemetric.cli.merge_gaps import gap_label, gap_line, listed_stores
 from poemetric.cli.options import error_exit, output_folder, output_option
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
@@ -72,7 +72,9 @@ def merge(
     a single generation shard, is named with the command that covers the rest, and the exit
     status is 1; in a store written before the poems asked for were recorded, whether it was
     asked for them is unknown: it is named as such, and the exit status is 1 only with
-    `--strict`. Of two form checks of one poem made by different
+    `--strict`. A probe chat scorer (`probe run --scorer chat:`) that lacks pairs it was asked
+    to score is named so too, with its `probe run` command (exit 1); one run on other pairs than
+    the run's other scorers is named as `other pairs` (exit 1 only with `--strict`). Of two form checks of one poem made by different
     checker versions, the one `form run` would make now is kept: with the user lexicon that
     $POEMETRIC_LEXICON names, or with none when it is unset (merge has no `--lexicon`: set the
     variable to keep the checks made with that file); checks made with two other lexicons are
@@ -99,8 +101,7 @@ def merge(
         console.print(f"[yellow]incomplete: {_missing_line(missing, into)}[/yellow]")
     unknown = [gap for gap in report.uncovered if gap.selection_unknown]
     for gap in report.uncovered:  # a stage that covers part of the merged run's poems
-        said = "unknown selection" if gap.selection_unknown else "incomplete"
-        console.print(f"[yellow]{said}: {plain(gap_line(gap, into))}[/yellow]")
+        console.print(f"[yellow]{gap_label(gap)}: {plain(gap_line(gap, into))}[/yellow]")
     for started in report.started_only:  # nothing of it is merged: not incomplete
         console.print(f"not run: {_started_line(started, into)}", markup=False)
     for mixed in report.mixed_models:

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
-from poemetric.hints import run_by_make, stage_command
-from poemetric.store.merge_coverage import FORM, GENERATE, StageGap
+from poemetric.hints import program, run_by_make, stage_command
+from poemetric.store.merge_coverage import FORM, GENERATE, PROBE, StageGap
+from poemetric.store.probe_pairs import PairRequest
 from poemetric.text.plural import plural
 
 #: stage -> (what it covers, what an uncovered one has, the command that covers the rest, what
@@ -34,6 +36,8 @@ def gap_line(gap: StageGap, into: Path) -> str:
     they come from when known, and the command that covers them."""
     if gap.stage == GENERATE:
         return _generation_line(gap, into)
+    if gap.stage == PROBE:
+        return _probe_line(gap, into)
     covers, lacks, command, does = _STAGES.get(
         gap.stage, ("poems", "no result of it", "its command on {into}", "cover them")
     )
@@ -183,6 +187,54 @@ def _generate_commands(gap: StageGap, into: Path) -> str:
     return ", then ".join(
         " ".join((command, *options)) for options in gap.commands or (gap.options,)
     )
+
+
+def gap_label(gap: StageGap) -> str:
+    """The word a gap's line starts with: `incomplete` (exit 1), else a warning's."""
+    if not gap.selection_unknown:
+        return "incomplete"
+    return "other pairs" if gap.stage == PROBE else "unknown selection"
+
+
+def _probe_line(gap: StageGap, into: Path) -> str:
+    """A chat scorer's pairs without an answer of it: of those it was asked to score (it
+    stopped before them), or of the run's other scorers (it was run on other pairs)."""
+    counts = ", ".join(f"{task} {count:,}" for task, count in gap.authors)
+    shown = ", ".join(gap.examples) + (", ..." if gap.lacking > len(gap.examples) else "")
+    pairs = f"{counts}; e.g. {shown}"
+    run = ", then ".join(_probe_command(request, gap, into) for request in gap.probe_runs)
+    answered = f"answers stored in {into} are not asked again"
+    if gap.recorded:
+        return (
+            f"probe of scorer {gap.model}: {gap.lacking:,} of the {gap.total:,} pairs it was "
+            f"asked to score in {into} {plural(gap.lacking, 'has', 'have')} no answer of it "
+            f"({pairs}), pairs of stores where it did not run, or where it stopped before "
+            f"them; the merge was written: run {run} to ask them ({answered})"
+        )
+    if not run:  # no store recorded the pairs files (an older POEMetric)
+        run = _probe_command(None, gap, into)
+        run += " with the pairs file they come from"
+    return (
+        f"probe of scorer {gap.model}: {gap.lacking:,} of the {gap.total:,} pairs of {into} "
+        f"(asked of or answered by any scorer) {plural(gap.lacking, 'has', 'have')} no answer "
+        f"of it ({pairs}): it was run on other pairs (another pairs file, --tasks or --limit; "
+        "or, in a store written before POEMetric recorded them, unknown), so probe report "
+        "compares it with the others over different pairs; the merge was written: if it is "
+        f"to score them, run {run} ({answered}; --strict: exit 1 on such gaps)"
+    )
+
+
+def _probe_command(request: PairRequest | None, gap: StageGap, into: Path) -> str:
+    """`probe run` of `request`'s pairs file and options with the gap's scorer on `into`."""
+    file = shlex.quote(request.file) if request else "PAIRS.jsonl"
+    output = request.output if request and request.output else "SCORES.jsonl"
+    scorer = shlex.quote(str(gap.model))
+    options = " ".join(request.options) if request else ""
+    command = (
+        f"{program()} probe run {file} --scorer {scorer} --run {shlex.quote(str(into))} "
+        f"--output {shlex.quote(output)}"
+    )
+    return f"{command} {options}" if options else command
 
 
 def listed_stores(stores: tuple[Path, ...]) -> str:

@@ -26,6 +26,7 @@ from poemetric.cli.probe_output import (
     no_pairs,
     not_the_other_kind,
     note,
+    pair_request,
     say,
     show_tables,
     source_poems,
@@ -307,6 +308,7 @@ def run(
         seed=seed,
         runner=RunnerOptions(progress=progress),
         cache=cache,
+        request=pair_request(pairs_file, output, tasks, limit, seed) if chat else None,
     )
     stop = (
         interruptible(run_dir) if chat else nothing_written(output, "every pair is scored", cache)

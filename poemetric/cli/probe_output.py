@@ -16,6 +16,7 @@ from poemetric.cli.options import error_exit
 if TYPE_CHECKING:
     from poemetric.probes.builders import SourcePoem
     from poemetric.probes.results import ProbeTable
+    from poemetric.store.probe_pairs import PairRequest
 
 console = Console(emoji=False)
 err_console = Console(emoji=False, stderr=True)
@@ -110,3 +111,21 @@ def source_poems(poems: str, rhyme_from: str) -> tuple[str, list[SourcePoem]]:
         SourcePoem(p.poem_id, p.content, p.rhyme_pattern, str(p.form), dataset.where.get(p.poem_id))
         for p in dataset.poems
     ]
+
+
+def pair_request(
+    pairs_file: Path, output: Path, tasks: str | None, limit: int | None, seed: int
+) -> PairRequest:
+    """What `probe run --scorer chat:` records of itself in its store (`merge` repeats it in the
+    command that completes a scorer): the pairs file and scores file as given, and the options
+    that pick its pairs and their order."""
+    import shlex
+
+    from poemetric.store.probe_pairs import PairRequest
+
+    options = [
+        f"--tasks {shlex.quote(tasks)}" if tasks else "",
+        f"--limit {limit}" if limit else "",
+    ]
+    options.append(f"--seed {seed}" if seed else "")
+    return PairRequest(str(pairs_file), tuple(o for o in options if o), str(output))

@@ -63,6 +63,7 @@ from poemetric.store.merge_tables import (
     merge_table,
 )
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
+from poemetric.store.probe_pairs import PROBE_PAIRS_META_KEY, merge_attached_probe_pairs
 from poemetric.store.schema import SCHEMA_VERSION
 from poemetric.store.selections import SELECTIONS_META_KEY, merge_attached_selections
 from poemetric.store.shards import SHARD_META_KEYS, MissingShards, merge_shard_records
@@ -341,8 +342,9 @@ def _source_meta(conn: sqlite3.Connection, key: str) -> str | None:
 def _merge_meta(store: RunStore) -> None:
     store.conn.execute(
         "INSERT OR IGNORE INTO main.meta(key, value) SELECT key, value FROM src.meta "
-        "WHERE key NOT IN ('merged_from', ?, ?, ?, ?)",  # combined, not first-come
-        (*SHARD_META_KEYS, MODELS_META_KEY, SELECTIONS_META_KEY),
+        "WHERE key NOT IN ('merged_from', ?, ?, ?, ?, ?)",  # combined, not first-come
+        (*SHARD_META_KEYS, MODELS_META_KEY, SELECTIONS_META_KEY, PROBE_PAIRS_META_KEY),
     )
     merge_attached_records(store)
     merge_attached_selections(store)
+    merge_attached_probe_pairs(store)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from poemetric.store.db import RunStore
 from poemetric.store.merge_started import StartedOnly, StoreActivity
+from poemetric.store.probe_pairs import PairRequest
 from poemetric.store.shards import (
     ANY_MODEL,
     MODEL_SHARDS_META_KEY,
@@ -41,12 +42,15 @@ from poemetric.store.shards import (
     with_unattributed,
 )
 
-__all__ = ["FORM", "GENERATE", "StageCoverage", "StageGap", "sort_gaps"]
+__all__ = ["FORM", "GENERATE", "PROBE", "StageCoverage", "StageGap", "sort_gaps"]
 
 #: The stage whose shard records, where a store has them, decide what it lacks.
 GENERATE = "generate"
 #: The form check's name among the stages (`poemetric form run`; it has no model).
 FORM = "form"
+#: The probes' chat scorers (`probe run --scorer chat:MODEL`): their items are pairs, their
+#: `authors` the pairs' tasks, their `model` the scorer (`chat:MODEL`).
+PROBE = "probe"
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,9 @@ class StageGap:
     #: the prompts and samples that store held), and `sharded` whether it ran with `--shard K/N`.
     through: bool = False
     sharded: bool = False
+    #: Probes: a few of the lacking pairs' ids, and the `probe run`s that score them.
+    examples: tuple[str, ...] = ()
+    probe_runs: tuple[PairRequest, ...] = ()
 
     @property
     def selection_unknown(self) -> bool:
@@ -95,11 +102,18 @@ class StageGap:
         recorded tells: a judging stage's gap in stores written before selections were recorded
         (not one where it stopped partway, `unrecorded_in`), or a model generated whole (no
         `--shard`) and through over fewer prompts or samples than the merged run holds (a
-        smaller `--limit`; not where its store recorded the poems it was asked for). `merge`
-        names it as a warning (exit 1 only with `--strict`)."""
+        smaller `--limit`; not where its store recorded the poems it was asked for), or a probe
+        scorer's pairs that it was not asked to score (or, in an older store, whether it was is
+        unknown) but other scorers of the run hold. `merge` names it as a warning (exit 1 only
+        with `--strict`)."""
         if self.stage == GENERATE:
             return self.through and not self.sharded and not self.recorded
         return self.model is not None and not self.recorded and not self.unrecorded_in
+
+
+def removeprefix_chat(scorer: str | None) -> str | None:
+    """The model name a chat scorer's shard and model records use (`chat:gpt-4o` -> `gpt-4o`)."""
+    return None if scorer is None else scorer.removeprefix("chat:")
 
 
 #: A stage's rule of coverage: the gaps of every stage and model in a run store.
@@ -126,6 +140,10 @@ def sort_gaps(
     kept: list[StageGap] = []
     for gap in gaps:
         if (gap.stage, gap.model) in said:
+            continue
+        # A chat scorer `chat:NAME` is model NAME in the shard records: stopped partway, its
+        # missing shard was named already; pairs it was never asked for were not.
+        if gap.stage == PROBE and gap.recorded and (PROBE, removeprefix_chat(gap.model)) in said:
             continue
         if gap.stage == GENERATE and gap.stage in recorded:
             # Through in every store that ran it, over the prompts each held: one held fewer.

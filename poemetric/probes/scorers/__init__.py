@@ -14,6 +14,7 @@ from pathlib import Path
 from poemetric.probes.scorers.base import Scorer, ScoreRecord, read_scores
 from poemetric.probes.scorers.cache import ScoreCache
 from poemetric.runner.runner import RunnerOptions
+from poemetric.store.probe_pairs import PairRequest
 
 __all__ = ["ScoreRecord", "Scorer", "ScorerOptions", "make_scorer", "read_scores"]
 
@@ -30,6 +31,9 @@ class ScorerOptions:
     runner: RunnerOptions = field(default_factory=RunnerOptions)
     #: hf:, vllm: and ngram: read back the texts it holds and keep each one they score (`probe run`).
     cache: ScoreCache | None = None
+    #: chat: the pairs file, options and output of `probe run`, recorded in its store with the
+    #: pairs it is asked for (`merge` names a scorer that lacks some of them).
+    request: PairRequest | None = None
 
 
 def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
@@ -90,5 +94,11 @@ def make_scorer(name: str, options: ScorerOptions | None = None) -> Scorer:
                 raise ValueError(
                     f"unknown model {argument!r} for chat:{close}; see `poemetric models`"
                 ) from None
-        return ChatScorer(spec, options.run_dir, seed=options.seed, options=options.runner)
+        return ChatScorer(
+            spec,
+            options.run_dir,
+            seed=options.seed,
+            options=options.runner,
+            request=options.request,
+        )
     raise ValueError(f"unknown scorer {name!r}: use ngram, hf:MODEL, vllm:MODEL or chat:MODEL")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from poemetric.runner.preflight import refuse_before_new_store
 from poemetric.runner.rows import error_row, response_columns, stored_statuses, unanswered
 from poemetric.runner.runner import RunnerOptions, run_stage
 from poemetric.store.db import RunStore, stable_id
+from poemetric.store.probe_pairs import PairRequest, record_probe_pairs
 
 STAGE = "probe"
 TABLE = "probe_choices"
@@ -88,12 +90,14 @@ class ChatScorer:
         *,
         seed: int = 0,
         options: RunnerOptions | None = None,
+        request: PairRequest | None = None,
     ) -> None:
         self.spec = spec
         self.run_dir = run_dir
         self.seed = seed
         self.options = options or RunnerOptions()
         self.name = f"chat:{spec.name}"
+        self.request = request
 
     def jobs(self, store: RunStore, pairs: Sequence[Pair]) -> tuple[list[Job], dict[str, str]]:
         # A stored pair (an unparsable answer, a failed call) is asked as it was before, so its
@@ -138,6 +142,9 @@ class ChatScorer:
     def score(self, pairs: Sequence[Pair]) -> list[ScoreRecord]:
         refuse_before_new_store(self.spec, self.run_dir)  # no empty store for a model without a key
         with RunStore(self.run_dir) as store:
+            if self.request is not None:  # before any answer: a stop leaves it recorded
+                asked = {pair.id: pair.task for pair in pairs}
+                record_probe_pairs(store, self.name, replace(self.request, pairs=asked))
             self.report = run_stage(
                 store,
                 STAGE,
