@@ -15,7 +15,13 @@ whitespace stripped. It replaces with `***`:
   of a key or before its last 4 or more, as the OpenAI API answers a wrong key
   ("Incorrect API key provided: sk-abcd****************wxyz");
 * in error texts only, anything shaped like a key (``sk-...``, ``AIza...``, ``hf_...``,
-  ``Bearer ...``); a model's answer or raw response (`Redactor.response`) keeps such words.
+  ``Bearer ...``) and a URL's user part (``http://user:pass@host`` becomes
+  ``http://***@host``); a model's answer or raw response (`Redactor.response`) keeps such words.
+
+A model's `base_url` may carry a login (``http://user:pass@proxy/v1``): `url_without_credentials`
+is how every message shows it, and `remember_url_credentials` (called when a model file is loaded
+and when an adapter is made) makes its password, its ``user:pass`` pair and the ``Basic`` header
+made of them keys like any other.
 
 The runner applies it to every response and error before they reach the run store, the cache,
 the call log or the terminal; the adapters to their errors and raw responses; the command line
@@ -26,8 +32,10 @@ from __future__ import annotations
 
 import os
 import re
+from base64 import b64encode
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+from urllib.parse import unquote
 
 #: Environment variables that commonly hold credentials, redacted wherever they might echo.
 COMMON_SECRET_ENV = (
@@ -55,6 +63,10 @@ _KEY_PATTERNS = re.compile(
 #: A word that may hold (part of) a key; shorter ones cannot be a fragment or a masked key.
 _WORD = re.compile(r"[^\s\"'`,;:=&?|\\()\[\]{}<>]{4,}")  # 4: MASK_EDGE_CHARS
 _MASK = re.compile(r"[*\u2022]{3,}|\.{3,}|\u2026")
+#: A URL's scheme and user part (up to the last '@' before the host's end).
+_URL_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#]*)@")
+#: The same anywhere in an error text (an SDK's message quoting the URL it called).
+_URL_USERINFO_IN_TEXT = re.compile(r"\b([A-Za-z][A-Za-z0-9+.\-]*://)[^\s/?#\"'<>]+@")
 
 #: Keys this process has read (`resolve_api_key`), redacted by every `Redactor` made after.
 _remembered: set[str] = set()
@@ -64,6 +76,34 @@ def remember_secret(value: str) -> None:
     """Treat `value` as a key from now on, whatever variable it came from."""
     if len(value.strip()) >= MIN_SECRET_CHARS:
         _remembered.add(value.strip())
+
+
+def url_without_credentials(url: str) -> str:
+    """`url` as messages, caches and `models show` give it: a user part replaced by `***`
+    (``http://user:pass@host/v1`` -> ``http://***@host/v1``), the host and path kept."""
+    return _URL_USERINFO.sub(rf"\g<1>{MARK}@", url, count=1)
+
+
+def url_credentials(url: str | None) -> tuple[str, ...]:
+    """The secrets in `url`'s user part, as written and percent-decoded: the password and the
+    ``user:password`` pair, or the user alone where there is no password (a token as user);
+    and the pair as the SDKs' HTTP client sends it (``Authorization: Basic <base64>``), which a
+    proxy's error page may echo."""
+    match = _URL_USERINFO.match(url or "")
+    if match is None:
+        return ()
+    userinfo = match.group(2)
+    user, colon, password = userinfo.partition(":")
+    found = (password, userinfo) if colon and password else (user,)
+    basic = b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+    values = (v for value in found for v in (value, unquote(value)))
+    return tuple(dict.fromkeys(v for v in (*values, basic) if v))
+
+
+def remember_url_credentials(url: str | None) -> None:
+    """Treat the secrets of `url`'s user part (`url_credentials`) as keys from now on."""
+    for value in url_credentials(url):
+        remember_secret(value)
 
 
 class Redactor:
@@ -93,6 +133,7 @@ class Redactor:
 
     def __call__(self, text: str) -> str:
         """An error text or message without keys or anything shaped like one."""
+        text = _URL_USERINFO_IN_TEXT.sub(rf"\g<1>{MARK}@", text)
         return _KEY_PATTERNS.sub(MARK, self._secrets_removed(text))
 
     def response(self, text: str) -> str:

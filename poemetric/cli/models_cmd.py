@@ -12,6 +12,7 @@ from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import error_exit
 from poemetric.providers.base import ModelSpec, sends_batches
 from poemetric.providers.registry import UnknownProviderError, provider_class
+from poemetric.redaction import url_without_credentials
 from poemetric.roster import (
     JUDGE_ONLY_FIELDS,
     PROVIDER_ONLY_FIELDS,
@@ -241,6 +242,8 @@ def show(
         hidden |= set(JUDGE_ONLY_FIELDS)
     data = spec.model_dump(mode="json", exclude=hidden)
     data["display_name"] = spec.label  # its default, the name: `null` read as "no label"
+    if spec.base_url:  # a login in it (http://user:pass@proxy/v1) is never printed
+        data["base_url"] = url_without_credentials(spec.base_url)
     note = _batch_note(spec)
     if note is not None and note.startswith(NO_BATCH_API):
         del data["pricing"]["batch_discount"]  # a discount no call of this model gets

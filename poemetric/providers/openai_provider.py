@@ -31,6 +31,7 @@ from poemetric.providers.remote_common import (
     status_error,
     translate_stainless_error,
 )
+from poemetric.redaction import url_without_credentials
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -319,7 +320,7 @@ class OpenAICompatibleProvider(OpenAIProvider):
         translated = super().translate(error)
         if translated.status != 404:
             return translated
-        base_url = self.spec.base_url or ""
+        base_url = url_without_credentials(self.spec.base_url or "")
         path = urlsplit(base_url).path.rstrip("/")
         if path == "":
             hint = (

@@ -24,7 +24,12 @@ from pydantic import ValidationError
 from poemetric.providers.base import ModelSpec, Provider, ProviderError
 from poemetric.providers.context_errors import length_hint
 from poemetric.providers.rate_limit_reset import rate_limit_reset_seconds
-from poemetric.redaction import Redactor, remember_secret
+from poemetric.redaction import (
+    Redactor,
+    remember_secret,
+    remember_url_credentials,
+    url_without_credentials,
+)
 
 ClientT = TypeVar("ClientT")
 
@@ -143,6 +148,7 @@ class SDKProvider(Provider, Generic[ClientT]):
 
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__(spec)
+        remember_url_credentials(spec.base_url)  # an SDK's error may quote the URL it called
         self._client: ClientT | None = None
         self._key: str | None = None
 
@@ -187,7 +193,12 @@ class SDKProvider(Provider, Generic[ClientT]):
             await self.close_client(client)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={self.spec.base_url!r})"
+        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={shown_url(self.spec.base_url)!r})"
+
+
+def shown_url(url: str | None) -> str | None:
+    """`url` without its user part (`url_without_credentials`); None stays None."""
+    return url_without_credentials(url) if url else url
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
@@ -304,12 +315,14 @@ def transport_error(
     provider: str, error: BaseException, secret: str | None = None, endpoint: str | None = None
 ) -> ProviderError:
     """Timeouts and dropped connections, worth retrying; a refused connection to a local
-    endpoint is not (nothing listens there: the server is not started), and stops the model."""
-    where = f" calling {endpoint}" if endpoint else ""
+    endpoint is not (nothing listens there: the server is not started), and stops the model.
+    The endpoint is named without its user part (`url_without_credentials`)."""
+    shown = url_without_credentials(endpoint) if endpoint else ""
+    where = f" calling {shown}" if shown else ""
     if connection_refused(error) and is_local(endpoint):
         return ProviderError(
             scrub(
-                f"{provider}: cannot connect to {endpoint} (connection refused): is the server "
+                f"{provider}: cannot connect to {shown} (connection refused): is the server "
                 "running, and is base_url right?",
                 secret,
             ),

@@ -21,6 +21,7 @@ from poemetric.providers.registry import (
     listed_providers,
     provider_class,
 )
+from poemetric.redaction import remember_url_credentials
 from poemetric.roster.base import (
     RESERVED_NAMES,
     RosterError,
@@ -38,8 +39,14 @@ _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-#: Variable names that hold secrets: never interpolated into a stored field.
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+#: Variable names that hold secrets: never interpolated into a stored field. The short words
+#: count as a whole '_'-separated part only (`PROXY_PASS`, `PROXY_AUTH`, `MY_PROXY_CRED`), so
+#: that `AUTHOR`, `COMPASS_MODEL` or `CREDIT_LINE` are still replaced.
+_SECRET_NAME = re.compile(
+    r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTHORIZATION"
+    r"|(?:^|_)(?:PASS|PWD|PW|AUTH|CRED|CREDS|LOGIN|USERINFO)(?:_|$)",
+    re.IGNORECASE,
+)
 
 
 def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> dict[str, Any]:
@@ -54,8 +61,10 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
             if _SECRET_NAME.search(variable):
                 raise RosterFileError(
                     f"{path}:{line_of(node, (field,))}: {field}: ${{{variable}}} names a "
-                    "secret; name it in api_key_env instead (an interpolated value is stored "
-                    "with every result and shown in messages)",
+                    "secret; name it in api_key_env instead (write `api_key_env: "
+                    f"{variable}`: its value is sent as the API key and never stored), and "
+                    f"take it out of {field}: an interpolated value is stored with every "
+                    "result and shown in messages",
                     f"{field}: ${{{variable}}} names a secret (use api_key_env)",
                 )
             found = os.environ.get(variable)
@@ -132,6 +141,8 @@ def load_model_file(
             "the file is empty" if data is None else "not a mapping of model fields",
         )
     data = _interpolate(path, data, node)
+    if isinstance(data.get("base_url"), str):  # a login written into it: redacted everywhere
+        remember_url_credentials(data["base_url"])
     try:
         spec = ModelSpec.model_validate(data)
     except ValidationError as error:

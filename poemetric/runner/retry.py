@@ -21,6 +21,7 @@ from tenacity.stop import stop_base
 from tenacity.wait import wait_base
 
 from poemetric.providers.base import ModelSpec, ProviderError
+from poemetric.redaction import url_without_credentials
 
 RATE_LIMIT_STATUS = 429
 #: The API key was refused (wrong, revoked, or without access to the model): every other
@@ -46,7 +47,7 @@ def is_model_not_found(error: BaseException) -> bool:
 
 def model_not_found_reason(spec: ModelSpec, error: str) -> str:
     """Why a model answered 404 was stopped, naming what to check in its model file."""
-    where = f" at {spec.base_url}" if spec.base_url else ""
+    where = f" at {url_without_credentials(spec.base_url)}" if spec.base_url else ""
     return (
         f"the provider knows no model {spec.model!r}{where} ({error}): check `model:` (and "
         f"`base_url:`) in the model file of {spec.name!r}"

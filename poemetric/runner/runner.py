@@ -41,7 +41,7 @@ from rich.progress import (
 from poemetric.providers.base import Completion, ModelSpec
 from poemetric.providers.registry import provider_class
 from poemetric.providers.remote_common import key_variables
-from poemetric.redaction import Redactor
+from poemetric.redaction import Redactor, url_credentials
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import close_provider
 from poemetric.runner.batch_mode import open_batch_jobs
@@ -218,7 +218,8 @@ def run_stage(
                 options,
                 budget,
                 model_report,
-                Redactor(key_variables(spec)),  # the file's api_key_env, else the adapter's
+                # the file's api_key_env, else the adapter's; and a login in base_url
+                Redactor(key_variables(spec), url_credentials(spec.base_url)),
                 basis=_observed_basis(store, spec, jobs, jobs_for),
             )
             model_report.estimate_basis = run.basis.describe(spec, options.output_tokens_estimate)
