@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli.app import app
 from poemetric.store import RunStore
+from poemetric.survey.build import build_survey
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "400"}
@@ -115,3 +116,28 @@ def test_a_wide_file_may_name_its_rater_column_rater(tmp_path: Path) -> None:
         ("R1", "form", 4.0),
         ("R1", "theme", 3.0),
     ]
+
+
+def test_survey_import_refuses_rater_ids_that_differ_only_in_case(tmp_path: Path) -> None:
+    """`Ann` for the survey's `ann` (a spreadsheet's capitals) was stored as another rater, so
+    the same ratings imported again counted twice and raised the experts' agreement."""
+    run = tmp_path / "run"
+    with prepared_store(run, poems=2) as store:
+        build_survey(store, raters="ann,ben", poems=2, seed=1)
+    poem = _a_poem(run)
+    capitals = tmp_path / "capitals.csv"
+    capitals.write_text(
+        f"rater,poem,item,score\nAnn,{poem},form,4\n ben ,{poem},form,3\n", encoding="utf-8"
+    )
+    result = runner.invoke(app, ["survey", "import", str(capitals), "--run", str(run)], env=WIDE)
+    assert result.exit_code != 0
+    assert (
+        "rater ids differ from those of survey 'experts' only in case or spaces: 'Ann' (the "
+        "survey's 'ann')"
+    ) in " ".join(result.output.split())
+    with RunStore(run, create=False) as store:
+        assert store.query("SELECT COUNT(*) FROM survey_answers")[0][0] == 0
+    exact = tmp_path / "exact.csv"
+    exact.write_text(f"rater,poem,item,score\nann,{poem},form,4\n", encoding="utf-8")
+    result = runner.invoke(app, ["survey", "import", str(exact), "--run", str(run)], env=WIDE)
+    assert result.exit_code == 0, result.output

@@ -109,6 +109,7 @@ def import_(
     from poemetric.reliability.io import problem_report
     from poemetric.survey.build import check_name
     from poemetric.survey.db import NoAnswersError, import_answers, survey_ids, unassigned
+    from poemetric.survey.rater_ids import near_rater_ids, near_rater_message
     from poemetric.survey.tasks import long_comments
 
     existing_file(ratings_file, "ratings file")
@@ -129,6 +130,8 @@ def import_(
                 answers = read_expert_answers(ratings_file, store, read_as)
             finally:
                 file_warnings(ratings_file, read_as)
+            if near := near_rater_ids(store, survey, {a.expert for a in answers}):
+                raise ExpertRatingsError(near_rater_message(ratings_file, survey, near))
             if long := long_comments(ratings_file, [(a.line, a.question, a.text) for a in answers]):
                 raise ExpertRatingsError(
                     problem_report("comments too long, nothing imported", long)
