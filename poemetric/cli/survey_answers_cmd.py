@@ -136,7 +136,7 @@ def import_(
                 raise ExpertRatingsError(
                     problem_report("comments too long, nothing imported", long)
                 )
-            new, replaced = import_answers(
+            new, replaced, unchanged = import_answers(
                 store,
                 survey,
                 [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
@@ -154,7 +154,13 @@ def import_(
     raters_count = len({a.expert for a in answers})
     console.print(
         f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
-        f"{counted(raters_count, 'rater')} into survey {survey!r} of {run}",
+        f"{counted(raters_count, 'rater')} into survey {survey!r} of {run}"
+        + (
+            f"; {unchanged} of them {'was' if unchanged == 1 else 'were'} stored already with "
+            "the same score or comment (a file imported again replaces, never adds)"
+            if unchanged
+            else ""
+        ),
         highlight=False,
         markup=False,
         soft_wrap=True,  # one line, the run path whole, at any width
