@@ -64,7 +64,7 @@ def test_an_unreadable_experts_file(demo_run: Path, tmp_path: Path, command: lis
     experts = tmp_path / "experts.csv"
     experts.write_text("x,[bold]y[/bold]\n1,2\n", encoding="utf-8")
     line = _error([*command, "--run", str(demo_run), "--experts", str(experts)])
-    assert line.startswith(f"error: {experts}: missing columns: expert")
+    assert line.startswith(f"error: {experts}: missing columns: rater (or expert)")
 
 
 @pytest.mark.parametrize("command", [["figures"], ["analyze"], ["report"]], ids=" ".join)

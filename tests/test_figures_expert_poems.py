@@ -73,7 +73,9 @@ def test_the_judges_bars_beside_the_experts_are_over_the_poems_they_rated(
     bars, caption, names = _bars(path, experts)
     assert bars == pytest.approx({names.get(a, a): subset[a] for a in subset})
     assert "over the poems the experts rated (3 poems per author)" in caption
-    assert "2 human experts on the same poems" in caption
+    # It read "on the same poems, an item over those an expert and judge-x scored".
+    assert "2 human experts on the same poems (on each item, those both an expert and " in caption
+    assert "an item over those" not in caption
 
 
 def test_judge_poems_all_keeps_the_judge_over_every_poem(

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app, survey_answers_cmd
 from poemetric.judge import DIMENSION_KEYS
+from poemetric.store import RunStore
 from poemetric.survey import db, tokens
 from poemetric.survey.build import build_survey
 from poemetric.survey.web import create_app
@@ -52,3 +53,37 @@ def test_a_time_with_another_offset_is_shown_in_utc() -> None:
     assert db.utc_second("2026-11-27T14:47:43.118+02:00") == "2026-11-27 12:47:43"
     assert db.utc_second("2026-11-27T12:47:43") == "2026-11-27 12:47:43"
     assert db.utc_second("yesterday") == "yesterday"
+
+
+def _save_and_next_unanswered(client: TestClient, run: Path, rater: str, position: int) -> None:
+    """Press "Save and next" on a page with nothing answered, as its form sends it."""
+    token = tokens.rater_token(tokens.load_secret(run), "experts", rater)
+    html = client.get(f"/r/{token}/{position}").text
+    fields = dict(re.findall(r'type="hidden" name="([^"]+)" value="([^"]*)"', html))
+    fields.update({name: "" for name in re.findall(r'<textarea[^>]*name="([^"]+)"', html)})
+    response = client.post(f"/r/{token}/{position}", data={**fields, "action": "next"})
+    assert "needs an answer" in response.text  # shown again with the questions missing
+
+
+def test_a_page_left_unanswered_gives_no_last_answer(tmp_path: Path) -> None:
+    """ "Save and next" on an unanswered page stores its empty comment boxes: the admin page and
+    `survey status` showed that moment as the rater's last answer, with 0 answers given (or
+    after their real last answer, on a poem they never rated)."""
+    run = tmp_path / "run"
+    with prepared_store(run, poems=2) as store:
+        build_survey(store, raters="ann,ben", poems=2, seed=1)
+        page = db.pages(store, "experts", "ann")[0]
+        rows = [("ann", page.generation_id, key, 3.0, None) for key in DIMENSION_KEYS]
+        db.import_answers(store, "experts", rows, source="ann.csv", config={})
+        (answered,) = {r.last_answer_at for r in db.progress(store, "experts") if r.rater == "ann"}
+    client = TestClient(create_app(run, "experts"))
+    _save_and_next_unanswered(client, run, "ben", 1)
+    _save_and_next_unanswered(client, run, "ann", 2)
+    with RunStore(run, create=False) as store:
+        assert store.query(
+            "SELECT COUNT(*) FROM survey_answers WHERE rater_id = 'ben' AND text = ''"
+        )[0][0]  # the empty boxes are stored
+        progress = {r.rater: r for r in db.progress(store, "experts")}
+    assert progress["ben"].answers == 0 and progress["ben"].last_answer_at is None
+    assert progress["ann"].answers == len(DIMENSION_KEYS)
+    assert progress["ann"].last_answer_at == answered

@@ -31,6 +31,7 @@ import pandas as pd
 from poemetric.analysis.expert_poems import PoemResolver, ok_generations
 from poemetric.data.io import DatasetError, RawRecord, RawTable
 from poemetric.questionnaire import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
+from poemetric.reliability.header_hints import EXPERT_SPELLINGS, header_renames, rename_hint
 from poemetric.reliability.io import (
     RATER_COLUMNS,
     LinedProblems,
@@ -109,10 +110,13 @@ def read_expert_answers(
     resolver = PoemResolver(store, path, header)
     long_format = {"item", "score"} <= header
     exported = not long_format and header >= EXPORTED_COLUMNS
-    rater_column = "rater" if long_format and "rater" in header else "expert"
+    rater_column = "rater" if "rater" in header else "expert"
     rater_column = "rater_id" if exported else rater_column
     surveys = {str(r.values.get("survey_id") or "") for r in table.records} if exported else set()
-    missing = [] if rater_column in header else [rater_column]
+    if rater_column in header:
+        missing = []
+    else:
+        missing = ["rater (or expert)" if not exported else rater_column]
     missing += resolver.missing_columns()
     if not long_format and not exported and not any(d.key in header for d in DIMENSIONS):
         missing.append(
@@ -120,11 +124,12 @@ def read_expert_answers(
             + ", ".join(d.key for d in DIMENSIONS)
             + ")"
         )
+    renames = header_renames(table.columns, EXPERT_SPELLINGS) if table.header_read else {}
     if missing:
         found = table.columns if table.header_read else sorted(header)
         raise ExpertRatingsError(
             f"{path}: missing {plural(len(missing), 'column')}: {', '.join(missing)}; found "
-            f"{', '.join(found) or 'none'}"
+            f"{', '.join(found) or 'none'}{rename_hint(renames, 'docs/survey.md')}"
         )
     problems = LinedProblems(table.issues)
     answers: list[ExpertAnswer] = []

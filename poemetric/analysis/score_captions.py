@@ -79,8 +79,8 @@ def expert_text(ctx: FigureContext, authors: list[str], matched: bool) -> str:
     left_out = left_out_text(left_out_poems(beside), ctx.judge_label, ctx.label)
     no_bar = unscored_text(unscored_authors(beside), ctx.judge_label, "No bars", ctx.label)
     return (
-        f" {experts} on the same poems, an item over those an expert and {ctx.judge_label} "
-        f"scored.{f' {left_out[0].upper()}{left_out[1:]}.' if left_out else ''}"
+        f" {experts} on the same poems (on each item, those both an expert and "
+        f"{ctx.judge_label} scored).{f' {left_out[0].upper()}{left_out[1:]}.' if left_out else ''}"
         f"{f' {no_bar}.' if no_bar else ''}{not_rated}"
     )
 

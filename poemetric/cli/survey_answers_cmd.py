@@ -109,6 +109,7 @@ def import_(
     from poemetric.reliability.io import problem_report
     from poemetric.survey.build import check_name
     from poemetric.survey.db import NoAnswersError, import_answers, survey_ids, unassigned
+    from poemetric.survey.rater_ids import near_rater_ids, near_rater_message
     from poemetric.survey.tasks import long_comments
 
     existing_file(ratings_file, "ratings file")
@@ -129,11 +130,13 @@ def import_(
                 answers = read_expert_answers(ratings_file, store, read_as)
             finally:
                 file_warnings(ratings_file, read_as)
+            if near := near_rater_ids(store, survey, {a.expert for a in answers}):
+                raise ExpertRatingsError(near_rater_message(ratings_file, survey, near))
             if long := long_comments(ratings_file, [(a.line, a.question, a.text) for a in answers]):
                 raise ExpertRatingsError(
                     problem_report("comments too long, nothing imported", long)
                 )
-            new, replaced = import_answers(
+            new, replaced, unchanged = import_answers(
                 store,
                 survey,
                 [(a.expert, a.generation_id, a.question, a.score, a.text) for a in answers],
@@ -151,7 +154,13 @@ def import_(
     raters_count = len({a.expert for a in answers})
     console.print(
         f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
-        f"{counted(raters_count, 'rater')} into survey {survey!r} of {run}",
+        f"{counted(raters_count, 'rater')} into survey {survey!r} of {run}"
+        + (
+            f"; {unchanged} of them {'was' if unchanged == 1 else 'were'} stored already with "
+            "the same score or comment (a file imported again replaces, never adds)"
+            if unchanged
+            else ""
+        ),
         highlight=False,
         markup=False,
         soft_wrap=True,  # one line, the run path whole, at any width

@@ -97,10 +97,12 @@ class SurveyAnswerTable:
     def activity(
         self, conn: sqlite3.Connection, survey_id: str
     ) -> dict[str, tuple[int, str | None]]:
-        # An empty comment is no answer (`answered`): "Save and next" sends every comment box.
+        # An empty comment is no answer (`answered`): "Save and next" sends every comment box,
+        # so the empty boxes of a page left unanswered are neither counted nor its last answer.
+        given = "(score IS NOT NULL OR COALESCE(text, '') != '')"
         rows = conn.execute(
-            "SELECT rater_id, SUM(score IS NOT NULL OR COALESCE(text, '') != ''), "
-            "MAX(updated_at) FROM survey_answers WHERE survey_id = ? GROUP BY rater_id",
+            f"SELECT rater_id, SUM({given}), MAX(CASE WHEN {given} THEN updated_at END) "
+            "FROM survey_answers WHERE survey_id = ? GROUP BY rater_id",
             (survey_id,),
         )
         return {row[0]: (row[1], row[2]) for row in rows}

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from poemetric.store import RunStore
 from poemetric.store.db import to_json, utc_now
@@ -315,6 +315,15 @@ def unassigned(
     return off
 
 
+class ImportCounts(NamedTuple):
+    """What `import_answers` stored: answers `new`, `replaced`, and of the replaced ones those
+    `unchanged` in score and comment."""
+
+    new: int
+    replaced: int
+    unchanged: int
+
+
 def import_answers(
     store: RunStore,
     survey_id: str,
@@ -322,11 +331,12 @@ def import_answers(
     *,
     source: str,
     config: Mapping[str, Any],
-) -> tuple[int, int]:
+) -> ImportCounts:
     """Store (rater, generation_id, question, score, text) rows under `survey_id` (created as
     a 'poemetric' survey when new; raters added as needed), in one transaction. `source` names
     the file (never `edits.WEB`: a page drawn before the import must not store over them).
-    Returns (new answers, replaced answers). No rows at all (for an expert survey) raise
+    Returns the new answers, the replaced ones and how many of those held the same score and
+    comment already (the same file imported again: replaced, so timed as this import). No rows at all (for an expert survey) raise
     `NoAnswersError` and store nothing; a `source` named `edits.WEB` raises `SurveyError`."""
     if source == edits.WEB:
         # Stored as web answers, they would read as given in the browser: a page drawn before
@@ -336,7 +346,7 @@ def import_answers(
             "browser; rename the file and import it again"
         )
     rows = list(rows)
-    new = replaced = 0
+    new = replaced = unchanged = 0
     touched: set[str] = set()
     with store.transaction() as conn:
         # Taken once the write lock is held: imports store in the order of their times, so a
@@ -362,10 +372,11 @@ def import_answers(
                 "INSERT OR IGNORE INTO survey_raters VALUES (?, ?, ?)", (survey_id, rater, now)
             )
             exists = conn.execute(
-                "SELECT 1 FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
+                "SELECT score, text FROM survey_answers WHERE survey_id = ? AND rater_id = ? "
                 "AND generation_id = ? AND question = ?",
                 (survey_id, rater, gid, question),
             ).fetchone()
+            unchanged += exists is not None and (exists[0], exists[1] or "") == (score, text or "")
             conn.execute(
                 "INSERT OR REPLACE INTO survey_answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (survey_id, rater, gid, question, score, text, source, now),
@@ -374,7 +385,7 @@ def import_answers(
             new += exists is None
             touched.add(rater)
         complete_pages(conn, survey_task, survey_id, touched, now)
-    return new, replaced
+    return ImportCounts(new, replaced, unchanged)
 
 
 def complete_merged(store: RunStore, survey_id: str) -> int:

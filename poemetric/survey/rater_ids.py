@@ -1,0 +1,48 @@
+"""Rater ids of a ratings file that differ from a survey's only in case or spaces (`Ann` for
+`ann`, as a spreadsheet capitalises them): imported, they were further raters beside the
+survey's own, so one expert's ratings counted twice and agreement rose with the copies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from poemetric.store import RunStore
+
+
+def _folded(rater: str) -> str:
+    return "".join(rater.split()).casefold()
+
+
+def near_rater_ids(store: RunStore, survey_id: str, raters: Iterable[str]) -> dict[str, str]:
+    """File rater id -> the survey's rater id it differs from only in case or spaces, for each
+    file id that is not itself a rater of the survey."""
+    known = [
+        str(row[0])
+        for row in store.query(
+            "SELECT rater_id FROM survey_raters WHERE survey_id = ? ORDER BY rater_id",
+            [survey_id],
+        )
+    ]
+    exact = set(known)
+    by_fold: dict[str, str] = {}
+    for rater in known:
+        by_fold.setdefault(_folded(rater), rater)
+    near: dict[str, str] = {}
+    for rater in sorted(set(raters)):
+        match = by_fold.get(_folded(rater))
+        if rater not in exact and match is not None:
+            near[rater] = match
+    return near
+
+
+def near_rater_message(path: object, survey_id: str, near: dict[str, str]) -> str:
+    pairs = ", ".join(f"{found!r} (the survey's {rater!r})" for found, rater in near.items())
+    return (
+        f"{path}: rater ids differ from those of survey {survey_id!r} only in case or spaces: "
+        f"{pairs}; "
+        "ids are exact, so these answers would be further raters beside the survey's own and "
+        "count twice in the agreement. Write the survey's ids in the rater column and import "
+        "again; nothing imported"
+    )

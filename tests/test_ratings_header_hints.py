@@ -1,0 +1,143 @@
+"""Ratings files whose header a spreadsheet wrote: `Rater,Poem,Item,Score` (capitalised) or
+`Expert Name,Poem ID,Question,Rating`. `agree`, `survey import` and `analyze --experts` refused
+them as "missing columns" the file visibly has, without saying what to rename (`survey import`
+even named `expert` as missing in a file with a `rater` column), and `agree` read a file with
+`Item` as one item, so its only error was a duplicate on every line. Now the error names each
+column to rename and to what, and the corrected file is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_runner_support import prepared_store
+from typer.testing import CliRunner
+
+from poemetric.cli.app import app
+from poemetric.store import RunStore
+from poemetric.survey.build import build_survey
+
+runner = CliRunner()
+WIDE = {"COLUMNS": "400"}
+SCORES = [("u1", "A", "form", 3), ("u1", "B", "form", 4), ("u1", "A", "theme", 2),
+          ("u1", "B", "theme", 2), ("u2", "A", "form", 5), ("u2", "B", "form", 5),
+          ("u2", "A", "theme", 1), ("u2", "B", "theme", 2)]  # fmt: skip
+
+
+def _ratings(path: Path, header: str, unit: str | None = None) -> Path:
+    rows = "".join(f"{r},{unit or u},{i},{s}\n" for u, r, i, s in SCORES)
+    path.write_text(header + "\n" + rows, encoding="utf-8")
+    return path
+
+
+def _agree(path: Path) -> tuple[int, str]:
+    result = runner.invoke(app, ["agree", str(path), "--bootstrap", "0"], env=WIDE)
+    return result.exit_code, " ".join(result.output.split())
+
+
+def test_agree_names_the_columns_to_rename_in_a_spreadsheet_header(tmp_path: Path) -> None:
+    status, err = _agree(_ratings(tmp_path / "caps.csv", "Rater,Poem,Item,Score"))
+    assert status != 0
+    assert err.strip().endswith(
+        "found Rater, Poem, Item, Score; rename 'Poem' to 'poem', 'Rater' to 'rater', 'Item' to "
+        "'item', 'Score' to 'score' in the header line (column names are exact, lower case: "
+        "docs/agreement.md)"
+    )
+    status, err = _agree(_ratings(tmp_path / "names.csv", "Expert Name,Poem ID,Question,Rating"))
+    assert (
+        status != 0
+        and (
+            "rename 'Poem ID' to 'poem', 'Expert Name' to 'rater', 'Question' to 'item', 'Rating' to "
+            "'score' in the header line"
+        )
+        in err
+    )
+    fixed, err = _agree(_ratings(tmp_path / "fixed.csv", "rater,poem,item,score"))
+    assert fixed == 0, err
+
+
+def test_agree_refuses_an_item_column_spelled_otherwise(tmp_path: Path) -> None:
+    """Read without its item column, every row of a unit and rater was one item: a duplicate
+    error on every line instead of the column's name."""
+    status, err = _agree(_ratings(tmp_path / "item.csv", "rater,poem,Item,score"))
+    assert status != 0
+    assert "missing column item" in err and "already on line" not in err
+    assert "rename 'Item' to 'item' in the header line" in err
+
+
+def _a_poem(run: Path) -> str:
+    with RunStore(run, create=False) as store:
+        return str(store.query("SELECT generation_id FROM generations WHERE status = 'ok'")[0][0])
+
+
+def test_survey_import_and_analyze_name_the_columns_to_rename(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    poem = _a_poem(run)
+    caps = _ratings(tmp_path / "caps.csv", "Rater,Poem,Item,Score", unit=poem)
+    for command in (["survey", "import", str(caps), "--run", str(run)],
+                    ["analyze", "--run", str(run), "--experts", str(caps)]):  # fmt: skip
+        result = runner.invoke(app, command, env=WIDE)
+        assert result.exit_code != 0
+        assert (
+            "found Rater, Poem, Item, Score; rename 'Poem' to 'poem', 'Rater' to 'rater', 'Item' "
+            "to 'item', 'Score' to 'score' in the header line (column names are exact, lower "
+            "case: docs/survey.md)"
+        ) in " ".join(result.output.split())
+    # A `rater` column is there: only the item and score are missing, and `rater` is not named.
+    item = _ratings(tmp_path / "item.csv", "rater,poem,Item,score", unit=poem)
+    result = runner.invoke(app, ["survey", "import", str(item), "--run", str(run)], env=WIDE)
+    assert result.exit_code != 0
+    assert "missing column: item and score (long format)" in " ".join(result.output.split())
+    assert (
+        "rename 'Item' to 'item'" in " ".join(result.output.split())
+        and "expert" not in " ".join(result.output.split()).split(";")[0]
+    )
+    lower = tmp_path / "lower.csv"
+    lower.write_text(
+        "rater,poem,item,score\n" + "".join(f"{r},{poem},{i},{s}\n" for u, r, i, s in SCORES[:4]),
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["survey", "import", str(lower), "--run", str(run)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("imported 4 answers (4 new, 0 replaced) by 2 raters")
+
+
+def test_a_wide_file_may_name_its_rater_column_rater(tmp_path: Path) -> None:
+    """A wide file with `rater` (the long format's name) was "missing columns: expert"."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    wide = tmp_path / "wide.csv"
+    wide.write_text(f"rater,poem,form,theme\nR1,{_a_poem(run)},4,3\n", encoding="utf-8")
+    result = runner.invoke(app, ["survey", "import", str(wide), "--run", str(run)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    with RunStore(run, create=False) as store:
+        rows = store.query("SELECT rater_id, question, score FROM survey_answers ORDER BY question")
+    assert [(r["rater_id"], r["question"], r["score"]) for r in rows] == [
+        ("R1", "form", 4.0),
+        ("R1", "theme", 3.0),
+    ]
+
+
+def test_survey_import_refuses_rater_ids_that_differ_only_in_case(tmp_path: Path) -> None:
+    """`Ann` for the survey's `ann` (a spreadsheet's capitals) was stored as another rater, so
+    the same ratings imported again counted twice and raised the experts' agreement."""
+    run = tmp_path / "run"
+    with prepared_store(run, poems=2) as store:
+        build_survey(store, raters="ann,ben", poems=2, seed=1)
+    poem = _a_poem(run)
+    capitals = tmp_path / "capitals.csv"
+    capitals.write_text(
+        f"rater,poem,item,score\nAnn,{poem},form,4\n ben ,{poem},form,3\n", encoding="utf-8"
+    )
+    result = runner.invoke(app, ["survey", "import", str(capitals), "--run", str(run)], env=WIDE)
+    assert result.exit_code != 0
+    assert (
+        "rater ids differ from those of survey 'experts' only in case or spaces: 'Ann' (the "
+        "survey's 'ann')"
+    ) in " ".join(result.output.split())
+    with RunStore(run, create=False) as store:
+        assert store.query("SELECT COUNT(*) FROM survey_answers")[0][0] == 0
+    exact = tmp_path / "exact.csv"
+    exact.write_text(f"rater,poem,item,score\nann,{poem},form,4\n", encoding="utf-8")
+    result = runner.invoke(app, ["survey", "import", str(exact), "--run", str(run)], env=WIDE)
+    assert result.exit_code == 0, result.output
