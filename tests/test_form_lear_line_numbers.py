@@ -70,7 +70,8 @@ def test_every_kind_of_reference_is_renamed() -> None:
         "the second half of line 3 (B) rhymes with line 2 (A)"
     )
     assert lear_detail("lines 1 and 5 should rhyme") == "lines 1 and 4 should rhyme"
-    # The metre's name counts the limerick's five lines: it is not a reference to the poem's.
+    # "(lines 3-4 shorter)" is no "line N" reference: left as written (Lear metre names no longer
+    # carry it; see tests/test_form_template_line_numbers.py).
     shorter = "line 5 does not scan as iambic trimeter (lines 3-4 shorter) (fit 0.50)"
     assert (
         lear_detail(shorter)

@@ -70,7 +70,7 @@ def ballade_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     outcome.findings.extend(count_finding(n, expected, "ballade"))
     refrain_lines = [stanza - 1 + k * stanza for k in (1, 2)] + [expected - 1]
     pairs = [(stanza - 1, line, "refrain") for line in refrain_lines]
-    refrains = score_repeats(poem.lines, pairs, "refrain")
+    refrains = score_repeats(poem.lines, pairs, "refrain", form_lines=expected)
     outcome.add(refrains)
     outcome.form_score = 0.3 * count + 0.7 * (refrains.score or 0.0)
     outcome.facts["shape"] = f"3 x {stanza} lines + envoi of {envoi}, refrain line {stanza}"

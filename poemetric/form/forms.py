@@ -363,7 +363,7 @@ def villanelle_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     pairs = [(0, i, "refrain A1") for i in (5, 11, 17)] + [
         (2, i, "refrain A2") for i in (8, 14, 18)
     ]
-    refrains = score_repeats(poem.lines, pairs, "refrain")
+    refrains = score_repeats(poem.lines, pairs, "refrain", form_lines=19)
     outcome.add(refrains)
     outcome.form_score = 0.2 * count + 0.1 * stanza_shape + 0.7 * (refrains.score or 0.0)
     global_rhyme(

@@ -41,9 +41,17 @@ def repeat_similarity(line_a: str, line_b: str) -> float:
 
 
 def score_repeats(
-    lines: tuple[str, ...], pairs: list[tuple[int, int, str]], constraint: str
+    lines: tuple[str, ...],
+    pairs: list[tuple[int, int, str]],
+    constraint: str,
+    *,
+    form_lines: int | None = None,
 ) -> Scored:
-    """Mean repeat similarity of (source, copy, label) 0-based line pairs."""
+    """Mean repeat similarity of (source, copy, label) 0-based line pairs.
+
+    A copy past the poem's end is a place in the form's template (`form_lines` long), not a
+    line of the poem: its finding says so, since every line number a user sees is the poem's.
+    """
     if not pairs:
         return Scored(None)
     findings: list[Finding] = []
@@ -51,7 +59,7 @@ def score_repeats(
     for source, copy, label in pairs:
         if source >= len(lines) or copy >= len(lines):
             findings.append(
-                Finding(constraint, (source + 1,), f"{label}: line {copy + 1} is missing")
+                Finding(constraint, (source + 1,), _missing(label, copy, len(lines), form_lines))
             )
             continue
         similarity = repeat_similarity(lines[source], lines[copy])
@@ -66,3 +74,12 @@ def score_repeats(
                 )
             )
     return Scored(total / len(pairs), tuple(cap_findings(findings, constraint)))
+
+
+def _missing(label: str, copy: int, poem_lines: int, form_lines: int | None) -> str:
+    """A repeat the poem is too short to hold, by its place in the form (0-based `copy`)."""
+    place = f"line {copy + 1} of the form's {form_lines}" if form_lines else f"line {copy + 1}"
+    return (
+        f"{label} is missing where the form repeats it ({place}; "
+        f"the poem has {poem_lines} {'line' if poem_lines == 1 else 'lines'})"
+    )

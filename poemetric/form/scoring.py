@@ -19,6 +19,7 @@ from poemetric.form.findings import (
     cap_findings,
 )
 from poemetric.form.parsing import ParsedPoem
+from poemetric.form.relayout import LineOrigins
 from poemetric.form.repeats import repeat_similarity, same_words, score_repeats
 from poemetric.form.rhyme_scoring import (
     FOLK_CREDIT,
@@ -123,9 +124,16 @@ def _foot_miss(index: int, line: str, spec: MeterSpec, fit: float) -> str:
 
 
 def score_meter(
-    lines: tuple[str, ...], spec: MeterSpec, *, beat_cycle_starts: tuple[int, ...] = ()
+    lines: tuple[str, ...],
+    spec: MeterSpec,
+    *,
+    beat_cycle_starts: tuple[int, ...] = (),
+    origins: LineOrigins | None = None,
 ) -> Scored:
-    """Share of lines fitting a foot metre, or a beat pattern cycled from each stanza start."""
+    """Share of lines fitting a foot metre, or a beat pattern cycled from each stanza start.
+
+    `origins`: `lines` are a re-laid-out poem's (Lear's limerick read as five lines); the note
+    then counts the poem's own lines, one fitting when every part of it fits."""
     if not lines:
         return Scored(None)
     findings: list[Finding] = []
@@ -166,13 +174,26 @@ def score_meter(
             for k, i in enumerate(failing)
         ]
     score = sum(credits) / len(credits)
-    good = sum(1 for c in credits if c >= 1.0)
     return Scored(
         score,
         tuple(cap_findings(findings, "meter")),
-        f"{good} of {len(credits)} lines fit {spec.name}",
+        f"{_fitting_lines(credits, origins)} lines fit {spec.name}",
         worst,
     )
+
+
+def _fitting_lines(credits: list[float], origins: LineOrigins | None) -> str:
+    """ "k of n": the lines with full credit, counted as the poem's lines when `origins` says
+    which of them holds each scanned line (a split line fits when all its parts do)."""
+    if origins is None or len(origins.origins) != len(credits):
+        return f"{sum(1 for c in credits if c >= 1.0)} of {len(credits)}"
+    poem_lines = sorted(set(origins.origins))
+    good = sum(
+        1
+        for line in poem_lines
+        if all(c >= 1.0 for c, o in zip(credits, origins.origins, strict=True) if o == line)
+    )
+    return f"{good} of {len(poem_lines)}"
 
 
 def _worst_beat_finding(

@@ -211,11 +211,13 @@ def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     lines = list(poem.lines)
     real_number = list(range(1, len(lines) + 1))
     lear = len(lines) == 4
+    split = False
     if lear:
         halves = split_lear_line(lines[2])
         if halves is not None:
             lines = [lines[0], lines[1], halves[0], halves[1], lines[3]]
             real_number = [1, 2, 3, 3, 4]
+            split = True
             outcome.facts["variant"] = "Lear (4 lines, line 3 with internal rhyme)"
     n = len(lines)
     expected = 5
@@ -231,24 +233,39 @@ def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         letters = letters[:2] + letters[2] + letters[2] + letters[3]
     inner = FormOutcome()
     global_rhyme(virtual, letters, inner, letters)
+    origins = LineOrigins(tuple(real_number))
     if not request.meter_unscored:
-        scored_meter = score_meter(virtual.lines, _limerick_meter(request.meter))
+        # Lear's layout: the fact counts and names the poem's 4 lines, as the findings do.
+        scored_meter = score_meter(
+            virtual.lines,
+            _limerick_meter(request.meter, lear=split),
+            origins=origins if split else None,
+        )
         inner.meter_score = scored_meter.score
         inner.facts["meter"] = scored_meter.note
         inner.add(scored_meter)
     outcome.rhyme_score, outcome.meter_score = inner.rhyme_score, inner.meter_score
     outcome.facts.update(inner.facts)
-    origins = LineOrigins(tuple(real_number))
     # The texts name the poem's own lines, as `lines` does (they said "line 5" for line 4).
     outcome.leads.update({kind: origins.finding(lead) for kind, lead in inner.leads.items()})
     outcome.findings.extend(origins.finding(finding) for finding in inner.findings)
     return outcome
 
 
-def _limerick_meter(spec: MeterSpec | None) -> MeterSpec:
+#: How the limerick's beats are named: on its five lines, and on Lear's four (line 3 split).
+_BEATS_NAME = {
+    False: "(3-3-2-2-3 beats)",
+    True: "(beats 3, 3, 2 + 2, 3: line 3 holds the two short lines)",
+}
+_SHORTER_NAME = {False: "(lines 3-4 shorter)", True: "(line 3 holds two shorter lines)"}
+
+
+def _limerick_meter(spec: MeterSpec | None, *, lear: bool = False) -> MeterSpec:
+    """The metre a limerick is scanned in; its name says where the short lines are, in the
+    poem's own lines when `lear` (Lear's layout, read as five lines)."""
     if spec is None or spec.beats:
         return spec or MeterSpec(
-            name="limerick meter (3-3-2-2-3 beats)",
+            name=f"limerick meter {_BEATS_NAME[lear]}",
             foot="anapestic",
             beats=BEAT_METERS["limerick meter"],
         )
@@ -259,13 +276,13 @@ def _limerick_meter(spec: MeterSpec | None) -> MeterSpec:
         # lengths ("anapestic trimeter / dimeter"): the limerick's beats in that foot. (An
         # assertion here stopped `form check` on the whole file.)
         return MeterSpec(
-            name=f"{spec.name} limerick meter (3-3-2-2-3 beats)",
+            name=f"{spec.name} limerick meter {_BEATS_NAME[lear]}",
             foot=spec.foot,
             beats=BEAT_METERS["limerick meter"],
         )
     long, short = spec.feet, max(1, spec.feet - 1)
     return MeterSpec(
-        name=f"{spec.name} (lines 3-4 shorter)", beats=(long, long, short, short, long)
+        name=f"{spec.name} {_SHORTER_NAME[lear]}", beats=(long, long, short, short, long)
     )
 
 
