@@ -19,7 +19,14 @@ if TYPE_CHECKING:
 MAKE_ENV = "POEMETRIC_MAKE"
 
 #: The poemetric command that each make target of a stage runs.
-_COMMANDS = {"generate": "generate", "form": "form run", "judge": "judge"}
+_COMMANDS = {
+    "generate": "generate",
+    "form": "form run",
+    "judge": "judge",
+    "analyze": "analyze",
+    "figures": "figures",
+    "report": "report",
+}
 
 
 def run_by_make() -> bool:

@@ -57,3 +57,22 @@ def test_a_jsonl_poet_key_is_named_once_not_on_every_record(tmp_path: Path) -> N
         f"{jsonl}: author: no record has the key 'author'; the dataset schema names this column "
         "differently: rename 'poet' to 'author'"
     ]
+
+
+def test_a_poem_text_and_a_scheme_column_are_named_with_their_renames(tmp_path: Path) -> None:
+    """`poem_text` and `scheme` (a researcher's own names) were left out of the renames, so the
+    hint named five of the seven columns and left the poem's own column to be guessed."""
+    csv_file = tmp_path / "poems.csv"
+    header = "poem_title,poet,poem_form,metre,scheme,topic,poem_text"
+    csv_file.write_text(f'\ufeff{header}\r\nT,A,sonnet,,,,"one\r\ntwo"\r\n', encoding="utf-8")
+    (problem,) = _problems(csv_file)
+    assert problem.endswith(
+        "rename 'poem_form' to 'form', 'poem_title' to 'title', 'poet' to 'author', 'poem_text' "
+        "to 'content', 'metre' to 'meter_pattern', 'scheme' to 'rhyme_pattern', 'topic' to 'theme'"
+    )
+    checked = runner.invoke(app, ["form", "check", str(csv_file), "-o", str(tmp_path / "c.csv")])
+    assert checked.exit_code == 2
+    assert " ".join(checked.output.split()).endswith(
+        "the dataset schema names these columns differently: rename 'poem_text' to 'content', "
+        "'poem_form' to 'form'"
+    ), checked.output

@@ -56,3 +56,29 @@ def test_a_mistyped_form_names_the_form_it_looks_like(
 def test_a_form_like_none_gets_no_guess(tmp_path: Path) -> None:
     (line,) = _validate(tmp_path, "Haiku")
     assert line == f"{tmp_path / 'poems.csv'}:2: form: unknown form 'Haiku'; {KNOWN}"
+
+
+@pytest.mark.parametrize("form", ["petrarchan sonnet", "Shakespearean Sonnet", "sonnets"])
+def test_a_sonnet_named_with_its_kind_is_told_to_give_the_form_alone(
+    tmp_path: Path, form: str
+) -> None:
+    """'petrarchan sonnet' was "unknown form" with no guess, where `form check` said 'sonnet'."""
+    (line,) = _validate(tmp_path, form)
+    data = tmp_path / "poems.csv"
+    if form == "sonnets":  # a plural is a typo of the form
+        assert line.endswith("did you mean 'sonnet'?"), line
+        return
+    assert line == (
+        f"{data}:2: form: unknown form {form!r}; {KNOWN}; did you mean 'sonnet'? (give the form "
+        "alone: a kind such as Petrarchan or Shakespearean is told by the rhyme_pattern, "
+        "'ABBAABBA CDECDE' or 'ABAB CDCD EFEF GG')"
+    )
+
+
+def test_an_empty_form_is_said_to_be_empty(tmp_path: Path) -> None:
+    """An empty cell was "unknown form ''", as if '' were a form POEMetric lacks."""
+    (line,) = _validate(tmp_path, "  ")
+    assert line == (
+        f"{tmp_path / 'poems.csv'}:2: form: empty form: every poem needs one of ballad, ghazal, "
+        "limerick, pantoum, sestina, sonnet, villanelle"
+    )

@@ -54,3 +54,29 @@ def test_a_table_of_one_row_says_row(one_poem_run: Path, tmp_path: Path) -> None
     assert lines["poems"].split("→")[0].split()[1:] == ["1", "row"]  # was "1 rows"
     assert lines["judgments"].split("→")[0].split()[1:] == ["0", "rows"]
     assert lines["poems"].index("→") == lines["judgments"].index("→")  # the arrows line up
+
+
+@pytest.mark.parametrize("name", ["latex", "tex", "markdown"])
+def test_a_latex_format_is_sent_to_analyze(one_poem_run: Path, name: str) -> None:
+    """`--format latex` was Typer's box "'latex' is not one of 'csv', 'jsonl', 'parquet'", with
+    no word that `analyze` writes the LaTeX tables a paper needs."""
+    result = runner.invoke(
+        app, ["export", "--run", str(one_poem_run), "--format", name], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2
+    assert " ".join(result.output.split()) == (
+        f"error: --format {name}: export writes the run store's raw tables (csv, jsonl, "
+        f"parquet); the analysis tables for a paper, in LaTeX and Markdown, are written by "
+        f"`poemetric analyze --run {one_poem_run}` to {one_poem_run / 'analysis'} (tables.tex "
+        "includes every one)"
+    )
+    assert not (one_poem_run / "export").exists()
+
+
+def test_a_mistyped_format_is_one_line_with_the_close_name(one_poem_run: Path) -> None:
+    result = runner.invoke(app, ["export", "--run", str(one_poem_run), "--format", "parqet"])
+    assert result.exit_code == 2
+    assert result.output == (
+        "error: --format: unknown format 'parqet' (did you mean 'parquet'?); formats: csv, "
+        "jsonl, parquet\n"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from poemetric.form.checker import check_poem
+from poemetric.form.forms import fresh_letters
 from poemetric.form.parsing import repeated_group
 
 BALLAD = """The miller walked the river road
@@ -37,12 +38,21 @@ def test_same_letters_in_every_stanza_ask_for_the_same_rhymes_and_say_how_to_ask
     assert literal.rhyme_score == 0.5
     first = literal.explanation[0].detail
     assert first.startswith("the pattern repeats ABCB with the same letters")
-    assert "with new rhymes in each stanza it scores 1.00: to ask for that, write ABCB" in first
+    assert first.endswith(
+        "with new rhymes in each stanza it scores 1.00: to ask for that, write ABCB (one "
+        "stanza's pattern) or ABCB DEFE GHIH"
+    )  # was "write ABCB" alone, which read as the pattern just refused
     assert first in literal.summary
     for fresh in ("ABCB", "ABCB DEFE GHIH"):
         check = check_poem(BALLAD, "ballad", None, fresh)
         assert check.passed
         assert not any("repeats" in issue.detail for issue in check.explanation)
+
+
+def test_fresh_letters_spell_out_new_rhymes_in_each_stanza() -> None:
+    assert fresh_letters("ABCB", 3) == "ABCB DEFE GHIH"
+    assert fresh_letters("ABCB", 5) == "ABCB DEFE GHIH ..."
+    assert fresh_letters("AABB", 2) == "AABB CCDD"
 
 
 def test_no_note_when_new_rhymes_would_not_score_better() -> None:

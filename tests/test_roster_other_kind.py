@@ -48,3 +48,32 @@ def test_a_judge_named_as_a_generator_is_said_to_be_a_judge(tmp_path: Path) -> N
     assert result.exit_code == 2, result.output
     said = " ".join(result.stderr.split())
     assert "('local-openai' is a judge, in " in said and "did you mean" not in said, said
+
+
+def test_a_judge_file_given_by_its_path_names_its_folder_and_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--judge my-judge.yaml` (a copy of local-openai.yaml, given as `--template` takes a file)
+    was "unknown judge or group 'my-judge.yaml'" with no way to use the file. Following the hint
+    now works."""
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    judge_file = mine / "my-judge.yaml"
+    judge_file.write_text(JUDGE_FILE, encoding="utf-8")
+    monkeypatch.delenv("POEMETRIC_JUDGES_DIR", raising=False)
+    monkeypatch.delenv("POEMETRIC_GENERATORS_DIR", raising=False)
+    run = tmp_path / "run"
+    result = CliRunner().invoke(app, ["judge", "--run", str(run), "--judge", str(judge_file)])
+    assert result.exit_code == 2, result.output
+    said = " ".join(result.stderr.split())
+    assert (
+        f"unknown judge or group '{judge_file}' ('{judge_file}' is a file; --judge takes names: "
+        f"set POEMETRIC_JUDGES_DIR={mine}, the file's folder, and give --judge my-judge)" in said
+    ), said
+    missing = CliRunner().invoke(app, ["generate", "--run", str(run), "--models", "nope.yaml"])
+    assert "(--models takes names, not files: 'nope' for nope.yaml)" in " ".join(
+        missing.stderr.split()
+    ), missing.output
+    monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(mine))
+    known = CliRunner().invoke(app, ["models", "--judges"], env={"COLUMNS": "400"})
+    assert "my-judge" in known.output, known.output

@@ -67,7 +67,8 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         """
         SELECT f.generation_id, g.author, g.poem_id, p.form AS poem_form, f.passed, f.meter_score,
                f.rhyme_score, f.form_score, f.error, p.position,
-               json_extract(f.explanation, '$.errata') AS errata
+               json_extract(f.explanation, '$.errata') AS errata,
+               json_extract(f.explanation, '$.threshold') AS threshold
         FROM form_checks f
         JOIN generations g ON g.generation_id = f.generation_id
         JOIN poems p ON p.poem_id = g.poem_id

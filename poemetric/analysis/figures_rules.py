@@ -10,6 +10,7 @@ import pandas as pd
 from poemetric.analysis.bars import Panel, Series, draw_grid, summary_frame
 from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.form_threshold import checked_thresholds, pass_rule, threshold_words
 from poemetric.analysis.heatmaps import annotated_heatmap
 from poemetric.analysis.lexical import MATTR_WINDOW
 from poemetric.analysis.plotting import Drawing, counted_poems, poem_count
@@ -45,7 +46,8 @@ def rule_based(ctx: FigureContext) -> Drawing:
         panels.append(Panel("Form accuracy (pass rate)", (Series(pass_rate),), SHARE,
                             authors=tuple(authors)))  # fmt: skip
         notes.append(
-            f"form accuracy: share of poems passing the rule-based form check, {WILSON_NOTE}"
+            "form accuracy: share of poems passing the rule-based form check at "
+            f"{threshold_words(checked_thresholds(ctx.data.form_checks))}, {WILSON_NOTE}"
         )
     except FigureSkipped as skipped:
         notes.append(f"form accuracy not shown: {skipped}")
@@ -86,8 +88,7 @@ def form_accuracy(ctx: FigureContext) -> Drawing:
     figure = draw_grid(ctx, panels, value_label="share or score (0-1); whiskers: 95% CI")
     caption = (
         f"Rule-based form check per author, over {counted_poems(checks['n'], 'checked poem')} "
-        "each: share of poems passing (a poem passes when each of its applicable form, meter "
-        "and rhyme scores reaches the threshold, 0.7 by default), with a "
+        f"each: share of poems passing ({pass_rule(ctx.data.form_checks, 'meter')}), with a "
         f"{WILSON_NOTE}; mean form, meter and rhyme scores (0-1), with the {T_NOTE}, "
         "clipped to 0-1."
     )
@@ -109,7 +110,8 @@ def form_heatmap(ctx: FigureContext) -> Drawing:
                                column_title="poem form")  # fmt: skip
     caption = (
         "Share of poems passing the rule-based form check, per author and poem form "
-        f"({counted_poems(by_form['n'], 'checked poem')} per cell)."
+        f"({counted_poems(by_form['n'], 'checked poem')} per cell; "
+        f"{pass_rule(checks, 'meter')})."
     )
     return Drawing(figure, caption)
 

@@ -25,6 +25,7 @@ from poemetric.analysis.experts import (
     stored_expert_ratings,
 )
 from poemetric.analysis.features import lexical_summary, poem_features
+from poemetric.analysis.form_threshold import pass_rule
 from poemetric.analysis.imagery import imagery_counts
 from poemetric.analysis.judges import judge_report, recognition_notes, recognition_table
 from poemetric.analysis.labels import Labels, run_labels
@@ -171,9 +172,10 @@ def analyze_run(
         tables, notes = errata_tables(data.form_checks, data.generations, errata, run=store.run_dir)
         result.tables.update(tables)
         result.notes += notes
-        if tables:
-            for name in ("form_checks", "form_checks_by_form"):
-                result.captions[name] = TABLE_CAPTIONS[name] + DEFAULT_NOTE
+        for name in ("form_checks", "form_checks_by_form"):
+            errata_note = DEFAULT_NOTE if tables else ""
+            rule = pass_rule(data.form_checks)
+            result.captions[name] = f"{TABLE_CAPTIONS[name]}; {rule}{errata_note}"
 
     features = poem_features(data.generations)
     result.tables["lexical"] = lexical_summary(features)

@@ -20,6 +20,7 @@ from poemetric.cli.options import (
     run_output_folder,
     unknown_choice,
 )
+from poemetric.hints import stage_command
 from poemetric.store.schema import EXPORTABLE_TABLES
 from poemetric.text.plural import plural
 
@@ -45,8 +46,13 @@ def export(
         "calls.jsonl, calls.parquet) writes that file, in the format its suffix names.",
         metavar="<path>",
     ),
-    fmt: ExportFormat = typer.Option(
-        ExportFormat.csv, "--format", "-f", help="File format (of a folder's files)."
+    format_name: str = typer.Option(
+        ExportFormat.csv.value,
+        "--format",
+        "-f",
+        metavar="<csv|jsonl|parquet>",
+        help="File format (of a folder's files). The analysis tables for a paper (LaTeX, "
+        "Markdown) are written by poemetric analyze, to RUN/analysis/.",
     ),
 ) -> None:
     """Export tables of a run store, one file per table.
@@ -61,13 +67,14 @@ def export(
 
         poemetric export calls --run runs/paper -o calls.csv
     """
+    fmt = _export_format(format_name, run)
     chosen = list(dict.fromkeys(tables or EXPORTABLE_TABLES))  # each table once, in order
     unknown = [t for t in chosen if t not in EXPORTABLE_TABLES]
     if unknown:
         raise unknown_choice("tables", unknown, EXPORTABLE_TABLES, "table")  # as --help names it
     one_file = to is not None and file_suffix(to) is not None  # `-o calls.csv`: a file
     if to is not None and one_file:
-        destination = _one_file(to, chosen, fmt if given(ctx, "fmt") else None)
+        destination = _one_file(to, chosen, fmt if given(ctx, "format_name") else None)
     else:
         out_dir = run_output_folder(run, None if to is None else Path(to), "export", "--to")
     with existing_run(run) as store, store.snapshot():  # the files agree with one another
@@ -82,6 +89,26 @@ def export(
                 markup=False,
                 soft_wrap=True,
             )
+
+
+#: Formats of the analysis tables, which `analyze` writes: asked of `export`, they were refused
+#: as "not one of 'csv', 'jsonl', 'parquet'", with no word of where the LaTeX tables are.
+ANALYSIS_FORMATS = {"latex", "tex", "md", "markdown"}
+
+
+def _export_format(name: str, run: Path) -> ExportFormat:
+    word = name.strip().lower().lstrip(".")
+    if word in ANALYSIS_FORMATS:
+        raise error_exit(
+            f"--format {name}: export writes the run store's raw tables (csv, jsonl, parquet); "
+            f"the analysis tables for a paper, in LaTeX and Markdown, are written by "
+            f"`{stage_command('analyze', run)}` to {run / 'analysis'} (tables.tex includes "
+            "every one)"
+        )
+    try:
+        return ExportFormat(word)
+    except ValueError:
+        raise unknown_choice("--format", name, [f.value for f in ExportFormat], "format") from None
 
 
 #: The suffixes `--to` may name one table's file by, and the format each writes.

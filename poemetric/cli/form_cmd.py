@@ -38,6 +38,7 @@ from poemetric.cli.options import (
     output_option,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
+from poemetric.cli.stale_outputs import stale_outputs_note
 from poemetric.form.blas import ask_one_blas_thread
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted, plural
@@ -354,11 +355,15 @@ def run_command(
 ) -> None:
     """Form-check every successful generation of a run (the pipeline's form stage).
 
+    Rows already checked by this checker version at this --threshold are skipped; another
+    --threshold re-checks them all (no --force needed). Then run analyze, figures and report
+    again: what they wrote holds the earlier verdicts.
+
     Examples:
 
         poemetric form run --run runs/paper
 
-        poemetric form run --run runs/paper --threshold 0.8 --force
+        poemetric form run --run runs/paper --threshold 0.8
     """
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.stage import run_form_stage, stored_report
@@ -374,6 +379,7 @@ def run_command(
         )
         stored = report.checked == 0 and report.skipped > 0
         shown = stored_report(store) if stored else report
+        stale = stale_outputs_note(store.run_dir) if report.checked else None
     if stored:
         every = plural(
             report.skipped, "the 1 generation was", f"all {report.skipped} generations were"
@@ -398,3 +404,5 @@ def run_command(
         f"checked {report.checked}, skipped {report.skipped} (already checked), errors {report.errors}"
         + other_lexicon_note(report.other_lexicon)
     )
+    if stale:
+        console.print(stale, highlight=False, markup=False, soft_wrap=True)

@@ -11,15 +11,16 @@ from poemetric.data.schema import KNOWN_COLUMNS
 
 #: Poem-text columns that `form check` reads but this schema calls `content`.
 TEXT_COLUMNS = ("text", "poem")
-#: Other usual names of the required columns but `content` (`TEXT_COLUMNS`), as `key` writes
-#: them (`Poem Name` is `poem_name`). A bare `name` is left out: it is the poet's as often as
-#: the poem's.
+#: Other usual names of the required columns, as `key` writes them (`Poem Name` is
+#: `poem_name`); `content`'s `TEXT_COLUMNS` have a hint of their own (`content_hint`). A bare
+#: `name` is left out: it is the poet's as often as the poem's.
 OTHER_NAMES: dict[str, tuple[str, ...]] = {
+    "content": ("poem_text", "poem_content", "full_text", "body"),
     "form": ("poem_form", "poetic_form"),
     "title": ("poem_title", "poem_name"),
     "author": ("poet", "poet_name", "author_name", "writer"),
     "meter_pattern": ("meter", "metre", "metre_pattern"),
-    "rhyme_pattern": ("rhyme", "rhyme_scheme"),
+    "rhyme_pattern": ("rhyme", "rhyme_scheme", "scheme", "rhymes"),
     "theme": ("topic", "subject"),
 }
 

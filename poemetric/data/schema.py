@@ -33,15 +33,35 @@ class PoemForm(StrEnum):
     @classmethod
     def parse(cls, value: str) -> PoemForm:
         cleaned = value.strip().lower()
+        known = [form.value for form in cls]
+        if not cleaned:  # was "unknown form ''", as if '' were a form POEMetric lacks
+            raise ValueError(f"empty form: every poem needs one of {', '.join(known)}")
         try:
             return cls(cleaned)
         except ValueError:
-            known = [form.value for form in cls]
-            close = close_names(cleaned, known)  # 'sonet', 'Limericks', 'limerick(s)'
-            hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
             raise ValueError(
-                f"unknown form {value!r}; expected one of {', '.join(known)}{hint}"
+                f"unknown form {value!r}; expected one of {', '.join(known)}"
+                f"{_form_hint(cleaned, known)}"
             ) from None
+
+
+def _form_hint(cleaned: str, known: list[str]) -> str:
+    """`; did you mean 'sonnet'?` for a typo ('sonet', 'Limericks', 'limerick(s)'), and for a
+    form named with its kind ('petrarchan sonnet'), which goes in the rhyme pattern."""
+    close = close_names(cleaned, known)
+    if close:
+        return f"; did you mean {' or '.join(map(repr, close))}?"
+    named = [form for form in known if re.search(rf"\b{form}s?\b", cleaned)]
+    if len(named) != 1:
+        return ""
+    (form,) = named
+    scheme = (
+        ": a kind such as Petrarchan or Shakespearean is told by the rhyme_pattern, "
+        "'ABBAABBA CDECDE' or 'ABAB CDCD EFEF GG'"
+        if form == PoemForm.SONNET
+        else ""
+    )
+    return f"; did you mean {form!r}? (give the form alone{scheme})"
 
 
 #: Columns of the POEMetric human-poem CSV, in the authors' order.

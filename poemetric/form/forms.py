@@ -214,9 +214,23 @@ def _note_repeated_letters(
                 (),
                 f"the pattern repeats {group} with the same letters, so every stanza must rhyme "
                 f"with the first (rhyme {outcome.rhyme_score:.2f}); with new rhymes in each "
-                f"stanza it scores {fresh.score:.2f}: to ask for that, write {group}",
+                f"stanza it scores {fresh.score:.2f}: to ask for that, write {group} (one "
+                f"stanza's pattern) or {fresh_letters(group, len(letters) // len(group))}",
             ),
         )
+
+
+def fresh_letters(group: str, stanzas: int) -> str:
+    """`ABCB` as new letters in each of `stanzas` stanzas: `ABCB DEFE GHIH ...` (three shown).
+    A bare `write ABCB` read as the pattern just refused; the spelled-out form says how."""
+    distinct = sorted(set(group))
+    shown = []
+    for stanza in range(min(stanzas, 3)):
+        shift = stanza * len(distinct)
+        if ord(distinct[-1]) + shift > ord("Z"):
+            break
+        shown.append("".join(chr(ord(letter) + shift) for letter in group))
+    return " ".join(shown) + (" ..." if stanzas > len(shown) else "")
 
 
 #: Share of a ballad's form score that comes from its stanza sizes (the rest: line lengths).

@@ -109,20 +109,25 @@ def _pick(row: dict[str, Any], keys: tuple[str, ...]) -> Any:
 
 
 def _require_columns(table: RawTable, path: Path) -> None:
+    from poemetric.data.column_names import rename_hint, spelled_otherwise
     from poemetric.data.file_problems import wrong_separator
 
     columns = table.columns
     lowered = {c.strip().lower() for c in columns}
     missing = []
+    absent = []  # as the dataset schema names them, for the rename hint
     if not lowered & set(TEXT_KEYS):
         missing.append("content (or text, poem, response)")
+        absent.append("content")
     if not lowered & set(FORM_KEYS):
         missing.append("form")
+        absent.append("form")
     if missing:
         wrong = wrong_separator(table, TEXT_KEYS)
+        hint = wrong.hint if wrong else rename_hint(spelled_otherwise(absent, columns))
         raise FormInputError(
             f"{path}: missing required {plural(len(missing), 'column')} {', '.join(missing)}; found "
-            f"{', '.join(columns) or 'none'}{wrong.hint if wrong else ''}"
+            f"{', '.join(columns) or 'none'}{hint}"
         )
 
 

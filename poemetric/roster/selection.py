@@ -112,7 +112,8 @@ def select_models(
             raise UnknownModelError(
                 f"unknown {what} or group {token!r}"
                 + (
-                    display_name_hint(token, catalog)
+                    _model_file_hint(token, kind)
+                    or display_name_hint(token, catalog)
                     or _other_roster_hint(token, kind, directory)
                     or did_you_mean(token, known)
                 )
@@ -122,6 +123,23 @@ def select_models(
     chosen = _dedupe(names)
     catalog.refuse_unusable(chosen)
     return [_usable(catalog.entries[name], kind) for name in chosen]
+
+
+def _model_file_hint(token: str, kind: RosterKind) -> str:
+    """` ('my-judge.yaml' is a file: ... POEMETRIC_JUDGES_DIR=/its/folder ... --judge my-judge)`
+    for a model file given by its path, as `--template` takes one; else ''. It was "unknown
+    judge", the file's folder and name left for the reader to work out."""
+    path = Path(token).expanduser()
+    if path.suffix not in {".yaml", ".yml"}:
+        return ""
+    option = "--judge" if kind == "judges" else "--models"
+    if not path.is_file():
+        return f" ({option} takes names, not files: {path.stem!r} for {path.name})"
+    folder = path.resolve().parent
+    return (
+        f" ({token!r} is a file; {option} takes names: set {ENV_DIRS[kind]}={folder}, the "
+        f"file's folder, and give {option} {path.stem})"
+    )
 
 
 def _other_roster_hint(token: str, kind: RosterKind, directory: Path | None) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Hashable
 
 import pandas as pd
 
+from poemetric.analysis.form_threshold import pass_rule
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -34,6 +35,7 @@ def form_checks(run: ReportRun) -> Section | None:
     ]  # fmt: skip
     html = render(
         "form_checks.html.j2",
+        pass_rule=pass_rule(run.data.form_checks),
         rows=rows,
         forms=forms,
         grid=grid,
