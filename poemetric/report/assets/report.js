@@ -172,7 +172,7 @@
     box.appendChild(el("p", "summary", poem.c.s || poem.c.e || "checked"));
     var scores = [];
     if (poem.c.f !== null) { scores.push("form " + poem.c.f.toFixed(2)); }
-    if (poem.c.m !== null) { scores.push("metre " + poem.c.m.toFixed(2)); }
+    if (poem.c.m !== null) { scores.push("meter " + poem.c.m.toFixed(2)); }
     if (poem.c.r !== null) { scores.push("rhyme " + poem.c.r.toFixed(2)); }
     if (scores.length) { box.appendChild(el("p", "scores muted", scores.join(" · "))); }
     if (poem.c.i.length) {
