@@ -10,12 +10,16 @@ Per scorer with answers in the run (ok or failed: a failed one is retried by its
 * the pairs of the run (those any scorer was asked for or answered) that it was not asked to
   score, and did not: another pairs file, `--tasks` or `--limit`, or, in a store older than the
   record, unknown; `probe report` would compare it with the others over different pairs. Its
-  command is that of the scorers that were asked for them, with this scorer's `--seed` and scores
-  file.
+  command is that of the scorers that were asked for them, with this scorer's `--seed`.
+
+A command names a scores file of the scorer only where that file's pairs are among the
+command's (`probe run` rewrites its `--output` with the pairs it scores); else a new one.
 """
 
 from __future__ import annotations
 
+import itertools
+import shlex
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -50,25 +54,29 @@ def probe_gaps(store: RunStore) -> list[StageGap]:
                 task_of.setdefault(pair, task)
     for scored in done.values():
         run_pairs.update(dict.fromkeys(sorted(scored - run_pairs.keys())))
+    taken = {r.output for held in requests.values() for r in held if r.output}
     gaps: list[StageGap] = []
     for scorer in sorted(done):
         own = requests.get(scorer, [])
+        used: set[str] = set()  # the scorer's own scores files that a command names
         asked = dict.fromkeys(pair for request in own for pair in request.pairs)
         lacking = [pair for pair in asked if pair not in done[scorer]]
         if lacking:
             runs = [r for r in own if not set(r.pairs) <= done[scorer]]
+            runs = _with_outputs(scorer, own, runs, taken, used)
             gaps.append(_gap(scorer, lacking, len(asked), task_of, runs, recorded=True))
         other = [pair for pair in run_pairs if pair not in asked and pair not in done[scorer]]
         if other:
             wanted = set(other)
             theirs = [
-                _as_scorer(request, own)
+                request
                 for name in sorted(requests)
                 if name != scorer
                 for request in requests[name]
                 if wanted & request.pairs.keys()
             ]
-            gaps.append(_gap(scorer, other, len(run_pairs), task_of, theirs, recorded=False))
+            runs = _with_outputs(scorer, own, _as_scorer(theirs, own), taken, used)
+            gaps.append(_gap(scorer, other, len(run_pairs), task_of, runs, recorded=False))
     return gaps
 
 
@@ -95,16 +103,103 @@ def _gap(
     )
 
 
-def _as_scorer(request: PairRequest, own: Sequence[PairRequest]) -> PairRequest:
-    """Another scorer's run of the pairs this one lacks, as this one would run it: with its own
-    `--seed` (the order its pairs are shown in) and its scores file of that pairs file; of
-    another pairs file, a new one named after its own and the pairs file (none is replaced)."""
-    seeds = [o for r in own for o in r.options if o.startswith("--seed ")]
-    options = tuple(o for o in request.options if not o.startswith("--seed ")) + tuple(seeds[:1])
-    output = next((r.output for r in own if r.file == request.file and r.output), None)
-    if output is None:
-        mine = next((Path(r.output) for r in own if r.output), None)
-        stem = f"{mine.stem}-" if mine else ""
-        folder = mine.parent if mine else Path()
-        output = str(folder / f"{stem}{Path(request.file).stem}-scores.jsonl")
-    return replace(request, options=options, output=output, pairs={})
+def _as_scorer(theirs: Sequence[PairRequest], own: Sequence[PairRequest]) -> list[PairRequest]:
+    """Other scorers' runs of the pairs this one lacks, as this one would run them, with its own
+    `--seed` (the order its pairs are shown in), their outputs left to `_with_outputs`.
+
+    Per pairs file, where no run of it (this scorer's or theirs) has a `--limit`, one run covers
+    them all with this scorer's: `--tasks` of all their tasks (none where one had none). Its
+    pairs hold this scorer's of that file, so it may rewrite its scores file, which `probe
+    report` then reads alone. A `--limit` picks the first N pairs of its tasks, which no one
+    run's options unite: one run per request, each to a scores file of its own."""
+    seed = next((o for r in own for o in r.options if o.startswith("--seed ")), None)
+    runs: dict[tuple[str, tuple[str, ...]], PairRequest] = {}
+    for file in dict.fromkeys(r.file for r in theirs):
+        of_file = [r for r in theirs if r.file == file]
+        mine = [r for r in own if r.file == file]
+        tasks = _tasks_united([*mine, *of_file])
+        picks = [tasks] if tasks is not None else [_picking(r) for r in of_file]
+        for options in picks:
+            key = (file, options + ((seed,) if seed else ()))
+            pairs = {
+                pair: task
+                for r in (mine if tasks is not None else [])
+                + [r for r in of_file if tasks is not None or _picking(r) == options]
+                for pair, task in r.pairs.items()
+            }
+            held = runs.get(key)
+            runs[key] = PairRequest(file, key[1], None, {**(held.pairs if held else {}), **pairs})
+    listed = list(runs.values())
+    return [  # a run whose pairs another run of its file holds too (a smaller --limit) is left
+        run
+        for k, run in enumerate(listed)
+        if not any(
+            j != k
+            and other.file == run.file
+            and run.pairs.keys() <= other.pairs.keys()
+            and (run.pairs.keys() < other.pairs.keys() or j < k)
+            for j, other in enumerate(listed)
+        )
+    ]
+
+
+def _picking(request: PairRequest) -> tuple[str, ...]:
+    """A request's options that pick its pairs (not its `--seed`)."""
+    return tuple(o for o in request.options if not o.startswith("--seed "))
+
+
+def _tasks_united(requests: Sequence[PairRequest]) -> tuple[str, ...] | None:
+    """The `--tasks` option that picks every pair of `requests` (of one pairs file), or None
+    where one has a `--limit`."""
+    tasks: dict[str, None] = {}
+    for request in requests:
+        options = dict(shlex.split(o) for o in _picking(request) if len(shlex.split(o)) == 2)
+        if "--limit" in options:
+            return None
+        if "--tasks" not in options:
+            return ()
+        tasks.update(dict.fromkeys(t.strip() for t in options["--tasks"].split(",") if t.strip()))
+    return (f"--tasks {shlex.quote(','.join(tasks))}",) if tasks else ()
+
+
+def _with_outputs(
+    scorer: str,
+    own: Sequence[PairRequest],
+    runs: Sequence[PairRequest],
+    names: set[str],
+    used: set[str],
+) -> list[PairRequest]:
+    """`runs` with their scores files. `probe run` rewrites its `--output` with its own pairs
+    only: a run may name a scores file of this scorer only where its pairs hold those of every
+    request that wrote that file, and only one run of the scorer's commands may name it (`used`,
+    updated); else a new file, named after the scorer's own and the pairs file, that no request
+    and no other command names (`names`: the outputs named so far, updated)."""
+    written: dict[str, list[PairRequest]] = {}
+    for request in own:
+        if request.output:
+            written.setdefault(request.output, []).append(request)
+    mine = next((Path(r.output) for r in own if r.output), None)
+    stem = mine.stem if mine else scorer.split(":", 1)[-1].replace("/", "-")
+    folder = mine.parent if mine else Path()
+    named: list[PairRequest] = []
+    for run in runs:
+        output = next(
+            (
+                file
+                for file, wrote in written.items()
+                if file not in used
+                and all(w.file == run.file and w.pairs.keys() <= run.pairs.keys() for w in wrote)
+            ),
+            None,
+        )
+        if output is None:
+            base = folder / f"{stem}-{Path(run.file).stem}-scores"
+            output = next(
+                name
+                for n in itertools.count(1)
+                if (name := f"{base}{'' if n == 1 else f'-{n}'}.jsonl") not in names
+            )
+        names.add(output)
+        used.add(output)
+        named.append(replace(run, output=output, pairs={}))
+    return named
