@@ -7,31 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from poemetric.suggest import did_you_mean
+from poemetric.text.json_types import json_type
 from poemetric.text.plural import counted, plural
 
 #: The most bad rows an error lists; more are counted.
 ROWS_SHOWN = 20
 #: What to do about a bad pairs file.
 REBUILD = "rebuild the file with `poemetric probe build` (or fix the rows)"
-
-_JSON_TYPES = {
-    bool: "true or false",
-    int: "a number",
-    float: "a number",
-    str: "text",
-    list: "a list",
-    dict: "an object",
-    type(None): "null",
-}
-
-
-def _found(value: Any) -> str:
-    return _JSON_TYPES.get(type(value), type(value).__name__)
 
 
 def row_problems(error: ValidationError, fields: Sequence[str]) -> list[str]:
@@ -48,9 +34,9 @@ def row_problems(error: ValidationError, fields: Sequence[str]) -> list[str]:
         elif kind == "string_too_short":
             what = "empty"
         elif kind == "string_type":
-            what = f"expected text, found {_found(value)}"
+            what = f"expected text, found {json_type(value)}"
         elif kind == "dict_type":
-            what = f"expected an object ({{...}}), found {_found(value)}"
+            what = f"expected an object ({{...}}), found {json_type(value)}"
         else:
             what = str(item["msg"]).removeprefix("Value error, ")
         problems.append(f"{field}: {what}" if field else what)
