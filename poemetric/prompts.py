@@ -184,6 +184,9 @@ def render_generation_prompt(
             f"{loaded.path}{_template_line(error)}: {error}{_closest_variable(error)}; the "
             f"generation template's variables: {', '.join(GENERATION_VARIABLES)}"
         ) from error
+    except jinja2.TemplateSyntaxError as error:  # an unclosed {% if %}: the line Jinja stopped on
+        message = " ".join((error.message or str(error)).split())
+        raise PromptError(f"{loaded.path}:{error.lineno}: {message}") from error
     except jinja2.TemplateError as error:
         raise PromptError(f"{loaded.path}: {error}") from error
     if not text.strip():  # every model would be sent an empty message

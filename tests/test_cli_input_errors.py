@@ -259,6 +259,22 @@ def test_judge_parse_names_a_bad_line_as_file_colon_line(tmp_path: Path) -> None
     )
 
 
+@pytest.mark.parametrize("line_end", ["\n", "\r\n"])
+def test_judge_parse_names_the_column_of_a_json_error(tmp_path: Path, line_end: str) -> None:
+    """A line cut short was "not JSON (Expecting ',' delimiter at column 1)": the line end was
+    parsed with it, and the error put on the next line's first column."""
+    answers = tmp_path / "bad.jsonl"
+    cut = '{"id": "b", "response": "y"'
+    answers.write_bytes(f'{cut}{line_end}{{"id": "c" "response": "z"}}{line_end}'.encode())
+    out = tmp_path / "parsed.jsonl"
+    result = CliRunner().invoke(app, ["judge", "parse", str(answers), "-o", str(out)])
+    assert result.exit_code == 2, result.output
+    assert [line for line in result.stderr.splitlines() if line.startswith("unreadable")] == [
+        f"unreadable: {answers}:1: not JSON (Expecting ',' delimiter at column {len(cut) + 1})",
+        f"unreadable: {answers}:2: not JSON (Expecting ',' delimiter at column 12)",
+    ]
+
+
 def test_judge_parse_refuses_to_write_over_its_input(tmp_path: Path) -> None:
     """`judge parse answers.jsonl -o answers.jsonl` replaced the judge's raw answers with the
     parsed output, exit status 0: the answers were gone."""

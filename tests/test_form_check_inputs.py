@@ -243,3 +243,29 @@ def test_a_clean_file_is_not_sent_to_the_error_field(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[-1] == "1 row, 0 could not be checked"
     assert "`error`" not in result.stdout
+
+
+def test_a_poem_that_is_not_text_is_a_row_error(tmp_path: Path) -> None:
+    """`"response": 42` was checked as the poem "42" (a failed, empty-looking check), a list
+    with a number in it as its Python repr, `true` as "True"."""
+    source = tmp_path / "answers.jsonl"
+    rows = [
+        {"id": "a", "form": "ballad", "response": 42},
+        {"id": "b", "form": "ballad", "text": [*BALLAD.splitlines()[:3], 7]},
+        {"id": "c", "form": "ballad", "text": True},
+        {"id": "d", "form": "ballad", "text": BALLAD.splitlines()},
+    ]
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    out = tmp_path / "checks.jsonl"
+    result = runner.invoke(app, ["form", "check", str(source), "-o", str(out), "-j", "1"])
+    assert result.exit_code == 1, result.output
+    assert [line.strip() for line in result.stderr.splitlines()] == [
+        "3 rows could not be checked:",
+        f"{source}:1: id a: response: expected text, found a number",
+        f"{source}:2: id b: text: expected text or a list of lines, found a list with a number "
+        "in it",
+        f"{source}:3: id c: text: expected text, found true or false",
+    ]
+    records = _records(out)
+    assert [r["error_kind"] for r in records[:3]] == ["input"] * 3
+    assert records[0]["form"] == "ballad" and records[3]["error"] is None

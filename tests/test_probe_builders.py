@@ -201,7 +201,7 @@ def test_pairs_file_round_trip_and_line_numbered_errors(tmp_path: Path, wordnet:
     with pytest.raises(PairFileError, match=r"pairs.jsonl:2: not valid JSON"):
         read_pairs(path)
     path.write_text("\n".join([lines[0], lines[0]]) + "\n", encoding="utf-8")
-    with pytest.raises(PairFileError, match=r":2: duplicate pair id"):
+    with pytest.raises(PairFileError, match=r":2: id: duplicate pair id"):
         read_pairs(path)
     same = lines[0].replace('"corrupted"', '"ignored"')
     path.write_text(same + "\n", encoding="utf-8")

@@ -296,3 +296,22 @@ def test_render_at_80_columns_keeps_the_template_and_its_hash() -> None:
     wide = CliRunner().invoke(app, ["prompts", "render", "--limit", "1"], env={"COLUMNS": "400"})
     assert wide.output.startswith("╭─ sonnet-william-shakespeare-sonnet-18")
     assert f"generation.jinja · sha256 {digest} ─╮" in wide.output.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("line_11", "message"),
+    [
+        ("{% if rhyme {% endif %}", ":11: expected token 'end of statement block', got '{'"),
+        ("{% if rhyme %}Rhyme: {{ rhyme }}",
+         ":11: Unexpected end of template. Jinja was looking for the following tags: 'elif' or "
+         "'else' or 'endif'. The innermost block that needs to be closed is 'if'."),
+    ],
+)  # fmt: skip
+def test_a_template_syntax_error_names_its_line(tmp_path: Path, line_11: str, message: str) -> None:
+    """Jinja's syntax error was `generation.jinja: expected token ...`: no line, in a template
+    of many."""
+    template = tmp_path / "generation.jinja"
+    template.write_text("Write a {{ form }}.\n" + "\n" * 9 + line_11 + "\n", encoding="utf-8")
+    with pytest.raises(PromptError) as error:
+        render_generation_prompt(_poem(), template)
+    assert str(error.value) == f"{template}{message}"

@@ -49,9 +49,15 @@ from poemetric.cli.app import app
         ("figures:\n  - name: a\n    kind: dimension_bars\n    dimensions: [form, imagry]\n",
          ":4: figures[0].dimensions: unknown dimension 'imagry' (did you mean 'imagery'?); use "
          "form, theme, "),
+        # The second overwrote the first's files, and `figures` counted both as written.
+        ("figures:\n  - name: rule-based\n    kind: rule_based\n  - name: rule-based\n"
+         "    kind: ranking\n",
+         ":4: figures[1].name: 'rule-based' is already used on line 2; each figure needs its own "
+         "name (it names the output files)"),
     ],
     ids=["misspelt-top", "misspelt", "missing", "kind", "type", "pattern", "list", "mapping",
-         "parameter", "no-parameters", "range", "parameter-type", "choice", "dimension"],
+         "parameter", "no-parameters", "range", "parameter-type", "choice", "dimension",
+         "duplicate-name"],
 )  # fmt: skip
 def test_a_wrong_field_in_a_recipe_is_one_line(tmp_path: Path, text: str, message: str) -> None:
     """Each was pydantic's message over four or five lines, without the line (an unknown

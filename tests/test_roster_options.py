@@ -70,7 +70,7 @@ def test_a_misspelt_option_makes_the_model_unusable(
 
     code, out, err = _invoke("models")
     assert code == 0, err
-    assert f"  {name}: {reason}  ({path})" in out.splitlines()
+    assert f"  {name}: {reason}  ({path}:{line})" in out.splitlines()
 
     code, out, err = _invoke("models", "show", name)
     assert code == 2

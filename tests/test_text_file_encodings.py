@@ -201,13 +201,17 @@ def test_a_windows_1252_model_file_names_its_line(
     user_model: Callable[[str, str, str], Path],
 ) -> None:
     """It was "cannot read: 'utf-8' codec can't decode bytes in position 65-66: invalid
-    continuation byte": no line, no word of what the file is."""
+    continuation byte": no line, no word of what the file is; then the one-line reason
+    "not valid UTF-8 on line 4", without what to do."""
     path = user_model("generators", "mine", "")
     path.write_bytes(MARKOV.encode("cp1252"))
     result = runner.invoke(app, ["models", "show", "mine"], env=WIDE)
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
     error, detail = result.stderr.splitlines()
-    assert error == f"error: {path}: model 'mine' cannot be used: not valid UTF-8 on line 4"
+    assert error == (
+        f"error: {path}: model 'mine' cannot be used: not valid UTF-8 on line 4; save it with "
+        "the encoding UTF-8"
+    )
     assert detail == (
         f"  {path}:4: not valid UTF-8 (byte 0xe9 at offset 65): the file looks like "
         'Windows-1252 (Notepad\'s "ANSI"); save it with the encoding UTF-8'

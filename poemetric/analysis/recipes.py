@@ -177,7 +177,7 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
     try:  # not UTF-8, invalid YAML, an empty file, a wrong field: `FILE:LINE: ...`
         document = read_yaml_document(path)
         recipe = validate_yaml_file(path, Recipe, document)
-        problems = [
+        problems = _duplicate_names(recipe, document[1]) + [
             problem
             for index, spec in enumerate(recipe.figures)
             for problem in _parameter_problems(spec, document[1], ("figures", index))
@@ -187,6 +187,27 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
     except TextFileError as exc:
         raise RecipeError(str(exc)) from None
     return recipe
+
+
+def _duplicate_names(recipe: Recipe, node: yaml.Node) -> list[FieldProblem]:
+    """A figure named as an earlier one: its files replaced the earlier figure's, unsaid."""
+    first: dict[str, int] = {}
+    problems = []
+    for index, spec in enumerate(recipe.figures):
+        loc = ("figures", index, "name")
+        if spec.name in first:
+            earlier = line_of(node, ("figures", first[spec.name], "name"))
+            problems.append(
+                FieldProblem(
+                    loc,
+                    line_of(node, loc),
+                    f"{spec.name!r} is already used on line {earlier}; each figure needs its "
+                    "own name (it names the output files)",
+                )
+            )
+        else:
+            first[spec.name] = index
+    return problems
 
 
 @cache

@@ -187,7 +187,7 @@ def _list_roster(group: str | None, judges: bool) -> None:
             markup=False,
         )
         for model in unusable:
-            console.print(f"  {model.name}: {model.reason}  ({model.path})", markup=False)
+            console.print(f"  {model.name}: {model.reason}  ({model.where})", markup=False)
     if len(wide) < 2:
         left_out = ", ".join(c for c in ("provider", "model id") if c not in wide)
         flag = " --judges" if judges else ""  # a judge's file is shown only with --judges

@@ -274,10 +274,13 @@ def run(
     not_the_other_kind(output, "pairs", "the scores would replace them")
     if tables is not None:
         output_folder(tables, "--tables")
+    task_warnings: list[str] = []
     try:
-        pairs = read_pairs(pairs_file)
+        pairs = read_pairs(pairs_file, task_warnings)
     except PairFileError as error:
         raise error_exit(str(error)) from error
+    for warning in task_warnings:
+        typer.echo(f"warning: {warning}", err=True)
     present = sorted({p.task for p in pairs})
     everything = len(pairs)
     keep = {t.strip() for t in (tasks or "").split(",") if t.strip()}

@@ -21,6 +21,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from poemetric.data.text_files import TextFileError, read_utf8_file
+from poemetric.data.yaml_errors import yaml_problem
 
 Model = TypeVar("Model", bound=BaseModel)
 Location = tuple[int | str, ...]
@@ -76,7 +77,8 @@ def _load(loader_class: type[yaml.SafeLoader], text: str) -> tuple[Any, yaml.Nod
 
 def parse_yaml(name: str | Path, text: str) -> tuple[Any, yaml.Node | None]:
     """The document of `text` and its node (None, None for an empty one); invalid YAML or a
-    duplicate key is a `TextFileError`, `NAME:LINE: invalid YAML: problem`."""
+    duplicate key is a `TextFileError`, `NAME:LINE: invalid YAML: problem` (`yaml_problem`: the
+    line where an unclosed quote or bracket began)."""
     try:
         return _load(_FAST_LOADER, text)
     except yaml.YAMLError as fast_error:
@@ -85,10 +87,7 @@ def parse_yaml(name: str | Path, text: str) -> tuple[Any, yaml.Node | None]:
         _load(_LOADER, text)
     except yaml.YAMLError as words:
         error = words
-    mark = getattr(error, "problem_mark", None)
-    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-    line = None if mark is None else mark.line + 1
-    raise TextFileError(name, line, f"invalid YAML: {problem}") from None
+    raise TextFileError(name, *yaml_problem(error)) from None
 
 
 def read_yaml_document(path: Path) -> tuple[Any, yaml.Node]:

@@ -39,6 +39,7 @@ from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
 from poemetric.form.io_csv import table_writer
 from poemetric.form.meter_reading import misspelt_hints
 from poemetric.form.parallel import map_in_order, resolve_jobs
+from poemetric.text.json_types import json_type
 from poemetric.text.plural import counted, plural
 
 #: Where a row's poem may be, first found first: a dataset's `content`, a plain `text` or
@@ -169,7 +170,7 @@ def read_rows(path: Path, warnings: list[str] | None = None) -> Iterator[InputRo
             yield InputRow.unreadable(str(number), item, line)
         else:
             row_id = derived.get(line) or item.id or str(number)
-            yield InputRow(row_id, *_fields(item), line=line)
+            yield InputRow(row_id, *_fields(item), error=item.error, line=line)
 
 
 def _dataset_ids(table: RawTable) -> dict[int, str]:
@@ -193,14 +194,30 @@ def _fields(row: InputRow) -> tuple[Any, Any, Any, Any]:
 def _row(values: dict[str, Any], line: int) -> InputRow:
     record = {str(k).strip().lower(): v for k, v in values.items()}
     ids = (_as_text(record.get(key)) for key in ID_KEYS)
+    text_key = next((key for key in TEXT_KEYS if key in record), None)
+    problem = None if text_key is None else _not_text(record[text_key])
     return InputRow(
         id=next((row_id for row_id in ids if row_id), ""),
         text=_pick(record, TEXT_KEYS),
         form=_pick(record, FORM_KEYS),
         meter=_pick(record, METER_KEYS),
         rhyme=_pick(record, RHYME_KEYS),
+        error=None if problem is None else f"{text_key}: {problem}",
         line=line,
     )
+
+
+def _not_text(value: Any) -> str | None:
+    """What a poem's value is instead of text or a list of lines (`"response": 42` was checked
+    as the poem "42"), or None."""
+    if value is None or isinstance(value, str) or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, list | tuple):
+        if all(isinstance(line, str) for line in value):
+            return None
+        other = next(line for line in value if not isinstance(line, str))
+        return f"expected text or a list of lines, found a list with {json_type(other)} in it"
+    return f"expected text, found {json_type(value)}"
 
 
 def _as_text(value: Any) -> str | None:

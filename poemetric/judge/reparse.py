@@ -92,7 +92,7 @@ def _text(source: Path) -> str:
 
 def _read_line(raw: str) -> tuple[dict[str, Any], str | None]:
     try:
-        record = json.loads(raw)
+        record = json.loads(raw.rstrip("\n"))  # the line end: an error there was "column 1"
     except json.JSONDecodeError as error:
         return {}, f"not JSON ({error.msg} at column {error.colno})"
     if not isinstance(record, dict):

@@ -22,6 +22,13 @@ TASKS: tuple[str, ...] = (
     "delete_3_nonrhyming",
     "last_line",
 )
+#: The task names `probe build` writes: `last_line` pairs are named by their search.
+TASK_NAMES: tuple[str, ...] = (
+    *TASKS,
+    "last_line_dbs",
+    "last_line_sample",
+    "last_line_chat",
+)
 #: Tasks built without a language model (the default of `probe build`).
 OFFLINE_TASKS: tuple[str, ...] = tuple(t for t in TASKS if t != "last_line")
 
@@ -139,9 +146,15 @@ def file_kind(path: Path) -> str | None:
         return None
 
 
-def read_pairs(path: str | Path) -> list[Pair]:
-    """Every pair of a JSONL file; ids must be unique."""
+def read_pairs(path: str | Path, warnings: list[str] | None = None) -> list[Pair]:
+    """Every pair of a JSONL file; ids must be unique. Every bad row is listed in one
+    `PairFileError` (`FILE:LINE: field: what is wrong`); a task that looks like a misspelt one
+    of `TASK_NAMES` is a warning added to `warnings` (a file may hold tasks of its own)."""
+    from poemetric.probes.pair_rows import bad_rows_message, row_problems, task_warnings
+
     pairs: list[Pair] = []
+    tasks: list[tuple[int, str]] = []
+    problems: list[tuple[int, str]] = []
     seen: dict[str, int] = {}
     for number, value in iter_jsonl(path, PAIRS_FILE):
         try:
@@ -153,13 +166,19 @@ def read_pairs(path: str | Path) -> list[Pair]:
                     "file: give the pairs file that `probe build` wrote; `probe report` reads "
                     "scores files"
                 ) from error
-            first = error.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "record"
-            raise PairFileError(f"{path}:{number}: {where}: {first['msg']}") from error
+            fields = list(Pair.model_fields)
+            problems += [(number, what) for what in row_problems(error, fields)]
+            continue
         if pair.id in seen:
-            raise PairFileError(
-                f"{path}:{number}: duplicate pair id {pair.id!r} (first on line {seen[pair.id]})"
+            problems.append(
+                (number, f"id: duplicate pair id {pair.id!r} (first on line {seen[pair.id]})")
             )
+            continue
         seen[pair.id] = number
+        tasks.append((number, pair.task))
         pairs.append(pair)
+    if problems:
+        raise PairFileError(bad_rows_message(path, problems))
+    if warnings is not None:
+        warnings += task_warnings(path, tasks, TASK_NAMES)
     return pairs

@@ -49,6 +49,17 @@ class UnusableModel:
     detail: str
     groups: tuple[str, ...] = ()
 
+    @property
+    def where(self) -> str:
+        """`FILE:LINE` of the first problem the whole error names (`FILE` where it names no
+        line): `models list` prints the reason, which names no line, beside it."""
+        prefix = f"{self.path}:"
+        for line in self.detail.splitlines():
+            number = line.strip().removeprefix(prefix).split(":", 1)[0]
+            if line.strip().startswith(prefix) and number.isdigit():
+                return f"{self.path}:{number}"
+        return str(self.path)
+
     def error(self, kind: RosterKind, *, hint: bool = True) -> str:
         """The one line a command that selects this model stops with."""
         what = "judge" if kind == "judges" else "model"

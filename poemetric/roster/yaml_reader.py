@@ -20,7 +20,10 @@ def _read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     except TextFileError as error:
         on_line = f" on line {error.line}" if error.line is not None else ""
         reason = error.reason.split(" (", 1)[0] if error.line is not None else error.reason
-        raise RosterFileError(str(error), f"{reason}{on_line}") from None
+        # What to do, as the whole message says it ("save it with the encoding UTF-8").
+        advice = error.reason.rsplit("; ", 1)[1] if "; " in error.reason else ""
+        what_to_do = f"; {advice}" if advice and advice not in reason else ""
+        raise RosterFileError(str(error), f"{reason}{on_line}{what_to_do}") from None
     try:
         return parse_yaml(path, text)
     except TextFileError as error:  # `FILE:LINE: invalid YAML: problem`
