@@ -32,7 +32,9 @@ def test_an_unknown_model_id_stops_the_model_at_its_first_404(
     monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
     store = prepared_store(tmp_path, poems=4)
     with server_type(known_models_only) as server:
-        right = spec_for(server, "typo", max_concurrency=1)
+        # a generous timeout: on a loaded machine an SDK's first request can take over 5 s, and
+        # its retry would be a second call where the test counts one
+        right = spec_for(server, "typo", max_concurrency=1, timeout_s=60)
         wrong = right.model_copy(update={"model": right.model + "-typo"})
         report = run_generation(store, [wrong], options=FAST)
         assert len(server.generation_requests) == 1  # nothing sent after the first 404
