@@ -29,8 +29,9 @@ POEM = "O Nightingales sing\nof the admin of the night\n"
 
 @pytest.fixture(autouse=True)
 def _fresh(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Logins remembered by other tests of this process stay out of these."""
-    monkeypatch.setattr(redaction, "_remembered_logins", set())
+    """Logins remembered by other tests of this process stay out of these (conftest puts
+    them back after)."""
+    redaction._remembered_logins.clear()
     monkeypatch.setenv("PROXY_MODEL_KEY", "sk-local-dummy-123456")
 
 
