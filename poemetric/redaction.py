@@ -21,7 +21,9 @@ whitespace stripped. It replaces with `***`:
 A model's `base_url` may carry a login (``http://user:pass@proxy/v1``): `url_without_credentials`
 is how every message shows it, and `remember_url_credentials` (called when a model file is loaded
 and when an adapter is made) makes its password, its ``user:pass`` pair and the ``Basic`` header
-made of them keys like any other.
+made of them secrets of error texts, logs and messages (`__call__`). A model's answer
+(`response`) loses only those that look random (`looks_random`): a password chosen by a person
+("Nightingale") may be a word of a poem, which a model never sees the login to write.
 
 The runner applies it to every response and error before they reach the run store, the cache,
 the call log or the terminal; the adapters to their errors and raw responses; the command line
@@ -65,11 +67,24 @@ _WORD = re.compile(r"[^\s\"'`,;:=&?|\\()\[\]{}<>]{4,}")  # 4: MASK_EDGE_CHARS
 _MASK = re.compile(r"[*\u2022]{3,}|\.{3,}|\u2026")
 #: A URL's scheme and user part (up to the last '@' before the host's end).
 _URL_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://)([^/?#]*)@")
+#: The placeholders of a URL to copy (`url_to_copy`), which a message keeps.
+LOGIN_PLACEHOLDERS = ("USER:PASSWORD", "USER")
 #: The same anywhere in an error text (an SDK's message quoting the URL it called).
-_URL_USERINFO_IN_TEXT = re.compile(r"\b([A-Za-z][A-Za-z0-9+.\-]*://)[^\s/?#\"'<>]+@")
+_URL_USERINFO_IN_TEXT = re.compile(
+    r"\b([A-Za-z][A-Za-z0-9+.\-]*://)(?!(?:USER:PASSWORD|USER)@)[^\s/?#\"'<>]+@"
+)
+
+#: A URL's login this long, of letters and digits both, is taken for a generated secret.
+RANDOM_LOGIN_CHARS = 16
+#: The characters that end a URL's host part: a raw one in a login hides the login's end.
+_URL_DELIMITERS = re.compile(r"[/?#]")
+#: A URL whose start reads as ``user:`` then anything up to an '@'.
+_URL_LOGIN_START = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://[^@/?#:]*:([^@]*)@")
 
 #: Keys this process has read (`resolve_api_key`), redacted by every `Redactor` made after.
 _remembered: set[str] = set()
+#: Logins of URLs this process has read (`remember_url_credentials`), likewise.
+_remembered_logins: set[str] = set()
 
 
 def remember_secret(value: str) -> None:
@@ -82,6 +97,21 @@ def url_without_credentials(url: str) -> str:
     """`url` as messages, caches and `models show` give it: a user part replaced by `***`
     (``http://user:pass@host/v1`` -> ``http://***@host/v1``), the host and path kept."""
     return _URL_USERINFO.sub(rf"\g<1>{MARK}@", url, count=1)
+
+
+def url_to_copy(url: str) -> tuple[str, str]:
+    """`url` for a line a user copies (a command, a `base_url:` to write), and what to say
+    after it: the login replaced by ``USER:PASSWORD`` (``USER`` where it has no password) and
+    ``put your login in place of USER:PASSWORD``, so that a pasted line is visibly incomplete
+    rather than silently sending ``***``; `url` itself and "" where it has no login."""
+    match = _URL_USERINFO.match(url)
+    if match is None:
+        return url, ""
+    placeholder = LOGIN_PLACEHOLDERS[0 if ":" in match.group(2) else 1]
+    return (
+        _URL_USERINFO.sub(rf"\g<1>{placeholder}@", url, count=1),
+        f"put your login in place of {placeholder}",
+    )
 
 
 def url_credentials(url: str | None) -> tuple[str, ...]:
@@ -101,24 +131,94 @@ def url_credentials(url: str | None) -> tuple[str, ...]:
 
 
 def remember_url_credentials(url: str | None) -> None:
-    """Treat the secrets of `url`'s user part (`url_credentials`) as keys from now on."""
+    """Redact the secrets of `url`'s user part (`url_credentials`) from now on: from error
+    texts and messages always, from a model's answer where they look random (`looks_random`)."""
     for value in url_credentials(url):
-        remember_secret(value)
+        if len(value.strip()) >= MIN_SECRET_CHARS:
+            _remembered_logins.add(value.strip())
+
+
+def looks_random(login: str) -> bool:
+    """A URL's login that a generator made rather than a person chose: at least
+    `RANDOM_LOGIN_CHARS` characters, letters and digits both ("x7Kq2Lm9Pw4Rt8Vz"; not
+    "Nightingale", not "nightingale2024")."""
+    value = login.strip()
+    return (
+        len(value) >= RANDOM_LOGIN_CHARS
+        and any(c.isdigit() for c in value)
+        and any(c.isalpha() for c in value)
+    )
+
+
+def has_unreadable_login(url: str) -> bool:
+    """`url` has a login with a raw '/', '?' or '#' (``http://user:pa/ss@host``): the login's end
+    cannot be told from the host's, so it could be neither masked nor sent. A port
+    (``http://host:8000/v1/@x``) is not a login."""
+    if _URL_USERINFO.match(url):
+        return False
+    match = _URL_LOGIN_START.match(url)
+    if match is None:
+        return False
+    return not _URL_DELIMITERS.split(match.group(1), maxsplit=1)[0].isdigit()
 
 
 class Redactor:
     """Replaces keys, their recognisable fragments and masked forms by '***' (module docstring).
 
     `env_names` are variables holding keys, besides `COMMON_SECRET_ENV`; `values` are keys given
-    directly (an adapter's own key).
+    directly (an adapter's own key); `logins` the secrets of a URL's user part
+    (`url_credentials`), besides those remembered.
     """
 
-    def __init__(self, env_names: Iterable[str] = (), values: Iterable[str | None] = ()) -> None:
+    def __init__(
+        self,
+        env_names: Iterable[str] = (),
+        values: Iterable[str | None] = (),
+        logins: Iterable[str] = (),
+    ) -> None:
         for name in env_names:
             remember_secret(os.environ.get(name) or "")  # for a crash's traceback too
         names = {*COMMON_SECRET_ENV, *(n for n in env_names if n)}
         found = {os.environ.get(name) for name in names} | set(values) | _remembered
-        secrets = {v for value in found if value for v in (value, value.strip())}
+        keys = {value for value in found if value}
+        all_logins = {v.strip() for v in {*logins, *_remembered_logins}} - keys
+        self._in_errors = _Secrets(keys | all_logins)
+        # a login's fragment in an answer needs a digit: "Nighting" of "Nightingale2026abcd"
+        # would take the word "Nightingale" out of a poem
+        self._in_answers = _Secrets(keys, {v for v in all_logins if looks_random(v)})
+
+    def __call__(self, text: str) -> str:
+        """An error text or message without keys or anything shaped like one."""
+        text = _URL_USERINFO_IN_TEXT.sub(rf"\g<1>{MARK}@", text)
+        return _KEY_PATTERNS.sub(MARK, self._in_errors.removed(text))
+
+    def response(self, text: str) -> str:
+        """A model's answer without keys, their pieces or masked forms; unlike `__call__`,
+        nothing merely shaped like a key is touched, so that a poem line ("Bearer thunderheads
+        of dawn", "the dusk-shrouded hills") keeps its words, and of a URL's login only what
+        looks random (`looks_random`) is removed."""
+        return self._in_answers.removed(text) if self._in_answers.found_in(text) else text
+
+    def response_data(self, data: dict[str, Any]) -> dict[str, Any]:
+        """`response` for JSON-like data (a stored completion, a raw response), string by
+        string; `data` itself when no string in it holds a key."""
+        if not any(self._in_answers.found_in(text) for text in _strings(data)):
+            return data
+        result: dict[str, Any] = _map_strings(data, self.response)
+        return result
+
+    def contains_secret(self, text: str) -> bool:
+        """`text` holds a secret that `__call__` removes."""
+        return self._in_errors.found_in(text)
+
+
+class _Secrets:
+    """Finds and removes some secrets, their fragments and masked forms. A fragment of a value
+    in `digit_fragments` counts only where it holds a digit."""
+
+    def __init__(self, values: Iterable[str], digit_fragments: Iterable[str] = ()) -> None:
+        digit_only = set(digit_fragments)
+        secrets = {v for value in {*values, *digit_only} for v in (value, value.strip())}
         self._values = sorted(
             (v for v in secrets if len(v.strip()) >= MIN_SECRET_CHARS), key=len, reverse=True
         )
@@ -127,37 +227,20 @@ class Redactor:
             gram
             for value in stripped
             for gram in (value[i : i + FRAGMENT_CHARS] for i in range(len(value)))
-            if len(gram) == FRAGMENT_CHARS and not _word_like(gram)
+            if len(gram) == FRAGMENT_CHARS
+            and not _word_like(gram)
+            and (value not in digit_only or any(c.isdigit() for c in gram))
         }
         self._stripped = sorted(stripped)
 
-    def __call__(self, text: str) -> str:
-        """An error text or message without keys or anything shaped like one."""
-        text = _URL_USERINFO_IN_TEXT.sub(rf"\g<1>{MARK}@", text)
-        return _KEY_PATTERNS.sub(MARK, self._secrets_removed(text))
-
-    def response(self, text: str) -> str:
-        """A model's answer without keys, their pieces or masked forms; unlike `__call__`,
-        nothing merely shaped like a key is touched, so that a poem line ("Bearer thunderheads
-        of dawn", "the dusk-shrouded hills") keeps its words."""
-        return self._secrets_removed(text) if self.contains_secret(text) else text
-
-    def response_data(self, data: dict[str, Any]) -> dict[str, Any]:
-        """`response` for JSON-like data (a stored completion, a raw response), string by
-        string; `data` itself when no string in it holds a key."""
-        if not any(self.contains_secret(text) for text in _strings(data)):
-            return data
-        result: dict[str, Any] = _map_strings(data, self.response)
-        return result
-
-    def contains_secret(self, text: str) -> bool:
+    def found_in(self, text: str) -> bool:
         if any(value in text for value in self._values):
             return True
         return bool(self._stripped) and any(
             self._is_secret_word(m.group().rstrip(".")) for m in _WORD.finditer(text)
         )
 
-    def _secrets_removed(self, text: str) -> str:
+    def removed(self, text: str) -> str:
         for value in self._values:
             text = text.replace(value, MARK)
         if not self._stripped:

@@ -68,9 +68,12 @@ def _remembered_keys_restored() -> Iterator[None]:
     from poemetric import redaction
 
     saved = set(redaction._remembered)
+    saved_logins = set(redaction._remembered_logins)  # a base_url's login, likewise
     yield
     redaction._remembered.clear()
     redaction._remembered.update(saved)
+    redaction._remembered_logins.clear()
+    redaction._remembered_logins.update(saved_logins)
 
 
 @pytest.fixture

@@ -42,12 +42,14 @@ def local_judge_commands(local: ModelSpec, run: Path) -> list[str]:
     """Shell commands that serve `local`'s model with vLLM and judge `run` with it, built from
     the judge file (model, endpoint, the variable its key is read from); `demo` and `judge`
     print the same ones."""
-    from poemetric.providers.remote_common import key_variables, shown_url
+    from poemetric.providers.remote_common import key_variables
+    from poemetric.redaction import url_to_copy
 
     key = f" --api-key {LOCAL_API_KEY}   # the key: any non-empty value"
+    base_url, login_note = url_to_copy(local.base_url or "")
     return [
         f"vllm serve {local.model}{'' if local.api_key_env is False else key}",
-        f"export {LOCAL_BASE_URL_ENV}={shown_url(local.base_url)}",
+        f"export {LOCAL_BASE_URL_ENV}={base_url}" + (f"   # {login_note}" if login_note else ""),
         f"export {LOCAL_MODEL_ENV}={local.model}",
         *(f"export {variable}={LOCAL_API_KEY}" for variable in key_variables(local)[:1]),
         stage_command("judge", run, LOCAL_JUDGE),

@@ -31,7 +31,7 @@ from poemetric.providers.remote_common import (
     status_error,
     translate_stainless_error,
 )
-from poemetric.redaction import url_without_credentials
+from poemetric.redaction import url_to_copy, url_without_credentials
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -321,19 +321,22 @@ class OpenAICompatibleProvider(OpenAIProvider):
         if translated.status != 404:
             return translated
         base_url = url_without_credentials(self.spec.base_url or "")
+        to_copy, login_note = url_to_copy(self.spec.base_url or "")
         path = urlsplit(base_url).path.rstrip("/")
         if path == "":
             hint = (
                 f"base_url {base_url} has no path: OpenAI-compatible servers such as vllm serve "
-                f"and Ollama answer under /v1, e.g. {base_url.rstrip('/')}/v1"
+                f"and Ollama answer under /v1, e.g. {to_copy.rstrip('/')}/v1"
             )
         elif path.endswith(_ENDPOINT_PATH):
             hint = (
                 f"base_url {base_url} ends in {_ENDPOINT_PATH}, which the SDK adds to it itself: "
-                f"write base_url: {base_url.rstrip('/').removesuffix(_ENDPOINT_PATH)}"
+                f"write base_url: {to_copy.rstrip('/').removesuffix(_ENDPOINT_PATH)}"
             )
         else:
             return translated
+        if login_note:
+            hint += f"; {login_note}"
         return ProviderError(
             f"{translated} ({hint})", retryable=False, status=404, raw=translated.raw, fatal=True
         )

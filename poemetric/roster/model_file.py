@@ -21,7 +21,7 @@ from poemetric.providers.registry import (
     listed_providers,
     provider_class,
 )
-from poemetric.redaction import remember_url_credentials
+from poemetric.redaction import has_unreadable_login, remember_url_credentials
 from poemetric.roster.base import (
     RESERVED_NAMES,
     RosterError,
@@ -39,14 +39,25 @@ _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-#: Variable names that hold secrets: never interpolated into a stored field. The short words
-#: count as a whole '_'-separated part only (`PROXY_PASS`, `PROXY_AUTH`, `MY_PROXY_CRED`), so
-#: that `AUTHOR`, `COMPASS_MODEL` or `CREDIT_LINE` are still replaced.
+#: Variable names that hold secrets: never interpolated into a stored field.
 _SECRET_NAME = re.compile(
-    r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTHORIZATION"
-    r"|(?:^|_)(?:PASS|PWD|PW|AUTH|CRED|CREDS|LOGIN|USERINFO)(?:_|$)",
+    r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTHORIZATION", re.IGNORECASE
+)
+#: In `base_url` also a password's or a login's short name, where a value would become the
+#: URL's login: the whole name (`PASS`, `AUTH`), or its last '_'-separated part (`PROXY_PASS`,
+#: `PROXY_PWD`, `PROXY_LOGIN`). A first or middle part names a host or a model
+#: (`LOGIN_NODE`, `AUTH_HOST`, `PASS_THROUGH_MODEL`), and the shell's `PWD`, `OLDPWD` and
+#: `LOGIN` are a directory and a user name: all replaced.
+_URL_SECRET_NAME = re.compile(
+    r"^(?:PASS|PW|AUTH|CRED|CREDS|USERINFO)$|_(?:PASS|PWD|PW|AUTH|CRED|CREDS|LOGIN|USERINFO)$",
     re.IGNORECASE,
 )
+
+
+def _names_secret(variable: str, field: str) -> bool:
+    return bool(
+        _SECRET_NAME.search(variable) or (field == "base_url" and _URL_SECRET_NAME.search(variable))
+    )
 
 
 def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> dict[str, Any]:
@@ -58,7 +69,7 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
 
         def substitute(match: re.Match[str], field: str = field) -> str:
             variable, default = match.group(1), match.group(2)
-            if _SECRET_NAME.search(variable):
+            if _names_secret(variable, field):
                 raise RosterFileError(
                     f"{path}:{line_of(node, (field,))}: {field}: ${{{variable}}} names a "
                     "secret; name it in api_key_env instead (write `api_key_env: "
@@ -94,6 +105,18 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
                 + (f" (drop the '$': {name})" if hint else ""),
             )
     return result
+
+
+def _check_login_readable(path: Path, base_url: str, node: yaml.Node | None) -> None:
+    """Refuse a login with a raw '/', '?' or '#': where it ends cannot be told, so it would be
+    shown (and sent) as part of the host and path. Neither it nor the URL is quoted."""
+    if has_unreadable_login(base_url):
+        raise RosterFileError(
+            f"{path}:{line_of(node, ('base_url',))}: base_url: the login before '@' holds a "
+            "'/', '?' or '#', which would end the host there; percent-encode them in the "
+            "user name and password ('/' as %2F, '?' as %3F, '#' as %23: pa/ss as pa%2Fss)",
+            "base_url: '/', '?' or '#' in the login (percent-encode: %2F, %3F, %23)",
+        )
 
 
 def _is_variable_name(value: str) -> bool:
@@ -142,6 +165,7 @@ def load_model_file(
         )
     data = _interpolate(path, data, node)
     if isinstance(data.get("base_url"), str):  # a login written into it: redacted everywhere
+        _check_login_readable(path, data["base_url"], node)
         remember_url_credentials(data["base_url"])
     try:
         spec = ModelSpec.model_validate(data)

@@ -219,7 +219,7 @@ def run_stage(
                 budget,
                 model_report,
                 # the file's api_key_env, else the adapter's; and a login in base_url
-                Redactor(key_variables(spec), url_credentials(spec.base_url)),
+                Redactor(key_variables(spec), logins=url_credentials(spec.base_url)),
                 basis=_observed_basis(store, spec, jobs, jobs_for),
             )
             model_report.estimate_basis = run.basis.describe(spec, options.output_tokens_estimate)
