@@ -53,7 +53,7 @@ from poemetric.form.partial_rhymes import partial_rhyme_finding
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
 #: A check records it with its user lexicon's digest, if any (`user_lexicon.recorded_version`).
-CHECKER_VERSION = "form-2.13"
+CHECKER_VERSION = "form-2.14"
 DEFAULT_THRESHOLD = 0.7
 #: Inputs longer than this many characters are cut before parsing (time and memory bound).
 MAX_CHARS = 200_000

@@ -136,19 +136,25 @@ def ballad_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     split = split_fourteeners(poem)
     if split is not None:
         halves, origin = split
-        other = _ballad_reading(halves, request)
+        origins = LineOrigins(tuple(origin))
+        # The metre fact counts the poem's lines, a long line fitting when both its halves
+        # do (it counted the half-lines: "8 of 16 lines fit" for 8 lines).
+        other = _ballad_reading(halves, request, origins=origins)
         if (other.rhyme_score or 0.0) > (outcome.rhyme_score or 0.0) + 1e-9:
             # Findings, their texts and the summary's lead name the poem's lines: the texts
             # and the lead named the half-lines ("line 16" in an 8-line poem).
-            origins = LineOrigins(tuple(origin))
             other.findings = [origins.finding(f) for f in other.findings]
             other.leads = {kind: origins.finding(lead) for kind, lead in other.leads.items()}
             other.facts["layout"] = "long lines read as two ballad lines (split at the caesura)"
+            if "meter" in other.facts:
+                other.facts["meter"] += " (a long line fits when both its halves do)"
             return other
     return outcome
 
 
-def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
+def _ballad_reading(
+    poem: ParsedPoem, request: FormRequest, *, origins: LineOrigins | None = None
+) -> FormOutcome:
     outcome = FormOutcome()
     words = rhyme_words(poem.lines)
     schemes = (request.rhyme,) if request.rhyme else BALLAD_SCHEMES
@@ -189,7 +195,7 @@ def _ballad_reading(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
                 )
             )
         outcome.form_score = STRUCTURE_WEIGHT * structure + (1 - STRUCTURE_WEIGHT) * regularity
-    requested_meter(poem, request, outcome)
+    requested_meter(poem, request, outcome, origins=origins)
     return outcome
 
 

@@ -37,6 +37,9 @@ class SchemeUnit:
     #: The letters findings name, one per line: the requested pattern's own (``DEFE`` for the
     #: second stanza of ``ABCB DEFE GHIH``, scored as ``ABCB``); empty: `letters`. Messages only.
     labels: str = field(default="", compare=False)
+    #: The full pattern's length when this unit is a whole poem cut short (`global_rhyme`): its
+    #: `missing` rhymes fall on lines of the form the poem lacks, and the finding says so.
+    form_lines: int = 0
 
     def named(self, letter: str) -> str:
         """The letter a finding shows for `letter` of this unit."""
@@ -46,6 +49,29 @@ class SchemeUnit:
 def required_rhymes(letters: str) -> int:
     """Number of lines that repeat an earlier letter (each must rhyme)."""
     return len(letters) - len(set(letters))
+
+
+def _shortfall(unit: SchemeUnit, pattern_name: str) -> Finding:
+    """The finding for a unit too short to hold its pattern's `missing` rhymes."""
+    rhymes = counted(unit.missing, "rhyme")
+    if unit.form_lines:
+        # A whole poem: no stanza of it is short, the poem is (a 13-line villanelle was told
+        # its "stanza at line 1" was, and pointed at all 13 lines).
+        n = len(unit.lines)
+        place = f"line {n + 1}" if n + 1 == unit.form_lines else f"lines {n + 1}-{unit.form_lines}"
+        return Finding(
+            "rhyme",
+            (),
+            f"the poem has {n} {'line' if n == 1 else 'lines'}, fewer than the "
+            f"{unit.form_lines} of the rhyme pattern {pattern_name}: the {rhymes} it asks for "
+            f"on {place} of the form {'is' if unit.missing == 1 else 'are'} missing",
+        )
+    start = unit.lines[0] + 1 if unit.lines else "?"
+    return Finding(
+        "rhyme",
+        tuple(i + 1 for i in unit.lines),
+        f"stanza at line {start} is too short for the pattern: {rhymes} missing",
+    )
 
 
 def score_scheme(
@@ -93,14 +119,7 @@ def score_scheme(
         if unit.missing:
             required += unit.missing
             if explain:
-                findings.append(
-                    Finding(
-                        "rhyme",
-                        tuple(i + 1 for i in unit.lines),
-                        f"stanza at line {unit.lines[0] + 1 if unit.lines else '?'} is too short "
-                        f"for the pattern: {counted(unit.missing, 'rhyme')} missing",
-                    )
-                )
+                findings.append(_shortfall(unit, pattern_name))
         seen: dict[str, list[int]] = {}
         shown = unit.named
         for index, letter in zip(unit.lines, unit.letters, strict=False):

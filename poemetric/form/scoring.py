@@ -264,11 +264,19 @@ def count_finding(n: int, expected: int, form: str) -> list[Finding]:
     return [Finding("lines", (), f"a {form} has {expected} lines; this poem has {n}")]
 
 
-def requested_meter(poem: ParsedPoem, request: FormRequest, outcome: FormOutcome) -> None:
+def requested_meter(
+    poem: ParsedPoem,
+    request: FormRequest,
+    outcome: FormOutcome,
+    *,
+    origins: LineOrigins | None = None,
+) -> None:
+    """Score the requested metre; `origins`: `poem` is a re-laid-out text (a ballad's long lines
+    split at the caesura), and `facts["meter"]` counts the poem's own lines."""
     if request.meter is None:
         return
     starts = tuple(s[0] for s in poem.stanzas) if poem.has_stanza_breaks else ()
-    scored = score_meter(poem.lines, request.meter, beat_cycle_starts=starts)
+    scored = score_meter(poem.lines, request.meter, beat_cycle_starts=starts, origins=origins)
     outcome.meter_score = scored.score
     outcome.facts["meter"] = scored.note
     outcome.add(scored)
@@ -295,7 +303,7 @@ def global_rhyme(
     words = rhyme_words(poem.lines)
     n = min(len(words), len(letters))
     missing = required_rhymes(letters) - required_rhymes(letters[:n])
-    unit = SchemeUnit(tuple(range(n)), letters[:n], missing)
+    unit = SchemeUnit(tuple(range(n)), letters[:n], missing, form_lines=len(letters))
     scored = score_scheme(
         words,
         [unit],

@@ -344,11 +344,7 @@ def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     if envoi_score < 1.0:
         absent = [w for w in six if w not in present]
         outcome.findings.append(
-            Finding(
-                "envoi",
-                tuple(range(37, min(n, 39) + 1)),
-                f"the envoi lacks {', '.join(map(repr, absent))}",
-            )
+            Finding("envoi", tuple(range(37, min(n, 39) + 1)), _envoi_problem(n, absent))
         )
     outcome.form_score = 0.15 * count + 0.65 * order_score + 0.2 * envoi_score
     outcome.findings = capped(outcome.findings)
@@ -356,3 +352,16 @@ def sestina_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         global_rhyme(poem, request.rhyme, outcome, request.rhyme, end_words=True)
     requested_meter(poem, request, outcome)
     return outcome
+
+
+def _envoi_problem(n: int, absent: list[str]) -> str:
+    """What is wrong with the envoi of an `n`-line sestina lacking the end words `absent`."""
+    lacks = f"lacks {', '.join(map(repr, absent))}"
+    if not 36 < n < 39:
+        return f"the envoi {lacks}"
+    # A short envoi earns no envoi credit even when it holds all six words (it said "the envoi
+    # lacks " with nothing after it).
+    short = f"the envoi has {n - 36} {'line' if n == 37 else 'lines'} where the form has 3"
+    if absent:
+        return f"{short}, and it {lacks}"
+    return f"{short} (it holds the six end words, but only a full envoi earns its share)"

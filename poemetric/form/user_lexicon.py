@@ -184,7 +184,7 @@ _active: UserLexicon | None = None
 
 def recorded_version() -> str:
     """The checker version a check records: `CHECKER_VERSION`, and with a user lexicon in use
-    the digest of its entries, `form-2.13+lexicon-<digest>`: checks made with other
+    the digest of its entries, `form-2.14+lexicon-<digest>`: checks made with other
     pronunciations are not the same checks (`form run` re-checks them, `merge` does not take
     one for the other)."""
     return version_with(_active)
