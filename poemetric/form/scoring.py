@@ -137,15 +137,18 @@ def score_meter(
     if not lines:
         return Scored(None)
     findings: list[Finding] = []
+    full = 1.0  # a line's credit when it fits (half that in the fallback metre)
+    fitted = spec.name
     if spec.beats:
         starts = set(beat_cycle_starts) or {0}
         verdicts = _beat_credits(lines, spec.beats, spec.foot, starts)
-        full = 1.0  # a line's credit when it fits (half that in the fallback metre)
         if spec.fallback_beats:
             fallback = _beat_credits(lines, spec.fallback_beats, spec.foot, starts)
             if 0.5 * sum(c for c, _ in fallback) > sum(c for c, _ in verdicts):
                 verdicts = [(0.5 * c, b) for c, b in fallback]
                 full = 0.5
+                beats = "-".join(map(str, spec.fallback_beats))
+                fitted = f"{beats} beats, the fallback of {spec.name} (half credit)"
         credits = [c for c, _ in verdicts]
         # Every line that does not fit is named, near misses too, as for a foot metre: "22 of
         # 24 lines fit common meter" named none of the two when both earned part credit.
@@ -177,21 +180,22 @@ def score_meter(
     return Scored(
         score,
         tuple(cap_findings(findings, "meter")),
-        f"{_fitting_lines(credits, origins)} lines fit {spec.name}",
+        f"{_fitting_lines(credits, origins, full)} lines fit {fitted}",
         worst,
     )
 
 
-def _fitting_lines(credits: list[float], origins: LineOrigins | None) -> str:
-    """ "k of n": the lines with full credit, counted as the poem's lines when `origins` says
-    which of them holds each scanned line (a split line fits when all its parts do)."""
+def _fitting_lines(credits: list[float], origins: LineOrigins | None, full: float = 1.0) -> str:
+    """ "k of n": the lines with full credit (`full`: 0.5 in a beat metre's fallback), counted
+    as the poem's lines when `origins` says which of them holds each scanned line (a split line
+    fits when all its parts do)."""
     if origins is None or len(origins.origins) != len(credits):
-        return f"{sum(1 for c in credits if c >= 1.0)} of {len(credits)}"
+        return f"{sum(1 for c in credits if c >= full)} of {len(credits)}"
     poem_lines = sorted(set(origins.origins))
     good = sum(
         1
         for line in poem_lines
-        if all(c >= 1.0 for c, o in zip(credits, origins.origins, strict=True) if o == line)
+        if all(c >= full for c, o in zip(credits, origins.origins, strict=True) if o == line)
     )
     return f"{good} of {len(poem_lines)}"
 
