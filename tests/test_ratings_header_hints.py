@@ -64,6 +64,21 @@ def test_agree_refuses_an_item_column_spelled_otherwise(tmp_path: Path) -> None:
     assert "rename 'Item' to 'item' in the header line" in err
 
 
+def test_agree_refuses_an_item_column_under_another_usual_name(tmp_path: Path) -> None:
+    """`Question`, `Dimension` or `Criterion` was renamed to `item` in the hint, but the file was
+    read without items: a duplicate error with no hint (two items a unit), or one item silently."""
+    for name in ("Question", "Dimension", "Criterion"):
+        status, err = _agree(_ratings(tmp_path / f"{name}.csv", f"rater,poem,{name},score"))
+        assert status != 0
+        assert "missing column item" in err and "already on line" not in err
+        assert f"rename '{name}' to 'item' in the header line" in err
+    single = tmp_path / "single.csv"
+    single.write_text("rater,poem,Question,score\nA,u1,form,3\nB,u1,form,4\nA,u2,form,5\n"
+                      "B,u2,form,5\n", encoding="utf-8")  # fmt: skip
+    status, err = _agree(single)
+    assert status != 0 and "rename 'Question' to 'item'" in err
+
+
 def _a_poem(run: Path) -> str:
     with RunStore(run, create=False) as store:
         return str(store.query("SELECT generation_id FROM generations WHERE status = 'ok'")[0][0])
