@@ -7,6 +7,7 @@ column to rename and to what, and the corrected file is read."""
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 from test_runner_support import prepared_store
@@ -156,3 +157,28 @@ def test_survey_import_refuses_rater_ids_that_differ_only_in_case(tmp_path: Path
     exact.write_text(f"rater,poem,item,score\nann,{poem},form,4\n", encoding="utf-8")
     result = runner.invoke(app, ["survey", "import", str(exact), "--run", str(run)], env=WIDE)
     assert result.exit_code == 0, result.output
+
+
+def test_survey_import_folds_only_case_spaces_and_accent_forms(tmp_path: Path) -> None:
+    """`Mary Ann` and `Maryann`, `Straße` and `strasse` are distinct raters (they were refused as
+    differing only in case or spaces); a decomposed `José` (NFD) is the survey's composed one."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    poem = _a_poem(run)
+    composed, decomposed = (unicodedata.normalize(form, "José") for form in ("NFC", "NFD"))
+
+    def imported(name: str, raters: list[str]) -> tuple[int, str]:
+        path = tmp_path / name
+        rows = "".join(f"{rater},{poem},form,4\n" for rater in raters)
+        path.write_text("rater,poem,item,score\n" + rows, encoding="utf-8")
+        command = ["survey", "import", str(path), "--run", str(run), "--survey", "paper"]
+        result = runner.invoke(app, command, env=WIDE)
+        return result.exit_code, " ".join(result.output.split())
+
+    status, output = imported("first.csv", ["Maryann", "strasse", composed])
+    assert status == 0, output
+    status, output = imported("distinct.csv", ["Mary Ann", "Straße"])
+    assert status == 0, output
+    status, output = imported("accents.csv", [decomposed])
+    assert status != 0
+    assert f"only in case or spaces: {decomposed!r} (the survey's {composed!r})" in output
