@@ -78,8 +78,9 @@ _URL_USERINFO_IN_TEXT = re.compile(
 RANDOM_LOGIN_CHARS = 16
 #: The characters that end a URL's host part: a raw one in a login hides the login's end.
 _URL_DELIMITERS = re.compile(r"[/?#]")
-#: A URL whose start reads as ``user:`` then anything up to an '@'.
-_URL_LOGIN_START = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://[^@/?#:]*:([^@]*)@")
+#: A URL whose start reads as ``user:`` then anything up to an '@'; not an IPv6 host
+#: (``http://[::1]:8000/v1?mail=a@b``), whose '[' no user name holds.
+_URL_LOGIN_START = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://[^@/?#:\[]*:([^@]*)@")
 
 #: Keys this process has read (`resolve_api_key`), redacted by every `Redactor` made after.
 _remembered: set[str] = set()
@@ -153,7 +154,8 @@ def looks_random(login: str) -> bool:
 def has_unreadable_login(url: str) -> bool:
     """`url` has a login with a raw '/', '?' or '#' (``http://user:pa/ss@host``): the login's end
     cannot be told from the host's, so it could be neither masked nor sent. A port
-    (``http://host:8000/v1/@x``) is not a login."""
+    (``http://host:8000/v1/@x``) or an IPv6 host (``http://[::1]:8000/v1?mail=a@b``) is not a
+    login."""
     if _URL_USERINFO.match(url):
         return False
     match = _URL_LOGIN_START.match(url)

@@ -106,6 +106,18 @@ def test_a_login_with_a_raw_delimiter_is_refused_with_how_to_encode_it(
     assert load_model_file(write_model(tmp_path, "m", "http://host:8000/v1/@x")).base_url
 
 
+@pytest.mark.parametrize(
+    "url", ["http://[::1]:8000/v1?mail=a@b", "http://[::1]:8000/v1/@x", "http://[::1]/v1#a@b"]
+)
+def test_an_ipv6_host_is_not_taken_for_a_login(tmp_path: Path, url: str) -> None:
+    """The '[' of an IPv6 host was read as a user name, so a valid URL with a later '@' was
+    refused as a login holding a '/'."""
+    assert load_model_file(write_model(tmp_path, "m", url)).base_url == url
+    login = write_model(tmp_path, "m", "http://user:pa/ss@[::1]:8000/v1")
+    with pytest.raises(RosterError, match="percent-encode"):
+        load_model_file(login)
+
+
 def test_the_local_judge_commands_say_to_put_the_login_back(tmp_path: Path) -> None:
     """`export POEMETRIC_LOCAL_BASE_URL=http://***@host/v1` pasted sent '***' as the login."""
     path = write_model(tmp_path, "m", f"http://admin:{WORD_PASSWORD}@gpu.example:8000/v1")

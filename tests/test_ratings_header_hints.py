@@ -7,6 +7,7 @@ column to rename and to what, and the corrected file is read."""
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 from test_runner_support import prepared_store
@@ -62,6 +63,21 @@ def test_agree_refuses_an_item_column_spelled_otherwise(tmp_path: Path) -> None:
     assert status != 0
     assert "missing column item" in err and "already on line" not in err
     assert "rename 'Item' to 'item' in the header line" in err
+
+
+def test_agree_refuses_an_item_column_under_another_usual_name(tmp_path: Path) -> None:
+    """`Question`, `Dimension` or `Criterion` was renamed to `item` in the hint, but the file was
+    read without items: a duplicate error with no hint (two items a unit), or one item silently."""
+    for name in ("Question", "Dimension", "Criterion"):
+        status, err = _agree(_ratings(tmp_path / f"{name}.csv", f"rater,poem,{name},score"))
+        assert status != 0
+        assert "missing column item" in err and "already on line" not in err
+        assert f"rename '{name}' to 'item' in the header line" in err
+    single = tmp_path / "single.csv"
+    single.write_text("rater,poem,Question,score\nA,u1,form,3\nB,u1,form,4\nA,u2,form,5\n"
+                      "B,u2,form,5\n", encoding="utf-8")  # fmt: skip
+    status, err = _agree(single)
+    assert status != 0 and "rename 'Question' to 'item'" in err
 
 
 def _a_poem(run: Path) -> str:
@@ -141,3 +157,28 @@ def test_survey_import_refuses_rater_ids_that_differ_only_in_case(tmp_path: Path
     exact.write_text(f"rater,poem,item,score\nann,{poem},form,4\n", encoding="utf-8")
     result = runner.invoke(app, ["survey", "import", str(exact), "--run", str(run)], env=WIDE)
     assert result.exit_code == 0, result.output
+
+
+def test_survey_import_folds_only_case_spaces_and_accent_forms(tmp_path: Path) -> None:
+    """`Mary Ann` and `Maryann`, `Straße` and `strasse` are distinct raters (they were refused as
+    differing only in case or spaces); a decomposed `José` (NFD) is the survey's composed one."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    poem = _a_poem(run)
+    composed, decomposed = (unicodedata.normalize(form, "José") for form in ("NFC", "NFD"))
+
+    def imported(name: str, raters: list[str]) -> tuple[int, str]:
+        path = tmp_path / name
+        rows = "".join(f"{rater},{poem},form,4\n" for rater in raters)
+        path.write_text("rater,poem,item,score\n" + rows, encoding="utf-8")
+        command = ["survey", "import", str(path), "--run", str(run), "--survey", "paper"]
+        result = runner.invoke(app, command, env=WIDE)
+        return result.exit_code, " ".join(result.output.split())
+
+    status, output = imported("first.csv", ["Maryann", "strasse", composed])
+    assert status == 0, output
+    status, output = imported("distinct.csv", ["Mary Ann", "Straße"])
+    assert status == 0, output
+    status, output = imported("accents.csv", [decomposed])
+    assert status != 0
+    assert f"only in case or spaces: {decomposed!r} (the survey's {composed!r})" in output

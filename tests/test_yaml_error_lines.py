@@ -125,3 +125,25 @@ def test_models_list_names_the_line_of_a_field_error(
     monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
     listed = CliRunner().invoke(app, ["models", "list"], terminal_width=200)
     assert f"  bad: settings.max_tokens: 'lots' is not a whole number  ({path}:5)" in listed.output
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: &x 1\nb: &x 2\n",
+         ":2: invalid YAML: found duplicate anchor 'x'; first occurrence (line 1), second "
+         "occurrence"),
+        ("a: 1\n---\nb: 2\n",
+         ":2: invalid YAML: expected a single document in the stream (line 1), but found another "
+         "document"),
+    ],
+)  # fmt: skip
+def test_a_context_that_is_no_construct_names_the_problems_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    """A context that is not "while scanning/parsing ..." opened nothing: it was said as one
+    ("first occurrence starting here: second occurrence (on line 2)") on the wrong line."""
+    recipe = _write(tmp_path / "r.yaml", text)
+    with pytest.raises(RecipeError) as error:
+        load_recipe(recipe)
+    assert str(error.value) == f"{recipe}{message}"

@@ -38,7 +38,7 @@ from poemetric.cli.options import (
     output_option,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
-from poemetric.cli.stale_outputs import stale_outputs_note
+from poemetric.cli.stale_outputs import stale_outputs_note, stored_verdicts
 from poemetric.form.blas import ask_one_blas_thread
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted, plural
@@ -369,6 +369,7 @@ def run_command(
     from poemetric.form.stage import run_form_stage, stored_report
 
     with existing_run(run) as store, lexicon_in_use(lexicon, err_console):
+        before = stored_verdicts(store)
         report = run_form_stage(
             store,
             threshold=threshold,
@@ -379,7 +380,8 @@ def run_command(
         )
         stored = report.checked == 0 and report.skipped > 0
         shown = stored_report(store) if stored else report
-        stale = stale_outputs_note(store.run_dir) if report.checked else None
+        changed = report.checked > 0 and stored_verdicts(store) != before
+        stale = stale_outputs_note(store.run_dir) if changed else None
     if stored:
         every = plural(
             report.skipped, "the 1 generation was", f"all {report.skipped} generations were"

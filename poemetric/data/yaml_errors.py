@@ -49,6 +49,13 @@ def yaml_problem(error: yaml.YAMLError) -> tuple[int | None, str]:
     context_line = None if context_mark is None else context_mark.line + 1
     if not context or context_line is None or context_line == problem_line:
         return problem_line, f"invalid YAML: {problem}"
+    if not context.startswith("while "):
+        # Not a construct that opened there but the first half of the problem ("found duplicate
+        # anchor 'x'; first occurrence" ... "second occurrence"): the problem's line is the one
+        # to fix, and the two halves are one sentence, as PyYAML words them.
+        return problem_line or context_line, (
+            f"invalid YAML: {context} (line {context_line}), {problem}"
+        )
     name = _context_name(context)
     if name in _ENCLOSING:
         return problem_line, (

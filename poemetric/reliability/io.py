@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from poemetric.data.column_names import key as header_key
 from poemetric.data.csv_text import HeaderTest, decimal_comma
 from poemetric.data.io import DatasetError, RawTable, ValidationIssue, read_table
 from poemetric.reliability.header_hints import RATINGS_SPELLINGS, header_renames, rename_hint
@@ -159,8 +158,8 @@ def read_ratings(
     needed = [names.get(c, c) for c in REQUIRED]
     missing = [c for c in needed if table.header_read and c not in table.columns]
     renames = header_renames(table.columns, RATINGS_SPELLINGS) if table.header_read else {}
-    if not exported and "item" not in header and any(header_key(c) == "item" for c in renames):
-        missing.append("item")  # `Item`: read without it, every item would be one
+    if not exported and "item" not in header and "item" in renames.values():
+        missing.append("item")  # `Item`, `Question`: read without it, every item would be one
     if missing:
         raise RatingsFileError(
             f"{path}: missing {plural(len(missing), 'column')} {', '.join(missing)}; a ratings file "

@@ -4,6 +4,7 @@ survey's own, so one expert's ratings counted twice and agreement rose with the 
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,10 @@ if TYPE_CHECKING:
 
 
 def _folded(rater: str) -> str:
-    return "".join(rater.split()).casefold()
+    """`rater` as a spreadsheet may have changed it: case, the spaces at its ends or between
+    words, Unicode's composed or decomposed accents. Not `casefold` (`Straße` is not
+    `Strasse`) nor every space removed (`Mary Ann` is not `Maryann`)."""
+    return " ".join(unicodedata.normalize("NFC", rater).lower().split())
 
 
 def near_rater_ids(store: RunStore, survey_id: str, raters: Iterable[str]) -> dict[str, str]:
