@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import shlex
+import sqlite3
 from pathlib import Path
 
 from test_merge_probes import UserModel, _cli, _gap_lines, _pairs, _score, _scorers
 from test_runner_support import TEST_KEY
 
+from poemetric.store.db import DB_NAME
 from poemetric.testing.servers import OpenAIServer
 
 
@@ -23,9 +25,10 @@ def _tasks_in(path: Path) -> set[str]:
 
 
 def _commands(line: str) -> list[list[str]]:
-    """The `probe run` commands a merge line names, split as a shell would."""
-    run = line.split("; the merge was written: if it is to score them, run ", 1)[1]
-    run = run.split(" (answers stored", 1)[0]
+    """The `probe run` commands a merge line (`other pairs` or `incomplete`) names, split as a
+    shell would."""
+    run = line.split("; the merge was written: ", 1)[1].removeprefix("if it is to score them, ")
+    run = run.removeprefix("run ").split(" (answers stored", 1)[0].removesuffix(" to ask them")
     commands = [shlex.split(command) for command in run.split(", then ")]
     assert all(command[:3] == ["poemetric", "probe", "run"] for command in commands), line
     return [command[1:] for command in commands]
@@ -50,6 +53,7 @@ def _report_is_clean(files: list[Path]) -> None:
     report = _cli("probe", "report", *dict.fromkeys(files))
     assert report.exit_code == 0, report.output
     assert "Pairs differ" not in report.output, report.output
+    assert "warning" not in report.output.lower(), report.output
 
 
 def test_the_other_tasks_are_added_to_the_scorers_own_scores_file(
@@ -163,3 +167,49 @@ def test_a_limited_request_held_by_a_whole_one_adds_no_command(
     again = _cli("merge", parts[0], "--into", into, "--strict")
     assert again.exit_code == 0, again.output
     _report_is_clean([beta, *files])
+
+
+def test_a_scorer_with_incomplete_and_other_pairs_names_one_scores_file(
+    tmp_path: Path, user_model: UserModel
+) -> None:
+    """alpha was asked for the synonym pairs but stopped before 2 of them (no scores file
+    written); beta scored the rhyme_word_swap pairs. alpha's incomplete line names --tasks
+    synonym into alpha.jsonl, and its other-pairs line --tasks synonym,rhyme_word_swap into
+    alpha.jsonl too (its pairs hold the first command's): the second named a new file
+    alpha-pairs-scores.jsonl, so run as printed both files held alpha's synonym pairs and
+    `probe report` of all the files refused them as counted twice. Now, run as printed,
+    alpha.jsonl holds every pair once, the merge is clean and the report reads the files."""
+    pairs = tmp_path / "pairs.jsonl"
+    a = _pairs(tmp_path / "a.jsonl", range(3), task="synonym")
+    b = _pairs(tmp_path / "b.jsonl", range(3, 6), task="rhyme_word_swap")
+    pairs.write_text(a.read_text() + b.read_text())
+    parts = [tmp_path / "part0", tmp_path / "part1"]
+    into = tmp_path / "merged"
+    alpha, beta = tmp_path / "alpha.jsonl", tmp_path / "beta.jsonl"
+    with OpenAIServer(lambda call: "1", api_key=TEST_KEY) as server:
+        _scorers(user_model, server)
+        _score(pairs, "alpha", parts[0], alpha, "--tasks", "synonym")
+        with sqlite3.connect(parts[0] / DB_NAME) as conn:  # the two answers it stopped before
+            stopped = "SELECT cache_key FROM probe_choices WHERE pair_id IN ('p1', 'p2')"
+            conn.execute(f"DELETE FROM response_cache WHERE cache_key IN ({stopped})")
+            conn.execute("DELETE FROM probe_choices WHERE pair_id IN ('p1', 'p2')")
+        alpha.unlink()  # a stopped run writes no scores file
+        _score(pairs, "beta", parts[1], beta, "--tasks", "rhyme_word_swap")
+        merged = _cli("merge", *parts, "--into", into)
+        assert merged.exit_code == 1, merged.output
+        lines = _gap_lines(merged)
+        alpha_lines = [line for line in lines if "chat:alpha" in line]
+        assert [line.split(":", 1)[0] for line in alpha_lines] == ["incomplete", "other pairs"]
+        alpha_commands = [command for line in alpha_lines for command in _commands(line)]
+        assert [_output_of(command) for command in alpha_commands] == [alpha, alpha], lines
+        assert alpha_commands[1][-2:] == ["--tasks", "synonym,rhyme_word_swap"], lines
+        server.clear_log()
+        files = _run_all(lines)
+        assert len(server.generation_requests) == 2 + 3 + 3  # alpha's stopped and new, beta's
+    assert set(files) == {alpha, beta}
+    assert _tasks_in(alpha) == _tasks_in(beta) == {"synonym", "rhyme_word_swap"}
+    assert len(alpha.read_text().splitlines()) == 6
+    again = _cli("merge", *parts, "--into", into, "--strict")
+    assert again.exit_code == 0, again.output
+    assert _gap_lines(again) == []
+    _report_is_clean(files)

@@ -55,6 +55,39 @@ def test_every_bad_row_is_listed_with_what_to_do(tmp_path: Path) -> None:
     ]
 
 
+def test_rows_that_are_not_json_objects_are_listed_with_the_others(tmp_path: Path) -> None:
+    """A row that is not JSON, or JSON but not an object, raised at once: the bad rows before it
+    were lost and those after it never looked at. Now they are listed with the others, in line
+    order; a first line that is not JSON is still refused alone (the file is not JSONL)."""
+    rows = [
+        json.dumps(_row(1, original=5)),
+        json.dumps(_row(2)),
+        "{not json",
+        json.dumps(_row(4, task="")),
+        json.dumps([1, 2]),
+        json.dumps(_row(6)),
+    ]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(row + "\n" for row in rows), encoding="utf-8")
+    with pytest.raises(PairFileError) as error:
+        read_pairs(path)
+    assert str(error.value).splitlines() == [
+        f"{path}: 4 bad rows of pairs; rebuild the file with `poemetric probe build` (or fix the "
+        "rows):",
+        f"  {path}:1: original: expected text, found a number",
+        f"  {path}:3: not valid JSON: Expecting property name enclosed in double quotes",
+        f"  {path}:4: task: empty",
+        f"  {path}:5: expected a JSON object ({{...}}), found a list",
+    ]
+    path.write_text("".join(row + "\n" for row in ["{not json", *rows]), encoding="utf-8")
+    with pytest.raises(PairFileError) as error:
+        read_pairs(path)
+    assert str(error.value) == (
+        f"{path}:1: not valid JSON: Expecting property name enclosed in double quotes; a pairs "
+        "file is the JSONL file that `poemetric probe build` writes"
+    )
+
+
 def test_a_long_list_of_bad_rows_is_cut_and_counted(tmp_path: Path) -> None:
     path = _write(tmp_path / "pairs.jsonl", [_row(n, original=n) for n in range(1, 26)])
     with pytest.raises(PairFileError) as error:

@@ -13,7 +13,10 @@ Per scorer with answers in the run (ok or failed: a failed one is retried by its
   command is that of the scorers that were asked for them, with this scorer's `--seed`.
 
 A command names a scores file of the scorer only where that file's pairs are among the
-command's (`probe run` rewrites its `--output` with the pairs it scores); else a new one.
+command's (`probe run` rewrites its `--output` with the pairs it scores); else a new one. Two
+commands of the scorer name one file only where the later one's pairs hold the earlier one's
+(its incomplete pairs', then its other pairs' of the same pairs file, `--tasks` of all the tasks):
+run in the order printed, the file ends with them all, and no pair is in two of its files.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def probe_gaps(store: RunStore) -> list[StageGap]:
     gaps: list[StageGap] = []
     for scorer in sorted(done):
         own = requests.get(scorer, [])
-        used: set[str] = set()  # the scorer's own scores files that a command names
+        used: dict[str, list[PairRequest]] = {}  # its scores files named: by which commands
         asked = dict.fromkeys(pair for request in own for pair in request.pairs)
         lacking = [pair for pair in asked if pair not in done[scorer]]
         if lacking:
@@ -167,13 +170,15 @@ def _with_outputs(
     own: Sequence[PairRequest],
     runs: Sequence[PairRequest],
     names: set[str],
-    used: set[str],
+    used: dict[str, list[PairRequest]],
 ) -> list[PairRequest]:
     """`runs` with their scores files. `probe run` rewrites its `--output` with its own pairs
     only: a run may name a scores file of this scorer only where its pairs hold those of every
-    request that wrote that file, and only one run of the scorer's commands may name it (`used`,
-    updated); else a new file, named after the scorer's own and the pairs file, that no request
-    and no other command names (`names`: the outputs named so far, updated)."""
+    request that wrote that file and of every command of the scorer named before with it
+    (`used`: file -> those commands, updated; a later command that holds an earlier one's pairs
+    rewrites the file with them all, so the two never leave a pair in two files); else a new
+    file, named after the scorer's own and the pairs file, that no request and no other command
+    names (`names`: the outputs named so far, updated)."""
     written: dict[str, list[PairRequest]] = {}
     for request in own:
         if request.output:
@@ -187,8 +192,10 @@ def _with_outputs(
             (
                 file
                 for file, wrote in written.items()
-                if file not in used
-                and all(w.file == run.file and w.pairs.keys() <= run.pairs.keys() for w in wrote)
+                if all(
+                    w.file == run.file and w.pairs.keys() <= run.pairs.keys()
+                    for w in [*wrote, *used.get(file, [])]
+                )
             ),
             None,
         )
@@ -200,6 +207,6 @@ def _with_outputs(
                 if (name := f"{base}{'' if n == 1 else f'-{n}'}.jsonl") not in names
             )
         names.add(output)
-        used.add(output)
+        used.setdefault(output, []).append(run)
         named.append(replace(run, output=output, pairs={}))
     return named

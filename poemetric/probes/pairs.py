@@ -98,10 +98,15 @@ def _looks_like_a_table(path: Path, line: str) -> str | None:
     return "CSV" if "," in line else None
 
 
-def iter_jsonl(path: str | Path, what: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; a bad line raises `PairFileError`.
-    `what` (`PAIRS_FILE`, `SCORES_FILE`) is added when the file is not JSON at all."""
+def iter_jsonl(
+    path: str | Path, what: str = "", problems: list[tuple[int, str]] | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for each non-blank line; a bad line raises `PairFileError`, or,
+    given `problems`, is added to it as (line, what is wrong) and skipped, but for a first line
+    that is not JSON (the file is not JSONL: a table, a text), which raises all the same. `what`
+    (`PAIRS_FILE`, `SCORES_FILE`) is added when the file is not JSON at all."""
     from poemetric.data.text_files import TextFileError, read_utf8_file
+    from poemetric.text.json_types import json_type
 
     path = Path(path)
     try:
@@ -116,6 +121,9 @@ def iter_jsonl(path: str | Path, what: str = "") -> Iterator[tuple[int, dict[str
         try:
             value = json.loads(line)
         except json.JSONDecodeError as error:
+            if problems is not None and number > 1:
+                problems.append((number, f"not valid JSON: {error.msg}"))
+                continue
             message = f"{path}:{number}: not valid JSON: {error.msg}"
             table = _looks_like_a_table(path, line) if number == 1 else None
             if table is not None:
@@ -124,7 +132,11 @@ def iter_jsonl(path: str | Path, what: str = "") -> Iterator[tuple[int, dict[str
                 message += f"; {what}"
             raise PairFileError(message) from error
         if not isinstance(value, dict):
-            raise PairFileError(f"{path}:{number}: expected a JSON object")
+            wrong = f"expected a JSON object ({{...}}), found {json_type(value)}"
+            if problems is None:
+                raise PairFileError(f"{path}:{number}: {wrong}")
+            problems.append((number, wrong))
+            continue
         yield number, value
 
 
@@ -147,16 +159,18 @@ def file_kind(path: Path) -> str | None:
 
 
 def read_pairs(path: str | Path, warnings: list[str] | None = None) -> list[Pair]:
-    """Every pair of a JSONL file; ids must be unique. Every bad row is listed in one
-    `PairFileError` (`FILE:LINE: field: what is wrong`); a task that looks like a misspelt one
-    of `TASK_NAMES` is a warning added to `warnings` (a file may hold tasks of its own)."""
+    """Every pair of a JSONL file; ids must be unique. Every bad row (not JSON, not an object,
+    not a pair) is listed in one `PairFileError` (`FILE:LINE: field: what is wrong`), but for a
+    first line that is not JSON (the file is not JSONL), which `iter_jsonl` refuses alone; a task
+    that looks like a misspelt one of `TASK_NAMES` is a warning added to `warnings` (a file may
+    hold tasks of its own)."""
     from poemetric.probes.pair_rows import bad_rows_message, row_problems, task_warnings
 
     pairs: list[Pair] = []
     tasks: list[tuple[int, str]] = []
     problems: list[tuple[int, str]] = []
     seen: dict[str, int] = {}
-    for number, value in iter_jsonl(path, PAIRS_FILE):
+    for number, value in iter_jsonl(path, PAIRS_FILE, problems):
         try:
             pair = Pair.model_validate(value)
         except ValidationError as error:
