@@ -160,7 +160,7 @@ class _Picks:
 def _threshold_options(store: RunStore) -> dict[str, Any]:
     """`form run`'s `--threshold` for the stored checks: a plain `form run` (0.7) checks every
     row made at another threshold again, not only the missing ones."""
-    from poemetric.form.checker import DEFAULT_THRESHOLD
+    from poemetric.form_defaults import DEFAULT_THRESHOLD
 
     rows = store.query(
         "SELECT DISTINCT json_extract(explanation, '$.threshold') FROM form_checks "

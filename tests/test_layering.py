@@ -58,6 +58,7 @@ SHARED = frozenset(
         "env_settings",
         "progress_lines",
         "agreement_defaults",
+        "form_defaults",  # the form check's pass threshold, named by analysis captions
     }
 )
 #: The top level: wires stages together; nothing below imports it.

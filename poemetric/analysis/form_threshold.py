@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from poemetric.form.checker import DEFAULT_THRESHOLD
+from poemetric.form_defaults import DEFAULT_THRESHOLD
 
 
 def checked_thresholds(form_checks: pd.DataFrame) -> list[float]:

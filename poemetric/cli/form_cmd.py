@@ -40,11 +40,9 @@ from poemetric.cli.options import (
 from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.cli.stale_outputs import stale_outputs_note, stored_verdicts
 from poemetric.form.blas import ask_one_blas_thread
+from poemetric.form_defaults import DEFAULT_THRESHOLD
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted, plural
-
-#: poemetric.form.checker.DEFAULT_THRESHOLD (a test keeps them equal).
-DEFAULT_THRESHOLD = 0.7
 
 form_app = typer.Typer(
     help="Rule-based form checks: metre, rhyme and the fixed-form rules of the seven forms.",

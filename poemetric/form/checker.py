@@ -50,11 +50,11 @@ from poemetric.form.parsing import (
 )
 from poemetric.form.partial_rhymes import PREFIX as PARTIAL_PREFIX
 from poemetric.form.partial_rhymes import partial_rhyme_finding
+from poemetric.form_defaults import DEFAULT_THRESHOLD
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
 #: A check records it with its user lexicon's digest, if any (`user_lexicon.recorded_version`).
 CHECKER_VERSION = "form-2.14"
-DEFAULT_THRESHOLD = 0.7
 #: Inputs longer than this many characters are cut before parsing (time and memory bound).
 MAX_CHARS = 200_000
 
