@@ -92,6 +92,11 @@ class ModelReport:
     abandoned_batches: list[str] = field(default_factory=list)
     #: Inputs the stage did not send at all (e.g. a judge is not asked about an empty answer).
     not_sent: int = 0
+    #: Calls sent again after a 429 (rate limited), and after another retryable failure (5xx,
+    #: timeout, dropped connection, invalid body): said under the summary, which was silent
+    #: about them when the retries succeeded.
+    rate_limited_retries: int = 0
+    transient_retries: int = 0
     #: Times the adaptive rate control slowed down on a 429, and the rate it ended at (req/s).
     rate_decreases: int = 0
     final_rate_per_s: float | None = None
