@@ -130,6 +130,17 @@ class ModelReport:
         return cls(**data)
 
 
+def retries_shown(m: ModelReport) -> str:
+    """The calls sent again so far, for the progress bar: `  retries: 12 after 429s, 3 after
+    errors` (empty when none was)."""
+    parts = []
+    if m.rate_limited_retries:
+        parts.append(f"{m.rate_limited_retries:,} after 429s")
+    if m.transient_retries:
+        parts.append(f"{m.transient_retries:,} after errors")
+    return f"  retries: {', '.join(parts)}" if parts else ""
+
+
 @dataclass
 class StageReport:
     stage: str
