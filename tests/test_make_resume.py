@@ -109,3 +109,21 @@ def test_ctrl_c_in_make_generate_prints_a_make_line_that_resumes(tmp_path: Path)
         assert resumed.returncode == 0, resumed.stdout + resumed.stderr
         # 4 jobs, of which the 2 answered before the stop were done before
         assert "│ remote-test │    4 │           2 │" in resumed.stdout, resumed.stdout
+
+
+def test_an_unknown_judge_under_make_names_the_venvs_poemetric(tmp_path: Path) -> None:
+    """`make judge JUDGE=typo` said "see `poemetric models --judges`", a command not on a make
+    user's PATH (the venv is not activated)."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = Path(sys.executable).parent.parent
+    if not (venv / "bin" / "poemetric").exists():
+        pytest.skip("poemetric is not installed beside this Python")
+    done = subprocess.run(
+        ["make", "-s", *KEEP_VENV, f"VENV={venv}", "judge", f"RUN={tmp_path / 'run'}",
+         "JUDGE=gemini-2.5-pr"],
+        cwd=REPO, capture_output=True, text=True, env={**os.environ, "COLUMNS": "400"},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert f"see `{venv}/bin/poemetric models --judges`" in done.stderr, done.stderr
+    assert "`poemetric models" not in done.stderr
