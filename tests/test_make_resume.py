@@ -127,3 +127,27 @@ def test_an_unknown_judge_under_make_names_the_venvs_poemetric(tmp_path: Path) -
     assert done.returncode == 2
     assert f"see `{venv}/bin/poemetric models --judges`" in done.stderr, done.stderr
     assert "`poemetric models" not in done.stderr
+
+
+def test_no_judge_lists_the_judges_with_every_folder_they_come_from(tmp_path: Path) -> None:
+    """`judge` without a judge listed a judge of POEMETRIC_JUDGES_DIR under "Available judges
+    (judges/)", a folder that does not hold it."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    mine = tmp_path / "my judges"
+    mine.mkdir()
+    (mine / "my-judge.yaml").write_text(
+        "name: my-judge\nprovider: openai-compatible\nmodel: m\n"
+        "base_url: http://127.0.0.1:8000/v1\napi_key_env: MY_KEY\n"
+    )
+    result = CliRunner().invoke(
+        app,
+        ["judge", "--run", str(tmp_path / "run")],
+        env={"POEMETRIC_JUDGES_DIR": str(mine), "COLUMNS": "400", "POEMETRIC_JUDGE": ""},
+    )
+    assert result.exit_code == 2, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("Available judges"))
+    assert line.startswith("Available judges (files in ") and str(mine) in line, line
+    assert line.endswith("my-judge"), line
