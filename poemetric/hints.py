@@ -121,3 +121,48 @@ def recorded_dataset(store: RunStore) -> str | None:
             return str(path)  # nowhere to be found: as it was typed
         given = found
     return shown_path(given)
+
+
+#: The options of the commands the Makefile runs, by the make variable each one comes from; the
+#: rest of a command line came from ARGS. `demo`'s `--local` is LOCAL=1 (LOCAL=0 without it).
+_MAKE_VARIABLES = {
+    "generate": {"--run": "RUN", "--dataset": "DATASET", "--models": "MODELS", "--limit": "LIMIT"},
+    "judge": {"--run": "RUN", "--judge": "JUDGE", "--limit": "LIMIT"},
+    "demo": {"--run": "RUN", "--judge": "JUDGE", "--limit": "LIMIT"},
+}
+
+
+def make_command(argv: list[str]) -> str | None:
+    """`argv` (poemetric's arguments, as the Makefile ran them) as the make command that runs
+    them again: `make generate RUN=runs/x DATASET=poemetric MODELS=gpt-4o LIMIT=20 ARGS='...'`;
+    with VENV=DIR when the venv that runs this command is not make's default `.venv` here (a
+    `make generate` without it would create and install a new one). None for a command with no
+    make target (`judge recognise`)."""
+    if not argv or argv[0] not in _MAKE_VARIABLES or (argv[0] == "judge" and _subcommand(argv)):
+        return None
+    target, options = argv[0], _MAKE_VARIABLES[argv[0]]
+    values: dict[str, str] = {}
+    rest: list[str] = []
+    words = iter(argv[1:])
+    for word in words:
+        option, equals, inline = word.partition("=")
+        value = inline if equals else next(words, None) if option in options else None
+        if option in options and value is not None:
+            values[options[option]] = value
+        elif target == "demo" and word in ("--local", "--no-local"):
+            values["LOCAL"] = "1" if word == "--local" else "0"
+        else:
+            rest.append(word)
+    if target == "demo":
+        values.setdefault("LOCAL", "0")
+    if rest:
+        values["ARGS"] = shlex.join(rest)
+    venv = Path(sys.argv[0]).parent.parent if sys.argv and os.sep in sys.argv[0] else None
+    if venv is not None and Path(os.path.abspath(venv)) != Path(os.path.abspath(".venv")):
+        values["VENV"] = str(venv)
+    return " ".join([f"make {target}", *(f"{k}={shlex.quote(v)}" for k, v in values.items())])
+
+
+def _subcommand(argv: list[str]) -> bool:
+    """True when `poemetric judge` runs one of its subcommands (`judge recognise`)."""
+    return len(argv) > 1 and not argv[1].startswith("-")

@@ -128,7 +128,7 @@ def rich_counts(progress: Progress) -> Callable[[], list[Count]]:
                 continue
             fields = task.fields
             extra = (
-                f"{fields['tokens']} tok, ${fields['cost']}"
+                f"{fields['tokens']} tok, ${fields['cost']}{fields.get('retries', '')}"
                 if "tokens" in fields and "cost" in fields
                 else ""
             )

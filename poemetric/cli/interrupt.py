@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.markup import plain
-from poemetric.hints import program
+from poemetric.hints import make_command, program, run_by_make
 from poemetric.runner import stopping
 from poemetric.runner.batch_table import BatchRow, abandon_command, batch_rows
 from poemetric.runner.report import StageInterrupted
@@ -35,8 +35,14 @@ STOPPING_HELP = (
 
 
 def resume_command() -> str:
-    """The command line that was run, as `poemetric ...` (what to type to resume)."""
-    return shlex.join(["poemetric", *sys.argv[1:]])
+    """The command line that was run (what to type to resume): under make, the make command
+    that runs it (`make generate RUN=... MODELS=...`: a make user's venv is not activated, so
+    `poemetric` is not on their PATH), or `.venv/bin/poemetric ...` for a command with no make
+    target; else `poemetric ...`."""
+    arguments = sys.argv[1:]
+    if run_by_make():
+        return make_command(arguments) or shlex.join([program(), *arguments])
+    return shlex.join(["poemetric", *arguments])
 
 
 #: A stage's table in the `batches` table: the command that collects its batches, and the

@@ -44,6 +44,7 @@ from poemetric.cli.options import (
 from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.cli.run_limit import StageLimitOption
 from poemetric.hints import stage_command
+from poemetric.roster import roster_directories
 from poemetric.suggest import did_you_mean
 from poemetric.text.plural import counted
 
@@ -62,7 +63,7 @@ No judge given. Choose one with {choose}, for example:
         {paper}
 
 {local}
-Available judges (judges/): {available}"""
+Available judges (files in {folders}): {available}"""
 
 JudgeNameOption = typer.Option(
     None,
@@ -172,6 +173,8 @@ def judge(
             paper=stage_command("judge", run, "gemini-2.5-pro"),
             local=local,
             available=", ".join(roster),
+            # the bundled folder and POEMETRIC_JUDGES_DIR's: "(judges/)" named only the first
+            folders=", ".join(str(folder) for folder in roster_directories("judges")),
         )
         console.print(
             text,

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from poemetric.hints import program
 from poemetric.paths import resource_path
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import available_providers, load_problem
@@ -64,7 +65,7 @@ class UnusableModel:
         """The one line a command that selects this model stops with."""
         what = "judge" if kind == "judges" else "model"
         flag = " --judges" if kind == "judges" else ""
-        more = f"; details: `poemetric models show {self.name}{flag}`" if hint else ""
+        more = f"; details: `{program()} models show {self.name}{flag}`" if hint else ""
         return f"{self.path}: {what} {self.name!r} cannot be used: {self.reason}{more}"
 
 

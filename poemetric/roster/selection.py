@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from poemetric.hints import program
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import ProviderLoadError, provider_class
 from poemetric.providers.remote_common import is_local
@@ -62,9 +63,10 @@ def price_unknown(spec: ModelSpec) -> bool:
 
 
 def _see_models(kind: RosterKind, directory: Path | None = None) -> str:
-    return f"; see `poemetric models{' --judges' if kind == 'judges' else ''}`" + searched(
-        kind, directory
-    )
+    """`; see `poemetric models --judges` (files read from ...)`; under make, the venv's
+    `poemetric` (`program()`): a make user's venv is not activated."""
+    flag = " --judges" if kind == "judges" else ""
+    return f"; see `{program()} models{flag}`" + searched(kind, directory)
 
 
 def searched(kind: RosterKind, directory: Path | None = None) -> str:

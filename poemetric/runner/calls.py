@@ -110,6 +110,7 @@ async def _call(
 
     def before_sleep(error: ProviderError, attempt: int) -> None:
         log_attempt(run, job, attempt, "retry", error=error, latency_s=state.latency_s)
+        run.note_retry(rate_limited=is_rate_limit(error))
 
     attempt_number = 0
     try:

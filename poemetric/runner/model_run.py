@@ -20,7 +20,7 @@ from poemetric.runner.adapter_bugs import close_provider, start_bug
 from poemetric.runner.cost import Budget
 from poemetric.runner.estimate_basis import EstimateBasis
 from poemetric.runner.jobs import Job
-from poemetric.runner.report import ModelReport
+from poemetric.runner.report import ModelReport, retries_shown
 from poemetric.store.db import RunStore
 
 if TYPE_CHECKING:
@@ -96,6 +96,17 @@ class ModelRun:
             self.progress.update(
                 self.task, advance=done, tokens=f"{self._tokens:,}", cost=f"{self._cost:.4f}"
             )
+
+    def note_retry(self, *, rate_limited: bool) -> None:
+        """A call about to be sent again: after a 429 (`rate_limited`) or a transient failure.
+        Counted for the summary and shown on the bar, whose count and ETA stood still while
+        the server throttled the model, as if it were only slow."""
+        if rate_limited:
+            self.report.rate_limited_retries += 1
+        else:
+            self.report.transient_retries += 1
+        if self.progress is not None and self.task is not None:
+            self.progress.update(self.task, retries=retries_shown(self.report))
 
     def redact(self, text: str) -> str:
         return self.redactor(text)

@@ -92,6 +92,11 @@ class ModelReport:
     abandoned_batches: list[str] = field(default_factory=list)
     #: Inputs the stage did not send at all (e.g. a judge is not asked about an empty answer).
     not_sent: int = 0
+    #: Calls sent again after a 429 (rate limited), and after another retryable failure (5xx,
+    #: timeout, dropped connection, invalid body): said under the summary, which was silent
+    #: about them when the retries succeeded.
+    rate_limited_retries: int = 0
+    transient_retries: int = 0
     #: Times the adaptive rate control slowed down on a 429, and the rate it ended at (req/s).
     rate_decreases: int = 0
     final_rate_per_s: float | None = None
@@ -123,6 +128,17 @@ class ModelReport:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ModelReport:
         return cls(**data)
+
+
+def retries_shown(m: ModelReport) -> str:
+    """The calls sent again so far, for the progress bar: `  retries: 12 after 429s, 3 after
+    errors` (empty when none was)."""
+    parts = []
+    if m.rate_limited_retries:
+        parts.append(f"{m.rate_limited_retries:,} after 429s")
+    if m.transient_retries:
+        parts.append(f"{m.transient_retries:,} after errors")
+    return f"  retries: {', '.join(parts)}" if parts else ""
 
 
 @dataclass

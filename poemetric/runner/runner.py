@@ -134,7 +134,7 @@ def progress_display(options: RunnerOptions, console: Console | None = None) -> 
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),
-        TextColumn("{task.fields[tokens]} tok  ${task.fields[cost]}"),
+        TextColumn("{task.fields[tokens]} tok  ${task.fields[cost]}{task.fields[retries]}"),
         console=console,
         disable=not options.progress or options.dry_run,  # a plan has nothing to show
         transient=False,
@@ -247,7 +247,7 @@ def run_stage(
                     return  # refused before any call: the shard did not run this model
                 run.progress = progress
                 run.task = progress.add_task(
-                    run.spec.name, total=len(pending), tokens="0", cost="0"
+                    run.spec.name, total=len(pending), tokens="0", cost="0", retries=""
                 )
                 try:
                     await execute_model(run, provider, pending)

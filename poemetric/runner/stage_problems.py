@@ -13,7 +13,7 @@ from poemetric.runner.not_run_lines import not_run_lines
 from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
-    from poemetric.runner.report import StageReport
+    from poemetric.runner.report import ModelReport, StageReport
 
 #: Stages whose command has `--refresh-failed-parses` (named under the summary).
 REFRESHING_STAGES = ("judge", "style-match")
@@ -59,6 +59,8 @@ def render_problems(report: StageReport, console: Console) -> None:
                 markup=False,
                 soft_wrap=True,
             )
+        if not report.dry_run and (retried := retries_line(m)):
+            console.print(retried, highlight=False, markup=False, soft_wrap=True)
         if m.reasks_left:
             console.print(
                 f"{m.model}: {counted(m.reasks_left, 'unusable answer')} not re-asked yet: "
@@ -105,3 +107,27 @@ def render_problems(report: StageReport, console: Console) -> None:
                     markup=False,
                     soft_wrap=True,
                 )
+
+
+def retries_line(m: ModelReport) -> str | None:
+    """How often the server made the runner wait and send a call again (429s, 5xx, timeouts),
+    and where the adaptive rate ended; None when it never did. The summary and the progress
+    bar said nothing of it, so a throttled or failing server looked like a slow model."""
+    parts = []
+    if n := m.rate_limited_retries:
+        parts.append(f"{counted(n, 'call')} {plural(n, 'was', 'were')} rate-limited (HTTP 429)")
+    if n := m.transient_retries:
+        parts.append(
+            f"{counted(n, 'call')} failed transiently (HTTP 5xx, a timeout or a dropped connection)"
+        )
+    if not parts:
+        return None
+    line = f"{m.model}: {' and '.join(parts)}; each was sent again after a wait"
+    if m.rate_decreases and m.final_rate_per_s:
+        per_minute = max(1, int(m.final_rate_per_s * 60))
+        line += (
+            f"; the request rate was lowered {counted(m.rate_decreases, 'time')}, to "
+            f"{m.final_rate_per_s:.2g} requests/s (limits: requests_per_minute: {per_minute} in "
+            "the model's file starts there)"
+        )
+    return line + "."

@@ -1,0 +1,57 @@
+"""A server that rate-limits (429) or fails transiently (5xx) for a while: the runner waits and
+sends the calls again, and the stage succeeds, but the summary said nothing of it, so a
+throttled or failing endpoint looked like a slow model. The summary now says how many calls
+were sent again, and why."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from test_runner_leases import model_dir
+from test_runner_support import TEST_KEY, TEST_KEY_ENV
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.testing.servers import Fault, OpenAIServer
+
+
+def generate(tmp_path: Path, server: OpenAIServer, *, progress: bool = False) -> str:
+    models = model_dir(tmp_path, "models", server.base_url, "remote-test")
+    result = CliRunner().invoke(
+        app,
+        ["generate", "--run", str(tmp_path / "run"), "--dataset", "demo", "--models",
+         "remote-test", "--limit", "2", *([] if progress else ["--no-progress"])],
+        env={TEST_KEY_ENV: TEST_KEY, "POEMETRIC_GENERATORS_DIR": str(models), "COLUMNS": "300",
+             "POEMETRIC_PROGRESS_EVERY": "0.1"},
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return " ".join(result.output.split())
+
+
+def test_the_summary_says_how_many_calls_were_sent_again_and_why(tmp_path: Path) -> None:
+    faults = [Fault.rate_limited(0.01)] * 3 + [Fault.server_error(500), Fault.server_error(503)]
+    with OpenAIServer(api_key=TEST_KEY, faults=faults) as server:
+        output = generate(tmp_path, server)
+        assert len(server.successful_generations) == 2
+    assert (
+        "remote-test: 3 calls were rate-limited (HTTP 429) and 2 calls failed transiently "
+        "(HTTP 5xx, a timeout or a dropped connection); each was sent again after a wait"
+    ) in output
+
+
+def test_a_run_without_retries_says_nothing_of_them(tmp_path: Path) -> None:
+    with OpenAIServer(api_key=TEST_KEY) as server:
+        output = generate(tmp_path, server)
+    assert "sent again" not in output and "rate-limited" not in output
+
+
+def test_the_progress_shows_the_retries_while_the_server_throttles(tmp_path: Path) -> None:
+    """The bar (and a log's progress lines) stood at 0/2 with an ETA while every call waited
+    out 429s: nothing said the server was throttling the model."""
+    faults = [Fault.rate_limited(0.4)] * 6
+    with OpenAIServer(api_key=TEST_KEY, faults=faults) as server:
+        output = generate(tmp_path, server, progress=True)
+    # a progress line of the log while no job is done yet: "[12:00:01] remote-test: 0/2 (0%),
+    # 0:00:01 elapsed, 0 tok, $0  retries: 4 after 429s"
+    assert re.search(r"remote-test: 0/2 \(0%\), [^\[]*retries: \d+ after 429s", output), output
