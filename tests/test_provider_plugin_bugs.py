@@ -12,6 +12,7 @@ import pytest
 from test_provider_plugin_batch import BATCH_PLUGIN
 from test_provider_plugins import Installer, cli, install, user_models
 
+from poemetric.runner.adapter_bugs import RAISE_PROVIDER_ERROR
 from poemetric.store import RunStore
 
 __all__ = ["install", "user_models"]  # fixtures
@@ -100,8 +101,8 @@ def test_a_bug_in_generate_fails_its_jobs_and_logs_each_traceback_once(
     assert (
         f"mine: warning: provider 'toy' (entry point 'toy = {module}:Plugin' of package "
         f"{module} 0.1) raised KeyError in {method} ({module}.py, line {line + 1}), a bug in the "
-        "adapter: the jobs it failed are stored as errors (retried by the next run); its "
-        f"traceback is in the run's call log (`poemetric export calls --run {run}`, outcome "
+        "adapter: the jobs it failed are stored as errors (retried by the next run); "
+        f"{RAISE_PROVIDER_ERROR}; its traceback is in the run's call log (`poemetric export calls --run {run}`, outcome "
         "adapter-error)"
     ) in warnings, warnings
 

@@ -4,6 +4,7 @@ run through the real `poemetric generate` / `judge` commands."""
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import textwrap
 import uuid
@@ -83,6 +84,13 @@ def user_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[...
         return path
 
     return write
+
+
+def raised_at(module: str, line: int) -> str:
+    """How a load error says where the import of the plugin `module` raised."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None
+    return f" (raised at {spec.origin}, line {line})"
 
 
 def cli(*args: str) -> tuple[int, str, str]:
@@ -412,6 +420,7 @@ def test_models_lists_a_model_whose_entry_point_is_broken_as_unusable(
     load_error = (
         f"provider 'broken' (entry point 'broken = {broken}:Plugin' of package {broken} 0.1) "
         "cannot be loaded: ModuleNotFoundError: No module named 'nonexistent_dependency_xyz'"
+        f"{raised_at(broken, 1)}"
     )
 
     code, out, err = cli("models")
@@ -479,6 +488,7 @@ def test_the_list_of_providers_marks_one_that_fails_to_load(
     reason = (
         f"; provider 'broken' (entry point 'broken = {broken}:Plugin' of package {broken} 0.1) "
         "cannot be loaded: ModuleNotFoundError: No module named 'nonexistent_dependency_xyz'"
+        f"{raised_at(broken, 1)}"
     )
     code, out, err = cli("models", "show", "mine")
     assert (code, out) == (2, ""), err

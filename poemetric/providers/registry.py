@@ -15,8 +15,10 @@ from __future__ import annotations
 import importlib
 import inspect
 import reprlib
+import traceback
 from collections.abc import Sequence
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 
 from poemetric.providers.base import ModelSpec, Provider
 
@@ -90,6 +92,23 @@ def _load(target: str) -> type[Provider]:
     return _checked(getattr(importlib.import_module(module_name), attr), target)
 
 
+#: Frames of the import machinery, left out when saying where an entry point's import raised.
+_IMPORT_MACHINERY = (str(Path(importlib.__file__).parent), __file__)
+
+
+def _raised_at(error: BaseException) -> str:
+    """` (raised at FILE, line N)`: the last frame outside the import machinery, which is the
+    plugin's own line (or that of a library it imports) that raised while its module was being
+    imported; empty when there is none (a missing attribute, a syntax error, whose message says
+    where)."""
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not frame.filename.startswith(("<frozen ", *_IMPORT_MACHINERY))
+    ]
+    return f" (raised at {frames[-1].filename}, line {frames[-1].lineno})" if frames else ""
+
+
 def _described(entry: EntryPoint) -> str:
     dist = getattr(entry, "dist", None)
     package = f" of package {dist.name} {dist.version}" if dist is not None else ""
@@ -102,7 +121,7 @@ def _load_entry_point(entry: EntryPoint) -> type[Provider]:
         loaded = entry.load()
     except Exception as error:  # an import error, a syntax error, a missing attribute...
         raise ProviderLoadError(
-            f"{what} cannot be loaded: {type(error).__name__}: {error}"
+            f"{what} cannot be loaded: {type(error).__name__}: {error}{_raised_at(error)}"
         ) from error
     except SystemExit as error:  # `sys.exit()` on import would end every command, silently
         raise ProviderLoadError(

@@ -45,6 +45,14 @@ _MESSAGE_CHARS = 300
 #: The states a `BatchStatus` may have.
 BATCH_STATES = frozenset(get_args(BatchState))
 
+#: How an adapter has a failure of its service retried (an exception of another type is not).
+RAISE_PROVIDER_ERROR = (
+    "if the service failed (an HTTP 5xx or 429, a timeout, a dropped connection), raise "
+    "poemetric.providers.ProviderError(message, retryable=True, status=...) instead: that is "
+    "retried with backoff within this run (limits.max_retries); other exceptions, TimeoutError "
+    "aside, are not"
+)
+
 T = TypeVar("T")
 #: The type(s) a batch method must return, and how to say it ("a batch id (str)").
 Expected = tuple[type | tuple[type, ...], str]
@@ -206,9 +214,11 @@ def note_adapter_bug(run: ModelRun, method: str, error: BaseException, cache_key
     if isinstance(error, TimeoutError):
         return
     did = f"raised {type(error).__name__} in {method}"
+    failed = "the jobs it failed are stored as errors (retried by the next run)"
     if error.__traceback__ is None:  # not raised: the wrong value it returned
         did = f"broke the contract of {method} ({error})"
-    failed = "the jobs it failed are stored as errors (retried by the next run)"
+    else:  # an adapter's author often raises a plain exception for the service's 500
+        failed += f"; {RAISE_PROVIDER_ERROR}"
     _note_once(run, error, cache_key, (method, did, failed), method)
 
 

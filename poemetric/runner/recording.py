@@ -119,6 +119,8 @@ def record_completion(
     run.report.output_tokens += completion.usage.output_tokens
     run.report.cost_usd += cost
     _count_outcome(run, job, row, follow_up)
+    if row.get("status") == "ok" and follow_up is None and not (completion.text or "").strip():
+        run.report.empty_answers += 1
     # Paid whether or not a re-ask follows (which the budget or a stop may leave unsent): the
     # bar's tokens and cost count it now; the job is done on the bar once it has no follow-up.
     run.advance(

@@ -97,6 +97,9 @@ class ModelReport:
     #: about them when the retries succeeded.
     rate_limited_retries: int = 0
     transient_retries: int = 0
+    #: Answers called in this command that came back with no text and were stored as done
+    #: (an empty poem): an adapter reading the wrong field, or a model that spent its tokens.
+    empty_answers: int = 0
     #: Times the adaptive rate control slowed down on a 429, and the rate it ended at (req/s).
     rate_decreases: int = 0
     final_rate_per_s: float | None = None

@@ -70,6 +70,18 @@ def render_problems(report: StageReport, console: Console) -> None:
                 highlight=False,
                 markup=False,
             )
+        if empty := m.empty_answers:
+            console.print(
+                f"{m.model}: warning: {counted(empty, 'answer')} came back with no text "
+                f"(an empty Completion.text) and {plural(empty, 'is', 'are')} stored as done: "
+                "the form check and judges skip an empty poem as not a poem, and later runs do "
+                "not ask again. If the service did answer, its adapter is not reading the "
+                "answer's text; a model that spends its max_tokens on reasoning answers so too.",
+                style="yellow",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
         if m.not_sent:
             console.print(
                 f"{m.model}: {counted(m.not_sent, 'answer')} "
