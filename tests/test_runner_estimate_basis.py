@@ -99,7 +99,7 @@ def test_a_dry_run_estimates_a_judge_from_its_answers_so_far(tmp_path: Path) -> 
         assert planned.estimated_output_tokens == POEMS * answer_tokens
         assert planned.estimated_cost_usd == pytest.approx(POEMS * answer_tokens / 1e6)
         assert planned.estimate_basis == f"{answer_tokens} tokens, from {POEMS} answers so far"
-        assert f"Output estimate a call: test-judge {answer_tokens} tokens, from 12" in printed(
+        assert f"Output tokens estimated per call: test-judge {answer_tokens} tokens, from 12" in printed(
             plan
         )
         assert len(server.generation_requests) == POEMS  # the plans called nothing
@@ -136,7 +136,7 @@ def test_a_fresh_run_keeps_the_default_estimate(tmp_path: Path) -> None:
         plan = judge(store, judge_of(server), samples=2, dry_run=True)
     planned = plan.models[0]
     assert planned.estimated_output_tokens == 2 * POEMS * TYPICAL_OUTPUT_TOKENS
-    assert "Output estimate a call: test-judge default 800 tokens." in printed(plan)
+    assert "Output tokens estimated per call: test-judge default 800 tokens." in printed(plan)
 
 
 @pytest.mark.parametrize("batch", [False, True], ids=["concurrent", "batch-api"])
