@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import re
 import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -204,3 +205,19 @@ def test_the_form_leaderboard_of_a_run_whose_judgments_all_failed_names_the_judg
     )
     made = page_text(run, "1")
     assert f"(run make judge RUN={quoted} JUDGE=remote-test again)" in made
+
+
+def test_a_dataset_not_fetched_names_the_venvs_poemetric_under_make(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make generate DATASET=poemetric` before the fetch said "run `poemetric dataset fetch
+    poemetric`", which is not on a make user's PATH (the venv is not activated)."""
+    monkeypatch.setenv("POEMETRIC_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("POEMETRIC_MAKE", "1")
+    monkeypatch.setattr(sys, "argv", ["/home/me/poemetric/.venv/bin/poemetric"])
+    result = CliRunner().invoke(app, ["dataset", "show", "poemetric"])
+    assert result.exit_code == 2
+    assert (
+        "run `/home/me/poemetric/.venv/bin/poemetric dataset fetch poemetric` or pass the path"
+        in " ".join(result.output.split())
+    ), result.output

@@ -25,6 +25,7 @@ from poemetric.data import (
 from poemetric.data.dataset import pinned_hash_mismatch
 from poemetric.data.io import ValidationIssue
 from poemetric.data.validation import ValidationReport
+from poemetric.hints import program
 from poemetric.text.plural import counted
 
 dataset_app = typer.Typer(
@@ -111,7 +112,7 @@ def list_datasets() -> None:
     rows: list[tuple[str, ...]] = [
         (
             entry.name,
-            "yes" if entry.present else f"no (poemetric dataset fetch {entry.name})",
+            "yes" if entry.present else f"no ({program()} dataset fetch {entry.name})",
             str(entry.poems or ""),
             "bundled" if entry.bundled else str(entry.path),
             entry.description,
@@ -174,7 +175,7 @@ def _print_dataset_blocks(console: Console, rows: list[tuple[str, ...]]) -> None
         elif present == "yes":
             state = "present"
         else:
-            state = f"not present, fetch it: poemetric dataset fetch {name}"
+            state = f"not present, fetch it: {program()} dataset fetch {name}"
         for part in textwrap.wrap(f"{name}{count}: {state}", console.width, subsequent_indent=indent,
                                   break_on_hyphens=False):  # fmt: skip
             console.print(part, markup=False)

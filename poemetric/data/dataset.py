@@ -12,6 +12,7 @@ from poemetric.data.io import SUPPORTED_SUFFIXES, DatasetError, RawTable
 from poemetric.data.registry import dataset_registry
 from poemetric.data.schema import Poem, PoemForm
 from poemetric.data.validation import validate_file
+from poemetric.hints import program
 from poemetric.suggest import did_you_mean
 from poemetric.text.plural import counted, plural
 
@@ -153,5 +154,5 @@ def pinned_hash_mismatch(spec: str | Path, sha256: str) -> str | None:
         return None
     return (
         f"sha256 {sha256} is not the pinned {entry.sha256} of dataset {entry.name!r}, so it is "
-        f"not read by that name; re-run `poemetric dataset fetch {entry.name}` (or pass its path)"
+        f"not read by that name; re-run `{program()} dataset fetch {entry.name}` (or pass its path)"
     )

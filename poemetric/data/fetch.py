@@ -17,6 +17,7 @@ import httpx
 
 from poemetric.data.io import DatasetError
 from poemetric.data.registry import DatasetEntry, get_entry
+from poemetric.hints import program
 from poemetric.paths import replaced_when_done
 
 CHUNK_SIZE = 1 << 16
@@ -92,7 +93,7 @@ def _not_the_release(entry: DatasetEntry, origin: str, commit: str | None) -> st
     alone, and a user with a dataset of their own did not learn that it needs no fetching."""
     url = entry.download_url(commit)
     fetch = (
-        f"to fetch the release, run `poemetric dataset fetch {entry.name}` (it downloads {url})"
+        f"to fetch the release, run `{program()} dataset fetch {entry.name}` (it downloads {url})"
         if url
         else "to fetch the release, pass the release file to --from"
     )
@@ -139,7 +140,7 @@ def _download(url: str, out: BinaryIO, timeout_s: float) -> str:
     except httpx.HTTPError as error:
         raise DatasetError(
             f"could not download {url} ({type(error).__name__}: {error}); if you are offline, "
-            "download the file on another machine and run `poemetric dataset fetch poemetric "
+            f"download the file on another machine and run `{program()} dataset fetch poemetric "
             "--from PATH`"
         ) from None
     return digest.hexdigest()

@@ -16,6 +16,7 @@ from poemetric.data.yaml_fields import (
     read_yaml_document,
     validate_yaml_file,
 )
+from poemetric.hints import program
 from poemetric.paths import resource_path, user_data_path
 from poemetric.suggest import did_you_mean
 
@@ -74,7 +75,7 @@ class DatasetEntry(BaseModel):
             return f"bundled dataset {self.name!r} is missing from {self.path}; reinstall POEMetric"
         return (
             f"dataset {self.name!r} is not downloaded yet (expected at {self.path}): run "
-            f"`poemetric dataset fetch {self.name}` or pass the path to {self.file}"
+            f"`{program()} dataset fetch {self.name}` or pass the path to {self.file}"
         )
 
 
