@@ -26,6 +26,7 @@ from poemetric.data.csv_text import (
     separator_hint,
 )
 from poemetric.data.raw_table import RawRecord, RawTable, ValidationIssue
+from poemetric.data.raw_table import place as place  # still imported from here (probes)
 from poemetric.paths import replaced_when_done
 
 if TYPE_CHECKING:
