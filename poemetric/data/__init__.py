@@ -13,15 +13,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from poemetric.data.dataset import Dataset, load_dataset, resolve_dataset
     from poemetric.data.io import DatasetError, ValidationIssue, read_table, write_dataset
+    from poemetric.data.normalize import normalize_content, normalize_rhyme_pattern, rhyme_groups
     from poemetric.data.registry import DatasetEntry, dataset_registry, get_entry
     from poemetric.data.schema import (
         POEMETRIC_COLUMNS,
         Poem,
         PoemForm,
         derive_poem_id,
-        normalize_content,
-        normalize_rhyme_pattern,
-        rhyme_groups,
         slugify,
     )
     from poemetric.data.validation import ValidationReport, validate_file
@@ -41,9 +39,9 @@ _MODULE_OF = {
     "Poem": "schema",
     "PoemForm": "schema",
     "derive_poem_id": "schema",
-    "normalize_content": "schema",
-    "normalize_rhyme_pattern": "schema",
-    "rhyme_groups": "schema",
+    "normalize_content": "normalize",
+    "normalize_rhyme_pattern": "normalize",
+    "rhyme_groups": "normalize",
     "slugify": "schema",
     "ValidationReport": "validation",
     "validate_file": "validation",

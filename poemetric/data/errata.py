@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from poemetric.data.normalize import normalize_content
 from poemetric.data.registry import dataset_registry, hex_digest
-from poemetric.data.schema import normalize_content
 from poemetric.data.text_files import TextFileError
 from poemetric.data.yaml_fields import validate_yaml_file
 from poemetric.paths import resource_path

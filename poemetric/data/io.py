@@ -3,8 +3,9 @@
 Readers never drop anything silently: structural problems (bad encoding, malformed quoting,
 wrong field counts, bad JSON) come back as `ValidationIssue`s with the physical line number
 where the record starts, and reading goes on after them (a CSV record with an unclosed quote is
-reported once and the reader resynchronises on the next well-formed record). Record-level checks
-live in `validation.py`. pandas/pyarrow are imported only for Parquet (start-up time).
+reported once and the reader resynchronises on the next well-formed record). What a read gives
+(records, issues) is defined in `raw_table.py`; record-level checks live in `validation.py`.
+pandas/pyarrow are imported only for Parquet (start-up time).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import io
 import json
 import math
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,8 @@ from poemetric.data.csv_text import (
     semicolon_header,
     separator_hint,
 )
+from poemetric.data.raw_table import RawRecord, RawTable, ValidationIssue
+from poemetric.data.raw_table import place as place  # still imported from here (probes)
 from poemetric.paths import replaced_when_done
 
 if TYPE_CHECKING:
@@ -54,76 +56,6 @@ _SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 
 class DatasetError(ValueError):
     """A dataset could not be found, read or validated; the message says what to do."""
-
-
-@dataclass(frozen=True)
-class ValidationIssue:
-    """One problem in a dataset file.
-
-    `line` is the physical line (1-based) where the record starts for CSV/TSV/JSONL; for
-    Parquet (no lines) it is the 1-based row number and `unit` is "row".
-    """
-
-    file: str
-    line: int | None
-    column: str | None
-    reason: str
-    unit: str = "line"
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.column or '-'}: {self.reason}"
-
-    @property
-    def where(self) -> str:
-        """`file:line` (`file:row N` for Parquet, the file alone when there is no line)."""
-        return place(self.file, self.line, self.unit)
-
-    def plain(self) -> str:
-        """`file:line: reason` (`file:line: column: reason` when a column is named): for a
-        reader that is not a dataset validator, where the `-` of no column means nothing."""
-        column = f"{self.column}: " if self.column else ""
-        return f"{self.where}: {column}{self.reason}"
-
-
-def place(file: str, line: int | None, unit: str = "line") -> str:
-    """`file:line` (`file:row N` for Parquet, the file alone when there is no line)."""
-    if line is None:
-        return file
-    return f"{file}:{'' if unit == 'line' else f'{unit} '}{line}"
-
-
-@dataclass(frozen=True)
-class RawRecord:
-    """One record as read from the file: column → value, and where it starts."""
-
-    line: int
-    values: dict[str, Any]
-
-
-@dataclass
-class RawTable:
-    path: Path
-    file_format: str
-    columns: list[str]
-    header_line: int | None
-    records: list[RawRecord] = field(default_factory=list)
-    issues: list[ValidationIssue] = field(default_factory=list)
-    #: True once a header (CSV) or schema (Parquet) was read; JSONL records carry their own keys.
-    header_read: bool = False
-    #: Records that could not be read (each is one of `issues`; a broken CSV stretch counts once).
-    unreadable: int = 0
-    #: The file could not be read at all (not UTF-8 text, not a Parquet file): its one issue says
-    #: why, and no record was read.
-    file_error: bool = False
-    #: Warnings about how the whole file was read (a `.csv` read as semicolon-separated, a file
-    #: read as Windows-1252, rows of nothing but separators skipped).
-    notes: list[str] = field(default_factory=list)
-    #: The field separator a CSV/TSV file was read with (None: JSONL, Parquet).
-    separator: str | None = None
-
-    @property
-    def unit(self) -> str:
-        return "row" if self.file_format == "parquet" else "line"
 
 
 def file_format(path: Path) -> str:

@@ -16,6 +16,12 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from poemetric.data.normalize import (
+    normalize_content,
+    normalize_rhyme_pattern,
+    one_newline,
+    rhyme_groups,
+)
 from poemetric.suggest import close_names
 
 
@@ -96,9 +102,6 @@ OUTPUT_COLUMNS: tuple[str, ...] = ("poem_id", *POEMETRIC_COLUMNS)
 #: Every column the loader understands; other columns are reported as ignored.
 KNOWN_COLUMNS: frozenset[str] = frozenset((*OUTPUT_COLUMNS, "id", "link"))
 
-_RHYME_PATTERN = re.compile(r"[A-Z]+( [A-Z]+)*")
-#: A letter with a refrain's number or prime (a villanelle's `A1`, `A2`), as the form checker reads.
-_REFRAIN = re.compile(r"[A-Z][0-9'′¹²³⁴]+")
 _YEAR = re.compile(r"(\d{1,4})(\.0+)?")
 _LIFE_DATES = re.compile(r"(\d{3,4})\s*[-–]\s*(\d{3,4})?")
 _EXPLICIT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
@@ -122,52 +125,6 @@ _TRANSLITERATIONS = str.maketrans({"æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE
 
 ID_SLUG_LENGTH = 60
 ID_HASH_LENGTH = 8
-
-
-def one_newline(text: str) -> str:
-    """`\\r\\n` and `\\r` as `\\n`: a file saved with Windows (or old Mac) line endings reads
-    as the same text, also in a quoted cell of several lines (a theme, a source)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def normalize_content(text: str) -> str:
-    """Canonical poem text: NFC, `\\n` newlines, no trailing spaces, no blank lines at the ends.
-
-    Indentation and blank lines between stanzas are kept.
-    """
-    text = one_newline(unicodedata.normalize("NFC", text))
-    lines = [line.rstrip() for line in text.split("\n")]
-    return "\n".join(lines).strip("\n")
-
-
-def normalize_rhyme_pattern(pattern: str) -> str | None:
-    """Upper-case letters, one space between stanza groups; empty → None; else ValueError."""
-    cleaned = " ".join(pattern.split()).upper()
-    if not cleaned:
-        return None
-    if not _RHYME_PATTERN.fullmatch(cleaned) or not cleaned.isascii():
-        bare = _without_refrain_numbers(cleaned)
-        hint = f"and no refrain numbers ({bare!r}: the form checks its refrains)" if bare else ""
-        raise ValueError(
-            f"bad rhyme pattern {pattern!r}: use letters A-Z, with spaces between stanza groups "
-            + (hint or "(e.g. 'ABABCDCDEFEF GG')")
-        )
-    return cleaned
-
-
-def _without_refrain_numbers(pattern: str) -> str | None:
-    """`pattern` without a villanelle's refrain numbers (`A1BA2 ABA1` → `ABA ABA`), which the
-    form checker reads and a dataset does not, where a numbered letter recurs (`AB1B`: a typo)."""
-    numbered = _REFRAIN.findall(pattern)
-    if all(numbered.count(token) < 2 for token in numbered):
-        return None
-    bare = _REFRAIN.sub(lambda token: token[0][0], pattern)
-    return bare if _RHYME_PATTERN.fullmatch(bare) else None
-
-
-def rhyme_groups(pattern: str | None) -> list[str]:
-    """Stanza groups of a rhyme pattern: `'ABBAABBA CDECDE'` → `['ABBAABBA', 'CDECDE']`."""
-    return pattern.split() if pattern else []
 
 
 def slugify(text: str) -> str:

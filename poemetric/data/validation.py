@@ -12,7 +12,8 @@ from pydantic import ValidationError
 
 from poemetric.data.column_names import content_hint, rename_hint, spelled_otherwise
 from poemetric.data.file_problems import records_with_separator, wrong_separator
-from poemetric.data.io import RawRecord, RawTable, ValidationIssue, place, read_table
+from poemetric.data.io import read_table
+from poemetric.data.raw_table import RawRecord, RawTable, ValidationIssue, place
 from poemetric.data.schema import (
     ID_COLUMNS,
     KNOWN_COLUMNS,

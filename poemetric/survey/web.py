@@ -10,9 +10,9 @@ tab drawn before the answer changed in another; saves arriving out of order), no
 (`survey import`, `ghostwriting import-lines`) after the page was drawn: `edits.py`.
 /admin/TOKEN shows progress and the agreement so far. Safety: unguessable links (tokens.py), a
 CSRF token and an Origin check on every POST, server-side validation of every field against the
-task's questions, a body size limit (guard.py), Jinja autoescaping, a strict Content-Security-Policy,
-no-referrer (the token is in the URL), and answers written in one SQLite transaction per
-request.
+task's questions (posted.py), a body size limit (guard.py), Jinja autoescaping, a strict
+Content-Security-Policy, no-referrer (the token is in the URL), and answers written in one SQLite
+transaction per request.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -35,9 +34,10 @@ from poemetric.survey import db, edits, tasks, tokens
 from poemetric.survey.agreement import current_agreement, raters_counted
 from poemetric.survey.guard import MAX_BODY_BYTES, Guard
 from poemetric.survey.oversize import CUT_SCOPE_KEY, cut_message, too_large_page
+from poemetric.survey.posted import parse_answer, parse_edit_time, read_form
 from poemetric.survey.render import STATIC, render
 from poemetric.survey.slashes import relative_slash_redirects
-from poemetric.survey.tasks import MAX_TEXT_CHARS, AnswerError, Page, Question, TextTooLong
+from poemetric.survey.tasks import MAX_TEXT_CHARS, Page, TextTooLong
 
 #: Prefix of the form's fields holding each answer's edit time (`edits.py`).
 EDITED = "edited:"
@@ -218,43 +218,12 @@ class SurveyApp:
             stored_long=kept,
         )
 
-    async def _form(
-        self, request: Request, rater: Rater, max_fields: int = 64
-    ) -> FormData | Response:
-        try:
-            form = await request.form(max_files=0, max_fields=max_fields)
-        except Exception:  # malformed body (the parser's own errors vary by content type)
-            return JSONResponse({"error": "malformed form data"}, status_code=400)
-        if not tokens.same(str(form.get("csrf", "")), rater.csrf):
-            return JSONResponse({"error": "invalid or missing CSRF token"}, status_code=403)
-        keys = [key for key, _ in form.multi_items()]
-        if len(keys) != len(set(keys)):
-            return JSONResponse({"error": "a field was sent twice"}, status_code=400)
-        if any(not isinstance(value, str) for _, value in form.multi_items()):
-            return JSONResponse({"error": "files are not accepted"}, status_code=400)
-        return form
-
-    @staticmethod
-    def _parse(questions: dict[str, Question], key: str, raw: str) -> db.Answer:
-        if key not in questions:
-            raise AnswerError(f"unknown question {key[:40]!r}")
-        return questions[key].parse(raw)
-
-    @staticmethod
-    def _edit_time(questions: dict[str, Question], key: str, raw: str) -> int | None:
-        if key not in questions:
-            raise AnswerError(f"unknown question {key[:40]!r}")
-        try:
-            return edits.parse_time(raw)
-        except ValueError as exc:
-            raise AnswerError(f"{questions[key].name or key}: {exc}") from None
-
     async def _submit(
         self, request: Request, store: RunStore, rater: Rater, page: Page, context: dict[str, Any]
     ) -> Response:
         questions = {q.key: q for q in self.survey.task.questions(page)}
         # A page of a long poem (line task) has two questions per line, each with its edit time.
-        form = await self._form(request, rater, max_fields=max(64, 2 * len(questions) + 3))
+        form = await read_form(request, rater.csrf, max_fields=max(64, 2 * len(questions) + 3))
         if isinstance(form, Response):
             return form
         values: dict[str, db.Answer] = {}
@@ -268,10 +237,10 @@ class SurveyApp:
                     continue
                 if key.startswith(EDITED):
                     key = key.removeprefix(EDITED)
-                    edited[key] = self._edit_time(questions, key, str(raw))
+                    edited[key] = parse_edit_time(questions, key, str(raw))
                     continue
                 try:
-                    values[key] = self._parse(questions, key, str(raw))
+                    values[key] = parse_answer(questions, key, str(raw))
                 except TextTooLong as exc:  # kept on the page drawn again, with its error
                     if tasks.unchanged(stored.get(key, (None, None))[1], str(raw)):
                         continue  # stored over the limit before there was one: kept as it is
@@ -325,7 +294,7 @@ class SurveyApp:
                 return JSONResponse({"error": "not found"}, status_code=404)
             if request.scope.get(CUT_SCOPE_KEY):  # the page's script sends no such value
                 return JSONResponse({"error": "request too large"}, status_code=413)
-            form = await self._form(request, rater)
+            form = await read_form(request, rater.csrf)
             if isinstance(form, Response):
                 return form
             if not {"csrf", "field", "value"} <= set(form.keys()) <= SAVE_FIELDS:
@@ -335,8 +304,8 @@ class SurveyApp:
             questions = {q.key: q for q in self.survey.task.questions(page)}
             key = str(form["field"])
             try:
-                value = self._parse(questions, key, str(form["value"]))
-                edited = self._edit_time(questions, key, str(form.get("edited", "")))
+                value = parse_answer(questions, key, str(form["value"]))
+                edited = parse_edit_time(questions, key, str(form.get("edited", "")))
                 seen = edits.parse_seen(str(form.get(SEEN, "")))
             except ValueError as exc:  # an AnswerError, or the import time
                 return JSONResponse({"error": str(exc)}, status_code=400)

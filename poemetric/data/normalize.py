@@ -1,0 +1,58 @@
+"""The canonical text of a dataset's cells: poem content (NFC, `\\n` newlines, no trailing
+spaces) and rhyme patterns (upper-case letters, one space between stanza groups).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_RHYME_PATTERN = re.compile(r"[A-Z]+( [A-Z]+)*")
+#: A letter with a refrain's number or prime (a villanelle's `A1`, `A2`), as the form checker reads.
+_REFRAIN = re.compile(r"[A-Z][0-9'′¹²³⁴]+")
+
+
+def one_newline(text: str) -> str:
+    """`\\r\\n` and `\\r` as `\\n`: a file saved with Windows (or old Mac) line endings reads
+    as the same text, also in a quoted cell of several lines (a theme, a source)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def normalize_content(text: str) -> str:
+    """Canonical poem text: NFC, `\\n` newlines, no trailing spaces, no blank lines at the ends.
+
+    Indentation and blank lines between stanzas are kept.
+    """
+    text = one_newline(unicodedata.normalize("NFC", text))
+    lines = [line.rstrip() for line in text.split("\n")]
+    return "\n".join(lines).strip("\n")
+
+
+def normalize_rhyme_pattern(pattern: str) -> str | None:
+    """Upper-case letters, one space between stanza groups; empty → None; else ValueError."""
+    cleaned = " ".join(pattern.split()).upper()
+    if not cleaned:
+        return None
+    if not _RHYME_PATTERN.fullmatch(cleaned) or not cleaned.isascii():
+        bare = _without_refrain_numbers(cleaned)
+        hint = f"and no refrain numbers ({bare!r}: the form checks its refrains)" if bare else ""
+        raise ValueError(
+            f"bad rhyme pattern {pattern!r}: use letters A-Z, with spaces between stanza groups "
+            + (hint or "(e.g. 'ABABCDCDEFEF GG')")
+        )
+    return cleaned
+
+
+def _without_refrain_numbers(pattern: str) -> str | None:
+    """`pattern` without a villanelle's refrain numbers (`A1BA2 ABA1` → `ABA ABA`), which the
+    form checker reads and a dataset does not, where a numbered letter recurs (`AB1B`: a typo)."""
+    numbered = _REFRAIN.findall(pattern)
+    if all(numbered.count(token) < 2 for token in numbered):
+        return None
+    bare = _REFRAIN.sub(lambda token: token[0][0], pattern)
+    return bare if _RHYME_PATTERN.fullmatch(bare) else None
+
+
+def rhyme_groups(pattern: str | None) -> list[str]:
+    """Stanza groups of a rhyme pattern: `'ABBAABBA CDECDE'` → `['ABBAABBA', 'CDECDE']`."""
+    return pattern.split() if pattern else []
