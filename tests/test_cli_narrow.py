@@ -306,3 +306,33 @@ def test_ghostwriting_tables_keep_every_header_whole_at_80_columns(
     narrow.print(table)
     text = narrow.export_text()
     assert "…" not in text and max(map(len, text.splitlines())) <= 40
+
+
+def test_ghostwriting_score_with_a_reference_keeps_file_names_and_headers_whole_at_80_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`ghostwriting score poems/ --reference ref/` at 80 columns folded each file name into
+    lines of 7 characters (`/tmp/jp`, `r/poems`, `/baker.`, `txt`) and cut every header in two
+    (`syllabl`/`es`, `uniquen`/`ess`): eight columns' borders and padding left the names no
+    room. The cells lose their padding there, and each name and header word stays on one line."""
+    demo = load_dataset("demo").poems
+    poems, reference = tmp_path / "mine", tmp_path / "ref"
+    poems.mkdir()
+    reference.mkdir()
+    for name, poem in zip(("parma.txt", "dream.txt"), (demo[10], demo[13]), strict=True):
+        (poems / name).write_text(poem.content, encoding="utf-8")
+    (reference / "other.txt").write_text(demo[3].content, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    scored = CliRunner().invoke(
+        app, ["ghostwriting", "score", "mine", "--reference", "ref"], env=NARROW
+    )
+    assert scored.exit_code == 0, scored.output
+    lines = scored.output.splitlines()
+    table = [line for line in lines if not line.startswith("uniqueness:")]  # a note, not folded
+    assert "…" not in scored.output and max(map(len, table)) <= 80
+    cells = [[cell.strip() for cell in row] for row in _cells("\n".join(table)) if row]
+    words = {word for row in cells[:2] for cell in row for word in cell.split()}
+    assert {"file", "syllables", "unweighted", "Raplyzer", "uniqueness"} <= words, cells[:2]
+    rows = [row for row in cells if row[0].startswith("mine/")]
+    assert [row[0] for row in rows] == ["mine/dream.txt", "mine/parma.txt"]
+    assert all(len(row) == 8 and all(row) for row in rows), rows  # a name, 7 numbers: 1 line

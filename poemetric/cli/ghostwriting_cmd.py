@@ -78,6 +78,9 @@ def _number(value: object, digits: int = 3) -> str:
 
 
 NAME_HEADERS = {"judge", "author", "file"}
+#: Columns a name column needs before the lines between columns give way to spaces: a file
+#: `drafts/a.txt` or a model `gemini-2.5-pro` on one line.
+NAME_ROOM = 14
 
 
 def fitted_table(title: str | None, headers: list[str], rows: list[list[str]], width: int) -> Table:
@@ -86,20 +89,27 @@ def fitted_table(title: str | None, headers: list[str], rows: list[list[str]], w
     `unweight…` and `near-copi…` to give the name column room it then folded anyway. When the
     table is wider than `width`, each number column is as wide as its header's longest word or
     its widest cell (`rhyme density` wraps, `unweighted` stays whole) and the names take the
-    rest; narrower still, every header folds."""
+    rest. Where the lines between columns leave the names too little room (`score --reference`:
+    eight columns, the file names folded 7 characters a line and every header word cut in two),
+    the cells lose their padding (the lines stay); narrower still, every header folds."""
     names = [i for i, header in enumerate(headers) if header in NAME_HEADERS]
     numbers = [i for i in range(len(headers)) if i not in names]
 
     def widest(i: int, header: list[str]) -> int:
         return max([*map(len, header), *(len(row[i]) for row in rows)])
 
-    frame = 3 * len(headers) + 1  # "│ " before each cell, " │" after the last
-    fixed: dict[int, int] = {}
-    if sum(widest(i, [headers[i]]) for i in range(len(headers))) + frame > width:
+    framed = 3 * len(headers) + 1  # "│ " before each cell, " │" after the last
+    light = len(headers) + 1  # the lines alone, no space beside them
+    frame, fixed = framed, {}
+    if sum(widest(i, [headers[i]]) for i in range(len(headers))) + framed > width:
         least = {i: widest(i, headers[i].split()) for i in numbers}
-        if sum(least.values()) + frame + sum(len(headers[i]) for i in names) <= width:
+        room = width - sum(least.values())  # for the frame and the names
+        name_room = min(NAME_ROOM, *(widest(i, [headers[i]]) for i in names)) if names else 0
+        if room - framed >= len(names) * name_room:
             fixed = least
-    table = Table(title=title, header_style="bold")
+        elif room - light >= len(names) * name_room:
+            frame, fixed = light, least
+    table = Table(title=title, header_style="bold", padding=(0, 0) if frame == light else (0, 1))
     for i, header in enumerate(headers):
         justify: JustifyMethod = "left" if i in names else "right"
         table.add_column(header, justify=justify, overflow="fold", width=fixed.get(i))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import shlex
+import sys
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, Protocol
@@ -121,7 +123,8 @@ def score_through_cache(
     texts = list(dict.fromkeys(text for p in pairs for text in (p.original, p.corrupted)))
     identity = cache.recall(request) if cache is not None and request is not None else None
     if identity is None or cache is None or not cache.holds([cache.key(t) for t in texts]):
-        identity = resolve()
+        with loading_note(name, enabled=progress):
+            identity = resolve()
         if cache is not None:
             cache.bind(identity, request)
 
@@ -139,6 +142,21 @@ def score_through_cache(
         return [new[t] if t in new else known[keys[t]] for t in texts]
 
     return score_by_texts(pairs, name, scored), identity
+
+
+@contextmanager
+def loading_note(name: str, *, enabled: bool) -> Iterator[None]:
+    """`loading NAME ...` on stderr before a model loads and `NAME loaded in N s` after: loading
+    SmolLM2 on two busy cores takes most of a minute before the progress bar can start, and in
+    a log file nothing else would be said until the first progress line a minute later. Off
+    with `--no-progress`, as the bar is."""
+    if not enabled:
+        yield
+        return
+    print(f"loading {name} ...", file=sys.stderr, flush=True)
+    started = time.monotonic()
+    yield
+    print(f"{name} loaded in {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
 
 
 @contextmanager
