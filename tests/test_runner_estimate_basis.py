@@ -99,8 +99,9 @@ def test_a_dry_run_estimates_a_judge_from_its_answers_so_far(tmp_path: Path) -> 
         assert planned.estimated_output_tokens == POEMS * answer_tokens
         assert planned.estimated_cost_usd == pytest.approx(POEMS * answer_tokens / 1e6)
         assert planned.estimate_basis == f"{answer_tokens} tokens, from {POEMS} answers so far"
-        assert f"Output tokens estimated per call: test-judge {answer_tokens} tokens, from 12" in printed(
-            plan
+        assert (
+            f"Output tokens estimated per call: test-judge {answer_tokens} tokens, from 12"
+            in printed(plan)
         )
         assert len(server.generation_requests) == POEMS  # the plans called nothing
 

@@ -312,7 +312,9 @@ class StageReport:
                         highlight=False,
                     )
             if bases := [f"{m.model} {m.estimate_basis}" for m in self.models if m.estimate_basis]:
-                console.print(f"Output tokens estimated per call: {'; '.join(bases)}.", markup=False)
+                console.print(
+                    f"Output tokens estimated per call: {'; '.join(bases)}.", markup=False
+                )
             console.print(
                 f"Estimated cost of the pending calls: ${self.estimated_cost_usd:.4f} (input from "
                 "prompt length, output per call from the model's answers so far in this stage (95th "
