@@ -24,7 +24,7 @@ from poemetric.store.shards import SHARD_META_KEYS
 from poemetric.testing.servers import OpenAIServer
 
 UserModel = Callable[[str, str, str], Path]
-POEM = "There was an Old Man with a beard,\nWho said, 'It is just as I feared!'"
+POEM = "A baker who lived by the weir,\nWould bake only bread with a beard."
 
 
 def _cli(*args: str | Path) -> Result:
