@@ -23,9 +23,9 @@ def test_human_is_not_a_provider_a_model_file_can_name(
     short = "provider 'human' cannot be named in a model file (the dataset's author)"
 
     code, out, err = cli("models")
-    assert code == 0 and f"  copy: {short}  ({copy})" in out.splitlines(), out + err
+    assert code == 0 and f"  copy: {short}  ({copy}:2)" in out.splitlines(), out + err
     code, out, err = cli("models", "--judges")
-    assert code == 0 and f"  copy: {short}  ({judge})" in out.splitlines(), out + err
+    assert code == 0 and f"  copy: {short}  ({judge}:2)" in out.splitlines(), out + err
     code, out, err = cli("models", "show", "copy")
     assert (
         code == 2 and err.splitlines()[0] == f"error: {copy}: model 'copy' cannot be used: {short}"
