@@ -180,7 +180,9 @@ def demo(
         "--local/--no-local",
         envvar="POEMETRIC_DEMO_LOCAL",
         help="Also let a real language model write poems: the packaged SmolLM2-135M-Instruct on "
-        "the CPU (needs the `local` extra; `make demo` turns this on when it is installed).",
+        "the CPU (needs the `local` extra; `make demo` turns this on when it is installed). "
+        "Without --judge it also judges the poems of its prompts (a demo judge: its scores say "
+        "nothing about quality).",
     ),
     local_poems: int = typer.Option(
         LOCAL_POEMS, "--local-poems", min=1, help="Poems the real model writes (it is slow)."
