@@ -99,7 +99,8 @@ def test_the_demo_with_local_0_offers_the_real_model_the_make_way(tmp_path: Path
     if local_model_hint() is None:  # the real model is installed: offered
         assert out.endswith(
             "Real model: run `make demo` without LOCAL=0 (LOCAL=1 is the default) to let "
-            "smollm2-135m (installed) write 4 poems too."
+            "smollm2-135m (installed) write 4 poems too, and judge them offline with the human "
+            "and Markov poems of the same prompts."
         )
     else:  # how to install it, then run the demo again
         assert out.endswith("# the model file, 98 MB make demo")

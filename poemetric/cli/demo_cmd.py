@@ -35,11 +35,15 @@ from poemetric.text.plural import counted
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
     from poemetric.runner.report import StageReport
+    from poemetric.runner.runner import RunnerOptions
+    from poemetric.store import RunStore
 
 console = Console(emoji=False)
 
 LOCAL_MODEL = "smollm2-135m"
 LOCAL_POEMS = 4
+#: The judge `--local` runs when no --judge is named: the same packaged model (judges/).
+DEMO_JUDGE = "smollm2-135m"
 
 
 def local_model_hint() -> str | None:
@@ -68,7 +72,10 @@ def install_hint(missing: list[str]) -> str:
 def local_model_offer(local_poems: int) -> str:
     """The closing line of a demo run without the (installed) real model, as Rich markup: how to
     add it the way this demo was started (`make demo LOCAL=0`, or `poemetric demo`)."""
-    offer = f"to let {LOCAL_MODEL} (installed) write {counted(local_poems, 'poem')} too"
+    offer = (
+        f"to let {LOCAL_MODEL} (installed) write {counted(local_poems, 'poem')} too, and judge "
+        "them offline with the human and Markov poems of the same prompts"
+    )
     if run_by_make():
         how = "run `make demo` without LOCAL=0 (LOCAL=1 is the default)"
         return f"[bold]Real model:[/bold] {how} {offer}."
@@ -78,20 +85,27 @@ def local_model_offer(local_poems: int) -> str:
 PAPER_JUDGE = "gemini-2.5-pro"
 
 
-def judge_hint(run: Path, judges: Mapping[str, ModelSpec]) -> str:
+def judge_hint(run: Path, judges: Mapping[str, ModelSpec], demo_judged: int | None = None) -> str:
     """How to add judge scores, with commands that work when copied as printed (Rich markup:
     the run folder and the judge files' values escaped, `runs/[exp1]` printed as it is).
+    `demo_judged`: the poems the demo judge (`--local`) judged; None: no judge ran.
 
     The commands are built from the judge files themselves (model, endpoint, the variable the key
     is read from), so the hint cannot drift from `judges/`.
     """
     from poemetric.providers.remote_common import key_variables
 
-    lines = ["[bold]Judge stage skipped:[/bold] no judge is configured. To add LLM-as-a-judge "
-             "scores, either"]  # fmt: skip
+    if demo_judged is None:
+        lines = ["[bold]Judge stage skipped:[/bold] no judge is configured. To add LLM-as-a-judge "
+                 "scores, either"]  # fmt: skip
+    else:
+        lines = [f"[bold]Judge:[/bold] {DEMO_JUDGE} judged {counted(demo_judged, 'poem')} to show "
+                 "the judge stage working offline; a 135M model's scores say nothing about poem "
+                 "quality. For real LLM-as-a-judge scores, either"]  # fmt: skip
     paper = judges.get(PAPER_JUDGE)
     if paper is not None:
-        others = ", ".join(name for name in judges if name not in {PAPER_JUDGE, LOCAL_JUDGE})
+        left_out = {PAPER_JUDGE, LOCAL_JUDGE, DEMO_JUDGE}
+        others = ", ".join(name for name in judges if name not in left_out)
         lines.append(f"  • the paper's judge (judges/ lists the others: {others}):")
         lines += [f"      export {variable}=…" for variable in key_variables(paper)[:1]]
         lines.append(f"      {plain(stage_command('judge', run, PAPER_JUDGE))}")
@@ -122,6 +136,32 @@ def _refuse_a_judge_without_its_key(spec: ModelSpec) -> None:
         raise error_exit(f"--judge {spec.name}: {error}; nothing was run") from None
 
 
+def _run_demo_judge(
+    store: RunStore,
+    judge: ModelSpec,
+    options: RunnerOptions,
+    incomplete: list[StageReport],
+) -> int:
+    """Judge the poems of the prompts the local model wrote for (`options.limit`: its own, the
+    human originals, the Markov ones) with the demo judge; the poems judged. Every poem would
+    take minutes on a laptop CPU (several seconds each)."""
+    from poemetric.judge.stage import run_judging
+
+    report = run_judging(store, judge, options=options)
+    incomplete += [report] if report.incomplete else []
+    judged = store.query(
+        "SELECT COUNT(*) AS n FROM judgments WHERE judge = ? AND status = 'ok'", (judge.name,)
+    )
+    console.print(f"4/5 judge    {report.summary_line()}")
+    prompts = "the first prompt" if options.limit == 1 else f"the first {options.limit} prompts"
+    console.print(
+        f"   judge {judge.name}: a 135M model on the CPU, only the poems of {prompts} (those "
+        f"{LOCAL_MODEL} wrote for); its scores show the stage working, not poem quality",
+        highlight=False,
+    )
+    return int(judged[0]["n"])
+
+
 DEMO_RUN = run_option(Path("runs/demo"), "Run directory.")
 
 
@@ -140,7 +180,9 @@ def demo(
         "--local/--no-local",
         envvar="POEMETRIC_DEMO_LOCAL",
         help="Also let a real language model write poems: the packaged SmolLM2-135M-Instruct on "
-        "the CPU (needs the `local` extra; `make demo` turns this on when it is installed).",
+        "the CPU (needs the `local` extra; `make demo` turns this on when it is installed). "
+        "Without --judge it also judges the poems of its prompts (a demo judge: its scores say "
+        "nothing about quality).",
     ),
     local_poems: int = typer.Option(
         LOCAL_POEMS, "--local-poems", min=1, help="Poems the real model writes (it is slow)."
@@ -196,6 +238,8 @@ def demo(
     if judge_model is not None:
         _refuse_a_judge_without_its_key(judge_model)
     judges = judge_catalog.specs()
+    demo_judge = judges.get(DEMO_JUDGE) if judge_model is None else None
+    demo_judged: int | None = None
     console.rule("[bold]POEMetric demo")
     lexicon = resolved_lexicon(lexicon_file, console)  # as `form run` checks: a bad file, no run
     incomplete: list[StageReport] = []
@@ -241,6 +285,8 @@ def demo(
                 judge_report = run_judging(store, judge_model, options=options)
                 incomplete += [judge_report] if judge_report.incomplete else []
                 console.print(f"4/5 judge    {judge_report.summary_line()}")
+            elif local and local_hint is None and demo_judge is not None:
+                demo_judged = _run_demo_judge(store, demo_judge, local_options, incomplete)
             else:
                 console.print("4/5 judge    skipped (see below)")
             analysis = analyze_run(store)
@@ -261,8 +307,8 @@ def demo(
     paths += [("export", f"{program()} export --run {shlex.quote(str(run))} --format csv")]
     for what, path in paths:  # paths are text: a run folder `runs/[exp1]` lost its `[exp1]`
         console.print(f"{what:<11} {path}", markup=False, soft_wrap=True)  # copyable whole
-    if not judge:
-        console.print(judge_hint(run, judges), highlight=False, soft_wrap=True)
+    if judge_model is None:
+        console.print(judge_hint(run, judges, demo_judged), highlight=False, soft_wrap=True)
     if local_hint is not None:
         console.print(local_hint, highlight=False, soft_wrap=True)
     elif not local:

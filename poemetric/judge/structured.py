@@ -54,4 +54,5 @@ def structured_mode(provider: str) -> str:
         "google": "response_json_schema",
         "anthropic": "tool_use",
         "vllm": "guided_json",
+        "transformers": "constrained_decoding",
     }.get(provider, "json_schema")

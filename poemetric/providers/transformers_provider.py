@@ -15,6 +15,9 @@
 Sampling follows the paper's "model default" rule: the model's own generation config, then the
 model file's non-None settings. Greedy requests are batched (left-padded); sampled requests with
 a seed run one at a time so that each one's seed alone decides its poem.
+
+Structured output (a judge's `structured: auto`) is constrained decoding of a flat JSON object,
+one request at a time (`transformers_structured`); other schema shapes are refused.
 """
 
 from __future__ import annotations
@@ -34,10 +37,15 @@ from poemetric.providers.base import (
 from poemetric.providers.batched import InProcessBatchProvider
 from poemetric.providers.model_source import LocalModelError, resolve_source
 from poemetric.providers.transformers_engine import (
+    GenerationOutput,
     LocalCausalLM,
     import_transformers,
     load_causal_lm,
     pick_device,
+)
+from poemetric.providers.transformers_structured import (
+    generate_structured,
+    schema_slots,
 )
 from poemetric.runner import stopping
 
@@ -171,12 +179,17 @@ class TransformersProvider(InProcessBatchProvider):
                 conversation = [{"role": m.role, "content": m.content} for m in request.messages]
                 prompts[index] = self.model.chat_ids(conversation, template_kwargs)
                 sampling = self.sampling(request.settings)
+                if request.response_schema is not None:  # refused before any decoding
+                    schema_slots(request.response_schema.schema)
             except (ProviderError, LocalModelError) as error:
                 results[index] = (
                     error
                     if isinstance(error, ProviderError)
                     else ProviderError(f"transformers: {error}", retryable=False)
                 )
+                continue
+            if request.response_schema is not None:  # decoded alone, token by token
+                groups[f"structured-{index}"] = [index]
                 continue
             solo = sampling["do_sample"] and request.settings.seed is not None
             key = f"solo-{index}" if solo else repr(sorted(sampling.items()))
@@ -199,14 +212,32 @@ class TransformersProvider(InProcessBatchProvider):
         results: list[Completion | ProviderError | None],
     ) -> None:
         settings = requests[chunk[0]].settings
+        schema = requests[chunk[0]].response_schema
         started = time.perf_counter()
+        outputs: list[GenerationOutput | None] = []
         if not stopping.abandoned():
             try:
-                outputs = self.model.generate(
-                    [prompts[i] for i in chunk],
-                    {**self.sampling(settings), "stopping_criteria": self._until_abandoned()},
-                    seed=settings.seed,
-                )
+                if schema is not None:
+                    outputs = [
+                        generate_structured(
+                            self.model,
+                            prompts[chunk[0]],
+                            schema.schema,
+                            self.sampling(settings),
+                            seed=settings.seed,
+                        )
+                    ]
+                else:
+                    outputs = list(
+                        self.model.generate(
+                            [prompts[i] for i in chunk],
+                            {
+                                **self.sampling(settings),
+                                "stopping_criteria": self._until_abandoned(),
+                            },
+                            seed=settings.seed,
+                        )
+                    )
             except (RuntimeError, ValueError, TypeError) as error:
                 for index in chunk:
                     results[index] = ProviderError(
@@ -214,12 +245,13 @@ class TransformersProvider(InProcessBatchProvider):
                         retryable=False,
                     )
                 return
-        if stopping.abandoned():  # not generated, or cut short: never an answer
+        finished = [output for output in outputs if output is not None]
+        if stopping.abandoned() or len(finished) < len(chunk):  # cut short: never an answer
             for index in chunk:
                 results[index] = ProviderError("transformers: stopped", retryable=True)
             return
         latency = (time.perf_counter() - started) / len(chunk)
-        for index, output in zip(chunk, outputs, strict=True):
+        for index, output in zip(chunk, finished, strict=True):
             results[index] = Completion(
                 text=output.text,
                 raw={

@@ -1,0 +1,266 @@
+"""Structured output for the `transformers` provider: constrained decoding of a flat JSON object.
+
+Supported schemas (the judge's answer, `poemetric.judge.structured`, is one): an object whose
+properties are all required, each either ``{"type": "integer", "enum": [...]}`` or
+``{"type": "string"}`` (descriptions and titles are allowed). Anything else is refused with a
+`StructuredSchemaError` naming what is supported.
+
+The decoder runs its own loop over the model's KV cache: the object's skeleton (``{"1": ``,
+``, "2": ``... ``}``) is fed to the model as forced text, an integer slot takes the model's own
+choice among its enum values' tokens, and a string slot the model's own tokens among those that
+can stand inside a JSON string unescaped (no quote, backslash or control character) until it
+picks a token that starts with a quote (the string closes) or `MAX_STRING_TOKENS` is reached.
+Choices follow the request's sampling: greedy unless the model's generation config or the
+settings sample. The text is therefore always a valid JSON object of the schema's shape.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from poemetric.providers.base import ProviderError
+from poemetric.providers.transformers_engine import GenerationOutput, LocalCausalLM
+from poemetric.runner import stopping
+
+#: Tokens a string value may take before it is closed for the model.
+MAX_STRING_TOKENS = 60
+SUPPORTED = (
+    "a flat object whose properties are all required, each an integer enum "
+    '({"type": "integer", "enum": [...]}) or a string ({"type": "string"})'
+)
+#: Keys a property may carry besides its type and enum (they do not constrain the output).
+IGNORED_KEYS = frozenset({"type", "enum", "description", "title"})
+
+
+class StructuredSchemaError(ProviderError):
+    """A response schema the constrained decoder cannot produce."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(
+            f"transformers: structured output supports only {SUPPORTED}; this schema {problem}. "
+            "Set `structured: off` in the judge file for a free-text answer",
+            retryable=False,
+        )
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One property of the object: its JSON key and its integer values (None: a string)."""
+
+    key: str
+    values: tuple[int, ...] | None
+
+
+def schema_slots(schema: dict[str, Any]) -> list[Slot]:
+    """The properties of a supported schema, in order (`StructuredSchemaError` otherwise)."""
+    if schema.get("type") != "object":
+        raise StructuredSchemaError(f"has type {schema.get('type')!r}, not 'object'")
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not properties:
+        raise StructuredSchemaError("has no properties")
+    if schema.get("additionalProperties", False) is not False:
+        raise StructuredSchemaError("allows additional properties")
+    missing = [name for name in properties if name not in (schema.get("required") or [])]
+    if missing:
+        raise StructuredSchemaError(f"does not require {', '.join(map(repr, missing))}")
+    slots = []
+    for name, spec in properties.items():
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        extra = sorted(set(spec) - IGNORED_KEYS) if isinstance(spec, dict) else []
+        if extra:
+            raise StructuredSchemaError(f"constrains property {name!r} with {', '.join(extra)}")
+        if kind == "string" and "enum" not in spec:
+            slots.append(Slot(name, None))
+            continue
+        values = spec.get("enum") if kind == "integer" else None
+        if not values or not all(type(v) is int for v in values):
+            what = "integer without a list of integers as its enum" if kind == "integer" else kind
+            raise StructuredSchemaError(f"gives property {name!r} the type {what!r}")
+        slots.append(Slot(name, tuple(values)))
+    return slots
+
+
+@dataclass(frozen=True)
+class StringVocabulary:
+    """Token ids a JSON string may contain as they are, and those that close it (start with
+    a quote)."""
+
+    inside: Any  # a LongTensor
+    closing: frozenset[int]
+    allowed: Any  # inside + closing, a LongTensor
+
+
+_VOCABULARIES: weakref.WeakKeyDictionary[LocalCausalLM, StringVocabulary] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def string_vocabulary(model: LocalCausalLM) -> StringVocabulary:
+    if model in _VOCABULARIES:
+        return _VOCABULARIES[model]
+    tokenizer, torch = model.tokenizer, model._torch
+    special = set(tokenizer.all_special_ids)
+    inside, closing = [], set()
+    for token in range(len(tokenizer)):
+        if token in special:
+            continue
+        text = tokenizer.decode([token])
+        if text.startswith('"'):
+            closing.add(token)
+        elif text and not any(c in '"\\\ufffd' or ord(c) < 32 or c == "\x7f" for c in text):
+            inside.append(token)
+    vocabulary = StringVocabulary(
+        torch.tensor(inside, dtype=torch.long),
+        frozenset(closing),
+        torch.tensor(inside + sorted(closing), dtype=torch.long),
+    )
+    _VOCABULARIES[model] = vocabulary
+    return vocabulary
+
+
+@dataclass(frozen=True)
+class ForwardKeywords:
+    """How this transformers release's `forward` takes the KV cache (`cache` since 5.x,
+    `past_key_values` before) and whether it can compute the last position's logits only."""
+
+    cache: str
+    last_logits: bool
+
+
+def forward_keywords(model: Any) -> ForwardKeywords:
+    parameters = inspect.signature(model.forward).parameters
+    return ForwardKeywords(
+        "cache" if "cache" in parameters else "past_key_values", "logits_to_keep" in parameters
+    )
+
+
+class ConstrainedDecoder:
+    """One object decoded for one prompt (see the module docstring)."""
+
+    def __init__(self, model: LocalCausalLM, sampling: dict[str, Any]) -> None:
+        self.model = model
+        self.torch = model._torch
+        self.sampling = sampling
+        self.cache: Any = None
+        self.logits: Any = None  # of the next token
+        #: Tokens chosen or forced but not fed yet: fed together when the next choice is due.
+        self.pending: list[int] = []
+        self.generated: list[int] = []
+        self.keywords = forward_keywords(model.model)
+
+    def add(self, tokens: Sequence[int]) -> None:
+        self.pending += tokens
+        self.generated += tokens
+
+    def feed(self, tokens: Sequence[int]) -> None:
+        ids = self.torch.tensor([list(tokens)], dtype=self.torch.long, device=self.model.device)
+        arguments = {self.keywords.cache: self.cache} if self.cache is not None else {}
+        if self.keywords.last_logits:
+            arguments["logits_to_keep"] = 1
+        output = self.model.model(input_ids=ids, use_cache=True, **arguments)
+        self.cache = output.past_key_values
+        self.logits = output.logits[0, -1].float()
+
+    def force(self, text: str) -> None:
+        self.add(self.model.encode([text])[0])
+
+    def choose(self, allowed: Any) -> int:
+        """The model's pick among `allowed` token ids (a LongTensor) under the sampling."""
+        torch = self.torch
+        if self.pending:
+            self.feed(self.pending)
+            self.pending = []
+        scores = self.logits[allowed.to(self.logits.device)]
+        if not self.sampling.get("do_sample"):
+            return int(allowed[int(torch.argmax(scores))])
+        scores = scores / float(self.sampling.get("temperature") or 1.0)
+        top_k = self.sampling.get("top_k")
+        if top_k and top_k < scores.numel():
+            floor = torch.topk(scores, int(top_k)).values[-1]
+            scores = scores.masked_fill(scores < floor, float("-inf"))
+        probs = torch.softmax(scores, dim=-1)
+        top_p = self.sampling.get("top_p")
+        if top_p is not None and 0 < top_p < 1:
+            ordered, order = torch.sort(probs, descending=True)
+            outside = torch.cumsum(ordered, dim=-1) - ordered >= top_p
+            probs = probs.clone()
+            probs[order[outside]] = 0
+        return int(allowed[int(torch.multinomial(probs, 1))])
+
+    def integer(self, values: tuple[int, ...], after: str) -> str:
+        """One of `values`, token by token; a value that is a prefix of another (1 and 10) ends
+        when the model picks the first token of `after` (the text that follows)."""
+        torch = self.torch
+        candidates = {value: self.model.encode([str(value)])[0] for value in values}
+        end = self.model.encode([after])[0][0]
+        picked: list[int] = []
+        while True:
+            matching = [v for v, seq in candidates.items() if seq[: len(picked)] == picked]
+            complete = [v for v in matching if len(candidates[v]) == len(picked)]
+            following = {candidates[v][len(picked)] for v in matching if v not in complete}
+            if complete and not following:
+                return str(complete[0])
+            options = sorted(following | ({end} if complete else set()))
+            token = self.choose(torch.tensor(options, dtype=torch.long))
+            if complete and token == end:
+                return str(complete[0])
+            picked.append(token)
+            self.add([token])
+
+    def string(self) -> str:
+        """The string's content (without quotes): the model's tokens until it closes it."""
+        vocabulary = string_vocabulary(self.model)
+        content: list[int] = []
+        while len(content) < MAX_STRING_TOKENS:
+            token = self.choose(vocabulary.allowed)
+            if token in vocabulary.closing:
+                break
+            content.append(token)
+            self.add([token])
+        return self.model.tokenizer.decode(content)
+
+    def decode(self, prompt: Sequence[int], slots: Sequence[Slot]) -> str | None:
+        """The object's JSON text; None when the stage gave up waiting (Ctrl-C)."""
+        self.pending = list(prompt)  # fed with the object's opening
+        text, quote = "", ""  # quote: the closing quote a string value still needs
+        for index, slot in enumerate(slots):
+            opening = quote + ("{" if index == 0 else ", ") + json.dumps(slot.key) + ": "
+            opening += "" if slot.values is not None else '"'
+            self.force(opening)
+            text += opening
+            if stopping.abandoned():
+                return None
+            if slot.values is not None:
+                text += self.integer(slot.values, "}" if index == len(slots) - 1 else ", ")
+                quote = ""
+            else:
+                text += json.dumps(self.string(), ensure_ascii=False)[1:-1]
+                quote = '"'
+        self.force(quote + "}")  # counted, never fed: nothing follows
+        return text + quote + "}"
+
+
+def generate_structured(
+    model: LocalCausalLM,
+    prompt: Sequence[int],
+    schema: dict[str, Any],
+    sampling: dict[str, Any],
+    seed: int | None = None,
+) -> GenerationOutput | None:
+    """The JSON object `schema` describes, as the model fills it in for `prompt`; None when the
+    stage gave up waiting."""
+    slots = schema_slots(schema)
+    decoder = ConstrainedDecoder(model, sampling)
+    torch = model._torch
+    with model.lock, torch.inference_mode():
+        if seed is not None:
+            torch.manual_seed(seed)
+        text = decoder.decode(prompt, slots)
+    if text is None:
+        return None
+    return GenerationOutput(text, len(prompt), len(decoder.generated), "stop")

@@ -1,0 +1,173 @@
+"""The packaged SmolLM2-135M-Instruct as a judge: constrained decoding of the judge's JSON answer
+(`structured: auto` with the `transformers` provider), on the CPU, offline.
+
+Skips outside CI when the `local` extra is missing. The model is loaded once (`smollm2` fixture,
+shared by the provider: same file, device and dtype).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_runner_support import FAST
+from typer.testing import CliRunner
+
+from poemetric.providers.base import (
+    ChatMessage,
+    GenerationRequest,
+    GenerationSettings,
+    ProviderError,
+    ResponseSchema,
+)
+
+pytestmark = pytest.mark.slow
+
+TWO_SLOTS = {
+    "type": "object",
+    "properties": {
+        "score": {"type": "integer", "enum": [7, 10, 12], "description": "a score"},
+        "why": {"type": "string"},
+    },
+    "required": ["score", "why"],
+    "additionalProperties": False,
+}
+
+
+def _chat(model: Any, text: str) -> list[int]:
+    return list(model.chat_ids([{"role": "user", "content": text}], None))
+
+
+def test_constrained_decoding_fills_in_the_skeleton(smollm2: Any) -> None:
+    """Keys in order, an integer of the enum (10 and 12 take two tokens, 1 then 0 or 2), a
+    string without a quote of its own, capped at MAX_STRING_TOKENS."""
+    from poemetric.providers.transformers_structured import MAX_STRING_TOKENS, generate_structured
+
+    prompt = _chat(smollm2, 'Rate this line from 7 to 12 and say why: "The cat sat on the mat."')
+    greedy = generate_structured(smollm2, prompt, TWO_SLOTS, {"do_sample": False})
+    assert greedy is not None and greedy.finish_reason == "stop"
+    assert greedy.text.startswith('{"score": ') and greedy.text.endswith('"}')
+    answer = json.loads(greedy.text)
+    assert list(answer) == ["score", "why"] and answer["score"] in (7, 10, 12)
+    assert isinstance(answer["why"], str) and len(smollm2.encode([answer["why"]])[0]) <= 60
+    assert greedy.prompt_tokens == len(prompt)
+    assert greedy.completion_tokens >= len(smollm2.encode(['{"score": 7, "why": ""}'])[0]) - 1
+    # sampling (kept within the enum and the string's tokens) repeats with the same seed
+    sampling = {"do_sample": True, "temperature": 1.5, "top_p": 0.95, "top_k": 40}
+    first = generate_structured(smollm2, prompt, TWO_SLOTS, sampling, seed=3)
+    second = generate_structured(smollm2, prompt, TWO_SLOTS, sampling, seed=3)
+    assert first is not None and first == second and json.loads(first.text)["score"] in (7, 10, 12)
+    assert MAX_STRING_TOKENS == 60
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ({"type": "array"}, "has type 'array'"),
+        ({**TWO_SLOTS, "required": ["score"]}, "does not require 'why'"),
+        ({**TWO_SLOTS, "additionalProperties": True}, "allows additional properties"),
+        (
+            {**TWO_SLOTS, "properties": {"score": {"type": "number"}, "why": {"type": "string"}}},
+            "gives property 'score' the type 'number'",
+        ),
+        (
+            {**TWO_SLOTS, "properties": {"score": {"type": "integer"}, "why": {"type": "string"}}},
+            "without a list of integers as its enum",
+        ),
+        (
+            {
+                **TWO_SLOTS,
+                "properties": {
+                    "score": {"type": "integer", "enum": [1]},
+                    "why": {"type": "object"},
+                },
+            },
+            "gives property 'why' the type 'object'",
+        ),
+        (
+            {
+                **TWO_SLOTS,
+                "properties": {
+                    "score": {"type": "integer", "enum": [1]},
+                    "why": {"type": "string", "maxLength": 5},
+                },
+            },
+            "constrains property 'why' with maxLength",
+        ),
+    ],
+)
+def test_an_unsupported_schema_is_refused_naming_what_is_supported(
+    smollm2: Any, schema: dict[str, Any], problem: str
+) -> None:
+    from poemetric.providers.registry import create_provider
+    from poemetric.roster import load_roster
+
+    provider = create_provider(load_roster("judges")["smollm2-135m"])
+    request = GenerationRequest(
+        (ChatMessage(role="user", content="Rate it."),),
+        GenerationSettings(),
+        response_schema=ResponseSchema("odd", schema),
+    )
+    [result] = provider.run_batch([request])
+    assert isinstance(result, ProviderError) and not result.retryable
+    message = str(result)
+    assert problem in message, message
+    assert "supports only a flat object whose properties are all required" in message
+    assert "structured: off" in message
+
+
+def test_judging_two_poems_with_the_real_model(smollm2: Any, tmp_path: Path) -> None:
+    """judges/smollm2-135m.yaml judges with constrained decoding: every answer parses, every
+    score is on its scale, and the judgment records how it was obtained."""
+    from poemetric.judge.stage import run_judging
+    from poemetric.pipeline import prepare_run
+    from poemetric.questionnaire import DIMENSIONS
+    from poemetric.roster import load_roster
+    from poemetric.store import RunStore
+
+    judge = load_roster("judges")["smollm2-135m"]
+    assert judge.structured == "auto" and judge.provider == "transformers"
+    with RunStore(tmp_path / "run") as store:
+        prepare_run(store, "demo", limit=2)
+        report = run_judging(store, judge, options=FAST)
+        assert report.models[0].ok == 2 and report.models[0].errors == 0
+        rows = store.query("SELECT * FROM judgments WHERE judge = 'smollm2-135m'")
+    assert len(rows) == 2
+    for row in rows:
+        assert row["status"] == "ok" and row["structured"] == "constrained_decoding"
+        assert list(json.loads(row["response_text"])) == [str(q) for q in range(1, 14)]
+        for dimension in DIMENSIONS:
+            low = 0 if dimension.allows_na else 1
+            assert low <= row[dimension.key] <= 5, (dimension.key, row[dimension.key])
+        assert row["output_tokens"] > 13 and row["input_tokens"] > 500  # the whole questionnaire
+
+
+def test_the_local_demo_judges_the_local_models_prompts_with_smollm2(
+    smollm2: Any, tmp_path: Path
+) -> None:
+    """`demo --local` without --judge ran no judge (every file in judges/ is remote): it now runs
+    the packaged SmolLM2 judge on the poems of the prompts the local model wrote for."""
+    from poemetric.cli import app
+    from poemetric.store import RunStore
+
+    run = tmp_path / "demo"
+    args = ["demo", "--run", str(run), "--local", "--local-poems", "1", "--limit", "1"]
+    result = CliRunner().invoke(app, [*args, "--no-progress"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    with RunStore(run) as store:
+        rows = store.query(
+            "SELECT g.author, j.status, j.structured FROM judgments j "
+            "JOIN generations g ON g.generation_id = j.generation_id WHERE j.judge = 'smollm2-135m'"
+        )
+    assert sorted(r["author"] for r in rows) == ["human", "markov", "smollm2-135m"]
+    assert {(r["status"], r["structured"]) for r in rows} == {("ok", "constrained_decoding")}
+    output = " ".join(result.output.split())
+    assert "4/5 judge 1 model: 3 new ok" in output
+    assert (
+        "judge smollm2-135m: a 135M model on the CPU, only the poems of the first prompt" in output
+    )
+    assert "Judge stage skipped" not in output
+    assert "smollm2-135m judged 3 poems to show the judge stage working offline" in output
+    assert "For real LLM-as-a-judge scores, either" in output and "gemini-2.5-pro" in output
