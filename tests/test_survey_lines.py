@@ -234,6 +234,8 @@ def test_rater_grades_lines_closes_and_resumes(live: tuple[Path, str], browser: 
     page = context.new_page()
     page.goto(f"{url}/r/{token}")
     page.get_by_role("link", name="Continue with poem 2").click()
+    page.wait_for_url(f"{url}/r/{token}/2")  # the answers are read off poem 2's page, not
+    page.wait_for_load_state("load")  # the welcome page still showing (a race under load)
     survey, pages = _pages(run, "ann")
     first_two = survey.task.questions(pages[1])[:2]
     assert all(page.locator(f"#q-{q.key} input:checked").count() == 1 for q in first_two)
