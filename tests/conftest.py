@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -206,3 +207,15 @@ def smollm2() -> object:
 @pytest.fixture
 def wordnet() -> None:
     wordnet_or_skip()
+
+
+@pytest.fixture
+def ctrl_c_from_a_terminal() -> Iterator[None]:
+    """A test run started with `&` by a script ignores SIGINT, and so would the commands it
+    starts: let them take Ctrl-C as from a terminal (exec resets a handler to the default).
+    Modules that send Ctrl-C use it with `pytest.mark.usefixtures`."""
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,19 +26,10 @@ from test_runner_support import TEST_KEY, prepared_store
 from poemetric.store import RunStore
 from poemetric.testing.servers import OpenAIServer
 
+pytestmark = pytest.mark.usefixtures("ctrl_c_from_a_terminal")
+
 WAITING = "Ctrl-C: no new request starts; waiting up to"
 AGAIN = "(Ctrl-C again to stop now)"
-
-
-@pytest.fixture(autouse=True)
-def ctrl_c_reaches_the_command() -> Iterator[None]:
-    """A test run started with `&` by a script ignores SIGINT, and so would the commands it
-    starts: let them take Ctrl-C as from a terminal (a handler is reset to the default by exec)."""
-    previous = signal.getsignal(signal.SIGINT)
-    if previous is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 def log_says(tmp_path: Path, text: str, log: str = "job.log") -> bool:

@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,21 +20,13 @@ from test_runner_support import TEST_KEY, TEST_KEY_ENV
 from poemetric.hints import make_command
 from poemetric.testing.servers import OpenAIServer
 
+pytestmark = pytest.mark.usefixtures("ctrl_c_from_a_terminal")
+
 REPO = Path(__file__).resolve().parent.parent
 #: Treat the install stamps as up to date: nothing is (re)installed into the venv under test.
 KEEP_VENV = [
     f"-o{Path(sys.executable).parent}/{stamp}" for stamp in (".installed", ".installed-local")
 ]
-
-
-@pytest.fixture(autouse=True)
-def ctrl_c_reaches_the_command() -> Iterator[None]:
-    """A test run started with `&` ignores SIGINT, and so would make and poemetric."""
-    previous = signal.getsignal(signal.SIGINT)
-    if previous is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 def test_make_command_maps_the_options_back_to_make_variables(

@@ -27,17 +27,9 @@ from poemetric.probes.scorers.cache import ScoreCache, cache_path, weights_finge
 from poemetric.probes.scorers.ngram import NgramScorer
 from poemetric.providers.model_source import ModelSource
 
+pytestmark = pytest.mark.usefixtures("ctrl_c_from_a_terminal")
+
 STOPPED = "is written once every pair is scored."
-
-
-@pytest.fixture(autouse=True)
-def ctrl_c_reaches_the_command() -> Iterator[None]:
-    """A test run started with `&` ignores SIGINT, and so would the commands it starts."""
-    previous = signal.getsignal(signal.SIGINT)
-    if previous is signal.SIG_IGN:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    yield
-    signal.signal(signal.SIGINT, previous)
 
 
 def lear_pairs(copies: int, tasks: tuple[str, ...] = ("delete_1_nonrhyming",)) -> list[Pair]:
