@@ -64,6 +64,20 @@ def submissions(server: LocalServer) -> int:
     )
 
 
+def poemetric(tmp_path: Path, env: dict[str, str], *args: str) -> tuple[int, str]:
+    """`python -m poemetric ARGS` in `tmp_path` with the test key and `env`: its exit code and
+    its output (stdout and stderr) with whitespace runs made single spaces."""
+    done = subprocess.run(
+        [sys.executable, "-m", "poemetric", *args],
+        env={**os.environ, TEST_KEY_ENV: TEST_KEY, "COLUMNS": "400", **env},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.returncode, " ".join((done.stdout + done.stderr).split())
+
+
 @pytest.mark.parametrize("base", [OpenAIServer, AnthropicServer], ids=["openai", "anthropic"])
 def test_a_batch_submission_killed_in_flight_is_not_submitted_again(
     tmp_path: Path, base: type[LocalServer]
@@ -91,18 +105,10 @@ def test_a_batch_submission_killed_in_flight_is_not_submitted_again(
         server.release.set()
         assert submissions(server) == 1
 
-        resumed = subprocess.run(
-            [sys.executable, "-m", "poemetric", *args],
-            env={**os.environ, TEST_KEY_ENV: TEST_KEY, "COLUMNS": "400", **env},
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        code, output = poemetric(tmp_path, env, *args)
         # Not submitted again: the first batch may be answered and charged for.
         assert submissions(server) == 1
-        assert resumed.returncode == 1, resumed.stdout + resumed.stderr
-        output = " ".join((resumed.stdout + resumed.stderr).split())
+        assert code == 1, output
         assert "killed while submitting 1 batch of 3 jobs" in output
         assert "may have accepted it and charges for it" in output
         with RunStore(run) as store:
@@ -118,15 +124,8 @@ def test_a_batch_submission_killed_in_flight_is_not_submitted_again(
             capture_output=True, text=True, timeout=60,
         )  # fmt: skip
         assert abandon.returncode == 0, abandon.stdout + abandon.stderr
-        again = subprocess.run(
-            [sys.executable, "-m", "poemetric", *args],
-            env={**os.environ, TEST_KEY_ENV: TEST_KEY, **env},
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert again.returncode == 0, again.stdout + again.stderr
+        code, output = poemetric(tmp_path, env, *args)
+        assert code == 0, output
         assert submissions(server) == 2
         with RunStore(run) as store:
             assert store.count("generations", "author = 'm' AND status = 'ok'") == 3

@@ -7,15 +7,12 @@ processes through the real CLI and the real SDK, the local OpenAI server holding
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-from test_batch_killed_submission import MODEL_FILE, submissions
+from test_batch_killed_submission import MODEL_FILE, poemetric, submissions
 from test_cluster_signals import start, wait_for
 from test_runner_support import TEST_KEY, TEST_KEY_ENV, prepared_store
 
@@ -58,18 +55,6 @@ def setup(tmp_path: Path, server: OpenAIServer, poems: int) -> tuple[Path, dict[
         )
     )
     return run, {"POEMETRIC_GENERATORS_DIR": str(models)}
-
-
-def poemetric(tmp_path: Path, env: dict[str, str], *args: str) -> tuple[int, str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "poemetric", *args],
-        env={**os.environ, TEST_KEY_ENV: TEST_KEY, "COLUMNS": "400", **env},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    return done.returncode, " ".join((done.stdout + done.stderr).split())
 
 
 def ok(run: Path) -> int:
