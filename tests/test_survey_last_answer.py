@@ -23,16 +23,23 @@ from poemetric.survey.web import create_app
 SECOND = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 
 
-def test_the_admin_page_and_survey_status_show_the_last_answer_alike(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run = tmp_path / "run"
+def _ann_answers_her_first_poem(run: Path) -> str | None:
+    """A two-poem run with an 'experts' survey for ann and ben, ann's answers to her first poem
+    imported: her last-answer time as `survey status` reads it."""
     with prepared_store(run, poems=2) as store:
         build_survey(store, raters="ann,ben", poems=2, seed=1)
         page = db.pages(store, "experts", "ann")[0]
         rows = [("ann", page.generation_id, key, 3.0, None) for key in DIMENSION_KEYS]
         db.import_answers(store, "experts", rows, source="ann.csv", config={})
         (stamp,) = {r.last_answer_at for r in db.progress(store, "experts") if r.rater == "ann"}
+    return stamp
+
+
+def test_the_admin_page_and_survey_status_show_the_last_answer_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = tmp_path / "run"
+    stamp = _ann_answers_her_first_poem(run)
     assert stamp and "T" in stamp  # stored as an ISO stamp
     admin = f"/admin/{tokens.admin_token(tokens.load_secret(run), 'experts')}"
     html = TestClient(create_app(run, "experts")).get(admin).text
@@ -70,12 +77,7 @@ def test_a_page_left_unanswered_gives_no_last_answer(tmp_path: Path) -> None:
     `survey status` showed that moment as the rater's last answer, with 0 answers given (or
     after their real last answer, on a poem they never rated)."""
     run = tmp_path / "run"
-    with prepared_store(run, poems=2) as store:
-        build_survey(store, raters="ann,ben", poems=2, seed=1)
-        page = db.pages(store, "experts", "ann")[0]
-        rows = [("ann", page.generation_id, key, 3.0, None) for key in DIMENSION_KEYS]
-        db.import_answers(store, "experts", rows, source="ann.csv", config={})
-        (answered,) = {r.last_answer_at for r in db.progress(store, "experts") if r.rater == "ann"}
+    answered = _ann_answers_her_first_poem(run)
     client = TestClient(create_app(run, "experts"))
     _save_and_next_unanswered(client, run, "ben", 1)
     _save_and_next_unanswered(client, run, "ann", 2)
