@@ -13,9 +13,10 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain_cells
 from poemetric.cli.options import RunOption, error_exit, existing_run
-from poemetric.runner.batch_intent import PREFIX, SubmissionState, submission_state
+from poemetric.runner.batch_intent import SubmissionState, submission_state
 from poemetric.runner.batch_table import (
     ENDED_STATES,
+    UNCONFIRMED_PREFIX,
     BatchRow,
     abandon_batch,
     abandon_command,
@@ -89,7 +90,7 @@ def _unconfirmed_advice(
     if not gone:
         return ""
     return (
-        f"\n'{PREFIX}...': a submission whose batch id never reached the store "
+        f"\n'{UNCONFIRMED_PREFIX}...': a submission whose batch id never reached the store "
         f"({', '.join(row.batch_id for row in gone)}): the provider may have accepted that "
         "batch and charges for it, so runs do not submit its jobs again. Look for it in the "
         "provider's batch list (created about the time shown) and cancel it there if it is; "

@@ -193,12 +193,9 @@ class SDKProvider(Provider, Generic[ClientT]):
             await self.close_client(client)
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={shown_url(self.spec.base_url)!r})"
-
-
-def shown_url(url: str | None) -> str | None:
-    """`url` without its user part (`url_without_credentials`); None stays None."""
-    return url_without_credentials(url) if url else url
+        url = self.spec.base_url
+        shown = url_without_credentials(url) if url else url
+        return f"{type(self).__name__}(model={self.spec.model!r}, base_url={shown!r})"
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:

@@ -44,8 +44,7 @@ from poemetric.text.plural import counted, plural
 if TYPE_CHECKING:
     from poemetric.runner.model_run import ModelRun
 
-#: Ids of the rows written before a submission: no provider's batch id starts so.
-PREFIX = UNCONFIRMED_PREFIX
+#: The status of a marker row (`UNCONFIRMED_PREFIX...`) while its submission is under way.
 SUBMITTING = "submitting"
 #: The longest lost answer's error `SubmissionState.note` shows.
 LOST_CHARS = 120
@@ -55,7 +54,7 @@ def note_submission(
     store: RunStore, where: tuple[str, str, str], keys: Mapping[str, str], detail: dict[str, Any]
 ) -> str:
     """Before a submission: its row (status 'submitting'); `where` is (provider, model, stage)."""
-    marker = PREFIX + secrets.token_hex(6)
+    marker = UNCONFIRMED_PREFIX + secrets.token_hex(6)
     now = utc_now()
     with store.transaction() as conn:
         conn.execute(
