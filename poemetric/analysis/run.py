@@ -172,9 +172,9 @@ def analyze_run(
         tables, notes = errata_tables(data.form_checks, data.generations, errata, run=store.run_dir)
         result.tables.update(tables)
         result.notes += notes
+        errata_note = DEFAULT_NOTE if tables else ""
+        rule = pass_rule(data.form_checks)
         for name in ("form_checks", "form_checks_by_form"):
-            errata_note = DEFAULT_NOTE if tables else ""
-            rule = pass_rule(data.form_checks)
             result.captions[name] = f"{TABLE_CAPTIONS[name]}; {rule}{errata_note}"
 
     features = poem_features(data.generations)

@@ -195,10 +195,11 @@ def _row(values: dict[str, Any], line: int) -> InputRow:
     record = {str(k).strip().lower(): v for k, v in values.items()}
     ids = (_as_text(record.get(key)) for key in ID_KEYS)
     text_key = next((key for key in TEXT_KEYS if key in record), None)
-    problem = None if text_key is None else _not_text(record[text_key])
+    text = None if text_key is None else record[text_key]
+    problem = _not_text(text)
     return InputRow(
         id=next((row_id for row_id in ids if row_id), ""),
-        text=_pick(record, TEXT_KEYS),
+        text=text,
         form=_pick(record, FORM_KEYS),
         meter=_pick(record, METER_KEYS),
         rhyme=_pick(record, RHYME_KEYS),

@@ -7,6 +7,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 
 from poemetric.form.findings import Finding, Scored, cap_findings
+from poemetric.text.plural import counted
 
 _TOKEN = re.compile(r"[a-z0-9']+")
 
@@ -81,5 +82,5 @@ def _missing(label: str, copy: int, poem_lines: int, form_lines: int | None) -> 
     place = f"line {copy + 1} of the form's {form_lines}" if form_lines else f"line {copy + 1}"
     return (
         f"{label} is missing where the form repeats it ({place}; "
-        f"the poem has {poem_lines} {'line' if poem_lines == 1 else 'lines'})"
+        f"the poem has {counted(poem_lines, 'line')})"
     )

@@ -62,7 +62,7 @@ def _shortfall(unit: SchemeUnit, pattern_name: str) -> Finding:
         return Finding(
             "rhyme",
             (),
-            f"the poem has {n} {'line' if n == 1 else 'lines'}, fewer than the "
+            f"the poem has {counted(n, 'line')}, fewer than the "
             f"{unit.form_lines} of the rhyme pattern {pattern_name}: the {rhymes} it asks for "
             f"on {place} of the form {'is' if unit.missing == 1 else 'are'} missing",
         )

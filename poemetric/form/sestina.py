@@ -43,7 +43,7 @@ from poemetric.form.scoring import (
     global_rhyme,
     requested_meter,
 )
-from poemetric.text.plural import plural
+from poemetric.text.plural import counted, plural
 
 RETROGRADATIO = (5, 0, 4, 1, 3, 2)  # next stanza's end words: 6-1-5-2-4-3 of the previous
 ORDER_NAME = "6-1-5-2-4-3"
@@ -361,7 +361,7 @@ def _envoi_problem(n: int, absent: list[str]) -> str:
         return f"the envoi {lacks}"
     # A short envoi earns no envoi credit even when it holds all six words (it said "the envoi
     # lacks " with nothing after it).
-    short = f"the envoi has {n - 36} {'line' if n == 37 else 'lines'} where the form has 3"
+    short = f"the envoi has {counted(n - 36, 'line')} where the form has 3"
     if absent:
         return f"{short}, and it {lacks}"
     return f"{short} (it holds the six end words, but only a full envoi earns its share)"

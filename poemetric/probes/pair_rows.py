@@ -5,6 +5,7 @@ unknown name is a warning, not an error: `rhyme_swapp` would be reported as a ta
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -59,10 +60,10 @@ def task_warnings(
     """A warning per task name (with its first line) that is not one of `known` but looks like
     one: its pairs would be counted as a task of their own."""
     first: dict[str, int] = {}
-    count: dict[str, int] = {}
+    count: Counter[str] = Counter()
     for line, task in tasks:
         first.setdefault(task, line)
-        count[task] = count.get(task, 0) + 1
+        count[task] += 1
     warnings = []
     for task, line in first.items():
         close = "" if task in known else did_you_mean(task, known)
