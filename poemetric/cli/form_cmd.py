@@ -38,7 +38,7 @@ from poemetric.cli.options import (
     output_option,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
-from poemetric.cli.stale_outputs import stale_outputs_note, stored_verdicts
+from poemetric.cli.stale_outputs import form_outputs, stale_outputs_note, stored_verdicts
 from poemetric.form.blas import ask_one_blas_thread
 from poemetric.form_defaults import DEFAULT_THRESHOLD
 from poemetric.text.ordering import author_order
@@ -367,7 +367,8 @@ def run_command(
     from poemetric.form.stage import run_form_stage, stored_report
 
     with existing_run(run) as store, lexicon_in_use(lexicon, err_console):
-        before = stored_verdicts(store)
+        outputs = form_outputs(store.run_dir)  # none: no verdicts to compare
+        before = stored_verdicts(store) if outputs else None
         report = run_form_stage(
             store,
             threshold=threshold,
@@ -378,8 +379,8 @@ def run_command(
         )
         stored = report.checked == 0 and report.skipped > 0
         shown = stored_report(store) if stored else report
-        changed = report.checked > 0 and stored_verdicts(store) != before
-        stale = stale_outputs_note(store.run_dir) if changed else None
+        changed = bool(outputs) and report.checked > 0 and stored_verdicts(store) != before
+        stale = stale_outputs_note(store.run_dir, outputs) if changed else None
     if stored:
         every = plural(
             report.skipped, "the 1 generation was", f"all {report.skipped} generations were"

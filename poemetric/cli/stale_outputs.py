@@ -47,16 +47,21 @@ def _made_from_form_checks(stage: str, folder: Path) -> bool:
     return False
 
 
-def stale_outputs_note(run_dir: Path) -> str | None:
-    """`note: runs/x/analysis and runs/x/report were made from the earlier form checks: run
-    `poemetric analyze --run runs/x` and `poemetric report --run runs/x` again`, naming only the
-    folders holding outputs made from form checks; None when none does."""
-    stale = [
+def form_outputs(run_dir: Path) -> list[str]:
+    """The stages (`FORM_OUTPUTS`) whose folder in `run_dir` holds outputs made from form
+    checks: found first, so that a run without any reads no verdicts to compare."""
+    return [
         stage
         for stage in FORM_OUTPUTS
         if (run_dir / _FOLDERS[stage]).is_dir()
         and _made_from_form_checks(stage, run_dir / _FOLDERS[stage])
     ]
+
+
+def stale_outputs_note(run_dir: Path, stale: list[str]) -> str | None:
+    """`note: runs/x/analysis and runs/x/report were made from the earlier form checks: run
+    `poemetric analyze --run runs/x` and `poemetric report --run runs/x` again`, naming the
+    folders of `stale` (`form_outputs`); None when there are none."""
     if not stale:
         return None
     folders = joined_with_and([str(run_dir / _FOLDERS[stage]) for stage in stale])
