@@ -84,8 +84,7 @@ def ballad_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
         if (other.rhyme_score or 0.0) > (outcome.rhyme_score or 0.0) + 1e-9:
             # Findings, their texts and the summary's lead name the poem's lines: the texts
             # and the lead named the half-lines ("line 16" in an 8-line poem).
-            other.findings = [origins.finding(f) for f in other.findings]
-            other.leads = {kind: origins.finding(lead) for kind, lead in other.leads.items()}
+            other.findings, other.leads = origins.renamed(other.findings, other.leads)
             other.facts["layout"] = "long lines read as two ballad lines (split at the caesura)"
             if "meter" in other.facts:
                 other.facts["meter"] += " (a long line fits when both its halves do)"

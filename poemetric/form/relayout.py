@@ -68,3 +68,9 @@ class LineOrigins:
         n = len(self.origins)
         lines = tuple(sorted({self.origins[k - 1] for k in finding.lines if 0 < k <= n}))
         return Finding(finding.constraint, lines, self.detail(finding.detail))
+
+    def renamed(
+        self, findings: list[Finding], leads: dict[str, Finding]
+    ) -> tuple[list[Finding], dict[str, Finding]]:
+        """A rule's findings and its summary's leads (by kind) on the poem's lines."""
+        return [self.finding(f) for f in findings], {k: self.finding(f) for k, f in leads.items()}

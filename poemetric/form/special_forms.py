@@ -247,8 +247,9 @@ def limerick_rule(poem: ParsedPoem, request: FormRequest) -> FormOutcome:
     outcome.rhyme_score, outcome.meter_score = inner.rhyme_score, inner.meter_score
     outcome.facts.update(inner.facts)
     # The texts name the poem's own lines, as `lines` does (they said "line 5" for line 4).
-    outcome.leads.update({kind: origins.finding(lead) for kind, lead in inner.leads.items()})
-    outcome.findings.extend(origins.finding(finding) for finding in inner.findings)
+    findings, leads = origins.renamed(inner.findings, inner.leads)
+    outcome.leads.update(leads)
+    outcome.findings.extend(findings)
     return outcome
 
 
