@@ -60,6 +60,7 @@ from poemetric.store.merge_tables import (
     CheckerVersion,
     MergeConflict,
     TableMerge,
+    attached_meta,
     merge_table,
 )
 from poemetric.store.models import MODELS_META_KEY, merge_attached_records
@@ -328,15 +329,9 @@ def _merge_one(
                 if any(vars(stats).values()) or name in report.tables:
                     report.tables.setdefault(name, TableMerge()).add(stats)
             found = store_activity(conn, "src", source)
-            return [_source_meta(conn, key) for key in SHARD_META_KEYS], merged, found
+            return [attached_meta(conn, key) for key in SHARD_META_KEYS], merged, found
     finally:
         conn.execute("DETACH DATABASE src")
-
-
-def _source_meta(conn: sqlite3.Connection, key: str) -> str | None:
-    """A meta value of the store attached as `src`."""
-    row = conn.execute("SELECT value FROM src.meta WHERE key = ?", (key,)).fetchone()
-    return None if row is None else str(row[0])
 
 
 def _merge_meta(store: RunStore) -> None:

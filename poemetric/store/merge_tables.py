@@ -342,3 +342,9 @@ def _replace(
         return False
     conn.execute("RELEASE merge_replace")
     return True
+
+
+def attached_meta(conn: sqlite3.Connection, key: str) -> str | None:
+    """A meta value of the store attached as `src` (`merge`), or None."""
+    row = conn.execute("SELECT value FROM src.meta WHERE key = ?", (key,)).fetchone()
+    return None if row is None else str(row[0])

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from poemetric.store.db import RunStore
+from poemetric.store.merge_tables import attached_meta
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -70,11 +71,9 @@ def merge_attached_records(store: RunStore) -> None:
     """Add the model records of the store attached as `src` (`merge`) to `store`'s: the union,
     stage -> model -> record, so shards that ran other models (one model per array task) keep
     theirs; a model already recorded keeps its record."""
-    source = store.conn.execute(
-        "SELECT value FROM src.meta WHERE key = ?", (MODELS_META_KEY,)
-    ).fetchone()
+    source = attached_meta(store.conn, MODELS_META_KEY)
     if source is not None:
-        store.update_meta(MODELS_META_KEY, lambda held: _added(held, json.loads(source[0]), False))
+        store.update_meta(MODELS_META_KEY, lambda held: _added(held, json.loads(source), False))
 
 
 def _added(

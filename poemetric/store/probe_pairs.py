@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from poemetric.store.db import RunStore
+from poemetric.store.merge_tables import attached_meta
 
 __all__ = [
     "PROBE_PAIRS_META_KEY",
@@ -66,11 +67,9 @@ def record_probe_pairs(store: RunStore, scorer: str, request: PairRequest) -> No
 
 def merge_attached_probe_pairs(store: RunStore) -> None:
     """Add the requests of the store attached as `src` (`merge`) to `store`'s."""
-    row = store.conn.execute(
-        "SELECT value FROM src.meta WHERE key = ?", (PROBE_PAIRS_META_KEY,)
-    ).fetchone()
-    if row is not None:
-        source = _parse(row[0])
+    value = attached_meta(store.conn, PROBE_PAIRS_META_KEY)
+    if value is not None:
+        source = _parse(value)
         store.update_meta(
             PROBE_PAIRS_META_KEY, lambda held: _to_json(_union([_parse(held), source]))
         )

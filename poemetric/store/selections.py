@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from poemetric.store.db import RunStore
+from poemetric.store.merge_tables import attached_meta
 
 SELECTIONS_META_KEY = "selections"
 
@@ -120,11 +121,9 @@ def record_selection(
 
 def merge_attached_selections(store: RunStore) -> None:
     """Add the selections of the store attached as `src` (`merge`) to `store`'s."""
-    row = store.conn.execute(
-        "SELECT value FROM src.meta WHERE key = ?", (SELECTIONS_META_KEY,)
-    ).fetchone()
-    if row is not None:
-        source = parse_selections(row[0])
+    value = attached_meta(store.conn, SELECTIONS_META_KEY)
+    if value is not None:
+        source = parse_selections(value)
         store.update_meta(
             SELECTIONS_META_KEY,
             lambda held: to_json(union_selections([parse_selections(held), source])),
