@@ -136,6 +136,17 @@ def _refuse_a_judge_without_its_key(spec: ModelSpec) -> None:
         raise error_exit(f"--judge {spec.name}: {error}; nothing was run") from None
 
 
+def _run_judge(
+    store: RunStore, judge: ModelSpec, options: RunnerOptions, incomplete: list[StageReport]
+) -> None:
+    """The judge stage of the demo, its line printed (an incomplete report kept for the end)."""
+    from poemetric.judge.stage import run_judging
+
+    report = run_judging(store, judge, options=options)
+    incomplete += [report] if report.incomplete else []
+    console.print(f"4/5 judge    {report.summary_line()}")
+
+
 def _run_demo_judge(
     store: RunStore,
     judge: ModelSpec,
@@ -145,14 +156,10 @@ def _run_demo_judge(
     """Judge the poems of the prompts the local model wrote for (`options.limit`: its own, the
     human originals, the Markov ones) with the demo judge; the poems judged. Every poem would
     take minutes on a laptop CPU (several seconds each)."""
-    from poemetric.judge.stage import run_judging
-
-    report = run_judging(store, judge, options=options)
-    incomplete += [report] if report.incomplete else []
+    _run_judge(store, judge, options, incomplete)
     judged = store.query(
         "SELECT COUNT(*) AS n FROM judgments WHERE judge = ? AND status = 'ok'", (judge.name,)
     )
-    console.print(f"4/5 judge    {report.summary_line()}")
     prompts = "the first prompt" if options.limit == 1 else f"the first {options.limit} prompts"
     console.print(
         f"   judge {judge.name}: a 135M model on the CPU, only the poems of {prompts} (those "
@@ -280,11 +287,7 @@ def demo(
                 f"{form_report.errors} errors; pass rate (this pass): {rates or 'n/a'}"
             )
             if judge_model is not None:
-                from poemetric.judge.stage import run_judging
-
-                judge_report = run_judging(store, judge_model, options=options)
-                incomplete += [judge_report] if judge_report.incomplete else []
-                console.print(f"4/5 judge    {judge_report.summary_line()}")
+                _run_judge(store, judge_model, options, incomplete)
             elif local and local_hint is None and demo_judge is not None:
                 demo_judged = _run_demo_judge(store, demo_judge, local_options, incomplete)
             else:
