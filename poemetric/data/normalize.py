@@ -7,15 +7,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from poemetric.data.text_files import newlines
+
 _RHYME_PATTERN = re.compile(r"[A-Z]+( [A-Z]+)*")
 #: A letter with a refrain's number or prime (a villanelle's `A1`, `A2`), as the form checker reads.
 _REFRAIN = re.compile(r"[A-Z][0-9'′¹²³⁴]+")
-
-
-def one_newline(text: str) -> str:
-    """`\\r\\n` and `\\r` as `\\n`: a file saved with Windows (or old Mac) line endings reads
-    as the same text, also in a quoted cell of several lines (a theme, a source)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def normalize_content(text: str) -> str:
@@ -23,7 +19,7 @@ def normalize_content(text: str) -> str:
 
     Indentation and blank lines between stanzas are kept.
     """
-    text = one_newline(unicodedata.normalize("NFC", text))
+    text = newlines(unicodedata.normalize("NFC", text))
     lines = [line.rstrip() for line in text.split("\n")]
     return "\n".join(lines).strip("\n")
 

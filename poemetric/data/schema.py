@@ -19,9 +19,9 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from poemetric.data.normalize import (
     normalize_content,
     normalize_rhyme_pattern,
-    one_newline,
     rhyme_groups,
 )
+from poemetric.data.text_files import newlines
 from poemetric.suggest import close_names
 
 
@@ -264,7 +264,7 @@ class Poem(BaseModel):
     @classmethod
     def _strip_optional(cls, value: Any) -> Any:
         value = _blank_to_none(value)
-        return one_newline(value.strip()) if isinstance(value, str) else value
+        return newlines(value.strip()) if isinstance(value, str) else value
 
     @model_validator(mode="before")
     @classmethod
@@ -291,7 +291,7 @@ class Poem(BaseModel):
     @field_validator("title", "author", mode="before")
     @classmethod
     def _strip_required(cls, value: Any) -> Any:
-        return one_newline(value.strip()) if isinstance(value, str) else value
+        return newlines(value.strip()) if isinstance(value, str) else value
 
     @field_validator("form", mode="before")
     @classmethod
