@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shlex
+from collections.abc import Iterable
 from pathlib import Path
 
 from poemetric.hints import program, run_by_make, stage_command
@@ -77,7 +78,7 @@ def gap_line(gap: StageGap, into: Path) -> str:
     asked = f" it was asked to cover ({' '.join(gap.options)})" if gap.options else ""
     if gap.elsewhere:
         asked = f" it was asked to cover ({' '.join((*gap.options, 'where it ran'))})"
-    counts = ", ".join(f"{author} {count:,}" for author, count in gap.authors)
+    counts = _counts(gap.authors)
     held = (
         f"{gap.lacking:,} of the {gap.total:,} {covers}{asked} in {into} "
         f"{plural(gap.lacking, 'has', 'have')} {lacks} ({counts})"
@@ -89,10 +90,7 @@ def gap_line(gap: StageGap, into: Path) -> str:
             if gap.stage == "style-match"
             else f"{gap.samples} samples of it asked for"
         )
-        fewer = (
-            f"fewer than the {asked_of} "
-            f"({', '.join(f'{author} {count:,}' for author, count in gap.short)})"
-        )
+        fewer = f"fewer than the {asked_of} ({_counts(gap.short)})"
         held = (
             f"{held}, and {few:,} {plural(few, 'has', 'have')} {fewer}"
             if gap.lacking
@@ -196,10 +194,15 @@ def gap_label(gap: StageGap) -> str:
     return "other pairs" if gap.stage == PROBE else "unknown selection"
 
 
+def _counts(counts: Iterable[tuple[str, int]]) -> str:
+    """`model-a 3, model-b 1,204`: each name with its count."""
+    return ", ".join(f"{name} {count:,}" for name, count in counts)
+
+
 def _probe_line(gap: StageGap, into: Path) -> str:
     """A chat scorer's pairs without an answer of it: of those it was asked to score (it
     stopped before them), or of the run's other scorers (it was run on other pairs)."""
-    counts = ", ".join(f"{task} {count:,}" for task, count in gap.authors)
+    counts = _counts(gap.authors)  # by task
     shown = ", ".join(gap.examples) + (", ..." if gap.lacking > len(gap.examples) else "")
     pairs = f"{counts}; e.g. {shown}"
     run = ", then ".join(_probe_command(request, gap, into) for request in gap.probe_runs)
