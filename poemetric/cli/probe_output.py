@@ -5,6 +5,7 @@ file."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -119,13 +120,11 @@ def pair_request(
     """What `probe run --scorer chat:` records of itself in its store (`merge` repeats it in the
     command that completes a scorer): the pairs file and scores file as given, and the options
     that pick its pairs and their order."""
-    import shlex
-
     from poemetric.store.probe_pairs import PairRequest
 
-    options = [
+    options = (
         f"--tasks {shlex.quote(tasks)}" if tasks else "",
         f"--limit {limit}" if limit else "",
-    ]
-    options.append(f"--seed {seed}" if seed else "")
+        f"--seed {seed}" if seed else "",
+    )
     return PairRequest(str(pairs_file), tuple(o for o in options if o), str(output))
