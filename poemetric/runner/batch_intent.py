@@ -98,9 +98,15 @@ def lost_advice(run_dir: str, marker: str) -> str:
     )
 
 
-def _lost(store: RunStore, marker: str) -> str | None:
+def _detail(store: RunStore, marker: str) -> dict[str, Any]:
+    """The stored `detail` of the row `marker` ({} when there is none)."""
     rows = store.query("SELECT detail FROM batches WHERE batch_id = ?", (marker,))
-    lost = json.loads(rows[0]["detail"] or "{}").get("lost") if rows else None
+    detail = json.loads(rows[0]["detail"] or "{}") if rows else {}
+    return detail if isinstance(detail, dict) else {}
+
+
+def _lost(store: RunStore, marker: str) -> str | None:
+    lost = _detail(store, marker).get("lost")
     return lost if isinstance(lost, str) else None
 
 
@@ -136,8 +142,7 @@ def submitting_process(store: RunStore, marker: str) -> str | None:
     lost the answer, is this process (a submission cut by a cancel, seen by the next
     `run_generation` of a notebook or script: a model runs once at a time in a process, so its
     own row is never still under way), or the row names none."""
-    rows = store.query("SELECT detail FROM batches WHERE batch_id = ?", (marker,))
-    detail = json.loads(rows[0]["detail"] or "{}") if rows else {}
+    detail = _detail(store, marker)
     holder = _holder(detail)
     if "lost" in detail or holder is None:
         return None
