@@ -212,7 +212,9 @@ def test_probe_report_writes_no_paper_table_without_pairs_of_its_tasks(
     result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     assert sorted(path.name for path in out.iterdir()) == [
-        f"probe_{name}.{suffix}" for name in ("accuracy", "bpomp") for suffix in ("csv", "md", "tex")
+        f"probe_{name}.{suffix}"
+        for name in ("accuracy", "bpomp")
+        for suffix in ("csv", "md", "tex")
     ]
     assert "probe_last_line not written: no pairs of tasks last_line or last_line_dbs" in (
         result.stderr
