@@ -158,9 +158,9 @@ def read_expert_answers(
         if exported:
             if len(surveys) > 1:
                 expert = f"{raw.get('survey_id', '')}:{expert}"
-            found = len(problems)
+            problems_before = len(problems)
             rows = _exported_row(raw, record.line, expert, generation_id, where, problems)
-            if not rows and len(problems) == found and skipped is not None:
+            if not rows and len(problems) == problems_before and skipped is not None:
                 empty = "comment" if raw.get("question") in COMMENT_KEYS else "score"
                 skipped[f"an empty {empty}"] += 1
             key = (expert, generation_id, raw.get("question", ""))
