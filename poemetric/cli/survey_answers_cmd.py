@@ -131,7 +131,7 @@ def import_(
             try:
                 answers = read_expert_answers(ratings_file, store, read_as, skipped)
             finally:
-                file_warnings(ratings_file, read_as)
+                file_warnings(read_as)
             if near := near_rater_ids(store, survey, {a.expert for a in answers}):
                 raise ExpertRatingsError(near_rater_message(ratings_file, survey, near))
             if long := long_comments(ratings_file, [(a.line, a.question, a.text) for a in answers]):
