@@ -18,10 +18,9 @@ from poemetric.analysis.lexical import (
     opening_words,
     profile_similarity,
     top_words,
-    type_token_ratio,
 )
 from poemetric.analysis.repetition import repetition_features, repetition_rate
-from poemetric.text.tokens import tokenize
+from poemetric.text.tokens import tokenize, type_token_ratio
 
 
 def test_tokenize_keeps_inner_apostrophes_and_hyphens() -> None:

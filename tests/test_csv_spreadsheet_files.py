@@ -71,7 +71,7 @@ def test_a_windows_1252_dataset_is_read_with_a_warning_naming_file_and_encoding(
     cp1252.write_bytes(_csv_text().encode("cp1252"))  # ’ is 0x92, é is 0xE9
     status, lines = _validate(cp1252)
     assert status == 0, lines  # was 1: "not valid UTF-8 (byte 0xe9 at offset 61)"
-    assert lines[0].startswith(f"warning: {cp1252}: not UTF-8 (byte 0xe9 on line 2): ")
+    assert lines[0].startswith(f"warning: {cp1252}:2: not UTF-8 (byte 0xe9): ")
     assert CP1252_NOTE in lines[0] and "2 valid poems" in lines
     utf8 = tmp_path / "utf8.csv"
     utf8.write_text(_csv_text(), encoding="utf-8")
@@ -138,14 +138,14 @@ def test_rows_of_only_separators_are_skipped_with_a_warning(tmp_path: Path) -> N
     status, lines = _validate(path)
     assert status == 0, lines
     assert lines[0] == (
-        f"warning: {path}: lines 2, 8-9 hold only commas, no value (a spreadsheet's empty "
-        "rows): skipped"
-    )  # was skipped without a word
+        f"warning: {path}:2: only commas, no value (a spreadsheet's empty rows): skipped (also "
+        "lines 8-9)"
+    )  # was skipped without a word; `file:LINE:` as the errors are written
     assert len(load_dataset(path).poems) == 2
     one = tmp_path / "one.csv"
     one.write_text(_csv_text() + empty, encoding="utf-8")
     assert load_dataset(one).warnings[0] == (
-        "line 12 holds only commas, no value (a spreadsheet's empty rows): skipped"
+        f"{one}:12: only commas, no value (a spreadsheet's empty row): skipped"
     )
 
 
@@ -167,14 +167,14 @@ def test_agree_reads_a_semicolon_ratings_file_with_decimal_commas(tmp_path: Path
     status, out, err = _agree(semi)
     assert status == 0, err  # was 2: "missing columns unit, rater, score; found unit;rater;..."
     warnings = err.splitlines()
-    assert warnings[0].startswith(f"warning: {semi}: not UTF-8 (byte 0xe9 on line 2): ")
+    assert warnings[0].startswith(f"warning: {semi}:2: not UTF-8 (byte 0xe9): ")
     assert warnings[1] == (
         f"warning: {semi}: the header is semicolon-separated (a spreadsheet's CSV with ';' as its "
         "list separator): the file is read with ';' between fields"
     )
     assert warnings[2] == (
-        f"warning: {semi}: scores with a decimal comma (first '3,5' on line 2) are read as "
-        "decimal numbers (3.5), the file being semicolon-separated"
+        f"warning: {semi}:2: scores with a decimal comma (first '3,5') are read as decimal "
+        "numbers (3.5), the file being semicolon-separated"
     )
     points = tmp_path / "points.csv"
     points.write_text(
@@ -208,10 +208,13 @@ def test_expert_ratings_with_semicolons_are_imported_and_analyzed(tmp_path: Path
     result = runner.invoke(app, ["survey", "import", str(ratings), "--run", str(run)])
     assert result.exit_code == 0, result.output  # was 2: "not valid UTF-8 (byte 0xe8 ...)"
     *warnings, started = result.stderr.splitlines()
-    assert len(warnings) == 4 and all(w.startswith(f"warning: {ratings}: ") for w in warnings)
+    assert len(warnings) == 4 and all(w.startswith(f"warning: {ratings}:") for w in warnings)
     assert started == "started survey 'experts': the run had no survey of that name"
     assert "read as Windows-1252" in warnings[0] and "`sep=;`" in warnings[1]
-    assert "line 5 holds only semicolons" in warnings[2] and "'4,0' on line 3" in warnings[3]
+    assert warnings[2].startswith(f"warning: {ratings}:5: only semicolons")
+    assert warnings[3].startswith(
+        f"warning: {ratings}:3: scores with a decimal comma (first '4,0')"
+    )
     with RunStore(run, create=False) as store:
         answers = store.query("SELECT question, score, text FROM survey_answers ORDER BY question")
     assert [(a["question"], a["score"], a["text"]) for a in answers] == [
@@ -222,4 +225,4 @@ def test_expert_ratings_with_semicolons_are_imported_and_analyzed(tmp_path: Path
     analyzed = runner.invoke(app, ["analyze", "--run", str(run), "--experts", str(ratings)])
     assert analyzed.exit_code == 0, analyzed.output
     notes = (run / "analysis" / "NOTES.txt").read_text(encoding="utf-8")
-    assert f"{ratings}: not UTF-8 (byte 0xe8 on line 4): read as Windows-1252" in notes
+    assert f"{ratings}:4: not UTF-8 (byte 0xe8): read as Windows-1252" in notes

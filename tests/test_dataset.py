@@ -289,7 +289,9 @@ def test_duplicates_are_errors(tmp_path: Path) -> None:
 def test_unknown_columns_are_reported_not_silently_dropped(tmp_path: Path) -> None:
     report = validate_file(write_csv(tmp_path / "extra.csv", [{**poem_row(), "mood": "glad"}]))
     assert report.ok
-    assert report.warnings == ["ignored columns (not part of the POEMetric schema): 'mood'"]
+    assert report.warnings == [
+        f"{report.path}: ignored columns (not part of the POEMetric schema): 'mood'"
+    ]
 
 
 def test_a_meter_the_form_checker_cannot_read_is_a_warning_naming_its_lines(
@@ -305,17 +307,19 @@ def test_a_meter_the_form_checker_cannot_read_is_a_warning_naming_its_lines(
         poem_row(title="Three", meter_pattern="Accentual"),
         poem_row(title="Four", meter_pattern="iambic pentameter (loose)"),
     ]
-    report = validate_file(write_csv(tmp_path / "meters.csv", rows))
+    path = write_csv(tmp_path / "meters.csv", rows)
+    report = validate_file(path)
     assert report.ok and len(report.poems) == 4
     unscored, loose = [w for w in report.warnings if "meter_pattern" in w]
+    # `file:LINE:` of the first poem, as errors are written; the other lines after the text.
     assert unscored.startswith(
-        "lines 2, 12: meter_pattern: metre 'Accentual' not scored: it names no foot, line length "
+        f"{path}:2: meter_pattern: metre 'Accentual' not scored: it names no foot, line length "
     )
     assert unscored.endswith("checks the rhyme and form of these poems (and of every model's "
-                             "poem for them) but gives no metre score")  # fmt: skip
+                             "poem for them) but gives no metre score (also line 12)")  # fmt: skip
     assert loose == (
-        "line 17: meter_pattern: metre 'iambic pentameter (loose)' read as iambic pentameter; "
-        "'loose' is not scored"
+        f"{path}:17: meter_pattern: metre 'iambic pentameter (loose)' read as iambic "
+        "pentameter; 'loose' is not scored"
     )
 
 
@@ -370,7 +374,7 @@ def test_a_jsonl_record_without_a_key_others_have_is_named_by_its_line(tmp_path:
     ]
     assert [poem.title for poem in report.poems] == ["T0", "T1", "T2"]
     assert (
-        "line 2: theme: no 'theme' key, which other records have: read as empty "
+        f"{path}:2: theme: no 'theme' key, which other records have: read as empty "
         '(write "theme": "" to say so)'
     ) in report.warnings
 

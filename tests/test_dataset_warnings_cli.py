@@ -54,7 +54,7 @@ def test_generate_on_a_new_run_prints_the_files_warnings(tmp_path: Path) -> None
     assert first.exit_code == 0, first.output
     (warning,) = _warning_lines(first.stderr)
     assert warning.startswith(
-        f"warning: {data}: line 7: meter_pattern: metre 'Accentual' not scored: it names no foot"
+        f"warning: {data}:7: meter_pattern: metre 'Accentual' not scored: it names no foot"
     )
     assert warning.endswith("checks the rhyme and form of this poem (and of every model's poem "
                             "for it) but gives no metre score")  # fmt: skip
@@ -94,5 +94,27 @@ def test_prompts_render_says_why_a_prompt_has_no_theme(tmp_path: Path) -> None:
     result = runner.invoke(app, ["prompts", "render", "-d", str(data)])
     assert result.exit_code == 0, result.output
     (warning,) = _warning_lines(result.stderr)
-    assert warning.startswith(f"warning: {data}: line 2: theme: no 'theme' key")
+    assert warning.startswith(f"warning: {data}:2: theme: no 'theme' key")
     assert "read as empty" in warning
+
+
+def test_warnings_name_file_and_line_as_the_errors_do(tmp_path: Path) -> None:
+    """Errors were `file:83: ...` (the compiler form editors jump to), warnings `file: line 83:
+    ...`: every warning that has a line is now `file:LINE: ...`, the other lines after its text."""
+    data = _csv(tmp_path / "mine.csv", "Accentual")
+    with data.open("a", encoding="utf-8", newline="") as stream:
+        stream.write(",,,,,,,,,,\r\n")  # a spreadsheet's empty row
+        csv.writer(stream, lineterminator="\r\n").writerow(
+            ["sonnet", "Again", "Ann Example", COUPLET_SONNET, "Accentual", "", "t", "", "", "", ""]
+        )
+        csv.writer(stream, lineterminator="\r\n").writerow(["ode", "Bad", "A", "x"] + [""] * 7)
+    result = runner.invoke(app, ["dataset", "validate", str(data)], env={"COLUMNS": "400"})
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    assert (
+        f"warning: {data}:21: only commas, no value (a spreadsheet's empty row): skipped" in lines
+    )
+    (meter,) = [line for line in lines if "meter_pattern" in line]
+    assert meter.startswith(f"warning: {data}:7: meter_pattern: metre 'Accentual' not scored")
+    assert meter.endswith("gives no metre score (also line 22)")
+    assert any(line.startswith(f"{data}:36: form: unknown form 'ode'") for line in lines), lines

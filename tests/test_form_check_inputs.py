@@ -76,7 +76,7 @@ def test_dataset_validate_reads_a_parquet_file_with_a_list_column(tmp_path: Path
     )
     report = validate_file(path)
     assert len(report.poems) == 1, report.issues
-    assert "ignored columns (not part of the POEMetric schema): 'tags'" in report.warnings
+    assert f"{path}: ignored columns (not part of the POEMetric schema): 'tags'" in report.warnings
 
 
 def test_a_poem_stored_as_a_list_of_lines_is_checked_line_by_line(tmp_path: Path) -> None:

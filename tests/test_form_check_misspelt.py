@@ -41,9 +41,9 @@ def test_each_misspelt_metre_annotation_is_warned_of_once(tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert warnings == [
-        f"warning: {source}: metre 'iambic pentamter' (3 rows, first at line 1): did you mean "
+        f"warning: {source}:1: metre 'iambic pentamter' (3 rows): did you mean "
         "'pentameter' for 'pentamter'? (a misspelt word is not read)",
-        f"warning: {source}: metre 'iambc pentamter' (1 row, first at line 3): did you mean "
+        f"warning: {source}:3: metre 'iambc pentamter' (1 row): did you mean "
         "'iambic' for 'iambc'? (a misspelt word is not read); did you mean 'pentameter' for "
         "'pentamter'? (a misspelt word is not read)",
     ]

@@ -284,7 +284,7 @@ def test_scan_reads_a_windows_1252_poem_with_a_warning(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "PASS sonnet" in result.output
-    assert f"warning: {poem}: not UTF-8 (byte 0x92 on line" in result.output
+    assert f"warning: {poem}:1: not UTF-8 (byte 0x92): read as" in result.output
     assert "read as Windows-1252" in result.output
     # a poem's text file, not a spreadsheet's: it was told to save itself as "CSV UTF-8"
     warning = " ".join(result.output.split())

@@ -247,6 +247,34 @@ def test_score_command_prints_both_densities(tmp_path: Path) -> None:
     assert "wonder / thunder" in result.output
 
 
+def test_score_command_gives_each_poem_the_ttr_analyze_gives_it(tmp_path: Path) -> None:
+    """`ghostwriting score` on a folder of poems gave no type-token ratio: only `analyze` did,
+    for a run's poems. Its TTR column is the value `analyze`'s per-poem features hold."""
+    from poemetric.analysis.features import poem_features
+
+    texts = {
+        "a.txt": "The cat sat on the mat today\nThe rat ran off along the way\n",
+        "b.txt": "Upon the hill the wind is still\nAnd still the mill is on the hill\n",
+    }
+    folder = tmp_path / "poems"
+    folder.mkdir()
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(app, ["ghostwriting", "score", str(folder)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]]
+            for line in result.stdout.splitlines() if line.startswith("│")]  # fmt: skip
+    rows = [row for row in rows if row[-1]]  # a long file name folds onto more lines
+    header = next(line for line in result.stdout.splitlines() if "syllables" in line)
+    assert header.split("┃")[-2].strip() == "TTR"
+    columns = {"generation_id": list(texts), "author": "me", "poem_form": "sonnet",
+               "poem": list(texts.values()), "poem_id": list(texts), "human_poem": ""}  # fmt: skip
+    generations = pd.DataFrame(columns)
+    features = poem_features(generations).set_index("generation_id")
+    assert [row[-1] for row in rows] == [f"{features.at[name, 'ttr']:.3f}" for name in texts]
+    assert [row[-1] for row in rows] == ["0.786", "0.600"]  # 11 of 14 tokens; 9 of 15
+
+
 def test_score_command_reports_a_file_that_is_not_text(tmp_path: Path) -> None:
     """(A Latin-1 `café` is Windows-1252 text: read with a warning, tests/test_text_file_encodings.)"""
     poem = tmp_path / "binary.txt"

@@ -168,7 +168,7 @@ def test_a_windows_1252_reference_table_is_read_with_a_warning(tmp_path: Path) -
     loaded = load_reference_corpora([table])
     assert [t.text for t in loaded.texts] == ["caf\u00e9\u2019s song"]
     assert len(loaded.notes) == 1
-    assert loaded.notes[0].startswith(f"{table}: not UTF-8 (byte 0xe9 on line 2): read as Windows")
+    assert loaded.notes[0].startswith(f"{table}:2: not UTF-8 (byte 0xe9): read as Windows")
 
 
 def test_a_bad_reference_record_names_its_file_and_line(tmp_path: Path) -> None:

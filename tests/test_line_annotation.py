@@ -176,7 +176,7 @@ def test_a_windows_1252_sheet_is_imported_with_a_warning(tmp_path: Path) -> None
     done = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(filled)])
     assert done.exit_code == 0, done.output
     assert "annotators: Zoë" in done.stdout
-    assert done.stderr.startswith(f"warning: {filled}: not UTF-8 (byte 0xeb on line 2): read as")
+    assert done.stderr.startswith(f"warning: {filled}:2: not UTF-8 (byte 0xeb): read as")
 
 
 def test_a_missing_file_or_a_folder_is_named_as_other_commands_do(tmp_path: Path) -> None:

@@ -197,3 +197,27 @@ def test_probe_run_limit_scores_the_first_pairs(pairs: Path, tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     scored = [json.loads(line)["pair_id"] for line in scores.read_text().splitlines()]
     assert scored == every[:2] and "2 pairs scored by" in result.stdout
+
+
+def test_probe_report_writes_no_paper_table_without_pairs_of_its_tasks(
+    pairs: Path, tmp_path: Path
+) -> None:
+    """Scores of rhyme_line_swap alone wrote probe_last_line (and probe_deletion) holding only
+    the published rows, as if those tasks had been run; now each is left out with one line
+    naming the tasks it lacks, and the tables with rows of ours are written as before."""
+    scores = tmp_path / "scores.jsonl"
+    assert CliRunner().invoke(app, ["probe", "run", str(pairs), "-o", str(scores)]).exit_code == 0
+    out = tmp_path / "tables"
+    command = ["probe", "report", str(scores), "--output", str(out)]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert sorted(path.name for path in out.iterdir()) == [
+        f"probe_{name}.{suffix}"
+        for name in ("accuracy", "bpomp")
+        for suffix in ("csv", "md", "tex")
+    ]
+    assert "probe_last_line not written: no pairs of tasks last_line or last_line_dbs" in (
+        result.stderr
+    )
+    assert "probe_deletion not written: no pairs of tasks delete_1_rhyming, " in result.stderr
+    assert f"tables: 6 files in {out}" in result.stderr

@@ -129,3 +129,29 @@ def test_under_make_the_note_names_make_s_variable(tmp_path: Path) -> None:
     assert f"run holds prompts for 3 of {DEMO_POEMS} poems; LIMIT={DEMO_POEMS} widens it" in (
         result.output
     )
+
+
+def test_a_limit_above_the_datasets_size_says_every_poem_is_used(tmp_path: Path) -> None:
+    """`--limit 500` on a 16-poem dataset was capped silently: the user was not told that the
+    dataset has fewer poems than asked for."""
+    run = tmp_path / "run"
+    capped = f"--limit 500: the dataset has {DEMO_POEMS} poems; all {DEMO_POEMS} are used"
+    plan = _ok("generate", "--no-progress", "--run", run, "--limit", "500", "--dry-run")
+    assert capped in plan.output
+    result = _ok("generate", "--no-progress", "--run", run, "--limit", "500")
+    assert capped in result.output
+    assert _counts(run, "markov") == (DEMO_POEMS, DEMO_POEMS)
+    exact = _ok("generate", "--no-progress", "--run", run, "--limit", str(DEMO_POEMS))
+    assert "the dataset has" not in exact.output  # as many as asked for: nothing to say
+
+    demo = _ok("demo", "--run", tmp_path / "demo", "--no-local", "--no-progress", "-n", "99")
+    assert f"--limit 99: the dataset has {DEMO_POEMS} poems; all {DEMO_POEMS} are used" in (
+        demo.output
+    )
+    env = {"POEMETRIC_MAKE": "1", "COLUMNS": "400"}
+    args = ["generate", "--no-progress", "--run", str(run), "--limit", "500"]
+    under_make = CliRunner().invoke(app, args, env=env)
+    assert under_make.exit_code == 0, under_make.output
+    assert f"LIMIT=500: the dataset has {DEMO_POEMS} poems; all {DEMO_POEMS} are used" in (
+        under_make.output
+    )

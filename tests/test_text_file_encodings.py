@@ -73,7 +73,7 @@ def test_ghostwriting_score_reads_a_poem_as_windows_tools_save_it(
     scored, warnings = _score(poem)
     assert scored == expected
     if saved == "cp1252":
-        assert warnings.startswith(f"warning: {poem}: not UTF-8 (byte 0xe9 on line 1): read as ")
+        assert warnings.startswith(f"warning: {poem}:1: not UTF-8 (byte 0xe9): read as ")
         assert 'Notepad\'s "ANSI"' in warnings and "CSV" not in warnings
     else:
         assert warnings == ""
@@ -108,7 +108,7 @@ def test_a_windows_1252_reference_text_is_read_with_a_warning(
     result = runner.invoke(app, args, env=WIDE)
     assert result.exit_code == 0, result.output
     (warning,) = result.stderr.splitlines()
-    assert warning.startswith(f"warning: {text}: not UTF-8 (byte 0xe9 on line 1): read as Wind")
+    assert warning.startswith(f"warning: {text}:1: not UTF-8 (byte 0xe9): read as Wind")
     texts = "2 texts" if folder else "1 text"
     assert f"reference corpus: {texts} from --reference" in result.stdout
 
@@ -120,7 +120,7 @@ def test_a_folder_of_windows_1252_texts_is_three_warnings_and_a_count(tmp_path: 
     loaded = load_reference_corpora([tmp_path])
     assert len(loaded.texts) == 6 and {t.text for t in loaded.texts} == {POEM}
     assert [note.split(": ")[0] for note in loaded.notes[:3]] == [
-        str(tmp_path / f"{number}.txt") for number in range(3)
+        f"{tmp_path / f'{number}.txt'}:1" for number in range(3)
     ]
     assert loaded.notes[3:] == [f"{tmp_path}: 2 more .txt files read as Windows-1252 (not UTF-8)"]
 
@@ -366,6 +366,6 @@ def test_form_scan_reads_standard_input_as_it_reads_a_file(tmp_path: Path, saved
     assert result.exit_code == 0, result.output
     assert result.stdout == expected.stdout and "\ufeff" not in result.stdout
     if saved == "cp1252":
-        assert result.stderr.startswith("warning: standard input: not UTF-8 (byte 0xe9 on line 1)")
+        assert result.stderr.startswith("warning: standard input:1: not UTF-8 (byte 0xe9): read as")
     else:
         assert result.stderr == ""

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     )
     from poemetric.analysis.data import HUMAN_AUTHOR, RunData, author_order, load_run_data
     from poemetric.analysis.experts import ExpertRatingsError, load_expert_ratings
-    from poemetric.analysis.lexical import mattr, mtld, type_token_ratio
+    from poemetric.analysis.lexical import mattr, mtld
     from poemetric.analysis.recipes import (
         FIGURE_KINDS,
         FigureReport,
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     )
     from poemetric.analysis.repetition import repetition_rate
     from poemetric.analysis.run import AnalysisResult, analyze_run
-    from poemetric.text.tokens import tokenize
+    from poemetric.text.tokens import tokenize, type_token_ratio
 
 _EXPORTS = {
     "cohen_kappa": "poemetric.analysis.agreement",
@@ -55,7 +55,7 @@ _EXPORTS = {
     "mattr": "poemetric.analysis.lexical",
     "mtld": "poemetric.analysis.lexical",
     "tokenize": "poemetric.text.tokens",
-    "type_token_ratio": "poemetric.analysis.lexical",
+    "type_token_ratio": "poemetric.text.tokens",
     "FIGURE_KINDS": "poemetric.analysis.recipes",
     "FigureReport": "poemetric.analysis.recipes",
     "Recipe": "poemetric.analysis.recipes",

@@ -103,7 +103,7 @@ def screened_expert_ratings(
         refuse_file_screening(path, exclude_failed_checks)
         read_as: list[str] = []  # a Windows-1252 or `;`-separated file: said in the notes
         ratings = load_expert_ratings(path, store, read_as)
-        notes += [f"{path}: {warning}" for warning in read_as]
+        notes += read_as  # each names the file: `FILE:LINE: ...` or `FILE: ...`
     else:
         ratings = stored_expert_ratings(store, survey)
         if not ratings.empty:

@@ -22,6 +22,7 @@ Scores 1-5; 0 (or N/A) = N/A for imagery and literary_devices; a blank score = n
 from __future__ import annotations
 
 import shlex
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -96,10 +97,16 @@ def expert_header(names: set[str]) -> bool:
 
 
 def read_expert_answers(
-    path: str | Path, store: RunStore, warnings: list[str] | None = None
+    path: str | Path,
+    store: RunStore,
+    warnings: list[str] | None = None,
+    skipped: Counter[str] | None = None,
 ) -> list[ExpertAnswer]:
     """Validated answers from a long- or wide-format file; every bad row is reported at once.
-    `warnings` gets how the file was read (Windows-1252, `;`-separated, decimal commas)."""
+    `warnings` gets how the file was read (Windows-1252, `;`-separated, decimal commas);
+    `skipped` counts the rows of an exported file that hold no answer, by what they lack ("an
+    empty comment", "an empty score"): the export writes a comment left empty on the web as a
+    row, so its row count and the answers imported differed without a word."""
     path = Path(path)
     try:
         table = read_ratings_table(path, warnings, expert_header)
@@ -151,7 +158,11 @@ def read_expert_answers(
         if exported:
             if len(surveys) > 1:
                 expert = f"{raw.get('survey_id', '')}:{expert}"
+            problems_before = len(problems)
             rows = _exported_row(raw, record.line, expert, generation_id, where, problems)
+            if not rows and len(problems) == problems_before and skipped is not None:
+                empty = "comment" if raw.get("question") in COMMENT_KEYS else "score"
+                skipped[f"an empty {empty}"] += 1
             key = (expert, generation_id, raw.get("question", ""))
             duplicate = f"rater {expert!r} answered {key[2]!r} of poem {generation_id}"
         elif long_format:

@@ -7,10 +7,10 @@ import math
 import pandas as pd
 
 from poemetric.analysis.data import author_order
-from poemetric.analysis.lexical import MATTR_WINDOW, mattr, mtld, type_token_ratio
+from poemetric.analysis.lexical import MATTR_WINDOW, mattr, mtld
 from poemetric.analysis.repetition import repetition_features
 from poemetric.stats import summarize
-from poemetric.text.tokens import tokenize
+from poemetric.text.tokens import tokenize, type_token_ratio
 
 #: Per-author lexical metrics, each summarised as mean, SD and 95% CI over poems.
 LEXICAL_METRICS = ("tokens", "ttr", "mattr", "mtld", "repetition_all", "repetition_all_chance",

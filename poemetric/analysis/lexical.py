@@ -5,7 +5,8 @@ Definitions (also in docs/analysis.md):
 * Tokens: `poemetric.text.tokens.tokenize` (shared with the ghostwriting measures): Unicode
   words, lower-cased after NFC normalisation; inner apostrophes and hyphens kept; digits and
   punctuation dropped.
-* TTR: distinct tokens / tokens of one poem (the paper's measure).
+* TTR: distinct tokens / tokens of one poem (the paper's measure;
+  `poemetric.text.tokens.type_token_ratio`, shared with `ghostwriting score`).
 * MATTR (Covington & McFall 2010) with window w = `MATTR_WINDOW` (20 tokens): the mean TTR of
   every w-token window. The window fits the shortest poems of the dataset (limericks of 26-34
   tokens, the shortest ballad 21), so every form is measured alike; a poem shorter than w has no
@@ -54,10 +55,6 @@ STOP_WORDS: frozenset[str] = frozenset(_STOP_LIST.split())
 
 def content_words(tokens: Iterable[str]) -> list[str]:
     return [t for t in tokens if t not in STOP_WORDS]
-
-
-def type_token_ratio(tokens: Sequence[str]) -> float:
-    return len(set(tokens)) / len(tokens) if tokens else math.nan
 
 
 def mattr(tokens: Sequence[str], window: int = MATTR_WINDOW) -> float:

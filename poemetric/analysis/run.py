@@ -294,7 +294,7 @@ def _expert_tables(
         refuse_file_screening(experts, exclude)
         read_as: list[str] = []  # a Windows-1252 or `;`-separated file: said in the notes
         ratings, source = load_expert_ratings(experts, store, read_as), str(experts)
-        screened = [f"{experts}: {warning}" for warning in read_as]
+        screened = list(read_as)  # each names the file: `FILE:LINE: ...` or `FILE: ...`
     else:
         ratings, source = stored_expert_ratings(store, survey), "the run's survey answers"
         if ratings.empty:

@@ -163,7 +163,7 @@ def read_line_annotations(
         except OSError as error:
             problems.append(f"{path}: cannot read ({error.strerror or error})")
             continue
-        report.notes += [f"{path}: {note}" for note in table.notes]
+        report.notes += table.notes  # each names the file: `FILE:LINE: ...` or `FILE: ...`
         refused = _not_a_line_table(path, table)
         if refused:
             problems.append(refused)

@@ -191,11 +191,11 @@ def agree(
                 na_read=na_read,
             )
         finally:
-            file_warnings(ratings_file, read_as)
+            file_warnings(read_as)
         # The default --na 0, no --scale: a 0 that may be a score (a 0-4 scale) is said so.
         if na_value is not None and scale is None and _default(ctx, "na"):
             note = na_reading_note(na_read, na_value)
-            file_warnings(ratings_file, [note] if note else [])
+            file_warnings([f"{ratings_file}: {note}"] if note else [])
         report = agreement_report(
             ratings, focus=focus, n_boot=n_boot, seed=seed, confidence=confidence
         )

@@ -65,8 +65,8 @@ def validate(
     mismatch = pinned_hash_mismatch(spec, report.sha256)
     if mismatch is not None:  # every other command refuses this file by the dataset's name
         report.issues.insert(0, ValidationIssue(str(path), None, None, mismatch))
-    for warning in report.warnings:
-        typer.echo(f"warning: {path}: {warning}")
+    for warning in report.warnings:  # `FILE:LINE: ...` (or `FILE: ...`), as the problems
+        typer.echo(f"warning: {warning}")
     if not report.ok:
         for issue in report.issues:
             typer.echo(str(issue))

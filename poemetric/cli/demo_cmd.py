@@ -27,7 +27,7 @@ from poemetric.cli.options import (
     run_option,
     unknown_choice,
 )
-from poemetric.cli.run_limit import RunLimitOption, note_held, poem_limit
+from poemetric.cli.run_limit import RunLimitOption, note_capped, note_held, poem_limit
 from poemetric.hints import program, stage_command
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted
@@ -260,6 +260,7 @@ def demo(
                 f"(sha256 {prepared.dataset.sha256[:12]}…), prompts template "
                 f"{prepared.template_hash[:12]}…"
             )
+            note_capped(console, asked, prepared)
             note_held(console, prepared)
             options = RunnerOptions(samples=samples, limit=limit, progress=progress)
             report = run_generation(store, markov, options=options)

@@ -143,7 +143,7 @@ def check_command(
     except (FormInputError, OutputError) as exc:
         raise error_exit(exc) from None
     for warning in summary.warnings:
-        err_console.print(f"warning: {input_path}: {warning}", markup=False, highlight=False)
+        err_console.print(f"warning: {warning}", markup=False, highlight=False)  # names the file
     table = Table(title=f"Form check of {plain(input_path)} -> {plain(output)}")
     table.add_column("form")
     table.add_column("passed", justify="right")

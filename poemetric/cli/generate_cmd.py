@@ -22,7 +22,7 @@ from poemetric.cli.options import (
     error_exit,
     output_folder,
 )
-from poemetric.cli.run_limit import RunLimitOption, note_held, poem_limit
+from poemetric.cli.run_limit import RunLimitOption, note_capped, note_held, poem_limit
 from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
@@ -350,6 +350,7 @@ def generate(
     with interruptible(run, "generations", [s.name for s in specs]), planned as (store, prepared):
         note_kept_template(prepared.template_hash, template)
         stage_header(run, prepared.dataset.name, len(prepared.dataset), len(specs), samples)
+        note_capped(console, limit, prepared)
         note_held(console, prepared)
         report = run_generation(store, specs, options=options, console=console)
     report.render(console)

@@ -15,7 +15,8 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
-from poemetric.cli.markup import plain, plain_cells
+from poemetric.cli.fitted_table import fitted_table
+from poemetric.cli.markup import plain
 from poemetric.cli.options import (
     ProgressOption,
     RunOption,
@@ -31,7 +32,6 @@ from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     import pandas as pd
-    from rich.console import JustifyMethod
 
 
 ghostwriting_app = typer.Typer(
@@ -75,47 +75,6 @@ def _number(value: object, digits: int = 3) -> str:
     if isinstance(value, float):
         return "–" if math.isnan(value) else f"{value:.{digits}f}"
     return str(value)
-
-
-NAME_HEADERS = {"judge", "author", "file"}
-#: Columns a name column needs before the lines between columns give way to spaces: a file
-#: `drafts/a.txt` or a model `gemini-2.5-pro` on one line.
-NAME_ROOM = 14
-
-
-def fitted_table(title: str | None, headers: list[str], rows: list[list[str]], width: int) -> Table:
-    """A table of name columns (judge, author, file: left, folded) and number columns (right)
-    that never cuts a header with '…': at 80 columns rich cut `unweighted` and `near-copies` to
-    `unweight…` and `near-copi…` to give the name column room it then folded anyway. When the
-    table is wider than `width`, each number column is as wide as its header's longest word or
-    its widest cell (`rhyme density` wraps, `unweighted` stays whole) and the names take the
-    rest. Where the lines between columns leave the names too little room (`score --reference`:
-    eight columns, the file names folded 7 characters a line and every header word cut in two),
-    the cells lose their padding (the lines stay); narrower still, every header folds."""
-    names = [i for i, header in enumerate(headers) if header in NAME_HEADERS]
-    numbers = [i for i in range(len(headers)) if i not in names]
-
-    def widest(i: int, header: list[str]) -> int:
-        return max([*map(len, header), *(len(row[i]) for row in rows)])
-
-    framed = 3 * len(headers) + 1  # "│ " before each cell, " │" after the last
-    light = len(headers) + 1  # the lines alone, no space beside them
-    frame, fixed = framed, {}
-    if sum(widest(i, [headers[i]]) for i in range(len(headers))) + framed > width:
-        least = {i: widest(i, headers[i].split()) for i in numbers}
-        room = width - sum(least.values())  # for the frame and the names
-        name_room = min(NAME_ROOM, *(widest(i, [headers[i]]) for i in names)) if names else 0
-        if room - framed >= len(names) * name_room:
-            fixed = least
-        elif room - light >= len(names) * name_room:
-            frame, fixed = light, least
-    table = Table(title=title, header_style="bold", padding=(0, 0) if frame == light else (0, 1))
-    for i, header in enumerate(headers):
-        justify: JustifyMethod = "left" if i in names else "right"
-        table.add_column(header, justify=justify, overflow="fold", width=fixed.get(i))
-    for row in rows:
-        table.add_row(*plain_cells(*row))
-    return table
 
 
 def frame_table(
@@ -317,7 +276,8 @@ def score_command(
         help="With --reference: uniqueness at or above which a poem is a near-copy.",
     ),
 ) -> None:
-    """Both rhyme densities of single poems, with the parts they are computed from; with
+    """Both rhyme densities of single poems, with the parts they are computed from, and their
+    type-token ratio (TTR, as `analyze` measures it); with
     --reference, also their uniqueness (highest tf-idf similarity to a text of that corpus,
     1.0 = a copy) and the nearest text.
 
@@ -335,8 +295,10 @@ def score_command(
     from poemetric.ghostwriting.own_poems import NO_REFERENCE
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable, raplyzer_density
     from poemetric.ghostwriting.rhyme_density import rhyme_density
+    from poemetric.text.tokens import tokenize, type_token_ratio
 
-    headers = ["file", "syllables", "rhymed", "unweighted", "entropy w", "density", "Raplyzer"]
+    headers = ["file", "syllables", "rhymed", "unweighted", "entropy w", "density", "Raplyzer",
+               "TTR"]  # fmt: skip
     rows: list[list[str]] = []  # the file folded, never cut: `drafts/so…` twice said nothing
     files = _poem_files(files)
     for path in files:  # every file checked before any is scored
@@ -364,6 +326,7 @@ def score_command(
                 _number(measured.entropy_weight),
                 _number(measured.density),
                 _number(raplyzer),
+                _number(type_token_ratio(tokenize(text))),  # as `analyze` measures a poem
             ]
         )
         found.append((path, measured.rhymes))

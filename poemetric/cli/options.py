@@ -205,11 +205,12 @@ def error_exit(message: object, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
-def file_warnings(path: Path, warnings: list[str]) -> None:
-    """Print how a file was read (`warning: FILE: ...` on stderr, as `dataset validate` words a
-    dataset's): a ratings file read as Windows-1252 or as semicolon-separated."""
+def file_warnings(warnings: list[str]) -> None:
+    """Print how a file was read (`warning: FILE:LINE: ...` or `warning: FILE: ...` on stderr,
+    as `dataset validate` words a dataset's): a ratings file read as Windows-1252 or as
+    semicolon-separated. Each warning names its file (and line) itself."""
     for warning in warnings:
-        typer.echo(f"warning: {path}: {warning}", err=True)
+        typer.echo(f"warning: {warning}", err=True)
 
 
 def dataset_warnings(dataset: Dataset) -> None:
@@ -219,10 +220,8 @@ def dataset_warnings(dataset: Dataset) -> None:
     from rich.console import Console
 
     stderr = Console(emoji=False, stderr=True)
-    for warning in dataset.warnings:
-        stderr.print(
-            f"warning: {dataset.path}: {warning}", markup=False, highlight=False, soft_wrap=True
-        )
+    for warning in dataset.warnings:  # each names the file (and line): `FILE:LINE: ...`
+        stderr.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
 
 
 def given_as(ctx: typer.Context, param: str, option: str) -> str:

@@ -67,14 +67,19 @@ def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
 
 
 def show_tables(tables: dict[str, ProbeTable], out_dir: Path | None) -> None:
-    """Print the accuracy tables (without importing pandas) and write them into `out_dir`."""
-    from poemetric.probes.results import markdown_summary, write_probe_tables
+    """Print the accuracy tables (without importing pandas) and write them into `out_dir`; a
+    paper-shaped table with no row of ours is not written, and a line says which tasks it
+    lacks (its file held only the published rows)."""
+    from poemetric.probes.results import markdown_summary, tables_without_ours, write_probe_tables
 
     typer.echo(tables["accuracy"].markdown(digits=3))
     typer.echo(markdown_summary(tables))
     if out_dir is not None:
-        frames = {name: table.frame() for name, table in tables.items()}
+        left = tables_without_ours(tables)
+        frames = {name: table.frame() for name, table in tables.items() if name not in left}
         written = write_probe_tables(frames, out_dir)
+        for name, why in left.items():
+            note(f"probe_{name} not written: {why}")
         note(f"tables: {len(written)} files in {out_dir}")
 
 

@@ -73,6 +73,20 @@ def poem_limit(text: str | None) -> PoemLimit:
     return ALL_POEMS if text == ALL_POEMS else int(text)
 
 
+def note_capped(console: Console, limit: PoemLimit, prepared: PreparedRun) -> None:
+    """One line when `--limit N` asks for more poems than the dataset has: every poem is used,
+    which a user who typed `--limit 500` for a 163-poem dataset was not told."""
+    total = prepared.poems_in_dataset
+    if not isinstance(limit, int) or limit <= total:
+        return
+    given = f"LIMIT={limit}" if run_by_make() else f"--limit {limit}"
+    console.print(
+        f"{given}: the dataset has {counted(total, 'poem')}; all {total} are used",
+        markup=False,
+        highlight=False,
+    )
+
+
 def note_held(console: Console, prepared: PreparedRun) -> None:
     """One line when the run holds prompts for fewer poems than its dataset, and how to widen
     it: a resume without `--limit` keeps them, so a run left at a trial's few poems says so."""

@@ -4,6 +4,7 @@ sheets out, filled files in) and every rater's progress. The survey group, `buil
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -116,6 +117,7 @@ def import_(
     with refusals():
         check_name(survey, "survey id")
     read_as: list[str] = []  # a Windows-1252 or `;`-separated file: said also when refused
+    skipped: Counter[str] = Counter()  # an exported file's rows without an answer, by why
     with existing_run(run) as store, refusals():
         started = survey not in survey_ids(store)
         if started and not new_survey:
@@ -127,9 +129,9 @@ def import_(
             )
         try:
             try:
-                answers = read_expert_answers(ratings_file, store, read_as)
+                answers = read_expert_answers(ratings_file, store, read_as, skipped)
             finally:
-                file_warnings(ratings_file, read_as)
+                file_warnings(read_as)
             if near := near_rater_ids(store, survey, {a.expert for a in answers}):
                 raise ExpertRatingsError(near_rater_message(ratings_file, survey, near))
             if long := long_comments(ratings_file, [(a.line, a.question, a.text) for a in answers]):
@@ -160,7 +162,8 @@ def import_(
             "the same score or comment (a file imported again replaces, never adds)"
             if unchanged
             else ""
-        ),
+        )
+        + _skipped_rows(skipped),
         highlight=False,
         markup=False,
         soft_wrap=True,  # one line, the run path whole, at any width
@@ -188,6 +191,16 @@ def import_(
             highlight=False,
             markup=False,
         )
+
+
+def _skipped_rows(skipped: Counter[str]) -> str:
+    """`; 12 rows with an empty comment were skipped (no answer to store)`: an exported file's
+    rows count its answers and these together."""
+    if not skipped:
+        return ""
+    parts = [f"{counted(count, 'row')} with {why}" for why, count in skipped.items()]
+    were = "was" if sum(skipped.values()) == 1 else "were"
+    return f"; {' and '.join(parts)} {were} skipped (no answer to store)"
 
 
 def typo_of(store: RunStore, survey: str) -> None:

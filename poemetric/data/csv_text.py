@@ -35,11 +35,13 @@ _DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
 @dataclass(frozen=True)
 class Decoded:
     """A file's text, or why it has none: `problem` is (line, reason) of the first byte that is
-    neither UTF-8 nor Windows-1252 text. `note` says how a file that is not UTF-8 was read."""
+    neither UTF-8 nor Windows-1252 text. `note` says how a file that is not UTF-8 was read, of
+    its first byte that is not UTF-8, on `note_line`."""
 
     text: str | None
     note: str | None = None
     problem: tuple[int, str] | None = None
+    note_line: int | None = None
 
 
 def decode_text(data: bytes, origin: tuple[str, str] = SPREADSHEET) -> Decoded:
@@ -89,11 +91,11 @@ def decode_text(data: bytes, origin: tuple[str, str] = SPREADSHEET) -> Decoded:
         )
     saved_by, utf8 = origin
     note = (
-        f"not UTF-8 (byte 0x{data[start]:02x} on line {line}): read as Windows-1252 (cp1252, "
-        f"the encoding of {saved_by} on Windows); check its accented letters and quotes, or "
-        f"save it {utf8} to be sure"
+        f"not UTF-8 (byte 0x{data[start]:02x}): read as Windows-1252 (cp1252, the encoding of "
+        f"{saved_by} on Windows); check its accented letters and quotes, or save it {utf8} to "
+        "be sure"
     )
-    return Decoded(text, note=note)
+    return Decoded(text, note=note, note_line=line)
 
 
 def not_utf8(data: bytes) -> tuple[int, str] | None:

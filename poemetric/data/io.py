@@ -25,7 +25,7 @@ from poemetric.data.csv_text import (
     semicolon_header,
     separator_hint,
 )
-from poemetric.data.raw_table import RawRecord, RawTable, ValidationIssue
+from poemetric.data.raw_table import RawRecord, RawTable, ValidationIssue, also_text, located
 from poemetric.data.raw_table import place as place  # still imported from here (probes)
 from poemetric.paths import replaced_when_done
 
@@ -104,7 +104,8 @@ def _decode(path: Path, data: bytes, table: RawTable) -> str | None:
         table.issues.append(ValidationIssue(str(path), line, None, reason))
         table.file_error = True
     if decoded.note is not None:
-        table.notes.append(decoded.note)
+        at = [] if decoded.note_line is None else [decoded.note_line]
+        table.notes.append(located(str(path), at, decoded.note))
     return decoded.text
 
 
@@ -125,15 +126,23 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str, names: HeaderTe
         lines[0] = "\n"
         if hint != delimiter:
             table.notes.append(
-                f"the first line `sep={hint}` (a spreadsheet's separator hint) sets the "
-                f"separator: the file is read with {hint!r} between fields"
+                located(
+                    str(path),
+                    [],
+                    f"the first line `sep={hint}` (a spreadsheet's separator hint) sets the "
+                    f"separator: the file is read with {hint!r} between fields",
+                )
             )
         delimiter = hint
     elif fmt == "csv" and semicolon_header(text, names):
         delimiter = ";"
         table.notes.append(
-            "the header is semicolon-separated (a spreadsheet's CSV with ';' as its list "
-            "separator): the file is read with ';' between fields"
+            located(
+                str(path),
+                [],
+                "the header is semicolon-separated (a spreadsheet's CSV with ';' as its list "
+                "separator): the file is read with ';' between fields",
+            )
         )
     table.separator = delimiter
     separator = _SEPARATOR_NAMES.get(delimiter, repr(delimiter))
@@ -233,12 +242,11 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str, names: HeaderTe
         next_line = restart  # index of the line after the record's first line
     close_broken(len(lines), at_end=True)
     if empty_rows:
-        lines_of = sorted(set(empty_rows))
-        holds = "holds" if len(lines_of) == 1 else "hold"
-        table.notes.append(
-            f"{line_spans(lines_of)} {holds} only {separator}s, no value (a spreadsheet's "
-            "empty rows): skipped"
-        )
+        first, *others = sorted(set(empty_rows))
+        rows = "row" if not others else "rows"
+        said = f"only {separator}s, no value (a spreadsheet's empty {rows}): skipped"
+        also = also_text(others, listed=line_spans(others)) if others else ""
+        table.notes.append(located(str(path), [first], said) + also)
     if header is None and not table.issues:
         table.issues.append(ValidationIssue(str(path), 1, None, EMPTY_CSV))
     table.issues.sort(key=lambda issue: issue.line or 0)

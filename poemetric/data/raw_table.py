@@ -5,9 +5,12 @@ found on the way (`ValidationIssue`). The readers are in `io.py`, record-level c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from poemetric.text.listing import first_few
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,26 @@ def place(file: str, line: int | None, unit: str = "line") -> str:
     return f"{file}:{'' if unit == 'line' else f'{unit} '}{line}"
 
 
+def located(file: str, lines: Sequence[int], text: str, unit: str = "line") -> str:
+    """A warning as errors are written: `file:LINE: text` at the first of `lines`, then
+    ` (also lines 12, 20)` for the others (`first_few`, or `also` as `also_text` words it);
+    `file: text` without a line. Warnings were `file: line 83: ...` beside errors'
+    `file:83: ...`, which editors and `grep` jump to and the other did not."""
+    if not lines:
+        return f"{file}: {text}"
+    return f"{place(file, lines[0], unit)}: {text}{also_text(lines[1:], unit)}"
+
+
+def also_text(others: Sequence[int], unit: str = "line", listed: str | None = None) -> str:
+    """` (also line 12)`, ` (also lines 12, 20 and 3 more)` (`listed`: the lines as written
+    already, `lines 9-12`); empty without others."""
+    if not others:
+        return ""
+    if listed is None:
+        listed = f"{unit}{'s' if len(others) > 1 else ''} {first_few(others)}"
+    return f" (also {listed})"
+
+
 @dataclass(frozen=True)
 class RawRecord:
     """One record as read from the file: column → value, and where it starts."""
@@ -69,8 +92,9 @@ class RawTable:
     #: The file could not be read at all (not UTF-8 text, not a Parquet file): its one issue says
     #: why, and no record was read.
     file_error: bool = False
-    #: Warnings about how the whole file was read (a `.csv` read as semicolon-separated, a file
-    #: read as Windows-1252, rows of nothing but separators skipped).
+    #: Warnings about how the file was read (a `.csv` read as semicolon-separated, a file read
+    #: as Windows-1252, rows of nothing but separators skipped), each naming the file as errors
+    #: do: `file:LINE: ...` (`located`), or `file: ...` for the whole file.
     notes: list[str] = field(default_factory=list)
     #: The field separator a CSV/TSV file was read with (None: JSONL, Parquet).
     separator: str | None = None

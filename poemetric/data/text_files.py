@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poemetric.data.csv_text import PLAIN_TEXT, decode_text, not_utf8
+from poemetric.data.raw_table import place
 
 
 class TextFileError(ValueError):
@@ -58,7 +59,9 @@ def decode_text_file(name: str | Path, data: bytes) -> TextFile:
     decoded = decode_text(data, PLAIN_TEXT)
     if decoded.problem is not None or decoded.text is None:
         raise TextFileError(name, *(decoded.problem or (1, "not text")))
-    warning = None if decoded.note is None else f"{name}: {decoded.note}"
+    warning = None
+    if decoded.note is not None:  # `FILE:LINE: not UTF-8 ...`, as errors are written
+        warning = f"{place(str(name), decoded.note_line)}: {decoded.note}"
     return TextFile(newlines(decoded.text), warning)
 
 

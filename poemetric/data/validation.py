@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from poemetric.data.column_names import content_hint, rename_hint, spelled_otherwise
 from poemetric.data.file_problems import records_with_separator, wrong_separator
 from poemetric.data.io import read_table
-from poemetric.data.raw_table import RawRecord, RawTable, ValidationIssue, place
+from poemetric.data.raw_table import RawRecord, RawTable, ValidationIssue, located, place
 from poemetric.data.schema import (
     ID_COLUMNS,
     KNOWN_COLUMNS,
@@ -22,7 +22,6 @@ from poemetric.data.schema import (
     Poem,
     PoemForm,
 )
-from poemetric.text.listing import first_few
 from poemetric.text.plural import counted, plural
 
 #: Model field → file column, for messages.
@@ -208,7 +207,7 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
     ]
     if table.header_read and absent:
         report.warnings.append(
-            "optional POEMetric columns absent (their values are treated as empty): "
+            f"{file}: optional POEMetric columns absent (their values are treated as empty): "
             + ", ".join(repr(column) for column in absent)
         )
     unknown = [repr(column) for column in table.columns if column and column not in KNOWN_COLUMNS]
@@ -220,7 +219,7 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
         )
     if unknown:
         report.warnings.append(
-            "ignored columns (not part of the POEMetric schema): " + ", ".join(unknown)
+            f"{file}: ignored columns (not part of the POEMetric schema): " + ", ".join(unknown)
         )
     report.column_problems = len(report.issues) > table_issues
     id_column = next((column for column in ID_COLUMNS if column in table.columns), "poem_id")
@@ -257,8 +256,8 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
         first_line[poem.poem_id] = record.line
         report.where[poem.poem_id] = place(file, record.line, table.unit)
         report.poems.append(poem)
-    report.warnings.extend(_keyless_warnings(keyless_lines))
-    report.warnings.extend(_meter_warnings(report.poems, first_line, table.unit))
+    report.warnings.extend(_keyless_warnings(file, keyless_lines))
+    report.warnings.extend(_meter_warnings(file, report.poems, first_line, table.unit))
 
 
 def _keys_absent(
@@ -283,19 +282,22 @@ def _keys_absent(
     return ", ".join(renamed), reason + f"{'them' if many else 'it'})" + rename_hint(renamed)
 
 
-def _keyless_warnings(keyless: dict[str, list[int]]) -> list[str]:
+def _keyless_warnings(file: str, keyless: dict[str, list[int]]) -> list[str]:
     """One warning per required key that some JSONL records lack: their value is read as empty
-    (the prompt leaves the field out), which a record lacking it by mistake did silently."""
-    warnings = []
-    for column, lines in keyless.items():
-        warnings.append(
-            f"line{'s' if len(lines) > 1 else ''} {first_few(lines)}: {column}: no {column!r} key, "
-            f'which other records have: read as empty (write "{column}": "" to say so)'
+    (the prompt leaves the field out), which a record lacking it by mistake did silently.
+    `file:LINE:` of the first such record, as errors are written; the others after it."""
+    return [
+        located(
+            file,
+            lines,
+            f"{column}: no {column!r} key, which other records have: read as empty (write "
+            f'"{column}": "" to say so)',
         )
-    return warnings
+        for column, lines in keyless.items()
+    ]
 
 
-def _meter_warnings(poems: list[Poem], lines: dict[str, int], unit: str) -> list[str]:
+def _meter_warnings(file: str, poems: list[Poem], lines: dict[str, int], unit: str) -> list[str]:
     """One warning per `meter_pattern` value the form checker reads only in part ('iambic
     pentameter (loose)': how it reads it) or not at all ('Accentual': its poems, and every
     model's poem for them, get no metre score; rhyme and form are still checked). The file is
@@ -316,7 +318,7 @@ def _meter_warnings(poems: list[Poem], lines: dict[str, int], unit: str) -> list
         if not note:
             continue
         several = len(where) > 1
-        said = f"{unit}{'s' if several else ''} {first_few(where)}: meter_pattern: {note}"
+        said = f"meter_pattern: {note}"
         if unscored:
             whose = (
                 "these poems (and of every model's poem for them)"
@@ -325,7 +327,7 @@ def _meter_warnings(poems: list[Poem], lines: dict[str, int], unit: str) -> list
             )
             said += f"; `poemetric form run` checks the rhyme and form of {whose} but gives no "
             said += "metre score"
-        warnings.append(said)
+        warnings.append(located(file, where, said, unit))  # `file:LINE: ... (also lines 9, 12)`
     return warnings
 
 

@@ -34,6 +34,7 @@ from poemetric.data.io import (
     file_format,
     read_table,
 )
+from poemetric.data.raw_table import place
 from poemetric.extraction import extract_poem
 from poemetric.form.checker import DEFAULT_THRESHOLD, check_poem
 from poemetric.form.io_csv import table_writer
@@ -152,7 +153,8 @@ def _read_table(path: Path) -> RawTable:
 
 def read_rows(path: Path, warnings: list[str] | None = None) -> Iterator[InputRow]:
     """Rows of the file in file order: readable records and unreadable ones (with `error`).
-    `warnings` gets what the reader says of the whole file (a `.csv` read as semicolon-separated).
+    `warnings` gets what the reader says of the file (a `.csv` read as semicolon-separated),
+    each naming the file (`FILE:LINE: ...` or `FILE: ...`).
     """
     table = _read_table(path)
     if warnings is not None:
@@ -333,14 +335,15 @@ def check_file(
             summary.passed[form] += int(bool(record["passed"]))
         if on_row is not None:
             on_row(summary.rows, len(rows))
-    summary.warnings.extend(_misspelt_meters(rows, unit))
+    summary.warnings.extend(_misspelt_meters(source, rows, unit))
     return summary
 
 
-def _misspelt_meters(rows: list[InputRow], unit: str) -> list[str]:
+def _misspelt_meters(source: Path, rows: list[InputRow], unit: str) -> list[str]:
     """One warning per distinct metre annotation with a misspelt word (*iambic pentamter*), with
-    its rows' count and first line: the hint was only in each row's `facts`, and a typo is not
-    read, so those poems were held to less than was meant."""
+    its rows' count, at its first line (`file:LINE: metre ...`, as errors are written): the hint
+    was only in each row's `facts`, and a typo is not read, so those poems were held to less
+    than was meant."""
     found: dict[str, list[int | None]] = {}
     for row in rows:
         meter = _as_text(row.meter)
@@ -350,9 +353,9 @@ def _misspelt_meters(rows: list[InputRow], unit: str) -> list[str]:
     for meter, lines in found.items():
         hints = misspelt_hints(meter)
         if hints:
-            first = "" if lines[0] is None else f", first at {unit or 'line '}{lines[0]}"
-            where = f"{counted(len(lines), 'row')}{first}"
-            warnings.append(f"metre {meter!r} ({where}): {'; '.join(hints)}")
+            at = place(str(source), lines[0], unit.strip() or "line")
+            rows_of = counted(len(lines), "row")
+            warnings.append(f"{at}: metre {meter!r} ({rows_of}): {'; '.join(hints)}")
     return warnings
 
 

@@ -121,7 +121,7 @@ def _table_texts(path: Path, notes: list[str] | None) -> list[ReferenceText]:
     except DatasetError as error:
         raise ReferenceCorpusError(str(error)) from error
     if notes is not None:
-        notes += [f"{path}: {note}" for note in table.notes]
+        notes += table.notes  # each names the file: `FILE:LINE: ...` or `FILE: ...`
     # (line, message): the reader's problems (bad JSON, ...) and the records' in file order.
     problems = [(issue.line or 0, issue.plain()) for issue in table.issues]
     column = next((c for c in TEXT_COLUMNS if c in table.columns), None)

@@ -40,6 +40,13 @@ DELETION_TASKS = {
     "3-r": "delete_3_rhyming",
     "3-nr": "delete_3_nonrhyming",
 }
+LAST_LINE_TASKS = {"last_line (beam)": "last_line", "last_line (delayed beam)": "last_line_dbs"}
+#: The tasks of each paper-shaped table.
+PAPER_TASKS: dict[str, tuple[str, ...]] = {
+    "bpomp": BPOMP_TASKS,
+    "deletion": tuple(DELETION_TASKS.values()),
+    "last_line": tuple(LAST_LINE_TASKS.values()),
+}
 #: BPoMP (Abdibayev, Riddell and Rockmore, RANLP 2021), Table 2.
 PUBLISHED_BPOMP: dict[str, tuple[float, float, float]] = {
     "BERT (cased)": (0.9414, 0.8321, 0.7034),
@@ -172,12 +179,22 @@ def probe_table_rows(records: Iterable[ScoreRecord]) -> dict[str, ProbeTable]:
             accuracy, DELETION_TASKS, PUBLISHED_DELETION, "Limericks 2022, Table 2"
         ),
         "last_line": _paper_table(
-            accuracy,
-            {"last_line (beam)": "last_line", "last_line (delayed beam)": "last_line_dbs"},
-            PUBLISHED_LAST_LINE,
-            "Limericks 2022, Tables 3-4",
+            accuracy, LAST_LINE_TASKS, PUBLISHED_LAST_LINE, "Limericks 2022, Tables 3-4"
         ),
     }
+
+
+def tables_without_ours(tables: Mapping[str, ProbeTable]) -> dict[str, str]:
+    """The paper-shaped tables that hold no row of ours (no pair of their tasks was scored),
+    by name, with one line that says so: `no pairs of task last_line or last_line_dbs`. Their
+    files held the published rows alone, which read as if the tasks had been run."""
+    left: dict[str, str] = {}
+    for name, tasks in PAPER_TASKS.items():
+        if not any(row["source"] == "ours" for row in tables[name].rows):
+            many = len(tasks) > 1
+            listed = ", ".join(tasks[:-1]) + f" or {tasks[-1]}" if many else tasks[0]
+            left[name] = f"no pairs of task{'s' if many else ''} {listed}"
+    return left
 
 
 def probe_tables(records: Iterable[ScoreRecord]) -> dict[str, pd.DataFrame]:

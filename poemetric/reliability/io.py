@@ -7,6 +7,7 @@ from pathlib import Path
 
 from poemetric.data.csv_text import HeaderTest, decimal_comma
 from poemetric.data.io import DatasetError, RawTable, ValidationIssue, read_table
+from poemetric.data.raw_table import place
 from poemetric.reliability.header_hints import RATINGS_SPELLINGS, header_renames, rename_hint
 from poemetric.reliability.ratings import NA_WORDS, Rating, Ratings, parse_score
 from poemetric.text.listing import first_few
@@ -72,8 +73,9 @@ def score_text(
         seen.append(line)
         if warnings is not None:
             warnings.append(
-                f"scores with a decimal comma (first {text.strip()!r} on line {line}) are read "
-                f"as decimal numbers ({read}), the file being semicolon-separated"
+                f"{place(str(table.path), line)}: scores with a decimal comma (first "
+                f"{text.strip()!r}) are read as decimal numbers ({read}), the file being "
+                "semicolon-separated"
             )
     return read
 

@@ -6,8 +6,10 @@ digits and punctuation dropped."""
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 from poemetric.text.apostrophes import apostrophe_table
@@ -47,6 +49,12 @@ _APOSTROPHES = apostrophe_table({"\u2032": "'", "\u2010": "-", "\u2011": "-"})
 def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens of a text (see module docstring)."""
     return list(_tokens(text))
+
+
+def type_token_ratio(tokens: Sequence[str]) -> float:
+    """Distinct tokens / tokens of one poem (the paper's TTR; NaN without a token): what
+    `analyze` reports per poem and author, and `ghostwriting score` per file."""
+    return len(set(tokens)) / len(tokens) if tokens else math.nan
 
 
 def normalize_text(text: str) -> str:
