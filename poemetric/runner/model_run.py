@@ -151,7 +151,7 @@ async def start_provider(run: ModelRun) -> Provider | None:
 def ran_whole_shard(run: ModelRun) -> bool:
     """Whether this command left none of the model's jobs in its `--shard` (the whole stage
     without it) undone: each has its row, ok or error (done before, from the cache, or called
-    now), so `merge` may count the shard as run for the model (docs/running.md, "Sharding").
+    now), so `merge` may count the shard as run for the model (docs/running.md, "`--shard K/N`").
     Not when the model was refused before its first call or stopped (`stopped`: no key, a
     refused key, an adapter's bug, a batch request failing for good), jobs were skipped at the
     --max-cost budget or left to another process, or a stop (Ctrl-C, SIGTERM) began before the
