@@ -52,5 +52,5 @@ def test_import_of_an_export_says_how_many_rows_it_skipped(tmp_path: Path) -> No
     )
     again = runner.invoke(app, ["survey", "import", str(own), "--run", run], env={"COLUMNS": "400"})
     assert again.exit_code == 0, again.output
-    assert "imported 1 answers (1 new, 0 replaced) by 1 rater" in again.stdout
+    assert "imported 1 answer (1 new, 0 replaced) by 1 rater" in again.stdout
     assert "skipped" not in again.stdout

@@ -155,7 +155,7 @@ def import_(
         ]
     raters_count = len({a.expert for a in answers})
     console.print(
-        f"imported {new + replaced} answers ({new} new, {replaced} replaced) by "
+        f"imported {counted(new + replaced, 'answer')} ({new} new, {replaced} replaced) by "
         f"{counted(raters_count, 'rater')} into survey {survey!r} of {run}"
         + (
             f"; {unchanged} of them {'was' if unchanged == 1 else 'were'} stored already with "
