@@ -45,6 +45,7 @@ from poemetric.providers.base import (
     BatchCapable,
     BatchStatus,
     Completion,
+    FindsBatches,
     Provider,
     ProviderError,
 )
@@ -56,6 +57,7 @@ from poemetric.runner.adapter_bugs import (
     shortened,
     stop_for_adapter_bug,
 )
+from poemetric.runner.batch_adopt import find_lost_batches
 from poemetric.runner.batch_calls import BatchRequest, GaveUp, Stopped, log_batch_call, retried
 from poemetric.runner.batch_download import download_failed
 from poemetric.runner.batch_intent import (
@@ -171,17 +173,27 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
     waiting: list[InFlight] = []
     covered: set[str] = set()
     unconfirmed: list[tuple[str, int]] = []
+    marker_keys: dict[str, dict[str, str]] = {}
     for batch in _in_flight(run):
         covered.update(batch.keys)
         if batch.unconfirmed:  # a submission whose answer was never stored
+            marker_keys[batch.batch_id] = batch.keys
             if here := _pending_in(batch.keys, by_key):  # a live process leases its jobs
                 unconfirmed_here(run, batch.batch_id, here, unconfirmed)
             continue
         waiting.append(batch)
-        run.report.batch_ids.append(batch.batch_id)
     to_submit = [job for job in pending if job.key not in covered]
+    searched: dict[str, str] = {}
+    if unconfirmed and isinstance(provider, FindsBatches):  # its batch list may hold them
+        found = await find_lost_batches(run, provider, unconfirmed, marker_keys)
+        known = {batch.batch_id for batch in waiting}
+        waiting.extend(batch for batch in found.adopted if batch.batch_id not in known)
+        unconfirmed, searched = found.left, found.notes
+        if found.several:
+            run.stop_mid_run(found.several)
+    run.report.batch_ids.extend(batch.batch_id for batch in waiting)
     if unconfirmed:  # submitting more could pay twice: the batches in flight are collected
-        run.stop_mid_run(unconfirmed_reason(run.store, run.handler.table, unconfirmed))
+        run.stop_mid_run(unconfirmed_reason(run.store, run.handler.table, unconfirmed, searched))
         run.leave_pending(sum(n for _, n in unconfirmed) + len(to_submit))
         to_submit = []
     reserved: dict[str, float] = {}
@@ -253,7 +265,7 @@ def _stop_model(
     bug (`AdapterBug`), the provider refused the key or the step failed for good (`GaveUp`).
     Nothing after a stop (`Stopped`): the resumed run does those jobs. `kept`: the row of a
     submission that may have created a batch all the same, said with what to do."""
-    advice = lost_advice(str(run.store.run_dir), kept) if kept else None
+    advice = lost_advice(run.store, kept) if kept else None
     if isinstance(failed, AdapterBug):
         stop_for_adapter_bug(run, failed, batch_id, jobs=jobs, kept=advice)
         return
