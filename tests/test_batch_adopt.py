@@ -1,8 +1,9 @@
 """A `--batch` submission whose answer was lost, where the provider's batch list shows the tag
 each submission carries (OpenAI's `metadata`): the next run finds the batch there and collects
 it instead of stopping the model; none found, or several, stops it with a line that says so.
-The real `openai` SDK against the local server, which creates the batch and then loses its
-answer (`batch_faults`, or a 500 sent after the batch was created)."""
+Gemini's batch jobs carry it in their `display_name`. The real SDKs against the local servers,
+which create the batch and then lose its answer (`batch_faults`, or a 500 sent after the batch
+was created)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ from test_runner_support import TEST_KEY, TEST_KEY_ENV, generation_rows, prepare
 from poemetric.generation.stage import run_generation
 from poemetric.providers import openai_provider
 from poemetric.store import RunStore
-from poemetric.testing.http_base import HttpAnswer, RecordedRequest
-from poemetric.testing.servers import Fault, OpenAIServer
+from poemetric.testing.http_base import HttpAnswer, LocalServer, RecordedRequest
+from poemetric.testing.servers import Fault, GeminiServer, OpenAIServer
 
 TAG_KEY = openai_provider.SUBMISSION_TAG_KEY
 
@@ -73,7 +74,7 @@ def wait_for_batches(server: OpenAIServer, n: int) -> None:
     assert len(server.batches) == n
 
 
-def lose_first_answer(tmp_path: Path, server: OpenAIServer) -> tuple[RunStore, str]:
+def lose_first_answer(tmp_path: Path, server: LocalServer) -> tuple[RunStore, str]:
     """A first run whose submission's answer is lost: its store and the marker left."""
     store = prepared_store(tmp_path / "run", poems=3)
     report = run_generation(store, [spec_for(server, "remote", timeout_s=1)], options=BATCH)
@@ -90,8 +91,8 @@ def lose_first_answer(tmp_path: Path, server: OpenAIServer) -> tuple[RunStore, s
     return store, marker
 
 
-def assert_no_key(store: RunStore, server: OpenAIServer, *texts: str) -> None:
-    """The API key is in no batch's metadata, no file of the run, no printed line."""
+def assert_no_key(store: RunStore, server: OpenAIServer | GeminiServer, *texts: str) -> None:
+    """The API key is in no batch's metadata (or name), no file of the run, no printed line."""
     for batch in server.batches.values():
         assert TEST_KEY not in json.dumps(batch.get("metadata"))
     for path in Path(store.run_dir).rglob("*"):
@@ -224,4 +225,42 @@ def test_a_row_without_a_tag_is_not_searched_for(tmp_path: Path) -> None:
         (model,) = again.models
         assert server.batch_list_requests == 0 and model.ok == 0 and model.left_pending == 3
         assert model.not_run is not None and "batches searched" not in model.not_run
+        assert f"batches abandon {marker} --run {store.run_dir} --force" in model.not_run
+
+
+@pytest.mark.parametrize(
+    "fault", [Fault.disconnect(), Fault.slow(3.0)], ids=["disconnect", "timeout"]
+)
+def test_a_gemini_batch_is_found_by_its_display_name(tmp_path: Path, fault: Fault) -> None:
+    with GeminiServer(api_key=TEST_KEY, batch_faults=[fault]) as server:
+        store, marker = lose_first_answer(tmp_path, server)
+        deadline = time.monotonic() + 10
+        while not server.batches and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ((name, batch),) = server.batches.items()
+        assert batch["metadata"]["displayName"] == f"poemetric-remote-{marker}"
+
+        again = run_generation(store, [spec_for(server, "remote")], options=BATCH)
+        (model,) = again.models
+        assert model.ok == 3 and not again.incomplete, printed(again)
+        assert len(submissions(server)) == 1 and len(server.batches) == 1
+        assert server.batch_list_requests == 1
+        line = " ".join(printed(again).split())
+        assert f"found batch {name} in the provider's batch list (1 batch searched)" in line
+        assert [(r["batch_id"], r["status"]) for r in markers(store.run_dir)] == [
+            (name, "collected")
+        ]
+        assert len(generation_rows(store, "remote")) == 3
+        assert_no_key(store, server, line)
+
+
+def test_no_gemini_batch_found_says_so(tmp_path: Path) -> None:
+    """A 500 before the batch job was created: none in the list; the model stops as before."""
+    with GeminiServer(api_key=TEST_KEY, batch_faults=[Fault.server_error(500)]) as server:
+        store, marker = lose_first_answer(tmp_path, server)
+        again = run_generation(store, [spec_for(server, "remote")], options=BATCH)
+        (model,) = again.models
+        assert model.ok == 0 and model.left_pending == 3 and server.batches == {}
+        assert model.not_run is not None
+        assert "the provider's batch list (0 batches searched) holds no batch" in model.not_run
         assert f"batches abandon {marker} --run {store.run_dir} --force" in model.not_run

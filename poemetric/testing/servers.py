@@ -17,7 +17,7 @@ Servers
                      results JSONL, cancel).
 ``GeminiServer``     ``POST /v1beta/models/{model}:generateContent`` (thought parts when
                      ``thinkingConfig.includeThoughts``), ``:batchGenerateContent`` with inline
-                     requests and ``GET /v1beta/batches/{id}``.
+                     requests, ``GET /v1beta/batches/{id}`` and the list ``GET /v1beta/batches``.
 
 Common constructor arguments (keyword-only after ``responder``)::
 
