@@ -17,7 +17,9 @@ import pytest
 from test_batch_lost_answer import markers
 from test_runner_batch_faults import BATCH, printed, spec_for, submissions
 from test_runner_support import TEST_KEY, TEST_KEY_ENV, generation_rows, prepared_store
+from typer.testing import CliRunner
 
+from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.providers import openai_provider
 from poemetric.store import RunStore
@@ -89,6 +91,18 @@ def lose_first_answer(tmp_path: Path, server: LocalServer) -> tuple[RunStore, st
     )
     assert "--force" not in line
     return store, marker
+
+
+def listed(store: RunStore) -> str:
+    """`poemetric batches list` of the run, its whitespace runs made single spaces."""
+    result = CliRunner().invoke(
+        app, ["batches", "list", "--run", str(store.run_dir)], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 0, result.output
+    return " ".join(result.output.split())
+
+
+SEARCHED_FIRST = "the next run with --batch looks for it there first"
 
 
 def assert_no_key(store: RunStore, server: OpenAIServer | GeminiServer, *texts: str) -> None:
@@ -181,6 +195,9 @@ def test_none_found_stops_the_model_and_says_how_many_were_searched(
         )
         assert f"batches abandon {marker} --run {store.run_dir} --force" in model.not_run
         assert [r["batch_id"] for r in markers(store.run_dir)] == [marker]
+        text = listed(store)
+        assert f"The batch of {marker} carries that id in the provider's batch list" in text
+        assert SEARCHED_FIRST in text and f"batches abandon {marker}" in text
         assert_no_key(store, server, model.not_run)
 
 
@@ -225,6 +242,7 @@ def test_a_row_without_a_tag_is_not_searched_for(tmp_path: Path) -> None:
         (model,) = again.models
         assert server.batch_list_requests == 0 and model.ok == 0 and model.left_pending == 3
         assert model.not_run is not None and "batches searched" not in model.not_run
+        assert SEARCHED_FIRST not in listed(store)
         assert f"batches abandon {marker} --run {store.run_dir} --force" in model.not_run
 
 
@@ -264,3 +282,35 @@ def test_no_gemini_batch_found_says_so(tmp_path: Path) -> None:
         assert model.not_run is not None
         assert "the provider's batch list (0 batches searched) holds no batch" in model.not_run
         assert f"batches abandon {marker} --run {store.run_dir} --force" in model.not_run
+
+
+class ListFails(CreatesThenFails):
+    """As `CreatesThenFails`, and its batch list answers 500, always."""
+
+    def route(self, record: RecordedRequest, query: Any, raw: bytes) -> HttpAnswer:
+        if record.method == "GET" and record.path.rstrip("/") == "/v1/batches":
+            return self.error_answer(500, "list unavailable")
+        return super().route(record, query, raw)
+
+
+def test_a_batch_list_that_cannot_be_read_stops_the_model_as_before(tmp_path: Path) -> None:
+    """The list call is retried like any batch request, then the model stops as it did before
+    the search existed, the line saying why it found nothing."""
+    with ListFails(api_key=TEST_KEY) as server:
+        store, marker = lose_first_answer(tmp_path, server)
+        again = run_generation(store, [spec_for(server, "remote", max_retries=2)], options=BATCH)
+        (model,) = again.models
+        assert model.ok == 0 and model.left_pending == 3 and len(submissions(server)) == 1
+        assert server.batch_list_requests == 3
+        assert model.not_run is not None
+        assert "the provider's batch list could not be searched for it (" in model.not_run
+        assert "HTTP 500" in model.not_run
+        assert f"batches abandon {marker} --run {store.run_dir} --force" in model.not_run
+        with RunStore(store.run_dir) as reader:
+            outcomes = [
+                r["outcome"]
+                for r in reader.query(
+                    "SELECT outcome FROM calls WHERE cache_key = ? ORDER BY rowid", (marker,)
+                )
+            ]
+        assert outcomes == ["batch-retry", "batch-retry", "batch-error"]

@@ -27,7 +27,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from poemetric.providers.base import BatchSearch, FindsBatches
-from poemetric.runner.adapter_bugs import AdapterBug, shortened
+from poemetric.runner.adapter_bugs import AdapterBug, log_traceback, shortened
 from poemetric.runner.batch_calls import BatchRequest, GaveUp, Stopped, log_batch_call, retried
 from poemetric.runner.batch_intent import TAGGED, submission_detail
 from poemetric.runner.batch_table import InFlight, record_batch
@@ -102,14 +102,17 @@ async def _search(run: ModelRun, provider: FindsBatches, marker: str) -> BatchSe
             returns=(BatchSearch, "a poemetric.providers.base.BatchSearch"),
         )
     except GaveUp as failed:
-        return f"the provider's batch list could not be searched for it ({shortened(run.redact(str(failed.error)))})"
+        said = shortened(run.redact(str(failed.error)))
+        return f"the provider's batch list could not be searched for it ({said})"
     except Stopped:
         return "the search of the provider's batch list was stopped"
-    except AdapterBug as bug:
+    except AdapterBug as bug:  # the adapter's bug: its traceback in the call log
         error = bug.error
+        log_traceback(run, bug.method, error, cache_key=marker)
         return (
             f"the provider's batch list could not be searched for it: {bug.method} raised "
-            f"{type(error).__name__}: {shortened(run.redact(str(error)))}"
+            f"{type(error).__name__}: {shortened(run.redact(str(error)))} (a bug in the adapter, "
+            "its traceback in the run's call log)"
         )
     note = f"{counted(len(search.found), 'batch', 'batches')} found in {search.searched} listed"
     log_batch_call(run, request, request.attempts, "ok", note=note)
