@@ -26,7 +26,7 @@ from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING
 
-from poemetric.providers.base import BatchSearch, FindsBatches
+from poemetric.providers.base import BatchCapable, BatchSearch, FindsBatches
 from poemetric.runner.adapter_bugs import AdapterBug, log_traceback, shortened
 from poemetric.runner.batch_calls import BatchRequest, GaveUp, Stopped, log_batch_call, retried
 from poemetric.runner.batch_intent import TAGGED, submission_detail
@@ -53,6 +53,27 @@ class Found:
     notes: dict[str, str] = field(default_factory=dict)
     #: Why the model stops at once: a row whose tag several batches carry.
     several: str | None = None
+
+
+async def search_lost(
+    run: ModelRun,
+    provider: BatchCapable,
+    unconfirmed: list[tuple[str, int]],
+    keys: Mapping[str, dict[str, str]],
+    waiting: list[InFlight],
+) -> tuple[list[tuple[str, int]], dict[str, str]]:
+    """Before the model stops for `unconfirmed` ((row id, jobs pending here)): with a provider
+    that `FindsBatches`, the batches found are added to `waiting` (`keys`: each row's request
+    keys), and several found stop the model. The rows still unconfirmed, and what the search
+    said of them (for `unconfirmed_reason`)."""
+    if not unconfirmed or not isinstance(provider, FindsBatches):
+        return unconfirmed, {}
+    found = await find_lost_batches(run, provider, unconfirmed, keys)
+    known = {batch.batch_id for batch in waiting}
+    waiting.extend(batch for batch in found.adopted if batch.batch_id not in known)
+    if found.several:
+        run.stop_mid_run(found.several)
+    return found.left, found.notes
 
 
 async def find_lost_batches(

@@ -11,7 +11,10 @@ adapter's bug) keeps it, the error in its `detail` as `lost`: the provider may h
 batch too (`batch_calls.may_have_created`). A row left behind means the process died
 mid-submission, or lost the answer: the next run does not submit its jobs again but stops the
 model with a line that says to look in the provider's batch list, then give the row up with
-`poemetric batches abandon ... --force` (which submits the jobs again).
+`poemetric batches abandon ... --force` (which submits the jobs again). Where the provider's
+batch list shows a tag sent with the batch (`FindsBatches`: OpenAI, Gemini), the batch carries
+the row's id (`TAGGED` in its detail) and the next run first looks for it there, adopting the
+one it finds (`batch_adopt`).
 
 Several processes may share a run directory (`--shard`, or one command run twice): a row of
 another process whose submission is still under way is no trace of a kill. Its `detail` names

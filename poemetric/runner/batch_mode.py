@@ -7,7 +7,8 @@ Resumable by construction:
   resubmitting; a row written before the submission covers a process killed while it is in
   flight, or whose answer was lost (a timeout, a dropped connection, a 500), covers a batch the
   provider may have accepted (`poemetric.runner.batch_intent`, `batch_submit`): the next run
-  stops the model rather than pay twice;
+  stops the model rather than pay twice, unless it finds that batch in the provider's batch
+  list by the row's id, which the batch carries (`batch_adopt`);
 * a restarted run submits only jobs that are neither done, cached, nor inside a batch still in
   flight;
 * results are stored one by one (row + cache entry in one transaction), then the batch is marked
@@ -45,7 +46,6 @@ from poemetric.providers.base import (
     BatchCapable,
     BatchStatus,
     Completion,
-    FindsBatches,
     Provider,
     ProviderError,
 )
@@ -57,7 +57,7 @@ from poemetric.runner.adapter_bugs import (
     shortened,
     stop_for_adapter_bug,
 )
-from poemetric.runner.batch_adopt import find_lost_batches
+from poemetric.runner.batch_adopt import search_lost
 from poemetric.runner.batch_calls import BatchRequest, GaveUp, Stopped, log_batch_call, retried
 from poemetric.runner.batch_download import download_failed
 from poemetric.runner.batch_intent import (
@@ -183,14 +183,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             continue
         waiting.append(batch)
     to_submit = [job for job in pending if job.key not in covered]
-    searched: dict[str, str] = {}
-    if unconfirmed and isinstance(provider, FindsBatches):  # its batch list may hold them
-        found = await find_lost_batches(run, provider, unconfirmed, marker_keys)
-        known = {batch.batch_id for batch in waiting}
-        waiting.extend(batch for batch in found.adopted if batch.batch_id not in known)
-        unconfirmed, searched = found.left, found.notes
-        if found.several:
-            run.stop_mid_run(found.several)
+    unconfirmed, searched = await search_lost(run, provider, unconfirmed, marker_keys, waiting)
     run.report.batch_ids.extend(batch.batch_id for batch in waiting)
     if unconfirmed:  # submitting more could pay twice: the batches in flight are collected
         run.stop_mid_run(unconfirmed_reason(run.store, run.handler.table, unconfirmed, searched))
