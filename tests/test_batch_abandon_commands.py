@@ -73,7 +73,7 @@ def test_every_printed_abandon_command_works_as_printed(
     assert listed.exit_code == 0, listed.output
     texts = {
         "batches list": listed.output,
-        "lost answer": lost_advice(str(run), marker),
+        "lost answer": lost_advice(store, marker),  # an untagged row: by hand
         "killed submission": unconfirmed_reason(store, "generations", [(marker, 2)]),
         "unknown batch": unknown_batch_advice(
             openai_spec("http://127.0.0.1:9"), ("batch_gone", 404), run

@@ -1,6 +1,7 @@
 """SIGKILL while a `--batch` submission is in flight: the provider may have accepted the batch
 (and charges for it) although its id never reached the store. The resume must not submit those
-jobs again (paying twice) but say what to do. Real processes through the real CLI, the local
+jobs again (paying twice) but say what to do, or (OpenAI, whose batch list shows the tag each
+submission carries) find the batch and collect it. Real processes through the real CLI, the local
 OpenAI and Anthropic servers holding their answer to the submission."""
 
 from __future__ import annotations
@@ -108,6 +109,15 @@ def test_a_batch_submission_killed_in_flight_is_not_submitted_again(
         code, output = poemetric(tmp_path, env, *args)
         # Not submitted again: the first batch may be answered and charged for.
         assert submissions(server) == 1
+        if base is OpenAIServer:  # its batch carries the row's id: found in the batch list
+            assert code == 0, output
+            assert "found batch batch_" in output and "nothing is submitted again" in output
+            assert len(server.batches) == 1
+            with RunStore(run) as store:
+                (row,) = store.query("SELECT batch_id, status FROM batches")
+                assert store.count("generations", "author = 'm' AND status = 'ok'") == 3
+            assert row["batch_id"] in server.batches and row["status"] == "collected"
+            return
         assert code == 1, output
         assert "killed while submitting 1 batch of 3 jobs" in output
         assert "may have accepted it and charges for it" in output

@@ -110,15 +110,21 @@ def test_plans_and_runs_without_batch_say_a_killed_submission_stops_the_model(
             (row,) = store.query("SELECT batch_id FROM batches")
         abandon = f"batches abandon {row['batch_id']} --run {run} --force"
 
+        search = (
+            "a run with --batch first searches the provider's batch list for it (the batch "
+            "carries the row's id) and collects it if it is there"
+        )
         rc, plan = poemetric(tmp_path, env, *args, "--batch", "--dry-run")
         assert rc == 0, plan
         assert "not counted as planned calls: the run stops the model" in plan
+        assert search in plan
         assert "killed while submitting 1 batch of 3 jobs" in plan and abandon in plan
-        assert "collects them" not in plan
+        assert "the run polls it and collects them" not in plan
+        assert server.batch_list_requests == 0  # a plan asks the provider nothing
 
         rc, plan = poemetric(tmp_path, env, *args, "--dry-run")
         assert "one with --batch stops the model" in plan and abandon in plan, plan
-        assert "with --batch to collect them" not in plan
+        assert search in plan and "with --batch to collect them" not in plan
 
         calls = len(server.requests)
         rc, output = poemetric(tmp_path, env, *args)
@@ -127,5 +133,5 @@ def test_plans_and_runs_without_batch_say_a_killed_submission_stops_the_model(
         assert len(server.requests) == calls and ok(run) == 0  # nothing called, nothing paid
 
         rc, output = poemetric(tmp_path, env, *args, "--batch")  # as the plan said
-        assert rc == 1 and abandon in output, output
-        assert submissions(server) == 1
+        assert rc == 0 and "found batch batch_" in output, output  # OpenAI's list shows its tag
+        assert submissions(server) == 1 and len(server.batches) == 1 and ok(run) == 3

@@ -13,7 +13,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain_cells
 from poemetric.cli.options import RunOption, error_exit, existing_run
-from poemetric.runner.batch_intent import SubmissionState, submission_state
+from poemetric.runner.batch_intent import TAGGED, SubmissionState, submission_state
 from poemetric.runner.batch_table import (
     ENDED_STATES,
     UNCONFIRMED_PREFIX,
@@ -89,12 +89,21 @@ def _unconfirmed_advice(
     ]
     if not gone:
         return ""
+    tagged = [row.batch_id for row in gone if row.detail.get(TAGGED)]
+    found = (
+        f"\nThe batch of {', '.join(tagged)} carries that id in the provider's batch list "
+        "(OpenAI, Gemini): the next run with --batch looks for it there first, and collects it "
+        "if it finds exactly one; it stops only if it finds none or several."
+        if tagged
+        else ""
+    )
     return (
         f"\n'{UNCONFIRMED_PREFIX}...': a submission whose batch id never reached the store "
         f"({', '.join(row.batch_id for row in gone)}): the provider may have accepted that "
         "batch and charges for it, so runs do not submit its jobs again. Look for it in the "
         "provider's batch list (created about the time shown) and cancel it there if it is; "
         f"then give the row up (the next run submits its jobs again):\n{_commands(gone, run)}"
+        + found
         + (
             "\nA row whose submission is under way belongs to a live process: leave it."
             if live

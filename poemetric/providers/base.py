@@ -382,6 +382,39 @@ class BatchCapable(ABC):
         """Results of a finished batch job, keyed by custom id."""
 
 
+@dataclass(frozen=True)
+class BatchSearch:
+    """What a provider's batch list holds of one tagged submission (`FindsBatches`): the ids of
+    the batches carrying its tag, and how many batches were `searched` (listed)."""
+
+    found: tuple[str, ...]
+    searched: int
+
+
+class FindsBatches(ABC):
+    """Optional mixin, beside `BatchCapable`, for a batch API whose batch list shows a tag sent
+    with each submission (OpenAI's `metadata`, Gemini's `display_name`). The runner then submits
+    with `submit_tagged_batch`, the tag being the `unconfirmed-...` row it wrote before; when
+    the answer to a submission is lost (a timeout, a dropped connection, a 500), the next run
+    asks `find_batches` for that tag and adopts the batch it finds instead of stopping the
+    model. A provider without it (Anthropic's Message Batches carry no such field; a
+    third-party adapter that does not say) keeps the manual way: look in the provider's batch
+    list, then `poemetric batches abandon ... --force`."""
+
+    @abstractmethod
+    async def submit_tagged_batch(
+        self, items: Sequence[tuple[str, GenerationRequest]], tag: str
+    ) -> str:
+        """As `submit_batch`, the batch carrying `tag` where `find_batches` can see it."""
+
+    @abstractmethod
+    async def find_batches(self, tag: str, *, since: float) -> BatchSearch:
+        """The batches of the provider's list that carry `tag` (free: a list call pays for
+        nothing), leaving out those cancelled (a user gave them up). `since` (Unix time, a
+        margin for clock skew taken off already): a batch created before it cannot carry the
+        tag, so the list may be read only down to there."""
+
+
 def sends_batches(cls: type[Provider]) -> bool:
     """Whether `--batch` sends this provider's calls through its batch API (at
     `pricing.batch_discount`): a `BatchCapable` provider that the runner does not hand chunks to

@@ -19,8 +19,10 @@ from pydantic import ValidationError
 
 from poemetric.providers.base import (
     BatchCapable,
+    BatchSearch,
     BatchStatus,
     Completion,
+    FindsBatches,
     GenerationRequest,
     ProviderError,
     TokenUsage,
@@ -46,9 +48,13 @@ _BATCH_STATES: dict[str, Any] = {
     "JOB_STATE_EXPIRED": "expired",
 }
 _DURATION = re.compile(r"^\s*([\d.]+)s\s*$")
+#: Batch jobs a user gave up (cancelled, or being cancelled): never found for a submission.
+_GIVEN_UP = frozenset({"JOB_STATE_CANCELLED", "JOB_STATE_CANCELLING"})
+#: Batch jobs asked for per page of the batch list.
+LIST_PAGE = 100
 
 
-class GoogleProvider(SDKProvider["genai.Client"], BatchCapable):
+class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
     """`provider: google`. `reasoning_budget_tokens` → `thinking_budget` (0 turns thinking off),
     `reasoning_effort` → `thinking_level`; thoughts are requested whenever thinking is configured
     or the model file says `thinking: true`. `settings.extra` holds `GenerateContentConfig` fields.
@@ -208,6 +214,40 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable):
 
     # -- batch jobs (inline requests) --------------------------------------------------------
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
+        return await self._submit(items, f"poemetric-{self.spec.name}")
+
+    async def submit_tagged_batch(
+        self, items: Sequence[tuple[str, GenerationRequest]], tag: str
+    ) -> str:
+        """The batch job's `display_name` ends with `tag` (the list shows it)."""
+        return await self._submit(items, f"poemetric-{self.spec.name}-{tag}")
+
+    async def find_batches(self, tag: str, *, since: float) -> BatchSearch:
+        """The whole batch list (its order is not documented), those created before `since`
+        left out, as are the cancelled ones."""
+        client = self.client
+        from google.genai import types
+
+        found: list[str] = []
+        searched = 0
+        try:
+            pager = await client.aio.batches.list(
+                config=types.ListBatchJobsConfig(page_size=LIST_PAGE)
+            )
+            async for job in pager:
+                if job.create_time is not None and job.create_time.timestamp() < since:
+                    continue
+                searched += 1
+                state = job.state.value if job.state else ""
+                if job.name and state not in _GIVEN_UP and (job.display_name or "").endswith(tag):
+                    found.append(job.name)
+        except Exception as error:
+            raise self.translate(error) from error
+        return BatchSearch(tuple(found), searched)
+
+    async def _submit(
+        self, items: Sequence[tuple[str, GenerationRequest]], display_name: str
+    ) -> str:
         if len({custom_id for custom_id, _ in items}) != len(items):
             raise ProviderError(
                 f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True
@@ -227,7 +267,7 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable):
             job = await client.aio.batches.create(
                 model=self.spec.model,
                 src=inlined,
-                config=types.CreateBatchJobConfig(display_name=f"poemetric-{self.spec.name}"),
+                config=types.CreateBatchJobConfig(display_name=display_name),
             )
         except Exception as error:
             raise self.translate(error) from error

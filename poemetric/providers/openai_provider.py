@@ -18,8 +18,10 @@ from pydantic import ValidationError
 
 from poemetric.providers.base import (
     BatchCapable,
+    BatchSearch,
     BatchStatus,
     Completion,
+    FindsBatches,
     GenerationRequest,
     ProviderError,
     TokenUsage,
@@ -40,6 +42,10 @@ if TYPE_CHECKING:
 #: o1, o3-mini, o4-mini, gpt-5...: `max_completion_tokens`, `reasoning_effort`, no temperature.
 REASONING_MODEL_RE = re.compile(r"^(o\d|gpt-5)")
 CHAT_ENDPOINT: Literal["/v1/chat/completions"] = "/v1/chat/completions"
+#: The `metadata` key of a batch that carries its submission's tag (`FindsBatches`).
+SUBMISSION_TAG_KEY = "poemetric_submission"
+#: Batches asked for per page of the batch list (the API's most).
+LIST_PAGE = 100
 _BATCH_STATES: dict[str, Any] = {
     "validating": "in_progress",
     "in_progress": "in_progress",
@@ -52,7 +58,7 @@ _BATCH_STATES: dict[str, Any] = {
 }
 
 
-class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable):
+class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
     """`provider: openai`. `options.reasoning_model: true|false` overrides the name-based guess."""
 
     name: ClassVar[str] = "openai"
@@ -179,6 +185,33 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable):
 
     # -- batch API ---------------------------------------------------------------------------
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
+        return await self._submit(items, None)
+
+    async def submit_tagged_batch(
+        self, items: Sequence[tuple[str, GenerationRequest]], tag: str
+    ) -> str:
+        return await self._submit(items, {SUBMISSION_TAG_KEY: tag})
+
+    async def find_batches(self, tag: str, *, since: float) -> BatchSearch:
+        """The batch list, newest first, read down to the first batch created before `since`;
+        a batch cancelled (or being cancelled) is not counted as found: it was given up."""
+        found: list[str] = []
+        searched = 0
+        try:
+            async for batch in self.client.batches.list(limit=LIST_PAGE):
+                if batch.created_at < since:
+                    break
+                searched += 1
+                given_up = batch.status in ("cancelling", "cancelled")
+                if not given_up and (batch.metadata or {}).get(SUBMISSION_TAG_KEY) == tag:
+                    found.append(batch.id)
+        except Exception as error:
+            raise self.translate(error) from error
+        return BatchSearch(tuple(found), searched)
+
+    async def _submit(
+        self, items: Sequence[tuple[str, GenerationRequest]], metadata: dict[str, str] | None
+    ) -> str:
         lines = [
             json.dumps(
                 {
@@ -205,7 +238,10 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable):
             raise failed from error
         try:
             batch = await client.batches.create(
-                input_file_id=upload.id, endpoint=CHAT_ENDPOINT, completion_window="24h"
+                input_file_id=upload.id,
+                endpoint=CHAT_ENDPOINT,
+                completion_window="24h",
+                metadata=metadata,
             )
         except Exception as error:
             raise self.translate(error) from error

@@ -146,7 +146,7 @@ def stop_for_adapter_bug(
     )
     if kept:
         reason += f"; {kept}"
-    elif bug.method == "submit_batch":
+    elif bug.method in ("submit_batch", "submit_tagged_batch"):
         reason += (
             "; if the adapter created the batch before it failed, cancel it in the provider's "
             "batch list before running again"

@@ -11,7 +11,10 @@ adapter's bug) keeps it, the error in its `detail` as `lost`: the provider may h
 batch too (`batch_calls.may_have_created`). A row left behind means the process died
 mid-submission, or lost the answer: the next run does not submit its jobs again but stops the
 model with a line that says to look in the provider's batch list, then give the row up with
-`poemetric batches abandon ... --force` (which submits the jobs again).
+`poemetric batches abandon ... --force` (which submits the jobs again). Where the provider's
+batch list shows a tag sent with the batch (`FindsBatches`: OpenAI, Gemini), the batch carries
+the row's id (`TAGGED` in its detail) and the next run first looks for it there, adopting the
+one it finds (`batch_adopt`).
 
 Several processes may share a run directory (`--shard`, or one command run twice): a row of
 another process whose submission is still under way is no trace of a kill. Its `detail` names
@@ -46,6 +49,9 @@ if TYPE_CHECKING:
 
 #: The status of a marker row (`UNCONFIRMED_PREFIX...`) while its submission is under way.
 SUBMITTING = "submitting"
+#: In a marker's `detail`: the batch carries the marker's id as its tag in the provider's batch
+#: list (`FindsBatches`), so the next run can search for it (`batch_adopt`).
+TAGGED = "tagged"
 #: The longest lost answer's error `SubmissionState.note` shows.
 LOST_CHARS = 120
 
@@ -89,16 +95,23 @@ def abandon_markers(run_dir: object, markers: Iterable[str]) -> str:
     return abandon_command(str(run_dir), dict.fromkeys(markers, SUBMITTING))
 
 
-def lost_advice(run_dir: str, marker: str) -> str:
-    """What to do after a submission whose answer was lost (its row `marker` kept)."""
+def lost_advice(store: RunStore, marker: str) -> str:
+    """What to do after a submission whose answer was lost (its row `marker` kept): a batch
+    tagged with `marker` is looked for by the next run (`batch_adopt`); else by hand."""
+    head = "the provider may have accepted the batch all the same, so these jobs are not submitted "
+    if submission_detail(store, marker).get(TAGGED):
+        return (
+            f"{head}again: the next run with --batch looks for it in the provider's batch list "
+            f"(it carries {marker}) and collects it if it is there"
+        )
     return (
-        "the provider may have accepted the batch all the same, so these jobs are not submitted "
-        "again: look for it in the provider's batch list and cancel it there if it is; then "
-        f"`{abandon_markers(run_dir, [marker])}`, after which the next run submits them again"
+        f"{head}again: look for it in the provider's batch list and cancel it there if it is; "
+        f"then `{abandon_markers(store.run_dir, [marker])}`, after which the next run submits "
+        "them again"
     )
 
 
-def _detail(store: RunStore, marker: str) -> dict[str, Any]:
+def submission_detail(store: RunStore, marker: str) -> dict[str, Any]:
     """The stored `detail` of the row `marker` ({} when there is none)."""
     rows = store.query("SELECT detail FROM batches WHERE batch_id = ?", (marker,))
     detail = json.loads(rows[0]["detail"] or "{}") if rows else {}
@@ -106,7 +119,7 @@ def _detail(store: RunStore, marker: str) -> dict[str, Any]:
 
 
 def _lost(store: RunStore, marker: str) -> str | None:
-    lost = _detail(store, marker).get("lost")
+    lost = submission_detail(store, marker).get("lost")
     return lost if isinstance(lost, str) else None
 
 
@@ -142,7 +155,7 @@ def submitting_process(store: RunStore, marker: str) -> str | None:
     lost the answer, is this process (a submission cut by a cancel, seen by the next
     `run_generation` of a notebook or script: a model runs once at a time in a process, so its
     own row is never still under way), or the row names none."""
-    detail = _detail(store, marker)
+    detail = submission_detail(store, marker)
     holder = _holder(detail)
     if "lost" in detail or holder is None:
         return None
@@ -230,9 +243,15 @@ def unconfirmed_here(
     run.report.held_by = f"{run.report.held_by}; {held}" if run.report.held_by else held
 
 
-def unconfirmed_reason(store: RunStore, stage: str, markers: list[tuple[str, int]]) -> str:
+def unconfirmed_reason(
+    store: RunStore,
+    stage: str,
+    markers: list[tuple[str, int]],
+    searched: Mapping[str, str] | None = None,
+) -> str:
     """Why the model stops: `markers` are (row id, jobs) left by a process killed mid-submission
-    or one that lost the submission's answer."""
+    or one that lost the submission's answer; `searched`, what the provider's batch list said
+    of some of them (`batch_adopt`)."""
     jobs = sum(n for _, n in markers)
     ids = ", ".join(m for m, _ in markers)
     what = f"{counted(len(markers), 'batch', 'batches')} of {counted(jobs, 'job')}"
@@ -243,6 +262,9 @@ def unconfirmed_reason(store: RunStore, stage: str, markers: list[tuple[str, int
     else:
         head = f"an earlier run was killed while submitting {what} ({ids}), before the provider's "
         head += "answer was stored"
+    notes = [(m, note) for m, _ in markers if (note := (searched or {}).get(m))]
+    if notes:
+        head += "; " + "; ".join(note if len(markers) == 1 else f"{m}: {note}" for m, note in notes)
     return (
         f"{head}: the provider may have accepted it and charges for it, so its jobs are "
         "not submitted again. Look for it in the provider's batch list (created at the time of "
@@ -270,6 +292,11 @@ def unconfirmed_warnings(
         )
     if gone:
         jobs = sum(n for _, n in gone)
+        if any(submission_detail(store, marker).get(TAGGED) for marker, _ in gone):
+            what += (
+                "; a run with --batch first searches the provider's batch list for it (the "
+                "batch carries the row's id) and collects it if it is there"
+            )
         lines.append(
             f"{counted(jobs, 'job')} {plural(jobs, 'is', 'are')} in a batch submission whose "
             f"answer never reached the store: {what}; {unconfirmed_reason(store, stage, gone)}"

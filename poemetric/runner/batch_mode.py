@@ -7,7 +7,8 @@ Resumable by construction:
   resubmitting; a row written before the submission covers a process killed while it is in
   flight, or whose answer was lost (a timeout, a dropped connection, a 500), covers a batch the
   provider may have accepted (`poemetric.runner.batch_intent`, `batch_submit`): the next run
-  stops the model rather than pay twice;
+  stops the model rather than pay twice, unless it finds that batch in the provider's batch
+  list by the row's id, which the batch carries (`batch_adopt`);
 * a restarted run submits only jobs that are neither done, cached, nor inside a batch still in
   flight;
 * results are stored one by one (row + cache entry in one transaction), then the batch is marked
@@ -56,6 +57,7 @@ from poemetric.runner.adapter_bugs import (
     shortened,
     stop_for_adapter_bug,
 )
+from poemetric.runner.batch_adopt import search_lost
 from poemetric.runner.batch_calls import BatchRequest, GaveUp, Stopped, log_batch_call, retried
 from poemetric.runner.batch_download import download_failed
 from poemetric.runner.batch_intent import (
@@ -171,17 +173,20 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
     waiting: list[InFlight] = []
     covered: set[str] = set()
     unconfirmed: list[tuple[str, int]] = []
+    marker_keys: dict[str, dict[str, str]] = {}
     for batch in _in_flight(run):
         covered.update(batch.keys)
         if batch.unconfirmed:  # a submission whose answer was never stored
+            marker_keys[batch.batch_id] = batch.keys
             if here := _pending_in(batch.keys, by_key):  # a live process leases its jobs
                 unconfirmed_here(run, batch.batch_id, here, unconfirmed)
             continue
         waiting.append(batch)
-        run.report.batch_ids.append(batch.batch_id)
     to_submit = [job for job in pending if job.key not in covered]
+    unconfirmed, searched = await search_lost(run, provider, unconfirmed, marker_keys, waiting)
+    run.report.batch_ids.extend(batch.batch_id for batch in waiting)
     if unconfirmed:  # submitting more could pay twice: the batches in flight are collected
-        run.stop_mid_run(unconfirmed_reason(run.store, run.handler.table, unconfirmed))
+        run.stop_mid_run(unconfirmed_reason(run.store, run.handler.table, unconfirmed, searched))
         run.leave_pending(sum(n for _, n in unconfirmed) + len(to_submit))
         to_submit = []
     reserved: dict[str, float] = {}
@@ -253,7 +258,7 @@ def _stop_model(
     bug (`AdapterBug`), the provider refused the key or the step failed for good (`GaveUp`).
     Nothing after a stop (`Stopped`): the resumed run does those jobs. `kept`: the row of a
     submission that may have created a batch all the same, said with what to do."""
-    advice = lost_advice(str(run.store.run_dir), kept) if kept else None
+    advice = lost_advice(run.store, kept) if kept else None
     if isinstance(failed, AdapterBug):
         stop_for_adapter_bug(run, failed, batch_id, jobs=jobs, kept=advice)
         return

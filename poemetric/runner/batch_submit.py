@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from poemetric.providers.base import BatchCapable
+from poemetric.providers.base import BatchCapable, FindsBatches
 from poemetric.runner.adapter_bugs import AdapterBug, shortened
 from poemetric.runner.batch_calls import (
     BatchRequest,
@@ -25,7 +25,12 @@ from poemetric.runner.batch_calls import (
     retried,
     surely_not_accepted,
 )
-from poemetric.runner.batch_intent import drop_submission, keep_submission, note_submission
+from poemetric.runner.batch_intent import (
+    TAGGED,
+    drop_submission,
+    keep_submission,
+    note_submission,
+)
 from poemetric.runner.batch_table import record_batch
 from poemetric.runner.jobs import Job
 from poemetric.text.plural import counted
@@ -44,14 +49,22 @@ class SubmissionFailed(Exception):
 
 
 def _record_batch(
-    run: ModelRun, batch_id: str | None, jobs: Sequence[Job], marker: str = ""
+    run: ModelRun,
+    batch_id: str | None,
+    jobs: Sequence[Job],
+    marker: str = "",
+    *,
+    tagged: bool = False,
 ) -> str:
-    """The batch's row; with no `batch_id`, the row written before its submission (returned)."""
+    """The batch's row; with no `batch_id`, the row written before its submission (returned),
+    `tagged` when the batch carries that row's id in the provider's list (`FindsBatches`)."""
     where = (run.spec.provider, run.spec.name, run.handler.table)
     keys = {job.key: job.cache_key for job in jobs}
-    detail = {"provider_model": run.spec.model, "requests": len(jobs)}
+    detail: dict[str, object] = {"provider_model": run.spec.model, "requests": len(jobs)}
     if batch_id is None:
-        return note_submission(run.store, where, keys, detail)
+        return note_submission(
+            run.store, where, keys, {**detail, TAGGED: True} if tagged else detail
+        )
     record_batch(run.store, batch_id, where, keys, detail, replacing=marker or None)
     return batch_id
 
@@ -61,11 +74,17 @@ async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) ->
     stage next leaves it for the resume to poll). `SubmissionFailed` when it failed for good."""
     items = [(job.key, job.request) for job in chunk]
     request = BatchRequest(f"batch submission ({counted(len(chunk), 'request')})")
-    marker = _record_batch(run, None, chunk)  # kept if the process dies mid-submission
+    tagged = isinstance(provider, FindsBatches)  # the next run can find it if the answer is lost
+    marker = _record_batch(run, None, chunk, tagged=tagged)  # kept if the process dies meanwhile
+    send = (
+        partial(provider.submit_tagged_batch, items, marker)
+        if isinstance(provider, FindsBatches)
+        else partial(provider.submit_batch, items)
+    )
     try:
         batch_id = await retried(
             run,
-            partial(provider.submit_batch, items),
+            send,
             request,
             also_if=surely_not_accepted,
             returns=(str, "a batch id (str)"),

@@ -1,5 +1,6 @@
 """Gemini (Developer API) dialect: `:generateContent`, `:batchGenerateContent` with inline requests,
-`GET /v1beta/batches/{id}` and `:cancel`. Paths are under `/{api_version}/` (default v1beta)."""
+`GET /v1beta/batches/{id}`, `:cancel` and the list `GET /v1beta/batches`. Paths are under
+`/{api_version}/` (default v1beta)."""
 
 from __future__ import annotations
 
@@ -99,6 +100,8 @@ class GeminiServer(LocalServer):
                 return self.generate_content(record, model)
             if action == "batchGenerateContent":
                 return self.create_batch(record.body, model)
+        if method == "GET" and resource == "batches":
+            return self.list_batches(query)
         if resource.startswith("batches/"):
             name, _, action = resource.partition(":")
             if method == "GET" and not action:
@@ -201,6 +204,25 @@ class GeminiServer(LocalServer):
         self._outputs[name] = outputs
         self._polls_left[name] = self.batch_polls_in_progress
         return HttpAnswer.json(200, self.batches[name])
+
+    def list_batches(self, query: dict[str, list[str]]) -> HttpAnswer:
+        """`GET /v1beta/batches?pageSize=&pageToken=`: newest first; the token is an offset."""
+        size = int(query.get("pageSize", ["50"])[0])
+        start = int(query.get("pageToken", ["0"])[0] or 0)
+        newest = list(reversed(self.batches.values()))
+        page: dict[str, Any] = {"operations": newest[start : start + size]}
+        if start + size < len(newest):
+            page["nextPageToken"] = str(start + size)
+        return HttpAnswer.json(200, page)
+
+    @property
+    def batch_list_requests(self) -> int:
+        """How many times the batch list (`GET .../batches`) was asked for, page by page."""
+        return sum(
+            1
+            for r in self.requests
+            if r.method == "GET" and r.path.rstrip("/").endswith("/batches")
+        )
 
     def get_batch(self, name: str) -> dict[str, Any]:
         batch = self._batch(name)

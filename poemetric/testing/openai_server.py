@@ -59,6 +59,13 @@ class OpenAIServer(LocalServer):
         self.batches: dict[str, dict[str, Any]] = {}
         self._polls_left: dict[str, int] = {}
 
+    @property
+    def batch_list_requests(self) -> int:
+        """How many times the batch list (`GET /v1/batches`) was asked for, page by page."""
+        return sum(
+            1 for r in self.requests if r.method == "GET" and r.path.rstrip("/") == "/v1/batches"
+        )
+
     def authorized(self, headers: dict[str, str]) -> bool:
         return self.api_key is None or headers.get("authorization") == f"Bearer {self.api_key}"
 
@@ -98,6 +105,8 @@ class OpenAIServer(LocalServer):
             return HttpAnswer(200, self._file(parts[1]).content, content_type="application/jsonl")
         if method == "POST" and parts == ["batches"]:
             return self.create_batch(record.body)
+        if method == "GET" and parts == ["batches"]:
+            return self.list_batches(query)
         if method == "GET" and len(parts) == 2 and parts[0] == "batches":
             return self.retrieve_batch(parts[1])
         if method == "POST" and len(parts) == 3 and parts[0] == "batches" and parts[2] == "cancel":
@@ -232,6 +241,27 @@ class OpenAIServer(LocalServer):
         self._polls_left[batch_id] = self.batch_polls_in_progress
         batch["_final"] = {"completed": len(output_lines), "failed": len(error_lines)}
         return HttpAnswer.json(200, self._public(batch, finished=False))
+
+    def list_batches(self, query: dict[str, list[str]]) -> HttpAnswer:
+        """`GET /v1/batches?limit=&after=`: newest first, a page at a time (cursor `after`)."""
+        limit = int(query.get("limit", ["20"])[0])
+        newest = list(reversed(self.batches.values()))
+        after = query.get("after", [None])[0]
+        if after is not None:
+            ids = [batch["id"] for batch in newest]
+            newest = newest[ids.index(after) + 1 :] if after in ids else []
+        page = [self._public(batch, finished=batch["status"] != "in_progress") for batch in newest]
+        shown = page[:limit]
+        return HttpAnswer.json(
+            200,
+            {
+                "object": "list",
+                "data": shown,
+                "first_id": shown[0]["id"] if shown else None,
+                "last_id": shown[-1]["id"] if shown else None,
+                "has_more": len(page) > limit,
+            },
+        )
 
     def _store_lines(self, filename: str, lines: list[str]) -> str | None:
         if not lines:

@@ -6,7 +6,7 @@ tested end to end without network access or API keys, including the failures rea
 Servers
 -------
 ``OpenAIServer``     ``POST /v1/chat/completions``, ``/v1/files`` (multipart upload, ``GET
-                     /v1/files/{id}[/content]``), ``/v1/batches`` (create, retrieve, cancel).
+                     /v1/files/{id}[/content]``), ``/v1/batches`` (create, retrieve, list, cancel).
                      ``expose_reasoning_content=True`` makes it a DeepSeek-style server
                      (``message.reasoning_content``). Reasoning models (``o1``, ``o3``, ``o4``,
                      ``gpt-5`` prefixes) reject ``max_tokens`` and a non-default ``temperature``
@@ -17,7 +17,7 @@ Servers
                      results JSONL, cancel).
 ``GeminiServer``     ``POST /v1beta/models/{model}:generateContent`` (thought parts when
                      ``thinkingConfig.includeThoughts``), ``:batchGenerateContent`` with inline
-                     requests and ``GET /v1beta/batches/{id}``.
+                     requests, ``GET /v1beta/batches/{id}`` and the list ``GET /v1beta/batches``.
 
 Common constructor arguments (keyword-only after ``responder``)::
 

@@ -1,0 +1,112 @@
+"""A third-party provider with the optional `FindsBatches` (docs/providers.md): its submission's
+answer lost, the next run finds the batch by its tag and collects it; a `find_batches` with a
+bug leaves the model stopped as before, its traceback in the call log. The plugin installed
+through a real entry point, run through the real `poemetric generate`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_provider_plugins import Installer, cli, install, user_models
+
+from poemetric.store import RunStore
+
+__all__ = ["install", "user_models"]  # fixtures
+
+
+#: The first submission creates its batch, then loses the answer (a ProviderError with a 500);
+#: TOY_FIND_BUG makes `find_batches` raise. BATCHES is its "service": {id: (tag, keys)}.
+PLUGIN = """\
+    import os
+    from typing import ClassVar
+
+    from poemetric.providers import Completion, Provider, ProviderError, TokenUsage
+    from poemetric.providers.base import BatchCapable, BatchSearch, BatchStatus, FindsBatches
+
+    BATCHES = {}
+    ANSWER = "A line of batch verse\\nAnother line of it"
+
+
+    class Plugin(Provider, BatchCapable, FindsBatches):
+        name: ClassVar[str] = "NAME"
+
+        async def generate(self, request):
+            return Completion(text=ANSWER)
+
+        async def submit_batch(self, items):
+            raise AssertionError("the runner submits through submit_tagged_batch")
+
+        async def submit_tagged_batch(self, items, tag):
+            batch_id = f"toy-batch-{len(BATCHES)}"
+            BATCHES[batch_id] = (tag, [key for key, _ in items])
+            if len(BATCHES) == 1:
+                raise ProviderError("toy: HTTP 500: gateway", retryable=True, status=500)
+            return batch_id
+
+        async def find_batches(self, tag, *, since):
+            if os.environ.get("TOY_FIND_BUG"):
+                raise KeyError("no 'data' in the list")
+            found = tuple(b for b, (t, _) in BATCHES.items() if t == tag)
+            return BatchSearch(found, len(BATCHES))
+
+        async def batch_status(self, batch_id):
+            n = len(BATCHES[batch_id][1])
+            return BatchStatus(batch_id=batch_id, state="completed", total=n, completed=n)
+
+        async def batch_results(self, batch_id):
+            usage = TokenUsage(input_tokens=3, output_tokens=5)
+            return {key: Completion(text=ANSWER, usage=usage) for key in BATCHES[batch_id][1]}
+"""
+
+
+@pytest.mark.parametrize("bug", [False, True], ids=["found", "find-bug"])
+def test_a_plugin_that_finds_batches_gets_its_lost_batch_collected(
+    install: Installer,
+    user_models: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    bug: bool,
+) -> None:
+    module = install("toy", PLUGIN)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    run = tmp_path / "run"
+    args = ["generate", "--run", str(run), "--models", "mine", "--limit", "3", "--batch",
+            "--no-progress"]  # fmt: skip
+    code, out, err = cli(*args)
+    assert code == 1, out + err
+    with RunStore(run) as store:
+        (marker,) = [r["batch_id"] for r in store.query("SELECT batch_id FROM batches")]
+    service = sys.modules[module].BATCHES
+    assert service == {"toy-batch-0": (marker, service["toy-batch-0"][1])}
+    said = " ".join(out.split())
+    assert (
+        f"the next run with --batch looks for it in the provider's batch list (it carries {marker})"
+        in said
+    )
+
+    if bug:
+        monkeypatch.setenv("TOY_FIND_BUG", "1")
+    code, out, err = cli(*args)
+    said = " ".join(out.split())
+    assert len(service) == 1  # nothing submitted again
+    with RunStore(run) as store:
+        ok = store.count("generations", "author = 'mine' AND status = 'ok'")
+        rows = [(r["batch_id"], r["status"]) for r in store.query("SELECT * FROM batches")]
+        traces = store.query("SELECT cache_key, detail FROM calls WHERE outcome = 'adapter-error'")
+    if not bug:
+        assert code == 0, out + err
+        assert "found batch toy-batch-0 in the provider's batch list (1 batch searched)" in said
+        assert ok == 3 and rows == [("toy-batch-0", "collected")] and traces == []
+        return
+    assert code == 1 and ok == 0 and rows == [(marker, "submitting")], out + err
+    assert (
+        "the provider's batch list could not be searched for it: find_batches raised KeyError: "
+        "\"no 'data' in the list\" (a bug in the adapter, its traceback in the run's call log)"
+        in said
+    )
+    assert f"batches abandon {marker} --run {run} --force" in said
+    ((cache_key, trace),) = [(t["cache_key"], t["detail"]) for t in traces]
+    assert cache_key == marker and trace.startswith("find_batches: Traceback")
