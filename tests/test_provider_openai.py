@@ -213,8 +213,11 @@ def test_batch_round_trip() -> None:
     ]
     with OpenAIServer(answer, batch_polls_in_progress=2) as server:
         batch = batch_round(OpenAIProvider(make_spec(server)), items, polls=3)
-        uploaded = server.requests[0]
+        uploaded, created = server.requests[0], server.requests[1]
     assert batch.states == ["in_progress", "in_progress", "completed"]
+    # Untagged (`submit_batch`, not the runner's `submit_tagged_batch`): no `metadata` key at
+    # all, not `null`, which an OpenAI-compatible batch API may refuse.
+    assert created.path == "/v1/batches" and "metadata" not in created.body
     assert (batch.last.total, batch.last.completed, batch.last.failed) == (3, 2, 1)
     assert uploaded.path == "/v1/files" and uploaded.body["purpose"] == "batch"
     a, b, c = batch.results["a"], batch.results["b"], batch.results["c"]

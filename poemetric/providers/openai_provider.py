@@ -227,6 +227,8 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
             raise ProviderError(
                 f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True
             )
+        import openai
+
         client = self.client
         try:
             upload = await client.files.create(
@@ -241,7 +243,8 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
                 input_file_id=upload.id,
                 endpoint=CHAT_ENDPOINT,
                 completion_window="24h",
-                metadata=metadata,
+                # Untagged (`submit_batch`): no `metadata` key at all, as before tags.
+                metadata=metadata if metadata else openai.omit,
             )
         except Exception as error:
             raise self.translate(error) from error
