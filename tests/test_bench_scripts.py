@@ -165,6 +165,11 @@ def test_gpu_benchmarks_say_so_on_a_machine_without_cuda(
     monkeypatch.setattr(sys, "argv", ["bench_local_stop.py", "--device", "cuda"])
     assert bench_local_stop.main() == 2
     assert "--device cuda needs a CUDA GPU" in capsys.readouterr().out
+    import bench_judge_local
+
+    monkeypatch.setattr(sys, "argv", ["bench_judge_local.py", "--device", "cuda"])
+    assert bench_judge_local.main() == 2
+    assert "--device cuda needs a CUDA GPU" in capsys.readouterr().out
 
 
 def test_mypy_checks_the_benchmarks() -> None:
