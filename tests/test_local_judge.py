@@ -62,6 +62,63 @@ def test_constrained_decoding_fills_in_the_skeleton(smollm2: Any) -> None:
     assert MAX_STRING_TOKENS == 60
 
 
+def test_constrained_decoding_keeps_within_max_tokens(smollm2: Any) -> None:
+    """The request's max_tokens bounds the object as it bounds a free-text answer: it was
+    ignored (each string took up to MAX_STRING_TOKENS whatever the budget). A string is closed
+    where going on would leave too few tokens for the rest, with finish reason "length"; a
+    budget the model's own answer fits keeps it whole ("stop"); one too small for the keys and
+    scores alone is refused, by the provider too, naming the least that fits."""
+    from poemetric.providers.registry import create_provider
+    from poemetric.providers.transformers_structured import (
+        StructuredBudgetError,
+        generate_structured,
+    )
+    from poemetric.roster import load_roster
+
+    prompt = _chat(smollm2, 'Rate this line from 7 to 12 and say why: "The cat sat on the mat."')
+    free = generate_structured(smollm2, prompt, TWO_SLOTS, {"do_sample": False})
+    assert free is not None and free.finish_reason == "stop"
+    whole = json.loads(free.text)["why"]
+    assert len(smollm2.encode([whole])[0]) >= 4, free.text  # room to cut it
+    fits = generate_structured(
+        smollm2, prompt, TWO_SLOTS, {"do_sample": False, "max_new_tokens": free.completion_tokens}
+    )
+    assert fits == free
+    budget = free.completion_tokens - 3
+    cut = generate_structured(
+        smollm2, prompt, TWO_SLOTS, {"do_sample": False, "max_new_tokens": budget}
+    )
+    assert cut is not None and cut.finish_reason == "length"
+    assert cut.completion_tokens <= budget
+    answer = json.loads(cut.text)
+    assert answer["score"] == json.loads(free.text)["score"]
+    assert whole.startswith(answer["why"]) and len(answer["why"]) < len(whole)
+    with pytest.raises(StructuredBudgetError, match="max_tokens 5 is too few") as refused:
+        generate_structured(smollm2, prompt, TWO_SLOTS, {"do_sample": False, "max_new_tokens": 5})
+    least = int(str(refused.value).split("at least ")[1].split(";")[0])
+    assert (
+        generate_structured(
+            smollm2, prompt, TWO_SLOTS, {"do_sample": False, "max_new_tokens": least}
+        )
+        is not None
+    )
+
+    provider = create_provider(load_roster("judges")["smollm2-135m"])
+    messages = (ChatMessage(role="user", content="Rate this line from 7 to 12 and say why: "
+                            '"The cat sat on the mat."'),)  # fmt: skip
+    schema = ResponseSchema("two", TWO_SLOTS)
+    small, tiny = (
+        GenerationRequest(messages, GenerationSettings(max_tokens=n), response_schema=schema)
+        for n in (budget, least - 1)
+    )
+    done, error = provider.run_batch([small, tiny])
+    assert not isinstance(done, ProviderError) and done.finish_reason == "length", done
+    assert done.usage.output_tokens <= budget and done.text == cut.text
+    assert isinstance(error, ProviderError) and not error.retryable
+    assert f"max_tokens {least - 1} is too few" in str(error)
+    assert f"settings.max_tokens in the model file to at least {least}" in str(error)
+
+
 @pytest.mark.parametrize(
     ("schema", "problem"),
     [

@@ -535,8 +535,8 @@ def test_a_generator_file_is_not_offered_the_judge_settings(tmp_path: Path) -> N
         load_model_file(generators / "bad.yaml", kind="generators")
     assert str(generator.value).endswith(
         "bad.yaml:4: reaks: unknown key 'reaks'; allowed: api_key_env, base_url, display_name, "
-        "groups, limits, model, name, notes, open_weights, options, pricing, provider, settings, "
-        "thinking, vllm"
+        "groups, in_all, limits, model, name, notes, open_weights, options, pricing, provider, "
+        "settings, thinking, vllm"
     )
     with pytest.raises(RosterError, match=r"reaks: unknown key 'reaks' \(did you mean 'reask'"):
         load_model_file(judges / "bad.yaml", kind="judges")

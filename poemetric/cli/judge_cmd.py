@@ -71,7 +71,8 @@ JudgeNameOption = typer.Option(
     "-j",
     envvar="POEMETRIC_JUDGE",
     help="Judges or judge groups from judges/, comma-separated (e.g. 'gemini-2.5-pro' or "
-    "'gpt-4o,claude-3.7-sonnet' or 'pilot').",
+    "'gpt-4o,claude-3.7-sonnet' or 'pilot'). 'all': every judge but those whose file says "
+    "`in_all: false` (the demo judge smollm2-135m, which runs only when named).",
 )
 
 judge_app = typer.Typer(

@@ -197,6 +197,9 @@ def _list_roster(group: str | None, judges: bool) -> None:
     for note in group_notes:
         console.print(f"note: {note}", markup=False)
     names = ", ".join(name for name in groups if name != "all")
+    outside = [name for name in catalog.names() if name not in groups["all"]]
+    if outside:  # the demo judge: `--judge all` does not run it
+        names += f"; all: every one but {', '.join(outside)} (in_all: false)"
     folders = ", ".join(map(str, roster_directories(kind)))
     console.print(f"groups: {names}; folders: {folders}", markup=False)
 

@@ -59,7 +59,8 @@ ModelsOption = typer.Option(
     "--models",
     "-m",
     help="Comma-separated model names or groups from generators/ (e.g. 'gpt-4o,qwen2.5-7b-instruct'"
-    " or 'paper30'). The human author is always included.",
+    " or 'paper30'; 'all': every model of the roster, as shipped the paper's 30 plus markov and "
+    "smollm2-135m). The human author is always included.",
 )
 JudgeOption = typer.Option(
     None,

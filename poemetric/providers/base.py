@@ -123,6 +123,11 @@ class ModelSpec(BaseModel):
     model: str = Field(description="The provider's model id, e.g. 'gpt-4o-2024-08-06'.")
     display_name: str | None = None
     groups: tuple[str, ...] = ()
+    in_all: bool = Field(
+        default=True,
+        description="false: left out of the built-in group `all` (a demo model, whose output says "
+        "nothing: judges/smollm2-135m.yaml); still run when named, or through a group it joins.",
+    )
     open_weights: bool = False
     thinking: bool = False
     base_url: str | None = None

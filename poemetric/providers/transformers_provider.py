@@ -17,7 +17,8 @@ model file's non-None settings. Greedy requests are batched (left-padded); sampl
 a seed run one at a time so that each one's seed alone decides its poem.
 
 Structured output (a judge's `structured: auto`) is constrained decoding of a flat JSON object,
-one request at a time (`transformers_structured`); other schema shapes are refused.
+one request at a time, within the request's max new tokens (`transformers_structured`); other
+schema shapes, and a budget too small for the object's keys and scores, are refused.
 """
 
 from __future__ import annotations
@@ -43,10 +44,7 @@ from poemetric.providers.transformers_engine import (
     load_causal_lm,
     pick_device,
 )
-from poemetric.providers.transformers_structured import (
-    generate_structured,
-    schema_slots,
-)
+from poemetric.providers.transformers_structured import check_budget, generate_structured
 from poemetric.runner import stopping
 
 DEFAULT_MAX_TOKENS = 512
@@ -180,7 +178,8 @@ class TransformersProvider(InProcessBatchProvider):
                 prompts[index] = self.model.chat_ids(conversation, template_kwargs)
                 sampling = self.sampling(request.settings)
                 if request.response_schema is not None:  # refused before any decoding
-                    schema_slots(request.response_schema.schema)
+                    schema = request.response_schema.schema
+                    check_budget(self.model, schema, sampling["max_new_tokens"])
             except (ProviderError, LocalModelError) as error:
                 results[index] = (
                     error

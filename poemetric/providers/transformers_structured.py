@@ -12,6 +12,13 @@ can stand inside a JSON string unescaped (no quote, backslash or control charact
 picks a token that starts with a quote (the string closes) or `MAX_STRING_TOKENS` is reached.
 Choices follow the request's sampling: greedy unless the model's generation config or the
 settings sample. The text is therefore always a valid JSON object of the schema's shape.
+
+The request's `max_new_tokens` (the model file's `settings.max_tokens`, else the provider's
+`default_max_tokens`) bounds every token of the object, forced or chosen, as it bounds a free-text
+answer: a string is closed early where going on would leave too few tokens for the rest of the
+object (its keys, punctuation and the longest value of each integer), and the finish reason is
+then "length". A budget too small for the object with every string empty is refused before any
+decoding (`StructuredBudgetError`): no valid object fits it.
 """
 
 from __future__ import annotations
@@ -44,6 +51,19 @@ class StructuredSchemaError(ProviderError):
         super().__init__(
             f"transformers: structured output supports only {SUPPORTED}; this schema {problem}. "
             "Set `structured: off` in the judge file for a free-text answer",
+            retryable=False,
+        )
+
+
+class StructuredBudgetError(ProviderError):
+    """A `max_tokens` smaller than the object's skeleton: no valid object fits it."""
+
+    def __init__(self, budget: int, minimum: int) -> None:
+        super().__init__(
+            f"transformers: max_tokens {budget} is too few for this structured answer: its keys, "
+            f"punctuation and scores alone take up to {minimum} tokens. Set settings.max_tokens "
+            f"in the model file to at least {minimum}; each string then gets the tokens left "
+            f"over, up to {MAX_STRING_TOKENS}",
             retryable=False,
         )
 
@@ -83,6 +103,49 @@ def schema_slots(schema: dict[str, Any]) -> list[Slot]:
             raise StructuredSchemaError(f"gives property {name!r} the type {what!r}")
         slots.append(Slot(name, tuple(values)))
     return slots
+
+
+@dataclass(frozen=True)
+class ObjectPlan:
+    """The forced text of an object: `openings[i]` before slot i's value (closing the string
+    before it), then `closing`. `reserve[i]`: the most tokens what follows slot i's value can
+    take (the forced text and the integers after it); `minimum`: the most tokens of the object
+    with every string empty."""
+
+    openings: tuple[str, ...]
+    closing: str
+    reserve: tuple[int, ...]
+    minimum: int
+
+
+def plan_object(model: LocalCausalLM, slots: Sequence[Slot]) -> ObjectPlan:
+    """The forced text of an object of `slots` and its token counts, each piece tokenized alone
+    as `ConstrainedDecoder.force` feeds it."""
+    openings, quote = [], ""
+    for index, slot in enumerate(slots):
+        opening = quote + ("{" if index == 0 else ", ") + json.dumps(slot.key) + ": "
+        openings.append(opening + ("" if slot.values is not None else '"'))
+        quote = "" if slot.values is not None else '"'
+    closing = quote + "}"
+    forced = [len(ids) for ids in model.encode([*openings, closing])]
+    longest = [
+        max(len(ids) for ids in model.encode([str(v) for v in slot.values])) if slot.values else 0
+        for slot in slots
+    ]
+    reserve: list[int] = []
+    after = forced[-1]
+    for index in reversed(range(len(slots))):
+        reserve.insert(0, after)
+        after += forced[index] + longest[index]
+    return ObjectPlan(tuple(openings), closing, tuple(reserve), after)
+
+
+def check_budget(model: LocalCausalLM, schema: dict[str, Any], budget: int | None) -> None:
+    """`StructuredBudgetError` where `budget` (max new tokens; None: unbounded) cannot hold the
+    object of `schema` with every string empty."""
+    minimum = plan_object(model, schema_slots(schema)).minimum
+    if budget is not None and budget < minimum:
+        raise StructuredBudgetError(budget, minimum)
 
 
 @dataclass(frozen=True)
@@ -152,6 +215,10 @@ class ConstrainedDecoder:
         self.pending: list[int] = []
         self.generated: list[int] = []
         self.keywords = forward_keywords(model.model)
+        #: Every token of the object, forced or chosen, counts against it (None: unbounded).
+        self.budget: int | None = sampling.get("max_new_tokens")
+        #: Whether the budget closed a string the model had not closed.
+        self.cut = False
 
     def add(self, tokens: Sequence[int]) -> None:
         self.pending += tokens
@@ -212,37 +279,44 @@ class ConstrainedDecoder:
             picked.append(token)
             self.add([token])
 
-    def string(self) -> str:
-        """The string's content (without quotes): the model's tokens until it closes it."""
+    def string(self, reserve: int) -> str:
+        """The string's content (without quotes): the model's tokens until it closes it, at most
+        `MAX_STRING_TOKENS`, and fewer where the budget must keep `reserve` tokens for the rest
+        of the object: there the model picks once more, and `cut` is set unless it closes the
+        string (its closing quote is forced text, counted in `reserve`)."""
         vocabulary = string_vocabulary(self.model)
+        limit = MAX_STRING_TOKENS
+        if self.budget is not None:
+            limit = min(limit, max(0, self.budget - len(self.generated) - reserve))
         content: list[int] = []
-        while len(content) < MAX_STRING_TOKENS:
+        while len(content) < limit:
             token = self.choose(vocabulary.allowed)
             if token in vocabulary.closing:
-                break
+                return self.model.tokenizer.decode(content)
             content.append(token)
             self.add([token])
+        if limit < MAX_STRING_TOKENS and self.choose(vocabulary.allowed) not in vocabulary.closing:
+            self.cut = True
         return self.model.tokenizer.decode(content)
 
     def decode(self, prompt: Sequence[int], slots: Sequence[Slot]) -> str | None:
         """The object's JSON text; None when the stage gave up waiting (Ctrl-C)."""
+        plan = plan_object(self.model, slots)
+        if self.budget is not None and self.budget < plan.minimum:
+            raise StructuredBudgetError(self.budget, plan.minimum)
         self.pending = list(prompt)  # fed with the object's opening
-        text, quote = "", ""  # quote: the closing quote a string value still needs
+        text = ""
         for index, slot in enumerate(slots):
-            opening = quote + ("{" if index == 0 else ", ") + json.dumps(slot.key) + ": "
-            opening += "" if slot.values is not None else '"'
-            self.force(opening)
-            text += opening
+            self.force(plan.openings[index])
+            text += plan.openings[index]
             if stopping.abandoned():
                 return None
             if slot.values is not None:
                 text += self.integer(slot.values, "}" if index == len(slots) - 1 else ", ")
-                quote = ""
             else:
-                text += json.dumps(self.string(), ensure_ascii=False)[1:-1]
-                quote = '"'
-        self.force(quote + "}")  # counted, never fed: nothing follows
-        return text + quote + "}"
+                text += json.dumps(self.string(plan.reserve[index]), ensure_ascii=False)[1:-1]
+        self.force(plan.closing)  # counted, never fed: nothing follows
+        return text + plan.closing
 
 
 def generate_structured(
@@ -252,8 +326,9 @@ def generate_structured(
     sampling: dict[str, Any],
     seed: int | None = None,
 ) -> GenerationOutput | None:
-    """The JSON object `schema` describes, as the model fills it in for `prompt`; None when the
-    stage gave up waiting."""
+    """The JSON object `schema` describes, as the model fills it in for `prompt`, within
+    `sampling["max_new_tokens"]` when set (finish reason "length" where it closed a string
+    early; `StructuredBudgetError` where no object fits); None when the stage gave up waiting."""
     slots = schema_slots(schema)
     decoder = ConstrainedDecoder(model, sampling)
     torch = model._torch
@@ -263,4 +338,5 @@ def generate_structured(
         text = decoder.decode(prompt, slots)
     if text is None:
         return None
-    return GenerationOutput(text, len(prompt), len(decoder.generated), "stop")
+    finish = "length" if decoder.cut else "stop"
+    return GenerationOutput(text, len(prompt), len(decoder.generated), finish)

@@ -1,4 +1,5 @@
-"""Named groups of models: the folders' `groups.yaml`, the models' own `groups:`, and `all`."""
+"""Named groups of models: the folders' `groups.yaml`, the models' own `groups:`, and `all`
+(every model but those whose file says `in_all: false`)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def load_groups(
     directory: Path | None = None,
     catalog: Roster | None = None,
 ) -> dict[str, list[str]]:
-    """Groups -> model names (expanded, ordered, deduplicated), including `all`.
+    """Groups -> model names (expanded, ordered, deduplicated), including `all` (every model of
+    the roster but those whose file says `in_all: false`, `Roster.in_all`).
 
     A group defined in several folders' `groups.yaml` takes the later folder's definition.
     Models whose own `groups:` field names a group are appended to it (creating it if needed),
@@ -162,5 +164,5 @@ def _build(
                 left_out.setdefault(group, (sources[group], []))[1].append(model)
                 continue
             members.append(model)
-    expanded[ALL_GROUP] = list(roster)
+    expanded[ALL_GROUP] = catalog.in_all()
     return expanded, left_out

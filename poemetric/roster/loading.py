@@ -41,14 +41,16 @@ class RosterEntry:
 class UnusableModel:
     """A model file that cannot be used (`RosterFileError`): listed, never run.
 
-    `name` is the file's stem; `groups` are those its `groups:` field names, when it could be
-    read. `reason` is one short line, `detail` the whole error (file, line, field)."""
+    `name` is the file's stem; `groups` are those its `groups:` field names, and `in_all` its
+    `in_all:` field (false only where the file says so), when it could be read. `reason` is one
+    short line, `detail` the whole error (file, line, field)."""
 
     name: str
     path: Path
     reason: str
     detail: str
     groups: tuple[str, ...] = ()
+    in_all: bool = True
 
     @property
     def where(self) -> str:
@@ -84,6 +86,13 @@ class Roster:
         """Every model's name, usable or not, sorted."""
         return sorted([*self.entries, *self.unusable])
 
+    def in_all(self) -> list[str]:
+        """The built-in group `all`: every model's name, usable or not, sorted, but those whose
+        file says `in_all: false` (the demo judge): `--judge all` asks for real judges."""
+        left_out = {name for name, entry in self.entries.items() if not entry.spec.in_all}
+        left_out |= {name for name, model in self.unusable.items() if not model.in_all}
+        return [name for name in self.names() if name not in left_out]
+
     def refuse_unusable(self, names: list[str]) -> None:
         """`UnusableModelError` (one line: the first file, then the others' names) when one of
         `names` is an unusable model."""
@@ -110,7 +119,7 @@ class Roster:
             first, *more = problem.splitlines() or [problem]
             detail = "\n".join([*more, _PROVIDER_HINT])  # under the reason, in `models show`
             unusable[name] = UnusableModel(
-                name, entry.path, first, detail, tuple(entry.spec.groups)
+                name, entry.path, first, detail, tuple(entry.spec.groups), entry.spec.in_all
             )
         return Roster(self.kind, entries, dict(sorted(unusable.items())))
 
@@ -143,16 +152,21 @@ def _model_files(folder: Path) -> list[Path]:
     )
 
 
-def _raw_groups(path: Path) -> tuple[str, ...]:
-    """The `groups:` field of a file that failed to load, when it can be read at all."""
+def _raw_membership(path: Path) -> tuple[tuple[str, ...], bool]:
+    """The `groups:` and `in_all:` fields of a file that failed to load, when it can be read at
+    all (no groups, and in `all`, where it cannot): a demo model whose file broke stays out of
+    `all`, so that `--judge all` is not stopped by a judge it would not run."""
     try:
         data, _ = _read_yaml(path)
     except RosterError:
-        return ()
-    groups = data.get("groups") if isinstance(data, dict) else None
+        return (), True
+    if not isinstance(data, dict):
+        return (), True
+    groups = data.get("groups")
+    in_all = data.get("in_all") is not False
     if isinstance(groups, list) and all(isinstance(g, str) for g in groups):
-        return tuple(groups)
-    return ()
+        return tuple(groups), in_all
+    return (), in_all
 
 
 def load_catalog(
@@ -195,7 +209,7 @@ def load_catalog(
                 entries[name] = RosterEntry(spec=spec, path=path)
             except RosterFileError as error:
                 unusable[name] = UnusableModel(
-                    name, path, error.reason, str(error), _raw_groups(path)
+                    name, path, error.reason, str(error), *_raw_membership(path)
                 )
     return Roster(kind, dict(sorted(entries.items())), dict(sorted(unusable.items())))
 
