@@ -104,11 +104,18 @@ endif
 
 # Install stamps: .installed after every install, .installed-local too after one with LOCAL=1 (a
 # LOCAL=1 venv serves LOCAL=0 as it is). With one stamp, `make install LOCAL=1` after a LOCAL=0
-# install did nothing (the stamp was newer than pyproject.toml): no PyTorch, no model. Editing
-# pyproject.toml outdates both.
+# install did nothing (the stamp was newer than pyproject.toml): no PyTorch, no model. Each stamp
+# holds the sha256 of the pyproject.toml it installed; one that holds another (pyproject.toml
+# edited) is outdated, whatever the files' times: a fresh clone's pyproject.toml is newer than an
+# existing VENV=DIR's stamps, which reinstalled the project into that venv though nothing had
+# changed. An empty stamp (written by an older Makefile) is outdated by a newer pyproject.toml,
+# as before; the next install writes the sha256 into it.
 installed := $(BIN)/.installed$(if $(filter 1,$(LOCAL)),-local)
+pyproject_sha256 := $(firstword $(shell sha256sum pyproject.toml 2>/dev/null || shasum -a 256 pyproject.toml 2>/dev/null))
+installed_sha256 := $(strip $(shell cat $(installed) 2>/dev/null))
+$(installed): $(if $(installed_sha256),$(if $(filter-out $(pyproject_sha256),$(installed_sha256)),pyproject-changed),pyproject.toml)
 
-$(BIN)/.installed $(BIN)/.installed-local: pyproject.toml
+$(BIN)/.installed $(BIN)/.installed-local:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 ifeq ($(LOCAL),1)
@@ -119,7 +126,11 @@ else
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 endif
 	$(BIN)/python -m pip install --quiet --no-deps 'irrCAC==0.4.4'  # test-only; see pyproject.toml
-	@touch $(BIN)/.installed $(if $(filter 1,$(LOCAL)),$(BIN)/.installed-local)
+	@for stamp in $(BIN)/.installed $(if $(filter 1,$(LOCAL)),$(BIN)/.installed-local); do echo '$(pyproject_sha256)' > "$$stamp"; done
+
+# A phony prerequisite: the stamp it is given to is remade (the venv reinstalled).
+.PHONY: pyproject-changed
+pyproject-changed: ;
 
 install: $(installed)  ## Create .venv and install POEMetric with its dev tools
 

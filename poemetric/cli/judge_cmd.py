@@ -18,6 +18,7 @@ from poemetric.cli.generate_cmd import (
     DryRunOption,
     MaxCostOption,
     ShardOption,
+    refuse_when_none_can_start,
     runner_options,
     stage_header,
 )
@@ -204,6 +205,8 @@ def judge(
         open_judged_run(run, author_list) as store,
         interruptible(run, "judgments", [j.name for j in judges]),
     ):
+        if not dry_run:  # a plan prices judges before their keys are set
+            refuse_when_none_can_start(judges)
         ((poems,),) = store.query(  # those with poems to judge, as --limit counts them
             "SELECT COUNT(DISTINCT poem_id) FROM generations WHERE status = 'ok'"
         )
@@ -369,6 +372,8 @@ def recognise_command(
         progress=progress,
     )
     with existing_run(run) as store, interruptible(run):
+        if not dry_run:  # a plan prices judges before their keys are set
+            refuse_when_none_can_start(judges)
         poems = len(human_poems(store))  # those asked about, as --limit counts them
         dataset = (store.get_meta("dataset") or {}).get("name")
         stage_header(run, dataset, min(poems, limit or poems), len(judges), 1, "judge")
