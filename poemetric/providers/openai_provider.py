@@ -11,6 +11,7 @@ import json
 import re
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
@@ -193,21 +194,30 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
         return await self._submit(items, {SUBMISSION_TAG_KEY: tag})
 
     async def find_batches(self, tag: str, *, since: float) -> BatchSearch:
-        """The batch list, newest first, read down to the first batch created before `since`;
-        a batch cancelled (or being cancelled) is not counted as found: it was given up."""
+        """The batch list, read down to the first batch created before `since` once the list
+        shows itself newest first (OpenAI's order); a compatible API's list in another order
+        (oldest first) is read whole. A batch listed again (a cursor the API ignores) ends the
+        reading. A batch cancelled (or being cancelled) is not counted as found: it was given
+        up."""
         found: list[str] = []
-        searched = 0
+        seen: set[str] = set()
+        order = _ListOrder()
         try:
             async for batch in self.client.batches.list(limit=LIST_PAGE):
-                if batch.created_at < since:
+                if batch.id in seen:  # the list goes round: nothing more in it
                     break
-                searched += 1
+                seen.add(batch.id)
+                if order.ends_before(batch.created_at, since):
+                    break
+                if batch.created_at < since:
+                    continue
+                order.searched += 1
                 given_up = batch.status in ("cancelling", "cancelled")
                 if not given_up and (batch.metadata or {}).get(SUBMISSION_TAG_KEY) == tag:
                     found.append(batch.id)
         except Exception as error:
             raise self.translate(error) from error
-        return BatchSearch(tuple(found), searched)
+        return BatchSearch(tuple(found), order.searched)
 
     async def _submit(
         self, items: Sequence[tuple[str, GenerationRequest]], metadata: dict[str, str] | None
@@ -327,6 +337,26 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
             return malformed_error(self.name, error, self._key)
         completion.request_id = response.get("request_id") or completion.request_id
         return completion
+
+
+@dataclass
+class _ListOrder:
+    """The order of a batch list as read so far: OpenAI's is newest first, a compatible API's
+    may be oldest first, and only a list seen to go down in time (never up) may be left at its
+    first batch created before `since`."""
+
+    searched: int = 0
+    last: float | None = None
+    went_down: bool = False
+    went_up: bool = False
+
+    def ends_before(self, created_at: float, since: float) -> bool:
+        """Whether the list holds nothing created after `since` past this batch."""
+        if self.last is not None:
+            self.went_down |= created_at < self.last
+            self.went_up |= created_at > self.last
+        self.last = created_at
+        return created_at < since and self.went_down and not self.went_up
 
 
 class OpenAICompatibleProvider(OpenAIProvider):
