@@ -52,7 +52,7 @@ class CursorIgnored(CreatesThenFails):
 def test_a_batch_list_oldest_first_is_read_past_the_old_batches(tmp_path: Path) -> None:
     """An old batch first in the list does not end the search: the list is not newest first."""
     with OldestFirst(api_key=TEST_KEY) as server:
-        store, marker = lose_first_answer(tmp_path, server)
+        store, _ = lose_first_answer(tmp_path, server)
         ((lost, batch),) = server.batches.items()
         old = create_batch(server, {"project": "other"}, batch["input_file_id"])
         server.batches[old]["created_at"] -= 3 * 3600  # long before the row: first in the list

@@ -154,7 +154,7 @@ def _adopt(
     where = (run.spec.provider, run.spec.name, run.handler.table)
     kept: dict[str, object] = {k: detail[k] for k in ("provider_model", "requests") if k in detail}
     record_batch(run.store, batch_id, where, keys, {**kept, "found_for": marker}, replacing=marker)
-    run.report.warnings.append(
+    run.report.notes.append(
         f"found batch {batch_id} in the provider's batch list "
         f"({counted(search.searched, 'batch', 'batches')} searched): the submission {marker} "
         f"of {counted(len(keys), 'job')}, whose answer an earlier run never stored; it is polled "
