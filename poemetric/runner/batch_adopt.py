@@ -135,6 +135,8 @@ async def _search(run: ModelRun, provider: FindsBatches, marker: str) -> BatchSe
             f"{type(error).__name__}: {shortened(run.redact(str(error)))} (a bug in the adapter, "
             "its traceback in the run's call log)"
         )
+    # A batch named twice (a list read twice over: a cursor the API ignores) is one batch.
+    search = BatchSearch(tuple(dict.fromkeys(search.found)), search.searched)
     note = f"{counted(len(search.found), 'batch', 'batches')} found in {search.searched} listed"
     log_batch_call(run, request, request.attempts, "ok", note=note)
     return search
