@@ -11,7 +11,6 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
@@ -27,6 +26,7 @@ from poemetric.providers.base import (
     ProviderError,
     TokenUsage,
 )
+from poemetric.providers.list_order import ListOrder
 from poemetric.providers.remote_common import (
     SDKProvider,
     malformed_error,
@@ -201,7 +201,7 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
         up."""
         found: list[str] = []
         seen: set[str] = set()
-        order = _ListOrder()
+        order = ListOrder()
         try:
             async for batch in self.client.batches.list(limit=LIST_PAGE):
                 if batch.id in seen:  # the list goes round: nothing more in it
@@ -337,26 +337,6 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
             return malformed_error(self.name, error, self._key)
         completion.request_id = response.get("request_id") or completion.request_id
         return completion
-
-
-@dataclass
-class _ListOrder:
-    """The order of a batch list as read so far: OpenAI's is newest first, a compatible API's
-    may be oldest first, and only a list seen to go down in time (never up) may be left at its
-    first batch created before `since`."""
-
-    searched: int = 0
-    last: float | None = None
-    went_down: bool = False
-    went_up: bool = False
-
-    def ends_before(self, created_at: float, since: float) -> bool:
-        """Whether the list holds nothing created after `since` past this batch."""
-        if self.last is not None:
-            self.went_down |= created_at < self.last
-            self.went_up |= created_at > self.last
-        self.last = created_at
-        return created_at < since and self.went_down and not self.went_up
 
 
 class OpenAICompatibleProvider(OpenAIProvider):
