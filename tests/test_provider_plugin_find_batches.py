@@ -18,7 +18,7 @@ __all__ = ["install", "user_models"]  # fixtures
 
 
 #: The first submission creates its batch, then loses the answer (a ProviderError with a 500);
-#: TOY_FIND_BUG makes `find_batches` raise. BATCHES is its "service": {id: (tag, keys)}.
+#: TOY_FIND_BUG makes `find_batches` raise, TOY_FIND_TWICE return each batch twice. BATCHES is its "service": {id: (tag, keys)}.
 PLUGIN = """\
     import os
     from typing import ClassVar
@@ -50,6 +50,8 @@ PLUGIN = """\
             if os.environ.get("TOY_FIND_BUG"):
                 raise KeyError("no 'data' in the list")
             found = tuple(b for b, (t, _) in BATCHES.items() if t == tag)
+            if os.environ.get("TOY_FIND_TWICE"):  # a list read twice over (a cursor ignored)
+                found += found
             return BatchSearch(found, len(BATCHES))
 
         async def batch_status(self, batch_id):
@@ -62,14 +64,20 @@ PLUGIN = """\
 """
 
 
-@pytest.mark.parametrize("bug", [False, True], ids=["found", "find-bug"])
+@pytest.mark.parametrize(
+    ("bug", "twice"),
+    [(False, False), (False, True), (True, False)],
+    ids=["found", "found-twice", "find-bug"],
+)
 def test_a_plugin_that_finds_batches_gets_its_lost_batch_collected(
     install: Installer,
     user_models: Callable[..., Path],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     bug: bool,
+    twice: bool,
 ) -> None:
+    """`found-twice`: an adapter naming one batch twice has found one batch, not several."""
     module = install("toy", PLUGIN)
     user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
     run = tmp_path / "run"
@@ -89,6 +97,8 @@ def test_a_plugin_that_finds_batches_gets_its_lost_batch_collected(
 
     if bug:
         monkeypatch.setenv("TOY_FIND_BUG", "1")
+    if twice:
+        monkeypatch.setenv("TOY_FIND_TWICE", "1")
     code, out, err = cli(*args)
     said = " ".join(out.split())
     assert len(service) == 1  # nothing submitted again

@@ -26,6 +26,7 @@ from poemetric.providers.base import (
     ProviderError,
     TokenUsage,
 )
+from poemetric.providers.list_order import ListOrder
 from poemetric.providers.remote_common import (
     SDKProvider,
     malformed_error,
@@ -193,21 +194,30 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
         return await self._submit(items, {SUBMISSION_TAG_KEY: tag})
 
     async def find_batches(self, tag: str, *, since: float) -> BatchSearch:
-        """The batch list, newest first, read down to the first batch created before `since`;
-        a batch cancelled (or being cancelled) is not counted as found: it was given up."""
+        """The batch list, read down to the first batch created before `since` once the list
+        shows itself newest first (OpenAI's order); a compatible API's list in another order
+        (oldest first) is read whole. A batch listed again (a cursor the API ignores) ends the
+        reading. A batch cancelled (or being cancelled) is not counted as found: it was given
+        up."""
         found: list[str] = []
-        searched = 0
+        seen: set[str] = set()
+        order = ListOrder()
         try:
             async for batch in self.client.batches.list(limit=LIST_PAGE):
-                if batch.created_at < since:
+                if batch.id in seen:  # the list goes round: nothing more in it
                     break
-                searched += 1
+                seen.add(batch.id)
+                if order.ends_before(batch.created_at, since):
+                    break
+                if batch.created_at < since:
+                    continue
+                order.searched += 1
                 given_up = batch.status in ("cancelling", "cancelled")
                 if not given_up and (batch.metadata or {}).get(SUBMISSION_TAG_KEY) == tag:
                     found.append(batch.id)
         except Exception as error:
             raise self.translate(error) from error
-        return BatchSearch(tuple(found), searched)
+        return BatchSearch(tuple(found), order.searched)
 
     async def _submit(
         self, items: Sequence[tuple[str, GenerationRequest]], metadata: dict[str, str] | None

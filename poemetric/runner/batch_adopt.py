@@ -135,6 +135,8 @@ async def _search(run: ModelRun, provider: FindsBatches, marker: str) -> BatchSe
             f"{type(error).__name__}: {shortened(run.redact(str(error)))} (a bug in the adapter, "
             "its traceback in the run's call log)"
         )
+    # A batch named twice (a list read twice over: a cursor the API ignores) is one batch.
+    search = BatchSearch(tuple(dict.fromkeys(search.found)), search.searched)
     note = f"{counted(len(search.found), 'batch', 'batches')} found in {search.searched} listed"
     log_batch_call(run, request, request.attempts, "ok", note=note)
     return search
@@ -154,7 +156,7 @@ def _adopt(
     where = (run.spec.provider, run.spec.name, run.handler.table)
     kept: dict[str, object] = {k: detail[k] for k in ("provider_model", "requests") if k in detail}
     record_batch(run.store, batch_id, where, keys, {**kept, "found_for": marker}, replacing=marker)
-    run.report.warnings.append(
+    run.report.notes.append(
         f"found batch {batch_id} in the provider's batch list "
         f"({counted(search.searched, 'batch', 'batches')} searched): the submission {marker} "
         f"of {counted(len(keys), 'job')}, whose answer an earlier run never stored; it is polled "

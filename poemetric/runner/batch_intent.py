@@ -79,10 +79,14 @@ def drop_submission(store: RunStore, marker: str) -> None:
 
 
 def keep_submission(store: RunStore, marker: str, error: str) -> None:
-    """The submission's answer was lost (`error`): its row stays, saying so, for the next run."""
+    """The submission's answer was lost (`error`): its row stays, saying so, for the next run.
+    A row gone meanwhile was replaced by the batch's own: another process sharing the run,
+    this one taken for dead (a heartbeat not renewed), found the batch (`batch_adopt`)."""
     with store.transaction() as conn:
-        (row,) = conn.execute("SELECT detail FROM batches WHERE batch_id = ?", (marker,)).fetchall()
-        detail = {**json.loads(row[0] or "{}"), "lost": error}
+        rows = conn.execute("SELECT detail FROM batches WHERE batch_id = ?", (marker,)).fetchall()
+        if not rows:
+            return
+        detail = {**json.loads(rows[0][0] or "{}"), "lost": error}
         conn.execute(
             "UPDATE batches SET detail = ?, updated_at = ? WHERE batch_id = ?",
             (json.dumps(detail), utc_now(), marker),
@@ -97,7 +101,14 @@ def abandon_markers(run_dir: object, markers: Iterable[str]) -> str:
 
 def lost_advice(store: RunStore, marker: str) -> str:
     """What to do after a submission whose answer was lost (its row `marker` kept): a batch
-    tagged with `marker` is looked for by the next run (`batch_adopt`); else by hand."""
+    tagged with `marker` is looked for by the next run (`batch_adopt`); else by hand. A row
+    gone was replaced by the batch's own, found by another process meanwhile."""
+    if not store.query("SELECT 1 FROM batches WHERE batch_id = ?", (marker,)):
+        return (
+            "the provider accepted the batch all the same: another run found that batch in the "
+            f"provider's batch list meanwhile (it carries {marker}) and collects it, so these "
+            "jobs are not submitted again"
+        )
     head = "the provider may have accepted the batch all the same, so these jobs are not submitted "
     if submission_detail(store, marker).get(TAGGED):
         return (

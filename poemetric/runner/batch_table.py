@@ -26,6 +26,10 @@ from poemetric.store.db import RunStore, utc_now
 FINISHED_STATES = ("collected", "abandoned")
 #: Provider states after which a batch will not change any more (its results can be fetched).
 ENDED_STATES = ("completed", "failed", "expired", "cancelled")
+#: What a batch's `detail` recorded at its submission (`record_batch`), kept by the polls'
+#: updates: the model the provider was asked for, the number of requests, and the row written
+#: before a lost submission whose batch was found in the provider's list (`batch_adopt`).
+RECORDED_KEYS = ("provider_model", "requests", "found_for")
 #: Ids of the rows written before a submission (`poemetric.runner.batch_intent`): no provider's
 #: batch id starts so.
 UNCONFIRMED_PREFIX = "unconfirmed-"
@@ -144,13 +148,18 @@ def record_batch(
 
 
 def update_batch(store: RunStore, batch_id: str, status: str, detail: dict[str, Any]) -> None:
-    """The batch's latest state. A batch abandoned meanwhile (by `poemetric batches abandon`
+    """The batch's latest state (`detail` replaces the last one, but for what its submission
+    recorded: `RECORDED_KEYS`). A batch abandoned meanwhile (by `poemetric batches abandon`
     while this run waited for it) stays abandoned, unless its results were stored after all."""
     with store.transaction() as conn:
+        rows = conn.execute("SELECT detail FROM batches WHERE batch_id = ?", (batch_id,))
+        found = rows.fetchone()
+        before = json.loads(found["detail"] or "{}") if found is not None else {}
+        kept = {k: before[k] for k in RECORDED_KEYS if isinstance(before, dict) and k in before}
         conn.execute(
             "UPDATE batches SET status = ?, detail = ?, updated_at = ? "
             "WHERE batch_id = ? AND (status != 'abandoned' OR ? = 'collected')",
-            (status, json.dumps(detail, sort_keys=True), utc_now(), batch_id, status),
+            (status, json.dumps({**kept, **detail}, sort_keys=True), utc_now(), batch_id, status),
         )
 
 

@@ -106,6 +106,9 @@ class ModelReport:
     #: Lines under the summary about the adapter's bugs that stopped nothing (an `aclose` that
     #: raised; a place in `generate` that raised, once each), their tracebacks in the call log.
     warnings: list[str] = field(default_factory=list)
+    #: Lines under the summary that say what the runner did for the model and leave nothing
+    #: to do (a lost batch submission found in the provider's batch list and collected).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def reasks_left(self) -> int:

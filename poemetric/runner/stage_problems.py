@@ -51,6 +51,8 @@ def render_problems(report: StageReport, console: Console) -> None:
                 highlight=False,
                 soft_wrap=True,
             )
+        for note in m.notes:
+            console.print(f"{m.model}: {note}", highlight=False, markup=False, soft_wrap=True)
         for warning in m.warnings:
             console.print(
                 f"{m.model}: warning: {warning}",
