@@ -202,7 +202,7 @@ def test_none_found_stops_the_model_and_says_how_many_were_searched(
 
 
 def test_several_found_stop_the_model_naming_them(tmp_path: Path) -> None:
-    """Two batches carry the row's id (a copied run directory): each is paid for and only one
+    """Two batches carry the row's id (sent twice, by a retry): each is paid for and only one
     can be collected, so none is taken; once one is cancelled, the other is."""
     with CreatesThenFails(api_key=TEST_KEY) as server:
         store, marker = lose_first_answer(tmp_path, server)

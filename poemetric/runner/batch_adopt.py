@@ -11,8 +11,9 @@ batches carrying it, before it stops the model:
   usual; a line under the summary says so;
 * none: the model stops as before, the line saying how many batches the list held; its jobs
   are still not submitted again, since a list may lag behind a batch just created;
-* several (the tag sent twice: a copied run directory): the model stops with a line naming
-  them, since only one may be paid for.
+* several (the tag sent twice: a retry after an answer read as a refusal although the provider
+  had created the batch, or an adapter's bug): the model stops with a line naming them, since
+  only one may be paid for.
 
 A row written without a tag (by a provider without `FindsBatches`, such as Anthropic's, or an
 earlier version of poemetric) is never searched for: a list without it would prove nothing.
@@ -171,7 +172,8 @@ def _several(marker: str, search: BatchSearch) -> str:
     return (
         f"the provider's batch list ({counted(search.searched, 'batch', 'batches')} searched) "
         f"holds {len(search.found)} batches of the submission {marker} ({ids}), which an earlier "
-        "run sent once (a copied run directory?): each is paid for, and only one can be "
+        "run meant to send once (a retry after an answer read as a refusal, though the batch "
+        "was created): each is paid for, and only one can be "
         "collected. Cancel all but one of them in the provider's batch list (a cancelled batch "
         "is not adopted), then run again: it adopts the one left"
     )
