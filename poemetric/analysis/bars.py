@@ -240,6 +240,15 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
         else:
             axis.bar(offset, lengths, width=width * 0.92, bottom=panel.baseline,
                      yerr=[low, high], **style)  # fmt: skip
+        # A mean at the scale's minimum (every poem scored 1) is a bar of no length: a stroke
+        # in its colour on the axis keeps it from reading as a missing bar (an empty panel).
+        floor = np.isfinite(means) & np.isclose(means, panel.baseline)
+        if floor.any():
+            stroke = axis.vlines if horizontal else axis.hlines
+            at = offset[floor]
+            stroke(np.full(len(at), panel.baseline), at - width * 0.46, at + width * 0.46,
+                   colors=[c for c, f in zip(colour, floor, strict=True) if f], linewidth=2.5,
+                   zorder=3, clip_on=False)  # fmt: skip
     for label, values, marker in panel.marks:
         points = values.reindex(authors).to_numpy(float)
         style = {"marker": marker, "linestyle": "none", "color": "black",
