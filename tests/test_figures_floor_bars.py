@@ -13,8 +13,8 @@ from matplotlib.colors import to_rgba
 
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import load_run_data
-from poemetric.analysis.figures_scores import all_models
-from poemetric.analysis.plotting import figure_style
+from poemetric.analysis.figures_scores import all_models, ranking
+from poemetric.analysis.plotting import PART_COLOURS, figure_style
 from poemetric.analysis.synthetic import build_synthetic_run
 
 
@@ -50,3 +50,36 @@ def test_a_mean_of_one_is_a_stroke_in_its_colour_on_the_axis(tmp_path: Path) -> 
             ((1.0, y0), (1.0, y1))
         )
         assert np.allclose(collection.get_colors()[index], to_rgba(colours[author]))
+
+
+def test_the_ranking_draws_a_quality_of_one(tmp_path: Path) -> None:
+    """Fig. 9 after the demo: every poem's overall quality 1, and the legend's Quality bars
+    were nowhere."""
+    store = build_synthetic_run(tmp_path / "run", poems_per_form=2)
+    with store:
+        store.conn.execute("UPDATE judgments SET overall_quality = 1")
+        store.conn.commit()
+        ctx = FigureContext(load_run_data(store), judge="judge-x")
+    with figure_style():
+        axis = ranking(ctx).figure.axes[0]
+    strokes = [
+        collection
+        for collection in axis.collections
+        if isinstance(collection, LineCollection)
+        and all(s[0][0] == s[1][0] == 1.0 and s[0][1] != s[1][1] for s in collection.get_segments())
+    ]
+    assert sum(len(c.get_segments()) for c in strokes) == 3  # human, model-a, model-b
+    assert all(
+        np.allclose(c, to_rgba(PART_COLOURS["quality"])) for s in strokes for c in s.get_colors()
+    )
+
+
+def test_the_ranking_ticks_print_as_every_bar_chart_s(tmp_path: Path) -> None:
+    """docs/analysis.md: value ticks print alike in every bar chart, "never `1.0`"; Fig. 9's
+    read 1.0, 1.5, 2.0 beside Fig. 14's 1, 2, 3."""
+    with build_synthetic_run(tmp_path / "run", poems_per_form=1) as store:
+        ctx = FigureContext(load_run_data(store), judge="judge-x")
+    with figure_style():
+        axis = ranking(ctx).figure.axes[0]
+    ticks = axis.xaxis.get_major_formatter().format_ticks(axis.get_xticks())
+    assert ticks[:3] == ["1", "1.5", "2"] and ticks[-1] == "5", ticks
