@@ -215,3 +215,18 @@ def test_a_dataset_file_given_as_the_run_is_named_as_one(
     assert result.exit_code == 2 and result.stderr == (
         f"error: --run {other}: not a folder (a run is the folder that holds poemetric.sqlite)\n"
     )
+
+
+def test_the_demo_hint_makes_the_run_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`poemetric figures` with no run said to start one with `poemetric demo`, which makes
+    runs/demo, not the runs/default the command reads: following the hint gave the same
+    error. The hint names the run, as the make hint does (`make demo RUN=...`)."""
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["figures"], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().endswith(
+        "start a run with `poemetric generate --run runs/default` or "
+        "`poemetric demo --run runs/default`"
+    ), result.stderr

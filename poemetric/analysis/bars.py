@@ -214,6 +214,19 @@ def panel_grid(
     return Grid(figure, axes[:n_panels], horizontal, columns, shape.panel_in)
 
 
+def floor_strokes(axis: Axes, slots: np.ndarray, means: np.ndarray, baseline: float,
+                  half: float, colours: Sequence[Any], horizontal: bool) -> None:  # fmt: skip
+    """A mean at the scale's minimum (every poem scored 1) is a bar of no length: a stroke in
+    its colour on the axis, `half` wide each side of its slot, keeps it from reading as a
+    missing bar (an empty panel)."""
+    floor = np.isfinite(means) & np.isclose(means, baseline)
+    if floor.any():
+        stroke = axis.vlines if horizontal else axis.hlines
+        at = slots[floor]
+        stroke(np.full(len(at), baseline), at - half, at + half, linewidth=2.5, zorder=3,
+               colors=[c for c, f in zip(colours, floor, strict=True) if f], clip_on=False)  # fmt: skip
+
+
 def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *,
                show_labels: bool = True, title_in: float | None = None) -> None:  # fmt: skip
     """Bars (grouped by series) per author, whiskers from ci_low to ci_high; the title wrapped
@@ -240,6 +253,7 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
         else:
             axis.bar(offset, lengths, width=width * 0.92, bottom=panel.baseline,
                      yerr=[low, high], **style)  # fmt: skip
+        floor_strokes(axis, offset, means, panel.baseline, width * 0.46, colour, horizontal)
     for label, values, marker in panel.marks:
         points = values.reindex(authors).to_numpy(float)
         style = {"marker": marker, "linestyle": "none", "color": "black",

@@ -10,7 +10,15 @@ import pandas as pd
 from matplotlib import patheffects
 from matplotlib.figure import Figure
 
-from poemetric.analysis.bars import Panel, Series, draw_grid, grid_height, grid_shape
+from poemetric.analysis.bars import (
+    VALUE_TICKS,
+    Panel,
+    Series,
+    draw_grid,
+    floor_strokes,
+    grid_height,
+    grid_shape,
+)
 from poemetric.analysis.context import (
     Count,
     Dimensions,
@@ -215,6 +223,8 @@ def ranking(ctx: FigureContext) -> Drawing:
     for index, part in enumerate(parts):
         axis.barh(y + (index - 1) * bar, wide[part] - 1, left=1, height=bar * 0.95,
                   color=PART_COLOURS[part], label=part_label(part), edgecolor="black", linewidth=0.2)  # fmt: skip
+        floor_strokes(axis, y + (index - 1) * bar, wide[part].to_numpy(float), 1.0,
+                      bar * 0.475, [PART_COLOURS[part]] * len(wide), horizontal=True)  # fmt: skip
     errors = np.nan_to_num([score["mean"] - score["ci_low"], score["ci_high"] - score["mean"]])
     axis.errorbar(score["mean"], y, xerr=errors, fmt="D", color="black", markersize=3,
                   elinewidth=0.7, capsize=1.5, label="POEMetric score (95% CI)")  # fmt: skip
@@ -222,6 +232,7 @@ def ranking(ctx: FigureContext) -> Drawing:
     axis.set_ylim(len(wide) - 0.5, -0.6)
     highlight_human_ticks(axis, ctx.human_label, "y")
     axis.set_xlim(*LIKERT)
+    axis.xaxis.set_major_formatter(VALUE_TICKS)  # `1`, `1.5`, as every bar chart (was `1.0`)
     figure.supxlabel("mean score (1-5)" + ("\n" if ctx.narrow else "; ")
                      + "diamond: POEMetric score, whiskers: its 95% CI", fontsize=7)  # fmt: skip
     axis.grid(axis="x", alpha=0.3)
@@ -308,7 +319,13 @@ def radar(ctx: FigureContext, max_authors: Count = 8) -> Drawing:
         axis.plot(np.append(angles, angles[0]), closed, styles[index % 4], color=colours[author],
                   linewidth=1.6 if author == HUMAN_AUTHOR else 0.9, label=ctx.label(author))  # fmt: skip
     axis.set_xticks(angles, [dimension_label(str(k)) for k in matrix.columns])
-    axis.tick_params(axis="x", pad=1)
+    axis.tick_params(axis="x", pad=-5)
+    # Each label grows away from the rim (centred, "Form" at 0 degrees and "Emotion" at 180
+    # sat across the circle and the author lines).
+    for label, theta in zip(axis.get_xticklabels(), angles, strict=True):
+        x, y = np.cos(theta), np.sin(theta)
+        label.set_horizontalalignment("left" if x > 0.1 else "right" if x < -0.1 else "center")
+        label.set_verticalalignment("bottom" if y > 0.1 else "top" if y < -0.1 else "center")
     axis.set_ylim(1, 5)
     # Radial tick labels centred on their circle at the angle freest of the lines, small and
     # grey with a white halo (matplotlib's sat on the lines at 22.5 degrees).

@@ -7,6 +7,7 @@ A recipe is `analysis/NAME.yaml` (bundled) or a path to a YAML file:
       - name: fig06-basic        # output file stem
         kind: dimension_bars     # a key of FIGURE_KINDS
         authors: paper7          # optional: authors shown (names or a generator group)
+        forms: sonnet            # optional: only the poems of these forms
         group: basic             # any other key is a parameter of the figure function
 """
 
@@ -40,6 +41,12 @@ from poemetric.analysis.figures_words import (
     opening_imagery,
     opening_words_figure,
     top_words_figure,
+)
+from poemetric.analysis.form_selection import (
+    FormSelectionError,
+    form_list,
+    forms_caption,
+    frames_of_forms,
 )
 from poemetric.analysis.labels import Labels, run_labels, shorten
 from poemetric.analysis.plotting import (
@@ -108,6 +115,8 @@ class FigureSpec(BaseModel):
     kind: str
     #: Authors shown: model names or a generator group; `--authors` overrides it.
     authors: str | None = None
+    #: Only the poems of these forms (the prompts' form): `sonnet`, `sonnet, villanelle` or a list.
+    forms: str | list[str] | None = None
 
     @field_validator("name")
     @classmethod
@@ -329,9 +338,17 @@ def render_figures(
     out = Path(out_dir)
     # Each table once, not once per figure that shows it; per-poem measures kept in the run.
     shared = RunFrames(data, ratings, MeasureCache(store))
+    by_forms: dict[tuple[str, ...], RunFrames] = {(): shared}
     with figure_style():
         for spec in chosen.figures:
             function, needs_judge = FIGURE_KINDS[spec.kind]
+            forms = tuple(form_list(spec.forms))
+            try:
+                frames = frames_of_forms(by_forms, forms)
+            except FormSelectionError as error:
+                report.skipped.append(f"{spec.name}: {error}")
+                continue
+            present = frames.data.generations["author"].unique().tolist()
             selection = authors if authors is not None else spec.authors
             source = "--authors" if authors is not None else "the recipe's authors:"
             selected_by = f"{source} {selection!r}" if selection else None
@@ -348,14 +365,16 @@ def render_figures(
                 name = spec.name + (
                     f"-{current}" if needs_judge and current and len(judges) > 1 else ""
                 )
-                context = FigureContext(data, judge=current, authors=shown, width=width,
+                context = FigureContext(frames.data, judge=current, authors=shown, width=width,
                                         labels=labels, experts=ratings,
-                                        selected_by=selected_by, shared=shared)  # fmt: skip
+                                        selected_by=selected_by, shared=frames)  # fmt: skip
                 try:
                     drawing = function(context, **spec.params)
                 except FigureSkipped as skipped:
                     report.skipped.append(f"{name}: {skipped}")
                     continue
+                if forms:
+                    drawing = replace(drawing, caption=forms_caption(drawing.caption, forms))
                 report.paths += save_figure(drawing, out, name, formats)
                 if warning := crowding_warning(drawing.figure, width):
                     report.warnings.append(f"{name}: {warning}")

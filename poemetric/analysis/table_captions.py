@@ -90,7 +90,8 @@ FIXED_INTERVALS = {
     "form_checks": _CHECK_INTERVALS,
     "form_checks_by_form": _CHECK_INTERVALS,
     "form_checks_errata": _CHECK_INTERVALS,
-    "lexical": "intervals: Student t",
+    "lexical": "intervals: Student t, clipped to each measure's range (shares 0-1, their "
+    "differences -1 to 1, tokens and MTLD at 0)",
     "ghostwriting": "intervals: Student t",
 }
 

@@ -66,9 +66,10 @@ class RunStore:
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / DB_NAME
         if not self.path.exists() and not create:
+            run = shlex.quote(str(self.run_dir))  # `poemetric demo` alone makes runs/demo
             raise StoreError(
                 f"no run store at {self.path}{runs_beside(self.run_dir, DB_NAME)}; start a run with "
-                f"`poemetric generate --run {shlex.quote(str(self.run_dir))}` or `poemetric demo`"
+                f"`poemetric generate --run {run}` or `poemetric demo --run {run}`"
             )
         #: True where this process cannot write the run (a read-only copy): reading works,
         #: and a write raises `ReadOnlyStoreError` saying so.
