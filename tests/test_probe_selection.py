@@ -221,3 +221,31 @@ def test_probe_report_writes_no_paper_table_without_pairs_of_its_tasks(
     )
     assert "probe_deletion not written: no pairs of tasks delete_1_rhyming, " in result.stderr
     assert f"tables: 6 files in {out}" in result.stderr
+
+
+def test_probe_report_removes_an_earlier_reports_table_it_does_not_write(
+    pairs: Path, tmp_path: Path
+) -> None:
+    """A table left out (no pairs of its tasks) was left in --output as an earlier report wrote
+    it, with that report's rows of ours beside this report's accuracy table, and the line said
+    it was 'not written'; its files are removed, as `analyze` removes an earlier analysis's
+    tables, and the line says so. Other files in the folder are kept."""
+    scores = tmp_path / "scores.jsonl"
+    assert CliRunner().invoke(app, ["probe", "run", str(pairs), "-o", str(scores)]).exit_code == 0
+    out = tmp_path / "tables"
+    out.mkdir()
+    earlier = [out / f"probe_last_line.{suffix}" for suffix in ("csv", "md", "tex")]
+    for path in earlier:
+        path.write_text("an earlier report's last_line rows\n", encoding="utf-8")
+    (out / "mine.txt").write_text("kept\n", encoding="utf-8")
+    command = ["probe", "report", str(scores), "--output", str(out)]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    assert not any(path.exists() for path in earlier)
+    assert (out / "mine.txt").read_text(encoding="utf-8") == "kept\n"
+    assert (
+        "probe_last_line not written: no pairs of tasks last_line or last_line_dbs; its files "
+        "from an earlier report were removed"
+    ) in " ".join(result.stderr.split())
+    assert "probe_deletion not written: no pairs of tasks delete_1_rhyming, " in result.stderr
+    assert "probe_deletion.csv" not in " ".join(result.stderr.split())

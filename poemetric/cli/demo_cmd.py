@@ -128,10 +128,10 @@ def _refuse_a_judge_without_its_key(spec: ModelSpec) -> None:
     """A judge that cannot start (no API key) stops the demo before any work: it said so only
     after the generation stages, minutes later with the local model (`make demo JUDGE=...`)."""
     from poemetric.providers.base import ProviderError
-    from poemetric.providers.registry import create_provider
+    from poemetric.runner.preflight import preflight
 
     try:
-        create_provider(spec).preflight()
+        preflight(spec)  # the provider closed after
     except ProviderError as error:
         raise error_exit(f"--judge {spec.name}: {error}; nothing was run") from None
 

@@ -69,8 +69,10 @@ def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
 def show_tables(tables: dict[str, ProbeTable], out_dir: Path | None) -> None:
     """Print the accuracy tables (without importing pandas) and write them into `out_dir`; a
     paper-shaped table with no row of ours is not written, and a line says which tasks it
-    lacks (its file held only the published rows)."""
+    lacks (its file held only the published rows). Its files that an earlier report wrote to
+    `out_dir` are removed: left there, they read as this report's (`analyze` does the same)."""
     from poemetric.probes.results import markdown_summary, tables_without_ours, write_probe_tables
+    from poemetric.tables.write import TABLE_FORMATS
 
     typer.echo(tables["accuracy"].markdown(digits=3))
     typer.echo(markdown_summary(tables))
@@ -79,7 +81,12 @@ def show_tables(tables: dict[str, ProbeTable], out_dir: Path | None) -> None:
         frames = {name: table.frame() for name, table in tables.items() if name not in left}
         written = write_probe_tables(frames, out_dir)
         for name, why in left.items():
-            note(f"probe_{name} not written: {why}")
+            earlier = [out_dir / f"probe_{name}.{suffix}" for suffix in TABLE_FORMATS]
+            removed = [path for path in earlier if path.is_file()]
+            for path in removed:
+                path.unlink(missing_ok=True)
+            gone = "; its files from an earlier report were removed" if removed else ""
+            note(f"probe_{name} not written: {why}{gone}")
         note(f"tables: {len(written)} files in {out_dir}")
 
 

@@ -8,10 +8,12 @@ none of whose models can start asks it first (`start_refusals`) and refuses befo
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from poemetric.providers.base import ModelSpec, ProviderError
+from poemetric.providers.base import ModelSpec, Provider, ProviderError
 from poemetric.providers.registry import create_provider, provider_class
 from poemetric.providers.remote_common import key_variables
 from poemetric.redaction import Redactor, url_credentials
@@ -25,7 +27,40 @@ def refuse_before_new_store(spec: ModelSpec, run_dir: Path) -> None:
     runner, since answers already stored need no key."""
     if (run_dir / DB_NAME).exists():
         return
-    create_provider(spec).preflight()
+    preflight(spec)
+
+
+def preflight(spec: ModelSpec) -> None:
+    """`spec`'s provider created and asked whether it can run (`Provider.preflight()`, its
+    `ProviderError` raised), then closed (`aclose`) as the runner closes each provider it made,
+    a refused one too: an adapter whose constructor opens a client or starts a thread released
+    neither when only asked here."""
+    provider = create_provider(spec)
+    try:
+        provider.preflight()
+    finally:
+        closed(provider)
+
+
+def closed(provider: Provider) -> None:
+    """`provider.aclose()` run to its end, outside the runner's event loop (in a thread of its
+    own where this thread runs one). An exception from it is left to the runner, which reports
+    an adapter's failing `aclose` when it runs the model."""
+
+    def close() -> None:
+        try:
+            asyncio.run(provider.aclose())
+        except Exception:  # the runner says it, with the traceback, if it runs the model
+            return
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # no loop in this thread (a command): closed here
+        close()
+        return
+    worker = threading.Thread(target=close, name="poemetric-preflight-close")
+    worker.start()
+    worker.join()
 
 
 def own_process(spec: ModelSpec) -> bool:
@@ -38,11 +73,11 @@ def start_refusals(specs: Iterable[ModelSpec]) -> dict[str, str]:
     """Why each of `specs` whose provider's `preflight()` refuses cannot run, by model name (the
     `ProviderError`'s text, keys and URL logins redacted); the others are left out, and so is a
     third-party adapter that fails otherwise: the runner reports that failure with its file and
-    line, and logs its traceback."""
+    line, and logs its traceback. Each provider asked is closed (`preflight`)."""
     refusals: dict[str, str] = {}
     for spec in specs:
         try:
-            create_provider(spec).preflight()
+            preflight(spec)
         except ProviderError as error:
             redact = Redactor(key_variables(spec), logins=url_credentials(spec.base_url))
             refusals[spec.name] = redact(str(error))
