@@ -85,3 +85,41 @@ def test_the_command_refusal_closes_what_it_asked(threaded: type[ThreadedProvide
     refuse_when_none_can_start([spec("c", refuse=True), spec("d")])  # d can start: goes on
     assert len(threaded.made) == 4
     assert all(not provider.worker.is_alive() for provider in threaded.made)
+
+
+class QuotingProvider(ThreadedProvider):
+    """A third-party adapter whose refusal quotes the key it was given (as some SDK errors do)."""
+
+    def preflight(self) -> None:
+        raise ProviderError(f"quoting: key {self.spec.options['key']} rejected", retryable=False)
+
+
+def test_the_demo_judge_refusal_redacts_a_key_the_adapter_quoted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`demo --judge NAME` refuses a judge that cannot start before any work; its line printed
+    the adapter's text as it came, a quoted key too, where every runner line is redacted."""
+    import typer
+
+    from poemetric.cli.demo_cmd import _refuse_a_judge_without_its_key
+
+    secret = "sk-quoted-0123456789abcdef"
+    monkeypatch.setenv("QUOTING_KEY", secret)
+    monkeypatch.setattr(QuotingProvider, "made", [])
+    monkeypatch.setattr(QuotingProvider, "option_keys", frozenset({"key"}))
+    monkeypatch.setitem(registry._REGISTERED, "quoting-test", QuotingProvider)
+    judge = ModelSpec.model_validate(
+        {
+            "name": "quoting",
+            "provider": "quoting-test",
+            "model": "q-1",
+            "api_key_env": "QUOTING_KEY",
+            "options": {"key": secret},
+        }
+    )
+    with pytest.raises(typer.Exit) as refused:
+        _refuse_a_judge_without_its_key(judge)
+    printed = capsys.readouterr()
+    assert refused.value.exit_code != 0
+    assert "rejected; nothing was run" in printed.err + printed.out
+    assert secret not in printed.err + printed.out

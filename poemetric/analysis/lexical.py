@@ -33,6 +33,7 @@ import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.text.tokens import tokenize
+from poemetric.text.tokens import type_token_ratio as type_token_ratio  # moved; old path kept
 
 MATTR_WINDOW = 20
 MTLD_THRESHOLD = 0.72
