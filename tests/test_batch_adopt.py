@@ -77,9 +77,11 @@ def wait_for_batches(server: OpenAIServer, n: int) -> None:
 
 
 def lose_first_answer(tmp_path: Path, server: LocalServer) -> tuple[RunStore, str]:
-    """A first run whose submission's answer is lost: its store and the marker left."""
+    """A first run whose submission's answer is lost: its store and the marker left (its
+    `max_retries: 0` searches no list in that run: `test_batch_retry_search`)."""
     store = prepared_store(tmp_path / "run", poems=3)
-    report = run_generation(store, [spec_for(server, "remote", timeout_s=1)], options=BATCH)
+    first = spec_for(server, "remote", timeout_s=1, max_retries=0)
+    report = run_generation(store, [first], options=BATCH)
     assert report.incomplete and report.models[0].left_pending == 3
     (row,) = markers(store.run_dir)
     marker = str(row["batch_id"])

@@ -79,7 +79,10 @@ def test_a_plugin_that_finds_batches_gets_its_lost_batch_collected(
 ) -> None:
     """`found-twice`: an adapter naming one batch twice has found one batch, not several."""
     module = install("toy", PLUGIN)
-    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    # max_retries 0: no search in the run that lost the answer (`test_batch_retry_search`)
+    user_models(
+        "generators", "mine", "name: mine\nprovider: toy\nmodel: x\nlimits:\n  max_retries: 0\n"
+    )
     run = tmp_path / "run"
     args = ["generate", "--run", str(run), "--models", "mine", "--limit", "3", "--batch",
             "--no-progress"]  # fmt: skip

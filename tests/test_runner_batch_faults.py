@@ -169,10 +169,11 @@ def test_a_submission_whose_answer_was_lost_is_not_submitted_again(
     tmp_path: Path, fault: Fault
 ) -> None:
     """The provider may have created the batch before the answer was lost (no SDK sends an
-    idempotency key): a retry could buy every job twice. The model stops and says so."""
+    idempotency key): a retry could buy every job twice. The model stops and says so (with
+    `max_retries: 0`, which searches no batch list in this run: `test_batch_retry_search`)."""
     store = prepared_store(tmp_path, poems=3)
     with OpenAIServer(api_key=TEST_KEY, batch_faults=[fault]) as server:
-        spec = spec_for(server, "remote")
+        spec = spec_for(server, "remote", max_retries=0)
         report = run_generation(store, [spec], options=BATCH)
         assert len(submissions(server)) == 1 and len(server.batches) == 1
     (model,) = report.models

@@ -17,6 +17,8 @@ batches carrying it, before it stops the model:
 
 A row written without a tag (by a provider without `FindsBatches`, such as Anthropic's, or an
 earlier version of poemetric) is never searched for: a list without it would prove nothing.
+The run that sends a tagged submission searches too, with `search_tag` and `adopt`: before a
+retry after a 503 or 529, and after a lost answer (`batch_retry_search`).
 """
 
 from __future__ import annotations
@@ -91,12 +93,12 @@ async def find_lost_batches(
         if not detail.get(TAGGED):
             found.left.append((marker, jobs))
             continue
-        search = await _search(run, provider, marker)
+        search = await search_tag(run, provider, marker)
         if isinstance(search, str):
             found.left.append((marker, jobs))
             found.notes[marker] = search
         elif len(search.found) == 1:
-            found.adopted.append(_adopt(run, marker, search, keys[marker], detail))
+            found.adopted.append(adopt(run, marker, search, keys[marker], detail, _NEXT_RUN))
         elif not search.found:
             found.left.append((marker, jobs))
             found.notes[marker] = (
@@ -106,13 +108,13 @@ async def find_lost_batches(
             )
         elif found.several is None:
             found.left.append((marker, jobs))
-            found.several = _several(marker, search)
+            found.several = several_reason(marker, search)
         else:
             found.left.append((marker, jobs))
     return found
 
 
-async def _search(run: ModelRun, provider: FindsBatches, marker: str) -> BatchSearch | str:
+async def search_tag(run: ModelRun, provider: FindsBatches, marker: str) -> BatchSearch | str:
     """The provider's batches tagged `marker`; what went wrong when the list could not be read."""
     request = BatchRequest("batch list search", marker)
     since = _written_at(run, marker) - CLOCK_SKEW_S
@@ -149,10 +151,20 @@ def _written_at(run: ModelRun, marker: str) -> float:
     return datetime.fromisoformat(str(rows[0]["created_at"])).timestamp()
 
 
-def _adopt(
-    run: ModelRun, marker: str, search: BatchSearch, keys: dict[str, str], detail: dict[str, object]
+#: Of a batch found by a later run (`adopt`'s `how`).
+_NEXT_RUN = "whose answer an earlier run never stored"
+
+
+def adopt(
+    run: ModelRun,
+    marker: str,
+    search: BatchSearch,
+    keys: dict[str, str],
+    detail: dict[str, object],
+    how: str,
 ) -> InFlight:
-    """The one batch tagged `marker`: its row in place of the marker's, said under the summary."""
+    """The one batch tagged `marker`: its row in place of the marker's, said under the summary
+    (`how`: what became of the submission's answer, "whose answer ...")."""
     (batch_id,) = search.found
     where = (run.spec.provider, run.spec.name, run.handler.table)
     kept: dict[str, object] = {k: detail[k] for k in ("provider_model", "requests") if k in detail}
@@ -160,19 +172,19 @@ def _adopt(
     run.report.notes.append(
         f"found batch {batch_id} in the provider's batch list "
         f"({counted(search.searched, 'batch', 'batches')} searched): the submission {marker} "
-        f"of {counted(len(keys), 'job')}, whose answer an earlier run never stored; it is polled "
-        "and collected as usual, nothing is submitted again"
+        f"of {counted(len(keys), 'job')}, {how}; it is polled and collected as usual, nothing "
+        "is submitted again"
     )
     return InFlight(batch_id, keys)
 
 
-def _several(marker: str, search: BatchSearch) -> str:
-    """Why the model stops when several batches carry the tag `marker` (sent once)."""
+def several_reason(marker: str, search: BatchSearch, who: str = "an earlier run") -> str:
+    """Why the model stops when several batches carry the tag `marker`, which `who` sent once."""
     ids = ", ".join(search.found)
     return (
         f"the provider's batch list ({counted(search.searched, 'batch', 'batches')} searched) "
-        f"holds {len(search.found)} batches of the submission {marker} ({ids}), which an earlier "
-        "run meant to send once (a retry after an answer read as a refusal, though the batch "
+        f"holds {len(search.found)} batches of the submission {marker} ({ids}), which {who} "
+        "meant to send once (a retry after an answer read as a refusal, though the batch "
         "was created): each is paid for, and only one can be "
         "collected. Cancel all but one of them in the provider's batch list (a cancelled batch "
         "is not adopted), then run again: it adopts the one left"

@@ -100,17 +100,24 @@ async def retried(
     *,
     returns: Expected,
     also_if: Callable[[ProviderError], bool] | None = None,
+    before_retry: Callable[[ProviderError], Awaitable[T | None]] | None = None,
 ) -> T:
     """`call()` (an adapter's batch method) retried as the runner retries a job (429s, 5xx,
     timeouts; bounded backoff), each failed attempt logged as `request` (`retry`, or `error`
     for the last one; the caller logs what succeeded). `GaveUp` when it fails for good;
     `Stopped` when a stop begins before a retry (the wait for it ends at once); `AdapterBug`
     when it raises anything but a `ProviderError`, or returns something that is not of the type
-    `returns` names (logged as an `adapter-error`)."""
+    `returns` names (logged as an `adapter-error`). `before_retry(error)` runs after the wait
+    for each retry (`error`: the failure retried), before the attempt: a value it returns is
+    returned instead of calling again (a tagged submission's batch found in the provider's
+    list, `batch_retry_search`); what it raises ends the retries."""
     from poemetric.runner.calls import retry_policy
+
+    retrying_after: list[ProviderError] = []
 
     def before_sleep(error: ProviderError, attempt: int) -> None:
         log_batch_call(run, request, attempt, "retry", error=error)
+        retrying_after[:] = [error]
 
     rng = random.Random(f"{run.options.seed}:{run.spec.name}:batch")
     attempts = 0
@@ -122,6 +129,12 @@ async def retried(
             with attempt:
                 if attempts and stopping.requested():
                     raise Stopped
+                if attempts and before_retry is not None and retrying_after:
+                    instead = await before_retry(retrying_after[0])
+                    if instead is not None:
+                        return instead
+                    if stopping.requested():
+                        raise Stopped
                 attempts += 1
                 request.attempts = attempts
                 started = time.monotonic()
@@ -147,7 +160,9 @@ def surely_not_accepted(error: ProviderError) -> bool:
     pool timeout; `ProviderError.not_sent`), or the provider refused it with a 4xx, a 503 or a
     529. After a read timeout, a dropped connection, an unreadable answer (even a 200's) or a
     500, 502 or 504 the batch may exist (no SDK sends an idempotency key): it is not submitted
-    again."""
+    again. A gateway's 503 may come after the batch was created too: a tagged submission
+    (`FindsBatches`) looks for its batch in the provider's list before each such retry
+    (`batch_retry_search`); an untagged one is retried as it is."""
     if error.not_sent or never_sent(error):
         return True
     status = error.status

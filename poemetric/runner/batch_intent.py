@@ -13,8 +13,9 @@ mid-submission, or lost the answer: the next run does not submit its jobs again 
 model with a line that says to look in the provider's batch list, then give the row up with
 `poemetric batches abandon ... --force` (which submits the jobs again). Where the provider's
 batch list shows a tag sent with the batch (`FindsBatches`: OpenAI, Gemini), the batch carries
-the row's id (`TAGGED` in its detail) and the next run first looks for it there, adopting the
-one it finds (`batch_adopt`).
+the row's id (`TAGGED` in its detail): the run that lost the answer looks for it there a few
+times before it stops the model (`batch_retry_search`), and the next run first looks for it
+there too, adopting the one it finds (`batch_adopt`).
 
 Several processes may share a run directory (`--shard`, or one command run twice): a row of
 another process whose submission is still under way is no trace of a kill. Its `detail` names

@@ -8,7 +8,8 @@ Resumable by construction:
   flight, or whose answer was lost (a timeout, a dropped connection, a 500), covers a batch the
   provider may have accepted (`poemetric.runner.batch_intent`, `batch_submit`): the next run
   stops the model rather than pay twice, unless it finds that batch in the provider's batch
-  list by the row's id, which the batch carries (`batch_adopt`);
+  list by the row's id, which the batch carries (`batch_adopt`; the run that lost the answer
+  searches a few times first, and before retrying after a 503 or 529: `batch_retry_search`);
 * a restarted run submits only jobs that are neither done, cached, nor inside a batch still in
   flight;
 * results are stored one by one (row + cache entry in one transaction), then the batch is marked
@@ -212,7 +213,12 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
             # This chunk and the next stay pending; batches already submitted are still collected.
             _release(run, reserved, [job.key for job in chunk])
             left = len(chunk) + len(to_submit[start + size :])
-            _stop_model(run, failure.failed, "submission", jobs=left, kept=failure.kept)
+            if failure.failed is None or failure.reason:  # several batches carry its tag
+                run.stop_mid_run(failure.reason or str(failure))
+                run.leave_pending(left)
+            else:
+                kept = (failure.kept, failure.searched)
+                _stop_model(run, failure.failed, "submission", jobs=left, kept=kept)
             break
         finally:
             stopping.call_done()
@@ -251,14 +257,18 @@ def _stop_model(
     batch_id: str | None = None,
     *,
     jobs: int,
-    kept: str | None = None,
+    kept: tuple[str | None, str | None] = (None, None),
 ) -> None:
     """After a batch `step` ('submission', 'status poll' of `batch_id`; 'results' for a refused
     key only) failed: stop the model, its `jobs` left for the next run, when the adapter has a
     bug (`AdapterBug`), the provider refused the key or the step failed for good (`GaveUp`).
     Nothing after a stop (`Stopped`): the resumed run does those jobs. `kept`: the row of a
-    submission that may have created a batch all the same, said with what to do."""
-    advice = lost_advice(run.store, kept) if kept else None
+    submission that may have created a batch all the same, said with what to do, and what the
+    provider's batch list said of it in this run (`batch_retry_search`)."""
+    marker, searched = kept
+    advice = lost_advice(run.store, marker) if marker else None
+    if advice and searched:
+        advice = f"{searched}; {advice}"
     if isinstance(failed, AdapterBug):
         stop_for_adapter_bug(run, failed, batch_id, jobs=jobs, kept=advice)
         return

@@ -6,6 +6,11 @@ batch all the same (`batch_calls.may_have_created`: the answer was lost, or the 
 something else than a `ProviderError`): the next run then stops the model instead of paying
 twice. A refusal (a 4xx, a 503, a 529), a request that never left, or a stop before a retry
 removes it: nothing was created, and the next run submits those jobs.
+
+A tagged submission (`FindsBatches`: OpenAI, Gemini) is looked for in the provider's batch list
+within this run (`batch_retry_search`): before each retry after a 503 or 529 (a gateway's,
+maybe sent after the batch was created), and a few times after a lost answer. The batch found
+is taken as the answer would have been; several found stop the model naming them.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from poemetric.providers.base import BatchCapable, FindsBatches
+from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import AdapterBug, shortened
 from poemetric.runner.batch_calls import (
     BatchRequest,
@@ -31,6 +37,7 @@ from poemetric.runner.batch_intent import (
     keep_submission,
     note_submission,
 )
+from poemetric.runner.batch_retry_search import SeveralFound, TaggedSubmission
 from poemetric.runner.batch_table import record_batch
 from poemetric.runner.jobs import Job
 from poemetric.text.plural import counted
@@ -40,12 +47,24 @@ if TYPE_CHECKING:
 
 
 class SubmissionFailed(Exception):
-    """A submission `failed` for good; `kept`, its row when the batch may exist all the same."""
+    """A submission `failed` for good; `kept`, its row when the batch may exist all the same;
+    `searched`, what the provider's batch list said of it in this run; `reason`, why the model
+    stops when that is not the failure (`failed` None after a refusal): several batches found
+    carrying its tag."""
 
-    def __init__(self, failed: GaveUp | Stopped | AdapterBug, kept: str | None) -> None:
-        super().__init__(str(failed))
+    def __init__(
+        self,
+        failed: GaveUp | Stopped | AdapterBug | None,
+        kept: str | None,
+        *,
+        searched: str | None = None,
+        reason: str | None = None,
+    ) -> None:
+        super().__init__(reason or str(failed))
         self.failed = failed
         self.kept = kept
+        self.searched = searched
+        self.reason = reason
 
 
 def _record_batch(
@@ -71,16 +90,21 @@ def _record_batch(
 
 async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) -> str:
     """Submit `chunk` as one batch; its id, stored before anything else (a stop that ends the
-    stage next leaves it for the resume to poll). `SubmissionFailed` when it failed for good."""
+    stage next leaves it for the resume to poll). `SubmissionFailed` when it failed for good.
+    A tagged submission's batch found in the provider's list (`batch_retry_search`) is taken
+    as its answer."""
     items = [(job.key, job.request) for job in chunk]
     request = BatchRequest(f"batch submission ({counted(len(chunk), 'request')})")
     tagged = isinstance(provider, FindsBatches)  # the next run can find it if the answer is lost
     marker = _record_batch(run, None, chunk, tagged=tagged)  # kept if the process dies meanwhile
-    send = (
-        partial(provider.submit_tagged_batch, items, marker)
-        if isinstance(provider, FindsBatches)
-        else partial(provider.submit_batch, items)
-    )
+    search: TaggedSubmission | None = None
+    if isinstance(provider, FindsBatches):
+        keys = {job.key: job.cache_key for job in chunk}
+        detail: dict[str, object] = {"provider_model": run.spec.model, "requests": len(chunk)}
+        search = TaggedSubmission(run, provider, marker, keys, detail)
+        send = partial(provider.submit_tagged_batch, items, marker)
+    else:
+        send = partial(provider.submit_batch, items)
     try:
         batch_id = await retried(
             run,
@@ -88,15 +112,46 @@ async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) ->
             request,
             also_if=surely_not_accepted,
             returns=(str, "a batch id (str)"),
+            before_retry=None if search is None else search.before_retry,
         )
+    except SeveralFound as several:  # a retry created a second batch: neither is taken
+        keep_submission(run.store, marker, several.error)
+        raise SubmissionFailed(None, marker, reason=several.reason) from several
     except (GaveUp, Stopped, AdapterBug) as failed:
         if not may_have_created(failed):
+            if (taken := await _found_after_last_refusal(search, failed)) is not None:
+                return taken
             drop_submission(run.store, marker)
             raise SubmissionFailed(failed, None) from failed
         error = failed.error if isinstance(failed, GaveUp) else failed
-        keep_submission(run.store, marker, shortened(run.redact(str(error))))
-        raise SubmissionFailed(failed, marker) from failed
+        said = shortened(run.redact(str(error)))
+        keep_submission(run.store, marker, said)
+        if search is None or not isinstance(failed, GaveUp):
+            raise SubmissionFailed(failed, marker) from failed
+        try:
+            found = await search.after_lost_answer(said)
+        except SeveralFound as several:
+            raise SubmissionFailed(failed, marker, reason=several.reason) from several
+        if found.adopted is None:
+            raise SubmissionFailed(failed, marker, searched=found.note) from failed
+        return found.adopted
+    if search is not None and search.adopted == batch_id:  # its row written, its search logged
+        return batch_id
     _record_batch(run, batch_id, chunk, marker)
     request.batch_id = batch_id
     log_batch_call(run, request, request.attempts, "ok", note="accepted")
     return batch_id
+
+
+async def _found_after_last_refusal(
+    search: TaggedSubmission | None, failed: GaveUp | Stopped | AdapterBug
+) -> str | None:
+    """A tagged submission whose last attempt was answered 503 or 529 (no retry left): the
+    batch found carrying its tag (taken), which the next run would buy again; else None."""
+    if search is None or not isinstance(failed, GaveUp) or stopping.requested():
+        return None
+    try:
+        return await search.before_retry(failed.error)
+    except SeveralFound as several:
+        keep_submission(search.run.store, search.marker, several.error)
+        raise SubmissionFailed(None, search.marker, reason=several.reason) from several
