@@ -72,11 +72,12 @@ def show_tables(tables: dict[str, ProbeTable], out_dir: Path | None) -> None:
     lacks (its file held only the published rows). Its files that an earlier report wrote to
     `out_dir` are removed: left there, they read as this report's (`analyze` does the same)."""
     from poemetric.probes.results import markdown_summary, tables_without_ours, write_probe_tables
-    from poemetric.tables.write import TABLE_FORMATS
 
     typer.echo(tables["accuracy"].markdown(digits=3))
     typer.echo(markdown_summary(tables))
     if out_dir is not None:
+        from poemetric.tables.write import TABLE_FORMATS  # imports pandas: only to write files
+
         left = tables_without_ours(tables)
         frames = {name: table.frame() for name, table in tables.items() if name not in left}
         written = write_probe_tables(frames, out_dir)
