@@ -1,5 +1,5 @@
 """A run without --batch leaves the jobs of a batch still open to that batch
-(`batch_mode.outside_open_batches`), but its model's bar kept them in its total: it read `0/2`,
+(`open_batches.outside_open_batches`), but its model's bar kept them in its total: it read `0/2`,
 its clock running, and a log reported the model as under way (`0/2 (0%)`) every few intervals
 as long as another model ran, though it had nothing left to do. The bar's total is now the jobs
 this command calls. Real `generate` commands, the real openai SDK and the local OpenAI server."""

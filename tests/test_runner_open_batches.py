@@ -99,7 +99,7 @@ def test_a_plan_reads_the_open_batches_once_per_model(
     """A plan read each model's open batches (every job key of each, as JSON) three times: for
     the estimate of its pending jobs, for the plan's line and for the estimate of the cached
     answers to ask again. It reads them once, with the same plan."""
-    from poemetric.runner import batch_mode
+    from poemetric.runner import open_batches
 
     store = prepared_store(tmp_path, poems=2)
     faults = [None, *[Fault.server_error(502)] * 3]  # submitted; then 3 polls fail
@@ -107,13 +107,13 @@ def test_a_plan_reads_the_open_batches_once_per_model(
         spec = spec_for(server, "remote", max_retries=2)
         assert run_generation(store, [spec], options=BATCH).models[0].left_pending == 2
         reads: list[str] = []
-        read = batch_mode.in_flight_batches
+        read = open_batches.in_flight_batches
 
         def counted(*args: Any) -> list[tuple[str, dict[str, str]]]:
             reads.append(args[2])
             return read(*args)
 
-        monkeypatch.setattr(batch_mode, "in_flight_batches", counted)
+        monkeypatch.setattr(open_batches, "in_flight_batches", counted)
         for batch in (False, True):
             reads.clear()
             options = dataclasses.replace(BATCH, batch=batch, dry_run=True)

@@ -117,7 +117,7 @@ class ModelRun:
 
 
 async def execute_model(run: ModelRun, provider: Provider, pending: Sequence[Job]) -> None:
-    from poemetric.runner import batch_mode, calls
+    from poemetric.runner import batch_mode, calls, open_batches
 
     if not pending:
         return
@@ -128,7 +128,7 @@ async def execute_model(run: ModelRun, provider: Provider, pending: Sequence[Job
         run.report.mode = "batch-api"
         await batch_mode.run_batch_api(run, provider, pending)
     else:
-        await calls.run_concurrent(run, provider, batch_mode.outside_open_batches(run, pending))
+        await calls.run_concurrent(run, provider, open_batches.outside_open_batches(run, pending))
 
 
 async def start_provider(run: ModelRun) -> Provider | None:

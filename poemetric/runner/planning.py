@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 
 from poemetric.providers.base import Completion, ModelSpec, sends_batches
 from poemetric.providers.registry import provider_class
-from poemetric.runner.batch_mode import abandon_hint, warn_open_batches
 from poemetric.runner.jobs import Job, completion_from_dict, select_shard
 from poemetric.runner.leases import Leases
+from poemetric.runner.open_batches import abandon_hint, warn_open_batches
 from poemetric.runner.report import ModelReport
 from poemetric.store.db import RunStore
 from poemetric.text.plural import plural

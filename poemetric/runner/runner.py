@@ -44,7 +44,6 @@ from poemetric.providers.remote_common import key_variables
 from poemetric.redaction import Redactor, url_credentials
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import close_provider
-from poemetric.runner.batch_mode import open_batch_jobs
 from poemetric.runner.cost import Budget
 from poemetric.runner.estimate_basis import EstimateBasis, observe
 from poemetric.runner.isolation import provider_target as provider_target
@@ -55,6 +54,7 @@ from poemetric.runner.isolation import spawn_isolated
 from poemetric.runner.jobs import Job, Shard
 from poemetric.runner.leases import Leases
 from poemetric.runner.model_run import ModelRun, execute_model, ran_whole_shard, start_provider
+from poemetric.runner.open_batches import open_batch_jobs
 from poemetric.runner.planning import (
     add_estimates,
     calls_after_cache,
