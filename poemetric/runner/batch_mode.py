@@ -11,15 +11,18 @@ Resumable by construction:
   list by the row's id, which the batch carries (`batch_adopt`; the run that lost the answer
   searches a few times first, and before retrying after a 503 or 529: `batch_retry_search`);
 * a restarted run submits only jobs that are neither done, cached, nor inside a batch still in
-  flight;
+  flight (`poemetric.runner.open_batches`: a run without --batch leaves those to their batch);
 * results are stored one by one (row + cache entry in one transaction), then the batch is marked
   'collected'; collecting twice is harmless because stored successes are never overwritten;
 * a submission or status poll that fails is retried like a job (429s, 5xx, timeouts; bounded
-  backoff), each attempt in the call log (`poemetric.runner.batch_calls`). One that fails for good stops the model alone, its jobs left pending (a batch
+  backoff), each attempt in the call log (`poemetric.runner.batch_calls`). One that fails for
+  good stops the model alone, its jobs left pending (a batch
   already submitted stays in the table, polled by the next run; one whose poll is answered 404
   is marked 'not found (404)', `poemetric.runner.batch_unknown`). A submission is retried only
   when no batch can have been created: the provider refused it (a 4xx, a 503, a 529), or the
-  request never left (`batch_calls.surely_not_accepted`). A stop (Ctrl-C, SIGTERM) ends the wait for a retry and starts none.
+  request never left (`batch_calls.surely_not_accepted`); after a 503 or 529 a tagged
+  submission is first looked for in the provider's batch list (`batch_retry_search`). A stop
+  (Ctrl-C, SIGTERM) ends the wait for a retry and starts none.
 * a finished batch whose results fail to download for good (a 5xx after the retries, a 400;
   not a refused key, which stops the model as above) was paid for: its pending jobs get error
   rows (and call-log entries) with the download's error, and the batch row keeps its state plus
