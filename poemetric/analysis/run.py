@@ -61,7 +61,7 @@ from poemetric.paths import replaced_when_done
 from poemetric.stats import CIMethod
 from poemetric.store import RunStore
 from poemetric.tables.latex import latex_preview
-from poemetric.tables.write import TABLE_FORMATS, presentable, write_table
+from poemetric.tables.write import presentable, remove_table_files, write_table
 from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
@@ -119,14 +119,8 @@ class AnalysisResult:
         """Delete the files of tables an earlier analysis wrote to `out_dir` that this one has
         not (agreement tables after a run without `--experts`): left there, they read as
         current. Other files are kept."""
-        stale = []
-        for name in sorted({*TABLE_CAPTIONS, *PER_POEM_TABLES} - set(self.tables)):
-            files = [out_dir / f"{name}.{fmt}" for fmt in TABLE_FORMATS]
-            if any(path.is_file() for path in files):
-                stale.append(name)
-                for path in files:
-                    path.unlink(missing_ok=True)
-        return stale
+        left = sorted({*TABLE_CAPTIONS, *PER_POEM_TABLES} - set(self.tables))
+        return [name for name in left if remove_table_files(out_dir, name)]
 
 
 def analyze_run(

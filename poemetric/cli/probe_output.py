@@ -76,16 +76,13 @@ def show_tables(tables: dict[str, ProbeTable], out_dir: Path | None) -> None:
     typer.echo(tables["accuracy"].markdown(digits=3))
     typer.echo(markdown_summary(tables))
     if out_dir is not None:
-        from poemetric.tables.write import TABLE_FORMATS  # imports pandas: only to write files
+        from poemetric.tables.write import remove_table_files  # pandas: only to write files
 
         left = tables_without_ours(tables)
         frames = {name: table.frame() for name, table in tables.items() if name not in left}
         written = write_probe_tables(frames, out_dir)
         for name, why in left.items():
-            earlier = [out_dir / f"probe_{name}.{suffix}" for suffix in TABLE_FORMATS]
-            removed = [path for path in earlier if path.is_file()]
-            for path in removed:
-                path.unlink(missing_ok=True)
+            removed = remove_table_files(out_dir, f"probe_{name}")
             gone = "; its files from an earlier report were removed" if removed else ""
             note(f"probe_{name} not written: {why}{gone}")
         note(f"tables: {len(written)} files in {out_dir}")

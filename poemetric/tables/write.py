@@ -113,6 +113,16 @@ def to_markdown(frame: pd.DataFrame, *, digits: int = 2) -> str:
     return markdown_table(columns, frame.itertuples(index=False), numeric, digits=digits)
 
 
+def remove_table_files(out_dir: Path, name: str) -> bool:
+    """Delete the files `write_table` writes for the table `name` in `out_dir` (every format of
+    `TABLE_FORMATS`); whether there was one. A table an earlier command wrote and this one does
+    not is removed so: left there, it reads as current."""
+    files = [path for fmt in TABLE_FORMATS if (path := out_dir / f"{name}.{fmt}").is_file()]
+    for path in files:
+        path.unlink(missing_ok=True)
+    return bool(files)
+
+
 def write_table(
     frame: pd.DataFrame,
     out_dir: str | Path,
