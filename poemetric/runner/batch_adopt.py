@@ -33,7 +33,7 @@ from poemetric.providers.base import BatchCapable, BatchSearch, FindsBatches
 from poemetric.runner.adapter_bugs import AdapterBug, log_traceback, shortened
 from poemetric.runner.batch_calls import BatchRequest, GaveUp, Stopped, log_batch_call, retried
 from poemetric.runner.batch_intent import TAGGED, submission_detail
-from poemetric.runner.batch_table import InFlight, record_batch
+from poemetric.runner.batch_table import RECORDED_KEYS, InFlight, record_batch
 from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
@@ -90,27 +90,21 @@ async def find_lost_batches(
     found = Found()
     for marker, jobs in unconfirmed:
         detail = submission_detail(run.store, marker)
-        if not detail.get(TAGGED):
-            found.left.append((marker, jobs))
-            continue
-        search = await search_tag(run, provider, marker)
-        if isinstance(search, str):
-            found.left.append((marker, jobs))
-            found.notes[marker] = search
-        elif len(search.found) == 1:
+        search = await search_tag(run, provider, marker) if detail.get(TAGGED) else None
+        if isinstance(search, BatchSearch) and len(search.found) == 1:
             found.adopted.append(adopt(run, marker, search, keys[marker], detail, _NEXT_RUN))
-        elif not search.found:
-            found.left.append((marker, jobs))
+            continue
+        found.left.append((marker, jobs))  # untagged, unreadable, none or several found
+        if isinstance(search, str):
+            found.notes[marker] = search
+        elif search is not None and not search.found:
             found.notes[marker] = (
                 f"the provider's batch list ({counted(search.searched, 'batch', 'batches')} "
                 "searched) holds no batch of that submission, but a list may lag behind a batch "
                 "just created"
             )
-        elif found.several is None:
-            found.left.append((marker, jobs))
+        elif search is not None and found.several is None:
             found.several = several_reason(marker, search)
-        else:
-            found.left.append((marker, jobs))
     return found
 
 
@@ -167,7 +161,7 @@ def adopt(
     (`how`: what became of the submission's answer, "whose answer ...")."""
     (batch_id,) = search.found
     where = (run.spec.provider, run.spec.name, run.handler.table)
-    kept: dict[str, object] = {k: detail[k] for k in ("provider_model", "requests") if k in detail}
+    kept: dict[str, object] = {k: detail[k] for k in RECORDED_KEYS if k in detail}
     record_batch(run.store, batch_id, where, keys, {**kept, "found_for": marker}, replacing=marker)
     run.report.notes.append(
         f"found batch {batch_id} in the provider's batch list "

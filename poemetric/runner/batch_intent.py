@@ -104,7 +104,7 @@ def lost_advice(store: RunStore, marker: str) -> str:
     """What to do after a submission whose answer was lost (its row `marker` kept): a batch
     tagged with `marker` is looked for by the next run (`batch_adopt`); else by hand. A row
     gone was replaced by the batch's own, found by another process meanwhile."""
-    if not store.query("SELECT 1 FROM batches WHERE batch_id = ?", (marker,)):
+    if not row_kept(store, marker):
         return (
             "the provider accepted the batch all the same: another run found that batch in the "
             f"provider's batch list meanwhile (it carries {marker}) and collects it, so these "
@@ -121,6 +121,13 @@ def lost_advice(store: RunStore, marker: str) -> str:
         f"then `{abandon_markers(store.run_dir, [marker])}`, after which the next run submits "
         "them again"
     )
+
+
+def row_kept(store: RunStore, marker: str) -> bool:
+    """Whether the row `marker` is still there: another process sharing the run, this one taken
+    for dead (a heartbeat not renewed), may have found the batch and replaced the row by its
+    own (`batch_adopt`)."""
+    return bool(store.query("SELECT 1 FROM batches WHERE batch_id = ?", (marker,)))
 
 
 def submission_detail(store: RunStore, marker: str) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import shortened
 from poemetric.runner.batch_adopt import adopt, search_tag, several_reason
 from poemetric.runner.batch_calls import REFUSED_5XX
+from poemetric.runner.batch_intent import row_kept
 from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
@@ -102,10 +103,10 @@ class TaggedSubmission:
         last: BatchSearch | str | None = None
         done = 0
         for k in range(1, searches + 1):
-            if stopping.requested() or not self._row_kept():
+            if stopping.requested() or not row_kept(self.run.store, self.marker):
                 break
             await stopping.pause(min(options.retry_cap_s, options.retry_base_s * WAIT_GROWTH**k))
-            if stopping.requested() or not self._row_kept():
+            if stopping.requested() or not row_kept(self.run.store, self.marker):
                 break
             last = await search_tag(self.run, self.provider, self.marker)
             done += 1
@@ -125,12 +126,6 @@ class TaggedSubmission:
                 "list may lag behind a batch just created"
             )
         )
-
-    def _row_kept(self) -> bool:
-        """Whether the row is still the submission's: another process sharing the run, this
-        one taken for dead, may have found the batch and replaced it."""
-        rows = self.run.store.query("SELECT 1 FROM batches WHERE batch_id = ?", (self.marker,))
-        return bool(rows)
 
     def _adopt(self, search: BatchSearch, how: str) -> str:
         return adopt(self.run, self.marker, search, self.keys, self.detail, how).batch_id

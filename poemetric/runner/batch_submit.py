@@ -78,14 +78,21 @@ def _record_batch(
     """The batch's row; with no `batch_id`, the row written before its submission (returned),
     `tagged` when the batch carries that row's id in the provider's list (`FindsBatches`)."""
     where = (run.spec.provider, run.spec.name, run.handler.table)
-    keys = {job.key: job.cache_key for job in jobs}
-    detail: dict[str, object] = {"provider_model": run.spec.model, "requests": len(jobs)}
+    keys, detail = _submission_record(run, jobs)
     if batch_id is None:
         return note_submission(
             run.store, where, keys, {**detail, TAGGED: True} if tagged else detail
         )
     record_batch(run.store, batch_id, where, keys, detail, replacing=marker or None)
     return batch_id
+
+
+def _submission_record(
+    run: ModelRun, jobs: Sequence[Job]
+) -> tuple[dict[str, str], dict[str, object]]:
+    """A submission's request keys ({job key: cache key}) and what its batch's row records."""
+    keys = {job.key: job.cache_key for job in jobs}
+    return keys, {"provider_model": run.spec.model, "requests": len(jobs)}
 
 
 async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) -> str:
@@ -99,9 +106,7 @@ async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) ->
     marker = _record_batch(run, None, chunk, tagged=tagged)  # kept if the process dies meanwhile
     search: TaggedSubmission | None = None
     if isinstance(provider, FindsBatches):
-        keys = {job.key: job.cache_key for job in chunk}
-        detail: dict[str, object] = {"provider_model": run.spec.model, "requests": len(chunk)}
-        search = TaggedSubmission(run, provider, marker, keys, detail)
+        search = TaggedSubmission(run, provider, marker, *_submission_record(run, chunk))
         send = partial(provider.submit_tagged_batch, items, marker)
     else:
         send = partial(provider.submit_batch, items)
