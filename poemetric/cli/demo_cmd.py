@@ -128,17 +128,13 @@ def _refuse_a_judge_without_its_key(spec: ModelSpec) -> None:
     """A judge that cannot start (no API key) stops the demo before any work: it said so only
     after the generation stages, minutes later with the local model (`make demo JUDGE=...`)."""
     from poemetric.providers.base import ProviderError
-    from poemetric.providers.remote_common import key_variables
-    from poemetric.redaction import Redactor, url_credentials
-    from poemetric.runner.preflight import preflight
+    from poemetric.runner.preflight import preflight, refusal_text
 
     try:
         preflight(spec)  # the provider closed after
     except ProviderError as error:
-        # A third-party adapter's refusal may quote its key or a URL login: redacted as the
-        # runner's lines are.
-        redact = Redactor(key_variables(spec), logins=url_credentials(spec.base_url))
-        raise error_exit(f"--judge {spec.name}: {redact(str(error))}; nothing was run") from None
+        refused = refusal_text(spec, error)
+        raise error_exit(f"--judge {spec.name}: {refused}; nothing was run") from None
 
 
 def _run_judge(

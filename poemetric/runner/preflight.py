@@ -79,8 +79,13 @@ def start_refusals(specs: Iterable[ModelSpec]) -> dict[str, str]:
         try:
             preflight(spec)
         except ProviderError as error:
-            redact = Redactor(key_variables(spec), logins=url_credentials(spec.base_url))
-            refusals[spec.name] = redact(str(error))
+            refusals[spec.name] = refusal_text(spec, error)
         except Exception:
             continue
     return refusals
+
+
+def refusal_text(spec: ModelSpec, error: ProviderError) -> str:
+    """`error`'s text with `spec`'s keys and URL login redacted, as the runner's lines are: a
+    third-party adapter's refusal may quote them."""
+    return Redactor(key_variables(spec), logins=url_credentials(spec.base_url))(str(error))
