@@ -400,12 +400,13 @@ class FindsBatches(ABC):
     """Optional mixin, beside `BatchCapable`, for a batch API whose batch list shows a tag sent
     with each submission (OpenAI's `metadata`, Gemini's `display_name`). The runner then submits
     with `submit_tagged_batch`, the tag being the `unconfirmed-...` row it wrote before; when
-    the answer to a submission is lost (a timeout, a dropped connection, a 500), the same run
-    (a few times, after short waits) and then the next one ask `find_batches` for that tag and
-    adopt the batch they find instead of stopping the model; a submission answered 503 or 529
-    is looked for so before each retry, which is not sent when its batch is found. A provider without it (Anthropic's Message Batches carry no such field; a
-    third-party adapter that does not say) keeps the manual way: look in the provider's batch
-    list, then `poemetric batches abandon ... --force`."""
+    the answer to a submission is lost (a timeout, a dropped connection, a 500), the same run (a
+    few times, after short waits) and then the next one ask `find_batches` for that tag and
+    adopt the batch they find instead of stopping the model; a submission answered 503 or 529 is
+    looked for so before each retry, which is not sent when its batch is found. A provider
+    without it (Anthropic's Message Batches carry no such field; a third-party adapter that does
+    not say) keeps the manual way: look in the provider's batch list, then `poemetric batches
+    abandon ... --force`."""
 
     @abstractmethod
     async def submit_tagged_batch(

@@ -11,11 +11,11 @@ left for the next run needlessly (`batch_adopt` is the next run's search).
   submit those jobs again.
 * After a lost answer (a read timeout, a dropped connection, an unreadable answer, a 500, 502 or
   504), its row already kept (`batch_intent.keep_submission`): the list is searched up to
-  `LOST_SEARCHES` times, no more than the model's `limits.max_retries` (0: not searched), the
-  k-th after a wait of `retry_base_s * 4^k` seconds, at most `retry_cap_s` (`RunnerOptions`: 2,
-  8 and 30 s with the defaults). The batch found is taken and collected in this run; none found leaves the row and
-  stops the model as before, and the next run searches again. Nothing is submitted again on
-  "none found": the list may lag.
+  `LOST_SEARCHES` times, no more than the model's `limits.max_retries` (0: not searched), the k-th
+  after a wait of `retry_base_s * 4^k` seconds, at most `retry_cap_s` (`RunnerOptions`: 2, 8 and
+  30 s with the defaults). The batch found is taken and collected in this run; none found leaves
+  the row and stops the model as before, and the next run searches again. Nothing is submitted
+  again on "none found": the list may lag.
 * Several batches found (the tag sent twice) stop the model with a line naming them: each is
   paid for, only one can be collected (`batch_adopt.several_reason`).
 
