@@ -281,6 +281,17 @@ class ProviderError(Exception):
         self.not_sent = not_sent
 
 
+class TagRefused(ProviderError):
+    """A tagged batch submission (`FindsBatches.submit_tagged_batch`) refused because of its
+    tag: the batch API answered 400 or 422 naming the field that carries it (an
+    OpenAI-compatible server without batch `metadata`). A refusal created no batch
+    (`not_sent`), so the runner submits the same batch again untagged (`submit_batch`), once,
+    and the model's later submissions in the run go untagged directly."""
+
+    def __init__(self, message: str, *, status: int | None, raw: str | None = None) -> None:
+        super().__init__(message, retryable=False, status=status, raw=raw, not_sent=True)
+
+
 class Provider(ABC):
     """Base class for provider adapters. Subclasses set `name` (and `option_keys`) and implement
     `generate`."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
@@ -24,6 +24,7 @@ from poemetric.providers.base import (
     FindsBatches,
     GenerationRequest,
     ProviderError,
+    TagRefused,
     TokenUsage,
 )
 from poemetric.providers.list_order import ListOrder
@@ -257,7 +258,10 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
                 metadata=metadata if metadata else openai.omit,
             )
         except Exception as error:
-            raise self.translate(error) from error
+            failed = self.translate(error)
+            if metadata and refuses_metadata(error, openai):
+                raise TagRefused(str(failed), status=failed.status, raw=failed.raw) from error
+            raise failed from error
         return batch.id
 
     async def batch_status(self, batch_id: str) -> BatchStatus:
@@ -413,3 +417,36 @@ def _sdk_kwargs(body: dict[str, Any]) -> dict[str, Any]:
     if extra:
         kwargs["extra_body"] = extra
     return kwargs
+
+
+#: Statuses of a request refused as malformed: OpenAI's and most servers' 400, FastAPI's 422.
+_MALFORMED = frozenset({400, 422})
+#: Where an error body echoes what was sent (FastAPI's `input`, pydantic's `ctx`), not why.
+_ECHOED = frozenset({"input", "ctx"})
+_METADATA_WORD = re.compile(r"\bmetadata\b", re.IGNORECASE)
+
+
+def refuses_metadata(error: BaseException, sdk: Any) -> bool:
+    """Whether a batch create was refused because of its `metadata` field: HTTP 400 or 422 with
+    `metadata` in what the error body says (OpenAI's `message` or `param`: "Unrecognized
+    request argument supplied: metadata"; FastAPI's `loc`: ["body", "metadata"], "Extra inputs
+    are not permitted"), not in what it echoes of the request (`input`). A timeout or a 5xx is
+    never such a refusal (the batch may exist). A refusal for another reason that mentions
+    `metadata` costs one more refused create (none is paid for) and the model's tags for the
+    run."""
+    if not isinstance(error, sdk.APIStatusError) or error.status_code not in _MALFORMED:
+        return False
+    return any(_METADATA_WORD.search(text) for text in _said(error.body))
+
+
+def _said(body: Any) -> Iterator[str]:
+    """The strings of an error body, without those under an echo of the request (`_ECHOED`)."""
+    if isinstance(body, str):
+        yield body
+    elif isinstance(body, dict):
+        for key, value in body.items():
+            if key not in _ECHOED:
+                yield from _said(value)
+    elif isinstance(body, list):
+        for value in body:
+            yield from _said(value)
