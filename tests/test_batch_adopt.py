@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.generation.stage import run_generation
-from poemetric.providers import openai_provider
+from poemetric.providers import openai_batches, openai_provider
 from poemetric.store import RunStore
 from poemetric.testing.http_base import HttpAnswer, LocalServer, RecordedRequest
 from poemetric.testing.servers import Fault, GeminiServer, OpenAIServer
@@ -174,7 +174,7 @@ def test_none_found_stops_the_model_and_says_how_many_were_searched(
     """A 500 before the batch was created: the list holds none of it. Still not submitted
     again (a list may lag behind): the row is given up by hand, as before. The list is read
     page by page, down to the batches created before the row was written."""
-    monkeypatch.setattr(openai_provider, "LIST_PAGE", 1)
+    monkeypatch.setattr(openai_batches, "LIST_PAGE", 1)
     with OpenAIServer(api_key=TEST_KEY, batch_faults=[Fault.server_error(500)]) as server:
         store, marker = lose_first_answer(tmp_path, server)
         assert server.batches == {}

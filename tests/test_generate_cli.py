@@ -235,13 +235,20 @@ def test_demo_refuses_a_judge_without_its_key_before_any_work(
     run = tmp_path / "d"
     command = ["demo", "--run", str(run), "--judge", "gemini-2.5-pro", "--no-local"]
     result = CliRunner().invoke(app, command, terminal_width=400)
-    assert result.exit_code == 2, result.output
+    # 1, as `generate` and `judge` exit for a model that cannot run (2: unusable input)
+    assert result.exit_code == 1, result.output
     assert (
         "--judge gemini-2.5-pro: model 'gemini-2.5-pro' (provider 'google') needs an API key: "
         "set the environment variable GEMINI_API_KEY or GOOGLE_API_KEY" in result.output
     )
     assert "nothing was run" in result.output
     assert not run.exists()
+    # `judge` with the same judge refuses it with the same status
+    ran = CliRunner().invoke(app, ["generate", "--run", str(run), "--limit", "1", "--no-progress"])
+    assert ran.exit_code == 0, ran.output
+    judged = CliRunner().invoke(app, ["judge", "--run", str(run), "--judge", "gemini-2.5-pro"])
+    assert judged.exit_code == result.exit_code == 1, judged.output
+    assert "gemini-2.5-pro cannot run" in " ".join(judged.output.split())
 
 
 def test_models_that_cannot_run_for_one_cause_share_one_line(

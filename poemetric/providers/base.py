@@ -3,6 +3,8 @@
 A provider adapter is a small class: it turns a `GenerationRequest` into one call of its SDK (or
 local engine) and returns a `Completion`, or raises `ProviderError` saying whether the failure is
 worth retrying. Retries, rate limits, caching and storage live in the batch runner, not here.
+The interface of a batch API (`BatchCapable`, `FindsBatches`) is in `batch_api`, imported from
+here as well.
 """
 
 from __future__ import annotations
@@ -14,6 +16,14 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
+
+# The batch API's interface, in a module of its own; imported from here as well.
+from poemetric.providers.batch_api import BatchCapable as BatchCapable
+from poemetric.providers.batch_api import BatchSearch as BatchSearch
+from poemetric.providers.batch_api import BatchState as BatchState
+from poemetric.providers.batch_api import BatchStatus as BatchStatus
+from poemetric.providers.batch_api import FindsBatches as FindsBatches
+from poemetric.providers.batch_api import sends_batches as sends_batches
 
 Role = Literal["system", "user", "assistant"]
 
@@ -281,6 +291,17 @@ class ProviderError(Exception):
         self.not_sent = not_sent
 
 
+class TagRefused(ProviderError):
+    """A tagged batch submission (`FindsBatches.submit_tagged_batch`) refused because of its
+    tag: the batch API answered 400 or 422 naming the field that carries it (an
+    OpenAI-compatible server without batch `metadata`). A refusal created no batch
+    (`not_sent`), so the runner submits the same batch again untagged (`submit_batch`), once,
+    and the model's later submissions in the run go untagged directly."""
+
+    def __init__(self, message: str, *, status: int | None, raw: str | None = None) -> None:
+        super().__init__(message, retryable=False, status=status, raw=raw, not_sent=True)
+
+
 class Provider(ABC):
     """Base class for provider adapters. Subclasses set `name` (and `option_keys`) and implement
     `generate`."""
@@ -346,84 +367,3 @@ class Provider(ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients, engines and sockets."""
-
-
-BatchState = Literal["in_progress", "completed", "failed", "expired", "cancelled"]
-
-
-@dataclass
-class BatchStatus:
-    """Progress of one provider-side batch job (OpenAI Batch, Anthropic Message Batches, Gemini)."""
-
-    batch_id: str
-    state: BatchState
-    total: int = 0
-    completed: int = 0
-    failed: int = 0
-
-    @property
-    def done(self) -> bool:
-        """True once the batch will not change any more (results can be collected)."""
-        return self.state != "in_progress"
-
-
-class BatchCapable(ABC):
-    """Mixin for providers with an asynchronous, discounted batch API (about half price).
-
-    Custom ids are the runner's keys: `batch_results` maps each id given to `submit_batch` to its
-    `Completion`, or to a `ProviderError` for a request that failed or was never processed.
-    """
-
-    @abstractmethod
-    async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
-        """Submit (custom_id, request) pairs as one batch job; return the provider's batch id."""
-
-    @abstractmethod
-    async def batch_status(self, batch_id: str) -> BatchStatus:
-        """Poll one batch job."""
-
-    @abstractmethod
-    async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
-        """Results of a finished batch job, keyed by custom id."""
-
-
-@dataclass(frozen=True)
-class BatchSearch:
-    """What a provider's batch list holds of one tagged submission (`FindsBatches`): the ids of
-    the batches carrying its tag, and how many batches were `searched` (listed)."""
-
-    found: tuple[str, ...]
-    searched: int
-
-
-class FindsBatches(ABC):
-    """Optional mixin, beside `BatchCapable`, for a batch API whose batch list shows a tag sent
-    with each submission (OpenAI's `metadata`, Gemini's `display_name`). The runner then submits
-    with `submit_tagged_batch`, the tag being the `unconfirmed-...` row it wrote before; when
-    the answer to a submission is lost (a timeout, a dropped connection, a 500), the same run (a
-    few times, after short waits) and then the next one ask `find_batches` for that tag and
-    adopt the batch they find instead of stopping the model; a submission answered 503 or 529 is
-    looked for so before each retry, which is not sent when its batch is found. A provider
-    without it (Anthropic's Message Batches carry no such field; a third-party adapter that does
-    not say) keeps the manual way: look in the provider's batch list, then `poemetric batches
-    abandon ... --force`."""
-
-    @abstractmethod
-    async def submit_tagged_batch(
-        self, items: Sequence[tuple[str, GenerationRequest]], tag: str
-    ) -> str:
-        """As `submit_batch`, the batch carrying `tag` where `find_batches` can see it."""
-
-    @abstractmethod
-    async def find_batches(self, tag: str, *, since: float) -> BatchSearch:
-        """The batches of the provider's list that carry `tag` (free: a list call pays for
-        nothing), leaving out those cancelled (a user gave them up). `since` (Unix time, a
-        margin for clock skew taken off already): a batch created before it cannot carry the
-        tag, so the list may be read only down to there."""
-
-
-def sends_batches(cls: type[Provider]) -> bool:
-    """Whether `--batch` sends this provider's calls through its batch API (at
-    `pricing.batch_discount`): a `BatchCapable` provider that the runner does not hand chunks to
-    in-process instead (`prefers_batches`, as `execute_model` decides)."""
-    return issubclass(cls, BatchCapable) and not cls.prefers_batches

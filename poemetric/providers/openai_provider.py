@@ -7,31 +7,22 @@ The `openai` SDK is imported when a client is built, not with this module (`SDKP
 
 from __future__ import annotations
 
-import json
 import re
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError
+from poemetric.providers.base import Completion, GenerationRequest, ProviderError, TokenUsage
 
-from poemetric.providers.base import (
-    BatchCapable,
-    BatchSearch,
-    BatchStatus,
-    Completion,
-    FindsBatches,
-    GenerationRequest,
-    ProviderError,
-    TokenUsage,
-)
-from poemetric.providers.list_order import ListOrder
+# The batch API, in a module of its own; its names are imported from here as well.
+from poemetric.providers.openai_batches import CHAT_ENDPOINT as CHAT_ENDPOINT
+from poemetric.providers.openai_batches import LIST_PAGE as LIST_PAGE
+from poemetric.providers.openai_batches import SUBMISSION_TAG_KEY as SUBMISSION_TAG_KEY
+from poemetric.providers.openai_batches import OpenAIBatches
+from poemetric.providers.openai_batches import refuses_metadata as refuses_metadata
 from poemetric.providers.remote_common import (
     SDKProvider,
-    malformed_error,
     scrub_raw,
-    status_error,
     translate_stainless_error,
 )
 from poemetric.redaction import url_to_copy, url_without_credentials
@@ -42,25 +33,11 @@ if TYPE_CHECKING:
 
 #: o1, o3-mini, o4-mini, gpt-5...: `max_completion_tokens`, `reasoning_effort`, no temperature.
 REASONING_MODEL_RE = re.compile(r"^(o\d|gpt-5)")
-CHAT_ENDPOINT: Literal["/v1/chat/completions"] = "/v1/chat/completions"
-#: The `metadata` key of a batch that carries its submission's tag (`FindsBatches`).
-SUBMISSION_TAG_KEY = "poemetric_submission"
-#: Batches asked for per page of the batch list (the API's most).
-LIST_PAGE = 100
-_BATCH_STATES: dict[str, Any] = {
-    "validating": "in_progress",
-    "in_progress": "in_progress",
-    "finalizing": "in_progress",
-    "cancelling": "in_progress",
-    "completed": "completed",
-    "failed": "failed",
-    "expired": "expired",
-    "cancelled": "cancelled",
-}
 
 
-class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
-    """`provider: openai`. `options.reasoning_model: true|false` overrides the name-based guess."""
+class OpenAIProvider(SDKProvider["AsyncOpenAI"], OpenAIBatches):
+    """`provider: openai`. `options.reasoning_model: true|false` overrides the name-based guess.
+    Its batch API (`BatchCapable`, `FindsBatches`) is `OpenAIBatches`."""
 
     name: ClassVar[str] = "openai"
     option_keys: ClassVar[frozenset[str] | None] = frozenset({"reasoning_model"})
@@ -183,160 +160,6 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], BatchCapable, FindsBatches):
         import openai
 
         return translate_stainless_error(self.name, error, self._key, openai, self.endpoint)
-
-    # -- batch API ---------------------------------------------------------------------------
-    async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
-        return await self._submit(items, None)
-
-    async def submit_tagged_batch(
-        self, items: Sequence[tuple[str, GenerationRequest]], tag: str
-    ) -> str:
-        return await self._submit(items, {SUBMISSION_TAG_KEY: tag})
-
-    async def find_batches(self, tag: str, *, since: float) -> BatchSearch:
-        """The batch list, read down to the first batch created before `since` once the list
-        shows itself newest first (OpenAI's order); a compatible API's list in another order
-        (oldest first) is read whole. A batch listed again (a cursor the API ignores) ends the
-        reading. A batch cancelled (or being cancelled) is not counted as found: it was given
-        up."""
-        found: list[str] = []
-        seen: set[str] = set()
-        order = ListOrder()
-        try:
-            async for batch in self.client.batches.list(limit=LIST_PAGE):
-                if batch.id in seen:  # the list goes round: nothing more in it
-                    break
-                seen.add(batch.id)
-                if order.ends_before(batch.created_at, since):
-                    break
-                if batch.created_at < since:
-                    continue
-                order.searched += 1
-                given_up = batch.status in ("cancelling", "cancelled")
-                if not given_up and (batch.metadata or {}).get(SUBMISSION_TAG_KEY) == tag:
-                    found.append(batch.id)
-        except Exception as error:
-            raise self.translate(error) from error
-        return BatchSearch(tuple(found), order.searched)
-
-    async def _submit(
-        self, items: Sequence[tuple[str, GenerationRequest]], metadata: dict[str, str] | None
-    ) -> str:
-        lines = [
-            json.dumps(
-                {
-                    "custom_id": custom_id,
-                    "method": "POST",
-                    "url": CHAT_ENDPOINT,
-                    "body": self.request_body(request),
-                }
-            )
-            for custom_id, request in items
-        ]
-        if len(set(custom_id for custom_id, _ in items)) != len(items):
-            raise ProviderError(
-                f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True
-            )
-        import openai
-
-        client = self.client
-        try:
-            upload = await client.files.create(
-                file=("poemetric-batch.jsonl", "\n".join(lines).encode()), purpose="batch"
-            )
-        except Exception as error:  # the batch is not created yet: sending again buys none
-            failed = self.translate(error)
-            failed.not_sent = True
-            raise failed from error
-        try:
-            batch = await client.batches.create(
-                input_file_id=upload.id,
-                endpoint=CHAT_ENDPOINT,
-                completion_window="24h",
-                # Untagged (`submit_batch`): no `metadata` key at all, as before tags.
-                metadata=metadata if metadata else openai.omit,
-            )
-        except Exception as error:
-            raise self.translate(error) from error
-        return batch.id
-
-    async def batch_status(self, batch_id: str) -> BatchStatus:
-        try:
-            batch = await self.client.batches.retrieve(batch_id)
-        except Exception as error:
-            raise self.translate(error) from error
-        counts = batch.request_counts
-        return BatchStatus(
-            batch_id=batch.id,
-            state=_BATCH_STATES.get(batch.status, "failed"),
-            total=counts.total if counts else 0,
-            completed=counts.completed if counts else 0,
-            failed=counts.failed if counts else 0,
-        )
-
-    async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
-        client = self.client
-        results: dict[str, Completion | ProviderError] = {}
-        try:
-            batch = await client.batches.retrieve(batch_id)
-            if _BATCH_STATES.get(batch.status) == "in_progress":
-                raise ProviderError(
-                    f"{self.name}: batch {batch_id} is still {batch.status}; poll batch_status "
-                    "until it is done",
-                    retryable=True,
-                )
-            submitted = await self._read_jsonl(batch.input_file_id)
-            for file_id in (batch.output_file_id, batch.error_file_id):
-                for line in await self._read_jsonl(file_id):
-                    results[line["custom_id"]] = self._batch_line(line)
-        except ProviderError:
-            raise
-        except Exception as error:
-            raise self.translate(error) from error
-        for line in submitted:
-            if line["custom_id"] not in results:
-                results[line["custom_id"]] = ProviderError(
-                    f"{self.name}: batch {batch_id} ended ({batch.status}) without a result "
-                    "for this request",
-                    retryable=True,
-                )
-        return results
-
-    async def _read_jsonl(self, file_id: str | None) -> list[dict[str, Any]]:
-        if not file_id:
-            return []
-        content = await self.client.files.content(file_id)
-        lines: list[dict[str, Any]] = []
-        for number, text in enumerate(content.text.splitlines(), start=1):
-            if not text.strip():
-                continue
-            try:
-                lines.append(json.loads(text))
-            except ValueError as error:
-                raise ProviderError(
-                    f"{self.name}: batch file {file_id} line {number} is not JSON: {error}",
-                    retryable=True,
-                ) from error
-        return lines
-
-    def _batch_line(self, line: dict[str, Any]) -> Completion | ProviderError:
-        from openai.types.chat import ChatCompletion
-
-        response = line.get("response") or {}
-        status = int(response.get("status_code") or 0)
-        body = response.get("body") or {}
-        if line.get("error") or status != 200:
-            error = line.get("error") or body.get("error") or {}
-            message = error.get("message") if isinstance(error, dict) else str(error)
-            if not status:
-                return ProviderError(f"{self.name}: batch item failed: {message}", retryable=True)
-            return status_error(self.name, status, str(message), body=body, secret=self._key)
-        try:
-            completion = self.to_completion(ChatCompletion.model_validate(body), None)
-        except (ValidationError, ProviderError) as error:
-            return malformed_error(self.name, error, self._key)
-        completion.request_id = response.get("request_id") or completion.request_id
-        return completion
 
 
 class OpenAICompatibleProvider(OpenAIProvider):

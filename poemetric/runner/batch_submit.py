@@ -11,6 +11,11 @@ A tagged submission (`FindsBatches`: OpenAI, Gemini) is looked for in the provid
 within this run (`batch_retry_search`): before each retry after a 503 or 529 (a gateway's,
 maybe sent after the batch was created), and a few times after a lost answer. The batch found
 is taken as the answer would have been; several found stop the model naming them.
+
+A batch API that refuses the tag (`TagRefused`: an OpenAI-compatible server without batch
+`metadata` answers 400 or 422 naming it) created no batch: the same batch is submitted again
+untagged, once, and the model's later submissions in the run go untagged directly, said once
+under the summary. Their lost answers are not looked for: they stop the model as before tags.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from poemetric.providers.base import BatchCapable, FindsBatches
+from poemetric.providers.base import BatchCapable, FindsBatches, TagRefused
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import AdapterBug, shortened
 from poemetric.runner.batch_calls import (
@@ -102,12 +107,13 @@ async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) ->
     as its answer."""
     items = [(job.key, job.request) for job in chunk]
     request = BatchRequest(f"batch submission ({counted(len(chunk), 'request')})")
-    tagged = isinstance(provider, FindsBatches)  # the next run can find it if the answer is lost
-    marker = _record_batch(run, None, chunk, tagged=tagged)  # kept if the process dies meanwhile
+    # Tagged, the next run can find it if the answer is lost; not where the API refused a tag.
+    finds = provider if isinstance(provider, FindsBatches) and not run.untagged_batches else None
+    marker = _record_batch(run, None, chunk, tagged=finds is not None)  # kept if the process dies
     search: TaggedSubmission | None = None
-    if isinstance(provider, FindsBatches):
-        search = TaggedSubmission(run, provider, marker, *_submission_record(run, chunk))
-        send = partial(provider.submit_tagged_batch, items, marker)
+    if finds is not None:
+        search = TaggedSubmission(run, finds, marker, *_submission_record(run, chunk))
+        send = partial(finds.submit_tagged_batch, items, marker)
     else:
         send = partial(provider.submit_batch, items)
     try:
@@ -124,6 +130,10 @@ async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) ->
         raise SubmissionFailed(None, marker, reason=several.reason) from several
     except (GaveUp, Stopped, AdapterBug) as failed:
         if not may_have_created(failed):
+            refused = failed.error if isinstance(failed, GaveUp) else None
+            if search is not None and isinstance(refused, TagRefused):  # a 4xx: no batch made
+                drop_submission(run.store, marker)
+                return await _submit_untagged(run, provider, chunk, refused)
             if (taken := await _found_after_last_refusal(search, failed)) is not None:
                 return taken
             drop_submission(run.store, marker)
@@ -160,3 +170,24 @@ async def _found_after_last_refusal(
     except SeveralFound as several:
         keep_submission(search.run.store, search.marker, several.error)
         raise SubmissionFailed(None, search.marker, reason=several.reason) from several
+
+
+async def _submit_untagged(
+    run: ModelRun, provider: BatchCapable, chunk: Sequence[Job], refused: TagRefused
+) -> str:
+    """The batch API `refused` the tag of `chunk`'s submission, which created no batch: the
+    same batch submitted again untagged (once: the model's submissions in this run go untagged
+    from now on), said once under the summary."""
+    said = shortened(run.redact(str(refused)))
+    run.untagged_batches = said
+    run.report.warnings.append(
+        f"its batch API refused the tag sent with each batch submission ({said}); no batch "
+        "came of that refusal, and its batches in this run were submitted untagged. The "
+        "provider's batch list cannot be searched for them: a lost answer to a submission (a "
+        "timeout, a dropped connection, a 500) stops the model, its jobs not submitted again, "
+        "until you look for that batch in the provider's batch list and give its row up with "
+        "`batches abandon ... --force`"
+    )
+    if stopping.requested():  # the resumed run submits it
+        raise SubmissionFailed(Stopped(), None) from refused
+    return await submit(run, provider, chunk)

@@ -50,8 +50,17 @@ class OpenAIServer(LocalServer):
     api = "openai"
     base_path = "/v1"
 
-    def __init__(self, *args: Any, expose_reasoning_content: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        expose_reasoning_content: bool = False,
+        refuse_batch_metadata: tuple[int, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
+        #: (status, JSON body) answering a batch create that sends `metadata`, as an
+        #: OpenAI-compatible batch API without it does; None: `metadata` is kept, as OpenAI's.
+        self.refuse_batch_metadata = refuse_batch_metadata
         #: Put the reply's reasoning into `message.reasoning_content` (DeepSeek) instead of
         #: only counting it in `completion_tokens_details.reasoning_tokens` (OpenAI o-series).
         self.expose_reasoning_content = expose_reasoning_content
@@ -193,6 +202,9 @@ class OpenAIServer(LocalServer):
 
     # -- batches -----------------------------------------------------------------------------
     def create_batch(self, body: dict[str, Any]) -> HttpAnswer:
+        if self.refuse_batch_metadata is not None and "metadata" in body:
+            status, refusal = self.refuse_batch_metadata
+            return HttpAnswer.json(status, refusal)
         source = self._file(body["input_file_id"])
         output_lines: list[str] = []
         error_lines: list[str] = []

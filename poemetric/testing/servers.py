@@ -8,7 +8,9 @@ Servers
 ``OpenAIServer``     ``POST /v1/chat/completions``, ``/v1/files`` (multipart upload, ``GET
                      /v1/files/{id}[/content]``), ``/v1/batches`` (create, retrieve, list, cancel).
                      ``expose_reasoning_content=True`` makes it a DeepSeek-style server
-                     (``message.reasoning_content``). Reasoning models (``o1``, ``o3``, ``o4``,
+                     (``message.reasoning_content``); ``refuse_batch_metadata=(status, body)``
+                     answers a batch create that sends ``metadata`` so, as an OpenAI-compatible
+                     batch API without it does (the batch is not created). Reasoning models (``o1``, ``o3``, ``o4``,
                      ``gpt-5`` prefixes) reject ``max_tokens`` and a non-default ``temperature``
                      with 400, as the real API does.
 ``AnthropicServer``  ``POST /v1/messages`` (thinking blocks when the reply has reasoning and the

@@ -1,0 +1,95 @@
+"""The interface of a provider's asynchronous, discounted batch API (`BatchCapable`), and of a
+batch list the runner can search for a submission whose answer was lost (`FindsBatches`).
+
+`poemetric.providers.base` re-exports every name here: adapters import them from either.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from poemetric.providers.base import Completion, GenerationRequest, Provider, ProviderError
+
+BatchState = Literal["in_progress", "completed", "failed", "expired", "cancelled"]
+
+
+@dataclass
+class BatchStatus:
+    """Progress of one provider-side batch job (OpenAI Batch, Anthropic Message Batches, Gemini)."""
+
+    batch_id: str
+    state: BatchState
+    total: int = 0
+    completed: int = 0
+    failed: int = 0
+
+    @property
+    def done(self) -> bool:
+        """True once the batch will not change any more (results can be collected)."""
+        return self.state != "in_progress"
+
+
+class BatchCapable(ABC):
+    """Mixin for providers with an asynchronous, discounted batch API (about half price).
+
+    Custom ids are the runner's keys: `batch_results` maps each id given to `submit_batch` to its
+    `Completion`, or to a `ProviderError` for a request that failed or was never processed.
+    """
+
+    @abstractmethod
+    async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
+        """Submit (custom_id, request) pairs as one batch job; return the provider's batch id."""
+
+    @abstractmethod
+    async def batch_status(self, batch_id: str) -> BatchStatus:
+        """Poll one batch job."""
+
+    @abstractmethod
+    async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
+        """Results of a finished batch job, keyed by custom id."""
+
+
+@dataclass(frozen=True)
+class BatchSearch:
+    """What a provider's batch list holds of one tagged submission (`FindsBatches`): the ids of
+    the batches carrying its tag, and how many batches were `searched` (listed)."""
+
+    found: tuple[str, ...]
+    searched: int
+
+
+class FindsBatches(ABC):
+    """Optional mixin, beside `BatchCapable`, for a batch API whose batch list shows a tag sent
+    with each submission (OpenAI's `metadata`, Gemini's `display_name`). The runner then submits
+    with `submit_tagged_batch`, the tag being the `unconfirmed-...` row it wrote before; when
+    the answer to a submission is lost (a timeout, a dropped connection, a 500), the same run (a
+    few times, after short waits) and then the next one ask `find_batches` for that tag and
+    adopt the batch they find instead of stopping the model; a submission answered 503 or 529 is
+    looked for so before each retry, which is not sent when its batch is found. A provider
+    without it (Anthropic's Message Batches carry no such field; a third-party adapter that does
+    not say) keeps the manual way: look in the provider's batch list, then `poemetric batches
+    abandon ... --force`."""
+
+    @abstractmethod
+    async def submit_tagged_batch(
+        self, items: Sequence[tuple[str, GenerationRequest]], tag: str
+    ) -> str:
+        """As `submit_batch`, the batch carrying `tag` where `find_batches` can see it."""
+
+    @abstractmethod
+    async def find_batches(self, tag: str, *, since: float) -> BatchSearch:
+        """The batches of the provider's list that carry `tag` (free: a list call pays for
+        nothing), leaving out those cancelled (a user gave them up). `since` (Unix time, a
+        margin for clock skew taken off already): a batch created before it cannot carry the
+        tag, so the list may be read only down to there."""
+
+
+def sends_batches(cls: type[Provider]) -> bool:
+    """Whether `--batch` sends this provider's calls through its batch API (at
+    `pricing.batch_discount`): a `BatchCapable` provider that the runner does not hand chunks to
+    in-process instead (`prefers_batches`, as `execute_model` decides)."""
+    return issubclass(cls, BatchCapable) and not cls.prefers_batches
