@@ -45,7 +45,7 @@ from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted, plural
 
 form_app = typer.Typer(
-    help="Rule-based form checks: metre, rhyme and the fixed-form rules of the seven forms.",
+    help="Rule-based form checks: meter, rhyme and the fixed-form rules of the seven forms.",
     no_args_is_help=True,
 )
 app.add_typer(form_app, name="form")
@@ -95,7 +95,7 @@ def check_command(
     A record that cannot be read (e.g. an unclosed quote in a CSV) becomes an output row whose
     `error` names the file and line; the records around it are still checked. The exit code is
     0 when every row was checked (passed or failed), 1 when some rows could not be (unreadable record, missing
-    text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
+    text or form, unknown form, unreadable meter or rhyme pattern), 2 when the file is unusable
     (missing, an unsupported type, not UTF-8 text, no rows at all, no text or form column). The rows that could
     not be checked, and the texts that failed as not a poem, are named on stderr (file:line, id,
     why; the first 20 of each). One poem in a text file: `poemetric form scan poem.txt --form
@@ -258,7 +258,7 @@ def scan_command(
     finding. The exit code is 0 when the poem was checked, PASS or FAIL (the verdict says
     which), 1 when the text is no poem to scan (empty, one line, not in Latin script: a FAIL),
     2 when the file or the request is unusable (missing file, not UTF-8, unknown form,
-    unreadable rhyme pattern, a malformed --lexicon). A metre is read as `form check` reads
+    unreadable rhyme pattern, a malformed --lexicon). A meter is read as `form check` reads
     one: in part ('iambic pentameter (loose)'), or left unscored with a note ('Accentual').
 
     Examples:
