@@ -366,7 +366,7 @@ def render_figures(
                     f"-{current}" if needs_judge and current and len(judges) > 1 else ""
                 )
                 context = FigureContext(frames.data, judge=current, authors=shown, width=width,
-                                        labels=labels, experts=ratings,
+                                        labels=labels, experts=frames.experts,
                                         selected_by=selected_by, shared=frames)  # fmt: skip
                 try:
                     drawing = function(context, **spec.params)
