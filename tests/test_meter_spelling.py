@@ -39,7 +39,12 @@ def test_the_analysis_captions_and_the_report_spell_meter_as_the_tables_do(
 
 
 def test_the_form_commands_help_spells_meter() -> None:
-    for command in (["--help"], ["form", "--help"], ["form", "check", "--help"], ["form", "scan", "--help"]):
+    for command in (
+        ["--help"],
+        ["form", "--help"],
+        ["form", "check", "--help"],
+        ["form", "scan", "--help"],
+    ):
         result = CliRunner().invoke(app, command, terminal_width=200)
         assert result.exit_code == 0, result.output
         assert not METRE.search(result.output), (command, result.output)

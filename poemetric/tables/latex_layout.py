@@ -12,9 +12,9 @@ table is a landscape longtable instead, which breaks onto a second page.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-import math
 from itertools import pairwise
 
 from poemetric.tables.latex_width import text_width_pt
@@ -72,7 +72,9 @@ def sideways_height_pt(caption: str, header_lines: int, row_lines: Sequence[int]
     """The printed height of a sideways float, caption included (its lines at the rotated
     page's width): `header_lines` lines of headers and each row's lines (more than one where a
     text cell wraps)."""
-    caption_lines = math.ceil(text_width_pt(CAPTION_LABEL + caption) / LANDSCAPE_PT) if caption else 0
+    caption_lines = (
+        math.ceil(text_width_pt(CAPTION_LABEL + caption) / LANDSCAPE_PT) if caption else 0
+    )
     return LINE_PT * (caption_lines + header_lines + sum(row_lines)) + FLOAT_EXTRA_PT
 
 
