@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from latex_support import pdflatex
+from latex_support import MEASURE_SIDEWAYS, pdflatex, sideways_heights
 from typer.testing import CliRunner
 
 from poemetric.analysis import analyze_run
@@ -51,12 +51,13 @@ def _overfull(log: str) -> list[str]:
     return [line for line in log.splitlines() if "Overfull \\hbox" in line]
 
 
-def _in_acl_paper(folder: Path) -> str:
+def _in_acl_paper(folder: Path, preamble: str = "", name: str = "acl") -> str:
     """Every table of `folder` input into an ACL two-column document; the pdflatex log."""
-    tables = sorted(p.name for p in folder.glob("*.tex") if p.name != "tables.tex")
-    body = "\n".join(rf"\input{{{name}}}" for name in tables)
-    (folder / "acl.tex").write_text(ACL + "\\begin{document}\n" + body + "\n\\end{document}\n")
-    return pdflatex(folder, "acl")
+    tables = sorted(p.name for p in folder.glob("*.tex") if p.stem not in {"tables", "acl", name})
+    body = "\n".join(rf"\input{{{table}}}" for table in tables)
+    document = ACL + preamble + "\\begin{document}\n" + body + "\n\\end{document}\n"
+    (folder / f"{name}.tex").write_text(document)
+    return pdflatex(folder, name)
 
 
 @pytest.mark.parametrize("width", ["one", "two"])
@@ -77,6 +78,22 @@ def test_every_table_fits_a_two_column_acl_paper(paper_tables: dict[str, Path],
         assert r"\begin{table}[tp]" in texts["profile_similarity"]  # fits one column
     else:
         assert r"\begin{table}[tp]" not in "".join(texts.values())
+
+
+@pytest.mark.parametrize("width", ["one", "two"])
+def test_no_sideways_table_runs_off_its_page(paper_tables: dict[str, Path], width: str) -> None:
+    """At 31 authors the ghostwriting table, turned sideways, was 0.5 pt taller than the text
+    width it is turned into, and the lexical table's parts 14-38 pt: the last rows ran off the
+    page, and LaTeX said nothing (`rotating` zeroes the rotated box, so no Overfull warning).
+    Such a table is a landscape longtable now, continued on a second page."""
+    log = _in_acl_paper(paper_tables[width], MEASURE_SIDEWAYS, "measured")
+    heights = sideways_heights(log)
+    assert len(heights) >= 3  # form_checks and dimension_matrix stay sideways floats
+    assert [(h, w) for h, w in heights if h > w] == []
+    assert not _overfull(log), _overfull(log)
+    ghostwriting = (paper_tables[width] / "ghostwriting.tex").read_text()
+    assert r"Rhyme density\\{}[95\% CI]" in ghostwriting
+    assert r"\begin{landscape}" in ghostwriting and r"\caption[]{(continued)}" in ghostwriting
 
 
 def test_a_table_wider_than_a_column_spans_both_and_one_that_fits_stays(tmp_path: Path) -> None:

@@ -28,4 +28,4 @@ def test_captions_state_the_pass_rule_the_checks_follow(tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     assert runner.invoke(app, ["report", "--run", str(run), "--out", str(page)]).exit_code == 0
     html = page.read_text(encoding="utf-8")
-    assert RULE.format(meter="metre") in html and "form-score threshold" not in html
+    assert RULE.format(meter="meter") in html and "form-score threshold" not in html

@@ -135,11 +135,17 @@ SCROLLED_HEAD_SHOWS = """section => {
 }"""
 
 
+#: How many of the cells have text wider than the cell shows.
+CUT_CELLS = """cells => cells.filter(cell => { const r = document.createRange();
+  r.selectNodeContents(cell); return r.getBoundingClientRect().width > cell.clientWidth; }).length"""
+
+
 def test_wide_tables_scroll_in_their_own_box_keeping_their_header(
     run_with_experts: tuple[Path, Path], tmp_path: Path, browser: Browser
 ) -> None:
     """Under about 1090 px the judges and agreement tables made the whole page scroll sideways
-    (no box of their own: one would have ended their sticky header row)."""
+    (no box of their own: one would have ended their sticky header row). The ghostwriting
+    table's "Rhyme density [95% CI]" cells are checked alike, and none is cut."""
     run, experts = run_with_experts
     path = tmp_path / "report.html"
     given = ["report", "--run", str(run), "--experts", str(experts), "--bootstrap", "20"]
@@ -151,6 +157,9 @@ def test_wide_tables_scroll_in_their_own_box_keeping_their_header(
     for width in (390, 800, 1090):
         page.set_viewport_size({"width": width, "height": 600})
         assert page.evaluate("document.documentElement.scrollWidth") <= width
-        for section in ("judges", "agreement"):
+        for section in ("judges", "agreement", "ghostwriting"):
             assert page.evaluate(SCROLLED_HEAD_SHOWS, section) == [True, True], (width, section)
+        intervals = page.locator("#ghostwriting table.data").first.locator("td:nth-child(3)")
+        assert re.fullmatch(r"\d\.\d\d \[\d\.\d\d, \d\.\d\d\]", intervals.first.inner_text())
+        assert intervals.evaluate_all(CUT_CELLS) == 0, width
     page.close()

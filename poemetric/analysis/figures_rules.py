@@ -88,7 +88,7 @@ def form_accuracy(ctx: FigureContext) -> Drawing:
     figure = draw_grid(ctx, panels, value_label="share or score (0-1); whiskers: 95% CI")
     caption = (
         f"Rule-based form check per author, over {counted_poems(checks['n'], 'checked poem')} "
-        f"each: share of poems passing ({pass_rule(ctx.data.form_checks, 'meter')}), with a "
+        f"each: share of poems passing ({pass_rule(ctx.data.form_checks)}), with a "
         f"{WILSON_NOTE}; mean form, meter and rhyme scores (0-1), with the {T_NOTE}, "
         "clipped to 0-1."
     )
@@ -111,7 +111,7 @@ def form_heatmap(ctx: FigureContext) -> Drawing:
     caption = (
         "Share of poems passing the rule-based form check, per author and poem form "
         f"({counted_poems(by_form['n'], 'checked poem')} per cell; "
-        f"{pass_rule(checks, 'meter')})."
+        f"{pass_rule(checks)})."
     )
     return Drawing(figure, caption)
 

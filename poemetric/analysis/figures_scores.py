@@ -77,6 +77,13 @@ def _by_author(scores: pd.DataFrame, key: str) -> pd.DataFrame:
     ]
 
 
+#: A `dimension_bars` note where the expert ratings have none of the poems shown.
+NO_EXPERT_BARS = (
+    "the expert ratings have none of the poems shown (of these authors and forms): drawn "
+    "without the experts' bars"
+)
+
+
 def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimensions = None,
                    judge_poems: Literal["rated", "all"] = "rated") -> Drawing:  # fmt: skip
     """Paper Figs. 6-8: a panel per dimension, a bar per author; with expert ratings, the
@@ -87,6 +94,8 @@ def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Di
     if judge_poems not in {"rated", "all"}:
         raise ValueError(f"unknown judge_poems {judge_poems!r}; use rated or all")
     experts = ctx.expert_scores
+    # expert ratings given, but none of the poems shown: said, not drawn as a figure without them
+    notes = (NO_EXPERT_BARS,) if ctx.experts is not None and experts is None else ()
     matched = experts is not None and judge_poems == "rated"
     scores = ctx.judge_on_expert_poems if matched else ctx.scores
     if matched:  # the experts over the same poems as the judge (`experts_on_judged_poems`)
@@ -110,7 +119,8 @@ def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Di
     max_columns = 3 if len(keys) > 4 else 4
     if grid_shape(ctx, len(keys), len(authors), len(panels[0].series), max_columns=max_columns,
                   legend=experts is not None).height > MAX_HEIGHT_IN:  # fmt: skip
-        return _dimension_heatmap(ctx, keys, group, dimensions, experts is not None)
+        heat = _dimension_heatmap(ctx, keys, group, dimensions, experts is not None)
+        return Drawing(heat.figure, heat.caption, heat.notes + notes)
     figure = draw_grid(ctx, panels, value_label="mean score (1-5); whiskers: 95% CI",
                        legend=experts is not None, max_columns=max_columns)  # fmt: skip
     over = (
@@ -124,7 +134,7 @@ def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Di
         f"{expert_text(ctx, authors, matched) if experts is not None else ''}"
         f"{na_note(keys)}"
     )
-    return Drawing(figure, caption)
+    return Drawing(figure, caption, notes)
 
 
 def _ranked(scores: pd.DataFrame, keys: list[str]) -> pd.DataFrame:

@@ -36,25 +36,31 @@ def data_of_forms(data: RunData, forms: Sequence[str]) -> RunData:
                 + ", ".join(present)
             )
 
-    def keep(frame: pd.DataFrame) -> pd.DataFrame:
-        if frame.empty or "poem_form" not in frame:
-            return frame
-        return frame[frame["poem_form"].str.lower().isin(forms)].reset_index(drop=True)
-
     return replace(
         data,
-        generations=keep(data.generations),
-        form_checks=keep(data.form_checks),
-        judgments=keep(data.judgments),
+        generations=_of_forms(data.generations, forms),
+        form_checks=_of_forms(data.form_checks, forms),
+        judgments=_of_forms(data.judgments, forms),
         notes=list(data.notes),
     )
 
 
+def _of_forms(frame: pd.DataFrame, forms: Sequence[str]) -> pd.DataFrame:
+    """The rows of `frame` for poems of `forms` (by its `poem_form`)."""
+    if frame.empty or "poem_form" not in frame:
+        return frame
+    return frame[frame["poem_form"].str.lower().isin(forms)].reset_index(drop=True)
+
+
 def frames_of_forms(frames: dict[tuple[str, ...], RunFrames], forms: tuple[str, ...]) -> RunFrames:
-    """The shared tables of the poems of `forms`, made on first use; `frames[()]`: every poem's."""
+    """The shared tables of the poems of `forms`, made on first use; `frames[()]`: every poem's.
+    The expert ratings are those of the poems of `forms` too (an empty frame where the experts
+    rated none of them: the ratings were given, not of these poems); before, the experts' bars
+    and their caption counted the poems of every form beside the judge's of `forms` only."""
     if forms not in frames:
         every = frames[()]
-        frames[forms] = RunFrames(data_of_forms(every.data, forms), every.experts, every.measures)
+        experts = None if every.experts is None else _of_forms(every.experts, forms)
+        frames[forms] = RunFrames(data_of_forms(every.data, forms), experts, every.measures)
     return frames[forms]
 
 

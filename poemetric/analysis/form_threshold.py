@@ -36,11 +36,11 @@ def threshold_words(thresholds: list[float]) -> str:
     return f"the threshold {only:g}, set for this run instead of the default {default}"
 
 
-def pass_rule(form_checks: pd.DataFrame, metre: str = "metre") -> str:
-    """`a poem passes when each of its applicable form, metre and rhyme scores reaches the
-    threshold, 0.4 (not the default 0.7)`, as the checks of `form_checks` were made; `metre`
-    is the word the caption around it spells (`meter` in the figures)."""
+def pass_rule(form_checks: pd.DataFrame) -> str:
+    """`a poem passes when each of its applicable form, meter and rhyme scores reaches the
+    threshold, 0.4 (not the default 0.7)`, as the checks of `form_checks` were made (spelt
+    "meter" as the tables' "Meter score" and the figures are)."""
     return (
-        f"a poem passes when each of its applicable form, {metre} and rhyme scores reaches "
+        "a poem passes when each of its applicable form, meter and rhyme scores reaches "
         + threshold_words(checked_thresholds(form_checks))
     )

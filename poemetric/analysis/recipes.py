@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -24,7 +24,6 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field_validator
 
-from poemetric.analysis.case_study import case_study
 from poemetric.analysis.context import (
     FigureContext,
     FigureSkipped,
@@ -34,14 +33,7 @@ from poemetric.analysis.context import (
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.experts import one_expert_source
 from poemetric.analysis.figure_checks import crowding_warning
-from poemetric.analysis.figures_rules import form_accuracy, form_heatmap, lexical, rule_based
-from poemetric.analysis.figures_scores import all_models, dimension_bars, heatmap, radar, ranking
-from poemetric.analysis.figures_words import (
-    imagery_figure,
-    opening_imagery,
-    opening_words_figure,
-    top_words_figure,
-)
+from poemetric.analysis.figure_kinds import FIGURE_KINDS as FIGURE_KINDS
 from poemetric.analysis.form_selection import (
     FormSelectionError,
     form_list,
@@ -53,7 +45,6 @@ from poemetric.analysis.plotting import (
     COLUMN_WIDTHS,
     FIGURE_FORMATS,
     LABEL_LIMIT,
-    Drawing,
     figure_style,
     save_figure,
 )
@@ -71,35 +62,6 @@ from poemetric.paths import bundled_recipes, resource_path
 from poemetric.store import RunStore
 from poemetric.store.measure_cache import MeasureCache
 from poemetric.suggest import did_you_mean
-
-FigureFunction = Callable[..., Drawing]
-
-
-def ghostwriting(ctx: FigureContext) -> Drawing:
-    """Rhyme density, Raplyzer and uniqueness per author (poemetric.ghostwriting.figure)."""
-    from poemetric.ghostwriting.figure import ghostwriting_figure  # it imports this package
-
-    return ghostwriting_figure(ctx)
-
-
-#: kind -> (function, needs judgments). Judge figures are drawn once per judge.
-FIGURE_KINDS: dict[str, tuple[FigureFunction, bool]] = {
-    "dimension_bars": (dimension_bars, True),
-    "all_models": (all_models, True),
-    "ranking": (ranking, True),
-    "heatmap": (heatmap, True),
-    "radar": (radar, True),
-    "case_study": (case_study, True),
-    "form_accuracy": (form_accuracy, False),
-    "form_heatmap": (form_heatmap, False),
-    "lexical": (lexical, False),
-    "rule_based": (rule_based, False),
-    "top_words": (top_words_figure, False),
-    "opening_words": (opening_words_figure, False),
-    "ghostwriting": (ghostwriting, False),
-    "imagery": (imagery_figure, False),
-    "opening_imagery": (opening_imagery, False),
-}
 
 
 class RecipeError(ValueError):
@@ -366,7 +328,7 @@ def render_figures(
                     f"-{current}" if needs_judge and current and len(judges) > 1 else ""
                 )
                 context = FigureContext(frames.data, judge=current, authors=shown, width=width,
-                                        labels=labels, experts=ratings,
+                                        labels=labels, experts=frames.experts,
                                         selected_by=selected_by, shared=frames)  # fmt: skip
                 try:
                     drawing = function(context, **spec.params)

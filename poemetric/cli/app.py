@@ -76,7 +76,7 @@ COMMANDS: dict[str, Lazy] = {
         "dataset_cmd",
     ),
     "form": Lazy(
-        "Rule-based form checks: metre, rhyme and the fixed-form rules of the seven forms.",
+        "Rule-based form checks: meter, rhyme and the fixed-form rules of the seven forms.",
         "form_cmd",
     ),
     "ghostwriting": Lazy(

@@ -7,9 +7,6 @@ without loading it (and `form check` loads only what it uses).
 from __future__ import annotations
 
 import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -17,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.form_check_output import list_rows, output_separator, row_progress
 from poemetric.cli.form_lexicon import LexiconOption, lexicon_in_use, other_lexicon_note
 from poemetric.cli.form_scan_input import (
     SCAN_FOLDER,
@@ -45,7 +43,7 @@ from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted, plural
 
 form_app = typer.Typer(
-    help="Rule-based form checks: metre, rhyme and the fixed-form rules of the seven forms.",
+    help="Rule-based form checks: meter, rhyme and the fixed-form rules of the seven forms.",
     no_args_is_help=True,
 )
 app.add_typer(form_app, name="form")
@@ -95,7 +93,7 @@ def check_command(
     A record that cannot be read (e.g. an unclosed quote in a CSV) becomes an output row whose
     `error` names the file and line; the records around it are still checked. The exit code is
     0 when every row was checked (passed or failed), 1 when some rows could not be (unreadable record, missing
-    text or form, unknown form, unreadable metre or rhyme pattern), 2 when the file is unusable
+    text or form, unknown form, unreadable meter or rhyme pattern), 2 when the file is unusable
     (missing, an unsupported type, not UTF-8 text, no rows at all, no text or form column). The rows that could
     not be checked, and the texts that failed as not a poem, are named on stderr (file:line, id,
     why; the first 20 of each). One poem in a text file: `poemetric form scan poem.txt --form
@@ -121,7 +119,7 @@ def check_command(
     not_standard_output(output, "--output", why=why)
     not_the_input(output, input_path, "--output", "the poems would be replaced by their checks")
     _table_of_poems(input_path)
-    separator = _output_table(output)
+    separator = output_separator(output)
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.io import FormInputError, check_file
 
@@ -129,7 +127,7 @@ def check_command(
         with (
             lexicon_in_use(lexicon, err_console),
             replaced_on_success(output) as handle,
-            _row_progress(progress) as advance,
+            row_progress(err_console, progress) as advance,
         ):
             summary = check_file(
                 input_path,
@@ -162,72 +160,12 @@ def check_command(
     rows = counted(summary.rows, "row")
     see = " (see the `error` field)" if summary.errors or summary.not_poems else ""
     console.print(f"{rows}, {summary.errors} could not be checked{not_poems}{see}")
-    _list_rows("failed as text that is not a poem", summary.not_poems, summary.not_poem_rows)
-    if summary.errors:
-        _list_rows("could not be checked", summary.errors, summary.unchecked)
-        raise typer.Exit(1)
-
-
-def _output_table(output: Path) -> str | None:
-    """The separator of a CSV/TSV output (None: JSON lines); a Parquet name is refused (it got
-    JSON lines, which no Parquet reader opens, as a `.csv` name got JSON lines before)."""
-    from poemetric.data.io import PARQUET_SUFFIXES
-    from poemetric.form.io_csv import TABLE_SUFFIXES
-
-    suffix = output.suffix.lower()
-    if suffix in PARQUET_SUFFIXES:
-        raise error_exit(
-            f"--output {output}: form check writes JSON lines (.jsonl) or a CSV/TSV table "
-            "(.csv, .tsv), not Parquet; give one of those names"
-        )
-    return TABLE_SUFFIXES.get(suffix)
-
-
-def _list_rows(what: str, count: int, listed: list[str]) -> None:
-    """Name the rows (file:line, id, why) on stderr: a count alone sent users into the output."""
-    if not count:
-        return
-    style = "red" if what == "could not be checked" else None
-    err_console.print(
-        f"{counted(count, 'row')} {what}:", style=style, markup=False, highlight=False
+    list_rows(
+        err_console, "failed as text that is not a poem", summary.not_poems, summary.not_poem_rows
     )
-    for line in listed:
-        err_console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
-    if count > len(listed):
-        err_console.print(
-            f"  ... and {count - len(listed)} more (their `error` field says why)",
-            markup=False,
-            highlight=False,
-        )
-
-
-@contextmanager
-def _row_progress(shown: bool = True) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr when it is a terminal (rows done of all rows), else a line
-    now and then (`poemetric.progress_lines`); neither when not `shown` (--no-progress)."""
-    from poemetric.progress_lines import Count, draws_bars, progress_lines
-
-    if not shown:
-        yield None
-        return
-    if not draws_bars(err_console):
-        started = time.monotonic()
-        rows = [0, 0]  # done, total
-
-        def counts() -> list[Count]:
-            return [Count("form check", rows[0], rows[1] or None, time.monotonic() - started)]
-
-        def advance(done: int, total: int) -> None:
-            rows[:] = [done, total]
-
-        with progress_lines(err_console, counts):
-            yield advance
-        return
-    from rich.progress import Progress
-
-    with Progress(console=err_console, transient=True) as bar:
-        task = bar.add_task("form check", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
+    if summary.errors:
+        list_rows(err_console, "could not be checked", summary.errors, summary.unchecked)
+        raise typer.Exit(1)
 
 
 @form_app.command("scan")
@@ -258,7 +196,7 @@ def scan_command(
     finding. The exit code is 0 when the poem was checked, PASS or FAIL (the verdict says
     which), 1 when the text is no poem to scan (empty, one line, not in Latin script: a FAIL),
     2 when the file or the request is unusable (missing file, not UTF-8, unknown form,
-    unreadable rhyme pattern, a malformed --lexicon). A metre is read as `form check` reads
+    unreadable rhyme pattern, a malformed --lexicon). A meter is read as `form check` reads
     one: in part ('iambic pentameter (loose)'), or left unscored with a note ('Accentual').
 
     Examples:

@@ -31,7 +31,7 @@ from poemetric.cli.probe_output import (
     show_tables,
     source_poems,
 )
-from poemetric.text.plural import plural
+from poemetric.cli.probe_selection import build_tasks, pairs_of_tasks, poems_of_forms
 
 if TYPE_CHECKING:
     from poemetric.probes.poem import RhymeSource
@@ -121,21 +121,13 @@ def build(
     """Build seeded, deterministic minimal pairs from a set of rhymed poems."""
     from poemetric.cli.interrupt import nothing_written
     from poemetric.probes.builders import build_pairs
-    from poemetric.probes.pairs import OFFLINE_TASKS, TASKS, write_jsonl
+    from poemetric.probes.pairs import write_jsonl
     from poemetric.probes.poem_file import rhyme_misfits
     from poemetric.probes.thesaurus import ThesaurusUnavailable
     from poemetric.runner.runner import RunnerOptions
     from poemetric.text.plural import counted
 
-    # Each task once: `--tasks synonym,synonym` wrote every synonym pair twice (same id).
-    chosen = {"offline": list(OFFLINE_TASKS), "all": list(TASKS)}.get(
-        tasks, list(dict.fromkeys(t.strip() for t in tasks.split(",") if t.strip()))
-    )
-    unknown = [t for t in chosen if t not in TASKS]
-    if unknown:
-        raise unknown_choice("--tasks", unknown, [*TASKS, "offline", "all"], "task")
-    if not chosen:
-        raise error_exit(f"--tasks names no task; tasks: {', '.join(TASKS)} (or offline, all)")
+    chosen = build_tasks(tasks)
     if rhyme_from not in RHYME_SOURCES:
         raise unknown_choice("--rhyme-from", rhyme_from, RHYME_SOURCES)
     if search not in SEARCHES:
@@ -143,15 +135,7 @@ def build(
     output_file(output, "--output", source=Path(poems), loss="the poems would be replaced by pairs")
     not_the_other_kind(output, "scores", "the pairs would replace them")
     name, every = source_poems(poems, rhyme_from)
-    wanted = {f.strip().lower() for f in forms.split(",") if f.strip()} if forms else None
-    present = sorted({p.form for p in every if p.form})
-    absent = sorted((wanted or set()) - set(present))
-    if absent:  # a typo or a form the set lacks: it built 0 pairs from 0 poems, exit status 0
-        raise error_exit(
-            f"--forms: no poems of {plural(len(absent), 'form')} {', '.join(absent)} in "
-            f"{name}; its forms: {', '.join(present) or 'none (no form column)'}"
-        )
-    sources = [p for p in every if wanted is None or p.form in wanted][:limit]
+    sources = poems_of_forms(name, every, forms, limit)
     # A pattern that does not fit its poem, named by file:line (a file of just the poems says
     # it as it is read): the builders named its poem id alone, and the first only.
     misfits = rhyme_misfits(name, sources, "rhyme_pattern") if rhyme_from == "dataset" else None
@@ -262,7 +246,7 @@ def run(
 ) -> None:
     """Score every pair (both texts) and print accuracy tables beside the papers' numbers."""
     from poemetric.cli.interrupt import interruptible, nothing_written
-    from poemetric.probes.pairs import TASKS, PairFileError, read_pairs, write_jsonl
+    from poemetric.probes.pairs import PairFileError, read_pairs, write_jsonl
     from poemetric.probes.results import probe_table_rows
     from poemetric.probes.scorers import ScoreCache, ScorerOptions, make_scorer
     from poemetric.providers.base import ProviderError
@@ -281,23 +265,8 @@ def run(
         raise error_exit(str(error)) from error
     for warning in task_warnings:
         typer.echo(f"warning: {warning}", err=True)
-    present = sorted({p.task for p in pairs})
     everything = len(pairs)
-    keep = {t.strip() for t in (tasks or "").split(",") if t.strip()}
-    unknown = sorted(keep - set(TASKS) - set(present))  # a pairs file may hold its own tasks
-    if unknown:
-        raise unknown_choice("--tasks", unknown, list(dict.fromkeys([*TASKS, *present])), "task")
-    if keep:
-        pairs = [p for p in pairs if p.task in keep]
-    if not pairs:
-        what = (
-            f"no pairs of {plural(len(keep), 'task')} {', '.join(sorted(keep))}; its tasks: "
-            f"{', '.join(present)}"
-            if present
-            else "no pairs; build them with `poemetric probe build`"
-        )
-        raise error_exit(f"{pairs_file}: {what}")
-    pairs = pairs[:limit]
+    pairs = pairs_of_tasks(pairs_file, pairs, tasks)[:limit]
     # chat: answers are kept in --run; the others keep each scored text beside --output.
     chat = scorer.startswith("chat:")
     cache = None if chat else ScoreCache.beside(output)

@@ -329,26 +329,13 @@ class RunStore:
 
     # -- export -----------------------------------------------------------------------------
     def export(self, table: str, destination: str | Path) -> Path:
-        """Write one table to CSV, JSONL or Parquet, chosen by the file suffix (generations
-        with the form, metre and rhyme pattern each was asked for: `frames.export_frame`)."""
-        from poemetric.paths import replaced_when_done
-        from poemetric.store.frames import export_frame
+        """Write one table to CSV, JSONL or Parquet, chosen by the file suffix
+        (`poemetric.store.export_file`)."""
+        from poemetric.store.export_file import export_suffix, export_table
 
-        destination = Path(destination)
-        suffix = destination.suffix.lower()
-        if suffix not in {".csv", ".jsonl", ".ndjson", ".parquet"}:
-            raise StoreError(f"cannot export to {destination}: use .csv, .jsonl or .parquet")
+        export_suffix(Path(destination))  # a wrong suffix is said first, as before
         _check_table(table)
-        frame = export_frame(self.conn, table)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        with replaced_when_done(destination) as temp:  # Ctrl-C leaves no truncated table
-            if suffix == ".csv":
-                frame.to_csv(temp, index=False)
-            elif suffix == ".parquet":
-                frame.to_parquet(temp, index=False)
-            elif not frame.empty:  # an empty table stays an empty file, not pandas' "\n"
-                frame.to_json(temp, orient="records", lines=True, force_ascii=False)
-        return destination
+        return export_table(self.conn, table, Path(destination))
 
     # -- internals --------------------------------------------------------------------------
     def _insert_ignore(self, table: str, rows: Iterable[Mapping[str, Any]]) -> int:

@@ -15,6 +15,7 @@ packages it needs.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,9 +29,11 @@ from poemetric.tables.headers import column_digits, readable
 from poemetric.tables.latex_layout import (
     Placement,
     balanced_groups,
+    fits_sideways,
     header_lines,
     latex_width,
     placements,
+    sideways_height_pt,
     width_pt,
 )
 from poemetric.tables.latex_width import text_width_pt
@@ -39,7 +42,8 @@ LATEX_PACKAGES = ("booktabs", "longtable", "rotating", "pdflscape")
 
 #: A text column wrapped to fit the page is never narrower than this.
 MIN_WRAPPED_PT = 90.0
-#: Rows per page of a float; longer tables become longtables.
+#: Rows per page of a float; longer tables become longtables (as do sideways floats taller
+#: than the text width they are turned into: `latex_layout.fits_sideways`).
 FLOAT_ROWS = 40
 
 _LATEX_SPECIALS = {
@@ -127,6 +131,22 @@ def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int,
     return rows
 
 
+def _lines(text: str, width: float | None) -> int:
+    """How many lines `text` takes in a cell `width` pt wide (None: not wrapped, one)."""
+    return 1 if width is None else max(1, math.ceil(text_width_pt(text) / width))
+
+
+def _float_height_pt(frame: pd.DataFrame, columns: Sequence[str], caption: str, digits: int,
+                     layout: _Layout, wrapped: dict[str, float]) -> float:  # fmt: skip
+    """The printed height of the table as a sideways float (`latex_layout.sideways_height_pt`)."""
+    header = max(len(layout.headers.get(c, ())) or _lines(readable(c), wrapped.get(c))
+                 for c in columns)  # fmt: skip
+    shown = {c: (column_digits(c, digits), _is_count(c)) for c in columns if c in wrapped}
+    rows = [max([1, *(_lines(_cell(row[c], *shown[c]), wrapped[c]) for c in shown)])
+            for _, row in frame.iterrows()]  # fmt: skip
+    return sideways_height_pt(caption, header, rows)
+
+
 def _header(column: str, align: str, lines: list[str] | None, wrap: float | None) -> str:
     """A header cell: on the lines `header_lines` chose (a nested tabular, no package needed;
     `\\{}` so that "[95% CI]" is not read as the spacing argument of `\\`), else boxed."""
@@ -156,7 +176,10 @@ def _latex_block(frame: pd.DataFrame, columns: Sequence[str], caption: str, labe
     rows = _tabular_rows(frame, columns, digits, wrapped)
     title = [rf"\caption{{{latex_escape(caption)}}}"] if caption else []
     title += [rf"\label{{{label}}}"] if label else []
-    if len(frame) > FLOAT_ROWS:
+    if len(frame) > FLOAT_ROWS or (
+        place.sideways
+        and not fits_sideways(_float_height_pt(frame, columns, caption, digits, layout, wrapped))
+    ):
         body = [r"\begin{small}", rf"\begin{{longtable}}{{{''.join(align)}}}", *title]
         if title:
             body[-1] += r" \\"

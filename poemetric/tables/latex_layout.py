@@ -5,10 +5,14 @@ two lines before a table is widened or split, and column groups of about equal w
 Widths are in TeX points, cells measured at \\small of an 11 pt document (10 pt, `latex_width`):
 ACL/EMNLP's column is 7.7 cm (219 pt) and its text 16 cm (455 pt), under the 6.5 in (470 pt)
 text of a letter page with 1 in margins; a page turned sideways has about 9 in (640 pt).
+Turned sideways, a table's height must fit the text width (455 pt): a float taller than that
+ran off the page with no warning from LaTeX (`rotating` zeroes the rotated box), so such a
+table is a landscape longtable instead, which breaks onto a second page.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -19,6 +23,12 @@ COLUMN_PT = 219.0
 TEXT_PT = 455.0
 LANDSCAPE_PT = 640.0
 COLUMN_PAD_PT = 12.0  # \tabcolsep on both sides
+#: A line of a table at \small of an 11 pt document (its baselineskip), and what a float adds
+#: to its lines: the booktabs rules and their gaps, the skip above the caption, struts.
+LINE_PT = 12.0
+FLOAT_EXTRA_PT = 27.0
+#: The caption's label, as wide as printed up to table 99.
+CAPTION_LABEL = "Table 99: "
 
 #: The width words of `analyze --latex-width` and `figures --width` (which reads them as
 #: `poemetric.analysis.plotting.WIDTH_WORDS`): 'one' column of a two-column paper or 'two'
@@ -56,6 +66,22 @@ def placements(width: str) -> list[Placement]:
     a page turned sideways (`sidewaystable*`)."""
     wide = [Placement("table*", TEXT_PT, False), Placement("sidewaystable*", LANDSCAPE_PT, True)]
     return [Placement("table", COLUMN_PT, False), *wide] if latex_width(width) == "one" else wide
+
+
+def sideways_height_pt(caption: str, header_lines: int, row_lines: Sequence[int]) -> float:
+    """The printed height of a sideways float, caption included (its lines at the rotated
+    page's width): `header_lines` lines of headers and each row's lines (more than one where a
+    text cell wraps)."""
+    caption_lines = (
+        math.ceil(text_width_pt(CAPTION_LABEL + caption) / LANDSCAPE_PT) if caption else 0
+    )
+    return LINE_PT * (caption_lines + header_lines + sum(row_lines)) + FLOAT_EXTRA_PT
+
+
+def fits_sideways(height_pt: float) -> bool:
+    """Whether a sideways float of `height_pt` fits the text width it is turned into (the
+    narrower of ACL's 16 cm and a letter page's 6.5 in)."""
+    return height_pt <= TEXT_PT
 
 
 def _chunks(header: str) -> list[str]:
