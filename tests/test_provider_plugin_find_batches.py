@@ -123,3 +123,72 @@ def test_a_plugin_that_finds_batches_gets_its_lost_batch_collected(
     assert f"batches abandon {marker} --run {run} --force" in said
     ((cache_key, trace),) = [(t["cache_key"], t["detail"]) for t in traces]
     assert cache_key == marker and trace.startswith("find_batches: Traceback")
+
+
+#: A plugin whose batch API refuses the tag with `TagRefused` (docs/providers.md) worded by
+#: the service's empty error text; its untagged `submit_batch` is accepted. A second tagged
+#: submission raises what is no ProviderError, so that a runner sending the refused tag again
+#: stops (an adapter bug) instead of asking on.
+REFUSES_TAGS = """\
+    from typing import ClassVar
+
+    from poemetric.providers import Completion, Provider, TokenUsage
+    from poemetric.providers.base import BatchCapable, BatchSearch, BatchStatus, FindsBatches
+    from poemetric.providers.base import TagRefused
+
+    BATCHES = {}
+    TAGGED = []
+    ANSWER = "A line of batch verse\\nAnother line of it"
+
+
+    class Plugin(Provider, BatchCapable, FindsBatches):
+        name: ClassVar[str] = "NAME"
+
+        async def generate(self, request):
+            return Completion(text=ANSWER)
+
+        async def submit_tagged_batch(self, items, tag):
+            TAGGED.append(tag)
+            if len(TAGGED) > 1:
+                raise RuntimeError("the refused tag was sent again")
+            raise TagRefused("", status=400)  # the service said no more than its status
+
+        async def submit_batch(self, items):
+            batch_id = f"toy-batch-{len(BATCHES)}"
+            BATCHES[batch_id] = [key for key, _ in items]
+            return batch_id
+
+        async def find_batches(self, tag, *, since):
+            return BatchSearch((), len(BATCHES))
+
+        async def batch_status(self, batch_id):
+            n = len(BATCHES[batch_id])
+            return BatchStatus(batch_id=batch_id, state="completed", total=n, completed=n)
+
+        async def batch_results(self, batch_id):
+            usage = TokenUsage(input_tokens=3, output_tokens=5)
+            return {key: Completion(text=ANSWER, usage=usage) for key in BATCHES[batch_id]}
+"""
+
+
+def test_a_tag_refused_with_an_empty_message_is_asked_once(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path
+) -> None:
+    """The refusal's text was the flag that the model's batches go untagged: an adapter's
+    `TagRefused("")` left it empty, so the same batch was submitted tagged again, refused
+    again, without end."""
+    module = install("toy", REFUSES_TAGS)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    run = tmp_path / "run"
+    code, out, err = cli("generate", "--run", str(run), "--models", "mine", "--limit", "3",
+                         "--batch", "--no-progress")  # fmt: skip
+    assert code == 0, out + err
+    plugin = sys.modules[module]
+    assert len(plugin.TAGGED) == 1 and list(plugin.BATCHES) == ["toy-batch-0"]
+    with RunStore(run) as store:
+        assert store.count("generations", "author = 'mine' AND status = 'ok'") == 3
+        assert [r["batch_id"] for r in store.query("SELECT batch_id FROM batches")] == [
+            "toy-batch-0"
+        ]
+    said = " ".join(out.split())
+    assert said.count("its batch API refused the tag sent with each batch submission") == 1

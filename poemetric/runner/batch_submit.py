@@ -108,7 +108,9 @@ async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) ->
     items = [(job.key, job.request) for job in chunk]
     request = BatchRequest(f"batch submission ({counted(len(chunk), 'request')})")
     # Tagged, the next run can find it if the answer is lost; not where the API refused a tag.
-    finds = provider if isinstance(provider, FindsBatches) and not run.untagged_batches else None
+    # (`is None`: the refusal's text, which an adapter may leave empty, is no flag.)
+    tags = run.untagged_batches is None
+    finds = provider if isinstance(provider, FindsBatches) and tags else None
     marker = _record_batch(run, None, chunk, tagged=finds is not None)  # kept if the process dies
     search: TaggedSubmission | None = None
     if finds is not None:
