@@ -94,7 +94,7 @@ def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Di
     if judge_poems not in {"rated", "all"}:
         raise ValueError(f"unknown judge_poems {judge_poems!r}; use rated or all")
     experts = ctx.expert_scores
-    # expert ratings given, but none of the poems shown: said, not drawn as a figure without them
+    # expert ratings given, but none of the poems shown: the figure is drawn without them, said
     notes = (NO_EXPERT_BARS,) if ctx.experts is not None and experts is None else ()
     matched = experts is not None and judge_poems == "rated"
     scores = ctx.judge_on_expert_poems if matched else ctx.scores

@@ -298,7 +298,7 @@ class TagRefused(ProviderError):
     (`not_sent`), so the runner submits the same batch again untagged (`submit_batch`), once,
     and the model's later submissions in the run go untagged directly."""
 
-    def __init__(self, message: str, *, status: int | None, raw: str | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, raw: str | None = None) -> None:
         super().__init__(message, retryable=False, status=status, raw=raw, not_sent=True)
 
 
