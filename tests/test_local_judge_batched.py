@@ -160,3 +160,24 @@ def test_padded_rows_answer_validly_and_a_row_cut_by_max_tokens_finishes_as_leng
         assert output.prompt_tokens == len(prompt) and output.completion_tokens <= budget
     assert [output.finish_reason for output in outputs] == ["stop", "length", "stop"]
     assert len(smollm2.encode([json.loads(outputs[1].text)["why"]])[0]) <= 2
+
+
+def test_rows_leaving_the_batch_drop_their_rows_of_a_legacy_tuple_cache(smollm2: Any) -> None:
+    """transformers 4.x returns the KV cache as (key, value) tensors per layer (no
+    `batch_select_indices`): the rows kept are selected from every tensor, in order."""
+    import torch
+
+    from poemetric.providers.transformers_decoding import BatchDriver
+
+    driver = BatchDriver(smollm2, 3)
+    driver.mask = torch.ones((3, 4), dtype=torch.long)
+    layer = torch.arange(3.0).reshape(3, 1, 1, 1).expand(3, 2, 4, 5).contiguous()
+    driver.cache = ((layer, layer + 10), (layer + 20, layer + 30))
+    driver.keep([0, 2])
+    assert driver.mask.shape == (2, 4)
+    assert isinstance(driver.cache, tuple) and len(driver.cache) == 2
+    for offset, tensor in zip(
+        (0, 10, 20, 30), [t for pair in driver.cache for t in pair], strict=True
+    ):
+        assert tensor.shape == (2, 2, 4, 5)
+        assert tensor[:, 0, 0, 0].tolist() == [offset + 0.0, offset + 2.0]

@@ -97,9 +97,14 @@ class BatchDriver:
     def keep(self, rows: Sequence[int]) -> None:
         """Keep these rows (indices of the current ones, in order) and drop the others."""
         self.mask = self.mask[list(rows)]
-        if self.cache is not None:
-            self.cache.batch_select_indices(
-                self.torch.tensor(list(rows), dtype=self.torch.long, device=self.model.device)
+        if self.cache is None:
+            return
+        indices = self.torch.tensor(list(rows), dtype=self.torch.long, device=self.model.device)
+        if hasattr(self.cache, "batch_select_indices"):
+            self.cache.batch_select_indices(indices)
+        else:  # a legacy tuple cache (transformers 4.x): (key, value) per layer, batch first
+            self.cache = tuple(
+                tuple(tensor.index_select(0, indices) for tensor in layer) for layer in self.cache
             )
 
 

@@ -177,10 +177,12 @@ def string_vocabulary(model: LocalCausalLM) -> StringVocabulary:
             closing.add(token)
         elif text and not any(c in '"\\\ufffd' or ord(c) < 32 or c == "\x7f" for c in text):
             inside.append(token)
+    # on the model's device once: `pick` indexes the logits with them at every step of a string
+    device = model.device
     vocabulary = StringVocabulary(
-        torch.tensor(inside, dtype=torch.long),
+        torch.tensor(inside, dtype=torch.long, device=device),
         frozenset(closing),
-        torch.tensor(inside + sorted(closing), dtype=torch.long),
+        torch.tensor(inside + sorted(closing), dtype=torch.long, device=device),
     )
     _VOCABULARIES[model] = vocabulary
     return vocabulary
