@@ -43,7 +43,8 @@ def _chat(model: Any, text: str) -> list[int]:
 def test_constrained_decoding_fills_in_the_skeleton(smollm2: Any) -> None:
     """Keys in order, an integer of the enum (10 and 12 take two tokens, 1 then 0 or 2), a
     string without a quote of its own, capped at MAX_STRING_TOKENS."""
-    from poemetric.providers.transformers_structured import MAX_STRING_TOKENS, generate_structured
+    from poemetric.providers.transformers_decoding import generate_structured
+    from poemetric.providers.transformers_structured import MAX_STRING_TOKENS
 
     prompt = _chat(smollm2, 'Rate this line from 7 to 12 and say why: "The cat sat on the mat."')
     greedy = generate_structured(smollm2, prompt, TWO_SLOTS, {"do_sample": False})
@@ -69,10 +70,8 @@ def test_constrained_decoding_keeps_within_max_tokens(smollm2: Any) -> None:
     budget the model's own answer fits keeps it whole ("stop"); one too small for the keys and
     scores alone is refused, by the provider too, naming the least that fits."""
     from poemetric.providers.registry import create_provider
-    from poemetric.providers.transformers_structured import (
-        StructuredBudgetError,
-        generate_structured,
-    )
+    from poemetric.providers.transformers_decoding import generate_structured
+    from poemetric.providers.transformers_structured import StructuredBudgetError
     from poemetric.roster import load_roster
 
     prompt = _chat(smollm2, 'Rate this line from 7 to 12 and say why: "The cat sat on the mat."')

@@ -17,8 +17,10 @@ model file's non-None settings. Greedy requests are batched (left-padded); sampl
 a seed run one at a time so that each one's seed alone decides its poem.
 
 Structured output (a judge's `structured: auto`) is constrained decoding of a flat JSON object,
-one request at a time, within the request's max new tokens (`transformers_structured`); other
-schema shapes, and a budget too small for the object's keys and scores, are refused.
+``batch_size`` requests together (one forward pass a step for all of them, `transformers_decoding`),
+each within its own max new tokens (`transformers_structured`); other schema shapes, and a budget
+too small for the object's keys and scores, are refused. A sampled structured request with a seed
+is decoded alone, as a free-text one is.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ from poemetric.providers.base import (
 )
 from poemetric.providers.batched import InProcessBatchProvider
 from poemetric.providers.model_source import LocalModelError, resolve_source
+from poemetric.providers.transformers_decoding import (
+    StructuredRequest,
+    generate_structured_batch,
+)
 from poemetric.providers.transformers_engine import (
     GenerationOutput,
     LocalCausalLM,
@@ -44,7 +50,7 @@ from poemetric.providers.transformers_engine import (
     load_causal_lm,
     pick_device,
 )
-from poemetric.providers.transformers_structured import check_budget, generate_structured
+from poemetric.providers.transformers_structured import check_budget
 from poemetric.runner import stopping
 
 DEFAULT_MAX_TOKENS = 512
@@ -187,11 +193,11 @@ class TransformersProvider(InProcessBatchProvider):
                     else ProviderError(f"transformers: {error}", retryable=False)
                 )
                 continue
-            if request.response_schema is not None:  # decoded alone, token by token
-                groups[f"structured-{index}"] = [index]
-                continue
             solo = sampling["do_sample"] and request.settings.seed is not None
-            key = f"solo-{index}" if solo else repr(sorted(sampling.items()))
+            if request.response_schema is not None:  # each row its own schema and sampling
+                key = f"solo-{index}" if solo else "structured"
+            else:
+                key = f"solo-{index}" if solo else repr(sorted(sampling.items()))
             groups.setdefault(key, []).append(index)
         batch = self.chunk_limit()
         for members in groups.values():
@@ -217,15 +223,16 @@ class TransformersProvider(InProcessBatchProvider):
         if not stopping.abandoned():
             try:
                 if schema is not None:
-                    outputs = [
-                        generate_structured(
-                            self.model,
-                            prompts[chunk[0]],
-                            schema.schema,
-                            self.sampling(settings),
-                            seed=settings.seed,
+                    structured = [
+                        StructuredRequest(
+                            prompts[i], shape.schema, self.sampling(requests[i].settings)
                         )
+                        for i in chunk
+                        if (shape := requests[i].response_schema) is not None
                     ]
+                    seed = settings.seed if len(chunk) == 1 else None  # a seeded sample: alone
+                    decoded = generate_structured_batch(self.model, structured, seed=seed)
+                    outputs = list(decoded) if decoded is not None else []
                 else:
                     outputs = list(
                         self.model.generate(

@@ -5,11 +5,13 @@ properties are all required, each either ``{"type": "integer", "enum": [...]}`` 
 ``{"type": "string"}`` (descriptions and titles are allowed). Anything else is refused with a
 `StructuredSchemaError` naming what is supported.
 
-The decoder runs its own loop over the model's KV cache: the object's skeleton (``{"1": ``,
-``, "2": ``... ``}``) is fed to the model as forced text, an integer slot takes the model's own
-choice among its enum values' tokens, and a string slot the model's own tokens among those that
-can stand inside a JSON string unescaped (no quote, backslash or control character) until it
-picks a token that starts with a quote (the string closes) or `MAX_STRING_TOKENS` is reached.
+Each request is an `ObjectRow`, a state machine stepped by the driver in `transformers_decoding`
+(which decodes several requests together, one forward pass a step over the model's KV cache):
+the object's skeleton (``{"1": ``, ``, "2": ``... ``}``) is fed to the model as forced text,
+an integer slot takes the model's own choice among its enum values' tokens, and a string slot
+the model's own tokens among those that can stand inside a JSON string unescaped (no quote,
+backslash or control character) until it picks a token that starts with a quote (the string
+closes) or `MAX_STRING_TOKENS` is reached.
 Choices follow the request's sampling: greedy unless the model's generation config or the
 settings sample. The text is therefore always a valid JSON object of the schema's shape.
 
@@ -23,16 +25,14 @@ decoding (`StructuredBudgetError`): no valid object fits it.
 
 from __future__ import annotations
 
-import inspect
 import json
 import weakref
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from poemetric.providers.base import ProviderError
-from poemetric.providers.transformers_engine import GenerationOutput, LocalCausalLM
-from poemetric.runner import stopping
+from poemetric.providers.transformers_engine import GenerationOutput, LocalCausalLM, import_torch
 
 #: Tokens a string value may take before it is closed for the model.
 MAX_STRING_TOKENS = 60
@@ -120,7 +120,7 @@ class ObjectPlan:
 
 def plan_object(model: LocalCausalLM, slots: Sequence[Slot]) -> ObjectPlan:
     """The forced text of an object of `slots` and its token counts, each piece tokenized alone
-    as `ConstrainedDecoder.force` feeds it."""
+    as `ObjectRow.force` feeds it."""
     openings, quote = [], ""
     for index, slot in enumerate(slots):
         opening = quote + ("{" if index == 0 else ", ") + json.dumps(slot.key) + ": "
@@ -177,46 +177,70 @@ def string_vocabulary(model: LocalCausalLM) -> StringVocabulary:
             closing.add(token)
         elif text and not any(c in '"\\\ufffd' or ord(c) < 32 or c == "\x7f" for c in text):
             inside.append(token)
+    # on the model's device once: `pick` indexes the logits with them at every step of a string
+    device = model.device
     vocabulary = StringVocabulary(
-        torch.tensor(inside, dtype=torch.long),
+        torch.tensor(inside, dtype=torch.long, device=device),
         frozenset(closing),
-        torch.tensor(inside + sorted(closing), dtype=torch.long),
+        torch.tensor(inside + sorted(closing), dtype=torch.long, device=device),
     )
     _VOCABULARIES[model] = vocabulary
     return vocabulary
 
 
-@dataclass(frozen=True)
-class ForwardKeywords:
-    """How this transformers release's `forward` takes the KV cache (`cache` since 5.x,
-    `past_key_values` before) and whether it can compute the last position's logits only."""
+def pick(logits: Any, allowed: Any, sampling: dict[str, Any]) -> int:
+    """The model's pick among `allowed` token ids (a LongTensor) under the sampling, from the
+    next token's `logits` (float, one row)."""
+    torch = import_torch()
+    scores = logits[allowed.to(logits.device)]
+    if not sampling.get("do_sample"):
+        return int(allowed[int(torch.argmax(scores))])
+    scores = scores / float(sampling.get("temperature") or 1.0)
+    top_k = sampling.get("top_k")
+    if top_k and top_k < scores.numel():
+        floor = torch.topk(scores, int(top_k)).values[-1]
+        scores = scores.masked_fill(scores < floor, float("-inf"))
+    probs = torch.softmax(scores, dim=-1)
+    top_p = sampling.get("top_p")
+    if top_p is not None and 0 < top_p < 1:
+        ordered, order = torch.sort(probs, descending=True)
+        outside = torch.cumsum(ordered, dim=-1) - ordered >= top_p
+        probs = probs.clone()
+        probs[order[outside]] = 0
+    return int(allowed[int(torch.multinomial(probs, 1))])
 
-    cache: str
-    last_logits: bool
+
+#: What `ObjectRow.steps` yields (the token ids the model may pick next, a LongTensor), is sent
+#: (the token picked) and returns (the object's JSON text).
+Steps = Generator[Any, int, str]
 
 
-def forward_keywords(model: Any) -> ForwardKeywords:
-    parameters = inspect.signature(model.forward).parameters
-    return ForwardKeywords(
-        "cache" if "cache" in parameters else "past_key_values", "logits_to_keep" in parameters
-    )
+class ObjectRow:
+    """One object decoded for one prompt (see the module docstring), as a state machine that a
+    driver (`transformers_decoding`) steps: `steps()` adds forced tokens to `pending` and yields
+    each choice's allowed tokens; the driver feeds `pending` to the model, empties it, and sends
+    back the token picked from the logits that follow."""
 
-
-class ConstrainedDecoder:
-    """One object decoded for one prompt (see the module docstring)."""
-
-    def __init__(self, model: LocalCausalLM, sampling: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        model: LocalCausalLM,
+        prompt: Sequence[int],
+        slots: Sequence[Slot],
+        sampling: dict[str, Any],
+    ) -> None:
         self.model = model
-        self.torch = model._torch
+        self.slots = list(slots)
         self.sampling = sampling
-        self.cache: Any = None
-        self.logits: Any = None  # of the next token
-        #: Tokens chosen or forced but not fed yet: fed together when the next choice is due.
-        self.pending: list[int] = []
-        self.generated: list[int] = []
-        self.keywords = forward_keywords(model.model)
+        self.prompt_tokens = len(prompt)
         #: Every token of the object, forced or chosen, counts against it (None: unbounded).
         self.budget: int | None = sampling.get("max_new_tokens")
+        self.plan = plan_object(model, slots)
+        if self.budget is not None and self.budget < self.plan.minimum:
+            raise StructuredBudgetError(self.budget, self.plan.minimum)
+        #: Tokens chosen or forced but not fed yet (the prompt first, with the object's opening):
+        #: fed together when the next choice is due.
+        self.pending: list[int] = list(prompt)
+        self.generated: list[int] = []
         #: Whether the budget closed a string the model had not closed.
         self.cut = False
 
@@ -224,45 +248,13 @@ class ConstrainedDecoder:
         self.pending += tokens
         self.generated += tokens
 
-    def feed(self, tokens: Sequence[int]) -> None:
-        ids = self.torch.tensor([list(tokens)], dtype=self.torch.long, device=self.model.device)
-        arguments = {self.keywords.cache: self.cache} if self.cache is not None else {}
-        if self.keywords.last_logits:
-            arguments["logits_to_keep"] = 1
-        output = self.model.model(input_ids=ids, use_cache=True, **arguments)
-        self.cache = output.past_key_values
-        self.logits = output.logits[0, -1].float()
-
     def force(self, text: str) -> None:
         self.add(self.model.encode([text])[0])
 
-    def choose(self, allowed: Any) -> int:
-        """The model's pick among `allowed` token ids (a LongTensor) under the sampling."""
-        torch = self.torch
-        if self.pending:
-            self.feed(self.pending)
-            self.pending = []
-        scores = self.logits[allowed.to(self.logits.device)]
-        if not self.sampling.get("do_sample"):
-            return int(allowed[int(torch.argmax(scores))])
-        scores = scores / float(self.sampling.get("temperature") or 1.0)
-        top_k = self.sampling.get("top_k")
-        if top_k and top_k < scores.numel():
-            floor = torch.topk(scores, int(top_k)).values[-1]
-            scores = scores.masked_fill(scores < floor, float("-inf"))
-        probs = torch.softmax(scores, dim=-1)
-        top_p = self.sampling.get("top_p")
-        if top_p is not None and 0 < top_p < 1:
-            ordered, order = torch.sort(probs, descending=True)
-            outside = torch.cumsum(ordered, dim=-1) - ordered >= top_p
-            probs = probs.clone()
-            probs[order[outside]] = 0
-        return int(allowed[int(torch.multinomial(probs, 1))])
-
-    def integer(self, values: tuple[int, ...], after: str) -> str:
+    def integer(self, values: tuple[int, ...], after: str) -> Generator[Any, int, str]:
         """One of `values`, token by token; a value that is a prefix of another (1 and 10) ends
         when the model picks the first token of `after` (the text that follows)."""
-        torch = self.torch
+        torch = self.model._torch
         candidates = {value: self.model.encode([str(value)])[0] for value in values}
         end = self.model.encode([after])[0][0]
         picked: list[int] = []
@@ -273,13 +265,13 @@ class ConstrainedDecoder:
             if complete and not following:
                 return str(complete[0])
             options = sorted(following | ({end} if complete else set()))
-            token = self.choose(torch.tensor(options, dtype=torch.long))
+            token = yield torch.tensor(options, dtype=torch.long)
             if complete and token == end:
                 return str(complete[0])
             picked.append(token)
             self.add([token])
 
-    def string(self, reserve: int) -> str:
+    def string(self, reserve: int) -> Generator[Any, int, str]:
         """The string's content (without quotes): the model's tokens until it closes it, at most
         `MAX_STRING_TOKENS`, and fewer where the budget must keep `reserve` tokens for the rest
         of the object: there the model picks once more, and `cut` is set unless it closes the
@@ -290,53 +282,31 @@ class ConstrainedDecoder:
             limit = min(limit, max(0, self.budget - len(self.generated) - reserve))
         content: list[int] = []
         while len(content) < limit:
-            token = self.choose(vocabulary.allowed)
+            token = yield vocabulary.allowed
             if token in vocabulary.closing:
-                return self.model.tokenizer.decode(content)
+                return str(self.model.tokenizer.decode(content))
             content.append(token)
             self.add([token])
-        if limit < MAX_STRING_TOKENS and self.choose(vocabulary.allowed) not in vocabulary.closing:
+        if limit < MAX_STRING_TOKENS and (yield vocabulary.allowed) not in vocabulary.closing:
             self.cut = True
-        return self.model.tokenizer.decode(content)
+        return str(self.model.tokenizer.decode(content))
 
-    def decode(self, prompt: Sequence[int], slots: Sequence[Slot]) -> str | None:
-        """The object's JSON text; None when the stage gave up waiting (Ctrl-C)."""
-        plan = plan_object(self.model, slots)
-        if self.budget is not None and self.budget < plan.minimum:
-            raise StructuredBudgetError(self.budget, plan.minimum)
-        self.pending = list(prompt)  # fed with the object's opening
+    def steps(self) -> Steps:
+        """The object's JSON text, choice by choice."""
         text = ""
-        for index, slot in enumerate(slots):
-            self.force(plan.openings[index])
-            text += plan.openings[index]
-            if stopping.abandoned():
-                return None
+        for index, slot in enumerate(self.slots):
+            opening = self.plan.openings[index]
+            self.force(opening)
+            text += opening
             if slot.values is not None:
-                text += self.integer(slot.values, "}" if index == len(slots) - 1 else ", ")
+                last = index == len(self.slots) - 1
+                text += yield from self.integer(slot.values, "}" if last else ", ")
             else:
-                text += json.dumps(self.string(plan.reserve[index]), ensure_ascii=False)[1:-1]
-        self.force(plan.closing)  # counted, never fed: nothing follows
-        return text + plan.closing
+                value = yield from self.string(self.plan.reserve[index])
+                text += json.dumps(value, ensure_ascii=False)[1:-1]
+        self.force(self.plan.closing)  # counted, never fed: nothing follows
+        return text + self.plan.closing
 
-
-def generate_structured(
-    model: LocalCausalLM,
-    prompt: Sequence[int],
-    schema: dict[str, Any],
-    sampling: dict[str, Any],
-    seed: int | None = None,
-) -> GenerationOutput | None:
-    """The JSON object `schema` describes, as the model fills it in for `prompt`, within
-    `sampling["max_new_tokens"]` when set (finish reason "length" where it closed a string
-    early; `StructuredBudgetError` where no object fits); None when the stage gave up waiting."""
-    slots = schema_slots(schema)
-    decoder = ConstrainedDecoder(model, sampling)
-    torch = model._torch
-    with model.lock, torch.inference_mode():
-        if seed is not None:
-            torch.manual_seed(seed)
-        text = decoder.decode(prompt, slots)
-    if text is None:
-        return None
-    finish = "length" if decoder.cut else "stop"
-    return GenerationOutput(text, len(prompt), len(decoder.generated), finish)
+    def output(self, text: str) -> GenerationOutput:
+        finish = "length" if self.cut else "stop"
+        return GenerationOutput(text, self.prompt_tokens, len(self.generated), finish)
