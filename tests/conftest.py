@@ -204,6 +204,28 @@ def smollm2() -> object:
     return local_model_for(load_roster("generators")["smollm2-135m"])
 
 
+@pytest.fixture(scope="session")
+def demo_run_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One whole offline `poemetric demo` per test worker (poems, form checks, analysis, figures,
+    report: the slowest fixture of the suite when every module ran its own). Never used in place:
+    modules take a copy (`copy_demo_run`), which they may change. The copy's NOTES.txt and
+    report name the template's folder until analyze or report writes them again."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    run = tmp_path_factory.mktemp("demo-template") / "demo"
+    result = CliRunner().invoke(app, ["demo", "--run", str(run), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    return run
+
+
+def copy_demo_run(template: Path, run: Path) -> Path:
+    """A copy of `demo_run_template` at `run` (which must not exist yet), for one module or test."""
+    shutil.copytree(template, run)
+    return run
+
+
 @pytest.fixture
 def wordnet() -> None:
     wordnet_or_skip()

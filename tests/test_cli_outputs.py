@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import copy_demo_run
 from matplotlib.figure import Figure
 from typer.testing import CliRunner
 
@@ -28,11 +29,9 @@ from poemetric.store.schema import EXPORTABLE_TABLES
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    run = tmp_path_factory.mktemp("outputs") / "demo"
+def demo_run(tmp_path_factory: pytest.TempPathFactory, demo_run_template: Path) -> Path:
+    run = copy_demo_run(demo_run_template, tmp_path_factory.mktemp("outputs") / "demo")
     runner = CliRunner()
-    result = runner.invoke(app, ["demo", "--run", str(run), "--no-progress"])
-    assert result.exit_code == 0, result.output
     built = runner.invoke(
         app, ["survey", "build", "--run", str(run), "--raters", "2", "--per-rater", "3"]
     )
