@@ -7,7 +7,7 @@ import shutil
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import hypothesis
 import pytest
@@ -204,12 +204,20 @@ def smollm2() -> object:
     return local_model_for(load_roster("generators")["smollm2-135m"])
 
 
+class DemoTemplate(NamedTuple):
+    """A whole demo run and what `poemetric demo` printed making it."""
+
+    run: Path
+    output: str
+    stdout: str
+
+
 @pytest.fixture(scope="session")
-def demo_run_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One whole offline `poemetric demo` per test worker (poems, form checks, analysis, figures,
-    report: the slowest fixture of the suite when every module ran its own). Never used in place:
-    modules take a copy (`copy_demo_run`), which they may change. The copy's NOTES.txt and
-    report name the template's folder until analyze or report writes them again."""
+def demo_run_template(tmp_path_factory: pytest.TempPathFactory) -> DemoTemplate:
+    """One whole offline `poemetric demo --run RUN --no-progress` per test worker (poems, form
+    checks, analysis, figures, report: the slowest fixture of the suite when each module ran its
+    own). Never changed: a test that changes its run takes a copy (`copy_demo_run`). A copy's
+    NOTES.txt and report name the template's folder until analyze or report writes them again."""
     from typer.testing import CliRunner
 
     from poemetric.cli import app
@@ -217,12 +225,12 @@ def demo_run_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = tmp_path_factory.mktemp("demo-template") / "demo"
     result = CliRunner().invoke(app, ["demo", "--run", str(run), "--no-progress"])
     assert result.exit_code == 0, result.output
-    return run
+    return DemoTemplate(run, result.output, result.stdout)
 
 
-def copy_demo_run(template: Path, run: Path) -> Path:
-    """A copy of `demo_run_template` at `run` (which must not exist yet), for one module or test."""
-    shutil.copytree(template, run)
+def copy_demo_run(template: DemoTemplate, run: Path) -> Path:
+    """A copy of the template's run at `run` (which must not exist yet), for a module or test."""
+    shutil.copytree(template.run, run)
     return run
 
 

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import copy_demo_run
+from conftest import DemoTemplate, copy_demo_run
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -20,7 +20,7 @@ from poemetric.store.schema import EXPORTABLE_TABLES
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory: pytest.TempPathFactory, demo_run_template: Path) -> Path:
+def demo_run(tmp_path_factory: pytest.TempPathFactory, demo_run_template: DemoTemplate) -> Path:
     return copy_demo_run(demo_run_template, tmp_path_factory.mktemp("errors") / "demo")
 
 

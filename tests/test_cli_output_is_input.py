@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import copy_demo_run
+from conftest import DemoTemplate, copy_demo_run
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -24,7 +24,7 @@ def _invoke(args: list[str]) -> tuple[int, str]:
 
 
 @pytest.fixture
-def demo_run(tmp_path: Path, demo_run_template: Path) -> Path:
+def demo_run(tmp_path: Path, demo_run_template: DemoTemplate) -> Path:
     """A whole demo run of this test's own (the tests check that it is left intact)."""
     return copy_demo_run(demo_run_template, tmp_path / "demo")
 
