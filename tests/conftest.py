@@ -7,7 +7,7 @@ import shutil
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import hypothesis
 import pytest
@@ -208,6 +208,36 @@ def smollm2() -> object:
     from poemetric.roster import load_roster
 
     return local_model_for(load_roster("generators")["smollm2-135m"])
+
+
+class DemoTemplate(NamedTuple):
+    """A whole demo run and what `poemetric demo` printed making it."""
+
+    run: Path
+    output: str
+    stdout: str
+
+
+@pytest.fixture(scope="session")
+def demo_run_template(tmp_path_factory: pytest.TempPathFactory) -> DemoTemplate:
+    """One whole offline `poemetric demo --run RUN --no-progress` per test worker (poems, form
+    checks, analysis, figures, report: the slowest fixture of the suite when each module ran its
+    own). Never changed: a test that changes its run takes a copy (`copy_demo_run`). A copy's
+    NOTES.txt and report name the template's folder until analyze or report writes them again."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    run = tmp_path_factory.mktemp("demo-template") / "demo"
+    result = CliRunner().invoke(app, ["demo", "--run", str(run), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    return DemoTemplate(run, result.output, result.stdout)
+
+
+def copy_demo_run(template: DemoTemplate, run: Path) -> Path:
+    """A copy of the template's run at `run` (which must not exist yet), for a module or test."""
+    shutil.copytree(template.run, run)
+    return run
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import DemoTemplate, copy_demo_run
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -19,11 +20,8 @@ from poemetric.store.schema import EXPORTABLE_TABLES
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    run = tmp_path_factory.mktemp("errors") / "demo"
-    result = CliRunner().invoke(app, ["demo", "--run", str(run), "--no-progress"])
-    assert result.exit_code == 0, result.output
-    return run
+def demo_run(tmp_path_factory: pytest.TempPathFactory, demo_run_template: DemoTemplate) -> Path:
+    return copy_demo_run(demo_run_template, tmp_path_factory.mktemp("errors") / "demo")
 
 
 @pytest.fixture(scope="module")

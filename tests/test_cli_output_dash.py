@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import DemoTemplate, copy_demo_run
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -21,10 +22,8 @@ def _invoke(args: list[str]) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    run = tmp_path_factory.mktemp("dash") / "demo"
-    code, _out, err = _invoke(["demo", "--run", str(run), "--no-progress"])
-    assert code == 0, err
+def demo_run(tmp_path_factory: pytest.TempPathFactory, demo_run_template: DemoTemplate) -> Path:
+    run = copy_demo_run(demo_run_template, tmp_path_factory.mktemp("dash") / "demo")
     built = ["survey", "build", "--run", str(run), "--raters", "2", "--per-rater", "3"]
     code, _out, err = _invoke(built)
     assert code == 0, err

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import DemoTemplate, copy_demo_run
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -29,11 +30,8 @@ def invoke(*args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    run = tmp_path_factory.mktemp("folders") / "demo"
-    code, _out, err = invoke("demo", "--run", str(run), "--limit", "2", "--no-progress")
-    assert code == 0, err
-    return run
+def demo_run(tmp_path_factory: pytest.TempPathFactory, demo_run_template: DemoTemplate) -> Path:
+    return copy_demo_run(demo_run_template, tmp_path_factory.mktemp("folders") / "demo")
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import DemoTemplate, copy_demo_run
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -22,11 +23,10 @@ def _invoke(args: list[str]) -> tuple[int, str]:
     return result.exit_code, result.stderr
 
 
-def _demo_run(tmp_path: Path) -> Path:
-    run = tmp_path / "demo"
-    code, err = _invoke(["demo", "--run", str(run), "--no-progress"])
-    assert code == 0, err
-    return run
+@pytest.fixture
+def demo_run(tmp_path: Path, demo_run_template: DemoTemplate) -> Path:
+    """A whole demo run of this test's own (the tests check that it is left intact)."""
+    return copy_demo_run(demo_run_template, tmp_path / "demo")
 
 
 def _pairs(tmp_path: Path) -> Path:
@@ -74,10 +74,10 @@ def test_another_output_file_is_still_written(tmp_path: Path) -> None:
     assert scores.read_text(encoding="utf-8").count("\n") == pairs.read_text().count("\n")
 
 
-def test_report_out_naming_a_run_store_is_refused(tmp_path: Path) -> None:
+def test_report_out_naming_a_run_store_is_refused(tmp_path: Path, demo_run: Path) -> None:
     """`report --run runs/x --out runs/x/poemetric.sqlite` (a completed path) wrote the HTML
     over the run store, exit status 0: every stored poem, judgment and paid answer was gone."""
-    run = _demo_run(tmp_path)
+    run = demo_run
     store = run / "poemetric.sqlite"
     other = tmp_path / "other" / "poemetric.sqlite"
     other.parent.mkdir()
@@ -96,10 +96,12 @@ def test_report_out_naming_a_run_store_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["form", "check"], ["judge", "parse"]])
-def test_a_jsonl_output_naming_a_run_store_is_refused(tmp_path: Path, command: list[str]) -> None:
+def test_a_jsonl_output_naming_a_run_store_is_refused(
+    tmp_path: Path, demo_run: Path, command: list[str]
+) -> None:
     """`form check` and `judge parse` write their `-o` through one replace-on-success file: a
     run store named there (a completed path) would have been replaced by JSON lines."""
-    run = _demo_run(tmp_path)
+    run = demo_run
     store = run / "poemetric.sqlite"
     source = tmp_path / "in.jsonl"
     source.write_text('{"text": "a\\nb", "form": "sonnet", "answer": "{}"}\n', encoding="utf-8")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import DemoTemplate, copy_demo_run
 from matplotlib.figure import Figure
 from typer.testing import CliRunner
 
@@ -28,11 +29,9 @@ from poemetric.store.schema import EXPORTABLE_TABLES
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    run = tmp_path_factory.mktemp("outputs") / "demo"
+def demo_run(tmp_path_factory: pytest.TempPathFactory, demo_run_template: DemoTemplate) -> Path:
+    run = copy_demo_run(demo_run_template, tmp_path_factory.mktemp("outputs") / "demo")
     runner = CliRunner()
-    result = runner.invoke(app, ["demo", "--run", str(run), "--no-progress"])
-    assert result.exit_code == 0, result.output
     built = runner.invoke(
         app, ["survey", "build", "--run", str(run), "--raters", "2", "--per-rater", "3"]
     )
@@ -378,13 +377,8 @@ def test_an_empty_table_exported_as_jsonl_is_an_empty_file(demo_run: Path, tmp_p
             assert jsonl == expected.encode("utf-8") and len(lines) == count
 
 
-def test_demo_counts_figures_not_their_files(tmp_path: Path) -> None:
+def test_demo_counts_figures_not_their_files(demo_run_template: DemoTemplate) -> None:
     """The demo said "16 figures" of 8 figures, each written as a PDF and a PNG."""
-    run = tmp_path / "demo"
-    result = CliRunner().invoke(
-        app, ["demo", "--run", str(run), "--limit", "2", "--no-progress"], terminal_width=200
-    )
-    assert result.exit_code == 0, result.output
-    figures = {path.stem for path in (run / "figures").glob("*.pdf")}
+    figures = {path.stem for path in (demo_run_template.run / "figures").glob("*.pdf")}
     assert len(figures) > 1
-    assert f"tables, {len(figures)} figures (PDF + PNG), the report" in result.stdout
+    assert f"tables, {len(figures)} figures (PDF + PNG), the report" in demo_run_template.stdout

@@ -88,15 +88,29 @@ def _installed_venv() -> Path:
     return venv
 
 
-def test_the_demo_with_local_0_offers_the_real_model_the_make_way(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def make_demo(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """One real `make demo LOCAL=0 LIMIT=1` (the venv, the run and what make printed) for the
+    tests of what it prints: its run folder has a long name with spaces, over 80 columns."""
+    venv = _installed_venv()
+    run = tmp_path_factory.mktemp("make-demo") / (
+        "a run folder with a long name, so that the export line is over 80 columns"
+    )
+    done = _make("demo", "LOCAL=0", f"RUN={run}", "LIMIT=1", "ARGS=--no-progress", venv=str(venv))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return venv, run, done
+
+
+def test_the_demo_with_local_0_offers_the_real_model_the_make_way(
+    make_demo: tuple[Path, Path, subprocess.CompletedProcess[str]],
+) -> None:
     """`make demo LOCAL=0` ended with "add --local to let smollm2-135m ... write 4 poems too
     (`make demo` does)": an option of a command the user had not typed, after `make demo`."""
     from poemetric.cli.demo_cmd import local_model_hint
 
-    run = tmp_path / "demo"
-    args = ("demo", "LOCAL=0", f"RUN={run}", "LIMIT=1", "ARGS=--no-progress")
-    done = _make(*args, venv=str(_installed_venv()))
-    assert done.returncode == 0, done.stdout + done.stderr
+    _venv, run, done = make_demo
     out = " ".join(done.stdout.split())
     assert "--local" not in out and "(`make demo` does)" not in out
     if local_model_hint() is None:  # the real model is installed: offered
@@ -108,8 +122,9 @@ def test_the_demo_with_local_0_offers_the_real_model_the_make_way(tmp_path: Path
     else:  # how to install it, then run the demo again
         assert out.endswith("# the model file, 98 MB make demo")
     # The judge hint too: make's commands, not poemetric's options.
-    assert f"make judge RUN={run} JUDGE=gemini-2.5-pro" in out
-    assert f"make judge RUN={run} JUDGE=local-openai" in out
+    # the run folder's name has spaces: quoted, as a shell reads it
+    assert f"make judge RUN={shlex.quote(str(run))} JUDGE=gemini-2.5-pro" in out
+    assert f"make judge RUN={shlex.quote(str(run))} JUDGE=local-openai" in out
     assert "`make demo JUDGE=NAME` runs it as part of the demo." in out
     assert "--judge" not in out
 
@@ -393,15 +408,15 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_the_demos_export_line_runs_as_printed(tmp_path: Path) -> None:
+def test_the_demos_export_line_runs_as_printed(
+    make_demo: tuple[Path, Path, subprocess.CompletedProcess[str]],
+) -> None:
     """After `make demo` the "export" line said `poemetric export --run runs/demo --format csv`:
     not on a make user's PATH (make has no export target and the venv is not activated), and a
     long run path was folded at 80 columns (make's output is a pipe). It now names the venv's
     `poemetric`, on one line, and runs as printed from the checkout."""
-    venv = _installed_venv()
-    run = tmp_path / "a run folder with a long name, so that the export line is over 80 columns"
-    done = _make("demo", "LOCAL=0", f"RUN={run}", "LIMIT=1", "ARGS=--no-progress", venv=str(venv))
-    assert done.returncode == 0, done.stdout + done.stderr
+    venv, run, done = make_demo
+    assert len(str(run)) > 80
     (line,) = [line for line in done.stdout.splitlines() if line.startswith("export ")]
     command = shlex.split(line.removeprefix("export"))
     assert command[:2] == [f"{venv}/bin/poemetric", "export"]

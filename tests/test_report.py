@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from conftest import DemoTemplate, copy_demo_run
 from markupsafe import Markup
 from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, openai_spec
 from typer.testing import CliRunner
@@ -38,15 +39,16 @@ JUDGE_ANSWER = {
 
 
 @pytest.fixture(scope="module")
-def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path, Path]]:
-    """`poemetric demo` then `poemetric report` (the make targets), then the same run judged
-    through a local OpenAI-protocol server and reported again: (run, report, judged report).
-    Tests ask for it before `browser`: the pipeline's asyncio must run before Playwright's."""
-    run = tmp_path_factory.mktemp("demo") / "demo"
+def demo_run(
+    tmp_path_factory: pytest.TempPathFactory, demo_run_template: DemoTemplate
+) -> Iterator[tuple[Path, Path, Path]]:
+    """`poemetric demo` (a copy of the worker's demo run) then `poemetric report` (the make
+    targets), then the same run judged through a local OpenAI-protocol server and reported
+    again: (run, report, judged report). Tests ask for it before `browser`: the pipeline's
+    asyncio must run before Playwright's."""
+    run = copy_demo_run(demo_run_template, tmp_path_factory.mktemp("demo") / "demo")
     runner = CliRunner()
-    result = runner.invoke(app, ["demo", "--run", str(run), "--no-progress"])
-    assert result.exit_code == 0, result.output
-    assert "report" in result.output and (run / "report" / "index.html").is_file()
+    assert "report" in demo_run_template.output and (run / "report" / "index.html").is_file()
     result = runner.invoke(app, ["report", "--run", str(run)])
     assert result.exit_code == 0, result.output
     report = run / "report" / "index.html"
