@@ -248,3 +248,36 @@ def test_the_paper_fig_5_keeps_two_panels_a_row_at_one_column(
         drawing = FIGURE_KINDS["rule_based"][0](ctx)
     assert drawing.figure.get_figheight() < 5.0
     assert text_problems(drawing.figure) == []
+
+
+def test_text_extents_measured_without_rendering_are_the_rendered_ones(
+    few_authors_run: Path,
+) -> None:
+    """`text_problems` lays a figure out without rasterising it (`draw_without_rendering`): every
+    text's extent, with the layout engine's moves and rotated labels, is the one a full Agg
+    drawing gives, in every paper figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    def extents(rendered: bool) -> list[tuple[str, tuple[float, ...]]]:
+        with RunStore(few_authors_run, create=False) as store, figure_style():
+            data, labels = load_run_data(store), run_labels(store)
+            found = []
+            for kind, (function, _) in FIGURE_KINDS.items():
+                ctx = FigureContext(data, judge="local-openai", width=3.3, labels=labels)
+                figure = function(ctx).figure
+                figure.set_dpi(72)
+                canvas = FigureCanvasAgg(figure)
+                canvas.draw() if rendered else figure.draw_without_rendering()
+                renderer = canvas.get_renderer()
+                for text in figure.findobj(Text):
+                    if text.get_visible() and text.get_text():
+                        box = text.get_window_extent(renderer)
+                        found.append((f"{kind}: {text.get_text()[:30]}", tuple(box.bounds)))
+                plt.close(figure)
+            return found
+
+    rendered, laid_out = extents(True), extents(False)
+    assert len(rendered) > 100
+    assert [name for name, _ in laid_out] == [name for name, _ in rendered]
+    for (name, box), (_, expected) in zip(laid_out, rendered, strict=True):
+        assert box == pytest.approx(expected, abs=1e-6), name
