@@ -110,3 +110,35 @@ def test_the_tables_of_a_form_selection_hold_its_expert_ratings_only(
     villanelles = frames_of_forms(frames, ("villanelle",))
     assert villanelles.experts is not None and villanelles.experts.empty
     assert every.experts is not None and len(every.experts) > len(sonnets.experts)
+
+
+def test_the_experts_count_of_judge_poems_all_is_of_the_authors_shown(
+    run_and_ratings: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """With `judge_poems: all` and `--authors`, the caption counted the experts and the poems
+    they rated over every author, the hidden ones included."""
+    run, ratings, _ = run_and_ratings
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text(
+        "figures:\n  - {name: all, kind: dimension_bars, group: basic, judge_poems: all}\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "figs"
+    command = ["figures", "--run", str(run), "--recipe", str(recipe), "--experts", str(ratings),
+               "--authors", "human,model-a", "--format", "png", "--out", str(out)]  # fmt: skip
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    caption = " ".join((out / "all.caption.txt").read_text(encoding="utf-8").split())
+    with ratings.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    with RunStore(run, create=False) as store:
+        author_of = {row["generation_id"]: row["author"] for row in store.query(
+            "SELECT generation_id, author FROM generations")}  # fmt: skip
+    shown = [row for row in rows if author_of[row["generation_id"]] in {"human", "model-a"}]
+    experts = len({row["expert"] for row in shown})
+    poems = len({row["generation_id"] for row in shown})
+    assert poems < len({row["generation_id"] for row in rows})  # model-b's poems were rated too
+    assert (
+        f"Hatched grey bars: {experts} human experts on the poems they rated ({poems} poems;"
+        in caption
+    ), caption

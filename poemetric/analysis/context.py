@@ -246,7 +246,14 @@ class FigureContext:
 
     @cached_property
     def expert_count(self) -> int:
-        return 0 if self.experts is None else int(self.experts["expert"].nunique())
+        """How many experts rated a poem of the authors shown."""
+        shown = self.experts_shown
+        return 0 if shown is None else int(shown["expert"].nunique())
+
+    @property
+    def experts_shown(self) -> pd.DataFrame | None:
+        """The expert ratings of the authors shown, or None without expert ratings."""
+        return None if self.experts is None else self._chosen(self.experts)
 
     @property
     def groups(self) -> pd.DataFrame:

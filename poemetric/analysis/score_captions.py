@@ -59,12 +59,13 @@ NAMED_UNRATED = 5
 
 def expert_text(ctx: FigureContext, authors: list[str], matched: bool) -> str:
     """What a caption says of the expert panel's bars and whom it leaves out."""
-    assert ctx.experts is not None
+    shown = ctx.experts_shown
+    assert shown is not None
     experts = f"Hatched grey bars: {counted(ctx.expert_count, 'human expert')}"
     if not matched:
         return (
             f" {experts} on the poems they rated "
-            f"({counted_poems(int(ctx.experts['generation_id'].nunique()))}; authors without "
+            f"({counted_poems(int(shown['generation_id'].nunique()))}; authors without "
             f"expert ratings have no grey bar), not the poems of {ctx.judge_label}'s bars, which "
             "are over every poem."
         )
