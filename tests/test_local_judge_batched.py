@@ -86,14 +86,17 @@ def test_greedy_rows_in_step_decode_together_as_one_at_a_time(smollm2: Any) -> N
     forward passes of one request, and gives each request the answer it gets alone."""
     from poemetric.providers.transformers_decoding import generate_structured
 
-    prompts = [_chat(smollm2, text) for text in SAME_LENGTH]
+    # The provider's own model: an earlier test on this worker may have released the cached
+    # one (`release_models`), and the provider then loads another beside the `smollm2` fixture.
+    provider = _provider(batch_size=3)
+    model = provider.model
+    prompts = [_chat(model, text) for text in SAME_LENGTH]
     assert len({len(prompt) for prompt in prompts}) == 1, [len(p) for p in prompts]
-    with counting_forward_passes(smollm2) as alone_calls:
-        alone = [generate_structured(smollm2, p, DIGITS, {"do_sample": False}) for p in prompts]
+    with counting_forward_passes(model) as alone_calls:
+        alone = [generate_structured(model, p, DIGITS, {"do_sample": False}) for p in prompts]
     assert len(alone_calls) == 9  # three choices each
 
-    provider = _provider(batch_size=3)
-    with counting_forward_passes(smollm2) as together_calls:
+    with counting_forward_passes(model) as together_calls:
         together = provider.run_batch([_request(text, DIGITS) for text in SAME_LENGTH])
     assert len(together_calls) == 3
     for completion, single in zip(together, alone, strict=True):
@@ -116,11 +119,13 @@ def test_a_seeded_sampled_request_is_still_decoded_alone(smollm2: Any) -> None:
 
     settings = {"temperature": 1.5, "top_p": 0.95, "seed": 3}
     requests = [_request(text, DIGITS, **settings) for text in SAME_LENGTH[:2]]
-    results = _provider(batch_size=8).run_batch(requests)
+    provider = _provider(batch_size=8)
+    results = provider.run_batch(requests)
+    model = provider.model  # the one it decoded with (see the test above)
     for text, completion in zip(SAME_LENGTH[:2], results, strict=True):
         assert isinstance(completion, Completion) and completion.raw["batch"] == 1
         sampling = {"do_sample": True, "temperature": 1.5, "top_p": 0.95, "max_new_tokens": 512}
-        alone = generate_structured(smollm2, _chat(smollm2, text), DIGITS, sampling, seed=3)
+        alone = generate_structured(model, _chat(model, text), DIGITS, sampling, seed=3)
         assert alone is not None and completion.text == alone.text
 
 
