@@ -214,10 +214,10 @@ class FigureContext:
         return self._table("expert_scores", self._expert_scores, by_judge=False)
 
     def _expert_scores(self) -> pd.DataFrame | None:
-        if self.experts is None or self.experts.empty:
+        chosen = self.experts_shown
+        if chosen is None or chosen.empty:
             return None
-        chosen = self._chosen(self.experts)
-        return dimension_scores(experts_as_judgments(chosen)) if not chosen.empty else None
+        return dimension_scores(experts_as_judgments(chosen))
 
     @property
     def judge_on_expert_poems(self) -> pd.DataFrame | None:
@@ -226,9 +226,10 @@ class FigureContext:
         return self._table("judge_on_expert_poems", self._judge_on_expert_poems)
 
     def _judge_on_expert_poems(self) -> pd.DataFrame | None:
-        if self.experts is None or self.experts.empty:
+        chosen = self.experts_shown
+        if chosen is None or chosen.empty:
             return None
-        matched = judged_as_rated(self.judgments, self._chosen(self.experts))
+        matched = judged_as_rated(self.judgments, chosen)
         return dimension_scores(matched) if not matched.empty else None
 
     @property
@@ -239,7 +240,7 @@ class FigureContext:
         return self._table("experts_on_judged_poems", self._experts_on_judged_poems)
 
     def _experts_on_judged_poems(self) -> pd.DataFrame | None:
-        chosen = None if self.experts is None else self._chosen(self.experts)
+        chosen = self.experts_shown
         if chosen is None or chosen.empty:
             return None
         return experts_on_judged_poems(chosen, self.judgments.assign(judge=self.judge or "judge"))
