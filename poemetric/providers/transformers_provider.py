@@ -193,11 +193,12 @@ class TransformersProvider(InProcessBatchProvider):
                     else ProviderError(f"transformers: {error}", retryable=False)
                 )
                 continue
-            solo = sampling["do_sample"] and request.settings.seed is not None
-            if request.response_schema is not None:  # each row its own schema and sampling
-                key = f"solo-{index}" if solo else "structured"
+            if sampling["do_sample"] and request.settings.seed is not None:
+                key = f"solo-{index}"  # its seed alone decides it
+            elif request.response_schema is not None:  # each row its own schema and sampling
+                key = "structured"
             else:
-                key = f"solo-{index}" if solo else repr(sorted(sampling.items()))
+                key = repr(sorted(sampling.items()))
             groups.setdefault(key, []).append(index)
         batch = self.chunk_limit()
         for members in groups.values():
