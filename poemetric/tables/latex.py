@@ -15,7 +15,6 @@ packages it needs.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from poemetric.tables.latex_layout import (
     placements,
     sideways_height_pt,
     width_pt,
+    wrapped_lines,
 )
 from poemetric.tables.latex_width import text_width_pt
 
@@ -131,18 +131,13 @@ def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int,
     return rows
 
 
-def _lines(text: str, width: float | None) -> int:
-    """How many lines `text` takes in a cell `width` pt wide (None: not wrapped, one)."""
-    return 1 if width is None else max(1, math.ceil(text_width_pt(text) / width))
-
-
 def _float_height_pt(frame: pd.DataFrame, columns: Sequence[str], caption: str, digits: int,
                      layout: _Layout, wrapped: dict[str, float]) -> float:  # fmt: skip
     """The printed height of the table as a sideways float (`latex_layout.sideways_height_pt`)."""
-    header = max(len(layout.headers.get(c, ())) or _lines(readable(c), wrapped.get(c))
+    header = max(len(layout.headers.get(c, ())) or wrapped_lines(readable(c), wrapped.get(c))
                  for c in columns)  # fmt: skip
     shown = {c: (column_digits(c, digits), _is_count(c)) for c in columns if c in wrapped}
-    rows = [max([1, *(_lines(_cell(row[c], *shown[c]), wrapped[c]) for c in shown)])
+    rows = [max([1, *(wrapped_lines(_cell(row[c], *shown[c]), wrapped[c]) for c in shown)])
             for _, row in frame.iterrows()]  # fmt: skip
     return sideways_height_pt(caption, header, rows)
 

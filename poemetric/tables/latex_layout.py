@@ -68,13 +68,16 @@ def placements(width: str) -> list[Placement]:
     return [Placement("table", COLUMN_PT, False), *wide] if latex_width(width) == "one" else wide
 
 
+def wrapped_lines(text: str, width: float | None) -> int:
+    """How many lines `text` takes wrapped to `width` pt (None: not wrapped, one)."""
+    return 1 if width is None else max(1, math.ceil(text_width_pt(text) / width))
+
+
 def sideways_height_pt(caption: str, header_lines: int, row_lines: Sequence[int]) -> float:
     """The printed height of a sideways float, caption included (its lines at the rotated
     page's width): `header_lines` lines of headers and each row's lines (more than one where a
     text cell wraps)."""
-    caption_lines = (
-        math.ceil(text_width_pt(CAPTION_LABEL + caption) / LANDSCAPE_PT) if caption else 0
-    )
+    caption_lines = wrapped_lines(CAPTION_LABEL + caption, LANDSCAPE_PT) if caption else 0
     return LINE_PT * (caption_lines + header_lines + sum(row_lines)) + FLOAT_EXTRA_PT
 
 
