@@ -108,9 +108,7 @@ async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) ->
     items = [(job.key, job.request) for job in chunk]
     request = BatchRequest(f"batch submission ({counted(len(chunk), 'request')})")
     # Tagged, the next run can find it if the answer is lost; not where the API refused a tag.
-    # (`is None`: the refusal's text, which an adapter may leave empty, is no flag.)
-    tags = run.untagged_batches is None
-    finds = provider if isinstance(provider, FindsBatches) and tags else None
+    finds = provider if isinstance(provider, FindsBatches) and not run.untagged_batches else None
     marker = _record_batch(run, None, chunk, tagged=finds is not None)  # kept if the process dies
     search: TaggedSubmission | None = None
     if finds is not None:
@@ -181,7 +179,7 @@ async def _submit_untagged(
     same batch submitted again untagged (once: the model's submissions in this run go untagged
     from now on), said once under the summary."""
     said = shortened(run.redact(str(refused)))
-    run.untagged_batches = said
+    run.untagged_batches = True
     run.report.warnings.append(
         f"its batch API refused the tag sent with each batch submission ({said}); no batch "
         "came of that refusal, and its batches in this run were submitted untagged. The "

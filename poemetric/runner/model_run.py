@@ -46,9 +46,9 @@ class ModelRun:
     task: TaskID | None = None
     #: Why the model was stopped mid-run (e.g. its local server refuses connections).
     stopped: str | None = None
-    #: Why the model's batch API takes no tag (it refused one, `TagRefused`): its submissions
-    #: in this run go untagged (`submit_batch`), as before tags (`batch_submit`).
-    untagged_batches: str | None = None
+    #: Whether the model's batch API refused a tag (`TagRefused`): its submissions in this run
+    #: go untagged (`submit_batch`), as before tags (`batch_submit`).
+    untagged_batches: bool = False
     #: Where the adapter raised a bug already logged (`adapter_bugs.note_adapter_bug`).
     adapter_bug_sites: set[tuple[object, ...]] = field(default_factory=set, repr=False)
     #: What each row replayed from the cache had recorded as paid (`runner.paid`), by row key.
