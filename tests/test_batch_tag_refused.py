@@ -115,6 +115,11 @@ def test_a_refused_tag_submits_untagged_once_and_later_batches_go_untagged(
         assert "metadata" in creates[0].body and all("metadata" not in r.body for r in creates[1:])
         assert len(server.batches) == 3 and server.batch_list_requests == 0
         assert all(batch["metadata"] is None for batch in server.batches.values())
+        # The refused create's upload is deleted: each file left is a batch's input or output.
+        used = {
+            b[key] for b in server.batches.values() for key in ("input_file_id", "output_file_id")
+        }
+        assert len(server.files) == 6 and set(server.files) <= used
     assert batch_calls(store) == [("batch-error", refusal[0])] + [("batch-ok", None)] * 3
     rows = generation_rows(store, "compat")
     assert len(rows) == 5 and {r["status"] for r in rows} == {"ok"}
@@ -233,3 +238,6 @@ def test_the_adapter_raises_tag_refused_and_submits_untagged(tmp_path: Path) -> 
     assert isinstance(refused, TagRefused)
     assert refused.status == 400 and refused.not_sent and not refused.retryable
     assert list(server.batches) == [batch_id]
+    # the refused create's upload was deleted: the files left are the batch's input and output
+    batch = server.batches[batch_id]
+    assert set(server.files) == {batch["input_file_id"], batch["output_file_id"]}

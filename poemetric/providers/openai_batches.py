@@ -6,6 +6,7 @@ back. A compatible API that refuses `metadata` is told by `refuses_metadata` (`T
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from abc import abstractmethod
@@ -146,6 +147,9 @@ class OpenAIBatches(BatchCapable, FindsBatches):
         except Exception as error:
             failed = self.translate(error)
             if metadata and refuses_metadata(error, openai):
+                # No batch holds the upload: remove it (the untagged submission uploads anew).
+                with contextlib.suppress(Exception):
+                    await client.files.delete(upload.id)
                 raise TagRefused(str(failed), status=failed.status, raw=failed.raw) from error
             raise failed from error
         return batch.id

@@ -110,6 +110,10 @@ class OpenAIServer(LocalServer):
             return self.upload_file(record, raw)
         if method == "GET" and len(parts) == 2 and parts[0] == "files":
             return HttpAnswer.json(200, self._file(parts[1]).describe())
+        if method == "DELETE" and len(parts) == 2 and parts[0] == "files":
+            deleted = self._file(parts[1])
+            del self.files[deleted.id]
+            return HttpAnswer.json(200, {"id": deleted.id, "object": "file", "deleted": True})
         if method == "GET" and len(parts) == 3 and parts[0] == "files" and parts[2] == "content":
             return HttpAnswer(200, self._file(parts[1]).content, content_type="application/jsonl")
         if method == "POST" and parts == ["batches"]:

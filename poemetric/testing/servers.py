@@ -6,7 +6,8 @@ tested end to end without network access or API keys, including the failures rea
 Servers
 -------
 ``OpenAIServer``     ``POST /v1/chat/completions``, ``/v1/files`` (multipart upload, ``GET
-                     /v1/files/{id}[/content]``), ``/v1/batches`` (create, retrieve, list, cancel).
+                     /v1/files/{id}[/content]``, ``DELETE /v1/files/{id}``), ``/v1/batches``
+                     (create, retrieve, list, cancel).
                      ``expose_reasoning_content=True`` makes it a DeepSeek-style server
                      (``message.reasoning_content``); ``refuse_batch_metadata=(status, body)``
                      answers a batch create that sends ``metadata`` so, as an OpenAI-compatible
