@@ -244,6 +244,18 @@ def rejected() -> Iterator[Case]:
     yield Case(
         "N/A with a number in the reason", compact(with_(q8="N/A - 2 similes")), reason="item 8"
     )
+    # In parentheses as after a dash: these were read as N/A (0), left out of every mean.
+    for value in ("N/A (2 similes)", "N/A (3)", "N/A (would be 4)", "0 - N/A (2 similes)"):
+        yield Case(
+            f"N/A with a number in parentheses: {value}",
+            compact(with_(q8=value)),
+            reason="item 8",
+        )
+    yield Case(
+        "N/A beside a labelled score",
+        compact(with_(q7="Not applicable (4 - Agree)")),
+        reason="item 7",
+    )
     yield Case("truncated", body[: len(body) // 2], reason="unclosed")
     yield Case("refusal", "I'm sorry, but I can't evaluate this poem.", reason="declined")
     yield Case(

@@ -128,6 +128,28 @@ def test_a_non_strict_schema_is_refused_by_the_openai_server() -> None:
             )  # fmt: skip
 
 
+def test_a_structured_refusal_is_kept_and_counted_as_a_refusal(tmp_path: Path) -> None:
+    """OpenAI answers a refusal under structured outputs in the message's `refusal`, with
+    `content` null: the judgment stored an empty answer ("the response is empty"), counted as a
+    parse failure and not as a refusal, and the refusal's text was only in the raw response."""
+    from poemetric.analysis.judges import judge_report
+
+    store = one_poem_run(tmp_path)
+    declined = "I'm sorry, but I can't help with evaluating this poem."
+    with OpenAIServer(lambda call: Reply(text="", refusal=declined), api_key=TEST_KEY) as server:
+        spec = judge_spec("openai", server.base_url, structured="auto", reask=0)
+        run_judging(store, spec, options=ONE, authors=["machine"])
+    row = judgment(store)
+    assert row["status"] == "error" and row["response_text"] == declined
+    assert row["refusal"] == 1 and "declined to answer (refusal)" in row["error"]
+    (judge,) = judge_report(store).to_dict("records")
+    assert (judge["parse_failures"], judge["first_turn_refusals"], judge["final_refusals"]) == (
+        1,
+        1,
+        1,
+    )
+
+
 class Reasker:
     """Answers garbled first; answers properly once told why the first answer was unusable.
 

@@ -46,9 +46,12 @@ _PLAIN = re.compile(rf"{_NUMBER}(?:\s*/\s*5|\s+out of\s+5)?")
 _NUMBER_LABEL = re.compile(rf"{_NUMBER}\s*(?:[-–—:=.]\s*|\s+)\(?\s*{_LABEL}\s*\)?")
 _LABEL_NUMBER = re.compile(rf"{_LABEL}\s*(?:\(\s*{_NUMBER}\s*\)|[-–—:=]\s*{_NUMBER})")
 _PREFIX = re.compile(r"^(?:score|rating|answer)\s*[:=]\s*")
-_NA_LABEL = re.compile(r"^(?:n/a|na|not applicable)\b(?:\s*\(.*\)|\s*[-–—:,;.]\s*[^\d]*)?$")
+#: N/A, alone or with its reason in parentheses or after a separator ("N/A (No imagery is used)",
+#: "N/A - none used"). A reason holding a number ("N/A (3)", "N/A (2 similes)") is not N/A, in
+#: parentheses as after a separator: the number may be the score the judge meant.
+_NA_LABEL = re.compile(r"^(?:n/a|na|not applicable)\b(?:\s*\([^\d]*\)|\s*[-–—:,;.]\s*[^\d]*)?$")
 _ZERO_NA = re.compile(
-    r"0\s*(?:[-–—:=.]\s*|\s+)?\(?\s*(?:n/a|na|not applicable)\b(?:\s*\(.*\))?\s*\)?"
+    r"0\s*(?:[-–—:=.]\s*|\s+)?\(?\s*(?:n/a|na|not applicable)\b(?:\s*\([^\d]*\))?\s*\)?"
 )
 
 

@@ -110,7 +110,8 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
                     "input_schema": wanted.schema,
                 }
             ]
-            # Extended thinking allows only tool_choice "auto": the prompt then asks for the tool.
+            # Extended thinking allows only tool_choice "auto": the model may then answer in text
+            # (nothing is added to the prompt), which the judge reads as a free-text answer.
             params["tool_choice"] = (
                 {"type": "auto"} if thinking else {"type": "tool", "name": wanted.name}
             )

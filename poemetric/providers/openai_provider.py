@@ -131,8 +131,10 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], OpenAIBatches):
             details = response.usage.completion_tokens_details
             if details is not None and details.reasoning_tokens:
                 usage.reasoning_tokens = details.reasoning_tokens
+        # A refusal under structured outputs comes in `refusal`, with `content` null: it is the
+        # answer's text, so that it reads (and counts) as the refusal it is, not as no answer.
         return Completion(
-            text=message.content or "",
+            text=message.content or getattr(message, "refusal", None) or "",
             reasoning=str(reasoning) if reasoning else None,
             raw=scrub_raw(response.model_dump(mode="json"), self._key),
             usage=usage,

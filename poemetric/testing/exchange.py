@@ -45,6 +45,9 @@ class Reply:
     #: A structured answer: the message content as JSON (OpenAI, Gemini) or a `tool_use` block
     #: (Anthropic, when the request offers a tool).
     structured: dict[str, Any] | None = None
+    #: OpenAI only: the model declined a structured answer; the message's `refusal` holds this
+    #: text and its `content` is null (as OpenAI's structured outputs answer a refusal).
+    refusal: str | None = None
 
     def content(self) -> str:
         """The text of the answer (the structured object as JSON when there is one)."""

@@ -147,12 +147,17 @@ class OpenAIServer(LocalServer):
         return ChatCall(self.api, model, messages, body, custom_id, _response_schema(body))
 
     def render_completion(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": reply.content(), "refusal": None}
+        content = None if reply.refusal is not None else reply.content()
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": content,
+            "refusal": reply.refusal,
+        }
         if reply.reasoning is not None and self.expose_reasoning_content:
             message["reasoning_content"] = reply.reasoning
         prompt_tokens = sum(count_tokens(m["content"]) for m in call.messages)
         reasoning_tokens = count_tokens(reply.reasoning)
-        completion_tokens = count_tokens(reply.content()) + reasoning_tokens
+        completion_tokens = count_tokens(content or reply.refusal) + reasoning_tokens
         return {
             "id": self.new_id("chatcmpl-"),
             "object": "chat.completion",
