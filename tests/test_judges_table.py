@@ -24,7 +24,7 @@ from poemetric.generation.stage import run_generation
 from poemetric.judge.stage import run_judging
 from poemetric.store import RunStore
 from poemetric.tables.write import write_table
-from poemetric.testing.servers import ChatCall, OpenAIServer
+from poemetric.testing.servers import ChatCall, OpenAIServer, ResponderError
 
 REFUSAL = "I'm sorry, I cannot evaluate this poem."
 
@@ -91,3 +91,33 @@ def test_cost_is_printed_at_4_decimals(tmp_path: Path) -> None:
     write_table(table, tmp_path / "analysis", "judges", formats=("md", "tex"))
     assert f"| {cost:.4f} |" in (tmp_path / "analysis" / "judges.md").read_text()
     assert f"& {cost:.4f} " in (tmp_path / "analysis" / "judges.tex").read_text()
+
+
+def test_a_failed_re_ask_call_counts_its_first_answer_among_the_answers_received(
+    tmp_path: Path,
+) -> None:
+    """Two of six first answers refused, their re-ask calls failed (call errors): the rates'
+    numerators (re-asked, first-turn refusals) and denominator hold the same judgments; the
+    re-ask and first-turn refusal rates were 2/4 (the four ok answers only)."""
+    use_scripted()
+    store = prepared_store(tmp_path, poems=3)
+    run_generation(store, [scripted_spec(name="machine")], options=FAST)
+    refusals: list[int] = []
+
+    def responder(call: ChatCall) -> str:
+        if len(call.messages) > 1:
+            raise ResponderError(500, "the server fell over")
+        if len(refusals) < 2:
+            refusals.append(1)
+            return REFUSAL
+        return VALID_JUDGE_ANSWER
+
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, name="flaky").model_copy(update={"concurrency": 1})
+        run_judging(store, spec, options=FAST)
+    row = judge_report(store).set_index("judge").loc["flaky"]
+    assert (row["ok"], row["call_errors"], row["reasked"]) == (4, 2, 2)
+    assert row["first_turn_refusals"] == 2
+    assert row["reask_rate"] == pytest.approx(2 / 6)
+    assert row["first_turn_refusal_rate"] == pytest.approx(2 / 6)
+    assert row["parse_failure_rate"] == 0

@@ -29,8 +29,9 @@ def turn_refusals(turns: str | None, final_refusal: bool) -> tuple[bool, bool]:
 
 
 def judge_report(store: RunStore) -> pd.DataFrame:
-    """One row per judge. Rates are shares of the answers received (ok + unparsable). Refusals
-    are counted three ways: on the first turn (before any re-ask), on any turn, and final (still
+    """One row per judge. Rates are shares of the answers received (ok + unparsable + re-asked
+    judgments whose re-ask call failed: their first answer was received). Refusals are counted
+    three ways: on the first turn (before any re-ask), on any turn, and final (still
     refused after the re-asks, stored as a parse failure). Judgments pending a re-ask (a stopped
     `poemetric judge`) count only in `judgments`, their cost, and `pending_reasks`, a column
     present when a judge has any."""
@@ -60,8 +61,10 @@ def judge_report(store: RunStore) -> pd.DataFrame:
         ok = group[group["status"] == "ok"]
         errors = group[group["status"] == "error"]
         unparsable = errors["error"].fillna("").str.startswith("unparsable")
-        answered = len(ok) + int(unparsable.sum())
         reasked = group["reasks"].fillna(0) > 0
+        # A call error after a re-ask (the re-ask's call failed) had its first answer received.
+        failed_reasks = int((reasked[errors.index] & ~unparsable).sum())
+        answered = len(ok) + int(unparsable.sum()) + failed_reasks
         quality = pd.to_numeric(ok["overall_quality"], errors="coerce")
         first_turn = int(group["first_turn_refusal"].sum())
         final = int(group["refusal"].fillna(0).sum())

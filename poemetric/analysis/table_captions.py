@@ -57,7 +57,7 @@ TABLE_CAPTIONS: dict[str, str] = {
     "(first turn), with a refusal on any turn, and still refused after the re-asks (final: "
     "stored as parse failures); a refusal answered when re-asked counts in the first two only. "
     "Re-asked: judgments asked again after an unusable answer (ok after: then answered). Rates "
-    "are shares of the answers received (ok + parse failures)",
+    "are shares of the answers received (ok + parse failures + re-asks whose call failed)",
     "recognition": "Human poems each judge recognised (title and author), and its human-authorship"
     " score of recognised vs not recognised poems",
     **GHOSTWRITING_CAPTIONS,
