@@ -92,7 +92,9 @@ MEAN_TABLES = (
     "judge_on_expert_poems",
     "experts_on_judged_poems",
 )
-_CHECK_INTERVALS = "intervals: Wilson for the pass rate, Student t for the mean scores"
+_CHECK_INTERVALS = (
+    "intervals: Wilson for the pass rate, Student t for the mean scores, clipped to 0-1"
+)
 #: The intervals of the other tables, which are always these.
 FIXED_INTERVALS = {
     "form_checks": _CHECK_INTERVALS,
@@ -100,7 +102,7 @@ FIXED_INTERVALS = {
     "form_checks_errata": _CHECK_INTERVALS,
     "lexical": "intervals: Student t, clipped to each measure's range (shares 0-1, their "
     "differences -1 to 1, tokens and MTLD at 0)",
-    "ghostwriting": "intervals: Student t",
+    "ghostwriting": "intervals: Student t, clipped to 0-1",
 }
 
 
@@ -117,7 +119,9 @@ def agreement_interval_note(n_boot: int) -> str:
 
 
 def interval_note(method: CIMethod) -> str:
-    """What the 95% CIs of the mean scores are, for a caption."""
+    """What the 95% CIs of the mean scores are, for a caption. A Student t interval is clipped
+    to the 1-5 scale (`scores.LIKERT_DOMAIN`): two poems scored 1 and 5 have the t interval
+    [-22.4, 28.4], printed [1.00, 5.00] under a caption that said only "Student t"."""
     if method == "t":
-        return "intervals: Student t"
+        return "intervals: Student t, clipped to the 1-5 scale"
     return f"intervals: percentile bootstrap over poems, {SCORE_BOOTSTRAP:,} resamples"
