@@ -48,3 +48,18 @@ def test_the_printed_interval_is_the_clipped_one() -> None:
     judgments = pd.DataFrame(rows)
     row = dimension_scores(judgments).set_index("dimension").loc["form"]
     assert (row["mean"], row["ci_low"], row["ci_high"]) == (3.0, 1.0, 5.0)
+
+
+def test_the_report_says_so_too(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    run = tmp_path / "run"
+    build_synthetic_run(run, poems_per_form=1).close()
+    result = CliRunner().invoke(app, ["report", "--run", str(run)])
+    assert result.exit_code == 0, result.output
+    page = (run / "report" / "index.html").read_text(encoding="utf-8")
+    assert "over poems (Student t, clipped to 1–5). Form pass" in page  # the leaderboard
+    assert "mean scores with 95% t intervals, clipped to 0–1." in page  # the form checks
+    assert "rhyme density with its 95% CI (Student t, clipped to 0–1)." in page
