@@ -306,6 +306,29 @@ def test_notes_say_when_a_stage_covers_only_part_of_the_poems(store: RunStore) -
     assert any("different rules" in n for n in load_run_data(store).notes)
 
 
+def test_a_non_poem_the_judge_skipped_is_not_reported_as_waiting_for_the_judge(
+    store: RunStore,
+) -> None:
+    # A refusal is stored as not judged and never sent to the judge: running `judge` again, as
+    # the coverage note advised, judges nothing. The not-a-poem note counts it (once).
+    store.save_generation({"generation_id": "bot-p2-refusal", "prompt_id": "q2", "poem_id": "p2",
+                           "author": "bot", "sample_index": 6, "status": "ok",
+                           "poem": "I'm sorry, I can't write that."})  # fmt: skip
+    store.save_form_check({"generation_id": "bot-p2-refusal", "checker_version": "t",
+                           "passed": 0, "form_score": 0.0})  # fmt: skip
+    store.save_judgment({"judgment_id": "bot-p2-refusal-0", "generation_id": "bot-p2-refusal",
+                         "judge": "j", "sample_index": 0, "status": "not_judged",
+                         "error": "not a poem: a refusal"})  # fmt: skip
+    notes = load_run_data(store).notes
+    assert any("1 judgment not made: the answer was not a poem" in n for n in notes), notes
+    assert not any("not judged by j" in n for n in notes), notes
+    # A poem the judge has not got to yet is still named, beside the skipped non-poem.
+    store.save_generation({"generation_id": "bot-p2-late", "prompt_id": "q2", "poem_id": "p2",
+                           "author": "bot", "sample_index": 5, "status": "ok", "poem": "late"})  # fmt: skip
+    notes = load_run_data(store).notes
+    assert any("1 generation was not judged by j (bot 1)" in n for n in notes), notes
+
+
 def test_long_format_matches_wide_and_keeps_comments(store: RunStore, tmp_path: Path) -> None:
     from poemetric.analysis.experts import read_expert_answers
 

@@ -198,7 +198,17 @@ def coverage_notes(
                 f"`{stage_command('form', store.run_dir)}` to re-check them alike"
             )
     for judge, rows in judgments.groupby("judge", sort=True):
-        unjudged = generations[~generations["generation_id"].isin(rows["generation_id"])]
+        # A generation that is not a poem (empty, a refusal) is stored as not judged and never
+        # sent: the note on those counts it, and `judge` again would not judge it either.
+        not_poems = {
+            row[0]
+            for row in store.query(
+                "SELECT generation_id FROM judgments WHERE judge = ? AND status = 'not_judged'",
+                (str(judge),),
+            )
+        }
+        covered = set(rows["generation_id"]) | not_poems
+        unjudged = generations[~generations["generation_id"].isin(covered)]
         if len(unjudged):
             by_author = unjudged["author"].value_counts()
             listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))

@@ -90,9 +90,26 @@ def form_accuracy(ctx: FigureContext) -> Drawing:
         f"Rule-based form check per author, over {counted_poems(checks['n'], 'checked poem')} "
         f"each: share of poems passing ({pass_rule(ctx.data.form_checks)}), with a "
         f"{WILSON_NOTE}; mean form, meter and rhyme scores (0-1), with the {T_NOTE}, "
-        "clipped to 0-1."
+        f"clipped to 0-1{_unscored_note(checks)}."
     )
     return Drawing(figure, caption)
+
+
+def _unscored_note(checks: pd.DataFrame) -> str:
+    """`; the meter mean is over 83 poems each and the rhyme mean over 160 (...)` where some
+    checked poems have no meter or rhyme score (a ballad whose meter is not annotated, a
+    sestina's rhyme), or "" where every checked poem has both."""
+    means = [
+        f"the {what} mean over {counted_poems(checks[column])}"
+        for what, column in (("meter", "n_meter"), ("rhyme", "n_rhyme"))
+        if (checks[column] != checks["n"]).any()
+    ]
+    if not means:
+        return ""
+    return (
+        f"; {' and '.join(means)} each: a poem whose form and annotation ask for no meter "
+        "or no rhyme has no such score"
+    )
 
 
 def form_heatmap(ctx: FigureContext) -> Drawing:

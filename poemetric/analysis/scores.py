@@ -143,16 +143,28 @@ def dimension_matrix(scores: pd.DataFrame) -> pd.DataFrame:
     return _ordered(wide.reindex(columns=["judge", "author", *keys]), ["judge"])
 
 
+#: The scores a checked poem may lack, with the column counting the poems that have one: a
+#: poem whose form and annotation ask for no meter (most ballads of the POEMetric dataset, whose
+#: meter is not annotated) or no rhyme (a sestina) has none, and is left out of that mean.
+SCORED_COUNTS = {"meter_score": "n_meter", "rhyme_score": "n_rhyme"}
+
+
+def _scored_count(score: str) -> list[str]:
+    return [SCORED_COUNTS[score]] if score in SCORED_COUNTS else []
+
+
 def form_check_scores(form_checks: pd.DataFrame, *, by_form: bool = False) -> pd.DataFrame:
     """Per author (x form): pass rate with a Wilson CI and mean meter / rhyme / form scores.
 
     Poems the checker could not assess (`passed` NULL, e.g. an error) are counted in
-    `n_unchecked` and left out of the rates.
+    `n_unchecked` and left out of the rates. The meter and rhyme means are over the poems that
+    have such a score, `n_meter` and `n_rhyme` of the `n` checked.
     """
     keys = ["author", *(["poem_form"] if by_form else [])]
     columns = [*keys, "n", "n_unchecked", "pass_rate", "pass_ci_low", "pass_ci_high"]
     for score in ("meter_score", "rhyme_score", "form_score"):
-        columns += [f"{score}_mean", f"{score}_sd", f"{score}_ci_low", f"{score}_ci_high"]
+        columns += [*_scored_count(score), f"{score}_mean", f"{score}_sd", f"{score}_ci_low",
+                    f"{score}_ci_high"]  # fmt: skip
     if form_checks.empty:
         return pd.DataFrame(columns=columns)
     rows: list[dict[str, object]] = []
@@ -177,6 +189,7 @@ def form_check_scores(form_checks: pd.DataFrame, *, by_form: bool = False) -> pd
                 pd.to_numeric(checks[score], errors="coerce").to_numpy(), domain=(0.0, 1.0)
             )
             row |= {
+                **dict.fromkeys(_scored_count(score), summary.n),
                 f"{score}_mean": summary.mean,
                 f"{score}_sd": summary.sd,
                 f"{score}_ci_low": summary.ci_low,

@@ -19,6 +19,12 @@ POEMS_NOTE = (
 #: How the score tables treat N/A, said as the figures of the same numbers say it.
 NA_NOTE = "; imagery and literary devices leave N/A answers out of the mean"
 
+#: What the form-check tables' meter and rhyme means are over.
+SCORED_NOTE = (
+    "; meter and rhyme means over the poems that have such a score (n meter, n rhyme: a poem "
+    "whose form and annotation ask for no meter or no rhyme has none)"
+)
+
 #: Table name -> caption. Tables absent from a result (no judgments, no experts) are skipped.
 TABLE_CAPTIONS: dict[str, str] = {
     "dimension_scores": "Judge scores per author and dimension (mean, SD, 95% CI over poems)"
@@ -26,9 +32,11 @@ TABLE_CAPTIONS: dict[str, str] = {
     "dimension_scores_by_form": "Judge scores per author, form and dimension" + NA_NOTE,
     "group_scores": "Basic / advanced / appraisal averages and the POEMetric ranking score "
     "(per poem, the mean of its scores in the group, N/A answers left out)",
-    "form_checks": "Rule-based form check per author (pass rate with Wilson CI, mean scores)",
-    "form_checks_by_form": "Rule-based form check per author and form",
+    "form_checks": "Rule-based form check per author (pass rate with Wilson CI, mean scores)"
+    + SCORED_NOTE,
+    "form_checks_by_form": "Rule-based form check per author and form" + SCORED_NOTE,
     **ERRATA_CAPTIONS,
+    "form_checks_errata": ERRATA_CAPTIONS["form_checks_errata"] + SCORED_NOTE,
     "lexical": (
         f"Lexical features per author: TTR, MATTR (window {MATTR_WINDOW}), MTLD, and repetition "
         "of the human original beside its chance baseline (other originals of the form) and "
@@ -84,7 +92,9 @@ MEAN_TABLES = (
     "judge_on_expert_poems",
     "experts_on_judged_poems",
 )
-_CHECK_INTERVALS = "intervals: Wilson for the pass rate, Student t for the mean scores"
+_CHECK_INTERVALS = (
+    "intervals: Wilson for the pass rate, Student t for the mean scores, clipped to 0-1"
+)
 #: The intervals of the other tables, which are always these.
 FIXED_INTERVALS = {
     "form_checks": _CHECK_INTERVALS,
@@ -92,7 +102,7 @@ FIXED_INTERVALS = {
     "form_checks_errata": _CHECK_INTERVALS,
     "lexical": "intervals: Student t, clipped to each measure's range (shares 0-1, their "
     "differences -1 to 1, tokens and MTLD at 0)",
-    "ghostwriting": "intervals: Student t",
+    "ghostwriting": "intervals: Student t, clipped to 0-1",
 }
 
 
@@ -109,7 +119,9 @@ def agreement_interval_note(n_boot: int) -> str:
 
 
 def interval_note(method: CIMethod) -> str:
-    """What the 95% CIs of the mean scores are, for a caption."""
+    """What the 95% CIs of the mean scores are, for a caption. A Student t interval is clipped
+    to the 1-5 scale (`scores.LIKERT_DOMAIN`): two poems scored 1 and 5 have the t interval
+    [-22.4, 28.4], printed [1.00, 5.00] under a caption that said only "Student t"."""
     if method == "t":
-        return "intervals: Student t"
+        return "intervals: Student t, clipped to the 1-5 scale"
     return f"intervals: percentile bootstrap over poems, {SCORE_BOOTSTRAP:,} resamples"
