@@ -163,8 +163,8 @@ def form_check_scores(form_checks: pd.DataFrame, *, by_form: bool = False) -> pd
     keys = ["author", *(["poem_form"] if by_form else [])]
     columns = [*keys, "n", "n_unchecked", "pass_rate", "pass_ci_low", "pass_ci_high"]
     for score in ("meter_score", "rhyme_score", "form_score"):
-        columns += [*_scored_count(score), f"{score}_mean", f"{score}_sd", f"{score}_ci_low",
-                    f"{score}_ci_high"]  # fmt: skip
+        summary_columns = [f"{score}_{part}" for part in ("mean", "sd", "ci_low", "ci_high")]
+        columns += [*_scored_count(score), *summary_columns]
     if form_checks.empty:
         return pd.DataFrame(columns=columns)
     rows: list[dict[str, object]] = []
