@@ -321,6 +321,11 @@ def test_a_non_poem_the_judge_skipped_is_not_reported_as_waiting_for_the_judge(
                          "error": "not a poem: a refusal"})  # fmt: skip
     notes = load_run_data(store).notes
     assert any("1 judgment not made: the answer was not a poem" in n for n in notes), notes
+    # by author, of the author's generations: its judge scores are over its poems only
+    (note,) = [n for n in notes if "not made" in n]
+    total = store.count("generations", "author = 'bot' AND status = 'ok'")
+    assert f"by author, bot 1 of {total} generations;" in note, note
+    assert "judge scores are over its answers that were poems" in note
     assert not any("not judged by j" in n for n in notes), notes
     # A poem the judge has not got to yet is still named, beside the skipped non-poem.
     store.save_generation({"generation_id": "bot-p2-late", "prompt_id": "q2", "poem_id": "p2",

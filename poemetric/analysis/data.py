@@ -103,13 +103,37 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     not_poems = store.count("judgments", "status = 'not_judged'" + judge_clause(judges)[0], params)
     if not_poems:
         notes.append(
-            f"{counted(not_poems, 'judgment')} not made: the answer was not a poem (empty or a refusal); "
-            "see the `judges` table"
+            f"{counted(not_poems, 'judgment')} not made: the answer was not a poem (empty or a refusal)"
+            f"{_not_poems_by_author(store, judges)}; see the `judges` table"
         )
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
     notes += coverage_notes(generations, form_checks, judgments, store)
     return RunData(generations, form_checks, judgments, notes, store.run_dir, judges)
+
+
+def _not_poems_by_author(store: RunStore, judges: list[str] | None) -> str:
+    """`: by author, refuser 62 of 163, ...; ...` for the not-a-poem note: a model's judge scores
+    are over the answers that were poems, so one that refused a third of its prompts may rank
+    first on the two thirds it wrote."""
+    clause, params = judge_clause(judges, "j.judge")
+    rows = store.query(
+        "SELECT g.author, COUNT(DISTINCT g.generation_id), "
+        "(SELECT COUNT(*) FROM generations a WHERE a.author = g.author AND a.status = 'ok') "
+        "FROM judgments j JOIN generations g ON g.generation_id = j.generation_id "
+        f"WHERE j.status = 'not_judged'{clause} GROUP BY g.author",
+        params,
+    )
+    counts = {str(author): (int(skipped), int(total)) for author, skipped, total in rows}
+    listed = ", ".join(
+        f"{author} {counts[author][0]} of {counts[author][1]}" for author in author_order(counts)
+    )
+    return (
+        f": by author, {listed} generations; an author's judge scores are over its answers "
+        "that were poems"
+        if listed
+        else ""
+    )
 
 
 def no_judgments_message(store: RunStore, judge: str) -> str:
