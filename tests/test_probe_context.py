@@ -1,0 +1,136 @@
+"""`probe run --scorer hf:` with texts longer than the model's context.
+
+GPT-2 (the model of both papers, 1,024 positions) stopped with `IndexError: index out of range
+in self` and a traceback on the project's own dataset (10 of its 163 poems are longer than
+1,024 tokens); a masked LM did the same past its 512. The texts are measured first now, and a run
+with any text that does not fit is refused (exit 2), naming the pairs and poems. Tiny randomly
+initialised GPT-2 and BERT models with 16 positions stand in for the real ones (none installs
+offline).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from poemetric.probes.pairs import Pair, write_jsonl
+
+WORDS = "there was an old man with a beard who said it is just as i feared".split()
+SHORT = "there was an old man"
+LONG = " ".join(WORDS + WORDS[:9])  # 25 words: past 16 positions
+
+
+def _vocab() -> list[str]:
+    return list(dict.fromkeys(["<|endoftext|>", *WORDS]))
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    import torch
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    folder = tmp_path_factory.mktemp("tiny-gpt2")
+    vocab = {piece: i for i, piece in enumerate(_vocab())}
+    model = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<|endoftext|>"))
+    model.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = transformers.PreTrainedTokenizerFast(
+        tokenizer_object=model, eos_token="<|endoftext|>", bos_token="<|endoftext|>"
+    )
+    config = transformers.GPT2Config(
+        vocab_size=len(vocab), n_positions=16, n_embd=32, n_layer=1, n_head=2,
+        bos_token_id=0, eos_token_id=0,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    transformers.GPT2LMHeadModel(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    import torch
+
+    folder = tmp_path_factory.mktemp("tiny-bert-16")
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *WORDS]
+    (folder / "vocab.txt").write_text("\n".join(dict.fromkeys(vocab)) + "\n", encoding="utf-8")
+    tokenizer = transformers.BertTokenizerFast(vocab_file=str(folder / "vocab.txt"))
+    config = transformers.BertConfig(
+        vocab_size=len(dict.fromkeys(vocab)), hidden_size=32, num_hidden_layers=1,
+        num_attention_heads=2, intermediate_size=64, max_position_embeddings=16,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    transformers.BertForMaskedLM(config).eval().save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def _pairs(folder: Path) -> Path:
+    path = folder / "pairs.jsonl"
+    write_jsonl(
+        [
+            Pair(id="fits", poem_id="short", task="synonym", original=SHORT,
+                 corrupted=SHORT.replace("man", "beard")),
+            Pair(id="too-long", poem_id="ballad-1", task="synonym", original=LONG,
+                 corrupted=LONG.replace("beard", "man")),
+        ],  # fmt: skip
+        path,
+    )
+    return path
+
+
+def _run(model: Path, pairs: Path, scores: Path, *extra: str) -> tuple[int, str]:
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    args = ["probe", "run", str(pairs), "--scorer", f"hf:{model}", "--device", "cpu"]
+    result = CliRunner().invoke(app, [*args, "--no-progress", "-o", str(scores), *extra])
+    return result.exit_code, " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("kind", ["causal", "masked"])
+def test_a_text_past_the_models_context_is_refused_with_its_pair(
+    kind: str, tiny_gpt2: Path, tiny_bert: Path, tmp_path: Path
+) -> None:
+    model = tiny_gpt2 if kind == "causal" else tiny_bert
+    scores = tmp_path / "scores.jsonl"
+    code, output = _run(model, _pairs(tmp_path), scores)
+    assert code == 2, output
+    assert "IndexError" not in output and "Traceback" not in output
+    assert "longer than the 16 tokens the model takes (its context)" in output
+    # 25 words: + the prefix token (causal) or [CLS] and [SEP] (masked)
+    longest = 26 if kind == "causal" else 27
+    assert f"the longest has {longest} tokens (the original of pair 'too-long', poem 'ballad-1')" in output
+    assert "1 pair of 1 poem (ballad-1) cannot be scored" in output
+    assert not scores.exists()
+
+
+@pytest.mark.parametrize("kind", ["causal", "masked"])
+def test_texts_that_fit_are_scored_as_before(
+    kind: str, tiny_gpt2: Path, tiny_bert: Path, tmp_path: Path
+) -> None:
+    import json
+
+    model = tiny_gpt2 if kind == "causal" else tiny_bert
+    scores = tmp_path / "scores.jsonl"
+    code, output = _run(model, _pairs(tmp_path), scores, "--tasks", "synonym", "--limit", "1")
+    assert code == 0, output
+    (record,) = [json.loads(line) for line in scores.read_text().splitlines()]
+    assert record["pair_id"] == "fits" and record["original_tokens"] == 5
+
+
+def test_the_context_is_the_smaller_of_the_positions_and_the_tokenizers_limit() -> None:
+    from types import SimpleNamespace
+
+    from poemetric.probes.scorers.context import model_context
+
+    roberta = SimpleNamespace(max_position_embeddings=514)
+    assert model_context(roberta, SimpleNamespace(model_max_length=512)) == 512
+    gpt2 = SimpleNamespace(n_positions=1024, n_ctx=1024)
+    assert model_context(gpt2, SimpleNamespace(model_max_length=int(1e30))) == 1024
+    assert model_context(SimpleNamespace(), None) is None
