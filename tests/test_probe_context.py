@@ -16,7 +16,8 @@ import pytest
 
 from poemetric.probes.pairs import Pair, write_jsonl
 
-WORDS = "there was an old man with a beard who said it is just as i feared".split()
+WORDS = ["there", "was", "an", "old", "man", "with", "a", "beard", "who", "said", "it", "is",
+         "just", "as", "i", "feared"]  # fmt: skip
 SHORT = "there was an old man"
 LONG = " ".join(WORDS + WORDS[:9])  # 25 words: past 16 positions
 
@@ -71,15 +72,15 @@ def tiny_bert(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _pairs(folder: Path) -> Path:
     path = folder / "pairs.jsonl"
-    write_jsonl(
-        [
-            Pair(id="fits", poem_id="short", task="synonym", original=SHORT,
-                 corrupted=SHORT.replace("man", "beard")),
-            Pair(id="too-long", poem_id="ballad-1", task="synonym", original=LONG,
-                 corrupted=LONG.replace("beard", "man")),
-        ],  # fmt: skip
-        path,
-    )
+    fits = Pair(
+        id="fits", poem_id="short", task="synonym", original=SHORT,
+        corrupted=SHORT.replace("man", "beard"),
+    )  # fmt: skip
+    too_long = Pair(
+        id="too-long", poem_id="ballad-1", task="synonym", original=LONG,
+        corrupted=LONG.replace("beard", "man"),
+    )  # fmt: skip
+    write_jsonl([fits, too_long], path)
     return path
 
 
@@ -105,7 +106,10 @@ def test_a_text_past_the_models_context_is_refused_with_its_pair(
     assert "longer than the 16 tokens the model takes (its context)" in output
     # 25 words: + the prefix token (causal) or [CLS] and [SEP] (masked)
     longest = 26 if kind == "causal" else 27
-    assert f"the longest has {longest} tokens (the original of pair 'too-long', poem 'ballad-1')" in output
+    assert (
+        f"the longest has {longest} tokens (the original of pair 'too-long', poem 'ballad-1')"
+        in output
+    )
     assert "1 pair of 1 poem (ballad-1) cannot be scored" in output
     assert not scores.exists()
 

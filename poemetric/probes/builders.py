@@ -2,9 +2,9 @@
 
 Each builder takes a `Poem`, its rhyme groups and a `random.Random` seeded from (seed, poem,
 task), and returns up to `per_poem` corrupted texts with the details of what was touched. The
-filters follow the papers: swapped end words share a part of speech; swapped lines never start a
-quotation and never leave the poem ending on a comma where the original ended a sentence; a
-synonym has the original's part of speech and rhymes with none of its partners; deleted words have
+filters follow the papers: swapped end words share a part of speech; swapped lines never open or
+close a quotation that runs over other lines and never leave the poem ending on a comma where the
+original ended a sentence; a synonym has the original's part of speech and rhymes with none of its partners; deleted words have
 at least two letters and keep their punctuation. Whatever the task, a corruption identical to the
 original, or one that keeps a rhyme it claims to break, is never emitted.
 """
@@ -111,6 +111,19 @@ def ends_sentence(line: str) -> bool:
     return bool(stripped) and stripped[-1] in _SENTENCE_END
 
 
+def opens_or_closes_quotation(line: str) -> bool:
+    """A line that starts with a quote mark, or whose double quotes do not pair up within it
+    (`Who said, "It is just as I feared!—`): swapped, the quotation it opens or closes would
+    close before it opens, or take in lines that were never in it."""
+    if line.lstrip()[:1] in _QUOTES:
+        return True
+    return (
+        line.count('"') % 2 == 1
+        or line.count("“") != line.count("”")
+        or (line.count("«") != line.count("»"))
+    )
+
+
 def rhyme_line_swap(
     poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int
 ) -> list[Corruption]:
@@ -123,8 +136,8 @@ def rhyme_line_swap(
         line_a, line_b = poem.lines[first], poem.lines[second]
         if line_a.strip() == line_b.strip():
             continue
-        if line_a.lstrip()[:1] in _QUOTES or line_b.lstrip()[:1] in _QUOTES:
-            continue  # a line that opens a quotation: the swap would be obvious
+        if opens_or_closes_quotation(line_a) or opens_or_closes_quotation(line_b):
+            continue  # a quotation run over lines: the swap would be obvious
         swapped = {
             first: _indent(line_a) + line_b.strip(),
             second: _indent(line_b) + line_a.strip(),

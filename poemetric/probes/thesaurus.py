@@ -232,12 +232,16 @@ def word_pos(wordnet: WordNet, word: str, previous: str | None = None) -> str | 
 #: hawthorn, *can* to dismiss), so a line-end *he* became *helium*. They get no synonym, but for
 #: a noun after a determiner or possessive (*my will*, *with all his might*, *the mine*).
 CLOSED_CLASS = frozenset(
-    """i me my mine myself thou thee thy thine thyself he him his himself she her hers herself
-    it its itself we us our ours ourselves ye you your yours yourself yourselves they them their
-    theirs themselves who whom whose which what that this these those a an the am is are art was
-    were wert wast can canst could couldst may mayst might must shall shalt should shouldst will
-    wilt would wouldst""".split()
-)
+    [
+        "i", "me", "my", "mine", "myself", "thou", "thee", "thy", "thine", "thyself", "he", "him",
+        "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself", "we", "us", "our",
+        "ours", "ourselves", "ye", "you", "your", "yours", "yourself", "yourselves", "they", "them",
+        "their", "theirs", "themselves", "who", "whom", "whose", "which", "what", "that", "this",
+        "these", "those", "a", "an", "the", "am", "is", "are", "art", "was", "were", "wert", "wast",
+        "can", "canst", "could", "couldst", "may", "mayst", "might", "must", "shall", "shalt",
+        "should", "shouldst", "will", "wilt", "would", "wouldst",
+    ]
+)  # fmt: skip
 
 
 def word_synonyms(

@@ -58,13 +58,17 @@ def refuse_too_long(
     where = _where(longest, touched)
     poems = list(dict.fromkeys(p.poem_id for p in touched))
     shown = ", ".join(poems[:5]) + (f" and {len(poems) - 5} more" if len(poems) > 5 else "")
+    which = (
+        f"{counted(len(touched), 'pair')} of {counted(len(poems), 'poem')} ({shown})"
+        if touched
+        else plural(len(long), "it", "they")
+    )
     raise LocalModelError(
         f"{counted(len(long), 'text')} {plural(len(long), 'is', 'are')} longer than the "
         f"{limit} tokens the model takes (its context): the longest has {long[longest]} tokens"
-        f"{where}; {counted(len(touched), 'pair')} of {counted(len(poems), 'poem')} ({shown}) "
-        "cannot be scored, since a model reads nothing past its context (GPT-2 stops with an "
-        "index error; a model with rotary positions gives log-probabilities it was never "
-        "trained for). Build the pairs from shorter poems (`probe build ... --forms "
+        f"{where}; {which} cannot be scored, since a model reads nothing past its context "
+        "(GPT-2 stops with an index error; a model with rotary positions gives "
+        "log-probabilities it was never trained for). Build the pairs from shorter poems (`probe build ... --forms "
         "limerick,sonnet`) or score with a model of a longer context; nothing was scored"
     )
 
@@ -75,4 +79,3 @@ def _where(text: str, pairs: Sequence[Pair]) -> str:
             side = "original" if text == pair.original else "corrupted text"
             return f" (the {side} of pair {pair.id!r}, poem {pair.poem_id!r})"
     return ""
-
