@@ -138,3 +138,24 @@ def test_the_context_is_the_smaller_of_the_positions_and_the_tokenizers_limit() 
     gpt2 = SimpleNamespace(n_positions=1024, n_ctx=1024)
     assert model_context(gpt2, SimpleNamespace(model_max_length=int(1e30))) == 1024
     assert model_context(SimpleNamespace(), None) is None
+
+
+def test_a_last_line_generator_refuses_a_poem_past_its_context(tiny_gpt2: Path) -> None:
+    """`probe build -t last_line` with a local generator of 1,024 positions (GPT-2) stopped with
+    the same IndexError on a long ballad; it is refused before anything is generated now."""
+    from poemetric.probes.last_line import LineRequest, LocalLineGenerator
+    from poemetric.providers.base import ModelSpec
+    from poemetric.providers.model_source import LocalModelError
+
+    spec = ModelSpec(name="tiny", provider="transformers", model=str(tiny_gpt2),
+                     options={"device": "cpu"})  # fmt: skip
+    generator = LocalLineGenerator(spec, search="beam", beams=2)
+    short = LineRequest("limerick", "there was an old man\n", "i feared", ("beard",), 0)
+    (lines,) = generator.candidates([short])  # 1 + 5 prompt tokens, 2 + 2 new: it fits
+    assert len(lines) == 2
+    long = LineRequest("ballad-1", LONG + "\n", "who said it is just as i feared", ("beard",), 0)
+    with pytest.raises(LocalModelError) as refused:
+        generator.candidates([short, long])
+    message = str(refused.value)
+    assert "1 poem (ballad-1) is too long for the 16 tokens tiny (beam) takes" in message
+    assert "poem 'ballad-1' needs 36 with its new line" in message  # 1 + 25, then 8 + 2
