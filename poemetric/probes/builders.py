@@ -49,20 +49,40 @@ def _pos_of(poem: Poem, line: int) -> str | None:
     return word_pos(load_wordnet(), poem.end_words[line], previous_word(poem, line))
 
 
+Spaced = list[tuple[str, Token]]
+
+
+def spaced_tokens(poem: Poem, line: int) -> tuple[Spaced, str]:
+    """A line's tokens (`Poem.tokens`), each with the whitespace before it (the first: the
+    line's indent), and the whitespace after the last: an edit keeps every space it does not
+    touch. A line rebuilt with single spaces lost its indent and its double spaces, so the
+    corrupted text differed from the original by more than its corruption, in tokens a model
+    scores (21 of the 1,426 pairs of the `poemetric` dataset, seed 0)."""
+    text = poem.lines[line]
+    spaced: Spaced = []
+    position = 0
+    for part in text.split():
+        start = text.index(part, position)
+        spaced.append((text[position:start], Token.split(part)))
+        position = start + len(part)
+    return spaced, text[position:]
+
+
+def _joined(spaced: Spaced, tail: str) -> str:
+    return "".join(space + token.text for space, token in spaced) + tail
+
+
 def _replace_end_word(poem: Poem, line: int, word: str) -> str:
-    tokens = poem.tokens(line)
+    spaced, tail = spaced_tokens(poem, line)
     index = poem.end_token_index(line)
     assert index is not None
-    tokens[index] = Token(tokens[index].lead, word, tokens[index].trail)
-    return " ".join(t.text for t in tokens)
+    space, token = spaced[index]
+    spaced[index] = (space, Token(token.lead, word, token.trail))
+    return _joined(spaced, tail)
 
 
 def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
-
-
-def _rebuild(poem: Poem, line: int, tokens: Sequence[Token]) -> str:
-    return _indent(poem.lines[line]) + " ".join(t.text for t in tokens if t.text)
 
 
 # -- rhyme_word_swap ------------------------------------------------------------------------------
@@ -213,13 +233,17 @@ def _delete(poem: Poem, targets: Sequence[tuple[int, int]]) -> str:
     """Remove the words at (line, token) positions; their punctuation stays in place."""
     replacements: dict[int, str] = {}
     for line in sorted({line for line, _ in targets}):
-        tokens = poem.tokens(line)
+        spaced, tail = spaced_tokens(poem, line)
+        indent = spaced[0][0] if spaced else ""
         doomed = {index for target_line, index in targets if target_line == line}
-        kept: list[Token] = []
+        kept: Spaced = []
         carry = ""
-        for index, token in enumerate(tokens):
+        for index, (space, token) in enumerate(spaced):
             if index not in doomed:
-                kept.append(Token(carry + token.lead, token.core, token.trail))
+                # The space before a deleted word goes with it; a line's first word kept
+                # takes the line's indent.
+                moved = Token(carry + token.lead, token.core, token.trail)
+                kept.append((space if kept else indent, moved))
                 carry = ""
                 continue
             # The deleted word's punctuation stays in reading order: with the word before it
@@ -227,17 +251,17 @@ def _delete(poem: Poem, targets: Sequence[tuple[int, int]]) -> str:
             # (an opening quote alone).
             punctuation = token.lead + token.trail
             if token.trail and kept and not carry:
-                last = kept[-1]
-                kept[-1] = Token(last.lead, last.core, last.trail + punctuation)
+                space, last = kept[-1]
+                kept[-1] = (space, Token(last.lead, last.core, last.trail + punctuation))
             else:
                 carry += punctuation
         if carry:
             if kept:
-                last = kept[-1]
-                kept[-1] = Token(last.lead, last.core, last.trail + carry)
+                space, last = kept[-1]
+                kept[-1] = (space, Token(last.lead, last.core, last.trail + carry))
             else:
-                kept.append(Token(carry, "", ""))
-        replacements[line] = _rebuild(poem, line, kept)
+                kept.append((indent, Token(carry, "", "")))
+        replacements[line] = _joined(kept, tail)
     return poem.with_lines(replacements)
 
 
