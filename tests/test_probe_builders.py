@@ -112,6 +112,22 @@ def test_rhyme_line_swap_permutes_two_rhyming_lines(lear_pairs: list[Pair]) -> N
         assert not b[-1].rstrip().endswith(",")
 
 
+def test_rhyme_line_swap_never_moves_one_end_of_a_quotation(lear_pairs: list[Pair]) -> None:
+    """BPoMP leaves out swaps of "lines that start a quotation": the swap is obvious. Only lines
+    beginning with a quote mark were left out, so Lear's `Who said, "It is just as I feared!—`
+    traded places with `Have all built their nests in my beard!"`, the quotation closing before
+    it opened (7 of the 37 line swaps of the shipped limericks, seed 0)."""
+    swaps = by_task(lear_pairs, "rhyme_line_swap")
+    for pair in swaps:
+        for line in pair.details["lines"]:
+            text = pair.original.split("\n")[line]
+            assert text.count('"') % 2 == 0 and text.count("“") == text.count("”"), text
+    seed_0 = build_pairs(sources("lear-limericks"), ["rhyme_line_swap"], seed=0)
+    beard = next(p for p in seed_0 if p.original.startswith("There was an Old Man with a beard"))
+    assert sorted(beard.details["lines"]) == [2, 3]  # Hen / Wren, the one swap without quotes
+    assert len(seed_0) == 32
+
+
 def test_synonym_keeps_part_of_speech_and_breaks_the_rhyme(lear_pairs: list[Pair]) -> None:
     from poemetric.probes.thesaurus import load_wordnet, singular
 

@@ -2,9 +2,9 @@
 
 Each builder takes a `Poem`, its rhyme groups and a `random.Random` seeded from (seed, poem,
 task), and returns up to `per_poem` corrupted texts with the details of what was touched. The
-filters follow the papers: swapped end words share a part of speech; swapped lines never start a
-quotation and never leave the poem ending on a comma where the original ended a sentence; a
-synonym has the original's part of speech and rhymes with none of its partners; deleted words have
+filters follow the papers: swapped end words share a part of speech; swapped lines never open or
+close a quotation that runs over other lines and never leave the poem ending on a comma where the
+original ended a sentence; a synonym has the original's part of speech and rhymes with none of its partners; deleted words have
 at least two letters and keep their punctuation. Whatever the task, a corruption identical to the
 original, or one that keeps a rhyme it claims to break, is never emitted.
 """
@@ -49,20 +49,40 @@ def _pos_of(poem: Poem, line: int) -> str | None:
     return word_pos(load_wordnet(), poem.end_words[line], previous_word(poem, line))
 
 
+Spaced = list[tuple[str, Token]]
+
+
+def spaced_tokens(poem: Poem, line: int) -> tuple[Spaced, str]:
+    """A line's tokens (`Poem.tokens`), each with the whitespace before it (the first: the
+    line's indent), and the whitespace after the last: an edit keeps every space it does not
+    touch. A line rebuilt with single spaces lost its indent and its double spaces, so the
+    corrupted text differed from the original by more than its corruption, in tokens a model
+    scores (21 of the 1,426 pairs of the `poemetric` dataset, seed 0)."""
+    text = poem.lines[line]
+    spaced: Spaced = []
+    position = 0
+    for part in text.split():
+        start = text.index(part, position)
+        spaced.append((text[position:start], Token.split(part)))
+        position = start + len(part)
+    return spaced, text[position:]
+
+
+def _joined(spaced: Spaced, tail: str) -> str:
+    return "".join(space + token.text for space, token in spaced) + tail
+
+
 def _replace_end_word(poem: Poem, line: int, word: str) -> str:
-    tokens = poem.tokens(line)
+    spaced, tail = spaced_tokens(poem, line)
     index = poem.end_token_index(line)
     assert index is not None
-    tokens[index] = Token(tokens[index].lead, word, tokens[index].trail)
-    return " ".join(t.text for t in tokens)
+    space, token = spaced[index]
+    spaced[index] = (space, Token(token.lead, word, token.trail))
+    return _joined(spaced, tail)
 
 
 def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
-
-
-def _rebuild(poem: Poem, line: int, tokens: Sequence[Token]) -> str:
-    return _indent(poem.lines[line]) + " ".join(t.text for t in tokens if t.text)
 
 
 # -- rhyme_word_swap ------------------------------------------------------------------------------
@@ -111,6 +131,19 @@ def ends_sentence(line: str) -> bool:
     return bool(stripped) and stripped[-1] in _SENTENCE_END
 
 
+def opens_or_closes_quotation(line: str) -> bool:
+    """A line that starts with a quote mark, or whose double quotes do not pair up within it
+    (`Who said, "It is just as I feared!—`): swapped, the quotation it opens or closes would
+    close before it opens, or take in lines that were never in it."""
+    if line.lstrip()[:1] in _QUOTES:
+        return True
+    return (
+        line.count('"') % 2 == 1
+        or line.count("“") != line.count("”")
+        or (line.count("«") != line.count("»"))
+    )
+
+
 def rhyme_line_swap(
     poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int
 ) -> list[Corruption]:
@@ -123,8 +156,8 @@ def rhyme_line_swap(
         line_a, line_b = poem.lines[first], poem.lines[second]
         if line_a.strip() == line_b.strip():
             continue
-        if line_a.lstrip()[:1] in _QUOTES or line_b.lstrip()[:1] in _QUOTES:
-            continue  # a line that opens a quotation: the swap would be obvious
+        if opens_or_closes_quotation(line_a) or opens_or_closes_quotation(line_b):
+            continue  # a quotation run over lines: the swap would be obvious
         swapped = {
             first: _indent(line_a) + line_b.strip(),
             second: _indent(line_b) + line_a.strip(),
@@ -200,13 +233,17 @@ def _delete(poem: Poem, targets: Sequence[tuple[int, int]]) -> str:
     """Remove the words at (line, token) positions; their punctuation stays in place."""
     replacements: dict[int, str] = {}
     for line in sorted({line for line, _ in targets}):
-        tokens = poem.tokens(line)
+        spaced, tail = spaced_tokens(poem, line)
+        indent = spaced[0][0] if spaced else ""
         doomed = {index for target_line, index in targets if target_line == line}
-        kept: list[Token] = []
+        kept: Spaced = []
         carry = ""
-        for index, token in enumerate(tokens):
+        for index, (space, token) in enumerate(spaced):
             if index not in doomed:
-                kept.append(Token(carry + token.lead, token.core, token.trail))
+                # The space before a deleted word goes with it; a line's first word kept
+                # takes the line's indent.
+                moved = Token(carry + token.lead, token.core, token.trail)
+                kept.append((space if kept else indent, moved))
                 carry = ""
                 continue
             # The deleted word's punctuation stays in reading order: with the word before it
@@ -214,17 +251,17 @@ def _delete(poem: Poem, targets: Sequence[tuple[int, int]]) -> str:
             # (an opening quote alone).
             punctuation = token.lead + token.trail
             if token.trail and kept and not carry:
-                last = kept[-1]
-                kept[-1] = Token(last.lead, last.core, last.trail + punctuation)
+                space, last = kept[-1]
+                kept[-1] = (space, Token(last.lead, last.core, last.trail + punctuation))
             else:
                 carry += punctuation
         if carry:
             if kept:
-                last = kept[-1]
-                kept[-1] = Token(last.lead, last.core, last.trail + carry)
+                space, last = kept[-1]
+                kept[-1] = (space, Token(last.lead, last.core, last.trail + carry))
             else:
-                kept.append(Token(carry, "", ""))
-        replacements[line] = _rebuild(poem, line, kept)
+                kept.append((indent, Token(carry, "", "")))
+        replacements[line] = _joined(kept, tail)
     return poem.with_lines(replacements)
 
 

@@ -30,8 +30,9 @@ from poemetric.probes.builders import SourcePoem, ends_sentence
 from poemetric.probes.pairs import Pair
 from poemetric.probes.poem import Poem, RhymeSource, Token, rhyme_kind
 from poemetric.providers.base import ModelSpec
+from poemetric.providers.model_source import LocalModelError
 from poemetric.store.db import stable_id
-from poemetric.text.plural import counted
+from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.runner.runner import RunnerOptions
@@ -86,12 +87,46 @@ class LocalLineGenerator:
         self.description = f"{spec.name} ({search})"
 
     def candidates(self, requests: Sequence[LineRequest]) -> list[list[str]]:
-        return [self._one(request) for request in requests]
+        prompts = [self._prompt(request) for request in requests]
+        self._refuse_too_long(requests, prompts)
+        pairs = zip(requests, prompts, strict=True)
+        return [self._one(request, *prompt) for request, prompt in pairs]
 
-    def _one(self, request: LineRequest) -> list[str]:
+    def _prompt(self, request: LineRequest) -> tuple[list[int], int]:
+        """The prompt's ids (the prefix token, the lines before the last) and the new-token
+        budget: the original line's token count + 2, as in the paper."""
         model = self.model
         prompt = [model.prefix_token_id(), *model.encode([request.context])[0]]
-        budget = len(model.encode([request.original_line])[0]) + 2
+        return prompt, len(model.encode([request.original_line])[0]) + 2
+
+    def _refuse_too_long(
+        self, requests: Sequence[LineRequest], prompts: Sequence[tuple[list[int], int]]
+    ) -> None:
+        """`LocalModelError` before any generation when a poem's prompt and new line do not fit
+        the model's context (a GPT-2 generator stopped with an IndexError traceback)."""
+        from poemetric.probes.scorers.context import model_context
+
+        limit = model_context(self.model.model.config, self.model.tokenizer)
+        if limit is None:
+            return
+        long = {
+            request.poem_id: len(prompt) + budget
+            for request, (prompt, budget) in zip(requests, prompts, strict=True)
+            if len(prompt) + budget > limit
+        }
+        if not long:
+            return
+        longest = max(long, key=lambda poem: long[poem])
+        shown = ", ".join(list(long)[:5]) + (f" and {len(long) - 5} more" if len(long) > 5 else "")
+        raise LocalModelError(
+            f"{counted(len(long), 'poem')} ({shown}) {plural(len(long), 'is', 'are')} too long "
+            f"for the {limit} tokens {self.description} takes (its context): poem {longest!r} "
+            f"needs {long[longest]} with its new line; build from shorter poems (`--forms "
+            "limerick,sonnet`, `--limit`) or use a generator with a longer context"
+        )
+
+    def _one(self, request: LineRequest, prompt: list[int], budget: int) -> list[str]:
+        model = self.model
         outputs: list[list[int]] = []
         if self.search == "beam":
             outputs = model.continuations(

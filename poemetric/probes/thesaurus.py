@@ -12,7 +12,9 @@ subject pronoun a verb); otherwise a word's part of speech is the one WordNet gi
 only one, or the one that holds at least `DOMINANT_SHARE` of its sense-tagged occurrences in the
 SemCor counts WordNet ships (`cntlist.rev`); otherwise it is ambiguous and gets no synonyms. A
 synonym must have that part of speech as its own dominant one. Regular plural nouns are handled (``fears`` ->
-synonyms of ``fear`` pluralised); other inflected forms get none.
+synonyms of ``fear`` pluralised; a synonym that already reads as a plural is not pluralised
+again); other inflected forms get none. Pronouns, determiners and modal verbs (`CLOSED_CLASS`)
+get no synonym: WordNet has only homographs of them (*he* -> *helium*).
 """
 
 from __future__ import annotations
@@ -225,11 +227,30 @@ def word_pos(wordnet: WordNet, word: str, previous: str | None = None) -> str | 
     return wordnet.dominant_pos(lower) if parts else None
 
 
+#: Pronouns, determiners, modal verbs and forms of *be* other than *be*: WordNet lists none of
+#: them as what they are, only homographs (*he* helium, *am* americium, *thou* thousand, *may*
+#: hawthorn, *can* to dismiss), so a line-end *he* became *helium*. They get no synonym, but for
+#: a noun after a determiner or possessive (*my will*, *with all his might*, *the mine*).
+CLOSED_CLASS = frozenset(
+    [
+        "i", "me", "my", "mine", "myself", "thou", "thee", "thy", "thine", "thyself", "he", "him",
+        "his", "himself", "she", "her", "hers", "herself", "it", "its", "itself", "we", "us", "our",
+        "ours", "ourselves", "ye", "you", "your", "yours", "yourself", "yourselves", "they", "them",
+        "their", "theirs", "themselves", "who", "whom", "whose", "which", "what", "that", "this",
+        "these", "those", "a", "an", "the", "am", "is", "are", "art", "was", "were", "wert", "wast",
+        "can", "canst", "could", "couldst", "may", "mayst", "might", "must", "shall", "shalt",
+        "should", "shouldst", "will", "wilt", "would", "wouldst",
+    ]
+)  # fmt: skip
+
+
 def word_synonyms(
     wordnet: WordNet, word: str, previous: str | None = None
 ) -> tuple[str | None, list[str]]:
     """(part of speech, synonym candidates in the same inflection) for a line-end word."""
     lower = word.lower()
+    if lower in CLOSED_CLASS and context_pos(previous) != {"n", "a"}:
+        return None, []
     pos = word_pos(wordnet, word, previous)
     if pos is not None:
         return pos, [s for s in wordnet.synonyms(lower, pos) if wordnet.dominant_pos(s) == pos]
@@ -240,8 +261,13 @@ def word_synonyms(
         and not wordnet.parts_of_speech(lower)
     ):
         options = [s for s in wordnet.synonyms(stem, "n") if wordnet.dominant_pos(s) == "n"]
-        # a plural that is itself another word (genu -> "genus") is not used
-        return "n", [plural(s) for s in options if not wordnet.parts_of_speech(plural(s))]
+        # Not used: a synonym that already reads as a plural (*row* -> *words*, a quarrel,
+        # gave "wordses"; *news*), and a plural that is itself another word (genu -> "genus").
+        return "n", [
+            plural(s)
+            for s in options
+            if singular(s) is None and not wordnet.parts_of_speech(plural(s))
+        ]
     return pos, []
 
 

@@ -31,8 +31,10 @@ INSTALL_HINT = (
     "pip install 'poemetric[local]' (PyTorch, transformers, gguf, accelerate); "
     "`make install` does it, with PyTorch's CPU build"
 )
-#: Prefix tokens tried in order when the model file names none (document separators first).
-PREFIX_CANDIDATES = ("<|endoftext|>", "</s>", "<s>", "<|begin_of_text|>")
+#: The document separator of the GPT-2 family, tried first when the model file names no prefix.
+PREFIX_CANDIDATES = ("<|endoftext|>",)
+#: Tried last, for a tokenizer that declares neither a BOS nor an EOS token.
+UNDECLARED_STARTS = ("<s>", "<|begin_of_text|>", "</s>")
 
 
 def import_torch() -> Any:
@@ -121,8 +123,10 @@ def pick_dtype(dtype: str, device: str) -> Any:
 
 
 def prefix_token_id(tokenizer: Any, token: str | None = None) -> int:
-    """The explicit prefix token of a tokenizer: `token` when given, else a document separator
-    (`PREFIX_CANDIDATES`), else BOS, else EOS. Scoring after it makes the first word count."""
+    """The explicit prefix token of a tokenizer: `token` when given, else the document
+    separator `<|endoftext|>`, else BOS, else EOS (else `UNDECLARED_STARTS`). Scoring after it
+    makes the first word count (a Llama-2 or Mistral text is scored after its BOS `<s>`, as
+    lm-evaluation-harness scores it, not after its EOS `</s>`)."""
     vocab = tokenizer.get_vocab()
     if token is not None:
         if token not in vocab:
@@ -134,6 +138,9 @@ def prefix_token_id(tokenizer: Any, token: str | None = None) -> int:
     for special in (tokenizer.bos_token_id, tokenizer.eos_token_id):
         if special is not None:
             return int(special)
+    for candidate in UNDECLARED_STARTS:
+        if candidate in vocab:
+            return int(vocab[candidate])
     raise LocalModelError("the tokenizer has no BOS/EOS token to use as a prefix")
 
 

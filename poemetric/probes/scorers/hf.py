@@ -219,6 +219,7 @@ class HFScorer:
         self.name = f"hf:{reference}{suffix}"
         self._causal: LocalCausalLM | None = None
         self._masked: MaskedLM | None = None
+        self._pairs: Sequence[Pair] = ()
 
     def _load(self) -> None:
         if not self._config_checked:
@@ -240,6 +241,7 @@ class HFScorer:
         """Scores of `texts`; after each batch (or masked text), `scored(indices, scores)` and
         `advance(n)` (`LocalCausalLM.score_ids`)."""
         self._load()
+        self._refuse_too_long(texts)
         step = advance or (lambda n: None)
         if self._masked is not None:
             scores: list[SequenceScore] = []
@@ -259,6 +261,22 @@ class HFScorer:
             advance=step,
             scored=scored,
         )
+
+    def _refuse_too_long(self, texts: Sequence[str]) -> None:
+        """`LocalModelError` before any pass when a text does not fit the model's context
+        (`context.refuse_too_long`): GPT-2 stopped with an IndexError traceback."""
+        from poemetric.probes.scorers.context import model_context, refuse_too_long
+
+        loaded = self._masked or self._causal
+        assert loaded is not None
+        limit = model_context(loaded.model.config, loaded.tokenizer)
+        if limit is None or not texts:
+            return
+        if self._causal is not None:  # the prefix token, then the text's tokens
+            lengths = [1 + len(ids) for ids in self._causal.encode(texts)]
+        else:  # with the tokenizer's special tokens ([CLS] ... [SEP])
+            lengths = [len(ids) for ids in loaded.tokenizer(list(texts)).input_ids]
+        refuse_too_long(texts, lengths, limit, self._pairs)
 
     def cache_request(self) -> dict[str, Any] | None:
         """The part of the cache identity known without loading the model (`ScoreCache.recall`):
@@ -327,6 +345,7 @@ class HFScorer:
             self._load()
             return self.cache_identity() if self.cache is not None else {}
 
+        self._pairs = pairs  # named when a text is too long for the model
         request = self.cache_request() if self.cache is not None else None
         records, identity = score_through_cache(
             pairs, self.name, self.cache, request, resolve, self.score_texts, progress=self.progress
