@@ -5,11 +5,13 @@ extra argument(s) (runs/x)", which a newcomer following the README made at once.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.store import RunStore
 
 
 def _usage_error(args: list[str]) -> str:
@@ -68,3 +70,20 @@ def test_the_error_says_what_to_write(args: list[str], expected: str) -> None:
 )
 def test_no_hint_where_none_is_known(args: list[str], expected: str) -> None:
     assert _usage_error(args) == expected
+
+
+@pytest.mark.parametrize("store", [False, True], ids=["folder", "store file"])
+def test_a_run_where_export_takes_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store: bool
+) -> None:
+    """`poemetric export runs/x` said "unknown table 'runs/x'; tables: ..."."""
+    monkeypatch.chdir(tmp_path)
+    RunStore(Path("runs/x"), create=True).close()
+    word = "runs/x/poemetric.sqlite" if store else "runs/x"
+    result = CliRunner().invoke(app, ["export", word, "calls"], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == (
+        f"error: tables: {word!r} is a run, not a table; a run is given with --run: "
+        f"poemetric export calls --run {word}"
+    )
+    assert not Path("runs/x/export").exists()
