@@ -90,7 +90,7 @@ def test_a_judge_name_where_a_command_goes_is_answered_with_the_judge_line() -> 
     line = _refused(["judge", "--run", "runs/x", "gpt-4o"])
     assert line == (
         "error: `poemetric judge` has no command 'gpt-4o'; its commands: parse, reparse, "
-        "recognise; if 'gpt-4o' is meant as --judge: poemetric judge --run runs/x --judge gpt-4o"
+        "recognise; if 'gpt-4o' is a judge: poemetric judge --run runs/x --judge gpt-4o"
     )  # was: "No such command 'gpt-4o'." in a usage box
 
 
@@ -100,3 +100,17 @@ def test_a_misspelt_command_gets_the_command_not_the_judge_line() -> None:
         "error: `poemetric judge` has no command 'recognize' (did you mean 'recognise'?); its "
         "commands: parse, reparse, recognise"
     )
+
+
+def test_a_model_name_where_a_models_command_goes_is_answered_with_the_show_line() -> None:
+    line = _refused(["models", "--judges", "gpt-4o"])
+    assert line == (
+        "error: `poemetric models` has no command 'gpt-4o'; its commands: list, show; if "
+        "'gpt-4o' is a model: poemetric models --judges show gpt-4o"
+    )  # was: "No such command 'gpt-4o'." in a usage box
+
+
+def test_options_before_a_models_command_are_still_passed_on() -> None:
+    result = CliRunner().invoke(app, ["models", "--judges", "show", "gpt-4o"])
+    assert result.exit_code == 0, result.output
+    assert "/judges/gpt-4o.yaml" in result.output.splitlines()[0]

@@ -27,12 +27,15 @@ BEFORE = "poemetric.options_before_command"
 
 
 class OptionsAfterCommandGroup(TyperGroup):
-    """A group whose options, given before one of its commands, are refused, not ignored.
+    """A group whose options, given before one of its commands, are refused, not ignored
+    (unless `refuses_options_before` is false: `models --judges show NAME` passes them on).
 
-    `word_option` names the group's option that a word given where a command's name goes most
-    likely meant (`poemetric judge --run R gpt-4o`: `--judge gpt-4o`)."""
+    `word_meant` is the word that a word given where a command's name goes most likely lacks
+    before it, and what that word would then be (`poemetric judge --run R gpt-4o`: `--judge
+    gpt-4o`, a judge; `poemetric models gpt-4o`: `show gpt-4o`, a model)."""
 
-    word_option: ClassVar[str | None] = None
+    refuses_options_before: ClassVar[bool] = True
+    word_meant: ClassVar[tuple[str, str] | None] = None
 
     def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
         args = list(args)  # the parser consumes the list it is given
@@ -43,7 +46,8 @@ class OptionsAfterCommandGroup(TyperGroup):
             before = args[: len(args) - len(after)]
             if before and args[len(before) :] == after:
                 ctx.meta[BEFORE] = before
-                self._refuse_options_before(ctx, before, command[0], rest)
+                if self.refuses_options_before:
+                    self._refuse_options_before(ctx, before, command[0], rest)
         return rest
 
     def _refuse_options_before(
@@ -77,12 +81,11 @@ class OptionsAfterCommandGroup(TyperGroup):
             commands = list(self.list_commands(ctx))
             close = did_you_mean(name, commands)
             meant = ""
-            if self.word_option and not close:
+            if self.word_meant and not close:
+                word, what = self.word_meant
                 before = ctx.meta.get(BEFORE, [])
-                line = shlex.join(
-                    ["poemetric", str(ctx.info_name), *before, self.word_option, *args]
-                )
-                meant = f"; if {name!r} is meant as {self.word_option}: {line}"
+                line = shlex.join(["poemetric", str(ctx.info_name), *before, word, *args])
+                meant = f"; if {name!r} is {what}: {line}"
             raise error_exit(
                 f"`poemetric {ctx.info_name}` has no command {name!r}{close}; its commands: "
                 f"{', '.join(commands)}{meant}"
@@ -98,4 +101,12 @@ def _option_names(command: Command) -> set[str]:
 class JudgeGroup(OptionsAfterCommandGroup):
     """`poemetric judge`: a word where a command goes is most likely a judge's name."""
 
-    word_option = "--judge"
+    word_meant = ("--judge", "a judge")
+
+
+class ModelsGroup(OptionsAfterCommandGroup):
+    """`poemetric models`: `--judges` before `show` is passed on (models_cmd); a word where a
+    command goes is most likely a model's name."""
+
+    refuses_options_before = False
+    word_meant = ("show", "a model")
