@@ -139,10 +139,14 @@ class LazyGroup(TyperGroup):
     def invoke(self, ctx: Context) -> Any:
         from typer._click.exceptions import UsageError
 
+        from poemetric.cli.repeated_options import refuse_repeated_options
+
+        words = ctx.meta.get(usage_hints.WORDS, [])
+        refuse_repeated_options(ctx, words)  # `--models a --models b` ran b alone
         try:
             return super().invoke(ctx)
         except UsageError as error:  # a command's: `form --run R`, `analyze runs/x`
-            usage_hints.add_hint(error, ctx.meta.get(usage_hints.WORDS, []))
+            usage_hints.add_hint(error, words)
             raise
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
