@@ -48,3 +48,17 @@ def test_no_author_note_for_a_figure_that_is_then_skipped(tmp_path: Path) -> Non
     assert "skipped bars: no judgments" in result.output
     assert "note bars:" not in result.output
     assert "note words: the recipe's authors: 'paper7' names no LLM author" in result.output
+
+
+def test_the_option_is_named_once(tmp_path: Path) -> None:
+    """`figures --authors human` said "error: --authors: --authors 'human' names no LLM
+    author"; an unknown author is still prefixed with the option it was given in."""
+    run = tmp_path / "run"
+    build_synthetic_run(run, poems_per_form=1, judges=()).close()
+    command = ["figures", "--run", str(run), "--format", "png", "--authors"]
+    human = CliRunner().invoke(app, [*command, "human"], env={"COLUMNS": "400"})
+    assert human.exit_code == 2
+    assert human.stderr.startswith("error: --authors 'human' names no LLM author of this run;")
+    typo = CliRunner().invoke(app, [*command, "humna"], env={"COLUMNS": "400"})
+    assert typo.exit_code == 2
+    assert typo.stderr.startswith("error: --authors: 'humna' is neither an author of this run")

@@ -365,8 +365,10 @@ def figures(
                 survey=survey,
                 exclude_failed_checks=exclude_failed_checks,
             )
-        except AuthorSelectionError as exc:
-            raise error_exit(f"--authors: {exc}") from exc
+        except AuthorSelectionError as exc:  # named once: not "--authors: --authors 'x' ..."
+            message = str(exc)
+            named = message.startswith("--authors ")
+            raise error_exit(message if named else f"--authors: {message}") from exc
         except (RecipeError, ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc
     for path in report.paths:

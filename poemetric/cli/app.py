@@ -17,7 +17,7 @@ import typer.main
 from typer.core import TyperCommand, TyperGroup
 
 from poemetric import __version__
-from poemetric.cli import env_values
+from poemetric.cli import env_values, usage_hints
 from poemetric.cli.help_render import install_on_help
 
 if TYPE_CHECKING:
@@ -125,6 +125,29 @@ class LazyGroup(TyperGroup):
             self.commands[name] = command if command and complete else _placeholder(name, lazy)
         self.commands.update(registered)  # not in COMMANDS: a test forbids that
         self._listing = False
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        from typer._click.exceptions import UsageError
+
+        ctx.meta[usage_hints.WORDS] = words = list(args)  # the parser consumes `args`
+        try:
+            return super().parse_args(ctx, args)
+        except UsageError as error:  # `poemetric --run R analyze`: say where options go
+            usage_hints.add_hint(error, words)
+            raise
+
+    def invoke(self, ctx: Context) -> Any:
+        from typer._click.exceptions import UsageError
+
+        from poemetric.cli.repeated_options import refuse_repeated_options
+
+        words = ctx.meta.get(usage_hints.WORDS, [])
+        refuse_repeated_options(ctx, words)  # `--models a --models b` ran b alone
+        try:
+            return super().invoke(ctx)
+        except UsageError as error:  # a command's: `form --run R`, `analyze runs/x`
+            usage_hints.add_hint(error, words)
+            raise
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         command = self.commands.get(cmd_name)

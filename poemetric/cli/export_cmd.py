@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from enum import StrEnum
 from pathlib import Path
 
@@ -71,6 +72,7 @@ def export(
     chosen = list(dict.fromkeys(tables or EXPORTABLE_TABLES))  # each table once, in order
     unknown = [t for t in chosen if t not in EXPORTABLE_TABLES]
     if unknown:
+        _refuse_a_run_folder(ctx, unknown, chosen)
         raise unknown_choice("tables", unknown, EXPORTABLE_TABLES, "table")  # as --help names it
     one_file = to is not None and file_suffix(to) is not None  # `-o calls.csv`: a file
     if to is not None and one_file:
@@ -113,6 +115,23 @@ def _export_format(name: str, run: Path) -> ExportFormat:
 
 #: The suffixes `--to` may name one table's file by, and the format each writes.
 FILE_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet"}
+
+
+def _refuse_a_run_folder(ctx: typer.Context, unknown: list[str], chosen: list[str]) -> None:
+    """`poemetric export runs/x` said "unknown table 'runs/x'": a run folder (or its
+    poemetric.sqlite) where a table goes is said to be one, with the line to write."""
+    folder = next((word for word in unknown if _holds_a_run(Path(word))), None)
+    if folder is None or given(ctx, "run"):
+        return
+    tables = [table for table in chosen if table != folder]
+    line = shlex.join(["poemetric", "export", *tables, "--run", folder])
+    raise error_exit(f"tables: {folder!r} is a run, not a table; a run is given with --run: {line}")
+
+
+def _holds_a_run(path: Path) -> bool:
+    return (path / "poemetric.sqlite").is_file() or (
+        path.name == "poemetric.sqlite" and path.is_file()
+    )
 
 
 def given(ctx: typer.Context, param: str) -> bool:

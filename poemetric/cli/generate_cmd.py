@@ -13,6 +13,7 @@ from rich.console import Console
 
 from poemetric.cli.app import app
 from poemetric.cli.interrupt import STOPPING_HELP, interruptible
+from poemetric.cli.new_run import close_run, note_new_run
 from poemetric.cli.options import (
     DatasetOption,
     ModelsOption,
@@ -380,10 +381,12 @@ def generate(
         concurrency=concurrency,
         progress=progress,
     )
+    near = close_run(run)  # before the run is made: a mistyped --run of a run to resume
     planned = prepared_or_planned(run, dataset, limit, template, dry_run=dry_run, models=specs)
     with interruptible(run, "generations", [s.name for s in specs]), planned as (store, prepared):
         note_kept_template(prepared.template_hash, template)
         stage_header(run, prepared.dataset.name, len(prepared.dataset), len(specs), samples)
+        note_new_run(console, run, near)
         note_capped(console, limit, prepared)
         note_held(console, prepared)
         report = run_generation(store, specs, options=options, console=console)

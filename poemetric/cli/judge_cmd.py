@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from poemetric.cli.app import app
+from poemetric.cli.command_groups import JudgeGroup
 from poemetric.cli.generate_cmd import (
     BatchOption,
     ConcurrencyOption,
@@ -77,6 +78,7 @@ JudgeNameOption = typer.Option(
 )
 
 judge_app = typer.Typer(
+    cls=JudgeGroup,  # options before `recognise` are refused, not dropped (command_groups)
     help="LLM-as-a-judge: score poems with the POEMetric questionnaire, parse answers, probe "
     "memorisation.",
     no_args_is_help=False,

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.command_groups import ModelsGroup
 from poemetric.cli.markup import plain, plain_cells
 from poemetric.cli.options import error_exit
 from poemetric.providers.base import ModelSpec, sends_batches
@@ -31,6 +32,7 @@ from poemetric.roster import (
 from poemetric.suggest import did_you_mean
 
 models_app = typer.Typer(
+    cls=ModelsGroup,  # `poemetric models gpt-4o` is answered with `models show gpt-4o`
     no_args_is_help=False,
     invoke_without_command=True,
 )

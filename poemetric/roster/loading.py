@@ -140,6 +140,11 @@ def roster_directories(
         if not item.strip():
             continue
         folder = Path(item.strip()).expanduser()
+        if folder.is_file():  # a model file named instead of its folder
+            raise RosterError(
+                f"{ENV_DIRS[kind]} names {folder}, a file: it names the folder that holds the "
+                f"model files (export {ENV_DIRS[kind]}={folder.parent})"
+            )
         if not folder.is_dir():
             raise RosterError(f"{ENV_DIRS[kind]} names {folder}, which is not a directory")
         folders.append(folder)

@@ -1,0 +1,112 @@
+"""A command that is also a group of commands (`poemetric judge` runs the judge stage, and
+`judge recognise`, `judge parse`, `judge reparse` are commands of it): options written before
+a command's name are the group's own, which the command never reads.
+
+`poemetric judge --dry-run --max-cost 0 recognise --run R --judge J` dropped `--dry-run` and
+`--max-cost`: `recognise` asked the judge and paid for every answer, and `judge --run R
+reparse` re-parsed `runs/default`, or said it had no run store there. Such a line is refused
+with the line to write instead, before anything runs.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from typer.core import TyperGroup
+
+from poemetric.cli.options import error_exit
+from poemetric.suggest import did_you_mean
+
+if TYPE_CHECKING:
+    from typer._click import Command, Context  # typer's copy of click
+
+
+#: `ctx.meta` key: the words given before the command's name.
+BEFORE = "poemetric.options_before_command"
+
+
+class OptionsAfterCommandGroup(TyperGroup):
+    """A group whose options, given before one of its commands, are refused, not ignored
+    (unless `refuses_options_before` is false: `models --judges show NAME` passes them on).
+
+    `word_meant` is the word that a word given where a command's name goes most likely lacks
+    before it, and what that word would then be (`poemetric judge --run R gpt-4o`: `--judge
+    gpt-4o`, a judge; `poemetric models gpt-4o`: `show gpt-4o`, a model)."""
+
+    refuses_options_before: ClassVar[bool] = True
+    word_meant: ClassVar[tuple[str, str] | None] = None
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        args = list(args)  # the parser consumes the list it is given
+        rest = super().parse_args(ctx, list(args))
+        command = list(ctx._protected_args)
+        if command:  # a command follows: did options come before it?
+            after = [*command, *rest]
+            before = args[: len(args) - len(after)]
+            if before and args[len(before) :] == after:
+                ctx.meta[BEFORE] = before
+                if self.refuses_options_before:
+                    self._refuse_options_before(ctx, before, command[0], rest)
+        return rest
+
+    def _refuse_options_before(
+        self, ctx: Context, before: list[str], name: str, after: list[str]
+    ) -> None:
+        group = f"poemetric {ctx.info_name}"
+        command = self.get_command(ctx, name)
+        if command is None:  # not a command: resolve_command says so, with the group's hint
+            return
+        options = [word.split("=", 1)[0] for word in before if word.startswith("-")]
+        missing = [option for option in options if option not in _option_names(command)]
+        lacks = (
+            f" (`{group} {name}` has no {', '.join(dict.fromkeys(missing))}: "
+            f"`{group} {name} --help` lists its options)"
+            if missing
+            else ""
+        )
+        line = shlex.join(["poemetric", str(ctx.info_name), name, *before, *after])
+        raise error_exit(
+            f"{' '.join(before)}: options written before `{name}` are `{group}`'s own, "
+            f"which `{group} {name}` does not read; nothing was run. Write them after "
+            f"the command's name{lacks}: {line}"
+        )
+
+    def resolve_command(
+        self, ctx: Context, args: list[str]
+    ) -> tuple[str | None, Command | None, list[str]]:
+        name = args[0] if args else ""
+        unknown = args and not name.startswith("-") and self.get_command(ctx, name) is None
+        if unknown and not ctx.resilient_parsing:
+            commands = list(self.list_commands(ctx))
+            close = did_you_mean(name, commands)
+            meant = ""
+            if self.word_meant and not close:
+                word, what = self.word_meant
+                before = ctx.meta.get(BEFORE, [])
+                line = shlex.join(["poemetric", str(ctx.info_name), *before, word, *args])
+                meant = f"; if {name!r} is {what}: {line}"
+            raise error_exit(
+                f"`poemetric {ctx.info_name}` has no command {name!r}{close}; its commands: "
+                f"{', '.join(commands)}{meant}"
+            )
+        return super().resolve_command(ctx, args)
+
+
+def _option_names(command: Command) -> set[str]:
+    params: list[Any] = list(command.params)
+    return {name for param in params for name in (*param.opts, *param.secondary_opts)}
+
+
+class JudgeGroup(OptionsAfterCommandGroup):
+    """`poemetric judge`: a word where a command goes is most likely a judge's name."""
+
+    word_meant = ("--judge", "a judge")
+
+
+class ModelsGroup(OptionsAfterCommandGroup):
+    """`poemetric models`: `--judges` before `show` is passed on (models_cmd); a word where a
+    command goes is most likely a model's name."""
+
+    refuses_options_before = False
+    word_meant = ("show", "a model")

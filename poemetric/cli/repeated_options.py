@@ -1,0 +1,104 @@
+"""An option given twice counted only its last value, without a word: `generate --models markov
+--models gpt-4o` asked gpt-4o alone, `judge --judge gpt-4o --judge claude-3.7-sonnet` judged
+with Claude alone, `analyze --run a --run b` read `b`. Such a line is refused before the command
+runs, with both values and how to give them once (comma-separated where the option takes a
+list; under make, the variable that gives the option)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from poemetric.cli.options import error_exit
+from poemetric.hints import run_by_make
+
+if TYPE_CHECKING:
+    from typer._click import Command, Context
+
+#: The options make passes itself, by the variable that gives each (Makefile).
+MAKE_VARIABLES = {
+    "--run": "RUN",
+    "--dataset": "DATASET",
+    "--models": "MODELS",
+    "--judge": "JUDGE",
+    "--limit": "LIMIT",
+}
+
+
+def refuse_repeated_options(ctx: Context, words: list[str]) -> None:
+    """Exit (status 2) where an option of the command `words` name, which takes one value, is
+    given twice with different values."""
+    command, rest = _command_and_words(ctx, words)
+    if command is None or "--help" in rest:
+        return
+    options = _single_value_options(command)
+    given: dict[str, list[str]] = {}
+    written: dict[str, str] = {}
+    index = 0
+    while index < len(rest):
+        word = rest[index]
+        if word == "--":
+            break
+        name, equals, value = word.partition("=")
+        param = options.get(name) if name.startswith("-") else None
+        if param is not None:
+            if not equals:
+                if index + 1 >= len(rest):
+                    break  # the option's own error: it requires an argument
+                index += 1
+                value = rest[index]
+            given.setdefault(param.name, []).append(value)
+            written.setdefault(param.name, max(param.opts, key=len))
+        index += 1
+    for key, values in given.items():
+        if len(set(values)) > 1:
+            raise error_exit(_message(written[key], values, options[written[key]]))
+
+
+def _message(option: str, values: list[str], param: Any) -> str:
+    listed = ", ".join(values)
+    counted = "twice" if len(values) == 2 else f"{len(values)} times"
+    takes_list = "comma" in (param.help or "").lower()
+    joined = ",".join(dict.fromkeys(values))
+    variable = MAKE_VARIABLES.get(option) if run_by_make() else None
+    if variable:
+        once = f"{variable}={joined if takes_list else values[-1]}"
+        how = f"under make, {variable} gives {option}: give it once, as {once}, not in ARGS"
+    elif takes_list:
+        how = f"give it once, comma-separated: {option} {joined}"
+    else:
+        how = "give it once"
+    return f"{option} is given {counted} ({listed}), and only the last would count; {how}"
+
+
+def _command_and_words(ctx: Context, words: list[str]) -> tuple[Command | None, list[str]]:
+    """The command the words name (a group's commands followed down) and the words after its
+    name."""
+    from typer.core import TyperGroup
+
+    command: Command | None = ctx.command
+    rest = list(words)
+    while isinstance(command, TyperGroup):
+        index = next((i for i, word in enumerate(rest) if word in command.commands), None)
+        if index is None:
+            break
+        if ctx.command is not command and any(w.startswith("-") for w in rest[:index]):
+            return None, []  # a group's options before its command: command_groups refuses them
+        command = command.get_command(ctx, rest[index])
+        rest = rest[index + 1 :]
+    if command is ctx.command:
+        return None, []
+    return command, rest
+
+
+def _single_value_options(command: Command) -> dict[str, Any]:
+    """Option name -> option, for the options that take one value (not flags, not repeatable)."""
+    from typer.core import TyperOption
+
+    options: dict[str, Any] = {}
+    for param in command.params:
+        single = isinstance(param, TyperOption) and not (
+            param.multiple or param.is_flag or param.count
+        )
+        if single and param.nargs == 1:
+            options.update(dict.fromkeys(param.opts, param))
+    return options

@@ -1,0 +1,131 @@
+"""Usage errors that say what to write instead, for an option or a run folder in the wrong
+place:
+
+- `poemetric --run runs/x analyze` said "No such option: --run": options go after the
+  command's name (`poemetric analyze --run runs/x`);
+- `poemetric form --run runs/x` and `poemetric form check --run runs/x` said "No such option:
+  --run": it is an option of `poemetric form run`;
+- `poemetric analyze runs/x` said "Got unexpected extra argument(s) (runs/x)": a run folder is
+  given with `--run` (`poemetric analyze --run runs/x`).
+
+`add_hint` adds the line to the error's message; the error is shown as before (usage, box)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    from typer._click import Command, Context
+    from typer._click.exceptions import UsageError
+
+#: `ctx.meta` key (shared by every context of one command line): the words after `poemetric`.
+WORDS = "poemetric.command_words"
+EXTRA = re.compile(r"^Got unexpected extra argument\(s\) \((\S+)\)$")
+
+
+def add_hint(error: UsageError, words: list[str]) -> None:
+    """Append what to write instead to `error`'s message, where one of the cases above is it."""
+    from typer._click.exceptions import NoSuchOption
+
+    ctx = error.ctx
+    if ctx is None:
+        return
+    hint = None
+    if isinstance(error, NoSuchOption):
+        hint = _option_hint(ctx, error.option_name, words)
+    elif match := EXTRA.match(error.message):
+        hint = _run_folder_hint(ctx, match.group(1), words)
+    if hint:
+        error.message = f"{error.format_message()}; {hint}"
+        if isinstance(error, NoSuchOption):
+            error.possibilities = None  # already in the message, before the hint
+
+
+def _option_hint(ctx: Context, option: str, words: list[str]) -> str | None:
+    """`option` was given to a group, or to a command without it: the commands that take it."""
+    command = ctx.command
+    if isinstance(command, TyperGroup):
+        names = _path(ctx)
+        rest = words[len(names) :]
+        path, leaf = _named_command(ctx, command, rest)
+        if path:  # `poemetric --run R analyze`, `poemetric form --run R run`
+            if option not in _options(leaf):
+                return None
+            moved = list(rest)
+            for name in path:
+                moved.remove(name)
+            line = shlex.join(["poemetric", *names, *path, *moved])
+            return f"the options of `{_command_line(names + path)}` go after its name: {line}"
+        owners = _owners(ctx, command, option) if ctx.parent is not None else []
+        if len(owners) == 1:  # `poemetric form --run R`
+            line = shlex.join(["poemetric", *names, owners[0], *rest])
+            return f"{option} is an option of `{_command_line(names + owners)}`: {line}"
+        if owners:
+            each = ", ".join(f"`{_command_line([*names, name])}`" for name in owners)
+            return f"{option} is an option of {each}"
+        if ctx.parent is None:
+            return "options go after a command's name (`poemetric --help` lists the commands)"
+        return None
+    parent = ctx.parent
+    if parent is None or parent.parent is None or not isinstance(parent.command, TyperGroup):
+        return None  # a command of the root: its siblings are not loaded (app.LazyGroup)
+    owners = [name for name in _owners(parent, parent.command, option) if name != ctx.info_name]
+    if not owners:
+        return None
+    each = ", ".join(f"`{_command_line([*_path(parent), name])}`" for name in owners)
+    return f"{option} is an option of {each}, not of `{_command_line(_path(ctx))}`"
+
+
+def _named_command(
+    ctx: Context, group: TyperGroup, words: list[str]
+) -> tuple[list[str], Command | None]:
+    """The command names among `words`, from `group` down (`['form', 'run']`), and the command
+    they name; `([], None)` when no word names a command of `group`."""
+    path: list[str] = []
+    command: Command | None = group
+    for word in words:
+        if not isinstance(command, TyperGroup):
+            break
+        if word in command.commands:
+            path.append(word)
+            command = command.get_command(ctx, word)
+    return path, (command if path else None)
+
+
+def _run_folder_hint(ctx: Context, word: str, words: list[str]) -> str | None:
+    """`poemetric analyze runs/x`: a word too many, where the command takes `--run`."""
+    if "--run" not in _options(ctx.command) or "--run" in words or words.count(word) != 1:
+        return None
+    replaced = [part for w in words for part in (["--run", w] if w == word else [w])]
+    return f"a run folder is given with --run: {shlex.join(['poemetric', *replaced])}"
+
+
+def _path(ctx: Context) -> list[str]:
+    """The command's words after `poemetric` (`['form', 'run']`)."""
+    names = []
+    while ctx.parent is not None:
+        names.append(str(ctx.info_name))
+        ctx = ctx.parent
+    return names[::-1]
+
+
+def _command_line(names: list[str]) -> str:
+    return " ".join(["poemetric", *names])
+
+
+def _owners(ctx: Context, group: TyperGroup, option: str) -> list[str]:
+    """The commands of `group` that take `option`."""
+    return [
+        name
+        for name in group.list_commands(ctx)
+        if option in _options(group.get_command(ctx, name))
+    ]
+
+
+def _options(command: Command | None) -> set[str]:
+    params: list[Any] = list(command.params) if command is not None else []
+    return {name for param in params for name in (*param.opts, *param.secondary_opts)}

@@ -1,0 +1,116 @@
+"""Options written before a command of `poemetric judge` (`judge --dry-run recognise ...`)
+are `judge`'s own, which the command never read: they were dropped without a word, so
+`recognise` paid for answers under `--dry-run --max-cost 0`, and `judge --run R reparse`
+re-parsed `runs/default`. Such a line is refused with the line to write, before anything runs;
+a word where a command's name goes (`judge --run R gpt-4o`) is answered with the commands and
+the `--judge` line it likely meant."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_judge_panel import write_judge
+from test_runner_support import TEST_KEY, TEST_KEY_ENV, prepared_store
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.store import RunStore
+from poemetric.testing.servers import OpenAIServer
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+
+
+def _refused(args: list[str]) -> str:
+    """The one `error: ...` line of a command refused with exit status 2."""
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: "), line
+    return line
+
+
+def test_dry_run_before_recognise_is_refused_and_nothing_is_asked(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    answer = json.dumps({"title": "T", "author": "A"})
+    with OpenAIServer(lambda call: answer, api_key=TEST_KEY) as server:
+        write_judge(user_model, "j", server.base_url)
+        line = _refused(["judge", "--dry-run", "--max-cost", "0", "recognise",
+                         "--run", str(run), "--judge", "j", "--no-progress"])  # fmt: skip
+        assert server.generation_requests == []  # was 2 answers, paid for
+    assert line.startswith(
+        "error: --dry-run --max-cost 0: options written before `recognise` are "
+        "`poemetric judge`'s own, which `poemetric judge recognise` does not read; "
+        "nothing was run."
+    )
+    written = line.rsplit("the command's name: ", 1)[1]
+    assert shlex.split(written) == ["poemetric", "judge", "recognise", "--dry-run", "--max-cost",
+                                    "0", "--run", str(run), "--judge", "j", "--no-progress"]  # fmt: skip
+    with RunStore(run) as store:
+        assert store.query("SELECT COUNT(*) FROM recognitions")[0][0] == 0
+
+
+def test_run_before_reparse_is_refused_naming_what_reparse_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # `runs/default`, reparse's own default, is not there
+    line = _refused(["judge", "--run", "runs/x", "--samples", "2", "reparse"])
+    assert "no run store" not in line  # was: no run store at runs/default/poemetric.sqlite
+    assert line.startswith("error: --run runs/x --samples 2: options written before `reparse`")
+    assert (
+        "(`poemetric judge reparse` has no --samples: `poemetric judge reparse --help` lists "
+        "its options): poemetric judge reparse --run runs/x --samples 2"
+    ) in line
+
+
+def test_options_after_the_command_still_run_it(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    run = tmp_path / "run"
+    prepared_store(run, poems=1).close()
+    answer = json.dumps({"title": "T", "author": "A"})
+    with OpenAIServer(lambda call: answer, api_key=TEST_KEY) as server:
+        write_judge(user_model, "j", server.base_url)
+        result = CliRunner().invoke(app, ["judge", "recognise", "--run", str(run), "--judge", "j",
+                                          "--no-progress"])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert len(server.generation_requests) == 1
+
+
+def test_a_judge_name_where_a_command_goes_is_answered_with_the_judge_line() -> None:
+    line = _refused(["judge", "--run", "runs/x", "gpt-4o"])
+    assert line == (
+        "error: `poemetric judge` has no command 'gpt-4o'; its commands: parse, reparse, "
+        "recognise; if 'gpt-4o' is a judge: poemetric judge --run runs/x --judge gpt-4o"
+    )  # was: "No such command 'gpt-4o'." in a usage box
+
+
+def test_a_misspelt_command_gets_the_command_not_the_judge_line() -> None:
+    line = _refused(["judge", "recognize", "--run", "runs/x"])
+    assert line == (
+        "error: `poemetric judge` has no command 'recognize' (did you mean 'recognise'?); its "
+        "commands: parse, reparse, recognise"
+    )
+
+
+def test_a_model_name_where_a_models_command_goes_is_answered_with_the_show_line() -> None:
+    line = _refused(["models", "--judges", "gpt-4o"])
+    assert line == (
+        "error: `poemetric models` has no command 'gpt-4o'; its commands: list, show; if "
+        "'gpt-4o' is a model: poemetric models --judges show gpt-4o"
+    )  # was: "No such command 'gpt-4o'." in a usage box
+
+
+def test_options_before_a_models_command_are_still_passed_on() -> None:
+    result = CliRunner().invoke(app, ["models", "--judges", "show", "gpt-4o"])
+    assert result.exit_code == 0, result.output
+    assert "/judges/gpt-4o.yaml" in result.output.splitlines()[0]

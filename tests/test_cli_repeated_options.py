@@ -1,0 +1,65 @@
+"""An option given twice counted only its last value, without a word: `generate --models markov
+--models gpt-4o` asked gpt-4o alone, `judge --judge a --judge b` judged with `b` alone, `analyze
+--run a --run b` read `b`. Such a line is now refused (exit status 2, nothing run) with both
+values and how to give them once (`poemetric/cli/repeated_options.py`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.store import RunStore
+
+
+def _refused(args: list[str], **env: str) -> str:
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400", **env})
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    return line
+
+
+def test_models_twice_is_refused_before_the_run_is_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    line = _refused(["generate", "--run", "runs/x", "--models", "markov", "--limit", "1",
+                     "--models", "smollm2-135m"])  # fmt: skip
+    assert line == (
+        "error: --models is given twice (markov, smollm2-135m), and only the last would count; "
+        "give it once, comma-separated: --models markov,smollm2-135m"
+    )
+    assert not Path("runs/x").exists()  # was: a run of smollm2-135m alone
+
+
+def test_a_short_and_a_long_spelling_count_as_one_option(tmp_path: Path) -> None:
+    line = _refused(["judge", "recognise", "--run", str(tmp_path), "-j", "a", "--judge=b"])
+    assert line == (
+        "error: --judge is given twice (a, b), and only the last would count; give it once, "
+        "comma-separated: --judge a,b"
+    )
+
+
+def test_a_run_twice(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        RunStore(tmp_path / name, create=True).close()
+    a, b = tmp_path / "a", tmp_path / "b"
+    line = _refused(["analyze", "-r", str(a), "--run", str(b)])
+    assert (
+        line
+        == f"error: --run is given twice ({a}, {b}), and only the last would count; give it once"
+    )
+    under_make = _refused(["analyze", "--run", str(a), "--run", str(b)], POEMETRIC_MAKE="1")
+    assert under_make.endswith(
+        f"under make, RUN gives --run: give it once, as RUN={b}, not in ARGS"
+    )
+
+
+def test_the_same_value_twice_and_a_flag_both_ways_are_left_alone(tmp_path: Path) -> None:
+    args = ["generate", "--run", str(tmp_path / "x"), "--limit", "1", "--dry-run"]
+    same = CliRunner().invoke(app, [*args, "--models", "markov", "--models", "markov"])
+    assert same.exit_code == 0, same.output
+    flags = CliRunner().invoke(app, [*args, "--models", "markov", "--no-progress", "--progress"])
+    assert flags.exit_code == 0, flags.output

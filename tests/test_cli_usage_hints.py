@@ -1,0 +1,89 @@
+"""Usage errors for an option or a run folder in the wrong place say what to write instead
+(`poemetric/cli/usage_hints.py`). Each said only "No such option: --run" or "Got unexpected
+extra argument(s) (runs/x)", which a newcomer following the README made at once."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from poemetric.cli import app
+from poemetric.store import RunStore
+
+
+def _usage_error(args: list[str]) -> str:
+    """The error box's text of a usage error (exit status 2), on one line."""
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    box = result.stderr.split("Error ─", 1)[1]
+    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", box).split())
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--run", "runs/x", "analyze"],
+         "No such option: --run; the options of `poemetric analyze` go after its name: "
+         "poemetric analyze --run runs/x"),
+        (["--run", "runs/x", "form", "run"],
+         "No such option: --run; the options of `poemetric form run` go after its name: "
+         "poemetric form run --run runs/x"),
+        (["form", "--run", "runs/x", "run"],
+         "No such option: --run; the options of `poemetric form run` go after its name: "
+         "poemetric form run --run runs/x"),
+        (["form", "--run", "runs/x"],
+         "No such option: --run; --run is an option of `poemetric form run`: "
+         "poemetric form run --run runs/x"),
+        (["form", "check", "--run", "runs/x"],
+         "No such option: --run (Possible options: --out); --run is an option of "
+         "`poemetric form run`, not of `poemetric form check`"),
+        (["--run", "runs/x"],
+         "No such option: --run; options go after a command's name (`poemetric --help` lists "
+         "the commands)"),
+        (["analyze", "runs/x"],
+         "Got unexpected extra argument(s) (runs/x); a run folder is given with --run: "
+         "poemetric analyze --run runs/x"),
+        (["generate", "runs/x", "--models", "markov"],
+         "Got unexpected extra argument(s) (runs/x); a run folder is given with --run: "
+         "poemetric generate --run runs/x --models markov"),
+        (["form", "run", "runs/x"],
+         "Got unexpected extra argument(s) (runs/x); a run folder is given with --run: "
+         "poemetric form run --run runs/x"),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else "",
+)  # fmt: skip
+def test_the_error_says_what_to_write(args: list[str], expected: str) -> None:
+    assert _usage_error(args) == expected
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["analyze", "--run", "runs/x", "extra"], "Got unexpected extra argument(s) (extra)"),
+        (["analyze", "--runs", "runs/x"], "No such option: --runs (Possible options: --run)"),
+        (["--foo", "analyze"], "No such option: --foo"),
+    ],
+    ids=lambda value: " ".join(value) if isinstance(value, list) else "",
+)
+def test_no_hint_where_none_is_known(args: list[str], expected: str) -> None:
+    assert _usage_error(args) == expected
+
+
+@pytest.mark.parametrize("store", [False, True], ids=["folder", "store file"])
+def test_a_run_where_export_takes_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store: bool
+) -> None:
+    """`poemetric export runs/x` said "unknown table 'runs/x'; tables: ..."."""
+    monkeypatch.chdir(tmp_path)
+    RunStore(Path("runs/x"), create=True).close()
+    word = "runs/x/poemetric.sqlite" if store else "runs/x"
+    result = CliRunner().invoke(app, ["export", word, "calls"], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == (
+        f"error: tables: {word!r} is a run, not a table; a run is given with --run: "
+        f"poemetric export calls --run {word}"
+    )
+    assert not Path("runs/x/export").exists()
