@@ -73,8 +73,10 @@ def start(tmp_path: Path, *args: str, env: dict[str, str], log: str) -> subproce
     )
 
 
-def wait_for(condition: Callable[[], bool], process: subprocess.Popen[str]) -> None:
-    deadline = time.monotonic() + 60
+def wait_for(
+    condition: Callable[[], bool], process: subprocess.Popen[str], timeout_s: float = 60
+) -> None:
+    deadline = time.monotonic() + timeout_s
     while not condition():
         if process.poll() is not None:
             pytest.fail(f"the command ended early with status {process.returncode}")

@@ -72,7 +72,8 @@ def stop_once_kept(
     process = start(tmp_path, "probe", "run", *args, env=env or {}, log="job.log")
     cache = cache_path(tmp_path / "s.jsonl")
     try:
-        wait_for(lambda: rows(cache) > 0, process)
+        # the child loads SmolLM2 first: a minute on cores other suites share
+        wait_for(lambda: rows(cache) > 0, process, timeout_s=300)
         if stop == signal.SIGINT:
             os.killpg(process.pid, signal.SIGINT)
         else:
