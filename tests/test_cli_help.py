@@ -289,3 +289,36 @@ def test_judge_help_says_which_poems_are_not_sent_to_the_judge() -> None:
         "A generation that is no poem (empty, a refusal, one line, not in Latin script) is not sent to the judge"
         in said
     )
+
+
+def test_every_group_shows_examples_of_its_commands_with_their_real_options() -> None:
+    """`poemetric form --help` (and batches, dataset, ghostwriting, prompts, survey) listed its
+    commands with no example, while the README says every command's help has examples."""
+    root = typer.main.get_command(app)
+    ctx = typer.Context(root)
+    groups = [
+        name for name in root.list_commands(ctx) if hasattr(root.get_command(ctx, name), "commands")
+    ]
+    assert {"batches", "dataset", "form", "ghostwriting", "prompts", "survey"} <= set(groups)
+    for name in groups:
+        group = root.get_command(ctx, name)
+        result = CliRunner().invoke(app, [name, "--help"], terminal_width=200)
+        assert result.exit_code == 0, name
+        prefix = f"poemetric {name} "
+        examples = [
+            line.strip().strip("│").strip()
+            for line in result.output.splitlines()
+            if line.strip().strip("│").strip().startswith(prefix)
+        ]
+        assert examples, f"`poemetric {name} --help` shows no example"
+        for example in examples:
+            words = shlex.split(example.split("#")[0].replace("…", ""))
+            command = group.get_command(typer.Context(group), words[2])
+            if command is None:  # a group that does work itself: `poemetric judge --run …`
+                assert group.callback is not None, f"{example!r}: no command {words[2]!r}"
+                command = group
+            known = _options(command)
+            for word in words:
+                option = word.split("=", 1)[0]
+                if re.fullmatch(r"--?[a-z][a-z-]*", option):
+                    assert option in known, f"{example!r}: no option {option}"

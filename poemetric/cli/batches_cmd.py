@@ -28,7 +28,9 @@ from poemetric.text.plural import counted, plural
 
 batches_app = typer.Typer(
     help="Provider batches of a run (--batch): list them, abandon one whose results cannot be "
-    "downloaded so that the next run submits its jobs again.",
+    "downloaded so that the next run submits its jobs again.\n\n"
+    "  poemetric batches list --run runs/paper\n\n"
+    "  poemetric batches abandon batch_6820f0a3c1 --run runs/paper",
     no_args_is_help=True,
 )
 app.add_typer(batches_app, name="batches")

@@ -29,7 +29,9 @@ from poemetric.hints import program
 from poemetric.text.plural import counted
 
 dataset_app = typer.Typer(
-    help="Human poem datasets: validate a file, list and show known datasets, fetch the release.",
+    help="Human poem datasets: validate a file, list and show known datasets, fetch the release."
+    "\n\n  poemetric dataset list\n\n  poemetric dataset fetch poemetric\n\n"
+    "  poemetric dataset show demo\n\n  poemetric dataset validate my_poems.csv",
     no_args_is_help=True,
 )
 app.add_typer(dataset_app, name="dataset")

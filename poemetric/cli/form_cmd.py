@@ -43,7 +43,10 @@ from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted, plural
 
 form_app = typer.Typer(
-    help="Rule-based form checks: meter, rhyme and the fixed-form rules of the seven forms.",
+    help="Rule-based form checks: meter, rhyme and the fixed-form rules of the seven forms.\n\n"
+    "  poemetric form run --run runs/demo\n\n"
+    "  poemetric form check poems.csv --output checks.jsonl\n\n"
+    "  poemetric form scan poem.txt --form sonnet",
     no_args_is_help=True,
 )
 app.add_typer(form_app, name="form")

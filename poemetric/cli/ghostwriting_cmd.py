@@ -38,7 +38,10 @@ ghostwriting_app = typer.Typer(
     help=(
         "Ghostwriting measures (Potash et al.): rhyme density, uniqueness against a reference "
         "corpus, near-copies, style matching by an LLM judge, line-level fluency/coherence sheets. "
-        "Definitions: docs/ghostwriting.md."
+        "Definitions: docs/ghostwriting.md.\n\n"
+        "  poemetric ghostwriting metrics --run runs/demo\n\n"
+        "  poemetric ghostwriting score poem.txt\n\n"
+        "  poemetric ghostwriting style-match --run runs/demo --judge gpt-4o --dry-run"
     ),
     no_args_is_help=True,
 )

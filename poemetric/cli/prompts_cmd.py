@@ -26,7 +26,9 @@ from poemetric.prompts import (
 )
 
 prompts_app = typer.Typer(
-    help="Prompt templates: list them and render them for a dataset.", no_args_is_help=True
+    help="Prompt templates: list them and render them for a dataset.\n\n"
+    "  poemetric prompts list\n\n  poemetric prompts render --limit 2",
+    no_args_is_help=True,
 )
 app.add_typer(prompts_app, name="prompts")
 console = Console(emoji=False)

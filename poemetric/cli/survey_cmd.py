@@ -24,7 +24,11 @@ from poemetric.text.plural import counted, plural
 survey_app = typer.Typer(
     help="Human ratings: the expert survey (paper App. C) or line-level fluency / coherence "
     "(--task lines). Draw a sample, serve it to raters or print it, import answers. Answers "
-    "land in the run store, where `poemetric analyze` finds them.",
+    "land in the run store, where `poemetric analyze` finds them.\n\n"
+    "  poemetric survey build --run runs/demo --raters 3 --per-rater 4\n\n"
+    "  poemetric survey serve --run runs/demo --port 8765\n\n"
+    "  poemetric survey status --run runs/demo\n\n"
+    "  poemetric survey import R3.csv --run runs/paper --survey experts",
     no_args_is_help=True,
 )
 app.add_typer(survey_app, name="survey")
