@@ -115,7 +115,8 @@ def select_judges(selection: str, given_as: str | None = None) -> list[ModelSpec
         "`judge recognise` asks the judges whether they know the human poems.\n\n"
         "An unparsable answer is re-asked once (the judge file's `reask`), telling the judge "
         "why; one that stays unparsable is stored as an error with the raw response, re-parsed "
-        "for free by the next run; --refresh-failed-parses pays for new answers. A generation "
+        "for free by the next run; --refresh-failed-parses pays for a new answer to its last "
+        "turn. A generation "
         "that is no poem (empty, a refusal, one line, not in Latin script) is not sent to the "
         "judge: it is stored as not judged, at no cost. See docs/judging.md.\n\n" + STOPPING_HELP
     ),

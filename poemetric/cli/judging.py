@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 RefreshFailedParsesOption = typer.Option(
     False,
     "--refresh-failed-parses",
-    help="Pay for a new answer where the cached one still cannot be parsed.",
+    help="Pay for a new answer where the cached one still cannot be parsed (of a re-asked "
+    "judgment, a new answer to its last re-ask: the earlier turns stay).",
 )
 
 #: The judge file for any model behind an OpenAI-compatible server, and the variables it reads.
