@@ -35,3 +35,18 @@ def test_no_dimension_name_crosses_the_rim(tmp_path: Path, width: str) -> None:
         box = label.get_window_extent(renderer)
         nearest = np.clip(centre, [box.x0, box.y0], [box.x1, box.y1])
         assert np.hypot(*(nearest - centre)) >= rim, label.get_text()
+
+
+def test_radar_marks_the_means_that_leave_n_a_out(tmp_path: Path) -> None:
+    """The radar plots the same means as the heatmap and the bar panels, imagery and devices
+    without their N/A answers, but named them `Imagery` and `Devices` with no asterisk and its
+    caption had no N/A note: beside Fig. 7 and the heatmap (`Imagery*`) they read as other
+    numbers."""
+    with build_synthetic_run(tmp_path / "run", poems_per_form=1) as store:
+        data = load_run_data(store)
+    ctx = FigureContext(data, judge="judge-x", width=COLUMN_WIDTHS["two"])
+    with figure_style():
+        drawing = radar(ctx)
+    names = [label.get_text() for label in drawing.figure.axes[0].get_xticklabels()]
+    assert "Imagery*" in names and "Devices*" in names and "Form" in names, names
+    assert drawing.caption.endswith(" *Imagery and Devices: N/A answers left out of the mean.")

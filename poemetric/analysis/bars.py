@@ -24,6 +24,7 @@ from poemetric.analysis.context import FigureContext
 from poemetric.analysis.plotting import (
     BAR_SLOT_IN,
     MAX_HEIGHT_IN,
+    MIN_FONT_PT,
     ROW_IN,
     highlight_human_ticks,
     label_width_in,
@@ -227,6 +228,17 @@ def floor_strokes(axis: Axes, slots: np.ndarray, means: np.ndarray, baseline: fl
                colors=[c for c, f in zip(colours, floor, strict=True) if f], clip_on=False)  # fmt: skip
 
 
+def missing_marks(axis: Axes, slots: np.ndarray, baseline: float, horizontal: bool) -> None:
+    """ "n/a" where an author has no mean to draw, on the axis at its slot."""
+    for slot in slots:
+        if horizontal:
+            axis.text(baseline, slot, " n/a", ha="left", va="center", fontsize=MIN_FONT_PT,
+                      color="0.35")  # fmt: skip
+        else:
+            axis.text(slot, baseline, " n/a", ha="center", va="bottom", rotation=90,
+                      fontsize=MIN_FONT_PT, color="0.35")  # fmt: skip
+
+
 def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *,
                show_labels: bool = True, title_in: float | None = None) -> None:  # fmt: skip
     """Bars (grouped by series) per author, whiskers from ci_low to ci_high; the title wrapped
@@ -243,7 +255,10 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
         high = np.nan_to_num(frame["ci_high"].to_numpy(float) - means, nan=0.0)
         offset = slots + (index - (count - 1) / 2) * width
         colour = [series.colour or colours[a] for a in authors]
-        lengths = np.nan_to_num(means - panel.baseline, nan=0.0)
+        # No mean (every answer N/A, no poem long enough for MATTR): no bar and no whisker,
+        # "n/a" on the axis. A bar of no length drew a hairline and a whisker cap at the
+        # scale's minimum, read as a mean of 1 (or 0).
+        lengths = means - panel.baseline
         style: dict[str, Any] = {"color": colour, "edgecolor": "black", "linewidth": 0.3, "hatch": series.hatch,
                  "label": series.label or None,
                  "error_kw": {"elinewidth": 0.6, "capsize": 1.2, "capthick": 0.6}}  # fmt: skip
@@ -254,6 +269,7 @@ def draw_panel(ctx: FigureContext, axis: Axes, panel: Panel, horizontal: bool, *
             axis.bar(offset, lengths, width=width * 0.92, bottom=panel.baseline,
                      yerr=[low, high], **style)  # fmt: skip
         floor_strokes(axis, offset, means, panel.baseline, width * 0.46, colour, horizontal)
+        missing_marks(axis, offset[np.isnan(means)], panel.baseline, horizontal)
     for label, values, marker in panel.marks:
         points = values.reindex(authors).to_numpy(float)
         style = {"marker": marker, "linestyle": "none", "color": "black",

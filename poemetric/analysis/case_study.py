@@ -126,8 +126,15 @@ def _score_bars(ctx: FigureContext, container: Figure | SubFigure, rows: dict[st
     # Each poem in its author's colour in the run's other figures (poem A was always blue).
     palette = ctx.colours(list(rows))
     colours = [palette[name] for name in rows]
-    for index, ((key, row), colour) in enumerate(zip(rows.items(), colours, strict=True)):
-        values = np.array([row[d.key] for d in DIMENSIONS], dtype=float)
+    scores = {
+        key: np.array([row[d.key] for d in DIMENSIONS], dtype=float) for key, row in rows.items()
+    }
+    # Means over judge samples (`judge --samples 3`) print one decimal ("3.3"; `:g` printed
+    # "3.33333" and each label ran into its neighbour's); at one column two of them side by
+    # side still touch, so they stand upright there, as "N/A" does.
+    decimals = any(np.any(v[~np.isnan(v)] % 1 != 0) for v in scores.values())
+    upright = 90 if decimals and ctx.narrow else 0
+    for index, ((key, values), colour) in enumerate(zip(scores.items(), colours, strict=True)):
         offset = x + (index - 0.5) * 0.4
         axis.bar(offset, np.nan_to_num(values - 1), bottom=1, width=0.38, color=colour,
                  edgecolor="black", linewidth=0.3, label=names[key])  # fmt: skip
@@ -135,8 +142,8 @@ def _score_bars(ctx: FigureContext, container: Figure | SubFigure, rows: dict[st
             if np.isnan(value):
                 axis.text(position, 1.08, "N/A", ha="center", va="bottom", rotation=90, fontsize=6)
             else:
-                axis.text(position, value + 0.05, f"{value:g}", ha="center", va="bottom",
-                          fontsize=6)  # fmt: skip
+                axis.text(position, value + 0.05, f"{value:.1f}".removesuffix(".0"),
+                          ha="center", va="bottom", rotation=upright, fontsize=6)  # fmt: skip
     axis.set_xticks(x, [dimension_label(d.key) for d in DIMENSIONS], rotation=45, ha="right",
                     rotation_mode="anchor")  # fmt: skip
     axis.set_ylim(1, 5.6)

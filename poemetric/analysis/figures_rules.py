@@ -125,10 +125,13 @@ def form_heatmap(ctx: FigureContext) -> Drawing:
                                colour_label="pass rate", value_range=SHARE,
                                row_labels=ctx.labels.author_list(matrix.index),
                                column_title="poem form")  # fmt: skip
+    # A form an author has no checked poem of is a blank cell: the caption's "2 checked poems
+    # per cell" held for every other cell, and the blank was not said.
+    blank = " A blank cell: no checked poem of that form." if matrix.isna().to_numpy().any() else ""
     caption = (
         "Share of poems passing the rule-based form check, per author and poem form "
         f"({counted_poems(by_form['n'], 'checked poem')} per cell; "
-        f"{pass_rule(checks)})."
+        f"{pass_rule(checks)}).{blank}"
     )
     return Drawing(figure, caption)
 

@@ -328,7 +328,7 @@ def radar(ctx: FigureContext, max_authors: Count = 8) -> Drawing:
         closed = np.append(values, values[0])
         axis.plot(np.append(angles, angles[0]), closed, styles[index % 4], color=colours[author],
                   linewidth=1.6 if author == HUMAN_AUTHOR else 0.9, label=ctx.label(author))  # fmt: skip
-    axis.set_xticks(angles, [dimension_label(str(k)) for k in matrix.columns])
+    axis.set_xticks(angles, [_title(str(k)) for k in matrix.columns])
     axis.tick_params(axis="x", pad=-5)
     # Each label grows away from the rim (centred, "Form" at 0 degrees and "Emotion" at 180
     # sat across the circle and the author lines).
@@ -351,5 +351,6 @@ def radar(ctx: FigureContext, max_authors: Count = 8) -> Drawing:
     caption = (
         f"Dimension profile (mean score, 1 at the centre to 5 at the rim) of "
         f"{radar_who(ctx, chosen, llms)}, judged by {ctx.judge_label}, over {poems} each."
+        f"{na_note([str(k) for k in matrix.columns])}"
     )
     return Drawing(figure, caption)

@@ -26,6 +26,7 @@ from poemetric.paths import replaced_when_done
 from poemetric.tables.cells import _cell, _is_count, _keys, _numeric
 from poemetric.tables.headers import column_digits, readable
 from poemetric.tables.latex_layout import (
+    CAPTION_GAP_PT,
     Placement,
     balanced_groups,
     fits_sideways,
@@ -190,7 +191,12 @@ def _latex_block(frame: pd.DataFrame, columns: Sequence[str], caption: str, labe
         if place.sideways:
             body = [r"\begin{landscape}", *body, r"\end{landscape}"]
         return [_ONE_COLUMN, *body, r"\poemetricresume"]
-    return [rf"\begin{{{place.environment}}}[tp]", r"\centering", r"\small", *title,
+    # A caption above a float's tabular has no skip below it (LaTeX puts \abovecaptionskip
+    # above a caption, booktabs' \abovetopsep is 0pt): the top rule ran along the caption's
+    # last line. booktabs' gap above a top rule sets it off, local to this float (its height:
+    # latex_layout.CAPTION_GAP_PT).
+    gap = [rf"\setlength{{\abovetopsep}}{{{CAPTION_GAP_PT:g}pt}}"] if caption else []
+    return [rf"\begin{{{place.environment}}}[tp]", r"\centering", r"\small", *title, *gap,
             rf"\begin{{tabular}}{{{''.join(align)}}}", r"\toprule", header, r"\midrule", *rows,
             r"\bottomrule", r"\end{tabular}", rf"\end{{{place.environment}}}"]  # fmt: skip
 

@@ -23,10 +23,13 @@ COLUMN_PT = 219.0
 TEXT_PT = 455.0
 LANDSCAPE_PT = 640.0
 COLUMN_PAD_PT = 12.0  # \tabcolsep on both sides
+#: The gap between a float's caption and its top rule (booktabs' \abovetopsep, 0pt unset).
+CAPTION_GAP_PT = 5.0
 #: A line of a table at \small of an 11 pt document (its baselineskip), and what a float adds
-#: to its lines: the booktabs rules and their gaps, the skip above the caption, struts.
+#: to its lines: the booktabs rules and their gaps, the skip above the caption and the gap
+#: below it, struts.
 LINE_PT = 12.0
-FLOAT_EXTRA_PT = 27.0
+FLOAT_EXTRA_PT = 27.0 + CAPTION_GAP_PT
 #: The caption's label, as wide as printed up to table 99.
 CAPTION_LABEL = "Table 99: "
 

@@ -28,11 +28,15 @@ ABBREVIATIONS = {"form": "Form", "theme": "Thm", "vocabulary": "Voc", "creativit
                  "literary_devices": "Dev", "overall_quality": "Qual", "human_authorship": "Auth"}  # fmt: skip
 
 
-def _number(value: object) -> float | None:
+def _score(value: object) -> float | None:
+    """A form-check score as the card prints it (two decimals), rounded here as the checker's
+    summary above it rounds (Python's): report.js's toFixed(2) rounds half up, so a meter of
+    0.625 read 0.63 under a summary saying 0.62, and a score first rounded to three decimals
+    (0.6951 -> 0.695) was rounded again, down (0.69 beside the summary's 0.70)."""
     if value is None:
         return None
     number = float(value)  # type: ignore[arg-type]
-    return None if math.isnan(number) else round(number, 3)
+    return None if math.isnan(number) else round(number, 2)
 
 
 def _check(row: Any) -> dict[str, Any]:
@@ -49,9 +53,9 @@ def _check(row: Any) -> dict[str, Any]:
     ]
     return {
         "ok": None if row["passed"] is None else int(row["passed"]),
-        "f": _number(row["form_score"]),
-        "m": _number(row["meter_score"]),
-        "r": _number(row["rhyme_score"]),
+        "f": _score(row["form_score"]),
+        "m": _score(row["meter_score"]),
+        "r": _score(row["rhyme_score"]),
         "s": str(explanation.get("summary") or ""),
         "i": issues,
         "e": row["error"] or "",
