@@ -119,6 +119,45 @@ def test_constrained_decoding_keeps_within_max_tokens(smollm2: Any) -> None:
 
 
 @pytest.mark.parametrize(
+    "configured", [{"top_k": 1}, {"top_p": 1e-6}, {"temperature": 1e-4}], ids=str
+)
+def test_a_sampled_answer_draws_as_the_models_generation_config_says(
+    smollm2: Any, configured: dict[str, Any]
+) -> None:
+    """The paper's model-default rule: a judge file that sets no sampling samples as the model's
+    own generation config says, as `generate()` does for a free-text answer. Constrained
+    decoding read only the request's settings: a config sampling with top_k 1 (or a tiny top_p
+    or temperature, each all but greedy) was drawn at temperature 1 from every allowed token,
+    and the comment came out other than the greedy one."""
+    from poemetric.providers.registry import create_provider
+    from poemetric.providers.transformers_decoding import generate_structured
+    from poemetric.roster import load_roster
+
+    text = 'Rate this line from 7 to 12 and say why: "The cat sat on the mat."'
+    provider = create_provider(load_roster("judges")["smollm2-135m"])
+    model = provider.model  # the cached model the provider decodes with
+    greedy = generate_structured(model, _chat(model, text), TWO_SLOTS, {"do_sample": False})
+    assert greedy is not None and len(model.encode([json.loads(greedy.text)["why"]])[0]) >= 4
+    config = model.model.generation_config
+    saved = {name: getattr(config, name) for name in ("do_sample", *configured)}
+    try:
+        for name, value in {"do_sample": True, **configured}.items():
+            setattr(config, name, value)
+        request = GenerationRequest(
+            (ChatMessage(role="user", content=text),),
+            GenerationSettings(),
+            response_schema=ResponseSchema("two", TWO_SLOTS),
+        )
+        answers = provider.run_batch([request] * 3)  # decoded together, unseeded
+    finally:
+        for name, value in saved.items():
+            setattr(config, name, value)
+    for answer in answers:  # at temperature 1, each one of them came out greedy at times
+        assert not isinstance(answer, ProviderError), answer
+        assert answer.text == greedy.text
+
+
+@pytest.mark.parametrize(
     ("schema", "problem"),
     [
         ({"type": "array"}, "has type 'array'"),

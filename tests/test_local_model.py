@@ -399,3 +399,19 @@ def test_a_local_model_that_cannot_load_is_tried_once(
     for result in results:
         assert isinstance(result, ProviderError) and not result.retryable
         assert f"transformers: could not load '{tmp_path}/broken.gguf'" in str(result)
+
+
+def test_generating_leaves_the_models_list_of_end_tokens_as_it_was(smollm2: Any) -> None:
+    """A generation config whose eos_token_id is a list (Llama 3's three end tokens): each
+    batch's search for the end of its answers appended the tokenizer's end token to the model's
+    own list, which grew by one a batch for as long as the process ran."""
+    config = smollm2.model.generation_config
+    saved = config.eos_token_id
+    try:
+        config.eos_token_id = [smollm2.tokenizer.eos_token_id]
+        prompt = smollm2.chat_ids([{"role": "user", "content": "Say hi."}], None)
+        for _ in range(2):
+            smollm2.generate([prompt], {"max_new_tokens": 2, "do_sample": False})
+        assert config.eos_token_id == [smollm2.tokenizer.eos_token_id]
+    finally:
+        config.eos_token_id = saved

@@ -351,9 +351,8 @@ class LocalCausalLM:
 
     def _eos_ids(self) -> set[int]:
         configured = self.model.generation_config.eos_token_id
-        ids = configured if isinstance(configured, list) else [configured]
-        if self.tokenizer.eos_token_id is not None:
-            ids.append(self.tokenizer.eos_token_id)
+        ids = [*configured] if isinstance(configured, list) else [configured]  # a copy
+        ids.append(self.tokenizer.eos_token_id)
         return {int(i) for i in ids if i is not None}
 
 

@@ -91,6 +91,7 @@ class TransformersProvider(InProcessBatchProvider):
         }
     )
     prefers_batches: ClassVar[bool] = True
+    pads_batches: ClassVar[bool] = True
     remote: ClassVar[bool] = False
 
     def __init__(self, spec: ModelSpec) -> None:

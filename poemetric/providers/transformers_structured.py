@@ -13,7 +13,11 @@ the model's own tokens among those that can stand inside a JSON string unescaped
 backslash or control character) until it picks a token that starts with a quote (the string
 closes) or `MAX_STRING_TOKENS` is reached.
 Choices follow the request's sampling: greedy unless the model's generation config or the
-settings sample. The text is therefore always a valid JSON object of the schema's shape.
+settings sample, and a sampled choice draws with the temperature, top_k and top_p that
+`generate()` would use (the request's, else the generation config's, else transformers' defaults:
+1.0, 50 and 1.0; `generate_sampling`). Other logits processors a generation config may name
+(repetition_penalty, min_p...) are not applied. The text is therefore always a valid JSON object
+of the schema's shape.
 
 The request's `max_new_tokens` (the model file's `settings.max_tokens`, else the provider's
 `default_max_tokens`) bounds every token of the object, forced or chosen, as it bounds a free-text
@@ -188,6 +192,28 @@ def string_vocabulary(model: LocalCausalLM) -> StringVocabulary:
     return vocabulary
 
 
+#: What `generate()` samples with where neither the request nor the model's generation config
+#: sets a value (transformers' `GenerationConfig` defaults: top_k 50 is on unless set to 0).
+GENERATE_DEFAULTS: dict[str, Any] = {
+    "do_sample": False,
+    "temperature": 1.0,
+    "top_k": 50,
+    "top_p": 1.0,
+}
+
+
+def generate_sampling(config: Any, sampling: dict[str, Any]) -> dict[str, Any]:
+    """`sampling` completed as `generate()` completes it: each of `do_sample`, `temperature`,
+    `top_k` and `top_p` the request's value, else the model's generation config's (`config`),
+    else `generate()`'s default. `pick` then draws as a free-text answer does."""
+    completed = dict(sampling)
+    for name, default in GENERATE_DEFAULTS.items():
+        if completed.get(name) is None:
+            configured = getattr(config, name, None)
+            completed[name] = configured if configured is not None else default
+    return completed
+
+
 def pick(logits: Any, allowed: Any, sampling: dict[str, Any]) -> int:
     """The model's pick among `allowed` token ids (a LongTensor) under the sampling, from the
     next token's `logits` (float, one row)."""
@@ -230,7 +256,8 @@ class ObjectRow:
     ) -> None:
         self.model = model
         self.slots = list(slots)
-        self.sampling = sampling
+        #: As `generate()` would sample: the model's generation config fills in what is unset.
+        self.sampling = generate_sampling(model.model.generation_config, sampling)
         self.prompt_tokens = len(prompt)
         #: Every token of the object, forced or chosen, counts against it (None: unbounded).
         self.budget: int | None = sampling.get("max_new_tokens")
