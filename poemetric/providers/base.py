@@ -310,10 +310,6 @@ class Provider(ABC):
     #: True when one process can serve many requests at once more efficiently as a single batch
     #: (vLLM's offline engine); the runner then calls `generate_batch` with many requests.
     prefers_batches: ClassVar[bool] = False
-    #: True when `generate_batch` pads each request to its batch's longest prompt (the
-    #: `transformers` engine): the runner then hands it its jobs longest prompt first, so that
-    #: a chunk holds prompts of like length and little of its prefill is padding.
-    pads_batches: ClassVar[bool] = False
     #: Whether the provider needs network access / an API key (the roster reads it: a remote
     #: provider's model without prices has an unknown price, not a free one).
     remote: ClassVar[bool] = True

@@ -91,7 +91,6 @@ class TransformersProvider(InProcessBatchProvider):
         }
     )
     prefers_batches: ClassVar[bool] = True
-    pads_batches: ClassVar[bool] = True
     remote: ClassVar[bool] = False
 
     def __init__(self, spec: ModelSpec) -> None:

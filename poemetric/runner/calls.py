@@ -214,9 +214,7 @@ def _not_a_completion(run: ModelRun, value: object) -> ProviderError:
 async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[Job]) -> None:
     """Providers that prefer batches (vLLM offline engine): `generate_batch` on large chunks
     (no larger than the provider's `chunk_limit()`, where it has one); follow-up turns go into
-    later chunks. An engine that pads its batches (`pads_batches`) gets its jobs longest prompt
-    first (`longest_prompt_first`). Each chunk's answers are stored as soon as it returns, under
-    their own jobs' keys. A `chunk_limit` that
+    later chunks. Each chunk's answers are stored as soon as it returns. A `chunk_limit` that
     raises (or returns neither an int nor None) stops the model: an adapter's bug. An
     in-process engine loads first (`loading`): a stop during its load leaves every job."""
     try:
@@ -227,7 +225,7 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
     if not await loading.loaded_unless_stopped(provider, run.spec.name):
         return  # a stop while the model loaded: its jobs are left for the next run
     size = max(1, min(run.options.chunk_size, limit or run.options.chunk_size))
-    queue = longest_prompt_first(jobs) if getattr(provider, "pads_batches", False) else list(jobs)
+    queue = list(jobs)
     while queue:
         chunk: list[Job] = []
         reserved: list[Estimate] = []
@@ -250,14 +248,6 @@ async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[J
             _store_chunk(run, chunk, reserved, queue, await _answers(run, provider, chunk))
         finally:
             stopping.call_done()
-
-
-def longest_prompt_first(jobs: Sequence[Job]) -> list[Job]:
-    """`jobs` by the length of their prompts (characters, all turns), longest first; jobs of one
-    length keep their order. For an engine that pads a batch to its longest prompt: chunks of
-    like length waste little prefill on padding, and the longest chunk, the one most likely to
-    run out of memory, runs first."""
-    return sorted(jobs, key=lambda job: -sum(len(m.content) for m in job.request.messages))
 
 
 async def _answers(
