@@ -7,7 +7,7 @@ import shutil
 import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import hypothesis
 import pytest
@@ -200,14 +200,74 @@ def wordnet_or_skip() -> None:
         pytest.skip(str(error))
 
 
+#: The modules whose tests take the `smollm2` fixture (the packaged SmolLM2, loaded in the test
+#: process). `make test` distributes tests by file (`--dist loadfile`) but sends these modules to
+#: one worker as one unit (`pytest_xdist_make_scheduler` below): the model loads once in the whole
+#: run instead of once per worker (about 20 s of CPU each), and the unit, with more tests than
+#: most files, is handed out early (xdist hands out the units with the most tests first; alone,
+#: the one test of test_probe_reference_scores.py, which loads a second copy, came near the end).
+#: pytest-xdist's own `xdist_group` marks do not group under pytest 9 (`--dist loadgroup` writes
+#: the group into `item._nodeid`, which pytest 9 no longer reads). tests/test_suite_grouping.py
+#: checks that every module taking the fixture is named here.
+SMOLLM2_MODULES = frozenset(
+    {
+        "test_local_judge.py",
+        "test_local_judge_batched.py",
+        "test_local_model.py",
+        "test_probe_cache_recall.py",
+        "test_probe_reference_scores.py",
+        "test_probe_resume.py",
+    }
+)
+SMOLLM2_UNIT = "tests/<SmolLM2 modules>"
+
+
+def xdist_work_unit(nodeid: str) -> str:
+    """The work unit of a test under `--dist loadfile`: its file, or one unit for every module
+    of SMOLLM2_MODULES."""
+    path = nodeid.split("::", 1)[0]
+    return SMOLLM2_UNIT if Path(path).name in SMOLLM2_MODULES else path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile` with the SmolLM2 modules in one unit (see SMOLLM2_MODULES); any other
+    distribution is pytest-xdist's own."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class LoadFileSharingSmolLM2(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_work_unit(nodeid)
+
+    return LoadFileSharingSmolLM2(config, log)
+
+
 @pytest.fixture(scope="session")
-def smollm2() -> object:
-    """The packaged SmolLM2-135M-Instruct, loaded once per test worker (float32, CPU)."""
+def _smollm2_loaded() -> object:
     local_extra_or_skip()
     from poemetric.providers.transformers_provider import local_model_for
     from poemetric.roster import load_roster
 
     return local_model_for(load_roster("generators")["smollm2-135m"])
+
+
+@pytest.fixture
+def smollm2(_smollm2_loaded: object) -> object:
+    """The packaged SmolLM2-135M-Instruct, loaded once per test worker (float32, CPU), and the
+    model poemetric's loader returns for it during the test: a provider or an in-process `probe
+    run` of smollm2-135m shares it. An earlier test that loaded another model (a broken file, a
+    tiny BERT) released it from the loader's one-model cache (`release_models`), and the next
+    provider loaded SmolLM2 again (about 20 s of CPU); it is put back, as if loaded again."""
+    from poemetric.providers.transformers_provider import local_model_for
+    from poemetric.roster import load_roster
+
+    loaded: Any = _smollm2_loaded
+    spec = load_roster("generators")["smollm2-135m"]
+    if local_model_for(spec, loader=lambda *args, **kwargs: loaded) is not loaded:
+        raise AssertionError("poemetric's loader kept another SmolLM2 than the fixture's")
+    return loaded
 
 
 class DemoTemplate(NamedTuple):

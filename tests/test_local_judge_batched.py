@@ -86,8 +86,8 @@ def test_greedy_rows_in_step_decode_together_as_one_at_a_time(smollm2: Any) -> N
     forward passes of one request, and gives each request the answer it gets alone."""
     from poemetric.providers.transformers_decoding import generate_structured
 
-    # The provider's own model: an earlier test on this worker may have released the cached
-    # one (`release_models`), and the provider then loads another beside the `smollm2` fixture.
+    # The provider's own model, counted on: the `smollm2` fixture's, which the fixture puts back
+    # into the loader's cache when an earlier test on this worker released it (`release_models`).
     provider = _provider(batch_size=3)
     model = provider.model
     prompts = [_chat(model, text) for text in SAME_LENGTH]

@@ -2,8 +2,8 @@
 
 Skips outside CI when the `local` extra is missing; under CI=true it must run. All tests share
 one loaded model per worker (`smollm2` fixture); `make test` distributes tests by file
-(`--dist loadfile`), so this module runs on one worker and the model loads once in the whole run
-(about 15-20 s). (pytest-xdist's `loadgroup` would be finer, but with pytest 9 it does not group.)
+(`--dist loadfile`) and sends this module and the other SmolLM2 modules to one worker as one unit
+(`SMOLLM2_MODULES` in tests/conftest.py), so the model loads once in the whole run (about 20 s).
 """
 
 from __future__ import annotations
@@ -415,3 +415,27 @@ def test_generating_leaves_the_models_list_of_end_tokens_as_it_was(smollm2: Any)
         assert config.eos_token_id == [smollm2.tokenizer.eos_token_id]
     finally:
         config.eos_token_id = saved
+
+
+def test_the_smollm2_fixture_is_the_model_the_loader_returns_after_a_release(
+    request: pytest.FixtureRequest,
+) -> None:
+    """A test that loaded another model (the broken file above, a tiny BERT) released SmolLM2
+    from the loader's one-model cache, and the next provider or in-process `probe run` of
+    smollm2-135m loaded it again (about 20 s of CPU) beside the fixture's. The `smollm2` fixture
+    puts the worker's model back: the provider's loader is not called."""
+    from poemetric.providers.transformers_engine import release_models
+    from poemetric.providers.transformers_provider import TransformersProvider, local_model_for
+    from poemetric.roster import load_roster
+
+    request.getfixturevalue("_smollm2_loaded")  # loaded before this test, as on a worker
+    release_models()  # what loading any other model does first
+    model = request.getfixturevalue("smollm2")
+
+    def must_not_load(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("SmolLM2 was loaded again")
+
+    for kind in ("generators", "judges"):
+        spec = load_roster(kind)["smollm2-135m"]
+        assert local_model_for(spec, loader=must_not_load) is model
+        assert TransformersProvider(spec).model is model

@@ -47,7 +47,11 @@ def reference_model() -> tuple[Any, Any]:
     return tokenizer, model.eval()
 
 
-def test_stored_hf_scores_are_the_models_own_loss_on_each_whole_text(tmp_path: Path) -> None:
+def test_stored_hf_scores_are_the_models_own_loss_on_each_whole_text(
+    smollm2: Any, tmp_path: Path
+) -> None:
+    """`probe run` scores with the worker's loaded SmolLM2 (`smollm2`, which poemetric's loader
+    returns); the reference is the same file loaded apart, by transformers alone."""
     import torch
 
     tokenizer, model = reference_model()

@@ -26,6 +26,7 @@ is decoded alone, as a free-text one is.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from typing import Any, ClassVar
 
@@ -57,8 +58,11 @@ DEFAULT_MAX_TOKENS = 512
 DEFAULT_BATCH = 8
 
 
-def local_model_for(spec: ModelSpec) -> LocalCausalLM:
-    """Load (once per process) the model a `transformers` model file names."""
+def local_model_for(
+    spec: ModelSpec, *, loader: Callable[..., LocalCausalLM] = LocalCausalLM
+) -> LocalCausalLM:
+    """Load (once per process) the model a `transformers` model file names; `loader` makes it
+    when it is not loaded (`load_causal_lm`)."""
     options = spec.options
     source = resolve_source(
         spec.model,
@@ -70,6 +74,7 @@ def local_model_for(spec: ModelSpec) -> LocalCausalLM:
         device=str(options.get("device", "auto")),
         dtype=str(options.get("dtype", "float32")),
         trust_remote_code=bool(options.get("trust_remote_code", False)),
+        loader=loader,
     )
 
 
