@@ -237,6 +237,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
         return None
     from xdist.scheduler import LoadFileScheduling
 
+    if not hasattr(LoadFileScheduling, "_split_scope"):  # a private hook: gone, xdist's own
+        return None
+
     class LoadFileSharingSmolLM2(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return xdist_work_unit(nodeid)
