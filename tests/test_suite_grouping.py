@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import SMOLLM2_MODULES, SMOLLM2_UNIT, xdist_work_unit
 
 TESTS = Path(__file__).parent
