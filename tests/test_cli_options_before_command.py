@@ -138,3 +138,22 @@ def _refused_or_run(args: list[str]) -> str:
     """"refused" where the line is refused as an option given twice, else "run"."""
     result = CliRunner().invoke(app, [*args, "--dry-run"], env={"COLUMNS": "400"})
     return "refused" if "is given twice" in result.output else "run"
+
+
+def test_the_end_of_options_marker_before_a_command_is_no_option(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    """`judge -- recognise ...` was refused as `--: options written before `recognise``, though
+    `--` only ends `judge`'s options: the command runs as without it."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=1).close()
+    answer = json.dumps({"title": "T", "author": "A"})
+    with OpenAIServer(lambda call: answer, api_key=TEST_KEY) as server:
+        write_judge(user_model, "j", server.base_url)
+        result = CliRunner().invoke(app, ["judge", "--", "recognise", "--run", str(run),
+                                          "--judge", "j", "--no-progress"])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert len(server.generation_requests) == 1
+    line = _refused(["judge", "--run", "runs/x", "--", "recognise"])
+    assert line.startswith("error: --run runs/x: options written before `recognise`")
+    assert line.endswith("the command's name: poemetric judge recognise --run runs/x")

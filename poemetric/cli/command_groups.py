@@ -45,8 +45,10 @@ class OptionsAfterCommandGroup(TyperGroup):
             after = [*command, *rest]
             before = args[: len(args) - len(after)]
             if before and args[len(before) :] == after:
+                if before[-1] == "--":  # the end of the group's options, not an option
+                    before = before[:-1]
                 ctx.meta[BEFORE] = before
-                if self.refuses_options_before:
+                if before and self.refuses_options_before:
                     self._refuse_options_before(ctx, before, command[0], rest)
         return rest
 
