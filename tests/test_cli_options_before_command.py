@@ -135,7 +135,7 @@ def test_a_second_judge_after_a_space_is_answered_with_the_list(
 
 
 def _refused_or_run(args: list[str]) -> str:
-    """"refused" where the line is refused as an option given twice, else "run"."""
+    """`refused` where the line is refused as an option given twice, else `run`."""
     result = CliRunner().invoke(app, [*args, "--dry-run"], env={"COLUMNS": "400"})
     return "refused" if "is given twice" in result.output else "run"
 

@@ -95,7 +95,6 @@ class OptionsAfterCommandGroup(TyperGroup):
             )
         return super().resolve_command(ctx, args)
 
-
     def _with_word_meant(self, before: list[str], word: str, args: list[str]) -> list[str]:
         """The words of the line meant: `word` before `args`, or, where `word` is an option
         already given before (`judge --judge gpt-4o claude-3.7-sonnet`, a list written with a
