@@ -122,7 +122,7 @@ def _names(param: Any) -> set[str]:
 
 def _option_names(command: Command) -> set[str]:
     params: list[Any] = list(command.params)
-    return {name for param in params for name in (*param.opts, *param.secondary_opts)}
+    return {name for param in params for name in _names(param)}
 
 
 class JudgeGroup(OptionsAfterCommandGroup):
