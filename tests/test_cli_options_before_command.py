@@ -114,3 +114,46 @@ def test_options_before_a_models_command_are_still_passed_on() -> None:
     result = CliRunner().invoke(app, ["models", "--judges", "show", "gpt-4o"])
     assert result.exit_code == 0, result.output
     assert "/judges/gpt-4o.yaml" in result.output.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("judge", "meant"),
+    [(["--judge", "gpt-4o"], ["--judge", "gpt-4o,claude-3.7-sonnet"]),
+     (["-j", "gpt-4o"], ["-j", "gpt-4o,claude-3.7-sonnet"]),
+     (["--judge=gpt-4o"], ["--judge=gpt-4o,claude-3.7-sonnet"])],
+)  # fmt: skip
+def test_a_second_judge_after_a_space_is_answered_with_the_list(
+    judge: list[str], meant: list[str]
+) -> None:
+    """`judge --judge gpt-4o claude-3.7-sonnet` (a list written with a space) was answered with
+    `--judge gpt-4o --judge claude-3.7-sonnet`, a line refused as an option given twice."""
+    line = _refused(["judge", "--run", "runs/x", *judge, "claude-3.7-sonnet", "--limit", "3"])
+    written = line.rsplit("is a judge: ", 1)[1]
+    assert shlex.split(written) == ["poemetric", "judge", "--run", "runs/x", *meant,
+                                    "--limit", "3"]  # fmt: skip
+    assert _refused_or_run(shlex.split(written)[1:]) != "refused"
+
+
+def _refused_or_run(args: list[str]) -> str:
+    """`refused` where the line is refused as an option given twice, else `run`."""
+    result = CliRunner().invoke(app, [*args, "--dry-run"], env={"COLUMNS": "400"})
+    return "refused" if "is given twice" in result.output else "run"
+
+
+def test_the_end_of_options_marker_before_a_command_is_no_option(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    """`judge -- recognise ...` was refused as `--: options written before `recognise``, though
+    `--` only ends `judge`'s options: the command runs as without it."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=1).close()
+    answer = json.dumps({"title": "T", "author": "A"})
+    with OpenAIServer(lambda call: answer, api_key=TEST_KEY) as server:
+        write_judge(user_model, "j", server.base_url)
+        result = CliRunner().invoke(app, ["judge", "--", "recognise", "--run", str(run),
+                                          "--judge", "j", "--no-progress"])  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert len(server.generation_requests) == 1
+    line = _refused(["judge", "--run", "runs/x", "--", "recognise"])
+    assert line.startswith("error: --run runs/x: options written before `recognise`")
+    assert line.endswith("the command's name: poemetric judge recognise --run runs/x")

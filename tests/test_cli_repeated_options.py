@@ -63,3 +63,14 @@ def test_the_same_value_twice_and_a_flag_both_ways_are_left_alone(tmp_path: Path
     assert same.exit_code == 0, same.output
     flags = CliRunner().invoke(app, [*args, "--models", "markov", "--no-progress", "--progress"])
     assert flags.exit_code == 0, flags.output
+
+
+def test_a_number_twice_is_not_told_to_be_comma_separated(tmp_path: Path) -> None:
+    """`--max-cost`'s help says "in this command": "comma" was read as a list, and the line
+    said to give `--max-cost 5,10`, which `--max-cost` refuses as no number."""
+    line = _refused(["generate", "--run", str(tmp_path / "x"), "--models", "markov",
+                     "--max-cost", "5", "--max-cost", "10", "--dry-run"])  # fmt: skip
+    assert line == (
+        "error: --max-cost is given twice (5, 10), and only the last would count; give it once"
+    )
+    assert not (tmp_path / "x").exists()

@@ -65,9 +65,13 @@ def test_the_error_says_what_to_write(args: list[str], expected: str) -> None:
         (["analyze", "--run", "runs/x", "extra"], "Got unexpected extra argument(s) (extra)"),
         (["analyze", "--runs", "runs/x"], "No such option: --runs (Possible options: --run)"),
         (["--foo", "analyze"], "No such option: --foo"),
+        # a second judge after a space, not a run folder: was "give --run claude-3.7-sonnet"
+        (["analyze", "--judge", "gpt-4o", "claude-3.7-sonnet"],
+         "Got unexpected extra argument(s) (claude-3.7-sonnet)"),
+        (["figures", "--authors", "human", "gpt-4o"], "Got unexpected extra argument(s) (gpt-4o)"),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else "",
-)
+)  # fmt: skip
 def test_no_hint_where_none_is_known(args: list[str], expected: str) -> None:
     assert _usage_error(args) == expected
 
@@ -87,3 +91,14 @@ def test_a_run_where_export_takes_tables(
         f"poemetric export calls --run {word}"
     )
     assert not Path("runs/x/export").exists()
+
+
+def test_a_folder_that_exists_is_a_run_folder_without_a_slash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("pilot").mkdir()
+    assert _usage_error(["analyze", "pilot"]) == (
+        "Got unexpected extra argument(s) (pilot); a run folder is given with --run: "
+        "poemetric analyze --run pilot"
+    )

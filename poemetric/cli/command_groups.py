@@ -45,8 +45,10 @@ class OptionsAfterCommandGroup(TyperGroup):
             after = [*command, *rest]
             before = args[: len(args) - len(after)]
             if before and args[len(before) :] == after:
+                if before[-1] == "--":  # the end of the group's options, not an option
+                    before = before[:-1]
                 ctx.meta[BEFORE] = before
-                if self.refuses_options_before:
+                if before and self.refuses_options_before:
                     self._refuse_options_before(ctx, before, command[0], rest)
         return rest
 
@@ -84,7 +86,8 @@ class OptionsAfterCommandGroup(TyperGroup):
             if self.word_meant and not close:
                 word, what = self.word_meant
                 before = ctx.meta.get(BEFORE, [])
-                line = shlex.join(["poemetric", str(ctx.info_name), *before, word, *args])
+                words = self._with_word_meant(before, word, args)
+                line = shlex.join(["poemetric", str(ctx.info_name), *words])
                 meant = f"; if {name!r} is {what}: {line}"
             raise error_exit(
                 f"`poemetric {ctx.info_name}` has no command {name!r}{close}; its commands: "
@@ -92,10 +95,34 @@ class OptionsAfterCommandGroup(TyperGroup):
             )
         return super().resolve_command(ctx, args)
 
+    def _with_word_meant(self, before: list[str], word: str, args: list[str]) -> list[str]:
+        """The words of the line meant: `word` before `args`, or, where `word` is an option
+        already given before (`judge --judge gpt-4o claude-3.7-sonnet`, a list written with a
+        space), `args`' first word added to its value, comma-separated: `--judge gpt-4o --judge
+        claude-3.7-sonnet` would be refused as an option given twice."""
+        names = next((_names(param) for param in self.params if word in _names(param)), set())
+        given = [i for i, w in enumerate(before) if w.split("=", 1)[0] in names]
+        if not given or not args:
+            return [*before, word, *args]
+        at = given[-1]
+        option, equals, value = before[at].partition("=")
+        words = list(before)
+        if equals:
+            words[at] = f"{option}={value},{args[0]}"
+        elif at + 1 < len(words):
+            words[at + 1] = f"{words[at + 1]},{args[0]}"
+        else:
+            return [*before, word, *args]
+        return [*words, *args[1:]]
+
+
+def _names(param: Any) -> set[str]:
+    return {*param.opts, *param.secondary_opts}
+
 
 def _option_names(command: Command) -> set[str]:
     params: list[Any] = list(command.params)
-    return {name for param in params for name in (*param.opts, *param.secondary_opts)}
+    return {name for param in params for name in _names(param)}
 
 
 class JudgeGroup(OptionsAfterCommandGroup):

@@ -6,6 +6,7 @@ list; under make, the variable that gives the option)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from poemetric.cli.options import error_exit
@@ -22,6 +23,10 @@ MAKE_VARIABLES = {
     "--judge": "JUDGE",
     "--limit": "LIMIT",
 }
+#: How an option that takes a list says so in its help ("Comma-separated model names ...").
+#: Not "comma" alone: `--max-cost`'s help ("Spend at most USD in this command") holds it too, and
+#: `--max-cost 5 --max-cost 10` was told to give `--max-cost 5,10`, which is no number.
+TAKES_LIST = re.compile(r"\bcomma[- ]separated\b", re.IGNORECASE)
 
 
 def refuse_repeated_options(ctx: Context, words: list[str]) -> None:
@@ -57,7 +62,7 @@ def refuse_repeated_options(ctx: Context, words: list[str]) -> None:
 def _message(option: str, values: list[str], param: Any) -> str:
     listed = ", ".join(values)
     counted = "twice" if len(values) == 2 else f"{len(values)} times"
-    takes_list = "comma" in (param.help or "").lower()
+    takes_list = bool(TAKES_LIST.search(param.help or ""))
     joined = ",".join(dict.fromkeys(values))
     variable = MAKE_VARIABLES.get(option) if run_by_make() else None
     if variable:

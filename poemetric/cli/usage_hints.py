@@ -12,8 +12,10 @@ place:
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from typer.core import TyperGroup
@@ -97,11 +99,21 @@ def _named_command(
 
 
 def _run_folder_hint(ctx: Context, word: str, words: list[str]) -> str | None:
-    """`poemetric analyze runs/x`: a word too many, where the command takes `--run`."""
+    """`poemetric analyze runs/x`: a word too many, where the command takes `--run`, that reads
+    as a folder (a path, or a folder that exists): `analyze --judge gpt-4o claude-3.7-sonnet` was
+    told to give `--run claude-3.7-sonnet`."""
     if "--run" not in _options(ctx.command) or "--run" in words or words.count(word) != 1:
+        return None
+    if not _reads_as_a_folder(word):
         return None
     replaced = [part for w in words for part in (["--run", w] if w == word else [w])]
     return f"a run folder is given with --run: {shlex.join(['poemetric', *replaced])}"
+
+
+def _reads_as_a_folder(word: str) -> bool:
+    """`runs/x`, `./x`, `runs/x/poemetric.sqlite`, or a folder that exists (`x` beside runs)."""
+    path = Path(word)
+    return "/" in word or os.sep in word or path.suffix == ".sqlite" or path.is_dir()
 
 
 def _path(ctx: Context) -> list[str]:
