@@ -74,3 +74,17 @@ def test_a_number_twice_is_not_told_to_be_comma_separated(tmp_path: Path) -> Non
         "error: --max-cost is given twice (5, 10), and only the last would count; give it once"
     )
     assert not (tmp_path / "x").exists()
+
+
+def test_under_make_a_list_in_args_is_told_the_variable_of_its_own_value(tmp_path: Path) -> None:
+    """`make generate ARGS="--models gpt-4o"` passes make's default `--models markov` first: the
+    line said `MODELS=markov,gpt-4o`, the default the user never wrote joined to their model."""
+    line = _refused(
+        ["generate", "--run", str(tmp_path / "x"), "--models", "markov", "--limit", "1",
+         "--models", "smollm2-135m"],
+        POEMETRIC_MAKE="1",
+    )  # fmt: skip
+    assert line.endswith(
+        "under make, MODELS gives --models: give it once, as MODELS=smollm2-135m "
+        "(or MODELS=markov,smollm2-135m for both), not in ARGS"
+    ), line

@@ -66,8 +66,13 @@ def _message(option: str, values: list[str], param: Any) -> str:
     joined = ",".join(dict.fromkeys(values))
     variable = MAKE_VARIABLES.get(option) if run_by_make() else None
     if variable:
-        once = f"{variable}={joined if takes_list else values[-1]}"
-        how = f"under make, {variable} gives {option}: give it once, as {once}, not in ARGS"
+        # make's own value comes first (its default, as MODELS=markov, when the user set none):
+        # the last is the one written in ARGS; both only where the option takes a list
+        both = f" (or {variable}={joined} for both)" if takes_list else ""
+        how = (
+            f"under make, {variable} gives {option}: give it once, as "
+            f"{variable}={values[-1]}{both}, not in ARGS"
+        )
     elif takes_list:
         how = f"give it once, comma-separated: {option} {joined}"
     else:
