@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from typer.core import TyperGroup
 
 from poemetric.cli.options import error_exit
+from poemetric.cli.usage_hints import option_names
 from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ class OptionsAfterCommandGroup(TyperGroup):
         if command is None:  # not a command: resolve_command says so, with the group's hint
             return
         options = [word.split("=", 1)[0] for word in before if word.startswith("-")]
-        missing = [option for option in options if option not in _option_names(command)]
+        missing = [option for option in options if option not in option_names(command)]
         lacks = (
             f" (`{group} {name}` has no {', '.join(dict.fromkeys(missing))}: "
             f"`{group} {name} --help` lists its options)"
@@ -118,11 +119,6 @@ class OptionsAfterCommandGroup(TyperGroup):
 
 def _names(param: Any) -> set[str]:
     return {*param.opts, *param.secondary_opts}
-
-
-def _option_names(command: Command) -> set[str]:
-    params: list[Any] = list(command.params)
-    return {name for param in params for name in _names(param)}
 
 
 class JudgeGroup(OptionsAfterCommandGroup):

@@ -55,7 +55,7 @@ def _option_hint(ctx: Context, option: str, words: list[str]) -> str | None:
         rest = words[len(names) :]
         path, leaf = _named_command(ctx, command, rest)
         if path:  # `poemetric --run R analyze`, `poemetric form --run R run`
-            if option not in _options(leaf):
+            if option not in option_names(leaf):
                 return None
             moved = list(rest)
             for name in path:
@@ -102,7 +102,7 @@ def _run_folder_hint(ctx: Context, word: str, words: list[str]) -> str | None:
     """`poemetric analyze runs/x`: a word too many, where the command takes `--run`, that reads
     as a folder (a path, or a folder that exists): `analyze --judge gpt-4o claude-3.7-sonnet` was
     told to give `--run claude-3.7-sonnet`."""
-    if "--run" not in _options(ctx.command) or "--run" in words or words.count(word) != 1:
+    if "--run" not in option_names(ctx.command) or "--run" in words or words.count(word) != 1:
         return None
     if not _reads_as_a_folder(word):
         return None
@@ -134,10 +134,11 @@ def _owners(ctx: Context, group: TyperGroup, option: str) -> list[str]:
     return [
         name
         for name in group.list_commands(ctx)
-        if option in _options(group.get_command(ctx, name))
+        if option in option_names(group.get_command(ctx, name))
     ]
 
 
-def _options(command: Command | None) -> set[str]:
+def option_names(command: Command | None) -> set[str]:
+    """Every name of every option of `command` (`--run`, `-r`, `--no-progress`)."""
     params: list[Any] = list(command.params) if command is not None else []
     return {name for param in params for name in (*param.opts, *param.secondary_opts)}
