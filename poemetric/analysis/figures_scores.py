@@ -144,6 +144,13 @@ def _ranked(scores: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return matrix.loc[matrix.mean(axis=1).sort_values(ascending=False).index]
 
 
+def _blank_note(matrix: pd.DataFrame) -> str:
+    """What a blank cell of a score heatmap is, where it has one (it was not said)."""
+    if not matrix.isna().to_numpy().any():
+        return ""
+    return " A blank cell: the author has no mean (every answer N/A)."
+
+
 def _score_heatmap(ctx: FigureContext, ranked: pd.DataFrame) -> Figure:
     """The heatmap of a `_ranked` matrix."""
     keys = [str(k) for k in ranked.columns]
@@ -157,7 +164,8 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
                        dimensions: list[str] | None, experts: bool) -> Drawing:  # fmt: skip
     """`dimension_bars` for more authors than a page of bars holds (31 authors x 10 panels
     were squeezed until every label overlapped): the judge's means as a heatmap."""
-    figure = _score_heatmap(ctx, _ranked(ctx.scores, keys))
+    ranked = _ranked(ctx.scores, keys)
+    figure = _score_heatmap(ctx, ranked)
     what = what_plotted(group, dimensions)
     caption = (
         f"POEMetric scores, {what}, judged by {ctx.judge_label}: mean Likert score per author "
@@ -170,6 +178,7 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
             if experts
             else ""
         )
+        + _blank_note(ranked)
         + na_note(keys)
     )
     return Drawing(figure, caption)
@@ -194,7 +203,7 @@ def all_models(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimens
             f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
             f"score per author over {poems_each(scores)}, authors sorted by their mean "
             f"over these dimensions (shown as a heatmap: bars would not fit at this width; "
-            f"a recipe entry's `layout: bars` forces them).{na_note(keys)}"
+            f"a recipe entry's `layout: bars` forces them).{_blank_note(ranked)}{na_note(keys)}"
         )
         return Drawing(figure, caption)
     panels = [
@@ -268,7 +277,8 @@ def heatmap(ctx: FigureContext) -> Drawing:
     )  # fmt: skip
     caption = (
         f"Mean score per author and dimension, judged by {ctx.judge_label} (1-5; "
-        f"{poems_each(ctx.scores)} per author).{na_note(list(matrix.columns))}"
+        f"{poems_each(ctx.scores)} per author).{_blank_note(matrix)}"
+        f"{na_note(list(matrix.columns))}"
     )
     return Drawing(figure, caption)
 
