@@ -5,8 +5,6 @@ in every one of its poems) its line broke without a word."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import matplotlib.pyplot as plt
 import pytest
 from matplotlib.colors import to_hex

@@ -76,9 +76,7 @@ def test_a_score_heatmap_says_what_a_blank_cell_is(tmp_path: Path, kind: str) ->
     for data in (gap, whole):
         ctx = FigureContext(data, judge="judge-x", width=COLUMN_WIDTHS["one"])
         with figure_style():
-            drawing = (
-                heatmap(ctx) if kind == "heatmap" else all_models(ctx, layout="heatmap")
-            )
+            drawing = heatmap(ctx) if kind == "heatmap" else all_models(ctx, layout="heatmap")
         plt.close(drawing.figure)
         captions.append(drawing.caption)
     assert note in captions[0], captions[0]

@@ -15,7 +15,9 @@ from poemetric.report.svg import Row, interval_chart
 
 def _rows(svg: str) -> dict[str, list[str]]:
     """Each row's label -> the other texts and dots drawn at its height."""
-    labels = dict(re.findall(r'<text x="[\d.]+" y="([\d.]+)" class="label"[^>]*>([^<]*)</text>', svg))
+    labels = dict(
+        re.findall(r'<text x="[\d.]+" y="([\d.]+)" class="label"[^>]*>([^<]*)</text>', svg)
+    )
     drawn: dict[str, list[str]] = {label: [] for label in labels.values()}
     for y, what in re.findall(r'<text x="[\d.]+" y="([\d.]+)" class="missing">([^<]*)', svg):
         drawn[labels[y]].append(what)
