@@ -15,7 +15,7 @@ from matplotlib.container import BarContainer
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.figure_checks import text_problems
-from poemetric.analysis.figures_scores import dimension_bars
+from poemetric.analysis.figures_scores import all_models, dimension_bars, heatmap
 from poemetric.analysis.plotting import COLUMN_WIDTHS, figure_style
 from poemetric.analysis.synthetic import build_synthetic_run
 
@@ -55,3 +55,29 @@ def test_an_author_without_a_mean_gets_no_bar(tmp_path: Path, width: str) -> Non
     assert np.all(np.isfinite(lengths(emotion)))  # every author has an emotion mean
     assert marks == ["n/a"]
     assert problems == []
+
+
+@pytest.mark.parametrize("kind", ["heatmap", "all_models"])
+def test_a_score_heatmap_says_what_a_blank_cell_is(tmp_path: Path, kind: str) -> None:
+    """The score heatmaps left an author's missing mean as a blank cell, unexplained (the
+    pass-rate heatmap says what its blank cells are)."""
+    with build_synthetic_run(
+        tmp_path / "run", authors=("human", "gpt-4o", "o1"), poems_per_form=1
+    ) as store:
+        whole = load_run_data(store)
+        with store.transaction() as db:
+            db.execute(
+                "UPDATE judgments SET imagery = 0 WHERE generation_id IN "
+                "(SELECT generation_id FROM generations WHERE author = 'gpt-4o')"
+            )
+        gap = load_run_data(store)
+    note = " A blank cell: the author has no mean (every answer N/A). *Imagery and Devices"
+    captions = []
+    for data in (gap, whole):
+        ctx = FigureContext(data, judge="judge-x", width=COLUMN_WIDTHS["one"])
+        with figure_style():
+            drawing = heatmap(ctx) if kind == "heatmap" else all_models(ctx, layout="heatmap")
+        plt.close(drawing.figure)
+        captions.append(drawing.caption)
+    assert note in captions[0], captions[0]
+    assert "blank" not in captions[1]  # every author has every mean: nothing said

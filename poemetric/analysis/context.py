@@ -33,7 +33,9 @@ from poemetric.analysis.plotting import (
     COLUMN_WIDTHS,
     LABEL_LIMIT,
     LLM_COLOURS,
+    LineStyle,
     author_colours,
+    run_line_styles,
     run_palette,
 )
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
@@ -309,6 +311,18 @@ class FigureContext:
             if len(llms) > len(LLM_COLOURS) or len(set(llms)) == len(llms):
                 return shown
         return author_colours(authors)
+
+    @cached_property
+    def _run_line_styles(self) -> dict[str, LineStyle]:
+        """`run_line_styles` over every author of the run (not only those shown)."""
+        return run_line_styles(self.data.generations["author"].unique())
+
+    def line_styles(self, authors: Sequence[str]) -> dict[str, LineStyle]:
+        """Line style and marker of `authors`, the same in every figure of the run whichever
+        authors it shows, as their colours (`colours`)."""
+        if all(a in self._run_line_styles for a in authors):
+            return {a: self._run_line_styles[a] for a in authors}
+        return run_line_styles(authors)
 
     @property
     def judge_label(self) -> str:

@@ -52,6 +52,7 @@ from poemetric.analysis.score_captions import (
 from poemetric.analysis.scores import score_matrix
 from poemetric.questionnaire import DIMENSIONS, DIMENSIONS_BY_KEY, GROUPS
 from poemetric.tables.headers import dimension_label, part_label
+from poemetric.text.listing import joined_with_and
 
 LIKERT = (1.0, 5.0)
 
@@ -143,6 +144,13 @@ def _ranked(scores: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return matrix.loc[matrix.mean(axis=1).sort_values(ascending=False).index]
 
 
+def _blank_note(matrix: pd.DataFrame) -> str:
+    """What a blank cell of a score heatmap is, where it has one (it was not said)."""
+    if not matrix.isna().to_numpy().any():
+        return ""
+    return " A blank cell: the author has no mean (every answer N/A)."
+
+
 def _score_heatmap(ctx: FigureContext, ranked: pd.DataFrame) -> Figure:
     """The heatmap of a `_ranked` matrix."""
     keys = [str(k) for k in ranked.columns]
@@ -156,7 +164,8 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
                        dimensions: list[str] | None, experts: bool) -> Drawing:  # fmt: skip
     """`dimension_bars` for more authors than a page of bars holds (31 authors x 10 panels
     were squeezed until every label overlapped): the judge's means as a heatmap."""
-    figure = _score_heatmap(ctx, _ranked(ctx.scores, keys))
+    ranked = _ranked(ctx.scores, keys)
+    figure = _score_heatmap(ctx, ranked)
     what = what_plotted(group, dimensions)
     caption = (
         f"POEMetric scores, {what}, judged by {ctx.judge_label}: mean Likert score per author "
@@ -169,6 +178,7 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
             if experts
             else ""
         )
+        + _blank_note(ranked)
         + na_note(keys)
     )
     return Drawing(figure, caption)
@@ -193,7 +203,7 @@ def all_models(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimens
             f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
             f"score per author over {poems_each(scores)}, authors sorted by their mean "
             f"over these dimensions (shown as a heatmap: bars would not fit at this width; "
-            f"a recipe entry's `layout: bars` forces them).{na_note(keys)}"
+            f"a recipe entry's `layout: bars` forces them).{_blank_note(ranked)}{na_note(keys)}"
         )
         return Drawing(figure, caption)
     panels = [
@@ -267,7 +277,8 @@ def heatmap(ctx: FigureContext) -> Drawing:
     )  # fmt: skip
     caption = (
         f"Mean score per author and dimension, judged by {ctx.judge_label} (1-5; "
-        f"{poems_each(ctx.scores)} per author).{na_note(list(matrix.columns))}"
+        f"{poems_each(ctx.scores)} per author).{_blank_note(matrix)}"
+        f"{na_note(list(matrix.columns))}"
     )
     return Drawing(figure, caption)
 
@@ -321,12 +332,14 @@ def radar(ctx: FigureContext, max_authors: Count = 8) -> Drawing:
     size = min(ctx.width, 4.6)
     figure = Figure(figsize=(size, size + 0.25 * ((len(chosen) + 1) // 2)), layout="constrained")
     axis = figure.add_subplot(projection="polar")
-    colours = ctx.colours(chosen)
-    styles = ["-", "--", "-.", ":"]
-    for index, author in enumerate(chosen):
+    colours, styles = ctx.colours(chosen), ctx.line_styles(chosen)
+    for author in chosen:
         values = matrix.loc[author].to_numpy(float)
         closed = np.append(values, values[0])
-        axis.plot(np.append(angles, angles[0]), closed, styles[index % 4], color=colours[author],
+        # Style and marker by author, as the colour (they went by place in the figure); a
+        # marker on each mean keeps one between two missing ones visible.
+        axis.plot(np.append(angles, angles[0]), closed, linestyle=styles[author].linestyle,
+                  marker=styles[author].marker, markersize=2.5, color=colours[author],
                   linewidth=1.6 if author == HUMAN_AUTHOR else 0.9, label=ctx.label(author))  # fmt: skip
     axis.set_xticks(angles, [_title(str(k)) for k in matrix.columns])
     axis.tick_params(axis="x", pad=-5)
@@ -351,6 +364,20 @@ def radar(ctx: FigureContext, max_authors: Count = 8) -> Drawing:
     caption = (
         f"Dimension profile (mean score, 1 at the centre to 5 at the rim) of "
         f"{radar_who(ctx, chosen, llms)}, judged by {ctx.judge_label}, over {poems} each."
-        f"{na_note([str(k) for k in matrix.columns])}"
+        f"{_line_breaks(ctx, matrix.loc[chosen])}{na_note([str(k) for k in matrix.columns])}"
     )
     return Drawing(figure, caption)
+
+
+def _line_breaks(ctx: FigureContext, profiles: pd.DataFrame) -> str:
+    """Where a radar line breaks and why: ` A line breaks where its author has no mean (every
+    answer N/A): GPT-4o at Imagery.` (it broke without a word)."""
+    gaps = [
+        f"{ctx.label(str(author))} at "
+        + joined_with_and([dimension_label(str(k)) for k in row.index[row.isna()]])
+        for author, row in profiles.iterrows()
+        if row.isna().any()
+    ]
+    if not gaps:
+        return ""
+    return f" A line breaks where its author has no mean (every answer N/A): {'; '.join(gaps)}."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,7 @@ from poemetric.analysis.plotting import (
     subfigures,
     text_width_in,
 )
+from poemetric.tables.cells import fixed
 
 CELL_FONT_PT = 6.0
 COLOURBAR_IN = 0.55
@@ -81,16 +83,31 @@ class HeatmapSpec:
         return len(self.row_labels) * ROW_IN * 1.1 + header + 0.4 + below + titles
 
 
-def _cell_format(cell_width_in: float, high: float) -> str | None:
-    """Decimals that fit a cell: two, one, none (or no annotation at all). Values under 10
-    (Likert means, shares) keep at least one decimal: a mean of 3.55 printed as "4" beside
+def _cell_decimals(cell_width_in: float, high: float) -> int | None:
+    """Decimals that fit a cell: two, one, none (or None: no annotation at all). Values under
+    10 (Likert means, shares) keep at least one decimal: a mean of 3.55 printed as "4" beside
     4.40 as "4" misleads, and the colour scale reads better than that."""
     whole = len(f"{high:.0f}")
     for decimals in (2, 1) if abs(high) < 10 else (2, 1, 0):
         sample = "0" * whole + ("." + "0" * decimals if decimals else "")
         if text_width_in(sample, CELL_FONT_PT) + 0.03 <= cell_width_in:
-            return f"{{:.{decimals}f}}"
+            return decimals
     return None
+
+
+#: The decimals the analysis tables print these values with (`to_markdown`, `to_latex`).
+TABLE_DIGITS = 2
+
+
+def cell_text(value: float, decimals: int) -> str:
+    """`value` as a cell prints it: as the tables do (`fixed`) at their decimals; at fewer, the
+    tables' number rounded half up, so that a cell agrees with the table of the same value:
+    Python's round-half-even printed the tables' 0.25 and 0.75 as "0.2" and "0.8" (a mean of
+    3.25 as "3.2" beside 3.75 as "3.8")."""
+    if decimals >= TABLE_DIGITS:
+        return fixed(value, decimals)
+    table = Decimal(fixed(value, TABLE_DIGITS))
+    return fixed(float(table.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP)), decimals)
 
 
 def draw_heatmap(
@@ -119,12 +136,12 @@ def draw_heatmap(
     axis.tick_params(length=0)
     for spine in axis.spines.values():
         spine.set_visible(False)
-    fmt = _cell_format(spec.cell_width(width), max(abs(low), abs(high)))
-    if fmt is not None:
+    decimals = _cell_decimals(spec.cell_width(width), max(abs(low), abs(high)))
+    if decimals is not None:
         middle = low + (high - low) * 0.55
         for (row, col), value in np.ndenumerate(values):
             if np.isfinite(value):
-                axis.text(col, row, fmt.format(value), ha="center", va="center",
+                axis.text(col, row, cell_text(value, decimals), ha="center", va="center",
                           fontsize=CELL_FONT_PT, color="black" if value > middle else "white")  # fmt: skip
     if spec.bar_below(width):
         bar = container.colorbar(image, ax=axis, location="bottom", shrink=0.7, aspect=30,

@@ -174,6 +174,44 @@ def run_palette(authors: Iterable[str]) -> dict[str, str]:
     return colours
 
 
+#: The authors' line styles and markers (the radar's lines), by the author's place in the run as
+#: its colour (`run_palette`). They went by the author's place in the figure: DeepSeek-V3 was
+#: dotted in one radar and dashed in another, in the same colour. The style changes with each
+#: round of `RUN_COLOURS` (8 unlike hues, then their kin in the next round: the blue and the
+#: dark blue of two LLMs differ in style too), the marker within a round (the lines of a
+#: printout in grey stay apart); the human poets alone have dots.
+LINE_STYLES = ("-", "--", "-.", ":")
+LINE_MARKERS = ("s", "^", "D", "v", "P", "X", "*", "p")
+COLOUR_ROUND = 8
+
+
+@dataclass(frozen=True)
+class LineStyle:
+    """How one author's line is drawn in every line figure of a run."""
+
+    linestyle: str
+    marker: str
+
+
+HUMAN_LINE = LineStyle("-", "o")
+
+
+def run_line_styles(authors: Iterable[str]) -> dict[str, LineStyle]:
+    """Every author of a run -> its line style and marker in every figure of the run, whichever
+    authors a figure shows: the human poets solid with dots; the LLMs, in `author_order`, a
+    style per round of colours and a marker per place in it."""
+    llms = [a for a in author_order(authors) if a != HUMAN_AUTHOR]
+    styles = {HUMAN_AUTHOR: HUMAN_LINE}
+    styles |= {
+        a: LineStyle(
+            LINE_STYLES[(i // COLOUR_ROUND) % len(LINE_STYLES)],
+            LINE_MARKERS[i % COLOUR_ROUND],
+        )
+        for i, a in enumerate(llms)
+    }
+    return styles
+
+
 def author_colours(authors: Sequence[str], palette: dict[str, str] | None = None) -> dict[str, str]:
     """The colours of the authors one figure shows: up to 7 LLMs each in its `palette` colour
     (default: `run_palette(authors)`), the human poets in vermillion. With more LLMs every LLM

@@ -76,6 +76,12 @@ def interval_chart(
             f"{escape(row.label)}</text>"
         )
         if math.isnan(row.value):
+            # No estimate (every answer N/A): "n/a" at the axis's start, as the paper figures
+            # say it (`bars.missing_marks`); the row was left empty, read as a lost dot.
+            parts.append(
+                f'<text x="{x(low) + 4:.1f}" y="{y + 4:.1f}" class="missing">n/a'
+                f"<title>{escape(row.label)}: no mean</title></text>"
+            )
             continue
         if not (math.isnan(row.low) or math.isnan(row.high)):
             parts.append(
