@@ -100,14 +100,15 @@ TABLE_DIGITS = 2
 
 
 def cell_text(value: float, decimals: int) -> str:
-    """`value` as a cell prints it: as the tables do (`fixed`) at their decimals; at fewer, the
-    tables' number rounded half up, so that a cell agrees with the table of the same value:
-    Python's round-half-even printed the tables' 0.25 and 0.75 as "0.2" and "0.8" (a mean of
-    3.25 as "3.2" beside 3.75 as "3.8")."""
+    """`value` as a cell prints it: as the tables do (`fixed`) at their decimals; at fewer,
+    rounded half up: Python's round-half-even printed the tables' 0.25 and 0.75 as "0.2" and
+    "0.8" (a mean of 3.25 as "3.2" beside 3.75 as "3.8"). The value is rounded once (3.246 is
+    "3.2", not the table's 3.25 rounded again), after 9 decimals drop a float's last-digit
+    noise (a mean of 0.25 computed as 0.24999999999999997 is still "0.3")."""
     if decimals >= TABLE_DIGITS:
         return fixed(value, decimals)
-    table = Decimal(fixed(value, TABLE_DIGITS))
-    return fixed(float(table.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP)), decimals)
+    exact = Decimal(f"{value:.9f}")
+    return fixed(float(exact.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP)), decimals)
 
 
 def draw_heatmap(
