@@ -15,7 +15,13 @@ from poemetric.analysis.attention import (
     screen_raters,
     unjudged_checks,
 )
-from poemetric.analysis.data import RunData, load_run_data
+from poemetric.analysis.data import (
+    RunData,
+    load_run_data,
+    not_poems_by_author,
+    not_poems_note,
+    poems_only,
+)
 from poemetric.analysis.errata import DEFAULT_NOTE, errata_tables
 from poemetric.analysis.experts import (
     experts_as_judgments,
@@ -171,16 +177,7 @@ def analyze_run(
         for name in ("form_checks", "form_checks_by_form"):
             result.captions[name] = f"{TABLE_CAPTIONS[name]}; {rule}{errata_note}"
 
-    features = poem_features(data.generations)
-    result.tables["lexical"] = lexical_summary(features)
-    result.tables["top_words"] = top_words(data.generations, k=top_k)
-    result.tables["imagery"] = imagery_counts(data.generations, k=top_k)
-    result.tables["opening_words"] = opening_words(data.generations)
-    similarity = profile_similarity(data.generations, k=top_k)
-    if similarity.empty:
-        result.notes.append("profile similarity skipped: the run has no human poems")
-    else:
-        result.tables["profile_similarity"] = similarity
+    _lexical_tables(result, data.generations, top_k)
     from poemetric.ghostwriting.tables import ghostwriting_tables  # it imports this package
 
     ghostwriting = ghostwriting_tables(store, data.generations, progress=progress)
@@ -242,6 +239,36 @@ def analyze_run(
         if note:
             result.captions[name] = f"{result.caption(name)}; {note}"
     return result
+
+
+#: The tables over the generations that are poems only (`poems_only`).
+LEXICAL_TABLES = ("lexical", "top_words", "imagery", "opening_words", "profile_similarity")
+
+
+def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: int) -> None:
+    """The lexical tables, over the generations that are poems (`poems_only`, the judge
+    stage's rule): a refusal or a one-line answer is no poem to measure. The notes and the
+    captions count the ones left out per author."""
+    poems = poems_only(generations)
+    result.tables["lexical"] = lexical_summary(poem_features(poems))
+    result.tables["top_words"] = top_words(poems, k=top_k)
+    result.tables["imagery"] = imagery_counts(poems, k=top_k)
+    result.tables["opening_words"] = opening_words(poems)
+    similarity = profile_similarity(poems, k=top_k)
+    if similarity.empty:
+        result.notes.append("profile similarity skipped: the run has no human poems")
+    else:
+        result.tables["profile_similarity"] = similarity
+    if note := not_poems_note(
+        generations, "the lexical tables (" + ", ".join(LEXICAL_TABLES) + ")"
+    ):
+        result.notes.append(note)
+        for name in LEXICAL_TABLES:
+            if name in result.tables:
+                result.captions[name] = (
+                    f"{result.caption(name)}; over the poems only, without the answers that "
+                    f"are not poems ({not_poems_by_author(generations)})"
+                )
 
 
 def _no_judge_tables_note(store: RunStore) -> str:
