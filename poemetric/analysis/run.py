@@ -56,6 +56,7 @@ from poemetric.analysis.validation import (
     AGREEMENT_BOOTSTRAP,
     BOOTSTRAP_SEED,
     discrimination,
+    discrimination_notes,
     expert_agreement,
     expert_pao,
     judge_agreement,
@@ -297,6 +298,13 @@ def _no_judge_tables_note(store: RunStore) -> str:
     )
 
 
+#: What the notes say is missing when no judge scored a poem the experts rated.
+JUDGE_VS_EXPERTS = (
+    "so no judge-vs-expert table either (agreement, agreement_by_expert, discrimination "
+    "(Table 2), judge_on_expert_poems, experts_on_judged_poems)"
+)
+
+
 def _expert_tables(
     result: AnalysisResult,
     store: RunStore,
@@ -342,11 +350,15 @@ def _expert_tables(
         result.tables["agreement_experts"] = panel
     if data.judgments.empty:
         judge = stage_command("judge", store.run_dir)
-        result.notes.append(f"judge agreement skipped: the run has no judgments (run `{judge}`)")
+        result.notes.append(
+            f"judge agreement skipped: the run has no judgments (run `{judge}`); {JUDGE_VS_EXPERTS}"
+        )
         return
     agreement = judge_agreement(ratings, data.judgments, n_boot=n_boot, seed=seed)
     if agreement.empty:
-        result.notes.append("judge agreement skipped: no poem was rated by a judge and an expert")
+        result.notes.append(
+            f"judge agreement skipped: no poem was rated by a judge and an expert; {JUDGE_VS_EXPERTS}"
+        )
         return
     result.tables["agreement"] = agreement
     result.tables["judge_on_expert_poems"] = dimension_scores(
@@ -357,3 +369,4 @@ def _expert_tables(
     result.notes += left_out_notes(beside)
     result.tables["agreement_by_expert"] = expert_pao(ratings, data.judgments)
     result.tables["discrimination"] = discrimination(ratings, data.judgments)
+    result.notes += discrimination_notes(result.tables["discrimination"])
