@@ -14,6 +14,7 @@ from poemetric.analysis import analyze_run
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import load_run_data, poems_only
 from poemetric.ghostwriting.tables import ghostwriting_tables
+from poemetric.report import build_report
 from poemetric.store import RunStore
 
 NOT_POEMS = {
@@ -80,3 +81,12 @@ def test_a_run_of_poems_only_has_no_note(tmp_path: Path) -> None:
     assert not any("not poems" in n for n in result.notes)
     assert "poems only" not in result.caption("lexical")
     assert FigureContext(data).not_poems_sentence() == ""
+
+
+def test_the_report_says_which_answers_its_lexical_section_leaves_out(
+    store: RunStore, tmp_path: Path
+) -> None:
+    html = build_report(store, tmp_path / "report.html").read_text(encoding="utf-8")
+    section = html[html.index('id="lexical"') :]
+    section = section[: section.index("</table>")]
+    assert "Answers that are not poems" in section and "bot 2 of 4." in section

@@ -291,7 +291,7 @@ class FigureContext:
         """` Answers that are not poems (...) are left out: model-a 2 of 10.` for the captions
         of the figures over `generations` (`left_out_of`: " of TTR ..." where a panel keeps
         them), or "" when every answer shown is a poem."""
-        listed = not_poems_by_author(self._chosen(self.data.generations))
+        listed = not_poems_by_author(self._chosen(self.data.generations), self.labels.author)
         if not listed:
             return ""
         return (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,16 +152,19 @@ def poems_only(generations: pd.DataFrame) -> pd.DataFrame:
     return generations[generations["poem"].map(is_poem).astype(bool)]
 
 
-def not_poems_by_author(generations: pd.DataFrame) -> str:
-    """`model-a 2 of 10, model-b 1 of 10`: per author (with any) the generations that are not
-    poems (`poems_only` leaves them out) of its generations; "" when every one is a poem."""
+def not_poems_by_author(generations: pd.DataFrame, label: Callable[[str], str] = str) -> str:
+    """`model-a 2 of 10, model-b 1 of 10`: per author (with any, named by `label`) the
+    generations that are not poems (`poems_only` leaves them out) of its generations; "" when
+    every one is a poem."""
     if generations.empty:
         return ""
     left_out = generations.loc[~generations["poem"].map(is_poem).astype(bool), "author"]
     if left_out.empty:
         return ""
     counts, totals = left_out.value_counts(), generations["author"].value_counts()
-    return ", ".join(f"{a} {counts[a]} of {totals[a]}" for a in author_order(counts.index))
+    return ", ".join(
+        f"{label(str(a))} {counts[a]} of {totals[a]}" for a in author_order(counts.index)
+    )
 
 
 def not_poems_note(generations: pd.DataFrame, tables: str) -> str | None:
