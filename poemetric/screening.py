@@ -58,3 +58,8 @@ def not_a_poem_reason(text: str | None) -> str | None:
     if latin_share(text[:5000]) < MIN_LATIN_SHARE:
         return "not in Latin script (English verse expected)"
     return None
+
+
+def is_poem(text: str | None) -> bool:
+    """Whether `text` is a poem by `not_a_poem_reason` (the rule the judge stage screens by)."""
+    return not_a_poem_reason(text) is None

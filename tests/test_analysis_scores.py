@@ -32,11 +32,11 @@ def _fill(store: RunStore) -> None:
         {"prompt_id": f"q{i}", "poem_id": f"p{i}", "template_hash": template, "text": "x"}
         for i in (1, 2)
     ])  # fmt: skip
-    poems = {
-        ("human", "p1"): "the moon over the sea",
-        ("human", "p2"): "a road in the rain",
-        ("bot", "p1"): "the sea the sea the moon",
-        ("bot", "p2"): "rain rain bright road",
+    poems = {  # two lines each: a one-line answer is not a poem (`poemetric.screening`)
+        ("human", "p1"): "the moon over\nthe sea",
+        ("human", "p2"): "a road\nin the rain",
+        ("bot", "p1"): "the sea the sea\nthe moon",
+        ("bot", "p2"): "rain rain\nbright road",
     }
     for (author, poem_id), text in poems.items():
         store.save_generation({"generation_id": f"{author}-{poem_id}", "prompt_id": f"q{poem_id[1]}",

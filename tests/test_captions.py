@@ -223,8 +223,8 @@ def test_the_lexical_caption_counts_short_poems_in_the_right_number(
 ) -> None:
     """The lexical figure said "1 poem(s) shorter than 20 tokens have no MATTR"."""
     with build_synthetic_run(tmp_path / "run", authors=(HUMAN_AUTHOR,), poems_per_form=poems,
-                             forms=("sonnet",), lines=1) as store:  # fmt: skip
-        data, labels = load_run_data(store), run_labels(store)
+                             forms=("sonnet",), lines=2) as store:  # fmt: skip
+        data, labels = load_run_data(store), run_labels(store)  # 12 tokens a poem
     assert f" {said}." in _captions(data, labels)["lexical"]
 
 

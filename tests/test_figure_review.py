@@ -171,8 +171,9 @@ def test_word_heatmaps_give_each_author_its_share_of_every_word_shown(tmp_path: 
     assert not set(words) & lexicon and "quixel" not in lexicon
     # 120 human poems, each with its own opening word, two content words twice and an image
     pairs = zip(words[:120], images[:120], strict=True)
-    human = [f"{w} {w}a {w}a {w}b {w}b {image}" for w, image in pairs]
-    human[0] = f"Quixel {words[0]}a {words[0]}a {words[0]}b {words[0]}b quixels {images[120]}"
+    # (in two lines each: a one-line answer is not a poem, and the word figures leave it out)
+    human = [f"{w} {w}a {w}a\n{w}b {w}b {image}" for w, image in pairs]
+    human[0] = f"Quixel {words[0]}a {words[0]}a\n{words[0]}b {words[0]}b quixels {images[120]}"
     run = tmp_path / "run"
     with build_synthetic_run(run, authors=("human", "model-a"), poems_per_form={"sonnet": 120},
                              judges=(), with_form_checks=False) as store:  # fmt: skip
@@ -182,7 +183,7 @@ def test_word_heatmaps_give_each_author_its_share_of_every_word_shown(tmp_path: 
             store.conn.executemany("UPDATE generations SET poem = ? WHERE generation_id = ?",
                                    list(zip(human, ids, strict=True)))  # fmt: skip
             store.conn.execute("UPDATE generations SET poem = ? WHERE author = 'model-a'",
-                               (f"Quixel quixels {images[120]}",))  # fmt: skip
+                               (f"Quixel quixels\n{images[120]}",))  # fmt: skip
     counts = word_counts(human)
     expected = {
         "top_words": ("quixels", 100 * counts["quixels"] / sum(counts.values())),

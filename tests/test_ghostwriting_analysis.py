@@ -203,7 +203,8 @@ def test_a_poem_too_short_to_measure_is_left_out_of_its_authors_mean() -> None:
 
 
 def test_tables_and_report_show_an_undefined_raplyzer_mean_as_missing(tmp_path: Path) -> None:
-    use_scripted(lambda request, number: Completion(text="Silence"))
+    # Two words, the second without a vowel: no rhyme to measure, yet a poem (two lines).
+    use_scripted(lambda request, number: Completion(text="Silence.\nShh."))
     with prepared_store(tmp_path / "run", poems=2) as store:
         run_generation(store, [scripted_spec(name="terse")], options=FAST)
         analyze_run(store).write(tmp_path / "out")

@@ -19,7 +19,14 @@ from poemetric.analysis.attention import (
     screen_raters,
     unjudged_checks,
 )
-from poemetric.analysis.data import HUMAN_AUTHOR, RunData, author_order
+from poemetric.analysis.data import (
+    HUMAN_AUTHOR,
+    NOT_POEM_KINDS,
+    RunData,
+    author_order,
+    not_poems_by_author,
+    poems_only,
+)
 from poemetric.analysis.experts import (
     EXPERTS_JUDGE,
     experts_as_judgments,
@@ -276,8 +283,21 @@ class FigureContext:
 
     @property
     def generations(self) -> pd.DataFrame:
+        """The chosen authors' generations that are poems (`poems_only`): the lexical, word
+        and ghostwriting figures measure poems, not refusals or one-line answers."""
         return self._table(
-            "generations", lambda: self._chosen(self.data.generations), by_judge=False
+            "generations", lambda: poems_only(self._chosen(self.data.generations)), by_judge=False
+        )
+
+    def not_poems_sentence(self, left_out_of: str = "") -> str:
+        """` Answers that are not poems (...) are left out: model-a 2 of 10.` for the captions
+        of the figures over `generations` (`left_out_of`: " of TTR ..." where a panel keeps
+        them), or "" when every answer shown is a poem."""
+        listed = not_poems_by_author(self._chosen(self.data.generations), self.labels.author)
+        if not listed:
+            return ""
+        return (
+            f" Answers that are not poems ({NOT_POEM_KINDS}) are left out{left_out_of}: {listed}."
         )
 
     @property

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pandas as pd
 from poemetric.hints import stage_command
 from poemetric.judge.pending import judge_clause, judges_of, judgment_errors, pending_note
 from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS
+from poemetric.screening import is_poem
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
 from poemetric.store import RunStore
 from poemetric.suggest import did_you_mean, name_hint
@@ -133,6 +135,50 @@ def _not_poems_by_author(store: RunStore, judges: list[str] | None) -> str:
         "that were poems"
         if listed
         else ""
+    )
+
+
+#: The answers `poemetric.screening` calls not a poem, as notes and captions name them.
+NOT_POEM_KINDS = "empty, a refusal, a single line, or not in Latin script"
+
+
+def poems_only(generations: pd.DataFrame) -> pd.DataFrame:
+    """The generations that are poems by `poemetric.screening`, the rule by which the judge
+    stage leaves non-poems unjudged: the lexical and ghostwriting measures are over these, as
+    the judge means are ("Roses are red." had TTR 1.0, and a refusal's words became a model's
+    top words). The form-check tables keep every generation: a non-poem fails the form."""
+    if generations.empty:
+        return generations
+    return generations[generations["poem"].map(is_poem).astype(bool)]
+
+
+def not_poems_by_author(generations: pd.DataFrame, label: Callable[[str], str] = str) -> str:
+    """`model-a 2 of 10, model-b 1 of 10`: per author (with any, named by `label`) the
+    generations that are not poems (`poems_only` leaves them out) of its generations; "" when
+    every one is a poem."""
+    if generations.empty:
+        return ""
+    left_out = generations.loc[~generations["poem"].map(is_poem).astype(bool), "author"]
+    if left_out.empty:
+        return ""
+    counts, totals = left_out.value_counts(), generations["author"].value_counts()
+    return ", ".join(
+        f"{label(str(a))} {counts[a]} of {totals[a]}" for a in author_order(counts.index)
+    )
+
+
+def not_poems_note(generations: pd.DataFrame, tables: str) -> str | None:
+    """`3 generations are not poems (...) and are left out of TABLES: by author, ...`, or None
+    when every generation is a poem."""
+    listed = not_poems_by_author(generations)
+    if not listed:
+        return None
+    total = len(generations) - len(poems_only(generations))
+    return (
+        f"{counted(total, 'generation')} {plural(total, 'is not a poem', 'are not poems')} "
+        f"({NOT_POEM_KINDS}) and {plural(total, 'is', 'are')} left out of {tables}: by author, "
+        f"{listed} generations (the form-check tables count {plural(total, 'it', 'them')} as "
+        "failures)"
     )
 
 

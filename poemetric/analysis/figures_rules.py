@@ -70,7 +70,11 @@ def rule_based(ctx: FigureContext) -> Drawing:
     figure = draw_grid(ctx, panels, value_label=f"{value} (0-1); whiskers: 95% CI",
                        legend=bool(llms), max_columns=3)  # fmt: skip
     said = "; ".join(notes)  # the second sentence: "Form accuracy: …; TTR: …"
-    caption = f"Rule-based evaluation per author, {over}. {said[:1].upper()}{said[1:]}."
+    # TTR and repetition are over the poems; the pass rate counts a non-poem as a failure.
+    not_poems = ctx.not_poems_sentence(
+        " of TTR and repetition (form accuracy counts them as failures)"
+    )
+    caption = f"Rule-based evaluation per author, {over}. {said[:1].upper()}{said[1:]}.{not_poems}"
     return Drawing(figure, caption, tuple(left_out))
 
 
@@ -165,5 +169,6 @@ def lexical(ctx: FigureContext) -> Drawing:
             if short
             else ""
         )
+        + ctx.not_poems_sentence()
     )
     return Drawing(figure, caption)

@@ -85,7 +85,7 @@ def top_words_figure(ctx: FigureContext, k: Count = 20) -> Drawing:
     caption = (
         f"The {_shown(spec, k)} most frequent content words (stop words removed, case-insensitive) over "
         f"{_authors_note(ctx)}, ranked by their mean share; cells: % of each author's content "
-        "tokens."
+        "tokens." + ctx.not_poems_sentence()
     )
     return Drawing(_figure(ctx, spec), caption)
 
@@ -106,6 +106,7 @@ def opening_words_figure(ctx: FigureContext, k: Count = 12) -> Drawing:
     caption = (
         f"The {_shown(spec, k)} most common opening words (first word of each poem) over "
         f"{_authors_note(ctx)}; cells: % of each author's poems that begin with the word."
+        + ctx.not_poems_sentence()
     )
     return Drawing(_figure(ctx, spec), caption)
 
@@ -116,7 +117,7 @@ def imagery_figure(ctx: FigureContext, k: Count = 15) -> Drawing:
     caption = (
         f"The {_shown(spec, k)} most used images over {_authors_note(ctx)} (nouns of the imagery "
         "lexicon, docs/analysis.md; plurals folded); cells: % of each author's poems that use "
-        "the image."
+        "the image." + ctx.not_poems_sentence()
     )
     return Drawing(_figure(ctx, spec), caption)
 
@@ -130,6 +131,6 @@ def opening_imagery(ctx: FigureContext, k: Count = 12) -> Drawing:
         f"{where[0]}: the {_shown(specs[0], k)} most common opening words (% of each author's "
         f"poems beginning with the word). {where[1]}: the {_shown(specs[1], k)} most used images "
         f"(% of each author's poems using the image; imagery lexicon in docs/analysis.md). "
-        f"{_authors_note(ctx)[0].upper()}{_authors_note(ctx)[1:]}."
+        f"{_authors_note(ctx)[0].upper()}{_authors_note(ctx)[1:]}." + ctx.not_poems_sentence()
     )
     return Drawing(side_by_side(ctx, specs), caption)

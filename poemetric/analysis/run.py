@@ -15,7 +15,13 @@ from poemetric.analysis.attention import (
     screen_raters,
     unjudged_checks,
 )
-from poemetric.analysis.data import RunData, load_run_data
+from poemetric.analysis.data import (
+    RunData,
+    load_run_data,
+    not_poems_by_author,
+    not_poems_note,
+    poems_only,
+)
 from poemetric.analysis.errata import DEFAULT_NOTE, errata_tables
 from poemetric.analysis.experts import (
     experts_as_judgments,
@@ -50,6 +56,7 @@ from poemetric.analysis.validation import (
     AGREEMENT_BOOTSTRAP,
     BOOTSTRAP_SEED,
     discrimination,
+    discrimination_notes,
     expert_agreement,
     expert_pao,
     judge_agreement,
@@ -171,16 +178,7 @@ def analyze_run(
         for name in ("form_checks", "form_checks_by_form"):
             result.captions[name] = f"{TABLE_CAPTIONS[name]}; {rule}{errata_note}"
 
-    features = poem_features(data.generations)
-    result.tables["lexical"] = lexical_summary(features)
-    result.tables["top_words"] = top_words(data.generations, k=top_k)
-    result.tables["imagery"] = imagery_counts(data.generations, k=top_k)
-    result.tables["opening_words"] = opening_words(data.generations)
-    similarity = profile_similarity(data.generations, k=top_k)
-    if similarity.empty:
-        result.notes.append("profile similarity skipped: the run has no human poems")
-    else:
-        result.tables["profile_similarity"] = similarity
+    _lexical_tables(result, data.generations, top_k)
     from poemetric.ghostwriting.tables import ghostwriting_tables  # it imports this package
 
     ghostwriting = ghostwriting_tables(store, data.generations, progress=progress)
@@ -244,6 +242,36 @@ def analyze_run(
     return result
 
 
+#: The tables over the generations that are poems only (`poems_only`).
+LEXICAL_TABLES = ("lexical", "top_words", "imagery", "opening_words", "profile_similarity")
+
+
+def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: int) -> None:
+    """The lexical tables, over the generations that are poems (`poems_only`, the judge
+    stage's rule): a refusal or a one-line answer is no poem to measure. The notes and the
+    captions count the ones left out per author."""
+    poems = poems_only(generations)
+    result.tables["lexical"] = lexical_summary(poem_features(poems))
+    result.tables["top_words"] = top_words(poems, k=top_k)
+    result.tables["imagery"] = imagery_counts(poems, k=top_k)
+    result.tables["opening_words"] = opening_words(poems)
+    similarity = profile_similarity(poems, k=top_k)
+    if similarity.empty:
+        result.notes.append("profile similarity skipped: the run has no human poems")
+    else:
+        result.tables["profile_similarity"] = similarity
+    if note := not_poems_note(
+        generations, "the lexical tables (" + ", ".join(LEXICAL_TABLES) + ")"
+    ):
+        result.notes.append(note)
+        for name in LEXICAL_TABLES:
+            if name in result.tables:
+                result.captions[name] = (
+                    f"{result.caption(name)}; over the poems only, without the answers that "
+                    f"are not poems ({not_poems_by_author(generations)})"
+                )
+
+
 def _no_judge_tables_note(store: RunStore) -> str:
     """Why the judge tables are missing: no judge ran, every judgment it made failed, or the
     ones that did not fail are pending a re-ask (a stopped `poemetric judge`)."""
@@ -268,6 +296,13 @@ def _no_judge_tables_note(store: RunStore) -> str:
         f"errors); the next `{judge}` retries call errors and re-parses stored answers, "
         "`--refresh-failed-parses` pays for new ones"
     )
+
+
+#: What the notes say is missing when no judge scored a poem the experts rated.
+JUDGE_VS_EXPERTS = (
+    "so no judge-vs-expert table either (agreement, agreement_by_expert, discrimination "
+    "(Table 2), judge_on_expert_poems, experts_on_judged_poems)"
+)
 
 
 def _expert_tables(
@@ -315,11 +350,15 @@ def _expert_tables(
         result.tables["agreement_experts"] = panel
     if data.judgments.empty:
         judge = stage_command("judge", store.run_dir)
-        result.notes.append(f"judge agreement skipped: the run has no judgments (run `{judge}`)")
+        result.notes.append(
+            f"judge agreement skipped: the run has no judgments (run `{judge}`); {JUDGE_VS_EXPERTS}"
+        )
         return
     agreement = judge_agreement(ratings, data.judgments, n_boot=n_boot, seed=seed)
     if agreement.empty:
-        result.notes.append("judge agreement skipped: no poem was rated by a judge and an expert")
+        result.notes.append(
+            f"judge agreement skipped: no poem was rated by a judge and an expert; {JUDGE_VS_EXPERTS}"
+        )
         return
     result.tables["agreement"] = agreement
     result.tables["judge_on_expert_poems"] = dimension_scores(
@@ -330,3 +369,4 @@ def _expert_tables(
     result.notes += left_out_notes(beside)
     result.tables["agreement_by_expert"] = expert_pao(ratings, data.judgments)
     result.tables["discrimination"] = discrimination(ratings, data.judgments)
+    result.notes += discrimination_notes(result.tables["discrimination"])

@@ -59,7 +59,9 @@ TABLE_CAPTIONS: dict[str, str] = {
     "agreement_experts": "Agreement of the human experts with each other per item" + POEMS_NOTE,
     "agreement_by_expert": "PAo of the LLM judge with each expert",
     "discrimination": "Overall quality by the experts and each judge on the expert-rated poems "
-    "(n: ratings, every expert rating and every judge sample)",
+    "(poems: those a row covers, a judge's the ones of them it scored; n: ratings, every expert "
+    "rating and every judge sample); expert n, mean and SD: the experts over the same poems as "
+    "the row, to compare a judge that scored only some of them like with like",
     "judges": "Per judge: parse failures, refusals, re-asks, non-poems not judged, SD of overall "
     "quality, cost (USD, every turn). Refusals: judgments whose first answer was a refusal "
     "(first turn), with a refusal on any turn, and still refused after the re-asks (final: "

@@ -14,6 +14,8 @@ Sec. 6.4, App. D, Table 2), computed by `poemetric.reliability` (the code behind
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from poemetric.analysis.agreement import pao
@@ -127,8 +129,14 @@ def discrimination(
     experts: pd.DataFrame, judgments: pd.DataFrame, item: str = "overall_quality"
 ) -> pd.DataFrame:
     """Table 2: mean and SD of one item by the experts and by each judge on the poems the
-    experts rated (every expert rating and every judge sample counts as one rating)."""
-    rated = set(experts["generation_id"])
+    experts rated (every expert rating and every judge sample counts as one rating). `poems`:
+    the expert-rated poems a row covers (the experts': those they scored on the item; a
+    judge's: those of them it scored). A judge that scored only some of them (a failed
+    judgment, `judge --limit`, a non-poem) is set beside the experts over the same poems:
+    `expert_n`, `expert_mean` and `expert_sd` are the experts' ratings of the poems its row
+    covers (the experts' own row: all of theirs), so each judge's SD is compared like with
+    like."""
+    scored = experts[experts[item].notna()]
 
     def summary(scores: pd.Series) -> dict[str, float | int]:
         return {
@@ -137,16 +145,59 @@ def discrimination(
             "sd": float(scores.std(ddof=1)),
         }
 
-    rows = [{"rater": "experts", **summary(experts[item])}]
-    for judge, ratings in judgments[judgments["generation_id"].isin(rated)].groupby(
-        "judge", sort=True
-    ):
-        rows.append({"rater": str(judge), **summary(ratings[item])})
-    return pd.DataFrame(rows, columns=["rater", "n", "mean", "sd"])
+    def beside(poems: set[str]) -> dict[str, float | int]:
+        same = summary(scored.loc[scored["generation_id"].isin(poems), item])
+        return {f"expert_{key}": value for key, value in same.items()}
+
+    everything = set(scored["generation_id"])
+    rows = [
+        {
+            "rater": "experts",
+            "poems": len(everything),
+            **summary(scored[item]),
+            **beside(everything),
+        }
+    ]
+    rated = judgments[judgments["generation_id"].isin(everything) & judgments[item].notna()]
+    for judge, ratings in rated.groupby("judge", sort=True):
+        poems = set(ratings["generation_id"])
+        rows.append(
+            {"rater": str(judge), "poems": len(poems), **summary(ratings[item]), **beside(poems)}
+        )
+    return pd.DataFrame(rows, columns=DISCRIMINATION_COLUMNS)
+
+
+def discrimination_notes(table: pd.DataFrame) -> list[str]:
+    """A note per judge that scored fewer of the expert-rated poems than the experts did: its
+    SD is to be read beside the experts' over the same poems (`expert_sd`), not the experts'
+    row over all of theirs."""
+    if table.empty or "experts" not in set(table["rater"]):
+        return []
+    everything = int(table.loc[table["rater"] == "experts", "poems"].iloc[0])
+    notes = []
+    for row in table.to_dict("records"):
+        rater, poems = str(row["rater"]), int(row["poems"])
+        if rater != "experts" and poems < everything:
+            notes.append(
+                f"discrimination (Table 2): {rater} scored {poems} of the {everything} poems the "
+                f"experts rated; its SD {_sd(float(row['sd']))} is over those, beside the experts' "
+                f"{_sd(float(row['expert_sd']))} over the same poems (column expert_sd; the experts' row "
+                "is over all of theirs)"
+            )
+    return notes
+
+
+def _sd(value: float) -> str:
+    return f"{value:.2f}" if math.isfinite(value) else "undefined (one rating)"
+
+
+DISCRIMINATION_COLUMNS = ["rater", "poems", "n", "mean", "sd", "expert_n", "expert_mean",
+                          "expert_sd"]  # fmt: skip
 
 
 __all__ = [
     "discrimination",
+    "discrimination_notes",
     "expert_agreement",
     "expert_pao",
     "judge_agreement",

@@ -75,5 +75,6 @@ def ghostwriting_figure(ctx: FigureContext) -> Drawing:
         "reference poems; the dashed line is the near-copy threshold); means over "
         f"{counted_poems(poems.groupby('author').size())} each with the 95% CI "
         "of the mean (Student t), clipped to 0-1 where the measure is bounded."
+        + ctx.not_poems_sentence()
     )
     return Drawing(figure, caption)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from poemetric.analysis.data import not_poems_note, poems_only
 from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations
 from poemetric.ghostwriting.metrics import (
     DEFAULT_OPTIONS,
@@ -39,7 +40,7 @@ class GhostwritingTables:
 
 
 def load_generations(store: RunStore) -> pd.DataFrame:
-    """Ok generations with a poem: generation_id, author, poem_id, poem_form, poem."""
+    """Ok generations with a text (poems or not: `ghostwriting_tables` screens them): generation_id, author, poem_id, poem_form, poem."""
     return pd.read_sql_query(
         "SELECT g.generation_id, g.author, g.poem_id, p.form AS poem_form, g.poem "
         "FROM generations g JOIN poems p ON p.poem_id = g.poem_id "
@@ -62,7 +63,12 @@ def ghostwriting_tables(
     (`poemetric.store.measure_cache`) and keep those measured here; False measures every poem,
     to the same values."""
     result = GhostwritingTables()
-    poems = load_generations(store) if generations is None else generations
+    generations = load_generations(store) if generations is None else generations
+    # Answers that are not poems (a refusal, an empty or one-line answer) are left out, as the
+    # judge stage leaves them unjudged: a refusal's rhyme density is no poem's.
+    poems = poems_only(generations)
+    if note := not_poems_note(generations, "the ghostwriting tables"):
+        result.notes.append(note)
     if not poems.empty:
         dataset = dataset_references(store)
         references = [*(dataset if options.dataset_references else []), *options.extra_references]

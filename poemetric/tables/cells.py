@@ -10,7 +10,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 #: Columns holding counts: printed as integers.
-COUNT_COLUMNS = {"n", "count", "rank", "poems", "mattr_short", "chance_pool", "n_poems", "n_pairs"}
+COUNT_COLUMNS = {"n", "count", "rank", "poems", "mattr_short", "chance_pool", "n_poems", "n_pairs",
+                 "expert_n"}  # fmt: skip
 #: Columns that identify a row (repeated when a wide table is split; said once when constant).
 IDENTITY_COLUMNS = {"judge", "author", "rater", "expert", "poem_form", "dimension", "group",
                     "part", "item", "word", "image"}  # fmt: skip

@@ -68,6 +68,10 @@ HEADERS: dict[str, str] = {
     "n_poems": "Poems with 2+ ratings",  # the agreement tables: the poems compared
     "n_poems_rated": "Poems rated",
     "n_pairs": "Pairs",
+    # `discrimination` (Table 2): the experts over the poems a judge's row covers
+    "expert_n": "Expert n (same poems)",
+    "expert_mean": "Expert mean (same poems)",
+    "expert_sd": "Expert SD (same poems)",
     "n_corrected": "n corrected",
     "n_excluded": "n left out",
     "n_not_matching": "n not matching",

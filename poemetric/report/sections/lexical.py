@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from poemetric.analysis.data import NOT_POEM_KINDS, not_poems_by_author
 from poemetric.analysis.lexical import MATTR_WINDOW
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
@@ -26,5 +27,8 @@ def lexical(run: ReportRun) -> Section | None:
         {**row, "label": run.labels.author(str(row["author"])), "images": images.get(str(row["author"]), "")}
         for row in table.to_dict("records")
     ]  # fmt: skip
+    # The table is over the answers that are poems: say which were left out, per author.
+    left_out = not_poems_by_author(run.data.generations, run.labels.author)
     return Section("lexical", "Lexical features",
-                   render("lexical.html.j2", rows=rows, window=MATTR_WINDOW))  # fmt: skip
+                   render("lexical.html.j2", rows=rows, window=MATTR_WINDOW, left_out=left_out,
+                          not_poem_kinds=NOT_POEM_KINDS))  # fmt: skip

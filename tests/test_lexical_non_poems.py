@@ -1,0 +1,92 @@
+"""The lexical and ghostwriting measures are over poems: answers that are not poems (a refusal, an
+empty or one-line answer: `poemetric.screening`, the rule the judge stage leaves them unjudged
+by) are left out and counted per author, while the form check still counts them as failures.
+"Roses are red." had TTR 1.0, and a refusal's words were a model's top words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_analysis_scores import _fill
+
+from poemetric.analysis import analyze_run
+from poemetric.analysis.context import FigureContext
+from poemetric.analysis.data import load_run_data, poems_only
+from poemetric.ghostwriting.tables import ghostwriting_tables
+from poemetric.report import build_report
+from poemetric.store import RunStore
+
+NOT_POEMS = {
+    "bot-refusal": "I'm sorry, but I can't write that poem.",
+    "bot-one-line": "Roses are red.",
+}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> RunStore:
+    with RunStore(tmp_path / "run") as run_store:
+        _fill(run_store)
+        for index, (generation_id, text) in enumerate(NOT_POEMS.items(), start=2):
+            run_store.save_generation({"generation_id": generation_id, "prompt_id": "q1",
+                                       "poem_id": "p1", "author": "bot", "sample_index": index,
+                                       "status": "ok", "poem": text})  # fmt: skip
+            run_store.save_form_check({"generation_id": generation_id, "checker_version": "t",
+                                       "passed": 0, "form_score": 0.0})  # fmt: skip
+        yield run_store
+
+
+def test_lexical_tables_leave_out_answers_that_are_not_poems(store: RunStore) -> None:
+    result = analyze_run(store, n_boot=0)
+    lexical = result.table("lexical").set_index("author")
+    assert lexical.at["bot", "n"] == 2  # its two poems, not the refusal and the one-liner
+    # bot-p1 "the sea the sea / the moon" 3 types of 6 and bot-p2 "rain rain / bright road" 3/4
+    assert lexical.at["bot", "ttr_mean"] == pytest.approx((3 / 6 + 3 / 4) / 2)
+    words = set(result.table("top_words").query("author == 'bot'")["word"])
+    assert words.isdisjoint({"roses", "red", "sorry", "write", "poem"}), words
+    openings = set(result.table("opening_words").query("author == 'bot'")["word"])
+    assert openings == {"The", "Rain"}, openings
+    # The form check still counts them: a refusal fails the form.
+    checks = result.table("form_checks").set_index("author")
+    assert checks.at["bot", "n"] == 3 and checks.at["bot", "n_unchecked"] == 1
+    (note,) = [n for n in result.notes if "not poems" in n and "lexical tables" in n]
+    assert "2 generations are not poems" in note and "bot 2 of 4" in note, note
+    assert "human" not in note.split("by author,")[1], note
+    for name in ("lexical", "top_words", "opening_words", "imagery", "profile_similarity"):
+        assert "bot 2 of 4" in result.caption(name), name
+
+
+def test_ghostwriting_tables_leave_out_answers_that_are_not_poems(store: RunStore) -> None:
+    result = ghostwriting_tables(store)
+    table = result.tables["ghostwriting"].set_index("author")
+    assert table.at["bot", "poems"] == 2
+    assert set(result.tables["ghostwriting_poems"]["generation_id"]).isdisjoint(NOT_POEMS)
+    assert any("ghostwriting tables" in n and "bot 2 of 4" in n for n in result.notes)
+
+
+def test_the_figures_measure_poems_and_say_so(store: RunStore) -> None:
+    context = FigureContext(load_run_data(store))
+    assert set(context.generations["generation_id"]).isdisjoint(NOT_POEMS)
+    assert len(context.generations) == 4
+    assert context.lexical.set_index("author").at["bot", "n"] == 2
+    assert "are left out: bot 2 of 4." in context.not_poems_sentence()
+
+
+def test_a_run_of_poems_only_has_no_note(tmp_path: Path) -> None:
+    with RunStore(tmp_path / "run") as run_store:
+        _fill(run_store)
+        data = load_run_data(run_store)
+        result = analyze_run(run_store, n_boot=0, data=data)
+    assert len(poems_only(data.generations)) == len(data.generations)
+    assert not any("not poems" in n for n in result.notes)
+    assert "poems only" not in result.caption("lexical")
+    assert FigureContext(data).not_poems_sentence() == ""
+
+
+def test_the_report_says_which_answers_its_lexical_section_leaves_out(
+    store: RunStore, tmp_path: Path
+) -> None:
+    html = build_report(store, tmp_path / "report.html").read_text(encoding="utf-8")
+    section = html[html.index('id="lexical"') :]
+    section = section[: section.index("</table>")]
+    assert "Answers that are not poems" in section and "bot 2 of 4." in section
