@@ -105,7 +105,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     not_poems = store.count("judgments", "status = 'not_judged'" + judge_clause(judges)[0], params)
     if not_poems:
         notes.append(
-            f"{counted(not_poems, 'judgment')} not made: the answer was not a poem (empty or a refusal)"
+            f"{counted(not_poems, 'judgment')} not made: the answer was not a poem ({NOT_POEM_KINDS})"
             f"{_not_poems_by_author(store, judges)}; see the `judges` table"
         )
     for key in DIMENSION_KEYS:
