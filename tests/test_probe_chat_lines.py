@@ -52,11 +52,12 @@ def model_file(user_model: Callable[..., Path], server: LocalServer, *extra: str
     return user_model("generators", "liner", "\n".join(lines) + "\n").parent
 
 
-def build(pairs: Path, *extra: str) -> tuple[int, str]:
-    """`probe build` of two poems' last lines, two samples each, into the run beside `pairs`."""
+def build(pairs: Path, *extra: str, tasks: str = "last_line") -> tuple[int, str]:
+    """`probe build` of two poems' last lines (`tasks`), two samples each, into the run beside
+    `pairs`."""
     result = CliRunner().invoke(
         app,
-        ["probe", "build", "lear-limericks", "-o", str(pairs), "--tasks", "last_line",
+        ["probe", "build", "lear-limericks", "-o", str(pairs), "--tasks", tasks,
          "--limit", "2", "--generator", "liner", "--attempts", "2",
          "--run", str(pairs.parent / "run"), *extra],
         env={"COLUMNS": "300"},
@@ -146,7 +147,7 @@ def test_a_build_that_keeps_no_line_says_why_and_writes_no_file(
             "none kept: 4 not rhyming (more --attempts may find one)\n"
         ) in output
         # With pairs of another task the file is written and the reason said under the counts.
-        code, output = build(pairs, "--no-progress", "--tasks", "rhyme_line_swap,last_line")
+        code, output = build(pairs, "--no-progress", tasks="rhyme_line_swap,last_line")
     assert code == 0, output
     assert "  last_line              0\nlast_line: 4 candidate lines for 2 poems," in output
     assert pairs.read_text(encoding="utf-8").count("rhyme_line_swap") == 2
