@@ -147,3 +147,25 @@ def test_a_context_that_is_no_construct_names_the_problems_line(
     with pytest.raises(RecipeError) as error:
         load_recipe(recipe)
     assert str(error.value) == f"{recipe}{message}"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "fix"),
+    [
+        ("name: a\nmodel: gpt-4o: x\n", 2, "a value holding ': ' must be quoted"),
+        ("name: a\n\tmodel: b\n", 2, "indent with spaces, not tabs"),
+        ("name: a\nsettings:\n  temperature: 1\n model: b\n", 4,
+         "this line is indented unlike the lines of its block above it"),
+    ],
+    ids=["colon-in-value", "tab", "indent"],
+)  # fmt: skip
+def test_the_commonest_yaml_problems_say_what_to_do(
+    tmp_path: Path, text: str, line: int, fix: str
+) -> None:
+    """`invalid YAML on line 4: mapping values are not allowed here` named the parser's state,
+    not the fix (an unquoted ': ' in a value, a tab, a line indented off its block)."""
+    path = _write(tmp_path / "gpt-4o.yaml", text)
+    with pytest.raises(RosterError) as error:
+        load_model_file(path)
+    assert f"{path}:{line}: invalid YAML: " in str(error.value)
+    assert f"; {fix}" in str(error.value)

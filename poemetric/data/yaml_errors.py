@@ -32,6 +32,19 @@ _ENCLOSING: dict[str, str] = {
     "an indentless sequence": "the list",
 }
 _END = ("end of stream", "<stream end>")
+#: What to do about PyYAML's commonest problems, which name the parser's state, not the fix.
+_FIXES: tuple[tuple[str, str], ...] = (
+    ("mapping values are not allowed here",
+     "a value holding ': ' must be quoted (\"a: b\"), and a key may not follow a value on its line"),
+    ("found character '\\t' that cannot start any token", "indent with spaces, not tabs"),
+    ("expected <block end>", "this line is indented unlike the lines of its block above it"),
+)  # fmt: skip
+
+
+def _with_fix(problem: str) -> str:
+    """`problem`, with what to do where it is one of `_FIXES`."""
+    fix = next((fix for start, fix in _FIXES if problem.startswith(start)), None)
+    return f"{problem}; {fix}" if fix else problem
 
 
 def _context_name(context: str) -> str:
@@ -42,7 +55,7 @@ def yaml_problem(error: yaml.YAMLError) -> tuple[int | None, str]:
     """(1-based line, reason) of a PyYAML error: `invalid YAML: ...`, the construct that began
     on `line` and what PyYAML found (and where) when it began on another line than the problem."""
     problem_mark = getattr(error, "problem_mark", None)
-    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    problem = _with_fix(getattr(error, "problem", None) or str(error).splitlines()[0])
     problem_line = None if problem_mark is None else problem_mark.line + 1
     context = getattr(error, "context", None)
     context_mark = getattr(error, "context_mark", None)
