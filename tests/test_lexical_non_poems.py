@@ -90,3 +90,17 @@ def test_the_report_says_which_answers_its_lexical_section_leaves_out(
     section = html[html.index('id="lexical"') :]
     section = section[: section.index("</table>")]
     assert "Answers that are not poems" in section and "bot 2 of 4." in section
+
+
+def test_ghostwriting_metrics_help_names_every_kind_of_answer_it_leaves_out() -> None:
+    """`ghostwriting metrics --help` listed "empty, a refusal, one line" and left out the answers
+    not in Latin script, which the command leaves out too (`NOT_POEM_KINDS`)."""
+    from typer.testing import CliRunner
+
+    from poemetric.analysis.data import NOT_POEM_KINDS
+    from poemetric.cli import app
+
+    said = CliRunner().invoke(app, ["ghostwriting", "metrics", "--help"], env={"COLUMNS": "400"})
+    assert said.exit_code == 0, said.output
+    text = " ".join(said.output.split())
+    assert f"not poems ({NOT_POEM_KINDS})" in text, text

@@ -133,8 +133,9 @@ def metrics_command(
 ) -> None:
     """Rhyme density (paper and Raplyzer variants), uniqueness and near-copies per poem and per
     author, written as ghostwriting.csv (+ .md, .tex) and ghostwriting_poems.csv; `analyze` writes
-    the same tables with the defaults. Answers that are not poems (empty, a refusal, one line)
-    are left out, as the judge stage leaves them unjudged; the notes count them per author.
+    the same tables with the defaults. Answers that are not poems (empty, a refusal, a single
+    line, or not in Latin script) are left out, as the judge stage leaves them unjudged; the
+    notes count them per author.
 
     Examples:
 
