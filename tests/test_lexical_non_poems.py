@@ -104,3 +104,14 @@ def test_ghostwriting_metrics_help_names_every_kind_of_answer_it_leaves_out() ->
     assert said.exit_code == 0, said.output
     text = " ".join(said.output.split())
     assert f"not poems ({NOT_POEM_KINDS})" in text, text
+
+
+def test_the_note_names_only_the_lexical_tables_made(store: RunStore) -> None:
+    """Without human poems there is no `profile_similarity`; the left-out note named it anyway
+    (the human row relabelled as another author: a run of LLM poems only)."""
+    with store.conn:
+        store.conn.execute("UPDATE generations SET author = 'poet-model' WHERE author = 'human'")
+    result = analyze_run(store, n_boot=0)
+    assert "profile_similarity" not in result.tables
+    (note,) = [n for n in result.notes if "not poems" in n and "lexical tables" in n]
+    assert "profile_similarity" not in note and "opening_words" in note, note

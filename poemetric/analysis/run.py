@@ -260,16 +260,15 @@ def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: in
         result.notes.append("profile similarity skipped: the run has no human poems")
     else:
         result.tables["profile_similarity"] = similarity
-    if note := not_poems_note(
-        generations, "the lexical tables (" + ", ".join(LEXICAL_TABLES) + ")"
-    ):
+    # without human poems there is no profile_similarity to name
+    made = [name for name in LEXICAL_TABLES if name in result.tables]
+    if note := not_poems_note(generations, "the lexical tables (" + ", ".join(made) + ")"):
         result.notes.append(note)
-        for name in LEXICAL_TABLES:
-            if name in result.tables:
-                result.captions[name] = (
-                    f"{result.caption(name)}; over the poems only, without the answers that "
-                    f"are not poems ({not_poems_by_author(generations)})"
-                )
+        for name in made:
+            result.captions[name] = (
+                f"{result.caption(name)}; over the poems only, without the answers that are not "
+                f"poems ({not_poems_by_author(generations)})"
+            )
 
 
 def _no_judge_tables_note(store: RunStore) -> str:
