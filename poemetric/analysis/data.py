@@ -149,7 +149,7 @@ def poems_only(generations: pd.DataFrame) -> pd.DataFrame:
     top words). The form-check tables keep every generation: a non-poem fails the form."""
     if generations.empty:
         return generations
-    return generations[generations["poem"].map(is_poem).astype(bool)]
+    return generations[_poems(generations)]
 
 
 def not_poems_by_author(generations: pd.DataFrame, label: Callable[[str], str] = str) -> str:
@@ -158,27 +158,40 @@ def not_poems_by_author(generations: pd.DataFrame, label: Callable[[str], str] =
     every one is a poem."""
     if generations.empty:
         return ""
-    left_out = generations.loc[~generations["poem"].map(is_poem).astype(bool), "author"]
-    if left_out.empty:
-        return ""
-    counts, totals = left_out.value_counts(), generations["author"].value_counts()
-    return ", ".join(
-        f"{label(str(a))} {counts[a]} of {totals[a]}" for a in author_order(counts.index)
-    )
+    return _listed(generations, ~_poems(generations), label)
 
 
 def not_poems_note(generations: pd.DataFrame, tables: str) -> str | None:
     """`3 generations are not poems (...) and are left out of TABLES: by author, ...`, or None
     when every generation is a poem."""
-    listed = not_poems_by_author(generations)
+    if generations.empty:
+        return None
+    not_poem = ~_poems(generations)
+    listed = _listed(generations, not_poem, str)
     if not listed:
         return None
-    total = len(generations) - len(poems_only(generations))
+    total = int(not_poem.sum())
     return (
         f"{counted(total, 'generation')} {plural(total, 'is not a poem', 'are not poems')} "
         f"({NOT_POEM_KINDS}) and {plural(total, 'is', 'are')} left out of {tables}: by author, "
         f"{listed} generations (the form-check tables count {plural(total, 'it', 'them')} as "
         "failures)"
+    )
+
+
+def _poems(generations: pd.DataFrame) -> pd.Series:
+    """Per generation, whether its text is a poem (`poemetric.screening.is_poem`)."""
+    return generations["poem"].map(is_poem).astype(bool)
+
+
+def _listed(generations: pd.DataFrame, not_poem: pd.Series, label: Callable[[str], str]) -> str:
+    """`not_poems_by_author`'s listing of the generations `not_poem` marks."""
+    left_out = generations.loc[not_poem, "author"]
+    if left_out.empty:
+        return ""
+    counts, totals = left_out.value_counts(), generations["author"].value_counts()
+    return ", ".join(
+        f"{label(str(a))} {counts[a]} of {totals[a]}" for a in author_order(counts.index)
     )
 
 

@@ -264,10 +264,11 @@ def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: in
     made = [name for name in LEXICAL_TABLES if name in result.tables]
     if note := not_poems_note(generations, "the lexical tables (" + ", ".join(made) + ")"):
         result.notes.append(note)
+        left_out = not_poems_by_author(generations)
         for name in made:
             result.captions[name] = (
                 f"{result.caption(name)}; over the poems only, without the answers that are not "
-                f"poems ({not_poems_by_author(generations)})"
+                f"poems ({left_out})"
             )
 
 

@@ -40,7 +40,8 @@ class GhostwritingTables:
 
 
 def load_generations(store: RunStore) -> pd.DataFrame:
-    """Ok generations with a text (poems or not: `ghostwriting_tables` screens them): generation_id, author, poem_id, poem_form, poem."""
+    """Ok generations with a text (poems or not: `ghostwriting_tables` screens them):
+    generation_id, author, poem_id, poem_form, poem."""
     return pd.read_sql_query(
         "SELECT g.generation_id, g.author, g.poem_id, p.form AS poem_form, g.poem "
         "FROM generations g JOIN poems p ON p.poem_id = g.poem_id "
