@@ -17,9 +17,10 @@ An empty (or blank) ``.txt`` file in a folder is left out and named in `Referenc
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from poemetric.ghostwriting.uniqueness import ReferenceText
 from poemetric.store import RunStore
@@ -44,6 +45,13 @@ class ReferenceCorpora:
 def dataset_references(store: RunStore) -> list[ReferenceText]:
     """The human poems of the run's dataset snapshot (all of them, whatever `--limit` chose)."""
     rows = store.query("SELECT poem_id, title, author, content FROM poems ORDER BY position")
+    return poem_references(rows)
+
+
+def poem_references(rows: Iterable[Mapping[str, Any]]) -> list[ReferenceText]:
+    """`dataset_references` of rows of the poems table (poem_id, title, author, content), e.g.
+    the `RunData.dataset_poems` a figure has: the ghostwriting figure and tables measure
+    uniqueness against the same corpus."""
     return [
         ReferenceText(str(r["poem_id"]), str(r["content"]), _label(r["author"], r["title"]))
         for r in rows
