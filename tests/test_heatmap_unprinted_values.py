@@ -40,7 +40,9 @@ def _draw(run: Path, kind: str, width: str, **options: object) -> tuple[Drawing,
 
 
 @pytest.mark.parametrize("kind", ["heatmap", "all_models"])
-def test_score_heatmap_at_one_column_says_its_values_are_left_out(paper_run: Path, kind: str) -> None:
+def test_score_heatmap_at_one_column_says_its_values_are_left_out(
+    paper_run: Path, kind: str
+) -> None:
     """App. H at one column with 31 authors printed no number in any cell, and its caption read
     as if it did: it now says so and names the table that holds the means."""
     drawing, cells = _draw(paper_run, kind, "one")

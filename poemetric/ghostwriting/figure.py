@@ -48,7 +48,7 @@ def _references(ctx: FigureContext) -> list[ReferenceText]:
     had a smaller corpus, and uniqueness other values, than the ghostwriting table. Run data
     made without the snapshot (`RunData` built by hand) keeps the originals it has."""
     if not ctx.data.dataset_poems.empty:
-        return poem_references(ctx.data.dataset_poems.to_dict("records"))
+        return poem_references(ctx.data.dataset_poems)
     originals = ctx.data.generations.drop_duplicates("poem_id")
     return [
         ReferenceText(str(r.poem_id), str(r.human_poem), str(r.poem_id))
