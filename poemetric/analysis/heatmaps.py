@@ -203,28 +203,11 @@ def heatmap_spec(
     title: str = "",
     column_title: str = "",
 ) -> HeatmapSpec:
-    """The spec `annotated_heatmap` draws (for a caption that asks `unprinted_values_note`)."""
+    """Rows x columns of numbers coloured by value (`heatmap_figure` draws it), each cell
+    annotated when its number fits (two, one or no decimals, by the cell's printed width; a
+    caption asks `unprinted_values_note` whether they do)."""
     return HeatmapSpec(matrix, list(row_labels), list(column_labels), colour_label, value_range,
                        title, column_title=column_title)  # fmt: skip
-
-
-def annotated_heatmap(
-    ctx: FigureContext,
-    matrix: pd.DataFrame,
-    column_labels: Sequence[str],
-    *,
-    colour_label: str,
-    value_range: tuple[float, float] | None = None,
-    row_labels: Sequence[str] | None = None,
-    title: str = "",
-    column_title: str = "",
-) -> Figure:
-    """Rows x columns of numbers coloured by value, each cell annotated when its number fits
-    (two, one or no decimals, by the cell's printed width). The human label is highlighted."""
-    rows = list(row_labels) if row_labels is not None else [str(r) for r in matrix.index]
-    spec = heatmap_spec(matrix, column_labels, rows, colour_label=colour_label,
-                        value_range=value_range, title=title, column_title=column_title)  # fmt: skip
-    return heatmap_figure(ctx, spec)
 
 
 def heatmap_figure(ctx: FigureContext, spec: HeatmapSpec) -> Figure:
