@@ -15,6 +15,7 @@ from poemetric.report.svg import Row, interval_chart
 
 def _rows(svg: str) -> dict[str, list[str]]:
     """Each row's label -> the other texts and dots drawn at its height."""
+    svg = re.sub(r'<g class="legend">.*?</g>', "", svg)  # the legend's dots are no row's
     labels = dict(
         re.findall(r'<text x="[\d.]+" y="([\d.]+)" class="label"[^>]*>([^<]*)</text>', svg)
     )

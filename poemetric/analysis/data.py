@@ -32,6 +32,9 @@ class RunData:
     run_dir: Path | None = None
     #: The judges `--judge` chose (`poemetric.analysis.judge_choice`); None: every judge.
     chosen_judges: list[str] | None = None
+    #: Every poem of the run's dataset snapshot (poem_id, title, author, content, in dataset
+    #: order), whatever `--limit` prompted: the ghostwriting reference corpus, as the tables'.
+    dataset_poems: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def judges(self) -> list[str]:
@@ -111,7 +114,10 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
     notes += coverage_notes(generations, form_checks, judgments, store)
-    return RunData(generations, form_checks, judgments, notes, store.run_dir, judges)
+    dataset_poems = pd.read_sql_query(
+        "SELECT poem_id, title, author, content FROM poems ORDER BY position", store.conn
+    )
+    return RunData(generations, form_checks, judgments, notes, store.run_dir, judges, dataset_poems)
 
 
 def _not_poems_by_author(store: RunStore, judges: list[str] | None) -> str:

@@ -11,7 +11,12 @@ from poemetric.analysis.bars import Panel, Series, draw_grid, summary_frame
 from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.form_threshold import checked_thresholds, pass_rule, threshold_words
-from poemetric.analysis.heatmaps import annotated_heatmap
+from poemetric.analysis.heatmaps import (
+    analysis_table_where,
+    heatmap_figure,
+    heatmap_spec,
+    unprinted_values_note,
+)
 from poemetric.analysis.lexical import MATTR_WINDOW
 from poemetric.analysis.plotting import Drawing, counted_poems, poem_count
 from poemetric.analysis.scores import form_check_scores
@@ -129,17 +134,18 @@ def form_heatmap(ctx: FigureContext) -> Drawing:
     by_form = form_check_scores(checks, by_form=True)
     matrix = by_form.pivot_table(index="author", columns="poem_form", values="pass_rate")
     matrix = matrix.loc[ctx.ordered(matrix.index.tolist())]
-    figure = annotated_heatmap(ctx, matrix, [str(c) for c in matrix.columns],
-                               colour_label="pass rate", value_range=SHARE,
-                               row_labels=ctx.labels.author_list(matrix.index),
-                               column_title="poem form")  # fmt: skip
+    spec = heatmap_spec(matrix, [str(c) for c in matrix.columns],
+                        ctx.labels.author_list(matrix.index), colour_label="pass rate",
+                        value_range=SHARE, column_title="poem form")  # fmt: skip
+    figure = heatmap_figure(ctx, spec)
+    unprinted = unprinted_values_note(spec, ctx.width, analysis_table_where("form_checks_by_form"))
     # A form an author has no checked poem of is a blank cell: the caption's "2 checked poems
     # per cell" held for every other cell, and the blank was not said.
     blank = " A blank cell: no checked poem of that form." if matrix.isna().to_numpy().any() else ""
     caption = (
         "Share of poems passing the rule-based form check, per author and poem form "
         f"({counted_poems(by_form['n'], 'checked poem')} per cell; "
-        f"{pass_rule(checks)}).{blank}"
+        f"{pass_rule(checks)}).{blank}{unprinted}"
     )
     return Drawing(figure, caption)
 

@@ -28,7 +28,12 @@ from poemetric.analysis.context import (
     known_dimensions,
 )
 from poemetric.analysis.data import HUMAN_AUTHOR
-from poemetric.analysis.heatmaps import annotated_heatmap
+from poemetric.analysis.heatmaps import (
+    analysis_table_where,
+    heatmap_figure,
+    heatmap_spec,
+    unprinted_values_note,
+)
 from poemetric.analysis.plotting import (
     EXPERT_COLOUR,
     LLM_COLOURS,
@@ -151,13 +156,14 @@ def _blank_note(matrix: pd.DataFrame) -> str:
     return " A blank cell: the author has no mean (every answer N/A)."
 
 
-def _score_heatmap(ctx: FigureContext, ranked: pd.DataFrame) -> Figure:
-    """The heatmap of a `_ranked` matrix."""
-    keys = [str(k) for k in ranked.columns]
-    return annotated_heatmap(
-        ctx, ranked, [_title(k) for k in keys], colour_label="mean score (1-5)",
-        value_range=LIKERT, row_labels=ctx.labels.author_list(ranked.index),
-    )  # fmt: skip
+def _score_heatmap(ctx: FigureContext, matrix: pd.DataFrame) -> tuple[Figure, str]:
+    """The heatmap of an authors x dimensions matrix of means, and the caption's note when its
+    cells are too narrow for their values (`unprinted_values_note`)."""
+    keys = [str(k) for k in matrix.columns]
+    spec = heatmap_spec(matrix, [_title(k) for k in keys], ctx.labels.author_list(matrix.index),
+                        colour_label="mean score (1-5)", value_range=LIKERT)  # fmt: skip
+    note = unprinted_values_note(spec, ctx.width, analysis_table_where("dimension_matrix"))
+    return heatmap_figure(ctx, spec), note
 
 
 def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
@@ -165,7 +171,7 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
     """`dimension_bars` for more authors than a page of bars holds (31 authors x 10 panels
     were squeezed until every label overlapped): the judge's means as a heatmap."""
     ranked = _ranked(ctx.scores, keys)
-    figure = _score_heatmap(ctx, ranked)
+    figure, unprinted = _score_heatmap(ctx, ranked)
     what = what_plotted(group, dimensions)
     caption = (
         f"POEMetric scores, {what}, judged by {ctx.judge_label}: mean Likert score per author "
@@ -179,6 +185,7 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
             else ""
         )
         + _blank_note(ranked)
+        + unprinted
         + na_note(keys)
     )
     return Drawing(figure, caption)
@@ -198,12 +205,13 @@ def all_models(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimens
     too_tall = grid_height(ctx, len(keys), len(order)) > MAX_HEIGHT_IN
     what = what_plotted(group, dimensions)
     if layout == "heatmap" or (layout == "auto" and too_tall):
-        figure = _score_heatmap(ctx, ranked)
+        figure, unprinted = _score_heatmap(ctx, ranked)
         caption = (
             f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
             f"score per author over {poems_each(scores)}, authors sorted by their mean "
             f"over these dimensions (shown as a heatmap: bars would not fit at this width; "
-            f"a recipe entry's `layout: bars` forces them).{_blank_note(ranked)}{na_note(keys)}"
+            f"a recipe entry's `layout: bars` forces them).{_blank_note(ranked)}{unprinted}"
+            f"{na_note(keys)}"
         )
         return Drawing(figure, caption)
     panels = [
@@ -271,13 +279,10 @@ def heatmap(ctx: FigureContext) -> Drawing:
     """Authors x dimensions mean scores (App. H in one figure)."""
     matrix = score_matrix(ctx.scores)
     matrix = matrix.loc[ctx.ordered(matrix.index)]
-    figure = annotated_heatmap(
-        ctx, matrix, [_title(k) for k in matrix.columns], colour_label="mean score (1-5)",
-        value_range=LIKERT, row_labels=ctx.labels.author_list(matrix.index),
-    )  # fmt: skip
+    figure, unprinted = _score_heatmap(ctx, matrix)
     caption = (
         f"Mean score per author and dimension, judged by {ctx.judge_label} (1-5; "
-        f"{poems_each(ctx.scores)} per author).{_blank_note(matrix)}"
+        f"{poems_each(ctx.scores)} per author).{_blank_note(matrix)}{unprinted}"
         f"{na_note(list(matrix.columns))}"
     )
     return Drawing(figure, caption)

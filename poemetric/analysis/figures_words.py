@@ -15,6 +15,7 @@ from poemetric.analysis.heatmaps import (
     colour_bar_width,
     heatmap_figure,
     side_by_side,
+    unprinted_values_note,
 )
 from poemetric.analysis.imagery import imagery_counts
 from poemetric.analysis.lexical import opening_words, top_words
@@ -69,6 +70,12 @@ def _figure(ctx: FigureContext, spec: HeatmapSpec) -> Figure:
     return heatmap_figure(ctx, spec)
 
 
+#: Where the word figures' values are when their cells are too narrow to print them (the
+#: analysis tables list each author's own top words, not every author's share of the words
+#: shown).
+WIDER = "a wider `--width` or fewer `--authors` print them"
+
+
 def _shown(spec: HeatmapSpec, k: int) -> str:
     shown = len(spec.column_labels) if spec.transposed else len(spec.row_labels)
     return f"{shown}" if shown == k else f"{shown} (of the {k} asked for: no more fit the width)"
@@ -85,7 +92,7 @@ def top_words_figure(ctx: FigureContext, k: Count = 20) -> Drawing:
     caption = (
         f"The {_shown(spec, k)} most frequent content words (stop words removed, case-insensitive) over "
         f"{_authors_note(ctx)}, ranked by their mean share; cells: % of each author's content "
-        "tokens." + ctx.not_poems_sentence()
+        "tokens." + unprinted_values_note(spec, ctx.width, WIDER) + ctx.not_poems_sentence()
     )
     return Drawing(_figure(ctx, spec), caption)
 
@@ -106,6 +113,7 @@ def opening_words_figure(ctx: FigureContext, k: Count = 12) -> Drawing:
     caption = (
         f"The {_shown(spec, k)} most common opening words (first word of each poem) over "
         f"{_authors_note(ctx)}; cells: % of each author's poems that begin with the word."
+        + unprinted_values_note(spec, ctx.width, WIDER)
         + ctx.not_poems_sentence()
     )
     return Drawing(_figure(ctx, spec), caption)
@@ -117,7 +125,7 @@ def imagery_figure(ctx: FigureContext, k: Count = 15) -> Drawing:
     caption = (
         f"The {_shown(spec, k)} most used images over {_authors_note(ctx)} (nouns of the imagery "
         "lexicon, docs/analysis.md; plurals folded); cells: % of each author's poems that use "
-        "the image." + ctx.not_poems_sentence()
+        "the image." + unprinted_values_note(spec, ctx.width, WIDER) + ctx.not_poems_sentence()
     )
     return Drawing(_figure(ctx, spec), caption)
 
@@ -131,6 +139,18 @@ def opening_imagery(ctx: FigureContext, k: Count = 12) -> Drawing:
         f"{where[0]}: the {_shown(specs[0], k)} most common opening words (% of each author's "
         f"poems beginning with the word). {where[1]}: the {_shown(specs[1], k)} most used images "
         f"(% of each author's poems using the image; imagery lexicon in docs/analysis.md). "
-        f"{_authors_note(ctx)[0].upper()}{_authors_note(ctx)[1:]}." + ctx.not_poems_sentence()
+        f"{_authors_note(ctx)[0].upper()}{_authors_note(ctx)[1:]}."
+        + _unprinted_side_by_side(specs, where, width)
+        + ctx.not_poems_sentence()
     )
     return Drawing(side_by_side(ctx, specs), caption)
+
+
+def _unprinted_side_by_side(specs: list[HeatmapSpec], where: tuple[str, str], width: float) -> str:
+    """`unprinted_values_note` for the heatmaps of one figure, naming the ones it is about."""
+    bare = [side for spec, side in zip(specs, where, strict=True)
+            if unprinted_values_note(spec, width, WIDER)]  # fmt: skip
+    if not bare:
+        return ""
+    which = "both heatmaps" if len(bare) == len(specs) else f"the {bare[0].lower()} heatmap"
+    return f" The cells of {which} are too narrow at this width to print their values: {WIDER}."

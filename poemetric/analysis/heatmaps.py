@@ -76,6 +76,12 @@ class HeatmapSpec:
         cell = self.cell_width(width)
         return all(text_width_in(c, 6.5) + 0.04 <= cell for c in self.column_labels)
 
+    def cell_decimals(self, width: float) -> int | None:
+        """The decimals the cells print their values with at `width` (None: too narrow for any
+        value, the cells are colour only and the caption must say so: `unprinted_values_note`)."""
+        low, high = self.bounds()
+        return _cell_decimals(self.cell_width(width), max(abs(low), abs(high)))
+
     def height(self, width: float) -> float:
         header = 0.2 if self.flat_header(width) else label_width_in(self.column_labels) * 0.75
         below = 0.45 if self.bar_below(width) else 0.0
@@ -137,7 +143,7 @@ def draw_heatmap(
     axis.tick_params(length=0)
     for spine in axis.spines.values():
         spine.set_visible(False)
-    decimals = _cell_decimals(spec.cell_width(width), max(abs(low), abs(high)))
+    decimals = spec.cell_decimals(width)
     if decimals is not None:
         middle = low + (high - low) * 0.55
         for (row, col), value in np.ndenumerate(values):
@@ -167,23 +173,41 @@ def draw_heatmap(
         axis.set_title(spec.title)
 
 
-def annotated_heatmap(
-    ctx: FigureContext,
+def unprinted_values_note(spec: HeatmapSpec, width: float, where: str) -> str:
+    """` The cells are too narrow ... see WHERE.` when the heatmap drawn at `width` prints no
+    value in its cells (31 authors x 10 dimensions at one column: a caption that did not say so
+    left the reader to guess the numbers from the colour bar); "" when they are printed."""
+    if spec.cell_decimals(width) is not None:
+        return ""
+    return (
+        " The cells are too narrow at this width to print their values, which are left out "
+        f"(colour only): {where}."
+    )
+
+
+def analysis_table_where(table: str) -> str:
+    """Where `poemetric analyze` writes the values of a heatmap: its table `table`."""
+    return (
+        f"`poemetric analyze` writes them in its {table} table "
+        f"(RUN/analysis/{table}.csv, .md and .tex)"
+    )
+
+
+def heatmap_spec(
     matrix: pd.DataFrame,
     column_labels: Sequence[str],
+    row_labels: Sequence[str],
     *,
     colour_label: str,
     value_range: tuple[float, float] | None = None,
-    row_labels: Sequence[str] | None = None,
     title: str = "",
     column_title: str = "",
-) -> Figure:
-    """Rows x columns of numbers coloured by value, each cell annotated when its number fits
-    (two, one or no decimals, by the cell's printed width). The human label is highlighted."""
-    rows = list(row_labels) if row_labels is not None else [str(r) for r in matrix.index]
-    spec = HeatmapSpec(matrix, rows, list(column_labels), colour_label, value_range, title,
-                       column_title=column_title)  # fmt: skip
-    return heatmap_figure(ctx, spec)
+) -> HeatmapSpec:
+    """Rows x columns of numbers coloured by value (`heatmap_figure` draws it), each cell
+    annotated when its number fits (two, one or no decimals, by the cell's printed width; a
+    caption asks `unprinted_values_note` whether they do)."""
+    return HeatmapSpec(matrix, list(row_labels), list(column_labels), colour_label, value_range,
+                       title, column_title=column_title)  # fmt: skip
 
 
 def heatmap_figure(ctx: FigureContext, spec: HeatmapSpec) -> Figure:

@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
+
 from poemetric.ghostwriting.uniqueness import ReferenceText
 from poemetric.store import RunStore
 
@@ -44,10 +46,24 @@ class ReferenceCorpora:
 def dataset_references(store: RunStore) -> list[ReferenceText]:
     """The human poems of the run's dataset snapshot (all of them, whatever `--limit` chose)."""
     rows = store.query("SELECT poem_id, title, author, content FROM poems ORDER BY position")
+    return [_reference(r["poem_id"], r["content"], r["author"], r["title"]) for r in rows]
+
+
+def poem_references(poems: pd.DataFrame) -> list[ReferenceText]:
+    """`dataset_references` of a frame of the poems table (poem_id, title, author, content),
+    such as the `RunData.dataset_poems` a figure has: the ghostwriting figure and tables
+    measure uniqueness against the same corpus."""
+    known = poems.astype(object).where(poems.notna(), None)  # a NULL title is no "nan"
     return [
-        ReferenceText(str(r["poem_id"]), str(r["content"]), _label(r["author"], r["title"]))
-        for r in rows
+        _reference(poem_id, content, author, title)
+        for poem_id, content, author, title in zip(
+            known["poem_id"], known["content"], known["author"], known["title"], strict=True
+        )
     ]
+
+
+def _reference(poem_id: object, content: object, author: object, title: object) -> ReferenceText:
+    return ReferenceText(str(poem_id), str(content), _label(author, title))
 
 
 def _label(author: object, title: object) -> str:

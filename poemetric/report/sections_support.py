@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
+from poemetric.analysis.plotting import author_colours, run_palette
 from poemetric.report.model import ReportRun
 from poemetric.tables.headers import dimension_label
 
@@ -28,3 +30,10 @@ def records(
             extra["item_label"] = dimension_label(str(row["item"]))
         rows.append({**{str(k): v for k, v in row.items()}, **extra})
     return rows
+
+
+def chart_colours(run: ReportRun, authors: Sequence[str]) -> dict[str, str]:
+    """Each of `authors` (a chart's rows) -> its colour as the run's figures draw it: the
+    human poets vermillion, up to 7 LLMs each in its run colour, more LLMs one blue."""
+    everyone = [*run.data.generations["author"].unique(), *authors]
+    return author_colours(list(dict.fromkeys(authors)), run_palette(dict.fromkeys(everyone)))

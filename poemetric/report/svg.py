@@ -1,5 +1,11 @@
 """Inline SVG charts for the report: one row per author, a dot for the estimate and a line for
-its interval. Text is real SVG text (searchable, copyable, readable by screen readers)."""
+its interval. Text is real SVG text (searchable, copyable, readable by screen readers).
+
+Colours and lines follow the paper figures (`poemetric.analysis.plotting`): the human poets in
+vermillion, each LLM in its run colour (one blue past 7 LLMs), the experts grey; the experts'
+dots are hollow and their whiskers dashed (the figures hatch their bars), so that they differ
+from the judge's in print and for colour-blind readers too. A chart that shows more than one
+kind of row has a legend above its rows."""
 
 from __future__ import annotations
 
@@ -27,6 +33,53 @@ class Row:
     high: float = math.nan
     human: bool = False
     colour: str | None = None  # else HUMAN_COLOUR or LLM_COLOUR
+    #: The expert panel's estimate (a hollow dot, a dashed whisker), not a judge's.
+    expert: bool = False
+
+
+#: The height (chart units) of the legend's line above the rows.
+LEGEND_HEIGHT = 20
+
+
+def _legend(rows: Sequence[Row]) -> list[tuple[str, list[str], bool]]:
+    """(label, dot colours, hollow) for each kind of row shown: the human poets, the LLMs (a
+    dot for each of their colours) and the experts; none when the rows are of one kind."""
+    entries: list[tuple[str, list[str], bool]] = []
+    judged = [row for row in rows if not row.expert]
+    human = [row for row in judged if row.human]
+    if human:
+        entries.append(("Human poets", [human[0].colour or HUMAN_COLOUR], False))
+    llm_colours = list(dict.fromkeys(row.colour or LLM_COLOUR for row in judged if not row.human))
+    if llm_colours:
+        label = "LLMs" if len(llm_colours) == 1 else "LLMs (a colour each)"
+        entries.append((label, llm_colours, False))
+    experts = [row for row in rows if row.expert]
+    if experts:
+        entries.append(("Experts", [experts[0].colour or LLM_COLOUR], True))
+    return entries if len(entries) > 1 else []
+
+
+def _dot(cx: float, cy: float, colour: str, hollow: bool, tip: str = "") -> str:
+    fill = f'fill="#fff" stroke="{colour}" stroke-width="1.6"' if hollow else f'fill="{colour}"'
+    return f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" {fill}>{tip}</circle>'
+
+
+def _legend_svg(entries: list[tuple[str, list[str], bool]], x: float, y: float) -> str:
+    """The legend's line: each entry's dot(s) (on a whisker) and its label."""
+    parts = ['<g class="legend">']
+    for label, colours, hollow in entries:
+        dash = ' stroke-dasharray="3 2"' if hollow else ""
+        for colour in colours:
+            parts.append(
+                f'<line x1="{x - 2:.1f}" x2="{x + 10:.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+                f'stroke="{colour}" class="whisker"{dash}/>' + _dot(x + 4, y, colour, hollow)
+            )
+            x += 12
+        parts.append(f'<text x="{x + 2:.1f}" y="{y + 4:.1f}" class="legend-label">'
+                     f"{escape(label)}</text>")  # fmt: skip
+        x += 2 + len(label) * CHAR_WIDTH + 14
+    parts.append("</g>")
+    return "".join(parts)
 
 
 def interval_chart(
@@ -48,8 +101,11 @@ def interval_chart(
     longest = max((len(row.label) for row in rows), default=0)
     label_width = max(label_width, math.ceil(longest * CHAR_WIDTH) + 12)
     width = label_width + plot + 16
+    legend = _legend(rows)
+    legend_width = sum(12 * len(c) + 16 + len(label) * CHAR_WIDTH for label, c, _ in legend)
+    width = max(width, math.ceil(legend_width) + 16)
     smallest = math.ceil(width * MIN_FONT_PX / FONT_SIZE)
-    top, bottom = 8, 26
+    top, bottom = 8 + (LEGEND_HEIGHT if legend else 0), 26
     height = top + bottom + row_height * len(rows)
 
     def x(value: float) -> float:
@@ -60,6 +116,8 @@ def interval_chart(
         f'width="{width}" height="{height}" style="min-width: {smallest}px" '
         f'aria-label="{escape(title)}"><title>{escape(title)}</title>'
     ]
+    if legend:
+        parts.append(_legend_svg(legend, 10, 8 + LEGEND_HEIGHT / 2 - 2))
     axis_y = top + row_height * len(rows)
     for tick in ticks:
         tx = x(tick)
@@ -84,14 +142,13 @@ def interval_chart(
             )
             continue
         if not (math.isnan(row.low) or math.isnan(row.high)):
+            dash = ' stroke-dasharray="3 2"' if row.expert else ""
             parts.append(
                 f'<line x1="{x(row.low):.1f}" x2="{x(row.high):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
-                f'stroke="{colour}" class="whisker"/>'
+                f'stroke="{colour}" class="whisker"{dash}/>'
             )
         interval = "" if math.isnan(row.low) else f" [{row.low:.2f}, {row.high:.2f}]"
-        parts.append(
-            f'<circle cx="{x(row.value):.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
-            f"<title>{escape(row.label)}: {row.value:.2f}{interval}</title></circle>"
-        )
+        tip = f"<title>{escape(row.label)}: {row.value:.2f}{interval}</title>"
+        parts.append(_dot(x(row.value), y, colour, row.expert, tip))
     parts.append("</svg></div>")
     return Markup("".join(parts))

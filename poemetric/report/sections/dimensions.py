@@ -19,6 +19,7 @@ from poemetric.questionnaire import DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
+from poemetric.report.sections_support import chart_colours
 from poemetric.report.svg import Row, interval_chart
 from poemetric.tables.headers import dimension_label
 from poemetric.text.listing import joined_with_and
@@ -44,12 +45,14 @@ def _charts(run: ReportRun, raters: list[Rater], what: str) -> list[dict[str, ob
     """One chart per dimension: authors in the standard order, a row per author and rater (the
     rater named in the label when there are several), 1-5 axis, 95% CI whiskers."""
     authors = author_order(pd.concat([scores["author"] for _, scores, _ in raters]).unique())
+    colours = chart_colours(run, authors)
     charts = []
     for dimension in DIMENSIONS:
         stats = [(label, _stats(scores, dimension.key), expert) for label, scores, expert in raters]
         rows = [
             Row(run.labels.author(a) + (f" · {label}" if len(raters) > 1 else ""), *by_author[a],
-                human=a == HUMAN_AUTHOR, colour=EXPERT_COLOUR if expert else None)
+                human=a == HUMAN_AUTHOR, colour=EXPERT_COLOUR if expert else colours[a],
+                expert=expert)
             for a in authors for label, by_author, expert in stats if a in by_author
         ]  # fmt: skip
         chart: Markup = interval_chart(

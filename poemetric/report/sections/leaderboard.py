@@ -11,6 +11,7 @@ from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
+from poemetric.report.sections_support import chart_colours
 from poemetric.report.svg import Row, interval_chart
 
 
@@ -44,9 +45,11 @@ def leaderboard(run: ReportRun) -> Section | None:
                 }
                 for a in order
             ]
+            colours = chart_colours(run, order)
             chart = interval_chart(
                 [Row(e["author"], float(e["score"]["mean"]), float(e["score"]["ci_low"]),
-                     float(e["score"]["ci_high"]), bool(e["human"])) for e in entries],
+                     float(e["score"]["ci_high"]), bool(e["human"]), colours[a])
+                 for a, e in zip(order, entries, strict=True)],
                 domain=(1, 5), ticks=[1, 2, 3, 4, 5],
                 title=f"POEMetric score by {run.labels.judge(str(judge))}: mean over poems, "
                 "whiskers 95% CI",
@@ -56,10 +59,11 @@ def leaderboard(run: ReportRun) -> Section | None:
             )
     elif checks:
         ranked = sorted(checks.values(), key=lambda c: -float(c["pass_rate"] or 0))  # type: ignore[arg-type]
+        colours = chart_colours(run, [str(c["author"]) for c in ranked])
         chart = interval_chart(
             [Row(run.labels.author(str(c["author"])), float(c["pass_rate"]),  # type: ignore[arg-type]
                  float(c["pass_ci_low"]), float(c["pass_ci_high"]),  # type: ignore[arg-type]
-                 c["author"] == HUMAN_AUTHOR) for c in ranked],
+                 c["author"] == HUMAN_AUTHOR, colours[str(c["author"])]) for c in ranked],
             domain=(0, 1), ticks=[0, 0.25, 0.5, 0.75, 1],
             title="Form-check pass rate, whiskers 95% Wilson interval",
         )  # fmt: skip
