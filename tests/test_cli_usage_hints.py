@@ -40,6 +40,13 @@ def _usage_error(args: list[str]) -> str:
         (["form", "check", "--run", "runs/x"],
          "No such option: --run (Possible options: --out); --run is an option of "
          "`poemetric form run`, not of `poemetric form check`"),
+        # the group's own option: was "No such option: --samples" alone
+        (["judge", "recognise", "--samples", "2"],
+         "No such option: --samples; --samples is an option of `poemetric judge` itself, not "
+         "of `poemetric judge recognise`"),
+        (["judge", "reparse", "--run", "runs/x", "--batch"],
+         "No such option: --batch; --batch is an option of `poemetric judge` itself, not of "
+         "`poemetric judge reparse`"),
         (["--run", "runs/x"],
          "No such option: --run; options go after a command's name (`poemetric --help` lists "
          "the commands)"),

@@ -5,6 +5,8 @@ place:
   command's name (`poemetric analyze --run runs/x`);
 - `poemetric form --run runs/x` and `poemetric form check --run runs/x` said "No such option:
   --run": it is an option of `poemetric form run`;
+- `poemetric judge recognise --samples 2` said "No such option: --samples": it is an option of
+  `poemetric judge` itself (the judge stage), which `judge recognise` does not take;
 - `poemetric analyze runs/x` said "Got unexpected extra argument(s) (runs/x)": a run folder is
   given with `--run` (`poemetric analyze --run runs/x`).
 
@@ -75,11 +77,17 @@ def _option_hint(ctx: Context, option: str, words: list[str]) -> str | None:
     parent = ctx.parent
     if parent is None or parent.parent is None or not isinstance(parent.command, TyperGroup):
         return None  # a command of the root: its siblings are not loaded (app.LazyGroup)
-    owners = [name for name in _owners(parent, parent.command, option) if name != ctx.info_name]
+    group = _path(parent)
+    owners = [
+        f"`{_command_line([*group, name])}`"
+        for name in _owners(parent, parent.command, option)
+        if name != ctx.info_name
+    ]
+    if option in option_names(parent.command):  # `judge recognise --samples 2`: judge's own
+        owners.insert(0, f"`{_command_line(group)}` itself")
     if not owners:
         return None
-    each = ", ".join(f"`{_command_line([*_path(parent), name])}`" for name in owners)
-    return f"{option} is an option of {each}, not of `{_command_line(_path(ctx))}`"
+    return f"{option} is an option of {', '.join(owners)}, not of `{_command_line(_path(ctx))}`"
 
 
 def _named_command(
