@@ -123,3 +123,16 @@ def test_two_folders_are_still_two_values(tmp_path: Path, monkeypatch: pytest.Mo
     assert _refused(["analyze", "--run", "runs/x/", "--run", "runs/y"]) == (
         "error: --run is given twice (runs/x/, runs/y), and only the last would count; give it once"
     )
+
+
+def test_a_path_that_does_not_resolve_is_compared_as_written_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A symlink loop makes `Path.resolve` raise: no traceback, the command's own error."""
+    monkeypatch.chdir(tmp_path)
+    Path("loop1").symlink_to("loop2")
+    Path("loop2").symlink_to("loop1")
+    result = CliRunner().invoke(app, ["analyze", "--run", "loop1", "--run", "./loop1"])
+    assert isinstance(result.exception, SystemExit), result.exception  # was a RuntimeError
+    assert result.exit_code == 2
+    assert "is given twice" not in result.output

@@ -74,9 +74,12 @@ def _meant(param: Any, value: str) -> str:
     if getattr(descriptor, "annotation", None) is not Path or value == "-":
         return value  # not a path; `-` is standard input or output, not a file named "-"
     path = Path(os.path.abspath(os.path.expanduser(value)))
-    if "--run" in param.opts and path.name == DB_NAME and not path.is_dir():
-        path = path.parent
-    return str(path.resolve())
+    try:
+        if "--run" in param.opts and path.name == DB_NAME and not path.is_dir():
+            path = path.parent
+        return str(path.resolve())
+    except (OSError, ValueError, RuntimeError):  # a NUL byte, a symlink loop: the command's own
+        return str(path)  # error names them
 
 
 def _message(option: str, values: list[str], param: Any) -> str:
