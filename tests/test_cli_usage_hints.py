@@ -47,6 +47,22 @@ def _usage_error(args: list[str]) -> str:
         (["judge", "reparse", "--run", "runs/x", "--batch"],
          "No such option: --batch; --batch is an option of `poemetric judge` itself, not of "
          "`poemetric judge reparse`"),
+        # generate's option for models, to judge: was "No such option: --models" alone
+        (["judge", "--run", "runs/x", "--models", "gpt-4o", "--limit", "2"],
+         "No such option: --models; --models names the models of `poemetric generate`; "
+         "`poemetric judge` names its judges with --judge: "
+         "poemetric judge --run runs/x --judge gpt-4o --limit 2"),
+        (["judge", "recognise", "--run", "runs/x", "-m=gpt-4o"],
+         "No such option: -m; -m names the models of `poemetric generate`; `poemetric judge "
+         "recognise` names its judges with --judge: "
+         "poemetric judge recognise --run runs/x --judge=gpt-4o"),
+        # an option of other commands of the root: was click's "(Possible options: --to)" alone
+        (["analyze", "--run", "runs/x", "--authors", "human"],
+         "No such option: --authors (Possible options: --to); --authors is an option of "
+         "`poemetric figures`, `poemetric judge`, not of `poemetric analyze`"),
+        (["demo", "--models", "gpt-4o"],
+         "No such option: --models; --models is an option of `poemetric generate`, not of "
+         "`poemetric demo`"),
         (["--run", "runs/x"],
          "No such option: --run; options go after a command's name (`poemetric --help` lists "
          "the commands)"),

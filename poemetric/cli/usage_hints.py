@@ -7,6 +7,10 @@ place:
   --run": it is an option of `poemetric form run`;
 - `poemetric judge recognise --samples 2` said "No such option: --samples": it is an option of
   `poemetric judge` itself (the judge stage), which `judge recognise` does not take;
+- `poemetric judge --models gpt-4o` said "No such option: --models": judges are named with
+  `--judge` (`poemetric judge --judge gpt-4o`);
+- `poemetric analyze --authors human` said "No such option: --authors (Possible options: --to)":
+  it is an option of `poemetric figures` and `poemetric judge`;
 - `poemetric analyze runs/x` said "Got unexpected extra argument(s) (runs/x)": a run folder is
   given with `--run` (`poemetric analyze --run runs/x`).
 
@@ -40,7 +44,12 @@ def add_hint(error: UsageError, words: list[str]) -> None:
         return
     hint = None
     if isinstance(error, NoSuchOption):
-        hint = _option_hint(ctx, error.option_name, words)
+        option = error.option_name
+        hint = (
+            _judges_hint(ctx, option, words)
+            or _option_hint(ctx, option, words)
+            or _root_command_hint(ctx, option, words)
+        )
     elif match := EXTRA.match(error.message):
         hint = _run_folder_hint(ctx, match.group(1), words)
     if hint:
@@ -88,6 +97,52 @@ def _option_hint(ctx: Context, option: str, words: list[str]) -> str | None:
     if not owners:
         return None
     return f"{option} is an option of {', '.join(owners)}, not of `{_command_line(_path(ctx))}`"
+
+
+#: `judge --models gpt-4o`: generate's option for its models, where `judge` names its judges
+#: with --judge.
+MODELS_OPTIONS = ("--models", "-m")
+
+
+def _judges_hint(ctx: Context, option: str, words: list[str]) -> str | None:
+    """`judge --models gpt-4o`, `judge recognise -m gpt-4o`: the line with --judge. Not for
+    `demo`, whose --judge is a judge more, not the models that write."""
+    path = _path(ctx)
+    if path[:1] != ["judge"] or option not in MODELS_OPTIONS:
+        return None
+    if "--judge" not in option_names(ctx.command):
+        return None
+    line = [_renamed(word, MODELS_OPTIONS, "--judge") for word in words]
+    return (
+        f"{option} names the models of `poemetric generate`; `{_command_line(path)}` names its "
+        f"judges with --judge: {shlex.join(['poemetric', *line])}"
+    )
+
+
+def _root_command_hint(ctx: Context, option: str, words: list[str]) -> str | None:
+    """`option` given to a command of the root that lacks it: `analyze --authors human` is told
+    the commands that take --authors (click said only "Possible options: --to"). The other
+    commands are loaded for it (`app.LazyGroup`): a cost of the error alone."""
+    root = ctx.parent
+    if root is None or root.parent is not None or not isinstance(root.command, TyperGroup):
+        return None
+    here = str(ctx.info_name)
+    group = root.command
+    owners = [
+        name
+        for name in group.list_commands(root)
+        if name != here and option in option_names(group.get_command(root, name))
+    ]
+    if not owners:
+        return None
+    each = ", ".join(f"`{_command_line([name])}`" for name in owners)
+    return f"{option} is an option of {each}, not of `{_command_line([here])}`"
+
+
+def _renamed(word: str, names: tuple[str, ...], name: str) -> str:
+    """`word` with the option `names` renamed `name` (`--models=x` -> `--judge=x`)."""
+    option, equals, value = word.partition("=")
+    return f"{name}{equals}{value}" if option in names else word
 
 
 def _named_command(
