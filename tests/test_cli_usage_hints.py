@@ -63,6 +63,17 @@ def _usage_error(args: list[str]) -> str:
         (["demo", "--models", "gpt-4o"],
          "No such option: --models; --models is an option of `poemetric generate`, not of "
          "`poemetric demo`"),
+        # a list written with spaces: was the extra argument alone (once "give --run
+        # claude-3.7-sonnet")
+        (["analyze", "--judge", "gpt-4o", "claude-3.7-sonnet"],
+         "Got unexpected extra argument(s) (claude-3.7-sonnet); --judge takes a comma-separated "
+         "list: poemetric analyze --judge gpt-4o,claude-3.7-sonnet"),
+        (["figures", "--authors", "human", "gpt-4o"],
+         "Got unexpected extra argument(s) (gpt-4o); --authors takes a comma-separated list: "
+         "poemetric figures --authors human,gpt-4o"),
+        (["generate", "--run", "runs/x", "--models=markov", "gpt-4o", "qwq-32b", "--dry-run"],
+         "Got unexpected extra argument(s) (gpt-4o qwq-32b); --models takes a comma-separated "
+         "list: poemetric generate --run runs/x --models=markov,gpt-4o,qwq-32b --dry-run"),
         (["--run", "runs/x"],
          "No such option: --run; options go after a command's name (`poemetric --help` lists "
          "the commands)"),
@@ -88,10 +99,8 @@ def test_the_error_says_what_to_write(args: list[str], expected: str) -> None:
         (["analyze", "--run", "runs/x", "extra"], "Got unexpected extra argument(s) (extra)"),
         (["analyze", "--runs", "runs/x"], "No such option: --runs (Possible options: --run)"),
         (["--foo", "analyze"], "No such option: --foo"),
-        # a second judge after a space, not a run folder: was "give --run claude-3.7-sonnet"
-        (["analyze", "--judge", "gpt-4o", "claude-3.7-sonnet"],
-         "Got unexpected extra argument(s) (claude-3.7-sonnet)"),
-        (["figures", "--authors", "human", "gpt-4o"], "Got unexpected extra argument(s) (gpt-4o)"),
+        (["analyze", "--run", "runs/x", "--judge", "gpt-4o", "runs/y"],
+         "Got unexpected extra argument(s) (runs/y)"),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else "",
 )  # fmt: skip

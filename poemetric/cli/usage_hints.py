@@ -12,7 +12,9 @@ place:
 - `poemetric analyze --authors human` said "No such option: --authors (Possible options: --to)":
   it is an option of `poemetric figures` and `poemetric judge`;
 - `poemetric analyze runs/x` said "Got unexpected extra argument(s) (runs/x)": a run folder is
-  given with `--run` (`poemetric analyze --run runs/x`).
+  given with `--run` (`poemetric analyze --run runs/x`);
+- `poemetric generate --models markov gpt-4o` said "Got unexpected extra argument(s) (gpt-4o)":
+  a list is comma-separated (`--models markov,gpt-4o`).
 
 `add_hint` adds the line to the error's message; the error is shown as before (usage, box)."""
 
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
 
 #: `ctx.meta` key (shared by every context of one command line): the words after `poemetric`.
 WORDS = "poemetric.command_words"
-EXTRA = re.compile(r"^Got unexpected extra argument\(s\) \((\S+)\)$")
+EXTRA = re.compile(r"^Got unexpected extra argument\(s\) \((.+)\)$")
 
 
 def add_hint(error: UsageError, words: list[str]) -> None:
@@ -51,7 +53,9 @@ def add_hint(error: UsageError, words: list[str]) -> None:
             or _root_command_hint(ctx, option, words)
         )
     elif match := EXTRA.match(error.message):
-        hint = _run_folder_hint(ctx, match.group(1), words)
+        extras = match.group(1).split(" ")
+        hint = _run_folder_hint(ctx, extras[0], words) if len(extras) == 1 else None
+        hint = hint or _list_hint(ctx, extras, words)
     if hint:
         error.message = f"{error.format_message()}; {hint}"
         if isinstance(error, NoSuchOption):
@@ -159,6 +163,32 @@ def _named_command(
             path.append(word)
             command = command.get_command(ctx, word)
     return path, (command if path else None)
+
+
+def _list_hint(ctx: Context, extras: list[str], words: list[str]) -> str | None:
+    """`generate --models markov gpt-4o`, `analyze --judge a b`: a list written with spaces,
+    the words too many right after the value of an option that takes a comma-separated list."""
+    from poemetric.cli.repeated_options import TAKES_LIST
+
+    if any("/" in word or os.sep in word for word in extras):
+        return None  # a path, not a name of a list: `--run R --judge J runs/y`
+    params: list[Any] = list(ctx.command.params)
+    lists = {
+        name for p in params if TAKES_LIST.search(getattr(p, "help", "") or "") for name in p.opts
+    }
+    for index, word in enumerate(words):
+        option, equals, value = word.partition("=")
+        if option not in lists or (not equals and index + 1 >= len(words)):
+            continue
+        after = index + 1 if equals else index + 2
+        value = value if equals else words[index + 1]
+        if words[after : after + len(extras)] != extras:
+            continue
+        joined = ",".join([value, *extras])
+        given = [f"{option}={joined}"] if equals else [option, joined]
+        line = [*words[:index], *given, *words[after + len(extras) :]]
+        return f"{option} takes a comma-separated list: {shlex.join(['poemetric', *line])}"
+    return None
 
 
 def _run_folder_hint(ctx: Context, word: str, words: list[str]) -> str | None:
