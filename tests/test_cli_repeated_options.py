@@ -136,3 +136,14 @@ def test_a_path_that_does_not_resolve_is_compared_as_written_out(
     assert isinstance(result.exception, SystemExit), result.exception  # was a RuntimeError
     assert result.exit_code == 2
     assert "is given twice" not in result.output
+
+
+def test_a_quoted_tilde_is_a_folder_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--run "~/x"` (quoted: the shell leaves `~`) is the folder `./~/x` to the command, not
+    `$HOME/x`: given with `$HOME/x`, that is two runs."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    line = _refused(["analyze", "--run", f"{tmp_path}/x", "--run", "~/x"])
+    assert line.startswith("error: --run is given twice")

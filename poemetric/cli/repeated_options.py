@@ -73,7 +73,7 @@ def _meant(param: Any, value: str) -> str:
     descriptor = getattr(param, "type_descriptor", None)
     if getattr(descriptor, "annotation", None) is not Path or value == "-":
         return value  # not a path; `-` is standard input or output, not a file named "-"
-    path = Path(os.path.abspath(os.path.expanduser(value)))
+    path = Path(os.path.abspath(value))  # not `~`-expanded: the command takes it as written
     try:
         if "--run" in param.opts and path.name == DB_NAME and not path.is_dir():
             path = path.parent
