@@ -101,6 +101,9 @@ def test_the_error_says_what_to_write(args: list[str], expected: str) -> None:
         (["--foo", "analyze"], "No such option: --foo"),
         (["analyze", "--run", "runs/x", "--judge", "gpt-4o", "runs/y"],
          "Got unexpected extra argument(s) (runs/y)"),
+        # an option of most commands: their list would say no more than the error
+        (["merge", "--run", "runs/x", "runs/y"],
+         "No such option: --run (Possible options: --out)"),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else "",
 )  # fmt: skip

@@ -50,7 +50,7 @@ def add_hint(error: UsageError, words: list[str]) -> None:
         hint = (
             _judges_hint(ctx, option, words)
             or _option_hint(ctx, option, words)
-            or _root_command_hint(ctx, option, words)
+            or _root_command_hint(ctx, option)
         )
     elif match := EXTRA.match(error.message):
         extras = match.group(1).split(" ")
@@ -106,6 +106,8 @@ def _option_hint(ctx: Context, option: str, words: list[str]) -> str | None:
 #: `judge --models gpt-4o`: generate's option for its models, where `judge` names its judges
 #: with --judge.
 MODELS_OPTIONS = ("--models", "-m")
+#: The most commands of the root that `_root_command_hint` names as taking an option.
+ROOT_OWNERS_NAMED = 3
 
 
 def _judges_hint(ctx: Context, option: str, words: list[str]) -> str | None:
@@ -123,7 +125,7 @@ def _judges_hint(ctx: Context, option: str, words: list[str]) -> str | None:
     )
 
 
-def _root_command_hint(ctx: Context, option: str, words: list[str]) -> str | None:
+def _root_command_hint(ctx: Context, option: str) -> str | None:
     """`option` given to a command of the root that lacks it: `analyze --authors human` is told
     the commands that take --authors (click said only "Possible options: --to"). The other
     commands are loaded for it (`app.LazyGroup`): a cost of the error alone."""
@@ -137,8 +139,8 @@ def _root_command_hint(ctx: Context, option: str, words: list[str]) -> str | Non
         for name in group.list_commands(root)
         if name != here and option in option_names(group.get_command(root, name))
     ]
-    if not owners:
-        return None
+    if not owners or len(owners) > ROOT_OWNERS_NAMED:
+        return None  # `merge --run`: a list of most commands says nothing "No such option" does not
     each = ", ".join(f"`{_command_line([name])}`" for name in owners)
     return f"{option} is an option of {each}, not of `{_command_line([here])}`"
 
