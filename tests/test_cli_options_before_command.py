@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,10 +67,46 @@ def test_run_before_reparse_is_refused_naming_what_reparse_lacks(
     line = _refused(["judge", "--run", "runs/x", "--samples", "2", "reparse"])
     assert "no run store" not in line  # was: no run store at runs/default/poemetric.sqlite
     assert line.startswith("error: --run runs/x --samples 2: options written before `reparse`")
-    assert (
-        "(`poemetric judge reparse` has no --samples: `poemetric judge reparse --help` lists "
-        "its options): poemetric judge reparse --run runs/x --samples 2"
-    ) in line
+    assert line.endswith(
+        "(`poemetric judge reparse` has no --samples, left out: `poemetric judge reparse --help` "
+        "lists its options): poemetric judge reparse --run runs/x"
+    )  # was the line with `--samples 2`, refused in turn: "No such option: --samples"
+
+
+def test_the_line_written_instead_runs(tmp_path: Path) -> None:
+    """Each option the command lacks is left out of the line, with its value (`--samples 2`,
+    `--samples=2`) or none (`--batch`); the options it takes are kept, so the line is no usage
+    error of its own."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=1).close()
+    line = _refused(["judge", "--samples", "2", "--run", str(run), "--batch", "--samples=3",
+                     "-j", "gpt-4o", "reparse"])  # fmt: skip
+    assert "has no --samples, --batch, left out" in line
+    written = shlex.split(line.rsplit("lists its options): ", 1)[1])
+    assert written == ["poemetric", "judge", "reparse", "--run", str(run), "-j", "gpt-4o"]
+    result = CliRunner().invoke(app, written[1:], env={"COLUMNS": "400"})
+    assert "No such option" not in result.output
+    assert result.stderr.startswith("error: no judgments by judge 'gpt-4o'"), result.output
+
+
+def test_under_make_the_refusal_names_the_command_to_run_without_make(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`make judge RUN=runs/x JUDGE=j ARGS="recognise"` runs `judge --run runs/x --judge j
+    recognise`: the refusal told the make user to write `--run runs/x --judge j` (make's own
+    words, not theirs) after the command's name, with a bare `poemetric` not on their PATH;
+    no ARGS can do that, as make writes its variables first."""
+    monkeypatch.setenv("POEMETRIC_MAKE", "1")
+    monkeypatch.setattr(sys, "argv", ["/home/me/poemetric/.venv/bin/poemetric"])
+    line = _refused(["judge", "--run", "runs/x", "--judge", "j", "--limit", "2", "recognise",
+                     "--dry-run"])  # fmt: skip
+    assert line == (
+        "error: `make judge` runs `poemetric judge` itself, and writes its variables (RUN, JUDGE, "
+        "LIMIT) before ARGS as `poemetric judge`'s own options, which `poemetric judge "
+        "recognise` does not read; nothing was run. `poemetric judge recognise` has no make "
+        "target: run it with the options after its name: /home/me/poemetric/.venv/bin/poemetric "
+        "judge recognise --run runs/x --judge j --limit 2 --dry-run"
+    )
 
 
 def test_options_after_the_command_still_run_it(

@@ -88,3 +88,62 @@ def test_under_make_a_list_in_args_is_told_the_variable_of_its_own_value(tmp_pat
         "under make, MODELS gives --models: give it once, as MODELS=smollm2-135m "
         "(or MODELS=markov,smollm2-135m for both), not in ARGS"
     ), line
+
+
+@pytest.mark.parametrize(
+    "again", ["runs/x/", "./runs/x", "runs/../runs/x", "runs/x/poemetric.sqlite"]
+)
+def test_one_folder_written_two_ways_is_one_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, again: str
+) -> None:
+    """`--run runs/x --run runs/x/` (a shell completes the slash; under make, `RUN=runs/x
+    ARGS="--run runs/x/"`) was refused as two runs given: it is one folder, and the command
+    runs on it (here to say the run has no poems yet)."""
+    monkeypatch.chdir(tmp_path)
+    RunStore(Path("runs/x"), create=True).close()
+    result = CliRunner().invoke(
+        app, ["analyze", "--run", "runs/x", "--run", again], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2
+    assert "has no poems yet" in result.stderr, result.output
+
+
+def test_an_output_folder_written_two_ways_is_one_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    RunStore(Path("runs/x"), create=True).close()
+    args = ["analyze", "--run", "runs/x", "--out", "tables", "--out", f"{tmp_path}/tables/"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    assert "has no poems yet" in result.stderr, result.output
+
+
+def test_two_folders_are_still_two_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert _refused(["analyze", "--run", "runs/x/", "--run", "runs/y"]) == (
+        "error: --run is given twice (runs/x/, runs/y), and only the last would count; give it once"
+    )
+
+
+def test_a_path_that_does_not_resolve_is_compared_as_written_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A symlink loop makes `Path.resolve` raise: no traceback, the command's own error."""
+    monkeypatch.chdir(tmp_path)
+    Path("loop1").symlink_to("loop2")
+    Path("loop2").symlink_to("loop1")
+    result = CliRunner().invoke(app, ["analyze", "--run", "loop1", "--run", "./loop1"])
+    assert isinstance(result.exception, SystemExit), result.exception  # was a RuntimeError
+    assert result.exit_code == 2
+    assert "is given twice" not in result.output
+
+
+def test_a_quoted_tilde_is_a_folder_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--run "~/x"` (quoted: the shell leaves `~`) is the folder `./~/x` to the command, not
+    `$HOME/x`: given with `$HOME/x`, that is two runs."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    line = _refused(["analyze", "--run", f"{tmp_path}/x", "--run", "~/x"])
+    assert line.startswith("error: --run is given twice")

@@ -40,6 +40,40 @@ def _usage_error(args: list[str]) -> str:
         (["form", "check", "--run", "runs/x"],
          "No such option: --run (Possible options: --out); --run is an option of "
          "`poemetric form run`, not of `poemetric form check`"),
+        # the group's own option: was "No such option: --samples" alone
+        (["judge", "recognise", "--samples", "2"],
+         "No such option: --samples; --samples is an option of `poemetric judge` itself, not "
+         "of `poemetric judge recognise`"),
+        (["judge", "reparse", "--run", "runs/x", "--batch"],
+         "No such option: --batch; --batch is an option of `poemetric judge` itself, not of "
+         "`poemetric judge reparse`"),
+        # generate's option for models, to judge: was "No such option: --models" alone
+        (["judge", "--run", "runs/x", "--models", "gpt-4o", "--limit", "2"],
+         "No such option: --models; --models names the models of `poemetric generate`; "
+         "`poemetric judge` names its judges with --judge: "
+         "poemetric judge --run runs/x --judge gpt-4o --limit 2"),
+        (["judge", "recognise", "--run", "runs/x", "-m=gpt-4o"],
+         "No such option: -m; -m names the models of `poemetric generate`; `poemetric judge "
+         "recognise` names its judges with --judge: "
+         "poemetric judge recognise --run runs/x --judge=gpt-4o"),
+        # an option of other commands of the root: was click's "(Possible options: --to)" alone
+        (["analyze", "--run", "runs/x", "--authors", "human"],
+         "No such option: --authors (Possible options: --to); --authors is an option of "
+         "`poemetric figures`, `poemetric judge`, not of `poemetric analyze`"),
+        (["demo", "--models", "gpt-4o"],
+         "No such option: --models; --models is an option of `poemetric generate`, not of "
+         "`poemetric demo`"),
+        # a list written with spaces: was the extra argument alone (once "give --run
+        # claude-3.7-sonnet")
+        (["analyze", "--judge", "gpt-4o", "claude-3.7-sonnet"],
+         "Got unexpected extra argument(s) (claude-3.7-sonnet); --judge takes a comma-separated "
+         "list: poemetric analyze --judge gpt-4o,claude-3.7-sonnet"),
+        (["figures", "--authors", "human", "gpt-4o"],
+         "Got unexpected extra argument(s) (gpt-4o); --authors takes a comma-separated list: "
+         "poemetric figures --authors human,gpt-4o"),
+        (["generate", "--run", "runs/x", "--models=markov", "gpt-4o", "qwq-32b", "--dry-run"],
+         "Got unexpected extra argument(s) (gpt-4o qwq-32b); --models takes a comma-separated "
+         "list: poemetric generate --run runs/x --models=markov,gpt-4o,qwq-32b --dry-run"),
         (["--run", "runs/x"],
          "No such option: --run; options go after a command's name (`poemetric --help` lists "
          "the commands)"),
@@ -65,10 +99,11 @@ def test_the_error_says_what_to_write(args: list[str], expected: str) -> None:
         (["analyze", "--run", "runs/x", "extra"], "Got unexpected extra argument(s) (extra)"),
         (["analyze", "--runs", "runs/x"], "No such option: --runs (Possible options: --run)"),
         (["--foo", "analyze"], "No such option: --foo"),
-        # a second judge after a space, not a run folder: was "give --run claude-3.7-sonnet"
-        (["analyze", "--judge", "gpt-4o", "claude-3.7-sonnet"],
-         "Got unexpected extra argument(s) (claude-3.7-sonnet)"),
-        (["figures", "--authors", "human", "gpt-4o"], "Got unexpected extra argument(s) (gpt-4o)"),
+        (["analyze", "--run", "runs/x", "--judge", "gpt-4o", "runs/y"],
+         "Got unexpected extra argument(s) (runs/y)"),
+        # an option of most commands: their list would say no more than the error
+        (["merge", "--run", "runs/x", "runs/y"],
+         "No such option: --run (Possible options: --out)"),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else "",
 )  # fmt: skip

@@ -1,7 +1,8 @@
 """`generate --run runs/papr` for a run `runs/paper` made a new run without a word, and asked
 every model again for every poem, paid a second time (stored answers and the response cache are
 the run's own). A new run whose name is close to a run beside it is now noted, with the option
-that names that run; a series (`runs/part2` beside `runs/part1`) and an existing run are not."""
+that names that run; a series (`runs/part2` beside `runs/part1`), a variant (`runs/paper-v2`,
+`runs/paper-pilot` beside `runs/paper`) and an existing run are not."""
 
 from __future__ import annotations
 
@@ -44,6 +45,20 @@ def test_a_new_run_named_like_a_run_beside_it_is_noted(runs: Path, typed: str) -
 @pytest.mark.parametrize("run", ["runs/paper", "runs/part2", "runs/poems-v1", "runs/new"])
 def test_no_note_for_an_existing_run_a_series_or_another_name(runs: Path, run: str) -> None:
     assert NOTE not in _generate(run)
+
+
+@pytest.mark.parametrize(
+    "run", ["runs/paper-v2", "runs/paper_v3", "runs/paperv2", "runs/paper-pilot", "runs/paper.old"]
+)
+def test_no_note_for_a_variant_of_a_run_beside_it(runs: Path, run: str) -> None:
+    """`runs/paper-v2` beside `runs/paper` was noted as a close name "to go on with that run":
+    a version, a number or a suffix set off by `-`, `_`, `.` names a new run on purpose."""
+    assert NOTE not in _generate(run)
+
+
+@pytest.mark.parametrize("typed", ["paper-", "papr-v2", "paperr"])
+def test_a_mistyped_variant_is_still_noted(runs: Path, typed: str) -> None:
+    assert f"note: runs/{typed} {NOTE}" in _generate(f"runs/{typed}")
 
 
 def test_the_note_is_printed_when_the_run_is_made(runs: Path) -> None:

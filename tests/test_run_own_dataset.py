@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli import app
@@ -62,6 +64,35 @@ def test_under_make_the_runs_own_dataset_is_named_as_make_takes_it(tmp_path: Pat
         " (without DATASET, `make generate` reads the bundled demo)"
     ), result.stderr
     assert "--dataset" not in result.stderr and "--run" not in result.stderr
+
+
+@pytest.mark.parametrize("make", ["", "1"])
+def test_demo_on_a_run_of_another_dataset_is_given_the_generate_line(
+    tmp_path: Path, make: str
+) -> None:
+    """`demo --run R` on a run of one's own file was told to give it `--dataset FILE`, an option
+    `demo` does not take (and `make demo DATASET=...` is refused): it is now given the `generate`
+    line that goes on with the run, and that line runs."""
+    from poemetric.data import load_dataset, write_dataset
+
+    mine = tmp_path / "my poems.csv"
+    write_dataset(load_dataset("demo").poems[:2], mine)
+    run = str(tmp_path / "run")
+    invoke("--run", run, "--dataset", str(mine), "--models", "markov")
+    args = ["demo", "--run", run, "--no-local"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "400", "POEMETRIC_MAKE": make})
+    assert result.exit_code == 2
+    line = (
+        f"make generate RUN={run} DATASET='{mine}'"
+        if make
+        else f"poemetric generate --run {run} --dataset '{mine}'"
+    )
+    assert result.stderr.rstrip().endswith(
+        f"or, to go on with this run, run `{line}` (the demo runs the bundled demo dataset only)"
+    ), result.stderr
+    assert "--dataset" not in result.stderr if make else "give it its own" not in result.stderr
+    if not make:
+        invoke(*shlex.split(line)[2:])
 
 
 def test_a_spreadsheet_is_told_to_be_saved_as_csv(tmp_path: Path) -> None:

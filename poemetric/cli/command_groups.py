@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 
 from poemetric.cli.options import error_exit
 from poemetric.cli.usage_hints import option_names
+from poemetric.hints import program, run_by_make
 from poemetric.suggest import did_you_mean
 
 if TYPE_CHECKING:
@@ -60,20 +61,44 @@ class OptionsAfterCommandGroup(TyperGroup):
         command = self.get_command(ctx, name)
         if command is None:  # not a command: resolve_command says so, with the group's hint
             return
-        options = [word.split("=", 1)[0] for word in before if word.startswith("-")]
-        missing = [option for option in options if option not in option_names(command)]
+        kept, missing = self._split_before(before, option_names(command))
         lacks = (
-            f" (`{group} {name}` has no {', '.join(dict.fromkeys(missing))}: "
+            f" (`{group} {name}` has no {', '.join(dict.fromkeys(missing))}, left out: "
             f"`{group} {name} --help` lists its options)"
             if missing
             else ""
         )
-        line = shlex.join(["poemetric", str(ctx.info_name), name, *before, *after])
+        if run_by_make():  # make wrote RUN, JUDGE, LIMIT before ARGS: no `ARGS=` can move them
+            line = shlex.join([program(), str(ctx.info_name), name, *kept, *after])
+            raise error_exit(
+                f"`make {ctx.info_name}` runs `{group}` itself, and writes its variables (RUN, "
+                f"JUDGE, LIMIT) before ARGS as `{group}`'s own options, which `{group} {name}` "
+                f"does not read; nothing was run. `{group} {name}` has no make target: run it "
+                f"with the options after its name{lacks}: {line}"
+            )
+        line = shlex.join(["poemetric", str(ctx.info_name), name, *kept, *after])
         raise error_exit(
             f"{' '.join(before)}: options written before `{name}` are `{group}`'s own, "
             f"which `{group} {name}` does not read; nothing was run. Write them after "
             f"the command's name{lacks}: {line}"
         )
+
+    def _split_before(self, before: list[str], takes: set[str]) -> tuple[list[str], list[str]]:
+        """The words of `before` whose options the command `takes`, with their values, and the
+        names of the options it lacks (`judge --samples 2 reparse`: reparse has no --samples; the
+        line written with it was refused in turn, "No such option: --samples")."""
+        kept: list[str] = []
+        missing: list[str] = []
+        words = iter(before)
+        for word in words:
+            option, equals, _ = word.partition("=")
+            param = next((p for p in self.params if option in _names(p)), None)
+            value = [] if equals or param is None or _is_flag(param) else [next(words, "")]
+            if not word.startswith("-") or option in takes:
+                kept += [word, *value]
+            else:
+                missing.append(option)
+        return kept, missing
 
     def resolve_command(
         self, ctx: Context, args: list[str]
@@ -119,6 +144,11 @@ class OptionsAfterCommandGroup(TyperGroup):
 
 def _names(param: Any) -> set[str]:
     return {*param.opts, *param.secondary_opts}
+
+
+def _is_flag(param: Any) -> bool:
+    """True for an option that takes no value (`--dry-run`, `--no-progress`)."""
+    return bool(getattr(param, "is_flag", False) or getattr(param, "count", False))
 
 
 class JudgeGroup(OptionsAfterCommandGroup):

@@ -255,7 +255,7 @@ def demo(
     incomplete: list[StageReport] = []
     with interruptible(run):
         asked = poem_limit(limit_text)
-        store, prepared = open_prepared(run, "demo", asked)
+        store, prepared = open_prepared(run, "demo", asked, command="demo")
         limit = head_limit(asked)
         with store:
             console.print(

@@ -74,7 +74,11 @@ TemplateOption = typer.Option(
 
 
 def prepare_or_exit(
-    store: RunStore, dataset: Dataset, limit: PoemLimit, template: str | None = None
+    store: RunStore,
+    dataset: Dataset,
+    limit: PoemLimit,
+    template: str | None = None,
+    command: str = "generate",
 ) -> PreparedRun:
     """`prepare_run` with a loaded dataset; its expected failures (a run prepared from another
     dataset or template, a template that does not render) printed as one clear error instead of
@@ -86,23 +90,30 @@ def prepare_or_exit(
     try:
         return prepare_run(store, dataset, limit=limit, template=template)
     except StoreError as error:
-        raise error_exit(f"{error}{_own_dataset_hint(store, dataset)}") from error
+        raise error_exit(f"{error}{_own_dataset_hint(store, dataset, command)}") from error
     except PromptError as error:
         raise error_exit(error) from error
 
 
-def _own_dataset_hint(store: RunStore, dataset: Dataset) -> str:
+def _own_dataset_hint(store: RunStore, dataset: Dataset, command: str = "generate") -> str:
     """For a run prepared from another dataset, how to go on with it: `--dataset` with the run's
     own (DATASET= under make, as the other hints name make's variables). The refusal said only
     "use another --run directory", also to a `generate` that left out --dataset (the bundled
-    demo) to add a model to a run of the user's own file."""
+    demo) to add a model to a run of the user's own file. `demo` (no --dataset; `make demo` no
+    DATASET) is given the `generate` line: it was told `--dataset NAME`, no option of its own."""
     from poemetric.data.registry import dataset_registry
-    from poemetric.hints import recorded_dataset, run_by_make
+    from poemetric.hints import recorded_dataset, run_by_make, stage_command
 
     recorded = store.get_meta("dataset") or {}
     spec = recorded_dataset(store)
     if spec is None or recorded.get("name") in (None, dataset.name):
         return ""
+    if command == "demo":
+        line = stage_command("generate", store.run_dir, dataset=spec)
+        return (
+            f", or, to go on with this run, run `{line}` (the demo runs the bundled demo dataset "
+            "only)"
+        )
     option, command = ("DATASET=", "make generate") if run_by_make() else ("--dataset ", "generate")
     demo = dataset_registry().get("demo")
     default = (
@@ -141,6 +152,7 @@ def open_prepared(
     *,
     shown_as: Path | None = None,
     models: Sequence[ModelSpec] = (),
+    command: str = "generate",
 ) -> tuple[RunStore, PreparedRun]:
     """The run's store (created when new), prepared by `prepare_or_exit`.
 
@@ -153,7 +165,7 @@ def open_prepared(
     or template: `prepare_run` checks and writes in one transaction) or an I/O error; the store
     is then only closed, never removed: it may be another process's, open there, and removing
     it made that process write on into deleted files. `shown_as` is the run that messages name
-    when `run` is a scratch copy of it (`prepared_or_planned`).
+    when `run` is a scratch copy of it (`prepared_or_planned`); `command`, the one running.
     """
     from poemetric.data import DatasetError, load_dataset
     from poemetric.pipeline import head_limit, render_prompts
@@ -181,7 +193,7 @@ def open_prepared(
     if shown_as is not None:
         store.run_dir = shown_as
     try:
-        return store, prepare_or_exit(store, loaded, limit, template)
+        return store, prepare_or_exit(store, loaded, limit, template, command)
     except BaseException:
         store.close()
         raise

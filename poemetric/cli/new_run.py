@@ -6,6 +6,7 @@ are the run's own."""
 from __future__ import annotations
 
 import difflib
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -17,8 +18,7 @@ from poemetric.store.db import DB_NAME
 def close_run(run: Path) -> Path | None:
     """The run beside `run` (a folder holding a run store) whose name is closest to `run`'s,
     when `run` holds no run store and one is close (`runs/tyr`, `runs/papr`); else None, as
-    where a run beside it differs from it only in digits (`runs/part2` beside `runs/part1`: a
-    series, named on purpose)."""
+    where `run` is a variant of a run beside it (`variant`), named on purpose."""
     if (run / DB_NAME).exists() or not run.name:
         return None
     try:
@@ -26,11 +26,34 @@ def close_run(run: Path) -> Path | None:
     except OSError:
         return None
     beside.pop(run.name, None)
-    undigited = _undigited(run.name)
-    if any(_undigited(name) == undigited for name in beside):  # run2 beside run1: on purpose
+    if any(variant(run.name, name) for name in beside):
         return None
     close = difflib.get_close_matches(run.name, sorted(beside), n=1, cutoff=0.6)
     return beside[close[0]] if close else None
+
+
+#: A version or number that ends a run's name: `-v2`, `_3`, `v10`, `2`.
+VERSION = re.compile(r"[-_. +]*v?\d+$", re.IGNORECASE)
+#: What sets a suffix off from the name it extends: `paper-pilot`, `paper_gpt4o`, `paper.old`.
+SEPARATORS = "-_. +"
+
+
+def variant(name: str, other: str) -> bool:
+    """True where one of two run names is the other's deliberate variant, not a mistyped
+    name: they differ only in digits (`part2`, `part1`: a series), or in a version or number
+    at the end (`paper-v2`, `paper`, `paper_v1`), or one is the other with a suffix set off by
+    `-`, `_`, `.`, `+` or a space (`paper-pilot`, `paper.old` beside `paper`)."""
+    if _undigited(name) == _undigited(other):
+        return True
+    if VERSION.sub("", name) == VERSION.sub("", other) != "":
+        return True
+    shorter, longer = sorted((name, other), key=len)
+    suffix = longer[len(shorter) :]
+    return (
+        longer.startswith(shorter)
+        and suffix[:1] in tuple(SEPARATORS)
+        and suffix.strip(SEPARATORS) != ""
+    )
 
 
 def _undigited(name: str) -> str:

@@ -2,11 +2,15 @@
 --models gpt-4o` asked gpt-4o alone, `judge --judge gpt-4o --judge claude-3.7-sonnet` judged
 with Claude alone, `analyze --run a --run b` read `b`. Such a line is refused before the command
 runs, with both values and how to give them once (comma-separated where the option takes a
-list; under make, the variable that gives the option)."""
+list; under make, the variable that gives the option). A path option's values count as one where
+they name the same path: `--run runs/x --run runs/x/` (a shell completes the slash), `./runs/x`,
+or for `--run`, `runs/x/poemetric.sqlite`, which names the run `runs/x`."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from poemetric.cli.options import error_exit
@@ -55,8 +59,27 @@ def refuse_repeated_options(ctx: Context, words: list[str]) -> None:
             written.setdefault(param.name, max(param.opts, key=len))
         index += 1
     for key, values in given.items():
-        if len(set(values)) > 1:
-            raise error_exit(_message(written[key], values, options[written[key]]))
+        param = options[written[key]]
+        if len({_meant(param, value) for value in values}) > 1:
+            raise error_exit(_message(written[key], values, param))
+
+
+def _meant(param: Any, value: str) -> str:
+    """What `value` names as `param`'s value: for a path option, the path it resolves to, so
+    that `runs/x/` and `./runs/x` are `runs/x` (for `--run`, the run's folder for its store file,
+    as options.run_folder reads it)."""
+    from poemetric.store.db import DB_NAME
+
+    descriptor = getattr(param, "type_descriptor", None)
+    if getattr(descriptor, "annotation", None) is not Path or value == "-":
+        return value  # not a path; `-` is standard input or output, not a file named "-"
+    path = Path(os.path.abspath(value))  # not `~`-expanded: the command takes it as written
+    try:
+        if "--run" in param.opts and path.name == DB_NAME and not path.is_dir():
+            path = path.parent
+        return str(path.resolve())
+    except (OSError, ValueError, RuntimeError):  # a NUL byte, a symlink loop: the command's own
+        return str(path)  # error names them
 
 
 def _message(option: str, values: list[str], param: Any) -> str:
