@@ -59,12 +59,12 @@ def write_sheets(
     except FilledTemplateError as error:
         raise db.SurveyError(str(error)) from None
     out.mkdir(parents=True, exist_ok=True)
-    secret = b"" if lines else tokens.load_secret(store.run_dir)
+    secret = tokens.load_secret(store.run_dir)
     written: list[Path] = []
     for rater in only or everyone:
         pages = db.pages(store, survey_id, rater)
         if isinstance(task, LineSurvey):
-            written += _line_sheet(task, pages, out, rater)
+            written += _line_sheet(task, pages, out, rater, secret)
             continue
         # Attention checks are a web-only device: a printed sheet shows the survey as published.
         plain = [replace(p, check_expected=None) for p in pages]
@@ -95,7 +95,9 @@ def write_sheets(
     return written
 
 
-def _line_sheet(task: LineSurvey, pages: list[Page], out: Path, rater: str) -> list[Path]:
+def _line_sheet(
+    task: LineSurvey, pages: list[Page], out: Path, rater: str, secret: bytes
+) -> list[Path]:
     """The rater's poems as a line-annotation sheet, numbered as their pages."""
     items = [
         replace(item, item=page.position) for page in pages if (item := task.item(page)) is not None
@@ -103,4 +105,4 @@ def _line_sheet(task: LineSurvey, pages: list[Page], out: Path, rater: str) -> l
     sheet = replace(task.sheet, items=items)
     html = out / f"{rater}.html"
     html.write_text(render_sheet_html(sheet), encoding="utf-8")
-    return [html, write_csv_template(sheet, out / f"{rater}.csv")]
+    return [html, write_csv_template(sheet, out / f"{rater}.csv", secret)]
