@@ -19,6 +19,8 @@ from poemetric.annotation.task import LineTask, build_line_task, stored_tasks
 from poemetric.cli import app
 from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations
 from poemetric.store import RunStore
+from poemetric.store.poem_codes import poem_code
+from poemetric.survey.tokens import load_secret
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -52,7 +54,12 @@ def _filled(template: Path, out: Path, annotator: str, grade: str) -> Path:
 def sheets(tmp_path: Path) -> tuple[RunStore, LineTask, list[Path]]:
     store = _store_with_a_refrain(tmp_path)
     task = build_line_task(store, per_author=5, seed=3)
-    return store, task, write_line_sheets(task, tmp_path / "sheets")
+    return store, task, write_line_sheets(task, tmp_path / "sheets", load_secret(store.run_dir))
+
+
+def _code(store: RunStore, task: LineTask, generation_id: str) -> str:
+    """The code the sheets name a poem by (in their `generation_id` column)."""
+    return poem_code(load_secret(store.run_dir), task.sheet_id, generation_id)
 
 
 def test_sheets_hold_every_poem_blind_with_the_fixed_grades(
@@ -62,15 +69,21 @@ def test_sheets_hold_every_poem_blind_with_the_fixed_grades(
     assert len(task.items) == 5 and stored_tasks(store)[task.sheet_id] == task
     parrot = next(item for item in task.items if item.generation_id == "parrot-1")
     assert parrot.repeats == [3]
-    assert json.loads(data.read_text(encoding="utf-8"))["kind"] == "line-fluency-coherence"
+    content = json.loads(data.read_text(encoding="utf-8"))
+    assert content["kind"] == "line-fluency-coherence"
     page = html.read_text(encoding="utf-8")
     assert "parrot" not in page and "human" not in page.lower().replace("human-", "")
     assert "repeats line 2: not coherent" in page and "first line: none" in page
     with template.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == sum(len(item.lines) for item in task.items)
-    fixed = [r for r in rows if r["generation_id"] == "parrot-1"]
+    fixed = [r for r in rows if r["generation_id"] == _code(store, task, "parrot-1")]
     assert [r["coherence"] for r in fixed] == ["n/a", "", "not"]
+    # No poem is named by its generation id, a hash of public inputs (the poem id, the
+    # generation template, the author's name) that an annotator could recompute per author.
+    generation_ids = {item.generation_id for item in task.items}
+    assert not generation_ids & {r["generation_id"] for r in rows}
+    assert not generation_ids & {item["generation_id"] for item in content["items"]}
 
 
 def test_import_scores_per_author_and_replaces_a_reimport(
@@ -103,11 +116,11 @@ def test_import_scores_per_author_and_replaces_a_reimport(
 def test_bad_rows_are_reported_by_file_and_line_and_nothing_is_imported(
     sheets: tuple[RunStore, LineTask, list[Path]], tmp_path: Path
 ) -> None:
-    store, _, (_, template, _) = sheets
+    store, task, (_, template, _) = sheets
     path = _filled(template, tmp_path / "bad.csv", "ann1", "strong")
     with path.open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    parrot = [n for n, r in enumerate(rows) if r["generation_id"] == "parrot-1"]
+    parrot = [n for n, r in enumerate(rows) if r["generation_id"] == _code(store, task, "parrot-1")]
     rows[0]["fluency"] = "quite"  # not a grade
     rows[1]["text"] = "edited text"  # a moved or edited row
     rows[parrot[2]]["coherence"] = "strong"  # a repeated line cannot be coherent

@@ -17,6 +17,7 @@ from poemetric.analysis.validation import POEM_COUNTS
 from poemetric.cli import app
 from poemetric.judge import DIMENSION_KEYS
 from poemetric.store import RunStore
+from poemetric.store.poem_codes import sheet_codes
 from poemetric.survey import db, tokens
 from poemetric.survey.agreement import current_agreement
 from poemetric.survey.web import create_app
@@ -29,13 +30,17 @@ NA_ITEMS = ("imagery", "literary_devices")
 def _fill(sheet: Path, offset: int) -> None:
     """A rater fills their CSV sheet: scores that mostly agree with the others', some N/A."""
     rows = list(csv.DictReader(sheet.open(encoding="utf-8")))
+    # A sheet names a poem by a code of the run's random survey secret: keyed on the poem's
+    # generation id, the answers (N/A among them) are the same on every run of the test.
+    with RunStore(sheet.parent.parent, create=False) as store:
+        generation_of = sheet_codes(store)
     for index, row in enumerate(rows):
-        agreed = sum(map(ord, row["poem"] + row["item"]))  # the raters agree on most items
+        agreed = sum(map(ord, generation_of[row["poem"]] + row["item"]))  # most raters agree
         na = row["item"] in NA_ITEMS and agreed % 4 == 0
         disagree = offset if (index + offset) % 3 == 0 else 0
         row["score"] = "0" if na else str(1 + (agreed + disagree) % 5)
     if offset == 1:  # one rater left the first item of their first poem (by id) unanswered
-        first = min(row["poem"] for row in rows)
+        first = min(rows, key=lambda row: generation_of[row["poem"]])["poem"]
         rows = [r for r in rows if (r["poem"], r["item"]) != (first, DIMENSION_KEYS[0])]
     with sheet.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

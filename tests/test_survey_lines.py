@@ -21,6 +21,7 @@ from poemetric.cli import app
 from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations
 from poemetric.ghostwriting.tables import ghostwriting_tables
 from poemetric.store import RunStore
+from poemetric.store.poem_codes import poem_code
 from poemetric.survey import db, tokens
 from poemetric.survey.agreement import current_agreement
 from poemetric.survey.build import build_survey
@@ -107,7 +108,9 @@ def test_grades_score_like_sheets_once_a_poem_is_finished(tmp_path: Path) -> Non
     with template.open(encoding="utf-8") as handle:
         rows_csv = list(csv.DictReader(handle))
     assert {r["sheet_id"] for r in rows_csv} == {"survey-lines"}
-    human = [r for r in rows_csv if r["generation_id"] != "parrot-1"]
+    parrot_code = poem_code(tokens.load_secret(store.run_dir), "survey-lines", "parrot-1")
+    assert "parrot-1" not in {r["generation_id"] for r in rows_csv}  # named by its code
+    human = [r for r in rows_csv if r["generation_id"] != parrot_code]
     for row in human:
         row.update(annotator="c", fluency="not", coherence=row["coherence"] or "not")
     filled = tmp_path / "c.csv"

@@ -1,5 +1,6 @@
 """Which generation of the run an expert-ratings row names: a generation_id (`poem` or
-`generation_id`), or `poem_id` + `author` + optional `sample_index`."""
+`generation_id`), the code a survey's printed sheets give it (`poemetric.store.poem_codes`), or
+`poem_id` + `author` + optional `sample_index`."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from poemetric.store import RunStore
+from poemetric.store.poem_codes import sheet_codes
 
 
 class PoemResolver:
@@ -18,6 +20,7 @@ class PoemResolver:
         self.id_column = next((c for c in ("poem", "generation_id") if c in header), None)
         generations = ok_generations(store)
         self.known = set(generations["generation_id"])
+        self.codes = sheet_codes(store)
         self.by_key = {
             (str(p), str(a), int(s)): str(g)
             for g, p, a, s in zip(
@@ -36,11 +39,13 @@ class PoemResolver:
 
     def resolve(self, raw: dict[str, str], where: str, problems: list[str]) -> str | None:
         if self.id_column and raw.get(self.id_column):
-            generation_id = raw[self.id_column]
+            named = raw[self.id_column]
+            generation_id = named if named in self.known else self.codes.get(named, named)
             if generation_id not in self.known:
                 problems.append(
-                    f"{where}: {self.id_column} {generation_id!r} is not a successful "
+                    f"{where}: {self.id_column} {named!r} is not a successful "
                     "generation of this run"
+                    + (" nor the code of one on its survey sheets" if self.codes else "")
                 )
                 return None
             return generation_id

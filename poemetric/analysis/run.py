@@ -43,6 +43,7 @@ from poemetric.analysis.scores import (
     form_check_scores,
     group_scores,
 )
+from poemetric.analysis.survey_overlap import same_rater_notes
 from poemetric.analysis.table_captions import (
     AGREEMENT_TABLES,
     FIXED_INTERVALS,
@@ -332,6 +333,7 @@ def _expert_tables(
             return
         failed, unjudged = failed_checks(store, survey), unjudged_checks(store, survey)
         ratings, screened = screen_raters(ratings, failed, exclude=exclude, unjudged=unjudged)
+        screened += same_rater_notes(store, survey)
     result.notes += screened
     if ratings.empty:
         result.notes.append("expert tables skipped: every rater failed an attention check")

@@ -22,8 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from poemetric.annotation.grades import LineGrade, store_line_grades
 from poemetric.annotation.sheets import CSV_COLUMNS
-from poemetric.annotation.task import LABEL_SCORES, NOT_APPLICABLE, LineItem, stored_tasks
+from poemetric.annotation.task import (
+    LABEL_SCORES,
+    NOT_APPLICABLE,
+    LineItem,
+    LineTask,
+    stored_tasks,
+)
 from poemetric.store import RunStore, utc_now
+from poemetric.store.poem_codes import poem_code, survey_secret
 from poemetric.text.plural import plural
 
 if TYPE_CHECKING:
@@ -132,6 +139,17 @@ def _not_a_line_table(path: Path, table: RawTable) -> str | None:
     )
 
 
+def _poems_by_name(task: LineTask, store: RunStore) -> dict[str, LineItem]:
+    """A sheet's poems by the names a filled template may give them: the code its sheets
+    print (under the run's survey secret, `poemetric.store.poem_codes`) and the generation id
+    (templates printed before the codes)."""
+    secret = survey_secret(store.run_dir)
+    coded = (
+        {poem_code(secret, task.sheet_id, i.generation_id): i for i in task.items} if secret else {}
+    )
+    return coded | {item.generation_id: item for item in task.items}
+
+
 def read_line_annotations(
     store: RunStore, paths: Sequence[str | Path]
 ) -> tuple[list[LineGrade], LineImportReport]:
@@ -139,6 +157,7 @@ def read_line_annotations(
     from poemetric.data.io import DatasetError, read_table
 
     tasks = stored_tasks(store)
+    poems = {sheet_id: _poems_by_name(task, store) for sheet_id, task in tasks.items()}
     problems: list[str] = []
     rows: list[LineGrade] = []
     report = LineImportReport()
@@ -189,13 +208,12 @@ def read_line_annotations(
                     f"{', '.join(sorted(tasks)) or 'none (run `poemetric ghostwriting sheets`)'}"
                 )
                 continue
-            generation_id = str(values.get("generation_id") or "").strip()
-            item = next((i for i in task.items if i.generation_id == generation_id), None)
+            poem = str(values.get("generation_id") or "").strip()
+            item = poems[task.sheet_id].get(poem)
             if item is None:
-                problems.append(
-                    f"{location}: poem {generation_id!r} is not on sheet {task.sheet_id}"
-                )
+                problems.append(f"{location}: poem {poem!r} is not on sheet {task.sheet_id}")
                 continue
+            generation_id = item.generation_id
             checked = _check_row(values, item, location)
             if isinstance(checked, str):
                 problems.append(checked)

@@ -1,5 +1,8 @@
 """Printable annotation sheets of a `LineTask`: an HTML page (print CSS: one poem per page), the
-CSV template annotators fill in, and the task itself as JSON."""
+CSV template annotators fill in, and the task itself as JSON. The template and the JSON name each
+poem by its code under the run's survey secret (`poemetric.store.poem_codes`), in the
+`generation_id` column and field, never by its generation id: a hash of public inputs, from
+which an annotator could recompute each poem's author."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from pathlib import Path
 import jinja2
 
 from poemetric.annotation.task import NOT_APPLICABLE, LineTask
+from poemetric.store.poem_codes import poem_code
 from poemetric.text.plural import counted
 
 #: Columns of the CSV template, in order. Annotators fill `annotator`, `fluency`, `coherence`.
@@ -82,29 +86,33 @@ def render_sheet_html(task: LineTask) -> str:
     return environment.from_string(_TEMPLATE.read_text(encoding="utf-8")).render(task=task)
 
 
-def write_csv_template(task: LineTask, path: Path) -> Path:
-    """One row per line; coherence is pre-filled where the protocol fixes it."""
+def write_csv_template(task: LineTask, path: Path, secret: bytes) -> Path:
+    """One row per line; coherence is pre-filled where the protocol fixes it. `secret`: the
+    run's survey secret, which makes each poem's code."""
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(CSV_COLUMNS)
         for item in task.items:
+            code = poem_code(secret, task.sheet_id, item.generation_id)
             for number, line in enumerate(item.lines, start=1):
                 coherence = (
                     NOT_APPLICABLE if number == 1 else "not" if number in item.repeats else ""
                 )
-                writer.writerow(
-                    [task.sheet_id, "", item.item, item.generation_id, number, line, "", coherence]
-                )
+                writer.writerow([task.sheet_id, "", item.item, code, number, line, "", coherence])
     return path
 
 
-def write_line_sheets(task: LineTask, out_dir: str | Path) -> list[Path]:
-    """`sheet.html`, `annotations.csv` (template) and `task.json` in `out_dir`."""
+def write_line_sheets(task: LineTask, out_dir: str | Path, secret: bytes) -> list[Path]:
+    """`sheet.html`, `annotations.csv` (template) and `task.json` in `out_dir`; `secret` is
+    the run's survey secret (`poemetric.survey.tokens.load_secret`)."""
     out = Path(out_dir)
     refuse_filled([out / "annotations.csv"], FILLED_COLUMNS, importer=IMPORTER)
     out.mkdir(parents=True, exist_ok=True)
     html = out / "sheet.html"
     html.write_text(render_sheet_html(task), encoding="utf-8")
     data = out / "task.json"
-    data.write_text(json.dumps(task.to_dict(), indent=1, ensure_ascii=False), encoding="utf-8")
-    return [html, write_csv_template(task, out / "annotations.csv"), data]
+    content = task.to_dict()
+    for item in content["items"]:
+        item["generation_id"] = poem_code(secret, task.sheet_id, item["generation_id"])
+    data.write_text(json.dumps(content, indent=1, ensure_ascii=False), encoding="utf-8")
+    return [html, write_csv_template(task, out / "annotations.csv", secret), data]

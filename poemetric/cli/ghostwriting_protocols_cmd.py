@@ -168,6 +168,7 @@ def sheets_command(
     """
     from poemetric.annotation.sheets import FilledTemplateError, write_line_sheets
     from poemetric.annotation.task import build_line_task
+    from poemetric.survey.tokens import load_secret
 
     output_folder(out)
     with existing_run(run) as store:
@@ -175,10 +176,11 @@ def sheets_command(
         task = build_line_task(
             store, authors=split_names(authors), per_author=per_author, seed=seed
         )
+        run_dir = store.run_dir
     if not task.items:
         raise error_exit(f"no poems to annotate in {run} (authors: {authors or 'all'})")
     try:
-        paths = write_line_sheets(task, out)
+        paths = write_line_sheets(task, out, load_secret(run_dir))
     except FilledTemplateError as error:
         raise error_exit(error) from error
     lines = sum(len(item.lines) for item in task.items)

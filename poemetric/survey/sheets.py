@@ -2,7 +2,9 @@
 
 Per rater: RATER.html (the survey's instructions, then one printed page per poem with its prompt,
 the poem and the questions with boxes to tick) and RATER.csv (long format, one row per poem x
-item with empty score and comment cells, ready for `poemetric survey import`). A line survey
+item with empty score and comment cells, ready for `poemetric survey import`). Both name each
+poem by its code (`poemetric.store.poem_codes`), never by its generation id, which a rater could
+recompute for every candidate author from public inputs. A line survey
 (`--task lines`) gets the line-annotation sheet and template of `poemetric.annotation.sheets`
 instead, with the survey's sheet id, for `poemetric ghostwriting import-lines`.
 """
@@ -22,7 +24,8 @@ from poemetric.annotation.sheets import (
     write_csv_template,
 )
 from poemetric.store import RunStore
-from poemetric.survey import db
+from poemetric.store.poem_codes import poem_code
+from poemetric.survey import db, tokens
 from poemetric.survey.lines import LineSurvey
 from poemetric.survey.render import render
 from poemetric.survey.tasks import Page
@@ -56,14 +59,16 @@ def write_sheets(
     except FilledTemplateError as error:
         raise db.SurveyError(str(error)) from None
     out.mkdir(parents=True, exist_ok=True)
+    secret = tokens.load_secret(store.run_dir)
     written: list[Path] = []
     for rater in only or everyone:
         pages = db.pages(store, survey_id, rater)
         if isinstance(task, LineSurvey):
-            written += _line_sheet(task, pages, out, rater)
+            written += _line_sheet(task, pages, out, rater, secret)
             continue
         # Attention checks are a web-only device: a printed sheet shows the survey as published.
         plain = [replace(p, check_expected=None) for p in pages]
+        codes = {p.generation_id: poem_code(secret, survey_id, p.generation_id) for p in plain}
         html = out / f"{rater}.html"
         html.write_text(
             render(
@@ -72,6 +77,7 @@ def write_sheets(
                 survey_id=survey_id,
                 rater=rater,
                 pages=[(page, task.questions(page)) for page in plain],
+                codes=codes,
             ),
             encoding="utf-8",
         )
@@ -83,13 +89,15 @@ def write_sheets(
                 for question in task.questions(page):
                     if question.kind == "choice":
                         writer.writerow(
-                            [page.position, page.generation_id, rater, question.key, "", ""]
+                            [page.position, codes[page.generation_id], rater, question.key, "", ""]
                         )
         written += [html, template]
     return written
 
 
-def _line_sheet(task: LineSurvey, pages: list[Page], out: Path, rater: str) -> list[Path]:
+def _line_sheet(
+    task: LineSurvey, pages: list[Page], out: Path, rater: str, secret: bytes
+) -> list[Path]:
     """The rater's poems as a line-annotation sheet, numbered as their pages."""
     items = [
         replace(item, item=page.position) for page in pages if (item := task.item(page)) is not None
@@ -97,4 +105,4 @@ def _line_sheet(task: LineSurvey, pages: list[Page], out: Path, rater: str) -> l
     sheet = replace(task.sheet, items=items)
     html = out / f"{rater}.html"
     html.write_text(render_sheet_html(sheet), encoding="utf-8")
-    return [html, write_csv_template(sheet, out / f"{rater}.csv")]
+    return [html, write_csv_template(sheet, out / f"{rater}.csv", secret)]

@@ -1,0 +1,95 @@
+"""Printed survey sheets keep the raters blind: a poem is named by a code only the run's survey
+secret maps back, not by its generation id, which anyone can recompute from the poem id, the
+generation template and a candidate author, and so read off who wrote the poem."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pytest
+from survey_support import survey_run
+from typer.testing import CliRunner
+
+from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
+from poemetric.cli import app
+from poemetric.pipeline import prompt_id_for
+from poemetric.store import RunStore, generation_id_for
+from poemetric.survey import db
+from poemetric.survey.build import build_survey
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def sheets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = survey_run(tmp_path_factory.mktemp("sheets") / "run", poems=3)
+    with RunStore(run, create=False) as store:
+        build_survey(store, raters="ann,ben", per_rater=3, per_poem=2, seed=4)
+    result = runner.invoke(app, ["survey", "sheets", "--run", str(run)])
+    assert result.exit_code == 0, result.output
+    return run
+
+
+def _recomputed_authors(store: RunStore, authors: list[str]) -> dict[str, str]:
+    """What a rater can compute without the run: generation id -> author, for every poem of
+    the dataset, the shipped generation template and each candidate author."""
+    poems = [row[0] for row in store.query("SELECT poem_id FROM poems")]
+    templates = {row[0] for row in store.query("SELECT template_hash FROM prompts")}
+    return {
+        generation_id_for(prompt_id_for(poem, template), author, 0): author
+        for poem in poems
+        for template in templates
+        for author in authors
+    }
+
+
+def test_a_sheet_names_no_poem_by_an_id_a_rater_could_recompute(sheets: Path) -> None:
+    with RunStore(sheets, create=False) as store:
+        guessed = _recomputed_authors(store, ["human", "machine", "gpt-4o"])
+        assigned = {p.generation_id for p in db.pages(store, "experts", "ann")}
+    assert assigned <= guessed.keys()  # the generation ids are recomputable
+    html = (sheets / "survey-experts" / "ann.html").read_text(encoding="utf-8")
+    template = (sheets / "survey-experts" / "ann.csv").read_text(encoding="utf-8")
+    codes = re.findall(r"code ([0-9a-f]{16})", html)
+    assert len(codes) == 3
+    with (sheets / "survey-experts" / "ann.csv").open(encoding="utf-8") as handle:
+        assert {row["poem"] for row in csv.DictReader(handle)} == set(codes)
+    for text in (html, template):
+        assert not [gid for gid in guessed if gid in text]
+
+
+def test_a_filled_template_is_stored_on_the_poems_of_its_pages(sheets: Path) -> None:
+    template = sheets / "survey-experts" / "ben.csv"
+    with template.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["score"] = row["page"]  # page 1 gets 1s, page 2 2s, ...
+    filled = sheets / "ben-filled.csv"
+    with filled.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    result = runner.invoke(app, ["survey", "import", str(filled), "--run", str(sheets)])
+    assert result.exit_code == 0 and "30 new" in result.output, result.output
+    assert "did not give these poems" not in result.output
+    with RunStore(sheets, create=False) as store:
+        pages = db.pages(store, "experts", "ben")
+        stored = store.query(
+            "SELECT generation_id, score FROM survey_answers WHERE rater_id = 'ben'"
+        )
+        assert {(r[0], r[1]) for r in stored} == {(p.generation_id, p.position) for p in pages}
+        # `analyze --experts FILE` reads the filled template onto the same poems.
+        answers = read_expert_answers(filled, store)
+        assert {a.generation_id for a in answers} == {p.generation_id for p in pages}
+
+
+def test_an_unknown_code_is_named_with_its_file_and_line(sheets: Path) -> None:
+    bad = sheets / "bad.csv"
+    bad.write_text("poem,rater,item,score\n0123456789abcdef,ann,form,3\n", encoding="utf-8")
+    with RunStore(sheets, create=False) as store, pytest.raises(ExpertRatingsError) as error:
+        read_expert_answers(bad, store)
+    assert f"{bad}:2: poem '0123456789abcdef' is not a successful generation of this run" in str(
+        error.value
+    )
