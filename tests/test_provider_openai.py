@@ -108,6 +108,26 @@ def test_rate_limit_gives_retry_after() -> None:
     assert error.retryable and error.status == 429 and error.retry_after_s == pytest.approx(2.5)
 
 
+@pytest.mark.parametrize(
+    "code", ["insufficient_quota", "credit_balance_exhausted", "project_spend_limit_exceeded"]
+)
+def test_a_used_up_quota_429_is_fatal_not_a_rate_limit(code: str) -> None:
+    """OpenAI answers an account without credits (or past its spending limit) with 429, type
+    `insufficient_quota`: it was retried as a rate limit, up to 100 times a job, though no wait
+    ends it; now it stops the model, saying what to do."""
+    with OpenAIServer(faults=[Fault.quota_exceeded(code)]) as server:
+        error = failure(OpenAIProvider(make_spec(server)))
+    assert error.status == 429 and error.fatal and not error.retryable
+    assert "You exceeded your current quota" in str(error)
+    assert "add credits or raise the limit" in str(error)
+
+
+def test_an_ordinary_429_stays_a_rate_limit() -> None:
+    with OpenAIServer(faults=[Fault.rate_limited(None)]) as server:
+        error = failure(OpenAIProvider(make_spec(server)))
+    assert error.retryable and not error.fatal and error.status == 429
+
+
 @pytest.mark.parametrize("status", [500, 502, 503, 504, 529])
 def test_server_errors_are_retryable(status: int) -> None:
     with OpenAIServer(faults=[Fault.server_error(status)]) as server:
