@@ -8,7 +8,7 @@ import pytest
 from provider_support import batch_round, early_batch_results, failure, local_spec, run
 from provider_support import chat_request as request
 
-from poemetric.providers.base import Completion, ProviderError
+from poemetric.providers.base import Completion, ModelSpec, ProviderError
 from poemetric.providers.google_provider import GoogleProvider
 from poemetric.testing import ChatCall, Fault, GeminiServer, Reply, ResponderError
 
@@ -134,6 +134,34 @@ def test_timeout_is_retryable() -> None:
     with GeminiServer(faults=[Fault.slow(3.0)]) as server:
         error = failure(provider(server, timeout_s=0.3))
     assert error.retryable and error.status is None
+
+
+def test_asyncio_timeout_is_a_retryable_transport_error() -> None:
+    """Where aiohttp is installed (vLLM and `datasets` install it) the SDK's async client speaks
+    aiohttp, whose timeout is asyncio's `TimeoutError`: it was an "unexpected TimeoutError",
+    not retried, so a slow Gemini answer became an error row."""
+    with GeminiServer() as server:
+        error = provider(server).translate(TimeoutError())
+    assert error.retryable and not error.fatal and error.status is None
+    assert "timeout or connection failure" in str(error)
+
+
+def test_over_aiohttp_timeouts_and_dropped_connections_are_retryable() -> None:
+    """The same faults as above, through the SDK's aiohttp transport (a dropped connection is
+    an `aiohttp.ClientPayloadError` there, a refused one an `aiohttp.ClientConnectorError`).
+    Runs only where aiohttp is installed."""
+    pytest.importorskip("aiohttp")
+    from google.genai import _api_client
+
+    assert _api_client.has_aiohttp  # the SDK speaks aiohttp: what this test is about
+    with GeminiServer(faults=[Fault.slow(3.0), Fault.disconnect()]) as server:
+        timed_out = failure(provider(server, timeout_s=0.3))
+        dropped = failure(provider(server))
+        origin = server.origin
+    assert timed_out.retryable and dropped.retryable
+    spec = ModelSpec(name="gemini", provider="google", model="gemini-2.5-pro", base_url=origin)
+    refused = failure(GoogleProvider(spec))  # the server is gone: nothing listens there
+    assert refused.fatal and "connection refused" in str(refused)
 
 
 def test_missing_key_names_both_variables(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -328,14 +328,27 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
 @cache
 def _transport_errors() -> tuple[type[BaseException], ...]:
     """The HTTP clients' timeouts and dropped connections: google-genai >= 2 speaks httpx2,
-    older releases httpx (imported here, with the SDK, not with this module)."""
+    older releases httpx (imported here, with the SDK, not with this module). Where aiohttp is
+    installed (vLLM and `datasets` install it), the SDK's async client speaks aiohttp instead:
+    its timeout is asyncio's `TimeoutError`, a refused or dropped connection an
+    `aiohttp.ClientConnectionError`, a body cut off mid-transfer an `aiohttp.ClientPayloadError`
+    (each was an "unexpected" error, not retried)."""
     import httpx
 
+    kinds: tuple[type[BaseException], ...] = (httpx.TransportError, TimeoutError)
     try:
         import httpx2
+
+        kinds += (httpx2.TransportError,)
     except ImportError:  # pragma: no cover - depends on the installed SDK
-        return (httpx.TransportError,)
-    return (httpx.TransportError, httpx2.TransportError)
+        pass
+    try:
+        import aiohttp
+
+        kinds += (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError)
+    except ImportError:  # not installed: the SDK speaks httpx
+        pass
+    return kinds
 
 
 def _key_invalid(details: Any) -> bool:
