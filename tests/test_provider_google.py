@@ -136,6 +136,16 @@ def test_timeout_is_retryable() -> None:
     assert error.retryable and error.status is None
 
 
+def test_an_infinite_timeout_means_none() -> None:
+    """`limits.timeout_s: .inf` (which a model file may say) crashed every call with
+    "OverflowError: cannot convert float infinity to integer" (the SDK takes milliseconds)."""
+    with GeminiServer() as server:
+        completion = run(provider(server, timeout_s=float("inf")), request())
+        sent = server.generation_requests[0].headers
+    assert completion.text.startswith("Echo:")
+    assert "x-server-timeout" not in sent
+
+
 def test_asyncio_timeout_is_a_retryable_transport_error() -> None:
     """Where aiohttp is installed (vLLM and `datasets` install it) the SDK's async client speaks
     aiohttp, whose timeout is asyncio's `TimeoutError`: it was an "unexpected TimeoutError",

@@ -9,6 +9,7 @@ client is built, not with this module (`SDKProvider`).
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -72,9 +73,10 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
         from google import genai
         from google.genai import types
 
+        timeout_s = self.spec.limits.timeout_s  # `.inf` in a model file: no timeout
         options = types.HttpOptions(
             base_url=self.spec.base_url,
-            timeout=max(1, round(self.spec.limits.timeout_s * 1000)),
+            timeout=max(1, round(timeout_s * 1000)) if math.isfinite(timeout_s) else None,
             retry_options=types.HttpRetryOptions(attempts=1),
         )
         return genai.Client(api_key=api_key, http_options=options)
