@@ -210,6 +210,31 @@ def test_inline_batch_round_trip() -> None:
     assert isinstance(k3, ProviderError) and k3.status == 400 and not k3.retryable
 
 
+def test_a_batch_item_error_reads_its_canonical_code() -> None:
+    """A failed request inside a batch job carries a google.rpc.Status, whose code is a
+    canonical one ("An internal error has occurred. Please retry", code 13): it was read as
+    "HTTP 13", not worth retrying; it is INTERNAL, HTTP 500, retryable."""
+
+    def answer(call: ChatCall) -> Reply:
+        if call.prompt == "unlucky":
+            raise ResponderError(13, "An internal error has occurred. Please retry.")
+        if call.prompt == "bad":
+            raise ResponderError(3, "Request contains an invalid argument.")
+        return Reply(text="a poem")
+
+    items = [("k1", request(("user", "unlucky"))), ("k2", request(("user", "bad")))]
+    with GeminiServer(answer, batch_polls_in_progress=0) as server:
+        results = batch_round(provider(server), items, polls=1).results
+    internal, invalid = results["k1"], results["k2"]
+    assert isinstance(internal, ProviderError) and isinstance(invalid, ProviderError)
+    assert internal.status == 500 and internal.retryable
+    assert "INTERNAL (code 13): An internal error" in str(internal) and "HTTP 13" not in str(
+        internal
+    )
+    assert invalid.status == 400 and not invalid.retryable
+    assert "INVALID_ARGUMENT (code 3)" in str(invalid)
+
+
 def test_batch_results_before_the_end_is_a_retryable_error() -> None:
     with GeminiServer(batch_polls_in_progress=5) as server:
         error = early_batch_results(provider(server))

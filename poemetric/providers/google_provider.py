@@ -28,6 +28,7 @@ from poemetric.providers.base import (
     ProviderError,
     TokenUsage,
 )
+from poemetric.providers.grpc_codes import as_http
 from poemetric.providers.remote_common import (
     SDKProvider,
     malformed_error,
@@ -307,11 +308,11 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
                     retryable=False,
                 )
             if item.error is not None:
-                code = item.error.code or 0
+                status, message = as_http(item.error.code or 0, str(item.error.message))
                 results[custom_id] = status_error(
                     self.name,
-                    code,
-                    str(item.error.message),
+                    status,
+                    message,
                     body=item.error.details,
                     secret=self._key,
                 )
