@@ -102,6 +102,26 @@ def test_deepseek_reasoning_content_is_read() -> None:
     assert body["top_k"] == 40
 
 
+@pytest.mark.parametrize(
+    "usage",
+    [{"prompt_tokens": 3, "total_tokens": 9}, {"prompt_tokens": None, "completion_tokens": None}],
+    ids=["left-out", "null"],
+)
+def test_token_counts_a_server_leaves_out_are_zero(usage: dict[str, Any]) -> None:
+    """An OpenAI-compatible server's `usage` without `completion_tokens` (or with nulls) gave
+    `output_tokens=None`, on which the runner's cost sum raised TypeError and ended the stage:
+    the answers paid for were not stored."""
+
+    class Server(OpenAIServer):
+        def render_completion(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
+            return {**super().render_completion(call, reply), "usage": usage}
+
+    with Server() as server:
+        completion = run(OpenAIProvider(make_spec(server)), request())
+    assert completion.text and completion.usage.output_tokens == 0
+    assert completion.usage.input_tokens == (usage["prompt_tokens"] or 0)
+
+
 def test_rate_limit_gives_retry_after() -> None:
     with OpenAIServer(faults=[Fault.rate_limited(2.5)]) as server:
         error = failure(OpenAIProvider(make_spec(server)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_runner_support import (
@@ -20,7 +21,7 @@ from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
 from poemetric.runner import RunnerOptions
 from poemetric.store import RunStore
-from poemetric.testing.exchange import HttpAnswer
+from poemetric.testing.exchange import ChatCall, HttpAnswer, Reply
 from poemetric.testing.http_base import LocalServer
 from poemetric.testing.servers import (
     AnthropicServer,
@@ -324,3 +325,18 @@ def test_a_used_up_quota_stops_the_model_and_leaves_its_jobs_pending(
         assert (model.errors, model.left_pending) == (0, 4) and report.incomplete
         assert model.not_run is not None and "add credits or raise the limit" in model.not_run
         assert generation_rows(store, spec.name) == []  # pending, not errors
+
+
+def test_answers_without_token_counts_are_stored(tmp_path: Path) -> None:
+    """A compatible server whose `usage` has no `completion_tokens` ended the whole stage with
+    "TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'", storing nothing."""
+
+    class Server(OpenAIServer):
+        def render_completion(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
+            return {**super().render_completion(call, reply), "usage": {"prompt_tokens": 3}}
+
+    store = prepared_store(tmp_path, poems=2)
+    with Server(api_key=TEST_KEY) as server:
+        report = run_generation(store, [openai_spec(server.base_url)], options=FAST)
+    assert report.models[0].ok == 2
+    assert [row["status"] for row in generation_rows(store, "remote")] == ["ok", "ok"]
