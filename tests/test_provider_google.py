@@ -8,7 +8,7 @@ import pytest
 from provider_support import batch_round, early_batch_results, failure, local_spec, run
 from provider_support import chat_request as request
 
-from poemetric.providers.base import Completion, ProviderError
+from poemetric.providers.base import Completion, ModelSpec, ProviderError
 from poemetric.providers.google_provider import GoogleProvider
 from poemetric.testing import ChatCall, Fault, GeminiServer, Reply, ResponderError
 
@@ -136,6 +136,44 @@ def test_timeout_is_retryable() -> None:
     assert error.retryable and error.status is None
 
 
+def test_an_infinite_timeout_means_none() -> None:
+    """`limits.timeout_s: .inf` (which a model file may say) crashed every call with
+    "OverflowError: cannot convert float infinity to integer" (the SDK takes milliseconds)."""
+    with GeminiServer() as server:
+        completion = run(provider(server, timeout_s=float("inf")), request())
+        sent = server.generation_requests[0].headers
+    assert completion.text.startswith("Echo:")
+    assert "x-server-timeout" not in sent
+
+
+def test_asyncio_timeout_is_a_retryable_transport_error() -> None:
+    """Where aiohttp is installed (vLLM and `datasets` install it) the SDK's async client speaks
+    aiohttp, whose timeout is asyncio's `TimeoutError`: it was an "unexpected TimeoutError",
+    not retried, so a slow Gemini answer became an error row."""
+    with GeminiServer() as server:
+        error = provider(server).translate(TimeoutError())
+    assert error.retryable and not error.fatal and error.status is None
+    assert "timeout or connection failure" in str(error)
+
+
+def test_over_aiohttp_timeouts_and_dropped_connections_are_retryable() -> None:
+    """The same faults as above, through the SDK's aiohttp transport (a dropped connection is
+    an `aiohttp.ClientPayloadError` there, a refused one an `aiohttp.ClientConnectorError`).
+    Runs only where aiohttp is installed."""
+    pytest.importorskip("aiohttp")
+    from google.genai import _api_client
+
+    assert _api_client.has_aiohttp  # the SDK speaks aiohttp: what this test is about
+    with GeminiServer(faults=[Fault.slow(3.0), Fault.disconnect()]) as server:
+        timed_out = failure(provider(server, timeout_s=0.3))
+        dropped = failure(provider(server))
+        origin = server.origin
+    assert timed_out.retryable and dropped.retryable
+    spec = ModelSpec(name="gemini", provider="google", model="gemini-2.5-pro", base_url=origin)
+    refused = failure(GoogleProvider(spec))  # the server is gone: nothing listens there
+    assert refused.fatal and "connection refused" in str(refused)
+
+
 def test_missing_key_names_both_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GEMINI_API_KEY")
     with GeminiServer() as server:
@@ -170,6 +208,31 @@ def test_inline_batch_round_trip() -> None:
     assert isinstance(k1, Completion) and k1.text == "poem k1" and k1.reasoning == "thoughts"
     assert isinstance(k2, Completion) and k2.text == "poem k2" and k2.reasoning is None
     assert isinstance(k3, ProviderError) and k3.status == 400 and not k3.retryable
+
+
+def test_a_batch_item_error_reads_its_canonical_code() -> None:
+    """A failed request inside a batch job carries a google.rpc.Status, whose code is a
+    canonical one ("An internal error has occurred. Please retry", code 13): it was read as
+    "HTTP 13", not worth retrying; it is INTERNAL, HTTP 500, retryable."""
+
+    def answer(call: ChatCall) -> Reply:
+        if call.prompt == "unlucky":
+            raise ResponderError(13, "An internal error has occurred. Please retry.")
+        if call.prompt == "bad":
+            raise ResponderError(3, "Request contains an invalid argument.")
+        return Reply(text="a poem")
+
+    items = [("k1", request(("user", "unlucky"))), ("k2", request(("user", "bad")))]
+    with GeminiServer(answer, batch_polls_in_progress=0) as server:
+        results = batch_round(provider(server), items, polls=1).results
+    internal, invalid = results["k1"], results["k2"]
+    assert isinstance(internal, ProviderError) and isinstance(invalid, ProviderError)
+    assert internal.status == 500 and internal.retryable
+    assert "INTERNAL (code 13): An internal error" in str(internal) and "HTTP 13" not in str(
+        internal
+    )
+    assert invalid.status == 400 and not invalid.retryable
+    assert "INVALID_ARGUMENT (code 3)" in str(invalid)
 
 
 def test_batch_results_before_the_end_is_a_retryable_error() -> None:

@@ -102,10 +102,50 @@ def test_deepseek_reasoning_content_is_read() -> None:
     assert body["top_k"] == 40
 
 
+@pytest.mark.parametrize(
+    "usage",
+    [{"prompt_tokens": 3, "total_tokens": 9}, {"prompt_tokens": None, "completion_tokens": None}],
+    ids=["left-out", "null"],
+)
+def test_token_counts_a_server_leaves_out_are_zero(usage: dict[str, Any]) -> None:
+    """An OpenAI-compatible server's `usage` without `completion_tokens` (or with nulls) gave
+    `output_tokens=None`, on which the runner's cost sum raised TypeError and ended the stage:
+    the answers paid for were not stored."""
+
+    class Server(OpenAIServer):
+        def render_completion(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
+            return {**super().render_completion(call, reply), "usage": usage}
+
+    with Server() as server:
+        completion = run(OpenAIProvider(make_spec(server)), request())
+    assert completion.text and completion.usage.output_tokens == 0
+    assert completion.usage.input_tokens == (usage["prompt_tokens"] or 0)
+
+
 def test_rate_limit_gives_retry_after() -> None:
     with OpenAIServer(faults=[Fault.rate_limited(2.5)]) as server:
         error = failure(OpenAIProvider(make_spec(server)))
     assert error.retryable and error.status == 429 and error.retry_after_s == pytest.approx(2.5)
+
+
+@pytest.mark.parametrize(
+    "code", ["insufficient_quota", "credit_balance_exhausted", "project_spend_limit_exceeded"]
+)
+def test_a_used_up_quota_429_is_fatal_not_a_rate_limit(code: str) -> None:
+    """OpenAI answers an account without credits (or past its spending limit) with 429, type
+    `insufficient_quota`: it was retried as a rate limit, up to 100 times a job, though no wait
+    ends it; now it stops the model, saying what to do."""
+    with OpenAIServer(faults=[Fault.quota_exceeded(code)]) as server:
+        error = failure(OpenAIProvider(make_spec(server)))
+    assert error.status == 429 and error.fatal and not error.retryable
+    assert "You exceeded your current quota" in str(error)
+    assert "add credits or raise the limit" in str(error)
+
+
+def test_an_ordinary_429_stays_a_rate_limit() -> None:
+    with OpenAIServer(faults=[Fault.rate_limited(None)]) as server:
+        error = failure(OpenAIProvider(make_spec(server)))
+    assert error.retryable and not error.fatal and error.status == 429
 
 
 @pytest.mark.parametrize("status", [500, 502, 503, 504, 529])

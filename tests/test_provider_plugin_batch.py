@@ -139,3 +139,34 @@ def test_a_bug_in_a_batch_adapter_stops_its_model_alone(
         assert store.count("generations", "author = 'mine' AND status = 'ok'") == 3
     paid = sys.modules[module].SUBMITTED
     assert len(paid) == (1 if step in ("submit", "poll", "collect") else 2), paid
+
+
+def test_a_malformed_completion_in_batch_results_fails_that_job_alone(
+    install: Installer,
+    user_models: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A batch result whose token count is None (a service's missing field) ended the whole
+    command at the cost sum, the batch's other answers unstored."""
+    source = BATCH_PLUGIN.replace(
+        "            return {key: Completion(text=ANSWER, usage=usage) for key in SUBMITTED[batch_id]}",
+        "            results = {key: Completion(text=ANSWER, usage=usage) for key in SUBMITTED[batch_id]}\n"
+        "            first = SUBMITTED[batch_id][0]\n"
+        "            results[first] = Completion(text=ANSWER, usage=TokenUsage(output_tokens=None))\n"
+        "            return results",
+    )
+    assert source != BATCH_PLUGIN
+    install("toy", source)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    monkeypatch.setenv("TOY_SERVICE_KEY", "toy-secret-value-0123")
+    run = tmp_path / "run"
+    args = ["generate", "--run", str(run), "--models", "mine", "--limit", "3", "--batch",
+            "--no-progress"]  # fmt: skip
+    code, out, err = cli(*args)
+    assert code == 1, out + err  # one job ended in error
+    said = "returned a Completion whose usage.output_tokens is None, not an int"
+    assert said in " ".join(out.split()), out
+    with RunStore(run) as store:
+        assert store.count("generations", "author = 'mine' AND status = 'ok'") == 2
+        assert store.count("generations", "author = 'mine' AND status = 'error'") == 1

@@ -250,6 +250,47 @@ def test_an_adapter_returning_no_completion_fails_that_job_only(
     assert statuses == [*[("markov", "ok")] * 3, ("mine", "error"), *[("mine", "ok")] * 2]
 
 
+MALFORMED_RETURNS = {
+    "text-none": ("Completion(text=None)", "returned a Completion whose text is NoneType, not str"),
+    "count-none": (
+        "Completion(text=prompt, usage=TokenUsage(input_tokens=3, output_tokens=None))",
+        "returned a Completion whose usage.output_tokens is None, not an int",
+    ),
+}
+
+
+@pytest.mark.parametrize("batches", [False, True], ids=["concurrent", "offline-chunks"])
+@pytest.mark.parametrize("kind", list(MALFORMED_RETURNS))
+def test_an_adapter_returning_a_malformed_completion_fails_that_job_only(
+    install: Installer, user_models: Callable[..., Path], tmp_path: Path, batches: bool, kind: str
+) -> None:
+    """A Completion whose text or a token count is None (a service's missing field, read as it
+    came) ended the whole command: "TypeError: unsupported operand type(s) for +: 'int' and
+    'NoneType'" at the cost sum, or an AttributeError storing the text; the other jobs' answers
+    in flight were lost."""
+    returned, said = MALFORMED_RETURNS[kind]
+    source = GOOD.replace(
+        "            prompt = request.messages[-1].content\n",
+        "            prompt = request.messages[-1].content\n"
+        "            if 'sonnet-29' in request.context['poem_id']:\n"
+        f"                return {returned}\n",
+    )
+    if batches:
+        source = source.replace("remote: ClassVar[bool] = False",
+                                "prefers_batches: ClassVar[bool] = True")  # fmt: skip
+    install("toy", source)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    run = str(tmp_path / "run")
+    code, out, err = cli("generate", "--run", run, "--models", "mine,markov", "--limit", "3",
+                         "--no-progress")  # fmt: skip
+    assert code == 1, out + err  # some jobs ended in error
+    assert f"mine: 1 error, first: provider 'toy' {said}" in " ".join(out.split())
+    with RunStore(run) as store:
+        rows = store.query("SELECT author, status FROM generations WHERE author != 'human'")
+    statuses = sorted((r["author"], r["status"]) for r in rows)
+    assert statuses == [*[("markov", "ok")] * 3, ("mine", "error"), *[("mine", "ok")] * 2]
+
+
 BAD_OPTION = GOOD.replace(
     "        async def generate(self, request):\n",
     "        def __init__(self, spec):\n"

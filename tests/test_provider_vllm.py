@@ -229,6 +229,34 @@ def test_engine_kwargs_can_ask_for_vllms_own_defaults(fake_vllm: list[FakeLLM]) 
     assert (params.temperature, params.top_p, params.top_k) == (1.0, 1.0, 0)
 
 
+def test_the_rest_of_the_context_counts_the_prompt_with_a_real_tokenizer(
+    fake_vllm: list[FakeLLM], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """vLLM's `get_tokenizer()` is a Hugging Face tokenizer, whose `apply_chat_template` answers
+    a BatchEncoding from transformers 5 on (`return_dict=True` by default): its len() is 2 (its
+    keys), so every prompt counted 2 tokens and max_tokens was the whole context less 2."""
+    transformers = pytest.importorskip("transformers")
+    tokenizers = pytest.importorskip("tokenizers")
+    words = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    words.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    tokenizer = transformers.PreTrainedTokenizerFast(tokenizer_object=words, unk_token="[UNK]")
+    tokenizer.chat_template = (
+        "{% for m in messages %}<{{ m.role }}> {{ m.content }} {% endfor %}"
+        "{% if add_generation_prompt %}<assistant>{% endif %}"
+    )
+    monkeypatch.setattr(FakeLLM, "get_tokenizer", lambda self: tokenizer)
+    conversation = [{"role": "user", "content": "a sonnet about the sea at night"}]
+    rendered = tokenizer.apply_chat_template(
+        conversation, tokenize=False, add_generation_prompt=True
+    )
+    prompt_tokens = len(tokenizer(rendered)["input_ids"])
+    assert prompt_tokens == 13  # "<", "user", ">", the 7 words, "<", "assistant", ">"
+
+    provider = VLLMProvider(make_spec(vllm=VLLMOptions(max_model_len=2048)))
+    batch(provider, [request("a sonnet about the sea at night")])
+    assert fake_vllm[0].chat_calls[0][1][0].max_tokens == 2048 - prompt_tokens
+
+
 def test_spec_settings_override_model_defaults(fake_vllm: list[FakeLLM]) -> None:
     provider = VLLMProvider(make_spec())
     settings: dict[str, Any] = {"temperature": 0.0, "max_tokens": 3, "seed": 11, "stop": ("\n\n",),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_runner_support import (
@@ -20,9 +21,15 @@ from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
 from poemetric.runner import RunnerOptions
 from poemetric.store import RunStore
-from poemetric.testing.exchange import HttpAnswer
+from poemetric.testing.exchange import ChatCall, HttpAnswer, Reply
 from poemetric.testing.http_base import LocalServer
-from poemetric.testing.servers import AnthropicServer, Fault, GeminiServer, OpenAIServer
+from poemetric.testing.servers import (
+    AnthropicServer,
+    Fault,
+    FaultPlan,
+    GeminiServer,
+    OpenAIServer,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -270,9 +277,14 @@ def test_a_429_with_an_unreadable_retry_after_is_retried(
 
     class Server(dialect):  # type: ignore[valid-type,misc]
         def error_answer(
-            self, status: int, message: str, headers: dict[str, str] | None = None
+            self,
+            status: int,
+            message: str,
+            headers: dict[str, str] | None = None,
+            *,
+            code: str | None = None,
         ) -> HttpAnswer:
-            answer = super().error_answer(status, message, headers)
+            answer = super().error_answer(status, message, headers, code=code)
             answer.headers.clear()
             answer.headers["Retry-After"] = "soon"
             return answer
@@ -292,3 +304,39 @@ def test_a_429_with_an_unreadable_retry_after_is_retried(
         assert len(server.generation_requests) == 2
     outcomes = [(r["outcome"], r["http_status"]) for r in store.query("SELECT * FROM calls")]
     assert outcomes == [("retry", 429), ("ok", None)]
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["async", "batch"])
+def test_a_used_up_quota_stops_the_model_and_leaves_its_jobs_pending(
+    tmp_path: Path, batch: bool
+) -> None:
+    """OpenAI's 429 `insufficient_quota` (no credits left, a spending limit reached) was taken
+    for a rate limit: each job sent again up to 100 times, then stored as an error. Now the first
+    one stops the model, its jobs wait for a run after the billing is fixed, and it says why."""
+    store = prepared_store(tmp_path, poems=4)
+    options = dataclasses.replace(FAST, batch=batch, batch_poll_s=0.01)
+    quota = FaultPlan(random_faults=[(Fault.quota_exceeded(), 1.0)])
+    with OpenAIServer(faults=quota, batch_faults=quota, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=1)
+        report = run_generation(store, [spec], options=options)
+        sent = [r for r in server.requests if r.method == "POST"]
+        assert len(sent) == (2 if batch else 1)  # batch: the file upload, then the refused create
+        (model,) = report.models
+        assert (model.errors, model.left_pending) == (0, 4) and report.incomplete
+        assert model.not_run is not None and "add credits or raise the limit" in model.not_run
+        assert generation_rows(store, spec.name) == []  # pending, not errors
+
+
+def test_answers_without_token_counts_are_stored(tmp_path: Path) -> None:
+    """A compatible server whose `usage` has no `completion_tokens` ended the whole stage with
+    "TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'", storing nothing."""
+
+    class Server(OpenAIServer):
+        def render_completion(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
+            return {**super().render_completion(call, reply), "usage": {"prompt_tokens": 3}}
+
+    store = prepared_store(tmp_path, poems=2)
+    with Server(api_key=TEST_KEY) as server:
+        report = run_generation(store, [openai_spec(server.base_url)], options=FAST)
+    assert report.models[0].ok == 2
+    assert [row["status"] for row in generation_rows(store, "remote")] == ["ok", "ok"]

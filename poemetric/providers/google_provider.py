@@ -9,6 +9,7 @@ client is built, not with this module (`SDKProvider`).
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,7 @@ from poemetric.providers.base import (
     ProviderError,
     TokenUsage,
 )
+from poemetric.providers.grpc_codes import as_http
 from poemetric.providers.remote_common import (
     SDKProvider,
     malformed_error,
@@ -72,9 +74,10 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
         from google import genai
         from google.genai import types
 
+        timeout_s = self.spec.limits.timeout_s  # `.inf` in a model file: no timeout
         options = types.HttpOptions(
             base_url=self.spec.base_url,
-            timeout=max(1, round(self.spec.limits.timeout_s * 1000)),
+            timeout=max(1, round(timeout_s * 1000)) if math.isfinite(timeout_s) else None,
             retry_options=types.HttpRetryOptions(attempts=1),
         )
         return genai.Client(api_key=api_key, http_options=options)
@@ -305,11 +308,11 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
                     retryable=False,
                 )
             if item.error is not None:
-                code = item.error.code or 0
+                status, message = as_http(item.error.code or 0, str(item.error.message))
                 results[custom_id] = status_error(
                     self.name,
-                    code,
-                    str(item.error.message),
+                    status,
+                    message,
                     body=item.error.details,
                     secret=self._key,
                 )
@@ -328,14 +331,27 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
 @cache
 def _transport_errors() -> tuple[type[BaseException], ...]:
     """The HTTP clients' timeouts and dropped connections: google-genai >= 2 speaks httpx2,
-    older releases httpx (imported here, with the SDK, not with this module)."""
+    older releases httpx (imported here, with the SDK, not with this module). Where aiohttp is
+    installed (vLLM and `datasets` install it), the SDK's async client speaks aiohttp instead:
+    its timeout is asyncio's `TimeoutError`, a refused or dropped connection an
+    `aiohttp.ClientConnectionError`, a body cut off mid-transfer an `aiohttp.ClientPayloadError`
+    (each was an "unexpected" error, not retried)."""
     import httpx
 
+    kinds: tuple[type[BaseException], ...] = (httpx.TransportError, TimeoutError)
     try:
         import httpx2
+
+        kinds += (httpx2.TransportError,)
     except ImportError:  # pragma: no cover - depends on the installed SDK
-        return (httpx.TransportError,)
-    return (httpx.TransportError, httpx2.TransportError)
+        pass
+    try:
+        import aiohttp
+
+        kinds += (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError)
+    except ImportError:  # not installed: the SDK speaks httpx
+        pass
+    return kinds
 
 
 def _key_invalid(details: Any) -> bool:

@@ -126,9 +126,11 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], OpenAIBatches):
         reasoning = extra.get("reasoning_content") or extra.get("reasoning")
         usage = TokenUsage()
         if response.usage is not None:
-            usage.input_tokens = response.usage.prompt_tokens
-            usage.output_tokens = response.usage.completion_tokens
-            details = response.usage.completion_tokens_details
+            # A compatible server may leave a count out or null (the SDK does not validate):
+            # None would end the stage at the cost sum, the answers paid for unstored.
+            usage.input_tokens = getattr(response.usage, "prompt_tokens", None) or 0
+            usage.output_tokens = getattr(response.usage, "completion_tokens", None) or 0
+            details = getattr(response.usage, "completion_tokens_details", None)
             if details is not None and details.reasoning_tokens:
                 usage.reasoning_tokens = details.reasoning_tokens
         # A refusal under structured outputs comes in `refusal`, with `content` null: it is the

@@ -159,12 +159,15 @@ class VLLMProvider(InProcessBatchProvider):
 
     def prompt_tokens(self, conversation: list[dict[str, str]]) -> int:
         tokenizer = self.llm.get_tokenizer()
-        ids = tokenizer.apply_chat_template(
+        encoded = tokenizer.apply_chat_template(
             conversation,
             tokenize=True,
             add_generation_prompt=True,
             **self.spec.options.get("chat_template_kwargs", {}),
         )
+        # transformers >= 5 answers a BatchEncoding (`return_dict=True` by default), whose len()
+        # is its number of keys (2), not of tokens; earlier releases a list of token ids.
+        ids = encoded["input_ids"] if hasattr(encoded, "keys") else encoded
         return len(ids)
 
     def sampling_params(

@@ -14,7 +14,8 @@ is kept, its traceback redacted, in the run's call log (the `calls` table, outco
   printed, once per model and place that raised (exception type, file and line), not once per
   job: a bug hit by every job would otherwise fill the log with the same traceback. A
   `generate_batch` that returns anything but a sequence of one result per request fails its
-  chunk the same way.
+  chunk the same way. A result that is no well-formed `Completion` (`completion_check`: a token
+  count or the text None) fails its job alone, from `batch_results` too.
 * A `ProviderError` whose `status` is not an int (from any method): the status is dropped (it
   would be stored in the call log and quoted in error rows as it is), the error otherwise
   handled as it says; logged and warned once per model and place.

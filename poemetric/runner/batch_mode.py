@@ -72,6 +72,7 @@ from poemetric.runner.batch_intent import (
 from poemetric.runner.batch_submit import SubmissionFailed, submit
 from poemetric.runner.batch_table import InFlight, update_batch
 from poemetric.runner.batch_unknown import UNKNOWN_STATUSES, mark_not_found, unknown_batch_advice
+from poemetric.runner.completion_check import completion_problem
 from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job, completion_to_dict
 from poemetric.runner.open_batches import in_flight
@@ -311,6 +312,11 @@ async def _collect(
             result = ProviderError(
                 f"provider {run.spec.provider!r} returned {type(result).__name__} for {key} in "
                 "batch_results, not a poemetric.providers.Completion or ProviderError",
+                retryable=False,
+            )
+        elif (problem := completion_problem(result)) is not None:  # the adapter's bug too
+            result = ProviderError(
+                f"provider {run.spec.provider!r} returned {problem} for {key} in batch_results",
                 retryable=False,
             )
         if job is None:

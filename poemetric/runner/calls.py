@@ -18,6 +18,7 @@ from poemetric.runner.adapter_bugs import (
     note_adapter_bug,
     stop_for_adapter_bug,
 )
+from poemetric.runner.completion_check import completion_problem
 from poemetric.runner.cost import budget_cost
 from poemetric.runner.jobs import Job
 from poemetric.runner.ratelimit import ModelLimiter
@@ -189,9 +190,10 @@ async def _attempt(
             stopping.call_done()
             raise
         state.latency_s = time.monotonic() - started
-    if not isinstance(completion, Completion):  # a third-party adapter's bug: this job fails
+    problem = completion_problem(completion)
+    if problem is not None:  # a third-party adapter's bug: this job fails
         stopping.call_done()
-        raise _not_a_completion(run, completion)
+        raise _not_a_completion(run, problem)
     limiter.requests.on_success()
     return completion
 
@@ -203,12 +205,9 @@ def _not_stopped(run: ModelRun) -> None:
         raise _NotCalled
 
 
-def _not_a_completion(run: ModelRun, value: object) -> ProviderError:
-    return ProviderError(
-        f"provider {run.spec.provider!r} returned {type(value).__name__}, not a "
-        "poemetric.providers.Completion",
-        retryable=False,
-    )
+def _not_a_completion(run: ModelRun, problem: str) -> ProviderError:
+    """The error of a job whose adapter returned no well-formed `Completion` (`problem`)."""
+    return ProviderError(f"provider {run.spec.provider!r} returned {problem}", retryable=False)
 
 
 async def run_offline_chunks(run: ModelRun, provider: Provider, jobs: Sequence[Job]) -> None:
@@ -279,7 +278,8 @@ def _store_chunk(
     """Store a chunk's results; follow-up turns go to the end of `queue`."""
     results, latency = answers
     for job, guess, result in zip(chunk, reserved, results, strict=True):
-        if isinstance(result, Completion):
+        problem = None if isinstance(result, BaseException) else completion_problem(result)
+        if isinstance(result, Completion) and problem is None:
             if result.latency_s is None:
                 result.latency_s = latency
             run.budget.settle(guess.cost_usd, budget_cost(run.spec, result.usage, guess.cost_usd))
@@ -293,7 +293,7 @@ def _store_chunk(
             error = (
                 as_provider_error(result, run.spec.limits.timeout_s)
                 if isinstance(result, BaseException)
-                else _not_a_completion(run, result)
+                else _not_a_completion(run, problem or type(result).__name__)
             )
             run.budget.settle(guess.cost_usd, 0.0)
             log_attempt(run, job, 1, "error", error=error, latency_s=latency)

@@ -60,9 +60,14 @@ class AnthropicServer(LocalServer):
         )
 
     def error_answer(
-        self, status: int, message: str, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        message: str,
+        headers: dict[str, str] | None = None,
+        *,
+        code: str | None = None,
     ) -> HttpAnswer:
-        error_type = _ERROR_TYPES.get(status, "api_error")
+        error_type = code or _ERROR_TYPES.get(status, "api_error")
         payload = {"type": "error", "error": {"type": error_type, "message": message}}
         return HttpAnswer.json(
             status, payload, {"request-id": self.new_id("req_"), **(headers or {})}

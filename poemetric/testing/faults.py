@@ -28,7 +28,8 @@ class Fault:
 
     kinds:
       - ``status``: an HTTP error (`status`, with `Retry-After` / `retry-after-ms` when
-        `retry_after_s` is set, and any extra `headers`) and the provider's JSON error body;
+        `retry_after_s` is set, and any extra `headers`) and the provider's JSON error body
+        (its error type or code `code` when set: OpenAI's `insufficient_quota`);
       - ``slow``: wait `delay_s` before answering normally (beyond a client's timeout);
       - ``truncated``: a 200 whose JSON body is cut in half (framing intact, JSON invalid);
       - ``invalid_json``: a 200 whose body is not JSON at all;
@@ -42,6 +43,8 @@ class Fault:
     message: str = "injected fault"
     #: Extra response headers of a ``status`` fault (a provider's rate-limit reset headers).
     headers: tuple[tuple[str, str], ...] = ()
+    #: The error body's type or code of a ``status`` fault (None: the dialect's for the status).
+    code: str | None = None
 
     @classmethod
     def rate_limited(
@@ -59,6 +62,17 @@ class Fault:
         """The headers of a ``status`` fault's answer."""
         retry = {} if self.retry_after_s is None else retry_headers(self.retry_after_s)
         return {**retry, **dict(self.headers)}
+
+    @classmethod
+    def quota_exceeded(cls, code: str = "insufficient_quota") -> Fault:
+        """OpenAI's 429 for an account whose credits or spending limit are used up: a rate
+        limit's status, but waiting does not end it."""
+        return cls(
+            "status",
+            status=429,
+            message="You exceeded your current quota, please check your plan and billing details.",
+            code=code,
+        )
 
     @classmethod
     def server_error(cls, status: int = 500) -> Fault:

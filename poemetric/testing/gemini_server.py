@@ -36,11 +36,13 @@ def _iso(timestamp: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))
 
 
-def _error_payload(status: int, message: str, retry_after_s: float | None = None) -> dict[str, Any]:
+def _error_payload(
+    status: int, message: str, retry_after_s: float | None = None, name: str | None = None
+) -> dict[str, Any]:
     error: dict[str, Any] = {
         "code": status,
         "message": message,
-        "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+        "status": name or _STATUS_NAMES.get(status, "UNKNOWN"),
     }
     if retry_after_s is not None:
         error["details"] = [
@@ -82,11 +84,17 @@ class GeminiServer(LocalServer):
         return HttpAnswer.json(400, payload)
 
     def error_answer(
-        self, status: int, message: str, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        message: str,
+        headers: dict[str, str] | None = None,
+        *,
+        code: str | None = None,
     ) -> HttpAnswer:
         retry_ms = (headers or {}).get("retry-after-ms")
         retry_after_s = float(retry_ms) / 1000 if retry_ms else None
-        return HttpAnswer.json(status, _error_payload(status, message, retry_after_s), headers)
+        payload = _error_payload(status, message, retry_after_s, name=code)
+        return HttpAnswer.json(status, payload, headers)
 
     def route(self, record: RecordedRequest, query: dict[str, list[str]], raw: bytes) -> HttpAnswer:
         parts = record.path.strip("/").split("/", 1)

@@ -215,10 +215,16 @@ class LocalServer:
         raise NotImplementedError
 
     def error_answer(
-        self, status: int, message: str, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        message: str,
+        headers: dict[str, str] | None = None,
+        *,
+        code: str | None = None,
     ) -> HttpAnswer:
-        """The dialect's JSON error body."""
-        return HttpAnswer.json(status, {"error": {"message": message, "code": status}}, headers)
+        """The dialect's JSON error body; `code` replaces its error type or code."""
+        error = {"message": message, "code": status if code is None else code}
+        return HttpAnswer.json(status, {"error": error}, headers)
 
     def authorized(self, headers: dict[str, str]) -> bool:
         return True
@@ -263,7 +269,9 @@ class LocalServer:
         fault = self.faults.next_fault()
         if fault is not None and fault.kind == "status":
             record.fault = f"status:{fault.status}"
-            return self.error_answer(fault.status, fault.message, fault.status_headers())
+            return self.error_answer(
+                fault.status, fault.message, fault.status_headers(), code=fault.code
+            )
         if fault is not None and fault.kind == "slow":
             record.fault = "slow"
             self.sleep(fault.delay_s)
@@ -328,7 +336,9 @@ class LocalServer:
             return self._routed(record, query, raw)
         record.fault = fault.kind if fault.kind != "status" else f"status:{fault.status}"
         if fault.kind == "status":
-            return self.error_answer(fault.status, fault.message, fault.status_headers())
+            return self.error_answer(
+                fault.status, fault.message, fault.status_headers(), code=fault.code
+            )
         if fault.kind == "slow":
             self.sleep(fault.delay_s)
         answer = self._routed(record, query, raw)

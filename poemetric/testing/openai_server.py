@@ -85,13 +85,19 @@ class OpenAIServer(LocalServer):
         )
 
     def error_answer(
-        self, status: int, message: str, headers: dict[str, str] | None = None
+        self,
+        status: int,
+        message: str,
+        headers: dict[str, str] | None = None,
+        *,
+        code: str | None = None,
     ) -> HttpAnswer:
         error = {
             "message": message,
-            "type": "server_error" if status >= 500 else _STATUS_CODES.get(status, "api_error"),
+            "type": code
+            or ("server_error" if status >= 500 else _STATUS_CODES.get(status, "api_error")),
             "param": None,
-            "code": _STATUS_CODES.get(status),
+            "code": code or _STATUS_CODES.get(status),
         }
         return HttpAnswer.json(
             status, {"error": error}, {"x-request-id": self.new_id("req_"), **(headers or {})}

@@ -37,7 +37,8 @@ Common constructor arguments (keyword-only after ``responder``)::
   script list. Each generation request takes the next scripted entry (``None`` = answer normally),
   then a seeded random draw. ``Fault.rate_limited(retry_after_s)`` (429 + ``Retry-After`` and
   ``retry-after-ms``), ``Fault.server_error(500|502|503|504)``, ``Fault.overloaded()`` (529),
-  ``Fault.client_error(400|401|...)``, ``Fault.slow(delay_s)`` (answers after the delay — beyond a
+  ``Fault.client_error(400|401|...)``, ``Fault.quota_exceeded(code)`` (OpenAI's
+  429 ``insufficient_quota``), ``Fault.slow(delay_s)`` (answers after the delay — beyond a
   client's timeout), ``Fault.truncated()`` (200 with half a JSON body), ``Fault.invalid_json()``,
   ``Fault.disconnect()`` (socket closed mid-body).
 - Structured output: ``ChatCall.schema`` is the requested JSON Schema whatever the dialect
