@@ -110,3 +110,74 @@ def test_a_limerick_after_a_happy_opener_passes_the_form_check() -> None:
     assert poem == LIMERICK
     assert check_poem(poem, "limerick", rhyme="AABBA").passed
     assert not check_poem(answer, "limerick", rhyme="AABBA").passed
+
+
+# --- a second poem offered after the first, without numbers ---------------------------------------
+
+OTHER = """The ferry leaves at six without a sound,
+the harbour lights go out along the quay;
+a gull complains above the fishing ground,
+and night comes in like water from the sea."""
+
+
+@pytest.mark.parametrize(
+    "offer",
+    [
+        "Alternatively, here is a version with a darker tone:",
+        "Alternatively:",
+        "Here is an alternative take:",
+        "If you'd prefer a more traditional approach, here's another option:",
+        "Or, a lighter version:",
+        "Or, if you prefer:",
+        "I've also written a second sonnet with a different focus:",
+        "Here's a second version, more playful:",
+        "Here's one more, in a different mood:",
+        "Another version:",
+        "Alternative version:",
+    ],
+)
+@pytest.mark.parametrize("gap", ["\n\n", "\n\n---\n\n"])
+def test_second_poem_offered_after_the_first_removed(offer: str, gap: str) -> None:
+    result = extract_poem(POEM + gap + offer + "\n\n" + OTHER)
+    assert result.poem == POEM, result.notes
+    assert f"removed the alternative offered after the poem: {offer!r} and 4 lines under it" in (
+        result.notes
+    )
+
+
+def test_a_limerick_with_an_alternative_after_it_passes_the_form_check() -> None:
+    """Both poems were checked as one limerick of ten lines and more, and failed."""
+    answer = LIMERICK + "\n\nAlternatively, here is a sillier one:\n\n" + LIMERICK.upper()
+    poem = extract_poem(answer).poem
+    assert poem == LIMERICK
+    assert check_poem(poem, "limerick", rhyme="AABBA").passed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # verse that opens a stanza with "Or" or "Another", ending in a colon
+        POEM + "\n\nOr, in the evening:\n\n" + OTHER,
+        POEM + "\n\nAnother morning, and the same grey rain:\n\n" + OTHER,
+        # the offer line inside a stanza, not alone in its paragraph
+        POEM + "\n\nAlternatively, the lamps:\n" + OTHER,
+        # nothing, or one line, under it
+        POEM + "\n\nAlternatively:",
+        POEM + "\n\nAlternatively:\n\nthe sea.",
+    ],
+)
+def test_verse_like_an_offer_kept(text: str) -> None:
+    result = extract_poem(text)
+    assert result.poem == text, result.notes
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("First version:", "Second version:"), ("**First option**", "**Second option**")],
+)
+def test_alternatives_labelled_first_and_second_keep_the_first(first: str, second: str) -> None:
+    """docs/models.md said "First version" ... "Second version" keeps the first; nothing did, and
+    both poems with their labels were checked as one."""
+    result = extract_poem(first + "\n\n" + POEM + "\n\n" + second + "\n\n" + OTHER)
+    assert result.poem == POEM, result.notes
+    assert any(note.startswith("removed 1 alternative poem") for note in result.notes)
