@@ -90,6 +90,19 @@ def test_year_accepts_floats_blanks_and_life_dates() -> None:
         Poem.model_validate(poem_row(year="c. 1850"))
 
 
+def test_a_boolean_year_is_refused_not_read_as_1(tmp_path: Path) -> None:
+    """A JSON `true` (or a Parquet boolean) in `year` was read as the year 1 (0 for false)."""
+    for flag in (True, False):
+        with pytest.raises(ValueError, match="bad year"):
+            Poem.model_validate(poem_row(year=flag))
+    path = tmp_path / "poems.jsonl"
+    path.write_text(json.dumps({**poem_row(), "year": True}) + "\n", encoding="utf-8")
+    report = validate_file(path)
+    assert [str(issue) for issue in report.issues] == [
+        f"{path}:1: year: bad year True: expected a year such as 1850 (or empty)"
+    ]
+
+
 def test_content_is_normalised_and_empty_poems_are_invalid() -> None:
     poem = Poem.model_validate(
         poem_row(content="\r\n  One line   \r\nTwo\t\r\n\r\n\r\nThree\r\n\r\n")
