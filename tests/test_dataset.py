@@ -188,6 +188,23 @@ def test_round_trip_of_the_release(tmp_path: Path, poemetric_gold_csv: Path) -> 
         assert again.poems == release.poems
 
 
+def test_a_jsonl_key_given_twice_is_an_error_on_its_line(tmp_path: Path) -> None:
+    """json keeps the last value of a key given twice: the first title (or poem) was dropped
+    without a word, as a CSV column given twice is not."""
+    good = json.dumps(poem_row())
+    twice = good.replace('"title": ', '"title": "First title", "title": ', 1)
+    both = twice.replace('"author": ', '"author": "Someone", "author": ', 1)
+    path = tmp_path / "poems.jsonl"
+    path.write_text(f"{good}\n{twice}\n{both}\n", encoding="utf-8")
+    report = validate_file(path)
+    assert len(report.poems) == 1
+    assert [str(issue) for issue in report.issues] == [
+        f"{path}:2: title: given twice in one object (only the last value would be read): keep one",
+        f"{path}:3: -: keys 'title', 'author' each given twice in one object (only the last "
+        "value would be read): keep one",
+    ]
+
+
 def test_jsonl_problems_name_their_lines(tmp_path: Path) -> None:
     good = json.dumps(poem_row())
     path = tmp_path / "poems.jsonl"
