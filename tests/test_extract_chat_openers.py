@@ -181,3 +181,27 @@ def test_alternatives_labelled_first_and_second_keep_the_first(first: str, secon
     result = extract_poem(first + "\n\n" + POEM + "\n\n" + second + "\n\n" + OTHER)
     assert result.poem == POEM, result.notes
     assert any(note.startswith("removed 1 alternative poem") for note in result.notes)
+
+
+# --- stanza numbers in markdown ------------------------------------------------------------------
+
+STANZAS = POEM.split("\n\n")
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("**I.**", "**II.**"), ("**I**", "**II**"), ("### I", "### II"), ("## 1", "## 2")],
+)
+@pytest.mark.parametrize("before", ["", "**The Lantern-Maker**\n\n", "Here is a ballad:\n\n"])
+def test_stanza_numbers_in_markdown_removed(first: str, second: str, before: str) -> None:
+    """Bold or heading stanza numbers stayed in the poem ("I." and "II." as two more lines; a
+    bold "**I**" first was taken for the title and its "II" kept)."""
+    answer = before + first + "\n" + STANZAS[0] + "\n\n" + second + "\n" + STANZAS[1]
+    result = extract_poem(answer)
+    assert result.poem == POEM, result.notes
+    assert sum(note.startswith("removed stanza number") for note in result.notes) == 2
+
+
+def test_a_single_bold_number_over_the_poem_is_still_its_title() -> None:
+    result = extract_poem("**XII**\n\n" + POEM)
+    assert (result.poem, result.title) == (POEM, "XII")

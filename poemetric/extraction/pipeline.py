@@ -248,6 +248,8 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
     title: str | None = None
     if _LABEL_LINE.match(_plain(line)):
         return lines, None
+    if index in _numbered_stanzas(lines) and len(_numbered_stanzas(lines)) >= 2:
+        return lines, None  # "**I**" over the first stanza, "**II**" over the second: numbers
     following = _first_content(lines, index + 1)
     blank_after = following > index + 1
     verse_after = following < len(lines) and _paragraph_end(lines, following) - following >= 2
@@ -298,13 +300,25 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
     return rest, title
 
 
-def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
-    result: list[str] = []
-    numbered = [
+def _stanza_number(line: str) -> bool:
+    """The line is a stanza's number alone ("II.", "**II**", "### 2"), in markdown or not."""
+    plain = _plain(line)
+    heading = _HEADING.match(plain)
+    return bool(_NUMBER_LINE.match(heading.group(1) if heading else plain))
+
+
+def _numbered_stanzas(lines: list[str]) -> list[int]:
+    """The indexes of stanza numbers (`_stanza_number`) that open a paragraph over verse."""
+    return [
         i for i, line in enumerate(lines)
-        if _NUMBER_LINE.match(line) and (i == 0 or not lines[i - 1].strip())
+        if _stanza_number(line) and (i == 0 or not lines[i - 1].strip())
         and i + 1 < len(lines) and lines[i + 1].strip()
     ]  # fmt: skip
+
+
+def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
+    result: list[str] = []
+    numbered = _numbered_stanzas(lines)
     drop_numbers = len(numbered) >= 2
     for i, line in enumerate(lines):
         plain = _plain(line)
