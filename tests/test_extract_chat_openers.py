@@ -205,3 +205,43 @@ def test_stanza_numbers_in_markdown_removed(first: str, second: str, before: str
 def test_a_single_bold_number_over_the_poem_is_still_its_title() -> None:
     result = extract_poem("**XII**\n\n" + POEM)
     assert (result.poem, result.title) == (POEM, "XII")
+
+
+# --- a ghazal's couplets labelled by their names (matla, maqta) ----------------------------------
+
+GHAZAL = (
+    "Tonight the harbour hums its ancient tune of rain,\n"
+    "and every lantern on the quay is wet with rain.\n\n"
+    "The fishermen come home with nets as light as air;\n"
+    "they trade their silver for a pocketful of rain.\n\n"
+    "I signed my name, the poet, on the water line:\n"
+    "they call me Ash, and I was written out by rain."
+)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        ("Matla:", "Sher 2:", "Maqta:"),
+        ("**Matla**", "**Sher 2**", "**Maqta**"),
+        ("Couplet 1 (Matla):", "Couplet 2:", "Couplet 3 (Maqta):"),
+        ("Matla (Opening Couplet):", "Sher 2:", "Maqta (Closing Couplet):"),
+        ("Stanza 1 (Refrain)", "Stanza 2", "Stanza 3"),
+    ],
+)
+def test_ghazal_couplet_names_removed_as_labels(labels: tuple[str, str, str]) -> None:
+    """ "Matla" and "Maqta" (a ghazal's opening and closing couplets) and a label with a remark in
+    brackets stayed in the poem as lines of their own."""
+    couplets = GHAZAL.split("\n\n")
+    answer = "\n\n".join(
+        label + "\n" + couplet for label, couplet in zip(labels, couplets, strict=True)
+    )
+    result = extract_poem(answer)
+    assert result.poem == GHAZAL, result.notes
+    assert sum(note.startswith("removed stanza label") for note in result.notes) == 3
+
+
+def test_inline_maqta_label_removed() -> None:
+    couplets = GHAZAL.split("\n\n")
+    result = extract_poem("\n\n".join([*couplets[:2], "Maqta: " + couplets[2]]))
+    assert result.poem == GHAZAL, result.notes

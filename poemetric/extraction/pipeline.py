@@ -51,14 +51,21 @@ _ITALIC_LINE = re.compile(r"^\s*([*_])(?![*_\s])(.+?)(?<![\s*_])\1\s*$")
 _NUMBERS = r"\d+|[ivxlc]+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 _LABEL_WORDS = (
     r"stanza|verse|quatrain|tercet|couplet|sestet|octave|octet|cinquain|refrain|chorus|volta|"
-    r"envoi|envoy|sher|she'r|shi'r|poem|answer|final answer|response"
+    r"envoi|envoy|sher|she'r|shi'r|matla|matla'|maqta|maqta'|makta|poem|answer|final answer|"
+    r"response"
+)
+#: A remark in brackets after a label: "Couplet 1 (Matla):", "Stanza 6 (Refrain)", "Matla
+#: (Opening Couplet)".
+_LABEL_REMARK = (
+    rf"\s*\((?:opening|closing|first|final|last)?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?\)"
 )
 _LABEL_LINE = re.compile(
-    rf"^\s*[\(\[]?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?\s*[\)\]]?\s*[:.\-–—]?\s*$",
+    rf"^\s*[\(\[]?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?(?:{_LABEL_REMARK})?\s*[\)\]]?"
+    r"\s*[:.\-–—]?\s*$",
     re.IGNORECASE,
 )
 _INLINE_LABEL = re.compile(
-    rf"^\s*[\(\[]?(?:stanza|quatrain|tercet|couplet|sestet|envoi|envoy|sher|she'r)"
+    rf"^\s*[\(\[]?(?:stanza|quatrain|tercet|couplet|sestet|envoi|envoy|sher|she'r|matla|maqta)"
     rf"(?:\s+(?:{_NUMBERS}))?[\)\]]?\s*[:\-–—]\s+(\S.*)$",
     re.IGNORECASE,
 )
