@@ -245,3 +245,18 @@ def test_inline_maqta_label_removed() -> None:
     couplets = GHAZAL.split("\n\n")
     result = extract_poem("\n\n".join([*couplets[:2], "Maqta: " + couplets[2]]))
     assert result.poem == GHAZAL, result.notes
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Stanza 1 (ABCDEF)", "Stanza 2 (FAEBDC)"),
+        ("Tercet 1 (A1 b A2)", "Tercet 2 (a b A1)"),
+        ("**Stanza 1** (end words: lamps, glass)", "**Stanza 2** (end words: glass, lamps)"),
+    ],
+)
+def test_stanza_labels_with_their_scheme_or_end_words_removed(first: str, second: str) -> None:
+    """A sestina's or villanelle's stanza labels naming the stanza's scheme stayed as lines."""
+    result = extract_poem(first + "\n" + STANZAS[0] + "\n\n" + second + "\n" + STANZAS[1])
+    assert result.poem == POEM, result.notes
+    assert sum(note.startswith("removed stanza label") for note in result.notes) == 2

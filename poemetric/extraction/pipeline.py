@@ -55,9 +55,12 @@ _LABEL_WORDS = (
     r"response"
 )
 #: A remark in brackets after a label: "Couplet 1 (Matla):", "Stanza 6 (Refrain)", "Matla
-#: (Opening Couplet)".
+#: (Opening Couplet)"; the stanza's scheme or end words, "Stanza 2 (FAEBDC)", "Tercet 1 (A1 b
+#: A2)", "Stanza 1 (end words: tree, away, hill)".
 _LABEL_REMARK = (
-    rf"\s*\((?:opening|closing|first|final|last)?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?\)"
+    rf"\s*\((?:(?:opening|closing|first|final|last)?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?|"
+    r"(?=[^)]*[A-F])[A-Fa-f][A-Fa-f\d\s,'’–-]{1,24}|"
+    r"(?:end[- ]?words?|rhymes?|rhyme scheme|scheme|teleutons?)\s*:[^()]{1,80})\)"
 )
 _LABEL_LINE = re.compile(
     rf"^\s*[\(\[]?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?(?:{_LABEL_REMARK})?\s*[\)\]]?"
