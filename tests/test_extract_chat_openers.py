@@ -260,3 +260,19 @@ def test_stanza_labels_with_their_scheme_or_end_words_removed(first: str, second
     result = extract_poem(first + "\n" + STANZAS[0] + "\n\n" + second + "\n" + STANZAS[1])
     assert result.poem == POEM, result.notes
     assert sum(note.startswith("removed stanza label") for note in result.notes) == 2
+
+
+@pytest.mark.parametrize(
+    "last_line",
+    [
+        "Shall I write another letter to the sea?",
+        "Do you want me to try again, my love?",
+        "Happy to write more letters home.",
+        "I can write a poem of it in the snow.",
+    ],
+)
+@pytest.mark.parametrize("gap", ["\n\n", "\n"])
+def test_verse_last_line_shaped_like_an_offer_kept(last_line: str, gap: str) -> None:
+    poem = POEM + gap + last_line
+    result = extract_poem(poem)
+    assert result.poem == poem, result.notes

@@ -81,6 +81,23 @@ _OFFERED = (
     r"write|try|compose|craft|create|adjust|revise|change|tweak|rewrite|make|attempt|expand|"
     r"shorten|modify|refine"
 )
+#: What such an offer is about: the poem, a version of it, changes ("another", "a different
+#: rhyme scheme", "the meter", "anything"); "another letter to the sea" is verse.
+_OFFER_OBJECT = (
+    r"another(?: (?:one|version|poem|take|" + _FORMS + r"))?|"
+    r"a (?:different|new|second|shorter|longer) (?:[\w'-]+ ){0,2}?(?:version|take|one|poem|"
+    r"rhyme scheme|meter|metre|tone|ending|" + _FORMS + r")|"
+    r"more|any (?:changes|adjustments|edits)|anything|it again|(?:it|this) (?:differently|again)|"
+    r"changes|adjustments|a (?:version|variation|revision|rewrite)|"
+    r"the (?:poem|meter|metre|rhyme|rhymes|rhyme scheme|tone|ending|form|title)"
+)
+#: An offer to do more, as a whole line: "Shall I write another?", "Want me to try a different
+#: rhyme scheme?", "I can also write a version in tetrameter if you prefer."
+_OFFER = (
+    r"(?:(?:shall|should) i|(?:do you |would you )?want me to|i (?:can|could)(?: also)?) "
+    r"(?:" + _OFFERED + r") (?:" + _OFFER_OBJECT + r")\b,?"
+    r"(?:\s(?:in|with|for|on|about|if|instead|that|using|from|to|or)\b[^.!?]{0,60})?[?.!]\s*$"
+)
 _SIGN_OFF = (
     r"(?:i )?hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
     r"bring|brought|suit|fit|work|request|appreciat|smile|made you|makes you|touch|speak|inspir|"
@@ -95,12 +112,8 @@ _SIGN_OFF = (
     r"thanks? (?:you )?for (?:the|this|your) (?:\w+ )?(?:prompt|request|idea|challenge)|"
     r"please (?:let me know|feel free)|"
     r"(?:i'm |i am |i'd be |i would be |always )?(?:happy|glad) to (?:write|compose|craft|create|"
-    r"try|make|do) (?:\w+ ){0,3}?(?:more|another|others|again|variations?|versions?)\b|"
-    r"(?:shall|should) i (?:" + _OFFERED + r") (?:another|a different|a new|a second|more|any|"
-    r"it again|the (?:poem|meter|metre|rhyme|rhymes|rhyme scheme|tone|ending|form))\b|"
-    r"(?:do you |would you )?want me to (?:" + _OFFERED + r")\b|"
-    r"i (?:can|could) (?:also )?(?:" + _OFFERED + r") (?:\w+ ){0,4}?(?:version|variation|"
-    r"alternative|another|if you(?:'d)? (?:like|prefer|want))\b|"
+    r"try|make|do) (?:\w+ ){0,3}?(?:more|another|others|again|variations?|versions?)"
+    r"(?:\s(?:if|for|on|in|with|anytime)\b[^.!?]{0,60})?[.!]?\s*$|" + _OFFER + "|"
     r"enjoy(?: (?:the|this|your|my) (?:" + _FORMS + r"))?(?:\s*[!.]+(?:\s|$)|$|" + _ALONE + r")|"
     r"happy reading|(?:" + _SHORT_SIGN_OFF + r")" + _ALONE
 )
