@@ -72,6 +72,8 @@ def test_closing_offers_removed(closing: str) -> None:
         "Hello, the lamps; hello, the door.",
         "I'd love to walk the harbour in the rain.",
         "Sure — the tide will turn again.",
+        "I'd love to write a poem for you, dear,",
+        "I'm happy to remember every verse you sang,",
     ],
 )
 def test_verse_opening_like_chat_kept(first_line: str) -> None:

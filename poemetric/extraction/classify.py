@@ -197,6 +197,8 @@ def _is_preamble(line: str) -> bool:
         return False
     if _INTERJECTION.match(text) or _METADATA.match(text):
         return True
+    if text.endswith((",", ";")):  # runs on into the next line, as verse does
+        return False
     prefix = _CHAT_PREFIX.match(text)
     rest = text[prefix.end() :] if prefix else text
     if prefix and not rest:
