@@ -115,6 +115,26 @@ def test_content_is_normalised_and_empty_poems_are_invalid() -> None:
             Poem.model_validate(poem_row(content=empty))
 
 
+def test_unicode_line_separators_are_line_breaks(tmp_path: Path) -> None:
+    """A poem pasted with U+2028 LINE SEPARATOR (or Word's manual line break, U+000B) between its
+    lines, and U+2029 between stanzas, was read as one line: `validate` passed it, and the form
+    check failed the human poem (0 lines)."""
+    from poemetric.form.checker import check_poem
+
+    limerick = (
+        "There once was a baker named Sue\u2028Who baked a fine loaf in a shoe.\u000b"
+        "It rose in the heat,\u2028Smelled of leather and feet,\u2029"
+        "And she sold it by quarter past two."
+    )
+    path = tmp_path / "poems.jsonl"
+    row = poem_row(form="limerick", content=limerick, rhyme_pattern="AABBA", meter_pattern="")
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    (poem,) = load_dataset(path).poems
+    assert poem.lines[1:3] == ["Who baked a fine loaf in a shoe.", "It rose in the heat,"]
+    assert [len(stanza) for stanza in poem.stanzas] == [4, 1]
+    assert check_poem(poem.content, "limerick", rhyme="AABBA").lines == 5
+
+
 def test_meter_is_kept_raw_and_blank_optionals_become_none() -> None:
     poem = Poem.model_validate(
         poem_row(meter_pattern=" Anapestic trimeter ", theme=" ", imagery="")
