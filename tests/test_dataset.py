@@ -90,6 +90,19 @@ def test_year_accepts_floats_blanks_and_life_dates() -> None:
         Poem.model_validate(poem_row(year="c. 1850"))
 
 
+def test_a_boolean_year_is_refused_not_read_as_1(tmp_path: Path) -> None:
+    """A JSON `true` (or a Parquet boolean) in `year` was read as the year 1 (0 for false)."""
+    for flag in (True, False):
+        with pytest.raises(ValueError, match="bad year"):
+            Poem.model_validate(poem_row(year=flag))
+    path = tmp_path / "poems.jsonl"
+    path.write_text(json.dumps({**poem_row(), "year": True}) + "\n", encoding="utf-8")
+    report = validate_file(path)
+    assert [str(issue) for issue in report.issues] == [
+        f"{path}:1: year: bad year True: expected a year such as 1850 (or empty)"
+    ]
+
+
 def test_content_is_normalised_and_empty_poems_are_invalid() -> None:
     poem = Poem.model_validate(
         poem_row(content="\r\n  One line   \r\nTwo\t\r\n\r\n\r\nThree\r\n\r\n")
@@ -100,6 +113,26 @@ def test_content_is_normalised_and_empty_poems_are_invalid() -> None:
     for empty in ("", "   \n \r\n"):
         with pytest.raises(ValueError, match="empty poem"):
             Poem.model_validate(poem_row(content=empty))
+
+
+def test_unicode_line_separators_are_line_breaks(tmp_path: Path) -> None:
+    """A poem pasted with U+2028 LINE SEPARATOR (or Word's manual line break, U+000B) between its
+    lines, and U+2029 between stanzas, was read as one line: `validate` passed it, and the form
+    check failed the human poem (0 lines)."""
+    from poemetric.form.checker import check_poem
+
+    limerick = (
+        "There once was a baker named Sue\u2028Who baked a fine loaf in a shoe.\u000b"
+        "It rose in the heat,\u2028Smelled of leather and feet,\u2029"
+        "And she sold it by quarter past two."
+    )
+    path = tmp_path / "poems.jsonl"
+    row = poem_row(form="limerick", content=limerick, rhyme_pattern="AABBA", meter_pattern="")
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    (poem,) = load_dataset(path).poems
+    assert poem.lines[1:3] == ["Who baked a fine loaf in a shoe.", "It rose in the heat,"]
+    assert [len(stanza) for stanza in poem.stanzas] == [4, 1]
+    assert check_poem(poem.content, "limerick", rhyme="AABBA").lines == 5
 
 
 def test_meter_is_kept_raw_and_blank_optionals_become_none() -> None:
@@ -173,6 +206,23 @@ def test_round_trip_of_the_release(tmp_path: Path, poemetric_gold_csv: Path) -> 
     for suffix in (".jsonl", ".parquet"):
         again = load_dataset(write_dataset(release.poems, tmp_path / f"release{suffix}"))
         assert again.poems == release.poems
+
+
+def test_a_jsonl_key_given_twice_is_an_error_on_its_line(tmp_path: Path) -> None:
+    """json keeps the last value of a key given twice: the first title (or poem) was dropped
+    without a word, as a CSV column given twice is not."""
+    good = json.dumps(poem_row())
+    twice = good.replace('"title": ', '"title": "First title", "title": ', 1)
+    both = twice.replace('"author": ', '"author": "Someone", "author": ', 1)
+    path = tmp_path / "poems.jsonl"
+    path.write_text(f"{good}\n{twice}\n{both}\n", encoding="utf-8")
+    report = validate_file(path)
+    assert len(report.poems) == 1
+    assert [str(issue) for issue in report.issues] == [
+        f"{path}:2: title: given twice in one object (only the last value would be read): keep one",
+        f"{path}:3: -: keys 'title', 'author' each given twice in one object (only the last "
+        "value would be read): keep one",
+    ]
 
 
 def test_jsonl_problems_name_their_lines(tmp_path: Path) -> None:

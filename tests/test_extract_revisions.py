@@ -104,8 +104,6 @@ KEPT = [
     STANZA + "\n\nFinal version:",
     # verse before the first draft's label
     STANZA + "\n\nDraft 1:\n" + STANZA + "\n\nDraft 2:\n" + STANZA,
-    # alternatives, not drafts: the alternatives rule keeps "Version 1", nothing keeps these
-    "First version:\n\n" + STANZA + "\n\nSecond version:\n\n" + STANZA,
 ]
 
 

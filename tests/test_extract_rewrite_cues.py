@@ -142,8 +142,6 @@ KEPT = [
     QUATRAINS + "\n\nSo let me fix it:\n\n" + OTHER_EIGHT,
     # a cue's words with more after them, ending a sentence rather than introducing a version
     TIDE + "\n\nLet me try again with all the light I have.\n\n" + TIDE_TRIMETER,
-    # another poem offered, not a version of the first
-    TIDE + "\n\nHere is another poem, this time about the dunes:\n\n" + TIDE_TRIMETER,
     # "another" with no word for a version
     TIDE + "\n\nHere is another morning, this time in the rain:\n\n" + TIDE_TRIMETER,
     # the cue with more words closes a stanza shaped like the others
@@ -158,3 +156,12 @@ def test_verse_reading_like_a_cue_with_more_words_kept(text: str) -> None:
     result = extract_poem(text)
     assert result.poem == text, result.notes
     assert result.notes == []
+
+
+def test_another_poem_offered_is_not_a_rewrite() -> None:
+    """Another poem offered after the first is not a version of it: the first is the poem (the
+    alternatives rule), not the last."""
+    text = TIDE + "\n\nHere is another poem, this time about the dunes:\n\n" + TIDE_TRIMETER
+    result = extract_poem(text)
+    assert result.poem == TIDE, result.notes
+    assert not any("rewrite" in note for note in result.notes)

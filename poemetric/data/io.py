@@ -11,6 +11,7 @@ pandas/pyarrow are imported only for Parquet (start-up time).
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import math
@@ -262,8 +263,9 @@ def _read_jsonl(path: Path, data: bytes) -> RawTable:
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
+        twice: list[str] = []
         try:
-            value = json.loads(line)
+            value = json.loads(line, object_pairs_hook=functools.partial(_object, twice=twice))
         except json.JSONDecodeError as error:
             table.unreadable += 1
             # json's message alone can end mid-sentence ("Unterminated string starting at").
@@ -277,10 +279,31 @@ def _read_jsonl(path: Path, data: bytes) -> RawTable:
                 ValidationIssue(str(path), number, None, "expected a JSON object per line")
             )
             continue
+        if twice:  # json keeps the last value of a key given twice: the other would be lost
+            table.unreadable += 1
+            keys = list(dict.fromkeys(twice))
+            column = keys[0] if len(keys) == 1 else None
+            reason = "given twice in one object (only the last value would be read): keep one"
+            if column is None:
+                reason = (
+                    f"keys {', '.join(map(repr, keys))} {reason.replace('given', 'each given')}"
+                )
+            table.issues.append(ValidationIssue(str(path), number, column, reason))
+            continue
         seen.update(dict.fromkeys(value))
         table.records.append(RawRecord(number, value))
     table.columns = list(seen)
     return table
+
+
+def _object(pairs: list[tuple[str, Any]], twice: list[str]) -> dict[str, Any]:
+    """A JSON object as a dict, with each key it gives more than once added to `twice`."""
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value:
+            twice.append(key)
+        value[key] = item
+    return value
 
 
 def _read_parquet(path: Path, data: bytes) -> RawTable:

@@ -14,12 +14,20 @@ _RHYME_PATTERN = re.compile(r"[A-Z]+( [A-Z]+)*")
 _REFRAIN = re.compile(r"[A-Z][0-9'′¹²³⁴]+")
 
 
+#: Unicode's other line breaks, which a text pasted from a word processor or a web page may hold
+#: (U+2028 LINE SEPARATOR, Word's manual line break U+000B, NEL U+0085; U+2029 PARAGRAPH
+#: SEPARATOR, a stanza break): an editor shows them as line breaks, and so does POEMetric.
+_OTHER_LINE_BREAKS = str.maketrans(
+    {"\u2028": "\n", "\u000b": "\n", "\u0085": "\n", "\u2029": "\n\n"}
+)
+
+
 def normalize_content(text: str) -> str:
     """Canonical poem text: NFC, `\\n` newlines, no trailing spaces, no blank lines at the ends.
 
     Indentation and blank lines between stanzas are kept.
     """
-    text = newlines(unicodedata.normalize("NFC", text))
+    text = newlines(unicodedata.normalize("NFC", text)).translate(_OTHER_LINE_BREAKS)
     lines = [line.rstrip() for line in text.split("\n")]
     return "\n".join(lines).strip("\n")
 

@@ -313,8 +313,10 @@ class Poem(BaseModel):
     @classmethod
     def _parse_year(cls, value: Any) -> Any:
         value = _blank_to_none(value)
-        if value is None or isinstance(value, bool):
+        if value is None:
             return value
+        if isinstance(value, bool):  # a JSON true or a Parquet boolean: int() reads it as 1 or 0
+            raise ValueError(f"bad year {value!r}: expected a year such as 1850 (or empty)")
         if isinstance(value, int):
             return value
         if isinstance(value, float) and value.is_integer():

@@ -2,8 +2,14 @@
 
 The prompt asks for one poem; a model that offers alternatives would otherwise have all of them
 checked and judged as one long poem. The rule needs at least two labels, each opening a paragraph,
-numbered from the first ("Option 1", "Version A", "Poem one") in order, with nothing before the
-first label but chat ("Here are two takes on it:").
+numbered from the first ("Option 1", "Version A", "Poem one", "First version") in order, with
+nothing before the first label but chat ("Here are two takes on it:").
+
+A second poem offered after the first without numbers ("Alternatively, here is a darker
+version:", "Here is an alternative take:", "Or, if you prefer:") is one too: a line alone in its
+paragraph, ending in a colon, that offers another poem, with verse above and under it; it and
+what follows go. ("Here is another version:" over a poem of the first one's shape is a rewrite:
+`revisions` keeps the last.)
 """
 
 from __future__ import annotations
@@ -13,12 +19,57 @@ import re
 from poemetric.extraction.classify import _PREAMBLE_OPENER, _chat_text, _is_preamble, _quote
 from poemetric.text.plural import counted
 
-_KEYS = ("1", "a", "one"), ("2", "b", "two"), ("3", "c", "three"), ("4", "d", "four")
+_KEYS = (
+    ("1", "a", "one", "first"),
+    ("2", "b", "two", "second"),
+    ("3", "c", "three", "third"),
+    ("4", "d", "four", "fourth"),
+)
+_NOUN = r"option|version|alternative|variant|draft|poem"
+#: "Option 1", "Version A", "Poem one"; or the ordinal first: "First version", "Second option".
 _LABEL = re.compile(
-    r"^(?:#{1,6}\s+)?(?:option|version|alternative|variant|draft|poem)\s+(\d|[a-d]|one|two|three|four)"
+    rf"^(?:#{{1,6}}\s+)?(?:(?:{_NOUN})\s+(\d|[a-d]|one|two|three|four)|"
+    r"(first|second|third|fourth)\s+(?:version|option|alternative|variant|take|poem))"
     r"(?:\s*[:.\-–—(]\s*(.*?))?\s*$",
     re.IGNORECASE,
 )
+
+
+#: A line offering another poem after the first: "Alternatively, here is a darker version:",
+#: "Here's another take:", "I've also written a second sonnet:", "Another version:", "Or, if you
+#: prefer:". Only alone in its paragraph and ending in a colon (`_offered_alternative`).
+_FORM_NOUNS = "poem|sonnet|ballad|limerick|villanelle|ghazal|pantoum|sestina"
+_OFFER_NOUNS = rf"version|take|option|variation|alternative|rendition|{_FORM_NOUNS}"
+_ANOTHER = re.compile(
+    r"^(?:alternatively\b.*"
+    r"|or\b,?\s*(?:.*\b(?:version|take|option|variation|alternative)\b.*|if you(?:'d| would)? "
+    r"(?:prefer|like)\b.*|here(?:'s| is)\b.*)"
+    r"|(?:if you(?:'d| would)? (?:prefer|like|want)\b[^:]*?,\s*)?(?:here(?:'s| is)|below is|"
+    r"i(?:'ve| have) also (?:written|composed|crafted|included)|i also wrote)\s+"
+    r"(?:(?:another|an alternative|a second|a different|an?)\s+(?:[\w'-]+\s+){0,2}?"
+    rf"(?:{_OFFER_NOUNS})\b.*|one more\b.*)"
+    r"|(?:another|an? alternative|alternative)\s+(?:[\w'-]+\s+){0,2}?"
+    r"(?:version|take|option|variation|rendition)\b.*"
+    r"):$",
+    re.IGNORECASE,
+)
+
+
+def _offered_alternative(lines: list[str]) -> int | None:
+    """The index of a line offering another poem after the first (`_ANOTHER`), alone in its
+    paragraph, with two verse lines or more above it and under it; None when there is none."""
+    for index, line in enumerate(lines):
+        if not line.strip() or (index > 0 and lines[index - 1].strip()):
+            continue
+        if index + 1 < len(lines) and lines[index + 1].strip():
+            continue  # not alone in its paragraph
+        if not _ANOTHER.match(_chat_text(line)):
+            continue
+        above = sum(1 for text in lines[:index] if text.strip())
+        under = sum(1 for text in lines[index + 1 :] if text.strip())
+        if above >= 2 and under >= 2:
+            return index
+    return None
 
 
 def _label_key(line: str) -> tuple[int, str] | None:
@@ -26,13 +77,13 @@ def _label_key(line: str) -> tuple[int, str] | None:
     match = _LABEL.match(_chat_text(line))
     if not match:
         return None
-    tail = (match.group(2) or "").strip()
+    tail = (match.group(3) or "").strip()
     title = tail.rstrip(")").strip().strip('"“”')
     # A label's tail is a short title ("Option 1: Lamps", "Version 2 (shorter)"), not verse.
     verse_like = len(title.split()) > 8 or title[-1:] in {",", ";", ":", "."} or title[:1].islower()
     if title and verse_like and not tail.endswith(")"):
         return None
-    key = match.group(1).lower()
+    key = (match.group(1) or match.group(2)).lower()
     for position, spellings in enumerate(_KEYS):
         if key in spellings:
             return position, title
@@ -53,7 +104,7 @@ def keep_first_alternative(lines: list[str], notes: list[str]) -> tuple[list[str
             if key is not None:
                 labels.append((index, *key))
     if len(labels) < 2 or [position for _, position, _ in labels] != list(range(len(labels))):
-        return lines, None
+        return _drop_offered_alternative(lines, notes), None
     first, second = labels[0][0], labels[1][0]
     if not all(_is_intro(line) for line in lines[:first] if line.strip()):
         return lines, None
@@ -72,3 +123,16 @@ def keep_first_alternative(lines: list[str], notes: list[str]) -> tuple[list[str
         f"from {_quote(lines[second])})"
     )
     return lines[first + 1 : second], labels[0][2] or None
+
+
+def _drop_offered_alternative(lines: list[str], notes: list[str]) -> list[str]:
+    """`lines` without a second poem offered after the first without numbers (`_ANOTHER`)."""
+    index = _offered_alternative(lines)
+    if index is None:
+        return lines
+    removed = sum(1 for line in lines[index + 1 :] if line.strip())
+    notes.append(
+        f"removed the alternative offered after the poem: {_quote(lines[index])} and "
+        f"{counted(removed, 'line')} under it"
+    )
+    return lines[:index]

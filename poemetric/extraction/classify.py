@@ -36,17 +36,36 @@ _META_RE = re.compile(rf"\b(?:{_META})\b")
 _META_RE_I = re.compile(rf"\b(?:{_META.replace('|[A-H]{3,}(?: [A-H]{2,})*', '')})\b", re.I)
 _INTERJECTION = re.compile(
     r"^(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|gladly|great|"
-    r"happy to help|with pleasure|here you go|here it is)\s*[!.,:]*$",
+    r"happy to help|with pleasure|here you go|here it is|here goes|sure thing)\s*[!.,:]*$",
     re.IGNORECASE,
 )
+#: A chat word before the opener ("Sure! Here is ...", "Sure — here's ..."); alone on a line it
+#: is an interjection (`_INTERJECTION`).
 _CHAT_PREFIX = re.compile(
-    r"^(?:sure|certainly|of course|absolutely|okay|ok|alright|all right|gladly|great)\s*[!.,]\s*",
+    r"^(?:sure(?: thing)?|certainly|of course|absolutely|okay|ok|alright|all right|gladly|great)"
+    r"(?:\s*[!.,]|\s+[—–-])\s*",
+    re.IGNORECASE,
+)
+#: Words that open chat only before an opener ("Yes! Here's a ballad:", "Got it. Here is ..."):
+#: alone, or before anything else, they may be verse ("Yes, to the very end.").
+_LEAD_IN = re.compile(
+    r"^(?:yes|hello|hi(?: there)?|no problem|with pleasure|understood|got it|challenge accepted|"
+    r"happy to help)\s*[!.,]\s*(?=\S)",
+    re.IGNORECASE,
+)
+#: Consent without a word about the poem: "Sure, I can do that.", "Of course, I can help with
+#: that!" (after a chat word only).
+_CONSENT = re.compile(
+    r"^(?:i can|i'll|i will|i'd be (?:happy|glad) to|happy to) (?:do|help with) (?:that|this)"
+    r"(?: for you)?\s*[.!]*$",
     re.IGNORECASE,
 )
 _PREAMBLE_OPENER = re.compile(
     r"^(?:here is|here's|here are|below is|below you'?ll find|the following is|this is (?:my|a|an)|"
     r"i(?:'ve| have) (?:" + _WRITTEN + r"|created|tried)|i wrote|i(?:'ll| will) write|"
-    r"let me|as requested|following your|in response to|presenting|happy to)\b",
+    r"let me|as requested|following your|in response to|presenting|happy to|"
+    r"i(?:'d| would) (?:be (?:happy|glad|delighted|pleased) to|love to)|"
+    r"i(?:'m| am) (?:happy|glad|delighted|pleased) to)\b",
     re.IGNORECASE,
 )
 #: Emoji after a sign-off ("Enjoy! \U0001f60a"): pictographs, dingbats, and their joiners.
@@ -57,6 +76,28 @@ _SHORT_SIGN_OFF = (
     r"(?:thanks?|thank you)(?: (?:so|very) much| again| for reading)?|happy (?:writing|rhyming)"
 )
 _ALONE = rf"(?:\s*!+(?:\s*{_EMOJI})*|(?:\s*{_EMOJI})+)\s*$"
+#: What a model offers to do next ("Shall I write another?", "Want me to adjust the metre?").
+_OFFERED = (
+    r"write|try|compose|craft|create|adjust|revise|change|tweak|rewrite|make|attempt|expand|"
+    r"shorten|modify|refine"
+)
+#: What such an offer is about: the poem, a version of it, changes ("another", "a different
+#: rhyme scheme", "the meter", "anything"); "another letter to the sea" is verse.
+_OFFER_OBJECT = (
+    r"another(?: (?:one|version|poem|take|" + _FORMS + r"))?|"
+    r"a (?:different|new|second|shorter|longer) (?:[\w'-]+ ){0,2}?(?:version|take|one|poem|"
+    r"rhyme scheme|meter|metre|tone|ending|" + _FORMS + r")|"
+    r"more|any (?:changes|adjustments|edits)|anything|it again|(?:it|this) (?:differently|again)|"
+    r"changes|adjustments|a (?:version|variation|revision|rewrite)|"
+    r"the (?:poem|meter|metre|rhyme|rhymes|rhyme scheme|tone|ending|form|title)"
+)
+#: An offer to do more, as a whole line: "Shall I write another?", "Want me to try a different
+#: rhyme scheme?", "I can also write a version in tetrameter if you prefer."
+_OFFER = (
+    r"(?:(?:shall|should) i|(?:do you |would you )?want me to|i (?:can|could)(?: also)?) "
+    r"(?:" + _OFFERED + r") (?:" + _OFFER_OBJECT + r")\b,?"
+    r"(?:\s(?:in|with|for|on|about|if|instead|that|using|from|to|or)\b[^.!?]{0,60})?[?.!]\s*$"
+)
 _SIGN_OFF = (
     r"(?:i )?hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
     r"bring|brought|suit|fit|work|request|appreciat|smile|made you|makes you|touch|speak|inspir|"
@@ -69,6 +110,10 @@ _SIGN_OFF = (
     r"(?:i'm |i am |i'd be |i would be |i'll be |always )?(?:happy|glad) to (?:adjust|revise|"
     r"tweak|change|edit|rewrite|rework|expand|shorten|lengthen|modify|refine|adapt|alter|try)\b|"
     r"thanks? (?:you )?for (?:the|this|your) (?:\w+ )?(?:prompt|request|idea|challenge)|"
+    r"please (?:let me know|feel free)|"
+    r"(?:i'm |i am |i'd be |i would be |always )?(?:happy|glad) to (?:write|compose|craft|create|"
+    r"try|make|do) (?:\w+ ){0,3}?(?:more|another|others|again|variations?|versions?)"
+    r"(?:\s(?:if|for|on|in|with|anytime)\b[^.!?]{0,60})?[.!]?\s*$|" + _OFFER + "|"
     r"enjoy(?: (?:the|this|your|my) (?:" + _FORMS + r"))?(?:\s*[!.]+(?:\s|$)|$|" + _ALONE + r")|"
     r"happy reading|(?:" + _SHORT_SIGN_OFF + r")" + _ALONE
 )
@@ -152,9 +197,17 @@ def _is_preamble(line: str) -> bool:
         return False
     if _INTERJECTION.match(text) or _METADATA.match(text):
         return True
+    if text.endswith((",", ";")):  # runs on into the next line, as verse does
+        return False
     prefix = _CHAT_PREFIX.match(text)
     rest = text[prefix.end() :] if prefix else text
     if prefix and not rest:
+        return True
+    if not prefix:
+        lead_in = _LEAD_IN.match(text)
+        if lead_in and _is_preamble(text[lead_in.end() :]):
+            return True
+    if prefix and _CONSENT.match(rest):
         return True
     about_poem = bool(_FORM_RE.search(rest) or _META_RE_I.search(rest))
     sentence_end = text[-1:] in {".", ":", "!", ")"} or re.search(r"\byour?\b", text, re.I)
@@ -205,9 +258,16 @@ def _is_glued_closing(line: str) -> bool:
     return bool(_STRONG_CLOSING.match(text) or _METADATA.match(text) or bullet)
 
 
+#: "The End" or "Fin" under the poem, in title case or capitals, perhaps bracketed or between
+#: dashes or tildes ("(The End)", "— THE END —", "~ Fin ~"); a verse line "The end." stays.
+_THE_END = re.compile(r"^[~—–\-\s]*(?:The End|THE END|Fin|FIN)[.!]?[~—–\-\s]*$")
+
+
 def _is_commentary(line: str) -> bool:
     text = _commentary_text(line)
     if not text:
+        return True
+    if _THE_END.match(text):
         return True
     if _COMMENTARY_HEADER.match(text) or _METADATA.match(text):
         return True

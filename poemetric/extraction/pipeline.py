@@ -51,14 +51,24 @@ _ITALIC_LINE = re.compile(r"^\s*([*_])(?![*_\s])(.+?)(?<![\s*_])\1\s*$")
 _NUMBERS = r"\d+|[ivxlc]+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 _LABEL_WORDS = (
     r"stanza|verse|quatrain|tercet|couplet|sestet|octave|octet|cinquain|refrain|chorus|volta|"
-    r"envoi|envoy|sher|she'r|shi'r|poem|answer|final answer|response"
+    r"envoi|envoy|sher|she'r|shi'r|matla|matla'|maqta|maqta'|makta|poem|answer|final answer|"
+    r"response"
+)
+#: A remark in brackets after a label: "Couplet 1 (Matla):", "Stanza 6 (Refrain)", "Matla
+#: (Opening Couplet)"; the stanza's scheme or end words, "Stanza 2 (FAEBDC)", "Tercet 1 (A1 b
+#: A2)", "Stanza 1 (end words: tree, away, hill)".
+_LABEL_REMARK = (
+    rf"\s*\((?:(?:opening|closing|first|final|last)?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?|"
+    r"(?=[^)]*[A-F])[A-Fa-f][A-Fa-f\d\s,'’–-]{1,24}|"
+    r"(?:end[- ]?words?|rhymes?|rhyme scheme|scheme|teleutons?)\s*:[^()]{1,80})\)"
 )
 _LABEL_LINE = re.compile(
-    rf"^\s*[\(\[]?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?\s*[\)\]]?\s*[:.\-–—]?\s*$",
+    rf"^\s*[\(\[]?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?(?:{_LABEL_REMARK})?\s*[\)\]]?"
+    r"\s*[:.\-–—]?\s*$",
     re.IGNORECASE,
 )
 _INLINE_LABEL = re.compile(
-    rf"^\s*[\(\[]?(?:stanza|quatrain|tercet|couplet|sestet|envoi|envoy|sher|she'r)"
+    rf"^\s*[\(\[]?(?:stanza|quatrain|tercet|couplet|sestet|envoi|envoy|sher|she'r|matla|maqta)"
     rf"(?:\s+(?:{_NUMBERS}))?[\)\]]?\s*[:\-–—]\s+(\S.*)$",
     re.IGNORECASE,
 )
@@ -248,6 +258,8 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
     title: str | None = None
     if _LABEL_LINE.match(_plain(line)):
         return lines, None
+    if index in _numbered_stanzas(lines) and len(_numbered_stanzas(lines)) >= 2:
+        return lines, None  # "**I**" over the first stanza, "**II**" over the second: numbers
     following = _first_content(lines, index + 1)
     blank_after = following > index + 1
     verse_after = following < len(lines) and _paragraph_end(lines, following) - following >= 2
@@ -298,13 +310,25 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
     return rest, title
 
 
-def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
-    result: list[str] = []
-    numbered = [
+def _stanza_number(line: str) -> bool:
+    """The line is a stanza's number alone ("II.", "**II**", "### 2"), in markdown or not."""
+    plain = _plain(line)
+    heading = _HEADING.match(plain)
+    return bool(_NUMBER_LINE.match(heading.group(1) if heading else plain))
+
+
+def _numbered_stanzas(lines: list[str]) -> list[int]:
+    """The indexes of stanza numbers (`_stanza_number`) that open a paragraph over verse."""
+    return [
         i for i, line in enumerate(lines)
-        if _NUMBER_LINE.match(line) and (i == 0 or not lines[i - 1].strip())
+        if _stanza_number(line) and (i == 0 or not lines[i - 1].strip())
         and i + 1 < len(lines) and lines[i + 1].strip()
     ]  # fmt: skip
+
+
+def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
+    result: list[str] = []
+    numbered = _numbered_stanzas(lines)
     drop_numbers = len(numbered) >= 2
     for i, line in enumerate(lines):
         plain = _plain(line)
