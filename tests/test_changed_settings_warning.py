@@ -62,3 +62,16 @@ def test_a_changed_model_id_is_still_named_as_a_model(
         "warning: scripted-model: this run's generate answers so far came from settings seed=1; its "
         "file now names settings seed unset."
     ), said
+
+
+def test_a_key_in_the_changed_settings_is_not_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    use_scripted()
+    store = prepared_store(tmp_path, poems=2)
+    key = "sk-proj-Users0wnRealLookingKey0123456789abcdefXYZ"
+    run_generation(store, [scripted_spec(settings={"extra": {"api_key": key}})], options=FAST)
+    capsys.readouterr()
+    run_generation(store, [scripted_spec()], options=FAST)
+    said = capsys.readouterr().err
+    assert "settings extra=" in said and key not in said and key[:12] not in said

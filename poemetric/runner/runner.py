@@ -181,10 +181,12 @@ def run_stage(
     """Run (or plan) a stage for several models; remote models run concurrently."""
     for name, before, now in changed_models(store, stage, specs):
         Console(emoji=False, stderr=True).print(
-            f"warning: {name}: this run's {stage} answers so far came from {before}; "
-            f"its file now names {now}. Stored answers are kept (only missing ones are asked) "
-            "and all are labelled as the file now says; to compare the two, give each model its "
-            "own file name (copy the file) or use a new --run",
+            Redactor()(  # settings may hold provider fields (`extra`): no key is shown
+                f"warning: {name}: this run's {stage} answers so far came from {before}; "
+                f"its file now names {now}. Stored answers are kept (only missing ones are "
+                "asked) and all are labelled as the file now says; to compare the two, give each "
+                "model its own file name (copy the file) or use a new --run"
+            ),
             markup=False,
             highlight=False,
             soft_wrap=True,
