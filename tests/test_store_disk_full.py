@@ -78,3 +78,26 @@ def test_the_command_line_says_it_in_one_line(tmp_path: Path) -> None:
     with RunStore(run, create=False) as store:
         assert store.count("generations", "status = 'ok'") > done
         assert store.count("generations", "status != 'ok'") == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_a_new_run_on_a_full_disk_is_one_line_too(tmp_path: Path) -> None:
+    """Before any stage runs (the new run's store made, its dataset stored)."""
+    run = tmp_path / "run"
+    command = [sys.executable, "-m", "poemetric", "generate", "--run", str(run), "--limit", "2"]
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+
+    full = subprocess.run(
+        [*command, "--no-progress"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+        preexec_fn=limited,
+    )
+    assert full.returncode == 1, full.stderr
+    assert "Traceback" not in full.stderr, full.stderr[-3000:]
+    assert full.stderr.startswith(
+        "error: could not write a run store (disk I/O error: is its disk "
+    ), full.stderr
