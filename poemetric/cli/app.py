@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import sqlite3
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -220,7 +221,8 @@ def main() -> None:
     from poemetric.data.text_files import TextFileError
     from poemetric.env_settings import SettingError
     from poemetric.runner import stopping
-    from poemetric.store import ReadOnlyStoreError
+    from poemetric.store import ReadOnlyStoreError, StoreWriteError
+    from poemetric.store.connect import disk_failure
 
     stopping.install()  # SIGTERM stops a command as Ctrl-C does; both let calls in flight end
     try:
@@ -235,6 +237,20 @@ def main() -> None:
 
             exit_if_loading(end.code)  # a stop during a local model's load: not after it
         raise end from None
+    except StoreWriteError as error:  # a full disk while a stage ran: what it stored is kept
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(1)
+    except sqlite3.OperationalError as error:  # a full disk elsewhere (a new run's store)
+        why = disk_failure(error)
+        if why is None:
+            _print_crash(error)
+        else:
+            print(
+                f"error: could not write a run store ({error}: {why}); the command stopped, "
+                "what it stored before is kept. Free space there and run the same command again",
+                file=sys.stderr,
+            )
+        sys.exit(1)
     except (SettingError, ReadOnlyStoreError, TextFileError) as error:  # a bad POEMETRIC_*
         # value, a writing command on a read-only run, a file no command reads itself that is
         # no UTF-8 text (a $POEMETRIC_HOME's datasets/NAME/errata.yaml): unusable input

@@ -21,6 +21,7 @@ from poemetric.providers.base import (
     GenerationRequest,
     ProviderError,
     TokenUsage,
+    creating_batch,
 )
 from poemetric.providers.remote_common import (
     SDKProvider,
@@ -46,6 +47,7 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
     sdk_module: ClassVar[str] = "anthropic"
     sdk_package: ClassVar[str] = "anthropic>=0.40"
+    announces_creation: ClassVar[bool] = True  # `submit_batch` says `creating_batch()`
 
     def create_client(self, api_key: str) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic
@@ -183,8 +185,10 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
             raise ProviderError(
                 f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True
             )
+        client = self.client  # first: it imports the SDK, or says that it is missing
+        creating_batch()
         try:
-            batch = await self.client.messages.batches.create(requests=requests)  # type: ignore[arg-type]
+            batch = await client.messages.batches.create(requests=requests)  # type: ignore[arg-type]
         except Exception as error:
             raise self.translate(error) from error
         return batch.id

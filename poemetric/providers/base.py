@@ -23,6 +23,7 @@ from poemetric.providers.batch_api import BatchSearch as BatchSearch
 from poemetric.providers.batch_api import BatchState as BatchState
 from poemetric.providers.batch_api import BatchStatus as BatchStatus
 from poemetric.providers.batch_api import FindsBatches as FindsBatches
+from poemetric.providers.batch_api import creating_batch as creating_batch
 from poemetric.providers.batch_api import sends_batches as sends_batches
 
 Role = Literal["system", "user", "assistant"]

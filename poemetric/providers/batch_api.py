@@ -7,9 +7,11 @@ batch list the runner can search for a submission whose answer was lost (`FindsB
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 if TYPE_CHECKING:
     from poemetric.providers.base import Completion, GenerationRequest, Provider, ProviderError
@@ -40,6 +42,15 @@ class BatchCapable(ABC):
     `Completion`, or to a `ProviderError` for a request that failed or was never processed.
     """
 
+    #: Whether `submit_batch` (and `submit_tagged_batch`) call `creating_batch()` right before
+    #: the one request that may create the batch. The runner then writes its row of the
+    #: submission (`poemetric.runner.batch_intent`) only then: a process killed before it (while
+    #: it imports its SDK or uploads an input file) left no batch, and the next run submits those
+    #: jobs again instead of stopping the model. False (a third-party adapter that does not
+    #: say): the row is written before `submit_batch` is called, as any moment of it may create
+    #: the batch.
+    announces_creation: ClassVar[bool] = False
+
     @abstractmethod
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
         """Submit (custom_id, request) pairs as one batch job; return the provider's batch id."""
@@ -51,6 +62,32 @@ class BatchCapable(ABC):
     @abstractmethod
     async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
         """Results of a finished batch job, keyed by custom id."""
+
+
+#: What `creating_batch()` calls in the submission under way (`announcing_creation`).
+_on_creation: ContextVar[Callable[[], None] | None] = ContextVar(
+    "poemetric_batch_creation", default=None
+)
+
+
+def creating_batch() -> None:
+    """Said by an adapter whose `announces_creation` is True right before the request that may
+    create its batch (nothing after it but that request): the runner stores its row of the
+    submission now, before the batch can exist. Called more than once (a retried submission),
+    the row is written once."""
+    hook = _on_creation.get()
+    if hook is not None:
+        hook()
+
+
+@contextmanager
+def announcing_creation(hook: Callable[[], None]) -> Iterator[None]:
+    """`hook` is what `creating_batch()` calls inside (the runner's, around one submission)."""
+    token = _on_creation.set(hook)
+    try:
+        yield
+    finally:
+        _on_creation.reset(token)
 
 
 @dataclass(frozen=True)

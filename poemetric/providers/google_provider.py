@@ -27,6 +27,7 @@ from poemetric.providers.base import (
     GenerationRequest,
     ProviderError,
     TokenUsage,
+    creating_batch,
 )
 from poemetric.providers.grpc_codes import as_http
 from poemetric.providers.remote_common import (
@@ -69,6 +70,7 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
     default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com"
     sdk_module: ClassVar[str] = "google.genai"
     sdk_package: ClassVar[str] = "google-genai>=1.0"
+    announces_creation: ClassVar[bool] = True  # `_submit` says `creating_batch()`
 
     def create_client(self, api_key: str) -> genai.Client:
         from google import genai
@@ -266,6 +268,7 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
             )
             for custom_id, request in items
         ]
+        creating_batch()
         try:
             job = await client.aio.batches.create(
                 model=self.spec.model,

@@ -24,6 +24,7 @@ from poemetric.providers.base import (
     GenerationRequest,
     ProviderError,
     TagRefused,
+    creating_batch,
 )
 from poemetric.providers.list_order import ListOrder
 from poemetric.providers.remote_common import malformed_error, status_error
@@ -54,6 +55,7 @@ class OpenAIBatches(BatchCapable, FindsBatches):
     completion read from a response and the error translation."""
 
     name: ClassVar[str]
+    announces_creation: ClassVar[bool] = True
     _key: str | None
 
     @property
@@ -136,6 +138,7 @@ class OpenAIBatches(BatchCapable, FindsBatches):
             failed = self.translate(error)
             failed.not_sent = True
             raise failed from error
+        creating_batch()  # the upload made no batch: this request may
         try:
             batch = await client.batches.create(
                 input_file_id=upload.id,

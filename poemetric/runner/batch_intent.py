@@ -57,11 +57,21 @@ TAGGED = "tagged"
 LOST_CHARS = 120
 
 
+def new_marker() -> str:
+    """The id of a row written before a submission (`unconfirmed-...`)."""
+    return UNCONFIRMED_PREFIX + secrets.token_hex(6)
+
+
 def note_submission(
-    store: RunStore, where: tuple[str, str, str], keys: Mapping[str, str], detail: dict[str, Any]
+    store: RunStore,
+    where: tuple[str, str, str],
+    keys: Mapping[str, str],
+    detail: dict[str, Any],
+    marker: str | None = None,
 ) -> str:
-    """Before a submission: its row (status 'submitting'); `where` is (provider, model, stage)."""
-    marker = UNCONFIRMED_PREFIX + secrets.token_hex(6)
+    """Before a submission: its row (status 'submitting'), with the id `marker` (a new one by
+    default); `where` is (provider, model, stage)."""
+    marker = marker or new_marker()
     now = utc_now()
     with store.transaction() as conn:
         conn.execute(

@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from poemetric.providers.base import BatchCapable, FindsBatches, TagRefused
+from poemetric.providers.base import BatchCapable, FindsBatches, ProviderError, TagRefused
+from poemetric.providers.batch_api import announcing_creation
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import AdapterBug, shortened
 from poemetric.runner.batch_calls import (
@@ -40,6 +41,7 @@ from poemetric.runner.batch_intent import (
     TAGGED,
     drop_submission,
     keep_submission,
+    new_marker,
     note_submission,
 )
 from poemetric.runner.batch_retry_search import SeveralFound, TaggedSubmission
@@ -80,13 +82,14 @@ def _record_batch(
     *,
     tagged: bool = False,
 ) -> str:
-    """The batch's row; with no `batch_id`, the row written before its submission (returned),
-    `tagged` when the batch carries that row's id in the provider's list (`FindsBatches`)."""
+    """The batch's row; with no `batch_id`, the row `marker` (a new id by default) written
+    before its submission (returned), `tagged` when the batch carries that row's id in the
+    provider's list (`FindsBatches`)."""
     where = (run.spec.provider, run.spec.name, run.handler.table)
     keys, detail = _submission_record(run, jobs)
     if batch_id is None:
         return note_submission(
-            run.store, where, keys, {**detail, TAGGED: True} if tagged else detail
+            run.store, where, keys, {**detail, TAGGED: True} if tagged else detail, marker or None
         )
     record_batch(run.store, batch_id, where, keys, detail, replacing=marker or None)
     return batch_id
@@ -109,26 +112,37 @@ async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) ->
     request = BatchRequest(f"batch submission ({counted(len(chunk), 'request')})")
     # Tagged, the next run can find it if the answer is lost; not where the API refused a tag.
     finds = provider if isinstance(provider, FindsBatches) and not run.untagged_batches else None
-    marker = _record_batch(run, None, chunk, tagged=finds is not None)  # kept if the process dies
+    row = _SubmissionRow(run, chunk, tagged=finds is not None)
+    if getattr(provider, "announces_creation", False) is not True:
+        row.write()  # any moment of the submission may create the batch
+    marker = row.marker  # kept if the process dies once it is written
     search: TaggedSubmission | None = None
     if finds is not None:
         search = TaggedSubmission(run, finds, marker, *_submission_record(run, chunk))
         send = partial(finds.submit_tagged_batch, items, marker)
     else:
         send = partial(provider.submit_batch, items)
+
+    async def before_retry(error: ProviderError) -> str | None:
+        # A submission that never came to create its batch is not looked for.
+        return None if search is None or not row.written else await search.before_retry(error)
+
     try:
-        batch_id = await retried(
-            run,
-            send,
-            request,
-            also_if=surely_not_accepted,
-            returns=(str, "a batch id (str)"),
-            before_retry=None if search is None else search.before_retry,
-        )
+        with announcing_creation(row.write):
+            batch_id = await retried(
+                run,
+                send,
+                request,
+                also_if=surely_not_accepted,
+                returns=(str, "a batch id (str)"),
+                before_retry=before_retry,
+            )
     except SeveralFound as several:  # a retry created a second batch: neither is taken
         keep_submission(run.store, marker, several.error)
         raise SubmissionFailed(None, marker, reason=several.reason) from several
     except (GaveUp, Stopped, AdapterBug) as failed:
+        if not row.written:  # it failed before the request that creates a batch: none exists
+            raise SubmissionFailed(failed, None) from failed
         if not may_have_created(failed):
             refused = failed.error if isinstance(failed, GaveUp) else None
             if search is not None and isinstance(refused, TagRefused):  # a 4xx: no batch made
@@ -156,6 +170,26 @@ async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) ->
     request.batch_id = batch_id
     log_batch_call(run, request, request.attempts, "ok", note="accepted")
     return batch_id
+
+
+class _SubmissionRow:
+    """The row of one submission in the `batches` table (`batch_intent`): its id, and whether
+    it is written. Written before the submission, or, for an adapter that `announces_creation`,
+    when it says `creating_batch()`: right before the request that may create the batch, so
+    that a process killed before it (importing its SDK, uploading an input file) leaves no row,
+    and the next run submits those jobs instead of stopping the model."""
+
+    def __init__(self, run: ModelRun, chunk: Sequence[Job], *, tagged: bool) -> None:
+        self.run = run
+        self.chunk = chunk
+        self.tagged = tagged
+        self.marker = new_marker()
+        self.written = False
+
+    def write(self) -> None:
+        if not self.written:  # once: a retried submission announces each attempt
+            _record_batch(self.run, None, self.chunk, self.marker, tagged=self.tagged)
+            self.written = True
 
 
 async def _found_after_last_refusal(

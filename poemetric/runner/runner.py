@@ -23,6 +23,7 @@ See docs/running.md ("Adding a stage") for the contract a third stage follows.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
@@ -64,6 +65,7 @@ from poemetric.runner.planning import (
     replay_cached,
 )
 from poemetric.runner.report import ModelReport, StageInterrupted, StageReport
+from poemetric.store.connect import write_failure
 from poemetric.store.db import RunStore
 from poemetric.store.models import changed_models, record_models
 from poemetric.store.shards import record_shard
@@ -179,10 +181,12 @@ def run_stage(
     """Run (or plan) a stage for several models; remote models run concurrently."""
     for name, before, now in changed_models(store, stage, specs):
         Console(emoji=False, stderr=True).print(
-            f"warning: {name}: this run's {stage} answers so far came from model {before!r}; "
-            f"its file now names {now!r}. Stored answers are kept (only missing ones are asked) "
-            "and all are labelled as the file now says; to compare the two, give each model its "
-            "own file name (copy the file) or use a new --run",
+            Redactor()(  # settings may hold provider fields (`extra`): no key is shown
+                f"warning: {name}: this run's {stage} answers so far came from {before}; "
+                f"its file now names {now}. Stored answers are kept (only missing ones are "
+                "asked) and all are labelled as the file now says; to compare the two, give each "
+                "model its own file name (copy the file) or use a new --run"
+            ),
             markup=False,
             highlight=False,
             soft_wrap=True,
@@ -271,6 +275,12 @@ def run_stage(
             m.skipped_budget or m.budget_reasks for m in report.models
         )
         raise StageInterrupted(report) from None
+    except sqlite3.OperationalError as error:
+        # A full disk: a traceback (twice: releasing the leases fails too) said nothing of
+        # what was kept or how to go on.
+        if (failure := write_failure(store.path, error)) is None:
+            raise
+        raise failure from None
     report.stopped_by_budget = budget.cut or any(
         m.skipped_budget or m.budget_reasks for m in report.models
     )

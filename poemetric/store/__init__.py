@@ -1,6 +1,6 @@
 """Run store: one SQLite database per run directory."""
 
-from poemetric.store.connect import ReadOnlyStoreError
+from poemetric.store.connect import ReadOnlyStoreError, StoreWriteError
 from poemetric.store.db import RunStore, StoreError, stable_id, utc_now
 
 #: The author id of a run's human poems (the dataset's own, stored by run preparation).
@@ -18,6 +18,7 @@ __all__ = [
     "ReadOnlyStoreError",
     "RunStore",
     "StoreError",
+    "StoreWriteError",
     "generation_id_for",
     "stable_id",
     "utc_now",

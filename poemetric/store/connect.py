@@ -29,6 +29,38 @@ class ReadOnlyStoreError(StoreError):
     """A command tried to write to a run store it can only read."""
 
 
+class StoreWriteError(StoreError):
+    """A command could not write to a run store: its disk is full, a disk quota or file size
+    limit was reached, or the disk fails (`write_failure`)."""
+
+
+def write_failure(path: Path, error: sqlite3.OperationalError) -> StoreWriteError | None:
+    """What to say when a stage could not write the store at `path`: SQLITE_FULL (a full disk)
+    or SQLITE_IOERR (what a disk quota or a file size limit, `ulimit -f`, gives); None for any
+    other error. Every transaction committed before is in the store, whole."""
+    why = disk_failure(error)
+    if why is None:
+        return None
+    return StoreWriteError(
+        f"could not write the run store {path} ({error}: {why}); the command stopped. Every "
+        "answer stored before is kept; answers that arrived after the failure were not stored. "
+        "Free space there and run the same command again: it asks only what is not stored"
+    )
+
+
+def disk_failure(error: sqlite3.OperationalError) -> str | None:
+    """The question a failed write raises (`is its disk full ...?`) when `error` is SQLITE_FULL
+    or SQLITE_IOERR; None for any other error."""
+    code = error.sqlite_errorcode & 0xFF
+    if code == sqlite3.SQLITE_FULL:
+        return "is its disk full, or your disk quota used up?"
+    if code == sqlite3.SQLITE_IOERR:
+        return (
+            "is its disk full, your disk quota or a file size limit reached, or the disk failing?"
+        )
+    return None
+
+
 def runs_beside(run_dir: Path, store_name: str, shown: int = 5) -> str:
     """`; runs beside it: A, B` naming the run stores near `run_dir`, which has none, or ''. A
     folder above it that is a run (`--run runs/x/analysis`, or the default `runs/default` from

@@ -49,16 +49,53 @@ def record_models(store: RunStore, stage: str, specs: Iterable[ModelSpec]) -> No
 def changed_models(
     store: RunStore, stage: str, specs: Iterable[ModelSpec]
 ) -> list[tuple[str, str, str]]:
-    """(name, recorded model id, the file's model id) for each of `specs` that ran this stage
-    under its name with another model id (a `judges/local-openai.yaml` whose
-    POEMETRIC_LOCAL_MODEL changed): its stored answers are kept and take the new file's label."""
+    """(name, what the run recorded, what the file says now) for each of `specs` that ran this
+    stage under its name in another configuration: another model id (a
+    `judges/local-openai.yaml` whose POEMETRIC_LOCAL_MODEL changed), named as `model '...'`, or
+    another provider or sampling settings (a temperature or seed edited between two runs, which
+    `merge` names as `mixed` across stores: `poemetric.store.merge_checks`), naming what
+    differs; its stored answers are kept and take the new file's label. A record without settings (a run made before they were
+    recorded) is compared by its model id only."""
     held = recorded_models(store).get(stage, {})
     changed = []
     for spec in specs:
-        before = (held.get(spec.name) or {}).get("model")
+        record = held.get(spec.name)
+        if not isinstance(record, dict):
+            continue
+        before = record.get("model")
+        now = model_record(spec, stage)
         if isinstance(before, str) and before != spec.model:
-            changed.append((spec.name, before, spec.model))
+            changed.append((spec.name, f"model {before!r}", repr(spec.model)))
+        elif isinstance(record.get("settings"), dict) and (shown := _differences(record, now)):
+            changed.append((spec.name, *shown))
     return changed
+
+
+def _differences(record: dict[str, Any], now: dict[str, Any]) -> tuple[str, str] | None:
+    """How a model's recorded provider and settings differ from the file's now, as (before,
+    now) naming only what differs (`settings temperature=0.7`, `seed unset`); None when they
+    do not differ. Compared as values: a temperature of 1 is one of 1.0."""
+    parts: tuple[list[str], list[str]] = ([], [])
+    if record.get("provider") != now.get("provider"):
+        for shown, side in zip(parts, (record, now), strict=True):
+            shown.append(f"provider {side.get('provider')}")
+    was, will = record.get("settings") or {}, now.get("settings") or {}
+    names = sorted(name for name in {*was, *will} if _value(was, name) != _value(will, name))
+    for shown, values in zip(parts, (was, will), strict=True):
+        if names:
+            shown.append("settings " + ", ".join(_setting(name, values) for name in names))
+    return None if not parts[0] else (", ".join(parts[0]), ", ".join(parts[1]))
+
+
+def _value(values: dict[str, Any], name: str) -> Any:
+    """A recorded setting; None where unset (an empty `extra` is none)."""
+    value = values.get(name)
+    return None if value in ({}, []) else value
+
+
+def _setting(name: str, values: dict[str, Any]) -> str:
+    value = _value(values, name)
+    return f"{name} unset" if value is None else f"{name}={json.dumps(value, sort_keys=True)}"
 
 
 def recorded_models(store: RunStore) -> dict[str, dict[str, dict[str, Any]]]:
