@@ -20,6 +20,9 @@ from test_runner_batch_faults import BATCH, spec_for
 from test_runner_support import TEST_KEY, TEST_KEY_ENV, prepared_store
 
 from poemetric.generation.stage import run_generation
+from poemetric.providers.batch_api import announces_creation, announcing_creation
+from poemetric.providers.openai_provider import OpenAICompatibleProvider
+from poemetric.providers.registry import register_provider
 from poemetric.store import RunStore
 from poemetric.testing.http_base import HttpAnswer, LocalServer, RecordedRequest
 from poemetric.testing.servers import AnthropicServer, GeminiServer, OpenAIServer
@@ -108,3 +111,32 @@ def test_the_row_is_stored_before_the_batch_is_created(
     assert marker.startswith("unconfirmed-")
     (row,) = store.query("SELECT batch_id, status FROM batches")
     assert row["status"] == "collected" and not row["batch_id"].startswith("unconfirmed-")
+
+
+class _SilentSubmission(OpenAICompatibleProvider):
+    """A plugin built on the OpenAI adapter whose own submission creates the batch without
+    saying `creating_batch()` first (it keeps the parent's `announces_creation = True`)."""
+
+    async def _submit(self, *args: Any, **kwargs: Any) -> str:
+        with announcing_creation(lambda: None):  # the runner's hook never hears of the creation
+            batch_id: str = await super()._submit(*args, **kwargs)
+        return batch_id
+
+
+def test_a_subclass_redefining_its_submission_gets_its_row_before_submit_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taken at its parent's word, a subclass whose submission does not announce the creation
+    left no row while its batch was created: a kill then lost the batch and bought it again."""
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    register_provider("silent-submission", _SilentSubmission)
+    assert announces_creation(OpenAICompatibleProvider.__new__(OpenAICompatibleProvider))
+    assert not announces_creation(_SilentSubmission.__new__(_SilentSubmission))
+    store = prepared_store(tmp_path, poems=3)
+    seen: list[list[str]] = []
+    with checking(OpenAIServer, store.path, seen) as server:
+        spec = spec_for(server, "remote").model_copy(update={"provider": "silent-submission"})
+        report = run_generation(store, [spec], options=BATCH)
+    assert report.models[0].ok == 3, report.models[0]
+    ((marker,),) = seen  # its row was written before the submission arrived
+    assert marker.startswith("unconfirmed-")

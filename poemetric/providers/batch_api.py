@@ -64,6 +64,23 @@ class BatchCapable(ABC):
         """Results of a finished batch job, keyed by custom id."""
 
 
+def announces_creation(provider: object) -> bool:
+    """Whether `provider` says `creating_batch()` before the request that creates its batch
+    (`BatchCapable.announces_creation`). A subclass that redefines a submission method (a name
+    holding "submit") below the class that declared it is not taken at its word: it may create
+    the batch without saying so, so its row is written before the submission, as for an adapter
+    that does not say."""
+    cls = type(provider)
+    if getattr(cls, "announces_creation", False) is not True:
+        return False
+    for klass in cls.__mro__:
+        if "announces_creation" in vars(klass):
+            return True
+        if any("submit" in name for name in vars(klass)):
+            return False
+    return False
+
+
 #: What `creating_batch()` calls in the submission under way (`announcing_creation`).
 _on_creation: ContextVar[Callable[[], None] | None] = ContextVar(
     "poemetric_batch_creation", default=None

@@ -25,7 +25,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from poemetric.providers.base import BatchCapable, FindsBatches, ProviderError, TagRefused
-from poemetric.providers.batch_api import announcing_creation
+from poemetric.providers.batch_api import announces_creation, announcing_creation
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import AdapterBug, shortened
 from poemetric.runner.batch_calls import (
@@ -113,7 +113,7 @@ async def submit(run: ModelRun, provider: BatchCapable, chunk: Sequence[Job]) ->
     # Tagged, the next run can find it if the answer is lost; not where the API refused a tag.
     finds = provider if isinstance(provider, FindsBatches) and not run.untagged_batches else None
     row = _SubmissionRow(run, chunk, tagged=finds is not None)
-    if getattr(provider, "announces_creation", False) is not True:
+    if not announces_creation(provider):
         row.write()  # any moment of the submission may create the batch
     marker = row.marker  # kept if the process dies once it is written
     search: TaggedSubmission | None = None
