@@ -21,6 +21,7 @@ from rich.console import Console
 
 from poemetric.judge.answer_objects import load_pairs, object_spans
 from poemetric.judge.parse import split_reasoning
+from poemetric.judge.token_limit import cut_reason
 from poemetric.prompts import RECOGNISE_TEMPLATE, load_template
 from poemetric.providers.base import Completion, ModelSpec, ResponseSchema
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
@@ -242,7 +243,13 @@ class RecognitionRows(ParsedAnswerRows):
         }
 
     def parse(self, job: Job, completion: Completion) -> dict[str, Any]:
-        title, author = parse_recognition(completion.text)
+        try:
+            title, author = parse_recognition(completion.text)
+        except RecognitionParseError as error:
+            cut = cut_reason(completion, job.request.settings, reasked=False)
+            if cut is None:
+                raise
+            raise RecognitionParseError(f"{error}; {cut}") from error
         true_title, true_author = self.truth.get(str(job.row["poem_id"]), (None, None))
         title_score = title_similarity(title, true_title)
         author_score = author_similarity(author, true_author)

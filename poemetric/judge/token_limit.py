@@ -1,0 +1,55 @@
+"""A judge's answer cut at the token limit (`max_tokens`): why it could not be read, in words.
+
+Each provider says so in its finish reason: OpenAI, `openai-compatible`, vLLM and transformers
+`length`, Anthropic `max_tokens`, Gemini `MAX_TOKENS`. An unreadable answer cut that way is
+named as such in its error, with the tokens it spent, so that the summary and the report say
+what to change. One cut before any answer outside its reasoning (a reasoning model that spent
+the whole limit thinking, an unterminated `<think>` block) is not re-asked (`CUT_BEFORE_ANSWER`,
+read by `poemetric.judge.pending.reask_due`): the re-ask goes out with the same limit and a
+longer conversation, and is cut the same way. One cut in its visible answer (a JSON object left
+open) is re-asked, the judge told why.
+"""
+
+from __future__ import annotations
+
+from poemetric.judge.parse import answer_outside_reasoning
+from poemetric.judge.pending import CUT_BEFORE_ANSWER
+from poemetric.providers.base import Completion, GenerationSettings
+
+#: Finish reasons (lower case) that mean "stopped at the token limit", across providers.
+TOKEN_LIMIT_FINISHES = frozenset({"length", "max_tokens"})
+
+
+def cut_at_token_limit(completion: Completion) -> bool:
+    """Whether the provider stopped the answer at the token limit."""
+    return (completion.finish_reason or "").lower() in TOKEN_LIMIT_FINISHES
+
+
+def cut_reason(
+    completion: Completion, settings: GenerationSettings, *, reasked: bool = True
+) -> str | None:
+    """What to add to the parse error of `completion`, sent with `settings`, when it was cut at
+    the token limit (None when it was not); `reasked`: for a stage that re-asks an unreadable
+    answer (the judge's), saying why this one is not."""
+    if not cut_at_token_limit(completion):
+        return None
+    usage = completion.usage
+    spent = (
+        f"finish reason {completion.finish_reason!r} after {usage.output_tokens:,} output tokens"
+    )
+    if usage.reasoning_tokens:
+        spent += f", {usage.reasoning_tokens:,} of them reasoning"
+    limit = (
+        f"max_tokens {settings.max_tokens:,}"
+        if settings.max_tokens is not None
+        else "max_tokens not set: the provider's default"
+    )
+    if answer_outside_reasoning(completion.text):
+        return f"the answer was cut at the token limit ({spent}; {limit})"
+    not_reasked = (
+        "not re-asked, a re-ask at the same limit would be cut the same way; " if reasked else ""
+    )
+    return (
+        f"{CUT_BEFORE_ANSWER} ({spent}; {limit}): {not_reasked}raise settings.max_tokens in the "
+        "judge file"
+    )
