@@ -80,7 +80,7 @@ def judge_spec(dialect: str, base_url: str, **fields: Any) -> ModelSpec:
             "base_url": base_url,
             "api_key_env": TEST_KEY_ENV,
             "pricing": {"input_per_mtok": 1.0, "output_per_mtok": 2.0},
-            "limits": {"max_concurrency": 1, "timeout_s": 10, "max_retries": 0},
+            "limits": {"max_concurrency": 1, "timeout_s": 60, "max_retries": 2},
             **fields,
         }
     )
@@ -206,6 +206,24 @@ def test_an_answer_cut_in_its_text_is_reasked_and_the_judge_told_why(tmp_path: P
     assert first["finish_reason"] == "length" and "max_tokens 400" in first["error"]
 
 
+@pytest.mark.parametrize(
+    ("dialect", "finish"), [("openai-compatible", "content_filter"), ("google", "SAFETY")]
+)
+def test_an_answer_the_provider_withheld_names_its_finish_reason(
+    tmp_path: Path, dialect: str, finish: str
+) -> None:
+    """ "the response is empty" alone hid that a filter, not the judge, ended the answer."""
+    store = one_poem_run(tmp_path)
+    withheld = Reply(text="", finish_reason=finish)
+    with DIALECTS[dialect][0](lambda call: withheld, api_key=TEST_KEY) as server:
+        spec = judge_spec(dialect, server.base_url, reask=0)
+        run_judging(store, spec, options=ONE, authors=["machine"])
+    assert judgment(store)["error"] == (
+        "unparsable answer: the response is empty; the provider ended the answer with finish "
+        f"reason '{finish}', not the model's own stop"
+    )
+
+
 def test_an_anthropic_thinking_judge_answering_in_text_is_stored_as_free_text(
     tmp_path: Path,
 ) -> None:
@@ -215,7 +233,8 @@ def test_an_anthropic_thinking_judge_answering_in_text_is_stored_as_free_text(
     text = Reply(text="```json\n" + VALID_JUDGE_ANSWER + "\n```", reasoning="Let me see.")
     with AnthropicServer(lambda call: text, api_key=TEST_KEY) as server:
         spec = judge_spec("anthropic", server.base_url, structured="auto", settings=settings)
-        run_judging(store, spec, options=ONE, authors=["machine"])
+        report = run_judging(store, spec, options=ONE, authors=["machine"])
+        assert report.models[0].ok == 1, report.models[0].first_error
         assert server.generation_requests[0].body["tool_choice"] == {"type": "auto"}
     row = judgment(store)
     assert row["status"] == "ok" and row["structured"] == "free_text"

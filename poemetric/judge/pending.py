@@ -29,7 +29,7 @@ DEFAULT_REASK: int = ModelSpec.model_fields["reask"].default
 
 
 #: In the error of an answer cut at the token limit before any answer outside its reasoning
-#: (`poemetric.judge.token_limit`): never re-asked, as the re-ask would be cut the same way.
+#: (`poemetric.judge.finish`): never re-asked, as the re-ask would be cut the same way.
 CUT_BEFORE_ANSWER = "cut at the token limit before any answer"
 
 

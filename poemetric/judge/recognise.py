@@ -20,8 +20,8 @@ from typing import Any
 from rich.console import Console
 
 from poemetric.judge.answer_objects import load_pairs, object_spans
+from poemetric.judge.finish import finish_note
 from poemetric.judge.parse import split_reasoning
-from poemetric.judge.token_limit import cut_reason
 from poemetric.prompts import RECOGNISE_TEMPLATE, load_template
 from poemetric.providers.base import Completion, ModelSpec, ResponseSchema
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
@@ -246,10 +246,10 @@ class RecognitionRows(ParsedAnswerRows):
         try:
             title, author = parse_recognition(completion.text)
         except RecognitionParseError as error:
-            cut = cut_reason(completion, job.request.settings, reasked=False)
-            if cut is None:
+            ending = finish_note(completion, job.request.settings, reasked=False)
+            if ending is None:
                 raise
-            raise RecognitionParseError(f"{error}; {cut}") from error
+            raise RecognitionParseError(f"{error}; {ending}") from error
         true_title, true_author = self.truth.get(str(job.row["poem_id"]), (None, None))
         title_score = title_similarity(title, true_title)
         author_score = author_similarity(author, true_author)

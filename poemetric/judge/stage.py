@@ -21,10 +21,10 @@ from typing import Any
 
 from rich.console import Console
 
+from poemetric.judge.finish import finish_note
 from poemetric.judge.parse import answer_outside_reasoning, is_refusal, parse_judgment
 from poemetric.judge.pending import reask_due
 from poemetric.judge.structured import JUDGE_RESPONSE_SCHEMA, answered_mode, structured_mode
-from poemetric.judge.token_limit import cut_reason
 from poemetric.prompts import (
     JUDGE_REASK_TEMPLATE,
     JUDGE_TEMPLATE,
@@ -233,10 +233,10 @@ class JudgmentRows(ParsedAnswerRows):
         try:
             parsed = parse_judgment(completion.text)
         except JudgeParseError as error:
-            cut = cut_reason(completion, job.request.settings)
-            if cut is None:
+            ending = finish_note(completion, job.request.settings)
+            if ending is None:
                 raise
-            raise JudgeParseError(f"{error}; {cut}", [*error.problems, cut]) from error
+            raise JudgeParseError(f"{error}; {ending}", [*error.problems, ending]) from error
         columns = parsed.answer.to_columns()
         return {
             **columns,

@@ -1,4 +1,5 @@
-"""A judge's answer cut at the token limit (`max_tokens`): why it could not be read, in words.
+"""How a judge's unreadable answer ended, in words: cut at the token limit (`max_tokens`), or
+stopped by the provider (a safety or content filter) rather than by the model.
 
 Each provider says so in its finish reason: OpenAI, `openai-compatible`, vLLM and transformers
 `length`, Anthropic `max_tokens`, Gemini `MAX_TOKENS`. An unreadable answer cut that way is
@@ -7,7 +8,9 @@ what to change. One cut before any answer outside its reasoning (a reasoning mod
 the whole limit thinking, an unterminated `<think>` block) is not re-asked (`CUT_BEFORE_ANSWER`,
 read by `poemetric.judge.pending.reask_due`): the re-ask goes out with the same limit and a
 longer conversation, and is cut the same way. One cut in its visible answer (a JSON object left
-open) is re-asked, the judge told why.
+open) is re-asked, the judge told why. Any other finish reason than the model's own stop
+(OpenAI `content_filter`, Gemini `SAFETY` or `RECITATION`, Anthropic `refusal`) is named too:
+"the response is empty" alone hid that the provider withheld the answer.
 """
 
 from __future__ import annotations
@@ -18,6 +21,11 @@ from poemetric.providers.base import Completion, GenerationSettings
 
 #: Finish reasons (lower case) that mean "stopped at the token limit", across providers.
 TOKEN_LIMIT_FINISHES = frozenset({"length", "max_tokens"})
+#: Finish reasons (lower case) of an answer the model ended itself, across providers (None:
+#: the provider gave none).
+OWN_STOPS = frozenset(
+    {"stop", "end_turn", "stop_sequence", "tool_use", "tool_calls", "finish_reason_unspecified"}
+)
 
 
 def cut_at_token_limit(completion: Completion) -> bool:
@@ -53,3 +61,17 @@ def cut_reason(
         f"{CUT_BEFORE_ANSWER} ({spent}; {limit}): {not_reasked}raise settings.max_tokens in the "
         "judge file"
     )
+
+
+def finish_note(
+    completion: Completion, settings: GenerationSettings, *, reasked: bool = True
+) -> str | None:
+    """What to add to the parse error of `completion`: its `cut_reason`, or the finish reason
+    when the provider, not the model, ended it (None for an answer the model ended itself)."""
+    cut = cut_reason(completion, settings, reasked=reasked)
+    if cut is not None:
+        return cut
+    finish = completion.finish_reason
+    if finish is None or finish.lower() in OWN_STOPS:
+        return None
+    return f"the provider ended the answer with finish reason {finish!r}, not the model's own stop"
