@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_judge_reask_stop import judged_run
 from test_runner_support import (
     FAST,
     TEST_KEY,
@@ -32,8 +33,10 @@ from test_runner_support import (
     scripted_spec,
     use_scripted,
 )
+from typer.testing import CliRunner
 
 from poemetric.analysis.judges import judge_report
+from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.judge.pending import judgment_errors
 from poemetric.judge.stage import run_judging
@@ -163,6 +166,34 @@ def test_an_empty_answer_cut_at_the_token_limit_is_not_reasked(
     assert (len(errors.pending), len(errors.failed)) == (0, 1)
     (table,) = judge_report(store).to_dict("records")
     assert table["parse_failures"] == 1 and "pending_reasks" not in table
+
+
+def test_the_summary_says_how_many_answers_were_cut_and_what_to_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The summary named only each judge's first error: a judge whose answers were cut among
+    other failures said nothing of the limit."""
+    run = judged_run(tmp_path / "run")  # two poems of one prompt: the human's and markov's
+    answers = iter([Reply(text="Overall 3-4."), Reply(text="", finish_reason="length")])
+    with OpenAIServer(lambda call: next(answers), api_key=TEST_KEY) as server:
+        folder = tmp_path / "judges"
+        folder.mkdir()
+        (folder / "test-judge.yaml").write_text(
+            f"name: test-judge\nprovider: openai-compatible\nmodel: r1-test\n"
+            f"base_url: {server.base_url}\napi_key_env: {TEST_KEY_ENV}\nreask: 0\n"
+            "settings: {max_tokens: 700}\nlimits: {max_concurrency: 1}\n"
+        )
+        monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(folder))
+        args = ["judge", "--run", str(run), "--judge", "test-judge", "--limit", "1"]
+        result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 1, result.output
+    shown = " ".join(result.output.split())
+    assert "2 errors, first: unparsable answer: no answer to the questionnaire" in shown
+    assert (
+        "test-judge: 1 answer was cut at the token limit before any answer (max_tokens 700) and "
+        "is not re-asked: raise settings.max_tokens in its judge file, and the next `poemetric "
+        "judge` asks again." in shown
+    )
 
 
 def test_a_reasoning_model_cut_in_its_reasoning_reports_the_reasoning_tokens(

@@ -15,9 +15,14 @@ open) is re-asked, the judge told why. Any other finish reason than the model's 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from poemetric.judge.parse import answer_outside_reasoning
 from poemetric.judge.pending import CUT_BEFORE_ANSWER
-from poemetric.providers.base import Completion, GenerationSettings
+from poemetric.providers.base import Completion, GenerationSettings, ModelSpec
+from poemetric.runner.report import StageReport
+from poemetric.store.db import RunStore
+from poemetric.text.plural import counted, plural
 
 #: Finish reasons (lower case) that mean "stopped at the token limit", across providers.
 TOKEN_LIMIT_FINISHES = frozenset({"length", "max_tokens"})
@@ -75,3 +80,33 @@ def finish_note(
     if finish is None or finish.lower() in OWN_STOPS:
         return None
     return f"the provider ended the answer with finish reason {finish!r}, not the model's own stop"
+
+
+def note_cut_answers(store: RunStore, panel: Sequence[ModelSpec], report: StageReport) -> None:
+    """A line under each judge's summary for its answers cut before any answer."""
+    if report.dry_run:
+        return
+    judges = {judge.name: judge for judge in panel}
+    for model in report.models:
+        judge = judges.get(model.model)
+        if judge is not None and (note := cut_answers_note(store, judge)) is not None:
+            model.notes.append(note)
+
+
+def cut_answers_note(store: RunStore, judge: ModelSpec) -> str | None:
+    """The line under the stage summary about the judge's answers in the run that were cut at
+    the token limit before any answer (None when there is none): the summary named only the
+    first error of each judge."""
+    ((cut,),) = store.query(
+        "SELECT COUNT(*) FROM judgments WHERE judge = ? AND status = 'error' AND instr(error, ?)",
+        (judge.name, CUT_BEFORE_ANSWER),
+    )
+    if not cut:
+        return None
+    limit = judge.settings.max_tokens
+    shown = f"max_tokens {limit:,}" if limit is not None else "max_tokens not set"
+    return (
+        f"{counted(cut, 'answer')} {plural(cut, 'was', 'were')} cut at the token limit before "
+        f"any answer ({shown}) and {plural(cut, 'is', 'are')} not re-asked: raise "
+        "settings.max_tokens in its judge file, and the next `poemetric judge` asks again."
+    )

@@ -21,7 +21,7 @@ from typing import Any
 
 from rich.console import Console
 
-from poemetric.judge.finish import finish_note
+from poemetric.judge.finish import finish_note, note_cut_answers
 from poemetric.judge.parse import answer_outside_reasoning, is_refusal, parse_judgment
 from poemetric.judge.pending import reask_due
 from poemetric.judge.structured import JUDGE_RESPONSE_SCHEMA, answered_mode, structured_mode
@@ -385,6 +385,8 @@ def run_judging(
         )
     except StageInterrupted as stop:  # its summary counts the non-poems too
         plan.note_not_sent(stop.report)
+        note_cut_answers(store, panel, stop.report)
         raise
     plan.note_not_sent(report)
+    note_cut_answers(store, panel, report)
     return report
