@@ -340,3 +340,25 @@ def test_a_reasked_judgment_counts_the_reasoning_of_every_turn(tmp_path: Path) -
     (first,) = json.loads(row["turns"])
     assert (first["reasoning"], first["reasoning_tokens"]) == ("one two three four five six", 6)
     assert first["finish_reason"] == "stop"
+
+
+def test_reparse_judges_a_refusal_outside_the_reasoning(tmp_path: Path) -> None:
+    """`judge reparse` turning an answer into a refusal error set `refusal` from the whole text:
+    0 for a refusal after inline reasoning, while its error said "declined to answer"."""
+    from poemetric.judge.reparse import reparse_run
+
+    store = one_poem_run(tmp_path)
+    with OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as server:
+        spec = judge_spec("openai-compatible", server.base_url)
+        run_judging(store, spec, options=ONE, authors=["machine"])
+    refused = f"<think>The user wants a rating. I would rather not.</think>\n{REFUSAL}"
+    with store.transaction() as conn:
+        conn.execute(
+            "UPDATE judgments SET response_text = ? WHERE judge = 'test-judge'", (refused,)
+        )
+
+    result = reparse_run(store, ["test-judge"])
+
+    assert len(result.now_rejected) == 1
+    row = judgment(store)
+    assert "declined to answer (refusal)" in row["error"] and row["refusal"] == 1
