@@ -362,3 +362,19 @@ def test_reparse_judges_a_refusal_outside_the_reasoning(tmp_path: Path) -> None:
     assert len(result.now_rejected) == 1
     row = judgment(store)
     assert "declined to answer (refusal)" in row["error"] and row["refusal"] == 1
+
+
+def test_a_recognise_answer_cut_at_the_token_limit_says_so(tmp_path: Path) -> None:
+    from poemetric.judge.recognise import run_recognition
+
+    store = prepared_store(tmp_path, poems=1)
+    cut = Reply(text="<think>Is this Keats? Or perhaps", finish_reason="length")
+    with OpenAIServer(lambda call: cut, api_key=TEST_KEY) as server:
+        spec = judge_spec("openai-compatible", server.base_url, settings={"max_tokens": 300})
+        run_recognition(store, [spec], options=FAST)
+    (row,) = store.query("SELECT status, error FROM recognitions")
+    assert row["status"] == "error" and row["error"] == (
+        "unparsable answer: no {'title', 'author'} object in the answer; cut at the token limit "
+        "before any answer (finish reason 'length' after 5 output tokens; max_tokens 300): raise "
+        "settings.max_tokens in the judge file"
+    )
