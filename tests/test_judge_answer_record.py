@@ -94,9 +94,18 @@ def judgment(store: RunStore) -> dict[str, Any]:
     return dict(row)
 
 
-def test_a_reask_sends_the_answer_back_without_its_inline_reasoning(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "thought",
+    [
+        "<think>Form 3 or 4? PRIVATE-REASONING, then some more of it.</think>",
+        # an R1 chat template opens the block itself: only its closing tag is in the answer
+        "Form 3 or 4? PRIVATE-REASONING, then some more of it.\n</think>\n",
+    ],
+)
+def test_a_reask_sends_the_answer_back_without_its_inline_reasoning(
+    tmp_path: Path, thought: str
+) -> None:
     store = one_poem_run(tmp_path)
-    thought = "<think>Form 3 or 4? PRIVATE-REASONING, then some more of it.</think>"
 
     def respond(call: ChatCall) -> str:
         if len(call.messages) == 1:
