@@ -199,7 +199,7 @@ def test_the_summary_says_how_many_answers_were_cut_and_what_to_change(
     shown = " ".join(result.output.split())
     assert "2 errors, first: unparsable answer: no answer to the questionnaire" in shown
     assert (
-        "test-judge: 1 answer was cut at the token limit before any answer (max_tokens 700) and "
+        "test-judge: 1 answer in the run was cut at the token limit before any answer (max_tokens 700) and "
         "is not re-asked: raise settings.max_tokens in its judge file, and the next `poemetric "
         "judge` asks again." in shown
     )

@@ -106,7 +106,7 @@ def cut_answers_note(store: RunStore, judge: ModelSpec) -> str | None:
     limit = judge.settings.max_tokens
     shown = f"max_tokens {limit:,}" if limit is not None else "max_tokens not set"
     return (
-        f"{counted(cut, 'answer')} {plural(cut, 'was', 'were')} cut at the token limit before "
-        f"any answer ({shown}) and {plural(cut, 'is', 'are')} not re-asked: raise "
-        "settings.max_tokens in its judge file, and the next `poemetric judge` asks again."
+        f"{counted(cut, 'answer')} in the run {plural(cut, 'was', 'were')} cut at the token "
+        f"limit before any answer ({shown}) and {plural(cut, 'is', 'are')} not re-asked: "
+        "raise settings.max_tokens in its judge file, and the next `poemetric judge` asks again."
     )
