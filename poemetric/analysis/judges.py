@@ -22,10 +22,20 @@ def turn_refusals(turns: str | None, final_refusal: bool) -> tuple[bool, bool]:
     (`turns`, kept when it was re-asked) and its stored answer, refused when `final_refusal`.
     A refusal that was re-asked and then answered is only in `turns`: the stored row says 0."""
     listed = json.loads(turns) if turns else []
-    earlier = [looks_like_refusal(str(t.get("response_text") or "")) for t in listed]
+    earlier = [_turn_refused(turn) for turn in listed]
     if not earlier:
         return final_refusal, final_refusal
     return earlier[0], any(earlier) or final_refusal
+
+
+def _turn_refused(turn: dict[str, object]) -> bool:
+    """An earlier turn's refusal as the judge stage recorded it (outside the judge's reasoning:
+    "<think>...</think>I'm sorry, I can't" is one); a turn stored before the stage recorded it
+    is read from its text."""
+    recorded = turn.get("refusal")
+    if isinstance(recorded, int):
+        return bool(recorded)
+    return looks_like_refusal(str(turn.get("response_text") or ""))
 
 
 def judge_report(store: RunStore) -> pd.DataFrame:

@@ -40,7 +40,13 @@ from poemetric.questionnaire import COMMENTS, QUESTION_FIELDS, JudgeAnswer, Judg
 from poemetric.screening import looks_like_refusal
 from poemetric.text.plural import counted, plural
 
-__all__ = ["ParsedJudgment", "parse_judge_response", "parse_judgment"]
+__all__ = [
+    "ParsedJudgment",
+    "answer_outside_reasoning",
+    "is_refusal",
+    "parse_judge_response",
+    "parse_judgment",
+]
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,21 @@ def split_reasoning(text: str) -> tuple[str, list[str], str | None]:
     if opened is not None:
         draft, body = body[opened.end() :], body[: opened.start()]
     return body, notes, draft
+
+
+def answer_outside_reasoning(text: str) -> str:
+    """The part of a response outside its reasoning, as the parser reads it (`split_reasoning`:
+    no `<think>` block, nothing before a lone closing tag, nothing of an unterminated block):
+    what a re-ask shows the judge as its answer, and what is looked at for a refusal."""
+    body, _, _ = split_reasoning(text)
+    return body.strip()
+
+
+def is_refusal(text: str) -> bool:
+    """Whether the answer outside the reasoning is a refusal (`looks_like_refusal`): a judge
+    that thinks aloud first ("<think>The user wants...</think>I'm sorry, I can't") refused as
+    much as one that does not."""
+    return looks_like_refusal(answer_outside_reasoning(text))
 
 
 def _why_no_answer(text: str, body: str, draft: str | None) -> str:

@@ -6,7 +6,8 @@ A stop (Ctrl-C, SIGTERM) between an unparsable answer and its re-ask leaves the 
 'error' row holding that answer, with `reasks` (the follow-ups sent so far) below the judge's
 `reask`; the next `poemetric judge` sends the re-ask (the answer so far from the cache). Such a
 row is pending, not a parse failure. A row whose re-asks are spent (or whose judge has
-`reask: 0`) is a parse failure. The judge stage records each judge's `reask` with its model
+`reask: 0`), or whose answer was cut at the token limit before any answer (never re-asked), is
+a parse failure. The judge stage records each judge's `reask` with its model
 (`poemetric.store.models`); a run recorded before that takes the judge files' default.
 """
 
@@ -27,10 +28,17 @@ from poemetric.store.models import JUDGE_STAGE, recorded_models
 DEFAULT_REASK: int = ModelSpec.model_fields["reask"].default
 
 
+#: In the error of an answer cut at the token limit before any answer outside its reasoning
+#: (`poemetric.judge.finish`): never re-asked, as the re-ask would be cut the same way.
+CUT_BEFORE_ANSWER = "cut at the token limit before any answer"
+
+
 def reask_due(error: object, reasks: int, limit: int) -> bool:
     """Whether an answer stored with `error` after `reasks` re-asks gets another one: it was
-    unparsable, and the judge's `reask` (`limit`) allows another turn."""
-    return reasks < limit and str(error or "").startswith(UNPARSABLE)
+    unparsable, not cut at the token limit before any answer (`CUT_BEFORE_ANSWER`), and the
+    judge's `reask` (`limit`) allows another turn."""
+    text = str(error or "")
+    return reasks < limit and text.startswith(UNPARSABLE) and CUT_BEFORE_ANSWER not in text
 
 
 def reask_limits(store: RunStore) -> dict[str, int]:

@@ -20,6 +20,7 @@ from typing import Any
 from rich.console import Console
 
 from poemetric.judge.answer_objects import load_pairs, object_spans
+from poemetric.judge.finish import finish_note
 from poemetric.judge.parse import split_reasoning
 from poemetric.prompts import RECOGNISE_TEMPLATE, load_template
 from poemetric.providers.base import Completion, ModelSpec, ResponseSchema
@@ -242,7 +243,13 @@ class RecognitionRows(ParsedAnswerRows):
         }
 
     def parse(self, job: Job, completion: Completion) -> dict[str, Any]:
-        title, author = parse_recognition(completion.text)
+        try:
+            title, author = parse_recognition(completion.text)
+        except RecognitionParseError as error:
+            ending = finish_note(completion, job.request.settings, reasked=False)
+            if ending is None:
+                raise
+            raise RecognitionParseError(f"{error}; {ending}") from error
         true_title, true_author = self.truth.get(str(job.row["poem_id"]), (None, None))
         title_score = title_similarity(title, true_title)
         author_score = author_similarity(author, true_author)

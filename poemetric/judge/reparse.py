@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from poemetric.judge.parse import parse_judgment
+from poemetric.judge.parse import is_refusal, parse_judgment
 from poemetric.questionnaire import COMMENTS, DIMENSION_KEYS, JudgeParseError
-from poemetric.screening import looks_like_refusal
 from poemetric.store.db import RunStore, to_json
 
 
@@ -151,7 +150,7 @@ def reparse_run(store: RunStore, judges: Iterable[str] | None = None) -> Reparse
                 result.now_rejected.append((identifier, str(error)))
                 result.rejected_judges.add(str(row["judge"]))
                 nulls = dict.fromkeys(_ANSWER_KEYS)
-                refusal = int(looks_like_refusal(row["response_text"]))
+                refusal = int(is_refusal(row["response_text"]))
                 _update(conn, identifier, {**nulls, "status": "error", "parsed": None,
                                             "parse_notes": None, "error": message,
                                             "refusal": refusal})  # fmt: skip

@@ -21,9 +21,10 @@ from typing import Any
 
 from rich.console import Console
 
-from poemetric.judge.parse import parse_judgment
+from poemetric.judge.finish import finish_note, note_cut_answers
+from poemetric.judge.parse import answer_outside_reasoning, is_refusal, parse_judgment
 from poemetric.judge.pending import reask_due
-from poemetric.judge.structured import JUDGE_RESPONSE_SCHEMA, structured_mode
+from poemetric.judge.structured import JUDGE_RESPONSE_SCHEMA, answered_mode, structured_mode
 from poemetric.prompts import (
     JUDGE_REASK_TEMPLATE,
     JUDGE_TEMPLATE,
@@ -38,7 +39,7 @@ from poemetric.runner.jobs import Job, cache_key, follow_up_cache_key, settings_
 from poemetric.runner.report import StageInterrupted, StageReport
 from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, stored_statuses
 from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
-from poemetric.screening import looks_like_refusal, not_a_poem_reason
+from poemetric.screening import not_a_poem_reason
 from poemetric.store.db import RunStore, StoreError, stable_id, to_json
 from poemetric.store.models import JUDGE_STAGE
 from poemetric.store.selections import record_selection
@@ -223,12 +224,19 @@ class JudgmentRows(ParsedAnswerRows):
     ) -> dict[str, Any]:
         row = super().ok_row(job, completion, cost_usd=cost_usd, batch_id=batch_id)
         earlier = _turns(job)
-        for column in ("cost_usd", "input_tokens", "output_tokens"):  # every turn was paid
+        for column in _SUMMED_OVER_TURNS:  # every turn was paid
             row[column] = (row[column] or 0) + sum(turn.get(column) or 0 for turn in earlier)
+        row["structured"] = answered_mode(job.row.get("structured"), completion)
         return row
 
     def parse(self, job: Job, completion: Completion) -> dict[str, Any]:
-        parsed = parse_judgment(completion.text)
+        try:
+            parsed = parse_judgment(completion.text)
+        except JudgeParseError as error:
+            ending = finish_note(completion, job.request.settings)
+            if ending is None:
+                raise
+            raise JudgeParseError(f"{error}; {ending}", [*error.problems, ending]) from error
         columns = parsed.answer.to_columns()
         return {
             **columns,
@@ -242,7 +250,7 @@ class JudgmentRows(ParsedAnswerRows):
             **dict.fromkeys(DIMENSION_KEYS),
             "parsed": None,
             "parse_notes": None,
-            "refusal": int(looks_like_refusal(completion.text)),
+            "refusal": int(is_refusal(completion.text)),
         }
 
     def follow_up(
@@ -259,14 +267,21 @@ class JudgmentRows(ParsedAnswerRows):
                 "turn": job.turn,
                 "response_text": completion.text,
                 "error": error,
+                "refusal": int(is_refusal(completion.text)),
+                "finish_reason": completion.finish_reason,
+                "reasoning": completion.reasoning,
                 "cost_usd": cost_usd,
                 "input_tokens": completion.usage.input_tokens,
                 "output_tokens": completion.usage.output_tokens,
+                "reasoning_tokens": completion.usage.reasoning_tokens,
             },
         ]
+        # The judge sees its answer again without its reasoning (an inline <think> block):
+        # reasoning is never sent back as part of an answer.
+        answer = answer_outside_reasoning(completion.text)
         messages = (
             *job.request.messages,
-            ChatMessage(role="assistant", content=completion.text.strip() or "(no answer)"),
+            ChatMessage(role="assistant", content=answer or "(no answer)"),
             ChatMessage(role="user", content=reask_prompt(error.removeprefix(UNPARSABLE))),
         )
         request = dataclasses.replace(job.request, messages=messages)
@@ -279,6 +294,10 @@ class JudgmentRows(ParsedAnswerRows):
             row_fields,
             turn=job.turn + 1,
         )
+
+
+#: Columns that add up every turn of a re-asked judgment (each turn was paid).
+_SUMMED_OVER_TURNS = ("cost_usd", "input_tokens", "output_tokens", "reasoning_tokens")
 
 
 def reask_prompt(reason: str) -> str:
@@ -366,6 +385,8 @@ def run_judging(
         )
     except StageInterrupted as stop:  # its summary counts the non-poems too
         plan.note_not_sent(stop.report)
+        note_cut_answers(store, panel, stop.report)
         raise
     plan.note_not_sent(report)
+    note_cut_answers(store, panel, report)
     return report

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from poemetric.providers.base import ResponseSchema
+from poemetric.providers.base import Completion, ResponseSchema
 from poemetric.questionnaire import COMMENTS, DIMENSIONS
 
 SCHEMA_NAME = "poemetric_judgment"
@@ -56,3 +56,21 @@ def structured_mode(provider: str) -> str:
         "vllm": "guided_json",
         "transformers": "constrained_decoding",
     }.get(provider, "json_schema")
+
+
+#: The `structured` of an answer given in text where the provider offered structured output
+#: without forcing it (Anthropic with extended thinking: `tool_choice` auto).
+FREE_TEXT = "free_text"
+
+
+def answered_mode(planned: str | None, completion: Completion) -> str | None:
+    """How the answer in `completion` came, asked for with `planned` (`structured_mode`, None
+    for free text): an Anthropic answer without a `tool_use` block was written as text, which
+    extended thinking allows (its `tool_choice` can only be auto), so it is `FREE_TEXT`."""
+    if planned != "tool_use":
+        return planned
+    blocks = completion.raw.get("content")
+    if not isinstance(blocks, list):  # no message kept to tell by
+        return planned
+    used_tool = any(isinstance(block, dict) and block.get("type") == "tool_use" for block in blocks)
+    return planned if used_tool else FREE_TEXT
