@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import shutil
 import threading
 from collections.abc import Iterator
 from functools import partial
@@ -13,6 +14,7 @@ import pytest
 
 from poemetric.data import DatasetError, load_dataset
 from poemetric.data.fetch import fetch_dataset
+from poemetric.paths import RESOURCE_DIRS, resource_root
 
 
 @pytest.fixture
@@ -118,3 +120,31 @@ def test_a_forced_fetch_of_an_unusable_file_keeps_the_earlier_one(
     assert ".part" not in message  # the temporary file is not named
     assert target.read_bytes() == demo_bytes
     assert [p.name for p in target.parent.iterdir()] == ["r.csv"]
+
+
+def test_offline_hint_names_the_dataset_fetched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dataset added to one's own registry that could not be downloaded was told to run
+    `dataset fetch poemetric --from PATH`, another dataset's command."""
+    home = tmp_path / "home"
+    for kind in RESOURCE_DIRS:
+        shutil.copytree(resource_root() / kind, home / kind)
+    registry = home / "datasets" / "registry.yaml"
+    registry.write_text(
+        registry.read_text(encoding="utf-8").rstrip("\n")
+        + "\n  - name: my-sonnets\n"
+        + "    description: a lab's own sonnets\n"
+        + "    file: sonnets.csv\n"
+        + "    bundled: false\n"
+        + "    url: http://127.0.0.1:9/sonnets.csv\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("POEMETRIC_HOME", str(home))
+    resource_root.cache_clear()  # the resources are looked up once per process
+    try:
+        with pytest.raises(DatasetError) as raised:
+            fetch_dataset("my-sonnets", dest=tmp_path / "s.csv")
+    finally:
+        resource_root.cache_clear()
+    assert "dataset fetch my-sonnets --from PATH" in str(raised.value)

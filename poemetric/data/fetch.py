@@ -67,7 +67,7 @@ def fetch_dataset(
                 digest = _copy_local(Path(source), out)
             else:
                 origin = _resolve_url(entry, url, commit)
-                digest = _download(origin, out, timeout_s)
+                digest = _download(origin, out, timeout_s, entry.name)
         if expected is not None and digest != expected:
             raise DatasetError(
                 f"sha256 mismatch for {origin}: expected {expected}, got {digest}; "
@@ -124,7 +124,7 @@ def _copy_local(source: Path, out: BinaryIO) -> str:
     return digest.hexdigest()
 
 
-def _download(url: str, out: BinaryIO, timeout_s: float) -> str:
+def _download(url: str, out: BinaryIO, timeout_s: float, name: str) -> str:
     digest = hashlib.sha256()
     try:
         with httpx.stream("GET", url, follow_redirects=True, timeout=timeout_s) as response:
@@ -140,7 +140,7 @@ def _download(url: str, out: BinaryIO, timeout_s: float) -> str:
     except httpx.HTTPError as error:
         raise DatasetError(
             f"could not download {url} ({type(error).__name__}: {error}); if you are offline, "
-            f"download the file on another machine and run `{program()} dataset fetch poemetric "
+            f"download the file on another machine and run `{program()} dataset fetch {name} "
             "--from PATH`"
         ) from None
     return digest.hexdigest()
