@@ -124,6 +124,37 @@ def test_server_side_rate_limit() -> None:
     assert error.status == 429 and error.retry_after_s is not None and error.retry_after_s <= 1
 
 
+DAILY = "GenerateRequestsPerDayPerProjectPerModel-FreeTier"
+PER_MINUTE = "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"
+
+
+@pytest.mark.parametrize(
+    ("fault", "said"),
+    [
+        (Fault.quota_failure(DAILY), f"the daily quota {DAILY} is used up"),
+        (Fault.quota_failure(PER_MINUTE, quota_value="0"), f"quota {PER_MINUTE} is 0"),
+    ],
+    ids=["per-day", "no-quota"],
+)
+def test_a_used_up_daily_quota_is_fatal_not_a_rate_limit(fault: Fault, said: str) -> None:
+    """The free tier's requests per day, used up: a 429 RESOURCE_EXHAUSTED whose QuotaFailure
+    names a per-day quota, refilled at midnight Pacific time. It was retried as a rate limit
+    after its retryDelay (seconds), up to 100 times a job; now it stops the model, saying why.
+    So does a quota of 0 (a tier without this model), which no wait ends."""
+    with GeminiServer(faults=[fault]) as server:
+        error = failure(provider(server))
+    assert error.status == 429 and error.fatal and not error.retryable
+    assert "You exceeded your current quota" in str(error) and said in str(error)
+    assert "jobs are left for that run" in str(error) and KEY not in str(error)
+
+
+def test_a_per_minute_quota_is_still_retried() -> None:
+    with GeminiServer(faults=[Fault.quota_failure(PER_MINUTE, retry_after_s=30.0)]) as server:
+        error = failure(provider(server))
+    assert error.status == 429 and error.retryable and not error.fatal
+    assert error.retry_after_s == pytest.approx(30.0)
+
+
 @pytest.mark.parametrize("fault", [Fault.truncated(), Fault.invalid_json(), Fault.disconnect()])
 def test_broken_bodies_are_retryable(fault: Fault) -> None:
     with GeminiServer(faults=[fault]) as server:

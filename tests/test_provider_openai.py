@@ -73,15 +73,25 @@ def test_reasoning_model_parameters_and_reasoning_tokens() -> None:
 
     with OpenAIServer(think) as server:
         spec = make_spec(server, model="o3-mini")
-        completion = run(
-            OpenAIProvider(spec), request(max_tokens=900, temperature=0.2, reasoning_effort="low")
-        )
+        completion = run(OpenAIProvider(spec), request(max_tokens=900, reasoning_effort="low"))
         body = server.generation_requests[0].body
     assert body["max_completion_tokens"] == 900 and body["reasoning_effort"] == "low"
     assert "max_tokens" not in body and "temperature" not in body
     assert completion.usage.reasoning_tokens == 4
     assert completion.usage.output_tokens == 6  # includes the reasoning tokens
     assert completion.reasoning is None  # OpenAI does not return the reasoning text
+
+
+@pytest.mark.parametrize("setting", [{"temperature": 0.2}, {"top_p": 0.9}], ids=str)
+def test_a_reasoning_models_temperature_is_refused_not_dropped(setting: dict[str, float]) -> None:
+    """It was left out of the request without a word, while the run's stored settings said it
+    was used. A model file that sets it is unusable (`test_roster_refused_settings`); settings
+    made otherwise are refused before anything is sent."""
+    with OpenAIServer() as server:
+        error = failure(OpenAIProvider(make_spec(server, model="o3-mini")), request(**setting))
+        assert server.generation_requests == []
+    (field,) = setting
+    assert not error.retryable and f"openai: {field}: a reasoning model takes none" in str(error)
 
 
 def test_deepseek_reasoning_content_is_read() -> None:

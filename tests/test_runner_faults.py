@@ -327,6 +327,26 @@ def test_a_used_up_quota_stops_the_model_and_leaves_its_jobs_pending(
         assert generation_rows(store, spec.name) == []  # pending, not errors
 
 
+@pytest.mark.parametrize("batch", [False, True], ids=["async", "batch"])
+def test_a_used_up_gemini_daily_quota_stops_the_model(tmp_path: Path, batch: bool) -> None:
+    """Gemini's free tier, its requests per day used up (429 RESOURCE_EXHAUSTED, a QuotaFailure
+    naming a per-day quota): each job was sent again after the answer's retryDelay, up to 100
+    times, though nothing changes before midnight Pacific time. The first one stops the model."""
+    store = prepared_store(tmp_path, poems=4)
+    options = dataclasses.replace(FAST, batch=batch, batch_poll_s=0.01)
+    daily = Fault.quota_failure("GenerateRequestsPerDayPerProjectPerModel-FreeTier", "20", 0.01)
+    quota = FaultPlan(random_faults=[(daily, 1.0)])
+    with GeminiServer(faults=quota, batch_faults=quota, api_key=TEST_KEY) as server:
+        data = openai_spec(server.base_url, max_concurrency=1).model_dump()
+        spec = ModelSpec.model_validate({**data, "provider": "google", "model": "gemini-test"})
+        report = run_generation(store, [spec], options=options)
+        assert len([r for r in server.requests if r.method == "POST"]) == 1
+    (model,) = report.models
+    assert (model.errors, model.left_pending) == (0, 4) and report.incomplete
+    assert model.not_run is not None and "reset at midnight Pacific time" in model.not_run
+    assert generation_rows(store, spec.name) == []  # pending, not errors
+
+
 def test_answers_without_token_counts_are_stored(tmp_path: Path) -> None:
     """A compatible server whose `usage` has no `completion_tokens` ended the whole stage with
     "TypeError: unsupported operand type(s) for +: 'int' and 'NoneType'", storing nothing."""

@@ -337,6 +337,14 @@ class Provider(ABC):
     def __init__(self, spec: ModelSpec) -> None:
         self.spec = spec
 
+    @classmethod
+    def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
+        """The fields of `spec.settings` this provider cannot send for `spec`'s model, each
+        with why. A model file that sets one is unusable, named with its file and line, rather
+        than run with the setting left out while the run's record says it was used (or failing
+        every call). None by default."""
+        return {}
+
     @abstractmethod
     async def generate(self, request: GenerationRequest) -> Completion:
         """Run one request. Raise `ProviderError` on failure."""

@@ -30,6 +30,7 @@ from poemetric.providers.base import (
     creating_batch,
 )
 from poemetric.providers.grpc_codes import as_http
+from poemetric.providers.quota_errors import used_up_gemini_quota
 from poemetric.providers.remote_common import (
     SDKProvider,
     malformed_error,
@@ -204,6 +205,12 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
                 body=error.details,
                 secret=self._key,
             )
+            used_up = used_up_gemini_quota(error.details) if error.code == 429 else None
+            if used_up is not None:  # a daily quota: retries until midnight would all be refused
+                return ProviderError(
+                    f"{converted}{used_up}", retryable=False, status=429, raw=converted.raw,
+                    fatal=True,
+                )  # fmt: skip
             if converted.retry_after_s is None:
                 converted.retry_after_s = _retry_delay(error.details)
             converted.key_refused = error.code == 400 and _key_invalid(error.details)

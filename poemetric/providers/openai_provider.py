@@ -12,7 +12,14 @@ import time
 from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
-from poemetric.providers.base import Completion, GenerationRequest, ProviderError, TokenUsage
+from poemetric.providers.base import (
+    Completion,
+    GenerationRequest,
+    GenerationSettings,
+    ModelSpec,
+    ProviderError,
+    TokenUsage,
+)
 
 # The batch API, in a module of its own; its names are imported from here as well.
 from poemetric.providers.openai_batches import CHAT_ENDPOINT as CHAT_ENDPOINT
@@ -63,21 +70,28 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], OpenAIBatches):
     # -- request -----------------------------------------------------------------------------
     @property
     def is_reasoning_model(self) -> bool:
-        explicit = self.spec.options.get("reasoning_model")
-        if explicit is not None:
-            return bool(explicit)
-        return self.name == "openai" and bool(REASONING_MODEL_RE.match(self.spec.model))
+        return _is_reasoning_model(self.name, self.spec)
+
+    @classmethod
+    def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
+        """`temperature`/`top_p` for a reasoning model, `top_k` for the OpenAI API, and
+        `reasoning_budget_tokens`: each would be left out of (or refused by) every request."""
+        return _refusals(cls.name, _is_reasoning_model(cls.name, spec), spec.settings)
 
     def request_body(self, request: GenerationRequest) -> dict[str, Any]:
         """The JSON body of a chat completion request (also one line of a batch file)."""
         settings = request.settings
+        refused = _refusals(self.name, self.is_reasoning_model, settings)
+        if refused:  # a model file setting one is refused on loading (`refused_settings`)
+            field, why = next(iter(refused.items()))
+            raise ProviderError(f"{self.name}: {field}: {why}", retryable=False)
         body: dict[str, Any] = {
             "model": self.spec.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
         }
         if self.is_reasoning_model:
-            # Reasoning models reject max_tokens, temperature and top_p; the paper's "provider
-            # default" sampling means we simply do not send them.
+            # Reasoning models reject max_tokens, and sample at fixed values (no temperature or
+            # top_p: `_refusals`, so a record never names one that was not sent).
             _put(body, "max_completion_tokens", settings.max_tokens)
             _put(body, "reasoning_effort", settings.reasoning_effort)
         else:
@@ -89,19 +103,8 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], OpenAIBatches):
         _put(body, "seed", settings.seed)
         if settings.stop is not None:
             body["stop"] = list(settings.stop)
-        if settings.top_k is not None:
-            if self.name == "openai":
-                raise ProviderError(
-                    "openai: the OpenAI API has no top_k; remove it from the model's settings",
-                    retryable=False,
-                )
-            body["top_k"] = settings.top_k  # vLLM / Together accept it as an extra field
-        if settings.reasoning_budget_tokens is not None:
-            raise ProviderError(
-                f"{self.name}: reasoning_budget_tokens is not an OpenAI chat-completions setting; "
-                "use reasoning_effort, or settings.extra for a server-specific field",
-                retryable=False,
-            )
+        if settings.top_k is not None:  # vLLM / Together accept it as an extra field
+            body["top_k"] = settings.top_k
         if request.response_schema is not None:
             wanted = request.response_schema
             body["response_format"] = {
@@ -220,6 +223,35 @@ class OpenAICompatibleProvider(OpenAIProvider):
 
 #: The path the SDK appends to `base_url` for a chat completion.
 _ENDPOINT_PATH = "/chat/completions"
+
+
+def _is_reasoning_model(provider: str, spec: ModelSpec) -> bool:
+    """`options.reasoning_model` when the file says, else (provider `openai` only) the name."""
+    explicit = spec.options.get("reasoning_model")
+    if explicit is not None:
+        return bool(explicit)
+    return provider == "openai" and bool(REASONING_MODEL_RE.match(spec.model))
+
+
+def _refusals(provider: str, reasoning_model: bool, settings: GenerationSettings) -> dict[str, str]:
+    """The settings that cannot be sent as written, each with why (`refused_settings`)."""
+    refused: dict[str, str] = {}
+    if reasoning_model:
+        for field in ("temperature", "top_p"):
+            if getattr(settings, field) is not None:
+                refused[field] = (
+                    "a reasoning model takes none (the API samples at its own fixed value, "
+                    "and would refuse or ignore it): remove it from the model's settings, or "
+                    "write options.reasoning_model: false if the model is not one"
+                )
+    if provider == "openai" and settings.top_k is not None:
+        refused["top_k"] = "the OpenAI API has no top_k; remove it from the model's settings"
+    if settings.reasoning_budget_tokens is not None:
+        refused["reasoning_budget_tokens"] = (
+            "not an OpenAI chat-completions setting; use reasoning_effort, or settings.extra "
+            "for a server-specific field"
+        )
+    return refused
 
 
 def _put(body: dict[str, Any], key: str, value: Any) -> None:

@@ -7,6 +7,12 @@ rate limit, but with the error type `insufficient_quota` (and a code saying whic
 credits or raising the limit ends it, so retrying it is waste: every other request of the
 account is answered the same. `remote_common.status_error` makes it a fatal error, which stops
 the model with its jobs left for the next run.
+
+Gemini says which quota a 429 RESOURCE_EXHAUSTED is about in a `google.rpc.QuotaFailure`
+detail (`violations[].quotaId`): a per-minute quota refills within the minute and is retried,
+but a per-day one (`GenerateRequestsPerDayPerProjectPerModel-FreeTier`, a free tier's requests
+per day) only at midnight Pacific time, and a quota of 0 (a tier without this model) never:
+`used_up_gemini_quota` finds those, and `google_provider` makes them fatal too.
 """
 
 from __future__ import annotations
@@ -42,4 +48,46 @@ def used_up_quota(body: Any) -> str | None:
         value = error.get(field)
         if isinstance(value, str) and value in QUOTA_CODES:
             return value
+    return None
+
+
+#: The `@type` of the detail of a Google API error that names the exceeded quotas.
+QUOTA_FAILURE_TYPE = "type.googleapis.com/google.rpc.QuotaFailure"
+
+
+def used_up_gemini_quota(body: Any) -> str | None:
+    """The hint for a Gemini 429 whose quota no short wait refills, or None.
+
+    `body` is google-genai's error body (`{"error": {"details": [...]}}`, or its `error`
+    object, or the list of details). A `QuotaFailure` violation whose `quotaId` names a per-day
+    quota ("PerDay") is refilled only at midnight Pacific time; one whose `quotaValue` is "0"
+    (the key's tier has no quota for the model) never. Other quotas (per minute) are None."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    details = error.get("details") if isinstance(error, dict) else body
+    if not isinstance(details, list):
+        return None
+    violations = [
+        violation
+        for detail in details
+        if isinstance(detail, dict) and detail.get("@type") == QUOTA_FAILURE_TYPE
+        for violation in detail.get("violations") or []
+        if isinstance(violation, dict)
+    ]
+    for violation in violations:
+        quota_id = str(violation.get("quotaId") or "the quota")
+        if str(violation.get("quotaValue", "")).strip() == "0":
+            return (
+                f" (quota {quota_id} is 0: the key's Google Cloud project has no quota for this "
+                "model in its tier, which no wait ends: enable billing on the project or choose "
+                "another model, then run the command again; this model's jobs are left for "
+                "that run)"
+            )
+    for violation in violations:
+        quota_id = str(violation.get("quotaId") or "")
+        if "PerDay" in quota_id:
+            return (
+                f" (the daily quota {quota_id} is used up: it is reset at midnight Pacific "
+                "time; run the command again after that, or enable billing on the key's Google "
+                "Cloud project for a higher quota; this model's jobs are left for that run)"
+            )
     return None

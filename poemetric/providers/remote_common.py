@@ -298,7 +298,7 @@ def connection_refused(error: BaseException) -> bool:
 def never_sent(error: BaseException) -> bool:
     """True when the request certainly did not reach the server: no connection was made
     (refused, unknown host, connect timeout, no free connection in the client's pool), as the
-    error or one it was raised from says. A
+    error or one it was raised from says (httpx's, httpx2's or aiohttp's kinds of it). A
     timeout or a dropped connection after that may come after the server acted on the request."""
     import httpx
 
@@ -313,6 +313,16 @@ def never_sent(error: BaseException) -> bool:
 
         kinds += (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout)
     except ImportError:  # pragma: no cover - depends on the installed SDKs
+        pass
+    try:  # google-genai speaks aiohttp where it is installed (`google_provider`)
+        import aiohttp
+
+        # No connection made: unknown host (`ClientConnectorDNSError`), refused, TLS handshake
+        # failed (all `ClientConnectorError`), or the connect phase timed out.
+        kinds += (aiohttp.ClientConnectorError,)
+        if hasattr(aiohttp, "ConnectionTimeoutError"):  # aiohttp >= 3.10
+            kinds += (aiohttp.ConnectionTimeoutError,)
+    except ImportError:  # not installed: the SDKs speak httpx
         pass
     return any(isinstance(cause, kinds) for cause in _causes(error))
 

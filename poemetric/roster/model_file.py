@@ -238,6 +238,7 @@ def load_model_file(
     if check_provider:
         _check_options(path, spec, node)
         _check_needed_fields(path, spec, node)
+        _check_settings(path, spec, node)
     if "vllm" in spec.model_fields_set and spec.provider != PROVIDER_ONLY_FIELDS["vllm"]:
         raise RosterFileError(
             f"{path}:{line_of(node, ('vllm',))}: a `vllm:` block is read only by provider "
@@ -303,6 +304,27 @@ def _check_needed_fields(path: Path, spec: ModelSpec, node: yaml.Node | None) ->
             f"api_key_env: missing (provider {spec.provider!r} has no default key variable; "
             "false: no key)",
         )
+
+
+def _check_settings(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
+    """A `RosterFileError` for a setting the provider cannot send for this model (its
+    `refused_settings`: `temperature` for an OpenAI reasoning model): run, it would be left out
+    while the run's record and `models show` say it was used, or fail every call."""
+    try:
+        refused = provider_class(spec.provider).refused_settings(spec)
+    except (UnknownProviderError, ImportError):
+        return
+    if not refused:
+        return
+    problems = [
+        f"{path}:{line_of(node, ('settings', field))}: settings.{field}: {why}"
+        for field, why in refused.items()
+    ]
+    field, why = next(iter(refused.items()))
+    more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+    raise RosterFileError(
+        "invalid model file:\n  " + "\n  ".join(problems), f"settings.{field}: {why}{more}"
+    )
 
 
 def _check_options(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:

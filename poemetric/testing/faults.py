@@ -29,7 +29,8 @@ class Fault:
     kinds:
       - ``status``: an HTTP error (`status`, with `Retry-After` / `retry-after-ms` when
         `retry_after_s` is set, and any extra `headers`) and the provider's JSON error body
-        (its error type or code `code` when set: OpenAI's `insufficient_quota`);
+        (its error type or code `code` when set: OpenAI's `insufficient_quota`; in Gemini's,
+        a `google.rpc.QuotaFailure` naming `quota_id` when set);
       - ``slow``: wait `delay_s` before answering normally (beyond a client's timeout);
       - ``truncated``: a 200 whose JSON body is cut in half (framing intact, JSON invalid);
       - ``invalid_json``: a 200 whose body is not JSON at all;
@@ -45,6 +46,10 @@ class Fault:
     headers: tuple[tuple[str, str], ...] = ()
     #: The error body's type or code of a ``status`` fault (None: the dialect's for the status).
     code: str | None = None
+    #: The quota a Gemini ``status`` fault says is exceeded (its `QuotaFailure` violation), and
+    #: that quota's limit.
+    quota_id: str | None = None
+    quota_value: str = "20"
 
     @classmethod
     def rate_limited(
@@ -72,6 +77,24 @@ class Fault:
             status=429,
             message="You exceeded your current quota, please check your plan and billing details.",
             code=code,
+        )
+
+    @classmethod
+    def quota_failure(
+        cls, quota_id: str, quota_value: str = "20", retry_after_s: float | None = 30.0
+    ) -> Fault:
+        """Gemini's 429 RESOURCE_EXHAUSTED naming the exceeded quota (a `QuotaFailure`
+        violation) and when to retry (`RetryInfo`): a per-minute quota
+        (`GenerateRequestsPerMinutePerProjectPerModel-FreeTier`) refills within the minute, a
+        per-day one (`GenerateRequestsPerDayPerProjectPerModel-FreeTier`) at midnight Pacific
+        time, whatever the retry delay says."""
+        return cls(
+            "status",
+            status=429,
+            retry_after_s=retry_after_s,
+            message="You exceeded your current quota, please check your plan and billing details.",
+            quota_id=quota_id,
+            quota_value=quota_value,
         )
 
     @classmethod

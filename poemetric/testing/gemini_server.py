@@ -4,10 +4,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from typing import Any
 
+from poemetric.testing.faults import Fault
 from poemetric.testing.http_base import (
     ChatCall,
     HttpAnswer,
@@ -95,6 +97,23 @@ class GeminiServer(LocalServer):
         retry_after_s = float(retry_ms) / 1000 if retry_ms else None
         payload = _error_payload(status, message, retry_after_s, name=code)
         return HttpAnswer.json(status, payload, headers)
+
+    def fault_answer(self, fault: Fault) -> HttpAnswer:
+        """As `error_answer`; a fault naming a quota (`Fault.quota_failure`) says which, in a
+        `google.rpc.QuotaFailure` detail as the real API does."""
+        answer = super().fault_answer(fault)
+        if fault.quota_id is None:
+            return answer
+        payload = json.loads(answer.body)
+        violation = {
+            "quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+            "quotaId": fault.quota_id,
+            "quotaDimensions": {"location": "global", "model": "gemini-test"},
+            "quotaValue": fault.quota_value,
+        }
+        quota = {"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [violation]}
+        payload["error"]["details"] = [quota, *payload["error"].get("details", [])]
+        return HttpAnswer.json(answer.status, payload, answer.headers)
 
     def route(self, record: RecordedRequest, query: dict[str, list[str]], raw: bytes) -> HttpAnswer:
         parts = record.path.strip("/").split("/", 1)

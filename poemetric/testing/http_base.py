@@ -226,6 +226,12 @@ class LocalServer:
         error = {"message": message, "code": status if code is None else code}
         return HttpAnswer.json(status, {"error": error}, headers)
 
+    def fault_answer(self, fault: Fault) -> HttpAnswer:
+        """The answer to an injected ``status`` fault: the dialect's error (`error_answer`)."""
+        return self.error_answer(
+            fault.status, fault.message, fault.status_headers(), code=fault.code
+        )
+
     def authorized(self, headers: dict[str, str]) -> bool:
         return True
 
@@ -269,9 +275,7 @@ class LocalServer:
         fault = self.faults.next_fault()
         if fault is not None and fault.kind == "status":
             record.fault = f"status:{fault.status}"
-            return self.error_answer(
-                fault.status, fault.message, fault.status_headers(), code=fault.code
-            )
+            return self.fault_answer(fault)
         if fault is not None and fault.kind == "slow":
             record.fault = "slow"
             self.sleep(fault.delay_s)
@@ -336,9 +340,7 @@ class LocalServer:
             return self._routed(record, query, raw)
         record.fault = fault.kind if fault.kind != "status" else f"status:{fault.status}"
         if fault.kind == "status":
-            return self.error_answer(
-                fault.status, fault.message, fault.status_headers(), code=fault.code
-            )
+            return self.fault_answer(fault)
         if fault.kind == "slow":
             self.sleep(fault.delay_s)
         answer = self._routed(record, query, raw)

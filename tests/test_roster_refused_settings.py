@@ -1,0 +1,78 @@
+"""A setting the provider cannot send for the model makes the file unusable, named with its file
+and line (`Provider.refused_settings`). An OpenAI reasoning model's `temperature` or `top_p` was
+silently left out of every request, while `models show` and the run's stored settings named it
+as used; the OpenAI API's `top_k` failed every call, one error row per job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_roster_options import _user_folder
+from test_roster_unusable import _invoke
+
+from poemetric.roster import load_catalog
+
+O3 = "name: NAME\nprovider: openai\nmodel: o3-mini\nsettings:\n  max_tokens: 900\n  temperature: 0.2\n"
+REASON = (
+    "settings.temperature: a reasoning model takes none (the API samples at its own fixed "
+    "value, and would refuse or ignore it): remove it from the model's settings, or write "
+    "options.reasoning_model: false if the model is not one"
+)
+
+
+def test_a_reasoning_models_temperature_makes_the_file_unusable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _user_folder(tmp_path, monkeypatch, {"my-o3": O3})
+    path = folder / "my-o3.yaml"
+    run = tmp_path / "run"
+    code, out, err = _invoke(
+        "generate", "--run", str(run), "--models", "my-o3", "--limit", "1", "--dry-run"
+    )
+    assert (code, out) == (2, ""), err
+    assert err.splitlines() == [
+        f"error: {path}: model 'my-o3' cannot be used: {REASON}; details: "
+        "`poemetric models show my-o3`"
+    ]
+    assert not run.exists()
+
+    code, out, err = _invoke("models")
+    assert code == 0, err
+    assert f"  my-o3: {REASON}  ({path}:6)" in out.splitlines()
+
+    code, out, err = _invoke("models", "show", "my-o3")
+    assert code == 2 and f"{path}:6: settings.temperature: a reasoning model" in err
+
+
+def test_what_each_openai_file_may_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _user_folder(
+        tmp_path,
+        monkeypatch,
+        {
+            "both": O3 + "  top_p: 0.9\n",
+            "not-reasoning": O3 + "options:\n  reasoning_model: false\n",
+            "by-option": "name: NAME\nprovider: openai-compatible\nmodel: r1\n"
+            "base_url: http://127.0.0.1:9/v1\napi_key_env: false\n"
+            "options: {reasoning_model: true}\nsettings: {top_p: 0.9, top_k: 20}\n",
+            "chat": "name: NAME\nprovider: openai\nmodel: gpt-4o\n"
+            "settings: {temperature: 0.2, top_p: 0.9}\n",
+            "top-k": "name: NAME\nprovider: openai\nmodel: gpt-4o\nsettings: {top_k: 20}\n",
+            "budget": "name: NAME\nprovider: openai\nmodel: o1\n"
+            "settings: {reasoning_budget_tokens: 2000}\n",
+        },
+    )
+    catalog = load_catalog()
+    unusable = catalog.unusable
+    assert unusable["both"].reason == REASON + " (and 1 more)"
+    assert "both.yaml:7: settings.top_p: a reasoning model takes none" in unusable["both"].detail
+    assert unusable["by-option"].reason.startswith("settings.top_p: a reasoning model")
+    assert unusable["top-k"].reason == (
+        "settings.top_k: the OpenAI API has no top_k; remove it from the model's settings"
+    )
+    assert unusable["budget"].reason.startswith(
+        "settings.reasoning_budget_tokens: not an OpenAI chat-completions setting"
+    )
+    usable = catalog.specs()
+    assert usable["not-reasoning"].settings.temperature == 0.2
+    assert usable["chat"].settings.top_p == 0.9
