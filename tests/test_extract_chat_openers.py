@@ -271,6 +271,11 @@ def test_stanza_labels_with_their_scheme_or_end_words_removed(first: str, second
         "Do you want me to try again, my love?",
         "Happy to write more letters home.",
         "I can write a poem of it in the snow.",
+        # "I can" without "also" offers nothing unless it names the poem or a version of it
+        "I can try it again.",
+        "I could make changes.",
+        "I can change anything!",
+        "I could write more.",
     ],
 )
 @pytest.mark.parametrize("gap", ["\n\n", "\n"])
