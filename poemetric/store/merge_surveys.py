@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from poemetric.paths import survey_secret_path
-from poemetric.store.poem_codes import keep_sheet_secret, sheet_secrets
 from poemetric.store.merge_tables import TableMerge, same_value, table_columns
+from poemetric.store.poem_codes import keep_sheet_secret, sheet_secrets
 
 __all__ = ["SURVEY_TABLES", "SurveyConflict", "carry_secret", "merge_surveys"]
 
