@@ -271,6 +271,11 @@ def test_stanza_labels_with_their_scheme_or_end_words_removed(first: str, second
         "Do you want me to try again, my love?",
         "Happy to write more letters home.",
         "I can write a poem of it in the snow.",
+        # "I can" without "also" offers nothing unless it names the poem or a version of it
+        "I can try it again.",
+        "I could make changes.",
+        "I can change anything!",
+        "I could write more.",
     ],
 )
 @pytest.mark.parametrize("gap", ["\n\n", "\n"])
@@ -278,3 +283,34 @@ def test_verse_last_line_shaped_like_an_offer_kept(last_line: str, gap: str) -> 
     poem = POEM + gap + last_line
     result = extract_poem(poem)
     assert result.poem == poem, result.notes
+
+
+# --- an opener under unrecognised chat is no second poem -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "chat",
+    [
+        # two lines of chat the preamble rules do not know, over the usual opener
+        "Grief is a hard subject, and I wanted to be gentle with it.\n"
+        "I kept the lines short and plain.\n\nHere is a ballad:",
+        "Grief is a hard subject, and I wanted to be gentle with it.\n"
+        "I kept the lines short and plain.\n\nHere is a poem:",
+        # as many lines of chat as half the poem: an opener with "a" and a form is no offer
+        "Grief is a hard subject, and I wanted to be gentle with it.\n"
+        "I kept the lines short and plain, as the old songs were.\n"
+        "The refrain comes back in each stanza's last line.\n"
+        "The lamplighter stands for the one who is gone.\n\nHere is a ballad:",
+        # a title and a byline over the opener
+        "The Lantern-Maker\nby a model\n\nHere's a sonnet:",
+        # two lines of chat over an opener that names a version
+        "Ballads tell a story in plain quatrains.\nMine keeps to the lamplighter.\n\n"
+        "Here is a version in ballad metre:",
+    ],
+)
+def test_the_only_poem_under_chat_and_an_opener_kept(chat: str) -> None:
+    """The lines above the opener are chat, not a first poem: the opener's poem was removed as
+    an alternative, and the chat lines kept as the poem (form check and judge saw no verse)."""
+    result = extract_poem(chat + "\n\n" + POEM)
+    assert POEM in result.poem, result.notes
+    assert not any("alternative" in note for note in result.notes), result.notes

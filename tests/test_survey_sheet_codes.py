@@ -93,3 +93,55 @@ def test_an_unknown_code_is_named_with_its_file_and_line(sheets: Path) -> None:
     assert f"{bad}:2: poem '0123456789abcdef' is not a successful generation of this run" in str(
         error.value
     )
+
+
+def _filled(template: Path, out: Path) -> Path:
+    """`template` (a rater's CSV) with every score 3."""
+    with template.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["score"] = "3"
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return out
+
+
+def test_sheets_printed_in_a_run_merged_with_another_secret_import_into_the_merge(
+    tmp_path: Path,
+) -> None:
+    """Two machines, each with its own survey secret, printed sheets; `merge` keeps one secret
+    for the merged run. The other's filled templates named codes the merged run could not read
+    (every row 'not a successful generation of this run'): they were unimportable there, where
+    generation ids had imported anywhere."""
+    import shutil
+
+    first = survey_run(tmp_path / "first", poems=3)
+    second = tmp_path / "second"
+    shutil.copytree(first, second)
+    for run, survey in ((first, "pilot"), (second, "experts")):
+        with RunStore(run, create=False) as store:
+            build_survey(store, survey_id=survey, raters="ann,ben", per_rater=3, per_poem=2, seed=4)
+        result = runner.invoke(app, ["survey", "sheets", "--run", str(run), "--survey", survey])
+        assert result.exit_code == 0, result.output
+    assert (first / "survey-secret.key").read_bytes() != (second / "survey-secret.key").read_bytes()
+    merged = tmp_path / "merged"
+    result = runner.invoke(app, ["merge", str(first), str(second), "--out", str(merged)])
+    assert result.exit_code == 0, result.output
+    filled = _filled(second / "survey-experts" / "ben.csv", tmp_path / "ben.csv")
+    result = runner.invoke(
+        app, ["survey", "import", str(filled), "--run", str(merged), "--survey", "experts"]
+    )
+    assert result.exit_code == 0, result.output
+    with RunStore(second, create=False) as store:
+        pages = {p.generation_id for p in db.pages(store, "experts", "ben")}
+    with RunStore(merged, create=False) as store:
+        stored = store.query(
+            "SELECT DISTINCT generation_id FROM survey_answers "
+            "WHERE survey_id = 'experts' AND rater_id = 'ben'"
+        )
+        assert {row[0] for row in stored} == pages
+        assert {a.generation_id for a in read_expert_answers(filled, store)} == pages
+    # the merged run's own secret still makes its links and its new sheets
+    assert (merged / "survey-secret.key").read_bytes() == (first / "survey-secret.key").read_bytes()

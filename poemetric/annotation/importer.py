@@ -30,7 +30,7 @@ from poemetric.annotation.task import (
     stored_tasks,
 )
 from poemetric.store import RunStore, utc_now
-from poemetric.store.poem_codes import poem_code, survey_secret
+from poemetric.store.poem_codes import poem_code, sheet_secrets
 from poemetric.text.plural import plural
 
 if TYPE_CHECKING:
@@ -141,12 +141,14 @@ def _not_a_line_table(path: Path, table: RawTable) -> str | None:
 
 def _poems_by_name(task: LineTask, store: RunStore) -> dict[str, LineItem]:
     """A sheet's poems by the names a filled template may give them: the code its sheets
-    print (under the run's survey secret, `poemetric.store.poem_codes`) and the generation id
+    print (under the run's survey secret or one kept from a run merged into it,
+    `poemetric.store.poem_codes`) and the generation id
     (templates printed before the codes)."""
-    secret = survey_secret(store.run_dir)
-    coded = (
-        {poem_code(secret, task.sheet_id, i.generation_id): i for i in task.items} if secret else {}
-    )
+    coded = {
+        poem_code(secret, task.sheet_id, item.generation_id): item
+        for secret in reversed(sheet_secrets(store.run_dir))  # the run's own secret last: first
+        for item in task.items
+    }
     return coded | {item.generation_id: item for item in task.items}
 
 

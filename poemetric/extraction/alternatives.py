@@ -39,15 +39,16 @@ _LABEL = re.compile(
 #: "Here's another take:", "I've also written a second sonnet:", "Another version:", "Or, if you
 #: prefer:". Only alone in its paragraph and ending in a colon (`_offered_alternative`).
 _FORM_NOUNS = "poem|sonnet|ballad|limerick|villanelle|ghazal|pantoum|sestina"
-_OFFER_NOUNS = rf"version|take|option|variation|alternative|rendition|{_FORM_NOUNS}"
+_VERSION_NOUNS = "version|take|option|variation|alternative|rendition"
+_OFFER_NOUNS = rf"{_VERSION_NOUNS}|{_FORM_NOUNS}"
 _ANOTHER = re.compile(
     r"^(?:alternatively\b.*"
     r"|or\b,?\s*(?:.*\b(?:version|take|option|variation|alternative)\b.*|if you(?:'d| would)? "
     r"(?:prefer|like)\b.*|here(?:'s| is)\b.*)"
     r"|(?:if you(?:'d| would)? (?:prefer|like|want)\b[^:]*?,\s*)?(?:here(?:'s| is)|below is|"
     r"i(?:'ve| have) also (?:written|composed|crafted|included)|i also wrote)\s+"
-    r"(?:(?:another|an alternative|a second|a different|an?)\s+(?:[\w'-]+\s+){0,2}?"
-    rf"(?:{_OFFER_NOUNS})\b.*|one more\b.*)"
+    r"(?:(?:another|an alternative|a second|a different)\s+(?:[\w'-]+\s+){0,2}?"
+    rf"(?:{_OFFER_NOUNS})\b.*|an?\s+(?:[\w'-]+\s+){{0,2}}?(?:{_VERSION_NOUNS})\b.*|one more\b.*)"
     r"|(?:another|an? alternative|alternative)\s+(?:[\w'-]+\s+){0,2}?"
     r"(?:version|take|option|variation|rendition)\b.*"
     r"):$",
@@ -57,7 +58,9 @@ _ANOTHER = re.compile(
 
 def _offered_alternative(lines: list[str]) -> int | None:
     """The index of a line offering another poem after the first (`_ANOTHER`), alone in its
-    paragraph, with two verse lines or more above it and under it; None when there is none."""
+    paragraph, with two verse lines or more above it and under it, and above it at least half
+    as many as under it; None when there is none. (Two lines of chat or a title and a byline
+    over an opener and the only poem are no first poem: the poem went, the chat stayed.)"""
     for index, line in enumerate(lines):
         if not line.strip() or (index > 0 and lines[index - 1].strip()):
             continue
@@ -67,7 +70,7 @@ def _offered_alternative(lines: list[str]) -> int | None:
             continue
         above = sum(1 for text in lines[:index] if text.strip())
         under = sum(1 for text in lines[index + 1 :] if text.strip())
-        if above >= 2 and under >= 2:
+        if above >= 2 and under >= 2 and 2 * above >= under:
             return index
     return None
 

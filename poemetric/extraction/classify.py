@@ -81,22 +81,31 @@ _OFFERED = (
     r"write|try|compose|craft|create|adjust|revise|change|tweak|rewrite|make|attempt|expand|"
     r"shorten|modify|refine"
 )
-#: What such an offer is about: the poem, a version of it, changes ("another", "a different
-#: rhyme scheme", "the meter", "anything"); "another letter to the sea" is verse.
-_OFFER_OBJECT = (
+#: What such an offer is about: the poem or a version of it ("another", "a different rhyme
+#: scheme", "the meter"); "another letter to the sea" is verse.
+_POEM_OBJECT = (
     r"another(?: (?:one|version|poem|take|" + _FORMS + r"))?|"
     r"a (?:different|new|second|shorter|longer) (?:[\w'-]+ ){0,2}?(?:version|take|one|poem|"
     r"rhyme scheme|meter|metre|tone|ending|" + _FORMS + r")|"
-    r"more|any (?:changes|adjustments|edits)|anything|it again|(?:it|this) (?:differently|again)|"
-    r"changes|adjustments|a (?:version|variation|revision|rewrite)|"
+    r"a (?:version|variation|revision|rewrite)|"
     r"the (?:poem|meter|metre|rhyme|rhymes|rhyme scheme|tone|ending|form|title)"
+)
+#: Or changes in general ("anything", "more", "it again"): in a question or after "I can also"
+#: only; "I can try it again.", "I could make changes." and "I can change anything!" are verse.
+_OFFER_OBJECT = (
+    _POEM_OBJECT + r"|more|any (?:changes|adjustments|edits)|anything|it again|"
+    r"(?:it|this) (?:differently|again)|changes|adjustments"
+)
+_OFFER_TAIL = (
+    r"\b,?(?:\s(?:in|with|for|on|about|if|instead|that|using|from|to|or)\b[^.!?]{0,60})?"
+    r"[?.!]\s*$"
 )
 #: An offer to do more, as a whole line: "Shall I write another?", "Want me to try a different
 #: rhyme scheme?", "I can also write a version in tetrameter if you prefer."
 _OFFER = (
-    r"(?:(?:shall|should) i|(?:do you |would you )?want me to|i (?:can|could)(?: also)?) "
-    r"(?:" + _OFFERED + r") (?:" + _OFFER_OBJECT + r")\b,?"
-    r"(?:\s(?:in|with|for|on|about|if|instead|that|using|from|to|or)\b[^.!?]{0,60})?[?.!]\s*$"
+    r"(?:(?:(?:shall|should) i|(?:do you |would you )?want me to|i (?:can|could) also) "
+    r"(?:" + _OFFERED + r") (?:" + _OFFER_OBJECT + r")|"
+    r"i (?:can|could) (?:" + _OFFERED + r") (?:" + _POEM_OBJECT + r"))" + _OFFER_TAIL
 )
 _SIGN_OFF = (
     r"(?:i )?hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"

@@ -33,6 +33,7 @@ from typing import Any
 
 from poemetric.paths import survey_secret_path
 from poemetric.store.merge_tables import TableMerge, same_value, table_columns
+from poemetric.store.poem_codes import keep_sheet_secret, sheet_secrets
 
 __all__ = ["SURVEY_TABLES", "SurveyConflict", "carry_secret", "merge_surveys"]
 
@@ -343,6 +344,10 @@ def carry_secret(destination: Path, merged: list[tuple[Path, list[str]]]) -> lis
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(secret.read_bytes())
+        # The codes on the sheets printed there (and in runs merged into it) are under its
+        # secrets: kept, so that their filled templates import into the merged run.
+        for other in sheet_secrets(folder):
+            keep_sheet_secret(destination, other)
         if target.read_bytes() != secret.read_bytes():
             relinked.extend((survey, folder) for survey in surveys)
     return relinked

@@ -9,13 +9,15 @@ under the run's survey secret (`RUN/survey-secret.key`, the secret of the raters
 16 hex digits: the same for every rater of a survey (so `poemetric agree` pairs filled
 templates as they are), and mapped back to the poem only by whoever holds the secret. The
 line-annotation sheets (`ghostwriting sheets`, a line survey's `survey sheets`) name their poems
-the same way, under their sheet id.
+the same way, under their sheet id. A run merged from runs with other secrets keeps theirs
+(`keep_sheet_secret`), so that the sheets printed there import into it too.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 from pathlib import Path
 
 from poemetric.paths import survey_secret_path
@@ -36,11 +38,43 @@ def survey_secret(run_dir: Path) -> bytes | None:
     return path.read_bytes() if path.is_file() else None
 
 
+#: The folder of a run that keeps the survey secrets of the runs merged into it whose secret was
+#: another (`keep_sheet_secret`): the sheets printed there name their poems by codes under them.
+MERGED_SECRETS_DIR = "survey-sheet-secrets"
+
+
+def sheet_secrets(run_dir: Path) -> list[bytes]:
+    """Every secret the run's sheets may have been printed with: its own survey secret, then
+    those kept from runs merged into it (`keep_sheet_secret`)."""
+    own = survey_secret(run_dir)
+    folder = Path(run_dir) / MERGED_SECRETS_DIR
+    kept = [path.read_bytes() for path in sorted(folder.glob("*.key"))] if folder.is_dir() else []
+    return list(dict.fromkeys([*([own] if own is not None else []), *kept]))
+
+
+def keep_sheet_secret(run_dir: Path, secret: bytes) -> None:
+    """Keep `secret`, the survey secret of a run merged into `run_dir` that is not its own, so
+    that the codes on the sheets printed there still name their poems here (`sheet_codes`). It
+    makes no link of this run: those come from the run's own secret alone."""
+    if secret == survey_secret(run_dir):
+        return
+    folder = Path(run_dir) / MERGED_SECRETS_DIR
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = folder / f"{hashlib.sha256(secret).hexdigest()[:16]}.key"
+    if path.exists():
+        return
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(secret)
+
+
 def sheet_codes(store: RunStore) -> dict[str, str]:
     """code -> generation_id of every poem the run's surveys assigned, as their sheets name
-    them (none without the survey secret: no sheet could have been printed with it)."""
-    secret = survey_secret(store.run_dir)
-    if secret is None:
-        return {}
+    them, under the run's survey secret or one kept from a run merged into it (none without
+    any: no sheet could have been printed)."""
     rows = store.query("SELECT DISTINCT survey_id, generation_id FROM survey_assignments")
-    return {poem_code(secret, row[0], row[1]): row[1] for row in rows}
+    return {
+        poem_code(secret, row[0], row[1]): row[1]
+        for secret in reversed(sheet_secrets(store.run_dir))  # the run's own secret last: first
+        for row in rows
+    }
