@@ -188,6 +188,35 @@ def local_extra_or_skip() -> None:
         pytest.skip(message)
 
 
+@pytest.fixture(autouse=True)
+def _google_sdk_over_httpx(request: pytest.FixtureRequest) -> Iterator[None]:
+    """google-genai sends its async calls over aiohttp wherever aiohttp is installed (the `dev`
+    extra installs it, as `vllm` and `datasets` do) and over httpx otherwise: users meet both.
+    Tests in this process speak httpx unless marked `aiohttp` (which then need aiohttp, and
+    fail without it under CI); the command-line tests' own processes speak aiohttp."""
+    import importlib.util
+
+    if request.node.get_closest_marker("aiohttp") is not None:
+        if importlib.util.find_spec("aiohttp") is None:
+            message = "aiohttp not installed (the dev extra installs it: `make install`)"
+            if IN_CI:
+                pytest.fail(message + "; under CI the aiohttp transport tests must run")
+            pytest.skip(message)
+        yield
+        return
+    if importlib.util.find_spec("aiohttp") is None or importlib.util.find_spec("google") is None:
+        yield
+        return
+    from google.genai import _api_client
+
+    saved = _api_client.has_aiohttp
+    _api_client.has_aiohttp = False
+    try:
+        yield
+    finally:
+        _api_client.has_aiohttp = saved
+
+
 def wordnet_or_skip() -> None:
     """Skip (or, under CI, fail) when no WordNet database is installed (the `probes` extra)."""
     from poemetric.probes.thesaurus import ThesaurusUnavailable, wordnet_directory

@@ -187,11 +187,10 @@ def test_asyncio_timeout_is_a_retryable_transport_error() -> None:
     assert "timeout or connection failure" in str(error)
 
 
+@pytest.mark.aiohttp
 def test_over_aiohttp_timeouts_and_dropped_connections_are_retryable() -> None:
     """The same faults as above, through the SDK's aiohttp transport (a dropped connection is
-    an `aiohttp.ClientPayloadError` there, a refused one an `aiohttp.ClientConnectorError`).
-    Runs only where aiohttp is installed."""
-    pytest.importorskip("aiohttp")
+    an `aiohttp.ClientPayloadError` there, a refused one an `aiohttp.ClientConnectorError`)."""
     from google.genai import _api_client
 
     assert _api_client.has_aiohttp  # the SDK speaks aiohttp: what this test is about
