@@ -135,6 +135,17 @@ def test_unicode_line_separators_are_line_breaks(tmp_path: Path) -> None:
     assert check_poem(poem.content, "limerick", rhyme="AABBA").lines == 5
 
 
+def test_nel_is_not_a_line_break(tmp_path: Path) -> None:
+    """U+0085 in scraped text is Windows-1252's ellipsis read as Latin-1, mid-line: a line
+    break there would cut a line in two and fail the poem's form."""
+    mangled = "The wind was still\u0085 and then it blew\nAcross the moor the whole night through"
+    row = poem_row(form="ballad", content=mangled, rhyme_pattern="", meter_pattern="")
+    path = tmp_path / "poems.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    (poem,) = load_dataset(path).poems
+    assert len(poem.lines) == 2 and "\u0085" in poem.lines[0]
+
+
 def test_meter_is_kept_raw_and_blank_optionals_become_none() -> None:
     poem = Poem.model_validate(
         poem_row(meter_pattern=" Anapestic trimeter ", theme=" ", imagery="")

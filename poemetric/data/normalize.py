@@ -15,11 +15,11 @@ _REFRAIN = re.compile(r"[A-Z][0-9'′¹²³⁴]+")
 
 
 #: Unicode's other line breaks, which a text pasted from a word processor or a web page may hold
-#: (U+2028 LINE SEPARATOR, Word's manual line break U+000B, NEL U+0085; U+2029 PARAGRAPH
-#: SEPARATOR, a stanza break): an editor shows them as line breaks, and so does POEMetric.
-_OTHER_LINE_BREAKS = str.maketrans(
-    {"\u2028": "\n", "\u000b": "\n", "\u0085": "\n", "\u2029": "\n\n"}
-)
+#: (U+2028 LINE SEPARATOR, Word's manual line break U+000B; U+2029 PARAGRAPH SEPARATOR, a stanza
+#: break): an editor shows them as line breaks, and so does POEMetric. NEL (U+0085) is left
+#: alone: in scraped text it is nearly always Windows-1252's ellipsis read as Latin-1, which a
+#: line break would cut in two.
+_OTHER_LINE_BREAKS = str.maketrans({"\u2028": "\n", "\u000b": "\n", "\u2029": "\n\n"})
 
 
 def normalize_content(text: str) -> str:
