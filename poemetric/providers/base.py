@@ -374,5 +374,11 @@ class Provider(ABC):
         key, engine not installed). The runner calls it before a model's first job, so such a
         model is reported once instead of filling the run with one error row per job."""
 
+    async def warm_up(self) -> None:  # noqa: B027 - optional hook
+        """Do the slow set-up the first call would otherwise do (import an SDK, build its
+        client). The runner awaits it once per model before the first `generate`, outside the
+        per-request timeout (`limits.timeout_s`), which then times the request alone. A failure
+        here is not reported: the first call meets it again and stores it with its job."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients, engines and sockets."""

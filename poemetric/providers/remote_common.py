@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 import re
+import threading
 import time
 from abc import abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
@@ -121,6 +122,16 @@ def import_sdk(spec: ModelSpec, module: str, package: str) -> ModuleType:
         raise _sdk_error(spec, module, package, f"cannot be imported ({error})") from error
 
 
+#: Held while a worker thread imports an SDK (`SDKProvider.warm_up`): two SDKs imported at
+#: once in two threads could meet their shared dependencies (httpx, pydantic) half-imported.
+_importing = threading.Lock()
+
+
+def _import_alone(spec: ModelSpec, module: str, package: str) -> None:
+    with _importing:
+        import_sdk(spec, module, package)
+
+
 def _sdk_error(spec: ModelSpec, module: str, package: str, what: str) -> ProviderError:
     return ProviderError(
         f"model {spec.name!r} uses provider {spec.provider!r}, but its SDK (Python module "
@@ -133,11 +144,12 @@ def _sdk_error(spec: ModelSpec, module: str, package: str, what: str) -> Provide
 class SDKProvider(Provider, Generic[ClientT]):
     """Base of the adapters backed by an official SDK client.
 
-    The client is created on first use from the key in the environment, so a missing key
-    surfaces as a `ProviderError` from a call rather than when the roster is loaded; the key is
-    kept only to scrub it from error messages and raw responses. The SDK (`sdk_module`) is
-    imported then too, not with the adapter's module: listing models, showing one and a dry run
-    import none (they read only the class attributes).
+    The client is created by `warm_up` (before the runner's first timed call) or on first use,
+    from the key in the environment, so a missing key surfaces as a `ProviderError` from a call
+    rather than when the roster is loaded; the key is kept only to scrub it from error messages
+    and raw responses. The SDK (`sdk_module`) is imported then too, not with the adapter's
+    module: listing models, showing one and a dry run import none (they read only the class
+    attributes).
     """
 
     default_key_envs: ClassVar[tuple[str, ...]] = ()
@@ -166,9 +178,27 @@ class SDKProvider(Provider, Generic[ClientT]):
         if self._client is None:
             if self.sdk_module:  # a missing SDK is said as such, not as a bare ImportError
                 import_sdk(self.spec, self.sdk_module, self.sdk_package)
-            self._key = self.api_key()
-            self._client = self.create_client(self._key or NO_KEY)
+            return self._build_client()
         return self._client
+
+    def _build_client(self) -> ClientT:
+        self._key = self.api_key()
+        self._client = client = self.create_client(self._key or NO_KEY)
+        return client
+
+    async def warm_up(self) -> None:
+        """Import the SDK and build the client before the first timed call: on a loaded machine
+        the import alone takes seconds, which timed out the first calls (`limits.timeout_s`).
+        The import runs in a worker thread, one SDK at a time, so that the event loop goes on
+        serving the other models' calls (whose timeouts it would otherwise run out)."""
+        if self._client is not None:
+            return
+        if self.sdk_module:
+            import asyncio  # not at module level: listing models imports no asyncio
+
+            await asyncio.to_thread(_import_alone, self.spec, self.sdk_module, self.sdk_package)
+        if self._client is None:
+            self._build_client()  # on the event loop's thread, as a call would
 
     def api_key(self) -> str | None:
         """The model's key; None for `api_key_env: false` where the provider accepts no key."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
 from collections.abc import Sequence
@@ -42,6 +43,8 @@ from poemetric.runner.retry import (
 if TYPE_CHECKING:
     from poemetric.runner.model_run import ModelRun
 
+log = logging.getLogger(__name__)
+
 
 class _NotCalled(Exception):
     """The job is left for later: over the --max-cost budget, or its model was stopped."""
@@ -72,10 +75,25 @@ async def run_concurrent(run: ModelRun, provider: Provider, jobs: Sequence[Job])
     limiter = ModelLimiter(run.spec.limits, concurrency=run.options.concurrency)
     policy = retry_policy(run)
     rng = random.Random(f"{run.options.seed}:{run.spec.name}")
+    if jobs:
+        await _warm_up(run, provider)
     await asyncio.gather(*(_run_job(run, provider, limiter, policy, rng, job) for job in jobs))
     run.report.rate_decreases += limiter.requests.decreases
     if limiter.requests.rate is not None:
         run.report.final_rate_per_s = limiter.requests.rate
+
+
+async def _warm_up(run: ModelRun, provider: Provider) -> None:
+    """The provider's `warm_up()` (its SDK imported, its client built) before the first call,
+    so that the per-request timeout times requests, not the set-up. Not once a stop began (the
+    jobs are left for the next run). A failure is left to the first call, which meets it
+    again and stores it with its job, as it did without a warm-up."""
+    if stopping.requested() or run.stopped is not None:
+        return
+    try:
+        await provider.warm_up()
+    except Exception as error:
+        log.debug("warming up %s failed: %s", run.spec.name, run.redact(str(error)))
 
 
 async def _run_job(
