@@ -176,6 +176,37 @@ def test_a_reply_without_content_is_a_retryable_malformed_reply(prompt: str) -> 
     assert str(error).startswith("anthropic: malformed or truncated response body (")
 
 
+@pytest.mark.parametrize(
+    "usage",
+    [{"input_tokens": 3}, {"input_tokens": None, "output_tokens": None}, None, "missing"],
+    ids=["left-out", "null", "usage-null", "usage-missing"],
+)
+def test_token_counts_a_compatible_server_leaves_out_are_zero(usage: Any) -> None:
+    """An Anthropic-compatible server whose `usage` has no `output_tokens` (or nulls) gave a
+    Completion with a None count: the runner failed that job as an adapter's bug, the answer it
+    had paid for dropped, and every later run bought it again. `usage` itself missing is still a
+    malformed reply, retried."""
+
+    class Server(AnthropicServer):
+        def render_message(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
+            message = super().render_message(call, reply)
+            if usage == "missing":
+                del message["usage"]
+            else:
+                message["usage"] = usage
+            return message
+
+    with Server() as server:
+        if not isinstance(usage, dict):
+            error = failure(provider(server))
+            assert error.retryable and "malformed or truncated response body" in str(error)
+            return
+        completion = run(provider(server), request())
+    assert completion.text.startswith("Echo:")
+    assert completion.usage.input_tokens == (usage["input_tokens"] or 0)
+    assert completion.usage.output_tokens == 0
+
+
 def test_a_batch_item_without_content_is_a_retryable_error_of_that_item() -> None:
     items = [("ok", request(("user", "one"))), ("broken", request(("user", "content: null")))]
     with ContentlessServer(batch_polls_in_progress=0) as server:

@@ -360,3 +360,28 @@ def test_answers_without_token_counts_are_stored(tmp_path: Path) -> None:
         report = run_generation(store, [openai_spec(server.base_url)], options=FAST)
     assert report.models[0].ok == 2
     assert [row["status"] for row in generation_rows(store, "remote")] == ["ok", "ok"]
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["async", "batch"])
+def test_anthropic_answers_without_token_counts_are_stored(tmp_path: Path, batch: bool) -> None:
+    """An Anthropic-compatible server whose `usage` has no `output_tokens`: each answer, paid
+    for, was an error row ("returned a Completion whose usage.output_tokens is None") that every
+    later run bought again."""
+
+    class Server(AnthropicServer):
+        def render_message(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
+            return {**super().render_message(call, reply), "usage": {"input_tokens": 3}}
+
+    store = prepared_store(tmp_path, poems=2)
+    with Server(api_key=TEST_KEY, batch_polls_in_progress=0) as server:
+        spec = ModelSpec.model_validate(
+            {
+                **openai_spec(server.base_url, name="claude").model_dump(),
+                "provider": "anthropic",
+                "model": "claude-test",
+            }
+        )
+        options = dataclasses.replace(FAST, batch=batch, batch_poll_s=0.01)
+        report = run_generation(store, [spec], options=options)
+    assert report.models[0].ok == 2 and report.errors == 0
+    assert [row["status"] for row in generation_rows(store, "claude")] == ["ok", "ok"]

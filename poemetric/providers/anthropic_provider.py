@@ -143,8 +143,14 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
             elif kind == "tool_use":
                 # Structured output arrives as the tool's input; it becomes the answer text.
                 texts.append(("\n" if texts else "") + json.dumps(block.input, ensure_ascii=False))
+        counts = message.usage
+        if counts is None:  # no `usage` at all: a malformed reply (`parse_message`), retried
+            raise ValueError("the message has no usage")
+        # A compatible server may leave a count out or null (the SDK does not validate): None
+        # failed the job, the answer paid for dropped and bought again by every later run.
         usage = TokenUsage(
-            input_tokens=message.usage.input_tokens, output_tokens=message.usage.output_tokens
+            input_tokens=getattr(counts, "input_tokens", None) or 0,
+            output_tokens=getattr(counts, "output_tokens", None) or 0,
         )
         return Completion(
             text="".join(texts),
