@@ -112,6 +112,25 @@ def test_broken_bodies_are_retryable(fault: Fault) -> None:
         assert failure(provider(server)).retryable
 
 
+CREDIT_TOO_LOW = (
+    "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing "
+    "to upgrade or purchase credits."
+)
+
+
+def test_a_credit_balance_too_low_stops_the_model() -> None:
+    """Anthropic answers an account without credits with a 400 (a malformed request's status):
+    every job became an error row, each naming the same cause. It now stops the model, its
+    jobs left for a run after the billing is fixed, saying so."""
+    with AnthropicServer(faults=[Fault.client_error(400, CREDIT_TOO_LOW)]) as server:
+        error = failure(provider(server))
+    assert error.fatal and not error.retryable and error.status == 400
+    assert "credit balance is too low" in str(error) and "add credits" in str(error)
+    with AnthropicServer(faults=[Fault.client_error(400, "max_tokens: too large")]) as server:
+        other = failure(provider(server))
+    assert not other.fatal and not other.retryable  # any other 400 stays the job's own error
+
+
 def test_timeout_is_retryable() -> None:
     with AnthropicServer(faults=[Fault.slow(3.0)]) as server:
         error = failure(provider(server, timeout_s=0.3))

@@ -152,6 +152,15 @@ def test_a_used_up_quota_429_is_fatal_not_a_rate_limit(code: str) -> None:
     assert "add credits or raise the limit" in str(error)
 
 
+def test_a_402_payment_required_stops_the_model() -> None:
+    """402 Payment Required (DeepSeek's "Insufficient Balance", OpenRouter without credits) was
+    each job's own error; no retry ends it, so it now stops the model like a used-up quota."""
+    with OpenAIServer(faults=[Fault.client_error(402, "Insufficient Balance")]) as server:
+        error = failure(OpenAIProvider(make_spec(server)))
+    assert error.status == 402 and error.fatal and not error.retryable
+    assert "Insufficient Balance" in str(error) and "add credits" in str(error)
+
+
 def test_an_ordinary_429_stays_a_rate_limit() -> None:
     with OpenAIServer(faults=[Fault.rate_limited(None)]) as server:
         error = failure(OpenAIProvider(make_spec(server)))

@@ -6,7 +6,8 @@ rate limit, but with the error type `insufficient_quota` (and a code saying whic
 `credit_balance_exhausted`, `organization_spend_limit_exceeded`, ...). Only someone adding
 credits or raising the limit ends it, so retrying it is waste: every other request of the
 account is answered the same. `remote_common.status_error` makes it a fatal error, which stops
-the model with its jobs left for the next run.
+the model with its jobs left for the next run. The same holds for a 402 Payment Required
+(DeepSeek, OpenRouter) and Anthropic's 400 "credit balance is too low" (`used_up_credit`).
 
 Gemini says which quota a 429 RESOURCE_EXHAUSTED is about in a `google.rpc.QuotaFailure`
 detail (`violations[].quotaId`): a per-minute quota refills within the minute and is retried,
@@ -17,7 +18,25 @@ per day) only at midnight Pacific time, and a quota of 0 (a tier without this mo
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+#: Anthropic's answer to an account without credits: HTTP 400 `invalid_request_error`, "Your
+#: credit balance is too low to access the Anthropic API" (the status of a malformed request).
+_CREDIT_TOO_LOW = re.compile(r"credit balance is too low", re.IGNORECASE)
+
+
+def used_up_credit(status: int, message: str, body: Any) -> bool:
+    """Whether an error status says the account cannot pay, which no retry or wait ends:
+    OpenAI's 429 `insufficient_quota` (`used_up_quota`), 402 Payment Required (DeepSeek's
+    "Insufficient Balance", OpenRouter's credits) and Anthropic's 400 "credit balance is too
+    low"."""
+    if status == 402:
+        return True
+    if status == 429:
+        return used_up_quota(body) is not None
+    return status == 400 and _CREDIT_TOO_LOW.search(f"{message} {body}") is not None
+
 
 #: The error types and codes of a used-up quota (OpenAI's error codes guide).
 QUOTA_CODES = frozenset(

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from poemetric.providers.base import ModelSpec, Provider, ProviderError
 from poemetric.providers.context_errors import length_hint
-from poemetric.providers.quota_errors import QUOTA_HINT, used_up_quota
+from poemetric.providers.quota_errors import QUOTA_HINT, used_up_credit
 from poemetric.providers.rate_limit_reset import rate_limit_reset_seconds
 from poemetric.redaction import (
     Redactor,
@@ -276,7 +276,7 @@ def status_error(
     message = re.sub(rf"^\s*Error code: {status}\b(\s*-\s*)?", "", str(message)).strip()
     if status == 400:
         message += length_hint(f"{message} {raw or ''}")
-    if status == 429 and used_up_quota(body) is not None:  # no wait ends it: stop the model
+    if used_up_credit(status, message, body):  # no wait ends it: stop the model
         return ProviderError(
             scrub(f"{provider}: HTTP {status}: {message}{QUOTA_HINT}", secret),
             retryable=False,
