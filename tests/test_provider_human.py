@@ -28,7 +28,8 @@ def test_human_is_not_a_provider_a_model_file_can_name(
     assert code == 0 and f"  copy: {short}  ({judge}:2)" in out.splitlines(), out + err
     code, out, err = cli("models", "show", "copy")
     assert (
-        code == 2 and err.splitlines()[0] == f"error: {copy}:2: model 'copy' cannot be used: {short}"
+        code == 2
+        and err.splitlines()[0] == f"error: {copy}:2: model 'copy' cannot be used: {short}"
     )
     assert err.splitlines()[1].startswith(
         f"  {copy}:2: provider 'human' is the dataset's own author (the human poems every run "
