@@ -524,10 +524,14 @@ def test_an_unknown_probe_model_says_the_likely_one(tmp_path: Path) -> None:
         (["analyze", "--run", "RUN", "--experts", "MISSING"], "error: --experts MISSING: no such"),
         (["figures", "--run", "RUN", "--width", "wide"], "error: --width: "),
         (["figures", "--run", "RUN", "--format", "gif"], "error: --format: unknown format gif"),
-        (["generate", "--run", "NEW", "--shard", "5/4"], "error: --shard: --shard 5/4: need N"),
+        # The option once ("--shard: --shard 5/4: ..." named it twice).
+        (["generate", "--run", "NEW", "--shard", "5/4"], "error: --shard 5/4: need N >= 1 and "),
+        (["generate", "--run", "NEW", "--shard", "x"], "error: --shard must look like K/N (e.g. "),
+        (["judge", "--run", "RUN", "--judge", "gpt-4o", "--shard", "4/4"], "error: --shard 4/4: "),
     ],
     ids=["agree-file", "agree-format", "agree-na", "agree-scale", "analyze-ci", "experts-file",
-         "figures-width", "figures-format", "generate-shard"],
+         "figures-width", "figures-format", "generate-shard", "generate-shard-form",
+         "judge-shard"],
 )  # fmt: skip
 def test_option_values_that_cannot_be_used_are_one_error_line(
     demo_run: Path, tmp_path: Path, args: list[str], start: str
