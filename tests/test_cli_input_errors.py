@@ -549,6 +549,27 @@ def test_option_values_that_cannot_be_used_are_one_error_line(
     assert line.startswith(start.replace("MISSING", names["MISSING"])), line
 
 
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["report", "--run", "RUN", "--layout", "fil"],
+         "error: --layout: unknown value 'fil' (did you mean 'file'?); choices: auto, file, folder"),
+        (["report", "--run", "RUN", "--layout", "zip"],
+         "error: --layout: unknown value 'zip'; choices: auto, file, folder"),
+        (["prompts", "render", "--kind", "jduge"],
+         "error: --kind: unknown value 'jduge' (did you mean 'judge'?); choices: generation, judge"),
+    ],
+    ids=["layout-close", "layout-far", "kind"],
+)  # fmt: skip
+def test_an_unknown_layout_or_kind_reads_like_every_unknown_choice(
+    demo_run: Path, args: list[str], line: str
+) -> None:
+    """Typer checked these Enum options itself: its usage box said "Invalid value for
+    '--layout': Value error, 'fil' is not one of 'auto', 'file', 'folder'.", pydantic's wording,
+    with no suggestion; the other choices are one line with a did-you-mean."""
+    assert _error([str(demo_run) if a == "RUN" else a for a in args]) == line
+
+
 def test_a_mistyped_dataset_name_gets_a_suggestion(tmp_path: Path) -> None:
     """`generate --dataset dmeo` listed the known names but did not say which one was meant,
     as a mistyped model, judge or author does."""

@@ -22,6 +22,7 @@ from poemetric.cli.options import (
     experts_option,
     output_file,
     output_option,
+    unknown_choice,
     writable_run,
 )
 from poemetric.cli.survey_select import known_survey, one_expert_source
@@ -39,8 +40,9 @@ class ReportLayout(StrEnum):
 
 
 LayoutOption = typer.Option(
-    ReportLayout.auto,
+    ReportLayout.auto.value,
     "--layout",
+    metavar="<auto|file|folder>",
     help="file: one self-contained HTML file; folder: a small page (index.html) and its poems in "
     "a folder beside it (index_files/), read as they are shown: quick to open at any size; "
     "auto: one file up to 10 MB of poem data (some 6,000 judged poems), else a folder.",
@@ -63,6 +65,15 @@ def html_name(out: Path) -> None:
     )
 
 
+def _layout(name: str) -> ReportLayout:
+    """`--layout` NAME, or the one-line error of every unknown choice: as an Enum option Typer
+    answered "Invalid value for '--layout': Value error, 'fil' is not one of ..." in its box."""
+    try:
+        return ReportLayout(name)
+    except ValueError:
+        raise unknown_choice("--layout", name, [item.value for item in ReportLayout]) from None
+
+
 @app.command()
 def report(
     run: Path = RunOption,
@@ -79,7 +90,7 @@ def report(
         "poems go beside it, in NAME_files/.",
         file_name="index.html",
     ),
-    layout: ReportLayout = LayoutOption,
+    layout_name: str = LayoutOption,
 ) -> None:
     """The run report: an HTML page (no network requests; charts as inline SVG) with the
     leaderboard and its CIs, per-dimension charts, the form checks, the judges, agreement with
@@ -103,6 +114,7 @@ def report(
 
         poemetric report --run runs/paper --layout file --out paper-report.html
     """
+    layout = _layout(layout_name)
     one_expert_source(experts, survey)
     from poemetric.analysis.experts import ExpertRatingsError
     from poemetric.report import build_report
