@@ -283,7 +283,7 @@ def test_judge_parse_refuses_to_write_over_its_input(tmp_path: Path) -> None:
     for output in (answers, tmp_path / "sub" / ".." / "answers.jsonl"):
         line = _error(["judge", "parse", str(answers), "-o", str(output)])
         assert line == (
-            f"error: --output {output} is the input file: the answers would be replaced by the "
+            f"error: -o {output} is the input file: the answers would be replaced by the "
             "parsed output; give another file name"
         )
     assert answers.read_text(encoding="utf-8") == text

@@ -17,6 +17,7 @@ from poemetric.cli.options import (
     JudgeOption,
     RunOption,
     SeedOption,
+    as_typed,
     error_exit,
     existing_run,
     experts_option,
@@ -60,7 +61,7 @@ def html_name(out: Path) -> None:
         return
     what = f", not a {out.suffix} file" if out.suffix else ""
     raise error_exit(
-        f"--out {out}: the report is an HTML page{what}; give a name ending in .html or .htm, "
+        f"{as_typed('--out')} {out}: the report is an HTML page{what}; give a name ending in .html or .htm, "
         f"e.g. {out.with_name(f'{out.stem}.html')}"
     )
 
