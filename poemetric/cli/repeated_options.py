@@ -60,8 +60,11 @@ def refuse_repeated_options(ctx: Context, words: list[str]) -> None:
                 index += 1
                 value = rest[index]
             given.setdefault(param.name, []).append(value)
-            written.setdefault(param.name, max(param.opts, key=len))
-            if any(option in OUTPUT_NAMES for option in param.opts):
+            output = any(option in OUTPUT_NAMES for option in param.opts)
+            # An output option as first typed: its longest name was `--output`, which `export`
+            # (`--to`) and `analyze` (`--out`) name nowhere, for `-o a -o b`.
+            written.setdefault(param.name, name if output else max(param.opts, key=len))
+            if output:
                 typed.update(dict.fromkeys(param.opts, name))
         index += 1
     for key, values in given.items():
