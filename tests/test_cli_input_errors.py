@@ -283,7 +283,7 @@ def test_judge_parse_refuses_to_write_over_its_input(tmp_path: Path) -> None:
     for output in (answers, tmp_path / "sub" / ".." / "answers.jsonl"):
         line = _error(["judge", "parse", str(answers), "-o", str(output)])
         assert line == (
-            f"error: --output {output} is the input file: the answers would be replaced by the "
+            f"error: -o {output} is the input file: the answers would be replaced by the "
             "parsed output; give another file name"
         )
     assert answers.read_text(encoding="utf-8") == text
@@ -524,10 +524,14 @@ def test_an_unknown_probe_model_says_the_likely_one(tmp_path: Path) -> None:
         (["analyze", "--run", "RUN", "--experts", "MISSING"], "error: --experts MISSING: no such"),
         (["figures", "--run", "RUN", "--width", "wide"], "error: --width: "),
         (["figures", "--run", "RUN", "--format", "gif"], "error: --format: unknown format gif"),
-        (["generate", "--run", "NEW", "--shard", "5/4"], "error: --shard: --shard 5/4: need N"),
+        # The option once ("--shard: --shard 5/4: ..." named it twice).
+        (["generate", "--run", "NEW", "--shard", "5/4"], "error: --shard 5/4: need N >= 1 and "),
+        (["generate", "--run", "NEW", "--shard", "x"], "error: --shard must look like K/N (e.g. "),
+        (["judge", "--run", "RUN", "--judge", "gpt-4o", "--shard", "4/4"], "error: --shard 4/4: "),
     ],
     ids=["agree-file", "agree-format", "agree-na", "agree-scale", "analyze-ci", "experts-file",
-         "figures-width", "figures-format", "generate-shard"],
+         "figures-width", "figures-format", "generate-shard", "generate-shard-form",
+         "judge-shard"],
 )  # fmt: skip
 def test_option_values_that_cannot_be_used_are_one_error_line(
     demo_run: Path, tmp_path: Path, args: list[str], start: str
@@ -543,6 +547,27 @@ def test_option_values_that_cannot_be_used_are_one_error_line(
     }
     line = _error([names.get(a, a) for a in args])
     assert line.startswith(start.replace("MISSING", names["MISSING"])), line
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["report", "--run", "RUN", "--layout", "fil"],
+         "error: --layout: unknown value 'fil' (did you mean 'file'?); choices: auto, file, folder"),
+        (["report", "--run", "RUN", "--layout", "zip"],
+         "error: --layout: unknown value 'zip'; choices: auto, file, folder"),
+        (["prompts", "render", "--kind", "jduge"],
+         "error: --kind: unknown value 'jduge' (did you mean 'judge'?); choices: generation, judge"),
+    ],
+    ids=["layout-close", "layout-far", "kind"],
+)  # fmt: skip
+def test_an_unknown_layout_or_kind_reads_like_every_unknown_choice(
+    demo_run: Path, args: list[str], line: str
+) -> None:
+    """Typer checked these Enum options itself: its usage box said "Invalid value for
+    '--layout': Value error, 'fil' is not one of 'auto', 'file', 'folder'.", pydantic's wording,
+    with no suggestion; the other choices are one line with a did-you-mean."""
+    assert _error([str(demo_run) if a == "RUN" else a for a in args]) == line
 
 
 def test_a_mistyped_dataset_name_gets_a_suggestion(tmp_path: Path) -> None:

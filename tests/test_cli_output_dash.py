@@ -45,11 +45,12 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return {"ANSWERS": str(answers), "PAIRS": str(pairs)}
 
 
+#: The option as typed: `-o -` was answered "--output -: ...", a name the user had not typed.
 FILE_COMMANDS = [
-    (["form", "check", "ANSWERS", "-o", "-"], "--output", "form check writes its rows"),
-    (["judge", "parse", "ANSWERS", "-o", "-"], "--output", "judge parse writes its lines"),
-    (["probe", "build", "lear-limericks", "-o", "-", "--limit", "2"], "--output", "file"),
-    (["probe", "run", "PAIRS", "-o", "-"], "--output", "file"),
+    (["form", "check", "ANSWERS", "-o", "-"], "-o", "form check writes its rows"),
+    (["judge", "parse", "ANSWERS", "--out", "-"], "--out", "judge parse writes its lines"),
+    (["probe", "build", "lear-limericks", "-o", "-", "--limit", "2"], "-o", "file"),
+    (["probe", "run", "PAIRS", "-o", "-"], "-o", "file"),
     (["probe", "run", "PAIRS", "-o", "scores.jsonl", "--tables", "-"], "--tables", "folder"),
     (["probe", "report", "PAIRS", "--output", "-"], "--output", "folder"),
 ]
@@ -58,6 +59,8 @@ RUN_COMMANDS = [
     (["analyze", "--out", "-"], "--out", "folder"),
     (["figures", "--format", "png", "--out", "-"], "--out", "folder"),
     (["export", "--to", "-"], "--to", "folder"),
+    (["export", "--out", "-"], "--out", "folder"),  # was "--to -: ..."
+    (["analyze", "-o", "-"], "-o", "folder"),
     (["ghostwriting", "metrics", "--out", "-"], "--out", "folder"),
     (["ghostwriting", "sheets", "--out", "-"], "--out", "folder"),
     (["survey", "sheets", "--out", "-"], "--out", "folder"),

@@ -20,12 +20,13 @@ LIMERICK = (
     "With a pink sugar cow\nAnd sold it for tuppence and tea"
 )
 
+#: The option is named as typed (`-o outdir/` was answered "--output outdir/: ...").
 COMMANDS = [
-    (["form", "check", "poems.jsonl", "-o"], "--output", "checks.jsonl"),
+    (["form", "check", "poems.jsonl", "-o"], "-o", "checks.jsonl"),
     (["judge", "parse", "answers.jsonl", "--output"], "--output", "parsed.jsonl"),
-    (["probe", "build", "demo", "-t", "synonym", "-o"], "--output", "pairs.jsonl"),
-    (["probe", "run", "pairs.jsonl", "--out"], "--output", "scores.jsonl"),
-    (["report", "--run", "run", "-o"], "--out", "index.html"),
+    (["probe", "build", "demo", "-t", "synonym", "-o"], "-o", "pairs.jsonl"),
+    (["probe", "run", "pairs.jsonl", "--out"], "--out", "scores.jsonl"),
+    (["report", "--run", "run", "-o"], "-o", "index.html"),
 ]
 
 

@@ -61,26 +61,26 @@ def test_export_parquet_by_its_suffix(demo_run: Path, here: Path) -> None:
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [
+    [  # the option as typed: `-o all.csv` was answered "--to all.csv: ..."
         (
             ["-o", "all.csv"],
-            "--to all.csv: a file name, but 15 tables are exported, one file each, into a "
-            "folder: give a folder (--to all/), or one table (poemetric export poems --to all.csv)",
+            "-o all.csv: a file name, but 15 tables are exported, one file each, into a "
+            "folder: give a folder (-o all/), or one table (poemetric export poems -o all.csv)",
         ),
         (
             ["calls", "generations", "-o", "calls.csv"],
-            "--to calls.csv: a file name, but 2 tables are exported, one file each, into a "
-            "folder: give a folder (--to calls/), or one table (poemetric export calls --to "
+            "-o calls.csv: a file name, but 2 tables are exported, one file each, into a "
+            "folder: give a folder (-o calls/), or one table (poemetric export calls -o "
             "calls.csv)",
         ),
         (
             ["calls", "-o", "calls.tsv"],
-            "--to calls.tsv: export writes .csv, .jsonl or .parquet files; give one of those "
-            "names, or a folder (--to calls/)",
+            "-o calls.tsv: export writes .csv, .jsonl or .parquet files; give one of those "
+            "names, or a folder (-o calls/)",
         ),
         (
-            ["calls", "-o", "calls.csv", "--format", "parquet"],
-            "--to calls.csv is a csv file name but --format is parquet: give one or the other",
+            ["calls", "--out", "calls.csv", "--format", "parquet"],
+            "--out calls.csv is a csv file name but --format is parquet: give one or the other",
         ),
     ],
 )
@@ -105,7 +105,7 @@ def test_a_name_ending_in_a_slash_is_still_a_folder(demo_run: Path, here: Path) 
 FOLDER_COMMANDS = [
     (["analyze", "--out", "res.csv"], "--out", ".csv", "res/"),
     (["figures", "--out", "figs.pdf"], "--out", ".pdf", "figs/"),
-    (["survey", "sheets", "-o", "sheets.html"], "--out", ".html", "sheets/"),
+    (["survey", "sheets", "-o", "sheets.html"], "-o", ".html", "sheets/"),  # as typed
     (["ghostwriting", "metrics", "--out", "gw.csv"], "--out", ".csv", "gw/"),
     (["ghostwriting", "sheets", "--out", "lines.csv"], "--out", ".csv", "lines/"),
 ]
@@ -132,7 +132,7 @@ def test_probe_and_merge_refuse_a_file_name_for_a_folder(demo_run: Path, here: P
     )
     refused = [
         (["probe", "run", "pairs.jsonl", "-o", "s.jsonl", "--tables", "t.md"], "--tables t/"),
-        (["probe", "report", "s.jsonl", "-o", "t.tex"], "--output t/"),
+        (["probe", "report", "s.jsonl", "-o", "t.tex"], "-o t/"),  # as typed
         (["merge", str(demo_run), "--into", "runs/x/poemetric.sqlite"], "--into runs/x/"),
     ]
     for args, folder in refused:

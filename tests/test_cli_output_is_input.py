@@ -61,7 +61,7 @@ def test_an_output_that_is_the_input_file_is_refused(
         code, err = _invoke([*command, str(source), "-o", str(output)])
         assert code == 2
         assert err.strip() == (
-            f"error: --output {output} is the input file: {loss}; give another file name"
+            f"error: -o {output} is the input file: {loss}; give another file name"  # as typed
         )
     assert source.read_bytes() == before
 

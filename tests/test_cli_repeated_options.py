@@ -118,6 +118,19 @@ def test_an_output_folder_written_two_ways_is_one_value(
     assert "has no poems yet" in result.stderr, result.output
 
 
+def test_an_output_option_twice_is_named_as_typed(tmp_path: Path) -> None:
+    """`export -o a -o b` was told "--output is given twice": the longest of the output
+    option's names, which `export` (`--to`) and `analyze` (`--out`) name nowhere."""
+    RunStore(tmp_path / "run", create=True).close()
+    run = str(tmp_path / "run")
+    assert _refused(["export", "--run", run, "-o", "a", "-o", "b"]) == (
+        "error: -o is given twice (a, b), and only the last would count; give it once"
+    )
+    assert _refused(["analyze", "--run", run, "--out", "a", "--to", "b"]) == (
+        "error: --out is given twice (a, b), and only the last would count; give it once"
+    )
+
+
 def test_two_folders_are_still_two_values(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert _refused(["analyze", "--run", "runs/x/", "--run", "runs/y"]) == (

@@ -208,7 +208,7 @@ def test_output_dash_is_refused_rather_than_written_to_a_file_named_dash(
     result = runner.invoke(app, ["form", "check", str(source), "-o", "-"])
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert result.stderr.startswith("error: --output -: form check writes its rows to a file")
+    assert result.stderr.startswith("error: -o -: form check writes its rows to a file")
     assert not (tmp_path / "-").exists()
 
 

@@ -376,7 +376,7 @@ def test_demo_with_a_broken_user_model_file_is_an_error_not_a_traceback(
     assert result.exit_code == 2, result.output
     what, flag = ("model", "") if "GENERATORS" in variable else ("judge", " --judges")
     assert result.stderr.splitlines() == [
-        f"error: {folder / f'{name}.yaml'}: {what} {name!r} cannot be used: {TYPO}; details: "
+        f"error: {folder / f'{name}.yaml'}:5: {what} {name!r} cannot be used: {TYPO}; details: "
         f"`poemetric models show {name}{flag}`"
     ]
     assert not run.exists()
@@ -388,12 +388,12 @@ def test_demo_with_a_broken_user_model_file_is_an_error_not_a_traceback(
         (["generate", "--models", "markv"], None,
          "error: unknown model or group 'markv' (did you mean 'markov'?); see `poemetric models`"),
         (["generate", "--models", "broken"], "POEMETRIC_GENERATORS_DIR",
-         "error: {path}: model 'broken' cannot be used: " + TYPO),
+         "error: {path}:5: model 'broken' cannot be used: " + TYPO),
         (["judge", "--judge", "gpt4o"], None,
          "error: unknown judge or group 'gpt4o' (did you mean 'gpt-4o'?); see `poemetric models "
          "--judges` (files read from "),
         (["judge", "--judge", "broken"], "POEMETRIC_JUDGES_DIR",
-         "error: {path}: judge 'broken' cannot be used: " + TYPO),
+         "error: {path}:5: judge 'broken' cannot be used: " + TYPO),
     ],
     ids=["unknown-model", "broken-model", "unknown-judge", "broken-judge"],
 )  # fmt: skip
@@ -440,7 +440,7 @@ def test_a_model_file_without_api_key_env_says_what_to_add(
         )
         assert (result.exit_code, result.stdout) == (2, ""), result.output
         assert result.stderr.startswith(
-            f"error: {path}: model 'keyless' cannot be used: api_key_env: missing"
+            f"error: {path}:2: model 'keyless' cannot be used: api_key_env: missing"
         )
         assert not run.exists()
     shown = CliRunner().invoke(app, ["models", "show", "keyless"], env={"COLUMNS": "400"})

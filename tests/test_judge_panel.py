@@ -151,7 +151,7 @@ def test_a_judge_template_without_placeholders_is_refused_at_load(
     judges = write_judge(user_model, "bad", "http://127.0.0.1:9/v1", template="nothing.md")
     (judges / "nothing.md").write_text("no placeholders here")
     assert "bad" not in load_roster("judges")  # unusable: the other judges still load
-    with pytest.raises(RosterError, match=r"bad\.yaml: judge 'bad' cannot be used: template "):
+    with pytest.raises(RosterError, match=r"bad\.yaml:6: judge 'bad' cannot be used: template "):
         select_models("bad", kind="judges")
     unusable = load_catalog("judges").unusable["bad"]
     assert re.search(r"bad\.yaml:6: template .*placeholder", unusable.detail)

@@ -58,7 +58,7 @@ def test_building_pairs_over_a_scores_file_is_refused(files: tuple[Path, Path]) 
         app, ["probe", "build", "lear-limericks", "-n", "1", "-o", str(scores)]
     )
     assert result.exit_code == 2, result.output
-    assert f"--output {scores} holds scores (from `probe run`)" in " ".join(result.output.split())
+    assert f"-o {scores} holds scores (from `probe run`)" in " ".join(result.output.split())
     assert scores.read_bytes() == before
 
 
@@ -71,7 +71,7 @@ def test_scoring_over_a_pairs_file_is_refused_and_over_scores_replaces_them(
     runner = CliRunner()
     result = runner.invoke(app, ["probe", "run", str(pairs), "-o", str(other)])
     assert result.exit_code == 2, result.output
-    assert f"--output {other} holds pairs (from `probe build`)" in " ".join(result.output.split())
+    assert f"-o {other} holds pairs (from `probe build`)" in " ".join(result.output.split())
     assert other.read_bytes() == pairs.read_bytes()
     again = runner.invoke(app, ["probe", "run", str(pairs), "-n", "1", "-o", str(scores)])
     assert again.exit_code == 0, again.output  # a re-run replaces its own kind of file

@@ -28,7 +28,8 @@ def test_human_is_not_a_provider_a_model_file_can_name(
     assert code == 0 and f"  copy: {short}  ({judge}:2)" in out.splitlines(), out + err
     code, out, err = cli("models", "show", "copy")
     assert (
-        code == 2 and err.splitlines()[0] == f"error: {copy}: model 'copy' cannot be used: {short}"
+        code == 2
+        and err.splitlines()[0] == f"error: {copy}:2: model 'copy' cannot be used: {short}"
     )
     assert err.splitlines()[1].startswith(
         f"  {copy}:2: provider 'human' is the dataset's own author (the human poems every run "
@@ -45,12 +46,12 @@ def test_human_is_not_a_provider_a_model_file_can_name(
     run = tmp_path / "run"
     code, out, err = cli("generate", "--run", str(run), "--models", "copy,markov", "--limit",
                          "2", "--no-progress")  # fmt: skip
-    assert code == 2 and err.startswith(f"error: {copy}: model 'copy' cannot be used: {short}")
+    assert code == 2 and err.startswith(f"error: {copy}:2: model 'copy' cannot be used: {short}")
     assert not run.exists()
     code, out, err = cli("generate", "--run", str(run), "--models", "markov", "--limit", "2",
                          "--no-progress")  # fmt: skip
     assert code == 0, out + err
     code, out, err = cli("judge", "--run", str(run), "--judge", "copy", "--no-progress")
-    assert code == 2 and err.startswith(f"error: {judge}: judge 'copy' cannot be used: {short}")
+    assert code == 2 and err.startswith(f"error: {judge}:2: judge 'copy' cannot be used: {short}")
     with RunStore(run) as store:
         assert store.count("judgments") == 0

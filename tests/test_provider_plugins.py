@@ -411,7 +411,7 @@ def test_a_plugin_declaring_its_option_keys_gets_them_checked(
                          "--dry-run")  # fmt: skip
     assert (code, out) == (2, ""), err
     assert err.splitlines() == [
-        f"error: {path}: model 'mine' cannot be used: options.lnes: unknown key 'lnes' (did you "
+        f"error: {path}:4: model 'mine' cannot be used: options.lnes: unknown key 'lnes' (did you "
         "mean 'lines'?); details: `poemetric models show mine`"
     ]
     assert not run.exists()

@@ -63,7 +63,7 @@ def test_a_misspelt_option_makes_the_model_unusable(
         )
         assert (code, out) == (2, ""), err
         assert err.splitlines() == [
-            f"error: {path}: model {name!r} cannot be used: {reason}; details: "
+            f"error: {path}:{line}: model {name!r} cannot be used: {reason}; details: "
             f"`poemetric models show {name}`"
         ]
         assert not run.exists()

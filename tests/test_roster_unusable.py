@@ -90,12 +90,11 @@ def test_an_unusable_file_stops_only_the_commands_that_select_it(
 
     code, out, err = _invoke("models", "show", name)
     assert code == 2 and out == ""
-    assert err.splitlines()[0] == f"error: {path}: model {name!r} cannot be used: {reason}"
+    # The file and its line first, as every bad input is named (the bare file named no line).
+    first = f"error: {path}:{line}: model {name!r} cannot be used: {reason}"
+    assert err.splitlines()[0] == first
 
-    line = (
-        f"error: {path}: model {name!r} cannot be used: {reason}; details: "
-        f"`poemetric models show {name}`"
-    )
+    line = f"{first}; details: `poemetric models show {name}`"
     selections = [name, f"markov,{name}", "all"] + (["mine"] if "groups" in text else [])
     for selection in selections:
         for dry_run in ([], ["--dry-run"]):
@@ -112,7 +111,7 @@ def test_an_unusable_judge_is_one_error_line_before_any_run_folder(
     monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(folder))
     run = tmp_path / "run"
     line = (
-        f"error: {folder / 'endpoint.yaml'}: judge 'endpoint' cannot be used: unset variable "
+        f"error: {folder / 'endpoint.yaml'}:5: judge 'endpoint' cannot be used: unset variable "
         "ENDPOINT_URL; details: `poemetric models show endpoint --judges`"
     )
     for args in (
@@ -138,7 +137,7 @@ def test_a_broken_user_file_replaces_the_bundled_model_it_is_named_after(
     monkeypatch.setenv("POEMETRIC_GENERATORS_DIR", str(folder))
     catalog = load_catalog()
     assert "gpt-4o" not in catalog.entries and catalog.unusable["gpt-4o"].path.parent == folder
-    with pytest.raises(UnusableModelError, match=r"gpt-4o\.yaml: model 'gpt-4o' cannot be used"):
+    with pytest.raises(UnusableModelError, match=r"gpt-4o\.yaml:5: model 'gpt-4o' cannot be used"):
         select_models("openai")
     monkeypatch.setenv("ENDPOINT_URL", "http://127.0.0.1:9/v1")
     assert select_models("gpt-4o")[0].base_url == "http://127.0.0.1:9/v1"

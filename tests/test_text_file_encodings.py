@@ -177,7 +177,7 @@ def test_a_judge_files_windows_1252_template_makes_the_judge_unusable(
     result = runner.invoke(app, ["models", "show", "j", "--judges"], env=WIDE)
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
     error, detail = result.stderr.splitlines()  # the reason, then the file's line
-    assert error.startswith(f"error: {judge}: judge 'j' cannot be used: template: ")
+    assert error.startswith(f"error: {judge}:6: judge 'j' cannot be used: template: ")
     assert detail.startswith(f"  {judge}:6: template: {judge.parent / 't.md'}:1: not valid ")
     assert "(byte 0xe9 at offset 13): the file looks like Windows-1252" in detail
 
@@ -209,7 +209,7 @@ def test_a_windows_1252_model_file_names_its_line(
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
     error, detail = result.stderr.splitlines()
     assert error == (
-        f"error: {path}: model 'mine' cannot be used: not valid UTF-8 on line 4; save it with "
+        f"error: {path}:4: model 'mine' cannot be used: not valid UTF-8 on line 4; save it with "
         "the encoding UTF-8"
     )
     assert detail == (

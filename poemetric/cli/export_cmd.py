@@ -12,6 +12,7 @@ from rich.console import Console
 from poemetric.cli.app import app
 from poemetric.cli.options import (
     RunOption,
+    as_typed,
     error_exit,
     existing_run,
     file_suffix,
@@ -145,24 +146,25 @@ def _one_file(to: str, chosen: list[str], fmt: ExportFormat | None) -> Path:
     suffix names (and `--format`, if given, agrees with). Before, `export calls -o calls.csv`
     made a folder `calls.csv/` holding `calls.csv`. Anything else is refused (exit 2), naming
     the folder form."""
+    option = as_typed("--to")  # `--out`, `-o`: as given
     suffix = Path(to).suffix.lower()
-    folder = f"--to {folder_form(to)}"
+    folder = f"{option} {folder_form(to)}"
     if len(chosen) != 1:
         stem = Path(to).stem
         table = stem if stem in chosen else chosen[0]
         raise error_exit(
-            f"--to {to}: a file name, but {len(chosen)} tables are exported, one file each, into "
-            f"a folder: give a folder ({folder}), or one table (poemetric export {table} "
-            f"--to {to})"
+            f"{option} {to}: a file name, but {len(chosen)} tables are exported, one file each, "
+            f"into a folder: give a folder ({folder}), or one table (poemetric export {table} "
+            f"{option} {to})"
         )
     if suffix not in FILE_FORMATS:
         raise error_exit(
-            f"--to {to}: export writes .csv, .jsonl or .parquet files; give one of those names, "
+            f"{option} {to}: export writes .csv, .jsonl or .parquet files; give one of those names, "
             f"or a folder ({folder})"
         )
     if fmt is not None and fmt.value != FILE_FORMATS[suffix]:
         raise error_exit(
-            f"--to {to} is a {FILE_FORMATS[suffix]} file name but --format is {fmt.value}: "
+            f"{option} {to} is a {FILE_FORMATS[suffix]} file name but --format is {fmt.value}: "
             "give one or the other (the suffix names the format of a single file)"
         )
-    return output_file(Path(to), "--to")
+    return output_file(Path(to), option)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from poemetric.cli.options import error_exit
+from poemetric.cli.options import as_typed, error_exit
 from poemetric.text.plural import counted
 
 
@@ -24,7 +24,7 @@ def output_separator(output: Path) -> str | None:
     suffix = output.suffix.lower()
     if suffix in PARQUET_SUFFIXES:
         raise error_exit(
-            f"--output {output}: form check writes JSON lines (.jsonl) or a CSV/TSV table "
+            f"{as_typed('--output')} {output}: form check writes JSON lines (.jsonl) or a CSV/TSV table "
             "(.csv, .tsv), not Parquet; give one of those names"
         )
     return TABLE_SUFFIXES.get(suffix)

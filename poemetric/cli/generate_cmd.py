@@ -250,7 +250,7 @@ def parse_shard(text: str | None) -> Shard | None:
     try:
         return Shard.parse(text)
     except ValueError as error:
-        raise error_exit(f"--shard: {error}") from error
+        raise error_exit(str(error)) from error  # it names --shard and the value
 
 
 def check_prices(models: Sequence[ModelSpec], max_cost: float | None) -> None:

@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.markup import plain
-from poemetric.hints import make_command, program, run_by_make
+from poemetric.hints import make_command, program, recorded_dataset, run_by_make
 from poemetric.runner import stopping
 from poemetric.runner.batch_table import BatchRow, abandon_command, batch_rows
 from poemetric.runner.report import StageInterrupted
@@ -39,7 +39,13 @@ def resume_command() -> str:
     that runs it (`make generate RUN=... MODELS=...`: a make user's venv is not activated, so
     `poemetric` is not on their PATH), or `.venv/bin/poemetric ...` for a command with no make
     target; else `poemetric ...`."""
-    arguments = sys.argv[1:]
+    return command_line(sys.argv[1:])
+
+
+def command_line(arguments: list[str]) -> str:
+    """poemetric's `arguments` as the command to type: under make, the make command that runs
+    them (`make generate RUN=... MODELS=...`), or `.venv/bin/poemetric ...` for a command with no
+    make target; else `poemetric ...`."""
     if run_by_make():
         return make_command(arguments) or shlex.join([program(), *arguments])
     return shlex.join(["poemetric", *arguments])
@@ -71,10 +77,11 @@ def interruptible(
         found = _open_batches(run)
         open_batches.extend(row for row in found if ours(row))
         others = [row for row in found if not ours(row)]
+        dataset = _run_dataset(run) if any(r.stage == "generations" for r in others) else None
         return (
             f"Every answer received so far is saved in {plain(run)}; nothing is lost and nothing "
             f"stored is paid for twice.{_open_batches_line(open_batches)}"
-            f"{_other_stages_line(others, run)} Resume with:"
+            f"{_other_stages_line(others, run, dataset)} Resume with:"
         )
 
     with _stopped(then, lambda: _giving_up(open_batches, run)):
@@ -88,6 +95,16 @@ def _open_batches(run: Path) -> list[BatchRow]:
             return [row for row in batch_rows(store) if row.in_flight]
     except (StoreError, sqlite3.Error, OSError):
         return []
+
+
+def _run_dataset(run: Path) -> str | None:
+    """The dataset `run` was prepared from, as `--dataset` takes it (None when the run cannot be
+    read or records none): `generate` without it takes the demo dataset, which the run refuses."""
+    try:
+        with RunStore(run, create=False) as store:
+            return recorded_dataset(store)
+    except (StoreError, sqlite3.Error, OSError):
+        return None
 
 
 def _open_batches_line(rows: list[BatchRow]) -> str:
@@ -114,9 +131,10 @@ def _open_batches_line(rows: list[BatchRow]) -> str:
     return said
 
 
-def _other_stages_line(rows: list[BatchRow], run: Path) -> str:
+def _other_stages_line(rows: list[BatchRow], run: Path, dataset: str | None = None) -> str:
     """The open batches of the other stages or models than those stopped, by the command that
-    collects them (this command's resume does not)."""
+    collects them (this command's resume does not): as `command_line` writes it, under make the
+    make target (`generate`'s with the run's `dataset` unless it is the default demo one)."""
     said = []
     for stage in sorted({row.stage for row in rows}):
         mine = [row for row in rows if row.stage == stage]
@@ -125,8 +143,13 @@ def _other_stages_line(rows: list[BatchRow], run: Path) -> str:
         command, option = STAGE_COMMANDS.get(stage, (None, ""))
         models = ",".join(dict.fromkeys(row.model for row in mine))
         if command:
-            line = ["poemetric", command, "--run", str(run), option, models, "--batch"]
-            collect = f"`{plain(shlex.join(line))}` does, with the other options it was run with"
+            named = (
+                ["--dataset", dataset]
+                if command == "generate" and dataset not in (None, "demo")
+                else []
+            )
+            line = [command, "--run", str(run), *named, option, models, "--batch"]
+            collect = f"`{plain(command_line(line))}` does, with the other options it was run with"
         else:
             collect = f"the {plain(stage)} stage's command with --batch does"
         said.append(

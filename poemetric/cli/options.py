@@ -13,6 +13,7 @@ import typer
 
 from poemetric.agreement_defaults import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.cli.output import sqlite_refusal
+from poemetric.cli.typed_names import as_typed
 from poemetric.hints import file_as_run, recorded_dataset, run_by_make, stage_command
 from poemetric.suggest import did_you_mean
 
@@ -92,7 +93,8 @@ ProgressOption = typer.Option(
 
 #: The names of an output file or folder option. Commands came to name theirs three ways
 #: (`analyze --out`, `export --to`, `form check --output`/`-o`); each keeps its own as the
-#: primary name (what its messages say) and accepts the others, so `export --out x` works.
+#: primary name (its help's) and accepts the others, so `export --out x` works; its messages
+#: name it as it was given (`typed_names.as_typed`).
 OUTPUT_NAMES = ("--out", "--output", "--to", "-o")
 
 
@@ -172,6 +174,7 @@ def output_folder_name(option: str, raw: str) -> Path:
     """`raw`, as given to a folder's output option, as a Path; a file name (`results.csv`) is
     unusable input (exit 2): the command would make a folder `results.csv/` and write its files
     into it."""
+    option = as_typed(option)
     if suffix := file_suffix(raw):
         raise error_exit(
             f"{option} {raw}: a file name ({suffix}), but the output is a folder (its files are "
@@ -185,6 +188,7 @@ def output_file_name(option: str, file_name: str, raw: str) -> Path:
     `error: --output outdir/: names a folder (it ends in /); give a file name, e.g.
     outdir/checks.jsonl`, and `error: --output outdir: is a folder; give a file name, e.g. ...`
     for one that exists."""
+    option = as_typed(option)
     path = Path(raw)
     slash = raw.endswith(("/", os.sep)) and str(path) not in (".", "/")
     if slash or (raw != "-" and path.is_dir()):
@@ -300,6 +304,7 @@ def not_standard_output(path: Path, option: str, kind: str = "file", why: str = 
     """Refuse (exit 2) `-` as an output path. No command writes its output to standard output
     (the terminal gets its summary), and `-` was taken as a file or folder named "-" in the
     current folder, with exit status 0. `why` says what the command writes where."""
+    option = as_typed(option)
     if str(path) == "-":
         why = why or f"the output is written to a {kind}, not to standard output"
         raise error_exit(f"{option} -: {why}; give a {kind} name")
@@ -309,6 +314,7 @@ def output_folder(path: Path, option: str = "--out") -> Path:
     """`path` as a folder a command may write into. A file there, or in place of a folder above
     it, is unusable input: `error: ...` and exit status 2 before any work, not a traceback after
     it; so is `-` (`not_standard_output`)."""
+    option = as_typed(option)
     not_standard_output(path, option, "folder")
     for folder in (path, *path.parents):
         if folder.exists():
@@ -354,6 +360,7 @@ def output_file(
     are the command's input file `source` (`not_the_input`) and a SQLite database, such as a
     run store (`report --out RUN/poemetric.sqlite` replaced the whole run with the report), and
     `-` (`not_standard_output`)."""
+    option = as_typed(option)
     not_standard_output(path, option)
     if path.is_dir():
         raise error_exit(f"{option} {path}: is a folder; give a file name")
@@ -369,6 +376,7 @@ def not_the_input(path: Path, source: Path, option: str, loss: str) -> None:
     """Refuse (exit 2) an output file that is the input file `source` itself, under any
     spelling (`-o` naming the input by mistake): the output would replace the input. `loss`
     says what would be lost, e.g. "the poems would be replaced by the form checks"."""
+    option = as_typed(option)
     if path.exists() and source.exists() and path.samefile(source):
         raise error_exit(f"{option} {path} is the input file: {loss}; give another file name")
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from poemetric.cli.options import error_exit
+from poemetric.cli.options import as_typed, error_exit
 
 if TYPE_CHECKING:
     from poemetric.probes.builders import SourcePoem
@@ -61,7 +61,7 @@ def not_the_other_kind(output: Path, kind: str, loss: str) -> None:
     if output.is_file() and file_kind(output) == kind:
         maker = {"scores": "probe run", "pairs": "probe build"}[kind]
         raise error_exit(
-            f"--output {output} holds {kind} (from `{maker}`): {loss}; give another file name "
+            f"{as_typed('--output')} {output} holds {kind} (from `{maker}`): {loss}; give another file name "
             "(or move it away first)"
         )
 

@@ -13,7 +13,13 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain, plain_cells
-from poemetric.cli.options import DatasetOption, LimitOption, dataset_warnings, error_exit
+from poemetric.cli.options import (
+    DatasetOption,
+    LimitOption,
+    dataset_warnings,
+    error_exit,
+    unknown_choice,
+)
 from poemetric.data import DatasetError, load_dataset
 from poemetric.prompts import (
     GENERATION_TEMPLATE,
@@ -63,7 +69,12 @@ def render(
     dataset: str = DatasetOption,
     limit: int | None = LimitOption,
     poem_id: list[str] = typer.Option([], "--poem-id", help="Only these poems (repeatable)."),
-    kind: PromptKind = typer.Option(PromptKind.generation, help="Which prompt to show."),
+    kind_name: str = typer.Option(
+        PromptKind.generation.value,
+        "--kind",
+        metavar="<generation|judge>",
+        help="Which prompt to show.",
+    ),
     template: Path | None = typer.Option(
         None,
         help="Use this template file instead of the bundled one (with --kind judge, the judge "
@@ -82,6 +93,10 @@ def render(
 
     POEM_ID is a poem_id of the dataset (`poemetric dataset show poemetric` lists them).
     """
+    try:  # as an Enum option Typer answered "Value error, 'jduge' is not one of ..." in its box
+        kind = PromptKind(kind_name)
+    except ValueError:
+        raise unknown_choice("--kind", kind_name, [item.value for item in PromptKind]) from None
     try:
         loaded = load_dataset(dataset)
     except DatasetError as error:

@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from poemetric.cli.options import error_exit
+from poemetric.cli.options import OUTPUT_NAMES, error_exit
+from poemetric.cli.typed_names import TYPED_NAMES
 from poemetric.hints import run_by_make
 
 if TYPE_CHECKING:
@@ -35,13 +36,16 @@ TAKES_LIST = re.compile(r"\bcomma[- ]separated\b", re.IGNORECASE)
 
 def refuse_repeated_options(ctx: Context, words: list[str]) -> None:
     """Exit (status 2) where an option of the command `words` name, which takes one value, is
-    given twice with different values."""
+    given twice with different values. Each output option given (`options.OUTPUT_NAMES`) is kept
+    in `ctx.meta[TYPED_NAMES]` by every name of it, as typed (`export --out x`: `--to` ->
+    `--out`), for typed_names.as_typed."""
     command, rest = _command_and_words(ctx, words)
     if command is None or "--help" in rest:
         return
     options = _single_value_options(command)
     given: dict[str, list[str]] = {}
     written: dict[str, str] = {}
+    typed: dict[str, str] = ctx.meta.setdefault(TYPED_NAMES, {})
     index = 0
     while index < len(rest):
         word = rest[index]
@@ -56,7 +60,12 @@ def refuse_repeated_options(ctx: Context, words: list[str]) -> None:
                 index += 1
                 value = rest[index]
             given.setdefault(param.name, []).append(value)
-            written.setdefault(param.name, max(param.opts, key=len))
+            output = any(option in OUTPUT_NAMES for option in param.opts)
+            # An output option as first typed: its longest name was `--output`, which `export`
+            # (`--to`) and `analyze` (`--out`) name nowhere, for `-o a -o b`.
+            written.setdefault(param.name, name if output else max(param.opts, key=len))
+            if output:
+                typed.update(dict.fromkeys(param.opts, name))
         index += 1
     for key, values in given.items():
         param = options[written[key]]

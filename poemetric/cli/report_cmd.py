@@ -17,11 +17,13 @@ from poemetric.cli.options import (
     JudgeOption,
     RunOption,
     SeedOption,
+    as_typed,
     error_exit,
     existing_run,
     experts_option,
     output_file,
     output_option,
+    unknown_choice,
     writable_run,
 )
 from poemetric.cli.survey_select import known_survey, one_expert_source
@@ -39,8 +41,9 @@ class ReportLayout(StrEnum):
 
 
 LayoutOption = typer.Option(
-    ReportLayout.auto,
+    ReportLayout.auto.value,
     "--layout",
+    metavar="<auto|file|folder>",
     help="file: one self-contained HTML file; folder: a small page (index.html) and its poems in "
     "a folder beside it (index_files/), read as they are shown: quick to open at any size; "
     "auto: one file up to 10 MB of poem data (some 6,000 judged poems), else a folder.",
@@ -58,9 +61,18 @@ def html_name(out: Path) -> None:
         return
     what = f", not a {out.suffix} file" if out.suffix else ""
     raise error_exit(
-        f"--out {out}: the report is an HTML page{what}; give a name ending in .html or .htm, "
+        f"{as_typed('--out')} {out}: the report is an HTML page{what}; give a name ending in .html or .htm, "
         f"e.g. {out.with_name(f'{out.stem}.html')}"
     )
+
+
+def _layout(name: str) -> ReportLayout:
+    """`--layout` NAME, or the one-line error of every unknown choice: as an Enum option Typer
+    answered "Invalid value for '--layout': Value error, 'fil' is not one of ..." in its box."""
+    try:
+        return ReportLayout(name)
+    except ValueError:
+        raise unknown_choice("--layout", name, [item.value for item in ReportLayout]) from None
 
 
 @app.command()
@@ -79,7 +91,7 @@ def report(
         "poems go beside it, in NAME_files/.",
         file_name="index.html",
     ),
-    layout: ReportLayout = LayoutOption,
+    layout_name: str = LayoutOption,
 ) -> None:
     """The run report: an HTML page (no network requests; charts as inline SVG) with the
     leaderboard and its CIs, per-dimension charts, the form checks, the judges, agreement with
@@ -103,6 +115,7 @@ def report(
 
         poemetric report --run runs/paper --layout file --out paper-report.html
     """
+    layout = _layout(layout_name)
     one_expert_source(experts, survey)
     from poemetric.analysis.experts import ExpertRatingsError
     from poemetric.report import build_report

@@ -64,11 +64,12 @@ class UnusableModel:
         return str(self.path)
 
     def error(self, kind: RosterKind, *, hint: bool = True) -> str:
-        """The one line a command that selects this model stops with."""
+        """The one line a command that selects this model stops with: `FILE:LINE` (`where`)
+        first, as every bad input is named."""
         what = "judge" if kind == "judges" else "model"
         flag = " --judges" if kind == "judges" else ""
         more = f"; details: `{program()} models show {self.name}{flag}`" if hint else ""
-        return f"{self.path}: {what} {self.name!r} cannot be used: {self.reason}{more}"
+        return f"{self.where}: {what} {self.name!r} cannot be used: {self.reason}{more}"
 
 
 @dataclass(frozen=True)
