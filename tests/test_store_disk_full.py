@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import resource
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -101,3 +102,13 @@ def test_a_new_run_on_a_full_disk_is_one_line_too(tmp_path: Path) -> None:
     assert full.stderr.startswith(
         "error: could not write a run store (disk I/O error: is its disk "
     ), full.stderr
+
+
+def test_an_operational_error_without_a_sqlite_code_is_no_disk_failure() -> None:
+    """An `OperationalError` raised by Python code (a plugin, a wrapper) has no
+    `sqlite_errorcode`: reading it raised AttributeError inside the command line's own error
+    handler, which then printed a traceback (unredacted) in place of the error."""
+    from poemetric.store.connect import disk_failure, primary_code
+
+    error = sqlite3.OperationalError("raised by hand")
+    assert primary_code(error) == 0 and disk_failure(error) is None

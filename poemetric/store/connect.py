@@ -48,10 +48,16 @@ def write_failure(path: Path, error: sqlite3.OperationalError) -> StoreWriteErro
     )
 
 
+def primary_code(error: sqlite3.Error) -> int:
+    """SQLite's primary result code of `error` (`SQLITE_FULL`, `SQLITE_BUSY`, ...); 0 for an
+    error raised without one (by Python code rather than by SQLite)."""
+    return int(getattr(error, "sqlite_errorcode", 0)) & 0xFF
+
+
 def disk_failure(error: sqlite3.OperationalError) -> str | None:
     """The question a failed write raises (`is its disk full ...?`) when `error` is SQLITE_FULL
     or SQLITE_IOERR; None for any other error."""
-    code = error.sqlite_errorcode & 0xFF
+    code = primary_code(error)
     if code == sqlite3.SQLITE_FULL:
         return "is its disk full, or your disk quota used up?"
     if code == sqlite3.SQLITE_IOERR:
@@ -162,6 +168,6 @@ def _use_wal(conn: sqlite3.Connection, *, deadline: float) -> None:
             conn.execute("PRAGMA journal_mode=WAL")
             return
         except sqlite3.OperationalError as error:
-            if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+            if primary_code(error) != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
                 raise
             time.sleep(0.01)

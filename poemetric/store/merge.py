@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from poemetric.data.changes import stored_differences, stored_poems
+from poemetric.store.connect import primary_code
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, utc_now
 from poemetric.store.merge_checks import (
     MixedModel,
@@ -267,7 +268,7 @@ def merge_runs(
     except sqlite3.OperationalError as error:
         # A full disk is SQLITE_FULL; a disk quota (a cluster's home or scratch) or a file size
         # limit that a write runs into is a disk I/O error.
-        if error.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
+        if primary_code(error) not in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
             raise
         left = [s for s in report.sources if s not in done and s not in report.skipped_sources]
         raise MergeError(_disk_full(destination, error, done, left)) from None
@@ -286,7 +287,7 @@ def _disk_full(destination: Path, error: sqlite3.Error, done: list[Path], left: 
     )
     # SQLITE_IOERR may also be a source that cannot be read (a failing disk, a network
     # folder gone): the message names both.
-    full = error.sqlite_errorcode & 0xFF == sqlite3.SQLITE_FULL
+    full = primary_code(error) == sqlite3.SQLITE_FULL
     what = (
         f"could not write {destination} ({error}: is its disk full, or your disk quota used up?)"
         if full
