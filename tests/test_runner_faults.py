@@ -325,6 +325,9 @@ def test_a_used_up_quota_stops_the_model_and_leaves_its_jobs_pending(
         assert (model.errors, model.left_pending) == (0, 4) and report.incomplete
         assert model.not_run is not None and "add credits or raise the limit" in model.not_run
         assert generation_rows(store, spec.name) == []  # pending, not errors
+        if not batch:  # the refused call is in the call log, as every answered call is
+            logged = [(r["outcome"], r["http_status"]) for r in store.query("SELECT * FROM calls")]
+            assert logged == [("error", 429)]
 
 
 @pytest.mark.parametrize("batch", [False, True], ids=["async", "batch"])

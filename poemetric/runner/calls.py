@@ -151,7 +151,7 @@ async def _call(
             # The model cannot run now (nothing listens at its local endpoint, its key was
             # refused, or the provider knows no such model id, as it would for every other
             # job): stop it, leave its jobs pending.
-            if refused_key or unknown_model:
+            if refused_key or unknown_model or error.status is not None:  # an answered call
                 log_attempt(
                     run, job, attempt_number, "error", error=error, latency_s=state.latency_s
                 )
