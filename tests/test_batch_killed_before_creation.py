@@ -20,9 +20,9 @@ from test_runner_batch_faults import BATCH, spec_for
 from test_runner_support import TEST_KEY, TEST_KEY_ENV, prepared_store
 
 from poemetric.generation.stage import run_generation
+from poemetric.providers import registry
 from poemetric.providers.batch_api import announces_creation, announcing_creation
 from poemetric.providers.openai_provider import OpenAICompatibleProvider
-from poemetric.providers.registry import register_provider
 from poemetric.store import RunStore
 from poemetric.testing.http_base import HttpAnswer, LocalServer, RecordedRequest
 from poemetric.testing.servers import AnthropicServer, GeminiServer, OpenAIServer
@@ -129,7 +129,7 @@ def test_a_subclass_redefining_its_submission_gets_its_row_before_submit_batch(
     """Taken at its parent's word, a subclass whose submission does not announce the creation
     left no row while its batch was created: a kill then lost the batch and bought it again."""
     monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
-    register_provider("silent-submission", _SilentSubmission)
+    monkeypatch.setitem(registry._REGISTERED, "silent-submission", _SilentSubmission)
     assert announces_creation(OpenAICompatibleProvider.__new__(OpenAICompatibleProvider))
     assert not announces_creation(_SilentSubmission.__new__(_SilentSubmission))
     store = prepared_store(tmp_path, poems=3)
