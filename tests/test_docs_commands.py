@@ -176,3 +176,19 @@ def test_every_environment_variable_poemetric_reads_is_in_the_running_doc_table(
     assert {"POEMETRIC_HOME", "POEMETRIC_STOP_GRACE", "POEMETRIC_JUDGE"} <= read
     missing = sorted(name for name in read if f"`{name}`" not in section)
     assert not missing, missing
+
+
+def test_the_judge_answer_corpus_counts_in_the_benchmarks_doc_are_the_corpus() -> None:
+    """docs/benchmarks.md said 101 answers (57 to read, 44 to reject) after the corpus grew to
+    106 (49 to reject)."""
+    from judge_corpus import corpus
+
+    cases = corpus()
+    text = " ".join((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").split())
+    claim = re.search(
+        r"`tests/judge_corpus.py` holds (\d+) hand-written answers \((\d+) to read, (\d+) to reject",
+        text,
+    )
+    assert claim is not None
+    to_read = sum(case.scores is not None for case in cases)
+    assert tuple(map(int, claim.groups())) == (len(cases), to_read, len(cases) - to_read)
