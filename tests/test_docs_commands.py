@@ -3,7 +3,8 @@ docs/ (not the changelog, which quotes old spellings on purpose) and the dataset
 recipe READMEs names a real command and only options that command has, and every link to a
 section (`file.md#anchor`) finds its heading. A renamed flag or section otherwise leaves a
 copied command failing or a link dead. The sonnet scheme counts docs/form-check.md states are
-the code's."""
+the code's. So is the checker version a user lexicon's checks record, and every
+`POEMETRIC_*` variable the code reads is in docs/running.md's table."""
 
 from __future__ import annotations
 
@@ -130,3 +131,64 @@ def test_the_sonnet_scheme_counts_in_the_form_check_doc_are_the_codes() -> None:
     }
     for what, found in claims.items():
         assert found and {int(n) for n in found} == {expected[what]}, (what, found)
+
+
+def test_the_checker_version_a_user_lexicon_records_is_the_current_one_in_the_docs() -> None:
+    """docs/form-check.md said a check made with a user lexicon records
+    `form-2.13+lexicon-<digest>` after the checker became form-2.14."""
+    from poemetric.form.checker import CHECKER_VERSION
+
+    for doc in DOCS:
+        quoted = set(re.findall(r"(form-[\d.]+)\+lexicon-", doc.read_text(encoding="utf-8")))
+        assert quoted <= {CHECKER_VERSION}, (doc.relative_to(ROOT), quoted)
+
+
+def _environment_variables_read() -> set[str]:
+    """Every `POEMETRIC_*` name that poemetric's code reads from the environment: a string
+    literal that is the whole name (`environ.get("POEMETRIC_HOME")`, `ENV_VAR = "..."`,
+    `envvar="..."`), not a Python name of the package (`POEMETRIC_COLUMNS`, a schema constant
+    that a lazy-import table names), and the `api_key_env` of the bundled model files."""
+    import ast
+
+    package = ROOT / "poemetric"
+    literals: set[str] = set()
+    python_names: set[str] = set()
+    for path in package.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if re.fullmatch(r"POEMETRIC_[A-Z0-9_]+", node.value):
+                    literals.add(node.value)
+            elif isinstance(node, ast.Name) and node.id.startswith("POEMETRIC_"):
+                python_names.add(node.id)
+    for folder in ("generators", "judges"):
+        for path in (ROOT / folder).glob("*.yaml"):
+            literals |= set(re.findall(r"\$\{(POEMETRIC_[A-Z0-9_]+)", path.read_text("utf-8")))
+    return literals - python_names
+
+
+def test_every_environment_variable_poemetric_reads_is_in_the_running_doc_table() -> None:
+    """docs/running.md's "Environment variables" lists what poemetric reads "besides" the API
+    keys; `POEMETRIC_LEXICON` (form check, form scan, form run, demo, merge) was missing."""
+    text = (ROOT / "docs" / "running.md").read_text(encoding="utf-8")
+    section = text.split("## Environment variables", 1)[1].split("\n## ", 1)[0]
+    read = _environment_variables_read()
+    assert {"POEMETRIC_HOME", "POEMETRIC_STOP_GRACE", "POEMETRIC_JUDGE"} <= read
+    missing = sorted(name for name in read if f"`{name}`" not in section)
+    assert not missing, missing
+
+
+def test_the_judge_answer_corpus_counts_in_the_benchmarks_doc_are_the_corpus() -> None:
+    """docs/benchmarks.md said 101 answers (57 to read, 44 to reject) after the corpus grew to
+    106 (49 to reject)."""
+    from judge_corpus import corpus
+
+    cases = corpus()
+    text = " ".join((ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").split())
+    claim = re.search(
+        r"`tests/judge_corpus.py` holds (\d+) hand-written answers \((\d+) to read, (\d+) to reject",
+        text,
+    )
+    assert claim is not None
+    to_read = sum(case.scores is not None for case in cases)
+    assert tuple(map(int, claim.groups())) == (len(cases), to_read, len(cases) - to_read)

@@ -50,6 +50,11 @@ CLOSINGS = [
     "Do you want me to change anything?",
     "I can also write a version in tetrameter if you prefer.",
     "Happy to write more if you'd like.",
+    # the poem named after "more" / "another" (they stayed as a verse line from 3d4a589 on)
+    "I'd be happy to write more poems for you!",
+    "Happy to write more limericks anytime!",
+    "I'd be glad to write another limerick!",
+    "I'm happy to write another one if you like.",
     "Please let me know your thoughts.",
     "(The End)",
     "The End",

@@ -122,6 +122,7 @@ _SIGN_OFF = (
     r"please (?:let me know|feel free)|"
     r"(?:i'm |i am |i'd be |i would be |always )?(?:happy|glad) to (?:write|compose|craft|create|"
     r"try|make|do) (?:\w+ ){0,3}?(?:more|another|others|again|variations?|versions?)"
+    r"(?: (?:one|ones|takes?|" + _FORMS + r"))?"  # "more limericks", "another one"
     r"(?:\s(?:if|for|on|in|with|anytime)\b[^.!?]{0,60})?[.!]?\s*$|" + _OFFER + "|"
     r"enjoy(?: (?:the|this|your|my) (?:" + _FORMS + r"))?(?:\s*[!.]+(?:\s|$)|$|" + _ALONE + r")|"
     r"happy reading|(?:" + _SHORT_SIGN_OFF + r")" + _ALONE
