@@ -15,11 +15,13 @@ import os
 import secrets
 from pathlib import Path
 
+from poemetric.paths import SURVEY_SECRET_BYTES, SurveySecretError, read_survey_secret
 from poemetric.paths import SURVEY_SECRET_FILE as SECRET_FILE
 from poemetric.paths import survey_secret_path as secret_path
 
 __all__ = [
     "SECRET_FILE",
+    "SurveySecretError",
     "admin_token",
     "csrf_token",
     "load_secret",
@@ -30,16 +32,23 @@ __all__ = [
 
 
 def load_secret(run_dir: Path, *, create: bool = True) -> bytes:
-    """The run's survey secret (32 random bytes, file mode 0600), created on first use."""
+    """The run's survey secret (32 random bytes, file mode 0600), created on first use. One too
+    short to be a secret is refused (`SurveySecretError`); a write that fails (a full disk)
+    leaves no file, not an empty one that `read_survey_secret` would have to refuse next time."""
+    secret = read_survey_secret(run_dir)
+    if secret is not None:
+        return secret
     path = secret_path(run_dir)
-    if path.exists():
-        return path.read_bytes()
     if not create:
         raise FileNotFoundError(f"{path} is missing: build a survey first")
-    secret = secrets.token_bytes(32)
+    secret = secrets.token_bytes(SURVEY_SECRET_BYTES)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(secret)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secret)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
     return secret
 
 
