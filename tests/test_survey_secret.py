@@ -11,8 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
-from survey_support import survey_run
+from survey_support import answers_of, serving, survey_run
 
 from poemetric.store import RunStore
 from poemetric.survey import tokens
@@ -93,3 +94,35 @@ def test_a_secret_whose_write_fails_leaves_no_file(
     secret = tokens.load_secret(tmp_path)
     assert len(secret) == 32 and tokens.secret_path(tmp_path).read_bytes() == secret
     assert tokens.secret_path(tmp_path).stat().st_mode & 0o777 == 0o600
+
+
+def test_deleting_the_secret_revokes_the_links_of_a_survey_being_served(tmp_path: Path) -> None:
+    """The docs: "deleting the secret revokes every link". A running `survey serve` held the
+    tokens it started with: the links went on opening the survey (the admin page too) after the
+    secret was deleted, and the new links `survey links` then printed were "not found" until the
+    server was restarted."""
+    run = survey_run(tmp_path / "run", poems=2)
+    with RunStore(run, create=False) as store:
+        build_survey(store, raters="ann,ben", per_rater=2, per_poem=2, seed=1)
+    secret = tokens.load_secret(run)
+    old = f"r/{tokens.rater_token(secret, 'experts', 'ann')}/1"
+    old_admin = f"admin/{tokens.admin_token(secret, 'experts')}"
+    csrf = tokens.csrf_token(secret, "experts", "ann")
+    with serving(create_app(run, "experts")) as url:
+        assert httpx.get(f"{url}/{old}").status_code == 200
+        assert httpx.get(f"{url}/{old_admin}").status_code == 200
+        tokens.secret_path(run).unlink()
+        for address in (old, old.removesuffix("/1"), old_admin):
+            assert httpx.get(f"{url}/{address}").status_code == 404, address
+        saved = httpx.post(f"{url}/{old}/save", data={"csrf": csrf, "field": "form", "value": "4"})
+        assert saved.status_code == 404 and answers_of(run, "ann") == {}
+        fresh = tokens.load_secret(run)  # `survey links` makes a new secret, and new links
+        new = f"r/{tokens.rater_token(fresh, 'experts', 'ann')}/1"
+        assert httpx.get(f"{url}/{new}").status_code == 200
+        assert httpx.get(f"{url}/admin/{tokens.admin_token(fresh, 'experts')}").status_code == 200
+        assert httpx.get(f"{url}/{old}").status_code == 404
+        new_csrf = tokens.csrf_token(fresh, "experts", "ann")
+        assert httpx.post(f"{url}/{new}/save", data={"csrf": csrf, "field": "form",
+                                                     "value": "4"}).status_code == 403  # fmt: skip
+        assert httpx.post(f"{url}/{new}/save", data={"csrf": new_csrf, "field": "form",
+                                                     "value": "4"}).status_code == 200  # fmt: skip
