@@ -44,9 +44,36 @@ def bundled_recipes() -> list[str]:
     return sorted(path.stem for path in resource_path("analysis").glob("*.yaml"))
 
 
+#: Bytes of a survey secret (`secrets.token_bytes`, made by `poemetric.survey.tokens`).
+SURVEY_SECRET_BYTES = 32
+
+
+class SurveySecretError(ValueError):
+    """A survey secret file too short to be one: every link derived from it is guessable."""
+
+
 def survey_secret_path(run_dir: Path) -> Path:
     """The survey secret file of the run folder `run_dir` (`SURVEY_SECRET_FILE`)."""
     return Path(run_dir) / SURVEY_SECRET_FILE
+
+
+def read_survey_secret(run_dir: Path) -> bytes | None:
+    """The run's survey secret, None when it has none. One shorter than a secret is refused: an
+    empty file (left by a write that failed: a full disk) or one cut short gave links anyone could
+    derive from the survey's and the raters' names (the HMAC of an empty key), served as if
+    private, and poem codes that no longer hid which poem a sheet shows."""
+    path = survey_secret_path(run_dir)
+    if not path.is_file():
+        return None
+    secret = path.read_bytes()
+    if len(secret) < SURVEY_SECRET_BYTES:
+        raise SurveySecretError(
+            f"{path}: holds {len(secret)} bytes, not the {SURVEY_SECRET_BYTES} random bytes of a "
+            "survey secret (a write that failed?), so the links made from it could be guessed; "
+            "delete it and run the command again: a new secret makes new links (links and sheet "
+            "codes printed before no longer open or import)"
+        )
+    return secret
 
 
 def user_data_path(*parts: str) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -193,6 +194,40 @@ def test_hostile_requests_are_refused_or_stored_inertly(live: tuple[Path, str]) 
     assert page.headers["referrer-policy"] == "no-referrer"
     with RunStore(run, create=False) as store:
         assert store.count("survey_answers") >= 1  # the table survived the "DROP TABLE"
+
+
+def test_a_poem_number_too_long_for_an_int_is_not_found_not_a_server_error(
+    live: tuple[Path, str], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """/r/TOKEN/999…9 (5,000 digits): the route's int convertor raised Python's limit on
+    integer strings, a 500 and a traceback in the server's log for each such request."""
+    run, url = live
+    token, _ = _links(run, "ben")
+    csrf = tokens.csrf_token(tokens.load_secret(run), "experts", "ben")
+    huge = "9" * 5000
+    capfd.readouterr()
+    responses = [
+        httpx.get(f"{url}/r/{token}/{huge}", timeout=10),
+        httpx.get(f"{url}/r/{token}/{huge}/", timeout=10),
+        httpx.post(f"{url}/r/{token}/{huge}", data={"csrf": csrf, "form": "3"}, timeout=10),
+        httpx.post(f"{url}/r/{token}/{huge}/save",
+                   data={"csrf": csrf, "field": "form", "value": "3"}, timeout=10),
+    ]  # fmt: skip
+    assert [r.status_code for r in responses] == [404] * 4, [r.text[:80] for r in responses]
+    # A browser's form over 32 MiB sent there gets the page saying it was too large (refused
+    # unread: the headers alone are sent), which read the poem's number from the address too.
+    host = url.removeprefix("http://")
+    name, port = host.split(":")
+    with socket.create_connection((name, int(port)), timeout=10) as conn:
+        conn.sendall(
+            f"POST /r/{token}/{huge} HTTP/1.1\r\nHost: {host}\r\nAccept: text/html\r\n"
+            f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {2**30}\r\n"
+            "Connection: close\r\n\r\n".encode()
+        )
+        answer = b"".join(iter(lambda: conn.recv(65536), b""))
+    assert answer.startswith(b"HTTP/1.1 413 ") and b"Answers too large to save" in answer, answer
+    assert "Traceback" not in capfd.readouterr().err
+    assert httpx.get(f"{url}/r/{token}/0001", timeout=10).status_code == 200  # poem 1 still
 
 
 def test_an_unanswered_attention_check_is_named_in_the_list_of_missing_answers(

@@ -220,6 +220,7 @@ def _root(
 def main() -> None:
     from poemetric.data.text_files import TextFileError
     from poemetric.env_settings import SettingError
+    from poemetric.paths import SurveySecretError
     from poemetric.runner import stopping
     from poemetric.store import ReadOnlyStoreError, StoreWriteError
     from poemetric.store.connect import disk_failure
@@ -251,9 +252,10 @@ def main() -> None:
                 file=sys.stderr,
             )
         sys.exit(1)
-    except (SettingError, ReadOnlyStoreError, TextFileError) as error:  # a bad POEMETRIC_*
-        # value, a writing command on a read-only run, a file no command reads itself that is
-        # no UTF-8 text (a $POEMETRIC_HOME's datasets/NAME/errata.yaml): unusable input
+    except (SettingError, ReadOnlyStoreError, TextFileError, SurveySecretError) as error:
+        # A bad POEMETRIC_* value, a writing command on a read-only run, a file no command reads
+        # itself that is no UTF-8 text (a $POEMETRIC_HOME's datasets/NAME/errata.yaml), a survey
+        # secret cut short: unusable input
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:

@@ -154,7 +154,7 @@ def too_large_page(
     from poemetric.survey.web import root
 
     request = Request(scope)
-    page = re.search(r"/r/[^/]+/(\d+)$", request.url.path)
+    page = re.search(r"/r/[^/]+/([0-9]{1,9})$", request.url.path)  # a poem's number, as routed
     html = render(
         "too_large.html",
         instrument=instrument,

@@ -24,6 +24,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import IntegerConvertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -38,6 +39,7 @@ from poemetric.survey.posted import parse_answer, parse_edit_time, read_form
 from poemetric.survey.render import STATIC, render
 from poemetric.survey.slashes import relative_slash_redirects
 from poemetric.survey.tasks import MAX_TEXT_CHARS, Page, TextTooLong
+from poemetric.survey.tokens import Rater
 
 #: Prefix of the form's fields holding each answer's edit time (`edits.py`).
 EDITED = "edited:"
@@ -56,13 +58,6 @@ ADMIN_LABELS = {
     "gwet_ac2_linear": "AC2 lin.", "gwet_ac2_quadratic": "AC2 quad.", "qwk": "QWK",
     "spearman": "Spearman", "kendall": "Kendall",
 }  # fmt: skip
-
-
-@dataclass
-class Rater:
-    rater: str
-    token: str
-    csrf: str
 
 
 @dataclass(frozen=True)
@@ -87,17 +82,10 @@ class SurveyApp:
 
     def __init__(self, run_dir: Path, survey_id: str) -> None:
         self.run_dir, self.survey_id = Path(run_dir), survey_id
-        secret = tokens.load_secret(self.run_dir)
         with self._store() as store:
             self.survey = db.load_survey(store, survey_id)
             ids = db.raters(store, survey_id)
-        self.by_token = {
-            tokens.rater_token(secret, survey_id, r): Rater(
-                r, tokens.rater_token(secret, survey_id, r), tokens.csrf_token(secret, survey_id, r)
-            )
-            for r in ids
-        }
-        self.admin = tokens.admin_token(secret, survey_id)
+        self.links = tokens.ServedLinks(self.run_dir, survey_id, ids)
         self.instrument = self.survey.task.instrument
 
     def _store(self) -> RunStore:
@@ -120,9 +108,7 @@ class SurveyApp:
         )
 
     def _rater(self, request: Request) -> Rater | None:
-        token = str(request.path_params.get("token", ""))
-        match = self.by_token.get(token)
-        return match if match is not None and tokens.same(match.token, token) else None
+        return self.links.rater(str(request.path_params.get("token", "")))
 
     def _context(self, store: RunStore, rater: Rater, request: Request) -> dict[str, Any]:
         pages = db.pages(store, self.survey_id, rater.rater)
@@ -324,7 +310,7 @@ class SurveyApp:
 
     # -- admin and static -----------------------------------------------------------------------
     async def admin_page(self, request: Request) -> Response:
-        if not tokens.same(str(request.path_params.get("token", "")), self.admin):
+        if not self.links.is_admin(str(request.path_params.get("token", ""))):
             return self._not_found(request)
         progress, agreement = await run_in_threadpool(self._admin_figures)
         rows = (
@@ -360,6 +346,17 @@ class SurveyApp:
         return self._not_found(request)
 
 
+class PositionConvertor(IntegerConvertor):
+    """A poem's number in an address: at most 9 digits. Starlette's `int` took any number of
+    them, and one past Python's limit on integer strings (4,300 digits) raised in the router: a
+    500 and a traceback in the server's log, where an address that is no poem is a 404."""
+
+    regex = "[0-9]{1,9}"
+
+
+register_url_convertor("position", PositionConvertor())
+
+
 def create_app(run_dir: str | Path, survey_id: str, *, max_body: int = MAX_BODY_BYTES) -> Any:
     """The ASGI app serving one survey of one run."""
     survey = SurveyApp(Path(run_dir), survey_id)
@@ -369,8 +366,8 @@ def create_app(run_dir: str | Path, survey_id: str, *, max_body: int = MAX_BODY_
         Route("/admin/{token}", survey.admin_page),
         Route("/r/{token}", survey.welcome),
         Route("/r/{token}/done", survey.done),
-        Route("/r/{token}/{position:int}", survey.page, methods=["GET", "POST"]),
-        Route("/r/{token}/{position:int}/save", survey.save, methods=["POST"]),
+        Route("/r/{token}/{position:position}", survey.page, methods=["GET", "POST"]),
+        Route("/r/{token}/{position:position}/save", survey.save, methods=["POST"]),
     ]
     return Guard(
         relative_slash_redirects(Starlette(routes=routes)),
