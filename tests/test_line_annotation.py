@@ -307,3 +307,21 @@ def test_the_printed_sheet_puts_one_poem_on_each_page(
         assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == len(task.items) + 1
     finally:
         page.close()
+
+
+def test_a_line_a_spreadsheet_would_read_as_a_formula_round_trips(tmp_path: Path) -> None:
+    """A poem line starting with a dash of dialogue or "=" was written as is into the template:
+    a spreadsheet showed it as #NAME? (or a computed value) and saved that back, which the
+    importer then refused as a moved row. It is written after an apostrophe and read either
+    way."""
+    store = prepared_store(tmp_path / "run", poems=2)
+    add_generation(store, "dash-1", "dash", "- Who goes there?\n=1+1 is what they said\nNo one")
+    task = build_line_task(store, per_author=5, seed=3)
+    _, template, _ = write_line_sheets(task, tmp_path / "s", load_secret(store.run_dir))
+    with template.open(encoding="utf-8") as handle:
+        texts = [row["text"] for row in csv.DictReader(handle)]
+    assert "'- Who goes there?" in texts and "'=1+1 is what they said" in texts
+    assert "No one" in texts  # other lines as they are
+    filled = _filled(template, tmp_path / "f.csv", "me", "strong")
+    import_line_annotations(store, [filled])
+    assert store.count("line_annotations", "generation_id = 'dash-1'") == 3

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from poemetric.annotation.grades import LineGrade, store_line_grades
-from poemetric.annotation.sheets import CSV_COLUMNS
+from poemetric.annotation.sheets import CSV_COLUMNS, FORMULA_STARTS
 from poemetric.annotation.task import (
     LABEL_SCORES,
     NOT_APPLICABLE,
@@ -78,6 +78,12 @@ def _grade(value: Any) -> float | None:
     return LABEL_SCORES[text]
 
 
+def _unguarded(text: str) -> str:
+    """A template's `text` cell without the apostrophe that keeps a spreadsheet from reading
+    the line as a formula (`sheets.spreadsheet_text`)."""
+    return text[1:] if text.startswith("'") and text[1:].startswith(FORMULA_STARTS) else text
+
+
 def _normal(text: str) -> str:
     return " ".join(text.split())
 
@@ -93,7 +99,7 @@ def _check_row(
     if not 1 <= number <= len(item.lines):
         return f"{location}: poem {item.item} has lines 1-{len(item.lines)}, not {number}"
     text = values.get("text")
-    if text is not None and _normal(str(text)) != _normal(item.lines[number - 1]):
+    if text is not None and _normal(_unguarded(str(text))) != _normal(item.lines[number - 1]):
         return (
             f"{location}: the text differs from line {number} of poem {item.item} "
             f"({item.lines[number - 1]!r}); was a row moved or edited?"

@@ -86,6 +86,17 @@ def render_sheet_html(task: LineTask) -> str:
     return environment.from_string(_TEMPLATE.read_text(encoding="utf-8")).render(task=task)
 
 
+#: What a spreadsheet reads as the start of a formula: a poem line beginning so (a dash of
+#: dialogue, "= ...") showed as #NAME? or a computed value, and was saved back that way.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(line: str) -> str:
+    """`line` as the template's `text` cell: after an apostrophe where it would start a formula
+    (the usual guard; the importer reads the line either way)."""
+    return f"'{line}" if line.startswith(FORMULA_STARTS) else line
+
+
 def write_csv_template(task: LineTask, path: Path, secret: bytes) -> Path:
     """One row per line; coherence is pre-filled where the protocol fixes it. `secret`: the
     run's survey secret, which makes each poem's code."""
@@ -98,7 +109,8 @@ def write_csv_template(task: LineTask, path: Path, secret: bytes) -> Path:
                 coherence = (
                     NOT_APPLICABLE if number == 1 else "not" if number in item.repeats else ""
                 )
-                writer.writerow([task.sheet_id, "", item.item, code, number, line, "", coherence])
+                text = spreadsheet_text(line)
+                writer.writerow([task.sheet_id, "", item.item, code, number, text, "", coherence])
     return path
 
 
