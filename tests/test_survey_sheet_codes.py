@@ -16,6 +16,7 @@ from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
 from poemetric.cli import app
 from poemetric.pipeline import prompt_id_for
 from poemetric.store import RunStore, generation_id_for
+from poemetric.store.poem_codes import poem_code
 from poemetric.survey import db
 from poemetric.survey.build import build_survey
 
@@ -52,7 +53,7 @@ def test_a_sheet_names_no_poem_by_an_id_a_rater_could_recompute(sheets: Path) ->
     assert assigned <= guessed.keys()  # the generation ids are recomputable
     html = (sheets / "survey-experts" / "ann.html").read_text(encoding="utf-8")
     template = (sheets / "survey-experts" / "ann.csv").read_text(encoding="utf-8")
-    codes = re.findall(r"code ([0-9a-f]{16})", html)
+    codes = re.findall(r"code (p[0-9a-f]{15})", html)
     assert len(codes) == 3
     with (sheets / "survey-experts" / "ann.csv").open(encoding="utf-8") as handle:
         assert {row["poem"] for row in csv.DictReader(handle)} == set(codes)
@@ -145,3 +146,20 @@ def test_sheets_printed_in_a_run_merged_with_another_secret_import_into_the_merg
         assert {a.generation_id for a in read_expert_answers(filled, store)} == pages
     # the merged run's own secret still makes its links and its new sheets
     assert (merged / "survey-secret.key").read_bytes() == (first / "survey-secret.key").read_bytes()
+
+
+def test_no_code_reads_as_a_number_in_a_spreadsheet() -> None:
+    """Codes of 16 hex digits were all digits (a spreadsheet rounds them to 15 significant
+    digits) or digits around one `e` (read as a power of ten) about once in 700: a rater's
+    spreadsheet saved such a code back changed, and its row no longer imported."""
+    secret = bytes(range(32))
+    codes = [poem_code(secret, "experts", f"generation-{n}") for n in range(20_000)]
+    assert len(set(codes)) == len(codes)
+    numeric = []
+    for code in codes:
+        try:
+            float(code)
+        except ValueError:
+            continue
+        numeric.append(code)
+    assert numeric == []

@@ -23,13 +23,16 @@ from pathlib import Path
 from poemetric.paths import survey_secret_path
 from poemetric.store.db import RunStore
 
+#: A code's length: `p` and 15 hex digits. The letter first keeps a spreadsheet from reading a
+#: code as a number (all digits: rounded to 15 significant digits; digits around one `e`: a
+#: power of ten), which it then saved back changed: about one code in 700 was.
 CODE_LENGTH = 16
 
 
 def poem_code(secret: bytes, survey_id: str, generation_id: str) -> str:
     """The code of one poem of a survey, as its sheets print it."""
     message = "\x00".join(("poem", survey_id, generation_id)).encode("utf-8")
-    return hmac.new(secret, message, hashlib.sha256).hexdigest()[:CODE_LENGTH]
+    return "p" + hmac.new(secret, message, hashlib.sha256).hexdigest()[: CODE_LENGTH - 1]
 
 
 def survey_secret(run_dir: Path) -> bytes | None:
