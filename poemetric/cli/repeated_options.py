@@ -52,6 +52,9 @@ def refuse_repeated_options(ctx: Context, words: list[str]) -> None:
         if word == "--":
             break
         name, equals, value = word.partition("=")
+        if word[:1] == "-" and word[1:2] not in ("-", "") and word[:2] in options:
+            # A short option: its value attached (`-ox.csv`, click reads `-o=x` as "=x").
+            name, equals, value = word[:2], word[2:], word[2:]
         param = options.get(name) if name.startswith("-") else None
         if param is not None:
             if not equals:
