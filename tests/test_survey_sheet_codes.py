@@ -200,7 +200,9 @@ def test_line_sheets_of_a_run_without_surveys_import_into_the_merge(
         result = runner.invoke(app, ["survey", "sheets", "--run", str(first)])
         assert result.exit_code == 0, result.output
     sheets = tmp_path / "line-sheets"
-    result = runner.invoke(app, ["ghostwriting", "sheets", "--run", str(second), "--out", str(sheets)])
+    result = runner.invoke(
+        app, ["ghostwriting", "sheets", "--run", str(second), "--out", str(sheets)]
+    )
     assert result.exit_code == 0, result.output
     merged = tmp_path / "merged"
     # The line-sheet run named first: the surveyed run's secret still makes the merged links.
@@ -211,7 +213,9 @@ def test_line_sheets_of_a_run_without_surveys_import_into_the_merge(
     result = runner.invoke(app, ["ghostwriting", "import-lines", "--run", str(merged), str(filled)])
     assert result.exit_code == 0, result.output
     with RunStore(second, create=False) as store:
-        printed = {item.generation_id for task in stored_tasks(store).values() for item in task.items}
+        printed = {
+            item.generation_id for task in stored_tasks(store).values() for item in task.items
+        }
     with RunStore(merged, create=False) as store:
         graded = store.query("SELECT DISTINCT generation_id FROM line_annotations")
         assert printed and {row[0] for row in graded} == printed

@@ -120,8 +120,15 @@ _EDITS = r"changes|adjustments|edits|tweaks|modifications|revisions|alterations"
 _WISHED = (
     r"me to (?:" + _OFFERED + r"|explain|continue|provide|add|generate|translate|format|analy[sz]e|"
     r"suggest|do (?:another|more|a|an))\b|"
-    r"any (?:" + _EDITS + r"|other)\b|(?:" + _EDITS + r")\b|(?:" + _POEM_OBJECT + r"|more)"
-    + _WISH_END + r"|more (?:poems?|versions?|verses|stanzas|examples|options|"
+    r"any (?:"
+    + _EDITS
+    + r"|other)\b|(?:"
+    + _EDITS
+    + r")\b|(?:"
+    + _POEM_OBJECT
+    + r"|more)"
+    + _WISH_END
+    + r"|more (?:poems?|versions?|verses|stanzas|examples|options|"
     r"variations?)\b|(?:a|an) (?:\w+ ){0,3}?(?:version|variation|revision|rewrite|alternative|take|"
     r"edit)\b"
 )
