@@ -21,8 +21,8 @@ from poemetric.cli.options import (
     RunOption,
     dataset_warnings,
     error_exit,
-    output_folder,
 )
+from poemetric.cli.output_paths import output_folder
 from poemetric.cli.run_limit import RunLimitOption, note_capped, note_held, poem_limit
 from poemetric.text.plural import counted
 

@@ -29,14 +29,8 @@ from poemetric.cli.judging import (
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import (
-    ProgressOption,
-    RunOption,
-    error_exit,
-    existing_run,
-    output_folder,
-    output_option,
-)
+from poemetric.cli.options import ProgressOption, RunOption, error_exit, existing_run
+from poemetric.cli.output_paths import output_folder, output_option
 from poemetric.cli.run_limit import StageLimitOption
 from poemetric.text.plural import counted
 

@@ -39,11 +39,10 @@ from poemetric.cli.options import (
     existing_run,
     given_as,
     not_standard_output,
-    not_the_input,
-    output_option,
     run_by_make,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
+from poemetric.cli.output_paths import not_the_input, output_option
 from poemetric.cli.run_limit import StageLimitOption
 from poemetric.hints import stage_command
 from poemetric.roster import roster_directories
