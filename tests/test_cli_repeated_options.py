@@ -160,3 +160,20 @@ def test_a_quoted_tilde_is_a_folder_of_its_own(
     monkeypatch.setenv("HOME", str(tmp_path))
     line = _refused(["analyze", "--run", f"{tmp_path}/x", "--run", "~/x"])
     assert line.startswith("error: --run is given twice")
+
+
+def test_a_short_option_with_its_value_attached_counts(tmp_path: Path) -> None:
+    """`-ob` is `-o b` to click: the scan read it as no option, so `-o a -ob` wrote to `b`
+    alone, without a word, and the option was named by its longest name, not as typed."""
+    RunStore(tmp_path / "run", create=True).close()
+    run = str(tmp_path / "run")
+    assert _refused(["export", "--run", run, "-oa", "-o", "b"]) == (
+        "error: -o is given twice (a, b), and only the last would count; give it once"
+    )
+    assert _refused(["analyze", "-r", run, "-ra.csv"]).startswith(
+        f"error: --run is given twice ({run}, a.csv)"
+    )
+    # click keeps what follows a short option whole: `-o=a` writes to "=a"
+    assert _refused(["export", "--run", run, "-o=a", "-o", "a"]) == (
+        "error: -o is given twice (=a, a), and only the last would count; give it once"
+    )

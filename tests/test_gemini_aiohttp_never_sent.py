@@ -20,7 +20,7 @@ from test_runner_support import TEST_KEY, TEST_KEY_ENV, generation_rows, prepare
 
 from poemetric.generation.stage import run_generation
 from poemetric.providers.google_provider import GoogleProvider
-from poemetric.providers.remote_common import never_sent
+from poemetric.providers.remote_errors import never_sent
 from poemetric.testing.servers import GeminiServer
 
 pytestmark = pytest.mark.aiohttp

@@ -77,7 +77,7 @@ def test_start_refusals_closes_every_provider_it_created(
 def test_the_command_refusal_closes_what_it_asked(threaded: type[ThreadedProvider]) -> None:
     import typer
 
-    from poemetric.cli.generate_cmd import refuse_when_none_can_start
+    from poemetric.cli.paid_stage import refuse_when_none_can_start
 
     with pytest.raises(typer.Exit) as refused:
         refuse_when_none_can_start([spec("a", refuse=True), spec("b", refuse=True)])

@@ -1,6 +1,7 @@
 """The batch API's interface (`batch_api`) and OpenAI's batch half (`openai_batches`) live in
 modules of their own; the names third-party adapters and tests import from `base` and
-`openai_provider` are the same objects, whichever module a fresh interpreter imports first."""
+`openai_provider` are the same objects (and the error helpers of `remote_errors` imported from
+`remote_common`), whichever module a fresh interpreter imports first."""
 
 from __future__ import annotations
 
@@ -11,17 +12,31 @@ from types import ModuleType
 
 import pytest
 
-from poemetric.providers import base, batch_api, openai_batches, openai_provider
+from poemetric.providers import (
+    base,
+    batch_api,
+    openai_batches,
+    openai_provider,
+    remote_common,
+    remote_errors,
+)
 
 MOVED = [
     (base, batch_api, ("BatchCapable", "BatchSearch", "BatchState", "BatchStatus",
                        "FindsBatches", "sends_batches")),
     (openai_provider, openai_batches, ("CHAT_ENDPOINT", "LIST_PAGE", "SUBMISSION_TAG_KEY",
                                        "refuses_metadata")),
+    (remote_common, remote_errors, ("LOCAL_HOSTS", "RETRYABLE_STATUSES", "connection_refused",
+                                    "is_local", "is_retryable_status", "malformed_error",
+                                    "never_sent", "retry_after_seconds", "scrub", "scrub_raw",
+                                    "status_error", "transport_error",
+                                    "translate_stainless_error")),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("old", "new", "names"), MOVED, ids=["base", "openai_provider"])
+@pytest.mark.parametrize(
+    ("old", "new", "names"), MOVED, ids=["base", "openai_provider", "remote_common"]
+)
 def test_the_old_import_paths_give_the_same_objects(
     old: ModuleType, new: ModuleType, names: tuple[str, ...]
 ) -> None:

@@ -30,7 +30,7 @@ from poemetric.providers.base import (
     TokenUsage,
 )
 from poemetric.providers.openai_provider import OpenAICompatibleProvider
-from poemetric.providers.remote_common import transport_error
+from poemetric.providers.remote_errors import transport_error
 from poemetric.runner.ratelimit import DECREASE, AdaptiveRate
 from poemetric.runner.retry import Attempts, RetryPolicy
 from poemetric.testing.servers import OpenAIServer

@@ -190,7 +190,7 @@ def test_never_sent_tells_a_refused_connection_from_a_timeout() -> None:
     from provider_support import failure
 
     from poemetric.providers.openai_provider import OpenAICompatibleProvider
-    from poemetric.providers.remote_common import never_sent
+    from poemetric.providers.remote_errors import never_sent
 
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))

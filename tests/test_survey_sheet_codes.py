@@ -13,6 +13,7 @@ from survey_support import survey_run
 from typer.testing import CliRunner
 
 from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
+from poemetric.annotation.task import stored_tasks
 from poemetric.cli import app
 from poemetric.pipeline import prompt_id_for
 from poemetric.store import RunStore, generation_id_for
@@ -163,3 +164,62 @@ def test_no_code_reads_as_a_number_in_a_spreadsheet() -> None:
             continue
         numeric.append(code)
     assert numeric == []
+
+
+def _filled_lines(template: Path, out: Path) -> Path:
+    """`template` (a line-annotation CSV) graded by one annotator, every line 'strong'."""
+    with template.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        row["annotator"] = "zoe"
+        row["fluency"] = "strong"
+        row["coherence"] = row["coherence"] or "strong"
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return out
+
+
+@pytest.mark.parametrize("first_printed", [False, True], ids=["first-bare", "first-surveyed"])
+def test_line_sheets_of_a_run_without_surveys_import_into_the_merge(
+    tmp_path: Path, first_printed: bool
+) -> None:
+    """A run that only printed line-annotation sheets (`ghostwriting sheets`: no survey) lost
+    its survey secret on `merge`, which carried the secrets of runs with surveys alone: its
+    filled templates named codes the merged run could not read, and `import-lines` refused
+    every row."""
+    import shutil
+
+    first = survey_run(tmp_path / "first", poems=3)
+    second = tmp_path / "second"
+    shutil.copytree(first, second)
+    if first_printed:  # the merged run's own secret comes from the first run, which surveyed
+        with RunStore(first, create=False) as store:
+            build_survey(store, raters="ann,ben", per_rater=3, per_poem=2, seed=4)
+        result = runner.invoke(app, ["survey", "sheets", "--run", str(first)])
+        assert result.exit_code == 0, result.output
+    sheets = tmp_path / "line-sheets"
+    result = runner.invoke(
+        app, ["ghostwriting", "sheets", "--run", str(second), "--out", str(sheets)]
+    )
+    assert result.exit_code == 0, result.output
+    merged = tmp_path / "merged"
+    # The line-sheet run named first: the surveyed run's secret still makes the merged links.
+    sources = [second, first] if first_printed else [first, second]
+    result = runner.invoke(app, ["merge", *map(str, sources), "--out", str(merged)])
+    assert result.exit_code == 0, result.output
+    filled = _filled_lines(sheets / "annotations.csv", tmp_path / "zoe.csv")
+    result = runner.invoke(app, ["ghostwriting", "import-lines", "--run", str(merged), str(filled)])
+    assert result.exit_code == 0, result.output
+    with RunStore(second, create=False) as store:
+        printed = {
+            item.generation_id for task in stored_tasks(store).values() for item in task.items
+        }
+    with RunStore(merged, create=False) as store:
+        graded = store.query("SELECT DISTINCT generation_id FROM line_annotations")
+        assert printed and {row[0] for row in graded} == printed
+    if first_printed:  # the links of the surveyed run still open the merged run
+        assert (merged / "survey-secret.key").read_bytes() == (
+            first / "survey-secret.key"
+        ).read_bytes()

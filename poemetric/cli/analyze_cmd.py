@@ -27,11 +27,10 @@ from poemetric.cli.options import (
     error_exit,
     existing_run,
     experts_option,
-    output_option,
     require_poems,
-    run_output_folder,
     unknown_choice,
 )
+from poemetric.cli.output_paths import output_option, run_output_folder
 from poemetric.cli.survey_select import known_survey, one_expert_source, survey_select_option
 from poemetric.paths import bundled_recipes
 from poemetric.text.plural import counted, plural

@@ -128,7 +128,7 @@ def _refuse_a_judge_without_its_key(spec: ModelSpec) -> None:
     """A judge that cannot start (no API key) stops the demo before any work: it said so only
     after the generation stages, minutes later with the local model (`make demo JUDGE=...`).
     Exit status 1, as `generate` and `judge` refuse a model that cannot start
-    (`generate_cmd.refuse_when_none_can_start`): 2 is for unusable input."""
+    (`paid_stage.refuse_when_none_can_start`): 2 is for unusable input."""
     from poemetric.providers.base import ProviderError
     from poemetric.runner.preflight import preflight, refusal_text
 

@@ -10,17 +10,13 @@ import typer
 from rich.console import Console
 
 from poemetric.cli.app import app
-from poemetric.cli.options import (
-    RunOption,
-    as_typed,
-    error_exit,
-    existing_run,
+from poemetric.cli.options import RunOption, as_typed, error_exit, existing_run, unknown_choice
+from poemetric.cli.output_paths import (
     file_suffix,
     folder_form,
     output_file,
     output_option,
     run_output_folder,
-    unknown_choice,
 )
 from poemetric.hints import stage_command
 from poemetric.store.schema import EXPORTABLE_TABLES

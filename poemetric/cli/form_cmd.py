@@ -32,10 +32,9 @@ from poemetric.cli.options import (
     error_exit,
     existing_run,
     not_standard_output,
-    not_the_input,
-    output_option,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
+from poemetric.cli.output_paths import not_the_input, output_option
 from poemetric.cli.stale_outputs import form_outputs, stale_outputs_note, stored_verdicts
 from poemetric.form.blas import ask_one_blas_thread
 from poemetric.form_defaults import DEFAULT_THRESHOLD

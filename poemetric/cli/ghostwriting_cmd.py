@@ -24,10 +24,9 @@ from poemetric.cli.options import (
     existing_file,
     existing_run,
     no_poems_yet,
-    output_option,
-    run_output_folder,
     unknown_choice,
 )
+from poemetric.cli.output_paths import output_option, run_output_folder
 from poemetric.text.plural import counted
 
 if TYPE_CHECKING:

@@ -10,16 +10,6 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from poemetric.cli.generate_cmd import (
-    BatchOption,
-    ConcurrencyOption,
-    DryRunOption,
-    MaxCostOption,
-    ShardOption,
-    refuse_when_none_can_start,
-    runner_options,
-    stage_header,
-)
 from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
@@ -29,13 +19,17 @@ from poemetric.cli.judging import (
     open_judged_run,
     split_names,
 )
-from poemetric.cli.options import (
-    ProgressOption,
-    RunOption,
-    error_exit,
-    existing_run,
-    output_folder,
-    output_option,
+from poemetric.cli.options import ProgressOption, RunOption, error_exit, existing_run
+from poemetric.cli.output_paths import output_folder, output_option
+from poemetric.cli.paid_stage import (
+    BatchOption,
+    ConcurrencyOption,
+    DryRunOption,
+    MaxCostOption,
+    ShardOption,
+    refuse_when_none_can_start,
+    runner_options,
+    stage_header,
 )
 from poemetric.cli.run_limit import StageLimitOption
 from poemetric.text.plural import counted

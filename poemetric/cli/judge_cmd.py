@@ -13,16 +13,6 @@ from rich.markup import escape
 
 from poemetric.cli.app import app
 from poemetric.cli.command_groups import JudgeGroup
-from poemetric.cli.generate_cmd import (
-    BatchOption,
-    ConcurrencyOption,
-    DryRunOption,
-    MaxCostOption,
-    ShardOption,
-    refuse_when_none_can_start,
-    runner_options,
-    stage_header,
-)
 from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
     LOCAL_JUDGE,
@@ -39,11 +29,20 @@ from poemetric.cli.options import (
     existing_run,
     given_as,
     not_standard_output,
-    not_the_input,
-    output_option,
     run_by_make,
 )
 from poemetric.cli.output import OutputError, replaced_on_success
+from poemetric.cli.output_paths import not_the_input, output_option
+from poemetric.cli.paid_stage import (
+    BatchOption,
+    ConcurrencyOption,
+    DryRunOption,
+    MaxCostOption,
+    ShardOption,
+    refuse_when_none_can_start,
+    runner_options,
+    stage_header,
+)
 from poemetric.cli.run_limit import StageLimitOption
 from poemetric.hints import stage_command
 from poemetric.roster import roster_directories

@@ -9,11 +9,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from poemetric.cli.options import (
-    error_exit,
-    existing_run,
-    require_poems,
-)
+from poemetric.cli.options import error_exit, existing_run, require_poems
 from poemetric.hints import stage_command
 
 if TYPE_CHECKING:

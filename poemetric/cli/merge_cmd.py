@@ -11,7 +11,8 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain
 from poemetric.cli.merge_gaps import gap_label, gap_line, listed_stores
-from poemetric.cli.options import error_exit, output_folder, output_option
+from poemetric.cli.options import error_exit
+from poemetric.cli.output_paths import output_folder, output_option
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MergeReport

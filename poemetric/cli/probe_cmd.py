@@ -10,16 +10,8 @@ import typer
 from rich.markup import escape
 
 from poemetric.cli.app import app
-from poemetric.cli.options import (
-    ProgressOption,
-    error_exit,
-    folder_option,
-    output_file,
-    output_folder,
-    output_option,
-    run_option,
-    unknown_choice,
-)
+from poemetric.cli.options import ProgressOption, error_exit, run_option, unknown_choice
+from poemetric.cli.output_paths import folder_option, output_file, output_folder, output_option
 from poemetric.cli.probe_last_line import AllCallsFailed, last_line_pairs
 from poemetric.cli.probe_output import (
     console,

@@ -8,7 +8,7 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from poemetric.cli.options import output_folder
+from poemetric.cli.output_paths import output_folder
 from poemetric.text.plural import counted
 
 if TYPE_CHECKING:

@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from poemetric.cli.options import OUTPUT_NAMES, error_exit
+from poemetric.cli.options import error_exit
+from poemetric.cli.output_paths import OUTPUT_NAMES
 from poemetric.cli.typed_names import TYPED_NAMES
 from poemetric.hints import run_by_make
 
@@ -36,7 +37,7 @@ TAKES_LIST = re.compile(r"\bcomma[- ]separated\b", re.IGNORECASE)
 
 def refuse_repeated_options(ctx: Context, words: list[str]) -> None:
     """Exit (status 2) where an option of the command `words` name, which takes one value, is
-    given twice with different values. Each output option given (`options.OUTPUT_NAMES`) is kept
+    given twice with different values. Each output option given (`output_paths.OUTPUT_NAMES`) is kept
     in `ctx.meta[TYPED_NAMES]` by every name of it, as typed (`export --out x`: `--to` ->
     `--out`), for typed_names.as_typed."""
     command, rest = _command_and_words(ctx, words)
@@ -52,6 +53,9 @@ def refuse_repeated_options(ctx: Context, words: list[str]) -> None:
         if word == "--":
             break
         name, equals, value = word.partition("=")
+        if word[:1] == "-" and word[1:2] not in ("-", "") and word[:2] in options:
+            # A short option: its value attached (`-ox.csv`, click reads `-o=x` as "=x").
+            name, equals, value = word[:2], word[2:], word[2:]
         param = options.get(name) if name.startswith("-") else None
         if param is not None:
             if not equals:

@@ -21,11 +21,9 @@ from poemetric.cli.options import (
     error_exit,
     existing_run,
     experts_option,
-    output_file,
-    output_option,
     unknown_choice,
-    writable_run,
 )
+from poemetric.cli.output_paths import output_file, output_option, writable_run
 from poemetric.cli.survey_select import known_survey, one_expert_source
 
 console = Console(emoji=False)

@@ -12,15 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from poemetric.cli.options import (
-    RunOption,
-    error_exit,
-    existing_file,
-    existing_run,
-    file_warnings,
-    output_option,
-    run_output_folder,
-)
+from poemetric.cli.options import RunOption, error_exit, existing_file, existing_run, file_warnings
+from poemetric.cli.output_paths import output_option, run_output_folder
 from poemetric.cli.survey_cmd import SurveyOption, refusals, survey_app
 from poemetric.text.plural import counted
 

@@ -1,5 +1,5 @@
 """An option as the command line named it: `export --out -` was answered "--to -: ...", the
-option's primary name, which the user had not typed (`options.OUTPUT_NAMES` are aliases)."""
+option's primary name, which the user had not typed (`output_paths.OUTPUT_NAMES` are aliases)."""
 
 from __future__ import annotations
 

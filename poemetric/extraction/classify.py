@@ -107,19 +107,47 @@ _OFFER = (
     r"(?:" + _OFFERED + r") (?:" + _OFFER_OBJECT + r")|"
     r"i (?:can|could) (?:" + _OFFERED + r") (?:" + _POEM_OBJECT + r"))" + _OFFER_TAIL
 )
+#: Where a wish for more of the poem ends: the question's end, or a tail ("another in tetrameter",
+#: "more like this"); "another cup of tea", "more wine" go on as verse.
+_WISH_END = (
+    r"(?:\s*[?.!,:;]|\s*$|\s(?:in|with|for|on|about|of|if|instead|that|using|from|to|or|and|"
+    r"like)\b)"
+)
+_EDITS = r"changes|adjustments|edits|tweaks|modifications|revisions|alterations"
+#: What "would you like" / "if you'd like" asks of the poem ("me to revise it", "any changes",
+#: "another version", "a different rhyme scheme", "to see a darker take"); "Would you like me to
+#: stay?", "Would you like to see the sea?" are verse.
+_WISHED = (
+    r"me to (?:" + _OFFERED + r"|explain|continue|provide|add|generate|translate|format|analy[sz]e|"
+    r"suggest|do (?:another|more|a|an))\b|"
+    r"any (?:"
+    + _EDITS
+    + r"|other)\b|(?:"
+    + _EDITS
+    + r")\b|(?:"
+    + _POEM_OBJECT
+    + r"|more)"
+    + _WISH_END
+    + r"|more (?:poems?|versions?|verses|stanzas|examples|options|"
+    r"variations?)\b|(?:a|an) (?:\w+ ){0,3}?(?:version|variation|revision|rewrite|alternative|take|"
+    r"edit)\b"
+)
 _SIGN_OFF = (
     r"(?:i )?hope (?:you|this|that|the|it|my)\b.*\b(?:enjoy|like|love|resonat|captur|meet|help|"
     r"bring|brought|suit|fit|work|request|appreciat|smile|made you|makes you|touch|speak|inspir|"
-    r"brighten)|hope (?:you (?:enjoy|like|love)|(?:this|it) helps)|let me know|feel free|"
-    r"would you like (?:me|any|a different|another|changes|adjustments|more|"
-    r"(?:a|an) (?:\w+ ){0,3}?(?:version|variation|revision|rewrite|alternative|take|edit)|"
-    r"to (?:see|hear|read|try|have) (?:a|an|another|more|it|this|the))|"
-    r"if you(?:'d| would) like (?:me|any|a different|another|changes|adjustments)|"
+    r"brighten)|hope (?:you (?:enjoy|like|love)|(?:this|it) helps)|"
+    # "Let me know if ...", "Feel free to ask ..."; "Please let me know your name." is verse.
+    r"(?:please )?let me know(?:\s*[.!]|\s*$| (?:if|whether|what|how|which|should|anytime|any\b|"
+    r"your (?:thoughts|feedback|opinions?|preferences?|impressions?|reactions?)))|"
+    r"(?:please )?feel free to (?:ask|let|request|reach|tell|share|suggest|modify|adjust|change|"
+    r"tweak|use|edit|give|provide|say|comment|adapt|print|read|reuse)\b|"
+    r"would you like (?:" + _WISHED + r"|"
+    r"to (?:see|hear|read|try|have) (?:" + _WISHED + r"|(?:it|this) (?:in|with|as|again)\b))|"
+    r"if you(?:'d| would) like (?:" + _WISHED + r")|"
     r"(?:is there )?anything else (?:i can|you(?:'d| would) like|you need)|"
     r"(?:i'm |i am |i'd be |i would be |i'll be |always )?(?:happy|glad) to (?:adjust|revise|"
     r"tweak|change|edit|rewrite|rework|expand|shorten|lengthen|modify|refine|adapt|alter|try)\b|"
     r"thanks? (?:you )?for (?:the|this|your) (?:\w+ )?(?:prompt|request|idea|challenge)|"
-    r"please (?:let me know|feel free)|"
     r"(?:i'm |i am |i'd be |i would be |always )?(?:happy|glad) to (?:write|compose|craft|create|"
     r"try|make|do) (?:\w+ ){0,3}?(?:more|another|others|again|variations?|versions?)"
     r"(?: (?:one|ones|takes?|" + _FORMS + r"))?"  # "more limericks", "another one"

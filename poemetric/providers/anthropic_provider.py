@@ -23,12 +23,8 @@ from poemetric.providers.base import (
     TokenUsage,
     creating_batch,
 )
-from poemetric.providers.remote_common import (
-    SDKProvider,
-    malformed_error,
-    scrub_raw,
-    translate_stainless_error,
-)
+from poemetric.providers.remote_common import SDKProvider
+from poemetric.providers.remote_errors import malformed_error, scrub_raw, translate_stainless_error
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic

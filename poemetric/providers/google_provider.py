@@ -31,8 +31,8 @@ from poemetric.providers.base import (
 )
 from poemetric.providers.grpc_codes import as_http
 from poemetric.providers.quota_errors import used_up_gemini_quota
-from poemetric.providers.remote_common import (
-    SDKProvider,
+from poemetric.providers.remote_common import SDKProvider
+from poemetric.providers.remote_errors import (
     malformed_error,
     scrub,
     scrub_raw,

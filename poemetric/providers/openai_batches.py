@@ -27,7 +27,7 @@ from poemetric.providers.base import (
     creating_batch,
 )
 from poemetric.providers.list_order import ListOrder
-from poemetric.providers.remote_common import malformed_error, status_error
+from poemetric.providers.remote_errors import malformed_error, status_error
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI

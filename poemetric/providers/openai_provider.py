@@ -27,11 +27,8 @@ from poemetric.providers.openai_batches import LIST_PAGE as LIST_PAGE
 from poemetric.providers.openai_batches import SUBMISSION_TAG_KEY as SUBMISSION_TAG_KEY
 from poemetric.providers.openai_batches import OpenAIBatches
 from poemetric.providers.openai_batches import refuses_metadata as refuses_metadata
-from poemetric.providers.remote_common import (
-    SDKProvider,
-    scrub_raw,
-    translate_stainless_error,
-)
+from poemetric.providers.remote_common import SDKProvider
+from poemetric.providers.remote_errors import scrub_raw, translate_stainless_error
 from poemetric.redaction import url_to_copy, url_without_credentials
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ without credits, or past its monthly spending or usage limit, with HTTP 429, the
 rate limit, but with the error type `insufficient_quota` (and a code saying which limit:
 `credit_balance_exhausted`, `organization_spend_limit_exceeded`, ...). Only someone adding
 credits or raising the limit ends it, so retrying it is waste: every other request of the
-account is answered the same. `remote_common.status_error` makes it a fatal error, which stops
+account is answered the same. `remote_errors.status_error` makes it a fatal error, which stops
 the model with its jobs left for the next run. The same holds for a 402 Payment Required
 (DeepSeek, OpenRouter) and Anthropic's 400 "credit balance is too low" (`used_up_credit`).
 

@@ -1,5 +1,5 @@
 """When a provider's rate limits refill, from its reset headers: the wait for a 429 that sent
-no usable Retry-After (`remote_common.status_error`; the runner caps it as it caps Retry-After).
+no usable Retry-After (`remote_errors.status_error`; the runner caps it as it caps Retry-After).
 
 Only a 429 reads them: they describe the quota, and any other status (Anthropic's 529
 "overloaded" included) was not refused by the quota, so it keeps its exponential backoff.

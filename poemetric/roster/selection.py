@@ -8,7 +8,7 @@ from pathlib import Path
 from poemetric.hints import program
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import ProviderLoadError, provider_class
-from poemetric.providers.remote_common import is_local
+from poemetric.providers.remote_errors import is_local
 from poemetric.roster.base import (
     ALL_GROUP,
     RosterError,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from poemetric.providers.base import ProviderError
-from poemetric.providers.remote_common import never_sent
+from poemetric.providers.remote_errors import never_sent
 from poemetric.runner import stopping
 from poemetric.runner.adapter_bugs import Expected, adapter_call
 

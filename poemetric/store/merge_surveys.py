@@ -330,24 +330,32 @@ def _merge_edits(
 
 
 def carry_secret(destination: Path, merged: list[tuple[Path, list[str]]]) -> list[tuple[str, Path]]:
-    """Give `destination` (a run folder) the survey secret of the first store folder in `merged`
-    ((folder, surveys merged from it) each) that has one, when it has none, so that the links
-    made there open the merged run. Returns (survey, folder) for the surveys merged from a folder
-    with another secret than the destination's: their links made there do not open it."""
+    """Give `destination` (a run folder) a survey secret when it has none: that of the first
+    store folder in `merged` ((folder, surveys merged from it) each) with surveys and a secret,
+    so that the links made there open the merged run, else that of the first with a secret (its
+    line-annotation sheets, `ghostwriting sheets`, name their poems by codes under it). Every
+    other secret of those folders is kept (`keep_sheet_secret`), so that the filled templates
+    of the sheets printed there import into the merged run. Returns (survey, folder) for the
+    surveys merged from a folder with another secret than the destination's: their links made
+    there do not open it."""
     target = survey_secret_path(destination)
+    sources = [
+        (folder, surveys)
+        for folder, surveys in merged
+        if survey_secret_path(folder).is_file()
+        and survey_secret_path(folder).resolve() != target.resolve()  # not the destination's
+    ]
+    if not target.exists() and sources:
+        first = next((folder for folder, surveys in sources if surveys), sources[0][0])
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(survey_secret_path(first).read_bytes())
     relinked: list[tuple[str, Path]] = []
-    for folder, surveys in merged:
-        secret = survey_secret_path(folder)
-        if not surveys or not secret.is_file() or secret.resolve() == target.resolve():
-            continue  # no links were made there (or it is the destination's own)
-        if not target.exists():
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(secret.read_bytes())
+    for folder, surveys in sources:
         # The codes on the sheets printed there (and in runs merged into it) are under its
         # secrets: kept, so that their filled templates import into the merged run.
         for other in sheet_secrets(folder):
             keep_sheet_secret(destination, other)
-        if target.read_bytes() != secret.read_bytes():
+        if target.read_bytes() != survey_secret_path(folder).read_bytes():
             relinked.extend((survey, folder) for survey in surveys)
     return relinked
