@@ -46,6 +46,8 @@ CHAT = [
     "Please feel free to adjust it.",
     "Would you like me to write another one?",
     "Would you like me to revise the meter?",
+    "Would you like me to include a title?",
+    "Would you like me to incorporate more nature imagery?",
     "Would you like another?",
     "Would you like another version in tetrameter?",
     "Would you like a different rhyme scheme?",

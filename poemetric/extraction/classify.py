@@ -119,7 +119,8 @@ _EDITS = r"changes|adjustments|edits|tweaks|modifications|revisions|alterations"
 #: stay?", "Would you like to see the sea?" are verse.
 _WISHED = (
     r"me to (?:" + _OFFERED + r"|explain|continue|provide|add|generate|translate|format|analy[sz]e|"
-    r"suggest|do (?:another|more|a|an))\b|"
+    r"suggest|include|incorporate|lengthen|extend|polish|edit|rework|alter|emphasi[sz]e|"
+    r"do (?:another|more|a|an))\b|"
     r"any (?:"
     + _EDITS
     + r"|other)\b|(?:"
