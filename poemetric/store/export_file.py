@@ -39,10 +39,29 @@ def export_table(conn: sqlite3.Connection, table: str, destination: Path) -> Pat
         if suffix == ".csv":
             frame.to_csv(temp, index=False)
         elif suffix == ".parquet":
-            frame.to_parquet(temp, index=False)
+            write_parquet(frame, temp)
         else:
             write_jsonl(frame, temp)
     return destination
+
+
+def write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """`frame` as Parquet, a column of nothing but NULLs typed as text: pyarrow gives it its
+    `null` type, and the files of two runs, one with an error text and one without, could not be
+    read as one folder ("Unsupported cast from large_string to null"). The INTEGER and REAL
+    columns already carry their type (`frames.table_frame`); what is left untyped is text, given
+    the type pandas gives text (string, large_string from pandas 3 on)."""
+    import pandas as pd  # here, not at module level: CLI start-up time
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    text = pa.Table.from_pandas(pd.DataFrame({"text": ["a"]}), preserve_index=False)[0].type
+    fields = [
+        pa.field(field.name, text) if pa.types.is_null(field.type) else field
+        for field in table.schema
+    ]
+    pq.write_table(table.cast(pa.schema(fields, metadata=table.schema.metadata)), path)
 
 
 def write_jsonl(frame: pd.DataFrame, path: Path) -> None:
