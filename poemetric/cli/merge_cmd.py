@@ -12,6 +12,7 @@ from poemetric.cli.app import app
 from poemetric.cli.markup import plain
 from poemetric.cli.merge_gaps import gap_label, gap_line, listed_stores
 from poemetric.cli.options import error_exit, output_folder, output_option
+from poemetric.hints import stage_command
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MergeReport
@@ -78,7 +79,9 @@ def merge(
     checker versions, the one `form run` would make now is kept: with the user lexicon that
     $POEMETRIC_LEXICON names, or with none when it is unset (merge has no `--lexicon`: set the
     variable to keep the checks made with that file); checks made with two other lexicons are
-    conflicts. Stores prepared from other datasets or generation templates are refused. Surveys are
+    conflicts; checks of different poems made by different checker versions or thresholds are
+    all kept and named as mixed (exit status 1): `form run` on the merged run re-checks them
+    alike. Stores prepared from other datasets or generation templates are refused. Surveys are
     merged too: a survey left out (built otherwise under the same name in two stores) or a
     rater's answers that differ in two stores are named with what to do, and the exit status is
     1.
@@ -106,6 +109,13 @@ def merge(
         console.print(f"not run: {_started_line(started, into)}", markup=False)
     for mixed in report.mixed_models:
         console.print(f"[yellow]mixed: {_mixed_line(mixed, into)}[/yellow]")
+    if report.form_rules:
+        rules = "; ".join(rule.describe() for rule in report.form_rules)
+        console.print(
+            f"[yellow]mixed: the form checks of {plain(into)} were made by different rules "
+            f"({plain(rules)}), and its form tables and figures would compare poems by both; run "
+            f"`{plain(stage_command('form', into))}` to re-check them alike[/yellow]"
+        )
     for conflict in report.survey_conflicts:
         console.print(f"[yellow]survey: {_survey_line(conflict, into)}[/yellow]")
     for survey, folder in report.relinked:
@@ -117,7 +127,8 @@ def merge(
             )
         )
     uncovered = len(report.uncovered) > len(unknown)
-    failed = report.missing_shards or uncovered or report.mixed_models or report.survey_conflicts
+    two_ways = report.mixed_models or report.form_rules  # results of two rules under one name
+    failed = report.missing_shards or uncovered or two_ways or report.survey_conflicts
     if failed or ((report.conflicts or unknown) and strict):
         raise typer.Exit(1)
 
