@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import sqlite3
@@ -37,12 +38,26 @@ def export_table(conn: sqlite3.Connection, table: str, destination: Path) -> Pat
     destination.parent.mkdir(parents=True, exist_ok=True)
     with replaced_when_done(destination) as temp:
         if suffix == ".csv":
-            frame.to_csv(temp, index=False)
+            frame.to_csv(temp, index=False, quoting=csv_quoting(frame))
         elif suffix == ".parquet":
             write_parquet(frame, temp)
         else:
             write_jsonl(frame, temp)
     return destination
+
+
+def csv_quoting(frame: pd.DataFrame) -> int:
+    """Minimal quoting, or every field quoted where a text holds a carriage return without a
+    line feed: Python's csv writer (pandas writes through it) quotes a field holding a character
+    of its line terminator, "\n", but not a bare "\r", which every reader takes for the end of a
+    row (a model's answer with "\r" line breaks was read back as several rows)."""
+    for name in frame.columns:
+        if frame[name].dtype.kind in "biuf":  # numbers: no text in them
+            continue
+        for value in frame[name]:
+            if isinstance(value, str) and "\r" in value and "\n" not in value:
+                return csv.QUOTE_ALL
+    return csv.QUOTE_MINIMAL
 
 
 def write_parquet(frame: pd.DataFrame, path: Path) -> None:
