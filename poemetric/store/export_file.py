@@ -97,4 +97,5 @@ def write_jsonl(frame: pd.DataFrame, path: Path) -> None:
     with path.open("w", encoding="utf-8", newline="\n") as out:
         for values in zip(*columns, strict=True):
             record = dict(zip(names, map(cell, values), strict=True))
-            out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+            line = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+            out.write(line + "\n")
