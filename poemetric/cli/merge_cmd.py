@@ -51,8 +51,9 @@ def merge(
     strict: bool = typer.Option(
         False,
         "--strict",
-        help="Exit with status 1 when any conflict was found, or a judge's gap in a store "
-        "older than selection records (whether it was asked for those poems is unknown).",
+        help="Exit with status 1 when any conflict was found, a judge's gap in a store "
+        "older than selection records (whether it was asked for those poems is unknown), or "
+        "form checks made by different checker versions or thresholds.",
     ),
 ) -> None:
     """Merge run stores, e.g. the shards of a run made with `generate --shard K/N`.
@@ -80,8 +81,8 @@ def merge(
     $POEMETRIC_LEXICON names, or with none when it is unset (merge has no `--lexicon`: set the
     variable to keep the checks made with that file); checks made with two other lexicons are
     conflicts; checks of different poems made by different checker versions or thresholds are
-    all kept and named as mixed (exit status 1): `form run` on the merged run re-checks them
-    alike. Stores prepared from other datasets or generation templates are refused. Surveys are
+    all kept and named as mixed (exit status 1 only with `--strict`): `form run` on the merged
+    run re-checks them alike. Stores prepared from other datasets or generation templates are refused. Surveys are
     merged too: a survey left out (built otherwise under the same name in two stores) or a
     rater's answers that differ in two stores are named with what to do, and the exit status is
     1.
@@ -127,9 +128,9 @@ def merge(
             )
         )
     uncovered = len(report.uncovered) > len(unknown)
-    two_ways = report.mixed_models or report.form_rules  # results of two rules under one name
-    failed = report.missing_shards or uncovered or two_ways or report.survey_conflicts
-    if failed or ((report.conflicts or unknown) and strict):
+    failed = report.missing_shards or uncovered or report.mixed_models or report.survey_conflicts
+    # Mixed form rules: `form run`, free and the usual next step, makes them one.
+    if failed or ((report.conflicts or unknown or report.form_rules) and strict):
         raise typer.Exit(1)
 
 

@@ -8,7 +8,7 @@ import json
 import math
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from poemetric.paths import replaced_when_done
 from poemetric.store.connect import StoreError
@@ -46,7 +46,7 @@ def export_table(conn: sqlite3.Connection, table: str, destination: Path) -> Pat
     return destination
 
 
-def csv_quoting(frame: pd.DataFrame) -> int:
+def csv_quoting(frame: pd.DataFrame) -> Literal[0, 1]:
     """Minimal quoting, or every field quoted where a text holds a carriage return without a
     line feed: Python's csv writer (pandas writes through it) quotes a field holding a character
     of its line terminator, "\n", but not a bare "\r", which every reader takes for the end of a
