@@ -344,6 +344,8 @@ def render_figures(
                 drawn = True
             if drawn:  # not "showing every author" of a figure then skipped
                 report.notes += [f"{spec.name}: {note}" for note in notes]
+    if report.paths:  # what the run's data lacks or mixes, as `analyze` and `report` say it
+        report.notes += data.notes
     return report
 
 

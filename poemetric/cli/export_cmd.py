@@ -55,6 +55,9 @@ def export(
 ) -> None:
     """Export tables of a run store, one file per table.
 
+    Values are as stored: an N/A answer on imagery or literary devices (a judge's in `judgments`,
+    an expert's in `survey_answers`) is 0, not a score; leave it out of a mean, as `analyze` does.
+
     Examples:
 
         poemetric export --run runs/demo

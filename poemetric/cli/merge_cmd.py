@@ -13,6 +13,7 @@ from poemetric.cli.markup import plain
 from poemetric.cli.merge_gaps import gap_label, gap_line, listed_stores
 from poemetric.cli.options import error_exit
 from poemetric.cli.output_paths import output_folder, output_option
+from poemetric.hints import stage_command
 from poemetric.runner.table_fit import column_groups, fitting_columns
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MergeReport
@@ -51,8 +52,9 @@ def merge(
     strict: bool = typer.Option(
         False,
         "--strict",
-        help="Exit with status 1 when any conflict was found, or a judge's gap in a store "
-        "older than selection records (whether it was asked for those poems is unknown).",
+        help="Exit with status 1 when any conflict was found, a judge's gap in a store "
+        "older than selection records (whether it was asked for those poems is unknown), or "
+        "form checks made by different checker versions or thresholds.",
     ),
 ) -> None:
     """Merge run stores, e.g. the shards of a run made with `generate --shard K/N`.
@@ -79,7 +81,9 @@ def merge(
     checker versions, the one `form run` would make now is kept: with the user lexicon that
     $POEMETRIC_LEXICON names, or with none when it is unset (merge has no `--lexicon`: set the
     variable to keep the checks made with that file); checks made with two other lexicons are
-    conflicts. Stores prepared from other datasets or generation templates are refused. Surveys are
+    conflicts; checks of different poems made by different checker versions or thresholds are
+    all kept and named as mixed (exit status 1 only with `--strict`): `form run` on the merged
+    run re-checks them alike. Stores prepared from other datasets or generation templates are refused. Surveys are
     merged too: a survey left out (built otherwise under the same name in two stores) or a
     rater's answers that differ in two stores are named with what to do, and the exit status is
     1.
@@ -107,6 +111,13 @@ def merge(
         console.print(f"not run: {_started_line(started, into)}", markup=False)
     for mixed in report.mixed_models:
         console.print(f"[yellow]mixed: {_mixed_line(mixed, into)}[/yellow]")
+    if report.form_rules:
+        rules = "; ".join(rule.describe() for rule in report.form_rules)
+        console.print(
+            f"[yellow]mixed: the form checks of {plain(into)} were made by different rules "
+            f"({plain(rules)}), and its form tables and figures would compare poems by both; run "
+            f"`{plain(stage_command('form', into))}` to re-check them alike[/yellow]"
+        )
     for conflict in report.survey_conflicts:
         console.print(f"[yellow]survey: {_survey_line(conflict, into)}[/yellow]")
     for survey, folder in report.relinked:
@@ -119,7 +130,8 @@ def merge(
         )
     uncovered = len(report.uncovered) > len(unknown)
     failed = report.missing_shards or uncovered or report.mixed_models or report.survey_conflicts
-    if failed or ((report.conflicts or unknown) and strict):
+    # Mixed form rules: `form run`, free and the usual next step, makes them one.
+    if failed or ((report.conflicts or unknown or report.form_rules) and strict):
         raise typer.Exit(1)
 
 

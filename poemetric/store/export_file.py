@@ -3,12 +3,19 @@
 
 from __future__ import annotations
 
+import csv
+import json
+import math
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 from poemetric.paths import replaced_when_done
 from poemetric.store.connect import StoreError
 from poemetric.store.frames import export_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The suffixes `export_table` writes.
 EXPORT_SUFFIXES = frozenset({".csv", ".jsonl", ".ndjson", ".parquet"})
@@ -31,9 +38,64 @@ def export_table(conn: sqlite3.Connection, table: str, destination: Path) -> Pat
     destination.parent.mkdir(parents=True, exist_ok=True)
     with replaced_when_done(destination) as temp:
         if suffix == ".csv":
-            frame.to_csv(temp, index=False)
+            frame.to_csv(temp, index=False, quoting=csv_quoting(frame))
         elif suffix == ".parquet":
-            frame.to_parquet(temp, index=False)
-        elif not frame.empty:  # an empty table stays an empty file, not pandas' "\n"
-            frame.to_json(temp, orient="records", lines=True, force_ascii=False)
+            write_parquet(frame, temp)
+        else:
+            write_jsonl(frame, temp)
     return destination
+
+
+def csv_quoting(frame: pd.DataFrame) -> Literal[0, 1]:
+    """Minimal quoting, or every field quoted where a text holds a carriage return without a
+    line feed: Python's csv writer (pandas writes through it) quotes a field holding a character
+    of its line terminator, "\n", but not a bare "\r", which every reader takes for the end of a
+    row (a model's answer with "\r" line breaks was read back as several rows)."""
+    for name in frame.columns:
+        if frame[name].dtype.kind in "biuf":  # numbers: no text in them
+            continue
+        for value in frame[name]:
+            if isinstance(value, str) and "\r" in value and "\n" not in value:
+                return csv.QUOTE_ALL
+    return csv.QUOTE_MINIMAL
+
+
+def write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """`frame` as Parquet, a column of nothing but NULLs typed as text: pyarrow gives it its
+    `null` type, and the files of two runs, one with an error text and one without, could not be
+    read as one folder ("Unsupported cast from large_string to null"). The INTEGER and REAL
+    columns already carry their type (`frames.table_frame`); what is left untyped is text, given
+    the type pandas gives text (string, large_string from pandas 3 on)."""
+    import pandas as pd  # here, not at module level: CLI start-up time
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    text = pa.Table.from_pandas(pd.DataFrame({"text": ["a"]}), preserve_index=False)[0].type
+    fields = [
+        pa.field(field.name, text) if pa.types.is_null(field.type) else field
+        for field in table.schema
+    ]
+    pq.write_table(table.cast(pa.schema(fields, metadata=table.schema.metadata)), path)
+
+
+def write_jsonl(frame: pd.DataFrame, path: Path) -> None:
+    """One JSON object a row, each number as stored: pandas' `to_json` rounds floats to 10
+    decimal places (a latency of 1.5e-11 s was written 0.0, 2**60 as 1.152921505e+18), where
+    `json` writes the shortest text that reads back as the same float. Missing values (NULL,
+    pandas' NA, NaN) and infinite floats are null, as `to_json` wrote them; an empty table is an
+    empty file."""
+    import pandas as pd  # here, not at module level: CLI start-up time
+
+    def cell(value: Any) -> Any:
+        if value is pd.NA or (isinstance(value, float) and not math.isfinite(value)):
+            return None
+        return value
+
+    names = [str(name) for name in frame.columns]
+    columns = [frame[name].tolist() for name in frame.columns]
+    with path.open("w", encoding="utf-8", newline="\n") as out:
+        for values in zip(*columns, strict=True):
+            record = dict(zip(names, map(cell, values), strict=True))
+            line = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+            out.write(line + "\n")

@@ -47,9 +47,11 @@ from poemetric.data.changes import stored_differences, stored_poems
 from poemetric.store.connect import primary_code
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, utc_now
 from poemetric.store.merge_checks import (
+    FormRule,
     MixedModel,
     Templates,
     check_one_template,
+    mixed_form_rules,
     mixed_models,
     read_templates,
 )
@@ -96,6 +98,8 @@ class MergeReport:
     uncovered: list[StageGap] = field(default_factory=list)
     #: Models that ran a stage under one name in other configurations in the merged stores.
     mixed_models: list[MixedModel] = field(default_factory=list)
+    #: The rules (checker version, threshold) of the merged run's form checks, when several.
+    form_rules: list[FormRule] = field(default_factory=list)
     #: Surveys of a source left out, or with answers differing from the destination's.
     survey_conflicts: list[SurveyConflict] = field(default_factory=list)
     #: (survey, source folder): surveys merged from a folder whose survey secret is not the
@@ -264,6 +268,7 @@ def merge_runs(
                     *report.started_only,
                 ]
                 report.uncovered = sort_gaps(store, coverage(store), said, before, activity)
+            report.form_rules = mixed_form_rules(store.conn)
         report.relinked = carry_secret(destination, surveys)
     except sqlite3.OperationalError as error:
         # A full disk is SQLITE_FULL; a disk quota (a cluster's home or scratch) or a file size

@@ -8,6 +8,10 @@ id, provider, settings or judge template in another store (a copied model file e
 machine, `judges/local-openai.yaml` pointing at another server) would put the poems or scores
 of two configurations under one name: the merge is written, and each such model is named
 (`MixedModel`), as the generate and judge stages warn of a changed model id in one store.
+Form checks of different poems made by different rules (checker version, threshold: shards
+checked on two machines, one with an older POEMetric) are all copied, as no second check of the
+same poem chooses between them; the merged run's rules are named (`FormRule`), as `analyze`
+names them.
 """
 
 from __future__ import annotations
@@ -19,8 +23,16 @@ from pathlib import Path
 from typing import Any
 
 from poemetric.store.db import StoreError, to_json
+from poemetric.text.plural import counted
 
-__all__ = ["MixedModel", "check_one_template", "mixed_models", "read_templates"]
+__all__ = [
+    "FormRule",
+    "MixedModel",
+    "check_one_template",
+    "mixed_form_rules",
+    "mixed_models",
+    "read_templates",
+]
 
 
 @dataclass(frozen=True)
@@ -30,6 +42,28 @@ class Templates:
 
     generation: tuple[str, str] | None
     judges: dict[str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class FormRule:
+    """A rule the form checks of a merged run were made by, with how many checks it made."""
+
+    version: str
+    threshold: float | None
+    checks: int
+
+    def describe(self) -> str:
+        return f"{self.version} at threshold {self.threshold}: {counted(self.checks, 'check')}"
+
+
+def mixed_form_rules(conn: sqlite3.Connection) -> list[FormRule]:
+    """The rules (checker version, threshold) of the form checks in `conn`'s main store, most
+    checks first, when there are several; [] when one rule (or none) made them all."""
+    rows = conn.execute(
+        "SELECT checker_version, json_extract(explanation, '$.threshold'), count(*) "
+        "FROM main.form_checks GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2"
+    ).fetchall()
+    return [FormRule(str(v), t, int(n)) for v, t, n in rows] if len(rows) > 1 else []
 
 
 @dataclass(frozen=True)

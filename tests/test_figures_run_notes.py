@@ -1,0 +1,35 @@
+"""`figures` says what `analyze` and `report` say of the run's data: form checks made by two
+checker versions (a merged run), generations without a form check. Before, Fig. 5's form
+accuracy was drawn from the verdicts of two checkers with nothing said, where `analyze` on the
+same run noted it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from poemetric.analysis.synthetic import build_synthetic_run
+from poemetric.store import RunStore
+
+
+def _figures(run: Path, out: Path) -> str:
+    from poemetric.cli import app
+
+    command = ["figures", "--run", str(run), "--recipe", "rule-based", "--format", "png"]
+    result = CliRunner().invoke(app, [*command, "--out", str(out)], env={"COLUMNS": "400"})
+    assert result.exit_code == 0, result.output
+    return " ".join(result.output.split())
+
+
+def test_mixed_checker_versions_and_unchecked_poems_are_noted(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    build_synthetic_run(run, poems_per_form=1, judges=()).close()
+    assert "note" not in _figures(run, tmp_path / "whole")
+    with RunStore(run) as store, store.transaction() as conn:
+        conn.execute("UPDATE form_checks SET checker_version = 'form-0.1' WHERE rowid % 2 = 0")
+        conn.execute("DELETE FROM form_checks WHERE rowid % 5 = 0")
+    said = _figures(run, tmp_path / "mixed")
+    assert "note form checks were made with different rules (" in said, said
+    assert "form-0.1 at threshold" in said and f"poemetric form run --run {run}" in said
+    assert "generation has no form check" in said  # rowid 5: one
