@@ -157,6 +157,7 @@ def test_survey_pages_and_sheets_show_the_survey_word_for_word() -> None:
             survey_id="S",
             rater="R1",
             pages=[(page, survey.questions(page))],
+            codes={page.generation_id: "p0123456789abcde"},
         )
     )
     instructions = expected[expected.index("Please") : expected.index("Poem")]

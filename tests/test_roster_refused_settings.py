@@ -32,7 +32,7 @@ def test_a_reasoning_models_temperature_makes_the_file_unusable(
     )
     assert (code, out) == (2, ""), err
     assert err.splitlines() == [
-        f"error: {path}: model 'my-o3' cannot be used: {REASON}; details: "
+        f"error: {path}:6: model 'my-o3' cannot be used: {REASON}; details: "
         "`poemetric models show my-o3`"
     ]
     assert not run.exists()
