@@ -26,6 +26,8 @@ VERSE_ENDINGS = [
     "Please feel free to sing along.",
     "If you'd like me to go, I'll go.",
     "If you would like another dawn, then wait.",
+    "If you'd like, I can stay.",
+    "Want me to try a darker road?",
 ]
 
 
@@ -60,6 +62,9 @@ CHAT = [
     "Would you like to read it in free verse?",
     "If you'd like me to adjust the tone, just say.",
     "If you'd like a different ending, I can write one.",
+    "If you'd like, I can make it more melancholy.",
+    "Want me to try a darker take?",
+    "Shall I write a lighter version?",
 ]
 
 

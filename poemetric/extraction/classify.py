@@ -94,7 +94,8 @@ _POEM_OBJECT = (
 #: only; "I can try it again.", "I could make changes." and "I can change anything!" are verse.
 _OFFER_OBJECT = (
     _POEM_OBJECT + r"|more|any (?:changes|adjustments|edits)|anything|it again|"
-    r"(?:it|this) (?:differently|again)|changes|adjustments"
+    r"(?:it|this) (?:differently|again)|changes|adjustments|"
+    r"(?:a|an) (?:[\w'-]+ ){0,2}?(?:version|take|variation|rewrite|revision)"  # "a darker take"
 )
 _OFFER_TAIL = (
     r"\b,?(?:\s(?:in|with|for|on|about|if|instead|that|using|from|to|or)\b[^.!?]{0,60})?"
@@ -145,6 +146,8 @@ _SIGN_OFF = (
     r"would you like (?:" + _WISHED + r"|"
     r"to (?:see|hear|read|try|have) (?:" + _WISHED + r"|(?:it|this) (?:in|with|as|again)\b))|"
     r"if you(?:'d| would) like (?:" + _WISHED + r")|"
+    # "If you'd like, I can make it more melancholy."; "If you'd like, I can stay." is verse
+    r"if you(?:'d| would) like, i (?:can|could) (?:" + _OFFERED + r") (?:it|this|the poem)\b|"
     r"(?:is there )?anything else (?:i can|you(?:'d| would) like|you need)|"
     r"(?:i'm |i am |i'd be |i would be |i'll be |always )?(?:happy|glad) to (?:adjust|revise|"
     r"tweak|change|edit|rewrite|rework|expand|shorten|lengthen|modify|refine|adapt|alter|try)\b|"
