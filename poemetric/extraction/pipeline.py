@@ -13,9 +13,6 @@ from poemetric.extraction.alternatives import keep_first_alternative
 from poemetric.extraction.classify import (
     _FORM_RE,
     _FORMS,
-    _INTERJECTION,
-    _METADATA,
-    _chat_text,
     _is_commentary,
     _is_meta_prose,
     _is_preamble,
@@ -29,6 +26,9 @@ from poemetric.extraction.marks import (
     strip_scheme_letters,
     strip_syllable_counts,
 )
+from poemetric.extraction.opening import chat_before_handover as _chat_before_handover
+from poemetric.extraction.opening import first_content as _first_content
+from poemetric.extraction.opening import runs_into_verse as _runs_into_verse
 from poemetric.extraction.reasoning import split_reasoning, split_trailing_reasoning
 from poemetric.extraction.revisions import keep_final_revision
 from poemetric.text.plural import counted
@@ -154,28 +154,14 @@ def _strip_rules(lines: list[str], notes: list[str]) -> list[str]:
     return lines
 
 
-def _first_content(lines: list[str], start: int = 0) -> int:
-    index = start
-    while index < len(lines) and not lines[index].strip():
-        index += 1
-    return index
-
-
-def _runs_into_verse(lines: list[str], index: int) -> bool:
-    """`lines[index]` ends mid-sentence and the line right under it carries on in lower case:
-    the first line of a stanza ("I wrote this poem for you at the kitchen table\nand counted
-    ..."), not a preamble ("Here is a poem for you\nThe lamps ..." is still one)."""
-    text = _chat_text(lines[index])
-    following = _chat_text(lines[index + 1]) if index + 1 < len(lines) else ""
-    return (
-        text[-1:].isalnum()
-        and following[:1].islower()
-        and not (_INTERJECTION.match(text) or _METADATA.match(text))
-    )
-
-
 def _strip_leading_chatter(lines: list[str], notes: list[str]) -> list[str]:
     index = _first_content(lines)
+    poem = _chat_before_handover(lines, index)
+    if poem is not None:
+        notes.extend(
+            f"removed preamble: {_quote(line)}" for line in lines[index:poem] if line.strip()
+        )
+        index = poem
     removed_any = False
     while index < len(lines):
         line = lines[index]

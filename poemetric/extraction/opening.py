@@ -1,0 +1,58 @@
+"""Where the poem starts after the chat that opens an answer: the first line with content, a
+line that runs on as verse, and a few sentences of chat the rules do not know ending in one that
+hands the poem over ("What a delightful prompt! Here is my attempt:")."""
+
+from __future__ import annotations
+
+import re
+
+from poemetric.extraction.classify import _FORMS, _INTERJECTION, _METADATA, _chat_text
+
+
+def first_content(lines: list[str], start: int = 0) -> int:
+    index = start
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    return index
+
+
+def runs_into_verse(lines: list[str], index: int) -> bool:
+    """`lines[index]` ends mid-sentence and the line right under it carries on in lower case:
+    the first line of a stanza ("I wrote this poem for you at the kitchen table\nand counted
+    ..."), not a preamble ("Here is a poem for you\nThe lamps ..." is still one)."""
+    text = _chat_text(lines[index])
+    following = _chat_text(lines[index + 1]) if index + 1 < len(lines) else ""
+    return (
+        text[-1:].isalnum()
+        and following[:1].islower()
+        and not (_INTERJECTION.match(text) or _METADATA.match(text))
+    )
+
+
+#: A sentence that hands the poem over, ending the chat before it: "Here is my attempt:",
+#: "Here it is:", "Here's a ballad in common metre:" (a colon, and the poem or a form named).
+_HANDS_OVER = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:here(?: is|'s)|below is) (?:it|(?:my|the|a|an|your) (?:[\w'-]+ ){0,3}?"
+    r"(?:poem|attempt|take|version|piece|" + _FORMS + r")(?: [^.!?:]{0,40})?)|here it is)\s*:$",
+    re.IGNORECASE,
+)
+#: How many lines of chat the rules do not know may stand before such a sentence.
+_UNKNOWN_CHAT_LINES = 3
+
+
+def chat_before_handover(lines: list[str], start: int) -> int | None:
+    """Where the poem starts when the answer opens with up to three sentences of chat the rules
+    do not know ("What a delightful prompt!") ending in a sentence that hands the poem over
+    ("Here is my attempt:"), on that line or on one of its own; None otherwise. Each line
+    before it must end a sentence and not run on into the next as verse does."""
+    index, seen = start, 0
+    while index < len(lines) and seen <= _UNKNOWN_CHAT_LINES:
+        text = _chat_text(lines[index]).strip()
+        if _HANDS_OVER.search(text):
+            after = first_content(lines, index + 1)
+            return after if after < len(lines) else None
+        if not text.endswith((".", "!", "?")) or runs_into_verse(lines, index):
+            return None
+        seen += 1
+        index = first_content(lines, index + 1)
+    return None
