@@ -76,6 +76,19 @@ def read_survey_secret(run_dir: Path) -> bytes | None:
     return secret
 
 
+def write_secret_file(path: Path, secret: bytes) -> None:
+    """Write `secret` to a new file at `path`, readable by its owner alone (mode 0600; an
+    existing file is an error, never overwritten). A write that fails (a full disk, Ctrl-C)
+    leaves no file, not one cut short that would stand for the secret afterwards."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secret)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+
+
 def user_data_path(*parts: str) -> Path:
     """Per-user data directory (downloaded datasets, caches); `$POEMETRIC_DATA_DIR` overrides."""
     from platformdirs import user_data_dir  # here: `replaced_when_done` users need not load it

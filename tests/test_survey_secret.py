@@ -15,6 +15,7 @@ import httpx
 import pytest
 from survey_support import answers_of, serving, survey_run
 
+from poemetric import paths
 from poemetric.store import RunStore
 from poemetric.survey import tokens
 from poemetric.survey.build import build_survey
@@ -86,7 +87,7 @@ def test_a_secret_whose_write_fails_leaves_no_file(
         def write(self, data: bytes) -> int:
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(tokens.os, "fdopen", lambda fd, mode: FullDisk(fd))
+    monkeypatch.setattr(paths.os, "fdopen", lambda fd, mode: FullDisk(fd))
     with pytest.raises(OSError, match="No space left"):
         tokens.load_secret(tmp_path)
     assert not tokens.secret_path(tmp_path).exists()

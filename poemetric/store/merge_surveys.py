@@ -24,14 +24,13 @@ links from a source with another secret do not open the merged run (`merge.py`).
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from poemetric.paths import survey_secret_path
+from poemetric.paths import survey_secret_path, write_secret_file
 from poemetric.store.merge_tables import TableMerge, same_value, table_columns
 from poemetric.store.poem_codes import keep_sheet_secret, sheet_secrets
 
@@ -347,9 +346,7 @@ def carry_secret(destination: Path, merged: list[tuple[Path, list[str]]]) -> lis
     ]
     if not target.exists() and sources:
         first = next((folder for folder, surveys in sources if surveys), sources[0][0])
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(survey_secret_path(first).read_bytes())
+        write_secret_file(target, survey_secret_path(first).read_bytes())
     relinked: list[tuple[str, Path]] = []
     for folder, surveys in sources:
         # The codes on the sheets printed there (and in runs merged into it) are under its

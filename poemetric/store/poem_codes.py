@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 from pathlib import Path
 
-from poemetric.paths import survey_secret_path
+from poemetric.paths import survey_secret_path, write_secret_file
 from poemetric.store.db import RunStore
 
 #: A code's length: `p` and 15 hex digits. The letter first keeps a spreadsheet from reading a
@@ -66,9 +65,7 @@ def keep_sheet_secret(run_dir: Path, secret: bytes) -> None:
     path = folder / f"{hashlib.sha256(secret).hexdigest()[:16]}.key"
     if path.exists():
         return
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(secret)
+    write_secret_file(path, secret)
 
 
 def sheet_codes(store: RunStore) -> dict[str, str]:

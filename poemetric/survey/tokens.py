@@ -12,13 +12,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import os
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from poemetric.paths import SURVEY_SECRET_BYTES, SurveySecretError, read_survey_secret
+from poemetric.paths import (
+    SURVEY_SECRET_BYTES,
+    SurveySecretError,
+    read_survey_secret,
+    write_secret_file,
+)
 from poemetric.paths import SURVEY_SECRET_FILE as SECRET_FILE
 from poemetric.paths import survey_secret_path as secret_path
 
@@ -47,13 +51,7 @@ def load_secret(run_dir: Path, *, create: bool = True) -> bytes:
     if not create:
         raise FileNotFoundError(f"{path} is missing: build a survey first")
     secret = secrets.token_bytes(SURVEY_SECRET_BYTES)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(secret)
-    except BaseException:
-        path.unlink(missing_ok=True)
-        raise
+    write_secret_file(path, secret)
     return secret
 
 
