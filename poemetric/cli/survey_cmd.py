@@ -252,7 +252,8 @@ def serve(
         raise error_exit(
             f"the survey web app needs its extra: pip install 'poemetric[survey]' ({exc})"
         ) from exc
-    if starlette_requests.parse_options_header is None:  # Starlette's test for a form parser
+    # Starlette's own test for a form parser (getattr: a Starlette that drops the name serves on)
+    if getattr(starlette_requests, "parse_options_header", True) is None:
         # Starlette and uvicorn installed without the extra (by FastAPI, say): the pages were
         # served, and every answer a rater sent was refused as "malformed form data".
         raise error_exit(
