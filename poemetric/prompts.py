@@ -19,7 +19,7 @@ from typing import Protocol
 
 import jinja2
 
-from poemetric.paths import resource_path
+from poemetric.paths import home_lacks, resource_path
 from poemetric.suggest import did_you_mean
 from poemetric.text.plural import plural
 
@@ -119,7 +119,7 @@ def template_path(name_or_path: str | Path, *, relative_to: Path | None = None) 
     close = did_you_mean(name, names) if Path(name).name == name else ""
     available = ", ".join(path.name for path in templates)
     if not templates:  # "bundled templates: " and nothing: a $POEMETRIC_HOME without prompts/
-        available = f"none in {resource_path('prompts')}"
+        available = f"none ({home_lacks('prompts') or resource_path('prompts')})"
     raise PromptError(f"no prompt template {name!r}{close}; bundled templates: {available}")
 
 

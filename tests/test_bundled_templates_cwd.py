@@ -132,22 +132,3 @@ def test_a_judge_files_template_is_found_beside_it_before_the_working_folder(
     )
     assert result.exit_code == 0, result.output
     assert f"template: {judges / 'judge-v2.md'}" in result.output
-
-
-def test_a_home_without_prompts_says_where_it_looked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A `$POEMETRIC_HOME` with only `judges/` ended the judge stage with "no prompt template
-    'judge.md'; bundled templates: " and nothing after it."""
-    from poemetric.paths import resource_root
-    from poemetric.prompts import PromptError, bundled_template
-
-    (tmp_path / "judges").mkdir()
-    monkeypatch.setenv("POEMETRIC_HOME", str(tmp_path))
-    resource_root.cache_clear()
-    try:
-        with pytest.raises(PromptError) as error:
-            bundled_template(JUDGE_TEMPLATE)
-    finally:
-        resource_root.cache_clear()
-    assert str(error.value).endswith(f"; bundled templates: none in {tmp_path / 'prompts'}")
