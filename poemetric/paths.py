@@ -38,6 +38,18 @@ def resource_path(kind: str, *parts: str) -> Path:
     return resource_root().joinpath(kind, *parts)
 
 
+def home_lacks(kind: str) -> str:
+    """Why a bundled folder is missing when `$POEMETRIC_HOME` is set and lacks it (a home made
+    for a few files of one kind replaces every bundled folder); "" otherwise. A reinstall, which
+    the messages suggested, does not bring it back."""
+    if not os.environ.get("POEMETRIC_HOME") or resource_path(kind).is_dir():
+        return ""
+    return (
+        f"POEMETRIC_HOME={resource_root()} has no {kind}/ and replaces every bundled folder "
+        f"({', '.join(RESOURCE_DIRS)}): copy the ones you keep into it"
+    )
+
+
 def bundled_recipes() -> list[str]:
     """Names of the figure recipes in `analysis/` (`NAME.yaml`), sorted: what `figures
     --recipe` lists (its help named two of three from a list kept by hand)."""

@@ -16,6 +16,7 @@ from poemetric.prompts import (
     GENERATION_TEMPLATE,
     PromptTemplate,
     RenderedPrompt,
+    bundled_template,
     load_template,
     render_generation_prompt,
 )
@@ -86,7 +87,9 @@ def prepare_run(
         dataset = full.only(held) if limit is None and held else full.head(head_limit(limit))
         if chosen is not None:  # as the run holds it (prepared before a BOM was dropped)
             chosen = chosen.as_stored(_prompt_hashes(store))
-        loaded = chosen or stored_generation_template(store) or load_template(GENERATION_TEMPLATE)
+        loaded = (
+            chosen or stored_generation_template(store) or bundled_template(GENERATION_TEMPLATE)
+        )
         rendered = render_prompts(dataset, loaded)
         if rendered:
             _check_one_template(store, loaded.sha256, loaded.name)

@@ -19,7 +19,7 @@ from typing import Protocol
 
 import jinja2
 
-from poemetric.paths import resource_path
+from poemetric.paths import home_lacks, resource_path
 from poemetric.suggest import did_you_mean
 from poemetric.text.plural import plural
 
@@ -100,12 +100,13 @@ def bundled_templates() -> list[Path]:
 
 
 def template_path(name_or_path: str | Path, *, relative_to: Path | None = None) -> Path:
-    """A template file: a path as given (or relative to `relative_to`, e.g. the judge file's
-    folder), or a file inside `prompts/`; a name without suffix tries .md, .txt and .jinja."""
+    """A template file: beside `relative_to` (a judge file's folder) when given, then a path as
+    given (relative to the working folder), then a file inside `prompts/`; a name without suffix
+    tries .md, .txt and .jinja. POEMetric's own defaults go through `bundled_template`."""
     name = str(name_or_path)
     names = [name] if Path(name).suffix else [name, *(name + s for s in TEMPLATE_SUFFIXES)]
     for candidate in names:
-        for folder in (None, relative_to):
+        for folder in (relative_to, None):  # beside the judge file first (docs/models.md)
             path = Path(candidate) if folder is None else folder / candidate
             if path.is_file():
                 return path
@@ -117,6 +118,8 @@ def template_path(name_or_path: str | Path, *, relative_to: Path | None = None) 
     names = [path.name if Path(name).suffix else path.stem for path in templates]
     close = did_you_mean(name, names) if Path(name).name == name else ""
     available = ", ".join(path.name for path in templates)
+    if not templates:  # "bundled templates: " and nothing: a $POEMETRIC_HOME without prompts/
+        available = f"none ({home_lacks('prompts') or resource_path('prompts')})"
     raise PromptError(f"no prompt template {name!r}{close}; bundled templates: {available}")
 
 
@@ -135,6 +138,23 @@ def load_template(name_or_path: str | Path) -> PromptTemplate:
     except TextFileError as error:
         raise PromptError(str(error)) from None
     return PromptTemplate(name=path.name, text=text, path=path, legacy_text=_legacy_text(data))
+
+
+def bundled_template(name: str) -> PromptTemplate:
+    """POEMetric's own template `name`: `prompts/NAME` as bundled (or under `$POEMETRIC_HOME`),
+    never a file of that name in the working folder. `load_template` reads a name as a path
+    first, so a `generation.jinja` or `judge.md` kept where the commands ran (a draft, a copy
+    being edited) replaced the paper's prompt for every model or judge without a word."""
+    return load_template(resource_path("prompts", name))
+
+
+def _chosen_or_bundled(
+    template: str | Path | PromptTemplate | None, default: str
+) -> PromptTemplate:
+    """`template` loaded (a name, a file, or a loaded template), or the bundled `default`."""
+    if isinstance(template, PromptTemplate):
+        return template
+    return bundled_template(default) if template is None else load_template(template)
 
 
 def _legacy_text(data: bytes) -> str | None:
@@ -164,14 +184,14 @@ def _form_name(form: object) -> str:
 
 
 def render_generation_prompt(
-    poem: PromptFields, template: str | Path | PromptTemplate = GENERATION_TEMPLATE
+    poem: PromptFields, template: str | Path | PromptTemplate | None = None
 ) -> RenderedPrompt:
     """The exact text every model receives for this poem's prompt.
 
     `template` is a bundled template's name, a file, or an already loaded template (e.g. the
-    one a run stored when it was prepared).
+    one a run stored when it was prepared); None: the bundled `prompts/generation.jinja`.
     """
-    loaded = template if isinstance(template, PromptTemplate) else load_template(template)
+    loaded = _chosen_or_bundled(template, GENERATION_TEMPLATE)
     try:
         text = _compiled(loaded.text).render(
             form=_form_name(poem.form),
@@ -225,11 +245,11 @@ def _fill_instrument(template: PromptTemplate, generation_prompt: str, poem: str
 
 
 def render_judge_prompt(
-    generation_prompt: str, poem: str, template: str | Path | PromptTemplate = JUDGE_TEMPLATE
+    generation_prompt: str, poem: str, template: str | Path | PromptTemplate | None = None
 ) -> RenderedPrompt:
     """The judge prompt of the paper's Appendix C for one (anonymised) poem (`template`: a
     name, a file, or a loaded template)."""
-    loaded = template if isinstance(template, PromptTemplate) else load_template(template)
+    loaded = _chosen_or_bundled(template, JUDGE_TEMPLATE)
     return RenderedPrompt(
         text=_fill_instrument(loaded, generation_prompt, poem),
         name=loaded.name,
@@ -239,4 +259,4 @@ def render_judge_prompt(
 
 def render_survey(generation_prompt: str, poem: str) -> str:
     """The human-expert survey page of the paper's Appendix C for one poem."""
-    return _fill_instrument(load_template(SURVEY_TEMPLATE), generation_prompt, poem)
+    return _fill_instrument(bundled_template(SURVEY_TEMPLATE), generation_prompt, poem)

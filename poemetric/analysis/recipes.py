@@ -58,7 +58,7 @@ from poemetric.data.yaml_fields import (
     read_yaml_document,
     validate_yaml_file,
 )
-from poemetric.paths import bundled_recipes, resource_path
+from poemetric.paths import bundled_recipes, home_lacks, resource_path
 from poemetric.store import RunStore
 from poemetric.store.measure_cache import MeasureCache
 from poemetric.suggest import did_you_mean
@@ -143,7 +143,10 @@ def load_recipe(name_or_path: str | Path) -> Recipe:
     if not path.is_file():
         raise RecipeError(
             f"no recipe {str(name_or_path)!r} (looked for {path}); bundled recipes: "
-            + ", ".join(bundled_recipes())
+            + (
+                ", ".join(bundled_recipes())
+                or f"none ({home_lacks('analysis') or resource_path('analysis')})"
+            )
         )
     try:  # not UTF-8, invalid YAML, an empty file, a wrong field: `FILE:LINE: ...`
         document = read_yaml_document(path)

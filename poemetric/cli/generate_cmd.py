@@ -128,13 +128,15 @@ def open_prepared(
     """
     from poemetric.data import DatasetError, load_dataset
     from poemetric.pipeline import head_limit, render_prompts
-    from poemetric.prompts import GENERATION_TEMPLATE, PromptError, load_template
+    from poemetric.prompts import GENERATION_TEMPLATE, PromptError, bundled_template, load_template
     from poemetric.store import RunStore, StoreError
     from poemetric.store.db import DB_NAME
 
     try:
         loaded = load_dataset(dataset)
-        chosen = load_template(GENERATION_TEMPLATE if template is None else template)
+        chosen = (
+            bundled_template(GENERATION_TEMPLATE) if template is None else load_template(template)
+        )
         new_run = not (run / DB_NAME).exists()
         if new_run:  # a new run's prompts (an existing run's: prepare_run)
             render_prompts(loaded.head(head_limit(limit)), chosen)
@@ -191,9 +193,9 @@ def prepared_or_planned(
 
 def note_kept_template(run_template_hash: str, chosen: str | None) -> None:
     """Say so when a run keeps a generation template other than today's bundled one."""
-    from poemetric.prompts import GENERATION_TEMPLATE, load_template
+    from poemetric.prompts import GENERATION_TEMPLATE, bundled_template
 
-    if chosen is None and run_template_hash != load_template(GENERATION_TEMPLATE).sha256:
+    if chosen is None and run_template_hash != bundled_template(GENERATION_TEMPLATE).sha256:
         console.print(
             f"[dim]note: this run keeps the generation template it was prepared with (sha256 "
             f"{run_template_hash[:12]}…), not today's prompts/{GENERATION_TEMPLATE}; "

@@ -22,8 +22,6 @@ from poemetric.cli.options import (
 )
 from poemetric.data import DatasetError, load_dataset
 from poemetric.prompts import (
-    GENERATION_TEMPLATE,
-    JUDGE_TEMPLATE,
     PromptError,
     bundled_templates,
     load_template,
@@ -119,14 +117,10 @@ def render(
     try:
         for poem in poems:
             judging = kind is PromptKind.judge
-            generation = render_generation_prompt(
-                poem, GENERATION_TEMPLATE if judging else template or GENERATION_TEMPLATE
-            )
+            generation = render_generation_prompt(poem, None if judging else template)
             shown = generation
             if judging:
-                shown = render_judge_prompt(
-                    generation.text, poem.content, template or JUDGE_TEMPLATE
-                )
+                shown = render_judge_prompt(generation.text, poem.content, template)
             heading = f"{poem.poem_id} · {shown.name} · sha256 {shown.template_hash[:12]}"
             # A panel's title is read as markup even with markup=False: a poem id is text.
             title: str | None = plain(heading)

@@ -245,12 +245,21 @@ def serve(
 
     try:
         import uvicorn
+        from starlette import requests as starlette_requests
 
         from poemetric.survey.web import create_app
     except ImportError as exc:
         raise error_exit(
             f"the survey web app needs its extra: pip install 'poemetric[survey]' ({exc})"
         ) from exc
+    # Starlette's own test for a form parser (getattr: a Starlette that drops the name serves on)
+    if getattr(starlette_requests, "parse_options_header", True) is None:
+        # Starlette and uvicorn installed without the extra (by FastAPI, say): the pages were
+        # served, and every answer a rater sent was refused as "malformed form data".
+        raise error_exit(
+            "the survey web app needs its extra: pip install 'poemetric[survey]' (python-multipart, "
+            "which reads the answers raters send, is not installed)"
+        )
     store_path = run / DB_NAME  # read-only as RunStore judges it, without opening it twice
     if store_path.exists() and not writable(store_path):  # every answer is a write
         raise error_exit(read_only_message(store_path))

@@ -17,7 +17,7 @@ from poemetric.data.yaml_fields import (
     validate_yaml_file,
 )
 from poemetric.hints import program
-from poemetric.paths import resource_path, user_data_path
+from poemetric.paths import home_lacks, resource_path, user_data_path
 from poemetric.suggest import did_you_mean
 
 REGISTRY_FILE = "registry.yaml"
@@ -92,7 +92,9 @@ def registry_path() -> Path:
 @cache
 def _load_registry(path: Path) -> dict[str, DatasetEntry]:
     if not path.is_file():
-        raise DatasetError(f"dataset registry {path} is missing; reinstall POEMetric")
+        raise DatasetError(
+            f"dataset registry {path} is missing; {home_lacks('datasets') or 'reinstall POEMetric'}"
+        )
     # Not UTF-8 YAML, empty or a wrong field ($POEMETRIC_HOME's own copy): a TextFileError,
     # which the command line prints as `error: FILE:LINE: ...` whatever the command (a
     # traceback before).

@@ -22,7 +22,7 @@ from rich.console import Console
 from poemetric.judge.answer_objects import load_pairs, object_spans
 from poemetric.judge.finish import finish_note
 from poemetric.judge.parse import split_reasoning
-from poemetric.prompts import RECOGNISE_TEMPLATE, load_template
+from poemetric.prompts import RECOGNISE_TEMPLATE, bundled_template
 from poemetric.providers.base import Completion, ModelSpec, ResponseSchema
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageReport
@@ -205,7 +205,7 @@ def human_poems(store: RunStore) -> list[sqlite3.Row]:
 def recognise_jobs(
     store: RunStore, judge: ModelSpec, *, limit: int | None = None
 ) -> tuple[list[Job], dict[str, str]]:
-    template = load_template(RECOGNISE_TEMPLATE)
+    template = bundled_template(RECOGNISE_TEMPLATE)
     template_hash = store.add_template(template.name, template.text)
     poems = human_poems(store)
     schema = RECOGNITION_SCHEMA if judge.structured == "auto" else None

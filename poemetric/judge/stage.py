@@ -29,6 +29,7 @@ from poemetric.prompts import (
     JUDGE_REASK_TEMPLATE,
     JUDGE_TEMPLATE,
     PromptTemplate,
+    bundled_template,
     load_template,
     render_judge_prompt,
 )
@@ -62,7 +63,8 @@ def judge_template(
     """The judge's prompt template: `override`, the judge file's `template`, or the paper's;
     with `store`, as the run's judgments of this judge hold it (`PromptTemplate.as_stored`: the
     file's text with its byte-order mark for a run judged before the mark was dropped)."""
-    template = load_template(override or judge.template or JUDGE_TEMPLATE)
+    chosen = override or judge.template
+    template = load_template(chosen) if chosen else bundled_template(JUDGE_TEMPLATE)
     if store is None or template.legacy_text is None:
         return template
     rows = store.query(
@@ -301,7 +303,7 @@ _SUMMED_OVER_TURNS = ("cost_usd", "input_tokens", "output_tokens", "reasoning_to
 
 
 def reask_prompt(reason: str) -> str:
-    return load_template(JUDGE_REASK_TEMPLATE).text.replace("{error}", reason).strip()
+    return bundled_template(JUDGE_REASK_TEMPLATE).text.replace("{error}", reason).strip()
 
 
 def _turns(job: Job) -> list[dict[str, Any]]:

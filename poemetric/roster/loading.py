@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from poemetric.hints import program
-from poemetric.paths import resource_path
+from poemetric.paths import home_lacks, resource_path
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import available_providers, load_problem
 from poemetric.roster.base import (
@@ -152,6 +152,14 @@ def roster_directories(
     return folders
 
 
+def _home_hint(kind: str, folder: Path) -> str:
+    """`home_lacks` for the bundled folder `folder`, and the variable meant for files of one's own."""
+    lacks = home_lacks(kind) if folder == resource_path(kind) else ""
+    if not lacks:
+        return ""
+    return f": {lacks}; for {kind[:-1]} files beside the bundled ones, set {ENV_DIRS[kind]} instead"
+
+
 def _model_files(folder: Path) -> list[Path]:
     return sorted(
         p for p in folder.iterdir() if p.suffix in {".yaml", ".yml"} and p.stem != "groups"
@@ -196,7 +204,7 @@ def load_catalog(
     providers = available_providers()
     for folder in roster_directories(kind, directory):
         if not folder.is_dir():
-            raise RosterError(f"no {kind} folder at {folder}")
+            raise RosterError(f"no {kind} folder at {folder}{_home_hint(kind, folder)}")
         here: dict[str, Path] = {}
         for path in _model_files(folder):
             name = path.stem

@@ -16,7 +16,7 @@ from typing import Any
 
 from rich.console import Console
 
-from poemetric.prompts import load_template
+from poemetric.prompts import bundled_template
 from poemetric.providers.base import Completion, ModelSpec
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageReport
@@ -105,7 +105,7 @@ def match_id_for(trial_id: str, judge: str, sample_index: int) -> str:
 def style_jobs(
     store: RunStore, judge: ModelSpec, plan: TrialPlan, *, samples: int = 1
 ) -> tuple[list[Job], dict[str, str]]:
-    template = load_template(STYLE_TEMPLATE)
+    template = bundled_template(STYLE_TEMPLATE)
     template_hash = store.add_template(template.name, template.text)
     jobs: list[Job] = []
     for trial in plan.trials:

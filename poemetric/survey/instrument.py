@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
-from poemetric.prompts import SURVEY_TEMPLATE, load_template
+from poemetric.prompts import SURVEY_TEMPLATE, bundled_template
 
 _QUESTION = re.compile(r"^(\d+)\.\s+(.*)$")
 _OPTION = re.compile(r"^(\d+)\s+-\s+(.*)$")
@@ -52,7 +52,7 @@ class Instrument:
 @cache
 def appendix_c_survey() -> Instrument:
     """The survey as shipped in prompts/survey.md (cached)."""
-    template = load_template(SURVEY_TEMPLATE)
+    template = bundled_template(SURVEY_TEMPLATE)
     return parse_instrument(template.text, template.sha256)
 
 

@@ -202,12 +202,14 @@ class HFScorer:
         self.batch_size, self.prefix_token = batch_size, prefix_token
         self.pll_variant, self.chunk_size = pll, chunk_size
         self.progress = progress  # `score` shows a progress bar (`text_progress`)
+        # The `local` extra first, as `generate` asks for it: without PyTorch, `hf:smollm2-135m`
+        # asked for the model's package alone, and installing it led to this error next.
+        require_installed()  # as is_masked_lm says it
         self.source = resolve_source(
             self.spec.model,
             gguf_file=self.spec.options.get("gguf_file"),
             allow_download=bool(self.spec.options.get("allow_download", False)),
         )
-        require_installed()  # as is_masked_lm says it
         # Read from config.json or the GGUF header when they tell (a cached rerun then imports
         # neither PyTorch nor transformers), else by transformers.
         found = masked_from_files(self.source)
