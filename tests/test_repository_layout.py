@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tomllib
@@ -10,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+import poemetric
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 
@@ -73,3 +76,16 @@ def test_the_wheel_bundles_every_resource_folder_the_code_reads() -> None:
     assert _hatch_targets()["wheel"]["force-include"] == {
         kind: f"poemetric/_resources/{kind}" for kind in RESOURCE_DIRS
     }
+
+
+def test_the_version_is_the_same_in_the_package_its_metadata_and_the_citation() -> None:
+    # Reports and run records carry `poemetric.__version__`; a paper cites CITATION.cff; pip
+    # reads pyproject.toml. Nothing else keeps the three in step.
+    project = tomllib.loads((REPOSITORY / "pyproject.toml").read_text(encoding="utf-8"))
+    citation = re.search(
+        r"^version:\s*['\"]?([^'\"\s]+)",
+        (REPOSITORY / "CITATION.cff").read_text(encoding="utf-8"),
+        re.MULTILINE,
+    )
+    assert citation is not None, "CITATION.cff has no version line"
+    assert project["project"]["version"] == poemetric.__version__ == citation.group(1)
