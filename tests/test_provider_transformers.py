@@ -120,3 +120,20 @@ def test_a_hub_id_missing_from_the_local_cache_says_so_and_how_to_get_it(
 
         LocalCausalLM(resolve_source(str(broken)), device="cpu")
     assert "hub id" not in str(caught.value) and "broken.gguf" in str(caught.value)
+
+
+def test_judge_samples_of_a_local_model_get_their_seeds(tmp_path: Path) -> None:
+    """The provider decides a sampled answer by `settings.seed` (decoded alone, after
+    `torch.manual_seed`) but said it took none (`takes_seed` False): `judge --samples N` with a
+    local judge that samples sent samples 1.. unseeded, so they could not be made again, where a
+    vLLM judge's get seeds 1.. . They get them now; sample 0 is sent as configured."""
+    from test_runner_support import prepared_store
+
+    from poemetric.judge.stage import JudgePlan
+    from poemetric.roster import load_roster
+
+    judge = load_roster("judges")["smollm2-135m"]
+    with prepared_store(tmp_path / "run", poems=2) as store:
+        jobs, _ = JudgePlan(store, samples=3)(judge)
+    seeds = sorted((job.row["sample_index"], job.request.settings.seed) for job in jobs)
+    assert seeds == [(0, None), (0, None), (1, 1), (1, 1), (2, 2), (2, 2)]
