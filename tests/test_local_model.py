@@ -439,3 +439,36 @@ def test_the_smollm2_fixture_is_the_model_the_loader_returns_after_a_release(
         spec = load_roster(kind)["smollm2-135m"]
         assert local_model_for(spec, loader=must_not_load) is model
         assert TransformersProvider(spec).model is model
+
+
+def test_top_k_alone_samples_as_it_says(smollm2: Any) -> None:
+    """A model file setting `top_k` and no temperature or top_p (vLLM and the APIs then sample
+    with top_k at their default temperature): with a generation config that samples not
+    (SmolLM2's), the provider dropped top_k and decoded greedily, while each row's settings
+    said top_k. It samples, with that top_k, and the seed decides the answer."""
+    from poemetric.providers.base import (
+        ChatMessage,
+        Completion,
+        GenerationRequest,
+        GenerationSettings,
+    )
+    from poemetric.providers.registry import create_provider
+    from poemetric.roster import load_roster
+
+    provider: Any = create_provider(load_roster("generators")["smollm2-135m"])
+    assert provider.model is smollm2
+    sampling = provider.sampling(GenerationSettings(top_k=40, max_tokens=16))
+    assert sampling["do_sample"] is True and sampling["top_k"] == 40
+    assert provider.sampling(GenerationSettings(max_tokens=16))["do_sample"] is False  # greedy
+    assert provider.sampling(GenerationSettings(top_k=40, temperature=0))["do_sample"] is False
+
+    def answer(**settings: Any) -> str:
+        message = ChatMessage(role="user", content="Write one line about the sea.")
+        request = GenerationRequest((message,), GenerationSettings(max_tokens=16, **settings))
+        (completion,) = provider.run_batch([request])
+        assert isinstance(completion, Completion), completion
+        return str(completion.text)
+
+    seeded = {seed: answer(top_k=40, seed=seed) for seed in (1, 2, 3)}
+    assert answer(top_k=40, seed=1) == seeded[1]  # reproducible
+    assert len(set(seeded.values())) > 1  # greedy: three copies of one answer

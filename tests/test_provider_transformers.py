@@ -82,3 +82,58 @@ def test_a_cuda_device_without_cuda_stops_the_model_before_it_loads(
 
     # Refused before any weights were read for it.
     assert not any(key[1] == "cuda" for key in transformers_engine._LOADED)
+
+
+def test_a_hub_id_missing_from_the_local_cache_says_so_and_how_to_get_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hub id is read from the local Hugging Face cache only (no `allow_download`); one that
+    is not there was stored with transformers' own words, "We couldn't connect to
+    'https://huggingface.co'... Check your internet connection", for a connection never tried:
+    each job's error now says where it was looked for and the two ways out."""
+    local_extra_or_skip()
+    from poemetric.providers.base import ChatMessage, GenerationRequest, GenerationSettings
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # never a download, whatever happens
+    monkeypatch.chdir(tmp_path)  # no folder of that name here
+    spec = ModelSpec(
+        name="uncached", provider="transformers", model="poemetric-tests/no-such-model-135m"
+    )
+    provider = create_provider(spec)
+    provider.preflight()  # a hub id: found or not when it loads
+    request = GenerationRequest((ChatMessage(role="user", content="hi"),), GenerationSettings())
+    (result,) = provider.run_batch([request])  # type: ignore[attr-defined]
+    assert isinstance(result, ProviderError) and not result.retryable
+    message = " ".join(str(result).split())
+    assert message.startswith(
+        "transformers: could not load 'poemetric-tests/no-such-model-135m': not a file or folder "
+        "on this machine, and a Hugging Face hub id is read from the local Hugging Face cache "
+        "only (downloads are off), where it is not in full"
+    ), message
+    assert "`hf download poemetric-tests/no-such-model-135m`" in message
+    assert "`options.allow_download: true`" in message
+    # a local file that fails to load keeps transformers' own reason, without the hint
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + bytes(64))
+    with pytest.raises(LocalModelError) as caught:
+        from poemetric.providers.transformers_engine import LocalCausalLM
+
+        LocalCausalLM(resolve_source(str(broken)), device="cpu")
+    assert "hub id" not in str(caught.value) and "broken.gguf" in str(caught.value)
+
+
+def test_judge_samples_of_a_local_model_get_their_seeds(tmp_path: Path) -> None:
+    """The provider decides a sampled answer by `settings.seed` (decoded alone, after
+    `torch.manual_seed`) but said it took none (`takes_seed` False): `judge --samples N` with a
+    local judge that samples sent samples 1.. unseeded, so they could not be made again, where a
+    vLLM judge's get seeds 1.. . They get them now; sample 0 is sent as configured."""
+    from test_runner_support import prepared_store
+
+    from poemetric.judge.stage import JudgePlan
+    from poemetric.roster import load_roster
+
+    judge = load_roster("judges")["smollm2-135m"]
+    with prepared_store(tmp_path / "run", poems=2) as store:
+        jobs, _ = JudgePlan(store, samples=3)(judge)
+    seeds = sorted((job.row["sample_index"], job.request.settings.seed) for job in jobs)
+    assert seeds == [(0, None), (0, None), (1, 1), (1, 1), (2, 2), (2, 2)]

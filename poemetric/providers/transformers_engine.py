@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from poemetric.providers.model_source import LocalModelError, ModelSource
@@ -144,6 +145,25 @@ def prefix_token_id(tokenizer: Any, token: str | None = None) -> int:
     raise LocalModelError("the tokenizer has no BOS/EOS token to use as a prefix")
 
 
+def load_failure(source: ModelSource, error: Exception) -> str:
+    """What to say when `source` does not load. A hub id read from the local cache only (no
+    `allow_download`) that is not there in full gets transformers' error about a connection it
+    never tried to make ("We couldn't connect to 'https://huggingface.co'... Check your internet
+    connection"); it is said as it is, with the two ways out."""
+    said = f"{type(error).__name__}: {error}"
+    hub_id = not Path(source.location).expanduser().exists()
+    if isinstance(error, OSError) and source.local_only and hub_id:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else said
+        return (
+            f"could not load {source.describe()!r}: not a file or folder on this machine, and "
+            "a Hugging Face hub id is read from the local Hugging Face cache only (downloads "
+            f"are off), where it is not in full: download it first (`hf download "
+            f"{source.location}`) or set `options.allow_download: true` in the model file "
+            f"(transformers said: {first})"
+        )
+    return f"could not load {source.describe()!r}: {said}"
+
+
 @dataclass(frozen=True)
 class SequenceScore:
     """Log-probability of one text under a model (natural log)."""
@@ -200,9 +220,7 @@ class LocalCausalLM:
                     source.location, dtype=self.dtype, **kwargs
                 )
         except (OSError, ValueError, ImportError, RuntimeError) as error:
-            raise LocalModelError(
-                f"could not load {source.describe()!r}: {type(error).__name__}: {error}"
-            ) from error
+            raise LocalModelError(load_failure(source, error)) from error
         self.model.to(self.device)
         self.model.eval()
         self.lock = threading.Lock()

@@ -13,8 +13,9 @@
 - ``batch_size``: prompts generated together (default 8).
 
 Sampling follows the paper's "model default" rule: the model's own generation config, then the
-model file's non-None settings. Greedy requests are batched (left-padded); sampled requests with
-a seed run one at a time so that each one's seed alone decides its poem.
+model file's non-None settings (a temperature above 0, top_p or top_k samples). Greedy requests
+are batched (left-padded); sampled requests with a seed run one at a time so that each one's seed
+alone decides its poem.
 
 Structured output (a judge's `structured: auto`) is constrained decoding of a flat JSON object,
 ``batch_size`` requests together (one forward pass a step for all of them, `transformers_decoding`),
@@ -97,6 +98,9 @@ class TransformersProvider(InProcessBatchProvider):
     )
     prefers_batches: ClassVar[bool] = True
     remote: ClassVar[bool] = False
+    #: `settings.seed` decides a sampled answer (`torch.manual_seed`, the request decoded alone):
+    #: repeated judge samples and the probes' generated lines get their seeds, as with vLLM.
+    takes_seed: ClassVar[bool] = True
 
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__(spec)
@@ -171,7 +175,9 @@ class TransformersProvider(InProcessBatchProvider):
         if settings.temperature == 0:
             sampling.pop("temperature")
             sampling.update(do_sample=False)
-        elif settings.temperature is not None or settings.top_p is not None:
+        elif any(getattr(settings, name) is not None for name in ("temperature", "top_p", "top_k")):
+            # a sampling setting samples, top_k alone too (vLLM and the APIs sample with it);
+            # it was dropped, and the answer greedy, where the generation config samples not
             sampling["do_sample"] = True
         if not sampling["do_sample"]:
             sampling.update(temperature=None, top_p=None, top_k=None)
