@@ -73,9 +73,18 @@ def test_the_wheel_bundles_every_resource_folder_the_code_reads() -> None:
     looks up there is copied into the wheel under that name."""
     from poemetric.paths import RESOURCE_DIRS
 
-    assert _hatch_targets()["wheel"]["force-include"] == {
-        kind: f"poemetric/_resources/{kind}" for kind in RESOURCE_DIRS
-    }
+    wheel = _hatch_targets()["wheel"]
+    assert wheel["sources"] == {kind: f"poemetric/_resources/{kind}" for kind in RESOURCE_DIRS}
+    assert sorted(wheel["only-include"]) == sorted(["poemetric", *RESOURCE_DIRS])
+
+
+def test_the_wheel_leaves_out_editor_files_in_the_resource_folders() -> None:
+    """`force-include` copied every file of a resource folder, past every exclusion: an editor's
+    swap or backup file in generators/ or judges/ (or a file .gitignore names) shipped in the
+    wheel. `sources` keeps the exclusions; `exclude` names the editor files .gitignore may not."""
+    wheel = _hatch_targets()["wheel"]
+    assert "force-include" not in wheel
+    assert {"*.swp", "*~"} <= set(wheel["exclude"])
 
 
 def test_the_version_is_the_same_in_the_package_its_metadata_and_the_citation() -> None:
