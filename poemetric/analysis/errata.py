@@ -152,7 +152,8 @@ def errata_caption(form_checks: pd.DataFrame) -> str:
         f"pass rate {released['pass_rate']:.2f} over {counted(int(released['n']), 'poem')}); "
         f"with the dataset errata applied ({_counts(status)}) their pass rate is "
         f"{applied['pass_rate']:.2f} over {counted(int(applied['n']), 'poem')} "
-        "(`poemetric analyze`, table form_checks_errata)."
+        "(`poemetric analyze`'s table form_checks_errata gives both over the poems of every "
+        "form)."
     )
 
 
