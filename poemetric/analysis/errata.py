@@ -70,13 +70,7 @@ def errata_tables(
     if entries.isna().all():
         return {}, ["the dataset has errata, but none concerns the checked human poems"]
     status = entries.map(lambda e: e["status"] if e else None)
-    applied = human[status != "excluded"].copy()
-    for index in applied.index[status[applied.index] == "corrected"]:
-        entry = entries[index]
-        passed = entry["passed"]
-        applied.loc[index, "passed"] = None if passed is None else int(passed)
-        for score in SCORES:
-            applied.loc[index, score] = entry[score]
+    applied = _applied(human, entries, status)
     summary = pd.concat(
         [
             form_check_scores(human).assign(annotation=RELEASED),
@@ -120,6 +114,47 @@ def errata_tables(
         "gives it with the errata applied"
     ]
     return {"form_checks_errata": summary[columns], "form_checks_errata_rows": detail}, notes
+
+
+def _applied(human: pd.DataFrame, entries: pd.Series, status: pd.Series) -> pd.DataFrame:
+    """The human poems' checks with the errata applied: corrected rows take their corrected
+    verdict and scores, rows no value describes are left out, the others stay as released."""
+    applied = human[status != "excluded"].copy()
+    for index in applied.index[status[applied.index] == "corrected"]:
+        entry = entries[index]
+        passed = entry["passed"]
+        applied.loc[index, "passed"] = None if passed is None else int(passed)
+        for score in SCORES:
+            applied.loc[index, score] = entry[score]
+    return applied
+
+
+def errata_caption(form_checks: pd.DataFrame) -> str:
+    """The sentence that ends the caption of a figure of form-check pass rates whose human
+    poems' checks carry the dataset errata verdicts (`form run` of a dataset with errata): the
+    human bars are the annotation as released, the default, and the pass rate with the errata
+    applied is `analyze`'s `form_checks_errata`. "" where no human check shown carries one (a
+    dataset without errata, no human poems shown, or checks made before the errata: `analyze`
+    notes those)."""
+    if "errata" not in form_checks:
+        return ""
+    human = form_checks[form_checks["author"] == HUMAN_AUTHOR]
+    entries = _entries(human)
+    if human.empty or entries.isna().all():
+        return ""
+    status = entries.map(lambda e: e["status"] if e else None)
+    released = form_check_scores(human).iloc[0]
+    applied = form_check_scores(_applied(human, entries, status)).iloc[0]
+    if not released["n"] or not applied["n"]:
+        return ""
+    return (
+        " The human poems are checked against their annotation as released (the default; "
+        f"pass rate {released['pass_rate']:.2f} over {counted(int(released['n']), 'poem')}); "
+        f"with the dataset errata applied ({_counts(status)}) their pass rate is "
+        f"{applied['pass_rate']:.2f} over {counted(int(applied['n']), 'poem')} "
+        "(`poemetric analyze`'s table form_checks_errata gives both over the poems of every "
+        "form)."
+    )
 
 
 def _verdict(passed: object) -> str:

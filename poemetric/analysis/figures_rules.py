@@ -10,6 +10,7 @@ import pandas as pd
 from poemetric.analysis.bars import Panel, Series, draw_grid, summary_frame
 from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.errata import errata_caption
 from poemetric.analysis.form_threshold import checked_thresholds, pass_rule, threshold_words
 from poemetric.analysis.heatmaps import (
     analysis_table_where,
@@ -83,8 +84,18 @@ def rule_based(ctx: FigureContext) -> Drawing:
     not_poems = ctx.not_poems_sentence(
         " of TTR and repetition (form accuracy counts them as failures)"
     )
-    caption = f"Rule-based evaluation per author, {over}. {said[:1].upper()}{said[1:]}.{not_poems}"
+    errata = "" if checks is None else errata_caption(_shown_checks(ctx))
+    caption = (
+        f"Rule-based evaluation per author, {over}. {said[:1].upper()}{said[1:]}.{not_poems}"
+        f"{errata}"
+    )
     return Drawing(figure, caption, tuple(left_out))
+
+
+def _shown_checks(ctx: FigureContext) -> pd.DataFrame:
+    """The stored form checks (one row per poem) of the authors shown."""
+    checks = ctx.data.form_checks
+    return checks[checks["author"].isin(ctx.authors)]
 
 
 def form_accuracy(ctx: FigureContext) -> Drawing:
@@ -103,7 +114,7 @@ def form_accuracy(ctx: FigureContext) -> Drawing:
         f"Rule-based form check per author, over {counted_poems(checks['n'], 'checked poem')} "
         f"each: share of poems passing ({pass_rule(ctx.data.form_checks)}), with a "
         f"{WILSON_NOTE}; mean form, meter and rhyme scores (0-1), with the {T_NOTE}, "
-        f"clipped to 0-1{_unscored_note(checks)}."
+        f"clipped to 0-1{_unscored_note(checks)}.{errata_caption(_shown_checks(ctx))}"
     )
     return Drawing(figure, caption)
 
@@ -145,7 +156,7 @@ def form_heatmap(ctx: FigureContext) -> Drawing:
     caption = (
         "Share of poems passing the rule-based form check, per author and poem form "
         f"({counted_poems(by_form['n'], 'checked poem')} per cell; "
-        f"{pass_rule(checks)}).{blank}{unprinted}"
+        f"{pass_rule(checks)}).{blank}{unprinted}{errata_caption(checks)}"
     )
     return Drawing(figure, caption)
 

@@ -138,7 +138,7 @@ def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Di
         f"POEMetric scores, {what_plotted(group, dimensions)}, judged by {ctx.judge_label}: "
         f"mean Likert score per author over {over}; bars start at 1, the scale's minimum; {CI_NOTE}."
         f"{expert_text(ctx, authors, matched) if experts is not None else ''}"
-        f"{na_note(keys)}"
+        f"{na_note(keys, scores)}"
     )
     return Drawing(figure, caption, notes)
 
@@ -186,7 +186,7 @@ def _dimension_heatmap(ctx: FigureContext, keys: list[str], group: str,
         )
         + _blank_note(ranked)
         + unprinted
-        + na_note(keys)
+        + na_note(keys, ctx.scores)
     )
     return Drawing(figure, caption)
 
@@ -211,7 +211,7 @@ def all_models(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimens
             f"score per author over {poems_each(scores)}, authors sorted by their mean "
             f"over these dimensions (shown as a heatmap: bars would not fit at this width; "
             f"a recipe entry's `layout: bars` forces them).{_blank_note(ranked)}{unprinted}"
-            f"{na_note(keys)}"
+            f"{na_note(keys, scores)}"
         )
         return Drawing(figure, caption)
     panels = [
@@ -229,7 +229,8 @@ def all_models(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Dimens
     caption = (
         f"POEMetric scores of every author, {what}, judged by {ctx.judge_label}: mean Likert "
         f"score per author over {poems_each(scores)}, sorted by the mean over the "
-        f"dimensions shown; bars start at 1, the scale's minimum; {CI_NOTE}.{na_note(keys)}"
+        f"dimensions shown; bars start at 1, the scale's minimum; {CI_NOTE}."
+        f"{na_note(keys, scores)}"
     )
     return Drawing(figure, caption)
 
@@ -283,7 +284,7 @@ def heatmap(ctx: FigureContext) -> Drawing:
     caption = (
         f"Mean score per author and dimension, judged by {ctx.judge_label} (1-5; "
         f"{poems_each(ctx.scores)} per author).{_blank_note(matrix)}{unprinted}"
-        f"{na_note(list(matrix.columns))}"
+        f"{na_note(list(matrix.columns), ctx.scores)}"
     )
     return Drawing(figure, caption)
 
@@ -365,11 +366,13 @@ def radar(ctx: FigureContext, max_authors: Count = 8) -> Drawing:
                   path_effects=halo, zorder=5)  # fmt: skip
     figure.legend(loc="outside lower center", ncols=1 if ctx.narrow else 2)
     llms = len([a for a in best if a != HUMAN_AUTHOR])
-    poems = poems_each(ctx.scores[ctx.scores["author"].isin(chosen)])
+    shown = ctx.scores[ctx.scores["author"].isin(chosen)]
+    poems = poems_each(shown)
     caption = (
         f"Dimension profile (mean score, 1 at the centre to 5 at the rim) of "
         f"{radar_who(ctx, chosen, llms)}, judged by {ctx.judge_label}, over {poems} each."
-        f"{_line_breaks(ctx, matrix.loc[chosen])}{na_note([str(k) for k in matrix.columns])}"
+        f"{_line_breaks(ctx, matrix.loc[chosen])}"
+        f"{na_note([str(k) for k in matrix.columns], shown)}"
     )
     return Drawing(figure, caption)
 

@@ -35,9 +35,21 @@ def what_plotted(group: str, dimensions: list[str] | None) -> str:
     return ", ".join(key.replace("_", " ") for key in dimensions)
 
 
-def na_note(keys: list[str]) -> str:
-    na = [DIMENSIONS_BY_KEY[k].label for k in keys if DIMENSIONS_BY_KEY[k].allows_na]
-    return f" *{' and '.join(na)}: N/A answers left out of the mean." if na else ""
+def na_note(keys: list[str], scores: pd.DataFrame | None = None) -> str:
+    """` *Imagery and Devices: N/A answers left out of the mean.` for the items of `keys` that
+    allow N/A; with the figure's `scores` (a `dimension_scores` frame), where some answer is
+    N/A, how many poems those means are over: the caption's "over 163 poems each" counts
+    every poem, and an imagery mean of the same figure was over 117 of them."""
+    na = [k for k in keys if DIMENSIONS_BY_KEY[k].allows_na]
+    if not na:
+        return ""
+    over = ""
+    if scores is not None and not scores.empty:
+        scored = scores[scores["dimension"].isin(na)]
+        if len(scored) and (pd.to_numeric(scored["n_na"], errors="coerce") > 0).any():
+            over = f", so those means are over {counted_poems(scored['n'])} per author"
+    labels = " and ".join(DIMENSIONS_BY_KEY[k].label for k in na)
+    return f" *{labels}: N/A answers left out of the mean{over}."
 
 
 def poems_each(scores: pd.DataFrame) -> str:
