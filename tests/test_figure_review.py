@@ -212,3 +212,23 @@ def test_31_authors_fit_an_acl_column(paper_run: Path, kind: str) -> None:
     problems = text_problems(drawing.figure)
     plt.close(drawing.figure)
     assert problems == []
+
+
+def test_radar_caption_calls_the_markov_baseline_a_model_not_an_llm(tmp_path: Path) -> None:
+    """A run of the human poets, two LLMs and the Markov baseline: its radar caption counted the
+    baseline among "the 3 LLMs shown" (the same with it among "the 2 best LLMs")."""
+    run = tmp_path / "run"
+    with build_synthetic_run(run, authors=("human", "model-a", "model-b", "markov"),
+                             poems_per_form=1, judges=("gemini-2.5-pro",)) as store:  # fmt: skip
+        store.conn.execute("UPDATE generations SET provider = 'markov' WHERE author = 'markov'")
+        store.conn.commit()
+    with figure_style():
+        every = FIGURE_KINDS["radar"][0](_context(run))
+        best = FIGURE_KINDS["radar"][0](_context(run, authors=["human", "markov", "model-a"]))
+        llms_only = FIGURE_KINDS["radar"][0](_context(run, authors=["human", "model-a"]))
+    for drawing in (every, best, llms_only):
+        plt.close(drawing.figure)
+    assert "the human poets and the 3 models shown" in every.caption, every.caption
+    assert "LLM" not in every.caption.split(", judged by")[0]
+    assert "the human poets and the 2 models shown" in best.caption, best.caption
+    assert "of the human poets and model-a, judged by" in llms_only.caption, llms_only.caption

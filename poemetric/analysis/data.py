@@ -54,7 +54,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     generations = pd.read_sql_query(
         """
         SELECT g.generation_id, g.poem_id, g.prompt_id, g.author, g.sample_index, g.poem,
-               g.extraction_notes,
+               g.extraction_notes, g.provider,
                p.form AS poem_form, p.content AS human_poem, p.title AS poem_title,
                p.imagery AS poem_imagery
         FROM generations g JOIN poems p ON p.poem_id = g.poem_id
