@@ -228,5 +228,7 @@ def _all_whole(conn: sqlite3.Connection, table: str, name: str, held: set[str]) 
     holding the kinds `held`: its real values are looked at one by one."""
     if not held <= {"integer", "real", "null"}:
         return False
+    if "real" not in held:
+        return True
     reals = conn.execute(f'SELECT "{name}" FROM {table} WHERE typeof("{name}") = \'real\'')
     return all(_whole(value) for (value,) in reals)
