@@ -2,7 +2,7 @@
 the whole table made.
 
 The export read the whole table into Python objects and a frame, 4 to 5 times the table's text
-in memory (a 90 MB judgments CSV took 430 MB at 44,000 judgments), so a study's 450,000
+in memory (a 90 MB judgments CSV took 420 MB at 44,000 judgments), so a study's 450,000
 judgments with a reasoning judge's raw answers did not fit in a laptop's memory. Each piece's
 columns must be typed as the whole frame types them: a piece of NULLs in a text column, a piece
 of whole numbers in an INTEGER column that holds 2.5 further down, a bare carriage return that

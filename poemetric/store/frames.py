@@ -12,7 +12,7 @@ column as they are) keeps the dtype pandas infers, as every other column does.
 
 `export_frames` gives the same frame in pieces of `EXPORT_CHUNK_ROWS` rows, for `poemetric export`:
 the whole table as Python objects and a frame was 4 to 5 times the table's text in memory (a
-90 MB judgments CSV took 430 MB), and a study's 450,000 judgments with a reasoning judge's raw
+90 MB judgments CSV took 420 MB), and a study's 450,000 judgments with a reasoning judge's raw
 answers would not fit. Each piece's columns have the dtypes the whole frame gives them (`_Plan`:
 read from the table with SQL first), so the pieces written one after another make the file the
 whole frame made.
