@@ -2,8 +2,9 @@
 report (and its size), export (csv, jsonl, parquet), merge of two runs, and the judge and form
 stages on a finished run and on one 99% done.
 
-The run is grown (`scale_run.py`) from a finished offline run of `bench_stages.py --keep DIR`
-(30 Markov models x 163 poems, one judge): --samples samples per model and prompt, --judges
+The run is grown (`scale_run.py`) from a finished offline run, --base (made by
+`bench_stages.py --keep DIR`), or without it one this script makes as `bench_stages.py` does
+(generate, form run, judge: 30 Markov models x 163 poems, one judge, some minutes): --samples samples per model and prompt, --judges
 judges, each new judgment moved a point from the first judge's here and there, refusals and
 parse failures among them, a call-log row per judgment. The judges are the local
 OpenAI-compatible test server of `bench_stages.py` (scores from a hash of each prompt), under
@@ -13,7 +14,7 @@ the names benchj, benchj2, ...; no network, no key. Each command runs as a child
 Before and after a change: run it twice on one grown run (--keep), once with `--code DIR`, a
 `git archive` copy of the older tree, whose POEMetric the commands then run.
 
-Usage: .venv/bin/python bench/bench_scale.py --base DIR [--samples 3] [--judges 3] [--keep DIR]
+Usage: .venv/bin/python bench/bench_scale.py [--base DIR] [--samples 3] [--judges 3] [--keep DIR]
        [--only analyze,report,...] [--code DIR]
 """
 
@@ -23,11 +24,13 @@ import argparse
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
-from bench_stages import JUDGE_FILE, answer, timed
-from scale_run import judge_names, scale_run
+from bench_stages import JUDGE_FILE, answer, timed, write_dataset, write_models
+from scale_run import judge_names
 
 from poemetric.store.db import DB_NAME
 from poemetric.testing.servers import OpenAIServer
@@ -50,9 +53,27 @@ def drop_share(run: Path, table: str, every: int) -> int:
         return cursor.rowcount
 
 
+def build_base(run: Path, work: Path, judge_url: str) -> None:
+    """A finished run as `bench_stages.py` makes it: 30 Markov models x the 163 gold poems,
+    form-checked and judged by the test server as `benchj`."""
+    (work / "base-models").mkdir()
+    (work / "base-judges").mkdir()
+    models = write_models(work / "base-models", 30)
+    (work / "base-judges" / "benchj.yaml").write_text(JUDGE_FILE.format(url=judge_url))
+    dataset = work / "poems.csv"
+    write_dataset(dataset, 163)
+    env = {**os.environ, "POEMETRIC_GENERATORS_DIR": str(work / "base-models"),
+           "POEMETRIC_JUDGES_DIR": str(work / "base-judges")}  # fmt: skip
+    r = str(run)
+    timed("base: generate", ["generate", "-r", r, "-d", str(dataset), "-m", models,
+                             "--no-progress"], env)  # fmt: skip
+    timed("base: form run", ["form", "run", "-r", r, "--no-progress"], env)
+    timed("base: judge", ["judge", "-r", r, "-j", "benchj", "--no-progress"], env)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", type=Path, required=True, help="a run of bench_stages --keep")
+    parser.add_argument("--base", type=Path, help="a run of bench_stages --keep (default: made)")
     parser.add_argument("--samples", type=int, default=3)
     parser.add_argument("--judges", type=int, default=3)
     parser.add_argument("--keep", type=Path, help="grow the run here and keep it")
@@ -64,8 +85,12 @@ def main() -> None:
         work = Path(scratch)
         run = args.keep or work / "run"
         if not (run / DB_NAME).exists():
-            counts = scale_run(args.base, run, samples=args.samples, judges=args.judges)
-            print("grown run:", ", ".join(f"{k} {v:,}" for k, v in counts.items()))
+            if args.base is None:
+                args.base = work / "base"
+                build_base(args.base, work, server.base_url)
+            grow = [sys.executable, str(Path(__file__).with_name("scale_run.py")), str(args.base),
+                    str(run), str(args.samples), str(args.judges)]  # fmt: skip
+            subprocess.run(grow, check=True)  # its own process: see scale_run.py's end
         print(f"store {os.path.getsize(run / DB_NAME) / 1e6:.0f} MB; run {run}")
         judges = judge_names(args.judges)
         (work / "judges").mkdir()

@@ -164,3 +164,14 @@ def scale_run(
             table: store.count(table)
             for table in ("generations", "form_checks", "judgments", "calls", "response_cache")
         }
+
+
+if __name__ == "__main__":
+    # In a process of its own (`bench_scale.py`): a child forked from a process that held the
+    # grown rows starts with that process's peak as its own `ru_maxrss`.
+    import sys
+
+    found = scale_run(
+        Path(sys.argv[1]), Path(sys.argv[2]), samples=int(sys.argv[3]), judges=int(sys.argv[4])
+    )
+    print("grown run:", ", ".join(f"{k} {v:,}" for k, v in found.items()), flush=True)
