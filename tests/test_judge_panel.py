@@ -277,3 +277,28 @@ def test_ctrl_c_during_judging_says_how_to_resume(
     assert code == 130
     assert "Every answer received so far is saved" in output
     assert f"poemetric judge --run {run} --judge gpt-4o" in output
+
+
+def test_a_second_run_leaves_the_rows_not_judged_as_they_are(
+    tmp_path: Path, user_model: Callable[..., Path]
+) -> None:
+    """Each run of `judge` stored every non-poem's row again, one transaction each: its
+    `attempts` counted the runs (3 after three runs, nothing ever sent) and `created_at` moved
+    to the last run."""
+    run = run_with_machine_poems(tmp_path, poems=3)
+    query = "SELECT judgment_id, error, attempts, created_at FROM judgments ORDER BY judgment_id"
+    with OpenAIServer(lambda call: ANSWER, api_key=TEST_KEY) as server:
+        write_judge(user_model, "j", server.base_url)
+        code, output = invoke("judge", "--run", str(run), "--judge", "j", "--no-progress")
+        assert code == 0, output
+        with RunStore(run) as store:
+            first = [tuple(r) for r in store.query(query)]
+        for _ in range(2):
+            code, output = invoke("judge", "--run", str(run), "--judge", "j", "--no-progress")
+            assert code == 0, output
+            assert "2 answers are not poems" in output
+        assert len(server.generation_requests) == 4  # nothing sent again
+    with RunStore(run) as store:
+        assert [tuple(r) for r in store.query(query)] == first
+        attempts = store.query("SELECT attempts FROM judgments WHERE status = 'not_judged'")
+    assert [r["attempts"] for r in attempts] == [1, 1]

@@ -140,8 +140,25 @@ class JudgePlan:
         self.store.add_template(template.name, template.text)
         skipped: list[dict[str, Any]] = []
         jobs = self._jobs(judge, self.authors, self.limit, skipped)
-        for row in skipped:
-            self.store.save_judgment(row)
+        stored = {
+            (r["generation_id"], int(r["sample_index"])): r["error"]
+            for r in self.store.query(
+                "SELECT generation_id, sample_index, error FROM judgments "
+                "WHERE judge = ? AND status = 'not_judged'",
+                (judge.name,),
+            )
+        }
+        # A row stored as not judged for the same reason stays as it is: re-storing each one
+        # on every run, a transaction each, counted it in `attempts` as if sent again.
+        changed = [
+            row
+            for row in skipped
+            if stored.get((row["generation_id"], row["sample_index"])) != row["error"]
+        ]
+        if changed:
+            with self.store.transaction():
+                for row in changed:
+                    self.store.save_judgment(row)
         self.not_sent[judge.name] = len(skipped)
         statuses = stored_statuses(
             self.store,

@@ -7,12 +7,13 @@ import csv
 import json
 import math
 import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from poemetric.paths import replaced_when_done
 from poemetric.store.connect import StoreError
-from poemetric.store.frames import export_frame
+from poemetric.store.frames import export_frames
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,19 +32,37 @@ def export_suffix(destination: Path) -> str:
 
 def export_table(conn: sqlite3.Connection, table: str, destination: Path) -> Path:
     """Write `table` (a known table of the store) to `destination` (generations with the
-    form, metre and rhyme pattern each was asked for: `frames.export_frame`); a half-written
-    file never replaces the one there (Ctrl-C leaves no truncated table)."""
+    form, metre and rhyme pattern each was asked for: `frames.export_frame`), a piece of rows at
+    a time (`frames.export_frames`: the file the whole table's frame made); a half-written file
+    never replaces the one there (Ctrl-C leaves no truncated table)."""
     suffix = export_suffix(destination)
-    frame = export_frame(conn, table)
     destination.parent.mkdir(parents=True, exist_ok=True)
     with replaced_when_done(destination) as temp:
         if suffix == ".csv":
-            frame.to_csv(temp, index=False, quoting=csv_quoting(frame))
+            write_csv(lambda: export_frames(conn, table), temp)
         elif suffix == ".parquet":
-            write_parquet(frame, temp)
+            write_parquet_frames(export_frames(conn, table), temp)
         else:
-            write_jsonl(frame, temp)
+            with temp.open("w", encoding="utf-8", newline="\n") as out:
+                for frame in export_frames(conn, table):
+                    write_jsonl_rows(frame, out)
     return destination
+
+
+def write_csv(frames: Callable[[], Iterator[pd.DataFrame]], path: Path) -> None:
+    """The frames `frames()` gives, one CSV (one header), quoted as `csv_quoting` quotes the
+    whole table: minimally, unless a piece holds a bare carriage return, which starts the file
+    again with every field quoted."""
+    quoting: Literal[0, 1] = csv.QUOTE_MINIMAL
+    while True:
+        with path.open("w", encoding="utf-8", newline="") as out:
+            for index, frame in enumerate(frames()):
+                if quoting == csv.QUOTE_MINIMAL and csv_quoting(frame) == csv.QUOTE_ALL:
+                    quoting = csv.QUOTE_ALL
+                    break
+                frame.to_csv(out, index=False, header=index == 0, quoting=quoting)
+            else:
+                return
 
 
 def csv_quoting(frame: pd.DataFrame) -> Literal[0, 1]:
@@ -60,31 +79,41 @@ def csv_quoting(frame: pd.DataFrame) -> Literal[0, 1]:
     return csv.QUOTE_MINIMAL
 
 
-def write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    """`frame` as Parquet, a column of nothing but NULLs typed as text: pyarrow gives it its
-    `null` type, and the files of two runs, one with an error text and one without, could not be
-    read as one folder ("Unsupported cast from large_string to null"). The INTEGER and REAL
-    columns already carry their type (`frames.table_frame`); what is left untyped is text, given
-    the type pandas gives text (string, large_string from pandas 3 on)."""
+def write_parquet_frames(frames: Iterator[pd.DataFrame], path: Path) -> None:
+    """The frames (of one table, alike in columns and dtypes) as one Parquet file, a row group
+    each, a column of nothing but NULLs typed as text: pyarrow gives it its `null` type, and the
+    files of two runs, one with an error text and one without, could not be read as one folder
+    ("Unsupported cast from large_string to null"). The INTEGER and REAL columns already carry
+    their type (`frames.table_frame`); what is left untyped is text, given the type pandas gives
+    text (string, large_string from pandas 3 on). A piece's column of NULLs where the table
+    holds text elsewhere is that text type, as in a frame of the whole table."""
     import pandas as pd  # here, not at module level: CLI start-up time
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pandas(frame, preserve_index=False)
     text = pa.Table.from_pandas(pd.DataFrame({"text": ["a"]}), preserve_index=False)[0].type
-    fields = [
-        pa.field(field.name, text) if pa.types.is_null(field.type) else field
-        for field in table.schema
-    ]
-    pq.write_table(table.cast(pa.schema(fields, metadata=table.schema.metadata)), path)
+    writer = None
+    try:
+        for frame in frames:
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            if writer is None:
+                fields = [
+                    pa.field(field.name, text) if pa.types.is_null(field.type) else field
+                    for field in table.schema
+                ]
+                schema = pa.schema(fields, metadata=table.schema.metadata)
+                writer = pq.ParquetWriter(path, schema)
+            writer.write_table(table.cast(schema))
+    finally:
+        if writer is not None:
+            writer.close()
 
 
-def write_jsonl(frame: pd.DataFrame, path: Path) -> None:
+def write_jsonl_rows(frame: pd.DataFrame, out: TextIO) -> None:
     """One JSON object a row, each number as stored: pandas' `to_json` rounds floats to 10
     decimal places (a latency of 1.5e-11 s was written 0.0, 2**60 as 1.152921505e+18), where
     `json` writes the shortest text that reads back as the same float. Missing values (NULL,
-    pandas' NA, NaN) and infinite floats are null, as `to_json` wrote them; an empty table is an
-    empty file."""
+    pandas' NA, NaN) and infinite floats are null, as `to_json` wrote them."""
     import pandas as pd  # here, not at module level: CLI start-up time
 
     def cell(value: Any) -> Any:
@@ -94,8 +123,7 @@ def write_jsonl(frame: pd.DataFrame, path: Path) -> None:
 
     names = [str(name) for name in frame.columns]
     columns = [frame[name].tolist() for name in frame.columns]
-    with path.open("w", encoding="utf-8", newline="\n") as out:
-        for values in zip(*columns, strict=True):
-            record = dict(zip(names, map(cell, values), strict=True))
-            line = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-            out.write(line + "\n")
+    for values in zip(*columns, strict=True):
+        record = dict(zip(names, map(cell, values), strict=True))
+        line = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        out.write(line + "\n")

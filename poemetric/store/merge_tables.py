@@ -142,16 +142,23 @@ def merge_table(
         stats.skipped = conn.execute(
             f"SELECT COUNT(*) FROM src.{rule.name} s WHERE NOT ({skip.removeprefix(' AND ')})"
         ).fetchone()[0]
-    # Rows already in the destination are read before the new ones are copied in.
-    overlapping = conn.execute(
-        f"SELECT s.* FROM src.{rule.name} s WHERE EXISTS "
+    # Rows already in the destination are marked before the new ones are copied in, and read
+    # one at a time after (all of them in memory at once: a study's judgments merged again).
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS merge_overlap (source_row INTEGER PRIMARY KEY)")
+    conn.execute("DELETE FROM temp.merge_overlap")
+    conn.execute(
+        f"INSERT INTO temp.merge_overlap SELECT s.rowid FROM src.{rule.name} s WHERE EXISTS "
         f"(SELECT 1 FROM main.{rule.name} d WHERE {unique_match}){skip}"
-    ).fetchall()
+    )
     cursor = conn.execute(
         f"INSERT INTO main.{rule.name} ({column_list}) SELECT {column_list} FROM src.{rule.name} s "
         f"WHERE NOT EXISTS (SELECT 1 FROM main.{rule.name} d WHERE {unique_match}){skip}"
     )
     stats.copied = cursor.rowcount
+    overlapping = conn.execute(
+        f"SELECT s.* FROM temp.merge_overlap o JOIN src.{rule.name} s ON s.rowid = o.source_row "
+        "ORDER BY o.source_row"
+    )
 
     compared = [c for c in columns if c not in _BOOKKEEPING]
     for row in overlapping:
