@@ -174,6 +174,35 @@ class FaultPlan:
             return None
 
 
+class RateLimitStorm(FaultPlan):
+    """A 429 storm: every generation request from `start_s` to `start_s + duration_s` seconds
+    after the first one is answered 429, told to come back when the storm ends (Retry-After,
+    retry-after-ms and OpenAI's x-ratelimit-reset-requests); before and after it, `then`
+    decides (None: answer normally). Counting the requests a client sends during the storm
+    shows whether it waits as told or keeps sending."""
+
+    def __init__(
+        self, duration_s: float, *, start_s: float = 0.0, then: FaultPlan | None = None
+    ) -> None:
+        super().__init__()
+        self.start_s = start_s
+        self.end_s = start_s + duration_s
+        self.then = then
+        self.first_at: float | None = None
+
+    def next_fault(self) -> Fault | None:
+        now = time.monotonic()
+        with self._lock:
+            if self.first_at is None:
+                self.first_at = now
+            elapsed = now - self.first_at
+        if self.start_s <= elapsed < self.end_s:
+            left = self.end_s - elapsed
+            reset = {"x-ratelimit-reset-requests": f"{left * 1000:.0f}ms"}
+            return Fault.rate_limited(None, headers={**retry_headers(left), **reset})
+        return None if self.then is None else self.then.next_fault()
+
+
 class RateLimiter:
     """Sliding one-second window: more than `requests_per_second` requests in it → 429."""
 

@@ -1,0 +1,59 @@
+"""A 429 storm: once the server refuses a burst of requests and says when to come back, the
+model's other jobs wait until then instead of each sending a request of its own into the storm
+(counted at the server; OpenAI counts refused requests against the per-minute limit too)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from test_runner_support import (
+    FAST,
+    TEST_KEY,
+    TEST_KEY_ENV,
+    generation_rows,
+    openai_spec,
+    prepared_store,
+)
+
+from poemetric.generation.stage import run_generation
+from poemetric.providers.base import GenerationSettings
+from poemetric.testing.servers import Fault, OpenAIServer, RateLimitStorm
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+
+
+def test_a_storm_of_429s_holds_the_jobs_not_yet_sent_until_the_server_said(
+    tmp_path: Path,
+) -> None:
+    store = prepared_store(tmp_path, poems=16)
+    concurrency = 4
+    with OpenAIServer(faults=RateLimitStorm(1.5), api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=concurrency).model_copy(
+            update={"settings": GenerationSettings(seed=3)}
+        )
+        report = run_generation(store, [spec], options=dataclasses.replace(FAST, samples=3))
+        refused = [r for r in server.generation_requests if r.fault == "status:429"]
+        assert server.duplicate_successes() == []
+    assert report.models[0].ok == 48 and report.errors == 0
+    assert len(generation_rows(store, spec.name)) == 48
+    # The requests in flight when the storm began, and the few sent before a burst was seen;
+    # without the hold each of the 48 jobs sent one into the storm.
+    assert len(refused) <= 2 * concurrency
+
+
+def test_a_lone_429_makes_only_its_own_job_wait(tmp_path: Path) -> None:
+    store = prepared_store(tmp_path, poems=8)
+    with OpenAIServer(faults=[Fault.rate_limited(1.0)], api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=2)
+        report = run_generation(store, [spec], options=FAST)
+        log = server.generation_requests
+    assert report.models[0].ok == 8 and len(log) == 9
+    refused = log[0]
+    assert refused.fault == "status:429"
+    # The other 7 jobs went on while the refused one waited: its retry came last.
+    assert log[-1].body == refused.body and log[-1].succeeded
