@@ -19,7 +19,7 @@ from test_runner_support import (
 
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import GenerationSettings
-from poemetric.testing.servers import Fault, OpenAIServer, RateLimitStorm
+from poemetric.testing.servers import Fault, FaultWindow, OpenAIServer, RateLimitStorm
 
 
 @pytest.fixture(autouse=True)
@@ -57,3 +57,24 @@ def test_a_lone_429_makes_only_its_own_job_wait(tmp_path: Path) -> None:
     assert refused.fault == "status:429"
     # The other 7 jobs went on while the refused one waited: its retry came last.
     assert log[-1].body == refused.body and log[-1].succeeded
+
+
+def test_an_outage_holds_the_model_instead_of_failing_every_job(tmp_path: Path) -> None:
+    """A server answering 503 to everything for a while (an outage, no Retry-After): the jobs
+    not yet sent wait for it to pass instead of each spending its retries against it and
+    ending as an error row."""
+    store = prepared_store(tmp_path, poems=16)
+    concurrency = 4
+    outage = FaultWindow(Fault.server_error(503), 1.5)
+    with OpenAIServer(faults=outage, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=concurrency, max_retries=3)
+        spec = spec.model_copy(update={"settings": GenerationSettings(seed=3)})
+        options = dataclasses.replace(FAST, samples=3, retry_base_s=0.1, retry_cap_s=0.5)
+        report = run_generation(store, [spec], options=options)
+        failed = [r for r in server.generation_requests if r.status == 503]
+    rows = generation_rows(store, spec.name)
+    errors = [r for r in rows if r["status"] != "ok"]
+    # Without the hold every one of the 48 jobs sent its 4 attempts into the outage and most
+    # ended as error rows; with it, a few requests test the server now and then.
+    assert len(errors) <= concurrency and report.errors == len(errors)
+    assert len(failed) <= 12 * concurrency

@@ -92,6 +92,10 @@ WINDOW_S = 2.0
 #: hiccup) only makes its own job wait its Retry-After.
 BURST_429 = 2
 BURST_REQUESTS = 2.5
+#: Transient failures (5xx, timeouts, dropped connections, broken bodies) in a row across a
+#: model's requests, with no success between them, that make an outage: the model's requests
+#: not yet sent are held (`ModelLimiter.on_transient_failure`).
+OUTAGE_FAILURES = 4
 
 
 class AdaptiveRate:
@@ -174,9 +178,10 @@ class ModelLimiter:
     The concurrency slot is taken first and the rate buckets second, so a request never consumes
     a rate slot while it still queues for a connection. Request pacing uses a bucket of one
     request (smooth, no bursts): providers and proxies enforce limits over sliding windows that a
-    burst would overrun; its rate adapts to 429s (`AdaptiveRate`), and a burst of 429s holds
-    every request not yet sent until the server's Retry-After (`on_rate_limited`). The token
-    bucket holds ten seconds' worth of tokens.
+    burst would overrun; its rate adapts to 429s (`AdaptiveRate`); a burst of 429s holds
+    every request not yet sent until the server's Retry-After (`on_rate_limited`), and so does
+    an outage, for a growing time (`on_transient_failure`). The token bucket holds ten seconds'
+    worth of tokens.
     """
 
     def __init__(
@@ -185,14 +190,22 @@ class ModelLimiter:
         *,
         concurrency: int | None = None,
         max_hold_s: float = 600.0,
+        outage_base_s: float = 0.5,
+        outage_cap_s: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.concurrency = concurrency or limits.max_concurrency
         self._slots = asyncio.Semaphore(self.concurrency)
         self._clock = clock
-        #: No request starts before this moment (`clock`): a burst of 429s said when to return.
+        #: No request starts before this moment (`clock`): a burst of 429s said when to
+        #: return, or the server fails every request (an outage).
         self._hold_until = float("-inf")
         self.max_hold_s = max_hold_s
+        self.outage_base_s = outage_base_s
+        self.outage_cap_s = outage_cap_s
+        self._failures_in_a_row = 0
+        #: Outage holds begun (the first failure over `OUTAGE_FAILURES` in a row each time).
+        self.outages = 0
         rpm = limits.requests_per_minute
         self.requests = AdaptiveRate(rpm / 60.0 if rpm else None)
         self.tokens = (
@@ -217,9 +230,30 @@ class ModelLimiter:
         until = self._clock() + min(retry_after_s, self.max_hold_s)
         self._hold_until = max(self._hold_until, until)
 
+    def on_transient_failure(self) -> None:
+        """A request failed in a way worth retrying (not a 429: a 5xx, a timeout, a dropped
+        connection, a broken body). `OUTAGE_FAILURES` of them in a row with no success between
+        make an outage: every request not yet sent is held, longer with every further failure
+        (`outage_base_s` doubling up to `outage_cap_s`, as a job's own backoff), so that the
+        jobs waiting for a slot do not each spend their retries against a server that is down
+        and end as error rows; the requests sent when a hold ends test whether it is back."""
+        self._failures_in_a_row += 1
+        over = self._failures_in_a_row - OUTAGE_FAILURES
+        if over < 0:
+            return
+        if over == 0:
+            self.outages += 1
+        wait = min(self.outage_cap_s, self.outage_base_s * 2.0 ** min(over, 30))
+        self._hold_until = max(self._hold_until, self._clock() + wait)
+
+    def on_success(self) -> None:
+        """A request answered: no outage; the request rate may rise (`AdaptiveRate`)."""
+        self._failures_in_a_row = 0
+        self.requests.on_success()
+
     async def pace(self, estimated_tokens: int) -> None:
-        """Wait out a hold after a burst of 429s, then for the rate buckets (call inside
-        `concurrency_slot`)."""
+        """Wait out a hold (a burst of 429s, an outage), then for the rate buckets (call
+        inside `concurrency_slot`)."""
         while (left := self._hold_until - self._clock()) > 0:
             await asyncio.sleep(left)
         await self.requests.acquire()
