@@ -18,7 +18,8 @@ from test_runner_support import (
 )
 
 from poemetric.generation.stage import run_generation
-from poemetric.providers.base import GenerationSettings
+from poemetric.providers.base import GenerationSettings, RateLimits
+from poemetric.runner.ratelimit import OUTAGE_FAILURES, ModelLimiter
 from poemetric.testing.servers import Fault, FaultWindow, OpenAIServer, RateLimitStorm
 
 
@@ -78,3 +79,48 @@ def test_an_outage_holds_the_model_instead_of_failing_every_job(tmp_path: Path) 
     # ended as error rows; with it, a few requests test the server now and then.
     assert len(errors) <= concurrency and report.errors == len(errors)
     assert len(failed) <= 12 * concurrency
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_an_outage_hold_doubles_after_each_hold_that_failed_again() -> None:
+    clock = Clock()
+    limiter = ModelLimiter(
+        RateLimits(max_concurrency=32), outage_base_s=0.5, outage_cap_s=2.0, clock=clock
+    )
+    for _ in range(OUTAGE_FAILURES - 1):
+        limiter.on_transient_failure()
+    assert limiter.held_s() == 0  # a few failures are no outage
+    for _ in range(32):  # the rest of the requests in flight fail at once
+        limiter.on_transient_failure()
+    assert limiter.held_s() == 0.5 and limiter.outages == 1
+    clock.now += 0.5
+    limiter.on_transient_failure()  # the hold's requests failed again: twice as long
+    assert limiter.held_s() == 1.0
+    clock.now += 1.0
+    limiter.on_transient_failure()
+    clock.now += 2.0
+    limiter.on_transient_failure()
+    assert limiter.held_s() == 2.0  # at most the cap
+    clock.now += 2.0
+    limiter.on_success()  # the server is back
+    for _ in range(OUTAGE_FAILURES):
+        limiter.on_transient_failure()
+    assert limiter.held_s() == 0.5 and limiter.outages == 2
+
+
+def test_a_burst_of_429s_holds_until_its_retry_after_and_a_lone_one_does_not() -> None:
+    clock = Clock()
+    limiter = ModelLimiter(RateLimits(), max_hold_s=10.0, clock=clock)
+    limiter.on_rate_limited(3.0)
+    assert limiter.held_s() == 0  # a lone 429: its job alone waits
+    limiter.on_rate_limited(3.0)
+    assert limiter.held_s() == 3.0
+    limiter.on_rate_limited(60.0)
+    assert limiter.held_s() == 10.0  # capped as Retry-After is

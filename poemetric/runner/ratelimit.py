@@ -204,7 +204,11 @@ class ModelLimiter:
         self.outage_base_s = outage_base_s
         self.outage_cap_s = outage_cap_s
         self._failures_in_a_row = 0
-        #: Outage holds begun (the first failure over `OUTAGE_FAILURES` in a row each time).
+        #: Holds of the outage so far (the next one is `outage_base_s * 2**level`), and when
+        #: the latest ends.
+        self._outage_level = 0
+        self._outage_until = float("-inf")
+        #: Outages met (each ended by an answer).
         self.outages = 0
         rpm = limits.requests_per_minute
         self.requests = AdaptiveRate(rpm / 60.0 if rpm else None)
@@ -233,28 +237,37 @@ class ModelLimiter:
     def on_transient_failure(self) -> None:
         """A request failed in a way worth retrying (not a 429: a 5xx, a timeout, a dropped
         connection, a broken body). `OUTAGE_FAILURES` of them in a row with no success between
-        make an outage: every request not yet sent is held, longer with every further failure
-        (`outage_base_s` doubling up to `outage_cap_s`, as a job's own backoff), so that the
-        jobs waiting for a slot do not each spend their retries against a server that is down
-        and end as error rows; the requests sent when a hold ends test whether it is back."""
+        make an outage: every request not yet sent is held, `outage_base_s` the first time and
+        twice as long after each hold whose requests failed again (at most `outage_cap_s`, as
+        a job's own backoff), so that the jobs waiting for a slot do not each spend their
+        retries against a server that is down and end as error rows; the requests sent when a
+        hold ends test whether it is back. Failures during a hold (of requests sent before it)
+        do not lengthen it."""
         self._failures_in_a_row += 1
-        over = self._failures_in_a_row - OUTAGE_FAILURES
-        if over < 0:
+        now = self._clock()
+        if self._failures_in_a_row < OUTAGE_FAILURES or now < self._outage_until:
             return
-        if over == 0:
+        if self._outage_level == 0:
             self.outages += 1
-        wait = min(self.outage_cap_s, self.outage_base_s * 2.0 ** min(over, 30))
-        self._hold_until = max(self._hold_until, self._clock() + wait)
+        wait = min(self.outage_cap_s, self.outage_base_s * 2.0 ** min(self._outage_level, 30))
+        self._outage_level += 1
+        self._outage_until = now + wait
+        self._hold_until = max(self._hold_until, self._outage_until)
 
     def on_success(self) -> None:
         """A request answered: no outage; the request rate may rise (`AdaptiveRate`)."""
         self._failures_in_a_row = 0
+        self._outage_level = 0
         self.requests.on_success()
+
+    def held_s(self) -> float:
+        """Seconds until requests may start again (0: no hold)."""
+        return max(0.0, self._hold_until - self._clock())
 
     async def pace(self, estimated_tokens: int) -> None:
         """Wait out a hold (a burst of 429s, an outage), then for the rate buckets (call
         inside `concurrency_slot`)."""
-        while (left := self._hold_until - self._clock()) > 0:
+        while (left := self.held_s()) > 0:
             await asyncio.sleep(left)
         await self.requests.acquire()
         if self.tokens is not None:
