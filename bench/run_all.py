@@ -3,7 +3,8 @@
 Usage: python bench/run_all.py [NAME ...]   e.g. `python bench/run_all.py rhyme meter`
 (`make bench ARGS="rhyme meter"`); a NAME that is no benchmark is an error (exit 2).
 Scripts that need a GPU (bench_vllm.py, bench_probe_gpu.py), or minutes of a CPU
-(bench_local_stop.py, bench_judge_local.py), are skipped unless named explicitly. A script whose input
+(bench_local_stop.py, bench_judge_local.py, bench_throughput.py), are skipped unless named
+explicitly. A script whose input
 in ../shared/data is missing exits with `shared_data.SKIPPED` and is reported as skipped; the run
 fails only when a script fails.
 """
@@ -18,7 +19,13 @@ from pathlib import Path
 from shared_data import SKIPPED
 
 HERE = Path(__file__).resolve().parent
-GPU_ONLY = {"bench_vllm.py", "bench_probe_gpu.py", "bench_local_stop.py", "bench_judge_local.py"}
+GPU_ONLY = {
+    "bench_vllm.py",
+    "bench_probe_gpu.py",
+    "bench_local_stop.py",
+    "bench_judge_local.py",
+    "bench_throughput.py",
+}
 
 
 def main(argv: list[str]) -> int:

@@ -42,6 +42,25 @@ def test_judge_rate_bench_checks_stored_scores_against_the_server() -> None:
     assert outcome.requests >= outcome.poems
 
 
+@pytest.mark.slow
+def test_throughput_bench_counts_calls_at_the_server_across_a_sigkill(tmp_path: Path) -> None:
+    """The CLI killed with SIGKILL halfway and run again: every job stored once, and the
+    server's own log says how many answers were bought twice (at most those in flight)."""
+    import bench_throughput
+
+    measured = bench_throughput.scenario(
+        tmp_path,
+        "kill",
+        jobs=64,
+        limits={"max_concurrency": 4},
+        server={"latency": [0.2, 0.3]},
+        kill_at=0.25,
+    )
+    assert measured.jobs == measured.ok_jobs == measured.rows == 64
+    assert measured.exit_codes == [-9, 0]
+    assert len(measured.successes) == 64 and measured.repeated <= 4
+
+
 def test_missing_shared_data_is_a_skip_not_a_failure(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

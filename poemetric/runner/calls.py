@@ -72,8 +72,14 @@ def retry_policy(run: ModelRun) -> RetryPolicy:
 
 async def run_concurrent(run: ModelRun, provider: Provider, jobs: Sequence[Job]) -> None:
     """All jobs at once, paced by the model's adaptive limiter; each retried per the policy."""
-    limiter = ModelLimiter(run.spec.limits, concurrency=run.options.concurrency)
     policy = retry_policy(run)
+    limiter = ModelLimiter(
+        run.spec.limits,
+        concurrency=run.options.concurrency,
+        max_hold_s=policy.max_retry_after_s,
+        outage_base_s=policy.base_s,
+        outage_cap_s=policy.cap_s,
+    )
     rng = random.Random(f"{run.options.seed}:{run.spec.name}")
     if jobs:
         await _warm_up(run, provider)
@@ -202,7 +208,9 @@ async def _attempt(
             note_adapter_bug(run, "generate", caught, job.cache_key)  # not a ProviderError
             error = as_provider_error(caught, timeout_s)
             if is_rate_limit(error):
-                limiter.requests.on_rate_limited()
+                limiter.on_rate_limited(error.retry_after_s)
+            elif error.retryable and not error.fatal:
+                limiter.on_transient_failure()
             raise error from caught
         except BaseException:  # cancelled
             stopping.call_done()
@@ -212,7 +220,7 @@ async def _attempt(
     if problem is not None:  # a third-party adapter's bug: this job fails
         stopping.call_done()
         raise _not_a_completion(run, problem)
-    limiter.requests.on_success()
+    limiter.on_success()
     return completion
 
 

@@ -92,6 +92,10 @@ WINDOW_S = 2.0
 #: hiccup) only makes its own job wait its Retry-After.
 BURST_429 = 2
 BURST_REQUESTS = 2.5
+#: Transient failures (5xx, timeouts, dropped connections, broken bodies) in a row across a
+#: model's requests, with no success between them, that make an outage: the model's requests
+#: not yet sent are held (`ModelLimiter.on_transient_failure`).
+OUTAGE_FAILURES = 4
 
 
 class AdaptiveRate:
@@ -137,21 +141,25 @@ class AdaptiveRate:
         if raised != rate:
             self._bucket.set_rate(raised)
 
-    def on_rate_limited(self) -> None:
+    def on_rate_limited(self) -> bool:
+        """A 429: lower the rate when it is part of a burst. Returns whether it is (a lone
+        429 is not: its job alone waits)."""
         now = self._clock()
         window = max(1.0, BURST_REQUESTS / self.rate) if self.rate else 1.0
         self._limited.append(now)
         while self._limited and now - self._limited[0] > window:
             self._limited.popleft()
-        if len(self._limited) < BURST_429 or now - self._last_decrease < HOLD_S:
-            return
+        if len(self._limited) < BURST_429:
+            return False
+        if now - self._last_decrease < HOLD_S:
+            return True
         current = self.rate
         if current is None:
             # Unpaced so far: start from what the server granted while we pushed it (later on,
             # successes measure how much work is left as much as the server's capacity).
             granted = self._granted(now)
             if granted <= 0:
-                return  # nothing granted yet to measure: the jobs wait their Retry-After
+                return True  # nothing granted yet to measure: the jobs wait their Retry-After
             current = granted
         lowered = max(MIN_RATE, current * DECREASE)
         self._last_decrease = now
@@ -161,6 +169,7 @@ class AdaptiveRate:
             self._bucket = TokenBucket(lowered, 1.0, clock=self._clock)
         else:
             self._bucket.set_rate(lowered)
+        return True
 
 
 class ModelLimiter:
@@ -169,13 +178,38 @@ class ModelLimiter:
     The concurrency slot is taken first and the rate buckets second, so a request never consumes
     a rate slot while it still queues for a connection. Request pacing uses a bucket of one
     request (smooth, no bursts): providers and proxies enforce limits over sliding windows that a
-    burst would overrun; its rate adapts to 429s (`AdaptiveRate`). The token bucket holds ten
-    seconds' worth of tokens.
+    burst would overrun; its rate adapts to 429s (`AdaptiveRate`); a burst of 429s holds
+    every request not yet sent until the server's Retry-After (`on_rate_limited`), and so does
+    an outage, for a growing time (`on_transient_failure`). The token bucket holds ten seconds'
+    worth of tokens.
     """
 
-    def __init__(self, limits: RateLimits, *, concurrency: int | None = None) -> None:
+    def __init__(
+        self,
+        limits: RateLimits,
+        *,
+        concurrency: int | None = None,
+        max_hold_s: float = 600.0,
+        outage_base_s: float = 0.5,
+        outage_cap_s: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.concurrency = concurrency or limits.max_concurrency
         self._slots = asyncio.Semaphore(self.concurrency)
+        self._clock = clock
+        #: No request starts before this moment (`clock`): a burst of 429s said when to
+        #: return, or the server fails every request (an outage).
+        self._hold_until = float("-inf")
+        self.max_hold_s = max_hold_s
+        self.outage_base_s = outage_base_s
+        self.outage_cap_s = outage_cap_s
+        self._failures_in_a_row = 0
+        #: Holds of the outage so far (the next one is `outage_base_s * 2**level`), and when
+        #: the latest ends.
+        self._outage_level = 0
+        self._outage_until = float("-inf")
+        #: Outages met (each ended by an answer).
+        self.outages = 0
         rpm = limits.requests_per_minute
         self.requests = AdaptiveRate(rpm / 60.0 if rpm else None)
         self.tokens = (
@@ -189,8 +223,52 @@ class ModelLimiter:
         async with self._slots:
             yield
 
+    def on_rate_limited(self, retry_after_s: float | None) -> None:
+        """A request answered 429, told to come back after `retry_after_s` (None: not told).
+        A lone 429 makes only its own job wait; one of a burst lowers the rate and holds every
+        request not yet sent until the moment the server named (at most `max_hold_s` on): a
+        storm of 429s is not met with a request from every job waiting for a slot, each
+        refused in turn (refused requests count against a provider's per-minute limit)."""
+        if not self.requests.on_rate_limited() or retry_after_s is None or retry_after_s <= 0:
+            return
+        until = self._clock() + min(retry_after_s, self.max_hold_s)
+        self._hold_until = max(self._hold_until, until)
+
+    def on_transient_failure(self) -> None:
+        """A request failed in a way worth retrying (not a 429: a 5xx, a timeout, a dropped
+        connection, a broken body). `OUTAGE_FAILURES` of them in a row with no success between
+        make an outage: every request not yet sent is held, `outage_base_s` the first time and
+        twice as long after each hold whose requests failed again (at most `outage_cap_s`, as
+        a job's own backoff), so that the jobs waiting for a slot do not each spend their
+        retries against a server that is down and end as error rows; the requests sent when a
+        hold ends test whether it is back. Failures during a hold (of requests sent before it)
+        do not lengthen it."""
+        self._failures_in_a_row += 1
+        now = self._clock()
+        if self._failures_in_a_row < OUTAGE_FAILURES or now < self._outage_until:
+            return
+        if self._outage_level == 0:
+            self.outages += 1
+        wait = min(self.outage_cap_s, self.outage_base_s * 2.0 ** min(self._outage_level, 30))
+        self._outage_level += 1
+        self._outage_until = now + wait
+        self._hold_until = max(self._hold_until, self._outage_until)
+
+    def on_success(self) -> None:
+        """A request answered: no outage; the request rate may rise (`AdaptiveRate`)."""
+        self._failures_in_a_row = 0
+        self._outage_level = 0
+        self.requests.on_success()
+
+    def held_s(self) -> float:
+        """Seconds until requests may start again (0: no hold)."""
+        return max(0.0, self._hold_until - self._clock())
+
     async def pace(self, estimated_tokens: int) -> None:
-        """Wait for the rate buckets (call inside `concurrency_slot`)."""
+        """Wait out a hold (a burst of 429s, an outage), then for the rate buckets (call
+        inside `concurrency_slot`)."""
+        while (left := self.held_s()) > 0:
+            await asyncio.sleep(left)
         await self.requests.acquire()
         if self.tokens is not None:
             await self.tokens.acquire(float(estimated_tokens))

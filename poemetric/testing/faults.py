@@ -174,6 +174,56 @@ class FaultPlan:
             return None
 
 
+class FaultWindow(FaultPlan):
+    """Every generation request from `start_s` to `start_s + duration_s` seconds after the first
+    one gets `fault` (an outage: `Fault.server_error(503)`); before and after the window, `then`
+    decides (None: answer normally). Counting the requests a client sends during the window
+    shows whether it backs off or keeps sending."""
+
+    def __init__(
+        self,
+        fault: Fault,
+        duration_s: float,
+        *,
+        start_s: float = 0.0,
+        then: FaultPlan | None = None,
+    ) -> None:
+        super().__init__()
+        self.fault = fault
+        self.start_s = start_s
+        self.end_s = start_s + duration_s
+        self.then = then
+        self.first_at: float | None = None
+
+    def next_fault(self) -> Fault | None:
+        now = time.monotonic()
+        with self._lock:
+            if self.first_at is None:
+                self.first_at = now
+            elapsed = now - self.first_at
+        if self.start_s <= elapsed < self.end_s:
+            return self.fault_within(self.end_s - elapsed)
+        return None if self.then is None else self.then.next_fault()
+
+    def fault_within(self, left_s: float) -> Fault:
+        """The fault of a request `left_s` seconds before the window ends."""
+        return self.fault
+
+
+class RateLimitStorm(FaultWindow):
+    """A 429 storm: every request of the window is answered 429, told to come back when the
+    storm ends (Retry-After, retry-after-ms and OpenAI's x-ratelimit-reset-requests)."""
+
+    def __init__(
+        self, duration_s: float, *, start_s: float = 0.0, then: FaultPlan | None = None
+    ) -> None:
+        super().__init__(Fault.rate_limited(None), duration_s, start_s=start_s, then=then)
+
+    def fault_within(self, left_s: float) -> Fault:
+        reset = {"x-ratelimit-reset-requests": f"{left_s * 1000:.0f}ms"}
+        return Fault.rate_limited(None, headers={**retry_headers(left_s), **reset})
+
+
 class RateLimiter:
     """Sliding one-second window: more than `requests_per_second` requests in it → 429."""
 

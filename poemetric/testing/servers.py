@@ -40,7 +40,10 @@ Common constructor arguments (keyword-only after ``responder``)::
   ``Fault.client_error(400|401|...)``, ``Fault.quota_exceeded(code)`` (OpenAI's
   429 ``insufficient_quota``), ``Fault.slow(delay_s)`` (answers after the delay — beyond a
   client's timeout), ``Fault.truncated()`` (200 with half a JSON body), ``Fault.invalid_json()``,
-  ``Fault.disconnect()`` (socket closed mid-body).
+  ``Fault.disconnect()`` (socket closed mid-body). ``FaultWindow(fault, duration_s, start_s=0,
+  then=None)`` gives every request of a time window (from the first request on) `fault` (an
+  outage); ``RateLimitStorm(duration_s, ...)`` answers them 429, each told to come back when the
+  window ends.
 - Structured output: ``ChatCall.schema`` is the requested JSON Schema whatever the dialect
   (OpenAI ``response_format`` json_schema, checked for strict mode like the real API; Anthropic
   ``tools``, with 400 for a forced ``tool_choice`` under extended thinking; Gemini
@@ -76,7 +79,7 @@ once), ``clear_log()``, ``wait_for_requests(n, timeout_s)``. ``base_url`` is wha
 from __future__ import annotations
 
 from poemetric.testing.anthropic_server import AnthropicServer
-from poemetric.testing.faults import Fault, FaultPlan, RateLimiter
+from poemetric.testing.faults import Fault, FaultPlan, FaultWindow, RateLimiter, RateLimitStorm
 from poemetric.testing.gemini_server import GeminiServer
 from poemetric.testing.http_base import (
     ChatCall,
@@ -95,9 +98,11 @@ __all__ = [
     "ChatCall",
     "Fault",
     "FaultPlan",
+    "FaultWindow",
     "GeminiServer",
     "LocalServer",
     "OpenAIServer",
+    "RateLimitStorm",
     "RateLimiter",
     "RecordedRequest",
     "Reply",

@@ -1,0 +1,126 @@
+"""A 429 storm: once the server refuses a burst of requests and says when to come back, the
+model's other jobs wait until then instead of each sending a request of its own into the storm
+(counted at the server; OpenAI counts refused requests against the per-minute limit too)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from test_runner_support import (
+    FAST,
+    TEST_KEY,
+    TEST_KEY_ENV,
+    generation_rows,
+    openai_spec,
+    prepared_store,
+)
+
+from poemetric.generation.stage import run_generation
+from poemetric.providers.base import GenerationSettings, RateLimits
+from poemetric.runner.ratelimit import OUTAGE_FAILURES, ModelLimiter
+from poemetric.testing.servers import Fault, FaultWindow, OpenAIServer, RateLimitStorm
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+
+
+def test_a_storm_of_429s_holds_the_jobs_not_yet_sent_until_the_server_said(
+    tmp_path: Path,
+) -> None:
+    store = prepared_store(tmp_path, poems=16)
+    concurrency = 4
+    with OpenAIServer(faults=RateLimitStorm(1.5), api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=concurrency).model_copy(
+            update={"settings": GenerationSettings(seed=3)}
+        )
+        report = run_generation(store, [spec], options=dataclasses.replace(FAST, samples=3))
+        refused = [r for r in server.generation_requests if r.fault == "status:429"]
+        assert server.duplicate_successes() == []
+    assert report.models[0].ok == 48 and report.errors == 0
+    assert len(generation_rows(store, spec.name)) == 48
+    # The requests in flight when the storm began, and the few sent before a burst was seen;
+    # without the hold each of the 48 jobs sent one into the storm.
+    assert len(refused) <= 2 * concurrency
+
+
+def test_a_lone_429_makes_only_its_own_job_wait(tmp_path: Path) -> None:
+    store = prepared_store(tmp_path, poems=8)
+    with OpenAIServer(faults=[Fault.rate_limited(1.0)], api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=2)
+        report = run_generation(store, [spec], options=FAST)
+        log = server.generation_requests
+    assert report.models[0].ok == 8 and len(log) == 9
+    refused = log[0]
+    assert refused.fault == "status:429"
+    # The other 7 jobs went on while the refused one waited: its retry came last.
+    assert log[-1].body == refused.body and log[-1].succeeded
+
+
+def test_an_outage_holds_the_model_instead_of_failing_every_job(tmp_path: Path) -> None:
+    """A server answering 503 to everything for a while (an outage, no Retry-After): the jobs
+    not yet sent wait for it to pass instead of each spending its retries against it and
+    ending as an error row."""
+    store = prepared_store(tmp_path, poems=16)
+    concurrency = 4
+    outage = FaultWindow(Fault.server_error(503), 1.5)
+    with OpenAIServer(faults=outage, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=concurrency, max_retries=3)
+        spec = spec.model_copy(update={"settings": GenerationSettings(seed=3)})
+        options = dataclasses.replace(FAST, samples=3, retry_base_s=0.1, retry_cap_s=0.5)
+        report = run_generation(store, [spec], options=options)
+        failed = [r for r in server.generation_requests if r.status == 503]
+    rows = generation_rows(store, spec.name)
+    errors = [r for r in rows if r["status"] != "ok"]
+    # Without the hold every one of the 48 jobs sent its 4 attempts into the outage and most
+    # ended as error rows; with it, a few requests test the server now and then.
+    assert len(errors) <= concurrency and report.errors == len(errors)
+    assert len(failed) <= 12 * concurrency
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_an_outage_hold_doubles_after_each_hold_that_failed_again() -> None:
+    clock = Clock()
+    limiter = ModelLimiter(
+        RateLimits(max_concurrency=32), outage_base_s=0.5, outage_cap_s=2.0, clock=clock
+    )
+    for _ in range(OUTAGE_FAILURES - 1):
+        limiter.on_transient_failure()
+    assert limiter.held_s() == 0  # a few failures are no outage
+    for _ in range(32):  # the rest of the requests in flight fail at once
+        limiter.on_transient_failure()
+    assert limiter.held_s() == 0.5 and limiter.outages == 1
+    clock.now += 0.5
+    limiter.on_transient_failure()  # the hold's requests failed again: twice as long
+    assert limiter.held_s() == 1.0
+    clock.now += 1.0
+    limiter.on_transient_failure()
+    clock.now += 2.0
+    limiter.on_transient_failure()
+    assert limiter.held_s() == 2.0  # at most the cap
+    clock.now += 2.0
+    limiter.on_success()  # the server is back
+    for _ in range(OUTAGE_FAILURES):
+        limiter.on_transient_failure()
+    assert limiter.held_s() == 0.5 and limiter.outages == 2
+
+
+def test_a_burst_of_429s_holds_until_its_retry_after_and_a_lone_one_does_not() -> None:
+    clock = Clock()
+    limiter = ModelLimiter(RateLimits(), max_hold_s=10.0, clock=clock)
+    limiter.on_rate_limited(3.0)
+    assert limiter.held_s() == 0  # a lone 429: its job alone waits
+    limiter.on_rate_limited(3.0)
+    assert limiter.held_s() == 3.0
+    limiter.on_rate_limited(60.0)
+    assert limiter.held_s() == 10.0  # capped as Retry-After is
