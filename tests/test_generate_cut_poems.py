@@ -1,6 +1,6 @@
 """Poems the provider stopped at the token limit (finish reason `length`) are stored "ok" and
 scored as written: the summary of `generate` said "ok 3" of them and nothing downstream named
-them, although a cut poem fails the form check for the lines it lacks. The summary and the
+them, although the form check and the judges then score an unfinished poem. The summary and the
 analysis's run-data notes now count them per model and say what to change."""
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ def test_poems_cut_at_the_token_limit_are_counted_under_the_summary_and_in_the_a
         assert [row["status"] for row in rows] == ["ok"] * 3  # stored as before: only told
         said = (
             "cut-test: warning: 2 of 3 poems in the run were cut at the token limit "
-            "(max_tokens 64): stored and scored as written, a cut poem fails the form check "
-            "for the lines it lacks. Raise settings.max_tokens in its model file "
+            "(max_tokens 64): stored and scored as written, so the form check and the judges "
+            "see unfinished poems. Raise settings.max_tokens in its model file "
             "(generators/cut-test.yaml) and generate into a new --run"
         )
         assert said in " ".join(result.output.split())
@@ -80,8 +80,8 @@ def test_poems_cut_at_the_token_limit_are_counted_under_the_summary_and_in_the_a
     assert analyzed.exit_code == 0, analyzed.output
     note = (
         "2 generated poems were cut at the token limit (cut-test 2 of 3 (max_tokens 64)) and are "
-        "scored as written: a cut poem fails the form check for the lines it lacks, which "
-        "lowers its model's pass rate; raise settings.max_tokens in the model file and "
+        "scored as written: the form check and the judges see an unfinished poem, which "
+        "weighs on its model's scores; raise settings.max_tokens in the model file and "
         "generate into a new --run"
     )
     assert note in (run / "analysis" / "NOTES.txt").read_text(encoding="utf-8")

@@ -269,8 +269,8 @@ def cut_poems_note(cut: list[CutPoems]) -> str:
     return (
         f"{counted(total, 'generated poem')} {plural(total, 'was', 'were')} cut at the token "
         f"limit ({', '.join(entry.listed() for entry in cut)}) and "
-        f"{plural(total, 'is', 'are')} scored as written: a cut poem fails the form check for "
-        "the lines it lacks, which lowers its model's pass rate; raise settings.max_tokens in "
+        f"{plural(total, 'is', 'are')} scored as written: the form check and the judges see "
+        "an unfinished poem, which weighs on its model's scores; raise settings.max_tokens in "
         f"{files} and generate into a new --run"
     )
 

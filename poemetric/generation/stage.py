@@ -166,8 +166,8 @@ def note_cut_poems(store: RunStore, report: StageReport) -> None:
 def cut_poems_warning(entry: CutPoems) -> str:
     """What to say of `entry`'s poems cut at the token limit, and what to change."""
     return (
-        f"{entry.counted(' in the run')}: stored and scored as written, a cut poem fails the "
-        "form check for the lines it lacks. Raise settings.max_tokens in its model file "
+        f"{entry.counted(' in the run')}: stored and scored as written, so the form check "
+        "and the judges see unfinished poems. Raise settings.max_tokens in its model file "
         f"(generators/{entry.author}.yaml) and generate into a new --run: a run never asks "
         "again for a poem it holds."
     )

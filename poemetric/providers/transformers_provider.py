@@ -223,8 +223,9 @@ class TransformersProvider(InProcessBatchProvider):
         self, prompt_tokens: int, sampling: dict[str, Any], settings: GenerationSettings
     ) -> None:
         """Refuse (a non-retryable ProviderError naming the numbers and what to change) a
-        request whose prompt plus new tokens exceed the model's context: `generate()` ran past
-        the positions the model was trained on and answered garbage, or failed the batch."""
+        request whose prompt plus new tokens exceed the model's context: `generate()` ran on
+        past the positions the model was trained on, and what came out was stored as an
+        answer."""
         context = context_length(self.model)
         if context is None:
             return

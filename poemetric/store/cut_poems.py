@@ -1,8 +1,9 @@
 """The generated poems a run holds that the provider stopped at the token limit (finish reason
 `length`, Anthropic's `max_tokens`, Gemini's `MAX_TOKENS`), per model.
 
-Such a poem is stored as written and scored as it is: it fails the form check for the lines it
-lacks, a confound in every pass rate of its model, and the summary of `generate` said "ok" of it.
+Such a poem is stored as written and scored as it is: the form check and the judges see an
+unfinished poem, a confound in its model's pass rate and scores, and the summary of `generate`
+said "ok" of it.
 `generate` (under its summary) and the analysis (its run-data notes) count them with this.
 """
 
