@@ -1,21 +1,30 @@
 """Poems the provider stopped at the token limit (finish reason `length`) are stored "ok" and
 scored as written: the summary of `generate` said "ok 3" of them and nothing downstream named
 them, although the form check and the judges then score an unfinished poem. The summary and the
-analysis's run-data notes now count them per model and say what to change."""
+analysis's run-data notes now count them per model and say what to change. A model run in a
+process of its own (vLLM) gets that line once, as a judge's line on its cut answers now is."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, prepared_store
+from test_runner_support import (
+    FAST,
+    TEST_KEY,
+    TEST_KEY_ENV,
+    IsolatedProvider,
+    prepared_store,
+    scripted_spec,
+)
 from typer.testing import CliRunner
 
 from poemetric.cli.app import app
 from poemetric.generation.stage import run_generation
-from poemetric.providers.base import ModelSpec
+from poemetric.providers.base import Completion, GenerationRequest, ModelSpec, ProviderError
+from poemetric.providers.registry import register_provider
 from poemetric.store import RunStore
 from poemetric.store.cut_poems import CutPoems, cut_poems
 from poemetric.testing.servers import (
@@ -133,3 +142,65 @@ def test_each_providers_spelling_of_the_token_limit_is_counted(
     assert entry.limits().startswith(limits)
     (warning,) = report.models[0].warnings
     assert warning.startswith(f"2 of 2 poems in the run were cut at the token limit ({limits}")
+
+
+class CutIsolatedProvider(IsolatedProvider):
+    """A model run in a process of its own (as vLLM's) whose every answer is cut."""
+
+    name = "isolated-cut"
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[Completion | ProviderError]:
+        return [Completion(text=POEM, finish_reason="length") for _ in requests]
+
+
+def test_a_model_run_in_its_own_process_is_warned_of_once(tmp_path: Path) -> None:
+    """The child process runs the stage for its model, warning of the cut poems, and the parent
+    adds its own warnings to the report it gets back: the same line, not twice."""
+    register_provider("isolated-cut", CutIsolatedProvider)
+    store = prepared_store(tmp_path, poems=2)
+    spec = scripted_spec(name="gpu-cut", provider="isolated-cut", settings={"max_tokens": 99})
+    report = run_generation(store, [spec], options=FAST)
+    (model,) = report.models
+    assert model.ok == 2 and model.mode == "offline-chunks"  # run in the child
+    assert model.warnings == [
+        "2 of 2 poems in the run were cut at the token limit (max_tokens 99): stored and "
+        "scored as written, so the form check and the judges see unfinished poems. Raise "
+        "settings.max_tokens in its model file (generators/gpu-cut.yaml) and generate into a "
+        "new --run: a run never asks again for a poem it holds."
+    ]
+
+
+class CutIsolatedJudge(IsolatedProvider):
+    """A judge run in a process of its own whose every answer is cut before it began."""
+
+    name = "isolated-cut-judge"
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[Completion | ProviderError]:
+        return [Completion(text="", finish_reason="length") for _ in requests]
+
+
+def test_a_judge_run_in_its_own_process_is_told_of_its_cut_answers_once(tmp_path: Path) -> None:
+    """The same for the judge's line on answers cut before any answer: said twice."""
+    from test_runner_support import use_scripted
+
+    from poemetric.judge.stage import run_judging
+
+    use_scripted()
+    register_provider("isolated-cut-judge", CutIsolatedJudge)
+    store = prepared_store(tmp_path, poems=1)
+    run_generation(store, [scripted_spec(name="machine")], options=FAST)
+    judge = scripted_spec(
+        name="gpu-judge", provider="isolated-cut-judge", settings={"max_tokens": 77}
+    )
+    report = run_judging(store, judge, options=FAST, authors=["machine"])
+    (model,) = report.models
+    assert model.mode == "offline-chunks" and model.errors == 1  # run in the child
+    assert model.notes == [
+        "1 answer in the run was cut at the token limit before any answer (max_tokens 77) and "
+        "is not re-asked: raise settings.max_tokens in its judge file, and the next "
+        "`poemetric judge` asks again."
+    ]

@@ -88,7 +88,8 @@ def note_cut_answers(store: RunStore, panel: Sequence[ModelSpec], report: StageR
     judges = {judge.name: judge for judge in panel}
     for model in report.models:
         judge = judges.get(model.model)
-        if judge is not None and (note := cut_answers_note(store, judge)) is not None:
+        note = cut_answers_note(store, judge) if judge is not None else None
+        if note is not None and note not in model.notes:  # an isolated judge's child said it
             model.notes.append(note)
 
 
