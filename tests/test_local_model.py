@@ -472,3 +472,57 @@ def test_top_k_alone_samples_as_it_says(smollm2: Any) -> None:
     seeded = {seed: answer(top_k=40, seed=seed) for seed in (1, 2, 3)}
     assert answer(top_k=40, seed=1) == seeded[1]  # reproducible
     assert len(set(seeded.values())) > 1  # greedy: three copies of one answer
+
+
+def test_a_prompt_and_budget_beyond_the_context_is_an_error_row_not_a_generation(
+    smollm2: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The provider never compared the prompt's tokens plus the new tokens with the model's
+    context (`max_position_embeddings`): `generate()` ran on past the positions the model was
+    trained on and stored what came out as a poem. Such a request is now its job's error
+    (non-retryable, naming the numbers and the setting to lower), as vLLM's adapter refuses a
+    prompt that fills its context; the other requests of the batch are generated."""
+    from poemetric.providers.base import (
+        ChatMessage,
+        Completion,
+        GenerationRequest,
+        GenerationSettings,
+        ProviderError,
+    )
+    from poemetric.providers.registry import create_provider
+    from poemetric.roster import load_roster
+
+    provider: Any = create_provider(load_roster("generators")["smollm2-135m"])
+    assert provider.model is smollm2
+    message = ChatMessage(role="user", content="Write one line about the sea.")
+    prompt = len(smollm2.chat_ids([{"role": "user", "content": message.content}], None))
+
+    def request(text: ChatMessage = message, **settings: Any) -> GenerationRequest:
+        return GenerationRequest((text,), GenerationSettings(**settings))
+
+    # A model with a short context (SmolLM2's own is 8,192 tokens): one request fits, one not.
+    monkeypatch.setattr(smollm2.model.config, "max_position_embeddings", prompt + 8)
+    fits, over, unset = provider.run_batch(
+        [request(max_tokens=8), request(max_tokens=9), request()]
+    )
+    assert isinstance(fits, Completion) and fits.usage.output_tokens <= 8, fits
+    where = (
+        f"the context of 'smollm2-135m' ({prompt + 8} tokens, its config's max_position_embeddings)"
+    )
+    assert isinstance(over, ProviderError) and not over.retryable
+    assert str(over) == (
+        f"transformers: the prompt ({prompt} tokens after the chat template) plus "
+        f"settings.max_tokens 9 exceed {where}: lower it to at most 8, or shorten the prompt"
+    )
+    assert isinstance(unset, ProviderError)  # no max_tokens: the option's default, named
+    assert "plus options.default_max_tokens 512 exceed" in str(unset)
+    monkeypatch.undo()
+
+    (whole,) = provider.run_batch([request(max_tokens=8192)])  # the real context
+    assert isinstance(whole, ProviderError), whole
+    assert "(8,192 tokens, its config's max_position_embeddings)" in str(whole)
+    assert f"lower it to at most {8192 - prompt:,}" in str(whole)
+    (filled,) = provider.run_batch([request(ChatMessage(role="user", content="sea " * 9000))])
+    assert isinstance(filled, ProviderError) and not filled.retryable
+    assert "fills the context of 'smollm2-135m' (8,192 tokens" in str(filled)
+    assert "a lower max_tokens will not help" in str(filled)

@@ -14,6 +14,7 @@ from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS
 from poemetric.screening import is_poem
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
 from poemetric.store import RunStore
+from poemetric.store.cut_poems import CutPoems, cut_poems
 from poemetric.suggest import did_you_mean, name_hint
 from poemetric.text.ordering import author_order as author_order
 from poemetric.text.ordering import natural_key as natural_key
@@ -68,6 +69,8 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
             f"{counted(failed, 'generation')} failed or {plural(failed, 'holds', 'hold')} no poem "
             f"and {plural(failed, 'is', 'are')} left out"
         )
+    if cut := cut_poems(store):
+        notes.append(cut_poems_note(cut))
     form_checks = pd.read_sql_query(
         """
         SELECT f.generation_id, g.author, g.poem_id, p.form AS poem_form, f.passed, f.meter_score,
@@ -256,6 +259,19 @@ def no_judgments_yet(run_dir: Path, judge: str) -> str:
     return (
         f"no judgments by judge {judge!r}: the run has no judgments yet; make them with "
         f"`{stage_command('judge', run_dir, judge)}`"
+    )
+
+
+def cut_poems_note(cut: list[CutPoems]) -> str:
+    """The run-data note on the generated poems that were cut at the token limit."""
+    total = sum(entry.cut for entry in cut)
+    files = "the model file" if len(cut) == 1 else "the models' files"
+    return (
+        f"{counted(total, 'generated poem')} {plural(total, 'was', 'were')} cut at the token "
+        f"limit ({', '.join(entry.listed() for entry in cut)}) and "
+        f"{plural(total, 'is', 'are')} scored as written: the form check and the judges see "
+        "an unfinished poem, which weighs on its model's scores; raise settings.max_tokens in "
+        f"{files} and generate into a new --run"
     )
 
 

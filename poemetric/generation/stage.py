@@ -9,10 +9,11 @@ from rich.console import Console
 
 from poemetric.providers.base import Completion, ModelSpec, RunCorpus
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
-from poemetric.runner.report import StageReport
+from poemetric.runner.report import StageInterrupted, StageReport
 from poemetric.runner.rows import error_row, response_columns, stored_statuses
 from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
 from poemetric.store import StoreError, generation_id_for
+from poemetric.store.cut_poems import CutPoems, cut_poems
 from poemetric.store.db import RunStore, stable_id, to_json
 from poemetric.store.selections import record_selection
 
@@ -129,17 +130,46 @@ def run_generation(
         limit, picked = _selected_poems(store, options.limit)
         names = [spec.name for spec in specs]
         record_selection(store, STAGE, names, limit=limit, samples=options.samples, poems=picked)
-    return run_stage(
-        store,
-        STAGE,
-        specs,
-        jobs_for=lambda spec: generation_jobs(
-            store, spec, samples=options.samples, limit=options.limit
-        ),
-        handler_for=lambda spec: GenerationRows(),
-        options=options,
-        child_entry=_generation_child,
-        console=console,
+    try:
+        report = run_stage(
+            store,
+            STAGE,
+            specs,
+            jobs_for=lambda spec: generation_jobs(
+                store, spec, samples=options.samples, limit=options.limit
+            ),
+            handler_for=lambda spec: GenerationRows(),
+            options=options,
+            child_entry=_generation_child,
+            console=console,
+        )
+    except StageInterrupted as stop:  # its summary says so too
+        note_cut_poems(store, stop.report)
+        raise
+    note_cut_poems(store, report)
+    return report
+
+
+def note_cut_poems(store: RunStore, report: StageReport) -> None:
+    """A warning under each model's summary for its poems in the run that the provider stopped
+    at the token limit: stored "ok" and scored as written, they said nothing of it."""
+    if report.dry_run:
+        return
+    cut = {entry.author: entry for entry in cut_poems(store, [m.model for m in report.models])}
+    for model in report.models:
+        if (entry := cut.get(model.model)) is not None:
+            warning = cut_poems_warning(entry)
+            if warning not in model.warnings:  # an isolated model's child said it already
+                model.warnings.append(warning)
+
+
+def cut_poems_warning(entry: CutPoems) -> str:
+    """What to say of `entry`'s poems cut at the token limit, and what to change."""
+    return (
+        f"{entry.counted(' in the run')}: stored and scored as written, so the form check "
+        "and the judges see unfinished poems. Raise settings.max_tokens in its model file "
+        f"(generators/{entry.author}.yaml) and generate into a new --run: a run never asks "
+        "again for a poem it holds."
     )
 
 

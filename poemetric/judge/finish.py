@@ -20,12 +20,11 @@ from collections.abc import Sequence
 from poemetric.judge.parse import answer_outside_reasoning
 from poemetric.judge.pending import CUT_BEFORE_ANSWER
 from poemetric.providers.base import Completion, GenerationSettings, ModelSpec
+from poemetric.providers.finish_reasons import stopped_at_token_limit
 from poemetric.runner.report import StageReport
 from poemetric.store.db import RunStore
 from poemetric.text.plural import counted, plural
 
-#: Finish reasons (lower case) that mean "stopped at the token limit", across providers.
-TOKEN_LIMIT_FINISHES = frozenset({"length", "max_tokens"})
 #: Finish reasons (lower case) of an answer the model ended itself, across providers (None:
 #: the provider gave none).
 OWN_STOPS = frozenset(
@@ -35,7 +34,7 @@ OWN_STOPS = frozenset(
 
 def cut_at_token_limit(completion: Completion) -> bool:
     """Whether the provider stopped the answer at the token limit."""
-    return (completion.finish_reason or "").lower() in TOKEN_LIMIT_FINISHES
+    return stopped_at_token_limit(completion.finish_reason)
 
 
 def cut_reason(
@@ -89,7 +88,8 @@ def note_cut_answers(store: RunStore, panel: Sequence[ModelSpec], report: StageR
     judges = {judge.name: judge for judge in panel}
     for model in report.models:
         judge = judges.get(model.model)
-        if judge is not None and (note := cut_answers_note(store, judge)) is not None:
+        note = cut_answers_note(store, judge) if judge is not None else None
+        if note is not None and note not in model.notes:  # an isolated judge's child said it
             model.notes.append(note)
 
 

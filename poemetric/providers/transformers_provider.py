@@ -17,6 +17,10 @@ model file's non-None settings (a temperature above 0, top_p or top_k samples). 
 are batched (left-padded); sampled requests with a seed run one at a time so that each one's seed
 alone decides its poem.
 
+A request whose prompt (after the chat template) plus its new tokens exceed the model's context
+(`context_length`: the config's `max_position_embeddings` or kin, else the tokenizer's
+`model_max_length`) is refused as its job's error, before any decoding (`check_context`).
+
 Structured output (a judge's `structured: auto`) is constrained decoding of a flat JSON object,
 ``batch_size`` requests together (one forward pass a step for all of them, `transformers_decoding`),
 each within its own max new tokens (`transformers_structured`); other schema shapes, and a budget
@@ -77,6 +81,37 @@ def local_model_for(
         trust_remote_code=bool(options.get("trust_remote_code", False)),
         loader=loader,
     )
+
+
+#: Where a model's config names its context length (the first one set), by architecture.
+CONTEXT_FIELDS = ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length")
+#: A tokenizer's `model_max_length` at or above this is transformers' "not set" placeholder.
+UNSET_MODEL_MAX_LENGTH = 10**9
+
+
+def context_length(model: LocalCausalLM) -> tuple[int, str] | None:
+    """The tokens (prompt and answer) the model takes, and where that was read: its config's
+    context field, else the tokenizer's `model_max_length` (None: neither says)."""
+    config = model.model.config
+    text_config = getattr(config, "get_text_config", None)  # a multimodal model's text part
+    config = text_config() if callable(text_config) else config
+    for name in CONTEXT_FIELDS:
+        value = getattr(config, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value, f"config's {name}"
+    length = getattr(model.tokenizer, "model_max_length", None)
+    if isinstance(length, int) and 0 < length < UNSET_MODEL_MAX_LENGTH:
+        return length, "tokenizer's model_max_length"
+    return None
+
+
+def budget_setting(settings: GenerationSettings) -> str:
+    """The setting that gave a request its new tokens (`TransformersProvider.sampling`)."""
+    if "max_new_tokens" in settings.extra:
+        return "settings.extra.max_new_tokens"
+    if settings.max_tokens:
+        return "settings.max_tokens"
+    return "options.default_max_tokens"
 
 
 class TransformersProvider(InProcessBatchProvider):
@@ -184,6 +219,34 @@ class TransformersProvider(InProcessBatchProvider):
         sampling.update(settings.extra)
         return sampling
 
+    def check_context(
+        self, prompt_tokens: int, sampling: dict[str, Any], settings: GenerationSettings
+    ) -> None:
+        """Refuse (a non-retryable ProviderError naming the numbers and what to change) a
+        request whose prompt plus new tokens exceed the model's context: `generate()` ran on
+        past the positions the model was trained on, and what came out was stored as an
+        answer."""
+        context = context_length(self.model)
+        if context is None:
+            return
+        length, source = context
+        budget = int(sampling["max_new_tokens"])
+        where = f"the context of {self.spec.name!r} ({length:,} tokens, its {source})"
+        if prompt_tokens >= length:
+            raise ProviderError(
+                f"transformers: the prompt ({prompt_tokens:,} tokens after the chat template) "
+                f"fills {where}, so a lower max_tokens will not help: use a model with a longer "
+                "context, or a shorter prompt template",
+                retryable=False,
+            )
+        if prompt_tokens + budget > length:
+            raise ProviderError(
+                f"transformers: the prompt ({prompt_tokens:,} tokens after the chat template) "
+                f"plus {budget_setting(settings)} {budget:,} exceed {where}: lower it to at most "
+                f"{length - prompt_tokens:,}, or shorten the prompt",
+                retryable=False,
+            )
+
     def run_batch(self, requests: list[GenerationRequest]) -> list[Completion | ProviderError]:
         results: list[Completion | ProviderError | None] = [None] * len(requests)
         groups: dict[str, list[int]] = {}
@@ -194,6 +257,7 @@ class TransformersProvider(InProcessBatchProvider):
                 conversation = [{"role": m.role, "content": m.content} for m in request.messages]
                 prompts[index] = self.model.chat_ids(conversation, template_kwargs)
                 sampling = self.sampling(request.settings)
+                self.check_context(len(prompts[index]), sampling, request.settings)
                 if request.response_schema is not None:  # refused before any decoding
                     schema = request.response_schema.schema
                     check_budget(self.model, schema, sampling["max_new_tokens"])
