@@ -293,7 +293,7 @@ def score_command(
 
         poemetric ghostwriting score my-poems/    # every .txt file in the folder
 
-        poemetric ghostwriting score my-poems/ --reference datasets/demo/poems.csv
+        poemetric ghostwriting score my-poems/ --reference corpus.csv
     """
     from poemetric.ghostwriting.language import not_english_reason
     from poemetric.ghostwriting.own_poems import NO_REFERENCE
