@@ -186,3 +186,16 @@ def test_a_home_with_every_bundled_file_says_nothing(
         )
     finally:
         resource_root.cache_clear()
+
+
+def test_prompts_list_without_templates_says_where_it_looked(home: Path) -> None:
+    """It printed an empty table and exited 0, as if POEMetric had no prompts."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    result = CliRunner().invoke(app, ["prompts", "list"], env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert (
+        result.stderr == f"error: no templates in {home / 'prompts'}: {_lacks(home, 'prompts')}\n"
+    )
