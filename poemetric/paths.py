@@ -26,6 +26,12 @@ def resource_root() -> Path:
     override = os.environ.get("POEMETRIC_HOME")
     if override:
         return Path(override).expanduser().resolve()
+    return installed_root()
+
+
+def installed_root() -> Path:
+    """The resource folders that came with POEMetric (the checkout's, or the wheel's
+    `poemetric/_resources`), whether or not `$POEMETRIC_HOME` replaces them."""
     checkout = Path(__file__).resolve().parent.parent
     if (checkout / "prompts").is_dir() and (checkout / "pyproject.toml").is_file():
         return checkout
@@ -38,15 +44,26 @@ def resource_path(kind: str, *parts: str) -> Path:
     return resource_root().joinpath(kind, *parts)
 
 
-def home_lacks(kind: str) -> str:
-    """Why a bundled folder is missing when `$POEMETRIC_HOME` is set and lacks it (a home made
-    for a few files of one kind replaces every bundled folder); "" otherwise. A reinstall, which
-    the messages suggested, does not bring it back."""
-    if not os.environ.get("POEMETRIC_HOME") or resource_path(kind).is_dir():
+def home_lacks(kind: str, *parts: str) -> str:
+    """Why a bundled folder (or, with `parts`, a file in it) is missing when `$POEMETRIC_HOME` is
+    set and lacks it (a home made for a few files of one kind replaces every bundled folder); ""
+    otherwise. A reinstall, which the messages suggested, does not bring it back."""
+    if not os.environ.get("POEMETRIC_HOME"):
         return ""
+    if not resource_path(kind).is_dir():
+        return (
+            f"POEMETRIC_HOME={resource_root()} has no {kind}/ and replaces every bundled folder "
+            f"({', '.join(RESOURCE_DIRS)}): copy the ones you keep into it"
+        )
+    if not parts or resource_path(kind, *parts).exists():
+        return ""
+    # Its folder is there (made for a file of one's own) without this bundled file: a reinstall
+    # was suggested, which changes nothing under the home.
+    name = "/".join((kind, *parts))
+    installed = installed_root().joinpath(kind, *parts)
+    source = f": copy it from {installed}" if installed.exists() else ""
     return (
-        f"POEMETRIC_HOME={resource_root()} has no {kind}/ and replaces every bundled folder "
-        f"({', '.join(RESOURCE_DIRS)}): copy the ones you keep into it"
+        f"POEMETRIC_HOME={resource_root()} replaces the bundled folders and has no {name}{source}"
     )
 
 

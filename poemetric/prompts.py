@@ -145,7 +145,13 @@ def bundled_template(name: str) -> PromptTemplate:
     never a file of that name in the working folder. `load_template` reads a name as a path
     first, so a `generation.jinja` or `judge.md` kept where the commands ran (a draft, a copy
     being edited) replaced the paper's prompt for every model or judge without a word."""
-    return load_template(resource_path("prompts", name))
+    path = resource_path("prompts", name)
+    # A $POEMETRIC_HOME whose prompts/ holds templates of one's own but not this one: say so
+    # (it was "no prompt template '/HOME/prompts/judge.md'" and nothing of why).
+    lacks = home_lacks("prompts", name)  # "" at once without the variable
+    if lacks and resource_path("prompts").is_dir():  # no prompts/ at all: template_path says so
+        raise PromptError(f"no prompt template {name!r}: {lacks}")
+    return load_template(path)
 
 
 def _chosen_or_bundled(

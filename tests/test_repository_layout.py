@@ -87,6 +87,14 @@ def test_the_wheel_leaves_out_editor_files_in_the_resource_folders() -> None:
     assert {"*.swp", "*~"} <= set(wheel["exclude"])
 
 
+def test_the_sdist_leaves_out_the_same_editor_files() -> None:
+    """`only-include` names the top-level folders; an editor's swap or backup file inside one
+    (`prompts/.judge.md.swp`, `generators/x.yaml~`: untracked, not in .gitignore) shipped in
+    the sdist, checked by building it."""
+    targets = _hatch_targets()
+    assert set(targets["sdist"]["exclude"]) == set(targets["wheel"]["exclude"])
+
+
 def test_the_version_is_the_same_in_the_package_its_metadata_and_the_citation() -> None:
     # Reports and run records carry `poemetric.__version__`; a paper cites CITATION.cff; pip
     # reads pyproject.toml. Nothing else keeps the three in step.

@@ -111,6 +111,10 @@ def list_datasets() -> None:
 
         poemetric dataset list
     """
+    try:  # a registry that is not there ($POEMETRIC_HOME's datasets/ without it): a traceback
+        registry = dataset_registry()
+    except DatasetError as error:
+        raise error_exit(error) from None
     rows: list[tuple[str, ...]] = [
         (
             entry.name,
@@ -119,7 +123,7 @@ def list_datasets() -> None:
             "bundled" if entry.bundled else str(entry.path),
             entry.description,
         )
-        for entry in dataset_registry().values()
+        for entry in registry.values()
     ]
     console = _console()
     if _list_table_fits(rows, console.width):

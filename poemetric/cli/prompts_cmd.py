@@ -53,8 +53,14 @@ def list_templates() -> None:
 
         poemetric prompts list
     """
+    templates = bundled_templates()
+    if not templates:  # an empty table, exit 0: as if POEMetric had no prompts
+        from poemetric.paths import home_lacks, resource_path
+
+        lacks = home_lacks("prompts")  # a $POEMETRIC_HOME without prompts/
+        raise error_exit(f"no templates in {resource_path('prompts')}{': ' * bool(lacks)}{lacks}")
     table = Table("template", "sha256", "size")
-    for path in bundled_templates():
+    for path in templates:
         template = load_template(path)
         table.add_row(
             *plain_cells(path.name, template.sha256[:16] + "…", f"{len(template.text)} chars")

@@ -72,7 +72,8 @@ class DatasetEntry(BaseModel):
 
     def missing_message(self) -> str:
         if self.bundled:
-            return f"bundled dataset {self.name!r} is missing from {self.path}; reinstall POEMetric"
+            fix = home_lacks("datasets", self.name, self.file) or "reinstall POEMetric"
+            return f"bundled dataset {self.name!r} is missing from {self.path}; {fix}"
         return (
             f"dataset {self.name!r} is not downloaded yet (expected at {self.path}): run "
             f"`{program()} dataset fetch {self.name}` or pass the path to {self.file}"
@@ -93,7 +94,8 @@ def registry_path() -> Path:
 def _load_registry(path: Path) -> dict[str, DatasetEntry]:
     if not path.is_file():
         raise DatasetError(
-            f"dataset registry {path} is missing; {home_lacks('datasets') or 'reinstall POEMetric'}"
+            f"dataset registry {path} is missing; "
+            f"{home_lacks('datasets', REGISTRY_FILE) or 'reinstall POEMetric'}"
         )
     # Not UTF-8 YAML, empty or a wrong field ($POEMETRIC_HOME's own copy): a TextFileError,
     # which the command line prints as `error: FILE:LINE: ...` whatever the command (a
