@@ -199,3 +199,18 @@ def test_prompts_list_without_templates_says_where_it_looked(home: Path) -> None
     assert (
         result.stderr == f"error: no templates in {home / 'prompts'}: {_lacks(home, 'prompts')}\n"
     )
+
+
+def test_an_unknown_judge_with_no_judge_files_says_so(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A home whose judges/ is empty: the unknown-judge error ended "judges: " with nothing."""
+    import typer
+
+    from poemetric.cli.judging import judge_spec
+
+    with pytest.raises(typer.Exit):
+        judge_spec("gpt-4o")
+    said = " ".join(capsys.readouterr().err.split())
+    assert said.startswith("error: unknown judge 'gpt-4o'"), said
+    assert said.endswith("; judges: none (the judges folder holds no judge file)"), said

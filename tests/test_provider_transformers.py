@@ -111,6 +111,7 @@ def test_a_hub_id_missing_from_the_local_cache_says_so_and_how_to_get_it(
         "only (downloads are off), where it is not in full"
     ), message
     assert "`hf download poemetric-tests/no-such-model-135m`" in message
+    assert "`huggingface-cli download` before huggingface_hub 0.34" in message
     assert "`options.allow_download: true`" in message
     # a local file that fails to load keeps transformers' own reason, without the hint
     broken = tmp_path / "broken.gguf"

@@ -71,7 +71,9 @@ def judge_spec(name: str) -> ModelSpec:
     try:
         return get_model(name, "judges")
     except UnknownModelError as error:
-        raise error_exit(f"{error}; judges: {', '.join(load_judges())}") from None
+        known = load_judges()
+        listed = ", ".join(known) if known else "none (the judges folder holds no judge file)"
+        raise error_exit(f"{error}; judges: {listed}") from None
     except RosterError as error:
         raise error_exit(error) from None
 

@@ -134,7 +134,7 @@ class TransformersProvider(InProcessBatchProvider):
     prefers_batches: ClassVar[bool] = True
     remote: ClassVar[bool] = False
     #: `settings.seed` decides a sampled answer (`torch.manual_seed`, the request decoded alone):
-    #: repeated judge samples and the probes' generated lines get their seeds, as with vLLM.
+    #: repeated judge samples get their seeds, as with vLLM.
     takes_seed: ClassVar[bool] = True
 
     def __init__(self, spec: ModelSpec) -> None:
