@@ -208,6 +208,8 @@ class ModelLimiter:
         #: the latest ends.
         self._outage_level = 0
         self._outage_until = float("-inf")
+        #: When the outage's first hold began (its holds end `max_hold_s` after).
+        self._outage_started = float("-inf")
         #: Outages met (each ended by an answer).
         self.outages = 0
         rpm = limits.requests_per_minute
@@ -242,14 +244,25 @@ class ModelLimiter:
         a job's own backoff), so that the jobs waiting for a slot do not each spend their
         retries against a server that is down and end as error rows; the requests sent when a
         hold ends test whether it is back. Failures during a hold (of requests sent before it)
-        do not lengthen it."""
+        do not lengthen it. An outage is held for at most `max_hold_s` in all (as long as the
+        longest Retry-After honoured): a server that never comes back then fails the jobs'
+        retries at their own pace, as without the hold, instead of a few requests per hold
+        (every job's retries spent a handful at a time, one `outage_cap_s` apart, kept the
+        command for hours)."""
         self._failures_in_a_row += 1
         now = self._clock()
         if self._failures_in_a_row < OUTAGE_FAILURES or now < self._outage_until:
             return
         if self._outage_level == 0:
             self.outages += 1
-        wait = min(self.outage_cap_s, self.outage_base_s * 2.0 ** min(self._outage_level, 30))
+            self._outage_started = now
+        elif now - self._outage_started >= self.max_hold_s:
+            return  # held long enough: the jobs' own retries end them
+        wait = min(
+            self.outage_cap_s,
+            self.outage_base_s * 2.0 ** min(self._outage_level, 30),
+            self._outage_started + self.max_hold_s - now,
+        )
         self._outage_level += 1
         self._outage_until = now + wait
         self._hold_until = max(self._hold_until, self._outage_until)
