@@ -176,3 +176,56 @@ def test_an_outage_that_never_ends_ends_every_job_as_an_error_row(
     assert len(rows) == 16 and all(r["status"] != "ok" for r in rows)
     assert report.errors == 16 and sent == 16 * 3
     assert elapsed < 6.0
+
+
+def test_429_storm_holds_end_max_hold_s_after_the_first_without_an_answer() -> None:
+    clock = Clock()
+    limiter = ModelLimiter(RateLimits(), max_hold_s=10.0, clock=clock)
+    limiter.on_rate_limited(4.0)
+    limiter.on_rate_limited(4.0)
+    assert limiter.held_s() == 4.0
+    clock.now += 4.0
+    limiter.on_rate_limited(4.0)  # the storm goes on: 6 s of the 10 are left
+    limiter.on_rate_limited(4.0)
+    assert limiter.held_s() == 4.0
+    clock.now += 4.0
+    limiter.on_rate_limited(4.0)
+    limiter.on_rate_limited(4.0)
+    assert limiter.held_s() == 2.0
+    clock.now += 2.0
+    limiter.on_rate_limited(4.0)
+    limiter.on_rate_limited(4.0)
+    assert limiter.held_s() == 0  # held 10 s with no answer: each job waits on its own
+    limiter.on_success()
+    clock.now += 1.0
+    limiter.on_rate_limited(4.0)
+    limiter.on_rate_limited(4.0)
+    assert limiter.held_s() == 4.0  # a new storm after an answer
+
+
+def test_a_429_storm_that_never_ends_ends_every_job_at_its_own_pace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every request answered 429 for good (Retry-After 0.2 s, a quota the provider does not
+    name as such): each job ends as an error row after its `max_rate_limited` 429s, waiting
+    its own Retry-After once the holds (`max_hold_s`, here 1 s) are over; held on, 2 requests
+    went out per 0.2 s hold for the 176 refusals (about 18 s)."""
+    real_policy = calls.retry_policy
+    monkeypatch.setattr(
+        calls,
+        "retry_policy",
+        lambda run: dataclasses.replace(
+            real_policy(run), max_retry_after_s=1.0, max_rate_limited=10
+        ),
+    )
+    store = prepared_store(tmp_path, poems=16)
+    with OpenAIServer(faults=[Fault.rate_limited(0.2)] * 10**4, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=2)
+        started = time.monotonic()
+        report = run_generation(store, [spec], options=FAST)
+        elapsed = time.monotonic() - started
+        sent = len(server.generation_requests)
+    rows = generation_rows(store, spec.name)
+    assert len(rows) == 16 and all(r["status"] != "ok" for r in rows)
+    assert report.errors == 16 and sent == 16 * 11
+    assert elapsed < 9.0
