@@ -117,3 +117,42 @@ def test_no_frame_holds_more_than_a_piece(tmp_path: Path, monkeypatch: pytest.Mo
         assert built and max(built) <= 7, (suffix, built)
     assert len(pd.read_csv(tmp_path / "calls.csv")) == 50
     assert pq.read_table(tmp_path / "calls.parquet").num_rows == 50
+
+
+def test_generations_pieces_whose_poems_have_no_metre_make_the_whole_tables_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The requested metre and rhyme pattern of a generations file: a first piece of poems
+    without them typed its columns of NULLs as no text (Parquet's pandas metadata said
+    'empty', the whole table's 'str')."""
+    with RunStore(tmp_path / "run") as store, store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO poems(poem_id, dataset, position, form, content, record) "
+            "VALUES ('p1', 'd', 0, 'ghazal', 'a poem', '{}')"
+        )
+        conn.execute(
+            "INSERT INTO poems(poem_id, dataset, position, form, meter, rhyme, content, record) "
+            "VALUES ('p2', 'd', 1, 'ballad', 'iambic', 'ABAB', 'a poem', '{}')"
+        )
+        conn.execute("INSERT INTO templates VALUES ('t', 'default', 'Write a {form}.')")
+        conn.executemany(
+            "INSERT INTO prompts VALUES (?, ?, 't', 'Write one.')", [("q1", "p1"), ("q2", "p2")]
+        )
+        conn.executemany(
+            "INSERT INTO generations (generation_id, prompt_id, poem_id, author, sample_index, "
+            "status, poem, created_at) VALUES (?, ?, ?, 'm', ?, 'ok', 'a poem', 't')",
+            [(f"g{i}", f"q{1 + i // 3}", f"p{1 + i // 3}", i) for i in range(6)],
+        )
+    with sqlite3.connect(tmp_path / "run" / "poemetric.sqlite") as conn:
+        whole = _whole_table_files(conn, "generations", tmp_path / "whole")
+    monkeypatch.setattr(frames_module, "EXPORT_CHUNK_ROWS", 3)
+    for suffix, expected in whole.items():
+        written = tmp_path / f"generations{suffix}"
+        with RunStore(tmp_path / "run", create=False) as store:
+            store.export("generations", written)
+        if suffix == ".parquet":
+            got, want = pq.read_table(written), pq.read_table(expected)
+            assert got.schema.equals(want.schema, check_metadata=True)
+            assert got.equals(want)
+        else:
+            assert written.read_bytes() == expected.read_bytes(), suffix
