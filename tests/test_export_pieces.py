@@ -19,7 +19,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from typer.testing import CliRunner
 
+from poemetric.cli import app
 from poemetric.store import RunStore
 from poemetric.store import frames as frames_module
 from poemetric.store.export_file import csv_quoting, write_jsonl_rows, write_parquet_frames
@@ -156,3 +158,29 @@ def test_generations_pieces_whose_poems_have_no_metre_make_the_whole_tables_file
             assert got.equals(want)
         else:
             assert written.read_bytes() == expected.read_bytes(), suffix
+
+
+def test_a_column_of_numbers_and_text_is_refused_for_parquet_by_name_and_row(
+    tmp_path: Path,
+) -> None:
+    """Parquet holds one type per column: text in an INTEGER column, late in the table, is
+    said by column and row before the file is begun (it was pyarrow's error, as a crash);
+    CSV and JSONL write it as stored."""
+    rows = [(f"k{i}", 1, 200, None, 0.5) for i in range(12)]
+    rows[9] = ("k9", 1, "n/a", None, 0.5)
+    _store(tmp_path, rows)
+    result = CliRunner().invoke(
+        app, ["export", "calls", "--run", str(tmp_path / "run"), "-o", str(tmp_path / "c.parquet")]
+    )
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: ")
+    assert "column 'http_status' of calls holds numbers and text (row 10: 'n/a')" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "c.parquet").exists()
+    for suffix in (".csv", ".jsonl"):
+        done = CliRunner().invoke(
+            app,
+            ["export", "calls", "--run", str(tmp_path / "run"), "-o", str(tmp_path / f"c{suffix}")],
+        )
+        assert done.exit_code == 0, done.output
+    assert '"http_status":"n/a"' in (tmp_path / "c.jsonl").read_text(encoding="utf-8")
