@@ -180,8 +180,9 @@ class ModelLimiter:
     request (smooth, no bursts): providers and proxies enforce limits over sliding windows that a
     burst would overrun; its rate adapts to 429s (`AdaptiveRate`); a burst of 429s holds
     every request not yet sent until the server's Retry-After (`on_rate_limited`), and so does
-    an outage, for a growing time (`on_transient_failure`). The token bucket holds ten seconds'
-    worth of tokens.
+    an outage, for a growing time (`on_transient_failure`); holds end `max_hold_s` after the
+    first one when no answer comes between (`_hold`). The token bucket holds ten seconds' worth
+    of tokens.
     """
 
     def __init__(
