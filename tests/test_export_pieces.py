@@ -19,7 +19,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from typer.testing import CliRunner
 
+from poemetric.cli import app
 from poemetric.store import RunStore
 from poemetric.store import frames as frames_module
 from poemetric.store.export_file import csv_quoting, write_jsonl_rows, write_parquet_frames
@@ -117,3 +119,68 @@ def test_no_frame_holds_more_than_a_piece(tmp_path: Path, monkeypatch: pytest.Mo
         assert built and max(built) <= 7, (suffix, built)
     assert len(pd.read_csv(tmp_path / "calls.csv")) == 50
     assert pq.read_table(tmp_path / "calls.parquet").num_rows == 50
+
+
+def test_generations_pieces_whose_poems_have_no_metre_make_the_whole_tables_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The requested metre and rhyme pattern of a generations file: a first piece of poems
+    without them typed its columns of NULLs as no text (Parquet's pandas metadata said
+    'empty', the whole table's 'str')."""
+    with RunStore(tmp_path / "run") as store, store.transaction() as conn:
+        conn.execute(
+            "INSERT INTO poems(poem_id, dataset, position, form, content, record) "
+            "VALUES ('p1', 'd', 0, 'ghazal', 'a poem', '{}')"
+        )
+        conn.execute(
+            "INSERT INTO poems(poem_id, dataset, position, form, meter, rhyme, content, record) "
+            "VALUES ('p2', 'd', 1, 'ballad', 'iambic', 'ABAB', 'a poem', '{}')"
+        )
+        conn.execute("INSERT INTO templates VALUES ('t', 'default', 'Write a {form}.')")
+        conn.executemany(
+            "INSERT INTO prompts VALUES (?, ?, 't', 'Write one.')", [("q1", "p1"), ("q2", "p2")]
+        )
+        conn.executemany(
+            "INSERT INTO generations (generation_id, prompt_id, poem_id, author, sample_index, "
+            "status, poem, created_at) VALUES (?, ?, ?, 'm', ?, 'ok', 'a poem', 't')",
+            [(f"g{i}", f"q{1 + i // 3}", f"p{1 + i // 3}", i) for i in range(6)],
+        )
+    with sqlite3.connect(tmp_path / "run" / "poemetric.sqlite") as conn:
+        whole = _whole_table_files(conn, "generations", tmp_path / "whole")
+    monkeypatch.setattr(frames_module, "EXPORT_CHUNK_ROWS", 3)
+    for suffix, expected in whole.items():
+        written = tmp_path / f"generations{suffix}"
+        with RunStore(tmp_path / "run", create=False) as store:
+            store.export("generations", written)
+        if suffix == ".parquet":
+            got, want = pq.read_table(written), pq.read_table(expected)
+            assert got.schema.equals(want.schema, check_metadata=True)
+            assert got.equals(want)
+        else:
+            assert written.read_bytes() == expected.read_bytes(), suffix
+
+
+def test_a_column_of_numbers_and_text_is_refused_for_parquet_by_name_and_row(
+    tmp_path: Path,
+) -> None:
+    """Parquet holds one type per column: text in an INTEGER column, late in the table, is
+    said by column and row before the file is begun (it was pyarrow's error, as a crash);
+    CSV and JSONL write it as stored."""
+    rows = [(f"k{i}", 1, 200, None, 0.5) for i in range(12)]
+    rows[9] = ("k9", 1, "n/a", None, 0.5)
+    _store(tmp_path, rows)
+    result = CliRunner().invoke(
+        app, ["export", "calls", "--run", str(tmp_path / "run"), "-o", str(tmp_path / "c.parquet")]
+    )
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: ")
+    assert "column 'http_status' of calls holds numbers and text (row 10: 'n/a')" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "c.parquet").exists()
+    for suffix in (".csv", ".jsonl"):
+        done = CliRunner().invoke(
+            app,
+            ["export", "calls", "--run", str(tmp_path / "run"), "-o", str(tmp_path / f"c{suffix}")],
+        )
+        assert done.exit_code == 0, done.output
+    assert '"http_status":"n/a"' in (tmp_path / "c.jsonl").read_text(encoding="utf-8")

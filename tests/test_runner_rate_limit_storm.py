@@ -5,6 +5,7 @@ model's other jobs wait until then instead of each sending a request of its own 
 from __future__ import annotations
 
 import dataclasses
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from test_runner_support import (
 
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import GenerationSettings, RateLimits
+from poemetric.runner import calls
 from poemetric.runner.ratelimit import OUTAGE_FAILURES, ModelLimiter
 from poemetric.testing.servers import Fault, FaultWindow, OpenAIServer, RateLimitStorm
 
@@ -124,3 +126,106 @@ def test_a_burst_of_429s_holds_until_its_retry_after_and_a_lone_one_does_not() -
     assert limiter.held_s() == 3.0
     limiter.on_rate_limited(60.0)
     assert limiter.held_s() == 10.0  # capped as Retry-After is
+
+
+def test_an_outage_is_held_for_max_hold_s_at_most_in_all() -> None:
+    """A server that never comes back: the holds end once the outage has been held for
+    `max_hold_s`, and the jobs' own retries end them; an answer starts afresh."""
+    clock = Clock()
+    limiter = ModelLimiter(
+        RateLimits(), max_hold_s=5.0, outage_base_s=0.5, outage_cap_s=2.0, clock=clock
+    )
+    held = 0.0
+    for _ in range(OUTAGE_FAILURES):
+        limiter.on_transient_failure()
+    for _ in range(20):  # each hold's requests fail again
+        left = limiter.held_s()
+        held += left
+        clock.now += left
+        limiter.on_transient_failure()
+    assert held == 5.0  # 0.5 + 1 + 2, and the 1.5 s left of the 5
+    assert limiter.held_s() == 0
+    limiter.on_success()
+    for _ in range(OUTAGE_FAILURES):
+        limiter.on_transient_failure()
+    assert limiter.held_s() == 0.5 and limiter.outages == 2
+
+
+def test_an_outage_that_never_ends_ends_every_job_as_an_error_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every request answered 503 for good: each job ends as an error row after its retries
+    and the command ends soon after the outage's holds (`max_hold_s`, here 1 s); held on, the
+    48 attempts went out 4 per hold, the holds 2 s apart (about 16 s)."""
+    real_policy = calls.retry_policy
+    monkeypatch.setattr(
+        calls,
+        "retry_policy",
+        lambda run: dataclasses.replace(real_policy(run), max_retry_after_s=1.0),
+    )
+    store = prepared_store(tmp_path, poems=16)
+    outage = FaultWindow(Fault.server_error(503), 10**6)
+    with OpenAIServer(faults=outage, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=4, max_retries=2)
+        options = dataclasses.replace(FAST, retry_base_s=0.1, retry_cap_s=2.0)
+        started = time.monotonic()
+        report = run_generation(store, [spec], options=options)
+        elapsed = time.monotonic() - started
+        sent = len(server.generation_requests)
+    rows = generation_rows(store, spec.name)
+    assert len(rows) == 16 and all(r["status"] != "ok" for r in rows)
+    assert report.errors == 16 and sent == 16 * 3
+    assert elapsed < 6.0
+
+
+def test_429_storm_holds_end_max_hold_s_after_the_first_without_an_answer() -> None:
+    clock = Clock()
+    limiter = ModelLimiter(RateLimits(), max_hold_s=10.0, clock=clock)
+    limiter.on_rate_limited(4.0)
+    limiter.on_rate_limited(4.0)
+    assert limiter.held_s() == 4.0
+    clock.now += 4.0
+    limiter.on_rate_limited(4.0)  # the storm goes on: 6 s of the 10 are left
+    limiter.on_rate_limited(4.0)
+    assert limiter.held_s() == 4.0
+    clock.now += 4.0
+    limiter.on_rate_limited(4.0)
+    limiter.on_rate_limited(4.0)
+    assert limiter.held_s() == 2.0
+    clock.now += 2.0
+    limiter.on_rate_limited(4.0)
+    limiter.on_rate_limited(4.0)
+    assert limiter.held_s() == 0  # held 10 s with no answer: each job waits on its own
+    limiter.on_success()
+    clock.now += 1.0
+    limiter.on_rate_limited(4.0)
+    limiter.on_rate_limited(4.0)
+    assert limiter.held_s() == 4.0  # a new storm after an answer
+
+
+def test_a_429_storm_that_never_ends_ends_every_job_at_its_own_pace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every request answered 429 for good (Retry-After 0.2 s, a quota the provider does not
+    name as such): each job ends as an error row after its `max_rate_limited` 429s, waiting
+    its own Retry-After once the holds (`max_hold_s`, here 1 s) are over; held on, 2 requests
+    went out per 0.2 s hold for the 176 refusals (about 18 s)."""
+    real_policy = calls.retry_policy
+    monkeypatch.setattr(
+        calls,
+        "retry_policy",
+        lambda run: dataclasses.replace(
+            real_policy(run), max_retry_after_s=1.0, max_rate_limited=10
+        ),
+    )
+    store = prepared_store(tmp_path, poems=16)
+    with OpenAIServer(faults=[Fault.rate_limited(0.2)] * 10**4, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=2)
+        started = time.monotonic()
+        report = run_generation(store, [spec], options=FAST)
+        elapsed = time.monotonic() - started
+        sent = len(server.generation_requests)
+    rows = generation_rows(store, spec.name)
+    assert len(rows) == 16 and all(r["status"] != "ok" for r in rows)
+    assert report.errors == 16 and sent == 16 * 11
+    assert elapsed < 9.0

@@ -68,6 +68,8 @@ def export(
 
         poemetric export calls --run runs/paper -o calls.csv
     """
+    from poemetric.store import StoreError
+
     fmt = _export_format(format_name, run)
     chosen = list(dict.fromkeys(tables or EXPORTABLE_TABLES))  # each table once, in order
     unknown = [t for t in chosen if t not in EXPORTABLE_TABLES]
@@ -84,7 +86,10 @@ def export(
         for table in chosen:
             rows = store.count(table)
             wanted = destination if one_file else out_dir / f"{table}.{fmt.value}"
-            path = store.export(table, wanted)
+            try:
+                path = store.export(table, wanted)
+            except StoreError as error:  # a table Parquet cannot hold (`export_file`)
+                raise error_exit(error) from None
             console.print(
                 f"{table:<{width}} {rows:>7} {plural(rows, 'row'):<4} → {path}",
                 highlight=False,

@@ -180,8 +180,9 @@ class ModelLimiter:
     request (smooth, no bursts): providers and proxies enforce limits over sliding windows that a
     burst would overrun; its rate adapts to 429s (`AdaptiveRate`); a burst of 429s holds
     every request not yet sent until the server's Retry-After (`on_rate_limited`), and so does
-    an outage, for a growing time (`on_transient_failure`). The token bucket holds ten seconds'
-    worth of tokens.
+    an outage, for a growing time (`on_transient_failure`); holds end `max_hold_s` after the
+    first one when no answer comes between (`_hold`). The token bucket holds ten seconds' worth
+    of tokens.
     """
 
     def __init__(
@@ -208,6 +209,9 @@ class ModelLimiter:
         #: the latest ends.
         self._outage_level = 0
         self._outage_until = float("-inf")
+        #: When the first hold since the latest answer began: holds (of 429 storms and
+        #: outages alike) end `max_hold_s` after it, until an answer comes.
+        self._held_since: float | None = None
         #: Outages met (each ended by an answer).
         self.outages = 0
         rpm = limits.requests_per_minute
@@ -228,11 +232,11 @@ class ModelLimiter:
         A lone 429 makes only its own job wait; one of a burst lowers the rate and holds every
         request not yet sent until the moment the server named (at most `max_hold_s` on): a
         storm of 429s is not met with a request from every job waiting for a slot, each
-        refused in turn (refused requests count against a provider's per-minute limit)."""
+        refused in turn (refused requests count against a provider's per-minute limit). The
+        holds end `max_hold_s` after the first one when no answer comes between (`_hold`)."""
         if not self.requests.on_rate_limited() or retry_after_s is None or retry_after_s <= 0:
             return
-        until = self._clock() + min(retry_after_s, self.max_hold_s)
-        self._hold_until = max(self._hold_until, until)
+        self._hold(self._clock() + min(retry_after_s, self.max_hold_s))
 
     def on_transient_failure(self) -> None:
         """A request failed in a way worth retrying (not a 429: a 5xx, a timeout, a dropped
@@ -242,7 +246,8 @@ class ModelLimiter:
         a job's own backoff), so that the jobs waiting for a slot do not each spend their
         retries against a server that is down and end as error rows; the requests sent when a
         hold ends test whether it is back. Failures during a hold (of requests sent before it)
-        do not lengthen it."""
+        do not lengthen it. The holds end `max_hold_s` after the first one when no answer
+        comes between (`_hold`)."""
         self._failures_in_a_row += 1
         now = self._clock()
         if self._failures_in_a_row < OUTAGE_FAILURES or now < self._outage_until:
@@ -251,13 +256,28 @@ class ModelLimiter:
             self.outages += 1
         wait = min(self.outage_cap_s, self.outage_base_s * 2.0 ** min(self._outage_level, 30))
         self._outage_level += 1
-        self._outage_until = now + wait
-        self._hold_until = max(self._hold_until, self._outage_until)
+        self._outage_until = self._hold(now + wait)
+
+    def _hold(self, until: float) -> float:
+        """Hold the requests not yet sent until `until`, but no later than `max_hold_s` after
+        the first hold since the latest answer (as long as the longest Retry-After honoured).
+        A server that never answers again (an outage that never ends, a 429 storm that never
+        does) then fails the jobs' retries at their own pace, as without the holds; held on,
+        each hold let a few requests through, and every job's retries were spent a handful
+        at a time, a hold apart: hours for a study's jobs in an outage, days in a storm.
+        Returns the end of this hold."""
+        now = self._clock()
+        if self._held_since is None:
+            self._held_since = now
+        until = min(until, self._held_since + self.max_hold_s)
+        self._hold_until = max(self._hold_until, until)
+        return until
 
     def on_success(self) -> None:
         """A request answered: no outage; the request rate may rise (`AdaptiveRate`)."""
         self._failures_in_a_row = 0
         self._outage_level = 0
+        self._held_since = None
         self.requests.on_success()
 
     def held_s(self) -> float:

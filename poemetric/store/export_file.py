@@ -41,12 +41,40 @@ def export_table(conn: sqlite3.Connection, table: str, destination: Path) -> Pat
         if suffix == ".csv":
             write_csv(lambda: export_frames(conn, table), temp)
         elif suffix == ".parquet":
+            _refuse_mixed_kinds(conn, table, destination)
             write_parquet_frames(export_frames(conn, table), temp)
         else:
             with temp.open("w", encoding="utf-8", newline="\n") as out:
                 for frame in export_frames(conn, table):
                     write_jsonl_rows(frame, out)
     return destination
+
+
+def _refuse_mixed_kinds(conn: sqlite3.Connection, table: str, destination: Path) -> None:
+    """A StoreError naming the first column of `table` that holds text (or bytes) beside
+    numbers, and the first row that does, before a Parquet file is begun: Parquet holds one
+    type per column, and pyarrow's own error ("Could not convert 'x' with type str: tried to
+    convert to int64") came as a crash, after the pieces before it were written."""
+    names = [d[0] for d in conn.execute(f"SELECT * FROM {table} LIMIT 0").description]
+    kinds = ", ".join(f'group_concat(DISTINCT typeof("{name}"))' for name in names)
+    found = conn.execute(f"SELECT {kinds} FROM {table}").fetchone() or ()
+    for name, listed in zip(names, found, strict=True):
+        held = set(str(listed).split(",")) - {"null"}
+        numbers = held & {"integer", "real"}
+        if not numbers or held <= {"integer", "real"}:
+            continue
+        odd = sorted(held - numbers)
+        quoted = ", ".join(repr(kind) for kind in odd)
+        rowid, value = conn.execute(
+            f'SELECT rowid, "{name}" FROM {table} WHERE typeof("{name}") IN ({quoted}) '
+            "ORDER BY rowid LIMIT 1"
+        ).fetchone()
+        (row,) = conn.execute(f"SELECT COUNT(*) FROM {table} WHERE rowid <= ?", (rowid,)).fetchone()
+        raise StoreError(
+            f"{destination}: column {name!r} of {table} holds numbers and {' and '.join(odd)} "
+            f"(row {row}: {value!r}), and a Parquet column holds one type; export {table} as "
+            "CSV or JSONL, which write each value as stored"
+        )
 
 
 def write_csv(frames: Callable[[], Iterator[pd.DataFrame]], path: Path) -> None:

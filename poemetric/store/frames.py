@@ -67,9 +67,33 @@ def export_frames(
         yield export_frame(conn, table)
         return
     requests = _requests(conn) if table == "generations" else {}
+    texts = _request_texts(conn) if table == "generations" else ()
     cursor = conn.execute(f"SELECT * FROM {table}")
     while chunk := [tuple(row) for row in cursor.fetchmany(rows)]:
-        yield _with_requests(conn, table, plan.frame(chunk), requests)
+        frame = _with_requests(conn, table, plan.frame(chunk), requests)
+        for column in texts:  # a piece's column of NULLs is text as the whole one is
+            frame[column] = frame[column].astype(_text_dtype())
+        yield frame
+
+
+def _request_texts(conn: sqlite3.Connection) -> list[str]:
+    """The `REQUEST_COLUMNS` that hold a text for some generation: text in the whole frame,
+    also in a piece whose poems have none (a first piece of poems without a metre)."""
+    return [
+        column
+        for column in REQUEST_COLUMNS
+        if conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM generations g JOIN poems p ON p.poem_id = g.poem_id "
+            f"WHERE p.{column} IS NOT NULL)"
+        ).fetchone()[0]
+    ]
+
+
+def _text_dtype() -> Any:
+    """The dtype pandas gives a column of text (str from pandas 3 on, object before)."""
+    import pandas as pd
+
+    return pd.Series(["a"]).dtype
 
 
 def _requests(conn: sqlite3.Connection) -> dict[str, tuple[Any, ...]]:
