@@ -13,7 +13,6 @@ it is stored as 'not_judged' with the reason, and costs nothing.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -21,27 +20,25 @@ from typing import Any
 
 from rich.console import Console
 
-from poemetric.judge.finish import finish_note, note_cut_answers
-from poemetric.judge.parse import answer_outside_reasoning, is_refusal, parse_judgment
-from poemetric.judge.pending import reask_due
-from poemetric.judge.structured import JUDGE_RESPONSE_SCHEMA, answered_mode, structured_mode
+from poemetric.judge.finish import note_cut_answers
+from poemetric.judge.rows import JudgmentRows as JudgmentRows
+from poemetric.judge.rows import reask_prompt as reask_prompt
+from poemetric.judge.structured import JUDGE_RESPONSE_SCHEMA, structured_mode
 from poemetric.prompts import (
-    JUDGE_REASK_TEMPLATE,
     JUDGE_TEMPLATE,
     PromptTemplate,
     bundled_template,
     load_template,
     render_judge_prompt,
 )
-from poemetric.providers.base import ChatMessage, Completion, ModelSpec
+from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import provider_class
-from poemetric.questionnaire import DIMENSION_KEYS, JudgeParseError
-from poemetric.runner.jobs import Job, cache_key, follow_up_cache_key, settings_json, user_request
+from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageInterrupted, StageReport
-from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, stored_statuses
+from poemetric.runner.rows import stored_statuses
 from poemetric.runner.runner import RunnerOptions, rerun_in_child, run_stage
 from poemetric.screening import not_a_poem_reason
-from poemetric.store.db import RunStore, StoreError, stable_id, to_json
+from poemetric.store.db import RunStore, StoreError, stable_id
 from poemetric.store.models import JUDGE_STAGE
 from poemetric.store.selections import record_selection
 from poemetric.text.plural import counted
@@ -226,106 +223,6 @@ class JudgePlan:
                 scoped_key = cache_key(judge, request, scope=generation["generation_id"])
                 jobs.append(Job(key, judge, request, scoped_key, row))
         return jobs
-
-
-class JudgmentRows(ParsedAnswerRows):
-    """Result rows of the `judgments` table; unparsable answers are re-asked `reask` times."""
-
-    table = "judgments"
-    parse_errors = (JudgeParseError,)
-
-    def __init__(self, judge: ModelSpec) -> None:
-        self.judge = judge
-        self.reask = judge.reask
-
-    def ok_row(
-        self, job: Job, completion: Completion, *, cost_usd: float, batch_id: str | None
-    ) -> dict[str, Any]:
-        row = super().ok_row(job, completion, cost_usd=cost_usd, batch_id=batch_id)
-        earlier = _turns(job)
-        for column in _SUMMED_OVER_TURNS:  # every turn was paid
-            row[column] = (row[column] or 0) + sum(turn.get(column) or 0 for turn in earlier)
-        row["structured"] = answered_mode(job.row.get("structured"), completion)
-        return row
-
-    def parse(self, job: Job, completion: Completion) -> dict[str, Any]:
-        try:
-            parsed = parse_judgment(completion.text)
-        except JudgeParseError as error:
-            ending = finish_note(completion, job.request.settings)
-            if ending is None:
-                raise
-            raise JudgeParseError(f"{error}; {ending}", [*error.problems, ending]) from error
-        columns = parsed.answer.to_columns()
-        return {
-            **columns,
-            "parsed": to_json(columns),
-            "parse_notes": to_json(list(parsed.notes)),
-            "refusal": 0,
-        }
-
-    def unparsed(self, job: Job, completion: Completion) -> dict[str, Any]:
-        return {
-            **dict.fromkeys(DIMENSION_KEYS),
-            "parsed": None,
-            "parse_notes": None,
-            "refusal": int(is_refusal(completion.text)),
-        }
-
-    def follow_up(
-        self, job: Job, completion: Completion, row: dict[str, Any], *, cost_usd: float
-    ) -> Job | None:
-        """Re-ask an unparsable answer, telling the judge why it could not be used. `cost_usd`:
-        what the answer cost this judgment (0 for one served from another file's cache)."""
-        error = str(row.get("error") or "")
-        if not reask_due(error, job.turn, self.reask):
-            return None
-        turns = [
-            *_turns(job),
-            {
-                "turn": job.turn,
-                "response_text": completion.text,
-                "error": error,
-                "refusal": int(is_refusal(completion.text)),
-                "finish_reason": completion.finish_reason,
-                "reasoning": completion.reasoning,
-                "cost_usd": cost_usd,
-                "input_tokens": completion.usage.input_tokens,
-                "output_tokens": completion.usage.output_tokens,
-                "reasoning_tokens": completion.usage.reasoning_tokens,
-            },
-        ]
-        # The judge sees its answer again without its reasoning (an inline <think> block):
-        # reasoning is never sent back as part of an answer.
-        answer = answer_outside_reasoning(completion.text)
-        messages = (
-            *job.request.messages,
-            ChatMessage(role="assistant", content=answer or "(no answer)"),
-            ChatMessage(role="user", content=reask_prompt(error.removeprefix(UNPARSABLE))),
-        )
-        request = dataclasses.replace(job.request, messages=messages)
-        row_fields = {**job.row, "reasks": job.turn + 1, "turns": to_json(turns)}
-        return Job(
-            job.key,
-            job.spec,
-            request,
-            follow_up_cache_key(job.cache_key, request),
-            row_fields,
-            turn=job.turn + 1,
-        )
-
-
-#: Columns that add up every turn of a re-asked judgment (each turn was paid).
-_SUMMED_OVER_TURNS = ("cost_usd", "input_tokens", "output_tokens", "reasoning_tokens")
-
-
-def reask_prompt(reason: str) -> str:
-    return bundled_template(JUDGE_REASK_TEMPLATE).text.replace("{error}", reason).strip()
-
-
-def _turns(job: Job) -> list[dict[str, Any]]:
-    stored = job.row.get("turns")
-    return list(json.loads(stored)) if stored else []
 
 
 def nothing_to_judge(store: RunStore) -> None:
