@@ -88,7 +88,7 @@ def test_poems_cut_at_the_token_limit_are_counted_under_the_summary_and_in_the_a
     analyzed = CliRunner().invoke(app, ["analyze", "--run", str(run)], env={"COLUMNS": "400"})
     assert analyzed.exit_code == 0, analyzed.output
     note = (
-        "2 generated poems were cut at the token limit (cut-test 2 of 3 (max_tokens 64)) and are "
+        "2 generated poems were cut at the token limit (cut-test: 2 of 3, max_tokens 64) and are "
         "scored as written: the form check and the judges see an unfinished poem, which "
         "weighs on its model's scores; raise settings.max_tokens in the model file and "
         "generate into a new --run"

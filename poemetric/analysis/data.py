@@ -268,7 +268,7 @@ def cut_poems_note(cut: list[CutPoems]) -> str:
     files = "the model file" if len(cut) == 1 else "the models' files"
     return (
         f"{counted(total, 'generated poem')} {plural(total, 'was', 'were')} cut at the token "
-        f"limit ({', '.join(entry.listed() for entry in cut)}) and "
+        f"limit ({'; '.join(entry.listed() for entry in cut)}) and "
         f"{plural(total, 'is', 'are')} scored as written: the form check and the judges see "
         "an unfinished poem, which weighs on its model's scores; raise settings.max_tokens in "
         f"{files} and generate into a new --run"

@@ -37,8 +37,8 @@ class CutPoems:
         )
 
     def listed(self) -> str:
-        """`smollm2-135m 6 of 6 (max_tokens 256)`, for a list of models."""
-        return f"{self.author} {self.cut:,} of {self.held:,} ({self.limits()})"
+        """`smollm2-135m: 6 of 6, max_tokens 256`, for a list of models (`; ` between)."""
+        return f"{self.author}: {self.cut:,} of {self.held:,}, {self.limits()}"
 
     def limits(self) -> str:
         """`max_tokens 256`, `max_tokens 256, 512`, or `max_tokens not set: ...`."""
