@@ -13,10 +13,10 @@ from poemetric.analysis.synthetic import build_synthetic_run
 from poemetric.store import RunStore
 
 
-def _figures(run: Path, out: Path) -> str:
+def _figures(run: Path, out: Path, recipe: str = "rule-based") -> str:
     from poemetric.cli import app
 
-    command = ["figures", "--run", str(run), "--recipe", "rule-based", "--format", "png"]
+    command = ["figures", "--run", str(run), "--recipe", recipe, "--format", "png"]
     result = CliRunner().invoke(app, [*command, "--out", str(out)], env={"COLUMNS": "400"})
     assert result.exit_code == 0, result.output
     return " ".join(result.output.split())
@@ -33,3 +33,20 @@ def test_mixed_checker_versions_and_unchecked_poems_are_noted(tmp_path: Path) ->
     assert "note form checks were made with different rules (" in said, said
     assert "form-0.1 at threshold" in said and f"poemetric form run --run {run}" in said
     assert "generation has no form check" in said  # rowid 5: one
+
+
+def test_judge_notes_are_said_only_when_a_judge_figure_was_drawn(tmp_path: Path) -> None:
+    """`--recipe rule-based` draws no judge's figure, but said "... were not judged by ...: its
+    tables cover only the judged ones" of a run a judge had not finished."""
+    run = tmp_path / "run"
+    build_synthetic_run(run, poems_per_form=1).close()
+    with RunStore(run) as store, store.transaction() as conn:
+        conn.execute("DELETE FROM judgments WHERE rowid % 4 = 0")
+        conn.execute("DELETE FROM form_checks WHERE rowid % 5 = 0")
+    rules = _figures(run, tmp_path / "rules")
+    assert "not judged by judge-x" not in rules, rules
+    assert "generation has no form check" in rules  # the notes on what was drawn stay
+    recipe = tmp_path / "ranking.yaml"
+    recipe.write_text("figures:\n  - name: ranking\n    kind: ranking\n", encoding="utf-8")
+    scores = _figures(run, tmp_path / "scores", str(recipe))
+    assert "generations were not judged by judge-x" in scores, scores

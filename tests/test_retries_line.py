@@ -1,7 +1,7 @@
 """A server that rate-limits (429) or fails transiently (5xx) for a while: the runner waits and
 sends the calls again, and the stage succeeds, but the summary said nothing of it, so a
 throttled or failing endpoint looked like a slow model. The summary now says how many calls
-were sent again, and why."""
+waited to be sent again, and why."""
 
 from __future__ import annotations
 
@@ -13,10 +13,13 @@ from test_runner_support import TEST_KEY, TEST_KEY_ENV
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.testing.exchange import ChatCall, ResponderError
 from poemetric.testing.servers import Fault, OpenAIServer
 
 
-def generate(tmp_path: Path, server: OpenAIServer, *, progress: bool = False) -> str:
+def generate(
+    tmp_path: Path, server: OpenAIServer, *, progress: bool = False, exit_code: int = 0
+) -> str:
     models = model_dir(tmp_path, "models", server.base_url, "remote-test")
     result = CliRunner().invoke(
         app,
@@ -25,7 +28,7 @@ def generate(tmp_path: Path, server: OpenAIServer, *, progress: bool = False) ->
         env={TEST_KEY_ENV: TEST_KEY, "POEMETRIC_GENERATORS_DIR": str(models), "COLUMNS": "300",
              "POEMETRIC_PROGRESS_EVERY": "0.1"},
     )  # fmt: skip
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == exit_code, result.output
     return " ".join(result.output.split())
 
 
@@ -36,8 +39,27 @@ def test_the_summary_says_how_many_calls_were_sent_again_and_why(tmp_path: Path)
         assert len(server.successful_generations) == 2
     assert (
         "remote-test: 3 calls were rate-limited (HTTP 429) and 2 calls failed transiently "
-        "(HTTP 5xx, a timeout or a dropped connection); each was sent again after a wait"
+        "(HTTP 5xx, a timeout or a dropped connection); each waited to be sent again"
     ) in output
+
+
+def test_the_summary_does_not_say_a_retry_was_sent_when_the_model_stopped_first(
+    tmp_path: Path,
+) -> None:
+    """A call rate-limited (429) waits to be sent again; the model's other call is answered
+    401 meanwhile, which stops the model: the waiting call is never sent again (left for the
+    next run), and the summary said "each was sent again after a wait"."""
+
+    def key_refused(call: ChatCall) -> str:
+        raise ResponderError(401, "Incorrect API key provided")
+
+    with OpenAIServer(key_refused, api_key=TEST_KEY, faults=[Fault.rate_limited(1.0)]) as server:
+        output = generate(tmp_path, server, exit_code=1)
+        assert [r.status for r in server.generation_requests] == [429, 401]  # no retry sent
+    assert "remote-test: 1 call was rate-limited (HTTP 429); each waited to be sent again" in (
+        output
+    )
+    assert "sent again after" not in output
 
 
 def test_a_run_without_retries_says_nothing_of_them(tmp_path: Path) -> None:

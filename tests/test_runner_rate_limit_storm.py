@@ -22,6 +22,7 @@ from poemetric.generation.stage import run_generation
 from poemetric.providers.base import GenerationSettings, RateLimits
 from poemetric.runner import calls
 from poemetric.runner.ratelimit import OUTAGE_FAILURES, ModelLimiter
+from poemetric.testing.exchange import ChatCall, ResponderError
 from poemetric.testing.servers import Fault, FaultWindow, OpenAIServer, RateLimitStorm
 
 
@@ -230,3 +231,32 @@ def test_a_429_storm_that_never_ends_ends_every_job_at_its_own_pace(
     assert len(rows) == 16 and all(r["status"] != "ok" for r in rows)
     assert report.errors == 16 and sent == 16 * 11
     assert elapsed < 20.0  # held on, about 45 s (2 requests a 0.5 s hold)
+
+
+def test_jobs_held_by_a_429_burst_send_nothing_once_the_model_is_stopped(
+    tmp_path: Path,
+) -> None:
+    """A burst of 429s holds the jobs waiting in `pace`; a 401 answered during the hold stops
+    the model: when the hold ends, the held jobs are left pending instead of each sending one
+    request more (counted at the server)."""
+    store = prepared_store(tmp_path, poems=8)
+
+    def key_refused_late(call: ChatCall) -> str:
+        time.sleep(0.3)  # answered while the burst's hold (2 s) is on
+        raise ResponderError(401, "Incorrect API key provided")
+
+    burst = [Fault.rate_limited(2.0), Fault.rate_limited(2.0)]
+    with OpenAIServer(key_refused_late, faults=burst, api_key=TEST_KEY) as server:
+        spec = openai_spec(server.base_url, max_concurrency=4, timeout_s=60)
+        report = run_generation(store, [spec], options=FAST)
+        sent = server.generation_requests
+    assert [r.fault for r in sent[:2]] == ["status:429"] * 2
+    assert all(r.status == 401 for r in sent[2:])
+    # All sent before the 401s came back (0.3 s on); without the check after the hold, the
+    # jobs that took the slots during the hold each sent one when it ended (2 s on).
+    hold_end = sent[1].received_at + 2.0
+    assert [r.seq for r in sent if r.received_at >= hold_end] == []
+    (model,) = report.models
+    assert model.auth_status == 401
+    assert (model.ok, model.errors, model.left_pending) == (0, 0, 8)
+    assert generation_rows(store, spec.name) == []

@@ -36,6 +36,10 @@ class RunData:
     #: Every poem of the run's dataset snapshot (poem_id, title, author, content, in dataset
     #: order), whatever `--limit` prompted: the ghostwriting reference corpus, as the tables'.
     dataset_poems: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: Those of `notes` that concern the judgments alone (judgments failed, pending or not
+    #: made, generations a judge has not judged, the chosen judges): `figures` says them only
+    #: when it drew a judge's figure.
+    judge_notes: list[str] = field(default_factory=list)
 
     @property
     def judges(self) -> list[str]:
@@ -51,7 +55,8 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     (`poemetric.analysis.judge_choice`); a ValueError when one of them has none usable."""
     from poemetric.analysis.judge_choice import chosen_judges
 
-    judges, notes = chosen_judges(store, judge) if judge else (None, [])
+    judges, judge_notes = chosen_judges(store, judge) if judge else (None, [])
+    notes = list(judge_notes)
     generations = pd.read_sql_query(
         """
         SELECT g.generation_id, g.poem_id, g.prompt_id, g.author, g.sample_index, g.poem,
@@ -101,6 +106,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         if not (judgments["judge"] == name).any():
             raise ValueError(no_judgments_message(store, name))
     errors = judgment_errors(store, judges)
+    first_judge_note = len(notes)
     if errors.failed:
         notes.append(
             f"{counted(len(errors.failed), 'judgment')} failed to parse or call and "
@@ -114,13 +120,20 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
             f"{counted(not_poems, 'judgment')} not made: the answer was not a poem ({NOT_POEM_KINDS})"
             f"{_not_poems_by_author(store, judges)}; see the `judges` table"
         )
+    judge_notes += notes[first_judge_note:]
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
-    notes += coverage_notes(generations, form_checks, judgments, store)
+    notes += form_coverage_notes(generations, form_checks, store)
+    unjudged = judge_coverage_notes(generations, judgments, store)
+    notes += unjudged
+    judge_notes += unjudged
     dataset_poems = pd.read_sql_query(
         "SELECT poem_id, title, author, content FROM poems ORDER BY position", store.conn
     )
-    return RunData(generations, form_checks, judgments, notes, store.run_dir, judges, dataset_poems)
+    return RunData(
+        generations, form_checks, judgments, notes, store.run_dir, judges, dataset_poems,
+        judge_notes,
+    )  # fmt: skip
 
 
 def _not_poems_by_author(store: RunStore, judges: list[str] | None) -> str:
@@ -275,12 +288,12 @@ def cut_poems_note(cut: list[CutPoems]) -> str:
     )
 
 
-def coverage_notes(
-    generations: pd.DataFrame, form_checks: pd.DataFrame, judgments: pd.DataFrame, store: RunStore
+def form_coverage_notes(
+    generations: pd.DataFrame, form_checks: pd.DataFrame, store: RunStore
 ) -> list[str]:
-    """Say when a stage covers only part of the poems (e.g. poems generated after the last
-    `form run` or `judge`), or mixes checker versions or thresholds: the tables would then
-    silently compare authors over different subsets or rules."""
+    """Say when the form checks cover only part of the poems (e.g. poems generated after the
+    last `form run`), or mix checker versions or thresholds: the tables would then silently
+    compare authors over different subsets or rules."""
     notes: list[str] = []
     if not form_checks.empty:
         unchecked = generations[~generations["generation_id"].isin(form_checks["generation_id"])]
@@ -302,6 +315,15 @@ def coverage_notes(
                 f"form checks were made with different rules ({listed}): run "
                 f"`{stage_command('form', store.run_dir)}` to re-check them alike"
             )
+    return notes
+
+
+def judge_coverage_notes(
+    generations: pd.DataFrame, judgments: pd.DataFrame, store: RunStore
+) -> list[str]:
+    """Say when a judge judged only part of the poems (e.g. poems generated after its last
+    `judge`): its tables would then silently compare authors over different subsets."""
+    notes: list[str] = []
     for judge, rows in judgments.groupby("judge", sort=True):
         # A generation that is not a poem (empty, a refusal) is stored as not judged and never
         # sent: the note on those counts it, and `judge` again would not judge it either.

@@ -300,6 +300,7 @@ def render_figures(
         # a bad --authors is an error before any drawing
         select_authors(authors, present, labels=labels.authors)
     judges: list[str | None] = list(data.judges) or [None]
+    drew_judge_figure = False
     out = Path(out_dir)
     # Each table once, not once per figure that shows it; per-poem measures kept in the run.
     shared = RunFrames(data, ratings, MeasureCache(store))
@@ -345,10 +346,13 @@ def render_figures(
                     report.warnings.append(f"{name}: {warning}")
                 report.notes += [f"{name}: {note}" for note in drawing.notes]
                 drawn = True
+                drew_judge_figure = drew_judge_figure or needs_judge
             if drawn:  # not "showing every author" of a figure then skipped
                 report.notes += [f"{spec.name}: {note}" for note in notes]
     if report.paths:  # what the run's data lacks or mixes, as `analyze` and `report` say it
-        report.notes += data.notes
+        # (of the judgments only when a judge's figure was drawn: `--recipe rule-based` is not)
+        unsaid = [] if drew_judge_figure else data.judge_notes
+        report.notes += [note for note in data.notes if note not in unsaid]
     return report
 
 

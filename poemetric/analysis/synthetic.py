@@ -206,14 +206,20 @@ def write_synthetic_experts(
     seed: int = 0,
 ) -> Path:
     """An expert-ratings CSV (the wide format of `load_expert_ratings`) for poems by `authors`,
-    like the paper's panel: each expert rates `poems_per_expert` poems, scores near the judge's."""
+    like the paper's panel: each expert rates `poems_per_expert` poems, scores near a judge's
+    (the first judge's, by name, of a run with several: one rating per poem and item)."""
     rng = np.random.default_rng(seed)
     marks = ",".join("?" * len(authors))
-    rows = store.query(
+    judged = store.query(
         f"SELECT g.generation_id, j.* FROM generations g JOIN judgments j USING (generation_id) "
-        f"WHERE g.author IN ({marks}) ORDER BY g.generation_id",
+        f"WHERE g.author IN ({marks}) ORDER BY g.generation_id, j.judge, j.sample_index",
         authors,
     )
+    rows = [  # ordered by poem: its first judgment
+        row
+        for index, row in enumerate(judged)
+        if index == 0 or judged[index - 1]["generation_id"] != row["generation_id"]
+    ]
     if not rows:
         raise ValueError(f"no judged poems by {authors} in the run")
     keys = [d.key for d in DIMENSIONS]

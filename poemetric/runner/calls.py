@@ -197,6 +197,7 @@ async def _attempt(
     async with limiter.concurrency_slot():
         _not_stopped(run)
         await limiter.pace(state.guess.tokens)
+        _not_stopped(run)  # stopped during a hold (a 401, a 404): the job is not sent
         if not stopping.starting_call():  # a stop: the job is left for the next run
             raise _Stopping
         started = time.monotonic()

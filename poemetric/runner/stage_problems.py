@@ -124,7 +124,7 @@ def render_problems(report: StageReport, console: Console) -> None:
 
 
 def retries_line(m: ModelReport) -> str | None:
-    """How often the server made the runner wait and send a call again (429s, 5xx, timeouts),
+    """How often the server made the runner wait to send a call again (429s, 5xx, timeouts),
     and where the adaptive rate ended; None when it never did. The summary and the progress
     bar said nothing of it, so a throttled or failing server looked like a slow model."""
     parts = []
@@ -136,7 +136,9 @@ def retries_line(m: ModelReport) -> str | None:
         )
     if not parts:
         return None
-    line = f"{m.model}: {' and '.join(parts)}; each was sent again after a wait"
+    # Counted when the wait began (the progress bar shows them meanwhile): a stop during the
+    # wait (Ctrl-C, a model stopped) leaves the call for the next run, never sent again.
+    line = f"{m.model}: {' and '.join(parts)}; each waited to be sent again"
     if m.rate_decreases and m.final_rate_per_s:
         per_minute = max(1, int(m.final_rate_per_s * 60))
         line += (
