@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from poemetric.paths import replaced_when_done
 from poemetric.store.connect import StoreError
-from poemetric.store.frames import export_frames
+from poemetric.store.frames import TableKinds, column_kinds, export_frames
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,8 +41,9 @@ def export_table(conn: sqlite3.Connection, table: str, destination: Path) -> Pat
         if suffix == ".csv":
             write_csv(lambda: export_frames(conn, table), temp)
         elif suffix == ".parquet":
-            _refuse_mixed_kinds(conn, table, destination)
-            write_parquet_frames(export_frames(conn, table), temp)
+            kinds = column_kinds(conn, table)
+            _refuse_mixed_kinds(conn, table, destination, kinds)
+            write_parquet_frames(export_frames(conn, table, kinds=kinds), temp)
         else:
             with temp.open("w", encoding="utf-8", newline="\n") as out:
                 for frame in export_frames(conn, table):
@@ -50,16 +51,15 @@ def export_table(conn: sqlite3.Connection, table: str, destination: Path) -> Pat
     return destination
 
 
-def _refuse_mixed_kinds(conn: sqlite3.Connection, table: str, destination: Path) -> None:
+def _refuse_mixed_kinds(
+    conn: sqlite3.Connection, table: str, destination: Path, kinds: TableKinds
+) -> None:
     """A StoreError naming the first column of `table` that holds text (or bytes) beside
     numbers, and the first row that does, before a Parquet file is begun: Parquet holds one
     type per column, and pyarrow's own error ("Could not convert 'x' with type str: tried to
     convert to int64") came as a crash, after the pieces before it were written."""
-    names = [d[0] for d in conn.execute(f"SELECT * FROM {table} LIMIT 0").description]
-    kinds = ", ".join(f'group_concat(DISTINCT typeof("{name}"))' for name in names)
-    found = conn.execute(f"SELECT {kinds} FROM {table}").fetchone() or ()
-    for name, listed in zip(names, found, strict=True):
-        held = set(str(listed).split(",")) - {"null"}
+    for name, stored in kinds.columns.items():
+        held = stored - {"null"}
         numbers = held & {"integer", "real"}
         if not numbers or held <= {"integer", "real"}:
             continue

@@ -56,13 +56,18 @@ def export_frame(conn: sqlite3.Connection, table: str) -> pd.DataFrame:
 
 
 def export_frames(
-    conn: sqlite3.Connection, table: str, rows: int | None = None
+    conn: sqlite3.Connection,
+    table: str,
+    rows: int | None = None,
+    *,
+    kinds: TableKinds | None = None,
 ) -> Iterator[pd.DataFrame]:
     """`export_frame`'s rows in order, at most `rows` (default `EXPORT_CHUNK_ROWS`) at a time
     (one empty frame for an empty table), each column of the dtype it has in `export_frame`
-    (values converted alike)."""
+    (values converted alike). `kinds`: the table's `column_kinds`, when the caller has read
+    them already (one scan of the table fewer)."""
     rows = rows or EXPORT_CHUNK_ROWS
-    plan = _Plan.of(conn, table)
+    plan = _Plan.of(conn, table, kinds or column_kinds(conn, table))
     if plan is None:  # an empty table
         yield export_frame(conn, table)
         return
@@ -183,6 +188,29 @@ _SQL_TYPES = tuple(_KIND_VALUES)
 
 
 @dataclass(frozen=True)
+class TableKinds:
+    """A table's row count, and per column (in the table's order) the kinds of value it holds:
+    SQLite's `typeof` names (`integer`, `real`, `text`, `blob`, `null`)."""
+
+    rows: int
+    columns: dict[str, frozenset[str]]
+
+
+def column_kinds(conn: sqlite3.Connection, table: str) -> TableKinds:
+    """The `TableKinds` of `table` (a checked table name), read in one scan of it."""
+    names = [d[0] for d in conn.execute(f"SELECT * FROM {table} LIMIT 0").description]
+    kinds = ", ".join(f'group_concat(DISTINCT typeof("{name}"))' for name in names)
+    found = conn.execute(f"SELECT COUNT(*), {kinds} FROM {table}").fetchone()
+    return TableKinds(
+        found[0],
+        {
+            name: frozenset(str(listed).split(",")) if listed is not None else frozenset()
+            for name, listed in zip(names, found[1:], strict=True)
+        },
+    )
+
+
+@dataclass(frozen=True)
 class _Plan:
     """How `table_frame` types each column of a whole table, read with SQL: the kinds of value
     (SQLite's `typeof`) each column holds, and so its dtype in the whole frame. pandas infers
@@ -196,19 +224,17 @@ class _Plan:
     final: list[Any]
 
     @classmethod
-    def of(cls, conn: sqlite3.Connection, table: str) -> _Plan | None:
-        """The plan of `table`; None for an empty table."""
+    def of(cls, conn: sqlite3.Connection, table: str, kinds: TableKinds) -> _Plan | None:
+        """The plan of `table`, whose `column_kinds` are `kinds`; None for an empty table."""
         import numpy as np
         import pandas as pd
 
-        names = [d[0] for d in conn.execute(f"SELECT * FROM {table} LIMIT 0").description]
-        kinds = ", ".join(f'group_concat(DISTINCT typeof("{name}"))' for name in names)
-        found = conn.execute(f"SELECT COUNT(*), {kinds} FROM {table}").fetchone()
-        if not found[0]:
+        if not kinds.rows:
             return None
+        names = list(kinds.columns)
         samples = [
-            [_KIND_VALUES[kind] for kind in _SQL_TYPES if kind in str(listed).split(",")]
-            for listed in found[1:]
+            [_KIND_VALUES[kind] for kind in _SQL_TYPES if kind in held]
+            for held in kinds.columns.values()
         ]
         length = max(map(len, samples))
         # Each column's values repeated to one length: the kinds in each column stay the same.
@@ -219,8 +245,7 @@ class _Plan:
         declared = dict(conn.execute(f"SELECT name, type FROM pragma_table_info('{table}')"))
         whole_numbers = WHOLE_NUMBER_COLUMNS.get(table, frozenset())
         final = list(sample.dtypes)
-        for index, (name, listed) in enumerate(zip(names, found[1:], strict=True)):
-            held = set(str(listed).split(","))
+        for index, (name, held) in enumerate(kinds.columns.items()):
             affinity = "INTEGER" if name in whole_numbers else _affinity(declared.get(name, ""))
             if affinity == "INTEGER" and _all_whole(conn, table, name, held):
                 final[index] = pd.Int64Dtype()
@@ -247,7 +272,7 @@ class _Plan:
         return frame
 
 
-def _all_whole(conn: sqlite3.Connection, table: str, name: str, held: set[str]) -> bool:
+def _all_whole(conn: sqlite3.Connection, table: str, name: str, held: frozenset[str]) -> bool:
     """Whether every value of the column is NULL or a whole number (`_whole`), the column
     holding the kinds `held`: its real values are looked at one by one."""
     if not held <= {"integer", "real", "null"}:
