@@ -158,8 +158,8 @@ def load_failure(source: ModelSource, error: Exception) -> str:
             f"could not load {source.describe()!r}: not a file or folder on this machine, and "
             "a Hugging Face hub id is read from the local Hugging Face cache only (downloads "
             f"are off), where it is not in full: download it first (`hf download "
-            f"{source.location}`; `huggingface-cli download` before huggingface_hub 0.34) or set `options.allow_download: true` in the model file "
-            f"(transformers said: {first})"
+            f"{source.location}`; `huggingface-cli download` before huggingface_hub 0.34) or "
+            f"set `options.allow_download: true` in the model file (transformers said: {first})"
         )
     return f"could not load {source.describe()!r}: {said}"
 
