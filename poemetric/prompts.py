@@ -154,10 +154,11 @@ def bundled_template(name: str) -> PromptTemplate:
     return load_template(path)
 
 
-def _chosen_or_bundled(
+def template_or_bundled(
     template: str | Path | PromptTemplate | None, default: str
 ) -> PromptTemplate:
-    """`template` loaded (a name, a file, or a loaded template), or the bundled `default`."""
+    """`template` loaded (a name, a file, or a loaded template), or, when it is None, the
+    bundled `default` (`bundled_template`: never a file of that name in the working folder)."""
     if isinstance(template, PromptTemplate):
         return template
     return bundled_template(default) if template is None else load_template(template)
@@ -197,7 +198,7 @@ def render_generation_prompt(
     `template` is a bundled template's name, a file, or an already loaded template (e.g. the
     one a run stored when it was prepared); None: the bundled `prompts/generation.jinja`.
     """
-    loaded = _chosen_or_bundled(template, GENERATION_TEMPLATE)
+    loaded = template_or_bundled(template, GENERATION_TEMPLATE)
     try:
         text = _compiled(loaded.text).render(
             form=_form_name(poem.form),
@@ -255,7 +256,7 @@ def render_judge_prompt(
 ) -> RenderedPrompt:
     """The judge prompt of the paper's Appendix C for one (anonymised) poem (`template`: a
     name, a file, or a loaded template)."""
-    loaded = _chosen_or_bundled(template, JUDGE_TEMPLATE)
+    loaded = template_or_bundled(template, JUDGE_TEMPLATE)
     return RenderedPrompt(
         text=_fill_instrument(loaded, generation_prompt, poem),
         name=loaded.name,

@@ -128,15 +128,13 @@ def open_prepared(
     """
     from poemetric.data import DatasetError, load_dataset
     from poemetric.pipeline import head_limit, render_prompts
-    from poemetric.prompts import GENERATION_TEMPLATE, PromptError, bundled_template, load_template
+    from poemetric.prompts import GENERATION_TEMPLATE, PromptError, template_or_bundled
     from poemetric.store import RunStore, StoreError
     from poemetric.store.db import DB_NAME
 
     try:
         loaded = load_dataset(dataset)
-        chosen = (
-            bundled_template(GENERATION_TEMPLATE) if template is None else load_template(template)
-        )
+        chosen = template_or_bundled(template, GENERATION_TEMPLATE)
         new_run = not (run / DB_NAME).exists()
         if new_run:  # a new run's prompts (an existing run's: prepare_run)
             render_prompts(loaded.head(head_limit(limit)), chosen)

@@ -27,9 +27,8 @@ from poemetric.judge.structured import JUDGE_RESPONSE_SCHEMA, structured_mode
 from poemetric.prompts import (
     JUDGE_TEMPLATE,
     PromptTemplate,
-    bundled_template,
-    load_template,
     render_judge_prompt,
+    template_or_bundled,
 )
 from poemetric.providers.base import ModelSpec
 from poemetric.providers.registry import provider_class
@@ -60,8 +59,7 @@ def judge_template(
     """The judge's prompt template: `override`, the judge file's `template`, or the paper's;
     with `store`, as the run's judgments of this judge hold it (`PromptTemplate.as_stored`: the
     file's text with its byte-order mark for a run judged before the mark was dropped)."""
-    chosen = override or judge.template
-    template = load_template(chosen) if chosen else bundled_template(JUDGE_TEMPLATE)
+    template = template_or_bundled(override or judge.template or None, JUDGE_TEMPLATE)
     if store is None or template.legacy_text is None:
         return template
     rows = store.query(
