@@ -38,6 +38,13 @@ def installed_root() -> Path:
     return Path(__file__).resolve().parent / "_resources"
 
 
+def docs_dir() -> Path:
+    """The documentation pages (`docs/NAME.md`, which help texts and messages name): the
+    checkout's `docs/`, or the copy in the wheel's `poemetric/_resources/docs`. Not replaced by
+    `$POEMETRIC_HOME`, which holds data, not the pages that describe this version."""
+    return installed_root() / "docs"
+
+
 def resource_path(kind: str, *parts: str) -> Path:
     if kind not in RESOURCE_DIRS:
         raise ValueError(f"unknown resource kind {kind!r}; expected one of {RESOURCE_DIRS}")

@@ -322,3 +322,30 @@ def test_every_group_shows_examples_of_its_commands_with_their_real_options() ->
                 option = word.split("=", 1)[0]
                 if re.fullmatch(r"--?[a-z][a-z-]*", option):
                     assert option in known, f"{example!r}: no option {option}"
+
+
+def _groups(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    if hasattr(group, "commands"):
+        if path:
+            yield path, group
+        ctx = typer.Context(group)
+        for name in group.list_commands(ctx):
+            yield from _groups(group.get_command(ctx, name), (*path, name))
+
+
+def test_a_group_that_runs_without_a_command_says_the_command_is_optional() -> None:
+    """`poemetric judge` runs the judge stage and `poemetric models` lists the models without a
+    command, but their usage lines read `judge [OPTIONS] COMMAND [ARGS]...`, as if one were
+    needed; a group that needs one keeps saying so."""
+    root = typer.main.get_command(app)
+    runner = CliRunner()
+    optional = []
+    for path, group in _groups(root):
+        usage = runner.invoke(app, [*path, "--help"], terminal_width=200).output
+        line = next(line for line in usage.splitlines() if "Usage:" in line)
+        if group.invoke_without_command:
+            optional.append(path)
+            assert line.rstrip().endswith("[OPTIONS] [COMMAND [ARGS]...]"), (path, line)
+        else:
+            assert line.rstrip().endswith("[OPTIONS] COMMAND [ARGS]..."), (path, line)
+    assert {("judge",), ("models",)} <= set(optional), optional

@@ -70,12 +70,14 @@ def test_the_sdist_holds_the_layout_and_nothing_else() -> None:
 
 def test_the_wheel_bundles_every_resource_folder_the_code_reads() -> None:
     """`paths.resource_root` of an installed copy is `poemetric/_resources`: each folder the code
-    looks up there is copied into the wheel under that name."""
+    looks up there is copied into the wheel under that name, and so is docs/ (`paths.docs_dir`,
+    the pages help texts and messages name, which a pip install did not have)."""
     from poemetric.paths import RESOURCE_DIRS
 
     wheel = _hatch_targets()["wheel"]
-    assert wheel["sources"] == {kind: f"poemetric/_resources/{kind}" for kind in RESOURCE_DIRS}
-    assert sorted(wheel["only-include"]) == sorted(["poemetric", *RESOURCE_DIRS])
+    folders = [*RESOURCE_DIRS, "docs"]
+    assert wheel["sources"] == {kind: f"poemetric/_resources/{kind}" for kind in folders}
+    assert sorted(wheel["only-include"]) == sorted(["poemetric", *folders])
 
 
 def test_the_wheel_leaves_out_editor_files_in_the_resource_folders() -> None:

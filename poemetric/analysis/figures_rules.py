@@ -7,6 +7,7 @@ import math
 
 import pandas as pd
 
+from poemetric.analysis.author_kinds import generated_poem
 from poemetric.analysis.bars import Panel, Series, draw_grid, summary_frame
 from poemetric.analysis.context import FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR
@@ -71,9 +72,10 @@ def rule_based(ctx: FigureContext) -> Drawing:
                             SHARE, authors=tuple(authors),
                             marks=(("chance: other originals of the form", chance, "D"),)))  # fmt: skip
         notes.append(
-            "repetition: share of an LLM poem's tokens that occur in the human poem of its "
-            f"prompt, {T_NOTE}; white diamond: the same share against the other prompts' "
-            "originals of the same form (chance overlap); the human poets have none"
+            f"repetition: share of {generated_poem(ctx.data.generations, llms)}'s tokens that "
+            f"occur in the human poem of its prompt, {T_NOTE}; white diamond: the same share "
+            "against the other prompts' originals of the same form (chance overlap); the human "
+            "poets have none"
         )
     # TTR (always shown) is a ratio of types to tokens; pass rate and repetition are shares.
     value = "share or ratio" if len(panels) > 1 else "ratio"

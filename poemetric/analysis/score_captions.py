@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from poemetric.analysis.author_kinds import model_word
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.analysis.matched import (
@@ -98,20 +99,6 @@ def expert_text(ctx: FigureContext, authors: list[str], matched: bool) -> str:
     )
 
 
-#: Providers whose poems no language model wrote: the offline word n-gram baseline.
-NOT_LANGUAGE_MODELS = frozenset({"markov"})
-
-
-def _model_word(ctx: FigureContext, authors: list[str]) -> str:
-    """ "LLM", or "model" when one of `authors` is not a language model (the Markov baseline
-    was counted among "the 2 best LLMs")."""
-    generations = ctx.data.generations
-    if "provider" not in generations:
-        return "LLM"
-    providers = generations.loc[generations["author"].isin(authors), "provider"]
-    return "model" if providers.isin(NOT_LANGUAGE_MODELS).any() else "LLM"
-
-
 def radar_who(ctx: FigureContext, chosen: list[str], llms: int) -> str:
     """Whom a radar caption names: `the human poets and the best LLM by POEMetric score`
     (it said "the 1 best LLMs"); "models" where the Markov baseline is among them."""
@@ -119,7 +106,7 @@ def radar_who(ctx: FigureContext, chosen: list[str], llms: int) -> str:
     shown_llms = len(shown)
     if shown_llms == 0:
         return "the human poets"
-    word = _model_word(ctx, shown)
+    word = model_word(ctx.data.generations, shown)
     if shown_llms == llms:  # every LLM shown: none was picked by score
         what = ctx.label(shown[0]) if llms == 1 else f"the {llms} {word}s shown"
     else:

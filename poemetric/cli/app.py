@@ -101,6 +101,11 @@ COMMANDS: dict[str, Lazy] = {
         "probe_cmd",
     ),
     "prompts": Lazy("Prompt templates: list them and render them for a dataset.", "prompts_cmd"),
+    "docs": Lazy(
+        "The documentation pages that help texts and messages name (docs/NAME.md): print one, "
+        "or list them. They come with the package.",
+        "docs_cmd",
+    ),
     "survey": Lazy(
         "Human ratings: the expert survey or line-level fluency / coherence; draw a sample, "
         "serve it, import answers.",
@@ -194,7 +199,8 @@ app = typer.Typer(
         "Pipeline: dataset, prompts, generate, form/judge, analyze, figures/report.\n\n"
         "Each stage reads the previous stage's results from the run store (RUN/poemetric.sqlite)"
         " and can be re-run alone.\n\n"
-        "Start with `poemetric demo` (offline, no keys, no GPU)."
+        "Start with `poemetric demo` (offline, no keys, no GPU).\n\n"
+        "A page docs/NAME.md that a help text or message names: `poemetric docs NAME` prints it."
     ),
     no_args_is_help=True,
     rich_markup_mode="markdown",

@@ -102,6 +102,8 @@ def select_judges(selection: str, given_as: str | None = None) -> list[ModelSpec
 
 @judge_app.callback(
     invoke_without_command=True,
+    # The stage runs without a command: the usage line said `judge [OPTIONS] COMMAND [ARGS]...`.
+    subcommand_metavar="[COMMAND [ARGS]...]",
     epilog=(
         "Examples:\n\n"
         "  poemetric judge --run runs/demo --judge gemini-2.5-pro --dry-run\n\n"

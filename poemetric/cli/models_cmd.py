@@ -80,7 +80,7 @@ def _wide_columns(rows: list[ModelRow], width: int) -> list[str]:
     return shown
 
 
-@models_app.callback()
+@models_app.callback(subcommand_metavar="[COMMAND [ARGS]...]")  # `poemetric models` lists them
 def models(
     ctx: typer.Context,
     group: str | None = GroupOption,

@@ -41,9 +41,10 @@ class Row:
 LEGEND_HEIGHT = 20
 
 
-def _legend(rows: Sequence[Row]) -> list[tuple[str, list[str], bool]]:
-    """(label, dot colours, hollow) for each kind of row shown: the human poets, the LLMs (a
-    dot for each of their colours) and the experts; none when the rows are of one kind."""
+def _legend(rows: Sequence[Row], generated: str) -> list[tuple[str, list[str], bool]]:
+    """(label, dot colours, hollow) for each kind of row shown: the human poets, the generated
+    authors (`generated`: "LLMs" or "Models"; a dot for each of their colours) and the experts;
+    none when the rows are of one kind."""
     entries: list[tuple[str, list[str], bool]] = []
     judged = [row for row in rows if not row.expert]
     human = [row for row in judged if row.human]
@@ -51,7 +52,7 @@ def _legend(rows: Sequence[Row]) -> list[tuple[str, list[str], bool]]:
         entries.append(("Human poets", [human[0].colour or HUMAN_COLOUR], False))
     llm_colours = list(dict.fromkeys(row.colour or LLM_COLOUR for row in judged if not row.human))
     if llm_colours:
-        label = "LLMs" if len(llm_colours) == 1 else "LLMs (a colour each)"
+        label = generated if len(llm_colours) == 1 else f"{generated} (a colour each)"
         entries.append((label, llm_colours, False))
     experts = [row for row in rows if row.expert]
     if experts:
@@ -91,17 +92,19 @@ def interval_chart(
     width: int = 560,
     label_width: int = 200,
     row_height: int = 17,
+    generated: str = "LLMs",
 ) -> Markup:
     """Dot-and-whisker chart; `title` names the chart and says what the whiskers are. The label
     column widens to the longest label (the plot keeps its width), so that no label is cut at
     the left edge; the chart shrinks with its container down to MIN_FONT_PX text, then scrolls
-    sideways in its `div.chart-scroll`."""
+    sideways in its `div.chart-scroll`. `generated` names the rows of the generated authors in the
+    legend: "Models" where one of them is not a language model (the Markov baseline)."""
     low, high = domain
     plot = width - label_width - 16
     longest = max((len(row.label) for row in rows), default=0)
     label_width = max(label_width, math.ceil(longest * CHAR_WIDTH) + 12)
     width = label_width + plot + 16
-    legend = _legend(rows)
+    legend = _legend(rows, generated)
     legend_width = sum(12 * len(c) + 16 + len(label) * CHAR_WIDTH for label, c, _ in legend)
     width = max(width, math.ceil(legend_width) + 16)
     smallest = math.ceil(width * MIN_FONT_PX / FONT_SIZE)

@@ -19,7 +19,7 @@ from poemetric.questionnaire import DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
-from poemetric.report.sections_support import chart_colours
+from poemetric.report.sections_support import chart_colours, generated_authors
 from poemetric.report.svg import Row, interval_chart
 from poemetric.tables.headers import dimension_label
 from poemetric.text.listing import joined_with_and
@@ -57,6 +57,7 @@ def _charts(run: ReportRun, raters: list[Rater], what: str) -> list[dict[str, ob
         ]  # fmt: skip
         chart: Markup = interval_chart(
             rows, domain=(1, 5), ticks=[1, 2, 3, 4, 5], width=380, label_width=170,
+            generated=generated_authors(run, authors),
             title=f"{dimension_label(dimension.key)} ({what}): mean score per author, whiskers 95% CI",
         )  # fmt: skip
         charts.append(

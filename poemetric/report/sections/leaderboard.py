@@ -11,7 +11,7 @@ from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
-from poemetric.report.sections_support import chart_colours
+from poemetric.report.sections_support import chart_colours, generated_authors
 from poemetric.report.svg import Row, interval_chart
 
 
@@ -50,7 +50,7 @@ def leaderboard(run: ReportRun) -> Section | None:
                 [Row(e["author"], float(e["score"]["mean"]), float(e["score"]["ci_low"]),
                      float(e["score"]["ci_high"]), bool(e["human"]), colours[a])
                  for a, e in zip(order, entries, strict=True)],
-                domain=(1, 5), ticks=[1, 2, 3, 4, 5],
+                domain=(1, 5), ticks=[1, 2, 3, 4, 5], generated=generated_authors(run, order),
                 title=f"POEMetric score by {run.labels.judge(str(judge))}: mean over poems, "
                 "whiskers 95% CI",
             )  # fmt: skip
@@ -65,6 +65,7 @@ def leaderboard(run: ReportRun) -> Section | None:
                  float(c["pass_ci_low"]), float(c["pass_ci_high"]),  # type: ignore[arg-type]
                  c["author"] == HUMAN_AUTHOR, colours[str(c["author"])]) for c in ranked],
             domain=(0, 1), ticks=[0, 0.25, 0.5, 0.75, 1],
+            generated=generated_authors(run, [str(c["author"]) for c in ranked]),
             title="Form-check pass rate, whiskers 95% Wilson interval",
         )  # fmt: skip
         chosen = run.data.chosen_judges  # --judge: its judges only

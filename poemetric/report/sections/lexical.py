@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from poemetric.analysis.author_kinds import generated_poem
 from poemetric.analysis.data import NOT_POEM_KINDS, not_poems_by_author
 from poemetric.analysis.lexical import MATTR_WINDOW
 from poemetric.report.model import ReportRun, Section
@@ -31,4 +32,5 @@ def lexical(run: ReportRun) -> Section | None:
     left_out = not_poems_by_author(run.data.generations, run.labels.author)
     return Section("lexical", "Lexical features",
                    render("lexical.html.j2", rows=rows, window=MATTR_WINDOW, left_out=left_out,
-                          not_poem_kinds=NOT_POEM_KINDS))  # fmt: skip
+                          not_poem_kinds=NOT_POEM_KINDS,
+                          generated_poem=generated_poem(run.data.generations)))  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from poemetric.analysis.author_kinds import model_word
 from poemetric.analysis.data import HUMAN_AUTHOR
 from poemetric.judge.pending import judgment_errors
 from poemetric.report.model import ReportRun, Section
@@ -18,10 +19,11 @@ def overview(run: ReportRun) -> Section:
         [a for a in generations["author"].unique() if a != HUMAN_AUTHOR] if len(generations) else []
     )
     errors = judgment_errors(store)
+    word = model_word(generations, authors)  # "model" where the Markov baseline is among them
     counts = {
         "Prompts": store.count("prompts"),
-        "LLM authors": len(authors),
-        "Poems (LLM, successful)": int((generations["author"] != HUMAN_AUTHOR).sum()),
+        f"{word[0].upper()}{word[1:]} authors": len(authors),
+        f"Poems ({word}, successful)": int((generations["author"] != HUMAN_AUTHOR).sum()),
         "Generations failed": store.count("generations", "status != 'ok'"),
         "Form checks": store.count("form_checks"),
         "Judges": len(run.data.judges),
