@@ -84,8 +84,9 @@ def test_jobs_start_in_the_order_planned(tmp_path: Path, monkeypatch: pytest.Mon
 
 def test_jobs_waiting_to_be_retried_let_the_next_jobs_go(tmp_path: Path) -> None:
     """One request in flight (two jobs begun): the first three are answered 503 with a
-    Retry-After of 3 s. While they wait, the 13 other jobs are sent and answered; a job
-    waiting to be retried kept its place before, and the two places stood idle for 3 s."""
+    Retry-After of 3 s. While they wait, the 13 other jobs are sent and answered, as when every
+    job was begun at the start; had a job kept its place while it waited, both places would
+    have stood idle for 3 s."""
     store = prepared_store(tmp_path, poems=16)
     refused = Fault("status", status=503, retry_after_s=3.0, message="busy")
     with OpenAIServer(faults=[refused] * 3, api_key=TEST_KEY) as server:
