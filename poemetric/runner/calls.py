@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import Completion, Provider, ProviderError
-from poemetric.runner import loading, stopping
+from poemetric.runner import feed, loading, stopping
 from poemetric.runner.adapter_bugs import (
     AdapterBug,
     batch_answers,
@@ -71,7 +71,8 @@ def retry_policy(run: ModelRun) -> RetryPolicy:
 
 
 async def run_concurrent(run: ModelRun, provider: Provider, jobs: Sequence[Job]) -> None:
-    """All jobs at once, paced by the model's adaptive limiter; each retried per the policy."""
+    """Every job, begun in order a bounded number at a time (`feed`), paced by the model's
+    adaptive limiter; each retried per the policy."""
     policy = retry_policy(run)
     limiter = ModelLimiter(
         run.spec.limits,
@@ -83,7 +84,11 @@ async def run_concurrent(run: ModelRun, provider: Provider, jobs: Sequence[Job])
     rng = random.Random(f"{run.options.seed}:{run.spec.name}")
     if jobs:
         await _warm_up(run, provider)
-    await asyncio.gather(*(_run_job(run, provider, limiter, policy, rng, job) for job in jobs))
+
+    async def work(job: Job, place: feed.Place) -> None:
+        await _run_job(run, provider, limiter, policy, rng, job, place)
+
+    await feed.in_order(jobs, work, feed.places_for(limiter.concurrency))
     run.report.rate_decreases += limiter.requests.decreases
     if limiter.requests.rate is not None:
         run.report.final_rate_per_s = limiter.requests.rate
@@ -109,11 +114,13 @@ async def _run_job(
     policy: RetryPolicy,
     rng: random.Random,
     job: Job,
+    place: feed.Place,
 ) -> None:
-    """One job and the follow-up turns its stage asks for (cached turns are not called)."""
+    """One job and the follow-up turns its stage asks for (cached turns are not called);
+    `place` is given up when a call waits to be retried."""
     current: Job | None = job
     while current is not None:
-        completion = await _call(run, provider, limiter, policy, rng, current)
+        completion = await _call(run, provider, limiter, policy, rng, current, place)
         if completion is None:
             return
         try:
@@ -129,11 +136,14 @@ async def _call(
     policy: RetryPolicy,
     rng: random.Random,
     job: Job,
+    place: feed.Place,
 ) -> Completion | None:
-    """The job's response, or None after storing its failure (or leaving it for later)."""
+    """The job's response, or None after storing its failure (or leaving it for later). While
+    it waits to be retried, its `place` goes to the next job."""
     state = _JobState(estimate(run, job, reserve=True))
 
     def before_sleep(error: ProviderError, attempt: int) -> None:
+        place.give_up()
         log_attempt(run, job, attempt, "retry", error=error, latency_s=state.latency_s)
         run.note_retry(rate_limited=is_rate_limit(error))
 

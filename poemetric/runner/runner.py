@@ -239,6 +239,10 @@ def run_stage(
             else:
                 pending = pending + replay_cached(run, cached)
             runs.append((run, pending))
+            # Only the calls to make are kept: the model's every job (those done included,
+            # about 5 KB each for a judge) was held while the next model's were built, and the
+            # last model's through all the calls.
+            del jobs, statuses, cached
         if options.dry_run:
             for run, _ in runs:
                 if (planned := await start_provider(run)) is not None:
