@@ -1,8 +1,9 @@
-"""What `analyze`, `figures` and `report` hold per poem for the lexical measures (docs/benchmarks.md,
-"analyze and report at study size"): the tokenizer's cache shares one object per distinct word,
-and the repetition measure builds its poem x word matrix from machine integers. Checked by object
-identity and by the bytes Python allocates (tracemalloc), never by the process's resident size,
-which moves with the machine's load and allocator."""
+"""What `analyze`, `figures` and `report` hold per poem (docs/benchmarks.md, "`analyze`, `report`
+and `figures` at study size: where the memory went"): the run data's one copy of each human
+original, the tokenizer's cache sharing one object per distinct word, and the repetition
+measure's poem x word matrix built from machine integers. Checked by dtype, object identity and
+the bytes Python allocates (tracemalloc), never by the process's resident size, which moves
+with the machine's load and allocator."""
 
 from __future__ import annotations
 

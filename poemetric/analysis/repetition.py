@@ -54,10 +54,10 @@ def repetition_rate(poem: str, original: str, *, content_only: bool = False) -> 
     return sum(token in vocabulary for token in tokens) / len(tokens)
 
 
-# Poems scored at once (poems x originals, dense): 1M cells, 8 MB per array (the sparse
-# product, its dense copy and the rates: some 30 MB a block; at 4M cells, about 110 MB was the
-# peak of `analyze` at 14,833 poems, the time the same). The whole matrix of 31,000 poems x
-# 1,000 originals was 250 MB, and 1.6 GB with the sparse product before it.
+# Poems scored at once (poems x originals, dense): 1M cells, 8 MB per array, the sparse product
+# and two dense copies of it held at once (4M cells: 19 MB more at the peak of `analyze` at
+# 14,833 poems, the time the same). The whole matrix of 31,000 poems x 1,000 originals was
+# 250 MB, and 1.6 GB with the sparse product before it.
 OVERLAP_BLOCK_CELLS = 1 << 20
 
 
