@@ -61,13 +61,15 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         """
         SELECT g.generation_id, g.poem_id, g.prompt_id, g.author, g.sample_index, g.poem,
                g.extraction_notes, g.provider,
-               p.form AS poem_form, p.content AS human_poem, p.title AS poem_title,
-               p.imagery AS poem_imagery
+               p.form AS poem_form, p.title AS poem_title, p.imagery AS poem_imagery
         FROM generations g JOIN poems p ON p.poem_id = g.poem_id
         WHERE g.status = 'ok' AND g.poem IS NOT NULL
         """,
         store.conn,
     )
+    # Beside its poem's other columns, where the join put it.
+    where = list(generations.columns).index("poem_title")
+    generations.insert(where, "human_poem", human_originals(store, generations))
     failed = store.count("generations", "status != 'ok' OR poem IS NULL")
     if failed:
         notes.append(
@@ -134,6 +136,17 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         generations, form_checks, judgments, notes, store.run_dir, judges, dataset_poems,
         judge_notes,
     )  # fmt: skip
+
+
+def human_originals(store: RunStore, generations: pd.DataFrame) -> pd.Series:
+    """Each generation's human original (the text of its poem), one text per poem of the run:
+    joined in SQL, a run's every generation held its own copy of the original (30 models x 3
+    samples: 90 copies of each), read as Python strings and then copied into the frame, some 90
+    MB at 14,833 generations. The values are the same strings (NaN where a poem has no text)."""
+    poems = pd.read_sql_query("SELECT poem_id, content FROM poems", store.conn)
+    texts = poems["content"].to_numpy(dtype=object, na_value=float("nan"))
+    rows = pd.Index(poems["poem_id"]).get_indexer(generations["poem_id"])
+    return pd.Series(pd.Categorical(texts[rows]), index=generations.index)
 
 
 def _not_poems_by_author(store: RunStore, judges: list[str] | None) -> str:
