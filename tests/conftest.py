@@ -327,10 +327,15 @@ def smollm2(_smollm2_loaded: object) -> object:
     run` of smollm2-135m shares it. An earlier test that loaded another model (a broken file, a
     tiny BERT) released it from the loader's one-model cache (`release_models`), and the next
     provider loaded SmolLM2 again (about 20 s of CPU); it is put back, as if loaded again."""
+    return smollm2_in_the_loader(_smollm2_loaded)
+
+
+def smollm2_in_the_loader(loaded: Any) -> Any:
+    """`loaded` (`_smollm2_loaded`) put back as the model poemetric's loader returns for the
+    packaged SmolLM2 (see `smollm2`), for a module-scoped fixture that runs it; returns it."""
     from poemetric.providers.transformers_provider import local_model_for
     from poemetric.roster import load_roster
 
-    loaded: Any = _smollm2_loaded
     spec = load_roster("generators")["smollm2-135m"]
     if local_model_for(spec, loader=lambda *args, **kwargs: loaded) is not loaded:
         raise AssertionError("poemetric's loader kept another SmolLM2 than the fixture's")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 import subprocess
@@ -27,6 +28,14 @@ def _commands(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[st
             yield from _commands(group.get_command(ctx, name), (*path, name))
     else:
         yield path, group
+
+
+@functools.cache
+def _help(path: tuple[str, ...], columns: str) -> tuple[int, str]:
+    """`poemetric PATH --help` with COLUMNS=columns: its exit status and output. Rendered once
+    per module: four tests read every command's help at 80 columns."""
+    result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": columns})
+    return result.exit_code, result.output
 
 
 def _options(command: Any) -> set[str]:
@@ -112,12 +121,12 @@ def test_no_help_cuts_a_word_at_80_columns() -> None:
     root = typer.main.get_command(app)
     cut = {}
     for path, command in _every_command(root):
-        result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"})
-        assert result.exit_code == 0, path
-        assert max(map(len, result.output.splitlines())) <= 80, path
+        code, output = _help(path, "80")
+        assert code == 0, path
+        assert max(map(len, output.splitlines())) <= 80, path
         own = sum(text.count("…") for text in _help_texts(command))
-        if result.output.count("…") > own:
-            cut[" ".join(path)] = [line for line in result.output.splitlines() if "…" in line]
+        if output.count("…") > own:
+            cut[" ".join(path)] = [line for line in output.splitlines() if "…" in line]
     assert not cut
     generate = CliRunner().invoke(app, ["generate", "--help"], env={"COLUMNS": "80"})
     folded = "".join(line.strip("│ ").split("  ")[-1] for line in generate.output.splitlines())
@@ -150,9 +159,9 @@ def test_option_help_is_at_least_45_columns_wide_at_80_columns() -> None:
     root = typer.main.get_command(app)
     narrow = {}
     for path, _command in _every_command(root):
-        result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"})
-        assert result.exit_code == 0, path
-        widths = _help_column_widths(result.output, 80)
+        code, output = _help(path, "80")
+        assert code == 0, path
+        widths = _help_column_widths(output, 80)
         assert any(title.startswith("Options") for title in widths), path
         narrow.update({f"{' '.join(path)}: {t}": w for t, w in widths.items() if w < 45})
     assert not narrow
@@ -176,10 +185,10 @@ def test_flags_show_no_metavar_at_80_and_120_columns() -> None:
     shown = {}
     for columns in ("80", "120"):
         for path, _command in _every_command(root):
-            result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": columns})
-            assert result.exit_code == 0, path
-            if "<bool>" in result.output:
-                shown[f"{' '.join(path)} at {columns}"] = result.output.count("<bool>")
+            code, output = _help(path, columns)
+            assert code == 0, path
+            if "<bool>" in output:
+                shown[f"{' '.join(path)} at {columns}"] = output.count("<bool>")
         demo = CliRunner().invoke(app, ["demo", "--help"], env={"COLUMNS": columns}).output
         assert re.search(r"--run +-r +<path>", demo), demo  # a value's metavar stays
         assert re.search(r"│ --help +Show this message and exit\.", demo), demo
@@ -219,13 +228,13 @@ def test_usage_and_metavars_read_as_conventional_help_at_80_and_200_columns() ->
     braces, lists = {}, {}
     for columns in ("80", "200"):
         for path, _command in _every_command(root):
-            result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": columns})
-            assert result.exit_code == 0, path
-            usage = _usage(result.output)
+            code, output = _help(path, columns)
+            assert code == 0, path
+            usage = _usage(output)
             if re.search(r"[{}]", usage):
                 braces[" ".join(path)] = usage
-            if "<list[" in result.output:
-                lists[" ".join(path)] = result.output.count("<list[")
+            if "<list[" in output:
+                lists[" ".join(path)] = output.count("<list[")
     assert not braces
     assert not lists
     shown = {

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
-from test_runner_support import FAST
 from typer.testing import CliRunner
 
 from poemetric.providers.base import (
@@ -36,18 +35,37 @@ TWO_SLOTS = {
 }
 
 
+RATE = 'Rate this line from 7 to 12 and say why: "The cat sat on the mat."'
+
+
 def _chat(model: Any, text: str) -> list[int]:
     return list(model.chat_ids([{"role": "user", "content": text}], None))
 
 
-def test_constrained_decoding_fills_in_the_skeleton(smollm2: Any) -> None:
+class Greedy(NamedTuple):
+    prompt: list[int]
+    answer: Any  # a StructuredGeneration
+
+
+@pytest.fixture(scope="module")
+def greedy_answer(_smollm2_loaded: Any) -> Greedy:
+    """The model's greedy constrained answer to RATE (decoded once; several tests compare with
+    it). `_smollm2_loaded` is the object the `smollm2` fixture and the provider decode with."""
+    from poemetric.providers.transformers_decoding import generate_structured
+
+    prompt = _chat(_smollm2_loaded, RATE)
+    return Greedy(
+        prompt, generate_structured(_smollm2_loaded, prompt, TWO_SLOTS, {"do_sample": False})
+    )
+
+
+def test_constrained_decoding_fills_in_the_skeleton(smollm2: Any, greedy_answer: Greedy) -> None:
     """Keys in order, an integer of the enum (10 and 12 take two tokens, 1 then 0 or 2), a
     string without a quote of its own, capped at MAX_STRING_TOKENS."""
     from poemetric.providers.transformers_decoding import generate_structured
     from poemetric.providers.transformers_structured import MAX_STRING_TOKENS
 
-    prompt = _chat(smollm2, 'Rate this line from 7 to 12 and say why: "The cat sat on the mat."')
-    greedy = generate_structured(smollm2, prompt, TWO_SLOTS, {"do_sample": False})
+    prompt, greedy = greedy_answer  # generate_structured(smollm2, prompt, TWO_SLOTS, greedy)
     assert greedy is not None and greedy.finish_reason == "stop"
     assert greedy.text.startswith('{"score": ') and greedy.text.endswith('"}')
     answer = json.loads(greedy.text)
@@ -63,7 +81,7 @@ def test_constrained_decoding_fills_in_the_skeleton(smollm2: Any) -> None:
     assert MAX_STRING_TOKENS == 60
 
 
-def test_constrained_decoding_keeps_within_max_tokens(smollm2: Any) -> None:
+def test_constrained_decoding_keeps_within_max_tokens(smollm2: Any, greedy_answer: Greedy) -> None:
     """The request's max_tokens bounds the object as it bounds a free-text answer: it was
     ignored (each string took up to MAX_STRING_TOKENS whatever the budget). A string is closed
     where going on would leave too few tokens for the rest, with finish reason "length"; a
@@ -74,8 +92,7 @@ def test_constrained_decoding_keeps_within_max_tokens(smollm2: Any) -> None:
     from poemetric.providers.transformers_structured import StructuredBudgetError
     from poemetric.roster import load_roster
 
-    prompt = _chat(smollm2, 'Rate this line from 7 to 12 and say why: "The cat sat on the mat."')
-    free = generate_structured(smollm2, prompt, TWO_SLOTS, {"do_sample": False})
+    prompt, free = greedy_answer  # generate_structured(smollm2, prompt, TWO_SLOTS, greedy)
     assert free is not None and free.finish_reason == "stop"
     whole = json.loads(free.text)["why"]
     assert len(smollm2.encode([whole])[0]) >= 4, free.text  # room to cut it
@@ -103,8 +120,7 @@ def test_constrained_decoding_keeps_within_max_tokens(smollm2: Any) -> None:
     )
 
     provider = create_provider(load_roster("judges")["smollm2-135m"])
-    messages = (ChatMessage(role="user", content="Rate this line from 7 to 12 and say why: "
-                            '"The cat sat on the mat."'),)  # fmt: skip
+    messages = (ChatMessage(role="user", content=RATE),)
     schema = ResponseSchema("two", TWO_SLOTS)
     small, tiny = (
         GenerationRequest(messages, GenerationSettings(max_tokens=n), response_schema=schema)
@@ -122,7 +138,7 @@ def test_constrained_decoding_keeps_within_max_tokens(smollm2: Any) -> None:
     "configured", [{"top_k": 1}, {"top_p": 1e-6}, {"temperature": 1e-4}], ids=str
 )
 def test_a_sampled_answer_draws_as_the_models_generation_config_says(
-    smollm2: Any, configured: dict[str, Any]
+    smollm2: Any, greedy_answer: Greedy, configured: dict[str, Any]
 ) -> None:
     """The paper's model-default rule: a judge file that sets no sampling samples as the model's
     own generation config says, as `generate()` does for a free-text answer. Constrained
@@ -130,13 +146,12 @@ def test_a_sampled_answer_draws_as_the_models_generation_config_says(
     or temperature, each all but greedy) was drawn at temperature 1 from every allowed token,
     and the comment came out other than the greedy one."""
     from poemetric.providers.registry import create_provider
-    from poemetric.providers.transformers_decoding import generate_structured
     from poemetric.roster import load_roster
 
-    text = 'Rate this line from 7 to 12 and say why: "The cat sat on the mat."'
     provider = create_provider(load_roster("judges")["smollm2-135m"])
     model = provider.model  # the cached model the provider decodes with
-    greedy = generate_structured(model, _chat(model, text), TWO_SLOTS, {"do_sample": False})
+    assert model is smollm2  # whose greedy answer (the model's generation config unchanged) is
+    greedy = greedy_answer.answer  # generate_structured(model, prompt, TWO_SLOTS, greedy)
     assert greedy is not None and len(model.encode([json.loads(greedy.text)["why"]])[0]) >= 4
     config = model.model.generation_config
     saved = {name: getattr(config, name) for name in ("do_sample", *configured)}
@@ -144,7 +159,7 @@ def test_a_sampled_answer_draws_as_the_models_generation_config_says(
         for name, value in {"do_sample": True, **configured}.items():
             setattr(config, name, value)
         request = GenerationRequest(
-            (ChatMessage(role="user", content=text),),
+            (ChatMessage(role="user", content=RATE),),
             GenerationSettings(),
             response_schema=ResponseSchema("two", TWO_SLOTS),
         )
@@ -213,23 +228,40 @@ def test_an_unsupported_schema_is_refused_naming_what_is_supported(
     assert "structured: off" in message
 
 
-def test_judging_two_poems_with_the_real_model(smollm2: Any, tmp_path: Path) -> None:
-    """judges/smollm2-135m.yaml judges with constrained decoding: every answer parses, every
-    score is on its scale, and the judgment records how it was obtained."""
-    from poemetric.judge.stage import run_judging
-    from poemetric.pipeline import prepare_run
+class LocalDemo(NamedTuple):
+    run: Path
+    output: str  # whitespace collapsed
+
+
+@pytest.fixture(scope="module")
+def local_demo(tmp_path_factory: pytest.TempPathFactory, _smollm2_loaded: Any) -> LocalDemo:
+    """`demo --local --local-poems 1 --limit 1`, run once for the tests that read it: SmolLM2
+    writes a poem for the first prompt and judges that prompt's three poems."""
+    from conftest import smollm2_in_the_loader
+
+    from poemetric.cli import app
+
+    smollm2_in_the_loader(_smollm2_loaded)
+    run = tmp_path_factory.mktemp("local-demo") / "demo"
+    args = ["demo", "--run", str(run), "--local", "--local-poems", "1", "--limit", "1"]
+    result = CliRunner().invoke(app, [*args, "--no-progress"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return LocalDemo(run, " ".join(result.output.split()))
+
+
+def test_judging_poems_with_the_real_model(local_demo: LocalDemo) -> None:
+    """judges/smollm2-135m.yaml (the demo's judge) judges with constrained decoding: every
+    answer parses, every score is on its scale, and the judgment records how it was obtained."""
     from poemetric.questionnaire import DIMENSIONS
     from poemetric.roster import load_roster
     from poemetric.store import RunStore
 
     judge = load_roster("judges")["smollm2-135m"]
     assert judge.structured == "auto" and judge.provider == "transformers"
-    with RunStore(tmp_path / "run") as store:
-        prepare_run(store, "demo", limit=2)
-        report = run_judging(store, judge, options=FAST)
-        assert report.models[0].ok == 2 and report.models[0].errors == 0
+    assert "4/5 judge 1 model: 3 new ok, 0 errors" in local_demo.output
+    with RunStore(local_demo.run) as store:
         rows = store.query("SELECT * FROM judgments WHERE judge = 'smollm2-135m'")
-    assert len(rows) == 2
+    assert len(rows) == 3
     for row in rows:
         assert row["status"] == "ok" and row["structured"] == "constrained_decoding"
         assert list(json.loads(row["response_text"])) == [str(q) for q in range(1, 14)]
@@ -239,26 +271,19 @@ def test_judging_two_poems_with_the_real_model(smollm2: Any, tmp_path: Path) -> 
         assert row["output_tokens"] > 13 and row["input_tokens"] > 500  # the whole questionnaire
 
 
-def test_the_local_demo_judges_the_local_models_prompts_with_smollm2(
-    smollm2: Any, tmp_path: Path
-) -> None:
+def test_the_local_demo_judges_the_local_models_prompts_with_smollm2(local_demo: LocalDemo) -> None:
     """`demo --local` without --judge ran no judge (every file in judges/ is remote): it now runs
     the packaged SmolLM2 judge on the poems of the prompts the local model wrote for."""
-    from poemetric.cli import app
     from poemetric.store import RunStore
 
-    run = tmp_path / "demo"
-    args = ["demo", "--run", str(run), "--local", "--local-poems", "1", "--limit", "1"]
-    result = CliRunner().invoke(app, [*args, "--no-progress"], terminal_width=200)
-    assert result.exit_code == 0, result.output
-    with RunStore(run) as store:
+    with RunStore(local_demo.run) as store:
         rows = store.query(
             "SELECT g.author, j.status, j.structured FROM judgments j "
             "JOIN generations g ON g.generation_id = j.generation_id WHERE j.judge = 'smollm2-135m'"
         )
     assert sorted(r["author"] for r in rows) == ["human", "markov", "smollm2-135m"]
     assert {(r["status"], r["structured"]) for r in rows} == {("ok", "constrained_decoding")}
-    output = " ".join(result.output.split())
+    output = local_demo.output
     assert "4/5 judge 1 model: 3 new ok" in output
     assert (
         "judge smollm2-135m: a 135M model on the CPU, only the poems of the first prompt" in output

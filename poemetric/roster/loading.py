@@ -9,7 +9,11 @@ from pathlib import Path
 from poemetric.hints import program
 from poemetric.paths import home_lacks, resource_path
 from poemetric.providers.base import ModelSpec
-from poemetric.providers.registry import available_providers, load_problem
+from poemetric.providers.registry import (
+    available_providers,
+    entry_points_read_once,
+    load_problem,
+)
 from poemetric.roster.base import (
     RESERVED_NAMES,
     RosterError,
@@ -102,6 +106,7 @@ class Roster:
             others = f"; also unusable: {', '.join(b.name for b in broken[1:])}"
             raise UnusableModelError(broken[0].error(self.kind) + (others if broken[1:] else ""))
 
+    @entry_points_read_once()
     def providers_checked(self) -> Roster:
         """This roster with the models whose provider cannot be loaded (a third-party entry
         point that does not import or names no `Provider`: `load_problem`) moved to `unusable`.
@@ -183,6 +188,7 @@ def _raw_membership(path: Path) -> tuple[tuple[str, ...], bool]:
     return (), in_all
 
 
+@entry_points_read_once()
 def load_catalog(
     kind: RosterKind = "generators",
     directory: Path | None = None,

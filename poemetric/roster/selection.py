@@ -7,7 +7,11 @@ from pathlib import Path
 
 from poemetric.hints import program
 from poemetric.providers.base import ModelSpec
-from poemetric.providers.registry import ProviderLoadError, provider_class
+from poemetric.providers.registry import (
+    ProviderLoadError,
+    entry_points_read_once,
+    provider_class,
+)
 from poemetric.providers.remote_errors import is_local
 from poemetric.roster.base import (
     ALL_GROUP,
@@ -77,6 +81,7 @@ def searched(kind: RosterKind, directory: Path | None = None) -> str:
     return f" (files read from {folders}; a folder of your own: {ENV_DIRS[kind]}=DIR)"
 
 
+@entry_points_read_once()
 def select_models(
     selection: str,
     kind: RosterKind = "generators",
@@ -201,6 +206,7 @@ def get_model(
     return _usable(catalog.entries[name], kind)
 
 
+@entry_points_read_once()
 def list_models(
     kind: RosterKind = "generators",
     group: str | None = None,
@@ -239,6 +245,7 @@ def list_models(
     return rows
 
 
+@entry_points_read_once()
 def list_unusable(
     kind: RosterKind = "generators",
     group: str | None = None,
