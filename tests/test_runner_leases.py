@@ -191,6 +191,7 @@ def test_a_holder_releases_its_leases_when_it_ends(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("ctrl_c_from_a_terminal")
 def test_ctrl_c_says_the_run_is_saved_and_how_to_resume(tmp_path: Path) -> None:
     run = tmp_path / "run"
     prepared_store(run, poems=8).close()
