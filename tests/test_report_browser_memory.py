@@ -1,10 +1,10 @@
-"""What `report` holds for the poem browser (docs/benchmarks.md, "`analyze`, `report` and
-`figures` at study size: where the memory went"): each prompt's poems are encoded as they are
-read, not held as Python objects all at once, and a folder report's part files are made and
-written one at a time. Checked by the bytes Python allocates (tracemalloc), never by the
-process's resident size, which moves with the machine's load and allocator. The page and its
-files are the same as before this (compared with `diff -r` on study-sized runs; the browser's
-own tests check what they show)."""
+"""What `report` holds and reads for the poem browser (docs/benchmarks.md, "The poem browser a
+prompt at a time"): each prompt's poems are encoded as they are read, not held as Python
+objects all at once; a folder report's part files are made and written one at a time; with
+--judge, a prompt's judgments are read through the unique index, not the judge's. Checked by
+the bytes Python allocates (tracemalloc) and SQLite's steps, never by the process's resident
+size or time, which move with the machine's load. The page and its files are the same as
+before (compared with `diff -r` on study-sized runs; the browser's own tests check them)."""
 
 from __future__ import annotations
 
@@ -78,3 +78,29 @@ def test_a_folder_reports_files_are_made_as_they_are_written(
     written = sorted(parts_folder(page).iterdir())
     assert len(written) == len(index["sections"]["browser"]) > 20
     assert peak - base < size / 4
+
+
+def _browser_steps(run: ReportRun) -> int:
+    """SQLite's virtual-machine steps (in thousands) while the browser section is built."""
+    steps = [0]
+
+    def count() -> int:
+        steps[0] += 1
+        return 0
+
+    run.store.conn.set_progress_handler(count, 1_000)
+    try:
+        browser(run)
+    finally:
+        run.store.conn.set_progress_handler(None, 1_000)
+    return steps[0]
+
+
+def test_the_browser_of_one_judge_reads_only_each_prompts_judgments(run: ReportRun) -> None:
+    # Given --judge's `judge IN (...)`, SQLite took the judge's index for a prompt's judgments
+    # (a plain JOIN or `generation_id IN`) and went through every judgment of the judge for
+    # each prompt: 9 times the steps of every judge's browser here. Each prompt's generations
+    # first, then their judgments by the unique index: about half.
+    one_judge = load_report_run(run.store, judge="judge-y")
+    assert list(one_judge.data.chosen_judges or ()) == ["judge-y"]
+    assert _browser_steps(one_judge) <= _browser_steps(run)
