@@ -4,6 +4,7 @@ file, or a small page with its poems in a folder beside it (`parts.py`)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib.resources import files
 from pathlib import Path
@@ -114,7 +115,7 @@ def build_report(
     )
     sections = build_sections(run)
     encoded = encode_parts(sections)
-    files: dict[str, str] = {}
+    files: Iterator[tuple[str, str]] | None = None  # a folder report's part files, made as written
     index: dict[str, Any] | None = None  # POEMETRIC.parts: where a folder report's parts are
     folder: str | None = None
     inline: list[tuple[str, Markup]] = []

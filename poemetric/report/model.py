@@ -26,7 +26,9 @@ class Section:
     page's own, with `data` available as `POEMETRIC.sections[id]`. `parts` is data the page
     reads only when it needs it (the poem browser's poems, one part per prompt): part N of the
     section reaches a script through `POEMETRIC.part(id, N, done, fail)`, from the page itself
-    in a one-file report or from a file beside it in a folder report (poemetric/report/parts.py)."""
+    in a one-file report or from a file beside it in a folder report (poemetric/report/parts.py).
+    A part given as `bytes` is its JSON already (`render.json_for_html`'s text, UTF-8): a
+    large section encodes each part as it makes it rather than hold them all as objects."""
 
     id: str
     title: str

@@ -21,7 +21,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -58,21 +58,25 @@ def parts_folder(page: Path) -> Path:
     return page.with_name(f"{page.stem}_files")
 
 
-def encode_parts(sections: Sequence[Section]) -> dict[str, list[str]]:
-    """The JSON of each part, by section id (sections without parts left out)."""
-    encoded: dict[str, list[str]] = {}
+def encode_parts(sections: Sequence[Section]) -> dict[str, list[bytes]]:
+    """The JSON of each part (UTF-8), by section id (sections without parts left out); a part
+    given as bytes is taken as its JSON already (`Section.parts`)."""
+    encoded: dict[str, list[bytes]] = {}
     for section in sections:
         if not section.parts:
             continue
         if not _SECTION_ID.fullmatch(section.id):
             raise ValueError(f"section id {section.id!r}: a section with parts needs an id of "
                              "letters, digits, - and _ (it names its files)")  # fmt: skip
-        encoded[section.id] = [json_for_html(part) for part in section.parts]
+        encoded[section.id] = [
+            part if isinstance(part, bytes) else json_for_html(part).encode("utf-8")
+            for part in section.parts
+        ]
     return encoded
 
 
-def parts_size(encoded: dict[str, list[str]]) -> int:
-    return sum(len(text.encode("utf-8")) for parts in encoded.values() for text in parts)
+def parts_size(encoded: dict[str, list[bytes]]) -> int:
+    return sum(len(text) for parts in encoded.values() for text in parts)
 
 
 def chosen_layout(layout: Layout | str, size: int) -> Layout:
@@ -83,10 +87,10 @@ def chosen_layout(layout: Layout | str, size: int) -> Layout:
     return Layout.FILE if size <= SINGLE_FILE_LIMIT else Layout.FOLDER
 
 
-def inline_parts(encoded: dict[str, list[str]]) -> list[tuple[str, str]]:
+def inline_parts(encoded: dict[str, list[bytes]]) -> list[tuple[str, str]]:
     """(element id, JSON) of every part, for a one-file page: `SECTION-part-N`."""
     return [
-        (f"{section_id}-part-{n}", text)
+        (f"{section_id}-part-{n}", text.decode("utf-8"))
         for section_id, parts in encoded.items()
         for n, text in enumerate(parts)
     ]
@@ -107,34 +111,40 @@ def _ascii(text: str) -> str:
 
 
 def part_files(
-    encoded: dict[str, list[str]], folder_name: str, part_bytes: int = PART_BYTES
-) -> tuple[dict[str, Any], dict[str, str]]:
+    encoded: dict[str, list[bytes]], folder_name: str, part_bytes: int = PART_BYTES
+) -> tuple[dict[str, Any], Iterator[tuple[str, str]]]:
     """The page's index of the part files (`POEMETRIC.parts`: the folder, the build, and per
-    section the first part of each file `SECTION-K.js`) and each file's text by name."""
+    section the first part of each file `SECTION-K.js`) and each file's name and text, made
+    as they are read (a study-sized run's files are some 80 MB of text together)."""
     digest = hashlib.sha256()
+    groups: dict[str, list[list[int]]] = {}
     for section_id, parts in encoded.items():
         digest.update(section_id.encode("utf-8") + b"\0")
-        for text in parts:
-            digest.update(text.encode("utf-8") + b"\0")
-    build = digest.hexdigest()[:16]
-    files: dict[str, str] = {}
-    starts: dict[str, list[int]] = {}
-    for section_id, parts in encoded.items():
-        groups: list[list[int]] = []
+        groups[section_id] = []
         size = 0
         for n, text in enumerate(parts):
-            if not groups or size + len(text) > part_bytes:
-                groups.append([])
+            digest.update(text)
+            digest.update(b"\0")
+            length = len(text.decode("utf-8"))  # characters: the files' sizes as they were
+            if not groups[section_id] or size + length > part_bytes:
+                groups[section_id].append([])
                 size = 0
-            groups[-1].append(n)
-            size += len(text)
-        starts[section_id] = [group[0] for group in groups]
-        for k, group in enumerate(groups):
-            body = ",\n".join(_ascii(parts[n]) for n in group)
-            files[f"{section_id}-{k}.js"] = (
-                f'{PART_CALL}"{build}","{section_id}",{group[0]},[\n{body}\n]);\n'
-            )
-    return {"dir": folder_name, "build": build, "sections": starts}, files
+            groups[section_id][-1].append(n)
+            size += length
+    build = digest.hexdigest()[:16]
+
+    def files() -> Iterator[tuple[str, str]]:
+        for section_id, section_groups in groups.items():
+            parts = encoded[section_id]
+            for k, group in enumerate(section_groups):
+                body = ",\n".join(_ascii(parts[n].decode("utf-8")) for n in group)
+                yield (
+                    f"{section_id}-{k}.js",
+                    f'{PART_CALL}"{build}","{section_id}",{group[0]},[\n{body}\n]);\n',
+                )
+
+    starts = {section_id: [group[0] for group in g] for section_id, g in groups.items()}
+    return {"dir": folder_name, "build": build, "sections": starts}, files()
 
 
 #: Files a file browser writes into a folder it showed (macOS Finder, Windows Explorer).
@@ -166,12 +176,15 @@ def check_parts_folder(page: Path) -> None:
         )
 
 
-def write_report(page_path: Path, page: str, files: dict[str, str]) -> None:
-    """Write the page and, for a folder report (`files`), its parts folder; a one-file report
-    removes the parts folder of an earlier folder report. Interrupted (Ctrl-C), the earlier
-    report stays whole: the new folder is written aside and swapped in with the page."""
+def write_report(
+    page_path: Path, page: str, files: Iterable[tuple[str, str]] | None = None
+) -> None:
+    """Write the page and, for a folder report (`files`: each part file's name and text, written
+    one at a time), its parts folder; a one-file report removes the parts folder of an earlier
+    folder report. Interrupted (Ctrl-C), the earlier report stays whole: the new folder is
+    written aside and swapped in with the page."""
     folder = parts_folder(page_path)
-    if not files:
+    if files is None:
         with replaced_when_done(page_path) as temp:
             temp.write_text(page, encoding="utf-8")
         if folder.is_dir() and _is_ours(folder):
@@ -180,7 +193,7 @@ def write_report(page_path: Path, page: str, files: dict[str, str]) -> None:
     staged = Path(tempfile.mkdtemp(dir=page_path.parent, prefix=f".{folder.name}.", suffix=".tmp"))
     old = staged.with_name(f"{staged.name}.old")
     try:
-        for name, text in files.items():
+        for name, text in files:
             (staged / name).write_text(text, encoding="utf-8")
         staged.chmod(0o755)  # mkdtemp makes 0700
         swapped = False

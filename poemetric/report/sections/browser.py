@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.judge.pending import judge_clause
 from poemetric.questionnaire import COMMENTS, DIMENSION_KEYS, DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
-from poemetric.report.render import render
+from poemetric.report.render import json_for_html, render
 
 #: Column heads of the scores table on a poem card (the full question is the tooltip); four
 #: letters at most, or a 300 px card cuts them. Human authorship is `Auth`: `Hum` read as the
@@ -62,64 +62,93 @@ def _check(row: Any) -> dict[str, Any]:
     }
 
 
-def browser_payload(run: ReportRun) -> dict[str, Any]:
-    """Everything the browser shows, in compact arrays (see report.js for the reading side)."""
-    store = run.store
-    generations = run.data.generations
-    authors = author_order(generations["author"].unique())
-    author_index = {a: i for i, a in enumerate(authors)}
-    prompts = [
+#: A prompt's generations, poems or not (`generation_id IN` this, with the prompt's id).
+_OF_PROMPT = "SELECT generation_id FROM generations WHERE prompt_id = ?"
+
+
+def _prompts(run: ReportRun) -> list[dict[str, Any]]:
+    """The run's prompts in page order, each with its human poem's title, poet, form and text."""
+    return [
         dict(r)
-        for r in store.query(
+        for r in run.store.query(
             "SELECT p.prompt_id, p.poem_id, p.text, po.title, po.author AS poet, po.form, "
             "po.content FROM prompts p JOIN poems po ON po.poem_id = p.poem_id "
             "ORDER BY po.position, p.prompt_id"
         )
     ]
-    prompt_index = {p["prompt_id"]: i for i, p in enumerate(prompts)}
-    checks = {r["generation_id"]: _check(r) for r in store.query(
-        "SELECT generation_id, passed, form_score, meter_score, rhyme_score, explanation, error "
-        "FROM form_checks")}  # fmt: skip
-    judges = sorted(run.data.judges)
-    judge_index = {j: i for i, j in enumerate(judges)}
-    comment_keys = [c.key for c in COMMENTS]
-    judgments: dict[str, list[dict[str, Any]]] = {}
-    judge_filter, chosen = judge_clause(run.data.chosen_judges)  # --judge: its judges only
-    for r in store.query(
-        f"SELECT generation_id, judge, sample_index, {', '.join(DIMENSION_KEYS)}, "
-        f"{', '.join(comment_keys)} FROM judgments WHERE status = 'ok'{judge_filter} "
-        "ORDER BY judge, sample_index",
-        chosen,
-    ):
-        judgments.setdefault(r["generation_id"], []).append({
-            "j": judge_index.get(r["judge"], 0), "n": r["sample_index"],
-            "v": [r[k] for k in DIMENSION_KEYS], "c": [r[k] or "" for k in comment_keys],
-        })  # fmt: skip
-    poems: list[dict[str, Any]] = []
-    columns = ["generation_id", "prompt_id", "author", "sample_index", "poem"]
-    for generation_id, prompt_id, author, sample, text in generations[columns].itertuples(
-        index=False, name=None
-    ):
-        if prompt_id not in prompt_index:
-            continue
-        poems.append({
-            "p": prompt_index[prompt_id], "a": author_index[author], "s": int(sample),
-            "t": str(text), "c": checks.get(generation_id), "j": judgments.get(generation_id, []),
-        })  # fmt: skip
-    for r in store.query(
-        "SELECT prompt_id, author, sample_index, error FROM generations WHERE status != 'ok' "
-        "OR poem IS NULL"
-    ):
-        if r["prompt_id"] in prompt_index and r["author"] in author_index:
-            poems.append({"p": prompt_index[r["prompt_id"]], "a": author_index[r["author"]],
-                          "s": r["sample_index"], "t": "", "x": r["error"] or "no poem"})  # fmt: skip
-    poems.sort(key=lambda p: (p["p"], p["a"], p["s"]))
-    with_human = {p["p"] for p in poems if authors[p["a"]] == HUMAN_AUTHOR}
+
+
+class _PoemCards:
+    """Each prompt's poems as the browser's part holds them (`of`), read a prompt at a time:
+    a study-sized run's poems, checks and judgments (with their comments) as Python objects
+    took some 250 MB at once (docs/benchmarks.md, "The poem browser a prompt at a time")."""
+
+    def __init__(self, run: ReportRun, authors: list[str]) -> None:
+        self.run = run
+        self.author_index = {a: i for i, a in enumerate(authors)}
+        self.judge_index = {j: i for i, j in enumerate(sorted(run.data.judges))}
+        generations = run.data.generations
+        self.rows: dict[str, list[int]] = {}  # each prompt's rows of the generations frame
+        for position, prompt_id in enumerate(generations["prompt_id"].tolist()):
+            self.rows.setdefault(prompt_id, []).append(position)
+        self.judge_filter, self.chosen = judge_clause(run.data.chosen_judges, "j.judge")
+
+    def _checks(self, prompt_id: str) -> dict[str, dict[str, Any]]:
+        return {r["generation_id"]: _check(r) for r in self.run.store.query(
+            "SELECT generation_id, passed, form_score, meter_score, rhyme_score, explanation, "
+            f"error FROM form_checks WHERE generation_id IN ({_OF_PROMPT})", (prompt_id,))}  # fmt: skip
+
+    def _judgments(self, prompt_id: str) -> dict[str, list[dict[str, Any]]]:
+        comment_keys = [c.key for c in COMMENTS]
+        columns = ", ".join(f"j.{k}" for k in (*DIMENSION_KEYS, *comment_keys))
+        judgments: dict[str, list[dict[str, Any]]] = {}
+        for r in self.run.store.query(
+            # CROSS JOIN: the prompt's generations first, then their judgments by the unique
+            # index; with --judge's `judge IN` SQLite took the judge's index, and read every
+            # judgment of the judge for each prompt
+            f"SELECT j.generation_id, j.judge, j.sample_index, {columns} FROM generations g "
+            "CROSS JOIN judgments j ON j.generation_id = g.generation_id WHERE g.prompt_id = ? "
+            f"AND j.status = 'ok'{self.judge_filter} ORDER BY j.judge, j.sample_index",
+            (prompt_id, *self.chosen),
+        ):
+            judgments.setdefault(r["generation_id"], []).append({
+                "j": self.judge_index.get(r["judge"], 0), "n": r["sample_index"],
+                "v": [r[k] for k in DIMENSION_KEYS], "c": [r[k] or "" for k in comment_keys],
+            })  # fmt: skip
+        return judgments
+
+    def of(self, prompt_id: str) -> list[dict[str, Any]]:
+        """The prompt's poems by author and sample, each `a` (author), `s` (sample), `t`
+        (text), `c` (its form check or None) and `j` (judgments); after them in that order a
+        failed generation's card: `t` empty, `x` its error."""
+        checks, judgments = self._checks(prompt_id), self._judgments(prompt_id)
+        poems: list[dict[str, Any]] = []
+        columns = ["generation_id", "author", "sample_index", "poem"]
+        frame = self.run.data.generations.iloc[self.rows.get(prompt_id, [])][columns]
+        for generation_id, author, sample, text in frame.itertuples(index=False, name=None):
+            poems.append({
+                "a": self.author_index[author], "s": int(sample), "t": str(text),
+                "c": checks.get(generation_id), "j": judgments.get(generation_id, []),
+            })  # fmt: skip
+        for r in self.run.store.query(
+            "SELECT author, sample_index, error FROM generations WHERE prompt_id = ? AND "
+            "(status != 'ok' OR poem IS NULL)",
+            (prompt_id,),
+        ):
+            if r["author"] in self.author_index:
+                poems.append({"a": self.author_index[r["author"]], "s": r["sample_index"],
+                              "t": "", "x": r["error"] or "no poem"})  # fmt: skip
+        poems.sort(key=lambda p: (p["a"], p["s"]))
+        return poems
+
+
+def _header(run: ReportRun, authors: list[str]) -> dict[str, Any]:
+    """The page's JSON of the browser but its prompts: authors, judges, questions."""
     return {
         "authors": [
             {"id": a, "label": run.labels.author(a), "human": a == HUMAN_AUTHOR} for a in authors
         ],
-        "judges": [{"id": j, "label": run.labels.judge(j)} for j in judges],
+        "judges": [{"id": j, "label": run.labels.judge(j)} for j in sorted(run.data.judges)],
         "dimensions": [
             {
                 "key": d.key,
@@ -135,19 +164,6 @@ def browser_payload(run: ReportRun) -> dict[str, Any]:
             {"q": c.question, "about": next(d for d in DIMENSIONS if d.question == c.about).label}
             for c in COMMENTS
         ],
-        "prompts": [
-            {
-                "id": p["poem_id"],
-                "title": p["title"] or "",
-                "poet": p["poet"] or "",
-                "form": p["form"],
-                "text": p["text"],
-                # shown only where the prompt has no human poem, which holds the same text
-                **({} if i in with_human else {"original": p["content"]}),
-            }
-            for i, p in enumerate(prompts)
-        ],
-        "poems": poems,
     }
 
 
@@ -160,31 +176,50 @@ def check_state(poem: dict[str, Any]) -> int:
     return 1 if check["ok"] else 2
 
 
-def split_payload(payload: dict[str, Any]) -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
-    """The page's JSON without the poems, each prompt with `k` (author and check state of each
-    of its poems, in turn: what the filters need), and the poems of each prompt (without `p`)."""
-    chunks: list[list[dict[str, Any]]] = [[] for _ in payload["prompts"]]
-    for poem in payload["poems"]:
-        chunks[poem["p"]].append({k: v for k, v in poem.items() if k != "p"})
-    prompts = [
-        {**prompt, "k": [n for poem in chunk for n in (poem["a"], check_state(poem))]}
-        for prompt, chunk in zip(payload["prompts"], chunks, strict=True)
-    ]
-    return {**{k: v for k, v in payload.items() if k != "poems"}, "prompts": prompts}, chunks
+class BrowserData(NamedTuple):
+    """`data`: the page's JSON of the browser, each prompt with `k` (author and check state of
+    each of its poems, in turn: what the filters need); `parts`: each prompt's poems, encoded
+    (`json_for_html`, UTF-8); `counts` and `failed`: poems and failed generations (cards
+    without a poem) by prompt, for prompts with any."""
+
+    data: dict[str, Any]
+    parts: list[bytes]
+    counts: dict[int, int]
+    failed: dict[int, int]
+
+
+def browser_data(run: ReportRun) -> BrowserData:
+    """Everything the browser shows (see report.js for the reading side), each prompt's poems
+    encoded as soon as they are read: only one prompt's poems are Python objects at a time."""
+    authors = author_order(run.data.generations["author"].unique())
+    cards = _PoemCards(run, authors)
+    human = cards.author_index.get(HUMAN_AUTHOR)
+    prompts: list[dict[str, Any]] = []
+    parts: list[bytes] = []
+    counts: dict[int, int] = {}
+    failed: dict[int, int] = {}
+    for index, p in enumerate(_prompts(run)):
+        poems = cards.of(p["prompt_id"])
+        for poem in poems:
+            tally = failed if "x" in poem else counts
+            tally[index] = tally.get(index, 0) + 1
+        prompts.append({
+            "id": p["poem_id"], "title": p["title"] or "", "poet": p["poet"] or "",
+            "form": p["form"], "text": p["text"],
+            # shown only where the prompt has no human poem, which holds the same text
+            **({} if any(poem["a"] == human for poem in poems) else {"original": p["content"]}),
+            "k": [n for poem in poems for n in (poem["a"], check_state(poem))],
+        })  # fmt: skip
+        parts.append(json_for_html(poems).encode("utf-8"))
+    return BrowserData({**_header(run, authors), "prompts": prompts}, parts, counts, failed)
 
 
 @section(80)
 def browser(run: ReportRun) -> Section | None:
     if run.data.generations.empty:
         return None
-    data, chunks = split_payload(browser_payload(run))
+    data, parts, counts, failed = browser_data(run)
     forms = sorted({p["form"] for p in data["prompts"]})
-    counts: dict[int, int] = {}  # poems per prompt
-    failed: dict[int, int] = {}  # failed generations per prompt (cards without a poem)
-    for index, chunk in enumerate(chunks):
-        for poem in chunk:
-            tally = failed if "x" in poem else counts
-            tally[index] = tally.get(index, 0) + 1
     html = render("browser.html.j2", authors=data["authors"], forms=forms,
                   prompts=data["prompts"], counts=counts, failed=failed)  # fmt: skip
-    return Section("browser", "Poem browser", html, data=data, parts=chunks)
+    return Section("browser", "Poem browser", html, data=data, parts=parts)
