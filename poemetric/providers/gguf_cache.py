@@ -2,12 +2,12 @@
 once, not at every load.
 
 transformers reads a GGUF file three times per load (the config, the tokenizer and the weights
-each parse the whole file, the 49,152-token vocabulary of SmolLM2 included): about 18 of the 19
-CPU seconds of loading the packaged SmolLM2. After the first load from the GGUF, the model as
+each parse the whole file, the 49,152-token vocabulary of SmolLM2 included): most of the 17 CPU
+seconds of loading the packaged SmolLM2. After the first load from the GGUF, the model as
 loaded (its config, generation config and de-quantised weights, in the dtype it was loaded in)
 and its tokenizer are written to ``models/<file stem>-<key>`` in the user cache dir
 (`$POEMETRIC_CACHE_DIR`, else platformdirs' ``user_cache_dir("poemetric")``, as the form
-checker's tables), and later loads read that folder (safetensors: well under a second).
+checker's tables), and later loads read that folder (safetensors: 2.6 CPU seconds in a new process).
 
 The key hashes the GGUF file's bytes, the dtype, and the versions of transformers, PyTorch,
 gguf and this format: a changed file or library is a new folder. A folder is written under a
