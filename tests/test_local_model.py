@@ -322,10 +322,13 @@ def test_sigterm_while_the_local_model_loads_stops_at_once(tmp_path: Path) -> No
     args = ["generate", "--run", "run", "--models", "smollm2-135m"]
     args += ["--dataset", "lear-limericks", "--limit", "2"]
     log = tmp_path / "job.log"
+    # an empty cache dir: a first load, from the GGUF itself (later ones read the cached copy)
+    environment = {**os.environ, "POEMETRIC_CACHE_DIR": str(tmp_path / "cache")}
     with log.open("w") as handle:
         process = subprocess.Popen(
             [sys.executable, "-m", "poemetric", *args],
             cwd=tmp_path,
+            env=environment,
             stdin=subprocess.DEVNULL,
             stdout=handle,
             stderr=subprocess.STDOUT,

@@ -19,12 +19,12 @@ import importlib.util
 import math
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from poemetric.providers.gguf_cache import load_pretrained
 from poemetric.providers.model_source import LocalModelError, ModelSource
 from poemetric.providers.torch_device import device_problem
 
@@ -84,23 +84,6 @@ def cpu_for_certain(device: str) -> bool:
         return device == "cpu" or (device == "auto" and version("torch").endswith("+cpu"))
     except PackageNotFoundError:
         return False
-
-
-@contextmanager
-def quiet_progress() -> Iterator[None]:
-    """No progress bar while loading: transformers' GGUF reader draws its own tqdm bar, outside
-    its logging switch, so its module's `tqdm` is swapped for a pass-through meanwhile."""
-    try:
-        module: Any = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
-    except ImportError:
-        yield
-        return
-    original = getattr(module, "tqdm", None)
-    module.tqdm = lambda iterable, *args, **kwargs: iterable
-    try:
-        yield
-    finally:
-        module.tqdm = original
 
 
 def pick_device(device: str = "auto") -> str:
@@ -212,13 +195,7 @@ class LocalCausalLM:
         if source.gguf_file:
             kwargs["gguf_file"] = source.gguf_file
         try:
-            with quiet_progress():
-                self.tokenizer = transformers.AutoTokenizer.from_pretrained(
-                    source.location, **kwargs
-                )
-                self.model = transformers.AutoModelForCausalLM.from_pretrained(
-                    source.location, dtype=self.dtype, **kwargs
-                )
+            self.tokenizer, self.model = load_pretrained(transformers, source, self.dtype, kwargs)
         except (OSError, ValueError, ImportError, RuntimeError) as error:
             raise LocalModelError(load_failure(source, error)) from error
         self.model.to(self.device)

@@ -23,6 +23,7 @@ from poemetric.probes.pairs import Pair
 from poemetric.probes.scorers.base import ScoreRecord, score_through_cache
 from poemetric.probes.scorers.cache import ScoreCache, weights_fingerprint
 from poemetric.providers.base import ModelSpec
+from poemetric.providers.gguf_cache import quiet_progress
 from poemetric.providers.model_config import masked_from_files
 from poemetric.providers.model_source import LocalModelError, ModelSource, resolve_source
 from poemetric.providers.transformers_engine import (
@@ -34,7 +35,6 @@ from poemetric.providers.transformers_engine import (
     import_transformers,
     pick_device,
     pick_dtype,
-    quiet_progress,
     require_installed,
 )
 
