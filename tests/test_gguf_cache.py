@@ -173,3 +173,21 @@ def test_old_versions_and_abandoned_temporaries_are_deleted(tmp_path: Path) -> N
     assert left == sorted(
         [".m-y.def.tmp", f".m-z.{os.getpid()}.jkl.tmp", ".m-z.1.mno.tmp", "m-c", "m-new", "other-a"]
     )
+
+
+@pytest.mark.parametrize("switch", ["0", "off", "False", " no "])
+def test_the_cache_is_switched_off_by_poemetric_gguf_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, switch: str
+) -> None:
+    """`POEMETRIC_GGUF_CACHE=0` (a disk too small for the float32 copy): every load reads the
+    GGUF file and nothing is written; any other value, or none, caches a small local file."""
+    from poemetric.providers.model_source import ModelSource
+
+    (tmp_path / "m.gguf").write_bytes(b"GGUF")
+    source = ModelSource(str(tmp_path), "m.gguf")
+    monkeypatch.delenv(gguf_cache.CACHE_SWITCH, raising=False)
+    assert gguf_cache.local_gguf(source) == tmp_path / "m.gguf"
+    monkeypatch.setenv(gguf_cache.CACHE_SWITCH, "1")
+    assert gguf_cache.local_gguf(source) == tmp_path / "m.gguf"
+    monkeypatch.setenv(gguf_cache.CACHE_SWITCH, switch)
+    assert gguf_cache.local_gguf(source) is None

@@ -15,7 +15,8 @@ temporary name beside it and renamed into place, so a reader never sees half of 
 processes converting at once leave one folder (the second's rename fails and its copy is
 removed). An unwritable cache dir, or a folder that does not load, costs the GGUF parse, nothing
 else. Versions beyond the newest `KEEP` of one file are deleted when a folder is written. Files
-over `MAX_GGUF_BYTES` are not cached (their float32 copy would fill a disk).
+over `MAX_GGUF_BYTES` are not cached (their float32 copy would fill a disk), and none is with
+`POEMETRIC_GGUF_CACHE=0`.
 """
 
 from __future__ import annotations
@@ -79,9 +80,17 @@ def quiet_progress() -> Iterator[None]:
         module.tqdm = original
 
 
+#: Set to 0 (or off, false, no) to load a GGUF from the file every time, writing nothing.
+CACHE_SWITCH = "POEMETRIC_GGUF_CACHE"
+
+
 def local_gguf(source: ModelSource) -> Path | None:
-    """The GGUF file of `source` when it is a file on this machine small enough to cache."""
+    """The GGUF file of `source` when it is a file on this machine small enough to cache, and
+    caching is not switched off (`$POEMETRIC_GGUF_CACHE=0`: a disk too small for the float32
+    copy, or a read-only home)."""
     if not source.gguf_file:
+        return None
+    if os.environ.get(CACHE_SWITCH, "").strip().lower() in {"0", "off", "false", "no"}:
         return None
     path = Path(source.location).expanduser() / source.gguf_file
     try:
