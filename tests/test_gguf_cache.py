@@ -191,3 +191,57 @@ def test_the_cache_is_switched_off_by_poemetric_gguf_cache(
     assert gguf_cache.local_gguf(source) == tmp_path / "m.gguf"
     monkeypatch.setenv(gguf_cache.CACHE_SWITCH, switch)
     assert gguf_cache.local_gguf(source) is None
+
+
+def test_a_disk_that_fills_while_writing_the_copy_costs_the_copy_not_the_load(
+    first_and_cached: Any, tmp_path: Path
+) -> None:
+    """safetensors says a failed write (a full disk) as its own SafetensorError, not an OSError:
+    it went through `store` and failed the whole load of a model that had loaded from the GGUF.
+    Files are capped at 1 MiB here (RLIMIT_FSIZE, SIGXFSZ ignored: the write fails with EFBIG
+    as it would with ENOSPC): the configs fit, the weights do not."""
+    resource = pytest.importorskip("resource")
+    import signal
+
+    first, *_ = first_and_cached
+    models = tmp_path / "models"
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, hard))
+    try:
+        written = gguf_cache.store(models / "m-0", first.model, first.tokenizer)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
+    assert written is False
+    assert list(models.iterdir()) == []  # the temporary folder removed
+
+
+def test_a_damaged_cached_folder_is_loaded_from_the_gguf_and_written_again(
+    first_and_cached: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kept folder whose weights file is cut short (a crash before the disk had it all: the
+    files are not synced before the rename) raised safetensors' SafetensorError at every later
+    load, which was caught neither as a folder that does not load nor as a failed load: the
+    model no longer loaded at all until the folder was deleted by hand. It is now loaded from
+    the GGUF, and the folder written again whole."""
+    import torch
+
+    from poemetric.providers.transformers_engine import LocalCausalLM
+
+    first, *_ = first_and_cached
+    monkeypatch.setenv("POEMETRIC_CACHE_DIR", str(tmp_path / "cache"))
+    gguf = gguf_cache.local_gguf(first.source)
+    assert gguf is not None
+    folder = gguf_cache.cache_folder(gguf, first.dtype)
+    assert gguf_cache.store(folder, first.model, first.tokenizer)
+    weights = folder / "model.safetensors"
+    size = weights.stat().st_size
+    with weights.open("r+b") as handle:
+        handle.truncate(size // 2)
+    again = LocalCausalLM(first.source, device="cpu")
+    expected, loaded = first.model.state_dict(), again.model.state_dict()
+    assert loaded.keys() == expected.keys()
+    assert all(torch.equal(loaded[name], expected[name]) for name in expected)
+    assert weights.stat().st_size == size  # written again whole
+    assert [p.name for p in folder.parent.iterdir()] == [folder.name]  # nothing left aside

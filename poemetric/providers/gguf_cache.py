@@ -13,10 +13,11 @@ The key hashes the GGUF file's bytes, the dtype, and the versions of transformer
 gguf and this format: a changed file or library is a new folder. A folder is written under a
 temporary name beside it and renamed into place, so a reader never sees half of one and two
 processes converting at once leave one folder (the second's rename fails and its copy is
-removed). An unwritable cache dir, or a folder that does not load, costs the GGUF parse, nothing
-else. Versions beyond the newest `KEEP` of one file are deleted when a folder is written. Files
-over `MAX_GGUF_BYTES` are not cached (their float32 copy would fill a disk), and none is with
-`POEMETRIC_GGUF_CACHE=0`.
+removed). An unwritable cache dir, or a full disk, costs the GGUF parse, nothing else; a folder
+that does not load (a file cut short: a crash before the disk had it) is loaded from the GGUF
+and written again. Versions beyond the newest `KEEP` of one file are deleted when a folder is
+written. Files over `MAX_GGUF_BYTES` are not cached (their float32 copy would fill a disk), and
+none is with `POEMETRIC_GGUF_CACHE=0`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import os
 import shutil
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
@@ -150,7 +152,7 @@ def store(folder: Path, model: Any, tokenizer: Any) -> bool:
         tokenizer.save_pretrained(temp)
         temp.chmod(0o755)  # mkdtemp creates 0700
         os.rename(temp, folder)  # atomic; fails when another process renamed its copy first
-    except (OSError, ValueError, RuntimeError) as error:
+    except Exception as error:  # safetensors says a full disk as SafetensorError
         logger.debug("not caching %s: %s", folder, error)
         return False
     finally:
@@ -188,6 +190,37 @@ def _prune(kept: Path) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
+def _load_cached(
+    transformers: Any, folder: Path, dtype: Any, trust_remote_code: bool
+) -> tuple[Any, Any] | None:
+    """The tokenizer and model kept in `folder`, or None when they do not load whole: any error
+    (a truncated safetensors file is a SafetensorError, a damaged tokenizer.json a plain
+    Exception from tokenizers) or a weight missing, unexpected or of another shape."""
+    cached = {"local_files_only": True, "trust_remote_code": trust_remote_code}
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(folder, **cached)
+        model, info = transformers.AutoModelForCausalLM.from_pretrained(
+            folder, dtype=dtype, output_loading_info=True, **cached
+        )
+    except Exception as error:  # any: the GGUF itself is loaded instead
+        logger.debug("cached %s does not load: %s", folder, error)
+        return None
+    if any(info.get(key) for key in ("missing_keys", "unexpected_keys", "mismatched_keys")):
+        return None
+    return tokenizer, model
+
+
+def _discard(folder: Path) -> None:
+    """Delete a kept folder that does not load, so that `store` can write it again (its rename
+    fails onto a folder there already). Renamed aside first: no reader sees it half deleted."""
+    aside = folder.with_name(f".{folder.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        os.rename(folder, aside)
+    except OSError:
+        return  # removed meanwhile (pruned, or discarded by another process)
+    shutil.rmtree(aside, ignore_errors=True)
+
+
 def load_pretrained(
     transformers: Any, source: ModelSource, dtype: Any, kwargs: dict[str, Any]
 ) -> tuple[Any, Any]:
@@ -197,18 +230,10 @@ def load_pretrained(
     gguf = local_gguf(source)
     folder = cache_folder(gguf, dtype) if gguf is not None else None
     if folder is not None and folder.is_dir():
-        cached = {"local_files_only": True, "trust_remote_code": kwargs["trust_remote_code"]}
-        try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(folder, **cached)
-            model, info = transformers.AutoModelForCausalLM.from_pretrained(
-                folder, dtype=dtype, output_loading_info=True, **cached
-            )
-            if not any(
-                info.get(key) for key in ("missing_keys", "unexpected_keys", "mismatched_keys")
-            ):
-                return tokenizer, model
-        except (OSError, ValueError, RuntimeError):
-            pass  # removed meanwhile, or damaged: the GGUF itself
+        loaded = _load_cached(transformers, folder, dtype, kwargs["trust_remote_code"])
+        if loaded is not None:
+            return loaded
+        _discard(folder)  # damaged: written again below from the GGUF, not parsed at each load
     with quiet_progress():
         tokenizer = transformers.AutoTokenizer.from_pretrained(source.location, **kwargs)
         model = transformers.AutoModelForCausalLM.from_pretrained(
