@@ -245,3 +245,15 @@ def test_a_damaged_cached_folder_is_loaded_from_the_gguf_and_written_again(
     assert all(torch.equal(loaded[name], expected[name]) for name in expected)
     assert weights.stat().st_size == size  # written again whole
     assert [p.name for p in folder.parent.iterdir()] == [folder.name]  # nothing left aside
+
+
+def test_pruning_keeps_two_versions_and_skips_a_stray_tmp_folder(tmp_path: Path) -> None:
+    """The two newest folders of one GGUF file name are kept, another file's never touched, and
+    a folder named just `.tmp` (no writer's pid in its name) is judged by its age, not read as
+    one of `store`'s (it raised IndexError, failing the load that had just converted)."""
+    models = tmp_path / "models"
+    for age, name in enumerate(["Foo-aaaa", "Foo-bbbb", "Foo-cccc", "Foo-1-dddd", ".tmp"]):
+        (models / name).mkdir(parents=True)
+        os.utime(models / name, (1e9 + age, 1e9 + age))
+    gguf_cache._prune(models / "Foo-cccc")
+    assert sorted(p.name for p in models.iterdir()) == ["Foo-1-dddd", "Foo-bbbb", "Foo-cccc"]

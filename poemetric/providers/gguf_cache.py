@@ -163,7 +163,8 @@ def store(folder: Path, model: Any, tokenizer: Any) -> bool:
 
 def _abandoned(temp: Path, now: float) -> bool:
     """Whether a temporary folder `store` made was left by a killed process."""
-    pid = temp.name.removesuffix(".tmp").split(".")[-2]
+    fields = temp.name.removesuffix(".tmp").split(".")  # `.NAME.PID.RANDOM.tmp`
+    pid = fields[-2] if len(fields) >= 2 else ""
     if pid.isdigit() and int(pid) != os.getpid():
         try:
             os.kill(int(pid), 0)
