@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from poemetric.paths import resource_path
 from poemetric.prompts import (
     PromptError,
     load_template,
@@ -124,6 +125,10 @@ def test_unknown_template_on_the_command_line_lists_only_templates() -> None:
     listing = CliRunner().invoke(app, ["prompts", "list"], env={"COLUMNS": "200"})
     assert listing.exit_code == 0 and "survey.md" in listing.output
     assert "README" not in listing.output
+    # where they are: inside the package for a pip install, which help texts call prompts/
+    assert f"(in {resource_path('prompts')}; a copy of your own: generate --template FILE" in (
+        " ".join(listing.output.split())
+    )
 
 
 def test_a_judge_template_renders_the_judge_prompt_around_the_generation_prompt(

@@ -47,7 +47,8 @@ class PromptKind(StrEnum):
 
 @prompts_app.command("list")
 def list_templates() -> None:
-    """List the templates in prompts/ with their SHA-256 (stored with every result).
+    """List the templates in prompts/ with their SHA-256 (stored with every result), and the
+    folder they are in (inside the package when POEMetric was installed with pip).
 
     Examples:
 
@@ -66,6 +67,13 @@ def list_templates() -> None:
             *plain_cells(path.name, template.sha256[:16] + "…", f"{len(template.text)} chars")
         )
     console.print(table)
+    console.print(
+        f"(in {templates[0].parent}; a copy of your own: generate --template FILE, or template: "
+        "FILE in a judge file)",
+        markup=False,
+        highlight=False,
+        overflow="fold",
+    )
 
 
 @prompts_app.command("render")
