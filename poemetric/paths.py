@@ -133,6 +133,17 @@ def user_data_path(*parts: str) -> Path:
     return Path(base).expanduser().joinpath(*parts)
 
 
+def user_cache_path(*parts: str) -> Path:
+    """Per-machine caches (the form checker's tables, a local GGUF model's converted copy):
+    `$POEMETRIC_CACHE_DIR`, else platformdirs' user cache dir."""
+    base = os.environ.get("POEMETRIC_CACHE_DIR")
+    if not base:
+        from platformdirs import user_cache_dir
+
+        base = user_cache_dir("poemetric", appauthor=False)
+    return Path(base).expanduser().joinpath(*parts)
+
+
 @contextmanager
 def replaced_when_done(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
     """A temporary file beside `path` (its name ending in `suffix`), moved onto it when the

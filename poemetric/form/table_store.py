@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from poemetric.paths import user_cache_path
+
 #: Versions of one table kept side by side (e.g. checkouts of two branches sharing a cache dir).
 KEEP = 3
 #: Distinct keys looked up one by one before the whole table is read at once (a whole read costs
@@ -38,12 +40,7 @@ _LEGACY = ("cmudict-*.marshal", "word-entries-*.marshal", "meter-templates-*.mar
 
 def cache_dir() -> Path:
     """Where precomputed tables live (`$POEMETRIC_CACHE_DIR` overrides)."""
-    override = os.environ.get("POEMETRIC_CACHE_DIR")
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("poemetric", appauthor=False))
+    return user_cache_path()
 
 
 Build = Callable[[], Iterable[tuple[str, Any]]]

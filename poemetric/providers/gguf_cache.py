@@ -38,6 +38,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from poemetric.paths import user_cache_path
 from poemetric.providers.model_source import ModelSource
 
 #: Bumped when what is written changes.
@@ -53,16 +54,6 @@ MAX_GGUF_BYTES = 1 << 30
 STALE_TEMP_S = 3600.0
 
 logger = logging.getLogger(__name__)
-
-
-def cache_dir() -> Path:
-    """The user cache dir (`$POEMETRIC_CACHE_DIR` overrides), the form checker's too."""
-    override = os.environ.get("POEMETRIC_CACHE_DIR")
-    if override:
-        return Path(override).expanduser()
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("poemetric", appauthor=False))
 
 
 @contextmanager
@@ -115,7 +106,7 @@ def cache_folder(gguf: Path, dtype: Any) -> Path:
         digest.update(hashlib.file_digest(handle, "sha256").digest())
     versions = [f"{name} {_package_version(name)}" for name in ("transformers", "torch", "gguf")]
     digest.update(f"{dtype}; {'; '.join(versions)}; format {FORMAT}".encode())
-    return cache_dir() / "models" / f"{gguf.stem}-{digest.hexdigest()[:16]}"
+    return user_cache_path("models", f"{gguf.stem}-{digest.hexdigest()[:16]}")
 
 
 def plain(model: Any, dtype: Any) -> bool:
