@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from poemetric.analysis.author_kinds import model_word
+from poemetric.analysis.author_kinds import all_language_models
 from poemetric.analysis.plotting import author_colours, run_palette
 from poemetric.report.model import ReportRun
 from poemetric.tables.headers import dimension_label
@@ -43,4 +43,4 @@ def chart_colours(run: ReportRun, authors: Sequence[str]) -> dict[str, str]:
 def generated_authors(run: ReportRun, authors: Sequence[str]) -> str:
     """What a chart's legend calls the generated authors among `authors`: "LLMs", or "Models"
     where one of them is not a language model (the Markov baseline)."""
-    return "LLMs" if model_word(run.data.generations, authors) == "LLM" else "Models"
+    return "LLMs" if all_language_models(run.data.generations, authors) else "Models"
