@@ -67,9 +67,12 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         """,
         store.conn,
     )
+    dataset_poems = pd.read_sql_query(
+        "SELECT poem_id, title, author, content FROM poems ORDER BY position", store.conn
+    )
     # Beside its poem's other columns, where the join put it.
     where = list(generations.columns).index("poem_title")
-    generations.insert(where, "human_poem", human_originals(store, generations))
+    generations.insert(where, "human_poem", human_originals(dataset_poems, generations))
     failed = store.count("generations", "status != 'ok' OR poem IS NULL")
     if failed:
         notes.append(
@@ -129,21 +132,18 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     unjudged = judge_coverage_notes(generations, judgments, store)
     notes += unjudged
     judge_notes += unjudged
-    dataset_poems = pd.read_sql_query(
-        "SELECT poem_id, title, author, content FROM poems ORDER BY position", store.conn
-    )
     return RunData(
         generations, form_checks, judgments, notes, store.run_dir, judges, dataset_poems,
         judge_notes,
     )  # fmt: skip
 
 
-def human_originals(store: RunStore, generations: pd.DataFrame) -> pd.Series:
-    """Each generation's human original (the text of its poem), one text per poem of the run:
-    joined in SQL, a run's every generation held its own copy of the original (30 models x 3
-    samples: 90 copies of each), read as Python strings and then copied into the frame, some 90
-    MB at 14,833 generations. The values are the same strings (NaN where a poem has no text)."""
-    poems = pd.read_sql_query("SELECT poem_id, content FROM poems", store.conn)
+def human_originals(poems: pd.DataFrame, generations: pd.DataFrame) -> pd.Series:
+    """Each generation's human original (the text of its poem in `poems`, the run's poems
+    table), one text per poem of the run: joined in SQL, a run's every generation held its own
+    copy of the original (30 models x 3 samples: 90 copies of each), read as Python strings and
+    then copied into the frame, some 90 MB at 14,833 generations. The values are the same
+    strings (NaN where a poem has no text)."""
     texts = poems["content"].to_numpy(dtype=object, na_value=float("nan"))
     rows = pd.Index(poems["poem_id"]).get_indexer(generations["poem_id"])
     return pd.Series(pd.Categorical(texts[rows]), index=generations.index)
