@@ -117,10 +117,11 @@ def report_tables(
         tables.append(table)
     counts = overall.counts
     n_boot = report.settings["bootstrap"]
+    scale = ", ".join(f"{v:g}" for v in report.settings["scale"])
     caption = (
         f"{counts['n_units']} units, {counts['n_raters']} raters, {counts['n_ratings']} ratings "
-        f"({counts['n_na']} N/A), {counts['n_pairs']} paired ratings; scale "
-        f"{', '.join(f'{v:g}' for v in report.settings['scale'])}. "
+        f"({counts['n_na']} N/A), {counts['n_pairs']} paired ratings; "
+        + (f"scale {scale}. " if scale else "no score on a scale (every rating N/A). ")
         + (f"Pairwise statistics: {plain(focus)} against each other rater. " if focus else "")
         + (
             f"CIs: percentile bootstrap over units, {n_boot} resamples; per-item CIs: --format "
