@@ -76,6 +76,12 @@ def _number(value: float, digits: int = 3) -> str:
     return "–" if math.isnan(value) else f"{value:.{digits}f}"
 
 
+def percent(confidence: float) -> str:
+    """A confidence level as the header names it: 95%, 97.5%, 99.9% (`:.0%` rounded 0.999 to
+    "100%" and 0.975 to "98%")."""
+    return f"{round(confidence * 100, 6):g}%"
+
+
 def report_tables(
     report: AgreementReport, title: str, width: int, focus: str | None = None
 ) -> tuple[list[Table], str]:
@@ -88,7 +94,7 @@ def report_tables(
     items = list(report.items) if len(report.items) > 1 else []
     confidence = report.settings["confidence"]
     overall = report.overall
-    first = ["statistic", f"overall [{confidence:.0%} CI]"]
+    first = ["statistic", f"overall [{percent(confidence)} CI]"]
     columns: list[list[str]] = [[LABELS[name] for name in STATISTICS], []]
     for name in STATISTICS:
         low, high = overall.ci_low.get(name, math.nan), overall.ci_high.get(name, math.nan)
