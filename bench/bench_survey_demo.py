@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from poemetric.store import RunStore
+from poemetric.store.poem_codes import sheet_codes
 from poemetric.testing.servers import ChatCall, OpenAIServer
 
 QUESTIONS = (1, 2, 3, 4, 5, 6, 7, 8, 10, 12)
@@ -55,7 +56,16 @@ def poemetric(*args: str, env: dict[str, str] | None = None) -> tuple[float, str
     return time.perf_counter() - started, result.stdout
 
 
+def sheet_poems(run: Path) -> dict[str, str]:
+    """The text of each poem by the code the survey's sheets and templates name it by (an HMAC
+    under the run's survey secret, not its generation id: docs/survey.md, Anonymised)."""
+    with RunStore(run, create=False) as store:
+        texts = {r[0]: r[1] for r in store.query("SELECT generation_id, poem FROM generations")}
+        return {code: texts[generation_id] for code, generation_id in sheet_codes(store).items()}
+
+
 def fill(template: Path, poems: dict[str, str], noise: float, seed: int) -> None:
+    """A simulated rater scores every row of their template; `poems`: `sheet_poems`."""
     rng = np.random.default_rng(seed)
     rows = list(csv.DictReader(template.open(encoding="utf-8")))
     for row in rows:
@@ -86,8 +96,7 @@ def main() -> None:
     steps.append(("survey build", seconds))
     print(output.strip())
     steps.append(("survey sheets", poemetric("survey", "sheets", "--run", str(run))[0]))
-    with RunStore(run, create=False) as store:
-        poems = {r[0]: r[1] for r in store.query("SELECT generation_id, poem FROM generations")}
+    poems = sheet_poems(run)
     for index, rater in enumerate(["R1", "R2", "R3"]):
         template = run / "survey-experts" / f"{rater}.csv"
         fill(template, poems, noise=0.6 + 0.2 * index, seed=index)

@@ -196,3 +196,34 @@ def test_mypy_checks_the_benchmarks() -> None:
     unnoticed until it was run; mypy now checks bench/ as ruff does."""
     config = tomllib.loads((BENCH.parent / "pyproject.toml").read_text(encoding="utf-8"))
     assert set(config["tool"]["mypy"]["files"]) == {"poemetric", "bench"}
+
+
+def test_survey_demo_bench_fills_templates_that_name_poems_by_their_codes(tmp_path: Path) -> None:
+    """bench_survey_demo.py (docs/survey.md, "On the demo run") stopped with a KeyError at its
+    first template once the sheets named each poem by its code under the survey secret: it
+    looked the templates' poems up by generation id."""
+    import csv
+
+    import bench_survey_demo
+    from survey_support import survey_run
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+    from poemetric.store import RunStore
+
+    runner = CliRunner()
+    run = survey_run(tmp_path / "run", poems=4)
+    build = ["survey", "build", "--run", str(run), "--raters", "2", "--per-rater", "4"]
+    assert runner.invoke(app, [*build, "--seed", "1"]).exit_code == 0
+    assert runner.invoke(app, ["survey", "sheets", "--run", str(run)]).exit_code == 0
+    poems = bench_survey_demo.sheet_poems(run)
+    for index, rater in enumerate(["R1", "R2"]):
+        template = run / "survey-experts" / f"{rater}.csv"
+        bench_survey_demo.fill(template, poems, noise=0.5, seed=index)
+        rows = list(csv.DictReader(template.open(encoding="utf-8")))
+        assert rows and all(row["score"] in {"1", "2", "3", "4", "5"} for row in rows)
+        imported = runner.invoke(app, ["survey", "import", str(template), "--run", str(run)])
+        assert imported.exit_code == 0, imported.output
+    with RunStore(run, create=False) as store:
+        stored = store.query("SELECT COUNT(*) FROM survey_answers WHERE score IS NOT NULL")[0][0]
+    assert stored == 2 * 4 * 10  # two raters, four poems each, ten items

@@ -76,6 +76,12 @@ def _number(value: float, digits: int = 3) -> str:
     return "–" if math.isnan(value) else f"{value:.{digits}f}"
 
 
+def percent(confidence: float) -> str:
+    """A confidence level as the header names it: 95%, 97.5%, 99.9% (`:.0%` rounded 0.999 to
+    "100%" and 0.975 to "98%")."""
+    return f"{round(confidence * 100, 6):g}%"
+
+
 def report_tables(
     report: AgreementReport, title: str, width: int, focus: str | None = None
 ) -> tuple[list[Table], str]:
@@ -88,7 +94,7 @@ def report_tables(
     items = list(report.items) if len(report.items) > 1 else []
     confidence = report.settings["confidence"]
     overall = report.overall
-    first = ["statistic", f"overall [{confidence:.0%} CI]"]
+    first = ["statistic", f"overall [{percent(confidence)} CI]"]
     columns: list[list[str]] = [[LABELS[name] for name in STATISTICS], []]
     for name in STATISTICS:
         low, high = overall.ci_low.get(name, math.nan), overall.ci_high.get(name, math.nan)
@@ -117,10 +123,11 @@ def report_tables(
         tables.append(table)
     counts = overall.counts
     n_boot = report.settings["bootstrap"]
+    scale = ", ".join(f"{v:g}" for v in report.settings["scale"])
     caption = (
         f"{counts['n_units']} units, {counts['n_raters']} raters, {counts['n_ratings']} ratings "
-        f"({counts['n_na']} N/A), {counts['n_pairs']} paired ratings; scale "
-        f"{', '.join(f'{v:g}' for v in report.settings['scale'])}. "
+        f"({counts['n_na']} N/A), {counts['n_pairs']} paired ratings; "
+        + (f"scale {scale}. " if scale else "no score on a scale (every rating N/A). ")
         + (f"Pairwise statistics: {plain(focus)} against each other rater. " if focus else "")
         + (
             f"CIs: percentile bootstrap over units, {n_boot} resamples; per-item CIs: --format "

@@ -84,7 +84,11 @@ def unit_features(codes: np.ndarray, scale: np.ndarray, pairs: np.ndarray) -> np
         start, end = layout.bounds["tables"]
         features[:, start:end] = tables
     # Multi-rater terms use the scale only: N/A counts as not rated there.
-    counts = np.stack([(codes == c).sum(axis=0) for c in range(n)], axis=1).astype(float)
+    # With no scale value at all (every rating N/A and no --scale), a units x 0 matrix: there is
+    # no column to stack, and numpy refused ("need at least one array to stack").
+    counts = np.zeros((n_units, n))
+    for c in range(n):
+        counts[:, c] = (codes == c).sum(axis=0)
     for name, values in (
         ("coincidences", co.unit_coincidences(counts).reshape(n_units, -1)),
         (
