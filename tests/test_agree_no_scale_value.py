@@ -52,3 +52,11 @@ def test_one_score_throughout_leaves_gwet_undefined_without_a_scale(tmp_path: Pa
     for overall in (seen, fixed):
         assert overall["pao"]["estimate"] == overall["adjacent"]["estimate"] == 1.0
         assert overall["alpha_interval"]["estimate"] is None
+
+
+def test_caption_counts_in_the_singular_for_one(tmp_path: Path) -> None:
+    path = tmp_path / "one_poem.csv"  # one unit, two raters, one pair
+    path.write_text("unit,rater,item,score\np1,a,imagery,3\np1,b,imagery,4\n", encoding="utf-8")
+    table = runner.invoke(app, ["agree", str(path), "--bootstrap", "0"], env={"COLUMNS": "200"})
+    assert table.exit_code == 0, table.output
+    assert "1 unit, 2 raters, 2 ratings (0 N/A), 1 paired rating;" in table.stdout

@@ -15,6 +15,7 @@ from rich.table import Table
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain
 from poemetric.cli.options import error_exit, existing_file, file_warnings, unknown_choice
+from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     from poemetric.reliability import AgreementReport
@@ -125,8 +126,9 @@ def report_tables(
     n_boot = report.settings["bootstrap"]
     scale = ", ".join(f"{v:g}" for v in report.settings["scale"])
     caption = (
-        f"{counts['n_units']} units, {counts['n_raters']} raters, {counts['n_ratings']} ratings "
-        f"({counts['n_na']} N/A), {counts['n_pairs']} paired ratings; "
+        f"{counted(counts['n_units'], 'unit')}, {counted(counts['n_raters'], 'rater')}, "
+        f"{counted(counts['n_ratings'], 'rating')} ({counts['n_na']} N/A), "
+        f"{counted(counts['n_pairs'], 'paired rating')}; "
         + (f"scale {scale}. " if scale else "no score on a scale (every rating N/A). ")
         + (f"Pairwise statistics: {plain(focus)} against each other rater. " if focus else "")
         + (
