@@ -248,6 +248,14 @@ def test_score_command_prints_both_densities(tmp_path: Path) -> None:
     assert "wonder / thunder" in result.output
 
 
+def test_score_command_prints_no_minus_zero_for_a_one_word_poem(tmp_path: Path) -> None:
+    poem = tmp_path / "i.txt"
+    poem.write_text("I I I\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["ghostwriting", "score", str(poem)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "-0.000" not in result.output and "0.000" in result.output
+
+
 def test_score_command_gives_each_poem_the_ttr_analyze_gives_it(tmp_path: Path) -> None:
     """`ghostwriting score` on a folder of poems gave no type-token ratio: only `analyze` did,
     for a run's poems. Its TTR column is the value `analyze`'s per-poem features hold."""
