@@ -186,6 +186,54 @@ def test_a_corpus_holding_the_dataset_poems_is_not_their_copy(
         assert hidden.loc["reciter", "uniqueness"] == scores.loc["human", "uniqueness"]
 
 
+def test_a_corpus_named_twice_or_two_of_one_name_make_no_poem_its_own_copy(
+    reciting_run: Path, tmp_path: Path
+) -> None:
+    """Two texts had one id when a corpus was named twice (`--reference poems.jsonl
+    --reference poems.jsonl`) or two corpora had one name (`a/poems.jsonl`, `b/poems.jsonl`):
+    a human poem's original is left out by id, one copy stayed in, and every human poem was a
+    1.0 near-copy of itself."""
+    with RunStore(reciting_run, create=False) as store:
+        rows = store.query("SELECT poem_id, content FROM poems")
+    lines = "".join(json.dumps({"id": r["poem_id"], "text": r["content"]}) + "\n" for r in rows)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "poems.jsonl").write_text(lines, encoding="utf-8")
+    first, second = str(tmp_path / "a" / "poems.jsonl"), str(tmp_path / "b" / "poems.jsonl")
+    for number, references in enumerate(([first, first], [first, second])):
+        out = tmp_path / f"out-{number}"
+        args = ["ghostwriting", "metrics", "--run", str(reciting_run), "--no-dataset",
+                "--out", str(out)]  # fmt: skip
+        for reference in references:
+            args += ["--reference", reference]
+        result = CliRunner().invoke(app, args, terminal_width=200)
+        assert result.exit_code == 0, result.output
+        scores = pd.read_csv(out / "ghostwriting.csv").set_index("author")
+        assert scores.loc["human", "near_copies"] == 0 and scores.loc["human", "uniqueness"] < 0.3
+        assert scores.loc["reciter", "uniqueness"] == 1.0
+        if number == 0:
+            assert "1 reference corpus named more than once, read once" in result.output
+
+
+def test_score_tells_apart_two_reference_folders_of_one_name(tmp_path: Path) -> None:
+    """`score y/poems/a.txt --reference y/poems --reference x/poems`: both folders' texts were
+    `poems/...`, so leaving out the poem's own file by id left its own file in, and the poem
+    was scored 1.0, a near-copy of itself."""
+    for folder, text in (("x", "A different poem of other words\nwith nothing shared\n"),
+                         ("y", "My heart is full of wonder\nas skies roll on in thunder\n")):  # fmt: skip
+        (tmp_path / folder / "poems").mkdir(parents=True)
+        (tmp_path / folder / "poems" / "a.txt").write_text(text, encoding="utf-8")
+    (tmp_path / "y" / "poems" / "b.txt").write_text("The wind is still upon the hill\n")
+    poem = tmp_path / "y" / "poems" / "a.txt"
+    args = ["ghostwriting", "score", str(poem), "--reference", str(tmp_path / "y" / "poems"),
+            "--reference", str(tmp_path / "x" / "poems")]  # fmt: skip
+    result = CliRunner().invoke(app, args, terminal_width=300)
+    assert result.exit_code == 0, result.output
+    output = " ".join(result.stdout.split())
+    assert "near-copies (>= 0.7): none" in output
+    assert "(poems/a.txt)" not in output  # the two folders' texts are told apart by their paths
+
+
 def test_a_poem_too_short_to_measure_is_left_out_of_its_authors_mean() -> None:
     """A one-word poem's Raplyzer factor was 0 and pulled its author's mean down; it is NaN
     (undefined), which the mean skips, as it skips the density of a poem without syllables."""
@@ -246,6 +294,14 @@ def test_score_command_prints_both_densities(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "0.286" in result.output and "0.364" in result.output
     assert "wonder / thunder" in result.output
+
+
+def test_score_command_prints_no_minus_zero_for_a_one_word_poem(tmp_path: Path) -> None:
+    poem = tmp_path / "i.txt"
+    poem.write_text("I I I\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["ghostwriting", "score", str(poem)], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    assert "-0.000" not in result.output and "0.000" in result.output
 
 
 def test_score_command_gives_each_poem_the_ttr_analyze_gives_it(tmp_path: Path) -> None:

@@ -145,6 +145,15 @@ def test_entropy_weight_and_syllables() -> None:
     )
 
 
+def test_a_text_of_one_repeated_word_weighs_zero_not_minus_zero() -> None:
+    """The weight of "I I I" was -0.0 (and so its density): `ghostwriting score` printed
+    "-0.000" in both columns, and the CSVs held -0.0."""
+    assert math.copysign(1.0, entropy_weight(["i", "i", "i"])) == 1.0
+    measured = rhyme_density("I I I\nI I I I\n")
+    assert math.copysign(1.0, measured.entropy_weight) == 1.0
+    assert math.copysign(1.0, measured.density) == 1.0
+
+
 def test_rhymes_run_from_a_stressed_vowel_to_a_word_end() -> None:
     found = rhyme_density("New York City gritty committee pity the fool").rhymes
     assert ("city gritty", "committee pity") in found  # a four-syllable mosaic rhyme

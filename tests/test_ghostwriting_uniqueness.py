@@ -271,3 +271,25 @@ def test_similarities_equal_stock_scikit_learn_configured_as_the_docs_say(
     ).fit(references)
     expected = (stock.transform(poems) @ stock.transform(references).T).toarray()
     assert index.similarities(poems) == pytest.approx(expected, abs=1e-12)
+
+
+def test_an_excluded_id_leaves_out_every_text_that_has_it(corpus: list[ReferenceText]) -> None:
+    """Only the last text with an excluded id was left out: with two copies under one id, the
+    poem was compared with the other copy, its own text (1.0)."""
+    poem = corpus[0]
+    twice = UniquenessIndex([poem, *corpus[1:], ReferenceText(poem.id, poem.text, poem.label)])
+    (nearest,) = twice.nearest([poem.text], [{poem.id}])
+    assert nearest.reference_id != poem.id and nearest.similarity < NEAR_COPY_THRESHOLD
+
+
+def test_corpora_named_twice_are_read_once_and_corpora_of_one_name_keep_apart(
+    tmp_path: Path,
+) -> None:
+    for folder in ("x", "y"):
+        (tmp_path / folder / "poems").mkdir(parents=True)
+        (tmp_path / folder / "poems" / "a.txt").write_text(f"poem in {folder}\n", encoding="utf-8")
+    x, y = tmp_path / "x" / "poems", tmp_path / "y" / "poems"
+    loaded = load_reference_corpora([x, y, tmp_path / "x" / ".." / "x" / "poems"])
+    assert [t.id for t in loaded.texts] == [f"{x}/a.txt", f"{y}/a.txt"]
+    assert loaded.notes == ["1 reference corpus named more than once, read once"]
+    assert [t.id for t in load_reference_corpora([x]).texts] == ["poems/a.txt"]

@@ -30,16 +30,17 @@ class OwnUniqueness:
     notes: list[str] = field(default_factory=list)
 
 
-def _own_ids(poem: Path, corpora: Sequence[Path]) -> set[str]:
-    """The reference ids (`load_reference_corpus`'s) that are the poem's own file."""
+def _own_ids(poem: Path, corpora: Sequence[tuple[Path, str]]) -> set[str]:
+    """The reference ids (`load_reference_corpus`'s, with `reference_corpora`'s prefixes) that
+    are the poem's own file."""
     resolved = poem.resolve()
     ids: set[str] = set()
-    for corpus in corpora:
+    for corpus, prefix in corpora:
         root = corpus.resolve()
         if corpus.is_dir() and resolved.is_relative_to(root):
-            ids.add(f"{corpus.name}/{resolved.relative_to(root)}")
+            ids.add(f"{prefix}/{resolved.relative_to(root)}")
         elif corpus.is_file() and root == resolved:
-            ids.add(corpus.name)
+            ids.add(prefix)
     return ids
 
 
@@ -48,12 +49,16 @@ def own_poems_uniqueness(
 ) -> OwnUniqueness:
     """Uniqueness of each (file, text) against the texts of `corpora`; raises
     `ReferenceCorpusError` for an unreadable corpus, or one with no text but the poems' own."""
-    from poemetric.ghostwriting.references import ReferenceCorpusError, load_reference_corpora
+    from poemetric.ghostwriting.references import (
+        ReferenceCorpusError,
+        load_reference_corpora,
+        reference_corpora,
+    )
     from poemetric.ghostwriting.uniqueness import UniquenessIndex, is_near_copy
     from poemetric.text.plural import counted
 
     loaded = load_reference_corpora(corpora)
-    exclude = [_own_ids(path, corpora) for path, _ in poems]
+    exclude = [_own_ids(path, reference_corpora(corpora)) for path, _ in poems]
     ids = {text.id for text in loaded.texts}
     if all(ids <= mine for mine in exclude):
         raise ReferenceCorpusError(

@@ -17,6 +17,7 @@ An empty (or blank) ``.txt`` file in a folder is left out and named in `Referenc
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +26,7 @@ import pandas as pd
 
 from poemetric.ghostwriting.uniqueness import ReferenceText
 from poemetric.store import RunStore
+from poemetric.text.plural import counted
 
 TEXT_COLUMNS = ("text", "content")
 
@@ -72,12 +74,17 @@ def _label(author: object, title: object) -> str:
 
 
 def load_reference_corpus(
-    path: str | Path, empty: list[Path] | None = None, notes: list[str] | None = None
+    path: str | Path,
+    empty: list[Path] | None = None,
+    notes: list[str] | None = None,
+    *,
+    prefix: str | None = None,
 ) -> list[ReferenceText]:
-    """Texts of a user corpus (see the module docstring); ids are prefixed with the file name.
-    The empty files of a folder are left out and added to `empty`; `notes` gets how a file was
-    read (`FILE: ...`: Windows-1252, semicolon-separated)."""
+    """Texts of a user corpus (see the module docstring); ids are prefixed with `prefix`,
+    by default the file or folder name. The empty files of a folder are left out and added to
+    `empty`; `notes` gets how a file was read (`FILE: ...`: Windows-1252, semicolon-separated)."""
     source = Path(path)
+    name = source.name if prefix is None else prefix
     if source.is_dir():
         files = sorted(source.rglob("*.txt"))
         if not files:
@@ -88,9 +95,7 @@ def load_reference_corpus(
         for file in files:
             text = _read_text(file, read_so)
             if text.strip():
-                texts.append(
-                    ReferenceText(f"{source.name}/{file.relative_to(source)}", text, file.stem)
-                )
+                texts.append(ReferenceText(f"{name}/{file.relative_to(source)}", text, file.stem))
             else:
                 blank.append(file)
         if not texts:
@@ -112,8 +117,8 @@ def load_reference_corpus(
         text = _read_text(source, notes)
         if not text.strip():
             raise ReferenceCorpusError(f"{source}:1: the file is empty")
-        return [ReferenceText(source.name, text, source.stem)]
-    return _table_texts(source, notes)
+        return [ReferenceText(name, text, source.stem)]
+    return _table_texts(source, notes, name)
 
 
 def _read_text(path: Path, notes: list[str] | None) -> str:
@@ -129,7 +134,7 @@ def _read_text(path: Path, notes: list[str] | None) -> str:
     return read.text
 
 
-def _table_texts(path: Path, notes: list[str] | None) -> list[ReferenceText]:
+def _table_texts(path: Path, notes: list[str] | None, name: str) -> list[ReferenceText]:
     from poemetric.data.io import DatasetError, read_table
 
     try:
@@ -163,7 +168,7 @@ def _table_texts(path: Path, notes: list[str] | None) -> list[ReferenceText]:
         else:
             seen.add(record_id)
             label = _label(values.get("author"), values.get("title"))
-            texts.append(ReferenceText(f"{path.name}:{record_id}", text, label))
+            texts.append(ReferenceText(f"{name}:{record_id}", text, label))
             continue
         location = f"{path}:{record.line}" if where == "line" else f"{path}:row {record.line}"
         problems.append((record.line, f"{location}: {reason}"))
@@ -186,9 +191,31 @@ def _shown(value: object) -> str:
     return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
+def reference_corpora(paths: Sequence[str | Path]) -> list[tuple[Path, str]]:
+    """The corpora to read, each with the prefix of its texts' ids: a corpus named twice (the
+    same file or folder, however written) once, and each by its name (`poems`, `sample.jsonl`)
+    unless another corpus has that name too: then by the path as given (`x/poems`, `y/poems`).
+    Ids must name one text each: two folders both called `poems` gave two texts the id
+    `poems/a.txt`, and a corpus named twice gave every text of it two copies of one id; a poem's
+    own file or a human poem's original is left out of its comparisons by id, so one of the
+    copies stayed in, and the poem scored 1.0 as a near-copy of itself."""
+    corpora: dict[Path, Path] = {}
+    for path in map(Path, paths):
+        corpora.setdefault(path.resolve(), path)
+    names = Counter(path.name for path in corpora.values())
+    return [(path, path.name if names[path.name] == 1 else str(path)) for path in corpora.values()]
+
+
 def load_reference_corpora(paths: Sequence[str | Path]) -> ReferenceCorpora:
-    """Every text of every named corpus, in order, and the empty files left out."""
+    """Every text of every named corpus, in order (`reference_corpora`: one id per text), and
+    the empty files left out."""
     loaded = ReferenceCorpora()
-    for path in paths:
-        loaded.texts += load_reference_corpus(path, loaded.empty, loaded.notes)
+    corpora = reference_corpora(paths)
+    if len(corpora) < len(paths):
+        loaded.notes.append(
+            f"{counted(len(paths) - len(corpora), 'reference corpus', 'reference corpora')} "
+            "named more than once, read once"
+        )
+    for path, prefix in corpora:
+        loaded.texts += load_reference_corpus(path, loaded.empty, loaded.notes, prefix=prefix)
     return loaded

@@ -74,7 +74,11 @@ def entropy_weight(tokens: list[str]) -> float:
     total = len(tokens)
     if total < 2:
         return 1.0
-    entropy = -sum(count / total * math.log2(count / total) for count in Counter(tokens).values())
+    # 0.0 - sum, not -sum: negated, the sum 0.0 of a text of one repeated word was -0.0, printed
+    # as "-0.000" (its density too) in every table; every other value is the same to the bit.
+    entropy = 0.0 - sum(
+        count / total * math.log2(count / total) for count in Counter(tokens).values()
+    )
     return entropy / math.log2(total)
 
 

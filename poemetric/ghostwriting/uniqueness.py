@@ -134,7 +134,9 @@ class UniquenessIndex:
         for text i (e.g. a human poem itself, or the original a poem was prompted with)."""
         if not texts:
             return []
-        positions = {r.id: k for k, r in enumerate(self.references)}
+        positions: dict[str, list[int]] = {}
+        for k, reference in enumerate(self.references):
+            positions.setdefault(reference.id, []).append(k)
         results: list[Nearest] = []
         # Scored a block of texts at a time: the dense texts x references matrix of a run of
         # 31,000 poems against 1,000 references alone is 250 MB (and its temporaries 4 times).
@@ -150,15 +152,15 @@ class UniquenessIndex:
         text_scores: np.ndarray,
         exclude: Sequence[Collection[str]] | None,
         row: int,
-        positions: dict[str, int],
+        positions: dict[str, list[int]],
     ) -> Nearest:
         import numpy as np
 
         skipped = exclude[row] if exclude is not None else ()
         masked = text_scores.copy()
         for reference_id in skipped:
-            if reference_id in positions:
-                masked[positions[reference_id]] = -1.0
+            # Every text with the id: two with one id (a corpus built by hand) are both left out.
+            masked[positions.get(reference_id, [])] = -1.0
         if np.isnan(masked).all():
             return Nearest(math.nan, None, None)
         best = int(np.argmax(masked))
