@@ -35,8 +35,12 @@ class JudgmentRows(ParsedAnswerRows):
     ) -> dict[str, Any]:
         row = super().ok_row(job, completion, cost_usd=cost_usd, batch_id=batch_id)
         earlier = _turns(job)
+        row_reasoning = row["reasoning_tokens"]
         for column in _SUMMED_OVER_TURNS:  # every turn was paid
             row[column] = (row[column] or 0) + sum(turn.get(column) or 0 for turn in earlier)
+        counts = [row_reasoning, *(turn.get("reasoning_tokens", 0) for turn in earlier)]
+        # A turn whose provider gave no figure (None) leaves the sum unknown, not short.
+        row["reasoning_tokens"] = None if None in counts else sum(counts)
         row["structured"] = answered_mode(job.row.get("structured"), completion)
         return row
 
@@ -107,8 +111,9 @@ class JudgmentRows(ParsedAnswerRows):
         )
 
 
-#: Columns that add up every turn of a re-asked judgment (each turn was paid).
-_SUMMED_OVER_TURNS = ("cost_usd", "input_tokens", "output_tokens", "reasoning_tokens")
+#: Columns that add up every turn of a re-asked judgment (each turn was paid); so does
+#: `reasoning_tokens`, unknown (None) when any turn's is.
+_SUMMED_OVER_TURNS = ("cost_usd", "input_tokens", "output_tokens")
 
 
 def reask_prompt(reason: str) -> str:

@@ -130,12 +130,16 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
     ) -> Completion:
         texts: list[str] = []
         thoughts: list[str] = []
+        thought = False  # a thinking block, its text shown or redacted
         for block in message.content:
             kind = getattr(block, "type", None)
             if kind == "text":
                 texts.append(block.text)
             elif kind == "thinking":
                 thoughts.append(block.thinking)
+                thought = True
+            elif kind == "redacted_thinking":
+                thought = True
             elif kind == "tool_use":
                 # Structured output arrives as the tool's input; it becomes the answer text.
                 texts.append(("\n" if texts else "") + json.dumps(block.input, ensure_ascii=False))
@@ -144,9 +148,12 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
             raise ValueError("the message has no usage")
         # A compatible server may leave a count out or null (the SDK does not validate): None
         # failed the job, the answer paid for dropped and bought again by every later run.
+        # Thinking is counted only inside `output_tokens`: how much of it is unknown (None),
+        # not 0, for an answer that thought; one without a thinking block spent none.
         usage = TokenUsage(
             input_tokens=getattr(counts, "input_tokens", None) or 0,
             output_tokens=getattr(counts, "output_tokens", None) or 0,
+            reasoning_tokens=None if thought else 0,
         )
         return Completion(
             text="".join(texts),
