@@ -136,3 +136,23 @@ def test_a_reasked_judgment_with_an_unknown_turn_has_unknown_reasoning_tokens(
     (first,) = json.loads(row["turns"])
     assert first["reasoning"] == "one two three" and first["reasoning_tokens"] is None
     assert row["output_tokens"] > 0  # the known counts still add up
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        f"<think>Three tercets, then a quatrain.</think>\n{POEM}",
+        # an R1 chat template opens the block itself: only its closing tag is in the answer
+        f"Three tercets, then a quatrain.\n</think>\n\n{POEM}",
+    ],
+)
+def test_reasoning_inline_in_the_text_makes_a_zero_count_unknown(
+    tmp_path: Path, answer: str
+) -> None:
+    """vLLM's and transformers' engines, and compatible servers, count no reasoning: a model
+    that thinks inline (DeepSeek-R1 distills, QwQ) stored 0 reasoning tokens beside its
+    reasoning."""
+    with NoDetailsServer(lambda call: answer) as server:
+        (row,) = generated_rows(tmp_path, author_spec("openai-compatible", server.base_url))
+    assert row["poem"] == POEM and row["reasoning"] == "Three tercets, then a quatrain."
+    assert row["reasoning_tokens"] is None

@@ -16,7 +16,7 @@ from poemetric.prompts import JUDGE_REASK_TEMPLATE, bundled_template
 from poemetric.providers.base import ChatMessage, Completion, ModelSpec
 from poemetric.questionnaire import DIMENSION_KEYS, JudgeParseError
 from poemetric.runner.jobs import Job, follow_up_cache_key
-from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows
+from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, reasoning_tokens
 from poemetric.store.db import to_json
 
 
@@ -88,7 +88,7 @@ class JudgmentRows(ParsedAnswerRows):
                 "cost_usd": cost_usd,
                 "input_tokens": completion.usage.input_tokens,
                 "output_tokens": completion.usage.output_tokens,
-                "reasoning_tokens": completion.usage.reasoning_tokens,
+                "reasoning_tokens": reasoning_tokens(completion),
             },
         ]
         # The judge sees its answer again without its reasoning (an inline <think> block):
