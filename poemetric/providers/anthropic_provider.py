@@ -19,6 +19,8 @@ from poemetric.providers.base import (
     BatchStatus,
     Completion,
     GenerationRequest,
+    GenerationSettings,
+    ModelSpec,
     ProviderError,
     TokenUsage,
     creating_batch,
@@ -59,17 +61,19 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
         await client.close()
 
     # -- request -----------------------------------------------------------------------------
+    @classmethod
+    def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
+        """`seed` and `reasoning_effort`, which the Messages API does not have: each request
+        would be refused, one error row per job."""
+        return _refusals(spec.settings)
+
     def request_params(self, request: GenerationRequest) -> dict[str, Any]:
         """The JSON parameters of one Messages request (also the `params` of a batch item)."""
         settings = request.settings
-        unsupported_values = {"seed": settings.seed, "reasoning_effort": settings.reasoning_effort}
-        for unsupported, value in unsupported_values.items():
-            if value is not None:
-                raise ProviderError(
-                    f"anthropic: the Messages API has no {unsupported}; remove it from the "
-                    "model's settings (use reasoning_budget_tokens for extended thinking)",
-                    retryable=False,
-                )
+        refused = _refusals(settings)
+        if refused:  # a model file setting one is refused on loading (`refused_settings`)
+            field, why = next(iter(refused.items()))
+            raise ProviderError(f"anthropic: {field}: {why}", retryable=False)
         system = [m.content for m in request.messages if m.role == "system"]
         params: dict[str, Any] = {
             "model": self.spec.model,
@@ -255,6 +259,21 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
         return ProviderError(
             f"{self.name}: batch item {kind} before it was processed", retryable=True
         )
+
+
+def _refusals(settings: GenerationSettings) -> dict[str, str]:
+    """The settings the Messages API does not have, each with why (`refused_settings`)."""
+    refused: dict[str, str] = {}
+    if settings.seed is not None:
+        refused["seed"] = (
+            "the Anthropic Messages API has no seed; remove it from the model's settings"
+        )
+    if settings.reasoning_effort is not None:
+        refused["reasoning_effort"] = (
+            "the Anthropic Messages API has no reasoning_effort; use reasoning_budget_tokens "
+            "for extended thinking"
+        )
+    return refused
 
 
 #: Parameters passed as SDK keyword arguments. Sampling parameters (temperature, top_p, top_k) go
