@@ -156,3 +156,16 @@ def test_reasoning_inline_in_the_text_makes_a_zero_count_unknown(
         (row,) = generated_rows(tmp_path, author_spec("openai-compatible", server.base_url))
     assert row["poem"] == POEM and row["reasoning"] == "Three tercets, then a quatrain."
     assert row["reasoning_tokens"] is None
+
+
+def test_an_anthropic_count_of_the_thinking_is_stored_where_the_api_gives_one(
+    tmp_path: Path,
+) -> None:
+    """Recent releases of the API count the thinking in `output_tokens_details`."""
+    with AnthropicServer(
+        lambda call: Reply(text=POEM, reasoning="plan the refrains"), report_thinking_tokens=True
+    ) as server:
+        (row,) = generated_rows(
+            tmp_path, author_spec("anthropic", server.base_url, reasoning_budget_tokens=2048)
+        )
+    assert row["output_tokens"] == 8 + 3 and row["reasoning_tokens"] == 3

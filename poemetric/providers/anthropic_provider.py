@@ -152,12 +152,10 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
             raise ValueError("the message has no usage")
         # A compatible server may leave a count out or null (the SDK does not validate): None
         # failed the job, the answer paid for dropped and bought again by every later run.
-        # Thinking is counted only inside `output_tokens`: how much of it is unknown (None),
-        # not 0, for an answer that thought; one without a thinking block spent none.
         usage = TokenUsage(
             input_tokens=getattr(counts, "input_tokens", None) or 0,
             output_tokens=getattr(counts, "output_tokens", None) or 0,
-            reasoning_tokens=None if thought else 0,
+            reasoning_tokens=_thinking_tokens(counts, thought),
         )
         return Completion(
             text="".join(texts),
@@ -259,6 +257,21 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
         return ProviderError(
             f"{self.name}: batch item {kind} before it was processed", retryable=True
         )
+
+
+def _thinking_tokens(counts: Any, thought: bool) -> int | None:
+    """The thinking tokens of a message's `usage`: `output_tokens_details.thinking_tokens`
+    where the API gives it (recent releases); else, as thinking is then counted only inside
+    `output_tokens`, unknown (None) for an answer that thought, not 0, and 0 for one without
+    a thinking block."""
+    details = getattr(counts, "output_tokens_details", None)
+    if isinstance(details, dict):  # an SDK release that does not declare the field
+        counted = details.get("thinking_tokens")
+    else:
+        counted = getattr(details, "thinking_tokens", None)
+    if isinstance(counted, int) and not isinstance(counted, bool):
+        return counted
+    return None if thought else 0
 
 
 def _refusals(settings: GenerationSettings) -> dict[str, str]:
