@@ -94,7 +94,11 @@ def test_settings_the_other_adapters_cannot_send_make_the_file_unusable(
             "claude-effort": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
             "settings: {reasoning_effort: high}\n",
             "claude-ok": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
-            "settings: {temperature: 0.7, top_k: 40, reasoning_budget_tokens: 2048}\n",
+            "settings: {temperature: 0.7, top_k: 40}\n",
+            "claude-thinking-ok": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings: {temperature: 1, top_p: 0.95, reasoning_budget_tokens: 2048}\n",
+            "claude-thinking": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings: {temperature: 0.7, top_k: 40, top_p: 0.9, reasoning_budget_tokens: 2048}\n",
             "vllm-budget": "name: NAME\nprovider: vllm\nmodel: org/m\n"
             "settings: {max_tokens: 900, reasoning_budget_tokens: 2000}\n",
             "hf-stop": "name: NAME\nprovider: transformers\nmodel: org/m\n"
@@ -113,6 +117,10 @@ def test_settings_the_other_adapters_cannot_send_make_the_file_unusable(
         "settings.reasoning_effort: the Anthropic Messages API has no reasoning_effort; "
         "use reasoning_budget_tokens"
     )
+    assert unusable["claude-thinking"].reason == (
+        "settings.temperature: extended thinking (reasoning_budget_tokens) takes no temperature "
+        "but 1; remove it (and 2 more)"
+    )
     assert unusable["vllm-budget"].reason.startswith(
         "settings.reasoning_budget_tokens: not a vLLM sampling setting"
     )
@@ -121,4 +129,5 @@ def test_settings_the_other_adapters_cannot_send_make_the_file_unusable(
     )
     usable = catalog.specs()
     assert usable["claude-ok"].settings.top_k == 40
+    assert usable["claude-thinking-ok"].settings.top_p == 0.95
     assert usable["hf-ok"].settings.seed == 3

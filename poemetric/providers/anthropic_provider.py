@@ -63,8 +63,9 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
     # -- request -----------------------------------------------------------------------------
     @classmethod
     def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
-        """`seed` and `reasoning_effort`, which the Messages API does not have: each request
-        would be refused, one error row per job."""
+        """`seed` and `reasoning_effort`, which the Messages API does not have, and with
+        extended thinking a `temperature` other than 1, `top_k`, or `top_p` below 0.95, which
+        it refuses: each request would be refused, one error row per job."""
         return _refusals(spec.settings)
 
     def request_params(self, request: GenerationRequest) -> dict[str, Any]:
@@ -286,6 +287,14 @@ def _refusals(settings: GenerationSettings) -> dict[str, str]:
             "the Anthropic Messages API has no reasoning_effort; use reasoning_budget_tokens "
             "for extended thinking"
         )
+    if settings.reasoning_budget_tokens:  # extended thinking: the API refuses these with it
+        thinking = "extended thinking (reasoning_budget_tokens) takes"
+        if settings.temperature not in (None, 1):
+            refused["temperature"] = f"{thinking} no temperature but 1; remove it"
+        if settings.top_k is not None:
+            refused["top_k"] = f"{thinking} no top_k; remove it"
+        if settings.top_p is not None and settings.top_p < 0.95:
+            refused["top_p"] = f"{thinking} top_p from 0.95 to 1 only"
     return refused
 
 
