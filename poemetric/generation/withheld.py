@@ -1,6 +1,8 @@
 """The generated answers a run holds that the provider, not the model, ended: a safety or
-content filter (Gemini `SAFETY`, `RECITATION`, `PROHIBITED_CONTENT`; OpenAI `content_filter`)
-or a refusal (Anthropic `refusal`), per model.
+content filter (Gemini `SAFETY`, `RECITATION`, `PROHIBITED_CONTENT`; OpenAI `content_filter`),
+a refusal (Anthropic `refusal`), or another of its stops (Gemini `OTHER`, Anthropic
+`model_context_window_exceeded`), per model: any finish reason but the model's own stop and
+the token limit (`poemetric.providers.finish_reasons.ended_by_provider`).
 
 Such an answer is the provider's answer to the prompt, stored as done as every answer is: an
 empty one is skipped by the form check and the judges as not a poem, one cut short is scored as
@@ -42,7 +44,8 @@ class WithheldAnswers:
         return (
             f"{self.ended:,} of {self.held:,} {plural(self.held, 'answer', 'answers')} in the "
             f"run {plural(self.ended, 'was', 'were')} ended by the provider, not the model "
-            f"({reasons}, empty: {self.empty:,}): a safety or content filter, or a refusal. "
+            f"({reasons}, empty: {self.empty:,}): a safety or content filter, a refusal, or "
+            "another of the provider's stops. "
             "Stored as done, as the provider's answers: the form check and the judges skip an "
             "empty poem as not a poem and score a cut one as written, and a run never asks "
             "again for a poem it holds (generate into a new --run to ask again)."
