@@ -98,15 +98,16 @@ def test_a_provider_that_takes_a_seed_gets_each_poems_seed(
 def test_every_call_failing_is_an_error_with_the_first_reason(
     tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:
-    """A seed in the model file (which Anthropic has no use for) fails every call: "0 pairs"."""
+    """Every call refused (a 400 each): "0 pairs"."""
     pairs = tmp_path / "pairs.jsonl"
-    with AnthropicServer(rhyming, api_key=TEST_KEY) as server:
-        model_file(user_model, server, "settings:", "  seed: 3")
+    faults = [Fault.client_error(400, "injected bad request")] * 4
+    with AnthropicServer(rhyming, api_key=TEST_KEY, faults=faults) as server:
+        model_file(user_model, server)
         code, output = build(pairs)
     assert code == 1 and not pairs.exists()
     assert (
         "error: last_line: all 4 calls to liner failed, no line was written; first error: "
-        "anthropic: the Messages API has no seed" in " ".join(output.split())
+        "anthropic: HTTP 400: " in " ".join(output.split())
     )
 
 

@@ -76,3 +76,58 @@ def test_what_each_openai_file_may_set(tmp_path: Path, monkeypatch: pytest.Monke
     usable = catalog.specs()
     assert usable["not-reasoning"].settings.temperature == 0.2
     assert usable["chat"].settings.top_p == 0.9
+
+
+def test_settings_the_other_adapters_cannot_send_make_the_file_unusable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anthropic's `seed` and `reasoning_effort`, vLLM's and transformers' reasoning settings
+    and transformers' `stop` were refused by the adapter at every call: the file loaded,
+    `poemetric models` listed it as usable, and a run stored one error row per job (tried
+    again, and refused again, by every later run)."""
+    _user_folder(
+        tmp_path,
+        monkeypatch,
+        {
+            "claude-seed": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings:\n  max_tokens: 900\n  seed: 7\n",
+            "claude-effort": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings: {reasoning_effort: high}\n",
+            "claude-ok": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings: {temperature: 0.7, top_k: 40}\n",
+            "claude-thinking-ok": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings: {temperature: 1, top_p: 0.95, reasoning_budget_tokens: 2048}\n",
+            "claude-thinking": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings: {temperature: 0.7, top_k: 40, top_p: 0.9, reasoning_budget_tokens: 2048}\n",
+            "vllm-budget": "name: NAME\nprovider: vllm\nmodel: org/m\n"
+            "settings: {max_tokens: 900, reasoning_budget_tokens: 2000}\n",
+            "hf-stop": "name: NAME\nprovider: transformers\nmodel: org/m\n"
+            "settings: {stop: ['END']}\n",
+            "hf-ok": "name: NAME\nprovider: transformers\nmodel: org/m\n"
+            "settings: {temperature: 0.7, top_k: 40, seed: 3}\n",
+        },
+    )
+    catalog = load_catalog()
+    unusable = catalog.unusable
+    assert unusable["claude-seed"].reason.startswith(
+        "settings.seed: the Anthropic Messages API has no seed"
+    )
+    assert "claude-seed.yaml:6: settings.seed" in unusable["claude-seed"].detail
+    assert unusable["claude-effort"].reason.startswith(
+        "settings.reasoning_effort: the Anthropic Messages API has no reasoning_effort; "
+        "use reasoning_budget_tokens"
+    )
+    assert unusable["claude-thinking"].reason == (
+        "settings.temperature: extended thinking (reasoning_budget_tokens) takes no temperature "
+        "but 1; remove it (and 2 more)"
+    )
+    assert unusable["vllm-budget"].reason.startswith(
+        "settings.reasoning_budget_tokens: not a vLLM sampling setting"
+    )
+    assert unusable["hf-stop"].reason.startswith(
+        "settings.stop: not supported by the transformers provider"
+    )
+    usable = catalog.specs()
+    assert usable["claude-ok"].settings.top_k == 40
+    assert usable["claude-thinking-ok"].settings.top_p == 0.95
+    assert usable["hf-ok"].settings.seed == 3

@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
+from poemetric.generation.withheld import withheld_answers
 from poemetric.providers.base import Completion, ModelSpec, RunCorpus
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageInterrupted, StageReport
@@ -145,8 +146,10 @@ def run_generation(
         )
     except StageInterrupted as stop:  # its summary says so too
         note_cut_poems(store, stop.report)
+        note_withheld_answers(store, stop.report)
         raise
     note_cut_poems(store, report)
+    note_withheld_answers(store, report)
     return report
 
 
@@ -159,6 +162,20 @@ def note_cut_poems(store: RunStore, report: StageReport) -> None:
     for model in report.models:
         if (entry := cut.get(model.model)) is not None:
             warning = cut_poems_warning(entry)
+            if warning not in model.warnings:  # an isolated model's child said it already
+                model.warnings.append(warning)
+
+
+def note_withheld_answers(store: RunStore, report: StageReport) -> None:
+    """A warning under each model's summary for its answers in the run that the provider, not
+    the model, ended (a safety or content filter, a refusal: `poemetric.generation.withheld`)."""
+    if report.dry_run:
+        return
+    names = [model.model for model in report.models]
+    withheld = {entry.author: entry for entry in withheld_answers(store, names)}
+    for model in report.models:
+        if (entry := withheld.get(model.model)) is not None:
+            warning = entry.warning()
             if warning not in model.warnings:  # an isolated model's child said it already
                 model.warnings.append(warning)
 

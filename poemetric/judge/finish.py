@@ -20,16 +20,11 @@ from collections.abc import Sequence
 from poemetric.judge.parse import answer_outside_reasoning
 from poemetric.judge.pending import CUT_BEFORE_ANSWER
 from poemetric.providers.base import Completion, GenerationSettings, ModelSpec
+from poemetric.providers.finish_reasons import OWN_STOPS as OWN_STOPS
 from poemetric.providers.finish_reasons import stopped_at_token_limit
 from poemetric.runner.report import StageReport
 from poemetric.store.db import RunStore
 from poemetric.text.plural import counted, plural
-
-#: Finish reasons (lower case) of an answer the model ended itself, across providers (None:
-#: the provider gave none).
-OWN_STOPS = frozenset(
-    {"stop", "end_turn", "stop_sequence", "tool_use", "tool_calls", "finish_reason_unspecified"}
-)
 
 
 def cut_at_token_limit(completion: Completion) -> bool:

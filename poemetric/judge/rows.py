@@ -16,7 +16,7 @@ from poemetric.prompts import JUDGE_REASK_TEMPLATE, bundled_template
 from poemetric.providers.base import ChatMessage, Completion, ModelSpec
 from poemetric.questionnaire import DIMENSION_KEYS, JudgeParseError
 from poemetric.runner.jobs import Job, follow_up_cache_key
-from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows
+from poemetric.runner.rows import UNPARSABLE, ParsedAnswerRows, reasoning_tokens
 from poemetric.store.db import to_json
 
 
@@ -35,8 +35,12 @@ class JudgmentRows(ParsedAnswerRows):
     ) -> dict[str, Any]:
         row = super().ok_row(job, completion, cost_usd=cost_usd, batch_id=batch_id)
         earlier = _turns(job)
+        row_reasoning = row["reasoning_tokens"]
         for column in _SUMMED_OVER_TURNS:  # every turn was paid
             row[column] = (row[column] or 0) + sum(turn.get(column) or 0 for turn in earlier)
+        counts = [row_reasoning, *(turn.get("reasoning_tokens", 0) for turn in earlier)]
+        # A turn whose provider gave no figure (None) leaves the sum unknown, not short.
+        row["reasoning_tokens"] = None if None in counts else sum(counts)
         row["structured"] = answered_mode(job.row.get("structured"), completion)
         return row
 
@@ -84,7 +88,7 @@ class JudgmentRows(ParsedAnswerRows):
                 "cost_usd": cost_usd,
                 "input_tokens": completion.usage.input_tokens,
                 "output_tokens": completion.usage.output_tokens,
-                "reasoning_tokens": completion.usage.reasoning_tokens,
+                "reasoning_tokens": reasoning_tokens(completion),
             },
         ]
         # The judge sees its answer again without its reasoning (an inline <think> block):
@@ -107,8 +111,9 @@ class JudgmentRows(ParsedAnswerRows):
         )
 
 
-#: Columns that add up every turn of a re-asked judgment (each turn was paid).
-_SUMMED_OVER_TURNS = ("cost_usd", "input_tokens", "output_tokens", "reasoning_tokens")
+#: Columns that add up every turn of a re-asked judgment (each turn was paid); so does
+#: `reasoning_tokens`, unknown (None) when any turn's is.
+_SUMMED_OVER_TURNS = ("cost_usd", "input_tokens", "output_tokens")
 
 
 def reask_prompt(reason: str) -> str:

@@ -19,6 +19,8 @@ from poemetric.providers.base import (
     BatchStatus,
     Completion,
     GenerationRequest,
+    GenerationSettings,
+    ModelSpec,
     ProviderError,
     TokenUsage,
     creating_batch,
@@ -59,17 +61,20 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
         await client.close()
 
     # -- request -----------------------------------------------------------------------------
+    @classmethod
+    def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
+        """`seed` and `reasoning_effort`, which the Messages API does not have, and with
+        extended thinking a `temperature` other than 1, `top_k`, or `top_p` below 0.95, which
+        it refuses: each request would be refused, one error row per job."""
+        return _refusals(spec.settings)
+
     def request_params(self, request: GenerationRequest) -> dict[str, Any]:
         """The JSON parameters of one Messages request (also the `params` of a batch item)."""
         settings = request.settings
-        unsupported_values = {"seed": settings.seed, "reasoning_effort": settings.reasoning_effort}
-        for unsupported, value in unsupported_values.items():
-            if value is not None:
-                raise ProviderError(
-                    f"anthropic: the Messages API has no {unsupported}; remove it from the "
-                    "model's settings (use reasoning_budget_tokens for extended thinking)",
-                    retryable=False,
-                )
+        refused = _refusals(settings)
+        if refused:  # a model file setting one is refused on loading (`refused_settings`)
+            field, why = next(iter(refused.items()))
+            raise ProviderError(f"anthropic: {field}: {why}", retryable=False)
         system = [m.content for m in request.messages if m.role == "system"]
         params: dict[str, Any] = {
             "model": self.spec.model,
@@ -130,12 +135,16 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
     ) -> Completion:
         texts: list[str] = []
         thoughts: list[str] = []
+        thought = False  # a thinking block, its text shown or redacted
         for block in message.content:
             kind = getattr(block, "type", None)
             if kind == "text":
                 texts.append(block.text)
             elif kind == "thinking":
                 thoughts.append(block.thinking)
+                thought = True
+            elif kind == "redacted_thinking":
+                thought = True
             elif kind == "tool_use":
                 # Structured output arrives as the tool's input; it becomes the answer text.
                 texts.append(("\n" if texts else "") + json.dumps(block.input, ensure_ascii=False))
@@ -147,6 +156,7 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
         usage = TokenUsage(
             input_tokens=getattr(counts, "input_tokens", None) or 0,
             output_tokens=getattr(counts, "output_tokens", None) or 0,
+            reasoning_tokens=_thinking_tokens(counts, thought),
         )
         return Completion(
             text="".join(texts),
@@ -248,6 +258,44 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
         return ProviderError(
             f"{self.name}: batch item {kind} before it was processed", retryable=True
         )
+
+
+def _thinking_tokens(counts: Any, thought: bool) -> int | None:
+    """The thinking tokens of a message's `usage`: `output_tokens_details.thinking_tokens`
+    where the API gives it (recent releases); else, as thinking is then counted only inside
+    `output_tokens`, unknown (None) for an answer that thought, not 0, and 0 for one without
+    a thinking block."""
+    details = getattr(counts, "output_tokens_details", None)
+    if isinstance(details, dict):  # an SDK release that does not declare the field
+        counted = details.get("thinking_tokens")
+    else:
+        counted = getattr(details, "thinking_tokens", None)
+    if isinstance(counted, int) and not isinstance(counted, bool):
+        return counted
+    return None if thought else 0
+
+
+def _refusals(settings: GenerationSettings) -> dict[str, str]:
+    """The settings the Messages API does not have, each with why (`refused_settings`)."""
+    refused: dict[str, str] = {}
+    if settings.seed is not None:
+        refused["seed"] = (
+            "the Anthropic Messages API has no seed; remove it from the model's settings"
+        )
+    if settings.reasoning_effort is not None:
+        refused["reasoning_effort"] = (
+            "the Anthropic Messages API has no reasoning_effort; use reasoning_budget_tokens "
+            "for extended thinking"
+        )
+    if settings.reasoning_budget_tokens:  # extended thinking: the API refuses these with it
+        thinking = "extended thinking (reasoning_budget_tokens) takes"
+        if settings.temperature not in (None, 1):
+            refused["temperature"] = f"{thinking} no temperature but 1; remove it"
+        if settings.top_k is not None:
+            refused["top_k"] = f"{thinking} no top_k; remove it"
+        if settings.top_p is not None and settings.top_p < 0.95:
+            refused["top_p"] = f"{thinking} top_p from 0.95 to 1 only"
+    return refused
 
 
 #: Parameters passed as SDK keyword arguments. Sampling parameters (temperature, top_p, top_k) go

@@ -241,9 +241,14 @@ class RunCorpus:
 
 @dataclass
 class TokenUsage:
+    """A response's token counts. `output_tokens` includes any reasoning, as billed.
+    `reasoning_tokens` is None where the provider gives no figure for a response that reasoned
+    (Anthropic's usage counts thinking only inside `output_tokens`): unknown, stored as NULL,
+    not 0, which would claim that the model did not reason."""
+
     input_tokens: int = 0
     output_tokens: int = 0
-    reasoning_tokens: int = 0
+    reasoning_tokens: int | None = 0
 
 
 @dataclass

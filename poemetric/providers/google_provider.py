@@ -147,8 +147,9 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
         if not response.candidates:
             feedback = response.prompt_feedback
             if feedback is not None and feedback.block_reason is not None:
+                reason = getattr(feedback.block_reason, "value", feedback.block_reason)
                 raise ProviderError(
-                    f"google: prompt blocked ({feedback.block_reason})",
+                    f"google: prompt blocked (block reason {reason})",
                     retryable=False,
                     raw=str(raw),
                 )

@@ -131,8 +131,11 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], OpenAIBatches):
             usage.input_tokens = getattr(response.usage, "prompt_tokens", None) or 0
             usage.output_tokens = getattr(response.usage, "completion_tokens", None) or 0
             details = getattr(response.usage, "completion_tokens_details", None)
-            if details is not None and details.reasoning_tokens:
-                usage.reasoning_tokens = details.reasoning_tokens
+            counted = getattr(details, "reasoning_tokens", None)
+            if counted is not None:
+                usage.reasoning_tokens = counted
+            elif reasoning:  # reasoning sent without a count of it (vLLM's, Ollama's server)
+                usage.reasoning_tokens = None
         # A refusal under structured outputs comes in `refusal`, with `content` null: it is the
         # answer's text, so that it reads (and counts) as the refusal it is, not as no answer.
         return Completion(

@@ -105,6 +105,15 @@ def context_length(model: LocalCausalLM) -> tuple[int, str] | None:
     return None
 
 
+def _refusals(settings: GenerationSettings) -> dict[str, str]:
+    """The settings this provider does not take, each with why (`refused_settings`)."""
+    return {
+        field: "not supported by the transformers provider; remove it from the model's settings"
+        for field in ("reasoning_effort", "reasoning_budget_tokens", "stop")
+        if getattr(settings, field) is not None
+    }
+
+
 def budget_setting(settings: GenerationSettings) -> str:
     """The setting that gave a request its new tokens (`TransformersProvider.sampling`)."""
     if "max_new_tokens" in settings.extra:
@@ -136,6 +145,12 @@ class TransformersProvider(InProcessBatchProvider):
     #: `settings.seed` decides a sampled answer (`torch.manual_seed`, the request decoded alone):
     #: repeated judge samples get their seeds, as with vLLM.
     takes_seed: ClassVar[bool] = True
+
+    @classmethod
+    def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
+        """`reasoning_effort`, `reasoning_budget_tokens` and `stop`, which this provider does
+        not take: each request would be refused, one error row per job."""
+        return _refusals(spec.settings)
 
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__(spec)
@@ -191,12 +206,10 @@ class TransformersProvider(InProcessBatchProvider):
 
     def sampling(self, settings: GenerationSettings) -> dict[str, Any]:
         """`generate()` keyword arguments: the model's generation config, then the settings."""
-        for unsupported in ("reasoning_effort", "reasoning_budget_tokens", "stop"):
-            if getattr(settings, unsupported) is not None:
-                raise ProviderError(
-                    f"transformers: {unsupported} is not supported by this provider",
-                    retryable=False,
-                )
+        refused = _refusals(settings)
+        if refused:  # a model file setting one is refused on loading (`refused_settings`)
+            field, why = next(iter(refused.items()))
+            raise ProviderError(f"transformers: {field}: {why}", retryable=False)
         config = self.model.model.generation_config
         sampling: dict[str, Any] = {
             "max_new_tokens": settings.max_tokens

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from poemetric.providers.base import (
     Completion,
     GenerationRequest,
+    GenerationSettings,
     ModelSpec,
     ProviderError,
     TokenUsage,
@@ -64,6 +65,12 @@ class VLLMProvider(InProcessBatchProvider):
     remote: ClassVar[bool] = False
     isolate_process: ClassVar[bool] = True
     takes_seed: ClassVar[bool] = True
+
+    @classmethod
+    def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
+        """`reasoning_effort` and `reasoning_budget_tokens`, which vLLM does not sample with:
+        each request would be refused, one error row per job."""
+        return _refusals(spec.settings)
 
     def __init__(self, spec: ModelSpec) -> None:
         super().__init__(spec)
@@ -174,13 +181,10 @@ class VLLMProvider(InProcessBatchProvider):
         self, request: GenerationRequest, conversation: list[dict[str, str]]
     ) -> Any:
         settings = request.settings
-        for unsupported in ("reasoning_effort", "reasoning_budget_tokens"):
-            if getattr(settings, unsupported) is not None:
-                raise ProviderError(
-                    f"vllm: {unsupported} is not a vLLM sampling setting; use "
-                    "options.chat_template_kwargs (e.g. enable_thinking) instead",
-                    retryable=False,
-                )
+        refused = _refusals(settings)
+        if refused:  # a model file setting one is refused on loading (`refused_settings`)
+            field, why = next(iter(refused.items()))
+            raise ProviderError(f"vllm: {field}: {why}", retryable=False)
         defaults = self.llm.get_default_sampling_params()
         fields = {
             name: getattr(defaults, name)
@@ -323,3 +327,13 @@ class VLLMProvider(InProcessBatchProvider):
             finish_reason=sample.finish_reason,
             provider_model=self.spec.model,
         )
+
+
+def _refusals(settings: GenerationSettings) -> dict[str, str]:
+    """The settings vLLM does not sample with, each with why (`refused_settings`)."""
+    return {
+        field: "not a vLLM sampling setting; use options.chat_template_kwargs (e.g. "
+        "enable_thinking) instead"
+        for field in ("reasoning_effort", "reasoning_budget_tokens")
+        if getattr(settings, field) is not None
+    }

@@ -13,6 +13,8 @@ from __future__ import annotations
 from poemetric.providers.base import Completion, TokenUsage
 
 _COUNTS = ("input_tokens", "output_tokens", "reasoning_tokens")
+#: Counts that are None where the provider gives no figure (stored as NULL, never summed).
+_MAY_BE_UNKNOWN = frozenset({"reasoning_tokens"})
 
 
 def completion_problem(value: object) -> str | None:
@@ -30,6 +32,8 @@ def completion_problem(value: object) -> str | None:
         return f"{whose} usage is {type(value.usage).__name__}, not a TokenUsage"
     for name in _COUNTS:
         count = getattr(value.usage, name)
+        if count is None and name in _MAY_BE_UNKNOWN:
+            continue
         if not isinstance(count, int) or isinstance(count, bool):
             return f"{whose} usage.{name} is {count!r}, not an int"
     if not isinstance(value.raw, dict):

@@ -216,10 +216,15 @@ def completion_from_dict(data: dict[str, Any]) -> Completion:
         usage=TokenUsage(
             input_tokens=int(usage.get("input_tokens") or 0),
             output_tokens=int(usage.get("output_tokens") or 0),
-            reasoning_tokens=int(usage.get("reasoning_tokens") or 0),
+            reasoning_tokens=_count_or_unknown(usage.get("reasoning_tokens", 0)),
         ),
         request_id=data.get("request_id"),
         finish_reason=data.get("finish_reason"),
         provider_model=data.get("provider_model"),
         latency_s=data.get("latency_s"),
     )
+
+
+def _count_or_unknown(value: Any) -> int | None:
+    """A stored token count; None (a provider that gave no figure) stays unknown, not 0."""
+    return None if value is None else int(value)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import Completion, ProviderError
+from poemetric.providers.finish_reasons import ended_by_provider
 from poemetric.runner.cost import usage_cost
 from poemetric.runner.jobs import Job, completion_from_dict, completion_to_dict
 from poemetric.runner.paid import forget_paid, paid_turn_cost
@@ -119,7 +120,12 @@ def record_completion(
     run.report.output_tokens += completion.usage.output_tokens
     run.report.cost_usd += cost
     _count_outcome(run, job, row, follow_up)
-    if row.get("status") == "ok" and follow_up is None and not (completion.text or "").strip():
+    if (
+        row.get("status") == "ok"
+        and follow_up is None
+        and not (completion.text or "").strip()
+        and not ended_by_provider(completion.finish_reason)  # a filter's: said as such
+    ):
         run.report.empty_answers += 1
     # Paid whether or not a re-ask follows (which the budget or a stop may leave unsent): the
     # bar's tokens and cost count it now; the job is done on the bar once it has no follow-up.

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from poemetric.extraction.reasoning import split_reasoning
 from poemetric.providers.base import Completion, ProviderError
 from poemetric.runner.jobs import Job
 from poemetric.store.db import RunStore, to_json
@@ -69,12 +70,23 @@ def response_columns(
         "response_text": completion.text,
         "input_tokens": completion.usage.input_tokens,
         "output_tokens": completion.usage.output_tokens,
-        "reasoning_tokens": completion.usage.reasoning_tokens,
+        "reasoning_tokens": reasoning_tokens(completion),
         "cost_usd": cost_usd,
         "latency_s": completion.latency_s,
         "request_id": completion.request_id,
         "batch_id": batch_id,
     }
+
+
+def reasoning_tokens(completion: Completion) -> int | None:
+    """The reasoning tokens to store for `completion`: its count, unknown (None) where the
+    provider gave none, and unknown too for a 0 beside reasoning inline in the text (a
+    `<think>` block, or text before a lone `</think>`): vLLM's and transformers' engines and
+    many compatible servers count no reasoning, so 0 there says nothing of it."""
+    count = completion.usage.reasoning_tokens
+    if count == 0 and split_reasoning(completion.text)[1] is not None:
+        return None
+    return count
 
 
 def error_row(job: Job, error: str, *, batch_id: str | None) -> dict[str, Any]:

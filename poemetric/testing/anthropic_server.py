@@ -37,8 +37,11 @@ class AnthropicServer(LocalServer):
     api = "anthropic"
     base_path = ""  # the SDK appends /v1/messages itself
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, report_thinking_tokens: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: Count a thinking answer's thinking in `usage.output_tokens_details.thinking_tokens`
+        #: too, as the API does in recent releases; False: only inside `output_tokens`.
+        self.report_thinking_tokens = report_thinking_tokens
         self.batches: dict[str, dict[str, Any]] = {}
         self._results: dict[str, list[dict[str, Any]]] = {}
         self._polls_left: dict[str, int] = {}
@@ -152,9 +155,14 @@ class AnthropicServer(LocalServer):
             stop_reason = "tool_use"
         else:
             content.append({"type": "text", "text": reply.content()})
-        output_tokens = count_tokens(reply.content()) + (
-            count_tokens(reply.reasoning) if thinking_on else 0
-        )
+        thinking_tokens = count_tokens(reply.reasoning) if thinking_on else 0
+        output_tokens = count_tokens(reply.content()) + thinking_tokens
+        usage: dict[str, Any] = {
+            "input_tokens": sum(count_tokens(m["content"]) for m in call.messages),
+            "output_tokens": output_tokens,
+        }
+        if self.report_thinking_tokens:
+            usage["output_tokens_details"] = {"thinking_tokens": thinking_tokens}
         return {
             "id": self.new_id("msg_"),
             "type": "message",
@@ -163,10 +171,7 @@ class AnthropicServer(LocalServer):
             "content": content,
             "stop_reason": stop_reason,
             "stop_sequence": None,
-            "usage": {
-                "input_tokens": sum(count_tokens(m["content"]) for m in call.messages),
-                "output_tokens": output_tokens,
-            },
+            "usage": usage,
         }
 
     def create_message(self, record: RecordedRequest) -> HttpAnswer:

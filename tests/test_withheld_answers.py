@@ -1,0 +1,137 @@
+"""An answer the provider withheld (Gemini `SAFETY`, a blocked prompt, OpenAI `content_filter`):
+what `generate` stores and says. The real SDKs against the local protocol servers.
+
+A Gemini answer blocked for safety comes back with no text and finish reason `SAFETY`. It was
+stored as done (as OpenAI's `content_filter` and Anthropic's `refusal` answers are: the model's
+answer to the prompt, not asked again by the run), but the summary called it an adapter that
+does not read its service's text ("If the service did answer, its adapter is not reading the
+answer's text"), and a poem a content filter cut short was stored and scored without a word.
+Each model's answers that the provider, not the model, ended are now counted under the summary
+with their finish reason. A prompt blocked before any answer (`promptFeedback.blockReason`) stays
+an error that the next run asks again, named as such.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, prepared_store
+
+from poemetric.generation.stage import run_generation
+from poemetric.providers.base import ModelSpec
+from poemetric.runner.stage_problems import render_problems
+from poemetric.testing.servers import ChatCall, GeminiServer, OpenAIServer, Reply
+
+POEM = "Lines that return\nand return again"
+
+
+@pytest.fixture(autouse=True)
+def _api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+
+
+class SafetyServer(GeminiServer):
+    """Gemini blocking the answer to every prompt that asks for a `blocked` poem (the first):
+    a candidate without content, finish reason SAFETY; or, with `whole_prompt`, the prompt
+    itself (no candidates, `promptFeedback.blockReason`)."""
+
+    def __init__(self, *args: Any, whole_prompt: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.whole_prompt = whole_prompt
+        self.blocked: set[str] = set()
+
+    def render_response(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
+        body = super().render_response(call, reply)
+        if not self.blocked:
+            self.blocked.add(call.prompt)
+        if call.prompt not in self.blocked:
+            return body
+        if self.whole_prompt:
+            return {
+                "promptFeedback": {"blockReason": "SAFETY"},
+                "usageMetadata": {"promptTokenCount": 9, "totalTokenCount": 9},
+                "modelVersion": body["modelVersion"],
+            }
+        (candidate,) = body["candidates"]
+        del candidate["content"]
+        candidate["finishReason"] = "SAFETY"
+        candidate["safetyRatings"] = [
+            {"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "HIGH", "blocked": True}
+        ]
+        body["usageMetadata"]["candidatesTokenCount"] = 0
+        return body
+
+
+def spec(provider: str, base_url: str) -> ModelSpec:
+    return ModelSpec.model_validate(
+        {
+            "name": "poet",
+            "provider": provider,
+            "model": "gemini-test" if provider == "google" else "gpt-test",
+            "base_url": base_url,
+            "api_key_env": TEST_KEY_ENV,
+            "limits": {"max_concurrency": 1, "timeout_s": 60, "max_retries": 1},
+        }
+    )
+
+
+def generate(tmp_path: Path, model: ModelSpec) -> tuple[list[dict[str, Any]], str]:
+    """The model's stored rows and the lines under the summary."""
+    store = prepared_store(tmp_path, poems=3)
+    report = run_generation(store, [model], options=FAST)
+    out = io.StringIO()
+    render_problems(report, Console(file=out, width=400))
+    rows = store.query("SELECT * FROM generations WHERE author = ?", (model.name,))
+    return [dict(row) for row in rows], out.getvalue()
+
+
+def test_a_gemini_answer_blocked_for_safety_is_named_as_such(tmp_path: Path) -> None:
+    with SafetyServer(lambda call: POEM, api_key=TEST_KEY) as server:
+        rows, said = generate(tmp_path, spec("google", server.base_url))
+    (blocked,) = [row for row in rows if row["poem"] != POEM]
+    assert (blocked["status"], blocked["finish_reason"], blocked["poem"]) == ("ok", "SAFETY", "")
+    assert len(rows) == 3 and all(row["status"] == "ok" for row in rows)
+    assert "adapter is not reading" not in said, said
+    assert (
+        "poet: warning: 1 of 3 answers in the run was ended by the provider, not the model "
+        "(finish reason 'SAFETY': 1, empty: 1)"
+    ) in said, said
+    assert "a run never asks again for a poem it holds" in said
+
+
+def test_an_openai_answer_cut_by_its_content_filter_is_named(tmp_path: Path) -> None:
+    cut: list[str] = []
+
+    def respond(call: ChatCall) -> Reply:
+        cut[:] = cut or [call.prompt]  # the first prompt asked
+        if call.prompt == cut[0]:
+            return Reply(text="Lines that", finish_reason="content_filter")
+        return Reply(text=POEM)
+
+    with OpenAIServer(respond, api_key=TEST_KEY) as server:
+        rows, said = generate(tmp_path, spec("openai-compatible", server.base_url))
+    (cut_row,) = [row for row in rows if row["poem"] != POEM]
+    assert (cut_row["finish_reason"], cut_row["poem"]) == ("content_filter", "Lines that")
+    assert (
+        "poet: warning: 1 of 3 answers in the run was ended by the provider, not the model "
+        "(finish reason 'content_filter': 1, empty: 0)"
+    ) in said, said
+
+
+def test_a_gemini_prompt_blocked_for_safety_is_an_error_the_next_run_asks_again(
+    tmp_path: Path,
+) -> None:
+    with SafetyServer(lambda call: POEM, api_key=TEST_KEY, whole_prompt=True) as server:
+        rows, said = generate(tmp_path, spec("google", server.base_url))
+        asked = len(server.generation_requests)
+    (blocked,) = [row for row in rows if row["status"] != "ok"]
+    assert blocked["status"] == "error"
+    assert blocked["error"] == "google: prompt blocked (block reason SAFETY)"
+    assert len(rows) == 3
+    assert asked == 3  # not retried within the run: the same prompt is blocked the same way
+    assert "1 job ended in error" in said and "retried by the next run" in said
+    assert "ended by the provider" not in said
