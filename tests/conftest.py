@@ -25,6 +25,15 @@ IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 # the environment is kept.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+# An xdist worker starts with COLUMNS=80 and LINES=24 in its environment (a plain pytest run
+# has neither): a command module first imported by a test's CliRunner call then fixed its
+# console at 80 columns for the test's later calls that set COLUMNS (`form scan` after `form
+# check` in tests/test_form_cut_notes.py failed under -n, passing only when an earlier test of
+# the worker had imported the module). Workers now see the environment a plain run sees.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
+
 # Property tests explore new examples on every local run; under CI they draw a fixed sequence,
 # so a red CI always reproduces (POEMETRIC_HYPOTHESIS_EXAMPLES raises the count for a hunt).
 hypothesis.settings.register_profile("ci", derandomize=True)

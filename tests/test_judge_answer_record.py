@@ -224,7 +224,7 @@ def test_an_unterminated_reasoning_block_cut_at_the_limit_is_not_reasked(tmp_pat
         spec = judge_spec("openai-compatible", server.base_url)
         run_judging(store, spec, options=ONE, authors=["machine"])
         assert len(server.generation_requests) == 1
-    assert "max_tokens not set: the provider's default" in judgment(store)["error"]
+    assert "max_tokens not set: the adapter's or the provider's default" in judgment(store)["error"]
 
 
 def test_an_answer_cut_in_its_text_is_reasked_and_the_judge_told_why(tmp_path: Path) -> None:

@@ -49,7 +49,7 @@ def cut_reason(
     limit = (
         f"max_tokens {settings.max_tokens:,}"
         if settings.max_tokens is not None
-        else "max_tokens not set: the provider's default"
+        else "max_tokens not set: the adapter's or the provider's default"
     )
     if answer_outside_reasoning(completion.text):
         return f"the answer was cut at the token limit ({spent}; {limit})"

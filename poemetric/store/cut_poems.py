@@ -22,7 +22,7 @@ from poemetric.text.plural import plural
 @dataclass(frozen=True)
 class CutPoems:
     """A model's stored poems (`held`: ok rows with a poem) and how many of them were `cut`,
-    with the `max_tokens` their settings asked for (None: not set, the provider's default)."""
+    with the `max_tokens` their settings asked for (None: not set, the adapter's or the provider's default: Anthropic's adapter sends 4096)."""
 
     author: str
     cut: int
@@ -44,7 +44,7 @@ class CutPoems:
         """`max_tokens 256`, `max_tokens 256, 512`, or `max_tokens not set: ...`."""
         shown = [f"{limit:,}" for limit in self.max_tokens if limit is not None]
         if None in self.max_tokens:
-            shown.append("not set: the provider's default")
+            shown.append("not set: the adapter's or the provider's default")
         return f"max_tokens {', '.join(shown)}"
 
 
