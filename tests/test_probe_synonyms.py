@@ -140,3 +140,23 @@ def test_without_wordfreq_the_synonym_task_says_what_to_install(
     poem = "There was an Old Man with a beard,\nWho said, 'It is just as I feared!'\n"
     with pytest.raises(ThesaurusUnavailable, match=r"pip install 'poemetric\[probes\]'"):
         build_pairs([SourcePoem("beard", poem, "AA")], ["synonym"], seed=0)
+
+
+def test_a_sense_wordnet_marks_obscene_slang_or_colloquial_gives_no_synonym() -> None:
+    """With the frequency floor alone, the demo limerick's "chased by a virulent bull" became
+    "a virulent shit" (*bruiser* is rare): sense 3 of *bull* (nonsense) is SemCor-attested and
+    *shit* is common, but WordNet marks the synset as obscenity (a `;u` usage-domain
+    pointer)."""
+    from poemetric.data import load_dataset
+    from poemetric.probes.thesaurus import load_wordnet, synonym_candidates
+
+    _, candidates = synonym_candidates(load_wordnet(), "bull", "virulent")
+    verdicts = {c.word: c.verdict for c in candidates}
+    assert verdicts["shit"] == "register: obscenity"
+    assert verdicts["bruiser"] == "rare: zipf 2.6"
+    _, candidates = synonym_candidates(load_wordnet(), "somewhere", "go")
+    assert {c.word: c.verdict for c in candidates}["someplace"] == "register: colloquialism"
+    poems = [SourcePoem(p.poem_id, p.content, p.rhyme_pattern) for p in load_dataset("demo").poems]
+    pairs = build_pairs(poems, ["synonym"], seed=0, per_poem=5)
+    assert pairs
+    assert not [p for p in pairs if p.details["synonym"].lower() in {"shit", "horseshit"}]

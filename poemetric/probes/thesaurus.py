@@ -21,7 +21,7 @@ the original one of the senses WordNet ranks by their SemCor frequency (the inde
 ``tagsense_cnt``: the senses that occur in SemCor, most frequent first; the others are rare or
 unattested, where pooling every sense gave *dogs* -> *frumps*, *table* -> *mesa*), and it is at
 least `MIN_ZIPF` on wordfreq's Zipf scale in the form written (*prance* -> *tittup*, *clover* ->
-*trefoil* fail). wordfreq's word lists ship inside its wheel (`probes` extra); nothing is downloaded.
+*trefoil* fail), and WordNet does not mark that sense `OFF_REGISTER` (*bull* -> *shit*). wordfreq's word lists ship inside its wheel (`probes` extra); nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -41,9 +41,13 @@ FREQUENCY_HINT = "pip install 'poemetric[probes]' (wordfreq 3.1.1, its word list
 #: The least frequency of a synonym, on wordfreq's Zipf scale (log10 of uses per billion words:
 #: 3.0 is once per million). Rarer synonyms made the task one of word oddity, not of rhyme.
 MIN_ZIPF = 3.0
+#: WordNet usage domains (``;u`` pointers) of a register no poem's plain word has: a synset (or
+#: one word of it) so marked gives no synonym (*bull* -> *shit*, "obscene words for ...").
+OFF_REGISTER = frozenset(["slang", "colloquialism", "obscenity", "disparagement", "ethnic_slur"])
 POS_NAMES = {"n": "noun", "v": "verb", "a": "adjective", "r": "adverb"}
 _FILE_POS = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 _SENSE_KEY_POS = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
+_DATA_POS = {"n": "n", "v": "v", "a": "a", "s": "a", "r": "r"}
 DOMINANT_SHARE = 0.75
 _PLAIN = re.compile(r"^[a-z]+$")
 
@@ -124,31 +128,55 @@ class WordNet:
         best = max(counts, key=lambda pos: counts[pos])
         return best if counts[best] / total >= DOMINANT_SHARE else None
 
-    def synset_lemmas(self, pos: str, offset: int) -> list[str]:
+    def _synset_fields(self, pos: str, offset: int) -> list[str]:
         # Synsets are looked up by the offset written at the start of their line, not by seeking:
         # some distributions re-wrote the files with CRLF line ends, which shifts every offset.
         if pos not in self._synsets:
             self._synsets[pos] = {
                 int(line[:8]): line for line in self._lines(f"data.{_FILE_POS[pos]}")
             }
-        fields = self._synsets[pos][offset].split()
+        return self._synsets[pos][offset].split()
+
+    def synset_lemmas(self, pos: str, offset: int) -> list[str]:
+        fields = self._synset_fields(pos, offset)
         count = int(fields[3], 16)
         return [fields[4 + 2 * k] for k in range(count)]
 
-    def sense_synonyms(self, lemma: str, pos: str) -> list[tuple[str, int]]:
+    def usage_domains(self, pos: str, offset: int) -> dict[int, set[str]]:
+        """The usage domains (``;u``: slang, obscenity, ...) of a synset's words, by the word's
+        number in the synset (1 = first; 0: the whole synset), each named by its first lemma."""
+        fields = self._synset_fields(pos, offset)
+        at = 4 + 2 * int(fields[3], 16)
+        domains: dict[int, set[str]] = {}
+        for k in range(int(fields[at])):
+            symbol, target, target_pos, source_target = fields[at + 1 + 4 * k : at + 5 + 4 * k]
+            if symbol == ";u":
+                name = self.synset_lemmas(_DATA_POS[target_pos], int(target))[0].lower()
+                domains.setdefault(int(source_target[:2], 16), set()).add(name)
+        return domains
+
+    def sense_synonyms(self, lemma: str, pos: str) -> list[tuple[str, int, str | None]]:
         """Single-word synonyms of `lemma` as `pos`, each with the first sense of `lemma` it
-        shares (1: the most frequent), most frequent sense first, no repeats."""
-        found: dict[str, int] = {}
+        shares (1: the most frequent) and that sense's register when WordNet marks it as one
+        of `OFF_REGISTER` (for the synset or either word), most frequent sense first, no
+        repeats."""
+        found: dict[str, tuple[int, str | None]] = {}
         for sense, offset in enumerate(self.index[pos].get(lemma, ()), start=1):
-            for name in self.synset_lemmas(pos, offset):
-                word = re.sub(r"\(.*\)$", "", name)
-                if word != lemma and _PLAIN.match(word) and word not in found:
-                    found[word] = sense
-        return list(found.items())
+            names = [re.sub(r"\(.*\)$", "", name) for name in self.synset_lemmas(pos, offset)]
+            domains = self.usage_domains(pos, offset)
+            own = {n for n, name in enumerate(names, start=1) if name.lower() == lemma}
+            for number, word in enumerate(names, start=1):
+                if word == lemma or not _PLAIN.match(word) or word in found:
+                    continue
+                marked = domains.get(0, set()) | domains.get(number, set())
+                marked |= {d for n in own for d in domains.get(n, set())}
+                off = sorted(marked & OFF_REGISTER)
+                found[word] = (sense, off[0] if off else None)
+        return [(word, sense, register) for word, (sense, register) in found.items()]
 
     def synonyms(self, lemma: str, pos: str) -> list[str]:
         """Single-word synonyms of `lemma` as `pos`, most frequent sense first, no repeats."""
-        return [word for word, _ in self.sense_synonyms(lemma, pos)]
+        return [word for word, _, _ in self.sense_synonyms(lemma, pos)]
 
 
 @cache
@@ -178,6 +206,8 @@ class Candidate:
     ranked: int
     #: wordfreq's Zipf frequency of `word`.
     zipf: float
+    #: The shared sense's register when WordNet marks it as one of `OFF_REGISTER`.
+    register: str | None = None
 
     @property
     def verdict(self) -> str:
@@ -187,6 +217,8 @@ class Candidate:
                 self.ranked, f"senses 1-{self.ranked}"
             )
             return f"rare sense: sense {self.sense}; SemCor tags {tagged}"
+        if self.register is not None:
+            return f"register: {self.register.replace('_', ' ')}"
         if self.zipf < MIN_ZIPF:
             return f"rare: zipf {self.zipf:.1f}"
         return "ok"
@@ -312,8 +344,8 @@ def synonym_candidates(
     if pos is not None:
         ranked = wordnet.ranked[pos].get(lower, 0)
         return pos, [
-            Candidate(s, sense, ranked, zipf(s))
-            for s, sense in wordnet.sense_synonyms(lower, pos)
+            Candidate(s, sense, ranked, zipf(s), register)
+            for s, sense, register in wordnet.sense_synonyms(lower, pos)
             if wordnet.dominant_pos(s) == pos
         ]
     stem = singular(lower)
@@ -324,15 +356,15 @@ def synonym_candidates(
     ):
         ranked = wordnet.ranked["n"].get(stem, 0)
         options = [
-            (s, sense)
-            for s, sense in wordnet.sense_synonyms(stem, "n")
+            (s, sense, register)
+            for s, sense, register in wordnet.sense_synonyms(stem, "n")
             if wordnet.dominant_pos(s) == "n"
         ]
         # Not used: a synonym that already reads as a plural (*row* -> *words*, a quarrel,
         # gave "wordses"; *news*), and a plural that is itself another word (genu -> "genus").
         return "n", [
-            Candidate(plural(s), sense, ranked, zipf(plural(s)))
-            for s, sense in options
+            Candidate(plural(s), sense, ranked, zipf(plural(s)), register)
+            for s, sense, register in options
             if singular(s) is None and not wordnet.parts_of_speech(plural(s))
         ]
     return pos, []
