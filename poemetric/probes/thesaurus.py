@@ -19,9 +19,10 @@ get no synonym: WordNet has only homographs of them (*he* -> *helium*).
 A synonym must also be a common word in a plausible sense (`Candidate.verdict`): it shares with
 the original one of the senses WordNet ranks by their SemCor frequency (the index's
 ``tagsense_cnt``: the senses that occur in SemCor, most frequent first; the others are rare or
-unattested, where pooling every sense gave *dogs* -> *frumps*, *table* -> *mesa*), and it is at
-least `MIN_ZIPF` on wordfreq's Zipf scale in the form written (*prance* -> *tittup*, *clover* ->
-*trefoil* fail), and WordNet does not mark that sense `OFF_REGISTER` (*bull* -> *shit*). wordfreq's word lists ship inside its wheel (`probes` extra); nothing is downloaded.
+unattested, where pooling every sense gave *dogs* -> *frumps*, *table* -> *mesa*); WordNet does
+not mark that sense `OFF_REGISTER` (*bull* -> *shit*); and it is at least `MIN_ZIPF` on
+wordfreq's Zipf scale in the form written (*prance* -> *tittup*, *clover* -> *trefoil* fail).
+wordfreq's word lists ship inside its wheel (the `probes` extra); nothing is downloaded.
 """
 
 from __future__ import annotations
