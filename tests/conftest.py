@@ -262,11 +262,13 @@ def _speak_aiohttp(api_client: Any, nodeid: str) -> None:
 
 
 def wordnet_or_skip() -> None:
-    """Skip (or, under CI, fail) when no WordNet database is installed (the `probes` extra)."""
-    from poemetric.probes.thesaurus import ThesaurusUnavailable, wordnet_directory
+    """Skip (or, under CI, fail) when no WordNet database or no wordfreq is installed (the
+    `probes` extra)."""
+    from poemetric.probes.thesaurus import ThesaurusUnavailable, wordnet_directory, zipf
 
     try:
         wordnet_directory()
+        zipf("word")
     except ThesaurusUnavailable as error:
         if IN_CI:
             pytest.fail(f"{error}; under CI the synonym probe must run")

@@ -58,3 +58,105 @@ def test_a_plural_line_end_word_never_gets_a_plural_of_a_plural() -> None:
     poem = "Ca' them where the heather grows,\nCa' them where the burnie rows,\n"
     (pair,) = build_pairs([SourcePoem("burns", poem, "AA")], ["synonym"], seed=0)
     assert "wordses" not in pair.corrupted
+
+
+#: Synonyms the task used on the Lear limericks when it pooled every WordNet sense and took the
+#: first candidate: rare words (zipf < 3) or senses SemCor never tags for the original word.
+RARE_OR_FAR_FETCHED = {
+    "frumps": "dogs", "guy": "cat", "malleus": "hammer", "swither": "stew", "mesa": "table",
+    "nozzle": "nose", "tittup": "prance", "trefoil": "clover", "dishful": "dish",
+    "sizing": "size", "belowground": "underground", "islets": "isles",
+}  # fmt: skip
+
+
+def _lear_synonym_pairs(per_poem: int) -> list:
+    from poemetric.data import load_dataset
+
+    poems = [
+        SourcePoem(p.poem_id, p.content, p.rhyme_pattern)
+        for p in load_dataset("lear-limericks").poems
+    ]
+    return build_pairs(poems, ["synonym"], seed=0, per_poem=per_poem)
+
+
+def test_a_synonym_is_a_common_word_in_a_sense_semcor_attests() -> None:
+    """`dogs` became `frumps` (sense 2 of *dog*, untagged in SemCor), `prance` `tittup` (not in
+    wordfreq's lists): the task measured word oddity, not rhyme."""
+    from wordfreq import zipf_frequency
+
+    from poemetric.probes.thesaurus import load_wordnet
+
+    wordnet = load_wordnet()
+    pairs = _lear_synonym_pairs(per_poem=5)
+    assert len(pairs) >= 15
+    for pair in pairs:
+        chosen = pair.details["synonym"].lower()
+        assert chosen not in RARE_OR_FAR_FETCHED, (pair.details["word"], chosen)
+        assert zipf_frequency(chosen, "en") >= 3.0, chosen
+        # the sense the two lemmas share is one WordNet ranks by SemCor frequency: among the
+        # first `tagsense_cnt` offsets of the original's index line, read here from the file
+        pos = {"noun": "n", "verb": "v", "adjective": "a", "adverb": "r"}[pair.details["pos"]]
+        lemma_old, lemma_new = pair.details["lemmas"]
+        name = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}[pos]
+        line = next(
+            entry.split()
+            for entry in (wordnet.folder / f"index.{name}").read_text().splitlines()
+            if entry.startswith(lemma_old + " ")
+        )
+        count = int(line[2])
+        tagged = set(int(f) for f in line[-count:][: int(line[-count - 1])])
+        assert tagged & set(wordnet.index[pos][lemma_new]), (lemma_old, lemma_new)
+    words = {pair.details["word"].lower(): pair for pair in pairs}
+    assert "dogs" not in words  # its one SemCor sense has no one-word synonym
+    assert words["prance"].details["synonym"] == "swagger"
+
+
+def test_every_candidate_keeps_its_verdict_sense_and_frequency() -> None:
+    from poemetric.probes.thesaurus import load_wordnet, synonym_candidates
+
+    wordnet = load_wordnet()
+    pos, candidates = synonym_candidates(wordnet, "dogs", "spotty")
+    assert pos == "n"
+    verdicts = {c.word: c.verdict for c in candidates}
+    assert verdicts["frumps"] == "rare sense: sense 2; SemCor tags sense 1 only"
+    _, candidates = synonym_candidates(wordnet, "prance", "one")
+    first = candidates[0]
+    assert (first.word, first.sense, first.verdict) == ("tittup", 1, "rare: zipf 0.0")
+    (pair,) = [p for p in _lear_synonym_pairs(per_poem=1) if p.details["word"] == "prance"]
+    assert pair.details["candidates"][:2] == [
+        {"word": "tittup", "verdict": "rare: zipf 0.0", "sense": 1, "zipf": 0.0},
+        {"word": "swagger", "verdict": "ok", "sense": 1, "zipf": 3.16},
+    ]
+
+
+def test_without_wordfreq_the_synonym_task_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from poemetric.probes.thesaurus import ThesaurusUnavailable
+
+    monkeypatch.setitem(sys.modules, "wordfreq", None)  # import wordfreq -> ImportError
+    poem = "There was an Old Man with a beard,\nWho said, 'It is just as I feared!'\n"
+    with pytest.raises(ThesaurusUnavailable, match=r"pip install 'poemetric\[probes\]'"):
+        build_pairs([SourcePoem("beard", poem, "AA")], ["synonym"], seed=0)
+
+
+def test_a_sense_wordnet_marks_obscene_slang_or_colloquial_gives_no_synonym() -> None:
+    """With the frequency floor alone, the demo limerick's "chased by a virulent bull" became
+    "a virulent shit" (*bruiser* is rare): sense 3 of *bull* (nonsense) is SemCor-attested and
+    *shit* is common, but WordNet marks the synset as obscenity (a `;u` usage-domain
+    pointer)."""
+    from poemetric.data import load_dataset
+    from poemetric.probes.thesaurus import load_wordnet, synonym_candidates
+
+    _, candidates = synonym_candidates(load_wordnet(), "bull", "virulent")
+    verdicts = {c.word: c.verdict for c in candidates}
+    assert verdicts["shit"] == "register: obscenity"
+    assert verdicts["bruiser"] == "rare: zipf 2.6"
+    _, candidates = synonym_candidates(load_wordnet(), "somewhere", "go")
+    assert {c.word: c.verdict for c in candidates}["someplace"] == "register: colloquialism"
+    poems = [SourcePoem(p.poem_id, p.content, p.rhyme_pattern) for p in load_dataset("demo").poems]
+    pairs = build_pairs(poems, ["synonym"], seed=0, per_poem=5)
+    assert pairs
+    assert not [p for p in pairs if p.details["synonym"].lower() in {"shit", "horseshit"}]

@@ -182,8 +182,9 @@ POS_LABEL = {"n": "noun", "v": "verb", "a": "adjective", "r": "adverb"}
 
 def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> list[Corruption]:
     """A line-end rhyme word replaced by a WordNet synonym of the same part of speech that
-    rhymes with none of its partners (BPoMP task 3)."""
-    from poemetric.probes.thesaurus import load_wordnet, synonym_lemma, word_synonyms
+    rhymes with none of its partners (BPoMP task 3): the first candidate, most frequent sense
+    first, that is a common word in a sense SemCor attests (`thesaurus.Candidate.verdict`)."""
+    from poemetric.probes.thesaurus import load_wordnet, synonym_candidates, synonym_lemma
 
     wordnet = load_wordnet()
     slots = [(line, group) for group in rhyme.groups for line in group]
@@ -192,17 +193,25 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
     for line, group in slots:
         word = poem.end_words[line]
         partners = [poem.end_words[other] for other in group if other != line]
-        pos, options = word_synonyms(wordnet, word, previous_word(poem, line))
+        pos, candidates = synonym_candidates(wordnet, word, previous_word(poem, line))
         lemmas: list[str] = []
         considered = []
         chosen = None
-        for option in options:
-            reason = "ok"
-            if rhymes_with_any(option, partners):
+        for candidate in candidates:
+            option = candidate.word
+            reason = candidate.verdict  # "ok", or a rare word or sense
+            if reason == "ok" and rhymes_with_any(option, partners):
                 reason = "rhymes with a partner"
-            elif option.lower() == word.lower():
+            elif reason == "ok" and option.lower() == word.lower():
                 reason = "same word"
-            considered.append({"word": option, "verdict": reason})
+            considered.append(
+                {
+                    "word": option,
+                    "verdict": reason,
+                    "sense": candidate.sense,
+                    "zipf": candidate.zipf,
+                }
+            )
             if reason == "ok" and chosen is None:
                 chosen = option
                 lemmas = [synonym_lemma(wordnet, word), synonym_lemma(wordnet, option)]

