@@ -87,7 +87,10 @@ class UnitFeatures:
         """The features summed over units, (D,); with `weights` (..., units), the weighted sums
         (..., D): `weights @ features`."""
         if weights is None:
-            return np.concatenate([self.tables.sum(axis=0), self.terms.sum(axis=0)])
+            tables = np.asarray(self.tables.sum(axis=0)).reshape(
+                -1
+            )  # (D,), not 1 x D, in any scipy
+            return np.concatenate([tables, self.terms.sum(axis=0)])
         offset = self.layout.bounds["tables"][1]
         sums = np.empty((*weights.shape[:-1], self.layout.width))  # C order
         # A sparse matrix on the left gives a dense array: (tables.T @ weights.T).T.
