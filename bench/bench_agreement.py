@@ -2,15 +2,18 @@
 bootstrap CIs) on published and paper-sized data, beside recomputing every statistic on each
 explicitly resampled data set (what a straightforward bootstrap does).
 
-Usage: python bench/bench_agreement.py [--repeat 3]
+Usage: python bench/bench_agreement.py [--repeat 3] [--memory]
 Times are CPU seconds (time.process_time) of the best of --repeat runs; ratings are distinct
-random draws per size (seeded), nothing is cached between runs.
+random draws per size (seeded), nothing is cached between runs. --memory instead times one
+`agreement_report` (1000 resamples) on many raters or many units and prints its peak of traced
+memory (tracemalloc: numpy's arrays included, the process's own start-up not).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+import tracemalloc
 from collections.abc import Callable
 from functools import partial
 
@@ -35,6 +38,39 @@ def synthetic(units: int, raters: int, items: int, per_unit: int, seed: int) -> 
                 na = rng.random() < 0.05
                 rows.append(Rating(f"u{u}", f"r{r}", f"i{i}", None if na else score))
     return Ratings.from_ratings(rows, scale=[1, 2, 3, 4, 5])
+
+
+def coded(raters: int, units: int, items: int, seed: int) -> Ratings:
+    """Every rater rates every unit on every item, coded directly (no `Rating` rows): a latent
+    1-5 score per unit and item, each rater off by a point 40% of the time, about 3% N/A."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(1, 6, size=(1, units, items))
+    noise = rng.integers(-1, 2, size=(raters, units, items)) * (
+        rng.random((raters, units, items)) < 0.4
+    )
+    codes = np.clip(truth + noise, 1, 5) - 1
+    codes[rng.random(codes.shape) < 0.03] = 5  # N/A
+    return Ratings(
+        tuple(f"u{u:06d}" for u in range(units)),
+        tuple(f"r{r}" for r in range(raters)),
+        tuple(f"i{i}" for i in range(items)),
+        np.arange(1.0, 6.0),
+        codes.astype(np.int64),
+    )
+
+
+def memory() -> None:
+    """Peak traced memory and CPU seconds of one report with 1000 resamples."""
+    print(f"{'data':44} {'peak MiB':>9} {'CPU s':>7}")
+    for raters, units in ((8, 58), (30, 300), (3, 49_000)):
+        ratings = coded(raters, units, 10, seed=raters)
+        start = time.process_time()
+        tracemalloc.start()
+        agreement_report(ratings, n_boot=1000, seed=0)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
+        name = f"{raters} raters x {units:,} units x 10 items"
+        print(f"{name:44} {peak:9.1f} {time.process_time() - start:7.1f}")
 
 
 def explicit_bootstrap(ratings: Ratings, n_boot: int, seed: int) -> None:
@@ -64,7 +100,11 @@ def best_cpu(work: Callable[[], object], repeat: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--memory", action="store_true", help="peak memory on large data")
     args = parser.parse_args()
+    if args.memory:
+        memory()
+        return
     example = read_ratings(EXAMPLE, na_value=None)
     overall = agreement_report(example, n_boot=0).overall.estimates
     print(

@@ -132,7 +132,7 @@ def test_a_bootstrap_draw_equals_recomputing_on_the_resampled_units() -> None:
     pairs = ratings.pairs()
     features = unit_features(ratings.codes[:, :, 0], ratings.scale, pairs)
     drawn = rng.integers(0, 15, 15)
-    weighted = coefficients_from_sums(np.bincount(drawn, minlength=15) @ features,
+    weighted = coefficients_from_sums(features.sums(np.bincount(drawn, minlength=15)),
                                       ratings.scale, len(pairs))  # fmt: skip
     resampled = agreement_report(_ratings(ratings_matrix(ratings)[:, drawn]), n_boot=0)
     for name, value in resampled.overall.estimates.items():

@@ -1,10 +1,15 @@
 """Per-unit statistics whose sums give every agreement coefficient (see `coefficients.py`).
 
-For one item, `unit_features` turns a raters x units code matrix into a units x D matrix: per
-rater pair in scope a contingency table over the scale plus N/A, the unit's Krippendorff
-coincidences, and Gwet's per-unit terms. Summing rows with weights (all ones for the estimate, a
-bootstrap draw's multiplicities for a resample) and passing the sums to `coefficients_from_sums`
-gives the coefficients. Summing an item's features over items pools the items.
+For one item, `unit_features` turns a raters x units code matrix into `UnitFeatures`, a units x D
+matrix held in two parts: per rater pair in scope a contingency table over the scale plus N/A
+(sparse: one count per pair and co-rated unit), and dense, the unit's Krippendorff coincidences
+and Gwet's per-unit terms. Summing rows with weights (all ones for the estimate, a bootstrap
+draw's multiplicities for a resample) and passing the sums to `coefficients_from_sums` gives the
+coefficients. `pooled` sums the features of the items.
+
+The tables were dense: units x pairs x (n + 1)^2 numbers per item, all items' kept at once and
+stacked again to pool them, 0.9 GB for 30 raters x 300 units x 10 items (docs/benchmarks.md).
+Their sums are integers, exact in any order, so the sparse product gives the same numbers.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 from poemetric.reliability import coefficients as co
 
@@ -67,25 +73,66 @@ class Layout:
         return sums[..., start:end]
 
 
-def unit_features(codes: np.ndarray, scale: np.ndarray, pairs: np.ndarray) -> np.ndarray:
-    """Units x D features of one item; `codes` is raters x units (-1 not rated, n = N/A)."""
+@dataclass(frozen=True)
+class UnitFeatures:
+    """Units x D features (`Layout`) of one item, or of items pooled: the rater pairs'
+    contingency tables as a sparse units x (pairs k k) count matrix, and the multi-rater terms
+    (the columns after the tables) dense."""
+
+    layout: Layout
+    tables: sparse.csr_array
+    terms: np.ndarray
+
+    def sums(self, weights: np.ndarray | None = None) -> np.ndarray:
+        """The features summed over units, (D,); with `weights` (..., units), the weighted sums
+        (..., D): `weights @ features`."""
+        if weights is None:
+            tables = np.asarray(self.tables.sum(axis=0)).reshape(
+                -1
+            )  # (D,), not 1 x D, in any scipy
+            return np.concatenate([tables, self.terms.sum(axis=0)])
+        offset = self.layout.bounds["tables"][1]
+        sums = np.empty((*weights.shape[:-1], self.layout.width))  # C order
+        # A sparse matrix on the left gives a dense array: (tables.T @ weights.T).T.
+        sums[..., :offset] = (self.tables.T @ np.ascontiguousarray(weights.T)).T
+        sums[..., offset:] = weights @ self.terms
+        return sums
+
+
+def pooled(items: list[UnitFeatures], layout: Layout, n_units: int) -> UnitFeatures:
+    """The features of `items` summed (units = unit x item pairs); the terms are added item by
+    item in order, the tables' counts exact in any order."""
+    tables = sparse.csr_array((n_units, layout.bounds["tables"][1]))
+    terms = np.zeros((n_units, layout.width - layout.bounds["tables"][1]))
+    if items:
+        tables, terms = items[0].tables, items[0].terms.copy()
+        for item in items[1:]:
+            tables = tables + item.tables
+            terms += item.terms
+    return UnitFeatures(layout, tables, terms)
+
+
+def unit_features(codes: np.ndarray, scale: np.ndarray, pairs: np.ndarray) -> UnitFeatures:
+    """The features of one item; `codes` is raters x units (-1 not rated, n = N/A)."""
     n = len(scale)
     layout = Layout(n, len(pairs))
     n_units = codes.shape[1]
-    features = np.zeros((n_units, layout.width))
     # Pair tables: one count in cell (code of rater a, code of rater b) per co-rated unit.
-    if len(pairs):
-        a, b = codes[pairs[:, 0]], codes[pairs[:, 1]]  # pairs x units
-        pair_index, unit_index = np.nonzero((a >= 0) & (b >= 0))
-        cell = (pair_index * layout.k + a[pair_index, unit_index]) * layout.k
-        cell += b[pair_index, unit_index]
-        tables = np.zeros((n_units, len(pairs) * layout.k * layout.k))
-        np.add.at(tables, (unit_index, cell), 1.0)
-        start, end = layout.bounds["tables"]
-        features[:, start:end] = tables
+    units, cells = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for index, (rater_a, rater_b) in enumerate(pairs):
+        a, b = codes[rater_a], codes[rater_b]
+        (both,) = np.nonzero((a >= 0) & (b >= 0))
+        units.append(both)
+        cells.append((index * layout.k + a[both]) * layout.k + b[both])
+    unit_index, cell = np.concatenate(units), np.concatenate(cells)
+    tables = sparse.csr_array(
+        (np.ones(len(cell)), (unit_index, cell)), shape=(n_units, layout.bounds["tables"][1])
+    )
     # Multi-rater terms use the scale only: N/A counts as not rated there.
     # With no scale value at all (every rating N/A and no --scale), a units x 0 matrix: there is
     # no column to stack, and numpy refused ("need at least one array to stack").
+    offset = layout.bounds["tables"][1]
+    terms = np.zeros((n_units, layout.width - offset))
     counts = np.zeros((n_units, n))
     for c in range(n):
         counts[:, c] = (codes == c).sum(axis=0)
@@ -103,8 +150,8 @@ def unit_features(codes: np.ndarray, scale: np.ndarray, pairs: np.ndarray) -> np
         ("gwet_rated", (counts.sum(axis=1, keepdims=True) >= 1).astype(float)),
     ):
         start, end = layout.bounds[name]
-        features[:, start:end] = np.nan_to_num(values)
-    return features
+        terms[:, start - offset : end - offset] = np.nan_to_num(values)
+    return UnitFeatures(layout, tables, terms)
 
 
 def coefficients_from_sums(

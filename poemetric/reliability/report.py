@@ -3,19 +3,31 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from poemetric.reliability.features import STATISTICS, coefficients_from_sums, unit_features
+from poemetric.reliability.features import (
+    STATISTICS,
+    Layout,
+    UnitFeatures,
+    coefficients_from_sums,
+    pooled,
+    unit_features,
+)
 from poemetric.reliability.ratings import Ratings
 
 OVERALL = "overall"
 #: Statistics bounded to [-1, 1] (all but the two shares, which live in [0, 1]).
 SHARES = frozenset({"pao", "adjacent"})
-#: Resamples whose matrix product is done at once (bounds memory on large rating sets).
+#: Resamples whose matrix product is done at once (bounds memory on large rating sets), fewer
+#: where a chunk's draws (resamples x units) or sums (resamples x features) would hold more
+#: than CHUNK_NUMBERS numbers: each is an array of that size, and the coefficients of a chunk
+#: take a few more as large.
 CHUNK = 256
+CHUNK_NUMBERS = 1 << 20
 
 
 @dataclass
@@ -93,13 +105,28 @@ def agreement_report(
         unit_features(ratings.codes[:, :, i], ratings.scale, pairs)
         for i in range(len(ratings.items))
     ]
-    draws = _draws(len(ratings.units), n_boot, seed)
-    items = {
-        item: _agreement(features, ratings, pairs, draws, confidence, ratings.codes[:, :, [i]])
-        for i, (item, features) in enumerate(zip(ratings.items, per_item, strict=True))
-    }
-    pooled = np.sum(per_item, axis=0) if per_item else np.zeros((len(ratings.units), 0))
-    overall = _agreement(pooled, ratings, pairs, draws, confidence, ratings.codes)
+    layout = Layout(len(ratings.scale), len(pairs))
+    features = [*per_item, pooled(per_item, layout, len(ratings.units))]
+    codes = [*(ratings.codes[:, :, [i]] for i in range(len(ratings.items))), ratings.codes]
+    agreements = [_estimates(f, ratings, pairs, c) for f, c in zip(features, codes, strict=True)]
+    # Resampling units cannot vary a statistic that one unit carries: no interval, not [x, x].
+    resampled = [a.counts["n_compared"] >= 2 for a in agreements]
+    boot: list[dict[str, list[np.ndarray]]] = [{name: [] for name in STATISTICS} for _ in features]
+    # One pass over the draws, each chunk weighing every item and the pooled features: the
+    # draws are never all held at once, nor drawn again.
+    for chunk in _draws(len(ratings.units), n_boot, seed, layout.width):
+        for values, f, wanted in zip(boot, features, resampled, strict=True):
+            if not wanted:
+                continue
+            for name, estimates in coefficients_from_sums(
+                f.sums(chunk), ratings.scale, len(pairs)
+            ).items():
+                if name in values:
+                    values[name].append(estimates)
+    for agreement, values in zip(agreements, boot, strict=True):
+        _intervals(agreement, values, confidence)
+    items = dict(zip(ratings.items, agreements[:-1], strict=True))
+    overall = agreements[-1]
     settings = {
         "scale": ratings.scale.tolist(),
         "raters": list(ratings.raters),
@@ -111,24 +138,25 @@ def agreement_report(
     return AgreementReport(items, overall, settings)
 
 
-def _draws(n_units: int, n_boot: int, seed: int) -> np.ndarray:
-    """Bootstrap draws as multiplicities: row b says how often each unit was drawn."""
+def _draws(n_units: int, n_boot: int, seed: int, width: int) -> Iterator[np.ndarray]:
+    """Bootstrap draws as multiplicities, a chunk of rows at a time: row b says how often each
+    unit was drawn. The chunks are the rows of one `multinomial(..., size=n_boot)` call (the
+    generator's stream is the same drawn in pieces); none with fewer than two units."""
     if n_units < 2 or n_boot <= 0:
-        return np.zeros((0, n_units))
+        return
     rng = np.random.default_rng(seed)
-    return rng.multinomial(n_units, np.full(n_units, 1 / n_units), size=n_boot).astype(float)
+    rows = max(1, min(CHUNK, CHUNK_NUMBERS // max(n_units, width, 1)))
+    shares = np.full(n_units, 1 / n_units)
+    for start in range(0, n_boot, rows):
+        yield rng.multinomial(n_units, shares, size=min(rows, n_boot - start)).astype(float)
 
 
-def _agreement(
-    features: np.ndarray,
-    ratings: Ratings,
-    pairs: np.ndarray,
-    draws: np.ndarray,
-    confidence: float,
-    codes: np.ndarray,
+def _estimates(
+    features: UnitFeatures, ratings: Ratings, pairs: np.ndarray, codes: np.ndarray
 ) -> Agreement:
-    scale = ratings.scale
-    point = coefficients_from_sums(features.sum(axis=0), scale, len(pairs))
+    """The counts and point estimates of one item (or pooled), `codes` its raters x units x
+    items codes."""
+    point = coefficients_from_sums(features.sums(), ratings.scale, len(pairs))
     rated = codes >= 0
     # Units with two ratings of one item: the only units any statistic compares.
     compared = int((rated.sum(axis=0) >= 2).any(axis=-1).sum())
@@ -140,22 +168,19 @@ def _agreement(
         "n_na": int((codes == ratings.na_code).sum()),
         "n_pairs": int(point["n_pairs"]),
     }
-    estimates = {name: float(point[name]) for name in STATISTICS}
-    agreement = Agreement(counts, estimates)
-    # Resampling units cannot vary a statistic that one unit carries: no interval, not [x, x].
-    if len(draws) == 0 or compared < 2:
-        return agreement
-    boot: dict[str, list[np.ndarray]] = {name: [] for name in STATISTICS}
-    for start in range(0, len(draws), CHUNK):
-        sums = draws[start : start + CHUNK] @ features
-        for name, values in coefficients_from_sums(sums, scale, len(pairs)).items():
-            if name in boot:
-                boot[name].append(values)
+    return Agreement(counts, {name: float(point[name]) for name in STATISTICS})
+
+
+def _intervals(agreement: Agreement, boot: dict[str, list[np.ndarray]], confidence: float) -> None:
+    """Sets the percentile intervals of `agreement` from its resampled statistics `boot` (none
+    drawn: no interval)."""
+    if not boot[STATISTICS[0]]:
+        return
     tail = (1 - confidence) / 2 * 100
     for name in STATISTICS:
         values = np.concatenate(boot[name])
         values = values[np.isfinite(values)]
-        estimate = estimates[name]
+        estimate = agreement.estimates[name]
         if values.size == 0 or not math.isfinite(estimate):
             agreement.ci_low[name] = agreement.ci_high[name] = math.nan
             continue
@@ -164,4 +189,3 @@ def _agreement(
         # rounding residue, or by more when the resampling distribution is skewed.
         agreement.ci_low[name] = min(float(low), estimate)
         agreement.ci_high[name] = max(float(high), estimate)
-    return agreement
