@@ -124,3 +124,14 @@ def test_a_stage_whose_reader_leaves_mid_run_stores_every_answer(
     assert "Traceback" not in errors and "Exception" not in errors
     assert _stored(run) == {"human": 38, "markov": 228}
     assert status == (0 if progress == "--progress" else 141)
+
+
+def test_a_broken_pipe_elsewhere_is_not_taken_for_a_closed_output() -> None:
+    """An EPIPE of a connection to a server, while stdout and stderr are fine, is a failure to
+    report (a traceback), not a quiet end: Click took every EPIPE for its stdout's."""
+    import errno
+
+    from poemetric.cli.closed_output import output_closed
+
+    assert output_closed(BrokenPipeError(errno.EPIPE, "Broken pipe")) is None
+    assert output_closed(ConnectionResetError(errno.ECONNRESET, "reset")) is None

@@ -66,16 +66,21 @@ def silence(stream: IO[Any] | None = None) -> None:
 
 
 def closed_pipe(fd: int) -> bool:
-    """Whether `fd` is a pipe with no reader left (a write to it fails with EPIPE)."""
+    """Whether `fd` is a pipe (or socket) with no reader left: a write to it fails with EPIPE.
+    Where `select.poll` is missing (Windows), any pipe is taken for a closed one."""
     import select
     import stat
 
     try:
-        if not stat.S_ISFIFO(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
             return False
+        if not hasattr(select, "poll"):
+            return True
         poller = select.poll()
         poller.register(fd, select.POLLOUT)
-        return any(event & select.POLLERR for _, event in poller.poll(0))
+        gone = select.POLLERR | select.POLLHUP
+        return any(event & gone for _, event in poller.poll(0))
     except (OSError, ValueError):
         return False
 
