@@ -1,13 +1,13 @@
 """A reader that stops early (`poemetric models | head`): the command ends quietly.
 
 Python raises `BrokenPipeError` at the next write to a pipe whose reader has gone (it ignores
-SIGPIPE), and reports it again when it flushes the stream at exit; Click (inside Typer) turned it
-into a silent exit status 1, Rich into `SystemExit(1)`, and a write outside either printed a
-traceback. Every command now ends the same way, as the Python documentation's "Note on SIGPIPE"
-recommends: the stream is pointed at /dev/null (nothing more is reported at exit) and the
-process exits with status 141, 128 + SIGPIPE, the status of git or coreutils stopped by a closed
-pipe, which `set -o pipefail` scripts know, and no status of ours (1 says "jobs left undone,
-run again").
+SIGPIPE), and reports it again when it flushes the stream at exit. Click (inside Typer) turned it
+into a silent exit status 1, Rich into `SystemExit(1)`, and a write outside both would end in a
+traceback. Every command now ends the same way: the stream is pointed at /dev/null, as the
+Python documentation's "Note on SIGPIPE" recommends (nothing more is reported at exit), and the
+process exits with status 141 (the Note's example exits 1): 128 + SIGPIPE, the status of git or
+coreutils stopped by a closed pipe, which `set -o pipefail` scripts know, and no status of ours
+(1 says "jobs left undone, run again").
 
 A background thread that writes progress lines (`poemetric.progress_lines`) only stops writing:
 a stage whose log reader went away goes on calling models and storing every answer, and ends
@@ -20,7 +20,6 @@ import errno
 import importlib.abc
 import importlib.util
 import os
-import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -31,8 +30,9 @@ from typing import IO, TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rich.console import Console
 
-#: The exit status after a write to a closed pipe: 128 + SIGPIPE, as a shell reports git's.
-EXIT_STATUS = 128 + signal.SIGPIPE
+#: The exit status after a write to a closed pipe: 128 + SIGPIPE (13; Windows' `signal` has no
+#: SIGPIPE), as a shell reports git's.
+EXIT_STATUS = 128 + 13
 
 
 class OutputClosed(SystemExit):
