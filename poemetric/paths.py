@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
@@ -148,7 +149,11 @@ def user_cache_path(*parts: str) -> Path:
 def replaced_when_done(path: Path, suffix: str = ".tmp") -> Iterator[Path]:
     """A temporary file beside `path` (its name ending in `suffix`), moved onto it when the
     block ends without an exception: an interrupted write (Ctrl-C) or a rejected one leaves the
-    earlier file whole, never a truncated one."""
+    earlier file whole, never a truncated one. A `path` that is neither a regular file nor absent
+    (a device such as /dev/null, a FIFO) is refused with an `OSError`: the move would replace it,
+    for every process, with a plain file."""
+    if path.exists() and not path.is_file():
+        raise OSError(errno.EINVAL, "not a regular file (a folder, device or pipe)", str(path))
     handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix)
     os.close(handle)
     temp = Path(name)

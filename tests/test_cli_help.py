@@ -95,6 +95,7 @@ def test_generate_and_judge_help_say_how_a_stop_ends_and_the_exit_statuses() -> 
         text = " ".join(result.output.replace("│", " ").split())
         assert "POEMETRIC_STOP_GRACE seconds (default 20)" in text, command
         assert "SIGTERM" in text and "130 / 143" in text and "Exit status: 0" in text, command
+        assert "141 the reader of its output went away" in text, command  # closed_output
 
 
 def _every_command(group: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:

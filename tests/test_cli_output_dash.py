@@ -6,6 +6,8 @@ current folder, with exit status 0 (or 1 for some rejected answers)."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from conftest import DemoTemplate, copy_demo_run
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.paths import replaced_when_done
 
 
 def _invoke(args: list[str]) -> tuple[int, str, str]:
@@ -167,3 +170,51 @@ def test_dash_as_the_run_folder_is_refused(
         "output; give a folder name\n"
     )
     assert not Path("-").exists()
+
+
+def _device_or_pipe(path: Path, kind: str) -> Path:
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to(os.devnull)  # as `-o /dev/null`, without touching /dev/null itself
+    return path
+
+
+def _left_as_it_was(path: Path, kind: str) -> bool:
+    if kind == "fifo":
+        return stat.S_ISFIFO(path.lstat().st_mode)
+    return path.is_symlink() and path.resolve() == Path(os.devnull)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["fifo", "/dev/null"])
+@pytest.mark.parametrize(
+    ("command", "option", "says"), FILE_COMMANDS, ids=lambda v: " ".join(v[:2]) if isinstance(v, list) else v
+)  # fmt: skip
+def test_a_device_or_pipe_as_an_output_is_refused(
+    files: dict[str, str], tmp_path: Path, command: list[str], option: str, says: str, kind: str
+) -> None:
+    """`form check poems.csv -o /dev/stdout` with stdout a pipe or a terminal waited forever,
+    reading it to see whether it was a run store; `-o /dev/null` moved the finished file onto it,
+    which as root made /dev/null a plain file for every process. Both are refused as `-` is."""
+    special = _device_or_pipe(tmp_path / "special", kind)
+    args = [files.get(arg, arg) for arg in command]
+    args[args.index("-")] = str(special)
+    code, out, err = _invoke(args)
+    assert (code, out) == (2, ""), err
+    (line,) = err.splitlines()
+    kind_word = "folder" if says == "folder" else "file"
+    assert line.startswith(
+        f"error: {option} {special}: not a {kind_word} but a device, pipe or terminal; "
+    ), line
+    assert line.endswith(f"give a {kind_word} name")
+    assert _left_as_it_was(special, kind)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/null"])
+def test_a_finished_file_is_never_moved_onto_a_device_or_pipe(tmp_path: Path, kind: str) -> None:
+    special = _device_or_pipe(tmp_path / "special", kind)
+    with pytest.raises(OSError, match="not a regular file"), replaced_when_done(special) as temp:
+        temp.write_text("rows", encoding="utf-8")
+    assert _left_as_it_was(special, kind)
+    assert [p.name for p in tmp_path.iterdir()] == ["special"]  # no temporary file left

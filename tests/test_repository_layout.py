@@ -32,6 +32,7 @@ TOP_LEVEL = frozenset(
         "datasets",
         "docs",
         "generators",
+        "hatch_build.py",
         "judges",
         "poemetric",
         "prompts",

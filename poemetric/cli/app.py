@@ -18,7 +18,7 @@ import typer.main
 from typer.core import TyperCommand, TyperGroup
 
 from poemetric import __version__
-from poemetric.cli import env_values, usage_hints
+from poemetric.cli import closed_output, env_values, usage_hints
 from poemetric.cli.help_render import install_on_help
 
 if TYPE_CHECKING:
@@ -141,6 +141,10 @@ class LazyGroup(TyperGroup):
         except UsageError as error:  # `poemetric --run R analyze`: say where options go
             usage_hints.add_hint(error, words)
             raise
+        except OSError as error:  # `poemetric --help | head`: Click made it a silent status 1
+            if (closed := closed_output.output_closed(error)) is None:
+                raise
+            raise closed from None
 
     def invoke(self, ctx: Context) -> Any:
         from typer._click.exceptions import UsageError
@@ -154,6 +158,10 @@ class LazyGroup(TyperGroup):
         except UsageError as error:  # a command's: `form --run R`, `analyze runs/x`
             usage_hints.add_hint(error, words)
             raise
+        except OSError as error:  # `poemetric models | head` (closed_output)
+            if (closed := closed_output.output_closed(error)) is None:
+                raise
+            raise closed from None
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         command = self.commands.get(cmd_name)
@@ -189,6 +197,7 @@ def _load(name: str) -> Command:
 
 
 install_on_help()  # --help folds long words instead of cutting them (help_render)
+closed_output.install()  # Rich's write to a closed pipe ends the command as any other's does
 env_values.install()  # a bad POEMETRIC_* yes/no or number is one error line (env_values)
 
 app = typer.Typer(
@@ -266,6 +275,11 @@ def main() -> None:
         sys.exit(2)
     except KeyboardInterrupt:
         raise
+    except OSError as error:  # a closed pipe outside a command (an error line to `| head`)
+        if (closed := closed_output.output_closed(error)) is None:
+            _print_crash(error)
+            sys.exit(1)
+        raise closed from None
     except BaseException as error:  # a crash: a bug, or a failure no command handles
         # BaseException too: what an adapter raises from a library's own BaseException (gevent's
         # Timeout, trio's Cancelled) goes through the runner, which lets those through as it

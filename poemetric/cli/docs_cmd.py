@@ -6,7 +6,6 @@ the folder they are in, wherever POEMetric is installed."""
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
@@ -50,13 +49,10 @@ def _title(page: Path) -> str:
 
 
 def _write(text: str) -> None:
-    """`text` on stdout; a reader that stops early (`| head`) ends it quietly."""
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # Python would report the pipe again when it flushes stdout at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    """`text` on stdout, flushed: a reader that stops early (`| head`) ends the command quietly
+    here, as every command (`poemetric.cli.closed_output`)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 @app.command("docs", epilog=EPILOG)

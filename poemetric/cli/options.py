@@ -191,13 +191,21 @@ def require_poems(store: RunStore, run: Path) -> None:
 
 
 def not_standard_output(path: Path, option: str, kind: str = "file", why: str = "") -> None:
-    """Refuse (exit 2) `-` as an output path. No command writes its output to standard output
-    (the terminal gets its summary), and `-` was taken as a file or folder named "-" in the
-    current folder, with exit status 0. `why` says what the command writes where."""
+    """Refuse (exit 2) `-` as an output path, and a device, pipe or terminal (`/dev/stdout`,
+    `/dev/null`, a FIFO). No command writes its output to standard output (the terminal gets its
+    summary), and `-` was taken as a file or folder named "-" in the current folder, with exit
+    status 0. `why` says what the command writes where."""
     option = as_typed(option)
+    why = why or f"the output is written to a {kind}, not to standard output"
     if str(path) == "-":
-        why = why or f"the output is written to a {kind}, not to standard output"
         raise error_exit(f"{option} -: {why}; give a {kind} name")
+    if path.exists() and not (path.is_file() or path.is_dir()):
+        # `-o /dev/stdout` hung reading it (is it a run store?), and the finished file was then
+        # moved onto it: as root, /dev/null or /dev/stdout became a plain file for every process.
+        raise error_exit(
+            f"{option} {path}: not a {kind} but a device, pipe or terminal; {why}; "
+            f"give a {kind} name"
+        )
 
 
 def experts_option(purpose: str) -> Any:

@@ -46,7 +46,10 @@ def sqlite_refusal(path: Path, named: str) -> str | None:
 
 
 def is_sqlite_file(path: Path) -> bool:
-    """Whether `path` is an existing SQLite database file (such as a run's poemetric.sqlite)."""
+    """Whether `path` is an existing SQLite database file (such as a run's poemetric.sqlite).
+    Only a regular file is read: reading a FIFO or a terminal (`/dev/stdout`) waits forever."""
+    if not path.is_file():
+        return False
     try:
         with path.open("rb") as handle:
             return handle.read(16) == b"SQLite format 3\x00"
