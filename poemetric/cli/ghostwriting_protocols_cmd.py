@@ -15,8 +15,10 @@ from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
     RefreshFailedParsesOption,
     check_authors,
+    generate_watched,
     judge_spec,
     open_judged_run,
+    say_generate_was_at_work,
     split_names,
 )
 from poemetric.cli.options import ProgressOption, RunOption, error_exit, existing_run
@@ -96,7 +98,11 @@ def style_match_command(
         progress=progress,
     )
     author_list = split_names(authors)
-    with open_judged_run(run, author_list) as store, interruptible(run):
+    with (
+        open_judged_run(run, author_list) as store,
+        interruptible(run),
+        generate_watched(store) as generating,
+    ):
         if not dry_run:  # a plan prices the judge before its key is set
             refuse_when_none_can_start([spec])
         poems = _poems_matched(store, author_list)
@@ -114,6 +120,7 @@ def style_match_command(
         )
         matches = load_style_matches(store)
     report.render(console)
+    say_generate_was_at_work(generating, console)
     mine = matches[matches["judge"] == judge_name]
     if not mine.empty and not dry_run:
         columns = {"author": "author", "trials": "trials", "accuracy": "accuracy",

@@ -17,9 +17,11 @@ from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
     LOCAL_JUDGE,
     RefreshFailedParsesOption,
+    generate_watched,
     load_judges,
     local_judge_commands,
     open_judged_run,
+    say_generate_was_at_work,
     split_names,
 )
 from poemetric.cli.options import (
@@ -208,6 +210,7 @@ def judge(
     with (
         open_judged_run(run, author_list) as store,
         interruptible(run, "judgments", [j.name for j in judges]),
+        generate_watched(store) as generating,
     ):
         if not dry_run:  # a plan prices judges before their keys are set
             refuse_when_none_can_start(judges)
@@ -229,6 +232,7 @@ def judge(
         except (JudgeStageError, PromptError) as error:
             raise error_exit(error) from error
     report.render(console)
+    say_generate_was_at_work(generating, console)
     if report.incomplete and not dry_run:
         raise typer.Exit(code=1)
 

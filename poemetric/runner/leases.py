@@ -246,17 +246,40 @@ class Leases:
             "SELECT holder, pid, host, process_start, heartbeat_at FROM holders WHERE holder != ?",
             (self.holder,),
         ):
-            if not _holder_alive(int(pid), host, started, heartbeat, cutoff):
-                dead.append(holder)
-            elif host == socket.gethostname() and holds_open(int(pid), self.store.path) is False:
-                # A live process without this store open: the holder of a run this store was
-                # copied from while it ran, at work on that run, not on this copy.
+            if not _at_work_here(self.store, int(pid), host, started, heartbeat, cutoff):
                 dead.append(holder)
         for holder in dead:
             conn.execute("DELETE FROM leases WHERE holder = ?", (holder,))
             conn.execute("DELETE FROM holders WHERE holder = ?", (holder,))
         # Leases whose holder row is gone (a store copied mid-run) hold nothing.
         conn.execute("DELETE FROM leases WHERE holder NOT IN (SELECT holder FROM holders)")
+
+
+def _at_work_here(
+    store: RunStore, pid: int, host: str, started: str | None, heartbeat: str | None, cutoff: str
+) -> bool:
+    """Whether a holder row of `store` is a process at work on it (`_holder_alive`); a live
+    process of this host that does not have the store open holds the run this store was copied
+    from while it ran, not this copy."""
+    if not _holder_alive(pid, host, started, heartbeat, cutoff):
+        return False
+    return host != socket.gethostname() or holds_open(pid, store.path) is not False
+
+
+def holders_at_work(store: RunStore, stage: str) -> list[HolderInfo]:
+    """The processes at work on `stage` (a result table: 'generations') of `store`: those
+    holding leases of it, alive (`_at_work_here`), oldest first."""
+    cutoff = _cutoff()
+    rows = store.query(
+        "SELECT holder, pid, host, started_at, command, process_start, heartbeat_at FROM holders "
+        "WHERE holder IN (SELECT holder FROM leases WHERE stage = ?) ORDER BY started_at",
+        (stage,),
+    )
+    return [
+        HolderInfo(row[0], int(row[1]), row[2], row[3], row[4])
+        for row in rows
+        if _at_work_here(store, int(row[1]), row[2], row[5], row[6], cutoff)
+    ]
 
 
 def _lease_holders(conn: sqlite3.Connection, stage: str, keys: Sequence[str]) -> dict[str, str]:
