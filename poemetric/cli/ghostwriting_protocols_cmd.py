@@ -10,15 +10,14 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from poemetric.cli.beside_generate import generate_watched, say_generate_was_at_work
 from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
     RefreshFailedParsesOption,
     check_authors,
-    generate_watched,
     judge_spec,
     open_judged_run,
-    say_generate_was_at_work,
     split_names,
 )
 from poemetric.cli.options import ProgressOption, RunOption, error_exit, existing_run
@@ -120,7 +119,7 @@ def style_match_command(
         )
         matches = load_style_matches(store)
     report.render(console)
-    say_generate_was_at_work(generating, console)
+    say_generate_was_at_work(generating, "judged", console)
     mine = matches[matches["judge"] == judge_name]
     if not mine.empty and not dry_run:
         columns = {"author": "author", "trials": "trials", "accuracy": "accuracy",

@@ -12,16 +12,15 @@ from rich.console import Console
 from rich.markup import escape
 
 from poemetric.cli.app import app
+from poemetric.cli.beside_generate import generate_watched, say_generate_was_at_work
 from poemetric.cli.command_groups import JudgeGroup
 from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
     LOCAL_JUDGE,
     RefreshFailedParsesOption,
-    generate_watched,
     load_judges,
     local_judge_commands,
     open_judged_run,
-    say_generate_was_at_work,
     split_names,
 )
 from poemetric.cli.options import (
@@ -232,7 +231,7 @@ def judge(
         except (JudgeStageError, PromptError) as error:
             raise error_exit(error) from error
     report.render(console)
-    say_generate_was_at_work(generating, console)
+    say_generate_was_at_work(generating, "judged", console)
     if report.incomplete and not dry_run:
         raise typer.Exit(code=1)
 

@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,10 +13,7 @@ from poemetric.cli.options import error_exit, existing_run, require_poems
 from poemetric.hints import stage_command
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from poemetric.providers.base import ModelSpec
-    from poemetric.runner.leases import HolderInfo
     from poemetric.store import RunStore
 
 
@@ -115,31 +110,3 @@ def check_authors(store: RunStore, run: Path, authors: list[str] | None) -> None
         raise error_exit(
             f"--authors: no poems by {each} in run {run}; authors: {', '.join(sorted(known))}"
         )
-
-
-@contextmanager
-def generate_watched(store: RunStore) -> Iterator[list[HolderInfo]]:
-    """The `generate` commands at work on the run (`holders_at_work`) as the block begins and as
-    it ends: a judge judges the poems stored when it reads the run, not those stored later."""
-    from poemetric.runner.leases import holders_at_work
-
-    found = holders_at_work(store, "generations")
-    yield found
-    seen = {holder.holder for holder in found}
-    found.extend(h for h in holders_at_work(store, "generations") if h.holder not in seen)
-
-
-def say_generate_was_at_work(holders: list[HolderInfo], console: Console) -> None:
-    """A note naming the `generate` commands that were at work on the run while a judging
-    command ran (`generate_watched`); nothing when there were none."""
-    if not holders:
-        return
-    which = "; ".join(holder.describe() for holder in holders)
-    console.print(
-        f"note: generate was at work on this run while this command ran ({which}): the poems "
-        "it stores after this command read the run are not judged here; run this command again "
-        "once it has ended (it asks only for those).",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
-    )

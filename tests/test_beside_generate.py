@@ -1,7 +1,8 @@
-"""A judging command run while `generate` is at work on the same run judges the poems stored so
-far, and says that `generate` was at work and that the command is to be run again once it has
-ended (it exited 0 without a word, as if the run were judged through). Real processes through
-the real CLI, against two local OpenAI servers (the generator's, the judge's)."""
+"""A judging command (or `form run`) run while `generate` is at work on the same run works on the
+poems stored so far, and says that `generate` was at work and that the command is to be run
+again once it has ended (it exited 0 without a word, as if the run were judged through). Real
+processes through the real CLI, against two local OpenAI servers (the generator's, the
+judge's)."""
 
 from __future__ import annotations
 
@@ -16,15 +17,17 @@ from poemetric.store import RunStore
 from poemetric.testing.servers import OpenAIServer
 
 NOTE = "note: generate was at work on this run while this command ran (pid {pid} on "
-AGAIN = "run this command again once it has ended (it asks only for those)"
+AGAIN = "are not {done} here; run this command again once it has ended (it takes only those)."
 
 COMMANDS = {
-    "judge": (("judge", "--judge", "judge-test"), VALID_JUDGE_ANSWER, "judgments"),
+    "judge": (("judge", "--judge", "judge-test"), VALID_JUDGE_ANSWER, "judgments", "judged"),
     "style-match": (
         ("ghostwriting", "style-match", "--judge", "judge-test", "--trials", "1"),
         "B",
         "style_matches",
+        "judged",
     ),
+    "form run": (("form", "run"), "", "form_checks", "checked"),
 }
 
 
@@ -38,7 +41,7 @@ def stored(run: Path, table: str, where: str = "1") -> int:
 def test_a_judge_beside_a_running_generate_says_to_run_it_again(
     tmp_path: Path, command: str
 ) -> None:
-    args, answer, table = COMMANDS[command]
+    args, answer, table, done = COMMANDS[command]
     run = tmp_path / "run"
     prepared_store(run, poems=8).close()
     held = HeldAfter(4)  # generate's first 4 answers; then 2 requests held (max_concurrency 2)
@@ -68,7 +71,7 @@ def test_a_judge_beside_a_running_generate_says_to_run_it_again(
             assert first.poll() is None, beside_out  # generate still at work
             assert beside.returncode == 0, beside_out
             assert NOTE.format(pid=first.pid) in beside_out, beside_out
-            assert AGAIN in beside_out
+            assert AGAIN.format(done=done) in beside_out
             judged = stored(run, table)
             held.release.set()
             first_out, _ = first.communicate(timeout=120)
