@@ -11,13 +11,17 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import Result
+from test_cluster_signals import HeldAfter
+from test_runner_leases import cli, model_dir, wait_for
 from test_runner_support import TEST_KEY, TEST_KEY_ENV, VALID_JUDGE_ANSWER
 from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.generation.stage import STAGE as GENERATE
 from poemetric.judge.recognise import STAGE as RECOGNISE
+from poemetric.judge.rows import JudgmentRows
 from poemetric.judge.stage import STAGE as JUDGE
 from poemetric.probes.chat_lines import STAGE as PROBE_LINES
 from poemetric.runner.leases import Leases
@@ -97,9 +101,10 @@ def test_a_judge_only_started_is_named_and_the_merge_is_complete(
         assert f"{dest} holds nothing of it and is complete without it" in line, line
         assert f"poemetric judge --run {dest} --judge tj" in line, line
 
-        # As it would be merged while a judge is at work there: its job leases are held.
+        # As it would be merged while a judge is at work there: its job leases are held, under
+        # the table its rows go to, as the runner leases them.
         with RunStore(run) as store, Leases(store) as leases:
-            assert leases.claim(JUDGE, ["a-judgment"]).mine == {"a-judgment"}
+            assert leases.claim(JudgmentRows.table, ["a-judgment"]).mine == {"a-judgment"}
             result = _cli("merge", run, "--into", dest)
         assert result.exit_code == 1 and not _lines(result, "not run"), result.output
         [line] = _lines(result, "incomplete")
@@ -153,3 +158,31 @@ def test_a_judge_shard_only_started_is_still_missing(tmp_path: Path, user_model:
 def test_the_stages_whose_results_are_looked_up_are_the_stages() -> None:
     """`STAGE_RESULTS` names stages as the store's `models` record does (each stage's STAGE)."""
     assert set(STAGE_RESULTS) == {GENERATE, JUDGE, RECOGNISE, STYLE_MATCH, PROBE_LINES}
+
+
+@pytest.mark.slow
+def test_a_judge_at_work_that_stored_nothing_yet_leaves_the_merge_incomplete(
+    tmp_path: Path,
+) -> None:
+    # A real `judge` process holds its jobs (leased under the table its rows go to) while the
+    # server holds its first answers: the merge said it was only started, "complete without
+    # it" (exit 0), and to judge the merged run, paying again for what the process buys.
+    run = _generated(tmp_path / "run")
+    held = HeldAfter(0, VALID_JUDGE_ANSWER)
+    try:
+        with OpenAIServer(held, api_key=TEST_KEY) as server:
+            folder = model_dir(tmp_path, "judges", server.base_url, "tj")
+            args = ("judge", "--run", str(run), "--judge", "tj", "--no-progress")
+            judge = cli(tmp_path, *args, env={"POEMETRIC_JUDGES_DIR": str(folder)})
+            wait_for(lambda: len(server.generation_requests) == 2)  # max_concurrency 2
+            result = _cli("merge", run, "--into", tmp_path / "all")
+            assert judge.poll() is None  # still at work
+            held.release.set()
+            judged, _ = judge.communicate(timeout=120)
+            assert judge.returncode == 0, judged
+    finally:
+        held.release.set()
+    assert result.exit_code == 1, result.output
+    assert not _lines(result, "not run"), result.output
+    [line] = _lines(result, "incomplete")
+    assert f"a process was at work on the judge stage in {run} as it was merged" in line, line

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -128,6 +129,57 @@ def test_two_generate_processes_buy_no_answer_twice(tmp_path: Path) -> None:
         )
         assert len(rows) == 24 and {(r["status"], r["n"]) for r in rows} == {("ok", 1)}
         assert store.count("leases") == 0 and store.count("holders") == 0  # released on exit
+
+
+class HeldFirst:
+    """A responder that holds the first `n` requests until the test sets `release` and answers
+    every later one at once."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.release = threading.Event()
+        self._lock = threading.Lock()
+        self._seen = 0
+
+    def __call__(self, call: ChatCall) -> str:
+        with self._lock:
+            self._seen += 1
+            hold = self._seen <= self.n
+        if hold:
+            self.release.wait(timeout=120)
+        return f"Echo: {call.prompt}"
+
+
+@pytest.mark.slow
+def test_a_run_copied_while_a_command_runs_is_resumed_at_once(tmp_path: Path) -> None:
+    # The copy holds the running command's holder row and leases; that command works on the
+    # original run, so its leases hold nothing in the copy (they kept the copy's jobs from it
+    # until the command ended: "being run by another process on this run").
+    run, copy = tmp_path / "run", tmp_path / "copy"
+    prepared_store(run, poems=4).close()
+    held = HeldFirst(2)  # the first command's two requests in flight (max_concurrency 2)
+    try:
+        with OpenAIServer(held, api_key=TEST_KEY) as server:
+            env = {"POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, "gen", server.base_url, "remote-test"))}  # fmt: skip
+            args = ("generate", "--models", "remote-test", "--limit", "4", "--no-progress")
+            first = cli(tmp_path, *args, "--run", str(run), env=env)
+            wait_for(lambda: leased(run) == 4 and len(server.generation_requests) == 2)
+            shutil.copytree(run, copy)  # as `cp -r` copies it: with its -wal and -shm files
+            assert leased(copy) == 4
+            second = cli(tmp_path, *args, "--run", str(copy), env=env)
+            second_out, _ = second.communicate(timeout=120)
+            assert first.poll() is None  # still at work on the original run
+            assert second.returncode == 0, second_out
+            assert "another process" not in second_out
+            held.release.set()
+            first_out, _ = first.communicate(timeout=120)
+            assert first.returncode == 0, first_out
+    finally:
+        held.release.set()
+    for folder in (run, copy):
+        with RunStore(folder) as store:
+            assert store.count("generations", "author = 'remote-test' AND status = 'ok'") == 4
+            assert store.count("leases") == 0 and store.count("holders") == 0
 
 
 @pytest.mark.slow

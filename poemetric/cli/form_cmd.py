@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from poemetric.cli.app import app
+from poemetric.cli.beside_generate import generate_watched, say_generate_was_at_work
 from poemetric.cli.form_check_output import list_rows, output_separator, row_progress
 from poemetric.cli.form_lexicon import LexiconOption, lexicon_in_use, other_lexicon_note
 from poemetric.cli.form_scan_input import (
@@ -306,7 +307,11 @@ def run_command(
     ask_one_blas_thread()  # before the checker imports numpy
     from poemetric.form.stage import run_form_stage, stored_report
 
-    with existing_run(run) as store, lexicon_in_use(lexicon, err_console):
+    with (
+        existing_run(run) as store,
+        lexicon_in_use(lexicon, err_console),
+        generate_watched(store) as generating,
+    ):
         outputs = form_outputs(store.run_dir)  # none: no verdicts to compare
         before = stored_verdicts(store) if outputs else None
         report = run_form_stage(
@@ -347,3 +352,4 @@ def run_command(
     )
     if stale:
         console.print(stale, highlight=False, markup=False, soft_wrap=True)
+    say_generate_was_at_work(generating, "checked", console)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from poemetric.cli.beside_generate import generate_watched, say_generate_was_at_work
 from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import (
@@ -96,7 +97,11 @@ def style_match_command(
         progress=progress,
     )
     author_list = split_names(authors)
-    with open_judged_run(run, author_list) as store, interruptible(run):
+    with (
+        open_judged_run(run, author_list) as store,
+        interruptible(run),
+        generate_watched(store) as generating,
+    ):
         if not dry_run:  # a plan prices the judge before its key is set
             refuse_when_none_can_start([spec])
         poems = _poems_matched(store, author_list)
@@ -114,6 +119,7 @@ def style_match_command(
         )
         matches = load_style_matches(store)
     report.render(console)
+    say_generate_was_at_work(generating, "judged", console)
     mine = matches[matches["judge"] == judge_name]
     if not mine.empty and not dry_run:
         columns = {"author": "author", "trials": "trials", "accuracy": "accuracy",

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from poemetric.cli.app import app
+from poemetric.cli.beside_generate import generate_watched, say_generate_was_at_work
 from poemetric.cli.command_groups import JudgeGroup
 from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
@@ -208,6 +209,7 @@ def judge(
     with (
         open_judged_run(run, author_list) as store,
         interruptible(run, "judgments", [j.name for j in judges]),
+        generate_watched(store) as generating,
     ):
         if not dry_run:  # a plan prices judges before their keys are set
             refuse_when_none_can_start(judges)
@@ -229,6 +231,7 @@ def judge(
         except (JudgeStageError, PromptError) as error:
             raise error_exit(error) from error
     report.render(console)
+    say_generate_was_at_work(generating, "judged", console)
     if report.incomplete and not dry_run:
         raise typer.Exit(code=1)
 

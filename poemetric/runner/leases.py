@@ -6,6 +6,9 @@ it (pid, host, start, command). A lease whose holder is dead no longer counts: o
 holder is dead when its pid is gone (or now belongs to a process started at another time); on
 another host (a shared file system) when it has not renewed its heartbeat for `STALE_AFTER_S`.
 So a SIGKILLed process never blocks the resume, and leases are released when a process ends.
+A run folder copied while a command wrote to it holds that command's holder row and leases too;
+the command works on the original, not the copy, so a holder on this host that does not have the
+copy's store file open (`holds_open`) holds nothing there.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from poemetric.store.db import RunStore, utc_now
 
@@ -57,6 +61,25 @@ def pid_alive(pid: int, started: str | None) -> bool:
         return False
     current = process_start(pid)
     return started is None or current is None or current == started
+
+
+def holds_open(pid: int, path: Path) -> bool | None:
+    """Whether the process `pid` of this host has the file at `path` open (Linux /proc: the
+    same device and inode, whatever path it opened it by); None where that cannot be told (no
+    /proc, another user's process, no file at `path`)."""
+    try:
+        target = os.stat(path)
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    for descriptor in descriptors:
+        try:
+            opened = os.stat(f"/proc/{pid}/fd/{descriptor}")
+        except OSError:  # closed meanwhile
+            continue
+        if (opened.st_dev, opened.st_ino) == (target.st_dev, target.st_ino):
+            return True
+    return False
 
 
 def _cutoff() -> str:
@@ -223,13 +246,40 @@ class Leases:
             "SELECT holder, pid, host, process_start, heartbeat_at FROM holders WHERE holder != ?",
             (self.holder,),
         ):
-            if not _holder_alive(int(pid), host, started, heartbeat, cutoff):
+            if not _at_work_here(self.store, int(pid), host, started, heartbeat, cutoff):
                 dead.append(holder)
         for holder in dead:
             conn.execute("DELETE FROM leases WHERE holder = ?", (holder,))
             conn.execute("DELETE FROM holders WHERE holder = ?", (holder,))
         # Leases whose holder row is gone (a store copied mid-run) hold nothing.
         conn.execute("DELETE FROM leases WHERE holder NOT IN (SELECT holder FROM holders)")
+
+
+def _at_work_here(
+    store: RunStore, pid: int, host: str, started: str | None, heartbeat: str | None, cutoff: str
+) -> bool:
+    """Whether a holder row of `store` is a process at work on it (`_holder_alive`); a live
+    process of this host that does not have the store open holds the run this store was copied
+    from while it ran, not this copy."""
+    if not _holder_alive(pid, host, started, heartbeat, cutoff):
+        return False
+    return host != socket.gethostname() or holds_open(pid, store.path) is not False
+
+
+def holders_at_work(store: RunStore, stage: str) -> list[HolderInfo]:
+    """The processes at work on `stage` (a result table: 'generations') of `store`: those
+    holding leases of it, alive (`_at_work_here`), oldest first."""
+    cutoff = _cutoff()
+    rows = store.query(
+        "SELECT holder, pid, host, started_at, command, process_start, heartbeat_at FROM holders "
+        "WHERE holder IN (SELECT holder FROM leases WHERE stage = ?) ORDER BY started_at",
+        (stage,),
+    )
+    return [
+        HolderInfo(row[0], int(row[1]), row[2], row[3], row[4])
+        for row in rows
+        if _at_work_here(store, int(row[1]), row[2], row[5], row[6], cutoff)
+    ]
 
 
 def _lease_holders(conn: sqlite3.Connection, stage: str, keys: Sequence[str]) -> dict[str, str]:

@@ -50,6 +50,12 @@ STAGE_RESULTS = {
     "probe-lines": ("probe_lines", "generator"),
 }
 
+#: The stage of each result table: the runner leases a stage's jobs under the table its rows go
+#: to (`leases.stage` holds 'judgments', not 'judge'); the probes' chat scorer's stage too.
+LEASED_STAGES = {table: stage for stage, (table, _) in STAGE_RESULTS.items()} | {
+    "probe_choices": "probe"
+}
+
 
 @dataclass(frozen=True)
 class StartedOnly:
@@ -93,9 +99,8 @@ def store_activity(conn: sqlite3.Connection, schema: str, path: Path) -> StoreAc
         f"SELECT DISTINCT stage FROM {schema}.leases WHERE holder IN "
         f"(SELECT holder FROM {schema}.holders)"
     ).fetchall()
-    return StoreActivity(
-        path, frozenset(started), frozenset(partway), frozenset(str(row[0]) for row in busy)
-    )
+    stages = frozenset(LEASED_STAGES.get(str(row[0]), str(row[0])) for row in busy)
+    return StoreActivity(path, frozenset(started), frozenset(partway), stages)
 
 
 def _has_results(conn: sqlite3.Connection, schema: str, stage: str, model: str) -> bool | None:
