@@ -60,3 +60,26 @@ def test_caption_counts_in_the_singular_for_one(tmp_path: Path) -> None:
     table = runner.invoke(app, ["agree", str(path), "--bootstrap", "0"], env={"COLUMNS": "200"})
     assert table.exit_code == 0, table.output
     assert "1 unit, 2 raters, 2 ratings (0 N/A), 1 paired rating;" in table.stdout
+
+
+def test_a_gap_in_the_scores_seen_is_said_with_the_scale_to_give(tmp_path: Path) -> None:
+    # Nobody gave 2: without --scale, 1 and 3 were one step apart (adjacent agreement 1.0).
+    path = _write(tmp_path / "gap.csv", ["1", "3", "4", "5"])
+    rows = path.read_text(encoding="utf-8").splitlines()
+    rows[1] = "p0,a,imagery,1"
+    rows[2] = "p0,b,imagery,3"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    args = ["agree", str(path), "--format", "json", "--bootstrap", "0"]
+    seen = runner.invoke(app, args)
+    assert seen.exit_code == 0, seen.output
+    assert "the scale is the scores seen, 1, 3, 4, 5: 2 never given" in " ".join(
+        seen.stderr.split()
+    )
+    assert "give --scale 1-5" in " ".join(seen.stderr.split())
+    fixed = runner.invoke(app, [*args, "--scale", "1-5"])
+    assert "never given" not in fixed.stderr
+    gap = json.loads(seen.stdout)["overall"]["adjacent"]["estimate"]
+    full = json.loads(fixed.stdout)["overall"]["adjacent"]["estimate"]
+    assert gap == 1.0 and full == 0.75  # p0's 1 and 3 are two points apart on 1-5
+    no_gap = runner.invoke(app, ["agree", str(_write(tmp_path / "ok.csv", ["1", "2"]))])
+    assert "never given" not in no_gap.stderr

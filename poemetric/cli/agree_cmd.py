@@ -77,6 +77,25 @@ def _number(value: float, digits: int = 3) -> str:
     return "–" if math.isnan(value) else f"{value:.{digits}f}"
 
 
+def scale_gap_note(seen: list[float]) -> str | None:
+    """Without --scale the scale is the scores seen: whole-number scores with a point between
+    them that nobody gave (1, 3, 4, 5) make 1 and 3 one step apart and leave Gwet's AC a category
+    short, silently. Said so, with the --scale to give; None where the scores leave no gap."""
+    if len(seen) < 2 or not all(float(v).is_integer() for v in seen):
+        return None
+    low, high = int(min(seen)), int(max(seen))
+    missing = sorted(set(range(low, high + 1)) - {int(v) for v in seen})
+    if not missing:
+        return None
+    shown = ", ".join(f"{v:g}" for v in seen)
+    unused = ", ".join(map(str, missing))
+    return (
+        f"the scale is the scores seen, {shown}: {unused} never given, so adjacent agreement "
+        f"takes the scores either side of a gap as one step apart and Gwet's AC counts "
+        f"{len(seen)} categories; give --scale {low}-{high} if the scale has every point between"
+    )
+
+
 def percent(confidence: float) -> str:
     """A confidence level as the header names it: 95%, 97.5%, 99.9% (`:.0%` rounded 0.999 to
     "100%" and 0.975 to "98%")."""
@@ -205,6 +224,8 @@ def agree(
         if na_value is not None and scale is None and _default(ctx, "na"):
             note = na_reading_note(na_read, na_value)
             file_warnings([f"{ratings_file}: {note}"] if note else [])
+        if scale is None and (gap := scale_gap_note(ratings.scale.tolist())):
+            file_warnings([f"{ratings_file}: {gap}"])
         report = agreement_report(
             ratings, focus=focus, n_boot=n_boot, seed=seed, confidence=confidence
         )
