@@ -290,6 +290,24 @@ def main() -> None:
         # The process is about to end: spare the garbage collector's final passes over what the
         # command built (the form checker's caches took 1.5 s to tear down after 1,630 poems).
         gc.freeze()
+        _forget_handled_interrupts()
+
+
+def _forget_handled_interrupts() -> None:
+    """Make CPython forget a KeyboardInterrupt that left code run by `exec` of a string and was
+    handled since (the stop signal landed while a late import's dataclass was being created:
+    dataclasses make its methods so). CPython marks such an interrupt as unhandled, and under
+    `python -m poemetric` it then ended the process by SIGINT once the command had exited, after
+    "Interrupted by SIGTERM." and a status of 143 (the installed script exits before the mark
+    is read). A successful `exec` of a string clears the mark; a KeyboardInterrupt that does
+    leave `main` sets it again, afterwards. A further signal during the `exec` is let go: the
+    command already chose its status."""
+    while True:
+        try:
+            exec("pass")  # a string: CPython clears the mark on this path
+        except KeyboardInterrupt:
+            continue
+        return
 
 
 def _print_crash(error: BaseException) -> None:

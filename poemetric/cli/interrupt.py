@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from poemetric.cli.closed_output import OutputClosed
 from poemetric.cli.markup import plain
 from poemetric.hints import make_command, program, recorded_dataset, run_by_make
 from poemetric.runner import stopping
@@ -214,17 +215,22 @@ def _stopped(
         if isinstance(stop, StageInterrupted):
             # What the stage did and spent until the stop, as after a finished run: counts kept
             # in memory, printed once the stage's calls ended (not in the signal handler). A
-            # further signal while it prints skips the rest of it, not the resume hint.
-            with suppress(KeyboardInterrupt):
+            # further signal while it prints skips the rest of it, not the resume hint; so does
+            # a stdout whose reader is gone (Ctrl-C stopped `| tee log` too): the summary is
+            # lost there, as a finished stage's is, and the hint still goes to stderr.
+            with suppress(KeyboardInterrupt, OutputClosed):
                 stop.report.render(Console(emoji=False))
         console = Console(emoji=False, stderr=True)
         said = then() if callable(then) else then
-        console.print(
-            f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] {said}",
-            highlight=False,
-            soft_wrap=True,
-        )
-        console.print(f"  {resume_command()}", highlight=False, markup=False, soft_wrap=True)
-        if after is not None and (more := after()):
-            console.print(more, highlight=False, markup=False, soft_wrap=True)
+        # stderr gone too (`2>&1 | tee log`): nothing can be said, the status still tells the
+        # stop (130 / 143: run again), not 141.
+        with suppress(OutputClosed):
+            console.print(
+                f"\n[yellow]Interrupted{stopping.by_signal()}.[/yellow] {said}",
+                highlight=False,
+                soft_wrap=True,
+            )
+            console.print(f"  {resume_command()}", highlight=False, markup=False, soft_wrap=True)
+            if after is not None and (more := after()):
+                console.print(more, highlight=False, markup=False, soft_wrap=True)
         raise typer.Exit(code=stopping.exit_status(stopping.received())) from None

@@ -183,8 +183,11 @@ def _missing_line(missing: MissingShards, into: Path) -> str:
             " (refused, stopped, cut at --max-cost, or still running there)"  # an older store
         )
         lacking = (
-            f"{ran} was run on the whole stage (no --shard K/N) but is not through in any of the "
-            f"merged stores{why}"
+            # At work: whether it runs with --shard K/N is recorded once it is through.
+            f"{ran} is not through in any of the merged stores{why}"
+            if missing.busy_in
+            else f"{ran} was run on the whole stage (no --shard K/N) but is not through in any of "
+            f"the merged stores{why}"
         )
         redo = "run the same command there again (a resume pays for nothing stored)"
         what = f"{redo}, and merge that store into {into} too"

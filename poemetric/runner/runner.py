@@ -142,8 +142,20 @@ def progress_display(options: RunnerOptions, console: Console | None = None) -> 
         transient=False,
     )
     shown = options.progress and not options.dry_run
-    with progress, progress_lines(progress.console, rich_counts(progress), enabled=shown):
-        yield progress
+    stopped: KeyboardInterrupt | None = None
+    try:
+        with progress, progress_lines(progress.console, rich_counts(progress), enabled=shown):
+            try:
+                yield progress
+            except KeyboardInterrupt as stop:
+                stopped = stop
+                raise
+    except SystemExit:
+        # The display's last write found stdout's reader gone (`poemetric.cli.closed_output`:
+        # Ctrl-C stopped `| tee log` too): the stop is what the command reports, with its status.
+        if stopped is None:
+            raise
+        raise stopped from None
 
 
 JobSource = Callable[[ModelSpec], tuple[list[Job], dict[str, str]]]

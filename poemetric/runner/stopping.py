@@ -145,17 +145,20 @@ class _Drain:
         self.draining = True
         self.stopping.set()
         grace = self.grace
+        self.stopper = self.loop.create_task(self._stop_when_idle(grace))
         if self.in_flight:
             ctrl_c = signum == signal.SIGINT
             name = "\nCtrl-C" if ctrl_c else signal.Signals(signum).name
-            print(
-                f"{name}: no new request starts; waiting up to {grace:g} s for the "
-                f"{self.in_flight} in flight to be answered and stored"
-                + (" (Ctrl-C again to stop now)." if ctrl_c else "."),
-                file=sys.stderr,
-                flush=True,
-            )
-        self.stopper = self.loop.create_task(self._stop_when_idle(grace))
+            # stderr's reader gone (Ctrl-C stopped `2>&1 | tee log` too): the grace holds all
+            # the same, the notice is lost.
+            with suppress(OSError):
+                print(
+                    f"{name}: no new request starts; waiting up to {grace:g} s for the "
+                    f"{self.in_flight} in flight to be answered and stored"
+                    + (" (Ctrl-C again to stop now)." if ctrl_c else "."),
+                    file=sys.stderr,
+                    flush=True,
+                )
 
     async def _stop_when_idle(self, grace: float) -> None:
         import asyncio

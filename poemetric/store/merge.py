@@ -258,7 +258,10 @@ def merge_runs(
             )
             store.set_meta("merged_from", merged_from)
             # The destination's own records (a source that is the destination) are held.
-            missing = merge_shard_records(store, shard_records)
+            # A stage at work in a source with no model through yet records no shard: its
+            # models are missing all the same (not "started only", nor "stopped partway").
+            at_work = {stage for source in activity for stage in source.busy}
+            missing = merge_shard_records(store, shard_records, at_work)
             report.missing_shards, report.started_only = sort_missing(
                 store.conn, missing, before, activity
             )

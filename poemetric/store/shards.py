@@ -17,7 +17,7 @@ adds nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,10 +79,11 @@ def record_shard(
 
 
 def merge_shard_records(
-    store: RunStore, sources: Iterable[Sequence[object]]
+    store: RunStore, sources: Iterable[Sequence[object]], at_work: Collection[str] = ()
 ) -> list[MissingShards]:
     """Add the shard records of merged stores (each: its values of SHARD_META_KEYS) to
-    `store`'s, and return the shards of each stage and model that are in none of them."""
+    `store`'s, and return the shards of each stage and model that are in none of them
+    (`at_work`: the stages a merged store holds job leases of, `missing_shards`)."""
     held = [store.get_meta(key) for key in SHARD_META_KEYS]
     stage_records: list[ShardRecord] = []
     model_records: list[ModelShardRecord] = []
@@ -94,7 +95,7 @@ def merge_shard_records(
         store.set_meta(SHARDS_META_KEY, stages)
     if models:
         store.set_meta(MODEL_SHARDS_META_KEY, models)
-    return missing_shards(models, recorded_models(store))
+    return missing_shards(models, recorded_models(store), at_work)
 
 
 def parse_shards(value: object) -> ShardRecord:
@@ -153,7 +154,9 @@ def union_model_shards(records: Iterable[ModelShardRecord]) -> ModelShardRecord:
 
 
 def missing_shards(
-    record: ModelShardRecord, known: Mapping[str, Iterable[str]] | None = None
+    record: ModelShardRecord,
+    known: Mapping[str, Iterable[str]] | None = None,
+    at_work: Collection[str] = (),
 ) -> list[MissingShards]:
     """The shards each model of each stage lacks: for every N it ran with `--shard K/N`, the K's
     in neither its entry nor "*" (a model that also ran without `--shard`, "0/1", lacks none).
@@ -163,7 +166,9 @@ def missing_shards(
     the stage ran without `--shard` only (refused, stopped, cut at --max-cost), as does each
     known model of a stage that no model ran through (still running, or stopped before any
     model was through; only when `record` is not empty: a store made before shards were
-    recorded has none); a stage with "*" shards and no known model is checked as one."""
+    recorded has none, or for a stage of `at_work`, which a store holds job leases of: a store
+    that new records shards, and its first stage at work has none yet); a stage with "*"
+    shards and no known model is checked as one."""
     missing: list[MissingShards] = []
     for stage, by_model in record.items():
         anyone = set(by_model.get(ANY_MODEL, []))
@@ -181,10 +186,10 @@ def missing_shards(
                 continue
             for count, lacking in _lacking(shards):
                 missing.append(MissingShards(stage, model, count, lacking))
-    if record:  # stores that record shards: a stage none of whose models is through yet
-        for unchecked, held in (known or {}).items():
-            if unchecked not in record:
-                missing.extend(MissingShards(unchecked, name, 1, (0,)) for name in sorted(held))
+    # Stores that record shards: a stage none of whose models is through yet.
+    for unchecked, held in (known or {}).items():
+        if unchecked not in record and (record or unchecked in at_work):
+            missing.extend(MissingShards(unchecked, name, 1, (0,)) for name in sorted(held))
     return missing
 
 
