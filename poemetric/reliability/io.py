@@ -305,7 +305,7 @@ def _coded(
     for k in np.flatnonzero((kind == BAD) | (kind == OFF_SCALE)).tolist():
         problems.append((rows.line[k], f"{path}:{rows.line[k]}: {scores[rows.text[k]].problem}"))
     comma_texts = [number for number, score in enumerate(scores) if score.comma]
-    commas = np.flatnonzero(np.isin(text, comma_texts) & (kind != REPEAT)) if comma_texts else []
+    commas = np.flatnonzero(np.isin(text, comma_texts) & (kind != REPEAT))
     if len(commas):  # said once, at the first row read with a decimal comma
         k = int(commas[0])
         score_text(rows.texts.names[rows.text[k]], table, rows.line[k], warnings, [])

@@ -32,11 +32,11 @@ class Interned(Generic[Name]):
 @dataclass
 class RatingRows:
     """Unit, rater, item and score text of each row read, as numbers of `units`, `raters`,
-    `items` and `texts`, with the row's line. A rater is any hashable name (a survey's rater
-    is (survey, rater) until it is known whether the file holds several surveys)."""
+    `items` and `texts`, with the row's line. A rater is (survey, rater): an exported file's
+    rater is named with its survey once the file is known to hold several (else survey "")."""
 
     units: Interned[str] = field(default_factory=Interned)
-    raters: Interned[Hashable] = field(default_factory=Interned)
+    raters: Interned[tuple[str, str]] = field(default_factory=Interned)
     items: Interned[str] = field(default_factory=Interned)
     texts: Interned[str] = field(default_factory=Interned)
     unit: array[int] = field(default_factory=lambda: array("i"))
@@ -45,7 +45,7 @@ class RatingRows:
     text: array[int] = field(default_factory=lambda: array("i"))
     line: array[int] = field(default_factory=lambda: array("q"))
 
-    def add(self, unit: str, rater: Hashable, item: str, text: str, line: int) -> None:
+    def add(self, unit: str, rater: tuple[str, str], item: str, text: str, line: int) -> None:
         self.unit.append(self.units.number(unit))
         self.rater.append(self.raters.number(rater))
         self.item.append(self.items.number(item))
