@@ -186,3 +186,23 @@ def test_a_streamed_table_is_the_table_read_at_once(tmp_path: Path) -> None:
     assert table.issues == whole.issues and len(table.issues) == 2
     assert table.notes == whole.notes and len(table.notes) == 2
     assert table.unreadable == whole.unreadable
+
+
+def test_the_benchmark_file_is_a_ratings_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bench/make_ratings_file.py` (docs/benchmarks.md) writes what `agree` reads, CSV or
+    JSONL alike: every rater on every unit and item, N/A only where POEMetric allows it."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "bench"))
+    import make_ratings_file
+
+    for name in ("ratings.csv", "ratings.jsonl"):
+        assert make_ratings_file.write_ratings(tmp_path / name, raters=2, units=30, seed=0) == 600
+    csv_read, jsonl_read = (read_ratings(tmp_path / n) for n in ("ratings.csv", "ratings.jsonl"))
+    _same(jsonl_read, csv_read)
+    assert csv_read.codes.shape == (2, 30, 10) and (csv_read.codes >= 0).all()
+    na = (csv_read.codes == csv_read.na_code).any(axis=(0, 1))
+    assert {item for item, has in zip(csv_read.items, na, strict=True) if has} <= {
+        "imagery",
+        "literary_devices",
+    }

@@ -172,6 +172,15 @@ def _split_lines(text: str) -> Iterator[str]:
     yield text[start:]
 
 
+def newline_split(text: str) -> Iterator[str]:
+    """`text.split("\\n")` a line at a time (a JSONL file's lines)."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
+
+
 class TextLines(Sequence[str]):
     """The lines of `text` as `list(io.StringIO(text, newline=""))` gives them (each with its
     line end: `\\n`, `\\r\\n` or `\\r`), held as where each starts in the text: 8 bytes a line

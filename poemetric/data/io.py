@@ -25,6 +25,7 @@ from poemetric.data.csv_text import (
     TextLines,
     decode_text,
     line_spans,
+    newline_split,
     semicolon_header,
     separator_hint,
 )
@@ -285,7 +286,7 @@ def _read_jsonl(table: RawTable, data: bytes) -> Iterator[RawRecord]:
     if text is None:
         return
     seen: dict[str, None] = {}
-    for number, line in enumerate(_split_newlines(text), start=1):
+    for number, line in enumerate(newline_split(text), start=1):
         if not line.strip():
             continue
         twice: list[str] = []
@@ -318,15 +319,6 @@ def _read_jsonl(table: RawTable, data: bytes) -> Iterator[RawRecord]:
         seen.update(dict.fromkeys(value))
         yield RawRecord(number, value)
     table.columns = list(seen)
-
-
-def _split_newlines(text: str) -> Iterator[str]:
-    """`text.split("\\n")` a line at a time."""
-    start = 0
-    while (end := text.find("\n", start)) >= 0:
-        yield text[start:end]
-        start = end + 1
-    yield text[start:]
 
 
 def _object(pairs: list[tuple[str, Any]], twice: list[str]) -> dict[str, Any]:
