@@ -204,8 +204,8 @@ def read_ratings(
     its file and line; `warnings` gets how the file was read (Windows-1252, `;`-separated);
     `na_read` gets, per item, how many numbers `na_value` were read as N/A (not the words).
     A `na_value` on the given `scale` is a ValueError: its scores would be read as N/A.
-    The file is read a record at a time into compact rows (`rows.RatingRows`): a million
-    ratings take some 100 MB, not the gigabyte of every row as Python objects."""
+    The file is read a record at a time into compact rows (`rows.RatingRows`): 1.47 million
+    ratings (a 51 MB CSV) peak at about 110 MiB traced, not 1.2 GB of rows as Python objects."""
     path = Path(path)
     if scale is not None and na_value is not None and na_value in set(scale):
         raise ValueError(
