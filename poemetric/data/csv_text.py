@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 #: Whether a header's names (lower case) are those of the file's kind (a dataset's, a ratings
 #: file's): how a `.csv` header split on `;` is known to be semicolon-separated.
@@ -30,6 +32,10 @@ SPREADSHEET = ('Excel\'s "CSV (Comma delimited)"', 'as "CSV UTF-8"')
 PLAIN_TEXT = ('Notepad\'s "ANSI"', "with the encoding UTF-8")
 #: A number written with a decimal comma: `3,5`, `-0,25`.
 _DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+#: Where `str.splitlines` ends a line.
+_LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+#: Where a line of a file read with `newline=""` ends (`\\n`, `\\r\\n` or `\\r`, kept).
+_LINE_END = re.compile("\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,7 @@ def semicolon_header(text: str, is_header: HeaderTest) -> bool:
     """Whether the first non-blank line of a `.csv` file's text is clearly a semicolon-separated
     header: `;` and no comma outside double quotes, and, split on `;`, the columns `is_header`
     looks for (names compared in lower case)."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
+    first = next((line for line in _split_lines(text) if line.strip()), "")
     unquoted = re.sub(r'"[^"]*"', "", first)
     if ";" not in unquoted or "," in unquoted or unquoted.count('"'):
         return False
@@ -154,6 +160,63 @@ def decimal_comma(text: str, separator: str | None) -> str:
     if separator == ";" and _DECIMAL_COMMA.fullmatch(text.strip()):
         return text.strip().replace(",", ".")
     return text
+
+
+def _split_lines(text: str) -> Iterator[str]:
+    """The lines of `str.splitlines`, one at a time (a blank last one too): the first line of a
+    file of a million lines is found without a list of them all."""
+    start = 0
+    for end in _LINE_BREAK.finditer(text):
+        yield text[start : end.start()]
+        start = end.end()
+    yield text[start:]
+
+
+def newline_split(text: str) -> Iterator[str]:
+    """`text.split("\\n")` a line at a time (a JSONL file's lines)."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
+
+
+class TextLines(Sequence[str]):
+    """The lines of `text` as `list(io.StringIO(text, newline=""))` gives them (each with its
+    line end: `\\n`, `\\r\\n` or `\\r`), held as where each starts in the text: 8 bytes a line
+    instead of a string object (about 75 bytes for a short line of a ratings file), and without
+    the copy of the text a `StringIO` makes (4 bytes a character). A line may be replaced
+    (`lines[0] = "\\n"`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts = array("q", [0])
+        self._starts.extend(end.end() for end in _LINE_END.finditer(text))
+        if self._starts[-1] < len(text):  # a last line without a line end
+            self._starts.append(len(text))
+        self._replaced: dict[int, str] = {}
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        if index in self._replaced:
+            return self._replaced[index]
+        return self.text[self._starts[index] : self._starts[index + 1]]
+
+    def __setitem__(self, index: int, line: str) -> None:
+        self[index]  # an IndexError as a list's
+        self._replaced[index % len(self)] = line
 
 
 def line_spans(lines: list[int]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import itertools
 import json
 import math
 from collections.abc import Iterable, Iterator
@@ -21,8 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from poemetric.data.csv_text import (
     HeaderTest,
+    TextLines,
     decode_text,
     line_spans,
+    newline_split,
     semicolon_header,
     separator_hint,
 )
@@ -53,6 +56,8 @@ CSV_FIELD_LIMIT = 1 << 26
 SEMICOLON_HEADER_FORM = "form"
 POEM_TEXT_COLUMNS = ("content", "text", "poem", "response", "response_text")
 _SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
+#: Rows of a Parquet file made records at a time (`stream_table`).
+PARQUET_CHUNK = 10_000
 
 
 class DatasetError(ValueError):
@@ -85,15 +90,33 @@ def read_table(
     """Read a dataset file into raw records. `data` is the file's bytes when already read.
     `semicolon_names`: whether a `.csv` header split on `;` has the columns of the file's kind
     (`semicolon_header`; a dataset's by default, a ratings file's for its readers)."""
+    table, records = stream_table(path, data, semicolon_names)
+    table.records.extend(records)
+    return table
+
+
+def stream_table(
+    path: Path, data: bytes | None = None, semicolon_names: HeaderTest | None = None
+) -> tuple[RawTable, Iterator[RawRecord]]:
+    """`read_table` a record at a time, for a file too large to hold as records (`agree`'s
+    ratings, a million rows): the table, and its records, which are not kept in
+    `table.records`. The columns, header and the notes on how the file is read are there from
+    the start (a JSONL file's columns, every record's keys, once its records are read); the
+    issues, the other notes and `unreadable` are whole once the records are read."""
     fmt = file_format(path)
     if data is None:
         data = path.read_bytes()
+    table = RawTable(path, fmt, columns=[], header_line=None)
     if fmt in ("csv", "tsv"):
         names = semicolon_names or dataset_header
-        return _read_csv(path, data, delimiter=CSV_SUFFIXES["." + fmt], fmt=fmt, names=names)
-    if fmt == "jsonl":
-        return _read_jsonl(path, data)
-    return _read_parquet(path, data)
+        records = _read_csv(table, data, delimiter=CSV_SUFFIXES["." + fmt], names=names)
+    elif fmt == "jsonl":
+        records = _read_jsonl(table, data)
+    else:
+        records = _read_parquet(table, data)
+    del data  # held by the reader until it has the text
+    first = next(records, None)  # a CSV file's header is read with its first record
+    return table, records if first is None else itertools.chain((first,), records)
 
 
 def _decode(path: Path, data: bytes, table: RawTable) -> str | None:
@@ -115,13 +138,16 @@ def dataset_header(names: set[str]) -> bool:
     return SEMICOLON_HEADER_FORM in names and bool(names & set(POEM_TEXT_COLUMNS))
 
 
-def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str, names: HeaderTest) -> RawTable:
-    table = RawTable(path, fmt, columns=[], header_line=None)
+def _read_csv(
+    table: RawTable, data: bytes, delimiter: str, names: HeaderTest
+) -> Iterator[RawRecord]:
+    path, fmt = table.path, table.file_format
     text = _decode(path, data, table)
+    del data
     if text is None:
-        return table
+        return
     # newline="" keeps newlines inside quoted fields; lines are counted here, physically.
-    lines = list(io.StringIO(text, newline=""))
+    lines = TextLines(text)
     hint = separator_hint(lines[0].rstrip("\r\n")) if lines else None
     if hint is not None:  # Excel's `sep=;` line: the separator, and no row of the file
         lines[0] = "\n"
@@ -237,7 +263,7 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str, names: HeaderTe
                 )
                 continue
             close_broken(start - 1)
-            table.records.append(RawRecord(start, dict(zip(header, row, strict=True))))
+            yield RawRecord(start, dict(zip(header, row, strict=True)))
         if restart is None:
             break
         next_line = restart  # index of the line after the record's first line
@@ -251,16 +277,16 @@ def _read_csv(path: Path, data: bytes, delimiter: str, fmt: str, names: HeaderTe
     if header is None and not table.issues:
         table.issues.append(ValidationIssue(str(path), 1, None, EMPTY_CSV))
     table.issues.sort(key=lambda issue: issue.line or 0)
-    return table
 
 
-def _read_jsonl(path: Path, data: bytes) -> RawTable:
-    table = RawTable(path, "jsonl", columns=[], header_line=None)
+def _read_jsonl(table: RawTable, data: bytes) -> Iterator[RawRecord]:
+    path = table.path
     text = _decode(path, data, table)
+    del data
     if text is None:
-        return table
+        return
     seen: dict[str, None] = {}
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in enumerate(newline_split(text), start=1):
         if not line.strip():
             continue
         twice: list[str] = []
@@ -291,9 +317,8 @@ def _read_jsonl(path: Path, data: bytes) -> RawTable:
             table.issues.append(ValidationIssue(str(path), number, column, reason))
             continue
         seen.update(dict.fromkeys(value))
-        table.records.append(RawRecord(number, value))
+        yield RawRecord(number, value)
     table.columns = list(seen)
-    return table
 
 
 def _object(pairs: list[tuple[str, Any]], twice: list[str]) -> dict[str, Any]:
@@ -306,22 +331,25 @@ def _object(pairs: list[tuple[str, Any]], twice: list[str]) -> dict[str, Any]:
     return value
 
 
-def _read_parquet(path: Path, data: bytes) -> RawTable:
-    table = RawTable(path, "parquet", columns=[], header_line=None)
+def _read_parquet(table: RawTable, data: bytes) -> Iterator[RawRecord]:
     import pandas as pd
 
     try:
         frame = pd.read_parquet(io.BytesIO(data))
     except Exception as error:  # pyarrow raises several types for corrupt files
-        table.issues.append(ValidationIssue(str(path), None, None, f"not a Parquet file: {error}"))
+        table.issues.append(
+            ValidationIssue(str(table.path), None, None, f"not a Parquet file: {error}")
+        )
         table.file_error = True
-        return table
+        return
+    del data
     table.columns = [str(column) for column in frame.columns]
     table.header_read = True
-    for number, record in enumerate(frame.to_dict(orient="records"), start=1):
-        values = {str(key): _python_value(value) for key, value in record.items()}
-        table.records.append(RawRecord(number, values))
-    return table
+    for start in range(0, len(frame), PARQUET_CHUNK):
+        chunk = frame.iloc[start : start + PARQUET_CHUNK].to_dict(orient="records")
+        for number, record in enumerate(chunk, start=start + 1):
+            values = {str(key): _python_value(value) for key, value in record.items()}
+            yield RawRecord(number, values)
 
 
 def _python_value(value: Any) -> Any:

@@ -78,6 +78,53 @@ class Ratings:
             codes[at] = len(values) if r.score is None else position[r.score]
         return cls(units, raters, items, values, codes)
 
+    @classmethod
+    def from_columns(
+        cls,
+        names: tuple[Sequence[str], Sequence[str], Sequence[str]],
+        unit: np.ndarray,
+        rater: np.ndarray,
+        item: np.ndarray,
+        score: np.ndarray,
+        *,
+        scale: Sequence[float] | None = None,
+    ) -> Ratings:
+        """`from_ratings` of ratings given as columns, without a `Rating` per row: row k is
+        rater `names[1][rater[k]]`'s score `score[k]` (NaN: N/A) of unit `names[0][unit[k]]` on
+        item `names[2][item[k]]`. Names no row uses are left out; units, raters and items are
+        ordered as `from_ratings` orders them, the items by their first row."""
+        na = np.isnan(score)
+        seen_values = np.unique(score[~na]).tolist()
+        values = np.asarray(sorted(set(scale)) if scale is not None else seen_values, float)
+        outside = [v for v in seen_values if v not in set(values.tolist())]
+        if outside:
+            raise ValueError(
+                f"{plural(len(outside), 'score')} {outside} {plural(len(outside), 'is', 'are')} "
+                f"not on the scale {values.tolist()}"
+            )
+        units = tuple(sorted(names[0][n] for n in _present(unit, len(names[0]))))
+        raters = tuple(
+            sorted((names[1][n] for n in _present(rater, len(names[1]))), key=natural_key)
+        )
+        used, first = np.unique(item, return_index=True)
+        items = tuple(names[2][n] for n in used[np.argsort(first)].tolist())
+        codes = np.full((len(raters), len(units), len(items)), NOT_RATED, dtype=np.int64)
+        # Each row's cell of `codes`, flat: (rater x units + unit) x items + item.
+        flat = _positions(rater, names[1], raters)
+        flat *= len(units)
+        flat += _positions(unit, names[0], units)
+        flat *= len(items)
+        flat += _positions(item, names[2], items)
+        code = np.searchsorted(values, score)
+        code[na] = len(values)
+        codes.flat[flat] = code
+        if np.count_nonzero(codes != NOT_RATED) < len(flat):  # a cell given twice
+            order = np.argsort(flat, kind="stable")
+            k = int(order[1:][flat[order[1:]] == flat[order[:-1]]].min())
+            r, u, i = np.unravel_index(flat[k], codes.shape)
+            raise ValueError(f"rater {raters[r]!r} rated unit {units[u]!r} on {items[i]!r} twice")
+        return cls(units, raters, items, values, codes)
+
     def pairs(self, focus: str | None = None) -> np.ndarray:
         """Rater pairs (indices) the pairwise statistics are taken over: every pair, or with
         `focus` only the pairs of that rater with each other rater."""
@@ -88,6 +135,20 @@ class Ratings:
             f = self.raters.index(focus)
             all_pairs = [(f, b if a == f else a) for a, b in all_pairs if f in (a, b)]
         return np.asarray(all_pairs, dtype=np.int64).reshape(-1, 2)
+
+
+def _present(numbers: np.ndarray, count: int) -> list[int]:
+    """Which of `count` numbers occur in `numbers`."""
+    seen = np.zeros(count, dtype=bool)
+    seen[numbers] = True
+    return np.flatnonzero(seen).tolist()
+
+
+def _positions(numbers: np.ndarray, names: Sequence[str], ordered: Sequence[str]) -> np.ndarray:
+    """Each of `numbers` (of `names`) as the position of its name in `ordered`."""
+    at = {name: position for position, name in enumerate(ordered)}
+    position = np.asarray([at.get(name, -1) for name in names], dtype=np.int64)
+    return position[numbers]
 
 
 def parse_score(text: str, na_value: float | None) -> float | None:
