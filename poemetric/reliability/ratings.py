@@ -51,14 +51,7 @@ class Ratings:
         item) may occur once; a value outside a given scale is an error. Units and raters are
         sorted by name, raters in natural order (`expert_2` before `expert_10`; items keep their first-seen order), so the row order never matters."""
         rows = list(ratings)
-        seen_values = sorted({r.score for r in rows if r.score is not None})
-        values = np.asarray(sorted(set(scale)) if scale is not None else seen_values, float)
-        outside = [v for v in seen_values if v not in set(values.tolist())]
-        if outside:
-            raise ValueError(
-                f"{plural(len(outside), 'score')} {outside} {plural(len(outside), 'is', 'are')} "
-                f"not on the scale {values.tolist()}"
-            )
+        values = _scale_of(sorted({r.score for r in rows if r.score is not None}), scale)
         # Sorted, as the raters: a bootstrap draw picks units by position, so the same ratings
         # in another row order must give the same intervals.
         units = tuple(sorted(dict.fromkeys(r.unit for r in rows)))
@@ -94,14 +87,7 @@ class Ratings:
         item `names[2][item[k]]`. Names no row uses are left out; units, raters and items are
         ordered as `from_ratings` orders them, the items by their first row."""
         na = np.isnan(score)
-        seen_values = np.unique(score[~na]).tolist()
-        values = np.asarray(sorted(set(scale)) if scale is not None else seen_values, float)
-        outside = [v for v in seen_values if v not in set(values.tolist())]
-        if outside:
-            raise ValueError(
-                f"{plural(len(outside), 'score')} {outside} {plural(len(outside), 'is', 'are')} "
-                f"not on the scale {values.tolist()}"
-            )
+        values = _scale_of(np.unique(score[~na]).tolist(), scale)
         units = tuple(sorted(names[0][n] for n in _present(unit, len(names[0]))))
         raters = tuple(
             sorted((names[1][n] for n in _present(rater, len(names[1]))), key=natural_key)
@@ -182,4 +168,17 @@ def parse_scale(text: str) -> list[float]:
         raise ValueError(f"scale {text!r}: use LOW-HIGH (e.g. 1-5) or values (0,0.5,1)") from exc
     if len(values) < 2 or not all(math.isfinite(v) for v in values):
         raise ValueError(f"scale {text!r} needs at least two values")
+    return values
+
+
+def _scale_of(seen_values: list[float], scale: Sequence[float] | None) -> np.ndarray:
+    """The scale: `scale` (sorted) if given, else the values seen; a value seen off a given
+    scale is an error."""
+    values = np.asarray(sorted(set(scale)) if scale is not None else seen_values, float)
+    outside = [v for v in seen_values if v not in set(values.tolist())]
+    if outside:
+        raise ValueError(
+            f"{plural(len(outside), 'score')} {outside} {plural(len(outside), 'is', 'are')} "
+            f"not on the scale {values.tolist()}"
+        )
     return values
