@@ -100,10 +100,20 @@ def test_status_errors(fault: Fault, status: int, retryable: bool) -> None:
         assert error.retry_after_s == pytest.approx(3.0)
 
 
-def test_thinking_budget_not_below_max_tokens_is_rejected_by_api() -> None:
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [({"reasoning_budget_tokens": 2000, "max_tokens": 1500}, "max_tokens"),
+     ({"reasoning_budget_tokens": 512}, "reasoning_budget_tokens")],
+)  # fmt: skip
+def test_a_thinking_budget_the_api_refuses_is_a_clear_error_before_any_request(
+    settings: dict[str, int], named: str
+) -> None:
+    """The API (and the local server) refuses a budget below 1024 or not below max_tokens with
+    a 400; the adapter says so before sending, as a model file with one is refused on loading."""
     with AnthropicServer() as server:
-        error = failure(provider(server), request(reasoning_budget_tokens=2000, max_tokens=1500))
-    assert error.status == 400 and not error.retryable and "budget_tokens" in str(error)
+        error = failure(provider(server), request(**settings))
+        assert server.requests == []
+    assert not error.retryable and f"anthropic: {named}: " in str(error)
 
 
 @pytest.mark.parametrize("fault", [Fault.truncated(), Fault.invalid_json(), Fault.disconnect()])

@@ -96,6 +96,26 @@ def test_a_compatible_server_without_a_reasoning_count(
     assert row["reasoning_tokens"] == expected
 
 
+class ZeroCountServer(OpenAIServer):
+    """vLLM's server (and others built on it) counting 0 reasoning tokens in
+    `completion_tokens_details` beside the reasoning it sends in a field of its own: its
+    counter looks for the opening `<think>`, which an R1 chat template puts in the prompt."""
+
+    def render_completion(self, call: ChatCall, reply: Reply) -> dict[str, Any]:
+        body = super().render_completion(call, reply)
+        body["usage"]["completion_tokens_details"] = {"reasoning_tokens": 0}
+        return body
+
+
+def test_a_zero_count_beside_reasoning_in_its_own_field_is_unknown(tmp_path: Path) -> None:
+    with ZeroCountServer(
+        lambda call: Reply(text=POEM, reasoning="plan the refrains"), expose_reasoning_content=True
+    ) as server:
+        (row,) = generated_rows(tmp_path, author_spec("openai-compatible", server.base_url))
+    assert row["status"] == "ok" and row["reasoning"] == "plan the refrains"
+    assert row["reasoning_tokens"] is None
+
+
 def test_an_openai_count_of_zero_is_kept(tmp_path: Path) -> None:
     with OpenAIServer(lambda call: POEM) as server:
         (row,) = generated_rows(tmp_path, author_spec("openai-compatible", server.base_url))

@@ -131,3 +131,44 @@ def test_settings_the_other_adapters_cannot_send_make_the_file_unusable(
     assert usable["claude-ok"].settings.top_k == 40
     assert usable["claude-thinking-ok"].settings.top_p == 0.95
     assert usable["hf-ok"].settings.seed == 3
+
+
+def test_a_thinking_budget_the_messages_api_refuses_makes_the_file_unusable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Messages API takes `thinking.budget_tokens` from 1024 and below `max_tokens` (the
+    local server refuses the others with a 400, as the API does): such a file loaded as usable
+    and a run stored one error row per job. The shipped Claude file stays usable."""
+    _user_folder(
+        tmp_path,
+        monkeypatch,
+        {
+            "claude-small-budget": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings:\n  reasoning_budget_tokens: 512\n",
+            "claude-budget-over": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings:\n  max_tokens: 2048\n  reasoning_budget_tokens: 2048\n",
+            "claude-budget-ok": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings:\n  max_tokens: 2049\n  reasoning_budget_tokens: 2048\n",
+            "claude-no-thinking": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings:\n  max_tokens: 300\n  reasoning_budget_tokens: 0\n",
+        },
+    )
+    catalog = load_catalog()
+    unusable = catalog.unusable
+    assert unusable["claude-small-budget"].reason == (
+        "settings.reasoning_budget_tokens: extended thinking takes a budget of 1024 tokens or "
+        "more (0 or none: no thinking); 512 is refused"
+    )
+    assert "claude-small-budget.yaml:5: settings.reasoning_budget_tokens" in (
+        unusable["claude-small-budget"].detail
+    )
+    assert unusable["claude-budget-over"].reason.startswith(
+        "settings.max_tokens: 2048 is not above reasoning_budget_tokens 2048"
+    )
+    assert "claude-budget-over.yaml:5: settings.max_tokens" in (
+        unusable["claude-budget-over"].detail
+    )
+    usable = catalog.specs()
+    assert usable["claude-budget-ok"].settings.max_tokens == 2049
+    assert usable["claude-no-thinking"].settings.reasoning_budget_tokens == 0
+    assert usable["claude-3.7-sonnet"].settings.reasoning_budget_tokens == 16000

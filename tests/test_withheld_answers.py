@@ -135,3 +135,18 @@ def test_a_gemini_prompt_blocked_for_safety_is_an_error_the_next_run_asks_again(
     assert asked == 3  # not retried within the run: the same prompt is blocked the same way
     assert "1 job ended in error" in said and "retried by the next run" in said
     assert "ended by the provider" not in said
+
+
+@pytest.mark.parametrize("finish", ["eos", "eos_token"])
+def test_a_compatible_servers_own_end_of_sequence_is_the_models_stop(
+    tmp_path: Path, finish: str
+) -> None:
+    """Together answers `eos`, Hugging Face TGI (before 2.2.1) `eos_token`, where OpenAI says
+    `stop`: the model ended its answer. Every such answer was counted as ended by the provider
+    ("a safety or content filter, a refusal"), a warning under every run of such a model."""
+    with OpenAIServer(
+        lambda call: Reply(text=POEM, finish_reason=finish), api_key=TEST_KEY
+    ) as server:
+        rows, said = generate(tmp_path, spec("openai-compatible", server.base_url))
+    assert [(row["status"], row["finish_reason"]) for row in rows] == [("ok", finish)] * 3
+    assert "ended by the provider" not in said, said

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 DEFAULT_MAX_TOKENS = 4096
 DEFAULT_MAX_TOKENS_THINKING = 16000
 _ANSWER_ROOM = 4096  # tokens left for the answer beyond a large thinking budget
+#: The least `thinking.budget_tokens` the Messages API takes.
+MIN_THINKING_BUDGET = 1024
 
 
 class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
@@ -64,8 +66,9 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
     @classmethod
     def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
         """`seed` and `reasoning_effort`, which the Messages API does not have, and with
-        extended thinking a `temperature` other than 1, `top_k`, or `top_p` below 0.95, which
-        it refuses: each request would be refused, one error row per job."""
+        extended thinking a budget below 1024, a `max_tokens` not above the budget, a
+        `temperature` other than 1, `top_k`, or `top_p` below 0.95, which it refuses: each
+        request would be refused, one error row per job."""
         return _refusals(spec.settings)
 
     def request_params(self, request: GenerationRequest) -> dict[str, Any]:
@@ -287,7 +290,20 @@ def _refusals(settings: GenerationSettings) -> dict[str, str]:
             "the Anthropic Messages API has no reasoning_effort; use reasoning_budget_tokens "
             "for extended thinking"
         )
-    if settings.reasoning_budget_tokens:  # extended thinking: the API refuses these with it
+    budget = settings.reasoning_budget_tokens
+    if budget is not None and budget > 0:  # extended thinking: the API refuses these with it
+        if budget < MIN_THINKING_BUDGET:
+            refused["reasoning_budget_tokens"] = (
+                f"extended thinking takes a budget of {MIN_THINKING_BUDGET} tokens or more "
+                f"(0 or none: no thinking); {budget} is refused"
+            )
+        if settings.max_tokens is not None and settings.max_tokens <= budget:
+            refused["max_tokens"] = (
+                f"{settings.max_tokens} is not above reasoning_budget_tokens {budget}: the API "
+                "takes the thinking out of max_tokens and refuses a budget that is not below it; "
+                "raise max_tokens, or leave it out (the adapter then sends "
+                f"max({DEFAULT_MAX_TOKENS_THINKING}, budget + {_ANSWER_ROOM}))"
+            )
         thinking = "extended thinking (reasoning_budget_tokens) takes"
         if settings.temperature not in (None, 1):
             refused["temperature"] = f"{thinking} no temperature but 1; remove it"

@@ -20,9 +20,19 @@ def stopped_at_token_limit(finish_reason: str | None) -> bool:
 
 
 #: Finish reasons (lower case) of an answer the model ended itself, across providers (None:
-#: the provider gave none).
+#: the provider gave none). Compatible servers spell the model's end-of-sequence token their own
+#: way: Together `eos`, Hugging Face TGI before 2.2.1 and IBM watsonx `eos_token`.
 OWN_STOPS = frozenset(
-    {"stop", "end_turn", "stop_sequence", "tool_use", "tool_calls", "finish_reason_unspecified"}
+    {
+        "stop",
+        "end_turn",
+        "stop_sequence",
+        "tool_use",
+        "tool_calls",
+        "finish_reason_unspecified",
+        "eos",
+        "eos_token",
+    }
 )
 
 

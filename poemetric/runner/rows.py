@@ -80,11 +80,15 @@ def response_columns(
 
 def reasoning_tokens(completion: Completion) -> int | None:
     """The reasoning tokens to store for `completion`: its count, unknown (None) where the
-    provider gave none, and unknown too for a 0 beside reasoning inline in the text (a
-    `<think>` block, or text before a lone `</think>`): vLLM's and transformers' engines and
-    many compatible servers count no reasoning, so 0 there says nothing of it."""
+    provider gave none, and unknown too for a 0 beside reasoning, inline in the text (a
+    `<think>` block, or text before a lone `</think>`) or in its own field: vLLM's and
+    transformers' engines and many compatible servers count no reasoning, and vLLM's server
+    sends `reasoning_tokens: 0` beside the reasoning of a model whose chat template opens the
+    `<think>` block (DeepSeek-R1), so 0 there says nothing of it."""
     count = completion.usage.reasoning_tokens
-    if count == 0 and split_reasoning(completion.text)[1] is not None:
+    if count == 0 and (
+        (completion.reasoning or "").strip() or split_reasoning(completion.text)[1] is not None
+    ):
         return None
     return count
 
