@@ -150,3 +150,12 @@ def test_a_compatible_servers_own_end_of_sequence_is_the_models_stop(
         rows, said = generate(tmp_path, spec("openai-compatible", server.base_url))
     assert [(row["status"], row["finish_reason"]) for row in rows] == [("ok", finish)] * 3
     assert "ended by the provider" not in said, said
+
+
+def test_no_finish_reason_given_is_not_a_provider_stop() -> None:
+    """Some compatible servers send `finish_reason: ""`: no reason given, as None, not a stop
+    of the provider's (the warning would have named "finish reason ''")."""
+    from poemetric.providers.finish_reasons import ended_by_provider
+
+    assert not ended_by_provider("") and not ended_by_provider(None)
+    assert ended_by_provider("SAFETY") and not ended_by_provider("eos")

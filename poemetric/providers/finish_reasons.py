@@ -39,7 +39,7 @@ OWN_STOPS = frozenset(
 def ended_by_provider(finish_reason: str | None) -> bool:
     """Whether the provider, not the model, ended the answer: a finish reason that is neither
     the model's own stop nor the token limit (a safety or content filter, a refusal)."""
-    if finish_reason is None:
+    if not finish_reason:  # none given (some compatible servers send "")
         return False
     reason = finish_reason.lower()
     return reason not in OWN_STOPS and reason not in TOKEN_LIMIT_FINISHES
