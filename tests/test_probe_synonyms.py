@@ -45,6 +45,23 @@ def test_the_lear_limerick_ending_in_he_is_not_corrupted_to_helium() -> None:
     assert not any("helium" in pair.corrupted for pair in pairs)
 
 
+def test_a_line_end_pronoun_is_no_noun_to_swap() -> None:
+    """rhyme_word_swap swaps two words of one part of speech: Lear's "snapped up he" read as the
+    noun *he* (helium) and traded places with "a puppy"."""
+    from poemetric.data import load_dataset
+    from poemetric.probes.thesaurus import load_wordnet, word_pos
+
+    assert word_pos(load_wordnet(), "he", "up") is None
+    assert word_pos(load_wordnet(), "might", "his") == "n"
+    poems = [
+        SourcePoem(p.poem_id, p.content, p.rhyme_pattern)
+        for p in load_dataset("lear-limericks").poems
+    ]
+    pairs = build_pairs(poems, ["rhyme_word_swap"], seed=0, per_poem=5)
+    swapped = {word.lower() for pair in pairs for word in pair.details["words"]}
+    assert "puppy" not in swapped and not swapped & set(PRONOUNS_AND_MODALS)
+
+
 def test_a_plural_line_end_word_never_gets_a_plural_of_a_plural() -> None:
     from poemetric.probes.thesaurus import load_wordnet, singular, word_synonyms
 

@@ -301,8 +301,11 @@ def context_pos(previous: str | None, wordnet: WordNet | None = None) -> set[str
 
 
 def word_pos(wordnet: WordNet, word: str, previous: str | None = None) -> str | None:
-    """A word's part of speech in context (see the module docstring), or None."""
+    """A word's part of speech in context (see the module docstring), or None: none for a
+    pronoun, determiner or modal (`CLOSED_CLASS`) but a noun after a determiner (*his might*)."""
     lower = word.lower()
+    if lower in CLOSED_CLASS and (previous or "").lower() not in _DETERMINERS:
+        return None
     parts = wordnet.parts_of_speech(lower)
     allowed = context_pos(previous, wordnet)
     if allowed is not None and parts & allowed:
