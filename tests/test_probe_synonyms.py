@@ -53,6 +53,8 @@ def test_a_line_end_pronoun_is_no_noun_to_swap() -> None:
 
     assert word_pos(load_wordnet(), "he", "up") is None
     assert word_pos(load_wordnet(), "might", "his") == "n"
+    assert word_pos(load_wordnet(), "May", "of") == "n"  # "the darling buds of May"
+    assert word_pos(load_wordnet(), "me", "to") is None
     poems = [
         SourcePoem(p.poem_id, p.content, p.rhyme_pattern)
         for p in load_dataset("lear-limericks").poems

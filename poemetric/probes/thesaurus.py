@@ -301,10 +301,10 @@ def context_pos(previous: str | None, wordnet: WordNet | None = None) -> set[str
 
 
 def word_pos(wordnet: WordNet, word: str, previous: str | None = None) -> str | None:
-    """A word's part of speech in context (see the module docstring), or None: none for a
-    pronoun, determiner or modal (`CLOSED_CLASS`) but a noun after a determiner (*his might*)."""
+    """A word's part of speech in context (see the module docstring), or None: None for a
+    pronoun, determiner or modal (`closed_class`)."""
     lower = word.lower()
-    if lower in CLOSED_CLASS and (previous or "").lower() not in _DETERMINERS:
+    if closed_class(word, previous):
         return None
     parts = wordnet.parts_of_speech(lower)
     allowed = context_pos(previous, wordnet)
@@ -330,6 +330,15 @@ CLOSED_CLASS = frozenset(
 )  # fmt: skip
 
 
+def closed_class(word: str, previous: str | None) -> bool:
+    """Whether a line-end word is one of `CLOSED_CLASS` in its context: not after a determiner
+    (*his might*, *the mine*), nor capitalised after a noun cue (*the buds of May*)."""
+    lower, cue = word.lower(), (previous or "").lower()
+    if lower not in CLOSED_CLASS or cue in _DETERMINERS:
+        return False
+    return not (word[:1].isupper() and lower != "i" and cue in _NOUN_CUES)
+
+
 def synonym_candidates(
     wordnet: WordNet, word: str, previous: str | None = None
 ) -> tuple[str | None, list[Candidate]]:
@@ -337,7 +346,7 @@ def synonym_candidates(
     one with its sense and frequency (`Candidate.verdict` says whether it may be used)."""
     lower = word.lower()
     cue = (previous or "").lower()
-    if lower in CLOSED_CLASS and cue not in _DETERMINERS:
+    if closed_class(word, previous):
         return None, []
     pos = word_pos(wordnet, word, previous)
     if pos is not None:
