@@ -6,9 +6,10 @@ read); they are read directly, so nothing runs from that package and nothing is 
 points at any other WordNet database folder (NLTK's `corpora/wordnet`, Debian's
 `/usr/share/wordnet`).
 
-Part of speech without a statistical tagger: the word before a line-end word decides when it is
-telling (a determiner or possessive before it makes it a noun or adjective, ``to``, a modal or a
-subject pronoun a verb); otherwise a word's part of speech is the one WordNet gives it, when it has
+Part of speech without a statistical tagger: the word before a line-end word narrows it when it
+is telling (a determiner or possessive, a numeral or quantifier, a preposition or an
+adjective-only word before it makes it a noun or adjective; ``to``, a modal or a subject pronoun
+a verb); among the parts left, a word's part of speech is the one WordNet gives it, when it has
 only one, or the one that holds at least `DOMINANT_SHARE` of its sense-tagged occurrences in the
 SemCor counts WordNet ships (`cntlist.rev`); otherwise it is ambiguous and gets no synonyms. A
 synonym must have that part of speech as its own dominant one. Regular plural nouns are handled (``fears`` ->
