@@ -45,6 +45,25 @@ def test_the_lear_limerick_ending_in_he_is_not_corrupted_to_helium() -> None:
     assert not any("helium" in pair.corrupted for pair in pairs)
 
 
+def test_a_line_end_pronoun_is_no_noun_to_swap() -> None:
+    """rhyme_word_swap swaps two words of one part of speech: Lear's "snapped up he" read as the
+    noun *he* (helium) and traded places with "a puppy"."""
+    from poemetric.data import load_dataset
+    from poemetric.probes.thesaurus import load_wordnet, word_pos
+
+    assert word_pos(load_wordnet(), "he", "up") is None
+    assert word_pos(load_wordnet(), "might", "his") == "n"
+    assert word_pos(load_wordnet(), "May", "of") == "n"  # "the darling buds of May"
+    assert word_pos(load_wordnet(), "me", "to") is None
+    poems = [
+        SourcePoem(p.poem_id, p.content, p.rhyme_pattern)
+        for p in load_dataset("lear-limericks").poems
+    ]
+    pairs = build_pairs(poems, ["rhyme_word_swap"], seed=0, per_poem=5)
+    swapped = {word.lower() for pair in pairs for word in pair.details["words"]}
+    assert "puppy" not in swapped and not swapped & set(PRONOUNS_AND_MODALS)
+
+
 def test_a_plural_line_end_word_never_gets_a_plural_of_a_plural() -> None:
     from poemetric.probes.thesaurus import load_wordnet, singular, word_synonyms
 
@@ -108,7 +127,7 @@ def test_a_synonym_is_a_common_word_in_a_sense_semcor_attests() -> None:
         assert tagged & set(wordnet.index[pos][lemma_new]), (lemma_old, lemma_new)
     words = {pair.details["word"].lower(): pair for pair in pairs}
     assert "dogs" not in words  # its one SemCor sense has no one-word synonym
-    assert words["prance"].details["synonym"] == "swagger"
+    assert "prance" not in words  # "with one prance": a noun, which has no synonym
 
 
 def test_every_candidate_keeps_its_verdict_sense_and_frequency() -> None:
@@ -119,13 +138,13 @@ def test_every_candidate_keeps_its_verdict_sense_and_frequency() -> None:
     assert pos == "n"
     verdicts = {c.word: c.verdict for c in candidates}
     assert verdicts["frumps"] == "rare sense: sense 2; SemCor tags sense 1 only"
-    _, candidates = synonym_candidates(wordnet, "prance", "one")
+    _, candidates = synonym_candidates(wordnet, "prance", "to")
     first = candidates[0]
     assert (first.word, first.sense, first.verdict) == ("tittup", 1, "rare: zipf 0.0")
-    (pair,) = [p for p in _lear_synonym_pairs(per_poem=1) if p.details["word"] == "prance"]
-    assert pair.details["candidates"][:2] == [
-        {"word": "tittup", "verdict": "rare: zipf 0.0", "sense": 1, "zipf": 0.0},
-        {"word": "swagger", "verdict": "ok", "sense": 1, "zipf": 3.16},
+    (pair,) = [p for p in _lear_synonym_pairs(per_poem=1) if p.details["word"] == "glue"]
+    assert pair.details["candidates"] == [
+        {"word": "gum", "verdict": "ok", "sense": 1, "zipf": 3.94},
+        {"word": "mucilage", "verdict": "rare: zipf 1.8", "sense": 1, "zipf": 1.77},
     ]
 
 
@@ -160,3 +179,49 @@ def test_a_sense_wordnet_marks_obscene_slang_or_colloquial_gives_no_synonym() ->
     pairs = build_pairs(poems, ["synonym"], seed=0, per_poem=5)
     assert pairs
     assert not [p for p in pairs if p.details["synonym"].lower() in {"shit", "horseshit"}]
+
+
+@pytest.mark.parametrize(
+    ("previous", "word", "pos", "synonym"),
+    [
+        ("one", "prance", "n", None),  # a numeral: not the verb (*swagger*)
+        ("twenty", "clogs", "n", None),  # a numeral before a plural: clog is a verb in SemCor
+        ("strong", "glue", "n", "gum"),  # an adjective: not the verb *glue*
+        ("by", "mistake", "n", "error"),  # a preposition (mistake: noun 21, verb 11 in SemCor)
+        ("the", "crows", "n", None),  # a plural after a determiner (crow: noun 3, verb 5)
+        ("with", "smiles", "n", None),  # ... after a preposition (smile: noun 29, verb 79)
+        ("it", "does", None, None),  # after a subject pronoun: a verb's -s, not plural *doe*
+    ],
+)
+def test_the_word_before_a_line_end_word_tells_its_part_of_speech(
+    previous: str, word: str, pos: str | None, synonym: str | None
+) -> None:
+    """Lear's limericks: a numeral, a preposition or an adjective before a line-end word makes
+    it a noun, not WordNet's dominant verb ("with one prance" had become "with one swagger",
+    from the verb; "very strong glue" was read as the verb *glue*, "by mistake" and "the
+    crows" as ambiguous). A plural after a determiner or preposition is a noun's."""
+    from poemetric.probes.thesaurus import load_wordnet, synonym_candidates
+
+    found, candidates = synonym_candidates(load_wordnet(), word, previous)
+    assert found == pos
+    ok = [c.word for c in candidates if c.verdict == "ok"]
+    assert (ok[0] if ok else None) == synonym, ok
+
+
+def test_a_cue_that_is_no_cue() -> None:
+    """A past form WordNet lists only as an adjective (*said*) is no adjective; a pronoun after
+    a preposition is no noun (*of me* would give *Maine*)."""
+    from poemetric.probes.thesaurus import load_wordnet, word_pos, word_synonyms
+
+    wordnet = load_wordnet()
+    assert word_pos(wordnet, "hum", "said") == "v"
+    assert word_synonyms(wordnet, "me", "of") == (None, [])
+    assert word_synonyms(wordnet, "thee", "with") == (None, [])
+
+
+def test_the_lear_pairs_take_the_part_of_speech_of_the_line() -> None:
+    pairs = {p.details["word"]: p for p in _lear_synonym_pairs(per_poem=1)}
+    assert "prance" not in pairs
+    assert (pairs["glue"].details["synonym"], pairs["glue"].details["pos"]) == ("gum", "noun")
+    assert "With some very strong gum," in pairs["glue"].corrupted
+    assert pairs["mistake"].details["synonym"] == "error"

@@ -6,9 +6,10 @@ read); they are read directly, so nothing runs from that package and nothing is 
 points at any other WordNet database folder (NLTK's `corpora/wordnet`, Debian's
 `/usr/share/wordnet`).
 
-Part of speech without a statistical tagger: the word before a line-end word decides when it is
-telling (a determiner or possessive before it makes it a noun or adjective, ``to``, a modal or a
-subject pronoun a verb); otherwise a word's part of speech is the one WordNet gives it, when it has
+Part of speech without a statistical tagger: the word before a line-end word narrows it when it
+is telling (a determiner or possessive, a numeral or quantifier, a preposition or an
+adjective-only word before it makes it a noun or adjective; ``to``, a modal or a subject pronoun
+a verb); among the parts left, a word's part of speech is the one WordNet gives it, when it has
 only one, or the one that holds at least `DOMINANT_SHARE` of its sense-tagged occurrences in the
 SemCor counts WordNet ships (`cntlist.rev`); otherwise it is ambiguous and gets no synonyms. A
 synonym must have that part of speech as its own dominant one. Regular plural nouns are handled (``fears`` ->
@@ -102,6 +103,9 @@ class WordNet:
             if sense_pos is not None:
                 per_pos = self.counts.setdefault(lemma, {})
                 per_pos[sense_pos] = per_pos.get(sense_pos, 0) + int(count)
+        #: Irregular verb forms (``verb.exc``: *said*, *sunk*, *born*), which WordNet's index
+        #: may list only as adjectives.
+        self.verb_forms = frozenset(line.split()[0] for line in self._lines("verb.exc"))
         self._synsets: dict[str, dict[int, str]] = {}
 
     def _lines(self, name: str) -> Iterator[str]:
@@ -117,9 +121,12 @@ class WordNet:
     def parts_of_speech(self, lemma: str) -> set[str]:
         return {pos for pos in _FILE_POS if lemma in self.index[pos]}
 
-    def dominant_pos(self, lemma: str) -> str | None:
-        """The lemma's part of speech, or None when WordNet leaves it ambiguous."""
+    def dominant_pos(self, lemma: str, among: set[str] | None = None) -> str | None:
+        """The lemma's part of speech (of those `among`, when given), or None when WordNet
+        leaves it ambiguous."""
         parts = self.parts_of_speech(lemma)
+        if among is not None:
+            parts &= among
         if len(parts) == 1:
             return next(iter(parts))
         counts = {pos: n for pos, n in self.counts.get(lemma, {}).items() if pos in parts}
@@ -245,74 +252,65 @@ def plural(word: str) -> str:
     return word + "s"
 
 
-_NOUN_CUES = frozenset(
+#: Words after which the next word is a noun or adjective: determiners and possessives (*the
+#: sea*, *his hold*), numerals and quantifiers (Lear's "with one prance" is no verb, "twenty
+#: sons"), and prepositions (*by mistake*, *with smiles*, *of despair*). `to` is not among them:
+#: before a line-end word it is as often the infinitive's (*to faint*, *to suppose*).
+_DETERMINERS = frozenset(
     [
-        "a",
-        "an",
-        "the",
-        "my",
-        "his",
-        "her",
-        "its",
-        "our",
-        "your",
-        "their",
-        "this",
-        "that",
-        "these",
-        "those",
-        "every",
-        "each",
-        "no",
-        "some",
-        "any",
+        "a", "an", "the", "my", "his", "her", "its", "our", "your", "their", "thy", "thine",
+        "whose", "this", "that", "these", "those", "every", "each", "no", "some", "any",
     ]
-)
+)  # fmt: skip
+_NOUN_CUES = _DETERMINERS | frozenset(
+    [
+        "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+        "twelve", "twenty", "hundred", "thousand", "many", "few", "several", "both",
+        "of", "in", "on", "at", "by", "with", "without", "from", "into", "upon", "through",
+        "under", "beneath", "within", "among", "against", "toward", "towards", "across", "amid",
+        "beside", "beyond", "behind", "during",
+    ]
+)  # fmt: skip
+#: Noun cues after which a line-end word ending in -s is not a plural noun: a singular
+#: determiner or numeral before it makes it a verb (*that sees*, *one knows*).
+_SINGULAR_CUES = frozenset(["a", "an", "one", "this", "that", "every", "each"])
 _VERB_CUES = frozenset(
     [
-        "to",
-        "will",
-        "shall",
-        "can",
-        "could",
-        "would",
-        "should",
-        "may",
-        "might",
-        "must",
-        "did",
-        "do",
-        "does",
-        "i",
-        "we",
-        "they",
-        "he",
-        "she",
-        "it",
-        "you",
+        "to", "will", "shall", "can", "could", "would", "should", "may", "might", "must", "did",
+        "do", "does", "i", "we", "they", "he", "she", "it", "you",
     ]
-)
+)  # fmt: skip
 
 
-def context_pos(previous: str | None) -> set[str] | None:
-    """Parts of speech the previous word allows for the next one (None: no cue)."""
+def context_pos(previous: str | None, wordnet: WordNet | None = None) -> set[str] | None:
+    """Parts of speech the previous word allows for the next one (None: no cue). With
+    `wordnet`, a previous word that WordNet knows only as an adjective is a noun cue too
+    (*very strong glue*), unless it may be a verb's past form (*said*, *sunk*, *painted*)."""
     cue = (previous or "").lower()
     if cue in _NOUN_CUES:
         return {"n", "a"}
     if cue in _VERB_CUES:
         return {"v"}
+    if (
+        wordnet is not None
+        and wordnet.parts_of_speech(cue) == {"a"}
+        and not cue.endswith("ed")
+        and cue not in wordnet.verb_forms
+    ):
+        return {"n", "a"}
     return None
 
 
 def word_pos(wordnet: WordNet, word: str, previous: str | None = None) -> str | None:
-    """A word's part of speech in context (see the module docstring), or None."""
+    """A word's part of speech in context (see the module docstring), or None: None for a
+    pronoun, determiner or modal (`closed_class`)."""
     lower = word.lower()
+    if closed_class(word, previous):
+        return None
     parts = wordnet.parts_of_speech(lower)
-    allowed = context_pos(previous)
+    allowed = context_pos(previous, wordnet)
     if allowed is not None and parts & allowed:
-        narrowed = parts & allowed
-        if len(narrowed) == 1:
-            return next(iter(narrowed))
+        return wordnet.dominant_pos(lower, among=parts & allowed)
     return wordnet.dominant_pos(lower) if parts else None
 
 
@@ -333,13 +331,23 @@ CLOSED_CLASS = frozenset(
 )  # fmt: skip
 
 
+def closed_class(word: str, previous: str | None) -> bool:
+    """Whether a line-end word is one of `CLOSED_CLASS` in its context: not after a determiner
+    (*his might*, *the mine*), nor capitalised after a noun cue (*the buds of May*)."""
+    lower, cue = word.lower(), (previous or "").lower()
+    if lower not in CLOSED_CLASS or cue in _DETERMINERS:
+        return False
+    return not (word[:1].isupper() and lower != "i" and cue in _NOUN_CUES)
+
+
 def synonym_candidates(
     wordnet: WordNet, word: str, previous: str | None = None
 ) -> tuple[str | None, list[Candidate]]:
     """(part of speech, synonym candidates in the same inflection) for a line-end word, every
     one with its sense and frequency (`Candidate.verdict` says whether it may be used)."""
     lower = word.lower()
-    if lower in CLOSED_CLASS and context_pos(previous) != {"n", "a"}:
+    cue = (previous or "").lower()
+    if closed_class(word, previous):
         return None, []
     pos = word_pos(wordnet, word, previous)
     if pos is not None:
@@ -350,9 +358,12 @@ def synonym_candidates(
             if wordnet.dominant_pos(s) == pos
         ]
     stem = singular(lower)
+    # A plural after a noun cue that can precede a plural (*the crows*, *with smiles*) is a
+    # noun's: its stem's noun sense counts, whatever WordNet's dominant part of speech.
+    allowed = context_pos(previous, wordnet) if cue not in _SINGULAR_CUES else None
     if (
         stem is not None
-        and wordnet.dominant_pos(stem) == "n"
+        and wordnet.dominant_pos(stem, among=allowed) == "n"
         and not wordnet.parts_of_speech(lower)
     ):
         ranked = wordnet.ranked["n"].get(stem, 0)
