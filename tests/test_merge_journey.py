@@ -279,6 +279,40 @@ def test_an_answer_bought_on_both_machines_is_kept_once_not_a_conflict(
     assert len(merge_runs([a, other], tmp_path / "another").conflicts) == 3 + 3  # poems, cache
 
 
+def test_an_answer_bought_before_and_after_unknown_reasoning_counts_is_kept_once(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reasoning tokens the provider gives no figure for were stored as 0 before 2026-11-28 and
+    are NULL since: the same answer bought in a store of each kind was a conflict ("differs in
+    reasoning_tokens", `--strict` exit 1) instead of an answer bought twice."""
+    import sqlite3
+
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    old, new = tmp_path / "old", tmp_path / "new"
+    with OpenAIServer(lambda call: "Echo: " + call.prompt, api_key=TEST_KEY) as poet:
+        _served(user_model, "generators", "remote", poet.base_url)
+        for run in (old, new):
+            _generate(run, "--models", "remote")
+    with sqlite3.connect(new / DB_NAME) as conn:  # as a store written since stores them
+        conn.execute("UPDATE generations SET reasoning_tokens = NULL WHERE author = 'remote'")
+        conn.execute(
+            "UPDATE response_cache SET completion = "
+            "json_set(completion, '$.usage.reasoning_tokens', json('null'))"
+        )
+    with RunStore(old, create=False) as store:
+        assert {r[0] for r in store.query("SELECT reasoning_tokens FROM generations "
+                                          "WHERE author = 'remote'")} == {0}  # fmt: skip
+    for order in ((old, new), (new, old)):
+        dest = tmp_path / f"{order[0].name}-first"
+        result = _run("merge", *map(str, order), "--into", str(dest), "--strict")
+        assert result.exit_code == 0, result.output
+        assert "3 answers were bought in two stores" in " ".join(result.output.split())
+    report = merge_runs([old, new], tmp_path / "again")
+    assert report.conflicts == []
+    assert report.tables["generations"].bought_twice == 3
+    assert report.tables["response_cache"].identical == 3
+
+
 def test_only_a_cached_completion_loses_its_bookkeeping_in_the_comparison() -> None:
     """The bookkeeping keys were stripped from every JSON text of every table, and every text
     that parsed as JSON was compared parsed (" 3" equal to "3"); now only objects and arrays
