@@ -438,7 +438,7 @@ def test_a_broken_entry_point_is_one_clear_error_in_the_probe_commands(
     )
     assert code == 2 and err.startswith(expected), out + err
     code, out, err = cli("probe", "build", "lear-limericks", "-o", str(pairs), "--tasks",
-                         "synonym", "--limit", "3")  # fmt: skip
+                         "synonym", "--limit", "6")  # fmt: skip
     assert code == 0, out + err
     code, out, err = cli("probe", "run", str(pairs), "--scorer", "chat:mine", "-o",
                          str(tmp_path / "scores.jsonl"), "--run", str(tmp_path / "run"))  # fmt: skip
