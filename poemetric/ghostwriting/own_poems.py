@@ -58,7 +58,8 @@ def own_poems_uniqueness(
     from poemetric.text.plural import counted
 
     loaded = load_reference_corpora(corpora)
-    exclude = [_own_ids(path, reference_corpora(corpora)) for path, _ in poems]
+    named_corpora = reference_corpora(corpora)  # each path resolved once, not once a poem
+    exclude = [_own_ids(path, named_corpora) for path, _ in poems]
     ids = {text.id for text in loaded.texts}
     if all(ids <= mine for mine in exclude):
         raise ReferenceCorpusError(

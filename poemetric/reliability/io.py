@@ -317,7 +317,7 @@ def _coded(
             name = rows.items.names[numbers[n]]
             na_read[name] = na_read.get(name, 0) + int(counts[n])
     lined = LinedProblems(table.issues)
-    for at, problem in sorted(problems, key=lambda problem: problem[0]):
+    for at, problem in problems:  # put in line order by `in_line_order`
         lined.line = at
         lined.append(problem)
     if lined:
