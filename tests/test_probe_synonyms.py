@@ -5,9 +5,14 @@ Scots "where the burnie rows" to "where the burnie wordses" (*row*, a quarrel, i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 
 from poemetric.probes.builders import SourcePoem, build_pairs
+
+if TYPE_CHECKING:
+    from poemetric.probes.thesaurus import WordNet
 
 #: Written out here, not imported: the builder's own list is what is under test.
 PRONOUNS_AND_MODALS = ("he", "she", "me", "thee", "thou", "am", "can", "may", "will", "might")
@@ -20,8 +25,18 @@ def _wordnet() -> None:
     wordnet_or_skip()
 
 
+def word_synonyms(
+    wordnet: WordNet, word: str, previous: str | None = None
+) -> tuple[str | None, list[str]]:
+    """(part of speech, every candidate word of `synonym_candidates`, whatever its verdict)."""
+    from poemetric.probes.thesaurus import synonym_candidates
+
+    pos, candidates = synonym_candidates(wordnet, word, previous)
+    return pos, [candidate.word for candidate in candidates]
+
+
 def test_a_line_end_pronoun_or_modal_gets_no_synonym() -> None:
-    from poemetric.probes.thesaurus import load_wordnet, word_synonyms
+    from poemetric.probes.thesaurus import load_wordnet
 
     wordnet = load_wordnet()
     for word, previous in [("he", "up"), ("am", "I"), ("thou", "art"), ("may", "you"),
@@ -65,7 +80,7 @@ def test_a_line_end_pronoun_is_no_noun_to_swap() -> None:
 
 
 def test_a_plural_line_end_word_never_gets_a_plural_of_a_plural() -> None:
-    from poemetric.probes.thesaurus import load_wordnet, singular, word_synonyms
+    from poemetric.probes.thesaurus import load_wordnet, singular
 
     wordnet = load_wordnet()
     pos, options = word_synonyms(wordnet, "rows", "burnie")
@@ -211,7 +226,7 @@ def test_the_word_before_a_line_end_word_tells_its_part_of_speech(
 def test_a_cue_that_is_no_cue() -> None:
     """A past form WordNet lists only as an adjective (*said*) is no adjective; a pronoun after
     a preposition is no noun (*of me* would give *Maine*)."""
-    from poemetric.probes.thesaurus import load_wordnet, word_pos, word_synonyms
+    from poemetric.probes.thesaurus import load_wordnet, word_pos
 
     wordnet = load_wordnet()
     assert word_pos(wordnet, "hum", "said") == "v"

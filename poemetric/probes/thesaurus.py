@@ -382,17 +382,8 @@ def synonym_candidates(
     return pos, []
 
 
-def word_synonyms(
-    wordnet: WordNet, word: str, previous: str | None = None
-) -> tuple[str | None, list[str]]:
-    """(part of speech, synonyms in the same inflection) for a line-end word: every candidate
-    of `synonym_candidates`, whatever its verdict."""
-    pos, candidates = synonym_candidates(wordnet, word, previous)
-    return pos, [candidate.word for candidate in candidates]
-
-
 def synonym_lemma(wordnet: WordNet, word: str) -> str:
-    """The WordNet lemma of a word as `word_synonyms` treats it (regular plurals singularised)."""
+    """The WordNet lemma of a word as `synonym_candidates` treats it (regular plurals singularised)."""
     lower = word.lower()
     if wordnet.parts_of_speech(lower):
         return lower
