@@ -145,38 +145,28 @@ def run_generation(
             console=console,
         )
     except StageInterrupted as stop:  # its summary says so too
-        note_cut_poems(store, stop.report)
-        note_withheld_answers(store, stop.report)
+        note_stored_answers(store, stop.report)
         raise
-    note_cut_poems(store, report)
-    note_withheld_answers(store, report)
+    note_stored_answers(store, report)
     return report
 
 
-def note_cut_poems(store: RunStore, report: StageReport) -> None:
+def note_stored_answers(store: RunStore, report: StageReport) -> None:
     """A warning under each model's summary for its poems in the run that the provider stopped
-    at the token limit: stored "ok" and scored as written, they said nothing of it."""
-    if report.dry_run:
-        return
-    cut = {entry.author: entry for entry in cut_poems(store, [m.model for m in report.models])}
-    for model in report.models:
-        if (entry := cut.get(model.model)) is not None:
-            warning = cut_poems_warning(entry)
-            if warning not in model.warnings:  # an isolated model's child said it already
-                model.warnings.append(warning)
-
-
-def note_withheld_answers(store: RunStore, report: StageReport) -> None:
-    """A warning under each model's summary for its answers in the run that the provider, not
-    the model, ended (a safety or content filter, a refusal: `poemetric.generation.withheld`)."""
+    at the token limit (stored "ok" and scored as written, they said nothing of it), and one for
+    its answers that the provider, not the model, ended (a safety or content filter, a refusal:
+    `poemetric.generation.withheld`)."""
     if report.dry_run:
         return
     names = [model.model for model in report.models]
-    withheld = {entry.author: entry for entry in withheld_answers(store, names)}
-    for model in report.models:
-        if (entry := withheld.get(model.model)) is not None:
-            warning = entry.warning()
-            if warning not in model.warnings:  # an isolated model's child said it already
+    for warnings in (
+        {entry.author: cut_poems_warning(entry) for entry in cut_poems(store, names)},
+        {entry.author: entry.warning() for entry in withheld_answers(store, names)},
+    ):
+        for model in report.models:
+            warning = warnings.get(model.model)
+            # Not twice: an isolated model's child said it already.
+            if warning is not None and warning not in model.warnings:
                 model.warnings.append(warning)
 
 

@@ -35,10 +35,9 @@ class JudgmentRows(ParsedAnswerRows):
     ) -> dict[str, Any]:
         row = super().ok_row(job, completion, cost_usd=cost_usd, batch_id=batch_id)
         earlier = _turns(job)
-        row_reasoning = row["reasoning_tokens"]
         for column in _SUMMED_OVER_TURNS:  # every turn was paid
             row[column] = (row[column] or 0) + sum(turn.get(column) or 0 for turn in earlier)
-        counts = [row_reasoning, *(turn.get("reasoning_tokens", 0) for turn in earlier)]
+        counts = [row["reasoning_tokens"], *(turn.get("reasoning_tokens", 0) for turn in earlier)]
         # A turn whose provider gave no figure (None) leaves the sum unknown, not short.
         row["reasoning_tokens"] = None if None in counts else sum(counts)
         row["structured"] = answered_mode(job.row.get("structured"), completion)

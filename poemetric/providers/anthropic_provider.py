@@ -24,6 +24,7 @@ from poemetric.providers.base import (
     ProviderError,
     TokenUsage,
     creating_batch,
+    refuse_settings,
 )
 from poemetric.providers.remote_common import SDKProvider
 from poemetric.providers.remote_errors import malformed_error, scrub_raw, translate_stainless_error
@@ -74,10 +75,7 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
     def request_params(self, request: GenerationRequest) -> dict[str, Any]:
         """The JSON parameters of one Messages request (also the `params` of a batch item)."""
         settings = request.settings
-        refused = _refusals(settings)
-        if refused:  # a model file setting one is refused on loading (`refused_settings`)
-            field, why = next(iter(refused.items()))
-            raise ProviderError(f"anthropic: {field}: {why}", retryable=False)
+        refuse_settings(self.name, _refusals(settings))
         system = [m.content for m in request.messages if m.role == "system"]
         params: dict[str, Any] = {
             "model": self.spec.model,

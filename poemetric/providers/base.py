@@ -308,6 +308,15 @@ class TagRefused(ProviderError):
         super().__init__(message, retryable=False, status=status, raw=raw, not_sent=True)
 
 
+def refuse_settings(provider: str, refused: dict[str, str]) -> None:
+    """Fail a request with a setting that `provider` cannot send (`refused`, each with why, as
+    its `Provider.refused_settings` says them), naming the first. A model file that sets one is
+    refused on loading already; a request that carries one anyway fails here, not retried."""
+    if refused:
+        field, why = next(iter(refused.items()))
+        raise ProviderError(f"{provider}: {field}: {why}", retryable=False)
+
+
 class Provider(ABC):
     """Base class for provider adapters. Subclasses set `name` (and `option_keys`) and implement
     `generate`."""

@@ -19,6 +19,7 @@ from poemetric.providers.base import (
     ModelSpec,
     ProviderError,
     TokenUsage,
+    refuse_settings,
 )
 
 # The batch API, in a module of its own; its names are imported from here as well.
@@ -78,10 +79,7 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], OpenAIBatches):
     def request_body(self, request: GenerationRequest) -> dict[str, Any]:
         """The JSON body of a chat completion request (also one line of a batch file)."""
         settings = request.settings
-        refused = _refusals(self.name, self.is_reasoning_model, settings)
-        if refused:  # a model file setting one is refused on loading (`refused_settings`)
-            field, why = next(iter(refused.items()))
-            raise ProviderError(f"{self.name}: {field}: {why}", retryable=False)
+        refuse_settings(self.name, _refusals(self.name, self.is_reasoning_model, settings))
         body: dict[str, Any] = {
             "model": self.spec.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],

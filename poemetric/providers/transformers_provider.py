@@ -42,6 +42,7 @@ from poemetric.providers.base import (
     ModelSpec,
     ProviderError,
     TokenUsage,
+    refuse_settings,
 )
 from poemetric.providers.batched import InProcessBatchProvider
 from poemetric.providers.model_source import LocalModelError, resolve_source
@@ -206,10 +207,7 @@ class TransformersProvider(InProcessBatchProvider):
 
     def sampling(self, settings: GenerationSettings) -> dict[str, Any]:
         """`generate()` keyword arguments: the model's generation config, then the settings."""
-        refused = _refusals(settings)
-        if refused:  # a model file setting one is refused on loading (`refused_settings`)
-            field, why = next(iter(refused.items()))
-            raise ProviderError(f"transformers: {field}: {why}", retryable=False)
+        refuse_settings(self.name, _refusals(settings))
         config = self.model.model.generation_config
         sampling: dict[str, Any] = {
             "max_new_tokens": settings.max_tokens

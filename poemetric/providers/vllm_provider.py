@@ -27,6 +27,7 @@ from poemetric.providers.base import (
     ProviderError,
     TokenUsage,
     VLLMOptions,
+    refuse_settings,
 )
 from poemetric.providers.batched import InProcessBatchProvider
 
@@ -181,10 +182,7 @@ class VLLMProvider(InProcessBatchProvider):
         self, request: GenerationRequest, conversation: list[dict[str, str]]
     ) -> Any:
         settings = request.settings
-        refused = _refusals(settings)
-        if refused:  # a model file setting one is refused on loading (`refused_settings`)
-            field, why = next(iter(refused.items()))
-            raise ProviderError(f"vllm: {field}: {why}", retryable=False)
+        refuse_settings(self.name, _refusals(settings))
         defaults = self.llm.get_default_sampling_params()
         fields = {
             name: getattr(defaults, name)
