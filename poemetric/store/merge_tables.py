@@ -262,10 +262,10 @@ def _bought_twice(
             return False
         kept = [{k: v for k, v in c.items() if k != _CACHED_RAW} for c in completions]
         usages = [u for c in kept if isinstance(u := c.get("usage"), dict)]
-        if len(usages) == 2 and _count_or_unknown(*(u.get(_REASONING) for u in usages)):
+        if len(usages) == 2 and _zero_or_unknown(*(u.get(_REASONING) for u in usages)):
             kept = [{**c, "usage": {**c["usage"], _REASONING: None}} for c in kept]
         return _comparable(kept[0], True) == _comparable(kept[1], True)
-    if _REASONING in differing and _count_or_unknown(current[_REASONING], incoming[_REASONING]):
+    if _REASONING in differing and _zero_or_unknown(current[_REASONING], incoming[_REASONING]):
         differing = tuple(c for c in differing if c != _REASONING)
     return differing == (_RAW_RESPONSE,) and _is_ok(rule, current) and _is_ok(rule, incoming)
 
@@ -275,7 +275,7 @@ def _bought_twice(
 _REASONING = "reasoning_tokens"
 
 
-def _count_or_unknown(left: Any, right: Any) -> bool:
+def _zero_or_unknown(left: Any, right: Any) -> bool:
     """Whether two stored reasoning counts are 0 and NULL (in either order, or alike)."""
     return left in (0, None) and right in (0, None)
 
