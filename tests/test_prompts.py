@@ -44,6 +44,35 @@ def test_a_field_that_ends_a_sentence_gets_no_second_full_stop(theme: str) -> No
     assert ".." not in text and "?." not in text and "!." not in text
 
 
+@pytest.mark.parametrize(
+    ("theme", "line"),
+    [
+        (
+            'About loss through the motif of "prayer."',
+            'Theme: About loss through the motif of "prayer."\n',
+        ),
+        ("The speaker asks (why?)", "Theme: The speaker asks (why?)\n"),
+        ("It is ‘over.’", "Theme: It is ‘over.’\n"),
+        ('The "vulgar" and the "pure"', 'Theme: The "vulgar" and the "pure".\n'),
+        ("The sailors'", "Theme: The sailors'.\n"),
+    ],
+)
+def test_a_sentence_ending_inside_quotes_gets_no_second_full_stop(theme: str, line: str) -> None:
+    """A theme whose sentence ends inside closing quotes or brackets was sent to every model as
+    '...the motif of "prayer.".' (the release's row 75, 'Ghazal: With Prayer'); one that ends on
+    a quoted word without a stop still gets one."""
+    assert line in render_generation_prompt(_poem(theme=theme)).text
+
+
+def test_every_release_prompt_reads_cleanly(poemetric_gold_csv: Path) -> None:
+    from poemetric.data import load_dataset
+
+    for poem in load_dataset(poemetric_gold_csv).poems:
+        text = render_generation_prompt(poem).text
+        for doubled in ("..", '.".', "?.", "!.", ".'.", ".).", ".’."):
+            assert doubled not in text, text
+
+
 def test_every_demo_prompt_reads_cleanly() -> None:
     from poemetric.data import load_dataset
 
