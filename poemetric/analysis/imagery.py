@@ -4,7 +4,7 @@ The paper counted images from "a list of common imagery in English poems" that i
 designed and used to annotate the human poems; the list itself is not published. POEMetric
 counts with:
 
-* `BUNDLED_IMAGERY`: a list written for POEMetric of about 300 concrete, sensory nouns (and a
+* `BUNDLED_IMAGERY`: a list written for POEMetric of about 370 concrete, sensory nouns (and a
   few colour words) that recur in English verse, grouped by the sense or domain they appeal to
   (sky and light, weather, water, land, plants, animals, the body, made things, sound, colour,
   the sacred and the dead). Abstract nouns (love, hope, time) are left out: they are not images.
