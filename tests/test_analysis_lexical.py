@@ -166,6 +166,23 @@ def test_imagery_lexicon_folds_plurals_and_adds_annotations() -> None:
     assert imagery_lexicon(["zephyrs"], include_dataset=False) == BUNDLED_IMAGERY
 
 
+def test_imagery_folds_irregular_plurals_and_keeps_one_form_of_a_dataset_term() -> None:
+    """ "leaves" and "feet" (20 and 22 times in the authors' release) were no image, while
+    "leaf" and "foot" were; a dataset annotating "billow" and "billows" had two images."""
+    for plural, singular in [("leaves", "leaf"), ("feet", "foot"), ("teeth", "tooth"),
+                             ("wolves", "wolf"), ("knives", "knife"), ("mice", "mouse")]:  # fmt: skip
+        assert fold(plural, BUNDLED_IMAGERY) == singular
+    assert fold("doves", BUNDLED_IMAGERY) == "dove" and fold("caves", BUNDLED_IMAGERY) == "cave"
+    lexicon = imagery_lexicon(["billows, the sea", "billow", "fairies, faery's, fairy"])
+    assert {"billow", "fairy", "faery"} <= lexicon
+    assert not {"billows", "fairies", "faery's"} & lexicon
+    frame = pd.DataFrame({"author": ["human"] * 3,
+                          "poem": ["Leaves fall", "a leaf; the billows", "the billow at my feet"]})  # fmt: skip
+    counts = imagery_counts(frame, lexicon=lexicon).set_index("image")
+    assert counts.at["leaf", "poems"] == 2 and counts.at["billow", "poems"] == 2
+    assert counts.at["foot", "count"] == 1
+
+
 def test_imagery_counts_per_author() -> None:
     frame = pd.DataFrame({"author": ["human", "human", "bot"],
                           "poem": ["Her eyes, her eye; the sun", "The sea", "threads of sun"]})  # fmt: skip

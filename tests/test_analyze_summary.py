@@ -60,3 +60,54 @@ def test_summary_says_1_poem_not_1_poems(tmp_path: Path) -> None:
     output = " ".join(result.output.split())
     assert "experts (all items, 1 poem, 10 paired ratings)" in output, output
     assert "1 poems" not in output
+
+
+def test_summary_of_short_names_that_just_fit_is_not_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Short author names: rich measured the one table as fitting 80 columns by wrapping the
+    "form pass" header, then drew it with the score header cut to `sco…` (the table was 81 wide
+    without that wrap). It is split instead, every header and number whole."""
+    run = tmp_path / "run"
+    build_synthetic_run(run, authors=("human", "model-a", "model-b"), poems_per_form=1).close()
+    monkeypatch.setattr(analyze_cmd.console, "width", 80)
+    result = CliRunner().invoke(app, ["analyze", "--run", str(run)])
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert max(map(len, result.output.splitlines())) <= 80
+    assert "score" in result.output and "form pass" in result.output
+
+
+def test_summary_keeps_an_author_none_of_whose_answers_is_a_poem(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model that refused every prompt has no lexical row (its answers are not poems), and the
+    summary, whose rows were the lexical table's, left it out: the terminal showed the other
+    authors only, though form_checks.csv gives it a pass rate of 0."""
+    run = tmp_path / "run"
+    with build_synthetic_run(run, authors=("human", "model-a"), poems_per_form=1) as store:
+        prompts = store.query("SELECT prompt_id, poem_id FROM generations WHERE author = 'human'")
+        with store.transaction():
+            for index, (prompt_id, poem_id) in enumerate(prompts):
+                generation_id = f"refusal{index}"
+                store.conn.execute(
+                    "INSERT INTO generations (generation_id, prompt_id, poem_id, author, "
+                    "sample_index, status, poem, extraction_notes, created_at) VALUES "
+                    "(?, ?, ?, 'refuser', 0, 'ok', ?, '[]', '2025-01-01T00:00:00Z')",
+                    (generation_id, prompt_id, poem_id, "I'm sorry, but I can't help with that."),
+                )
+                store.conn.execute(
+                    "INSERT INTO form_checks (generation_id, checker_version, passed, "
+                    "meter_score, rhyme_score, form_score, explanation, created_at) VALUES "
+                    "(?, 'synthetic', 0, 0, 0, 0, '{}', '2025-01-01T00:00:00Z')",
+                    (generation_id,),
+                )
+    monkeypatch.setattr(analyze_cmd.console, "width", 250)
+    result = CliRunner().invoke(app, ["analyze", "--run", str(run)])
+    assert result.exit_code == 0, result.output
+    form = pd.read_csv(run / "analysis" / "form_checks.csv")
+    assert form.loc[form["author"] == "refuser", "pass_rate"].tolist() == [0.0]
+    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if "│" in line}
+    assert list(rows) == ["Human", "model-a", "refuser"]
+    cells = [cell.strip() for cell in rows["refuser"].split("│")[1:-1]]
+    assert cells[:5] == ["refuser", "0", "0.00", "–", "–"], cells

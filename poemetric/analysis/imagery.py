@@ -4,7 +4,7 @@ The paper counted images from "a list of common imagery in English poems" that i
 designed and used to annotate the human poems; the list itself is not published. POEMetric
 counts with:
 
-* `BUNDLED_IMAGERY`: a list written for POEMetric of about 300 concrete, sensory nouns (and a
+* `BUNDLED_IMAGERY`: a list written for POEMetric of about 370 concrete, sensory nouns (and a
   few colour words) that recur in English verse, grouped by the sense or domain they appeal to
   (sky and light, weather, water, land, plants, animals, the body, made things, sound, colour,
   the sacred and the dead). Abstract nouns (love, hope, time) are left out: they are not images.
@@ -14,7 +14,9 @@ counts with:
 
 Matching is on tokens (`lexical.tokenize`) without part-of-speech tagging (so the verb "bear"
 counts as the animal; the commonest such words, "well" and "fly", are left out), folded to the lexicon's singular form: "eyes" and
-"eye's" count as "eye", "lilies" as "lily", "branches" as "branch". Per author the table gives
+"eye's" count as "eye", "lilies" as "lily", "branches" as "branch", "leaves" as "leaf", "feet"
+as "foot"; a dataset term whose singular is in the lexicon too ("billows", "billow") is left to
+its singular. Per author the table gives
 each image's occurrences, the number of poems that use it, the share of the author's poems that
 do (`poem_share`, what Fig. 11 shows) and occurrences per 1,000 tokens.
 """
@@ -72,11 +74,18 @@ BUNDLED_IMAGERY: frozenset[str] = frozenset(
 IMAGERY_COLUMNS = ["author", "rank", "image", "count", "poems", "poem_share", "per_1k_tokens"]
 
 
-def fold(token: str, lexicon: frozenset[str] | set[str]) -> str | None:
-    """The lexicon entry a token stands for (plural and possessive folded), or None."""
-    word = token.removesuffix("'s").removesuffix("'")
-    if word in lexicon:
-        return word
+#: Plurals no suffix rule undoes, of images the bundled list or a dataset may hold: "leaves"
+#: and "feet" (20 and 22 times in the authors' release) were no image at all, while "leaf" and
+#: "foot" were.
+IRREGULAR_PLURALS: dict[str, str] = {
+    "feet": "foot", "teeth": "tooth", "geese": "goose", "mice": "mouse", "lice": "louse",
+    "men": "man", "women": "woman", "children": "child", "oxen": "ox",
+}  # fmt: skip
+
+
+def _singulars(word: str) -> list[str]:
+    """The singular forms `word` may be the plural of, most likely first: the -s, -es and -ies
+    plurals, an irregular one, then -ves for -f and -fe (leaves, wolves, knives)."""
     candidates = []
     if word.endswith("ies"):
         candidates.append(word[:-3] + "y")
@@ -84,24 +93,41 @@ def fold(token: str, lexicon: frozenset[str] | set[str]) -> str | None:
         candidates.append(word[:-2])
     if word.endswith("s"):
         candidates.append(word[:-1])
-    return next((c for c in candidates if c in lexicon), None)
+    if word in IRREGULAR_PLURALS:
+        candidates.append(IRREGULAR_PLURALS[word])
+    if word.endswith("ves"):
+        candidates += [word[:-3] + "f", word[:-3] + "fe"]
+    return candidates
+
+
+def fold(token: str, lexicon: frozenset[str] | set[str]) -> str | None:
+    """The lexicon entry a token stands for (plural and possessive folded), or None."""
+    word = token.removesuffix("'s").removesuffix("'")
+    if word in lexicon:
+        return word
+    return next((c for c in _singulars(word) if c in lexicon), None)
 
 
 def imagery_lexicon(
     annotations: Iterable[object] = (), *, include_dataset: bool = True
 ) -> frozenset[str]:
     """The bundled list, plus the single-word terms of the dataset's imagery annotations
-    (comma-separated per poem) when `include_dataset`."""
-    lexicon = set(BUNDLED_IMAGERY)
-    if include_dataset:
-        for annotation in annotations:
-            if not isinstance(annotation, str):
-                continue
-            for term in annotation.split(","):
-                tokens = tokenize(term)
-                if len(tokens) == 1:
-                    lexicon.add(fold(tokens[0], BUNDLED_IMAGERY) or tokens[0])
-    return frozenset(lexicon)
+    (comma-separated per poem) when `include_dataset`. A plural term is kept only when its
+    singular is in neither: "billows" beside "billow" made two images of one, each poem's
+    count going to whichever form it used."""
+    if not include_dataset:
+        return BUNDLED_IMAGERY
+    terms = set()
+    for annotation in annotations:
+        if not isinstance(annotation, str):
+            continue
+        for term in annotation.split(","):
+            tokens = tokenize(term)
+            if len(tokens) == 1:
+                terms.add(tokens[0].removesuffix("'s").removesuffix("'"))
+    everything = BUNDLED_IMAGERY | terms
+    plurals = {term for term in terms - BUNDLED_IMAGERY if fold(term, everything - {term})}
+    return frozenset(everything - plurals)
 
 
 def imagery_counts(

@@ -33,6 +33,7 @@ from poemetric.cli.options import (
 from poemetric.cli.output_paths import output_option, run_output_folder
 from poemetric.cli.survey_select import known_survey, one_expert_source, survey_select_option
 from poemetric.paths import bundled_recipes
+from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
@@ -93,9 +94,11 @@ def summary_tables(result: AnalysisResult, width: int) -> list[Table]:
     whole = summary_table(result)
     if "dimension_scores" not in result.tables:
         return [whole]
-    # A measurement is clipped to the width it is given.
+    # A measurement is clipped to the width it is given. Its natural width, not its least: rich
+    # measured a table whose headers could wrap ("form" / "pass") as fitting 80 columns, then
+    # drew it with the score header cut to "sco…" (or the right border cut off).
     measuring = Console(emoji=False, width=10_000)
-    if Measurement.get(measuring, measuring.options, whole).minimum <= width:
+    if Measurement.get(measuring, measuring.options, whole).maximum <= width:
         return [whole]
     judges = sorted(result.tables["dimension_scores"]["judge"].unique())
     return [
@@ -124,9 +127,10 @@ def summary_table(
     groups = result.tables.get("group_scores")
     judges = sorted(dimensions["judge"].unique()) if dimensions is not None and scores else []
     judges = [j for j in judges if judge is None or j == judge]
+    authors = summary_authors(result, judges)
     # Never wrapped, so its least width is the longest name: rich's measured minimum let it wrap
     # ("Markov" / "baseline"), kept one table that did not fit, and cut a header to "sco…".
-    names = [plain(result.labels.author(str(a))) for a in features.index]
+    names = [plain(result.labels.author(a)) for a in authors]
     table.add_column("author", no_wrap=True, min_width=max(map(cell_len, ["author", *names])))
     if judges and len(judges) > 1:
         table.add_column("judge")
@@ -140,26 +144,42 @@ def summary_table(
         table.add_column(PART_HEADERS[part], justify="right")
     if judges:
         table.add_column("score", justify="right", style="bold")
-    for author in features.index:
-        base = [result.labels.author(str(author))]
+    for author in authors:
+        base = [result.labels.author(author)]
         style = "bold dark_orange" if author == "human" else None
         for current in judges or [None]:
             row = [*base]
             if len(judges) > 1:
                 row.append(result.labels.judge(str(current)))
             if lexical:
-                row.append(_fmt(features.at[author, "n"]))
+                # An author none of whose answers is a poem (it refused every prompt) has no
+                # lexical row: 0 poems, its failed form checks still shown.
+                measured = author in features.index
+                row.append(_fmt(features.at[author, "n"]) if measured else "0")
                 if "form" in frames:
                     form = frames["form"]
                     row.append(_fmt(form.at[author, "pass_rate"]) if author in form.index else "–")
-                row.append(_fmt(features.at[author, "mattr_mean"], 3))
-                row.append(_fmt(features.at[author, "repetition_all_mean"]))
+                row.append(_fmt(features.at[author, "mattr_mean"], 3) if measured else "–")
+                row.append(_fmt(features.at[author, "repetition_all_mean"]) if measured else "–")
             if current is not None and groups is not None:
                 mine = groups[(groups["judge"] == current) & (groups["author"] == author)]
                 means = dict(zip(mine["part"], mine["mean"], strict=True))
                 row += [_fmt(means.get(part, math.nan)) for part in (*PARTS, "poemetric")]
             table.add_row(*plain_cells(*row), style=style)  # a display name `GPT-4o [2024]`
     return table
+
+
+def summary_authors(result: AnalysisResult, judges: list[str]) -> list[str]:
+    """The summary's rows: every author of the lexical, form-check and (for `judges`) judge
+    tables, in the standard order. The lexical table's alone left out an author none of whose
+    answers is a poem (a model that refused every prompt), whose form checks all failed."""
+    names = set(result.tables["lexical"]["author"])
+    if "form_checks" in result.tables:
+        names |= set(result.tables["form_checks"]["author"])
+    groups = result.tables.get("group_scores")
+    if groups is not None:
+        names |= set(groups.loc[groups["judge"].isin(judges), "author"])
+    return author_order([str(name) for name in names])
 
 
 @app.command()
