@@ -8,6 +8,9 @@ merged, still make it exit 1, each named with the store concerned."""
 from __future__ import annotations
 
 import shutil
+import socket
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,8 +27,8 @@ from poemetric.judge.recognise import STAGE as RECOGNISE
 from poemetric.judge.rows import JudgmentRows
 from poemetric.judge.stage import STAGE as JUDGE
 from poemetric.probes.chat_lines import STAGE as PROBE_LINES
-from poemetric.runner.leases import Leases
-from poemetric.store import RunStore
+from poemetric.runner.leases import Leases, process_start
+from poemetric.store import RunStore, utc_now
 from poemetric.store.merge_started import STAGE_RESULTS
 from poemetric.store.models import recorded_models
 from poemetric.style.stage import STAGE as STYLE_MATCH
@@ -186,3 +189,45 @@ def test_a_judge_at_work_that_stored_nothing_yet_leaves_the_merge_incomplete(
     assert not _lines(result, "not run"), result.output
     [line] = _lines(result, "incomplete")
     assert f"a process was at work on the judge stage in {run} as it was merged" in line, line
+
+
+@pytest.mark.parametrize("holder", ["killed", "at work on another run"])
+def test_leases_of_a_holder_not_at_work_on_the_store_do_not_make_it_at_work(
+    tmp_path: Path, user_model: UserModel, holder: str
+) -> None:
+    """A judge stopped partway in a store that still holds job leases of a process not at work
+    on it: killed there (its holder row left behind), or alive on this host without the store
+    open (it ran on the run this store was copied from). The merge said a process was at work
+    there ("let it finish there") instead of where the judge stopped, as the runner's own
+    leases already tell (`leases.holder_at_work`)."""
+    run = _generated(tmp_path / "run")
+    faults = [None, *[Fault.client_error(401, "key revoked")] * 3]
+    with OpenAIServer(lambda call: VALID_JUDGE_ANSWER, faults=faults) as server:
+        _judge_file(user_model, server)
+        assert _judge(run).exit_code == 1
+    command = [
+        sys.executable,
+        "-c",
+        "pass" if holder == "killed" else "import time; time.sleep(60)",
+    ]
+    process = subprocess.Popen(command)
+    try:
+        if holder == "killed":
+            process.wait()
+        with RunStore(run) as store, store.transaction() as conn:
+            now = utc_now()
+            conn.execute(
+                "INSERT INTO holders VALUES ('h', ?, ?, ?, 'poemetric judge', ?, ?)",
+                (process.pid, socket.gethostname(), process_start(process.pid), now, now),
+            )
+            conn.execute(
+                "INSERT INTO leases VALUES (?, 'a-judgment', 'h', ?)", (JudgmentRows.table, now)
+            )
+        result = _cli("merge", run, "--into", tmp_path / "all")
+    finally:
+        process.kill()
+        process.wait()
+    assert result.exit_code == 1 and not _lines(result, "not run"), result.output
+    [line] = _lines(result, "incomplete")
+    assert f"it stopped partway in {run} (part of its results are stored there)" in line, line
+    assert "at work" not in line and "let it finish" not in line, line

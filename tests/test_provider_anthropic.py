@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -9,7 +10,7 @@ from provider_support import batch_round, early_batch_results, failure, local_sp
 from provider_support import chat_request as request
 
 from poemetric.providers.anthropic_provider import AnthropicProvider
-from poemetric.providers.base import Completion, ProviderError
+from poemetric.providers.base import Completion, ProviderError, ResponseSchema
 from poemetric.testing import AnthropicServer, ChatCall, Fault, Reply, ResponderError
 
 KEY = "sk-ant-test-SECRET-42"
@@ -114,6 +115,49 @@ def test_a_thinking_budget_the_api_refuses_is_a_clear_error_before_any_request(
         error = failure(provider(server), request(**settings))
         assert server.requests == []
     assert not error.retryable and f"anthropic: {named}: " in str(error)
+
+
+def test_a_thinking_block_in_extra_is_extended_thinking_as_the_typed_budget_is() -> None:
+    """`settings.extra.thinking` (the API's own block) went out with the plain defaults: a
+    `max_tokens` of 4096, below its budget, and a judge's forced tool call, both of which the
+    API refuses with extended thinking (a 400 for every job). It now gets what
+    `reasoning_budget_tokens` gets: room above the budget, and `tool_choice` auto."""
+    block = {"type": "enabled", "budget_tokens": 8000}
+    asked = request(extra={"thinking": block})
+    schema = ResponseSchema("verdict", {"type": "object", "properties": {}})
+    judged = dataclasses.replace(asked, response_schema=schema)
+    with AnthropicServer(thinker) as server:
+        completion = run(provider(server), asked)
+        run(provider(server), judged)
+        sent, sent_judged = (call.body for call in server.generation_requests)
+    assert sent["thinking"] == block and sent["max_tokens"] == 16000  # as the typed budget's
+    assert completion.reasoning == "plan the refrains"
+    assert sent_judged["tool_choice"] == {"type": "auto"}
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [({"temperature": 0.7}, "temperature"), ({"max_tokens": 2000}, "max_tokens"),
+     ({"reasoning_budget_tokens": 0}, "extra")],
+)  # fmt: skip
+def test_a_thinking_block_in_extra_is_refused_as_the_typed_budget_is(
+    settings: dict[str, Any], named: str
+) -> None:
+    """With `extra.thinking`, the settings the API refuses with extended thinking are refused
+    before sending, as with `reasoning_budget_tokens` (and a block beside the typed setting,
+    which it would replace unrecorded)."""
+    extra = {"thinking": {"type": "enabled", "budget_tokens": 4000}}
+    with AnthropicServer() as server:
+        error = failure(provider(server), request(extra=extra, **settings))
+        assert server.requests == []
+    assert not error.retryable and error.not_sent and f"anthropic: {named}: " in str(error)
+
+
+def test_a_disabled_thinking_block_in_extra_is_no_thinking() -> None:
+    with AnthropicServer() as server:
+        run(provider(server), request(temperature=0.7, extra={"thinking": {"type": "disabled"}}))
+        sent = server.generation_requests[0].body
+    assert sent["max_tokens"] == 4096 and sent["temperature"] == 0.7
 
 
 @pytest.mark.parametrize("fault", [Fault.truncated(), Fault.invalid_json(), Fault.disconnect()])

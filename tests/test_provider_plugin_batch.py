@@ -170,3 +170,44 @@ def test_a_malformed_completion_in_batch_results_fails_that_job_alone(
     with RunStore(run) as store:
         assert store.count("generations", "author = 'mine' AND status = 'ok'") == 2
         assert store.count("generations", "author = 'mine' AND status = 'error'") == 1
+
+
+def test_a_setting_refused_at_submission_leaves_no_batch_row_that_stops_the_next_run(
+    install: Installer,
+    user_models: Callable[..., Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A plugin that refuses a request's setting as it builds its batch (`refuse_settings`,
+    the adapters' helper, raises before anything is sent): its error did not say so
+    (`not_sent`), so the submission's row was kept as "the provider may have accepted the batch
+    all the same", and the next run stopped the model until it was abandoned by hand."""
+    source = BATCH_PLUGIN.replace(
+        '            self.bug("submit")\n',
+        '            self.bug("submit")\n'
+        '            if os.environ.get("TOY_REFUSE"):\n'
+        "                from poemetric.providers.base import refuse_settings\n"
+        '                refuse_settings(self.name, {"top_k": "the toy service has no top_k"})\n',
+    )
+    assert source != BATCH_PLUGIN
+    module = install("toy", source)
+    user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
+    monkeypatch.setenv("TOY_SERVICE_KEY", "toy-secret-value-0123")
+    monkeypatch.setenv("TOY_REFUSE", "1")
+    run = tmp_path / "run"
+    args = ["generate", "--run", str(run), "--models", "mine", "--limit", "3", "--batch",
+            "--no-progress"]  # fmt: skip
+    code, out, err = cli(*args)
+    assert code == 1, out + err
+    said = " ".join(out.split())
+    assert "top_k: the toy service has no top_k" in said, said
+    assert "may have accepted the batch" not in said, said
+    with RunStore(run) as store:
+        assert store.count("batches") == 0
+        assert store.count("generations", "author = 'mine'") == 0  # pending, not errors
+    monkeypatch.delenv("TOY_REFUSE")
+    code, out, err = cli(*args)
+    assert code == 0, out + err
+    with RunStore(run) as store:
+        assert store.count("generations", "author = 'mine' AND status = 'ok'") == 3
+    assert len(sys.modules[module].SUBMITTED) == 1

@@ -109,3 +109,18 @@ def test_the_version_is_the_same_in_the_package_its_metadata_and_the_citation() 
     )
     assert citation is not None, "CITATION.cff has no version line"
     assert project["project"]["version"] == poemetric.__version__ == citation.group(1)
+
+
+def test_the_package_metadata_links_the_paper_the_citation_names() -> None:
+    """pyproject.toml had no `[project.urls]`: `pip show` and an index page linked nothing. Its
+    one URL is the paper's, the one CITATION.cff and the README cite (no repository or
+    documentation site is public yet, so none is named)."""
+    project = tomllib.loads((REPOSITORY / "pyproject.toml").read_text(encoding="utf-8"))
+    cited = re.search(
+        r"^\s+url:\s*['\"]?([^'\"\s]+)",
+        (REPOSITORY / "CITATION.cff").read_text(encoding="utf-8"),
+        re.MULTILINE,
+    )
+    assert cited is not None, "CITATION.cff names no URL of the paper"
+    assert project["project"]["urls"] == {"Paper": cited.group(1)}
+    assert f"url       = {{{cited.group(1)}}}" in (REPOSITORY / "README.md").read_text("utf-8")

@@ -172,3 +172,31 @@ def test_a_thinking_budget_the_messages_api_refuses_makes_the_file_unusable(
     assert usable["claude-budget-ok"].settings.max_tokens == 2049
     assert usable["claude-no-thinking"].settings.reasoning_budget_tokens == 0
     assert usable["claude-3.7-sonnet"].settings.reasoning_budget_tokens == 16000
+
+
+def test_a_thinking_block_in_extra_makes_the_file_unusable_as_the_typed_budget_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`settings.extra.thinking` with a temperature loaded as usable, and each call was answered
+    400 (temperature other than 1 with extended thinking): one error row per job."""
+    _user_folder(
+        tmp_path,
+        monkeypatch,
+        {
+            "claude-extra-thinking": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings:\n  temperature: 0.7\n"
+            "  extra: {thinking: {type: enabled, budget_tokens: 2048}}\n",
+            "claude-extra-ok": "name: NAME\nprovider: anthropic\nmodel: claude-x\n"
+            "settings:\n  extra: {thinking: {type: enabled, budget_tokens: 2048}}\n",
+        },
+    )
+    catalog = load_catalog()
+    unusable = catalog.unusable
+    assert unusable["claude-extra-thinking"].reason == (
+        "settings.temperature: extended thinking (extra.thinking) takes no temperature but 1; "
+        "remove it"
+    )
+    assert "claude-extra-thinking.yaml:5: settings.temperature" in (
+        unusable["claude-extra-thinking"].detail
+    )
+    assert "claude-extra-ok" in catalog.specs()

@@ -14,16 +14,20 @@ an error that the next run asks again, named as such.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
 from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, prepared_store
+from typer.testing import CliRunner
 
+from poemetric.cli.app import app
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
 from poemetric.runner.stage_problems import render_problems
+from poemetric.store import RunStore
 from poemetric.testing.servers import ChatCall, GeminiServer, OpenAIServer, Reply
 
 POEM = "Lines that return\nand return again"
@@ -159,3 +163,42 @@ def test_no_finish_reason_given_is_not_a_provider_stop() -> None:
 
     assert not ended_by_provider("") and not ended_by_provider(None)
     assert ended_by_provider("SAFETY") and not ended_by_provider("eos")
+
+
+def test_the_analysis_counts_the_answers_the_provider_ended(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    """`generate` counted them under its summary, but the analysis said nothing: a blocked
+    answer, empty, is a failed form check of its model and is left out of the judge and lexical
+    measures (a cut one is analysed as written). Its run-data notes now count them per model."""
+    run = tmp_path / "run"
+    env = {TEST_KEY_ENV: TEST_KEY, "COLUMNS": "400"}
+    with SafetyServer(lambda call: POEM, api_key=TEST_KEY) as server:
+        user_model(
+            "generators",
+            "poet",
+            f"name: poet\nprovider: google\nmodel: gemini-test\nbase_url: {server.base_url}\n"
+            f"api_key_env: {TEST_KEY_ENV}\nlimits: {{max_concurrency: 1}}\n",
+        )
+        command = ["generate", "--run", str(run), "--models", "poet", "--limit", "3"]
+        generated = CliRunner().invoke(app, command, env=env)
+        assert generated.exit_code == 0, generated.output
+    checked = CliRunner().invoke(app, ["form", "run", "--run", str(run)], env=env)
+    assert checked.exit_code == 0, checked.output
+    with RunStore(run) as store:
+        (failed,) = store.query(
+            "SELECT f.passed FROM form_checks f JOIN generations g USING (generation_id) "
+            "WHERE g.finish_reason = 'SAFETY'"
+        )
+    assert not failed["passed"]
+    analyzed = CliRunner().invoke(app, ["analyze", "--run", str(run)], env=env)
+    assert analyzed.exit_code == 0, analyzed.output
+    note = (
+        "1 generated answer was ended by the provider, not the model, by a safety or content "
+        "filter, a refusal or another of its stops (poet: 1 of 3, finish reason 'SAFETY': 1, "
+        "empty: 1): 1 empty one is not a poem (a failed form check, left out of the judge and "
+        "lexical measures), the others are analysed as written"
+    )
+    notes = " ".join((run / "analysis" / "NOTES.txt").read_text(encoding="utf-8").split())
+    assert note in notes, notes
+    assert note in " ".join(analyzed.output.split())

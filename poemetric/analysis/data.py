@@ -15,6 +15,7 @@ from poemetric.screening import is_poem
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
 from poemetric.store import RunStore
 from poemetric.store.cut_poems import CutPoems, cut_poems
+from poemetric.store.withheld import WithheldAnswers, withheld_answers
 from poemetric.suggest import did_you_mean, name_hint
 from poemetric.text.ordering import author_order as author_order
 from poemetric.text.ordering import natural_key as natural_key
@@ -81,6 +82,8 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         )
     if cut := cut_poems(store):
         notes.append(cut_poems_note(cut))
+    if withheld := withheld_answers(store):
+        notes.append(withheld_note(withheld))
     form_checks = pd.read_sql_query(
         """
         SELECT f.generation_id, g.author, g.poem_id, p.form AS poem_form, f.passed, f.meter_score,
@@ -298,6 +301,19 @@ def cut_poems_note(cut: list[CutPoems]) -> str:
         f"{plural(total, 'is', 'are')} scored as written: the form check and the judges see "
         "an unfinished poem, which weighs on its model's scores; raise settings.max_tokens in "
         f"{files} and generate into a new --run"
+    )
+
+
+def withheld_note(withheld: list[WithheldAnswers]) -> str:
+    """The run-data note on the generated answers that the provider, not the model, ended."""
+    total, empty = sum(entry.ended for entry in withheld), sum(e.empty for e in withheld)
+    return (
+        f"{counted(total, 'generated answer')} {plural(total, 'was', 'were')} ended by the "
+        "provider, not the model, by a safety or content filter, a refusal or another of its "
+        f"stops ({'; '.join(entry.listed() for entry in withheld)}): {empty:,} empty "
+        f"{plural(empty, 'one is not a poem', 'ones are not poems')} (a failed form check, left "
+        "out of the judge and lexical measures), the others are analysed as written; read them "
+        "beside their model's scores (generate into a new --run to ask again)"
     )
 
 

@@ -7,7 +7,6 @@ from typing import Any
 
 from rich.console import Console
 
-from poemetric.generation.withheld import withheld_answers
 from poemetric.providers.base import Completion, ModelSpec, RunCorpus
 from poemetric.runner.jobs import Job, cache_key, settings_json, user_request
 from poemetric.runner.report import StageInterrupted, StageReport
@@ -17,6 +16,7 @@ from poemetric.store import StoreError, generation_id_for
 from poemetric.store.cut_poems import CutPoems, cut_poems
 from poemetric.store.db import RunStore, stable_id, to_json
 from poemetric.store.selections import record_selection
+from poemetric.store.withheld import withheld_answers
 
 STAGE = "generate"
 
@@ -155,7 +155,7 @@ def note_stored_answers(store: RunStore, report: StageReport) -> None:
     """A warning under each model's summary for its poems in the run that the provider stopped
     at the token limit (stored "ok" and scored as written, they said nothing of it), and one for
     its answers that the provider, not the model, ended (a safety or content filter, a refusal:
-    `poemetric.generation.withheld`)."""
+    `poemetric.store.withheld`)."""
     if report.dry_run:
         return
     names = [model.model for model in report.models]

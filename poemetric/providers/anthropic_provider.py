@@ -2,7 +2,8 @@
 
 `max_tokens` is required by the API, so when a model file leaves it unset this adapter sends
 `DEFAULT_MAX_TOKENS` (4096), or `DEFAULT_MAX_TOKENS_THINKING` (16000, or the thinking budget plus
-4096 when that is larger) with extended thinking. System messages go into `system=`.
+4096 when that is larger) with extended thinking (`reasoning_budget_tokens`, or a `thinking`
+block in `settings.extra`, alike). System messages go into `system=`.
 
 The `anthropic` SDK is imported when a client is built, not with this module (`SDKProvider`).
 """
@@ -85,15 +86,15 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
                 if m.role != "system"
             ],
         }
-        budget = settings.reasoning_budget_tokens
-        thinking = budget is not None and budget > 0
+        thinking = _thinking(settings)  # the typed budget, or a `thinking` block in extra
+        budget = None if thinking is None else thinking[1]
         if settings.max_tokens is not None:
             params["max_tokens"] = settings.max_tokens
-        elif thinking and budget is not None:
-            params["max_tokens"] = max(DEFAULT_MAX_TOKENS_THINKING, budget + _ANSWER_ROOM)
+        elif thinking is not None:
+            params["max_tokens"] = max(DEFAULT_MAX_TOKENS_THINKING, (budget or 0) + _ANSWER_ROOM)
         else:
             params["max_tokens"] = DEFAULT_MAX_TOKENS
-        if thinking:
+        if thinking is not None and thinking[0] == _TYPED:  # extra's block goes in as it is
             params["thinking"] = {"type": "enabled", "budget_tokens": budget}
         if system:
             params["system"] = "\n\n".join(system)
@@ -117,7 +118,7 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
             # Extended thinking allows only tool_choice "auto": the model may then answer in text
             # (nothing is added to the prompt), which the judge reads as a free-text answer.
             params["tool_choice"] = (
-                {"type": "auto"} if thinking else {"type": "tool", "name": wanted.name}
+                {"type": "auto"} if thinking is not None else {"type": "tool", "name": wanted.name}
             )
         params.update(settings.extra)
         return params
@@ -276,9 +277,33 @@ def _thinking_tokens(counts: Any, thought: bool) -> int | None:
     return None if thought else 0
 
 
+_TYPED = "reasoning_budget_tokens"
+_EXTRA = "extra.thinking"
+
+
+def _thinking(settings: GenerationSettings) -> tuple[str, int | None] | None:
+    """How requests with `settings` ask for extended thinking, and its budget; None: they do
+    not. `reasoning_budget_tokens` above 0, or a `thinking` block in `settings.extra` of a type
+    other than "disabled" (its `budget_tokens`, None where it gives none), which the API
+    treats alike: the same refusals (`_refusals`), the same `max_tokens` left room."""
+    budget = settings.reasoning_budget_tokens
+    if budget is not None and budget > 0:
+        return _TYPED, budget
+    block = settings.extra.get("thinking")
+    if isinstance(block, dict) and block.get("type") != "disabled":
+        given = block.get("budget_tokens")
+        return _EXTRA, given if isinstance(given, int) and not isinstance(given, bool) else None
+    return None
+
+
 def _refusals(settings: GenerationSettings) -> dict[str, str]:
     """The settings the Messages API does not have, each with why (`refused_settings`)."""
     refused: dict[str, str] = {}
+    if "thinking" in settings.extra and settings.reasoning_budget_tokens is not None:
+        refused["extra"] = (
+            "a thinking block beside reasoning_budget_tokens: the block would replace the "
+            "setting in every request while the run records the setting; keep one"
+        )
     if settings.seed is not None:
         refused["seed"] = (
             "the Anthropic Messages API has no seed; remove it from the model's settings"
@@ -288,21 +313,23 @@ def _refusals(settings: GenerationSettings) -> dict[str, str]:
             "the Anthropic Messages API has no reasoning_effort; use reasoning_budget_tokens "
             "for extended thinking"
         )
-    budget = settings.reasoning_budget_tokens
-    if budget is not None and budget > 0:  # extended thinking: the API refuses these with it
-        if budget < MIN_THINKING_BUDGET:
-            refused["reasoning_budget_tokens"] = (
+    asked = _thinking(settings)
+    if asked is not None:  # extended thinking: the API refuses these with it
+        source, budget = asked
+        named = source if source == _TYPED else f"{source}.budget_tokens"
+        if budget is not None and budget < MIN_THINKING_BUDGET:
+            refused["reasoning_budget_tokens" if source == _TYPED else "extra"] = (
                 f"extended thinking takes a budget of {MIN_THINKING_BUDGET} tokens or more "
                 f"(0 or none: no thinking); {budget} is refused"
             )
-        if settings.max_tokens is not None and settings.max_tokens <= budget:
+        if budget is not None and settings.max_tokens is not None and settings.max_tokens <= budget:
             refused["max_tokens"] = (
-                f"{settings.max_tokens} is not above reasoning_budget_tokens {budget}: the API "
+                f"{settings.max_tokens} is not above {named} {budget}: the API "
                 "takes the thinking out of max_tokens and refuses a budget that is not below it; "
                 "raise max_tokens, or leave it out (the adapter then sends "
                 f"max({DEFAULT_MAX_TOKENS_THINKING}, budget + {_ANSWER_ROOM}))"
             )
-        thinking = "extended thinking (reasoning_budget_tokens) takes"
+        thinking = f"extended thinking ({source}) takes"
         if settings.temperature not in (None, 1):
             refused["temperature"] = f"{thinking} no temperature but 1; remove it"
         if settings.top_k is not None:

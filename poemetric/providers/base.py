@@ -311,10 +311,11 @@ class TagRefused(ProviderError):
 def refuse_settings(provider: str, refused: dict[str, str]) -> None:
     """Fail a request with a setting that `provider` cannot send (`refused`, each with why, as
     its `Provider.refused_settings` says them), naming the first. A model file that sets one is
-    refused on loading already; a request that carries one anyway fails here, not retried."""
+    refused on loading already; a request that carries one anyway fails here, not retried, and
+    `not_sent`: a batch submission refused so created no batch (the next run submits its jobs)."""
     if refused:
         field, why = next(iter(refused.items()))
-        raise ProviderError(f"{provider}: {field}: {why}", retryable=False)
+        raise ProviderError(f"{provider}: {field}: {why}", retryable=False, not_sent=True)
 
 
 class Provider(ABC):

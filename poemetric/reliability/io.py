@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,17 +170,28 @@ def problem_report(title: str, problems: Sequence[str]) -> str:
 
 
 def _stream(path: Path) -> tuple[RawTable, Iterator[RawRecord], set[str]]:
-    """The ratings file's table, its records as a stream (`stream_table`) and its columns: a
-    file without a header line (JSONL) is read twice, first for every record's keys. Raises
-    OSError and DatasetError as `read_table` does."""
+    """The ratings file's table, its records as a stream (`stream_table`) and its columns as
+    far as they are known before its records are read: its header line, or, in a file without
+    one (JSONL), the keys of its first record; every record's keys are `table.columns` once the
+    records are read (`read_ratings` checks them). Raises OSError and DatasetError as
+    `read_table` does."""
     file_format(path)  # an unsupported file before a missing one, as `read_table`
-    data = path.read_bytes()
-    table, records = stream_table(path, data, semicolon_names=ratings_header)
+    table, records = stream_table(path, semicolon_names=ratings_header)
     if table.header_read:
         return table, records, set(table.columns)
-    header = {key for record in records for key in record.values}
-    table, records = stream_table(path, data, semicolon_names=ratings_header)
-    return table, records, header
+    first = next(records, None)
+    if first is None:
+        return table, records, set()
+    return table, itertools.chain((first,), records), set(first.values)
+
+
+def _columns(header: set[str]) -> tuple[dict[str, str], bool]:
+    """The columns read as unit, rater and item in a file of columns `header`, and whether it
+    is a survey export (`EXPORTED`: none of unit, poem and rater, all of its columns)."""
+    if not header & {"unit", *UNIT_ALIASES, "rater"} and set(EXPORTED.values()) <= header:
+        return EXPORTED, True
+    unit = next((c for c in ("unit", *UNIT_ALIASES) if c in header), "unit")
+    return {"unit": unit, "rater": "rater", "item": "item"}, False
 
 
 def _cell(values: dict[str, Any], column: str, missing: str = "") -> str:
@@ -217,12 +229,7 @@ def read_ratings(
         table, records, header = _stream(path)
     except (OSError, DatasetError) as exc:
         raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
-    names = {"unit": "unit", "rater": "rater", "item": "item"}
-    exported = not header & {"unit", *UNIT_ALIASES, "rater"} and set(EXPORTED.values()) <= header
-    if exported:
-        names = EXPORTED
-    else:
-        names["unit"] = next((c for c in ("unit", *UNIT_ALIASES) if c in header), "unit")
+    names, exported = _columns(header)
     needed = [names.get(c, c) for c in REQUIRED]
     missing = [c for c in needed if table.header_read and c not in table.columns]
     renames = header_renames(table.columns, RATINGS_SPELLINGS) if table.header_read else {}
@@ -239,6 +246,34 @@ def read_ratings(
             f"unit (or poem), rater, item (optional), score; found "
             f"{', '.join(table.columns) or 'none'}{rename_hint(renames, 'docs/agreement.md')}"
         )
+    rows, surveys, empty = _rows(path, records, names, exported)
+    if not table.header_read and _columns(set(table.columns)) != (names, exported):
+        # A JSONL key first met after the first record changes the columns read (a `poem`
+        # key where the first record has none): read the file again with them.
+        names, exported = _columns(set(table.columns))
+        try:
+            table, records, _ = _stream(path)
+        except (OSError, DatasetError) as exc:
+            raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
+        rows, surveys, empty = _rows(path, records, names, exported)
+    if warnings is not None:
+        warnings.extend(table.notes)
+    # With several surveys in an exported file, each rater is named with its survey.
+    by_survey = exported and len(surveys) > 1
+    raters: Interned[str] = Interned()
+    merged = np.asarray(
+        [raters.number(f"{s}:{r}" if by_survey else r) for s, r in rows.raters.names], np.int32
+    )
+    return _coded(
+        path, table, rows, raters.names, merged, empty, na_value, scale, warnings, na_read
+    )
+
+
+def _rows(
+    path: Path, records: Iterator[RawRecord], names: dict[str, str], exported: bool
+) -> tuple[RatingRows, set[str], list[tuple[int, str]]]:
+    """The ratings of `records` read from the columns `names` (`_columns`), the surveys of an
+    exported file, and the lines with an empty unit, rater or item (line, problem)."""
     rows, surveys, empty = RatingRows(), set[str](), list[tuple[int, str]]()
     unit_column, rater_column, item_column = names["unit"], names["rater"], names["item"]
     for record in records:
@@ -257,17 +292,7 @@ def read_ratings(
             continue
         survey = _cell(values, "survey_id") if exported else ""
         rows.add(unit, (survey, rater), item, _cell(values, "score"), record.line)
-    if warnings is not None:
-        warnings.extend(table.notes)
-    # With several surveys in an exported file, each rater is named with its survey.
-    by_survey = exported and len(surveys) > 1
-    raters: Interned[str] = Interned()
-    merged = np.asarray(
-        [raters.number(f"{s}:{r}" if by_survey else r) for s, r in rows.raters.names], np.int32
-    )
-    return _coded(
-        path, table, rows, raters.names, merged, empty, na_value, scale, warnings, na_read
-    )
+    return rows, surveys, empty
 
 
 def _coded(

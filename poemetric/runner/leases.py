@@ -246,7 +246,7 @@ class Leases:
             "SELECT holder, pid, host, process_start, heartbeat_at FROM holders WHERE holder != ?",
             (self.holder,),
         ):
-            if not _at_work_here(self.store, int(pid), host, started, heartbeat, cutoff):
+            if not holder_at_work(self.store.path, int(pid), host, started, heartbeat, cutoff):
                 dead.append(holder)
         for holder in dead:
             conn.execute("DELETE FROM leases WHERE holder = ?", (holder,))
@@ -255,20 +255,26 @@ class Leases:
         conn.execute("DELETE FROM leases WHERE holder NOT IN (SELECT holder FROM holders)")
 
 
-def _at_work_here(
-    store: RunStore, pid: int, host: str, started: str | None, heartbeat: str | None, cutoff: str
+def holder_at_work(
+    store_file: Path,
+    pid: int,
+    host: str,
+    started: str | None,
+    heartbeat: str | None,
+    cutoff: str | None = None,
 ) -> bool:
-    """Whether a holder row of `store` is a process at work on it (`_holder_alive`); a live
-    process of this host that does not have the store open holds the run this store was copied
-    from while it ran, not this copy."""
-    if not _holder_alive(pid, host, started, heartbeat, cutoff):
+    """Whether a holder row of the store at `store_file` is a process at work on it
+    (`_holder_alive`; `cutoff`: `_cutoff()` when not given); a live process of this host that
+    does not have the store open holds the run this store was copied from while it ran, not
+    this copy. `merge` asks it of a store it merges (`store.merge_started`)."""
+    if not _holder_alive(pid, host, started, heartbeat, cutoff or _cutoff()):
         return False
-    return host != socket.gethostname() or holds_open(pid, store.path) is not False
+    return host != socket.gethostname() or holds_open(pid, store_file) is not False
 
 
 def holders_at_work(store: RunStore, stage: str) -> list[HolderInfo]:
     """The processes at work on `stage` (a result table: 'generations') of `store`: those
-    holding leases of it, alive (`_at_work_here`), oldest first."""
+    holding leases of it, alive (`holder_at_work`), oldest first."""
     cutoff = _cutoff()
     rows = store.query(
         "SELECT holder, pid, host, started_at, command, process_start, heartbeat_at FROM holders "
@@ -278,7 +284,7 @@ def holders_at_work(store: RunStore, stage: str) -> list[HolderInfo]:
     return [
         HolderInfo(row[0], int(row[1]), row[2], row[3], row[4])
         for row in rows
-        if _at_work_here(store, int(row[1]), row[2], row[5], row[6], cutoff)
+        if holder_at_work(store.path, int(row[1]), row[2], row[5], row[6], cutoff)
     ]
 
 

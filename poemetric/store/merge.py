@@ -237,7 +237,7 @@ def merge_runs(
     done: list[Path] = []  # sources merged and committed, for a disk-full message
     try:
         with RunStore(destination) as store:
-            before = store_activity(store.conn, "main", destination)  # before the merge
+            before = store_activity(store.conn, "main", destination, store.path)  # before the merge
             activity: list[StoreActivity] = []
             for source, path in zip(report.sources, source_files, strict=True):
                 if path.resolve() == store.path.resolve():
@@ -337,7 +337,7 @@ def _merge_one(
             for name, stats in by_table.items():  # shown for stores with surveys only
                 if any(vars(stats).values()) or name in report.tables:
                     report.tables.setdefault(name, TableMerge()).add(stats)
-            found = store_activity(conn, "src", source)
+            found = store_activity(conn, "src", source, path)
             return [attached_meta(conn, key) for key in SHARD_META_KEYS], merged, found
     finally:
         conn.execute("DETACH DATABASE src")

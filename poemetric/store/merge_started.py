@@ -6,8 +6,10 @@ A stage records each of its models as it starts (the `models` meta entry; a dry 
 nothing) and a model's shard once the model ran it through. A model recorded without a shard
 was, in the store that records it:
 
-* at work, or killed, there: the store holds job leases of the stage (the runner leases each
-  job it runs and releases them as the command ends; `busy_in`);
+* at work there: the store holds job leases of the stage of a process at work on it (the runner
+  leases each job it runs and releases them as the command ends; a holder killed there, or one
+  at work on the run the store was copied from, holds nothing: `leases.holder_at_work`;
+  `busy_in`);
 * stopped partway: results of it (ok or error rows) are stored there, not all (`partway_in`);
 * only started: refused before its first call (no key, no engine), or stopped or cut at
   --max-cost before its first answer, so nothing of it is stored there (`started_in`).
@@ -26,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from poemetric.runner.leases import holder_at_work
 from poemetric.store.models import MODELS_META_KEY
 from poemetric.store.shards import (
     ANY_MODEL,
@@ -78,8 +81,11 @@ class StoreActivity:
     busy: frozenset[str]
 
 
-def store_activity(conn: sqlite3.Connection, schema: str, path: Path) -> StoreActivity:
-    """`StoreActivity` of the store attached to `conn` as `schema` ('main' or 'src')."""
+def store_activity(
+    conn: sqlite3.Connection, schema: str, path: Path, store_file: Path
+) -> StoreActivity:
+    """`StoreActivity` of the store `path` (as named), the file `store_file` attached to `conn`
+    as `schema` ('main' or 'src')."""
     meta = dict(conn.execute(f"SELECT key, value FROM {schema}.meta").fetchall())
     models = json.loads(meta.get(MODELS_META_KEY) or "{}")
     through = with_unattributed(
@@ -95,12 +101,32 @@ def store_activity(conn: sqlite3.Connection, schema: str, path: Path) -> StoreAc
             stored = _has_results(conn, schema, stage, model)
             if stored is not None:
                 (partway if stored else started).add((stage, model))
-    busy = conn.execute(
-        f"SELECT DISTINCT stage FROM {schema}.leases WHERE holder IN "
-        f"(SELECT holder FROM {schema}.holders)"
-    ).fetchall()
-    stages = frozenset(LEASED_STAGES.get(str(row[0]), str(row[0])) for row in busy)
+    stages = frozenset(
+        LEASED_STAGES.get(stage, stage) for stage in _leased(conn, schema, store_file)
+    )
     return StoreActivity(path, frozenset(started), frozenset(partway), stages)
+
+
+def _leased(conn: sqlite3.Connection, schema: str, store_file: Path) -> set[str]:
+    """The stages (result tables) of which the store at `store_file` holds job leases of a
+    process at work on it (`leases.holder_at_work`): a holder killed there, or one that ran on
+    the run this store was copied from, holds nothing."""
+    holders = conn.execute(
+        f"SELECT holder, pid, host, process_start, heartbeat_at FROM {schema}.holders"
+    ).fetchall()
+    at_work = [
+        str(holder)
+        for holder, pid, host, started, heartbeat in holders
+        if holder_at_work(store_file, int(pid), str(host), started, heartbeat)
+    ]
+    if not at_work:
+        return set()
+    rows = conn.execute(
+        f"SELECT DISTINCT stage FROM {schema}.leases "
+        f"WHERE holder IN ({', '.join('?' * len(at_work))})",
+        at_work,
+    ).fetchall()
+    return {str(row[0]) for row in rows}
 
 
 def _has_results(conn: sqlite3.Connection, schema: str, stage: str, model: str) -> bool | None:

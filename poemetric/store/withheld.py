@@ -8,8 +8,10 @@ Such an answer is the provider's answer to the prompt, stored as done as every a
 empty one is skipped by the form check and the judges as not a poem, one cut short is scored as
 written, and a run never asks again for a poem it holds. `generate` says so under its summary,
 with the finish reasons, instead of taking an empty one for an adapter that does not read its
-service's text. (A prompt blocked before any answer, Gemini's `promptFeedback.blockReason`, is
-an error that the next run asks again, as a prompt a provider refuses with HTTP 400 is.)
+service's text, and the analysis counts them in its run-data notes (an empty one is a failed
+form check and left out of the judge and lexical measures). (A prompt blocked before any
+answer, Gemini's `promptFeedback.blockReason`, is an error that the next run asks again, as a
+prompt a provider refuses with HTTP 400 is.)
 """
 
 from __future__ import annotations
@@ -37,14 +39,23 @@ class WithheldAnswers:
     def ended(self) -> int:
         return sum(count for _, count in self.reasons)
 
-    def warning(self) -> str:
+    def counts(self) -> str:
+        """`finish reason 'SAFETY': 1, empty: 1`."""
         reasons = ", ".join(
             f"finish reason {reason!r}: {count:,}" for reason, count in self.reasons
         )
+        return f"{reasons}, empty: {self.empty:,}"
+
+    def listed(self) -> str:
+        """`poet: 1 of 3, finish reason 'SAFETY': 1, empty: 1`, for a list of models."""
+        return f"{self.author}: {self.ended:,} of {self.held:,}, {self.counts()}"
+
+    def warning(self) -> str:
+        """What `generate` says under the model's summary."""
         return (
             f"{self.ended:,} of {self.held:,} {plural(self.held, 'answer', 'answers')} in the "
             f"run {plural(self.ended, 'was', 'were')} ended by the provider, not the model "
-            f"({reasons}, empty: {self.empty:,}): a safety or content filter, a refusal, or "
+            f"({self.counts()}): a safety or content filter, a refusal, or "
             "another of the provider's stops. "
             "Stored as done, as the provider's answers: the form check and the judges skip an "
             "empty poem as not a poem and score a cut one as written, and a run never asks "
@@ -52,8 +63,11 @@ class WithheldAnswers:
         )
 
 
-def withheld_answers(store: RunStore, authors: Sequence[str]) -> list[WithheldAnswers]:
-    """The models of `authors` with an answer the provider ended, by name."""
+def withheld_answers(
+    store: RunStore, authors: Sequence[str] | None = None
+) -> list[WithheldAnswers]:
+    """The models (of `authors`; None: every model) with an answer the provider ended, by
+    name."""
     rows = store.query(
         "SELECT author, finish_reason, COUNT(*) AS answers, "
         "SUM(COALESCE(poem, '') = '') AS empty FROM generations "
@@ -65,7 +79,7 @@ def withheld_answers(store: RunStore, authors: Sequence[str]) -> list[WithheldAn
     empty: dict[str, int] = {}
     for row in rows:
         author = str(row["author"])
-        if author not in authors:
+        if authors is not None and author not in authors:
             continue
         held[author] = held.get(author, 0) + int(row["answers"])
         if ended_by_provider(row["finish_reason"]):
