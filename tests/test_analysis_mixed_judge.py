@@ -24,10 +24,12 @@ from test_runner_support import (
 )
 from typer.testing import CliRunner
 
+from poemetric.analysis.judge_configs import mixed_judge_notes
 from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.judge.stage import run_judging
 from poemetric.providers.base import ModelSpec
+from poemetric.store import RunStore
 from poemetric.testing.servers import OpenAIServer
 
 runner = CliRunner()
@@ -81,3 +83,28 @@ def test_another_model_behind_the_name_is_named(tmp_path: Path) -> None:
 
 def test_one_configuration_gets_no_note(tmp_path: Path) -> None:
     assert "configurations" not in _notes(_judged_twice(tmp_path, None))
+
+
+def test_settings_are_compared_as_values_and_provider_fields_are_not_shown(
+    tmp_path: Path,
+) -> None:
+    """A temperature of 1 is one of 1.0; an `extra` that differs is named, its values (which
+    may hold what a key file holds) are not."""
+    run = _judged_twice(tmp_path, None)
+    with RunStore(run, create=False) as store, store.transaction() as conn:
+        ids = [r[0] for r in store.query("SELECT judgment_id FROM judgments ORDER BY 1")]
+        settings = ['{"temperature": 1}', '{"temperature": 1.0}']
+        for index, judgment in enumerate(ids):
+            value = settings[index % 2]
+            conn.execute(
+                "UPDATE judgments SET settings = ? WHERE judgment_id = ?", (value, judgment)
+            )
+        assert mixed_judge_notes(store) == []
+        secret = '{"temperature": 1, "extra": {"x_api_token": "sk-live-123"}}'
+        conn.execute("UPDATE judgments SET settings = ? WHERE judgment_id = ?", (secret, ids[0]))
+        (note,) = mixed_judge_notes(store)
+    assert (
+        "(provider fields (extra) unset: 5 judgments; provider fields (extra) set: 1 judgment)"
+        in note
+    )
+    assert "sk-live" not in note and "x_api_token" not in note

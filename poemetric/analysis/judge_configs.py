@@ -52,8 +52,9 @@ def mixed_judge_notes(store: RunStore, judges: Sequence[str] | None = None) -> l
         notes.append(
             f"judge {judge!r} answered under {len(counts)} configurations ({listed}), pooled in "
             "its tables: its judge file (or the model behind its name) changed between `judge` "
-            "commands on this run. For one configuration, judge in a new --run; to compare "
-            "them, give each its own judge file name (a copy of the file)"
+            "commands on this run (or between runs merged into it). For one configuration, "
+            "judge in a new --run; to compare them, give each its own judge file name (a copy "
+            "of the file)"
         )
     return notes
 
@@ -69,11 +70,23 @@ def _settings(text: str | None) -> tuple[tuple[str, str], ...]:
         return (("settings", str(text)),)
     return tuple(
         sorted(
-            (str(name), json.dumps(value, sort_keys=True))
+            (str(name), json.dumps(_whole(value), sort_keys=True))
             for name, value in values.items()
             if value not in (None, {}, [])
         )
     )
+
+
+def _whole(value: Any) -> Any:
+    """`value` with whole floats as integers, inside lists and objects too: a temperature of 1
+    is one of 1.0 (as the judge stage compares settings: `poemetric.store.models`)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_whole(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _whole(item) for key, item in value.items()}
+    return value
 
 
 def _describe(configuration: Configuration, all_of: Counter[Configuration]) -> str:
