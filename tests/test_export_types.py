@@ -7,7 +7,8 @@ scores beside an unparsable answer, token counts beside the human poems. Each
 column declared INTEGER is now written `4` (empty / null for NULL) and stays int64 in Parquet;
 REAL columns (form scores 0-1, costs, latencies) stay floats. `survey_answers.score`, declared
 REAL but a whole number (1-5, 0 for N/A, blank beside a comment), was still written `4.0`; it is
-written as the INTEGER columns are.
+written as the INTEGER columns are. In CSV an N/A answer (imagery, literary devices) is `NA`
+(tests/test_export_na.py); JSONL and Parquet keep the stored 0.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from poemetric.cli import app
 from poemetric.judge.stage import run_judging
 from poemetric.questionnaire import COMMENTS
 from poemetric.store import RunStore
+from poemetric.store.export_file import CSV_NA, NA_ITEMS
 from poemetric.store.schema import EXPORTABLE_TABLES
 from poemetric.survey.db import import_answers
 from poemetric.testing.servers import ChatCall, OpenAIServer
@@ -41,6 +43,9 @@ MIXED = {
     ("survey_answers", "score"),
 }
 
+
+#: Columns where CSV writes an N/A answer (stored 0) as `CSV_NA`.
+NA_COLUMNS = {("judgments", key) for key in NA_ITEMS} | {("survey_answers", "score")}
 
 #: Columns declared REAL that hold whole numbers only, written as integers too.
 WHOLE_NUMBERS = {("survey_answers", "score")}
@@ -118,7 +123,8 @@ def test_csv_writes_integers_without_a_decimal_point(exported: tuple[Path, Path]
         for name, declared in columns.items():
             cells = [row[name] for row in rows]
             if _integers(table, name, declared):
-                assert all(c == "" or whole.fullmatch(c) for c in cells), (table, name, cells)
+                na = {CSV_NA} if (table, name) in NA_COLUMNS else set()
+                assert all(c in {"", *na} or whole.fullmatch(c) for c in cells), (table, name)
                 seen[(table, name)] = {c == "" for c in cells}
     assert all(seen[column] == {True, False} for column in MIXED)  # blanks beside numbers
     with (out / "csv" / "survey_assignments.csv").open(encoding="utf-8", newline="") as handle:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from poemetric.analysis.judge_configs import mixed_judge_notes
 from poemetric.hints import stage_command
 from poemetric.judge.pending import judge_clause, judges_of, judgment_errors, pending_note
 from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS
@@ -128,6 +129,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
             f"{counted(not_poems, 'judgment')} not made: the answer was not a poem ({NOT_POEM_KINDS})"
             f"{_not_poems_by_author(store, judges)}; see the `judges` table"
         )
+    notes += mixed_judge_notes(store, judges)
     judge_notes += notes[first_judge_note:]
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")

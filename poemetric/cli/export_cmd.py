@@ -55,8 +55,10 @@ def export(
 ) -> None:
     """Export tables of a run store, one file per table.
 
-    Values are as stored: an N/A answer on imagery or literary devices (a judge's in `judgments`,
-    an expert's in `survey_answers`) is 0, not a score; leave it out of a mean, as `analyze` does.
+    Values are as stored, but for one: an N/A answer on imagery or literary devices (a judge's in
+    `judgments`, an expert's `score` in `survey_answers`), stored as 0, is written `NA` in CSV,
+    which pandas, R and a spreadsheet's AVERAGE leave out of a mean, as `analyze` does (a blank
+    cell: no score). JSONL and Parquet keep the 0: leave it out of a mean yourself.
 
     Examples:
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from poemetric.paths import replaced_when_done
+from poemetric.questionnaire import DIMENSIONS
 from poemetric.store.connect import StoreError
 from poemetric.store.frames import TableKinds, column_kinds, export_frames
 
@@ -20,6 +21,15 @@ if TYPE_CHECKING:
 
 #: The suffixes `export_table` writes.
 EXPORT_SUFFIXES = frozenset({".csv", ".jsonl", ".ndjson", ".parquet"})
+
+#: How a CSV file writes an N/A answer ("no imagery is used"), stored as 0: R's and pandas'
+#: missing value, text that a spreadsheet's AVERAGE passes over, and not the blank of a score
+#: never given. As 0, a spreadsheet's mean of the column counted it as a score below 1.
+CSV_NA = "NA"
+
+#: The items whose answer may be N/A (imagery, literary devices): the `judgments` columns, and
+#: the `survey_answers.question` values, whose stored 0 is N/A.
+NA_ITEMS = tuple(dimension.key for dimension in DIMENSIONS if dimension.allows_na)
 
 
 def export_suffix(destination: Path) -> str:
@@ -39,7 +49,7 @@ def export_table(conn: sqlite3.Connection, table: str, destination: Path) -> Pat
     destination.parent.mkdir(parents=True, exist_ok=True)
     with replaced_when_done(destination) as temp:
         if suffix == ".csv":
-            write_csv(lambda: export_frames(conn, table), temp)
+            write_csv(lambda: (na_written(table, f) for f in export_frames(conn, table)), temp)
         elif suffix == ".parquet":
             kinds = column_kinds(conn, table)
             _refuse_mixed_kinds(conn, table, destination, kinds)
@@ -75,6 +85,30 @@ def _refuse_mixed_kinds(
             f"(row {row}: {value!r}), and a Parquet column holds one type; export {table} as "
             "CSV or JSONL, which write each value as stored"
         )
+
+
+def na_written(table: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` (a piece of `table`) with each N/A answer, stored as 0, as `CSV_NA`: in the
+    `judgments` columns of `NA_ITEMS`, and in `survey_answers.score` on those items. JSONL and
+    Parquet keep the stored 0 (typed integer columns; `poemetric export --help` says so)."""
+    if table == "judgments":
+        for key in NA_ITEMS:
+            if key in frame.columns:
+                frame[key] = _na_marked(frame[key], frame[key].eq(0))
+    elif table == "survey_answers" and {"question", "score"} <= set(frame.columns):
+        na = frame["question"].isin(NA_ITEMS) & frame["score"].eq(0)
+        frame["score"] = _na_marked(frame["score"], na)
+    return frame
+
+
+def _na_marked(column: pd.Series, na: pd.Series) -> pd.Series:
+    """`column` as objects (numbers as they were, NULL blank) with `CSV_NA` where `na`."""
+    na = na.fillna(False).astype(bool)
+    if not na.any():
+        return column
+    marked = column.astype(object)
+    marked[na] = CSV_NA
+    return marked
 
 
 def write_csv(frames: Callable[[], Iterator[pd.DataFrame]], path: Path) -> None:

@@ -1,8 +1,8 @@
 """A run-store table as a pandas frame whose columns keep the types SQLite declares.
 
 `pandas.read_sql_query` infers each column's dtype from its values: an INTEGER column with a
-NULL (a judge score left N/A, a row without an attention check, a call without an HTTP status)
-became float64, and an exported CSV wrote `4.0` for 4. Here a column declared INTEGER is a
+NULL (the scores of an unparsable judge answer, a row without an attention check, a call without
+an HTTP status) became float64, and an exported CSV wrote `4.0` for 4. Here a column declared INTEGER is a
 nullable integer (pandas "Int64": `4` in CSV and JSONL, empty / null for NULL, int64 with nulls in
 Parquet), built from the stored values themselves (no detour through float, which rounds a whole
 number above 2**53), and a column declared REAL is float64 even when every value is NULL (an empty

@@ -1,0 +1,109 @@
+"""Say when one judge's judgments came from more than one configuration.
+
+A judge file edited between two `poemetric judge` commands on one run (another temperature, a
+`judges/local-openai.yaml` whose POEMETRIC_LOCAL_MODEL now names another model, an alias such
+as `gpt-4o` that the provider moved to a new snapshot) keeps the answers stored so far and asks
+only the missing ones with the new configuration. The judge stage warns once, on stderr, as it
+happens; every table after that pooled the two under one judge name, and `analyze` said
+nothing. Each judgment row keeps the model that answered (`provider_model`) and the judge's
+settings, so the mix is found in the rows themselves, as `merge` finds it across stores.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from poemetric.judge.pending import judge_clause
+from poemetric.store import RunStore
+from poemetric.text.plural import counted
+
+#: A configuration: the model that answered, and the provider, whether structured output was
+#: asked for and the settings, as sorted (name, value) pairs.
+Configuration = tuple[str | None, tuple[tuple[str, str], ...]]
+
+
+def mixed_judge_notes(store: RunStore, judges: Sequence[str] | None = None) -> list[str]:
+    """A note for each judge (of `judges`, default all) whose usable judgments came from more
+    than one model or settings, naming what differs and how many judgments each had."""
+    clause, params = judge_clause(judges)
+    rows = store.query(
+        "SELECT judge, provider_model, provider, structured IS NOT NULL AS structured, settings, "
+        f"COUNT(*) AS n FROM judgments WHERE status = 'ok'{clause} "
+        "GROUP BY judge, provider_model, provider, structured IS NOT NULL, settings",
+        params,
+    )
+    by_judge: dict[str, Counter[Configuration]] = {}
+    for row in rows:
+        asked = (("provider", str(row["provider"])),
+                 ("structured output", "on" if row["structured"] else "off"))  # fmt: skip
+        configuration = (row["provider_model"], tuple(sorted(asked + _settings(row["settings"]))))
+        by_judge.setdefault(str(row["judge"]), Counter())[configuration] += int(row["n"])
+    notes = []
+    for judge, counts in sorted(by_judge.items()):
+        if len(counts) < 2:
+            continue
+        listed = "; ".join(
+            f"{_describe(configuration, counts)}: {counted(n, 'judgment')}"
+            for configuration, n in counts.most_common()
+        )
+        notes.append(
+            f"judge {judge!r} answered under {len(counts)} configurations ({listed}), pooled in "
+            "its tables: its judge file (or the model behind its name) changed between `judge` "
+            "commands on this run (or between runs merged into it). For one configuration, "
+            "judge in a new --run; to compare them, give each its own judge file name (a copy "
+            "of the file)"
+        )
+    return notes
+
+
+def _settings(text: str | None) -> tuple[tuple[str, str], ...]:
+    """The settings a row was judged with, unset ones (null, empty) left out: a row stored by
+    an earlier version without a setting's key is the same configuration."""
+    try:
+        values = json.loads(text) if text else {}
+    except ValueError:
+        return (("settings", text or ""),)
+    if not isinstance(values, dict):
+        return (("settings", str(text)),)
+    return tuple(
+        sorted(
+            (str(name), json.dumps(_whole(value), sort_keys=True))
+            for name, value in values.items()
+            if value not in (None, {}, [])
+        )
+    )
+
+
+def _whole(value: Any) -> Any:
+    """`value` with whole floats as integers, inside lists and objects too: a temperature of 1
+    is one of 1.0 (as the judge stage compares settings: `poemetric.store.models`)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_whole(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _whole(item) for key, item in value.items()}
+    return value
+
+
+def _describe(configuration: Configuration, all_of: Counter[Configuration]) -> str:
+    """`model 'x', temperature=0.7`: only what differs between the judge's configurations.
+    Provider fields (`extra`) are named, not shown: they may hold what a key file holds."""
+    model, settings = configuration
+    parts: list[str] = []
+    if len({other[0] for other in all_of}) > 1:
+        parts.append(f"model {model!r}" if model else "model not reported")
+    mine = dict(settings)
+    others: list[dict[str, Any]] = [dict(other[1]) for other in all_of]
+    names = sorted({name for other in others for name in other})
+    for name in names:
+        if len({other.get(name) for other in others}) < 2:
+            continue
+        if name == "extra":  # differs: set in some, unset or other values in others
+            parts.append("provider fields (extra) " + ("set" if name in mine else "unset"))
+        else:
+            parts.append(f"{name}={mine[name]}" if name in mine else f"{name} unset")
+    return ", ".join(parts)
