@@ -115,8 +115,19 @@ pyproject_sha256 := $(firstword $(shell sha256sum pyproject.toml 2>/dev/null || 
 installed_sha256 := $(strip $(shell cat $(installed) 2>/dev/null))
 $(installed): $(if $(installed_sha256),$(if $(filter-out $(pyproject_sha256),$(installed_sha256)),pyproject-changed),pyproject.toml)
 
+# POEMetric needs Python 3.11 or newer, checked before anything is installed: with python3 at 3.10
+# (Ubuntu 22.04's), pip refused POEMetric ("requires a different Python") only after the venv, a
+# pip upgrade and, with LOCAL=1, PyTorch; and `make ... PYTHON=python3.11` after that failed the
+# same way, naming 3.10, since `python -m venv` keeps the interpreter of a venv folder that exists.
+# `PY -c $(python_check) WHO HOW` exits 1 with `error: WHO is Python X.Y.Z; ...: HOW` below 3.11.
+python_check := 'import sys; sys.exit(None if sys.version_info >= (3, 11) else "error: " + sys.argv[1] + " is Python " + sys.version.split()[0] + "; POEMetric needs Python 3.11 or newer: " + sys.argv[2])'
+python_too_old = give one, e.g. make $(or $(firstword $(MAKECMDGOALS)),install) PYTHON=python3.11 (nothing was installed)
+venv_too_old = the venv $(VENV) was made by an older Python, whose interpreter python -m venv keeps: remove it (rm -r $(VENV)) and run again
+
 $(BIN)/.installed $(BIN)/.installed-local:
+	@$(PYTHON) -c $(python_check) $(call q,PYTHON=$(PYTHON)) $(call q,$(python_too_old))
 	$(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -c $(python_check) $(call q,$(BIN)/python) $(call q,$(venv_too_old))
 	$(BIN)/python -m pip install --quiet --upgrade pip
 ifeq ($(LOCAL),1)
 	$(BIN)/python -m pip install --quiet '$(TORCH_SPEC)'

@@ -425,3 +425,80 @@ def test_the_demos_export_line_runs_as_printed(
     exported = subprocess.run(command, cwd=REPO, env=path, capture_output=True, text=True)
     assert exported.returncode == 0, exported.stdout + exported.stderr
     assert (run / "export" / "generations.csv").is_file()
+
+
+#: A Python older than POEMetric needs (3.10, as python3 is on Ubuntu 22.04), as far as `make
+#: install` can tell: `-c CODE` runs CODE with the real Python under 3.10.13's version; any other
+#: call is recorded and does nothing (`-m venv DIR` makes DIR/bin/python this script).
+OLD_PYTHON = """#!/bin/sh
+echo "$*" >> "$FAKE_PYTHON_LOG"
+if [ "$1" = -c ]; then
+  code=$2; shift 2
+  exec {real} -c 'import sys; sys.version_info = (3, 10, 13, "final", 0); \\
+sys.version = "3.10.13 (main)"; exec(sys.argv.pop(1))' "$code" "$@"
+fi
+if [ "$1" = -m ] && [ "$2" = venv ]; then mkdir -p "$3/bin" && cp "$0" "$3/bin/python"; fi
+"""
+
+#: A new enough Python whose `-m venv DIR` keeps a DIR/bin/python that is there, as `python -m
+#: venv` does: a venv folder an older Python made keeps its interpreter.
+KEEPING_PYTHON = """#!/bin/sh
+echo "$*" >> "$FAKE_PYTHON_LOG"
+if [ "$1" = -m ] && [ "$2" = venv ] && [ ! -e "$3/bin/python" ]; then
+  mkdir -p "$3/bin" && cp "$0" "$3/bin/python"
+fi
+"""
+
+
+def _script(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o755)
+    return path
+
+
+def _install_with(
+    python: Path, venv: Path, checkout: Path, log: Path
+) -> subprocess.CompletedProcess[str]:
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    log.write_text("", encoding="utf-8")
+    return subprocess.run(
+        ["make", "-s", "demo", "LOCAL=1", f"VENV={venv}", f"PYTHON={python}"],
+        cwd=checkout, capture_output=True, text=True,
+        env={**os.environ, "FAKE_PYTHON_LOG": str(log)},
+    )  # fmt: skip
+
+
+def test_a_python_older_than_3_11_is_refused_before_anything_is_installed(tmp_path: Path) -> None:
+    """`make demo` where python3 is 3.10 made the venv, upgraded pip and installed PyTorch
+    (LOCAL=1) before pip refused POEMetric ("requires a different Python"); now nothing runs."""
+    old = _script(tmp_path / "python3", OLD_PYTHON.format(real=shlex.quote(sys.executable)))
+    log = tmp_path / "calls.log"
+    done = _install_with(old, tmp_path / "venv", _checkout(tmp_path / "checkout"), log)
+    assert done.returncode != 0
+    assert (
+        f"error: PYTHON={old} is Python 3.10.13; POEMetric needs Python 3.11 or newer: give one, "
+        "e.g. make demo PYTHON=python3.11 (nothing was installed)"
+    ) in done.stderr
+    calls = log.read_text(encoding="utf-8")
+    assert "venv" not in calls and "pip" not in calls
+    assert not (tmp_path / "venv").exists()
+
+
+def test_a_venv_an_older_python_made_is_named_with_what_to_do(tmp_path: Path) -> None:
+    """After that failure, `make demo PYTHON=python3.11` failed the same way, naming 3.10:
+    `python -m venv` keeps the interpreter of the venv folder that exists. Now the venv's
+    Python is checked and named, with how to start afresh, before pip installs anything."""
+    log = tmp_path / "calls.log"
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    _script(venv / "bin" / "python", OLD_PYTHON.format(real=shlex.quote(sys.executable)))
+    new = _script(tmp_path / "python3.11", KEEPING_PYTHON)
+    done = _install_with(new, venv, _checkout(tmp_path / "checkout"), log)
+    assert done.returncode != 0
+    assert (
+        f"error: {venv}/bin/python is Python 3.10.13; POEMetric needs Python 3.11 or newer: the "
+        f"venv {venv} was made by an older Python, whose interpreter python -m venv keeps: "
+        f"remove it (rm -r {venv}) and run again"
+    ) in done.stderr
+    assert "pip" not in log.read_text(encoding="utf-8")
