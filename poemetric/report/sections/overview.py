@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from poemetric.analysis.author_kinds import model_word
-from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.data import HUMAN_AUTHOR, author_order
 from poemetric.judge.pending import judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
@@ -18,11 +18,20 @@ def overview(run: ReportRun) -> Section:
     authors = (
         [a for a in generations["author"].unique() if a != HUMAN_AUTHOR] if len(generations) else []
     )
+    # generators whose every generation failed: in no table, chart or note by name
+    no_poem = author_order(
+        r["author"] for r in store.query("SELECT DISTINCT author FROM generations")
+        if r["author"] != HUMAN_AUTHOR and r["author"] not in set(authors)
+    )  # fmt: skip
     errors = judgment_errors(store)
     word = model_word(generations, authors)  # "model" where the Markov baseline is among them
     counts = {
         "Prompts": store.count("prompts"),
         f"{word[0].upper()}{word[1:]} authors": len(authors),
+        **(
+            {f"{word[0].upper()}{word[1:]} authors with no poem (every generation failed)":
+             ", ".join(run.labels.author_list(no_poem))} if no_poem else {}
+        ),  # fmt: skip
         f"Poems ({word}, successful)": int((generations["author"] != HUMAN_AUTHOR).sum()),
         "Generations failed": store.count("generations", "status != 'ok'"),
         "Form checks": store.count("form_checks"),
