@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from poemetric.analysis.author_kinds import model_word
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
-from poemetric.judge.pending import judgment_errors
+from poemetric.judge.pending import judge_clause, judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -23,7 +23,10 @@ def overview(run: ReportRun) -> Section:
         r["author"] for r in store.query("SELECT DISTINCT author FROM generations")
         if r["author"] != HUMAN_AUTHOR and r["author"] not in set(authors)
     )  # fmt: skip
-    errors = judgment_errors(store)
+    # the judgments of the judges shown (`--judge`), as the tables, charts and notes count them
+    chosen = run.data.chosen_judges
+    of_chosen, judges = judge_clause(chosen)
+    errors = judgment_errors(store, chosen)
     word = model_word(generations, authors)  # "model" where the Markov baseline is among them
     counts = {
         "Prompts": store.count("prompts"),
@@ -36,10 +39,12 @@ def overview(run: ReportRun) -> Section:
         "Generations failed": store.count("generations", "status != 'ok'"),
         "Form checks": store.count("form_checks"),
         "Judges": len(run.data.judges),
-        "Judgments (successful)": store.count("judgments", "status = 'ok'"),
+        "Judgments (successful)": store.count("judgments", "status = 'ok'" + of_chosen, judges),
         "Judgments failed": len(errors.failed),
         **({"Judgments pending a re-ask": len(errors.pending)} if errors.pending else {}),
-        "Not judged (not a poem)": store.count("judgments", "status = 'not_judged'"),
+        "Not judged (not a poem)": store.count(
+            "judgments", "status = 'not_judged'" + of_chosen, judges
+        ),
     }
     notes = list(dict.fromkeys([*run.notes, *run.analysis.notes]))
     html = render("overview.html.j2", dataset=dataset, counts=counts, notes=notes,
