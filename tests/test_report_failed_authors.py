@@ -32,7 +32,9 @@ def _run_with_a_failed_generator(run: Path) -> RunStore:
 
 def _browser_parts(html: str) -> list[list[dict[str, object]]]:
     """The poem browser's poems of a one-file report, a list per prompt."""
-    parts = re.findall(r'<script type="application/json" id="browser-part-\d+">(.*?)</script>', html)
+    parts = re.findall(
+        r'<script type="application/json" id="browser-part-\d+">(.*?)</script>', html
+    )
     return [json.loads(part) for part in parts]
 
 

@@ -28,13 +28,12 @@ def overview(run: ReportRun) -> Section:
     of_chosen, judges = judge_clause(chosen)
     errors = judgment_errors(store, chosen)
     word = model_word(generations, authors)  # "model" where the Markov baseline is among them
+    kind = f"{word[0].upper()}{word[1:]} authors"
+    failed_authors = ", ".join(run.labels.author_list(no_poem))
     counts = {
         "Prompts": store.count("prompts"),
-        f"{word[0].upper()}{word[1:]} authors": len(authors),
-        **(
-            {f"{word[0].upper()}{word[1:]} authors with no poem (every generation failed)":
-             ", ".join(run.labels.author_list(no_poem))} if no_poem else {}
-        ),  # fmt: skip
+        kind: len(authors),
+        **({f"{kind} with no poem (every generation failed)": failed_authors} if no_poem else {}),
         f"Poems ({word}, successful)": int((generations["author"] != HUMAN_AUTHOR).sum()),
         "Generations failed": store.count("generations", "status != 'ok'"),
         "Form checks": store.count("form_checks"),
