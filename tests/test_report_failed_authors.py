@@ -8,10 +8,14 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from poemetric.analysis.synthetic import build_synthetic_run
 from poemetric.report import build_report
 from poemetric.store import RunStore, stable_id
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 ERROR = "HTTP 401: invalid key <b>sk-…</b>"
 
@@ -77,3 +81,28 @@ def test_a_run_whose_generators_all_failed_still_has_a_browser(tmp_path: Path) -
         html = build_report(store).read_text(encoding="utf-8")
     assert 'id="poem-browser"' in html
     assert [[p["x"] for p in poems] for poems in _browser_parts(html)] == [[ERROR]] * 3
+
+
+def test_the_failed_cards_show_in_chromium(tmp_path: Path, browser: Browser) -> None:
+    """From `file://`: the generator is in the author filter, and each prompt shows its card
+    with the error as text (the `<b>` of the error is no element)."""
+    with _run_with_a_failed_generator(tmp_path / "run") as store:
+        page_path = build_report(store)
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    try:
+        page.goto(page_path.as_uri())
+        page.wait_for_selector("html[data-ready=true]")
+        assert "keyless" in page.inner_text("#filter-authors")
+        for _ in range(3):
+            card = page.locator('#prompt-view article[data-author="keyless"]')
+            assert card.get_attribute("data-check") == "error"
+            assert card.locator("p.error").inner_text() == f"Generation failed: {ERROR}"
+            assert card.locator("b").count() == 0
+            page.keyboard.press("j")
+        # only its cards: every prompt still listed, each with the failed card alone
+        page.click('#filter-authors button[data-authors="none"]')
+        page.check('#filter-authors input[value="1"]')
+        assert page.inner_text("#prompt-count") == "3 of 3 prompts"
+        assert page.locator("#prompt-view .poem-grid article").count() == 1
+    finally:
+        page.close()
