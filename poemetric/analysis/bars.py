@@ -33,6 +33,9 @@ from poemetric.analysis.plotting import (
     text_width_in,
 )
 
+#: Room above and below a value-axis label that runs up the figure's side, together (inches).
+VALUE_LABEL_PAD_IN = 0.08
+
 
 @dataclass(frozen=True)
 class Series:
@@ -200,7 +203,13 @@ def panel_grid(
                        share_labels=share_labels, force_horizontal=force_horizontal,
                        legend=legend, fit_page=True)  # fmt: skip
     horizontal, columns, rows = shape.horizontal, shape.columns, shape.rows
-    height = min(shape.height, MAX_HEIGHT_IN)
+    height = shape.height
+    if not horizontal:
+        # The value label runs up the figure's side: one row of panels of short names was
+        # about as tall as the label (cut by a pixel or two at each end) or shorter (no human
+        # poets: "share or score (0-1); whiskers: 95% CI" left the figure at both ends).
+        height = max(height, measured_width_in(value_label, 7) + VALUE_LABEL_PAD_IN)
+    height = min(height, MAX_HEIGHT_IN)
     figure = Figure(figsize=(ctx.width, height), layout="constrained")
     grid = figure.subplots(
         rows, columns, squeeze=False, sharey=share_labels and horizontal, sharex=False

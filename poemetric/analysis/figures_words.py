@@ -20,6 +20,7 @@ from poemetric.analysis.heatmaps import (
 from poemetric.analysis.imagery import imagery_counts
 from poemetric.analysis.lexical import opening_words, top_words
 from poemetric.analysis.plotting import Drawing, label_width_in
+from poemetric.text.plural import counted
 
 #: Every word (opening word, image) of each author: the words shown are ranked by their mean
 #: share over the authors, so each author's share of each must be there. Counted only within
@@ -82,7 +83,9 @@ def _shown(spec: HeatmapSpec, k: int) -> str:
 
 
 def _authors_note(ctx: FigureContext) -> str:
-    return f"{len(ctx.authors)} authors ({', '.join(ctx.labels.author_list(ctx.authors))})"
+    return (
+        f"{counted(len(ctx.authors), 'author')} ({', '.join(ctx.labels.author_list(ctx.authors))})"
+    )
 
 
 def top_words_figure(ctx: FigureContext, k: Count = 20) -> Drawing:

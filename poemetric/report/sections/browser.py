@@ -135,9 +135,8 @@ class _PoemCards:
             "(status != 'ok' OR poem IS NULL)",
             (prompt_id,),
         ):
-            if r["author"] in self.author_index:
-                poems.append({"a": self.author_index[r["author"]], "s": r["sample_index"],
-                              "t": "", "x": r["error"] or "no poem"})  # fmt: skip
+            poems.append({"a": self.author_index[r["author"]], "s": r["sample_index"],
+                          "t": "", "x": r["error"] or "no poem"})  # fmt: skip
         poems.sort(key=lambda p: (p["a"], p["s"]))
         return poems
 
@@ -191,7 +190,10 @@ class BrowserData(NamedTuple):
 def browser_data(run: ReportRun) -> BrowserData:
     """Everything the browser shows (see report.js for the reading side), each prompt's poems
     encoded as soon as they are read: only one prompt's poems are Python objects at a time."""
-    authors = author_order(run.data.generations["author"].unique())
+    # every generator, those with no poem too (a model whose every call failed shows its
+    # errors, rather than leave the browser and its author filter)
+    authors = author_order(r["author"] for r in run.store.query(
+        "SELECT DISTINCT author FROM generations"))  # fmt: skip
     cards = _PoemCards(run, authors)
     human = cards.author_index.get(HUMAN_AUTHOR)
     prompts: list[dict[str, Any]] = []
@@ -216,7 +218,7 @@ def browser_data(run: ReportRun) -> BrowserData:
 
 @section(80)
 def browser(run: ReportRun) -> Section | None:
-    if run.data.generations.empty:
+    if not run.store.count("generations"):  # failed generations are shown too
         return None
     data, parts, counts, failed = browser_data(run)
     forms = sorted({p["form"] for p in data["prompts"]})

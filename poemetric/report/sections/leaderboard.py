@@ -3,6 +3,8 @@ form-check pass rate; without judgments, ranked by the pass rate."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from poemetric.analysis.data import HUMAN_AUTHOR
@@ -21,6 +23,13 @@ def _by_author(frame: pd.DataFrame | None) -> dict[str, dict[str, object]]:
     return {
         str(row["author"]): {str(k): v for k, v in row.items()} for row in frame.to_dict("records")
     }
+
+
+def _by_pass_rate(check: dict[str, object]) -> tuple[bool, float]:
+    """Sort key: the highest pass rate first, authors with none (no poem the checker could
+    assess) last; a NaN key left the ranking unsorted around it (0.00 above 1.00)."""
+    rate = float(check["pass_rate"])  # type: ignore[arg-type]
+    return math.isnan(rate), -rate if not math.isnan(rate) else 0.0
 
 
 @section(20)
@@ -58,7 +67,7 @@ def leaderboard(run: ReportRun) -> Section | None:
                 {"judge": run.labels.judge(str(judge)), "entries": entries, "chart": chart}
             )
     elif checks:
-        ranked = sorted(checks.values(), key=lambda c: -float(c["pass_rate"] or 0))  # type: ignore[arg-type]
+        ranked = sorted(checks.values(), key=_by_pass_rate)
         colours = chart_colours(run, [str(c["author"]) for c in ranked])
         chart = interval_chart(
             [Row(run.labels.author(str(c["author"])), float(c["pass_rate"]),  # type: ignore[arg-type]
