@@ -473,3 +473,33 @@ def test_the_note_on_missing_judge_tables_says_when_every_judgment_failed(
         "`--refresh-failed-parses` pays for new ones"
     ]
     assert analyze_run(store).table("judges").at[0, "ok"] == 0
+
+
+def test_the_judges_table_s_overall_quality_is_over_poems_not_samples(store: RunStore) -> None:
+    """The `judges` table's mean and SD of overall quality (the paper's test of a judge's
+    discrimination) were over every judgment sample: bot-p1's two samples counted twice, so
+    the table said mean 3.20 where the score tables, over poems, said 3.50; a judge sampling
+    one poem at varying scores looked discriminating. Now a poem's samples are averaged first."""
+    from statistics import stdev
+
+    from poemetric.analysis.judges import judge_report
+
+    row = judge_report(store).set_index("judge").loc["j"]
+    per_poem = [5, 4, 2, 3]  # human-p1, human-p2, bot-p1 (samples 2 and 2), bot-p2
+    assert row["overall_quality_mean"] == pytest.approx(3.5)
+    assert row["overall_quality_sd"] == pytest.approx(stdev(per_poem))
+    scores = dimension_scores(load_run_data(store).judgments)
+    poems = scores[scores["dimension"] == "overall_quality"]
+    assert int(poems["n"].sum()) == len(per_poem)  # the score tables' unit: the poem
+
+
+def test_the_note_on_failed_generations_names_their_models(store: RunStore) -> None:
+    """The note "1 generation failed ... left out" did not say whose: it is missing from its
+    model's pass rate and scores, so the note names each author with its count."""
+    store.save_generation({"generation_id": "human-empty", "prompt_id": "q2", "poem_id": "p2",
+                           "author": "human", "sample_index": 1, "status": "ok", "poem": None})  # fmt: skip
+    said = [note for note in load_run_data(store).notes if "failed or" in note]
+    assert said == [
+        "2 generations failed or hold no poem and are left out (by author, human 1 of 3, bot 1 "
+        "of 3 generations): each is missing from its author's pass rate and scores"
+    ], said

@@ -19,7 +19,7 @@ from poemetric.generation.stage import run_generation
 from poemetric.ghostwriting.metrics import author_measures, poem_measures
 from poemetric.ghostwriting.tables import ghostwriting_tables
 from poemetric.ghostwriting.uniqueness import NEAR_COPY_THRESHOLD
-from poemetric.providers.base import Completion
+from poemetric.providers.base import Completion, GenerationRequest
 from poemetric.report import build_report
 from poemetric.store import RunStore
 
@@ -276,11 +276,25 @@ def test_an_author_with_poems_for_fewer_prompts_is_named_in_a_note(tmp_path: Pat
     with prepared_store(tmp_path / "run", poems=6) as store:
         run_generation(store, [scripted_spec(name="reciter")], options=FAST)
         run_generation(store, [scripted_spec(name="late")], options=replace(FAST, limit=2))
+        # Answers every prompt, two of them (re-asks too) with a refusal (not a poem,
+        # `poems_only`): those prompts were counted as not answered ("refuser 4", no more).
+        refused: list[str] = []
+
+        def refusing(request: GenerationRequest, number: int) -> Completion:
+            original = request.context["original"]
+            if original in refused or len(refused) < 2:
+                refused.append(original)
+                return Completion(text="I'm sorry, I can't write that.")
+            return Completion(text=original)
+
+        use_scripted(refusing)
+        run_generation(store, [scripted_spec(name="refuser", model="refusing-1")], options=FAST)
         result = ghostwriting_tables(store)
     table = result.tables["ghostwriting"].set_index("author")
-    assert table.loc[["human", "reciter", "late"], "poems"].tolist() == [6, 6, 2]
+    assert table.loc[["human", "reciter", "late", "refuser"], "poems"].tolist() == [6, 6, 2, 4]
     said = [note for note in result.notes if "fewer of the 6 prompts" in note]
-    assert len(said) == 1 and ": late 2;" in said[0] and "reciter" not in said[0]
+    assert len(said) == 1 and "reciter" not in said[0], said
+    assert ": late 2 (4 not answered); refuser 4 (2 answered with no poem);" in said[0], said
     cli = CliRunner().invoke(app, ["ghostwriting", "metrics", "--run", str(tmp_path / "run")])
     assert cli.exit_code == 0 and "fewer of the 6 prompts" in " ".join(cli.output.split())
 

@@ -138,7 +138,7 @@ def test_a_thinking_block_in_extra_is_extended_thinking_as_the_typed_budget_is()
 @pytest.mark.parametrize(
     ("settings", "named"),
     [({"temperature": 0.7}, "temperature"), ({"max_tokens": 2000}, "max_tokens"),
-     ({"reasoning_budget_tokens": 0}, "extra")],
+     ({"reasoning_budget_tokens": 0}, "extra.thinking")],
 )  # fmt: skip
 def test_a_thinking_block_in_extra_is_refused_as_the_typed_budget_is(
     settings: dict[str, Any], named: str

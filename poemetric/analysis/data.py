@@ -8,6 +8,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from poemetric.analysis.generation_notes import (
+    cut_poems_note,
+    failed_generations_note,
+    withheld_note,
+)
 from poemetric.analysis.judge_configs import mixed_judge_notes
 from poemetric.hints import stage_command
 from poemetric.judge.pending import judge_clause, judges_of, judgment_errors, pending_note
@@ -15,8 +20,8 @@ from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS
 from poemetric.screening import is_poem
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
 from poemetric.store import RunStore
-from poemetric.store.cut_poems import CutPoems, cut_poems
-from poemetric.store.withheld import WithheldAnswers, withheld_answers
+from poemetric.store.cut_poems import cut_poems
+from poemetric.store.withheld import withheld_answers
 from poemetric.suggest import did_you_mean, name_hint
 from poemetric.text.ordering import author_order as author_order
 from poemetric.text.ordering import natural_key as natural_key
@@ -75,12 +80,8 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     # Beside its poem's other columns, where the join put it.
     where = list(generations.columns).index("poem_title")
     generations.insert(where, "human_poem", human_originals(dataset_poems, generations))
-    failed = store.count("generations", "status != 'ok' OR poem IS NULL")
-    if failed:
-        notes.append(
-            f"{counted(failed, 'generation')} failed or {plural(failed, 'holds', 'hold')} no poem "
-            f"and {plural(failed, 'is', 'are')} left out"
-        )
+    if failed := failed_generations_note(store):
+        notes.append(failed)
     if cut := cut_poems(store):
         notes.append(cut_poems_note(cut))
     if withheld := withheld_answers(store):
@@ -290,32 +291,6 @@ def no_judgments_yet(run_dir: Path, judge: str) -> str:
     return (
         f"no judgments by judge {judge!r}: the run has no judgments yet; make them with "
         f"`{stage_command('judge', run_dir, judge)}`"
-    )
-
-
-def cut_poems_note(cut: list[CutPoems]) -> str:
-    """The run-data note on the generated poems that were cut at the token limit."""
-    total = sum(entry.cut for entry in cut)
-    files = "the model file" if len(cut) == 1 else "the models' files"
-    return (
-        f"{counted(total, 'generated poem')} {plural(total, 'was', 'were')} cut at the token "
-        f"limit ({'; '.join(entry.listed() for entry in cut)}) and "
-        f"{plural(total, 'is', 'are')} scored as written: the form check and the judges see "
-        "an unfinished poem, which weighs on its model's scores; raise settings.max_tokens in "
-        f"{files} and generate into a new --run"
-    )
-
-
-def withheld_note(withheld: list[WithheldAnswers]) -> str:
-    """The run-data note on the generated answers that the provider, not the model, ended."""
-    total, empty = sum(entry.ended for entry in withheld), sum(e.empty for e in withheld)
-    return (
-        f"{counted(total, 'generated answer')} {plural(total, 'was', 'were')} ended by the "
-        "provider, not the model, by a safety or content filter, a refusal or another of its "
-        f"stops ({'; '.join(entry.listed() for entry in withheld)}): {empty:,} empty "
-        f"{plural(empty, 'one is not a poem', 'ones are not poems')} (a failed form check, left "
-        "out of the judge and lexical measures), the others are analysed as written; read them "
-        "beside their model's scores (generate into a new --run to ask again)"
     )
 
 

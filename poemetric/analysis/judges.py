@@ -42,11 +42,13 @@ def judge_report(store: RunStore) -> pd.DataFrame:
     """One row per judge. Rates are shares of the answers received (ok + unparsable + re-asked
     judgments whose re-ask call failed: their first answer was received). Refusals are counted
     three ways: on the first turn (before any re-ask), on any turn, and final (still
-    refused after the re-asks, stored as a parse failure). Judgments pending a re-ask (a stopped
+    refused after the re-asks, stored as a parse failure). Overall quality's mean and SD are
+    over poems, a poem's samples averaged first (`analysis.scores`' unit of analysis). Judgments pending a re-ask (a stopped
     `poemetric judge`) count only in `judgments`, their cost, and `pending_reasks`, a column
     present when a judge has any."""
     rows = pd.read_sql_query(
-        "SELECT judge, status, error, refusal, reasks, turns, overall_quality, cost_usd "
+        "SELECT judge, generation_id, status, error, refusal, reasks, turns, overall_quality, "
+        "cost_usd "
         "FROM judgments",
         store.conn,
     )
@@ -75,7 +77,14 @@ def judge_report(store: RunStore) -> pd.DataFrame:
         # A call error after a re-ask (the re-ask's call failed) had its first answer received.
         failed_reasks = int((reasked[errors.index] & ~unparsable).sum())
         answered = len(ok) + int(unparsable.sum()) + failed_reasks
-        quality = pd.to_numeric(ok["overall_quality"], errors="coerce")
+        # Over poems, as every score table is: a poem's repeated samples averaged first (the
+        # spread of a judge's samples of one poem is no discrimination between poems).
+        quality = (
+            pd.to_numeric(ok["overall_quality"], errors="coerce")
+            .groupby(ok["generation_id"], sort=False)
+            .mean()
+            .dropna()
+        )
         first_turn = int(group["first_turn_refusal"].sum())
         final = int(group["refusal"].fillna(0).sum())
         table.append(

@@ -62,8 +62,8 @@ TABLE_CAPTIONS: dict[str, str] = {
     "(poems: those a row covers, a judge's the ones of them it scored; n: ratings, every expert "
     "rating and every judge sample); expert n, mean and SD: the experts over the same poems as "
     "the row, to compare a judge that scored only some of them like with like",
-    "judges": "Per judge: parse failures, refusals, re-asks, non-poems not judged, SD of overall "
-    "quality, cost (USD, every turn). Refusals: judgments whose first answer was a refusal "
+    "judges": "Per judge: parse failures, refusals, re-asks, non-poems not judged, mean and SD of "
+    "overall quality (over poems, a poem's samples averaged first), cost (USD, every turn). Refusals: judgments whose first answer was a refusal "
     "(first turn), with a refusal on any turn, and still refused after the re-asks (final: "
     "stored as parse failures); a refusal answered when re-asked counts in the first two only. "
     "Re-asked: judgments asked again after an unusable answer (ok after: then answered). Rates "

@@ -207,21 +207,32 @@ def near_copy_note(poems: pd.DataFrame, threshold: float) -> str | None:
     )
 
 
-def coverage_note(poems: pd.DataFrame) -> str | None:
+def coverage_note(poems: pd.DataFrame, answers: pd.DataFrame | None = None) -> str | None:
     """A note naming the authors with poems for fewer of the prompts than the human row has:
     each row's means are over its own poems, so such an author (`demo --local` writes 4 sonnets
     beside 16 human poems of four forms, whose rhyme densities differ by form) was set beside
-    human poems it never imitated, with nothing saying so."""
+    human poems it never imitated, with nothing saying so. `answers`: every answer the poems
+    were screened from (`poems_only`), so that a prompt answered only by what is not a poem (a
+    refusal) is told from one not answered; it was counted as not answered ("bot 12" of a
+    model that answered all 15)."""
     human = set(poems.loc[poems["author"] == HUMAN_AUTHOR, "poem_id"])
+    answered = poems if answers is None else answers
     short = []
     for author in author_order(poems["author"].unique()):
+        if author == HUMAN_AUTHOR:
+            continue
         mine = set(poems.loc[poems["author"] == author, "poem_id"]) & human
-        if author != HUMAN_AUTHOR and len(mine) < len(human):
-            short.append(f"{author} {len(mine)}")
+        if len(mine) < len(human):
+            asked = set(answered.loc[answered["author"] == author, "poem_id"]) & human
+            why = [
+                f"{len(asked - mine)} answered with no poem" if asked - mine else "",
+                f"{len(human - asked - mine)} not answered" if human - asked - mine else "",
+            ]
+            short.append(f"{author} {len(mine)} ({', '.join(w for w in why if w)})")
     if not short:
         return None
     return (
-        f"poems for fewer of the {len(human)} prompts than the human row: {', '.join(short)}; "
+        f"poems for fewer of the {len(human)} prompts than the human row: {'; '.join(short)}; "
         "each author's means are over its own poems, so compare such an author with the human "
         "poems of the same prompts (ghostwriting_poems.csv, by poem_id)"
     )

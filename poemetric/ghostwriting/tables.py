@@ -83,7 +83,7 @@ def ghostwriting_tables(
         for note in (
             near_copy_note(measured.frame, options.threshold),
             not_english_note(measured.frame),
-            coverage_note(measured.frame),
+            coverage_note(measured.frame, generations),
         ):
             if note:
                 result.notes.append(note)

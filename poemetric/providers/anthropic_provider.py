@@ -27,6 +27,7 @@ from poemetric.providers.base import (
     creating_batch,
     refuse_settings,
 )
+from poemetric.providers.extra_keys import refused_extra
 from poemetric.providers.remote_common import SDKProvider
 from poemetric.providers.remote_errors import malformed_error, scrub_raw, translate_stainless_error
 
@@ -70,7 +71,8 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
         """`seed` and `reasoning_effort`, which the Messages API does not have, and with
         extended thinking a budget below 1024, a `max_tokens` not above the budget, a
         `temperature` other than 1, `top_k`, or `top_p` below 0.95, which it refuses: each
-        request would be refused, one error row per job."""
+        request would be refused, one error row per job. And a key of `extra` that the request
+        already takes from a typed setting, the model file or the prompt (`extra_keys`)."""
         return _refusals(spec.settings)
 
     def request_params(self, request: GenerationRequest) -> dict[str, Any]:
@@ -300,7 +302,7 @@ def _refusals(settings: GenerationSettings) -> dict[str, str]:
     """The settings the Messages API does not have, each with why (`refused_settings`)."""
     refused: dict[str, str] = {}
     if "thinking" in settings.extra and settings.reasoning_budget_tokens is not None:
-        refused["extra"] = (
+        refused[_EXTRA] = (
             "a thinking block beside reasoning_budget_tokens: the block would replace the "
             "setting in every request while the run records the setting; keep one"
         )
@@ -318,7 +320,7 @@ def _refusals(settings: GenerationSettings) -> dict[str, str]:
         source, budget = asked
         named = source if source == _TYPED else f"{source}.budget_tokens"
         if budget is not None and budget < MIN_THINKING_BUDGET:
-            refused["reasoning_budget_tokens" if source == _TYPED else "extra"] = (
+            refused[source] = (
                 f"extended thinking takes a budget of {MIN_THINKING_BUDGET} tokens or more "
                 f"(0 or none: no thinking); {budget} is refused"
             )
@@ -336,7 +338,21 @@ def _refusals(settings: GenerationSettings) -> dict[str, str]:
             refused["top_k"] = f"{thinking} no top_k; remove it"
         if settings.top_p is not None and settings.top_p < 0.95:
             refused["top_p"] = f"{thinking} top_p from 0.95 to 1 only"
+    refused.update(refused_extra(settings.extra, _SENT_FROM))
     return refused
+
+
+#: The parameters `request_params` fills itself (`refused_extra`); `thinking` is `_thinking`'s.
+_SENT_FROM = {
+    "temperature": "settings.temperature",
+    "top_p": "settings.top_p",
+    "top_k": "settings.top_k",
+    "max_tokens": "settings.max_tokens",
+    "stop_sequences": "settings.stop",
+    "model": "the model file's model",
+    "messages": "the prompt",
+    "system": "the prompt's system messages",
+}
 
 
 #: Parameters passed as SDK keyword arguments. Sampling parameters (temperature, top_p, top_k) go

@@ -25,10 +25,13 @@ from poemetric.providers.base import (
     Completion,
     FindsBatches,
     GenerationRequest,
+    ModelSpec,
     ProviderError,
     TokenUsage,
     creating_batch,
+    refuse_settings,
 )
+from poemetric.providers.google_settings import refusals
 from poemetric.providers.grpc_codes import as_http
 from poemetric.providers.quota_errors import used_up_gemini_quota
 from poemetric.providers.remote_common import SDKProvider
@@ -89,6 +92,13 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
         await client.aio.aclose()
 
     # -- request -----------------------------------------------------------------------------
+    @classmethod
+    def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
+        """A key of `extra` that the config already takes from a typed setting or the prompt
+        (`extra.temperature`), and a `thinking_config` block beside the typed thinking settings
+        or `thinking: true` (`google_settings`)."""
+        return refusals(spec.settings, spec.thinking)
+
     def contents(self, request: GenerationRequest) -> list[types.Content]:
         from google.genai import types
 
@@ -105,6 +115,7 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
         from google.genai import types
 
         settings = request.settings
+        refuse_settings(self.name, refusals(settings, self.spec.thinking))
         fields: dict[str, Any] = {
             "temperature": settings.temperature,
             "top_p": settings.top_p,

@@ -23,6 +23,7 @@ from poemetric.providers.base import (
 )
 
 # The batch API, in a module of its own; its names are imported from here as well.
+from poemetric.providers.extra_keys import SAMPLING, refused_extra
 from poemetric.providers.openai_batches import CHAT_ENDPOINT as CHAT_ENDPOINT
 from poemetric.providers.openai_batches import LIST_PAGE as LIST_PAGE
 from poemetric.providers.openai_batches import SUBMISSION_TAG_KEY as SUBMISSION_TAG_KEY
@@ -73,7 +74,9 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], OpenAIBatches):
     @classmethod
     def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
         """`temperature`/`top_p` for a reasoning model, `top_k` for the OpenAI API, and
-        `reasoning_budget_tokens`: each would be left out of (or refused by) every request."""
+        `reasoning_budget_tokens`: each would be left out of (or refused by) every request; and
+        a key of `extra` that the body already takes from a typed setting, the model file or
+        the prompt (`extra.temperature`: `extra_keys`)."""
         return _refusals(cls.name, _is_reasoning_model(cls.name, spec), spec.settings)
 
     def request_body(self, request: GenerationRequest) -> dict[str, Any]:
@@ -249,7 +252,20 @@ def _refusals(provider: str, reasoning_model: bool, settings: GenerationSettings
             "not an OpenAI chat-completions setting; use reasoning_effort, or settings.extra "
             "for a server-specific field"
         )
+    refused.update(refused_extra(settings.extra, _SENT_FROM))
     return refused
+
+
+#: The body fields `request_body` fills itself (`refused_extra`).
+_SENT_FROM = {
+    **SAMPLING,
+    "max_tokens": "settings.max_tokens",
+    "max_completion_tokens": "settings.max_tokens",
+    "stop": "settings.stop",
+    "reasoning_effort": "settings.reasoning_effort",
+    "model": "the model file's model",
+    "messages": "the prompt",
+}
 
 
 def _put(body: dict[str, Any], key: str, value: Any) -> None:

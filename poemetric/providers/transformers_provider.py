@@ -45,6 +45,7 @@ from poemetric.providers.base import (
     refuse_settings,
 )
 from poemetric.providers.batched import InProcessBatchProvider
+from poemetric.providers.extra_keys import refused_extra
 from poemetric.providers.model_source import LocalModelError, resolve_source
 from poemetric.providers.transformers_decoding import (
     StructuredRequest,
@@ -107,18 +108,28 @@ def context_length(model: LocalCausalLM) -> tuple[int, str] | None:
 
 
 def _refusals(settings: GenerationSettings) -> dict[str, str]:
-    """The settings this provider does not take, each with why (`refused_settings`)."""
-    return {
+    """The settings this provider does not take, each with why (`refused_settings`), and the
+    keys of `extra` that a typed setting already fills (`extra_keys`)."""
+    refused = {
         field: "not supported by the transformers provider; remove it from the model's settings"
         for field in ("reasoning_effort", "reasoning_budget_tokens", "stop")
         if getattr(settings, field) is not None
     }
+    refused.update(refused_extra(settings.extra, _SENT_FROM))
+    return refused
+
+
+#: The `generate()` arguments `sampling` fills from the typed settings.
+_SENT_FROM = {
+    "temperature": "settings.temperature",
+    "top_p": "settings.top_p",
+    "top_k": "settings.top_k",
+    "max_new_tokens": "settings.max_tokens",
+}
 
 
 def budget_setting(settings: GenerationSettings) -> str:
     """The setting that gave a request its new tokens (`TransformersProvider.sampling`)."""
-    if "max_new_tokens" in settings.extra:
-        return "settings.extra.max_new_tokens"
     if settings.max_tokens:
         return "settings.max_tokens"
     return "options.default_max_tokens"
@@ -150,7 +161,8 @@ class TransformersProvider(InProcessBatchProvider):
     @classmethod
     def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
         """`reasoning_effort`, `reasoning_budget_tokens` and `stop`, which this provider does
-        not take: each request would be refused, one error row per job."""
+        not take: each request would be refused, one error row per job; and a key of `extra`
+        that a typed setting already fills (`extra.max_new_tokens`: `extra_keys`)."""
         return _refusals(spec.settings)
 
     def __init__(self, spec: ModelSpec) -> None:

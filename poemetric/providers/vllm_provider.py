@@ -30,6 +30,7 @@ from poemetric.providers.base import (
     refuse_settings,
 )
 from poemetric.providers.batched import InProcessBatchProvider
+from poemetric.providers.extra_keys import SAMPLING, refused_extra
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +71,8 @@ class VLLMProvider(InProcessBatchProvider):
     @classmethod
     def refused_settings(cls, spec: ModelSpec) -> dict[str, str]:
         """`reasoning_effort` and `reasoning_budget_tokens`, which vLLM does not sample with:
-        each request would be refused, one error row per job."""
+        each request would be refused, one error row per job; and a key of `extra` that a
+        typed setting already fills (`extra.max_tokens`: `extra_keys`)."""
         return _refusals(spec.settings)
 
     def __init__(self, spec: ModelSpec) -> None:
@@ -328,10 +330,17 @@ class VLLMProvider(InProcessBatchProvider):
 
 
 def _refusals(settings: GenerationSettings) -> dict[str, str]:
-    """The settings vLLM does not sample with, each with why (`refused_settings`)."""
-    return {
+    """The settings vLLM does not sample with, each with why (`refused_settings`), and the
+    keys of `extra` that a typed setting already fills (`extra_keys`)."""
+    refused = {
         field: "not a vLLM sampling setting; use options.chat_template_kwargs (e.g. "
         "enable_thinking) instead"
         for field in ("reasoning_effort", "reasoning_budget_tokens")
         if getattr(settings, field) is not None
     }
+    refused.update(refused_extra(settings.extra, _SENT_FROM))
+    return refused
+
+
+#: The `SamplingParams` fields `sampling_params` fills from the typed settings.
+_SENT_FROM = {**SAMPLING, "max_tokens": "settings.max_tokens", "stop": "settings.stop"}

@@ -317,7 +317,7 @@ def _check_settings(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None
     if not refused:
         return
     problems = [
-        f"{path}:{line_of(node, ('settings', field))}: settings.{field}: {why}"
+        f"{path}:{line_of(node, ('settings', *field.split('.')))}: settings.{field}: {why}"
         for field, why in refused.items()
     ]
     field, why = next(iter(refused.items()))

@@ -186,9 +186,10 @@ def record_failure(
         run.handler.error_row(job, message, batch_id=batch_id),
         key=getattr(run.handler, "natural_key", None),
     )
-    run.report.called += 1
-    if job.turn > 0:  # a re-ask that was sent, and failed
-        run.report.reasked += 1
+    if not error.not_sent:  # a request refused before sending (`refuse_settings`) is no call
+        run.report.called += 1
+        if job.turn > 0:  # a re-ask that was sent, and failed
+            run.report.reasked += 1
     run.report.note_error(message)
     run.advance()
 
