@@ -68,6 +68,33 @@ _PREAMBLE_OPENER = re.compile(
     r"i(?:'m| am) (?:happy|glad|delighted|pleased) to)\b",
     re.IGNORECASE,
 )
+#: A model disclaiming what it is before it hands the poem over: "As an AI, I don't have personal
+#: feelings, but ...", "While I don't experience seasons myself, ...", "I can't feel love, but
+#: ...". The clause up to its comma (and a "but" after it) is read past (`_is_preamble`).
+_NOT_I = r"(?:don't|do not|can't|cannot|am not|'m not|may not|won't|will never|never)"
+_SELF_AS_AI = (
+    r"as (?:an? )?(?:ai|artificial intelligence|(?:large )?language model|"
+    r"ai (?:language model|assistant|model|system|chatbot))"
+)
+_DISCLAIMER = re.compile(
+    rf"^(?:{_SELF_AS_AI}|(?:while|although|though|even though|since) i {_NOT_I}|"
+    rf"i {_NOT_I} (?:have|feel|experience|possess|truly))\b[^.!?:;]*?,\s*"
+    r"(?:(?:but|yet|so|however)\b,?\s*)?(?=\S)",
+    re.IGNORECASE,
+)
+#: After a disclaimer only, an offer to write the poem: "..., but I can write a poem about it."
+_DISCLAIMED_OFFER = re.compile(
+    r"^(?:i can|i could|i'll|i will|let me)(?: still| certainly| gladly)? (?:write|compose|craft|"
+    r"offer|share|create|try)\b",
+    re.IGNORECASE,
+)
+#: A whole line of it: "As an AI, I don't have personal feelings or experiences." (a sentence
+#: that says what the model lacks, as verse in a persona of a machine seldom says so flatly).
+_DISCLAIMER_LINE = re.compile(
+    rf"^(?:{_SELF_AS_AI})\b[^.!?:;]*?,\s*i {_NOT_I} (?:have|possess|experience|feel)\b"
+    r"[^.!?:;]*\b(?:personal|feelings|emotions|experiences|opinions|preferences)\b[^!?:;]*[.!]$",
+    re.IGNORECASE,
+)
 #: Emoji after a sign-off ("Enjoy! \U0001f60a"): pictographs, dingbats, and their joiners.
 _EMOJI = r"[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]"
 #: A short sign-off said on a line of its own: "Thank you!", "Thanks so much!", "Happy writing!"
@@ -241,6 +268,14 @@ def _is_preamble(line: str) -> bool:
         return True
     if text.endswith((",", ";")):  # runs on into the next line, as verse does
         return False
+    if _DISCLAIMER_LINE.match(text):
+        return True
+    disclaimer = _DISCLAIMER.match(text)
+    if disclaimer:  # "As an AI, I don't have feelings, but here's a sonnet about love:"
+        rest = text[disclaimer.end() :]
+        about = _FORM_RE.search(rest) or _META_RE_I.search(rest)
+        if _is_preamble(rest) or (about and _DISCLAIMED_OFFER.match(rest) and rest[-1] in ".!:"):
+            return True
     prefix = _CHAT_PREFIX.match(text)
     rest = text[prefix.end() :] if prefix else text
     if prefix and not rest:

@@ -38,6 +38,7 @@ from poemetric.extraction.classify import (
     _unbracketed,
 )
 from poemetric.extraction.reasoning import completes_a_stanza, glued_blocks, is_meta_sentence
+from poemetric.extraction.signature import is_signature
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
 
 _SENTENCE_END = re.compile(r"[.!?:…)\]][\"'”’*_)\]]*$")
@@ -213,7 +214,7 @@ def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
     one that talks about the form, a later line may also name it ("Each stanza has four lines.").
     """
     first, rest = paragraph[0], paragraph[1:]
-    if not (_is_commentary(first) or _is_description(first, width)):
+    if not (_is_commentary(first) or _is_description(first, width) or is_signature(first)):
         return False
     if not rest or _is_header(first) or any(_BULLET.match(line) for line in paragraph):
         return True
@@ -223,6 +224,7 @@ def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
     return all(
         _is_commentary(line)
         or _is_glued_closing(line)
+        or is_signature(line)
         or _is_description(line, width)
         or len(_TECHNICAL.findall(line)) + len(_SCHEME.findall(line)) > 0
         or (about_form and bool(_FORM_RE.search(line) or _META_RE_I.search(line)))
@@ -252,6 +254,8 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
         return False  # "all the years you gave me —\nthank you!" ends the poem's sentence
     if _is_glued_closing(line):
         return True
+    if is_signature(line):  # "— ChatGPT" under the last line; "Composed by an AI." rhyming on
+        return not _rhymes_as_verse(lines, first, index, index + 1)
     if not above or not _ends_sentence(above[-1]):
         return False
     return _is_glued_remark(lines, first, index, index + 1)

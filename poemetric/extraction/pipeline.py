@@ -31,6 +31,7 @@ from poemetric.extraction.opening import first_content as _first_content
 from poemetric.extraction.opening import runs_into_verse as _runs_into_verse
 from poemetric.extraction.reasoning import split_reasoning, split_trailing_reasoning
 from poemetric.extraction.revisions import keep_final_revision
+from poemetric.extraction.signature import drop_byline, is_signature
 from poemetric.text.plural import counted
 
 
@@ -137,7 +138,10 @@ def _unfence(lines: list[str], notes: list[str]) -> list[str]:
     if len(fences) == 2 and any(line.strip() for line in lines[fences[0] + 1 : fences[1]]):
         start, end = fences
         outside = [line for line in lines[:start] + lines[end + 1 :] if line.strip()]
-        if all(_is_preamble(x) or _is_commentary(x) or _is_meta_prose(x) for x in outside):
+        if all(
+            _is_preamble(x) or _is_commentary(x) or _is_meta_prose(x) or is_signature(x)
+            for x in outside
+        ):
             for line in outside:
                 notes.append(f"removed text outside the code block: {_quote(line)}")
             notes.append("removed code fences")
@@ -165,6 +169,9 @@ def _strip_leading_chatter(lines: list[str], notes: list[str]) -> list[str]:
     removed_any = False
     while index < len(lines):
         line = lines[index]
+        if is_signature(line) and not _runs_into_verse(lines, index):  # "*A sonnet by Claude*"
+            index += len(lines[index:]) - len(drop_byline(lines[index:], notes))
+            continue
         continuation = removed_any and (_is_meta_prose(line) or _is_preamble(line))
         if not (_is_preamble(line) or continuation) or _runs_into_verse(lines, index):
             break
@@ -272,6 +279,14 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         and _looks_like_title(_unquoted(_plain(line)))
     ):  # "Salt Hours\n(A Sonnet)\n\n...": a title over its subtitle
         title = line.strip()
+    elif (
+        not blank_after
+        and following < len(lines)
+        and is_signature(lines[following])
+        and _paragraph_end(lines, following) == following + 1
+        and _looks_like_title(_unquoted(_plain(line)))
+    ):  # "Salt Hours\nby ChatGPT\n\n...": a title over its byline
+        title = line.strip()
     elif (titled := _titled_form(line)) and (titled[1] or (blank_after and verse_after)):
         title = titled[0]
     if title is None:
@@ -293,6 +308,7 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         if bracketed or _ITALIC_LINE.match(candidate) or _form_subtitle(rest, 0):
             notes.append(f"removed subtitle: {_quote(candidate)}")
             rest = rest[_first_content(rest, 1) :]
+    rest = drop_byline(rest, notes)  # "*by Claude*" under the title
     return rest, title
 
 
