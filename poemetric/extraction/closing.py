@@ -199,10 +199,40 @@ def _is_header(line: str) -> bool:
 _MARKED = re.compile(r"^\s*(?:#{1,6}\s|(\*\*|__).+(?:\1|:)\s*$)")
 
 
+#: A header over notes that opens with no commentary word ("A few notes on the limerick:",
+#: "Here's a breakdown of the form:", "How it fits the form:", "Rhyme and meter:", "Things to
+#: note:"): one only in markdown or over bullets (`_is_soft_header`), as a stanza may open "Some
+#: notes of the thrush drift down:".
+_SOFT_HEADER = re.compile(
+    r"^(?:(?:a few|some|quick|brief|short|additional|further|craft|form|technical|poetic|"
+    r"writing|style)\s+notes?|things to (?:note|notice)|(?:(?:key|poetic|literary|stylistic|"
+    r"formal|craft)\s+)?(?:elements|choices|techniques)|(?:my\s+)?approach|"
+    r"rhym(?:e|es|ing) and met(?:er|re)|met(?:er|re) and rhym(?:e|es|ing)|"
+    r"how (?:it|this|the (?:poem|" + _FORMS + r")) (?:fits|follows|meets|works|uses|adheres)|"
+    r"here(?:'s| is) (?:a|an|the|my) (?:(?:quick|brief|short|closer)\s+)?(?:breakdown|"
+    r"explanation|analysis|look|notes?|overview)|here(?:'s| is) (?:how|why|what) (?:it|this|"
+    r"the|my|i))\b[^:]{0,60}:$",
+    re.IGNORECASE,
+)
+
+
+def _is_soft_header(line: str, under: list[str]) -> bool:
+    """`line` is a `_SOFT_HEADER` with bullets under it (`under`, the rest of its paragraph), or
+    in markdown ("**A few notes:**", "### Rhyme and meter:") over lines that do not run on as
+    verse does."""
+    if not _SOFT_HEADER.match(_commentary_text(line)):
+        return False
+    if under and all(_BULLET.match(x) for x in under):
+        return True
+    return bool(_MARKED.match(line)) and all(_ends_sentence(x) for x in under[:-1])
+
+
 def _is_marked_header(line: str) -> bool:
-    """A commentary header in markdown ("## Breakdown", "**Analysis:**"): it opens a section even
-    right under the last line of the poem, with no blank line before it."""
-    return bool(_MARKED.match(line)) and bool(_COMMENTARY_HEADER.match(_commentary_text(line)))
+    """A commentary header in markdown ("## Breakdown", "**Analysis:**", "**A few notes:**"): it
+    opens a section even right under the last line of the poem, with no blank line before it."""
+    text = _commentary_text(line)
+    header = _COMMENTARY_HEADER.match(text) or _SOFT_HEADER.match(text)
+    return bool(_MARKED.match(line)) and bool(header)
 
 
 def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
@@ -214,6 +244,8 @@ def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
     one that talks about the form, a later line may also name it ("Each stanza has four lines.").
     """
     first, rest = paragraph[0], paragraph[1:]
+    if _is_soft_header(first, rest):
+        return True
     if not (_is_commentary(first) or _is_description(first, width) or is_signature(first)):
         return False
     if not rest or _is_header(first) or any(_BULLET.match(line) for line in paragraph):
