@@ -97,6 +97,8 @@ _DISCLAIMER_LINE = re.compile(
 )
 #: Emoji after a sign-off ("Enjoy! \U0001f60a"): pictographs, dingbats, and their joiners.
 _EMOJI = r"[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]"
+#: A line of emoji alone ("🥖😄", "✨🌊✨") under the poem: no verse, and a chat model's mark.
+_EMOJI_ONLY = re.compile(rf"^(?:{_EMOJI}|\s)+$")
 #: A short sign-off said on a line of its own: "Thank you!", "Thanks so much!", "Happy writing!"
 #: with "!" or emoji and nothing else (a verse line "Thank you." or "Thank you, river" stays).
 _SHORT_SIGN_OFF = (
@@ -332,7 +334,8 @@ def _is_glued_closing(line: str) -> bool:
     if not text:
         return False
     bullet = _BULLET.match(line) and _METADATA_BULLET.match(text)
-    return bool(_STRONG_CLOSING.match(text) or _METADATA.match(text) or bullet)
+    emoji = _EMOJI_ONLY.match(text)
+    return bool(_STRONG_CLOSING.match(text) or _METADATA.match(text) or bullet or emoji)
 
 
 #: "The End" or "Fin" under the poem, in title case or capitals, perhaps bracketed or between
@@ -344,7 +347,7 @@ def _is_commentary(line: str) -> bool:
     text = _commentary_text(line)
     if not text:
         return True
-    if _THE_END.match(text):
+    if _THE_END.match(text) or _EMOJI_ONLY.match(text):
         return True
     if _COMMENTARY_HEADER.match(text) or _METADATA.match(text):
         return True
