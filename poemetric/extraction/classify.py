@@ -46,11 +46,12 @@ _CHAT_PREFIX = re.compile(
     r"(?:\s*[!.,]|\s+[—–-])\s*",
     re.IGNORECASE,
 )
-#: Words that open chat only before an opener ("Yes! Here's a ballad:", "Got it. Here is ..."):
-#: alone, or before anything else, they may be verse ("Yes, to the very end.").
+#: Words that open chat only before an opener ("Yes! Here's a ballad:", "Got it. Here is ..."),
+#: and so does a short exclamation ("What a beautiful theme! Here's a sonnet that explores
+#: it."): alone, or before anything else, they may be verse ("Yes, to the very end.").
 _LEAD_IN = re.compile(
-    r"^(?:yes|hello|hi(?: there)?|no problem|with pleasure|understood|got it|challenge accepted|"
-    r"happy to help)\s*[!.,]\s*(?=\S)",
+    r"^(?:(?:yes|hello|hi(?: there)?|no problem|with pleasure|understood|got it|"
+    r"challenge accepted|happy to help)\s*[!.,]|[^.!?:;]{1,60}!+)\s*(?=\S)",
     re.IGNORECASE,
 )
 #: Consent without a word about the poem: "Sure, I can do that.", "Of course, I can help with
@@ -61,7 +62,7 @@ _CONSENT = re.compile(
     re.IGNORECASE,
 )
 _PREAMBLE_OPENER = re.compile(
-    r"^(?:here is|here's|here are|below is|below you'?ll find|the following is|this is (?:my|a|an)|"
+    r"^(?:here is|here's|here are|below is|below,? you'?ll find|the following is|this is (?:my|a|an)|"
     r"i(?:'ve| have) (?:" + _WRITTEN + r"|created|tried)|i wrote|i(?:'ll| will) write|"
     r"let me|as requested|following your|in response to|presenting|happy to|"
     r"i(?:'d| would) (?:be (?:happy|glad|delighted|pleased) to|love to)|"
