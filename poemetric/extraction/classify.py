@@ -212,7 +212,8 @@ _COMMENTARY_HEADER = re.compile(
 )
 _METADATA = re.compile(
     r"^(?:form|poetic form|rhyme scheme|rhyming scheme|meter|metre|theme|style|structure|"
-    r"subject|topic|word count|syllable count)\s*:\s*\S",
+    r"subject|topic|word count|syllable count|tone|mood|end[- ]?words|radif|qafia|qafiya|"
+    r"qaafiya)\s*:\s*\S",
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
@@ -309,12 +310,13 @@ def _is_meta_prose(line: str) -> bool:
 
 
 _HEADING_TEXT = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
-_PARENTHESISED = re.compile(r"^\((.+)\)$")
+_PARENTHESISED = re.compile(r"^\((.+)\)$|^\[(.+)\]$")
 
 
 def _commentary_text(line: str) -> str:
     """The chat text of a line that may be commentary: a markdown heading ("## Analysis") reads
-    as a header ("Analysis:"), a parenthesised remark ("(Word count: 64)") without its brackets."""
+    as a header ("Analysis:"), a bracketed remark ("(Word count: 64)", "[Rhyme scheme: ABAB]")
+    without its brackets."""
     text = _chat_text(line)
     heading = _HEADING_TEXT.match(text)
     if heading:
@@ -323,9 +325,10 @@ def _commentary_text(line: str) -> str:
 
 
 def _unbracketed(text: str) -> str:
-    """`text` without one pair of brackets around the whole of it ("(Word count: 64)")."""
+    """`text` without one pair of round or square brackets around the whole of it ("(Word
+    count: 64)", "[Rhyme scheme: ABAB]")."""
     enclosed = _PARENTHESISED.match(text)
-    return enclosed.group(1).strip() if enclosed else text
+    return (enclosed.group(1) or enclosed.group(2)).strip() if enclosed else text
 
 
 def _is_glued_closing(line: str) -> bool:

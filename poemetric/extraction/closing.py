@@ -37,7 +37,12 @@ from poemetric.extraction.classify import (
     _quote,
     _unbracketed,
 )
-from poemetric.extraction.reasoning import completes_a_stanza, glued_blocks, is_meta_sentence
+from poemetric.extraction.reasoning import (
+    _exact_terms,
+    completes_a_stanza,
+    glued_blocks,
+    is_meta_sentence,
+)
 from poemetric.extraction.signature import is_signature
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
 
@@ -100,6 +105,19 @@ def _is_technical(text: str) -> bool:
 def _is_long(text: str, width: int | None, factor: float) -> bool:
     """Longer than `factor` times the poem's longest line (`width`; None: never) and prose."""
     return width is not None and len(text) > factor * width and len(text.split()) >= 8
+
+
+def _is_bracketed_technical(line: str) -> bool:
+    """A remark in brackets that names the mechanics exactly ("(Iambic pentameter, AABB CC)",
+    "[ABAB CDCD EFEF GG]"): technical (`_is_technical`), with a scheme in capitals or, when it
+    is no sentence, a named metre ("(my iambic heart, my pentameter of rain.)" is verse)."""
+    text = _chat_text(line)
+    inner = _unbracketed(text)
+    if inner == text or not _is_technical(inner):
+        return False
+    return bool(_SCHEME.search(inner)) or (
+        bool(_exact_terms(inner)[0]) and not inner.endswith((".", "!", "?", ","))
+    )
 
 
 def _is_description(line: str, width: int) -> bool:
@@ -246,7 +264,12 @@ def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
     first, rest = paragraph[0], paragraph[1:]
     if _is_soft_header(first, rest):
         return True
-    if not (_is_commentary(first) or _is_description(first, width) or is_signature(first)):
+    if not (
+        _is_commentary(first)
+        or _is_description(first, width)
+        or is_signature(first)
+        or _is_bracketed_technical(first)
+    ):
         return False
     if not rest or _is_header(first) or any(_BULLET.match(line) for line in paragraph):
         return True
@@ -288,6 +311,8 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
         return True
     if is_signature(line):  # "— ChatGPT" under the last line; "Composed by an AI." rhyming on
         return not _rhymes_as_verse(lines, first, index, index + 1)
+    if _is_bracketed_technical(line):  # "(Iambic pentameter, AABB CC)"
+        return True
     if not above or not _ends_sentence(above[-1]):
         return False
     return _is_glued_remark(lines, first, index, index + 1)
