@@ -122,13 +122,16 @@ def test_a_last_line_naming_no_model_stays(ending: str) -> None:
 
 def test_a_limericks_last_line_naming_its_maker_rhymes_on_and_stays() -> None:
     limerick = (
-        "A chatbot who lived in the bay\n"
-        "Wrote verses by night and by day.\n"
-        "It rhymed without care,\n"
-        "Then signed it with flair:\n"
-        "— Written by AI, by the way."
+        "A sonnet whose meter was flawed\n"
+        "Was read to a room overawed;\n"
+        "They asked who could write\n"
+        "Such lines overnight,\n"
+        "And the answer came: written by Claude."
     )
     assert extract_poem(limerick).poem == limerick
+    signed = limerick.rsplit("\n", 1)[0] + "\n— Written by Claude."  # rhymes with "flawed"
+    assert extract_poem(signed).poem == signed
+    assert extract_poem(signed + "\n\n— Claude").poem == signed
 
 
 @pytest.mark.parametrize(
