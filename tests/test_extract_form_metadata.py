@@ -2,7 +2,8 @@
 "End words: tree, sea, ...", "Tone: melancholic"), a remark in square brackets ("[Rhyme scheme:
 AABB CC]") and a bracketed remark naming the metre and scheme ("(Iambic pentameter, AABB CC)")
 stayed in the poem as lines of verse, before or after it. They are removed as metadata and
-closing remarks; a bracketed verse line about the craft stays.
+closing remarks; a bracketed verse line about the craft stays. So is a title between dashes or
+tildes ("— The Lantern-Maker —"), which stayed as the poem's first line.
 
 All verse and chatter here was written for these tests.
 """
@@ -60,3 +61,22 @@ def test_metadata_under_the_poem_is_removed(tail: str, gap: str) -> None:
 def test_a_bracketed_verse_line_stays(last: str) -> None:
     for answer in (f"{POEM}\n{last}", f"{POEM}\n\n{last}"):
         assert extract_poem(answer).poem == answer
+
+
+# --- a title between dashes or tildes ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "head", ["— The Lantern-Maker —", "~ The Lantern-Maker ~", "– The Lantern-Maker –"]
+)
+def test_a_title_between_dashes_or_tildes_is_removed(head: str) -> None:
+    """It stayed as the poem's first line: a sonnet of fifteen lines, a limerick of six."""
+    result = extract_poem(f"{head}\n\n{POEM}")
+    assert result.poem == POEM, result.notes
+    assert result.title == "The Lantern-Maker"
+
+
+@pytest.mark.parametrize("head", ["— and so it goes —", "~ The Lantern-Maker —"])
+def test_verse_between_dashes_stays(head: str) -> None:
+    answer = f"{head}\n\n{POEM}"
+    assert extract_poem(answer).poem == answer

@@ -198,13 +198,14 @@ def _looks_like_title(text: str) -> bool:
     )
 
 
-_QUOTED = re.compile(r'^(?:"([^"“”]+)"|“([^"“”]+)”)$')
+_QUOTED = re.compile(r'^(?:"([^"“”]+)"|“([^"“”]+)”|([—–~])\s*([^"“”—–~]+?)\s*\3)$')
 
 
 def _unquoted(text: str) -> str:
-    """A line wholly in double quotes without them ('"Salt Hours"' -> 'Salt Hours')."""
+    """A line wholly in double quotes, or between dashes or tildes, without them ('"Salt Hours"',
+    '— Salt Hours —', '~ Salt Hours ~' -> 'Salt Hours')."""
     quoted = _QUOTED.match(text)
-    return (quoted.group(1) or quoted.group(2)).strip() if quoted else text
+    return (quoted.group(1) or quoted.group(2) or quoted.group(4)).strip() if quoted else text
 
 
 _FORM_SUFFIX = re.compile(
@@ -292,7 +293,7 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
     if title is None:
         return lines, None
     titled = _titled_form(title)
-    title = titled[0] if titled else _plain(title).strip('"“”')
+    title = titled[0] if titled else _unquoted(_plain(title)).strip('"“”')
     notes.append(f"removed title line: {_quote(line)}")
     rest = lines[following:]
     # A subtitle such as "(A Petrarchan sonnet)" or "*a villanelle*" right after the title.
