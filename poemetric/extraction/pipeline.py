@@ -21,6 +21,7 @@ from poemetric.extraction.classify import (
 )
 from poemetric.extraction.closing import strip_trailing_chatter
 from poemetric.extraction.marks import (
+    numbered_stanzas,
     strip_line_labels,
     strip_line_numbers,
     strip_scheme_letters,
@@ -73,7 +74,6 @@ _INLINE_LABEL = re.compile(
     rf"(?:\s+(?:{_NUMBERS}))?[\)\]]?\s*[:\-–—]\s+(\S.*)$",
     re.IGNORECASE,
 )
-_NUMBER_LINE = re.compile(r"^\s*(?:\d+|[IVXLC]+)[.)]?\s*$")
 _REFRAIN_TAG = re.compile(r"\s*\((?:refrain(?:\s*[A-Z]?\d?)?|[A-Z]\d)\)\s*$", re.IGNORECASE)
 
 
@@ -252,7 +252,7 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
     title: str | None = None
     if _LABEL_LINE.match(_plain(line)):
         return lines, None
-    if index in _numbered_stanzas(lines) and len(_numbered_stanzas(lines)) >= 2:
+    if index in numbered_stanzas(lines) and len(numbered_stanzas(lines)) >= 2:
         return lines, None  # "**I**" over the first stanza, "**II**" over the second: numbers
     following = _first_content(lines, index + 1)
     blank_after = following > index + 1
@@ -313,25 +313,9 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
     return rest, title
 
 
-def _stanza_number(line: str) -> bool:
-    """The line is a stanza's number alone ("II.", "**II**", "### 2"), in markdown or not."""
-    plain = _plain(line)
-    heading = _HEADING.match(plain)
-    return bool(_NUMBER_LINE.match(heading.group(1) if heading else plain))
-
-
-def _numbered_stanzas(lines: list[str]) -> list[int]:
-    """The indexes of stanza numbers (`_stanza_number`) that open a paragraph over verse."""
-    return [
-        i for i, line in enumerate(lines)
-        if _stanza_number(line) and (i == 0 or not lines[i - 1].strip())
-        and i + 1 < len(lines) and lines[i + 1].strip()
-    ]  # fmt: skip
-
-
 def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
     result: list[str] = []
-    numbered = _numbered_stanzas(lines)
+    numbered = numbered_stanzas(lines)
     drop_numbers = len(numbered) >= 2
     for i, line in enumerate(lines):
         plain = _plain(line)
