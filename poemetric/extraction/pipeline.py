@@ -26,6 +26,7 @@ from poemetric.extraction.marks import (
     strip_line_numbers,
     strip_scheme_letters,
     strip_syllable_counts,
+    unheaded,
 )
 from poemetric.extraction.opening import chat_before_handover as _chat_before_handover
 from poemetric.extraction.opening import first_content as _first_content
@@ -54,7 +55,7 @@ _NUMBERS = r"\d+|[ivxlc]+|one|two|three|four|five|six|seven|eight|nine|ten|eleve
 _LABEL_WORDS = (
     r"stanza|verse|quatrain|tercet|couplet|sestet|octave|octet|cinquain|refrain|chorus|volta|"
     r"envoi|envoy|sher|she'r|shi'r|matla|matla'|maqta|maqta'|makta|poem|answer|final answer|"
-    r"response"
+    r"response|bridge|outro|intro|pre-chorus"
 )
 #: A remark in brackets after a label: "Couplet 1 (Matla):", "Stanza 6 (Refrain)", "Matla
 #: (Opening Couplet)"; the stanza's scheme or end words, "Stanza 2 (FAEBDC)", "Tercet 1 (A1 b
@@ -250,7 +251,7 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         return lines, None
     line = lines[index]
     title: str | None = None
-    if _LABEL_LINE.match(_plain(line)):
+    if _LABEL_LINE.match(unheaded(line)):  # "Stanza 1", "### Stanza 1", "**Verse 1:**"
         return lines, None
     if index in numbered_stanzas(lines) and len(numbered_stanzas(lines)) >= 2:
         return lines, None  # "**I**" over the first stanza, "**II**" over the second: numbers
@@ -302,7 +303,7 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         rest
         and _FORM_RE.search(rest[0])
         and len(rest[0].split()) <= 8
-        and not _LABEL_LINE.match(_plain(rest[0]))
+        and not _LABEL_LINE.match(unheaded(rest[0]))
     ):
         candidate = rest[0].strip()
         bracketed = candidate.startswith("(") and candidate.endswith(")")
@@ -319,7 +320,7 @@ def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
     drop_numbers = len(numbered) >= 2
     for i, line in enumerate(lines):
         plain = _plain(line)
-        if plain and _LABEL_LINE.match(plain):
+        if plain and _LABEL_LINE.match(unheaded(line)):
             notes.append(f"removed stanza label: {_quote(line)}")
             if result and result[-1].strip():
                 result.append("")
