@@ -315,7 +315,19 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
         return True
     if not above or not _ends_sentence(above[-1]):
         return False
-    return _is_glued_remark(lines, first, index, index + 1)
+    return _is_glued_note(line) or _is_glued_remark(lines, first, index, index + 1)
+
+
+_NOTE = re.compile(r"^\(?\s*notes?\s*:\s*\S", re.IGNORECASE)
+
+
+def _is_glued_note(line: str) -> bool:
+    """A note glued under the poem that speaks of it ("Note: The poem uses iambic pentameter.",
+    "(Note: each stanza ends on the refrain.)"): "Note:" with its colon, a word about the poem or
+    its form, and a sentence's end; "Note: the swallows wheel above the burn." is verse."""
+    text = _chat_text(line)
+    about = _FORM_RE.search(text) or _META_RE_I.search(text) or _TECHNICAL.search(text)
+    return bool(_NOTE.match(text) and about and _ends_sentence(text))
 
 
 def _glued_block(lines: list[str], first: int, end: int) -> int | None:
