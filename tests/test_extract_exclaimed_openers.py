@@ -8,6 +8,8 @@ All verse and chatter here was written for these tests.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from test_extract_chat_shapes import POEM
 
@@ -40,3 +42,22 @@ def test_an_opener_after_an_exclamation_is_removed(opening: str) -> None:
 def test_an_exclamation_over_verse_stays(opening: str) -> None:
     answer = f"{opening}\n{POEM}"
     assert extract_poem(answer).poem == answer
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "Yes! " * 3000 + "Here is a sonnet",
+        "Wow! " * 3000 + "Here is a sonnet",
+        "As an AI, " + "I don't have personal feelings, " * 500 + "and so on",
+    ],
+)
+def test_a_line_repeated_in_a_loop_is_read_in_time(loop: str) -> None:
+    """A model stuck in a loop repeats a lead-in thousands of times on one line: extraction
+    raised RecursionError on "Yes! Yes! ..." (reading past one lead-in at a time), and a
+    disclaimer repeated 500 times took over half a minute. The line is kept as it is."""
+    answer = f"{loop}\n\n{POEM}"
+    started = time.perf_counter()
+    result = extract_poem(answer)
+    assert time.perf_counter() - started < 5
+    assert result.poem == answer

@@ -92,10 +92,12 @@ _DISCLAIMED_OFFER = re.compile(
 #: A whole line of it: "As an AI, I don't have personal feelings or experiences." (a sentence
 #: that says what the model lacks, as verse in a persona of a machine seldom says so flatly).
 _DISCLAIMER_LINE = re.compile(
-    rf"^(?:{_SELF_AS_AI})\b[^.!?:;]*?,\s*i {_NOT_I} (?:have|possess|experience|feel)\b"
-    r"[^.!?:;]*\b(?:personal|feelings|emotions|experiences|opinions|preferences)\b[^!?:;]*[.!]$",
+    rf"^(?:{_SELF_AS_AI})\b[^.!?:;,]*,\s*i {_NOT_I} (?:have|possess|experience|feel)\b"
+    r"[^.!?:;]*[.!]$",
     re.IGNORECASE,
 )
+#: What such a line says the model lacks (`_DISCLAIMER_LINE`).
+_PERSONAL = re.compile(r"\b(?:personal|feelings|emotions|experiences|opinions|preferences)\b", re.I)
 #: Emoji after a sign-off ("Enjoy! \U0001f60a"): pictographs, dingbats, and their joiners.
 _EMOJI = r"[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]"
 #: A line of emoji alone ("🥖😄", "✨🌊✨") under the poem: no verse, and a chat model's mark.
@@ -259,11 +261,17 @@ def _chat_text(line: str) -> str:
     return _plain(line.translate(_TYPOGRAPHIC))
 
 
-def _is_preamble(line: str) -> bool:
+#: How many lead-ins or disclaimers `_is_preamble` reads past before an opener ("Hello! Got it!
+#: Here's a ballad:"): a line of them repeated thousands of times, as a model stuck in a loop
+#: writes ("Yes! Yes! Yes! ..."), is no preamble, and is not read to Python's recursion limit.
+_LEAD_INS = 3
+
+
+def _is_preamble(line: str, depth: int = 0) -> bool:
     """An opening line of chat ("Sure! Here is a sonnet about ...:"), never a verse line.
 
     An opener alone is not enough ("Here is the gate, and here the garden wall"): the line must
-    also speak about the poem and end like a sentence.
+    also speak about the poem and end like a sentence. `depth`: lead-ins read past already.
     """
     text = _chat_text(line)
     if not text:
@@ -272,21 +280,23 @@ def _is_preamble(line: str) -> bool:
         return True
     if text.endswith((",", ";")):  # runs on into the next line, as verse does
         return False
-    if _DISCLAIMER_LINE.match(text):
+    if _DISCLAIMER_LINE.match(text) and _PERSONAL.search(text):
         return True
-    disclaimer = _DISCLAIMER.match(text)
+    disclaimer = _DISCLAIMER.match(text) if depth < _LEAD_INS else None
     if disclaimer:  # "As an AI, I don't have feelings, but here's a sonnet about love:"
         rest = text[disclaimer.end() :]
         about = _FORM_RE.search(rest) or _META_RE_I.search(rest)
-        if _is_preamble(rest) or (about and _DISCLAIMED_OFFER.match(rest) and rest[-1] in ".!:"):
+        if _is_preamble(rest, depth + 1):
+            return True
+        if about and _DISCLAIMED_OFFER.match(rest) and rest[-1] in ".!:":
             return True
     prefix = _CHAT_PREFIX.match(text)
     rest = text[prefix.end() :] if prefix else text
     if prefix and not rest:
         return True
-    if not prefix:
+    if not prefix and depth < _LEAD_INS:
         lead_in = _LEAD_IN.match(text)
-        if lead_in and _is_preamble(text[lead_in.end() :]):
+        if lead_in and _is_preamble(text[lead_in.end() :], depth + 1):
             return True
     if prefix and _CONSENT.match(rest):
         return True
