@@ -87,7 +87,11 @@ import json, sys
 from poemetric.extraction import extract_poem
 out = []
 for text in json.load(sys.stdin):
-    r = extract_poem(text)
+    try:
+        r = extract_poem(text)
+    except Exception as exc:  # a crash on one text (RecursionError) is a changed result
+        out.append([f"{type(exc).__name__}: {exc}", None, [], None])
+        continue
     out.append([r.poem, r.title, list(r.notes), r.reasoning])
 json.dump(out, sys.stdout)
 """

@@ -14,8 +14,9 @@ check`, which applies the same extraction to raw answers read from a file.
 The package's modules: `reasoning` (separating `<think>` blocks, the reasoning field and
 reasoning written after the poem), `classify` (telling chat lines from verse), `revisions`
 (keeping the final version of a revised draft), `alternatives` (keeping the first of several
-offered poems), `closing` (closing remarks after the poem), `marks` (counts, scheme letters,
-labels and numbers on verse lines) and `pipeline` (`extract_poem` and its other passes).
+offered poems), `closing` (closing remarks after the poem), `signature` (a model's byline or
+signature: "— ChatGPT"), `marks` (counts, scheme letters, labels and numbers on verse lines) and
+`pipeline` (`extract_poem` and its other passes).
 Import from `poemetric.extraction` itself.
 """
 

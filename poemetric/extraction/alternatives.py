@@ -37,18 +37,19 @@ _LABEL = re.compile(
 
 #: A line offering another poem after the first: "Alternatively, here is a darker version:",
 #: "Here's another take:", "I've also written a second sonnet:", "Another version:", "Or, if you
-#: prefer:". Only alone in its paragraph and ending in a colon (`_offered_alternative`).
+#: prefer:", "And here's another one:". Only alone in its paragraph and ending in a colon
+#: (`_offered_alternative`).
 _FORM_NOUNS = "poem|sonnet|ballad|limerick|villanelle|ghazal|pantoum|sestina"
 _VERSION_NOUNS = "version|take|option|variation|alternative|rendition"
 _OFFER_NOUNS = rf"{_VERSION_NOUNS}|{_FORM_NOUNS}"
 _ANOTHER = re.compile(
-    r"^(?:alternatively\b.*"
+    r"^(?:(?:and|also|plus),?\s+)?(?:alternatively\b.*"
     r"|or\b,?\s*(?:.*\b(?:version|take|option|variation|alternative)\b.*|if you(?:'d| would)? "
     r"(?:prefer|like)\b.*|here(?:'s| is)\b.*)"
     r"|(?:if you(?:'d| would)? (?:prefer|like|want)\b[^:]*?,\s*)?(?:here(?:'s| is)|below is|"
     r"i(?:'ve| have) also (?:written|composed|crafted|included)|i also wrote)\s+"
     r"(?:(?:another|an alternative|a second|a different)\s+(?:[\w'-]+\s+){0,2}?"
-    rf"(?:{_OFFER_NOUNS})\b.*|an?\s+(?:[\w'-]+\s+){{0,2}}?(?:{_VERSION_NOUNS})\b.*|one more\b.*)"
+    rf"(?:{_OFFER_NOUNS}|one)\b.*|an?\s+(?:[\w'-]+\s+){{0,2}}?(?:{_VERSION_NOUNS})\b.*|one more\b.*)"
     r"|(?:another|an? alternative|alternative)\s+(?:[\w'-]+\s+){0,2}?"
     r"(?:version|take|option|variation|rendition)\b.*"
     r"):$",

@@ -46,11 +46,12 @@ _CHAT_PREFIX = re.compile(
     r"(?:\s*[!.,]|\s+[—–-])\s*",
     re.IGNORECASE,
 )
-#: Words that open chat only before an opener ("Yes! Here's a ballad:", "Got it. Here is ..."):
-#: alone, or before anything else, they may be verse ("Yes, to the very end.").
+#: Words that open chat only before an opener ("Yes! Here's a ballad:", "Got it. Here is ..."),
+#: and so does a short exclamation ("What a beautiful theme! Here's a sonnet that explores
+#: it."): alone, or before anything else, they may be verse ("Yes, to the very end.").
 _LEAD_IN = re.compile(
-    r"^(?:yes|hello|hi(?: there)?|no problem|with pleasure|understood|got it|challenge accepted|"
-    r"happy to help)\s*[!.,]\s*(?=\S)",
+    r"^(?:(?:yes|hello|hi(?: there)?|no problem|with pleasure|understood|got it|"
+    r"challenge accepted|happy to help)\s*[!.,]|[^.!?:;]{1,60}!+)\s*(?=\S)",
     re.IGNORECASE,
 )
 #: Consent without a word about the poem: "Sure, I can do that.", "Of course, I can help with
@@ -61,15 +62,46 @@ _CONSENT = re.compile(
     re.IGNORECASE,
 )
 _PREAMBLE_OPENER = re.compile(
-    r"^(?:here is|here's|here are|below is|below you'?ll find|the following is|this is (?:my|a|an)|"
+    r"^(?:here is|here's|here are|below is|below,? you'?ll find|the following is|this is (?:my|a|an)|"
     r"i(?:'ve| have) (?:" + _WRITTEN + r"|created|tried)|i wrote|i(?:'ll| will) write|"
     r"let me|as requested|following your|in response to|presenting|happy to|"
     r"i(?:'d| would) (?:be (?:happy|glad|delighted|pleased) to|love to)|"
     r"i(?:'m| am) (?:happy|glad|delighted|pleased) to)\b",
     re.IGNORECASE,
 )
+#: A model disclaiming what it is before it hands the poem over: "As an AI, I don't have personal
+#: feelings, but ...", "While I don't experience seasons myself, ...", "I can't feel love, but
+#: ...". The clause up to its comma (and a "but" after it) is read past (`_is_preamble`).
+_NOT_I = r"(?:don't|do not|can't|cannot|am not|'m not|may not|won't|will never|never)"
+_SELF_AS_AI = (
+    r"as (?:an? )?(?:ai|artificial intelligence|(?:large )?language model|"
+    r"ai (?:language model|assistant|model|system|chatbot))"
+)
+_DISCLAIMER = re.compile(
+    rf"^(?:{_SELF_AS_AI}|(?:while|although|though|even though|since) i {_NOT_I}|"
+    rf"i {_NOT_I} (?:have|feel|experience|possess|truly))\b[^.!?:;]*?,\s*"
+    r"(?:(?:but|yet|so|however)\b,?\s*)?(?=\S)",
+    re.IGNORECASE,
+)
+#: After a disclaimer only, an offer to write the poem: "..., but I can write a poem about it."
+_DISCLAIMED_OFFER = re.compile(
+    r"^(?:i can|i could|i'll|i will|let me)(?: still| certainly| gladly)? (?:write|compose|craft|"
+    r"offer|share|create|try)\b",
+    re.IGNORECASE,
+)
+#: A whole line of it: "As an AI, I don't have personal feelings or experiences." (a sentence
+#: that says what the model lacks, as verse in a persona of a machine seldom says so flatly).
+_DISCLAIMER_LINE = re.compile(
+    rf"^(?:{_SELF_AS_AI})\b[^.!?:;,]*,\s*i {_NOT_I} (?:have|possess|experience|feel)\b"
+    r"[^.!?:;]*[.!]$",
+    re.IGNORECASE,
+)
+#: What such a line says the model lacks (`_DISCLAIMER_LINE`).
+_PERSONAL = re.compile(r"\b(?:personal|feelings|emotions|experiences|opinions|preferences)\b", re.I)
 #: Emoji after a sign-off ("Enjoy! \U0001f60a"): pictographs, dingbats, and their joiners.
 _EMOJI = r"[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]"
+#: A line of emoji alone ("🥖😄", "✨🌊✨") under the poem: no verse, and a chat model's mark.
+_EMOJI_ONLY = re.compile(rf"^(?:{_EMOJI}|\s)+$")
 #: A short sign-off said on a line of its own: "Thank you!", "Thanks so much!", "Happy writing!"
 #: with "!" or emoji and nothing else (a verse line "Thank you." or "Thank you, river" stays).
 _SHORT_SIGN_OFF = (
@@ -182,7 +214,8 @@ _COMMENTARY_HEADER = re.compile(
 )
 _METADATA = re.compile(
     r"^(?:form|poetic form|rhyme scheme|rhyming scheme|meter|metre|theme|style|structure|"
-    r"subject|topic|word count|syllable count)\s*:\s*\S",
+    r"subject|topic|word count|syllable count|tone|mood|end[- ]?words|radif|qafia|qafiya|"
+    r"qaafiya)\s*:\s*\S",
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+\S")
@@ -228,11 +261,17 @@ def _chat_text(line: str) -> str:
     return _plain(line.translate(_TYPOGRAPHIC))
 
 
-def _is_preamble(line: str) -> bool:
+#: How many lead-ins or disclaimers `_is_preamble` reads past before an opener ("Hello! Got it!
+#: Here's a ballad:"): a line of them repeated thousands of times, as a model stuck in a loop
+#: writes ("Yes! Yes! Yes! ..."), is no preamble, and is not read to Python's recursion limit.
+_LEAD_INS = 3
+
+
+def _is_preamble(line: str, depth: int = 0) -> bool:
     """An opening line of chat ("Sure! Here is a sonnet about ...:"), never a verse line.
 
     An opener alone is not enough ("Here is the gate, and here the garden wall"): the line must
-    also speak about the poem and end like a sentence.
+    also speak about the poem and end like a sentence. `depth`: lead-ins read past already.
     """
     text = _chat_text(line)
     if not text:
@@ -241,13 +280,23 @@ def _is_preamble(line: str) -> bool:
         return True
     if text.endswith((",", ";")):  # runs on into the next line, as verse does
         return False
+    if _DISCLAIMER_LINE.match(text) and _PERSONAL.search(text):
+        return True
+    disclaimer = _DISCLAIMER.match(text) if depth < _LEAD_INS else None
+    if disclaimer:  # "As an AI, I don't have feelings, but here's a sonnet about love:"
+        rest = text[disclaimer.end() :]
+        about = _FORM_RE.search(rest) or _META_RE_I.search(rest)
+        if _is_preamble(rest, depth + 1):
+            return True
+        if about and _DISCLAIMED_OFFER.match(rest) and rest[-1] in ".!:":
+            return True
     prefix = _CHAT_PREFIX.match(text)
     rest = text[prefix.end() :] if prefix else text
     if prefix and not rest:
         return True
-    if not prefix:
+    if not prefix and depth < _LEAD_INS:
         lead_in = _LEAD_IN.match(text)
-        if lead_in and _is_preamble(text[lead_in.end() :]):
+        if lead_in and _is_preamble(text[lead_in.end() :], depth + 1):
             return True
     if prefix and _CONSENT.match(rest):
         return True
@@ -271,12 +320,13 @@ def _is_meta_prose(line: str) -> bool:
 
 
 _HEADING_TEXT = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
-_PARENTHESISED = re.compile(r"^\((.+)\)$")
+_PARENTHESISED = re.compile(r"^\((.+)\)$|^\[(.+)\]$")
 
 
 def _commentary_text(line: str) -> str:
     """The chat text of a line that may be commentary: a markdown heading ("## Analysis") reads
-    as a header ("Analysis:"), a parenthesised remark ("(Word count: 64)") without its brackets."""
+    as a header ("Analysis:"), a bracketed remark ("(Word count: 64)", "[Rhyme scheme: ABAB]")
+    without its brackets."""
     text = _chat_text(line)
     heading = _HEADING_TEXT.match(text)
     if heading:
@@ -285,9 +335,10 @@ def _commentary_text(line: str) -> str:
 
 
 def _unbracketed(text: str) -> str:
-    """`text` without one pair of brackets around the whole of it ("(Word count: 64)")."""
+    """`text` without one pair of round or square brackets around the whole of it ("(Word
+    count: 64)", "[Rhyme scheme: ABAB]")."""
     enclosed = _PARENTHESISED.match(text)
-    return enclosed.group(1).strip() if enclosed else text
+    return (enclosed.group(1) or enclosed.group(2)).strip() if enclosed else text
 
 
 def _is_glued_closing(line: str) -> bool:
@@ -297,7 +348,8 @@ def _is_glued_closing(line: str) -> bool:
     if not text:
         return False
     bullet = _BULLET.match(line) and _METADATA_BULLET.match(text)
-    return bool(_STRONG_CLOSING.match(text) or _METADATA.match(text) or bullet)
+    emoji = _EMOJI_ONLY.match(text)
+    return bool(_STRONG_CLOSING.match(text) or _METADATA.match(text) or bullet or emoji)
 
 
 #: "The End" or "Fin" under the poem, in title case or capitals, perhaps bracketed or between
@@ -309,7 +361,7 @@ def _is_commentary(line: str) -> bool:
     text = _commentary_text(line)
     if not text:
         return True
-    if _THE_END.match(text):
+    if _THE_END.match(text) or _EMOJI_ONLY.match(text):
         return True
     if _COMMENTARY_HEADER.match(text) or _METADATA.match(text):
         return True

@@ -37,7 +37,13 @@ from poemetric.extraction.classify import (
     _quote,
     _unbracketed,
 )
-from poemetric.extraction.reasoning import completes_a_stanza, glued_blocks, is_meta_sentence
+from poemetric.extraction.reasoning import (
+    _exact_terms,
+    completes_a_stanza,
+    glued_blocks,
+    is_meta_sentence,
+)
+from poemetric.extraction.signature import is_signature
 from poemetric.form.rhyme import RhymeKind, classify_rhyme
 
 _SENTENCE_END = re.compile(r"[.!?:…)\]][\"'”’*_)\]]*$")
@@ -99,6 +105,19 @@ def _is_technical(text: str) -> bool:
 def _is_long(text: str, width: int | None, factor: float) -> bool:
     """Longer than `factor` times the poem's longest line (`width`; None: never) and prose."""
     return width is not None and len(text) > factor * width and len(text.split()) >= 8
+
+
+def _is_bracketed_technical(line: str) -> bool:
+    """A remark in brackets that names the mechanics exactly ("(Iambic pentameter, AABB CC)",
+    "[ABAB CDCD EFEF GG]"): technical (`_is_technical`), with a scheme in capitals or, when it
+    is no sentence, a named metre ("(my iambic heart, my pentameter of rain.)" is verse)."""
+    text = _chat_text(line)
+    inner = _unbracketed(text)
+    if inner == text or not _is_technical(inner):
+        return False
+    return bool(_SCHEME.search(inner)) or (
+        bool(_exact_terms(inner)[0]) and not inner.endswith((".", "!", "?", ","))
+    )
 
 
 def _is_description(line: str, width: int) -> bool:
@@ -198,10 +217,40 @@ def _is_header(line: str) -> bool:
 _MARKED = re.compile(r"^\s*(?:#{1,6}\s|(\*\*|__).+(?:\1|:)\s*$)")
 
 
+#: A header over notes that opens with no commentary word ("A few notes on the limerick:",
+#: "Here's a breakdown of the form:", "How it fits the form:", "Rhyme and meter:", "Things to
+#: note:"): one only in markdown or over bullets (`_is_soft_header`), as a stanza may open "Some
+#: notes of the thrush drift down:".
+_SOFT_HEADER = re.compile(
+    r"^(?:(?:a few|some|quick|brief|short|additional|further|craft|form|technical|poetic|"
+    r"writing|style)\s+notes?|things to (?:note|notice)|(?:(?:key|poetic|literary|stylistic|"
+    r"formal|craft)\s+)?(?:elements|choices|techniques)|(?:my\s+)?approach|"
+    r"rhym(?:e|es|ing) and met(?:er|re)|met(?:er|re) and rhym(?:e|es|ing)|"
+    r"how (?:it|this|the (?:poem|" + _FORMS + r")) (?:fits|follows|meets|works|uses|adheres)|"
+    r"here(?:'s| is) (?:a|an|the|my) (?:(?:quick|brief|short|closer)\s+)?(?:breakdown|"
+    r"explanation|analysis|look|notes?|overview)|here(?:'s| is) (?:how|why|what) (?:it|this|"
+    r"the|my|i))\b[^:]{0,60}:$",
+    re.IGNORECASE,
+)
+
+
+def _is_soft_header(line: str, under: list[str]) -> bool:
+    """`line` is a `_SOFT_HEADER` with bullets under it (`under`, the rest of its paragraph), or
+    in markdown ("**A few notes:**", "### Rhyme and meter:") over lines that do not run on as
+    verse does."""
+    if not _SOFT_HEADER.match(_commentary_text(line)):
+        return False
+    if under and all(_BULLET.match(x) for x in under):
+        return True
+    return bool(_MARKED.match(line)) and all(_ends_sentence(x) for x in under[:-1])
+
+
 def _is_marked_header(line: str) -> bool:
-    """A commentary header in markdown ("## Breakdown", "**Analysis:**"): it opens a section even
-    right under the last line of the poem, with no blank line before it."""
-    return bool(_MARKED.match(line)) and bool(_COMMENTARY_HEADER.match(_commentary_text(line)))
+    """A commentary header in markdown ("## Breakdown", "**Analysis:**", "**A few notes:**"): it
+    opens a section even right under the last line of the poem, with no blank line before it."""
+    text = _commentary_text(line)
+    header = _COMMENTARY_HEADER.match(text) or _SOFT_HEADER.match(text)
+    return bool(_MARKED.match(line)) and bool(header)
 
 
 def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
@@ -213,7 +262,14 @@ def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
     one that talks about the form, a later line may also name it ("Each stanza has four lines.").
     """
     first, rest = paragraph[0], paragraph[1:]
-    if not (_is_commentary(first) or _is_description(first, width)):
+    if _is_soft_header(first, rest):
+        return True
+    if not (
+        _is_commentary(first)
+        or _is_description(first, width)
+        or is_signature(first)
+        or _is_bracketed_technical(first)
+    ):
         return False
     if not rest or _is_header(first) or any(_BULLET.match(line) for line in paragraph):
         return True
@@ -223,6 +279,7 @@ def _is_closing_paragraph(paragraph: list[str], width: int) -> bool:
     return all(
         _is_commentary(line)
         or _is_glued_closing(line)
+        or is_signature(line)
         or _is_description(line, width)
         or len(_TECHNICAL.findall(line)) + len(_SCHEME.findall(line)) > 0
         or (about_form and bool(_FORM_RE.search(line) or _META_RE_I.search(line)))
@@ -252,9 +309,25 @@ def _is_glued(lines: list[str], first: int, index: int) -> bool:
         return False  # "all the years you gave me —\nthank you!" ends the poem's sentence
     if _is_glued_closing(line):
         return True
+    if is_signature(line):  # "— ChatGPT" under the last line; "Composed by an AI." rhyming on
+        return not _rhymes_as_verse(lines, first, index, index + 1)
+    if _is_bracketed_technical(line):  # "(Iambic pentameter, AABB CC)"
+        return True
     if not above or not _ends_sentence(above[-1]):
         return False
-    return _is_glued_remark(lines, first, index, index + 1)
+    return _is_glued_note(line) or _is_glued_remark(lines, first, index, index + 1)
+
+
+_NOTE = re.compile(r"^\(?\s*notes?\s*:\s*\S", re.IGNORECASE)
+
+
+def _is_glued_note(line: str) -> bool:
+    """A note glued under the poem that speaks of it ("Note: The poem uses iambic pentameter.",
+    "(Note: each stanza ends on the refrain.)"): "Note:" with its colon, a word about the poem or
+    its form, and a sentence's end; "Note: the swallows wheel above the burn." is verse."""
+    text = _chat_text(line)
+    about = _FORM_RE.search(text) or _META_RE_I.search(text) or _TECHNICAL.search(text)
+    return bool(_NOTE.match(text) and about and _ends_sentence(text))
 
 
 def _glued_block(lines: list[str], first: int, end: int) -> int | None:

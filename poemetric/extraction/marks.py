@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from poemetric.extraction.classify import _HEADING_TEXT, _plain
 from poemetric.text.plural import counted
 
 _COUNT_TAG = re.compile(
@@ -171,3 +172,28 @@ def strip_line_numbers(lines: list[str], notes: list[str]) -> list[str]:
     return [
         line[match.end() :] if match else line for line, match in zip(lines, matches, strict=True)
     ]
+
+
+_NUMBER_LINE = re.compile(r"^\s*(?:\d+|[IVXLC]+)[.)]?\s*$")
+
+
+def unheaded(line: str) -> str:
+    """The line as plain text (`_plain`) without a markdown heading's marks: "### Stanza 2"
+    reads "Stanza 2", "**II.**" reads "II."."""
+    plain = _plain(line)
+    heading = _HEADING_TEXT.match(plain)
+    return heading.group(1) if heading else plain
+
+
+def _stanza_number(line: str) -> bool:
+    """The line is a stanza's number alone ("II.", "**II**", "### 2"), in markdown or not."""
+    return bool(_NUMBER_LINE.match(unheaded(line)))
+
+
+def numbered_stanzas(lines: list[str]) -> list[int]:
+    """The indexes of stanza numbers (`_stanza_number`) that open a paragraph over verse."""
+    return [
+        i for i, line in enumerate(lines)
+        if _stanza_number(line) and (i == 0 or not lines[i - 1].strip())
+        and i + 1 < len(lines) and lines[i + 1].strip()
+    ]  # fmt: skip

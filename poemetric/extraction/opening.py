@@ -30,9 +30,13 @@ def runs_into_verse(lines: list[str], index: int) -> bool:
 
 
 #: A sentence that hands the poem over, ending the chat before it: "Here is my attempt:",
-#: "Here it is:", "Here's a ballad in common metre:" (a colon, and the poem or a form named).
+#: "Here it is:", "Here's a ballad in common metre:" (a colon, and the poem or a form named);
+#: also after a connective opening the sentence ("I can't feel autumn. However, here is a sonnet
+#: about it:"; a comma before it is no sentence's end: "The night is cold, but here's ...").
 _HANDS_OVER = re.compile(
-    r"(?:^|[.!?]\s+)(?:(?:here(?: is|'s)|below is) (?:it|(?:my|the|a|an|your) (?:[\w'-]+ ){0,3}?"
+    r"(?:^|[.!?]\s+)"
+    r"(?:(?:however|but|still|so|instead|that said|nonetheless|nevertheless|anyway),?\s+)?"
+    r"(?:(?:here(?: is|'s)|below is) (?:it|(?:my|the|a|an|your) (?:[\w'-]+ ){0,3}?"
     r"(?:poem|attempt|take|version|piece|" + _FORMS + r")(?: [^.!?:]{0,40})?)|here it is)\s*:$",
     re.IGNORECASE,
 )

@@ -21,16 +21,19 @@ from poemetric.extraction.classify import (
 )
 from poemetric.extraction.closing import strip_trailing_chatter
 from poemetric.extraction.marks import (
+    numbered_stanzas,
     strip_line_labels,
     strip_line_numbers,
     strip_scheme_letters,
     strip_syllable_counts,
+    unheaded,
 )
 from poemetric.extraction.opening import chat_before_handover as _chat_before_handover
 from poemetric.extraction.opening import first_content as _first_content
 from poemetric.extraction.opening import runs_into_verse as _runs_into_verse
 from poemetric.extraction.reasoning import split_reasoning, split_trailing_reasoning
 from poemetric.extraction.revisions import keep_final_revision
+from poemetric.extraction.signature import drop_byline, is_signature
 from poemetric.text.plural import counted
 
 
@@ -52,7 +55,7 @@ _NUMBERS = r"\d+|[ivxlc]+|one|two|three|four|five|six|seven|eight|nine|ten|eleve
 _LABEL_WORDS = (
     r"stanza|verse|quatrain|tercet|couplet|sestet|octave|octet|cinquain|refrain|chorus|volta|"
     r"envoi|envoy|sher|she'r|shi'r|matla|matla'|maqta|maqta'|makta|poem|answer|final answer|"
-    r"response"
+    r"response|bridge|outro|intro|pre-chorus"
 )
 #: A remark in brackets after a label: "Couplet 1 (Matla):", "Stanza 6 (Refrain)", "Matla
 #: (Opening Couplet)"; the stanza's scheme or end words, "Stanza 2 (FAEBDC)", "Tercet 1 (A1 b
@@ -72,7 +75,6 @@ _INLINE_LABEL = re.compile(
     rf"(?:\s+(?:{_NUMBERS}))?[\)\]]?\s*[:\-–—]\s+(\S.*)$",
     re.IGNORECASE,
 )
-_NUMBER_LINE = re.compile(r"^\s*(?:\d+|[IVXLC]+)[.)]?\s*$")
 _REFRAIN_TAG = re.compile(r"\s*\((?:refrain(?:\s*[A-Z]?\d?)?|[A-Z]\d)\)\s*$", re.IGNORECASE)
 
 
@@ -137,7 +139,10 @@ def _unfence(lines: list[str], notes: list[str]) -> list[str]:
     if len(fences) == 2 and any(line.strip() for line in lines[fences[0] + 1 : fences[1]]):
         start, end = fences
         outside = [line for line in lines[:start] + lines[end + 1 :] if line.strip()]
-        if all(_is_preamble(x) or _is_commentary(x) or _is_meta_prose(x) for x in outside):
+        if all(
+            _is_preamble(x) or _is_commentary(x) or _is_meta_prose(x) or is_signature(x)
+            for x in outside
+        ):
             for line in outside:
                 notes.append(f"removed text outside the code block: {_quote(line)}")
             notes.append("removed code fences")
@@ -165,6 +170,9 @@ def _strip_leading_chatter(lines: list[str], notes: list[str]) -> list[str]:
     removed_any = False
     while index < len(lines):
         line = lines[index]
+        if is_signature(line) and not _runs_into_verse(lines, index):  # "*A sonnet by Claude*"
+            index += len(lines[index:]) - len(drop_byline(lines[index:], notes))
+            continue
         continuation = removed_any and (_is_meta_prose(line) or _is_preamble(line))
         if not (_is_preamble(line) or continuation) or _runs_into_verse(lines, index):
             break
@@ -191,13 +199,14 @@ def _looks_like_title(text: str) -> bool:
     )
 
 
-_QUOTED = re.compile(r'^(?:"([^"“”]+)"|“([^"“”]+)”)$')
+_QUOTED = re.compile(r'^(?:"([^"“”]+)"|“([^"“”]+)”|([—–~])\s*([^"“”—–~]+?)\s*\3)$')
 
 
 def _unquoted(text: str) -> str:
-    """A line wholly in double quotes without them ('"Salt Hours"' -> 'Salt Hours')."""
+    """A line wholly in double quotes, or between dashes or tildes, without them ('"Salt Hours"',
+    '— Salt Hours —', '~ Salt Hours ~' -> 'Salt Hours')."""
     quoted = _QUOTED.match(text)
-    return (quoted.group(1) or quoted.group(2)).strip() if quoted else text
+    return (quoted.group(1) or quoted.group(2) or quoted.group(4)).strip() if quoted else text
 
 
 _FORM_SUFFIX = re.compile(
@@ -242,9 +251,9 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         return lines, None
     line = lines[index]
     title: str | None = None
-    if _LABEL_LINE.match(_plain(line)):
+    if _LABEL_LINE.match(unheaded(line)):  # "Stanza 1", "### Stanza 1", "**Verse 1:**"
         return lines, None
-    if index in _numbered_stanzas(lines) and len(_numbered_stanzas(lines)) >= 2:
+    if index in numbered_stanzas(lines) and len(numbered_stanzas(lines)) >= 2:
         return lines, None  # "**I**" over the first stanza, "**II**" over the second: numbers
     following = _first_content(lines, index + 1)
     blank_after = following > index + 1
@@ -272,12 +281,20 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         and _looks_like_title(_unquoted(_plain(line)))
     ):  # "Salt Hours\n(A Sonnet)\n\n...": a title over its subtitle
         title = line.strip()
+    elif (
+        not blank_after
+        and following < len(lines)
+        and is_signature(lines[following])
+        and _paragraph_end(lines, following) == following + 1
+        and _looks_like_title(_unquoted(_plain(line)))
+    ):  # "Salt Hours\nby ChatGPT\n\n...": a title over its byline
+        title = line.strip()
     elif (titled := _titled_form(line)) and (titled[1] or (blank_after and verse_after)):
         title = titled[0]
     if title is None:
         return lines, None
     titled = _titled_form(title)
-    title = titled[0] if titled else _plain(title).strip('"“”')
+    title = titled[0] if titled else _unquoted(_plain(title)).strip('"“”')
     notes.append(f"removed title line: {_quote(line)}")
     rest = lines[following:]
     # A subtitle such as "(A Petrarchan sonnet)" or "*a villanelle*" right after the title.
@@ -286,39 +303,24 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
         rest
         and _FORM_RE.search(rest[0])
         and len(rest[0].split()) <= 8
-        and not _LABEL_LINE.match(_plain(rest[0]))
+        and not _LABEL_LINE.match(unheaded(rest[0]))
     ):
         candidate = rest[0].strip()
         bracketed = candidate.startswith("(") and candidate.endswith(")")
         if bracketed or _ITALIC_LINE.match(candidate) or _form_subtitle(rest, 0):
             notes.append(f"removed subtitle: {_quote(candidate)}")
             rest = rest[_first_content(rest, 1) :]
+    rest = drop_byline(rest, notes)  # "*by Claude*" under the title
     return rest, title
-
-
-def _stanza_number(line: str) -> bool:
-    """The line is a stanza's number alone ("II.", "**II**", "### 2"), in markdown or not."""
-    plain = _plain(line)
-    heading = _HEADING.match(plain)
-    return bool(_NUMBER_LINE.match(heading.group(1) if heading else plain))
-
-
-def _numbered_stanzas(lines: list[str]) -> list[int]:
-    """The indexes of stanza numbers (`_stanza_number`) that open a paragraph over verse."""
-    return [
-        i for i, line in enumerate(lines)
-        if _stanza_number(line) and (i == 0 or not lines[i - 1].strip())
-        and i + 1 < len(lines) and lines[i + 1].strip()
-    ]  # fmt: skip
 
 
 def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
     result: list[str] = []
-    numbered = _numbered_stanzas(lines)
+    numbered = numbered_stanzas(lines)
     drop_numbers = len(numbered) >= 2
     for i, line in enumerate(lines):
         plain = _plain(line)
-        if plain and _LABEL_LINE.match(plain):
+        if plain and _LABEL_LINE.match(unheaded(line)):
             notes.append(f"removed stanza label: {_quote(line)}")
             if result and result[-1].strip():
                 result.append("")

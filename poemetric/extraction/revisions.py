@@ -45,14 +45,15 @@ _DRAFT_LABEL = re.compile(
 )
 _FINAL_LABEL = re.compile(
     r"^(?:#{1,6}\s+)?(?:(?:revised|final|improved|polished|corrected|updated|edited|fixed|"
-    rf"refined)\s+(?:{_NOUNS})|(?P<bare>revised|revision)|"
+    rf"refined)\s+(?:{_NOUNS})|final\s+answer|(?P<bare>revised|revision)|"
     r"(?:draft|attempt|revision)\s+(?:[2-9]|two|three|four|ii|iii|iv))" + _TAIL,
     re.IGNORECASE,
 )
 #: "Here's the revised version:", "Here is my final limerick, with the meter fixed:".
 _FINAL_ANNOUNCED = re.compile(
     r"^(?:here is|here's|below is|this is)\s+(?:the|my|a|an)\s+(?:[\w'-]+\s+){0,2}?"
-    r"(?:revised|final|improved|polished|corrected|updated|edited|fixed|refined|tightened)\s+"
+    r"(?:revised|final|improved|polished|corrected|updated|edited|fixed|refined|tightened|"
+    r"tighter|better|cleaner|smoother|stronger|sharper)\s+"
     rf"(?:{_NOUNS})\b.*[:.!]$",
     re.IGNORECASE,
 )
@@ -166,13 +167,20 @@ _MORE = (
     r"(?:\s+[^\s.!?:;]+){0,8})?"
 )
 #: A sentence that introduces an unlabelled rewrite: "Let me fix it:", "Let me revise:", "Let's
-#: try again:", "I'll rewrite the limerick:", "Here's a corrected version:".
+#: try again:", "I'll rewrite the limerick:", "Let me fix line 4:", "Let me refine this
+#: further:", "I've revised it to improve the meter:", "Here's a fix:" (a
+#: "Here's a corrected version:" is `_FINAL_ANNOUNCED`).
 _REWRITE_CUE = re.compile(
     r"(?:(?:so|ok(?:ay)?|alright|now|then|hmm+|wait|actually|oops|oh)\s*[,!…—–-]?\s*)*"
-    r"(?:let me|let's|i'll|i will)\s+"
-    r"(?:fix|revise|rewrite|redo|correct|repair|rework|adjust|tweak|try|start\s+(?:over|afresh))"
-    rf"(?:\s+(?:it|that|this|them|the\s+(?:{_NOUNS}|lines?|stanzas?|rhymes?|met(?:er|re))))?"
-    r"(?:\s+(?:again|once more|now))?" + _MORE + r"\s*[:.]",
+    r"(?:(?:(?:let me|let's|i'll|i will)\s+"
+    r"(?:fix|revise|rewrite|redo|correct|repair|rework|adjust|tweak|refine|improve|polish|tighten|"
+    r"try|start\s+(?:over|afresh))|"
+    r"i(?:'ve| have)\s+(?:revised|rewritten|reworked|fixed|corrected|adjusted|tweaked|refined|"
+    r"improved|polished|tightened))"
+    rf"(?:\s+(?:it|that|this|them|the\s+(?:{_NOUNS}|lines?|stanzas?|rhymes?|met(?:er|re))|"
+    r"lines?\s+\d{1,2}(?:\s*(?:,|and|&)\s*\d{1,2})*))?"
+    r"(?:\s+(?:again|once more|now|further|a bit|slightly))?|"
+    r"here(?:'s| is)\s+(?:a|the|my)\s+(?:quick\s+)?(?:fix|correction))" + _MORE + r"\s*[:.]",
     re.IGNORECASE,
 )
 #: An announcing sentence of another version: "Here is another version, this time in
