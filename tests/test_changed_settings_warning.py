@@ -75,3 +75,24 @@ def test_a_key_in_the_changed_settings_is_not_shown(
     run_generation(store, [scripted_spec()], options=FAST)
     said = capsys.readouterr().err
     assert "settings extra=" in said and key not in said and key[:12] not in said
+
+
+def test_the_warning_names_the_model_the_stored_answers_came_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run that asked nothing (every answer stored) still recorded its file's model id, so the
+    next run's warning named that model as the one the answers came from: it names the model id
+    of the stored answers, and a file back to that model is no change."""
+    use_scripted()
+    store = prepared_store(tmp_path, poems=2)
+    run_generation(store, [scripted_spec(model="scripted-1")], options=FAST)
+    run_generation(store, [scripted_spec(model="scripted-2")], options=FAST)  # asks nothing
+    capsys.readouterr()
+    run_generation(store, [scripted_spec(model="scripted-3")], options=FAST)
+    said = " ".join(capsys.readouterr().err.split())
+    assert said.startswith(
+        "warning: scripted-model: this run's generate answers so far came from model "
+        "'scripted-1'; its file now names 'scripted-3'."
+    ), said
+    run_generation(store, [scripted_spec(model="scripted-1")], options=FAST)
+    assert "warning" not in capsys.readouterr().err
