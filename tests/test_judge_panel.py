@@ -139,6 +139,13 @@ def test_judge_file_template_and_a_second_template_is_refused(
         code, output = invoke("judge", "--run", str(run), "--judge", "variant",
                               "--judge-template", str(other), "--no-progress")  # fmt: skip
     assert code == 2 and "another template" in output and "judge-v2.md" in output
+    # The copy goes where judge files are read from: the user's folder, not `judges/` (which
+    # only a checkout's bundled judges are read from), and the copy's `name:` must follow.
+    said = " ".join(output.split())
+    assert f"copy its file ({judges / 'variant.yaml'}) to {judges / 'variant-<variant>.yaml'}" in (
+        said
+    ), said
+    assert "set `name: variant-<variant>` and `template:` in it" in said
     with RunStore(run) as store:
         (row,) = store.query("SELECT DISTINCT template_hash FROM judgments")
         (name,) = store.query("SELECT name FROM templates WHERE template_hash = ?", (row[0],))
