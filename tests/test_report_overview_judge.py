@@ -56,7 +56,7 @@ def test_the_overview_counts_the_chosen_judges_judgments(tmp_path: Path) -> None
 
 
 def test_a_judge_whose_every_call_failed_is_counted_among_the_judges(tmp_path: Path) -> None:
-    """"Judges" counted the judges with a successful judgment: one that failed every call read
+    """ "Judges" counted the judges with a successful judgment: one that failed every call read
     "Judges 1" while the Judges section listed both."""
     run = tmp_path / "run"
     with build_synthetic_run(run, authors=("human", "model-a"), poems_per_form=2,

@@ -117,9 +117,7 @@ def agreement_interval_note(n_boot: int) -> str:
     none (the caption said "bootstrap 95% CIs" above cells without an interval)."""
     if n_boot <= 0:
         return "no CIs (0 bootstrap resamples)"
-    return (
-        f"intervals: percentile bootstrap over poems, {n_boot:,} resamples, {AGREEMENT_CLIPPED}"
-    )
+    return f"intervals: percentile bootstrap over poems, {n_boot:,} resamples, {AGREEMENT_CLIPPED}"
 
 
 #: How the agreement intervals are made to hold their estimate (`docs/agreement.md`, "CIs"): the

@@ -29,6 +29,7 @@ from poemetric.providers.gguf_cache import load_pretrained
 from poemetric.providers.model_source import LocalModelError, ModelSource
 from poemetric.providers.torch_device import device_problem
 
+
 def install_hint() -> str:
     """How to install what the local models need, the way this command was started: `make
     install` under make (a checkout), else pip, the CPU build of PyTorch from its own index."""
