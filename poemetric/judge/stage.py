@@ -13,6 +13,7 @@ it is stored as 'not_judged' with the reason, and costs nothing.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -109,7 +110,8 @@ def _variant_hint(name: str) -> str:
             f"{change}"
         )
     folder = entry.path.parent
-    if installed_root().name == "_resources" and folder == resource_path("judges"):
+    in_wheel = installed_root().name == "_resources" and not os.environ.get("POEMETRIC_HOME")
+    if in_wheel and folder == resource_path("judges"):
         return (
             f"copy its file ({entry.path}) to {variant}.yaml in a folder of your own, {change} "
             "and export POEMETRIC_JUDGES_DIR=that-folder"
