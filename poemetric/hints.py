@@ -18,6 +18,10 @@ if TYPE_CHECKING:
 #: variable (`make demo` without LOCAL=0, JUDGE=NAME) rather than the option it turns into.
 MAKE_ENV = "POEMETRIC_MAKE"
 
+#: PyTorch's own index of its CPU builds (`pip install torch==2.13.0 --index-url ...`): the
+#: wheel PyPI gives on Linux x86-64 is the CUDA build, several GB.
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
 #: The poemetric command that each make target of a stage runs.
 _COMMANDS = {
     "generate": "generate",

@@ -63,6 +63,7 @@ def test_agreement_tables_promise_no_interval_they_do_not_print(
         latex = (tmp_path / "out" / f"{name}.tex").read_text()
         if n_boot:
             assert "percentile bootstrap over poems, 40 resamples" in caption, name
+            assert "widened where needed to contain the estimate" in caption, name
             assert "| PAo [95% CI] |" in header and re.search(r"\d \[-?\d", row), name
             assert "PAo [95\\% CI]" in latex
         else:

@@ -75,3 +75,50 @@ def test_a_key_in_the_changed_settings_is_not_shown(
     run_generation(store, [scripted_spec()], options=FAST)
     said = capsys.readouterr().err
     assert "settings extra=" in said and key not in said and key[:12] not in said
+
+
+def test_the_warning_names_the_model_the_stored_answers_came_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run that asked nothing (every answer stored) still recorded its file's model id, so the
+    next run's warning named that model as the one the answers came from: it names the model id
+    of the stored answers, and a file back to that model is no change."""
+    use_scripted()
+    store = prepared_store(tmp_path, poems=2)
+    run_generation(store, [scripted_spec(model="scripted-1")], options=FAST)
+    run_generation(store, [scripted_spec(model="scripted-2")], options=FAST)  # asks nothing
+    capsys.readouterr()
+    run_generation(store, [scripted_spec(model="scripted-3")], options=FAST)
+    said = " ".join(capsys.readouterr().err.split())
+    assert said.startswith(
+        "warning: scripted-model: this run's generate answers so far came from model "
+        "'scripted-1'; its file now names 'scripted-3'."
+    ), said
+    run_generation(store, [scripted_spec(model="scripted-1")], options=FAST)
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_analysis_says_whose_answers_a_relabelled_model_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A model file pointed at another model, run again when every answer was stored (nothing
+    asked): tables, figures and the report labelled every answer with the new model's name, with
+    no word that none came from it. The analysis says whose they are."""
+    from poemetric.analysis import analyze_run
+
+    use_scripted()
+    store = prepared_store(tmp_path, poems=2)
+    run_generation(store, [scripted_spec(model="scripted-1")], options=FAST)
+    assert not [n for n in analyze_run(store).notes if "labelled as its file" in n]
+    run_generation(store, [scripted_spec(model="scripted-2")], options=FAST)  # asks nothing
+    run_generation(store, [scripted_spec(model="scripted-3")], options=FAST)  # nor this
+    capsys.readouterr()
+    said = [n for n in analyze_run(store).notes if "labelled as its file" in n]
+    assert said == [
+        "generate: scripted-model is labelled as its file names it now (model 'scripted-3'), "
+        "but of its 2 stored answers 2 under model 'scripted-1' were made while its file named "
+        "that model: to tell them apart, give each model its own file name or use a new --run"
+    ]
+    # Back to the model of every answer: nothing to say.
+    run_generation(store, [scripted_spec(model="scripted-1")], options=FAST)
+    assert not [n for n in analyze_run(store).notes if "labelled as its file" in n]

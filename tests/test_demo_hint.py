@@ -91,5 +91,30 @@ def test_the_printed_local_model_hint_keeps_the_extra_in_brackets() -> None:
     console = Console(record=True, width=200)
     console.print(install_hint(["torch", "transformers"]), highlight=False, soft_wrap=True)
     printed = console.export_text()
-    assert "pip install torch==2.13.0 'poemetric[local]'" in printed
+    assert "pip install 'poemetric[local]'" in printed
     assert printed.startswith("Real model skipped: torch, transformers not installed.")
+
+
+def test_the_local_model_hints_name_make_only_under_make(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pip user was told `make install` and `(`make demo` does)`, which they cannot run, and
+    `pip install torch==2.13.0`, which gives the CUDA build (several GB) on Linux: the make
+    commands are named under make only, and pip's PyTorch comes from PyTorch's CPU index."""
+    from rich.console import Console
+
+    from poemetric.cli.demo_cmd import install_hint, local_model_offer
+    from poemetric.hints import MAKE_ENV
+    from poemetric.providers.transformers_engine import install_hint as engine_hint
+
+    def printed(markup: str) -> str:
+        console = Console(record=True, width=200)
+        console.print(markup, highlight=False, soft_wrap=True)
+        return console.export_text()
+
+    monkeypatch.delenv(MAKE_ENV, raising=False)
+    for said in (printed(install_hint(["torch"])), printed(local_model_offer(4)), engine_hint()):
+        assert "make" not in said, said
+    cpu = "pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
+    assert cpu in printed(install_hint(["torch"])) and cpu in engine_hint()
+    monkeypatch.setenv(MAKE_ENV, "1")
+    assert "make install" in printed(install_hint(["torch"])) and "make install" in engine_hint()
+    assert "pip" not in printed(install_hint(["torch"]))

@@ -139,6 +139,13 @@ def test_judge_file_template_and_a_second_template_is_refused(
         code, output = invoke("judge", "--run", str(run), "--judge", "variant",
                               "--judge-template", str(other), "--no-progress")  # fmt: skip
     assert code == 2 and "another template" in output and "judge-v2.md" in output
+    # The copy goes where judge files are read from: the user's folder, not `judges/` (which
+    # only a checkout's bundled judges are read from), and the copy's `name:` must follow.
+    said = " ".join(output.split())
+    assert f"copy its file ({judges / 'variant.yaml'}) to {judges / 'variant-<variant>.yaml'}" in (
+        said
+    ), said
+    assert "set `name: variant-<variant>` and `template:` in it" in said
     with RunStore(run) as store:
         (row,) = store.query("SELECT DISTINCT template_hash FROM judgments")
         (name,) = store.query("SELECT name FROM templates WHERE template_hash = ?", (row[0],))
@@ -302,3 +309,28 @@ def test_a_second_run_leaves_the_rows_not_judged_as_they_are(
         assert [tuple(r) for r in store.query(query)] == first
         attempts = store.query("SELECT attempts FROM judgments WHERE status = 'not_judged'")
     assert [r["attempts"] for r in attempts] == [1, 1]
+
+
+def test_a_bundled_judges_variant_goes_to_a_folder_of_ones_own_in_a_pip_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In a pip install the bundled judges are inside the wheel, a folder no user file belongs
+    in: the variant goes to a folder of one's own that POEMETRIC_JUDGES_DIR names."""
+    import poemetric.paths
+    from poemetric.judge.stage import _variant_hint
+    from poemetric.paths import resource_path
+
+    monkeypatch.delenv("POEMETRIC_JUDGES_DIR", raising=False)
+    bundled = resource_path("judges") / "gemini-2.5-pro.yaml"
+    if poemetric.paths.installed_root().name != "_resources":  # a checkout's judges/ is its own
+        assert f"to {resource_path('judges') / 'gemini-2.5-pro-<variant>.yaml'}" in _variant_hint(
+            "gemini-2.5-pro"
+        )  # a checkout's judges/ is the user's to edit
+    monkeypatch.setattr(
+        poemetric.paths, "installed_root", lambda: Path("/site/poemetric/_resources")
+    )
+    assert _variant_hint("gemini-2.5-pro") == (
+        f"copy its file ({bundled}) to gemini-2.5-pro-<variant>.yaml in a folder of your own, "
+        "set `name: gemini-2.5-pro-<variant>` and `template:` in it and export "
+        "POEMETRIC_JUDGES_DIR=that-folder"
+    )

@@ -109,8 +109,9 @@ def test_the_local_judge_pointed_at_another_model_says_its_answers_are_kept(
         switched = CliRunner().invoke(app, judge)
         assert switched.exit_code == 0, switched.output
     assert switched.stderr.startswith(
-        "warning: local-openai: this run's judge answers so far came from model 'llama3:8b'; "
-        "its file now names 'Qwen/Qwen2.5-7B-Instruct'."
+        # the model id of the stored answers, as the server reported it
+        "warning: local-openai: this run's judge answers so far came from model "
+        "'llama3:8b-served'; its file now names 'Qwen/Qwen2.5-7B-Instruct'."
     )
     assert {call.body["model"] for call in server.generation_requests} == {"llama3:8b"}
 

@@ -120,7 +120,9 @@ def test_the_demo_with_local_0_offers_the_real_model_the_make_way(
             "and Markov poems of the same prompts."
         )
     else:  # how to install it, then run the demo again
-        assert out.endswith("# the model file, 98 MB make demo")
+        assert out.endswith(
+            "make install # LOCAL=1: PyTorch's CPU build, transformers, the model file make demo"
+        )
     # The judge hint too: make's commands, not poemetric's options.
     # the run folder's name has spaces: quoted, as a shell reads it
     assert f"make judge RUN={shlex.quote(str(run))} JUDGE=gemini-2.5-pro" in out
@@ -502,3 +504,25 @@ def test_a_venv_an_older_python_made_is_named_with_what_to_do(tmp_path: Path) ->
         f"remove it (rm -r {venv}) and run again"
     ) in done.stderr
     assert "pip" not in log.read_text(encoding="utf-8")
+
+
+def test_torch_index_installs_pytorch_from_the_index_it_names(tmp_path: Path) -> None:
+    """`make install` took PyTorch from PyPI, the CUDA build of several GB on Linux, and the
+    quoted TORCH_SPEC took no pip option: TORCH_INDEX names the index (PyTorch's CPU builds)."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = tmp_path / "venv"  # none there: `make -n` lists the whole install
+    index = "https://download.pytorch.org/whl/cpu"
+
+    def torch_line(*variables: str) -> str:
+        done = subprocess.run(
+            ["make", "-n", "-s", f"VENV={venv}", "install", *variables],
+            cwd=REPO, capture_output=True, text=True,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return next(x for x in done.stdout.splitlines() if "torch==" in x)
+
+    assert shlex.split(torch_line(f"TORCH_INDEX={index}"))[-3:] == [
+        "--index-url", index, "torch==2.13.0",
+    ]  # fmt: skip
+    assert "--index-url" not in torch_line()

@@ -52,3 +52,13 @@ def test_with_a_judge_the_caption_describes_both_tables(tmp_path: Path) -> None:
     caption = _caption(tmp_path, judge=True)
     assert "each judge with each expert" in caption and "each two experts" in caption
     assert "the experts alone in the experts' table" in caption
+
+
+def test_the_caption_says_the_intervals_contain_their_estimate(tmp_path: Path) -> None:
+    """The intervals are widened to contain the estimate (docs/agreement.md): `QWK 0.444 [0.053,
+    0.444]` read as a tight upper side under a caption that said only "bootstrap intervals"."""
+    caption = " ".join(_caption(tmp_path, judge=True).split())
+    assert (
+        "Brackets: 95% percentile bootstrap intervals over poems, widened where needed to contain "
+        "the estimate (a bound equal to it: the percentile bound fell on its other side)."
+    ) in caption

@@ -53,3 +53,26 @@ def test_the_overview_counts_the_chosen_judges_judgments(tmp_path: Path) -> None
     facts = _facts(everyone)
     assert (facts["Judges"], facts["Judgments (successful)"], facts["Judgments failed"],
             facts["Not judged (not a poem)"]) == ("2", "21", "2", "1")  # fmt: skip
+
+
+def test_a_judge_whose_every_call_failed_is_counted_among_the_judges(tmp_path: Path) -> None:
+    """ "Judges" counted the judges with a successful judgment: one that failed every call read
+    "Judges 1" while the Judges section listed both."""
+    run = tmp_path / "run"
+    with build_synthetic_run(run, authors=("human", "model-a"), poems_per_form=2,
+                             judges=("judge-x", "judge-y")) as store:  # fmt: skip
+        store.conn.execute(
+            "UPDATE judgments SET status = 'error', error = 'HTTP 500', form = NULL "
+            "WHERE judge = 'judge-y'"
+        )
+        store.conn.commit()
+    page = tmp_path / "all.html"
+    result = CliRunner().invoke(app, ["report", "--run", str(run), "--out", str(page)])
+    assert result.exit_code == 0, result.output
+    facts = _facts(page)
+    assert (facts["Judges"], facts["Judgments (successful)"], facts["Judgments failed"]) == (
+        "2", "12", "12",
+    )  # fmt: skip
+    html = page.read_text(encoding="utf-8")
+    judges = html[html.index('<section id="judges"') :]
+    assert "judge-y" in judges[: judges.index("</section>")]

@@ -68,6 +68,7 @@ from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.paths import replaced_when_done
 from poemetric.stats import CIMethod
 from poemetric.store import RunStore
+from poemetric.store.models import other_model_notes
 from poemetric.tables.latex import latex_preview
 from poemetric.tables.write import presentable, remove_table_files, write_table
 from poemetric.text.plural import counted, plural
@@ -159,6 +160,7 @@ def analyze_run(
     one_expert_source(experts, survey)
     data = load_run_data(store, judge=judge) if data is None else data
     result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
+    result.notes += other_model_notes(store)  # labels name the file's model, answers may not
     if data.generations.empty:
         result.notes.append("no successful generations: nothing to analyze")
         return result

@@ -117,7 +117,16 @@ def agreement_interval_note(n_boot: int) -> str:
     none (the caption said "bootstrap 95% CIs" above cells without an interval)."""
     if n_boot <= 0:
         return "no CIs (0 bootstrap resamples)"
-    return f"intervals: percentile bootstrap over poems, {n_boot:,} resamples"
+    return f"intervals: percentile bootstrap over poems, {n_boot:,} resamples, {AGREEMENT_CLIPPED}"
+
+
+#: How the agreement intervals are made to hold their estimate (`docs/agreement.md`, "CIs"): the
+#: captions of the tables and of the report's section say it, as the score tables' say theirs
+#: are clipped to the scale.
+AGREEMENT_CLIPPED = (
+    "widened where needed to contain the estimate (a bound equal to it: the percentile bound "
+    "fell on its other side)"
+)
 
 
 def interval_note(method: CIMethod) -> str:

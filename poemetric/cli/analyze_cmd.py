@@ -243,54 +243,59 @@ def analyze(
     destination = run_output_folder(run, out, "analysis")
     from poemetric.analysis import analyze_run
     from poemetric.analysis.experts import ExpertRatingsError
+    from poemetric.cli.interrupt import files_interrupted
     from poemetric.progress_lines import step_progress
 
-    with existing_run(run) as store, store.snapshot():  # one moment of a run being written
-        require_poems(store, run)
-        known_survey(store, survey)
-        try:
-            with step_progress(enabled=progress) as shown:
-                result = analyze_run(
-                    store,
-                    judge=judge,
-                    experts=experts,
-                    survey=survey,
-                    ci_method="bootstrap" if ci == "bootstrap" else "t",
-                    n_boot=n_boot,
-                    seed=seed,
-                    progress=shown,
-                    exclude_failed_checks=exclude_failed_checks,
-                )
-        except (ExpertRatingsError, ValueError) as exc:
-            raise error_exit(exc) from exc
-    if "lexical" in result.tables:
-        for summary in summary_tables(result, console.width):
-            console.print(summary)
-    for name, who in (("agreement", "judge {judge} vs experts"), ("agreement_experts", "experts")):
-        if name not in result.tables:
-            continue
-        table = result.tables[name]
-        for row in table[table["item"] == "all"].to_dict("records"):
-            console.print(
-                who.format(judge=row.get("judge"))
-                + f" (all items, {counted(int(row['n_poems']), 'poem')}, "
-                + f"{counted(int(row['n_pairs']), 'paired rating')}): "
-                + ", ".join(
-                    f"{label} {_with_ci(row, key)}"
-                    for key, label in (
-                        ("pao", "PAo"),
-                        ("qwk", "QWK"),
-                        ("alpha_interval", "alpha interval"),
+    with files_interrupted(destination, "the analysis"):
+        with existing_run(run) as store, store.snapshot():  # one moment of a run being written
+            require_poems(store, run)
+            known_survey(store, survey)
+            try:
+                with step_progress(enabled=progress) as shown:
+                    result = analyze_run(
+                        store,
+                        judge=judge,
+                        experts=experts,
+                        survey=survey,
+                        ci_method="bootstrap" if ci == "bootstrap" else "t",
+                        n_boot=n_boot,
+                        seed=seed,
+                        progress=shown,
+                        exclude_failed_checks=exclude_failed_checks,
                     )
+            except (ExpertRatingsError, ValueError) as exc:
+                raise error_exit(exc) from exc
+        if "lexical" in result.tables:
+            for summary in summary_tables(result, console.width):
+                console.print(summary)
+        for name, who in (
+            ("agreement", "judge {judge} vs experts"),
+            ("agreement_experts", "experts"),
+        ):
+            if name not in result.tables:
+                continue
+            table = result.tables[name]
+            for row in table[table["item"] == "all"].to_dict("records"):
+                console.print(
+                    who.format(judge=row.get("judge"))
+                    + f" (all items, {counted(int(row['n_poems']), 'poem')}, "
+                    + f"{counted(int(row['n_pairs']), 'paired rating')}): "
+                    + ", ".join(
+                        f"{label} {_with_ci(row, key)}"
+                        for key, label in (
+                            ("pao", "PAo"),
+                            ("qwk", "QWK"),
+                            ("alpha_interval", "alpha interval"),
+                        )
+                    )
+                    + (" (no CIs: --bootstrap 0)" if n_boot == 0 else ""),
+                    highlight=False,
+                    markup=False,  # "[0.12, 0.23]" is text; "[nan, nan]" read as a tag vanished
                 )
-                + (" (no CIs: --bootstrap 0)" if n_boot == 0 else ""),
-                highlight=False,
-                markup=False,  # "[0.12, 0.23]" is text; "[nan, nan]" read as a tag vanished
-            )
-    paths = result.write(destination, latex_width)
-    for note in result.notes:
-        console.print(f"[yellow]note:[/yellow] {plain(note)}")
-    console.print(f"wrote {len(paths)} files to {destination}", markup=False)
+        paths = result.write(destination, latex_width)
+        for note in result.notes:
+            console.print(f"[yellow]note:[/yellow] {plain(note)}")
+        console.print(f"wrote {len(paths)} files to {destination}", markup=False)
 
 
 @app.command()
@@ -369,7 +374,13 @@ def figures(
     except ValueError as exc:
         raise error_exit(f"--width: {exc}") from exc
     destination = run_output_folder(run, out, "figures")
-    with existing_run(run) as store, store.snapshot():
+    from poemetric.cli.interrupt import files_interrupted
+
+    with (
+        files_interrupted(destination, "the figures"),
+        existing_run(run) as store,
+        store.snapshot(),
+    ):
         known_survey(store, survey)
         try:
             report = render_figures(

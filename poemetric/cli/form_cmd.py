@@ -305,9 +305,11 @@ def run_command(
         poemetric form run --run runs/paper --threshold 0.8
     """
     ask_one_blas_thread()  # before the checker imports numpy
+    from poemetric.cli.interrupt import checks_interrupted
     from poemetric.form.stage import run_form_stage, stored_report
 
     with (
+        checks_interrupted(run, force),
         existing_run(run) as store,
         lexicon_in_use(lexicon, err_console),
         generate_watched(store) as generating,

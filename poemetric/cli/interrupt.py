@@ -203,6 +203,92 @@ def nothing_written(output: Path, until: str, cache: ScoreCache | None = None) -
 
 
 @contextmanager
+def files_interrupted(folder: Path, what: str) -> Iterator[None]:
+    """Ctrl-C or SIGTERM in a command that writes `what` (analyze's tables, the figures) into
+    `folder` one file at a time: name the files written (or removed) before the stop, and say
+    that none is half-written (each is written aside and moved into place,
+    `poemetric.paths.replaced_when_done`), so that the folder then mixes this command's files
+    with an earlier run's; exit status 130 or 143, as `interruptible` does."""
+    before = _file_stamps(folder)
+
+    def then() -> str:
+        now = _file_stamps(folder)
+        written = sorted(name for name, stamp in now.items() if before.get(name) != stamp)
+        removed = sorted(set(before) - set(now))
+        if not written and not removed:
+            return f"Nothing was written: {plain(folder)} is as it was. Run it again with:"
+        said = f"{counted(len(written), 'file')} of {what} {plural(len(written), 'was', 'were')} "
+        said += f"written in {plain(folder)} before the stop{_some(written)}"
+        if removed:
+            said += f", {counted(len(removed), 'earlier file')} removed{_some(removed)}"
+        others = (
+            "the others are an earlier run's or missing, so the folder mixes two runs"
+            if set(before) - set(written)
+            else "the others are missing"
+        )
+        return (
+            f"{said}; none is half-written (each file is written aside, then moved into place), "
+            f"but {others}. Run it again with:"
+        )
+
+    with _stopped(then):
+        yield
+
+
+@contextmanager
+def file_interrupted(path: Path, until: str) -> Iterator[None]:
+    """Ctrl-C or SIGTERM in a command that writes one file, whole, at its end (the report,
+    `until` "the report is built"): say whether it was written; exit status 130 or 143."""
+    before = _file_stamps(path.parent, [path])
+
+    def then() -> str:
+        if _file_stamps(path.parent, [path]) != before:
+            return f"{plain(path)} was written, whole, just before the stop. Run it again with:"
+        kept = " (the earlier one is kept, whole)" if before else ""
+        return (
+            f"Nothing was written: {plain(path)} is written once {until}{kept}. Run it again with:"
+        )
+
+    with _stopped(then):
+        yield
+
+
+@contextmanager
+def checks_interrupted(run: Path, force: bool) -> Iterator[None]:
+    """Ctrl-C or SIGTERM in `form run`, which stores each verdict as it is made: say that those
+    made are kept and what the same command does; exit status 130 or 143."""
+    again = (
+        "the same command with --force checks them all again, without --force only the others"
+        if force
+        else "the same command checks only the others"
+    )
+    with _stopped(
+        f"The form checks made before the stop are stored in {plain(run)}, each as it was made; "
+        f"{again}. Run it again with:"
+    ):
+        yield
+
+
+def _file_stamps(folder: Path, files: Iterable[Path] | None = None) -> dict[str, tuple[int, int]]:
+    """Each file under `folder` (or each of `files`) by its path relative to `folder`: its
+    modification time and size; none for a folder that cannot be read."""
+    stamps: dict[str, tuple[int, int]] = {}
+    with suppress(OSError):
+        for path in folder.rglob("*") if files is None else files:
+            with suppress(OSError):
+                if path.is_file() and not path.name.endswith(".tmp"):
+                    stat = path.stat()
+                    stamps[str(path.relative_to(folder))] = (stat.st_mtime_ns, stat.st_size)
+    return stamps
+
+
+def _some(names: list[str], shown: int = 4) -> str:
+    """` (a.csv, b.csv, ...)`: the first `shown` of `names`."""
+    more = ", …" if len(names) > shown else ""
+    return f" ({', '.join(plain(name) for name in names[:shown])}{more})" if names else ""
+
+
+@contextmanager
 def _stopped(
     then: str | Callable[[], str], after: Callable[[], str] | None = None
 ) -> Iterator[None]:

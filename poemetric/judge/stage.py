@@ -13,6 +13,7 @@ it is stored as 'not_judged' with the reason, and costs nothing.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -84,10 +85,38 @@ def check_template(store: RunStore, judge: ModelSpec, template: PromptTemplate) 
         raise JudgeStageError(
             f"judge {judge.name!r} already judged {counted(sum(r['n'] for r in rows), 'poem')} of this run "
             f"with another template: {used}; this command uses {template.name} (sha256 "
-            f"{template.sha256[:12]}…). A judge with another template is another judge: copy its "
-            f"file to judges/{judge.name}-<variant>.yaml and set `template:` there, or use "
-            "another run."
+            f"{template.sha256[:12]}…). A judge with another template is another judge: "
+            f"{_variant_hint(judge.name)}, or use another run."
         )
+
+
+def _variant_hint(name: str) -> str:
+    """How to make a variant of judge `name`: a copy of its file in the folder it was read from
+    (the checkout's `judges/`, a POEMETRIC_JUDGES_DIR folder), or, for a judge that came with a
+    pip install, in a folder of the user's own that POEMETRIC_JUDGES_DIR then names: the wheel's
+    folder is no place for the user's files."""
+    from poemetric.paths import installed_root, resource_path
+    from poemetric.roster import RosterError, load_catalog
+
+    variant = f"{name}-<variant>"
+    change = f"set `name: {variant}` and `template:` in it"
+    try:
+        entry = load_catalog("judges", check_providers=False).entries.get(name)
+    except (RosterError, OSError):
+        entry = None
+    if entry is None:
+        return (
+            f"copy its file to {variant}.yaml in a folder that POEMETRIC_JUDGES_DIR names and "
+            f"{change}"
+        )
+    folder = entry.path.parent
+    in_wheel = installed_root().name == "_resources" and not os.environ.get("POEMETRIC_HOME")
+    if in_wheel and folder == resource_path("judges"):
+        return (
+            f"copy its file ({entry.path}) to {variant}.yaml in a folder of your own, {change} "
+            "and export POEMETRIC_JUDGES_DIR=that-folder"
+        )
+    return f"copy its file ({entry.path}) to {folder / (variant + entry.path.suffix)} and {change}"
 
 
 def judgeable_generations(

@@ -24,14 +24,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from poemetric.hints import TORCH_CPU_INDEX, run_by_make
 from poemetric.providers.gguf_cache import load_pretrained
 from poemetric.providers.model_source import LocalModelError, ModelSource
 from poemetric.providers.torch_device import device_problem
 
-INSTALL_HINT = (
-    "pip install 'poemetric[local]' (PyTorch, transformers, gguf, accelerate); "
-    "`make install` does it, with PyTorch's CPU build"
-)
+
+def install_hint() -> str:
+    """How to install what the local models need, the way this command was started: `make
+    install` under make (a checkout), else pip, the CPU build of PyTorch from its own index."""
+    if run_by_make():
+        return "`make install` installs them (LOCAL=1), with PyTorch's CPU build"
+    return (
+        "pip install 'poemetric[local]' (PyTorch, transformers, gguf, accelerate); for PyTorch's "
+        f"CPU build (PyPI's on Linux is the CUDA one, several GB), first: pip install "
+        f"torch==2.13.0 --index-url {TORCH_CPU_INDEX}"
+    )
+
+
 #: The document separator of the GPT-2 family, tried first when the model file names no prefix.
 PREFIX_CANDIDATES = ("<|endoftext|>",)
 #: Tried last, for a tokenizer that declares neither a BOS nor an EOS token.
@@ -42,7 +52,7 @@ def import_torch() -> Any:
     try:
         import torch
     except ImportError as error:
-        raise LocalModelError(f"PyTorch is not installed: {INSTALL_HINT}") from error
+        raise LocalModelError(f"PyTorch is not installed: {install_hint()}") from error
     return torch
 
 
@@ -51,7 +61,7 @@ def import_transformers() -> Any:
     try:
         import transformers
     except ImportError as error:
-        raise LocalModelError(f"transformers is not installed: {INSTALL_HINT}") from error
+        raise LocalModelError(f"transformers is not installed: {install_hint()}") from error
     transformers.utils.logging.disable_progress_bar()
     transformers.utils.logging.set_verbosity_error()
     return transformers
@@ -61,9 +71,9 @@ def require_installed() -> None:
     """The `LocalModelError` that `import_transformers` raises when PyTorch or transformers is
     missing, without importing them (seconds)."""
     if not _installed("torch"):
-        raise LocalModelError(f"PyTorch is not installed: {INSTALL_HINT}")
+        raise LocalModelError(f"PyTorch is not installed: {install_hint()}")
     if not _installed("transformers"):
-        raise LocalModelError(f"transformers is not installed: {INSTALL_HINT}")
+        raise LocalModelError(f"transformers is not installed: {install_hint()}")
 
 
 def _installed(name: str) -> bool:

@@ -40,8 +40,24 @@ def model_record(spec: ModelSpec, stage: str | None = None) -> dict[str, Any]:
 
 
 def record_models(store: RunStore, stage: str, specs: Iterable[ModelSpec]) -> None:
-    """Add (or refresh) the stage's models in the run's meta table, atomically."""
-    records = {spec.name: model_record(spec, stage) for spec in specs}
+    """Add (or refresh) the stage's models in the run's meta table, atomically. A model whose
+    file now names another model id keeps, in `answers_before`, how many of its stored answers
+    were made while it named each earlier one (`other_model_notes`)."""
+    held = recorded_models(store).get(stage, {})
+    records = {}
+    for spec in specs:
+        record = model_record(spec, stage)
+        old = held.get(spec.name)
+        if isinstance(old, dict):
+            before = {str(k): int(v) for k, v in (old.get("answers_before") or {}).items()}
+            earlier = old.get("model")
+            if isinstance(earlier, str) and earlier != spec.model:
+                made = sum(answered_by(store, stage, spec.name).values()) - sum(before.values())
+                if made > 0:
+                    before[earlier] = before.get(earlier, 0) + made
+            if before:
+                record["answers_before"] = before
+        records[spec.name] = record
     if records:
         store.update_meta(MODELS_META_KEY, lambda held: _added(held, {stage: records}, True))
 
@@ -55,7 +71,9 @@ def changed_models(
     another provider or sampling settings (a temperature or seed edited between two runs, which
     `merge` names as `mixed` across stores: `poemetric.store.merge_checks`), naming what
     differs; its stored answers are kept and take the new file's label. A record without settings (a run made before they were
-    recorded) is compared by its model id only."""
+    recorded) is compared by its model id only. The model ids named as before are those of the
+    stored answers (`answered_by`), not the record's: a run that asked nothing recorded its
+    file's model id all the same; a model id back to that of every stored answer is no change."""
     held = recorded_models(store).get(stage, {})
     changed = []
     for spec in specs:
@@ -65,10 +83,74 @@ def changed_models(
         before = record.get("model")
         now = model_record(spec, stage)
         if isinstance(before, str) and before != spec.model:
-            changed.append((spec.name, f"model {before!r}", repr(spec.model)))
+            served = answered_by(store, stage, spec.name)
+            if set(served) != {spec.model}:  # else every stored answer is the file's model's
+                said = _served(served) if served else f"model {before!r}"
+                changed.append((spec.name, said, repr(spec.model)))
         elif isinstance(record.get("settings"), dict) and (shown := _differences(record, now)):
             changed.append((spec.name, *shown))
     return changed
+
+
+#: stage -> (table, column naming the model) of the stages whose stored rows keep, per answer,
+#: the model id that answered (`provider_model`: the id the provider reported, else the one asked).
+_ANSWER_TABLES = {
+    "generate": ("generations", "author"),
+    JUDGE_STAGE: ("judgments", "judge"),
+    "recognise": ("recognitions", "judge"),
+    "style-match": ("style_matches", "judge"),
+}
+
+
+def answered_by(store: RunStore, stage: str, name: str) -> dict[str, int]:
+    """model id -> how many of `name`'s stored answers of `stage` it gave (the rows with a
+    response: a failed call is no answer); empty for a stage without such a table. The record
+    only says what the file named at the stage's last run, which may have asked nothing."""
+    if stage not in _ANSWER_TABLES:
+        return {}
+    table, who = _ANSWER_TABLES[stage]
+    rows = store.query(
+        f"SELECT provider_model, COUNT(*) AS n FROM {table} WHERE {who} = ? "
+        "AND raw_response IS NOT NULL AND provider_model IS NOT NULL "
+        "GROUP BY provider_model ORDER BY n DESC, provider_model",
+        (name,),
+    )
+    return {str(row["provider_model"]): int(row["n"]) for row in rows}
+
+
+def other_model_notes(store: RunStore) -> list[str]:
+    """One line for each generator or judge some of whose stored answers were made while its
+    file named another model id (a `judges/local-openai.yaml` whose POEMETRIC_LOCAL_MODEL
+    changed, run again: the answers stored are kept, and a run that asked nothing still takes
+    the new id): tables, figures and the report label every answer of a name as its file names
+    it now, so the line says whose they are (`answers_before`, kept by `record_models`)."""
+    notes = []
+    for stage in ("generate", JUDGE_STAGE):
+        for name, record in sorted(recorded_models(store).get(stage, {}).items()):
+            if not isinstance(record, dict):
+                continue
+            model = record.get("model")
+            before = record.get("answers_before") or {}
+            others = {str(m): int(n) for m, n in before.items() if m != model and int(n) > 0}
+            if not others:
+                continue
+            total = sum(answered_by(store, stage, name).values())
+            shown = ", ".join(f"{n} under model {m!r}" for m, n in others.items())
+            notes.append(
+                f"{stage}: {name} is labelled as its file names it now (model {model!r}), but of "
+                f"its {total} stored answers {shown} were made while its file named that model: "
+                "to tell them apart, give each model its own file name or use a new --run"
+            )
+    return notes
+
+
+def _served(served: dict[str, int]) -> str:
+    """`model 'a'` for one model id, `models 'a' (12 answers), 'b' (3 answers)` for several."""
+    if len(served) == 1:
+        return f"model {next(iter(served))!r}"
+    return "models " + ", ".join(
+        f"{model!r} ({count} answer{'s' if count != 1 else ''})" for model, count in served.items()
+    )
 
 
 def _differences(record: dict[str, Any], now: dict[str, Any]) -> tuple[str, str] | None:

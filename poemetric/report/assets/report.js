@@ -329,7 +329,7 @@
     list.setAttribute("aria-activedescendant", item.id);
     if (!quiet) { item.scrollIntoView({ block: "nearest" }); }
     if (focus) { list.focus({ preventScroll: true }); }
-    if (!quiet && history.replaceState) { history.replaceState(null, "", "#prompt=" + encodeURIComponent(B.prompts[index].id)); }
+    if (!quiet && history.replaceState) { history.replaceState(null, "", "#prompt=" + encodeURIComponent(B.prompts[index].link || B.prompts[index].id)); }
     render(index);
   }
 
@@ -394,7 +394,9 @@
   if (wanted) {
     var id = null;
     try { id = decodeURIComponent(wanted[1]); } catch (error) { id = null; }  // a link cut short
-    start = B.prompts.findIndex(function (p) { return p.id === id; });
+    // a prompt's own link (`link`: a poem with several prompts), else a poem's id: its first
+    start = B.prompts.findIndex(function (p) { return p.link === id; });
+    if (start < 0) { start = B.prompts.findIndex(function (p) { return p.id === id; }); }
   }
   count.textContent = items.length + " of " + items.length + " prompts";
   if (items.length) { select(Math.max(start, 0), false, start < 0); } else { ready(); }

@@ -3,6 +3,7 @@ the run has expert ratings: a file given to the report, or the run's stored surv
 
 from __future__ import annotations
 
+from poemetric.analysis.table_captions import AGREEMENT_CLIPPED
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -21,5 +22,6 @@ def agreement(run: ReportRun) -> Section | None:
         by_expert=records(run, run.table("agreement_by_expert")),
         experts=int(run.experts["expert"].nunique()),
         poems=int(run.experts["generation_id"].nunique()),
+        clipped=AGREEMENT_CLIPPED,
     )
     return Section("agreement", "Agreement with experts", html)

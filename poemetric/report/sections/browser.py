@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from typing import Any, NamedTuple
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
@@ -200,7 +201,12 @@ def browser_data(run: ReportRun) -> BrowserData:
     parts: list[bytes] = []
     counts: dict[int, int] = {}
     failed: dict[int, int] = {}
-    for index, p in enumerate(_prompts(run)):
+    rows = _prompts(run)
+    # A poem with several prompts (a store merged before `merge` refused a second template):
+    # its prompts' `#prompt=` links name each prompt (`link`), not the poem, whose link opened
+    # its first prompt whichever was chosen; report.js still opens that one for a poem's id.
+    shared = {poem for poem, n in Counter(p["poem_id"] for p in rows).items() if n > 1}
+    for index, p in enumerate(rows):
         poems = cards.of(p["prompt_id"])
         for poem in poems:
             tally = failed if "x" in poem else counts
@@ -208,6 +214,7 @@ def browser_data(run: ReportRun) -> BrowserData:
         prompts.append({
             "id": p["poem_id"], "title": p["title"] or "", "poet": p["poet"] or "",
             "form": p["form"], "text": p["text"],
+            **({"link": p["prompt_id"]} if p["poem_id"] in shared else {}),
             # shown only where the prompt has no human poem, which holds the same text
             **({} if any(poem["a"] == human for poem in poems) else {"original": p["content"]}),
             "k": [n for poem in poems for n in (poem["a"], check_state(poem))],

@@ -37,7 +37,11 @@ def overview(run: ReportRun) -> Section:
         f"Poems ({word}, successful)": int((generations["author"] != HUMAN_AUTHOR).sum()),
         "Generations failed": store.count("generations", "status != 'ok'"),
         "Form checks": store.count("form_checks"),
-        "Judges": len(run.data.judges),
+        # every judge of the judgments counted below, one whose every call failed too (the
+        # Judges section lists it): not only those with a successful judgment
+        "Judges": store.query(
+            "SELECT COUNT(DISTINCT judge) FROM judgments WHERE 1" + of_chosen, judges
+        )[0][0],
         "Judgments (successful)": store.count("judgments", "status = 'ok'" + of_chosen, judges),
         "Judgments failed": len(errors.failed),
         **({"Judgments pending a re-ask": len(errors.pending)} if errors.pending else {}),
