@@ -173,13 +173,16 @@ def _stream(path: Path) -> tuple[RawTable, Iterator[RawRecord], set[str]]:
     """The ratings file's table, its records as a stream (`stream_table`) and its columns as
     far as they are known before its records are read: its header line, or, in a file without
     one (JSONL), the keys of its first record; every record's keys are `table.columns` once the
-    records are read (`read_ratings` checks them). Raises OSError and DatasetError as
-    `read_table` does."""
-    file_format(path)  # an unsupported file before a missing one, as `read_table`
-    table, records = stream_table(path, semicolon_names=ratings_header)
-    if table.header_read:
-        return table, records, set(table.columns)
-    first = next(records, None)
+    records are read (`read_ratings` checks them). A file `read_table` cannot read (OSError,
+    DatasetError) is a RatingsFileError."""
+    try:
+        file_format(path)  # an unsupported file before a missing one, as `read_table`
+        table, records = stream_table(path, semicolon_names=ratings_header)
+        if table.header_read:
+            return table, records, set(table.columns)
+        first = next(records, None)
+    except (OSError, DatasetError) as exc:
+        raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
     if first is None:
         return table, records, set()
     return table, itertools.chain((first,), records), set(first.values)
@@ -225,10 +228,7 @@ def read_ratings(
             f"every {na_value:g} would be read as N/A, not as a score (--na none when "
             f"{na_value:g} is a score, or --na with another value)"
         )
-    try:
-        table, records, header = _stream(path)
-    except (OSError, DatasetError) as exc:
-        raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
+    table, records, header = _stream(path)
     names, exported = _columns(header)
     needed = [names.get(c, c) for c in REQUIRED]
     missing = [c for c in needed if table.header_read and c not in table.columns]
@@ -247,14 +247,11 @@ def read_ratings(
             f"{', '.join(table.columns) or 'none'}{rename_hint(renames, 'docs/agreement.md')}"
         )
     rows, surveys, empty = _rows(path, records, names, exported)
-    if not table.header_read and _columns(set(table.columns)) != (names, exported):
+    if not table.header_read and (read := _columns(set(table.columns))) != (names, exported):
         # A JSONL key first met after the first record changes the columns read (a `poem`
         # key where the first record has none): read the file again with them.
-        names, exported = _columns(set(table.columns))
-        try:
-            table, records, _ = _stream(path)
-        except (OSError, DatasetError) as exc:
-            raise RatingsFileError(f"{path}: cannot read ratings: {exc}") from exc
+        names, exported = read
+        table, records, _ = _stream(path)
         rows, surveys, empty = _rows(path, records, names, exported)
     if warnings is not None:
         warnings.extend(table.notes)

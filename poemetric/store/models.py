@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from poemetric.store.db import RunStore
 from poemetric.store.merge_tables import attached_meta
+from poemetric.text.plural import counted
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -149,7 +150,7 @@ def _served(served: dict[str, int]) -> str:
     if len(served) == 1:
         return f"model {next(iter(served))!r}"
     return "models " + ", ".join(
-        f"{model!r} ({count} answer{'s' if count != 1 else ''})" for model, count in served.items()
+        f"{model!r} ({counted(count, 'answer')})" for model, count in served.items()
     )
 
 
