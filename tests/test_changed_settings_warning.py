@@ -122,3 +122,21 @@ def test_analysis_says_whose_answers_a_relabelled_model_holds(
     # Back to the model of every answer: nothing to say.
     run_generation(store, [scripted_spec(model="scripted-1")], options=FAST)
     assert not [n for n in analyze_run(store).notes if "labelled as its file" in n]
+
+
+def test_the_relabelled_note_counts_one_answer_in_the_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One stored answer: "of its 1 stored answer 1 ... was made", not "1 stored answers"."""
+    from poemetric.analysis import analyze_run
+
+    use_scripted()
+    store = prepared_store(tmp_path, poems=1)
+    run_generation(store, [scripted_spec(model="scripted-1")], options=FAST)
+    run_generation(store, [scripted_spec(model="scripted-2")], options=FAST)  # asks nothing
+    capsys.readouterr()
+    assert [n for n in analyze_run(store).notes if "labelled as its file" in n] == [
+        "generate: scripted-model is labelled as its file names it now (model 'scripted-2'), "
+        "but of its 1 stored answer 1 under model 'scripted-1' was made while its file named "
+        "that model: to tell them apart, give each model its own file name or use a new --run"
+    ]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from poemetric.store.db import RunStore
 from poemetric.store.merge_tables import attached_meta
-from poemetric.text.plural import counted
+from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -137,9 +137,11 @@ def other_model_notes(store: RunStore) -> list[str]:
                 continue
             total = sum(answered_by(store, stage, name).values())
             shown = ", ".join(f"{n} under model {m!r}" for m, n in others.items())
+            earlier = "that model" if len(others) == 1 else "those models"
             notes.append(
                 f"{stage}: {name} is labelled as its file names it now (model {model!r}), but of "
-                f"its {total} stored answers {shown} were made while its file named that model: "
+                f"its {counted(total, 'stored answer')} {shown} {plural(sum(others.values()), 'was', 'were')} "
+                f"made while its file named {earlier}: "
                 "to tell them apart, give each model its own file name or use a new --run"
             )
     return notes
