@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from poemetric.cli.analyze_cmd import summary_tables
+from poemetric.cli.analyze_summary import summary_tables
 from poemetric.cli.app import app
 from poemetric.cli.form_lexicon import LexiconOption, resolved_lexicon
 from poemetric.cli.generate_cmd import open_prepared
