@@ -142,9 +142,8 @@ def analyze(
                     )
             except (ExpertRatingsError, ValueError) as exc:
                 raise error_exit(exc) from exc
-        if "lexical" in result.tables:
-            for summary in summary_tables(result, console.width):
-                console.print(summary)
+        for summary in summary_tables(result, console.width):
+            console.print(summary)
         for line in agreement_lines(result, n_boot):
             # "[0.12, 0.23]" is text; "[nan, nan]" read as a tag vanished
             console.print(line, highlight=False, markup=False)

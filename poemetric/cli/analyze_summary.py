@@ -42,10 +42,13 @@ def _with_ci(row: Mapping[Hashable, Any], key: str) -> str:
 def summary_tables(result: AnalysisResult, width: int) -> list[Table]:
     """The summary as one table when it fits `width` columns; otherwise the form-check and
     lexical columns per author, then the judge scores, one table per judge (one wide table had
-    its numbers cut to `0.9…` at 80 columns)."""
+    its numbers cut to `0.9…` at 80 columns). None without a lexical table (no poem to
+    measure): the summary's rows start from it."""
     from rich.console import Console
     from rich.measure import Measurement
 
+    if "lexical" not in result.tables:
+        return []
     whole = summary_table(result)
     if "dimension_scores" not in result.tables:
         return [whole]
