@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from poemetric.cli.analyze_cmd import summary_tables
+from poemetric.cli.analyze_summary import summary_tables
 from poemetric.cli.app import app
 from poemetric.cli.form_lexicon import LexiconOption, resolved_lexicon
 from poemetric.cli.generate_cmd import open_prepared
@@ -309,9 +309,8 @@ def demo(
             console.print(
                 f"5/5 analysis {len(analysis.tables)} tables, {drawn} figures (PDF + PNG), the report"
             )
-            if "lexical" in analysis.tables:
-                for table in summary_tables(analysis, console.width):
-                    console.print(table)
+            for table in summary_tables(analysis, console.width):
+                console.print(table)
     console.rule("[bold]Results")
     paths = [("run store", store.path), ("tables", f"{run / 'analysis'}{os.sep}")]
     paths += [("figure", figure) for figure in figures]

@@ -125,10 +125,10 @@ def report(
     else:
         writable_run(run, "--out")
     from poemetric.cli.interrupt import file_interrupted
-    from poemetric.report.build import REPORT_DIR, REPORT_FILE
+    from poemetric.report.build import report_path
 
     with (
-        file_interrupted(out or run / REPORT_DIR / REPORT_FILE, "the report is built"),
+        file_interrupted(report_path(run, out), "the report is built"),
         existing_run(run) as store,
         store.snapshot(),  # one moment of the run, however busy its writers
         console.status("building the report"),

@@ -39,6 +39,12 @@ REPORT_DIR = "report"
 REPORT_FILE = "index.html"
 
 
+def report_path(run_dir: Path, out: str | Path | None = None) -> Path:
+    """Where the report of the run in `run_dir` is written: `out`, default
+    RUN/report/index.html."""
+    return Path(out) if out is not None else run_dir / REPORT_DIR / REPORT_FILE
+
+
 def _asset(name: str) -> str:
     return (files("poemetric.report") / "assets" / name).read_text(encoding="utf-8")
 
@@ -102,7 +108,7 @@ def build_report(
     `SINGLE_FILE_LIMIT` bytes of poems, a folder above. Returns the page's path."""
     started = time.perf_counter()
     layout = Layout(layout)
-    path = Path(out) if out is not None else store.run_dir / REPORT_DIR / REPORT_FILE
+    path = report_path(store.run_dir, out)
     check_parts_folder(path)  # before the analysis, which takes a while
     run = load_report_run(
         store,
