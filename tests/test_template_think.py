@@ -54,7 +54,7 @@ def test_a_prompt_given_as_token_ids_is_read_from_its_decoded_tail() -> None:
 
 
 def test_an_answer_cut_before_its_closing_tag_is_reasoning_with_no_poem() -> None:
-    cut = with_template_opening(REASONING, template_opening(R1_PROMPT))
+    cut = with_template_opening(REASONING, template_opening(R1_PROMPT), "length")
     assert cut.startswith("<think>\n")
     extracted = extract_poem(cut)
     assert extracted.poem == ""
@@ -67,12 +67,19 @@ def test_an_answer_cut_before_its_closing_tag_is_reasoning_with_no_poem() -> Non
 def test_a_finished_answer_extracts_as_before() -> None:
     answer = f"{REASONING}\n</think>\n\n{POEM}"
     before = extract_poem(answer)
-    after = extract_poem(with_template_opening(answer, template_opening(QWQ_PROMPT)))
+    after = extract_poem(with_template_opening(answer, template_opening(QWQ_PROMPT), "stop"))
     assert after.poem == before.poem == POEM
     assert after.reasoning == before.reasoning == REASONING
 
 
 def test_no_tag_is_added_where_the_template_opened_none_or_the_answer_opens_one() -> None:
-    assert with_template_opening(POEM, template_opening(CLOSED_PROMPT)) == POEM
+    assert with_template_opening(POEM, template_opening(CLOSED_PROMPT), "length") == POEM
     own = "<think>\nhmm</think>\n" + POEM
-    assert with_template_opening(own, "<think>\n") == own
+    assert with_template_opening(own, "<think>\n", "stop") == own
+
+
+def test_an_answer_the_model_ended_without_a_closing_tag_is_left_as_it_was() -> None:
+    """A tokenizer that drops `</think>` as a special token, or a model that wrote the poem
+    straight away: the whole answer would otherwise be read as reasoning."""
+    assert with_template_opening(POEM, "<think>\n", "stop") == POEM
+    assert with_template_opening(POEM, "<think>\n", "max_tokens") == "<think>\n" + POEM

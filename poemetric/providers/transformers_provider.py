@@ -366,7 +366,7 @@ class TransformersProvider(InProcessBatchProvider):
                 None if schema is not None else opening_of_prompt(prompts[index], self._decode)
             )
             results[index] = Completion(
-                text=with_template_opening(output.text, opening),
+                text=with_template_opening(output.text, opening, output.finish_reason),
                 raw={
                     "finish_reason": output.finish_reason,
                     **({"template_opened": opening} if opening else {}),

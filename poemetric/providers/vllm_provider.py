@@ -336,7 +336,7 @@ class VLLMProvider(InProcessBatchProvider):
         token_ids = getattr(sample, "token_ids", None) or []
         opening = None if structured else self.template_opening(output)
         return Completion(
-            text=with_template_opening(sample.text, opening),
+            text=with_template_opening(sample.text, opening, sample.finish_reason),
             raw={
                 "request_id": getattr(output, "request_id", None),
                 "finish_reason": sample.finish_reason,
